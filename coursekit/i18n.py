@@ -1,0 +1,209 @@
+"""Language switch and the bilingual message catalog (中文 / English).
+
+Every sentence that coursekit shows a learner — error messages, gate reasons,
+widget labels, exercise feedback — lives in a catalog entry with a Chinese and
+an English text. Modules register their entries at import time with
+:func:`register`; :func:`tr` renders one in the current language.
+
+The default language comes from the environment variable ``COURSEKIT_LANG``
+(``zh`` or ``en``), else English.
+
+>>> from coursekit import set_language, get_language
+>>> old = get_language()
+>>> set_language("zh")
+>>> get_language()
+'zh'
+>>> set_language(old)
+
+Taught in: lesson 0 (course index), used by every lesson.
+"""
+
+from __future__ import annotations
+
+import os
+import string
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+#: The languages of the course, in the order prose is written (Chinese first).
+LANGUAGES: tuple[str, ...] = ("zh", "en")
+
+_catalog: dict[str, dict[str, str]] = {}
+
+
+def _initial_language() -> str:
+    lang = os.environ.get("COURSEKIT_LANG", "en").strip().lower()
+    return lang if lang in LANGUAGES else "en"
+
+
+_current: str = _initial_language()
+
+
+def register(messages: Mapping[str, Mapping[str, str]]) -> None:
+    """Add catalog entries ``{key: {"zh": text, "en": text}}``.
+
+    Registering the same key twice with the same texts is harmless (modules may
+    be reloaded); with different texts it is a programming error.
+
+    >>> register({"demo.hello": {"zh": "你好，{name}", "en": "Hello, {name}"}})
+    >>> tr("demo.hello", name="GPU")  # doctest: +SKIP
+    'Hello, GPU'
+    """
+    for key, texts in messages.items():
+        missing = [lang for lang in LANGUAGES if not texts.get(lang)]
+        if missing:
+            raise ValueError(f"message {key!r} has no text for {missing}")
+        entry = {lang: texts[lang] for lang in LANGUAGES}
+        if key in _catalog and _catalog[key] != entry:
+            raise ValueError(f"message {key!r} is registered twice with different texts")
+        _catalog[key] = entry
+
+
+def catalog() -> dict[str, dict[str, str]]:
+    """A copy of every registered entry (for tests and the glossary)."""
+    return {key: dict(texts) for key, texts in _catalog.items()}
+
+
+def placeholders(text: str) -> set[str]:
+    """The ``{name}`` fields a catalog text uses.
+
+    >>> sorted(placeholders("{name} = {value!r}: must be >= {low}"))
+    ['low', 'name', 'value']
+    """
+    return {fname.split(".")[0].split("[")[0] for _, fname, _, _ in string.Formatter().parse(text) if fname}
+
+
+def get_language() -> str:
+    """The current language code, ``"zh"`` or ``"en"``."""
+    return _current
+
+
+def set_language(lang: str) -> None:
+    """Switch every message, reason and label to ``"zh"`` or ``"en"``.
+
+    >>> set_language("fr")
+    Traceback (most recent call last):
+    ...
+    ValueError: lang = 'fr': must be one of 'zh', 'en'.
+    """
+    global _current
+    if not isinstance(lang, str):
+        raise TypeError(tr("validate.type_choice", name="lang", value=lang, type=type(lang).__name__))
+    key = lang.strip().lower()
+    if key not in LANGUAGES:
+        raise ValueError(tr("validate.choice", name="lang", value=lang, choices=", ".join(map(repr, LANGUAGES))))
+    _current = key
+
+
+def tr(key: str, /, lang: str | None = None, **params: Any) -> str:
+    """Render catalog entry ``key`` in ``lang`` (default: the current language)."""
+    try:
+        texts = _catalog[key]
+    except KeyError:
+        raise KeyError(f"no message {key!r} in the coursekit catalog") from None
+    return texts[lang or _current].format(**params)
+
+
+def pick(zh: str, en: str) -> str:
+    """Choose between two inline texts by the current language.
+
+    Prefer catalog entries; this is for one-off labels built in data tables.
+    """
+    return zh if _current == "zh" else en
+
+
+@dataclass(frozen=True)
+class Text:
+    """A bilingual text that renders in the language current when it is read.
+
+    >>> t = Text(zh="数据并行", en="data parallelism")
+    >>> t.render("en")
+    'data parallelism'
+    """
+
+    zh: str
+    en: str
+
+    def render(self, lang: str | None = None) -> str:
+        return self.zh if (lang or _current) == "zh" else self.en
+
+    def __str__(self) -> str:
+        return self.render()
+
+
+@dataclass(frozen=True)
+class Reason:
+    """Why something was rejected: a stable ``code`` and a localized ``message``.
+
+    Tests assert on ``code``; learners read ``message``, which is rendered in
+    the language current when it is read.
+
+    >>> r = Reason("memory", "gate.memory", {"need_gib": 29.0, "have_gib": 24.0})
+    >>> r.code
+    'memory'
+    """
+
+    code: str
+    key: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def message(self) -> str:
+        return tr(self.key, **self.params)
+
+    def render(self, lang: str | None = None) -> str:
+        return tr(self.key, lang=lang, **self.params)
+
+    def __str__(self) -> str:
+        return f"[{self.code}] {self.message}"
+
+
+register(
+    {
+        "validate.type_number": {
+            "zh": "{name} = {value!r}：必须是实数（int 或 float），而不是 {type}。",
+            "en": "{name} = {value!r}: must be a real number (int or float), not {type}.",
+        },
+        "validate.type_int": {
+            "zh": "{name} = {value!r}：必须是整数（int），而不是 {type}。",
+            "en": "{name} = {value!r}: must be an integer (int), not {type}.",
+        },
+        "validate.type_bool": {
+            "zh": "{name} = {value!r}：必须是 True 或 False，而不是 {type}。",
+            "en": "{name} = {value!r}: must be True or False, not {type}.",
+        },
+        "validate.type_choice": {
+            "zh": "{name} = {value!r}：必须是字符串，而不是 {type}。",
+            "en": "{name} = {value!r}: must be a string, not {type}.",
+        },
+        "validate.finite": {
+            "zh": "{name} = {value!r}：必须是有限数（不能是 NaN 或无穷大）。",
+            "en": "{name} = {value!r}: must be a finite number (not NaN or infinity).",
+        },
+        "validate.ge": {
+            "zh": "{name} = {value!r}：必须 >= {low}。",
+            "en": "{name} = {value!r}: must be >= {low}.",
+        },
+        "validate.gt": {
+            "zh": "{name} = {value!r}：必须 > {low}。",
+            "en": "{name} = {value!r}: must be > {low}.",
+        },
+        "validate.le": {
+            "zh": "{name} = {value!r}：必须 <= {high}。",
+            "en": "{name} = {value!r}: must be <= {high}.",
+        },
+        "validate.lt": {
+            "zh": "{name} = {value!r}：必须 < {high}。",
+            "en": "{name} = {value!r}: must be < {high}.",
+        },
+        "validate.choice": {
+            "zh": "{name} = {value!r}：必须是 {choices} 之一。",
+            "en": "{name} = {value!r}: must be one of {choices}.",
+        },
+        "validate.divides": {
+            "zh": "{name} = {value!r}：必须整除 {other_name} = {other!r}。",
+            "en": "{name} = {value!r}: must divide {other_name} == {other!r}.",
+        },
+    }
+)

@@ -1,0 +1,73 @@
+"""Units, in one place. Every conversion in coursekit goes through these names.
+
+Binary units (GiB, MiB) are what memory is sold in and what the seeds use;
+decimal units (GB, as in the ZeRO paper's Figure 1, and GB/s as in vendor
+bandwidth sheets) are kept apart. Bandwidth in coursekit is always
+*unidirectional per link* unless a name says ``bidirectional``.
+
+>>> GIB_BYTES / MIB_BYTES
+1024.0
+>>> GB_BYTES
+1000000000
+"""
+
+from __future__ import annotations
+
+KIB_BYTES: int = 2**10
+MIB_BYTES: int = 2**20
+GIB_BYTES: int = 2**30
+TIB_BYTES: int = 2**40
+
+KB_BYTES: int = 10**3
+MB_BYTES: int = 10**6
+GB_BYTES: int = 10**9
+TB_BYTES: int = 10**12
+
+US_PER_S: int = 10**6
+MS_PER_S: int = 10**3
+US_PER_MS: int = 10**3
+
+
+def bytes_to_gib(num_bytes: float) -> float:
+    """Bytes -> GiB (2**30 bytes).
+
+    >>> bytes_to_gib(3 * 2**30)
+    3.0
+    """
+    return num_bytes / GIB_BYTES
+
+
+def gib_to_bytes(gib: float) -> float:
+    """GiB -> bytes.
+
+    >>> gib_to_bytes(0.5)
+    536870912.0
+    """
+    return float(gib) * GIB_BYTES
+
+
+def bytes_to_gb(num_bytes: float) -> float:
+    """Bytes -> GB (10**9 bytes, the unit of the ZeRO paper's Figure 1).
+
+    >>> bytes_to_gb(2.5e9)
+    2.5
+    """
+    return num_bytes / GB_BYTES
+
+
+def bytes_to_mib(num_bytes: float) -> float:
+    """Bytes -> MiB (2**20 bytes).
+
+    >>> bytes_to_mib(2**21)
+    2.0
+    """
+    return num_bytes / MIB_BYTES
+
+
+def mib_to_bytes(mib: float) -> float:
+    """MiB -> bytes.
+
+    >>> mib_to_bytes(1)
+    1048576.0
+    """
+    return float(mib) * MIB_BYTES
