@@ -1,0 +1,60 @@
+# coursekit — two commands do all set-up on a fresh machine that has Python 3.10+:
+#   make lab    create .venv if missing, install the course, register its kernel, open JupyterLab
+#   make test   the same bootstrap plus test tools, then every test the project has
+# Re-running either when pyproject.toml has not changed installs nothing (stamp files in .venv).
+# Windows: see README ("Windows") for the plain `python -m ...` equivalents.
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+PY := $(BIN)/python
+# JupyterLab listens on localhost with token authentication; override HOST to change.
+HOST ?= 127.0.0.1
+PORT ?= 8888
+# Course language of the index opened by `make lab`: zh or en.
+COURSE_LANG ?= zh
+# The PyTorch lab extra (lesson 6) is installed in CI and when WITH_LAB=1.
+WITH_LAB ?= $(if $(filter true 1,$(CI)),1,0)
+TEST_EXTRAS := course,test$(if $(filter 1,$(WITH_LAB)),$(strip ,lab))
+COURSE_STAMP := $(VENV)/.stamp-course
+TEST_STAMP := $(VENV)/.stamp-$(subst $(strip ,),-,$(TEST_EXTRAS))
+PIP := $(PY) -m pip --disable-pip-version-check
+
+.PHONY: lab test lint typecheck unit notebooks notebooks-build bench clean help
+
+help:
+	@echo "make lab     open the course in JupyterLab (COURSE_LANG=zh|en, HOST, PORT)"
+	@echo "make test    run every test (lint, types, unit, property, doctest, notebooks, browser)"
+	@echo "make bench   measure import, notebook and widget timings"
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+$(COURSE_STAMP): pyproject.toml | $(PY)
+	$(PIP) install -e ".[course]"
+	$(PY) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (coursekit)"
+	@touch $@
+
+$(TEST_STAMP): pyproject.toml $(COURSE_STAMP)
+	$(PIP) install -e ".[$(TEST_EXTRAS)]"
+	@touch $@
+
+lab: $(COURSE_STAMP)
+	$(BIN)/jupyter lab --ServerApp.ip=$(HOST) --ServerApp.port=$(PORT) notebooks/$(COURSE_LANG)/00_index.ipynb
+
+lint: $(TEST_STAMP)
+	$(PY) -m ruff check coursekit tests tools conftest.py
+	$(PY) -m ruff format --check coursekit tests tools conftest.py
+
+typecheck: $(TEST_STAMP)
+	$(PY) -m mypy
+
+notebooks-build: $(TEST_STAMP)
+	$(PY) tools/build_notebooks.py
+
+test: lint typecheck $(TEST_STAMP)
+	$(PY) -m pytest tests coursekit notebooks/zh notebooks/en \
+		--nbval-lax --nbval-current-env --nbval-cell-timeout=300 -p no:cacheprovider
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis artifacts bench-results.json
