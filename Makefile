@@ -13,6 +13,8 @@ HOST ?= 127.0.0.1
 PORT ?= 8888
 # Course language of the index opened by `make lab`: zh or en.
 COURSE_LANG ?= zh
+# Extra JupyterLab flags, e.g. LAB_ARGS=--no-browser (or --allow-root inside a container run as root).
+LAB_ARGS ?=
 # The PyTorch lab extra (lesson 6) is installed in CI and when WITH_LAB=1.
 WITH_LAB ?= $(if $(filter true 1,$(CI)),1,0)
 TEST_EXTRAS := course,test$(if $(filter 1,$(WITH_LAB)),$(strip ,lab))
@@ -40,7 +42,7 @@ $(TEST_STAMP): pyproject.toml $(COURSE_STAMP)
 	@touch $@
 
 lab: $(COURSE_STAMP)
-	$(BIN)/jupyter lab --ServerApp.ip=$(HOST) --ServerApp.port=$(PORT) notebooks/$(COURSE_LANG)/00_index.ipynb
+	$(BIN)/jupyter lab --ServerApp.ip=$(HOST) --ServerApp.port=$(PORT) $(LAB_ARGS) notebooks/$(COURSE_LANG)/00_index.ipynb
 
 lint: $(TEST_STAMP)
 	$(PY) -m ruff check coursekit tests tools conftest.py

@@ -8,6 +8,9 @@ import pytest
 
 import coursekit
 
+# Lesson sources and test fixtures are data, not modules to import for doctests.
+collect_ignore_glob = ["tests/data/*", "notebooks/src/*"]
+
 
 @pytest.fixture(autouse=True)
 def _english_by_default() -> Iterator[None]:

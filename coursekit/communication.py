@@ -1,0 +1,1051 @@
+"""Q2 communication: what each parallel strategy sends per training step, and how long it takes.
+
+Three layers, from the seed's one-line ledger to per-strategy traffic:
+
+* :func:`communication_ledger` — the seed's Q2 check: calls x (latency +
+  payload / bandwidth), in MiB, GiB/s and microseconds.
+* :func:`collective_time_s` / :func:`collective_cost` — the ring alpha-beta
+  model of one collective over ``ranks`` ranks, with nccl-tests' bus-bandwidth
+  factors (:func:`bus_bandwidth_factor`).
+* ``*_traffic`` functions — the collectives one rank issues per training step
+  under DP, ZeRO / FSDP, TP (with or without sequence parallelism), PP, CP, EP
+  and serving replicas, each entry citing its source; :func:`traffic_time`
+  turns them into seconds.
+
+Bandwidth everywhere is *unidirectional per link*: the bytes per second one
+rank can send while it also receives at the same rate (nccl-tests' "bus
+bandwidth" is measured the same way).
+
+>>> round(collective_time_s("all_reduce", payload_bytes=1e9, ranks=8, bandwidth_bytes_per_s=100e9, latency_s=0), 6)
+0.0175
+
+Taught in: lesson 2 (Q2 communication).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from ._validate import check_bool, check_choice, check_divides, check_int, check_number
+from .i18n import Text, register, tr
+from .units import GIB_BYTES, MS_PER_S, US_PER_MS, mib_to_bytes
+
+__all__ = [
+    "BUS_BANDWIDTH_KINDS",
+    "COLLECTIVES",
+    "STRATEGIES",
+    "TRAFFIC_GROUPS",
+    "CollectiveCost",
+    "CommunicationLedger",
+    "TrafficCost",
+    "TrafficEntry",
+    "TrafficTime",
+    "bus_bandwidth_factor",
+    "collective_cost",
+    "collective_time_s",
+    "communication_ledger",
+    "cp_traffic",
+    "dp_traffic",
+    "ep_traffic",
+    "pp_traffic",
+    "replica_traffic",
+    "strategy_traffic",
+    "tp_traffic",
+    "traffic_time",
+    "zero_traffic",
+]
+
+register(
+    {
+        "communication.ledger_latency": {
+            "zh": "{calls_per_step} 次调用：时延 {latency_ms} ms + 传输 {transfer_ms} ms = {lower_bound_ms} ms，"
+            "时延主导 (latency-bound)：减少调用次数比加带宽更有效。",
+            "en": "{calls_per_step} calls: latency {latency_ms} ms + transfer {transfer_ms} ms = {lower_bound_ms} ms, "
+            "latency-bound: fewer calls help more than more bandwidth.",
+        },
+        "communication.ledger_bandwidth": {
+            "zh": "{calls_per_step} 次调用：时延 {latency_ms} ms + 传输 {transfer_ms} ms = {lower_bound_ms} ms，"
+            "带宽主导 (bandwidth-bound)：减少载荷或提高带宽更有效。",
+            "en": "{calls_per_step} calls: latency {latency_ms} ms + transfer {transfer_ms} ms = {lower_bound_ms} ms, "
+            "bandwidth-bound: less payload or more bandwidth helps most.",
+        },
+        "communication.entry_type": {
+            "zh": "{name} = {value!r}：必须是 TrafficEntry，而不是 {type}。",
+            "en": "{name} = {value!r}: must be a TrafficEntry, not {type}.",
+        },
+        "communication.ledger_none": {
+            "zh": "{calls_per_step} 次调用：本训练步没有通信，下界为 {lower_bound_ms} ms。",
+            "en": "{calls_per_step} calls: no communication in this step, lower bound {lower_bound_ms} ms.",
+        },
+    }
+)
+
+# ---------------------------------------------------------------------------
+# The seed's Q2 ledger (validated)
+# ---------------------------------------------------------------------------
+
+#: Decimal places the seed rounds milliseconds to.
+LEDGER_DECIMALS: int = 3
+
+#: Values of ``dominant_term``.
+DOMINANT_TERMS: tuple[str, ...] = ("latency", "bandwidth", "none")
+
+
+def _dominant(latency: float, transfer: float) -> str:
+    if latency == 0 and transfer == 0:
+        return "none"
+    return "latency" if latency > transfer else "bandwidth"
+
+
+@dataclass(frozen=True)
+class CommunicationLedger:
+    """One training step's communication lower bound, no congestion and no overlap.
+
+    ``transfer_ms``, ``latency_ms`` and ``lower_bound_ms`` are rounded to 3
+    decimals as in the seed; ``dominant_term`` (``"latency"``, ``"bandwidth"``,
+    or ``"none"`` when nothing is sent) is decided on the unrounded terms, a tie
+    counting as bandwidth. ``bandwidth_gib_s`` is unidirectional per link.
+
+    >>> communication_ledger(1 / 1024, 10, 100, 5).dominant_term
+    'latency'
+
+    Taught in: lesson 2 (Q2 communication).
+    """
+
+    payload_per_call_mib: float
+    calls_per_step: int
+    total_payload_mib: float
+    bandwidth_gib_s: float
+    latency_us: float
+    transfer_ms: float
+    latency_ms: float
+    lower_bound_ms: float
+    dominant_term: str
+
+    def explain(self) -> str:
+        """One sentence in the current language: the two terms, the total and which one dominates.
+
+        >>> communication_ledger(32, 24, 100, 5).explain()  # doctest: +NORMALIZE_WHITESPACE
+        '24 calls: latency 0.12 ms + transfer 7.5 ms = 7.62 ms, bandwidth-bound: less payload or more bandwidth
+        helps most.'
+        """
+        return tr(
+            f"communication.ledger_{self.dominant_term}",
+            calls_per_step=self.calls_per_step,
+            latency_ms=self.latency_ms,
+            transfer_ms=self.transfer_ms,
+            lower_bound_ms=self.lower_bound_ms,
+        )
+
+
+def communication_ledger(
+    payload_mib: float,
+    calls_per_step: int,
+    bandwidth_gib_s: float,
+    latency_us: float,
+) -> CommunicationLedger:
+    """Lower bound of one step's communication: ``calls x (latency + payload / bandwidth)``.
+
+    Parameters:
+        payload_mib: bytes moved per call, in MiB (2**20 bytes), >= 0.
+        calls_per_step: calls per training step, an int >= 0.
+        bandwidth_gib_s: link bandwidth in GiB/s (2**30 bytes per second),
+            unidirectional per link, > 0.
+        latency_us: fixed cost per call in microseconds, >= 0.
+
+    No collective algorithm is modelled here (see :func:`collective_cost`):
+    the payload crosses the link once per call.
+
+    >>> low = communication_ledger(256, 1, 100, 5)
+    >>> low.transfer_ms, low.latency_ms, low.lower_bound_ms, low.dominant_term
+    (2.5, 0.005, 2.505, 'bandwidth')
+    >>> communication_ledger(32, 24, 0, 5)
+    Traceback (most recent call last):
+    ...
+    ValueError: bandwidth_gib_s = 0: must be > 0.
+
+    Taught in: lesson 2 (Q2 communication).
+    """
+    payload = check_number("payload_mib", payload_mib, ge=0)
+    calls = check_int("calls_per_step", calls_per_step, ge=0)
+    bandwidth = check_number("bandwidth_gib_s", bandwidth_gib_s, gt=0)
+    latency = check_number("latency_us", latency_us, ge=0)
+    transfer_ms_per_call = mib_to_bytes(payload) / (bandwidth * GIB_BYTES) * MS_PER_S
+    latency_ms_per_call = latency / US_PER_MS
+    transfer_ms = calls * transfer_ms_per_call
+    latency_ms = calls * latency_ms_per_call
+    return CommunicationLedger(
+        payload_per_call_mib=payload,
+        calls_per_step=calls,
+        total_payload_mib=payload * calls,
+        bandwidth_gib_s=bandwidth,
+        latency_us=latency,
+        transfer_ms=round(transfer_ms, LEDGER_DECIMALS),
+        latency_ms=round(latency_ms, LEDGER_DECIMALS),
+        lower_bound_ms=round(transfer_ms + latency_ms, LEDGER_DECIMALS),
+        dominant_term=_dominant(latency_ms, transfer_ms),
+    )
+
+
+# ---------------------------------------------------------------------------
+# Collectives: nccl-tests bus bandwidth and the ring alpha-beta model
+# ---------------------------------------------------------------------------
+
+#: The collectives the strategies of the course issue.
+COLLECTIVES: tuple[str, ...] = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast", "send_recv")
+#: Every kind :func:`bus_bandwidth_factor` and :func:`collective_cost` accept
+#: (``reduce`` is in nccl-tests' table; no strategy here issues it).
+BUS_BANDWIDTH_KINDS: tuple[str, ...] = (*COLLECTIVES, "reduce")
+
+NCCL_TESTS_SOURCE: str = "NVIDIA/nccl-tests, doc/PERFORMANCE.md (busbw = algbw x factor) and src/*.cu GetBw functions"
+
+
+def bus_bandwidth_factor(kind: str, ranks: int) -> float:
+    """nccl-tests' correction factor: ``busbw = algbw * factor`` for a collective over ``ranks`` ranks.
+
+    Parameters:
+        kind: one of :data:`BUS_BANDWIDTH_KINDS`.
+        ranks: ranks taking part, n >= 1.
+
+    all_reduce 2(n-1)/n; all_gather, reduce_scatter and all_to_all (n-1)/n;
+    broadcast, reduce and send_recv 1 (NVIDIA/nccl-tests doc/PERFORMANCE.md;
+    ``AlltoAllGetBw`` and ``SendRecvGetBw`` in src/). It is also the fraction
+    of the full buffer S each rank must push through its link, so transfer time
+    is ``S * factor / B`` with B the unidirectional per-link bandwidth.
+
+    >>> bus_bandwidth_factor("all_reduce", 8)
+    1.75
+    >>> bus_bandwidth_factor("all_gather", 4)
+    0.75
+
+    Taught in: lesson 2 (Q2 communication).
+    """
+    kind = check_choice("kind", kind, BUS_BANDWIDTH_KINDS)
+    n = check_int("ranks", ranks, ge=1)
+    if kind == "all_reduce":
+        return 2 * (n - 1) / n
+    if kind in ("all_gather", "reduce_scatter", "all_to_all"):
+        return (n - 1) / n
+    return 1.0
+
+
+def _latency_steps(kind: str, n: int) -> int:
+    if n == 1:
+        return 0
+    if kind == "all_reduce":
+        return 2 * (n - 1)
+    if kind == "send_recv":
+        return 1
+    return n - 1
+
+
+@dataclass(frozen=True)
+class CollectiveCost:
+    """Time of one collective under the ring alpha-beta model.
+
+    ``latency_s = steps * step_latency_s``, ``transfer_s = bus_factor *
+    payload_bytes / bandwidth_bytes_per_s`` (0 when ``ranks == 1``) and
+    ``total_s`` is their sum. ``bandwidth_bytes_per_s`` is unidirectional per link.
+
+    >>> collective_cost("all_gather", payload_bytes=8e6, ranks=4, bandwidth_bytes_per_s=1e9, latency_s=1e-5).steps
+    3
+
+    Taught in: lesson 2 (Q2 communication).
+    """
+
+    kind: str
+    ranks: int
+    payload_bytes: float
+    bandwidth_bytes_per_s: float
+    step_latency_s: float
+    steps: int
+    bus_factor: float
+    latency_s: float
+    transfer_s: float
+    total_s: float
+
+    @property
+    def dominant_term(self) -> str:
+        """``"latency"``, ``"bandwidth"`` or ``"none"`` (nothing to send)."""
+        return _dominant(self.latency_s, self.transfer_s)
+
+
+def collective_cost(
+    kind: str,
+    *,
+    payload_bytes: float,
+    ranks: int,
+    bandwidth_bytes_per_s: float,
+    latency_s: float,
+) -> CollectiveCost:
+    """One collective's latency term, transfer term and total under the ring alpha-beta model.
+
+    Parameters:
+        kind: one of :data:`BUS_BANDWIDTH_KINDS`.
+        payload_bytes: nccl-tests' S, the full buffer in bytes: the all-reduced
+            tensor, the gathered output of all_gather, the input of
+            reduce_scatter, everything one rank sends in all_to_all, the
+            broadcast tensor, the message of send_recv. >= 0.
+        ranks: ranks n taking part, >= 1.
+        bandwidth_bytes_per_s: B, unidirectional per-link bandwidth in bytes/s, > 0.
+        latency_s: alpha, fixed cost of one ring step in seconds, >= 0.
+
+    ==============  ==========  =====================
+    kind            steps       transfer
+    ==============  ==========  =====================
+    all_reduce      2(n-1)      2(n-1)/n · S/B
+    all_gather      n-1         (n-1)/n · S/B
+    reduce_scatter  n-1         (n-1)/n · S/B
+    all_to_all      n-1         (n-1)/n · S/B
+    broadcast       n-1         S/B (pipelined ring)
+    reduce          n-1         S/B (pipelined ring)
+    send_recv       1           S/B
+    ==============  ==========  =====================
+
+    The transfer column is S·factor/B with nccl-tests' bus-bandwidth factor;
+    for broadcast the whole buffer leaves the root once, chunked along the ring
+    so the (n-1) hops overlap. With ``ranks == 1`` nothing leaves the device:
+    0 steps and 0 seconds for every kind.
+
+    >>> c = collective_cost("all_reduce", payload_bytes=1e9, ranks=8, bandwidth_bytes_per_s=100e9, latency_s=5e-6)
+    >>> c.steps, round(c.latency_s, 9), round(c.transfer_s, 9)
+    (14, 7e-05, 0.0175)
+
+    Taught in: lesson 2 (Q2 communication).
+    """
+    kind = check_choice("kind", kind, BUS_BANDWIDTH_KINDS)
+    payload = check_number("payload_bytes", payload_bytes, ge=0)
+    n = check_int("ranks", ranks, ge=1)
+    bandwidth = check_number("bandwidth_bytes_per_s", bandwidth_bytes_per_s, gt=0)
+    alpha = check_number("latency_s", latency_s, ge=0)
+    factor = bus_bandwidth_factor(kind, n)
+    steps = _latency_steps(kind, n)
+    latency = steps * alpha
+    transfer = 0.0 if n == 1 else factor * payload / bandwidth
+    return CollectiveCost(
+        kind=kind,
+        ranks=n,
+        payload_bytes=payload,
+        bandwidth_bytes_per_s=bandwidth,
+        step_latency_s=alpha,
+        steps=steps,
+        bus_factor=factor,
+        latency_s=latency,
+        transfer_s=transfer,
+        total_s=latency + transfer,
+    )
+
+
+def collective_time_s(
+    kind: str,
+    *,
+    payload_bytes: float,
+    ranks: int,
+    bandwidth_bytes_per_s: float,
+    latency_s: float,
+) -> float:
+    """Seconds one collective takes under the ring alpha-beta model (see :func:`collective_cost`).
+
+    Parameters are those of :func:`collective_cost`; ``bandwidth_bytes_per_s``
+    is unidirectional per link.
+
+    >>> collective_time_s("send_recv", payload_bytes=2e9, ranks=2, bandwidth_bytes_per_s=100e9, latency_s=1e-5)
+    0.02001
+    >>> collective_time_s("all_reduce", payload_bytes=2e9, ranks=1, bandwidth_bytes_per_s=100e9, latency_s=1e-5)
+    0.0
+
+    Taught in: lesson 2 (Q2 communication).
+    """
+    return collective_cost(
+        kind,
+        payload_bytes=payload_bytes,
+        ranks=ranks,
+        bandwidth_bytes_per_s=bandwidth_bytes_per_s,
+        latency_s=latency_s,
+    ).total_s
+
+
+# ---------------------------------------------------------------------------
+# Traffic per strategy per training step
+# ---------------------------------------------------------------------------
+
+#: Process groups a traffic entry can run over.
+TRAFFIC_GROUPS: tuple[str, ...] = ("dp", "tp", "pp", "cp", "ep")
+
+ZERO_SOURCE: str = "Rajbhandari et al., ZeRO, arXiv:1910.02054, §7 (communication analysis of ZeRO-DP)"
+DDP_BUCKET_SOURCE: str = (
+    "Li et al., PyTorch Distributed: Experiences on Accelerating Data Parallel Training, arXiv:2006.15704, "
+    "§3.2.3 gradient bucketing"
+)
+MEGATRON_TP_SOURCE: str = "Shoeybi et al., Megatron-LM, arXiv:1909.08053, §3 (operators f and g)"
+SEQUENCE_PARALLEL_SOURCE: str = "Korthikanti et al., arXiv:2205.05198, §4.2.2 (g and g-bar: all-gather, reduce-scatter)"
+PIPELINE_SOURCE: str = (
+    "Narayanan et al., Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM, "
+    "arXiv:2104.04473, §2.2 and §3 (point-to-point activations between stages)"
+)
+RING_ATTENTION_SOURCE: str = (
+    "Liu et al., Ring Attention with Blockwise Transformers, arXiv:2310.01889, §3; "
+    "Megatron-Core developer guide, context parallelism"
+)
+MOE_SOURCE: str = (
+    "Lepikhin et al., GShard, arXiv:2006.16668, §2-3 (dispatch and combine all-to-all); "
+    "Megatron-Core MoE token dispatcher"
+)
+
+
+@dataclass(frozen=True)
+class TrafficEntry:
+    """One kind of collective a rank issues per training step.
+
+    Fields:
+        collective: one of :data:`BUS_BANDWIDTH_KINDS`.
+        payload_bytes: nccl-tests' S per call (see :func:`collective_cost`).
+        calls_per_step: how many times this rank issues it per training step.
+        group: the process group it runs over (:data:`TRAFFIC_GROUPS`).
+        ranks: ranks taking part in one call (2 for point-to-point send_recv).
+        description: bilingual one-line explanation.
+        source: citation for the count and the payload.
+
+    >>> (entry,) = dp_traffic(num_params=1e9, dp=8)
+    >>> entry.collective, entry.total_payload_bytes, entry.group, entry.ranks
+    ('all_reduce', 2000000000.0, 'dp', 8)
+
+    Taught in: lesson 2 (Q2 communication).
+    """
+
+    collective: str
+    payload_bytes: float
+    calls_per_step: int
+    group: str
+    ranks: int
+    description: Text
+    source: str
+
+    def __post_init__(self) -> None:
+        check_choice("collective", self.collective, BUS_BANDWIDTH_KINDS)
+        object.__setattr__(self, "payload_bytes", check_number("payload_bytes", self.payload_bytes, ge=0))
+        check_int("calls_per_step", self.calls_per_step, ge=0)
+        check_choice("group", self.group, TRAFFIC_GROUPS)
+        check_int("ranks", self.ranks, ge=1)
+
+    @property
+    def total_payload_bytes(self) -> float:
+        """``payload_bytes * calls_per_step``: the buffers handed to the library per step."""
+        return self.payload_bytes * self.calls_per_step
+
+
+def _entry(
+    collective: str, payload: float, calls: int, group: str, ranks: int, zh: str, en: str, source: str
+) -> TrafficEntry:
+    return TrafficEntry(collective, payload, calls, group, ranks, Text(zh=zh, en=en), source)
+
+
+def dp_traffic(
+    *,
+    num_params: float,
+    dp: int,
+    grad_bytes: float = 2,
+    bucket_bytes: float | None = None,
+) -> tuple[TrafficEntry, ...]:
+    """Data parallelism: one gradient all-reduce over the DP group per step (or one per bucket).
+
+    Parameters:
+        num_params: parameters of the model shard this rank holds (after any
+            TP / PP split), > 0.
+        dp: data-parallel degree; ``dp == 1`` sends nothing.
+        grad_bytes: bytes per gradient element that is reduced (2 for bf16 / fp16).
+        bucket_bytes: if given (> 0), gradients are reduced in
+            ``ceil(total / bucket_bytes)`` equal buckets, one all-reduce each,
+            as DDP's ``bucket_cap_mb`` does; otherwise one all-reduce.
+
+    All-reduce of Ψ elements = reduce-scatter + all-gather, 2Ψ on the wire per
+    rank (ZeRO §7.1).
+
+    >>> [e.calls_per_step for e in dp_traffic(num_params=1e9, dp=8, bucket_bytes=25 * 2**20)]
+    [77]
+
+    Taught in: lesson 2 (Q2 communication).
+    """
+    params = check_number("num_params", num_params, gt=0)
+    n = check_int("dp", dp, ge=1)
+    grad = check_number("grad_bytes", grad_bytes, gt=0)
+    total = params * grad
+    calls = 1
+    if bucket_bytes is not None:
+        bucket = check_number("bucket_bytes", bucket_bytes, gt=0)
+        calls = max(1, math.ceil(total / bucket))
+    if n == 1:
+        return ()
+    return (
+        _entry(
+            "all_reduce",
+            total / calls,
+            calls,
+            "dp",
+            n,
+            "反向结束后对梯度做 all-reduce（按桶切分时每桶一次）",
+            "Gradient all-reduce after backward (one per bucket when bucketed)",
+            ZERO_SOURCE + "; " + DDP_BUCKET_SOURCE,
+        ),
+    )
+
+
+def zero_traffic(
+    *,
+    num_params: float,
+    dp: int,
+    stage: int,
+    param_bytes: float = 2,
+    grad_bytes: float = 2,
+    units: int = 1,
+) -> tuple[TrafficEntry, ...]:
+    """ZeRO / FSDP data parallelism: the collectives one rank issues per step at a given stage.
+
+    Parameters:
+        num_params: parameters of the model shard this rank holds (after any
+            TP / PP split), > 0.
+        dp: data-parallel degree; ``dp == 1`` sends nothing.
+        stage: ZeRO stage 0-3 (FSDP NO_SHARD = 0, SHARD_GRAD_OP = 2, FULL_SHARD = 3).
+        param_bytes: bytes per weight element that is all-gathered.
+        grad_bytes: bytes per gradient element that is reduced.
+        units: calls each collective is split into: buckets for stages 0-2,
+            FSDP units (typically one per transformer layer) for stage 3.
+
+    Stage 0: gradient all-reduce (2Ψ). Stages 1-2: reduce-scatter of gradients
+    + all-gather of updated weights, Ψ + Ψ = 2Ψ, the same volume as DP
+    (ZeRO §7.2.1). Stage 3: all-gather weights in forward, again in backward,
+    and reduce-scatter gradients: 3Ψ, 1.5x DP (ZeRO §7.2.2).
+
+    >>> [(e.collective, e.calls_per_step) for e in zero_traffic(num_params=1e9, dp=8, stage=3, units=32)]
+    [('all_gather', 32), ('all_gather', 32), ('reduce_scatter', 32)]
+
+    Taught in: lesson 2 (Q2 communication).
+    """
+    params = check_number("num_params", num_params, gt=0)
+    n = check_int("dp", dp, ge=1)
+    zero_stage = check_int("stage", stage, ge=0, le=3)
+    weight = check_number("param_bytes", param_bytes, gt=0)
+    grad = check_number("grad_bytes", grad_bytes, gt=0)
+    k = check_int("units", units, ge=1)
+    if n == 1:
+        return ()
+    grads_payload = params * grad / k
+    params_payload = params * weight / k
+    if zero_stage == 0:
+        return (
+            _entry(
+                "all_reduce",
+                grads_payload,
+                k,
+                "dp",
+                n,
+                "梯度 all-reduce（ZeRO-0 即普通数据并行）",
+                "Gradient all-reduce (ZeRO-0 is plain data parallelism)",
+                ZERO_SOURCE,
+            ),
+        )
+    reduce_grads = _entry(
+        "reduce_scatter",
+        grads_payload,
+        k,
+        "dp",
+        n,
+        "梯度 reduce-scatter：每个 rank 只拿到自己那一片的归约结果",
+        "Gradient reduce-scatter: each rank keeps the reduced slice it owns",
+        ZERO_SOURCE,
+    )
+    if zero_stage in (1, 2):
+        return (
+            reduce_grads,
+            _entry(
+                "all_gather",
+                params_payload,
+                k,
+                "dp",
+                n,
+                "优化器更新后 all-gather 参数，各 rank 重新拿到完整参数",
+                "All-gather of updated weights after the optimizer step",
+                ZERO_SOURCE,
+            ),
+        )
+    return (
+        _entry(
+            "all_gather",
+            params_payload,
+            k,
+            "dp",
+            n,
+            "前向：每个单元计算前 all-gather 它的参数，用完即释放",
+            "Forward: all-gather each unit's weights before it runs, free them after",
+            ZERO_SOURCE,
+        ),
+        _entry(
+            "all_gather",
+            params_payload,
+            k,
+            "dp",
+            n,
+            "反向：再次 all-gather 每个单元的参数",
+            "Backward: all-gather each unit's weights again",
+            ZERO_SOURCE,
+        ),
+        reduce_grads,
+    )
+
+
+def _activation_bytes(seq_len: int, micro_batch: int, hidden: int, element_bytes: float) -> float:
+    return seq_len * micro_batch * hidden * element_bytes
+
+
+def tp_traffic(
+    *,
+    seq_len: int,
+    micro_batch: int,
+    hidden: int,
+    layers: int,
+    tp: int,
+    activation_bytes: float = 2,
+    sequence_parallel: bool = False,
+    recompute: str = "none",
+    micro_batches: int = 1,
+) -> tuple[TrafficEntry, ...]:
+    """Megatron tensor parallelism: the activation collectives of one rank per step.
+
+    Parameters:
+        seq_len, micro_batch, hidden: s, b, h; one collective carries the
+            b·s·h activation tensor, S = b·s·h·activation_bytes.
+        layers: transformer layers this rank runs (its pipeline stage).
+        tp: tensor-parallel degree; ``tp == 1`` sends nothing.
+        activation_bytes: bytes per activation element (2 for bf16).
+        sequence_parallel: Megatron sequence parallelism: each all-reduce
+            becomes a reduce-scatter plus an all-gather of the same S, so the
+            volume is unchanged (Korthikanti §4.2.2).
+        recompute: ``"full"`` reruns each layer's forward in backward and so
+            its two forward collectives; ``"none"`` and ``"selective"`` add none.
+        micro_batches: micro-batches this rank processes per step.
+
+    Per layer and micro-batch: 2 all-reduces in forward (after attention and
+    after the MLP, operator g) and 2 in backward (operator f) — Megatron-LM §3.
+
+    >>> entries = tp_traffic(seq_len=2048, micro_batch=1, hidden=4096, layers=32, tp=8)
+    >>> [(e.collective, e.calls_per_step) for e in entries]
+    [('all_reduce', 64), ('all_reduce', 64)]
+
+    Taught in: lesson 2 (Q2 communication).
+    """
+    s = check_int("seq_len", seq_len, ge=1)
+    b = check_int("micro_batch", micro_batch, ge=1)
+    h = check_int("hidden", hidden, ge=1)
+    n_layers = check_int("layers", layers, ge=1)
+    t = check_int("tp", tp, ge=1)
+    element = check_number("activation_bytes", activation_bytes, gt=0)
+    sp = check_bool("sequence_parallel", sequence_parallel)
+    mode = check_choice("recompute", recompute, ("none", "selective", "full"))
+    m = check_int("micro_batches", micro_batches, ge=1)
+    if t == 1:
+        return ()
+    payload = _activation_bytes(s, b, h, element)
+    calls = 2 * n_layers * m
+    phases = [("前向", "Forward"), ("反向", "Backward")]
+    if mode == "full":
+        phases.append(("重计算的前向", "Recomputed forward"))
+    entries: list[TrafficEntry] = []
+    for zh_phase, en_phase in phases:
+        if sp:
+            entries.append(
+                _entry(
+                    "all_gather",
+                    payload,
+                    calls,
+                    "tp",
+                    t,
+                    f"{zh_phase}：每层 2 次 all-gather，把按序列切分的激活拼回完整序列",
+                    f"{en_phase}: 2 all-gathers per layer, sequence-sharded activations to full sequence",
+                    SEQUENCE_PARALLEL_SOURCE,
+                )
+            )
+            entries.append(
+                _entry(
+                    "reduce_scatter",
+                    payload,
+                    calls,
+                    "tp",
+                    t,
+                    f"{zh_phase}：每层 2 次 reduce-scatter，部分和归约后按序列切回",
+                    f"{en_phase}: 2 reduce-scatters per layer, partial sums reduced and re-sharded by sequence",
+                    SEQUENCE_PARALLEL_SOURCE,
+                )
+            )
+        else:
+            entries.append(
+                _entry(
+                    "all_reduce",
+                    payload,
+                    calls,
+                    "tp",
+                    t,
+                    f"{zh_phase}：每层 2 次 all-reduce（注意力块与 MLP 块各一次）",
+                    f"{en_phase}: 2 all-reduces per layer (one per attention block, one per MLP block)",
+                    MEGATRON_TP_SOURCE,
+                )
+            )
+    return tuple(entries)
+
+
+def pp_traffic(
+    *,
+    seq_len: int,
+    micro_batch: int,
+    hidden: int,
+    pp: int,
+    micro_batches: int,
+    activation_bytes: float = 2,
+) -> tuple[TrafficEntry, ...]:
+    """Pipeline parallelism: point-to-point activations and their gradients at one stage boundary.
+
+    Parameters:
+        seq_len, micro_batch, hidden: s, b, h; one message is the b·s·h
+            activation (or its gradient), S = b·s·h·activation_bytes.
+        pp: pipeline stages p; ``pp == 1`` sends nothing.
+        micro_batches: micro-batches m per step.
+        activation_bytes: bytes per activation element.
+
+    Entries count one stage boundary: m sends forward and m backward. The
+    pipeline has p - 1 boundaries, so 2·m·(p - 1) transfers in total, on
+    different links that work in parallel.
+
+    >>> [(e.collective, e.calls_per_step) for e in pp_traffic(seq_len=2048, micro_batch=1, hidden=4096, pp=4,
+    ...                                                          micro_batches=8)]
+    [('send_recv', 8), ('send_recv', 8)]
+
+    Taught in: lesson 2 (Q2 communication).
+    """
+    s = check_int("seq_len", seq_len, ge=1)
+    b = check_int("micro_batch", micro_batch, ge=1)
+    h = check_int("hidden", hidden, ge=1)
+    p = check_int("pp", pp, ge=1)
+    m = check_int("micro_batches", micro_batches, ge=1)
+    element = check_number("activation_bytes", activation_bytes, gt=0)
+    if p == 1:
+        return ()
+    payload = _activation_bytes(s, b, h, element)
+    return (
+        _entry(
+            "send_recv",
+            payload,
+            m,
+            "pp",
+            2,
+            "前向：每个 micro-batch 把激活发给下一个 stage（每个 stage 边界）",
+            "Forward: each micro-batch's activation to the next stage (per stage boundary)",
+            PIPELINE_SOURCE,
+        ),
+        _entry(
+            "send_recv",
+            payload,
+            m,
+            "pp",
+            2,
+            "反向：每个 micro-batch 把激活梯度发回上一个 stage（每个 stage 边界）",
+            "Backward: each micro-batch's activation gradient to the previous stage (per stage boundary)",
+            PIPELINE_SOURCE,
+        ),
+    )
+
+
+def cp_traffic(
+    *,
+    seq_len: int,
+    micro_batch: int,
+    kv_hidden: int,
+    layers: int,
+    cp: int,
+    activation_bytes: float = 2,
+    micro_batches: int = 1,
+) -> tuple[TrafficEntry, ...]:
+    """Context parallelism with ring attention: K/V blocks passed around the CP ring.
+
+    Parameters:
+        seq_len: full sequence length s; ``cp`` must divide it.
+        micro_batch: b.
+        kv_hidden: width of K (and of V): kv_heads x head_dim (= hidden without GQA).
+        layers: transformer layers this rank runs.
+        cp: context-parallel degree; ``cp == 1`` sends nothing.
+        activation_bytes: bytes per element of K, V and their gradients.
+        micro_batches: micro-batches this rank processes per step.
+
+    Each rank holds s/cp tokens. Forward, per layer: cp - 1 ring steps, each
+    passing a K and a V block, S = 2·b·(s/cp)·kv_hidden·bytes. Backward: cp - 1
+    steps passing K, V and the accumulated dK, dV, twice that payload. This is
+    a model of Ring Attention (arXiv:2310.01889); Megatron-Core overlaps these
+    steps with the blockwise attention compute.
+
+    >>> [e.calls_per_step for e in cp_traffic(seq_len=8192, micro_batch=1, kv_hidden=1024, layers=32, cp=4)]
+    [96, 96]
+
+    Taught in: lesson 2 (Q2 communication).
+    """
+    s = check_int("seq_len", seq_len, ge=1)
+    b = check_int("micro_batch", micro_batch, ge=1)
+    kv = check_int("kv_hidden", kv_hidden, ge=1)
+    n_layers = check_int("layers", layers, ge=1)
+    c = check_int("cp", cp, ge=1)
+    element = check_number("activation_bytes", activation_bytes, gt=0)
+    m = check_int("micro_batches", micro_batches, ge=1)
+    check_divides("cp", c, "seq_len", s)
+    if c == 1:
+        return ()
+    kv_block = 2 * _activation_bytes(s // c, b, kv, element)
+    calls = (c - 1) * n_layers * m
+    return (
+        _entry(
+            "send_recv",
+            kv_block,
+            calls,
+            "cp",
+            2,
+            "前向：每层 cp-1 步环形传递 K、V 块",
+            "Forward: cp-1 ring steps per layer passing K and V blocks",
+            RING_ATTENTION_SOURCE,
+        ),
+        _entry(
+            "send_recv",
+            2 * kv_block,
+            calls,
+            "cp",
+            2,
+            "反向：每层 cp-1 步环形传递 K、V 及其梯度 dK、dV",
+            "Backward: cp-1 ring steps per layer passing K, V and their gradients dK, dV",
+            RING_ATTENTION_SOURCE,
+        ),
+    )
+
+
+def ep_traffic(
+    *,
+    seq_len: int,
+    micro_batch: int,
+    hidden: int,
+    moe_layers: int,
+    ep: int,
+    top_k: int,
+    activation_bytes: float = 2,
+    micro_batches: int = 1,
+) -> tuple[TrafficEntry, ...]:
+    """Expert parallelism: token dispatch and combine all-to-alls of each MoE layer.
+
+    Parameters:
+        seq_len, micro_batch, hidden: s, b, h of the tokens this rank routes.
+        moe_layers: MoE layers this rank runs.
+        ep: expert-parallel degree; ``ep == 1`` sends nothing.
+        top_k: experts each token is sent to; S = b·s·h·top_k·activation_bytes
+            (no capacity-factor padding, uniform routing).
+        activation_bytes: bytes per element of the routed hidden states.
+        micro_batches: micro-batches this rank processes per step.
+
+    Per MoE layer and micro-batch: dispatch + combine in forward, and their
+    two gradients in backward — 4 all-to-alls (GShard §2-3).
+
+    >>> [e.calls_per_step for e in ep_traffic(seq_len=4096, micro_batch=1, hidden=4096, moe_layers=16,
+    ...                                       ep=8, top_k=2)]
+    [32, 32]
+
+    Taught in: lesson 2 (Q2 communication).
+    """
+    s = check_int("seq_len", seq_len, ge=1)
+    b = check_int("micro_batch", micro_batch, ge=1)
+    h = check_int("hidden", hidden, ge=1)
+    n_layers = check_int("moe_layers", moe_layers, ge=1)
+    e = check_int("ep", ep, ge=1)
+    k = check_int("top_k", top_k, ge=1)
+    element = check_number("activation_bytes", activation_bytes, gt=0)
+    m = check_int("micro_batches", micro_batches, ge=1)
+    if e == 1:
+        return ()
+    payload = _activation_bytes(s, b, h, element) * k
+    calls = 2 * n_layers * m
+    return (
+        _entry(
+            "all_to_all",
+            payload,
+            calls,
+            "ep",
+            e,
+            "前向：每个 MoE 层一次 dispatch（token 发往专家）和一次 combine（结果发回）",
+            "Forward: per MoE layer one dispatch (tokens to experts) and one combine (results back)",
+            MOE_SOURCE,
+        ),
+        _entry(
+            "all_to_all",
+            payload,
+            calls,
+            "ep",
+            e,
+            "反向：combine 与 dispatch 的梯度各一次 all-to-all",
+            "Backward: one all-to-all each for the gradients of combine and dispatch",
+            MOE_SOURCE,
+        ),
+    )
+
+
+def replica_traffic(*, replicas: int = 1) -> tuple[TrafficEntry, ...]:
+    """Serving replicas: no model tensors are exchanged, so the traffic list is empty.
+
+    Parameters:
+        replicas: number of independent serving copies, >= 1.
+
+    Each replica holds a whole model and answers its own requests; nothing is
+    synchronised between replicas (unlike training DP, which all-reduces
+    gradients). Their cost is routing: queueing, cache locality and tail latency.
+
+    >>> replica_traffic(replicas=4)
+    ()
+
+    Taught in: lesson 2 (Q2 communication).
+    """
+    check_int("replicas", replicas, ge=1)
+    return ()
+
+
+#: Strategy name -> traffic function, for :func:`strategy_traffic`.
+_TRAFFIC_FUNCTIONS: dict[str, Callable[..., tuple[TrafficEntry, ...]]] = {
+    "dp": dp_traffic,
+    "zero": zero_traffic,
+    "tp": tp_traffic,
+    "pp": pp_traffic,
+    "cp": cp_traffic,
+    "ep": ep_traffic,
+    "replica": replica_traffic,
+}
+
+#: Strategy names :func:`strategy_traffic` accepts.
+STRATEGIES: tuple[str, ...] = tuple(_TRAFFIC_FUNCTIONS)
+
+
+def strategy_traffic(strategy: str, **params: Any) -> tuple[TrafficEntry, ...]:
+    """The traffic entries of one strategy, by name (dispatches to the ``*_traffic`` functions).
+
+    Parameters:
+        strategy: one of :data:`STRATEGIES`.
+        params: keyword arguments of that strategy's function.
+
+    >>> strategy_traffic("replica", replicas=2)
+    ()
+    >>> strategy_traffic("fsdp")
+    Traceback (most recent call last):
+    ...
+    ValueError: strategy = 'fsdp': must be one of 'dp', 'zero', 'tp', 'pp', 'cp', 'ep', 'replica'.
+
+    Taught in: lesson 2 (Q2 communication).
+    """
+    name = check_choice("strategy", strategy, STRATEGIES)
+    return _TRAFFIC_FUNCTIONS[name](**params)
+
+
+@dataclass(frozen=True)
+class TrafficCost:
+    """One traffic entry's time per step: ``calls_per_step`` times its per-call cost.
+
+    ``bus_bytes`` is what one rank pushes through its link per step:
+    ``calls_per_step * bus_factor * payload_bytes``.
+
+    >>> t = traffic_time(dp_traffic(num_params=1e9, dp=2), bandwidth_bytes_per_s=1e9, latency_s=0)
+    >>> t.rows[0].bus_bytes, t.rows[0].transfer_s
+    (2000000000.0, 2.0)
+
+    Taught in: lesson 2 (Q2 communication).
+    """
+
+    entry: TrafficEntry
+    per_call: CollectiveCost
+    latency_s: float
+    transfer_s: float
+    total_s: float
+    bus_bytes: float
+
+
+@dataclass(frozen=True)
+class TrafficTime:
+    """A step's communication time: one row per traffic entry and the totals.
+
+    ``latency_s``, ``transfer_s``, ``total_s`` and ``bus_bytes`` are sums over
+    ``rows``; no overlap with compute and no congestion are assumed.
+
+    >>> traffic_time([], bandwidth_bytes_per_s=1e9, latency_s=1e-6).dominant_term
+    'none'
+
+    Taught in: lesson 2 (Q2 communication).
+    """
+
+    rows: tuple[TrafficCost, ...]
+    latency_s: float
+    transfer_s: float
+    total_s: float
+    bus_bytes: float
+
+    @property
+    def dominant_term(self) -> str:
+        """``"latency"``, ``"bandwidth"`` or ``"none"``."""
+        return _dominant(self.latency_s, self.transfer_s)
+
+
+def traffic_time(
+    entries: Iterable[TrafficEntry],
+    *,
+    bandwidth_bytes_per_s: float,
+    latency_s: float,
+) -> TrafficTime:
+    """Time per step of a list of traffic entries on one kind of link.
+
+    Parameters:
+        entries: :class:`TrafficEntry` objects, e.g. from :func:`tp_traffic`.
+        bandwidth_bytes_per_s: unidirectional per-link bandwidth in bytes/s, > 0.
+        latency_s: alpha, fixed cost of one ring step in seconds, >= 0.
+
+    Each entry costs ``calls_per_step x collective_cost(...)``. Groups on
+    different links (TP inside a node, DP across nodes) should be timed with
+    separate calls.
+
+    >>> t = traffic_time(zero_traffic(num_params=1e9, dp=8, stage=3), bandwidth_bytes_per_s=50e9, latency_s=0)
+    >>> round(t.bus_bytes / 1e9, 2), round(t.total_s, 4)
+    (5.25, 0.105)
+
+    Taught in: lesson 2 (Q2 communication).
+    """
+    bandwidth = check_number("bandwidth_bytes_per_s", bandwidth_bytes_per_s, gt=0)
+    alpha = check_number("latency_s", latency_s, ge=0)
+    rows: list[TrafficCost] = []
+    for index, entry in enumerate(entries):
+        if not isinstance(entry, TrafficEntry):
+            raise TypeError(
+                tr("communication.entry_type", name=f"entries[{index}]", value=entry, type=type(entry).__name__)
+            )
+        cost = collective_cost(
+            entry.collective,
+            payload_bytes=entry.payload_bytes,
+            ranks=entry.ranks,
+            bandwidth_bytes_per_s=bandwidth,
+            latency_s=alpha,
+        )
+        calls = entry.calls_per_step
+        bus = 0.0 if entry.ranks == 1 else calls * cost.bus_factor * entry.payload_bytes
+        rows.append(
+            TrafficCost(
+                entry=entry,
+                per_call=cost,
+                latency_s=calls * cost.latency_s,
+                transfer_s=calls * cost.transfer_s,
+                total_s=calls * cost.total_s,
+                bus_bytes=bus,
+            )
+        )
+    return TrafficTime(
+        rows=tuple(rows),
+        latency_s=sum(row.latency_s for row in rows),
+        transfer_s=sum(row.transfer_s for row in rows),
+        total_s=sum(row.total_s for row in rows),
+        bus_bytes=sum(row.bus_bytes for row in rows),
+    )
