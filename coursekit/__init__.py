@@ -165,6 +165,8 @@ _MODULE_EXPORTS: dict[str, tuple[str, ...]] = {
         "scaling_efficiency",
         "step_timeline",
     ),
+    "glossary": ("GLOSSARY", "GlossaryEntry", "lookup"),
+    "exercises": ("check", "Exercise", "Feedback"),
     "units": (
         "GIB_BYTES",
         "MIB_BYTES",

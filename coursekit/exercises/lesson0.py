@@ -1,0 +1,46 @@
+"""Exercises of lesson 0 (course index): units, the first habit of the course.
+
+>>> from coursekit.exercises import get_exercise
+>>> round(get_exercise("intro.device_gb").expected_value(), 2)
+25.77
+
+Taught in: lesson 0 (course index).
+"""
+
+from __future__ import annotations
+
+from ..i18n import Text
+from ..units import GB_BYTES, GIB_BYTES, bytes_to_gb, gib_to_bytes
+from . import Exercise, register
+
+#: The device of the seed's Q1 example (``build_resource_ledger(13.0, 4.0, 2.0, 24.0)``): 24 GiB.
+SEED_DEVICE_MEMORY_GIB: float = 24.0
+
+
+def _device_gb() -> float:
+    return bytes_to_gb(gib_to_bytes(SEED_DEVICE_MEMORY_GIB))
+
+
+DEVICE_GB = register(
+    Exercise(
+        id="intro.device_gb",
+        lesson=0,
+        prompt=Text(
+            zh="一块 24 GiB 显存的设备，按 GB (10**9 字节) 计是多少 GB？",
+            en="A device with 24 GiB of memory: how many GB (10**9 bytes) is that?",
+        ),
+        expected=_device_gb,
+        hint=Text(
+            zh="1 GiB = 2**30 字节，1 GB = 10**9 字节；先换成字节，再换成 GB。coursekit.units 里有换算函数。",
+            en="1 GiB = 2**30 bytes and 1 GB = 10**9 bytes: convert to bytes first, then to GB. "
+            "coursekit.units has the conversions.",
+        ),
+        why=lambda gb: Text(
+            zh=f"24 × 2**30 字节 = {gb:.2f} × 10**9 字节；"
+            f"GiB 比 GB 大 {GIB_BYTES / GB_BYTES - 1:.1%}，账本里不能混用。",
+            en=f"24 × 2**30 bytes = {gb:.2f} × 10**9 bytes; a GiB is {GIB_BYTES / GB_BYTES - 1:.1%} larger than a GB, "
+            "so a ledger must not mix them.",
+        ),
+    ),
+    replace=True,
+)

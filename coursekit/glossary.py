@@ -1,0 +1,501 @@
+"""The course glossary (术语表): Chinese term, English term, abbreviation, definition.
+
+``docs/GLOSSARY.md`` is generated from :data:`GLOSSARY` by
+``python tools/build_notebooks.py``; a test checks that the file is current.
+Prose follows the course rule: Chinese term first, English on first use.
+Bandwidth in this course is unidirectional per link unless a name says otherwise.
+
+>>> lookup("ZeRO").zh
+'零冗余优化器'
+>>> lookup("全归约").en
+'all-reduce'
+
+Taught in: lesson 0 (course index); each lesson uses its terms.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .i18n import Text
+
+
+@dataclass(frozen=True)
+class GlossaryEntry:
+    """One term: ``zh`` and ``en`` names, ``abbr`` (or ``""``) and a bilingual ``definition``."""
+
+    zh: str
+    en: str
+    abbr: str
+    definition: Text
+
+
+def _e(zh: str, en: str, abbr: str, def_zh: str, def_en: str) -> GlossaryEntry:
+    return GlossaryEntry(zh=zh, en=en, abbr=abbr, definition=Text(zh=def_zh, en=def_en))
+
+
+#: The course terms, grouped: strategies, memory, batches, communication, hardware, method.
+GLOSSARY: tuple[GlossaryEntry, ...] = (
+    # -- parallel strategies -------------------------------------------------------------
+    _e(
+        "数据并行",
+        "data parallelism",
+        "DP",
+        "每个 rank 持有完整模型，处理全局批次中不同的样本；每个优化器步之前，各 rank 的梯度通过集合通信"
+        "（通常是全归约）求平均。",
+        "Every rank holds the whole model and processes different samples of the global batch; before each "
+        "optimizer step the ranks average their gradients with a collective (usually an all-reduce).",
+    ),
+    _e(
+        "零冗余优化器",
+        "Zero Redundancy Optimizer",
+        "ZeRO",
+        "把模型状态在数据并行的 rank 之间切分而不是复制：阶段 1 切分优化器状态，阶段 2 再切分梯度，"
+        "阶段 3 再切分参数（Rajbhandari et al., 2020）。",
+        "Partitions the model states across data-parallel ranks instead of replicating them: stage 1 the "
+        "optimizer state, stage 2 also the gradients, stage 3 also the parameters (Rajbhandari et al., 2020).",
+    ),
+    _e(
+        "全分片数据并行",
+        "fully sharded data parallel",
+        "FSDP",
+        "PyTorch 中类似 ZeRO-3 的实现：参数、梯度和优化器状态都被切分；每层参数在使用前全收集，"
+        "反向之后梯度做归约散射。",
+        "PyTorch's ZeRO-3-style data parallelism: parameters, gradients and optimizer state are sharded; each "
+        "layer's parameters are all-gathered just before use and its gradients reduce-scattered after backward.",
+    ),
+    _e(
+        "张量并行",
+        "tensor parallelism",
+        "TP",
+        "把一层内部的权重矩阵切到多个 rank 上（如 Megatron-LM 的列切分与行切分）；每层的前向和反向都要做"
+        "集合通信，频率高，所以通常放在节点内的高速互连上。",
+        "Splits the weight matrices inside a layer across ranks (e.g. Megatron-LM's column- and row-parallel "
+        "linear layers); every layer needs collectives in forward and backward, so TP usually stays on a "
+        "node's fast links.",
+    ),
+    _e(
+        "流水线并行",
+        "pipeline parallelism",
+        "PP",
+        "把模型的层按顺序分成若干段（stage）放在不同 rank 上；相邻段之间用点对点通信传递激活及其梯度，"
+        "用微批次让各段同时工作。",
+        "Splits the model's layers into consecutive stages on different ranks; neighbouring stages pass "
+        "activations and their gradients by point-to-point send/recv, and micro-batches keep the stages busy.",
+    ),
+    _e(
+        "上下文并行",
+        "context parallelism",
+        "CP",
+        "沿序列（上下文）维度把每层的激活切到多个 rank 上；注意力需要其他分块的键和值，因此要交换注意力状态"
+        "（例如按环传递）。",
+        "Splits every layer's activations along the sequence (context) dimension across ranks; attention needs "
+        "the keys and values of the other chunks, so the ranks exchange attention state (e.g. around a ring).",
+    ),
+    _e(
+        "专家并行",
+        "expert parallelism",
+        "EP",
+        "在混合专家模型中把不同专家放在不同 rank 上；token 用全对全通信发往所属专家（dispatch）再取回"
+        "（combine），负载取决于路由是否均衡。",
+        "In a mixture-of-experts model, places different experts on different ranks; tokens travel to their "
+        "experts and back with all-to-all (dispatch and combine), and the load depends on how evenly they are "
+        "routed.",
+    ),
+    _e(
+        "序列并行",
+        "sequence parallelism",
+        "SP",
+        "Megatron-LM 中配合张量并行使用（Korthikanti et al., 2022）：层归一化、dropout 等不在矩阵乘切分内的部分"
+        "沿序列维度切分，把张量并行的全归约换成归约散射加全收集，这部分激活显存也除以 TP 度。",
+        "Megatron-LM's companion to tensor parallelism (Korthikanti et al., 2022): the parts of a layer outside "
+        "the split matrix multiplies (layer norm, dropout) are split along the sequence, TP's all-reduce becomes "
+        "a reduce-scatter plus an all-gather, and those activations shrink by the TP degree.",
+    ),
+    _e(
+        "服务副本",
+        "serving replica",
+        "Replica",
+        "一份独立提供推理服务的模型副本；副本之间不同步模型状态，由路由器分发请求。它和训练中的数据并行"
+        "都复制模型，但同步语义不同，不能混用名称。",
+        "An independent copy of a model that serves requests; replicas do not synchronize model state, a router "
+        "spreads the requests. Like training DP it copies the model, but with different synchronization, so the "
+        "two names are not interchangeable.",
+    ),
+    _e(
+        "混合并行",
+        "hybrid parallelism",
+        "",
+        "同时使用几种并行（如 TP × PP × DP）；各维度并行度的乘积就是所需的 rank 数。",
+        "Several kinds of parallelism at once (e.g. TP × PP × DP); the product of the degrees is the number of "
+        "ranks needed.",
+    ),
+    _e(
+        "并行度",
+        "parallel degree",
+        "",
+        "一个并行维度切分到的 rank 数，例如 TP=4 表示每层由 4 个 rank 共同计算。",
+        "The number of ranks one parallel dimension splits across; TP=4 means four ranks compute each layer together.",
+    ),
+    _e(
+        "混合专家模型",
+        "mixture of experts",
+        "MoE",
+        "每层有多个前馈“专家”，路由器为每个 token 只选其中少数几个；参数多而每个 token 的计算少。",
+        "A model whose layers hold several feed-forward experts, of which a router picks only a few per token: "
+        "many parameters, little compute per token.",
+    ),
+    _e(
+        "稠密模型",
+        "dense model",
+        "",
+        "每个 token 都经过全部参数的模型（与混合专家模型相对）。",
+        "A model in which every token goes through all parameters (as opposed to a mixture of experts).",
+    ),
+    # -- memory ---------------------------------------------------------------------------
+    _e(
+        "模型状态",
+        "model states",
+        "",
+        "训练时每个参数伴随的张量：参数本身、梯度和优化器状态（ZeRO 论文的用语）。",
+        "The tensors that come with each parameter in training: the parameter itself, its gradient and the "
+        "optimizer state (the ZeRO paper's term).",
+    ),
+    _e(
+        "优化器状态",
+        "optimizer state",
+        "",
+        "优化器为每个参数额外保存的张量；混合精度 Adam 保存 fp32 参数副本、一阶矩和二阶矩，共 12 字节/参数。",
+        "The extra tensors an optimizer keeps per parameter; mixed-precision Adam keeps an fp32 copy of the "
+        "parameters, the momentum and the variance: 12 bytes per parameter.",
+    ),
+    _e(
+        "混合精度训练",
+        "mixed-precision training",
+        "",
+        "用 16 位浮点（fp16/bf16）做计算，同时保留 fp32 的主权重和优化器状态；按 ZeRO 论文，配合 Adam 时"
+        "模型状态为 2 + 2 + 12 = 16 字节/参数。",
+        "Computes in 16-bit floats (fp16/bf16) while keeping fp32 master weights and optimizer state; with "
+        "Adam the model states take 2 + 2 + 12 = 16 bytes per parameter (ZeRO paper).",
+    ),
+    _e(
+        "激活",
+        "activations",
+        "",
+        "前向计算的中间结果，保存下来供反向使用；随微批次大小和序列长度增长。",
+        "Intermediate results of the forward pass kept for the backward pass; they grow with micro-batch size "
+        "and sequence length.",
+    ),
+    _e(
+        "激活重计算",
+        "activation recomputation",
+        "",
+        "前向只保存部分激活，反向时重新计算其余部分，用额外计算换显存（也叫 activation checkpointing）。",
+        "Keeps only some activations in the forward pass and recomputes the rest during backward, trading extra "
+        "compute for memory (also called activation checkpointing).",
+    ),
+    _e(
+        "运行时预留",
+        "runtime reserve",
+        "",
+        "为 CUDA 上下文、通信缓冲区、内存碎片等预留的显存；它不属于模型状态和激活，但同样占用设备。",
+        "Device memory set aside for the CUDA context, communication buffers, fragmentation and the like; not "
+        "model state or activations, but it occupies the device all the same.",
+    ),
+    _e(
+        "余量",
+        "headroom",
+        "",
+        "设备显存减去所需显存；为负表示放不下。",
+        "Device memory minus required memory; negative means it does not fit.",
+    ),
+    _e(
+        "KV 缓存",
+        "KV cache",
+        "",
+        "推理时保存的已生成 token 的注意力键和值，随并发请求数和上下文长度增长。",
+        "The attention keys and values of the tokens seen so far, kept during inference; it grows with the "
+        "number of concurrent requests and the context length.",
+    ),
+    # -- batches and pipeline ---------------------------------------------------------------
+    _e(
+        "全局批大小",
+        "global batch size",
+        "",
+        "一次优化器步所用的样本总数 = 微批次大小 × 梯度累积步数 × 数据并行度。",
+        "The number of samples in one optimizer step = micro-batch size × gradient-accumulation steps × "
+        "data-parallel degree.",
+    ),
+    _e(
+        "微批次",
+        "micro-batch",
+        "",
+        "一次前向/反向所处理的那一小份批次；流水线和梯度累积都把批次切成微批次。",
+        "The slice of a batch processed by one forward/backward pass; pipelines and gradient accumulation split "
+        "the batch into micro-batches.",
+    ),
+    _e(
+        "梯度累积",
+        "gradient accumulation",
+        "",
+        "在一次优化器步之前把多个微批次的梯度累加起来，用时间换取更大的全局批而不增加显存。",
+        "Sums the gradients of several micro-batches before one optimizer step, reaching a larger global batch "
+        "with time instead of memory.",
+    ),
+    _e(
+        "流水线气泡",
+        "pipeline bubble",
+        "",
+        "流水线填充和排空时各段空闲的时间；p 段、m 个微批次的朴素调度中，气泡约占一步的 (p-1)/(m+p-1)。",
+        "Time in which pipeline stages sit idle while the pipeline fills and drains; with p stages and m "
+        "micro-batches in the simple schedule it is about (p-1)/(m+p-1) of a step.",
+    ),
+    # -- communication ----------------------------------------------------------------------
+    _e(
+        "集合通信",
+        "collective communication",
+        "",
+        "一组 rank 全部参与的通信操作，如全归约、全收集、归约散射、全对全和广播。",
+        "A communication operation in which every rank of a group takes part: all-reduce, all-gather, "
+        "reduce-scatter, all-to-all, broadcast.",
+    ),
+    _e(
+        "全归约",
+        "all-reduce",
+        "",
+        "每个 rank 最终都得到所有 rank 缓冲区按元素求和（或其他归约）的结果；环形算法中每个 rank 发送缓冲区的"
+        "2(n-1)/n，相当于一次归约散射加一次全收集。",
+        "Every rank ends up with the element-wise sum (or other reduction) of all ranks' buffers; in the ring "
+        "algorithm each rank sends 2(n-1)/n of the buffer, a reduce-scatter followed by an all-gather.",
+    ),
+    _e(
+        "全收集",
+        "all-gather",
+        "",
+        "每个 rank 贡献一个分片，最终都得到所有分片拼接的结果；环形算法中每个 rank 发送输出大小的 (n-1)/n。",
+        "Every rank contributes one shard and ends up with all shards concatenated; in the ring algorithm each "
+        "rank sends (n-1)/n of the output size.",
+    ),
+    _e(
+        "归约散射",
+        "reduce-scatter",
+        "",
+        "各 rank 的缓冲区按元素归约后，每个 rank 只保留结果的一个分片；环形算法中每个 rank 发送输入大小的 (n-1)/n。",
+        "The ranks' buffers are reduced element-wise and each rank keeps one shard of the result; in the ring "
+        "algorithm each rank sends (n-1)/n of the input size.",
+    ),
+    _e(
+        "全对全",
+        "all-to-all",
+        "",
+        "每个 rank 给其他每个 rank 各发送一块不同的数据（分布式转置）；专家并行用它分发和收回 token。",
+        "Every rank sends a different chunk to every other rank (a distributed transpose); expert parallelism "
+        "uses it to dispatch and combine tokens.",
+    ),
+    _e(
+        "广播",
+        "broadcast",
+        "",
+        "把一个 rank 的缓冲区复制到组内所有 rank。",
+        "Copies one rank's buffer to every rank of the group.",
+    ),
+    _e(
+        "点对点通信",
+        "point-to-point communication",
+        "send/recv",
+        "一个 rank 把缓冲区发给另一个 rank；流水线各段之间这样传递激活。",
+        "One rank sends a buffer to one other rank; pipeline stages pass activations this way.",
+    ),
+    _e(
+        "环形算法",
+        "ring algorithm",
+        "",
+        "n 个 rank 排成环，每步只和邻居交换 1/n 的数据；所需带宽与 n 几乎无关，但步数（时延项）随 n 增长。",
+        "The n ranks form a ring and each step exchanges 1/n of the data with a neighbour; the bandwidth needed "
+        "hardly depends on n, but the number of steps (the latency term) grows with n.",
+    ),
+    _e(
+        "单向带宽",
+        "unidirectional bandwidth",
+        "",
+        "一条链路在一个方向上每秒能传送的字节数。本课程中的带宽一律指每条链路的单向带宽。",
+        "The bytes per second a link carries in one direction. Bandwidth in this course always means "
+        "unidirectional bandwidth per link.",
+    ),
+    _e(
+        "双向带宽",
+        "bidirectional bandwidth",
+        "",
+        "两个方向带宽之和，厂商常用它标注 NVLink；对称链路上它是单向带宽的 2 倍，不能直接代入传输时间。",
+        "The sum of both directions, often quoted by vendors for NVLink; on a symmetric link it is twice the "
+        "unidirectional bandwidth and must not be used directly as the transfer rate.",
+    ),
+    _e(
+        "时延",
+        "latency",
+        "",
+        "发起一次通信的固定开销（微秒级），与消息大小无关；小消息的耗时主要由它决定。",
+        "The fixed cost of starting one communication (microseconds), independent of its size; it dominates "
+        "small messages.",
+    ),
+    _e(
+        "算法带宽",
+        "algorithm bandwidth",
+        "algbw",
+        "nccl-tests 的度量：数据大小 ÷ 耗时。",
+        "nccl-tests' measure: data size ÷ time.",
+    ),
+    _e(
+        "总线带宽",
+        "bus bandwidth",
+        "busbw",
+        "nccl-tests 的度量：把算法带宽乘以集合操作的系数（全归约为 2(n-1)/n），使它可以与硬件链路带宽直接比较。",
+        "nccl-tests' measure: algorithm bandwidth times the collective's factor (2(n-1)/n for all-reduce), so "
+        "it can be compared with the hardware link bandwidth.",
+    ),
+    _e(
+        "计算与通信重叠",
+        "compute-communication overlap",
+        "",
+        "让通信在计算进行时同时进行，把通信时间藏在计算后面；本课程的通信账本给出不计重叠的下界。",
+        "Running communication while computation proceeds, hiding its time; the course's communication ledger "
+        "gives the lower bound without overlap.",
+    ),
+    # -- hardware ---------------------------------------------------------------------------
+    _e(
+        "拓扑",
+        "topology",
+        "",
+        "设备与链路的连接方式：节点内哪些 GPU 通过 NVLink 相连，节点之间如何经 InfiniBand/以太网交换机相连。",
+        "How devices and links are connected: which GPUs share NVLink inside a node, how nodes connect through "
+        "InfiniBand or Ethernet switches.",
+    ),
+    _e(
+        "节点",
+        "node",
+        "",
+        "一台服务器，内有若干加速器，由节点内高速链路相连；节点之间通过较慢的网络相连。",
+        "One server holding several accelerators joined by fast intra-node links; nodes connect through a "
+        "slower network.",
+    ),
+    _e(
+        "节点内互连",
+        "intra-node interconnect",
+        "",
+        "同一节点内 GPU 之间的高速链路（如 NVLink/NVSwitch），带宽比节点间网络高一个数量级左右。",
+        "The fast links between the GPUs of one node (e.g. NVLink/NVSwitch), roughly an order of magnitude "
+        "faster than the network between nodes.",
+    ),
+    _e(
+        "节点间网络",
+        "inter-node network",
+        "",
+        "连接不同节点的网络，如 InfiniBand 或 RoCE 以太网，每张网卡通常数十 GB/s（单向）。",
+        "The network between nodes, such as InfiniBand or RoCE Ethernet, typically tens of GB/s per NIC "
+        "(unidirectional).",
+    ),
+    _e(
+        "进程编号",
+        "rank",
+        "",
+        "分布式作业中的一个进程，通常驱动一个加速器；编号为 0 到 world size - 1。",
+        "One process of a distributed job, usually driving one accelerator; numbered 0 to world size - 1.",
+    ),
+    _e(
+        "世界大小",
+        "world size",
+        "",
+        "分布式作业的 rank 总数。",
+        "The total number of ranks of a distributed job.",
+    ),
+    # -- method -------------------------------------------------------------------------------
+    _e(
+        "账本",
+        "ledger",
+        "",
+        "带单位的具名数量表及其合计（如以 GiB 计的容量账本、以 ms 计的通信账本），每个数字都能追溯来源。",
+        "A table of named quantities with units and their total (a capacity ledger in GiB, a communication "
+        "ledger in ms), so that every number can be traced.",
+    ),
+    _e(
+        "门槛",
+        "gate",
+        "",
+        "候选策略必须通过的硬约束（容量、互连范围、工作负载、模型结构、上下文、服务）；不通过就带着明确原因被排除，"
+        "不算综合分。",
+        "A hard constraint a candidate strategy must pass (capacity, interconnect scope, workload, model "
+        "structure, context, serving); failing one rejects it with a stated reason, with no combined score.",
+    ),
+    _e(
+        "吞吐",
+        "throughput",
+        "",
+        "单位时间完成的工作量，如每秒处理的 token 或样本数。",
+        "Work done per unit of time, e.g. tokens or samples per second.",
+    ),
+    _e(
+        "扩展效率",
+        "scaling efficiency",
+        "",
+        "E(P) = throughput(P) / (P × throughput(1))；1 表示线性扩展。效率下降需要拆解步内时间线才能找到原因。",
+        "E(P) = throughput(P) / (P × throughput(1)); 1 means linear scaling. A drop needs the step timeline "
+        "taken apart to find its cause.",
+    ),
+    _e(
+        "掉队者",
+        "straggler",
+        "",
+        "比其他 rank 慢的 rank；在下一个同步点，其他所有 rank 都要等它。",
+        "A rank slower than the others; at the next synchronization point every other rank waits for it.",
+    ),
+    _e(
+        "尾延迟",
+        "tail latency",
+        "",
+        "请求延迟分布的高分位（如 p99）；服务副本路由不均会先把它放大。",
+        "A high percentile (e.g. p99) of request latency; uneven routing across serving replicas inflates it first.",
+    ),
+)
+
+
+def lookup(term: str) -> GlossaryEntry:
+    """The entry whose Chinese name, English name or abbreviation is ``term`` (case-insensitive).
+
+    >>> lookup("data parallelism").abbr
+    'DP'
+    """
+    if not isinstance(term, str):
+        raise TypeError(f"term = {term!r}: must be a string, not {type(term).__name__}.")
+    wanted = term.strip().lower()
+    for entry in GLOSSARY:
+        if wanted in (entry.zh.lower(), entry.en.lower(), entry.abbr.lower()):
+            return entry
+    raise KeyError(f"no glossary entry for {term!r}")
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown() -> str:
+    """``docs/GLOSSARY.md``: a bilingual table of every entry, in course order.
+
+    >>> render_markdown().splitlines()[0]
+    '# 术语表 / Glossary'
+    """
+    lines = [
+        "# 术语表 / Glossary",
+        "",
+        "<!-- Generated from coursekit/glossary.py by `python tools/build_notebooks.py`; do not edit by hand. -->",
+        "",
+        "中文术语在前，英文原文在后；本课程中的带宽一律指每条链路的单向带宽。",
+        "",
+        "Chinese term first, English original after; bandwidth in this course is unidirectional per link.",
+        "",
+        "| 中文 | English | 缩写 / abbr. | 释义 | Definition |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for entry in GLOSSARY:
+        cells = (entry.zh, entry.en, entry.abbr, entry.definition.zh, entry.definition.en)
+        lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+    return "\n".join(lines) + "\n"

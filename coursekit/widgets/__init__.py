@@ -1,0 +1,374 @@
+"""Interactive lesson widgets: controls -> coursekit computation -> verdict + figure.
+
+A lesson widget is a small class that subclasses :class:`LessonWidget` and
+fills in four methods:
+
+* ``setup(fig)`` creates the axes and artists of the figure, once;
+* ``compute(**values)`` calls coursekit with the control values (pure);
+* ``draw(result)`` updates those artists in place (``set_data``, ``set_height``, ``set_text``);
+* ``describe(result)`` returns the verdict as a short HTML string.
+
+The base class wires the controls, runs :meth:`LessonWidget.update` on every
+change, and turns a ``TypeError`` / ``ValueError`` from ``compute`` into a
+friendly message in the current language (never a traceback). Any other
+exception is shown as an "unexpected error" message and logged.
+
+>>> from coursekit.i18n import register, tr
+>>> register({"demo_doc.x": {"zh": "输入 x", "en": "input x"}})
+>>> class Square(LessonWidget[float]):
+...     def setup(self, fig):
+...         self.bar = fig.add_subplot().bar([0], [0.0])[0]
+...     def compute(self, x):
+...         if x < 0:
+...             raise ValueError(f"x = {x}: must be >= 0.")
+...         return x * x
+...     def draw(self, result):
+...         self.bar.set_height(result)
+...     def describe(self, result):
+...         return f"x² = {result}"
+>>> w = Square({"x": slider("demo_doc.x", value=3, min=-5, max=5, step=1)})
+>>> w.status, w.message
+('ok', 'x² = 9')
+>>> w.controls["x"].value = -2
+>>> w.status, w.result
+('invalid', None)
+>>> w.message
+'These inputs cannot be computed: x = -2: must be >= 0.'
+
+Taught in: lesson 0 (course index); each lesson adds its widgets as
+``coursekit.widgets.q1`` etc.
+"""
+
+from __future__ import annotations
+
+import abc
+import html
+import logging
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any, ClassVar, Generic, TypeVar
+
+import ipywidgets
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+
+from .. import i18n
+from .._validate import check_bool, check_number
+from ..i18n import Text, register, tr
+from ..plotting import figure_to_png, new_figure, plot_language
+
+__all__ = ["LessonWidget", "checkbox", "dropdown", "number", "slider"]
+
+_log = logging.getLogger(__name__)
+_log.addHandler(logging.NullHandler())  # never print a traceback into the learner's notebook
+
+R = TypeVar("R")
+
+#: CSS of the message box, by status.
+_MESSAGE_STYLE: dict[str, str] = {
+    "ok": "border-left:4px solid #2e7d32;background:#edf7ed;padding:4px 8px;margin:4px 0;",
+    "invalid": "border-left:4px solid #ed6c02;background:#fff4e5;padding:4px 8px;margin:4px 0;",
+}
+
+#: Width of a labelled control.
+CONTROL_WIDTH: str = "34em"
+
+register(
+    {
+        "widgets.invalid": {
+            "zh": "这些输入无法计算：{error}",
+            "en": "These inputs cannot be computed: {error}",
+        },
+        "widgets.unexpected": {
+            "zh": "意外错误（不是你的问题，请告诉课程作者）：{error}",
+            "en": "Unexpected error (not your fault; please tell the course authors): {error}",
+        },
+        "widgets.veil_invalid": {
+            "zh": "输入无效，见上方说明",
+            "en": "Invalid input: see the message above",
+        },
+    }
+)
+
+
+class LessonWidget(abc.ABC, Generic[R]):
+    """Base class of the lesson widgets (see the module docstring for the recipe).
+
+    Attributes a test or a lesson may read:
+
+    * ``controls``: the named input widgets, ``{name: ipywidgets.ValueWidget}``;
+      ``compute`` receives their values as keyword arguments of the same names;
+    * ``result``: what ``compute`` returned for the current values, or None when they are invalid;
+    * ``status``: ``"ok"`` or ``"invalid"``;
+    * ``message``: the verdict HTML from ``describe`` when ok, else the localized error text;
+    * ``figure``: the matplotlib figure, created once; ``image``: its PNG as an ``ipywidgets.Image``;
+    * ``message_html``: the ``ipywidgets.HTML`` showing ``message``;
+    * ``view``: the ``ipywidgets.VBox`` (controls, message, image) a notebook displays;
+    * ``render_count``: how many times the PNG was rendered (it is skipped when nothing changed);
+    * ``last_error``: the last exception caught, for debugging.
+    """
+
+    #: Figure size (width, height) in inches; subclasses may override.
+    figure_size_in: ClassVar[tuple[float, float]] = (6.0, 3.2)
+    #: The control a learner (and the browser test) moves first; defaults to the first control.
+    main_control: ClassVar[str | None] = None
+
+    def __init__(self, controls: Mapping[str, ipywidgets.ValueWidget]) -> None:
+        if not controls:
+            raise ValueError("a LessonWidget needs at least one control")
+        self.controls: dict[str, ipywidgets.ValueWidget] = dict(controls)
+        self.result: R | None = None
+        self.status: str = "ok"
+        self.message: str = ""
+        self.last_error: BaseException | None = None
+        self.render_count: int = 0
+        self._hold_depth = 0
+        self._pending = False
+        self._rendered_key: tuple[Any, ...] | None = None
+
+        self.figure: Figure = new_figure(*self.figure_size_in)
+        self.setup(self.figure)
+        self._veil = Rectangle(
+            (0.0, 0.0),
+            1.0,
+            1.0,
+            transform=self.figure.transFigure,
+            facecolor="white",
+            alpha=0.75,
+            zorder=1000,
+            visible=False,
+        )
+        self.figure.add_artist(self._veil)
+        self._veil_text = self.figure.text(
+            0.5, 0.5, "", ha="center", va="center", zorder=1001, visible=False, color="#b35900", fontsize=12
+        )
+
+        self.message_html = ipywidgets.HTML()
+        self.image = ipywidgets.Image(format="png")
+        self.view = ipywidgets.VBox([ipywidgets.VBox(list(self.controls.values())), self.message_html, self.image])
+        # Stable CSS hooks for the browser tests: ck-widget, ck-message, ck-figure, ck-control-<name>, ck-main.
+        self.view.add_class("ck-widget")
+        self.message_html.add_class("ck-message")
+        self.image.add_class("ck-figure")
+        main = self.main_control if self.main_control in self.controls else next(iter(self.controls))
+        for name, control in self.controls.items():
+            control.add_class(f"ck-control-{name}")
+            if name == main:
+                control.add_class("ck-main")
+            control.observe(self._on_change, names="value")
+        self.update()
+
+    # -- what a lesson widget implements -------------------------------------------------
+
+    @abc.abstractmethod
+    def setup(self, fig: Figure) -> None:
+        """Create the axes and artists on ``fig``; called once, from ``__init__``."""
+
+    @abc.abstractmethod
+    def compute(self, **values: Any) -> R:
+        """Compute the result from the control values by calling coursekit (no drawing)."""
+
+    @abc.abstractmethod
+    def draw(self, result: R) -> None:
+        """Update the artists created in :meth:`setup` in place for ``result``."""
+
+    @abc.abstractmethod
+    def describe(self, result: R) -> str:
+        """The verdict for ``result`` as a short HTML string in the current language."""
+
+    # -- machinery ---------------------------------------------------------------------
+
+    def values(self) -> dict[str, Any]:
+        """The current control values by name."""
+        return {name: control.value for name, control in self.controls.items()}
+
+    @contextmanager
+    def hold_updates(self) -> Iterator[None]:
+        """Change several controls and update once at the end.
+
+        >>> # with w.hold_updates():
+        >>> #     w.controls["tp"].value = 4
+        >>> #     w.controls["pp"].value = 2
+        """
+        self._hold_depth += 1
+        try:
+            yield
+        finally:
+            self._hold_depth -= 1
+            if self._hold_depth == 0 and self._pending:
+                self._pending = False
+                self.update()
+
+    def _on_change(self, change: Mapping[str, Any]) -> None:
+        self.update()
+
+    def update(self) -> None:
+        """Recompute, redraw and re-render for the current control values; never raises."""
+        if self._hold_depth:
+            self._pending = True
+            return
+        values = self.values()
+        try:
+            result = self.compute(**values)
+        except (TypeError, ValueError) as exc:
+            self._show_invalid(exc, tr("widgets.invalid", error=str(exc)))
+        except Exception as exc:
+            _log.error("%s.compute(%r) failed", type(self).__name__, values, exc_info=True)
+            self._show_invalid(exc, tr("widgets.unexpected", error=f"{type(exc).__name__}: {exc}"))
+        else:
+            try:
+                self.draw(result)
+                verdict = self.describe(result)
+            except Exception as exc:
+                _log.error("%s.draw/describe failed for %r", type(self).__name__, values, exc_info=True)
+                self._show_invalid(exc, tr("widgets.unexpected", error=f"{type(exc).__name__}: {exc}"))
+            else:
+                self.result = result
+                self.status = "ok"
+                self.message = verdict
+                self.message_html.value = f'<div class="coursekit-ok" style="{_MESSAGE_STYLE["ok"]}">{verdict}</div>'
+                self._veil.set_visible(False)
+                self._veil_text.set_visible(False)
+        self._render(values)
+
+    def _show_invalid(self, exc: BaseException, message: str) -> None:
+        self.last_error = exc
+        self.result = None
+        self.status = "invalid"
+        self.message = message
+        self.message_html.value = (
+            f'<div class="coursekit-invalid" style="{_MESSAGE_STYLE["invalid"]}">⚠ {html.escape(message)}</div>'
+        )
+        self._veil.set_visible(True)
+        self._veil_text.set_text(tr("widgets.veil_invalid", lang=plot_language()))
+        self._veil_text.set_visible(True)
+
+    def _render(self, values: Mapping[str, Any]) -> None:
+        key = (self.status, self.message, i18n.get_language(), tuple((k, repr(v)) for k, v in values.items()))
+        if key == self._rendered_key:
+            return
+        self.image.value = figure_to_png(self.figure)
+        self.render_count += 1
+        self._rendered_key = key
+
+    def redraw(self) -> None:
+        """Force a recompute and a new PNG (e.g. after ``set_language``)."""
+        self._rendered_key = None
+        self.update()
+
+    # -- display -------------------------------------------------------------------------
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        return self.view._repr_mimebundle_(**kwargs)
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+
+        display(self.view)  # type: ignore[no-untyped-call]
+
+
+def _label(key: str) -> str:
+    return tr(key)
+
+
+def _style() -> dict[str, Any]:
+    return {"description_width": "initial"}
+
+
+def slider(
+    key: str,
+    *,
+    value: float,
+    min: float,
+    max: float,
+    step: float,
+    readout_format: str | None = None,
+    continuous_update: bool = False,
+) -> ipywidgets.ValueWidget:
+    """A slider labelled with catalog entry ``key``; an ``IntSlider`` if all numbers are ints.
+
+    ``continuous_update=False`` recomputes when the learner releases the handle.
+
+    >>> from coursekit.i18n import register
+    >>> register({"demo_doc.tp": {"zh": "张量并行度 TP", "en": "tensor-parallel degree TP"}})
+    >>> s = slider("demo_doc.tp", value=2, min=1, max=8, step=1)
+    >>> type(s).__name__, s.description
+    ('IntSlider', 'tensor-parallel degree TP')
+    """
+    numbers = (value, min, max, step)
+    for name, n in zip(("value", "min", "max", "step"), numbers, strict=True):
+        check_number(name, n)
+    kwargs: dict[str, Any] = {
+        "description": _label(key),
+        "value": value,
+        "min": min,
+        "max": max,
+        "step": step,
+        "continuous_update": continuous_update,
+        "style": _style(),
+        "layout": ipywidgets.Layout(width=CONTROL_WIDTH),
+    }
+    if readout_format is not None:
+        kwargs["readout_format"] = readout_format
+    if all(isinstance(n, int) for n in numbers):
+        return ipywidgets.IntSlider(**kwargs)
+    return ipywidgets.FloatSlider(**kwargs)
+
+
+def number(key: str, *, value: float) -> ipywidgets.ValueWidget:
+    """A free number box (``IntText`` for an int value, else ``FloatText``) labelled with ``key``.
+
+    Unlike a slider it lets the learner type out-of-range values, which the
+    widget then explains.
+
+    >>> from coursekit.i18n import register
+    >>> register({"demo_doc.tp": {"zh": "张量并行度 TP", "en": "tensor-parallel degree TP"}})
+    >>> type(number("demo_doc.tp", value=2)).__name__
+    'IntText'
+    """
+    check_number("value", value)
+    cls = ipywidgets.IntText if isinstance(value, int) else ipywidgets.FloatText
+    return cls(description=_label(key), value=value, style=_style(), layout=ipywidgets.Layout(width=CONTROL_WIDTH))
+
+
+def dropdown(key: str, options: Sequence[Any], *, value: Any = None) -> ipywidgets.ValueWidget:
+    """A dropdown labelled with ``key``.
+
+    ``options`` are values, or ``(label, value)`` pairs whose label is a
+    ``str`` or a bilingual :class:`~coursekit.i18n.Text` (rendered now).
+
+    >>> from coursekit.i18n import register
+    >>> register({"demo_doc.tp": {"zh": "张量并行度 TP", "en": "tensor-parallel degree TP"}})
+    >>> d = dropdown("demo_doc.tp", [(Text(zh="一", en="one"), 1), (Text(zh="二", en="two"), 2)], value=2)
+    >>> d.value, d.label
+    (2, 'two')
+    """
+    pairs: list[tuple[str, Any]] = []
+    for option in options:
+        if isinstance(option, tuple) and len(option) == 2:
+            text, option_value = option
+            pairs.append((text.render() if isinstance(text, Text) else str(text), option_value))
+        else:
+            pairs.append((option.render() if isinstance(option, Text) else str(option), option))
+    if not pairs:
+        raise ValueError(f"dropdown {key!r} needs at least one option")
+    chosen = pairs[0][1] if value is None else value
+    return ipywidgets.Dropdown(
+        description=_label(key),
+        options=pairs,
+        value=chosen,
+        style=_style(),
+        layout=ipywidgets.Layout(width=CONTROL_WIDTH),
+    )
+
+
+def checkbox(key: str, *, value: bool = False) -> ipywidgets.ValueWidget:
+    """A checkbox labelled with ``key``.
+
+    >>> from coursekit.i18n import register
+    >>> register({"demo_doc.tp": {"zh": "张量并行度 TP", "en": "tensor-parallel degree TP"}})
+    >>> checkbox("demo_doc.tp", value=True).value
+    True
+    """
+    check_bool("value", value)
+    return ipywidgets.Checkbox(description=_label(key), value=value, indent=False, style=_style())

@@ -1,0 +1,385 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       format_name: percent
+# ---
+
+# %% [markdown] lang="zh"
+# # 第 0 课：课程导引与前置知识
+#
+# [English version](../en/00_index.ipynb) · [术语表](../../docs/GLOSSARY.md)
+#
+# > **时间：** 讲解 15 分钟，练习 10 分钟
+# >
+# > **问题：**
+# > - 这门课教什么？适合谁？
+# > - 开始之前需要哪些关于通信拓扑和显存的直觉？
+# > - 练习和自检怎样进行？
+# >
+# > **目标：**
+# > - 说出单向带宽 (unidirectional bandwidth) 与双向带宽 (bidirectional bandwidth) 的区别，并估算一次环形全归约的传输下界。
+# > - 说出混合精度 Adam 每个参数的模型状态由哪几部分组成，以及零冗余优化器 (Zero Redundancy Optimizer, ZeRO) 三个阶段分别切分了什么。
+# > - 会使用填空单元格、`check(...)`、折叠的参考解答和学后填写区。
+
+# %% [markdown] lang="en"
+# # Lesson 0: Course index and prerequisites
+#
+# [中文版](../zh/00_index.ipynb) · [Glossary](../../docs/GLOSSARY.md)
+#
+# > **Time:** teaching 15 min, exercises 10 min
+# >
+# > **Questions:**
+# > - What does this course teach, and for whom?
+# > - What intuition about communication topology and device memory do I need first?
+# > - How do the exercises and self-checks work?
+# >
+# > **Objectives:**
+# > - Tell unidirectional from bidirectional bandwidth, and estimate the transfer lower bound of a ring all-reduce.
+# > - Name the parts of the model states that mixed-precision Adam keeps per parameter, and what each stage of the Zero Redundancy Optimizer (ZeRO) shards.
+# > - Use a fill-in cell, `check(...)`, the folded worked solution and the notes area.
+
+# %%
+import coursekit
+
+coursekit.set_language("{{LANG}}")
+
+from IPython.display import Image, Markdown, display
+
+from coursekit.exercises import check
+from coursekit.glossary import lookup
+from coursekit.i18n import Text
+from coursekit.plotting import figure_to_png, label, new_figure
+from coursekit.units import GB_BYTES, MS_PER_S, bytes_to_gb, bytes_to_gib, gib_to_bytes
+
+# %% [markdown] lang="zh"
+# ## 这门课教什么，适合谁
+#
+# 当一块设备放不下模型、或者算得不够快时，可以切分训练状态、网络层、张量、序列、专家或服务请求。
+# 不同的切分对象解决不同的问题，也带来不同的通信和负载风险。这门课教你按固定顺序做选择：
+#
+# **容量约束 → 切分对象 → 互连条件 → 风险门槛**
+#
+# 先登记能测量的约束，再用硬门槛 (gate) 排除不满足条件的候选，最后为留下的方案列出必须实测的证据。
+# 我们不给策略打综合分。
+#
+# 本课程面向**刚接触通信机制的工程师**：你会写 Python，训练或部署过模型，但还没有系统地比较过
+# 数据并行 (data parallelism, DP)、ZeRO / 全分片数据并行 (fully sharded data parallel, FSDP)、
+# 张量并行 (tensor parallelism, TP)、流水线并行 (pipeline parallelism, PP)、上下文并行 (context parallelism, CP)、
+# 专家并行 (expert parallelism, EP) 和服务副本 (serving replica)。
+#
+# 课程里出现的每个数字都由 `coursekit` 库计算，并由测试检查；笔记本只调用它，从不重新定义公式。
+
+# %% [markdown] lang="en"
+# ## What this course teaches, and for whom
+#
+# When one device cannot hold a model, or cannot compute fast enough, we can split the training state,
+# the layers, the tensors, the sequence, the experts or the serving requests. Each choice solves a different
+# problem and brings its own communication and load risks. This course teaches one order of decisions:
+#
+# **capacity constraint → what to split → interconnect conditions → risk gates**
+#
+# Record the measurable constraints first, reject the candidates that fail a hard gate, and list the
+# evidence that the remaining plans still need from measurement. We never give a strategy a combined score.
+#
+# The course is for **engineers new to communication mechanisms**: you write Python and have trained or served
+# models, but have not yet compared data parallelism (DP), ZeRO / fully sharded data parallel (FSDP),
+# tensor parallelism (TP), pipeline parallelism (PP), context parallelism (CP), expert parallelism (EP) and
+# serving replicas side by side.
+#
+# Every number in the course is computed by the `coursekit` library and checked by its tests; the notebooks
+# call it and never redefine a formula.
+
+# %% [markdown] lang="zh"
+# ## 前置知识 A：通信拓扑
+#
+# - **节点 (node)** 是一台服务器。节点内的 GPU 之间用 NVLink / NVSwitch 相连（节点内互连，intra-node interconnect）；
+#   节点之间经 InfiniBand 或 RoCE 以太网相连（节点间网络，inter-node network），每块 GPU 分到的带宽低得多。
+# - **单向带宽**是一条链路在一个方向上每秒传送的字节数；厂商标注 NVLink 时常用**双向带宽**（两个方向之和）。
+#   本课程中的带宽一律指**每条链路的单向带宽**：把双向数字直接代入传输时间，会把时间低估一半。
+# - **环形全归约 (ring all-reduce)**：n 个 rank 排成环，先做归约散射 (reduce-scatter) 再做全收集 (all-gather)，
+#   每个 rank 发送缓冲区大小的 2(n-1)/n。在忽略时延和计算重叠时，传输时间下界是
+#   $t \approx \dfrac{2(n-1)}{n}\cdot\dfrac{S}{B}$，其中 $S$ 是缓冲区字节数，$B$ 是单向带宽。
+#
+# 下面的单元格用公开的硬件数字算一遍：同一份梯度，在节点内和跨节点做环形全归约各要多久。
+
+# %% [markdown] lang="en"
+# ## Prerequisite A: communication topology
+#
+# - A **node** is one server. Its GPUs are joined by NVLink / NVSwitch (the intra-node interconnect); nodes are joined
+#   by InfiniBand or RoCE Ethernet (the inter-node network), which gives each GPU far less bandwidth.
+# - **Unidirectional bandwidth** is the bytes per second a link carries in one direction; vendors often quote NVLink as
+#   **bidirectional bandwidth** (both directions added). In this course bandwidth always means **unidirectional
+#   bandwidth per link**: putting a bidirectional figure into a transfer time underestimates the time by half.
+# - **Ring all-reduce**: n ranks form a ring and run a reduce-scatter followed by an all-gather; each rank sends
+#   2(n-1)/n of the buffer. Ignoring latency and overlap with compute, the transfer time is at least
+#   $t \approx \dfrac{2(n-1)}{n}\cdot\dfrac{S}{B}$, with $S$ the buffer size in bytes and $B$ the unidirectional bandwidth.
+#
+# The next cell works this out with published hardware figures: the same gradients, all-reduced around a ring
+# inside one node and across nodes.
+
+# %%
+# TODO(lead): take the link figures from coursekit's hardware constants once they exist, and the
+# time from coursekit.communication.collective_time_s("all_reduce", payload_bytes=..., ranks=...,
+# bandwidth_bytes_per_s=..., latency_s=0.0).
+# NVIDIA H100 SXM datasheet: fourth-generation NVLink, 900 GB/s total (both directions) per GPU.
+NVLINK_H100_BIDIRECTIONAL_BYTES_PER_S = 900 * GB_BYTES
+NVLINK_H100_BYTES_PER_S = NVLINK_H100_BIDIRECTIONAL_BYTES_PER_S / 2  # unidirectional
+# NVIDIA ConnectX-7 / InfiniBand NDR: 400 Gb/s per port, one port per GPU; 8 bits per byte.
+IB_NDR_BYTES_PER_S = 400e9 / 8  # unidirectional
+
+ranks = 8
+params = 7.5e9  # the ZeRO paper's example model
+gradient_bytes = 2 * params  # fp16 / bf16 gradients: 2 bytes per parameter
+sent_bytes = 2 * (ranks - 1) / ranks * gradient_bytes  # per rank, ring all-reduce
+
+for name, bandwidth in [("NVLink (H100)", NVLINK_H100_BYTES_PER_S), ("InfiniBand NDR", IB_NDR_BYTES_PER_S)]:
+    seconds = sent_bytes / bandwidth
+    print(f"{name:15s} {bandwidth / GB_BYTES:6.0f} GB/s one way -> ring all-reduce of "
+          f"{bytes_to_gb(gradient_bytes):.0f} GB over {ranks} ranks >= {seconds * MS_PER_S:6.1f} ms")
+print(f"NVLink / InfiniBand bandwidth ratio: {NVLINK_H100_BYTES_PER_S / IB_NDR_BYTES_PER_S:.0f}x")
+
+# %% [markdown] lang="zh"
+# 同样的数据，跨节点要慢得多。这就是为什么通信频率高的策略（例如张量并行每层都要做集合通信）通常放在节点内，
+# 而同步频率低的策略（例如数据并行每步同步一次梯度）可以跨节点。第 2 课会把时延项和调用次数也记进通信账本 (ledger)。
+
+# %% [markdown] lang="en"
+# The same data takes far longer across nodes. That is why strategies that communicate often (tensor parallelism
+# runs collectives in every layer) usually stay inside a node, while strategies that synchronize rarely (data
+# parallelism syncs gradients once per step) can span nodes. Lesson 2 adds the latency term and the call count to
+# the communication ledger.
+
+# %% [markdown] lang="zh"
+# ## 前置知识 B：显存与 ZeRO
+#
+# 训练时每个参数都带着几份**模型状态 (model states)**：参数本身、梯度和**优化器状态 (optimizer state)**。
+# 按 ZeRO 论文 (Rajbhandari et al., 2020) 的记法，混合精度训练 (mixed-precision training) 配合 Adam 时：
+#
+# - fp16 参数 2 字节，fp16 梯度 2 字节；
+# - 优化器状态 K = 12 字节：fp32 参数副本、一阶矩 (momentum) 和二阶矩 (variance) 各 4 字节。
+#
+# 合计每个参数 2 + 2 + 12 = 16 字节。ZeRO 把这些状态在 $N_d$ 个数据并行 rank 之间切分：
+# 阶段 1 (ZeRO-1) 切分优化器状态，阶段 2 (ZeRO-2) 再切分梯度，阶段 3 (ZeRO-3，相当于 FSDP) 再切分参数。
+# 这里只算模型状态；**激活 (activations)** 和运行时预留 (runtime reserve) 还要另外加上，第 1 课会把它们都记进容量账本。
+
+# %% [markdown] lang="en"
+# ## Prerequisite B: device memory and ZeRO
+#
+# In training each parameter carries several **model states**: the parameter itself, its gradient and the
+# **optimizer state**. In the notation of the ZeRO paper (Rajbhandari et al., 2020), mixed-precision training with
+# Adam keeps:
+#
+# - an fp16 parameter (2 bytes) and an fp16 gradient (2 bytes);
+# - optimizer state K = 12 bytes: an fp32 copy of the parameter, the momentum and the variance, 4 bytes each.
+#
+# That is 2 + 2 + 12 = 16 bytes per parameter. ZeRO shards these states across $N_d$ data-parallel ranks:
+# stage 1 (ZeRO-1) shards the optimizer state, stage 2 (ZeRO-2) also the gradients, stage 3 (ZeRO-3, which FSDP
+# implements) also the parameters. Only model states are counted here; **activations** and the runtime reserve
+# come on top, and lesson 1 puts all of them into the capacity ledger.
+
+# %%
+# TODO(lead): use coursekit.capacity.training_state_memory(params, dp=dp_ranks, zero_stage=0..3)
+# (recipe "zero-fp16-adam") instead of the arithmetic below.
+# ZeRO paper, section 3.1: fp16 parameters (2 bytes) + fp16 gradients (2) + Adam state K = 12 bytes.
+PARAM_BYTES, GRAD_BYTES, ADAM_STATE_BYTES = 2, 2, 12
+bytes_per_param = PARAM_BYTES + GRAD_BYTES + ADAM_STATE_BYTES
+dp_ranks = 64  # N_d of the ZeRO paper's Figure 1
+
+per_device_bytes = {
+    "DP": bytes_per_param * params,
+    "ZeRO-1": (PARAM_BYTES + GRAD_BYTES) * params + ADAM_STATE_BYTES * params / dp_ranks,
+    "ZeRO-2": PARAM_BYTES * params + (GRAD_BYTES + ADAM_STATE_BYTES) * params / dp_ranks,
+    "ZeRO-3": bytes_per_param * params / dp_ranks,
+}
+print(f"bytes per parameter: {bytes_per_param}; model: {params:.3g} parameters; N_d = {dp_ranks}")
+for stage, num_bytes in per_device_bytes.items():
+    print(f"{stage:7s} {bytes_to_gb(num_bytes):7.2f} GB = {bytes_to_gib(num_bytes):7.2f} GiB per device")
+
+# ZeRO paper, Figure 1 (GB, one decimal): the same four numbers.
+ZERO_FIGURE_1_GB = [120.0, 31.4, 16.6, 1.9]
+assert [round(bytes_to_gb(b), 1) for b in per_device_bytes.values()] == ZERO_FIGURE_1_GB
+
+# %% [markdown] lang="zh"
+# 以 GB (10^9 字节) 计，这四个数字与 ZeRO 论文图 1 的 120 GB、31.4 GB、16.6 GB、1.9 GB 一致；
+# 以 GiB (2^30 字节) 计则小一些。下图把它们和种子案例里 24 GiB 的设备放在一起。
+
+# %% [markdown] lang="en"
+# In GB (10^9 bytes) these four numbers match the 120 GB, 31.4 GB, 16.6 GB and 1.9 GB of Figure 1 of the ZeRO paper;
+# in GiB (2^30 bytes) they are smaller. The figure puts them next to the 24 GiB device of the course's first example.
+
+# %%
+device_gib = 24.0  # the device of the seed's Q1 example
+
+fig = new_figure(5.5, 2.8)
+ax = fig.add_subplot()
+stages = list(per_device_bytes)
+ax.bar(stages, [bytes_to_gib(b) for b in per_device_bytes.values()], color="#4c72b0")
+ax.axhline(device_gib, color="#c44e52", linestyle="--")
+ax.text(3.4, device_gib, label(Text(zh="24 GiB 设备", en="24 GiB device")), ha="right", va="bottom", color="#c44e52")
+ax.set_ylabel(label(Text(zh="每设备模型状态 (GiB)", en="model states per device (GiB)")))
+ax.set_title(label(Text(zh="7.5B 参数，N_d = 64", en="7.5B parameters, N_d = 64")))
+Image(figure_to_png(fig))
+
+# %% [markdown] lang="zh"
+# ## 课程地图
+#
+# | 课 | 主题 | 要回答的问题 | 时间 |
+# | --- | --- | --- | --- |
+# | 0 | 课程导引（本页） | 学什么、怎么学 | 25 分钟 |
+# | [1](01_capacity.ipynb) | Q1 容量约束 (capacity) | 当前首先受显存、通信还是模型结构约束？ | 35 分钟 |
+# | [2](02_communication.ipynb) | Q2 通信成本 (communication) | 不同并行策略会引入什么通信成本？ | 40 分钟 |
+# | [3](03_gates.ipynb) | Q3 约束筛选 (gates) | 如何按约束筛选并行策略？ | 30 分钟 |
+# | [4](04_composition.ipynb) | Q4 组合与风险 (composition) | 选定策略后，如何检查组合方案的风险？ | 35 分钟 |
+# | [5](05_selection_matrix.ipynb) | S18 场景选择矩阵 (selection matrix) | DP、FSDP、TP、PP 各在什么场景下可行？流水线气泡和扩展效率怎么看？ | 50 分钟 |
+#
+# 按顺序学：每一课都用到前一课的账本或门槛。
+
+# %% [markdown] lang="en"
+# ## Lesson map
+#
+# | Lesson | Topic | Question it answers | Time |
+# | --- | --- | --- | --- |
+# | 0 | Course index (this page) | What and how | 25 min |
+# | [1](01_capacity.ipynb) | Q1 capacity | Is the first constraint memory, communication or model structure? | 35 min |
+# | [2](02_communication.ipynb) | Q2 communication | What communication cost does each strategy bring? | 40 min |
+# | [3](03_gates.ipynb) | Q3 gates | How do we screen strategies by hard constraints? | 30 min |
+# | [4](04_composition.ipynb) | Q4 composition and risk | Once strategies are chosen, how do we check the combined plan? | 35 min |
+# | [5](05_selection_matrix.ipynb) | S18 selection matrix | When are DP, FSDP, TP and PP feasible? How do the pipeline bubble and scaling efficiency behave? | 50 min |
+#
+# Take them in order: each lesson uses the ledger or gates of the one before.
+
+# %% [markdown] lang="zh"
+# ## 练习和自检怎样进行
+#
+# - **填空单元格**：把 `answer = ...` 里的 `...` 换成你的答案，然后运行 `check("练习编号", answer)`。
+#   它会告诉你：尚未作答、正确（附一句解释），或者还不对（附提示，但不会直接给出答案）。答案类型不对时也只给提示，不会报错。
+# - **参考解答**：紧跟在填空单元格后面的单元格是折叠起来的参考解答。先自己做，再点击左侧的竖条展开。
+# - **自检问题**：问题下方折叠着参考答案，想好了再展开。
+# - **学后填写区**：每课最后有一个留给你自己的单元格，记录你的选择和还没测量的因素。
+#
+# 如果你改过笔记本后课程又更新了，重新生成笔记本时你的版本会保存为 `NN_xxx.mine.ipynb`，不会被覆盖。
+#
+# ### 练习 0.1
+#
+# 种子案例中的设备有 24 GiB 显存。按 GB (10^9 字节) 计，它是多少 GB？保留两位小数即可。
+
+# %% [markdown] lang="en"
+# ## How exercises and self-checks work
+#
+# - **Fill-in cells**: replace the `...` in `answer = ...` with your answer and run `check("exercise id", answer)`.
+#   It tells you: not answered yet, correct (with a one-line reason), or not yet (with a hint, never the answer).
+#   An answer of the wrong type gets a hint too, never a traceback.
+# - **Worked solution**: the cell right after a fill-in cell is a folded worked solution. Try first, then click the
+#   bar on its left to unfold it.
+# - **Self-check questions**: the answer is folded below the question; think first, then unfold.
+# - **Notes area**: each lesson ends with a cell of your own, for your choices and the factors not yet measured.
+#
+# If you edited a notebook and the course is later updated, regenerating keeps your version as `NN_xxx.mine.ipynb`;
+# it is never overwritten.
+#
+# ### Exercise 0.1
+#
+# The device of the course's first example has 24 GiB of memory. How many GB (10^9 bytes) is that? Two decimals are enough.
+
+# %% tags=["learner"]
+answer = ...
+check("intro.device_gb", answer)
+
+# %% tags=["solution"]
+answer = bytes_to_gb(gib_to_bytes(24))
+check("intro.device_gb", answer)
+
+# %% [markdown] lang="zh"
+# ### 自检问题
+#
+# 1. 厂商说某链路带宽“900 GB/s”。在代入传输时间之前，你要先问什么？
+# 2. 数据并行 8 路、不用 ZeRO 时，每块设备保存多少份完整的优化器状态？ZeRO-1 呢？
+
+# %% [markdown] lang="en"
+# ### Self-check questions
+#
+# 1. A vendor says a link has "900 GB/s". What do you ask before putting it into a transfer time?
+# 2. With 8-way data parallelism and no ZeRO, how many full copies of the optimizer state does each device keep? With ZeRO-1?
+
+# %% [markdown] lang="zh" tags=["answer"]
+# **参考答案**
+#
+# 1. 这是单向还是双向带宽？是每条链路还是每块 GPU 的总和？GB 是 10^9 字节还是 GiB？H100 的 NVLink 数字是两个方向之和，单向只有一半。
+# 2. 不用 ZeRO 时每块设备都保存一整份（8 块设备共 8 份，7 份是冗余）；ZeRO-1 时每块设备只保存 1/8，全组合起来正好一份。
+
+# %% [markdown] lang="en" tags=["answer"]
+# **Answers**
+#
+# 1. Is it unidirectional or bidirectional? Per link or summed over a GPU? GB as 10^9 bytes, or GiB? The H100 NVLink figure adds both directions; one direction gets half.
+# 2. Without ZeRO every device keeps a whole copy (8 copies on 8 devices, 7 of them redundant); with ZeRO-1 each device keeps 1/8, and together they hold exactly one copy.
+
+# %% [markdown] lang="zh"
+# ## 术语
+#
+# 中文术语在前，英文原文在后；完整列表见[术语表](../../docs/GLOSSARY.md)。下面的单元格按当前语言查几个术语。
+
+# %% [markdown] lang="en"
+# ## Terms
+#
+# The full list is in the [glossary](../../docs/GLOSSARY.md). The next cell looks up a few terms in the current language.
+
+# %%
+header = [Text(zh="缩写", en="Abbr."), Text(zh="术语", en="Term"), Text(zh="释义", en="Definition")]
+rows = ["| " + " | ".join(str(h) for h in header) + " |", "| --- | --- | --- |"]
+for term in ["DP", "ZeRO", "FSDP", "TP", "PP", "CP", "EP", "Replica"]:
+    entry = lookup(term)
+    rows.append(f"| {entry.abbr} | {entry.zh} / {entry.en} | {entry.definition} |")
+display(Markdown("\n".join(rows)))
+
+# %% [markdown] lang="zh"
+# ## 在哪里运行
+#
+# - **本机**：在仓库根目录运行 `pip install -e ".[course]"`，再运行 `jupyter lab`，打开 `notebooks/zh/00_index.ipynb`。
+#   想让图中显示中文，请安装一种中文字体（例如 Debian / Ubuntu 上的 `fonts-noto-cjk`）；没有中文字体时，图会自动改用英文标签。
+# - **Binder**：点击 README 中的 Binder 徽章；`binder/` 目录中的文件会安装课程环境和中文字体。
+# - **魔搭社区 (ModelScope) 免费实例**：新建 Notebook 实例，在终端中 `git clone` 本仓库，运行 `pip install -e ".[course]"`，
+#   然后打开 `notebooks/zh/` 下的笔记本。
+#
+# 所有练习只用 CPU；不需要 GPU。
+
+# %% [markdown] lang="en"
+# ## Where to run it
+#
+# - **Your machine**: in the repository root run `pip install -e ".[course]"`, then `jupyter lab`, and open
+#   `notebooks/en/00_index.ipynb`. Figures show Chinese labels in the Chinese notebooks only when a CJK font is
+#   installed (e.g. `fonts-noto-cjk` on Debian / Ubuntu); otherwise they fall back to English labels.
+# - **Binder**: click the Binder badge in the README; the files in `binder/` install the course environment and a CJK font.
+# - **ModelScope free instances**: start a notebook instance, `git clone` this repository in its terminal, run
+#   `pip install -e ".[course]"` and open the notebooks under `notebooks/en/`.
+#
+# Every exercise runs on a CPU; no GPU is needed.
+
+# %% [markdown] lang="zh"
+# ## 要点
+#
+# - 先登记约束（容量、互连、工作负载），再用硬门槛排除候选；不打综合分。
+# - 带宽一律按每条链路的单向带宽计；厂商的双向数字要先除以 2。
+# - 环形全归约每个 rank 发送缓冲区的 2(n-1)/n；同样的数据跨节点要慢得多。
+# - 混合精度 Adam 每个参数 16 字节模型状态；ZeRO 的三个阶段依次切分优化器状态、梯度和参数。
+# - GB 和 GiB 不同，账本里只用一种。
+
+# %% [markdown] lang="en"
+# ## Key points
+#
+# - Record the constraints first (capacity, interconnect, workload), then reject candidates with hard gates; no combined score.
+# - Bandwidth is always unidirectional per link; divide a vendor's bidirectional figure by 2 first.
+# - A ring all-reduce sends 2(n-1)/n of the buffer per rank; the same data takes far longer across nodes.
+# - Mixed-precision Adam keeps 16 bytes of model states per parameter; ZeRO's three stages shard the optimizer state, the gradients and the parameters in turn.
+# - GB and GiB differ; a ledger uses one of them.
+
+# %% [markdown] lang="zh" tags=["learner"]
+# ## 学后填写区
+#
+# - 我的工作环境（设备显存、节点内 / 节点间互连）：
+# - 我最想在这门课里弄清楚的一个问题：
+
+# %% [markdown] lang="en" tags=["learner"]
+# ## Notes after the lesson
+#
+# - My environment (device memory, intra-node / inter-node links):
+# - The one question I most want this course to answer:

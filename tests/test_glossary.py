@@ -1,0 +1,109 @@
+"""coursekit.glossary: the course terms, and docs/GLOSSARY.md generated from them."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+import coursekit
+from coursekit.glossary import GLOSSARY, GlossaryEntry, lookup, render_markdown
+from coursekit.i18n import Text
+
+ROOT = Path(__file__).resolve().parents[1]
+CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+
+#: Terms the course uses (the brief of lesson 0), as (zh, en, abbr).
+REQUIRED = [
+    ("数据并行", "data parallelism", "DP"),
+    ("张量并行", "tensor parallelism", "TP"),
+    ("流水线并行", "pipeline parallelism", "PP"),
+    ("上下文并行", "context parallelism", "CP"),
+    ("专家并行", "expert parallelism", "EP"),
+    ("服务副本", "serving replica", "Replica"),
+    ("零冗余优化器", "Zero Redundancy Optimizer", "ZeRO"),
+    ("全分片数据并行", "fully sharded data parallel", "FSDP"),
+    ("流水线气泡", "pipeline bubble", ""),
+    ("微批次", "micro-batch", ""),
+    ("全局批大小", "global batch size", ""),
+    ("梯度累积", "gradient accumulation", ""),
+    ("集合通信", "collective communication", ""),
+    ("全归约", "all-reduce", ""),
+    ("全收集", "all-gather", ""),
+    ("归约散射", "reduce-scatter", ""),
+    ("全对全", "all-to-all", ""),
+    ("广播", "broadcast", ""),
+    ("点对点通信", "point-to-point communication", "send/recv"),
+    ("单向带宽", "unidirectional bandwidth", ""),
+    ("双向带宽", "bidirectional bandwidth", ""),
+    ("时延", "latency", ""),
+    ("总线带宽", "bus bandwidth", "busbw"),
+    ("激活重计算", "activation recomputation", ""),
+    ("序列并行", "sequence parallelism", "SP"),
+    ("混合精度训练", "mixed-precision training", ""),
+    ("优化器状态", "optimizer state", ""),
+    ("扩展效率", "scaling efficiency", ""),
+    ("掉队者", "straggler", ""),
+    ("拓扑", "topology", ""),
+    ("节点", "node", ""),
+    ("进程编号", "rank", ""),
+    ("门槛", "gate", ""),
+    ("账本", "ledger", ""),
+]
+
+
+@pytest.mark.parametrize(("zh", "en", "abbr"), REQUIRED)
+def test_required_terms(zh: str, en: str, abbr: str) -> None:
+    entry = lookup(zh)
+    assert (entry.zh, entry.en, entry.abbr) == (zh, en, abbr)
+    assert lookup(en) is entry
+    if abbr:
+        assert lookup(abbr.lower()) is entry
+
+
+@pytest.mark.parametrize("entry", GLOSSARY, ids=lambda e: e.en)
+def test_entry_languages(entry: GlossaryEntry) -> None:
+    assert CJK.search(entry.zh) and CJK.search(entry.definition.zh)
+    assert not CJK.search(entry.en) and not CJK.search(entry.definition.en)
+    assert isinstance(entry.definition, Text)
+    assert entry.definition.zh.endswith("。") and entry.definition.en.endswith(".")
+
+
+def test_names_are_unique() -> None:
+    for attribute in ("zh", "en"):
+        names = [getattr(e, attribute).lower() for e in GLOSSARY]
+        assert len(names) == len(set(names)), attribute
+    abbrs = [e.abbr.lower() for e in GLOSSARY if e.abbr]
+    assert len(abbrs) == len(set(abbrs))
+
+
+def test_bandwidth_terms_say_unidirectional() -> None:
+    assert "one direction" in lookup("unidirectional bandwidth").definition.en
+    assert "twice the unidirectional" in lookup("bidirectional bandwidth").definition.en
+
+
+def test_definition_renders_in_current_language() -> None:
+    entry = lookup("DP")
+    assert str(entry.definition).startswith("Every rank holds the whole model")
+    coursekit.set_language("zh")
+    assert str(entry.definition).startswith("每个 rank 持有完整模型")
+
+
+def test_lookup_errors() -> None:
+    with pytest.raises(KeyError, match="no glossary entry for 'warp drive'"):
+        lookup("warp drive")
+    with pytest.raises(TypeError, match="term = 3: must be a string"):
+        lookup(3)  # type: ignore[arg-type]
+
+
+def test_markdown_lists_every_entry_and_escapes_pipes() -> None:
+    text = render_markdown()
+    rows = [line for line in text.splitlines() if line.startswith("| ") and not line.startswith("| ---")]
+    assert len(rows) == len(GLOSSARY) + 1  # + header
+    assert all(line.count(" | ") == 4 for line in rows)
+
+
+def test_docs_glossary_is_current() -> None:
+    path = ROOT / "docs" / "GLOSSARY.md"
+    assert path.read_text(encoding="utf-8") == render_markdown(), "regenerate: python tools/build_notebooks.py"

@@ -1,0 +1,171 @@
+"""coursekit.plotting: Chinese labels only with a CJK font, never tofu or "Glyph missing" warnings."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import warnings
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+import coursekit
+from coursekit import plotting
+from coursekit.i18n import Text
+from coursekit.plotting import (
+    CJK_FONT_CANDIDATES,
+    LATIN_FONT,
+    cjk_font_family,
+    figure_to_png,
+    font_families,
+    label,
+    new_figure,
+    plot_language,
+)
+
+CHINESE = Text(zh="每设备显存（GiB）", en="memory per device (GiB)")
+TICKS = (Text(zh="机内", en="intra-node"), Text(zh="跨机", en="inter-node"))
+
+
+def _require_cjk_font() -> str:
+    family = cjk_font_family()
+    if family is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("CI must install a CJK font (apt-get install -y fonts-noto-cjk)")
+        pytest.skip("no CJK font installed here; run apt-get install -y fonts-noto-cjk to run this test")
+    return family
+
+
+def _draw_labels(fig: Figure) -> None:
+    """Labels added after the figure was created, as a widget's draw() would."""
+    ax = fig.add_subplot()
+    ax.bar([0, 1], [-1.5, 2.0])
+    ax.set_title(label(CHINESE))
+    ax.set_xticks([0, 1], labels=[label(t) for t in TICKS])
+    ax.set_ylabel(label(Text(zh="余量 −2 GiB", en="headroom −2 GiB")))
+
+
+def test_cjk_font_is_a_candidate() -> None:
+    family = _require_cjk_font()
+    assert family in CJK_FONT_CANDIDATES
+
+
+def test_zh_figure_with_chinese_labels_has_no_missing_glyphs() -> None:
+    family = _require_cjk_font()
+    coursekit.set_language("zh")
+    assert plot_language() == "zh"
+    fig = new_figure(4, 3)
+    _draw_labels(fig)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        png = figure_to_png(fig)
+    assert png.startswith(b"\x89PNG")
+    title = fig.axes[0].title
+    assert title.get_text() == CHINESE.zh
+    assert title.get_fontfamily()[0] == family
+    assert fig.axes[0].get_xticklabels()[0].get_fontfamily()[0] == family
+
+
+def test_a_plain_figure_would_warn_about_missing_glyphs() -> None:
+    """The control experiment: without the course font families, DejaVu Sans has no Chinese glyphs."""
+    _require_cjk_font()
+    coursekit.set_language("zh")
+    fig = Figure(figsize=(4, 3))
+    FigureCanvasAgg(fig)
+    _draw_labels(fig)
+    for text in fig.findobj(lambda artist: hasattr(artist, "set_fontfamily")):
+        text.set_fontfamily([LATIN_FONT])
+    with pytest.warns(UserWarning, match="missing from font"):
+        fig.canvas.draw()
+
+
+def test_without_cjk_font_zh_plots_fall_back_to_english(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(plotting, "cjk_font_family", lambda: None)
+    coursekit.set_language("zh")
+    assert plot_language() == "en"
+    assert label(CHINESE) == CHINESE.en
+    assert font_families() == [LATIN_FONT]
+    fig = new_figure(4, 3)
+    _draw_labels(fig)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        figure_to_png(fig)
+    assert fig.axes[0].title.get_text() == CHINESE.en
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["intra-node", "inter-node"]
+
+
+def test_english_figures_keep_the_cjk_font_as_fallback() -> None:
+    family = _require_cjk_font()
+    assert plot_language() == "en"
+    assert font_families() == [LATIN_FONT, family]
+
+
+def test_explicit_font_family_is_kept() -> None:
+    fig = new_figure(2, 2)
+    text = fig.text(0.5, 0.5, "x = 1", family="monospace")
+    figure_to_png(fig)
+    assert text.get_fontfamily() == ["monospace"]
+
+
+def test_new_figure_uses_agg_without_pyplot() -> None:
+    fig = new_figure(3, 2, dpi=80)
+    assert isinstance(fig.canvas, FigureCanvasAgg)
+    assert fig.dpi == 80
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys, coursekit.plotting as p; p.new_figure(1, 1); print('matplotlib.pyplot' in sys.modules)",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    assert out.strip() == "False"
+
+
+@pytest.mark.parametrize(
+    ("args", "error", "message"),
+    [
+        ((0, 2), ValueError, "width_in = 0: must be > 0."),
+        ((True, 2), TypeError, "width_in = True: must be a real number (int or float), not bool."),
+        ((3, float("nan")), ValueError, "height_in = nan: must be a finite number (not NaN or infinity)."),
+        ((3, 2, -1), ValueError, "dpi = -1: must be > 0."),
+    ],
+)
+def test_new_figure_validates(args: tuple[float, ...], error: type[Exception], message: str) -> None:
+    with pytest.raises(error) as info:
+        new_figure(*args)
+    assert str(info.value) == message
+
+
+def test_new_figure_message_in_chinese() -> None:
+    coursekit.set_language("zh")
+    with pytest.raises(ValueError) as info:
+        new_figure(-1, 2)
+    assert str(info.value) == "width_in = -1：必须 > 0。"
+
+
+def test_label_and_png_reject_wrong_types() -> None:
+    with pytest.raises(TypeError, match=r"needs a coursekit\.i18n\.Text, not str"):
+        label("devices")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="needs a matplotlib Figure, not NoneType"):
+        figure_to_png(None)  # type: ignore[arg-type]
+
+
+@given(zh=st.text(min_size=1), en=st.text(min_size=1), lang=st.sampled_from(["zh", "en"]), has_font=st.booleans())
+def test_label_follows_language_and_font(zh: str, en: str, lang: str, has_font: bool) -> None:
+    original = plotting.cjk_font_family
+    plotting.cjk_font_family = (lambda: "Noto Sans CJK SC") if has_font else (lambda: None)  # type: ignore[assignment]
+    previous = coursekit.get_language()
+    try:
+        coursekit.set_language(lang)
+        expected = zh if (lang == "zh" and has_font) else en
+        assert label(Text(zh=zh, en=en)) == expected
+    finally:
+        plotting.cjk_font_family = original  # type: ignore[assignment]
+        coursekit.set_language(previous)

@@ -1,0 +1,372 @@
+#!/usr/bin/env python
+"""Generate the zh and en lesson notebooks from one jupytext "percent" source per lesson.
+
+Usage::
+
+    python tools/build_notebooks.py            # regenerate notebooks/zh, notebooks/en and docs/GLOSSARY.md
+    python tools/build_notebooks.py --check    # exit 1, listing missing / stale / edited notebooks
+
+Source format (``notebooks/src/NN_slug.py``, jupytext "percent")::
+
+    # %% [markdown] lang="zh"            <- Chinese only; must be followed at once by its English twin
+    # %% [markdown] lang="en"            <- English only
+    # %% [markdown]                      <- both languages (no lang)
+    # %%                                 <- code, shared by both notebooks
+    # %% tags=["solution"]               <- worked solution: folded (source_hidden) in the output
+    # %% [markdown] lang="zh" tags=["answer"]   <- folded answer of a self-check question
+    # %% tags=["learner"]                <- a cell that belongs to the learner (fill-in, notes)
+
+The first code cell contains the line ``coursekit.set_language("{{LANG}}")``;
+``{{LANG}}`` becomes ``zh`` / ``en`` and may appear nowhere else, so the two
+notebooks' code differs only in that line.
+
+Learner work is never overwritten. Each generated notebook records the
+SHA-256 of its own cells (``metadata.coursekit.content_sha256``). If the cells
+on disk no longer match it (the learner edited or ran the notebook and saved),
+the notebook is left alone while its lesson source is unchanged; when the
+source has changed, the learner's file is first renamed to
+``NN_slug.mine.ipynb`` (``.mine-2``, ``.mine-3`` ... if that exists) and the
+fresh notebook is written in its place. No option deletes a learner's file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import sys
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jupytext
+import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_raw_cell
+
+ROOT = Path(__file__).resolve().parents[1]
+SRC_DIR = Path("notebooks/src")
+LANGS: tuple[str, ...] = ("zh", "en")
+PLACEHOLDER = "{{LANG}}"
+LANG_LINE = 'coursekit.set_language("{{LANG}}")'
+FOLDED_TAGS = frozenset({"solution", "answer"})
+GLOSSARY_PATH = Path("docs/GLOSSARY.md")
+SOURCE_NAME = re.compile(r"^(\d\d_[a-z0-9_]+)\.py$")
+MINE_NAME = re.compile(r"\.mine(-\d+)?\.ipynb$")
+KERNELSPEC = {"display_name": "Python 3 (coursekit)", "language": "python", "name": "python3"}
+
+
+class SourceError(ValueError):
+    """A lesson source breaks the format rules (the message names the file and the cell)."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing ``--check`` found wrong."""
+
+    path: Path
+    kind: str  # "missing", "stale", "edited", "orphan", "invalid"
+    detail: str
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.path} ({self.detail})"
+
+
+# -- parsing and generation ----------------------------------------------------------------
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def content_sha256(cells: Iterable[Any]) -> str:
+    """SHA-256 of a notebook's cells in canonical JSON (what a learner's edit or run changes)."""
+    canonical = json.dumps([_plain(cell) for cell in cells], sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return _sha256(canonical.encode("utf-8"))
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    return value
+
+
+def parse_source(text: str, name: str) -> list[Any]:
+    """Parse a percent-format source with jupytext and check the format rules; return its cells."""
+    try:
+        notebook = jupytext.reads(text, fmt="py:percent")
+    except Exception as exc:  # jupytext validates cell metadata as it reads
+        first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise SourceError(f"{name}: jupytext cannot parse it: {first_line}") from exc
+    cells = list(notebook.cells)
+    _validate(cells, name)
+    return cells
+
+
+def _where(name: str, index: int, cell: Any) -> str:
+    first = cell.source.strip().splitlines()[0][:60] if cell.source.strip() else "<empty>"
+    return f"{name}, cell {index} ({cell.cell_type}: {first!r})"
+
+
+def _validate(cells: Sequence[Any], name: str) -> None:
+    if not cells:
+        raise SourceError(f"{name}: no cells")
+    code_indices = [i for i, cell in enumerate(cells) if cell.cell_type == "code"]
+    if not code_indices:
+        raise SourceError(f"{name}: no code cell (the first one must contain {LANG_LINE})")
+    first_code = cells[code_indices[0]]
+    if LANG_LINE not in [line.strip() for line in first_code.source.splitlines()]:
+        raise SourceError(f"{_where(name, code_indices[0], first_code)}: the first code cell must contain {LANG_LINE}")
+    placeholder_count = sum(cell.source.count(PLACEHOLDER) for cell in cells)
+    if placeholder_count != 1:
+        raise SourceError(
+            f"{name}: {PLACEHOLDER} appears {placeholder_count} times; it belongs only in {LANG_LINE} "
+            "(the zh and en notebooks' code may differ only there)"
+        )
+    for index, cell in enumerate(cells):
+        lang = cell.metadata.get("lang")
+        tags = cell.metadata.get("tags", [])
+        if not isinstance(tags, list) or not all(isinstance(tag, str) for tag in tags):
+            raise SourceError(f'{_where(name, index, cell)}: tags must be a list of strings, e.g. tags=["solution"]')
+        if lang is None:
+            continue
+        if cell.cell_type != "markdown":
+            raise SourceError(f"{_where(name, index, cell)}: only markdown cells take lang=; code is shared")
+        if lang not in LANGS:
+            raise SourceError(f"{_where(name, index, cell)}: lang={lang!r} must be one of {', '.join(LANGS)}")
+        following = cells[index + 1] if index + 1 < len(cells) else None
+        previous = cells[index - 1] if index > 0 else None
+        if lang == "zh" and not (
+            following is not None and following.cell_type == "markdown" and following.metadata.get("lang") == "en"
+        ):
+            raise SourceError(f'{_where(name, index, cell)}: a lang="zh" cell must be followed by its lang="en" twin')
+        if lang == "en" and not (
+            previous is not None and previous.cell_type == "markdown" and previous.metadata.get("lang") == "zh"
+        ):
+            raise SourceError(f'{_where(name, index, cell)}: a lang="en" cell must follow its lang="zh" twin')
+
+
+def build_notebook(source_text: str, source_rel: str, lang: str) -> Any:
+    """The notebook of one language for a lesson source (in memory, no outputs)."""
+    if lang not in LANGS:
+        raise ValueError(f"lang = {lang!r}: must be one of {', '.join(LANGS)}")
+    cells_in = parse_source(source_text, source_rel)
+    cells_out = []
+    for index, cell in enumerate(cells_in):
+        cell_lang = cell.metadata.get("lang")
+        if cell_lang is not None and cell_lang != lang:
+            continue
+        metadata = {key: value for key, value in cell.metadata.items() if key != "lang"}
+        if FOLDED_TAGS & set(metadata.get("tags", [])):
+            metadata["jupyter"] = {**metadata.get("jupyter", {}), "source_hidden": True}
+        cell_id = f"cell-{index:03d}"
+        source = cell.source.replace(PLACEHOLDER, lang)
+        if cell.cell_type == "code":
+            cells_out.append(new_code_cell(source, id=cell_id, metadata=metadata))
+        elif cell.cell_type == "markdown":
+            cells_out.append(new_markdown_cell(source, id=cell_id, metadata=metadata))
+        else:
+            cells_out.append(new_raw_cell(source, id=cell_id, metadata=metadata))
+    notebook = new_notebook(cells=cells_out)
+    notebook.metadata = {
+        "kernelspec": dict(KERNELSPEC),
+        "language_info": {"name": "python"},
+        "coursekit": {
+            "source": source_rel,
+            "lang": lang,
+            "source_sha256": _sha256(source_text.encode("utf-8")),
+            "content_sha256": content_sha256(cells_out),
+        },
+    }
+    nbformat.validate(notebook)
+    return notebook
+
+
+def render(notebook: Any) -> str:
+    """The notebook file text (nbformat's JSON layout, UTF-8, trailing newline)."""
+    return nbformat.writes(notebook) + "\n"
+
+
+# -- the plan: which files the sources produce ------------------------------------------------
+
+
+def sources(root: Path) -> list[Path]:
+    """The lesson sources ``notebooks/src/NN_slug.py``, sorted."""
+    src = root / SRC_DIR
+    return sorted(path for path in src.glob("*.py") if SOURCE_NAME.match(path.name)) if src.is_dir() else []
+
+
+def notebook_path(root: Path, source: Path, lang: str) -> Path:
+    """``notebooks/<lang>/NN_slug.ipynb`` for ``source``."""
+    return root / "notebooks" / lang / (source.stem + ".ipynb")
+
+
+def plan(root: Path) -> dict[Path, str]:
+    """Every generated file (notebooks and the glossary) with its fresh text, in memory."""
+    files: dict[Path, str] = {}
+    for source in sources(root):
+        text = source.read_text(encoding="utf-8")
+        rel = source.relative_to(root).as_posix()
+        for lang in LANGS:
+            files[notebook_path(root, source, lang)] = render(build_notebook(text, rel, lang))
+    files[root / GLOSSARY_PATH] = _glossary_markdown()
+    return files
+
+
+def _glossary_markdown() -> str:
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from coursekit.glossary import render_markdown
+
+    return render_markdown()
+
+
+# -- learner protection ------------------------------------------------------------------------
+
+
+def _read_notebook(path: Path) -> Any | None:
+    try:
+        return nbformat.reads(path.read_text(encoding="utf-8"), as_version=4)
+    except Exception:  # unreadable or not a notebook: treat it as the learner's, never overwrite it
+        return None
+
+
+def recorded_content_sha256(notebook: Any) -> str | None:
+    """The ``content_sha256`` a generated notebook recorded about itself, if any."""
+    meta = notebook.metadata.get("coursekit") if notebook is not None else None
+    value = meta.get("content_sha256") if isinstance(meta, dict) else None
+    return value if isinstance(value, str) else None
+
+
+def is_pristine(path: Path) -> bool:
+    """True if ``path`` is a generated notebook whose cells still match its recorded hash."""
+    notebook = _read_notebook(path)
+    recorded = recorded_content_sha256(notebook)
+    return notebook is not None and recorded is not None and recorded == content_sha256(notebook.cells)
+
+
+def mine_path(path: Path) -> Path:
+    """A free name for a learner's copy: ``NN_slug.mine.ipynb``, else ``.mine-2``, ``.mine-3`` ..."""
+    candidate = path.with_name(f"{path.stem}.mine.ipynb")
+    number = 2
+    while candidate.exists():
+        candidate = path.with_name(f"{path.stem}.mine-{number}.ipynb")
+        number += 1
+    return candidate
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+@dataclass(frozen=True)
+class Action:
+    """What :func:`build` did to one file."""
+
+    path: Path
+    kind: str  # "created", "updated", "unchanged", "kept-learner-edits", "moved-learner-copy"
+    mine: Path | None = None
+
+    def __str__(self) -> str:
+        suffix = f" -> learner copy kept as {self.mine}" if self.mine is not None else ""
+        return f"{self.kind}: {self.path}{suffix}"
+
+
+def build(root: Path = ROOT) -> list[Action]:
+    """Write every generated file that is missing or out of date, keeping learners' edits."""
+    actions: list[Action] = []
+    for path, text in plan(root).items():
+        if not path.exists():
+            _write_atomic(path, text)
+            actions.append(Action(path, "created"))
+            continue
+        current = path.read_text(encoding="utf-8", errors="replace")
+        if current == text:
+            actions.append(Action(path, "unchanged"))
+            continue
+        if path.suffix != ".ipynb" or is_pristine(path):
+            _write_atomic(path, text)
+            actions.append(Action(path, "updated"))
+            continue
+        fresh_sha = json.loads(text)["metadata"]["coursekit"]["content_sha256"]
+        if recorded_content_sha256(_read_notebook(path)) == fresh_sha:
+            # The learner's notebook was generated from the current source: nothing to bring in.
+            actions.append(Action(path, "kept-learner-edits"))
+            continue
+        mine = mine_path(path)
+        os.replace(path, mine)  # a rename: the learner's bytes are kept exactly
+        _write_atomic(path, text)
+        actions.append(Action(path, "moved-learner-copy", mine))
+    return actions
+
+
+def check(root: Path = ROOT) -> list[Problem]:
+    """What is missing, stale, edited or orphaned, without writing anything."""
+    problems: list[Problem] = []
+    try:
+        files = plan(root)
+    except SourceError as exc:
+        return [Problem(root / SRC_DIR, "invalid", str(exc))]
+    for path, text in files.items():
+        rel = path.relative_to(root)
+        if not path.exists():
+            problems.append(Problem(rel, "missing", "run python tools/build_notebooks.py"))
+        elif path.read_text(encoding="utf-8", errors="replace") != text:
+            if path.suffix == ".ipynb" and not is_pristine(path):
+                problems.append(Problem(rel, "edited", "cells differ from the recorded content_sha256"))
+            else:
+                problems.append(
+                    Problem(rel, "stale", "out of date with its source; run python tools/build_notebooks.py")
+                )
+    for lang in LANGS:
+        folder = root / "notebooks" / lang
+        for path in sorted(folder.glob("*.ipynb")) if folder.is_dir() else []:
+            if path not in files and not MINE_NAME.search(path.name):
+                problems.append(Problem(path.relative_to(root), "orphan", f"no source {SRC_DIR / (path.stem + '.py')}"))
+    return problems
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--check", action="store_true", help="list missing or stale files and exit 1 if any")
+    parser.add_argument("--root", type=Path, default=ROOT, help="project root (default: this repository)")
+    args = parser.parse_args(argv)
+    root = args.root.resolve()
+    if args.check:
+        problems = check(root)
+        for problem in problems:
+            print(problem)
+        if problems:
+            print(f"{len(problems)} problem(s); regenerate with: python tools/build_notebooks.py")
+            return 1
+        print("notebooks and glossary are current")
+        return 0
+    try:
+        actions = build(root)
+    except SourceError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    for action in actions:
+        if action.kind != "unchanged":
+            mine = f" -> learner copy kept as {action.mine.relative_to(root)}" if action.mine is not None else ""
+            print(f"{action.kind}: {action.path.relative_to(root)}{mine}")
+    print(f"{len(actions)} file(s) checked, {sum(a.kind != 'unchanged' for a in actions)} changed or kept")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
