@@ -45,8 +45,8 @@ lab: $(COURSE_STAMP)
 	$(BIN)/jupyter lab --ServerApp.ip=$(HOST) --ServerApp.port=$(PORT) $(LAB_ARGS) notebooks/$(COURSE_LANG)/00_index.ipynb
 
 lint: $(TEST_STAMP)
-	$(PY) -m ruff check coursekit tests tools conftest.py
-	$(PY) -m ruff format --check coursekit tests tools conftest.py
+	$(PY) -m ruff check coursekit tests tools benchmarks conftest.py
+	$(PY) -m ruff format --check coursekit tests tools benchmarks conftest.py
 
 typecheck: $(TEST_STAMP)
 	$(PY) -m mypy
@@ -57,6 +57,9 @@ notebooks-build: $(TEST_STAMP)
 test: lint typecheck $(TEST_STAMP)
 	$(PY) -m pytest tests coursekit notebooks/zh notebooks/en \
 		--nbval-lax --nbval-current-env --nbval-cell-timeout=300 -p no:cacheprovider
+
+bench: $(TEST_STAMP)
+	$(PY) benchmarks/bench_course.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis artifacts bench-results.json
