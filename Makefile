@@ -18,6 +18,10 @@ LAB_ARGS ?=
 # The PyTorch lab extra (lesson 6) is installed in CI and when WITH_LAB=1.
 WITH_LAB ?= $(if $(filter true 1,$(CI)),1,0)
 TEST_EXTRAS := course,test$(if $(filter 1,$(WITH_LAB)),$(strip ,lab))
+# With the lab extra, pin the PyTorch release the course is tested with (2.13.0; its CPU wheel
+# is what CI machines carry): an unpinned resolve could pick a newer multi-GB CUDA build.
+TORCH_PIN ?= torch==2.13.0
+LAB_PIN := $(if $(filter 1,$(WITH_LAB)),"$(TORCH_PIN)")
 COURSE_STAMP := $(VENV)/.stamp-course
 TEST_STAMP := $(VENV)/.stamp-$(subst $(strip ,),-,$(TEST_EXTRAS))
 PIP := $(PY) -m pip --disable-pip-version-check
@@ -38,7 +42,7 @@ $(COURSE_STAMP): pyproject.toml | $(PY)
 	@touch $@
 
 $(TEST_STAMP): pyproject.toml $(COURSE_STAMP)
-	$(PIP) install -e ".[$(TEST_EXTRAS)]"
+	$(PIP) install -e ".[$(TEST_EXTRAS)]" $(LAB_PIN)
 	@touch $@
 
 lab: $(COURSE_STAMP)

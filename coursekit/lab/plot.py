@@ -1,0 +1,97 @@
+"""Figure of the lab: measured collective times against the fitted ring model, log-log.
+
+Each panel shows one collective: the measured points (max over ranks of the
+per-rank median), the fitted model ``t = steps·α + factor·S/B`` as a line,
+and the crossover payload S* that splits the latency-bound regime (left,
+shaded) from the bandwidth-bound one (right).
+
+Taught in: lesson 6 (formula vs measurement).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from matplotlib.figure import Figure
+
+from ..i18n import Text
+from ..plotting import label, new_figure
+from .collectives import CollectivesReport
+from .fit import crossover_bytes
+
+__all__ = ["plot_measured_vs_predicted"]
+
+#: Points on each model line.
+LINE_POINTS: int = 64
+#: Panel size in inches.
+PANEL_WIDTH_IN: float = 3.4
+PANEL_HEIGHT_IN: float = 2.7
+
+
+def plot_measured_vs_predicted(
+    report: CollectivesReport, kinds: Sequence[str] | None = None, columns: int = 3
+) -> Figure:
+    """One log-log panel per collective: measured points, fitted model line, regimes marked.
+
+    Parameters:
+        report: a :class:`coursekit.lab.collectives.CollectivesReport`.
+        kinds: collectives to draw (default: every one that has points).
+        columns: panels per row, >= 1.
+
+    >>> from coursekit.lab.collectives import CollectivesReport
+    >>> fig = plot_measured_vs_predicted(CollectivesReport(2, "gloo", "cpu", "spawn", "2.13.0", 5, 20))
+    >>> len(fig.axes)
+    0
+
+    Taught in: lesson 6 (formula vs measurement).
+    """
+    chosen = [r for r in report.results if r.points and (kinds is None or r.kind in kinds)]
+    columns = max(1, min(columns, len(chosen) or 1))
+    rows = max(1, math.ceil(len(chosen) / columns))
+    fig = new_figure(PANEL_WIDTH_IN * columns, PANEL_HEIGHT_IN * rows)
+    for index, result in enumerate(chosen):
+        ax = fig.add_subplot(rows, columns, index + 1)
+        sizes = [p.payload_bytes for p in result.points]
+        times = [p.time_s for p in result.points]
+        ax.loglog(sizes, times, "o", markersize=4, label=label(Text(zh="实测", en="measured")))
+        low, high = min(sizes), max(sizes)
+        fit = result.fit
+        if fit is not None and fit.bandwidth_bytes_per_s is not None:
+            grid = [low * (high / low) ** (i / (LINE_POINTS - 1)) for i in range(LINE_POINTS)] if high > low else [low]
+            ax.loglog(
+                grid,
+                [fit.predict_s(s) for s in grid],
+                "-",
+                label=label(Text(zh="公式（拟合 α, B）", en="formula (fitted α, B)")),
+            )
+            crossover = crossover_bytes(fit)
+            if crossover is not None:
+                ax.axvline(crossover, color="grey", linestyle=":", linewidth=1)
+                left = min(low, crossover)
+                if crossover > low:
+                    ax.axvspan(left, min(crossover, high), color="tab:orange", alpha=0.08)
+                ax.text(
+                    0.03,
+                    0.95,
+                    label(Text(zh="时延主导", en="latency-bound")),
+                    transform=ax.transAxes,
+                    fontsize=7,
+                    va="top",
+                )
+                ax.text(
+                    0.97,
+                    0.05,
+                    label(Text(zh="带宽主导", en="bandwidth-bound")),
+                    transform=ax.transAxes,
+                    fontsize=7,
+                    ha="right",
+                )
+        ax.set_title(f"{result.kind} (n = {result.ranks})", fontsize=9)
+        ax.set_xlabel(label(Text(zh="载荷 S（字节）", en="payload S (bytes)")), fontsize=8)
+        ax.set_ylabel(label(Text(zh="时间（秒）", en="time (s)")), fontsize=8)
+        ax.tick_params(labelsize=7)
+        ax.grid(True, which="major", alpha=0.3)
+    if chosen:
+        fig.legend(*fig.axes[0].get_legend_handles_labels(), loc="outside lower center", ncols=2, fontsize=8)
+    return fig
