@@ -31,7 +31,7 @@ from typing import Any
 
 from ._validate import check_bool, check_choice, check_divides, check_int, check_number
 from .i18n import Text, register, tr
-from .units import GIB_BYTES, MS_PER_S, US_PER_MS, mib_to_bytes
+from .units import GIB_BYTES, MS_PER_S, US_PER_MS, US_PER_S, bytes_to_mib, mib_to_bytes
 
 __all__ = [
     "BUS_BANDWIDTH_KINDS",
@@ -48,6 +48,7 @@ __all__ = [
     "collective_time_s",
     "communication_ledger",
     "cp_traffic",
+    "crossover_payload_mib",
     "dp_traffic",
     "ep_traffic",
     "pp_traffic",
@@ -188,6 +189,30 @@ def communication_ledger(
         lower_bound_ms=round(transfer_ms + latency_ms, LEDGER_DECIMALS),
         dominant_term=_dominant(latency_ms, transfer_ms),
     )
+
+
+def crossover_payload_mib(bandwidth_gib_s: float, latency_us: float) -> float:
+    """Payload per call at which the latency term equals the transfer term: ``payload* = latency x bandwidth``.
+
+    Parameters:
+        bandwidth_gib_s: link bandwidth in GiB/s, unidirectional per link, > 0.
+        latency_us: fixed cost per call in microseconds, >= 0.
+
+    Returns MiB (2**20 bytes). In :func:`communication_ledger`, a call with a
+    smaller payload is latency-bound (fewer, larger calls help), a larger one
+    bandwidth-bound (less payload or more bandwidth helps); the dominant term
+    of a whole step is the same, since both terms scale with the call count.
+
+    >>> round(crossover_payload_mib(100, 5), 6)  # the seed's link: 5 us x 100 GiB/s
+    0.512
+    >>> crossover_payload_mib(100, 0)
+    0.0
+
+    Taught in: lesson 2 (Q2 communication).
+    """
+    bandwidth = check_number("bandwidth_gib_s", bandwidth_gib_s, gt=0)
+    latency = check_number("latency_us", latency_us, ge=0)
+    return bytes_to_mib(latency / US_PER_S * bandwidth * GIB_BYTES)
 
 
 # ---------------------------------------------------------------------------

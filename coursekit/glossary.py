@@ -152,6 +152,14 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "每个 token 都经过全部参数的模型（与混合专家模型相对）。",
         "A model in which every token goes through all parameters (as opposed to a mixture of experts).",
     ),
+    _e(
+        "注意力头",
+        "attention head",
+        "",
+        "多头注意力中独立计算的一组 Q/K/V 投影；张量并行按头切分，所以 TP 度数必须整除头数。",
+        "One of the independently computed Q/K/V projections of multi-head attention; tensor parallelism splits "
+        "by heads, so the TP degree must divide the number of heads.",
+    ),
     # -- memory ---------------------------------------------------------------------------
     _e(
         "模型状态",
@@ -193,6 +201,14 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "前向只保存部分激活，反向时重新计算其余部分，用额外计算换显存（也叫 activation checkpointing）。",
         "Keeps only some activations in the forward pass and recomputes the rest during backward, trading extra "
         "compute for memory (also called activation checkpointing).",
+    ),
+    _e(
+        "精度方案",
+        "precision recipe",
+        "",
+        "训练时参数、梯度和优化器状态各用什么数据类型，决定每个参数占多少字节（如混合精度 Adam 为 2 + 2 + 12 = 16）。",
+        "The data types training keeps for parameters, gradients and optimizer state, which fix the bytes per "
+        "parameter (mixed-precision Adam: 2 + 2 + 12 = 16).",
     ),
     _e(
         "运行时预留",
@@ -249,6 +265,30 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "流水线填充和排空时各段空闲的时间；p 段、m 个微批次的朴素调度中，气泡约占一步的 (p-1)/(m+p-1)。",
         "Time in which pipeline stages sit idle while the pipeline fills and drains; with p stages and m "
         "micro-batches in the simple schedule it is about (p-1)/(m+p-1) of a step.",
+    ),
+    _e(
+        "流水线阶段",
+        "pipeline stage",
+        "",
+        "流水线并行中连续的一段层，放在一个设备（或一组设备）上；相邻阶段之间点对点传递激活和梯度。",
+        "A contiguous group of layers placed on one device (or group of devices) under pipeline parallelism; "
+        "neighbouring stages pass activations and gradients point to point.",
+    ),
+    _e(
+        "交错调度",
+        "interleaved schedule",
+        "",
+        "Megatron-LM 的流水线调度：每个设备持有 v 个不相邻的模型块，气泡开销缩小为 (p-1)/(v·m)，代价是更多点对点传输。",
+        "Megatron-LM's pipeline schedule in which each device holds v non-adjacent model chunks; the bubble "
+        "overhead shrinks to (p-1)/(v·m) at the cost of more point-to-point transfers.",
+    ),
+    _e(
+        "参数高效微调",
+        "parameter-efficient fine-tuning",
+        "PEFT",
+        "冻结预训练权重、只训练少量新增参数（如 LoRA 适配器）的微调方法；梯度和优化器状态只属于这一小部分参数。",
+        "Fine-tuning that freezes the pretrained weights and trains only a few added parameters (e.g. LoRA "
+        "adapters); gradients and optimizer state exist only for that small part.",
     ),
     # -- communication ----------------------------------------------------------------------
     _e(
@@ -361,6 +401,30 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "Running communication while computation proceeds, hiding its time; the course's communication ledger "
         "gives the lower bound without overlap.",
     ),
+    _e(
+        "时延主导",
+        "latency-bound",
+        "",
+        "一次通信的固定时延项大于传输项（载荷 ÷ 带宽）：减少调用次数、合并小消息比增加带宽更有效。",
+        "The fixed latency term of a call exceeds its transfer term (payload ÷ bandwidth): fewer calls and "
+        "merged small messages help more than more bandwidth.",
+    ),
+    _e(
+        "带宽主导",
+        "bandwidth-bound",
+        "",
+        "一次通信的传输项（载荷 ÷ 带宽）不小于时延项：减少载荷或提高带宽最有效。",
+        "The transfer term of a call (payload ÷ bandwidth) is at least its latency term: less payload or more "
+        "bandwidth helps most.",
+    ),
+    _e(
+        "分界载荷",
+        "crossover payload",
+        "payload*",
+        "时延项正好等于传输项的单次载荷，payload* = 时延 × 带宽；小于它的调用由时延主导，大于它的由带宽主导。",
+        "The payload per call at which the latency term equals the transfer term, payload* = latency × bandwidth; "
+        "smaller calls are latency-bound, larger ones bandwidth-bound.",
+    ),
     # -- hardware ---------------------------------------------------------------------------
     _e(
         "拓扑",
@@ -408,6 +472,23 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "分布式作业的 rank 总数。",
         "The total number of ranks of a distributed job.",
     ),
+    _e(
+        "rank 顺序",
+        "rank order",
+        "",
+        "给 rank 编号时各并行维度的先后，排在前面的变化最快（Megatron-Core 默认 TP-CP-EP-DP-PP）；"
+        "它决定每个组由哪些 rank 组成、落在哪些节点上。",
+        "The order in which the parallel dimensions number the ranks, the first varying fastest (Megatron-Core's "
+        "default is TP-CP-EP-DP-PP); it decides which ranks form each group and which nodes a group lands on.",
+    ),
+    _e(
+        "链路域",
+        "link scope",
+        "",
+        "一个并行组的成员之间能用的最强链路：none（不保证）< cross_node（跨节点网络）< intra_node（节点内互连）。",
+        "The strongest link the members of a parallel group can use: none (nothing promised) < cross_node "
+        "(the inter-node network) < intra_node (the intra-node interconnect).",
+    ),
     # -- method -------------------------------------------------------------------------------
     _e(
         "账本",
@@ -427,6 +508,14 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "structure, context, serving); failing one rejects it with a stated reason, with no combined score.",
     ),
     _e(
+        "执行角色",
+        "execution role",
+        "",
+        "一组模型副本怎样协作：训练同步（如 DP，每步同步梯度）或服务副本（各自处理独立请求，从不同步）。",
+        "How a set of model copies cooperates: training-sync (e.g. DP, gradients synchronized every step) or "
+        "serving replica (each answers its own requests, never synchronized).",
+    ),
+    _e(
         "吞吐",
         "throughput",
         "",
@@ -440,6 +529,14 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "E(P) = throughput(P) / (P × throughput(1))；1 表示线性扩展。效率下降需要拆解步内时间线才能找到原因。",
         "E(P) = throughput(P) / (P × throughput(1)); 1 means linear scaling. A drop needs the step timeline "
         "taken apart to find its cause.",
+    ),
+    _e(
+        "弱扩展",
+        "weak scaling",
+        "",
+        "设备增加时每个设备的工作量（如每设备 batch）保持不变，总工作量随设备数增长；与总工作量固定的强扩展相对。",
+        "Each device keeps its share of work (e.g. its batch) as devices are added, so the total work grows with "
+        "the device count; the opposite of strong scaling, where the total work is fixed.",
     ),
     _e(
         "掉队者",

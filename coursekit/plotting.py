@@ -23,6 +23,7 @@ import os
 from typing import Any, cast
 
 import matplotlib
+import PIL.Image
 from matplotlib import font_manager
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
@@ -175,6 +176,10 @@ def _is_course_managed(current: list[str], default: list[str]) -> bool:
 _COURSE_FONTS: frozenset[str] = frozenset((LATIN_FONT, *CJK_FONT_CANDIDATES))
 
 
+#: zlib level of the PNGs widgets send to the browser (1 = fastest).
+PNG_COMPRESS_LEVEL = 1
+
+
 def new_figure(width_in: float, height_in: float, dpi: int = DEFAULT_DPI) -> Figure:
     """A new figure on an Agg canvas (object-oriented API, not pyplot).
 
@@ -206,6 +211,28 @@ def figure_to_png(fig: Figure) -> bytes:
         raise TypeError(f"figure_to_png() needs a matplotlib Figure, not {type(fig).__name__}")
     if not isinstance(fig.canvas, FigureCanvasAgg):
         FigureCanvasAgg(fig)
+    # Draw once on the Agg canvas and encode the pixels ourselves: savefig would draw twice
+    # with a layout engine and compress harder than a live widget needs (PNG level 1: about
+    # 3 ms for a 600 x 320 figure instead of about 10 ms; the file is ~40 % larger).
+    canvas = cast("FigureCanvasAgg", fig.canvas)
+    canvas.draw()  # type: ignore[no-untyped-call]
+    width, height = canvas.get_width_height()
+    image = PIL.Image.frombuffer("RGBA", (width, height), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)  # type: ignore[no-untyped-call]
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=fig.dpi)
+    image.save(buffer, format="png", compress_level=PNG_COMPRESS_LEVEL)
     return buffer.getvalue()
+
+
+def freeze_layout(fig: Figure) -> None:
+    """Keep the axes where the layout engine last put them and stop re-running it.
+
+    A live widget's figure changes data, not structure: running the constrained layout on
+    every redraw costs more than the drawing itself. Call after the first render.
+
+    >>> fig = new_figure(2, 2); _ = fig.add_subplot(); _ = figure_to_png(fig)
+    >>> freeze_layout(fig); type(fig.get_layout_engine()).__name__  # a no-op engine keeps the positions
+    'PlaceHolderLayoutEngine'
+    """
+    engine = fig.get_layout_engine()
+    if engine is not None and type(engine).__name__ != "PlaceHolderLayoutEngine":
+        fig.set_layout_engine("none")

@@ -20,6 +20,7 @@ from coursekit.communication import (
     collective_time_s,
     communication_ledger,
     cp_traffic,
+    crossover_payload_mib,
     dp_traffic,
     ep_traffic,
     pp_traffic,
@@ -536,3 +537,56 @@ def test_communication_messages_are_bilingual_and_consistent() -> None:
     } <= set(entries)
     for texts in entries.values():
         assert placeholders(texts["zh"]) == placeholders(texts["en"])
+
+
+# ---------------------------------------------------------------------------
+# crossover payload (lesson 2)
+# ---------------------------------------------------------------------------
+
+
+def test_crossover_of_the_seed_link() -> None:
+    # Seed 000, Q2: 5 us per call, 100 GiB/s -> 5e-6 s x 100 x 2**30 B/s = 0.512 x 2**20 B.
+    assert crossover_payload_mib(100, 5) == pytest.approx(0.512)
+    # both seed ledgers carry more than that per call, so both are bandwidth-bound
+    for payload, calls in ((256, 1), (32, 24)):
+        assert payload > crossover_payload_mib(100, 5)
+        assert communication_ledger(payload, calls, 100, 5).dominant_term == "bandwidth"
+
+
+@given(
+    bandwidth=st.floats(0.1, 1000, allow_nan=False),
+    latency=st.floats(0.01, 1000, allow_nan=False),
+    factor=st.floats(0.05, 20, allow_nan=False),
+    calls=st.integers(1, 10_000),
+)
+def test_crossover_splits_the_two_regimes(bandwidth: float, latency: float, factor: float, calls: int) -> None:
+    crossover = crossover_payload_mib(bandwidth, latency)
+    ledger = communication_ledger(crossover * factor, calls, bandwidth, latency)
+    if factor < 0.99:
+        assert ledger.dominant_term == "latency"
+    elif factor > 1.01:
+        assert ledger.dominant_term == "bandwidth"
+    # at the crossover the two per-call terms are equal
+    at = collective_cost(
+        "send_recv",
+        payload_bytes=crossover * 2**20,
+        ranks=2,
+        bandwidth_bytes_per_s=bandwidth * 2**30,
+        latency_s=latency * 1e-6,
+    )
+    assert at.transfer_s == pytest.approx(at.latency_s)
+
+
+@pytest.mark.parametrize(
+    ("args", "exc", "message"),
+    [
+        ((0, 5), ValueError, "bandwidth_gib_s = 0: must be > 0."),
+        ((100, -1), ValueError, "latency_us = -1: must be >= 0."),
+        ((100, float("nan")), ValueError, "latency_us = nan: must be a finite number (not NaN or infinity)."),
+        (("100", 5), TypeError, "bandwidth_gib_s = '100': must be a real number (int or float), not str."),
+    ],
+)
+def test_crossover_rejects(args: tuple[Any, ...], exc: type[Exception], message: str) -> None:
+    with pytest.raises(exc) as info:
+        crossover_payload_mib(*args)
+    assert str(info.value) == message

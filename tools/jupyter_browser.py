@@ -240,7 +240,8 @@ class LessonPage:
     def wait_for_widget(self, timeout_ms: int = 60_000) -> None:
         self.page.locator(".ck-main").first.wait_for(state="visible", timeout=timeout_ms)
         self.page.wait_for_function(
-            "() => { const i = document.querySelector('.ck-figure'); return i && i.src && i.src.length > 100; }",
+            """() => { const i = document.querySelector('.ck-figure');
+                 return !!(i && i.src && /^(blob:|data:image)/.test(i.src) && i.naturalWidth > 0); }""",
             timeout=timeout_ms,
         )
 

@@ -55,7 +55,7 @@ from matplotlib.patches import Rectangle
 from .. import i18n
 from .._validate import check_bool, check_number
 from ..i18n import Text, register, tr
-from ..plotting import figure_to_png, new_figure, plot_language
+from ..plotting import figure_to_png, freeze_layout, new_figure, plot_language
 
 __all__ = ["LessonWidget", "checkbox", "dropdown", "number", "slider"]
 
@@ -248,6 +248,8 @@ class LessonWidget(abc.ABC, Generic[R]):
         if key == self._rendered_key:
             return
         self.image.value = figure_to_png(self.figure)
+        if self.render_count == 0:
+            freeze_layout(self.figure)  # data changes from now on, not structure
         self.render_count += 1
         self._rendered_key = key
 

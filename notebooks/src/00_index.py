@@ -119,25 +119,20 @@ from coursekit.units import GB_BYTES, MS_PER_S, bytes_to_gb, bytes_to_gib, gib_t
 # inside one node and across nodes.
 
 # %%
-# TODO(lead): take the link figures from coursekit's hardware constants once they exist, and the
-# time from coursekit.communication.collective_time_s("all_reduce", payload_bytes=..., ranks=...,
-# bandwidth_bytes_per_s=..., latency_s=0.0).
-# NVIDIA H100 SXM datasheet: fourth-generation NVLink, 900 GB/s total (both directions) per GPU.
-NVLINK_H100_BIDIRECTIONAL_BYTES_PER_S = 900 * GB_BYTES
-NVLINK_H100_BYTES_PER_S = NVLINK_H100_BIDIRECTIONAL_BYTES_PER_S / 2  # unidirectional
-# NVIDIA ConnectX-7 / InfiniBand NDR: 400 Gb/s per port, one port per GPU; 8 bits per byte.
-IB_NDR_BYTES_PER_S = 400e9 / 8  # unidirectional
+from coursekit.hardware import LINK_PRESETS
 
 ranks = 8
 params = 7.5e9  # the ZeRO paper's example model
-gradient_bytes = 2 * params  # fp16 / bf16 gradients: 2 bytes per parameter
-sent_bytes = 2 * (ranks - 1) / ranks * gradient_bytes  # per rank, ring all-reduce
-
-for name, bandwidth in [("NVLink (H100)", NVLINK_H100_BYTES_PER_S), ("InfiniBand NDR", IB_NDR_BYTES_PER_S)]:
-    seconds = sent_bytes / bandwidth
-    print(f"{name:15s} {bandwidth / GB_BYTES:6.0f} GB/s one way -> ring all-reduce of "
+gradient_bytes = coursekit.training_state_memory(params, recipe="zero-fp16-adam").grads_bytes  # 2 bytes/param
+intra, cross = LINK_PRESETS["intra_node"], LINK_PRESETS["cross_node"]
+for link in (intra, cross):
+    seconds = coursekit.collective_time_s(
+        "all_reduce", payload_bytes=gradient_bytes, ranks=ranks,
+        bandwidth_bytes_per_s=link.bandwidth_bytes_per_s, latency_s=0.0,
+    )
+    print(f"{link.label.render():28s} {link.bandwidth_bytes_per_s / GB_BYTES:6.0f} GB/s one way -> ring all-reduce of "
           f"{bytes_to_gb(gradient_bytes):.0f} GB over {ranks} ranks >= {seconds * MS_PER_S:6.1f} ms")
-print(f"NVLink / InfiniBand bandwidth ratio: {NVLINK_H100_BYTES_PER_S / IB_NDR_BYTES_PER_S:.0f}x")
+print(f"ratio: {intra.bandwidth_bytes_per_s / cross.bandwidth_bytes_per_s:.0f}x")
 
 # %% [markdown] lang="zh"
 # 同样的数据，跨节点要慢得多。这就是为什么通信频率高的策略（例如张量并行每层都要做集合通信）通常放在节点内，
@@ -178,20 +173,16 @@ print(f"NVLink / InfiniBand bandwidth ratio: {NVLINK_H100_BYTES_PER_S / IB_NDR_B
 # come on top, and lesson 1 puts all of them into the capacity ledger.
 
 # %%
-# TODO(lead): use coursekit.capacity.training_state_memory(params, dp=dp_ranks, zero_stage=0..3)
-# (recipe "zero-fp16-adam") instead of the arithmetic below.
-# ZeRO paper, section 3.1: fp16 parameters (2 bytes) + fp16 gradients (2) + Adam state K = 12 bytes.
-PARAM_BYTES, GRAD_BYTES, ADAM_STATE_BYTES = 2, 2, 12
-bytes_per_param = PARAM_BYTES + GRAD_BYTES + ADAM_STATE_BYTES
 dp_ranks = 64  # N_d of the ZeRO paper's Figure 1
-
+recipe = coursekit.PRECISION_RECIPES["zero-fp16-adam"]  # ZeRO section 3.1: 2 + 2 + K = 12 bytes
 per_device_bytes = {
-    "DP": bytes_per_param * params,
-    "ZeRO-1": (PARAM_BYTES + GRAD_BYTES) * params + ADAM_STATE_BYTES * params / dp_ranks,
-    "ZeRO-2": PARAM_BYTES * params + (GRAD_BYTES + ADAM_STATE_BYTES) * params / dp_ranks,
-    "ZeRO-3": bytes_per_param * params / dp_ranks,
+    ("DP" if stage == 0 else f"ZeRO-{stage}"): coursekit.training_state_memory(
+        params, recipe=recipe.name, dp=dp_ranks, zero_stage=stage
+    ).total_bytes
+    for stage in range(4)
 }
-print(f"bytes per parameter: {bytes_per_param}; model: {params:.3g} parameters; N_d = {dp_ranks}")
+print(f"bytes per parameter: {recipe.param_bytes + recipe.grad_bytes + recipe.optimizer_bytes}; "
+      f"model: {params:.3g} parameters; N_d = {dp_ranks}")
 for stage, num_bytes in per_device_bytes.items():
     print(f"{stage:7s} {bytes_to_gb(num_bytes):7.2f} GB = {bytes_to_gib(num_bytes):7.2f} GiB per device")
 
@@ -231,8 +222,10 @@ Image(figure_to_png(fig))
 # | [3](03_gates.ipynb) | Q3 约束筛选 (gates) | 如何按约束筛选并行策略？ | 30 分钟 |
 # | [4](04_composition.ipynb) | Q4 组合与风险 (composition) | 选定策略后，如何检查组合方案的风险？ | 35 分钟 |
 # | [5](05_selection_matrix.ipynb) | S18 场景选择矩阵 (selection matrix) | DP、FSDP、TP、PP 各在什么场景下可行？流水线气泡和扩展效率怎么看？ | 50 分钟 |
+# | [6](06_lab.ipynb) | 公式与实测 (formula vs measurement，可选，需要 PyTorch) | 账本在真实引擎上成立吗？哪里不成立？ | 40 分钟 |
+# | [7](07_workbench.ipynb) | 决策工作台 (decision workbench) | 对真实模型和集群，所有组合里哪些被哪道门槛排除？ | 40 分钟 |
 #
-# 按顺序学：每一课都用到前一课的账本或门槛。
+# 按顺序学：每一课都用到前一课的账本或门槛。第 6 课需要可选的 PyTorch 扩展（`pip install -e ".[lab]"`），没有它时会给出说明而不报错。
 
 # %% [markdown] lang="en"
 # ## Lesson map
@@ -245,8 +238,11 @@ Image(figure_to_png(fig))
 # | [3](03_gates.ipynb) | Q3 gates | How do we screen strategies by hard constraints? | 30 min |
 # | [4](04_composition.ipynb) | Q4 composition and risk | Once strategies are chosen, how do we check the combined plan? | 35 min |
 # | [5](05_selection_matrix.ipynb) | S18 selection matrix | When are DP, FSDP, TP and PP feasible? How do the pipeline bubble and scaling efficiency behave? | 50 min |
+# | [6](06_lab.ipynb) | Formula vs measurement (optional, needs PyTorch) | Do the ledgers hold on the real engine? Where do they not? | 40 min |
+# | [7](07_workbench.ipynb) | Decision workbench | For a real model and cluster, which gate excludes which composition? | 40 min |
 #
-# Take them in order: each lesson uses the ledger or gates of the one before.
+# Take them in order: each lesson uses the ledger or gates of the one before. Lesson 6 needs the optional PyTorch
+# extra (`pip install -e ".[lab]"`); without it the lesson explains what is missing instead of failing.
 
 # %% [markdown] lang="zh"
 # ## 练习和自检怎样进行

@@ -1,0 +1,55 @@
+"""Measure the decision workbench's search time (median of repeats); nothing is asserted.
+
+    .venv/bin/python benchmarks/bench_plan.py [--repeats 7]
+
+Prints, for each case, the size of the search space, the accepted count and the median / min
+wall time of ``coursekit.planner.plan`` (one process, warm imports; the first call, which also
+imports numpy, is timed separately). The headline case is Llama-3 405B on 512 H100 nodes
+(4096 GPUs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from coursekit.planner import WorkloadSpec, plan
+from coursekit.presets import CLUSTERS, MODELS
+
+CASES: tuple[tuple[str, str, int, WorkloadSpec], ...] = (
+    ("llama3-405b", "h100-8", 512, WorkloadSpec(global_batch=2048)),
+    ("llama3-405b", "h100-8", 512, WorkloadSpec(global_batch=2048, max_micro_batch=16, max_virtual_stages=8)),
+    ("mixtral-8x7b", "h100-8", 512, WorkloadSpec(global_batch=2048, seq_len=8192)),
+    ("megatron-1t", "a100-8", 384, WorkloadSpec(global_batch=3072)),
+    ("llama3-70b", "h100-8", 16, WorkloadSpec(global_batch=1024)),
+)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--repeats", type=int, default=7)
+    args = parser.parse_args()
+    start = time.perf_counter()
+    plan(MODELS["gpt2-small"], CLUSTERS["h100-8"], WorkloadSpec(global_batch=8))
+    print(f"first call (imports numpy): {1e3 * (time.perf_counter() - start):.1f} ms")
+    print(f"{'model':<14} {'GPUs':>5} {'space':>8} {'accepted':>8} {'median ms':>10} {'min ms':>8}")
+    for model, cluster, nodes, workload in CASES:
+        spec = CLUSTERS[cluster].with_nodes(nodes)
+        times = []
+        for _ in range(args.repeats):
+            t0 = time.perf_counter()
+            result = plan(MODELS[model], spec, workload)
+            times.append(time.perf_counter() - t0)
+        print(
+            f"{model:<14} {spec.world_size:>5} {result.space_size:>8} {result.accepted_count:>8} "
+            f"{1e3 * statistics.median(times):>10.1f} {1e3 * min(times):>8.1f}"
+        )
+
+
+if __name__ == "__main__":
+    main()

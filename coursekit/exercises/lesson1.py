@@ -1,0 +1,154 @@
+"""Exercises of lesson 1 (Q1 capacity): model states under ZeRO, the smallest stage that fits, a ledger's headroom.
+
+Every expected answer is computed with :mod:`coursekit.capacity` and
+:mod:`coursekit.shapes`; the inputs below are the exercises' givens.
+
+>>> from coursekit.exercises import get_exercise
+>>> round(get_exercise("q1.zero2_gib").expected_value(), 2)
+26.19
+>>> get_exercise("q1.min_zero_stage").expected_value()
+2
+
+Taught in: lesson 1 (Q1 capacity).
+"""
+
+from __future__ import annotations
+
+from ..capacity import ResourceLedger, activation_memory, build_resource_ledger, training_state_memory
+from ..i18n import Text
+from ..shapes import model_shape
+from ..units import bytes_to_gib
+from . import Exercise, register
+
+#: q1.zero2_gib: the ZeRO paper's 7.5B parameters, mixed-precision Adam, 8-way data parallelism, ZeRO-2.
+ZERO2_PARAMS: float = 7.5e9
+ZERO2_DP: int = 8
+ZERO2_STAGE: int = 2
+
+#: q1.min_zero_stage and q1.headroom_gib: the 7.5B shape of Megatron's Table 1, DP = 8, s = 2048, b = 1,
+#: selective recomputation, the seed's 2.0 GiB runtime reserve.
+SHAPE_NAME: str = "megatron-7.5b"
+DP: int = 8
+SEQ_LEN: int = 2048
+MICRO_BATCH: int = 1
+RECOMPUTE: str = "selective"
+RESERVE_GIB: float = 2.0
+#: q1.min_zero_stage runs on a 40 GiB device; q1.headroom_gib on the seed's 24 GiB device with ZeRO-3.
+MIN_STAGE_DEVICE_GIB: float = 40.0
+HEADROOM_DEVICE_GIB: float = 24.0
+HEADROOM_STAGE: int = 3
+
+
+def _zero2_gib() -> float:
+    return training_state_memory(ZERO2_PARAMS, dp=ZERO2_DP, zero_stage=ZERO2_STAGE).total_gib
+
+
+def ledger_for_stage(stage: int, device_memory_gib: float) -> ResourceLedger:
+    """The rank ledger of the lesson's 7.5B configuration at ZeRO ``stage`` on a ``device_memory_gib`` device.
+
+    >>> ledger_for_stage(3, 24.0).fits_one_device
+    False
+    """
+    shape = model_shape(SHAPE_NAME)
+    state = training_state_memory(shape.num_params, dp=DP, zero_stage=stage)
+    activations = activation_memory(
+        seq_len=SEQ_LEN,
+        micro_batch=MICRO_BATCH,
+        hidden=shape.hidden,
+        heads=shape.heads,
+        layers=shape.layers,
+        recompute=RECOMPUTE,
+    )
+    return build_resource_ledger(state.total_gib, bytes_to_gib(activations), RESERVE_GIB, device_memory_gib)
+
+
+def _min_zero_stage() -> int:
+    for stage in range(4):
+        if ledger_for_stage(stage, MIN_STAGE_DEVICE_GIB).fits_one_device:
+            return stage
+    raise ValueError("no ZeRO stage fits: the exercise's givens are inconsistent")
+
+
+def _headroom_gib() -> float:
+    return ledger_for_stage(HEADROOM_STAGE, HEADROOM_DEVICE_GIB).headroom_gib
+
+
+ZERO2_GIB = register(
+    Exercise(
+        id="q1.zero2_gib",
+        lesson=1,
+        prompt=Text(
+            zh="ZeRO 论文的 7.5B 参数模型，混合精度 Adam（2 + 2 + 12 字节/参数），8 路数据并行，ZeRO-2。"
+            "每个 rank 的模型状态是多少 GiB？",
+            en="The ZeRO paper's 7.5B-parameter model, mixed-precision Adam (2 + 2 + 12 bytes per parameter), "
+            "8-way data parallelism, ZeRO-2. How many GiB of model states does each rank hold?",
+        ),
+        expected=_zero2_gib,
+        hint=Text(
+            zh="ZeRO-2 切分梯度和优化器状态，参数不切分：2Ψ + (2 + 12)Ψ/N_d 字节；再除以 2**30。"
+            "可以用 training_state_memory(..., dp=..., zero_stage=...).total_gib 核对。",
+            en="ZeRO-2 shards gradients and optimizer state but not the parameters: 2Ψ + (2 + 12)Ψ/N_d bytes, "
+            "then divide by 2**30. training_state_memory(..., dp=..., zero_stage=...).total_gib checks it.",
+        ),
+        why=lambda gib: Text(
+            zh=f"2 × 7.5e9 + 14 × 7.5e9 / 8 字节 = {gib:.2f} GiB：参数仍是完整的一份，占了大头。",
+            en=f"2 × 7.5e9 + 14 × 7.5e9 / 8 bytes = {gib:.2f} GiB: the full copy of the parameters is now the "
+            "largest part.",
+        ),
+    ),
+    replace=True,
+)
+
+MIN_ZERO_STAGE = register(
+    Exercise(
+        id="q1.min_zero_stage",
+        lesson=1,
+        prompt=Text(
+            zh="Megatron 表 1 的 7.5B 形状（36 层，h=4096，32 个头），混合精度 Adam，DP = 8，s = 2048，b = 1，"
+            "选择性重计算，运行时预留 2 GiB，设备 40 GiB。能放下的最小 ZeRO 阶段是几（0-3 的整数）？",
+            en="The 7.5B shape of Megatron's Table 1 (36 layers, h=4096, 32 heads), mixed-precision Adam, DP = 8, "
+            "s = 2048, b = 1, selective recomputation, 2 GiB runtime reserve, 40 GiB device. What is the smallest "
+            "ZeRO stage that fits (an integer 0-3)?",
+        ),
+        expected=_min_zero_stage,
+        kind="exact",
+        hint=Text(
+            zh="对每个阶段建一本账：模型状态 + 激活 + 预留，与 40 GiB 比较。激活不受 ZeRO 影响，只算一次。",
+            en="Build one ledger per stage: model states + activations + reserve, against 40 GiB. "
+            "Activations do not depend on ZeRO; compute them once.",
+        ),
+        why=lambda stage: Text(
+            zh=f"ZeRO-{stage} 是第一个余量非负的阶段；更低的阶段被完整的优化器状态或梯度撑爆。",
+            en=f"ZeRO-{stage} is the first stage with non-negative headroom; lower stages burst with the "
+            "replicated optimizer state or gradients.",
+        ),
+    ),
+    replace=True,
+)
+
+HEADROOM_GIB = register(
+    Exercise(
+        id="q1.headroom_gib",
+        lesson=1,
+        prompt=Text(
+            zh="同一配置改用 ZeRO-3，放到种子案例的 24 GiB 设备上。build_resource_ledger 给出的余量 "
+            "headroom_gib 是多少（负数表示缺口）？",
+            en="The same configuration with ZeRO-3, on the seed's 24 GiB device. What headroom_gib does "
+            "build_resource_ledger report (negative means a shortfall)?",
+        ),
+        expected=_headroom_gib,
+        abs_tol=0.01,
+        hint=Text(
+            zh="模型状态 16Ψ/8，激活按 Korthikanti 的选择性重计算 34·s·b·h 字节/层（36 层），再加 2 GiB 预留；"
+            "余量 = 24 - 合计。",
+            en="Model states 16Ψ/8, activations with Korthikanti's selective recomputation 34·s·b·h bytes per layer "
+            "(36 layers), plus the 2 GiB reserve; headroom = 24 - total.",
+        ),
+        why=lambda gib: Text(
+            zh=f"余量 {gib:.2f} GiB：ZeRO-3 之后激活成了最大的一项，下一步该看重计算或微批次，而不是更多 DP。",
+            en=f"Headroom {gib:.2f} GiB: after ZeRO-3 the activations are the largest item, so look at "
+            "recomputation or the micro-batch next, not at more DP.",
+        ),
+    ),
+    replace=True,
+)

@@ -1,0 +1,201 @@
+"""Exercises of lesson 2 (Q2 communication): the crossover payload, a latency-bound ledger, a ring all-reduce.
+
+Every expected answer is computed with :mod:`coursekit.communication`; the
+inputs below are the exercises' givens.
+
+>>> from coursekit.exercises import get_exercise
+>>> round(get_exercise("q2.crossover_mib").expected_value(), 3)
+0.256
+>>> get_exercise("q2.latency_bound").expected_value()
+'B'
+
+Taught in: lesson 2 (Q2 communication).
+"""
+
+from __future__ import annotations
+
+from ..communication import (
+    CommunicationLedger,
+    collective_time_s,
+    communication_ledger,
+    crossover_payload_mib,
+    tp_traffic,
+)
+from ..i18n import Text
+from ..units import GIB_BYTES, MS_PER_S, US_PER_S, mib_to_bytes
+from . import Exercise, register
+
+#: q2.crossover_mib: a link with 10 µs per call and 25 GiB/s (unidirectional).
+CROSSOVER_LATENCY_US: float = 10.0
+CROSSOVER_BANDWIDTH_GIB_S: float = 25.0
+
+#: q2.latency_bound: two ledgers on the seed's link (100 GiB/s, 5 µs per call).
+#: A is the seed's low-frequency ledger; B sends 64 KiB 512 times.
+LINK_BANDWIDTH_GIB_S: float = 100.0
+LINK_LATENCY_US: float = 5.0
+LEDGER_A: tuple[float, int] = (256.0, 1)
+LEDGER_B: tuple[float, int] = (1 / 16, 512)
+
+#: q2.allreduce_ms: a ring all-reduce of S = 256 MiB over n = 8 ranks, B = 100 GiB/s, α = 5 µs per step.
+ALLREDUCE_PAYLOAD_MIB: float = 256.0
+ALLREDUCE_RANKS: int = 8
+
+#: q2.tp_calls: Megatron TP = 8 on the 7.5B shape (36 layers, h = 4096), s = 4096, b = 1, 8 micro-batches per step.
+TP_LAYERS: int = 36
+TP_HIDDEN: int = 4096
+TP_SEQ_LEN: int = 4096
+TP_DEGREE: int = 8
+TP_MICRO_BATCHES: int = 8
+
+
+def ledgers() -> dict[str, CommunicationLedger]:
+    """The two ledgers of q2.latency_bound, by name.
+
+    >>> {name: ledger.calls_per_step for name, ledger in ledgers().items()}
+    {'A': 1, 'B': 512}
+    """
+    return {
+        name: communication_ledger(payload, calls, LINK_BANDWIDTH_GIB_S, LINK_LATENCY_US)
+        for name, (payload, calls) in (("A", LEDGER_A), ("B", LEDGER_B))
+    }
+
+
+def _crossover_mib() -> float:
+    return crossover_payload_mib(CROSSOVER_BANDWIDTH_GIB_S, CROSSOVER_LATENCY_US)
+
+
+def _link_crossover_mib() -> float:
+    return crossover_payload_mib(LINK_BANDWIDTH_GIB_S, LINK_LATENCY_US)
+
+
+def _latency_bound() -> str:
+    bound = [name for name, ledger in ledgers().items() if ledger.dominant_term == "latency"]
+    if len(bound) != 1:
+        raise ValueError(f"exactly one ledger should be latency-bound, got {bound}")
+    return bound[0]
+
+
+def _allreduce_ms() -> float:
+    seconds = collective_time_s(
+        "all_reduce",
+        payload_bytes=mib_to_bytes(ALLREDUCE_PAYLOAD_MIB),
+        ranks=ALLREDUCE_RANKS,
+        bandwidth_bytes_per_s=LINK_BANDWIDTH_GIB_S * GIB_BYTES,
+        latency_s=LINK_LATENCY_US / US_PER_S,
+    )
+    return seconds * MS_PER_S
+
+
+def _tp_calls() -> int:
+    entries = tp_traffic(
+        seq_len=TP_SEQ_LEN,
+        micro_batch=1,
+        hidden=TP_HIDDEN,
+        layers=TP_LAYERS,
+        tp=TP_DEGREE,
+        micro_batches=TP_MICRO_BATCHES,
+    )
+    return sum(entry.calls_per_step for entry in entries)
+
+
+CROSSOVER_MIB = register(
+    Exercise(
+        id="q2.crossover_mib",
+        lesson=2,
+        prompt=Text(
+            zh="一条链路每次调用固定时延 10 µs，单向带宽 25 GiB/s。载荷多大时，时延项正好等于传输项？用 MiB 作答。",
+            en="A link costs 10 µs per call and carries 25 GiB/s one way. At what payload does the latency term "
+            "equal the transfer term? Answer in MiB.",
+        ),
+        expected=_crossover_mib,
+        hint=Text(
+            zh="令 latency = payload / bandwidth，解出 payload = latency × bandwidth；注意把 µs 换成秒、GiB 换成 MiB。",
+            en="Set latency = payload / bandwidth and solve: payload = latency × bandwidth; convert µs to seconds "
+            "and GiB to MiB.",
+        ),
+        why=lambda mib: Text(
+            zh=f"10e-6 s × 25 GiB/s = {mib:.3g} MiB。比它小的载荷由时延主导，比它大的由带宽主导。",
+            en=f"10e-6 s × 25 GiB/s = {mib:.3g} MiB. Smaller payloads are latency-bound, larger ones bandwidth-bound.",
+        ),
+    ),
+    replace=True,
+)
+
+LATENCY_BOUND = register(
+    Exercise(
+        id="q2.latency_bound",
+        lesson=2,
+        prompt=Text(
+            zh="同一条链路（100 GiB/s，每次 5 µs）上有两本账：A 每步 1 次、每次 256 MiB；B 每步 512 次、每次 64 KiB。"
+            '哪一本由时延主导？回答 "A" 或 "B"。',
+            en="Two ledgers on the same link (100 GiB/s, 5 µs per call): A makes 1 call of 256 MiB per step; "
+            'B makes 512 calls of 64 KiB. Which one is latency-bound? Answer "A" or "B".',
+        ),
+        expected=_latency_bound,
+        kind="choice",
+        choices=("A", "B"),
+        normalize=lambda s: s.strip().upper(),
+        hint=Text(
+            zh="先算这条链路的分界载荷 payload* = latency × bandwidth，再把每本账的单次载荷和它比。",
+            en="Compute the link's crossover payload* = latency × bandwidth, then compare each ledger's payload "
+            "per call with it.",
+        ),
+        why=lambda _: Text(
+            zh=f"B 每次只有 64 KiB，远小于 {_link_crossover_mib():.3g} MiB 的分界载荷："
+            "512 次 × 5 µs 的时延比传输时间长得多。",
+            en=f"B sends only 64 KiB per call, far below the {_link_crossover_mib():.3g} MiB crossover: "
+            "512 × 5 µs of latency outweighs its transfer time.",
+        ),
+    ),
+    replace=True,
+)
+
+ALLREDUCE_MS = register(
+    Exercise(
+        id="q2.allreduce_ms",
+        lesson=2,
+        prompt=Text(
+            zh="环形全归约 (ring all-reduce)：S = 256 MiB，n = 8 个 rank，单向带宽 100 GiB/s，每个环步时延 5 µs。"
+            "一次全归约要多少毫秒？",
+            en="A ring all-reduce of S = 256 MiB over n = 8 ranks, 100 GiB/s one way, 5 µs per ring step. "
+            "How many milliseconds does one all-reduce take?",
+        ),
+        expected=_allreduce_ms,
+        hint=Text(
+            zh="传输项 2(n-1)/n · S/B，时延项 2(n-1) 步 × 5 µs；coursekit.communication.collective_time_s 可以核对。",
+            en="Transfer 2(n-1)/n · S/B, latency 2(n-1) steps × 5 µs; coursekit.communication.collective_time_s "
+            "checks it.",
+        ),
+        why=lambda ms: Text(
+            zh=f"2·7/8 × 0.25 GiB / 100 GiB/s + 14 × 5 µs = {ms:.3f} ms：传输项占了绝大部分。",
+            en=f"2·7/8 × 0.25 GiB / 100 GiB/s + 14 × 5 µs = {ms:.3f} ms: the transfer term is nearly all of it.",
+        ),
+    ),
+    replace=True,
+)
+
+TP_CALLS = register(
+    Exercise(
+        id="q2.tp_calls",
+        lesson=2,
+        prompt=Text(
+            zh="Megatron 张量并行 TP = 8，模型 36 层，每步 8 个微批次，不开序列并行、不重计算。"
+            "每个 rank 每步发起多少次 all-reduce？",
+            en="Megatron tensor parallelism with TP = 8, a 36-layer model, 8 micro-batches per step, no sequence "
+            "parallelism and no recomputation. How many all-reduces does each rank issue per step?",
+        ),
+        expected=_tp_calls,
+        kind="exact",
+        hint=Text(
+            zh="每层前向 2 次（注意力块、MLP 块各一次），反向也是 2 次；再乘层数和微批次数。",
+            en="Each layer needs 2 in forward (one per attention block, one per MLP block) and 2 in backward; "
+            "multiply by the layers and the micro-batches.",
+        ),
+        why=lambda calls: Text(
+            zh=f"4 × 36 × 8 = {calls} 次：对比数据并行每步 1 次梯度全归约，这就是“高频”。",
+            en=f"4 × 36 × 8 = {calls} calls: against data parallelism's one gradient all-reduce per step, "
+            'this is what "frequent" means.',
+        ),
+    ),
+    replace=True,
+)

@@ -1,0 +1,206 @@
+"""Exercises of lesson 3 (Q3 gates): which gate rejects, who is accepted, which degrees a batch admits.
+
+Every expected answer is computed with :mod:`coursekit.gates` from the inputs
+named below (module constants, so the notebook and the instructor guide quote
+the same numbers).
+
+>>> from coursekit.exercises import get_exercise
+>>> get_exercise("q3.first_gate").expected_value()
+'interconnect'
+>>> get_exercise("q3.dp_degrees").expected_value()
+(1, 2, 4, 8, 16)
+
+Taught in: lesson 3 (Q3 gates).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..gates import (
+    COURSE_CANDIDATES,
+    GATES,
+    SEED_CANDIDATES,
+    SEED_ENVIRONMENT,
+    Candidate,
+    Environment,
+    check_tp_degree,
+    dp_degrees_for_batch,
+    evaluate_candidate,
+    evaluate_candidates,
+)
+from ..i18n import Text
+from . import Exercise, register
+
+#: Every candidate of lesson 3: the seed's four and the course's PP, CP and Replica.
+LESSON_CANDIDATES: tuple[Candidate, ...] = (*SEED_CANDIDATES, *COURSE_CANDIDATES)
+
+#: q3.first_gate: the seed's environment, but TP's group can only be placed across nodes.
+FIRST_GATE_CANDIDATE: str = "TP"
+FIRST_GATE_ENVIRONMENT: Environment = replace(SEED_ENVIRONMENT, link_scope="cross_node")
+
+#: q3.accepted: serving a MoE model on the seed's 24 GiB devices with intra-node links, context not declared.
+SERVING_ENVIRONMENT: Environment = replace(SEED_ENVIRONMENT, mode="serving", model_kind="moe")
+
+#: q3.dp_degrees: a global batch of 64 sequences and a micro-batch of 4 per rank.
+BATCH_GLOBAL: int = 64
+BATCH_MICRO: int = 4
+
+#: q3.tp_rule: TP = 16 for a model with 32 attention heads on nodes of 8 GPUs.
+TP_RULE_TP: int = 16
+TP_RULE_HEADS: int = 32
+TP_RULE_GPUS_PER_NODE: int = 8
+
+#: Answer of q3.tp_rule when no rule rejects the degree.
+NO_REJECTION: str = "none"
+
+_GATE_CODES: tuple[str, ...] = tuple(gate.code for gate in GATES)
+_NAMES: tuple[str, ...] = tuple(candidate.name for candidate in LESSON_CANDIDATES)
+
+
+def _candidate(name: str) -> Candidate:
+    return next(candidate for candidate in LESSON_CANDIDATES if candidate.name == name)
+
+
+def _lower(text: str) -> str:
+    return text.strip().lower()
+
+
+def _candidate_name(text: str) -> str:
+    """Accept ``"tp"`` or ``"zero-3"`` for ``"TP"`` / ``"ZeRO-3"``."""
+    by_lower = {name.lower(): name for name in _NAMES}
+    return by_lower.get(text.strip().lower(), text.strip())
+
+
+def first_gate() -> str:
+    """q3.first_gate: the code of the first gate that rejects TP in :data:`FIRST_GATE_ENVIRONMENT`."""
+    return evaluate_candidate(_candidate(FIRST_GATE_CANDIDATE), FIRST_GATE_ENVIRONMENT).codes[0]
+
+
+def accepted_when_serving() -> frozenset[str]:
+    """q3.accepted: the candidates that pass every gate in :data:`SERVING_ENVIRONMENT`."""
+    return frozenset(r.name for r in evaluate_candidates(LESSON_CANDIDATES, SERVING_ENVIRONMENT) if r.accepted)
+
+
+def dp_degrees() -> tuple[int, ...]:
+    """q3.dp_degrees: the DP degrees a global batch of 64 admits at a micro-batch of 4."""
+    return dp_degrees_for_batch(BATCH_GLOBAL, BATCH_MICRO)
+
+
+def tp_rule() -> str:
+    """q3.tp_rule: the code of the rule that rejects TP = 16 (32 heads, 8 GPUs per node), or ``"none"``."""
+    reason = check_tp_degree(TP_RULE_TP, TP_RULE_HEADS, TP_RULE_GPUS_PER_NODE)
+    return NO_REJECTION if reason is None else reason.code
+
+
+FIRST_GATE = register(
+    Exercise(
+        id="q3.first_gate",
+        lesson=3,
+        prompt=Text(
+            zh="种子的环境（24 GiB、训练、稠密模型），但 TP 组只能放在跨节点的链路上（link_scope = 'cross_node'）。"
+            "第一个拒绝 TP 的门槛是哪个？用门槛代码作答，如 'memory'。",
+            en="The seed's environment (24 GiB, training, dense model), but the TP group can only be placed on "
+            "cross-node links (link_scope = 'cross_node'). Which gate rejects TP first? Answer with the gate's code, "
+            "e.g. 'memory'.",
+        ),
+        expected=first_gate,
+        kind="choice",
+        choices=_GATE_CODES,
+        normalize=_lower,
+        hint=Text(
+            zh="TP 的候选页声明了它需要的链路域；对照 GATES 的顺序，看哪一项声明与新环境不符。",
+            en="TP's candidate page declares the link scope it needs; go through GATES in order and find the "
+            "declaration the new environment no longer meets.",
+        ),
+        why=lambda code: Text(
+            zh=f"'{code}'：TP 每层都有 collective，声明需要 intra_node；cross_node 更弱。其余门槛都通过。",
+            en=f"'{code}': TP runs collectives in every layer and declares intra_node; cross_node is weaker. "
+            "Every other gate passes.",
+        ),
+    ),
+    replace=True,
+)
+
+ACCEPTED = register(
+    Exercise(
+        id="q3.accepted",
+        lesson=3,
+        prompt=Text(
+            zh="环境改为：服务 (serving) 一个混合专家 (MoE) 模型，24 GiB 设备，节点内链路，上下文未声明。"
+            "七个候选（DP、ZeRO-3、TP、EP、PP、CP、Replica）中哪些通过全部门槛？用集合作答，如 {'TP'}。",
+            en="New environment: serving a mixture-of-experts (MoE) model on 24 GiB devices with intra-node links, "
+            "context not declared. Which of the seven candidates (DP, ZeRO-3, TP, EP, PP, CP, Replica) pass every "
+            "gate? Answer with a set, e.g. {'TP'}.",
+        ),
+        expected=accepted_when_serving,
+        kind="choice",
+        choices=_NAMES,
+        normalize=_candidate_name,
+        hint=Text(
+            zh="逐个候选看它声明的模式 (modes)、结构 (model_kinds) 和是否切分上下文；环境没有声明上下文长度时，"
+            "上下文门槛怎样处理切分上下文的候选？",
+            en="For each candidate check its declared modes, model kinds and whether it splits the context; what does "
+            "the context gate do with a context-splitting candidate when no context length is declared?",
+        ),
+        why=lambda names: Text(
+            zh=f"{sorted(names)}：DP 和 ZeRO-3 只声明了训练；CP 没有证据表明需要切分上下文；EP 在 MoE 上可用。",
+            en=f"{sorted(names)}: DP and ZeRO-3 declare training only; nothing shows CP is needed; EP applies to MoE.",
+        ),
+    ),
+    replace=True,
+)
+
+DP_DEGREES = register(
+    Exercise(
+        id="q3.dp_degrees",
+        lesson=3,
+        prompt=Text(
+            zh="global batch 是 64 条序列，每个 rank 的 micro-batch 是 4。哪些数据并行度 (DP degree) 能让 "
+            "dp × micro-batch × 梯度累积 正好等于 global batch？用从小到大的元组作答，如 (1, 2)。",
+            en="The global batch is 64 sequences and the micro-batch per rank is 4. Which DP degrees make "
+            "dp × micro-batch × gradient accumulation equal the global batch exactly? Answer with an ascending "
+            "tuple, e.g. (1, 2).",
+        ),
+        expected=dp_degrees,
+        kind="exact",
+        hint=Text(
+            zh="梯度累积步数必须是正整数：dp × micro-batch 要整除 global batch。",
+            en="The gradient accumulation must be a whole number of steps: dp × micro-batch must divide the "
+            "global batch.",
+        ),
+        why=lambda degrees: Text(
+            zh=f"{degrees}：最大的 DP 是 {degrees[-1]}（不做梯度累积）；"
+            "再大就只能增大 global batch 或缩小 micro-batch。",
+            en=f"{degrees}: the largest DP is {degrees[-1]} (no accumulation); beyond it the global batch must grow "
+            "or the micro-batch shrink.",
+        ),
+    ),
+    replace=True,
+)
+
+TP_RULE = register(
+    Exercise(
+        id="q3.tp_rule",
+        lesson=3,
+        prompt=Text(
+            zh="模型有 32 个注意力头，每节点 8 张 GPU。TP = 16 被哪条规则拒绝？"
+            "用 check_tp_degree 的代码作答：'tp_heads'、'interconnect'，或 'none'（不被拒绝）。",
+            en="The model has 32 attention heads and each node has 8 GPUs. Which rule rejects TP = 16? Answer with "
+            "check_tp_degree's code: 'tp_heads', 'interconnect', or 'none' (not rejected).",
+        ),
+        expected=tp_rule,
+        kind="choice",
+        choices=("tp_heads", "interconnect", NO_REJECTION),
+        normalize=_lower,
+        hint=Text(
+            zh="先看 16 能否整除 32，再看一个 TP 组能否放进一个节点。",
+            en="First see whether 16 divides 32, then whether one TP group fits in one node.",
+        ),
+        why=lambda code: Text(
+            zh=f"'{code}'：16 整除 32，但 16 > 8，TP 组会离开节点内的高速链路。",
+            en=f"'{code}': 16 divides 32, but 16 > 8, so the TP group would leave the node's fast links.",
+        ),
+    ),
+    replace=True,
+)

@@ -1,0 +1,209 @@
+"""Link presets: bandwidth and latency of an intra-node link, a cross-node link and the seed's example link.
+
+Every hardware figure the lessons use lives here, as a named constant with its
+source. Bandwidth is *unidirectional per link* (per GPU and direction): the
+rate at which one rank sends while it receives at the same rate. Vendors quote
+NVLink as the sum of both directions, so that figure is halved here.
+
+The latency of a preset is the fixed cost alpha of one hop (one point-to-point
+call, or one step of a ring collective), taken from NCCL's own cost model.
+Real systems add launch overheads and congestion; the presets are an order of
+magnitude to reason with, not a measurement of your cluster (lesson 6 fits
+alpha and B to measurements).
+
+>>> preset = LINK_PRESETS["intra_node"]
+>>> round(preset.bandwidth_gib_s, 1), preset.latency_us
+(419.1, 3.4)
+>>> round(LINK_PRESETS["cross_node"].bandwidth_gib_s, 2)
+46.57
+
+Taught in: lesson 2 (Q2 communication).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from ._validate import check_choice, check_number
+from .i18n import Text
+from .units import GB_BYTES, GIB_BYTES, US_PER_S
+
+__all__ = [
+    "A10_BF16_DENSE_FLOPS",
+    "A10_MEMORY_BYTES_PER_S",
+    "A100_80GB_HBM_BYTES_PER_S",
+    "A100_BF16_DENSE_FLOPS",
+    "CPU_BF16_FLOPS",
+    "CPU_DRAM_BYTES_PER_S",
+    "CPU_MEMORY_GIB",
+    "ETHERNET_100G_PER_CARD_BYTES_PER_S",
+    "ETHERNET_LATENCY_S",
+    "H100_BF16_DENSE_FLOPS",
+    "H100_HBM_BYTES_PER_S",
+    "HDR_PER_GPU_BYTES_PER_S",
+    "IB_NDR_BYTES_PER_S",
+    "LINK_PRESETS",
+    "NVLINK3_UNIDIRECTIONAL_BYTES_PER_S",
+    "NVLINK4_H100_BIDIRECTIONAL_BYTES_PER_S",
+    "NVLINK4_H100_BYTES_PER_S",
+    "PCIE4_X16_BYTES_PER_S",
+    "PCIE_LATENCY_S",
+    "LinkPreset",
+    "link_preset",
+]
+
+#: NVIDIA H100 SXM5 datasheet: fourth-generation NVLink, 900 GB/s per GPU, both directions added.
+NVLINK4_H100_BIDIRECTIONAL_BYTES_PER_S: float = 900.0 * GB_BYTES
+#: The same link in one direction: 450 GB/s per GPU.
+NVLINK4_H100_BYTES_PER_S: float = NVLINK4_H100_BIDIRECTIONAL_BYTES_PER_S / 2
+
+#: Bits per byte, for network line rates quoted in Gb/s.
+BITS_PER_BYTE: int = 8
+#: InfiniBand NDR (NVIDIA ConnectX-7): 400 Gb/s per port and direction; DGX H100 has one port per GPU.
+IB_NDR_BITS_PER_S: float = 400e9
+#: The same port in bytes per second: 50 GB/s per GPU and direction.
+IB_NDR_BYTES_PER_S: float = IB_NDR_BITS_PER_S / BITS_PER_BYTE
+
+NCCL_TUNING_SOURCE: str = (
+    "NVIDIA/nccl src/graph/tuning.cc, table hwLat, Ring algorithm, Simple protocol: "
+    "3.4 us per step over NVLink, 14 us over the network (NCCL 2.19-era values)"
+)
+#: NCCL's modelled hardware latency of one ring step over NVLink (Ring / Simple), in seconds.
+NCCL_RING_NVLINK_LATENCY_S: float = 3.4e-6
+#: NCCL's modelled hardware latency of one ring step over the network (Ring / Simple), in seconds.
+NCCL_RING_NET_LATENCY_S: float = 14.0e-6
+
+#: The seed's Q2 example link: ``communication_ledger(256, 1, 100, 5)`` — 100 GiB/s, 5 us per call.
+SEED_LINK_BANDWIDTH_GIB_S: float = 100.0
+SEED_LINK_LATENCY_US: float = 5.0
+
+
+# --------------------------------------------------------------------------- accelerators, hosts and more links
+
+#: NVIDIA A100 Tensor Core GPU datasheet (A100 80GB SXM): BF16 Tensor Core 312 TFLOP/s dense
+#: (624 with structured sparsity).
+A100_BF16_DENSE_FLOPS: float = 312e12
+#: Same datasheet: A100 80GB SXM GPU memory bandwidth 2,039 GB/s.
+A100_80GB_HBM_BYTES_PER_S: float = 2039e9
+#: Same datasheet: NVLink 600 GB/s (third-generation NVLink, both directions summed) -> 300 GB/s each way.
+NVLINK3_UNIDIRECTIONAL_BYTES_PER_S: float = 300e9
+#: NVIDIA DGX A100 datasheet: 8 single-port ConnectX-6 HDR InfiniBand 200 Gb/s for the cluster network,
+#: one per GPU: 200e9 / 8 = 25 GB/s per GPU each way.
+HDR_PER_GPU_BYTES_PER_S: float = 200e9 / 8
+
+#: NVIDIA H100 Tensor Core GPU datasheet (H100 SXM): BF16 Tensor Core 1,979 TFLOP/s *with sparsity*;
+#: dense is half, 989 TFLOP/s.
+H100_BF16_DENSE_FLOPS: float = 989e12
+#: Same datasheet: H100 SXM GPU memory bandwidth 3.35 TB/s.
+H100_HBM_BYTES_PER_S: float = 3.35e12
+#: H100's NVLink 4 (450 GB/s each way) and NDR InfiniBand (50 GB/s per GPU each way) are
+#: NVLINK4_H100_BYTES_PER_S and IB_NDR_BYTES_PER_S above.
+
+#: NVIDIA A10 Tensor Core GPU datasheet: BF16 Tensor Core 125 TFLOP/s dense (250 with sparsity),
+#: 24 GB GDDR6 at 600 GB/s, PCIe Gen4 x16.
+A10_BF16_DENSE_FLOPS: float = 125e12
+A10_MEMORY_BYTES_PER_S: float = 600e9
+#: PCIe 4.0 x16: 16 GT/s x 16 lanes x 128/130 encoding / 8 bits = 31.5 GB/s each way (PCI-SIG PCIe 4.0
+#: base specification); assumes each card gets its full x16 link (no switch oversubscription).
+PCIE4_X16_BYTES_PER_S: float = 16e9 * 16 * 128 / 130 / 8
+#: 100 Gb/s Ethernet per node shared by 8 cards: 12.5e9 / 8 bytes/s per card each way.
+ETHERNET_100G_PER_CARD_BYTES_PER_S: float = 100e9 / 8 / 8
+
+#: Per-ring-step latencies (alpha) of PCIe through the host and of Ethernet: order-of-magnitude
+#: assumptions for the alpha-beta model, not datasheet figures (NVLink and InfiniBand use NCCL's
+#: modelled values NCCL_RING_NVLINK_LATENCY_S and NCCL_RING_NET_LATENCY_S above).
+PCIE_LATENCY_S: float = 5e-6
+ETHERNET_LATENCY_S: float = 20e-6
+
+#: A many-core server CPU treated as one device. An *assumption* for the course, not a datasheet:
+#: ~2 TFLOP/s sustained bf16 matmul (AVX-512 BF16 / AMX class), 512 GiB DRAM, 8 channels of DDR5-4800
+#: (8 x 38.4 GB/s = 307 GB/s, JEDEC DDR5-4800: 4800 MT/s x 8 bytes per channel).
+CPU_BF16_FLOPS: float = 2e12
+CPU_MEMORY_GIB: float = 512.0
+CPU_DRAM_BYTES_PER_S: float = 8 * 4800e6 * 8
+
+
+@dataclass(frozen=True)
+class LinkPreset:
+    """A named link: unidirectional bandwidth, per-hop latency and where both numbers come from.
+
+    Fields:
+        name: key in :data:`LINK_PRESETS`.
+        label: bilingual short name for controls and legends.
+        bandwidth_bytes_per_s: unidirectional bandwidth per link (per GPU and direction), > 0.
+        latency_s: fixed cost alpha of one hop, >= 0.
+        source: citation for both numbers.
+
+    >>> LINK_PRESETS["seed"].bandwidth_gib_s, LINK_PRESETS["seed"].latency_us
+    (100.0, 5.0)
+
+    Taught in: lesson 2 (Q2 communication).
+    """
+
+    name: str
+    label: Text
+    bandwidth_bytes_per_s: float
+    latency_s: float
+    source: str
+
+    def __post_init__(self) -> None:
+        check_number("bandwidth_bytes_per_s", self.bandwidth_bytes_per_s, gt=0)
+        check_number("latency_s", self.latency_s, ge=0)
+
+    @property
+    def bandwidth_gib_s(self) -> float:
+        """Unidirectional bandwidth in GiB/s (2**30 bytes per second), the seed ledger's unit."""
+        return self.bandwidth_bytes_per_s / GIB_BYTES
+
+    @property
+    def latency_us(self) -> float:
+        """Per-hop latency in microseconds, the seed ledger's unit."""
+        return self.latency_s * US_PER_S
+
+
+#: The course's links by name: the seed's example, an NVLink-like intra-node link, an InfiniBand-like cross-node link.
+LINK_PRESETS: Mapping[str, LinkPreset] = MappingProxyType(
+    {
+        preset.name: preset
+        for preset in (
+            LinkPreset(
+                name="seed",
+                label=Text(zh="种子示例（100 GiB/s，5 µs）", en="Seed example (100 GiB/s, 5 µs)"),
+                bandwidth_bytes_per_s=SEED_LINK_BANDWIDTH_GIB_S * GIB_BYTES,
+                latency_s=SEED_LINK_LATENCY_US / US_PER_S,
+                source="Seed 000, Q2 check: communication_ledger(256, 1, 100, 5) and (32, 24, 100, 5)",
+            ),
+            LinkPreset(
+                name="intra_node",
+                label=Text(zh="节点内，类 NVLink（H100）", en="Intra-node, NVLink-like (H100)"),
+                bandwidth_bytes_per_s=NVLINK4_H100_BYTES_PER_S,
+                latency_s=NCCL_RING_NVLINK_LATENCY_S,
+                source="NVIDIA H100 datasheet (NVLink 900 GB/s bidirectional, halved); " + NCCL_TUNING_SOURCE,
+            ),
+            LinkPreset(
+                name="cross_node",
+                label=Text(zh="跨节点，类 InfiniBand NDR", en="Cross-node, InfiniBand-like (NDR)"),
+                bandwidth_bytes_per_s=IB_NDR_BYTES_PER_S,
+                latency_s=NCCL_RING_NET_LATENCY_S,
+                source="NVIDIA ConnectX-7 / InfiniBand NDR 400 Gb/s per port, one port per GPU; " + NCCL_TUNING_SOURCE,
+            ),
+        )
+    }
+)
+
+
+def link_preset(name: str) -> LinkPreset:
+    """The preset called ``name`` (``"seed"``, ``"intra_node"`` or ``"cross_node"``).
+
+    >>> link_preset("cross_node").bandwidth_bytes_per_s / GB_BYTES
+    50.0
+    >>> link_preset("pcie")
+    Traceback (most recent call last):
+    ...
+    ValueError: name = 'pcie': must be one of 'seed', 'intra_node', 'cross_node'.
+
+    Taught in: lesson 2 (Q2 communication).
+    """
+    return LINK_PRESETS[check_choice("name", name, LINK_PRESETS)]

@@ -1,0 +1,232 @@
+"""The seed's strategy table: what each parallel strategy splits, what it strains, what it needs.
+
+Seed 000 (Q1) lists, for DP / ZeRO, TP, PP, CP, EP and serving replicas,
+which question each one answers ("DP 解决‘数据怎么铺开’") with its
+precondition, then a table of the main object it splits, the main pressure it
+puts on the system and its key precondition; Q2 adds where each strategy's
+communication is fragile. :data:`STRATEGY_TABLE` keeps those sentences as
+bilingual data and :func:`strategy_table` renders them as a Markdown table in
+the current language, so a lesson shows the table without retyping it.
+
+>>> [row.name for row in STRATEGY_TABLE]
+['DP / ZeRO', 'TP', 'PP', 'CP', 'EP', 'Replica']
+>>> STRATEGY_TABLE[1].key_precondition.render("en")
+'strong intra-node interconnect'
+
+Taught in: lesson 1 (Q1 capacity: the strategy table); lesson 2 (Q2: where each strategy's communication is fragile).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from ._validate import check_choice
+from .i18n import Text, register, tr
+
+__all__ = ["STRATEGY_COLUMNS", "STRATEGY_TABLE", "StrategyRow", "strategy_row", "strategy_table"]
+
+register(
+    {
+        "strategies.type_columns": {
+            "zh": "columns = {value!r}：必须是列名组成的列表或元组，而不是 {type}。",
+            "en": "columns = {value!r}: must be a list or tuple of column names, not {type}.",
+        },
+        "strategies.no_columns": {
+            "zh": "columns 为空：至少选择一列（可选：{choices}）。",
+            "en": "columns is empty: choose at least one column (from {choices}).",
+        },
+    }
+)
+
+#: The traffic functions of :mod:`coursekit.communication` that model each row.
+_TRAFFIC_KEYS: tuple[str, ...] = ("dp", "zero", "tp", "pp", "cp", "ep", "replica")
+
+
+@dataclass(frozen=True)
+class StrategyRow:
+    """One strategy of the seed's Q1 table, with the matching Q1 and Q2 bullets.
+
+    Fields (all bilingual :class:`~coursekit.i18n.Text` except the first and last):
+        name: the seed's label (``"DP / ZeRO"``, ``"TP"`` ...).
+        solves: the question it answers (Q1 bullet, "X 解决 ...").
+        assumes: the precondition of that bullet ("前提是 ...").
+        splits: the main object it splits (table column 主要切分对象).
+        pressure: the main pressure it brings (table column 主要压力).
+        key_precondition: the most important precondition (table column 最关键前提).
+        communication: where its communication is fragile (Q2 bullet).
+        traffic: names in :data:`coursekit.communication.STRATEGIES` whose
+            ``*_traffic`` function models its communication.
+
+    >>> strategy_row("PP").splits.render("en")
+    'layers / stages'
+
+    Taught in: lesson 1 (Q1 capacity).
+    """
+
+    name: str
+    solves: Text
+    assumes: Text
+    splits: Text
+    pressure: Text
+    key_precondition: Text
+    communication: Text
+    traffic: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        for key in self.traffic:
+            check_choice("traffic", key, _TRAFFIC_KEYS)
+
+
+def _t(zh: str, en: str) -> Text:
+    return Text(zh=zh, en=en)
+
+
+#: Seed 000's strategy table (Q1), in its order, with the Q1 and Q2 bullets of each strategy.
+STRATEGY_TABLE: tuple[StrategyRow, ...] = (
+    StrategyRow(
+        name="DP / ZeRO",
+        solves=_t("数据怎么铺开", "how the data is spread over the devices"),
+        assumes=_t("模型至少接近能放下", "the model (nearly) fits on one device"),
+        splits=_t("batch、参数、梯度或优化器状态", "the batch; parameters, gradients or optimizer state"),
+        pressure=_t("梯度同步与状态聚合", "gradient synchronization and state gathering"),
+        key_precondition=_t("模型与训练状态有明确分片方案", "a clear sharding plan for the model and training state"),
+        communication=_t(
+            "梯度同步偏全局，频率低，但每次同步面更完整",
+            "gradient sync spans the whole group: infrequent, but each sync covers the full state",
+        ),
+        traffic=("dp", "zero"),
+    ),
+    StrategyRow(
+        name="TP",
+        solves=_t("单层怎么拆算", "how one layer is split for computation"),
+        assumes=_t("机内互连足够强", "the intra-node links are strong enough"),
+        splits=_t("层内张量与激活", "tensors and activations inside a layer"),
+        pressure=_t("高频 collective", "frequent collectives"),
+        key_precondition=_t("机内互连强", "strong intra-node interconnect"),
+        communication=_t(
+            "层内通信频率高，单次量通常不大，但每层都要碰一次",
+            "intra-layer communication is frequent and each call is usually small, but every layer needs it",
+        ),
+        traffic=("tp",),
+    ),
+    StrategyRow(
+        name="PP",
+        solves=_t("层怎么分段", "how the layers are cut into stages"),
+        assumes=_t("模型足够深或单卡显存偏紧", "the model is deep enough, or one device's memory is tight"),
+        splits=_t("layers / stages", "layers / stages"),
+        pressure=_t("pipeline bubble 与 stage 传输", "pipeline bubble and transfers between stages"),
+        key_precondition=_t("模型足够深且 stage 可平衡", "the model is deep enough and its stages can be balanced"),
+        communication=_t(
+            "通信发生在 stage 边界，频率低一些，但切不好就会放大气泡和等待",
+            "communication happens at stage boundaries, less often, but a poor split amplifies the bubble and waiting",
+        ),
+        traffic=("pp",),
+    ),
+    StrategyRow(
+        name="CP",
+        solves=_t("长序列怎么切分", "how a long sequence is split"),
+        assumes=_t("Attention 状态交换可承受", "exchanging attention state is affordable"),
+        splits=_t("sequence / context", "sequence / context"),
+        pressure=_t("Attention 状态交换", "attention-state exchange"),
+        key_precondition=_t("长上下文收益覆盖通信代价", "the long-context benefit outweighs the communication cost"),
+        communication=_t(
+            "随上下文长度交换 Attention 状态，需要同时记录序列长度和通信轮数",
+            "exchanges attention state that grows with the context; record the sequence length and the number "
+            "of communication rounds together",
+        ),
+        traffic=("cp",),
+    ),
+    StrategyRow(
+        name="EP",
+        solves=_t("专家怎么分发", "how the experts are distributed"),
+        assumes=_t("路由和 token 交换能承受", "routing and token exchange are affordable"),
+        splits=_t("experts / tokens", "experts / tokens"),
+        pressure=_t("dispatch、combine 与负载不均", "dispatch, combine and load imbalance"),
+        key_precondition=_t("MoE 路由与容量可控", "MoE routing and capacity are under control"),
+        communication=_t(
+            "不只看 volume，还要看 token 路由和负载均衡是否稳定",
+            "volume is not enough: token routing and load balance must also be stable",
+        ),
+        traffic=("ep",),
+    ),
+    StrategyRow(
+        name="Replica",
+        solves=_t("请求怎么分发", "how the requests are distributed"),
+        assumes=_t(
+            "多副本容量、队列和缓存局部性可观测",
+            "the capacity, queues and cache locality of the replicas are observable",
+        ),
+        splits=_t("serving requests", "serving requests"),
+        pressure=_t("队列、缓存局部性与尾延迟", "queues, cache locality and tail latency"),
+        key_precondition=_t("多副本状态可观测", "the state of every replica is observable"),
+        communication=_t(
+            "不交换模型内部张量，但路由失衡会放大排队和尾延迟",
+            "exchanges no model tensors, but unbalanced routing inflates queueing and tail latency",
+        ),
+        traffic=("replica",),
+    ),
+)
+
+#: Column name -> bilingual header, in the seed's order (the last three columns are the seed's table).
+STRATEGY_COLUMNS: Mapping[str, Text] = MappingProxyType(
+    {
+        "name": _t("策略", "Strategy"),
+        "solves": _t("解决的问题", "Question it answers"),
+        "assumes": _t("前提", "Precondition"),
+        "splits": _t("主要切分对象", "Main object split"),
+        "pressure": _t("主要压力", "Main pressure"),
+        "key_precondition": _t("最关键前提", "Key precondition"),
+        "communication": _t("通信的脆弱点", "Where its communication is fragile"),
+    }
+)
+
+#: The seed's own table: strategy, main object split, main pressure, key precondition.
+SEED_COLUMNS: tuple[str, ...] = ("name", "splits", "pressure", "key_precondition")
+
+
+def strategy_row(name: str) -> StrategyRow:
+    """The row of :data:`STRATEGY_TABLE` for ``name`` (``"DP / ZeRO"``, ``"TP"``, ...).
+
+    >>> strategy_row("EP").pressure.render("zh")
+    'dispatch、combine 与负载不均'
+
+    Taught in: lesson 1 (Q1 capacity).
+    """
+    rows = {row.name: row for row in STRATEGY_TABLE}
+    return rows[check_choice("name", name, rows)]
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def strategy_table(columns: Sequence[str] = SEED_COLUMNS, *, lang: str | None = None) -> str:
+    """The strategy table as Markdown in ``lang`` (default: the current language).
+
+    Parameters:
+        columns: names from :data:`STRATEGY_COLUMNS`, in the order to show
+            them; the default is the seed's table.
+        lang: ``"zh"`` or ``"en"``; None uses the current language.
+
+    >>> print(strategy_table(["name", "key_precondition"], lang="en").splitlines()[2])
+    | DP / ZeRO | a clear sharding plan for the model and training state |
+
+    Taught in: lesson 1 (Q1 capacity).
+    """
+    if isinstance(columns, str) or not isinstance(columns, (list, tuple)):
+        raise TypeError(tr("strategies.type_columns", value=columns, type=type(columns).__name__))
+    if not columns:
+        raise ValueError(tr("strategies.no_columns", choices=", ".join(STRATEGY_COLUMNS)))
+    chosen = [check_choice("columns", column, STRATEGY_COLUMNS) for column in columns]
+    if lang is not None:
+        check_choice("lang", lang, ("zh", "en"))
+    lines = [
+        "| " + " | ".join(_cell(STRATEGY_COLUMNS[c].render(lang)) for c in chosen) + " |",
+        "| " + " | ".join("---" for _ in chosen) + " |",
+    ]
+    for row in STRATEGY_TABLE:
+        cells = [row.name if c == "name" else getattr(row, c).render(lang) for c in chosen]
+        lines.append("| " + " | ".join(_cell(cell) for cell in cells) + " |")
+    return "\n".join(lines)

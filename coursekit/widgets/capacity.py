@@ -1,0 +1,342 @@
+"""Lesson 1 widget: one rank's memory, split by component, against the device line.
+
+Controls: model shape, precision recipe, ZeRO stage, DP / TP / PP degrees,
+sequence length, micro-batch, activation recomputation, runtime reserve and
+device memory. The figure shows one stacked bar per ZeRO stage (the chosen one
+solid, the others faded) so the smallest stage that fits is visible at once;
+the verdict is :meth:`coursekit.capacity.ResourceLedger.explain` of the chosen
+configuration plus its breakdown.
+
+How a rank's memory is counted (all by coursekit):
+
+* model states: :func:`coursekit.capacity.training_state_memory` of the shape's
+  parameter count (:func:`coursekit.shapes.transformer_params`) — even TP / PP
+  split, ZeRO over ``dp``;
+* activations: :func:`coursekit.capacity.activation_memory_breakdown` for the
+  ``layers / pp`` layers of one stage, times the micro-batches the first 1F1B
+  stage keeps in flight (:func:`coursekit.pipeline.warmup_microbatches` + 1 = pp,
+  assuming at least ``pp`` micro-batches per step);
+* the runtime reserve as given; :func:`coursekit.capacity.build_resource_ledger`
+  sums them and compares with the device.
+
+>>> from coursekit.widgets.capacity import CapacityWidget
+>>> w = CapacityWidget()
+>>> w.status, w.result.ledger.fits_one_device
+('ok', False)
+>>> w.controls["zero_stage"].value = 1
+>>> w.result.ledger.fits_one_device, w.result.smallest_fitting_stage
+(True, 1)
+
+Taught in: lesson 1 (Q1 capacity).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import ipywidgets
+from matplotlib.figure import Figure
+
+from .._validate import check_choice, check_divides, check_int, check_number
+from ..capacity import (
+    PRECISION_RECIPES,
+    ActivationMemory,
+    ResourceLedger,
+    TrainingStateMemory,
+    activation_memory_breakdown,
+    build_resource_ledger,
+    training_state_memory,
+)
+from ..i18n import Text, register, tr
+from ..pipeline import warmup_microbatches
+from ..plotting import label
+from ..shapes import MODEL_SHAPES, ModelShape, model_shape
+from . import LessonWidget, dropdown, slider
+
+__all__ = [
+    "DEFAULT_RUNTIME_RESERVE_GIB",
+    "DEVICE_MEMORY_CHOICES_GIB",
+    "ZERO_STAGES",
+    "CapacityView",
+    "CapacityWidget",
+]
+
+register(
+    {
+        "widgets.capacity.model": {"zh": "模型形状", "en": "model shape"},
+        "widgets.capacity.recipe": {"zh": "精度方案", "en": "precision recipe"},
+        "widgets.capacity.zero_stage": {"zh": "ZeRO 阶段", "en": "ZeRO stage"},
+        "widgets.capacity.dp": {"zh": "数据并行度 DP", "en": "data-parallel degree DP"},
+        "widgets.capacity.tp": {"zh": "张量并行度 TP", "en": "tensor-parallel degree TP"},
+        "widgets.capacity.pp": {"zh": "流水线并行度 PP", "en": "pipeline-parallel degree PP"},
+        "widgets.capacity.seq_len": {"zh": "序列长度 s", "en": "sequence length s"},
+        "widgets.capacity.micro_batch": {"zh": "微批次大小 b", "en": "micro-batch size b"},
+        "widgets.capacity.recompute": {"zh": "激活重计算", "en": "activation recomputation"},
+        "widgets.capacity.reserve_gib": {"zh": "运行时预留 (GiB)", "en": "runtime reserve (GiB)"},
+        "widgets.capacity.device_gib": {"zh": "设备显存 (GiB)", "en": "device memory (GiB)"},
+        "widgets.capacity.breakdown": {
+            "zh": "每个 rank：参数 {params_gib:.2f} + 梯度 {grads_gib:.2f} + 优化器状态 {optimizer_gib:.2f} "
+            "+ 激活 {activation_gib:.2f}（{in_flight} 个微批次在途）+ 预留 {reserve_gib:.2f} GiB。"
+            "模型共 {billions:.2f}B 参数，每个 rank 的模型并行分片 {shard_billions:.2f}B。",
+            "en": "Per rank: parameters {params_gib:.2f} + gradients {grads_gib:.2f} + optimizer state "
+            "{optimizer_gib:.2f} + activations {activation_gib:.2f} ({in_flight} micro-batch(es) in flight) "
+            "+ reserve {reserve_gib:.2f} GiB. The model has {billions:.2f}B parameters; each rank's "
+            "model-parallel shard holds {shard_billions:.2f}B.",
+        },
+        "widgets.capacity.smallest_stage": {
+            "zh": "在这个配置下，能放下的最小 ZeRO 阶段是 {stage}。",
+            "en": "With this configuration the smallest ZeRO stage that fits is {stage}.",
+        },
+        "widgets.capacity.no_stage": {
+            "zh": "即使 ZeRO-3 也放不下：试试激活重计算、更小的微批次，或用 TP / PP 切分模型。",
+            "en": "Not even ZeRO-3 fits: try activation recomputation, a smaller micro-batch, "
+            "or split the model with TP / PP.",
+        },
+    }
+)
+
+#: ZeRO stages shown as rows of the figure.
+ZERO_STAGES: tuple[int, ...] = (0, 1, 2, 3)
+#: The seed's Q1 ledgers both keep 2.0 GiB of runtime reserve (build_resource_ledger(13.0, 4.0, 2.0, 24.0)).
+DEFAULT_RUNTIME_RESERVE_GIB: float = 2.0
+#: Device memory sizes offered, GiB; 24 is the seed's device.
+DEVICE_MEMORY_CHOICES_GIB: tuple[float, ...] = (16.0, 24.0, 32.0, 40.0, 48.0, 80.0, 96.0, 128.0)
+#: Parallel degrees offered (some are deliberately invalid for some shapes, e.g. PP = 8 with 36 layers).
+_DP_CHOICES: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 128)
+_TP_CHOICES: tuple[int, ...] = (1, 2, 4, 8, 16)
+_PP_CHOICES: tuple[int, ...] = (1, 2, 3, 4, 6, 8)
+_SEQ_CHOICES: tuple[int, ...] = (1024, 2048, 4096, 8192, 16384, 32768)
+
+_RECOMPUTE_LABELS: dict[str, Text] = {
+    "none": Text(zh="不重计算 (none)", en="none"),
+    "selective": Text(zh="选择性重计算 (selective)", en="selective"),
+    "full": Text(zh="完全重计算 (full)", en="full"),
+}
+_STAGE_LABELS: dict[int, Text] = {
+    0: Text(zh="0（普通 DP，不切分）", en="0 (plain DP, nothing sharded)"),
+    1: Text(zh="1（切分优化器状态）", en="1 (optimizer state sharded)"),
+    2: Text(zh="2（再切分梯度）", en="2 (+ gradients sharded)"),
+    3: Text(zh="3（再切分参数，类 FSDP FULL_SHARD）", en="3 (+ parameters sharded, like FSDP FULL_SHARD)"),
+}
+_COMPONENTS: tuple[tuple[str, Text, str], ...] = (
+    ("params", Text(zh="参数", en="parameters"), "#4c72b0"),
+    ("grads", Text(zh="梯度", en="gradients"), "#55a868"),
+    ("optimizer", Text(zh="优化器状态", en="optimizer state"), "#dd8452"),
+    ("activations", Text(zh="激活", en="activations"), "#8172b3"),
+    ("reserve", Text(zh="运行时预留", en="runtime reserve"), "#937860"),
+)
+
+
+@dataclass(frozen=True)
+class CapacityView:
+    """What :class:`CapacityWidget` computed for one set of control values.
+
+    ``state`` and ``ledger`` belong to the chosen ZeRO stage; ``stage_ledgers``
+    holds the ledger of every stage in :data:`ZERO_STAGES` (same other inputs)
+    and ``stage_segments_gib`` their five components (parameters, gradients,
+    optimizer state, activations, reserve) in GiB. ``activation_gib`` is
+    ``activations.total_gib * in_flight``.
+    """
+
+    shape: ModelShape
+    state: TrainingStateMemory
+    activations: ActivationMemory
+    in_flight: int
+    activation_gib: float
+    reserve_gib: float
+    ledger: ResourceLedger
+    stage_ledgers: tuple[ResourceLedger, ...]
+    stage_segments_gib: tuple[tuple[float, ...], ...]
+
+    @property
+    def segments_gib(self) -> tuple[float, ...]:
+        """The chosen stage's five components in GiB."""
+        return self.stage_segments_gib[ZERO_STAGES.index(self.state.zero_stage)]
+
+    @property
+    def smallest_fitting_stage(self) -> int | None:
+        """The smallest ZeRO stage whose ledger fits the device, or None."""
+        for stage, ledger in zip(ZERO_STAGES, self.stage_ledgers, strict=True):
+            if ledger.fits_one_device:
+                return stage
+        return None
+
+
+def _options(labels: dict[Any, Text]) -> list[tuple[Text, Any]]:
+    return [(text, value) for value, text in labels.items()]
+
+
+class CapacityWidget(LessonWidget[CapacityView]):
+    """Per-rank memory (parameters, gradients, optimizer, activations, reserve) against device memory.
+
+    Keyword arguments set the initial control values (names as in
+    :meth:`compute`); the defaults are the ZeRO paper's 7.5B model at DP = 8,
+    ZeRO-0, s = 2048, b = 1, selective recomputation, 80 GiB device.
+
+    Taught in: lesson 1 (Q1 capacity).
+    """
+
+    figure_size_in: ClassVar[tuple[float, float]] = (6.4, 2.9)
+    main_control: ClassVar[str | None] = "zero_stage"
+
+    def __init__(
+        self,
+        *,
+        model: str = "megatron-7.5b",
+        recipe: str = "zero-fp16-adam",
+        zero_stage: int = 0,
+        dp: int = 8,
+        tp: int = 1,
+        pp: int = 1,
+        seq_len: int = 2048,
+        micro_batch: int = 1,
+        recompute: str = "selective",
+        reserve_gib: float = DEFAULT_RUNTIME_RESERVE_GIB,
+        device_gib: float = 80.0,
+    ) -> None:
+        models = [(shape.label, name) for name, shape in MODEL_SHAPES.items()]
+        recipes = [
+            (
+                Text(zh=f"{name}（{r.bytes_per_param:g} 字节/参数）", en=f"{name} ({r.bytes_per_param:g} bytes/param)"),
+                name,
+            )
+            for name, r in PRECISION_RECIPES.items()
+        ]
+        super().__init__(
+            {
+                "model": dropdown("widgets.capacity.model", models, value=model),
+                "recipe": dropdown("widgets.capacity.recipe", recipes, value=recipe),
+                "zero_stage": dropdown("widgets.capacity.zero_stage", _options(_STAGE_LABELS), value=zero_stage),
+                "dp": dropdown("widgets.capacity.dp", list(_DP_CHOICES), value=dp),
+                "tp": dropdown("widgets.capacity.tp", list(_TP_CHOICES), value=tp),
+                "pp": dropdown("widgets.capacity.pp", list(_PP_CHOICES), value=pp),
+                "seq_len": dropdown("widgets.capacity.seq_len", list(_SEQ_CHOICES), value=seq_len),
+                "micro_batch": slider("widgets.capacity.micro_batch", value=micro_batch, min=1, max=16, step=1),
+                "recompute": dropdown("widgets.capacity.recompute", _options(_RECOMPUTE_LABELS), value=recompute),
+                "reserve_gib": slider(
+                    "widgets.capacity.reserve_gib", value=float(reserve_gib), min=0.0, max=8.0, step=0.5
+                ),
+                "device_gib": dropdown(
+                    "widgets.capacity.device_gib",
+                    [(f"{g:g} GiB", g) for g in DEVICE_MEMORY_CHOICES_GIB],
+                    value=float(device_gib),
+                ),
+            }
+        )
+        # Two columns of controls keep the widget short.
+        for control in self.controls.values():
+            control.layout.width = "30em"
+        names = list(self.controls)
+        half = (len(names) + 1) // 2
+        columns = [ipywidgets.VBox([self.controls[n] for n in part]) for part in (names[:half], names[half:])]
+        self.view.children = (ipywidgets.HBox(columns), *self.view.children[1:])
+
+    # -- LessonWidget -------------------------------------------------------------------
+
+    def setup(self, fig: Figure) -> None:
+        # Fixed margins instead of constrained layout: the layout never changes, and each PNG is cheaper.
+        fig.set_layout_engine(None)
+        fig.subplots_adjust(left=0.1, right=0.98, top=0.91, bottom=0.27)
+        ax = fig.add_subplot()
+        self.ax = ax
+        rows = list(range(len(ZERO_STAGES)))
+        self.bars: list[list[Any]] = []
+        for _key, text, colour in _COMPONENTS:
+            container = ax.barh(rows, [0.0] * len(rows), left=[0.0] * len(rows), height=0.62, color=colour)
+            container.set_label(label(text))
+            self.bars.append(list(container))
+        box = {"facecolor": "white", "alpha": 0.8, "edgecolor": "none", "pad": 1.0}
+        self.value_texts = [ax.text(0.0, row, "", va="center", ha="left", fontsize=8, bbox=box) for row in rows]
+        self.device_line = ax.axvline(0.0, color="#c44e52", linestyle="--", linewidth=1.5)
+        self.device_text = ax.text(
+            0.0, 1.01, "", color="#c44e52", fontsize=8, ha="center", va="bottom", transform=ax.get_xaxis_transform()
+        )
+        ax.set_yticks(rows, labels=[f"ZeRO-{s}" for s in ZERO_STAGES])
+        ax.invert_yaxis()
+        ax.set_xlabel(label(Text(zh="每个 rank 的显存 (GiB)", en="memory per rank (GiB)")))
+        fig.legend(loc="lower center", fontsize=7, ncols=len(_COMPONENTS), frameon=False)
+        ax.set_xlim(0.0, 100.0)
+
+    def compute(self, **values: Any) -> CapacityView:
+        shape = model_shape(values["model"])
+        recipe = check_choice("recipe", values["recipe"], PRECISION_RECIPES)
+        chosen_stage = check_int("zero_stage", values["zero_stage"], ge=0, le=3)
+        dp = check_int("dp", values["dp"], ge=1)
+        tp = check_int("tp", values["tp"], ge=1)
+        pp = check_int("pp", values["pp"], ge=1)
+        check_divides("pp", pp, "layers", shape.layers)
+        reserve = check_number("reserve_gib", values["reserve_gib"], ge=0)
+        device = check_number("device_gib", values["device_gib"], gt=0)
+        activations = activation_memory_breakdown(
+            seq_len=values["seq_len"],
+            micro_batch=values["micro_batch"],
+            hidden=shape.hidden,
+            heads=shape.heads,
+            layers=shape.layers // pp,
+            tp=tp,
+            recompute=values["recompute"],
+        )
+        # The first stage of a 1F1B pipeline keeps pp micro-batches in flight (at least pp per step).
+        in_flight = warmup_microbatches(pp, pp, 0) + 1
+        activation_gib = activations.total_gib * in_flight
+        states = [
+            training_state_memory(shape.num_params, dp=dp, zero_stage=stage, tp=tp, pp=pp, recipe=recipe)
+            for stage in ZERO_STAGES
+        ]
+        ledgers = tuple(build_resource_ledger(s.total_gib, activation_gib, reserve, device) for s in states)
+        segments = tuple((s.params_gib, s.grads_gib, s.optimizer_gib, activation_gib, reserve) for s in states)
+        index = ZERO_STAGES.index(chosen_stage)
+        return CapacityView(
+            shape=shape,
+            state=states[index],
+            activations=activations,
+            in_flight=in_flight,
+            activation_gib=activation_gib,
+            reserve_gib=reserve,
+            ledger=ledgers[index],
+            stage_ledgers=ledgers,
+            stage_segments_gib=segments,
+        )
+
+    def draw(self, result: CapacityView) -> None:
+        device = result.ledger.device_memory_gib
+        chosen = ZERO_STAGES.index(result.state.zero_stage)
+        x_max = max(device * 1.3, sum(result.segments_gib) * 1.15)
+        for row, segments in enumerate(result.stage_segments_gib):
+            left = 0.0
+            alpha = 1.0 if row == chosen else 0.3
+            for component, width in enumerate(segments):
+                bar = self.bars[component][row]
+                bar.set_x(left)
+                bar.set_width(width)
+                bar.set_alpha(alpha)
+                left += width
+            text = self.value_texts[row]
+            fits = result.stage_ledgers[row].fits_one_device
+            text.set_text(f"{left:.1f} GiB {'✓' if fits else '✗'}")
+            text.set_x(min(left, x_max * 0.82) + x_max * 0.01)
+            text.set_color("#2e7d32" if fits else "#c62828")
+            text.set_fontweight("bold" if row == chosen else "normal")
+        self.ax.set_xlim(0.0, x_max)
+        self.device_line.set_xdata([device, device])
+        self.device_text.set_x(device)
+        self.device_text.set_text(label(Text(zh=f"设备 {device:g} GiB", en=f"device {device:g} GiB")))
+
+    def describe(self, result: CapacityView) -> str:
+        state = result.state
+        verdict = result.ledger.explain()
+        breakdown = tr(
+            "widgets.capacity.breakdown",
+            params_gib=state.params_gib,
+            grads_gib=state.grads_gib,
+            optimizer_gib=state.optimizer_gib,
+            activation_gib=result.activation_gib,
+            in_flight=result.in_flight,
+            reserve_gib=result.reserve_gib,
+            billions=state.num_params / 1e9,
+            shard_billions=state.params_per_model_parallel_rank / 1e9,
+        )
+        stage = result.smallest_fitting_stage
+        hint = tr("widgets.capacity.no_stage") if stage is None else tr("widgets.capacity.smallest_stage", stage=stage)
+        return f"<b>{verdict}</b><br>{breakdown}<br>{hint}"

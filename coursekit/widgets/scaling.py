@@ -1,0 +1,246 @@
+"""Lesson 5 widget: the scaling efficiency E(P) of data parallelism, and the step that explains it.
+
+:class:`ScalingWidget` draws ``E(P) = throughput(P) / (P · throughput(1))``
+against the number of devices for a weak-scaling data-parallel job whose
+gradients are all-reduced around a ring
+(:func:`coursekit.scaling.scaling_curve`). Next to the curve, the step at the
+largest device count is taken apart into compute, communication hidden under
+compute and exposed communication (:func:`coursekit.scaling.step_timeline`),
+and the message names the term that eats the step
+(:func:`coursekit.scaling.diagnose_efficiency`).
+
+Controls: overlap (share of the communication hidden under compute), link
+bandwidth (unidirectional per link, GB/s), gradient bytes all-reduced per step
+(GB) and compute time per step (ms).
+
+>>> w = ScalingWidget()
+>>> w.status, w.result.curve.devices[-1], w.result.diagnosis.dominant
+('ok', 512, 'communication')
+
+Taught in: lesson 5 (S18 selection matrix: scaling efficiency).
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+from typing import Any
+
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+
+from .._validate import check_number
+from ..hardware import IB_NDR_BYTES_PER_S, NVLINK4_H100_BYTES_PER_S
+from ..i18n import Text, register, tr
+from ..plotting import label
+from ..scaling import EfficiencyDiagnosis, ScalingCurve, diagnose_efficiency, scaling_curve
+from ..units import GB_BYTES, MS_PER_S
+from . import LessonWidget, slider
+
+__all__ = [
+    "DEFAULT_BANDWIDTH_GB_S",
+    "DEFAULT_GRADIENT_GB",
+    "DEVICE_COUNTS",
+    "MAX_BANDWIDTH_GB_S",
+    "ScalingView",
+    "ScalingWidget",
+    "scaling_view",
+]
+
+#: Device counts of the curve: powers of two from 1 to 512.
+DEVICE_COUNTS: tuple[int, ...] = tuple(2**k for k in range(10))
+
+#: Default and largest link bandwidth of the slider (GB/s, one way): InfiniBand NDR and H100 NVLink.
+DEFAULT_BANDWIDTH_GB_S: float = IB_NDR_BYTES_PER_S / GB_BYTES
+MAX_BANDWIDTH_GB_S: float = NVLINK4_H100_BYTES_PER_S / GB_BYTES
+#: Default gradients per step: a 7-billion-parameter model in bf16 (2 bytes per gradient), in GB (illustrative).
+DEFAULT_GRADIENT_GB: float = 7e9 * 2 / GB_BYTES
+
+#: Timeline colours by segment kind.
+_SEGMENT_COLOURS: dict[str, str] = {
+    "compute": "#4c72b0",
+    "hidden_communication": "#8fbc8f",
+    "communication": "#c44e52",
+}
+#: Lane of each segment kind in the timeline axes (hidden communication runs under compute).
+_SEGMENT_LANES: dict[str, float] = {"compute": 1.0, "hidden_communication": 0.0, "communication": 1.0}
+
+register(
+    {
+        "widgets.scaling.overlap": {"zh": "通信与计算重叠比例", "en": "overlap with compute"},
+        "widgets.scaling.bandwidth_gb_s": {
+            "zh": "链路单向带宽 (GB/s)",
+            "en": "link bandwidth, one way (GB/s)",
+        },
+        "widgets.scaling.gradient_gb": {"zh": "每步全归约的梯度 (GB)", "en": "gradients all-reduced per step (GB)"},
+        "widgets.scaling.compute_ms": {"zh": "每步计算时间 (ms)", "en": "compute per step (ms)"},
+        "widgets.scaling.efficiency": {
+            "zh": "E({devices}) = <b>{efficiency:.2f}</b>：{devices} 个设备的吞吐是单设备的 {speedup:.0f} 倍，"
+            "不是 {devices} 倍。",
+            "en": "E({devices}) = <b>{efficiency:.2f}</b>: {devices} devices give {speedup:.0f}× the throughput of "
+            "one, not {devices}×.",
+        },
+        "widgets.scaling.step": {
+            "zh": "P = {devices} 时一步 {step_ms:.0f} ms：计算 {compute_ms:.0f} ms，暴露的通信 {exposed_ms:.0f} ms"
+            "（另有 {hidden_ms:.0f} ms 被计算掩盖）。",
+            "en": "At P = {devices} a step takes {step_ms:.0f} ms: compute {compute_ms:.0f} ms, exposed communication "
+            "{exposed_ms:.0f} ms ({hidden_ms:.0f} ms more hidden under compute).",
+        },
+        "widgets.scaling.diagnosis": {"zh": "诊断：{reason}", "en": "Diagnosis: {reason}"},
+        "widgets.scaling.model_note": {
+            "zh": "这是模型，不是测量：环形全归约的传输项趋近 2·S/B，所以 E(P) 趋平而不是跌到 0；"
+            "拥塞、掉队者和输入瓶颈只有实测才看得到（第 6 课）。",
+            "en": "This is a model, not a measurement: the ring all-reduce's transfer term tends to 2·S/B, so E(P) "
+            "levels off instead of falling to 0; congestion, stragglers and input stalls show up only when "
+            "measured (lesson 6).",
+        },
+        "widgets.scaling.axis_devices": {"zh": "设备数 P", "en": "devices P"},
+        "widgets.scaling.axis_efficiency": {"zh": "扩展效率 E(P)", "en": "scaling efficiency E(P)"},
+        "widgets.scaling.axis_step": {"zh": "P = {devices} 时一步的时间 (ms)", "en": "step at P = {devices} (ms)"},
+        "widgets.scaling.lane_compute": {"zh": "计算 + 暴露通信", "en": "compute + exposed"},
+        "widgets.scaling.lane_hidden": {"zh": "被掩盖的通信", "en": "hidden comm."},
+    }
+)
+
+
+@dataclass(frozen=True)
+class ScalingView:
+    """What :class:`ScalingWidget` shows: the ``curve`` and the ``diagnosis`` of its last point."""
+
+    curve: ScalingCurve
+    diagnosis: EfficiencyDiagnosis
+
+    @property
+    def last_efficiency(self) -> float:
+        """``E(P)`` at the largest device count."""
+        return self.curve.efficiencies[-1]
+
+
+def scaling_view(overlap: float, bandwidth_gb_s: float, gradient_gb: float, compute_ms: float) -> ScalingView:
+    """The weak-scaling curve over :data:`DEVICE_COUNTS` and the diagnosis at the largest count.
+
+    Parameters: ``overlap`` in [0, 1]; ``bandwidth_gb_s`` unidirectional per-link
+    bandwidth in GB/s (10**9 bytes/s, > 0); ``gradient_gb`` gradient bytes
+    all-reduced per step in GB (> 0); ``compute_ms`` compute per step in ms (> 0).
+
+    >>> v = scaling_view(0.0, 50.0, 14.0, 500.0)
+    >>> round(v.last_efficiency, 3), v.diagnosis.dominant
+    (0.472, 'communication')
+
+    Taught in: lesson 5 (S18 selection matrix: scaling efficiency).
+    """
+    bandwidth = check_number("bandwidth_gb_s", bandwidth_gb_s, gt=0)
+    gradient = check_number("gradient_gb", gradient_gb, gt=0)
+    compute = check_number("compute_ms", compute_ms, gt=0)
+    curve = scaling_curve(
+        list(DEVICE_COUNTS),
+        single_device_step_s=compute / MS_PER_S,
+        gradient_bytes=gradient * GB_BYTES,
+        bandwidth_bytes_per_s=bandwidth * GB_BYTES,
+        overlap_fraction=overlap,
+    )
+    return ScalingView(curve=curve, diagnosis=diagnose_efficiency(curve.points[-1].timeline))
+
+
+def _label(key: str, **params: Any) -> str:
+    return label(Text(zh=tr(key, lang="zh", **params), en=tr(key, lang="en", **params)))
+
+
+class ScalingWidget(LessonWidget[ScalingView]):
+    """E(P) of data parallelism against devices, with overlap, bandwidth, gradient and compute sliders.
+
+    Taught in: lesson 5 (S18 selection matrix: scaling efficiency).
+    """
+
+    figure_size_in = (6.6, 2.7)
+    main_control = "overlap"
+
+    def __init__(
+        self,
+        overlap: float = 0.0,
+        bandwidth_gb_s: float = DEFAULT_BANDWIDTH_GB_S,
+        gradient_gb: float = DEFAULT_GRADIENT_GB,
+        compute_ms: float = 500.0,
+    ) -> None:
+        super().__init__(
+            {
+                "overlap": slider(
+                    "widgets.scaling.overlap", value=overlap, min=0.0, max=1.0, step=0.05, readout_format=".2f"
+                ),
+                "bandwidth_gb_s": slider(
+                    "widgets.scaling.bandwidth_gb_s", value=bandwidth_gb_s, min=5.0, max=MAX_BANDWIDTH_GB_S, step=5.0
+                ),
+                "gradient_gb": slider("widgets.scaling.gradient_gb", value=gradient_gb, min=0.5, max=40.0, step=0.5),
+                "compute_ms": slider("widgets.scaling.compute_ms", value=compute_ms, min=50.0, max=2000.0, step=50.0),
+            }
+        )
+
+    def setup(self, fig: Figure) -> None:
+        fig.set_layout_engine("none")  # fixed margins: a layout engine makes savefig draw twice
+        self.ax_curve = fig.add_axes((0.1, 0.2, 0.36, 0.7))
+        self.ax_step = fig.add_axes((0.67, 0.2, 0.3, 0.7))
+        (self.ideal,) = self.ax_curve.plot(
+            [DEVICE_COUNTS[0], DEVICE_COUNTS[-1]], [1.0, 1.0], linestyle="--", color="grey", linewidth=0.8
+        )
+        (self.curve_line,) = self.ax_curve.plot([], [], marker="o", markersize=3, color="#4c72b0")
+        self.ax_curve.set_xscale("log", base=2)
+        self.ax_curve.set_xlim(DEVICE_COUNTS[0] * 0.8, DEVICE_COUNTS[-1] * 1.25)
+        self.ax_curve.set_xticks(list(DEVICE_COUNTS[::2]), labels=[str(p) for p in DEVICE_COUNTS[::2]])
+        self.ax_curve.minorticks_off()
+        self.ax_curve.set_ylim(0.0, 1.05)
+        self.ax_curve.set_xlabel(_label("widgets.scaling.axis_devices"), fontsize=8)
+        self.ax_curve.set_ylabel(_label("widgets.scaling.axis_efficiency"), fontsize=8)
+        self.ax_curve.tick_params(labelsize=7)
+        self.end_label = self.ax_curve.text(
+            DEVICE_COUNTS[-1], 0.0, "", ha="right", va="bottom", fontsize=8, color="#4c72b0"
+        )
+        self.segments = {
+            kind: Rectangle((0.0, lane - 0.35), 0.0, 0.7, facecolor=colour)
+            for (kind, colour), lane in zip(_SEGMENT_COLOURS.items(), _SEGMENT_LANES.values(), strict=True)
+        }
+        for patch in self.segments.values():
+            self.ax_step.add_patch(patch)
+        self.ax_step.set_ylim(-0.6, 1.6)
+        self.ax_step.set_yticks(
+            [0.0, 1.0], labels=[_label("widgets.scaling.lane_hidden"), _label("widgets.scaling.lane_compute")]
+        )
+        self.ax_step.set_xlabel(_label("widgets.scaling.axis_step", devices=DEVICE_COUNTS[-1]), fontsize=8)
+        self.ax_step.tick_params(labelsize=7)
+
+    def compute(self, **values: Any) -> ScalingView:
+        return scaling_view(values["overlap"], values["bandwidth_gb_s"], values["gradient_gb"], values["compute_ms"])
+
+    def draw(self, result: ScalingView) -> None:
+        curve = result.curve
+        self.curve_line.set_data(list(curve.devices), list(curve.efficiencies))
+        self.end_label.set_position((curve.devices[-1], curve.efficiencies[-1] + 0.03))
+        self.end_label.set_text(f"{curve.efficiencies[-1]:.2f}")
+        timeline = curve.points[-1].timeline
+        for bar in self.segments.values():
+            bar.set_width(0.0)
+        for segment in timeline.segments():
+            patch = self.segments.get(segment.kind)
+            if patch is not None:  # only compute and communication appear in a DP weak-scaling step
+                patch.set_x(segment.start_s * MS_PER_S)
+                patch.set_width(segment.duration_s * MS_PER_S)
+        self.ax_step.set_xlim(0.0, timeline.step_s * MS_PER_S * 1.05)
+
+    def describe(self, result: ScalingView) -> str:
+        point = result.curve.points[-1]
+        timeline = point.timeline
+        lines = [
+            tr("widgets.scaling.efficiency", devices=point.devices, efficiency=point.efficiency, speedup=point.speedup),
+            html.escape(
+                tr(
+                    "widgets.scaling.step",
+                    devices=point.devices,
+                    step_ms=timeline.step_s * MS_PER_S,
+                    compute_ms=timeline.compute_s * MS_PER_S,
+                    exposed_ms=timeline.exposed_communication_s * MS_PER_S,
+                    hidden_ms=timeline.hidden_communication_s * MS_PER_S,
+                )
+            ),
+            html.escape(tr("widgets.scaling.diagnosis", reason=result.diagnosis.reason.message)),
+            html.escape(tr("widgets.scaling.model_note")),
+        ]
+        return "<br>".join(lines)

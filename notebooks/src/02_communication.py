@@ -1,0 +1,549 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       format_name: percent
+# ---
+
+# %% [markdown] lang="zh"
+# # 第 2 课：Q2 通信成本
+#
+# [English version](../en/02_communication.ipynb) · [术语表](../../docs/GLOSSARY.md) · 上一课：[第 1 课](01_capacity.ipynb) · 下一课：[第 3 课](03_gates.ipynb)
+#
+# > **时间：** 讲解 25 分钟，练习 15 分钟
+# >
+# > **问题：**
+# > - 不同并行策略会引入什么通信成本？
+# > - 一次通信的时间由什么决定：数据量、次数，还是时延？
+# > - 同一份数据为什么在节点内和跨节点差这么多？
+# >
+# > **目标：**
+# > - 用“时延 × 次数 + 数据量 / 带宽”建立通信账本 (communication ledger)，区分带宽项和频率项。
+# > - 算出一条链路的分界载荷 (crossover payload) payload* = 时延 × 带宽，判断一次调用是时延主导 (latency-bound) 还是带宽主导 (bandwidth-bound)。
+# > - 读懂各种集合通信 (collective communication) 的环形代价和 nccl-tests 的总线带宽系数；带宽一律按每条链路的单向带宽计。
+# > - 为 DP、ZeRO-3、TP、PP、CP、EP 和服务副本列出每步的通信，并回答种子的三个问题：是否高频？能否被机内互连吃掉？会不会卡在同步点上？
+# >
+# > **前置：** [第 0 课](00_index.ipynb)（单向与双向带宽、环形全归约）和[第 1 课](01_capacity.ipynb)（策略表、模型形状）。
+
+# %% [markdown] lang="en"
+# # Lesson 2: Q2 communication cost
+#
+# [中文版](../zh/02_communication.ipynb) · [Glossary](../../docs/GLOSSARY.md) · Previous: [lesson 1](01_capacity.ipynb) · Next: [lesson 3](03_gates.ipynb)
+#
+# > **Time:** teaching 25 min, exercises 15 min
+# >
+# > **Questions:**
+# > - What communication cost does each parallel strategy bring?
+# > - What decides the time of a communication: the volume, the number of calls, or the latency?
+# > - Why does the same data take so much longer across nodes than inside one?
+# >
+# > **Objectives:**
+# > - Build a communication ledger as "latency × calls + volume / bandwidth", telling the bandwidth term from the
+# >   frequency term.
+# > - Compute a link's crossover payload payload* = latency × bandwidth and decide whether a call is latency-bound or
+# >   bandwidth-bound.
+# > - Read the ring cost of each collective and nccl-tests' bus-bandwidth factors; bandwidth is always unidirectional
+# >   per link.
+# > - List the per-step communication of DP, ZeRO-3, TP, PP, CP, EP and serving replicas, and answer the seed's three
+# >   questions: is it frequent? can intra-node links absorb it? does it block at a synchronization point?
+# >
+# > **Prerequisites:** [lesson 0](00_index.ipynb) (unidirectional vs bidirectional bandwidth, ring all-reduce) and
+# > [lesson 1](01_capacity.ipynb) (the strategy table, model shapes).
+
+# %%
+import coursekit
+
+coursekit.set_language("{{LANG}}")
+
+from IPython.display import Markdown, display
+
+from coursekit.communication import (
+    COLLECTIVES,
+    bus_bandwidth_factor,
+    collective_cost,
+    collective_time_s,
+    communication_ledger,
+    crossover_payload_mib,
+    strategy_traffic,
+    traffic_time,
+)
+from coursekit.exercises import check
+from coursekit.hardware import LINK_PRESETS
+from coursekit.i18n import Text
+from coursekit.shapes import model_shape
+from coursekit.strategies import strategy_table
+from coursekit.units import GIB_BYTES, MS_PER_S, US_PER_S, bytes_to_gib, bytes_to_mib, mib_to_bytes
+from coursekit.widgets.communication import CommunicationWidget, payload_label
+
+# %% [markdown] lang="zh"
+# ## 1. 带宽项与频率项（5 分钟）
+#
+# 通信成本不要只看“总量”，要同时看两个维度：
+#
+# - **带宽项**：单次搬运的数据有多大；
+# - **频率项**：这个搬运动作在整个训练路径里重复多少次。
+#
+# 可以把它粗略写成（不计拥塞，也不计与计算的重叠 (compute-communication overlap)，所以是一个下界）：
+
+# %% [markdown] lang="en"
+# ## 1. The bandwidth term and the frequency term (5 min)
+#
+# Do not look only at the "total volume" of communication; look at two dimensions together:
+#
+# - **the bandwidth term**: how much data one transfer moves;
+# - **the frequency term**: how many times that transfer repeats along the training step.
+#
+# Roughly (no congestion and no compute-communication overlap, so it is a lower bound):
+
+# %% [markdown]
+# $$\text{cost}\approx \text{latency}\times \text{calls}+\frac{\text{data volume}}{\text{bandwidth}}
+# = \text{calls}\times\left(\alpha + \frac{\text{payload}}{B}\right)$$
+
+# %% [markdown] lang="zh"
+# 其中 α 是每次调用的固定时延 (latency)，B 是**每条链路的单向带宽**。这也是为什么同样叫“通信”，不同策略的脆弱点完全不同
+# （第 1 课策略表的最后一列）：
+
+# %% [markdown] lang="en"
+# Here α is the fixed latency of each call and B the **unidirectional bandwidth per link**. That is why strategies
+# that all "communicate" are fragile in entirely different places (the last column of lesson 1's strategy table):
+
+# %%
+display(Markdown(strategy_table(["name", "communication"])))
+
+# %% [markdown] lang="zh"
+# ## 2. 通信账本：种子的 Q2 小验证（5 分钟）
+#
+# 种子用同一组单位记录单次载荷 (MiB)、调用次数、链路带宽 (GiB/s) 和固定时延 (µs)。
+# `communication_ledger` 是它的带校验版本；`explain()` 说出两项各占多少、谁占主导。
+
+# %% [markdown] lang="en"
+# ## 2. The communication ledger: the seed's Q2 check (5 min)
+#
+# The seed records the payload per call (MiB), the calls per step, the link bandwidth (GiB/s) and the fixed latency
+# (µs) in one set of units. `communication_ledger` is its validated version; `explain()` says how large each term is
+# and which one dominates.
+
+# %%
+low_frequency = communication_ledger(256, 1, 100, 5)
+high_frequency = communication_ledger(32, 24, 100, 5)
+assert high_frequency.calls_per_step > low_frequency.calls_per_step
+print(low_frequency.explain())
+print(high_frequency.explain())
+print(low_frequency)
+
+# %% [markdown] lang="zh"
+# 高频的那本账每次只搬 32 MiB，每步却要搬 24 次：总载荷是低频账本的几倍，时间也一样。
+# 两本账都由带宽主导，因为 32 MiB 和 256 MiB 都远大于这条链路的**分界载荷 (crossover payload)**：
+
+# %% [markdown] lang="en"
+# The high-frequency ledger moves only 32 MiB per call, but 24 times per step: its total payload is a multiple of
+# the low-frequency one, and so is its time. Both ledgers are bandwidth-bound, because 32 MiB and 256 MiB are far
+# above this link's **crossover payload**:
+
+# %% [markdown]
+# $$\alpha = \frac{\text{payload}^*}{B} \quad\Longrightarrow\quad \text{payload}^* = \alpha \times B$$
+
+# %%
+payload_ratio = high_frequency.total_payload_mib / low_frequency.total_payload_mib
+time_ratio = high_frequency.lower_bound_ms / low_frequency.lower_bound_ms
+print(Text(zh=f"高频账本：总载荷是低频账本的 {payload_ratio:g} 倍，时间是 {time_ratio:.2f} 倍",
+           en=f"High-frequency ledger: {payload_ratio:g} x the payload and {time_ratio:.2f} x the time of the low-frequency one"))
+print(f"payload* = 5 µs × 100 GiB/s = {crossover_payload_mib(100, 5):.3f} MiB")
+small_calls = communication_ledger(0.125, 96, 100, 5)  # 128 KiB per call, 96 calls per step
+print(small_calls.explain())
+
+# %% [markdown] lang="zh"
+# 单次载荷小于 payload* 时，时延项占主导：这时加带宽几乎没用，要减少调用次数（合并小消息、分桶 (bucketing)）。
+# 第 6 课会用实测数据拟合 α 和 B，那里把分界载荷记作 S*。
+#
+# 下面是课程用到的链路预设，每个数字都注明了出处（`coursekit.hardware`）：
+
+# %% [markdown] lang="en"
+# When the payload per call is below payload*, latency dominates: more bandwidth barely helps, fewer calls do
+# (merge small messages, bucket them). Lesson 6 fits α and B to measurements and calls the crossover S*.
+#
+# These are the course's link presets, each number with its source (`coursekit.hardware`):
+
+# %%
+header = [Text(zh="链路", en="Link"), Text(zh="单向带宽 (GiB/s)", en="Bandwidth, one way (GiB/s)"),
+          Text(zh="时延 α (µs)", en="Latency α (µs)"), "payload* (MiB)", Text(zh="出处", en="Source")]
+rows = ["| " + " | ".join(str(h) for h in header) + " |", "|" + " --- |" * len(header)]
+for preset in LINK_PRESETS.values():
+    crossover = crossover_payload_mib(preset.bandwidth_gib_s, preset.latency_us)
+    rows.append(f"| {preset.label} | {preset.bandwidth_gib_s:.1f} | {preset.latency_us:g} | {crossover:.3f} | "
+                f"{preset.source} |")
+display(Markdown("\n".join(rows)))
+
+# %% [markdown] lang="zh"
+# ## 3. 交互图：时延主导还是带宽主导（5 分钟）
+#
+# 横轴是每次调用的载荷，纵轴是一次调用的时间，两轴都是对数刻度。橙色虚线是时延项（水平），蓝色虚线是传输项
+# （斜率为 1），黑线是两者之和；灰色点线标出分界载荷 payload*，黑点是当前载荷。淡绿和淡红两条线是节点内和跨节点预设的合计，
+# 用来对比。“链路预设”会把带宽和时延两个滑块设成该预设的值，之后也可以单独调。
+#
+# 试一试：
+#
+# 1. 把载荷从 32 MiB 往小拖，看黑点什么时候从斜线段走到平台段，说明文字什么时候变成“时延主导”；
+# 2. 载荷停在 16 KiB，把带宽加倍：总时间几乎不变。再把时延减半：总时间几乎减半；
+# 3. 切换到跨节点预设：同样的 32 MiB 要慢多少倍？分界载荷移到了哪里？
+
+# %% [markdown] lang="en"
+# ## 3. Interactive figure: latency-bound or bandwidth-bound? (5 min)
+#
+# The x axis is the payload per call and the y axis the time of one call, both logarithmic. The orange dashed line
+# is the latency term (flat), the blue dashed line the transfer term (slope 1), the black line their sum; the grey
+# dotted line marks the crossover payload payload*, and the black dot is the current payload. The faint green and
+# red lines are the totals of the intra-node and cross-node presets, for comparison. "Link preset" loads its
+# bandwidth and latency into the two sliders; you can move them on your own afterwards.
+#
+# Try this:
+#
+# 1. Drag the payload down from 32 MiB: when does the dot leave the slope for the plateau, and when does the text
+#    switch to "latency-bound"?
+# 2. Stop at 16 KiB and double the bandwidth: the total hardly changes. Halve the latency instead: it nearly halves.
+# 3. Switch to the cross-node preset: how many times slower are the same 32 MiB? Where did the crossover move?
+
+# %%
+communication = CommunicationWidget()
+communication
+
+# %% [markdown] lang="zh"
+# ### 练习 2.1
+#
+# 一条链路每次调用固定时延 10 µs，单向带宽 25 GiB/s。载荷多大时，时延项正好等于传输项？用 MiB 作答。
+
+# %% [markdown] lang="en"
+# ### Exercise 2.1
+#
+# A link costs 10 µs per call and carries 25 GiB/s one way. At what payload does the latency term equal the transfer
+# term? Answer in MiB.
+
+# %% tags=["learner"]
+answer = ...
+check("q2.crossover_mib", answer)
+
+# %% tags=["solution"]
+answer = crossover_payload_mib(25, 10)
+assert check("q2.crossover_mib", answer).correct
+
+# %% [markdown] lang="zh"
+# ### 练习 2.2
+#
+# 同一条链路（100 GiB/s，每次 5 µs）上有两本账：A 每步 1 次、每次 256 MiB；B 每步 512 次、每次 64 KiB。
+# 哪一本由时延主导？回答 `"A"` 或 `"B"`。
+
+# %% [markdown] lang="en"
+# ### Exercise 2.2
+#
+# Two ledgers on the same link (100 GiB/s, 5 µs per call): A makes 1 call of 256 MiB per step; B makes 512 calls of
+# 64 KiB. Which one is latency-bound? Answer `"A"` or `"B"`.
+
+# %% tags=["learner"]
+answer = ...
+check("q2.latency_bound", answer)
+
+# %% tags=["solution"]
+ledger_a = communication_ledger(256, 1, 100, 5)
+ledger_b = communication_ledger(64 / 1024, 512, 100, 5)
+print(ledger_a.explain())
+print(ledger_b.explain())
+answer = "A" if ledger_a.dominant_term == "latency" else "B"
+assert check("q2.latency_bound", answer).correct
+
+# %% [markdown] lang="zh"
+# ## 4. 集合通信的环形代价（7 分钟）
+#
+# 种子账本里的一次调用只经过一条链路。并行策略用的是集合通信：n 个 rank 排成环，每一步只和邻居交换一块数据。
+# 设 S 为 nccl-tests 意义下的整块缓冲区字节数、B 为每条链路的单向带宽、α 为每个环步的时延：
+
+# %% [markdown] lang="en"
+# ## 4. The ring cost of collectives (7 min)
+#
+# A call of the seed's ledger crosses one link. Parallel strategies use collectives: n ranks form a ring and each step
+# exchanges one block with a neighbour. With S the whole buffer in bytes (as nccl-tests defines it), B the
+# unidirectional bandwidth per link and α the latency of one ring step:
+
+# %% [markdown]
+# $$t = \text{steps}(n)\cdot\alpha + \text{factor}(n)\cdot\frac{S}{B},\qquad
+# \text{all-reduce: } 2(n-1)\,\alpha + \frac{2(n-1)}{n}\frac{S}{B},\qquad
+# \text{all-gather / reduce-scatter / all-to-all: } (n-1)\,\alpha + \frac{n-1}{n}\frac{S}{B}$$
+
+# %% [markdown] lang="zh"
+# factor(n) 就是 nccl-tests 把算法带宽 (algbw) 换算成总线带宽 (busbw) 的系数：busbw = algbw × factor，
+# 它也是每个 rank 需要经自己的链路发送的数据占 S 的比例。注意 n 变大时系数趋于常数（带宽项几乎不变），环步数却线性增长（时延项变大）：
+
+# %% [markdown] lang="en"
+# factor(n) is the factor nccl-tests uses to turn algorithm bandwidth (algbw) into bus bandwidth (busbw):
+# busbw = algbw × factor; it is also the fraction of S each rank must push through its own link. As n grows the
+# factor levels off (the bandwidth term barely changes), while the number of ring steps grows linearly (the latency
+# term grows):
+
+# %%
+sizes = (2, 8, 64)
+header = [Text(zh="集合通信", en="Collective")] + [f"factor(n={n})" for n in sizes] + [f"steps(n={n})" for n in sizes]
+rows = ["| " + " | ".join(str(h) for h in header) + " |", "|" + " --- |" * len(header)]
+for kind in COLLECTIVES:
+    costs = [collective_cost(kind, payload_bytes=1.0, ranks=n, bandwidth_bytes_per_s=1.0, latency_s=0.0) for n in sizes]
+    rows.append(f"| `{kind}` | " + " | ".join(f"{bus_bandwidth_factor(kind, n):.4g}" for n in sizes) + " | "
+                + " | ".join(str(c.steps) for c in costs) + " |")
+display(Markdown("\n".join(rows)))
+
+# %% [markdown] lang="zh"
+# 同一个 256 MiB 的全归约，放在节点内和跨节点的预设链路上（单向带宽，α 取自 NCCL 的代价模型）：
+
+# %% [markdown] lang="en"
+# The same 256 MiB all-reduce on the intra-node and cross-node preset links (unidirectional bandwidth, α from NCCL's
+# cost model):
+
+# %%
+TERM = {"latency": Text(zh="时延主导", en="latency-bound"), "bandwidth": Text(zh="带宽主导", en="bandwidth-bound"),
+        "none": Text(zh="无通信", en="no communication")}
+header = [Text(zh="链路", en="Link"), "n", Text(zh="时延项 (ms)", en="Latency term (ms)"),
+          Text(zh="传输项 (ms)", en="Transfer term (ms)"), Text(zh="合计 (ms)", en="Total (ms)"), Text(zh="主导项", en="Dominant term")]
+rows = ["| " + " | ".join(str(h) for h in header) + " |", "|" + " --- |" * len(header)]
+for name in ("intra_node", "cross_node"):
+    preset = LINK_PRESETS[name]
+    for n in sizes:
+        cost = collective_cost("all_reduce", payload_bytes=mib_to_bytes(256), ranks=n,
+                               bandwidth_bytes_per_s=preset.bandwidth_bytes_per_s, latency_s=preset.latency_s)
+        rows.append(f"| {preset.label} | {n} | {cost.latency_s * MS_PER_S:.3f} | {cost.transfer_s * MS_PER_S:.3f} | "
+                    f"{cost.total_s * MS_PER_S:.3f} | {TERM[cost.dominant_term]} |")
+display(Markdown("\n".join(rows)))
+
+# %% [markdown] lang="zh"
+# ### 练习 2.3
+#
+# 环形全归约：S = 256 MiB，n = 8 个 rank，单向带宽 100 GiB/s，每个环步时延 5 µs。一次全归约要多少毫秒？
+
+# %% [markdown] lang="en"
+# ### Exercise 2.3
+#
+# A ring all-reduce of S = 256 MiB over n = 8 ranks, 100 GiB/s one way, 5 µs per ring step. How many milliseconds
+# does one all-reduce take?
+
+# %% tags=["learner"]
+answer = ...
+check("q2.allreduce_ms", answer)
+
+# %% tags=["solution"]
+answer = collective_time_s("all_reduce", payload_bytes=mib_to_bytes(256), ranks=8,
+                           bandwidth_bytes_per_s=100 * GIB_BYTES, latency_s=5 / US_PER_S) * MS_PER_S
+assert check("q2.allreduce_ms", answer).correct
+
+# %% [markdown] lang="zh"
+# ## 5. 每种策略每步的通信（8 分钟）
+#
+# 用第 1 课的 7.5B 形状（36 层，h = 4096，32 个头），s = 4096，b = 1，每步 8 个微批次，每种策略单独使用、并行度都取 8。
+# EP 只适用于混合专家模型：这里假设每层的 MLP 换成 top-2 路由的 MoE 层，token 数不变。
+# `strategy_traffic` 给出每个 rank 每步发起的集合通信（每一项都注明出处），`traffic_time` 在一种链路上计时：
+
+# %% [markdown] lang="en"
+# ## 5. Each strategy's communication per step (8 min)
+#
+# Take lesson 1's 7.5B shape (36 layers, h = 4096, 32 heads), s = 4096, b = 1, 8 micro-batches per step, each strategy
+# alone at degree 8. EP only applies to mixture-of-experts models: here we assume every layer's MLP becomes a top-2
+# routed MoE layer with the same tokens. `strategy_traffic` lists the collectives one rank issues per step (each entry
+# cites its source) and `traffic_time` times them on one kind of link:
+
+# %%
+shape = model_shape("megatron-7.5b")
+SEQ, MICRO_BATCH, MICRO_BATCHES, DEGREE = 4096, 1, 8, 8
+activation = dict(seq_len=SEQ, micro_batch=MICRO_BATCH, micro_batches=MICRO_BATCHES)
+plans = {
+    "DP": ("dp", dict(num_params=shape.num_params, dp=DEGREE)),
+    "ZeRO-3": ("zero", dict(num_params=shape.num_params, dp=DEGREE, stage=3, units=shape.layers)),
+    "TP": ("tp", dict(**activation, hidden=shape.hidden, layers=shape.layers, tp=DEGREE)),
+    "PP": ("pp", dict(**activation, hidden=shape.hidden, pp=DEGREE)),
+    "CP": ("cp", dict(**activation, kv_hidden=shape.hidden, layers=shape.layers, cp=DEGREE)),
+    "EP": ("ep", dict(**activation, hidden=shape.hidden, moe_layers=shape.layers, ep=DEGREE, top_k=2)),
+    "Replica": ("replica", dict(replicas=DEGREE)),
+}
+intra, cross = LINK_PRESETS["intra_node"], LINK_PRESETS["cross_node"]
+header = [Text(zh="策略", en="Strategy"), Text(zh="集合通信", en="Collectives"), Text(zh="每步调用", en="Calls/step"),
+          Text(zh="单次载荷 (MiB)", en="Payload/call (MiB)"), Text(zh="每步上链路 (GiB)", en="On the wire/step (GiB)"),
+          Text(zh="节点内 (ms)", en="Intra-node (ms)"), Text(zh="跨节点 (ms)", en="Cross-node (ms)"),
+          Text(zh="主导项", en="Dominant term")]
+rows = ["| " + " | ".join(str(h) for h in header) + " |", "|" + " --- |" * len(header)]
+traffic = {}
+for label_, (key, params) in plans.items():
+    entries = strategy_traffic(key, **params)
+    on_intra = traffic_time(entries, bandwidth_bytes_per_s=intra.bandwidth_bytes_per_s, latency_s=intra.latency_s)
+    on_cross = traffic_time(entries, bandwidth_bytes_per_s=cross.bandwidth_bytes_per_s, latency_s=cross.latency_s)
+    traffic[label_] = (entries, on_intra, on_cross)
+    kinds = ", ".join(sorted({e.collective for e in entries})) or "-"
+    payloads = ", ".join(sorted({f"{bytes_to_mib(e.payload_bytes):.0f}" for e in entries})) or "-"
+    rows.append(f"| {label_} | {kinds} | {sum(e.calls_per_step for e in entries)} | {payloads} | "
+                f"{bytes_to_gib(on_intra.bus_bytes):.1f} | {on_intra.total_s * MS_PER_S:.1f} | "
+                f"{on_cross.total_s * MS_PER_S:.1f} | {TERM[on_intra.dominant_term]} |")
+display(Markdown("\n".join(rows)))
+
+# %% [markdown] lang="zh"
+# 读表时注意：PP 一行只计一个 stage 边界（p - 1 个边界在不同链路上并行）；服务副本之间不交换模型张量，所以是空的。
+# 每一项的说明和出处：
+
+# %% [markdown] lang="en"
+# Reading notes: the PP row counts one stage boundary (the p - 1 boundaries run on different links in parallel);
+# serving replicas exchange no model tensors, so their row is empty. What each entry is, and its source:
+
+# %%
+for label_, (entries, _, _) in traffic.items():
+    for entry in entries:
+        print(f"{label_:8s} {entry.collective:15s} x{entry.calls_per_step:5d}: {entry.description}")
+
+# %% [markdown] lang="zh"
+# 上表在 s = 4096 时全部是带宽主导。可是服务 (serving) 的解码阶段每次只处理一个新 token：TP 的全归约载荷只有 b·h·2 字节，
+# 同样的 TP 一下子变成时延主导：
+
+# %% [markdown] lang="en"
+# At s = 4096 every row above is bandwidth-bound. But serving decodes one new token at a time: TP's all-reduce payload
+# shrinks to b·h·2 bytes, and the same TP becomes latency-bound:
+
+# %%
+header = [Text(zh="阶段（TP = 8，b = 8，节点内）", en="Phase (TP = 8, b = 8, intra-node)"),
+          Text(zh="前向 all-reduce 次数", en="Forward all-reduces"), Text(zh="单次载荷", en="Payload per call"),
+          Text(zh="时延项 (ms)", en="Latency term (ms)"), Text(zh="传输项 (ms)", en="Transfer term (ms)"),
+          Text(zh="主导项", en="Dominant term")]
+rows = ["| " + " | ".join(str(h) for h in header) + " |", "|" + " --- |" * len(header)]
+for phase, seq_len in ((Text(zh="预填充 s = 4096", en="prefill, s = 4096"), 4096),
+                       (Text(zh="解码 s = 1", en="decode, s = 1"), 1)):
+    entries = strategy_traffic("tp", seq_len=seq_len, micro_batch=8, hidden=shape.hidden, layers=shape.layers, tp=DEGREE)
+    forward = entries[:1]  # serving runs the forward pass only
+    on_intra = traffic_time(forward, bandwidth_bytes_per_s=intra.bandwidth_bytes_per_s, latency_s=intra.latency_s)
+    rows.append(f"| {phase} | {forward[0].calls_per_step} | {payload_label(bytes_to_mib(forward[0].payload_bytes))} | "
+                f"{on_intra.latency_s * MS_PER_S:.3f} | {on_intra.transfer_s * MS_PER_S:.3f} | "
+                f"{TERM[on_intra.dominant_term]} |")
+display(Markdown("\n".join(rows)))
+
+# %% [markdown] lang="zh"
+# ### 练习 2.4
+#
+# Megatron 张量并行 TP = 8，模型 36 层，每步 8 个微批次，不开序列并行、不重计算。每个 rank 每步发起多少次 all-reduce？
+
+# %% [markdown] lang="en"
+# ### Exercise 2.4
+#
+# Megatron tensor parallelism with TP = 8, a 36-layer model, 8 micro-batches per step, no sequence parallelism and no
+# recomputation. How many all-reduces does each rank issue per step?
+
+# %% tags=["learner"]
+answer = ...
+check("q2.tp_calls", answer)
+
+# %% tags=["solution"]
+answer = sum(entry.calls_per_step for entry in traffic["TP"][0])
+assert check("q2.tp_calls", answer).correct
+
+# %% [markdown] lang="zh"
+# ## 6. 种子的三个问题（3 分钟）
+#
+# 判断并行策略时，真正要问的是：
+#
+# 1. **这个通信是不是高频出现？** 看上表的“每步调用”：DP 每步 1 次，TP、EP 每层都有，CP 每层还要走 cp-1 个环步。
+# 2. **它能不能被机内互连吃掉？** 比较“节点内”和“跨节点”两列：同样的字节，跨节点慢一个数量级左右。
+#    高频又量大的 TP、EP 放在节点内；每步一次的 DP 梯度同步可以跨节点。
+# 3. **它是不是会卡在同步点上，压掉计算重叠？** TP 的全归约夹在每层的两次矩阵乘之间，下一步计算要等它；
+#    EP 的 dispatch 也必须先到，专家才能开算，负载不均时所有 rank 等最慢的那个；PP 在 stage 边界等待，切不均就放大气泡；
+#    DP 的梯度全归约可以分桶、与反向计算重叠，ZeRO-3 的全收集可以预取；CP 的环形传递可以和分块注意力计算重叠。
+#
+# 如果频率高、带宽弱，策略再“高级”，最后也会被通信拖回去。S18 的误区“TP degree 越大越好”正是忽略了第 1、3 个问题：
+# TP 越大，每个 rank 的矩阵越小、算得越快，但每层的集合通信次数不变、环步数还在增加。
+
+# %% [markdown] lang="en"
+# ## 6. The seed's three questions (3 min)
+#
+# What we really need to ask about a strategy:
+#
+# 1. **Is this communication frequent?** Read "calls/step" above: DP once per step, TP and EP in every layer, CP with
+#    cp-1 ring steps in every layer.
+# 2. **Can intra-node links absorb it?** Compare the intra-node and cross-node columns: the same bytes take roughly an
+#    order of magnitude longer across nodes. Keep frequent, heavy TP and EP inside a node; DP's once-per-step gradient
+#    sync can span nodes.
+# 3. **Does it block at a synchronization point and kill the overlap with compute?** TP's all-reduce sits between the
+#    two matrix multiplies of every layer, and the next computation waits for it; EP's dispatch must arrive before
+#    the experts can start, and with uneven load every rank waits for the slowest; PP waits at stage boundaries, and
+#    an uneven split enlarges the bubble. DP's gradient all-reduce can be bucketed and overlapped with backward,
+#    ZeRO-3's all-gathers can be prefetched, and CP's ring steps can overlap with the blockwise attention compute.
+#
+# If communication is frequent and bandwidth is weak, even the most "advanced" strategy is dragged back by it. S18's
+# mistake "the larger the TP degree the better" ignores questions 1 and 3: a larger TP makes each rank's matrices
+# smaller and faster, but the number of collectives per layer stays the same and the ring grows longer.
+
+# %% [markdown] lang="zh"
+# ### 自检问题
+#
+# 1. 一条链路带宽翻倍，哪种通信几乎不会变快？为什么？
+# 2. 为什么 n 从 8 增加到 64 时，全归约的传输项几乎不变，时延项却增加了很多？
+# 3. 厂商给出“NVLink 900 GB/s”。代入本课的公式前要做什么？
+# 4. 两个方案的每步通信总字节相同，一个每步 1 次，另一个每步 1000 次。它们的通信时间一定相同吗？还要知道什么？
+
+# %% [markdown] lang="en"
+# ### Self-check questions
+#
+# 1. A link's bandwidth doubles. Which communication barely gets faster, and why?
+# 2. Why does the transfer term of an all-reduce hardly change when n grows from 8 to 64, while the latency term grows
+#    a lot?
+# 3. A vendor quotes "NVLink 900 GB/s". What do you do before putting it into this lesson's formulas?
+# 4. Two plans move the same total bytes per step, one in 1 call, the other in 1000 calls. Do they take the same
+#    communication time? What else do you need to know?
+
+# %% [markdown] lang="zh" tags=["answer"]
+# **参考答案**
+#
+# 1. 单次载荷小于分界载荷 payload* = α × B 的通信（时延主导），例如解码阶段的 TP 全归约、很多小桶的梯度同步。
+#    它的时间主要是次数 × α，带宽只影响很小的传输项。（注意带宽翻倍也会让 payload* 翻倍，更多调用落进时延主导区。）
+# 2. 环形全归约每个 rank 发送 2(n-1)/n 的缓冲区，n = 8 时是 1.75，n = 64 时约 1.97，几乎不变；
+#    但环步数是 2(n-1)，从 14 步变成 126 步，每步都要付一次 α。
+# 3. 这是两个方向之和，单向只有 450 GB/s；再注意 GB 是 10^9 字节，换成 GiB/s 约 419。
+# 4. 不一定。传输项相同，时延项差 1000 倍：还要知道每次的载荷和链路的 α，算出是否低于 payload*；
+#    以及这些调用能否和计算重叠、是否卡在同步点上。
+
+# %% [markdown] lang="en" tags=["answer"]
+# **Answers**
+#
+# 1. Communication whose payload per call is below the crossover payload* = α × B (latency-bound), e.g. TP
+#    all-reduces while decoding, or gradient sync in many small buckets. Its time is mostly calls × α; bandwidth only
+#    affects the small transfer term. (Doubling the bandwidth also doubles payload*, so more calls fall into the
+#    latency-bound regime.)
+# 2. A ring all-reduce sends 2(n-1)/n of the buffer per rank: 1.75 at n = 8 and about 1.97 at n = 64, almost the
+#    same; but it takes 2(n-1) ring steps, 14 becoming 126, and each step pays α.
+# 3. It is the sum of both directions: one direction gets 450 GB/s; and GB means 10^9 bytes, about 419 GiB/s.
+# 4. Not necessarily. The transfer terms are equal but the latency terms differ by 1000 times: you need the payload
+#    per call and the link's α to see whether it is below payload*, and whether the calls overlap with compute or
+#    block at a synchronization point.
+
+# %% [markdown] lang="zh"
+# ## 要点
+#
+# - 通信时间 ≈ 次数 × (α + 载荷 / B)：带宽项看单次数据量，频率项看次数；账本给的是不计重叠的下界。
+# - 分界载荷 payload* = α × B：小于它时延主导（减少次数），大于它带宽主导（减少载荷或加带宽）。
+# - 带宽一律按每条链路的单向带宽计；环形集合通信的传输系数（nccl-tests 的 busbw 系数）趋于常数，环步数随 n 线性增长。
+# - DP 每步一次、量大；TP、EP 每层都有；PP 在 stage 边界；CP 每层走环；服务副本不交换张量。
+# - 三个问题：是否高频？能否被机内互连吃掉？会不会卡在同步点上？高频、量大、阻塞的通信放在节点内。
+
+# %% [markdown] lang="en"
+# ## Key points
+#
+# - Communication time ≈ calls × (α + payload / B): the bandwidth term is about the data per call, the frequency term
+#   about the number of calls; the ledger gives a lower bound without overlap.
+# - The crossover payload* = α × B: below it a call is latency-bound (make fewer calls), above it bandwidth-bound (send
+#   less or get more bandwidth).
+# - Bandwidth is always unidirectional per link; the transfer factor of ring collectives (nccl-tests' busbw factor)
+#   levels off while the number of ring steps grows linearly with n.
+# - DP communicates once per step, a lot; TP and EP in every layer; PP at stage boundaries; CP around a ring in every
+#   layer; serving replicas exchange no tensors.
+# - Three questions: is it frequent? can intra-node links absorb it? does it block at a synchronization point? Keep
+#   frequent, heavy, blocking communication inside a node.
+
+# %% [markdown] lang="zh" tags=["learner"]
+# ## 学后填写区
+#
+# - 我的链路（节点内 / 跨节点）的单向带宽和 α，以及它们的分界载荷：
+# - 我的方案里最高频的一种通信，它是时延主导还是带宽主导：
+# - 哪一种通信卡在同步点上、无法和计算重叠：
+
+# %% [markdown] lang="en" tags=["learner"]
+# ## Notes after the lesson
+#
+# - The unidirectional bandwidth and α of my links (intra-node / cross-node), and their crossover payloads:
+# - The most frequent communication in my plan, and whether it is latency- or bandwidth-bound:
+# - Which communication blocks at a synchronization point and cannot overlap with compute:

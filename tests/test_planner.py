@@ -1,0 +1,600 @@
+"""The decision workbench (coursekit.planner, coursekit.presets, python -m coursekit plan)."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import subprocess
+import sys
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import coursekit
+from coursekit.__main__ import main
+from coursekit.composition import map_groups_to_nodes, rank_groups
+from coursekit.planner import (
+    PLAN_GATES,
+    ClusterSpec,
+    ModelSpec,
+    PlanResult,
+    WorkloadSpec,
+    divisors,
+    group_link,
+    megatron_paper_flops_per_step,
+    megatron_paper_param_count,
+    parse_degrees,
+    plan,
+)
+from coursekit.presets import CLUSTERS, MEGATRON_TABLE1, MODELS, MegatronRun
+
+GATE_CODES = tuple(gate.code for gate in PLAN_GATES)
+
+
+def megatron_workload(run: MegatronRun) -> WorkloadSpec:
+    """The paper's set-up as we read it (arXiv:2104.04473, §5.1 and §3.5): mixed precision with fp16 weights and
+    gradients and fp32 master weights and Adam states (16 bytes per parameter, no distributed optimizer, so ZeRO
+    stage 0), activation recomputation of every layer ("full"), no sequence parallelism (introduced a year later,
+    arXiv:2205.05198), sequences of 2048 tokens. Our defaults for the rest: 2 GiB runtime reserve per device."""
+    return WorkloadSpec(
+        global_batch=run.global_batch,
+        seq_len=2048,
+        recipe="zero-fp16-adam",
+        sequence_parallel=False,
+        zero_stages=(0,),
+        recompute_modes=("full",),
+    )
+
+
+# --------------------------------------------------------------------------- presets: published numbers
+
+
+@pytest.mark.parametrize("run", MEGATRON_TABLE1, ids=lambda run: run.name)
+def test_megatron_table1_parameter_counts(run: MegatronRun) -> None:
+    """Narayanan et al. 2021, Table 1: the printed parameter counts follow from (l, h) by the paper's formula."""
+    paper = megatron_paper_param_count(run.layers, run.hidden)
+    assert round(paper / 1e9, 1) == run.params_billion
+    model = MODELS[run.name]
+    assert round(model.num_params / 1e9, 1) == run.params_billion
+    # Our ledger counts the same parts as the paper plus the final LayerNorm (2h), which the formula leaves out.
+    assert model.num_params - paper == pytest.approx(2 * run.hidden)
+    assert (model.layers, model.hidden, model.heads, model.vocab, model.seq_len) == (
+        run.layers,
+        run.hidden,
+        run.heads,
+        51200,
+        2048,
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "published", "rel"),
+    [
+        ("llama3-8b", 8e9, 0.01),  # Llama 3 paper (arXiv:2407.21783) Table 3: 8B
+        ("llama3-70b", 70e9, 0.01),  # 70B
+        ("llama3-405b", 405e9, 0.005),  # 405B
+        ("gpt3-175b", 175e9, 0.005),  # Brown et al. 2020, Table 2.1: 175.0B
+        ("gpt2-small", 124e6, 0.005),  # GPT-2 small, 124M (Hugging Face model card "gpt2")
+    ],
+)
+def test_published_model_sizes(name: str, published: float, rel: float) -> None:
+    assert MODELS[name].num_params == pytest.approx(published, rel=rel)
+
+
+def test_mixtral_total_and_active_parameters() -> None:
+    """Jiang et al. 2024 (arXiv:2401.04088), §2: 47B parameters, 13B active per token."""
+    mixtral = MODELS["mixtral-8x7b"]
+    assert round(mixtral.num_params / 1e9) == 47
+    assert round(mixtral.active_params / 1e9) == 13
+    assert mixtral.kind == "moe"
+
+
+def test_gpt2_small_exact_count_two_ways() -> None:
+    """Count GPT-2 small by hand, independently of the ledger: embeddings, 12 blocks, final LayerNorm."""
+    v, s, h, L = 50257, 1024, 768, 12
+    block = (3 * h * h + 3 * h) + (h * h + h) + (4 * h * h + 4 * h) + (4 * h * h + h) + 2 * (2 * h)
+    assert MODELS["gpt2-small"].num_params == v * h + s * h + L * block + 2 * h
+
+
+def test_param_ledger_sums_and_active_params() -> None:
+    for model in MODELS.values():
+        ledger = model.param_ledger()
+        assert sum(ledger.values()) == model.num_params
+        assert 0 < model.active_params <= model.num_params
+        assert (model.active_params < model.num_params) == model.is_moe
+
+
+def test_megatron_flops_formula_reproduces_table1_aggregate() -> None:
+    """Table 1's 1T row: 163 TFLOP/s per GPU on 3072 GPUs is 502 PFLOP/s aggregate; F / step = aggregate."""
+    run = MEGATRON_TABLE1[-1]
+    flops = megatron_paper_flops_per_step(run.layers, run.hidden, run.global_batch)
+    implied_step_s = flops / (run.tflops_per_gpu * 1e12 * run.gpus)
+    assert run.tflops_per_gpu * run.gpus / 1e3 == pytest.approx(500.7, abs=0.1)
+    assert 30 < implied_step_s < 150  # a minute-scale step, as a sanity bound
+
+
+def test_cluster_presets_state_unidirectional_per_gpu_bandwidth() -> None:
+    a100, h100 = CLUSTERS["a100-8"], CLUSTERS["h100-8"]
+    assert a100.intra_node_bandwidth_bytes_per_s == 300e9  # NVLink 3: 600 GB/s bidirectional
+    assert a100.inter_node_bandwidth_bytes_per_s == 25e9  # 200 Gb/s HDR per GPU
+    assert h100.intra_node_bandwidth_bytes_per_s == 450e9  # NVLink 4: 900 GB/s bidirectional
+    assert h100.inter_node_bandwidth_bytes_per_s == 50e9  # 400 Gb/s NDR per GPU
+    assert (a100.peak_flops, h100.peak_flops) == (312e12, 989e12)
+    assert CLUSTERS["pcie-24g-8"].memory_per_device_gib == 24.0  # the seed's device
+    assert CLUSTERS["cpu-box"].world_size == 1
+
+
+# --------------------------------------------------------------------------- input validation
+
+
+@pytest.mark.parametrize(
+    ("build", "exc", "message"),
+    [
+        (lambda: ModelSpec("m", 2, 100, 3, 400, 10, 16), ValueError, "heads = 3: must divide hidden == 100."),
+        (
+            lambda: ModelSpec("m", 2, 96, 8, 400, 10, 16, kv_heads=3),
+            ValueError,
+            "kv_heads = 3: must divide heads == 8.",
+        ),
+        (
+            lambda: ModelSpec("m", 2, 96, 8, 400, 10, 16, num_experts=8),
+            ValueError,
+            "top_k = 0: must be between 1 and num_experts = 8 for an MoE model, and 0 for a dense one.",
+        ),
+        (
+            lambda: ModelSpec("m", True, 96, 8, 400, 10, 16),
+            TypeError,
+            "layers = True: must be an integer (int), not bool.",
+        ),
+        (
+            lambda: ModelSpec("m", 2, 96, 8, 400, 10, 16, mlp="relu"),
+            ValueError,
+            "mlp = 'relu': must be one of 'swiglu', 'gelu'.",
+        ),
+        (lambda: CLUSTERS["h100-8"].with_nodes(0), ValueError, "nodes = 0: must be >= 1."),
+        (
+            lambda: replace(CLUSTERS["h100-8"], inter_node_bandwidth_bytes_per_s=0),
+            ValueError,
+            "inter_node_bandwidth_bytes_per_s = 0: must be > 0.",
+        ),
+        (lambda: WorkloadSpec(global_batch=0), ValueError, "global_batch = 0: must be >= 1."),
+        (
+            lambda: WorkloadSpec(global_batch=8, mode="inference"),
+            ValueError,
+            "mode = 'inference': must be one of 'training', 'serving'.",
+        ),
+        (
+            lambda: WorkloadSpec(global_batch=8, achievable_flops_fraction=0),
+            ValueError,
+            "achievable_flops_fraction = 0: must be > 0.",
+        ),
+        (
+            lambda: WorkloadSpec(global_batch=8, zero_stages=()),
+            ValueError,
+            "zero_stages = (): must hold at least one value.",
+        ),
+        (lambda: WorkloadSpec(global_batch=8, zero_stages=(4,)), ValueError, "zero_stages item = 4: must be <= 3."),
+        (
+            lambda: WorkloadSpec(global_batch=8, recipe="fp8"),
+            ValueError,
+            "recipe = 'fp8': must be one of 'zero-fp16-adam', 'megatron-bf16', 'fp32-adam', 'bf16-adam-no-master'.",
+        ),
+        (
+            lambda: WorkloadSpec(global_batch=8, sequence_parallel=1),
+            TypeError,
+            "sequence_parallel = 1: must be True or False, not int.",
+        ),
+        (
+            lambda: plan("llama3-8b", CLUSTERS["h100-8"], WorkloadSpec(8)),
+            TypeError,
+            "model = 'llama3-8b': must be a ModelSpec, not str.",
+        ),
+        (
+            lambda: parse_degrees("tp8"),
+            ValueError,
+            "degrees = 'tp8': 'tp8' is not of the form key=value (e.g. 'tp=8,pp=4,dp=4').",
+        ),
+        (lambda: parse_degrees("tp=0"), ValueError, "degrees = 'tp=0': tp = '0' must be a positive integer."),
+        (
+            lambda: parse_degrees("replicas=2,dp=2"),
+            ValueError,
+            "degrees = 'replicas=2,dp=2': replicas describe serving copies and cannot be given together with the "
+            "training keys dp, zero or ga.",
+        ),
+        (
+            lambda: parse_degrees("recompute=some"),
+            ValueError,
+            "recompute = 'some': must be one of 'none', 'selective', 'full'.",
+        ),
+    ],
+)
+def test_invalid_inputs(build: Any, exc: type[Exception], message: str) -> None:
+    with pytest.raises(exc) as info:
+        build()
+    assert str(info.value) == message
+
+
+def test_invalid_input_message_in_chinese() -> None:
+    coursekit.set_language("zh")
+    with pytest.raises(ValueError) as info:
+        parse_degrees("tp=8,xp=2")
+    assert str(info.value) == (
+        "degrees = 'tp=8,xp=2'：未知的键 'xp'；可用的键是 tp, pp, dp, cp, ep, v, zero, mb, ga, recompute, replicas。"
+    )
+
+
+def test_parse_degrees_round_trips_a_label() -> None:
+    result = plan(MODELS["llama3-8b"], CLUSTERS["h100-8"], WorkloadSpec(global_batch=16, seq_len=2048))
+    best = result.accepted(1)[0]
+    again = result.explain(best.label())
+    assert again.label() == best.label() and again.step_s == best.step_s
+
+
+# --------------------------------------------------------------------------- the funnel and the result
+
+
+@pytest.fixture(scope="module")
+def example() -> PlanResult:
+    """The brief's example: Llama-3 70B on 16 H100 nodes, global batch 1024."""
+    return plan(MODELS["llama3-70b"], CLUSTERS["h100-8"].with_nodes(16), WorkloadSpec(global_batch=1024))
+
+
+def test_funnel_accounts_for_every_candidate(example: PlanResult) -> None:
+    funnel = example.funnel
+    assert [step.code for step in funnel] == list(GATE_CODES)
+    assert sum(step.removed for step in funnel) + example.accepted_count == example.space_size
+    remaining = example.space_size
+    for step in funnel:
+        remaining -= step.removed
+        assert step.remaining == remaining
+    assert funnel[-1].remaining == len(example.accepted_indices()) == example.accepted_count > 0
+    # each candidate is counted at the first gate it fails, in gate order
+    for code_index, step in enumerate(funnel):
+        first = [i for i in example.rejected_indices(step.code) if example.codes(i)[0] == step.code]
+        assert len(first) == step.removed, GATE_CODES[code_index]
+
+
+def test_accepted_are_ordered_by_estimated_step_time(example: PlanResult) -> None:
+    steps = [example.estimated_step_s(i) for i in example.accepted_indices()]
+    assert all(s is not None for s in steps)
+    assert steps == sorted(steps)  # type: ignore[type-var]
+    best = example.accepted(3)
+    assert [c.step_s for c in best] == pytest.approx(steps[:3], rel=1e-12)
+    for cand in best:
+        assert cand.accepted and not cand.reasons
+        t = cand.timeline
+        assert t is not None and cand.memory is not None
+        assert t.step_s == pytest.approx(t.compute_s + t.exposed_communication_s + t.bubble_s)
+        assert cand.memory.fits and cand.memory.total_gib <= CLUSTERS["h100-8"].memory_per_device_gib
+        assert cand.ranks == 128
+
+
+def test_result_carries_its_assumptions(example: PlanResult) -> None:
+    a = example.assumptions
+    assert (a.peak_flops, a.achievable_flops_fraction, a.overlap_fraction) == (989e12, 0.5, 0.0)
+    assert a.inter_node_bandwidth_bytes_per_s == 50e9 and a.recipe == "megatron-bf16"
+    text = example.report(top=2)
+    assert "an estimate, not a measurement" in text and "Assumptions: peak 989 TFLOP/s" in text
+    assert example.to_dict(top=1)["assumptions"]["estimate"] == "estimated, not measured"
+    summary = example.report(top=0)
+    assert f"Accepted: {example.accepted_count}; ordered by estimated step time" in summary
+    assert "#1" not in summary and "No candidate passes" not in summary
+
+
+def test_tp_beyond_a_node_is_rejected_for_interconnect(example: PlanResult) -> None:
+    for index in example.find(tp=16):
+        assert "interconnect" in example.codes(index)
+    cand = example.explain("tp=16,pp=4,zero=1")
+    assert "interconnect" in cand.codes
+    assert [row.link for row in cand.communication if row.dimension == "TP"] == ["inter_node"]
+
+
+def test_malformed_composition_has_reasons_but_no_ledger() -> None:
+    result = plan(MODELS["llama3-8b"], CLUSTERS["h100-8"], WorkloadSpec(global_batch=16, seq_len=2048))
+    cand = result.explain("tp=3,pp=2,dp=1,ga=3")
+    assert cand.codes == ("global_batch", "tp_heads", "interconnect")
+    assert cand.memory is None and cand.timeline is None and not cand.accepted
+    assert "no memory ledger" in cand.explain()
+    uneven = result.explain("tp=1,pp=3,dp=2,mb=1,zero=3,recompute=full")
+    assert [w.code for w in uneven.warnings] == ["pp_balance"] and uneven.memory is not None
+    too_many = result.explain("tp=8,pp=2,dp=2")
+    assert too_many.codes[0] == "ranks" and too_many.ranks == 32
+
+
+def test_seed_q3_on_the_24_gib_box() -> None:
+    """Seed 000, Q3: on 24 GiB devices plain DP does not fit while ZeRO-3 does (the seed's DP 29 GiB vs ZeRO-3
+    18 GiB, here computed for Llama-3 8B on the 8-card box)."""
+    result = plan(MODELS["llama3-8b"], CLUSTERS["pcie-24g-8"], WorkloadSpec(global_batch=64, seq_len=2048))
+    dp = result.explain("tp=1,pp=1,dp=8,zero=0,mb=1,recompute=full")
+    zero3 = result.explain("tp=1,pp=1,dp=8,zero=3,mb=1,recompute=full")
+    assert dp.codes == ("memory",)
+    assert zero3.accepted
+    assert dp.memory is not None and zero3.memory is not None
+    assert dp.memory.total_gib > 24 >= zero3.memory.total_gib
+
+
+def test_context_gate_rejects_cp_that_is_not_needed() -> None:
+    result = plan(MODELS["llama3-8b"], CLUSTERS["h100-8"], WorkloadSpec(global_batch=16, seq_len=2048))
+    cand = result.explain("tp=4,cp=2,dp=1,zero=1,mb=1,recompute=full")
+    assert cand.codes == ("context",)
+    assert "fits one device's attention state" in cand.reasons[0].message
+    long = plan(MODELS["llama3-8b"], CLUSTERS["h100-8"], WorkloadSpec(global_batch=8, seq_len=131072))
+    cp8 = long.explain("tp=1,cp=8,dp=1,zero=3,mb=1,recompute=full")
+    assert "context" not in cp8.codes
+
+
+def test_moe_expert_parallel_and_its_fold_rule() -> None:
+    result = plan(MODELS["mixtral-8x7b"], CLUSTERS["h100-8"].with_nodes(2), WorkloadSpec(global_batch=32, seq_len=4096))
+    assert set(result.space_dimensions["ep"]) == {1, 2, 4, 8}
+    folded = result.explain("tp=8,pp=1,dp=2,ep=4")
+    assert "ep_fold" in folded.codes  # EP reuses DP ranks: 4 does not divide dp·cp = 2
+    ok = result.explain("tp=2,pp=1,dp=8,ep=8,zero=1,recompute=full")
+    assert "ep_fold" not in ok.codes and any(row.dimension == "EP" for row in ok.communication)
+    dense = plan(MODELS["llama3-8b"], CLUSTERS["h100-8"], WorkloadSpec(global_batch=16, seq_len=2048))
+    assert dense.explain("tp=1,dp=8,ep=2,zero=3,recompute=full").codes == ("structure",)
+
+
+def test_serving_replicas_versus_tp() -> None:
+    cluster = CLUSTERS["h100-8"].with_nodes(2)
+    result = plan(MODELS["llama3-70b"], cluster, WorkloadSpec(global_batch=64, mode="serving"))
+    assert result.space_size == sum(len(divisors(16 // tp)) for tp in divisors(16))
+    for cand in result:
+        assert cand.replicas * cand.tp * cand.pp == 16 and cand.mode == "serving"
+        assert cand.accepted or cand.reasons
+    assert "interconnect" in result.explain("replicas=1,tp=16").codes
+    training_in_serving = result.explain("tp=8,dp=2,zero=1")
+    assert {"mode", "serving"} <= set(training_in_serving.codes)
+    train = plan(MODELS["llama3-70b"], cluster, WorkloadSpec(global_batch=64))
+    assert {"mode", "serving"} <= set(train.explain("replicas=2,tp=8").codes)
+
+
+# --------------------------------------------------------------------------- one formula, two implementations
+
+
+@pytest.mark.parametrize(
+    ("model", "cluster", "workload"),
+    [
+        ("llama3-8b", CLUSTERS["pcie-24g-8"].with_nodes(2), WorkloadSpec(global_batch=64, seq_len=4096)),
+        (
+            "mixtral-8x7b",
+            CLUSTERS["h100-8"].with_nodes(2),
+            WorkloadSpec(global_batch=32, seq_len=4096, overlap_fraction=0.3),
+        ),
+        ("megatron-39.1b", CLUSTERS["a100-8"].with_nodes(3), WorkloadSpec(global_batch=48, sequence_parallel=False)),
+    ],
+    ids=["dense", "moe", "uneven"],
+)
+def test_vectorised_search_agrees_with_the_scalar_reference(
+    model: str, cluster: ClusterSpec, workload: WorkloadSpec
+) -> None:
+    """The numpy search and evaluate_composition (built on capacity, communication, pipeline, scaling, gates and
+    composition) give the same codes, memory and step time, on a sample of every space."""
+    result = plan(MODELS[model], cluster, workload)
+    rng = random.Random(7)
+    sample = rng.sample(range(result.space_size), 120) + result.accepted_indices()[:20]
+    for index in sample:
+        cand = result.candidate(index)
+        assert set(result.codes(index)) == set(cand.codes), cand.label()
+        vector_step = result.estimated_step_s(index)
+        if cand.step_s is None:
+            assert vector_step is None
+        else:
+            assert vector_step == pytest.approx(cand.step_s, rel=1e-9)
+            assert cand.memory is not None
+            assert float(result._table.memory_gib[index]) == pytest.approx(cand.memory.total_gib, rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    "degrees",
+    [
+        {"TP": 8, "DP": 4, "PP": 2},
+        {"TP": 4, "CP": 2, "DP": 2, "PP": 4},
+        {"TP": 2, "CP": 8, "DP": 2, "PP": 2},
+        {"TP": 16, "DP": 2, "PP": 2},
+        {"TP": 1, "DP": 64},
+        {"TP": 2, "DP": 8, "EP": 8, "PP": 4},
+    ],
+)
+def test_group_link_matches_the_composition_module(degrees: dict[str, int]) -> None:
+    """group_link's span rule agrees with coursekit.composition's rank groups mapped onto 8-GPU nodes."""
+    groups = rank_groups(degrees)
+    mapping = map_groups_to_nodes(groups, gpus_per_node=8)
+    tp, cp, dp, ep = (degrees.get(key, 1) for key in ("TP", "CP", "DP", "EP"))
+    spans = {"TP": tp, "CP": tp * cp, "DP": tp * cp * dp, "EP": tp * ep, "PP": len(mapping.node_of_rank)}
+    for dim, span in spans.items():
+        if degrees.get(dim, 1) == 1:  # a group of one rank sends nothing; its link does not matter
+            continue
+        assert (group_link(span, 8) == "inter_node") == mapping.crosses[dim], dim
+
+
+# --------------------------------------------------------------------------- Megatron-LM Table 1
+
+
+@pytest.mark.parametrize("run", MEGATRON_TABLE1, ids=lambda run: run.name)
+def test_megatron_table1_configurations_are_accepted(run: MegatronRun) -> None:
+    """Narayanan et al. 2021 (arXiv:2104.04473), Table 1: each model's (t, p, d) at its batch and GPU count, on
+    8-GPU A100-80GB nodes, passes every gate under the paper's recipe (see megatron_workload)."""
+    result = plan(MODELS[run.name], CLUSTERS["a100-8"].with_nodes(run.nodes), megatron_workload(run))
+    matching = result.find(tp=run.tp, pp=run.pp, dp=run.dp)
+    assert matching
+    accepted = [i for i in matching if i in set(result.accepted_indices())]
+    assert accepted, [result.codes(i) for i in matching]
+    cand = result.candidate(accepted[0])
+    assert cand.accepted and cand.ranks == run.gpus
+    assert cand.dp * cand.micro_batch * cand.grad_accum == run.global_batch
+    # TP groups that would leave the 8-GPU node are rejected for the interconnect, whatever else holds.
+    wide = result.explain(f"tp=16,pp={run.pp},recompute=full")
+    assert "interconnect" in wide.codes
+
+
+# --------------------------------------------------------------------------- properties
+
+
+small_models = st.sampled_from(["gpt2-small", "llama3-8b", "mixtral-8x7b", "megatron-1.7b"])
+small_clusters = st.builds(
+    lambda name, nodes: CLUSTERS[name].with_nodes(nodes),
+    st.sampled_from(["a100-8", "pcie-24g-8", "cpu-box"]),
+    st.integers(1, 4),
+)
+workloads = st.builds(
+    lambda gb, seq, mode: WorkloadSpec(global_batch=gb, seq_len=seq, mode=mode),
+    st.sampled_from([1, 6, 16, 64]),
+    st.sampled_from([512, 1024, 4096]),
+    st.sampled_from(["training", "training", "serving"]),
+)
+prop_settings = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@prop_settings
+@given(small_models, small_clusters, workloads)
+def test_degrees_multiply_to_the_ranks_used(model: str, cluster: ClusterSpec, workload: WorkloadSpec) -> None:
+    result = plan(MODELS[model], cluster, workload)
+    cols = result._table.columns
+    product = cols["tp"] * cols["cp"] * cols["dp"] * cols["pp"] * cols["replicas"]
+    assert (product == cluster.world_size).all()
+    for index in random.Random(0).sample(range(result.space_size), min(5, result.space_size)):
+        assert result.candidate(index).ranks == cluster.world_size
+
+
+@prop_settings
+@given(small_models, small_clusters, workloads)
+def test_every_rejected_candidate_has_a_reason(model: str, cluster: ClusterSpec, workload: WorkloadSpec) -> None:
+    result = plan(MODELS[model], cluster, workload)
+    rejected = result.rejected_indices()
+    assert all(result.codes(i) for i in rejected)
+    assert all(not result.codes(i) for i in result.accepted_indices())
+    for index in random.Random(1).sample(rejected, min(5, len(rejected))):
+        cand = result.candidate(index)
+        assert not cand.accepted and cand.reasons and all(r.message for r in cand.reasons)
+
+
+@prop_settings
+@given(small_models, small_clusters, workloads, st.floats(1.0, 8.0))
+def test_more_memory_never_rejects_an_accepted_candidate(
+    model: str, cluster: ClusterSpec, workload: WorkloadSpec, factor: float
+) -> None:
+    """Growing device memory keeps every accepted candidate accepted — with one exception that the seed's context
+    gate implies: a CP candidate was admitted because the sequence did not fit one device, and with more memory
+    it may fit, so CP is no longer needed ("context")."""
+    small = plan(MODELS[model], cluster, workload)
+    big_cluster = replace(cluster, memory_per_device_gib=cluster.memory_per_device_gib * factor)
+    big = plan(MODELS[model], big_cluster, workload)
+    assert big.space_size == small.space_size
+    for index in small.accepted_indices():
+        codes = big.codes(index)
+        assert codes in ((), ("context",)), small.degrees(index)
+        if codes:
+            assert small.degrees(index)["cp"] > 1
+
+
+def test_more_memory_property_without_cp_is_exact() -> None:
+    workload = WorkloadSpec(global_batch=16, seq_len=4096)
+    small = plan(MODELS["llama3-8b"], CLUSTERS["pcie-24g-8"].with_nodes(2), workload)
+    big = plan(MODELS["llama3-8b"], replace(CLUSTERS["pcie-24g-8"].with_nodes(2), memory_per_device_gib=48), workload)
+    no_cp = [i for i in small.accepted_indices() if small.degrees(i)["cp"] == 1]
+    assert no_cp and all(big.codes(i) == () for i in no_cp)
+    assert big.accepted_count > small.accepted_count - len(small.accepted_indices()) + len(no_cp)
+
+
+# --------------------------------------------------------------------------- command line
+
+
+EXAMPLE = ["plan", "--model", "llama3-70b", "--cluster", "h100-8", "--nodes", "16", "--global-batch", "1024"]
+
+
+def test_cli_example_runs_as_a_module() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "coursekit", *EXAMPLE, "--top", "2", "--lang", "en"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    assert out.startswith("Decision workbench: llama3-70b on h100-8 (16 nodes × 8 devices = 128 ranks)")
+    assert "Funnel (gate order" in out and "#2 accepted:" in out
+
+
+def test_cli_json_funnel_sums(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([*EXAMPLE, "--json", "--top", "1", "--all"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    removed = sum(step["removed"] for step in data["funnel"])
+    assert removed + data["accepted_count"] == data["space_size"]
+    assert removed == len(data["rejected"]) and len(data["accepted"]) == data["accepted_count"]
+    assert [step["code"] for step in data["funnel"]] == list(GATE_CODES)
+    assert data["top"][0]["accepted"] is True and data["top"][0]["estimate"]["step_s"] > 0
+
+
+def test_cli_explain(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([*EXAMPLE, "--top", "0", "--explain", "tp=16,pp=4,dp=2,zero=1,mb=1"]) == 0
+    out = capsys.readouterr().out
+    assert "rejected: tp=16,pp=4,dp=2,cp=1,ep=1,v=1,zero=1,mb=1,ga=512,recompute=none" in out
+    assert "[interconnect] tp = 16 exceeds the 8 GPUs per node" in out
+    assert main([*EXAMPLE, "--top", "0", "--json", "--explain", "tp=8,pp=4,dp=4,zero=1,mb=1"]) == 0
+    explained = json.loads(capsys.readouterr().out)["explain"]
+    assert explained["degrees"]["tp"] == 8 and explained["memory_gib"]["total"] > 0
+
+
+def test_cli_chinese(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([*EXAMPLE, "--top", "1", "--lang", "zh"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("决策工作台：llama3-70b 在 h100-8") and "漏斗" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["plan", "--model", "gpt5", "--cluster", "h100-8", "--global-batch", "8"], "argument --model: invalid choice"),
+        (
+            ["plan", "--model", "llama3-8b", "--cluster", "h100-8", "--global-batch", "0"],
+            "argument --global-batch: global_batch = 0: must be >= 1.",
+        ),
+        (
+            ["plan", "--model", "llama3-8b", "--cluster", "h100-8", "--global-batch", "x"],
+            "argument --global-batch: 'x' is not an integer",
+        ),
+        (
+            ["plan", "--model", "llama3-8b", "--cluster", "h100-8", "--global-batch", "8", "--nodes", "0"],
+            "argument --nodes: nodes = 0: must be >= 1.",
+        ),
+        (
+            ["plan", "--model", "llama3-8b", "--cluster", "h100-8", "--global-batch", "8", "--mfu", "1.5"],
+            "argument --mfu: achievable_flops_fraction = 1.5: must be <= 1.",
+        ),
+        (
+            ["plan", "--model", "llama3-8b", "--cluster", "h100-8", "--global-batch", "8", "--zero", "0,5"],
+            "argument --zero: zero_stages = 5: must be <= 3.",
+        ),
+        (
+            ["plan", "--model", "llama3-8b", "--cluster", "h100-8", "--global-batch", "8", "--explain", "tp=8,xp=2"],
+            "argument --explain: degrees = 'tp=8,xp=2': unknown key 'xp'",
+        ),
+        (["plan", "--model", "llama3-8b", "--global-batch", "8"], "the following arguments are required: --cluster"),
+        ([], "the following arguments are required: COMMAND"),
+    ],
+)
+def test_cli_bad_arguments_exit_2(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_planner_import_does_not_pull_numpy() -> None:
+    out = subprocess.run(
+        [sys.executable, "-c", "import sys, coursekit.planner, coursekit.presets; print('numpy' in sys.modules)"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    assert out.strip() == "False"
+
+
+def test_megatron_estimates_are_finite_and_labelled() -> None:
+    """Not a tuning target: just that the estimate for each Table 1 run exists and is a positive, finite number."""
+    for run in MEGATRON_TABLE1[:3]:
+        result = plan(MODELS[run.name], CLUSTERS["a100-8"].with_nodes(run.nodes), megatron_workload(run))
+        cand = result.candidate(next(i for i in result.find(tp=run.tp, pp=run.pp, dp=run.dp)))
+        assert cand.step_s is not None and math.isfinite(cand.step_s) and cand.step_s > 0

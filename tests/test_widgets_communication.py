@@ -1,0 +1,179 @@
+"""coursekit.widgets.communication: lesson 2's latency-vs-bandwidth picture, checked against coursekit."""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+
+import pytest
+
+import coursekit
+from coursekit.communication import collective_cost, communication_ledger, crossover_payload_mib
+from coursekit.hardware import LINK_PRESETS
+from coursekit.units import GIB_BYTES, MS_PER_S, US_PER_S, mib_to_bytes
+from coursekit.widgets.communication import PAYLOAD_CHOICES_MIB, CommunicationWidget, call_cost, payload_label
+
+
+def test_default_is_the_seed_high_frequency_ledger() -> None:
+    w = CommunicationWidget()
+    assert w.status == "ok" and w.result is not None
+    assert w.result.ledger == communication_ledger(32, 24, 100, 5)
+    assert w.result.crossover_mib == crossover_payload_mib(100, 5)
+    assert w.values()["link"] == "seed"
+
+
+@pytest.mark.parametrize(
+    ("payload", "calls", "bandwidth", "latency"),
+    [(256.0, 1, 100.0, 5.0), (1 / 64, 96, 100.0, 5.0), (4.0, 512, 25.5, 0.0), (1024.0, 0, 1.0, 50.0)],
+)
+def test_controls_drive_the_ledger(payload: float, calls: int, bandwidth: float, latency: float) -> None:
+    w = CommunicationWidget()
+    with w.hold_updates():
+        w.controls["payload_mib"].value = payload
+        w.controls["calls_per_step"].value = calls
+        w.controls["bandwidth_gib_s"].value = bandwidth
+        w.controls["latency_us"].value = latency
+    assert w.status == "ok" and w.result is not None
+    assert w.result.ledger == communication_ledger(payload, calls, bandwidth, latency)
+    assert w.result.crossover_mib == pytest.approx(crossover_payload_mib(bandwidth, latency))
+    # one call is one point-to-point transfer: alpha + payload / B, unrounded
+    expected = collective_cost(
+        "send_recv",
+        payload_bytes=mib_to_bytes(payload),
+        ranks=2,
+        bandwidth_bytes_per_s=bandwidth * GIB_BYTES,
+        latency_s=latency / US_PER_S,
+    )
+    assert w.result.per_call.total_s == pytest.approx(expected.total_s)
+    # ... and the ledger is that call times the calls, rounded to 3 decimals of a ms
+    assert w.result.ledger.lower_bound_ms == pytest.approx(calls * expected.total_s * MS_PER_S, abs=6e-4)
+
+
+def test_per_call_dominance_follows_the_crossover() -> None:
+    w = CommunicationWidget()
+    crossover = crossover_payload_mib(100, 5)
+    for payload in PAYLOAD_CHOICES_MIB:
+        w.controls["payload_mib"].value = payload
+        assert w.result is not None
+        expected = "latency" if payload < crossover else "bandwidth"
+        assert w.result.per_call_dominant_term == expected
+        assert w.result.ledger.dominant_term == expected  # 24 calls: the step agrees with one call
+
+
+def test_curves_are_the_two_terms_and_their_sum() -> None:
+    w = CommunicationWidget(link="cross_node")
+    assert w.result is not None
+    preset = LINK_PRESETS["cross_node"]
+    for mib, latency, transfer, total in zip(
+        w.result.curve_mib, w.result.latency_us, w.result.transfer_us, w.result.total_us, strict=True
+    ):
+        cost = call_cost(mib, preset.bandwidth_gib_s, preset.latency_us)
+        assert latency == pytest.approx(preset.latency_us)
+        assert transfer == pytest.approx(mib_to_bytes(mib) / preset.bandwidth_bytes_per_s * US_PER_S)
+        assert total == pytest.approx(cost.total_s * US_PER_S)
+    # at the crossover payload the two terms are equal
+    cross = call_cost(w.result.crossover_mib, preset.bandwidth_gib_s, preset.latency_us)
+    assert cross.latency_s == pytest.approx(cross.transfer_s)
+
+
+def test_link_preset_loads_both_sliders_and_updates_once() -> None:
+    w = CommunicationWidget()
+    renders = w.render_count
+    w.controls["link"].value = "intra_node"
+    preset = LINK_PRESETS["intra_node"]
+    assert w.controls["bandwidth_gib_s"].value == pytest.approx(preset.bandwidth_gib_s)
+    assert w.controls["latency_us"].value == pytest.approx(preset.latency_us)
+    assert w.result is not None
+    assert w.result.ledger == communication_ledger(32, 24, preset.bandwidth_gib_s, preset.latency_us)
+    assert w.render_count == renders + 1
+
+
+def test_message_in_english_and_chinese() -> None:
+    w = CommunicationWidget()
+    assert w.result is not None
+    assert w.message.endswith("<b>" + w.result.ledger.explain() + "</b>")
+    assert "bandwidth-bound" in w.message and "payload* = 0.512 MiB" in w.message
+    w.controls["payload_mib"].value = 1 / 64
+    assert "The payload 16 KiB is below the crossover payload* = 0.512 MiB: latency-bound." in w.message
+    coursekit.set_language("zh")
+    w = CommunicationWidget(payload_mib=1 / 64)
+    assert "载荷 16 KiB 低于分界载荷 payload* = 0.512 MiB：时延主导。" in w.message
+    assert "时延主导 (latency-bound)" in w.message
+    assert w.controls["calls_per_step"].description == "每步调用次数"
+
+
+def test_zero_latency_hides_the_crossover() -> None:
+    w = CommunicationWidget()
+    w.controls["latency_us"].value = 0.0
+    assert w.status == "ok" and w.result is not None
+    assert w.result.crossover_mib == 0.0
+    assert not w.crossover_line.get_visible()
+    assert all(math.isnan(y) for y in w.latency_line.get_ydata())
+    w.controls["calls_per_step"].value = 0
+    assert w.result is not None and w.result.ledger.dominant_term == "none"
+    assert "no communication in this step" in w.message
+
+
+def test_figure_is_updated_in_place() -> None:
+    w = CommunicationWidget()
+    figure, ax = w.figure, w.ax
+    lines = list(ax.lines)
+    point_before = list(w.point.get_xdata())
+    transfer_before = list(w.transfer_line.get_ydata())
+    png_before = bytes(w.image.value)
+    w.controls["payload_mib"].value = 256.0
+    assert w.figure is figure and w.figure.axes == [ax] and list(ax.lines) == lines
+    assert list(w.point.get_xdata()) == [256.0] != point_before
+    w.controls["bandwidth_gib_s"].value = 50.0
+    assert list(w.transfer_line.get_ydata()) != transfer_before
+    assert list(w.crossover_line.get_xdata()) == [crossover_payload_mib(50.0, 5.0)] * 2
+    assert bytes(w.image.value) != png_before
+
+
+@pytest.mark.parametrize(
+    ("control", "value", "message"),
+    [
+        ("bandwidth_gib_s", 0.0, "These inputs cannot be computed: bandwidth_gib_s = 0.0: must be > 0."),
+        ("latency_us", -1.0, "These inputs cannot be computed: latency_us = -1.0: must be >= 0."),
+    ],
+)
+def test_invalid_inputs_give_a_friendly_message(control: str, value: float, message: str) -> None:
+    w = CommunicationWidget()
+    # the sliders clamp to their range; widen it as a learner's code could
+    w.controls[control].min = -10.0
+    w.controls[control].value = value
+    assert w.status == "invalid" and w.result is None
+    assert w.message == message
+
+
+def test_invalid_message_in_chinese() -> None:
+    coursekit.set_language("zh")
+    w = CommunicationWidget()
+    w.controls["bandwidth_gib_s"].min = 0.0
+    w.controls["bandwidth_gib_s"].value = 0.0
+    assert w.message == "这些输入无法计算：bandwidth_gib_s = 0.0：必须 > 0。"
+
+
+def test_payload_label() -> None:
+    assert [payload_label(v) for v in (0.0, 0.5, 1.0, 1536.0)] == ["0 MiB", "512 KiB", "1 MiB", "1.5 GiB"]
+    with pytest.raises(ValueError, match=r"mib = -1: must be >= 0\."):
+        payload_label(-1)
+
+
+def test_update_time_report(capsys: pytest.CaptureFixture[str]) -> None:
+    """Measure the update time including the PNG render (reported, not asserted)."""
+    w = CommunicationWidget()
+    options = [value for _, value in w.controls["payload_mib"].options]
+    times = []
+    for i in range(50):
+        start = time.perf_counter()
+        w.controls["payload_mib"].value = options[(i + 1) % len(options)]
+        times.append(time.perf_counter() - start)
+    times.sort()
+    with capsys.disabled():
+        print(
+            f"\nCommunicationWidget update incl. PNG: median {statistics.median(times) * 1e3:.1f} ms, "
+            f"p95 {times[int(0.95 * len(times)) - 1] * 1e3:.1f} ms"
+        )
+    assert w.render_count >= 50

@@ -1,0 +1,219 @@
+"""coursekit.widgets.pipeline: the Gantt chart widget of lesson 5 against independent coursekit calls."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from matplotlib.patches import PathPatch
+
+import coursekit
+from coursekit.pipeline import (
+    DEFAULT_BACKWARD_S,
+    DEFAULT_FORWARD_S,
+    bubble_fraction,
+    bubble_overhead,
+    simulate_schedule,
+)
+from coursekit.plotting import cjk_font_family
+from coursekit.widgets.pipeline import (
+    MAX_MICROBATCHES,
+    MAX_STAGES,
+    MAX_VIRTUAL_STAGES,
+    PipelineWidget,
+    pipeline_view,
+)
+
+
+def _bar_count(w: PipelineWidget) -> int:
+    """Rectangles drawn by the bar patches: each rectangle is 5 path vertices (the empty path has 1)."""
+    return sum(len(patch.get_path().vertices) // 5 for patch in w.bars.values())
+
+
+def test_default_matches_the_simulator_and_the_formula() -> None:
+    w = PipelineWidget()
+    assert w.status == "ok" and w.result is not None
+    expected = simulate_schedule(4, 8, schedule="1f1b")
+    assert w.result.schedule == expected
+    assert w.result.simulated_fraction == expected.idle_fraction
+    assert w.result.formula_fraction == bubble_fraction(4, 8)
+    assert w.result.formula_overhead == bubble_overhead(4, 8)
+    assert _bar_count(w) == len(expected.events)
+
+
+@pytest.mark.parametrize(
+    ("stages", "microbatches", "schedule", "virtual"),
+    [(4, 4, "1f1b", 1), (4, 16, "1f1b", 1), (8, 16, "gpipe", 1), (4, 8, "interleaved", 2), (8, 16, "interleaved", 4)],
+)
+def test_controls_drive_the_simulation(stages: int, microbatches: int, schedule: str, virtual: int) -> None:
+    w = PipelineWidget()
+    with w.hold_updates():
+        w.controls["stages"].value = stages
+        w.controls["microbatches"].value = microbatches
+        w.controls["schedule"].value = schedule
+        w.controls["virtual_stages"].value = virtual
+    assert w.status == "ok" and w.result is not None
+    expected = simulate_schedule(stages, microbatches, schedule=schedule, virtual_stages=virtual)
+    assert w.result.schedule.makespan_s == expected.makespan_s
+    assert w.result.schedule.peak_inflight_per_stage == expected.peak_inflight_per_stage
+    assert w.result.simulated_fraction == pytest.approx(bubble_fraction(stages, microbatches, virtual), abs=1e-12)
+    assert _bar_count(w) == 2 * stages * microbatches * virtual
+    peaks = ", ".join(str(peak) for peak in expected.peak_inflight_per_stage)
+    assert peaks in w.message
+
+
+def test_slow_stage_exceeds_the_formula() -> None:
+    w = PipelineWidget(slow_stage=2, slow_factor=1.5)
+    assert w.status == "ok" and w.result is not None
+    factors = [1.5 if s == 2 else 1.0 for s in range(4)]
+    expected = simulate_schedule(
+        4,
+        8,
+        stage_forward_s=[DEFAULT_FORWARD_S * f for f in factors],
+        stage_backward_s=[DEFAULT_BACKWARD_S * f for f in factors],
+    )
+    assert w.result.schedule == expected
+    excess = expected.idle_fraction - bubble_fraction(4, 8)
+    assert excess > 0
+    assert f"Device 2 is 1.5× slower: the idle share exceeds the formula by {excess:.1%}." in w.message
+    # the slow device's tick label is highlighted
+    assert w.ax.get_yticklabels()[2].get_color() != w.ax.get_yticklabels()[0].get_color()
+
+
+def test_message_in_english() -> None:
+    w = PipelineWidget(microbatches=4)
+    fraction = bubble_fraction(4, 4)
+    assert w.message.startswith(
+        f"Simulated bubble (idle share of the step): <b>{fraction:.1%}</b>; "
+        f"formula (p-1)/(v·m+p-1) = <b>{fraction:.1%}</b>."
+    )
+    assert "Balanced stages and no transfer time: the simulation matches the formula." in w.message
+    assert f"(p-1)/(v·m) = {bubble_overhead(4, 4):.1%}" in w.message
+    assert "Peak in-flight micro-batches per device (activations held at once): 4, 3, 2, 1." in w.message
+
+
+def test_message_and_labels_in_chinese() -> None:
+    coursekit.set_language("zh")
+    w = PipelineWidget(microbatches=16)
+    fraction = bubble_fraction(4, 16)
+    assert w.message.startswith(f"模拟的气泡（一步中设备空闲的占比）：<b>{fraction:.1%}</b>")
+    assert "各阶段均衡、没有传输时间：模拟与公式一致。" in w.message
+    assert w.controls["microbatches"].description == "微批次数 m"
+    assert w.controls["slow_stage"].label == "无"
+    w.controls["slow_stage"].value = 1
+    assert w.status == "ok" and w.result is not None and w.result.slow_stage == 1
+    w.controls["slow_stage"].value = "none"
+    assert w.result.slow_stage is None
+    expected_tick = "设备 0" if cjk_font_family() is not None else "device 0"
+    assert w.ax.get_yticklabels()[0].get_text() == expected_tick
+
+
+def test_same_figure_and_artists_updated_in_place() -> None:
+    w = PipelineWidget(microbatches=4)
+    figure, ax, patches, idle = w.figure, w.ax, dict(w.bars), w.idle
+    paths_before = {key: patch.get_path() for key, patch in w.bars.items()}
+    png_before = bytes(w.image.value)
+    w.controls["microbatches"].value = 12
+    assert w.figure is figure and w.figure.axes == [ax]
+    assert w.bars == patches and w.idle is idle
+    assert all(isinstance(patch, PathPatch) for patch in w.bars.values())
+    assert w.bars[("F", 0)].get_path() is not paths_before[("F", 0)]
+    assert _bar_count(w) == 2 * 4 * 12
+    assert ax.get_xlim()[1] == pytest.approx(simulate_schedule(4, 12).makespan_s * 1.01)
+    assert bytes(w.image.value) != png_before and bytes(w.image.value).startswith(b"\x89PNG")
+
+
+def test_captions_only_for_small_shapes() -> None:
+    w = PipelineWidget(microbatches=4)
+    shown = [c.get_text() for c in w.captions if c.get_visible()]
+    assert len(shown) == 2 * 4 * 4 and "F0" in shown and "B3" in shown
+    w.controls["microbatches"].value = 16
+    assert not any(c.get_visible() for c in w.captions)
+
+
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        (
+            {"schedule": "interleaved"},
+            "These inputs cannot be computed: virtual_stages = 1: the interleaved schedule needs at least 2 model "
+            "chunks per device (virtual_stages >= 2); with 1 chunk use schedule='1f1b'.",
+        ),
+        (
+            {"virtual_stages": 2},
+            "These inputs cannot be computed: virtual_stages = 2: schedule '1f1b' runs one model chunk per device; "
+            "use schedule='interleaved' for virtual_stages > 1.",
+        ),
+        (
+            {"schedule": "interleaved", "virtual_stages": 2, "microbatches": 6},
+            "These inputs cannot be computed: microbatches = 6: the interleaved schedule needs a multiple of "
+            "stages = 4 (Megatron-LM feeds micro-batches to each model chunk in groups of 4).",
+        ),
+        (
+            {"slow_stage": 6},
+            "These inputs cannot be computed: the slow stage is device 6, but with p = 4 the devices are 0 to 3: "
+            "choose another device or 'none'.",
+        ),
+    ],
+)
+def test_invalid_combinations_give_a_friendly_message(values: dict[str, object], message: str) -> None:
+    w = PipelineWidget()
+    with w.hold_updates():
+        for key, value in values.items():
+            w.controls[key].value = value
+    assert w.status == "invalid" and w.result is None
+    assert w.message == message
+    assert "Traceback" not in w.message_html.value
+
+
+def test_invalid_message_in_chinese() -> None:
+    coursekit.set_language("zh")
+    w = PipelineWidget(stages=2, slow_stage=3)
+    assert w.status == "invalid"
+    assert w.message == "这些输入无法计算：慢阶段选了设备 3，但 p = 2 时设备编号只有 0 到 1：请换一个设备，或选“无”。"
+
+
+def test_recovers_after_an_invalid_combination() -> None:
+    w = PipelineWidget()
+    w.controls["schedule"].value = "interleaved"
+    assert w.status == "invalid"
+    w.controls["virtual_stages"].value = 2
+    assert w.status == "ok" and w.result is not None
+    assert w.result.formula_fraction == bubble_fraction(4, 8, 2)
+    assert "each holds 1/2 of the device&#x27;s layers" in w.message  # the message is HTML
+
+
+def test_slider_caps_bound_the_bars() -> None:
+    w = PipelineWidget()
+    assert w.controls["stages"].max == MAX_STAGES
+    assert w.controls["microbatches"].max == MAX_MICROBATCHES
+    assert w.controls["virtual_stages"].max == MAX_VIRTUAL_STAGES
+    assert w.main_control == "microbatches"
+
+
+def test_pipeline_view_validates_inputs() -> None:
+    with pytest.raises(ValueError, match=r"^slow_factor = 0.5: must be >= 1\.$"):
+        pipeline_view(4, 8, slow_stage=1, slow_factor=0.5)
+    with pytest.raises(TypeError, match=r"^slow_stage = 1.0: must be an integer \(int\), not float\.$"):
+        pipeline_view(4, 8, slow_stage=1.0)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"^schedule = 'zb': must be one of 'gpipe', '1f1b', 'interleaved'\.$"):
+        pipeline_view(4, 8, schedule="zb")
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    stages=st.integers(1, MAX_STAGES),
+    groups=st.integers(1, MAX_MICROBATCHES // MAX_STAGES),
+    virtual=st.integers(1, MAX_VIRTUAL_STAGES),
+    factor=st.sampled_from([1.0, 1.25, 2.0, 3.0]),
+)
+def test_view_property_balanced_matches_formula_and_slow_never_beats_it(
+    stages: int, groups: int, virtual: int, factor: float
+) -> None:
+    microbatches = groups * stages if virtual > 1 else min(groups * stages, MAX_MICROBATCHES)
+    schedule = "interleaved" if virtual > 1 else "1f1b"
+    balanced = pipeline_view(stages, microbatches, schedule, virtual)
+    assert balanced.simulated_fraction == pytest.approx(bubble_fraction(stages, microbatches, virtual), abs=1e-12)
+    slow = pipeline_view(stages, microbatches, schedule, virtual, slow_stage=stages - 1, slow_factor=factor)
+    assert slow.simulated_fraction >= balanced.simulated_fraction - 1e-12
+    assert slow.schedule.makespan_s >= balanced.schedule.makespan_s

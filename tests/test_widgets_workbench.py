@@ -1,0 +1,76 @@
+"""Lesson 7 widget (coursekit.widgets.workbench) and exercises (coursekit.exercises.lesson7)."""
+
+from __future__ import annotations
+
+import pytest
+
+import coursekit
+from coursekit.exercises import check, exercises, get_exercise
+from coursekit.planner import WorkloadSpec, plan
+from coursekit.presets import CLUSTERS, MODELS
+from coursekit.widgets.workbench import WorkbenchWidget, what_if
+
+
+@pytest.fixture(scope="module")
+def widget() -> WorkbenchWidget:
+    return WorkbenchWidget()
+
+
+def test_widget_shows_the_plan_of_its_controls(widget: WorkbenchWidget) -> None:
+    result = widget.result
+    assert widget.status == "ok" and result is not None
+    direct = plan(MODELS["llama3-70b"], CLUSTERS["h100-8"].with_nodes(16), WorkloadSpec(global_batch=1024))
+    assert (result.space_size, result.accepted_count) == (direct.space_size, direct.accepted_count)
+    assert [c.label() for c in result.accepted(5)] == [c.label() for c in direct.accepted(5)]
+    for cand in result.accepted(5):
+        assert cand.label() in widget.message
+    assert "an estimate, not a measurement" in widget.message
+    assert widget.image.value[:4] == b"\x89PNG"
+
+
+def test_widget_what_ifs(widget: WorkbenchWidget) -> None:
+    base = widget.result
+    assert base is not None
+    with widget.hold_updates():
+        widget.controls["link_slowdown"].value = 16
+        widget.controls["moe"].value = True
+    moe = widget.result
+    assert moe is not None and moe.model.kind == "moe"
+    assert moe.cluster.inter_node_bandwidth_bytes_per_s == base.cluster.inter_node_bandwidth_bytes_per_s / 16
+    assert set(moe.space_dimensions["ep"]) == {1, 2, 4, 8}
+    with widget.hold_updates():
+        widget.controls["link_slowdown"].value = 1
+        widget.controls["moe"].value = False
+        widget.controls["mode"].value = "serving"
+    assert widget.result is not None and widget.result.workload.mode == "serving"
+    widget.controls["mode"].value = "training"
+
+
+def test_widget_speaks_chinese(widget: WorkbenchWidget) -> None:
+    coursekit.set_language("zh")
+    widget.redraw()
+    assert "个组合" in widget.message and "估算，不是测量" in widget.message
+
+
+def test_what_if_slower_link_never_speeds_up() -> None:
+    workload = WorkloadSpec(global_batch=256, seq_len=4096)
+    steps = [what_if("llama3-8b", "a100-8", 4, workload, link_slowdown=k).accepted(1)[0].step_s for k in (1, 4, 16)]
+    assert steps == sorted(steps)  # type: ignore[type-var]
+
+
+@pytest.mark.parametrize("exercise_id", ["plan.memory_removed", "plan.tp16_gate", "plan.slow_link"])
+def test_lesson7_exercises_accept_their_answer_and_refuse_others(exercise_id: str) -> None:
+    ex = get_exercise(exercise_id)
+    expected = ex.expected_value()
+    assert check(exercise_id, expected).correct
+    wrong = "memory" if exercise_id == "plan.tp16_gate" else expected * 2
+    feedback = check(exercise_id, wrong)
+    assert feedback.status == "incorrect" and str(expected) not in feedback.message
+
+
+def test_lesson7_exercise_answers_from_the_planner() -> None:
+    assert get_exercise("plan.tp16_gate").expected_value() == "interconnect"
+    small = plan(MODELS["llama3-8b"], CLUSTERS["pcie-24g-8"], WorkloadSpec(global_batch=64, seq_len=4096))
+    assert get_exercise("plan.memory_removed").expected_value() == small.funnel[8].removed > 0
+    assert get_exercise("plan.slow_link").expected_value() >= 1.0
+    assert {ex.id for ex in exercises(7)} == {"plan.memory_removed", "plan.tp16_gate", "plan.slow_link"}
