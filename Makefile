@@ -46,7 +46,8 @@ $(TEST_STAMP): pyproject.toml $(COURSE_STAMP)
 	@touch $@
 
 lab: $(COURSE_STAMP)
-	$(BIN)/jupyter lab --ServerApp.ip=$(HOST) --ServerApp.port=$(PORT) $(LAB_ARGS) notebooks/$(COURSE_LANG)/00_index.ipynb
+	$(BIN)/jupyter lab --ServerApp.ip=$(HOST) --ServerApp.port=$(PORT) --ServerApp.root_dir="$(CURDIR)" \
+		--LabApp.default_url=/lab/tree/notebooks/$(COURSE_LANG)/00_index.ipynb $(LAB_ARGS)
 
 lint: $(TEST_STAMP)
 	$(PY) -m ruff check coursekit tests tools benchmarks conftest.py
