@@ -169,3 +169,25 @@ def test_label_follows_language_and_font(zh: str, en: str, lang: str, has_font: 
     finally:
         plotting.cjk_font_family = original  # type: ignore[assignment]
         coursekit.set_language(previous)
+
+
+def test_text_cache_failure_falls_back_to_ordinary_drawing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A matplotlib whose internals differ must cost speed, never a figure: the cache turns itself off."""
+    from coursekit import plotting
+
+    reference = plotting.new_figure(2, 1)
+    reference.text(0.1, 0.5, "fallback 42")
+    monkeypatch.setattr(plotting, "_fast_text", False)
+    expected = plotting.figure_to_png(reference)
+
+    monkeypatch.setattr(plotting, "_fast_text", True)
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise AttributeError("simulated change in matplotlib internals")
+
+    monkeypatch.setattr(plotting._TextCachingRenderer, "_rasterise", broken)
+    plotting._text_masks.clear()
+    fig = plotting.new_figure(2, 1)
+    fig.text(0.1, 0.5, "fallback 42")
+    assert plotting.figure_to_png(fig) == expected
+    assert plotting._fast_text is False

@@ -13,6 +13,16 @@ change, and turns a ``TypeError`` / ``ValueError`` from ``compute`` into a
 friendly message in the current language (never a traceback). Any other
 exception is shown as an "unexpected error" message and logged.
 
+An update should take well under 50 ms, PNG included. The base helps: ``setup``
+and ``draw`` run inside :meth:`~coursekit.plotting.CourseFigure.course_fonts`, so
+the texts they create need no search at each render; after the first render
+the layout is frozen and axis labels and titles stay where they were placed
+(:func:`~coursekit.plotting.freeze_layout`, :func:`~coursekit.plotting.pin_labels`;
+placed again once after a language switch); course figures rasterise each
+distinct text once. A widget passes the parts that never change after ``setup``
+(a legend, an axis with fixed limits) to :func:`~coursekit.plotting.cache_drawing`,
+and keeps its artists instead of clearing and rebuilding them.
+
 >>> from coursekit.i18n import register, tr
 >>> register({"demo_doc.x": {"zh": "输入 x", "en": "input x"}})
 >>> class Square(LessonWidget[float]):
@@ -45,7 +55,7 @@ import abc
 import html
 import logging
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any, ClassVar, Generic, TypeVar
 
 import ipywidgets
@@ -55,7 +65,7 @@ from matplotlib.patches import Rectangle
 from .. import i18n
 from .._validate import check_bool, check_number
 from ..i18n import Text, register, tr
-from ..plotting import figure_to_png, freeze_layout, new_figure, plot_language
+from ..plotting import CourseFigure, figure_to_png, freeze_layout, new_figure, pin_labels, plot_language
 
 __all__ = ["LessonWidget", "checkbox", "dropdown", "number", "slider"]
 
@@ -125,8 +135,30 @@ class LessonWidget(abc.ABC, Generic[R]):
         self._hold_depth = 0
         self._pending = False
         self._rendered_key: tuple[Any, ...] | None = None
+        self._labels_language: str | None = None  # the figure language the axis labels were pinned for
 
         self.figure: Figure = new_figure(*self.figure_size_in)
+        if isinstance(self.figure, CourseFigure):
+            # setup and draw create their texts inside course_fonts(): no search for them at each render
+            self.figure.texts_tracked = True
+        with self._course_fonts():
+            self._create_artists()
+        self.message_html = ipywidgets.HTML()
+        self.image = ipywidgets.Image(format="png")
+        self.view = ipywidgets.VBox([ipywidgets.VBox(list(self.controls.values())), self.message_html, self.image])
+        # Stable CSS hooks for the browser tests: ck-widget, ck-message, ck-figure, ck-control-<name>, ck-main.
+        self.view.add_class("ck-widget")
+        self.message_html.add_class("ck-message")
+        self.image.add_class("ck-figure")
+        main = self.main_control if self.main_control in self.controls else next(iter(self.controls))
+        for name, control in self.controls.items():
+            control.add_class(f"ck-control-{name}")
+            if name == main:
+                control.add_class("ck-main")
+            control.observe(self._on_change, names="value")
+        self.update()
+
+    def _create_artists(self) -> None:
         self.setup(self.figure)
         self._veil = Rectangle(
             (0.0, 0.0),
@@ -143,20 +175,9 @@ class LessonWidget(abc.ABC, Generic[R]):
             0.5, 0.5, "", ha="center", va="center", zorder=1001, visible=False, color="#b35900", fontsize=12
         )
 
-        self.message_html = ipywidgets.HTML()
-        self.image = ipywidgets.Image(format="png")
-        self.view = ipywidgets.VBox([ipywidgets.VBox(list(self.controls.values())), self.message_html, self.image])
-        # Stable CSS hooks for the browser tests: ck-widget, ck-message, ck-figure, ck-control-<name>, ck-main.
-        self.view.add_class("ck-widget")
-        self.message_html.add_class("ck-message")
-        self.image.add_class("ck-figure")
-        main = self.main_control if self.main_control in self.controls else next(iter(self.controls))
-        for name, control in self.controls.items():
-            control.add_class(f"ck-control-{name}")
-            if name == main:
-                control.add_class("ck-main")
-            control.observe(self._on_change, names="value")
-        self.update()
+    def _course_fonts(self) -> AbstractContextManager[None]:
+        """The figure's :meth:`~coursekit.plotting.CourseFigure.course_fonts` block (texts made inside: no search)."""
+        return self.figure.course_fonts() if isinstance(self.figure, CourseFigure) else nullcontext()
 
     # -- what a lesson widget implements -------------------------------------------------
 
@@ -217,7 +238,8 @@ class LessonWidget(abc.ABC, Generic[R]):
             self._show_invalid(exc, tr("widgets.unexpected", error=f"{type(exc).__name__}: {exc}"))
         else:
             try:
-                self.draw(result)
+                with self._course_fonts():
+                    self.draw(result)
                 verdict = self.describe(result)
             except Exception as exc:
                 _log.error("%s.draw/describe failed for %r", type(self).__name__, values, exc_info=True)
@@ -247,9 +269,17 @@ class LessonWidget(abc.ABC, Generic[R]):
         key = (self.status, self.message, i18n.get_language(), tuple((k, repr(v)) for k, v in values.items()))
         if key == self._rendered_key:
             return
+        language = plot_language()
+        relabel = self._labels_language is not None and language != self._labels_language
+        if relabel:  # other fonts, other tick label sizes: let matplotlib place the labels once more
+            pin_labels(self.figure, pinned=False)
+            self._labels_language = None
         self.image.value = figure_to_png(self.figure)
         if self.render_count == 0:
             freeze_layout(self.figure)  # data changes from now on, not structure
+        if self._labels_language is None and self.status == "ok":
+            pin_labels(self.figure)  # nor do the tick labels' sizes: axis labels and titles stay put
+            self._labels_language = language
         self.render_count += 1
         self._rendered_key = key
 

@@ -50,7 +50,7 @@ from ..capacity import (
 )
 from ..i18n import Text, register, tr
 from ..pipeline import warmup_microbatches
-from ..plotting import label
+from ..plotting import cache_drawing, label
 from ..shapes import MODEL_SHAPES, ModelShape, model_shape
 from . import LessonWidget, dropdown, slider
 
@@ -255,7 +255,9 @@ class CapacityWidget(LessonWidget[CapacityView]):
         ax.set_yticks(rows, labels=[f"ZeRO-{s}" for s in ZERO_STAGES])
         ax.invert_yaxis()
         ax.set_xlabel(label(Text(zh="每个 rank 的显存 (GiB)", en="memory per rank (GiB)")))
-        fig.legend(loc="lower center", fontsize=7, ncols=len(_COMPONENTS), frameon=False)
+        # The legend and the stage axis never change: drawn from a bitmap after the first render.
+        cache_drawing(fig.legend(loc="lower center", fontsize=7, ncols=len(_COMPONENTS), frameon=False))
+        cache_drawing(ax.yaxis, key=ax.yaxis.get_view_interval)
         ax.set_xlim(0.0, 100.0)
 
     def compute(self, **values: Any) -> CapacityView:

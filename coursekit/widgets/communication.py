@@ -41,7 +41,7 @@ from ..communication import CollectiveCost, CommunicationLedger, collective_cost
 from ..communication import crossover_payload_mib as crossover_mib
 from ..hardware import LINK_PRESETS, LinkPreset
 from ..i18n import Text, register, tr
-from ..plotting import label
+from ..plotting import cache_drawing, label
 from ..units import GIB_BYTES, US_PER_S, mib_to_bytes
 from . import CONTROL_WIDTH, LessonWidget, dropdown, slider
 
@@ -267,7 +267,10 @@ class CommunicationWidget(LessonWidget[CommunicationView]):
             1.0, 0.03, "", fontsize=8, color="dimgrey", ha="left", va="bottom", transform=ax.get_xaxis_transform()
         )
         (self.point,) = ax.plot([], [], "o", color="black", markersize=7, zorder=5)
-        ax.legend(loc="upper left", fontsize=7, framealpha=0.9)
+        # Fixed limits: the legend and both axes look the same at every update, drawn from a bitmap.
+        cache_drawing(ax.legend(loc="upper left", fontsize=7, framealpha=0.9))
+        cache_drawing(ax.xaxis, key=ax.xaxis.get_view_interval)
+        cache_drawing(ax.yaxis, key=ax.yaxis.get_view_interval)
 
     def compute(self, **values: Any) -> CommunicationView:
         payload = values["payload_mib"]

@@ -54,7 +54,7 @@ from ..pipeline import (
     gantt_rows,
     simulate_schedule,
 )
-from ..plotting import label
+from ..plotting import cache_drawing, label
 from . import LessonWidget, dropdown, slider
 
 __all__ = [
@@ -357,7 +357,7 @@ class PipelineWidget(LessonWidget[PipelineView]):
         ]
         self.title = self.ax.set_title("", fontsize=9)
         self.ax.set_xlabel(_label("widgets.pipeline.axis_time"), fontsize=8)
-        self.ax.legend(
+        legend = self.ax.legend(
             handles=[
                 Patch(facecolor=_PHASE_COLOURS["F"], label=_label("widgets.pipeline.legend_forward")),
                 Patch(facecolor=_PHASE_COLOURS["B"], label=_label("widgets.pipeline.legend_backward")),
@@ -369,6 +369,7 @@ class PipelineWidget(LessonWidget[PipelineView]):
             fontsize=7,
             frameon=False,
         )
+        cache_drawing(legend)  # the same at every update: drawn from a bitmap
         self.ax.tick_params(labelsize=7)
         self.ax.xaxis.set_major_locator(MaxNLocator(nbins=6, integer=True))
 

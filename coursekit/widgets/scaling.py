@@ -32,7 +32,7 @@ from matplotlib.patches import Rectangle
 from .._validate import check_number
 from ..hardware import IB_NDR_BYTES_PER_S, NVLINK4_H100_BYTES_PER_S
 from ..i18n import Text, register, tr
-from ..plotting import label
+from ..plotting import cache_drawing, label
 from ..scaling import EfficiencyDiagnosis, ScalingCurve, diagnose_efficiency, scaling_curve
 from ..units import GB_BYTES, MS_PER_S
 from . import LessonWidget, slider
@@ -206,6 +206,9 @@ class ScalingWidget(LessonWidget[ScalingView]):
         )
         self.ax_step.set_xlabel(_label("widgets.scaling.axis_step", devices=DEVICE_COUNTS[-1]), fontsize=8)
         self.ax_step.tick_params(labelsize=7)
+        # Axes with fixed limits look the same at every update: drawn from a bitmap.
+        for axis in (self.ax_curve.xaxis, self.ax_curve.yaxis, self.ax_step.yaxis):
+            cache_drawing(axis, key=axis.get_view_interval)
 
     def compute(self, **values: Any) -> ScalingView:
         return scaling_view(values["overlap"], values["bandwidth_gb_s"], values["gradient_gb"], values["compute_ms"])

@@ -30,15 +30,17 @@ Taught in: lesson 7 (decision workbench).
 from __future__ import annotations
 
 import html
+from collections import OrderedDict
 from dataclasses import replace
 from typing import Any, ClassVar
 
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.patches import Patch
 
 from ..i18n import Text, register, tr
 from ..planner import PLAN_GATES, PlanCandidate, PlanResult, WorkloadSpec, plan
-from ..plotting import label
+from ..plotting import cache_drawing, label
 from ..presets import CLUSTERS, MODELS
 from . import LessonWidget, checkbox, dropdown, slider
 
@@ -66,6 +68,21 @@ SEQ_OPTIONS: tuple[int, ...] = (1024, 2048, 4096, 8192, 32768, 131072)
 LINK_SLOWDOWN_OPTIONS: tuple[int, ...] = (1, 2, 4, 8, 16)
 #: Accepted candidates drawn and listed.
 TOP_SHOWN: int = 5
+#: Plans the widget keeps for control values seen recently (each holds its searched table, about 1.3 MB).
+PLAN_CACHE_SIZE: int = 16
+#: The controls the plan depends on: all of them.
+_PLAN_INPUTS: tuple[str, ...] = (
+    "model",
+    "cluster",
+    "nodes",
+    "mode",
+    "global_batch",
+    "seq_len",
+    "mfu",
+    "overlap",
+    "link_slowdown",
+    "moe",
+)
 
 _SEGMENTS: tuple[tuple[str, Text, str], ...] = (
     ("compute", Text(zh="计算", en="compute"), "#4c72b0"),
@@ -145,49 +162,85 @@ def what_if(
 def funnel_chart(ax: Axes, result: PlanResult) -> None:
     """Horizontal bars: candidates each gate removed first (red) and what remains after it (grey), in gate order."""
     ax.clear()
-    codes = [step.code for step in result.funnel]
-    y = list(range(len(codes)))
-    ax.barh(
-        y, [step.remaining for step in result.funnel], color="#c7c7c7", label=label(Text(zh="剩余", en="remaining"))
-    )
-    ax.barh(
-        y,
-        [step.removed for step in result.funnel],
-        left=[step.remaining for step in result.funnel],
-        color="#d62728",
-        label=label(Text(zh="被这道门槛排除", en="removed by this gate")),
-    )
-    ax.set_yticks(y, labels=codes, fontsize=7)
-    ax.invert_yaxis()
-    ax.set_xlim(0, max(result.space_size, 1))
-    ax.set_xlabel(label(Text(zh="候选数", en="candidates")), fontsize=8)
-    ax.tick_params(axis="x", labelsize=7)
-    ax.set_title(label(Text(zh="漏斗（按门槛顺序）", en="Funnel (gate order)")), fontsize=9)
-    ax.legend(fontsize=7, loc="lower right")
+    _Funnel(ax).update(result)
 
 
 def breakdown_chart(ax: Axes, candidates: list[PlanCandidate]) -> None:
     """Stacked horizontal bars of the estimated step: compute, exposed communication, bubble (seconds)."""
     ax.clear()
-    y = list(range(len(candidates)))
-    left = [0.0] * len(candidates)
-    for kind, text, colour in _SEGMENTS:
-        widths = []
-        for cand in candidates:
-            t = cand.timeline
-            assert t is not None
-            widths.append(
-                {"compute": t.compute_s, "communication": t.exposed_communication_s, "bubble": t.bubble_s}[kind]
-            )
-        ax.barh(y, widths, left=left, color=colour, label=label(text))
-        left = [a + b for a, b in zip(left, widths, strict=True)]
-    ax.set_yticks(y, labels=[f"#{i + 1}" for i in y], fontsize=7)
-    ax.invert_yaxis()
-    ax.set_xlabel(label(Text(zh="估算步时 (s)", en="estimated step (s)")), fontsize=8)
-    ax.tick_params(axis="x", labelsize=7)
-    ax.set_title(label(Text(zh="最快的候选（估算）", en="Fastest accepted (estimate)")), fontsize=9)
-    if candidates:
-        ax.legend(fontsize=7, loc="lower right")
+    chart = _Breakdown(ax, len(candidates))
+    chart.update(candidates)
+
+
+def _segments(cand: PlanCandidate) -> tuple[float, float, float]:
+    """The compute, exposed communication and bubble seconds of an accepted candidate (order of ``_SEGMENTS``)."""
+    t = cand.timeline
+    assert t is not None
+    return (t.compute_s, t.exposed_communication_s, t.bubble_s)
+
+
+class _Funnel:
+    """The funnel chart's artists on ``ax``: one bar pair per gate of :data:`PLAN_GATES`, updated in place."""
+
+    def __init__(self, ax: Axes) -> None:
+        self.ax = ax
+        codes = [gate.code for gate in PLAN_GATES]
+        y = list(range(len(codes)))
+        zeros = [0.0] * len(codes)
+        self.remaining = list(ax.barh(y, zeros, color="#c7c7c7", label=label(Text(zh="剩余", en="remaining"))))
+        self.removed = list(
+            ax.barh(y, zeros, color="#d62728", label=label(Text(zh="被这道门槛排除", en="removed by this gate")))
+        )
+        ax.set_yticks(y, labels=codes, fontsize=7)
+        ax.invert_yaxis()
+        ax.set_xlabel(label(Text(zh="候选数", en="candidates")), fontsize=8)
+        ax.tick_params(axis="x", labelsize=7)
+        ax.set_title(label(Text(zh="漏斗（按门槛顺序）", en="Funnel (gate order)")), fontsize=9)
+        self.legend = ax.legend(fontsize=7, loc="lower right")
+
+    def update(self, result: PlanResult) -> None:
+        for step, remaining, removed in zip(result.funnel, self.remaining, self.removed, strict=True):
+            remaining.set_width(step.remaining)
+            removed.set_x(step.remaining)
+            removed.set_width(step.removed)
+        self.ax.set_xlim(0, max(result.space_size, 1))
+
+
+class _Breakdown:
+    """The breakdown chart's artists on ``ax``: ``rows`` stacked bars, updated in place (unused rows stay empty)."""
+
+    def __init__(self, ax: Axes, rows: int) -> None:
+        self.ax = ax
+        y = list(range(rows))
+        self.bars = [
+            list(ax.barh(y, [0.0] * rows, color=colour, label=label(text))) for _kind, text, colour in _SEGMENTS
+        ]
+        ax.invert_yaxis()
+        ax.set_xlabel(label(Text(zh="估算步时 (s)", en="estimated step (s)")), fontsize=8)
+        ax.tick_params(axis="x", labelsize=7)
+        ax.set_title(label(Text(zh="最快的候选（估算）", en="Fastest accepted (estimate)")), fontsize=9)
+        handles = [Patch(facecolor=colour, label=label(text)) for _kind, text, colour in _SEGMENTS]
+        self.legend = ax.legend(handles=handles, fontsize=7, loc="lower right")
+        self.shown: int | None = None
+
+    def update(self, candidates: list[PlanCandidate]) -> None:
+        rows = len(self.bars[0])
+        if len(candidates) > rows:
+            raise ValueError(f"{len(candidates)} candidates for a chart of {rows} rows")
+        totals = []
+        for row in range(rows):
+            left = 0.0
+            widths = _segments(candidates[row]) if row < len(candidates) else (0.0, 0.0, 0.0)
+            for bars, width in zip(self.bars, widths, strict=True):
+                bars[row].set_x(left)
+                bars[row].set_width(width)
+                left += width
+            totals.append(left)
+        if len(candidates) != self.shown:  # tick labels only for the rows in use
+            self.ax.set_yticks(range(len(candidates)), labels=[f"#{i + 1}" for i in range(len(candidates))], fontsize=7)
+            self.shown = len(candidates)
+        self.legend.set_visible(bool(candidates))
+        self.ax.set_xlim(0.0, max(totals) * 1.05 if candidates and max(totals) > 0 else 1.0)
 
 
 class WorkbenchWidget(LessonWidget[PlanResult]):
@@ -198,7 +251,7 @@ class WorkbenchWidget(LessonWidget[PlanResult]):
     Defaults: Llama-3 70B on 16 H100 nodes, global batch 1024, 8192 tokens.
     """
 
-    figure_size_in: ClassVar[tuple[float, float]] = (8.0, 3.4)
+    figure_size_in: ClassVar[tuple[float, float]] = (7.0, 3.2)
     main_control: ClassVar[str | None] = "nodes"
 
     def __init__(self) -> None:
@@ -224,10 +277,26 @@ class WorkbenchWidget(LessonWidget[PlanResult]):
     def setup(self, fig: Figure) -> None:
         # Fixed margins instead of constrained layout: one draw per PNG instead of two.
         fig.set_layout_engine(None)
-        fig.subplots_adjust(left=0.11, right=0.98, top=0.91, bottom=0.14, wspace=0.18)
+        fig.subplots_adjust(left=0.135, right=0.975, top=0.91, bottom=0.15, wspace=0.16)
         self.funnel_ax, self.breakdown_ax = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.1, 1.0]})
+        # The artists are created once and updated in place (ax.clear() would rebuild every tick and legend).
+        self._funnel = _Funnel(self.funnel_ax)
+        self._breakdown = _Breakdown(self.breakdown_ax, TOP_SHOWN)
+        # The legends and the gate axis never change: drawn from a bitmap after the first render.
+        cache_drawing(self._funnel.legend)
+        cache_drawing(self._breakdown.legend)
+        cache_drawing(self.funnel_ax.yaxis, key=self.funnel_ax.yaxis.get_view_interval)
+        self._plans: OrderedDict[tuple[Any, ...], PlanResult] = OrderedDict()
+        self._top: tuple[PlanResult, list[PlanCandidate]] | None = None
 
     def compute(self, **values: Any) -> PlanResult:
+        # Every control feeds the plan (mfu and overlap change the estimates and so the order); a learner
+        # going back to earlier values gets the plan from the cache instead of a new search.
+        key = tuple(values[name] for name in _PLAN_INPUTS)
+        cached = self._plans.get(key)
+        if cached is not None:
+            self._plans.move_to_end(key)
+            return cached
         workload = WorkloadSpec(
             global_batch=values["global_batch"],
             seq_len=values["seq_len"],
@@ -235,7 +304,7 @@ class WorkbenchWidget(LessonWidget[PlanResult]):
             achievable_flops_fraction=values["mfu"],
             overlap_fraction=values["overlap"],
         )
-        return what_if(
+        result = what_if(
             values["model"],
             values["cluster"],
             values["nodes"],
@@ -243,13 +312,23 @@ class WorkbenchWidget(LessonWidget[PlanResult]):
             link_slowdown=values["link_slowdown"],
             moe=values["moe"],
         )
+        self._plans[key] = result
+        while len(self._plans) > PLAN_CACHE_SIZE:
+            self._plans.popitem(last=False)
+        return result
+
+    def top(self, result: PlanResult) -> list[PlanCandidate]:
+        """The :data:`TOP_SHOWN` fastest accepted candidates of ``result`` (computed once per result)."""
+        if self._top is None or self._top[0] is not result:
+            self._top = (result, result.accepted(TOP_SHOWN))
+        return self._top[1]
 
     def draw(self, result: PlanResult) -> None:
-        funnel_chart(self.funnel_ax, result)
-        breakdown_chart(self.breakdown_ax, result.accepted(TOP_SHOWN))
+        self._funnel.update(result)
+        self._breakdown.update(self.top(result))
 
     def describe(self, result: PlanResult) -> str:
-        best = result.accepted(TOP_SHOWN)
+        best = self.top(result)
         cluster = result.cluster
         head = tr(
             "widgets.workbench.summary",
