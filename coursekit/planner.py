@@ -1222,6 +1222,20 @@ def _training_flops_per_token(model: ModelSpec, s: int, recompute: str) -> tuple
     return executed, 6 * n
 
 
+def _check_model_split(
+    model: ModelSpec, tp: int, pp: int, gpus_per_node: int, reasons: dict[str, Reason], warnings: list[Reason]
+) -> None:
+    """S18's shape checks shared by training and serving: TP divides the heads; PP <= layers (balance warns)."""
+    tp_rule = check_tp_degree(tp, model.heads, gpus_per_node)
+    if tp_rule is not None and tp_rule.code == "tp_heads":
+        reasons["tp_heads"] = tp_rule
+    pp_rule = check_pp_degree(pp, model.layers)
+    if pp_rule is not None and pp_rule.code == "pp_balance":
+        warnings.append(pp_rule)
+    elif pp_rule is not None:
+        reasons[pp_rule.code] = pp_rule
+
+
 def evaluate_composition(
     model: ModelSpec,
     cluster: ClusterSpec,
@@ -1290,14 +1304,7 @@ def evaluate_composition(
     batch = check_global_batch(dp, mb, ga, gb)
     if batch is not None:
         reasons["global_batch"] = batch
-    tp_rule = check_tp_degree(tp, model.heads, g)
-    if tp_rule is not None and tp_rule.code == "tp_heads":
-        reasons["tp_heads"] = tp_rule
-    pp_rule = check_pp_degree(pp, model.layers)
-    if pp_rule is not None and pp_rule.code == "pp_balance":
-        warnings.append(pp_rule)
-    elif pp_rule is not None:
-        reasons[pp_rule.code] = pp_rule
+    _check_model_split(model, tp, pp, g, reasons, warnings)
     if s % cp:
         reasons["cp_seq"] = Reason("cp_seq", "planner.cp_seq", {"cp": cp, "seq_len": s})
     if model.is_moe and model.num_experts % ep:
@@ -1551,14 +1558,7 @@ def _evaluate_serving(
     for issue in composition.issues:
         if issue.code == "ranks":
             reasons["ranks"] = issue
-    tp_rule = check_tp_degree(tp, model.heads, g)
-    if tp_rule is not None and tp_rule.code == "tp_heads":
-        reasons["tp_heads"] = tp_rule
-    pp_rule = check_pp_degree(pp, model.layers)
-    if pp_rule is not None and pp_rule.code == "pp_balance":
-        warnings.append(pp_rule)
-    elif pp_rule is not None:
-        reasons[pp_rule.code] = pp_rule
+    _check_model_split(model, tp, pp, g, reasons, warnings)
     well_formed = not (set(reasons) & _WELL_FORMED_CODES)
     node_rule = check_tp_degree(tp, tp, g)
     if node_rule is not None:
