@@ -245,8 +245,11 @@ class LessonPage:
             timeout=timeout_ms,
         )
 
-    def move_main_control(self, timeout_ms: int = 30_000) -> Interaction:
-        """Change the first ``ck-main`` control as a user would; wait for the page to update."""
+    def move_main_control(self, timeout_ms: int = 30_000, step: int = 1) -> Interaction:
+        """Change the first ``ck-main`` control as a user would; wait for the page to update.
+
+        ``step`` +1 moves a slider right / picks the next option; -1 moves left / the previous one.
+        """
         main = self.page.locator(".ck-main").first
         main.scroll_into_view_if_needed()
         before_message, before_src = self._message(), self._figure_src()
@@ -265,14 +268,14 @@ class LessonPage:
             kind = "dropdown"
             options = select.first.locator("option").all_inner_texts()
             current = select.first.evaluate("(s) => s.selectedIndex")
-            target = options[(current + 1) % len(options)]
+            target = options[(current + step) % len(options)]
             self.page.evaluate("() => { window.__ckT0 = performance.now(); }")
             select.first.select_option(label=target)
         elif handle.count():
             kind = "slider"
             handle.first.focus()
             self.page.evaluate("() => { window.__ckT0 = performance.now(); }")
-            handle.first.press("ArrowRight")
+            handle.first.press("ArrowRight" if step > 0 else "ArrowLeft")
         elif checkbox.count():
             kind = "checkbox"
             self.page.evaluate("() => { window.__ckT0 = performance.now(); }")
