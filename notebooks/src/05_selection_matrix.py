@@ -824,6 +824,7 @@ for seq_len in (2048, 8192):
                  f"{ledger.required_gib:.2f}", ledger.explain()])
 show_table([Text(zh="算什么", en="What is counted"), "GiB", Text(zh="容量账本", en="capacity ledger")], rows)
 assert state.params_gib < 1.5 and fits == {2048: True, 8192: False}
+assert round(state.total_gib) == 11  # the prose above quotes "11 GiB"
 
 # %% [markdown] lang="zh"
 # ### 误区 2：TP degree 越大越好
