@@ -15,7 +15,7 @@ PORT ?= 8888
 COURSE_LANG ?= zh
 # Extra JupyterLab flags, e.g. LAB_ARGS=--no-browser (or --allow-root inside a container run as root).
 LAB_ARGS ?=
-# The PyTorch lab extra (lesson 6) is installed in CI and when WITH_LAB=1.
+# The PyTorch lab extra (lesson 8) is installed in CI and when WITH_LAB=1.
 WITH_LAB ?= $(if $(filter true 1,$(CI)),1,0)
 TEST_EXTRAS := course,test$(if $(filter 1,$(WITH_LAB)),$(strip ,lab))
 # With the lab extra, pin the PyTorch release the course is tested with (2.13.0; its CPU wheel

@@ -10,7 +10,7 @@ Subcommands:
 
 Bad arguments exit with status 2 and a message naming the argument.
 
-Taught in: lesson 7 (decision workbench).
+Taught in: lesson 9 (decision workbench).
 """
 
 from __future__ import annotations

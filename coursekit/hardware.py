@@ -8,7 +8,7 @@ NVLink as the sum of both directions, so that figure is halved here.
 The latency of a preset is the fixed cost alpha of one hop (one point-to-point
 call, or one step of a ring collective), taken from NCCL's own cost model.
 Real systems add launch overheads and congestion; the presets are an order of
-magnitude to reason with, not a measurement of your cluster (lesson 6 fits
+magnitude to reason with, not a measurement of your cluster (lesson 8 fits
 alpha and B to measurements).
 
 >>> preset = LINK_PRESETS["intra_node"]

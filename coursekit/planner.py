@@ -28,7 +28,7 @@ numpy, O(1) per candidate. Serving enumerates ``tp · pp · replicas = world``.
 >>> result.space_size > 0, result.funnel[-1].remaining == len(result.accepted())
 (True, True)
 
-Taught in: lesson 7 (decision workbench).
+Taught in: lesson 9 (decision workbench).
 """
 
 from __future__ import annotations
@@ -118,7 +118,7 @@ ACTIVATION_BYTES: int = 2
 LOGITS_BYTES: int = 4
 
 #: Default achievable fraction of peak FLOP/s (the MFU assumption). A round prior, not a measurement:
-#: set it from your own profile (lesson 6) — the estimate scales with it.
+#: set it from your own profile (lesson 8) — the estimate scales with it.
 DEFAULT_ACHIEVABLE_FLOPS_FRACTION: float = 0.5
 #: Default share of communication hidden under compute: none, so the estimate is an upper bound on
 #: communication cost unless you state an overlap.
@@ -348,7 +348,7 @@ def group_link(span: int, gpus_per_node: int) -> str:
     >>> group_link(8, 8), group_link(16, 8), group_link(3, 8)
     ('intra_node', 'inter_node', 'inter_node')
 
-    Taught in: lesson 7 (decision workbench).
+    Taught in: lesson 9 (decision workbench).
     """
     span = check_int("span", span, ge=1)
     gpus_per_node = check_int("gpus_per_node", gpus_per_node, ge=1)
@@ -396,7 +396,7 @@ class ModelSpec:
     >>> gpt2.num_params
     124439808
 
-    Taught in: lesson 7 (decision workbench).
+    Taught in: lesson 9 (decision workbench).
     """
 
     name: str
@@ -571,7 +571,7 @@ class ClusterSpec:
     >>> c.world_size, c.with_nodes(4).world_size
     (16, 32)
 
-    Taught in: lesson 7 (decision workbench).
+    Taught in: lesson 9 (decision workbench).
     """
 
     name: str
@@ -644,7 +644,7 @@ class WorkloadSpec:
     ...
     ValueError: overlap_fraction = 1.5: must be <= 1.
 
-    Taught in: lesson 7 (decision workbench).
+    Taught in: lesson 9 (decision workbench).
     """
 
     global_batch: int
@@ -700,7 +700,7 @@ def megatron_paper_param_count(layers: int, hidden: int, vocab: int = 51200, seq
     >>> round(megatron_paper_param_count(128, 25600) / 1e9, 1)  # the 1T model of Table 1
     1008.0
 
-    Taught in: lesson 7 (decision workbench).
+    Taught in: lesson 9 (decision workbench).
     """
     l_ = check_int("layers", layers, ge=1)
     h = check_int("hidden", hidden, ge=1)
@@ -720,7 +720,7 @@ def megatron_paper_flops_per_step(
     >>> f"{megatron_paper_flops_per_step(128, 25600, 3072):.3e}"
     '5.139e+19'
 
-    Taught in: lesson 7 (decision workbench).
+    Taught in: lesson 9 (decision workbench).
     """
     l_ = check_int("layers", layers, ge=1)
     h = check_int("hidden", hidden, ge=1)
@@ -1273,7 +1273,7 @@ def evaluate_composition(
     >>> c.accepted, c.codes
     (False, ('interconnect',))
 
-    Taught in: lesson 7 (decision workbench).
+    Taught in: lesson 9 (decision workbench).
     """
     tp = check_int("tp", tp, ge=1)
     pp = check_int("pp", pp, ge=1)
@@ -1933,7 +1933,7 @@ def parse_degrees(text: str | Mapping[str, Any]) -> dict[str, Any]:
     ValueError: degrees = 'tp=8,xp=2': unknown key 'xp'; the keys are tp, pp, dp, cp, ep, v, zero, mb, ga, \
 recompute, replicas.
 
-    Taught in: lesson 7 (decision workbench).
+    Taught in: lesson 9 (decision workbench).
     """
     keys = ", ".join(DEGREE_KEYS)
     if isinstance(text, Mapping):
@@ -2209,7 +2209,7 @@ def plan(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec) -> Plan
     >>> best.accepted, best.tp <= 8
     (True, True)
 
-    Taught in: lesson 7 (decision workbench).
+    Taught in: lesson 9 (decision workbench).
     """
     if not isinstance(model, ModelSpec):
         raise _type_error("model", model, "ModelSpec")

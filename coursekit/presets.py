@@ -10,7 +10,7 @@ InfiniBand injection bandwidth divided by its GPUs (one NIC per GPU).
 >>> CLUSTERS["h100-8"].peak_flops
 989000000000000.0
 
-Taught in: lesson 7 (decision workbench).
+Taught in: lesson 9 (decision workbench).
 """
 
 from __future__ import annotations

@@ -263,31 +263,31 @@ def test_prefix_mapping() -> None:
         "q3": "coursekit.exercises.lesson3",
         "q4": "coursekit.exercises.lesson4",
         "s18": "coursekit.exercises.lesson5",
-        "lab": "coursekit.exercises.lesson6",
-        "plan": "coursekit.exercises.lesson7",
+        "lab": "coursekit.exercises.lesson8",
+        "plan": "coursekit.exercises.lesson9",
     }
 
 
 def test_lesson_module_is_imported_lazily(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    (tmp_path / "fake_lesson9.py").write_text(
+    (tmp_path / "fake_lesson99.py").write_text(
         "from coursekit.exercises import Exercise, register\n"
         "from coursekit.i18n import Text\n"
-        "register(Exercise(id='tst.answer', lesson=9, prompt=Text(zh='?', en='?'), expected=lambda: 42,\n"
+        "register(Exercise(id='tst.answer', lesson=99, prompt=Text(zh='?', en='?'), expected=lambda: 42,\n"
         "                  kind='exact', hint=Text(zh='-', en='-'), why=Text(zh='对', en='right')))\n",
         encoding="utf-8",
     )
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setitem(PREFIX_MODULES, "tst", "fake_lesson9")
-    monkeypatch.delitem(sys.modules, "fake_lesson9", raising=False)
+    monkeypatch.setitem(PREFIX_MODULES, "tst", "fake_lesson99")
+    monkeypatch.delitem(sys.modules, "fake_lesson99", raising=False)
     assert "tst.answer" not in ex_mod._registry
     try:
         assert check("tst.answer", 42).correct
-        assert "fake_lesson9" in sys.modules
-        assert get_exercise("tst.answer").lesson == 9
-        assert [e.id for e in exercises(lesson=9)] == ["tst.answer"]
+        assert "fake_lesson99" in sys.modules
+        assert get_exercise("tst.answer").lesson == 99
+        assert [e.id for e in exercises(lesson=99)] == ["tst.answer"]
     finally:
         ex_mod._registry.pop("tst.answer", None)
-        sys.modules.pop("fake_lesson9", None)
+        sys.modules.pop("fake_lesson99", None)
 
 
 def test_registry() -> None:

@@ -1,4 +1,4 @@
-"""Lesson 7 widget (coursekit.widgets.workbench) and exercises (coursekit.exercises.lesson7)."""
+"""Lesson 9 widget (coursekit.widgets.workbench) and exercises (coursekit.exercises.lesson9)."""
 
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ def test_what_if_slower_link_never_speeds_up() -> None:
 
 
 @pytest.mark.parametrize("exercise_id", ["plan.memory_removed", "plan.tp16_gate", "plan.slow_link"])
-def test_lesson7_exercises_accept_their_answer_and_refuse_others(exercise_id: str) -> None:
+def test_lesson9_exercises_accept_their_answer_and_refuse_others(exercise_id: str) -> None:
     ex = get_exercise(exercise_id)
     expected = ex.expected_value()
     assert check(exercise_id, expected).correct
@@ -68,9 +68,9 @@ def test_lesson7_exercises_accept_their_answer_and_refuse_others(exercise_id: st
     assert feedback.status == "incorrect" and str(expected) not in feedback.message
 
 
-def test_lesson7_exercise_answers_from_the_planner() -> None:
+def test_lesson9_exercise_answers_from_the_planner() -> None:
     assert get_exercise("plan.tp16_gate").expected_value() == "interconnect"
     small = plan(MODELS["llama3-8b"], CLUSTERS["pcie-24g-8"], WorkloadSpec(global_batch=64, seq_len=4096))
     assert get_exercise("plan.memory_removed").expected_value() == small.funnel[8].removed > 0
     assert get_exercise("plan.slow_link").expected_value() >= 1.0
-    assert {ex.id for ex in exercises(7)} == {"plan.memory_removed", "plan.tp16_gate", "plan.slow_link"}
+    assert {ex.id for ex in exercises(9)} == {"plan.memory_removed", "plan.tp16_gate", "plan.slow_link"}

@@ -71,8 +71,8 @@ PREFIX_MODULES: dict[str, str] = {
     "q3": "coursekit.exercises.lesson3",
     "q4": "coursekit.exercises.lesson4",
     "s18": "coursekit.exercises.lesson5",
-    "lab": "coursekit.exercises.lesson6",
-    "plan": "coursekit.exercises.lesson7",
+    "lab": "coursekit.exercises.lesson8",
+    "plan": "coursekit.exercises.lesson9",
 }
 
 #: How an answer is compared with the expected one.

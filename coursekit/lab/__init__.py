@@ -1,4 +1,4 @@
-"""coursekit.lab — formula vs measurement on PyTorch distributed (lesson 6).
+"""coursekit.lab — formula vs measurement on PyTorch distributed (lesson 8).
 
 Two experiments, each a Python function and a command:
 
@@ -24,7 +24,7 @@ exported from the top-level ``coursekit`` namespace; import it explicitly.
 >>> lab.payload_sizes(1024, 8192, 2)
 (1024, 2048, 4096, 8192)
 
-Taught in: lesson 6 (formula vs measurement).
+Taught in: lesson 8 (formula vs measurement).
 """
 
 from __future__ import annotations

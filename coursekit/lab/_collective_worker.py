@@ -3,7 +3,7 @@
 Runs inside every rank (spawned or under torchrun); see
 :mod:`coursekit.lab.collectives` for what is measured and how it is reported.
 
-Taught in: lesson 6 (formula vs measurement).
+Taught in: lesson 8 (formula vs measurement).
 """
 
 from __future__ import annotations

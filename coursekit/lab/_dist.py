@@ -10,7 +10,7 @@ are visible, else CPU with gloo.
 This module imports torch; the lab's public API imports it only when a
 measurement is asked for.
 
-Taught in: lesson 6 (formula vs measurement).
+Taught in: lesson 8 (formula vs measurement).
 """
 
 from __future__ import annotations

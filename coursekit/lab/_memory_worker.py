@@ -5,7 +5,7 @@ self-attention (separate q, k, v, o projections) and a GELU MLP, then a
 LayerNorm + linear classifier over the mean of the sequence. Its parameters
 are listed, with their TP placements, by :func:`coursekit.lab.memory.parameter_layout`.
 
-Taught in: lesson 6 (formula vs measurement).
+Taught in: lesson 8 (formula vs measurement).
 """
 
 from __future__ import annotations

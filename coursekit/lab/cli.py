@@ -19,7 +19,7 @@ names the argument, the value and the rule); 3 PyTorch is missing.
 >>> main(["collectives", "--ranks", "0"])  # the reason goes to stderr
 2
 
-Taught in: lesson 6 (formula vs measurement).
+Taught in: lesson 8 (formula vs measurement).
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ def parse_bytes(text: str, name: str = "bytes") -> int:
     ...
     ValueError: --min-bytes = '1.5K': must be a whole number of bytes, optionally with a K, M or G suffix ...
 
-    Taught in: lesson 6 (formula vs measurement).
+    Taught in: lesson 8 (formula vs measurement).
     """
     cleaned = text.strip().upper().removesuffix("B").removesuffix("I")
     suffix = cleaned[-1:] if cleaned[-1:] in SIZE_SUFFIXES else ""

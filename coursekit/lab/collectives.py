@@ -34,7 +34,7 @@ collective is then reported as "unsupported by backend gloo" and not timed.
 >>> payload_sizes(1000, 10000, 2)
 (1000, 2000, 4000, 8000)
 
-Taught in: lesson 6 (formula vs measurement).
+Taught in: lesson 8 (formula vs measurement).
 """
 
 from __future__ import annotations
@@ -188,7 +188,7 @@ def payload_sizes(min_bytes: int, max_bytes: int, ranks: int) -> tuple[int, ...]
     ...
     ValueError: min_bytes = 10 is larger than max_bytes = 1: the payload range is empty; ...
 
-    Taught in: lesson 6 (formula vs measurement).
+    Taught in: lesson 8 (formula vs measurement).
     """
     low = check_int("min_bytes", min_bytes, ge=1)
     high = check_int("max_bytes", max_bytes, ge=1)
@@ -218,7 +218,7 @@ def verification_input(kind: str, ranks: int, rank: int) -> list[float]:
     >>> verification_input("all_gather", 2, 1)
     [1000.0, 1001.0, 1002.0]
 
-    Taught in: lesson 6 (formula vs measurement).
+    Taught in: lesson 8 (formula vs measurement).
     """
     kind = check_choice("kind", kind, COLLECTIVES)
     n = check_int("ranks", ranks, ge=1)
@@ -235,7 +235,7 @@ def expected_output(kind: str, ranks: int, rank: int) -> list[float]:
     >>> expected_output("send_recv", 2, 0)
     [1000.0, 1001.0, 1002.0, 1003.0, 1004.0, 1005.0]
 
-    Taught in: lesson 6 (formula vs measurement).
+    Taught in: lesson 8 (formula vs measurement).
     """
     kind = check_choice("kind", kind, COLLECTIVES)
     n = check_int("ranks", ranks, ge=1)
@@ -261,7 +261,7 @@ def reduce_max_of_medians(times_by_rank: Sequence[Sequence[float]]) -> tuple[flo
     >>> reduce_max_of_medians([[1.0, 3.0, 2.0], [5.0, 1.0, 4.0]])
     (4.0, (2.0, 4.0))
 
-    Taught in: lesson 6 (formula vs measurement).
+    Taught in: lesson 8 (formula vs measurement).
     """
     medians = tuple(float(statistics.median(times)) for times in times_by_rank)
     return max(medians), medians
@@ -276,7 +276,7 @@ class CollectivePoint:
     ``algbw_bytes_per_s`` (S / t), ``busbw_bytes_per_s`` (algbw × bus factor)
     and ``predicted_s`` (the fitted ring model's time, ``None`` without a fit).
 
-    Taught in: lesson 6 (formula vs measurement).
+    Taught in: lesson 8 (formula vs measurement).
     """
 
     payload_bytes: int
@@ -295,7 +295,7 @@ class CollectiveResult:
     cannot run it or the known-tensor check failed; then ``points`` is empty
     and ``fit`` is ``None``.
 
-    Taught in: lesson 6 (formula vs measurement).
+    Taught in: lesson 8 (formula vs measurement).
     """
 
     kind: str
@@ -310,7 +310,7 @@ class CollectiveResult:
 class CollectivesReport:
     """The result of :func:`run_collectives`: where it ran, how it was timed, and one result per collective.
 
-    Taught in: lesson 6 (formula vs measurement).
+    Taught in: lesson 8 (formula vs measurement).
     """
 
     ranks: int
@@ -477,7 +477,7 @@ def load_collectives_json(source: str | Path | Mapping[str, Any]) -> Collectives
     >>> load_collectives_json(report.to_json_dict()) == report
     True
 
-    Taught in: lesson 6 (formula vs measurement).
+    Taught in: lesson 8 (formula vs measurement).
     """
     data = dict(source) if isinstance(source, Mapping) else json.loads(Path(source).read_text(encoding="utf-8"))
     if data.get("schema") != COLLECTIVES_SCHEMA:
@@ -554,7 +554,7 @@ def check_ranks(ranks: int | None) -> int:
     >>> check_ranks(2)
     2
 
-    Taught in: lesson 6 (formula vs measurement).
+    Taught in: lesson 8 (formula vs measurement).
     """
     under_torchrun = launched_by_torchrun()
     if ranks is None and under_torchrun:
@@ -595,7 +595,7 @@ def collective_outputs(
     ...
     ValueError: collectives = 'gather': must be one of 'all_reduce', 'all_gather', 'reduce_scatter', ...
 
-    Taught in: lesson 6 (formula vs measurement).
+    Taught in: lesson 8 (formula vs measurement).
     """
     n = check_ranks(ranks)
     kinds = _check_collectives(collectives)
@@ -635,7 +635,7 @@ def run_collectives(
     ...
     ValueError: ranks = 0: must be >= 1.
 
-    Taught in: lesson 6 (formula vs measurement).
+    Taught in: lesson 8 (formula vs measurement).
     """
     n = check_ranks(ranks)
     kinds = _check_collectives(collectives)

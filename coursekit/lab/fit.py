@@ -26,7 +26,7 @@ below ``NEGLIGIBLE_SHARE`` of every measured time).
 >>> round(fit.alpha_s * 1e6, 6), round(fit.bandwidth_bytes_per_s / 1e9, 6), fit.degenerate
 (20.0, 5.0, False)
 
-Taught in: lesson 6 (formula vs measurement).
+Taught in: lesson 8 (formula vs measurement).
 """
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ def model_coefficients(kind: str, ranks: int) -> tuple[int, float]:
     >>> model_coefficients("send_recv", 2)
     (1, 1.0)
 
-    Taught in: lesson 6 (formula vs measurement).
+    Taught in: lesson 8 (formula vs measurement).
     """
     kind = check_choice("kind", kind, COLLECTIVES)
     n = check_int("ranks", ranks, ge=1)
@@ -117,7 +117,7 @@ class AlphaBetaFit:
         degenerate: True when α and B could not both be determined.
         note: why the fit is degenerate or was clamped, else ``None``.
 
-    Taught in: lesson 6 (formula vs measurement).
+    Taught in: lesson 8 (formula vs measurement).
     """
 
     kind: str
@@ -165,7 +165,7 @@ def crossover_bytes(fit: AlphaBetaFit) -> float | None:
     >>> crossover_bytes(AlphaBetaFit("all_reduce", 2, 1e-5, 1e9, 5, 0.0, False))
     20000.0
 
-    Taught in: lesson 6 (formula vs measurement).
+    Taught in: lesson 8 (formula vs measurement).
     """
     steps, factor = model_coefficients(fit.kind, fit.ranks)
     if fit.bandwidth_bytes_per_s is None or factor == 0:
@@ -224,7 +224,7 @@ def fit_alpha_beta(
     >>> fit_alpha_beta("all_gather", 1, [1e3, 1e6], [1e-6, 1e-6]).note.code
     'zero_model'
 
-    Taught in: lesson 6 (formula vs measurement).
+    Taught in: lesson 8 (formula vs measurement).
     """
     kind = check_choice("kind", kind, COLLECTIVES)
     n = check_int("ranks", ranks, ge=1)

@@ -37,7 +37,7 @@ not counted.
 >>> sum(spec.numel for spec in parameter_layout(config))
 100421
 
-Taught in: lesson 6 (formula vs measurement).
+Taught in: lesson 8 (formula vs measurement).
 """
 
 from __future__ import annotations
@@ -201,7 +201,7 @@ class TinyTransformerConfig:
     ...
     ValueError: heads = 8: must divide d_model == 60.
 
-    Taught in: lesson 6 (formula vs measurement).
+    Taught in: lesson 8 (formula vs measurement).
     """
 
     d_model: int = 64
@@ -227,7 +227,7 @@ class ParameterSpec:
     ``tp_placement`` is ``"shard0"`` (ColwiseParallel: weight rows and bias),
     ``"shard1"`` (RowwiseParallel weight columns) or ``"replicate"``.
 
-    Taught in: lesson 6 (formula vs measurement).
+    Taught in: lesson 8 (formula vs measurement).
     """
 
     name: str
@@ -246,7 +246,7 @@ def parameter_layout(config: TinyTransformerConfig) -> tuple[ParameterSpec, ...]
     >>> [s.name for s in parameter_layout(TinyTransformerConfig(layers=1))][:4]
     ['blocks.0.ln1.weight', 'blocks.0.ln1.bias', 'blocks.0.attn.q.weight', 'blocks.0.attn.q.bias']
 
-    Taught in: lesson 6 (formula vs measurement).
+    Taught in: lesson 8 (formula vs measurement).
     """
     d, f = config.d_model, config.d_ff
     specs: list[ParameterSpec] = []
@@ -280,7 +280,7 @@ def tp_supported(config: TinyTransformerConfig, ranks: int) -> Reason | None:
     >>> tp_supported(TinyTransformerConfig(), 3).code
     'tp_unsupported'
 
-    Taught in: lesson 6 (formula vs measurement).
+    Taught in: lesson 8 (formula vs measurement).
     """
     n = check_int("ranks", ranks, ge=1)
     if config.heads % n or config.d_model % n or config.d_ff % n:
@@ -298,7 +298,7 @@ def ledger_for(strategy: str, num_params: int, ranks: int) -> TrainingStateMemor
     >>> ledger_for("fsdp2-zero3", 1000, 4).params_bytes
     1000.0
 
-    Taught in: lesson 6 (formula vs measurement).
+    Taught in: lesson 8 (formula vs measurement).
     """
     strategy = check_choice("strategy", strategy, STRATEGIES)
     n = check_int("ranks", ranks, ge=1)
@@ -312,7 +312,7 @@ def ledger_for(strategy: str, num_params: int, ranks: int) -> TrainingStateMemor
 class MemoryAdjustment:
     """One documented extra the ledger does not count: a stable ``code``, its bytes, and a localized reason.
 
-    Taught in: lesson 6 (formula vs measurement).
+    Taught in: lesson 8 (formula vs measurement).
     """
 
     code: str
@@ -358,7 +358,7 @@ def expected_adjustments(
     >>> [(a.code, a.delta_bytes) for a in adj["params"]]
     [('padding', 130.0)]
 
-    Taught in: lesson 6 (formula vs measurement).
+    Taught in: lesson 8 (formula vs measurement).
     """
     strategy = check_choice("strategy", strategy, STRATEGIES)
     n = check_int("ranks", ranks, ge=1)
@@ -412,7 +412,7 @@ def expected_adjustments(
 class MemoryRow:
     """One component on one rank: measured bytes, ledger bytes and the adjustments between them.
 
-    Taught in: lesson 6 (formula vs measurement).
+    Taught in: lesson 8 (formula vs measurement).
     """
 
     component: str
@@ -445,7 +445,7 @@ class MemoryRow:
 class StrategyMemory:
     """What one rank holds under one strategy: four rows (params, grads, optimizer, total).
 
-    Taught in: lesson 6 (formula vs measurement).
+    Taught in: lesson 8 (formula vs measurement).
     """
 
     strategy: str
@@ -482,7 +482,7 @@ def compare_memory(
     >>> row.ledger_bytes, row.unexplained_bytes
     (803368.0, 0.0)
 
-    Taught in: lesson 6 (formula vs measurement).
+    Taught in: lesson 8 (formula vs measurement).
     """
     num_params = sum(spec.numel for spec in parameter_layout(config))
     ledger = ledger_for(strategy, num_params, ranks)
@@ -510,7 +510,7 @@ class MemoryReport:
     ``losses`` maps each strategy to its first-step loss (all ranks see the
     same batch, so the strategies must agree: they compute the same model).
 
-    Taught in: lesson 6 (formula vs measurement).
+    Taught in: lesson 8 (formula vs measurement).
     """
 
     config: TinyTransformerConfig
@@ -697,7 +697,7 @@ def run_memory(
     ...
     ValueError: strategies = 'zero': must be one of 'ddp', 'fsdp2-zero3', 'fsdp2-zero2', 'tp'.
 
-    Taught in: lesson 6 (formula vs measurement).
+    Taught in: lesson 8 (formula vs measurement).
     """
     n = check_ranks(ranks)
     chosen = _check_strategies(strategies)

@@ -5,7 +5,7 @@ per-rank median), the fitted model ``t = steps·α + factor·S/B`` as a line,
 and the crossover payload S* that splits the latency-bound regime (left,
 shaded) from the bandwidth-bound one (right).
 
-Taught in: lesson 6 (formula vs measurement).
+Taught in: lesson 8 (formula vs measurement).
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def plot_measured_vs_predicted(
     >>> len(fig.axes)
     0
 
-    Taught in: lesson 6 (formula vs measurement).
+    Taught in: lesson 8 (formula vs measurement).
     """
     chosen = [r for r in report.results if r.points and (kinds is None or r.kind in kinds)]
     columns = max(1, min(columns, len(chosen) or 1))

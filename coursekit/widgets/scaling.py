@@ -89,10 +89,10 @@ register(
         "widgets.scaling.diagnosis": {"zh": "诊断：{reason}", "en": "Diagnosis: {reason}"},
         "widgets.scaling.model_note": {
             "zh": "这是模型，不是测量：环形全归约的传输项趋近 2·S/B，所以 E(P) 趋平而不是跌到 0；"
-            "拥塞、掉队者和输入瓶颈只有实测才看得到（第 6 课）。",
+            "拥塞、掉队者和输入瓶颈只有实测才看得到（第 8 课）。",
             "en": "This is a model, not a measurement: the ring all-reduce's transfer term tends to 2·S/B, so E(P) "
             "levels off instead of falling to 0; congestion, stragglers and input stalls show up only when "
-            "measured (lesson 6).",
+            "measured (lesson 8).",
         },
         "widgets.scaling.axis_devices": {"zh": "设备数 P", "en": "devices P"},
         "widgets.scaling.axis_efficiency": {"zh": "扩展效率 E(P)", "en": "scaling efficiency E(P)"},

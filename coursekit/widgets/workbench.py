@@ -1,4 +1,4 @@
-"""Lesson 7 widget: the decision workbench — choose model, cluster and workload, see the funnel and the survivors.
+"""Lesson 9 widget: the decision workbench — choose model, cluster and workload, see the funnel and the survivors.
 
 Controls pick a preset model and cluster, the number of nodes, the workload
 (mode, global batch, sequence length) and the assumptions of the estimate
@@ -24,7 +24,7 @@ the model MoE" (:meth:`coursekit.planner.ModelSpec.as_moe`). Each change runs
 >>> w.result.cluster.world_size
 8
 
-Taught in: lesson 7 (decision workbench).
+Taught in: lesson 9 (decision workbench).
 """
 
 from __future__ import annotations
@@ -148,7 +148,7 @@ def what_if(
     >>> slow.accepted(1)[0].step_s >= base.accepted(1)[0].step_s
     True
 
-    Taught in: lesson 7 (decision workbench).
+    Taught in: lesson 9 (decision workbench).
     """
     spec = MODELS[model]
     if moe and not spec.is_moe:

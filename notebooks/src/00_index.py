@@ -222,10 +222,10 @@ Image(figure_to_png(fig))
 # | [3](03_gates.ipynb) | Q3 约束筛选 (gates) | 如何按约束筛选并行策略？ | 30 分钟 |
 # | [4](04_composition.ipynb) | Q4 组合与风险 (composition) | 选定策略后，如何检查组合方案的风险？ | 35 分钟 |
 # | [5](05_selection_matrix.ipynb) | S18 场景选择矩阵 (selection matrix) | DP、FSDP、TP、PP 各在什么场景下可行？流水线气泡和扩展效率怎么看？ | 50 分钟 |
-# | [6](06_lab.ipynb) | 公式与实测 (formula vs measurement，可选，需要 PyTorch) | 账本在真实引擎上成立吗？哪里不成立？ | 40 分钟 |
-# | [7](07_workbench.ipynb) | 决策工作台 (decision workbench) | 对真实模型和集群，所有组合里哪些被哪道门槛排除？ | 40 分钟 |
+# | [8](08_lab.ipynb) | 公式与实测 (formula vs measurement，可选，需要 PyTorch) | 账本在真实引擎上成立吗？哪里不成立？ | 40 分钟 |
+# | [9](09_workbench.ipynb) | 决策工作台 (decision workbench) | 对真实模型和集群，所有组合里哪些被哪道门槛排除？ | 40 分钟 |
 #
-# 按顺序学：每一课都用到前一课的账本或门槛。第 6 课需要可选的 PyTorch 扩展（`pip install -e ".[lab]"`），没有它时会给出说明而不报错。
+# 按顺序学：每一课都用到前一课的账本或门槛。第 8 课需要可选的 PyTorch 扩展（`pip install -e ".[lab]"`），没有它时会给出说明而不报错。
 
 # %% [markdown] lang="en"
 # ## Lesson map
@@ -238,10 +238,10 @@ Image(figure_to_png(fig))
 # | [3](03_gates.ipynb) | Q3 gates | How do we screen strategies by hard constraints? | 30 min |
 # | [4](04_composition.ipynb) | Q4 composition and risk | Once strategies are chosen, how do we check the combined plan? | 35 min |
 # | [5](05_selection_matrix.ipynb) | S18 selection matrix | When are DP, FSDP, TP and PP feasible? How do the pipeline bubble and scaling efficiency behave? | 50 min |
-# | [6](06_lab.ipynb) | Formula vs measurement (optional, needs PyTorch) | Do the ledgers hold on the real engine? Where do they not? | 40 min |
-# | [7](07_workbench.ipynb) | Decision workbench | For a real model and cluster, which gate excludes which composition? | 40 min |
+# | [8](08_lab.ipynb) | Formula vs measurement (optional, needs PyTorch) | Do the ledgers hold on the real engine? Where do they not? | 40 min |
+# | [9](09_workbench.ipynb) | Decision workbench | For a real model and cluster, which gate excludes which composition? | 40 min |
 #
-# Take them in order: each lesson uses the ledger or gates of the one before. Lesson 6 needs the optional PyTorch
+# Take them in order: each lesson uses the ledger or gates of the one before. Lesson 8 needs the optional PyTorch
 # extra (`pip install -e ".[lab]"`); without it the lesson explains what is missing instead of failing.
 
 # %% [markdown] lang="zh"

@@ -154,13 +154,13 @@ print(small_calls.explain())
 
 # %% [markdown] lang="zh"
 # 单次载荷小于 payload* 时，时延项占主导：这时加带宽几乎没用，要减少调用次数（合并小消息、分桶 (bucketing)）。
-# 第 6 课会用实测数据拟合 α 和 B，那里把分界载荷记作 S*。
+# 第 8 课会用实测数据拟合 α 和 B，那里把分界载荷记作 S*。
 #
 # 下面是课程用到的链路预设，每个数字都注明了出处（`coursekit.hardware`）：
 
 # %% [markdown] lang="en"
 # When the payload per call is below payload*, latency dominates: more bandwidth barely helps, fewer calls do
-# (merge small messages, bucket them). Lesson 6 fits α and B to measurements and calls the crossover S*.
+# (merge small messages, bucket them). Lesson 8 fits α and B to measurements and calls the crossover S*.
 #
 # These are the course's link presets, each number with its source (`coursekit.hardware`):
 

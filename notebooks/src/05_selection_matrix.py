@@ -8,7 +8,7 @@
 # %% [markdown] lang="zh"
 # # 第 5 课：S18 场景选择矩阵——DP、FSDP、TP、PP 各在什么场景下可行
 #
-# [English version](../en/05_selection_matrix.ipynb) · [术语表](../../docs/GLOSSARY.md) · [上一课](04_composition.ipynb) · [下一课：公式与实测](06_lab.ipynb)
+# [English version](../en/05_selection_matrix.ipynb) · [术语表](../../docs/GLOSSARY.md) · [上一课](04_composition.ipynb) · [下一课：公式与实测](08_lab.ipynb)
 #
 # > **时间：** 讲解 30 分钟，练习 20 分钟（共 50 分钟）
 # >
@@ -28,7 +28,7 @@
 # %% [markdown] lang="en"
 # # Lesson 5: The S18 selection matrix — when DP, FSDP, TP and PP are feasible
 #
-# [中文版](../zh/05_selection_matrix.ipynb) · [Glossary](../../docs/GLOSSARY.md) · [Previous lesson](04_composition.ipynb) · [Next: formula vs measurement](06_lab.ipynb)
+# [中文版](../zh/05_selection_matrix.ipynb) · [Glossary](../../docs/GLOSSARY.md) · [Previous lesson](04_composition.ipynb) · [Next: formula vs measurement](08_lab.ipynb)
 #
 # > **Time:** teaching 30 min, exercises 20 min (50 min in all)
 # >
@@ -763,7 +763,7 @@ scaling_widget
 # 5. **实际达到的计算—通信重叠**：框架能不能把梯度同步或 FSDP 的 gather 藏在计算之下，要看时间线。
 # 6. **MoE 的路由均衡**：token 分到各专家是否均匀，决定专家并行的全对全 (all-to-all) 是否被最慢的专家拖住。
 #
-# 第 6 课（[公式与实测](06_lab.ipynb)）用 PyTorch 在 CPU 上实际测量集合通信和显存，把测得的数和本课的公式放在一起比。
+# 第 8 课（[公式与实测](08_lab.ipynb)）用 PyTorch 在 CPU 上实际测量集合通信和显存，把测得的数和本课的公式放在一起比。
 
 # %% [markdown] lang="en"
 # ## Factors only measurement settles (seed exercise, step 5)
@@ -782,7 +782,7 @@ scaling_widget
 # 6. **MoE routing balance**: whether tokens spread evenly over the experts decides whether expert parallelism's
 #    all-to-all waits for the busiest expert.
 #
-# Lesson 6 ([formula vs measurement](06_lab.ipynb)) measures collectives and memory with PyTorch on CPUs and puts the
+# Lesson 8 ([formula vs measurement](08_lab.ipynb)) measures collectives and memory with PyTorch on CPUs and puts the
 # measured numbers next to this lesson's formulas.
 
 # %% [markdown] lang="zh"
@@ -1061,7 +1061,7 @@ assert full_finetune.total_gib > device_gib > peft_gib + reserve_gib
 # - 单层放不下才需要 TP；TP 每层都通信，留在节点内。DP / PP 通信频率低，放在跨节点的维度。
 # - global batch = dp × micro-batch × 梯度累积：它给 DP degree 设了上限。
 # - 气泡比例 (p-1)/(m+p-1) 是占整步的份额，Megatron 的 (p-1)/m 是相对理想时间的开销；阶段不均衡时实际更差。
-# - E(P) 下降是症状不是诊断：拆开时间线，看是通信、气泡、输入还是掉队者；其中好几项只能靠测量确认（第 6 课）。
+# - E(P) 下降是症状不是诊断：拆开时间线，看是通信、气泡、输入还是掉队者；其中好几项只能靠测量确认（第 8 课）。
 
 # %% [markdown] lang="en"
 # ## Key points
@@ -1071,7 +1071,7 @@ assert full_finetune.total_gib > device_gib > peft_gib + reserve_gib
 # - TP is needed only when a layer does not fit; it communicates in every layer and stays inside a node. DP / PP communicate rarely and take the across-node dimension.
 # - global batch = dp × micro-batch × gradient accumulation: it caps the DP degree.
 # - The bubble fraction (p-1)/(m+p-1) is a share of the whole step; Megatron's (p-1)/m is the overhead relative to the ideal time; unbalanced stages make it worse.
-# - A falling E(P) is a symptom, not a diagnosis: take the timeline apart into communication, bubble, input and stragglers; several of them only measurement can confirm (lesson 6).
+# - A falling E(P) is a symptom, not a diagnosis: take the timeline apart into communication, bubble, input and stragglers; several of them only measurement can confirm (lesson 8).
 
 # %% [markdown] lang="zh" tags=["learner"]
 # ## 学后填写区

@@ -1,4 +1,4 @@
-"""Exercises of lesson 6 (formula vs measurement): bus bandwidth, the crossover, the bytes a ledger misses.
+"""Exercises of lesson 8 (formula vs measurement): bus bandwidth, the crossover, the bytes a ledger misses.
 
 Every expected answer is computed with coursekit (the ring model, nccl-tests'
 bus factors, the lab's exact memory accounting); none needs PyTorch.
@@ -7,7 +7,7 @@ bus factors, the lab's exact memory accounting); none needs PyTorch.
 >>> get_exercise("lab.fsdp_padding_bytes").expected_value()
 195.0
 
-Taught in: lesson 6 (formula vs measurement).
+Taught in: lesson 8 (formula vs measurement).
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def _most_param_bytes() -> str:
 BUSBW = register(
     Exercise(
         id="lab.busbw_gib_s",
-        lesson=6,
+        lesson=8,
         prompt=Text(
             zh="nccl-tests 在 8 个 rank 上做 S = 256 MiB 的 all_gather，耗时 4 ms。"
             "它报告的总线带宽 busbw 是多少 GiB/s？",
@@ -100,7 +100,7 @@ BUSBW = register(
 CROSSOVER = register(
     Exercise(
         id="lab.crossover_bytes",
-        lesson=6,
+        lesson=8,
         prompt=Text(
             zh="2 个 rank 上拟合 all_reduce 得到 α = 50 µs（每步）、B = 1 GiB/s。"
             "载荷 S 超过多少字节后，带宽项大于时延项？",
@@ -126,7 +126,7 @@ CROSSOVER = register(
 FSDP_PADDING = register(
     Exercise(
         id="lab.fsdp_padding_bytes",
-        lesson=6,
+        lesson=8,
         prompt=Text(
             zh="本课的模型在 4 个 rank 上用 FSDP2（reshard_after_forward=True）。"
             "每个 rank 存的参数比账本的 4·N/4 字节多多少字节？",
@@ -153,7 +153,7 @@ FSDP_PADDING = register(
 TP_REPLICATED = register(
     Exercise(
         id="lab.tp_replicated_bytes",
-        lesson=6,
+        lesson=8,
         prompt=Text(
             zh="同一模型在 4 个 rank 上做张量并行。每个 rank 的参数比账本的 4·N/4 字节多多少字节？",
             en="The same model with tensor parallelism over 4 ranks: how many bytes of parameters beyond the "
@@ -180,7 +180,7 @@ TP_REPLICATED = register(
 MOST_PARAM_BYTES = register(
     Exercise(
         id="lab.most_param_bytes",
-        lesson=6,
+        lesson=8,
         prompt=Text(
             zh="2 个 rank、前向刚结束时，哪种策略在每个 rank 上持有最多的参数字节？"
             "（ddp、fsdp2-zero3、fsdp2-zero2、tp）",

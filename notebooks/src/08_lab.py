@@ -6,9 +6,9 @@
 # ---
 
 # %% [markdown] lang="zh"
-# # 第 6 课：公式与实测
+# # 第 8 课：公式与实测
 #
-# [English version](../en/06_lab.ipynb) · [术语表](../../docs/GLOSSARY.md)
+# [English version](../en/08_lab.ipynb) · [术语表](../../docs/GLOSSARY.md)
 #
 # > **时间：** 讲解 25 分钟，练习 20 分钟（两个实验在 2 个 CPU 核上共需约半分钟）
 # >
@@ -23,9 +23,9 @@
 # > - 说出模型没有计入的因素：启动开销、拷贝、争用、回环 (loopback) 与 NVLink / InfiniBand 的差别。
 
 # %% [markdown] lang="en"
-# # Lesson 6: Formula vs measurement
+# # Lesson 8: Formula vs measurement
 #
-# [中文版](../zh/06_lab.ipynb) · [Glossary](../../docs/GLOSSARY.md)
+# [中文版](../zh/08_lab.ipynb) · [Glossary](../../docs/GLOSSARY.md)
 #
 # > **Time:** teaching 25 min, exercises 20 min (the two experiments take about half a minute on 2 CPU cores)
 # >

@@ -6,9 +6,9 @@
 # ---
 
 # %% [markdown] lang="zh"
-# # 第 7 课：决策工作台
+# # 第 9 课：决策工作台
 #
-# [English version](../en/07_workbench.ipynb) · [术语表](../../docs/GLOSSARY.md) · 上一课：[第 6 课 实验](06_lab.ipynb)
+# [English version](../en/09_workbench.ipynb) · [术语表](../../docs/GLOSSARY.md) · 上一课：[第 8 课 实验](08_lab.ipynb)
 #
 # > **时间：** 讲解 20 分钟，练习 20 分钟
 # >
@@ -24,9 +24,9 @@
 # > - 做三个 what-if：机间链路变慢、上下文变长、模型变成 MoE，并说明结论依赖哪些假设。
 
 # %% [markdown] lang="en"
-# # Lesson 7: The decision workbench
+# # Lesson 9: The decision workbench
 #
-# [中文版](../zh/07_workbench.ipynb) · [Glossary](../../docs/GLOSSARY.md) · Previous: [Lesson 6, the lab](06_lab.ipynb)
+# [中文版](../zh/09_workbench.ipynb) · [Glossary](../../docs/GLOSSARY.md) · Previous: [Lesson 8, the lab](08_lab.ipynb)
 #
 # > **Time:** teaching 20 min, exercises 20 min
 # >
@@ -196,12 +196,12 @@ for note in result.assumptions.notes:
 
 # %% [markdown] lang="zh"
 # 注意最快的几个候选往往只差在 ZeRO 阶段或 micro-batch：估算认为它们一样快时，按每 rank 显存从小到大排。
-# 前几名是**值得实测的候选**，不是结论：估算不知道小矩阵的 kernel 效率、拥塞和负载不均，这些要靠第 6 课的测量。
+# 前几名是**值得实测的候选**，不是结论：估算不知道小矩阵的 kernel 效率、拥塞和负载不均，这些要靠第 8 课的测量。
 
 # %% [markdown] lang="en"
 # The fastest few often differ only in ZeRO stage or micro-batch: when the estimate calls them equal, the smaller memory
 # per rank comes first. The top few are **candidates worth measuring**, not a verdict: the estimate knows nothing of
-# kernel efficiency on small matrices, congestion or load imbalance — lesson 6's measurements do.
+# kernel efficiency on small matrices, congestion or load imbalance — lesson 8's measurements do.
 
 # %% [markdown] lang="zh"
 # ## 4. 为什么它输了？

@@ -1,4 +1,4 @@
-"""Exercises of lesson 7 (decision workbench): read the funnel, explain a rejection, run a what-if.
+"""Exercises of lesson 9 (decision workbench): read the funnel, explain a rejection, run a what-if.
 
 Every expected answer is computed with :func:`coursekit.planner.plan` from the inputs named
 below (module constants, so the notebook quotes the same set-up).
@@ -7,7 +7,7 @@ below (module constants, so the notebook quotes the same set-up).
 >>> get_exercise("plan.tp16_gate").expected_value()
 'interconnect'
 
-Taught in: lesson 7 (decision workbench).
+Taught in: lesson 9 (decision workbench).
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def slow_link_ratio() -> float:
 MEMORY_REMOVED = register(
     Exercise(
         id="plan.memory_removed",
-        lesson=7,
+        lesson=9,
         prompt=Text(
             zh="在种子的 8 × 24 GiB 机器上规划 Llama-3 8B，global batch 64 条 × 4096 tokens。"
             "容量门槛 (memory) 第一个排除了多少个候选？用整数作答。",
@@ -96,7 +96,7 @@ MEMORY_REMOVED = register(
 TP16_GATE = register(
     Exercise(
         id="plan.tp16_gate",
-        lesson=7,
+        lesson=9,
         prompt=Text(
             zh="Llama-3 70B，16 个 H100 节点（每节点 8 卡），global batch 1024。组合 "
             f"{TP16_DEGREES} 第一个被哪道门槛拒绝？用门槛代码作答，如 'memory'。",
@@ -123,7 +123,7 @@ TP16_GATE = register(
 SLOW_LINK = register(
     Exercise(
         id="plan.slow_link",
-        lesson=7,
+        lesson=9,
         prompt=Text(
             zh="同一个 Llama-3 70B 例子。假如机间带宽降到 1/8，估算最快的候选的步时变为原来的多少倍？"
             "（两次各取估算最快的通过候选；保留 3 位有效数字。）",
