@@ -56,6 +56,7 @@ __all__ = [
     "Feedback",
     "check",
     "exercises",
+    "verify",
     "get_exercise",
     "register",
 ]
@@ -369,6 +370,26 @@ def check(exercise_id: str, answer: Any) -> Feedback:
     feedback = _evaluate(exercise, answer)
     _display(feedback)
     return feedback
+
+
+def verify(exercise_id: str, answer: Any) -> None:
+    """Assert that ``answer`` is right for ``exercise_id`` without showing anything.
+
+    For worked-solution cells: they run under Run All and in the tests, but must
+    not print a verdict or the expected value next to the learner's blank. A
+    wrong answer raises ``AssertionError`` naming the exercise and its status.
+
+    >>> verify("demo.two_plus_two", 4)
+    >>> verify("demo.two_plus_two", 5)
+    Traceback (most recent call last):
+    ...
+    AssertionError: demo.two_plus_two: incorrect
+
+    Taught in: lesson 0 (course index); every lesson's solution cells call it.
+    """
+    feedback = _evaluate(get_exercise(exercise_id), answer)
+    if not feedback.correct:
+        raise AssertionError(f"{exercise_id}: {feedback.status}")
 
 
 def _evaluate(exercise: Exercise, answer: Any) -> Feedback:
