@@ -195,6 +195,18 @@ _MODULE_EXPORTS: dict[str, tuple[str, ...]] = {
     ),
     "shapes": ("MODEL_SHAPES", "ModelShape", "model_shape", "transformer_params"),
     "glossary": ("GLOSSARY", "GlossaryEntry", "lookup"),
+    "roofline": (
+        "achieved_flops",
+        "attention_flops_per_token",
+        "hardware_flops_per_token",
+        "matmul_intensity_flop_per_byte",
+        "mfu",
+        "model_flops_per_token",
+        "ridge_point_flop_per_byte",
+        "roofline_flops",
+        "roofline_time_s",
+        "transformer_layer_matmul_intensity",
+    ),
     "exercises": ("check", "Exercise", "Feedback"),
     "units": (
         "GIB_BYTES",
