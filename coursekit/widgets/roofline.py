@@ -40,9 +40,10 @@ from ..plotting import cache_drawing, label
 from ..presets import MODELS
 from ..roofline import (
     achieved_flops,
+    layout_matmul_intensity,
     ridge_point_flop_per_byte,
     roofline_flops,
-    transformer_layer_matmul_intensity,
+    tokens_per_gpu,
 )
 from . import LessonWidget, dropdown
 
@@ -198,19 +199,8 @@ def roofline_view(gpu: str, model: str, tp: int, micro_batch: int, seq_len: int,
     spec = MODELS[check_choice("model", model, MODEL_CHOICES)]
     tp = check_int("tp", tp, ge=1)
     check_divides("tp", tp, "heads", spec.heads)
-    micro_batch = check_int("micro_batch", micro_batch, ge=1)
-    seq_len = check_int("seq_len", seq_len, ge=1)
-    cp = check_int("cp", cp, ge=1)
-    check_divides("cp", cp, "seq_len", seq_len)
-    tokens = micro_batch * seq_len // cp
-    intensity = transformer_layer_matmul_intensity(
-        tokens,
-        spec.hidden,
-        spec.ffn_hidden,
-        kv_hidden=spec.kv_hidden,
-        tp=tp,
-        mlp_matrices=3 if spec.mlp == "swiglu" else 2,
-    )
+    tokens = tokens_per_gpu(micro_batch, seq_len, cp)
+    intensity = layout_matmul_intensity(spec, tp=tp, micro_batch=micro_batch, seq_len=seq_len, cp=cp)
     peak, bandwidth = chip.peak_flops, chip.memory_bandwidth_bytes_per_s
     return RooflineView(
         gpu=chip,
