@@ -45,7 +45,7 @@
 # >   smallest dimension.
 # > - Explain how the tensor-parallel degree TP, the micro-batch size and the context-parallel degree CP change the
 # >   shape of each GPU's matmuls, and why TP = 8 inside a node is the usual choice.
-# > - Count model FLOPs with PaLM's convention (6N + 12·L·h·s) and compute the model FLOPs utilisation (MFU) of a
+# > - Count model FLOPs with PaLM's convention (6N + 12·L·h·s) and compute the model FLOPs utilization (MFU) of a
 # >   published run from its reported throughput; tell MFU from HFU (recomputation counts only in HFU).
 # > - Explain why training matmuls are usually compute-bound and decode is memory-bound: the bridge to lesson 10
 # >   (serving).
@@ -360,8 +360,8 @@ assert round(100 * attention_share[8192]) == 13 and round(100 * attention_share[
 #
 # ## 6. MFU 与 HFU：重计算算不算？
 #
-# - **MFU**（模型浮点利用率，model FLOPs utilisation）= 每秒的**模型 FLOP** ÷ 所有设备峰值之和。
-# - **HFU**（硬件浮点利用率，hardware FLOPs utilisation）= 每秒**实际执行**的 FLOP ÷ 峰值之和，包括重计算重做的部分。
+# - **MFU**（模型浮点利用率，model FLOPs utilization）= 每秒的**模型 FLOP** ÷ 所有设备峰值之和。
+# - **HFU**（硬件浮点利用率，hardware FLOPs utilization）= 每秒**实际执行**的 FLOP ÷ 峰值之和，包括重计算重做的部分。
 #
 # 完全重计算 (full recomputation) 在反向之前把前向再做一遍：每个 token 多 2N + 4·L·h·s；
 # 选择性重计算（Korthikanti 等，2022）只重做注意力的核心部分：多 4·L·h·s。
@@ -373,8 +373,8 @@ assert round(100 * attention_share[8192]) == 13 and round(100 * attention_share[
 #
 # ## 6. MFU and HFU: does recomputation count?
 #
-# - **MFU** (model FLOPs utilisation) = **model FLOPs** per second ÷ the devices' summed peak.
-# - **HFU** (hardware FLOPs utilisation) = FLOPs **executed** per second ÷ the summed peak, including what
+# - **MFU** (model FLOPs utilization) = **model FLOPs** per second ÷ the devices' summed peak.
+# - **HFU** (hardware FLOPs utilization) = FLOPs **executed** per second ÷ the summed peak, including what
 #   recomputation does again.
 #
 # Full recomputation redoes the forward pass before the backward: 2N + 4·L·h·s more per token. Selective
