@@ -142,3 +142,46 @@ def test_instructor_guide_quotes_every_answer(lang: str) -> None:
         shown = repr(expected) if isinstance(expected, str) else f"{expected:.4g}"
         assert f"`{exercise_id}`" in guide
         assert f"→ `{shown}`" in guide, (exercise_id, shown)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_instructor_guide_numbers_are_coursekits(lang: str) -> None:
+    from coursekit import roofline as rl
+    from coursekit.hardware import (
+        A100_80GB_HBM_BYTES_PER_S,
+        A100_BF16_DENSE_FLOPS,
+        H100_BF16_DENSE_FLOPS,
+        H100_HBM_BYTES_PER_S,
+        TPU_V4_BF16_FLOPS,
+    )
+    from coursekit.presets import MODELS
+
+    guide = _guide(lang)
+    percent = "%" if lang == "zh" else " %"
+    ridges = (
+        rl.ridge_point_flop_per_byte(A100_BF16_DENSE_FLOPS, A100_80GB_HBM_BYTES_PER_S),
+        rl.ridge_point_flop_per_byte(H100_BF16_DENSE_FLOPS, H100_HBM_BYTES_PER_S),
+    )
+    assert all(f"**{r:.0f}**" in guide for r in ridges)
+    assert f"**{rl.matmul_intensity_flop_per_byte(16, 8192, 8192):.1f}**" in guide
+    llama = MODELS["llama3-70b"]
+    for tp, cp in ((8, 1), (32, 1), (8, 8)):
+        intensity = rl.layout_matmul_intensity(llama, tp=tp, micro_batch=1, seq_len=4096, cp=cp)
+        assert f"**{intensity:.0f}**" in guide
+    n, layers, hidden = llama.num_params, llama.layers, llama.hidden
+    for seq_len in (8192, 131072):
+        share = rl.attention_flops_per_token(layers, hidden, seq_len) / rl.model_flops_per_token(
+            n, layers, hidden, seq_len
+        )
+        assert f"**{100 * share:.0f}{percent}**" in guide
+    model = rl.model_flops_per_token(n, layers, hidden, 8192)
+    for recompute in ("full", "selective"):
+        ratio = rl.hardware_flops_per_token(n, layers, hidden, 8192, recompute) / model
+        assert f"**{ratio:.3f}" in guide
+    palm = rl.mfu(rl.model_flops_per_token(540.35e9, 118, 48 * 256, 2048), 238.3e3, 6144, TPU_V4_BF16_FLOPS)
+    assert f"**{100 * palm:.1f}{percent}**" in guide
+    decode = rl.layout_matmul_intensity(llama, tp=8, micro_batch=8, seq_len=1)
+    share8 = rl.roofline_flops(decode, H100_BF16_DENSE_FLOPS, H100_HBM_BYTES_PER_S) / H100_BF16_DENSE_FLOPS
+    assert f"**{100 * share8:.1f}{percent}**" in guide
+    one_token_ms = 1e3 * rl.roofline_time_s(2 * n, 2 * n, H100_BF16_DENSE_FLOPS, H100_HBM_BYTES_PER_S)
+    assert f"**{one_token_ms:.1f} ms**" in guide
