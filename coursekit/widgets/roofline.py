@@ -93,7 +93,7 @@ _CURVE_X: np.ndarray = np.logspace(0.0, 4.0, 161)
 
 register(
     {
-        "widgets.roofline.gpu": {"zh": "GPU", "en": "GPU"},
+        "widgets.roofline.gpu": {"zh": "GPU 型号", "en": "GPU"},
         "widgets.roofline.model": {"zh": "模型", "en": "model"},
         "widgets.roofline.tp": {"zh": "张量并行度 TP", "en": "tensor-parallel degree TP"},
         "widgets.roofline.micro_batch": {"zh": "微批次大小 (序列数)", "en": "micro-batch (sequences)"},
