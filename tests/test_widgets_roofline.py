@@ -107,6 +107,7 @@ def test_message_in_chinese() -> None:
     assert "每张 GPU：微批次 1 × 8192 token ÷ CP 1 = 8192 个 token；隐藏维 8192 ÷ TP 8 = 每个 rank 1024。" in w.message
     assert "这是上限，不是测量" in w.message
     assert w.controls["tp"].description == "张量并行度 TP"
+    assert w.controls["model"].label == "Llama 3 70B"
 
 
 def test_gpu_switch_moves_the_ridge() -> None:

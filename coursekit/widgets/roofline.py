@@ -80,6 +80,14 @@ GPUS: Mapping[str, Gpu] = {
 }
 #: Dense model presets offered (an MoE layer's expert matmuls see only the tokens routed to them).
 MODEL_CHOICES: tuple[str, ...] = ("gpt2-small", "llama3-8b", "llama3-70b", "gpt3-175b", "llama3-405b")
+#: Their names as the papers write them (proper names: the same in both languages).
+_MODEL_LABELS: dict[str, str] = {
+    "gpt2-small": "GPT-2 small",
+    "llama3-8b": "Llama 3 8B",
+    "llama3-70b": "Llama 3 70B",
+    "gpt3-175b": "GPT-3 175B",
+    "llama3-405b": "Llama 3 405B",
+}
 TP_CHOICES: tuple[int, ...] = (1, 2, 4, 8, 16, 32)
 MICRO_BATCH_CHOICES: tuple[int, ...] = (1, 2, 4, 8, 16)
 SEQ_LEN_CHOICES: tuple[int, ...] = (1024, 2048, 4096, 8192, 32768, 131072)
@@ -258,7 +266,7 @@ class RooflineWidget(LessonWidget[RooflineView]):
             _check_option(name, value, options[name])
         controls = {
             "gpu": dropdown("widgets.roofline.gpu", [(chip.name, key) for key, chip in GPUS.items()], value=gpu),
-            "model": dropdown("widgets.roofline.model", list(MODEL_CHOICES), value=model),
+            "model": dropdown("widgets.roofline.model", [(_MODEL_LABELS[m], m) for m in MODEL_CHOICES], value=model),
             **{
                 name: dropdown(f"widgets.roofline.{name}", list(options[name]), value=initial[name]) for name in options
             },
