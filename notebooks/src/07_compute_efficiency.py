@@ -355,6 +355,7 @@ for seq_len in (8192, 131072):
 
 # %%
 assert round(100 * attention_share[8192]) == 13 and round(100 * attention_share[131072]) == 71
+assert model_flops_per_token(n70, llama70.layers, llama70.hidden, 131072) / (6 * n70) > 3  # "more than threefold"
 
 # %% [markdown] lang="zh"
 # 8K 上下文时注意力占 13%，128K 时占 71%。只数 6N 的估算在长上下文下会把计算量少算三倍多，
@@ -402,7 +403,7 @@ assert round(executed_ratio["full"], 3) == 1.333 and round(executed_ratio["selec
 # %% [markdown] lang="zh"
 # 同样的步时，完全重计算让 HFU 比 MFU 高出三分之一：这三分之一是布局**选择**重做的工作，不是训练的进展。
 # 所以比较不同布局、不同论文时用 MFU；一个重计算更多的实现，HFU 可能更高，训练却更慢。
-# 选择性重计算只多 4%，这正是 Korthikanti 等人提出它的理由。
+# 选择性重计算只多 4%：Korthikanti 等人正是为此设计它的——只重做占显存多、算起来便宜的注意力核心部分。
 #
 # ## 7. 例题：算出一个公开训练的 MFU
 #
@@ -413,8 +414,8 @@ assert round(executed_ratio["full"], 3) == 1.333 and round(executed_ratio["selec
 # %% [markdown] lang="en"
 # At the same step time, full recomputation makes HFU a third higher than MFU: that third is work the layout *chose* to
 # redo, not training progress. So compare layouts and papers by MFU; an implementation that recomputes more may have a
-# higher HFU and still train more slowly. Selective recomputation adds only 4%, which is why Korthikanti et al.
-# proposed it.
+# higher HFU and still train more slowly. Selective recomputation adds only 4%: Korthikanti et al. designed it that
+# way, redoing only attention's core, which takes much memory and little arithmetic.
 #
 # ## 7. Worked example: the MFU of a published run
 #
@@ -459,23 +460,27 @@ assert round(palm_mfu_6n, 3) == 0.457
 # TP = 8, H100:
 
 # %%
-print(Text(zh="批大小 b | 计算强度 | 硬屋顶线占峰值", en="batch b | intensity | hard roofline, share of peak"))
-decode_share = {}
+print(Text(zh="批大小 b | 计算强度 | 硬屋顶线占峰值 | 每步下限 (ms)", en="batch b | intensity | hard roofline, share of peak | step lower bound (ms)"))
+weight_bytes_per_gpu = 2 * n70 / 8  # bf16 weights, one eighth per GPU at TP = 8
+decode_share, decode_step_ms = {}, {}
 for batch in (1, 8, 64, 256, 1024):
     intensity = layout_matmul_intensity(llama70, tp=8, micro_batch=batch, seq_len=1)
     decode_share[batch] = roofline_flops(intensity, peak, bandwidth) / peak
-    print(f"{batch} | {intensity:.1f} | {decode_share[batch]:.1%}")
-one_token_s = roofline_time_s(2 * n70, 2 * n70, H100_BF16_DENSE_FLOPS, H100_HBM_BYTES_PER_S)
-print(Text(zh="一张 H100 上生成一个 token 的下限 (ms)：", en="lower bound for one token on one H100 (ms):"), f"{one_token_s * 1e3:.1f}")
+    # each step multiplies every weight by b new tokens (2 FLOPs per weight and token) and reads every weight once
+    step_s = roofline_time_s(2 * n70 / 8 * batch, weight_bytes_per_gpu, H100_BF16_DENSE_FLOPS, H100_HBM_BYTES_PER_S)
+    decode_step_ms[batch] = step_s * 1e3
+    print(f"{batch} | {intensity:.1f} | {decode_share[batch]:.1%} | {decode_step_ms[batch]:.1f}")
 
 # %%
 assert round(100 * decode_share[8], 1) == 2.7 and decode_share[1024] == 1.0
-assert round(one_token_s * 1e3, 1) == 42.1 and round(2 * n70 / 1e9) == 141
+assert round(2 * n70 / 1e9) == 141
+assert round(decode_step_ms[1], 1) == round(decode_step_ms[256], 1) == 5.3 and round(decode_step_ms[1024], 1) == 18.3
 
 # %% [markdown] lang="zh"
 # 批大小 8 时只能用到峰值的 2.7%：每一步都要把整套权重从显存读一遍，却只拿它们乘 8 行。
-# 如果整个模型放在一张卡上，每生成一个 token 至少要 42.1 ms，几乎全花在读 141 GB 的 bf16 权重上，而不是计算上。
-# 批大小要到几百，解码才接近脊点。这就是服务要攒批 (batching) 的原因；而每条序列的 KV 缓存又会增加要读的字节，
+# TP = 8 时每张 GPU 存 141 GB bf16 权重的八分之一，每步至少 5.3 ms——批大小从 1 到 256 都一样，时间花在读权重上，而不是计算上。
+# 所以在脊点以下，加大批几乎不花时间；批大小要到上千，步时才由计算决定（1024 时 18.3 ms）。
+# （这里只算权重：每条序列的 KV 缓存还要再读，见下文。）这就是服务要攒批 (batching) 的原因；而每条序列的 KV 缓存又会增加要读的字节，
 # 把强度往回拉。这是第 10 课的主题。
 #
 # ## 9. 屋顶线没有算什么
@@ -496,8 +501,10 @@ assert round(one_token_s * 1e3, 1) == 42.1 and round(2 * n70 / 1e9) == 141
 
 # %% [markdown] lang="en"
 # At a batch of 8 only 2.7% of peak is reachable: every step reads all the weights from memory and multiplies them by
-# just 8 rows. If the whole model sat on one GPU, each token would take at least 42.1 ms, almost all of it spent
-# reading 141 GB of bf16 weights rather than computing. Only at batches of a few hundred does decode approach the ridge.
+# just 8 rows. At TP = 8 each GPU holds an eighth of the 141 GB of bf16 weights, and every step takes at least 5.3 ms,
+# the same for batches of 1 to 256: the time goes into reading weights, not into arithmetic. Below the ridge a larger
+# batch is therefore almost free; only at batches in the thousands does arithmetic set the step time (18.3 ms at 1024).
+# (Only the weights are counted here: each sequence's KV cache must be read as well; see below.)
 # That is why serving batches requests; and each sequence's KV cache adds bytes to read, pulling the intensity back
 # down. That is lesson 10's topic.
 #
