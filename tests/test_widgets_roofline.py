@@ -149,3 +149,14 @@ def test_view_refuses_cp_that_does_not_divide_the_sequence() -> None:
     with pytest.raises(ValueError) as info:
         roofline_view("h100", "llama3-70b", 8, 1, 1000, 16)
     assert str(info.value) == "cp = 16: must divide seq_len == 1000."
+
+
+def test_every_offered_layout_stays_inside_the_axes() -> None:
+    # The extremes of the controls: the thinnest and the thickest per-GPU layer a learner can choose.
+    from coursekit.widgets.roofline import INTENSITY_RANGE, TFLOPS_RANGE
+
+    thin = roofline_view("h100", "gpt2-small", 4, 1, 1024, 32)  # 32 tokens, 192 wide
+    thick = roofline_view("h100", "llama3-405b", 1, 16, 131072, 1)  # 2M tokens, full width
+    for view in (thin, thick):
+        assert INTENSITY_RANGE[0] < view.intensity_flop_per_byte < INTENSITY_RANGE[1]
+        assert TFLOPS_RANGE[0] < view.achieved_flops / 1e12 < TFLOPS_RANGE[1]

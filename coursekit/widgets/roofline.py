@@ -94,10 +94,10 @@ SEQ_LEN_CHOICES: tuple[int, ...] = (1024, 2048, 4096, 8192, 32768, 131072)
 CP_CHOICES: tuple[int, ...] = (1, 2, 4, 8, 16, 32)
 
 #: Axis limits: intensity (FLOP/byte) and attainable TFLOP/s.
-INTENSITY_RANGE: tuple[float, float] = (1.0, 1e4)
+INTENSITY_RANGE: tuple[float, float] = (1.0, 3e4)  # the largest layout (405B, TP 1, 2M tokens) is at ~12,000
 TFLOPS_RANGE: tuple[float, float] = (1.0, 2000.0)
 #: Points of the smooth roofline curve.
-_CURVE_X: np.ndarray = np.logspace(0.0, 4.0, 161)
+_CURVE_X: np.ndarray = np.geomspace(*INTENSITY_RANGE, 161)
 
 register(
     {
@@ -335,6 +335,7 @@ class RooflineWidget(LessonWidget[RooflineView]):
         x, y = result.intensity_flop_per_byte, result.achieved_flops / FLOPS_PER_TFLOPS
         self.point.set_data([x], [y])
         self.point_text.set_position((x, y / 1.35))
+        self.point_text.set_horizontalalignment("right" if x > 1e4 else "center")  # stay inside the axes
         self.point_text.set_text(f"{x:.0f} FLOP/B, {y:.0f} TFLOP/s")
 
     def describe(self, result: RooflineView) -> str:
