@@ -549,7 +549,7 @@ def _activation_terms(
     give the correctly rounded value of the exact fraction (Korthikanti et al. 2022, Table 2).
     """
     sbh = s * b * h
-    full = recompute_code == 2
+    full = (recompute_code == 2) * 1  # 0/1, also for numpy arrays (which refuse bool subtraction)
     t_sp = 1 + (t - 1) * sp  # t with sequence parallelism, else 1
     linear_kept = sp * ACT_LINEAR_COEFF * sbh + (1 - sp) * sbh * (
         ACT_REPLICATED_COEFF * t + ACT_LINEAR_COEFF - ACT_REPLICATED_COEFF

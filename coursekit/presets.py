@@ -16,6 +16,7 @@ Taught in: lesson 9 (decision workbench).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from .hardware import (
     A10_BF16_DENSE_FLOPS,
@@ -38,7 +39,7 @@ from .hardware import (
     PCIE4_X16_BYTES_PER_S,
     PCIE_LATENCY_S,
 )
-from .planner import ClusterSpec, ModelSpec
+from .planner import ClusterSpec, ModelSpec, WorkloadSpec
 
 __all__ = [
     "CLUSTERS",
@@ -187,6 +188,27 @@ class MegatronRun:
     def nodes(self) -> int:
         """8-GPU nodes."""
         return self.gpus // 8
+
+    def workload(self, **overrides: Any) -> WorkloadSpec:
+        """The paper's set-up as the course reads it (arXiv:2104.04473, §5.1 and §3.5): fp16 mixed precision
+        with fp32 master weights and Adam states (16 bytes per parameter, no distributed optimizer, so ZeRO
+        stage 0), activation recomputation of every layer ("full"), no sequence parallelism (introduced a
+        year later, arXiv:2205.05198), sequences of 2048 tokens; the batch of the row. ``overrides`` are
+        further :class:`~coursekit.planner.WorkloadSpec` fields."""
+        options: dict[str, Any] = {
+            "global_batch": self.global_batch,
+            "seq_len": 2048,
+            "recipe": "zero-fp16-adam",
+            "sequence_parallel": False,
+            "zero_stages": (0,),
+            "recompute_modes": ("full",),
+            **overrides,
+        }
+        return WorkloadSpec(**options)
+
+    def cluster(self) -> ClusterSpec:
+        """The row's GPUs as 8-GPU DGX A100 (80 GB) nodes."""
+        return CLUSTERS["a100-8"].with_nodes(self.nodes)
 
 
 #: Table 1 of Megatron-LM (arXiv:2104.04473): weak scaling from 1.7B to 1T parameters on A100 GPUs.
