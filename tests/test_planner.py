@@ -198,7 +198,7 @@ def test_cluster_presets_state_unidirectional_per_gpu_bandwidth() -> None:
             ValueError,
             "degrees = 'tp8': 'tp8' is not of the form key=value (e.g. 'tp=8,pp=4,dp=4').",
         ),
-        (lambda: parse_degrees("tp=0"), ValueError, "degrees = 'tp=0': tp = '0' must be a positive integer."),
+        (lambda: parse_degrees("tp=0"), ValueError, "degrees = 'tp=0': tp = '0' must be an integer from 1 to 131072."),
         (
             lambda: parse_degrees("replicas=2,dp=2"),
             ValueError,
@@ -275,7 +275,9 @@ def test_accepted_are_ordered_by_estimated_step_time(example: PlanResult) -> Non
 
 def test_result_carries_its_assumptions(example: PlanResult) -> None:
     a = example.assumptions
-    assert (a.peak_flops, a.achievable_flops_fraction, a.overlap_fraction) == (989e12, 0.5, 0.0)
+    assert (a.peak_flops, a.achievable_flops_fraction, a.overlap_fraction) == (989e12, None, None)
+    assert dict(a.overlap) == {"dp": 1.0, "pp": 1.0, "cp": 1.0, "tp": 0.0, "ep": 0.0}
+    assert "Megatron-LM Table 1" in a.efficiency_calibration and 0 < a.uncertainty < 0.5
     assert a.inter_node_bandwidth_bytes_per_s == 50e9 and a.recipe == "megatron-bf16"
     text = example.report(top=2)
     assert "an estimate, not a measurement" in text and "Assumptions: peak 989 TFLOP/s" in text
@@ -321,7 +323,7 @@ def test_context_gate_rejects_cp_that_is_not_needed() -> None:
     result = plan(MODELS["llama3-8b"], CLUSTERS["h100-8"], WorkloadSpec(global_batch=16, seq_len=2048))
     cand = result.explain("tp=4,cp=2,dp=1,zero=1,mb=1,recompute=full")
     assert cand.codes == ("context",)
-    assert "fits one device's attention state" in cand.reasons[0].message
+    assert "folded back into data parallelism (dp = 2, cp = 1)" in cand.reasons[0].message
     long = plan(MODELS["llama3-8b"], CLUSTERS["h100-8"], WorkloadSpec(global_batch=8, seq_len=131072))
     cp8 = long.explain("tp=1,cp=8,dp=1,zero=3,mb=1,recompute=full")
     assert "context" not in cp8.codes

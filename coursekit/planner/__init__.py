@@ -64,6 +64,7 @@ from .result import (
     tie_groups,
 )
 from .search import evaluate_composition, plan, what_if
+from .validation import PublishedComparison, compare_published
 from .space import MAX_SPACE_SIZE, PLAN_GATES, PlanGate, parse_degrees, stage_layers
 from .specs import (
     ACTIVATION_BYTES,
@@ -131,7 +132,9 @@ __all__ = [
     "PlanCandidate",
     "PlanGate",
     "PlanResult",
+    "PublishedComparison",
     "WorkloadSpec",
+    "compare_published",
     "divisors",
     "evaluate_composition",
     "group_link",

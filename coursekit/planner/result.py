@@ -537,7 +537,11 @@ class PlanResult:
         """Accepted candidates (indices, fastest first) grouped into ties: estimates within ``uncertainty``
         (default: the model's stated :data:`coursekit.planner.estimate.MODEL_UNCERTAINTY`) of the group's
         fastest cannot be told apart by this model."""
-        u = self.assumptions.uncertainty if uncertainty is None else check_number("uncertainty", uncertainty, ge=0, le=10)
+        u = (
+            self.assumptions.uncertainty
+            if uncertainty is None
+            else check_number("uncertainty", uncertainty, ge=0, le=10)
+        )
         order = self.accepted_indices()
         steps = [float(self._table.step_s[i]) for i in order]
         return [[order[pos] for pos in group] for group in tie_groups(steps, u)]
@@ -696,5 +700,3 @@ class PlanResult:
                 {"degrees": self.degrees(i), "codes": list(self.codes(i))} for i in self.rejected_indices()
             ]
         return out
-
-

@@ -38,7 +38,7 @@ from ..gates import (
     gate_serving,
     gate_structure,
 )
-from ..i18n import Reason, register, tr
+from ..i18n import Reason, register
 from ..scaling import StepTimeline, step_timeline
 from ..units import GIB_BYTES, bytes_to_gib
 from .estimate import COMM_DIMENSIONS, EFFICIENCY_CALIBRATION, EFFICIENCY_CEILING, MODEL_UNCERTAINTY, training_estimate
@@ -289,7 +289,9 @@ def evaluate_composition(
             total_gib=bytes_to_gib(mem["total"]),
             device_gib=cluster.memory_per_device_gib,
         )
-        rows = _training_rows(model, cluster, workload, est, tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, v=v, zero=zero, mb=mb, ga=ga, mode=mode)
+        rows = _training_rows(
+            model, cluster, workload, est, tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, v=v, zero=zero, mb=mb, ga=ga, mode=mode
+        )
         bubble = float(est["bubble"][0])
         timeline = StepTimeline(
             compute_s=float(est["compute_s"][0]),
@@ -585,7 +587,6 @@ def _evaluate_serving(
         world_size=world,
         peak_flops=cluster.peak_flops,
     )
-
 
 
 # --------------------------------------------------------------------------- the search

@@ -119,7 +119,6 @@ _GATE_CODES: tuple[str, ...] = tuple(gate.code for gate in PLAN_GATES)
 _WELL_FORMED_CODES: frozenset[str] = frozenset(_GATE_CODES[:8])
 
 
-
 # --------------------------------------------------------------------------- pipeline stage layout
 
 
@@ -150,8 +149,6 @@ def stage_layers(layers: Any, pp: Any, edge_layers: int = 0) -> tuple[Any, Any, 
     last = single * layers + two * (layers - half) + many * edge
     mid = many * middle
     return first, mid, last
-
-
 
 
 # --------------------------------------------------------------------------- the space as columns
@@ -221,7 +218,9 @@ def training_space(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpe
     }
 
 
-def structural_fails(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec, c: Mapping[str, Any]) -> dict[str, Any]:
+def structural_fails(
+    model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec, c: Mapping[str, Any]
+) -> dict[str, Any]:
     """The checks that need no ledger, for every candidate of the columns ``c`` at once (bool arrays)."""
     import numpy as np
 
@@ -249,6 +248,13 @@ def structural_fails(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadS
 
 
 # --------------------------------------------------------------------------- degrees as text
+
+
+def _degree_bounds(key: str) -> tuple[int, int]:
+    """(least, largest) value of degree ``key``."""
+    if key == "zero":
+        return 0, 3
+    return 1, MAX_GLOBAL_BATCH if key in ("mb", "ga") else MAX_WORLD_SIZE
 
 
 def parse_degrees(text: str | Mapping[str, Any]) -> dict[str, Any]:
@@ -293,14 +299,16 @@ recompute, replicas.
         try:
             number = int(raw_value) if isinstance(raw_value, str) else raw_value
         except ValueError:
+            low, high = _degree_bounds(key)
             raise ValueError(
-                tr("planner.degrees_int", value=_short(text), key=key, item=_short(raw_value), high=MAX_WORLD_SIZE)
+                tr("planner.degrees_int", value=_short(text), key=key, item=_short(raw_value), low=low, high=high)
             ) from None
-        high = 3 if key == "zero" else MAX_WORLD_SIZE if key != "mb" and key != "ga" else MAX_GLOBAL_BATCH
-        if isinstance(number, bool) or not isinstance(number, int) or not (0 if key == "zero" else 1) <= number <= high:
-            raise ValueError(tr("planner.degrees_int", value=_short(text), key=key, item=_short(raw_value), high=high))
+        low, high = _degree_bounds(key)
+        if isinstance(number, bool) or not isinstance(number, int) or not low <= number <= high:
+            raise ValueError(
+                tr("planner.degrees_int", value=_short(text), key=key, item=_short(raw_value), low=low, high=high)
+            )
         out[key] = number
     if "replicas" in out and {"dp", "zero", "ga"} & set(out):
         raise ValueError(tr("planner.degrees_mixed", value=_short(text)))
     return out
-

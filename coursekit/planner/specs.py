@@ -131,9 +131,8 @@ register(
             "en": "degrees = {value!r}: unknown key {key!r}; the keys are {keys}.",
         },
         "planner.degrees_int": {
-            "zh": "degrees = {value!r}：{key} = {item!r} 必须是整数，zero 在 0 到 3 之间，其余在 1 到 {high} 之间。",
-            "en": "degrees = {value!r}: {key} = {item!r} must be an integer, 0 to 3 for zero and 1 to {high} for "
-            "the others.",
+            "zh": "degrees = {value!r}：{key} = {item!r} 必须是 {low} 到 {high} 之间的整数。",
+            "en": "degrees = {value!r}: {key} = {item!r} must be an integer from {low} to {high}.",
         },
         "planner.degrees_mixed": {
             "zh": "degrees = {value!r}：replicas 描述服务副本，不能与训练的 dp、zero、ga 同时给出。",
@@ -722,4 +721,3 @@ def megatron_paper_flops_per_step(
     v = check_int("vocab", vocab, ge=1)
     s = check_int("seq_len", seq_len, ge=1)
     return 96 * b * s * l_ * h * h * (1 + s / (6 * h) + v / (16 * l_ * h))
-
