@@ -51,7 +51,8 @@ def fit_ceiling(low: float = 0.3, high: float = 1.0) -> float:
 
 def main() -> None:
     print(
-        f"{'model':<16} {'t':>2} {'p':>3} {'d':>3} {'GPUs':>5} {'layout':<12} {'est TF/s':>9} {'paper':>6} {'ratio':>6} {'rank':>10}"
+        f"{'model':<16} {'t':>2} {'p':>3} {'d':>3} {'GPUs':>5} {'layout':<12} {'est TF/s':>9} {'paper':>6} "
+        f"{'ratio':>6} {'rank':>10}"
     )
     worst = 0.0
     for run in MEGATRON_TABLE1:

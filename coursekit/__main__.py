@@ -56,7 +56,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "plan":
             return _run_plan(args, _subparser(parser, "plan"))
         parser.error(f"unknown command {args.command!r}")  # pragma: no cover - argparse refuses it first
-    return EXIT_USAGE  # pragma: no cover
 
 
 if __name__ == "__main__":

@@ -147,10 +147,10 @@ RADFORD_2019: str = "Radford et al. 2019, GPT-2 (124M: 12 layers, d_model 768, 1
 LLAMA3_2024: str = "Llama Team, The Llama 3 Herd of Models, arXiv:2407.21783, Table 3 (vocabulary 128K = 128256)"
 MIXTRAL_2024: str = "Jiang et al., Mixtral of Experts, arXiv:2401.04088, Table 1 (context 32768)"
 LLAMA3_2024_TABLE4: str = "Llama Team, The Llama 3 Herd of Models, arXiv:2407.21783, Table 4"
-MTNLG_2022: str = (
-    "Smith et al., Using DeepSpeed and Megatron to Train Megatron-Turing NLG 530B, arXiv:2201.11990"
+MTNLG_2022: str = "Smith et al., Using DeepSpeed and Megatron to Train Megatron-Turing NLG 530B, arXiv:2201.11990"
+BLOOM_2022: str = (
+    "BigScience (Le Scao et al.), BLOOM: A 176B-Parameter Open-Access Multilingual Language Model, arXiv:2211.05100, §3"
 )
-BLOOM_2022: str = "BigScience (Le Scao et al.), BLOOM: A 176B-Parameter Open-Access Multilingual Language Model, arXiv:2211.05100, §3"
 DEEPSEEK_V3_2024: str = (
     "DeepSeek-AI, DeepSeek-V3 Technical Report, arXiv:2412.19437 (approximated: multi-head latent attention as "
     "plain attention, the shared expert and the 3 dense layers folded into 8 routed experts per MoE layer)"

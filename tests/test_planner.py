@@ -600,3 +600,54 @@ def test_megatron_estimates_are_finite_and_labelled() -> None:
         result = plan(MODELS[run.name], CLUSTERS["a100-8"].with_nodes(run.nodes), megatron_workload(run))
         cand = result.candidate(next(i for i in result.find(tp=run.tp, pp=run.pp, dp=run.dp)))
         assert cand.step_s is not None and math.isfinite(cand.step_s) and cand.step_s > 0
+
+
+# --------------------------------------------------------------------------- the CLI under abuse (issue 14)
+
+
+@pytest.mark.parametrize(
+    ("extra", "named"),
+    [
+        (["--inter-node-gb-s", "1e308"], "argument --inter-node-gb-s: inter_node_gb_s = 1e+308: must be <= 1000000.0."),
+        (["--explain", "zero=9"], "argument --explain: degrees = 'zero=9': zero = '9' must be an integer from 0 to 3."),
+        (["--explain", "tp=8,tp=2"], "argument --explain: degrees = 'tp=8,tp=2': key 'tp' is given more than once"),
+        (["--nodes", str(10**30)], "argument --nodes: nodes = 1000000000000000000000000000000: must be <= 131072."),
+        (["--nodes", str(10**12)], "argument --nodes: nodes = 1000000000000: must be <= 131072."),
+        (["--global-batch", str(10**30)], "argument --global-batch: global_batch = 1000000000000000000000000000000"),
+        (["--nodes", "100000"], "world size (nodes × gpus_per_node) = 800000: must be <= 131072."),
+        (["--nodes", "9" * 5000], "argument --nodes: '99999"),
+    ],
+)
+def test_cli_abuse_exits_2_naming_the_argument(
+    extra: list[str], named: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["plan", "--model", "llama3-8b", "--cluster", "h100-8", "--global-batch", "8", *extra, "--lang", "en"]
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    err = capsys.readouterr().err
+    assert info.value.code == 2
+    assert named in err and "Traceback" not in err
+    assert len(err) < 2000
+
+
+def test_cli_argparse_messages_in_chinese(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["plan", "--model", "llama3-8b", "--cluster", "h100-8", "--bogus", "--lang", "zh"])
+    err = capsys.readouterr().err
+    assert info.value.code == 2
+    assert "缺少必需的参数：--global-batch" in err and "用法：" in err and "error" not in err
+    with pytest.raises(SystemExit):
+        main(["plan", "--model", "gpt5", "--cluster", "h100-8", "--global-batch", "8", "--lang", "zh"])
+    assert "参数 --model：无效的选择：'gpt5'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["plan", "--model", "llama3-8b", "--cluster", "h100-8", "--global-batch", "x", "--lang", "zh"])
+    assert "参数 --global-batch：'x' 不是整数" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["plan", "--model", "llama3-8b", "--cluster", "h100-8", "--global-batch", "8", "--explain", "tp=8,tp=2",
+              "--lang", "zh"])
+    assert "参数 --explain：degrees = 'tp=8,tp=2'：键 'tp' 出现了不止一次" in capsys.readouterr().err
+
+
+def test_explain_refuses_duplicate_keys() -> None:
+    with pytest.raises(ValueError, match="given more than once"):
+        parse_degrees("tp=8,pp=2,tp=2")

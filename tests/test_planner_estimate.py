@@ -116,7 +116,9 @@ def test_model_flops_follow_palm_and_attention_grows_with_s_squared() -> None:
         assert cand.model_flops_per_step == pytest.approx(expected, rel=1e-12)
         flops[s] = cand.model_flops_per_step / 8  # per sequence
     attention = {s: flops[s] - 6 * HAND.active_params * s for s in flops}
-    assert attention[2048] == pytest.approx(4 * attention[1024]) and attention[4096] == pytest.approx(16 * attention[1024])
+    assert attention[2048] == pytest.approx(4 * attention[1024]) and attention[4096] == pytest.approx(
+        16 * attention[1024]
+    )
 
 
 def test_mfu_uses_the_palm_convention() -> None:
@@ -152,7 +154,9 @@ def test_overlap_defaults_have_sources_and_can_be_changed() -> None:
     model, cluster = MODELS["llama3-8b"], CLUSTERS["h100-8"]
     base = WorkloadSpec(global_batch=16, seq_len=4096)
     critical = evaluate_composition(model, cluster, base, tp=8, dp=1, mb=1, recompute="selective")
-    hidden = evaluate_composition(model, cluster, replace(base, overlap_tp=1.0), tp=8, dp=1, mb=1, recompute="selective")
+    hidden = evaluate_composition(
+        model, cluster, replace(base, overlap_tp=1.0), tp=8, dp=1, mb=1, recompute="selective"
+    )
     assert critical.timeline is not None and hidden.timeline is not None
     tp_time = sum(r.time_s for r in critical.communication if r.dimension == "TP")
     assert critical.timeline.exposed_communication_s == pytest.approx(tp_time)
@@ -217,7 +221,9 @@ def test_context_gate_compares_with_cp_folded_into_dp() -> None:
     model, cluster = MODELS["llama3-8b"], CLUSTERS["h100-8"]
     workload = WorkloadSpec(global_batch=32, seq_len=8192, zero_stages=(1,), recompute_modes=("selective",))
     cp2 = evaluate_composition(model, cluster, workload, tp=2, cp=2, dp=2, mb=4, zero=1, recompute="selective")
-    same_dp = evaluate_composition(model, cluster, workload, tp=2, cp=1, dp=2, pp=2, mb=4, zero=1, recompute="selective")
+    same_dp = evaluate_composition(
+        model, cluster, workload, tp=2, cp=1, dp=2, pp=2, mb=4, zero=1, recompute="selective"
+    )
     twin = evaluate_composition(model, cluster, workload, tp=2, cp=1, dp=4, mb=1, zero=1, recompute="selective")
     assert twin.accepted
     assert "context" in cp2.codes

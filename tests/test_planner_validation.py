@@ -12,7 +12,13 @@ import math
 
 import pytest
 
-from coursekit.planner import EFFICIENCY_CEILING, MODEL_UNCERTAINTY, compare_published, megatron_paper_flops_per_step, plan
+from coursekit.planner import (
+    EFFICIENCY_CEILING,
+    MODEL_UNCERTAINTY,
+    compare_published,
+    megatron_paper_flops_per_step,
+    plan,
+)
 from coursekit.presets import MEGATRON_TABLE1, MODELS, PUBLISHED_RUNS, PublishedRun
 
 #: Runs whose layout the estimate ranks beyond 1.25x of its best, and why.

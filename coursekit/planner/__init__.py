@@ -64,7 +64,6 @@ from .result import (
     tie_groups,
 )
 from .search import evaluate_composition, plan, what_if
-from .validation import PublishedComparison, compare_published
 from .space import MAX_SPACE_SIZE, PLAN_GATES, PlanGate, parse_degrees, stage_layers
 from .specs import (
     ACTIVATION_BYTES,
@@ -94,6 +93,7 @@ from .specs import (
     megatron_paper_flops_per_step,
     megatron_paper_param_count,
 )
+from .validation import PublishedComparison, compare_published
 
 __all__ = [
     "ACTIVATION_BYTES",

@@ -25,16 +25,19 @@ if TYPE_CHECKING:  # pragma: no cover - typing only; numpy is imported inside th
 register(
     {
         "planner.stages_line": {
-            "zh": "  流水线 {pp} 段：首段 {first} 层、中间最多 {mid} 层、末段 {last} 层（首段含嵌入，末段含输出层与损失）",
+            "zh": "  流水线 {pp} 段：首段 {first} 层、中间最多 {mid} 层、末段 {last} 层"
+            "（首段含嵌入，末段含输出层与损失）",
             "en": "  Pipeline of {pp} stages: first {first} layers, middle up to {mid}, last {last} (the first holds "
             "the embedding, the last the output layer and loss)",
         },
         "planner.ep_split_line": {
             "zh": "        其中机内 {intra_ms:.1f} ms、机间 {inter_ms:.1f} ms（并行进行，取较慢者）",
-            "en": "        of which intra-node {intra_ms:.1f} ms, inter-node {inter_ms:.1f} ms (concurrent; the slower counts)",
+            "en": "        of which intra-node {intra_ms:.1f} ms, inter-node {inter_ms:.1f} ms "
+            "(concurrent; the slower counts)",
         },
         "planner.efficiency_line": {
-            "zh": "  矩阵乘效率 {efficiency:.0%} 峰值（每 GPU 矩阵乘的计算强度 {intensity:.0f} FLOP/byte，平滑 roofline）",
+            "zh": "  矩阵乘效率 {efficiency:.0%} 峰值"
+            "（每 GPU 矩阵乘的计算强度 {intensity:.0f} FLOP/byte，平滑 roofline）",
             "en": "  Matmul efficiency {efficiency:.0%} of peak (per-GPU matmul intensity {intensity:.0f} FLOP/byte, "
             "smooth roofline)",
         },

@@ -134,7 +134,7 @@ def stage_layers(layers: Any, pp: Any, edge_layers: int = 0) -> tuple[Any, Any, 
     (the ``pp_layers`` gate).
 
     >>> stage_layers(126, 16, 1), stage_layers(80, 3), stage_layers(10, 1)
-    ((7, 8, 7), (27, 27, 26), (10, 0, 10))
+    ((7, 8, 7), (27, 26, 27), (10, 0, 10))
     """
     pp_safe = pp + (pp < 1)
     q = -(-(layers + 2 * edge_layers) // pp_safe)
