@@ -355,6 +355,13 @@ class PublishedRun:
         """GPUs the run used."""
         return self.nodes * CLUSTERS[self.cluster].gpus_per_node
 
+    @property
+    def label(self) -> str:
+        """A language-neutral label: model preset, GPUs × device, sequence length."""
+        device = self.cluster.split("-")[0].upper()
+        device = "A100" if device == "JEANZAY" else device
+        return f"{self.model} · {self.gpus} × {device} · s = {self.seq_len}"
+
     def workload(self) -> WorkloadSpec:
         """The run's workload: its batch and sequence, and the options its paper states."""
         return WorkloadSpec(global_batch=self.global_batch, seq_len=self.seq_len, **dict(self.workload_options))

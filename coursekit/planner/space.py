@@ -76,7 +76,7 @@ PLAN_GATES: tuple[PlanGate, ...] = (
     PlanGate(
         "global_batch",
         Text(
-            zh="dp × micro-batch × 梯度累积 = global batch（S18）", en="dp × micro-batch × accumulation = global batch"
+            zh="dp × micro-batch × 梯度累积 = global batch", en="dp × micro-batch × accumulation = global batch"
         ),
         False,
     ),
