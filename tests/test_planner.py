@@ -643,8 +643,21 @@ def test_cli_argparse_messages_in_chinese(capsys: pytest.CaptureFixture[str]) ->
         main(["plan", "--model", "llama3-8b", "--cluster", "h100-8", "--global-batch", "x", "--lang", "zh"])
     assert "参数 --global-batch：'x' 不是整数" in capsys.readouterr().err
     with pytest.raises(SystemExit):
-        main(["plan", "--model", "llama3-8b", "--cluster", "h100-8", "--global-batch", "8", "--explain", "tp=8,tp=2",
-              "--lang", "zh"])
+        main(
+            [
+                "plan",
+                "--model",
+                "llama3-8b",
+                "--cluster",
+                "h100-8",
+                "--global-batch",
+                "8",
+                "--explain",
+                "tp=8,tp=2",
+                "--lang",
+                "zh",
+            ]
+        )
     assert "参数 --explain：degrees = 'tp=8,tp=2'：键 'tp' 出现了不止一次" in capsys.readouterr().err
 
 

@@ -75,9 +75,7 @@ PLAN_GATES: tuple[PlanGate, ...] = (
     ),
     PlanGate(
         "global_batch",
-        Text(
-            zh="dp × micro-batch × 梯度累积 = global batch", en="dp × micro-batch × accumulation = global batch"
-        ),
+        Text(zh="dp × micro-batch × 梯度累积 = global batch", en="dp × micro-batch × accumulation = global batch"),
         False,
     ),
     PlanGate("tp_heads", Text(zh="TP 整除注意力头数", en="TP divides the attention heads"), False),
