@@ -36,18 +36,8 @@ GATE_CODES = tuple(gate.code for gate in PLAN_GATES)
 
 
 def megatron_workload(run: MegatronRun) -> WorkloadSpec:
-    """The paper's set-up as we read it (arXiv:2104.04473, §5.1 and §3.5): mixed precision with fp16 weights and
-    gradients and fp32 master weights and Adam states (16 bytes per parameter, no distributed optimizer, so ZeRO
-    stage 0), activation recomputation of every layer ("full"), no sequence parallelism (introduced a year later,
-    arXiv:2205.05198), sequences of 2048 tokens. Our defaults for the rest: 2 GiB runtime reserve per device."""
-    return WorkloadSpec(
-        global_batch=run.global_batch,
-        seq_len=2048,
-        recipe="zero-fp16-adam",
-        sequence_parallel=False,
-        zero_stages=(0,),
-        recompute_modes=("full",),
-    )
+    """The paper's set-up as the presets read it (built once, in :meth:`MegatronRun.workload`)."""
+    return run.workload()
 
 
 # --------------------------------------------------------------------------- presets: published numbers

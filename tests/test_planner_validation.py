@@ -15,6 +15,7 @@ import pytest
 from coursekit.planner import (
     EFFICIENCY_CEILING,
     MODEL_UNCERTAINTY,
+    PublishedComparison,
     compare_published,
     megatron_paper_flops_per_step,
     plan,
@@ -33,7 +34,7 @@ KNOWN_GAPS: dict[str, str] = {
 
 
 @pytest.fixture(scope="module", params=PUBLISHED_RUNS, ids=lambda run: run.name)
-def comparison(request: pytest.FixtureRequest) -> tuple[PublishedRun, object]:
+def comparison(request: pytest.FixtureRequest) -> tuple[PublishedRun, PublishedComparison]:
     run: PublishedRun = request.param
     return run, compare_published(run)
 
@@ -46,17 +47,18 @@ def test_published_runs_are_at_least_six_and_cover_dense_moe_a100_h100() -> None
     assert all("arXiv:" in run.source for run in PUBLISHED_RUNS)
 
 
-def test_published_layout_is_accepted_and_close(comparison: tuple[PublishedRun, object]) -> None:
+def test_published_layout_is_accepted_and_close(comparison: tuple[PublishedRun, PublishedComparison]) -> None:
     run, c = comparison
-    assert c.accepted, f"{run.name}: the published layout is rejected"  # type: ignore[attr-defined]
-    ratio = c.estimated_over_published  # type: ignore[attr-defined]
+    assert c.accepted, f"{run.name}: the published layout is rejected"
+    ratio = c.estimated_over_published
+    step = c.step_over_best
+    assert ratio is not None and step is not None
     assert 0.70 <= ratio <= 1.30, f"{run.name}: estimated / published throughput {ratio:.2f}"
-    step = c.step_over_best  # type: ignore[attr-defined]
     if run.name in KNOWN_GAPS:
         assert 1.25 < step <= 1.5, f"{run.name}: {KNOWN_GAPS[run.name]} (now {step:.2f}x; update the lesson)"
     else:
         assert step <= 1.25, f"{run.name}: {step:.2f}x of the best estimate"
-        assert c.tie_group == 1 or step <= 1 + 2 * MODEL_UNCERTAINTY  # type: ignore[attr-defined]
+        assert c.tie_group == 1 or step <= 1 + 2 * MODEL_UNCERTAINTY
 
 
 def test_megatron_flops_convention_reproduces_mtnlg_iteration_time() -> None:
