@@ -17,6 +17,7 @@ The package:
   over arrays (the search runs it on every candidate, ``explain`` on one);
 * :mod:`~coursekit.planner.result` — PlanCandidate, PlanResult, ties, reports;
 * :mod:`~coursekit.planner.search` — :func:`evaluate_composition`, :func:`plan`, :func:`what_if`;
+* :mod:`~coursekit.planner.validation` — the estimate against published runs;
 * :mod:`~coursekit.planner.cli` — ``python -m coursekit plan``.
 
 The search space (training) is every tuple
@@ -50,8 +51,6 @@ from .estimate import (
     EFFICIENCY_CEILING,
     EFFICIENCY_SMOOTHNESS,
     MODEL_UNCERTAINTY,
-    matmul_efficiency,
-    training_estimate,
 )
 from .result import (
     ESTIMATE_NOTES,
@@ -138,13 +137,11 @@ __all__ = [
     "divisors",
     "evaluate_composition",
     "group_link",
-    "matmul_efficiency",
     "megatron_paper_flops_per_step",
     "megatron_paper_param_count",
     "parse_degrees",
     "plan",
     "stage_layers",
     "tie_groups",
-    "training_estimate",
     "what_if",
 ]

@@ -39,7 +39,7 @@ from ..roofline import (
     _model_flops_per_token,
     _transformer_layer_matmul_intensity,
 )
-from .space import stage_layers
+from .space import _stage_layers
 from .specs import ACTIVATION_BYTES, LOGITS_BYTES, ClusterSpec, ModelSpec, WorkloadSpec
 
 __all__ = [
@@ -150,7 +150,7 @@ def training_estimate(
     sp = workload.sequence_parallel
 
     # ---- pipeline stages: layers and parameters of the first, heaviest middle and last stage
-    first, mid, last = (x.astype(f64) for x in stage_layers(L, pp, workload.pipeline_edge_layers))
+    first, mid, last = (x.astype(f64) for x in _stage_layers(L, pp, workload.pipeline_edge_layers))
     layers_max = np.maximum(np.maximum(first, mid), last)
     single = (pp == 1).astype(f64)
     p_layer = float(model.dense_params_per_layer)
@@ -232,7 +232,7 @@ def training_estimate(
     executed, model_flops, output_flops = _flops_per_token(model, s, rc, np)
     # The layers' share: executed FLOPs minus PaLM's 6·N share of the parameters outside the layers (the
     # embedding lookup does no matmul); the output layer's matmul, 6·V·h, is the last stage's.
-    non_layer = 6.0 * (model.active_params - (model.active_params - model.input_embedding_params - model.output_params))
+    non_layer = 6.0 * (model.input_embedding_params + model.output_params)
     per_layer_flops = (executed - non_layer) / L
     work = np.maximum(
         np.maximum(first * per_layer_flops + single * output_flops, mid * per_layer_flops),

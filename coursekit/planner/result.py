@@ -41,6 +41,10 @@ register(
             "en": "  Matmul efficiency {efficiency:.0%} of peak (per-GPU matmul intensity {intensity:.0f} FLOP/byte, "
             "smooth roofline)",
         },
+        "planner.ties_sorted": {
+            "zh": "step_s 必须按从小到大排好序（并列组从最快的候选开始）。",
+            "en": "step_s must be sorted ascending (a tie group starts at its fastest candidate).",
+        },
         "planner.tie_header": {
             "zh": "并列组 {group}（估算相差不到 {uncertainty:.0%}，模型分不出先后）：{count} 个候选",
             "en": "Tie group {group} (estimates within {uncertainty:.0%}; the model cannot order them): {count} "
@@ -439,10 +443,16 @@ def tie_groups(step_s: Any, uncertainty: float) -> list[list[int]]:
 
     >>> tie_groups([1.0, 1.05, 1.09, 1.2, 1.3], 0.1)
     [[0, 1, 2], [3, 4]]
+
+    Taught in: lesson 9 (decision workbench).
     """
+    uncertainty = check_number("uncertainty", uncertainty, ge=0, le=10)
+    values = [check_number(f"step_s[{i}]", value, ge=0) for i, value in enumerate(step_s)]
+    if values != sorted(values):
+        raise ValueError(tr("planner.ties_sorted"))
     groups: list[list[int]] = []
     start = 0.0
-    for index, value in enumerate(step_s):
+    for index, value in enumerate(values):
         if not groups or value > start * (1 + uncertainty):
             groups.append([])
             start = float(value)

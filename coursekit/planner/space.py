@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .._validate import check_choice
+from .._validate import check_choice, check_int
 from ..capacity import RECOMPUTE_MODES
 from ..i18n import Text, register, tr
 from .specs import (
@@ -120,20 +120,8 @@ _WELL_FORMED_CODES: frozenset[str] = frozenset(_GATE_CODES[:8])
 # --------------------------------------------------------------------------- pipeline stage layout
 
 
-def stage_layers(layers: Any, pp: Any, edge_layers: int = 0) -> tuple[Any, Any, Any]:
-    """Layers of the (first, heaviest middle, last) pipeline stage; array-generic over ``pp``.
-
-    With ``pp == 1`` the one stage holds every layer (first = last = L, middle 0). With ``pp == 2`` the
-    first stage holds ceil(L/2). With ``pp > 2`` and ``edge_layers`` = e (layers taken off each edge
-    stage to make room for the embedding and the output layer + loss), the middle stages hold
-    q = ceil((L + 2e)/pp), the edge stages q - e each, and the middle stages share the rest evenly;
-    the heaviest middle stage holds ceil((L - 2(q - e))/(pp - 2)). Llama 3 405B: L = 126, pp = 16,
-    e = 1 gives 7, 8, 7 (Llama Team 2024, §3.3.2). A stage with fewer than one layer is malformed
-    (the ``pp_layers`` gate).
-
-    >>> stage_layers(126, 16, 1), stage_layers(80, 3), stage_layers(10, 1)
-    ((7, 8, 7), (27, 26, 27), (10, 0, 10))
-    """
+def _stage_layers(layers: Any, pp: Any, edge_layers: Any = 0) -> tuple[Any, Any, Any]:
+    """:func:`stage_layers` without validation; array-generic over ``pp`` (the search calls it)."""
     pp_safe = pp + (pp < 1)
     q = -(-(layers + 2 * edge_layers) // pp_safe)
     edge = q - edge_layers
@@ -149,6 +137,29 @@ def stage_layers(layers: Any, pp: Any, edge_layers: int = 0) -> tuple[Any, Any, 
     return first, mid, last
 
 
+def stage_layers(layers: int, pp: int, edge_layers: int = 0) -> tuple[int, int, int]:
+    """Layers of the (first, heaviest middle, last) pipeline stage.
+
+    With ``pp == 1`` the one stage holds every layer (first = last = L, middle 0). With ``pp == 2`` the
+    first stage holds ceil(L/2). With ``pp > 2`` and ``edge_layers`` = e (layers taken off each edge
+    stage to make room for the embedding and the output layer + loss), the middle stages hold
+    q = ceil((L + 2e)/pp), the edge stages q - e each, and the middle stages share the rest evenly;
+    the heaviest middle stage holds ceil((L - 2(q - e))/(pp - 2)). Llama 3 405B: L = 126, pp = 16,
+    e = 1 gives 7, 8, 7 (Llama Team 2024, §3.3.2). A stage with fewer than one layer is malformed
+    (the ``pp_layers`` gate).
+
+    >>> stage_layers(126, 16, 1), stage_layers(80, 3), stage_layers(10, 1)
+    ((7, 8, 7), (27, 26, 27), (10, 0, 10))
+
+    Taught in: lesson 9 (decision workbench).
+    """
+    layers = check_int("layers", layers, ge=1, le=1 << 20)
+    pp = check_int("pp", pp, ge=1, le=1 << 20)
+    edge_layers = check_int("edge_layers", edge_layers, ge=0, le=1 << 20)
+    first, mid, last = _stage_layers(layers, pp, edge_layers)
+    return int(first), int(mid), int(last)
+
+
 # --------------------------------------------------------------------------- the space as columns
 
 
@@ -159,7 +170,7 @@ def _v_options(model: ModelSpec, workload: WorkloadSpec, pp: int) -> list[int]:
     """Virtual stages tried at ``pp``: 1, and 2..max while every stage keeps at least one layer per chunk."""
     if pp == 1:
         return [1]
-    first, mid, last = stage_layers(model.layers, pp, workload.pipeline_edge_layers)
+    first, mid, last = _stage_layers(model.layers, pp, workload.pipeline_edge_layers)
     fewest = min(first, last, mid) if pp > 2 else min(first, last)
     return [1, *range(2, min(workload.max_virtual_stages, max(fewest, 1)) + 1)]
 
@@ -226,7 +237,7 @@ def structural_fails(
     world = cluster.world_size
     used = tp * cp * dp * pp
     s = workload.tokens_per_sequence(model)
-    first, mid, last = stage_layers(model.layers, pp, workload.pipeline_edge_layers)
+    first, mid, last = _stage_layers(model.layers, pp, workload.pipeline_edge_layers)
     fewest = np.where(pp > 2, np.minimum(np.minimum(first, last), mid), np.minimum(first, last))
     fails: dict[str, Any] = {
         "ranks": used > world,

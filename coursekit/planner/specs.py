@@ -276,7 +276,7 @@ def divisors(n: int) -> tuple[int, ...]:
     >>> divisors(12)
     (1, 2, 3, 4, 6, 12)
     """
-    n = check_int("n", n, ge=1)
+    n = check_int("n", n, ge=1, le=1 << 40)
     small = [d for d in range(1, math.isqrt(n) + 1) if n % d == 0]
     return tuple(sorted(set(small + [n // d for d in small])))
 
@@ -695,10 +695,10 @@ def megatron_paper_param_count(layers: int, hidden: int, vocab: int = 51200, seq
 
     Taught in: lesson 9 (decision workbench).
     """
-    l_ = check_int("layers", layers, ge=1)
-    h = check_int("hidden", hidden, ge=1)
-    v = check_int("vocab", vocab, ge=1)
-    s = check_int("seq_len", seq_len, ge=1)
+    l_ = check_int("layers", layers, ge=1, le=1 << 20)
+    h = check_int("hidden", hidden, ge=1, le=1 << 20)
+    v = check_int("vocab", vocab, ge=1, le=MAX_SEQ_LEN)
+    s = check_int("seq_len", seq_len, ge=1, le=MAX_SEQ_LEN)
     return 12 * l_ * h * h * (1 + 13 / (12 * h) + (v + s) / (12 * l_ * h))
 
 
@@ -715,9 +715,9 @@ def megatron_paper_flops_per_step(
 
     Taught in: lesson 9 (decision workbench).
     """
-    l_ = check_int("layers", layers, ge=1)
-    h = check_int("hidden", hidden, ge=1)
-    b = check_int("global_batch", global_batch, ge=1)
-    v = check_int("vocab", vocab, ge=1)
-    s = check_int("seq_len", seq_len, ge=1)
+    l_ = check_int("layers", layers, ge=1, le=1 << 20)
+    h = check_int("hidden", hidden, ge=1, le=1 << 20)
+    b = check_int("global_batch", global_batch, ge=1, le=MAX_GLOBAL_BATCH)
+    v = check_int("vocab", vocab, ge=1, le=MAX_SEQ_LEN)
+    s = check_int("seq_len", seq_len, ge=1, le=MAX_SEQ_LEN)
     return 96 * b * s * l_ * h * h * (1 + s / (6 * h) + v / (16 * l_ * h))
