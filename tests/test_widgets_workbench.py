@@ -76,10 +76,13 @@ def test_lesson9_exercise_answers_from_the_planner() -> None:
     small = plan(MODELS["llama3-8b"], CLUSTERS["pcie-24g-8"], WorkloadSpec(global_batch=64, seq_len=4096))
     assert get_exercise("plan.memory_removed").expected_value() == small.funnel[8].removed > 0
     assert get_exercise("plan.slow_link").expected_value() >= 1.0
-    # Errata: the MoE what-if's active parameters, worked by hand: Llama-3 70B plus one more SwiGLU MLP
-    # (3·h·f) per layer for the second routed expert, plus the 8-way router (h·8) per layer.
+    # The MoE exercise, worked by hand: Llama-3 70B plus 3 more SwiGLU MLPs (3·h·f each) per layer for top-4,
+    # plus a 16-way router (h·16) per layer.
     base = MODELS["llama3-70b"]
-    by_hand = base.active_params + base.layers * (3 * 8192 * 28672 + 8192 * 8)
+    by_hand = base.active_params + base.layers * (3 * 3 * 8192 * 28672 + 8192 * 16)
     assert get_exercise("plan.moe_active").expected_value() * 1e9 == pytest.approx(by_hand)
-    assert round(base.active_params / 1e9, 1) == 70.6 and round(by_hand / 1e9, 1) == 126.9
+    # Errata of the lesson's what-if (8 experts, top-2): 70.6B -> 126.9B active, one more MLP and an 8-way router.
+    top2 = base.active_params + base.layers * (3 * 8192 * 28672 + 8192 * 8)
+    assert round(base.active_params / 1e9, 1) == 70.6 and round(top2 / 1e9, 1) == 126.9
+    assert base.as_moe(8, 2).active_params == top2
     assert {ex.id for ex in exercises(9)} == set(LESSON9)

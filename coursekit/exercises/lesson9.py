@@ -34,9 +34,10 @@ EXAMPLE_WORKLOAD: WorkloadSpec = WorkloadSpec(global_batch=1024)
 CP_DEGREES: str = "tp=8,pp=2,dp=4,cp=2,zero=1,mb=1,recompute=selective"
 #: plan.slow_link: the inter-node bandwidth is divided by this (the lesson's table shows ÷ 8, not this).
 SLOWDOWN: int = 4
-#: plan.moe_active: the MoE what-if — every MLP of Llama-3 70B becomes this many experts, this many routed.
-MOE_EXPERTS: int = 8
-MOE_TOP_K: int = 2
+#: plan.moe_active: a variant of the lesson's MoE what-if (which shows 8 experts, top-2) — every MLP of
+#: Llama-3 70B becomes this many experts, this many routed per token.
+MOE_EXPERTS: int = 16
+MOE_TOP_K: int = 4
 
 _GATE_CODES: tuple[str, ...] = tuple(gate.code for gate in PLAN_GATES)
 
@@ -64,7 +65,7 @@ def cp_gate() -> str:
 
 
 def moe_active_billion() -> float:
-    """plan.moe_active: active parameters (billions) of Llama-3 70B made MoE with 8 experts, top-2."""
+    """plan.moe_active: active parameters (billions) of Llama-3 70B made MoE with 16 experts, top-4."""
     return MODELS[EXAMPLE_MODEL].as_moe(MOE_EXPERTS, MOE_TOP_K).active_params / 1e9
 
 
@@ -136,23 +137,27 @@ MOE_ACTIVE = register(
         id="plan.moe_active",
         lesson=9,
         prompt=Text(
-            zh="把 Llama-3 70B 的每层 MLP 换成 8 个专家、每个 token 路由 2 个（ModelSpec.as_moe(8, 2)）。"
+            zh=f"把 Llama-3 70B 的每层 MLP 换成 {MOE_EXPERTS} 个专家、每个 token 路由 {MOE_TOP_K} 个"
+            f"（ModelSpec.as_moe({MOE_EXPERTS}, {MOE_TOP_K})）。"
             "每个 token 经过的激活参数 (active parameters) 是多少十亿？",
-            en="Make every MLP of Llama-3 70B 8 experts with 2 routed per token (ModelSpec.as_moe(8, 2)). How many "
-            "billion active parameters does each token pass through?",
+            en=f"Make every MLP of Llama-3 70B {MOE_EXPERTS} experts with {MOE_TOP_K} routed per token "
+            f"(ModelSpec.as_moe({MOE_EXPERTS}, {MOE_TOP_K})). How many billion active parameters does each token "
+            "pass through?",
         ),
         expected=moe_active_billion,
         kind="number",
         rel_tol=5e-3,
         hint=Text(
-            zh="读 MODELS['llama3-70b'].as_moe(8, 2).active_params；每层多出的是 top_k - 1 个完整的 MLP。",
-            en="Read MODELS['llama3-70b'].as_moe(8, 2).active_params; each layer gains top_k - 1 whole MLPs.",
+            zh="每层多出的是 top_k - 1 个完整的 MLP（3·h·f）和一个 h × 专家数 的路由器；"
+            "或者读 as_moe(...).active_params。",
+            en="Each layer gains top_k - 1 whole MLPs (3·h·f) and an h × experts router; or read "
+            "as_moe(...).active_params.",
         ),
         why=lambda billions: Text(
-            zh=f"约 {billions:.1f}B：top-2 让每个 token 过两个 MLP，每层多一个 3·h·f 的 MLP，"
-            "每 token 的计算几乎翻倍——不是“只多一点”。",
-            en=f"About {billions:.1f}B: top-2 sends each token through two MLPs, one more 3·h·f MLP per layer, so "
-            "the compute per token nearly doubles — not 'a little more'.",
+            zh=f"约 {billions:.1f}B：top-{MOE_TOP_K} 让每个 token 过 {MOE_TOP_K} 个 MLP，"
+            "每 token 的计算随 top_k 增长，而不是随专家总数。",
+            en=f"About {billions:.1f}B: top-{MOE_TOP_K} sends each token through {MOE_TOP_K} MLPs; the compute per "
+            "token grows with top_k, not with the number of experts.",
         ),
     ),
     replace=True,

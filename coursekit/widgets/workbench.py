@@ -115,6 +115,10 @@ register(
             "en": "No composition passes every gate; the funnel shows how many each gate removed.",
         },
         "widgets.workbench.col_degrees": {"zh": "组合", "en": "composition"},
+        "widgets.workbench.col_rank": {
+            "zh": "# （并列组：相差 < {uncertainty:.0%}）",
+            "en": "# (tie group: within {uncertainty:.0%})",
+        },
         "widgets.workbench.col_memory": {"zh": "每 rank 显存 (GiB)", "en": "memory per rank (GiB)"},
         "widgets.workbench.col_step": {"zh": "估算步时 (s)", "en": "estimated step (s)"},
         "widgets.workbench.col_parts": {"zh": "计算 / 通信 / 气泡 (s)", "en": "compute / comm. / bubble (s)"},
@@ -336,13 +340,17 @@ class WorkbenchWidget(LessonWidget[PlanResult]):
                 "widgets.workbench.col_parts",
             )
         )
-        rows = [f"<tr><th style='{cell}'>#</th>{header}</tr>"]
-        for rank, cand in enumerate(best, 1):
+        rank_head = html.escape(tr("widgets.workbench.col_rank", uncertainty=result.assumptions.uncertainty))
+        rows = [f"<tr><th style='{cell}'>{rank_head}</th>{header}</tr>"]
+        groups = result.tie_groups()
+        group_of = {index: g for g, members in enumerate(groups[: len(best)], 1) for index in members}
+        for rank, (index, cand) in enumerate(zip(result.accepted_indices(), best, strict=False), 1):
             t, mem = cand.timeline, cand.memory
             assert t is not None and mem is not None
             parts = f"{t.compute_s:.3g} / {t.exposed_communication_s:.3g} / {t.bubble_s:.3g}"
             rows.append(
-                f'<tr><td style="{cell}">{rank}</td><td style="{cell}"><code>{html.escape(cand.label())}</code></td>'
+                f'<tr><td style="{cell}">{rank} ({group_of.get(index, "")})</td>'
+                f'<td style="{cell}"><code>{html.escape(cand.label())}</code></td>'
                 f'<td style="{cell}">{mem.total_gib:.1f} / {mem.device_gib:g}</td>'
                 f'<td style="{cell}">{t.step_s:.3g}</td><td style="{cell}">{parts}</td></tr>'
             )

@@ -582,14 +582,14 @@ verify("plan.cp_gate", answer)
 # %% [markdown] lang="zh"
 # ### 练习 9.3
 #
-# 第 5 节的 MoE what-if：Llama-3 70B 的每层 MLP 换成 8 个专家、每个 token 路由 2 个。每个 token 的激活参数是多少十亿？
-# 自己算，不要只读上面的表：每层多出的是哪一块？
+# 第 5 节的 MoE what-if 用了 8 个专家、top-2。换成 16 个专家、每个 token 路由 4 个（`as_moe(16, 4)`）：
+# 每个 token 的激活参数是多少十亿？先想清楚每层多出的是哪几块。
 
 # %% [markdown] lang="en"
 # ### Exercise 9.3
 #
-# Section 5's MoE what-if: every MLP of Llama-3 70B becomes 8 experts with 2 routed per token. How many billion active
-# parameters does each token pass through? Work it out rather than reading the table above: what does each layer gain?
+# Section 5's MoE what-if used 8 experts, top-2. Make it 16 experts with 4 routed per token (`as_moe(16, 4)`): how many
+# billion active parameters does each token pass through? Work out first what each layer gains.
 
 # %% tags=["learner"]
 answer = ...
@@ -597,7 +597,7 @@ check("plan.moe_active", answer)
 
 # %% tags=["solution"]
 base = MODELS["llama3-70b"]
-extra_per_layer = 3 * base.hidden * base.ffn_hidden + base.hidden * 8  # one more SwiGLU MLP, plus the router
+extra_per_layer = 3 * (3 * base.hidden * base.ffn_hidden) + base.hidden * 16  # three more SwiGLU MLPs + the router
 answer = (base.active_params + base.layers * extra_per_layer) / 1e9
 verify("plan.moe_active", answer)
 
