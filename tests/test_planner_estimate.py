@@ -252,3 +252,24 @@ def test_absurd_sizes_are_refused_with_a_message() -> None:
         WorkloadSpec(global_batch=10**30)
     with pytest.raises(ValueError, match="world size"):
         replace(CLUSTERS["h100-8"], nodes=10**5)
+
+
+def test_pipeline_memory_by_hand_edge_stages_and_in_flight_micro_batches() -> None:
+    """pp = 2, tp = 1, dp = 4, ZeRO-0, full recompute, no SP, mb = 1, ga = 4 (megatron-bf16, 18 bytes/param).
+    The first stage holds 2 layers + the embedding and keeps min(pp, m) = 2 micro-batches in flight (1F1B); the
+    last holds 2 layers + the output layer, 1 micro-batch and the fp32 logits; full recomputation keeps each layer's
+    input, 2·s·b·h (Korthikanti Table 2), plus one layer's working set while it recomputes (34·s·b·h without SP:
+    s·b·h·(10 + 24/t) at t = 1). The ledger is the heavier stage."""
+    workload = WorkloadSpec(
+        global_batch=16, seq_len=S, recompute_modes=("full",), zero_stages=(0,), sequence_parallel=False
+    )
+    sbh = S * 1 * H
+    working_set = sbh * (10 + 24)
+    first = 18 * (2 * PER_LAYER + EMBEDDING) + 2 * sbh * 2 * 2 + working_set + 2 * GIB
+    last = 18 * (2 * PER_LAYER + OUTPUT) + 2 * sbh * 2 * 1 + working_set + 4 * S * V + 2 * GIB
+    cand = evaluate_composition(HAND, BOX, workload, tp=1, pp=2, dp=4, zero=0, mb=1, recompute="full")
+    assert cand.memory is not None and cand.grad_accum == 4
+    assert cand.memory.total_gib * GIB == pytest.approx(max(first, last), rel=1e-12)
+    result = plan(HAND, BOX, workload)
+    (index,) = result.find(tp=1, pp=2, dp=4, v=1, zero=0, mb=1, recompute="full")
+    assert float(result._table.memory_gib[index]) * GIB == pytest.approx(max(first, last), rel=1e-12)
