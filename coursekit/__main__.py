@@ -51,7 +51,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     with argparse_language():
         args = parser.parse_args(args_list)
-        if args.lang is not None:
+        if getattr(args, "lang", None) is not None:  # subcommands without --lang leave it unset
             i18n.set_language(args.lang)
         if args.command == "plan":
             return _run_plan(args, _subparser(parser, "plan"))
