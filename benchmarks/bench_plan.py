@@ -5,7 +5,8 @@
 Prints, for each case, the size of the search space, the accepted count and the median / min
 wall time of ``coursekit.planner.plan`` (one process, warm imports; the first call, which also
 imports numpy, is timed separately). The headline case is Llama-3 405B on 512 H100 nodes
-(4096 GPUs).
+(4096 GPUs); the goal is <= 1 s. Then the time of one ``explain`` (goal <= 50 ms) and of the
+refusal of absurd sizes (10**30 GPUs or batch, 10**12 nodes; goal: at once, well under 1 s).
 """
 
 from __future__ import annotations
@@ -49,6 +50,26 @@ def main() -> None:
             f"{model:<14} {spec.world_size:>5} {result.space_size:>8} {result.accepted_count:>8} "
             f"{1e3 * statistics.median(times):>10.1f} {1e3 * min(times):>8.1f}"
         )
+    big = plan(MODELS["llama3-405b"], CLUSTERS["h100-8"].with_nodes(512), WorkloadSpec(global_batch=2048))
+    times = []
+    for _ in range(args.repeats):
+        t0 = time.perf_counter()
+        big.explain("tp=8,pp=16,dp=32,zero=1,mb=1,recompute=selective").explain()
+        times.append(time.perf_counter() - t0)
+    print(f"explain (405B, 4096 GPUs): median {1e3 * statistics.median(times):.1f} ms, min {1e3 * min(times):.1f} ms")
+    from coursekit.__main__ import main as cli
+
+    for label, argv in (
+        ("--nodes 10**30", ["--nodes", str(10**30)]),
+        ("--nodes 10**12", ["--nodes", str(10**12)]),
+        ("--global-batch 10**30", ["--global-batch", str(10**30)]),
+    ):
+        t0 = time.perf_counter()
+        try:
+            cli(["plan", "--model", "llama3-8b", "--cluster", "h100-8", "--global-batch", "8", *argv])
+        except SystemExit as exc:
+            status = exc.code
+        print(f"refusal of {label}: exit {status} in {1e3 * (time.perf_counter() - t0):.1f} ms")
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ Taught in: lesson 1 (Q1 capacity).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
+from typing import Any
 
 from ._validate import check_bool, check_choice, check_divides, check_int, check_number
 from .i18n import Text, register, tr
@@ -392,6 +392,19 @@ class TrainingStateMemory:
         return bytes_to_gb(self.total_bytes)
 
 
+def _state_bytes(
+    local_params: Any, dp: Any, zero_stage: Any, param_bytes: Any, grad_bytes: Any, optimizer_bytes: Any
+) -> tuple[Any, Any, Any]:
+    """(weights, gradients, optimizer states) bytes per rank for Ψ = ``local_params``; array-generic.
+
+    ZeRO stage >= 1 divides the optimizer states by ``dp``, >= 2 also the gradients, 3 also the weights.
+    """
+    weights = param_bytes * local_params / (1 + (dp - 1) * (zero_stage >= 3))
+    grads = grad_bytes * local_params / (1 + (dp - 1) * (zero_stage >= 2))
+    optimizer = optimizer_bytes * local_params / (1 + (dp - 1) * (zero_stage >= 1))
+    return weights, grads, optimizer
+
+
 def training_state_memory(
     num_params: float,
     *,
@@ -445,16 +458,9 @@ def training_state_memory(
     pp = check_int("pp", pp, ge=1)
     chosen = _resolve_recipe(recipe, param_bytes, grad_bytes, optimizer_bytes)
 
-    local = params / (tp * pp)
-    weights = chosen.param_bytes * local
-    grads = chosen.grad_bytes * local
-    optimizer = chosen.optimizer_bytes * local
-    if zero_stage >= 1:
-        optimizer /= dp
-    if zero_stage >= 2:
-        grads /= dp
-    if zero_stage >= 3:
-        weights /= dp
+    weights, grads, optimizer = _state_bytes(
+        params / (tp * pp), dp, zero_stage, chosen.param_bytes, chosen.grad_bytes, chosen.optimizer_bytes
+    )
     return TrainingStateMemory(
         num_params=params,
         recipe=chosen,
@@ -533,6 +539,27 @@ class ActivationMemory:
         return bytes_to_gib(self.total_bytes)
 
 
+def _activation_terms(
+    s: Any, b: Any, h: Any, a: Any, t: Any, sp: Any, recompute_code: Any, cp: Any
+) -> tuple[Any, Any, Any]:
+    """(linear, attention-score, total) activation bytes per layer; array-generic.
+
+    ``recompute_code`` indexes :data:`RECOMPUTE_MODES` (0 none, 1 selective, 2 full); ``sp`` is
+    sequence parallelism. Each term is an integer numerator over t·cp divided once, so integer inputs
+    give the correctly rounded value of the exact fraction (Korthikanti et al. 2022, Table 2).
+    """
+    sbh = s * b * h
+    full = (recompute_code == 2) * 1  # 0/1, also for numpy arrays (which refuse bool subtraction)
+    t_sp = 1 + (t - 1) * sp  # t with sequence parallelism, else 1
+    linear_kept = sp * ACT_LINEAR_COEFF * sbh + (1 - sp) * sbh * (
+        ACT_REPLICATED_COEFF * t + ACT_LINEAR_COEFF - ACT_REPLICATED_COEFF
+    )
+    linear_num = (1 - full) * linear_kept + full * ACT_FULL_RECOMPUTE_COEFF * sbh * t // t_sp
+    scores_num = (recompute_code == 0) * ACT_SCORES_COEFF * a * s * s * b
+    denominator = t * cp
+    return linear_num / denominator, scores_num / denominator, (linear_num + scores_num) / denominator
+
+
 def activation_memory_breakdown(
     *,
     seq_len: int,
@@ -602,17 +629,7 @@ def activation_memory_breakdown(
     check_divides("tp", t, "heads", a)
     check_divides("cp", c, "seq_len", s)
 
-    sbh = Fraction(s * b * h)
-    if mode == "full":
-        linear = ACT_FULL_RECOMPUTE_COEFF * sbh / (t if sp else 1)
-    elif sp:
-        linear = ACT_LINEAR_COEFF * sbh / t
-    else:
-        linear = sbh * (ACT_REPLICATED_COEFF + Fraction(ACT_LINEAR_COEFF - ACT_REPLICATED_COEFF, t))
-    attention = Fraction(ACT_SCORES_COEFF * a * s * s * b, t) if mode == "none" else Fraction(0)
-    linear /= c
-    attention /= c
-    per_layer = linear + attention
+    linear, attention, per_layer = _activation_terms(s, b, h, a, t, sp, RECOMPUTE_MODES.index(mode), c)
     return ActivationMemory(
         seq_len=s,
         micro_batch=b,

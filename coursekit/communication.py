@@ -257,6 +257,34 @@ def bus_bandwidth_factor(kind: str, ranks: int) -> float:
     return 1.0
 
 
+def _bus_factor(kind: str, n: Any) -> Any:
+    """Array-generic :func:`bus_bandwidth_factor` (``n`` may be a numpy array)."""
+    if kind == "all_reduce":
+        return 2 * (n - 1) / n
+    if kind in ("all_gather", "reduce_scatter", "all_to_all"):
+        return (n - 1) / n
+    return 1.0 + 0 * n
+
+
+def _steps(kind: str, n: Any) -> Any:
+    """Array-generic ring latency steps: 0 when ``n == 1``."""
+    if kind == "all_reduce":
+        return 2 * (n - 1)
+    if kind == "send_recv":
+        return 1 * (n > 1)
+    return n - 1
+
+
+def _collective_transfer_s(kind: str, n: Any, payload_bytes: Any, bandwidth_bytes_per_s: Any) -> Any:
+    """Transfer term factor·S/B, 0 when ``n == 1``; array-generic."""
+    return (n > 1) * _bus_factor(kind, n) * payload_bytes / bandwidth_bytes_per_s
+
+
+def _collective_time_s(kind: str, n: Any, payload_bytes: Any, bandwidth_bytes_per_s: Any, latency_s: Any) -> Any:
+    """Ring alpha-beta time of one collective (see :func:`collective_cost`); array-generic, no validation."""
+    return _steps(kind, n) * latency_s + _collective_transfer_s(kind, n, payload_bytes, bandwidth_bytes_per_s)
+
+
 def _latency_steps(kind: str, n: int) -> int:
     if n == 1:
         return 0
@@ -349,7 +377,7 @@ def collective_cost(
     factor = bus_bandwidth_factor(kind, n)
     steps = _latency_steps(kind, n)
     latency = steps * alpha
-    transfer = 0.0 if n == 1 else factor * payload / bandwidth
+    transfer = float(_collective_transfer_s(kind, n, payload, bandwidth))
     return CollectiveCost(
         kind=kind,
         ranks=n,
@@ -518,6 +546,25 @@ def dp_traffic(
     )
 
 
+def _zero_payloads(params: Any, grad_bytes: Any, param_bytes: Any, units: Any) -> tuple[Any, Any]:
+    """(gradient bytes, weight bytes) per ZeRO call: Ψ·g/units and Ψ·p/units; array-generic."""
+    return params * grad_bytes / units, params * param_bytes / units
+
+
+def _zero_calls(stage: Any, units: Any, micro_batches: Any) -> tuple[Any, Any, Any]:
+    """(all-reduce, reduce-scatter, all-gather) calls per step of ZeRO ``stage``; array-generic.
+
+    Stage 0: ``units`` all-reduces. Stage 1: ``units`` reduce-scatters and all-gathers, once per
+    step. Stage 2: reduce-scatter every micro-batch (``units·m``), all-gather once. Stage 3:
+    reduce-scatter every micro-batch, all-gather before every forward and every backward (``2·units·m``).
+    """
+    per_micro_batch = units * micro_batches
+    all_reduce = units * (stage == 0)
+    reduce_scatter = (stage == 1) * units + (stage >= 2) * per_micro_batch
+    gather = (stage == 1) * units + (stage == 2) * units + (stage == 3) * 2 * per_micro_batch
+    return all_reduce, reduce_scatter, gather
+
+
 def zero_traffic(
     *,
     num_params: float,
@@ -526,6 +573,7 @@ def zero_traffic(
     param_bytes: float = 2,
     grad_bytes: float = 2,
     units: int = 1,
+    micro_batches: int = 1,
 ) -> tuple[TrafficEntry, ...]:
     """ZeRO / FSDP data parallelism: the collectives one rank issues per step at a given stage.
 
@@ -538,14 +586,26 @@ def zero_traffic(
         grad_bytes: bytes per gradient element that is reduced.
         units: calls each collective is split into: buckets for stages 0-2,
             FSDP units (typically one per transformer layer) for stage 3.
+        micro_batches: micro-batches m per step (gradient accumulation).
 
-    Stage 0: gradient all-reduce (2Ψ). Stages 1-2: reduce-scatter of gradients
-    + all-gather of updated weights, Ψ + Ψ = 2Ψ, the same volume as DP
-    (ZeRO §7.2.1). Stage 3: all-gather weights in forward, again in backward,
-    and reduce-scatter gradients: 3Ψ, 1.5x DP (ZeRO §7.2.2).
+    With one micro-batch per step — ZeRO §7's setting — stage 0 is a gradient
+    all-reduce (2Ψ); stages 1-2 a reduce-scatter of gradients + an all-gather of
+    updated weights, Ψ + Ψ = 2Ψ, the volume of DP (ZeRO §7.2.1); stage 3
+    all-gathers weights in forward, again in backward, and reduce-scatters
+    gradients: 3Ψ, 1.5x DP (ZeRO §7.2.2).
+
+    With m micro-batches, what a rank no longer holds must move every
+    micro-batch: stage 2 keeps only its gradient shard, so it reduce-scatters
+    each micro-batch's gradients (m·Ψ); stage 3 also gathers the weights for
+    every micro-batch's forward and backward (2·m·Ψ). Stages 0 and 1 keep full
+    gradients, accumulate locally and synchronise once per step (DeepSpeed's
+    ZeRO-2/3 reduce in every backward; FSDP FULL_SHARD gathers per forward and
+    backward). See :func:`_zero_calls`.
 
     >>> [(e.collective, e.calls_per_step) for e in zero_traffic(num_params=1e9, dp=8, stage=3, units=32)]
     [('all_gather', 32), ('all_gather', 32), ('reduce_scatter', 32)]
+    >>> [(e.collective, e.calls_per_step) for e in zero_traffic(num_params=1e9, dp=8, stage=2, micro_batches=4)]
+    [('reduce_scatter', 4), ('all_gather', 1)]
 
     Taught in: lesson 2 (Q2 communication).
     """
@@ -555,16 +615,17 @@ def zero_traffic(
     weight = check_number("param_bytes", param_bytes, gt=0)
     grad = check_number("grad_bytes", grad_bytes, gt=0)
     k = check_int("units", units, ge=1)
+    m = check_int("micro_batches", micro_batches, ge=1)
     if n == 1:
         return ()
-    grads_payload = params * grad / k
-    params_payload = params * weight / k
+    grads_payload, params_payload = _zero_payloads(params, grad, weight, k)
+    all_reduce_calls, reduce_scatter_calls, gather_calls = _zero_calls(zero_stage, k, m)
     if zero_stage == 0:
         return (
             _entry(
                 "all_reduce",
                 grads_payload,
-                k,
+                all_reduce_calls,
                 "dp",
                 n,
                 "梯度 all-reduce（ZeRO-0 即普通数据并行）",
@@ -575,7 +636,7 @@ def zero_traffic(
     reduce_grads = _entry(
         "reduce_scatter",
         grads_payload,
-        k,
+        reduce_scatter_calls,
         "dp",
         n,
         "梯度 reduce-scatter：每个 rank 只拿到自己那一片的归约结果",
@@ -588,7 +649,7 @@ def zero_traffic(
             _entry(
                 "all_gather",
                 params_payload,
-                k,
+                gather_calls,
                 "dp",
                 n,
                 "优化器更新后 all-gather 参数，各 rank 重新拿到完整参数",
@@ -600,7 +661,7 @@ def zero_traffic(
         _entry(
             "all_gather",
             params_payload,
-            k,
+            gather_calls // 2,
             "dp",
             n,
             "前向：每个单元计算前 all-gather 它的参数，用完即释放",
@@ -610,7 +671,7 @@ def zero_traffic(
         _entry(
             "all_gather",
             params_payload,
-            k,
+            gather_calls // 2,
             "dp",
             n,
             "反向：再次 all-gather 每个单元的参数",
@@ -621,8 +682,100 @@ def zero_traffic(
     )
 
 
-def _activation_bytes(seq_len: int, micro_batch: int, hidden: int, element_bytes: float) -> float:
+def _activation_bytes(seq_len: Any, micro_batch: Any, hidden: Any, element_bytes: Any) -> Any:
     return seq_len * micro_batch * hidden * element_bytes
+
+
+def _layer_collective_calls(layers: Any, micro_batches: Any) -> Any:
+    """Calls per phase of a per-layer pair of collectives (TP's g/f, MoE dispatch+combine): 2·L·m."""
+    return 2 * layers * micro_batches
+
+
+def _tp_time_s(
+    tokens: Any,
+    micro_batch: Any,
+    hidden: Any,
+    layers: Any,
+    tp: Any,
+    element_bytes: Any,
+    sequence_parallel: bool,
+    full_recompute: Any,
+    micro_batches: Any,
+    bandwidth_bytes_per_s: Any,
+    latency_s: Any,
+) -> Any:
+    """Seconds per step of :func:`tp_traffic` (2 or 3 phases; all-reduce, or all-gather + reduce-scatter)."""
+    payload = _activation_bytes(tokens, micro_batch, hidden, element_bytes)
+    calls = _layer_collective_calls(layers, micro_batches) * (2 + full_recompute)
+    if sequence_parallel:
+        one = _collective_time_s("all_gather", tp, payload, bandwidth_bytes_per_s, latency_s) + _collective_time_s(
+            "reduce_scatter", tp, payload, bandwidth_bytes_per_s, latency_s
+        )
+    else:
+        one = _collective_time_s("all_reduce", tp, payload, bandwidth_bytes_per_s, latency_s)
+    return calls * one
+
+
+def _pp_time_s(
+    tokens: Any,
+    micro_batch: Any,
+    hidden: Any,
+    pp: Any,
+    micro_batches: Any,
+    element_bytes: Any,
+    bandwidth: Any,
+    latency: Any,
+) -> Any:
+    """Seconds per step of :func:`pp_traffic` at one stage boundary: m sends forward and m backward."""
+    payload = _activation_bytes(tokens, micro_batch, hidden, element_bytes)
+    return (pp > 1) * 2 * micro_batches * _collective_time_s("send_recv", 2, payload, bandwidth, latency)
+
+
+def _cp_kv_block_bytes(seq_len: Any, cp: Any, micro_batch: Any, kv_hidden: Any, element_bytes: Any) -> Any:
+    """One ring step's K and V block: 2·b·(s/cp)·kv_hidden·bytes."""
+    return 2 * _activation_bytes(seq_len / cp, micro_batch, kv_hidden, element_bytes)
+
+
+def _cp_time_s(
+    seq_len: Any,
+    cp: Any,
+    micro_batch: Any,
+    kv_hidden: Any,
+    layers: Any,
+    micro_batches: Any,
+    element_bytes: Any,
+    bandwidth: Any,
+    latency: Any,
+) -> Any:
+    """Seconds per step of :func:`cp_traffic`: (cp-1)·L·m ring steps forward (K, V) and backward (K, V, dK, dV)."""
+    block = _cp_kv_block_bytes(seq_len, cp, micro_batch, kv_hidden, element_bytes)
+    calls = (cp - 1) * layers * micro_batches
+    send = _collective_time_s("send_recv", 2, block, bandwidth, latency)
+    send_twice = _collective_time_s("send_recv", 2, 2 * block, bandwidth, latency)
+    return calls * (send + send_twice)
+
+
+def _all_to_all_two_tier_s(
+    n: Any,
+    members_per_node: Any,
+    payload_bytes: Any,
+    remote_share: Any,
+    intra_bandwidth: Any,
+    intra_latency: Any,
+    inter_bandwidth: Any,
+    inter_latency: Any,
+) -> tuple[Any, Any]:
+    """(intra-node s, inter-node s) of one all-to-all whose ``n`` ranks sit ``members_per_node`` to a node.
+
+    Each rank sends ``payload_bytes·(r-1)/n`` to the r-1 peers on its node and ``payload_bytes·(n-r)/n``
+    to the others, scaled by ``remote_share`` (1 = every copy sent; smaller with per-node
+    de-duplication or node-limited routing). The two parts use different links and run concurrently, so
+    the call takes the larger of the two. With r = n it is :func:`collective_time_s` of an all_to_all.
+    """
+    r = members_per_node
+    intra = (r > 1) * ((r - 1) * intra_latency + payload_bytes * (r - 1) / n / intra_bandwidth)
+    inter = (n > r) * ((n - r) * inter_latency + payload_bytes * (n - r) / n * remote_share / inter_bandwidth)
+    return intra, inter
 
 
 def tp_traffic(
@@ -673,7 +826,7 @@ def tp_traffic(
     if t == 1:
         return ()
     payload = _activation_bytes(s, b, h, element)
-    calls = 2 * n_layers * m
+    calls = _layer_collective_calls(n_layers, m)
     phases = [("前向", "Forward"), ("反向", "Backward")]
     if mode == "full":
         phases.append(("重计算的前向", "Recomputed forward"))
@@ -823,7 +976,7 @@ def cp_traffic(
     check_divides("cp", c, "seq_len", s)
     if c == 1:
         return ()
-    kv_block = 2 * _activation_bytes(s // c, b, kv, element)
+    kv_block = _cp_kv_block_bytes(s, c, b, kv, element)
     calls = (c - 1) * n_layers * m
     return (
         _entry(
@@ -891,7 +1044,7 @@ def ep_traffic(
     if e == 1:
         return ()
     payload = _activation_bytes(s, b, h, element) * k
-    calls = 2 * n_layers * m
+    calls = _layer_collective_calls(n_layers, m)
     return (
         _entry(
             "all_to_all",

@@ -48,6 +48,8 @@ __all__ = [
     "NVLINK3_UNIDIRECTIONAL_BYTES_PER_S",
     "NVLINK4_H100_BIDIRECTIONAL_BYTES_PER_S",
     "NVLINK4_H100_BYTES_PER_S",
+    "NVLINK_H800_BYTES_PER_S",
+    "OMNIPATH_4X100G_PER_GPU_BYTES_PER_S",
     "PCIE4_X16_BYTES_PER_S",
     "PCIE_LATENCY_S",
     "TPU_V4_BF16_FLOPS",
@@ -101,6 +103,14 @@ H100_BF16_DENSE_FLOPS: float = 989e12
 H100_HBM_BYTES_PER_S: float = 3.35e12
 #: H100's NVLink 4 (450 GB/s each way) and NDR InfiniBand (50 GB/s per GPU each way) are
 #: NVLINK4_H100_BYTES_PER_S and IB_NDR_BYTES_PER_S above.
+
+#: NVIDIA H800 SXM (the export variant used by DeepSeek-V3): H100's compute and HBM; NVLink 400 GB/s both
+#: directions -> 200 GB/s each way (DeepSeek-V3 technical report, arXiv:2412.19437, §3.1; it measures about
+#: 160 GB/s achievable, §3.2.2). Its InfiniBand is 50 GB/s per GPU (§3.2.2), IB_NDR_BYTES_PER_S.
+NVLINK_H800_BYTES_PER_S: float = 400e9 / 2
+#: Jean Zay's A100 nodes (BLOOM, Le Scao et al. 2022, arXiv:2211.05100, §3.4.1): four Omni-Path 100 Gb/s
+#: links per 8-GPU node -> 4 x 100e9 / 8 bits / 8 GPUs = 6.25 GB/s per GPU each way.
+OMNIPATH_4X100G_PER_GPU_BYTES_PER_S: float = 4 * 100e9 / BITS_PER_BYTE / 8
 
 #: NVIDIA A10 Tensor Core GPU datasheet: BF16 Tensor Core 125 TFLOP/s dense (250 with sparsity),
 #: 24 GB GDDR6 at 600 GB/s, PCIe Gen4 x16.

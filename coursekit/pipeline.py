@@ -143,6 +143,11 @@ def _check_shape(stages: Any, microbatches: Any, virtual_stages: Any) -> tuple[i
     return p, m, v
 
 
+def _bubble_fraction(stages: Any, microbatches: Any, virtual_stages: Any) -> Any:
+    """(p-1)/(v·m + p-1); array-generic, no validation (the planner's vectorised search calls it)."""
+    return (stages - 1) / (virtual_stages * microbatches + stages - 1)
+
+
 def bubble_fraction(stages: int, microbatches: int, virtual_stages: int = 1) -> float:
     """Share of the whole step that each device spends idle: ``(p-1)/(v·m + p-1)``.
 
@@ -171,7 +176,7 @@ micro-batches to each model chunk in groups of 4).
     Taught in: lesson 5 (S18 selection matrix: pipeline bubble).
     """
     p, m, v = _check_shape(stages, microbatches, virtual_stages)
-    return (p - 1) / (v * m + p - 1)
+    return float(_bubble_fraction(p, m, v))
 
 
 def bubble_overhead(stages: int, microbatches: int, virtual_stages: int = 1) -> float:

@@ -16,6 +16,7 @@ Taught in: lesson 9 (decision workbench).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from .hardware import (
     A10_BF16_DENSE_FLOPS,
@@ -35,16 +36,20 @@ from .hardware import (
     NCCL_RING_NVLINK_LATENCY_S,
     NVLINK3_UNIDIRECTIONAL_BYTES_PER_S,
     NVLINK4_H100_BYTES_PER_S,
+    NVLINK_H800_BYTES_PER_S,
+    OMNIPATH_4X100G_PER_GPU_BYTES_PER_S,
     PCIE4_X16_BYTES_PER_S,
     PCIE_LATENCY_S,
 )
-from .planner import ClusterSpec, ModelSpec
+from .planner import ClusterSpec, ModelSpec, WorkloadSpec
 
 __all__ = [
     "CLUSTERS",
     "MEGATRON_TABLE1",
     "MODELS",
+    "PUBLISHED_RUNS",
     "MegatronRun",
+    "PublishedRun",
 ]
 
 # --------------------------------------------------------------------------- clusters
@@ -78,6 +83,33 @@ CLUSTERS: dict[str, ClusterSpec] = {
             inter_node_latency_s=NCCL_RING_NET_LATENCY_S,
             memory_bandwidth_bytes_per_s=H100_HBM_BYTES_PER_S,
             source="NVIDIA H100 datasheet (SXM), DGX H100 datasheet (8x NDR 400 Gb/s)",
+        ),
+        ClusterSpec(
+            name="h800-8",
+            nodes=1,
+            gpus_per_node=8,
+            memory_per_device_gib=80.0,
+            peak_flops=H100_BF16_DENSE_FLOPS,
+            intra_node_bandwidth_bytes_per_s=NVLINK_H800_BYTES_PER_S,
+            inter_node_bandwidth_bytes_per_s=IB_NDR_BYTES_PER_S,
+            intra_node_latency_s=NCCL_RING_NVLINK_LATENCY_S,
+            inter_node_latency_s=NCCL_RING_NET_LATENCY_S,
+            memory_bandwidth_bytes_per_s=H100_HBM_BYTES_PER_S,
+            source="H800 SXM: H100 compute and HBM, NVLink 400 GB/s bidirectional; 50 GB/s IB per GPU "
+            "(DeepSeek-V3 technical report, arXiv:2412.19437, §3.1-3.2)",
+        ),
+        ClusterSpec(
+            name="jeanzay-a100-8",
+            nodes=1,
+            gpus_per_node=8,
+            memory_per_device_gib=80.0,
+            peak_flops=A100_BF16_DENSE_FLOPS,
+            intra_node_bandwidth_bytes_per_s=NVLINK3_UNIDIRECTIONAL_BYTES_PER_S,
+            inter_node_bandwidth_bytes_per_s=OMNIPATH_4X100G_PER_GPU_BYTES_PER_S,
+            intra_node_latency_s=NCCL_RING_NVLINK_LATENCY_S,
+            inter_node_latency_s=NCCL_RING_NET_LATENCY_S,
+            memory_bandwidth_bytes_per_s=A100_80GB_HBM_BYTES_PER_S,
+            source="Jean Zay A100 80GB nodes, 4 x Omni-Path 100 Gb/s per node (BLOOM, arXiv:2211.05100, §3.4.1)",
         ),
         ClusterSpec(
             name="pcie-24g-8",
@@ -114,6 +146,15 @@ BROWN_2020: str = "Brown et al., Language Models are Few-Shot Learners, arXiv:20
 RADFORD_2019: str = "Radford et al. 2019, GPT-2 (124M: 12 layers, d_model 768, 12 heads, context 1024, vocab 50257)"
 LLAMA3_2024: str = "Llama Team, The Llama 3 Herd of Models, arXiv:2407.21783, Table 3 (vocabulary 128K = 128256)"
 MIXTRAL_2024: str = "Jiang et al., Mixtral of Experts, arXiv:2401.04088, Table 1 (context 32768)"
+LLAMA3_2024_TABLE4: str = "Llama Team, The Llama 3 Herd of Models, arXiv:2407.21783, Table 4"
+MTNLG_2022: str = "Smith et al., Using DeepSpeed and Megatron to Train Megatron-Turing NLG 530B, arXiv:2201.11990"
+BLOOM_2022: str = (
+    "BigScience (Le Scao et al.), BLOOM: A 176B-Parameter Open-Access Multilingual Language Model, arXiv:2211.05100, §3"
+)
+DEEPSEEK_V3_2024: str = (
+    "DeepSeek-AI, DeepSeek-V3 Technical Report, arXiv:2412.19437 (approximated: multi-head latent attention as "
+    "plain attention, the shared expert and the 3 dense layers folded into 8 routed experts per MoE layer)"
+)
 MEGATRON_2021: str = (
     "Narayanan et al., Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM, "
     "arXiv:2104.04473, Table 1 (V = 51200, s = 2048)"
@@ -188,6 +229,27 @@ class MegatronRun:
         """8-GPU nodes."""
         return self.gpus // 8
 
+    def workload(self, **overrides: Any) -> WorkloadSpec:
+        """The paper's set-up as the course reads it (arXiv:2104.04473, §5.1 and §3.5): fp16 mixed precision
+        with fp32 master weights and Adam states (16 bytes per parameter, no distributed optimizer, so ZeRO
+        stage 0), activation recomputation of every layer ("full"), no sequence parallelism (introduced a
+        year later, arXiv:2205.05198), sequences of 2048 tokens; the batch of the row. ``overrides`` are
+        further :class:`~coursekit.planner.WorkloadSpec` fields."""
+        options: dict[str, Any] = {
+            "global_batch": self.global_batch,
+            "seq_len": 2048,
+            "recipe": "zero-fp16-adam",
+            "sequence_parallel": False,
+            "zero_stages": (0,),
+            "recompute_modes": ("full",),
+            **overrides,
+        }
+        return WorkloadSpec(**options)
+
+    def cluster(self) -> ClusterSpec:
+        """The row's GPUs as 8-GPU DGX A100 (80 GB) nodes."""
+        return CLUSTERS["a100-8"].with_nodes(self.nodes)
+
 
 #: Table 1 of Megatron-LM (arXiv:2104.04473): weak scaling from 1.7B to 1T parameters on A100 GPUs.
 #: Columns: parameters (billion), attention heads, hidden size, layers, tensor-parallel size,
@@ -228,5 +290,202 @@ MODELS: dict[str, ModelSpec] = {
             source=MIXTRAL_2024,
         ),
         *(_gpt(run.name, run.layers, run.hidden, run.heads, 51200, 2048, MEGATRON_2021) for run in MEGATRON_TABLE1),
+        _gpt("mt-nlg-530b", 105, 20480, 128, 50257, 2048, MTNLG_2022),
+        ModelSpec(
+            name="bloom-176b",
+            layers=70,
+            hidden=14336,
+            heads=112,
+            ffn_hidden=4 * 14336,
+            vocab=250880,
+            seq_len=2048,
+            mlp="gelu",
+            norm="layernorm",
+            position="rope",  # ALiBi: no position parameters, like rotary
+            biases=True,
+            tied_embeddings=True,
+            source=BLOOM_2022,
+        ),
+        ModelSpec(
+            name="deepseek-v3-approx",
+            layers=61,
+            hidden=7168,
+            heads=128,
+            ffn_hidden=18432,
+            vocab=129280,
+            seq_len=4096,
+            num_experts=256,
+            top_k=8,
+            moe_ffn_hidden=2048,
+            source=DEEPSEEK_V3_2024,
+        ),
     )
 }
+
+# --------------------------------------------------------------------------- published runs
+
+
+@dataclass(frozen=True)
+class PublishedRun:
+    """A large training run as its authors published it: model, GPUs, layout, batch and measured throughput.
+
+    ``degrees`` is the published layout (tp, cp, pp, dp and, for MoE, ep); the planner searches the
+    rest (micro-batch, schedule, ZeRO stage, recompute) within ``workload_options``.
+    ``measured_tflops_per_gpu`` is the paper's figure with the paper's own FLOP convention
+    (``flop_convention``: ``"palm"`` = 6N + 12·L·h·s per token, ``"megatron"`` = Megatron-LM's
+    eq. 3 with recomputation, or ``"tokens"`` when the paper reports tokens per GPU-second
+    instead — then ``measured_tokens_per_gpu_s`` holds it).
+    """
+
+    name: str
+    model: str
+    cluster: str
+    nodes: int
+    global_batch: int
+    seq_len: int
+    degrees: tuple[tuple[str, int], ...]
+    flop_convention: str
+    measured_tflops_per_gpu: float
+    source: str
+    measured_tokens_per_gpu_s: float = 0.0
+    workload_options: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def gpus(self) -> int:
+        """GPUs the run used."""
+        return self.nodes * CLUSTERS[self.cluster].gpus_per_node
+
+    @property
+    def label(self) -> str:
+        """A language-neutral label: model preset, GPUs × device, sequence length."""
+        device = self.cluster.split("-")[0].upper()
+        device = "A100" if device == "JEANZAY" else device
+        return f"{self.model} · {self.gpus} × {device} · s = {self.seq_len}"
+
+    def workload(self) -> WorkloadSpec:
+        """The run's workload: its batch and sequence, and the options its paper states."""
+        return WorkloadSpec(global_batch=self.global_batch, seq_len=self.seq_len, **dict(self.workload_options))
+
+
+_MTNLG_SETUP: tuple[tuple[str, Any], ...] = (
+    ("recipe", "zero-fp16-adam"),
+    ("zero_stages", (0, 1)),
+    ("recompute_modes", ("full",)),
+    ("sequence_parallel", False),
+)
+
+#: Published runs the course checks its estimate against (none of them calibrates it).
+PUBLISHED_RUNS: tuple[PublishedRun, ...] = (
+    PublishedRun(
+        "Llama 3 405B, 8K, 8192 GPUs",
+        "llama3-405b",
+        "h100-8",
+        1024,
+        2048,
+        8192,
+        (("tp", 8), ("cp", 1), ("pp", 16), ("dp", 64)),
+        "palm",
+        430.0,
+        LLAMA3_2024_TABLE4 + ", row 1 (430 TFLOPs/GPU, 43 % BF16 MFU)",
+        workload_options=(("pipeline_edge_layers", 1), ("zero_stages", (1, 2)), ("max_micro_batch", 2)),
+    ),
+    PublishedRun(
+        "Llama 3 405B, 8K, 16384 GPUs",
+        "llama3-405b",
+        "h100-8",
+        2048,
+        2048,
+        8192,
+        (("tp", 8), ("cp", 1), ("pp", 16), ("dp", 128)),
+        "palm",
+        400.0,
+        LLAMA3_2024_TABLE4 + ", row 2 (400 TFLOPs/GPU, 41 % BF16 MFU)",
+        workload_options=(("pipeline_edge_layers", 1), ("zero_stages", (1, 2)), ("max_micro_batch", 2)),
+    ),
+    PublishedRun(
+        "Llama 3 405B, 128K, 16384 GPUs",
+        "llama3-405b",
+        "h100-8",
+        2048,
+        128,
+        131072,
+        (("tp", 8), ("cp", 16), ("pp", 16), ("dp", 8)),
+        "palm",
+        380.0,
+        LLAMA3_2024_TABLE4 + ", row 3 (380 TFLOPs/GPU, 38 % BF16 MFU)",
+        workload_options=(("pipeline_edge_layers", 1), ("zero_stages", (1, 2)), ("max_micro_batch", 1)),
+    ),
+    PublishedRun(
+        "MT-NLG 530B, 280 nodes",
+        "mt-nlg-530b",
+        "a100-8",
+        280,
+        1920,
+        2048,
+        (("tp", 8), ("cp", 1), ("pp", 35), ("dp", 8)),
+        "megatron",
+        126.0,
+        MTNLG_2022 + ", Table 1 (280 DGX A100 nodes: 60.1 s per iteration, 126 TFLOP/s per GPU)",
+        workload_options=_MTNLG_SETUP,
+    ),
+    PublishedRun(
+        "MT-NLG 530B, 350 nodes",
+        "mt-nlg-530b",
+        "a100-8",
+        350,
+        1920,
+        2048,
+        (("tp", 8), ("cp", 1), ("pp", 35), ("dp", 10)),
+        "megatron",
+        121.0,
+        MTNLG_2022 + ", Table 1 (350 nodes: 50.2 s per iteration, 121 TFLOP/s per GPU)",
+        workload_options=_MTNLG_SETUP,
+    ),
+    PublishedRun(
+        "MT-NLG 530B, 420 nodes",
+        "mt-nlg-530b",
+        "a100-8",
+        420,
+        1920,
+        2048,
+        (("tp", 8), ("cp", 1), ("pp", 35), ("dp", 12)),
+        "megatron",
+        113.0,
+        MTNLG_2022 + ", Table 1 (420 nodes: 44.4 s per iteration, 113 TFLOP/s per GPU)",
+        workload_options=_MTNLG_SETUP,
+    ),
+    PublishedRun(
+        "BLOOM 176B, 384 GPUs",
+        "bloom-176b",
+        "jeanzay-a100-8",
+        48,
+        2048,
+        2048,
+        (("tp", 4), ("cp", 1), ("pp", 12), ("dp", 8)),
+        "megatron",
+        150.0,
+        BLOOM_2022 + " (TP 4, PP 12, DP 8 with ZeRO-1, bf16) and the BigScience 176B model card (about 150 TFLOPs)",
+        workload_options=(("zero_stages", (1,)), ("recompute_modes", ("full",)), ("sequence_parallel", False)),
+    ),
+    PublishedRun(
+        "DeepSeek-V3 (MoE), 2048 H800 GPUs",
+        "deepseek-v3-approx",
+        "h800-8",
+        256,
+        15360,
+        4096,
+        (("tp", 1), ("cp", 1), ("pp", 16), ("dp", 128), ("ep", 64)),
+        "tokens",
+        0.0,
+        DEEPSEEK_V3_2024 + ": 180K H800 GPU hours per trillion tokens (§1), PP 16, EP 64 over 8 nodes, ZeRO-1 "
+        "DP (§3.2), node-limited routing to 4 nodes (§2.1.2)",
+        measured_tokens_per_gpu_s=1e12 / (180e3 * 3600),
+        workload_options=(
+            ("zero_stages", (1,)),
+            ("ep_node_limit", 4),
+            ("ep_dedup_per_node", True),
+            ("overlap_ep", 1.0),  # DualPipe overlaps dispatch and combine with compute (§3.2.1)
+            ("max_micro_batch", 2),
+        ),
+    ),
+)

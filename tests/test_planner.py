@@ -36,18 +36,8 @@ GATE_CODES = tuple(gate.code for gate in PLAN_GATES)
 
 
 def megatron_workload(run: MegatronRun) -> WorkloadSpec:
-    """The paper's set-up as we read it (arXiv:2104.04473, §5.1 and §3.5): mixed precision with fp16 weights and
-    gradients and fp32 master weights and Adam states (16 bytes per parameter, no distributed optimizer, so ZeRO
-    stage 0), activation recomputation of every layer ("full"), no sequence parallelism (introduced a year later,
-    arXiv:2205.05198), sequences of 2048 tokens. Our defaults for the rest: 2 GiB runtime reserve per device."""
-    return WorkloadSpec(
-        global_batch=run.global_batch,
-        seq_len=2048,
-        recipe="zero-fp16-adam",
-        sequence_parallel=False,
-        zero_stages=(0,),
-        recompute_modes=("full",),
-    )
+    """The paper's set-up as the presets read it (built once, in :meth:`MegatronRun.workload`)."""
+    return run.workload()
 
 
 # --------------------------------------------------------------------------- presets: published numbers
@@ -198,7 +188,7 @@ def test_cluster_presets_state_unidirectional_per_gpu_bandwidth() -> None:
             ValueError,
             "degrees = 'tp8': 'tp8' is not of the form key=value (e.g. 'tp=8,pp=4,dp=4').",
         ),
-        (lambda: parse_degrees("tp=0"), ValueError, "degrees = 'tp=0': tp = '0' must be a positive integer."),
+        (lambda: parse_degrees("tp=0"), ValueError, "degrees = 'tp=0': tp = '0' must be an integer from 1 to 131072."),
         (
             lambda: parse_degrees("replicas=2,dp=2"),
             ValueError,
@@ -275,7 +265,9 @@ def test_accepted_are_ordered_by_estimated_step_time(example: PlanResult) -> Non
 
 def test_result_carries_its_assumptions(example: PlanResult) -> None:
     a = example.assumptions
-    assert (a.peak_flops, a.achievable_flops_fraction, a.overlap_fraction) == (989e12, 0.5, 0.0)
+    assert (a.peak_flops, a.achievable_flops_fraction, a.overlap_fraction) == (989e12, None, None)
+    assert dict(a.overlap) == {"dp": 1.0, "pp": 1.0, "cp": 1.0, "tp": 0.0, "ep": 0.0}
+    assert "Megatron-LM Table 1" in a.efficiency_calibration and 0 < a.uncertainty < 0.5
     assert a.inter_node_bandwidth_bytes_per_s == 50e9 and a.recipe == "megatron-bf16"
     text = example.report(top=2)
     assert "an estimate, not a measurement" in text and "Assumptions: peak 989 TFLOP/s" in text
@@ -321,7 +313,7 @@ def test_context_gate_rejects_cp_that_is_not_needed() -> None:
     result = plan(MODELS["llama3-8b"], CLUSTERS["h100-8"], WorkloadSpec(global_batch=16, seq_len=2048))
     cand = result.explain("tp=4,cp=2,dp=1,zero=1,mb=1,recompute=full")
     assert cand.codes == ("context",)
-    assert "fits one device's attention state" in cand.reasons[0].message
+    assert "folded back into data parallelism (dp = 2, cp = 1)" in cand.reasons[0].message
     long = plan(MODELS["llama3-8b"], CLUSTERS["h100-8"], WorkloadSpec(global_batch=8, seq_len=131072))
     cp8 = long.explain("tp=1,cp=8,dp=1,zero=3,mb=1,recompute=full")
     assert "context" not in cp8.codes
@@ -598,3 +590,67 @@ def test_megatron_estimates_are_finite_and_labelled() -> None:
         result = plan(MODELS[run.name], CLUSTERS["a100-8"].with_nodes(run.nodes), megatron_workload(run))
         cand = result.candidate(next(i for i in result.find(tp=run.tp, pp=run.pp, dp=run.dp)))
         assert cand.step_s is not None and math.isfinite(cand.step_s) and cand.step_s > 0
+
+
+# --------------------------------------------------------------------------- the CLI under abuse (issue 14)
+
+
+@pytest.mark.parametrize(
+    ("extra", "named"),
+    [
+        (["--inter-node-gb-s", "1e308"], "argument --inter-node-gb-s: inter_node_gb_s = 1e+308: must be <= 1000000.0."),
+        (["--explain", "zero=9"], "argument --explain: degrees = 'zero=9': zero = '9' must be an integer from 0 to 3."),
+        (["--explain", "tp=8,tp=2"], "argument --explain: degrees = 'tp=8,tp=2': key 'tp' is given more than once"),
+        (["--nodes", str(10**30)], "argument --nodes: nodes = 1000000000000000000000000000000: must be <= 131072."),
+        (["--nodes", str(10**12)], "argument --nodes: nodes = 1000000000000: must be <= 131072."),
+        (["--global-batch", str(10**30)], "argument --global-batch: global_batch = 1000000000000000000000000000000"),
+        (["--nodes", "100000"], "world size (nodes × gpus_per_node) = 800000: must be <= 131072."),
+        (["--nodes", "9" * 5000], "argument --nodes: '99999"),
+    ],
+)
+def test_cli_abuse_exits_2_naming_the_argument(
+    extra: list[str], named: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["plan", "--model", "llama3-8b", "--cluster", "h100-8", "--global-batch", "8", *extra, "--lang", "en"]
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    err = capsys.readouterr().err
+    assert info.value.code == 2
+    assert named in err and "Traceback" not in err
+    assert len(err) < 2000
+
+
+def test_cli_argparse_messages_in_chinese(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["plan", "--model", "llama3-8b", "--cluster", "h100-8", "--bogus", "--lang", "zh"])
+    err = capsys.readouterr().err
+    assert info.value.code == 2
+    assert "缺少必需的参数：--global-batch" in err and "用法：" in err and "error" not in err
+    with pytest.raises(SystemExit):
+        main(["plan", "--model", "gpt5", "--cluster", "h100-8", "--global-batch", "8", "--lang", "zh"])
+    assert "参数 --model：无效的选择：'gpt5'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["plan", "--model", "llama3-8b", "--cluster", "h100-8", "--global-batch", "x", "--lang", "zh"])
+    assert "参数 --global-batch：'x' 不是整数" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(
+            [
+                "plan",
+                "--model",
+                "llama3-8b",
+                "--cluster",
+                "h100-8",
+                "--global-batch",
+                "8",
+                "--explain",
+                "tp=8,tp=2",
+                "--lang",
+                "zh",
+            ]
+        )
+    assert "参数 --explain：degrees = 'tp=8,tp=2'：键 'tp' 出现了不止一次" in capsys.readouterr().err
+
+
+def test_explain_refuses_duplicate_keys() -> None:
+    with pytest.raises(ValueError, match="given more than once"):
+        parse_degrees("tp=8,pp=2,tp=2")

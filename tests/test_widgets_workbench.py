@@ -58,19 +58,31 @@ def test_what_if_slower_link_never_speeds_up() -> None:
     assert steps == sorted(steps)  # type: ignore[type-var]
 
 
-@pytest.mark.parametrize("exercise_id", ["plan.memory_removed", "plan.tp16_gate", "plan.slow_link"])
+LESSON9 = ("plan.memory_removed", "plan.cp_gate", "plan.moe_active", "plan.slow_link")
+
+
+@pytest.mark.parametrize("exercise_id", LESSON9)
 def test_lesson9_exercises_accept_their_answer_and_refuse_others(exercise_id: str) -> None:
     ex = get_exercise(exercise_id)
     expected = ex.expected_value()
     assert check(exercise_id, expected).correct
-    wrong = "memory" if exercise_id == "plan.tp16_gate" else expected * 2
+    wrong = "memory" if exercise_id == "plan.cp_gate" else expected * 2
     feedback = check(exercise_id, wrong)
     assert feedback.status == "incorrect" and str(expected) not in feedback.message
 
 
 def test_lesson9_exercise_answers_from_the_planner() -> None:
-    assert get_exercise("plan.tp16_gate").expected_value() == "interconnect"
+    assert get_exercise("plan.cp_gate").expected_value() == "context"
     small = plan(MODELS["llama3-8b"], CLUSTERS["pcie-24g-8"], WorkloadSpec(global_batch=64, seq_len=4096))
     assert get_exercise("plan.memory_removed").expected_value() == small.funnel[8].removed > 0
     assert get_exercise("plan.slow_link").expected_value() >= 1.0
-    assert {ex.id for ex in exercises(9)} == {"plan.memory_removed", "plan.tp16_gate", "plan.slow_link"}
+    # The MoE exercise, worked by hand: Llama-3 70B plus 3 more SwiGLU MLPs (3·h·f each) per layer for top-4,
+    # plus a 16-way router (h·16) per layer.
+    base = MODELS["llama3-70b"]
+    by_hand = base.active_params + base.layers * (3 * 3 * 8192 * 28672 + 8192 * 16)
+    assert get_exercise("plan.moe_active").expected_value() * 1e9 == pytest.approx(by_hand)
+    # Errata of the lesson's what-if (8 experts, top-2): 70.6B -> 126.9B active, one more MLP and an 8-way router.
+    top2 = base.active_params + base.layers * (3 * 8192 * 28672 + 8192 * 8)
+    assert round(base.active_params / 1e9, 1) == 70.6 and round(top2 / 1e9, 1) == 126.9
+    assert base.as_moe(8, 2).active_params == top2
+    assert {ex.id for ex in exercises(9)} == set(LESSON9)

@@ -1,11 +1,11 @@
-"""Exercises of lesson 9 (decision workbench): read the funnel, explain a rejection, run a what-if.
+"""Exercises of lesson 9 (decision workbench): read the funnel, explain a rejection, run what-ifs.
 
 Every expected answer is computed with :func:`coursekit.planner.plan` from the inputs named
 below (module constants, so the notebook quotes the same set-up).
 
 >>> from coursekit.exercises import get_exercise
->>> get_exercise("plan.tp16_gate").expected_value()
-'interconnect'
+>>> get_exercise("plan.cp_gate").expected_value()
+'context'
 
 Taught in: lesson 9 (decision workbench).
 """
@@ -20,20 +20,24 @@ from ..planner import PLAN_GATES, PlanResult, WorkloadSpec, plan
 from ..presets import CLUSTERS, MODELS
 from . import Exercise, register
 
-#: plan.memory_removed: Llama-3 8B on the seed's box of 8 × 24 GiB cards, global batch 64 × 4096 tokens.
+#: plan.memory_removed: Llama-3 8B on the course's box of 8 × 24 GiB cards, global batch 64 × 4096 tokens.
 BOX_MODEL: str = "llama3-8b"
 BOX_CLUSTER: str = "pcie-24g-8"
 BOX_WORKLOAD: WorkloadSpec = WorkloadSpec(global_batch=64, seq_len=4096)
 
-#: plan.tp16_gate and plan.slow_link: Llama-3 70B on 16 H100 nodes, global batch 1024 (the CLI example).
+#: plan.cp_gate and plan.slow_link: Llama-3 70B on 16 H100 nodes, global batch 1024 (the CLI example).
 EXAMPLE_MODEL: str = "llama3-70b"
 EXAMPLE_CLUSTER: str = "h100-8"
 EXAMPLE_NODES: int = 16
 EXAMPLE_WORKLOAD: WorkloadSpec = WorkloadSpec(global_batch=1024)
-#: The composition of plan.tp16_gate.
-TP16_DEGREES: str = "tp=16,pp=4,dp=2,zero=1,mb=1,recompute=full"
-#: plan.slow_link: the inter-node bandwidth is divided by this.
-SLOWDOWN: int = 8
+#: The composition of plan.cp_gate: context parallelism at 8K tokens on the same example.
+CP_DEGREES: str = "tp=8,pp=2,dp=4,cp=2,zero=1,mb=1,recompute=selective"
+#: plan.slow_link: the inter-node bandwidth is divided by this (the lesson's table shows ÷ 8, not this).
+SLOWDOWN: int = 4
+#: plan.moe_active: a variant of the lesson's MoE what-if (which shows 8 experts, top-2) — every MLP of
+#: Llama-3 70B becomes this many experts, this many routed per token.
+MOE_EXPERTS: int = 16
+MOE_TOP_K: int = 4
 
 _GATE_CODES: tuple[str, ...] = tuple(gate.code for gate in PLAN_GATES)
 
@@ -55,13 +59,19 @@ def memory_removed() -> int:
     return next(step.removed for step in result.funnel if step.code == "memory")
 
 
-def tp16_gate() -> str:
-    """plan.tp16_gate: the code of the first check that rejects :data:`TP16_DEGREES`."""
-    return _example().explain(TP16_DEGREES).codes[0]
+def cp_gate() -> str:
+    """plan.cp_gate: the code of the first check that rejects :data:`CP_DEGREES`."""
+    return _example().explain(CP_DEGREES).codes[0]
+
+
+def moe_active_billion() -> float:
+    """plan.moe_active: active parameters (billions) of Llama-3 70B made MoE with 16 experts, top-4."""
+    return MODELS[EXAMPLE_MODEL].as_moe(MOE_EXPERTS, MOE_TOP_K).active_params / 1e9
 
 
 def slow_link_ratio() -> float:
-    """plan.slow_link: best estimated step with the inter-node link ÷ 8, over the best with the normal link."""
+    """plan.slow_link: best estimated step with the inter-node link ÷ :data:`SLOWDOWN`, over the best with the
+    normal link."""
     fast = _example().accepted(1)[0].step_s
     slow = _example(SLOWDOWN).accepted(1)[0].step_s
     assert fast is not None and slow is not None
@@ -73,9 +83,9 @@ MEMORY_REMOVED = register(
         id="plan.memory_removed",
         lesson=9,
         prompt=Text(
-            zh="在种子的 8 × 24 GiB 机器上规划 Llama-3 8B，global batch 64 条 × 4096 tokens。"
+            zh="在课程的 8 × 24 GiB 机器上规划 Llama-3 8B，global batch 64 条 × 4096 tokens。"
             "容量门槛 (memory) 第一个排除了多少个候选？用整数作答。",
-            en="Plan Llama-3 8B on the seed's box of 8 × 24 GiB cards, global batch 64 × 4096 tokens. How many "
+            en="Plan Llama-3 8B on the course's box of 8 × 24 GiB cards, global batch 64 × 4096 tokens. How many "
             "candidates does the fit gate (memory) remove first? Answer with an integer.",
         ),
         expected=memory_removed,
@@ -93,28 +103,61 @@ MEMORY_REMOVED = register(
     replace=True,
 )
 
-TP16_GATE = register(
+CP_GATE = register(
     Exercise(
-        id="plan.tp16_gate",
+        id="plan.cp_gate",
         lesson=9,
         prompt=Text(
-            zh="Llama-3 70B，16 个 H100 节点（每节点 8 卡），global batch 1024。组合 "
-            f"{TP16_DEGREES} 第一个被哪道门槛拒绝？用门槛代码作答，如 'memory'。",
-            en=f"Llama-3 70B on 16 H100 nodes (8 GPUs each), global batch 1024. Which check rejects {TP16_DEGREES} "
-            "first? Answer with the gate's code, e.g. 'memory'.",
+            zh="Llama-3 70B，16 个 H100 节点，global batch 1024 条 × 8192 tokens。组合 "
+            f"{CP_DEGREES} 第一个被哪道门槛拒绝？用门槛代码作答。",
+            en=f"Llama-3 70B on 16 H100 nodes, global batch 1024 × 8192 tokens. Which check rejects {CP_DEGREES} "
+            "first? Answer with the gate's code.",
         ),
-        expected=tp16_gate,
+        expected=cp_gate,
         kind="choice",
         choices=_GATE_CODES,
         normalize=_lower,
         hint=Text(
-            zh="用 result.explain('...') 看它的 reasons；想一想 16 个 rank 的 TP 组放在哪里。",
-            en="Use result.explain('...') and read its reasons; where would a TP group of 16 ranks sit?",
+            zh="用 result.explain('...') 看 reasons；把 CP 折回数据并行（dp × cp，cp = 1）后，每 rank 放得下吗？",
+            en="Use result.explain('...') and read the reasons; folded back into data parallelism (dp × cp, cp = 1), "
+            "does one rank still fit?",
         ),
         why=lambda code: Text(
-            zh=f"'{code}'：TP 组有 16 个 rank，超出一个节点的 8 卡，每层的 collective 都要走机间链路。",
-            en=f"'{code}': a TP group of 16 ranks leaves the 8-GPU node, so every layer's collectives cross the "
-            "inter-node link.",
+            zh=f"'{code}'：把 CP 折回数据并行的同一布局每 rank 放得下，8192 个 token 的上下文一张卡就装得下，"
+            "CP 只会增加通信。",
+            en=f"'{code}': the same layout with CP folded back into data parallelism fits one rank, so one device "
+            "holds the 8192-token context and CP only adds communication.",
+        ),
+    ),
+    replace=True,
+)
+
+MOE_ACTIVE = register(
+    Exercise(
+        id="plan.moe_active",
+        lesson=9,
+        prompt=Text(
+            zh=f"把 Llama-3 70B 的每层 MLP 换成 {MOE_EXPERTS} 个专家、每个 token 路由 {MOE_TOP_K} 个"
+            f"（ModelSpec.as_moe({MOE_EXPERTS}, {MOE_TOP_K})）。"
+            "每个 token 经过的激活参数 (active parameters) 是多少十亿？",
+            en=f"Make every MLP of Llama-3 70B {MOE_EXPERTS} experts with {MOE_TOP_K} routed per token "
+            f"(ModelSpec.as_moe({MOE_EXPERTS}, {MOE_TOP_K})). How many billion active parameters does each token "
+            "pass through?",
+        ),
+        expected=moe_active_billion,
+        kind="number",
+        rel_tol=5e-3,
+        hint=Text(
+            zh="每层多出的是 top_k - 1 个完整的 MLP（3·h·f）和一个 h × 专家数 的路由器；"
+            "或者读 as_moe(...).active_params。",
+            en="Each layer gains top_k - 1 whole MLPs (3·h·f) and an h × experts router; or read "
+            "as_moe(...).active_params.",
+        ),
+        why=lambda billions: Text(
+            zh=f"约 {billions:.1f}B：top-{MOE_TOP_K} 让每个 token 过 {MOE_TOP_K} 个 MLP，"
+            "每 token 的计算随 top_k 增长，而不是随专家总数。",
+            en=f"About {billions:.1f}B: top-{MOE_TOP_K} sends each token through {MOE_TOP_K} MLPs; the compute per "
+            "token grows with top_k, not with the number of experts.",
         ),
     ),
     replace=True,
@@ -125,27 +168,26 @@ SLOW_LINK = register(
         id="plan.slow_link",
         lesson=9,
         prompt=Text(
-            zh="同一个 Llama-3 70B 例子。假如机间带宽降到 1/8，估算最快的候选的步时变为原来的多少倍？"
+            zh=f"同一个 Llama-3 70B 例子。假如机间带宽降到 1/{SLOWDOWN}，估算最快的候选的步时变为原来的多少倍？"
             "（两次各取估算最快的通过候选；保留 3 位有效数字。）",
-            en="Same Llama-3 70B example. If the inter-node bandwidth drops to 1/8, by what factor does the fastest "
-            "accepted candidate's estimated step time grow? (Take the fastest accepted candidate each time; 3 "
-            "significant digits.)",
+            en=f"Same Llama-3 70B example. If the inter-node bandwidth drops to 1/{SLOWDOWN}, by what factor does "
+            "the fastest accepted candidate's estimated step time grow? (Take the fastest accepted candidate each "
+            "time; 3 significant digits.)",
         ),
         expected=slow_link_ratio,
         kind="number",
         rel_tol=5e-3,
         hint=Text(
-            zh="用 coursekit.widgets.workbench.what_if(..., link_slowdown=8) 或 dataclasses.replace 改 ClusterSpec，"
-            "比较两次 accepted(1)[0].step_s。",
-            en="Use coursekit.widgets.workbench.what_if(..., link_slowdown=8) or dataclasses.replace on the "
-            "ClusterSpec, and compare accepted(1)[0].step_s of both runs.",
+            zh=f"用 coursekit.planner.what_if(..., link_slowdown={SLOWDOWN})，比较两次 accepted(1)[0].step_s。",
+            en=f"Use coursekit.planner.what_if(..., link_slowdown={SLOWDOWN}) and compare accepted(1)[0].step_s of "
+            "both runs.",
         ),
         why=lambda ratio: Text(
             zh=f"约 {ratio:.3g} 倍：最快的组合本来就把高频通信留在节点内，只有低频的 PP/DP 走机间链路，"
-            "所以慢 8 倍的链路只让步时变长一点——组合也可能随之改变。",
+            "而 DP 的梯度同步还能藏在反向计算下——组合也可能随之改变。",
             en=f"About {ratio:.3g}×: the fastest composition already keeps frequent traffic inside nodes and only "
-            "the infrequent PP/DP traffic crosses them, so an 8× slower link costs little — and the winner may "
-            "change.",
+            "the infrequent PP/DP traffic crosses them, and the DP gradient sync hides under backward — and the "
+            "winner may change.",
         ),
     ),
     replace=True,

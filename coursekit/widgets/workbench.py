@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import html
 from collections import OrderedDict
-from dataclasses import replace
 from typing import Any, ClassVar
 
 from matplotlib.axes import Axes
@@ -39,10 +38,10 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from ..i18n import Text, register, tr
-from ..planner import PLAN_GATES, PlanCandidate, PlanResult, WorkloadSpec, plan
+from ..planner import PLAN_GATES, PlanCandidate, PlanResult, WorkloadSpec, what_if
 from ..plotting import cache_drawing, label
-from ..presets import CLUSTERS, MODELS
-from . import LessonWidget, checkbox, dropdown, slider
+from ..presets import CLUSTERS
+from . import LessonWidget, checkbox, dropdown
 
 __all__ = [
     "BATCH_OPTIONS",
@@ -116,47 +115,21 @@ register(
             "en": "No composition passes every gate; the funnel shows how many each gate removed.",
         },
         "widgets.workbench.col_degrees": {"zh": "组合", "en": "composition"},
+        "widgets.workbench.col_rank": {
+            "zh": "# （并列组：相差 < {uncertainty:.0%}）",
+            "en": "# (tie group: within {uncertainty:.0%})",
+        },
         "widgets.workbench.col_memory": {"zh": "每 rank 显存 (GiB)", "en": "memory per rank (GiB)"},
         "widgets.workbench.col_step": {"zh": "估算步时 (s)", "en": "estimated step (s)"},
         "widgets.workbench.col_parts": {"zh": "计算 / 通信 / 气泡 (s)", "en": "compute / comm. / bubble (s)"},
         "widgets.workbench.assumptions": {
-            "zh": "假设：峰值 {peak:.0f} TFLOP/s × {mfu:.0%}，通信重叠 {overlap:.0%}，"
+            "zh": "假设：峰值 {peak:.0f} TFLOP/s，计算效率 {mfu}，通信重叠 {overlap}，"
             "机间 {inter:.1f} GB/s/GPU（单向）。",
-            "en": "Assumptions: peak {peak:.0f} TFLOP/s × {mfu:.0%}, overlap {overlap:.0%}, inter-node {inter:.1f} "
-            "GB/s per GPU (one way).",
+            "en": "Assumptions: peak {peak:.0f} TFLOP/s, compute efficiency {mfu}, overlap {overlap}, inter-node "
+            "{inter:.1f} GB/s per GPU (one way).",
         },
     }
 )
-
-
-def what_if(
-    model: str,
-    cluster: str,
-    nodes: int,
-    workload: WorkloadSpec,
-    *,
-    link_slowdown: float = 1.0,
-    moe: bool = False,
-) -> PlanResult:
-    """:func:`coursekit.planner.plan` for preset names, with the lesson's what-ifs applied.
-
-    ``link_slowdown`` divides the inter-node bandwidth; ``moe`` turns the model into an MoE
-    model with 8 experts, top-2 (:meth:`~coursekit.planner.ModelSpec.as_moe`).
-
-    >>> base = what_if("llama3-70b", "h100-8", 16, WorkloadSpec(global_batch=1024))
-    >>> slow = what_if("llama3-70b", "h100-8", 16, WorkloadSpec(global_batch=1024), link_slowdown=8)
-    >>> slow.accepted(1)[0].step_s >= base.accepted(1)[0].step_s
-    True
-
-    Taught in: lesson 9 (decision workbench).
-    """
-    spec = MODELS[model]
-    if moe and not spec.is_moe:
-        spec = spec.as_moe(8, 2)
-    node = CLUSTERS[cluster].with_nodes(nodes)
-    if link_slowdown != 1:
-        node = replace(node, inter_node_bandwidth_bytes_per_s=node.inter_node_bandwidth_bytes_per_s / link_slowdown)
-    return plan(spec, node, workload)
 
 
 def funnel_chart(ax: Axes, result: PlanResult) -> None:
@@ -267,8 +240,16 @@ class WorkbenchWidget(LessonWidget[PlanResult]):
                 ),
                 "global_batch": dropdown("widgets.workbench.global_batch", list(BATCH_OPTIONS), value=1024),
                 "seq_len": dropdown("widgets.workbench.seq_len", list(SEQ_OPTIONS), value=8192),
-                "mfu": slider("widgets.workbench.mfu", value=0.5, min=0.1, max=1.0, step=0.05),
-                "overlap": slider("widgets.workbench.overlap", value=0.0, min=0.0, max=1.0, step=0.1),
+                "mfu": dropdown(
+                    "widgets.workbench.mfu",
+                    [(Text(zh="按矩阵乘形状估算", en="from matmul shapes"), "model"), 0.3, 0.4, 0.5, 0.6],
+                    value="model",
+                ),
+                "overlap": dropdown(
+                    "widgets.workbench.overlap",
+                    [(Text(zh="按维度的默认值", en="per-dimension defaults"), "default"), 0.0, 0.5, 1.0],
+                    value="default",
+                ),
                 "link_slowdown": dropdown("widgets.workbench.link_slowdown", list(LINK_SLOWDOWN_OPTIONS), value=1),
                 "moe": checkbox("widgets.workbench.moe", value=False),
             }
@@ -301,8 +282,8 @@ class WorkbenchWidget(LessonWidget[PlanResult]):
             global_batch=values["global_batch"],
             seq_len=values["seq_len"],
             mode=values["mode"],
-            achievable_flops_fraction=values["mfu"],
-            overlap_fraction=values["overlap"],
+            achievable_flops_fraction=None if values["mfu"] == "model" else values["mfu"],
+            overlap_fraction=None if values["overlap"] == "default" else values["overlap"],
         )
         result = what_if(
             values["model"],
@@ -341,8 +322,10 @@ class WorkbenchWidget(LessonWidget[PlanResult]):
         assumptions = tr(
             "widgets.workbench.assumptions",
             peak=cluster.peak_flops / 1e12,
-            mfu=result.workload.achievable_flops_fraction,
-            overlap=result.workload.overlap_fraction,
+            mfu=tr("planner.efficiency_model")
+            if result.workload.achievable_flops_fraction is None
+            else f"{result.workload.achievable_flops_fraction:.0%}",
+            overlap=", ".join(f"{dim} {share:.0%}" for dim, share in result.assumptions.overlap),
             inter=cluster.inter_node_bandwidth_bytes_per_s / 1e9,
         )
         if not best:
@@ -357,13 +340,17 @@ class WorkbenchWidget(LessonWidget[PlanResult]):
                 "widgets.workbench.col_parts",
             )
         )
-        rows = [f"<tr><th style='{cell}'>#</th>{header}</tr>"]
-        for rank, cand in enumerate(best, 1):
+        rank_head = html.escape(tr("widgets.workbench.col_rank", uncertainty=result.assumptions.uncertainty))
+        rows = [f"<tr><th style='{cell}'>{rank_head}</th>{header}</tr>"]
+        groups = result.tie_groups()
+        group_of = {index: g for g, members in enumerate(groups[: len(best)], 1) for index in members}
+        for rank, (index, cand) in enumerate(zip(result.accepted_indices(), best, strict=False), 1):
             t, mem = cand.timeline, cand.memory
             assert t is not None and mem is not None
             parts = f"{t.compute_s:.3g} / {t.exposed_communication_s:.3g} / {t.bubble_s:.3g}"
             rows.append(
-                f'<tr><td style="{cell}">{rank}</td><td style="{cell}"><code>{html.escape(cand.label())}</code></td>'
+                f'<tr><td style="{cell}">{rank} ({group_of.get(index, "")})</td>'
+                f'<td style="{cell}"><code>{html.escape(cand.label())}</code></td>'
                 f'<td style="{cell}">{mem.total_gib:.1f} / {mem.device_gib:g}</td>'
                 f'<td style="{cell}">{t.step_s:.3g}</td><td style="{cell}">{parts}</td></tr>'
             )

@@ -351,7 +351,9 @@ SEQ, MICRO_BATCH, MICRO_BATCHES, DEGREE = 4096, 1, 8, 8
 activation = dict(seq_len=SEQ, micro_batch=MICRO_BATCH, micro_batches=MICRO_BATCHES)
 plans = {
     "DP": ("dp", dict(num_params=shape.num_params, dp=DEGREE)),
-    "ZeRO-3": ("zero", dict(num_params=shape.num_params, dp=DEGREE, stage=3, units=shape.layers)),
+    "ZeRO-2": ("zero", dict(num_params=shape.num_params, dp=DEGREE, stage=2, micro_batches=MICRO_BATCHES)),
+    "ZeRO-3": ("zero", dict(num_params=shape.num_params, dp=DEGREE, stage=3, units=shape.layers,
+                            micro_batches=MICRO_BATCHES)),
     "TP": ("tp", dict(**activation, hidden=shape.hidden, layers=shape.layers, tp=DEGREE)),
     "PP": ("pp", dict(**activation, hidden=shape.hidden, pp=DEGREE)),
     "CP": ("cp", dict(**activation, kv_hidden=shape.hidden, layers=shape.layers, cp=DEGREE)),
@@ -376,6 +378,41 @@ for label_, (key, params) in plans.items():
                 f"{bytes_to_gib(on_intra.bus_bytes):.1f} | {on_intra.total_s * MS_PER_S:.1f} | "
                 f"{on_cross.total_s * MS_PER_S:.1f} | {TERM[on_intra.dominant_term]} |")
 display(Markdown("\n".join(rows)))
+
+# %% [markdown] lang="zh"
+# ZeRO 的几行要看微批次：每步 8 个微批次时，ZeRO-2 每个 rank 只保留自己那一片梯度，所以**每个微批次**的反向都要
+# reduce-scatter 一次梯度；ZeRO-3 连参数也只保留一片，**每个微批次**的前向和反向都要 all-gather 一次参数。
+# 只有 DP（ZeRO-0）和 ZeRO-1 保留完整梯度、在本地累加，每步同步一次。按 ZeRO 论文 §7 的环形通信量
+# （n 个 rank 各收发 (n-1)/n 份）手算一遍，和上表核对：
+
+# %% [markdown] lang="en"
+# The ZeRO rows depend on the micro-batches: with 8 micro-batches per step, ZeRO-2 keeps only its slice of the
+# gradients, so it reduce-scatters them in **every micro-batch's** backward; ZeRO-3 also keeps only a slice of the
+# weights, so it all-gathers them for **every micro-batch's** forward and backward. Only DP (ZeRO-0) and ZeRO-1 keep
+# full gradients, accumulate them locally and synchronise once per step. Worked by hand with the ring volumes of the
+# ZeRO paper, §7 (each of n ranks moves (n-1)/n of the buffer), and checked against the table:
+
+# %%
+psi_bytes = 2 * shape.num_params  # bf16 weights and gradients, 2 bytes each
+ring = (DEGREE - 1) / DEGREE
+by_hand = {
+    "DP": ring * 2 * psi_bytes,  # one all-reduce = reduce-scatter + all-gather, once per step
+    "ZeRO-2": ring * psi_bytes * (MICRO_BATCHES + 1),  # m gradient reduce-scatters + one weight all-gather
+    "ZeRO-3": ring * psi_bytes * (MICRO_BATCHES + 2 * MICRO_BATCHES),  # m reduce-scatters + 2m all-gathers
+}
+for label_, expected in by_hand.items():
+    assert abs(traffic[label_][1].bus_bytes - expected) <= 1e-9 * expected
+    print(f"{label_:7s} {bytes_to_gib(expected):7.1f} GiB")
+assert by_hand["ZeRO-3"] / by_hand["DP"] == 3 * MICRO_BATCHES / 2  # 12x DP at 8 micro-batches, not 1.5x
+
+# %% [markdown] lang="zh"
+# 所以 ZeRO 论文里“ZeRO-3 是 DP 的 1.5 倍”只在每步一个微批次时成立；梯度累积越多，ZeRO-3 越贵，
+# 这也是大模型训练把 ZeRO-3 和较少的微批次、或者把 ZeRO-1 和流水线并行搭配使用的原因之一。
+
+# %% [markdown] lang="en"
+# So the ZeRO paper's "ZeRO-3 costs 1.5x DP" holds only with one micro-batch per step; the more gradient accumulation,
+# the more ZeRO-3 costs — one reason large runs pair ZeRO-3 with few micro-batches, or ZeRO-1 with pipeline
+# parallelism.
 
 # %% [markdown] lang="zh"
 # 读表时注意：PP 一行只计一个 stage 边界（p - 1 个边界在不同链路上并行）；服务副本之间不交换模型张量，所以是空的。

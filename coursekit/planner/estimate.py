@@ -1,0 +1,344 @@
+"""The estimate, written once: memory ledger, communication, compute efficiency and step time over arrays.
+
+Every number here is computed for a whole column of candidates at once (numpy arrays), by the
+array kernels of :mod:`coursekit.capacity`, :mod:`coursekit.communication`,
+:mod:`coursekit.pipeline` and :mod:`coursekit.roofline` — the same kernels their public functions
+call. :func:`coursekit.planner.plan` runs it over the whole search space; ``explain`` runs it over a
+one-row column. There is no second, scalar copy of these formulas.
+
+Compute efficiency (issue "no compute-efficiency model"): each GPU multiplies ``mb·s/cp`` tokens by
+weight shards ``hidden/tp`` wide. :func:`coursekit.roofline.transformer_layer_matmul_intensity` gives
+those matmuls' arithmetic intensity, and the smooth roofline
+:func:`coursekit.roofline.achieved_flops` turns it into a share of peak: high TP, tiny micro-batches
+and high CP lower the intensity and so the efficiency. The roofline's ``ceiling`` — the share of peak
+the best large matmuls reach inside a whole training step — is the model's one fitted constant,
+:data:`EFFICIENCY_CEILING`, calibrated once on Megatron-LM's Table 1 (see there).
+
+Taught in: lesson 9 (decision workbench); the roofline itself in lesson 7.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..capacity import PRECISION_RECIPES, _activation_terms, _state_bytes
+from ..communication import (
+    _all_to_all_two_tier_s,
+    _collective_time_s,
+    _cp_time_s,
+    _pp_time_s,
+    _tp_time_s,
+    _zero_calls,
+    _zero_payloads,
+)
+from ..pipeline import _bubble_fraction
+from ..roofline import (
+    ROOFLINE_SMOOTHNESS,
+    _achieved_flops,
+    _model_flops_per_token,
+    _transformer_layer_matmul_intensity,
+)
+from .space import _stage_layers
+from .specs import ACTIVATION_BYTES, LOGITS_BYTES, ClusterSpec, ModelSpec, WorkloadSpec
+
+__all__ = [
+    "COMM_DIMENSIONS",
+    "EFFICIENCY_CALIBRATION",
+    "EFFICIENCY_CEILING",
+    "EFFICIENCY_SMOOTHNESS",
+    "MODEL_UNCERTAINTY",
+    "training_estimate",
+]
+
+#: Share of peak FLOP/s the largest matmuls reach inside a whole training step (the ``ceiling`` of
+#: :func:`coursekit.roofline.achieved_flops`). Calibrated ONCE, on Megatron-LM's Table 1 (Narayanan et
+#: al. 2021, arXiv:2104.04473; ten A100 runs from 1.7B to 1T parameters): the value that makes the
+#: geometric mean of (estimated ÷ published teraFLOP/s per GPU) over the ten rows equal 1, each row
+#: planned with the paper's set-up and its (t, p, d), fastest accepted micro-batch and schedule
+#: (``benchmarks/report_megatron_table1.py`` prints the fit; ``tests/test_planner_validation.py``
+#: re-derives it). No other data set tunes the estimate.
+EFFICIENCY_CEILING: float = 0.522
+#: The roofline's smoothness exponent: the course's stated shape (:data:`coursekit.roofline.ROOFLINE_SMOOTHNESS`),
+#: not fitted.
+EFFICIENCY_SMOOTHNESS: float = ROOFLINE_SMOOTHNESS
+#: What the calibration rests on, shown with every result.
+EFFICIENCY_CALIBRATION: str = (
+    "ceiling fitted once on Megatron-LM Table 1 (Narayanan et al. 2021, arXiv:2104.04473): geometric mean of "
+    "estimated / published TFLOP/s per GPU = 1 over its ten A100 runs"
+)
+#: The relative uncertainty the estimate states: the largest |estimated ÷ published - 1| of step time over
+#: the calibration set, rounded up to 5 %. Candidates whose estimates differ by less are a tie.
+MODEL_UNCERTAINTY: float = 0.20
+
+#: Communication dimensions in the order the ledger shows them.
+COMM_DIMENSIONS: tuple[str, ...] = ("TP", "CP", "EP", "PP", "DP", "EDP")
+
+
+def _link(np: Any, cluster: ClusterSpec, span: Any) -> tuple[Any, Any, Any]:
+    """(intra?, bandwidth, latency) of groups spanning ``span`` consecutive ranks (see ``group_link``)."""
+    g = cluster.gpus_per_node
+    intra = (span <= g) & (g % np.maximum(span, 1) == 0)
+    bandwidth = np.where(intra, cluster.intra_node_bandwidth_bytes_per_s, cluster.inter_node_bandwidth_bytes_per_s)
+    latency = np.where(intra, cluster.intra_node_latency_s, cluster.inter_node_latency_s)
+    return intra, bandwidth, latency
+
+
+def _flops_per_token(model: ModelSpec, s: int, rc: Any, np: Any) -> tuple[Any, float, float]:
+    """(executed FLOPs per token by recompute code, model FLOPs per token, output-layer FLOPs per token).
+
+    Model FLOPs are PaLM's 6·N_active + 12·L·h·s (:func:`coursekit.roofline.model_flops_per_token`).
+    Selective recomputation repeats attention's core forward (4·L·h·s); full recomputation repeats the
+    layers' forward (2·N_layers + 4·L·h·s), not the output layer (Megatron-LM does not recompute it).
+    """
+    L, h = model.layers, model.hidden
+    model_flops = float(_model_flops_per_token(float(model.active_params), L, h, s))
+    output_flops = 6.0 * model.vocab * h
+    layer_params = float(model.active_params - model.input_embedding_params - model.output_params)
+    attention_forward = 4.0 * L * h * s
+    executed = np.select(
+        [rc == 2, rc == 1],
+        [model_flops + 2 * layer_params + attention_forward, model_flops + attention_forward],
+        model_flops,
+    )
+    return executed, model_flops, output_flops
+
+
+def matmul_efficiency(
+    model: ModelSpec, cluster: ClusterSpec, tokens: Any, tp: Any, ceiling: float = EFFICIENCY_CEILING
+) -> tuple[Any, Any]:
+    """Share of peak the per-GPU matmuls reach: ``tokens`` (= mb·s/cp) rows against weight shards ``/tp``.
+
+    The smooth roofline of :func:`coursekit.roofline.achieved_flops` at the FLOP-weighted intensity of one
+    layer's four linear matmuls, with ceiling :data:`EFFICIENCY_CEILING`. For a mixture of experts the
+    MLP width is ``top_k`` experts side by side (a grouped GEMM with every routed token), an
+    approximation that ignores how few tokens each expert gets.
+    """
+    ffn = (model.moe_ffn_hidden or model.ffn_hidden) * model.top_k if model.is_moe else model.ffn_hidden
+    intensity = _transformer_layer_matmul_intensity(
+        tokens, model.hidden, ffn, model.kv_hidden, tp, 3 if model.mlp == "swiglu" else 2, ACTIVATION_BYTES
+    )
+    peak = cluster.peak_flops
+    achieved = _achieved_flops(intensity, peak, cluster.memory_bandwidth_bytes_per_s, ceiling, EFFICIENCY_SMOOTHNESS)
+    return achieved / peak, intensity
+
+
+def training_estimate(
+    model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec, c: Mapping[str, Any]
+) -> dict[str, Any]:
+    """Memory ledger, communication per dimension, efficiency and step time for the columns ``c``.
+
+    ``c`` maps ``tp, cp, pp, dp, ep, v, zero, mb, ga, rc`` (recompute code, index into
+    ``RECOMPUTE_MODES``) to equal-length integer arrays. Returns a dict of float arrays (bytes and
+    seconds); keys are documented inline. Malformed rows (see the structural gates) get numbers too;
+    the caller masks them.
+    """
+    import numpy as np
+
+    f64 = np.float64
+    tp, cp, pp, dp, ep, v = (np.asarray(c[key]) for key in ("tp", "cp", "pp", "dp", "ep", "v"))
+    zero, mb, ga, rc = (np.asarray(c[key]) for key in ("zero", "mb", "ga", "rc"))
+    tpf, cpf, ppf, dpf, epf, vf = (x.astype(f64) for x in (tp, cp, pp, dp, ep, v))
+    mbf, gaf = mb.astype(f64), ga.astype(f64)
+    recipe = PRECISION_RECIPES[workload.recipe]
+    pb, gb_, kb = recipe.param_bytes, recipe.grad_bytes, recipe.optimizer_bytes
+    s = workload.tokens_per_sequence(model)
+    L, h, a, V = model.layers, model.hidden, model.heads, model.vocab
+    used = tpf * cpf * dpf * ppf
+    dpc = dpf * cpf
+    edp = used / (tpf * epf * ppf)
+    sp = workload.sequence_parallel
+
+    # ---- pipeline stages: layers and parameters of the first, heaviest middle and last stage
+    first, mid, last = (x.astype(f64) for x in _stage_layers(L, pp, workload.pipeline_edge_layers))
+    layers_max = np.maximum(np.maximum(first, mid), last)
+    single = (pp == 1).astype(f64)
+    p_layer = float(model.dense_params_per_layer)
+    p_experts = float(model.num_experts * model.expert_params)
+    emb = float(model.input_embedding_params)
+    out_one = float(model.output_params)  # pp = 1: output layer (0 if tied) + final norm
+    out_many = float(V * h + model._norm_params())  # pp > 1: the last stage holds the output (or tied copy)
+    out_last = single * out_one + (1 - single) * out_many
+    dense = {"first": first * p_layer + emb + single * out_one, "mid": mid * p_layer, "last": last * p_layer + out_last}
+    stage_layer = {"first": first, "mid": mid, "last": last}
+
+    # ---- memory of each stage kind; the ledger is the heaviest
+    # Full recomputation re-runs one layer at a time: its working set is that layer's activations, taken
+    # without the attention-score term (fused / flash attention kernels do not materialise the s×s scores).
+    full_none = _activation_terms(float(s), mbf, float(h), float(a), tpf, sp, np.ones_like(rc), cpf)[2]
+    per_layer = _activation_terms(float(s), mbf, float(h), float(a), tpf, sp, rc, cpf)[2]
+    interleaved = ppf * (1 + (ppf - 1) / (ppf * vf))
+    inflight = {
+        "first": np.where(v == 1, np.minimum(ppf, gaf), interleaved),
+        "mid": np.where(v == 1, np.minimum(np.maximum(ppf - 1, 1), gaf), interleaved),
+        "last": np.where(v == 1, 1.0, interleaved),
+    }
+    logits = LOGITS_BYTES * float(s) * mbf * V / (tpf * cpf)
+    workspace = (zero == 3) * (dpc > 1) * pb * p_layer / tpf
+    if model.is_moe:
+        workspace = workspace + (zero == 3) * (edp > 1) * pb * p_experts / (tpf * epf)
+    reserve = workload.runtime_reserve_gib * float(1 << 30)
+
+    def stage_memory(kind: str, act_per_layer: Any, act_inflight: Any, act_full_extra: Any) -> dict[str, Any]:
+        params, grads, optimizer = _state_bytes(dense[kind] / tpf, dpc, zero, pb, gb_, kb)
+        if model.is_moe:
+            ep_par, ep_grad, ep_opt = _state_bytes(stage_layer[kind] * p_experts / (tpf * epf), edp, zero, pb, gb_, kb)
+            params, grads, optimizer = params + ep_par, grads + ep_grad, optimizer + ep_opt
+        has_logits = 1.0 if kind == "last" else single
+        activations = act_per_layer * stage_layer[kind] * act_inflight + act_full_extra + has_logits * logits
+        fixed = params + grads + optimizer + workspace + reserve
+        return {
+            "params": params,
+            "grads": grads,
+            "optimizer": optimizer,
+            "workspace": workspace + 0 * params,
+            "activations": activations,
+            "fixed": fixed,
+            "total": fixed + activations,
+        }
+
+    full_extra = (rc == 2) * full_none
+    stages = [stage_memory(kind, per_layer, inflight[kind], full_extra) for kind in ("first", "mid", "last")]
+    totals = np.stack([st["total"] for st in stages])
+    heaviest = np.argmax(totals, axis=0)
+    memory = {key: np.choose(heaviest, [st[key] for st in stages]) for key in stages[0]}
+
+    # ---- the context gate's twin: CP folded back into DP — dp·cp data ranks, cp = 1, one sequence per
+    # micro-batch (the least a device must hold) and the accumulation the global batch then needs. If that
+    # twin fits, one device can hold the context and CP is not needed. No twin when dp·cp does not divide
+    # the global batch.
+    twin_ranks = dp * cp
+    twin_feasible = workload.global_batch % twin_ranks == 0
+    twin_ga = np.maximum(workload.global_batch // twin_ranks, 1).astype(f64)
+    ones = np.ones_like(cpf)
+    twin_per_layer = _activation_terms(float(s), ones, float(h), float(a), tpf, sp, rc, ones)[2]
+    twin_none = _activation_terms(float(s), ones, float(h), float(a), tpf, sp, np.ones_like(rc), ones)[2]
+    twin_inflight = {
+        "first": np.where(v == 1, np.minimum(ppf, twin_ga), interleaved),
+        "mid": np.where(v == 1, np.minimum(np.maximum(ppf - 1, 1), twin_ga), interleaved),
+        "last": np.where(v == 1, 1.0, interleaved),
+    }
+    twin_logits = LOGITS_BYTES * float(s) * V / tpf
+    twin_totals = []
+    for kind, st in zip(("first", "mid", "last"), stages, strict=True):
+        has_logits = 1.0 if kind == "last" else single
+        act = (
+            twin_per_layer * stage_layer[kind] * twin_inflight[kind] + (rc == 2) * twin_none + has_logits * twin_logits
+        )
+        twin_totals.append(st["fixed"] + act)
+    twin_total = np.max(np.stack(twin_totals), axis=0)
+
+    # ---- compute: executed FLOPs of the slowest stage at the efficiency its matmul shapes allow
+    executed, model_flops, output_flops = _flops_per_token(model, s, rc, np)
+    # The layers' share: executed FLOPs minus PaLM's 6·N share of the parameters outside the layers (the
+    # embedding lookup does no matmul); the output layer's matmul, 6·V·h, is the last stage's.
+    non_layer = 6.0 * (model.input_embedding_params + model.output_params)
+    per_layer_flops = (executed - non_layer) / L
+    work = np.maximum(
+        np.maximum(first * per_layer_flops + single * output_flops, mid * per_layer_flops),
+        last * per_layer_flops + output_flops,
+    )
+    tokens_rank = mbf * s / cpf
+    ceiling = EFFICIENCY_CEILING if workload.efficiency_ceiling is None else workload.efficiency_ceiling
+    efficiency, intensity = matmul_efficiency(model, cluster, tokens_rank, tpf, ceiling)
+    if workload.achievable_flops_fraction is not None:
+        efficiency = np.full_like(tpf, workload.achievable_flops_fraction)
+    tokens_step = float(workload.global_batch) * s
+    compute = tokens_step * work / (tpf * cpf * dpf * cluster.peak_flops * efficiency)
+    bubble = np.where(pp > 1, _bubble_fraction(ppf, gaf, vf), 0.0)
+    bubble_s = bubble / (1 - bubble) * compute
+
+    # ---- communication per dimension, each on its group's link
+    comm: dict[str, Any] = {}
+    links: dict[str, Any] = {}
+    tokens = float(s) / cpf
+    intra, bw, lat = _link(np, cluster, tp)
+    links["TP"] = intra
+    comm["TP"] = (tp > 1) * _tp_time_s(
+        tokens, mbf, float(h), layers_max, tpf, ACTIVATION_BYTES, sp, rc == 2, gaf, bw, lat
+    )
+    intra, bw, lat = _link(np, cluster, tp * cp)
+    links["CP"] = intra
+    assert model.kv_heads is not None
+    kv_rank = np.ceil(model.kv_heads / tpf) * model.head_dim
+    comm["CP"] = (cp > 1) * _cp_time_s(float(s), cpf, mbf, kv_rank, layers_max, gaf, ACTIVATION_BYTES, bw, lat)
+    comm["EP"] = np.zeros_like(tpf)
+    comm["EP_intra"] = np.zeros_like(tpf)
+    comm["EP_inter"] = np.zeros_like(tpf)
+    links["EP"] = np.ones(tp.shape, dtype=bool)
+    if model.is_moe:
+        g = cluster.gpus_per_node
+        per_node = np.clip(g // np.minimum(tp, g), 1, None)
+        members = np.minimum(epf, per_node.astype(f64))  # EP ranks that share a node (EP ranks are tp apart)
+        k = model.top_k
+        group_nodes = np.maximum(epf / members, 1.0)
+        copies_remote = k * (epf - members) / epf  # expected remote copies of a token, no de-duplication
+        distinct = (group_nodes - 1) * (1 - (1 - 1 / group_nodes) ** k)  # distinct other nodes a token reaches
+        remote = distinct if workload.ep_dedup_per_node else copies_remote
+        if workload.ep_node_limit is not None:
+            remote = np.minimum(remote, float(workload.ep_node_limit))
+        share = np.where(copies_remote > 0, remote / np.maximum(copies_remote, 1e-300), 1.0)
+        payload = tokens * mbf * h * ACTIVATION_BYTES * k
+        calls = 4 * layers_max * gaf  # dispatch + combine, forward and backward
+        one_intra, one_inter = _all_to_all_two_tier_s(
+            epf,
+            members,
+            payload,
+            share,
+            cluster.intra_node_bandwidth_bytes_per_s,
+            cluster.intra_node_latency_s,
+            cluster.inter_node_bandwidth_bytes_per_s,
+            cluster.inter_node_latency_s,
+        )
+        comm["EP_intra"] = (ep > 1) * calls * one_intra
+        comm["EP_inter"] = (ep > 1) * calls * one_inter
+        comm["EP"] = np.maximum(comm["EP_intra"], comm["EP_inter"])
+        links["EP"] = members >= epf
+    intra, bw, lat = _link(np, cluster, used)
+    links["PP"] = intra
+    comm["PP"] = _pp_time_s(tokens, mbf, float(h) / tpf, ppf, gaf * vf, ACTIVATION_BYTES, bw, lat)
+    intra, bw, lat = _link(np, cluster, used / ppf)
+    links["DP"] = links["EDP"] = intra
+    units = np.where(zero == 3, layers_max, 1.0)
+
+    def zero_time(psi: Any, n: Any) -> Any:
+        grads_payload, params_payload = _zero_payloads(psi, gb_, pb, units)
+        all_reduce, reduce_scatter, gather = _zero_calls(zero, units, gaf)
+        return (n > 1) * (
+            all_reduce * _collective_time_s("all_reduce", n, grads_payload, bw, lat)
+            + reduce_scatter * _collective_time_s("reduce_scatter", n, grads_payload, bw, lat)
+            + gather * _collective_time_s("all_gather", n, params_payload, bw, lat)
+        )
+
+    psi_dense = np.max(np.stack([dense[k] for k in ("first", "mid", "last")]), axis=0) / tpf
+    comm["DP"] = zero_time(psi_dense, dpc)
+    comm["EDP"] = zero_time(layers_max * p_experts / (tpf * epf), edp) if model.is_moe else np.zeros_like(tpf)
+    total_comm = sum(comm[d] for d in COMM_DIMENSIONS)
+
+    # ---- overlap, per dimension, capped by the compute each can hide under
+    o = {dim: workload.overlap(dim) for dim in ("dp", "pp", "cp", "tp", "ep")}
+    dp_budget = np.where(zero >= 2, compute, compute * (2.0 / 3.0) / gaf)  # once-per-step sync: last backward
+    hidden_dp = np.minimum(o["dp"] * (comm["DP"] + comm["EDP"]), dp_budget)
+    others = o["tp"] * comm["TP"] + o["cp"] * comm["CP"] + o["ep"] * comm["EP"] + o["pp"] * comm["PP"]
+    hidden = np.minimum(hidden_dp + others, compute)
+    exposed = total_comm - hidden
+    step = compute + exposed + bubble_s
+    return {
+        "memory": memory,
+        "twin_total_bytes": twin_total,
+        "twin_feasible": twin_feasible,
+        "comm": comm,
+        "comm_intra": links,
+        "communication_s": total_comm,
+        "hidden_s": hidden,
+        "exposed_s": exposed,
+        "compute_s": compute,
+        "bubble": bubble,
+        "bubble_s": bubble_s,
+        "step_s": step,
+        "efficiency": efficiency,
+        "intensity": intensity,
+        "executed_flops_per_token": executed,
+        "model_flops_per_token": model_flops,
+        "stage_layers": (first, mid, last),
+    }

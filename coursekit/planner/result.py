@@ -1,0 +1,715 @@
+"""Result objects of the decision workbench: candidates with ledgers, the funnel, ties and the whole result.
+
+Taught in: lesson 9 (decision workbench).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .._validate import check_choice, check_int, check_number
+from ..capacity import RECOMPUTE_MODES
+from ..communication import TrafficTime
+from ..i18n import Reason, Text, register, tr
+from ..scaling import StepTimeline
+from ..units import bytes_to_gib
+from .space import _GATE_CODES, parse_degrees
+from .specs import ClusterSpec, ModelSpec, WorkloadSpec
+
+if TYPE_CHECKING:  # pragma: no cover - typing only; numpy is imported inside the search
+    import numpy.typing as npt
+
+register(
+    {
+        "planner.stages_line": {
+            "zh": "  流水线 {pp} 段：首段 {first} 层、中间最多 {mid} 层、末段 {last} 层"
+            "（首段含嵌入，末段含输出层与损失）",
+            "en": "  Pipeline of {pp} stages: first {first} layers, middle up to {mid}, last {last} (the first holds "
+            "the embedding, the last the output layer and loss)",
+        },
+        "planner.ep_split_line": {
+            "zh": "        其中机内 {intra_ms:.1f} ms、机间 {inter_ms:.1f} ms（并行进行，取较慢者）",
+            "en": "        of which intra-node {intra_ms:.1f} ms, inter-node {inter_ms:.1f} ms "
+            "(concurrent; the slower counts)",
+        },
+        "planner.efficiency_line": {
+            "zh": "  矩阵乘效率 {efficiency:.0%} 峰值"
+            "（每 GPU 矩阵乘的计算强度 {intensity:.0f} FLOP/byte，平滑 roofline）",
+            "en": "  Matmul efficiency {efficiency:.0%} of peak (per-GPU matmul intensity {intensity:.0f} FLOP/byte, "
+            "smooth roofline)",
+        },
+        "planner.ties_sorted": {
+            "zh": "step_s 必须按从小到大排好序（并列组从最快的候选开始）。",
+            "en": "step_s must be sorted ascending (a tie group starts at its fastest candidate).",
+        },
+        "planner.tie_header": {
+            "zh": "并列组 {group}（估算相差不到 {uncertainty:.0%}，模型分不出先后）：{count} 个候选",
+            "en": "Tie group {group} (estimates within {uncertainty:.0%}; the model cannot order them): {count} "
+            "candidates",
+        },
+    }
+)
+
+# --------------------------------------------------------------------------- result objects
+
+
+@dataclass(frozen=True)
+class MemoryLedger:
+    """One rank's memory (the heaviest pipeline stage), GiB, against the device.
+
+    ``activations_gib`` holds the KV cache for serving candidates. ``workspace_gib`` is the
+    unit of weights ZeRO-3 gathers for the layer it computes. ``total_gib`` sums every part
+    with the reserve.
+    """
+
+    params_gib: float
+    grads_gib: float
+    optimizer_gib: float
+    workspace_gib: float
+    activations_gib: float
+    reserve_gib: float
+    total_gib: float
+    device_gib: float
+
+    @property
+    def headroom_gib(self) -> float:
+        """``device_gib - total_gib`` (negative: it does not fit)."""
+        return self.device_gib - self.total_gib
+
+    @property
+    def fits(self) -> bool:
+        """True when the total does not exceed the device (the fit gate's rule)."""
+        return self.total_gib <= self.device_gib
+
+
+@dataclass(frozen=True)
+class CommRow:
+    """One parallel dimension's communication per step for one rank.
+
+    ``group_ranks`` ranks take part; ``link`` is ``"intra_node"`` or ``"inter_node"`` (see
+    :func:`group_link`); ``payload_bytes`` is the buffers handed to the library per step
+    (sum over calls), ``bus_bytes`` what crosses this rank's link; ``time_s`` is latency +
+    transfer on that link (bandwidth unidirectional per GPU), from the planner's estimate. ``traffic``
+    has the entries (:mod:`coursekit.communication`, the same kernels). For expert parallelism
+    ``intra_node_s`` and ``inter_node_s`` are the all-to-all's two shares (they run concurrently, so
+    ``time_s`` is the larger).
+    """
+
+    dimension: str
+    group_ranks: int
+    link: str
+    calls: int
+    payload_bytes: float
+    bus_bytes: float
+    time_s: float
+    traffic: TrafficTime | None = None
+    intra_node_s: float = 0.0
+    inter_node_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class PlanCandidate:
+    """One composition, its verdict with reasons, and — when it is well formed — its ledgers and estimate.
+
+    Degrees: ``tp``, ``pp``, ``dp``, ``cp``, ``ep``, ``virtual_stages``, ``zero_stage``,
+    ``micro_batch``, ``grad_accum``, ``recompute`` and, for serving, ``replicas`` (then
+    ``dp`` is 1). ``ranks`` = tp·cp·dp·pp·replicas. ``reasons`` holds one
+    :class:`~coursekit.i18n.Reason` per failed check (codes of :data:`PLAN_GATES`);
+    ``warnings`` holds non-excluding ones (``pp_balance``). ``memory``, ``communication``,
+    ``timeline`` (a :class:`~coursekit.scaling.StepTimeline`) and ``bubble_fraction`` are
+    ``None`` / empty for a malformed composition.
+    """
+
+    mode: str
+    tp: int
+    pp: int
+    dp: int
+    cp: int
+    ep: int
+    virtual_stages: int
+    zero_stage: int
+    micro_batch: int
+    grad_accum: int
+    recompute: str
+    replicas: int
+    accepted: bool
+    reasons: tuple[Reason, ...]
+    warnings: tuple[Reason, ...]
+    memory: MemoryLedger | None
+    communication: tuple[CommRow, ...]
+    bubble_fraction: float | None
+    timeline: StepTimeline | None
+    tokens_per_step: int
+    model_flops_per_step: float
+    world_size: int
+    peak_flops: float
+    efficiency: float | None = None
+    intensity_flop_per_byte: float | None = None
+    stage_layers: tuple[int, int, int] | None = None
+
+    @property
+    def ranks(self) -> int:
+        """Ranks this composition uses: the product of its degrees."""
+        return self.tp * self.cp * self.dp * self.pp * self.replicas
+
+    @property
+    def codes(self) -> tuple[str, ...]:
+        """Codes of the failed checks, in gate order."""
+        return tuple(reason.code for reason in self.reasons)
+
+    @property
+    def step_s(self) -> float | None:
+        """Estimated seconds per step (training) or per decode step (serving); None when malformed."""
+        return None if self.timeline is None else self.timeline.step_s
+
+    @property
+    def tokens_per_s(self) -> float | None:
+        """Estimated tokens per second of the whole cluster."""
+        step = self.step_s
+        return None if step is None or step <= 0 else self.tokens_per_step / step
+
+    @property
+    def estimated_mfu(self) -> float | None:
+        """Model FLOP/s over peak, estimated: PaLM's 6·N_active + 12·L·h·s per trained token (appendix B),
+        2·N_active per served token."""
+        step = self.step_s
+        if step is None or step <= 0:
+            return None
+        return self.model_flops_per_step / (step * self.ranks * self.peak_flops)
+
+    def degrees(self) -> dict[str, Any]:
+        """The degrees as a dict with :data:`DEGREE_KEYS` names."""
+        if self.mode == "serving":
+            return {"replicas": self.replicas, "tp": self.tp, "pp": self.pp}
+        return {
+            "tp": self.tp,
+            "pp": self.pp,
+            "dp": self.dp,
+            "cp": self.cp,
+            "ep": self.ep,
+            "v": self.virtual_stages,
+            "zero": self.zero_stage,
+            "mb": self.micro_batch,
+            "ga": self.grad_accum,
+            "recompute": self.recompute,
+        }
+
+    def label(self) -> str:
+        """``tp=8,pp=4,dp=4,...`` — the form :func:`parse_degrees` reads back."""
+        return ",".join(f"{key}={value}" for key, value in self.degrees().items())
+
+    def explain(self) -> str:
+        """The verdict, reasons, ledgers and estimate as text in the current language."""
+        lines = [
+            tr(
+                "planner.candidate_line",
+                status=tr(f"planner.{'accepted' if self.accepted else 'rejected'}"),
+                label=self.label(),
+            )
+        ]
+        if self.reasons:
+            lines.append(tr("planner.reasons"))
+            lines.extend(f"    [{reason.code}] {reason.message}" for reason in self.reasons)
+        if self.warnings:
+            lines.append(tr("planner.warnings"))
+            lines.extend(f"    [{reason.code}] {reason.message}" for reason in self.warnings)
+        if self.memory is None:
+            lines.append(tr("planner.no_ledger"))
+            return "\n".join(lines)
+        mem = self.memory
+        act_label = tr("planner.kv_label" if self.mode == "serving" else "planner.act_label")
+        lines.append(
+            tr(
+                "planner.memory_line",
+                params=mem.params_gib,
+                grads=mem.grads_gib,
+                optimizer=mem.optimizer_gib,
+                workspace=mem.workspace_gib,
+                act_label=act_label,
+                activations=mem.activations_gib,
+                reserve=mem.reserve_gib,
+                total=mem.total_gib,
+                device=mem.device_gib,
+            )
+        )
+        if self.stage_layers is not None and self.pp > 1:
+            first, mid, last = self.stage_layers
+            lines.append(tr("planner.stages_line", pp=self.pp, first=first, mid=mid, last=last))
+        if self.communication:
+            lines.append(tr("planner.comm_header"))
+            for row in self.communication:
+                lines.append(
+                    tr(
+                        "planner.comm_line",
+                        dim=row.dimension,
+                        ranks=row.group_ranks,
+                        link=tr(f"planner.link_{row.link}"),
+                        calls=row.calls,
+                        payload_gib=bytes_to_gib(row.payload_bytes),
+                        time_ms=row.time_s * 1e3,
+                    )
+                )
+                if row.dimension == "EP" and row.inter_node_s > 0:
+                    lines.append(
+                        tr("planner.ep_split_line", intra_ms=row.intra_node_s * 1e3, inter_ms=row.inter_node_s * 1e3)
+                    )
+        if self.efficiency is not None:
+            lines.append(
+                tr(
+                    "planner.efficiency_line",
+                    efficiency=self.efficiency,
+                    intensity=self.intensity_flop_per_byte or 0.0,
+                )
+            )
+        if self.timeline is not None:
+            t = self.timeline
+            lines.append(
+                tr(
+                    "planner.step_line",
+                    step_s=t.step_s,
+                    compute_s=t.compute_s,
+                    exposed_s=t.exposed_communication_s,
+                    bubble_s=t.bubble_s,
+                    comm_s=t.communication_s,
+                    hidden_s=t.hidden_communication_s,
+                    bubble=self.bubble_fraction or 0.0,
+                )
+            )
+            lines.append(
+                tr("planner.throughput_line", tokens_per_s=self.tokens_per_s or 0.0, mfu=self.estimated_mfu or 0.0)
+            )
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict: degrees, verdict, reasons (code and message), ledgers and estimate."""
+        out: dict[str, Any] = {
+            "mode": self.mode,
+            "degrees": self.degrees(),
+            "ranks": self.ranks,
+            "accepted": self.accepted,
+            "reasons": [{"code": r.code, "message": r.message} for r in self.reasons],
+            "warnings": [{"code": r.code, "message": r.message} for r in self.warnings],
+            "memory_gib": None,
+            "communication": [],
+            "bubble_fraction": self.bubble_fraction,
+            "estimate": None,
+        }
+        if self.memory is not None:
+            out["memory_gib"] = {
+                "params": self.memory.params_gib,
+                "grads": self.memory.grads_gib,
+                "optimizer": self.memory.optimizer_gib,
+                "workspace": self.memory.workspace_gib,
+                "activations" if self.mode == "training" else "kv_cache": self.memory.activations_gib,
+                "reserve": self.memory.reserve_gib,
+                "total": self.memory.total_gib,
+                "device": self.memory.device_gib,
+            }
+        out["communication"] = [
+            {
+                "dimension": row.dimension,
+                "group_ranks": row.group_ranks,
+                "link": row.link,
+                "calls": row.calls,
+                "payload_bytes": row.payload_bytes,
+                "bus_bytes": row.bus_bytes,
+                "time_s": row.time_s,
+            }
+            for row in self.communication
+        ]
+        if self.timeline is not None:
+            t = self.timeline
+            out["estimate"] = {
+                "step_s": t.step_s,
+                "compute_s": t.compute_s,
+                "communication_s": t.communication_s,
+                "exposed_communication_s": t.exposed_communication_s,
+                "hidden_communication_s": t.hidden_communication_s,
+                "bubble_s": t.bubble_s,
+                "tokens_per_s": self.tokens_per_s,
+                "estimated_mfu": self.estimated_mfu,
+                "matmul_efficiency": self.efficiency,
+            }
+        return out
+
+
+@dataclass(frozen=True)
+class FunnelStep:
+    """One gate of the funnel: how many candidates it removed first, and how many remain after it."""
+
+    code: str
+    description: Text
+    removed: int
+    remaining: int
+
+
+@dataclass(frozen=True)
+class Assumptions:
+    """What the estimate rests on; every accepted candidate's step time is conditional on these."""
+
+    peak_flops: float
+    achievable_flops_fraction: float | None
+    overlap_fraction: float | None
+    recipe: str
+    runtime_reserve_gib: float
+    sequence_parallel: bool
+    intra_node_bandwidth_bytes_per_s: float
+    inter_node_bandwidth_bytes_per_s: float
+    intra_node_latency_s: float
+    inter_node_latency_s: float
+    memory_bandwidth_bytes_per_s: float
+    notes: tuple[Text, ...] = ()
+    overlap: tuple[tuple[str, float], ...] = ()
+    efficiency_calibration: str = ""
+    uncertainty: float = 0.0
+
+
+#: The modelling choices behind every estimate, shown with the results.
+ESTIMATE_NOTES: tuple[Text, ...] = (
+    Text(
+        zh="计算 = 最慢流水线阶段的执行 FLOPs / (该阶段 rank 数·峰值·矩阵乘效率)。模型 FLOPs 按 PaLM 附录 B："
+        "6·N_active + 12·L·h·s 每 token（含 Attention 的两个矩阵乘，不按因果减半）；选择性重计算加 4·L·h·s，"
+        "完全重计算再加各层的 2·N。首/末阶段算嵌入与输出层，可以少放几层（pipeline_edge_layers）。",
+        en="Compute = the slowest pipeline stage's executed FLOPs / (its ranks·peak·matmul efficiency). Model "
+        "FLOPs follow PaLM appendix B: 6·N_active + 12·L·h·s per token (attention's two matmuls, not halved for "
+        "causality); selective recompute adds 4·L·h·s, full recompute also the layers' 2·N. The first and last "
+        "stages carry the embedding and the output layer and may hold fewer layers (pipeline_edge_layers).",
+    ),
+    Text(
+        zh="矩阵乘效率：每个 GPU 的矩阵乘是 (mb·s/cp) 个 token 乘以 hidden/tp 宽的权重分片；其计算强度放到平滑 "
+        "roofline 上得到峰值占比。天花板只在 Megatron-LM 表 1 上标定一次；MoE 的专家矩阵乘按 top_k 个专家并排近似。",
+        en="Matmul efficiency: each GPU multiplies (mb·s/cp) tokens by weight shards hidden/tp wide; their "
+        "arithmetic intensity on a smooth roofline gives the share of peak. The ceiling is calibrated once, on "
+        "Megatron-LM Table 1; MoE expert matmuls are approximated as top_k experts side by side.",
+    ),
+    Text(
+        zh="通信 = 各维度在其链路上的 ring alpha-beta 时间之和（组留在节点内用机内带宽，否则机间带宽）。ZeRO-2 每个 "
+        "micro-batch reduce-scatter 梯度，ZeRO-3 每个 micro-batch 前向、反向各 all-gather 一次参数。EP 的 all-to-all "
+        "按组跨越的节点分成机内和机间两部分，两者并行，取较慢者。",
+        en="Communication = the sum over dimensions of ring alpha-beta time on each group's link (intra-node if the "
+        "group stays in a node, else inter-node). ZeRO-2 reduce-scatters gradients every micro-batch, ZeRO-3 also "
+        "all-gathers weights for every micro-batch's forward and backward. EP's all-to-all is split into intra- "
+        "and inter-node shares by the group's span; they run concurrently, the slower counts.",
+    ),
+    Text(
+        zh="重叠按维度：DP/ZeRO 的桶与反向重叠（每步一次的同步只能藏在最后一个 micro-batch 的反向下），PP 的 "
+        "send/recv 与计算重叠，CP 的环形传递与分块 Attention 重叠，TP 与 EP 默认在关键路径上。"
+        "气泡 = bubble_fraction/(1-bubble_fraction)·计算。",
+        en="Overlap is per dimension: DP/ZeRO buckets with backward (a once-per-step synchronisation hides only "
+        "under the last micro-batch's backward), PP send/recv and CP's ring with compute; TP and EP are on the "
+        "critical path by default. Bubble = bubble_fraction/(1-bubble_fraction)·compute.",
+    ),
+    Text(
+        zh="显存按最重的流水线阶段：首/末阶段的嵌入或输出层、1F1B 在途的 micro-batch（交错调度乘 1+(p-1)/(pv)）、"
+        "完全重计算时一层的工作集、末阶段 fp32 logits；激活系数为 Korthikanti et al. 的 GPT 层，SwiGLU/MoE 为近似。",
+        en="Memory is the heaviest pipeline stage's: the embedding or output layer, the micro-batches 1F1B keeps "
+        "in flight (times 1+(p-1)/(pv) when interleaved), one layer's working set under full recompute, fp32 "
+        "logits on the last stage; activation coefficients are Korthikanti et al.'s GPT layer, approximate for "
+        "SwiGLU and MoE.",
+    ),
+    Text(
+        zh="估算不含：kernel 启动与同步抖动、网络拥塞与拓扑（胖树、轨道优化）、数据加载、优化器步、掉队节点与故障。"
+        "相差小于所述不确定度的候选是并列的。",
+        en="Left out: kernel launch and synchronisation jitter, network congestion and topology (fat tree, rail "
+        "optimisation), data loading, the optimizer step, stragglers and failures. Candidates closer than the "
+        "stated uncertainty are tied.",
+    ),
+)
+
+
+# --------------------------------------------------------------------------- the result
+
+
+@dataclass(frozen=True)
+class _Table:
+    """The searched space as columns (numpy arrays), the failing checks and the estimates."""
+
+    columns: dict[str, npt.NDArray[Any]]
+    fails: dict[str, npt.NDArray[Any]]
+    step_s: npt.NDArray[Any]
+    memory_gib: npt.NDArray[Any]
+    accepted: npt.NDArray[Any]
+
+    def __len__(self) -> int:
+        return int(self.accepted.shape[0])
+
+
+def tie_groups(step_s: Any, uncertainty: float) -> list[list[int]]:
+    """Group positions of ascending ``step_s`` into ties: a group starts at its fastest member and holds every
+    later one within ``(1 + uncertainty)`` of it.
+
+    >>> tie_groups([1.0, 1.05, 1.09, 1.2, 1.3], 0.1)
+    [[0, 1, 2], [3, 4]]
+
+    Taught in: lesson 9 (decision workbench).
+    """
+    uncertainty = check_number("uncertainty", uncertainty, ge=0, le=10)
+    values = [check_number(f"step_s[{i}]", value, ge=0) for i, value in enumerate(step_s)]
+    if values != sorted(values):
+        raise ValueError(tr("planner.ties_sorted"))
+    groups: list[list[int]] = []
+    start = 0.0
+    for index, value in enumerate(values):
+        if not groups or value > start * (1 + uncertainty):
+            groups.append([])
+            start = float(value)
+        groups[-1].append(index)
+    return groups
+
+
+@dataclass(frozen=True)
+class PlanResult:
+    """Everything :func:`plan` found: the space, the funnel, the candidates and the assumptions.
+
+    * ``space_size``: candidates evaluated; ``space_dimensions``: the options per dimension;
+    * ``funnel``: one :class:`FunnelStep` per gate of :data:`PLAN_GATES`, in order;
+    * :meth:`accepted` — accepted candidates, fastest estimate first; :meth:`rejected`;
+      :meth:`candidate` — the i-th candidate; :meth:`explain` — any composition;
+    * ``assumptions`` — what every estimate rests on; ``elapsed_s`` — search time.
+
+    Candidates are materialised on demand (each through :func:`evaluate_composition`).
+    """
+
+    model: ModelSpec
+    cluster: ClusterSpec
+    workload: WorkloadSpec
+    assumptions: Assumptions
+    space_dimensions: dict[str, tuple[Any, ...]]
+    funnel: tuple[FunnelStep, ...]
+    elapsed_s: float
+    _table: _Table = field(repr=False, compare=False)
+    _materialised: dict[int, PlanCandidate] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def space_size(self) -> int:
+        """How many compositions were evaluated."""
+        return len(self._table)
+
+    def __len__(self) -> int:
+        return self.space_size
+
+    @property
+    def accepted_count(self) -> int:
+        """How many candidates pass every check."""
+        return int(self._table.accepted.sum())
+
+    def codes(self, index: int) -> tuple[str, ...]:
+        """Codes of the checks candidate ``index`` fails (from the vectorised table)."""
+        return tuple(code for code in _GATE_CODES if bool(self._table.fails[code][index]))
+
+    def degrees(self, index: int) -> dict[str, Any]:
+        """The degrees of candidate ``index`` as keyword arguments of :func:`evaluate_composition`."""
+        col = self._table.columns
+        if self.workload.mode == "serving":
+            return {"tp": int(col["tp"][index]), "pp": int(col["pp"][index]), "replicas": int(col["replicas"][index])}
+        return {
+            "tp": int(col["tp"][index]),
+            "pp": int(col["pp"][index]),
+            "dp": int(col["dp"][index]),
+            "cp": int(col["cp"][index]),
+            "ep": int(col["ep"][index]),
+            "v": int(col["v"][index]),
+            "zero": int(col["zero"][index]),
+            "mb": int(col["mb"][index]),
+            "ga": int(col["ga"][index]),
+            "recompute": RECOMPUTE_MODES[int(col["rc"][index])],
+        }
+
+    def estimated_step_s(self, index: int) -> float | None:
+        """The vectorised step-time estimate of candidate ``index`` (None if malformed)."""
+        value = float(self._table.step_s[index])
+        return None if math.isnan(value) else value
+
+    def candidate(self, index: int) -> PlanCandidate:
+        """Candidate ``index`` with reasons, ledgers and estimate."""
+        from .search import evaluate_composition
+
+        index = check_int("index", index, ge=0, lt=self.space_size)
+        if index not in self._materialised:
+            self._materialised[index] = evaluate_composition(
+                self.model, self.cluster, self.workload, **self.degrees(index)
+            )
+        return self._materialised[index]
+
+    def __iter__(self) -> Iterator[PlanCandidate]:
+        return (self.candidate(i) for i in range(self.space_size))
+
+    def accepted_indices(self) -> list[int]:
+        """Indices of accepted candidates, fastest estimated step first (ties: smaller memory, then space order)."""
+        import numpy as np
+
+        idx = np.flatnonzero(self._table.accepted)
+        # Ties in the estimate (e.g. ZeRO-1 vs ZeRO-2 move the same bytes) go to the smaller memory total.
+        order = np.lexsort((self._table.memory_gib[idx], self._table.step_s[idx]))
+        return [int(i) for i in idx[order]]
+
+    def tie_groups(self, uncertainty: float | None = None) -> list[list[int]]:
+        """Accepted candidates (indices, fastest first) grouped into ties: estimates within ``uncertainty``
+        (default: the model's stated :data:`coursekit.planner.estimate.MODEL_UNCERTAINTY`) of the group's
+        fastest cannot be told apart by this model."""
+        u = (
+            self.assumptions.uncertainty
+            if uncertainty is None
+            else check_number("uncertainty", uncertainty, ge=0, le=10)
+        )
+        order = self.accepted_indices()
+        steps = [float(self._table.step_s[i]) for i in order]
+        return [[order[pos] for pos in group] for group in tie_groups(steps, u)]
+
+    def rank_of(self, index: int) -> tuple[int, int]:
+        """(position among accepted, 1-based; tie group, 1-based) of accepted candidate ``index``."""
+        order = self.accepted_indices()
+        index = check_int("index", index, ge=0, lt=self.space_size)
+        if index not in order:
+            raise ValueError(tr("planner.not_accepted", index=index))
+        group = next(g for g, members in enumerate(self.tie_groups(), 1) if index in members)
+        return order.index(index) + 1, group
+
+    def accepted(self, top: int | None = None) -> list[PlanCandidate]:
+        """Accepted candidates, fastest estimated step first; the first ``top`` if given."""
+        indices = self.accepted_indices()
+        if top is not None:
+            indices = indices[: check_int("top", top, ge=0)]
+        return [self.candidate(i) for i in indices]
+
+    def rejected_indices(self, code: str | None = None) -> list[int]:
+        """Indices of rejected candidates (failing ``code``, if given)."""
+        import numpy as np
+
+        if code is None:
+            mask = ~self._table.accepted
+        else:
+            mask = self._table.fails[check_choice("code", code, _GATE_CODES)]
+        return [int(i) for i in np.flatnonzero(mask)]
+
+    def rejected(self, code: str | None = None, limit: int = 10) -> list[PlanCandidate]:
+        """Up to ``limit`` rejected candidates (failing ``code``, if given), in space order."""
+        return [self.candidate(i) for i in self.rejected_indices(code)[: check_int("limit", limit, ge=0)]]
+
+    def find(self, **degrees: Any) -> list[int]:
+        """Indices of the candidates whose degrees equal the given ones (keys of :data:`DEGREE_KEYS`)."""
+        import numpy as np
+
+        mask = np.ones(self.space_size, dtype=bool)
+        for key, value in parse_degrees(degrees).items():
+            column = "rc" if key == "recompute" else key
+            wanted = RECOMPUTE_MODES.index(value) if key == "recompute" else value
+            mask &= self._table.columns[column] == wanted
+        return [int(i) for i in np.flatnonzero(mask)]
+
+    def explain(self, degrees: str | Mapping[str, Any]) -> PlanCandidate:
+        """Evaluate one composition (text like ``"tp=8,pp=4,dp=4,zero=1,mb=1"`` or a mapping).
+
+        Unspecified degrees default to cp = ep = v = 1, zero = 0, mb = 1, dp = the ranks left over,
+        ga from the global batch and the workload's first recompute mode.
+        """
+        from .search import evaluate_composition
+
+        return evaluate_composition(self.model, self.cluster, self.workload, **parse_degrees(degrees))
+
+    def report(self, top: int = 5) -> str:
+        """The funnel, the assumptions and the ``top`` accepted candidates as text (current language)."""
+        w, c, m = self.workload, self.cluster, self.model
+        s = w.tokens_per_sequence(m)
+        mode_text = tr(f"planner.mode_{w.mode}", global_batch=w.global_batch, seq_len=s)
+        lines = [
+            tr(
+                "planner.header",
+                model=m.name,
+                cluster=c.name,
+                nodes=c.nodes,
+                gpn=c.gpus_per_node,
+                world=c.world_size,
+                mode=mode_text,
+            ),
+            tr(
+                "planner.assumptions",
+                peak_tflops=c.peak_flops / 1e12,
+                mfu=tr("planner.efficiency_model")
+                if w.achievable_flops_fraction is None
+                else f"{w.achievable_flops_fraction:.0%}",
+                overlap=", ".join(f"{dim} {share:.0%}" for dim, share in self.assumptions.overlap),
+                uncertainty=self.assumptions.uncertainty,
+                recipe=w.recipe,
+                reserve_gib=w.runtime_reserve_gib,
+                intra_gb_s=c.intra_node_bandwidth_bytes_per_s / 1e9,
+                inter_gb_s=c.inter_node_bandwidth_bytes_per_s / 1e9,
+            ),
+            tr(
+                "planner.space",
+                size=self.space_size,
+                elapsed_ms=self.elapsed_s * 1e3,
+                dims=", ".join(f"{key} {'/'.join(map(str, values))}" for key, values in self.space_dimensions.items()),
+            ),
+            tr("planner.funnel_header"),
+        ]
+        lines.extend(
+            tr("planner.funnel_row", code=step.code, removed=step.removed, remaining=step.remaining)
+            + f"  — {step.description}"
+            for step in self.funnel
+        )
+        best = self.accepted(top)
+        if not self.accepted_count:
+            lines.append(tr("planner.none_accepted"))
+        else:
+            lines.append(tr("planner.accepted_header", count=self.accepted_count, top=len(best)))
+            groups = self.tie_groups()
+            group_of = {index: g for g, members in enumerate(groups, 1) for index in members}
+            shown_group = 0
+            for rank, (index, cand) in enumerate(zip(self.accepted_indices(), best, strict=False), 1):
+                if group_of[index] != shown_group:
+                    shown_group = group_of[index]
+                    lines.append(
+                        tr(
+                            "planner.tie_header",
+                            group=shown_group,
+                            uncertainty=self.assumptions.uncertainty,
+                            count=len(groups[shown_group - 1]),
+                        )
+                    )
+                lines.append(f"#{rank} " + cand.explain())
+        return "\n".join(lines)
+
+    def to_dict(self, top: int = 10, include_rejected: bool = False) -> dict[str, Any]:
+        """JSON-ready: specs, assumptions, space, funnel, every accepted candidate (the first ``top`` in
+        full, the rest as degrees + estimate), and with ``include_rejected`` every rejected one as
+        degrees + codes."""
+        from dataclasses import asdict
+
+        accepted = self.accepted_indices()
+        out: dict[str, Any] = {
+            "model": asdict(self.model),
+            "cluster": asdict(self.cluster),
+            "workload": asdict(self.workload),
+            "assumptions": {
+                **{k: val for k, val in asdict(self.assumptions).items() if k != "notes"},
+                "notes": [str(note) for note in self.assumptions.notes],
+                "estimate": "estimated, not measured",
+            },
+            "space_size": self.space_size,
+            "space_dimensions": {key: list(values) for key, values in self.space_dimensions.items()},
+            "elapsed_s": self.elapsed_s,
+            "funnel": [
+                {"code": st.code, "description": str(st.description), "removed": st.removed, "remaining": st.remaining}
+                for st in self.funnel
+            ],
+            "accepted_count": len(accepted),
+            "tie_groups": self.tie_groups(),
+            "top": [self.candidate(i).to_dict() for i in accepted[:top]],
+            "accepted": [
+                {
+                    "degrees": self.degrees(i),
+                    "step_s": self.estimated_step_s(i),
+                    "memory_gib": float(self._table.memory_gib[i]),
+                }
+                for i in accepted
+            ],
+        }
+        if include_rejected:
+            out["rejected"] = [
+                {"degrees": self.degrees(i), "codes": list(self.codes(i))} for i in self.rejected_indices()
+            ]
+        return out

@@ -1,0 +1,90 @@
+"""The workbench against published runs: does it accept the layout, where does it rank it, how close is it?
+
+:func:`compare_published` plans one :class:`coursekit.presets.PublishedRun` and reports what the issue
+asks of the estimate: whether the published layout is accepted, its rank among the accepted ones (and
+its tie group), its estimated step time divided by the best estimate, and its estimated throughput
+divided by the published one, in the paper's own FLOP convention. Lesson 9 prints the table; the tests
+hold it to the goals (within 1.25x of the best, throughput within ±30 %) or to a stated reason.
+
+Taught in: lesson 9 (decision workbench).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from .specs import megatron_paper_flops_per_step
+
+__all__ = ["PublishedComparison", "compare_published"]
+
+
+class PublishedComparison(NamedTuple):
+    """One published run against the estimate (see :func:`compare_published`)."""
+
+    name: str
+    accepted: bool
+    rank: int | None
+    accepted_count: int
+    tie_group: int | None
+    step_over_best: float | None
+    estimated_over_published: float | None
+    estimated: float | None
+    published: float
+    unit: str
+    layout: str
+    best_layout: str
+    source: str
+
+
+def compare_published(run: object) -> PublishedComparison:
+    """Plan ``run`` (a :class:`coursekit.presets.PublishedRun`) and compare it with what its paper measured.
+
+    Throughput uses the paper's convention: ``"palm"`` model FLOPs (6N + 12·L·h·s per token) per second
+    per GPU, ``"megatron"`` Megatron-LM's eq. 3 (recomputation included), or ``"tokens"`` per GPU-second.
+    """
+    from ..presets import CLUSTERS, MODELS, PublishedRun
+    from .search import plan
+    from .specs import _type_error
+
+    if not isinstance(run, PublishedRun):
+        raise _type_error("run", run, "PublishedRun")
+    model = MODELS[run.model]
+    cluster = CLUSTERS[run.cluster].with_nodes(run.nodes)
+    result = plan(model, cluster, run.workload())
+    order = result.accepted_indices()
+    wanted = set(result.find(**dict(run.degrees)))
+    matching = [i for i in order if i in wanted]
+    best_layout = result.candidate(order[0]).label() if order else ""
+    unit = "tokens/s/GPU" if run.flop_convention == "tokens" else "TFLOP/s/GPU"
+    published = run.measured_tokens_per_gpu_s if run.flop_convention == "tokens" else run.measured_tflops_per_gpu
+    if not matching:
+        return PublishedComparison(
+            run.name, False, None, len(order), None, None, None, None, published, unit, "", best_layout, run.source
+        )
+    cand = result.candidate(matching[0])
+    best = result.candidate(order[0])
+    assert cand.step_s is not None and best.step_s is not None
+    gpus = cluster.world_size
+    if run.flop_convention == "palm":
+        estimated = cand.model_flops_per_step / (cand.step_s * gpus) / 1e12
+    elif run.flop_convention == "megatron":
+        flops = megatron_paper_flops_per_step(model.layers, model.hidden, run.global_batch, model.vocab, run.seq_len)
+        estimated = flops / (cand.step_s * gpus) / 1e12
+    else:
+        estimated = cand.tokens_per_step / cand.step_s / gpus
+    rank, group = result.rank_of(matching[0])
+    return PublishedComparison(
+        name=run.name,
+        accepted=True,
+        rank=rank,
+        accepted_count=len(order),
+        tie_group=group,
+        step_over_best=cand.step_s / best.step_s,
+        estimated_over_published=estimated / published,
+        estimated=estimated,
+        published=published,
+        unit=unit,
+        layout=cand.label(),
+        best_layout=best_layout,
+        source=run.source,
+    )
