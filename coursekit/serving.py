@@ -197,6 +197,12 @@ register(
             "en": "No layout fits: the closest is replicas={replicas} tp={tp} pp={pp}, {short_gib:.1f} GiB short per "
             "rank; one of its replicas holds at most {max_concurrency} concurrent requests.",
         },
+        "serving.no_fit_weights": {
+            "zh": "没有布局放得下：最接近的是 replicas={replicas} tp={tp} pp={pp}，每 rank 差 {short_gib:.1f} GiB；"
+            "光是权重就放不下，需要更多设备或更低精度的权重。",
+            "en": "No layout fits: the closest is replicas={replicas} tp={tp} pp={pp}, {short_gib:.1f} GiB short per "
+            "rank; the weights alone do not fit, so it needs more devices or lower-precision weights.",
+        },
         "serving.assumptions_head": {
             "zh": "假设（所有时间都是下界）：",
             "en": "Assumptions (every time is a lower bound):",
@@ -1027,7 +1033,7 @@ class ServingPlanResult:
             if misfit is not None and misfit.ledger is not None:
                 lines.append(
                     tr(
-                        "serving.no_fit",
+                        "serving.no_fit" if misfit.ledger.max_concurrency else "serving.no_fit_weights",
                         replicas=misfit.replicas,
                         tp=misfit.tp,
                         pp=misfit.pp,
