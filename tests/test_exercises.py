@@ -265,6 +265,7 @@ def test_prefix_mapping() -> None:
         "s18": "coursekit.exercises.lesson5",
         "lab": "coursekit.exercises.lesson8",
         "plan": "coursekit.exercises.lesson9",
+        "serve": "coursekit.exercises.lesson10",
     }
 
 

@@ -74,6 +74,7 @@ PREFIX_MODULES: dict[str, str] = {
     "s18": "coursekit.exercises.lesson5",
     "lab": "coursekit.exercises.lesson8",
     "plan": "coursekit.exercises.lesson9",
+    "serve": "coursekit.exercises.lesson10",
 }
 
 #: How an answer is compared with the expected one.
