@@ -758,6 +758,11 @@ class ServingWorkload:
         check_int("max_pp", raw.max_pp, ge=1)
 
     @property
+    def mode(self) -> str:
+        """Always ``"serving"`` (the planner's :class:`~coursekit.planner.WorkloadSpec` has training too)."""
+        return "serving"
+
+    @property
     def context_tokens(self) -> int:
         """A request's full context, prompt + output: what its KV cache holds at the end."""
         return self.prompt_tokens + self.output_tokens

@@ -24,19 +24,30 @@ import html
 from dataclasses import dataclass
 from typing import Any
 
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from .._validate import check_choice, check_int
 from ..i18n import Text, register, tr
+from ..planner import ClusterSpec, ModelSpec
 from ..plotting import label
 from ..presets import CLUSTERS, MODELS
 from ..serving import ServingEstimate, ServingLedger, serving_estimate, serving_memory_ledger
 from ..units import MS_PER_S
 from . import LessonWidget, dropdown, slider
 
-__all__ = ["BATCH_OPTIONS", "GPU_OPTIONS", "TP_OPTIONS", "ServingView", "ServingWidget", "serving_view"]
+__all__ = [
+    "BATCH_OPTIONS",
+    "GPU_OPTIONS",
+    "TP_OPTIONS",
+    "ServingView",
+    "ServingWidget",
+    "log_axes",
+    "serving_view",
+    "tradeoff_curve",
+]
 
 #: Batches (concurrent requests on one replica) of the curve: powers of two.
 BATCH_OPTIONS: tuple[int, ...] = tuple(2**k for k in range(10))
@@ -123,18 +134,46 @@ def serving_view(model: str, gpu: str, tp: int, batch: int, prompt_tokens: int, 
     if spec.heads % tp:
         raise ValueError(tr("serving.reason.tp_heads", tp=tp, heads=spec.heads))
 
-    def at(b: int) -> tuple[ServingLedger, ServingEstimate]:
-        ledger = serving_memory_ledger(
-            spec, cluster, tp=tp, concurrency=b, context_tokens=prompt + output, prefill_chunk_tokens=prompt
-        )
-        return ledger, serving_estimate(spec, cluster, tp=tp, batch=b, prompt_tokens=prompt, output_tokens=output)
+    curve = tradeoff_curve(spec, cluster, tp=tp, pp=1, prompt_tokens=prompt, output_tokens=output)
+    ledger, estimate = _replica_at(spec, cluster, tp, 1, batch, prompt, output)
+    return ServingView(ledger=ledger, estimate=estimate, curve=curve)
 
+
+def _replica_at(
+    spec: ModelSpec, cluster: ClusterSpec, tp: int, pp: int, batch: int, prompt: int, output: int
+) -> tuple[ServingLedger, ServingEstimate]:
+    ledger = serving_memory_ledger(
+        spec, cluster, tp=tp, pp=pp, concurrency=batch, context_tokens=prompt + output, prefill_chunk_tokens=prompt
+    )
+    estimate = serving_estimate(spec, cluster, tp=tp, pp=pp, batch=batch, prompt_tokens=prompt, output_tokens=output)
+    return ledger, estimate
+
+
+def tradeoff_curve(
+    model: ModelSpec, cluster: ClusterSpec, *, tp: int, pp: int = 1, prompt_tokens: int, output_tokens: int
+) -> tuple[tuple[int, float, float, bool], ...]:
+    """``(batch, tpot_s, tokens_per_s_per_gpu, fits)`` of one replica for every batch of :data:`BATCH_OPTIONS`.
+
+    The latency–throughput trade-off as the batch grows: TPOT rises (more KV cache per step), throughput
+    rises (one read of the weights serves more requests), until the KV cache no longer fits.
+
+    Taught in: lesson 10 (serving); used by the workbench's serving mode (lesson 9).
+    """
     curve = []
     for b in BATCH_OPTIONS:
-        ledger, estimate = at(b)
+        ledger, estimate = _replica_at(model, cluster, tp, pp, b, prompt_tokens, output_tokens)
         curve.append((b, estimate.time_per_output_token_s, estimate.tokens_per_s_per_gpu, ledger.fits))
-    ledger, estimate = at(batch)
-    return ServingView(ledger=ledger, estimate=estimate, curve=tuple(curve))
+    return tuple(curve)
+
+
+def log_axes(ax: Axes) -> None:
+    """Log scales on both axes with ticks at 1, 2 and 5 per decade, labelled as plain numbers."""
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        axis.set_major_formatter(FuncFormatter(lambda value, _pos: f"{value:g}"))
+        axis.set_minor_formatter(NullFormatter())
 
 
 def _label(key: str) -> str:
@@ -209,12 +248,7 @@ class ServingWidget(LessonWidget[ServingView]):
         (self.current,) = self.ax_curve.plot([], [], marker="o", markersize=8, fillstyle="none", color="#c44e52")
         self.floor_line = self.ax_curve.axvline(0.0, color="grey", linestyle=":", linewidth=0.8)
         self.batch_labels = [self.ax_curve.text(0.0, 0.0, str(b), fontsize=6, color="#4c72b0") for b in BATCH_OPTIONS]
-        self.ax_curve.set_xscale("log")
-        self.ax_curve.set_yscale("log")
-        for axis in (self.ax_curve.xaxis, self.ax_curve.yaxis):
-            axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-            axis.set_major_formatter(FuncFormatter(lambda value, _pos: f"{value:g}"))
-            axis.set_minor_formatter(NullFormatter())
+        log_axes(self.ax_curve)
         self.ax_curve.set_xlabel(_label("widgets.serving.axis_tpot"), fontsize=8)
         self.ax_curve.set_ylabel(_label("widgets.serving.axis_tps"), fontsize=8)
         self.ax_curve.tick_params(labelsize=7)
