@@ -114,3 +114,41 @@ def test_instructor_guide_quotes_coursekit(guide: Path) -> None:
     text = guide.read_text(encoding="utf-8")
     missing = [number for number in _quoted_numbers() if number not in text]
     assert not missing
+
+
+# ----------------------------------------------------------------------------- numbers the lesson's prose quotes
+
+LESSON = (ROOT / "notebooks" / "src" / "10_serving.py").read_text(encoding="utf-8")
+
+
+def _ratios() -> list[float]:
+    out = []
+    for m in PUBLISHED_MEASUREMENTS:
+        est = serving_estimate(
+            m.model,
+            CLUSTERS[m.gpu],
+            tp=m.tp,
+            batch=m.batch,
+            prompt_tokens=m.prompt_tokens,
+            output_tokens=m.output_tokens,
+        )
+        out.append(m.value / (est.time_to_first_token_s if m.metric == "ttft_s" else est.tokens_per_s))
+    return out
+
+
+def test_lesson_prose_quotes_the_comparison() -> None:
+    ttft_low, ttft_high, throughput = _ratios()
+    # "1.4-1.5 times the bound" / "约为下界的 1.4-1.5 倍"; "about 70 % of peak" / "七成"; "about 0.8" / "八成".
+    assert 1.4 <= min(ttft_low, ttft_high) and max(ttft_low, ttft_high) <= 1.5
+    assert "1.4-1.5" in LESSON and "1.4×" in LESSON
+    assert round(1 / ttft_low, 1) == round(1 / ttft_high, 1) == 0.7 and "70 %" in LESSON and "七成" in LESSON
+    assert round(throughput, 1) == 0.8 and "about 0.8" in LESSON and "八成" in LESSON
+
+
+def test_lesson_prose_quotes_nccl_and_gpt2() -> None:
+    from coursekit.hardware import NCCL_BASE_LATENCY_US
+
+    assert NCCL_BASE_LATENCY_US[("ring", "LL")] == 6.6 and "6.6 µs" in LESSON
+    assert 2 * MODELS["gpt2-small"].layers == 24 and "24 all-reduces" in LESSON and "24 次全归约" in LESSON
+    mha_factor = MODELS["llama3-70b"].heads // MODELS["llama3-70b"].kv_heads  # type: ignore[operator]
+    assert mha_factor == 8 and "8 times larger" in LESSON and "缓存要大 8 倍" in LESSON
