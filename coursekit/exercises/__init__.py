@@ -56,9 +56,9 @@ __all__ = [
     "Feedback",
     "check",
     "exercises",
-    "verify",
     "get_exercise",
     "register",
+    "verify",
 ]
 
 _log = logging.getLogger(__name__)
