@@ -231,6 +231,14 @@ register(
 )
 
 
+def _check_specs(model: Any, cluster: Any = None, *, with_cluster: bool = True) -> None:
+    """TypeError naming ``model`` or ``cluster`` when they are not the planner's specs (e.g. a preset's name)."""
+    if not isinstance(model, ModelSpec):
+        raise TypeError(tr("validate.type_choice", name="model", value=model, type=type(model).__name__))
+    if with_cluster and not isinstance(cluster, ClusterSpec):
+        raise TypeError(tr("validate.type_choice", name="cluster", value=cluster, type=type(cluster).__name__))
+
+
 # --------------------------------------------------------------------------- the KV cache
 
 
@@ -273,8 +281,7 @@ def kv_cache_bytes(model: ModelSpec, *, tokens: int, tp: int = 1, pp: int = 1, k
 
     Taught in: lesson 10 (serving).
     """
-    if not isinstance(model, ModelSpec):
-        raise TypeError(tr("validate.type_choice", name="model", value=model, type=type(model).__name__))
+    _check_specs(model, with_cluster=False)
     tokens = check_int("tokens", tokens, ge=0)
     tp = check_int("tp", tp, ge=1)
     pp = check_int("pp", pp, ge=1, le=model.layers)
@@ -389,6 +396,7 @@ def serving_memory_ledger(
 
     Taught in: lesson 10 (serving).
     """
+    _check_specs(model, cluster)
     tp = check_int("tp", tp, ge=1)
     pp = check_int("pp", pp, ge=1, le=model.layers)
     concurrency = check_int("concurrency", concurrency, ge=0)
@@ -673,8 +681,7 @@ def serving_estimate(
 
     Taught in: lesson 10 (serving).
     """
-    if not isinstance(model, ModelSpec):
-        raise TypeError(tr("validate.type_choice", name="model", value=model, type=type(model).__name__))
+    _check_specs(model, cluster)
     tp = check_int("tp", tp, ge=1)
     pp = check_int("pp", pp, ge=1, le=model.layers)
     batch = check_int("batch", batch, ge=1)
@@ -1157,10 +1164,7 @@ def plan_serving(model: ModelSpec, cluster: ClusterSpec, workload: ServingWorklo
 
     Taught in: lesson 10 (serving).
     """
-    if not isinstance(model, ModelSpec):
-        raise TypeError(tr("validate.type_choice", name="model", value=model, type=type(model).__name__))
-    if not isinstance(cluster, ClusterSpec):
-        raise TypeError(tr("validate.type_choice", name="cluster", value=cluster, type=type(cluster).__name__))
+    _check_specs(model, cluster)
     if not isinstance(workload, ServingWorkload):
         raise TypeError(tr("validate.type_choice", name="workload", value=workload, type=type(workload).__name__))
     world = cluster.world_size

@@ -123,6 +123,15 @@ def test_kv_cache_bytes_refuses_a_model_name() -> None:
         kv_cache_bytes("llama3-70b", tokens=1)  # type: ignore[arg-type]
 
 
+def test_estimates_refuse_preset_names() -> None:
+    with pytest.raises(TypeError, match="cluster"):
+        serving_estimate(MODELS["llama3-8b"], "h100-8", prompt_tokens=1, output_tokens=1)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="model"):
+        serving_memory_ledger("llama3-8b", H100, concurrency=1, context_tokens=1)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="workload"):
+        plan_serving(MODELS["llama3-8b"], H100, {"concurrency": 1})  # type: ignore[arg-type]
+
+
 # ----------------------------------------------------------------------------- the ledger
 
 
