@@ -63,7 +63,7 @@ _COLOURS: dict[str, str] = {"weights": "#4c72b0", "kv": "#dd8452", "other": "#8c
 register(
     {
         "widgets.serving.model": {"zh": "模型", "en": "model"},
-        "widgets.serving.gpu": {"zh": "GPU", "en": "GPU"},
+        "widgets.serving.gpu": {"zh": "GPU 型号", "en": "GPU"},
         "widgets.serving.tp": {"zh": "每副本张量并行度 TP", "en": "TP per replica"},
         "widgets.serving.batch": {"zh": "每副本并发请求（批）", "en": "requests per replica (batch)"},
         "widgets.serving.prompt_tokens": {"zh": "提示词元数", "en": "prompt tokens"},
