@@ -48,6 +48,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``python -m coursekit``; returns the exit status (2 for bad arguments)."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     pre_language(args_list)
+    from .serving_cli import run_serving, wants_serving
+
+    if wants_serving(args_list):  # serving has its own arguments (lesson 10)
+        return run_serving(args_list[1:])
     parser = build_parser()
     with argparse_language():
         args = parser.parse_args(args_list)

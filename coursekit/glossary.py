@@ -612,6 +612,72 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "请求延迟分布的高分位（如 p99）；服务副本路由不均会先把它放大。",
         "A high percentile (e.g. p99) of request latency; uneven routing across serving replicas inflates it first.",
     ),
+    # -- serving ------------------------------------------------------------------------------
+    _e(
+        "预填充",
+        "prefill",
+        "",
+        "服务请求的第一阶段：一次读完整个提示，把每个词元的键和值写进 KV 缓存，并产生第一个输出词元；"
+        "每个词元约 2·N 次浮点运算，受算力限制。",
+        "The first phase of a request: read the whole prompt in one pass, write every token's keys and values into "
+        "the KV cache and produce the first output token; about 2·N FLOPs per token, so compute-bound.",
+    ),
+    _e(
+        "解码",
+        "decode",
+        "",
+        "服务请求的第二阶段：每步为批次里每个请求生成一个词元；每步要读全部权重和整个批次的 KV 缓存，"
+        "运算却很少，所以受显存带宽限制。",
+        "The second phase of a request: each step makes one token for every request in the batch; a step reads "
+        "all the weights and the batch's whole KV cache but does little arithmetic, so it is memory-bound.",
+    ),
+    _e(
+        "首词元时间",
+        "time to first token",
+        "TTFT",
+        "从请求到达到第一个输出词元的时间：排队加预填充。",
+        "Time from a request's arrival to its first output token: queueing plus prefill.",
+    ),
+    _e(
+        "每输出词元时间",
+        "time per output token",
+        "TPOT",
+        "解码阶段相邻两个输出词元之间的时间，即一个解码步的时间；它的下限是每 GPU 的权重字节数除以显存带宽。",
+        "Time between two output tokens during decode, i.e. one decode step; it is never below the weight bytes "
+        "per GPU divided by the memory bandwidth.",
+    ),
+    _e(
+        "分组查询注意力",
+        "grouped-query attention",
+        "GQA",
+        "几个查询头共享一组键值头（如 Llama-3 70B 的 64 个查询头共享 8 个 KV 头），KV 缓存按比例变小；"
+        "只有一个 KV 头时叫多查询注意力 (MQA)。",
+        "Several query heads share one key/value head (Llama-3 70B: 64 query heads, 8 KV heads), shrinking the KV "
+        "cache in proportion; with a single KV head it is multi-query attention (MQA).",
+    ),
+    _e(
+        "连续批处理",
+        "continuous batching",
+        "",
+        "推理引擎在每个解码步之间让完成的请求离开、让新请求加入，使批次保持满；也叫 in-flight batching。",
+        "An inference engine lets finished requests leave and new ones join between decode steps, keeping the "
+        "batch full; also called in-flight batching.",
+    ),
+    _e(
+        "利特尔定律",
+        "Little's law",
+        "",
+        "稳态下系统中的请求数 = 到达速率 × 每个请求在系统中的时间（L = λ·W）；由请求速率和时延推出并发数。",
+        "In steady state, requests in the system = arrival rate × time each spends in it (L = λ·W); it turns a "
+        "request rate and a latency into a concurrency.",
+    ),
+    _e(
+        "服务目标",
+        "service-level objective",
+        "SLO",
+        "服务对时延的承诺，如 TTFT 不超过 500 ms、TPOT 不超过 50 ms（常对某个分位数而言）。",
+        "A service's promise on latency, e.g. TTFT at most 500 ms and TPOT at most 50 ms (often for a percentile).",
+    ),
 )
 
 

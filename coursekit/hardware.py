@@ -45,6 +45,10 @@ __all__ = [
     "HDR_PER_GPU_BYTES_PER_S",
     "IB_NDR_BYTES_PER_S",
     "LINK_PRESETS",
+    "NCCL_BASE_LATENCY_US",
+    "NCCL_LL_MAX_BUS_BYTES_PER_S",
+    "NCCL_NVLINK_STEP_LATENCY_US",
+    "NCCL_PROTOCOL_BANDWIDTH_SHARE",
     "NVLINK3_UNIDIRECTIONAL_BYTES_PER_S",
     "NVLINK4_H100_BIDIRECTIONAL_BYTES_PER_S",
     "NVLINK4_H100_BYTES_PER_S",
@@ -77,6 +81,49 @@ NCCL_TUNING_SOURCE: str = (
 NCCL_RING_NVLINK_LATENCY_S: float = 3.4e-6
 #: NCCL's modelled hardware latency of one ring step over the network (Ring / Simple), in seconds.
 NCCL_RING_NET_LATENCY_S: float = 14.0e-6
+
+#: NCCL's cost model for small messages (NVIDIA/nccl src/graph/tuning.cc, NCCL 2.19/2.20-era tables, in
+#: microseconds): a collective costs ``baseLat[algorithm][protocol] + steps · hwLat[link][algorithm][protocol]``
+#: plus its bytes at the protocol's bandwidth, and NCCL runs the (algorithm, protocol) pair its model says is
+#: fastest. For the few-MiB all-reduces of decoding that is a low-latency protocol: LL (8-byte lines, 4 bytes of
+#: data plus a 4-byte flag, so a quarter of the link's bandwidth: tuning.cc's ``busBw * 1.0/4.0``) or LL128
+#: (128-byte lines with 8 bytes of flags, tuning.cc's 0.92 factor), not Simple. Keys: (algorithm, protocol).
+NCCL_BASE_LATENCY_US: Mapping[tuple[str, str], float] = MappingProxyType(
+    {
+        ("ring", "LL"): 6.6,
+        ("ring", "LL128"): 14.0,
+        ("ring", "Simple"): 8.4,
+        ("tree", "LL"): 6.8,
+        ("tree", "LL128"): 14.0,
+        ("tree", "Simple"): 0.0,
+    }
+)
+#: ``hwLat`` over NVLink (per ring step, or per tree hop), microseconds; same source. Ring/Simple is
+#: :data:`NCCL_RING_NVLINK_LATENCY_S`.
+NCCL_NVLINK_STEP_LATENCY_US: Mapping[tuple[str, str], float] = MappingProxyType(
+    {
+        ("ring", "LL"): 0.6,
+        ("ring", "LL128"): 1.9,
+        ("ring", "Simple"): 3.4,
+        ("tree", "LL"): 0.6,
+        ("tree", "LL128"): 1.25,
+        ("tree", "Simple"): 28.0,
+    }
+)
+#: Share of the link bandwidth each protocol delivers (tuning.cc: LL 1/4 for all-reduce, LL128 0.92 on a
+#: ring and 7/9 on a single-node tree, tree bandwidth x 0.92; tree all-reduce moves data up then down: x 0.5).
+NCCL_PROTOCOL_BANDWIDTH_SHARE: Mapping[tuple[str, str], float] = MappingProxyType(
+    {
+        ("ring", "LL"): 1 / 4,
+        ("ring", "LL128"): 0.92,
+        ("ring", "Simple"): 1.0,
+        ("tree", "LL"): 0.92 / 3.8 * 0.5,
+        ("tree", "LL128"): 0.92 * 7 / 9 * 0.5,
+        ("tree", "Simple"): 0.92 * 0.5,
+    }
+)
+#: Cap on LL's bus bandwidth inside one Hopper or Ampere node (tuning.cc ``llMaxBws``: 87.7 GB/s).
+NCCL_LL_MAX_BUS_BYTES_PER_S: float = 87.7e9
 
 #: The seed's Q2 example link: ``communication_ledger(256, 1, 100, 5)`` — 100 GiB/s, 5 us per call.
 SEED_LINK_BANDWIDTH_GIB_S: float = 100.0

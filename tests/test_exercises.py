@@ -266,6 +266,7 @@ def test_prefix_mapping() -> None:
         "lab": "coursekit.exercises.lesson8",
         "eff": "coursekit.exercises.lesson7",
         "plan": "coursekit.exercises.lesson9",
+        "serve": "coursekit.exercises.lesson10",
     }
 
 

@@ -56,9 +56,9 @@ __all__ = [
     "Feedback",
     "check",
     "exercises",
-    "verify",
     "get_exercise",
     "register",
+    "verify",
 ]
 
 _log = logging.getLogger(__name__)
@@ -75,6 +75,7 @@ PREFIX_MODULES: dict[str, str] = {
     "lab": "coursekit.exercises.lesson8",
     "eff": "coursekit.exercises.lesson7",
     "plan": "coursekit.exercises.lesson9",
+    "serve": "coursekit.exercises.lesson10",
 }
 
 #: How an answer is compared with the expected one.

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import html
 from collections import OrderedDict
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from matplotlib.axes import Axes
@@ -40,14 +41,19 @@ from matplotlib.patches import Patch
 from ..i18n import Text, register, tr
 from ..planner import PLAN_GATES, PlanCandidate, PlanResult, WorkloadSpec, what_if
 from ..plotting import cache_drawing, label
-from ..presets import CLUSTERS
+from ..presets import CLUSTERS, MODELS
+from ..serving import SERVING_GATES, ServingPlanResult, ServingWorkload, plan_serving
 from . import LessonWidget, checkbox, dropdown
+from .serving import log_axes, tradeoff_curve
 
 __all__ = [
     "BATCH_OPTIONS",
     "LINK_SLOWDOWN_OPTIONS",
     "NODE_OPTIONS",
     "SEQ_OPTIONS",
+    "SERVING_DEFAULT_CONCURRENCY",
+    "SERVING_DEFAULT_PROMPT_TOKENS",
+    "SERVING_OUTPUT_TOKENS",
     "WIDGET_MODELS",
     "WorkbenchWidget",
     "breakdown_chart",
@@ -60,11 +66,17 @@ WIDGET_MODELS: tuple[str, ...] = ("gpt2-small", "llama3-8b", "llama3-70b", "llam
 #: Node counts offered.
 NODE_OPTIONS: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64)
 #: Global batch sizes offered (sequences).
-BATCH_OPTIONS: tuple[int, ...] = (8, 32, 128, 512, 1024, 2048)
+BATCH_OPTIONS: tuple[int, ...] = (8, 32, 64, 128, 512, 1024, 2048)
 #: Sequence lengths offered (tokens): the "longer context" what-if.
 SEQ_OPTIONS: tuple[int, ...] = (1024, 2048, 4096, 8192, 32768, 131072)
 #: Divisors of the inter-node bandwidth: the "slower link between nodes" what-if.
 LINK_SLOWDOWN_OPTIONS: tuple[int, ...] = (1, 2, 4, 8, 16)
+#: Serving mode reads the batch control as concurrent requests and the sequence control as prompt tokens; switching
+#: to serving sets these defaults (a training batch of 1024 × 8192 tokens is no serving load), and every request
+#: generates SERVING_OUTPUT_TOKENS tokens.
+SERVING_DEFAULT_CONCURRENCY: int = 64
+SERVING_DEFAULT_PROMPT_TOKENS: int = 2048
+SERVING_OUTPUT_TOKENS: int = 256
 #: Accepted candidates drawn and listed.
 TOP_SHOWN: int = 5
 #: Plans the widget keeps for control values seen recently (each holds its searched table, about 1.3 MB).
@@ -122,6 +134,38 @@ register(
         "widgets.workbench.col_memory": {"zh": "每 rank 显存 (GiB)", "en": "memory per rank (GiB)"},
         "widgets.workbench.col_step": {"zh": "估算步时 (s)", "en": "estimated step (s)"},
         "widgets.workbench.col_parts": {"zh": "计算 / 通信 / 气泡 (s)", "en": "compute / comm. / bubble (s)"},
+        "widgets.workbench.concurrency": {"zh": "并发请求数", "en": "concurrent requests"},
+        "widgets.workbench.prompt_tokens": {"zh": "提示词元数", "en": "prompt tokens"},
+        "widgets.workbench.serving_summary": {
+            "zh": "{model} 在 {world} 个 GPU 上服务：搜索 {size} 个 replicas × TP × PP 布局，"
+            "{accepted} 个通过全部门槛。",
+            "en": "{model} serving on {world} GPUs: {size} layouts replicas × TP × PP searched, "
+            "{accepted} pass every gate.",
+        },
+        "widgets.workbench.serving_terms": {
+            "zh": "并发请求 = 整个集群同时在处理的请求（{concurrency} 个），每个副本服务自己那一份；"
+            "每个请求 {prompt} 个提示词元、生成 {output} 个词元。"
+            "TTFT = 首词元时间（预填充），TPOT = 每输出词元时间（一个解码步）。"
+            "所有时间都是下界估计（屋顶线、无排队）；可达峰值比例与通信重叠两项假设不用于服务。",
+            "en": "Concurrent requests = requests in flight on the whole cluster ({concurrency}); each replica serves "
+            "its own share. Each request has {prompt} prompt tokens and generates {output}. TTFT = time to first token "
+            "(prefill); TPOT = time per output token (one decode step). Every time is a lower-bound estimate "
+            "(roofline, no queueing); the achievable-fraction and overlap assumptions do not apply to serving.",
+        },
+        "widgets.workbench.col_layout": {"zh": "布局", "en": "layout"},
+        "widgets.workbench.col_ttft": {"zh": "TTFT 下界 (ms)", "en": "TTFT bound (ms)"},
+        "widgets.workbench.col_tpot": {"zh": "TPOT 下界 (ms)", "en": "TPOT bound (ms)"},
+        "widgets.workbench.col_tps_gpu": {"zh": "每 GPU 词元/秒（上界）", "en": "tokens/s per GPU (bound)"},
+        "widgets.workbench.tradeoff": {
+            "zh": "最佳布局 {layout} 的批次-时延权衡：每副本批 {batches} 时，TPOT {tpots} ms，"
+            "每 GPU {rates} 词元/秒{misfit}。",
+            "en": "Batch against latency for the best layout {layout}: at {batches} requests per replica, TPOT {tpots} "
+            "ms and {rates} tokens/s per GPU{misfit}.",
+        },
+        "widgets.workbench.tradeoff_misfit": {
+            "zh": "（批 {batch} 起 KV 缓存放不下）",
+            "en": " (from batch {batch} the KV cache does not fit)",
+        },
         "widgets.workbench.assumptions": {
             "zh": "假设：峰值 {peak:.0f} TFLOP/s，计算效率 {mfu}，通信重叠 {overlap}，"
             "机间 {inter:.1f} GB/s/GPU（单向）。",
@@ -216,44 +260,138 @@ class _Breakdown:
         self.ax.set_xlim(0.0, max(totals) * 1.05 if candidates and max(totals) > 0 else 1.0)
 
 
-class WorkbenchWidget(LessonWidget[PlanResult]):
+class _ServingFunnel:
+    """The serving funnel on ``ax``: one bar pair per gate of :data:`coursekit.serving.SERVING_GATES`."""
+
+    def __init__(self, ax: Axes) -> None:
+        self.ax = ax
+        y = list(range(len(SERVING_GATES)))
+        zeros = [0.0] * len(SERVING_GATES)
+        self.remaining = list(ax.barh(y, zeros, color="#c7c7c7", label=label(Text(zh="剩余", en="remaining"))))
+        self.removed = list(
+            ax.barh(y, zeros, color="#d62728", label=label(Text(zh="被这道门槛排除", en="removed by this gate")))
+        )
+        ax.set_yticks(y, labels=list(SERVING_GATES), fontsize=7)
+        ax.invert_yaxis()
+        ax.set_xlabel(label(Text(zh="布局数", en="layouts")), fontsize=8)
+        ax.tick_params(axis="x", labelsize=7)
+        ax.set_title(label(Text(zh="服务漏斗（按门槛顺序）", en="Serving funnel (gate order)")), fontsize=9)
+        self.legend = ax.legend(fontsize=7, loc="lower right")
+
+    def update(self, result: ServingPlanResult) -> None:
+        left = len(result.candidates)
+        for (_gate, removed_count), remaining, removed in zip(result.funnel, self.remaining, self.removed, strict=True):
+            left -= removed_count
+            remaining.set_width(left)
+            removed.set_x(left)
+            removed.set_width(removed_count)
+        self.ax.set_xlim(0, max(len(result.candidates), 1))
+
+
+class _ServingCurve:
+    """The latency–throughput curve of the best layout as its batch grows (fitting batches blue, others grey)."""
+
+    def __init__(self, ax: Axes) -> None:
+        self.ax = ax
+        (self.fit,) = ax.plot([], [], marker="o", markersize=3, color="#4c72b0")
+        (self.misfit,) = ax.plot(
+            [], [], marker="x", linestyle="none", color="#8c8c8c", label=label(Text(zh="放不下", en="does not fit"))
+        )
+        log_axes(ax)
+        ax.set_xlim(1.0, 100.0)  # log axes need positive limits before the first curve
+        ax.set_ylim(1.0, 1000.0)
+        ax.tick_params(labelsize=7)
+        ax.set_title(
+            label(
+                Text(
+                    zh="最佳布局随批增大：TPOT (ms) 对每 GPU 词元/秒",
+                    en="Best layout, batch growing: TPOT (ms) vs tokens/s per GPU",
+                )
+            ),
+            fontsize=8,
+        )
+        self.legend = ax.legend(handles=[self.misfit], fontsize=7, loc="lower right")
+
+    def update(self, curve: tuple[tuple[int, float, float, bool], ...]) -> None:
+        fit = [(t * 1e3, r) for _, t, r, ok in curve if ok]
+        misfit = [(t * 1e3, r) for _, t, r, ok in curve if not ok]
+        self.fit.set_data([p[0] for p in fit], [p[1] for p in fit])
+        self.misfit.set_data([p[0] for p in misfit], [p[1] for p in misfit])
+        if curve:
+            xs = [t * 1e3 for _, t, _, _ in curve]
+            ys = [r for _, _, r, _ in curve]
+            self.ax.set_xlim(min(xs) * 0.8, max(xs) * 1.25)
+            self.ax.set_ylim(min(ys) * 0.7, max(ys) * 1.4)
+
+
+def _best_serving(result: ServingPlanResult) -> Any:
+    """The best accepted layout, else the layout closest to fitting (None when nothing was estimated)."""
+    if result.accepted:
+        return result.accepted[0]
+    return result.closest_misfit
+
+
+class WorkbenchWidget(LessonWidget[Any]):
     """Model, cluster and workload controls plus what-ifs -> funnel chart, breakdown bars and the top table.
 
     Controls (keyword names of :meth:`compute`): ``model``, ``cluster``, ``nodes``, ``mode``,
     ``global_batch``, ``seq_len``, ``mfu``, ``overlap``, ``link_slowdown`` and ``moe``.
     Defaults: Llama-3 70B on 16 H100 nodes, global batch 1024, 8192 tokens.
+
+    Serving mode reads ``global_batch`` as concurrent requests and ``seq_len`` as prompt tokens (switching to
+    it sets :data:`SERVING_DEFAULT_CONCURRENCY` and :data:`SERVING_DEFAULT_PROMPT_TOKENS`, and relabels the two
+    controls), searches replicas × TP × PP with :func:`coursekit.serving.plan_serving` and draws the serving
+    funnel and the best layout's latency–throughput curve.
     """
 
     figure_size_in: ClassVar[tuple[float, float]] = (7.0, 3.2)
     main_control: ClassVar[str | None] = "nodes"
 
     def __init__(self) -> None:
-        super().__init__(
-            {
-                "model": dropdown("widgets.workbench.model", list(WIDGET_MODELS), value="llama3-70b"),
-                "cluster": dropdown("widgets.workbench.cluster", sorted(CLUSTERS), value="h100-8"),
-                "nodes": dropdown("widgets.workbench.nodes", list(NODE_OPTIONS), value=16),
-                "mode": dropdown(
-                    "widgets.workbench.mode",
-                    [(Text(zh="训练", en="training"), "training"), (Text(zh="服务", en="serving"), "serving")],
-                    value="training",
-                ),
-                "global_batch": dropdown("widgets.workbench.global_batch", list(BATCH_OPTIONS), value=1024),
-                "seq_len": dropdown("widgets.workbench.seq_len", list(SEQ_OPTIONS), value=8192),
-                "mfu": dropdown(
-                    "widgets.workbench.mfu",
-                    [(Text(zh="按矩阵乘形状估算", en="from matmul shapes"), "model"), 0.3, 0.4, 0.5, 0.6],
-                    value="model",
-                ),
-                "overlap": dropdown(
-                    "widgets.workbench.overlap",
-                    [(Text(zh="按维度的默认值", en="per-dimension defaults"), "default"), 0.0, 0.5, 1.0],
-                    value="default",
-                ),
-                "link_slowdown": dropdown("widgets.workbench.link_slowdown", list(LINK_SLOWDOWN_OPTIONS), value=1),
-                "moe": checkbox("widgets.workbench.moe", value=False),
-            }
-        )
+        controls = {
+            "model": dropdown("widgets.workbench.model", list(WIDGET_MODELS), value="llama3-70b"),
+            "cluster": dropdown("widgets.workbench.cluster", sorted(CLUSTERS), value="h100-8"),
+            "nodes": dropdown("widgets.workbench.nodes", list(NODE_OPTIONS), value=16),
+            "mode": dropdown(
+                "widgets.workbench.mode",
+                [(Text(zh="训练", en="training"), "training"), (Text(zh="服务", en="serving"), "serving")],
+                value="training",
+            ),
+            "global_batch": dropdown("widgets.workbench.global_batch", list(BATCH_OPTIONS), value=1024),
+            "seq_len": dropdown("widgets.workbench.seq_len", list(SEQ_OPTIONS), value=8192),
+            "mfu": dropdown(
+                "widgets.workbench.mfu",
+                [(Text(zh="按矩阵乘形状估算", en="from matmul shapes"), "model"), 0.3, 0.4, 0.5, 0.6],
+                value="model",
+            ),
+            "overlap": dropdown(
+                "widgets.workbench.overlap",
+                [(Text(zh="按维度的默认值", en="per-dimension defaults"), "default"), 0.0, 0.5, 1.0],
+                value="default",
+            ),
+            "link_slowdown": dropdown("widgets.workbench.link_slowdown", list(LINK_SLOWDOWN_OPTIONS), value=1),
+            "moe": checkbox("widgets.workbench.moe", value=False),
+        }
+        self._training_values: dict[str, Any] = {}
+        # Registered before the base class's observer, so the defaults are in place when the plan runs.
+        controls["mode"].observe(self._on_mode, names="value")
+        super().__init__(controls)
+
+    def _on_mode(self, change: Any) -> None:
+        """Swap the batch and sequence controls between training and serving meanings and defaults."""
+        batch, seq = self.controls["global_batch"], self.controls["seq_len"]
+        with self.hold_updates():
+            if change["new"] == "serving":
+                self._training_values = {"global_batch": batch.value, "seq_len": seq.value}
+                batch.description = tr("widgets.workbench.concurrency")
+                seq.description = tr("widgets.workbench.prompt_tokens")
+                batch.value = SERVING_DEFAULT_CONCURRENCY
+                seq.value = SERVING_DEFAULT_PROMPT_TOKENS
+            else:
+                batch.description = tr("widgets.workbench.global_batch")
+                seq.description = tr("widgets.workbench.seq_len")
+                batch.value = self._training_values.get("global_batch", batch.value)
+                seq.value = self._training_values.get("seq_len", seq.value)
 
     def setup(self, fig: Figure) -> None:
         # Fixed margins instead of constrained layout: one draw per PNG instead of two.
@@ -267,10 +405,15 @@ class WorkbenchWidget(LessonWidget[PlanResult]):
         cache_drawing(self._funnel.legend)
         cache_drawing(self._breakdown.legend)
         cache_drawing(self.funnel_ax.yaxis, key=self.funnel_ax.yaxis.get_view_interval)
-        self._plans: OrderedDict[tuple[Any, ...], PlanResult] = OrderedDict()
+        self.serving_funnel_ax = fig.add_axes(self.funnel_ax.get_position())
+        self.serving_curve_ax = fig.add_axes(self.breakdown_ax.get_position())
+        self._serving_funnel = _ServingFunnel(self.serving_funnel_ax)
+        self._serving_curve = _ServingCurve(self.serving_curve_ax)
+        self._show_serving(False)
+        self._plans: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
         self._top: tuple[PlanResult, list[PlanCandidate]] | None = None
 
-    def compute(self, **values: Any) -> PlanResult:
+    def compute(self, **values: Any) -> Any:
         # Every control feeds the plan (mfu and overlap change the estimates and so the order); a learner
         # going back to earlier values gets the plan from the cache instead of a new search.
         key = tuple(values[name] for name in _PLAN_INPUTS)
@@ -278,6 +421,10 @@ class WorkbenchWidget(LessonWidget[PlanResult]):
         if cached is not None:
             self._plans.move_to_end(key)
             return cached
+        if values["mode"] == "serving":
+            result: Any = self._plan_serving(values)
+            self._plans[key] = result
+            return result
         workload = WorkloadSpec(
             global_batch=values["global_batch"],
             seq_len=values["seq_len"],
@@ -304,11 +451,110 @@ class WorkbenchWidget(LessonWidget[PlanResult]):
             self._top = (result, result.accepted(TOP_SHOWN))
         return self._top[1]
 
-    def draw(self, result: PlanResult) -> None:
+    def _plan_serving(self, values: dict[str, Any]) -> ServingPlanResult:
+        spec = MODELS[values["model"]]
+        if values["moe"] and not spec.is_moe:
+            spec = spec.as_moe(8, 2)
+        node = CLUSTERS[values["cluster"]].with_nodes(values["nodes"])
+        if values["link_slowdown"] != 1:
+            node = replace(
+                node, inter_node_bandwidth_bytes_per_s=node.inter_node_bandwidth_bytes_per_s / values["link_slowdown"]
+            )
+        workload = ServingWorkload(
+            prompt_tokens=values["seq_len"], output_tokens=SERVING_OUTPUT_TOKENS, concurrency=values["global_batch"]
+        )
+        return plan_serving(spec, node, workload)
+
+    def _show_serving(self, serving: bool) -> None:
+        for ax in (self.funnel_ax, self.breakdown_ax):
+            ax.set_visible(not serving)
+        for ax in (self.serving_funnel_ax, self.serving_curve_ax):
+            ax.set_visible(serving)
+
+    def _curve(self, result: ServingPlanResult) -> tuple[tuple[int, float, float, bool], ...]:
+        best = _best_serving(result)
+        if best is None:
+            return ()
+        w = result.workload
+        return tradeoff_curve(
+            result.model,
+            result.cluster,
+            tp=best.tp,
+            pp=best.pp,
+            prompt_tokens=w.prompt_tokens,
+            output_tokens=w.output_tokens,
+        )
+
+    def draw(self, result: Any) -> None:
+        if isinstance(result, ServingPlanResult):
+            self._show_serving(True)
+            self._serving_funnel.update(result)
+            self._serving_curve.update(self._curve(result))
+            return
+        self._show_serving(False)
         self._funnel.update(result)
         self._breakdown.update(self.top(result))
 
-    def describe(self, result: PlanResult) -> str:
+    def _describe_serving(self, result: ServingPlanResult) -> str:
+        w = result.workload
+        head = tr(
+            "widgets.workbench.serving_summary",
+            model=result.model.name,
+            world=result.cluster.world_size,
+            size=len(result.candidates),
+            accepted=len(result.accepted),
+        )
+        terms = tr(
+            "widgets.workbench.serving_terms", concurrency=w.concurrency, prompt=w.prompt_tokens, output=w.output_tokens
+        )
+        parts = [f"<b>{html.escape(head)}</b>", html.escape(terms)]
+        if not result.accepted:
+            parts.append(html.escape(result.report(top=1).split("\n\n")[2]))
+        else:
+            cell = "padding:1px 6px;border-bottom:1px solid #ddd;text-align:left"
+            keys = (
+                "widgets.workbench.col_layout",
+                "widgets.workbench.col_memory",
+                "widgets.workbench.col_ttft",
+                "widgets.workbench.col_tpot",
+                "widgets.workbench.col_tps_gpu",
+            )
+            rows = ["<tr>" + "".join(f'<th style="{cell}">{html.escape(tr(k))}</th>' for k in keys) + "</tr>"]
+            for c in result.accepted[:TOP_SHOWN]:
+                e, lg = c.estimate, c.ledger
+                assert e is not None and lg is not None
+                rows.append(
+                    f'<tr><td style="{cell}"><code>replicas={c.replicas} tp={c.tp} pp={c.pp}</code></td>'
+                    f'<td style="{cell}">{lg.total_gib:.1f} / {lg.device_gib:g}</td>'
+                    f'<td style="{cell}">{e.time_to_first_token_s * 1e3:.0f}</td>'
+                    f'<td style="{cell}">{e.time_per_output_token_s * 1e3:.1f}</td>'
+                    f'<td style="{cell}">{e.tokens_per_s_per_gpu:,.0f}</td></tr>'
+                )
+            parts.append(f'<table style="border-collapse:collapse;font-size:90%;margin:4px 0">{"".join(rows)}</table>')
+        best = _best_serving(result)
+        curve = self._curve(result)
+        if best is not None and curve:
+            shown = [point for point in curve if point[0] in (1, 8, 64, 256)]
+            first_misfit = next((b for b, *_rest, ok in curve if not ok), None)
+            parts.append(
+                html.escape(
+                    tr(
+                        "widgets.workbench.tradeoff",
+                        layout=f"replicas={best.replicas} tp={best.tp} pp={best.pp}",
+                        batches=" → ".join(str(b) for b, *_ in shown),
+                        tpots=" → ".join(f"{t * 1e3:.1f}" for _, t, _, _ in shown),
+                        rates=" → ".join(f"{r:,.0f}" for _, _, r, _ in shown),
+                        misfit=""
+                        if first_misfit is None
+                        else tr("widgets.workbench.tradeoff_misfit", batch=first_misfit),
+                    )
+                )
+            )
+        return "<br>".join(parts)
+
+    def describe(self, result: Any) -> str:
+        if isinstance(result, ServingPlanResult):
+            return self._describe_serving(result)
         best = self.top(result)
         cluster = result.cluster
         head = tr(

@@ -1,0 +1,168 @@
+"""Exercises of lesson 10 (serving): the KV cache, how many requests fit, where TP stops paying, Little's law.
+
+Every expected answer is computed with :mod:`coursekit.serving` from the inputs named below
+(module constants, so the notebook quotes the same set-up).
+
+>>> from coursekit.exercises import get_exercise
+>>> get_exercise("serve.kv_kib_per_token").expected_value()
+320.0
+
+Taught in: lesson 10 (serving).
+"""
+
+from __future__ import annotations
+
+from ..i18n import Text
+from ..presets import CLUSTERS, MODELS
+from ..serving import kv_cache_bytes, littles_law_concurrency, serving_estimate, serving_memory_ledger
+from ..units import KIB_BYTES
+from . import Exercise, register
+
+#: serve.kv_kib_per_token and serve.max_requests: Llama-3 70B.
+MODEL: str = "llama3-70b"
+#: serve.max_requests: one replica on the 8 H100s of one node, requests of 2048 + 256 tokens.
+CLUSTER: str = "h100-8"
+REPLICA_TP: int = 8
+PROMPT_TOKENS: int = 2048
+OUTPUT_TOKENS: int = 256
+#: serve.best_tp: GPT-2 small (124M) decoding one request on an H100 node; the TP degrees tried.
+SMALL_MODEL: str = "gpt2-small"
+TP_DEGREES: tuple[int, ...] = (1, 2, 4, 8)
+#: serve.littles_law: arrivals per second and seconds each request spends in the system.
+RATE_PER_S: float = 20.0
+LATENCY_S: float = 3.2
+
+
+def kv_kib_per_token() -> float:
+    """serve.kv_kib_per_token: KiB of K and V per token of Llama-3 70B (one rank, bf16)."""
+
+    return kv_cache_bytes(MODELS[MODEL], tokens=1) / KIB_BYTES
+
+
+def max_requests() -> int:
+    """serve.max_requests: requests of 2048 + 256 tokens one TP=8 replica holds before its KV cache overflows."""
+    ledger = serving_memory_ledger(
+        MODELS[MODEL],
+        CLUSTERS[CLUSTER],
+        tp=REPLICA_TP,
+        concurrency=1,
+        context_tokens=PROMPT_TOKENS + OUTPUT_TOKENS,
+        prefill_chunk_tokens=PROMPT_TOKENS,
+    )
+    return ledger.max_concurrency
+
+
+def best_tp() -> int:
+    """serve.best_tp: the TP degree of :data:`TP_DEGREES` with the lowest TPOT for GPT-2 small at batch 1."""
+    times = {
+        tp: serving_estimate(
+            MODELS[SMALL_MODEL], CLUSTERS[CLUSTER], tp=tp, batch=1, prompt_tokens=512, output_tokens=128
+        ).time_per_output_token_s
+        for tp in TP_DEGREES
+    }
+    return min(times, key=times.__getitem__)
+
+
+def littles_law() -> float:
+    """serve.littles_law: requests in flight at :data:`RATE_PER_S` arrivals/s that each take :data:`LATENCY_S`."""
+    return littles_law_concurrency(RATE_PER_S, LATENCY_S)
+
+
+KV_KIB_PER_TOKEN = register(
+    Exercise(
+        id="serve.kv_kib_per_token",
+        lesson=10,
+        prompt=Text(
+            zh="Llama-3 70B 有 80 层、8 个 KV 头、head_dim 128，KV 用 bf16（2 字节）。每个词元的 KV 缓存是多少 KiB？",
+            en="Llama-3 70B has 80 layers, 8 KV heads and head_dim 128, with bf16 (2-byte) keys and values. How many "
+            "KiB of KV cache does one token take?",
+        ),
+        expected=kv_kib_per_token,
+        kind="number",
+        hint=Text(
+            zh="K 和 V 两份 × 层数 × KV 头数 × head_dim × 每元素字节数；1 KiB = 1024 字节。",
+            en="Two tensors (K and V) × layers × KV heads × head_dim × bytes per element; 1 KiB = 1024 bytes.",
+        ),
+        why=lambda kib: Text(
+            zh=f"2 · 80 · 8 · 128 · 2 = 327,680 字节 = {kib:.0f} KiB。若是 64 个头的多头注意力，要再乘 8。",
+            en=f"2 · 80 · 8 · 128 · 2 = 327,680 bytes = {kib:.0f} KiB. With 64-head multi-head attention it would "
+            "be 8 times more.",
+        ),
+    ),
+    replace=True,
+)
+
+MAX_REQUESTS = register(
+    Exercise(
+        id="serve.max_requests",
+        lesson=10,
+        prompt=Text(
+            zh="一个副本用一个 H100 节点的 8 卡 (TP=8) 服务 Llama-3 70B，每个请求 2048 个提示词元加 256 个输出词元。"
+            "按每 rank 的显存账本，这个副本最多能同时容纳多少个请求？用整数作答。",
+            en="One replica serves Llama-3 70B on the 8 GPUs of one H100 node (TP=8); each request has 2048 prompt "
+            "tokens and 256 output tokens. By the per-rank memory ledger, how many requests can the replica hold at "
+            "once? Answer with an integer.",
+        ),
+        expected=max_requests,
+        kind="exact",
+        hint=Text(
+            zh="用 serving_memory_ledger(...) 建账本，读 max_concurrency："
+            "空闲显存除以一个请求在这个 rank 上的 KV 缓存。",
+            en="Build the ledger with serving_memory_ledger(...) and read max_concurrency: free memory over one "
+            "request's KV cache on this rank.",
+        ),
+        why=lambda n: Text(
+            zh=f"{n} 个：权重只占每卡约 16 GiB，剩下的几乎全给 KV 缓存；每个请求在每卡上只要 2304 × 40 KiB。",
+            en=f"{n}: the weights take only about 16 GiB per GPU and nearly all the rest goes to the KV cache; one "
+            "request needs just 2304 × 40 KiB per GPU.",
+        ),
+    ),
+    replace=True,
+)
+
+BEST_TP = register(
+    Exercise(
+        id="serve.best_tp",
+        lesson=10,
+        prompt=Text(
+            zh="GPT-2 small（1.24 亿参数）在 H100 节点上解码单个请求（批 1）。"
+            "TP = 1、2、4、8 中哪一个的 TPOT 下界最小？",
+            en="GPT-2 small (124M parameters) decodes a single request (batch 1) on an H100 node. Which of TP = 1, 2, "
+            "4, 8 gives the lowest TPOT bound?",
+        ),
+        expected=best_tp,
+        kind="exact",
+        hint=Text(
+            zh="比较权重读取时间（0.25 GB ÷ 3.35 TB/s）和每词元 2 × 12 次全归约的时延（每次至少几微秒）。",
+            en="Compare the time to read the weights (0.25 GB ÷ 3.35 TB/s) with the latency of 2 × 12 all-reduces "
+            "per token (several microseconds each).",
+        ),
+        why=lambda tp: Text(
+            zh=f"TP = {tp}：读权重只要约 74 µs，TP=2 最多省一半，却要加 24 次全归约，每次至少 6.6 µs 的基础时延。",
+            en=f"TP = {tp}: reading the weights takes about 74 µs, TP=2 saves at most half of that, but adds 24 "
+            "all-reduces, each with at least 6.6 µs of base latency.",
+        ),
+    ),
+    replace=True,
+)
+
+LITTLES_LAW = register(
+    Exercise(
+        id="serve.littles_law",
+        lesson=10,
+        prompt=Text(
+            zh="每秒到达 20 个请求，每个请求从到达到完成平均 3.2 秒。稳态下系统里平均有多少个请求？",
+            en="20 requests arrive per second and each spends 3.2 s from arrival to completion on average. How many "
+            "requests are in the system in steady state?",
+        ),
+        expected=littles_law,
+        kind="number",
+        hint=Text(zh="利特尔定律：L = λ · W。", en="Little's law: L = λ · W."),
+        why=lambda n: Text(
+            zh=f"{n:.0f} 个：这就是显存要容纳的 KV 缓存份数；时延一长，同样的速率就要更多并发。",
+            en=f"{n:.0f}: that is how many KV caches memory must hold; a longer latency needs more concurrency at the "
+            "same rate.",
+        ),
+    ),
+    replace=True,
+)

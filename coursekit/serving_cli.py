@@ -1,0 +1,124 @@
+"""Command line for serving: ``python -m coursekit plan --mode serving --model llama3-70b --cluster h100-8``.
+
+``--concurrency 64`` (or ``--request-rate 20``, requests per second, turned into a concurrency by
+Little's law), ``--prompt-tokens 2048 --output-tokens 256``, optional objectives ``--ttft-ms 500
+--tpot-ms 50``; ``--json`` prints the result as JSON, ``--lang zh|en`` picks the language. It prints
+the funnel and the accepted layouts with their ledgers (:func:`coursekit.serving.plan_serving`).
+
+Bad arguments exit with status 2 and a message naming the argument.
+
+Taught in: lesson 10 (serving).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from . import i18n
+from ._validate import check_int, check_number
+
+__all__ = ["build_serving_parser", "run_serving", "wants_serving"]
+
+
+def wants_serving(argv: Sequence[str]) -> bool:
+    """True when ``argv`` is ``plan ... --mode serving ...`` (the training path keeps its own parser)."""
+    args = list(argv)
+    if not args or args[0] != "plan":
+        return False
+    for index, arg in enumerate(args):
+        if arg == "--mode=serving" or (arg == "--mode" and index + 1 < len(args) and args[index + 1] == "serving"):
+            return True
+    return False
+
+
+def _bounded(convert: Callable[[str], Any], name: str, **bounds: float) -> Callable[[str], Any]:
+    """An argparse ``type=`` that converts ``text``, then checks it with coursekit's validators."""
+
+    def parse(text: str) -> Any:
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is not {'an integer' if convert is int else 'a number'}"
+            ) from None
+        try:
+            if convert is int:
+                return check_int(name, value, **{key: int(bound) for key, bound in bounds.items()})
+            return check_number(name, value, **bounds)
+        except (TypeError, ValueError) as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    parse.__name__ = name
+    return parse
+
+
+def build_serving_parser() -> argparse.ArgumentParser:
+    """The parser of ``python -m coursekit plan --mode serving``."""
+    from .presets import CLUSTERS, MODELS
+
+    p = argparse.ArgumentParser(
+        prog="python -m coursekit plan --mode serving",
+        description="Serving plan: replicas × TP × PP layouts, gated (memory, interconnect, replicas, SLO) and "
+        "estimated (lower bounds of TTFT, TPOT, tokens/s).",
+    )
+    p.add_argument("--mode", choices=("serving",), default="serving")
+    p.add_argument("--model", required=True, choices=sorted(MODELS), metavar="MODEL", help=", ".join(sorted(MODELS)))
+    p.add_argument(
+        "--cluster", required=True, choices=sorted(CLUSTERS), metavar="CLUSTER", help=", ".join(sorted(CLUSTERS))
+    )
+    p.add_argument("--nodes", type=_bounded(int, "nodes", ge=1, le=4096), default=1, help="number of nodes")
+    load = p.add_mutually_exclusive_group(required=True)
+    load.add_argument("--concurrency", type=_bounded(int, "concurrency", ge=1, le=10**7), help="requests in flight")
+    load.add_argument(
+        "--request-rate", type=_bounded(float, "request_rate_per_s", gt=0), help="arrivals per second (Little's law)"
+    )
+    p.add_argument("--prompt-tokens", type=_bounded(int, "prompt_tokens", ge=1), default=2048)
+    p.add_argument("--output-tokens", type=_bounded(int, "output_tokens", ge=1), default=256)
+    p.add_argument("--ttft-ms", type=_bounded(float, "ttft_ms", gt=0), default=None, help="TTFT objective, ms")
+    p.add_argument("--tpot-ms", type=_bounded(float, "tpot_ms", gt=0), default=None, help="TPOT objective, ms")
+    p.add_argument("--kv-bytes", type=_bounded(int, "kv_bytes", ge=1, le=4), default=2, help="bytes per KV element")
+    p.add_argument("--reserve-gib", type=_bounded(float, "runtime_reserve_gib", ge=0), default=None)
+    p.add_argument("--max-pp", type=_bounded(int, "max_pp", ge=1), default=8, help="largest pipeline degree tried")
+    p.add_argument("--top", type=_bounded(int, "top", ge=0), default=5, help="layouts to show")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--all", action="store_true", help="with --json: include every rejected layout")
+    p.add_argument("--lang", choices=("zh", "en"), default=None, help="output language")
+    return p
+
+
+def run_serving(argv: Sequence[str]) -> int:
+    """Parse ``argv`` (the arguments after ``plan``), plan and print; returns the exit status."""
+    from .presets import CLUSTERS, MODELS
+    from .serving import ServingWorkload, plan_serving
+
+    parser = build_serving_parser()
+    args = parser.parse_args(list(argv))
+    if args.lang is not None:
+        i18n.set_language(args.lang)
+    options: dict[str, Any] = {
+        "prompt_tokens": args.prompt_tokens,
+        "output_tokens": args.output_tokens,
+        "concurrency": args.concurrency,
+        "request_rate_per_s": args.request_rate,
+        "ttft_slo_s": None if args.ttft_ms is None else args.ttft_ms / 1e3,
+        "tpot_slo_s": None if args.tpot_ms is None else args.tpot_ms / 1e3,
+        "kv_bytes": args.kv_bytes,
+        "max_pp": args.max_pp,
+    }
+    if args.reserve_gib is not None:
+        options["runtime_reserve_gib"] = args.reserve_gib
+    try:
+        workload = ServingWorkload(**options)
+    except (TypeError, ValueError) as exc:
+        parser.error(str(exc))
+    result = plan_serving(MODELS[args.model], CLUSTERS[args.cluster].with_nodes(args.nodes), workload)
+    if args.json:
+        json.dump(result.to_dict(top=args.top, include_rejected=args.all), sys.stdout, ensure_ascii=False, indent=1)
+        sys.stdout.write("\n")
+        return 0
+    print(result.report(top=args.top))
+    return 0

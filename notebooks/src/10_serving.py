@@ -1,0 +1,761 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       format_name: percent
+# ---
+
+# %% [markdown] lang="zh"
+# # 第 10 课：服务——KV 缓存、预填充与解码、副本与张量并行
+#
+# [English version](../en/10_serving.ipynb) · [术语表](../../docs/GLOSSARY.md) · [课程目录](00_index.ipynb) · 上一课：[第 9 课 决策工作台](09_workbench.ipynb)
+#
+# > **时间：** 讲解 30 分钟，练习 20 分钟
+# >
+# > **问题：**
+# > - 服务副本 (serving replica) 和数据并行 (data parallelism, DP) 都是“多份完整模型”，为什么不是一回事？
+# > - 一个请求在显存里占多少？KV 缓存 (KV cache) 怎么算，分组查询注意力 (grouped-query attention, GQA) 省了什么？
+# > - 为什么预填充 (prefill) 受算力限制、解码 (decode) 受显存带宽限制？
+# > - 张量并行 (tensor parallelism, TP) 什么时候能降低每个词元的时延，什么时候不再划算？
+# > - 批次变大、请求速率变高时，时延和吞吐怎么变？哪些东西只有实测才知道？
+# >
+# > **目标：**
+# > - 用 `coursekit.kv_cache_bytes` 精确算出 KV 缓存，用 `serving_memory_ledger` 建每 rank 的服务显存账本。
+# > - 在屋顶线 (roofline) 上放置预填充和解码，用 `serving_estimate` 得到首词元时间 (TTFT)、每输出词元时间 (TPOT)
+# >   和吞吐的**下界估计**，说清它们的假设。
+# > - 找出 TP 不再划算的位置：每个词元 2·L 次全归约 (all-reduce) 的时延。
+# > - 用利特尔定律 (Little's law) 把请求速率换成并发数；用 `plan_serving` 搜索 replicas × TP × PP 并读懂门槛。
+
+# %% [markdown] lang="en"
+# # Lesson 10: Serving — the KV cache, prefill and decode, replicas and tensor parallelism
+#
+# [中文版](../zh/10_serving.ipynb) · [Glossary](../../docs/GLOSSARY.md) · [Course index](00_index.ipynb) · Previous: [Lesson 9, the decision workbench](09_workbench.ipynb)
+#
+# > **Time:** teaching 30 min, exercises 20 min
+# >
+# > **Questions:**
+# > - Serving replicas and data parallelism (DP) both keep "several whole copies of the model". Why are they not the
+# >   same thing?
+# > - How much memory does one request take? How is the KV cache computed, and what does grouped-query attention (GQA)
+# >   save?
+# > - Why is prefill compute-bound and decode memory-bound?
+# > - When does tensor parallelism (TP) lower the time per token, and when does it stop paying?
+# > - How do latency and throughput move as the batch and the request rate grow? What can only be measured?
+# >
+# > **Objectives:**
+# > - Compute the KV cache exactly with `coursekit.kv_cache_bytes`, and build a rank's serving memory ledger with
+# >   `serving_memory_ledger`.
+# > - Place prefill and decode on the roofline and get **lower-bound estimates** of the time to first token (TTFT), the
+# >   time per output token (TPOT) and the throughput with `serving_estimate`, naming their assumptions.
+# > - Find where TP stops paying: the latency of 2·L all-reduces per token.
+# > - Turn a request rate into a concurrency with Little's law; search replicas × TP × PP with `plan_serving` and read
+# >   its gates.
+
+# %%
+import coursekit
+
+coursekit.set_language("{{LANG}}")
+
+from IPython.display import Image, Markdown, display
+
+from coursekit import tr
+from coursekit.communication import replica_traffic
+from coursekit.exercises import check, verify
+from coursekit.i18n import Text
+from coursekit.planner import ModelSpec
+from coursekit.plotting import figure_to_png, label, new_figure
+from coursekit.presets import CLUSTERS, MODELS
+from coursekit.roofline import ridge_point_flop_per_byte
+from coursekit.serving import (
+    PUBLISHED_MEASUREMENTS,
+    ServingWorkload,
+    kv_cache_bytes,
+    littles_law_concurrency,
+    plan_serving,
+    serving_estimate,
+    serving_memory_ledger,
+    tp_all_reduce,
+)
+from coursekit.widgets.serving import ServingWidget
+
+H100 = CLUSTERS["h100-8"]
+LLAMA70 = MODELS["llama3-70b"]
+
+
+def md_table(header, rows):
+    """Show rows as a Markdown table (cells rendered in the current language)."""
+    lines = ["| " + " | ".join(str(h) for h in header) + " |", "|" + " --- |" * len(header)]
+    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+    display(Markdown("\n".join(lines)))
+
+
+# %% [markdown] lang="zh"
+# ## 1. 副本不是数据并行
+#
+# 训练里的 DP 也让每个 rank 持有完整模型，但每一步结束时所有 rank 都要对梯度做全归约，最慢的那个决定步时。
+# 服务副本完全不同：每个副本有**自己的请求队列**，不产生梯度，彼此从不通信。加一个副本只是多一份吞吐，
+# 不会让任何一个请求变快，也不会拖慢别的副本。所以副本之间没有通信账本：
+
+# %% [markdown] lang="en"
+# ## 1. A replica is not data parallelism
+#
+# DP in training also gives every rank the whole model, but at the end of every step all ranks all-reduce their
+# gradients, and the slowest one sets the step time. Serving replicas are different: each has **its own queue of
+# requests**, makes no gradients and never talks to the others. Adding a replica adds throughput and nothing else: no
+# request gets faster, no other replica gets slower. So replicas have no communication ledger:
+
+# %%
+print(replica_traffic(replicas=4))
+assert replica_traffic(replicas=4) == ()
+
+# %% [markdown] lang="zh"
+# 两者的差别会在搜索里变成门槛：副本之间不切分同一个批次，并发请求少于副本数时，多出来的副本只是闲着（门槛 `replica`）；
+# 而每个副本都要独自放下全部权重，这由显存门槛把关。
+
+# %% [markdown] lang="en"
+# The difference becomes a gate in the search: replicas do not split one batch, so with fewer concurrent requests than
+# replicas the extra replicas sit idle (gate `replica`); and each replica must hold all the weights on its own, which
+# the memory gate checks.
+
+# %% [markdown] lang="zh"
+# ## 2. KV 缓存与 GQA
+#
+# 生成第 t 个词元时，注意力要用到前面所有词元的键 (K) 和值 (V)。推理引擎把它们存下来，这就是 KV 缓存。每个词元、每层存
+# K 和 V 两份，每份是 KV 头数 × head_dim 个元素：
+#
+# $$\text{KV 字节/词元} = 2 \cdot L \cdot n_{kv} \cdot d_{head} \cdot b$$
+#
+# Llama-3 70B 有 80 层、8 个 KV 头、head_dim 128，bf16 时 b = 2：
+
+# %% [markdown] lang="en"
+# ## 2. The KV cache and GQA
+#
+# To make token t, attention needs the keys (K) and values (V) of every earlier token. Inference engines keep them:
+# that is the KV cache. Each token stores K and V in every layer, each with KV heads × head_dim elements:
+#
+# $$\text{KV bytes per token} = 2 \cdot L \cdot n_{kv} \cdot d_{head} \cdot b$$
+#
+# Llama-3 70B has 80 layers, 8 KV heads and head_dim 128, with b = 2 in bf16:
+
+# %%
+per_token = kv_cache_bytes(LLAMA70, tokens=1)
+print(per_token, "=", 2 * 80 * 8 * 128 * 2, "->", per_token / 1024, "KiB")
+assert per_token == 2 * 80 * 8 * 128 * 2 == 320 * 1024
+
+# %% [markdown] lang="zh"
+# 8 个 KV 头是分组查询注意力：64 个查询头每 8 个共享一组 K、V。如果是多头注意力 (MHA)，KV 头数等于查询头数，
+# 缓存要大 8 倍；只有一个 KV 头时叫多查询注意力 (MQA)。下表对比课程的预设模型，并给出“同一模型改成 MHA”的假设情形：
+
+# %% [markdown] lang="en"
+# Eight KV heads is grouped-query attention: the 64 query heads share K and V in groups of 8. With multi-head attention
+# (MHA) there would be as many KV heads as query heads and the cache would be 8 times larger; with a single KV head it
+# is multi-query attention (MQA). The table compares the course's preset models with the what-if "the same model with
+# MHA":
+
+# %%
+rows = []
+for name in ("gpt2-small", "llama3-8b", "llama3-70b", "llama3-405b", "mixtral-8x7b", "gpt3-175b"):
+    spec = MODELS[name]
+    mha = ModelSpec(f"{name}-mha", spec.layers, spec.hidden, spec.heads, spec.ffn_hidden, spec.vocab, spec.seq_len)
+    request = kv_cache_bytes(spec, tokens=2304)
+    rows.append(
+        (
+            name,
+            f"{spec.heads} / {spec.kv_heads}",
+            f"{kv_cache_bytes(spec, tokens=1) / 1024:.0f}",
+            f"{kv_cache_bytes(mha, tokens=1) / 1024:.0f}",
+            f"{request / 2**30:.2f}",
+        )
+    )
+md_table(
+    [
+        Text(zh="模型", en="model"),
+        Text(zh="查询头 / KV 头", en="query / KV heads"),
+        Text(zh="KiB/词元", en="KiB per token"),
+        Text(zh="若为 MHA (KiB/词元)", en="if MHA (KiB per token)"),
+        Text(zh="一个 2304 词元请求 (GiB)", en="one 2304-token request (GiB)"),
+    ],
+    rows,
+)
+
+# %% [markdown] lang="zh"
+# TP 按 KV 头切分缓存：TP = 8 时每张卡只存 1 个 KV 头。TP 超过 KV 头数时，KV 头只能**复制**，每张卡仍存 1 个——
+# 缓存不再随 TP 变小。流水线并行 (PP) 按层切分。
+
+# %% [markdown] lang="en"
+# TP splits the cache by KV heads: at TP = 8 each GPU stores one KV head. Beyond the KV head count the heads are
+# **replicated** and each GPU still stores one, so the cache stops shrinking with TP. Pipeline parallelism (PP) splits it
+# by layers.
+
+# %%
+md_table(
+    ["TP", Text(zh="每卡 KiB/词元", en="KiB per token per GPU")],
+    [(tp, f"{kv_cache_bytes(LLAMA70, tokens=1, tp=tp) / 1024:.0f}") for tp in (1, 2, 4, 8, 16)],
+)
+assert kv_cache_bytes(LLAMA70, tokens=1, tp=16) == kv_cache_bytes(LLAMA70, tokens=1, tp=8)
+
+# %% [markdown] lang="zh"
+# ## 3. 服务显存账本
+#
+# 每个 rank 的账本和第 1 课一样按项相加：权重 / (tp·pp) + 并发请求的 KV 缓存（按完整上下文：提示 + 输出）
+# + 激活工作区（一次预填充块在一层里的临时张量，逐层复用）+ 运行时预留，再和设备显存比较。
+# 下面是 Llama-3 70B 在一个 H100 节点上作为一个 TP = 8 的副本，服务 64 个 2048 + 256 词元的请求：
+
+# %% [markdown] lang="en"
+# ## 3. The serving memory ledger
+#
+# A rank's ledger adds up item by item, as in lesson 1: weights / (tp·pp) + the KV cache of the concurrent requests (at
+# their full context: prompt + output) + the activation workspace (one prefill chunk's transient tensors in one layer,
+# reused layer after layer) + the runtime reserve, against the device memory. Here is Llama-3 70B as one TP = 8 replica
+# on an H100 node, serving 64 requests of 2048 + 256 tokens:
+
+# %%
+ledger = serving_memory_ledger(LLAMA70, H100, tp=8, concurrency=64, context_tokens=2304, prefill_chunk_tokens=2048)
+md_table(
+    [Text(zh="项", en="item"), "GiB"],
+    [
+        (Text(zh="权重", en="weights"), f"{ledger.weights_gib:.1f}"),
+        (Text(zh="KV 缓存", en="KV cache"), f"{ledger.kv_cache_gib:.1f}"),
+        (Text(zh="激活工作区", en="activation workspace"), f"{ledger.workspace_gib:.2f}"),
+        (Text(zh="运行时预留", en="runtime reserve"), f"{ledger.reserve_gib:.1f}"),
+        (Text(zh="合计 / 设备", en="total / device"), f"{ledger.total_gib:.1f} / {ledger.device_gib:.0f}"),
+    ],
+)
+print(ledger.verdict())
+print(tr("widgets.serving.ledger", weights_gib=ledger.weights_gib, kv_gib=ledger.kv_cache_gib,
+         other_gib=ledger.workspace_gib + ledger.reserve_gib, total_gib=ledger.total_gib,
+         device_gib=ledger.device_gib, verdict=ledger.verdict(),
+         max_concurrency=ledger.max_concurrency).replace("<b>", "").replace("</b>", ""))
+
+# %% [markdown] lang="zh"
+# 如果把训练的 global batch（如 1024 条 × 8192 词元）当作并发请求，KV 缓存远远放不下，任何布局都通不过。
+# 服务的负载要用并发请求数（或请求速率）和提示、输出长度来描述。
+
+# %% [markdown] lang="en"
+# Take a training global batch (say 1024 × 8192 tokens) as concurrent requests and that KV cache cannot fit: no layout
+# passes. A serving load is described by concurrent requests (or a request rate) and the prompt and output lengths.
+
+# %% [markdown] lang="zh"
+# ## 4. 预填充与解码在屋顶线上
+#
+# 第 7 课的屋顶线：一个内核做 F 次浮点运算、至少搬 B 字节，时间不会少于 max(F / 峰值, B / 带宽)。
+#
+# - **预填充**一次处理 P 个提示词元：每读一遍权重（2·N 字节），做 2·N·P 次运算，算术强度约为 P FLOP/字节。
+#   P = 2048 远高于 H100 的转折点，所以受算力限制。
+# - **解码**每步为批次里每个请求做一个词元：读一遍全部权重和整个批次的 KV 缓存，只做 2·N·批 次运算，
+#   算术强度约等于批大小。批为 64 时仍低于转折点，所以受显存带宽限制。
+
+# %% [markdown] lang="en"
+# ## 4. Prefill and decode on the roofline
+#
+# Lesson 7's roofline: a kernel doing F FLOPs while moving at least B bytes takes at least max(F / peak, B / bandwidth).
+#
+# - **Prefill** handles the P prompt tokens at once: each read of the weights (2·N bytes) serves 2·N·P FLOPs, an
+#   arithmetic intensity of about P FLOP/byte. P = 2048 is far above the H100's ridge point: compute-bound.
+# - **Decode** makes one token per request of the batch each step: it reads all the weights and the batch's whole KV
+#   cache but does only 2·N·batch FLOPs, an intensity of about the batch size. At batch 64 that is still below the
+#   ridge: memory-bound.
+
+# %%
+ridge = ridge_point_flop_per_byte(H100.peak_flops, H100.memory_bandwidth_bytes_per_s)
+points = []
+for batch in (1, 8, 64, 256):
+    est = serving_estimate(LLAMA70, H100, tp=8, batch=batch, prompt_tokens=2048, output_tokens=256)
+    points.append((f"decode, batch {batch}", batch, est))
+prefill = serving_estimate(LLAMA70, H100, tp=8, batch=1, prompt_tokens=2048, output_tokens=256)
+md_table(
+    [
+        Text(zh="阶段", en="phase"),
+        Text(zh="约算术强度 (FLOP/字节)", en="approx. intensity (FLOP/byte)"),
+        Text(zh="算力时间 (ms)", en="compute time (ms)"),
+        Text(zh="显存时间 (ms)", en="memory time (ms)"),
+        Text(zh="受限于", en="bound by"),
+    ],
+    [
+        (
+            Text(zh="预填充 2048 词元", en="prefill of 2048 tokens"),
+            2048,
+            f"{prefill.prefill_compute_s * 1e3:.1f}",
+            f"{prefill.prefill_memory_s * 1e3:.1f}",
+            Text(zh="算力", en="compute"),
+        )
+    ]
+    + [
+        (
+            Text(zh=f"解码，批 {b}", en=f"decode, batch {b}"),
+            b,
+            f"{e.decode_compute_s * 1e3:.2f}",
+            f"{e.decode_memory_s * 1e3:.2f}",
+            Text(zh="显存带宽", en="memory") if e.decode_bound == "memory" else Text(zh="算力", en="compute"),
+        )
+        for _, b, e in points
+    ],
+)
+print(Text(zh=f"H100 的转折点：{ridge:.0f} FLOP/字节", en=f"H100 ridge point: {ridge:.0f} FLOP/byte"))
+assert prefill.prefill_compute_s > prefill.prefill_memory_s and points[2][2].decode_bound == "memory"
+
+# %%
+fig = new_figure(6.0, 3.0)
+ax = fig.add_subplot()
+intensities = [2**k for k in range(0, 14)]
+attainable = [min(H100.peak_flops, i * H100.memory_bandwidth_bytes_per_s) / 1e12 for i in intensities]
+ax.plot(intensities, attainable, color="#4c72b0")
+ax.axvline(ridge, color="grey", linestyle=":", linewidth=0.8)
+for _, b, _e in points:
+    ax.plot([b], [min(H100.peak_flops, b * H100.memory_bandwidth_bytes_per_s) / 1e12], "o", color="#dd8452")
+    ax.annotate(label(Text(zh=f"解码 批{b}", en=f"decode b={b}")), (b, b * 3.35 * 0.6), fontsize=7)
+ax.plot([2048], [H100.peak_flops / 1e12], "s", color="#c44e52")
+ax.annotate(label(Text(zh="预填充 2048", en="prefill 2048")), (700, H100.peak_flops / 1e12 * 0.55), fontsize=7)
+ax.set_xscale("log", base=2)
+ax.set_yscale("log")
+ax.set_xlabel(label(Text(zh="算术强度 (FLOP/字节)", en="arithmetic intensity (FLOP/byte)")), fontsize=8)
+ax.set_ylabel(label(Text(zh="可达 TFLOP/s（H100 bf16）", en="attainable TFLOP/s (H100 bf16)")), fontsize=8)
+ax.tick_params(labelsize=7)
+ax.set_ylim(1.0, 3000.0)
+display(Image(figure_to_png(fig)))
+
+# %% [markdown] lang="zh"
+# 所以解码一个词元的时间有一个硬下限：每张 GPU 至少要把自己那份权重读一遍，
+# TPOT ≥ 每 GPU 权重字节 / HBM 带宽。批越大，KV 缓存读得越多，TPOT 越长，但每次读权重能服务更多请求，吞吐越高。
+
+# %% [markdown] lang="en"
+# So the time of a decode token has a hard floor: every GPU must read its share of the weights once,
+# TPOT ≥ weight bytes per GPU / HBM bandwidth. A bigger batch reads more KV cache and lengthens TPOT, but each read of the
+# weights serves more requests, so throughput rises.
+
+# %% [markdown] lang="zh"
+# ## 5. TP 降低时延，副本提高吞吐；TP 在哪里不再划算
+#
+# TP = t 让每张卡只读 1/t 的权重，解码下限也变成 1/t。代价是每层两次全归约（注意力之后和 MLP 之后），
+# 每个词元 2·L 次，而且都在关键路径上。解码时每次只归约 批 × h 个元素——几十 KiB 到几 MiB——这时 NCCL 不用
+# 大消息的 Simple 协议，它自己的成本模型会选 LL（低时延）协议：每跳时延小得多，但只有约四分之一的带宽。
+# `tp_all_reduce` 按 NCCL `src/graph/tuning.cc` 里的表格为每种 (算法, 协议) 定价并取最快者：
+
+# %% [markdown] lang="en"
+# ## 5. TP for latency, replicas for throughput; where TP stops paying
+#
+# TP = t makes each GPU read 1/t of the weights, and the decode floor drops to 1/t. The price is two all-reduces per layer
+# (after attention and after the MLP), 2·L per token, all on the critical path. A decode all-reduce carries only
+# batch × h elements, tens of KiB to a few MiB, and there NCCL does not use its large-message Simple protocol: its own
+# cost model picks LL (low latency), with much smaller per-hop latency but only about a quarter of the bandwidth.
+# `tp_all_reduce` prices every (algorithm, protocol) pair with the tables of NCCL's `src/graph/tuning.cc` and takes the
+# fastest:
+
+# %%
+md_table(
+    [Text(zh="消息", en="message"), Text(zh="NCCL 选择", en="NCCL picks"), Text(zh="时间 (µs)", en="time (µs)")],
+    [
+        (f"{size / 2**20:.3g} MiB", f"{c.algorithm}/{c.protocol}", f"{c.time_s * 1e6:.1f}")
+        for size in (8192 * 2, 64 * 8192 * 2, 2048 * 8192 * 2, 2**28)
+        for c in [tp_all_reduce(size, ranks=8, bandwidth_bytes_per_s=H100.intra_node_bandwidth_bytes_per_s)]
+    ],
+)
+
+# %% [markdown] lang="zh"
+# 于是 TPOT = 权重与 KV 的读取时间（随 TP 减半）+ 2·L 次全归约（随 TP 增加）。对 70B 模型，读权重的时间远大于通信，
+# TP 一路有利；对很小的模型，读权重本来就只要几十微秒，TP = 2 最多省一半，却要加 24 次全归约，每次至少 6.6 µs 的基础时延：
+
+# %% [markdown] lang="en"
+# So TPOT = the time to read weights and KV (halving with TP) + 2·L all-reduces (growing with TP). For a 70B model the
+# weight reads dwarf the communication and TP keeps paying; for a very small model the weights take only tens of
+# microseconds, TP = 2 saves at most half of that, and adds 24 all-reduces of at least 6.6 µs base latency each:
+
+# %%
+rows = []
+tpot_by_model = {}
+for name in ("llama3-70b", "llama3-8b", "gpt2-small"):
+    spec = MODELS[name]
+    for tp in (1, 2, 4, 8):
+        if spec.heads % tp:
+            continue
+        est = serving_estimate(spec, H100, tp=tp, batch=1, prompt_tokens=512, output_tokens=128)
+        tpot_by_model.setdefault(name, []).append(est.time_per_output_token_s)
+        rows.append(
+            (
+                name,
+                tp,
+                f"{est.weights_floor_s * 1e3:.3f}",
+                f"{(est.time_per_output_token_s - est.decode_comm_s) * 1e3:.3f}",
+                f"{est.decode_comm_s * 1e3:.3f}",
+                f"{est.time_per_output_token_s * 1e3:.3f}",
+            )
+        )
+md_table(
+    [
+        Text(zh="模型", en="model"),
+        "TP",
+        Text(zh="权重下限 (ms)", en="weights floor (ms)"),
+        Text(zh="读取 (ms)", en="reads (ms)"),
+        Text(zh="TP 通信 (ms)", en="TP communication (ms)"),
+        "TPOT (ms)",
+    ],
+    rows,
+)
+gpt2_floor_us = MODELS["gpt2-small"].num_params * 2 / H100.memory_bandwidth_bytes_per_s * 1e6
+print(
+    Text(
+        zh=f"GPT-2 small：每词元读权重 {gpt2_floor_us:.0f} µs；TP=2 最多省 {gpt2_floor_us / 2:.0f} µs",
+        en=f"GPT-2 small: {gpt2_floor_us:.0f} µs of weight reads per token; TP=2 saves at most {gpt2_floor_us / 2:.0f} µs",
+    )
+)
+assert round(gpt2_floor_us) == 74 and tpot_by_model["gpt2-small"][1] > tpot_by_model["gpt2-small"][0]
+assert tpot_by_model["llama3-70b"] == sorted(tpot_by_model["llama3-70b"], reverse=True)
+
+# %% [markdown] lang="zh"
+# TP 降低单个请求的时延；要更多吞吐，就加副本——副本之间没有通信，吞吐按副本数线性增长（只要请求够多）。
+# PP 也切权重，但一个词元仍要依次穿过全部阶段，所以 PP 不降低 TPOT：它只让更大的模型放得下，并用多个请求组把流水线填满。
+
+# %% [markdown] lang="en"
+# TP lowers a single request's latency; for more throughput, add replicas: they do not communicate, so throughput grows
+# linearly with their number (given enough requests). PP splits the weights too, but a token still passes every stage
+# in turn, so PP does not lower TPOT: it only makes a bigger model fit and keeps the stages busy with several groups of
+# requests.
+
+# %% [markdown] lang="zh"
+# ## 6. 批大小与时延
+#
+# 同一个副本，批越大，TPOT 越长（每步多读 KV 缓存），吞吐越高（权重读一次服务更多请求），直到 KV 缓存放不下：
+
+# %% [markdown] lang="en"
+# ## 6. Batch size against latency
+#
+# On the same replica, a bigger batch lengthens TPOT (each step reads more KV cache) and raises throughput (one read of
+# the weights serves more requests), until the KV cache no longer fits:
+
+# %%
+rows = []
+for batch in (1, 4, 16, 64, 256, 1024):
+    est = serving_estimate(LLAMA70, H100, tp=8, batch=batch, prompt_tokens=2048, output_tokens=256)
+    fits = serving_memory_ledger(LLAMA70, H100, tp=8, concurrency=batch, context_tokens=2304).fits
+    rows.append(
+        (
+            batch,
+            f"{est.time_per_output_token_s * 1e3:.1f}",
+            f"{est.decode_tokens_per_s:,.0f}",
+            f"{est.tokens_per_s:,.0f}",
+            Text(zh="是", en="yes") if fits else Text(zh="否", en="no"),
+        )
+    )
+md_table(
+    [
+        Text(zh="批", en="batch"),
+        "TPOT (ms)",
+        Text(zh="解码词元/秒", en="decode tokens/s"),
+        Text(zh="含预填充的词元/秒", en="tokens/s with prefills"),
+        Text(zh="放得下", en="fits"),
+    ],
+    rows,
+)
+
+# %% [markdown] lang="zh"
+# ## 7. 利特尔定律：从请求速率到并发
+#
+# 稳态下，系统里的请求数 L = 到达速率 λ × 每个请求的时间 W。请求时间 W = TTFT + 输出长度 × TPOT，而 TPOT 又随并发增长，
+# 所以并发要解一个不动点。`plan_serving` 给定请求速率时就这样做；速率太高、不动点在显存能容纳的并发内不存在时，
+# 布局被 SLO 门槛以 `rate` 拒绝。
+
+# %% [markdown] lang="en"
+# ## 7. Little's law: from a request rate to a concurrency
+#
+# In steady state the requests in the system are L = arrival rate λ × the time W each spends in it. W = TTFT + output
+# length × TPOT, and TPOT grows with concurrency, so the concurrency is a fixed point. `plan_serving` solves it when
+# given a request rate; when the rate is too high and no fixed point exists within the concurrency memory holds, the
+# SLO gate rejects the layout with `rate`.
+
+# %%
+print(littles_law_concurrency(20.0, 3.2))
+rate_plan = plan_serving(
+    LLAMA70, H100.with_nodes(2), ServingWorkload(prompt_tokens=2048, output_tokens=256, request_rate_per_s=8.0)
+)
+best = rate_plan.accepted[0]
+print(
+    Text(
+        zh=f"每秒 8 个请求、2 个节点：最佳布局 replicas={best.replicas} tp={best.tp} pp={best.pp}，"
+        f"每副本稳态并发 {best.concurrency_per_replica} 个",
+        en=f"8 requests/s on 2 nodes: best layout replicas={best.replicas} tp={best.tp} pp={best.pp}, "
+        f"{best.concurrency_per_replica} requests in flight per replica",
+    )
+)
+
+# %% [markdown] lang="zh"
+# ## 8. 搜索 replicas × TP × PP
+#
+# `plan_serving` 枚举所有 replicas × tp × pp = 设备数 的布局，按顺序过门槛：形状（TP 整除注意力头数）、互联（TP 留在节点内）、
+# 显存、副本（每个副本都有请求）、SLO（TTFT、TPOT、请求速率），对留下的给出下界估计，按每 GPU 吞吐排序；
+# 相差不到 15% 的标为“分不出高下”。命令行版本：
+#
+# `python -m coursekit plan --mode serving --model llama3-70b --cluster h100-8 --concurrency 64 --prompt-tokens 2048 --output-tokens 256 --ttft-ms 500 --tpot-ms 50 --lang zh`
+
+# %% [markdown] lang="en"
+# ## 8. Searching replicas × TP × PP
+#
+# `plan_serving` enumerates every layout with replicas × tp × pp = devices and runs the gates in order: shape (TP
+# divides the heads), interconnect (TP inside a node), memory, replica (every replica gets requests), SLO (TTFT, TPOT,
+# request rate). It gives lower-bound estimates for the survivors and orders them by throughput per GPU, marking those
+# within 15 % of the best as a tie. On the command line:
+#
+# `python -m coursekit plan --mode serving --model llama3-70b --cluster h100-8 --concurrency 64 --prompt-tokens 2048 --output-tokens 256 --ttft-ms 500 --tpot-ms 50 --lang en`
+
+# %%
+result = plan_serving(
+    LLAMA70, H100, ServingWorkload(prompt_tokens=2048, output_tokens=256, concurrency=64, ttft_slo_s=0.5, tpot_slo_s=0.05)
+)
+print(result.report(top=3))
+
+# %% [markdown] lang="zh"
+# 并发多到任何布局都放不下时，结果会说清最接近的布局还差多少：
+
+# %% [markdown] lang="en"
+# When the concurrency is more than any layout can hold, the result names the closest layout and its shortfall:
+
+# %%
+crowded = plan_serving(LLAMA70, H100, ServingWorkload(prompt_tokens=2048, output_tokens=256, concurrency=5000))
+assert not crowded.accepted
+print(crowded.report(top=1).split("\n\n")[2])
+
+# %% [markdown] lang="zh"
+# ## 9. 与公开测量对比
+#
+# 估计是下界，测量应当更慢（吞吐更低）。TensorRT-LLM 公布过 A100 80GB 上 FP16 的测量（其文档 `performance.md`）；
+# 与本课的下界对比：
+
+# %% [markdown] lang="en"
+# ## 9. Against published measurements
+#
+# The estimates are lower bounds, so measurements should be slower (lower throughput). TensorRT-LLM published FP16
+# measurements on A100 80GB (its `performance.md` documentation); against this lesson's bounds:
+
+# %%
+rows = []
+for m in PUBLISHED_MEASUREMENTS:
+    est = serving_estimate(
+        m.model, CLUSTERS[m.gpu], tp=m.tp, batch=m.batch, prompt_tokens=m.prompt_tokens, output_tokens=m.output_tokens
+    )
+    bound = est.time_to_first_token_s if m.metric == "ttft_s" else est.tokens_per_s
+    metric = Text(zh="首词元时间 (s)", en="TTFT (s)") if m.metric == "ttft_s" else Text(zh="输出词元/秒", en="output tokens/s")
+    rows.append(
+        (m.model.name, f"{m.tp} × A100", m.batch, f"{m.prompt_tokens} / {m.output_tokens}", metric, f"{m.value:g}",
+         f"{bound:.3g}" if m.metric == "ttft_s" else f"{bound:,.0f}", f"{m.value / bound:.2f}")
+    )
+md_table(
+    [
+        Text(zh="模型", en="model"),
+        "GPU",
+        Text(zh="批", en="batch"),
+        Text(zh="提示 / 输出", en="prompt / output"),
+        Text(zh="指标", en="metric"),
+        Text(zh="公布值", en="published"),
+        Text(zh="本课下界", en="this lesson's bound"),
+        Text(zh="比值", en="ratio"),
+    ],
+    rows,
+)
+
+# %% [markdown] lang="zh"
+# 首词元时间实测约为下界的 1.4-1.5 倍：真实的预填充内核只达到峰值算力的七成左右（softmax、归一化和内核间隙都不是矩阵乘）。
+# 吞吐实测约为上界的八成：解码读权重和 KV 达不到满带宽，调度还要穿插预填充。比值稳定，说明模型抓住了主导项；
+# 它不是测量的替代品。
+
+# %% [markdown] lang="en"
+# Measured TTFT is about 1.4-1.5 times the bound: real prefill kernels reach about 70 % of peak FLOP/s (softmax,
+# normalisation and gaps between kernels are not matmuls). Measured throughput is about 0.8 of the bound: decode reads
+# weights and KV at less than full bandwidth, and scheduling interleaves prefills. Stable ratios say the model captures
+# the dominant terms; it does not replace measurement.
+
+# %% [markdown] lang="zh"
+# ## 10. 只有实测才知道的事
+#
+# - **尾延迟 (tail latency)：** 下界是平均意义上的单个请求；p99 由排队、长提示插队、批次组成变化决定。
+# - **排队：** 请求速率接近副本吞吐时，等待时间急剧上升（利特尔定律只给平均值，不给分布）；TTFT 的目标必须在负载下测。
+# - **缓存局部性：** 前缀缓存 (prefix caching) 命中时，预填充可以跳过共享的提示前缀；命中率取决于真实流量。
+# - **路由：** 副本之间负载是否均衡，决定了尾延迟先在哪里出现。
+
+# %% [markdown] lang="en"
+# ## 10. What only measurement tells
+#
+# - **Tail latency:** the bounds describe one request on average; p99 comes from queueing, long prompts cutting in and
+#   the changing mix of the batch.
+# - **Queueing:** as the request rate approaches a replica's throughput, waiting time shoots up (Little's law gives the
+#   mean, not the distribution); TTFT objectives must be measured under load.
+# - **Cache locality:** with prefix caching, a hit skips the prefill of a shared prompt prefix; the hit rate depends on
+#   real traffic.
+# - **Routing:** whether load is balanced across replicas decides where tail latency appears first.
+
+# %% [markdown] lang="zh"
+# ## 11. 交互：服务账本与时延-吞吐曲线
+#
+# 选模型、GPU、每副本 TP、批大小和提示/输出长度。左图是每 rank 的显存账本（红线是设备显存），右图把每个批大小放在
+# (TPOT, 每 GPU 吞吐) 上：往右上走是拿时延换吞吐，灰色叉表示 KV 缓存放不下；虚线是权重下限。
+
+# %% [markdown] lang="en"
+# ## 11. Interactive: the serving ledger and the latency–throughput curve
+#
+# Choose the model, GPU, TP per replica, batch and prompt/output lengths. Left: the memory ledger of one rank (the red
+# line is the device memory). Right: every batch size at its (TPOT, throughput per GPU); moving up and right trades
+# latency for throughput, grey crosses mark batches whose KV cache does not fit, and the dotted line is the weights
+# floor.
+
+# %%
+widget = ServingWidget()
+widget
+
+# %% [markdown] lang="zh"
+# ## 12. 练习
+#
+# ### 练习 10.1
+#
+# Llama-3 70B 每个词元的 KV 缓存是多少 KiB（bf16）？
+
+# %% [markdown] lang="en"
+# ## 12. Exercises
+#
+# ### Exercise 10.1
+#
+# How many KiB of KV cache does one token of Llama-3 70B take (bf16)?
+
+# %% tags=["learner"]
+answer = ...
+check("serve.kv_kib_per_token", answer)
+
+# %% tags=["solution"]
+answer = kv_cache_bytes(MODELS["llama3-70b"], tokens=1) / 1024
+verify("serve.kv_kib_per_token", answer)
+
+# %% [markdown] lang="zh"
+# ### 练习 10.2
+#
+# 一个 TP = 8 的副本（一个 H100 节点）服务 Llama-3 70B，每个请求 2048 + 256 词元。按每 rank 账本，最多容纳多少个请求？
+
+# %% [markdown] lang="en"
+# ### Exercise 10.2
+#
+# One TP = 8 replica (one H100 node) serves Llama-3 70B, with requests of 2048 + 256 tokens. By the per-rank ledger, how
+# many requests does it hold at most?
+
+# %% tags=["learner"]
+answer = ...
+check("serve.max_requests", answer)
+
+# %% tags=["solution"]
+answer = serving_memory_ledger(
+    LLAMA70, H100, tp=8, concurrency=1, context_tokens=2304, prefill_chunk_tokens=2048
+).max_concurrency
+verify("serve.max_requests", answer)
+
+# %% [markdown] lang="zh"
+# ### 练习 10.3
+#
+# GPT-2 small 在 H100 节点上解码单个请求。TP = 1、2、4、8 中哪一个的 TPOT 下界最小？
+
+# %% [markdown] lang="en"
+# ### Exercise 10.3
+#
+# GPT-2 small decodes a single request on an H100 node. Which of TP = 1, 2, 4, 8 has the lowest TPOT bound?
+
+# %% tags=["learner"]
+answer = ...
+check("serve.best_tp", answer)
+
+# %% tags=["solution"]
+times = {
+    tp: serving_estimate(MODELS["gpt2-small"], H100, tp=tp, prompt_tokens=512, output_tokens=128).time_per_output_token_s
+    for tp in (1, 2, 4, 8)
+}
+answer = min(times, key=times.get)
+verify("serve.best_tp", answer)
+
+# %% [markdown] lang="zh"
+# ### 练习 10.4
+#
+# 每秒到达 20 个请求，每个请求平均 3.2 秒完成。稳态下系统里有多少个请求？
+
+# %% [markdown] lang="en"
+# ### Exercise 10.4
+#
+# 20 requests arrive per second and each takes 3.2 s on average. How many requests are in the system in steady state?
+
+# %% tags=["learner"]
+answer = ...
+check("serve.littles_law", answer)
+
+# %% tags=["solution"]
+answer = littles_law_concurrency(20.0, 3.2)
+verify("serve.littles_law", answer)
+
+# %% [markdown] lang="zh"
+# ### 自检问题
+#
+# 1. 为什么加一个服务副本不会让任何一个请求变快，而加 TP 会？
+# 2. TP 超过 KV 头数以后，每张卡的 KV 缓存为什么不再变小？
+# 3. 为什么解码的 TPOT 不可能低于“每 GPU 权重字节 / HBM 带宽”？批大小变大时，哪一项跟着变大？
+# 4. 给设备更多显存，一个原来通过的服务布局会不会被拒绝？
+# 5. 下界估计和 TensorRT-LLM 的测量差 1.4 倍左右。这说明估计错了吗？哪些量只能实测？
+
+# %% [markdown] lang="en"
+# ### Self-check questions
+#
+# 1. Why does adding a serving replica make no request faster, while adding TP does?
+# 2. Why does the KV cache per GPU stop shrinking once TP exceeds the KV head count?
+# 3. Why can decode's TPOT never be below "weight bytes per GPU / HBM bandwidth"? Which term grows with the batch?
+# 4. Give the devices more memory: can an accepted serving layout become rejected?
+# 5. The lower bound and TensorRT-LLM's measurement differ by about 1.4×. Does that make the estimate wrong? What can
+#    only be measured?
+
+# %% [markdown] lang="zh" tags=["answer"]
+# **参考答案**
+#
+# 1. 副本各自处理自己的请求，一个请求始终只在一个副本上跑，它的时延由该副本的 TP、PP 和批大小决定；TP 把每个词元要读的权重
+#    分到多张卡上并行读，所以单个请求变快（直到通信时延占主导）。
+# 2. TP 按 KV 头切分缓存；头数不够分时，每张卡至少要有一个完整的 KV 头来算自己的查询头，只能复制。
+# 3. 每个解码步都要用到全部权重，每张卡至少要把自己那份从 HBM 读一遍。批变大时，KV 缓存的读取和运算随之增加，权重读取不变。
+# 4. 不会：显存只出现在显存门槛里，变大只会放行更多布局；其余门槛（形状、互联、副本、SLO）与显存无关（测试里检查了这一性质）。
+# 5. 不是：下界假设内核跑满峰值、没有排队和调度开销；稳定的比值说明主导项抓对了。尾延迟、排队、缓存命中率和路由均衡只能实测。
+
+# %% [markdown] lang="en" tags=["answer"]
+# **Answers**
+#
+# 1. Each replica serves its own requests; a request runs on one replica only, and its latency is set by that
+#    replica's TP, PP and batch. TP spreads the weights each token reads over several GPUs that read in parallel, so a
+#    single request gets faster (until communication latency dominates).
+# 2. TP splits the cache by KV heads; when there are not enough heads to go round, every GPU still needs one whole KV
+#    head for its query heads, so heads are replicated.
+# 3. Every decode step uses all the weights, and each GPU must read its share from HBM at least once. With a bigger
+#    batch, the KV cache reads and the arithmetic grow; the weight reads do not.
+# 4. No: memory appears only in the memory gate, and more of it only lets more layouts through; the other gates (shape,
+#    interconnect, replica, SLO) do not depend on memory (the tests check this property).
+# 5. No: the bound assumes kernels at peak and no queueing or scheduling overhead; a stable ratio says the dominant
+#    terms are right. Tail latency, queueing, cache hit rates and routing balance can only be measured.
+
+# %% [markdown] lang="zh"
+# ## 要点
+#
+# - 服务副本不是 DP：各自排队、从不同步；加副本加吞吐，不降时延。
+# - KV 字节/词元 = 2·L·KV 头数·head_dim·字节；GQA/MQA 的省份全在 KV 头数上；TP 按 KV 头切分，超过头数就复制。
+# - 预填充受算力限制（强度约为提示长度），解码受显存带宽限制（强度约为批大小）；TPOT ≥ 每 GPU 权重 / HBM 带宽。
+# - TP 降低 TPOT，直到每词元 2·L 次小消息全归约的时延占主导；PP 不降低 TPOT。
+# - 所有时间都是下界估计；尾延迟、排队和缓存局部性必须实测。
+
+# %% [markdown] lang="en"
+# ## Key points
+#
+# - A serving replica is not DP: its own queue, never synchronized; replicas add throughput, not lower latency.
+# - KV bytes per token = 2·L·KV heads·head_dim·bytes; all of GQA's and MQA's saving is in the KV head count; TP splits by KV heads and replicates beyond them.
+# - Prefill is compute-bound (intensity about the prompt length), decode memory-bound (intensity about the batch); TPOT ≥ weights per GPU / HBM bandwidth.
+# - TP lowers TPOT until the latency of 2·L small all-reduces per token dominates; PP does not lower TPOT.
+# - Every time is a lower-bound estimate; tail latency, queueing and cache locality must be measured.
+
+# %% [markdown] lang="zh" tags=["learner"]
+# ## 学后填写区
+#
+# - 我的模型每词元 KV 字节，以及一个典型请求的 KV 缓存：
+# - 我的服务目标 (SLO)，以及下界估计说哪些布局可能满足：
+# - TP 在我的模型上从哪里开始不划算：
+# - 我准备实测的三件事（尾延迟、排队、缓存命中……）：
+
+# %% [markdown] lang="en" tags=["learner"]
+# ## Notes after the lesson
+#
+# - My model's KV bytes per token, and the KV cache of a typical request:
+# - My service-level objectives (SLO), and the layouts the bounds say might meet them:
+# - Where TP stops paying for my model:
+# - The three things I will measure (tail latency, queueing, cache hits, ...):
