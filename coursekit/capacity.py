@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ._validate import check_bool, check_choice, check_divides, check_int, check_number
+from ._validate import check_bool, check_choice, check_divides, check_int, check_number, finite_result
 from .i18n import Text, register, tr
 from .units import bytes_to_gb, bytes_to_gib
 
@@ -115,6 +115,7 @@ class ResourceLedger:
         )
 
 
+@finite_result
 def build_resource_ledger(
     state_gib: float,
     activation_gib: float,
@@ -392,6 +393,7 @@ class TrainingStateMemory:
         return bytes_to_gb(self.total_bytes)
 
 
+@finite_result
 def training_state_memory(
     num_params: float,
     *,
@@ -533,6 +535,7 @@ class ActivationMemory:
         return bytes_to_gib(self.total_bytes)
 
 
+@finite_result
 def activation_memory_breakdown(
     *,
     seq_len: int,
@@ -630,6 +633,7 @@ def activation_memory_breakdown(
     )
 
 
+@finite_result
 def activation_memory(
     *,
     seq_len: int,

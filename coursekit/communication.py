@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ._validate import check_bool, check_choice, check_divides, check_int, check_number
+from ._validate import check_bool, check_choice, check_divides, check_int, check_number, finite_result
 from .i18n import Text, register, tr
 from .units import GIB_BYTES, MS_PER_S, US_PER_MS, US_PER_S, bytes_to_mib, mib_to_bytes
 
@@ -142,6 +142,7 @@ class CommunicationLedger:
         )
 
 
+@finite_result
 def communication_ledger(
     payload_mib: float,
     calls_per_step: int,
@@ -191,6 +192,7 @@ def communication_ledger(
     )
 
 
+@finite_result
 def crossover_payload_mib(bandwidth_gib_s: float, latency_us: float) -> float:
     """Payload per call at which the latency term equals the transfer term: ``payload* = latency x bandwidth``.
 
@@ -298,6 +300,7 @@ class CollectiveCost:
         return _dominant(self.latency_s, self.transfer_s)
 
 
+@finite_result
 def collective_cost(
     kind: str,
     *,
@@ -364,6 +367,7 @@ def collective_cost(
     )
 
 
+@finite_result
 def collective_time_s(
     kind: str,
     *,
@@ -465,9 +469,12 @@ class TrafficEntry:
 def _entry(
     collective: str, payload: float, calls: int, group: str, ranks: int, zh: str, en: str, source: str
 ) -> TrafficEntry:
+    if not math.isfinite(payload):  # inputs in range, product overflowed: @finite_result names the inputs
+        raise OverflowError(collective)
     return TrafficEntry(collective, payload, calls, group, ranks, Text(zh=zh, en=en), source)
 
 
+@finite_result
 def dp_traffic(
     *,
     num_params: float,
@@ -518,6 +525,7 @@ def dp_traffic(
     )
 
 
+@finite_result
 def zero_traffic(
     *,
     num_params: float,
@@ -625,6 +633,7 @@ def _activation_bytes(seq_len: int, micro_batch: int, hidden: int, element_bytes
     return seq_len * micro_batch * hidden * element_bytes
 
 
+@finite_result
 def tp_traffic(
     *,
     seq_len: int,
@@ -720,6 +729,7 @@ def tp_traffic(
     return tuple(entries)
 
 
+@finite_result
 def pp_traffic(
     *,
     seq_len: int,
@@ -781,6 +791,7 @@ def pp_traffic(
     )
 
 
+@finite_result
 def cp_traffic(
     *,
     seq_len: int,
@@ -849,6 +860,7 @@ def cp_traffic(
     )
 
 
+@finite_result
 def ep_traffic(
     *,
     seq_len: int,
@@ -950,6 +962,7 @@ _TRAFFIC_FUNCTIONS: dict[str, Callable[..., tuple[TrafficEntry, ...]]] = {
 STRATEGIES: tuple[str, ...] = tuple(_TRAFFIC_FUNCTIONS)
 
 
+@finite_result
 def strategy_traffic(strategy: str, **params: Any) -> tuple[TrafficEntry, ...]:
     """The traffic entries of one strategy, by name (dispatches to the ``*_traffic`` functions).
 
@@ -1017,6 +1030,7 @@ class TrafficTime:
         return _dominant(self.latency_s, self.transfer_s)
 
 
+@finite_result
 def traffic_time(
     entries: Iterable[TrafficEntry],
     *,

@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ._validate import check_choice, check_int, check_number
+from ._validate import check_choice, check_int, check_number, finite_result
 from .i18n import Text, register, tr
 
 __all__ = [
@@ -143,6 +143,7 @@ def _check_shape(stages: Any, microbatches: Any, virtual_stages: Any) -> tuple[i
     return p, m, v
 
 
+@finite_result
 def bubble_fraction(stages: int, microbatches: int, virtual_stages: int = 1) -> float:
     """Share of the whole step that each device spends idle: ``(p-1)/(v·m + p-1)``.
 
@@ -174,6 +175,7 @@ micro-batches to each model chunk in groups of 4).
     return (p - 1) / (v * m + p - 1)
 
 
+@finite_result
 def bubble_overhead(stages: int, microbatches: int, virtual_stages: int = 1) -> float:
     """Bubble time relative to the ideal time: ``(p-1)/(v·m)`` (Megatron-LM, arXiv 2104.04473, §2.2).
 
@@ -366,6 +368,7 @@ def _stage_times(name: str, values: Any, default: float, p: int) -> tuple[float,
     return tuple(check_number(f"{name}[{i}]", x, gt=0) for i, x in enumerate(values))
 
 
+@finite_result
 def simulate_schedule(
     stages: int,
     microbatches: int,
