@@ -29,12 +29,22 @@ from .i18n import register, shown_repr, tr
 
 #: Default ceiling of :func:`check_int`: 2**53, the largest integer a float represents exactly.
 MAX_INT: int = 2**53
+#: Default ceiling of :func:`check_items`: items of a list argument evaluated one by one.
+MAX_ITEMS: int = 10_000
 
 register(
     {
         "validate.float_range": {
             "zh": "{name} = {value!r}：超出浮点数范围，绝对值必须 <= {high}。",
             "en": "{name} = {value!r}: outside the float range; its size must be <= {high}.",
+        },
+        "validate.type_items": {
+            "zh": "{name} = {value!r}：必须是列表或元组（list / tuple），而不是 {type}。",
+            "en": "{name} = {value!r}: must be a list or tuple, not {type}.",
+        },
+        "validate.too_many_items": {
+            "zh": "{name} 有 {count} 项：最多 {limit} 项。",
+            "en": "{name} has {count} items: at most {limit}.",
         },
         "validate.not_finite_result": {
             "zh": "{result} 不是有限数（{value}），输入为 {inputs}：请用更小的值。",
@@ -99,6 +109,23 @@ def check_bool(name: str, value: Any) -> bool:
     if not isinstance(value, bool):
         raise TypeError(tr("validate.type_bool", name=name, value=value, type=_type_name(value)))
     return value
+
+
+def check_items(name: str, value: Any, *, max_items: int = MAX_ITEMS) -> tuple[Any, ...]:
+    """Return ``value`` as a tuple after checking it is a list or tuple of at most ``max_items`` items.
+
+    Items are checked by the caller, which names them ``f"{name}[{index}]"``.
+
+    >>> check_items("entries", None)
+    Traceback (most recent call last):
+    ...
+    TypeError: entries = None: must be a list or tuple, not NoneType.
+    """
+    if not isinstance(value, (list, tuple)):
+        raise TypeError(tr("validate.type_items", name=name, value=value, type=_type_name(value)))
+    if len(value) > max_items:
+        raise ValueError(tr("validate.too_many_items", name=name, count=len(value), limit=max_items))
+    return tuple(value)
 
 
 def check_choice(name: str, value: Any, choices: Iterable[str]) -> str:

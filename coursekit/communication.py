@@ -29,7 +29,15 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ._validate import check_bool, check_choice, check_divides, check_int, check_number, finite_result
+from ._validate import (
+    check_bool,
+    check_choice,
+    check_divides,
+    check_int,
+    check_items,
+    check_number,
+    finite_result,
+)
 from .i18n import Text, register, tr
 from .units import GIB_BYTES, MS_PER_S, US_PER_MS, US_PER_S, bytes_to_mib, mib_to_bytes
 
@@ -1057,7 +1065,7 @@ def traffic_time(
     bandwidth = check_number("bandwidth_bytes_per_s", bandwidth_bytes_per_s, gt=0)
     alpha = check_number("latency_s", latency_s, ge=0)
     rows: list[TrafficCost] = []
-    for index, entry in enumerate(entries):
+    for index, entry in enumerate(check_items("entries", entries)):
         if not isinstance(entry, TrafficEntry):
             raise TypeError(
                 tr("communication.entry_type", name=f"entries[{index}]", value=entry, type=type(entry).__name__)

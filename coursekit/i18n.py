@@ -194,11 +194,13 @@ def tr(key: str, /, lang: str | None = None, **params: Any) -> str:
 
     Each parameter is shown at most about :data:`MAX_SHOWN_CHARS` characters long.
     """
-    try:
-        texts = _catalog[key]
-    except KeyError:
-        raise KeyError(f"no message {key!r} in the coursekit catalog") from None
-    return texts[lang or _current].format(**{name: _shown(value) for name, value in params.items()})
+    if not isinstance(key, str):
+        raise TypeError(tr("validate.type_choice", name="key", value=key, type=type(key).__name__))
+    if key not in _catalog:
+        raise ValueError(tr("i18n.unknown_key", value=key))
+    if lang is not None and lang not in LANGUAGES:
+        raise ValueError(tr("validate.choice", name="lang", value=lang, choices=", ".join(map(repr, LANGUAGES))))
+    return _catalog[key][lang or _current].format(**{name: _shown(value) for name, value in params.items()})
 
 
 def pick(zh: str, en: str) -> str:
@@ -257,6 +259,10 @@ class Reason:
 
 register(
     {
+        "i18n.unknown_key": {
+            "zh": "key = {value!r}：课程的消息目录中没有这个键。",
+            "en": "key = {value!r}: no message with this key in the coursekit catalog.",
+        },
         "validate.type_number": {
             "zh": "{name} = {value!r}：必须是实数（int 或 float），而不是 {type}。",
             "en": "{name} = {value!r}: must be a real number (int or float), not {type}.",
