@@ -170,6 +170,7 @@ def _first_non_finite(value: Any, path: str, depth: int = 0) -> tuple[str, float
         items: Iterable[tuple[str, Any]] = (
             (f"{path}.{item.name}" if path else item.name, getattr(value, item.name))
             for item in dataclasses.fields(value)
+            if not item.name.startswith("_")
         )
     elif isinstance(value, Mapping):
         items = ((f"{path}[{key!r}]", item) for key, item in value.items())

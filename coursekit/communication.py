@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._validate import (
+    MAX_INT,
     check_bool,
     check_choice,
     check_divides,
@@ -39,7 +40,7 @@ from ._validate import (
     finite_result,
 )
 from .i18n import Text, register, tr
-from .units import GIB_BYTES, MS_PER_S, US_PER_MS, US_PER_S, bytes_to_mib, mib_to_bytes
+from .units import GIB_BYTES, MIB_BYTES, MS_PER_S, US_PER_MS, US_PER_S
 
 __all__ = [
     "BUS_BANDWIDTH_KINDS",
@@ -183,7 +184,7 @@ def communication_ledger(
     calls = check_int("calls_per_step", calls_per_step, ge=0)
     bandwidth = check_number("bandwidth_gib_s", bandwidth_gib_s, gt=0)
     latency = check_number("latency_us", latency_us, ge=0)
-    transfer_ms_per_call = mib_to_bytes(payload) / (bandwidth * GIB_BYTES) * MS_PER_S
+    transfer_ms_per_call = payload * MIB_BYTES / (bandwidth * GIB_BYTES) * MS_PER_S
     latency_ms_per_call = latency / US_PER_MS
     transfer_ms = calls * transfer_ms_per_call
     latency_ms = calls * latency_ms_per_call
@@ -222,7 +223,7 @@ def crossover_payload_mib(bandwidth_gib_s: float, latency_us: float) -> float:
     """
     bandwidth = check_number("bandwidth_gib_s", bandwidth_gib_s, gt=0)
     latency = check_number("latency_us", latency_us, ge=0)
-    return bytes_to_mib(latency / US_PER_S * bandwidth * GIB_BYTES)
+    return latency / US_PER_S * bandwidth * GIB_BYTES / MIB_BYTES
 
 
 # ---------------------------------------------------------------------------
@@ -477,7 +478,7 @@ class TrafficEntry:
 def _entry(
     collective: str, payload: float, calls: int, group: str, ranks: int, zh: str, en: str, source: str
 ) -> TrafficEntry:
-    if not math.isfinite(payload):  # inputs in range, product overflowed: @finite_result names the inputs
+    if not math.isfinite(payload) or calls > MAX_INT:  # inputs in range, result overflowed: @finite_result names them
         raise OverflowError(collective)
     return TrafficEntry(collective, payload, calls, group, ranks, Text(zh=zh, en=en), source)
 

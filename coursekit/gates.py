@@ -28,7 +28,6 @@ Taught in: lesson 3 (Q3 gates); the S18 checks in lesson 5 (selection matrix).
 from __future__ import annotations
 
 import math
-
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType

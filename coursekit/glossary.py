@@ -22,7 +22,8 @@ from .i18n import Text, register, tr
 register(
     {
         "glossary.unknown": {
-            "zh": "term = {value!r}：词汇表中没有这个中文名、英文名或缩写（例如 '数据并行'、'data parallelism' 或 'DP'）。",
+            "zh": "term = {value!r}：词汇表中没有这个中文名、英文名或缩写"
+            "（例如 '数据并行'、'data parallelism' 或 'DP'）。",
             "en": "term = {value!r}: no glossary entry has this Chinese name, English name or abbreviation "
             "(e.g. 'data parallelism' or 'DP').",
         },

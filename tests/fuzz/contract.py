@@ -109,6 +109,8 @@ def non_finite(value: Any, path: str = "result", depth: int = 0) -> str | None:
         return None
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         for item in dataclasses.fields(value):
+            if item.name.startswith("_"):  # private working state (e.g. a search table with inf sentinels)
+                continue
             found = non_finite(getattr(value, item.name), f"{path}.{item.name}", depth + 1)
             if found:
                 return found
@@ -172,7 +174,7 @@ def judge(func_name: str, kwargs: Mapping[str, Any], blamed: tuple[str, ...], la
         if lang == "zh" and not python_signature and not _CJK.search(message):
             return f"English under zh: {type(exc).__name__}: {message[:300]!r}"
         return None
-    except Exception as exc:  # noqa: BLE001 - every other type breaks the contract
+    except Exception as exc:
         return f"{type(exc).__name__} escaped: {str(exc)[:300]!r}"
     else:
         found = non_finite(result)
