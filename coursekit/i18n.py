@@ -158,7 +158,7 @@ def shown_str(value: Any) -> str:
 
 
 class _Shown:
-    """A message parameter that prints short: ``{x}``, ``{x!r}`` and ``{x!s}`` are clipped."""
+    """A message parameter that prints short: ``{x!r}`` is clipped, and ``{x}`` unless ``x`` is a str."""
 
     __slots__ = ("value",)
 
@@ -169,7 +169,9 @@ class _Shown:
         return shown_repr(self.value)
 
     def __str__(self) -> str:
-        return shown_str(self.value)
+        # A str shown with {x} is text the course composed (a reason, a sentence): kept whole.
+        # A learner's value is shown with {x!r}, which is clipped.
+        return self.value if isinstance(self.value, str) else shown_str(self.value)
 
     def __format__(self, spec: str) -> str:
         if not spec:
