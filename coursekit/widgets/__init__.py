@@ -65,7 +65,17 @@ from matplotlib.patches import Rectangle
 from .. import i18n
 from .._validate import check_bool, check_int, check_number
 from ..i18n import Text, register, shown_repr, tr
-from ..plotting import CourseFigure, figure_to_png, freeze_layout, new_figure, pin_labels, plot_language
+from ..plotting import (
+    DEFAULT_DPI,
+    WIDGET_PIXEL_RATIO,
+    CourseFigure,
+    css_width_px,
+    figure_to_png,
+    freeze_layout,
+    new_figure,
+    pin_labels,
+    plot_language,
+)
 
 __all__ = ["LessonWidget", "checkbox", "dropdown", "number", "slider"]
 
@@ -141,14 +151,15 @@ class LessonWidget(abc.ABC, Generic[R]):
         self._rendered_key: tuple[Any, ...] | None = None
         self._labels_language: str | None = None  # the figure language the axis labels were pinned for
 
-        self.figure: Figure = new_figure(*self.figure_size_in)
+        # Drawn for HiDPI screens, shown at the figure's size at DEFAULT_DPI (see plotting.WIDGET_PIXEL_RATIO).
+        self.figure: Figure = new_figure(*self.figure_size_in, dpi=DEFAULT_DPI * WIDGET_PIXEL_RATIO)
         if isinstance(self.figure, CourseFigure):
             # setup and draw create their texts inside course_fonts(): no search for them at each render
             self.figure.texts_tracked = True
         with self._course_fonts():
             self._create_artists()
         self.message_html = ipywidgets.HTML()
-        self.image = ipywidgets.Image(format="png")
+        self.image = ipywidgets.Image(format="png", width=str(css_width_px(self.figure)))
         self.view = ipywidgets.VBox([ipywidgets.VBox(list(self.controls.values())), self.message_html, self.image])
         # Stable CSS hooks for the browser tests: ck-widget, ck-message, ck-figure, ck-control-<name>, ck-main.
         self.view.add_class("ck-widget")
