@@ -509,6 +509,7 @@ def rank_groups(degrees: Mapping[str, int], order: str = DEFAULT_ORDER) -> dict[
 
     Returns ``{"TP": [...], "CP": [...], "EP": [...], "DP": [...], "PP": [...]}``; every
     value partitions the ranks ``0 .. world-1`` into groups of that dimension's degree.
+    Every rank is listed, so the world (TP·CP·DP·PP) is at most :data:`MAX_RANKS`.
 
     EP follows the engine (decided here, as in Megatron-Core): it does not multiply
     the world. TP, CP, DP and PP groups come from the dense layers' layout
