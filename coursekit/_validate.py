@@ -159,6 +159,11 @@ _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
 
+#: Longer lists in a result (a schedule's events) are not walked: the totals beside them
+#: (a makespan, a step time) are sums or maxima of their numbers and overflow with them.
+_MAX_WALKED_ITEMS: int = 64
+
+
 def _first_non_finite(value: Any, path: str, depth: int = 0) -> tuple[str, float] | None:
     """``(path, number)`` of the first NaN / infinity inside a result (floats, dataclasses, tuples, dicts)."""
     if isinstance(value, float) or (isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral)):
@@ -174,7 +179,7 @@ def _first_non_finite(value: Any, path: str, depth: int = 0) -> tuple[str, float
         )
     elif isinstance(value, Mapping):
         items = ((f"{path}[{key!r}]", item) for key, item in value.items())
-    elif isinstance(value, (list, tuple)):
+    elif isinstance(value, (list, tuple)) and len(value) <= _MAX_WALKED_ITEMS:
         items = ((f"{path}[{index}]", item) for index, item in enumerate(value))
     else:
         return None
