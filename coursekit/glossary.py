@@ -500,6 +500,66 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "The strongest link the members of a parallel group can use: none (nothing promised) < cross_node "
         "(the inter-node network) < intra_node (the intra-node interconnect).",
     ),
+    # -- compute efficiency (lesson 7) -------------------------------------------------------
+    _e(
+        "屋顶线模型",
+        "roofline model",
+        "",
+        "内核可达算力的上限：min(峰值算力, 计算强度 × 显存带宽)；在双对数坐标上先斜升、后变平，形似屋顶"
+        "（Williams et al., 2009）。",
+        "An upper bound on a kernel's attainable FLOP/s: min(peak FLOP/s, arithmetic intensity × memory "
+        "bandwidth); on log-log axes it rises and then goes flat, like a roof (Williams et al., 2009).",
+    ),
+    _e(
+        "计算强度",
+        "arithmetic intensity",
+        "",
+        "一个内核的浮点运算次数除以它至少要搬运的字节数（FLOP/字节）；bf16 矩阵乘 (m × k) @ (k × n) 的计算强度是 "
+        "m·k·n / (m·k + k·n + m·n)。",
+        "A kernel's floating-point operations divided by the bytes it must at least move (FLOP per byte); a bf16 "
+        "matmul (m × k) @ (k × n) has m·k·n / (m·k + k·n + m·n).",
+    ),
+    _e(
+        "脊点",
+        "ridge point",
+        "",
+        "屋顶线的拐点：峰值算力 ÷ 显存带宽（FLOP/字节）；按数据手册，A100 约 153，H100 约 295。",
+        "Where the roofline bends: peak FLOP/s ÷ memory bandwidth (FLOP per byte); from the datasheets about 153 "
+        "on A100 and 295 on H100.",
+    ),
+    _e(
+        "访存受限",
+        "memory-bound",
+        "",
+        "计算强度低于脊点：内核的速度由显存带宽决定，算力在等数据（如小批量的解码）。",
+        "Arithmetic intensity below the ridge point: the kernel's speed is set by memory bandwidth and the "
+        "arithmetic units wait for data (e.g. decode with a small batch).",
+    ),
+    _e(
+        "计算受限",
+        "compute-bound",
+        "",
+        "计算强度高于脊点：内核的速度由峰值算力决定（如每张 GPU 有几千个 token 的训练矩阵乘）。",
+        "Arithmetic intensity above the ridge point: the kernel's speed is set by peak FLOP/s (e.g. training "
+        "matmuls with thousands of tokens per GPU).",
+    ),
+    _e(
+        "模型浮点利用率",
+        "model FLOPs utilization",
+        "MFU",
+        "每秒完成的模型 FLOP（每 token 6N + 12·L·h·s，不含重计算）÷ 所有设备峰值之和（PaLM 附录 B）；"
+        "比较不同布局和论文时用它。",
+        "Model FLOPs per second (6N + 12·L·h·s per token, recomputation excluded) ÷ the devices' summed peak "
+        "(PaLM, appendix B); the figure to compare layouts and papers by.",
+    ),
+    _e(
+        "硬件浮点利用率",
+        "hardware FLOPs utilization",
+        "HFU",
+        "每秒实际执行的 FLOP（包括激活重计算重做的部分）÷ 所有设备峰值之和；完全重计算时约为 MFU 的 4/3。",
+        "FLOPs actually executed per second (including what activation recomputation redoes) ÷ the devices' "
+        "summed peak; about 4/3 of MFU with full recomputation.",
+    ),
     # -- method -------------------------------------------------------------------------------
     _e(
         "账本",

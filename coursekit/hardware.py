@@ -50,6 +50,7 @@ __all__ = [
     "NVLINK4_H100_BYTES_PER_S",
     "PCIE4_X16_BYTES_PER_S",
     "PCIE_LATENCY_S",
+    "TPU_V4_BF16_FLOPS",
     "LinkPreset",
     "link_preset",
 ]
@@ -123,6 +124,10 @@ ETHERNET_LATENCY_S: float = 20e-6
 CPU_BF16_FLOPS: float = 2e12
 CPU_MEMORY_GIB: float = 512.0
 CPU_DRAM_BYTES_PER_S: float = 8 * 4800e6 * 8
+
+#: Google TPU v4 chip: 275 TFLOP/s peak bf16, the figure PaLM (Chowdhery et al. 2022, arXiv:2204.02311,
+#: appendix B) divides by to report MFU; also in Jouppi et al., "TPU v4", ISCA 2023, Table 1.
+TPU_V4_BF16_FLOPS: float = 275e12
 
 
 @dataclass(frozen=True)

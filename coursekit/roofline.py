@@ -39,16 +39,19 @@ Taught in: lesson 7 (compute efficiency).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
-from ._validate import check_choice, check_int, check_number, finite_result
+from ._validate import check_choice, check_divides, check_int, check_number, finite_result
 
 __all__ = [
     "BF16_BYTES",
+    "MLP_MATRICES",
     "ROOFLINE_SMOOTHNESS",
+    "LayerShape",
     "achieved_flops",
     "attention_flops_per_token",
     "hardware_flops_per_token",
+    "layout_matmul_intensity",
     "matmul_bytes",
     "matmul_flops",
     "matmul_intensity_flop_per_byte",
@@ -57,6 +60,7 @@ __all__ = [
     "ridge_point_flop_per_byte",
     "roofline_flops",
     "roofline_time_s",
+    "tokens_per_gpu",
     "transformer_layer_matmul_intensity",
 ]
 
@@ -406,4 +410,67 @@ def transformer_layer_matmul_intensity(
             check_int("mlp_matrices", mlp_matrices, ge=2, le=3),
             check_int("bytes_per_element", bytes_per_element, ge=1),
         )
+    )
+
+
+# --------------------------------------------------------------------------- a training layout's per-GPU layer
+# (added for lesson 7's widget and exercises: how TP, micro-batch and CP set the shape one GPU multiplies)
+
+
+class LayerShape(Protocol):
+    """What :func:`layout_matmul_intensity` reads from a model (e.g. a :class:`coursekit.planner.ModelSpec`)."""
+
+    @property
+    def hidden(self) -> int: ...
+
+    @property
+    def ffn_hidden(self) -> int: ...
+
+    @property
+    def kv_hidden(self) -> int: ...
+
+    @property
+    def mlp(self) -> str: ...
+
+
+#: Weight matrices of one MLP by its kind: SwiGLU has gate, up and down; GELU has up and down.
+MLP_MATRICES: dict[str, int] = {"swiglu": 3, "gelu": 2}
+
+
+def tokens_per_gpu(micro_batch: int, seq_len: int, cp: int = 1) -> int:
+    """Tokens one GPU multiplies per layer in training: micro_batch · seq_len / cp (CP splits the sequence).
+
+    >>> tokens_per_gpu(1, 8192, cp=8)
+    1024
+
+    Taught in: lesson 7 (compute efficiency).
+    """
+    micro_batch = check_int("micro_batch", micro_batch, ge=1)
+    seq_len = check_int("seq_len", seq_len, ge=1)
+    cp = check_int("cp", cp, ge=1)
+    check_divides("cp", cp, "seq_len", seq_len)
+    return micro_batch * seq_len // cp
+
+
+def layout_matmul_intensity(model: LayerShape, *, tp: int, micro_batch: int, seq_len: int, cp: int = 1) -> float:
+    """FLOP per byte of one GPU's share of a layer's linear matmuls under a TP / micro-batch / CP layout.
+
+    :func:`tokens_per_gpu` tokens against the model's matrices split by ``tp``
+    (:func:`transformer_layer_matmul_intensity`). A decode step is ``micro_batch`` sequences of
+    ``seq_len = 1`` new token.
+
+    >>> from coursekit.presets import MODELS
+    >>> round(layout_matmul_intensity(MODELS["llama3-70b"], tp=8, micro_batch=1, seq_len=8192))
+    1816
+
+    Taught in: lesson 7 (compute efficiency).
+    """
+    mlp = check_choice("mlp", model.mlp, tuple(MLP_MATRICES))
+    return transformer_layer_matmul_intensity(
+        tokens_per_gpu(micro_batch, seq_len, cp),
+        model.hidden,
+        model.ffn_hidden,
+        kv_hidden=model.kv_hidden,
+        tp=tp,
+        mlp_matrices=MLP_MATRICES[mlp],
     )

@@ -264,6 +264,7 @@ def test_prefix_mapping() -> None:
         "q4": "coursekit.exercises.lesson4",
         "s18": "coursekit.exercises.lesson5",
         "lab": "coursekit.exercises.lesson8",
+        "eff": "coursekit.exercises.lesson7",
         "plan": "coursekit.exercises.lesson9",
     }
 

@@ -73,6 +73,7 @@ PREFIX_MODULES: dict[str, str] = {
     "q4": "coursekit.exercises.lesson4",
     "s18": "coursekit.exercises.lesson5",
     "lab": "coursekit.exercises.lesson8",
+    "eff": "coursekit.exercises.lesson7",
     "plan": "coursekit.exercises.lesson9",
 }
 
