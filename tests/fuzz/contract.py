@@ -180,9 +180,34 @@ def judge(func_name: str, kwargs: Mapping[str, Any], blamed: tuple[str, ...], la
         found = non_finite(result)
         if found:
             return f"non-finite number in the result: {found}"
+        refused = _never_valid(func, blamed[0] if blamed else "", kwargs)
+        if refused:
+            return f"accepted {refused}"
         return _judge_feedback(func_name, result, lang)
     finally:
         coursekit.set_language("en")
+
+
+def _never_valid(func: Callable[..., Any], name: str, kwargs: Mapping[str, Any]) -> str | None:
+    """Why ``kwargs[name]`` can never be right for a parameter annotated ``int`` or ``float``, else None.
+
+    The course's rule for numbers: no bool, no str, no None, no container, no NaN or
+    infinity; an ``int`` parameter takes no fraction either.
+    """
+    parameter = inspect.signature(func).parameters.get(name)
+    if parameter is None or name not in kwargs:
+        return None
+    annotation = str(parameter.annotation)
+    if annotation not in ("int", "float"):
+        return None
+    value = kwargs[name]
+    if isinstance(value, (bool, np.bool_, str, bytes, list, tuple, dict, set, frozenset)) or value is None:
+        return f"{name} = {type(value).__name__} for a parameter annotated {annotation}"
+    if isinstance(value, (float, np.floating, Decimal)) and not math.isfinite(value):
+        return f"{name} = {value!r}, not a finite number"
+    if annotation == "int" and isinstance(value, (float, np.floating, Fraction)) and value != int(value):
+        return f"{name} = {value!r}, not an integer"
+    return None
 
 
 def _judge_feedback(func_name: str, result: Any, lang: str) -> str | None:
