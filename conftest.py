@@ -5,8 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import settings
 
 import coursekit
+
+# No per-example deadline: on a shared 2-core machine one slow example is load, not a bug.
+# Hangs are caught by the fuzz suite's per-call guard; timings belong in benchmarks/.
+settings.register_profile("coursekit", deadline=None)
+settings.load_profile("coursekit")
 
 # Lesson sources and test fixtures are data, not modules to import for doctests.
 collect_ignore_glob = ["tests/data/*", "notebooks/src/*"]

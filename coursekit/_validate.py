@@ -16,12 +16,42 @@ TypeError: tp = True: must be an integer (int), not bool.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import inspect
 import math
 import numbers
-from collections.abc import Iterable
-from typing import Any
+import sys
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, ParamSpec, TypeVar
 
-from .i18n import tr
+from .i18n import register, shown_repr, tr
+
+#: Default ceiling of :func:`check_int`: 2**53, the largest integer a float represents exactly.
+MAX_INT: int = 2**53
+#: Default ceiling of :func:`check_items`: items of a list argument evaluated one by one.
+MAX_ITEMS: int = 10_000
+
+register(
+    {
+        "validate.float_range": {
+            "zh": "{name} = {value!r}：超出浮点数范围，绝对值必须 <= {high}。",
+            "en": "{name} = {value!r}: outside the float range; its size must be <= {high}.",
+        },
+        "validate.type_items": {
+            "zh": "{name} = {value!r}：必须是列表或元组（list / tuple），而不是 {type}。",
+            "en": "{name} = {value!r}: must be a list or tuple, not {type}.",
+        },
+        "validate.too_many_items": {
+            "zh": "{name} 有 {count} 项：最多 {limit} 项。",
+            "en": "{name} has {count} items: at most {limit}.",
+        },
+        "validate.not_finite_result": {
+            "zh": "{result} 不是有限数（{value}），输入为 {inputs}：请用更小的值。",
+            "en": "{result} is not a finite number ({value}) for {inputs}: use smaller values.",
+        },
+    }
+)
 
 
 def _type_name(value: Any) -> str:
@@ -40,7 +70,10 @@ def check_number(
     """Return ``value`` as a float after checking it is a finite real in range."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(tr("validate.type_number", name=name, value=value, type=_type_name(value)))
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an int or Fraction beyond the float range, e.g. 10**400
+        raise ValueError(tr("validate.float_range", name=name, value=value, high=sys.float_info.max)) from None
     if not math.isfinite(number):
         raise ValueError(tr("validate.finite", name=name, value=value))
     _check_bounds(name, value, number, ge=ge, gt=gt, le=le, lt=lt)
@@ -59,10 +92,14 @@ def check_int(
     """Return ``value`` as an int after checking it is an integer in range.
 
     Integral floats such as ``4.0`` are refused too: a degree or a count is an ``int``.
+    Without ``le``/``lt`` the ceiling is :data:`MAX_INT` (2**53, the largest count a
+    float holds exactly), so ``10**400`` gets this message rather than an overflow later.
     """
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(tr("validate.type_int", name=name, value=value, type=_type_name(value)))
     number = int(value)
+    if le is None and lt is None:
+        le = MAX_INT
     _check_bounds(name, value, number, ge=ge, gt=gt, le=le, lt=lt)
     return number
 
@@ -74,6 +111,23 @@ def check_bool(name: str, value: Any) -> bool:
     return value
 
 
+def check_items(name: str, value: Any, *, max_items: int = MAX_ITEMS) -> tuple[Any, ...]:
+    """Return ``value`` as a tuple after checking it is a list or tuple of at most ``max_items`` items.
+
+    Items are checked by the caller, which names them ``f"{name}[{index}]"``.
+
+    >>> check_items("entries", None)
+    Traceback (most recent call last):
+    ...
+    TypeError: entries = None: must be a list or tuple, not NoneType.
+    """
+    if not isinstance(value, (list, tuple)):
+        raise TypeError(tr("validate.type_items", name=name, value=value, type=_type_name(value)))
+    if len(value) > max_items:
+        raise ValueError(tr("validate.too_many_items", name=name, count=len(value), limit=max_items))
+    return tuple(value)
+
+
 def check_choice(name: str, value: Any, choices: Iterable[str]) -> str:
     """Return ``value`` after checking it is one of ``choices`` (strings)."""
     options = tuple(choices)
@@ -82,6 +136,94 @@ def check_choice(name: str, value: Any, choices: Iterable[str]) -> str:
     if value not in options:
         raise ValueError(tr("validate.choice", name=name, value=value, choices=", ".join(map(repr, options))))
     return value
+
+
+def check_finite_result(result: str, value: float, inputs: Mapping[str, Any]) -> float:
+    """Return ``value`` if finite, else ``ValueError`` naming ``result`` and every input.
+
+    For formulas whose inputs are each in range but whose result overflows,
+    e.g. ``num_params = 1e308`` times 16 bytes.
+
+    >>> check_finite_result("total_bytes", float("inf"), {"num_params": 1e308, "dp": 1})
+    Traceback (most recent call last):
+    ...
+    ValueError: total_bytes is not a finite number (inf) for num_params = 1e+308, dp = 1: use smaller values.
+    """
+    if math.isfinite(value):
+        return value
+    shown = ", ".join(f"{key} = {shown_repr(item)}" for key, item in inputs.items())
+    raise ValueError(tr("validate.not_finite_result", result=result, value=value, inputs=shown))
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+#: Longer lists in a result (a schedule's events) are not walked: the totals beside them
+#: (a makespan, a step time) are sums or maxima of their numbers and overflow with them.
+_MAX_WALKED_ITEMS: int = 64
+
+
+def _first_non_finite(value: Any, path: str, depth: int = 0) -> tuple[str, float] | None:
+    """``(path, number)`` of the first NaN / infinity inside a result (floats, dataclasses, tuples, dicts)."""
+    if isinstance(value, float) or (isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral)):
+        number = float(value)
+        return None if math.isfinite(number) else (path, number)
+    if depth >= 4:
+        return None
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        items: Iterable[tuple[str, Any]] = (
+            (f"{path}.{item.name}" if path else item.name, getattr(value, item.name))
+            for item in dataclasses.fields(value)
+            if not item.name.startswith("_")
+        )
+    elif isinstance(value, Mapping):
+        items = ((f"{path}[{key!r}]", item) for key, item in value.items())
+    elif isinstance(value, (list, tuple)) and len(value) <= _MAX_WALKED_ITEMS:
+        items = ((f"{path}[{index}]", item) for index, item in enumerate(value))
+    else:
+        return None
+    for where, item in items:
+        found = _first_non_finite(item, where, depth + 1)
+        if found is not None:
+            return found
+    return None
+
+
+def finite_result(func: Callable[_P, _R]) -> Callable[_P, _R]:
+    """Guard a public formula: a non-finite result becomes a ``ValueError`` naming every argument.
+
+    Each argument may be in range while the formula still overflows (``1e308``
+    parameters times 16 bytes) or divides by an underflowed ``5e-324``. Then the
+    result holds ``inf`` / ``nan``, or the arithmetic raises ``OverflowError`` /
+    ``ZeroDivisionError``; all three become :func:`check_finite_result`'s message.
+    Arguments are validated by the function itself before this runs.
+    """
+    signature = inspect.signature(func)
+
+    def fail(result: str, value: float, args: Any, kwargs: Any) -> ValueError:
+        try:
+            bound = signature.bind(*args, **kwargs).arguments
+        except TypeError:
+            bound = dict(kwargs)
+        try:
+            check_finite_result(result, value, bound)
+        except ValueError as exc:
+            return exc
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    @functools.wraps(func)
+    def guarded(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        try:
+            result = func(*args, **kwargs)
+        except (OverflowError, ZeroDivisionError):
+            raise fail(func.__name__, math.inf, args, kwargs) from None
+        found = _first_non_finite(result, "")
+        if found is not None:
+            raise fail(found[0] or func.__name__, found[1], args, kwargs)
+        return result
+
+    return guarded
 
 
 def check_divides(name: str, value: int, other_name: str, other: int) -> None:

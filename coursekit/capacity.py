@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ._validate import check_bool, check_choice, check_divides, check_int, check_number
+from ._validate import check_bool, check_choice, check_divides, check_int, check_number, finite_result
 from .i18n import Text, register, tr
 from .units import bytes_to_gb, bytes_to_gib
 
@@ -115,6 +115,7 @@ class ResourceLedger:
         )
 
 
+@finite_result
 def build_resource_ledger(
     state_gib: float,
     activation_gib: float,
@@ -405,6 +406,7 @@ def _state_bytes(
     return weights, grads, optimizer
 
 
+@finite_result
 def training_state_memory(
     num_params: float,
     *,
@@ -560,6 +562,7 @@ def _activation_terms(
     return linear_num / denominator, scores_num / denominator, (linear_num + scores_num) / denominator
 
 
+@finite_result
 def activation_memory_breakdown(
     *,
     seq_len: int,
@@ -647,6 +650,7 @@ def activation_memory_breakdown(
     )
 
 
+@finite_result
 def activation_memory(
     *,
     seq_len: int,

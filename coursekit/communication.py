@@ -29,9 +29,18 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ._validate import check_bool, check_choice, check_divides, check_int, check_number
+from ._validate import (
+    MAX_INT,
+    check_bool,
+    check_choice,
+    check_divides,
+    check_int,
+    check_items,
+    check_number,
+    finite_result,
+)
 from .i18n import Text, register, tr
-from .units import GIB_BYTES, MS_PER_S, US_PER_MS, US_PER_S, bytes_to_mib, mib_to_bytes
+from .units import GIB_BYTES, MIB_BYTES, MS_PER_S, US_PER_MS, US_PER_S
 
 __all__ = [
     "BUS_BANDWIDTH_KINDS",
@@ -142,6 +151,7 @@ class CommunicationLedger:
         )
 
 
+@finite_result
 def communication_ledger(
     payload_mib: float,
     calls_per_step: int,
@@ -174,7 +184,7 @@ def communication_ledger(
     calls = check_int("calls_per_step", calls_per_step, ge=0)
     bandwidth = check_number("bandwidth_gib_s", bandwidth_gib_s, gt=0)
     latency = check_number("latency_us", latency_us, ge=0)
-    transfer_ms_per_call = mib_to_bytes(payload) / (bandwidth * GIB_BYTES) * MS_PER_S
+    transfer_ms_per_call = payload * MIB_BYTES / (bandwidth * GIB_BYTES) * MS_PER_S
     latency_ms_per_call = latency / US_PER_MS
     transfer_ms = calls * transfer_ms_per_call
     latency_ms = calls * latency_ms_per_call
@@ -191,6 +201,7 @@ def communication_ledger(
     )
 
 
+@finite_result
 def crossover_payload_mib(bandwidth_gib_s: float, latency_us: float) -> float:
     """Payload per call at which the latency term equals the transfer term: ``payload* = latency x bandwidth``.
 
@@ -212,7 +223,7 @@ def crossover_payload_mib(bandwidth_gib_s: float, latency_us: float) -> float:
     """
     bandwidth = check_number("bandwidth_gib_s", bandwidth_gib_s, gt=0)
     latency = check_number("latency_us", latency_us, ge=0)
-    return bytes_to_mib(latency / US_PER_S * bandwidth * GIB_BYTES)
+    return latency / US_PER_S * bandwidth * GIB_BYTES / MIB_BYTES
 
 
 # ---------------------------------------------------------------------------
@@ -326,6 +337,7 @@ class CollectiveCost:
         return _dominant(self.latency_s, self.transfer_s)
 
 
+@finite_result
 def collective_cost(
     kind: str,
     *,
@@ -392,6 +404,7 @@ def collective_cost(
     )
 
 
+@finite_result
 def collective_time_s(
     kind: str,
     *,
@@ -493,9 +506,12 @@ class TrafficEntry:
 def _entry(
     collective: str, payload: float, calls: int, group: str, ranks: int, zh: str, en: str, source: str
 ) -> TrafficEntry:
+    if not math.isfinite(payload) or calls > MAX_INT:  # inputs in range, result overflowed: @finite_result names them
+        raise OverflowError(collective)
     return TrafficEntry(collective, payload, calls, group, ranks, Text(zh=zh, en=en), source)
 
 
+@finite_result
 def dp_traffic(
     *,
     num_params: float,
@@ -565,6 +581,7 @@ def _zero_calls(stage: Any, units: Any, micro_batches: Any) -> tuple[Any, Any, A
     return all_reduce, reduce_scatter, gather
 
 
+@finite_result
 def zero_traffic(
     *,
     num_params: float,
@@ -778,6 +795,7 @@ def _all_to_all_two_tier_s(
     return intra, inter
 
 
+@finite_result
 def tp_traffic(
     *,
     seq_len: int,
@@ -873,6 +891,7 @@ def tp_traffic(
     return tuple(entries)
 
 
+@finite_result
 def pp_traffic(
     *,
     seq_len: int,
@@ -934,6 +953,7 @@ def pp_traffic(
     )
 
 
+@finite_result
 def cp_traffic(
     *,
     seq_len: int,
@@ -1002,6 +1022,7 @@ def cp_traffic(
     )
 
 
+@finite_result
 def ep_traffic(
     *,
     seq_len: int,
@@ -1103,6 +1124,7 @@ _TRAFFIC_FUNCTIONS: dict[str, Callable[..., tuple[TrafficEntry, ...]]] = {
 STRATEGIES: tuple[str, ...] = tuple(_TRAFFIC_FUNCTIONS)
 
 
+@finite_result
 def strategy_traffic(strategy: str, **params: Any) -> tuple[TrafficEntry, ...]:
     """The traffic entries of one strategy, by name (dispatches to the ``*_traffic`` functions).
 
@@ -1170,6 +1192,7 @@ class TrafficTime:
         return _dominant(self.latency_s, self.transfer_s)
 
 
+@finite_result
 def traffic_time(
     entries: Iterable[TrafficEntry],
     *,
@@ -1196,7 +1219,7 @@ def traffic_time(
     bandwidth = check_number("bandwidth_bytes_per_s", bandwidth_bytes_per_s, gt=0)
     alpha = check_number("latency_s", latency_s, ge=0)
     rows: list[TrafficCost] = []
-    for index, entry in enumerate(entries):
+    for index, entry in enumerate(check_items("entries", entries)):
         if not isinstance(entry, TrafficEntry):
             raise TypeError(
                 tr("communication.entry_type", name=f"entries[{index}]", value=entry, type=type(entry).__name__)

@@ -137,6 +137,20 @@ register(
 )
 
 
+#: Most ranks :func:`rank_groups`, :func:`expert_rank_groups` and :func:`topology_report`
+#: list one by one (TP·CP·DP·PP): enough for every layout the course draws, small enough
+#: that each call answers well under a second.
+MAX_RANKS: int = 4096
+
+register(
+    {
+        "composition.too_many_ranks": {
+            "zh": "degrees = {value!r}：共 {world} 个 rank（TP·CP·DP·PP），逐个列出 rank 时最多 {limit} 个。",
+            "en": "degrees = {value!r}: {world} ranks (TP·CP·DP·PP); listing ranks one by one allows at most {limit}.",
+        },
+    }
+)
+
 # --------------------------------------------------------------------------- helpers
 
 
@@ -458,6 +472,9 @@ def _prepare(degrees: Any, order: Any) -> tuple[dict[str, int], list[str]]:
     if isinstance(degrees, Mapping) and "ETP" in degrees:
         degrees = {dim: degree for dim, degree in degrees.items() if dim != "ETP"}
     checked = _engine_degrees(degrees)
+    world = checked["TP"] * checked["CP"] * checked["DP"] * checked["PP"]
+    if world > MAX_RANKS:
+        raise ValueError(tr("composition.too_many_ranks", value=dict(degrees), world=world, limit=MAX_RANKS))
     checked["ETP"] = checked["TP"] if etp_raw is None else check_int("degrees['ETP']", etp_raw, ge=1)
     parsed = _parse_order(order, checked)
     return checked, parsed
@@ -492,6 +509,7 @@ def rank_groups(degrees: Mapping[str, int], order: str = DEFAULT_ORDER) -> dict[
 
     Returns ``{"TP": [...], "CP": [...], "EP": [...], "DP": [...], "PP": [...]}``; every
     value partitions the ranks ``0 .. world-1`` into groups of that dimension's degree.
+    Every rank is listed, so the world (TP·CP·DP·PP) is at most :data:`MAX_RANKS`.
 
     EP follows the engine (decided here, as in Megatron-Core): it does not multiply
     the world. TP, CP, DP and PP groups come from the dense layers' layout

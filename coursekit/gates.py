@@ -27,12 +27,13 @@ Taught in: lesson 3 (Q3 gates); the S18 checks in lesson 5 (selection matrix).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, ClassVar, NamedTuple, TypeAlias
 
-from ._validate import check_bool, check_choice, check_divides, check_int, check_number
+from ._validate import check_bool, check_choice, check_divides, check_int, check_items, check_number
 from .i18n import Reason, Text, register, tr
 
 # --------------------------------------------------------------------------- vocabulary
@@ -381,8 +382,12 @@ CandidateLike: TypeAlias = "Candidate | Mapping[str, Any]"
 EnvironmentLike: TypeAlias = "Environment | Mapping[str, Any]"
 
 
-def _as_candidate(value: Any) -> Candidate:
-    return value if isinstance(value, Candidate) else Candidate.from_dict(value)
+def _as_candidate(value: Any, name: str = "candidate") -> Candidate:
+    if isinstance(value, Candidate):
+        return value
+    if not isinstance(value, Mapping):
+        raise TypeError(tr("gates.type_mapping", name=name, value=value, expected="Candidate", type=_type_name(value)))
+    return Candidate.from_dict(value)
 
 
 def _as_environment(value: Any) -> Environment:
@@ -644,7 +649,10 @@ def evaluate_candidates(
     Taught in: lesson 3 (Q3 gates).
     """
     env = _as_environment(environment)
-    return tuple(evaluate_candidate(candidate, env) for candidate in candidates)
+    return tuple(
+        evaluate_candidate(_as_candidate(candidate, f"candidates[{index}]"), env)
+        for index, candidate in enumerate(check_items("candidates", candidates))
+    )
 
 
 # --------------------------------------------------------------------------- the seed's data
@@ -745,6 +753,11 @@ COURSE_CANDIDATES: tuple[Candidate, ...] = (
 # --------------------------------------------------------------------------- S18 degree exclusions
 
 
+#: Largest global batch (sequences) :func:`dp_degrees_for_batch` lists the DP degrees of:
+#: 2**24 is far above any published run (thousands of sequences) and answers at once.
+MAX_GLOBAL_BATCH: int = 2**24
+
+
 def check_global_batch(dp: int, micro_batch: int, grad_accum: int, global_batch: int) -> Reason | None:
     """S18 batch rule: ``dp · micro_batch · grad_accum`` must equal the global batch (sequences).
 
@@ -788,17 +801,21 @@ def dp_degrees_for_batch(global_batch: int, micro_batch: int) -> tuple[int, ...]
     gradient accumulation is then ``global_batch / (dp · micro_batch)``. Empty when
     ``micro_batch`` does not divide ``global_batch``.
 
+    ``global_batch`` is at most :data:`MAX_GLOBAL_BATCH` sequences (the divisors
+    are listed one by one).
+
     >>> dp_degrees_for_batch(64, 4)
     (1, 2, 4, 8, 16)
 
     Taught in: lesson 5 (S18 selection matrix).
     """
-    global_batch = check_int("global_batch", global_batch, ge=1)
+    global_batch = check_int("global_batch", global_batch, ge=1, le=MAX_GLOBAL_BATCH)
     micro_batch = check_int("micro_batch", micro_batch, ge=1)
     if global_batch % micro_batch:
         return ()
     per_micro = global_batch // micro_batch
-    return tuple(dp for dp in range(1, per_micro + 1) if per_micro % dp == 0)
+    small = [dp for dp in range(1, math.isqrt(per_micro) + 1) if per_micro % dp == 0]
+    return tuple(sorted({*small, *(per_micro // dp for dp in small)}))
 
 
 def max_dp_degree(global_batch: int, micro_batch: int = 1) -> int:

@@ -17,7 +17,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .i18n import Text
+from .i18n import Text, register, tr
+
+register(
+    {
+        "glossary.unknown": {
+            "zh": "term = {value!r}：词汇表中没有这个中文名、英文名或缩写"
+            "（例如 '数据并行'、'data parallelism' 或 'DP'）。",
+            "en": "term = {value!r}: no glossary entry has this Chinese name, English name or abbreviation "
+            "(e.g. 'data parallelism' or 'DP').",
+        },
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -686,14 +697,19 @@ def lookup(term: str) -> GlossaryEntry:
 
     >>> lookup("data parallelism").abbr
     'DP'
+    >>> lookup("warp drive")
+    Traceback (most recent call last):
+    ...
+    ValueError: term = 'warp drive': no glossary entry has this Chinese name, English name or abbreviation ...
     """
     if not isinstance(term, str):
-        raise TypeError(f"term = {term!r}: must be a string, not {type(term).__name__}.")
+        raise TypeError(tr("validate.type_choice", name="term", value=term, type=type(term).__name__))
     wanted = term.strip().lower()
-    for entry in GLOSSARY:
-        if wanted in (entry.zh.lower(), entry.en.lower(), entry.abbr.lower()):
-            return entry
-    raise KeyError(f"no glossary entry for {term!r}")
+    if wanted:
+        for entry in GLOSSARY:
+            if wanted in {entry.zh.lower(), entry.en.lower(), entry.abbr.lower()} - {""}:
+                return entry
+    raise ValueError(tr("glossary.unknown", value=term))
 
 
 def _cell(text: str) -> str:

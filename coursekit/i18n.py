@@ -20,7 +20,9 @@ Taught in: lesson 0 (course index), used by every lesson.
 
 from __future__ import annotations
 
+import math
 import os
+import reprlib
 import string
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -96,13 +98,111 @@ def set_language(lang: str) -> None:
     _current = key
 
 
-def tr(key: str, /, lang: str | None = None, **params: Any) -> str:
-    """Render catalog entry ``key`` in ``lang`` (default: the current language)."""
+#: Longest rendering of one value inside a message: a 10**6-character string or a
+#: 100,000-item list is shown by its beginning and end, never in full.
+MAX_SHOWN_CHARS: int = 200
+#: Integers with more digits than this are shown as ``≈1.0e+400`` (Python refuses
+#: to print ints over 4300 digits, and nobody reads 400 of them).
+MAX_SHOWN_DIGITS: int = 30
+
+_repr = reprlib.Repr()
+_repr.maxlevel = 3
+_repr.maxlist = _repr.maxtuple = _repr.maxset = _repr.maxfrozenset = _repr.maxdeque = _repr.maxdict = 20
+_repr.maxstring = _repr.maxother = _repr.maxlong = MAX_SHOWN_CHARS
+
+
+def _huge_int(value: int) -> str | None:
+    """``≈1.0e+400`` for an int too long to show, else ``None``."""
+    if abs(value) < 10**MAX_SHOWN_DIGITS:
+        return None
+    log = math.log10(abs(value))
+    exponent = math.floor(log)
+    return f"{'-' if value < 0 else ''}\u2248{10 ** (log - exponent):.1f}e+{exponent}"
+
+
+def _clip(text: str) -> str:
+    if len(text) <= MAX_SHOWN_CHARS:
+        return text
+    half = (MAX_SHOWN_CHARS - 3) // 2
+    return text[:half] + "..." + text[-half:]
+
+
+def shown_repr(value: Any) -> str:
+    """``repr(value)`` cut to about :data:`MAX_SHOWN_CHARS` characters, safe for any value.
+
+    >>> shown_repr("a" * 1000)[:12], len(shown_repr("a" * 1000)) <= MAX_SHOWN_CHARS
+    ("'aaaaaaaaaaa", True)
+    >>> shown_repr(10**400)
+    '\u22481.0e+400'
+    """
+    if isinstance(value, int) and not isinstance(value, bool):
+        huge = _huge_int(value)
+        if huge is not None:
+            return huge
     try:
-        texts = _catalog[key]
-    except KeyError:
-        raise KeyError(f"no message {key!r} in the coursekit catalog") from None
-    return texts[lang or _current].format(**params)
+        return _clip(_repr.repr(value))
+    except Exception:  # a broken __repr__ must not hide the message around it
+        return f"<{type(value).__name__}>"
+
+
+def shown_str(value: Any) -> str:
+    """``str(value)`` cut to about :data:`MAX_SHOWN_CHARS` characters, safe for any value."""
+    if isinstance(value, str):
+        return _clip(value)
+    if isinstance(value, (int, list, tuple, dict, set, frozenset, bytes)) and not isinstance(value, bool):
+        return shown_repr(value)
+    try:
+        return _clip(str(value))
+    except Exception:
+        return f"<{type(value).__name__}>"
+
+
+class _Shown:
+    """A message parameter that prints short: ``{x!r}`` is clipped, and ``{x}`` unless ``x`` is a str."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        return shown_repr(self.value)
+
+    def __str__(self) -> str:
+        # A str shown with {x} is text the course composed (a reason, a sentence): kept whole.
+        # A learner's value is shown with {x!r}, which is clipped.
+        return self.value if isinstance(self.value, str) else shown_str(self.value)
+
+    def __format__(self, spec: str) -> str:
+        if not spec:
+            return str(self)
+        return format(self.value, spec)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.value, name)
+
+    def __getitem__(self, key: Any) -> Any:
+        return self.value[key]
+
+
+def _shown(value: Any) -> Any:
+    if value is None or isinstance(value, (bool, float, Text)):
+        return value
+    return _Shown(value)
+
+
+def tr(key: str, /, lang: str | None = None, **params: Any) -> str:
+    """Render catalog entry ``key`` in ``lang`` (default: the current language).
+
+    Each parameter is shown at most about :data:`MAX_SHOWN_CHARS` characters long.
+    """
+    if not isinstance(key, str):
+        raise TypeError(tr("validate.type_choice", name="key", value=key, type=type(key).__name__))
+    if key not in _catalog:
+        raise ValueError(tr("i18n.unknown_key", value=key))
+    if lang is not None and lang not in LANGUAGES:
+        raise ValueError(tr("validate.choice", name="lang", value=lang, choices=", ".join(map(repr, LANGUAGES))))
+    return _catalog[key][lang or _current].format(**{name: _shown(value) for name, value in params.items()})
 
 
 def pick(zh: str, en: str) -> str:
@@ -161,6 +261,10 @@ class Reason:
 
 register(
     {
+        "i18n.unknown_key": {
+            "zh": "key = {value!r}：课程的消息目录中没有这个键。",
+            "en": "key = {value!r}: no message with this key in the coursekit catalog.",
+        },
         "validate.type_number": {
             "zh": "{name} = {value!r}：必须是实数（int 或 float），而不是 {type}。",
             "en": "{name} = {value!r}: must be a real number (int or float), not {type}.",

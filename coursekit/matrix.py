@@ -56,7 +56,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from ._validate import check_choice, check_int, check_number
+from ._validate import check_choice, check_int, check_items, check_number
 from .gates import Candidate, Environment, check_global_batch, check_pp_degree, check_tp_degree, gate_memory
 from .i18n import Reason, Text, get_language, register, tr
 from .pipeline import bubble_fraction
@@ -97,8 +97,8 @@ register(
             "are part of the training state).",
         },
         "matrix.type_case": {
-            "zh": "case = {value!r}：必须是 PaperCase，而不是 {type}。",
-            "en": "case = {value!r}: must be a PaperCase, not {type}.",
+            "zh": "{name} = {value!r}：必须是 PaperCase，而不是 {type}。",
+            "en": "{name} = {value!r}: must be a PaperCase, not {type}.",
         },
         "matrix.unknown_strategy": {
             "zh": "strategy = {value!r}：这个案例没有该策略的结论；可用的是 {choices}。",
@@ -714,7 +714,7 @@ def evaluate_paper_case(case: PaperCase, topology: str = "unspecified") -> CaseE
     Taught in: lesson 5 (S18 selection matrix).
     """
     if not isinstance(case, PaperCase):
-        raise TypeError(tr("matrix.type_case", value=case, type=type(case).__name__))
+        raise TypeError(tr("matrix.type_case", name="case", value=case, type=type(case).__name__))
     topology = check_choice("topology", topology, TOPOLOGIES)
     verdicts = (
         _evaluate_dp(case, topology),
@@ -735,7 +735,12 @@ def evaluate_paper_cases(
 
     Taught in: lesson 5 (S18 selection matrix).
     """
-    return tuple(evaluate_paper_case(case, topology) for case in cases)
+    evaluations = []
+    for index, case in enumerate(check_items("cases", cases)):
+        if not isinstance(case, PaperCase):
+            raise TypeError(tr("matrix.type_case", name=f"cases[{index}]", value=case, type=type(case).__name__))
+        evaluations.append(evaluate_paper_case(case, topology))
+    return tuple(evaluations)
 
 
 @dataclass(frozen=True)
@@ -763,6 +768,8 @@ def topology_changes(
 
     Taught in: lesson 5 (S18 selection matrix, topology step).
     """
+    check_choice("before", before, TOPOLOGIES)
+    check_choice("after", after, TOPOLOGIES)
     first = evaluate_paper_case(case, before)
     second = evaluate_paper_case(case, after)
     return tuple(

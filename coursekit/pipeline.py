@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ._validate import check_choice, check_int, check_number
+from ._validate import check_choice, check_int, check_number, finite_result
 from .i18n import Text, register, tr
 
 __all__ = [
@@ -67,8 +67,19 @@ DEFAULT_FORWARD_S: float = 1.0
 #: §5.1, count a training iteration as 3x the forward FLOPs for this reason.
 DEFAULT_BACKWARD_S: float = 2.0
 
+#: Most forward passes (``stages * microbatches * virtual_stages``) :func:`simulate_schedule`
+#: replays: each is an event with a backward twin, and 4096 of them answer well under a second.
+MAX_SIMULATED_PASSES: int = 4096
+
 register(
     {
+        "pipeline.too_many_passes": {
+            "zh": "stages · microbatches · virtual_stages = {stages} · {microbatches} · {virtual_stages}："
+            "模拟会逐个重放每个前向传播，最多 {limit} 个；更大的规模请用 bubble_fraction 的闭式公式。",
+            "en": "stages · microbatches · virtual_stages = {stages} · {microbatches} · {virtual_stages}: "
+            "the simulation replays every forward pass, at most {limit}; use bubble_fraction's closed form "
+            "for larger ones.",
+        },
         "pipeline.interleaved_multiple": {
             "zh": (
                 "microbatches = {microbatches!r}：交错调度 (interleaved schedule) 要求微批次 (micro-batch) 数是 "
@@ -148,6 +159,7 @@ def _bubble_fraction(stages: Any, microbatches: Any, virtual_stages: Any) -> Any
     return (stages - 1) / (virtual_stages * microbatches + stages - 1)
 
 
+@finite_result
 def bubble_fraction(stages: int, microbatches: int, virtual_stages: int = 1) -> float:
     """Share of the whole step that each device spends idle: ``(p-1)/(v·m + p-1)``.
 
@@ -179,6 +191,7 @@ micro-batches to each model chunk in groups of 4).
     return float(_bubble_fraction(p, m, v))
 
 
+@finite_result
 def bubble_overhead(stages: int, microbatches: int, virtual_stages: int = 1) -> float:
     """Bubble time relative to the ideal time: ``(p-1)/(v·m)`` (Megatron-LM, arXiv 2104.04473, §2.2).
 
@@ -371,6 +384,7 @@ def _stage_times(name: str, values: Any, default: float, p: int) -> tuple[float,
     return tuple(check_number(f"{name}[{i}]", x, gt=0) for i, x in enumerate(values))
 
 
+@finite_result
 def simulate_schedule(
     stages: int,
     microbatches: int,
@@ -407,7 +421,9 @@ def simulate_schedule(
         p2p_s: seconds to send one activation or gradient to another device (>= 0).
 
     With equal stages and ``p2p_s = 0`` the idle fraction equals
-    :func:`bubble_fraction` for any forward/backward ratio.
+    :func:`bubble_fraction` for any forward/backward ratio. Every pass is
+    simulated, so ``stages * microbatches * virtual_stages`` is at most
+    :data:`MAX_SIMULATED_PASSES`; the closed form has no such bound.
 
     >>> s = simulate_schedule(4, 4)
     >>> s.makespan_s  # (m + p - 1)·(forward + backward) = 7·3
@@ -423,6 +439,10 @@ def simulate_schedule(
     """
     name = check_choice("schedule", schedule, SCHEDULES)
     p, m, v = _check_layout(name, stages, microbatches, virtual_stages)
+    if p * m * v > MAX_SIMULATED_PASSES:
+        raise ValueError(
+            tr("pipeline.too_many_passes", stages=p, microbatches=m, virtual_stages=v, limit=MAX_SIMULATED_PASSES)
+        )
     fwd = _stage_times("stage_forward_s", stage_forward_s, check_number("forward_s", forward_s, gt=0), p)
     bwd = _stage_times("stage_backward_s", stage_backward_s, check_number("backward_s", backward_s, gt=0), p)
     link_s = check_number("p2p_s", p2p_s, ge=0)

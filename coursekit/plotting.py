@@ -36,6 +36,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
 from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
 from matplotlib.text import Text as MplText
+from matplotlib.transforms import IdentityTransform
 
 from . import i18n
 from ._validate import check_bool, check_number
@@ -77,6 +78,11 @@ LATIN_FONT: str = "DejaVu Sans"
 
 #: Dots per inch of lesson figures: sharp enough on screen, fast to render.
 DEFAULT_DPI: int = 100
+#: Device pixels per CSS pixel that widget figures are drawn for: a HiDPI ("retina") screen
+#: has 2, so a widget draws at ``DEFAULT_DPI * WIDGET_PIXEL_RATIO`` and the page shows the PNG
+#: at its ``DEFAULT_DPI`` size (:func:`css_width_px`). On a screen of ratio 1 the browser
+#: downsamples, which stays sharp; drawing at 1 and upsampling is what looks blurry.
+WIDGET_PIXEL_RATIO: int = 2
 
 
 def _installed_font_names() -> set[str]:
@@ -435,10 +441,85 @@ class _CourseCanvas(FigureCanvasAgg):
     """The Agg canvas of course figures: its renderer caches rasterised texts (:class:`_TextCachingRenderer`)."""
 
     def get_renderer(self) -> Any:
+        if not _text_cache_checked:
+            check_text_cache()
         renderer = _CANVAS.get_renderer(self)
         if type(renderer) is RendererAgg:
             renderer.__class__ = _TextCachingRenderer
         return renderer
+
+
+#: Largest difference (of 255) a pixel of a cached text may have from matplotlib's own drawing:
+#: the two blend the same coverage, but a rotated glyph's rounding can differ by one level.
+TEXT_CACHE_TOLERANCE: int = 2
+#: Texts :func:`check_text_cache` draws both ways: Latin, digits and symbols at two sizes, a
+#: rotated axis label, math text (a log axis's tick label) and Chinese; (x, y) in pixels.
+_PROBE_TEXTS: tuple[tuple[int, int, str, float, float], ...] = (
+    (6, 70, "Agg 0.123 GiB", 10.0, 0.0),
+    (6, 40, "p95 <= 50 ms", 8.0, 0.0),
+    (200, 6, "memory per rank", 9.0, 90.0),
+    (90, 14, "$10^{3}$", 9.0, 0.0),
+    (120, 60, "数据并行", 10.0, 0.0),
+)
+_text_cache_checked: bool = False
+
+
+def _probe_pixels(cached: bool) -> Any:
+    global _fast_text
+    saved = _fast_text
+    _fast_text = cached
+    try:
+        fig = CourseFigure(figsize=(2.4, 1.0), dpi=DEFAULT_DPI)
+        _CourseCanvas(fig)
+        with fig.course_fonts():
+            for x, y, text, size, angle in _PROBE_TEXTS:
+                # Anchored on whole pixels: both paths place the origin exactly there.
+                fig.text(
+                    x,
+                    y,
+                    text,
+                    fontsize=size,
+                    rotation=angle,
+                    rotation_mode="anchor",
+                    ha="left",
+                    va="baseline",
+                    transform=IdentityTransform(),
+                )
+        canvas: Any = fig.canvas
+        canvas.draw()
+        return np.asarray(canvas.buffer_rgba()).astype(np.int16)
+    finally:
+        _fast_text = saved
+
+
+def check_text_cache() -> bool:
+    """Draw probe texts with and without the text cache; switch the cache off unless they match.
+
+    The cache (:class:`_TextCachingRenderer`) relies on matplotlib internals that
+    may change in any release, and matplotlib is not pinned. So the first course
+    figure of a process first draws :data:`_PROBE_TEXTS` both ways and compares
+    them pixel by pixel (within :data:`TEXT_CACHE_TOLERANCE`); on any mismatch,
+    or any error, every text takes matplotlib's own path from then on. Returns
+    whether the cache is on.
+
+    >>> check_text_cache()
+    True
+    """
+    global _fast_text, _text_cache_checked
+    _text_cache_checked = True
+    if not _fast_text:
+        return False
+    try:
+        plain, cached = _probe_pixels(cached=False), _probe_pixels(cached=True)
+        agrees = plain.shape == cached.shape and int(np.abs(plain - cached).max()) <= TEXT_CACHE_TOLERANCE
+    except Exception:
+        agrees = False
+    if not agrees:
+        _fast_text = False
+        _log.warning(
+            "coursekit.plotting: text cache disabled, it draws differently on matplotlib %s", matplotlib.__version__
+        )
+    return _fast_text
 
 
 def new_figure(width_in: float, height_in: float, dpi: int = DEFAULT_DPI) -> Figure:
@@ -458,6 +539,15 @@ def new_figure(width_in: float, height_in: float, dpi: int = DEFAULT_DPI) -> Fig
     fig = CourseFigure(figsize=(width, height), dpi=resolution, layout="constrained")
     _CourseCanvas(fig)
     return fig
+
+
+def css_width_px(fig: Figure) -> int:
+    """Width in CSS pixels to show ``fig`` at: its width in inches at :data:`DEFAULT_DPI`.
+
+    >>> css_width_px(new_figure(6.2, 3.2, dpi=DEFAULT_DPI * WIDGET_PIXEL_RATIO))
+    620
+    """
+    return round(fig.get_figwidth() * DEFAULT_DPI)
 
 
 def figure_to_png(fig: Figure) -> bytes:
@@ -503,8 +593,11 @@ def encode_png(rgba: Any, compress_level: int = PNG_COMPRESS_LEVEL) -> bytes:
     else:
         colour_type = 6  # truecolour with alpha
     channels = pixels.shape[2]
-    scanlines = np.zeros((height, width * channels + 1), dtype=np.uint8)  # filter byte 0 (None) per row
-    scanlines[:, 1:] = pixels.reshape(height, width * channels)
+    scanlines = np.empty((height, width * channels + 1), dtype=np.uint8)
+    scanlines[:, 0] = 0  # filter byte 0 (None) per row
+    rows = scanlines[:, 1:].reshape(height, width, channels)  # a view into scanlines
+    for channel in range(channels):  # channel by channel: much faster than one strided RGBA -> RGB copy
+        rows[:, :, channel] = pixels[:, :, channel]
     header = struct.pack(">IIBBBBB", width, height, 8, colour_type, 0, 0, 0)
     return b"".join(
         (

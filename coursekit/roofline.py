@@ -41,7 +41,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from ._validate import check_choice, check_divides, check_int, check_number
+from ._validate import check_choice, check_divides, check_int, check_number, finite_result
 
 __all__ = [
     "BF16_BYTES",
@@ -82,6 +82,7 @@ def _attention_flops_per_token(layers: Any, hidden: Any, seq_len: Any) -> Any:
     return 12 * layers * hidden * seq_len
 
 
+@finite_result
 def attention_flops_per_token(layers: int, hidden: int, seq_len: int) -> float:
     """Training FLOPs per token of attention's two matmuls (QKᵀ and AV), forward + backward: 12·L·h·s.
 
@@ -104,6 +105,7 @@ def _model_flops_per_token(active_params: Any, layers: Any, hidden: Any, seq_len
     return 6 * active_params + _attention_flops_per_token(layers, hidden, seq_len)
 
 
+@finite_result
 def model_flops_per_token(active_params: float, layers: int, hidden: int, seq_len: int) -> float:
     """Model FLOPs per trained token, 6·N + 12·L·h·s (PaLM appendix B).
 
@@ -140,6 +142,7 @@ def _hardware_flops_per_token(
     return model
 
 
+@finite_result
 def hardware_flops_per_token(
     active_params: float,
     layers: int,
@@ -174,6 +177,7 @@ def _mfu(model_flops_per_token: Any, tokens_per_s: Any, devices: Any, peak_flops
     return model_flops_per_token * tokens_per_s / (devices * peak_flops)
 
 
+@finite_result
 def mfu(model_flops_per_token: float, tokens_per_s: float, devices: int, peak_flops: float) -> float:
     """Model FLOPs utilisation: model FLOPs per second over the devices' summed peak.
 
@@ -223,6 +227,7 @@ def matmul_bytes(m: int, k: int, n: int, bytes_per_element: int = BF16_BYTES) ->
     )
 
 
+@finite_result
 def matmul_intensity_flop_per_byte(m: int, k: int, n: int, bytes_per_element: int = BF16_BYTES) -> float:
     """Arithmetic intensity of an (m × k) @ (k × n) product, FLOP per byte moved.
 
@@ -241,6 +246,7 @@ def _ridge_point(peak_flops: Any, memory_bandwidth_bytes_per_s: Any) -> Any:
     return peak_flops / memory_bandwidth_bytes_per_s
 
 
+@finite_result
 def ridge_point_flop_per_byte(peak_flops: float, memory_bandwidth_bytes_per_s: float) -> float:
     """The intensity where the roofline bends: peak FLOP/s ÷ memory bytes/s.
 
@@ -259,6 +265,7 @@ def _roofline_flops(intensity: Any, peak_flops: Any, memory_bandwidth_bytes_per_
     return (peak_flops + bandwidth_limit - abs(peak_flops - bandwidth_limit)) / 2  # min(), array-generic
 
 
+@finite_result
 def roofline_flops(intensity_flop_per_byte: float, peak_flops: float, memory_bandwidth_bytes_per_s: float) -> float:
     """The hard roofline: min(peak, intensity · bandwidth), FLOP/s.
 
@@ -283,6 +290,7 @@ def _achieved_flops(
     return ceiling * peak_flops / (1 + ratio**smoothness) ** (1 / smoothness)
 
 
+@finite_result
 def achieved_flops(
     intensity_flop_per_byte: float,
     peak_flops: float,
@@ -319,6 +327,7 @@ def _roofline_time_s(flops: Any, bytes_moved: Any, peak_flops: Any, memory_bandw
     return (compute + memory + abs(compute - memory)) / 2  # max(), array-generic
 
 
+@finite_result
 def roofline_time_s(flops: float, bytes_moved: float, peak_flops: float, memory_bandwidth_bytes_per_s: float) -> float:
     """Lower bound on a kernel's time: the slower of its FLOPs at peak and its bytes at full bandwidth.
 
@@ -362,6 +371,7 @@ def _transformer_layer_matmul_intensity(
     return flops / moved
 
 
+@finite_result
 def transformer_layer_matmul_intensity(
     tokens: int,
     hidden: int,

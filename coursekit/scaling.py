@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ._validate import check_int, check_number
+from ._validate import check_finite_result, check_int, check_number, finite_result
 from .i18n import Reason, Text, register, tr
 from .units import MS_PER_S
 
@@ -120,6 +120,7 @@ register(
 )
 
 
+@finite_result
 def scaling_efficiency(throughput: float, devices: int, single_device_throughput: float) -> float:
     """Scaling efficiency ``E(P) = throughput(P) / (P · throughput(1))`` (seed S18).
 
@@ -218,6 +219,7 @@ class StepTimeline:
         return tuple(bars)
 
 
+@finite_result
 def step_timeline(
     compute_s: float,
     communication_s: float,
@@ -268,6 +270,7 @@ def step_timeline(
     )
 
 
+@finite_result
 def load_imbalance_s(device_compute_s: Sequence[float]) -> float:
     """Average wait for the slowest device: ``max(t) - mean(t)`` over per-device compute times (seconds).
 
@@ -341,6 +344,7 @@ class ScalingCurve:
         return tuple(point.efficiency for point in self.points)
 
 
+@finite_result
 def scaling_curve(
     devices_list: Sequence[int],
     *,
@@ -405,7 +409,8 @@ def scaling_curve(
         bandwidth = check_number("bandwidth_bytes_per_s", bandwidth_bytes_per_s, gt=0)
 
         def communication(p: int) -> float:
-            return _ring_allreduce_s(p, size, bandwidth, latency)
+            inputs = {"devices": p, "gradient_bytes": size, "bandwidth_bytes_per_s": bandwidth, "latency_s": latency}
+            return check_finite_result("communication_s", _ring_allreduce_s(p, size, bandwidth, latency), inputs)
 
     else:
         raise ValueError(tr("scaling.comm_model_missing"))
@@ -465,6 +470,7 @@ class EfficiencyDiagnosis:
     reason: Reason
 
 
+@finite_result
 def diagnose_efficiency(timeline: StepTimeline) -> EfficiencyDiagnosis:
     """Name the term that makes a step longer than its compute (seed S18: decompose the step timeline).
 

@@ -5,6 +5,10 @@ decimal units (GB, as in the ZeRO paper's Figure 1, and GB/s as in vendor
 bandwidth sheets) are kept apart. Bandwidth in coursekit is always
 *unidirectional per link* unless a name says ``bidirectional``.
 
+The conversions take one finite real number (``bool``, strings, NaN and
+infinity are refused like everywhere in the course); formulas that work on
+numpy arrays multiply by the constants directly.
+
 >>> GIB_BYTES / MIB_BYTES
 1024.0
 >>> GB_BYTES
@@ -12,6 +16,8 @@ bandwidth sheets) are kept apart. Bandwidth in coursekit is always
 """
 
 from __future__ import annotations
+
+from ._validate import check_number, finite_result
 
 KIB_BYTES: int = 2**10
 MIB_BYTES: int = 2**20
@@ -28,46 +34,51 @@ MS_PER_S: int = 10**3
 US_PER_MS: int = 10**3
 
 
+@finite_result
 def bytes_to_gib(num_bytes: float) -> float:
     """Bytes -> GiB (2**30 bytes).
 
     >>> bytes_to_gib(3 * 2**30)
     3.0
     """
-    return num_bytes / GIB_BYTES
+    return check_number("num_bytes", num_bytes) / GIB_BYTES
 
 
+@finite_result
 def gib_to_bytes(gib: float) -> float:
     """GiB -> bytes.
 
     >>> gib_to_bytes(0.5)
     536870912.0
     """
-    return float(gib) * GIB_BYTES
+    return check_number("gib", gib) * GIB_BYTES
 
 
+@finite_result
 def bytes_to_gb(num_bytes: float) -> float:
     """Bytes -> GB (10**9 bytes, the unit of the ZeRO paper's Figure 1).
 
     >>> bytes_to_gb(2.5e9)
     2.5
     """
-    return num_bytes / GB_BYTES
+    return check_number("num_bytes", num_bytes) / GB_BYTES
 
 
+@finite_result
 def bytes_to_mib(num_bytes: float) -> float:
     """Bytes -> MiB (2**20 bytes).
 
     >>> bytes_to_mib(2**21)
     2.0
     """
-    return num_bytes / MIB_BYTES
+    return check_number("num_bytes", num_bytes) / MIB_BYTES
 
 
+@finite_result
 def mib_to_bytes(mib: float) -> float:
     """MiB -> bytes.
 
     >>> mib_to_bytes(1)
     1048576.0
     """
-    return float(mib) * MIB_BYTES
+    return check_number("mib", mib) * MIB_BYTES

@@ -91,10 +91,16 @@ def test_definition_renders_in_current_language() -> None:
 
 
 def test_lookup_errors() -> None:
-    with pytest.raises(KeyError, match="no glossary entry for 'warp drive'"):
+    with pytest.raises(ValueError, match="term = 'warp drive': no glossary entry"):
         lookup("warp drive")
     with pytest.raises(TypeError, match="term = 3: must be a string"):
         lookup(3)  # type: ignore[arg-type]
+    # An entry without an abbreviation must not answer the empty string.
+    with pytest.raises(ValueError, match="term = '': no glossary entry"):
+        lookup("")
+    coursekit.set_language("zh")
+    with pytest.raises(TypeError, match="term = None：必须是字符串"):
+        lookup(None)  # type: ignore[arg-type]
 
 
 def test_markdown_lists_every_entry_and_escapes_pipes() -> None:

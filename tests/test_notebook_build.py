@@ -247,6 +247,48 @@ def test_unreadable_or_foreign_notebook_is_kept(project: Path) -> None:
     assert bn.is_pristine(path)
 
 
+def _break_json(path: Path) -> bytes:
+    """What a merge conflict leaves in a notebook: markers inside a cell, metadata intact."""
+    text = path.read_text(encoding="utf-8")
+    broken = text.replace('"cells": [', '"cells": [\n<<<<<<< HEAD\n', 1)
+    path.write_text(broken, encoding="utf-8")
+    assert bn._read_notebook(path) is None
+    return path.read_bytes()
+
+
+def test_unreadable_notebook_is_left_alone_while_the_source_is_unchanged(project: Path) -> None:
+    bn.build(project)
+    path = project / "notebooks" / "zh" / "01_sample.ipynb"
+    before = _break_json(path)
+    actions = {a.path: a for a in bn.build(project)}
+    assert actions[path].kind == "kept-learner-edits" and actions[path].mine is None
+    assert path.read_bytes() == before
+    assert not list(project.rglob("*.mine*.ipynb"))
+
+
+def test_unreadable_notebook_without_metadata_is_judged_by_its_twin(project: Path) -> None:
+    bn.build(project)
+    path = project / "notebooks" / "zh" / "01_sample.ipynb"
+    path.write_text(path.read_text(encoding="utf-8")[:200], encoding="utf-8")  # a save cut short
+    truncated = path.read_bytes()
+    assert bn.build(project) and path.read_bytes() == truncated  # source unchanged: kept
+    _edit_source(project)
+    actions = {a.path: a for a in bn.build(project)}
+    assert actions[path].kind == "moved-learner-copy"
+    assert (project / "notebooks" / "zh" / "01_sample.mine.ipynb").read_bytes() == truncated
+
+
+def test_unreadable_notebook_is_moved_aside_when_the_source_changes(project: Path) -> None:
+    bn.build(project)
+    path = project / "notebooks" / "zh" / "01_sample.ipynb"
+    before = _break_json(path)
+    _edit_source(project)
+    actions = {a.path: a for a in bn.build(project)}
+    assert actions[path].kind == "moved-learner-copy"
+    assert (project / "notebooks" / "zh" / "01_sample.mine.ipynb").read_bytes() == before
+    assert bn.is_pristine(path)
+
+
 def test_orphan_notebook_is_reported_not_deleted(project: Path) -> None:
     bn.build(project)
     orphan = project / "notebooks" / "en" / "09_gone.ipynb"

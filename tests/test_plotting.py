@@ -191,3 +191,32 @@ def test_text_cache_failure_falls_back_to_ordinary_drawing(monkeypatch: pytest.M
     fig.text(0.1, 0.5, "fallback 42")
     assert plotting.figure_to_png(fig) == expected
     assert plotting._fast_text is False
+
+
+def test_text_cache_draws_what_matplotlib_draws() -> None:
+    """Cached and plain rendering of the probe texts agree pixel by pixel on the installed matplotlib."""
+    from coursekit import plotting
+
+    plain, cached = plotting._probe_pixels(cached=False), plotting._probe_pixels(cached=True)
+    assert plain.shape == cached.shape
+    assert int(abs(plain - cached).max()) <= plotting.TEXT_CACHE_TOLERANCE
+    assert (plain[:, :, :3] < 128).sum() > 500  # the probe really drew dark glyphs
+    assert plotting.check_text_cache() is True
+
+
+def test_text_cache_switches_off_when_it_draws_differently(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A matplotlib that lays texts out differently: the pixel check turns the cache off."""
+    from coursekit import plotting
+
+    rasterise = plotting._TextCachingRenderer._rasterise
+
+    def shifted(self: object, *args: object) -> object:
+        entry = rasterise(self, *args)  # type: ignore[arg-type]
+        return None if entry is None else (entry[0], entry[1] + 1, entry[2])  # one pixel to the right
+
+    monkeypatch.setattr(plotting._TextCachingRenderer, "_rasterise", shifted)
+    monkeypatch.setattr(plotting, "_fast_text", True)
+    plotting._text_masks.clear()
+    assert plotting.check_text_cache() is False
+    assert plotting._fast_text is False
+    plotting._text_masks.clear()

@@ -231,11 +231,15 @@ def test_control_helpers() -> None:
 @pytest.mark.parametrize(
     ("call", "error", "message"),
     [
-        (lambda: slider("demo_widget.state_gib", value=True, min=0, max=1, step=1), TypeError, "value = True"),
-        (lambda: number("demo_widget.state_gib", value="3"), TypeError, "value = '3'"),
-        (lambda: checkbox("demo_widget.state_gib", value=1), TypeError, "value = 1: must be True or False"),
+        (lambda: slider("demo_widget.state_gib", value=True, min=0, max=1, step=1), TypeError, "state_gib = True"),
+        (lambda: number("demo_widget.state_gib", value="3"), TypeError, "state_gib = '3'"),
+        (lambda: checkbox("demo_widget.state_gib", value=1), TypeError, "state_gib = 1: must be True or False"),
         (lambda: dropdown("demo_widget.state_gib", []), ValueError, "needs at least one option"),
-        (lambda: slider("demo_widget.nope", value=1, min=0, max=2, step=1), KeyError, "no message 'demo_widget.nope'"),
+        (
+            lambda: slider("demo_widget.nope", value=1, min=0, max=2, step=1),
+            ValueError,
+            "key = 'demo_widget.nope': no message",
+        ),
     ],
 )
 def test_control_helpers_validate(call: Any, error: type[Exception], message: str) -> None:

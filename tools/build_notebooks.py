@@ -23,8 +23,10 @@ notebooks' code differs only in that line.
 Learner work is never overwritten. Each generated notebook records the
 SHA-256 of its own cells (``metadata.coursekit.content_sha256``). If the cells
 on disk no longer match it (the learner edited or ran the notebook and saved),
-the notebook is left alone while its lesson source is unchanged; when the
-source has changed, the learner's file is first renamed to
+the notebook is left alone while its lesson source is unchanged (also when
+the file is unreadable: its recorded ``source_sha256``, or else its twin's in
+the other language, tells); when the source has changed, the learner's file is
+first renamed to
 ``NN_slug.mine.ipynb`` (``.mine-2``, ``.mine-3`` ... if that exists) and the
 fresh notebook is written in its place. No option deletes a learner's file.
 """
@@ -250,6 +252,44 @@ def is_pristine(path: Path) -> bool:
     return notebook is not None and recorded is not None and recorded == content_sha256(notebook.cells)
 
 
+_NOTEBOOK_START = re.compile(r'\s*\{\s*"cells"\s*:')
+_RECORDED_SOURCE_SHA = re.compile(r'"source_sha256"\s*:\s*"([0-9a-f]{64})"')
+
+
+def _recorded_source_sha256(path: Path) -> str | None:
+    """The ``source_sha256`` a notebook recorded, read from its raw text (the JSON may be broken)."""
+    try:
+        raw = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    found = _RECORDED_SOURCE_SHA.findall(raw)
+    return found[0] if len(set(found)) == 1 else None
+
+
+def _source_unchanged(path: Path, fresh_text: str) -> bool:
+    """True if the lesson source is the one ``path`` was generated from, even when ``path`` is unreadable.
+
+    A notebook that JSON cannot read (a merge conflict, a half-written save) usually
+    still holds its metadata: its recorded ``source_sha256`` decides. When that is
+    gone too, the other language's notebook, generated in the same build, stands in.
+    Only when neither tells is the source taken as changed (and the file moved aside).
+    """
+    current = json.loads(fresh_text)["metadata"]["coursekit"]["source_sha256"]
+    recorded = _recorded_source_sha256(path)
+    if recorded is not None:
+        return recorded == current
+    if not _NOTEBOOK_START.match(path.read_text(encoding="utf-8", errors="replace")[:200]):
+        return False  # not a notebook at all: nothing says which source it belongs to
+    for lang in LANGS:
+        twin = path.parent.parent / lang / path.name
+        if twin != path and twin.exists():
+            notebook = _read_notebook(twin)
+            meta = notebook.metadata.get("coursekit") if notebook is not None else None
+            if isinstance(meta, dict) and isinstance(meta.get("source_sha256"), str):
+                return bool(meta["source_sha256"] == current)
+    return False
+
+
 def mine_path(path: Path) -> Path:
     """A free name for a learner's copy: ``NN_slug.mine.ipynb``, else ``.mine-2``, ``.mine-3`` ..."""
     candidate = path.with_name(f"{path.stem}.mine.ipynb")
@@ -303,7 +343,7 @@ def build(root: Path = ROOT) -> list[Action]:
             actions.append(Action(path, "updated"))
             continue
         fresh_sha = json.loads(text)["metadata"]["coursekit"]["content_sha256"]
-        if recorded_content_sha256(_read_notebook(path)) == fresh_sha:
+        if recorded_content_sha256(_read_notebook(path)) == fresh_sha or _source_unchanged(path, text):
             # The learner's notebook was generated from the current source: nothing to bring in.
             actions.append(Action(path, "kept-learner-edits"))
             continue

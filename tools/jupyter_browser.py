@@ -191,8 +191,18 @@ class Interaction:
 class LessonPage:
     """One notebook open in JupyterLab, driven through Playwright's sync API."""
 
-    def __init__(self, browser: Any, server: LabServer, notebook: str, viewport: tuple[int, int] = (1280, 900)) -> None:
-        self.page = browser.new_page(viewport={"width": viewport[0], "height": viewport[1]})
+    def __init__(
+        self,
+        browser: Any,
+        server: LabServer,
+        notebook: str,
+        viewport: tuple[int, int] = (1280, 900),
+        device_scale_factor: float = 1.0,
+    ) -> None:
+        # device_scale_factor 2 is a HiDPI ("retina") screen: 2 device pixels per CSS pixel.
+        self.page = browser.new_page(
+            viewport={"width": viewport[0], "height": viewport[1]}, device_scale_factor=device_scale_factor
+        )
         self.console_errors: list[str] = []
         self.page.on("pageerror", lambda error: self.console_errors.append(str(error)))
         self.server = server
@@ -292,6 +302,14 @@ class LessonPage:
         self.page.evaluate("() => window.__ckObs.disconnect()")
         self.page.wait_for_timeout(100)
         return Interaction(kind, before_message, self._message(), self._figure_src() != before_src, elapsed)
+
+    def figure_pixel_ratio(self) -> float:
+        """Image pixels per CSS pixel of the first widget figure (>= the device pixel ratio is sharp)."""
+        ratio = self.page.evaluate(
+            """() => { const i = document.querySelector('.ck-figure');
+                 return i && i.clientWidth ? i.naturalWidth / i.clientWidth : 0; }"""
+        )
+        return float(ratio)
 
     def screenshot(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -120,8 +120,8 @@ _register_messages(
             "en": "The answer should be a {expected_type}, not a {type} ({value!r}).",
         },
         "exercises.unknown": {
-            "zh": "没有编号为 {id!r} 的练习（已知：{known}）。",
-            "en": "There is no exercise {id!r} (known: {known}).",
+            "zh": "exercise_id：没有编号为 {id!r} 的练习（已知：{known}）。",
+            "en": "exercise_id: There is no exercise {id!r} (known: {known}).",
         },
     }
 )

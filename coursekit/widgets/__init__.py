@@ -63,9 +63,19 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from .. import i18n
-from .._validate import check_bool, check_number
-from ..i18n import Text, register, tr
-from ..plotting import CourseFigure, figure_to_png, freeze_layout, new_figure, pin_labels, plot_language
+from .._validate import check_bool, check_int, check_number
+from ..i18n import Text, register, shown_repr, tr
+from ..plotting import (
+    DEFAULT_DPI,
+    WIDGET_PIXEL_RATIO,
+    CourseFigure,
+    css_width_px,
+    figure_to_png,
+    freeze_layout,
+    new_figure,
+    pin_labels,
+    plot_language,
+)
 
 __all__ = ["LessonWidget", "checkbox", "dropdown", "number", "slider"]
 
@@ -85,6 +95,10 @@ CONTROL_WIDTH: str = "34em"
 
 register(
     {
+        "widgets.out_of_range": {
+            "zh": "{name} = {value!r}：必须在 {low} 到 {high} 之间。",
+            "en": "{name} = {value!r}: must be between {low} and {high}.",
+        },
         "widgets.invalid": {
             "zh": "这些输入无法计算：{error}",
             "en": "These inputs cannot be computed: {error}",
@@ -137,14 +151,15 @@ class LessonWidget(abc.ABC, Generic[R]):
         self._rendered_key: tuple[Any, ...] | None = None
         self._labels_language: str | None = None  # the figure language the axis labels were pinned for
 
-        self.figure: Figure = new_figure(*self.figure_size_in)
+        # Drawn for HiDPI screens, shown at the figure's size at DEFAULT_DPI (see plotting.WIDGET_PIXEL_RATIO).
+        self.figure: Figure = new_figure(*self.figure_size_in, dpi=DEFAULT_DPI * WIDGET_PIXEL_RATIO)
         if isinstance(self.figure, CourseFigure):
             # setup and draw create their texts inside course_fonts(): no search for them at each render
             self.figure.texts_tracked = True
         with self._course_fonts():
             self._create_artists()
         self.message_html = ipywidgets.HTML()
-        self.image = ipywidgets.Image(format="png")
+        self.image = ipywidgets.Image(format="png", width=str(css_width_px(self.figure)))
         self.view = ipywidgets.VBox([ipywidgets.VBox(list(self.controls.values())), self.message_html, self.image])
         # Stable CSS hooks for the browser tests: ck-widget, ck-message, ck-figure, ck-control-<name>, ck-main.
         self.view.add_class("ck-widget")
@@ -303,6 +318,40 @@ def _label(key: str) -> str:
     return tr(key)
 
 
+# Constructor arguments are checked where they meet their control: each factory below checks
+# its initial ``value`` and names the widget's argument in the message (``argument``, by default
+# the last part of the label key: "widgets.pipeline.stages" -> "stages"). A slider refuses a value
+# outside [min, max] (ipywidgets would clamp it silently), a dropdown one that is not an option
+# (ipywidgets would raise a TraitError naming nothing). Values a constructor uses before making a
+# control (a preset name it looks up) go through coursekit._validate first.
+
+
+def _argument(key: str, argument: str | None) -> str:
+    return argument if argument is not None else key.rsplit(".", 1)[-1]
+
+
+def _check_in_range(name: str, value: Any, low: float, high: float, integral: bool) -> float:
+    number = check_int(name, value) if integral else check_number(name, value)
+    if not low <= number <= high:
+        raise ValueError(tr("widgets.out_of_range", name=name, value=value, low=low, high=high))
+    return number
+
+
+def _check_option(name: str, value: Any, values: Sequence[Any]) -> None:
+    for option in values:
+        if isinstance(option, bool) == isinstance(value, bool) and _same(option, value):
+            return
+    choices = ", ".join(shown_repr(option) for option in values)
+    raise ValueError(tr("validate.choice", name=name, value=value, choices=choices))
+
+
+def _same(option: Any, value: Any) -> bool:
+    try:
+        return bool(option == value)
+    except Exception:  # an array or an odd object: not one of the options
+        return False
+
+
 def _style() -> dict[str, Any]:
     return {"description_width": "initial"}
 
@@ -316,20 +365,29 @@ def slider(
     step: float,
     readout_format: str | None = None,
     continuous_update: bool = False,
+    argument: str | None = None,
 ) -> ipywidgets.ValueWidget:
     """A slider labelled with catalog entry ``key``; an ``IntSlider`` if all numbers are ints.
 
     ``continuous_update=False`` recomputes when the learner releases the handle.
+    ``value`` must lie in ``[min, max]`` (an int when the range is ints);
+    otherwise a ``TypeError`` / ``ValueError`` names ``argument``.
 
     >>> from coursekit.i18n import register
     >>> register({"demo_doc.tp": {"zh": "张量并行度 TP", "en": "tensor-parallel degree TP"}})
     >>> s = slider("demo_doc.tp", value=2, min=1, max=8, step=1)
     >>> type(s).__name__, s.description
     ('IntSlider', 'tensor-parallel degree TP')
+    >>> slider("demo_doc.tp", value=16, min=1, max=8, step=1)
+    Traceback (most recent call last):
+    ...
+    ValueError: tp = 16: must be between 1 and 8.
     """
-    numbers = (value, min, max, step)
-    for name, n in zip(("value", "min", "max", "step"), numbers, strict=True):
+    for name, n in zip(("min", "max", "step"), (min, max, step), strict=True):
         check_number(name, n)
+    integral = all(isinstance(n, int) for n in (min, max, step))
+    value = _check_in_range(_argument(key, argument), value, min, max, integral)
+    numbers = (value, min, max, step)
     kwargs: dict[str, Any] = {
         "description": _label(key),
         "value": value,
@@ -347,7 +405,7 @@ def slider(
     return ipywidgets.FloatSlider(**kwargs)
 
 
-def number(key: str, *, value: float) -> ipywidgets.ValueWidget:
+def number(key: str, *, value: float, argument: str | None = None) -> ipywidgets.ValueWidget:
     """A free number box (``IntText`` for an int value, else ``FloatText``) labelled with ``key``.
 
     Unlike a slider it lets the learner type out-of-range values, which the
@@ -358,16 +416,20 @@ def number(key: str, *, value: float) -> ipywidgets.ValueWidget:
     >>> type(number("demo_doc.tp", value=2)).__name__
     'IntText'
     """
-    check_number("value", value)
+    check_number(_argument(key, argument), value)
     cls = ipywidgets.IntText if isinstance(value, int) else ipywidgets.FloatText
     return cls(description=_label(key), value=value, style=_style(), layout=ipywidgets.Layout(width=CONTROL_WIDTH))
 
 
-def dropdown(key: str, options: Sequence[Any], *, value: Any = None) -> ipywidgets.ValueWidget:
+def dropdown(
+    key: str, options: Sequence[Any], *, value: Any = None, argument: str | None = None
+) -> ipywidgets.ValueWidget:
     """A dropdown labelled with ``key``.
 
     ``options`` are values, or ``(label, value)`` pairs whose label is a
-    ``str`` or a bilingual :class:`~coursekit.i18n.Text` (rendered now).
+    ``str`` or a bilingual :class:`~coursekit.i18n.Text` (rendered now). A
+    ``value`` that is not one of them (``True`` is not ``1``) is a ``ValueError``
+    naming ``argument`` and the choices.
 
     >>> from coursekit.i18n import register
     >>> register({"demo_doc.tp": {"zh": "张量并行度 TP", "en": "tensor-parallel degree TP"}})
@@ -385,6 +447,7 @@ def dropdown(key: str, options: Sequence[Any], *, value: Any = None) -> ipywidge
     if not pairs:
         raise ValueError(f"dropdown {key!r} needs at least one option")
     chosen = pairs[0][1] if value is None else value
+    _check_option(_argument(key, argument), chosen, [option_value for _, option_value in pairs])
     return ipywidgets.Dropdown(
         description=_label(key),
         options=pairs,
@@ -394,7 +457,7 @@ def dropdown(key: str, options: Sequence[Any], *, value: Any = None) -> ipywidge
     )
 
 
-def checkbox(key: str, *, value: bool = False) -> ipywidgets.ValueWidget:
+def checkbox(key: str, *, value: bool = False, argument: str | None = None) -> ipywidgets.ValueWidget:
     """A checkbox labelled with ``key``.
 
     >>> from coursekit.i18n import register
@@ -402,5 +465,5 @@ def checkbox(key: str, *, value: bool = False) -> ipywidgets.ValueWidget:
     >>> checkbox("demo_doc.tp", value=True).value
     True
     """
-    check_bool("value", value)
+    check_bool(_argument(key, argument), value)
     return ipywidgets.Checkbox(description=_label(key), value=value, indent=False, style=_style())

@@ -215,12 +215,16 @@ class CapacityWidget(LessonWidget[CapacityView]):
                 "micro_batch": slider("widgets.capacity.micro_batch", value=micro_batch, min=1, max=16, step=1),
                 "recompute": dropdown("widgets.capacity.recompute", _options(_RECOMPUTE_LABELS), value=recompute),
                 "reserve_gib": slider(
-                    "widgets.capacity.reserve_gib", value=float(reserve_gib), min=0.0, max=8.0, step=0.5
+                    "widgets.capacity.reserve_gib",
+                    value=check_number("reserve_gib", reserve_gib),
+                    min=0.0,
+                    max=8.0,
+                    step=0.5,
                 ),
                 "device_gib": dropdown(
                     "widgets.capacity.device_gib",
                     [(f"{g:g} GiB", g) for g in DEVICE_MEMORY_CHOICES_GIB],
-                    value=float(device_gib),
+                    value=check_number("device_gib", device_gib),
                 ),
             }
         )

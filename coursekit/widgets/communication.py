@@ -36,7 +36,7 @@ import ipywidgets
 from matplotlib.figure import Figure
 from matplotlib.ticker import LogLocator, NullLocator
 
-from .._validate import check_number
+from .._validate import check_choice, check_number
 from ..communication import CollectiveCost, CommunicationLedger, collective_cost, communication_ledger
 from ..communication import crossover_payload_mib as crossover_mib
 from ..hardware import LINK_PRESETS, LinkPreset
@@ -192,9 +192,12 @@ class CommunicationWidget(LessonWidget[CommunicationView]):
         bandwidth_gib_s: float | None = None,
         latency_us: float | None = None,
     ) -> None:
-        preset = LINK_PRESETS[link]
-        bandwidth = preset.bandwidth_gib_s if bandwidth_gib_s is None else bandwidth_gib_s
-        latency = preset.latency_us if latency_us is None else latency_us
+        preset = LINK_PRESETS[check_choice("link", link, LINK_PRESETS)]
+        payload_mib = check_number("payload_mib", payload_mib, ge=0, le=max(PAYLOAD_CHOICES_MIB))
+        bandwidth = (
+            preset.bandwidth_gib_s if bandwidth_gib_s is None else check_number("bandwidth_gib_s", bandwidth_gib_s)
+        )
+        latency = preset.latency_us if latency_us is None else check_number("latency_us", latency_us)
         link_control = dropdown(
             "widgets.communication.link", [(p.label, name) for name, p in LINK_PRESETS.items()], value=link
         )
