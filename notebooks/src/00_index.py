@@ -46,7 +46,7 @@ coursekit.set_language("{{LANG}}")
 
 from IPython.display import Image, Markdown, display
 
-from coursekit.exercises import check
+from coursekit.exercises import check, verify
 from coursekit.glossary import lookup
 from coursekit.i18n import Text
 from coursekit.plotting import figure_to_png, label, new_figure
@@ -283,7 +283,7 @@ check("intro.device_gb", answer)
 
 # %% tags=["solution"]
 answer = bytes_to_gb(gib_to_bytes(24))
-check("intro.device_gb", answer)
+verify("intro.device_gb", answer)
 
 # %% [markdown] lang="zh"
 # ### 自检问题

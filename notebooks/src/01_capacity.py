@@ -65,7 +65,7 @@ from coursekit.capacity import (
     fsdp_zero_stage,
     training_state_memory,
 )
-from coursekit.exercises import check
+from coursekit.exercises import check, verify
 from coursekit.i18n import Text
 from coursekit.shapes import MODEL_SHAPES, model_shape
 from coursekit.strategies import strategy_table
@@ -264,7 +264,7 @@ check("q1.zero2_gib", answer)
 
 # %% tags=["solution"]
 answer = training_state_memory(7.5e9, dp=8, zero_stage=2).total_gib
-assert check("q1.zero2_gib", answer).correct
+verify("q1.zero2_gib", answer)
 
 # %% [markdown] lang="zh"
 # ### 3.3 参数量从哪里来：模型形状
@@ -427,7 +427,7 @@ activation_gib = activation_memory_breakdown(seq_len=2048, micro_batch=1, hidden
 ledgers = [build_resource_ledger(training_state_memory(shape.num_params, dp=8, zero_stage=s).total_gib,
                                  activation_gib, 2.0, 40.0) for s in range(4)]
 answer = next(s for s, ledger in enumerate(ledgers) if ledger.fits_one_device)
-assert check("q1.min_zero_stage", answer).correct
+verify("q1.min_zero_stage", answer)
 
 # %% [markdown] lang="zh"
 # ### 练习 1.3
@@ -447,7 +447,7 @@ check("q1.headroom_gib", answer)
 # %% tags=["solution"]
 state_gib = training_state_memory(shape.num_params, dp=8, zero_stage=3).total_gib
 answer = build_resource_ledger(state_gib, activation_gib, 2.0, 24.0).headroom_gib
-assert check("q1.headroom_gib", answer).correct
+verify("q1.headroom_gib", answer)
 
 # %% [markdown] lang="zh"
 # ### 自检问题

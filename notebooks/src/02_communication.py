@@ -67,7 +67,7 @@ from coursekit.communication import (
     strategy_traffic,
     traffic_time,
 )
-from coursekit.exercises import check
+from coursekit.exercises import check, verify
 from coursekit.hardware import LINK_PRESETS
 from coursekit.i18n import Text
 from coursekit.shapes import model_shape
@@ -224,7 +224,7 @@ check("q2.crossover_mib", answer)
 
 # %% tags=["solution"]
 answer = crossover_payload_mib(25, 10)
-assert check("q2.crossover_mib", answer).correct
+verify("q2.crossover_mib", answer)
 
 # %% [markdown] lang="zh"
 # ### 练习 2.2
@@ -248,7 +248,7 @@ ledger_b = communication_ledger(64 / 1024, 512, 100, 5)
 print(ledger_a.explain())
 print(ledger_b.explain())
 answer = "A" if ledger_a.dominant_term == "latency" else "B"
-assert check("q2.latency_bound", answer).correct
+verify("q2.latency_bound", answer)
 
 # %% [markdown] lang="zh"
 # ## 4. 集合通信的环形代价（7 分钟）
@@ -328,7 +328,7 @@ check("q2.allreduce_ms", answer)
 # %% tags=["solution"]
 answer = collective_time_s("all_reduce", payload_bytes=mib_to_bytes(256), ranks=8,
                            bandwidth_bytes_per_s=100 * GIB_BYTES, latency_s=5 / US_PER_S) * MS_PER_S
-assert check("q2.allreduce_ms", answer).correct
+verify("q2.allreduce_ms", answer)
 
 # %% [markdown] lang="zh"
 # ## 5. 每种策略每步的通信（8 分钟）
@@ -431,7 +431,7 @@ check("q2.tp_calls", answer)
 
 # %% tags=["solution"]
 answer = sum(entry.calls_per_step for entry in traffic["TP"][0])
-assert check("q2.tp_calls", answer).correct
+verify("q2.tp_calls", answer)
 
 # %% [markdown] lang="zh"
 # ## 6. 种子的三个问题（3 分钟）

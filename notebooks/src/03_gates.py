@@ -54,7 +54,7 @@ from dataclasses import replace
 
 from IPython.display import Markdown, display
 
-from coursekit.exercises import check
+from coursekit.exercises import check, verify
 from coursekit.gates import (
     COURSE_CANDIDATES,
     GATES,
@@ -509,7 +509,7 @@ check("q3.first_gate", answer)
 # %% tags=["solution"]
 tp = next(c for c in SEED_CANDIDATES if c.name == "TP")
 answer = evaluate_candidate(tp, replace(SEED_ENVIRONMENT, link_scope="cross_node")).codes[0]
-assert check("q3.first_gate", answer).correct
+verify("q3.first_gate", answer)
 
 # %% [markdown] lang="zh"
 # ### 练习 3.2
@@ -531,7 +531,7 @@ check("q3.accepted", answer)
 # %% tags=["solution"]
 serving_moe = replace(SEED_ENVIRONMENT, mode="serving", model_kind="moe")
 answer = {r.name for r in evaluate_candidates(candidates, serving_moe) if r.accepted}
-assert check("q3.accepted", answer).correct
+verify("q3.accepted", answer)
 
 # %% [markdown] lang="zh"
 # ### 练习 3.3
@@ -551,7 +551,7 @@ check("q3.dp_degrees", answer)
 
 # %% tags=["solution"]
 answer = dp_degrees_for_batch(64, micro_batch=4)
-assert check("q3.dp_degrees", answer).correct
+verify("q3.dp_degrees", answer)
 
 # %% [markdown] lang="zh"
 # ### 练习 3.4
@@ -572,7 +572,7 @@ check("q3.tp_rule", answer)
 # %% tags=["solution"]
 reason = check_tp_degree(16, heads=32, gpus_per_node=8)
 answer = "none" if reason is None else reason.code
-assert check("q3.tp_rule", answer).correct
+verify("q3.tp_rule", answer)
 
 # %% [markdown] lang="zh"
 # ### 自检问题

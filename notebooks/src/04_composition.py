@@ -61,7 +61,7 @@ from coursekit.composition import (
     validate_megatron_composition,
     validate_parallel_composition,
 )
-from coursekit.exercises import check
+from coursekit.exercises import check, verify
 from coursekit.glossary import lookup
 from coursekit.hardware import link_preset
 from coursekit.i18n import Text
@@ -298,7 +298,7 @@ check("q4.dp_group", answer)
 
 # %% tags=["solution"]
 answer = next(group for group in rank_groups({'TP': 2, 'PP': 4, 'DP': 2})["DP"] if 5 in group)
-assert check("q4.dp_group", answer).correct
+verify("q4.dp_group", answer)
 
 # %%
 reference = {'TP': 2, 'PP': 4, 'DP': 2}
@@ -444,7 +444,7 @@ check("q4.seed_ranks", answer)
 
 # %% tags=["solution"]
 answer = validate_parallel_composition({'TP': 2, 'CP': 2, 'PP': 2, 'DP': 2, 'EP': 4}, 1024, 'moe').required_ranks
-assert check("q4.seed_ranks", answer).correct
+verify("q4.seed_ranks", answer)
 
 # %% [markdown] lang="zh"
 # ### 练习 4.3
@@ -466,7 +466,7 @@ check("q4.engine_ranks", answer)
 layout = validate_megatron_composition(tp=2, cp=2, pp=2, dp=2, ep=4)
 assert layout.valid
 answer = layout.world_size
-assert check("q4.engine_ranks", answer).correct
+verify("q4.engine_ranks", answer)
 
 # %% [markdown] lang="zh"
 # ### 练习 4.4
@@ -485,7 +485,7 @@ check("q4.tp_crosses", answer)
 
 # %% tags=["solution"]
 answer = topology_report({'TP': 4, 'DP': 4}, gpus_per_node=8, order="DP-TP-PP").mapping.crosses["TP"]
-assert check("q4.tp_crosses", answer).correct
+verify("q4.tp_crosses", answer)
 
 # %% [markdown] lang="zh"
 # ### 自检问题

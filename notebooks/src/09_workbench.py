@@ -55,7 +55,7 @@ from dataclasses import replace
 
 from IPython.display import Image, Markdown, display
 
-from coursekit.exercises import check
+from coursekit.exercises import check, verify
 from coursekit.i18n import Text
 from coursekit.planner import PLAN_GATES, WorkloadSpec, megatron_paper_flops_per_step, plan
 from coursekit.plotting import figure_to_png, new_figure
@@ -364,7 +364,7 @@ check("plan.memory_removed", answer)
 # %% tags=["solution"]
 small = plan(MODELS["llama3-8b"], CLUSTERS["pcie-24g-8"], WorkloadSpec(global_batch=64, seq_len=4096))
 answer = next(step.removed for step in small.funnel if step.code == "memory")
-assert check("plan.memory_removed", answer).correct
+verify("plan.memory_removed", answer)
 
 # %% [markdown] lang="zh"
 # ### 练习 7.2
@@ -384,7 +384,7 @@ check("plan.tp16_gate", answer)
 
 # %% tags=["solution"]
 answer = result.explain("tp=16,pp=4,dp=2,zero=1,mb=1,recompute=full").codes[0]
-assert check("plan.tp16_gate", answer).correct
+verify("plan.tp16_gate", answer)
 
 # %% [markdown] lang="zh"
 # ### 练习 7.3
@@ -406,7 +406,7 @@ fast = what_if("llama3-70b", "h100-8", 16, WorkloadSpec(global_batch=1024)).acce
 slow = what_if("llama3-70b", "h100-8", 16, WorkloadSpec(global_batch=1024), link_slowdown=8).accepted(1)[0]
 answer = slow.step_s / fast.step_s
 print(fast.label(), "->", slow.label())
-assert check("plan.slow_link", answer).correct
+verify("plan.slow_link", answer)
 
 # %% [markdown] lang="zh"
 # ### 自检问题
