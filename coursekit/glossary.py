@@ -1,7 +1,9 @@
 """The course glossary (术语表): Chinese term, English term, abbreviation, definition.
 
-``docs/GLOSSARY.md`` is generated from :data:`GLOSSARY` by
-``python tools/build_notebooks.py``; a test checks that the file is current.
+``docs/GLOSSARY.md`` and the glossary notebooks ``notebooks/zh/glossary.ipynb`` /
+``notebooks/en/glossary.ipynb`` (what the lessons link to, so the link works
+whichever folder is served) are generated from :data:`GLOSSARY` by
+``python tools/build_notebooks.py``; a test checks that they are current.
 Prose follows the course rule: Chinese term first, English on first use.
 Bandwidth in this course is unidirectional per link unless a name says otherwise.
 
@@ -595,4 +597,42 @@ def render_markdown() -> str:
     for entry in GLOSSARY:
         cells = (entry.zh, entry.en, entry.abbr, entry.definition.zh, entry.definition.en)
         lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+#: Headings of the glossary notebook, by language.
+_NOTEBOOK_TEXT: dict[str, dict[str, str]] = {
+    "zh": {
+        "title": "# 术语表",
+        "links": "[课程导引](00_index.ipynb) · [English version](../en/glossary.ipynb)",
+        "intro": "中文术语在前，英文原文在后；本课程中的带宽一律指每块 GPU 每个方向的单向带宽。"
+        "本页由 `coursekit/glossary.py` 生成，与课程代码中的术语一致。",
+        "header": "| 术语 | 英文 | 缩写 | 释义 |",
+    },
+    "en": {
+        "title": "# Glossary",
+        "links": "[Course index](00_index.ipynb) · [中文版](../zh/glossary.ipynb)",
+        "intro": "Bandwidth in this course is always unidirectional (one direction) per GPU. This page is generated "
+        "from `coursekit/glossary.py`, so it uses the same terms as the course code.",
+        "header": "| Term | Chinese | Abbr. | Definition |",
+    },
+}
+
+
+def render_notebook_markdown(lang: str) -> str:
+    """The markdown of the glossary notebook in ``lang`` (``"zh"`` or ``"en"``): links, intro and one table.
+
+    >>> render_notebook_markdown("en").splitlines()[0]
+    '# Glossary'
+    >>> "| 数据并行 | data parallelism | DP |" in render_notebook_markdown("zh")
+    True
+    """
+    if lang not in _NOTEBOOK_TEXT:
+        raise ValueError(f"lang = {lang!r}: must be one of {', '.join(_NOTEBOOK_TEXT)}")
+    text = _NOTEBOOK_TEXT[lang]
+    lines = [text["title"], "", text["links"], "", text["intro"], "", text["header"], "| --- | --- | --- | --- |"]
+    for entry in GLOSSARY:
+        first, second = (entry.zh, entry.en) if lang == "zh" else (entry.en, entry.zh)
+        definition = entry.definition.zh if lang == "zh" else entry.definition.en
+        lines.append("| " + " | ".join(_cell(c) for c in (first, second, entry.abbr, definition)) + " |")
     return "\n".join(lines) + "\n"

@@ -440,11 +440,11 @@ assert composition_widget.result.seed.required_ranks == validate_parallel_compos
 
 # %% tags=["learner"]
 answer = ...
-check("q4.seed_ranks", answer)
+check("q4.naive_ranks", answer)
 
 # %% tags=["solution"]
 answer = validate_parallel_composition({'TP': 2, 'CP': 2, 'PP': 2, 'DP': 2, 'EP': 4}, 1024, 'moe').required_ranks
-verify("q4.seed_ranks", answer)
+verify("q4.naive_ranks", answer)
 
 # %% [markdown] lang="zh"
 # ### 练习 4.3
