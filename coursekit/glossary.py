@@ -448,12 +448,12 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "节点内互连",
         "intra-node interconnect",
         "",
-        "同一节点内 GPU 之间的高速链路（如 NVLink/NVSwitch），带宽比节点间网络高一个数量级左右。",
+        "同一节点内 GPU 之间的高速链路（如 NVLink/NVSwitch），带宽比跨节点网络高一个数量级左右。",
         "The fast links between the GPUs of one node (e.g. NVLink/NVSwitch), roughly an order of magnitude "
         "faster than the network between nodes.",
     ),
     _e(
-        "节点间网络",
+        "跨节点网络",
         "inter-node network",
         "",
         "连接不同节点的网络，如 InfiniBand 或 RoCE 以太网，每张网卡通常数十 GB/s（单向）。",

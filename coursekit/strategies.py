@@ -101,10 +101,10 @@ STRATEGY_TABLE: tuple[StrategyRow, ...] = (
     StrategyRow(
         name="TP",
         solves=_t("单层怎么拆算", "how one layer is split for computation"),
-        assumes=_t("机内互连足够强", "the intra-node links are strong enough"),
+        assumes=_t("节点内互连足够强", "the intra-node links are strong enough"),
         splits=_t("层内张量与激活", "tensors and activations inside a layer"),
         pressure=_t("高频 collective", "frequent collectives"),
-        key_precondition=_t("机内互连强", "strong intra-node interconnect"),
+        key_precondition=_t("节点内互连强", "strong intra-node interconnect"),
         communication=_t(
             "层内通信频率高，单次量通常不大，但每层都要碰一次",
             "intra-layer communication is frequent and each call is usually small, but every layer needs it",

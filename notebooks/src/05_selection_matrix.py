@@ -8,7 +8,7 @@
 # %% [markdown] lang="zh"
 # # 第 5 课：S18 场景选择矩阵——DP、FSDP、TP、PP 各在什么场景下可行
 #
-# [English version](../en/05_selection_matrix.ipynb) · [术语表](../../docs/GLOSSARY.md) · [上一课](04_composition.ipynb) · [下一课：公式与实测](08_lab.ipynb)
+# [English version](../en/05_selection_matrix.ipynb) · [术语表](glossary.ipynb) · [上一课](04_composition.ipynb) · [下一课：公式与实测](08_lab.ipynb)
 #
 # > **时间：** 讲解 30 分钟，练习 20 分钟（共 50 分钟）
 # >
@@ -28,7 +28,7 @@
 # %% [markdown] lang="en"
 # # Lesson 5: The S18 selection matrix — when DP, FSDP, TP and PP are feasible
 #
-# [中文版](../zh/05_selection_matrix.ipynb) · [Glossary](../../docs/GLOSSARY.md) · [Previous lesson](04_composition.ipynb) · [Next: formula vs measurement](08_lab.ipynb)
+# [中文版](../zh/05_selection_matrix.ipynb) · [Glossary](glossary.ipynb) · [Previous lesson](04_composition.ipynb) · [Next: formula vs measurement](08_lab.ipynb)
 #
 # > **Time:** teaching 30 min, exercises 20 min (50 min in all)
 # >

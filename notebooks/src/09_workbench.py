@@ -8,7 +8,7 @@
 # %% [markdown] lang="zh"
 # # 第 9 课：决策工作台
 #
-# [English version](../en/09_workbench.ipynb) · [术语表](../../docs/GLOSSARY.md) · 上一课：[第 8 课 实验](08_lab.ipynb)
+# [English version](../en/09_workbench.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 8 课 实验](08_lab.ipynb)
 #
 # > **时间：** 讲解 20 分钟，练习 20 分钟
 # >
@@ -26,7 +26,7 @@
 # %% [markdown] lang="en"
 # # Lesson 9: The decision workbench
 #
-# [中文版](../zh/09_workbench.ipynb) · [Glossary](../../docs/GLOSSARY.md) · Previous: [Lesson 8, the lab](08_lab.ipynb)
+# [中文版](../zh/09_workbench.ipynb) · [Glossary](glossary.ipynb) · Previous: [Lesson 8, the lab](08_lab.ipynb)
 #
 # > **Time:** teaching 20 min, exercises 20 min
 # >
