@@ -139,9 +139,13 @@ def test_each_declared_slip_is_named(answer: float, slip: str | None) -> None:
 
 def test_slip_hints_are_in_the_current_language() -> None:
     coursekit.set_language("zh")
-    assert check("demo.link_gb_s", 400.0).message.startswith("还不对：demo.link_gb_s。提示：你的答案与正确值正好差 8 倍")
+    assert check("demo.link_gb_s", 400.0).message.startswith(
+        "还不对：demo.link_gb_s。提示：你的答案与正确值正好差 8 倍"
+    )
     coursekit.set_language("en")
-    assert check("demo.link_gb_s", 400.0).message.startswith("Not yet: demo.link_gb_s. Hint: Your answer is off by exactly 8")
+    assert check("demo.link_gb_s", 400.0).message.startswith(
+        "Not yet: demo.link_gb_s. Hint: Your answer is off by exactly 8"
+    )
 
 
 def test_slip_definitions_are_checked() -> None:
@@ -150,11 +154,26 @@ def test_slip_definitions_are_checked() -> None:
     with pytest.raises(ValueError, match="factor"):
         Slip("x", Text(zh="x", en="x"), factor=0.5)
     with pytest.raises(ValueError, match="forms"):
-        Exercise(id="demo.bad_form", lesson=0, prompt=Text(zh="?", en="?"), expected=lambda: 1.0,
-                 hint=Text(zh="-", en="-"), why=Text(zh="-", en="-"), forms=("permille",))
+        Exercise(
+            id="demo.bad_form",
+            lesson=0,
+            prompt=Text(zh="?", en="?"),
+            expected=lambda: 1.0,
+            hint=Text(zh="-", en="-"),
+            why=Text(zh="-", en="-"),
+            forms=("permille",),
+        )
     with pytest.raises(ValueError, match="only number exercises"):
-        Exercise(id="demo.bad_slip", lesson=0, prompt=Text(zh="?", en="?"), expected=lambda: 1, kind="exact",
-                 hint=Text(zh="-", en="-"), why=Text(zh="-", en="-"), slips=(DIRECTION,))
+        Exercise(
+            id="demo.bad_slip",
+            lesson=0,
+            prompt=Text(zh="?", en="?"),
+            expected=lambda: 1,
+            kind="exact",
+            hint=Text(zh="-", en="-"),
+            why=Text(zh="-", en="-"),
+            slips=(DIRECTION,),
+        )
     assert GIB_VS_GB.factor == 2**30 / 10**9
 
 
@@ -267,7 +286,7 @@ def test_lesson_3_2_forgetting_pp_no_longer_blames_the_context_gate() -> None:
 def test_intro_device_gb_against_the_units_by_hand() -> None:
     # 1 GiB = 2**30 bytes and 1 GB = 10**9 bytes (IEC 80000-13 / SI): 24 GiB = 25.769803776 GB.
     assert math.isclose(get_exercise("intro.device_gb").expected_value(), 25.769803776, rel_tol=1e-12)
-    with pytest.raises(AssertionError, match="intro.device_gb: incorrect"):
+    with pytest.raises(AssertionError, match=r"intro\.device_gb: incorrect"):
         verify("intro.device_gb", 24)
     assert check("intro.device_gb", "25.77").status == "invalid"
 

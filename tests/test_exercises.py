@@ -172,9 +172,7 @@ def test_single_choice_messages() -> None:
     assert check("demo.strategy", "FSDP").message == (
         "Cannot check: demo.strategy. answer = 'FSDP': must be one of 'DP', 'ZeRO-1', 'TP', 'PP'."
     )
-    assert check("demo.strategy", 3).message == (
-        "Cannot check: demo.strategy. answer = 3: must be a string, not int."
-    )
+    assert check("demo.strategy", 3).message == ("Cannot check: demo.strategy. answer = 3: must be a string, not int.")
     wrong = check("demo.strategy", "TP").message
     assert wrong == "Not yet: demo.strategy. Hint: Look at the ZeRO stages." and "ZeRO-1" not in wrong
 
@@ -196,8 +194,7 @@ def test_set_of_choices(answer: object, status: str) -> None:
 
 def test_set_of_choices_wrong_shape_message() -> None:
     assert check("demo.fast_links", "TP").message == (
-        "Cannot check: demo.fast_links. "
-        "The answer should be a set of options from DP, ZeRO-3, TP, EP, e.g. {'DP'}."
+        "Cannot check: demo.fast_links. The answer should be a set of options from DP, ZeRO-3, TP, EP, e.g. {'DP'}."
     )
 
 

@@ -83,9 +83,7 @@ def test_wrong_answer_gets_a_hint_without_the_answer(exercise_id: str) -> None:
 def test_unanswered(exercise_id: str) -> None:
     feedback = check(exercise_id, ...)
     assert feedback.status == "unanswered"
-    assert (
-        feedback.message == f"Not answered: {exercise_id}. Replace ... with your answer and run the cell again."
-    )
+    assert feedback.message == f"Not answered: {exercise_id}. Replace ... with your answer and run the cell again."
 
 
 def test_messages_in_chinese() -> None:
@@ -101,9 +99,7 @@ def test_messages_in_chinese() -> None:
 def test_wrong_type_is_a_message() -> None:
     feedback = check("q1.min_zero_stage", "two")
     assert feedback.status == "invalid"
-    assert feedback.message == (
-        "Cannot check: q1.min_zero_stage. answer = 'two': must be an integer (int), not str."
-    )
+    assert feedback.message == ("Cannot check: q1.min_zero_stage. answer = 'two': must be an integer (int), not str.")
 
 
 # ---------------------------------------------------------------------------

@@ -126,9 +126,7 @@ def test_wrong_answers_get_a_hint_not_the_answer(exercise_id: str, answer: objec
 def test_unanswered(exercise_id: str) -> None:
     feedback = check(exercise_id, ...)
     assert feedback.status == "unanswered"
-    assert (
-        feedback.message == f"Not answered: {exercise_id}. Replace ... with your answer and run the cell again."
-    )
+    assert feedback.message == f"Not answered: {exercise_id}. Replace ... with your answer and run the cell again."
 
 
 @pytest.mark.parametrize(
@@ -148,8 +146,7 @@ def test_unanswered(exercise_id: str) -> None:
         (
             "s18.efficiency",
             "0.85",
-            "Cannot check: s18.efficiency. answer = '0.85': must be a real number (int or float), "
-            "not str.",
+            "Cannot check: s18.efficiency. answer = '0.85': must be a real number (int or float), not str.",
         ),
     ],
 )

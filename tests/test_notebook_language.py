@@ -4,12 +4,13 @@ The rule (what counts as English prose, and what is allowed):
 
 * Text is split into tokens at white space. A token is an **English word** when it is letters only, optionally
   hyphenated (``all-reduce``) and followed by one punctuation mark, and it is not allowed below.
-* **Allowed**, and each breaks a run of words: code (a token with ``_``, ``.``, ``(``, ``=``, ``/``, ``[``, ``'``
+* **Allowed**, each breaking a run of words: code (a token with ``_``, ``.``, ``(``, ``=``, ``/``, ``[``, ``'``
   or a digit, and anything inside backticks or quotes), numbers and units, abbreviations and proper names (a word with
   two or more capital letters, such as ``DP``, ``MoE``, ``NVLink``, ``InfiniBand``, or one of
-  :data:`PROPER_NAMES`, which include Python's ``True`` / ``False`` / ``None`` printed as values), the course's English terms kept in zh prose (:data:`TERMS`, such as ``rank`` or
-  ``micro-batch``), text in parentheses right after a Chinese character (the English gloss the course rule asks for,
-  ``数据并行 (data parallelism, DP)``), URLs, and CJK characters.
+  :data:`PROPER_NAMES`, which include Python's ``True`` / ``False`` / ``None`` printed as values), the course's
+  English terms kept in zh prose (:data:`TERMS`, such as ``rank`` or ``micro-batch``), text in parentheses right
+  after a Chinese character (the English gloss the course rule asks for, ``数据并行 (data parallelism, DP)``), URLs,
+  and CJK characters. Kept terms do not break a run but cannot make one on their own.
 * A **run of two or more English words** in a row, at least one of them not a kept term, is English prose
   (``global batch`` alone is not; ``Per rank`` is), and the test fails naming the notebook, the cell and the text.
 

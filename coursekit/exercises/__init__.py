@@ -60,10 +60,10 @@ from ..i18n import register as _register_messages
 from ..units import GB_BYTES, GIB_BYTES
 
 __all__ = [
+    "FORMS",
     "KINDS",
     "PREFIX_MODULES",
     "Exercise",
-    "FORMS",
     "Feedback",
     "Slip",
     "check",
@@ -180,7 +180,8 @@ _register_messages(
             "while the ledgers use bytes.",
         },
         "exercises.slip.direction": {
-            "zh": "你的答案与正确值正好差 2 倍：检查带宽是单向（一个方向）还是双向（两个方向之和）；本课程一律用单向带宽。",
+            "zh": "你的答案与正确值正好差 2 倍：检查带宽是单向（一个方向）还是双向（两个方向之和）；"
+            "本课程一律用单向带宽。",
             "en": "Your answer is off by exactly 2: check whether a bandwidth is per direction or bidirectional "
             "(both directions added); this course always uses the per-direction figure.",
         },

@@ -1,4 +1,5 @@
-"""Exercises of lesson 1 (capacity, question Q1 of the course): model states under ZeRO, the smallest stage that fits, a ledger's headroom.
+"""Exercises of lesson 1 (capacity, question Q1 of the course): model states under ZeRO, the smallest
+stage that fits, a ledger's headroom.
 
 Every expected answer is computed with :mod:`coursekit.capacity` and
 :mod:`coursekit.shapes`; the inputs below are the exercises' givens.

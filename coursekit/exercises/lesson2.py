@@ -1,4 +1,5 @@
-"""Exercises of lesson 2 (communication, question Q2 of the course): the crossover payload, a latency-bound ledger, a ring all-reduce.
+"""Exercises of lesson 2 (communication, question Q2 of the course): the crossover payload, a
+latency-bound ledger, a ring all-reduce.
 
 Every expected answer is computed with :mod:`coursekit.communication`; the
 inputs below are the exercises' givens.

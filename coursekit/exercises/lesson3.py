@@ -1,4 +1,5 @@
-"""Exercises of lesson 3 (gates, question Q3 of the course): which gate rejects, who is accepted, which degrees a batch admits.
+"""Exercises of lesson 3 (gates, question Q3 of the course): which gate rejects, who is accepted, which
+degrees a batch admits.
 
 Every expected answer is computed with :mod:`coursekit.gates` from the inputs
 named below (module constants, so the notebook and the instructor guide quote
@@ -100,9 +101,9 @@ FIRST_GATE = register(
         prompt=Text(
             zh="本课的示例环境（24 GiB、训练、稠密模型），但 TP 组只能放在跨节点的链路上（link_scope = 'cross_node'）。"
             "第一个拒绝 TP 的门槛是哪个？用门槛代码作答，如 'memory'。",
-            en="The lesson's example environment (24 GiB, training, dense model), but the TP group can only be placed on "
-            "cross-node links (link_scope = 'cross_node'). Which gate rejects TP first? Answer with the gate's code, "
-            "e.g. 'memory'.",
+            en="The lesson's example environment (24 GiB, training, dense model), but the TP group can only be placed "
+            "on cross-node links (link_scope = 'cross_node'). Which gate rejects TP first? Answer with the gate's "
+            "code, e.g. 'memory'.",
         ),
         expected=first_gate,
         kind="choice",

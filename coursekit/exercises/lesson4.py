@@ -1,4 +1,5 @@
-"""Exercises of lesson 4 (composition and risk, question Q4 of the course): rank counts two ways, rank groups, groups on nodes.
+"""Exercises of lesson 4 (composition and risk, question Q4 of the course): rank counts two ways, rank
+groups, groups on nodes.
 
 Every expected answer is computed with :mod:`coursekit.composition` from the
 inputs named below.
@@ -170,7 +171,8 @@ DP_GROUP = register(
                 "tp_group",
                 lambda: next(group for group in rank_groups(REFERENCE_DEGREES)["TP"] if DP_GROUP_RANK in group),
                 Text(
-                    zh="这是 rank 5 的张量并行 (TP) 组：TP 变化最快，相邻的 rank 属于同一个 TP 组，而不是同一个 DP 组。",
+                    zh="这是 rank 5 的张量并行 (TP) 组：TP 变化最快，相邻的 rank 属于同一个 TP 组，"
+                    "而不是同一个 DP 组。",
                     en="That is rank 5's tensor-parallel (TP) group: TP varies fastest, so neighbouring ranks share "
                     "a TP group, not a DP group.",
                 ),
