@@ -80,8 +80,8 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "流水线并行",
         "pipeline parallelism",
         "PP",
-        "把模型的层按顺序分成若干段（stage）放在不同 rank 上；相邻段之间用点对点通信传递激活及其梯度，"
-        "用微批次让各段同时工作。",
+        "把模型的层按顺序分成若干流水线阶段（stage）放在不同 rank 上；相邻阶段之间用点对点通信传递激活及其梯度，"
+        "用微批次让各阶段同时工作。",
         "Splits the model's layers into consecutive stages on different ranks; neighbouring stages pass "
         "activations and their gradients by point-to-point send/recv, and micro-batches keep the stages busy.",
     ),
@@ -464,7 +464,7 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "进程编号",
         "rank",
         "",
-        "分布式作业中的一个进程，通常驱动一个加速器；编号为 0 到 world size - 1。",
+        "分布式作业中的一个进程，通常驱动一个加速器；编号为 0 到 world size - 1。本课程正文直接写 rank，不另译。",
         "One process of a distributed job, usually driving one accelerator; numbered 0 to world size - 1.",
     ),
     _e(
