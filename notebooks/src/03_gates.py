@@ -259,9 +259,9 @@ assert not next(report for report in reports if report.name == 'DP').accepted
 assert next(report for report in reports if report.name == 'TP').accepted
 verdicts = {True: Text(zh="通过", en="accepted"), False: Text(zh="拒绝", en="rejected")}
 for report in reports:
-    reasons = str(Text(zh="；", en="; ")).join(reason.message for reason in report.reasons) or "—"
-    print(Text(zh=f"{report.name}：{verdicts[report.accepted]}。原因：{reasons}",
-               en=f"{report.name}: {verdicts[report.accepted]}. Reasons: {reasons}"))
+    reasons = str(Text(zh="；", en="; ")).join(reason.message for reason in report.reasons)
+    why = Text(zh=f"。原因：{reasons}", en=f". Reasons: {reasons}") if reasons else ""
+    print(Text(zh=f"{report.name}：{verdicts[report.accepted]}{why}", en=f"{report.name}: {verdicts[report.accepted]}{why}"))
 
 # %% [markdown] lang="zh"
 # 每条原因都带一个稳定的代码，每个代码还对应一句固定的英文短句（`SEED_REASON_TEXTS`），方便和只认英文原因的脚本对照。
@@ -346,9 +346,10 @@ for env in (SEED_ENVIRONMENT, short_context, long_context):
     declared = Text(zh="未声明", en="not declared")
     context = declared if env.context_len is None else f"{env.context_len:,}"
     per_device = declared if env.max_context_per_device is None else f"{env.max_context_per_device:,}"
-    reasons = str(Text(zh="；", en="; ")).join(r.message for r in report.reasons) or "—"
-    print(Text(zh=f"上下文 {context}，单卡可容纳 {per_device}：CP {verdicts[report.accepted]}。原因：{reasons}",
-               en=f"context {context}, one device holds {per_device}: CP {verdicts[report.accepted]}. Reasons: {reasons}"))
+    reasons = str(Text(zh="；", en="; ")).join(r.message for r in report.reasons)
+    why = Text(zh=f"。原因：{reasons}", en=f". Reasons: {reasons}") if reasons else ""
+    print(Text(zh=f"上下文 {context}，单卡可容纳 {per_device}：CP {verdicts[report.accepted]}{why}",
+               en=f"context {context}, one device holds {per_device}: CP {verdicts[report.accepted]}{why}"))
 assert evaluate_candidate(cp, long_context).accepted
 assert evaluate_candidate(cp, short_context).codes == ('context',)
 
