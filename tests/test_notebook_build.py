@@ -382,3 +382,32 @@ def test_content_hash_sees_outputs_and_sources() -> None:
     edited[0]["source"] += " "
     assert bn.content_sha256(edited) != base
     assert bn.content_sha256(json.loads(json.dumps(nb.cells))) == base
+
+
+def test_make_test_does_not_collect_learner_copies(tmp_path: Path) -> None:
+    # `make test` runs pytest (nbval) over notebooks/zh and notebooks/en; a learner's kept copy
+    # (NN_slug.mine.ipynb, .mine-2 ...) is unfinished work and must not be collected. The root conftest.py
+    # excludes it; run pytest's collection on a scratch tree with that conftest to see it happen.
+    import subprocess
+
+    shutil.copy(ROOT / "conftest.py", tmp_path / "conftest.py")
+    folder = tmp_path / "notebooks" / "zh"
+    folder.mkdir(parents=True)
+    lesson = folder / "01_sample.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1 + 1")]), lesson)
+    for copy in (bn.mine_path(lesson), folder / "01_sample.mine-2.ipynb"):
+        nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("answer = ")]), copy)
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "01_sample.ipynb",
+        "01_sample.mine-2.ipynb",
+        "01_sample.mine.ipynb",
+    ]
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "--nbval-lax", "-p", "no:cacheprovider", "notebooks"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "01_sample.ipynb" in run.stdout and ".mine" not in run.stdout
