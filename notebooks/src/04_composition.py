@@ -75,6 +75,23 @@ def show_issues(report):
         print(f"  [{issue.code}] {issue.message}")
 
 
+def show_plan(report):
+    """One sentence about a composition report: ranks needed, valid or not, and the issue codes."""
+    verdict = Text(zh="可行", en="valid") if report.valid else Text(zh="不可行", en="not valid")
+    codes = ", ".join(report.codes) or Text(zh="无", en="none")
+    print(Text(zh=f"需要 {report.required_ranks} 个 rank，{verdict}；问题代码：{codes}",
+               en=f"needs {report.required_ranks} ranks, {verdict}; issue codes: {codes}"))
+
+
+def show_counts(comparison):
+    """One sentence comparing the naive count with the engine's world size for a plan with EP."""
+    verdict = Text(zh="能", en="can") if comparison.engine_valid else Text(zh="不能", en="cannot")
+    print(Text(zh=f"朴素规则：{comparison.seed_required_ranks} 个 rank；引擎的世界大小：{comparison.engine_world_size}；"
+                  f"引擎{verdict}排出这个方案",
+               en=f"naive rule: {comparison.seed_required_ranks} ranks; engine world size: "
+                  f"{comparison.engine_world_size}; the engine {verdict} lay the plan out"))
+
+
 # %% [markdown] lang="zh"
 # ## 1. 单个候选通过，组合未必可行
 #
@@ -122,9 +139,8 @@ valid_plan = validate_parallel_composition({'TP': 4, 'PP': 2, 'DP': 2}, 16, 'den
 invalid_plan = validate_parallel_composition({'TP': 4, 'PP': 2, 'EP': 2}, 8, 'dense')
 assert valid_plan.valid
 assert not invalid_plan.valid
-columns = Text(zh="所需 rank、可行、问题代码：", en="ranks needed, valid, issue codes:")
-print(columns, valid_plan.required_ranks, valid_plan.valid, valid_plan.codes)
-print(columns, invalid_plan.required_ranks, invalid_plan.valid, invalid_plan.codes)
+show_plan(valid_plan)
+show_plan(invalid_plan)
 show_issues(invalid_plan)
 
 # %%
@@ -151,7 +167,7 @@ assert invalid_plan.codes == ('ranks', 'structure')
 
 # %%
 moe_plan = validate_parallel_composition({'TP': 4, 'PP': 2, 'EP': 2}, 16, 'moe')
-print(columns, moe_plan.required_ranks, moe_plan.valid, moe_plan.codes)
+show_plan(moe_plan)
 assert moe_plan.valid
 
 # %% [markdown] lang="zh"
@@ -184,7 +200,7 @@ for term in ("DP", "Replica"):
 
 # %%
 mixed = validate_parallel_composition({'TP': 2, 'DP': 2, 'Replica': 2}, 8, 'dense')
-print(columns, mixed.required_ranks, mixed.valid, mixed.codes)
+show_plan(mixed)
 show_issues(mixed)
 assert mixed.codes == ('roles',)
 try:
@@ -225,8 +241,7 @@ except ValueError as error:
 
 # %%
 two_rules = compare_ep_rules({'TP': 4, 'PP': 2, 'EP': 2})
-counts = Text(zh="朴素规则的 rank 数、引擎的世界大小、引擎能否排出：", en="naive-rule ranks, engine world size, engine valid:")
-print(counts, two_rules.seed_required_ranks, two_rules.engine_world_size, two_rules.engine_valid)
+show_counts(two_rules)
 for issue in two_rules.engine_issues:
     print(f"  [{issue.code}] {issue.message}")
 assert (two_rules.seed_required_ranks, two_rules.engine_world_size) == (16, 8)
@@ -245,13 +260,13 @@ assert not two_rules.engine_valid
 
 # %%
 with_dp = compare_ep_rules({'TP': 4, 'PP': 2, 'DP': 2, 'EP': 2})
-print(counts, with_dp.seed_required_ranks, with_dp.engine_world_size, with_dp.engine_valid)
+show_counts(with_dp)
 print(Text(zh="相差的 rank 数：", en="difference in ranks:"), with_dp.difference_ranks)
 print(Text(zh="专家张量并行 ETP、专家数据并行 EDP：", en="expert tensor parallel ETP, expert data parallel EDP:"),
       with_dp.expert_tensor_parallel, with_dp.expert_data_parallel)
 assert with_dp.engine_valid and with_dp.difference_ranks == with_dp.seed_required_ranks - with_dp.engine_world_size
 layout = validate_megatron_composition(tp=4, pp=2, dp=2, ep=2, model_kind='dense')
-print(Text(zh="稠密模型上的引擎检查：", en="engine check on a dense model:"), layout.codes)
+print(Text(zh="稠密模型上的引擎检查，问题代码：", en="engine check on a dense model, issue codes:"), ", ".join(layout.codes))
 show_issues(layout)
 expert = expert_rank_groups({'TP': 4, 'PP': 2, 'DP': 2, 'EP': 2})
 dense = rank_groups({'TP': 4, 'PP': 2, 'DP': 2, 'EP': 2})
