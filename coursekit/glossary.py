@@ -5,7 +5,7 @@
 whichever folder is served) are generated from :data:`GLOSSARY` by
 ``python tools/build_notebooks.py``; a test checks that they are current.
 Prose follows the course rule: Chinese term first, English on first use.
-Bandwidth in this course is unidirectional per link unless a name says otherwise.
+Bandwidth in this course is per GPU and per direction (unidirectional) unless a name says otherwise.
 
 >>> lookup("ZeRO").zh
 '零冗余优化器'
@@ -360,9 +360,11 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "单向带宽",
         "unidirectional bandwidth",
         "",
-        "一条链路在一个方向上每秒能传送的字节数。本课程中的带宽一律指每条链路的单向带宽。",
-        "The bytes per second a link carries in one direction. Bandwidth in this course always means "
-        "unidirectional bandwidth per link.",
+        "一个方向上每秒能传送的字节数。本课程中的带宽一律指每块 GPU 每个方向的带宽：H100 的 NVLink 标称 "
+        "900 GB/s 是 18 条链路、两个方向之和，每块 GPU 每个方向是 450 GB/s。",
+        "The bytes per second carried in one direction. Bandwidth in this course always means per GPU, per "
+        "direction: the H100's quoted 900 GB/s of NVLink sums 18 links and both directions, so each GPU gets "
+        "450 GB/s per direction.",
     ),
     _e(
         "双向带宽",
@@ -587,9 +589,10 @@ def render_markdown() -> str:
         "",
         "<!-- Generated from coursekit/glossary.py by `python tools/build_notebooks.py`; do not edit by hand. -->",
         "",
-        "中文术语在前，英文原文在后；本课程中的带宽一律指每条链路的单向带宽。",
+        "中文术语在前，英文原文在后；本课程中的带宽一律指每块 GPU 每个方向的带宽（单向）。",
         "",
-        "Chinese term first, English original after; bandwidth in this course is unidirectional per link.",
+        "Chinese term first, English original after; bandwidth in this course is per GPU and per direction "
+        "(unidirectional).",
         "",
         "| 中文 | English | 缩写 / abbr. | 释义 | Definition |",
         "| --- | --- | --- | --- | --- |",

@@ -95,11 +95,14 @@ from coursekit.units import GB_BYTES, MS_PER_S, bytes_to_gb, bytes_to_gib, gib_t
 #
 # - **节点 (node)** 是一台服务器。节点内的 GPU 之间用 NVLink / NVSwitch 相连（节点内互连，intra-node interconnect）；
 #   节点之间经 InfiniBand 或 RoCE 以太网相连（跨节点网络，inter-node network），每块 GPU 分到的带宽低得多。
-# - **单向带宽**是一条链路在一个方向上每秒传送的字节数；厂商标注 NVLink 时常用**双向带宽**（两个方向之和）。
-#   本课程中的带宽一律指**每条链路的单向带宽**：把双向数字直接代入传输时间，会把时间低估一半。
+# - **单向带宽**是一个方向上每秒传送的字节数；厂商标注 NVLink 时常用**双向带宽**（两个方向之和），而且是一块 GPU
+#   所有链路的总和：H100 的 900 GB/s 是 18 条 NVLink、两个方向加起来。本课程中的带宽一律指**每块 GPU 每个方向的带宽**
+#   （单向，H100 为 450 GB/s）：把双向数字直接代入传输时间，会把时间低估一半。
 # - **环形全归约 (ring all-reduce)**：n 个 rank 排成环，先做归约散射 (reduce-scatter) 再做全收集 (all-gather)，
 #   每个 rank 发送缓冲区大小的 2(n-1)/n。在忽略时延和计算重叠时，传输时间下界是
-#   $t \approx \dfrac{2(n-1)}{n}\cdot\dfrac{S}{B}$，其中 $S$ 是缓冲区字节数，$B$ 是单向带宽。
+#   $t \approx \dfrac{2(n-1)}{n}\cdot\dfrac{S}{B}$，其中 $S$ 是缓冲区字节数，$B$ 是每块 GPU 的单向带宽。
+#   这是**环形算法**的下界；NCCL 还会按消息大小和拓扑选用树形 (tree) 算法，或在 NVSwitch 上用交换机内归约的 NVLS，
+#   它们的时延项和传输项不同，课程的公式只描述环形算法。
 #
 # 下面的单元格用公开的硬件数字算一遍：同一份梯度，在节点内和跨节点做环形全归约各要多久。
 
@@ -108,12 +111,16 @@ from coursekit.units import GB_BYTES, MS_PER_S, bytes_to_gb, bytes_to_gib, gib_t
 #
 # - A **node** is one server. Its GPUs are joined by NVLink / NVSwitch (the intra-node interconnect); nodes are joined
 #   by InfiniBand or RoCE Ethernet (the inter-node network), which gives each GPU far less bandwidth.
-# - **Unidirectional bandwidth** is the bytes per second a link carries in one direction; vendors often quote NVLink as
-#   **bidirectional bandwidth** (both directions added). In this course bandwidth always means **unidirectional
-#   bandwidth per link**: putting a bidirectional figure into a transfer time underestimates the time by half.
+# - **Unidirectional bandwidth** is the bytes per second carried in one direction; vendors often quote NVLink as
+#   **bidirectional bandwidth** (both directions added), summed over all of a GPU's links: the H100's 900 GB/s is 18
+#   NVLinks, both directions. In this course bandwidth always means **per GPU, per direction** (unidirectional, 450
+#   GB/s on an H100): putting a bidirectional figure into a transfer time underestimates the time by half.
 # - **Ring all-reduce**: n ranks form a ring and run a reduce-scatter followed by an all-gather; each rank sends
 #   2(n-1)/n of the buffer. Ignoring latency and overlap with compute, the transfer time is at least
-#   $t \approx \dfrac{2(n-1)}{n}\cdot\dfrac{S}{B}$, with $S$ the buffer size in bytes and $B$ the unidirectional bandwidth.
+#   $t \approx \dfrac{2(n-1)}{n}\cdot\dfrac{S}{B}$, with $S$ the buffer size in bytes and $B$ the unidirectional bandwidth
+#   per GPU. That is the bound of the **ring algorithm**; depending on message size and topology NCCL also uses a tree
+#   algorithm, or NVLS (in-switch reduction on NVSwitch), whose latency and transfer terms differ; the course's formula
+#   describes the ring only.
 #
 # The next cell works this out with published hardware figures: the same gradients, all-reduced around a ring
 # inside one node and across nodes.
@@ -354,13 +361,13 @@ verify("intro.device_gb", answer)
 # %% [markdown] lang="zh" tags=["answer"]
 # **参考答案**
 #
-# 1. 这是单向还是双向带宽？是每条链路还是每块 GPU 的总和？GB 是 10^9 字节还是 GiB？H100 的 NVLink 数字是两个方向之和，单向只有一半。
+# 1. 这是单向还是双向带宽？是每条链路还是每块 GPU 的总和？GB 是 10^9 字节还是 GiB？H100 的 NVLink 900 GB/s 是 18 条链路、两个方向之和，每块 GPU 每个方向 450 GB/s。
 # 2. 不用 ZeRO 时每块设备都保存一整份（8 块设备共 8 份，7 份是冗余）；ZeRO-1 时每块设备只保存 1/8，全组合起来正好一份。
 
 # %% [markdown] lang="en" tags=["answer"]
 # **Answers**
 #
-# 1. Is it unidirectional or bidirectional? Per link or summed over a GPU? GB as 10^9 bytes, or GiB? The H100 NVLink figure adds both directions; one direction gets half.
+# 1. Is it unidirectional or bidirectional? Per link or summed over a GPU? GB as 10^9 bytes, or GiB? The H100 NVLink figure of 900 GB/s sums 18 links and both directions; each GPU gets 450 GB/s per direction.
 # 2. Without ZeRO every device keeps a whole copy (8 copies on 8 devices, 7 of them redundant); with ZeRO-1 each device keeps 1/8, and together they hold exactly one copy.
 
 # %% [markdown] lang="zh"
@@ -409,8 +416,8 @@ display(Markdown("\n".join(rows)))
 # ## 要点
 #
 # - 先登记约束（容量、互连、工作负载），再用硬门槛排除候选；不打综合分。
-# - 带宽一律按每条链路的单向带宽计；厂商的双向数字要先除以 2。
-# - 环形全归约每个 rank 发送缓冲区的 2(n-1)/n；同样的数据跨节点要慢得多。
+# - 带宽一律按每块 GPU 每个方向（单向）计；厂商的双向数字要先除以 2。
+# - 环形全归约（环形算法）每个 rank 发送缓冲区的 2(n-1)/n；同样的数据跨节点要慢得多。
 # - 混合精度 Adam 每个参数 16 字节模型状态；ZeRO 的三个阶段依次切分优化器状态、梯度和参数。
 # - GB 和 GiB 不同，账本里只用一种。
 
@@ -418,8 +425,8 @@ display(Markdown("\n".join(rows)))
 # ## Key points
 #
 # - Record the constraints first (capacity, interconnect, workload), then reject candidates with hard gates; no combined score.
-# - Bandwidth is always unidirectional per link; divide a vendor's bidirectional figure by 2 first.
-# - A ring all-reduce sends 2(n-1)/n of the buffer per rank; the same data takes far longer across nodes.
+# - Bandwidth is always per GPU and per direction (unidirectional); divide a vendor's bidirectional figure by 2 first.
+# - A ring all-reduce (the ring algorithm) sends 2(n-1)/n of the buffer per rank; the same data takes far longer across nodes.
 # - Mixed-precision Adam keeps 16 bytes of model states per parameter; ZeRO's three stages shard the optimizer state, the gradients and the parameters in turn.
 # - GB and GiB differ; a ledger uses one of them.
 

@@ -344,6 +344,31 @@ for mode in RECOMPUTE_MODES:
 display(Markdown("\n".join(rows)))
 
 # %% [markdown] lang="zh"
+# 完全重计算的 2sbh/层只是**下限**：反向时重算某一层，那一层的完整激活（不重计算时的那一份）要在那一刻临时存在。
+# 所以峰值约为“所有层保存的输入 + 一层的完整激活”（第 9 课的工作台就这样记账）：
+
+# %% [markdown] lang="en"
+# Full recomputation's 2sbh per layer is only a **floor**: while one layer is recomputed in backward, that layer's full
+# activations (the no-recomputation amount) exist for that moment. So the peak is about "the saved inputs of all layers
+# plus one layer's full activations" (lesson 9's workbench counts it this way):
+
+# %%
+saved = activation_memory_breakdown(seq_len=2048, micro_batch=1, hidden=shape.hidden, heads=shape.heads,
+                                    layers=shape.layers, recompute="full")
+working_set = activation_memory_breakdown(seq_len=2048, micro_batch=1, hidden=shape.hidden, heads=shape.heads,
+                                          layers=1, recompute="none")
+peak_gib = saved.total_gib + working_set.total_gib
+print(Text(
+    zh=f"完全重计算：保存的输入 {saved.total_gib:.2f} GiB + 重算一层的工作集 {working_set.total_gib:.2f} GiB "
+    f"≈ 峰值 {peak_gib:.2f} GiB",
+    en=f"full recomputation: saved inputs {saved.total_gib:.2f} GiB + the working set of one recomputed layer "
+    f"{working_set.total_gib:.2f} GiB ≈ peak {peak_gib:.2f} GiB",
+))
+# By hand (s = 2048, b = 1, h = 4096, a = 32, 36 layers): 2sbh x 36 = 603,979,776 bytes = 0.5625 GiB;
+# one layer without recomputation sbh(34 + 5as/h) = 2048 x 4096 x 114 = 956,301,312 bytes = 0.890625 GiB.
+assert saved.total_bytes == 2 * 2048 * 4096 * 36 and working_set.total_bytes == 2048 * 4096 * 114
+
+# %% [markdown] lang="zh"
 # 长上下文时平方项占主导。上下文并行 (context parallelism, CP) 让每个 rank 只处理 s/cp 个查询 token：线性项除以 cp；
 # 注意力分数是“s/cp 个查询 × 全部 s 个键”，所以也只除以 cp（不是 cp²）。s = 32768 时：
 

@@ -20,7 +20,7 @@
 # > **目标：**
 # > - 用“时延 × 次数 + 数据量 / 带宽”建立通信账本 (communication ledger)，区分带宽项和频率项。
 # > - 算出一条链路的分界载荷 (crossover payload) payload* = 时延 × 带宽，判断一次调用是时延主导 (latency-bound) 还是带宽主导 (bandwidth-bound)。
-# > - 读懂各种集合通信 (collective communication) 的环形代价和 nccl-tests 的总线带宽系数；带宽一律按每条链路的单向带宽计。
+# > - 读懂各种集合通信 (collective communication) 的环形代价和 nccl-tests 的总线带宽系数；带宽一律按每块 GPU 每个方向（单向）计。
 # > - 为 DP、ZeRO-3、TP、PP、CP、EP 和服务副本列出每步的通信，并回答三个问题：是否高频？能否被节点内互连吃掉？会不会卡在同步点上？
 # >
 # > **前置：** [第 0 课](00_index.ipynb)（单向与双向带宽、环形全归约）和[第 1 课](01_capacity.ipynb)（策略表、模型形状）。
@@ -42,8 +42,8 @@
 # >   frequency term.
 # > - Compute a link's crossover payload payload* = latency × bandwidth and decide whether a call is latency-bound or
 # >   bandwidth-bound.
-# > - Read the ring cost of each collective and nccl-tests' bus-bandwidth factors; bandwidth is always unidirectional
-# >   per link.
+# > - Read the ring cost of each collective and nccl-tests' bus-bandwidth factors; bandwidth is always per GPU and per
+# >   direction (unidirectional).
 # > - List the per-step communication of DP, ZeRO-3, TP, PP, CP, EP and serving replicas, and answer three
 # >   questions: is it frequent? can intra-node links absorb it? does it block at a synchronization point?
 # >
@@ -100,11 +100,11 @@ from coursekit.widgets.communication import CommunicationWidget, payload_label
 # = \text{calls}\times\left(\alpha + \frac{\text{payload}}{B}\right)$$
 
 # %% [markdown] lang="zh"
-# 其中 α 是每次调用的固定时延 (latency)，B 是**每条链路的单向带宽**。这也是为什么同样叫“通信”，不同策略的脆弱点完全不同
+# 其中 α 是每次调用的固定时延 (latency)，B 是**每块 GPU 每个方向的带宽（单向）**。这也是为什么同样叫“通信”，不同策略的脆弱点完全不同
 # （第 1 课策略表的最后一列）：
 
 # %% [markdown] lang="en"
-# Here α is the fixed latency of each call and B the **unidirectional bandwidth per link**. That is why strategies
+# Here α is the fixed latency of each call and B the **bandwidth per GPU and per direction (unidirectional)**. That is why strategies
 # that all "communicate" are fragile in entirely different places (the last column of lesson 1's strategy table):
 
 # %%
@@ -267,14 +267,17 @@ verify("q2.latency_bound", answer)
 # ## 4. 集合通信的环形代价（7 分钟）
 #
 # 第 2 节账本里的一次调用只经过一条链路。并行策略用的是集合通信：n 个 rank 排成环，每一步只和邻居交换一块数据。
-# 设 S 为 nccl-tests 意义下的整块缓冲区字节数、B 为每条链路的单向带宽、α 为每个环步的时延：
+# 设 S 为 nccl-tests 意义下的整块缓冲区字节数、B 为每块 GPU 的单向带宽、α 为每个环步的时延。下面是**环形算法**的代价；
+# NCCL 还会按消息大小和拓扑改用树形 (tree) 算法，或在 NVSwitch 上用交换机内归约的 NVLS，它们的时延项和传输项不同：
 
 # %% [markdown] lang="en"
 # ## 4. The ring cost of collectives (7 min)
 #
 # A call of section 2's ledger crosses one link. Parallel strategies use collectives: n ranks form a ring and each step
 # exchanges one block with a neighbour. With S the whole buffer in bytes (as nccl-tests defines it), B the
-# unidirectional bandwidth per link and α the latency of one ring step:
+# unidirectional bandwidth per GPU and α the latency of one ring step, these are the costs of the **ring algorithm**;
+# depending on message size and topology NCCL also switches to a tree algorithm, or NVLS (in-switch reduction on
+# NVSwitch), whose latency and transfer terms differ:
 
 # %% [markdown]
 # $$t = \text{steps}(n)\cdot\alpha + \text{factor}(n)\cdot\frac{S}{B},\qquad
@@ -447,6 +450,19 @@ for phase, seq_len in ((Text(zh="预填充 s = 4096", en="prefill, s = 4096"), 4
                 f"{on_intra.latency_s * MS_PER_S:.3f} | {on_intra.transfer_s * MS_PER_S:.3f} | "
                 f"{TERM[on_intra.dominant_term]} |")
 display(Markdown("\n".join(rows)))
+# The numbers the next paragraph quotes: 2(n-1) ring steps at n = 8, and the preset's 3.4 us per step.
+assert 2 * (DEGREE - 1) == 14 and round(intra.latency_us, 6) == 3.4
+
+# %% [markdown] lang="zh"
+# 解码一行的时延项按环形算法估算：每次全归约 2(n-1) = 14 个环步，每步 3.4 µs。对这么小的消息，NCCL 实际上会改用
+# 低时延的协议（LL、LL128）和算法（树形，或 NVSwitch 上的 NVLS），一次调用的时延可能明显低于这个估计。
+# 结论“解码阶段的 TP 由时延主导”不变，但具体的毫秒数要实测（第 8 课）。
+
+# %% [markdown] lang="en"
+# The decode row's latency term is a ring estimate: 2(n-1) = 14 ring steps per all-reduce at 3.4 µs each. For messages
+# this small NCCL actually switches to low-latency protocols (LL, LL128) and algorithms (tree, or NVLS on NVSwitch),
+# so one call may take noticeably less than this estimate. The conclusion "TP while decoding is latency-bound" holds,
+# but the milliseconds need measuring (lesson 8).
 
 # %% [markdown] lang="zh"
 # ## 6. 三个问题（3 分钟）
@@ -455,7 +471,8 @@ display(Markdown("\n".join(rows)))
 #
 # 1. **这个通信是不是高频出现？** 看上表的“每步调用”：DP 每步 1 次，TP、EP 每层都有，CP 每层还要走 cp-1 个环步。
 # 2. **它能不能被节点内互连吃掉？** 比较“节点内”和“跨节点”两列：同样的字节，跨节点慢一个数量级左右。
-#    高频又量大的 TP、EP 放在节点内；每步一次的 DP 梯度同步可以跨节点。
+#    高频又量大的 TP 放在节点内；每步一次的 DP 梯度同步可以跨节点。EP 的全对全每层都有，小规模时也常放在节点内；
+#    但大规模 MoE 训练让 EP 跨节点是常见做法（例如 EP = 64 走 InfiniBand），代价要靠通信与计算重叠、路由均衡来控制。
 # 3. **它是不是会卡在同步点上，压掉计算重叠？** TP 的全归约夹在每层的两次矩阵乘之间，下一步计算要等它；
 #    EP 的 dispatch 也必须先到，专家才能开算，负载不均时所有 rank 等最慢的那个；PP 在 stage 边界等待，切不均就放大气泡；
 #    DP 的梯度全归约可以分桶、与反向计算重叠，ZeRO-3 的全收集可以预取；CP 的环形传递可以和分块注意力计算重叠。
@@ -471,8 +488,10 @@ display(Markdown("\n".join(rows)))
 # 1. **Is this communication frequent?** Read "calls/step" above: DP once per step, TP and EP in every layer, CP with
 #    cp-1 ring steps in every layer.
 # 2. **Can intra-node links absorb it?** Compare the intra-node and cross-node columns: the same bytes take roughly an
-#    order of magnitude longer across nodes. Keep frequent, heavy TP and EP inside a node; DP's once-per-step gradient
-#    sync can span nodes.
+#    order of magnitude longer across nodes. Keep frequent, heavy TP inside a node; DP's once-per-step gradient sync
+#    can span nodes. EP's all-to-all runs in every layer and often stays inside a node at small scale, but large MoE
+#    training commonly runs EP across nodes (e.g. EP = 64 over InfiniBand) and controls the cost with overlap and
+#    balanced routing.
 # 3. **Does it block at a synchronization point and kill the overlap with compute?** TP's all-reduce sits between the
 #    two matrix multiplies of every layer, and the next computation waits for it; EP's dispatch must arrive before
 #    the experts can start, and with uneven load every rank waits for the slowest; PP waits at stage boundaries, and
@@ -531,7 +550,7 @@ display(Markdown("\n".join(rows)))
 #
 # - 通信时间 ≈ 次数 × (α + 载荷 / B)：带宽项看单次数据量，频率项看次数；账本给的是不计重叠的下界。
 # - 分界载荷 payload* = α × B：小于它时延主导（减少次数），大于它带宽主导（减少载荷或加带宽）。
-# - 带宽一律按每条链路的单向带宽计；环形集合通信的传输系数（nccl-tests 的 busbw 系数）趋于常数，环步数随 n 线性增长。
+# - 带宽一律按每块 GPU 每个方向（单向）计；环形集合通信的传输系数（nccl-tests 的 busbw 系数）趋于常数，环步数随 n 线性增长。
 # - DP 每步一次、量大；TP、EP 每层都有；PP 在 stage 边界；CP 每层走环；服务副本不交换张量。
 # - 三个问题：是否高频？能否被节点内互连吃掉？会不会卡在同步点上？高频、量大、阻塞的通信放在节点内。
 
@@ -542,7 +561,7 @@ display(Markdown("\n".join(rows)))
 #   about the number of calls; the ledger gives a lower bound without overlap.
 # - The crossover payload* = α × B: below it a call is latency-bound (make fewer calls), above it bandwidth-bound (send
 #   less or get more bandwidth).
-# - Bandwidth is always unidirectional per link; the transfer factor of ring collectives (nccl-tests' busbw factor)
+# - Bandwidth is always per GPU and per direction (unidirectional); the transfer factor of ring collectives (nccl-tests' busbw factor)
 #   levels off while the number of ring steps grows linearly with n.
 # - DP communicates once per step, a lot; TP and EP in every layer; PP at stage boundaries; CP around a ring in every
 #   layer; serving replicas exchange no tensors.
