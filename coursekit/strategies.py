@@ -190,7 +190,7 @@ def strategy_row(name: str) -> StrategyRow:
     """The row of :data:`STRATEGY_TABLE` for ``name`` (``"DP / ZeRO"``, ``"TP"``, ...).
 
     >>> strategy_row("EP").pressure.render("zh")
-    'dispatch、combine 与负载不均'
+    '分发 (dispatch)、汇合 (combine) 与负载不均'
 
     Taught in: lesson 1 (Q1 capacity).
     """
