@@ -406,13 +406,15 @@ display(Markdown("\n".join(rows)))
 #
 # 下面的图把一个 rank 的显存按参数、梯度、优化器状态、激活、运行时预留叠成一条横条，四行分别是 ZeRO-0 到 ZeRO-3
 # （当前选中的阶段颜色最深），红色虚线是设备显存。它调用的正是上面几个函数，最后由 `build_resource_ledger` 给出结论。
-# 使用流水线并行时，第一个 stage 在 1F1B 调度下同时保留 pp 个微批次的激活，图中已经计入。
+# 使用流水线并行时，第一个阶段在 1F1B 调度下同时保留 pp 个微批次的激活，图中已经计入。
+# 图上方的消息框用颜色和开头的文字给出结论：绿色“通过”（放得下）、琥珀色“警告”、红色“不通过”（放不下）。
 #
 # 试一试：
 #
 # 1. 从 ZeRO-0 开始逐级提高 ZeRO 阶段，看优化器状态、梯度、参数依次缩小；
 # 2. 选择性重计算改成不重计算，再把序列长度加到 8192，看激活怎样超过模型状态；
-# 3. 把 PP 设成 8（36 层不能均分），读一读给出的提示；
+# 3. 把 PP 设成 8：36 层不能均分成 8 个阶段（有的 4 层、有的 5 层）。消息框变成“警告”：流水线仍然能跑，
+#    但层数最多的阶段决定节奏，账本按最重的阶段（5 层）记。第 3 课把这条规则当作门槛；
 # 4. 换成 18.4B 的形状，找出 80 GiB 设备上能放下的组合。
 
 # %% [markdown] lang="en"
@@ -421,14 +423,18 @@ display(Markdown("\n".join(rows)))
 # The figure stacks one rank's memory into a bar of parameters, gradients, optimizer state, activations and runtime
 # reserve; the four rows are ZeRO-0 to ZeRO-3 (the chosen stage is drawn darkest), and the red dashed line is device
 # memory. It calls exactly the functions above and lets `build_resource_ledger` give the verdict. With pipeline
-# parallelism the first stage keeps the activations of pp micro-batches under 1F1B; the figure counts them.
+# parallelism the first stage keeps the activations of pp micro-batches under 1F1B; the figure counts them. The
+# message box gives the verdict in colour and in its first word: green "Pass" (fits), amber "Warning", red "Fail"
+# (does not fit).
 #
 # Try this:
 #
 # 1. Raise the ZeRO stage from 0 step by step and watch the optimizer state, the gradients and the parameters shrink;
 # 2. Change selective recomputation to none, then raise the sequence length to 8192: see the activations outgrow the
 #    model states;
-# 3. Set PP to 8 (36 layers do not split evenly) and read the message;
+# 3. Set PP to 8: 36 layers do not split evenly into 8 stages (some get 4 layers, some 5). The message turns into a
+#    "Warning": the pipeline still runs, but the stage with the most layers sets the pace, and the ledger is that
+#    heaviest stage's (5 layers). Lesson 3 uses this rule as a gate;
 # 4. Switch to the 18.4B shape and find a combination that fits an 80 GiB device.
 
 # %%
