@@ -144,3 +144,42 @@ def test_zh_outputs_are_chinese(path: Path) -> None:
                 if runs:
                     found.append(f"cell {index}: {runs} in {line.strip()[:160]!r}")
     assert not found, f"{path.name}: English prose in zh outputs:\n" + "\n".join(found)
+
+
+#: Internal names learners must never see: the design texts ("seed", 种子, "S18") and a bare question number
+#: before lesson 0 defines Q1-Q4 (checked separately below).
+INTERNAL = re.compile(r"\bseeds?\b|种子|\bS18\b", re.IGNORECASE)
+OWN_LESSONS = ["00_index", "01_capacity", "02_communication", "03_gates", "04_composition"]
+
+
+@pytest.mark.parametrize("stem", OWN_LESSONS)
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_lessons_0_to_4_use_no_internal_names(stem: str, lang: str) -> None:
+    path = Path(__file__).resolve().parents[1] / "notebooks" / lang / f"{stem}.ipynb"
+    notebook = executed(path)
+    for index, cell in enumerate(notebook.cells):
+        texts = [cell.source] if cell.cell_type == "markdown" else output_texts(cell)
+        for text in texts:
+            found = INTERNAL.search(text)
+            assert found is None, f"{lang}/{stem} cell {index}: {found.group(0)!r} in {text[:200]!r}"
+
+
+def test_q1_to_q4_are_defined_in_lesson_0_before_any_lesson_uses_them() -> None:
+    for lang in ("zh", "en"):
+        index = executed(Path(__file__).resolve().parents[1] / "notebooks" / lang / "00_index.ipynb")
+        prose = "\n".join(cell.source for cell in index.cells if cell.cell_type == "markdown")
+        for number in range(1, 5):
+            assert f"**Q{number} " in prose, f"{lang}: lesson 0 does not define Q{number}"
+
+
+def test_exercise_texts_use_no_internal_names() -> None:
+    from coursekit.exercises import exercises
+
+    for exercise in exercises():
+        if exercise.prefix not in {"intro", "q1", "q2", "q3", "q4", "lab"}:
+            continue  # lessons 5, 6, 7, 9 and 10 are written by others
+        for lang in ("zh", "en"):
+            texts = [exercise.prompt.render(lang), exercise.hint.render(lang)]
+            texts += [slip.hint.render(lang) for slip in exercise.slips]
+            for text in texts:
+                assert INTERNAL.search(text) is None, f"{exercise.id}: {text[:200]!r}"
