@@ -1,7 +1,7 @@
 """Exercises with friendly checking: ``check("q1.state_gib", answer)``.
 
 An :class:`Exercise` knows how to compute its expected answer by calling
-coursekit (never a copied literal, except a fact stated in the seed text), how
+coursekit (never a copied literal, except a fact a cited source states), how
 to compare an answer with it (numeric tolerance, exact value, or choice), a
 hint and a one-line explanation. Lesson modules ``coursekit.exercises.lesson1``
 ... define their exercises and :func:`register` them at import; :func:`check`
