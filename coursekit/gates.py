@@ -130,8 +130,8 @@ register(
             "en": "tp = {tp} does not divide the {heads} attention heads: every TP rank must hold whole heads",
         },
         "gates.tp_leaves_node": {
-            "zh": "tp = {tp} 超过每节点 {gpus_per_node} 张 GPU：张量并行 (TP) 组会离开机内高速互连，"
-            "每层的 collective 都要走跨机链路",
+            "zh": "tp = {tp} 超过每节点 {gpus_per_node} 张 GPU：张量并行 (TP) 组会离开节点内高速互连，"
+            "每层的 collective 都要走跨节点链路",
             "en": "tp = {tp} exceeds the {gpus_per_node} GPUs per node: the TP group would leave the fast "
             "intra-node domain and run every layer's collectives over the inter-node link",
         },

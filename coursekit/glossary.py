@@ -1,9 +1,11 @@
 """The course glossary (术语表): Chinese term, English term, abbreviation, definition.
 
-``docs/GLOSSARY.md`` is generated from :data:`GLOSSARY` by
-``python tools/build_notebooks.py``; a test checks that the file is current.
+``docs/GLOSSARY.md`` and the glossary notebooks ``notebooks/zh/glossary.ipynb`` /
+``notebooks/en/glossary.ipynb`` (what the lessons link to, so the link works
+whichever folder is served) are generated from :data:`GLOSSARY` by
+``python tools/build_notebooks.py``; a test checks that they are current.
 Prose follows the course rule: Chinese term first, English on first use.
-Bandwidth in this course is unidirectional per link unless a name says otherwise.
+Bandwidth in this course is per GPU and per direction (unidirectional) unless a name says otherwise.
 
 >>> lookup("ZeRO").zh
 '零冗余优化器'
@@ -89,8 +91,8 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "流水线并行",
         "pipeline parallelism",
         "PP",
-        "把模型的层按顺序分成若干段（stage）放在不同 rank 上；相邻段之间用点对点通信传递激活及其梯度，"
-        "用微批次让各段同时工作。",
+        "把模型的层按顺序分成若干流水线阶段（stage）放在不同 rank 上；相邻阶段之间用点对点通信传递激活及其梯度，"
+        "用微批次让各阶段同时工作。",
         "Splits the model's layers into consecutive stages on different ranks; neighbouring stages pass "
         "activations and their gradients by point-to-point send/recv, and micro-batches keep the stages busy.",
     ),
@@ -369,9 +371,11 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "单向带宽",
         "unidirectional bandwidth",
         "",
-        "一条链路在一个方向上每秒能传送的字节数。本课程中的带宽一律指每条链路的单向带宽。",
-        "The bytes per second a link carries in one direction. Bandwidth in this course always means "
-        "unidirectional bandwidth per link.",
+        "一个方向上每秒能传送的字节数。本课程中的带宽一律指每块 GPU 每个方向的带宽：H100 的 NVLink 标称 "
+        "900 GB/s 是 18 条链路、两个方向之和，每块 GPU 每个方向是 450 GB/s。",
+        "The bytes per second carried in one direction. Bandwidth in this course always means per GPU, per "
+        "direction: the H100's quoted 900 GB/s of NVLink sums 18 links and both directions, so each GPU gets "
+        "450 GB/s per direction.",
     ),
     _e(
         "双向带宽",
@@ -457,12 +461,12 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "节点内互连",
         "intra-node interconnect",
         "",
-        "同一节点内 GPU 之间的高速链路（如 NVLink/NVSwitch），带宽比节点间网络高一个数量级左右。",
+        "同一节点内 GPU 之间的高速链路（如 NVLink/NVSwitch），带宽比跨节点网络高一个数量级左右。",
         "The fast links between the GPUs of one node (e.g. NVLink/NVSwitch), roughly an order of magnitude "
         "faster than the network between nodes.",
     ),
     _e(
-        "节点间网络",
+        "跨节点网络",
         "inter-node network",
         "",
         "连接不同节点的网络，如 InfiniBand 或 RoCE 以太网，每张网卡通常数十 GB/s（单向）。",
@@ -473,7 +477,7 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "进程编号",
         "rank",
         "",
-        "分布式作业中的一个进程，通常驱动一个加速器；编号为 0 到 world size - 1。",
+        "分布式作业中的一个进程，通常驱动一个加速器；编号为 0 到 world size - 1。本课程正文直接写 rank，不另译。",
         "One process of a distributed job, usually driving one accelerator; numbered 0 to world size - 1.",
     ),
     _e(
@@ -727,9 +731,10 @@ def render_markdown() -> str:
         "",
         "<!-- Generated from coursekit/glossary.py by `python tools/build_notebooks.py`; do not edit by hand. -->",
         "",
-        "中文术语在前，英文原文在后；本课程中的带宽一律指每条链路的单向带宽。",
+        "中文术语在前，英文原文在后；本课程中的带宽一律指每块 GPU 每个方向的带宽（单向）。",
         "",
-        "Chinese term first, English original after; bandwidth in this course is unidirectional per link.",
+        "Chinese term first, English original after; bandwidth in this course is per GPU and per direction "
+        "(unidirectional).",
         "",
         "| 中文 | English | 缩写 / abbr. | 释义 | Definition |",
         "| --- | --- | --- | --- | --- |",
@@ -737,4 +742,42 @@ def render_markdown() -> str:
     for entry in GLOSSARY:
         cells = (entry.zh, entry.en, entry.abbr, entry.definition.zh, entry.definition.en)
         lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+#: Headings of the glossary notebook, by language.
+_NOTEBOOK_TEXT: dict[str, dict[str, str]] = {
+    "zh": {
+        "title": "# 术语表",
+        "links": "[课程导引](00_index.ipynb) · [English version](../en/glossary.ipynb)",
+        "intro": "中文术语在前，英文原文在后；本课程中的带宽一律指每块 GPU 每个方向的单向带宽。"
+        "本页由 `coursekit/glossary.py` 生成，与课程代码中的术语一致。",
+        "header": "| 术语 | 英文 | 缩写 | 释义 |",
+    },
+    "en": {
+        "title": "# Glossary",
+        "links": "[Course index](00_index.ipynb) · [中文版](../zh/glossary.ipynb)",
+        "intro": "Bandwidth in this course is always unidirectional (one direction) per GPU. This page is generated "
+        "from `coursekit/glossary.py`, so it uses the same terms as the course code.",
+        "header": "| Term | Chinese | Abbr. | Definition |",
+    },
+}
+
+
+def render_notebook_markdown(lang: str) -> str:
+    """The markdown of the glossary notebook in ``lang`` (``"zh"`` or ``"en"``): links, intro and one table.
+
+    >>> render_notebook_markdown("en").splitlines()[0]
+    '# Glossary'
+    >>> "| 数据并行 | data parallelism | DP |" in render_notebook_markdown("zh")
+    True
+    """
+    if lang not in _NOTEBOOK_TEXT:
+        raise ValueError(f"lang = {lang!r}: must be one of {', '.join(_NOTEBOOK_TEXT)}")
+    text = _NOTEBOOK_TEXT[lang]
+    lines = [text["title"], "", text["links"], "", text["intro"], "", text["header"], "| --- | --- | --- | --- |"]
+    for entry in GLOSSARY:
+        first, second = (entry.zh, entry.en) if lang == "zh" else (entry.en, entry.zh)
+        definition = entry.definition.zh if lang == "zh" else entry.definition.en
+        lines.append("| " + " | ".join(_cell(c) for c in (first, second, entry.abbr, definition)) + " |")
     return "\n".join(lines) + "\n"

@@ -232,10 +232,11 @@ LINK_PRESETS: Mapping[str, LinkPreset] = MappingProxyType(
         for preset in (
             LinkPreset(
                 name="seed",
-                label=Text(zh="种子示例（100 GiB/s，5 µs）", en="Seed example (100 GiB/s, 5 µs)"),
+                label=Text(zh="课程示例链路（100 GiB/s，5 µs）", en="Course example link (100 GiB/s, 5 µs)"),
                 bandwidth_bytes_per_s=SEED_LINK_BANDWIDTH_GIB_S * GIB_BYTES,
                 latency_s=SEED_LINK_LATENCY_US / US_PER_S,
-                source="Seed 000, Q2 check: communication_ledger(256, 1, 100, 5) and (32, 24, 100, 5)",
+                source="The course's example link (lesson 2's first ledgers: communication_ledger(256, 1, 100, 5) "
+                "and (32, 24, 100, 5)); an illustration, not a product",
             ),
             LinkPreset(
                 name="intra_node",

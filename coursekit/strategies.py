@@ -89,7 +89,7 @@ STRATEGY_TABLE: tuple[StrategyRow, ...] = (
         name="DP / ZeRO",
         solves=_t("数据怎么铺开", "how the data is spread over the devices"),
         assumes=_t("模型至少接近能放下", "the model (nearly) fits on one device"),
-        splits=_t("batch、参数、梯度或优化器状态", "the batch; parameters, gradients or optimizer state"),
+        splits=_t("批次 (batch)、参数、梯度或优化器状态", "the batch; parameters, gradients or optimizer state"),
         pressure=_t("梯度同步与状态聚合", "gradient synchronization and state gathering"),
         key_precondition=_t("模型与训练状态有明确分片方案", "a clear sharding plan for the model and training state"),
         communication=_t(
@@ -101,10 +101,10 @@ STRATEGY_TABLE: tuple[StrategyRow, ...] = (
     StrategyRow(
         name="TP",
         solves=_t("单层怎么拆算", "how one layer is split for computation"),
-        assumes=_t("机内互连足够强", "the intra-node links are strong enough"),
+        assumes=_t("节点内互连足够强", "the intra-node links are strong enough"),
         splits=_t("层内张量与激活", "tensors and activations inside a layer"),
-        pressure=_t("高频 collective", "frequent collectives"),
-        key_precondition=_t("机内互连强", "strong intra-node interconnect"),
+        pressure=_t("高频集合通信 (collective)", "frequent collectives"),
+        key_precondition=_t("节点内互连强", "strong intra-node interconnect"),
         communication=_t(
             "层内通信频率高，单次量通常不大，但每层都要碰一次",
             "intra-layer communication is frequent and each call is usually small, but every layer needs it",
@@ -115,11 +115,11 @@ STRATEGY_TABLE: tuple[StrategyRow, ...] = (
         name="PP",
         solves=_t("层怎么分段", "how the layers are cut into stages"),
         assumes=_t("模型足够深或单卡显存偏紧", "the model is deep enough, or one device's memory is tight"),
-        splits=_t("layers / stages", "layers / stages"),
-        pressure=_t("pipeline bubble 与 stage 传输", "pipeline bubble and transfers between stages"),
-        key_precondition=_t("模型足够深且 stage 可平衡", "the model is deep enough and its stages can be balanced"),
+        splits=_t("层 / 流水线阶段 (stage)", "layers / stages"),
+        pressure=_t("流水线气泡与阶段间传输", "pipeline bubble and transfers between stages"),
+        key_precondition=_t("模型足够深且各阶段可平衡", "the model is deep enough and its stages can be balanced"),
         communication=_t(
-            "通信发生在 stage 边界，频率低一些，但切不好就会放大气泡和等待",
+            "通信发生在阶段边界，频率低一些，但切不好就会放大气泡和等待",
             "communication happens at stage boundaries, less often, but a poor split amplifies the bubble and waiting",
         ),
         traffic=("pp",),
@@ -128,7 +128,7 @@ STRATEGY_TABLE: tuple[StrategyRow, ...] = (
         name="CP",
         solves=_t("长序列怎么切分", "how a long sequence is split"),
         assumes=_t("Attention 状态交换可承受", "exchanging attention state is affordable"),
-        splits=_t("sequence / context", "sequence / context"),
+        splits=_t("序列 / 上下文", "sequence / context"),
         pressure=_t("Attention 状态交换", "attention-state exchange"),
         key_precondition=_t("长上下文收益覆盖通信代价", "the long-context benefit outweighs the communication cost"),
         communication=_t(
@@ -142,11 +142,11 @@ STRATEGY_TABLE: tuple[StrategyRow, ...] = (
         name="EP",
         solves=_t("专家怎么分发", "how the experts are distributed"),
         assumes=_t("路由和 token 交换能承受", "routing and token exchange are affordable"),
-        splits=_t("experts / tokens", "experts / tokens"),
-        pressure=_t("dispatch、combine 与负载不均", "dispatch, combine and load imbalance"),
+        splits=_t("专家 / token", "experts / tokens"),
+        pressure=_t("分发 (dispatch)、汇合 (combine) 与负载不均", "dispatch, combine and load imbalance"),
         key_precondition=_t("MoE 路由与容量可控", "MoE routing and capacity are under control"),
         communication=_t(
-            "不只看 volume，还要看 token 路由和负载均衡是否稳定",
+            "不只看通信量，还要看 token 路由和负载均衡是否稳定",
             "volume is not enough: token routing and load balance must also be stable",
         ),
         traffic=("ep",),
@@ -158,7 +158,7 @@ STRATEGY_TABLE: tuple[StrategyRow, ...] = (
             "多副本容量、队列和缓存局部性可观测",
             "the capacity, queues and cache locality of the replicas are observable",
         ),
-        splits=_t("serving requests", "serving requests"),
+        splits=_t("服务请求", "serving requests"),
         pressure=_t("队列、缓存局部性与尾延迟", "queues, cache locality and tail latency"),
         key_precondition=_t("多副本状态可观测", "the state of every replica is observable"),
         communication=_t(
@@ -190,7 +190,7 @@ def strategy_row(name: str) -> StrategyRow:
     """The row of :data:`STRATEGY_TABLE` for ``name`` (``"DP / ZeRO"``, ``"TP"``, ...).
 
     >>> strategy_row("EP").pressure.render("zh")
-    'dispatch、combine 与负载不均'
+    '分发 (dispatch)、汇合 (combine) 与负载不均'
 
     Taught in: lesson 1 (Q1 capacity).
     """

@@ -99,7 +99,7 @@ def test_state_gib_matches_the_zero_paper() -> None:
 def test_not_answered_yet(answer: object, capsys: pytest.CaptureFixture[str]) -> None:
     fb = check("demo.state_gib", answer)
     assert (fb.status, fb.correct) == ("unanswered", False)
-    expected = "⏳ demo.state_gib: not answered yet. Replace ... with your answer and run the cell again."
+    expected = "Not answered: demo.state_gib. Replace ... with your answer and run the cell again."
     assert fb.message == expected
     assert capsys.readouterr().out == expected + "\n"
 
@@ -107,27 +107,27 @@ def test_not_answered_yet(answer: object, capsys: pytest.CaptureFixture[str]) ->
 def test_not_answered_yet_in_chinese(capsys: pytest.CaptureFixture[str]) -> None:
     coursekit.set_language("zh")
     fb = check("demo.state_gib", ...)
-    assert fb.message == "⏳ demo.state_gib：尚未作答。把 ... 换成你的答案，再运行本单元格。"
-    assert "尚未作答" in capsys.readouterr().out
+    assert fb.message == "未作答：demo.state_gib。把 ... 换成你的答案，再运行本单元格。"
+    assert "未作答" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("answer", [111.76, 111.8, 112, 111.758])
 def test_right_answer(answer: float) -> None:
     fb = check("demo.state_gib", answer)
     assert fb.correct
-    assert fb.message == "✅ demo.state_gib: correct. 16 × 7.5e9 bytes = 111.8 GiB."
+    assert fb.message == "Correct: demo.state_gib. 16 × 7.5e9 bytes = 111.8 GiB."
 
 
 def test_right_answer_in_chinese() -> None:
     coursekit.set_language("zh")
-    assert check("demo.state_gib", 111.76).message == "✅ demo.state_gib：正确。16 × 7.5e9 字节 = 111.8 GiB。"
+    assert check("demo.state_gib", 111.76).message == "正确：demo.state_gib。16 × 7.5e9 字节 = 111.8 GiB。"
 
 
 @pytest.mark.parametrize("answer", [120, 120.0, 16, 104.3, -111.76])
 def test_wrong_answer_gets_the_hint_not_the_answer(answer: float) -> None:
     fb = check("demo.state_gib", answer)
     assert fb.status == "incorrect"
-    assert fb.message == "❌ demo.state_gib: not yet. Hint: 16 bytes per parameter; 1 GiB = 2**30 bytes."
+    assert fb.message == "Not yet: demo.state_gib. Hint: 16 bytes per parameter; 1 GiB = 2**30 bytes."
     expected = STATE.expected_value()
     for shown in (repr(expected), f"{expected:.1f}", f"{expected:.2f}", f"{expected:.0f}"):
         assert shown not in fb.message
@@ -136,7 +136,7 @@ def test_wrong_answer_gets_the_hint_not_the_answer(answer: float) -> None:
 def test_wrong_answer_in_chinese() -> None:
     coursekit.set_language("zh")
     fb = check("demo.state_gib", 120)
-    assert fb.message == "❌ demo.state_gib：还不对。提示：每个参数 16 字节；1 GiB = 2**30 字节。"
+    assert fb.message == "还不对：demo.state_gib。提示：每个参数 16 字节；1 GiB = 2**30 字节。"
 
 
 @pytest.mark.parametrize(
@@ -151,13 +151,13 @@ def test_wrong_answer_in_chinese() -> None:
 def test_wrong_type_is_a_message(answer: object, error: str) -> None:
     fb = check("demo.state_gib", answer)
     assert fb.status == "invalid"
-    assert fb.message == f"⚠️ demo.state_gib: this answer cannot be checked. {error}"
+    assert fb.message == f"Cannot check: demo.state_gib. {error}"
 
 
 def test_wrong_type_in_chinese() -> None:
     coursekit.set_language("zh")
     fb = check("demo.state_gib", "abc")
-    assert fb.message == "⚠️ demo.state_gib：无法检查这个答案。answer = 'abc'：必须是实数（int 或 float），而不是 str。"
+    assert fb.message == "无法检查：demo.state_gib。answer = 'abc'：必须是实数（int 或 float），而不是 str。"
 
 
 @pytest.mark.parametrize(
@@ -170,13 +170,11 @@ def test_single_choice(answer: str, status: str) -> None:
 
 def test_single_choice_messages() -> None:
     assert check("demo.strategy", "FSDP").message == (
-        "⚠️ demo.strategy: this answer cannot be checked. answer = 'FSDP': must be one of 'DP', 'ZeRO-1', 'TP', 'PP'."
+        "Cannot check: demo.strategy. answer = 'FSDP': must be one of 'DP', 'ZeRO-1', 'TP', 'PP'."
     )
-    assert check("demo.strategy", 3).message == (
-        "⚠️ demo.strategy: this answer cannot be checked. answer = 3: must be a string, not int."
-    )
+    assert check("demo.strategy", 3).message == ("Cannot check: demo.strategy. answer = 3: must be a string, not int.")
     wrong = check("demo.strategy", "TP").message
-    assert wrong == "❌ demo.strategy: not yet. Hint: Look at the ZeRO stages." and "ZeRO-1" not in wrong
+    assert wrong == "Not yet: demo.strategy. Hint: Look at the ZeRO stages." and "ZeRO-1" not in wrong
 
 
 @pytest.mark.parametrize(
@@ -196,8 +194,7 @@ def test_set_of_choices(answer: object, status: str) -> None:
 
 def test_set_of_choices_wrong_shape_message() -> None:
     assert check("demo.fast_links", "TP").message == (
-        "⚠️ demo.fast_links: this answer cannot be checked. "
-        "The answer should be a set of options from DP, ZeRO-3, TP, EP, e.g. {'DP'}."
+        "Cannot check: demo.fast_links. The answer should be a set of options from DP, ZeRO-3, TP, EP, e.g. {'DP'}."
     )
 
 
@@ -224,14 +221,14 @@ def test_exact_other_types() -> None:
     assert check(shape.id, (2, 4)).correct
     assert check(shape.id, (4, 2)).status == "incorrect"
     assert check(shape.id, [2, 4]).message == (
-        "⚠️ demo.shape: this answer cannot be checked. The answer should be a tuple, not a list ([2, 4])."
+        "Cannot check: demo.shape. The answer should be a tuple, not a list ([2, 4])."
     )
 
 
 def test_a_bug_in_the_exercise_is_reported_not_raised() -> None:
     fb = check("demo.broken", 1.0)
     assert fb.status == "error"
-    assert fb.message.startswith("⚠️ demo.broken: unexpected error while checking")
+    assert fb.message.startswith("Checker error: demo.broken. Unexpected error while checking")
     assert "ZeroDivisionError" in fb.message
 
 
@@ -246,13 +243,13 @@ def test_unknown_exercise_is_an_author_error() -> None:
 
 def test_feedback_shows_once_and_can_be_shown_again(capsys: pytest.CaptureFixture[str]) -> None:
     fb = check("demo.ranks", 16)
-    assert capsys.readouterr().out == "✅ demo.ranks: correct. 4 × 2 × 2.\n"
+    assert capsys.readouterr().out == "Correct: demo.ranks. 4 × 2 × 2.\n"
     assert fb._ipython_display_() is None
     fb.show()
-    assert capsys.readouterr().out == "✅ demo.ranks: correct. 4 × 2 × 2.\n"
+    assert capsys.readouterr().out == "Correct: demo.ranks. 4 × 2 × 2.\n"
     assert str(fb) == fb.message
     coursekit.set_language("zh")
-    assert fb.message == "✅ demo.ranks：正确。4 × 2 × 2。"  # rendered when read
+    assert fb.message == "正确：demo.ranks。4 × 2 × 2。"  # rendered when read
 
 
 def test_prefix_mapping() -> None:
@@ -327,9 +324,10 @@ def test_number_answers_property(offset_percent: float) -> None:
     expected = STATE.expected_value()
     answer = expected * (1 + offset_percent / 100)
     fb = ex_mod._evaluate(STATE, answer)
-    if abs(offset_percent) < 0.4:
+    # At full precision the tolerance is 0.1 %; a shorter answer is judged at the digits it has.
+    if abs(offset_percent) < 0.09:
         assert fb.correct
-    elif abs(offset_percent) > 0.6:
+    elif abs(offset_percent) > 0.11 and abs(answer - expected) > 1.001 * ex_mod.written_tolerance(answer):
         assert fb.status == "incorrect"
         assert f"{expected:.1f}" not in fb.message
     assert isinstance(fb, Feedback)

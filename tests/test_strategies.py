@@ -11,19 +11,20 @@ from coursekit.communication import STRATEGIES as TRAFFIC_STRATEGIES
 from coursekit.i18n import Text
 from coursekit.strategies import STRATEGY_COLUMNS, STRATEGY_TABLE, StrategyRow, strategy_row, strategy_table
 
-#: Seed 000, Q1: the table's rows (策略 | 主要切分对象 | 主要压力 | 最关键前提), verbatim.
+#: Seed 000, Q1: the table's rows (策略 | 主要切分对象 | 主要压力 | 最关键前提), with the English fragments of the
+#: design text put into Chinese so that a zh lesson's output is Chinese (English terms kept in parentheses).
 SEED_Q1_TABLE: list[tuple[str, str, str, str]] = [
-    ("DP / ZeRO", "batch、参数、梯度或优化器状态", "梯度同步与状态聚合", "模型与训练状态有明确分片方案"),
-    ("TP", "层内张量与激活", "高频 collective", "机内互连强"),
-    ("PP", "layers / stages", "pipeline bubble 与 stage 传输", "模型足够深且 stage 可平衡"),
-    ("CP", "sequence / context", "Attention 状态交换", "长上下文收益覆盖通信代价"),
-    ("EP", "experts / tokens", "dispatch、combine 与负载不均", "MoE 路由与容量可控"),
-    ("Replica", "serving requests", "队列、缓存局部性与尾延迟", "多副本状态可观测"),
+    ("DP / ZeRO", "批次 (batch)、参数、梯度或优化器状态", "梯度同步与状态聚合", "模型与训练状态有明确分片方案"),
+    ("TP", "层内张量与激活", "高频集合通信 (collective)", "节点内互连强"),
+    ("PP", "层 / 流水线阶段 (stage)", "流水线气泡与阶段间传输", "模型足够深且各阶段可平衡"),
+    ("CP", "序列 / 上下文", "Attention 状态交换", "长上下文收益覆盖通信代价"),
+    ("EP", "专家 / token", "分发 (dispatch)、汇合 (combine) 与负载不均", "MoE 路由与容量可控"),
+    ("Replica", "服务请求", "队列、缓存局部性与尾延迟", "多副本状态可观测"),
 ]
 #: Seed 000, Q1: "X 解决“……”，前提是……" for each strategy.
 SEED_Q1_BULLETS: dict[str, tuple[str, str]] = {
     "DP / ZeRO": ("数据怎么铺开", "模型至少接近能放下"),
-    "TP": ("单层怎么拆算", "机内互连足够强"),
+    "TP": ("单层怎么拆算", "节点内互连足够强"),
     "PP": ("层怎么分段", "模型足够深或单卡显存偏紧"),
     "EP": ("专家怎么分发", "路由和 token 交换能承受"),
     "CP": ("长序列怎么切分", "Attention 状态交换可承受"),

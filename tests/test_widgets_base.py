@@ -114,7 +114,7 @@ def test_invalid_input_gives_a_friendly_message_in_english() -> None:
     assert w.status == "invalid"
     assert w.result is None
     assert w.message == "These inputs cannot be computed: state_gib = -1.0: must be >= 0."
-    assert "⚠" in w.message_html.value and "Traceback" not in w.message_html.value
+    assert "coursekit-invalid" in w.message_html.value and "Traceback" not in w.message_html.value
     assert w._veil.get_visible()
     w.controls["state_gib"].value = 1.0
     assert w.status == "ok" and not w._veil.get_visible()

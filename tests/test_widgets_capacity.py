@@ -167,7 +167,6 @@ def test_figure_is_updated_in_place() -> None:
 @pytest.mark.parametrize(
     ("changes", "message"),
     [
-        ({"pp": 8}, "These inputs cannot be computed: pp = 8: must divide layers == 36."),
         ({"model": "megatron-1.7b", "tp": 16}, "These inputs cannot be computed: tp = 16: must divide heads == 24."),
     ],
 )
@@ -184,9 +183,12 @@ def test_invalid_combinations_give_a_friendly_message(changes: dict[str, object]
 def test_invalid_message_in_chinese() -> None:
     coursekit.set_language("zh")
     w = CapacityWidget()
-    w.controls["pp"].value = 8
-    assert w.status == "invalid"
-    assert w.message == "这些输入无法计算：pp = 8：必须整除 layers = 36。"
+    with w.hold_updates():
+        w.controls["model"].value = "megatron-1.7b"
+        w.controls["tp"].value = 16
+    assert w.status == "invalid" and w.verdict == "invalid"
+    assert w.message == "这些输入无法计算：tp = 16：必须整除 heads = 24。"
+    assert "coursekit-invalid" in w.message_html.value
     expected = "输入无效，见上方说明" if cjk_font_family() is not None else "Invalid input: see the message above"
     assert w._veil_text.get_text() == expected
 
@@ -194,7 +196,42 @@ def test_invalid_message_in_chinese() -> None:
 def test_every_stage_row_is_drawn() -> None:
     w = CapacityWidget()
     assert len(w.value_texts) == len(ZERO_STAGES)
-    assert [t.get_text().endswith("✗") for t in w.value_texts] == [True, False, False, False]
+    # Words, not check-mark glyphs: ZeRO-0 of the 7.5B model at DP = 8 needs more than 80 GiB.
+    assert [t.get_text().endswith("does not fit") for t in w.value_texts] == [True, False, False, False]
+    assert [t.get_text().endswith(" fits") for t in w.value_texts] == [False, True, True, True]
+
+
+def test_uneven_pipeline_split_is_a_warning_like_lesson_3() -> None:
+    # Lesson 3's PP rule: 36 layers over pp = 8 stages runs (stages of 4 and 5 layers) but the heaviest
+    # stage sets the pace; lesson 1's widget must warn, not refuse. The ledger is the heaviest stage's:
+    # ceil(36 / 8) = 5 layers, holding 5/36 of the parameters (spread with the layers).
+    w = CapacityWidget(zero_stage=1)
+    w.controls["pp"].value = 8
+    assert w.status == "ok" and w.result is not None
+    assert w.verdict == "warning"
+    assert [r.code for r in w.result.warnings] == ["pp_balance"]
+    assert w.result.stage_layers == 5
+    shape = MODEL_SHAPES["megatron-7.5b"]
+    state = training_state_memory(shape.num_params * 5 / 36, dp=8, zero_stage=1)
+    assert w.result.state.total_gib == pytest.approx(state.total_gib)
+    one_stage = activation_memory(
+        seq_len=2048, micro_batch=1, hidden=shape.hidden, heads=shape.heads, layers=5, recompute="selective"
+    )
+    assert w.result.activation_gib == pytest.approx(bytes_to_gib(one_stage) * 8)  # 8 micro-batches in flight
+    assert "Warning: " in w.message_html.value and "coursekit-warning" in w.message_html.value
+    assert "do not split evenly" in w.message
+
+
+def test_status_colour_and_words_follow_the_verdict() -> None:
+    w = CapacityWidget()  # ZeRO-0 of the 7.5B model at DP = 8 does not fit 80 GiB: 16 x 7.5e9 bytes alone
+    assert w.verdict == "fail"
+    assert "coursekit-fail" in w.message_html.value and "Fail: " in w.message_html.value
+    w.controls["zero_stage"].value = 3
+    assert w.verdict == "pass"
+    assert "coursekit-pass" in w.message_html.value and "Pass: " in w.message_html.value
+    coursekit.set_language("zh")
+    w.redraw()
+    assert "不通过" not in w.message_html.value and "通过：" in w.message_html.value
 
 
 def test_update_time_report(capsys: pytest.CaptureFixture[str]) -> None:

@@ -137,7 +137,7 @@ def test_invalid_message_in_chinese() -> None:
 def test_message_in_chinese() -> None:
     coursekit.set_language("zh")
     w = CompositionWidget()
-    assert w.message.startswith("<b>种子规则（所有并行度相乘，EP 也算）：16 个 rank")
+    assert w.message.startswith("<b>朴素规则（所有并行度相乘，EP 也算）：16 个 rank")
     assert "TP 组都在节点之内" in w.message
     assert w.controls["tp"].description == "张量并行度 TP"
 
@@ -189,3 +189,20 @@ def test_controls_offer_small_powers_of_two_and_the_orders() -> None:
         assert tuple(value for _, value in w.controls[dim].options) == DEGREE_OPTIONS
     assert [value for _, value in w.controls["order"].options] == [order for order, _ in ORDER_OPTIONS]
     assert ORDER_OPTIONS[0][0] == DEFAULT_ORDER
+
+
+def test_status_colour_and_words_follow_the_verdict() -> None:
+    # Megatron-Core's reference layout (TP = 2, PP = 4, DP = 2 on 2 nodes of 8): every TP group inside a node.
+    w = CompositionWidget()
+    assert w.verdict == "pass" and "coursekit-pass" in w.message_html.value
+    # TP = 4 with DP varying fastest: rank 0's TP group is {0, 4, 8, 12} (stride DP = 4 over 8-GPU nodes),
+    # so it spans nodes 0 and 1 and the mapping reports it: red, and the word says so too.
+    with w.hold_updates():
+        w.controls["tp"].value = 4
+        w.controls["dp"].value = 4
+        w.controls["pp"].value = 1
+        w.controls["order"].value = "DP-TP-CP-EP-PP"
+    assert w.status == "ok" and w.result is not None and not w.result.topology.ok
+    assert w.verdict == "fail"
+    assert "coursekit-fail" in w.message_html.value and "Fail: " in w.message_html.value
+    assert "Seed" not in w.message and "seed" not in w.message

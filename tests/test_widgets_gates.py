@@ -96,6 +96,20 @@ def test_context_options_include_not_declared() -> None:
     assert CONTEXT_OPTIONS[0] is None and MAX_CONTEXT_OPTIONS[0] is None
     w = GatesWidget()
     assert w.controls["context_len"].value is None
+    # Shown as a choice, not as a blank box: ipywidgets shows nothing for value=None unless an index is selected.
+    for name in ("context_len", "max_context_per_device"):
+        assert w.controls[name].index == 0 and w.controls[name].label == "not declared"
+    coursekit.set_language("zh")
+    w = GatesWidget()
+    assert w.controls["context_len"].label == "未声明"
+
+
+def test_status_colour_and_words_follow_the_verdict() -> None:
+    w = GatesWidget()  # the lesson's example environment: ZeRO-3 and TP pass
+    assert w.verdict == "pass" and "coursekit-pass" in w.message_html.value
+    w.controls["memory_per_device_gib"].value = 0.5  # nothing fits half a GiB
+    assert w.result is not None and w.result.accepted == ()
+    assert w.verdict == "fail" and "coursekit-fail" in w.message_html.value and "Fail: " in w.message_html.value
 
 
 def test_message_lists_every_candidate_with_its_reasons_in_english() -> None:
@@ -177,9 +191,9 @@ def test_figure_and_artists_are_updated_in_place() -> None:
     assert len(fails.get_offsets()) == n_fail
     # the row labels carry the verdicts: Replica turns from rejected to accepted when serving
     rows_after = [t.get_text() for t in ax.get_yticklabels()]
-    assert rows_before[-1] == "✗ Replica" and rows_after[-1] == "✓ Replica"
+    assert rows_before[-1] == "Replica rejected" and rows_after[-1] == "Replica accepted"
     assert [t.get_text() for t in ax.get_yticklabels()] == [
-        f"{'✓' if r.accepted else '✗'} {r.name}" for r in w.result.reports
+        f"{r.name} {'accepted' if r.accepted else 'rejected'}" for r in w.result.reports
     ]
 
 

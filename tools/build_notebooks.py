@@ -3,7 +3,8 @@
 
 Usage::
 
-    python tools/build_notebooks.py            # regenerate notebooks/zh, notebooks/en and docs/GLOSSARY.md
+    python tools/build_notebooks.py            # regenerate notebooks/zh, notebooks/en (lessons and
+                                               # glossary.ipynb) and docs/GLOSSARY.md
     python tools/build_notebooks.py --check    # exit 1, listing missing / stale / edited notebooks
 
 Source format (``notebooks/src/NN_slug.py``, jupytext "percent")::
@@ -56,6 +57,8 @@ PLACEHOLDER = "{{LANG}}"
 LANG_LINE = 'coursekit.set_language("{{LANG}}")'
 FOLDED_TAGS = frozenset({"solution", "answer"})
 GLOSSARY_PATH = Path("docs/GLOSSARY.md")
+#: The generated glossary notebook in notebooks/<lang>/ (the lessons link to it).
+GLOSSARY_NOTEBOOK = "glossary.ipynb"
 SOURCE_NAME = re.compile(r"^(\d\d_[a-z0-9_]+)\.py$")
 MINE_NAME = re.compile(r"\.mine(-\d+)?\.ipynb$")
 KERNELSPEC = {"display_name": "Python 3 (coursekit)", "language": "python", "name": "python3"}
@@ -153,6 +156,18 @@ def _validate(cells: Sequence[Any], name: str) -> None:
             raise SourceError(f'{_where(name, index, cell)}: a lang="en" cell must follow its lang="zh" twin')
 
 
+def _folded(jupyter: dict[str, Any], cell_type: str) -> dict[str, Any]:
+    """JupyterLab metadata that folds a worked solution or answer: its source, and a code cell's outputs too.
+
+    A solution cell still runs under Run All (and in the tests); folding its outputs keeps anything it
+    prints (a table, a figure) out of sight until the learner unfolds it.
+    """
+    folded = {**jupyter, "source_hidden": True}
+    if cell_type == "code":
+        folded["outputs_hidden"] = True
+    return folded
+
+
 def build_notebook(source_text: str, source_rel: str, lang: str) -> Any:
     """The notebook of one language for a lesson source (in memory, no outputs)."""
     if lang not in LANGS:
@@ -165,7 +180,7 @@ def build_notebook(source_text: str, source_rel: str, lang: str) -> Any:
             continue
         metadata = {key: value for key, value in cell.metadata.items() if key != "lang"}
         if FOLDED_TAGS & set(metadata.get("tags", [])):
-            metadata["jupyter"] = {**metadata.get("jupyter", {}), "source_hidden": True}
+            metadata["jupyter"] = _folded(metadata.get("jupyter", {}), cell.cell_type)
         cell_id = f"cell-{index:03d}"
         source = cell.source.replace(PLACEHOLDER, lang)
         if cell.cell_type == "code":
@@ -217,15 +232,40 @@ def plan(root: Path) -> dict[Path, str]:
         for lang in LANGS:
             files[notebook_path(root, source, lang)] = render(build_notebook(text, rel, lang))
     files[root / GLOSSARY_PATH] = _glossary_markdown()
+    for lang in LANGS:
+        files[root / "notebooks" / lang / GLOSSARY_NOTEBOOK] = render(glossary_notebook(lang))
     return files
 
 
-def _glossary_markdown() -> str:
+def _glossary_module() -> Any:
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
-    from coursekit.glossary import render_markdown
+    import coursekit.glossary
 
-    return render_markdown()
+    return coursekit.glossary
+
+
+def _glossary_markdown() -> str:
+    return str(_glossary_module().render_markdown())
+
+
+def glossary_notebook(lang: str) -> Any:
+    """The glossary as a one-cell notebook in ``lang``, so lessons link to it from whichever folder is served."""
+    text = str(_glossary_module().render_notebook_markdown(lang))
+    cells = [new_markdown_cell(text, id="glossary")]
+    notebook = new_notebook(cells=cells)
+    notebook.metadata = {
+        "kernelspec": dict(KERNELSPEC),
+        "language_info": {"name": "python"},
+        "coursekit": {
+            "source": "coursekit/glossary.py",
+            "lang": lang,
+            "source_sha256": _sha256(text.encode("utf-8")),
+            "content_sha256": content_sha256(cells),
+        },
+    }
+    nbformat.validate(notebook)
+    return notebook
 
 
 # -- learner protection ------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """Exercises with friendly checking: ``check("q1.state_gib", answer)``.
 
 An :class:`Exercise` knows how to compute its expected answer by calling
-coursekit (never a copied literal, except a fact stated in the seed text), how
+coursekit (never a copied literal, except a fact a cited source states), how
 to compare an answer with it (numeric tolerance, exact value, or choice), a
 hint and a one-line explanation. Lesson modules ``coursekit.exercises.lesson1``
 ... define their exercises and :func:`register` them at import; :func:`check`
@@ -22,14 +22,23 @@ never raises for a learner's answer:
 ...     expected=lambda: 2 + 2, kind="exact",
 ...     hint=Text(zh="数一数。", en="Count."), why=Text(zh="2 + 2 = 4。", en="2 + 2 = 4.")), replace=True)
 >>> check("demo.two_plus_two", ...).status
-⏳ demo.two_plus_two: not answered yet. Replace ... with your answer and run the cell again.
+Not answered: demo.two_plus_two. Replace ... with your answer and run the cell again.
 'unanswered'
 >>> check("demo.two_plus_two", 4).correct
-✅ demo.two_plus_two: correct. 2 + 2 = 4.
+Correct: demo.two_plus_two. 2 + 2 = 4.
 True
 >>> check("demo.two_plus_two", 5).status
-❌ demo.two_plus_two: not yet. Hint: Count.
+Not yet: demo.two_plus_two. Hint: Count.
 'incorrect'
+
+A number is judged at the precision the learner wrote it, with at least two
+significant digits (:func:`written_tolerance`): for an expected 0.158, ``0.16``
+is right and ``0.2`` is not. An exercise may accept other forms of the same
+number (``forms=("percent",)``) and declares its likely slips (:class:`Slip`:
+GB vs GiB, percent vs fraction, bits vs bytes, one direction vs both, a
+parallel degree left out, seconds vs milliseconds); a wrong answer that matches
+a slip gets that slip's hint, which names the mistake, never the answer.
+:func:`show_solution` shows the worked solution when the learner asks for it.
 
 Taught in: lesson 0 (course index, "how exercises work"); used by every lesson.
 """
@@ -48,17 +57,26 @@ from typing import Any
 from .._validate import check_bool, check_choice, check_int, check_number
 from ..i18n import Text, tr
 from ..i18n import register as _register_messages
+from ..units import GB_BYTES, GIB_BYTES
 
 __all__ = [
+    "FORMS",
     "KINDS",
     "PREFIX_MODULES",
     "Exercise",
     "Feedback",
+    "Slip",
     "check",
+    "degree_left_out",
     "exercises",
     "get_exercise",
+    "member_left_out",
+    "mistake",
     "register",
+    "show_solution",
+    "solution_text",
     "verify",
+    "written_tolerance",
 ]
 
 _log = logging.getLogger(__name__)
@@ -84,32 +102,44 @@ PREFIX_MODULES: dict[str, str] = {
 #: ``choice``: one of ``choices`` (or, if the expected value is a frozenset, a set of them).
 KINDS: tuple[str, ...] = ("number", "exact", "choice")
 
-#: Default relative tolerance of numeric answers (0.5 %: rounding to 2-3 significant digits passes).
-DEFAULT_REL_TOL: float = 5e-3
+#: Default relative tolerance of numeric answers given at full precision (0.1 %: a constant rounded to
+#: four digits, such as 1.074 for GiB/GB, still passes). Rounded answers are judged by :func:`written_tolerance`.
+DEFAULT_REL_TOL: float = 1e-3
+
+#: The fewest significant digits a rounded answer is judged at: 0.16 for 0.158 is right, 0.2 is not.
+MIN_SIGNIFICANT_DIGITS: int = 2
+
+#: Other forms of the same number an exercise may accept: name -> factor applied to the expected value.
+FORMS: dict[str, float] = {"percent": 100.0, "fraction": 0.01}
 
 _ID = re.compile(r"^[a-z][a-z0-9]*\.[a-z0-9_]+$")
 
 _register_messages(
     {
         "exercises.unanswered": {
-            "zh": "⏳ {id}：尚未作答。把 ... 换成你的答案，再运行本单元格。",
-            "en": "⏳ {id}: not answered yet. Replace ... with your answer and run the cell again.",
+            "zh": "未作答：{id}。把 ... 换成你的答案，再运行本单元格。",
+            "en": "Not answered: {id}. Replace ... with your answer and run the cell again.",
         },
         "exercises.correct": {
-            "zh": "✅ {id}：正确。{why}",
-            "en": "✅ {id}: correct. {why}",
+            "zh": "正确：{id}。{why}",
+            "en": "Correct: {id}. {why}",
         },
         "exercises.incorrect": {
-            "zh": "❌ {id}：还不对。提示：{hint}",
-            "en": "❌ {id}: not yet. Hint: {hint}",
+            "zh": "还不对：{id}。提示：{hint}",
+            "en": "Not yet: {id}. Hint: {hint}",
+        },
+        "exercises.slip": {
+            "zh": "还不对：{id}。提示：{slip}",
+            "en": "Not yet: {id}. Hint: {slip}",
         },
         "exercises.invalid": {
-            "zh": "⚠️ {id}：无法检查这个答案。{error}",
-            "en": "⚠️ {id}: this answer cannot be checked. {error}",
+            "zh": "无法检查：{id}。{error}",
+            "en": "Cannot check: {id}. {error}",
         },
         "exercises.error": {
-            "zh": "⚠️ {id}：检查时出现意外错误（不是你的问题，请告诉课程作者）：{error}",
-            "en": "⚠️ {id}: unexpected error while checking (not your fault; please tell the course authors): {error}",
+            "zh": "检查出错：{id}。检查时出现意外错误（不是你的问题，请告诉课程作者）：{error}",
+            "en": "Checker error: {id}. Unexpected error while checking (not your fault; please tell the course "
+            "authors): {error}",
         },
         "exercises.expect_choice_set": {
             "zh": "答案应当是由 {choices} 中的选项组成的集合，例如 {{{example!r}}}。",
@@ -123,8 +153,137 @@ _register_messages(
             "zh": "exercise_id：没有编号为 {id!r} 的练习（已知：{known}）。",
             "en": "exercise_id: There is no exercise {id!r} (known: {known}).",
         },
+        "exercises.solution_title": {
+            "zh": "参考解答：{id}",
+            "en": "Worked solution: {id}",
+        },
+        "exercises.solution_question": {"zh": "题目：{prompt}", "en": "Question: {prompt}"},
+        "exercises.solution_method": {"zh": "做法：{method}", "en": "Method: {method}"},
+        "exercises.solution_result": {"zh": "结果：{why}", "en": "Result: {why}"},
+        "exercises.solution_error": {
+            "zh": "参考解答暂时无法计算（不是你的问题，请告诉课程作者）：{error}",
+            "en": "The worked solution cannot be computed (not your fault; please tell the course authors): {error}",
+        },
+        # Slip hints: each names a mistake, never the answer.
+        "exercises.slip.gib_vs_gb": {
+            "zh": "你的答案与正确值正好差 GiB 与 GB 之比 (2**30 / 10**9 ≈ 1.074)：检查题目要的是 GiB (2**30 字节) "
+            "还是 GB (10**9 字节)。",
+            "en": "Your answer is off by exactly the GiB / GB ratio (2**30 / 10**9 ≈ 1.074): check whether the "
+            "question asks for GiB (2**30 bytes) or GB (10**9 bytes).",
+        },
+        "exercises.slip.percent_vs_fraction": {
+            "zh": "你的答案与正确值正好差 100 倍：检查题目要的是分数（如 0.25）还是百分数（如 25）。",
+            "en": "Your answer is off by exactly 100: check whether the question asks for a fraction (like 0.25) "
+            "or a percentage (like 25).",
+        },
+        "exercises.slip.bits_vs_bytes": {
+            "zh": "你的答案与正确值正好差 8 倍：1 字节 = 8 比特；网卡常以 Gbit/s 标注，账本里用字节。",
+            "en": "Your answer is off by exactly 8: 1 byte = 8 bits; network cards are often rated in Gbit/s, "
+            "while the ledgers use bytes.",
+        },
+        "exercises.slip.direction": {
+            "zh": "你的答案与正确值正好差 2 倍：检查带宽是单向（一个方向）还是双向（两个方向之和）；"
+            "本课程一律用单向带宽。",
+            "en": "Your answer is off by exactly 2: check whether a bandwidth is per direction or bidirectional "
+            "(both directions added); this course always uses the per-direction figure.",
+        },
+        "exercises.slip.seconds_vs_ms": {
+            "zh": "你的答案与正确值正好差 1000 倍：检查单位是秒还是毫秒（1 s = 1000 ms）。",
+            "en": "Your answer is off by exactly 1000: check whether the unit is seconds or milliseconds "
+            "(1 s = 1000 ms).",
+        },
+        "exercises.slip.degree": {
+            "zh": "你的答案与正确值正好差 {name} = {degree} 倍：是不是漏掉了（或多算了）{name} 这一维的切分？",
+            "en": "Your answer is off by exactly {name} = {degree}: did you leave out (or count twice) the split "
+            "along {name}?",
+        },
     }
 )
+
+
+@dataclass(frozen=True)
+class Slip:
+    """A likely mistake an exercise declares, and the hint that names it (never the answer).
+
+    Give exactly one of:
+
+    * ``factor`` (number exercises): an answer equal to the expected value times
+      or divided by it, at the precision written, is that slip;
+    * ``alternative``: a callable computing the answer the mistake produces (with
+      coursekit, like ``expected``), compared as answers are;
+    * ``matches(answer, expected)``: a predicate (e.g. a set with one member left
+      out, see :func:`member_left_out`).
+
+    Use the ready-made ones:
+    :data:`GIB_VS_GB`, :data:`PERCENT_VS_FRACTION`, :data:`BITS_VS_BYTES`,
+    :data:`DIRECTION`, :data:`SECONDS_VS_MS` and :func:`degree_left_out`.
+
+    >>> GIB_VS_GB.factor == 2**30 / 10**9
+    True
+    """
+
+    code: str
+    hint: Text
+    factor: float | None = None
+    alternative: Callable[[], Any] | None = field(default=None, compare=False)
+    matches: Callable[[Any, Any], bool] | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.hint, Text):
+            raise TypeError(f"slip {self.code!r}: hint must be a coursekit.i18n.Text")
+        if sum(x is not None for x in (self.factor, self.alternative, self.matches)) != 1:
+            raise ValueError(f"slip {self.code!r}: give exactly one of factor, alternative and matches")
+        if self.factor is not None:
+            check_number("factor", self.factor, gt=1)
+
+
+def _slip(code: str, factor: float, **params: Any) -> Slip:
+    key = f"exercises.slip.{code.split(':', 1)[0]}"
+    return Slip(code, Text(zh=tr(key, lang="zh", **params), en=tr(key, lang="en", **params)), factor=factor)
+
+
+#: Giving GB where GiB is asked, or the other way round (×1.0737).
+GIB_VS_GB: Slip = _slip("gib_vs_gb", GIB_BYTES / GB_BYTES)
+#: Giving a percentage where a fraction is asked, or the other way round (×100).
+PERCENT_VS_FRACTION: Slip = _slip("percent_vs_fraction", 100.0)
+#: Bits for bytes (×8).
+BITS_VS_BYTES: Slip = _slip("bits_vs_bytes", 8.0)
+#: A bidirectional bandwidth used as a per-direction one, or the other way round (×2).
+DIRECTION: Slip = _slip("direction", 2.0)
+#: Seconds for milliseconds (×1000).
+SECONDS_VS_MS: Slip = _slip("seconds_vs_ms", 1000.0)
+
+
+def degree_left_out(name: str, degree: int) -> Slip:
+    """The slip of leaving out (or counting twice) the split along parallel dimension ``name`` of ``degree``.
+
+    >>> degree_left_out("PP", 4).code
+    'degree:PP'
+    """
+    check_int("degree", degree, ge=2)
+    return _slip(f"degree:{name}", float(degree), name=name, degree=degree)
+
+
+def mistake(code: str, alternative: Callable[[], Any], hint: Text) -> Slip:
+    """A slip whose wrong answer ``alternative()`` computes (e.g. the ring's latency term left out).
+
+    >>> mistake("no_reserve", lambda: 3.0, Text(zh="预留呢？", en="The reserve?")).code
+    'no_reserve'
+    """
+    return Slip(code, hint, alternative=alternative)
+
+
+def member_left_out(member: str, hint: Text) -> Slip:
+    """The slip of a set answer that is the expected set without ``member``; ``hint`` says what to look at.
+
+    >>> member_left_out("PP", Text(zh="看 PP。", en="Look at PP.")).matches({"TP"}, frozenset({"TP", "PP"}))
+    True
+    """
+
+    def matches(answer: Any, expected: Any) -> bool:
+        return isinstance(answer, (set, frozenset)) and set(answer) == set(expected) - {member}
+
+    return Slip(f"left_out:{member}", hint, matches=matches)
 
 
 @dataclass(frozen=True)
@@ -141,7 +300,11 @@ class Exercise:
     * ``hint``: shown when the answer is wrong; it must not contain the answer;
     * ``why``: one line shown when the answer is right; a ``Text`` or a callable
       ``expected -> Text`` (to show the computed value);
-    * ``rel_tol`` / ``abs_tol``: tolerances of ``number`` exercises (as in :func:`math.isclose`);
+    * ``rel_tol`` / ``abs_tol``: tolerances of ``number`` exercises (as in :func:`math.isclose`) for answers
+      given at full precision; a rounded answer is also judged at the precision written (:func:`written_tolerance`);
+    * ``forms``: other forms of the same number the exercise accepts, names of :data:`FORMS`
+      (``("percent",)``: a fraction may also be answered as a percentage);
+    * ``slips``: the likely mistakes (:class:`Slip`), tested in order when an answer is wrong;
     * ``choices``: the options of ``choice`` exercises;
     * ``normalize``: optional function applied to a ``str`` answer (or to each
       ``str`` in a set answer) before comparing, e.g. ``str.upper`` so ``"tp"`` counts as ``"TP"``.
@@ -164,6 +327,8 @@ class Exercise:
     abs_tol: float = 0.0
     choices: tuple[str, ...] = ()
     normalize: Callable[[Any], Any] | None = field(default=None, compare=False)
+    forms: tuple[str, ...] = ()
+    slips: tuple[Slip, ...] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.id, str) or not _ID.match(self.id):
@@ -185,6 +350,15 @@ class Exercise:
         check_number("abs_tol", self.abs_tol, ge=0)
         if self.kind == "choice" and not self.choices:
             raise ValueError(f"exercise {self.id!r}: a choice exercise needs choices")
+        for form in self.forms:
+            check_choice("forms", form, FORMS)
+        if self.forms and self.kind != "number":
+            raise ValueError(f"exercise {self.id!r}: only number exercises accept other forms")
+        for slip in self.slips:
+            if not isinstance(slip, Slip):
+                raise TypeError(f"exercise {self.id!r}: slips must be coursekit.exercises.Slip objects")
+            if slip.factor is not None and self.kind != "number":
+                raise ValueError(f"exercise {self.id!r}: slip {slip.code!r} has a factor; only number exercises do")
 
     @property
     def prefix(self) -> str:
@@ -205,7 +379,9 @@ class Feedback:
     """The verdict on one answer; ``message`` renders in the language current when read.
 
     ``status`` is one of ``"unanswered"``, ``"correct"``, ``"incorrect"``,
-    ``"invalid"`` (wrong kind of answer) or ``"error"`` (a bug in the exercise).
+    ``"invalid"`` (wrong kind of answer) or ``"error"`` (a bug in the exercise);
+    ``slip`` is the code of the declared :class:`Slip` a wrong answer matched, if any.
+    The message starts with the status in words, so colour is never the only signal.
 
     :func:`check` already displayed it, so showing a Feedback as the last
     expression of a cell displays nothing more; call :meth:`show` to show it again.
@@ -215,6 +391,7 @@ class Feedback:
     status: str
     key: str
     params: Mapping[str, Any] = field(default_factory=dict)
+    slip: str | None = None
 
     @property
     def correct(self) -> bool:
@@ -237,16 +414,18 @@ class Feedback:
         """Already displayed by :func:`check`: display nothing more."""
 
 
-_COLOURS: dict[str, str] = {
-    "correct": "#2e7d32",
-    "incorrect": "#c62828",
-    "unanswered": "#616161",
-    "invalid": "#ed6c02",
-    "error": "#ed6c02",
+#: Border and background colours of the feedback box, by status (the words say the same).
+_COLOURS: dict[str, tuple[str, str]] = {
+    "correct": ("#2e7d32", "#edf7ed"),
+    "incorrect": ("#c62828", "#fdecea"),
+    "unanswered": ("#616161", "#f5f5f5"),
+    "invalid": ("#ed6c02", "#fff4e5"),
+    "error": ("#ed6c02", "#fff4e5"),
 }
 
 
-def _display(feedback: Feedback) -> None:
+def _display_text(text: str, status: str, css_class: str) -> None:
+    """Show ``text`` in a coloured box in a notebook (plain text elsewhere)."""
     try:
         from IPython import get_ipython
 
@@ -256,15 +435,20 @@ def _display(feedback: Feedback) -> None:
     if shell is not None and getattr(shell, "kernel", None) is not None:
         from IPython.display import display
 
-        colour = _COLOURS.get(feedback.status, "#616161")
-        message = feedback.message
+        border, background = _COLOURS.get(status, _COLOURS["unanswered"])
+        body = html.escape(text).replace("\n", "<br>")
         bundle = {
-            "text/plain": message,
-            "text/html": f'<div style="border-left:4px solid {colour};padding:2px 8px">{html.escape(message)}</div>',
+            "text/plain": text,
+            "text/html": f'<div class="coursekit-feedback {css_class}" style="border-left:4px solid {border};'
+            f'background:{background};padding:2px 8px">{body}</div>',
         }
         display(bundle, raw=True)  # type: ignore[no-untyped-call]
     else:
-        print(feedback.message)
+        print(text)
+
+
+def _display(feedback: Feedback) -> None:
+    _display_text(feedback.message, feedback.status, f"coursekit-{feedback.status}")
 
 
 _registry: dict[str, Exercise] = {}
@@ -328,11 +512,53 @@ def _normalized(exercise: Exercise, answer: Any) -> Any:
     return answer
 
 
+def _significant_digits(value: float) -> int:
+    """Significant digits of ``value`` as Python writes it (shortest repr; ``1200`` and ``1200.0`` count 2)."""
+    text = repr(abs(float(value))).lower()
+    mantissa = text.split("e", 1)[0]
+    if mantissa.endswith(".0"):
+        mantissa = mantissa[:-2]
+    digits = mantissa.replace(".", "").lstrip("0")
+    if "." not in mantissa:
+        digits = digits.rstrip("0")
+    return max(len(digits), 1)
+
+
+def written_tolerance(answer: float) -> float:
+    """Half a unit in the last significant digit of ``answer`` as written, with at least 2 significant digits.
+
+    An answer is right when it rounds the expected value to the digits the learner wrote.
+
+    >>> written_tolerance(0.16), written_tolerance(0.2), written_tolerance(26)
+    (0.005, 0.005, 0.5)
+    >>> written_tolerance(25.77), written_tolerance(0.0)
+    (0.005, 0.0)
+    """
+    value = abs(float(answer))
+    if value == 0.0:
+        return 0.0
+    digits = max(_significant_digits(value), MIN_SIGNIFICANT_DIGITS)
+    exponent = math.floor(math.log10(value))
+    return float(f"{0.5 * 10.0 ** (exponent - digits + 1):.1g}")
+
+
+def _number_matches(exercise: Exercise, answer: float, target: float) -> bool:
+    if math.isclose(answer, target, rel_tol=exercise.rel_tol, abs_tol=exercise.abs_tol):
+        return True
+    slack = 1e-9 * max(abs(answer), abs(target))  # binary floating point: 0.165 is not quite 0.165
+    return abs(answer - target) <= written_tolerance(answer) + slack
+
+
+def _targets(exercise: Exercise, expected: float) -> list[float]:
+    """The expected value in every form the exercise accepts."""
+    return [expected] + [expected * FORMS[form] for form in exercise.forms]
+
+
 def _judge(exercise: Exercise, answer: Any, expected: Any) -> bool:
     """True if ``answer`` is right; TypeError / ValueError (localized) if it cannot be compared."""
     if exercise.kind == "number":
         value = check_number("answer", answer)
-        return math.isclose(value, expected, rel_tol=exercise.rel_tol, abs_tol=exercise.abs_tol)
+        return any(_number_matches(exercise, value, target) for target in _targets(exercise, expected))
     if exercise.kind == "choice":
         if isinstance(expected, (frozenset, set)):
             if not isinstance(answer, (set, frozenset, list, tuple)):
@@ -358,6 +584,30 @@ def _judge(exercise: Exercise, answer: Any, expected: Any) -> bool:
             )
         )
     return bool(answer == expected)
+
+
+def _slip_of(exercise: Exercise, answer: Any, expected: Any) -> Slip | None:
+    """The first declared slip a wrong ``answer`` matches, if any."""
+    for slip in exercise.slips:
+        if slip.factor is not None:
+            value = float(answer)
+            for target in _targets(exercise, float(expected)):
+                if any(_number_matches(exercise, value, target * f) for f in (slip.factor, 1 / slip.factor)):
+                    return slip
+        elif slip.alternative is not None:
+            wrong = slip.alternative()
+            if exercise.kind == "number":
+                if any(_number_matches(exercise, float(answer), t) for t in _targets(exercise, float(wrong))):
+                    return slip
+            elif _judge(exercise, answer, wrong):
+                return slip
+        elif slip.matches is not None:
+            normalized = answer
+            if isinstance(answer, (set, frozenset, list, tuple)):
+                normalized = frozenset(_normalized(exercise, item) for item in answer)
+            if slip.matches(normalized, expected):
+                return slip
+    return None
 
 
 def check(exercise_id: str, answer: Any) -> Feedback:
@@ -414,4 +664,41 @@ def _evaluate(exercise: Exercise, answer: Any) -> Feedback:
         return Feedback(eid, "error", "exercises.error", {"id": eid, "error": f"{type(exc).__name__}: {exc}"})
     if right:
         return Feedback(eid, "correct", "exercises.correct", {"id": eid, "why": exercise.why_text(expected)})
+    try:
+        slip = _slip_of(exercise, answer, expected)
+    except Exception:  # a slip that cannot test this answer is no reason to withhold the hint
+        _log.error("exercise %s: testing slips on %r failed", eid, answer, exc_info=True)
+        slip = None
+    if slip is not None:
+        return Feedback(eid, "incorrect", "exercises.slip", {"id": eid, "slip": slip.hint}, slip=slip.code)
     return Feedback(eid, "incorrect", "exercises.incorrect", {"id": eid, "hint": exercise.hint})
+
+
+def solution_text(exercise_id: str) -> str:
+    """The worked solution of ``exercise_id`` in the current language: question, method and result.
+
+    >>> print(solution_text("demo.two_plus_two"))
+    Worked solution: demo.two_plus_two
+    Question: 2 + 2 = ?
+    Method: Count.
+    Result: 2 + 2 = 4.
+    """
+    exercise = get_exercise(exercise_id)
+    lines = [tr("exercises.solution_title", id=exercise.id), tr("exercises.solution_question", prompt=exercise.prompt)]
+    lines.append(tr("exercises.solution_method", method=exercise.hint))
+    try:
+        why = exercise.why_text(exercise.expected_value())
+    except Exception as exc:
+        _log.error("exercise %s: computing the worked solution failed", exercise.id, exc_info=True)
+        lines.append(tr("exercises.solution_error", error=f"{type(exc).__name__}: {exc}"))
+    else:
+        lines.append(tr("exercises.solution_result", why=why))
+    return "\n".join(lines)
+
+
+def show_solution(exercise_id: str) -> None:
+    """Show the worked solution of ``exercise_id`` (question, method, result) when the learner asks for it.
+
+    Taught in: lesson 0 (course index); any lesson's exercise can be opened this way.
+    """
+    _display_text(solution_text(exercise_id), "unanswered", "coursekit-solution")

@@ -11,14 +11,16 @@ from __future__ import annotations
 
 from ..i18n import Text
 from ..units import GB_BYTES, GIB_BYTES, bytes_to_gb, gib_to_bytes
-from . import Exercise, register
+from . import GIB_VS_GB, Exercise, register
 
-#: The device of the seed's Q1 example (``build_resource_ledger(13.0, 4.0, 2.0, 24.0)``): 24 GiB.
-SEED_DEVICE_MEMORY_GIB: float = 24.0
+#: The device of the course's first capacity example (``build_resource_ledger(13.0, 4.0, 2.0, 24.0)``): 24 GiB.
+DEVICE_MEMORY_GIB: float = 24.0
+#: Former name, kept importable.
+SEED_DEVICE_MEMORY_GIB: float = DEVICE_MEMORY_GIB
 
 
 def _device_gb() -> float:
-    return bytes_to_gb(gib_to_bytes(SEED_DEVICE_MEMORY_GIB))
+    return bytes_to_gb(gib_to_bytes(DEVICE_MEMORY_GIB))
 
 
 DEVICE_GB = register(
@@ -41,6 +43,7 @@ DEVICE_GB = register(
             en=f"24 × 2**30 bytes = {gb:.2f} × 10**9 bytes; a GiB is {GIB_BYTES / GB_BYTES - 1:.1%} larger than a GB, "
             "so a ledger must not mix them.",
         ),
+        slips=(GIB_VS_GB,),
     ),
     replace=True,
 )

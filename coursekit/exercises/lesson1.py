@@ -1,4 +1,5 @@
-"""Exercises of lesson 1 (Q1 capacity): model states under ZeRO, the smallest stage that fits, a ledger's headroom.
+"""Exercises of lesson 1 (capacity, question Q1 of the course): model states under ZeRO, the smallest
+stage that fits, a ledger's headroom.
 
 Every expected answer is computed with :mod:`coursekit.capacity` and
 :mod:`coursekit.shapes`; the inputs below are the exercises' givens.
@@ -18,7 +19,7 @@ from ..capacity import ResourceLedger, activation_memory, build_resource_ledger,
 from ..i18n import Text
 from ..shapes import model_shape
 from ..units import bytes_to_gib
-from . import Exercise, register
+from . import GIB_VS_GB, Exercise, degree_left_out, mistake, register
 
 #: q1.zero2_gib: the ZeRO paper's 7.5B parameters, mixed-precision Adam, 8-way data parallelism, ZeRO-2.
 ZERO2_PARAMS: float = 7.5e9
@@ -26,14 +27,14 @@ ZERO2_DP: int = 8
 ZERO2_STAGE: int = 2
 
 #: q1.min_zero_stage and q1.headroom_gib: the 7.5B shape of Megatron's Table 1, DP = 8, s = 2048, b = 1,
-#: selective recomputation, the seed's 2.0 GiB runtime reserve.
+#: selective recomputation, the course's 2.0 GiB runtime reserve.
 SHAPE_NAME: str = "megatron-7.5b"
 DP: int = 8
 SEQ_LEN: int = 2048
 MICRO_BATCH: int = 1
 RECOMPUTE: str = "selective"
 RESERVE_GIB: float = 2.0
-#: q1.min_zero_stage runs on a 40 GiB device; q1.headroom_gib on the seed's 24 GiB device with ZeRO-3.
+#: q1.min_zero_stage runs on a 40 GiB device; q1.headroom_gib on the course's 24 GiB example device with ZeRO-3.
 MIN_STAGE_DEVICE_GIB: float = 40.0
 HEADROOM_DEVICE_GIB: float = 24.0
 HEADROOM_STAGE: int = 3
@@ -95,6 +96,28 @@ ZERO2_GIB = register(
             en=f"2 × 7.5e9 + 14 × 7.5e9 / 8 bytes = {gib:.2f} GiB: the full copy of the parameters is now the "
             "largest part.",
         ),
+        slips=(
+            GIB_VS_GB,
+            mistake(
+                "zero3",
+                lambda: training_state_memory(ZERO2_PARAMS, dp=ZERO2_DP, zero_stage=3).total_gib,
+                Text(
+                    zh="这是连参数也切分后的结果，即 ZeRO-3。ZeRO-2 每个 rank 仍保存一整份 fp16 参数。",
+                    en="That is the result with the parameters sharded too, i.e. ZeRO-3. Under ZeRO-2 every rank "
+                    "still holds a whole copy of the fp16 parameters.",
+                ),
+            ),
+            mistake(
+                "no_sharding",
+                lambda: training_state_memory(ZERO2_PARAMS, dp=ZERO2_DP, zero_stage=0).total_gib,
+                Text(
+                    zh="这是完全不切分（纯数据并行）的模型状态：ZeRO-2 把梯度和优化器状态分给 N_d 个 rank。",
+                    en="That is the model state with nothing sharded (plain data parallelism): ZeRO-2 divides the "
+                    "gradients and the optimizer state among the N_d ranks.",
+                ),
+            ),
+            degree_left_out("DP", ZERO2_DP),
+        ),
     ),
     replace=True,
 )
@@ -131,9 +154,10 @@ HEADROOM_GIB = register(
         id="q1.headroom_gib",
         lesson=1,
         prompt=Text(
-            zh="同一配置改用 ZeRO-3，放到种子案例的 24 GiB 设备上。build_resource_ledger 给出的余量 "
+            zh="同一配置改用 ZeRO-3，放到课程第一个例子里的 24 GiB 设备上。build_resource_ledger 给出的余量 "
             "headroom_gib 是多少（负数表示缺口）？",
-            en="The same configuration with ZeRO-3, on the seed's 24 GiB device. What headroom_gib does "
+            en="The same configuration with ZeRO-3, on the course's first example device of 24 GiB. What "
+            "headroom_gib does "
             "build_resource_ledger report (negative means a shortfall)?",
         ),
         expected=_headroom_gib,
@@ -148,6 +172,25 @@ HEADROOM_GIB = register(
             zh=f"余量 {gib:.2f} GiB：ZeRO-3 之后激活成了最大的一项，下一步该看重计算或微批次，而不是更多 DP。",
             en=f"Headroom {gib:.2f} GiB: after ZeRO-3 the activations are the largest item, so look at "
             "recomputation or the micro-batch next, not at more DP.",
+        ),
+        slips=(
+            mistake(
+                "no_reserve",
+                lambda: _headroom_gib() + RESERVE_GIB,
+                Text(
+                    zh="账本里漏了 2 GiB 的运行时预留（CUDA 上下文、通信缓冲区、碎片）。",
+                    en="The ledger is missing the 2 GiB runtime reserve (CUDA context, communication buffers, "
+                    "fragmentation).",
+                ),
+            ),
+            mistake(
+                "sign",
+                lambda: -_headroom_gib(),
+                Text(
+                    zh="符号反了：余量 = 设备显存 - 合计，放不下时是负数。",
+                    en="The sign is flipped: headroom = device memory - total, negative when it does not fit.",
+                ),
+            ),
         ),
     ),
     replace=True,

@@ -1,4 +1,5 @@
-"""Exercises of lesson 2 (Q2 communication): the crossover payload, a latency-bound ledger, a ring all-reduce.
+"""Exercises of lesson 2 (communication, question Q2 of the course): the crossover payload, a
+latency-bound ledger, a ring all-reduce.
 
 Every expected answer is computed with :mod:`coursekit.communication`; the
 inputs below are the exercises' givens.
@@ -23,14 +24,14 @@ from ..communication import (
 )
 from ..i18n import Text
 from ..units import GIB_BYTES, MS_PER_S, US_PER_S, mib_to_bytes
-from . import Exercise, register
+from . import DIRECTION, GIB_VS_GB, SECONDS_VS_MS, Exercise, mistake, register
 
 #: q2.crossover_mib: a link with 10 µs per call and 25 GiB/s (unidirectional).
 CROSSOVER_LATENCY_US: float = 10.0
 CROSSOVER_BANDWIDTH_GIB_S: float = 25.0
 
-#: q2.latency_bound: two ledgers on the seed's link (100 GiB/s, 5 µs per call).
-#: A is the seed's low-frequency ledger; B sends 64 KiB 512 times.
+#: q2.latency_bound: two ledgers on the course's example link (100 GiB/s, 5 µs per call).
+#: A is lesson 2's low-frequency ledger; B sends 64 KiB 512 times.
 LINK_BANDWIDTH_GIB_S: float = 100.0
 LINK_LATENCY_US: float = 5.0
 LEDGER_A: tuple[float, int] = (256.0, 1)
@@ -117,6 +118,7 @@ CROSSOVER_MIB = register(
             zh=f"10e-6 s × 25 GiB/s = {mib:.3g} MiB。比它小的载荷由时延主导，比它大的由带宽主导。",
             en=f"10e-6 s × 25 GiB/s = {mib:.3g} MiB. Smaller payloads are latency-bound, larger ones bandwidth-bound.",
         ),
+        slips=(GIB_VS_GB, DIRECTION, SECONDS_VS_MS),
     ),
     replace=True,
 )
@@ -170,6 +172,20 @@ ALLREDUCE_MS = register(
             zh=f"2·7/8 × 0.25 GiB / 100 GiB/s + 14 × 5 µs = {ms:.3f} ms：传输项占了绝大部分。",
             en=f"2·7/8 × 0.25 GiB / 100 GiB/s + 14 × 5 µs = {ms:.3f} ms: the transfer term is nearly all of it.",
         ),
+        slips=(
+            SECONDS_VS_MS,
+            DIRECTION,
+            GIB_VS_GB,
+            mistake(
+                "no_latency",
+                lambda: _allreduce_ms() - 2 * (ALLREDUCE_RANKS - 1) * LINK_LATENCY_US / US_PER_S * MS_PER_S,
+                Text(
+                    zh="传输项对了，但漏了时延项：环形全归约有 2(n-1) 步，每步都要付一次时延。",
+                    en="The transfer term is right, but the latency term is missing: a ring all-reduce takes "
+                    "2(n-1) steps and pays the latency at each.",
+                ),
+            ),
+        ),
     ),
     replace=True,
 )
@@ -195,6 +211,26 @@ TP_CALLS = register(
             zh=f"4 × 36 × 8 = {calls} 次：对比数据并行每步 1 次梯度全归约，这就是“高频”。",
             en=f"4 × 36 × 8 = {calls} calls: against data parallelism's one gradient all-reduce per step, "
             'this is what "frequent" means.',
+        ),
+        slips=(
+            mistake(
+                "forward_only",
+                lambda: _tp_calls() // 2,
+                Text(
+                    zh="你只数了前向：反向传播在每层同样需要 2 次 all-reduce（输入梯度的归约）。",
+                    en="You counted the forward pass only: the backward pass needs 2 all-reduces per layer as well "
+                    "(reducing the input gradients).",
+                ),
+            ),
+            mistake(
+                "one_micro_batch",
+                lambda: _tp_calls() // TP_MICRO_BATCHES,
+                Text(
+                    zh="这是一个微批次的次数：每步有 8 个微批次，每个都要走一遍前向和反向。",
+                    en="That is the count for one micro-batch: a step runs 8 micro-batches, each with its own "
+                    "forward and backward pass.",
+                ),
+            ),
         ),
     ),
     replace=True,

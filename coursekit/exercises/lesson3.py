@@ -1,4 +1,5 @@
-"""Exercises of lesson 3 (Q3 gates): which gate rejects, who is accepted, which degrees a batch admits.
+"""Exercises of lesson 3 (gates, question Q3 of the course): which gate rejects, who is accepted, which
+degrees a batch admits.
 
 Every expected answer is computed with :mod:`coursekit.gates` from the inputs
 named below (module constants, so the notebook and the instructor guide quote
@@ -30,16 +31,16 @@ from ..gates import (
     evaluate_candidates,
 )
 from ..i18n import Text
-from . import Exercise, register
+from . import Exercise, Slip, member_left_out, register
 
-#: Every candidate of lesson 3: the seed's four and the course's PP, CP and Replica.
+#: Every candidate of lesson 3: the first example's four and the course's PP, CP and Replica.
 LESSON_CANDIDATES: tuple[Candidate, ...] = (*SEED_CANDIDATES, *COURSE_CANDIDATES)
 
-#: q3.first_gate: the seed's environment, but TP's group can only be placed across nodes.
+#: q3.first_gate: the course's example environment, but TP's group can only be placed across nodes.
 FIRST_GATE_CANDIDATE: str = "TP"
 FIRST_GATE_ENVIRONMENT: Environment = replace(SEED_ENVIRONMENT, link_scope="cross_node")
 
-#: q3.accepted: serving a MoE model on the seed's 24 GiB devices with intra-node links, context not declared.
+#: q3.accepted: serving a MoE model on the example's 24 GiB devices with intra-node links, context not declared.
 SERVING_ENVIRONMENT: Environment = replace(SEED_ENVIRONMENT, mode="serving", model_kind="moe")
 
 #: q3.dp_degrees: a global batch of 64 sequences and a micro-batch of 4 per rank.
@@ -98,11 +99,11 @@ FIRST_GATE = register(
         id="q3.first_gate",
         lesson=3,
         prompt=Text(
-            zh="种子的环境（24 GiB、训练、稠密模型），但 TP 组只能放在跨节点的链路上（link_scope = 'cross_node'）。"
+            zh="本课的示例环境（24 GiB、训练、稠密模型），但 TP 组只能放在跨节点的链路上（link_scope = 'cross_node'）。"
             "第一个拒绝 TP 的门槛是哪个？用门槛代码作答，如 'memory'。",
-            en="The seed's environment (24 GiB, training, dense model), but the TP group can only be placed on "
-            "cross-node links (link_scope = 'cross_node'). Which gate rejects TP first? Answer with the gate's code, "
-            "e.g. 'memory'.",
+            en="The lesson's example environment (24 GiB, training, dense model), but the TP group can only be placed "
+            "on cross-node links (link_scope = 'cross_node'). Which gate rejects TP first? Answer with the gate's "
+            "code, e.g. 'memory'.",
         ),
         expected=first_gate,
         kind="choice",
@@ -138,14 +139,47 @@ ACCEPTED = register(
         choices=_NAMES,
         normalize=_candidate_name,
         hint=Text(
-            zh="逐个候选看它声明的模式 (modes)、结构 (model_kinds) 和是否切分上下文；环境没有声明上下文长度时，"
-            "上下文门槛怎样处理切分上下文的候选？",
-            en="For each candidate check its declared modes, model kinds and whether it splits the context; what does "
-            "the context gate do with a context-splitting candidate when no context length is declared?",
+            zh="逐个候选过一遍六道门槛：它声明的模式 (modes) 是否包含服务，结构 (model_kinds) 是否包含 MoE，"
+            "需要的链路域是否满足，是否切分上下文。",
+            en="Take each candidate through the six gates: do its declared modes include serving, its model kinds "
+            "MoE, is its link scope met, does it split the context?",
         ),
         why=lambda names: Text(
             zh=f"{sorted(names)}：DP 和 ZeRO-3 只声明了训练；CP 没有证据表明需要切分上下文；EP 在 MoE 上可用。",
             en=f"{sorted(names)}: DP and ZeRO-3 declare training only; nothing shows CP is needed; EP applies to MoE.",
+        ),
+        slips=(
+            member_left_out(
+                "PP",
+                Text(
+                    zh="再看 PP 的候选页：它声明的模式 (modes) 包括哪些？流水线也能把服务的模型按层分到多张卡上。",
+                    en="Look at PP's candidate page again: which modes does it declare? A pipeline can also split a "
+                    "served model's layers over several cards.",
+                ),
+            ),
+            member_left_out(
+                "EP",
+                Text(
+                    zh="再看 EP：它要求的结构 (model_kinds) 是什么？这次的模型是 MoE。",
+                    en="Look at EP again: which model kinds does it require? This time the model is a MoE.",
+                ),
+            ),
+            member_left_out(
+                "Replica",
+                Text(
+                    zh="再看服务副本 (Replica)：它正是为服务模式准备的候选。",
+                    en="Look at the serving replica again: it is the candidate made for serving.",
+                ),
+            ),
+            Slip(
+                "context_gate",
+                Text(
+                    zh="CP 被上下文门槛拒绝：环境没有声明上下文长度时，没有证据表明需要切分上下文。",
+                    en="CP is rejected by the context gate: with no context length declared, nothing shows the "
+                    "context must be split.",
+                ),
+                matches=lambda answer, expected: isinstance(answer, frozenset) and answer == expected | {"CP"},
+            ),
         ),
     ),
     replace=True,

@@ -1,10 +1,11 @@
-"""Exercises of lesson 4 (Q4 composition and risk): rank counts two ways, rank groups, groups on nodes.
+"""Exercises of lesson 4 (composition and risk, question Q4 of the course): rank counts two ways, rank
+groups, groups on nodes.
 
 Every expected answer is computed with :mod:`coursekit.composition` from the
 inputs named below.
 
 >>> from coursekit.exercises import get_exercise
->>> get_exercise("q4.seed_ranks").expected_value(), get_exercise("q4.engine_ranks").expected_value()
+>>> get_exercise("q4.naive_ranks").expected_value(), get_exercise("q4.engine_ranks").expected_value()
 (64, 16)
 >>> get_exercise("q4.dp_group").expected_value()
 [5, 7]
@@ -16,9 +17,9 @@ from __future__ import annotations
 
 from ..composition import compare_ep_rules, rank_groups, topology_report
 from ..i18n import Text
-from . import Exercise, register
+from . import Exercise, mistake, register
 
-#: q4.seed_ranks / q4.engine_ranks: a MoE plan with context parallelism; EP = 4 folds into DP·CP = 4.
+#: q4.naive_ranks / q4.engine_ranks: a MoE plan with context parallelism; EP = 4 folds into DP·CP = 4.
 EP_PLAN: dict[str, int] = {"TP": 2, "CP": 2, "PP": 2, "DP": 2, "EP": 4}
 
 #: q4.dp_group: Megatron-Core's reference layout (16 GPUs, TP = 2, PP = 4, so DP = 2), default order.
@@ -31,9 +32,13 @@ CROSS_GPUS_PER_NODE: int = 8
 CROSS_ORDER: str = "DP-TP-PP"
 
 
-def seed_ranks() -> int:
-    """q4.seed_ranks: ranks of :data:`EP_PLAN` by the seed's rule (every degree multiplies)."""
+def naive_ranks() -> int:
+    """q4.naive_ranks: ranks of :data:`EP_PLAN` by the naive rule (every degree multiplies)."""
     return compare_ep_rules(EP_PLAN).seed_required_ranks
+
+
+#: Former name, kept importable.
+seed_ranks = naive_ranks
 
 
 def engine_ranks() -> int:
@@ -74,25 +79,36 @@ def _crosses_why(crosses: bool) -> Text:
     )
 
 
-SEED_RANKS = register(
+NAIVE_RANKS = register(
     Exercise(
-        id="q4.seed_ranks",
+        id="q4.naive_ranks",
         lesson=4,
         prompt=Text(
-            zh="MoE 方案 {'TP': 2, 'CP': 2, 'PP': 2, 'DP': 2, 'EP': 4}。按种子的规则（所有并行度相乘），"
+            zh="MoE 方案 {'TP': 2, 'CP': 2, 'PP': 2, 'DP': 2, 'EP': 4}。按朴素的规则（所有并行度相乘），"
             "它需要多少个 rank？",
-            en="MoE plan {'TP': 2, 'CP': 2, 'PP': 2, 'DP': 2, 'EP': 4}. By the seed's rule (every degree multiplies), "
+            en="MoE plan {'TP': 2, 'CP': 2, 'PP': 2, 'DP': 2, 'EP': 4}. By the naive rule (every degree multiplies), "
             "how many ranks does it need?",
         ),
-        expected=seed_ranks,
+        expected=naive_ranks,
         kind="exact",
         hint=Text(
-            zh="种子的 validate_parallel_composition 把 degrees 里的每个值都乘起来。",
-            en="The seed's validate_parallel_composition multiplies every value in degrees.",
+            zh="朴素的检查（validate_parallel_composition）把 degrees 里的每个值都乘起来。",
+            en="The naive check (validate_parallel_composition) multiplies every value in degrees.",
         ),
         why=lambda n: Text(
             zh=f"{' × '.join(map(str, EP_PLAN.values()))} = {n}。",
             en=f"{' × '.join(map(str, EP_PLAN.values()))} = {n}.",
+        ),
+        slips=(
+            mistake(
+                "engine_rule",
+                engine_ranks,
+                Text(
+                    zh="这是引擎 (Megatron-Core) 的算法，EP 不另外占 rank；这里问的是把每个并行度都乘起来的朴素规则。",
+                    en="That is the engine's count (Megatron-Core), where EP adds no ranks; the question asks for "
+                    "the naive rule that multiplies every degree.",
+                ),
+            ),
         ),
     ),
     replace=True,
@@ -114,6 +130,17 @@ ENGINE_RANKS = register(
             en="The engine's world size is TP·CP·DP·PP; the expert layers regroup the same ranks, so EP adds none.",
         ),
         why=_engine_why,
+        slips=(
+            mistake(
+                "ep_multiplied",
+                naive_ranks,
+                Text(
+                    zh="你把 EP 也乘了进去：在引擎里，专家层在同一批 rank 上重新分组，EP 取自 DP·CP，不另外占 rank。",
+                    en="You multiplied EP in as well: in the engine the expert layers regroup the same ranks, and EP "
+                    "is carved out of DP·CP, adding no ranks.",
+                ),
+            ),
+        ),
     ),
     replace=True,
 )
@@ -138,6 +165,18 @@ DP_GROUP = register(
         why=lambda group: Text(
             zh=f"{group}：两者的 TP 位置相同、流水线阶段相同，只有 DP 坐标不同。",
             en=f"{group}: same TP position, same pipeline stage; only the DP coordinate differs.",
+        ),
+        slips=(
+            mistake(
+                "tp_group",
+                lambda: next(group for group in rank_groups(REFERENCE_DEGREES)["TP"] if DP_GROUP_RANK in group),
+                Text(
+                    zh="这是 rank 5 的张量并行 (TP) 组：TP 变化最快，相邻的 rank 属于同一个 TP 组，"
+                    "而不是同一个 DP 组。",
+                    en="That is rank 5's tensor-parallel (TP) group: TP varies fastest, so neighbouring ranks share "
+                    "a TP group, not a DP group.",
+                ),
+            ),
         ),
     ),
     replace=True,

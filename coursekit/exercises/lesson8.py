@@ -17,7 +17,7 @@ from ..i18n import Text
 from ..lab.fit import AlphaBetaFit, crossover_bytes
 from ..lab.memory import STRATEGIES, TinyTransformerConfig, expected_adjustments, ledger_for, parameter_layout
 from ..units import GIB_BYTES, KIB_BYTES, MIB_BYTES, MS_PER_S, US_PER_S
-from . import Exercise, register
+from . import DIRECTION, GIB_VS_GB, Exercise, mistake, register
 
 #: Exercise lab.busbw_gib_s: an nccl-tests all_gather of S = 256 MiB over 8 ranks that takes 4 ms.
 BUSBW_PAYLOAD_BYTES: int = 256 * MIB_BYTES
@@ -93,6 +93,18 @@ BUSBW = register(
             f"{_algbw_gib_s():g} GiB/s; times {BUSBW_RANKS - 1}/{BUSBW_RANKS} gives {busbw:.2f} GiB/s: "
             "each rank moves only (n-1)/n of the buffer.",
         ),
+        slips=(
+            GIB_VS_GB,
+            mistake(
+                "algbw",
+                _algbw_gib_s,
+                Text(
+                    zh="这是算法带宽 algbw = S / t；nccl-tests 报告的 busbw 还要乘以该集合通信的总线因子。",
+                    en="That is the algorithm bandwidth algbw = S / t; the busbw nccl-tests reports is multiplied by "
+                    "the collective's bus factor.",
+                ),
+            ),
+        ),
     ),
     replace=True,
 )
@@ -119,6 +131,7 @@ CROSSOVER = register(
             en=f"S* = 2 × {CROSSOVER_ALPHA_S * US_PER_S:g} µs × 2**30 B/s / 1 = {s:,.0f} bytes "
             f"(about {s / KIB_BYTES:.0f} KiB); smaller payloads are latency-bound.",
         ),
+        slips=(GIB_VS_GB, DIRECTION),
     ),
     replace=True,
 )

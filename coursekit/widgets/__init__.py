@@ -6,7 +6,14 @@ fills in four methods:
 * ``setup(fig)`` creates the axes and artists of the figure, once;
 * ``compute(**values)`` calls coursekit with the control values (pure);
 * ``draw(result)`` updates those artists in place (``set_data``, ``set_height``, ``set_text``);
-* ``describe(result)`` returns the verdict as a short HTML string.
+* ``describe(result)`` returns the verdict as a short HTML string;
+* optionally ``verdict_level(result)``: ``"pass"``, ``"warning"``, ``"fail"`` or
+  ``"info"`` (the default, for a widget that only shows numbers).
+
+The message box shows the level twice, so colour is never the only signal: a
+coloured border (green pass, amber warning, red fail, grey info; amber for
+inputs that cannot be computed) and the level in words before the verdict
+("通过" / "Pass", "警告" / "Warning", "不通过" / "Fail").
 
 The base class wires the controls, runs :meth:`LessonWidget.update` on every
 change, and turns a ``TypeError`` / ``ValueError`` from ``compute`` into a
@@ -37,8 +44,8 @@ and keeps its artists instead of clearing and rebuilding them.
 ...     def describe(self, result):
 ...         return f"x² = {result}"
 >>> w = Square({"x": slider("demo_doc.x", value=3, min=-5, max=5, step=1)})
->>> w.status, w.message
-('ok', 'x² = 9')
+>>> w.status, w.verdict, w.message
+('ok', 'info', 'x² = 9')
 >>> w.controls["x"].value = -2
 >>> w.status, w.result
 ('invalid', None)
@@ -77,16 +84,22 @@ from ..plotting import (
     plot_language,
 )
 
-__all__ = ["LessonWidget", "checkbox", "dropdown", "number", "slider"]
+__all__ = ["LEVELS", "LessonWidget", "checkbox", "dropdown", "number", "slider"]
 
 _log = logging.getLogger(__name__)
 _log.addHandler(logging.NullHandler())  # never print a traceback into the learner's notebook
 
 R = TypeVar("R")
 
-#: CSS of the message box, by status.
+#: The verdict levels a widget may report (:meth:`LessonWidget.verdict_level`).
+LEVELS: tuple[str, ...] = ("pass", "warning", "fail", "info")
+
+#: CSS of the message box, by level (plus "invalid": inputs that cannot be computed).
 _MESSAGE_STYLE: dict[str, str] = {
-    "ok": "border-left:4px solid #2e7d32;background:#edf7ed;padding:4px 8px;margin:4px 0;",
+    "pass": "border-left:4px solid #2e7d32;background:#edf7ed;padding:4px 8px;margin:4px 0;",
+    "warning": "border-left:4px solid #b26a00;background:#fff4e5;padding:4px 8px;margin:4px 0;",
+    "fail": "border-left:4px solid #c62828;background:#fdecea;padding:4px 8px;margin:4px 0;",
+    "info": "border-left:4px solid #607d8b;background:#f3f6f8;padding:4px 8px;margin:4px 0;",
     "invalid": "border-left:4px solid #ed6c02;background:#fff4e5;padding:4px 8px;margin:4px 0;",
 }
 
@@ -111,6 +124,11 @@ register(
             "zh": "输入无效，见上方说明",
             "en": "Invalid input: see the message above",
         },
+        "widgets.level.pass": {"zh": "通过", "en": "Pass"},
+        "widgets.level.warning": {"zh": "警告", "en": "Warning"},
+        "widgets.level.fail": {"zh": "不通过", "en": "Fail"},
+        "widgets.level.invalid": {"zh": "输入无效", "en": "Invalid input"},
+        "widgets.level.separator": {"zh": "：", "en": ": "},
     }
 )
 
@@ -124,6 +142,7 @@ class LessonWidget(abc.ABC, Generic[R]):
       ``compute`` receives their values as keyword arguments of the same names;
     * ``result``: what ``compute`` returned for the current values, or None when they are invalid;
     * ``status``: ``"ok"`` or ``"invalid"``;
+    * ``verdict``: the level of the current verdict (:data:`LEVELS`), or ``"invalid"``;
     * ``message``: the verdict HTML from ``describe`` when ok, else the localized error text;
     * ``figure``: the matplotlib figure, created once; ``image``: its PNG as an ``ipywidgets.Image``;
     * ``message_html``: the ``ipywidgets.HTML`` showing ``message``;
@@ -143,6 +162,7 @@ class LessonWidget(abc.ABC, Generic[R]):
         self.controls: dict[str, ipywidgets.ValueWidget] = dict(controls)
         self.result: R | None = None
         self.status: str = "ok"
+        self.verdict: str = "info"
         self.message: str = ""
         self.last_error: BaseException | None = None
         self.render_count: int = 0
@@ -256,6 +276,9 @@ class LessonWidget(abc.ABC, Generic[R]):
                 with self._course_fonts():
                     self.draw(result)
                 verdict = self.describe(result)
+                level = self.verdict_level(result)
+                if level not in LEVELS:
+                    raise ValueError(f"verdict_level() returned {level!r}; must be one of {', '.join(LEVELS)}")
             except Exception as exc:
                 _log.error("%s.draw/describe failed for %r", type(self).__name__, values, exc_info=True)
                 self._show_invalid(exc, tr("widgets.unexpected", error=f"{type(exc).__name__}: {exc}"))
@@ -263,7 +286,8 @@ class LessonWidget(abc.ABC, Generic[R]):
                 self.result = result
                 self.status = "ok"
                 self.message = verdict
-                self.message_html.value = f'<div class="coursekit-ok" style="{_MESSAGE_STYLE["ok"]}">{verdict}</div>'
+                self.verdict = level
+                self.message_html.value = _message_box(level, verdict)
                 self._veil.set_visible(False)
                 self._veil_text.set_visible(False)
         self._render(values)
@@ -272,10 +296,9 @@ class LessonWidget(abc.ABC, Generic[R]):
         self.last_error = exc
         self.result = None
         self.status = "invalid"
+        self.verdict = "invalid"
         self.message = message
-        self.message_html.value = (
-            f'<div class="coursekit-invalid" style="{_MESSAGE_STYLE["invalid"]}">⚠ {html.escape(message)}</div>'
-        )
+        self.message_html.value = _message_box("invalid", html.escape(message), word=False)
         self._veil.set_visible(True)
         self._veil_text.set_text(tr("widgets.veil_invalid", lang=plot_language()))
         self._veil_text.set_visible(True)
@@ -298,6 +321,14 @@ class LessonWidget(abc.ABC, Generic[R]):
         self.render_count += 1
         self._rendered_key = key
 
+    def verdict_level(self, result: R) -> str:
+        """The level of the verdict on ``result``: ``"pass"``, ``"warning"``, ``"fail"`` or ``"info"``.
+
+        The default, ``"info"``, suits a widget that only shows numbers; a widget
+        whose verdict can pass or fail overrides it.
+        """
+        return "info"
+
     def redraw(self) -> None:
         """Force a recompute and a new PNG (e.g. after ``set_language``)."""
         self._rendered_key = None
@@ -312,6 +343,17 @@ class LessonWidget(abc.ABC, Generic[R]):
         from IPython.display import display
 
         display(self.view)  # type: ignore[no-untyped-call]
+
+
+def _message_box(level: str, body_html: str, *, word: bool = True) -> str:
+    """The message box: a border coloured by ``level`` and, except for info, the level in words first."""
+    prefix = ""
+    if word and level != "info":
+        prefix = f"<b>{html.escape(tr('widgets.level.' + level) + tr('widgets.level.separator'))}</b>"
+    return (
+        f'<div class="coursekit-{"invalid" if level == "invalid" else "ok"} coursekit-{level}" '
+        f'style="{_MESSAGE_STYLE[level]}">{prefix}{body_html}</div>'
+    )
 
 
 def _label(key: str) -> str:

@@ -10,10 +10,11 @@ configuration plus its breakdown.
 How a rank's memory is counted (all by coursekit):
 
 * model states: :func:`coursekit.capacity.training_state_memory` of the shape's
-  parameter count (:func:`coursekit.shapes.transformer_params`) — even TP / PP
-  split, ZeRO over ``dp``;
+  parameter count (:func:`coursekit.shapes.transformer_params`) — even TP
+  split, ZeRO over ``dp``; with PP, the share of the heaviest stage
+  (``ceil(layers / pp)`` layers, parameters spread with the layers);
 * activations: :func:`coursekit.capacity.activation_memory_breakdown` for the
-  ``layers / pp`` layers of one stage, times the micro-batches the first 1F1B
+  ``ceil(layers / pp)`` layers of the heaviest stage, times the micro-batches the first 1F1B
   stage keeps in flight (:func:`coursekit.pipeline.warmup_microbatches` + 1 = pp,
   assuming at least ``pp`` micro-batches per step);
 * the runtime reserve as given; :func:`coursekit.capacity.build_resource_ledger`
@@ -26,19 +27,30 @@ How a rank's memory is counted (all by coursekit):
 >>> w.controls["zero_stage"].value = 1
 >>> w.result.ledger.fits_one_device, w.result.smallest_fitting_stage
 (True, 1)
+>>> w.verdict
+'pass'
+
+PP must not exceed the layers (an error), and a PP that does not divide the
+layers is a warning, as the PP rule of :func:`coursekit.gates.check_pp_degree`
+says: the ledger is then the heaviest stage's.
+
+>>> w.controls["pp"].value = 8  # 36 layers: stages of 4 and 5 layers
+>>> w.status, w.verdict, w.result.stage_layers
+('ok', 'warning', 5)
 
 Taught in: lesson 1 (Q1 capacity).
 """
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import ipywidgets
 from matplotlib.figure import Figure
 
-from .._validate import check_choice, check_divides, check_int, check_number
+from .._validate import check_choice, check_int, check_number
 from ..capacity import (
     PRECISION_RECIPES,
     ActivationMemory,
@@ -48,7 +60,8 @@ from ..capacity import (
     build_resource_ledger,
     training_state_memory,
 )
-from ..i18n import Text, register, tr
+from ..gates import WARNING_CODES, check_pp_degree
+from ..i18n import Reason, Text, register, tr
 from ..pipeline import warmup_microbatches
 from ..plotting import cache_drawing, label
 from ..shapes import MODEL_SHAPES, ModelShape, model_shape
@@ -102,7 +115,7 @@ ZERO_STAGES: tuple[int, ...] = (0, 1, 2, 3)
 DEFAULT_RUNTIME_RESERVE_GIB: float = 2.0
 #: Device memory sizes offered, GiB; 24 is the seed's device.
 DEVICE_MEMORY_CHOICES_GIB: tuple[float, ...] = (16.0, 24.0, 32.0, 40.0, 48.0, 80.0, 96.0, 128.0)
-#: Parallel degrees offered (some are deliberately invalid for some shapes, e.g. PP = 8 with 36 layers).
+#: Parallel degrees offered (some split some shapes unevenly, e.g. PP = 8 with 36 layers: a warning).
 _DP_CHOICES: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 128)
 _TP_CHOICES: tuple[int, ...] = (1, 2, 4, 8, 16)
 _PP_CHOICES: tuple[int, ...] = (1, 2, 3, 4, 6, 8)
@@ -119,6 +132,8 @@ _STAGE_LABELS: dict[int, Text] = {
     2: Text(zh="2（再切分梯度）", en="2 (+ gradients sharded)"),
     3: Text(zh="3（再切分参数，类 FSDP FULL_SHARD）", en="3 (+ parameters sharded, like FSDP FULL_SHARD)"),
 }
+#: Words after each bar's total (no check-mark glyphs: they need a font that has them).
+_FIT_LABELS: dict[bool, Text] = {True: Text(zh="放得下", en="fits"), False: Text(zh="放不下", en="does not fit")}
 _COMPONENTS: tuple[tuple[str, Text, str], ...] = (
     ("params", Text(zh="参数", en="parameters"), "#4c72b0"),
     ("grads", Text(zh="梯度", en="gradients"), "#55a868"),
@@ -136,7 +151,9 @@ class CapacityView:
     holds the ledger of every stage in :data:`ZERO_STAGES` (same other inputs)
     and ``stage_segments_gib`` their five components (parameters, gradients,
     optimizer state, activations, reserve) in GiB. ``activation_gib`` is
-    ``activations.total_gib * in_flight``.
+    ``activations.total_gib * in_flight``. ``stage_layers`` is the number of
+    layers of the heaviest pipeline stage, and ``warnings`` the PP rule's
+    warning when the layers do not split evenly (the ledger is then the heaviest stage's).
     """
 
     shape: ModelShape
@@ -148,6 +165,8 @@ class CapacityView:
     ledger: ResourceLedger
     stage_ledgers: tuple[ResourceLedger, ...]
     stage_segments_gib: tuple[tuple[float, ...], ...]
+    stage_layers: int = 0
+    warnings: tuple[Reason, ...] = ()
 
     @property
     def segments_gib(self) -> tuple[float, ...]:
@@ -271,7 +290,13 @@ class CapacityWidget(LessonWidget[CapacityView]):
         dp = check_int("dp", values["dp"], ge=1)
         tp = check_int("tp", values["tp"], ge=1)
         pp = check_int("pp", values["pp"], ge=1)
-        check_divides("pp", pp, "layers", shape.layers)
+        pp_reason = check_pp_degree(pp, shape.layers)
+        if pp_reason is not None and pp_reason.code not in WARNING_CODES:
+            raise ValueError(pp_reason.message)
+        stage_layers = -(-shape.layers // pp)  # the heaviest stage when the split is uneven
+        # Parameters spread with the layers: the heaviest stage holds stage_layers / layers of them,
+        # which training_state_memory(..., pp=pp) gets from this count divided by pp.
+        stage_params = shape.num_params * stage_layers * pp / shape.layers
         reserve = check_number("reserve_gib", values["reserve_gib"], ge=0)
         device = check_number("device_gib", values["device_gib"], gt=0)
         activations = activation_memory_breakdown(
@@ -279,7 +304,7 @@ class CapacityWidget(LessonWidget[CapacityView]):
             micro_batch=values["micro_batch"],
             hidden=shape.hidden,
             heads=shape.heads,
-            layers=shape.layers // pp,
+            layers=stage_layers,
             tp=tp,
             recompute=values["recompute"],
         )
@@ -287,7 +312,7 @@ class CapacityWidget(LessonWidget[CapacityView]):
         in_flight = warmup_microbatches(pp, pp, 0) + 1
         activation_gib = activations.total_gib * in_flight
         states = [
-            training_state_memory(shape.num_params, dp=dp, zero_stage=stage, tp=tp, pp=pp, recipe=recipe)
+            training_state_memory(stage_params, dp=dp, zero_stage=stage, tp=tp, pp=pp, recipe=recipe)
             for stage in ZERO_STAGES
         ]
         ledgers = tuple(build_resource_ledger(s.total_gib, activation_gib, reserve, device) for s in states)
@@ -303,6 +328,8 @@ class CapacityWidget(LessonWidget[CapacityView]):
             ledger=ledgers[index],
             stage_ledgers=ledgers,
             stage_segments_gib=segments,
+            stage_layers=stage_layers,
+            warnings=() if pp_reason is None else (pp_reason,),
         )
 
     def draw(self, result: CapacityView) -> None:
@@ -320,7 +347,7 @@ class CapacityWidget(LessonWidget[CapacityView]):
                 left += width
             text = self.value_texts[row]
             fits = result.stage_ledgers[row].fits_one_device
-            text.set_text(f"{left:.1f} GiB {'✓' if fits else '✗'}")
+            text.set_text(f"{left:.1f} GiB {label(_FIT_LABELS[fits])}")
             text.set_x(min(left, x_max * 0.82) + x_max * 0.01)
             text.set_color("#2e7d32" if fits else "#c62828")
             text.set_fontweight("bold" if row == chosen else "normal")
@@ -340,9 +367,16 @@ class CapacityWidget(LessonWidget[CapacityView]):
             activation_gib=result.activation_gib,
             in_flight=result.in_flight,
             reserve_gib=result.reserve_gib,
-            billions=state.num_params / 1e9,
+            billions=result.shape.num_params / 1e9,
             shard_billions=state.params_per_model_parallel_rank / 1e9,
         )
         stage = result.smallest_fitting_stage
         hint = tr("widgets.capacity.no_stage") if stage is None else tr("widgets.capacity.smallest_stage", stage=stage)
-        return f"<b>{verdict}</b><br>{breakdown}<br>{hint}"
+        warnings = "".join(f"<br><i>{html.escape(reason.message)}</i>" for reason in result.warnings)
+        return f"<b>{html.escape(verdict)}</b><br>{breakdown}<br>{hint}{warnings}"
+
+    def verdict_level(self, result: CapacityView) -> str:
+        """Fail when the chosen stage does not fit; a warning for an uneven pipeline split; else pass."""
+        if not result.ledger.fits_one_device:
+            return "fail"
+        return "warning" if result.warnings else "pass"

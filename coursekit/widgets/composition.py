@@ -127,17 +127,17 @@ register(
         "widgets.composition.colour_by": {"zh": "按哪个维度的组着色", "en": "colour by the groups of"},
         "widgets.composition.model_kind": {"zh": "模型结构", "en": "model structure"},
         "widgets.composition.counts": {
-            "zh": "种子规则（所有并行度相乘，EP 也算）：{seed} 个 rank；Megatron-Core 规则（EP 复用 DP·CP 的 rank）："
+            "zh": "朴素规则（所有并行度相乘，EP 也算）：{seed} 个 rank；Megatron-Core 规则（EP 复用 DP·CP 的 rank）："
             "{engine} 个 rank = {nodes} 个节点 × 每节点 {gpus_per_node} 张 GPU。",
-            "en": "Seed rule (every degree multiplies, EP included): {seed} ranks; Megatron-Core rule (EP reuses "
+            "en": "Naive rule (every degree multiplies, EP included): {seed} ranks; Megatron-Core rule (EP reuses "
             "the DP·CP ranks): {engine} ranks = {nodes} node(s) × {gpus_per_node} GPUs.",
         },
         "widgets.composition.counts_differ": {
-            "zh": "两种计数相差 {diff} 个 rank：种子把 EP 当作独立的一维；引擎让专家层在同一批 rank 上重新分组。",
-            "en": "The counts differ by {diff} ranks: the seed treats EP as a dimension of its own; the engine "
+            "zh": "两种计数相差 {diff} 个 rank：朴素规则把 EP 当作独立的一维；引擎让专家层在同一批 rank 上重新分组。",
+            "en": "The counts differ by {diff} ranks: the naive rule treats EP as a dimension of its own; the engine "
             "regroups the same ranks for the expert layers.",
         },
-        "widgets.composition.seed_issues": {"zh": "种子检查的问题：{issues}", "en": "Seed check issues: {issues}"},
+        "widgets.composition.seed_issues": {"zh": "朴素检查的问题：{issues}", "en": "Naive check issues: {issues}"},
         "widgets.composition.engine_issues": {"zh": "引擎检查的问题：{issues}", "en": "Engine check issues: {issues}"},
         "widgets.composition.topology": {"zh": "拓扑映射：{issues}", "en": "Topology mapping: {issues}"},
         "widgets.composition.none": {"zh": "无", "en": "none"},
@@ -385,3 +385,10 @@ class CompositionWidget(LessonWidget[CompositionView]):
                 html.escape(tr("widgets.composition.too_many", world=result.world_size, limit=MAX_DRAWN_RANKS))
             )
         return "<br>".join(parts)
+
+    def verdict_level(self, result: CompositionView) -> str:
+        """Fail when the engine's checks or the node mapping find a problem (e.g. a TP group crossing nodes);
+        a warning when only the naive count objects; else pass."""
+        if result.engine.issues or result.topology.reasons:
+            return "fail"
+        return "warning" if result.seed.issues else "pass"

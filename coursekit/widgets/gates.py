@@ -92,9 +92,11 @@ _NOT_DECLARED = Text(zh="未声明", en="not declared")
 _ACCEPTED_RGB = "#1b5e20"  # dark green
 _REJECTED_RGB = "#b71c1c"  # dark red
 _LEGEND = Text(
-    zh="✓ 通过全部门槛    ✗ 被拒绝    × 不通过    □ 第一道不通过的门槛    没有综合分",
-    en="✓ accepted    ✗ rejected    × fails    □ first failing gate    no blended score",
+    zh="绿色格：通过    红色格加叉：不通过    黑框：第一道不通过的门槛    没有综合分",
+    en="green cell: passes    red cell with a cross: fails    black frame: first failing gate    no blended score",
 )
+#: The verdict written after each candidate's name on the grid's rows (words, not check-mark glyphs).
+_ROW_VERDICT: dict[bool, Text] = {True: Text(zh="通过", en="accepted"), False: Text(zh="拒绝", en="rejected")}
 
 register(
     {
@@ -115,8 +117,8 @@ register(
         "widgets.gates.col_candidate": {"zh": "候选", "en": "candidate"},
         "widgets.gates.col_verdict": {"zh": "结论", "en": "verdict"},
         "widgets.gates.col_reasons": {"zh": "拒绝原因（按门槛顺序）", "en": "reasons (in gate order)"},
-        "widgets.gates.accepted": {"zh": "✓ 进入实测", "en": "✓ accepted"},
-        "widgets.gates.rejected": {"zh": "✗ 拒绝", "en": "✗ rejected"},
+        "widgets.gates.accepted": {"zh": "通过，进入实测", "en": "accepted: measure next"},
+        "widgets.gates.rejected": {"zh": "拒绝", "en": "rejected"},
         "widgets.gates.no_score": {
             "zh": "没有综合分：每个被拒绝的候选都写明是哪条规则、差多少；加粗的是第一道不通过的门槛。",
             "en": "No blended score: every rejection names the rule and the numbers; the first failing gate "
@@ -165,6 +167,17 @@ def gate_grid(environment: Environment, candidates: tuple[Candidate, ...] = WIDG
     return GateGrid(environment, reports, tuple(gate.code for gate in GATES), passed)
 
 
+def _not_declared_first(key: str, options: list[tuple[Text | str, int | None]]) -> Any:
+    """A dropdown whose first option, "not declared" (value ``None``), is selected and shown.
+
+    ipywidgets reads ``value=None`` as "nothing selected" and shows a blank box,
+    so the first option is selected by its index instead.
+    """
+    control = dropdown(key, options)
+    control.index = 0
+    return control
+
+
 class GatesWidget(LessonWidget[GateGrid]):
     """Environment controls -> the gate × candidate grid and the table of verdicts with reasons.
 
@@ -193,9 +206,9 @@ class GatesWidget(LessonWidget[GateGrid]):
                 "mode": dropdown("widgets.gates.mode", options(MODES), value=env.mode),
                 "model_kind": dropdown("widgets.gates.model_kind", options(MODEL_KINDS), value=env.model_kind),
                 "link_scope": dropdown("widgets.gates.link_scope", options(LINK_SCOPES), value=env.link_scope),
-                "context_len": dropdown("widgets.gates.context_len", tokens(CONTEXT_OPTIONS), value=None),
-                "max_context_per_device": dropdown(
-                    "widgets.gates.max_context_per_device", tokens(MAX_CONTEXT_OPTIONS), value=None
+                "context_len": _not_declared_first("widgets.gates.context_len", tokens(CONTEXT_OPTIONS)),
+                "max_context_per_device": _not_declared_first(
+                    "widgets.gates.max_context_per_device", tokens(MAX_CONTEXT_OPTIONS)
                 ),
             }
         )
@@ -206,7 +219,7 @@ class GatesWidget(LessonWidget[GateGrid]):
         rows, cols = len(WIDGET_CANDIDATES), len(GATES)
         # Fixed margins instead of constrained layout: one draw per PNG instead of two.
         fig.set_layout_engine(None)
-        fig.subplots_adjust(left=0.14, right=0.98, top=0.83, bottom=0.09)
+        fig.subplots_adjust(left=0.2, right=0.98, top=0.83, bottom=0.09)
         self.ax = fig.add_subplot()
         # One cell per (candidate, gate), row-major; a collection is cheaper to render than an image.
         self.cells = PolyCollection(
@@ -245,6 +258,10 @@ class GatesWidget(LessonWidget[GateGrid]):
         )
         return gate_grid(environment)
 
+    def verdict_level(self, result: GateGrid) -> str:
+        """Pass while at least one candidate passes every gate; fail when all are rejected."""
+        return "pass" if result.accepted else "fail"
+
     def draw(self, result: GateGrid) -> None:
         lang = plot_language()
         if lang != self._labels_lang:  # tick labels follow the figure language
@@ -256,8 +273,8 @@ class GatesWidget(LessonWidget[GateGrid]):
         self.fail_marks.set_offsets(np.column_stack([fail_cols, fail_rows]).astype(float).reshape(-1, 2))
         firsts = [(j, i) for i, j in enumerate(result.first_failure) if j is not None]
         self.first_marks.set_offsets(np.array(firsts, dtype=float).reshape(-1, 2))
-        # the verdict is the row label: ✓ / ✗ and its colour (cheaper to draw than extra texts)
-        self.ax.set_yticklabels([f"{'✓' if r.accepted else '✗'} {r.name}" for r in result.reports])
+        # the verdict is the row label: a word and its colour (cheaper to draw than extra texts)
+        self.ax.set_yticklabels([f"{r.name} {label(_ROW_VERDICT[r.accepted])}" for r in result.reports])
         for tick, report in zip(self.ax.get_yticklabels(), result.reports, strict=True):
             tick.set_color(_ACCEPTED_RGB if report.accepted else _REJECTED_RGB)
         self.legend.set_text(label(_LEGEND))

@@ -8,7 +8,7 @@
 # %% [markdown] lang="zh"
 # # 第 0 课：课程导引与前置知识
 #
-# [English version](../en/00_index.ipynb) · [术语表](../../docs/GLOSSARY.md)
+# [English version](../en/00_index.ipynb) · [术语表](glossary.ipynb) · 下一课：[第 1 课 容量约束](01_capacity.ipynb)
 #
 # > **时间：** 讲解 15 分钟，练习 10 分钟
 # >
@@ -20,12 +20,12 @@
 # > **目标：**
 # > - 说出单向带宽 (unidirectional bandwidth) 与双向带宽 (bidirectional bandwidth) 的区别，并估算一次环形全归约的传输下界。
 # > - 说出混合精度 Adam 每个参数的模型状态由哪几部分组成，以及零冗余优化器 (Zero Redundancy Optimizer, ZeRO) 三个阶段分别切分了什么。
-# > - 会使用填空单元格、`check(...)`、折叠的参考解答和学后填写区。
+# > - 会使用填空单元格、`check(...)`、折叠的参考解答、`show_solution(...)` 和学后填写区。
 
 # %% [markdown] lang="en"
 # # Lesson 0: Course index and prerequisites
 #
-# [中文版](../zh/00_index.ipynb) · [Glossary](../../docs/GLOSSARY.md)
+# [中文版](../zh/00_index.ipynb) · [Glossary](glossary.ipynb) · Next: [lesson 1, capacity](01_capacity.ipynb)
 #
 # > **Time:** teaching 15 min, exercises 10 min
 # >
@@ -37,7 +37,7 @@
 # > **Objectives:**
 # > - Tell unidirectional from bidirectional bandwidth, and estimate the transfer lower bound of a ring all-reduce.
 # > - Name the parts of the model states that mixed-precision Adam keeps per parameter, and what each stage of the Zero Redundancy Optimizer (ZeRO) shards.
-# > - Use a fill-in cell, `check(...)`, the folded worked solution and the notes area.
+# > - Use a fill-in cell, `check(...)`, the folded worked solution, `show_solution(...)` and the notes area.
 
 # %%
 import coursekit
@@ -46,7 +46,7 @@ coursekit.set_language("{{LANG}}")
 
 from IPython.display import Image, Markdown, display
 
-from coursekit.exercises import check
+from coursekit.exercises import check, show_solution, verify
 from coursekit.glossary import lookup
 from coursekit.i18n import Text
 from coursekit.plotting import figure_to_png, label, new_figure
@@ -94,12 +94,15 @@ from coursekit.units import GB_BYTES, MS_PER_S, bytes_to_gb, bytes_to_gib, gib_t
 # ## 前置知识 A：通信拓扑
 #
 # - **节点 (node)** 是一台服务器。节点内的 GPU 之间用 NVLink / NVSwitch 相连（节点内互连，intra-node interconnect）；
-#   节点之间经 InfiniBand 或 RoCE 以太网相连（节点间网络，inter-node network），每块 GPU 分到的带宽低得多。
-# - **单向带宽**是一条链路在一个方向上每秒传送的字节数；厂商标注 NVLink 时常用**双向带宽**（两个方向之和）。
-#   本课程中的带宽一律指**每条链路的单向带宽**：把双向数字直接代入传输时间，会把时间低估一半。
+#   节点之间经 InfiniBand 或 RoCE 以太网相连（跨节点网络，inter-node network），每块 GPU 分到的带宽低得多。
+# - **单向带宽**是一个方向上每秒传送的字节数；厂商标注 NVLink 时常用**双向带宽**（两个方向之和），而且是一块 GPU
+#   所有链路的总和：H100 的 900 GB/s 是 18 条 NVLink、两个方向加起来。本课程中的带宽一律指**每块 GPU 每个方向的带宽**
+#   （单向，H100 为 450 GB/s）：把双向数字直接代入传输时间，会把时间低估一半。
 # - **环形全归约 (ring all-reduce)**：n 个 rank 排成环，先做归约散射 (reduce-scatter) 再做全收集 (all-gather)，
 #   每个 rank 发送缓冲区大小的 2(n-1)/n。在忽略时延和计算重叠时，传输时间下界是
-#   $t \approx \dfrac{2(n-1)}{n}\cdot\dfrac{S}{B}$，其中 $S$ 是缓冲区字节数，$B$ 是单向带宽。
+#   $t \approx \dfrac{2(n-1)}{n}\cdot\dfrac{S}{B}$，其中 $S$ 是缓冲区字节数，$B$ 是每块 GPU 的单向带宽。
+#   这是**环形算法**的下界；NCCL 还会按消息大小和拓扑选用树形 (tree) 算法，或在 NVSwitch 上用交换机内归约的 NVLS，
+#   它们的时延项和传输项不同，课程的公式只描述环形算法。
 #
 # 下面的单元格用公开的硬件数字算一遍：同一份梯度，在节点内和跨节点做环形全归约各要多久。
 
@@ -108,12 +111,16 @@ from coursekit.units import GB_BYTES, MS_PER_S, bytes_to_gb, bytes_to_gib, gib_t
 #
 # - A **node** is one server. Its GPUs are joined by NVLink / NVSwitch (the intra-node interconnect); nodes are joined
 #   by InfiniBand or RoCE Ethernet (the inter-node network), which gives each GPU far less bandwidth.
-# - **Unidirectional bandwidth** is the bytes per second a link carries in one direction; vendors often quote NVLink as
-#   **bidirectional bandwidth** (both directions added). In this course bandwidth always means **unidirectional
-#   bandwidth per link**: putting a bidirectional figure into a transfer time underestimates the time by half.
+# - **Unidirectional bandwidth** is the bytes per second carried in one direction; vendors often quote NVLink as
+#   **bidirectional bandwidth** (both directions added), summed over all of a GPU's links: the H100's 900 GB/s is 18
+#   NVLinks, both directions. In this course bandwidth always means **per GPU, per direction** (unidirectional, 450
+#   GB/s on an H100): putting a bidirectional figure into a transfer time underestimates the time by half.
 # - **Ring all-reduce**: n ranks form a ring and run a reduce-scatter followed by an all-gather; each rank sends
 #   2(n-1)/n of the buffer. Ignoring latency and overlap with compute, the transfer time is at least
-#   $t \approx \dfrac{2(n-1)}{n}\cdot\dfrac{S}{B}$, with $S$ the buffer size in bytes and $B$ the unidirectional bandwidth.
+#   $t \approx \dfrac{2(n-1)}{n}\cdot\dfrac{S}{B}$, with $S$ the buffer size in bytes and $B$ the unidirectional bandwidth
+#   per GPU. That is the bound of the **ring algorithm**; depending on message size and topology NCCL also uses a tree
+#   algorithm, or NVLS (in-switch reduction on NVSwitch), whose latency and transfer terms differ; the course's formula
+#   describes the ring only.
 #
 # The next cell works this out with published hardware figures: the same gradients, all-reduced around a ring
 # inside one node and across nodes.
@@ -130,9 +137,14 @@ for link in (intra, cross):
         "all_reduce", payload_bytes=gradient_bytes, ranks=ranks,
         bandwidth_bytes_per_s=link.bandwidth_bytes_per_s, latency_s=0.0,
     )
-    print(f"{link.label.render():28s} {link.bandwidth_bytes_per_s / GB_BYTES:6.0f} GB/s one way -> ring all-reduce of "
-          f"{bytes_to_gb(gradient_bytes):.0f} GB over {ranks} ranks >= {seconds * MS_PER_S:6.1f} ms")
-print(f"ratio: {intra.bandwidth_bytes_per_s / cross.bandwidth_bytes_per_s:.0f}x")
+    gb_s, gb, ms = link.bandwidth_bytes_per_s / GB_BYTES, bytes_to_gb(gradient_bytes), seconds * MS_PER_S
+    print(Text(
+        zh=f"{link.label.render()}：单向 {gb_s:.0f} GB/s，{ranks} 个 rank 环形全归约 {gb:.0f} GB 梯度至少需要 {ms:.1f} ms",
+        en=f"{link.label.render()}: {gb_s:.0f} GB/s one way; a ring all-reduce of {gb:.0f} GB of gradients over "
+        f"{ranks} ranks takes at least {ms:.1f} ms",
+    ))
+ratio = intra.bandwidth_bytes_per_s / cross.bandwidth_bytes_per_s
+print(Text(zh=f"两种链路的带宽之比：{ratio:.0f} 倍", en=f"bandwidth ratio of the two links: {ratio:.0f}x"))
 
 # %% [markdown] lang="zh"
 # 同样的数据，跨节点要慢得多。这就是为什么通信频率高的策略（例如张量并行每层都要做集合通信）通常放在节点内，
@@ -181,10 +193,14 @@ per_device_bytes = {
     ).total_bytes
     for stage in range(4)
 }
-print(f"bytes per parameter: {recipe.param_bytes + recipe.grad_bytes + recipe.optimizer_bytes}; "
-      f"model: {params:.3g} parameters; N_d = {dp_ranks}")
+bytes_per_param = recipe.param_bytes + recipe.grad_bytes + recipe.optimizer_bytes
+print(Text(
+    zh=f"每个参数 {bytes_per_param:g} 字节；模型 {params / 1e9:g}B 参数；N_d = {dp_ranks}",
+    en=f"bytes per parameter: {bytes_per_param:g}; model: {params / 1e9:g}B parameters; N_d = {dp_ranks}",
+))
 for stage, num_bytes in per_device_bytes.items():
-    print(f"{stage:7s} {bytes_to_gb(num_bytes):7.2f} GB = {bytes_to_gib(num_bytes):7.2f} GiB per device")
+    gb, gib = bytes_to_gb(num_bytes), bytes_to_gib(num_bytes)
+    print(Text(zh=f"{stage:7s} 每设备 {gb:7.2f} GB = {gib:7.2f} GiB", en=f"{stage:7s} {gb:7.2f} GB = {gib:7.2f} GiB per device"))
 
 # ZeRO paper, Figure 1 (GB, one decimal): the same four numbers.
 ZERO_FIGURE_1_GB = [120.0, 31.4, 16.6, 1.9]
@@ -192,14 +208,14 @@ assert [round(bytes_to_gb(b), 1) for b in per_device_bytes.values()] == ZERO_FIG
 
 # %% [markdown] lang="zh"
 # 以 GB (10^9 字节) 计，这四个数字与 ZeRO 论文图 1 的 120 GB、31.4 GB、16.6 GB、1.9 GB 一致；
-# 以 GiB (2^30 字节) 计则小一些。下图把它们和种子案例里 24 GiB 的设备放在一起。
+# 以 GiB (2^30 字节) 计则小一些。下图把它们和第 1 课第一本账里 24 GiB 的设备放在一起。
 
 # %% [markdown] lang="en"
 # In GB (10^9 bytes) these four numbers match the 120 GB, 31.4 GB, 16.6 GB and 1.9 GB of Figure 1 of the ZeRO paper;
-# in GiB (2^30 bytes) they are smaller. The figure puts them next to the 24 GiB device of the course's first example.
+# in GiB (2^30 bytes) they are smaller. The figure puts them next to the 24 GiB device of lesson 1's first ledger.
 
 # %%
-device_gib = 24.0  # the device of the seed's Q1 example
+device_gib = 24.0  # the device of lesson 1's first ledger
 
 fig = new_figure(5.5, 2.8)
 ax = fig.add_subplot()
@@ -212,44 +228,75 @@ ax.set_title(label(Text(zh="7.5B 参数，N_d = 64", en="7.5B parameters, N_d = 
 Image(figure_to_png(fig))
 
 # %% [markdown] lang="zh"
+# ## 课程的四个问题
+#
+# 第 1 到第 4 课各回答一个问题，课程里用 Q1–Q4 简称它们（练习编号的前缀 `q1` 到 `q4` 也来自这里）：
+#
+# - **Q1 容量**：当前首先受显存、通信还是模型结构约束？
+# - **Q2 通信**：不同并行策略会引入什么通信成本？
+# - **Q3 筛选**：如何按约束（门槛）筛选并行策略？
+# - **Q4 组合**：选定策略后，如何检查组合方案的风险？
+#
 # ## 课程地图
 #
 # | 课 | 主题 | 要回答的问题 | 时间 |
 # | --- | --- | --- | --- |
-# | 0 | 课程导引（本页） | 学什么、怎么学 | 25 分钟 |
-# | [1](01_capacity.ipynb) | Q1 容量约束 (capacity) | 当前首先受显存、通信还是模型结构约束？ | 35 分钟 |
-# | [2](02_communication.ipynb) | Q2 通信成本 (communication) | 不同并行策略会引入什么通信成本？ | 40 分钟 |
-# | [3](03_gates.ipynb) | Q3 约束筛选 (gates) | 如何按约束筛选并行策略？ | 30 分钟 |
-# | [4](04_composition.ipynb) | Q4 组合与风险 (composition) | 选定策略后，如何检查组合方案的风险？ | 35 分钟 |
-# | [5](05_selection_matrix.ipynb) | S18 场景选择矩阵 (selection matrix) | DP、FSDP、TP、PP 各在什么场景下可行？流水线气泡和扩展效率怎么看？ | 50 分钟 |
-# | [8](08_lab.ipynb) | 公式与实测 (formula vs measurement，可选，需要 PyTorch) | 账本在真实引擎上成立吗？哪里不成立？ | 40 分钟 |
-# | [9](09_workbench.ipynb) | 决策工作台 (decision workbench) | 对真实模型和集群，所有组合里哪些被哪道门槛排除？ | 40 分钟 |
+# | 0 | 课程导引（本页） | 学什么、怎么学 | 20 分钟 |
+# | [1](01_capacity.ipynb) | Q1 容量约束 (capacity) | 当前首先受显存、通信还是模型结构约束？ | 40 分钟 |
+# | [2](02_communication.ipynb) | Q2 通信成本 (communication) | 不同并行策略会引入什么通信成本？ | 45 分钟 |
+# | [3](03_gates.ipynb) | Q3 约束筛选 (gates) | 如何按约束筛选并行策略？ | 50 分钟 |
+# | [4](04_composition.ipynb) | Q4 组合与风险 (composition) | 选定策略后，如何检查组合方案的风险？ | 50 分钟 |
+# | [5](05_selection_matrix.ipynb) | 场景选择矩阵 (selection matrix) | DP、FSDP、TP、PP 各在什么场景下可行？单层放不下时怎样组合？ | 65 分钟 |
+# | [6](06_pipeline_scaling.ipynb) | 流水线气泡与扩展效率 (pipeline bubble, scaling efficiency) | 一步的时间花在哪里？E(P) 下降说明什么、没说明什么？ | 60 分钟 |
+# | [7](07_compute_efficiency.ipynb) | 计算效率 (compute efficiency) | 一步的计算离硬件峰值有多远？ | 见该课开头 |
+# | [8](08_lab.ipynb) | 公式与实测 (formula vs measurement，可选，需要 PyTorch) | 账本在真实引擎上成立吗？哪里不成立？ | 50 分钟 |
+# | [9](09_workbench.ipynb) | 决策工作台 (decision workbench) | 对真实模型和集群，所有组合里哪些被哪道门槛排除？ | 35 分钟 |
+# | [10](10_serving.ipynb) | 推理服务 (serving) | 服务一个模型时，副本和并行怎样取舍？ | 见该课开头 |
 #
 # 按顺序学：每一课都用到前一课的账本或门槛。第 8 课需要可选的 PyTorch 扩展（`pip install -e ".[lab]"`），没有它时会给出说明而不报错。
+# 另有[术语表](glossary.ipynb)，随时可查。
 
 # %% [markdown] lang="en"
+# ## The four questions of the course
+#
+# Lessons 1 to 4 each answer one question; the course calls them Q1–Q4 for short (the exercise id prefixes `q1` to
+# `q4` come from here):
+#
+# - **Q1 capacity**: is the first constraint memory, communication or model structure?
+# - **Q2 communication**: what communication cost does each parallel strategy bring?
+# - **Q3 screening**: how do we screen strategies by hard constraints (gates)?
+# - **Q4 composition**: once strategies are chosen, how do we check the combined plan's risks?
+#
 # ## Lesson map
 #
 # | Lesson | Topic | Question it answers | Time |
 # | --- | --- | --- | --- |
-# | 0 | Course index (this page) | What and how | 25 min |
-# | [1](01_capacity.ipynb) | Q1 capacity | Is the first constraint memory, communication or model structure? | 35 min |
-# | [2](02_communication.ipynb) | Q2 communication | What communication cost does each strategy bring? | 40 min |
-# | [3](03_gates.ipynb) | Q3 gates | How do we screen strategies by hard constraints? | 30 min |
-# | [4](04_composition.ipynb) | Q4 composition and risk | Once strategies are chosen, how do we check the combined plan? | 35 min |
-# | [5](05_selection_matrix.ipynb) | S18 selection matrix | When are DP, FSDP, TP and PP feasible? How do the pipeline bubble and scaling efficiency behave? | 50 min |
-# | [8](08_lab.ipynb) | Formula vs measurement (optional, needs PyTorch) | Do the ledgers hold on the real engine? Where do they not? | 40 min |
-# | [9](09_workbench.ipynb) | Decision workbench | For a real model and cluster, which gate excludes which composition? | 40 min |
+# | 0 | Course index (this page) | What and how | 20 min |
+# | [1](01_capacity.ipynb) | Q1 capacity | Is the first constraint memory, communication or model structure? | 40 min |
+# | [2](02_communication.ipynb) | Q2 communication | What communication cost does each strategy bring? | 45 min |
+# | [3](03_gates.ipynb) | Q3 gates | How do we screen strategies by hard constraints? | 50 min |
+# | [4](04_composition.ipynb) | Q4 composition and risk | Once strategies are chosen, how do we check the combined plan? | 50 min |
+# | [5](05_selection_matrix.ipynb) | Selection matrix | When are DP, FSDP, TP and PP feasible? How do they combine when one layer does not fit? | 65 min |
+# | [6](06_pipeline_scaling.ipynb) | Pipeline bubble and scaling efficiency | Where does the time of a step go? What does a falling E(P) say, and what not? | 60 min |
+# | [7](07_compute_efficiency.ipynb) | Compute efficiency | How far is a step's compute from the hardware's peak? | see the lesson |
+# | [8](08_lab.ipynb) | Formula vs measurement (optional, needs PyTorch) | Do the ledgers hold on the real engine? Where do they not? | 50 min |
+# | [9](09_workbench.ipynb) | Decision workbench | For a real model and cluster, which gate excludes which composition? | 35 min |
+# | [10](10_serving.ipynb) | Serving | When serving a model, how do replicas and parallelism trade off? | see the lesson |
 #
 # Take them in order: each lesson uses the ledger or gates of the one before. Lesson 8 needs the optional PyTorch
 # extra (`pip install -e ".[lab]"`); without it the lesson explains what is missing instead of failing.
+# The [glossary](glossary.ipynb) is there whenever you need a term.
 
 # %% [markdown] lang="zh"
 # ## 练习和自检怎样进行
 #
 # - **填空单元格**：把 `answer = ...` 里的 `...` 换成你的答案，然后运行 `check("练习编号", answer)`。
 #   它会告诉你：尚未作答、正确（附一句解释），或者还不对（附提示，但不会直接给出答案）。答案类型不对时也只给提示，不会报错。
-# - **参考解答**：紧跟在填空单元格后面的单元格是折叠起来的参考解答。先自己做，再点击左侧的竖条展开。
+# - **参考解答**：紧跟在填空单元格后面的单元格是折叠起来的参考解答，代码和输出都折叠着，运行全部单元格时也不会露出答案。
+#   先自己做，再点击左侧的竖条展开；也可以运行 `show_solution("练习编号")`，它会写出题目、做法和结果。
+# - **提示**：答错时，`check` 会检查常见的失误（GB 与 GiB、百分数与分数、比特与字节、单向与双向带宽、漏掉某个并行度、
+#   秒与毫秒），碰上了就直接指出是哪一种，但不给出答案。数字按你写出的精度判断（至少两位有效数字）：正确值是 0.158 时，
+#   0.16 算对，0.2 不算。
 # - **自检问题**：问题下方折叠着参考答案，想好了再展开。
 # - **学后填写区**：每课最后有一个留给你自己的单元格，记录你的选择和还没测量的因素。
 #
@@ -257,7 +304,7 @@ Image(figure_to_png(fig))
 #
 # ### 练习 0.1
 #
-# 种子案例中的设备有 24 GiB 显存。按 GB (10^9 字节) 计，它是多少 GB？保留两位小数即可。
+# 第 1 课第一本账里的设备有 24 GiB 显存。按 GB (10^9 字节) 计，它是多少 GB？保留两位小数即可。
 
 # %% [markdown] lang="en"
 # ## How exercises and self-checks work
@@ -265,8 +312,13 @@ Image(figure_to_png(fig))
 # - **Fill-in cells**: replace the `...` in `answer = ...` with your answer and run `check("exercise id", answer)`.
 #   It tells you: not answered yet, correct (with a one-line reason), or not yet (with a hint, never the answer).
 #   An answer of the wrong type gets a hint too, never a traceback.
-# - **Worked solution**: the cell right after a fill-in cell is a folded worked solution. Try first, then click the
-#   bar on its left to unfold it.
+# - **Worked solution**: the cell right after a fill-in cell is a folded worked solution, code and output both folded,
+#   so Run All never shows the answer. Try first, then click the bar on its left to unfold it, or run
+#   `show_solution("exercise id")`, which writes out the question, the method and the result.
+# - **Hints**: for a wrong answer `check` tests the usual slips (GB vs GiB, percent vs fraction, bits vs bytes, one
+#   direction vs both, a parallel degree left out, seconds vs milliseconds) and names the one you made, never the
+#   answer. A number is judged at the precision you wrote it (at least two significant digits): when the answer is
+#   0.158, 0.16 is right and 0.2 is not.
 # - **Self-check questions**: the answer is folded below the question; think first, then unfold.
 # - **Notes area**: each lesson ends with a cell of your own, for your choices and the factors not yet measured.
 #
@@ -275,7 +327,7 @@ Image(figure_to_png(fig))
 #
 # ### Exercise 0.1
 #
-# The device of the course's first example has 24 GiB of memory. How many GB (10^9 bytes) is that? Two decimals are enough.
+# The device of lesson 1's first ledger has 24 GiB of memory. How many GB (10^9 bytes) is that? Two decimals are enough.
 
 # %% tags=["learner"]
 answer = ...
@@ -283,7 +335,16 @@ check("intro.device_gb", answer)
 
 # %% tags=["solution"]
 answer = bytes_to_gb(gib_to_bytes(24))
-check("intro.device_gb", answer)
+verify("intro.device_gb", answer)
+
+# %% [markdown] lang="zh"
+# 想看参考解答又不想展开代码时，去掉下一行开头的 `#` 再运行：
+
+# %% [markdown] lang="en"
+# To read the worked solution without unfolding the code, remove the `#` at the start of the next line and run it:
+
+# %% tags=["learner"]
+# show_solution("intro.device_gb")
 
 # %% [markdown] lang="zh"
 # ### 自检问题
@@ -300,31 +361,32 @@ check("intro.device_gb", answer)
 # %% [markdown] lang="zh" tags=["answer"]
 # **参考答案**
 #
-# 1. 这是单向还是双向带宽？是每条链路还是每块 GPU 的总和？GB 是 10^9 字节还是 GiB？H100 的 NVLink 数字是两个方向之和，单向只有一半。
+# 1. 这是单向还是双向带宽？是每条链路还是每块 GPU 的总和？GB 是 10^9 字节还是 GiB？H100 的 NVLink 900 GB/s 是 18 条链路、两个方向之和，每块 GPU 每个方向 450 GB/s。
 # 2. 不用 ZeRO 时每块设备都保存一整份（8 块设备共 8 份，7 份是冗余）；ZeRO-1 时每块设备只保存 1/8，全组合起来正好一份。
 
 # %% [markdown] lang="en" tags=["answer"]
 # **Answers**
 #
-# 1. Is it unidirectional or bidirectional? Per link or summed over a GPU? GB as 10^9 bytes, or GiB? The H100 NVLink figure adds both directions; one direction gets half.
+# 1. Is it unidirectional or bidirectional? Per link or summed over a GPU? GB as 10^9 bytes, or GiB? The H100 NVLink figure of 900 GB/s sums 18 links and both directions; each GPU gets 450 GB/s per direction.
 # 2. Without ZeRO every device keeps a whole copy (8 copies on 8 devices, 7 of them redundant); with ZeRO-1 each device keeps 1/8, and together they hold exactly one copy.
 
 # %% [markdown] lang="zh"
 # ## 术语
 #
-# 中文术语在前，英文原文在后；完整列表见[术语表](../../docs/GLOSSARY.md)。下面的单元格按当前语言查几个术语。
+# 中文术语在前，英文原文在后；完整列表见[术语表](glossary.ipynb)。下面的单元格按当前语言查几个术语。
 
 # %% [markdown] lang="en"
 # ## Terms
 #
-# The full list is in the [glossary](../../docs/GLOSSARY.md). The next cell looks up a few terms in the current language.
+# The full list is in the [glossary](glossary.ipynb). The next cell looks up a few terms in the current language.
 
 # %%
 header = [Text(zh="缩写", en="Abbr."), Text(zh="术语", en="Term"), Text(zh="释义", en="Definition")]
 rows = ["| " + " | ".join(str(h) for h in header) + " |", "| --- | --- | --- |"]
 for term in ["DP", "ZeRO", "FSDP", "TP", "PP", "CP", "EP", "Replica"]:
     entry = lookup(term)
-    rows.append(f"| {entry.abbr} | {entry.zh} / {entry.en} | {entry.definition} |")
+    name = Text(zh=f"{entry.zh} ({entry.en})", en=f"{entry.en} ({entry.zh})")
+    rows.append(f"| {entry.abbr} | {name} | {entry.definition} |")
 display(Markdown("\n".join(rows)))
 
 # %% [markdown] lang="zh"
@@ -354,8 +416,8 @@ display(Markdown("\n".join(rows)))
 # ## 要点
 #
 # - 先登记约束（容量、互连、工作负载），再用硬门槛排除候选；不打综合分。
-# - 带宽一律按每条链路的单向带宽计；厂商的双向数字要先除以 2。
-# - 环形全归约每个 rank 发送缓冲区的 2(n-1)/n；同样的数据跨节点要慢得多。
+# - 带宽一律按每块 GPU 每个方向（单向）计；厂商的双向数字要先除以 2。
+# - 环形全归约（环形算法）每个 rank 发送缓冲区的 2(n-1)/n；同样的数据跨节点要慢得多。
 # - 混合精度 Adam 每个参数 16 字节模型状态；ZeRO 的三个阶段依次切分优化器状态、梯度和参数。
 # - GB 和 GiB 不同，账本里只用一种。
 
@@ -363,15 +425,37 @@ display(Markdown("\n".join(rows)))
 # ## Key points
 #
 # - Record the constraints first (capacity, interconnect, workload), then reject candidates with hard gates; no combined score.
-# - Bandwidth is always unidirectional per link; divide a vendor's bidirectional figure by 2 first.
-# - A ring all-reduce sends 2(n-1)/n of the buffer per rank; the same data takes far longer across nodes.
+# - Bandwidth is always per GPU and per direction (unidirectional); divide a vendor's bidirectional figure by 2 first.
+# - A ring all-reduce (the ring algorithm) sends 2(n-1)/n of the buffer per rank; the same data takes far longer across nodes.
 # - Mixed-precision Adam keeps 16 bytes of model states per parameter; ZeRO's three stages shard the optimizer state, the gradients and the parameters in turn.
 # - GB and GiB differ; a ledger uses one of them.
+
+# %% [markdown] lang="zh"
+# ## 延伸阅读
+#
+# - PyTorch 分布式训练概览：[PyTorch Distributed Overview](https://pytorch.org/tutorials/beginner/dist_overview.html)；
+#   通信原语见 [torch.distributed 文档](https://pytorch.org/docs/stable/distributed.html)。
+# - NCCL 的集合通信说明：[NCCL User Guide: Collective Operations](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/usage/collectives.html)。
+# - 环形全归约的带宽下界：P. Patarasuk, X. Yuan, [Bandwidth optimal all-reduce algorithms for clusters of workstations](https://doi.org/10.1016/j.jpdc.2008.09.002)，JPDC 2009。
+# - ZeRO：S. Rajbhandari et al., [ZeRO: Memory Optimizations Toward Training Trillion Parameter Models](https://arxiv.org/abs/1910.02054)，SC 2020（本课的 16 字节/参数和图 1 的数字）。
+#
+# 导航：[术语表](glossary.ipynb) · 下一课：[第 1 课 Q1 容量约束](01_capacity.ipynb)
+
+# %% [markdown] lang="en"
+# ## Related reading
+#
+# - PyTorch's distributed training overview: [PyTorch Distributed Overview](https://pytorch.org/tutorials/beginner/dist_overview.html);
+#   the communication primitives are in the [torch.distributed documentation](https://pytorch.org/docs/stable/distributed.html).
+# - NCCL's collectives: [NCCL User Guide: Collective Operations](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/usage/collectives.html).
+# - The ring all-reduce's bandwidth bound: P. Patarasuk, X. Yuan, [Bandwidth optimal all-reduce algorithms for clusters of workstations](https://doi.org/10.1016/j.jpdc.2008.09.002), JPDC 2009.
+# - ZeRO: S. Rajbhandari et al., [ZeRO: Memory Optimizations Toward Training Trillion Parameter Models](https://arxiv.org/abs/1910.02054), SC 2020 (this lesson's 16 bytes per parameter and Figure 1's numbers).
+#
+# Navigation: [glossary](glossary.ipynb) · next: [lesson 1, Q1 capacity](01_capacity.ipynb)
 
 # %% [markdown] lang="zh" tags=["learner"]
 # ## 学后填写区
 #
-# - 我的工作环境（设备显存、节点内 / 节点间互连）：
+# - 我的工作环境（设备显存、节点内 / 跨节点互连）：
 # - 我最想在这门课里弄清楚的一个问题：
 
 # %% [markdown] lang="en" tags=["learner"]

@@ -8,7 +8,7 @@
 # %% [markdown] lang="zh"
 # # 第 1 课：Q1 容量约束
 #
-# [English version](../en/01_capacity.ipynb) · [术语表](../../docs/GLOSSARY.md) · 上一课：[第 0 课](00_index.ipynb) · 下一课：[第 2 课](02_communication.ipynb)
+# [English version](../en/01_capacity.ipynb) · [课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 0 课 课程导引](00_index.ipynb) · 下一课：[第 2 课 Q2 通信成本](02_communication.ipynb)
 #
 # > **时间：** 讲解 20 分钟，练习 15 分钟
 # >
@@ -19,7 +19,7 @@
 # >
 # > **目标：**
 # > - 在说出策略名字之前，先登记容量、互连和工作负载三类约束。
-# > - 读懂种子中的策略表：DP / ZeRO、TP、PP、CP、EP、服务副本各切分什么、承受什么压力、需要什么前提。
+# > - 读懂课程的策略表：DP / ZeRO、TP、PP、CP、EP、服务副本各切分什么、承受什么压力、需要什么前提。
 # > - 用资源账本 (resource ledger) 检查单设备容量缺口，并说清账本里每一项从哪里来：
 # >   精度方案决定的模型状态、ZeRO 阶段、激活与重计算、上下文并行。
 # > - 复现 ZeRO 论文图 1 的四个数字，用交互图找出能放下的最小 ZeRO 阶段。
@@ -29,7 +29,7 @@
 # %% [markdown] lang="en"
 # # Lesson 1: Q1 capacity constraints
 #
-# [中文版](../zh/01_capacity.ipynb) · [Glossary](../../docs/GLOSSARY.md) · Previous: [lesson 0](00_index.ipynb) · Next: [lesson 2](02_communication.ipynb)
+# [中文版](../zh/01_capacity.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 0, course index](00_index.ipynb) · Next: [lesson 2, Q2 communication](02_communication.ipynb)
 #
 # > **Time:** teaching 20 min, exercises 15 min
 # >
@@ -40,7 +40,7 @@
 # >
 # > **Objectives:**
 # > - Record the capacity, interconnect and workload constraints before naming any strategy.
-# > - Read the seed's strategy table: what DP / ZeRO, TP, PP, CP, EP and serving replicas split, which pressure they
+# > - Read the course's strategy table: what DP / ZeRO, TP, PP, CP, EP and serving replicas split, which pressure they
 # >   bring and which precondition they need.
 # > - Check a single device's capacity gap with the resource ledger, and say where each of its items comes from:
 # >   model states set by the precision recipe, ZeRO stages, activations and recomputation, context parallelism.
@@ -65,7 +65,7 @@ from coursekit.capacity import (
     fsdp_zero_stage,
     training_state_memory,
 )
-from coursekit.exercises import check
+from coursekit.exercises import check, verify
 from coursekit.i18n import Text
 from coursekit.shapes import MODEL_SHAPES, model_shape
 from coursekit.strategies import strategy_table
@@ -83,7 +83,7 @@ from coursekit.widgets.capacity import CapacityWidget
 # 3. **工作负载约束**：当前是训练还是服务，模型是稠密模型 (dense model) 还是混合专家模型 (mixture of experts, MoE)，
 #    上下文是否需要切分。
 #
-# 从这个角度看，不同策略处理的对象并不一样。下表第一列是策略，后两列是种子里“X 解决……，前提是……”的那组句子：
+# 从这个角度看，不同策略处理的对象并不一样。下表第一列是策略，后两列是每个策略“X 解决……，前提是……”的一句话：
 
 # %% [markdown] lang="en"
 # ## 1. Record the constraints before naming strategies (5 min)
@@ -99,17 +99,17 @@ from coursekit.widgets.capacity import CapacityWidget
 #    split.
 #
 # Seen this way, each strategy works on a different object. In the table below, the first column is the strategy and
-# the other two are the seed's "X answers …, provided …" sentences:
+# the other two give each one's "X answers …, provided …" sentence:
 
 # %%
 display(Markdown(strategy_table(["name", "solves", "assumes"])))
 
 # %% [markdown] lang="zh"
-# 种子把它们整理成一张表：主要切分对象、主要压力和最关键前提。表格由 `coursekit.strategies.STRATEGY_TABLE` 生成，
+# 课程把它们整理成一张表：主要切分对象、主要压力和最关键前提。表格由 `coursekit.strategies.STRATEGY_TABLE` 生成，
 # 切换语言时同一份数据给出中文或英文。
 
 # %% [markdown] lang="en"
-# The seed gathers them in one table: the main object split, the main pressure and the key precondition. The table is
+# The course gathers them in one table: the main object split, the main pressure and the key precondition. The table is
 # rendered from `coursekit.strategies.STRATEGY_TABLE`, so the same data shows in Chinese or English.
 
 # %%
@@ -134,14 +134,14 @@ display(Markdown(strategy_table()))
 # %% [markdown] lang="zh"
 # ## 2. 资源账本：单设备容量缺口（5 分钟）
 #
-# 种子的 Q1 小验证建立一本带单位的资源账本：模型状态 + 激活 + 运行时预留，和设备显存比较，全部以 GiB 计。
+# Q1 的第一个小验证建立一本带单位的资源账本：模型状态 + 激活 + 运行时预留，和设备显存比较，全部以 GiB 计。
 # `coursekit.build_resource_ledger` 是它的带输入校验的版本（拒绝 NaN、布尔值、负数，设备显存必须大于 0），
 # 返回一个冻结的数据类；`explain()` 用当前语言说出结论。
 
 # %% [markdown] lang="en"
 # ## 2. The resource ledger: one device's capacity gap (5 min)
 #
-# The seed's Q1 check builds a ledger with units: model states + activations + runtime reserve, against device memory,
+# Q1's first check builds a ledger with units: model states + activations + runtime reserve, against device memory,
 # all in GiB. `coursekit.build_resource_ledger` is its validated version (it rejects NaN, booleans and negative values,
 # and device memory must be above 0) and returns a frozen dataclass; `explain()` states the verdict in the current
 # language.
@@ -153,16 +153,22 @@ assert fits.fits_one_device
 assert not does_not_fit.fits_one_device
 print(fits.explain())
 print(does_not_fit.explain())
-print(fits)
+print(Text(
+    zh=f"第一本账的字段：合计 required_gib = {fits.required_gib:g}，余量 headroom_gib = {fits.headroom_gib:g}，"
+    f"缺口 shortfall_gib = {fits.shortfall_gib:g}，放得下 fits_one_device = {fits.fits_one_device}",
+    en=f"fields of the first ledger: required_gib = {fits.required_gib:g}, headroom_gib = {fits.headroom_gib:g}, "
+    f"shortfall_gib = {fits.shortfall_gib:g}, fits_one_device = {fits.fits_one_device}",
+))
 
 # %% [markdown] lang="zh"
 # 账本的结论只和三个输入的和有关。可是 13 GiB 的模型状态、4 GiB 的激活是怎么来的？
-# 按参数量直接指定并行策略、忽略优化器状态、激活和上下文，是 S18 列出的第一个常见误区。下面逐项拆开。
+# 按参数量直接指定并行策略、忽略优化器状态、激活和上下文，是选择并行策略时最常见的误区（第 5 课的选择矩阵还会回到它）。下面逐项拆开。
 
 # %% [markdown] lang="en"
 # The verdict only depends on the sum of three inputs. But where do 13 GiB of model states and 4 GiB of activations
 # come from? Picking a strategy from the parameter count alone, ignoring optimizer state, activations and context, is
-# the first common mistake S18 lists. Let us take the items apart.
+# the most common mistake in choosing a parallel strategy (lesson 5's selection matrix returns to it). Let us take
+# the items apart.
 
 # %% [markdown] lang="zh"
 # ## 3. 模型状态从哪里来：精度方案与 ZeRO（8 分钟）
@@ -264,7 +270,7 @@ check("q1.zero2_gib", answer)
 
 # %% tags=["solution"]
 answer = training_state_memory(7.5e9, dp=8, zero_stage=2).total_gib
-assert check("q1.zero2_gib", answer).correct
+verify("q1.zero2_gib", answer)
 
 # %% [markdown] lang="zh"
 # ### 3.3 参数量从哪里来：模型形状
@@ -338,6 +344,31 @@ for mode in RECOMPUTE_MODES:
 display(Markdown("\n".join(rows)))
 
 # %% [markdown] lang="zh"
+# 完全重计算的 2sbh/层只是**下限**：反向时重算某一层，那一层的完整激活（不重计算时的那一份）要在那一刻临时存在。
+# 所以峰值约为“所有层保存的输入 + 一层的完整激活”（第 9 课的工作台就这样记账）：
+
+# %% [markdown] lang="en"
+# Full recomputation's 2sbh per layer is only a **floor**: while one layer is recomputed in backward, that layer's full
+# activations (the no-recomputation amount) exist for that moment. So the peak is about "the saved inputs of all layers
+# plus one layer's full activations" (lesson 9's workbench counts it this way):
+
+# %%
+saved = activation_memory_breakdown(seq_len=2048, micro_batch=1, hidden=shape.hidden, heads=shape.heads,
+                                    layers=shape.layers, recompute="full")
+working_set = activation_memory_breakdown(seq_len=2048, micro_batch=1, hidden=shape.hidden, heads=shape.heads,
+                                          layers=1, recompute="none")
+peak_gib = saved.total_gib + working_set.total_gib
+print(Text(
+    zh=f"完全重计算：保存的输入 {saved.total_gib:.2f} GiB + 重算一层的工作集 {working_set.total_gib:.2f} GiB "
+    f"≈ 峰值 {peak_gib:.2f} GiB",
+    en=f"full recomputation: saved inputs {saved.total_gib:.2f} GiB + the working set of one recomputed layer "
+    f"{working_set.total_gib:.2f} GiB ≈ peak {peak_gib:.2f} GiB",
+))
+# By hand (s = 2048, b = 1, h = 4096, a = 32, 36 layers): 2sbh x 36 = 603,979,776 bytes = 0.5625 GiB;
+# one layer without recomputation sbh(34 + 5as/h) = 2048 x 4096 x 114 = 956,301,312 bytes = 0.890625 GiB.
+assert saved.total_bytes == 2 * 2048 * 4096 * 36 and working_set.total_bytes == 2048 * 4096 * 114
+
+# %% [markdown] lang="zh"
 # 长上下文时平方项占主导。上下文并行 (context parallelism, CP) 让每个 rank 只处理 s/cp 个查询 token：线性项除以 cp；
 # 注意力分数是“s/cp 个查询 × 全部 s 个键”，所以也只除以 cp（不是 cp²）。s = 32768 时：
 
@@ -375,13 +406,15 @@ display(Markdown("\n".join(rows)))
 #
 # 下面的图把一个 rank 的显存按参数、梯度、优化器状态、激活、运行时预留叠成一条横条，四行分别是 ZeRO-0 到 ZeRO-3
 # （当前选中的阶段颜色最深），红色虚线是设备显存。它调用的正是上面几个函数，最后由 `build_resource_ledger` 给出结论。
-# 使用流水线并行时，第一个 stage 在 1F1B 调度下同时保留 pp 个微批次的激活，图中已经计入。
+# 使用流水线并行时，第一个阶段在 1F1B 调度下同时保留 pp 个微批次的激活，图中已经计入。
+# 图上方的消息框用颜色和开头的文字给出结论：绿色“通过”（放得下）、琥珀色“警告”、红色“不通过”（放不下）。
 #
 # 试一试：
 #
 # 1. 从 ZeRO-0 开始逐级提高 ZeRO 阶段，看优化器状态、梯度、参数依次缩小；
 # 2. 选择性重计算改成不重计算，再把序列长度加到 8192，看激活怎样超过模型状态；
-# 3. 把 PP 设成 8（36 层不能均分），读一读给出的提示；
+# 3. 把 PP 设成 8：36 层不能均分成 8 个阶段（有的 4 层、有的 5 层）。消息框变成“警告”：流水线仍然能跑，
+#    但层数最多的阶段决定节奏，账本按最重的阶段（5 层）记。第 3 课把这条规则当作门槛；
 # 4. 换成 18.4B 的形状，找出 80 GiB 设备上能放下的组合。
 
 # %% [markdown] lang="en"
@@ -390,14 +423,18 @@ display(Markdown("\n".join(rows)))
 # The figure stacks one rank's memory into a bar of parameters, gradients, optimizer state, activations and runtime
 # reserve; the four rows are ZeRO-0 to ZeRO-3 (the chosen stage is drawn darkest), and the red dashed line is device
 # memory. It calls exactly the functions above and lets `build_resource_ledger` give the verdict. With pipeline
-# parallelism the first stage keeps the activations of pp micro-batches under 1F1B; the figure counts them.
+# parallelism the first stage keeps the activations of pp micro-batches under 1F1B; the figure counts them. The
+# message box gives the verdict in colour and in its first word: green "Pass" (fits), amber "Warning", red "Fail"
+# (does not fit).
 #
 # Try this:
 #
 # 1. Raise the ZeRO stage from 0 step by step and watch the optimizer state, the gradients and the parameters shrink;
 # 2. Change selective recomputation to none, then raise the sequence length to 8192: see the activations outgrow the
 #    model states;
-# 3. Set PP to 8 (36 layers do not split evenly) and read the message;
+# 3. Set PP to 8: 36 layers do not split evenly into 8 stages (some get 4 layers, some 5). The message turns into a
+#    "Warning": the pipeline still runs, but the stage with the most layers sets the pace, and the ledger is that
+#    heaviest stage's (5 layers). Lesson 3 uses this rule as a gate;
 # 4. Switch to the 18.4B shape and find a combination that fits an 80 GiB device.
 
 # %%
@@ -427,17 +464,17 @@ activation_gib = activation_memory_breakdown(seq_len=2048, micro_batch=1, hidden
 ledgers = [build_resource_ledger(training_state_memory(shape.num_params, dp=8, zero_stage=s).total_gib,
                                  activation_gib, 2.0, 40.0) for s in range(4)]
 answer = next(s for s, ledger in enumerate(ledgers) if ledger.fits_one_device)
-assert check("q1.min_zero_stage", answer).correct
+verify("q1.min_zero_stage", answer)
 
 # %% [markdown] lang="zh"
 # ### 练习 1.3
 #
-# 同一配置改用 ZeRO-3，放到种子案例的 24 GiB 设备上。`build_resource_ledger` 给出的余量 `headroom_gib` 是多少（负数表示缺口）？
+# 同一配置改用 ZeRO-3，放到第 2 节第一本账的 24 GiB 设备上。`build_resource_ledger` 给出的余量 `headroom_gib` 是多少（负数表示缺口）？
 
 # %% [markdown] lang="en"
 # ### Exercise 1.3
 #
-# The same configuration with ZeRO-3, on the seed's 24 GiB device. What `headroom_gib` does `build_resource_ledger`
+# The same configuration with ZeRO-3, on the 24 GiB device of section 2's first ledger. What `headroom_gib` does `build_resource_ledger`
 # report (negative means a shortfall)?
 
 # %% tags=["learner"]
@@ -447,14 +484,14 @@ check("q1.headroom_gib", answer)
 # %% tags=["solution"]
 state_gib = training_state_memory(shape.num_params, dp=8, zero_stage=3).total_gib
 answer = build_resource_ledger(state_gib, activation_gib, 2.0, 24.0).headroom_gib
-assert check("q1.headroom_gib", answer).correct
+verify("q1.headroom_gib", answer)
 
 # %% [markdown] lang="zh"
 # ### 自检问题
 #
 # 1. 一个 7.5B 的模型，有人说“7.5B × 2 字节 = 15 GB，24 GiB 的卡放得下，用 DP 就行”。这句话漏掉了哪几项？
 # 2. ZeRO-3 把模型状态降到 1/N_d，为什么练习 1.3 里 24 GiB 仍然放不下？下一步该调什么？
-# 3. 种子表中，哪个策略的最关键前提是“机内互连强”？它为什么不在本课的容量账本里出现？
+# 3. 策略表中，哪个策略的最关键前提是“节点内互连强”？它为什么不在本课的容量账本里出现？
 # 4. CP 把注意力分数除以 cp 而不是 cp²，为什么？
 
 # %% [markdown] lang="en"
@@ -463,7 +500,7 @@ assert check("q1.headroom_gib", answer).correct
 # 1. For a 7.5B model someone says "7.5B × 2 bytes = 15 GB, a 24 GiB card holds it, plain DP will do". Which items
 #    did they leave out?
 # 2. ZeRO-3 cuts model states to 1/N_d; why does exercise 1.3 still not fit in 24 GiB? What should change next?
-# 3. In the seed's table, which strategy's key precondition is "strong intra-node interconnect"? Why does it not show
+# 3. In the strategy table, which strategy's key precondition is "strong intra-node interconnect"? Why does it not show
 #    up in this lesson's capacity ledger?
 # 4. Why does CP divide the attention scores by cp and not by cp²?
 
@@ -514,6 +551,28 @@ assert check("q1.headroom_gib", answer).correct
 #   the optimizer state, the gradients and the parameters in turn; ZeRO Figure 1: 120 / 31.4 / 16.6 / 1.9 GB.
 # - Activations grow with s and b and are untouched by ZeRO; selective recomputation removes the quadratic term, full
 #   recomputation keeps only each layer's input; CP divides each rank's activations by cp.
+
+# %% [markdown] lang="zh"
+# ## 延伸阅读
+#
+# - ZeRO：S. Rajbhandari et al., [ZeRO: Memory Optimizations Toward Training Trillion Parameter Models](https://arxiv.org/abs/1910.02054)，SC 2020（模型状态的 2 + 2 + K 字节与图 1）。
+# - 激活与选择性重计算：V. Korthikanti et al., [Reducing Activation Recomputation in Large Transformer Models](https://arxiv.org/abs/2205.05198)，MLSys 2023（34sbh + 5as²b 字节/层）。
+# - 完全重计算的由来：T. Chen et al., [Training Deep Nets with Sublinear Memory Cost](https://arxiv.org/abs/1604.06174)，2016。
+# - 模型形状（表 1）：D. Narayanan et al., [Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM](https://arxiv.org/abs/2104.04473)，SC 2021。
+# - PyTorch 的全分片数据并行：[FSDP 文档](https://pytorch.org/docs/stable/fsdp.html)（`ShardingStrategy` 与 ZeRO 阶段的对应）。
+#
+# 导航：[课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 0 课 课程导引](00_index.ipynb) · 下一课：[第 2 课 Q2 通信成本](02_communication.ipynb)
+
+# %% [markdown] lang="en"
+# ## Related reading
+#
+# - ZeRO: S. Rajbhandari et al., [ZeRO: Memory Optimizations Toward Training Trillion Parameter Models](https://arxiv.org/abs/1910.02054), SC 2020 (the 2 + 2 + K bytes of model states and Figure 1).
+# - Activations and selective recomputation: V. Korthikanti et al., [Reducing Activation Recomputation in Large Transformer Models](https://arxiv.org/abs/2205.05198), MLSys 2023 (34sbh + 5as²b bytes per layer).
+# - Where full recomputation comes from: T. Chen et al., [Training Deep Nets with Sublinear Memory Cost](https://arxiv.org/abs/1604.06174), 2016.
+# - The model shapes (Table 1): D. Narayanan et al., [Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM](https://arxiv.org/abs/2104.04473), SC 2021.
+# - PyTorch's fully sharded data parallel: the [FSDP documentation](https://pytorch.org/docs/stable/fsdp.html) (how `ShardingStrategy` maps to the ZeRO stages).
+#
+# Navigation: [course index](00_index.ipynb) · [glossary](glossary.ipynb) · previous: [lesson 0, course index](00_index.ipynb) · next: [lesson 2, Q2 communication](02_communication.ipynb)
 
 # %% [markdown] lang="zh" tags=["learner"]
 # ## 学后填写区

@@ -8,7 +8,7 @@
 # %% [markdown] lang="zh"
 # # 第 2 课：Q2 通信成本
 #
-# [English version](../en/02_communication.ipynb) · [术语表](../../docs/GLOSSARY.md) · 上一课：[第 1 课](01_capacity.ipynb) · 下一课：[第 3 课](03_gates.ipynb)
+# [English version](../en/02_communication.ipynb) · [课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 1 课 Q1 容量约束](01_capacity.ipynb) · 下一课：[第 3 课 Q3 约束筛选](03_gates.ipynb)
 #
 # > **时间：** 讲解 25 分钟，练习 15 分钟
 # >
@@ -20,15 +20,15 @@
 # > **目标：**
 # > - 用“时延 × 次数 + 数据量 / 带宽”建立通信账本 (communication ledger)，区分带宽项和频率项。
 # > - 算出一条链路的分界载荷 (crossover payload) payload* = 时延 × 带宽，判断一次调用是时延主导 (latency-bound) 还是带宽主导 (bandwidth-bound)。
-# > - 读懂各种集合通信 (collective communication) 的环形代价和 nccl-tests 的总线带宽系数；带宽一律按每条链路的单向带宽计。
-# > - 为 DP、ZeRO-3、TP、PP、CP、EP 和服务副本列出每步的通信，并回答种子的三个问题：是否高频？能否被机内互连吃掉？会不会卡在同步点上？
+# > - 读懂各种集合通信 (collective communication) 的环形代价和 nccl-tests 的总线带宽系数；带宽一律按每块 GPU 每个方向（单向）计。
+# > - 为 DP、ZeRO-3、TP、PP、CP、EP 和服务副本列出每步的通信，并回答三个问题：是否高频？能否被节点内互连吃掉？会不会卡在同步点上？
 # >
 # > **前置：** [第 0 课](00_index.ipynb)（单向与双向带宽、环形全归约）和[第 1 课](01_capacity.ipynb)（策略表、模型形状）。
 
 # %% [markdown] lang="en"
 # # Lesson 2: Q2 communication cost
 #
-# [中文版](../zh/02_communication.ipynb) · [Glossary](../../docs/GLOSSARY.md) · Previous: [lesson 1](01_capacity.ipynb) · Next: [lesson 3](03_gates.ipynb)
+# [中文版](../zh/02_communication.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 1, Q1 capacity](01_capacity.ipynb) · Next: [lesson 3, Q3 gates](03_gates.ipynb)
 #
 # > **Time:** teaching 25 min, exercises 15 min
 # >
@@ -42,9 +42,9 @@
 # >   frequency term.
 # > - Compute a link's crossover payload payload* = latency × bandwidth and decide whether a call is latency-bound or
 # >   bandwidth-bound.
-# > - Read the ring cost of each collective and nccl-tests' bus-bandwidth factors; bandwidth is always unidirectional
-# >   per link.
-# > - List the per-step communication of DP, ZeRO-3, TP, PP, CP, EP and serving replicas, and answer the seed's three
+# > - Read the ring cost of each collective and nccl-tests' bus-bandwidth factors; bandwidth is always per GPU and per
+# >   direction (unidirectional).
+# > - List the per-step communication of DP, ZeRO-3, TP, PP, CP, EP and serving replicas, and answer three
 # >   questions: is it frequent? can intra-node links absorb it? does it block at a synchronization point?
 # >
 # > **Prerequisites:** [lesson 0](00_index.ipynb) (unidirectional vs bidirectional bandwidth, ring all-reduce) and
@@ -67,7 +67,7 @@ from coursekit.communication import (
     strategy_traffic,
     traffic_time,
 )
-from coursekit.exercises import check
+from coursekit.exercises import check, verify
 from coursekit.hardware import LINK_PRESETS
 from coursekit.i18n import Text
 from coursekit.shapes import model_shape
@@ -100,26 +100,26 @@ from coursekit.widgets.communication import CommunicationWidget, payload_label
 # = \text{calls}\times\left(\alpha + \frac{\text{payload}}{B}\right)$$
 
 # %% [markdown] lang="zh"
-# 其中 α 是每次调用的固定时延 (latency)，B 是**每条链路的单向带宽**。这也是为什么同样叫“通信”，不同策略的脆弱点完全不同
+# 其中 α 是每次调用的固定时延 (latency)，B 是**每块 GPU 每个方向的带宽（单向）**。这也是为什么同样叫“通信”，不同策略的脆弱点完全不同
 # （第 1 课策略表的最后一列）：
 
 # %% [markdown] lang="en"
-# Here α is the fixed latency of each call and B the **unidirectional bandwidth per link**. That is why strategies
+# Here α is the fixed latency of each call and B the **bandwidth per GPU and per direction (unidirectional)**. That is why strategies
 # that all "communicate" are fragile in entirely different places (the last column of lesson 1's strategy table):
 
 # %%
 display(Markdown(strategy_table(["name", "communication"])))
 
 # %% [markdown] lang="zh"
-# ## 2. 通信账本：种子的 Q2 小验证（5 分钟）
+# ## 2. 通信账本：Q2 的第一个小验证（5 分钟）
 #
-# 种子用同一组单位记录单次载荷 (MiB)、调用次数、链路带宽 (GiB/s) 和固定时延 (µs)。
+# 账本用同一组单位记录单次载荷 (MiB)、调用次数、链路带宽 (GiB/s) 和固定时延 (µs)。
 # `communication_ledger` 是它的带校验版本；`explain()` 说出两项各占多少、谁占主导。
 
 # %% [markdown] lang="en"
-# ## 2. The communication ledger: the seed's Q2 check (5 min)
+# ## 2. The communication ledger: Q2's first check (5 min)
 #
-# The seed records the payload per call (MiB), the calls per step, the link bandwidth (GiB/s) and the fixed latency
+# The ledger records the payload per call (MiB), the calls per step, the link bandwidth (GiB/s) and the fixed latency
 # (µs) in one set of units. `communication_ledger` is its validated version; `explain()` says how large each term is
 # and which one dominates.
 
@@ -129,7 +129,14 @@ high_frequency = communication_ledger(32, 24, 100, 5)
 assert high_frequency.calls_per_step > low_frequency.calls_per_step
 print(low_frequency.explain())
 print(high_frequency.explain())
-print(low_frequency)
+print(Text(
+    zh=f"低频账本的字段：单次载荷 payload_per_call_mib = {low_frequency.payload_per_call_mib:g}，"
+    f"传输 transfer_ms = {low_frequency.transfer_ms:g}，时延 latency_ms = {low_frequency.latency_ms:g}，"
+    f"主导项 dominant_term = '{low_frequency.dominant_term}'",
+    en=f"fields of the low-frequency ledger: payload_per_call_mib = {low_frequency.payload_per_call_mib:g}, "
+    f"transfer_ms = {low_frequency.transfer_ms:g}, latency_ms = {low_frequency.latency_ms:g}, "
+    f"dominant_term = '{low_frequency.dominant_term}'",
+))
 
 # %% [markdown] lang="zh"
 # 高频的那本账每次只搬 32 MiB，每步却要搬 24 次：总载荷是低频账本的几倍，时间也一样。
@@ -156,22 +163,28 @@ print(small_calls.explain())
 # 单次载荷小于 payload* 时，时延项占主导：这时加带宽几乎没用，要减少调用次数（合并小消息、分桶 (bucketing)）。
 # 第 8 课会用实测数据拟合 α 和 B，那里把分界载荷记作 S*。
 #
-# 下面是课程用到的链路预设，每个数字都注明了出处（`coursekit.hardware`）：
+# 下面是课程用到的链路预设（`coursekit.hardware`）。出处：节点内的数字取自 NVIDIA H100 数据手册（NVLink 双向 900 GB/s，
+# 取一半作单向），跨节点的取自 NVIDIA ConnectX-7 / InfiniBand NDR（每端口 400 Gb/s，每块 GPU 一个端口）；
+# 两者的每步时延取自 NCCL 源码 `src/graph/tuning.cc` 的 `hwLat` 表（环形算法、Simple 协议）。
+# 课程示例链路只是一个示意，不对应具体产品。每个预设的完整出处在 `LINK_PRESETS[名字].source` 里。
 
 # %% [markdown] lang="en"
 # When the payload per call is below payload*, latency dominates: more bandwidth barely helps, fewer calls do
 # (merge small messages, bucket them). Lesson 8 fits α and B to measurements and calls the crossover S*.
 #
-# These are the course's link presets, each number with its source (`coursekit.hardware`):
+# These are the course's link presets (`coursekit.hardware`). Sources: the intra-node figures come from the NVIDIA
+# H100 datasheet (NVLink 900 GB/s bidirectional, halved for one direction), the cross-node ones from NVIDIA
+# ConnectX-7 / InfiniBand NDR (400 Gb/s per port, one port per GPU); both per-step latencies come from the `hwLat`
+# table of NCCL's `src/graph/tuning.cc` (ring algorithm, Simple protocol). The course example link is an
+# illustration, not a product. Each preset's full source is in `LINK_PRESETS[name].source`.
 
 # %%
 header = [Text(zh="链路", en="Link"), Text(zh="单向带宽 (GiB/s)", en="Bandwidth, one way (GiB/s)"),
-          Text(zh="时延 α (µs)", en="Latency α (µs)"), "payload* (MiB)", Text(zh="出处", en="Source")]
+          Text(zh="时延 α (µs)", en="Latency α (µs)"), "payload* (MiB)"]
 rows = ["| " + " | ".join(str(h) for h in header) + " |", "|" + " --- |" * len(header)]
 for preset in LINK_PRESETS.values():
     crossover = crossover_payload_mib(preset.bandwidth_gib_s, preset.latency_us)
-    rows.append(f"| {preset.label} | {preset.bandwidth_gib_s:.1f} | {preset.latency_us:g} | {crossover:.3f} | "
-                f"{preset.source} |")
+    rows.append(f"| {preset.label} | {preset.bandwidth_gib_s:.1f} | {preset.latency_us:g} | {crossover:.3f} |")
 display(Markdown("\n".join(rows)))
 
 # %% [markdown] lang="zh"
@@ -224,7 +237,7 @@ check("q2.crossover_mib", answer)
 
 # %% tags=["solution"]
 answer = crossover_payload_mib(25, 10)
-assert check("q2.crossover_mib", answer).correct
+verify("q2.crossover_mib", answer)
 
 # %% [markdown] lang="zh"
 # ### 练习 2.2
@@ -248,20 +261,23 @@ ledger_b = communication_ledger(64 / 1024, 512, 100, 5)
 print(ledger_a.explain())
 print(ledger_b.explain())
 answer = "A" if ledger_a.dominant_term == "latency" else "B"
-assert check("q2.latency_bound", answer).correct
+verify("q2.latency_bound", answer)
 
 # %% [markdown] lang="zh"
 # ## 4. 集合通信的环形代价（7 分钟）
 #
-# 种子账本里的一次调用只经过一条链路。并行策略用的是集合通信：n 个 rank 排成环，每一步只和邻居交换一块数据。
-# 设 S 为 nccl-tests 意义下的整块缓冲区字节数、B 为每条链路的单向带宽、α 为每个环步的时延：
+# 第 2 节账本里的一次调用只经过一条链路。并行策略用的是集合通信：n 个 rank 排成环，每一步只和邻居交换一块数据。
+# 设 S 为 nccl-tests 意义下的整块缓冲区字节数、B 为每块 GPU 的单向带宽、α 为每个环步的时延。下面是**环形算法**的代价；
+# NCCL 还会按消息大小和拓扑改用树形 (tree) 算法，或在 NVSwitch 上用交换机内归约的 NVLS，它们的时延项和传输项不同：
 
 # %% [markdown] lang="en"
 # ## 4. The ring cost of collectives (7 min)
 #
-# A call of the seed's ledger crosses one link. Parallel strategies use collectives: n ranks form a ring and each step
+# A call of section 2's ledger crosses one link. Parallel strategies use collectives: n ranks form a ring and each step
 # exchanges one block with a neighbour. With S the whole buffer in bytes (as nccl-tests defines it), B the
-# unidirectional bandwidth per link and α the latency of one ring step:
+# unidirectional bandwidth per GPU and α the latency of one ring step, these are the costs of the **ring algorithm**;
+# depending on message size and topology NCCL also switches to a tree algorithm, or NVLS (in-switch reduction on
+# NVSwitch), whose latency and transfer terms differ:
 
 # %% [markdown]
 # $$t = \text{steps}(n)\cdot\alpha + \text{factor}(n)\cdot\frac{S}{B},\qquad
@@ -328,7 +344,7 @@ check("q2.allreduce_ms", answer)
 # %% tags=["solution"]
 answer = collective_time_s("all_reduce", payload_bytes=mib_to_bytes(256), ranks=8,
                            bandwidth_bytes_per_s=100 * GIB_BYTES, latency_s=5 / US_PER_S) * MS_PER_S
-assert check("q2.allreduce_ms", answer).correct
+verify("q2.allreduce_ms", answer)
 
 # %% [markdown] lang="zh"
 # ## 5. 每种策略每步的通信（8 分钟）
@@ -344,6 +360,27 @@ assert check("q2.allreduce_ms", answer).correct
 # alone at degree 8. EP only applies to mixture-of-experts models: here we assume every layer's MLP becomes a top-2
 # routed MoE layer with the same tokens. `strategy_traffic` lists the collectives one rank issues per step (each entry
 # cites its source) and `traffic_time` times them on one kind of link:
+
+# %% [markdown] lang="zh"
+# ### 练习 2.4
+#
+# 先预测，再看下面的表：Megatron 张量并行 TP = 8，模型 36 层，每步 8 个微批次，不开序列并行、不重计算。
+# 每个 rank 每步发起多少次 all-reduce？
+
+# %% [markdown] lang="en"
+# ### Exercise 2.4
+#
+# Predict first, then read the table below: Megatron tensor parallelism with TP = 8, a 36-layer model, 8 micro-batches
+# per step, no sequence parallelism and no recomputation. How many all-reduces does each rank issue per step?
+
+# %% tags=["learner"]
+answer = ...
+check("q2.tp_calls", answer)
+
+# %% tags=["solution"]
+tp_entries = strategy_traffic("tp", seq_len=4096, micro_batch=1, micro_batches=8, hidden=4096, layers=36, tp=8)
+answer = sum(entry.calls_per_step for entry in tp_entries)
+verify("q2.tp_calls", answer)
 
 # %%
 shape = model_shape("megatron-7.5b")
@@ -450,59 +487,56 @@ for phase, seq_len in ((Text(zh="预填充 s = 4096", en="prefill, s = 4096"), 4
                 f"{on_intra.latency_s * MS_PER_S:.3f} | {on_intra.transfer_s * MS_PER_S:.3f} | "
                 f"{TERM[on_intra.dominant_term]} |")
 display(Markdown("\n".join(rows)))
+# The numbers the next paragraph quotes: 2(n-1) ring steps at n = 8, and the preset's 3.4 us per step.
+assert 2 * (DEGREE - 1) == 14 and round(intra.latency_us, 6) == 3.4
 
 # %% [markdown] lang="zh"
-# ### 练习 2.4
-#
-# Megatron 张量并行 TP = 8，模型 36 层，每步 8 个微批次，不开序列并行、不重计算。每个 rank 每步发起多少次 all-reduce？
+# 解码一行的时延项按环形算法估算：每次全归约 2(n-1) = 14 个环步，每步 3.4 µs。对这么小的消息，NCCL 实际上会改用
+# 低时延的协议（LL、LL128）和算法（树形，或 NVSwitch 上的 NVLS），一次调用的时延可能明显低于这个估计。
+# 结论“解码阶段的 TP 由时延主导”不变，但具体的毫秒数要实测（第 8 课）。
 
 # %% [markdown] lang="en"
-# ### Exercise 2.4
-#
-# Megatron tensor parallelism with TP = 8, a 36-layer model, 8 micro-batches per step, no sequence parallelism and no
-# recomputation. How many all-reduces does each rank issue per step?
-
-# %% tags=["learner"]
-answer = ...
-check("q2.tp_calls", answer)
-
-# %% tags=["solution"]
-answer = sum(entry.calls_per_step for entry in traffic["TP"][0])
-assert check("q2.tp_calls", answer).correct
+# The decode row's latency term is a ring estimate: 2(n-1) = 14 ring steps per all-reduce at 3.4 µs each. For messages
+# this small NCCL actually switches to low-latency protocols (LL, LL128) and algorithms (tree, or NVLS on NVSwitch),
+# so one call may take noticeably less than this estimate. The conclusion "TP while decoding is latency-bound" holds,
+# but the milliseconds need measuring (lesson 8).
 
 # %% [markdown] lang="zh"
-# ## 6. 种子的三个问题（3 分钟）
+# ## 6. 三个问题（3 分钟）
 #
 # 判断并行策略时，真正要问的是：
 #
 # 1. **这个通信是不是高频出现？** 看上表的“每步调用”：DP 每步 1 次，TP、EP 每层都有，CP 每层还要走 cp-1 个环步。
-# 2. **它能不能被机内互连吃掉？** 比较“节点内”和“跨节点”两列：同样的字节，跨节点慢一个数量级左右。
-#    高频又量大的 TP、EP 放在节点内；每步一次的 DP 梯度同步可以跨节点。
+# 2. **它能不能被节点内互连吃掉？** 比较“节点内”和“跨节点”两列：同样的字节，跨节点慢一个数量级左右。
+#    高频又量大的 TP 放在节点内；每步一次的 DP 梯度同步可以跨节点。EP 的全对全每层都有，小规模时也常放在节点内；
+#    但大规模 MoE 训练让 EP 跨节点是常见做法（例如 EP = 64 走 InfiniBand），代价要靠通信与计算重叠、路由均衡来控制。
 # 3. **它是不是会卡在同步点上，压掉计算重叠？** TP 的全归约夹在每层的两次矩阵乘之间，下一步计算要等它；
 #    EP 的 dispatch 也必须先到，专家才能开算，负载不均时所有 rank 等最慢的那个；PP 在 stage 边界等待，切不均就放大气泡；
 #    DP 的梯度全归约可以分桶、与反向计算重叠，ZeRO-3 的全收集可以预取；CP 的环形传递可以和分块注意力计算重叠。
 #
-# 如果频率高、带宽弱，策略再“高级”，最后也会被通信拖回去。S18 的误区“TP degree 越大越好”正是忽略了第 1、3 个问题：
+# 如果频率高、带宽弱，策略再“高级”，最后也会被通信拖回去。常见误区“TP degree 越大越好”（第 5 课还会谈）正是忽略了第 1、3 个问题：
 # TP 越大，每个 rank 的矩阵越小、算得越快，但每层的集合通信次数不变、环步数还在增加。
 
 # %% [markdown] lang="en"
-# ## 6. The seed's three questions (3 min)
+# ## 6. Three questions (3 min)
 #
 # What we really need to ask about a strategy:
 #
 # 1. **Is this communication frequent?** Read "calls/step" above: DP once per step, TP and EP in every layer, CP with
 #    cp-1 ring steps in every layer.
 # 2. **Can intra-node links absorb it?** Compare the intra-node and cross-node columns: the same bytes take roughly an
-#    order of magnitude longer across nodes. Keep frequent, heavy TP and EP inside a node; DP's once-per-step gradient
-#    sync can span nodes.
+#    order of magnitude longer across nodes. Keep frequent, heavy TP inside a node; DP's once-per-step gradient sync
+#    can span nodes. EP's all-to-all runs in every layer and often stays inside a node at small scale, but large MoE
+#    training commonly runs EP across nodes (e.g. EP = 64 over InfiniBand) and controls the cost with overlap and
+#    balanced routing.
 # 3. **Does it block at a synchronization point and kill the overlap with compute?** TP's all-reduce sits between the
 #    two matrix multiplies of every layer, and the next computation waits for it; EP's dispatch must arrive before
 #    the experts can start, and with uneven load every rank waits for the slowest; PP waits at stage boundaries, and
 #    an uneven split enlarges the bubble. DP's gradient all-reduce can be bucketed and overlapped with backward,
 #    ZeRO-3's all-gathers can be prefetched, and CP's ring steps can overlap with the blockwise attention compute.
 #
-# If communication is frequent and bandwidth is weak, even the most "advanced" strategy is dragged back by it. S18's
-# mistake "the larger the TP degree the better" ignores questions 1 and 3: a larger TP makes each rank's matrices
+# If communication is frequent and bandwidth is weak, even the most "advanced" strategy is dragged back by it. The
+# common mistake "the larger the TP degree the better" (lesson 5 returns to it) ignores questions 1 and 3: a larger TP makes each rank's matrices
 # smaller and faster, but the number of collectives per layer stays the same and the ring grows longer.
 
 # %% [markdown] lang="zh"
@@ -553,9 +587,9 @@ assert check("q2.tp_calls", answer).correct
 #
 # - 通信时间 ≈ 次数 × (α + 载荷 / B)：带宽项看单次数据量，频率项看次数；账本给的是不计重叠的下界。
 # - 分界载荷 payload* = α × B：小于它时延主导（减少次数），大于它带宽主导（减少载荷或加带宽）。
-# - 带宽一律按每条链路的单向带宽计；环形集合通信的传输系数（nccl-tests 的 busbw 系数）趋于常数，环步数随 n 线性增长。
+# - 带宽一律按每块 GPU 每个方向（单向）计；环形集合通信的传输系数（nccl-tests 的 busbw 系数）趋于常数，环步数随 n 线性增长。
 # - DP 每步一次、量大；TP、EP 每层都有；PP 在 stage 边界；CP 每层走环；服务副本不交换张量。
-# - 三个问题：是否高频？能否被机内互连吃掉？会不会卡在同步点上？高频、量大、阻塞的通信放在节点内。
+# - 三个问题：是否高频？能否被节点内互连吃掉？会不会卡在同步点上？高频、量大、阻塞的通信放在节点内。
 
 # %% [markdown] lang="en"
 # ## Key points
@@ -564,12 +598,36 @@ assert check("q2.tp_calls", answer).correct
 #   about the number of calls; the ledger gives a lower bound without overlap.
 # - The crossover payload* = α × B: below it a call is latency-bound (make fewer calls), above it bandwidth-bound (send
 #   less or get more bandwidth).
-# - Bandwidth is always unidirectional per link; the transfer factor of ring collectives (nccl-tests' busbw factor)
+# - Bandwidth is always per GPU and per direction (unidirectional); the transfer factor of ring collectives (nccl-tests' busbw factor)
 #   levels off while the number of ring steps grows linearly with n.
 # - DP communicates once per step, a lot; TP and EP in every layer; PP at stage boundaries; CP around a ring in every
 #   layer; serving replicas exchange no tensors.
 # - Three questions: is it frequent? can intra-node links absorb it? does it block at a synchronization point? Keep
 #   frequent, heavy, blocking communication inside a node.
+
+# %% [markdown] lang="zh"
+# ## 延伸阅读
+#
+# - PyTorch 的通信原语：[torch.distributed 文档](https://pytorch.org/docs/stable/distributed.html)（`all_reduce`、`all_gather_into_tensor`、`reduce_scatter_tensor`、`all_to_all`）。
+# - NCCL 的集合通信语义：[NCCL User Guide: Collective Operations](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/usage/collectives.html)；
+#   算法带宽与总线带宽：[nccl-tests 的 PERFORMANCE.md](https://github.com/NVIDIA/nccl-tests/blob/master/doc/PERFORMANCE.md)。
+# - 张量并行每层两次全归约：M. Shoeybi et al., [Megatron-LM: Training Multi-Billion Parameter Language Models Using Model Parallelism](https://arxiv.org/abs/1909.08053)，2019。
+# - ZeRO-3 的通信量：S. Rajbhandari et al., [ZeRO](https://arxiv.org/abs/1910.02054)，SC 2020，第 7 节。
+# - 环形上下文并行：H. Liu et al., [Ring Attention with Blockwise Transformers for Near-Infinite Context](https://arxiv.org/abs/2310.01889)，ICLR 2024。
+#
+# 导航：[课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 1 课 Q1 容量约束](01_capacity.ipynb) · 下一课：[第 3 课 Q3 约束筛选](03_gates.ipynb)
+
+# %% [markdown] lang="en"
+# ## Related reading
+#
+# - PyTorch's communication primitives: the [torch.distributed documentation](https://pytorch.org/docs/stable/distributed.html) (`all_reduce`, `all_gather_into_tensor`, `reduce_scatter_tensor`, `all_to_all`).
+# - NCCL's collective semantics: [NCCL User Guide: Collective Operations](https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/usage/collectives.html);
+#   algorithm vs bus bandwidth: [nccl-tests' PERFORMANCE.md](https://github.com/NVIDIA/nccl-tests/blob/master/doc/PERFORMANCE.md).
+# - Tensor parallelism's two all-reduces per layer: M. Shoeybi et al., [Megatron-LM: Training Multi-Billion Parameter Language Models Using Model Parallelism](https://arxiv.org/abs/1909.08053), 2019.
+# - ZeRO-3's communication volume: S. Rajbhandari et al., [ZeRO](https://arxiv.org/abs/1910.02054), SC 2020, section 7.
+# - Ring context parallelism: H. Liu et al., [Ring Attention with Blockwise Transformers for Near-Infinite Context](https://arxiv.org/abs/2310.01889), ICLR 2024.
+#
+# Navigation: [course index](00_index.ipynb) · [glossary](glossary.ipynb) · previous: [lesson 1, Q1 capacity](01_capacity.ipynb) · next: [lesson 3, Q3 gates](03_gates.ipynb)
 
 # %% [markdown] lang="zh" tags=["learner"]
 # ## 学后填写区

@@ -8,7 +8,7 @@
 # %% [markdown] lang="zh"
 # # 第 3 课：Q3 按约束筛选并行策略
 #
-# [English version](../en/03_gates.ipynb) · [术语表](../../docs/GLOSSARY.md) · 上一课：[Q2 通信成本](02_communication.ipynb) · 下一课：[Q4 组合与风险](04_composition.ipynb)
+# [English version](../en/03_gates.ipynb) · [课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 2 课 Q2 通信成本](02_communication.ipynb) · 下一课：[第 4 课 Q4 组合与风险](04_composition.ipynb)
 #
 # > **时间：** 讲解 20 分钟，练习 10 分钟
 # >
@@ -18,17 +18,17 @@
 # > - 为什么只给结论和拒绝原因，而不给候选打综合分？
 # >
 # > **目标：**
-# > - 按顺序说出六道门槛 (gate)：容量、互连、结构、上下文、模式、服务角色，并说明种子的第五道“服务门槛”为什么拆成两道。
-# > - 用 `coursekit.gates` 复现种子的 Q3 小验证：DP 被拒绝，TP 通过。
+# > - 按顺序说出六道门槛 (gate)：容量、互连、结构、上下文、模式、服务角色，并说明常说的第五道“服务门槛”为什么拆成两道。
+# > - 用 `coursekit.gates` 做 Q3 的第一个筛选例子：DP 被拒绝，TP 通过。
 # > - 读懂一条拒绝原因，并说出要改变哪个事实它才会通过。
-# > - 把 S18 的三条排除规则（全局批大小限制 DP、TP 整除注意力头且留在节点内、PP 不超过层数）当作门槛使用。
+# > - 把选择并行度时的三条排除规则（全局批大小限制 DP、TP 整除注意力头且留在节点内、PP 不超过层数）当作门槛使用。
 # >
 # > **前置：** 第 1 课的容量账本 (ledger)（每个 rank 的显存需求从这里来），第 2 课的通信账本（为什么 TP 要留在节点内）。
 
 # %% [markdown] lang="en"
 # # Lesson 3: Q3 screening parallel strategies by constraints
 #
-# [中文版](../zh/03_gates.ipynb) · [Glossary](../../docs/GLOSSARY.md) · Previous: [Q2 communication](02_communication.ipynb) · Next: [Q4 composition and risk](04_composition.ipynb)
+# [中文版](../zh/03_gates.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 2, Q2 communication](02_communication.ipynb) · Next: [lesson 4, Q4 composition and risk](04_composition.ipynb)
 #
 # > **Time:** teaching 20 min, exercises 10 min
 # >
@@ -38,10 +38,10 @@
 # > - Why do we give a verdict and its reasons, never a combined score?
 # >
 # > **Objectives:**
-# > - Name the six gates in order: fit, interconnect, structure, context, mode, serving role; explain why the seed's fifth gate ("serving") becomes two.
-# > - Reproduce the seed's Q3 check with `coursekit.gates`: DP is rejected, TP accepted.
+# > - Name the six gates in order: fit, interconnect, structure, context, mode, serving role; explain why the usual fifth gate ("serving") becomes two.
+# > - Work Q3's first screening example with `coursekit.gates`: DP is rejected, TP accepted.
 # > - Read a rejection reason and say which fact must change for the candidate to pass.
-# > - Use S18's three exclusions as gates: the global batch limits DP, TP must divide the attention heads and stay inside a node, PP cannot exceed the layers.
+# > - Use the three exclusions for parallel degrees as gates: the global batch limits DP, TP must divide the attention heads and stay inside a node, PP cannot exceed the layers.
 # >
 # > **Prerequisites:** lesson 1's capacity ledger (where the memory per rank comes from), lesson 2's communication ledger (why TP stays inside a node).
 
@@ -54,7 +54,7 @@ from dataclasses import replace
 
 from IPython.display import Markdown, display
 
-from coursekit.exercises import check
+from coursekit.exercises import check, verify
 from coursekit.gates import (
     COURSE_CANDIDATES,
     GATES,
@@ -90,11 +90,11 @@ def md_table(header, rows):
 #
 # 第 1 课登记了容量约束（每个设备要放下多少模型状态、激活和运行时预留），第 2 课登记了通信约束
 # （每一步有多少次集合通信 (collective communication)、走哪条链路）。第 3 课把这些**可测量的事实**变成**硬门槛**：
-# 候选策略只要有一条不满足，就被排除，并且写明原因。种子 (seed) 给出的筛选顺序是：
+# 候选策略只要有一条不满足，就被排除，并且写明原因。筛选的顺序是：
 #
 # 1. **容量门槛 (fit gate)**：单卡能不能放下模型主体。放得下，数据并行 (data parallelism, DP) 才有基础；
 #    放不下，流水线并行 (pipeline parallelism, PP) 和 ZeRO 先进入候选。
-# 2. **互连门槛 (interconnect gate)**：机内互连能不能支撑高频通信。强互连更支持张量并行 (tensor parallelism, TP)
+# 2. **互连门槛 (interconnect gate)**：节点内互连能不能支撑高频通信。强互连更支持张量并行 (tensor parallelism, TP)
 #    和专家并行 (expert parallelism, EP)；弱互连更偏向降低同步频率的策略。
 # 3. **结构门槛 (structure gate)**：模型是稠密模型 (dense model) 还是混合专家模型 (mixture of experts, MoE)。
 #    稠密模型常见组合是 DP / TP / PP；MoE 要把 EP 纳入主决策。
@@ -111,7 +111,7 @@ def md_table(header, rows):
 # Lesson 1 recorded the capacity constraint (how much model state, activations and runtime reserve each device must
 # hold); lesson 2 recorded the communication constraint (how many collectives per step, on which link). Lesson 3 turns
 # these **measurable facts** into **hard gates**: a candidate that fails any one of them is rejected, and the rejection
-# says why. The seed gives this order:
+# says why. The order is:
 #
 # 1. **Fit gate**: can one device hold the bulk of the model? If it can, data parallelism (DP) has a basis; if not,
 #    pipeline parallelism (PP) and ZeRO enter the candidates first.
@@ -130,13 +130,13 @@ def md_table(header, rows):
 # %% [markdown] lang="zh"
 # ## 2. 六道门槛，按顺序
 #
-# `coursekit.gates.GATES` 按种子的顺序列出门槛；每道门槛是一个函数 `(候选, 环境) -> Reason 或 None`，
+# `coursekit.gates.GATES` 按这个顺序列出门槛；每道门槛是一个函数 `(候选, 环境) -> Reason 或 None`，
 # `Reason` 带一个稳定的代码 (code) 和当前语言的说明。下面的表由 `GATES` 生成：
 
 # %% [markdown] lang="en"
 # ## 2. Six gates, in order
 #
-# `coursekit.gates.GATES` lists the gates in the seed's order; each gate is a function
+# `coursekit.gates.GATES` lists the gates in this order; each gate is a function
 # `(candidate, environment) -> Reason or None`, and a `Reason` carries a stable code plus a message in the current
 # language. The table below is generated from `GATES`:
 
@@ -148,31 +148,30 @@ md_table(
 assert [gate.code for gate in GATES] == ["memory", "interconnect", "structure", "context", "mode", "serving"]
 
 # %% [markdown] lang="zh"
-# 种子写了五道门槛，这里是六道：**种子的第五道“服务门槛”问了两件不同的事，所以拆成两道。**
+# 上面列了五道门槛，代码里是六道：**第五道“服务门槛”问了两件不同的事，所以拆成两道。**
 #
-# - `mode`（模式）：工作负载 (训练 training / 服务 serving) 是否在候选声明的模式之中。这就是种子代码里
-#   `'workload mode is unsupported'` 那一项检查。
+# - `mode`（模式）：工作负载 (训练 training / 服务 serving) 是否在候选声明的模式之中
+#   （对应英文原因 `'workload mode is unsupported'`）。
 # - `serving`（服务角色）：候选的**执行角色 (execution role)** 是否与工作负载相符。服务副本和训练 DP 都复制整个模型，
 #   但 DP 每步同步梯度，副本从不同步；所以服务副本不能承担训练，每步同步训练状态的候选也不用来分发服务请求。
-#   这是种子正文里“不把它误写成训练 DP”那句话的检查。
+#   这就是上面“不把它误写成训练 DP”那句话的检查。
 #
-# 拆开之后，每条拒绝原因只说一件事。上下文门槛在种子里只有文字描述，这里也写成了代码：
+# 拆开之后，每条拒绝原因只说一件事。上下文门槛也写成了代码：
 # 切分上下文的候选 (CP) 只有在 `context_len > max_context_per_device` 时才通过；环境没有声明这两个数字时，
 # CP 也不通过，因为没有证据表明需要它。
 
 # %% [markdown] lang="en"
-# The seed lists five gates; here there are six: **the seed's fifth gate, "serving", asks two different questions,
-# so it becomes two gates.**
+# Five gates are listed above; the code has six: **the fifth gate, "serving", asks two different questions, so it
+# becomes two gates.**
 #
-# - `mode`: is the workload (training / serving) among the modes the candidate declares? This is the seed code's
-#   `'workload mode is unsupported'` check.
+# - `mode`: is the workload (training / serving) among the modes the candidate declares? (Its English reason is
+#   `'workload mode is unsupported'`.)
 # - `serving`: does the candidate's **execution role** match the workload? Serving replicas and training DP both copy
 #   the whole model, but DP synchronizes gradients every step and replicas never do; so a serving replica cannot
 #   carry training, and a candidate that synchronizes training state every step is not how we distribute serving
-#   requests. This checks the seed's sentence "never call it training DP".
+#   requests. This checks the sentence "never call it training DP" above.
 #
-# Split this way, every rejection reason says one thing. The context gate is only prose in the seed; here it is code
-# too: a context-splitting candidate (CP) passes only when `context_len > max_context_per_device`, and it does not pass
+# Split this way, every rejection reason says one thing. The context gate is code too: a context-splitting candidate (CP) passes only when `context_len > max_context_per_device`, and it does not pass
 # when the environment declares neither number, because nothing shows it is needed.
 
 # %% [markdown] lang="zh"
@@ -180,7 +179,7 @@ assert [gate.code for gate in GATES] == ["memory", "interconnect", "structure", 
 #
 # 一个候选 (`Candidate`) 就是一页公开的声明：每个 rank 需要多少显存 (GiB)、允许哪些工作负载模式、适用于哪些模型结构、
 # 它的组至少需要什么链路域（由弱到强：`none` < `cross_node` < `intra_node`），以及是否切分上下文、扮演什么执行角色。
-# 环境 (`Environment`) 则给出当前的事实。下表是种子的四个候选，加上本课程补充的 PP、CP 和 Replica
+# 环境 (`Environment`) 则给出当前的事实。下表是第一个筛选例子的四个候选，加上本课程补充的 PP、CP 和 Replica
 # （补充候选的数字是示意值，用来让每道门槛都有一个会被它拒绝的候选）：
 
 # %% [markdown] lang="en"
@@ -189,7 +188,8 @@ assert [gate.code for gate in GATES] == ["memory", "interconnect", "structure", 
 # A `Candidate` is a public declaration: the memory each rank needs (GiB), the workload modes it allows, the model
 # structures it applies to, the weakest link scope its group can live with (weakest to strongest: `none` <
 # `cross_node` < `intra_node`), whether it splits the context and which execution role it plays. An `Environment`
-# states the current facts. The table shows the seed's four candidates plus the course's PP, CP and Replica (their
+# states the current facts. The table shows the four candidates of the first screening example plus the course's PP,
+# CP and Replica (their
 # numbers are illustrative: they give every gate a candidate it can reject):
 
 # %%
@@ -212,27 +212,34 @@ md_table(
             ", ".join(sorted(c.modes)),
             ", ".join(sorted(c.model_kinds)),
             c.required_link_scope,
-            "✓" if c.splits_context else "—",
+            Text(zh="是", en="yes") if c.splits_context else "—",
             c.role or "—",
             c.description,
         )
         for c in candidates
     ],
 )
-print(SEED_ENVIRONMENT)
+env = SEED_ENVIRONMENT
+print(Text(
+    zh=f"本课的示例环境：单设备 {env.memory_per_device_gib:g} GiB，工作负载 '{env.mode}'，模型结构 '{env.model_kind}'，"
+    f"链路域 '{env.link_scope}'，上下文长度未声明",
+    en=f"the lesson's example environment: {env.memory_per_device_gib:g} GiB per device, workload '{env.mode}', "
+    f"model '{env.model_kind}', link scope '{env.link_scope}', context length not declared",
+))
+assert env.context_len is None and env.max_context_per_device is None
 
 # %% [markdown] lang="zh"
-# ## 4. 种子的小验证
+# ## 4. 第一个筛选例子
 #
-# 种子用普通的字典写候选和环境。`evaluate_candidate` 直接接受这些字典（内部转换成 `Candidate` / `Environment`，
-# 并检查每个键和值），所以种子的代码只需把 `report['accepted']` 换成属性 `report.accepted`：
+# 四个候选和一个环境，用普通的字典写成（不少团队就这样记录候选）。`evaluate_candidate` 直接接受这些字典
+# （内部转换成 `Candidate` / `Environment`，并检查每个键和值），结果用属性 `report.accepted` 读取：
 
 # %% [markdown] lang="en"
-# ## 4. The seed's check
+# ## 4. The first screening example
 #
-# The seed writes candidates and the environment as plain dicts. `evaluate_candidate` accepts those dicts directly (it
-# turns them into `Candidate` / `Environment` and validates every key and value), so the seed's code only changes
-# `report['accepted']` into the attribute `report.accepted`:
+# Four candidates and one environment, written as plain dicts (as many teams record candidates). `evaluate_candidate`
+# accepts those dicts directly (it turns them into `Candidate` / `Environment` and validates every key and value), and
+# the result is read from the attribute `report.accepted`:
 
 # %%
 environment = {
@@ -241,31 +248,34 @@ environment = {
     'model_kind': 'dense',
     'link_scope': 'intra_node',
 }
-seed_candidates = [
+first_candidates = [
     {'name': 'DP', 'memory_per_rank_gib': 29, 'modes': {'training'}, 'model_kinds': {'dense', 'moe'}, 'required_link_scope': 'cross_node'},
     {'name': 'ZeRO-3', 'memory_per_rank_gib': 18, 'modes': {'training'}, 'model_kinds': {'dense', 'moe'}, 'required_link_scope': 'cross_node'},
     {'name': 'TP', 'memory_per_rank_gib': 16, 'modes': {'training', 'serving'}, 'model_kinds': {'dense', 'moe'}, 'required_link_scope': 'intra_node'},
     {'name': 'EP', 'memory_per_rank_gib': 14, 'modes': {'training', 'serving'}, 'model_kinds': {'moe'}, 'required_link_scope': 'intra_node'},
 ]
-reports = [evaluate_candidate(candidate, environment) for candidate in seed_candidates]
+reports = [evaluate_candidate(candidate, environment) for candidate in first_candidates]
 assert not next(report for report in reports if report.name == 'DP').accepted
 assert next(report for report in reports if report.name == 'TP').accepted
+verdicts = {True: Text(zh="通过", en="accepted"), False: Text(zh="拒绝", en="rejected")}
 for report in reports:
-    print(report.name, report.accepted, [reason.message for reason in report.reasons])
+    reasons = str(Text(zh="；", en="; ")).join(reason.message for reason in report.reasons)
+    why = Text(zh=f"。原因：{reasons}", en=f". Reasons: {reasons}") if reasons else ""
+    print(Text(zh=f"{report.name}：{verdicts[report.accepted]}{why}", en=f"{report.name}: {verdicts[report.accepted]}{why}"))
 
 # %% [markdown] lang="zh"
-# 每条原因都带一个稳定的代码；种子打印的英文原因与代码一一对应（`SEED_REASON_TEXTS`）。
+# 每条原因都带一个稳定的代码，每个代码还对应一句固定的英文短句（`SEED_REASON_TEXTS`），方便和只认英文原因的脚本对照。
 # 下面的断言检查：字典形式与 `coursekit` 自带的 `SEED_CANDIDATES` 是同一组声明；DP 只被容量门槛拒绝，
-# EP 只被结构门槛拒绝，ZeRO-3 和 TP 通过；把代码换回种子的英文原因，得到的正是种子程序打印的内容。
+# EP 只被结构门槛拒绝，ZeRO-3 和 TP 通过；代码换回英文短句后是预期的那两句。
 
 # %% [markdown] lang="en"
-# Every reason carries a stable code, and the seed's English reasons map one-to-one onto the codes
-# (`SEED_REASON_TEXTS`). The asserts below check that the dicts are the same declarations as coursekit's
-# `SEED_CANDIDATES`; that DP is rejected by the fit gate only and EP by the structure gate only, while ZeRO-3 and TP
-# pass; and that mapping the codes back to the seed's English reasons gives exactly what the seed's program prints.
+# Every reason carries a stable code, and each code maps to one fixed English phrase (`SEED_REASON_TEXTS`), for
+# scripts that only understand English reasons. The asserts below check that the dicts are the same declarations as
+# coursekit's `SEED_CANDIDATES`; that DP is rejected by the fit gate only and EP by the structure gate only, while
+# ZeRO-3 and TP pass; and that the codes map back to the expected two phrases.
 
 # %%
-assert [Candidate.from_dict(c) for c in seed_candidates] == [replace(c, description=None) for c in SEED_CANDIDATES]
+assert [Candidate.from_dict(c) for c in first_candidates] == [replace(c, description=None) for c in SEED_CANDIDATES]
 assert Environment.from_dict(environment) == SEED_ENVIRONMENT
 codes = {report.name: report.codes for report in reports}
 assert codes == {'DP': ('memory',), 'ZeRO-3': (), 'TP': (), 'EP': ('structure',)}
@@ -319,12 +329,12 @@ assert by_name['DP'].codes != by_name['EP'].codes
 # %% [markdown] lang="zh"
 # ## 6. 补充候选：上下文门槛与服务门槛
 #
-# 种子的环境没有声明上下文长度，所以 CP 被拒绝（没有证据表明需要它）。声明一个单卡放不下的长上下文后，CP 就通过了：
+# 本课的示例环境没有声明上下文长度，所以 CP 被拒绝（没有证据表明需要它）。声明一个单卡放不下的长上下文后，CP 就通过了：
 
 # %% [markdown] lang="en"
 # ## 6. The course's candidates: the context and serving gates
 #
-# The seed's environment declares no context length, so CP is rejected (nothing shows it is needed). Declare a long
+# The lesson's example environment declares no context length, so CP is rejected (nothing shows it is needed). Declare a long
 # context that one device cannot hold, and CP passes:
 
 # %%
@@ -333,7 +343,13 @@ short_context = replace(SEED_ENVIRONMENT, context_len=4096, max_context_per_devi
 cp = next(c for c in COURSE_CANDIDATES if c.name == 'CP')
 for env in (SEED_ENVIRONMENT, short_context, long_context):
     report = evaluate_candidate(cp, env)
-    print(env.context_len, env.max_context_per_device, report.accepted, [r.message for r in report.reasons])
+    declared = Text(zh="未声明", en="not declared")
+    context = declared if env.context_len is None else f"{env.context_len:,}"
+    per_device = declared if env.max_context_per_device is None else f"{env.max_context_per_device:,}"
+    reasons = str(Text(zh="；", en="; ")).join(r.message for r in report.reasons)
+    why = Text(zh=f"。原因：{reasons}", en=f". Reasons: {reasons}") if reasons else ""
+    print(Text(zh=f"上下文 {context}，单卡可容纳 {per_device}：CP {verdicts[report.accepted]}{why}",
+               en=f"context {context}, one device holds {per_device}: CP {verdicts[report.accepted]}{why}"))
 assert evaluate_candidate(cp, long_context).accepted
 assert evaluate_candidate(cp, short_context).codes == ('context',)
 
@@ -351,15 +367,15 @@ mislabelled = Candidate(
     "Replica*", 20, {"training", "serving"}, {"dense", "moe"}, "none", role="serving-replica"
 )
 report = evaluate_candidate(mislabelled, SEED_ENVIRONMENT)
-print(report.codes)
-print(report.reasons[0].message)
+print(Text(zh=f"拒绝它的门槛：{', '.join(report.codes)}。原因：{report.reasons[0].message}",
+           en=f"gates that reject it: {', '.join(report.codes)}. Reason: {report.reasons[0].message}"))
 assert report.codes == ('serving',)
 
 # %% [markdown] lang="zh"
 # ## 7. 动手：改变环境，看门槛怎样变化
 #
 # 下面的小部件 (widget) 用当前环境跑七个候选。左边的网格每行一个候选、每列一道门槛（按顺序）：
-# 绿色通过，红色加 × 不通过，黑框标出该候选**第一道**不通过的门槛。下方的表列出每个候选的结论和全部原因。
+# 绿色格通过，红色格加叉不通过，黑框标出该候选**第一道**不通过的门槛；行名后的文字是结论，消息框的颜色和开头的文字也给出结论。下方的表列出每个候选的结论和全部原因。
 #
 # 试一试：
 # 1. 把单设备显存改成 32：DP 通过了吗？为什么？
@@ -371,8 +387,9 @@ assert report.codes == ('serving',)
 # ## 7. Hands on: change the environment, watch the gates
 #
 # The widget below runs the seven candidates against the environment you set. In the grid each row is a candidate and
-# each column a gate (in order): green passes, red with × fails, and a black frame marks each candidate's **first**
-# failing gate. The table below it lists every candidate's verdict and all its reasons.
+# each column a gate (in order): a green cell passes, a red cell with a cross fails, and a black frame marks each
+# candidate's **first** failing gate; the word after each row's name is its verdict, and the message box says the
+# overall verdict in words and colour. The table below it lists every candidate's verdict and all its reasons.
 #
 # Try:
 # 1. Set the device memory to 32: does DP pass now? Why?
@@ -390,9 +407,9 @@ assert gates_widget.status == "ok"
 assert [r.accepted for r in gates_widget.result.reports] == [r.accepted for r in evaluate_candidates(candidates, SEED_ENVIRONMENT)]
 
 # %% [markdown] lang="zh"
-# ## 8. S18 的排除规则，也是门槛
+# ## 8. 并行度的排除规则，也是门槛
 #
-# 上面的门槛筛的是**候选**。S18 还有三条规则筛的是**并行度 (parallel degree)**，它们同样返回代码和原因，而不是分数。
+# 上面的门槛筛的是**候选**。还有三条规则筛的是**并行度 (parallel degree)**（第 5 课的选择矩阵也用它们），它们同样返回代码和原因，而不是分数。
 #
 # ### 8.1 全局批大小 (global batch size) 限制 DP
 #
@@ -401,9 +418,10 @@ assert [r.accepted for r in gates_widget.result.reports] == [r.accepted for r in
 # 例如 4 个节点 × 8 张 GPU = 32 张卡，global batch = 64 条序列：
 
 # %% [markdown] lang="en"
-# ## 8. S18's exclusions are gates too
+# ## 8. The exclusions for parallel degrees are gates too
 #
-# The gates above screen **candidates**. S18 adds three rules that screen **parallel degrees**; they too return a
+# The gates above screen **candidates**. Three more rules screen **parallel degrees** (lesson 5's selection matrix
+# uses them too); they too return a
 # code and a reason, not a score.
 #
 # ### 8.1 The global batch size limits DP
@@ -448,7 +466,7 @@ gpus_per_node = 8
 rows = []
 for tp in (1, 2, 4, 5, 6, 8, 12):
     reason = check_tp_degree(tp, shape.heads, gpus_per_node)
-    rows.append((tp, "✓" if reason is None else f"`{reason.code}`", "—" if reason is None else reason.message))
+    rows.append((tp, Text(zh="通过", en="pass") if reason is None else f"`{reason.code}`", "—" if reason is None else reason.message))
 md_table([Text(zh="TP", en="TP"), Text(zh="结论", en="verdict"), Text(zh="原因", en="reason")], rows)
 assert check_tp_degree(8, shape.heads, gpus_per_node) is None
 assert check_tp_degree(5, shape.heads, gpus_per_node).code == "tp_heads"
@@ -476,7 +494,8 @@ assert check_tp_degree(12, shape.heads, gpus_per_node).code == "interconnect"
 rows = []
 for pp in (2, 3, 4, 8, 40, 48):
     reason = check_pp_degree(pp, shape.layers)
-    verdict = "✓" if reason is None else f"`{reason.code}`" + (" ⚠" if reason.code in WARNING_CODES else "")
+    warning = Text(zh="（警告）", en=" (warning)") if reason is not None and reason.code in WARNING_CODES else ""
+    verdict = Text(zh="通过", en="pass") if reason is None else f"`{reason.code}`{warning}"
     rows.append((pp, verdict, "—" if reason is None else reason.message))
 md_table([Text(zh="PP", en="PP"), Text(zh="结论", en="verdict"), Text(zh="原因", en="reason")], rows)
 assert check_pp_degree(3, shape.layers).code in WARNING_CODES
@@ -489,7 +508,7 @@ assert check_pp_degree(48, shape.layers).code == "pp_layers"
 #
 # ### 练习 3.1
 #
-# 种子的环境（24 GiB、训练、稠密模型），但 TP 组只能放在跨节点的链路上（`link_scope = 'cross_node'`）。
+# 本课的示例环境（24 GiB、训练、稠密模型），但 TP 组只能放在跨节点的链路上（`link_scope = 'cross_node'`）。
 # 第一个拒绝 TP 的门槛是哪个？用门槛代码作答（如 `'memory'`）。
 
 # %% [markdown] lang="en"
@@ -499,7 +518,7 @@ assert check_pp_degree(48, shape.layers).code == "pp_layers"
 #
 # ### Exercise 3.1
 #
-# The seed's environment (24 GiB, training, dense model), but the TP group can only be placed on cross-node links
+# The lesson's example environment (24 GiB, training, dense model), but the TP group can only be placed on cross-node links
 # (`link_scope = 'cross_node'`). Which gate rejects TP first? Answer with the gate's code (e.g. `'memory'`).
 
 # %% tags=["learner"]
@@ -509,7 +528,7 @@ check("q3.first_gate", answer)
 # %% tags=["solution"]
 tp = next(c for c in SEED_CANDIDATES if c.name == "TP")
 answer = evaluate_candidate(tp, replace(SEED_ENVIRONMENT, link_scope="cross_node")).codes[0]
-assert check("q3.first_gate", answer).correct
+verify("q3.first_gate", answer)
 
 # %% [markdown] lang="zh"
 # ### 练习 3.2
@@ -531,7 +550,7 @@ check("q3.accepted", answer)
 # %% tags=["solution"]
 serving_moe = replace(SEED_ENVIRONMENT, mode="serving", model_kind="moe")
 answer = {r.name for r in evaluate_candidates(candidates, serving_moe) if r.accepted}
-assert check("q3.accepted", answer).correct
+verify("q3.accepted", answer)
 
 # %% [markdown] lang="zh"
 # ### 练习 3.3
@@ -551,7 +570,7 @@ check("q3.dp_degrees", answer)
 
 # %% tags=["solution"]
 answer = dp_degrees_for_batch(64, micro_batch=4)
-assert check("q3.dp_degrees", answer).correct
+verify("q3.dp_degrees", answer)
 
 # %% [markdown] lang="zh"
 # ### 练习 3.4
@@ -572,29 +591,29 @@ check("q3.tp_rule", answer)
 # %% tags=["solution"]
 reason = check_tp_degree(16, heads=32, gpus_per_node=8)
 answer = "none" if reason is None else reason.code
-assert check("q3.tp_rule", answer).correct
+verify("q3.tp_rule", answer)
 
 # %% [markdown] lang="zh"
 # ### 自检问题
 #
-# 1. 哪个条件会直接排除纯 DP？（S18 自检 1）
-# 2. 为什么 TP 往往更依赖高速的节点内互连？（S18 自检 2）
-# 3. global batch 限制如何反过来约束 DP 度数？（S18 自检 3）
+# 1. 哪个条件会直接排除纯 DP？
+# 2. 为什么 TP 往往更依赖高速的节点内互连？
+# 3. global batch 限制如何反过来约束 DP 度数？
 # 4. 一位同事提议：“给每个候选按显存、通信、复杂度各打 1-5 分，加权求和取最高。”用本课的门槛说明这样做会丢掉什么。
 
 # %% [markdown] lang="en"
 # ### Self-check questions
 #
-# 1. Which condition rules out pure DP outright? (S18 self-check 1)
-# 2. Why does TP usually depend more on fast intra-node links? (S18 self-check 2)
-# 3. How does the global batch limit constrain the DP degree in turn? (S18 self-check 3)
+# 1. Which condition rules out pure DP outright?
+# 2. Why does TP usually depend more on fast intra-node links?
+# 3. How does the global batch limit constrain the DP degree in turn?
 # 4. A colleague proposes: "score each candidate 1-5 on memory, communication and complexity, and take the highest
 #    weighted sum." Using this lesson's gates, explain what that loses.
 
 # %% [markdown] lang="zh" tags=["answer"]
 # **参考答案**
 #
-# 1. 完整训练状态 M_model 超过设备可用显存 C_device：纯 DP 每个 rank 复制全部状态，容量门槛直接拒绝（种子的例子里 29 GiB > 24 GiB）。
+# 1. 完整训练状态 M_model 超过设备可用显存 C_device：纯 DP 每个 rank 复制全部状态，容量门槛直接拒绝（第一个筛选例子里 29 GiB > 24 GiB）。
 #    此时 ZeRO / FSDP 分片、PP 或 TP 先进入候选。
 # 2. TP 每层前向和反向都要做集合通信，调用次数多、单次载荷不大，时延和带宽都被放大；跨节点链路慢得多（第 0、2 课），
 #    所以 TP 的组要放在节点内，`check_tp_degree` 和互连门槛都检查这一点。
@@ -607,7 +626,7 @@ assert check("q3.tp_rule", answer).correct
 # **Answers**
 #
 # 1. The full training state M_model exceeding the usable device memory C_device: pure DP copies all of it to every
-#    rank, so the fit gate rejects it outright (29 GiB > 24 GiB in the seed's example). ZeRO / FSDP sharding, PP or TP
+#    rank, so the fit gate rejects it outright (29 GiB > 24 GiB in the first screening example). ZeRO / FSDP sharding, PP or TP
 #    then enter the candidates first.
 # 2. TP runs collectives in the forward and backward pass of every layer: many calls with modest payloads, so both the
 #    latency and the bandwidth term are multiplied; cross-node links are much slower (lessons 0 and 2), so TP groups
@@ -622,20 +641,40 @@ assert check("q3.tp_rule", answer).correct
 # %% [markdown] lang="zh"
 # ## 要点
 #
-# - 筛选顺序：容量 → 互连 → 结构 → 上下文 → 模式 → 服务角色。种子的“服务门槛”拆成模式和服务角色两道，每条原因只说一件事。
+# - 筛选顺序：容量 → 互连 → 结构 → 上下文 → 模式 → 服务角色。“服务门槛”拆成模式和服务角色两道，每条原因只说一件事。
 # - 候选公开自己的要求（显存/rank、模式、结构、链路域、是否切分上下文、执行角色），环境给出事实；任何一项不满足就拒绝。
 # - 不打综合分：结论加原因，原因写明规则和数字，告诉你该改变哪个事实。
-# - S18 的排除规则筛并行度：dp × micro-batch 要整除 global batch；TP 整除注意力头且留在节点内；PP 不超过层数（不整除只是警告）。
+# - 三条排除规则筛并行度：dp × micro-batch 要整除 global batch；TP 整除注意力头且留在节点内；PP 不超过层数（不整除只是警告）。
 # - 通过门槛只是进入实测的资格，不是性能的保证；组合之后的检查见第 4 课。
 
 # %% [markdown] lang="en"
 # ## Key points
 #
-# - Screening order: fit → interconnect → structure → context → mode → serving role. The seed's "serving" gate becomes two (mode and serving role), so every reason says one thing.
+# - Screening order: fit → interconnect → structure → context → mode → serving role. The "serving" gate becomes two (mode and serving role), so every reason says one thing.
 # - Candidates publish their requirements (memory per rank, modes, structures, link scope, context splitting, execution role); the environment states the facts; failing any one rejects.
 # - No blended score: a verdict with reasons, each naming its rule and numbers, telling you which fact to change.
-# - S18's exclusions screen degrees: dp × micro-batch must divide the global batch; TP divides the heads and stays inside a node; PP cannot exceed the layers (an uneven split is only a warning).
+# - Three exclusions screen degrees: dp × micro-batch must divide the global batch; TP divides the heads and stays inside a node; PP cannot exceed the layers (an uneven split is only a warning).
 # - Passing the gates earns a candidate measurement, not a performance guarantee; lesson 4 checks the combination.
+
+# %% [markdown] lang="zh"
+# ## 延伸阅读
+#
+# - 张量、流水线和数据并行怎样组合，TP 为什么留在节点内：D. Narayanan et al., [Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM](https://arxiv.org/abs/2104.04473)，SC 2021（本课 18.4B 模型的形状取自其表 1）。
+# - 专家并行：D. Lepikhin et al., [GShard](https://arxiv.org/abs/2006.16668)，ICLR 2021；W. Fedus et al., [Switch Transformers](https://arxiv.org/abs/2101.03961)，JMLR 2022。
+# - 上下文并行：H. Liu et al., [Ring Attention](https://arxiv.org/abs/2310.01889)，ICLR 2024；Megatron-Core 的[并行策略指南](https://docs.nvidia.com/megatron-core/developer-guide/latest/user-guide/index.html)。
+# - PyTorch 的分布式训练概览：[PyTorch Distributed Overview](https://pytorch.org/tutorials/beginner/dist_overview.html)。
+#
+# 导航：[课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 2 课 Q2 通信成本](02_communication.ipynb) · 下一课：[第 4 课 Q4 组合与风险](04_composition.ipynb)
+
+# %% [markdown] lang="en"
+# ## Related reading
+#
+# - How tensor, pipeline and data parallelism combine, and why TP stays inside a node: D. Narayanan et al., [Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM](https://arxiv.org/abs/2104.04473), SC 2021 (this lesson's 18.4B shape is from its Table 1).
+# - Expert parallelism: D. Lepikhin et al., [GShard](https://arxiv.org/abs/2006.16668), ICLR 2021; W. Fedus et al., [Switch Transformers](https://arxiv.org/abs/2101.03961), JMLR 2022.
+# - Context parallelism: H. Liu et al., [Ring Attention](https://arxiv.org/abs/2310.01889), ICLR 2024; Megatron-Core's [parallelism guide](https://docs.nvidia.com/megatron-core/developer-guide/latest/user-guide/index.html).
+# - PyTorch's distributed training overview: [PyTorch Distributed Overview](https://pytorch.org/tutorials/beginner/dist_overview.html).
+#
+# Navigation: [course index](00_index.ipynb) · [glossary](glossary.ipynb) · previous: [lesson 2, Q2 communication](02_communication.ipynb) · next: [lesson 4, Q4 composition and risk](04_composition.ipynb)
 
 # %% [markdown] lang="zh" tags=["learner"]
 # ## 学后填写区

@@ -8,7 +8,7 @@
 # %% [markdown] lang="zh"
 # # 第 4 课：Q4 组合方案与风险检查
 #
-# [English version](../en/04_composition.ipynb) · [术语表](../../docs/GLOSSARY.md) · 上一课：[Q3 约束筛选](03_gates.ipynb) · 下一课：[S18 场景选择矩阵](05_selection_matrix.ipynb)
+# [English version](../en/04_composition.ipynb) · [课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 3 课 Q3 约束筛选](03_gates.ipynb) · 下一课：[第 5 课 场景选择矩阵](05_selection_matrix.ipynb)
 #
 # > **时间：** 讲解 25 分钟，练习 10 分钟
 # >
@@ -18,8 +18,8 @@
 # > - rank 怎样分组、怎样放到节点上？放错了会怎样？
 # >
 # > **目标：**
-# > - 用 `validate_parallel_composition` 复现种子的 Q4 小验证：TP=4、PP=2、DP=2 需要 16 个 rank；EP 只能用于 MoE；服务副本 (Replica) 与训练 DP 是不同的执行角色 (execution role)。
-# > - 说明种子的计数规则与 Megatron-Core 的不同：引擎让 EP 复用 DP·CP 的 rank，用 `compare_ep_rules` 对同一方案按两种规则计数。
+# > - 用 `validate_parallel_composition` 做 Q4 的第一个小验证：TP=4、PP=2、DP=2 需要 16 个 rank；EP 只能用于 MoE；服务副本 (Replica) 与训练 DP 是不同的执行角色 (execution role)。
+# > - 说明朴素的计数规则（所有并行度相乘）与 Megatron-Core 的不同：引擎让 EP 复用 DP·CP 的 rank，用 `compare_ep_rules` 对同一方案按两种规则计数。
 # > - 用 `rank_groups` 写出 Megatron 参考例子（16 张 GPU，TP=2，PP=4）的各个组，用 `topology_report` 找出跨节点的 TP 组。
 # >
 # > **前置：** 第 2 课的通信账本（TP 每层都有集合通信），第 3 课的门槛。
@@ -27,7 +27,7 @@
 # %% [markdown] lang="en"
 # # Lesson 4: Q4 checking a combined plan and its risks
 #
-# [中文版](../zh/04_composition.ipynb) · [Glossary](../../docs/GLOSSARY.md) · Previous: [Q3 gates](03_gates.ipynb) · Next: [S18 selection matrix](05_selection_matrix.ipynb)
+# [中文版](../zh/04_composition.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 3, Q3 gates](03_gates.ipynb) · Next: [lesson 5, selection matrix](05_selection_matrix.ipynb)
 #
 # > **Time:** teaching 25 min, exercises 10 min
 # >
@@ -37,8 +37,8 @@
 # > - How are ranks grouped and placed on nodes, and what goes wrong when they are placed badly?
 # >
 # > **Objectives:**
-# > - Reproduce the seed's Q4 check with `validate_parallel_composition`: TP=4, PP=2, DP=2 needs 16 ranks; EP applies only to MoE; a serving Replica and training DP are different execution roles.
-# > - Explain how the seed's counting rule differs from Megatron-Core's, where EP reuses the DP·CP ranks, and count one plan both ways with `compare_ep_rules`.
+# > - Work Q4's first check with `validate_parallel_composition`: TP=4, PP=2, DP=2 needs 16 ranks; EP applies only to MoE; a serving Replica and training DP are different execution roles.
+# > - Explain how the naive counting rule (every degree multiplies) differs from Megatron-Core's, where EP reuses the DP·CP ranks, and count one plan both ways with `compare_ep_rules`.
 # > - Write out the groups of Megatron's reference example (16 GPUs, TP=2, PP=4) with `rank_groups`, and find TP groups that cross nodes with `topology_report`.
 # >
 # > **Prerequisites:** lesson 2's communication ledger (TP runs collectives in every layer), lesson 3's gates.
@@ -61,7 +61,7 @@ from coursekit.composition import (
     validate_megatron_composition,
     validate_parallel_composition,
 )
-from coursekit.exercises import check
+from coursekit.exercises import check, verify
 from coursekit.glossary import lookup
 from coursekit.hardware import link_preset
 from coursekit.i18n import Text
@@ -75,14 +75,31 @@ def show_issues(report):
         print(f"  [{issue.code}] {issue.message}")
 
 
+def show_plan(report):
+    """One sentence about a composition report: ranks needed, valid or not, and the issue codes."""
+    verdict = Text(zh="可行", en="valid") if report.valid else Text(zh="不可行", en="not valid")
+    codes = ", ".join(report.codes) or Text(zh="无", en="none")
+    print(Text(zh=f"需要 {report.required_ranks} 个 rank，{verdict}；问题代码：{codes}",
+               en=f"needs {report.required_ranks} ranks, {verdict}; issue codes: {codes}"))
+
+
+def show_counts(comparison):
+    """One sentence comparing the naive count with the engine's world size for a plan with EP."""
+    verdict = Text(zh="能", en="can") if comparison.engine_valid else Text(zh="不能", en="cannot")
+    print(Text(zh=f"朴素规则：{comparison.seed_required_ranks} 个 rank；引擎的世界大小：{comparison.engine_world_size}；"
+                  f"引擎{verdict}排出这个方案",
+               en=f"naive rule: {comparison.seed_required_ranks} ranks; engine world size: "
+                  f"{comparison.engine_world_size}; the engine {verdict} lay the plan out"))
+
+
 # %% [markdown] lang="zh"
 # ## 1. 单个候选通过，组合未必可行
 #
 # 第 3 课的门槛逐个检查候选。可是一个真实方案同时用好几种并行：例如 TP 切层内张量、PP 切层、DP 复制剩下的部分。
-# 种子强调：**单个候选通过硬门槛，不代表组合后仍然可行。**组合检查至少包括：
+# 要记住：**单个候选通过硬门槛，不代表组合后仍然可行。**组合检查至少包括：
 #
 # - **设备数**：各维度的并行度 (parallel degree) 相乘，要有这么多 rank；
-# - **每个维度的度数**：TP 整除注意力头、PP 不超过层数、DP 受全局批大小限制（第 3 课的 S18 规则）；
+# - **每个维度的度数**：TP 整除注意力头、PP 不超过层数、DP 受全局批大小限制（第 3 课的并行度规则）；
 # - **模型结构**：EP 只能用于混合专家模型 (MoE)；
 # - **部署域**：高频通信的组（TP）要落在节点内的高速链路上。
 #
@@ -92,12 +109,12 @@ def show_issues(report):
 # ## 1. Candidates pass one by one; the combination may not
 #
 # Lesson 3's gates check one candidate at a time. A real plan uses several kinds of parallelism at once: TP splits the
-# tensors inside a layer, PP splits the layers, DP replicates what is left. The seed stresses: **a candidate that passes
+# tensors inside a layer, PP splits the layers, DP replicates what is left. Remember: **a candidate that passes
 # its hard gates does not make the combination feasible.** A composition check covers at least:
 #
 # - **device count**: the parallel degrees multiply, and that many ranks must exist;
 # - **each dimension's degree**: TP divides the attention heads, PP does not exceed the layers, DP is limited by the
-#   global batch (lesson 3's S18 rules);
+#   global batch (lesson 3's rules for degrees);
 # - **model structure**: EP applies only to mixture-of-experts (MoE) models;
 # - **deployment domain**: groups that communicate often (TP) must sit on a node's fast links.
 #
@@ -105,15 +122,15 @@ def show_issues(report):
 # measured evidence (lessons 5 and 6).
 
 # %% [markdown] lang="zh"
-# ## 2. rank 数与种子的小验证
+# ## 2. rank 数：朴素的规则
 #
-# 种子的规则：所需 rank 数 = 所有并行度的乘积。TP=4、PP=2、DP=2 至少需要 4 × 2 × 2 = 16 个 rank。
+# 朴素的规则：所需 rank 数 = 所有并行度的乘积。TP=4、PP=2、DP=2 至少需要 4 × 2 × 2 = 16 个 rank。
 # `validate_parallel_composition` 返回所需 rank 数、是否可行，以及每个问题的代码和说明：
 
 # %% [markdown] lang="en"
-# ## 2. Rank count and the seed's check
+# ## 2. Rank count: the naive rule
 #
-# The seed's rule: ranks needed = the product of all degrees. TP=4, PP=2, DP=2 needs at least 4 × 2 × 2 = 16 ranks.
+# The naive rule: ranks needed = the product of all degrees. TP=4, PP=2, DP=2 needs at least 4 × 2 × 2 = 16 ranks.
 # `validate_parallel_composition` returns the ranks needed, whether the plan is valid, and each issue with its code and
 # message:
 
@@ -122,13 +139,12 @@ valid_plan = validate_parallel_composition({'TP': 4, 'PP': 2, 'DP': 2}, 16, 'den
 invalid_plan = validate_parallel_composition({'TP': 4, 'PP': 2, 'EP': 2}, 8, 'dense')
 assert valid_plan.valid
 assert not invalid_plan.valid
-columns = Text(zh="所需 rank、可行、问题代码：", en="ranks needed, valid, issue codes:")
-print(columns, valid_plan.required_ranks, valid_plan.valid, valid_plan.codes)
-print(columns, invalid_plan.required_ranks, invalid_plan.valid, invalid_plan.codes)
+show_plan(valid_plan)
+show_plan(invalid_plan)
 show_issues(invalid_plan)
 
 # %%
-# The seed's facts: TP=4, PP=2, DP=2 needs 16 ranks; the second plan fails on ranks and on structure.
+# Worked by hand: TP=4, PP=2, DP=2 needs 4 x 2 x 2 = 16 ranks; the second plan fails on ranks and on structure.
 assert valid_plan.required_ranks == 16
 assert invalid_plan.codes == ('ranks', 'structure')
 
@@ -151,7 +167,7 @@ assert invalid_plan.codes == ('ranks', 'structure')
 
 # %%
 moe_plan = validate_parallel_composition({'TP': 4, 'PP': 2, 'EP': 2}, 16, 'moe')
-print(columns, moe_plan.required_ranks, moe_plan.valid, moe_plan.codes)
+show_plan(moe_plan)
 assert moe_plan.valid
 
 # %% [markdown] lang="zh"
@@ -168,22 +184,23 @@ assert moe_plan.valid
 # %%
 for term in ("DP", "Replica"):
     entry = lookup(term)
-    display(Markdown(f"**{entry.zh} / {entry.en} ({entry.abbr})**: {entry.definition}"))
+    name = Text(zh=f"{entry.zh} ({entry.en}, {entry.abbr})", en=f"{entry.en} ({entry.zh}, {entry.abbr})")
+    display(Markdown(f"**{name}**{Text(zh='：', en=': ')}{entry.definition}"))
 
 # %% [markdown] lang="zh"
 # DP 的各个副本每步都通过全归约 (all-reduce) 同步梯度，是一个训练作业；服务副本之间从不同步，各自处理独立的请求，
-# 风险在队列、缓存局部性和尾延迟 (tail latency)。所以种子的检查不允许同一个方案里同时出现 Replica > 1 和 DP > 1，
+# 风险在队列、缓存局部性和尾延迟 (tail latency)。所以组合检查不允许同一个方案里同时出现 Replica > 1 和 DP > 1，
 # 要求把它们写成不同的执行角色；训练引擎的 rank 组也不接受 Replica 这一维：
 
 # %% [markdown] lang="en"
 # DP's copies synchronize gradients with an all-reduce every step: together they are one training job. Serving
 # replicas never synchronize; each answers its own requests, and their risks are queues, cache locality and tail
-# latency. So the seed's check refuses Replica > 1 together with DP > 1 in one plan and asks for distinct execution
+# latency. So the composition check refuses Replica > 1 together with DP > 1 in one plan and asks for distinct execution
 # roles; and a training engine's rank groups do not accept a Replica dimension at all:
 
 # %%
 mixed = validate_parallel_composition({'TP': 2, 'DP': 2, 'Replica': 2}, 8, 'dense')
-print(columns, mixed.required_ranks, mixed.valid, mixed.codes)
+show_plan(mixed)
 show_issues(mixed)
 assert mixed.codes == ('roles',)
 try:
@@ -196,14 +213,14 @@ except ValueError as error:
 #
 # ## 5. 真实引擎怎样计数 EP
 #
-# 种子把 EP 当作独立的一维，与其他维度相乘。Megatron-Core（NVIDIA/Megatron-LM 的 `megatron/core/parallel_state.py`）不是这样：
+# 朴素的规则把 EP 当作独立的一维，与其他维度相乘。Megatron-Core（NVIDIA/Megatron-LM 的 `megatron/core/parallel_state.py`）不是这样：
 #
 # - 稠密层 (dense layers) 把所有 rank 排成 TP · CP · DP · PP，世界大小 (world size) = TP · CP · DP · PP；
 # - 专家层 (expert layers) 把**同一批 rank** 重新排成 ETP · EP · EDP · PP，其中专家张量并行 ETP 默认等于 TP，
 #   专家数据并行 EDP 是剩下的部分。
 #
 # 所以 EP 不增加 rank，它**复用** DP · CP 的 rank：同一张 GPU 在稠密层属于某个 DP 组，在专家层属于某个 EP 组。
-# 条件是 ETP · EP · PP 整除世界大小（ETP = TP 时，就是 EP 整除 DP · CP）。种子自己的例子 `{'TP': 4, 'PP': 2, 'EP': 2}` 按两种规则计数：
+# 条件是 ETP · EP · PP 整除世界大小（ETP = TP 时，就是 EP 整除 DP · CP）。第 2 节的第二个方案 `{'TP': 4, 'PP': 2, 'EP': 2}` 按两种规则计数：
 
 # %% [markdown] lang="en"
 # The right way is to plan in two layers: first the parallelism **inside one replica** (e.g. TP = 2), then how many
@@ -211,7 +228,7 @@ except ValueError as error:
 #
 # ## 5. How a real engine counts EP
 #
-# The seed treats EP as a dimension of its own that multiplies with the others. Megatron-Core (NVIDIA/Megatron-LM,
+# The naive rule treats EP as a dimension of its own that multiplies with the others. Megatron-Core (NVIDIA/Megatron-LM,
 # `megatron/core/parallel_state.py`) does not:
 #
 # - the dense layers lay all ranks out as TP · CP · DP · PP; the world size is TP · CP · DP · PP;
@@ -220,41 +237,42 @@ except ValueError as error:
 #
 # So EP adds no ranks; it **reuses** the DP · CP ranks: one GPU is in some DP group for the dense layers and in some EP
 # group for the expert layers. The condition is that ETP · EP · PP divides the world size (with ETP = TP: EP divides
-# DP · CP). The seed's own example `{'TP': 4, 'PP': 2, 'EP': 2}` counted both ways:
+# DP · CP). Section 2's second plan `{'TP': 4, 'PP': 2, 'EP': 2}` counted both ways:
 
 # %%
-seed_example = compare_ep_rules({'TP': 4, 'PP': 2, 'EP': 2})
-counts = Text(zh="种子规则的 rank 数、引擎的世界大小、引擎能否排出：", en="seed rule ranks, engine world size, engine valid:")
-print(counts, seed_example.seed_required_ranks, seed_example.engine_world_size, seed_example.engine_valid)
-for issue in seed_example.engine_issues:
+two_rules = compare_ep_rules({'TP': 4, 'PP': 2, 'EP': 2})
+show_counts(two_rules)
+for issue in two_rules.engine_issues:
     print(f"  [{issue.code}] {issue.message}")
-assert (seed_example.seed_required_ranks, seed_example.engine_world_size) == (16, 8)
-assert not seed_example.engine_valid
+assert (two_rules.seed_required_ranks, two_rules.engine_world_size) == (16, 8)
+assert not two_rules.engine_valid
 
 # %% [markdown] lang="zh"
-# 种子说这个方案要 16 个 rank；引擎说它只占 8 个 rank（TP · PP = 4 × 2），而且根本排不出来：DP · CP = 1，
-# 没有可供 EP 复用的 rank。两种说法都不是“算错了”，而是对 EP 的含义不同：种子把 EP 当成一个新的维度，
+# 朴素的规则说这个方案要 16 个 rank；引擎说它只占 8 个 rank（TP · PP = 4 × 2），而且根本排不出来：DP · CP = 1，
+# 没有可供 EP 复用的 rank。两种说法都不是“算错了”，而是对 EP 的含义不同：朴素的规则把 EP 当成一个新的维度，
 # 引擎把它当成 DP 维度在专家层的另一种切法。给方案加上 DP = 2，引擎就能排出来了：
 
 # %% [markdown] lang="en"
-# The seed says this plan needs 16 ranks; the engine says it occupies only 8 (TP · PP = 4 × 2) and cannot be laid out
-# at all: DP · CP = 1 leaves no ranks for EP to reuse. Neither is a miscount; they mean different things by EP: the seed
-# treats it as a new dimension, the engine as another way of cutting the DP dimension in the expert layers. Add DP = 2
+# The naive rule says this plan needs 16 ranks; the engine says it occupies only 8 (TP · PP = 4 × 2) and cannot be laid out
+# at all: DP · CP = 1 leaves no ranks for EP to reuse. Neither is a miscount; they mean different things by EP: the naive
+# rule treats it as a new dimension, the engine as another way of cutting the DP dimension in the expert layers. Add DP = 2
 # and the engine can lay the plan out:
 
 # %%
 with_dp = compare_ep_rules({'TP': 4, 'PP': 2, 'DP': 2, 'EP': 2})
-print(counts, with_dp.seed_required_ranks, with_dp.engine_world_size, with_dp.engine_valid)
+show_counts(with_dp)
 print(Text(zh="相差的 rank 数：", en="difference in ranks:"), with_dp.difference_ranks)
-print("ETP, EDP:", with_dp.expert_tensor_parallel, with_dp.expert_data_parallel)
+print(Text(zh="专家张量并行 ETP、专家数据并行 EDP：", en="expert tensor parallel ETP, expert data parallel EDP:"),
+      with_dp.expert_tensor_parallel, with_dp.expert_data_parallel)
 assert with_dp.engine_valid and with_dp.difference_ranks == with_dp.seed_required_ranks - with_dp.engine_world_size
 layout = validate_megatron_composition(tp=4, pp=2, dp=2, ep=2, model_kind='dense')
-print(Text(zh="稠密模型上的引擎检查：", en="engine check on a dense model:"), layout.codes)
+print(Text(zh="稠密模型上的引擎检查，问题代码：", en="engine check on a dense model, issue codes:"), ", ".join(layout.codes))
 show_issues(layout)
 expert = expert_rank_groups({'TP': 4, 'PP': 2, 'DP': 2, 'EP': 2})
 dense = rank_groups({'TP': 4, 'PP': 2, 'DP': 2, 'EP': 2})
-print("DP:", dense["DP"][:4])
-print("EP:", expert["EP"][:4])
+# No group lists here: exercise 4.1 asks you to predict a DP group first.
+print(Text(zh="专家层的 EP 组与稠密层的 DP 组相同：", en="expert layers' EP groups equal the dense layers' DP groups:"),
+      dense["DP"] == expert["EP"])
 assert dense["DP"] == expert["EP"]  # EDP = 1: the expert layers' EP groups are the dense layers' DP groups
 
 # %% [markdown] lang="zh"
@@ -263,9 +281,9 @@ assert dense["DP"] == expert["EP"]  # EDP = 1: the expert layers' EP groups are 
 #
 # ## 6. 拓扑映射：rank 组落在哪些节点上
 #
-# 引擎按一个 **rank 顺序 (rank order)** 给 rank 编号：默认 `TP-CP-EP-DP-PP`，排在前面的维度变化最快。于是同一 TP 组的 rank 是连续的，
-# DP 组的 rank 相隔 TP，PP 组相隔 TP · DP。Megatron-Core 的 `initialize_model_parallel` 文档给了一个参考例子：
-# 16 张 GPU，TP = 2，PP = 4（所以 DP = 2）。先做下面的练习 4.1，再看 `rank_groups` 的结果与文档中列出的组是否逐一相同。
+# 引擎按一个 **rank 顺序 (rank order)** 给 rank 编号：默认 `TP-CP-EP-DP-PP`，排在前面的维度变化最快。
+# Megatron-Core 的 `initialize_model_parallel` 文档给了一个参考例子：16 张 GPU，TP = 2，PP = 4（所以 DP = 2）。
+# 到这里为止，本课还没有打印过任何一个组：先做下面的练习 4.1，再看 `rank_groups` 的结果与文档中列出的组是否逐一相同。
 
 # %% [markdown] lang="en"
 # Here EDP = 1: the expert layers' EP groups are exactly the dense layers' DP groups. The engine checks the structure
@@ -274,10 +292,10 @@ assert dense["DP"] == expert["EP"]  # EDP = 1: the expert layers' EP groups are 
 #
 # ## 6. Topology mapping: which nodes a rank group lands on
 #
-# The engine numbers ranks in an **order**: by default `TP-CP-EP-DP-PP`, the first dimension varying fastest. So the
-# ranks of one TP group are consecutive, DP groups are TP apart and PP groups TP · DP apart. Megatron-Core's
-# `initialize_model_parallel` docstring gives a reference example: 16 GPUs, TP = 2, PP = 4 (so DP = 2). Do exercise 4.1
-# below first, then see whether `rank_groups` returns exactly the groups the docstring lists.
+# The engine numbers ranks in an **order**: by default `TP-CP-EP-DP-PP`, the first dimension varying fastest.
+# Megatron-Core's `initialize_model_parallel` docstring gives a reference example: 16 GPUs, TP = 2, PP = 4 (so
+# DP = 2). So far this lesson has printed no group at all: do exercise 4.1 below first, then see whether `rank_groups`
+# returns exactly the groups the docstring lists.
 
 # %% [markdown] lang="zh"
 # ### 练习 4.1（先预测，再看结果）
@@ -298,13 +316,13 @@ check("q4.dp_group", answer)
 
 # %% tags=["solution"]
 answer = next(group for group in rank_groups({'TP': 2, 'PP': 4, 'DP': 2})["DP"] if 5 in group)
-assert check("q4.dp_group", answer).correct
+verify("q4.dp_group", answer)
 
 # %%
 reference = {'TP': 2, 'PP': 4, 'DP': 2}
 groups = rank_groups(reference)
 for dim in ("TP", "DP", "PP"):
-    print(dim, groups[dim])
+    print(Text(zh=f"{dim} 组：", en=f"{dim} groups:"), groups[dim])
 
 # %%
 # Reference: NVIDIA/Megatron-LM megatron/core/parallel_state.py, initialize_model_parallel docstring
@@ -317,10 +335,12 @@ MEGATRON_DOCSTRING_GROUPS = {
 assert all(groups[dim] == MEGATRON_DOCSTRING_GROUPS[dim] for dim in MEGATRON_DOCSTRING_GROUPS)
 
 # %% [markdown] lang="zh"
+# 同一 TP 组的 rank 是连续的，DP 组的 rank 相隔 TP，PP 组相隔 TP · DP。
 # 同一段文档还提醒：为了效率，调用者要保证相邻的 rank 在同一台机器上（例如两台 8 卡机器，rank 0-7 在第一台，8-15 在第二台）。
 # `map_groups_to_nodes` 就按这个约定放置 rank（rank r 在节点 r // 每节点 GPU 数），并标出跨节点的组：
 
 # %% [markdown] lang="en"
+# The ranks of one TP group are consecutive, DP groups are TP apart and PP groups TP · DP apart.
 # The same docstring adds: for efficiency, the caller should make sure adjacent ranks sit in the same box (e.g. two
 # 8-GPU boxes, ranks 0-7 in the first and 8-15 in the second). `map_groups_to_nodes` places ranks by that convention
 # (rank r on node r // GPUs per node) and flags the groups that cross nodes:
@@ -377,13 +397,13 @@ assert tp_time_ms["cross_node"] > tp_time_ms["intra_node"]
 
 # %% [markdown] lang="zh"
 # 每一次 TP 全归约都要付时延和传输两项；上百次乘起来，慢链路的代价就被放大了（这里还没算重叠和拥塞，只是下界）。
-# 拓扑映射错误会让高频通信跨慢链路——S18 的这句话就是这个意思。混合并行常把节点内的高速链路留给 TP、节点之间放 DP / PP，
+# “拓扑映射错误会让高频通信跨慢链路”就是这个意思。混合并行常把节点内的高速链路留给 TP、节点之间放 DP / PP，
 # 但这不是固定规则：要用 `topology_report` 检查实际的组，而不是凭印象。
 #
 # ## 7. 动手：组合方案的小部件
 #
 # 下面的小部件把每个 rank 画成一个方块，一行一个节点，按所选维度的组着色；跨节点的组用红色斜线框标出。
-# 说明区同时给出种子规则和 Megatron-Core 规则的 rank 数，以及两种检查发现的问题。rank 超过 64 个时不画方块，只给计数和检查。
+# 说明区同时给出朴素规则和 Megatron-Core 规则的 rank 数，消息框的颜色和开头的文字给出结论（通过、警告或不通过），以及两种检查发现的问题。rank 超过 64 个时不画方块，只给计数和检查。
 #
 # 试一试：
 # 1. 从参考例子出发（TP=2、PP=4、DP=2，每节点 8 卡），把着色维度换成 DP、PP，对照上面的组。
@@ -394,15 +414,15 @@ assert tp_time_ms["cross_node"] > tp_time_ms["intra_node"]
 # %% [markdown] lang="en"
 # Each TP all-reduce pays a latency term and a transfer term; multiplied by over a hundred calls, the slow link's cost
 # is amplified (no overlap or congestion counted here: this is a lower bound). A wrong topology mapping puts
-# high-frequency communication on the slow link: that is what S18 means. Hybrid parallelism usually keeps a node's fast
+# high-frequency communication on the slow link: that is what it means. Hybrid parallelism usually keeps a node's fast
 # links for TP and puts DP / PP between nodes, but that is not a fixed rule: check the actual groups with
 # `topology_report` instead of trusting an impression.
 #
 # ## 7. Hands on: the composition widget
 #
 # The widget below draws each rank as a square, one row per node, coloured by its group in the chosen dimension; groups
-# that cross nodes get a red hatched outline. The message gives the rank counts by the seed's rule and by
-# Megatron-Core's, and the issues both checks find. Above 64 ranks it draws no squares and gives only the counts and
+# that cross nodes get a red hatched outline. The message gives the rank counts by the naive rule and by
+# Megatron-Core's, and the issues both checks find; its colour and first word give the verdict (pass, warning or fail). Above 64 ranks it draws no squares and gives only the counts and
 # checks.
 #
 # Try:
@@ -428,23 +448,23 @@ assert composition_widget.result.seed.required_ranks == validate_parallel_compos
 #
 # ### 练习 4.2
 #
-# MoE 方案 `{'TP': 2, 'CP': 2, 'PP': 2, 'DP': 2, 'EP': 4}`。按种子的规则（所有并行度相乘），它需要多少个 rank？
+# MoE 方案 `{'TP': 2, 'CP': 2, 'PP': 2, 'DP': 2, 'EP': 4}`。按朴素的规则（所有并行度相乘），它需要多少个 rank？
 
 # %% [markdown] lang="en"
 # ## 8. Exercises
 #
 # ### Exercise 4.2
 #
-# MoE plan `{'TP': 2, 'CP': 2, 'PP': 2, 'DP': 2, 'EP': 4}`. By the seed's rule (every degree multiplies), how many
+# MoE plan `{'TP': 2, 'CP': 2, 'PP': 2, 'DP': 2, 'EP': 4}`. By the naive rule (every degree multiplies), how many
 # ranks does it need?
 
 # %% tags=["learner"]
 answer = ...
-check("q4.seed_ranks", answer)
+check("q4.naive_ranks", answer)
 
 # %% tags=["solution"]
 answer = validate_parallel_composition({'TP': 2, 'CP': 2, 'PP': 2, 'DP': 2, 'EP': 4}, 1024, 'moe').required_ranks
-assert check("q4.seed_ranks", answer).correct
+verify("q4.naive_ranks", answer)
 
 # %% [markdown] lang="zh"
 # ### 练习 4.3
@@ -466,7 +486,7 @@ check("q4.engine_ranks", answer)
 layout = validate_megatron_composition(tp=2, cp=2, pp=2, dp=2, ep=4)
 assert layout.valid
 answer = layout.world_size
-assert check("q4.engine_ranks", answer).correct
+verify("q4.engine_ranks", answer)
 
 # %% [markdown] lang="zh"
 # ### 练习 4.4
@@ -485,24 +505,24 @@ check("q4.tp_crosses", answer)
 
 # %% tags=["solution"]
 answer = topology_report({'TP': 4, 'DP': 4}, gpus_per_node=8, order="DP-TP-PP").mapping.crosses["TP"]
-assert check("q4.tp_crosses", answer).correct
+verify("q4.tp_crosses", answer)
 
 # %% [markdown] lang="zh"
 # ### 自检问题
 #
 # 1. 为什么不能把“Replica = 2、DP = 2”直接合并写成“DP = 4”？
-# 2. 对 `{'TP': 4, 'PP': 2, 'EP': 2}`，种子算出 16 个 rank，Megatron-Core 只占 8 个而且拒绝它。两种结论各自基于什么假设？
+# 2. 对 `{'TP': 4, 'PP': 2, 'EP': 2}`，朴素的规则算出 16 个 rank，Megatron-Core 只占 8 个而且拒绝它。两种结论各自基于什么假设？
 # 3. 参考例子里 PP 组全部跨节点，而 `topology_report` 仍然说没有问题。为什么？
-# 4. S18 的误区之一是“混合并行堆叠越多越先进”。每多加一维并行，至少要多检查哪些事？
+# 4. 一个常见误区是“混合并行堆叠越多越先进”。每多加一维并行，至少要多检查哪些事？
 
 # %% [markdown] lang="en"
 # ### Self-check questions
 #
 # 1. Why can't "Replica = 2, DP = 2" simply be merged into "DP = 4"?
-# 2. For `{'TP': 4, 'PP': 2, 'EP': 2}` the seed counts 16 ranks while Megatron-Core occupies 8 and refuses the plan.
+# 2. For `{'TP': 4, 'PP': 2, 'EP': 2}` the naive rule counts 16 ranks while Megatron-Core occupies 8 and refuses the plan.
 #    What assumption is each conclusion based on?
 # 3. In the reference example every PP group crosses nodes, yet `topology_report` reports no problem. Why?
-# 4. One of S18's misconceptions is "the more kinds of parallelism stacked, the more advanced". What must you check, at
+# 4. A common misconception is "the more kinds of parallelism stacked, the more advanced". What must you check, at
 #    least, for every dimension you add?
 
 # %% [markdown] lang="zh" tags=["answer"]
@@ -510,7 +530,7 @@ assert check("q4.tp_crosses", answer).correct
 #
 # 1. DP 的副本每步全归约同步梯度，组成一个训练作业；服务副本互不同步，各自处理请求。合并后既说不清同步语义，
 #    也会把训练的同步开销或服务的路由风险算错。应当分两层：一个副本内部的并行，加上副本数和路由策略。
-# 2. 种子把 EP 当成独立的一维，与其他维度相乘（4 × 2 × 2 = 16）。Megatron-Core 让专家层复用稠密层的 DP · CP 的 rank，
+# 2. 朴素的规则把 EP 当成独立的一维，与其他维度相乘（4 × 2 × 2 = 16）。Megatron-Core 让专家层复用稠密层的 DP · CP 的 rank，
 #    世界大小只算 TP · CP · DP · PP = 8；而 DP · CP = 1，EP = 2 没有 rank 可复用，所以排不出来。
 # 3. 检查只标记需要节点内高速链路的维度（TP）。PP 只在阶段边界点对点传激活，频率低，跨节点是常见且可接受的安排；
 #    `mapping.crossing["PP"]` 仍然列出了这些组，供你判断。
@@ -524,7 +544,7 @@ assert check("q4.tp_crosses", answer).correct
 #    answers its own requests. Merged, the synchronization semantics become unclear and either the training sync cost or
 #    the serving routing risk is misjudged. Plan in two layers: the parallelism inside one replica, plus the replica
 #    count and the routing policy.
-# 2. The seed treats EP as a dimension of its own that multiplies (4 × 2 × 2 = 16). Megatron-Core lets the expert layers
+# 2. The naive rule treats EP as a dimension of its own that multiplies (4 × 2 × 2 = 16). Megatron-Core lets the expert layers
 #    reuse the dense layers' DP · CP ranks, so the world is only TP · CP · DP · PP = 8; and with DP · CP = 1 there are no
 #    ranks for EP = 2 to reuse, so the plan cannot be laid out.
 # 3. The check only flags the dimensions that need a node's fast links (TP). PP sends activations point-to-point at stage
@@ -539,7 +559,7 @@ assert check("q4.tp_crosses", answer).correct
 #
 # - 组合检查：rank 数（各并行度相乘）、每一维的度数、模型结构（EP 只用于 MoE）、部署域（TP 留在节点内）。每个问题带代码，不合成分数。
 # - 服务副本和训练 DP 都复制模型，但 DP 每步同步梯度、副本从不同步：它们是不同的执行角色，要分层规划。
-# - 种子把 EP 当作独立一维相乘；Megatron-Core 让 EP 复用 DP · CP 的 rank（世界大小 = TP · CP · DP · PP，且 ETP · EP · PP 要整除它）。读配置时先确认是哪种。
+# - 朴素的规则把 EP 当作独立一维相乘；Megatron-Core 让 EP 复用 DP · CP 的 rank（世界大小 = TP · CP · DP · PP，且 ETP · EP · PP 要整除它）。读配置时先确认是哪种。
 # - rank 顺序决定组的形状：默认 `TP-CP-EP-DP-PP` 让 TP 组是连续的 rank；相邻 rank 放在同一台机器上，TP 组就留在节点内。
 # - 拓扑映射错误会把高频通信放到慢链路上；用 `topology_report` 检查实际的组，再用第 2 课的账本估算代价。
 
@@ -548,15 +568,35 @@ assert check("q4.tp_crosses", answer).correct
 #
 # - A composition check covers: rank count (the degrees multiply), each dimension's degree, model structure (EP only for MoE), deployment domain (TP inside a node). Each issue has a code; nothing becomes a score.
 # - Serving replicas and training DP both copy the model, but DP synchronizes gradients every step and replicas never do: different execution roles, planned in separate layers.
-# - The seed multiplies EP as a dimension of its own; Megatron-Core lets EP reuse the DP · CP ranks (world size = TP · CP · DP · PP, which ETP · EP · PP must divide). Check which one a configuration means.
+# - The naive rule multiplies EP as a dimension of its own; Megatron-Core lets EP reuse the DP · CP ranks (world size = TP · CP · DP · PP, which ETP · EP · PP must divide). Check which one a configuration means.
 # - The rank order shapes the groups: the default `TP-CP-EP-DP-PP` makes each TP group consecutive ranks; with adjacent ranks in the same machine, TP groups stay inside a node.
 # - A wrong topology mapping puts high-frequency communication on the slow link; check the actual groups with `topology_report`, then estimate the cost with lesson 2's ledger.
+
+# %% [markdown] lang="zh"
+# ## 延伸阅读
+#
+# - Megatron-Core 的 rank 编排：NVIDIA/Megatron-LM 中 `megatron/core/parallel_state.py` 的 `initialize_model_parallel` 文档（本课的参考例子）；[Megatron-Core 用户指南](https://docs.nvidia.com/megatron-core/developer-guide/latest/user-guide/index.html)。
+# - PyTorch 的多维并行网格：[Getting Started with DeviceMesh](https://pytorch.org/tutorials/recipes/distributed_device_mesh.html)（`init_device_mesh` 的维度顺序就是 rank 顺序）。
+# - 组合三种并行的经验：D. Narayanan et al., [Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM](https://arxiv.org/abs/2104.04473)，SC 2021。
+# - MoE 的专家并行：W. Fedus et al., [Switch Transformers](https://arxiv.org/abs/2101.03961)，JMLR 2022。
+#
+# 导航：[课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 3 课 Q3 约束筛选](03_gates.ipynb) · 下一课：[第 5 课 场景选择矩阵](05_selection_matrix.ipynb)
+
+# %% [markdown] lang="en"
+# ## Related reading
+#
+# - How Megatron-Core numbers ranks: the `initialize_model_parallel` docstring in `megatron/core/parallel_state.py` of NVIDIA/Megatron-LM (this lesson's reference example); the [Megatron-Core user guide](https://docs.nvidia.com/megatron-core/developer-guide/latest/user-guide/index.html).
+# - PyTorch's multi-dimensional device mesh: [Getting Started with DeviceMesh](https://pytorch.org/tutorials/recipes/distributed_device_mesh.html) (the dimension order of `init_device_mesh` is a rank order).
+# - Lessons from combining three kinds of parallelism: D. Narayanan et al., [Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM](https://arxiv.org/abs/2104.04473), SC 2021.
+# - Expert parallelism in MoE models: W. Fedus et al., [Switch Transformers](https://arxiv.org/abs/2101.03961), JMLR 2022.
+#
+# Navigation: [course index](00_index.ipynb) · [glossary](glossary.ipynb) · previous: [lesson 3, Q3 gates](03_gates.ipynb) · next: [lesson 5, selection matrix](05_selection_matrix.ipynb)
 
 # %% [markdown] lang="zh" tags=["learner"]
 # ## 学后填写区
 #
 # - 我的方案（各维度的并行度、每节点 GPU 数、rank 顺序）：
-# - 种子规则和引擎规则下的 rank 数：
+# - 朴素规则和引擎规则下的 rank 数：
 # - 拓扑变化后的选择（哪些组跨节点，可以接受吗）：
 # - 最重要的未测因素：
 
@@ -564,6 +604,6 @@ assert check("q4.tp_crosses", answer).correct
 # ## Notes after the lesson
 #
 # - My plan (degree of each dimension, GPUs per node, rank order):
-# - Rank count by the seed's rule and by the engine's:
+# - Rank count by the naive rule and by the engine's:
 # - My choice after the topology change (which groups cross nodes, is that acceptable?):
 # - The most important factor not yet measured:

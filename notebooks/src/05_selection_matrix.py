@@ -8,7 +8,7 @@
 # %% [markdown] lang="zh"
 # # 第 5 课：S18 场景选择矩阵——DP、FSDP、TP、PP 各在什么场景下可行
 #
-# [English version](../en/05_selection_matrix.ipynb) · [术语表](../../docs/GLOSSARY.md) · [上一课](04_composition.ipynb) · [下一课：公式与实测](08_lab.ipynb)
+# [English version](../en/05_selection_matrix.ipynb) · [术语表](glossary.ipynb) · [上一课](04_composition.ipynb) · [下一课：公式与实测](08_lab.ipynb)
 #
 # > **时间：** 讲解 30 分钟，练习 20 分钟（共 50 分钟）
 # >
@@ -28,7 +28,7 @@
 # %% [markdown] lang="en"
 # # Lesson 5: The S18 selection matrix — when DP, FSDP, TP and PP are feasible
 #
-# [中文版](../zh/05_selection_matrix.ipynb) · [Glossary](../../docs/GLOSSARY.md) · [Previous lesson](04_composition.ipynb) · [Next: formula vs measurement](08_lab.ipynb)
+# [中文版](../zh/05_selection_matrix.ipynb) · [Glossary](glossary.ipynb) · [Previous lesson](04_composition.ipynb) · [Next: formula vs measurement](08_lab.ipynb)
 #
 # > **Time:** teaching 30 min, exercises 20 min (50 min in all)
 # >
@@ -54,7 +54,7 @@ from IPython.display import Image, Markdown, display
 
 from coursekit.capacity import PRECISION_RECIPES, activation_memory, build_resource_ledger, training_state_memory
 from coursekit.communication import tp_traffic, traffic_time
-from coursekit.exercises import check
+from coursekit.exercises import check, verify
 from coursekit.gates import check_global_batch, check_pp_degree, check_tp_degree, dp_degrees_for_batch, max_dp_degree
 from coursekit.hardware import link_preset
 from coursekit.i18n import Text, tr
@@ -322,7 +322,7 @@ check("s18.case2_dp_verdict", answer)
 
 # %% tags=["solution"]
 answer = evaluate_paper_case(CASE_STATE_EXCEEDS_DEVICE).verdict_of("DP").verdict
-assert check("s18.case2_dp_verdict", answer).correct
+verify("s18.case2_dp_verdict", answer)
 
 # %% [markdown] lang="zh"
 # 三个案例的完整结论（没有拓扑信息时）：
@@ -394,7 +394,7 @@ check("s18.topology_changed", answer)
 
 # %% tags=["solution"]
 answer = next(change.strategy for change in topology_changes(CASE_LAYER_EXCEEDS_DEVICE) if change.changed)
-assert check("s18.topology_changed", answer).correct
+verify("s18.topology_changed", answer)
 
 # %%
 rows = []
@@ -508,7 +508,7 @@ check("s18.max_dp", answer)
 
 # %% tags=["solution"]
 answer = max_dp_degree(512, 4)
-assert check("s18.max_dp", answer).correct
+verify("s18.max_dp", answer)
 
 # %% [markdown] lang="zh"
 # ## 流水线气泡（种子练习第 4 步）
@@ -551,7 +551,7 @@ check("s18.bubble_p4_m16", answer)
 
 # %% tags=["solution"]
 answer = bubble_fraction(4, 16)
-assert check("s18.bubble_p4_m16", answer).correct
+verify("s18.bubble_p4_m16", answer)
 
 # %% [markdown] lang="zh"
 # 下面对 p = 4 计算 m = 4 和 m = 16 两种情况：公式、开销，以及调度模拟器 `simulate_schedule` 实际“跑”出来的空闲比例。
@@ -669,7 +669,7 @@ check("s18.efficiency", answer)
 
 # %% tags=["solution"]
 answer = scaling_efficiency(6800.0, 32, 250.0)
-assert check("s18.efficiency", answer).correct
+verify("s18.efficiency", answer)
 
 # %% [markdown] lang="zh"
 # 下面三个 32 卡作业的 E(P) 几乎一样（约 0.82），原因却完全不同：A 是通信没有被计算掩盖，B 是数据加载跟不上，

@@ -8,7 +8,7 @@
 # %% [markdown] lang="zh"
 # # 第 8 课：公式与实测
 #
-# [English version](../en/08_lab.ipynb) · [术语表](../../docs/GLOSSARY.md)
+# [English version](../en/08_lab.ipynb) · [术语表](glossary.ipynb)
 #
 # > **时间：** 讲解 25 分钟，练习 20 分钟（两个实验在 2 个 CPU 核上共需约半分钟）
 # >
@@ -25,7 +25,7 @@
 # %% [markdown] lang="en"
 # # Lesson 8: Formula vs measurement
 #
-# [中文版](../zh/08_lab.ipynb) · [Glossary](../../docs/GLOSSARY.md)
+# [中文版](../zh/08_lab.ipynb) · [Glossary](glossary.ipynb)
 #
 # > **Time:** teaching 25 min, exercises 20 min (the two experiments take about half a minute on 2 CPU cores)
 # >
@@ -49,7 +49,7 @@ import importlib.util
 from IPython.display import Image, Markdown, display
 
 from coursekit.communication import COLLECTIVES, bus_bandwidth_factor, collective_time_s
-from coursekit.exercises import check
+from coursekit.exercises import check, verify
 from coursekit.i18n import Text
 from coursekit.lab import (
     TinyTransformerConfig,
@@ -236,7 +236,7 @@ check("lab.busbw_gib_s", answer)
 # %% tags=["solution"]
 algbw_gib_s = 256 * MIB_BYTES / 4e-3 / GIB_BYTES
 answer = algbw_gib_s * bus_bandwidth_factor("all_gather", 8)
-check("lab.busbw_gib_s", answer)
+verify("lab.busbw_gib_s", answer)
 
 # %% [markdown] lang="zh"
 # ### 练习 6.2
@@ -255,7 +255,7 @@ check("lab.crossover_bytes", answer)
 # %% tags=["solution"]
 steps, factor = model_coefficients("all_reduce", 2)
 answer = steps * 50e-6 * GIB_BYTES / factor
-check("lab.crossover_bytes", answer)
+verify("lab.crossover_bytes", answer)
 
 # %% [markdown] lang="zh"
 # ## 4. 模型没有计入什么
@@ -385,7 +385,7 @@ stored = rows_per_rank * 64 + rows_per_rank
 even_share = (5 * 64 + 5) / 4
 answer = (stored - even_share) * 4
 print(answer, [a.delta_bytes for a in expected_adjustments("fsdp2-zero3", config, 4, 0)["params"]])
-check("lab.fsdp_padding_bytes", answer)
+verify("lab.fsdp_padding_bytes", answer)
 
 # %% [markdown] lang="zh"
 # ### 练习 6.4
@@ -404,7 +404,7 @@ check("lab.tp_replicated_bytes", answer)
 # %% tags=["solution"]
 replicated = sum(spec.numel for spec in parameter_layout(config) if spec.tp_placement == "replicate")
 answer = replicated * (1 - 1 / 4) * 4
-check("lab.tp_replicated_bytes", answer)
+verify("lab.tp_replicated_bytes", answer)
 
 # %% [markdown] lang="zh"
 # ### 练习 6.5
@@ -427,7 +427,7 @@ def params_after_forward(strategy: str) -> float:
 
 
 answer = max(["ddp", "fsdp2-zero3", "fsdp2-zero2", "tp"], key=params_after_forward)
-check("lab.most_param_bytes", answer)
+verify("lab.most_param_bytes", answer)
 
 # %% [markdown] lang="zh"
 # ## 6. 在真实集群上运行

@@ -8,7 +8,7 @@
 # %% [markdown] lang="zh"
 # # 第 9 课：决策工作台
 #
-# [English version](../en/09_workbench.ipynb) · [目录](00_index.ipynb) · [术语表](../../docs/GLOSSARY.md) · 上一课：[第 8 课 实验](08_lab.ipynb) · 下一课：[第 10 课 服务](10_serving.ipynb)
+# [English version](../en/09_workbench.ipynb) · [目录](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 8 课 实验](08_lab.ipynb) · 下一课：[第 10 课 服务](10_serving.ipynb)
 #
 # > **时间：** 讲解 30 分钟，练习 20 分钟
 # >
@@ -28,7 +28,7 @@
 # %% [markdown] lang="en"
 # # Lesson 9: The decision workbench
 #
-# [中文版](../zh/09_workbench.ipynb) · [Contents](00_index.ipynb) · [Glossary](../../docs/GLOSSARY.md) · Previous: [Lesson 8, the lab](08_lab.ipynb) · Next: [Lesson 10, serving](10_serving.ipynb)
+# [中文版](../zh/09_workbench.ipynb) · [Contents](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [Lesson 8, the lab](08_lab.ipynb) · Next: [Lesson 10, serving](10_serving.ipynb)
 #
 # > **Time:** teaching 30 min, exercises 20 min
 # >

@@ -1,0 +1,72 @@
+"""Run a generated lesson notebook once per test session, as a learner's Run All would, and read its outputs.
+
+Used by tests/test_notebook_answers_hidden.py and tests/test_notebook_language.py, so each notebook
+executes once however many tests read it. Nothing is answered: the fill-in cells keep ``answer = ...``.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parents[1]
+LANGS: tuple[str, ...] = ("zh", "en")
+#: Lesson notebooks: NN_slug.ipynb (the glossary notebook has no code; learners' .mine copies are not lessons).
+LESSON_NAME = re.compile(r"^\d\d_[a-z0-9_]+\.ipynb$")
+#: Seconds a cell may take (lesson 8 starts PyTorch processes when the lab extra is installed).
+CELL_TIMEOUT_S = 300
+
+_TAG = re.compile(r"<[^>]+>")
+_STYLE_OR_SCRIPT = re.compile(r"<(style|script)\b.*?</\1>", re.S | re.I)
+
+
+def lesson_notebooks(lang: str) -> list[Path]:
+    """The generated lesson notebooks of ``lang``, sorted."""
+    return sorted(p for p in (ROOT / "notebooks" / lang).glob("*.ipynb") if LESSON_NAME.match(p.name))
+
+
+@cache
+def executed(path: Path) -> Any:
+    """``path`` executed top to bottom in a fresh kernel (errors stop it, as they would fail nbval)."""
+    from nbclient import NotebookClient
+
+    notebook = nbformat.read(path, as_version=4)
+    client = NotebookClient(
+        notebook,
+        timeout=CELL_TIMEOUT_S,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(path.parent)}},
+    )
+    client.execute()
+    return notebook
+
+
+def output_texts(cell: Any) -> list[str]:
+    """The text a learner sees in ``cell``'s outputs: streams, plain text, HTML (tags removed), markdown."""
+    texts: list[str] = []
+    for output in cell.get("outputs", []):
+        if output.get("output_type") == "stream":
+            texts.append(str(output.get("text", "")))
+            continue
+        if output.get("output_type") == "error":
+            texts.append(f"{output.get('ename')}: {output.get('evalue')}")
+            continue
+        data = output.get("data", {})
+        if "text/html" in data:
+            raw = _STYLE_OR_SCRIPT.sub(" ", str(data["text/html"]))
+            texts.append(html.unescape(_TAG.sub(" ", raw)))
+        elif "text/markdown" in data:
+            texts.append(str(data["text/markdown"]))
+        elif "text/plain" in data and "application/vnd.jupyter.widget-view+json" not in data:
+            texts.append(str(data["text/plain"]))
+    return texts
+
+
+def is_solution(cell: Any) -> bool:
+    """A worked-solution cell (tag ``solution``)."""
+    return "solution" in cell.get("metadata", {}).get("tags", [])
