@@ -524,6 +524,40 @@ CASE_LAYER_EXCEEDS_DEVICE: PaperCase = PaperCase(
 PAPER_CASES: tuple[PaperCase, ...] = (CASE_FITS_ONE_DEVICE, CASE_STATE_EXCEEDS_DEVICE, CASE_LAYER_EXCEEDS_DEVICE)
 
 
+#: The three kinds of paper case, in the lesson's order (the keys of :data:`PAPER_CASES`).
+CASE_KINDS: tuple[str, ...] = ("fits_one_device", "state_exceeds_device", "layer_exceeds_device")
+
+#: Bilingual names of the case kinds.
+CASE_KIND_LABELS: Mapping[str, Text] = MappingProxyType(
+    {
+        "fits_one_device": Text(zh="模型可单卡容纳", en="the model fits one device"),
+        "state_exceeds_device": Text(zh="训练状态超过单卡", en="the training state exceeds one device"),
+        "layer_exceeds_device": Text(zh="单层超过单卡", en="one layer exceeds one device"),
+    }
+)
+
+
+def case_kind(case: PaperCase) -> str:
+    """Which of :data:`CASE_KINDS` a case is, from its numbers alone.
+
+    ``layer_exceeds_device`` when the largest layer with activations and reserve
+    exceeds the device (``W + A + R > C``); else ``state_exceeds_device`` when the
+    full training state does (``S + A + R > C``); else ``fits_one_device``.
+
+    >>> [case_kind(case) for case in PAPER_CASES] == list(CASE_KINDS)
+    True
+
+    Taught in: lesson 5 (selection matrix, building the cases).
+    """
+    if not isinstance(case, PaperCase):
+        raise TypeError(tr("matrix.type_case", value=case, type=type(case).__name__))
+    if not _layer_fits(case):
+        return "layer_exceeds_device"
+    if _full_state_gib(case) > case.device_memory_gib:
+        return "state_exceeds_device"
+    return "fits_one_device"
+
+
 # --------------------------------------------------------------------------- evaluation
 
 

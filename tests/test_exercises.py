@@ -262,7 +262,8 @@ def test_prefix_mapping() -> None:
         "q2": "coursekit.exercises.lesson2",
         "q3": "coursekit.exercises.lesson3",
         "q4": "coursekit.exercises.lesson4",
-        "s18": "coursekit.exercises.lesson5",
+        "matrix": "coursekit.exercises.lesson5",
+        "pipeline": "coursekit.exercises.lesson6",
         "lab": "coursekit.exercises.lesson8",
         "plan": "coursekit.exercises.lesson9",
     }
