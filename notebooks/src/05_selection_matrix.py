@@ -46,6 +46,8 @@ import coursekit
 
 coursekit.set_language("{{LANG}}")
 
+from dataclasses import replace
+
 from IPython.display import Markdown, display
 
 from coursekit.capacity import PRECISION_RECIPES, build_resource_ledger, training_state_memory
@@ -172,7 +174,7 @@ assert len(table[0]) == len(MATRIX_HEADERS) == 5
 #
 # $$M_\text{model} + \text{activations} + \text{reserve} > C_\text{device},$$
 #
-# 纯 DP 就被容量**直接排除**，不需要再比较通信。下面用本课的案例 2（训练状态 40 GiB，设备 24 GiB）算一遍。
+# 纯 DP 就被容量**直接排除**，不需要再比较通信。下面用一个示例模型（训练状态 64 GiB，设备 24 GiB；不是后面练习里的三个案例）算一遍。
 
 # %% [markdown] lang="en"
 # ## Mechanism 1: M_model > C_device excludes pure DP
@@ -183,18 +185,25 @@ assert len(table[0]) == len(MATRIX_HEADERS) == 5
 #
 # $$M_\text{model} + \text{activations} + \text{reserve} > C_\text{device},$$
 #
-# pure DP is **excluded by capacity alone**, before any communication is compared. The next cell works it out for
-# this lesson's case 2 (40 GiB of training state on a 24 GiB device).
+# pure DP is **excluded by capacity alone**, before any communication is compared. The next cell works it out for an
+# example model (64 GiB of training state on a 24 GiB device; not one of the three cases of the exercises below).
 
 # %%
-case2 = CASE_STATE_EXCEEDS_DEVICE
-dp_ledger = build_resource_ledger(
-    case2.training_state_gib, case2.activation_gib, case2.runtime_reserve_gib, case2.device_memory_gib
+example = replace(
+    CASE_STATE_EXCEEDS_DEVICE,  # the same cluster and batch as the paper cases, another model
+    key="example",
+    title=Text(zh="示例模型：训练状态 64 GiB", en="Example model: 64 GiB of training state"),
+    training_state_gib=64.0,
+    activation_gib=6.0,
+    largest_layer_gib=0.5,
 )
-print(case2.title)
+dp_ledger = build_resource_ledger(
+    example.training_state_gib, example.activation_gib, example.runtime_reserve_gib, example.device_memory_gib
+)
+print(example.title)
 print("  DP:", dp_ledger.explain())
 assert not dp_ledger.fits_one_device
-assert evaluate_paper_case(case2).verdict_of("DP").codes == ("memory",)
+assert evaluate_paper_case(example).verdict_of("DP").codes == ("memory",)
 
 
 # %% [markdown] lang="zh"
@@ -207,7 +216,7 @@ assert evaluate_paper_case(case2).verdict_of("DP").codes == ("memory",)
 #
 # $$M_\text{rank} \approx \frac{M_\text{model}}{P} + \text{activations} + \text{reserve} + \underbrace{2\,W_\text{layer} + W_\text{layer}}_{\text{gather 峰值}}.$$
 #
-# 下面用 `training_state_memory(..., zero_stage=3)` 算分片后的状态（按混合精度 Adam 每参数 16 字节，把案例 2 的 40 GiB
+# 下面用 `training_state_memory(..., zero_stage=3)` 算分片后的状态（按混合精度 Adam 每参数 16 字节，把示例模型的 64 GiB
 # 换算成参数量），加上 `fsdp_gather_peak_gib` 给出的峰值，再把结果和 `evaluate_paper_case` 给 FSDP 的每 rank 显存对照——同一个数从两条路得到。
 
 # %% [markdown] lang="en"
@@ -222,29 +231,28 @@ assert evaluate_paper_case(case2).verdict_of("DP").codes == ("memory",)
 #
 # $$M_\text{rank} \approx \frac{M_\text{model}}{P} + \text{activations} + \text{reserve} + \underbrace{2\,W_\text{layer} + W_\text{layer}}_{\text{gather peak}}.$$
 #
-# The next cell computes the sharded state with `training_state_memory(..., zero_stage=3)` (case 2's 40 GiB turned into
+# The next cell computes the sharded state with `training_state_memory(..., zero_stage=3)` (the example's 64 GiB turned into
 # a parameter count at 16 bytes per parameter for mixed-precision Adam), adds the peak from `fsdp_gather_peak_gib`, and
 # checks the result against the per-rank memory `evaluate_paper_case` gives FSDP: the same number reached two ways.
 
 # %%
 recipe = PRECISION_RECIPES["zero-fp16-adam"]
-case2 = CASE_STATE_EXCEEDS_DEVICE
-case2_params = gib_to_bytes(case2.training_state_gib) / recipe.bytes_per_param
-peak_gib = fsdp_gather_peak_gib(case2.largest_layer_gib)
+example_params = gib_to_bytes(example.training_state_gib) / recipe.bytes_per_param
+peak_gib = fsdp_gather_peak_gib(example.largest_layer_gib)
 rows = []
 per_rank = {}
 for ranks in (1, 8, 32):
-    shard_gib = training_state_memory(case2_params, dp=ranks, zero_stage=3).total_gib
+    shard_gib = training_state_memory(example_params, dp=ranks, zero_stage=3).total_gib
     gathered_gib = peak_gib if ranks > 1 else 0.0  # one rank holds everything already: nothing to gather
     ledger = build_resource_ledger(
-        shard_gib + gathered_gib, case2.activation_gib, case2.runtime_reserve_gib, case2.device_memory_gib
+        shard_gib + gathered_gib, example.activation_gib, example.runtime_reserve_gib, example.device_memory_gib
     )
     per_rank[ranks] = ledger.required_gib
     rows.append([ranks, f"{shard_gib:.2f}", f"{gathered_gib:.2f}", f"{ledger.required_gib:.2f}", ledger.explain()])
-print(Text(zh=f"案例 2 的参数量：{case2_params:.3g}（{recipe.bytes_per_param:g} 字节/参数）；"
-              f"最大一层 {case2.largest_layer_gib:g} GiB，gather 峰值 {peak_gib:.2f} GiB",
-           en=f"Case 2 as parameters: {case2_params:.3g} ({recipe.bytes_per_param:g} bytes per parameter); "
-              f"largest layer {case2.largest_layer_gib:g} GiB, gather peak {peak_gib:.2f} GiB"))
+print(Text(zh=f"示例模型的参数量：{example_params:.3g}（{recipe.bytes_per_param:g} 字节/参数）；"
+              f"最大一层 {example.largest_layer_gib:g} GiB，gather 峰值 {peak_gib:.2f} GiB",
+           en=f"The example as parameters: {example_params:.3g} ({recipe.bytes_per_param:g} bytes per parameter); "
+              f"largest layer {example.largest_layer_gib:g} GiB, gather peak {peak_gib:.2f} GiB"))
 show_table(
     [Text(zh="FSDP 分片数 P", en="FSDP ranks P"), Text(zh="M_model/P (GiB)", en="M_model/P (GiB)"),
      Text(zh="gather 峰值 (GiB)", en="gather peak (GiB)"),
@@ -252,9 +260,9 @@ show_table(
     rows,
 )
 # Two ways to the same number: the ledger above and the case evaluation.
-assert abs(peak_gib - 3 * case2.largest_layer_gib) < 1e-12  # two layers of parameters + one of gradients
-assert abs(per_rank[32] - evaluate_paper_case(case2).verdict_of("FSDP").memory_per_rank_gib) < 0.01
-assert abs(per_rank[8] - evaluate_paper_case(case2, "hierarchical").verdict_of("FSDP").memory_per_rank_gib) < 0.01
+assert abs(peak_gib - 3 * example.largest_layer_gib) < 1e-12  # two layers of parameters + one of gradients
+assert abs(per_rank[32] - evaluate_paper_case(example).verdict_of("FSDP").memory_per_rank_gib) < 0.01
+assert abs(per_rank[8] - evaluate_paper_case(example, "hierarchical").verdict_of("FSDP").memory_per_rank_gib) < 0.01
 
 # %% [markdown] lang="zh"
 # P = 1 时 FSDP 就是 DP，放不下；分到 8 个或 32 个 rank 后都放得下。注意 P 越大，$M_\text{model}/P$ 越小，
