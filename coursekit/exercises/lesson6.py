@@ -82,7 +82,10 @@ _TIMELINE_PARTS: dict[str, tuple[Text, Text]] = {
         Text(zh="每个设备要处理全部 m 个微批次，每个耗时 t。", en="Each device runs all m micro-batches, t each."),
     ),
     "bubble_ms": (
-        Text(zh="流水线气泡（填充加排空时的空闲）是多少 ms？", en="How many ms is the pipeline bubble (idle while filling and draining)?"),
+        Text(
+            zh="流水线气泡（填充加排空时的空闲）是多少 ms？",
+            en="How many ms is the pipeline bubble (idle while filling and draining)?",
+        ),
         Text(
             zh="填充和排空各让设备空等若干个微批次的时间：一共 (p-1) 个 t，不是 (p-1)/(m+p-1)。",
             en="Filling and draining keep a device waiting for a few micro-batch times: (p-1) of t in all, not "
@@ -90,8 +93,14 @@ _TIMELINE_PARTS: dict[str, tuple[Text, Text]] = {
         ),
     ),
     "exposed_ms": (
-        Text(zh="没有被掩盖、暴露在关键路径上的通信是多少 ms？", en="How many ms of communication are exposed (not hidden)?"),
-        Text(zh="被掩盖的部分不占时间线；暴露的是 (1 - 重叠比例) × 通信时间。", en="The hidden part costs no time; the exposed part is (1 - overlap) × the communication."),
+        Text(
+            zh="没有被掩盖、暴露在关键路径上的通信是多少 ms？",
+            en="How many ms of communication are exposed (not hidden)?",
+        ),
+        Text(
+            zh="被掩盖的部分不占时间线；暴露的是 (1 - 重叠比例) × 通信时间。",
+            en="The hidden part costs no time; the exposed part is (1 - overlap) × the communication.",
+        ),
     ),
     "step_ms": (
         Text(zh="这一步总共多少 ms？", en="How many ms does the whole step take?"),
