@@ -10,7 +10,7 @@
 #
 # [English version](../en/02_communication.ipynb) · [术语表](../../docs/GLOSSARY.md) · 上一课：[第 1 课](01_capacity.ipynb) · 下一课：[第 3 课](03_gates.ipynb)
 #
-# > **时间：** 讲解 25 分钟，练习 15 分钟
+# > **时间：** 约 45 分钟（讲解与阅读 30 分钟，练习 15 分钟）
 # >
 # > **问题：**
 # > - 不同并行策略会引入什么通信成本？
@@ -30,7 +30,7 @@
 #
 # [中文版](../zh/02_communication.ipynb) · [Glossary](../../docs/GLOSSARY.md) · Previous: [lesson 1](01_capacity.ipynb) · Next: [lesson 3](03_gates.ipynb)
 #
-# > **Time:** teaching 25 min, exercises 15 min
+# > **Time:** about 45 min (teaching and reading 30 min, exercises 15 min)
 # >
 # > **Questions:**
 # > - What communication cost does each parallel strategy bring?
