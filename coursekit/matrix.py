@@ -216,7 +216,8 @@ register(
             "{need_gib:.1f} GiB per rank",
         },
         "matrix.fsdp_with_tp_cross_node": {
-            "zh": "TP 组占满节点内的卡，{fsdp} 路 FSDP 分片跨节点：每层的 all-gather 走慢速跨机链路，需要实测它能否与计算重叠",
+            "zh": "TP 组占满节点内的卡，{fsdp} 路 FSDP 分片跨节点：每层的 all-gather 走慢速跨机链路，"
+            "需要实测它能否与计算重叠",
             "en": "the TP groups fill the nodes, so the {fsdp}-way FSDP sharding crosses nodes: every layer's "
             "all-gather runs on the slow inter-node link; measure whether it overlaps compute",
         },

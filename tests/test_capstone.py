@@ -1,4 +1,4 @@
-"""The capstone brief (docs/capstone_zh.md, docs/capstone_en.md) is plannable, non-trivial and the same in both languages."""
+"""The capstone brief (docs/capstone_zh.md, docs/capstone_en.md): plannable, non-trivial, the same in both languages."""
 
 from __future__ import annotations
 

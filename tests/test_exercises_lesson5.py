@@ -73,7 +73,7 @@ def test_state_gib_is_params_times_16_bytes(n: int) -> None:
 
 @pytest.mark.parametrize("n", [1, 2, 3])
 def test_case_kind_by_hand(n: int) -> None:
-    params, act, reserve, layer = CASES[n]
+    _, act, reserve, layer = CASES[n]
     state = _state_gib(n)
     kind = (
         "layer_exceeds_device"

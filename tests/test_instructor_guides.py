@@ -46,10 +46,9 @@ def _lesson5_numbers() -> list[str]:
     shards = [training_state_memory(params, dp=p, zero_stage=3).total_gib for p in (1, 8, 32)]
     numbers.append("**" + " / ".join(f"{s:.2f}" for s in shards) + " GiB**")
     numbers.append(f"**{fsdp_gather_peak_gib(0.5):.2f} GiB**")
-    for p in (8, 32):
-        numbers.append(
-            f"**{evaluate_paper_case(replace(example), 'unspecified' if p == 32 else 'hierarchical').verdict_of('FSDP').memory_per_rank_gib:.2f} GiB**"
-        )  # noqa: E501
+    for topology in ("hierarchical", "unspecified"):  # FSDP over 8 (inside a node), then over 32
+        fsdp = evaluate_paper_case(example, topology).verdict_of("FSDP")
+        numbers.append(f"**{fsdp.memory_per_rank_gib:.2f} GiB**")
     numbers.append(f"**{evaluate_paper_case(CASE_STATE_EXCEEDS_DEVICE).verdict_of('DP').memory_per_rank_gib:.1f} GiB**")
     case3 = CASE_LAYER_EXCEEDS_DEVICE
     numbers += [

@@ -38,7 +38,11 @@ PROSE: list[tuple[str, str, Callable[[], str]]] = [
     ("05_selection_matrix.py", ", 43 GiB with", lambda: f", {_case3_memory(8, 1):g} GiB with"),
     ("05_selection_matrix.py", "+ 2 = 22.75 GiB", lambda: f"+ 2 = {_case3_memory(8, 4):g} GiB"),
     ("05_selection_matrix.py", "一层就有 26 GiB", lambda: f"一层就有 {_case3().largest_layer_gib:g} GiB"),
-    ("05_selection_matrix.py", "one layer alone is 26 GiB", lambda: f"one layer alone is {_case3().largest_layer_gib:g} GiB"),
+    (
+        "05_selection_matrix.py",
+        "one layer alone is 26 GiB",
+        lambda: f"one layer alone is {_case3().largest_layer_gib:g} GiB",
+    ),
     # lesson 6, the timeline exercise: the bubble is (p-1)/(m+p-1) = 3/11 of compute + bubble at p = 4, m = 8
     ("06_pipeline_scaling.py", "占它的 3/11", lambda: f"占它的 {_fraction(coursekit.bubble_fraction(4, 8))}"),
     ("06_pipeline_scaling.py", "is 3/11 of it", lambda: f"is {_fraction(coursekit.bubble_fraction(4, 8))} of it"),

@@ -20,7 +20,7 @@ def test_every_cell_has_a_slide_type(path: Path) -> None:
     types = [cell["metadata"]["slideshow"]["slide_type"] for cell in cells]
     assert set(types) <= SLIDE_TYPES
     assert types[0] == "slide"  # the lesson title opens the deck
-    for cell, kind in zip(cells, types):
+    for cell, kind in zip(cells, types, strict=True):
         tags = cell["metadata"].get("tags", [])
         source = "".join(cell["source"]).lstrip()
         if "solution" in tags or ("learner" in tags and cell["cell_type"] == "markdown"):

@@ -84,6 +84,17 @@ def _strategy(answer: str) -> str:
     return answer.strip().upper()
 
 
+def _kind_why(case: PaperCase, kind: str) -> Text:
+    layer_gib = case.largest_layer_gib + case.activation_gib + case.runtime_reserve_gib
+    state_gib = case.training_state_gib + case.activation_gib + case.runtime_reserve_gib
+    return Text(
+        zh=f"最大一层 + 激活 + 预留 = {layer_gib:g} GiB，训练状态 + 激活 + 预留 = {state_gib:g} GiB，设备 "
+        f"{case.device_memory_gib:g} GiB：{CASE_KIND_LABELS[kind].zh}。",
+        en=f"largest layer + activations + reserve = {layer_gib:g} GiB, state + activations + reserve = "
+        f"{state_gib:g} GiB, device {case.device_memory_gib:g} GiB: {CASE_KIND_LABELS[kind].en}.",
+    )
+
+
 def _case_number(case: PaperCase) -> int:
     return PAPER_CASES.index(case) + 1
 
@@ -110,7 +121,7 @@ def _register_case(case: PaperCase) -> None:
                 zh="参数数 × 每参数字节数，再除以 2^30（GiB），不是 10^9（GB）。",
                 en="Parameters × bytes per parameter, divided by 2^30 (GiB), not 10^9 (GB).",
             ),
-            why=lambda value, params=params: Text(
+            why=lambda value: Text(
                 zh=f"{params:,} × {BYTES_PER_PARAM:g} B / 2^30 = {value:.1f} GiB。",
                 en=f"{params:,} × {BYTES_PER_PARAM:g} B / 2^30 = {value:.1f} GiB.",
             ),
@@ -127,7 +138,7 @@ def _register_case(case: PaperCase) -> None:
                 en=f"Which kind is case {n}? Answer 'fits_one_device', 'state_exceeds_device' or "
                 "'layer_exceeds_device'.",
             ),
-            expected=lambda case=case: case_kind(case),
+            expected=lambda: case_kind(case),
             kind="choice",
             choices=CASE_KINDS,
             normalize=_kind_code,
@@ -136,16 +147,7 @@ def _register_case(case: PaperCase) -> None:
                 en="Look at the largest layer first: with activations and reserve, does it fit 24 GiB? Then the "
                 "full training state with activations and reserve.",
             ),
-            why=lambda kind, case=case: Text(
-                zh=f"最大一层 + 激活 + 预留 = {case.largest_layer_gib + case.activation_gib + case.runtime_reserve_gib:g}"
-                f" GiB，训练状态 + 激活 + 预留 = "
-                f"{case.training_state_gib + case.activation_gib + case.runtime_reserve_gib:g} GiB，设备 "
-                f"{case.device_memory_gib:g} GiB：{CASE_KIND_LABELS[kind].zh}。",
-                en=f"largest layer + activations + reserve = "
-                f"{case.largest_layer_gib + case.activation_gib + case.runtime_reserve_gib:g} GiB, state + "
-                f"activations + reserve = {case.training_state_gib + case.activation_gib + case.runtime_reserve_gib:g}"
-                f" GiB, device {case.device_memory_gib:g} GiB: {CASE_KIND_LABELS[kind].en}.",
-            ),
+            why=lambda kind: _kind_why(case, kind),
         ),
         replace=True,
     )
@@ -170,7 +172,8 @@ _CELL_HINTS: dict[str, Text] = {
         "links do its per-layer collectives need? Does the case say?",
     ),
     "PP": Text(
-        zh="一个阶段持有整层：一层放得下吗？DP 已经放得下时，分段换来了什么？一层放不下时，有没有不带气泡就放得下的组合？",
+        zh="一个阶段持有整层：一层放得下吗？DP 已经放得下时，分段换来了什么？"
+        "一层放不下时，有没有不带气泡就放得下的组合？",
         en="A stage holds whole layers: does one layer fit? When DP already fits, what would stages buy? When a "
         "layer does not fit, is there a combination that fits without a bubble?",
     ),
@@ -180,7 +183,7 @@ _CELL_HINTS: dict[str, Text] = {
 def _register_cell(case: PaperCase, strategy: str) -> None:
     n = _case_number(case)
 
-    def why(verdict: str, case: PaperCase = case, strategy: str = strategy) -> Text:
+    def why(verdict: str) -> Text:
         reasons = evaluate_paper_case(case).verdict_of(strategy).reasons
         return Text(
             zh=f"{VERDICT_LABELS[verdict].zh}：" + "；".join(r.render("zh") for r in reasons) + "。",
@@ -197,7 +200,7 @@ def _register_cell(case: PaperCase, strategy: str) -> None:
                 en=f"Case {n}, no topology given: what is the verdict on {strategy}? Answer 'feasible', "
                 "'not_preferred' or 'needs_info'.",
             ),
-            expected=lambda case=case, strategy=strategy: evaluate_paper_case(case).verdict_of(strategy).verdict,
+            expected=lambda: evaluate_paper_case(case).verdict_of(strategy).verdict,
             kind="choice",
             choices=VERDICTS,
             normalize=_verdict_code,

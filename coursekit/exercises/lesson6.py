@@ -68,7 +68,8 @@ def timeline_exercise() -> StepTimeline:
 
 _TIMELINE_SETTING = Text(
     zh=f"流水线 p = {TIMELINE_STAGES} 个阶段、m = {TIMELINE_MICROBATCHES} 个微批次，每个阶段每个微批次前向加反向 "
-    f"{TIMELINE_MICROBATCH_S * MS_PER_S:g} ms（各阶段均衡）；之后各 DP 副本做一次 {TIMELINE_ALLREDUCE_S * MS_PER_S:g} ms "
+    f"{TIMELINE_MICROBATCH_S * MS_PER_S:g} ms（各阶段均衡）；"
+    f"之后各 DP 副本做一次 {TIMELINE_ALLREDUCE_S * MS_PER_S:g} ms "
     f"的梯度全归约，其中 {TIMELINE_OVERLAP:.0%} 被计算掩盖。",
     en=f"A pipeline of p = {TIMELINE_STAGES} stages and m = {TIMELINE_MICROBATCHES} micro-batches, "
     f"{TIMELINE_MICROBATCH_S * MS_PER_S:g} ms of forward plus backward per micro-batch on each stage (balanced "
@@ -123,21 +124,25 @@ def _timeline_value(part: str) -> float:
     return seconds * MS_PER_S
 
 
-for _part, (_question, _hint) in _TIMELINE_PARTS.items():
+def _register_timeline_part(part: str, question: Text, hint: Text) -> None:
     register(
         Exercise(
-            id=f"pipeline.timeline_{_part}",
+            id=f"pipeline.timeline_{part}",
             lesson=6,
-            prompt=Text(zh=_TIMELINE_SETTING.zh + _question.zh, en=_TIMELINE_SETTING.en + " " + _question.en),
-            expected=lambda part=_part: _timeline_value(part),
-            hint=_hint,
-            why=lambda value, part=_part: Text(
+            prompt=Text(zh=_TIMELINE_SETTING.zh + question.zh, en=_TIMELINE_SETTING.en + " " + question.en),
+            expected=lambda: _timeline_value(part),
+            hint=hint,
+            why=lambda value: Text(
                 zh=f"{value:g} ms（由 coursekit.scaling.step_timeline 算出，和你画的时间线对照）。",
                 en=f"{value:g} ms (from coursekit.scaling.step_timeline; compare it with the timeline you drew).",
             ),
         ),
         replace=True,
     )
+
+
+for _part, (_question, _hint) in _TIMELINE_PARTS.items():
+    _register_timeline_part(_part, _question, _hint)
 
 
 BUBBLE_P4_M16 = register(
