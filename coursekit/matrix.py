@@ -1,14 +1,14 @@
-"""S18: the DP / FSDP / TP / PP selection matrix and three paper cases.
+"""The DP / FSDP / TP / PP selection matrix and three paper cases.
 
-:data:`SELECTION_MATRIX` is seed 001's matrix as data: for each strategy, the
+:data:`SELECTION_MATRIX` is the course's matrix as data: for each strategy, the
 bottleneck it solves, its main communication, the conditions it needs and its
-cost. :data:`PAPER_CASES` are the seed's three paper cases (the model fits one
-device; the training state exceeds one device; one layer exceeds one device)
-with concrete numbers, and :func:`evaluate_paper_case` fills in the exercise:
-for each strategy a verdict 可行 / 不优先 / 需更多信息 (feasible / not preferred
-/ needs more information) with coded, bilingual reasons.
+cost. :data:`PAPER_CASES` are three paper cases (the model fits one device; the
+training state exceeds one device; one layer exceeds one device) with concrete
+numbers, and :func:`evaluate_paper_case` gives, for each strategy, a verdict
+可行 / 不优先 / 需更多信息 (feasible / not preferred / needs more information)
+with coded, bilingual reasons.
 
-How a verdict is reached, in this order (the Q3 discipline: exclude first,
+How a verdict is reached, in this order (lesson 3's discipline: exclude first,
 compare later):
 
 1. Hard exclusions (``hard_excluded=True``, verdict ``not_preferred``): the fit
@@ -18,26 +18,35 @@ compare later):
    (:func:`coursekit.gates.check_tp_degree`).
 2. Not needed (``unneeded``, verdict ``not_preferred``): the smallest degree
    that fits is 1, so the strategy would add communication and complexity for no
-   capacity gain (seed 001: "复杂度本身是成本").
+   capacity gain (complexity is itself a cost).
 3. Missing information (``needs_info``): TP needs fast links for the
    collectives in every layer; with ``topology="unspecified"`` the case does not
    say whether such links exist.
 4. Otherwise ``feasible``; the reasons then say how (degree, GiB per rank,
    bubble, placement).
 
-The topology parameter is seed 001's step 3. ``"unspecified"``: the paper case
-says nothing about links. ``"hierarchical"``: fast inside a node of
-``gpus_per_node`` devices, slow between nodes; TP must then stay inside a node,
-FSDP prefers to shard inside a node and replicate across nodes, and DP and PP
-take the across-node dimension.
+When one layer exceeds the device, no strategy fits alone: TP must split the
+layer and the training state must still be sharded across the TP groups. The
+FSDP cell then judges FSDP as TP's second dimension (TP × FSDP,
+:func:`combination_memory_gib`), and the PP cell says why stages are not
+preferred next to that combination.
+
+The topology parameter: ``"unspecified"``, the paper case says nothing about
+links; ``"hierarchical"``, fast inside a node of ``gpus_per_node`` devices, slow
+between nodes. TP must then stay inside a node, FSDP prefers to shard inside a
+node and replicate across nodes, and DP and PP take the across-node dimension.
 
 Per-rank memory models (coarse ideals, GiB; S = training state, A =
-activations, R = runtime reserve, W = weights of the largest layer, N =
-devices; seed 001: "FSDP 理想状态约 M_model/P，但需加 activation 和 gather peak"):
+activations, R = runtime reserve, W = bf16 weights of the largest layer, N =
+devices, G = FSDP gather peak = :data:`FSDP_PEAK_LAYERS` · W, see
+:func:`fsdp_gather_peak_gib`):
 
 * DP: ``S + A + R`` (every rank holds the full state).
-* FSDP over d ranks: ``S/d + A + R + W`` (one whole layer gathered at a time).
-* TP = t with the state also sharded over all N ranks: ``S/N + (W + A)/t + R``.
+* FSDP over d ranks: ``S/d + A + R + G`` (with prefetch: two layers of
+  parameters and one layer of unsharded gradients at the peak).
+* TP = t alone: ``S/t + A/t + R``.
+* TP = t with the state also sharded over all N ranks (TP × FSDP):
+  ``S/N + (G + A)/t + R``.
 * PP = p stages: ``S/p + A + R``; a stage holds whole layers, so it also needs ``W + A + R``.
 
 >>> result = evaluate_paper_case(CASE_STATE_EXCEEDS_DEVICE)
@@ -46,7 +55,7 @@ devices; seed 001: "FSDP 理想状态约 M_model/P，但需加 activation 和 ga
 >>> result.verdict_of("DP").codes
 ('memory',)
 
-Taught in: lesson 5 (S18 selection matrix).
+Taught in: lesson 5 (selection matrix).
 """
 
 from __future__ import annotations
@@ -61,10 +70,10 @@ from .gates import Candidate, Environment, check_global_batch, check_pp_degree, 
 from .i18n import Reason, Text, get_language, register, tr
 from .pipeline import bubble_fraction
 
-#: The strategies of seed 001's matrix, in its order.
+#: The strategies of the matrix, in its order.
 STRATEGIES: tuple[str, ...] = ("DP", "FSDP", "TP", "PP")
 
-#: Verdict codes of the S18 exercise (seed 001, 最小练习 step 2).
+#: Verdict codes of the paper-case exercise (one per strategy and case).
 VERDICTS: tuple[str, ...] = ("feasible", "not_preferred", "needs_info")
 
 #: Bilingual labels of the verdicts.
@@ -76,8 +85,31 @@ VERDICT_LABELS: Mapping[str, Text] = MappingProxyType(
     }
 )
 
-#: Topologies of the exercise: links unknown (step 2) or fast-inside / slow-between nodes (step 3).
+#: Topologies of the exercise: links unknown, or fast inside a node and slow between nodes.
 TOPOLOGIES: tuple[str, ...] = ("unspecified", "hierarchical")
+
+#: FSDP's gather peak in layers of bf16 weights: with prefetch, the parameters of the layer being
+#: computed and of the next one being gathered, plus the unsharded gradients of the current layer
+#: before their reduce-scatter (PyTorch FSDP documentation, ``BackwardPrefetch.BACKWARD_PRE``: "at the
+#: peak, it holds the current set of parameters, next set of parameters, and current set of gradients").
+FSDP_PEAK_PARAM_LAYERS: int = 2
+FSDP_PEAK_GRAD_LAYERS: int = 1
+FSDP_PEAK_LAYERS: int = FSDP_PEAK_PARAM_LAYERS + FSDP_PEAK_GRAD_LAYERS
+
+
+def fsdp_gather_peak_gib(largest_layer_gib: float) -> float:
+    """FSDP's gather peak per rank, GiB: two layers of parameters and one of unsharded gradients.
+
+    Parameters:
+        largest_layer_gib: bf16 weights of the largest layer, GiB (gradients in the same precision).
+
+    >>> round(fsdp_gather_peak_gib(0.3), 2)  # 2 x 0.3 GiB parameters + 0.3 GiB gradients
+    0.9
+
+    Taught in: lesson 5 (selection matrix, mechanism 2).
+    """
+    layer = check_number("largest_layer_gib", largest_layer_gib, ge=0)
+    return FSDP_PEAK_PARAM_LAYERS * layer + FSDP_PEAK_GRAD_LAYERS * layer
 
 
 register(
@@ -122,9 +154,10 @@ register(
         },
         "matrix.fsdp_shards": {
             "zh": "FSDP 分片到 {degree} 个 rank：每个 rank {need_gib:.1f} GiB（状态 / {degree} + 激活 + 余量 + "
-            "一次 gather 的整层 {layer_gib:.1f} GiB）",
+            "gather 峰值 {peak_gib:.1f} GiB：预取时两层参数加一层未分片梯度，每层 {layer_gib:.1f} GiB）",
             "en": "FSDP over {degree} ranks: {need_gib:.1f} GiB per rank (state / {degree} + activations + "
-            "reserve + one gathered layer of {layer_gib:.1f} GiB)",
+            "reserve + a gather peak of {peak_gib:.1f} GiB: with prefetch two layers of parameters and one of "
+            "unsharded gradients, {layer_gib:.1f} GiB each)",
         },
         "matrix.fsdp_hybrid": {
             "zh": "节点内分片（{degree} 个 rank，每个 {need_gib:.1f} GiB）、节点间复制："
@@ -148,16 +181,20 @@ register(
             "layer with TP first",
         },
         "matrix.tp_unneeded": {
-            "zh": "没有哪一层超过单卡（TP = 1 已放得下）：TP 每层都有 collective，换不来分片或分段做不到的收益",
-            "en": "no single layer exceeds one device (TP = 1 already fits): TP's collectives in every layer buy "
-            "nothing that sharding or stages cannot",
+            "zh": "没有哪一层超过单卡（TP = 1 已放得下）：容量由分片或分段解决，TP 每层的 collective 不是必需的；"
+            "TP 配合序列并行还能按 1/t 切分激活（ZeRO/FSDP 不切激活），激活成为瓶颈时再考虑它",
+            "en": "no single layer exceeds one device (TP = 1 already fits): sharding or stages solve the capacity, "
+            "so TP's collectives in every layer are not required; TP with sequence parallelism also divides "
+            "the activations by t (ZeRO / FSDP does not): consider it when activations become the bottleneck",
         },
         "matrix.tp_needed": {
-            "zh": "TP = {tp} 把最大一层从 {layer_gib:.1f} GiB 切成每个 rank {split_gib:.1f} GiB；训练状态再分片到全部 "
-            "{devices} 个 rank（跨 TP 组的 FSDP/ZeRO）后，每个 rank 需要 {need_gib:.1f} GiB",
-            "en": "TP = {tp} splits the largest layer from {layer_gib:.1f} GiB to {split_gib:.1f} GiB per rank; "
-            "with the training state also sharded over all {devices} ranks (FSDP/ZeRO across the TP groups) "
-            "each rank needs {need_gib:.1f} GiB",
+            "zh": "TP = {tp} 把最大一层从 {layer_gib:.1f} GiB 切成每个 rank {split_gib:.1f} GiB；但只用 TP 时每个 rank "
+            "仍要 {alone_gib:.1f} GiB（训练状态 / {tp} 就有 {state_share_gib:.1f} GiB）。训练状态再分片到全部 "
+            "{devices} 个 rank（TP {tp} × FSDP {fsdp}）后，每个 rank 需要 {need_gib:.1f} GiB",
+            "en": "TP = {tp} splits the largest layer from {layer_gib:.1f} GiB to {split_gib:.1f} GiB per rank; but "
+            "TP alone still needs {alone_gib:.1f} GiB per rank (the training state / {tp} is {state_share_gib:.1f} "
+            "GiB). With the state also sharded over all {devices} ranks (TP {tp} × FSDP {fsdp}) each rank needs "
+            "{need_gib:.1f} GiB",
         },
         "matrix.tp_inside_node": {
             "zh": "TP = {tp} 放在一个 {gpus_per_node} 卡节点之内：每层的 collective 留在高速链路上；"
@@ -170,6 +207,26 @@ register(
             "（如 topology='hierarchical'）再决定",
             "en": "TP needs fast links for the collectives in every layer, and this case declares no topology: "
             "add the link information (e.g. topology='hierarchical') before deciding",
+        },
+        "matrix.fsdp_with_tp": {
+            "zh": "FSDP 单独做不到（要 gather 整层），但它是 TP 的第二个维度：TP {tp} 先切开这一层，训练状态再分片到 "
+            "{fsdp} 个 TP 组（TP {tp} × FSDP {fsdp}），每个 rank {need_gib:.1f} GiB",
+            "en": "FSDP alone cannot (it gathers a whole layer), but it is TP's second dimension: TP {tp} splits the "
+            "layer first and the training state is sharded over {fsdp} TP groups (TP {tp} × FSDP {fsdp}), "
+            "{need_gib:.1f} GiB per rank",
+        },
+        "matrix.fsdp_with_tp_cross_node": {
+            "zh": "TP 组占满节点内的卡，{fsdp} 路 FSDP 分片跨节点：每层的 all-gather 走慢速跨机链路，"
+            "需要实测它能否与计算重叠",
+            "en": "the TP groups fill the nodes, so the {fsdp}-way FSDP sharding crosses nodes: every layer's "
+            "all-gather runs on the slow inter-node link; measure whether it overlaps compute",
+        },
+        "matrix.pp_with_tp": {
+            "zh": "TP {tp} 切开这一层之后也可以再分段，但 TP {tp} × FSDP {fsdp} 已经放得下（{need_gib:.1f} GiB）且没有"
+            "流水线气泡；而且持有最大一层的阶段不均衡：不优先",
+            "en": "once TP {tp} splits the layer, stages become possible, but TP {tp} × FSDP {fsdp} already fits "
+            "({need_gib:.1f} GiB) with no pipeline bubble, and the stage holding the largest layer is "
+            "unbalanced: not preferred",
         },
         "matrix.pp_unneeded": {
             "zh": "训练状态放得进单卡（PP = 1 已放得下）：分段只会带来流水线气泡 (pipeline bubble) 和阶段平衡问题，"
@@ -212,7 +269,7 @@ class MatrixRow:
     cost: Text
 
 
-#: Column headers of :data:`SELECTION_MATRIX` (seed 001, learning goal 1:
+#: Column headers of :data:`SELECTION_MATRIX` (the lesson's first objective:
 #: "解决的瓶颈—主要通信—适用条件—代价").
 MATRIX_HEADERS: tuple[Text, ...] = (
     Text(zh="策略", en="Strategy"),
@@ -222,7 +279,7 @@ MATRIX_HEADERS: tuple[Text, ...] = (
     Text(zh="代价", en="Cost"),
 )
 
-#: Seed 001's matrix (核心知识 and 机制与推导), paraphrased in both languages.
+#: The matrix of the lesson, in both languages.
 SELECTION_MATRIX: tuple[MatrixRow, ...] = (
     MatrixRow(
         "DP",
@@ -258,8 +315,10 @@ SELECTION_MATRIX: tuple[MatrixRow, ...] = (
             "more often than DP",
         ),
         Text(
-            zh="分片状态加激活 (activation) 和 gather 峰值 (gather peak) 放得下；互连能让 gather 与计算重叠",
-            en="The shard plus activations and the gather peak fit; the links let gathers overlap compute",
+            zh="分片状态加激活 (activation) 和 gather 峰值 (gather peak，预取时约两层参数加一层未分片梯度) 放得下；"
+            "互连能让 gather 与计算重叠",
+            en="The shard plus activations and the gather peak (with prefetch about two layers of parameters and "
+            "one layer of unsharded gradients) fit; the links let gathers overlap compute",
         ),
         Text(
             zh="更频繁的通信和更多实现细节（何时 gather、何时 shard、checkpoint 格式）",
@@ -270,8 +329,10 @@ SELECTION_MATRIX: tuple[MatrixRow, ...] = (
     MatrixRow(
         "TP",
         Text(
-            zh="单层矩阵本身放不下单卡，或希望扩大层内计算",
-            en="A single layer's matrices do not fit one device, or the layer's compute should be spread",
+            zh="单层矩阵本身放不下单卡，或希望分摊层内计算；配合序列并行 (sequence parallelism) 还按 1/t 切分激活"
+            "（ZeRO/FSDP 不切激活）",
+            en="A single layer's matrices do not fit one device, or the layer's compute should be spread; with "
+            "sequence parallelism it also divides the activations by t (ZeRO / FSDP does not)",
         ),
         Text(
             zh="每层前向和反向都有 collective（all-reduce 或 all-gather / reduce-scatter），频率高",
@@ -317,7 +378,7 @@ def matrix_table(lang: str | None = None) -> list[list[str]]:
     >>> table[0][:3], table[1][0]
     (['Strategy', 'Bottleneck solved', 'Main communication'], 'DP')
 
-    Taught in: lesson 5 (S18 selection matrix).
+    Taught in: lesson 5 (selection matrix).
     """
     if lang is not None:
         check_choice("lang", lang, ("zh", "en"))
@@ -341,7 +402,7 @@ def matrix_table(lang: str | None = None) -> list[list[str]]:
 
 @dataclass(frozen=True)
 class PaperCase:
-    """One S18 paper case: a model, a cluster and a batch, with every number in GiB or counts.
+    """One paper case: a model, a cluster and a batch, with every number in GiB or counts.
 
     Parameters:
         key: a short identifier, e.g. ``"fits_one_device"``.
@@ -356,7 +417,7 @@ class PaperCase:
         nodes, gpus_per_node: cluster shape; devices = nodes · gpus_per_node.
         global_batch, micro_batch: sequences per optimizer step and per rank per micro-step.
 
-    Taught in: lesson 5 (S18 selection matrix).
+    Taught in: lesson 5 (selection matrix).
     """
 
     key: str
@@ -394,7 +455,7 @@ class PaperCase:
         return self.nodes * self.gpus_per_node
 
 
-#: Device memory of the paper cases: the 24 GiB device of seed 000 (Q1 and Q3 小验证).
+#: Device memory of the paper cases: the 24 GiB device of lessons 1 and 3.
 PAPER_DEVICE_MEMORY_GIB: float = 24.0
 #: Cluster of the paper cases (illustrative): 4 nodes of 8 GPUs, the 8-GPU box of
 #: Megatron-Core's ``initialize_model_parallel`` docstring ("DGX box").
@@ -404,7 +465,7 @@ PAPER_GPUS_PER_NODE: int = 8
 PAPER_GLOBAL_BATCH: int = 64
 PAPER_MICRO_BATCH: int = 1
 
-#: Case 1, the model fits one device: seed 000 Q1's ``fits`` ledger (13 GiB state,
+#: Case 1, the model fits one device: lesson 1's ``fits`` ledger (13 GiB state,
 #: 4 GiB activations, 2 GiB reserve on 24 GiB). Layer size illustrative.
 CASE_FITS_ONE_DEVICE: PaperCase = PaperCase(
     key="fits_one_device",
@@ -423,7 +484,7 @@ CASE_FITS_ONE_DEVICE: PaperCase = PaperCase(
 )
 
 #: Case 2, the training state exceeds one device: 40 GiB of state (illustrative)
-#: with seed 000 Q1's ``does_not_fit`` activations (5 GiB) and reserve (2 GiB).
+#: with lesson 1's ``does_not_fit`` activations (5 GiB) and reserve (2 GiB).
 CASE_STATE_EXCEEDS_DEVICE: PaperCase = PaperCase(
     key="state_exceeds_device",
     title=Text(zh="案例 2：训练状态超过单卡", en="Case 2: the training state exceeds one device"),
@@ -441,7 +502,7 @@ CASE_STATE_EXCEEDS_DEVICE: PaperCase = PaperCase(
 )
 
 #: Case 3, one layer exceeds one device (illustrative): 40 GiB of bf16 weights
-#: of which the largest layer holds 30 GiB; the training state is 8x the bf16
+#: of which the largest layer holds 26 GiB; the training state is 8x the bf16
 #: weights (16 bytes per parameter for mixed-precision Adam vs 2 for fp16/bf16
 #: weights, ZeRO paper, Rajbhandari et al. 2020, section 3.1).
 CASE_LAYER_EXCEEDS_DEVICE: PaperCase = PaperCase(
@@ -451,7 +512,7 @@ CASE_LAYER_EXCEEDS_DEVICE: PaperCase = PaperCase(
     training_state_gib=320.0,
     activation_gib=8.0,
     runtime_reserve_gib=2.0,
-    largest_layer_gib=30.0,
+    largest_layer_gib=26.0,
     num_layers=4,
     num_heads=64,
     nodes=PAPER_NODES,
@@ -460,8 +521,42 @@ CASE_LAYER_EXCEEDS_DEVICE: PaperCase = PaperCase(
     micro_batch=PAPER_MICRO_BATCH,
 )
 
-#: The three paper cases of seed 001 (最小练习 step 1), in its order.
+#: The three paper cases, in the lesson's order.
 PAPER_CASES: tuple[PaperCase, ...] = (CASE_FITS_ONE_DEVICE, CASE_STATE_EXCEEDS_DEVICE, CASE_LAYER_EXCEEDS_DEVICE)
+
+
+#: The three kinds of paper case, in the lesson's order (the keys of :data:`PAPER_CASES`).
+CASE_KINDS: tuple[str, ...] = ("fits_one_device", "state_exceeds_device", "layer_exceeds_device")
+
+#: Bilingual names of the case kinds.
+CASE_KIND_LABELS: Mapping[str, Text] = MappingProxyType(
+    {
+        "fits_one_device": Text(zh="模型可单卡容纳", en="the model fits one device"),
+        "state_exceeds_device": Text(zh="训练状态超过单卡", en="the training state exceeds one device"),
+        "layer_exceeds_device": Text(zh="单层超过单卡", en="one layer exceeds one device"),
+    }
+)
+
+
+def case_kind(case: PaperCase) -> str:
+    """Which of :data:`CASE_KINDS` a case is, from its numbers alone.
+
+    ``layer_exceeds_device`` when the largest layer with activations and reserve
+    exceeds the device (``W + A + R > C``); else ``state_exceeds_device`` when the
+    full training state does (``S + A + R > C``); else ``fits_one_device``.
+
+    >>> [case_kind(case) for case in PAPER_CASES] == list(CASE_KINDS)
+    True
+
+    Taught in: lesson 5 (selection matrix, building the cases).
+    """
+    if not isinstance(case, PaperCase):
+        raise TypeError(tr("matrix.type_case", value=case, type=type(case).__name__))
+    if not _layer_fits(case):
+        return "layer_exceeds_device"
+    if _full_state_gib(case) > case.device_memory_gib:
+        return "state_exceeds_device"
+    return "fits_one_device"
 
 
 # --------------------------------------------------------------------------- evaluation
@@ -469,7 +564,7 @@ PAPER_CASES: tuple[PaperCase, ...] = (CASE_FITS_ONE_DEVICE, CASE_STATE_EXCEEDS_D
 
 @dataclass(frozen=True)
 class StrategyVerdict:
-    """One cell of the S18 exercise: a strategy's verdict on a case, with reasons.
+    """One cell of the paper-case matrix: a strategy's verdict on a case, with reasons.
 
     ``verdict`` is one of :data:`VERDICTS`; ``hard_excluded`` tells a hard
     exclusion (a gate failed) from a mere preference; ``degree`` and
@@ -534,14 +629,14 @@ def _decide(
 
 
 def _fit(case: PaperCase, name: str, memory_gib: float) -> Reason | None:
-    """The Q3 fit gate on one strategy's per-rank memory."""
+    """Lesson 3's fit gate on one strategy's per-rank memory."""
     candidate = Candidate(name, memory_gib, frozenset({"training"}), frozenset({"dense", "moe"}), "none")
     environment = Environment(case.device_memory_gib, "training", "dense", "none")
     return gate_memory(candidate, environment)
 
 
 def _batch(case: PaperCase, dp: int) -> Reason | None:
-    """The S18 global-batch rule for ``dp`` data-parallel ranks (accumulation as needed)."""
+    """The global-batch rule for ``dp`` data-parallel ranks (accumulation as needed)."""
     per_step = dp * case.micro_batch
     grad_accum = max(1, case.global_batch // per_step)
     return check_global_batch(dp, case.micro_batch, grad_accum, case.global_batch)
@@ -569,8 +664,41 @@ def _evaluate_dp(case: PaperCase, topology: str) -> StrategyVerdict:
     return _decide("DP", hard, [], [], how, dp, memory)
 
 
+def combination_memory_gib(case: PaperCase, tp: int = 1, fsdp: int = 1) -> float:
+    """Per-rank memory (GiB) of TP = ``tp`` combined with FSDP over ``fsdp`` ranks, for one paper case.
+
+    ``S/(tp·fsdp) + A/tp + R``, plus the FSDP gather peak (:func:`fsdp_gather_peak_gib`)
+    split by ``tp`` when ``fsdp > 1``. ``tp = fsdp = 1`` is pure DP; ``fsdp = 1`` is TP
+    alone (activations divided by ``tp``, as with sequence parallelism).
+
+    >>> case = CASE_LAYER_EXCEEDS_DEVICE
+    >>> combination_memory_gib(case, tp=8)  # TP alone: 320/8 + 8/8 + 2
+    43.0
+    >>> combination_memory_gib(case, tp=8, fsdp=4)  # TP x FSDP: 320/32 + (3*26 + 8)/8 + 2
+    22.75
+
+    Taught in: lesson 5 (selection matrix, case 3).
+    """
+    if not isinstance(case, PaperCase):
+        raise TypeError(tr("matrix.type_case", value=case, type=type(case).__name__))
+    t = check_int("tp", tp, ge=1)
+    d = check_int("fsdp", fsdp, ge=1)
+    peak = fsdp_gather_peak_gib(case.largest_layer_gib) if d > 1 else 0.0
+    return case.training_state_gib / (t * d) + (peak + case.activation_gib) / t + case.runtime_reserve_gib
+
+
 def _fsdp_memory(case: PaperCase, degree: int) -> float:
-    return case.training_state_gib / degree + case.activation_gib + case.runtime_reserve_gib + case.largest_layer_gib
+    return combination_memory_gib(case, 1, degree) if degree > 1 else _full_state_gib(case)
+
+
+def _tp_fsdp_plan(case: PaperCase) -> tuple[int, float] | None:
+    """The smallest TP degree that fits once the state is sharded over the other ranks (TP × FSDP)."""
+    degrees = [t for t in _divisors(case.num_devices) if case.num_heads % t == 0]
+    for t in degrees:
+        memory = combination_memory_gib(case, t, case.num_devices // t)
+        if memory <= case.device_memory_gib:
+            return t, memory
+    return None
 
 
 def _evaluate_fsdp(case: PaperCase, topology: str) -> StrategyVerdict:
@@ -580,6 +708,9 @@ def _evaluate_fsdp(case: PaperCase, topology: str) -> StrategyVerdict:
     hard = [r for r in (_fit(case, "FSDP", memory), _batch(case, degree)) if r is not None]
     if not _layer_fits(case):
         hard.append(Reason("layer", "matrix.fsdp_layer", {"layer_gib": case.largest_layer_gib, "have_gib": have}))
+        plan = _tp_fsdp_plan(case)
+        if plan is not None and plan[0] < case.num_devices:
+            return _evaluate_fsdp_with_tp(case, topology, plan, hard)
     if hard:
         return _decide("FSDP", hard, [], [], [], degree, memory)
     dp_memory = _full_state_gib(case)
@@ -587,7 +718,14 @@ def _evaluate_fsdp(case: PaperCase, topology: str) -> StrategyVerdict:
         soft = Reason("unneeded", "matrix.fsdp_unneeded", {"dp_gib": dp_memory, "have_gib": have})
         return _decide("FSDP", [], [soft], [], [], degree, memory)
     shards = Reason(
-        "fsdp_shards", "matrix.fsdp_shards", {"degree": degree, "need_gib": memory, "layer_gib": case.largest_layer_gib}
+        "fsdp_shards",
+        "matrix.fsdp_shards",
+        {
+            "degree": degree,
+            "need_gib": memory,
+            "peak_gib": fsdp_gather_peak_gib(case.largest_layer_gib),
+            "layer_gib": case.largest_layer_gib,
+        },
     )
     how = [shards]
     if topology == "hierarchical" and case.nodes > 1:
@@ -600,12 +738,27 @@ def _evaluate_fsdp(case: PaperCase, topology: str) -> StrategyVerdict:
     return _decide("FSDP", [], [], [], how, degree, memory)
 
 
+def _evaluate_fsdp_with_tp(
+    case: PaperCase, topology: str, plan: tuple[int, float], alone: list[Reason]
+) -> StrategyVerdict:
+    """FSDP as TP's second dimension when one layer exceeds the device (TP × FSDP)."""
+    tp, memory = plan
+    fsdp = case.num_devices // tp
+    hard = [r for r in (_batch(case, fsdp),) if r is not None]
+    if topology == "hierarchical":
+        placement = check_tp_degree(tp, case.num_heads, case.gpus_per_node)
+        if placement is not None:
+            hard.append(placement)
+    if hard:
+        return _decide("FSDP", [*alone, *hard], [], [], [], fsdp, memory)
+    how = [Reason("fsdp_with_tp", "matrix.fsdp_with_tp", {"tp": tp, "fsdp": fsdp, "need_gib": memory})]
+    if topology == "hierarchical" and case.nodes > 1 and case.gpus_per_node // tp < fsdp:
+        how.append(Reason("fsdp_with_tp_cross_node", "matrix.fsdp_with_tp_cross_node", {"fsdp": fsdp}))
+    return _decide("FSDP", [], [], [], how, fsdp, memory)
+
+
 def _tp_memory(case: PaperCase, tp: int) -> float:
-    return (
-        case.training_state_gib / case.num_devices
-        + (case.largest_layer_gib + case.activation_gib) / tp
-        + case.runtime_reserve_gib
-    )
+    return combination_memory_gib(case, tp, case.num_devices // tp)
 
 
 def _evaluate_tp(case: PaperCase, topology: str) -> StrategyVerdict:
@@ -630,7 +783,10 @@ def _evaluate_tp(case: PaperCase, topology: str) -> StrategyVerdict:
                 "tp": tp,
                 "layer_gib": case.largest_layer_gib,
                 "split_gib": case.largest_layer_gib / tp,
+                "alone_gib": combination_memory_gib(case, tp),
+                "state_share_gib": case.training_state_gib / tp,
                 "devices": case.num_devices,
+                "fsdp": case.num_devices // tp,
                 "need_gib": memory,
             },
         )
@@ -654,6 +810,16 @@ def _evaluate_pp(case: PaperCase, topology: str) -> StrategyVerdict:
     have = case.device_memory_gib
     if not _layer_fits(case):
         reason = Reason("layer", "matrix.pp_layer", {"layer_gib": case.largest_layer_gib, "have_gib": have})
+        plan = _tp_fsdp_plan(case)
+        placed = plan is not None and (
+            topology == "unspecified" or check_tp_degree(plan[0], case.num_heads, case.gpus_per_node) is None
+        )
+        if plan is not None and placed and plan[0] < case.num_devices:
+            tp, memory = plan
+            prefer = Reason(
+                "pp_with_tp", "matrix.pp_with_tp", {"tp": tp, "fsdp": case.num_devices // tp, "need_gib": memory}
+            )
+            return _decide("PP", [], [reason, prefer], [], [], None, None)
         return _decide("PP", [reason], [], [], [], None, None)
     degrees = [p for p in _divisors(case.num_devices) if p <= case.num_layers]
     fitting = [p for p in degrees if _pp_memory(case, p) <= have]
@@ -693,7 +859,7 @@ def _evaluate_pp(case: PaperCase, topology: str) -> StrategyVerdict:
 
 
 def evaluate_paper_case(case: PaperCase, topology: str = "unspecified") -> CaseEvaluation:
-    """Fill in the S18 exercise for one case: a verdict and reasons for DP, FSDP, TP and PP.
+    """Evaluate one paper case: a verdict and reasons for DP, FSDP, TP and PP.
 
     Parameters:
         case: a :class:`PaperCase`.
@@ -711,7 +877,7 @@ def evaluate_paper_case(case: PaperCase, topology: str = "unspecified") -> CaseE
     >>> evaluate_paper_case(CASE_LAYER_EXCEEDS_DEVICE, topology="hierarchical").summary()["TP"]
     'feasible'
 
-    Taught in: lesson 5 (S18 selection matrix).
+    Taught in: lesson 5 (selection matrix).
     """
     if not isinstance(case, PaperCase):
         raise TypeError(tr("matrix.type_case", name="case", value=case, type=type(case).__name__))
@@ -728,12 +894,12 @@ def evaluate_paper_case(case: PaperCase, topology: str = "unspecified") -> CaseE
 def evaluate_paper_cases(
     cases: Iterable[PaperCase] = PAPER_CASES, topology: str = "unspecified"
 ) -> tuple[CaseEvaluation, ...]:
-    """:func:`evaluate_paper_case` for each case: the whole S18 table under one topology.
+    """:func:`evaluate_paper_case` for each case: the whole 4 × 3 matrix under one topology.
 
     >>> [e.summary()["DP"] for e in evaluate_paper_cases()]
     ['feasible', 'not_preferred', 'not_preferred']
 
-    Taught in: lesson 5 (S18 selection matrix).
+    Taught in: lesson 5 (selection matrix).
     """
     evaluations = []
     for index, case in enumerate(check_items("cases", cases)):
@@ -745,7 +911,7 @@ def evaluate_paper_cases(
 
 @dataclass(frozen=True)
 class TopologyChange:
-    """How one strategy's verdict moves when the topology is added (seed 001, step 3)."""
+    """How one strategy's verdict moves when the topology is added (the lesson's topology step)."""
 
     strategy: str
     before: str
@@ -766,7 +932,7 @@ def topology_changes(
     >>> [(c.strategy, c.before, c.after) for c in topology_changes(CASE_LAYER_EXCEEDS_DEVICE) if c.changed]
     [('TP', 'needs_info', 'feasible')]
 
-    Taught in: lesson 5 (S18 selection matrix, topology step).
+    Taught in: lesson 5 (selection matrix, topology step).
     """
     check_choice("before", before, TOPOLOGIES)
     check_choice("after", after, TOPOLOGIES)

@@ -2,7 +2,7 @@
 
 With ``p`` stages and ``m`` micro-batches, every schedule that flushes at the end
 of the step leaves each device idle while the pipeline fills and drains. The
-seed S18 gives the share of the step that is bubble as ``(p-1)/(m+p-1)``; the
+course (lesson 6) gives the share of the step that is bubble as ``(p-1)/(m+p-1)``; the
 interleaved schedule of Megatron-LM (``v`` model chunks per device) shrinks it
 to ``(p-1)/(v·m+p-1)``.
 
@@ -26,7 +26,7 @@ Sources:
 >>> round(bubble_fraction(4, 16), 4)
 0.1579
 
-Taught in: lesson 5 (S18 selection matrix: pipeline bubble).
+Taught in: lesson 6 (pipeline bubble and scaling efficiency).
 """
 
 from __future__ import annotations
@@ -185,7 +185,7 @@ def bubble_fraction(stages: int, microbatches: int, virtual_stages: int = 1) -> 
     ValueError: microbatches = 6: the interleaved schedule needs a multiple of stages = 4 (Megatron-LM feeds \
 micro-batches to each model chunk in groups of 4).
 
-    Taught in: lesson 5 (S18 selection matrix: pipeline bubble).
+    Taught in: lesson 6 (pipeline bubble and scaling efficiency).
     """
     p, m, v = _check_shape(stages, microbatches, virtual_stages)
     return float(_bubble_fraction(p, m, v))
@@ -212,7 +212,7 @@ def bubble_overhead(stages: int, microbatches: int, virtual_stages: int = 1) -> 
     >>> bubble_overhead(4, 8, virtual_stages=2)  # ... and interleaving with v = 2 halves it: 3/16
     0.1875
 
-    Taught in: lesson 5 (S18 selection matrix: pipeline bubble).
+    Taught in: lesson 6 (pipeline bubble and scaling efficiency).
     """
     p, m, v = _check_shape(stages, microbatches, virtual_stages)
     return (p - 1) / (v * m)
@@ -271,7 +271,7 @@ class Schedule:
     >>> s.makespan_s, s.idle_fraction
     (9.0, 0.3333333333333333)
 
-    Taught in: lesson 5 (S18 selection matrix: pipeline bubble).
+    Taught in: lesson 6 (pipeline bubble and scaling efficiency).
     """
 
     schedule: str
@@ -317,7 +317,7 @@ def warmup_microbatches(
     >>> [warmup_microbatches(4, 8, s, schedule="interleaved", virtual_stages=2) for s in range(4)]
     [10, 8, 6, 4]
 
-    Taught in: lesson 5 (S18 selection matrix: pipeline bubble).
+    Taught in: lesson 6 (pipeline bubble and scaling efficiency).
     """
     name = check_choice("schedule", schedule, SCHEDULES)
     p, m, v = _check_layout(name, stages, microbatches, virtual_stages)
@@ -435,7 +435,7 @@ def simulate_schedule(
     >>> simulate_schedule(4, 8, schedule="interleaved", virtual_stages=2).makespan_s  # 8·3 + 3·3/2
     28.5
 
-    Taught in: lesson 5 (S18 selection matrix: pipeline bubble).
+    Taught in: lesson 6 (pipeline bubble and scaling efficiency).
     """
     name = check_choice("schedule", schedule, SCHEDULES)
     p, m, v = _check_layout(name, stages, microbatches, virtual_stages)
@@ -556,7 +556,7 @@ def gantt_rows(schedule: Schedule) -> tuple[GanttRow, ...]:
     >>> str(rows[1].label)
     'device 1'
 
-    Taught in: lesson 5 (S18 selection matrix: pipeline bubble).
+    Taught in: lesson 6 (pipeline bubble and scaling efficiency).
     """
     if not isinstance(schedule, Schedule):
         raise TypeError(tr("pipeline.type_schedule", value=schedule, type=type(schedule).__name__))

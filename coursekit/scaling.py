@@ -1,6 +1,6 @@
 """Scaling efficiency (扩展效率) ``E(P)`` and the step timeline that explains it.
 
-The seed S18 defines ``E(P) = throughput(P) / (P · throughput(1))`` and warns
+The course (lesson 6) defines ``E(P) = throughput(P) / (P · throughput(1))`` and warns
 that a falling ``E(P)`` does not by itself mean the strategy is wrong: it may be
 communication, load imbalance, an input bottleneck or a batch limit, so the step
 timeline has to be decomposed. This module gives the definition
@@ -12,7 +12,7 @@ weak-scaling curve for data parallelism (数据并行, DP) with a ring all-reduc
 >>> round(scaling_efficiency(700.0, 8, 100.0), 3)
 0.875
 
-Taught in: lesson 5 (S18 selection matrix: scaling efficiency).
+Taught in: lesson 6 (pipeline bubble and scaling efficiency).
 """
 
 from __future__ import annotations
@@ -141,7 +141,7 @@ def scaling_efficiency(throughput: float, devices: int, single_device_throughput
     ...
     ValueError: devices = 0: must be >= 1.
 
-    Taught in: lesson 5 (S18 selection matrix: scaling efficiency).
+    Taught in: lesson 6 (pipeline bubble and scaling efficiency).
     """
     total = check_number("throughput", throughput, gt=0)
     p = check_int("devices", devices, ge=1)
@@ -183,7 +183,7 @@ class StepTimeline:
     [('compute', 0.0, 0.1), ('communication (hidden under compute)', 0.08, 0.02),
      ('communication (exposed)', 0.1, 0.02)]
 
-    Taught in: lesson 5 (S18 selection matrix: scaling efficiency).
+    Taught in: lesson 6 (pipeline bubble and scaling efficiency).
     """
 
     compute_s: float
@@ -248,7 +248,7 @@ def step_timeline(
     >>> step_timeline(0.01, 0.04, overlap_fraction=1.0).exposed_communication_s  # only 0.01 s can hide
     0.03
 
-    Taught in: lesson 5 (S18 selection matrix: scaling efficiency).
+    Taught in: lesson 6 (pipeline bubble and scaling efficiency).
     """
     compute = check_number("compute_s", compute_s, gt=0)
     communication = check_number("communication_s", communication_s, ge=0)
@@ -280,7 +280,7 @@ def load_imbalance_s(device_compute_s: Sequence[float]) -> float:
     >>> round(load_imbalance_s([1.0, 1.0, 1.0, 1.4]), 6)  # 1.4 - 1.1
     0.3
 
-    Taught in: lesson 5 (S18 selection matrix: scaling efficiency).
+    Taught in: lesson 6 (pipeline bubble and scaling efficiency).
     """
     times = _number_sequence("device_compute_s", device_compute_s, gt=0)
     return max(times) - sum(times) / len(times)
@@ -380,7 +380,7 @@ def scaling_curve(
     >>> [round(e, 3) for e in curve.efficiencies]  # the ring term tends to 2·S/B = 0.08 s
     [1.0, 0.926, 0.877, 0.864]
 
-    Taught in: lesson 5 (S18 selection matrix: scaling efficiency).
+    Taught in: lesson 6 (pipeline bubble and scaling efficiency).
     """
     counts = tuple(check_int(f"devices_list[{i}]", p, ge=1) for i, p in enumerate(_sequence(devices_list)))
     compute = check_number("single_device_step_s", single_device_step_s, gt=0)
@@ -486,7 +486,7 @@ def diagnose_efficiency(timeline: StepTimeline) -> EfficiencyDiagnosis:
     'exposed communication takes 27% of the step (40 ms): overlap it with compute, send fewer bytes, or keep the \
 frequent collectives on faster links.'
 
-    Taught in: lesson 5 (S18 selection matrix: scaling efficiency).
+    Taught in: lesson 6 (pipeline bubble and scaling efficiency).
     """
     if not isinstance(timeline, StepTimeline):
         raise TypeError(tr("scaling.not_timeline", value=timeline, type=type(timeline).__name__))

@@ -7,11 +7,13 @@ When the prose or the library changes, this test says which sentence is now wron
 from __future__ import annotations
 
 from collections.abc import Callable
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
 import coursekit
+import coursekit.matrix
 
 SRC = Path(__file__).resolve().parents[1] / "notebooks" / "src"
 
@@ -21,15 +23,49 @@ def _percent(value: float) -> str:
 
 
 PROSE: list[tuple[str, str, Callable[[], str]]] = [
-    ("05_selection_matrix.py", "开销 75%", lambda: "开销 " + _percent(coursekit.bubble_overhead(4, 4))),
-    ("05_selection_matrix.py", "overhead of 75%", lambda: "overhead of " + _percent(coursekit.bubble_overhead(4, 4))),
-    ("05_selection_matrix.py", "比例就是 43%", lambda: "比例就是 " + _percent(coursekit.bubble_fraction(4, 4))),
-    ("05_selection_matrix.py", "it is 43%", lambda: "it is " + _percent(coursekit.bubble_fraction(4, 4))),
-    ("05_selection_matrix.py", "比例降到 16%", lambda: "比例降到 " + _percent(coursekit.bubble_fraction(4, 16))),
-    ("05_selection_matrix.py", "down to 16%", lambda: "down to " + _percent(coursekit.bubble_fraction(4, 16))),
-    ("05_selection_matrix.py", "m = 4 的 43%", lambda: "m = 4 的 " + _percent(coursekit.bubble_fraction(4, 4))),
-    ("05_selection_matrix.py", "(43% at m = 4", lambda: f"({_percent(coursekit.bubble_fraction(4, 4))} at m = 4"),
+    ("06_pipeline_scaling.py", "开销 75%", lambda: "开销 " + _percent(coursekit.bubble_overhead(4, 4))),
+    ("06_pipeline_scaling.py", "overhead of 75%", lambda: "overhead of " + _percent(coursekit.bubble_overhead(4, 4))),
+    ("06_pipeline_scaling.py", "比例就是 43%", lambda: "比例就是 " + _percent(coursekit.bubble_fraction(4, 4))),
+    ("06_pipeline_scaling.py", "it is 43%", lambda: "it is " + _percent(coursekit.bubble_fraction(4, 4))),
+    ("06_pipeline_scaling.py", "比例降到 16%", lambda: "比例降到 " + _percent(coursekit.bubble_fraction(4, 16))),
+    ("06_pipeline_scaling.py", "down to 16%", lambda: "down to " + _percent(coursekit.bubble_fraction(4, 16))),
+    ("06_pipeline_scaling.py", "m = 4 的 43%", lambda: "m = 4 的 " + _percent(coursekit.bubble_fraction(4, 4))),
+    ("06_pipeline_scaling.py", "(43% at m = 4", lambda: f"({_percent(coursekit.bubble_fraction(4, 4))} at m = 4"),
+    # lesson 5, case 3: TP alone vs TP x FSDP
+    ("05_selection_matrix.py", "每个 rank 仍有 40 GiB", lambda: f"每个 rank 仍有 {_case3_state_share_gib():g} GiB"),
+    ("05_selection_matrix.py", "leaves 40 GiB per rank", lambda: f"leaves {_case3_state_share_gib():g} GiB per rank"),
+    ("05_selection_matrix.py", "共 43 GiB", lambda: f"共 {_case3_memory(8, 1):g} GiB"),
+    ("05_selection_matrix.py", ", 43 GiB with", lambda: f", {_case3_memory(8, 1):g} GiB with"),
+    ("05_selection_matrix.py", "+ 2 = 22.75 GiB", lambda: f"+ 2 = {_case3_memory(8, 4):g} GiB"),
+    ("05_selection_matrix.py", "一层就有 26 GiB", lambda: f"一层就有 {_case3().largest_layer_gib:g} GiB"),
+    (
+        "05_selection_matrix.py",
+        "one layer alone is 26 GiB",
+        lambda: f"one layer alone is {_case3().largest_layer_gib:g} GiB",
+    ),
+    # lesson 6, the timeline exercise: the bubble is (p-1)/(m+p-1) = 3/11 of compute + bubble at p = 4, m = 8
+    ("06_pipeline_scaling.py", "占它的 3/11", lambda: f"占它的 {_fraction(coursekit.bubble_fraction(4, 8))}"),
+    ("06_pipeline_scaling.py", "is 3/11 of it", lambda: f"is {_fraction(coursekit.bubble_fraction(4, 8))} of it"),
 ]
+
+
+def _case3() -> coursekit.matrix.PaperCase:
+    return coursekit.matrix.CASE_LAYER_EXCEEDS_DEVICE
+
+
+def _case3_state_share_gib() -> float:
+    tp = coursekit.matrix.evaluate_paper_case(_case3()).verdict_of("TP").degree
+    assert tp is not None
+    return _case3().training_state_gib / tp
+
+
+def _case3_memory(tp: int, fsdp: int) -> float:
+    return coursekit.matrix.combination_memory_gib(_case3(), tp=tp, fsdp=fsdp)
+
+
+def _fraction(value: float) -> str:
+    frac = Fraction(value).limit_denominator(1000)
+    return f"{frac.numerator}/{frac.denominator}"
 
 
 @pytest.mark.parametrize(("source", "phrase", "computed"), PROSE)

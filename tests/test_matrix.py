@@ -24,8 +24,10 @@ from coursekit.matrix import (
     VERDICT_LABELS,
     VERDICTS,
     PaperCase,
+    combination_memory_gib,
     evaluate_paper_case,
     evaluate_paper_cases,
+    fsdp_gather_peak_gib,
     matrix_table,
     topology_changes,
 )
@@ -124,7 +126,7 @@ EXPECTED = {
     },
     ("layer_exceeds_device", "unspecified"): {
         "DP": "not_preferred",
-        "FSDP": "not_preferred",
+        "FSDP": "feasible",
         "TP": "needs_info",
         "PP": "not_preferred",
     },
@@ -142,7 +144,7 @@ EXPECTED = {
     },
     ("layer_exceeds_device", "hierarchical"): {
         "DP": "not_preferred",
-        "FSDP": "not_preferred",
+        "FSDP": "feasible",
         "TP": "feasible",
         "PP": "not_preferred",
     },
@@ -168,9 +170,9 @@ def test_verdict_table(topology: str) -> None:
         (CASE_STATE_EXCEEDS_DEVICE, "TP", False, ("unneeded",)),
         (CASE_STATE_EXCEEDS_DEVICE, "PP", False, ("pp_stages",)),
         (CASE_LAYER_EXCEEDS_DEVICE, "DP", True, ("memory",)),
-        (CASE_LAYER_EXCEEDS_DEVICE, "FSDP", True, ("memory", "layer")),
+        (CASE_LAYER_EXCEEDS_DEVICE, "FSDP", False, ("fsdp_with_tp",)),
         (CASE_LAYER_EXCEEDS_DEVICE, "TP", False, ("link_unknown", "tp_needed")),
-        (CASE_LAYER_EXCEEDS_DEVICE, "PP", True, ("layer",)),
+        (CASE_LAYER_EXCEEDS_DEVICE, "PP", False, ("layer", "pp_with_tp")),
     ],
 )
 def test_reasons_per_cell(case: PaperCase, strategy: str, hard: bool, codes: tuple[str, ...]) -> None:
@@ -193,14 +195,32 @@ def test_numbers_behind_the_verdicts() -> None:
         "PP = 4 stages (17.0 GiB per rank), DP = 8 pipelines with m = 8 micro-batches each: "
         "bubble fraction (p-1)/(m+p-1) = 27%"
     )
-    # FSDP over 32: 40/32 + 5 + 2 + 0.3 = 8.55 GiB.
+    # FSDP over 32 with prefetch (PyTorch FSDP docs, BACKWARD_PRE: current and next parameters plus current
+    # gradients at the peak): 40/32 + 5 + 2 + 3 x 0.3 = 9.15 GiB.
     fsdp = evaluate_paper_case(CASE_STATE_EXCEEDS_DEVICE).verdict_of("FSDP")
-    assert (fsdp.degree, fsdp.memory_per_rank_gib) == (32, pytest.approx(8.55))
-    # TP in case 3: 320/32 + (30 + 8)/t + 2 <= 24 first holds at t = 4 (21.5 GiB); t = 2 gives 31 GiB.
+    assert (fsdp.degree, fsdp.memory_per_rank_gib) == (32, pytest.approx(9.15))
+    # TP in case 3, with the state sharded over all 32 ranks: 320/32 + (3 x 26 + 8)/t + 2 <= 24 first holds
+    # at t = 8 (22.75 GiB); t = 4 gives 10 + 86/4 + 2 = 33.5 GiB.
     tp = evaluate_paper_case(CASE_LAYER_EXCEEDS_DEVICE).verdict_of("TP")
-    assert (tp.degree, tp.memory_per_rank_gib) == (4, pytest.approx(21.5))
-    # FSDP in case 3: 320/32 + 8 + 2 + 30 = 50 GiB (the gathered 30 GiB layer).
-    assert evaluate_paper_case(CASE_LAYER_EXCEEDS_DEVICE).verdict_of("FSDP").memory_per_rank_gib == pytest.approx(50)
+    assert (tp.degree, tp.memory_per_rank_gib) == (8, pytest.approx(22.75))
+    # TP = 8 alone: 320/8 + 8/8 + 2 = 43 GiB, so FSDP is TP's second dimension: TP 8 x FSDP 4.
+    assert tp.reasons[1].params["alone_gib"] == pytest.approx(43.0)
+    assert combination_memory_gib(CASE_LAYER_EXCEEDS_DEVICE, tp=8) == pytest.approx(43.0)
+    fsdp3 = evaluate_paper_case(CASE_LAYER_EXCEEDS_DEVICE).verdict_of("FSDP")
+    assert (fsdp3.degree, fsdp3.memory_per_rank_gib) == (4, pytest.approx(22.75))
+    assert fsdp3.reasons[0].message == (
+        "FSDP alone cannot (it gathers a whole layer), but it is TP's second dimension: TP 8 splits the layer "
+        "first and the training state is sharded over 4 TP groups (TP 8 × FSDP 4), 22.8 GiB per rank"
+    )
+    # FSDP alone in case 3: 320/32 + 8 + 2 + 3 x 26 = 98 GiB.
+    assert combination_memory_gib(CASE_LAYER_EXCEEDS_DEVICE, fsdp=32) == pytest.approx(98.0)
+
+
+def test_fsdp_gather_peak_is_two_layers_of_parameters_and_one_of_gradients() -> None:
+    assert fsdp_gather_peak_gib(0.3) == pytest.approx(2 * 0.3 + 0.3)
+    assert fsdp_gather_peak_gib(0.0) == 0.0
+    with pytest.raises(ValueError):
+        fsdp_gather_peak_gib(-1.0)
 
 
 # --------------------------------------------------------------------------- the topology step
@@ -212,7 +232,7 @@ def test_topology_moves_tp_from_needs_info_to_feasible_in_case_3() -> None:
     tp = next(c for c in changes if c.strategy == "TP")
     assert [r.code for r in tp.reasons_after] == ["tp_needed", "tp_inside_node"]
     assert tp.reasons_after[1].message == (
-        "TP = 4 fits inside one node of 8 GPUs: its per-layer collectives stay on the fast links; "
+        "TP = 8 fits inside one node of 8 GPUs: its per-layer collectives stay on the fast links; "
         "give the across-node dimension to DP/FSDP or PP"
     )
 
@@ -222,8 +242,8 @@ def test_topology_keeps_labels_but_changes_placement_in_case_2() -> None:
     assert not any(c.changed for c in changes)
     hierarchical = evaluate_paper_case(CASE_STATE_EXCEEDS_DEVICE, "hierarchical")
     fsdp = hierarchical.verdict_of("FSDP")
-    # Shard inside a node: 40/8 + 5 + 2 + 0.3 = 12.3 GiB fits, so replicate across nodes.
-    assert (fsdp.degree, fsdp.memory_per_rank_gib, fsdp.codes) == (8, pytest.approx(12.3), ("fsdp_hybrid",))
+    # Shard inside a node: 40/8 + 5 + 2 + 3 x 0.3 = 12.9 GiB fits, so replicate across nodes.
+    assert (fsdp.degree, fsdp.memory_per_rank_gib, fsdp.codes) == (8, pytest.approx(12.9), ("fsdp_hybrid",))
     assert hierarchical.verdict_of("PP").codes == ("pp_stages", "pp_across_nodes")
     assert evaluate_paper_case(CASE_FITS_ONE_DEVICE, "hierarchical").verdict_of("DP").codes == (
         "dp_simplest",
@@ -232,23 +252,23 @@ def test_topology_keeps_labels_but_changes_placement_in_case_2() -> None:
 
 
 def test_tp_that_must_leave_the_node_is_excluded_once_the_topology_is_known() -> None:
-    # A 150 GiB layer: 320/32 + (150 + 8)/t + 2 <= 24 needs t = 16 > 8 GPUs per node.
+    # A 150 GiB layer: 320/32 + (3 x 150 + 8)/t + 2 <= 24 needs t = 32 > 8 GPUs per node.
     wide = replace(CASE_LAYER_EXCEEDS_DEVICE, key="wide_layer", largest_layer_gib=150.0)
     assert evaluate_paper_case(wide).verdict_of("TP").verdict == "needs_info"
     tp = evaluate_paper_case(wide, "hierarchical").verdict_of("TP")
-    assert (tp.verdict, tp.hard_excluded, tp.degree) == ("not_preferred", True, 16)
+    assert (tp.verdict, tp.hard_excluded, tp.degree) == ("not_preferred", True, 32)
     assert tp.codes == ("interconnect",)
-    assert tp.reasons[0].message.startswith("tp = 16 exceeds the 8 GPUs per node")
+    assert tp.reasons[0].message.startswith("tp = 32 exceeds the 8 GPUs per node")
 
 
 def test_fsdp_that_cannot_shard_inside_a_node_is_told_to_measure() -> None:
     big = replace(CASE_STATE_EXCEEDS_DEVICE, key="big_state", training_state_gib=200.0)
-    # 200/8 + 7.3 = 32.3 GiB inside a node is too much; 200/32 + 7.3 = 13.55 GiB over all ranks fits.
+    # 200/8 + 7.9 = 32.9 GiB inside a node is too much; 200/32 + 7.9 = 14.15 GiB over all ranks fits.
     fsdp = evaluate_paper_case(big, "hierarchical").verdict_of("FSDP")
     assert (fsdp.verdict, fsdp.degree) == ("feasible", 32)
     assert fsdp.codes == ("fsdp_shards", "fsdp_cross_node")
     assert fsdp.reasons[1].message == (
-        "sharding inside one node is not enough (32.3 GiB per rank); sharding over all 32 ranks puts every "
+        "sharding inside one node is not enough (32.9 GiB per rank); sharding over all 32 ranks puts every "
         "layer's all-gather on the slow inter-node link: measure whether it overlaps compute"
     )
 
@@ -339,17 +359,25 @@ def test_pure_dp_is_excluded_exactly_when_the_state_does_not_fit(case: PaperCase
 
 
 @given(cases)
-def test_only_tp_can_be_feasible_when_a_layer_exceeds_the_device(case: PaperCase) -> None:
+def test_when_a_layer_exceeds_the_device_fsdp_is_feasible_only_next_to_tp(case: PaperCase) -> None:
     layer_too_big = case.largest_layer_gib + case.activation_gib + case.runtime_reserve_gib > case.device_memory_gib
-    summary = evaluate_paper_case(case, "hierarchical").summary()
+    evaluation = evaluate_paper_case(case, "hierarchical")
+    summary = evaluation.summary()
     if layer_too_big:
-        assert summary["DP"] == summary["FSDP"] == summary["PP"] == "not_preferred"
+        assert summary["DP"] == summary["PP"] == "not_preferred"
+        if summary["FSDP"] == "feasible":
+            tp = evaluation.verdict_of("TP")
+            fsdp = evaluation.verdict_of("FSDP")
+            assert tp.verdict == "feasible" and tp.degree is not None and tp.degree > 1
+            assert fsdp.codes[0] == "fsdp_with_tp" and fsdp.degree == case.num_devices // tp.degree
 
 
 @given(cases)
-def test_the_topology_only_ever_moves_tp(case: PaperCase) -> None:
-    moved = {c.strategy for c in topology_changes(case) if c.changed}
-    assert moved <= {"TP"}
+def test_the_topology_moves_tp_and_only_what_rests_on_tp(case: PaperCase) -> None:
+    changes = {c.strategy: c for c in topology_changes(case) if c.changed}
+    assert set(changes) <= {"TP", "FSDP"}
+    if "FSDP" in changes:  # FSDP as TP's second dimension falls with a TP group that must leave its node
+        assert "TP" in changes and changes["FSDP"].after == changes["TP"].after == "not_preferred"
 
 
 # --------------------------------------------------------------------------- input validation

@@ -135,19 +135,20 @@ def test_captions_only_for_small_shapes() -> None:
     ("values", "message"),
     [
         (
-            {"schedule": "interleaved"},
-            "These inputs cannot be computed: virtual_stages = 1: the interleaved schedule needs at least 2 model "
-            "chunks per device (virtual_stages >= 2); with 1 chunk use schedule='1f1b'.",
+            {"schedule": "interleaved", "virtual_stages": 1},
+            "These inputs cannot be computed: 'interleaved 1F1B (v >= 2)' needs 'model chunks per device v' of at "
+            "least 2: move that slider to 2 or more, or pick 1F1B under 'schedule'.",
         ),
         (
             {"virtual_stages": 2},
-            "These inputs cannot be computed: virtual_stages = 2: schedule '1f1b' runs one model chunk per device; "
-            "use schedule='interleaved' for virtual_stages > 1.",
+            "These inputs cannot be computed: 'model chunks per device v' = 2 only means something for "
+            "'interleaved 1F1B (v >= 2)': pick it under 'schedule', or move v back to 1.",
         ),
         (
-            {"schedule": "interleaved", "virtual_stages": 2, "microbatches": 6},
-            "These inputs cannot be computed: microbatches = 6: the interleaved schedule needs a multiple of "
-            "stages = 4 (Megatron-LM feeds micro-batches to each model chunk in groups of 4).",
+            {"schedule": "interleaved", "microbatches": 6},
+            "These inputs cannot be computed: 'interleaved 1F1B (v >= 2)' needs 'micro-batches m' to be a multiple "
+            "of 'pipeline stages p' (now m = 6, p = 4): move m to one of 4, 8, 12, 16, or pick 1F1B under "
+            "'schedule'.",
         ),
         (
             {"slow_stage": 6},
@@ -166,6 +167,17 @@ def test_invalid_combinations_give_a_friendly_message(values: dict[str, object],
     assert "Traceback" not in w.message_html.value
 
 
+def test_messages_name_the_controls_not_code_parameters() -> None:
+    coursekit.set_language("zh")
+    w = PipelineWidget()
+    with w.hold_updates():
+        w.controls["schedule"].value = "interleaved"
+        w.controls["virtual_stages"].value = 1
+    assert w.status == "invalid"
+    assert "virtual_stages" not in w.message and "schedule=" not in w.message
+    assert "“每设备模型块数 v”" in w.message and "“调度 (schedule)”" in w.message
+
+
 def test_invalid_message_in_chinese() -> None:
     coursekit.set_language("zh")
     w = PipelineWidget(stages=2, slow_stage=3)
@@ -173,14 +185,56 @@ def test_invalid_message_in_chinese() -> None:
     assert w.message == "这些输入无法计算：慢阶段选了设备 3，但 p = 2 时设备编号只有 0 到 1：请换一个设备，或选“无”。"
 
 
+def test_switching_to_interleaved_and_back_keeps_v_consistent() -> None:
+    # The issue: after interleaved (v = 2) and back to 1F1B, v stayed 2 and the widget blocked.
+    w = PipelineWidget()
+    assert w.controls["virtual_stages"].disabled
+    w.controls["schedule"].value = "interleaved"
+    assert (w.status, w.controls["virtual_stages"].value, w.controls["virtual_stages"].disabled) == ("ok", 2, False)
+    assert w.result is not None and w.result.formula_fraction == bubble_fraction(4, 8, 2)  # 3/19
+    assert "each holds 1/2 of the device&#x27;s layers" in w.message  # the message is HTML
+    w.controls["virtual_stages"].value = 4
+    w.controls["schedule"].value = "1f1b"
+    assert (w.status, w.controls["virtual_stages"].value, w.controls["virtual_stages"].disabled) == ("ok", 1, True)
+    assert w.result is not None and w.result.formula_fraction == bubble_fraction(4, 8)  # 3/11
+    w.controls["schedule"].value = "gpipe"
+    assert w.status == "ok" and w.controls["virtual_stages"].value == 1
+
+
 def test_recovers_after_an_invalid_combination() -> None:
     w = PipelineWidget()
-    w.controls["schedule"].value = "interleaved"
+    with w.hold_updates():
+        w.controls["schedule"].value = "interleaved"
+        w.controls["microbatches"].value = 6
     assert w.status == "invalid"
-    w.controls["virtual_stages"].value = 2
+    w.controls["microbatches"].value = 8
     assert w.status == "ok" and w.result is not None
     assert w.result.formula_fraction == bubble_fraction(4, 8, 2)
-    assert "each holds 1/2 of the device&#x27;s layers" in w.message  # the message is HTML
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"stages": 100}, ValueError, "stages = 100: must be <= 8."),
+        ({"microbatches": 0}, ValueError, "microbatches = 0: must be >= 1."),
+        ({"schedule": "zb"}, ValueError, "schedule = 'zb': must be one of 'gpipe', '1f1b', 'interleaved'."),
+        ({"virtual_stages": 5}, ValueError, "virtual_stages = 5: must be <= 4."),
+        ({"slow_stage": 8}, ValueError, "slow_stage = 8: must be <= 7."),
+        ({"slow_factor": 4.0}, ValueError, "slow_factor = 4.0: must be <= 3.0."),
+        ({"stages": 2.0}, TypeError, "stages = 2.0: must be an integer (int), not float."),
+    ],
+)
+def test_constructor_refuses_values_the_controls_cannot_show(
+    kwargs: dict[str, object], error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error) as info:
+        PipelineWidget(**kwargs)  # type: ignore[arg-type]
+    assert str(info.value) == message
+
+
+def test_constructor_with_interleaved_starts_at_two_chunks() -> None:
+    w = PipelineWidget(schedule="interleaved")
+    assert (w.status, w.controls["virtual_stages"].value) == ("ok", 2)
 
 
 def test_slider_caps_bound_the_bars() -> None:

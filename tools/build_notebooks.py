@@ -168,6 +168,37 @@ def _folded(jupyter: dict[str, Any], cell_type: str) -> dict[str, Any]:
     return folded
 
 
+#: Notebook-level settings of the RISE slideshow (jupyterlab-rise): long cells scroll instead of overflowing.
+RISE_SETTINGS: dict[str, Any] = {"scroll": True, "autolaunch": False}
+
+
+def slide_type(cell_type: str, source: str, tags: Sequence[str]) -> str:
+    """The RISE ``slide_type`` of a generated cell, so each lesson presents as slides in JupyterLab.
+
+    A ``#`` or ``##`` heading starts a slide, a ``###`` heading a sub-slide; worked solutions and the learner's notes
+    are skipped (the instructor shows a solution by running ``show_solution`` or unfolding it, not on a slide);
+    self-check answers appear as a fragment after their questions; every other cell continues the current slide.
+
+    >>> slide_type("markdown", "## Key points", []), slide_type("markdown", "### Exercise 5.1", [])
+    ('slide', 'subslide')
+    >>> slide_type("code", "answer = ...", ["solution"]), slide_type("markdown", "**Answers**", ["answer"])
+    ('skip', 'fragment')
+    >>> slide_type("code", "print(1)", [])
+    '-'
+    """
+    if "solution" in tags or ("learner" in tags and cell_type == "markdown"):
+        return "skip"
+    if "answer" in tags:
+        return "fragment"
+    if cell_type == "markdown":
+        first = source.lstrip().splitlines()[0] if source.strip() else ""
+        if first.startswith(("# ", "## ")):
+            return "slide"
+        if first.startswith("### "):
+            return "subslide"
+    return "-"
+
+
 def build_notebook(source_text: str, source_rel: str, lang: str) -> Any:
     """The notebook of one language for a lesson source (in memory, no outputs)."""
     if lang not in LANGS:
@@ -183,6 +214,7 @@ def build_notebook(source_text: str, source_rel: str, lang: str) -> Any:
             metadata["jupyter"] = _folded(metadata.get("jupyter", {}), cell.cell_type)
         cell_id = f"cell-{index:03d}"
         source = cell.source.replace(PLACEHOLDER, lang)
+        metadata["slideshow"] = {"slide_type": slide_type(cell.cell_type, source, metadata.get("tags", []))}
         if cell.cell_type == "code":
             cells_out.append(new_code_cell(source, id=cell_id, metadata=metadata))
         elif cell.cell_type == "markdown":
@@ -193,6 +225,7 @@ def build_notebook(source_text: str, source_rel: str, lang: str) -> Any:
     notebook.metadata = {
         "kernelspec": dict(KERNELSPEC),
         "language_info": {"name": "python"},
+        "rise": dict(RISE_SETTINGS),
         "coursekit": {
             "source": source_rel,
             "lang": lang,

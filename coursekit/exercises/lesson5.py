@@ -1,57 +1,63 @@
-"""Exercises of lesson 5 (S18 selection matrix): bubble, verdicts, topology, global batch, E(P).
+"""Exercises of lesson 5 (selection matrix): build the three cases, fill the 4 x 3 matrix, topology, batch.
 
-Every expected answer is computed with coursekit: the bubble with
-:func:`coursekit.pipeline.bubble_fraction`, the verdicts with
-:func:`coursekit.matrix.evaluate_paper_case` and
-:func:`coursekit.matrix.topology_changes`, the DP limit with
-:func:`coursekit.gates.max_dp_degree` and the efficiency with
-:func:`coursekit.scaling.scaling_efficiency`. The inputs are the seed's
-(p = 4, m = 16) or illustrative numbers named below.
+Every expected answer is computed with coursekit: the training state with
+:func:`coursekit.capacity.training_state_memory`, the kind of case with
+:func:`coursekit.matrix.case_kind`, each of the twelve cells with
+:func:`coursekit.matrix.evaluate_paper_case`, the topology change with
+:func:`coursekit.matrix.topology_changes` and the DP limit with
+:func:`coursekit.gates.max_dp_degree`.
+
+Ids (prefix ``matrix``):
+
+* ``matrix.case1_state_gib`` ... ``matrix.case3_state_gib``: the training state of each case from its
+  parameter count (16 bytes per parameter, GiB);
+* ``matrix.case1_kind`` ... ``matrix.case3_kind``: which of the three kinds the case is;
+* ``matrix.case1_dp`` ... ``matrix.case3_pp``: the twelve cells of the matrix (no topology given);
+* ``matrix.topology_changed`` and ``matrix.max_dp``.
 
 >>> from coursekit.exercises import get_exercise
->>> round(get_exercise("s18.bubble_p4_m16").expected_value(), 4)
-0.1579
->>> get_exercise("s18.case2_dp_verdict").expected_value()
+>>> round(get_exercise("matrix.case2_state_gib").expected_value(), 6)
+40.0
+>>> get_exercise("matrix.case2_dp").expected_value()
 'not_preferred'
 
-Taught in: lesson 5 (S18 selection matrix).
+Taught in: lesson 5 (selection matrix).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from ..capacity import PRECISION_RECIPES, training_state_memory
 from ..gates import max_dp_degree
 from ..i18n import Text
 from ..matrix import (
+    CASE_KIND_LABELS,
+    CASE_KINDS,
     CASE_LAYER_EXCEEDS_DEVICE,
-    CASE_STATE_EXCEEDS_DEVICE,
+    PAPER_CASES,
     STRATEGIES,
     VERDICT_LABELS,
     VERDICTS,
+    PaperCase,
+    case_kind,
     evaluate_paper_case,
     topology_changes,
 )
-from ..pipeline import bubble_fraction
-from ..scaling import scaling_efficiency
+from ..units import GIB_BYTES
 from . import Exercise, register
 
-#: Seed 001, 最小练习 step 4: p = 4 stages; the two micro-batch counts the lesson compares are 4 and 16.
-BUBBLE_STAGES: int = 4
-BUBBLE_MICROBATCHES: int = 16
+#: Bytes per parameter of the cases' training state: mixed-precision Adam (ZeRO paper, section 3.1).
+BYTES_PER_PARAM: float = PRECISION_RECIPES["zero-fp16-adam"].bytes_per_param
 
-#: Exercise s18.max_dp: a global batch of 512 sequences, 4 sequences per rank per micro-step (illustrative).
+#: Parameter count of each case, the number the learner starts from (derived from the case's state).
+CASE_PARAMS: dict[str, int] = {
+    case.key: round(case.training_state_gib * GIB_BYTES / BYTES_PER_PARAM) for case in PAPER_CASES
+}
+
+#: Exercise matrix.max_dp: a global batch of 512 sequences, 4 sequences per rank per micro-step (illustrative).
 MAX_DP_GLOBAL_BATCH: int = 512
 MAX_DP_MICRO_BATCH: int = 4
-
-#: Exercise s18.efficiency (illustrative measurements): one device 250 samples/s, 32 devices 6800 samples/s.
-EFFICIENCY_SINGLE_DEVICE: float = 250.0
-EFFICIENCY_DEVICES: int = 32
-EFFICIENCY_THROUGHPUT: float = 6800.0
-
-
-_BUBBLE_SUM: str = (
-    f"({BUBBLE_STAGES}-1)/({BUBBLE_MICROBATCHES}+{BUBBLE_STAGES}-1) = "
-    f"{BUBBLE_STAGES - 1}/{BUBBLE_MICROBATCHES + BUBBLE_STAGES - 1}"
-)
 
 
 def _verdict_code(answer: str) -> str:
@@ -64,23 +70,151 @@ def _verdict_code(answer: str) -> str:
     return text
 
 
+def _kind_code(answer: str) -> str:
+    """Accept a case kind's code or its name in either language."""
+    text = answer.strip()
+    for code in CASE_KINDS:
+        names = {code, code.replace("_", " "), CASE_KIND_LABELS[code].zh, CASE_KIND_LABELS[code].en}
+        if text.lower() in {name.lower() for name in names}:
+            return code
+    return text
+
+
 def _strategy(answer: str) -> str:
     return answer.strip().upper()
 
 
-def _bubble() -> float:
-    return bubble_fraction(BUBBLE_STAGES, BUBBLE_MICROBATCHES)
+def _kind_why(case: PaperCase, kind: str) -> Text:
+    layer_gib = case.largest_layer_gib + case.activation_gib + case.runtime_reserve_gib
+    state_gib = case.training_state_gib + case.activation_gib + case.runtime_reserve_gib
+    return Text(
+        zh=f"最大一层 + 激活 + 预留 = {layer_gib:g} GiB，训练状态 + 激活 + 预留 = {state_gib:g} GiB，设备 "
+        f"{case.device_memory_gib:g} GiB：{CASE_KIND_LABELS[kind].zh}。",
+        en=f"largest layer + activations + reserve = {layer_gib:g} GiB, state + activations + reserve = "
+        f"{state_gib:g} GiB, device {case.device_memory_gib:g} GiB: {CASE_KIND_LABELS[kind].en}.",
+    )
 
 
-def _case2_dp_verdict() -> str:
-    return evaluate_paper_case(CASE_STATE_EXCEEDS_DEVICE).verdict_of("DP").verdict
+def _case_number(case: PaperCase) -> int:
+    return PAPER_CASES.index(case) + 1
 
 
-def _topology_changed() -> str:
-    changed = [change.strategy for change in topology_changes(CASE_LAYER_EXCEEDS_DEVICE) if change.changed]
-    if len(changed) != 1:  # the exercise asks for the one strategy whose verdict moves
-        raise ValueError(f"expected exactly one changed verdict in case 3, got {changed}")
-    return changed[0]
+def _state_gib(case: PaperCase) -> Callable[[], float]:
+    return lambda: training_state_memory(CASE_PARAMS[case.key]).total_gib
+
+
+def _register_case(case: PaperCase) -> None:
+    n = _case_number(case)
+    params = CASE_PARAMS[case.key]
+    register(
+        Exercise(
+            id=f"matrix.case{n}_state_gib",
+            lesson=5,
+            prompt=Text(
+                zh=f"案例 {n} 的模型有 {params:,} 个参数，混合精度 Adam 每参数 {BYTES_PER_PARAM:g} 字节。"
+                "完整训练状态是多少 GiB？",
+                en=f"Case {n}'s model has {params:,} parameters; mixed-precision Adam holds {BYTES_PER_PARAM:g} "
+                "bytes per parameter. How many GiB is the full training state?",
+            ),
+            expected=_state_gib(case),
+            hint=Text(
+                zh="参数数 × 每参数字节数，再除以 2^30（GiB），不是 10^9（GB）。",
+                en="Parameters × bytes per parameter, divided by 2^30 (GiB), not 10^9 (GB).",
+            ),
+            why=lambda value: Text(
+                zh=f"{params:,} × {BYTES_PER_PARAM:g} B / 2^30 = {value:.1f} GiB。",
+                en=f"{params:,} × {BYTES_PER_PARAM:g} B / 2^30 = {value:.1f} GiB.",
+            ),
+        ),
+        replace=True,
+    )
+    register(
+        Exercise(
+            id=f"matrix.case{n}_kind",
+            lesson=5,
+            prompt=Text(
+                zh=f"案例 {n} 属于哪一种？答 'fits_one_device'、'state_exceeds_device' 或 'layer_exceeds_device'"
+                "（也可以写 模型可单卡容纳 / 训练状态超过单卡 / 单层超过单卡）。",
+                en=f"Which kind is case {n}? Answer 'fits_one_device', 'state_exceeds_device' or "
+                "'layer_exceeds_device'.",
+            ),
+            expected=lambda: case_kind(case),
+            kind="choice",
+            choices=CASE_KINDS,
+            normalize=_kind_code,
+            hint=Text(
+                zh="先看最大一层：它加激活和预留放得下 24 GiB 吗？再看完整训练状态加激活和预留。",
+                en="Look at the largest layer first: with activations and reserve, does it fit 24 GiB? Then the "
+                "full training state with activations and reserve.",
+            ),
+            why=lambda kind: _kind_why(case, kind),
+        ),
+        replace=True,
+    )
+
+
+#: One hint per strategy for the twelve cells: the question to ask, never the verdict.
+_CELL_HINTS: dict[str, Text] = {
+    "DP": Text(
+        zh="纯 DP 的每个 rank 要放下 训练状态 + 激活 + 预留：和设备显存比一比（容量门槛）。",
+        en="Under pure DP every rank holds state + activations + reserve: compare it with the device (the fit gate).",
+    ),
+    "FSDP": Text(
+        zh="先问需不需要：DP 已经放得下吗？再问做不做得到：FSDP 计算每层前要 gather 整层，一层放得下吗？"
+        "放不下时，它还能作为 TP 的第二个维度吗？",
+        en="First ask whether it is needed: does DP already fit? Then whether it can work: FSDP gathers a whole "
+        "layer before computing it; does one layer fit? If not, can it still be TP's second dimension?",
+    ),
+    "TP": Text(
+        zh="有没有哪一层超过单卡？没有就不需要 TP。有的话 TP 必须切开它——而 TP 每层的 collective 需要什么样的链路，"
+        "这个案例说明了吗？",
+        en="Does any single layer exceed the device? If not, TP is not needed. If so, TP must split it, and what "
+        "links do its per-layer collectives need? Does the case say?",
+    ),
+    "PP": Text(
+        zh="一个阶段持有整层：一层放得下吗？DP 已经放得下时，分段换来了什么？"
+        "一层放不下时，有没有不带气泡就放得下的组合？",
+        en="A stage holds whole layers: does one layer fit? When DP already fits, what would stages buy? When a "
+        "layer does not fit, is there a combination that fits without a bubble?",
+    ),
+}
+
+
+def _register_cell(case: PaperCase, strategy: str) -> None:
+    n = _case_number(case)
+
+    def why(verdict: str) -> Text:
+        reasons = evaluate_paper_case(case).verdict_of(strategy).reasons
+        return Text(
+            zh=f"{VERDICT_LABELS[verdict].zh}：" + "；".join(r.render("zh") for r in reasons) + "。",
+            en=f"{VERDICT_LABELS[verdict].en}: " + "; ".join(r.render("en") for r in reasons) + ".",
+        )
+
+    register(
+        Exercise(
+            id=f"matrix.case{n}_{strategy.lower()}",
+            lesson=5,
+            prompt=Text(
+                zh=f"案例 {n}、不知道拓扑时，{strategy} 的结论是什么？答 'feasible'、'not_preferred' 或 'needs_info'"
+                "（也可以写 可行 / 不优先 / 需更多信息）。",
+                en=f"Case {n}, no topology given: what is the verdict on {strategy}? Answer 'feasible', "
+                "'not_preferred' or 'needs_info'.",
+            ),
+            expected=lambda: evaluate_paper_case(case).verdict_of(strategy).verdict,
+            kind="choice",
+            choices=VERDICTS,
+            normalize=_verdict_code,
+            hint=_CELL_HINTS[strategy],
+            why=why,
+        ),
+        replace=True,
+    )
+
+
+for _case in PAPER_CASES:
+    _register_case(_case)
+    for _strategy_name in STRATEGIES:
+        _register_cell(_case, _strategy_name)
 
 
 def _gpus_per_node() -> int:
@@ -91,72 +225,20 @@ def _case3_tp_degree() -> int | None:
     return evaluate_paper_case(CASE_LAYER_EXCEEDS_DEVICE, "hierarchical").verdict_of("TP").degree
 
 
+def _topology_changed() -> str:
+    changed = [change.strategy for change in topology_changes(CASE_LAYER_EXCEEDS_DEVICE) if change.changed]
+    if len(changed) != 1:  # the exercise asks for the one strategy whose verdict moves
+        raise ValueError(f"expected exactly one changed verdict in case 3, got {changed}")
+    return changed[0]
+
+
 def _max_dp() -> int:
     return max_dp_degree(MAX_DP_GLOBAL_BATCH, MAX_DP_MICRO_BATCH)
 
 
-def _efficiency() -> float:
-    return scaling_efficiency(EFFICIENCY_THROUGHPUT, EFFICIENCY_DEVICES, EFFICIENCY_SINGLE_DEVICE)
-
-
-BUBBLE_P4_M16 = register(
-    Exercise(
-        id="s18.bubble_p4_m16",
-        lesson=5,
-        prompt=Text(
-            zh=f"p = {BUBBLE_STAGES} 个流水线阶段、m = {BUBBLE_MICROBATCHES} 个微批次，朴素调度的气泡比例 "
-            "(p-1)/(m+p-1) 是多少？答一个 0 到 1 之间的小数。",
-            en=f"With p = {BUBBLE_STAGES} pipeline stages and m = {BUBBLE_MICROBATCHES} micro-batches, what is the "
-            "bubble fraction (p-1)/(m+p-1) of the simple schedule? Answer with a number between 0 and 1.",
-        ),
-        expected=_bubble,
-        hint=Text(
-            zh="分子是 p-1，分母是 m+p-1（只除以 m 得到的是 Megatron 的开销，不是比例）；答的是比例（如 0.25），"
-            "不是百分数。coursekit.pipeline.bubble_fraction 可以验证。",
-            en="The numerator is p-1 and the denominator m+p-1 (dividing by m alone gives Megatron's overhead, not "
-            "the fraction); answer a fraction (like 0.25), not a percentage. coursekit.pipeline.bubble_fraction can "
-            "check it.",
-        ),
-        why=lambda value: Text(
-            zh=f"{_BUBBLE_SUM} ≈ {value:.3f}：微批次从 {BUBBLE_STAGES} 增加到 {BUBBLE_MICROBATCHES}，气泡从 "
-            f"{bubble_fraction(BUBBLE_STAGES, BUBBLE_STAGES):.0%} 降到 {value:.0%}。",
-            en=f"{_BUBBLE_SUM} ≈ {value:.3f}: going from {BUBBLE_STAGES} to {BUBBLE_MICROBATCHES} micro-batches "
-            f"shrinks the bubble from {bubble_fraction(BUBBLE_STAGES, BUBBLE_STAGES):.0%} to {value:.0%}.",
-        ),
-    ),
-    replace=True,
-)
-
-CASE2_DP_VERDICT = register(
-    Exercise(
-        id="s18.case2_dp_verdict",
-        lesson=5,
-        prompt=Text(
-            zh="案例 2（训练状态超过单卡）中，纯 DP 的结论是什么？答 'feasible'、'not_preferred' 或 'needs_info'"
-            "（也可以写 可行 / 不优先 / 需更多信息）。",
-            en="In case 2 (the training state exceeds one device), what is the verdict on pure DP? Answer "
-            "'feasible', 'not_preferred' or 'needs_info'.",
-        ),
-        expected=_case2_dp_verdict,
-        kind="choice",
-        choices=VERDICTS,
-        normalize=_verdict_code,
-        hint=Text(
-            zh="纯 DP 的每个 rank 要放下什么？把它和 24 GiB 的设备比一比（容量门槛）。",
-            en="What must every rank hold under pure DP? Compare it with the 24 GiB device (the fit gate).",
-        ),
-        why=Text(
-            zh="纯 DP 每个 rank 都要放下完整训练状态加激活和余量，超过单卡显存：被容量硬排除，所以不优先。",
-            en="Under pure DP every rank holds the full training state plus activations and reserve, which exceeds "
-            "the device: the fit gate excludes it, so it is not preferred.",
-        ),
-    ),
-    replace=True,
-)
-
 TOPOLOGY_CHANGED = register(
     Exercise(
-        id="s18.topology_changed",
+        id="matrix.topology_changed",
         lesson=5,
         prompt=Text(
             zh="案例 3（单层超过单卡）加上“节点内快、节点间慢”的拓扑后，DP、FSDP、TP、PP 中哪一个策略的结论变了？",
@@ -184,7 +266,7 @@ TOPOLOGY_CHANGED = register(
 
 MAX_DP = register(
     Exercise(
-        id="s18.max_dp",
+        id="matrix.max_dp",
         lesson=5,
         prompt=Text(
             zh=f"global batch = {MAX_DP_GLOBAL_BATCH} 条序列，每个 rank 的 micro-batch = {MAX_DP_MICRO_BATCH}。"
@@ -204,32 +286,6 @@ MAX_DP = register(
             "batch，要么把每个 rank 的 micro-batch 缩小。",
             en=f"With no accumulation dp = {MAX_DP_GLOBAL_BATCH} / {MAX_DP_MICRO_BATCH} = {value}; beyond that you "
             "must grow the global batch or shrink each rank's micro-batch.",
-        ),
-    ),
-    replace=True,
-)
-
-EFFICIENCY = register(
-    Exercise(
-        id="s18.efficiency",
-        lesson=5,
-        prompt=Text(
-            zh=f"单设备吞吐 {EFFICIENCY_SINGLE_DEVICE:g} samples/s，{EFFICIENCY_DEVICES} 个设备吞吐 "
-            f"{EFFICIENCY_THROUGHPUT:g} samples/s。扩展效率 E({EFFICIENCY_DEVICES}) 是多少？",
-            en=f"One device gives {EFFICIENCY_SINGLE_DEVICE:g} samples/s and {EFFICIENCY_DEVICES} devices give "
-            f"{EFFICIENCY_THROUGHPUT:g} samples/s. What is the scaling efficiency E({EFFICIENCY_DEVICES})?",
-        ),
-        expected=_efficiency,
-        hint=Text(
-            zh="E(P) = throughput(P) / (P · throughput(1))；答一个小数，不是百分数。",
-            en="E(P) = throughput(P) / (P · throughput(1)); answer a fraction, not a percentage.",
-        ),
-        why=lambda value: Text(
-            zh=f"{EFFICIENCY_THROUGHPUT:g} / ({EFFICIENCY_DEVICES} × {EFFICIENCY_SINGLE_DEVICE:g}) = {value:.3f}。"
-            "它低于 1 本身不说明策略错了：要拆开一步的时间线，看是通信、等待还是输入。",
-            en=f"{EFFICIENCY_THROUGHPUT:g} / ({EFFICIENCY_DEVICES} × {EFFICIENCY_SINGLE_DEVICE:g}) = {value:.3f}. "
-            "Being below 1 does not by itself mean the strategy is wrong: take the step timeline apart to see "
-            "whether it is communication, waiting or input.",
         ),
     ),
     replace=True,

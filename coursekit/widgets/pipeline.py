@@ -1,4 +1,4 @@
-"""Lesson 5 widget: a pipeline schedule as a live Gantt chart, the simulated bubble next to the formula.
+"""Lesson 6 widget: a pipeline schedule as a live Gantt chart, the simulated bubble next to the formula.
 
 :class:`PipelineWidget` lets a learner move the pipeline stages ``p``, the
 micro-batches ``m``, the model chunks per device ``v``, the schedule (GPipe,
@@ -20,11 +20,14 @@ even at the largest shape the sliders allow (``p = 8``, ``m = 16``, ``v = 4``:
 >>> w = PipelineWidget()
 >>> w.status, w.result.schedule.schedule, round(w.result.simulated_fraction, 4)
 ('ok', '1f1b', 0.2727)
->>> w.controls["schedule"].value = "interleaved"  # v is still 1
->>> w.status
-'invalid'
+>>> w.controls["schedule"].value = "interleaved"  # the widget sets v to 2 for the learner
+>>> w.status, w.controls["virtual_stages"].value
+('ok', 2)
+>>> w.controls["schedule"].value = "1f1b"  # and back to 1, with the v slider greyed out
+>>> w.status, w.controls["virtual_stages"].value, w.controls["virtual_stages"].disabled
+('ok', 1, True)
 
-Taught in: lesson 5 (S18 selection matrix: pipeline bubble).
+Taught in: lesson 6 (pipeline bubble and scaling efficiency).
 """
 
 from __future__ import annotations
@@ -139,6 +142,22 @@ register(
             "The formula assumes balanced stages; in practice the slowest stage sets the pace, and only "
             "measurement finds it.",
         },
+        "widgets.pipeline.needs_chunks": {
+            "zh": "“{schedule}”需要“{virtual}”至少为 2：请把这个滑块调到 2 或以上，或在“{schedule_control}”中选 1F1B。",
+            "en": "'{schedule}' needs '{virtual}' of at least 2: move that slider to 2 or more, or pick 1F1B under "
+            "'{schedule_control}'.",
+        },
+        "widgets.pipeline.chunks_need_interleaved": {
+            "zh": "“{virtual}” = {v} 只对“{interleaved}”有意义：请在“{schedule_control}”中选它，或把 v 调回 1。",
+            "en": "'{virtual}' = {v} only means something for '{interleaved}': pick it under '{schedule_control}', "
+            "or move v back to 1.",
+        },
+        "widgets.pipeline.needs_multiple": {
+            "zh": "“{interleaved}”要求“{microbatches}”是“{stages}”的整数倍（现在 m = {m}，p = {p}）："
+            "请把 m 调到 {choices} 之一，或在“{schedule_control}”中选 1F1B。",
+            "en": "'{interleaved}' needs '{microbatches}' to be a multiple of '{stages}' (now m = {m}, p = {p}): "
+            "move m to one of {choices}, or pick 1F1B under '{schedule_control}'.",
+        },
         "widgets.pipeline.axis_time": {"zh": "时间 (s)", "en": "time (s)"},
         "widgets.pipeline.title_idle": {"zh": "空闲 {idle:.1%}", "en": "{idle:.1%} idle"},
         "widgets.pipeline.legend_forward": {"zh": "前向 F", "en": "forward F"},
@@ -207,7 +226,7 @@ def pipeline_view(
     >>> round(v.simulated_fraction, 4), round(v.formula_fraction, 4)
     (0.4545, 0.2727)
 
-    Taught in: lesson 5 (S18 selection matrix: pipeline bubble).
+    Taught in: lesson 6 (pipeline bubble and scaling efficiency).
     """
     p = check_int("stages", stages, ge=1)
     name = check_choice("schedule", schedule, SCHEDULES)
@@ -277,7 +296,7 @@ class PipelineWidget(LessonWidget[PipelineView]):
     (gpipe / 1f1b / interleaved), ``virtual_stages`` (1-4), ``slow_stage``
     (``"none"`` or a device index 0-7) and ``slow_factor`` (1.0-3.0).
 
-    Taught in: lesson 5 (S18 selection matrix: pipeline bubble).
+    Taught in: lesson 6 (pipeline bubble and scaling efficiency).
     """
 
     figure_size_in = (6.6, 3.0)
@@ -292,33 +311,54 @@ class PipelineWidget(LessonWidget[PipelineView]):
         slow_stage: int | None = None,
         slow_factor: float = 2.0,
     ) -> None:
-        super().__init__(
-            {
-                "stages": slider("widgets.pipeline.stages", value=stages, min=1, max=MAX_STAGES, step=1),
-                "microbatches": slider(
-                    "widgets.pipeline.microbatches", value=microbatches, min=1, max=MAX_MICROBATCHES, step=1
-                ),
-                "schedule": dropdown(
-                    "widgets.pipeline.schedule", [(SCHEDULE_LABELS[s], s) for s in SCHEDULES], value=schedule
-                ),
-                "virtual_stages": slider(
-                    "widgets.pipeline.virtual_stages", value=virtual_stages, min=1, max=MAX_VIRTUAL_STAGES, step=1
-                ),
-                "slow_stage": dropdown(
-                    "widgets.pipeline.slow_stage",
-                    [(NO_SLOW_STAGE, NO_SLOW_STAGE_VALUE), *[(str(s), s) for s in range(MAX_STAGES)]],
-                    value=NO_SLOW_STAGE_VALUE if slow_stage is None else slow_stage,
-                ),
-                "slow_factor": slider(
-                    "widgets.pipeline.slow_factor",
-                    value=slow_factor,
-                    min=1.0,
-                    max=MAX_SLOW_FACTOR,
-                    step=0.25,
-                    readout_format=".2f",
-                ),
-            }
-        )
+        stages = check_int("stages", stages, ge=1, le=MAX_STAGES)
+        microbatches = check_int("microbatches", microbatches, ge=1, le=MAX_MICROBATCHES)
+        schedule = check_choice("schedule", schedule, SCHEDULES)
+        virtual_stages = check_int("virtual_stages", virtual_stages, ge=1, le=MAX_VIRTUAL_STAGES)
+        if slow_stage is not None:
+            slow_stage = check_int("slow_stage", slow_stage, ge=0, le=MAX_STAGES - 1)
+        slow_factor = check_number("slow_factor", slow_factor, ge=1.0, le=MAX_SLOW_FACTOR)
+        if schedule == "interleaved" and virtual_stages == 1:
+            virtual_stages = 2  # the interleaved schedule needs at least two chunks per device
+        controls = {
+            "stages": slider("widgets.pipeline.stages", value=stages, min=1, max=MAX_STAGES, step=1),
+            "microbatches": slider(
+                "widgets.pipeline.microbatches", value=microbatches, min=1, max=MAX_MICROBATCHES, step=1
+            ),
+            "schedule": dropdown(
+                "widgets.pipeline.schedule", [(SCHEDULE_LABELS[s], s) for s in SCHEDULES], value=schedule
+            ),
+            "virtual_stages": slider(
+                "widgets.pipeline.virtual_stages", value=virtual_stages, min=1, max=MAX_VIRTUAL_STAGES, step=1
+            ),
+            "slow_stage": dropdown(
+                "widgets.pipeline.slow_stage",
+                [(NO_SLOW_STAGE, NO_SLOW_STAGE_VALUE), *[(str(s), s) for s in range(MAX_STAGES)]],
+                value=NO_SLOW_STAGE_VALUE if slow_stage is None else slow_stage,
+            ),
+            "slow_factor": slider(
+                "widgets.pipeline.slow_factor",
+                value=slow_factor,
+                min=1.0,
+                max=MAX_SLOW_FACTOR,
+                step=0.25,
+                readout_format=".2f",
+            ),
+        }
+        # Registered before the base class's own observer, so v is already right when the chart updates.
+        controls["schedule"].observe(self._on_schedule, names="value")
+        controls["virtual_stages"].disabled = schedule != "interleaved"
+        super().__init__(controls)
+
+    def _on_schedule(self, change: Any) -> None:
+        """Keep v consistent with the schedule: 2 when interleaved is picked with v = 1, 1 (greyed) otherwise."""
+        chunks = self.controls["virtual_stages"]
+        interleaved = change["new"] == "interleaved"
+        chunks.disabled = not interleaved
+        if interleaved and chunks.value == 1:
+            chunks.value = 2
+        elif not interleaved and chunks.value != 1:
+            chunks.value = 1
 
     # -- LessonWidget ------------------------------------------------------------------
 
@@ -374,6 +414,7 @@ class PipelineWidget(LessonWidget[PipelineView]):
         self.ax.xaxis.set_major_locator(MaxNLocator(nbins=6, integer=True))
 
     def compute(self, **values: Any) -> PipelineView:
+        self._check_controls(values["stages"], values["microbatches"], values["schedule"], values["virtual_stages"])
         slow_stage = values["slow_stage"]
         return pipeline_view(
             values["stages"],
@@ -383,6 +424,25 @@ class PipelineWidget(LessonWidget[PipelineView]):
             None if slow_stage == NO_SLOW_STAGE_VALUE else slow_stage,
             values["slow_factor"],
         )
+
+    @staticmethod
+    def _check_controls(p: int, m: int, schedule: str, v: int) -> None:
+        """Refuse an impossible shape with a message that names the on-screen controls."""
+        names = {
+            "schedule": SCHEDULE_LABELS[schedule].render(),
+            "interleaved": SCHEDULE_LABELS["interleaved"].render(),
+            "schedule_control": tr("widgets.pipeline.schedule"),
+            "virtual": tr("widgets.pipeline.virtual_stages"),
+            "microbatches": tr("widgets.pipeline.microbatches"),
+            "stages": tr("widgets.pipeline.stages"),
+        }
+        if schedule == "interleaved" and v < 2:
+            raise ValueError(tr("widgets.pipeline.needs_chunks", **names))
+        if schedule != "interleaved" and v > 1:
+            raise ValueError(tr("widgets.pipeline.chunks_need_interleaved", v=v, **names))
+        if schedule == "interleaved" and m % p:
+            choices = ", ".join(str(k) for k in range(p, MAX_MICROBATCHES + 1, p)) or str(p)
+            raise ValueError(tr("widgets.pipeline.needs_multiple", m=m, p=p, choices=choices, **names))
 
     def draw(self, result: PipelineView) -> None:
         schedule = result.schedule

@@ -1,4 +1,4 @@
-"""Lesson 5 widget: the scaling efficiency E(P) of data parallelism, and the step that explains it.
+"""Lesson 6 widget: the scaling efficiency E(P) of data parallelism, and the step that explains it.
 
 :class:`ScalingWidget` draws ``E(P) = throughput(P) / (P · throughput(1))``
 against the number of devices for a weak-scaling data-parallel job whose
@@ -10,14 +10,14 @@ and the message names the term that eats the step
 (:func:`coursekit.scaling.diagnose_efficiency`).
 
 Controls: overlap (share of the communication hidden under compute), link
-bandwidth (unidirectional per link, GB/s), gradient bytes all-reduced per step
+bandwidth (per GPU and per direction, GB/s: NVLink's figure sums a GPU's links), gradient bytes all-reduced per step
 (GB) and compute time per step (ms).
 
 >>> w = ScalingWidget()
 >>> w.status, w.result.curve.devices[-1], w.result.diagnosis.dominant
 ('ok', 512, 'communication')
 
-Taught in: lesson 5 (S18 selection matrix: scaling efficiency).
+Taught in: lesson 6 (pipeline bubble and scaling efficiency).
 """
 
 from __future__ import annotations
@@ -69,8 +69,8 @@ register(
     {
         "widgets.scaling.overlap": {"zh": "通信与计算重叠比例", "en": "overlap with compute"},
         "widgets.scaling.bandwidth_gb_s": {
-            "zh": "链路单向带宽 (GB/s)",
-            "en": "link bandwidth, one way (GB/s)",
+            "zh": "每 GPU 单向带宽 (GB/s)",
+            "en": "bandwidth per GPU, one way (GB/s)",
         },
         "widgets.scaling.gradient_gb": {"zh": "每步全归约的梯度 (GB)", "en": "gradients all-reduced per step (GB)"},
         "widgets.scaling.compute_ms": {"zh": "每步计算时间 (ms)", "en": "compute per step (ms)"},
@@ -119,7 +119,7 @@ class ScalingView:
 def scaling_view(overlap: float, bandwidth_gb_s: float, gradient_gb: float, compute_ms: float) -> ScalingView:
     """The weak-scaling curve over :data:`DEVICE_COUNTS` and the diagnosis at the largest count.
 
-    Parameters: ``overlap`` in [0, 1]; ``bandwidth_gb_s`` unidirectional per-link
+    Parameters: ``overlap`` in [0, 1]; ``bandwidth_gb_s`` per-GPU, per-direction
     bandwidth in GB/s (10**9 bytes/s, > 0); ``gradient_gb`` gradient bytes
     all-reduced per step in GB (> 0); ``compute_ms`` compute per step in ms (> 0).
 
@@ -127,7 +127,7 @@ def scaling_view(overlap: float, bandwidth_gb_s: float, gradient_gb: float, comp
     >>> round(v.last_efficiency, 3), v.diagnosis.dominant
     (0.472, 'communication')
 
-    Taught in: lesson 5 (S18 selection matrix: scaling efficiency).
+    Taught in: lesson 6 (pipeline bubble and scaling efficiency).
     """
     bandwidth = check_number("bandwidth_gb_s", bandwidth_gb_s, gt=0)
     gradient = check_number("gradient_gb", gradient_gb, gt=0)
@@ -149,7 +149,7 @@ def _label(key: str, **params: Any) -> str:
 class ScalingWidget(LessonWidget[ScalingView]):
     """E(P) of data parallelism against devices, with overlap, bandwidth, gradient and compute sliders.
 
-    Taught in: lesson 5 (S18 selection matrix: scaling efficiency).
+    Taught in: lesson 6 (pipeline bubble and scaling efficiency).
     """
 
     figure_size_in = (6.6, 2.7)

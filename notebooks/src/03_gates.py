@@ -10,7 +10,7 @@
 #
 # [English version](../en/03_gates.ipynb) · [课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 2 课 Q2 通信成本](02_communication.ipynb) · 下一课：[第 4 课 Q4 组合与风险](04_composition.ipynb)
 #
-# > **时间：** 讲解 20 分钟，练习 10 分钟
+# > **时间：** 约 50 分钟（讲解与阅读 35 分钟，练习 15 分钟）
 # >
 # > **问题：**
 # > - 怎样按硬约束一步步排除并行策略候选？
@@ -30,7 +30,7 @@
 #
 # [中文版](../zh/03_gates.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 2, Q2 communication](02_communication.ipynb) · Next: [lesson 4, Q4 composition and risk](04_composition.ipynb)
 #
-# > **Time:** teaching 20 min, exercises 10 min
+# > **Time:** about 50 min (teaching and reading 35 min, exercises 15 min)
 # >
 # > **Questions:**
 # > - How do we reject parallel-strategy candidates step by step with hard constraints?

@@ -10,7 +10,7 @@
 #
 # [English version](../en/04_composition.ipynb) · [课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 3 课 Q3 约束筛选](03_gates.ipynb) · 下一课：[第 5 课 场景选择矩阵](05_selection_matrix.ipynb)
 #
-# > **时间：** 讲解 25 分钟，练习 10 分钟
+# > **时间：** 约 50 分钟（讲解与阅读 35 分钟，练习 15 分钟）
 # >
 # > **问题：**
 # > - 每个候选都通过了门槛，组合起来为什么还可能不可行？
@@ -29,7 +29,7 @@
 #
 # [中文版](../zh/04_composition.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 3, Q3 gates](03_gates.ipynb) · Next: [lesson 5, selection matrix](05_selection_matrix.ipynb)
 #
-# > **Time:** teaching 25 min, exercises 10 min
+# > **Time:** about 50 min (teaching and reading 35 min, exercises 15 min)
 # >
 # > **Questions:**
 # > - Every candidate passed its gates; why can the combination still be infeasible?

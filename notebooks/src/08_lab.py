@@ -10,7 +10,7 @@
 #
 # [English version](../en/08_lab.ipynb) · [术语表](glossary.ipynb)
 #
-# > **时间：** 讲解 25 分钟，练习 20 分钟（两个实验在 2 个 CPU 核上共需约半分钟）
+# > **时间：** 约 50 分钟（讲解与阅读 30 分钟，练习 20 分钟；两个实验在 2 个 CPU 核上共需约半分钟）
 # >
 # > **问题：**
 # > - 第 2 课的环形 α-β 模型 (alpha-beta model) 和真实的集合通信 (collective) 差多少？差在哪里？
@@ -27,7 +27,7 @@
 #
 # [中文版](../zh/08_lab.ipynb) · [Glossary](glossary.ipynb)
 #
-# > **Time:** teaching 25 min, exercises 20 min (the two experiments take about half a minute on 2 CPU cores)
+# > **Time:** about 50 min (teaching and reading 30 min, exercises 20 min; the two experiments take about half a minute on 2 CPU cores)
 # >
 # > **Questions:**
 # > - How far is lesson 2's ring alpha-beta model from real collectives, and where does it differ?

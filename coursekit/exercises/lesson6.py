@@ -1,0 +1,200 @@
+"""Exercises of lesson 6 (pipeline bubble and scaling efficiency): bubble, a step timeline, E(P).
+
+Every expected answer is computed with coursekit: the bubble with
+:func:`coursekit.pipeline.bubble_fraction` and :func:`coursekit.pipeline.bubble_overhead`,
+the step timeline with :func:`coursekit.scaling.step_timeline` and the
+efficiency with :func:`coursekit.scaling.scaling_efficiency`.
+
+Ids (prefix ``pipeline``): ``pipeline.bubble_p4_m16``, the four numbers of one
+step timeline (``pipeline.timeline_compute_ms``, ``pipeline.timeline_bubble_ms``,
+``pipeline.timeline_exposed_ms``, ``pipeline.timeline_step_ms``) and
+``pipeline.efficiency``.
+
+>>> from coursekit.exercises import get_exercise
+>>> round(get_exercise("pipeline.bubble_p4_m16").expected_value(), 4)
+0.1579
+>>> round(get_exercise("pipeline.timeline_step_ms").expected_value(), 6)
+360.0
+
+Taught in: lesson 6 (pipeline bubble and scaling efficiency).
+"""
+
+from __future__ import annotations
+
+from ..i18n import Text
+from ..pipeline import bubble_fraction, bubble_overhead
+from ..scaling import StepTimeline, scaling_efficiency, step_timeline
+from ..units import MS_PER_S
+from . import Exercise, register
+
+#: The bubble exercise: p = 4 stages; the lesson compares m = 4 and m = 16 micro-batches.
+BUBBLE_STAGES: int = 4
+BUBBLE_MICROBATCHES: int = 16
+
+#: The timeline exercise (illustrative): PP = 4 stages, m = 8 micro-batches of 30 ms forward + backward per
+#: stage, then a 60 ms gradient all-reduce across the DP replicas of which half hides under compute.
+TIMELINE_STAGES: int = 4
+TIMELINE_MICROBATCHES: int = 8
+TIMELINE_MICROBATCH_S: float = 0.030
+TIMELINE_ALLREDUCE_S: float = 0.060
+TIMELINE_OVERLAP: float = 0.5
+
+#: The efficiency exercise (illustrative measurements): one device 250 samples/s, 32 devices 6800 samples/s.
+EFFICIENCY_SINGLE_DEVICE: float = 250.0
+EFFICIENCY_DEVICES: int = 32
+EFFICIENCY_THROUGHPUT: float = 6800.0
+
+_BUBBLE_SUM: str = (
+    f"({BUBBLE_STAGES}-1)/({BUBBLE_MICROBATCHES}+{BUBBLE_STAGES}-1) = "
+    f"{BUBBLE_STAGES - 1}/{BUBBLE_MICROBATCHES + BUBBLE_STAGES - 1}"
+)
+
+
+def timeline_exercise() -> StepTimeline:
+    """The step of the timeline exercise, built with coursekit.
+
+    Compute is ``m`` micro-batches of ``t`` each; the bubble is the pipeline's
+    fill and drain, ``(p-1)/m`` of the compute (:func:`coursekit.pipeline.bubble_overhead`);
+    the all-reduce is partly hidden under compute.
+
+    >>> t = timeline_exercise()
+    >>> round(t.compute_s, 3), round(t.bubble_s, 3), round(t.exposed_communication_s, 3)
+    (0.24, 0.09, 0.03)
+    """
+    compute_s = TIMELINE_MICROBATCHES * TIMELINE_MICROBATCH_S
+    bubble_s = bubble_overhead(TIMELINE_STAGES, TIMELINE_MICROBATCHES) * compute_s
+    return step_timeline(compute_s, TIMELINE_ALLREDUCE_S, overlap_fraction=TIMELINE_OVERLAP, bubble_s=bubble_s)
+
+
+_TIMELINE_SETTING = Text(
+    zh=f"流水线 p = {TIMELINE_STAGES} 个阶段、m = {TIMELINE_MICROBATCHES} 个微批次，每个阶段每个微批次前向加反向 "
+    f"{TIMELINE_MICROBATCH_S * MS_PER_S:g} ms（各阶段均衡）；"
+    f"之后各 DP 副本做一次 {TIMELINE_ALLREDUCE_S * MS_PER_S:g} ms "
+    f"的梯度全归约，其中 {TIMELINE_OVERLAP:.0%} 被计算掩盖。",
+    en=f"A pipeline of p = {TIMELINE_STAGES} stages and m = {TIMELINE_MICROBATCHES} micro-batches, "
+    f"{TIMELINE_MICROBATCH_S * MS_PER_S:g} ms of forward plus backward per micro-batch on each stage (balanced "
+    f"stages); then a {TIMELINE_ALLREDUCE_S * MS_PER_S:g} ms gradient all-reduce across the DP replicas, "
+    f"{TIMELINE_OVERLAP:.0%} of it hidden under compute.",
+)
+
+_TIMELINE_PARTS: dict[str, tuple[Text, Text]] = {
+    "compute_ms": (
+        Text(zh="一个设备在这一步里计算了多少 ms？", en="How many ms does one device compute in this step?"),
+        Text(zh="每个设备要处理全部 m 个微批次，每个耗时 t。", en="Each device runs all m micro-batches, t each."),
+    ),
+    "bubble_ms": (
+        Text(
+            zh="流水线气泡（填充加排空时的空闲）是多少 ms？",
+            en="How many ms is the pipeline bubble (idle while filling and draining)?",
+        ),
+        Text(
+            zh="填充和排空各让设备空等若干个微批次的时间：一共 (p-1) 个 t，不是 (p-1)/(m+p-1)。",
+            en="Filling and draining keep a device waiting for a few micro-batch times: (p-1) of t in all, not "
+            "(p-1)/(m+p-1).",
+        ),
+    ),
+    "exposed_ms": (
+        Text(
+            zh="没有被掩盖、暴露在关键路径上的通信是多少 ms？",
+            en="How many ms of communication are exposed (not hidden)?",
+        ),
+        Text(
+            zh="被掩盖的部分不占时间线；暴露的是 (1 - 重叠比例) × 通信时间。",
+            en="The hidden part costs no time; the exposed part is (1 - overlap) × the communication.",
+        ),
+    ),
+    "step_ms": (
+        Text(zh="这一步总共多少 ms？", en="How many ms does the whole step take?"),
+        Text(
+            zh="一步 = 计算 + 暴露的通信 + 气泡（+ 其它等待，这里没有）。",
+            en="step = compute + exposed communication + bubble (+ other waits, none here).",
+        ),
+    ),
+}
+
+
+def _timeline_value(part: str) -> float:
+    timeline = timeline_exercise()
+    seconds = {
+        "compute_ms": timeline.compute_s,
+        "bubble_ms": timeline.bubble_s,
+        "exposed_ms": timeline.exposed_communication_s,
+        "step_ms": timeline.step_s,
+    }[part]
+    return seconds * MS_PER_S
+
+
+def _register_timeline_part(part: str, question: Text, hint: Text) -> None:
+    register(
+        Exercise(
+            id=f"pipeline.timeline_{part}",
+            lesson=6,
+            prompt=Text(zh=_TIMELINE_SETTING.zh + question.zh, en=_TIMELINE_SETTING.en + " " + question.en),
+            expected=lambda: _timeline_value(part),
+            hint=hint,
+            why=lambda value: Text(
+                zh=f"{value:g} ms（由 coursekit.scaling.step_timeline 算出，和你画的时间线对照）。",
+                en=f"{value:g} ms (from coursekit.scaling.step_timeline; compare it with the timeline you drew).",
+            ),
+        ),
+        replace=True,
+    )
+
+
+for _part, (_question, _hint) in _TIMELINE_PARTS.items():
+    _register_timeline_part(_part, _question, _hint)
+
+
+BUBBLE_P4_M16 = register(
+    Exercise(
+        id="pipeline.bubble_p4_m16",
+        lesson=6,
+        prompt=Text(
+            zh=f"p = {BUBBLE_STAGES} 个流水线阶段、m = {BUBBLE_MICROBATCHES} 个微批次，朴素调度的气泡比例 "
+            "(p-1)/(m+p-1) 是多少？答一个 0 到 1 之间的小数。",
+            en=f"With p = {BUBBLE_STAGES} pipeline stages and m = {BUBBLE_MICROBATCHES} micro-batches, what is the "
+            "bubble fraction (p-1)/(m+p-1) of the simple schedule? Answer with a number between 0 and 1.",
+        ),
+        expected=lambda: bubble_fraction(BUBBLE_STAGES, BUBBLE_MICROBATCHES),
+        hint=Text(
+            zh="分子是 p-1，分母是 m+p-1（只除以 m 得到的是 Megatron 的开销，不是比例）；答的是比例（如 0.25），"
+            "不是百分数。coursekit.pipeline.bubble_fraction 可以验证。",
+            en="The numerator is p-1 and the denominator m+p-1 (dividing by m alone gives Megatron's overhead, not "
+            "the fraction); answer a fraction (like 0.25), not a percentage. coursekit.pipeline.bubble_fraction can "
+            "check it.",
+        ),
+        why=lambda value: Text(
+            zh=f"{_BUBBLE_SUM} ≈ {value:.3f}：微批次从 {BUBBLE_STAGES} 增加到 {BUBBLE_MICROBATCHES}，气泡从 "
+            f"{bubble_fraction(BUBBLE_STAGES, BUBBLE_STAGES):.0%} 降到 {value:.0%}。",
+            en=f"{_BUBBLE_SUM} ≈ {value:.3f}: going from {BUBBLE_STAGES} to {BUBBLE_MICROBATCHES} micro-batches "
+            f"shrinks the bubble from {bubble_fraction(BUBBLE_STAGES, BUBBLE_STAGES):.0%} to {value:.0%}.",
+        ),
+    ),
+    replace=True,
+)
+
+EFFICIENCY = register(
+    Exercise(
+        id="pipeline.efficiency",
+        lesson=6,
+        prompt=Text(
+            zh=f"单设备吞吐 {EFFICIENCY_SINGLE_DEVICE:g} samples/s，{EFFICIENCY_DEVICES} 个设备吞吐 "
+            f"{EFFICIENCY_THROUGHPUT:g} samples/s。扩展效率 E({EFFICIENCY_DEVICES}) 是多少？",
+            en=f"One device gives {EFFICIENCY_SINGLE_DEVICE:g} samples/s and {EFFICIENCY_DEVICES} devices give "
+            f"{EFFICIENCY_THROUGHPUT:g} samples/s. What is the scaling efficiency E({EFFICIENCY_DEVICES})?",
+        ),
+        expected=lambda: scaling_efficiency(EFFICIENCY_THROUGHPUT, EFFICIENCY_DEVICES, EFFICIENCY_SINGLE_DEVICE),
+        hint=Text(
+            zh="E(P) = throughput(P) / (P · throughput(1))；答一个小数，不是百分数。",
+            en="E(P) = throughput(P) / (P · throughput(1)); answer a fraction, not a percentage.",
+        ),
+        why=lambda value: Text(
+            zh=f"{EFFICIENCY_THROUGHPUT:g} / ({EFFICIENCY_DEVICES} × {EFFICIENCY_SINGLE_DEVICE:g}) = {value:.3f}。"
+            "它低于 1 本身不说明策略错了：要拆开一步的时间线，看是通信、等待还是输入。",
+            en=f"{EFFICIENCY_THROUGHPUT:g} / ({EFFICIENCY_DEVICES} × {EFFICIENCY_SINGLE_DEVICE:g}) = {value:.3f}. "
+            "Being below 1 does not by itself mean the strategy is wrong: take the step timeline apart to see "
+            "whether it is communication, waiting or input.",
+        ),
+    ),
+    replace=True,
+)

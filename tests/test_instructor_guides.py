@@ -1,0 +1,181 @@
+"""The instructor guides quote the numbers coursekit computes, and both languages cover the same lessons."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from coursekit.capacity import activation_memory, build_resource_ledger, training_state_memory
+from coursekit.communication import tp_traffic, traffic_time
+from coursekit.exercises import get_exercise
+from coursekit.gates import check_tp_degree
+from coursekit.hardware import link_preset
+from coursekit.i18n import Text
+from coursekit.matrix import (
+    CASE_LAYER_EXCEEDS_DEVICE,
+    CASE_STATE_EXCEEDS_DEVICE,
+    combination_memory_gib,
+    evaluate_paper_case,
+    fsdp_gather_peak_gib,
+)
+from coursekit.pipeline import bubble_fraction, bubble_overhead, simulate_schedule
+from coursekit.scaling import diagnose_efficiency, load_imbalance_s, scaling_curve, step_timeline
+from coursekit.units import GB_BYTES, GIB_BYTES, bytes_to_gib
+from coursekit.widgets.pipeline import pipeline_view
+from coursekit.widgets.scaling import scaling_view
+
+ROOT = Path(__file__).resolve().parents[1]
+GUIDES = ROOT / "docs" / "instructor"
+LANGS = ("zh", "en")
+
+
+def _guide(lang: str, stem: str) -> str:
+    return (GUIDES / lang / f"{stem}.md").read_text(encoding="utf-8")
+
+
+def _lesson5_numbers() -> list[str]:
+    example = replace(
+        CASE_STATE_EXCEEDS_DEVICE, key="example", title=Text(zh="示例", en="example"), training_state_gib=64.0,
+        activation_gib=6.0, largest_layer_gib=0.5,
+    )  # fmt: skip
+    numbers = [f"**{build_resource_ledger(64.0, 6.0, 2.0, 24.0).required_gib:.1f} GiB**"]
+    params = 64.0 * GIB_BYTES / 16
+    shards = [training_state_memory(params, dp=p, zero_stage=3).total_gib for p in (1, 8, 32)]
+    numbers.append("**" + " / ".join(f"{s:.2f}" for s in shards) + " GiB**")
+    numbers.append(f"**{fsdp_gather_peak_gib(0.5):.2f} GiB**")
+    for topology in ("hierarchical", "unspecified"):  # FSDP over 8 (inside a node), then over 32
+        fsdp = evaluate_paper_case(example, topology).verdict_of("FSDP")
+        numbers.append(f"**{fsdp.memory_per_rank_gib:.2f} GiB**")
+    numbers.append(f"**{evaluate_paper_case(CASE_STATE_EXCEEDS_DEVICE).verdict_of('DP').memory_per_rank_gib:.1f} GiB**")
+    case3 = CASE_LAYER_EXCEEDS_DEVICE
+    numbers += [
+        f"**{case3.largest_layer_gib:.1f} GiB**",
+        f"**{combination_memory_gib(case3, fsdp=32):.1f} GiB**",
+        f"**{combination_memory_gib(case3, tp=8):.1f} GiB**",
+        f"**{combination_memory_gib(case3, tp=8, fsdp=4):.2f} GiB**",
+        f"**{evaluate_paper_case(CASE_STATE_EXCEEDS_DEVICE, 'hierarchical').verdict_of('FSDP').memory_per_rank_gib:.1f} GiB**",  # noqa: E501
+    ]
+    states = [get_exercise(f"matrix.case{n}_state_gib").expected_value() for n in (1, 2, 3)]
+    numbers.append("**" + " / ".join(f"{s:.1f}" for s in states) + " GiB**")
+    numbers.append(" / ".join(f"{s * GIB_BYTES / GB_BYTES:.4g}" for s in states))  # the GB slip
+    numbers.append(f"`{get_exercise('matrix.max_dp').expected_value()}`")
+    full = training_state_memory(7e9).total_gib
+    peft = training_state_memory(7e9, param_bytes=2, grad_bytes=0, optimizer_bytes=0).total_gib
+    peft += training_state_memory(40e6).total_gib
+    numbers += [f"**{full:.1f} GiB**", f"**{peft:.1f} GiB**"]
+    return numbers
+
+
+def _lesson6_numbers() -> list[str]:
+    numbers: list[str] = []
+    for m in (4, 16):
+        numbers += [f"**{bubble_fraction(4, m):.1%}**", f"**{bubble_overhead(4, m):.1%}**"]
+    for part in ("compute_ms", "bubble_ms", "exposed_ms", "step_ms"):
+        numbers.append(f"**{get_exercise(f'pipeline.timeline_{part}').expected_value():.0f} ms**")
+    jobs = [
+        step_timeline(0.40, 0.12, overlap_fraction=0.25),
+        step_timeline(0.40, 0.12, overlap_fraction=1.0, input_wait_s=0.09),
+        step_timeline(0.40, 0.12, overlap_fraction=1.0, load_imbalance_s=load_imbalance_s([0.40, 0.40, 0.40, 0.52])),
+    ]
+    values = {f"{diagnose_efficiency(t).compute_fraction:.2f}" for t in jobs}
+    assert len(values) == 1
+    numbers.append(f"**{values.pop()}**")
+    numbers.append(f"**{pipeline_view(4, 8).simulated_fraction:.1%}**")
+    numbers.append(f"{pipeline_view(4, 8).schedule.makespan_s:.1f} s")
+    numbers.append(f"**{pipeline_view(4, 2).simulated_fraction:.1%}**")
+    numbers.append(str(simulate_schedule(4, 8, schedule="gpipe").peak_inflight_per_stage))
+    numbers.append(str(simulate_schedule(4, 8).peak_inflight_per_stage))
+    numbers.append(f"**{pipeline_view(4, 8, 'interleaved', 2).simulated_fraction:.1%}**")
+    numbers.append(f"**{pipeline_view(4, 8, slow_stage=2, slow_factor=1.5).simulated_fraction:.1%}**")
+    numbers.append(f"**{pipeline_view(4, 8, slow_stage=2, slow_factor=2.0).simulated_fraction:.1%}**")
+    for overlap, bandwidth, compute in ((0.0, 50.0, 500.0), (0.5, 50.0, 500.0), (0.8, 50.0, 500.0),
+                                        (0.0, 450.0, 500.0), (0.0, 50.0, 100.0)):  # fmt: skip
+        numbers.append(f"**{scaling_view(overlap, bandwidth, 14.0, compute).last_efficiency:.2f}**")
+    numbers += [
+        f"**{get_exercise('pipeline.bubble_p4_m16').expected_value():.3f}**",
+        f"**{get_exercise('pipeline.efficiency').expected_value():.3f}**",
+    ]
+    state = training_state_memory(760e6)
+    numbers += [f"**{state.params_gib:.2f} GiB**", f"**{state.total_gib:.2f} GiB**"]
+    for seq_len in (2048, 8192):
+        act = bytes_to_gib(activation_memory(seq_len=seq_len, micro_batch=1, hidden=1536, heads=16, layers=24))
+        numbers.append(f"**{build_resource_ledger(state.total_gib, act, 2.0, 24.0).required_gib:.2f} GiB**")
+    times = []
+    for tp in (2, 4, 8, 16):
+        link = link_preset("intra_node" if check_tp_degree(tp, 32, 8) is None else "cross_node")
+        entries = tp_traffic(seq_len=2048, micro_batch=1, hidden=4096, layers=32, tp=tp)
+        times.append(traffic_time(entries, bandwidth_bytes_per_s=link.bandwidth_bytes_per_s, latency_s=link.latency_s))
+    numbers.append(" → ".join(f"{t.total_s * 1e3:.1f}" for t in times[:3]) + " ms")
+    numbers.append(f"**{times[3].total_s * 1e3:.1f} ms**")
+    unbalanced = simulate_schedule(4, 8, stage_forward_s=[1.0, 1.0, 1.5, 1.0], stage_backward_s=[2.0, 2.0, 3.0, 2.0])
+    numbers += [f"**{bubble_fraction(4, 8):.1%}**", f"**{unbalanced.idle_fraction:.1%}**"]
+    last = scaling_curve(
+        [1, 8, 64], single_device_step_s=1.0, gradient_bytes=14e9,
+        bandwidth_bytes_per_s=link_preset("cross_node").bandwidth_bytes_per_s, overlap_fraction=0.5,
+    ).points[-1]  # fmt: skip
+    numbers += [f"**{last.speedup:.1f}×**", f"**{last.efficiency:.2f}**"]
+    return numbers
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize(
+    ("stem", "numbers"), [("05_selection_matrix", _lesson5_numbers), ("06_pipeline_scaling", _lesson6_numbers)]
+)
+def test_guide_quotes_coursekit_numbers(lang: str, stem: str, numbers) -> None:  # type: ignore[no-untyped-def]
+    text = _guide(lang, stem)
+    missing = [number for number in numbers() if number not in text]
+    assert not missing, f"{lang}/{stem}.md does not quote: {missing}"
+
+
+# Exercise answers quoted by the pages of lessons 0, 8 and 9, formatted as the pages show them.
+ANSWERS = {
+    "00_index": [("intro.device_gb", "**{:.2f}**")],
+    "08_lab": [
+        ("lab.busbw_gib_s", "**{:.2f}**"),
+        ("lab.crossover_bytes", "**{:.0f}**"),
+        ("lab.fsdp_padding_bytes", "**{:.0f}**"),
+        ("lab.tp_replicated_bytes", "**{:.0f}**"),
+        ("lab.most_param_bytes", '`"{}"`'),
+    ],
+    "09_workbench": [
+        ("plan.memory_removed", "**{}**"),
+        ("plan.tp16_gate", '`"{}"`'),
+        ("plan.slow_link", "**{:.3f}**"),
+    ],
+}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("stem", sorted(ANSWERS))
+def test_guide_quotes_the_exercise_answers(lang: str, stem: str) -> None:
+    text = _guide(lang, stem)
+    for exercise_id, form in ANSWERS[stem]:
+        try:
+            expected = get_exercise(exercise_id).expected_value()
+        except ImportError:  # lesson 8's answers come from PyTorch measurements of the lab module
+            pytest.skip("the lab extra is not installed")
+        assert f"`{exercise_id}`" in text
+        assert form.format(expected) in text, f"{lang}/{stem}.md: {exercise_id} should read {form.format(expected)}"
+
+
+def test_both_languages_cover_the_same_lessons() -> None:
+    pages = {lang: sorted(p.name for p in (GUIDES / lang).glob("[0-9][0-9]_*.md")) for lang in LANGS}
+    assert pages["zh"] == pages["en"]
+    assert {"00_index.md", "05_selection_matrix.md", "06_pipeline_scaling.md", "08_lab.md", "09_workbench.md"} <= set(
+        pages["en"]
+    )
+    for lang in LANGS:
+        contents = (GUIDES / lang / "README.md").read_text(encoding="utf-8")
+        linked = re.findall(r"\]\(([0-9][0-9]_[a-z_]+\.md)\)", contents)
+        assert sorted(linked) == pages[lang], f"{lang}/README.md must link every page"
+        assert "90" in contents and ("90-minute" in contents or "90 分钟" in contents)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_guides_use_no_internal_names(lang: str) -> None:
+    for path in sorted((GUIDES / lang).glob("*.md")):
+        prose = re.sub(r"`[^`]*`", "", path.read_text(encoding="utf-8"))  # code (exercise ids) is not prose
+        assert not re.search(r"\bS18\b|seed|种子|\bQ[1-4]\b", prose), f"{lang}/{path.name}"

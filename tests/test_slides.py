@@ -1,0 +1,32 @@
+"""RISE slide metadata: every generated lesson presents as slides in JupyterLab (jupyterlab-rise)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted(p for lang in ("zh", "en") for p in (ROOT / "notebooks" / lang).glob("[0-9][0-9]_*.ipynb"))
+SLIDE_TYPES = {"slide", "subslide", "fragment", "skip", "notes", "-"}
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_every_cell_has_a_slide_type(path: Path) -> None:
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    assert notebook["metadata"]["rise"]["scroll"] is True
+    cells = notebook["cells"]
+    types = [cell["metadata"]["slideshow"]["slide_type"] for cell in cells]
+    assert set(types) <= SLIDE_TYPES
+    assert types[0] == "slide"  # the lesson title opens the deck
+    for cell, kind in zip(cells, types, strict=True):
+        tags = cell["metadata"].get("tags", [])
+        source = "".join(cell["source"]).lstrip()
+        if "solution" in tags or ("learner" in tags and cell["cell_type"] == "markdown"):
+            assert kind == "skip", "worked solutions and the learner's notes never appear on a slide"
+        elif cell["cell_type"] == "markdown" and source.startswith(("# ", "## ")) and "answer" not in tags:
+            assert kind == "slide"
+        elif cell["cell_type"] == "markdown" and source.startswith("### "):
+            assert kind == "subslide"
+    assert types.count("slide") >= 5, "a lesson is more than a handful of slides"
