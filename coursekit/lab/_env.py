@@ -58,6 +58,7 @@ def temporary_folder() -> Iterator[str]:
     finally:
         shutil.rmtree(path, ignore_errors=True)
 
+
 #: Environment variables torchrun sets for every worker (PyTorch docs, torch.distributed.run).
 TORCHRUN_ENV_VARS: tuple[str, ...] = ("RANK", "WORLD_SIZE", "LOCAL_RANK")
 

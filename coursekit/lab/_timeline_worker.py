@@ -121,7 +121,13 @@ def run_scenario(
 def timeline_worker(
     ctx: DistContext, strategies: Sequence[str], scenarios: Sequence[Scenario], steps: int, trace_dir: str
 ) -> dict[str, Any]:
-    """Every strategy under every scenario on this rank; every rank's step events gathered."""
+    """Every strategy under every scenario on this rank; every rank's step events gathered.
+
+    Each rank computes on one thread: one rank stands for one device, so a
+    step's compute stays the same work on the same resource whatever the
+    number of ranks (weak scaling), until ranks outnumber the CPU cores.
+    """
+    torch.set_num_threads(1)
     mesh = init_device_mesh(ctx.device.type, (ctx.world_size,))
     runs: dict[str, list[dict[str, Any]]] = {}
     for strategy in strategies:

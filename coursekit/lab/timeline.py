@@ -161,13 +161,17 @@ register(
             "zh": "等待最少的是 rank {rank}：其他 rank 在集合通信处等它，它就是慢 rank。",
             "en": "rank {rank} waits least: the others wait for it at the collectives, so it is the slow rank.",
         },
-        "lab.tl_skipped": {"zh": "{strategy}，{scenario}：跳过，{message}", "en": "{strategy}, {scenario}: skipped, {message}"},
+        "lab.tl_skipped": {
+            "zh": "{strategy}，{scenario}：跳过，{message}",
+            "en": "{strategy}, {scenario}: skipped, {message}",
+        },
         "lab.tl_no_overlap_ddp_only": {
             "zh": "关闭重叠只对 DDP 有意义（它在反向中按桶重叠 all-reduce）。",
             "en": "turning overlap off applies to DDP only (it overlaps bucketed all-reduces with backward).",
         },
         "lab.tl_tp_unsupported": {
-            "zh": "张量并行需要 rank 数整除 heads = {heads}、d_model = {d_model} 与 d_ff = {d_ff}，而 ranks = {ranks}。",
+            "zh": "张量并行需要 rank 数整除 heads = {heads}、d_model = {d_model} 与 d_ff = {d_ff}，"
+            "而 ranks = {ranks}。",
             "en": "tensor parallelism needs the rank count to divide heads = {heads}, d_model = {d_model} and "
             "d_ff = {d_ff}; ranks = {ranks}.",
         },
@@ -288,7 +292,9 @@ def scenarios_for(
     return tuple(chosen)
 
 
-def skip_reason(strategy: str, scenario: Scenario, ranks: int, config: Mapping[str, int] | None = None) -> Reason | None:
+def skip_reason(
+    strategy: str, scenario: Scenario, ranks: int, config: Mapping[str, int] | None = None
+) -> Reason | None:
     """Why ``strategy`` cannot run ``scenario`` on ``ranks`` ranks, or ``None``.
 
     >>> skip_reason("tp", Scenario("no_overlap", overlap=False), 2).code
@@ -302,7 +308,11 @@ def skip_reason(strategy: str, scenario: Scenario, ranks: int, config: Mapping[s
         return Reason("no_overlap_ddp_only", "lab.tl_no_overlap_ddp_only", {})
     sizes = dict(config or TIMELINE_SIZES)
     if strategy == "tp" and any(sizes[name] % ranks for name in ("heads", "d_model", "d_ff")):
-        return Reason("tp_unsupported", "lab.tl_tp_unsupported", {**{k: sizes[k] for k in ("heads", "d_model", "d_ff")}, "ranks": ranks})
+        return Reason(
+            "tp_unsupported",
+            "lab.tl_tp_unsupported",
+            {**{k: sizes[k] for k in ("heads", "d_model", "d_ff")}, "ranks": ranks},
+        )
     return None
 
 
@@ -432,9 +442,7 @@ def extract_steps(trace: Mapping[str, Any], name: str = "trace", device: str = "
                 if e.get("cat") == "cpu_op" and e.get("tid") == main_tid and not _is_comm(n)
             ]
             main_comm = _union(
-                sp
-                for sp, n, e in zip(span, names, window, strict=True)
-                if e.get("tid") == main_tid and _is_comm(n)
+                sp for sp, n, e in zip(span, names, window, strict=True) if e.get("tid") == main_tid and _is_comm(n)
             )
         compute = tuple(_subtract(_union(ops), main_comm))
         collectives = tuple(
@@ -481,7 +489,7 @@ class StepBreakdown:
     @property
     def parts_s(self) -> float:
         """Sum of the five parts of :data:`PARTS`."""
-        return sum(getattr(self, f"{part}_s") for part in PARTS)
+        return float(sum(getattr(self, f"{part}_s") for part in PARTS))
 
 
 def _mean_breakdown(rank: int, steps: Sequence[StepBreakdown]) -> StepBreakdown:
@@ -508,8 +516,8 @@ def breakdown_steps(per_rank: Sequence[Sequence[RankStepEvents]]) -> tuple[tuple
     the start of its span, is waiting for a slower rank. When ranks disagree on
     the number of collectives in a step, no wait is split off for that step.
 
-    >>> def rank(comm_start):  # 100 µs step, compute 0-50, collective comm_start-90
-    ...     return [RankStepEvents((0, 100), (), ((0, 50),), ((comm_start, 90),), (("gloo:x", comm_start, 90 - comm_start),))]
+    >>> def rank(start):  # 100 µs step, compute 0-50, a collective from start to 90
+    ...     return [RankStepEvents((0, 100), (), ((0, 50),), ((start, 90),), (("gloo:x", start, 90 - start),))]
     >>> fast, slow = breakdown_steps([rank(50), rank(80)])
     >>> round(fast[0].wait_slower_rank_s * 1e6), round(fast[0].exposed_communication_s * 1e6)
     (30, 10)
@@ -525,9 +533,7 @@ def breakdown_steps(per_rank: Sequence[Sequence[RankStepEvents]]) -> tuple[tuple
         events = [per_rank[r][k] for r in range(ranks)]
         counts = {len(e.collectives) for e in events}
         matched = len(counts) == 1
-        shortest = (
-            [min(e.collectives[i][2] for e in events) for i in range(counts.pop())] if matched and counts else []
-        )
+        shortest = [min(e.collectives[i][2] for e in events) for i in range(counts.pop())] if matched and counts else []
         for r, e in enumerate(events):
             s0, s1 = e.step
             whole = [(s0, s1)]
@@ -621,7 +627,12 @@ class ScenarioResult:
             steps=min((len(s) for s in self.steps), default=0),
         )
         if self.skipped is not None:
-            return tr("lab.tl_skipped", strategy=self.strategy.upper(), scenario=self.scenario.label(), message=self.skipped.message)
+            return tr(
+                "lab.tl_skipped",
+                strategy=self.strategy.upper(),
+                scenario=self.scenario.label(),
+                message=self.skipped.message,
+            )
         columns = [*PARTS, "hidden_communication", "step"]
         header = [tr("lab.tl_col_rank"), *(tr(f"lab.tl_part_{c}") for c in columns)]
 
