@@ -537,8 +537,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if lang is not None:
         set_language(lang)
     parser, commands = build_parser()
-    with _argparse_in_current_language():
-        args = parser.parse_args(argv)
+    try:
+        with _argparse_in_current_language():
+            args = parser.parse_args(argv)
+    except SystemExit as done:  # argparse printed its message (or the help)
+        return done.code if isinstance(done.code, int) else EXIT_BAD_ARGUMENTS
     command = commands[args.command]
     ranks = args.ranks if args.ranks is not None or launched_by_torchrun() else 2
     previous = signal.signal(signal.SIGTERM, _on_sigterm) if _in_main_thread() else None

@@ -42,6 +42,7 @@ Taught in: lesson 8 (formula vs measurement).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
@@ -82,6 +83,7 @@ __all__ = [
     "run_timeline",
     "scenarios_for",
     "skip_reason",
+    "step_intervals",
 ]
 
 #: Strategies of the timeline lab (FSDP is FSDP2 ``fully_shard`` with resharding after forward).
@@ -404,7 +406,7 @@ def extract_steps(trace: Mapping[str, Any], name: str = "trace", device: str = "
     ...       {"ph": "X", "name": "gloo:all_reduce", "cat": "user_annotation", "tid": 2, "ts": 40, "dur": 40}]
     >>> step = extract_steps({"traceEvents": ev})[0]
     >>> step.compute, step.comm, step.collectives
-    (((10, 60),), ((40, 80),), (('gloo:all_reduce', 40, 40),))
+    (((10.0, 60.0),), ((40.0, 80.0),), (('gloo:all_reduce', 40.0, 40.0),))
 
     Taught in: lesson 8 (formula vs measurement).
     """
@@ -508,6 +510,45 @@ def _mean_breakdown(rank: int, steps: Sequence[StepBreakdown]) -> StepBreakdown:
     return StepBreakdown(rank=rank, wall_s=fmean(walls) if walls else None, **values)
 
 
+def step_intervals(events: Sequence[RankStepEvents]) -> list[dict[str, list[Interval]]]:
+    """One step of every rank (``events[rank]``) as intervals per part, in each trace's µs.
+
+    Keys: the parts of :data:`PARTS` except ``other``, plus ``communication``
+    (the transfer) and ``hidden_communication``. See :func:`breakdown_steps`.
+
+    Taught in: lesson 8 (formula vs measurement).
+    """
+    counts = {len(e.collectives) for e in events}
+    matched = len(counts) == 1
+    count = counts.pop() if matched else 0
+    shortest = [min(e.collectives[i][2] for e in events) for i in range(count)]
+    result = []
+    for e in events:
+        whole = [e.step]
+        inputs = _intersect(_union(e.input), whole)
+        busy = _subtract(_intersect(_union(e.compute), whole), inputs)
+        comm = _subtract(_intersect(_union(e.comm), whole), inputs)
+        waits = _union(
+            (start, start + duration - shortest[i])
+            for i, (_, start, duration) in enumerate(e.collectives)
+            if matched and duration > shortest[i]
+        )
+        waits = _intersect(waits, comm)
+        exposed = _subtract(comm, busy)
+        transfer = _subtract(comm, waits)
+        result.append(
+            {
+                "compute": busy,
+                "exposed_communication": _subtract(exposed, waits),
+                "wait_slower_rank": _intersect(exposed, waits),
+                "input_wait": inputs,
+                "communication": transfer,
+                "hidden_communication": _intersect(transfer, busy),
+            }
+        )
+    return result
+
+
 def breakdown_steps(per_rank: Sequence[Sequence[RankStepEvents]]) -> tuple[tuple[StepBreakdown, ...], ...]:
     """Split every rank's steps (``per_rank[rank][step]``) into the parts of :data:`PARTS`.
 
@@ -531,44 +572,21 @@ def breakdown_steps(per_rank: Sequence[Sequence[RankStepEvents]]) -> tuple[tuple
     out: list[list[StepBreakdown]] = [[] for _ in range(ranks)]
     for k in range(steps):
         events = [per_rank[r][k] for r in range(ranks)]
-        counts = {len(e.collectives) for e in events}
-        matched = len(counts) == 1
-        shortest = [min(e.collectives[i][2] for e in events) for i in range(counts.pop())] if matched and counts else []
-        for r, e in enumerate(events):
+        for r, (e, parts) in enumerate(zip(events, step_intervals(events), strict=True)):
             s0, s1 = e.step
-            whole = [(s0, s1)]
-            inputs = _intersect(_union(e.input), whole)
-            busy = _subtract(_intersect(_union(e.compute), whole), inputs)
-            comm = _subtract(_intersect(_union(e.comm), whole), inputs)
-            waits = _union(
-                (start, start + duration - shortest[i])
-                for i, (_, start, duration) in enumerate(e.collectives)
-                if matched and duration > shortest[i]
-            )
-            waits = _intersect(waits, comm)
-            exposed = _subtract(comm, busy)
-            exposed_wait = _intersect(exposed, waits)
-            transfer = _subtract(comm, waits)
-            hidden = _intersect(transfer, busy)
-            step_us = s1 - s0
-            parts_us = {
-                "compute": _length(busy),
-                "exposed_communication": _length(exposed) - _length(exposed_wait),
-                "wait_slower_rank": _length(exposed_wait),
-                "input_wait": _length(inputs),
-            }
-            other_us = step_us - sum(parts_us.values())
+            lengths = {name: _length(intervals) / _US_PER_S for name, intervals in parts.items()}
+            named = sum(lengths[name] for name in PARTS if name != "other")
             out[r].append(
                 StepBreakdown(
                     rank=r,
-                    step_s=step_us / _US_PER_S,
-                    compute_s=parts_us["compute"] / _US_PER_S,
-                    communication_s=_length(transfer) / _US_PER_S,
-                    hidden_communication_s=_length(hidden) / _US_PER_S,
-                    exposed_communication_s=parts_us["exposed_communication"] / _US_PER_S,
-                    wait_slower_rank_s=parts_us["wait_slower_rank"] / _US_PER_S,
-                    input_wait_s=parts_us["input_wait"] / _US_PER_S,
-                    other_s=max(other_us, 0.0) / _US_PER_S,
+                    step_s=(s1 - s0) / _US_PER_S,
+                    compute_s=lengths["compute"],
+                    communication_s=lengths["communication"],
+                    hidden_communication_s=lengths["hidden_communication"],
+                    exposed_communication_s=lengths["exposed_communication"],
+                    wait_slower_rank_s=lengths["wait_slower_rank"],
+                    input_wait_s=lengths["input_wait"],
+                    other_s=max((s1 - s0) / _US_PER_S - named, 0.0),
                     wall_s=e.wall_s,
                 )
             )
@@ -596,6 +614,7 @@ class ScenarioResult:
     predicted: StepTimeline | None = None
     trace_files: tuple[str, ...] = ()
     skipped: Reason | None = None
+    sample: tuple[RankStepEvents, ...] = ()
 
     @property
     def ranks(self) -> int:
@@ -617,12 +636,17 @@ class ScenarioResult:
         """The rank that waits least for others at collectives: under an injected straggler, the straggler."""
         return min(self.per_rank, key=lambda b: (b.wait_slower_rank_s, b.rank)).rank
 
-    def table(self) -> str:
-        """Per-rank means, their mean, and the model's prediction, in ms, in the current language."""
+    def table(self, name: str | None = None, *, model: bool = True, notes: bool = True) -> str:
+        """Per-rank means, their mean, and the model's prediction, in ms, in the current language.
+
+        ``name`` replaces the scenario's description in the title (to hide what
+        was injected); ``model=False`` leaves the model's row out, ``notes=False``
+        the legend and the sum check below the table.
+        """
         title = tr(
             "lab.tl_title",
             strategy=self.strategy.upper(),
-            scenario=self.scenario.label(),
+            scenario=self.scenario.label() if name is None else name,
             ranks=self.ranks,
             steps=min((len(s) for s in self.steps), default=0),
         )
@@ -642,21 +666,21 @@ class ScenarioResult:
 
         rows = [[str(b.rank), *cells(b)] for b in self.per_rank]
         rows.append([tr("lab.tl_measured_mean"), *cells(self.mean)])
-        if self.predicted is not None:
+        if self.predicted is not None and model:
             p = self.predicted
-            model = [p.compute_s, p.exposed_communication_s, p.load_imbalance_s, p.input_wait_s, 0.0]
-            values = [f"{v * MS_PER_S:.2f}" for v in [*model, p.hidden_communication_s, p.step_s]]
+            parts = [p.compute_s, p.exposed_communication_s, p.load_imbalance_s, p.input_wait_s, 0.0]
+            values = [f"{v * MS_PER_S:.2f}" for v in [*parts, p.hidden_communication_s, p.step_s]]
             values[PARTS.index("other")] = "—"
             rows.append([tr("lab.tl_model"), *values])
         body = render_table(header, rows, right=set(range(1, len(header))))
         mean = self.mean
-        notes = [
+        lines = [
             tr("lab.tl_legend"),
             tr("lab.tl_sum_ok", tolerance_us=SUM_TOLERANCE_S * 1e6, other=mean.other_s / mean.step_s),
         ]
-        if self.scenario.name == "slow_rank" and self.ranks > 1:
-            notes.append(tr("lab.tl_slowest", rank=self.least_waiting_rank))
-        return "\n".join([title, body, *notes])
+        if self.scenario.name == "slow_rank" and self.ranks > 1 and name is None:
+            lines.append(tr("lab.tl_slowest", rank=self.least_waiting_rank))
+        return "\n".join([title, body, *(lines if notes else [])])
 
     def to_json_dict(self) -> dict[str, Any]:
         """A JSON-ready dict: the scenario, every step of every rank, the prediction."""
@@ -669,6 +693,7 @@ class ScenarioResult:
             "trace_files": list(self.trace_files),
             "steps": [[_breakdown_dict(b) for b in steps] for steps in self.steps],
             "predicted": None if self.predicted is None else _timeline_dict(self.predicted),
+            "sample": [dataclasses.asdict(e) for e in self.sample],
         }
 
 
@@ -768,9 +793,9 @@ def load_timeline_json(source: str | Path | Mapping[str, Any]) -> TimelineReport
         predicted = None if item["predicted"] is None else StepTimeline(**item["predicted"])
         skipped = item["skipped"]
         reason = None if skipped is None else Reason(skipped["code"], skipped["key"], skipped["params"])
-        results.append(
-            ScenarioResult(item["strategy"], scenario, steps, predicted, tuple(item.get("trace_files", ())), reason)
-        )
+        sample = tuple(_events(e) for e in item.get("sample", ()))
+        files = tuple(item.get("trace_files", ()))
+        results.append(ScenarioResult(item["strategy"], scenario, steps, predicted, files, reason, sample))
     return TimelineReport(
         ranks=int(data["ranks"]),
         backend=str(data["backend"]),
@@ -934,14 +959,14 @@ def build_timeline_report(raw: Mapping[str, Any]) -> TimelineReport:
                 reason = Reason(skipped["code"], skipped["key"], skipped["params"])
                 results.append(ScenarioResult(strategy, scenario, (), None, (), reason))
                 continue
-            per_rank = [[RankStepEvents(**e) for e in rank_steps] for rank_steps in run["events"]]
-            result = ScenarioResult(strategy, scenario, breakdown_steps(per_rank), None, tuple(run["trace_files"]))
+            per_rank = [[_events(e) for e in rank_steps] for rank_steps in run["events"]]
+            sample = tuple(rank_steps[0] for rank_steps in per_rank if rank_steps)
+            files = tuple(run["trace_files"])
+            result = ScenarioResult(strategy, scenario, breakdown_steps(per_rank), None, files, None, sample)
             if scenario.name == "baseline":
                 baseline = result
             elif baseline is not None:
-                result = ScenarioResult(
-                    strategy, scenario, result.steps, predict(baseline, scenario), result.trace_files
-                )
+                result = dataclasses.replace(result, predicted=predict(baseline, scenario))
             results.append(result)
     return TimelineReport(
         ranks=int(raw["world_size"]),
@@ -952,6 +977,18 @@ def build_timeline_report(raw: Mapping[str, Any]) -> TimelineReport:
         steps=int(raw["steps"]),
         results=tuple(results),
         config=dict(raw.get("config", {})),
+    )
+
+
+def _events(data: Mapping[str, Any]) -> RankStepEvents:
+    """A :class:`RankStepEvents` from its dict (JSON lists back to tuples)."""
+    return RankStepEvents(
+        step=(float(data["step"][0]), float(data["step"][1])),
+        input=tuple((float(a), float(b)) for a, b in data["input"]),
+        compute=tuple((float(a), float(b)) for a, b in data["compute"]),
+        comm=tuple((float(a), float(b)) for a, b in data["comm"]),
+        collectives=tuple((str(n), float(a), float(d)) for n, a, d in data["collectives"]),
+        wall_s=None if data.get("wall_s") is None else float(data["wall_s"]),
     )
 
 
