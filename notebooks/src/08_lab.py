@@ -76,12 +76,13 @@ from coursekit.units import GB_BYTES, GIB_BYTES, MIB_BYTES, MS_PER_S, US_PER_S
 #: needs pip install "coursekit[lab]"). The same as: python -m coursekit.lab record --json my-run.json
 LIVE = False
 RANKS = 2
-if LIVE and importlib.util.find_spec("torch") is not None:
-    run = record_lesson(ranks=RANKS)
-else:
-    run = load_recorded()
-print(Text(zh="实测数据：" + ("刚刚在本机测得" if LIVE else "随课程发布的录制结果"),
-           en="Measurements: " + ("just taken on this machine" if LIVE else "the run recorded with the course")))
+MEASURE_NOW = LIVE and importlib.util.find_spec("torch") is not None
+if LIVE and not MEASURE_NOW:
+    print(Text(zh='没有安装 PyTorch（pip install "coursekit[lab]"），下面仍使用录制结果。',
+               en='PyTorch is not installed (pip install "coursekit[lab]"); the recorded run is used below.'))
+run = record_lesson(ranks=RANKS) if MEASURE_NOW else load_recorded()
+print(Text(zh="实测数据：" + ("刚刚在本机测得" if MEASURE_NOW else "随课程发布的录制结果"),
+           en="Measurements: " + ("just taken on this machine" if MEASURE_NOW else "the run recorded with the course")))
 print(run.where())
 
 # %% [markdown] lang="zh"
@@ -143,7 +144,6 @@ print(run.where())
 # $t$ is **linear** in $\alpha$ and $1/B$, so the fit is a linear least-squares problem in two unknowns (`numpy.linalg.lstsq`). Each row is divided by its measured time, so we minimise the **relative** error — otherwise the millisecond points of large payloads would swamp the microsecond points of small ones and leave α to chance — and we require $\alpha \ge 0$ and $1/B \ge 0$.
 
 # %%
-RANKS = 2
 rows = [str(Text(zh="| 集合通信 | steps(n) | factor(n) = busbw / algbw |", en="| collective | steps(n) | factor(n) = busbw / algbw |")), "| --- | --- | --- |"]
 for kind in COLLECTIVES:
     steps, factor = model_coefficients(kind, RANKS)
