@@ -390,8 +390,8 @@ def test_plot_draws_measured_points_and_the_fitted_line() -> None:
         (["memory", "--ranks", "-3"], "error: argument --ranks: --ranks = -3: must be >= 1."),
         (
             ["collectives", "--collectives", "all_reduce,gather"],
-            "error: argument --collectives: --collectives = 'gather': must be one of 'all_reduce', 'all_gather', 'reduce_scatter', "
-            "'all_to_all', 'broadcast', 'send_recv'.",
+            "error: argument --collectives: --collectives = 'gather': must be one of 'all_reduce', 'all_gather', "
+            "'reduce_scatter', 'all_to_all', 'broadcast', 'send_recv'.",
         ),
         (
             ["collectives", "--min-bytes", "64K", "--max-bytes", "1K"],

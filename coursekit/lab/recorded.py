@@ -127,12 +127,13 @@ class LessonRecording:
             "collectives": self.collectives.to_json_dict(),
             "memory": self.memory.to_json_dict(),
             "timeline": self.timeline.to_json_dict(),
-            "scaling": {str(p): result.to_json_dict() for p, result in sorted(self.scaling.items())},
+            "scaling": {str(p): {**result.to_json_dict(), "sample": []} for p, result in sorted(self.scaling.items())},
         }
 
     def write_json(self, path: str | Path) -> None:
-        """Write :meth:`to_json_dict` to ``path`` (UTF-8)."""
-        Path(path).write_text(json.dumps(self.to_json_dict(), indent=1, allow_nan=False) + "\n", encoding="utf-8")
+        """Write :meth:`to_json_dict` to ``path`` (UTF-8, compact: it ships with the course)."""
+        text = json.dumps(self.to_json_dict(), separators=(",", ":"), allow_nan=False)
+        Path(path).write_text(text + "\n", encoding="utf-8")
 
 
 def load_recorded(source: str | Path | Mapping[str, Any] | None = None) -> LessonRecording:

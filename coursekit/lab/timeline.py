@@ -693,8 +693,41 @@ class ScenarioResult:
             "trace_files": list(self.trace_files),
             "steps": [[_breakdown_dict(b) for b in steps] for steps in self.steps],
             "predicted": None if self.predicted is None else _timeline_dict(self.predicted),
-            "sample": [dataclasses.asdict(e) for e in self.sample],
+            "sample": [_sample_dict(e) for e in self.sample],
         }
+
+
+#: Gaps between compute spans shorter than this are closed in the drawing sample saved to JSON (µs):
+#: a slow rank's busy loop is thousands of tiny operators; the tables are computed before this.
+SAMPLE_GAP_US: float = 10.0
+
+
+def _close_gaps(intervals: Sequence[Interval], gap: float) -> list[Interval]:
+    closed: list[Interval] = []
+    for start, end in intervals:
+        if closed and start - closed[-1][1] < gap:
+            closed[-1] = (closed[-1][0], end)
+        else:
+            closed.append((start, end))
+    return closed
+
+
+def _sample_dict(e: RankStepEvents) -> dict[str, Any]:
+    """A step's events for JSON, in µs from the step's start (to 0.001 µs), compute gaps under
+    :data:`SAMPLE_GAP_US` closed: short, and enough to redraw the step."""
+    origin = e.step[0]
+
+    def shift(intervals: Iterable[Interval]) -> list[list[float]]:
+        return [[round(a - origin, 3), round(b - origin, 3)] for a, b in intervals]
+
+    return {
+        "step": [0.0, round(e.step[1] - origin, 3)],
+        "input": shift(e.input),
+        "compute": shift(_close_gaps(e.compute, SAMPLE_GAP_US)),
+        "comm": shift(e.comm),
+        "collectives": [[n, round(a - origin, 3), round(d, 3)] for n, a, d in e.collectives],
+        "wall_s": e.wall_s,
+    }
 
 
 def _breakdown_dict(b: StepBreakdown) -> dict[str, Any]:
