@@ -38,6 +38,17 @@ register(
 )
 
 
+#: Kineto (the profiler's tracing library) prints a "USDT ... profiler_start" line per rank and step
+#: to stderr at its default level; level 6 keeps the lab's output to its own messages.
+KINETO_LOG_ENV: str = "KINETO_LOG_LEVEL"
+KINETO_QUIET_LEVEL: str = "6"
+
+
+def quiet_profiler() -> None:
+    """Silence Kineto's progress lines in this process and the ranks it starts (unless the user set a level)."""
+    os.environ.setdefault(KINETO_LOG_ENV, KINETO_QUIET_LEVEL)
+
+
 class WorkerFailed(RuntimeError):
     """A rank of the lab died or raised; the message is one line in the current language."""
 

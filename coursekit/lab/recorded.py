@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..i18n import register, tr
-from ._env import temporary_folder
+from ._env import quiet_profiler, temporary_folder
 from .collectives import (
     DEFAULT_MIN_BYTES,
     CollectivesReport,
@@ -176,6 +176,7 @@ def record_lesson(*, ranks: int | None = 2, steps: int = 3, device: str = "auto"
     Taught in: lesson 8 (formula vs measurement).
     """
     n = check_ranks(ranks)
+    quiet_profiler()
     from . import _lesson_worker
     from ._dist import run_distributed
 

@@ -55,7 +55,7 @@ from .._validate import check_choice, check_int, check_number
 from ..i18n import Reason, register, tr
 from ..scaling import StepTimeline, load_imbalance_s, scaling_efficiency, step_timeline
 from ..units import MS_PER_S
-from ._env import temporary_folder
+from ._env import quiet_profiler, temporary_folder
 from ._format import render_table
 from .collectives import DEVICES, check_ranks
 
@@ -965,6 +965,7 @@ def run_timeline(
         n, slow_rank=slow_rank, slow_factor=slow_factor, input_delay_ms=input_delay_ms, no_overlap=no_overlap
     )
     device = check_choice("device", device, DEVICES)
+    quiet_profiler()
     try:
         from . import _timeline_worker
     except ImportError as error:  # pragma: no cover - exercised only without torch
