@@ -324,9 +324,11 @@ INPUT_DELAY_RUN = register(
             "in one place only.",
         ),
         why=lambda run: Text(
-            zh=f"运行 {run} 的“等输入”每步多出约 20 ms，其他各项基本不变：数据加载跟不上，与并行策略无关。",
-            en=f"In run {run}, 'wait: input' grew by about 20 ms per step while the rest barely moved: the input "
-            "pipeline is too slow, whatever the parallel strategy.",
+            zh=f"运行 {run} 的“等输入”每步多出约 20 ms，正是注入的延迟；输入延迟只会出现在这一列（其他列的变化是"
+            "本机的噪声）。数据加载跟不上，与并行策略无关。",
+            en=f"In run {run}, 'wait: input' grew by about 20 ms per step, the injected delay; an input delay shows "
+            "in that column only (changes elsewhere are this machine's noise). The input pipeline is too slow, "
+            "whatever the parallel strategy.",
         ),
     ),
     replace=True,

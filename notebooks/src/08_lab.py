@@ -684,6 +684,8 @@ for point in points[1:]:
 # - **其他**：主机侧的开销（Python、调度）随 rank 数增加。
 #
 # 这就是第 6 课说的“E(P) 下降是症状，不是诊断”：同样的下降，原因可能是通信、等待或资源争用，只有拆开时间线才能分清。
+#
+# 还要记住：这份录制来自一台与其他程序共用 2 个核的机器，三个点是先后测的。如果中途机器上的其他负载变了，E(P) 甚至可能大于 1，或者每次重测都不一样——这时“计算”一列会告诉你：每个 rank 做的事没变，变的是它分到的 CPU。把 `LIVE` 改成 `True` 在你的机器上重测，对比两次的表。
 
 # %% [markdown] lang="en"
 # How to read the causes in the last column:
@@ -693,6 +695,8 @@ for point in points[1:]:
 # - **other**: host-side overhead (Python, dispatch) growing with the number of ranks.
 #
 # This is what lesson 6 meant by "a falling E(P) is a symptom, not a diagnosis": the same drop may come from communication, waiting or contention, and only the timeline, taken apart, tells them apart.
+#
+# Remember too: this recording comes from a machine that shares its 2 cores with other programs, and the three points were measured one after another. If the other load changed in between, E(P) can even exceed 1, or differ every time you measure — the "compute" column then tells you so: each rank's work did not change, the CPU it got did. Set `LIVE` to `True` to measure again on your machine and compare the two tables.
 
 # %% [markdown] lang="zh"
 # ### 练习 8.10
