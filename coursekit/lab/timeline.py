@@ -152,7 +152,7 @@ register(
             "zh": "{strategy}，{scenario}：{ranks} 个 rank，每个 rank {steps} 步的平均（毫秒）",
             "en": "{strategy}, {scenario}: {ranks} ranks, mean of {steps} steps per rank (ms)",
         },
-        "lab.tl_col_rank": {"zh": "rank", "en": "rank"},
+        "lab.tl_col_rank": {"zh": "rank 编号", "en": "rank"},
         "lab.tl_model": {"zh": "模型预测", "en": "model"},
         "lab.tl_measured_mean": {"zh": "实测（各 rank 平均）", "en": "measured (mean of ranks)"},
         "lab.tl_sum_ok": {
@@ -208,7 +208,7 @@ register(
         },
         "lab.tl_eff_col_p": {"zh": "P（rank 数）", "en": "P (ranks)"},
         "lab.tl_eff_col_step": {"zh": "步时 (ms)", "en": "step (ms)"},
-        "lab.tl_eff_col_e": {"zh": "E(P)", "en": "E(P)"},
+        "lab.tl_eff_col_e": {"zh": "效率 E(P)", "en": "E(P)"},
         "lab.tl_eff_col_cause": {"zh": "比 P = 1 多出的时间主要来自", "en": "extra time over P = 1 mostly from"},
         "lab.tl_eff_none": {"zh": "（基准）", "en": "(reference)"},
     }
