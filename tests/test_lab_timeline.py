@@ -89,6 +89,24 @@ def test_extract_reads_regions_operators_and_collectives() -> None:
     assert step.collectives == (("gloo:all_reduce", 500.0, 300.0),)
 
 
+def test_on_cuda_kernels_are_the_compute_and_nccl_kernels_the_communication() -> None:
+    trace = {
+        "traceEvents": [
+            _event(STEP_REGION, 0, 1000, cat="user_annotation"),
+            _event("aten::mm", 10, 20),  # the CPU launching work: not the device's compute
+            _event("nccl:all_reduce", 30, 5, cat="user_annotation"),  # the CPU side of the collective
+            _event("ampere_sgemm_128x64_tn", 100, 400, tid=7, cat="kernel"),
+            _event("ncclDevKernel_AllReduce_Sum_f32_RING_LL", 450, 300, tid=8, cat="kernel"),
+        ]
+    }
+    (step,) = extract_steps(trace, device="cuda")
+    assert step.compute == ((100.0, 500.0),)
+    assert step.comm == ((450.0, 750.0),)
+    assert step.collectives == (("ncclDevKernel_AllReduce_Sum_f32_RING_LL", 450.0, 300.0),)
+    ((b,),) = breakdown_steps([[step]])
+    assert (b.hidden_communication_s, b.exposed_communication_s) == (pytest.approx(50e-6), pytest.approx(250e-6))
+
+
 def test_one_rank_parts_by_hand() -> None:
     ((b,),) = breakdown_steps([extract_steps(_trace(500, 800))])
     # compute 100-590 and 595-600 = 495 µs; the collective 500-800 = 300 µs, of which 500-590 and 595-600
@@ -137,6 +155,56 @@ def test_mismatched_collectives_split_no_wait() -> None:
     (a,), (b,) = breakdown_steps([one, two])
     assert a.wait_slower_rank_s == b.wait_slower_rank_s == 0
     assert a.exposed_communication_s == pytest.approx(50e-6)
+
+
+def test_the_report_attaches_the_model_to_each_fault_and_keeps_skips() -> None:
+    from dataclasses import asdict
+
+    from coursekit.lab.timeline import build_timeline_report, skip_reason
+
+    def events(compute_end: float) -> list[dict[str, Any]]:
+        step = RankStepEvents(
+            (0, 1000), (), ((0, compute_end),), ((compute_end, 1000),), (("gloo:x", compute_end, 1000 - compute_end),)
+        )
+        return [asdict(step)]
+
+    runs = [
+        {
+            "scenario": asdict(Scenario("baseline")),
+            "skipped": None,
+            "events": [events(800), events(800)],
+            "trace_files": ["a", "b"],
+        },
+        {
+            "scenario": asdict(Scenario("input_delay", input_delay_s=0.01)),
+            "skipped": None,
+            "events": [events(800), events(800)],
+            "trace_files": ["c", "d"],
+        },
+    ]
+    reason = skip_reason("tp", Scenario("no_overlap", overlap=False), 2)
+    assert reason is not None
+    skipped = {
+        "scenario": asdict(Scenario("no_overlap", overlap=False)),
+        "skipped": {"code": reason.code, "key": reason.key, "params": {}},
+    }
+    raw = {
+        "world_size": 2,
+        "backend": "gloo",
+        "device": "cpu",
+        "launcher": "spawn",
+        "torch_version": "x",
+        "steps": 1,
+        "runs": {"ddp": runs, "tp": [skipped]},
+    }
+    report = build_timeline_report(raw)
+    assert report.result("ddp").predicted is None
+    predicted = report.result("ddp", "input_delay").predicted
+    # Baseline: compute 800 µs, the collective 200 µs after it, nothing hidden; plus 10 ms of input.
+    assert predicted is not None
+    assert predicted.step_s == pytest.approx(800e-6 + 200e-6 + 0.01)
+    assert report.result("tp", "no_overlap").skipped.code == "no_overlap_ddp_only"  # type: ignore[union-attr]
+    assert "skipped" in report.format()
 
 
 def test_a_file_that_is_not_a_trace_is_refused() -> None:

@@ -429,15 +429,17 @@ def extract_steps(trace: Mapping[str, Any], name: str = "trace", device: str = "
         span = [(float(e["ts"]), float(e["ts"]) + float(e["dur"])) for e in window]
         names = [str(e.get("name", "")) for e in window]
         inputs = tuple(_union(sp for sp, n in zip(span, names, strict=True) if n == INPUT_REGION))
-        comm = _union(sp for sp, n in zip(span, names, strict=True) if _is_comm(n))
-        if device == "cuda":
-            ops = [
-                sp
-                for sp, n, e in zip(span, names, window, strict=True)
-                if e.get("cat") == "kernel" and "nccl" not in n.lower()
-            ]
+        if device == "cuda":  # the GPU's own record: kernels; NCCL's kernels are the communication
+            kernels = [(sp, n) for sp, n, e in zip(span, names, window, strict=True) if e.get("cat") == "kernel"]
+            ops = [sp for sp, n in kernels if "nccl" not in n.lower()]
+            comm = _union(sp for sp, n in kernels if "nccl" in n.lower())
+            backend = [(n, sp[0], sp[1] - sp[0]) for sp, n in kernels if "nccl" in n.lower()]
             main_comm: list[Interval] = []
         else:
+            comm = _union(sp for sp, n in zip(span, names, strict=True) if _is_comm(n))
+            backend = [
+                (n, sp[0], sp[1] - sp[0]) for sp, n in zip(span, names, strict=True) if n.startswith(BACKEND_PREFIXES)
+            ]
             ops = [
                 sp
                 for sp, n, e in zip(span, names, window, strict=True)
@@ -447,16 +449,8 @@ def extract_steps(trace: Mapping[str, Any], name: str = "trace", device: str = "
                 sp for sp, n, e in zip(span, names, window, strict=True) if e.get("tid") == main_tid and _is_comm(n)
             )
         compute = tuple(_subtract(_union(ops), main_comm))
-        collectives = tuple(
-            sorted(
-                (n, sp[0], sp[1] - sp[0])
-                for sp, n in zip(span, names, strict=True)
-                if n.startswith(BACKEND_PREFIXES) or (device == "cuda" and "nccl" in n.lower())
-            )
-        )
-        result.append(
-            RankStepEvents((s0, s1), inputs, compute, tuple(comm), tuple(sorted(collectives, key=lambda c: c[1])))
-        )
+        collectives = tuple(sorted(backend, key=lambda c: c[1]))
+        result.append(RankStepEvents((s0, s1), inputs, compute, tuple(comm), collectives))
     return tuple(result)
 
 
