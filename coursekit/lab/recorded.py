@@ -7,8 +7,8 @@ with one command::
     python -m coursekit.lab record --json my-run.json
 
 or, in the notebook, by setting ``LIVE = True`` (:func:`record_lesson`). The
-2-rank experiments share one spawn; the scaling points at 1 and 4 ranks need
-one spawn each.
+2-rank experiments share one spawn; the scaling points at 1, 2 and 4 ranks
+follow, one spawn each, back to back.
 
 >>> rec = load_recorded()
 >>> rec.memory.ranks, rec.timeline.ranks, sorted(rec.scaling)
@@ -171,7 +171,7 @@ def _machine() -> dict[str, Any]:
 
 
 def record_lesson(*, ranks: int | None = 2, steps: int = 3, device: str = "auto") -> LessonRecording:
-    """Measure everything lesson 8 shows: one spawn at ``ranks`` ranks, then DDP at the other :data:`SCALING_RANKS`.
+    """Measure everything lesson 8 shows: one spawn at ``ranks`` ranks, then DDP at each of :data:`SCALING_RANKS`.
 
     Taught in: lesson 8 (formula vs measurement).
     """
@@ -203,10 +203,10 @@ def record_lesson(*, ranks: int | None = 2, steps: int = 3, device: str = "auto"
             device,
         )
     timeline = build_timeline_report(raw["timeline"])
-    scaling = {n: timeline.result("ddp")}
-    for p in SCALING_RANKS:
-        if p != n:
-            scaling[p] = run_timeline(ranks=p, strategies="ddp", steps=steps, device=device).result("ddp")
+    # The scaling points run back to back, so the machine's other load changes as little as possible between them.
+    scaling = {
+        p: run_timeline(ranks=p, strategies="ddp", steps=steps, device=device).result("ddp") for p in SCALING_RANKS
+    }
     return LessonRecording(
         collectives=_build_report(raw["collectives"], warmup=LESSON_WARMUP, repeats=LESSON_REPEATS),
         memory=_build_memory_report(raw["memory"], config),
