@@ -72,7 +72,7 @@ from coursekit.plotting import figure_to_png
 from coursekit.units import GB_BYTES, GIB_BYTES, MIB_BYTES, MS_PER_S, US_PER_S
 
 #: False: read the run recorded with the course (seconds). True: measure everything again on this machine,
-#: in one start of the PyTorch processes plus one each for 1 and 4 ranks (about 2 minutes on 2 CPU cores;
+#: in one start of the PyTorch processes, then one each for 1, 2 and 4 ranks (about 2 minutes on 2 CPU cores;
 #: needs pip install "coursekit[lab]"). The same as: python -m coursekit.lab record --json my-run.json
 LIVE = False
 RANKS = 2
