@@ -1,7 +1,7 @@
 """Per-rank code of the timeline lab: train a few steps under the profiler, export and read the trace.
 
 Each rank wraps the lab's small transformer (sizes :data:`TIMELINE_CONFIG`)
-in one strategy, runs one unprofiled warm-up step, then ``steps`` steps under
+in one strategy, runs :data:`WARMUP_STEPS` unprofiled steps, then ``steps`` steps under
 :mod:`torch.profiler` with every step and its input inside
 ``record_function`` regions, exports its Chrome trace and reads it back with
 :func:`coursekit.lab.timeline.extract_steps`. Rank 0 returns every rank's
@@ -35,6 +35,9 @@ from .timeline import INPUT_REGION, STEP_REGION, RankStepEvents, Scenario, break
 TIMELINE_CONFIG = TinyTransformerConfig(d_model=128, heads=8, d_ff=512, layers=2, classes=5, seq_len=32, batch=8)
 #: Side of the square matrices multiplied while a slow rank burns its extra compute.
 BUSY_MATRIX_SIDE: int = 64
+#: Unprofiled steps first: DDP rebuilds its gradient buckets during its second step, with a collective of its
+#: own (torch/nn/parallel/distributed.py, ``_rebuild_buckets``); profiled steps start after that.
+WARMUP_STEPS: int = 2
 #: The memory lab's strategy names for the timeline's.
 WRAPPERS: dict[str, str] = {"ddp": "ddp", "fsdp": "fsdp2-zero3", "tp": "tp"}
 
@@ -102,7 +105,8 @@ def run_scenario(
     """Warm up, profile ``steps`` steps, export this rank's trace and read its steps back."""
     model = wrap(WRAPPERS[strategy], build_model(TIMELINE_CONFIG, ctx.device), ctx, mesh)
     optimizer = torch.optim.Adam(model.parameters(), lr=LEARNING_RATE)
-    train_step(model, optimizer, ctx, extra_s, scenario)
+    for _ in range(WARMUP_STEPS):
+        train_step(model, optimizer, ctx, extra_s, scenario)
     ctx.barrier()
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if ctx.device.type == "cuda" else [])
     walls = []

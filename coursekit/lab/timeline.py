@@ -937,7 +937,7 @@ def run_timeline(
     Parameters:
         ranks: processes to spawn (>= 1; ``None`` under torchrun = WORLD_SIZE).
         strategies: subset of :data:`TIMELINE_STRATEGIES` (list or comma-separated string).
-        steps: profiled steps per scenario, 1 to :data:`MAX_STEPS` (one unprofiled warm-up step comes first).
+        steps: profiled steps per scenario, 1 to :data:`MAX_STEPS` (two unprofiled warm-up steps come first).
         slow_rank, slow_factor: inject a straggler (give both; factor in (1, :data:`MAX_SLOW_FACTOR`]).
         input_delay_ms: inject an input delay per step, in (0, :data:`MAX_INPUT_DELAY_MS`] ms.
         no_overlap: also run DDP with its gradient all-reduce after backward.

@@ -442,11 +442,11 @@ verify("lab.most_param_bytes", answer)
 # 录制用的命令是：
 #
 # ```bash
-# python -m coursekit.lab timeline --ranks 2 --strategy ddp,fsdp,tp --slow-rank 1 --slow-factor 3 \
+# python -m coursekit.lab timeline --ranks 2 --strategy ddp,fsdp,tp --steps 5 --slow-rank 1 --slow-factor 3 \
 #     --input-delay-ms 20 --no-overlap --trace traces/
 # ```
 #
-# 它用比实验 B 稍大的同一种 Transformer（d_model = 128，d_ff = 512，序列 32，batch 8），每个 rank 只用 1 个线程（一个 rank 代表一个设备）。每种策略先跑一步热身，再在分析器下跑 3 步；每一步和其中的取数据部分都包在 `record_function` 区间里。每个 rank 导出一个 Chrome / Perfetto 追踪文件（`traces/ddp-baseline-rank0.json` 等），可以直接拖进 `chrome://tracing` 或 https://ui.perfetto.dev 查看。
+# 它用比实验 B 稍大的同一种 Transformer（d_model = 128，d_ff = 512，序列 32，batch 8），每个 rank 只用 1 个线程（一个 rank 代表一个设备）。每种策略先跑两步热身（DDP 在第二步重建梯度桶，要多做一次集合通信），再在分析器下跑 5 步；每一步和其中的取数据部分都包在 `record_function` 区间里。每个 rank 导出一个 Chrome / Perfetto 追踪文件（`traces/ddp-baseline-rank0.json` 等），可以直接拖进 `chrome://tracing` 或 https://ui.perfetto.dev 查看。
 #
 # ### 6.1 怎样从追踪里读出一步
 #
@@ -470,11 +470,11 @@ verify("lab.most_param_bytes", answer)
 # The recording's command was:
 #
 # ```bash
-# python -m coursekit.lab timeline --ranks 2 --strategy ddp,fsdp,tp --slow-rank 1 --slow-factor 3 \
+# python -m coursekit.lab timeline --ranks 2 --strategy ddp,fsdp,tp --steps 5 --slow-rank 1 --slow-factor 3 \
 #     --input-delay-ms 20 --no-overlap --trace traces/
 # ```
 #
-# It uses a slightly larger version of experiment B's Transformer (d_model = 128, d_ff = 512, sequence 32, batch 8), with one thread per rank (one rank stands for one device). Each strategy runs one warm-up step, then 3 steps under the profiler; every step and the input part of it sit inside `record_function` regions. Every rank exports one Chrome / Perfetto trace (`traces/ddp-baseline-rank0.json` and so on), which you can drop into `chrome://tracing` or https://ui.perfetto.dev.
+# It uses a slightly larger version of experiment B's Transformer (d_model = 128, d_ff = 512, sequence 32, batch 8), with one thread per rank (one rank stands for one device). Each strategy runs two warm-up steps (DDP rebuilds its gradient buckets in its second step, with one more collective), then 5 steps under the profiler; every step and the input part of it sit inside `record_function` regions. Every rank exports one Chrome / Perfetto trace (`traces/ddp-baseline-rank0.json` and so on), which you can drop into `chrome://tracing` or https://ui.perfetto.dev.
 #
 # ### 6.1 Reading a step from the trace
 #
