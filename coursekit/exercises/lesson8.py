@@ -297,9 +297,10 @@ EXPOSED_SHARE = register(
             en="Communication = exposed + hidden; use the two numbers of the 'measured (mean of ranks)' row.",
         ),
         why=lambda share: Text(
-            zh=f"暴露 / (暴露 + 掩盖) = {share:.2f}：DDP 在反向中按桶启动 all-reduce，但只有一小部分真正与计算重叠。",
-            en=f"exposed / (exposed + hidden) = {share:.2f}: DDP starts bucketed all-reduces during backward, yet "
-            "only a part of them really overlaps compute.",
+            zh=f"暴露 / (暴露 + 掩盖) = {share:.2f}：DDP 在反向中就按桶启动 all-reduce，但在这台机器上只有 "
+            f"{1 - share:.0%} 真正与计算重叠。",
+            en=f"exposed / (exposed + hidden) = {share:.2f}: DDP starts bucketed all-reduces during backward, yet on "
+            f"this machine only {1 - share:.0%} of the communication really overlapped compute.",
         ),
     ),
     replace=True,
