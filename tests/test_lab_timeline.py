@@ -295,7 +295,8 @@ def _exit_code(argv: list[str]) -> int:
         (["timeline", "--steps", "51"], "argument --steps: --steps = 51: must be <= 50."),
         (["timeline", "--slow-factor", "nan"], "argument --slow-factor: --slow-factor = nan: must be a finite"),
         (["timeline", "--input-delay-ms", "-5"], "argument --input-delay-ms: --input-delay-ms = -5.0: must be > 0."),
-        (["timeline", "--slow-rank", "1"], "give slow_rank and slow_factor together"),
+        (["timeline", "--slow-rank", "1"], "give --slow-rank and --slow-factor together."),
+        (["timeline", "--slow-rank", "2", "--slow-factor", "3"], "--slow-rank = 2: must be between 0 and --ranks - 1"),
         (["timeline", "--no-such-option"], "unrecognized arguments: --no-such-option"),
     ],
 )

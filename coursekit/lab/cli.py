@@ -150,6 +150,14 @@ register(
             "zh": "已中断（{signal}）：所有 rank 已停止，临时文件夹已删除。",
             "en": "interrupted ({signal}): every rank was stopped and the temporary folders removed.",
         },
+        "lab.cli_slow_pair": {
+            "zh": "--slow-rank 与 --slow-factor 必须一起给出。",
+            "en": "give --slow-rank and --slow-factor together.",
+        },
+        "lab.cli_slow_rank": {
+            "zh": "--slow-rank = {value}：必须在 0 到 --ranks - 1 = {last} 之间。",
+            "en": "--slow-rank = {value}: must be between 0 and --ranks - 1 = {last}.",
+        },
         "lab.cli_trace_dir": {
             "zh": "--trace {path}：不是文件夹。",
             "en": "--trace {path}: not a folder.",
@@ -509,6 +517,10 @@ def _run(args: argparse.Namespace, ranks: int | None) -> tuple[Any, str, bool]:
     if args.command == "timeline":
         if args.trace is not None and Path(args.trace).exists() and not Path(args.trace).is_dir():
             raise ValueError(tr("lab.cli_trace_dir", path=args.trace))
+        if (args.slow_rank is None) != (args.slow_factor is None):
+            raise ValueError(tr("lab.cli_slow_pair"))
+        if args.slow_rank is not None and ranks is not None and args.slow_rank >= ranks:
+            raise ValueError(tr("lab.cli_slow_rank", value=args.slow_rank, last=ranks - 1))
         report = run_timeline(
             ranks=ranks,
             strategies=args.strategy,

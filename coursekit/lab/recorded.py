@@ -49,6 +49,7 @@ from .timeline import (
     load_timeline_json,
     run_timeline,
     scenarios_for,
+    without_folders,
 )
 
 __all__ = ["LESSON_SCHEMA", "LessonRecording", "load_recorded", "record_lesson"]
@@ -202,7 +203,7 @@ def record_lesson(*, ranks: int | None = 2, steps: int = 3, device: str = "auto"
             ),
             device,
         )
-    timeline = build_timeline_report(raw["timeline"])
+    timeline = without_folders(build_timeline_report(raw["timeline"]))
     # The scaling points run back to back, so the machine's other load changes as little as possible between them.
     scaling = {
         p: run_timeline(ranks=p, strategies="ddp", steps=steps, device=device).result("ddp") for p in SCALING_RANKS

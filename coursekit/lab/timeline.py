@@ -969,10 +969,18 @@ def run_timeline(
     if trace_dir is not None:
         Path(trace_dir).mkdir(parents=True, exist_ok=True)
         raw = run_distributed(_timeline_worker.timeline_worker, n, (chosen, scenarios, k, str(trace_dir)), device)
-    else:
-        with temporary_folder() as tmp:
-            raw = run_distributed(_timeline_worker.timeline_worker, n, (chosen, scenarios, k, tmp), device)
-    return build_timeline_report(raw)
+        return build_timeline_report(raw)
+    with temporary_folder() as tmp:
+        raw = run_distributed(_timeline_worker.timeline_worker, n, (chosen, scenarios, k, tmp), device)
+    return without_folders(build_timeline_report(raw))
+
+
+def without_folders(report: TimelineReport) -> TimelineReport:
+    """``report`` with only the file names of its traces (their temporary folder is gone)."""
+    results = tuple(
+        dataclasses.replace(r, trace_files=tuple(Path(f).name for f in r.trace_files)) for r in report.results
+    )
+    return dataclasses.replace(report, results=results)
 
 
 def build_timeline_report(raw: Mapping[str, Any]) -> TimelineReport:
