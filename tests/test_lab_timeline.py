@@ -309,6 +309,13 @@ def test_bad_arguments_exit_2_naming_the_argument(
     assert "Traceback" not in err
 
 
+def test_record_refuses_torchrun(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    for name, value in {"RANK": "0", "WORLD_SIZE": "2", "LOCAL_RANK": "0"}.items():
+        monkeypatch.setenv(name, value)
+    assert _exit_code(["record"]) == EXIT_BAD_ARGUMENTS
+    assert "cannot run under torchrun" in capsys.readouterr().err
+
+
 def test_ranks_are_capped_by_the_cpu_count_unless_forced(capsys: pytest.CaptureFixture[str]) -> None:
     too_many = RANKS_PER_CPU * (os.cpu_count() or 1) + 1
     if too_many > FORCED_RANKS_CEILING:

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..i18n import register, tr
-from ._env import quiet_profiler, temporary_folder
+from ._env import launched_by_torchrun, quiet_profiler, temporary_folder
 from .collectives import (
     DEFAULT_MIN_BYTES,
     CollectivesReport,
@@ -70,6 +70,12 @@ SCALING_RANKS: tuple[int, ...] = (1, 2, 4)
 
 register(
     {
+        "lab.rec_not_torchrun": {
+            "zh": "record 在一台机器上自己启动 1、2、4 个 rank，不能在 torchrun 下运行；集群上请用 timeline、"
+            "collectives 或 memory。",
+            "en": "record starts 1, 2 and 4 ranks on one machine itself and cannot run under torchrun; on a cluster "
+            "use timeline, collectives or memory.",
+        },
         "lab.rec_where": {
             "zh": "测量环境：{arch}，{cpus} 个 CPU 核，PyTorch {torch}，{backend} / {device}，{ranks} 个 rank。",
             "en": "measured on {arch} with {cpus} CPU cores, PyTorch {torch}, {backend} / {device}, {ranks} ranks.",
@@ -176,6 +182,8 @@ def record_lesson(*, ranks: int | None = 2, steps: int = 3, device: str = "auto"
 
     Taught in: lesson 8 (formula vs measurement).
     """
+    if launched_by_torchrun():
+        raise ValueError(tr("lab.rec_not_torchrun"))
     n = check_ranks(ranks)
     quiet_profiler()
     from . import _lesson_worker
