@@ -386,20 +386,20 @@ def test_plot_draws_measured_points_and_the_fitted_line() -> None:
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["collectives", "--ranks", "0"], "error: ranks = 0: must be >= 1."),
-        (["memory", "--ranks", "-3"], "error: ranks = -3: must be >= 1."),
+        (["collectives", "--ranks", "0"], "error: argument --ranks: --ranks = 0: must be >= 1."),
+        (["memory", "--ranks", "-3"], "error: argument --ranks: --ranks = -3: must be >= 1."),
         (
             ["collectives", "--collectives", "all_reduce,gather"],
-            "error: collectives = 'gather': must be one of 'all_reduce', 'all_gather', 'reduce_scatter', "
-            "'all_to_all', 'broadcast', 'send_recv'.",
+            "error: argument --collectives: --collectives = 'gather': must be one of 'all_reduce', 'all_gather', "
+            "'reduce_scatter', 'all_to_all', 'broadcast', 'send_recv'.",
         ),
         (
             ["collectives", "--min-bytes", "64K", "--max-bytes", "1K"],
             "error: min_bytes = 65536 is larger than max_bytes = 1024: the payload range is empty; "
             "make --min-bytes <= --max-bytes.",
         ),
-        (["collectives", "--repeats", "0"], "error: repeats = 0: must be >= 1."),
-        (["collectives", "--warmup", "-1"], "error: warmup = -1: must be >= 0."),
+        (["collectives", "--repeats", "0"], "error: argument --repeats: --repeats = 0: must be >= 1."),
+        (["collectives", "--warmup", "-1"], "error: argument --warmup: --warmup = -1: must be >= 0."),
         (
             ["collectives", "--min-bytes", "1.5K"],
             "error: argument --min-bytes: --min-bytes = '1.5K': must be a whole number of bytes, optionally with a "
@@ -407,7 +407,8 @@ def test_plot_draws_measured_points_and_the_fitted_line() -> None:
         ),
         (
             ["memory", "--strategies", "ddp,zero"],
-            "error: strategies = 'zero': must be one of 'ddp', 'fsdp2-zero3', 'fsdp2-zero2', 'tp'.",
+            "error: argument --strategies: --strategies = 'zero': must be one of 'ddp', 'fsdp2-zero3', "
+            "'fsdp2-zero2', 'tp'.",
         ),
         (
             ["memory", "--json", "/no/such/dir/x.json"],
@@ -427,7 +428,7 @@ def test_cli_rejects_bad_arguments(argv: list[str], message: str, capsys: pytest
 
 def test_cli_error_in_chinese(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--lang", "zh", "collectives", "--ranks", "0"]) == EXIT_BAD_ARGUMENTS
-    assert capsys.readouterr().err.splitlines()[-1].endswith("error: ranks = 0：必须 >= 1。")
+    assert capsys.readouterr().err.splitlines()[-1].endswith("错误：参数 --ranks：--ranks = 0：必须 >= 1。")
 
 
 def test_cli_module_entry_point_exits_non_zero() -> None:
@@ -439,7 +440,7 @@ def test_cli_module_entry_point_exits_non_zero() -> None:
         env={**os.environ, "COURSEKIT_LANG": "en"},
     )
     assert done.returncode == EXIT_BAD_ARGUMENTS
-    assert "collectives = 'scatter': must be one of" in done.stderr
+    assert "--collectives = 'scatter': must be one of" in done.stderr
 
 
 def test_parse_bytes_suffixes() -> None:

@@ -1,7 +1,9 @@
-"""Exercises of lesson 8 (formula vs measurement): bus bandwidth, the crossover, the bytes a ledger misses.
+"""Exercises of lesson 8 (formula vs measurement): bus bandwidth, the crossover, the bytes a ledger misses,
+and reading a measured step timeline.
 
 Every expected answer is computed with coursekit (the ring model, nccl-tests'
-bus factors, the lab's exact memory accounting); none needs PyTorch.
+bus factors, the lab's exact memory accounting, the lesson's recorded run
+read by :func:`coursekit.lab.recorded.load_recorded`); none needs PyTorch.
 
 >>> from coursekit.exercises import get_exercise
 >>> get_exercise("lab.fsdp_padding_bytes").expected_value()
@@ -12,10 +14,13 @@ Taught in: lesson 8 (formula vs measurement).
 
 from __future__ import annotations
 
+from functools import cache
+
 from ..communication import bus_bandwidth_factor
 from ..i18n import Text
 from ..lab.fit import AlphaBetaFit, crossover_bytes
 from ..lab.memory import STRATEGIES, TinyTransformerConfig, expected_adjustments, ledger_for, parameter_layout
+from ..lab.recorded import LessonRecording, load_recorded
 from ..units import GIB_BYTES, KIB_BYTES, MIB_BYTES, MS_PER_S, US_PER_S
 from . import DIRECTION, GIB_VS_GB, Exercise, mistake, register
 
@@ -214,6 +219,181 @@ MOST_PARAM_BYTES = register(
             "这份峰值要到反向结束才释放。",
             en="fsdp2-zero2: one full copy plus the 1/2 shard FSDP2 keeps, about 1.5 copies, more than DDP's one; "
             "the peak lasts until backward is done.",
+        ),
+    ),
+    replace=True,
+)
+
+
+# ---------------------------------------------------------------------------
+# Reading the recorded step timelines (section 6 of the lesson)
+# ---------------------------------------------------------------------------
+
+#: The three DDP runs with one fault each, under the names the lesson shows them with.
+MYSTERY_RUNS: dict[str, str] = {"X": "no_overlap", "Y": "input_delay", "Z": "slow_rank"}
+#: The strategy whose straggler the learner finds, and the strategy of the mystery runs.
+STRAGGLER_STRATEGY: str = "tp"
+MYSTERY_STRATEGY: str = "ddp"
+#: The rank count whose E(P) the learner computes.
+EFFICIENCY_RANKS: int = 4
+
+
+@cache
+def recording() -> LessonRecording:
+    """The lesson's recorded run (read once)."""
+    return load_recorded()
+
+
+def _slow_rank() -> int:
+    return recording().timeline.result(STRAGGLER_STRATEGY, "slow_rank").least_waiting_rank
+
+
+def _exposed_share() -> float:
+    mean = recording().timeline.result(MYSTERY_STRATEGY, "baseline").mean
+    return mean.exposed_communication_s / (mean.exposed_communication_s + mean.hidden_communication_s)
+
+
+def _grown_most(part: str) -> str:
+    """The mystery run in which ``part`` grew most over the baseline (mean of ranks)."""
+    timeline = recording().timeline
+    base = getattr(timeline.result(MYSTERY_STRATEGY, "baseline").mean, f"{part}_s")
+    return max(
+        MYSTERY_RUNS,
+        key=lambda name: getattr(timeline.result(MYSTERY_STRATEGY, MYSTERY_RUNS[name]).mean, f"{part}_s") - base,
+    )
+
+
+def _efficiency() -> float:
+    points = {p.ranks: p for p in recording().efficiency()}
+    return points[EFFICIENCY_RANKS].efficiency
+
+
+SLOW_RANK = register(
+    Exercise(
+        id="lab.slow_rank",
+        lesson=8,
+        prompt=Text(
+            zh="在录制的张量并行 (TP) 运行中，有一个 rank 被注入了额外的计算。只看表中的数字，哪个 rank 是慢 rank？",
+            en="In the recorded tensor-parallel (TP) run, one rank was given extra compute. From the numbers alone, "
+            "which rank is the slow one?",
+        ),
+        expected=_slow_rank,
+        kind="exact",
+        hint=Text(
+            zh="在集合通信处，先到的 rank 要等最后到的 rank。看“等慢 rank”一列：谁等得最少？",
+            en="At a collective, the ranks that arrive first wait for the last one. Look at the 'wait: slower rank' "
+            "column: who waits least?",
+        ),
+        why=lambda rank: Text(
+            zh=f"rank {rank} 几乎不等别人，其他 rank 却在每次集合通信前等它：它就是掉队者 (straggler)。",
+            en=f"rank {rank} hardly waits for anyone while the others wait for it before every collective: it is "
+            "the straggler.",
+        ),
+    ),
+    replace=True,
+)
+
+EXPOSED_SHARE = register(
+    Exercise(
+        id="lab.exposed_share",
+        lesson=8,
+        prompt=Text(
+            zh="在录制的 DDP 基线运行中（各 rank 平均），通信里有多大比例是暴露的（没有被计算掩盖）？"
+            "答一个 0 到 1 之间的小数。",
+            en="In the recorded DDP baseline (mean of ranks), what share of the communication is exposed (not "
+            "hidden under compute)? Answer a fraction between 0 and 1.",
+        ),
+        expected=_exposed_share,
+        rel_tol=0.02,
+        hint=Text(
+            zh="通信 = 暴露的通信 + 被掩盖的通信；用“实测（各 rank 平均）”一行的两个数。",
+            en="Communication = exposed + hidden; use the two numbers of the 'measured (mean of ranks)' row.",
+        ),
+        why=lambda share: Text(
+            zh=f"暴露 / (暴露 + 掩盖) = {share:.2f}：DDP 在反向中就按桶启动 all-reduce，但在这台机器上只有 "
+            f"{1 - share:.0%} 真正与计算重叠。",
+            en=f"exposed / (exposed + hidden) = {share:.2f}: DDP starts bucketed all-reduces during backward, yet on "
+            f"this machine only {1 - share:.0%} of the communication really overlapped compute.",
+        ),
+    ),
+    replace=True,
+)
+
+INPUT_DELAY_RUN = register(
+    Exercise(
+        id="lab.input_delay_run",
+        lesson=8,
+        prompt=Text(
+            zh="运行 X、Y、Z 各注入了一种故障（慢 rank、输入延迟、关闭重叠）。哪一个注入的是输入延迟？",
+            en="Runs X, Y and Z each had one fault injected (a slow rank, an input delay, overlap turned off). "
+            "Which one had the input delay?",
+        ),
+        expected=lambda: _grown_most("input_wait"),
+        kind="choice",
+        choices=tuple(MYSTERY_RUNS),
+        normalize=lambda s: s.strip().upper(),
+        hint=Text(
+            zh="和基线比，哪一列在哪个运行里多出了一大块？输入延迟只会出现在一个地方。",
+            en="Compared with the baseline, which column grew by a large amount in which run? An input delay shows "
+            "in one place only.",
+        ),
+        why=lambda run: Text(
+            zh=f"运行 {run} 的“等输入”每步多出约 20 ms，正是注入的延迟；输入延迟只会出现在这一列（其他列的变化是"
+            "本机的噪声）。数据加载跟不上，与并行策略无关。",
+            en=f"In run {run}, 'wait: input' grew by about 20 ms per step, the injected delay; an input delay shows "
+            "in that column only (changes elsewhere are this machine's noise). The input pipeline is too slow, "
+            "whatever the parallel strategy.",
+        ),
+    ),
+    replace=True,
+)
+
+STRAGGLER_RUN = register(
+    Exercise(
+        id="lab.straggler_run",
+        lesson=8,
+        prompt=Text(
+            zh="同样的三个运行 X、Y、Z：哪一个注入的是慢 rank？",
+            en="The same three runs X, Y and Z: which one had the slow rank?",
+        ),
+        expected=lambda: _grown_most("wait_slower_rank"),
+        kind="choice",
+        choices=tuple(MYSTERY_RUNS),
+        normalize=lambda s: s.strip().upper(),
+        hint=Text(
+            zh="慢 rank 自己的计算变长，而其他 rank 在集合通信处等它。哪个运行里“等慢 rank”涨得最多？",
+            en="The slow rank's own compute grows and the others wait for it at collectives. In which run did "
+            "'wait: slower rank' grow most?",
+        ),
+        why=lambda run: Text(
+            zh=f"运行 {run}：一个 rank 的计算变长，另一个 rank 的“等慢 rank”随之变长，步时由最慢的 rank 决定。",
+            en=f"Run {run}: one rank's compute grew and the other's 'wait: slower rank' grew with it; the slowest "
+            "rank sets the step.",
+        ),
+    ),
+    replace=True,
+)
+
+EFFICIENCY = register(
+    Exercise(
+        id="lab.efficiency_4",
+        lesson=8,
+        prompt=Text(
+            zh="用 E(P) 表中 P = 1 与 P = 4 的步时，算出本机上 4 个 rank 的扩展效率 E(4)（每个 rank 的 batch 固定）。",
+            en="From the steps at P = 1 and P = 4 in the E(P) table, compute this machine's scaling efficiency "
+            "E(4) (fixed batch per rank).",
+        ),
+        expected=_efficiency,
+        rel_tol=0.02,
+        hint=Text(
+            zh="弱扩展下 throughput(P) = P · batch / step(P)，所以 E(P) = throughput(P) / (P · throughput(1)) = "
+            "step(1) / step(P)。",
+            en="Under weak scaling throughput(P) = P · batch / step(P), so E(P) = throughput(P) / (P · throughput(1)) "
+            "= step(1) / step(P).",
+        ),
+        why=lambda e: Text(
+            zh=f"E(4) = step(1) / step(4) = {e:.2f}。",
+            en=f"E(4) = step(1) / step(4) = {e:.2f}.",
         ),
     ),
     replace=True,

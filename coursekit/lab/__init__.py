@@ -1,6 +1,6 @@
 """coursekit.lab — formula vs measurement on PyTorch distributed (lesson 8).
 
-Two experiments, each a Python function and a command:
+Three experiments, each a Python function and a command:
 
 * :func:`run_collectives` / ``python -m coursekit.lab collectives`` — time
   all_reduce, all_gather, reduce_scatter, all_to_all, broadcast and
@@ -11,6 +11,13 @@ Two experiments, each a Python function and a command:
   transformer one Adam step under DDP, FSDP2 (ZeRO-3 and ZeRO-2 behaviour) and
   tensor parallelism, count the bytes every rank holds and explain each
   difference from :func:`coursekit.capacity.training_state_memory`.
+* :func:`run_timeline` / ``python -m coursekit.lab timeline`` — profile a few
+  training steps on every rank, export each rank's Chrome trace and split a
+  step into compute, communication (exposed and hidden) and waiting (for a
+  slower rank, for input), with injected faults compared against
+  :func:`coursekit.scaling.step_timeline`.
+* :func:`load_recorded` / ``python -m coursekit.lab record`` — the lesson's
+  measurements as recorded with the course, or measured again.
 
 The same code runs on one CPU machine (the lab spawns its own ranks over
 gloo on 127.0.0.1) and under ``torchrun`` on a GPU cluster (NCCL).
@@ -60,7 +67,21 @@ for _module, _names in {
         "parameter_layout",
         "run_memory",
     ),
-    "plot": ("plot_measured_vs_predicted",),
+    "timeline": (
+        "RankStepEvents",
+        "Scenario",
+        "ScenarioResult",
+        "StepBreakdown",
+        "TimelineReport",
+        "breakdown_steps",
+        "efficiency_points",
+        "extract_steps",
+        "load_timeline_json",
+        "predict",
+        "run_timeline",
+    ),
+    "recorded": ("LessonRecording", "load_recorded", "record_lesson"),
+    "plot": ("plot_measured_vs_predicted", "plot_step_lanes"),
     "cli": ("main",),
 }.items():
     for _name in _names:

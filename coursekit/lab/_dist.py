@@ -7,6 +7,15 @@ The same worker function runs in both cases. :func:`run_distributed` detects
 127.0.0.1``). The device is chosen per rank: CUDA with NCCL when enough GPUs
 are visible, else CPU with gloo.
 
+A rank that dies (killed, out of memory, an exception) ends the job: the
+other ranks are stopped and :class:`WorkerFailed` carries one line saying
+which rank and how; the command line turns it into its own exit code. The
+temporary folders (``/tmp/coursekit-lab-*``) are removed on every way out,
+including an interrupt or a termination signal delivered to this process.
+
+For the lab's own tests, the environment variable ``COURSEKIT_LAB_KILL_RANK``
+makes that rank exit at once with code 7, as a crashed worker would.
+
 This module imports torch; the lab's public API imports it only when a
 measurement is asked for.
 
@@ -18,7 +27,6 @@ from __future__ import annotations
 import os
 import pickle
 import socket
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
@@ -27,10 +35,10 @@ from typing import Any
 
 import torch
 import torch.distributed as dist
-from torch.multiprocessing.spawn import spawn
+from torch.multiprocessing.spawn import ProcessExitedException, ProcessRaisedException, start_processes
 
 from ..i18n import tr
-from ._env import launched_by_torchrun, torchrun_world_size
+from ._env import KILL_RANK_ENV, WorkerFailed, launched_by_torchrun, temporary_folder, torchrun_world_size
 
 #: Loopback address of the spawned single-machine job.
 LOOPBACK_ADDR: str = "127.0.0.1"
@@ -109,6 +117,8 @@ def _spawn_entry(
     preference: str,
     result_path: str,
 ) -> None:
+    if os.environ.get(KILL_RANK_ENV) == str(rank):
+        os._exit(7)  # the lab's tests: a worker that dies without a word
     os.environ["MASTER_ADDR"] = LOOPBACK_ADDR
     os.environ["MASTER_PORT"] = str(port)
     # Each spawned rank stands for one device: share the cores instead of oversubscribing them.
@@ -149,12 +159,35 @@ def run_distributed(worker: Callable[..., Any], ranks: int | None, args: tuple[A
                 dist.destroy_process_group()
     if ranks is None:
         raise ValueError("ranks is required when not running under torchrun")
-    with tempfile.TemporaryDirectory(prefix="coursekit-lab-") as tmp:
+    with temporary_folder() as tmp:
         result_path = str(Path(tmp) / "result.pickle")
-        spawn(  # type: ignore[no-untyped-call]
+        context = start_processes(  # type: ignore[no-untyped-call]
             _spawn_entry,
             args=(ranks, free_port(), worker, args, device, result_path),
             nprocs=ranks,
-            join=True,
+            join=False,
         )
+        try:
+            while not context.join(timeout=0.5):
+                pass
+        except ProcessExitedException as error:
+            how = (
+                tr("lab.worker_signal", signal=error.signal_name)
+                if error.signal_name
+                else tr("lab.worker_exit_code", code=error.exit_code)
+            )
+            raise WorkerFailed(tr("lab.worker_died", rank=error.error_index, how=how)) from None
+        except ProcessRaisedException as error:
+            lines = [line for line in error.msg.strip().splitlines() if line.strip()]
+            last = lines[-1].strip() if lines else "?"
+            raise WorkerFailed(tr("lab.worker_raised", rank=error.error_index, error=last[:300])) from None
+        finally:
+            for process in context.processes:
+                if process.is_alive():
+                    process.terminate()
+            for process in context.processes:
+                process.join(timeout=10)
+                if process.is_alive():
+                    process.kill()
+                    process.join()
         return pickle.loads(Path(result_path).read_bytes())

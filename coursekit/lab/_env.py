@@ -1,4 +1,4 @@
-"""How the lab learns whether torchrun started it (no torch import needed).
+"""What the lab needs before torch is imported: torchrun detection, temporary folders, worker faults.
 
 >>> isinstance(launched_by_torchrun(), bool)
 True
@@ -7,6 +7,68 @@ True
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from ..i18n import register
+
+#: Prefix of every temporary folder the lab makes (all removed on the way out, signals included).
+TEMP_PREFIX: str = "coursekit-lab-"
+#: Environment variable naming a rank that exits at once with code 7 (the lab's fault-path tests).
+KILL_RANK_ENV: str = "COURSEKIT_LAB_KILL_RANK"
+
+register(
+    {
+        "lab.worker_died": {
+            "zh": "rank {rank} 的进程意外结束（{how}），其余 rank 已停止。",
+            "en": "the process of rank {rank} ended unexpectedly ({how}); the other ranks were stopped.",
+        },
+        "lab.worker_signal": {
+            "zh": "被信号 {signal} 终止；SIGKILL 常见于内存不足",
+            "en": "killed by signal {signal}; SIGKILL often means out of memory",
+        },
+        "lab.worker_exit_code": {"zh": "退出码 {code}", "en": "exit code {code}"},
+        "lab.worker_raised": {
+            "zh": "rank {rank} 出错并停止：{error}",
+            "en": "rank {rank} failed and stopped: {error}",
+        },
+    }
+)
+
+
+#: Kineto (the profiler's tracing library) prints a "USDT ... profiler_start" line per rank and step
+#: to stderr at its default level; level 6 keeps the lab's output to its own messages.
+KINETO_LOG_ENV: str = "KINETO_LOG_LEVEL"
+KINETO_QUIET_LEVEL: str = "6"
+
+
+def quiet_profiler() -> None:
+    """Silence Kineto's progress lines in this process and the ranks it starts (unless the user set a level)."""
+    os.environ.setdefault(KINETO_LOG_ENV, KINETO_QUIET_LEVEL)
+
+
+class WorkerFailed(RuntimeError):
+    """A rank of the lab died or raised; the message is one line in the current language."""
+
+
+@contextmanager
+def temporary_folder() -> Iterator[str]:
+    """A fresh ``/tmp/coursekit-lab-*`` folder, removed when the block ends however it ends.
+
+    >>> with temporary_folder() as path:
+    ...     os.path.isdir(path)
+    True
+    >>> os.path.exists(path)
+    False
+    """
+    path = tempfile.mkdtemp(prefix=TEMP_PREFIX)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
 
 #: Environment variables torchrun sets for every worker (PyTorch docs, torch.distributed.run).
 TORCHRUN_ENV_VARS: tuple[str, ...] = ("RANK", "WORLD_SIZE", "LOCAL_RANK")

@@ -1,10 +1,13 @@
-"""Command line of the lab: ``python -m coursekit.lab collectives|memory``.
+"""Command line of the lab: ``python -m coursekit.lab collectives|memory|timeline|record``.
 
 On one machine the command spawns its own ranks (CPU + gloo unless every
 rank has a GPU)::
 
     python -m coursekit.lab collectives --ranks 2 --max-bytes 4M --json fits.json
     python -m coursekit.lab memory --ranks 2
+    python -m coursekit.lab timeline --ranks 2 --strategy ddp,fsdp,tp --slow-rank 1 --slow-factor 3 \
+        --input-delay-ms 20 --no-overlap --trace traces/
+    python -m coursekit.lab record --json lesson8.json   # lesson 8's measurements, all of them
 
 On a cluster the same command runs under torchrun (one process per GPU,
 NCCL), and ``--ranks`` may be left out::
@@ -14,7 +17,16 @@ NCCL), and ``--ranks`` may be left out::
 Only rank 0 prints and writes JSON. Exit codes: 0 success; 1 a measurement
 contradicts its check (a collective gave a wrong result on known tensors, or
 memory differs from ledger + explained extras); 2 bad arguments (a message
-names the argument, the value and the rule); 3 PyTorch is missing.
+names the argument, the value and the rule, in the language of ``--lang``,
+argparse's own messages included); 3 PyTorch is missing; 4 a worker process
+died or failed (one line says which rank and how); 130 / 143 interrupted
+(SIGINT / SIGTERM). Temporary folders ``/tmp/coursekit-lab-*`` are removed on
+every one of these paths.
+
+Sizes are bounded: ``--ranks`` at most :data:`RANKS_PER_CPU` per CPU core
+unless ``--force`` (then at most :data:`FORCED_RANKS_CEILING`);
+``--max-bytes`` at most what the available memory holds for every rank's
+buffers (:func:`max_payload_bytes`).
 
 >>> main(["collectives", "--ranks", "0"])  # the reason goes to stderr
 2
@@ -25,31 +37,72 @@ Taught in: lesson 8 (formula vs measurement).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from types import FrameType
+from typing import Any
 
+from .._validate import check_choice, check_int, check_number
 from ..communication import COLLECTIVES
 from ..i18n import LANGUAGES, register, set_language, tr
-from ._env import launched_by_torchrun
+from ._env import WorkerFailed, launched_by_torchrun
+from ._format import fmt_bytes
 from .collectives import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MIN_BYTES,
     DEFAULT_REPEATS,
     DEFAULT_WARMUP,
     DEVICES,
-    CollectivesReport,
     run_collectives,
 )
-from .memory import MemoryReport, run_memory
+from .memory import STRATEGIES, run_memory
+from .timeline import (
+    DEFAULT_STEPS,
+    MAX_INPUT_DELAY_MS,
+    MAX_SLOW_FACTOR,
+    MAX_STEPS,
+    TIMELINE_STRATEGIES,
+    run_timeline,
+)
 
-__all__ = ["EXIT_BAD_ARGUMENTS", "EXIT_CHECK_FAILED", "EXIT_NO_TORCH", "EXIT_OK", "main", "parse_bytes"]
+__all__ = [
+    "EXIT_BAD_ARGUMENTS",
+    "EXIT_CHECK_FAILED",
+    "EXIT_INTERRUPTED",
+    "EXIT_NO_TORCH",
+    "EXIT_OK",
+    "EXIT_TERMINATED",
+    "EXIT_WORKER_FAILED",
+    "FORCED_RANKS_CEILING",
+    "RANKS_PER_CPU",
+    "main",
+    "max_payload_bytes",
+    "parse_bytes",
+]
 
 EXIT_OK: int = 0
 EXIT_CHECK_FAILED: int = 1
 EXIT_BAD_ARGUMENTS: int = 2
 EXIT_NO_TORCH: int = 3
+EXIT_WORKER_FAILED: int = 4
+#: 128 + the signal number, as shells report a process ended by that signal.
+EXIT_INTERRUPTED: int = 128 + signal.SIGINT
+EXIT_TERMINATED: int = 128 + signal.SIGTERM
+
+#: Ranks per CPU core allowed without --force (2: the lab's E(P) runs 4 ranks on 2 cores).
+RANKS_PER_CPU: int = 2
+#: Most ranks even with --force (each rank is a process importing PyTorch, ~0.3-0.5 GiB).
+FORCED_RANKS_CEILING: int = 64
+#: Share of the available memory the collectives' buffers may take.
+MEMORY_SHARE: float = 0.5
+#: Buffers a rank holds per payload byte at most (all_to_all: a send and a receive buffer of S).
+BUFFERS_PER_PAYLOAD: int = 2
+#: Digits accepted in a byte count before the suffix (10**30 bytes is already absurd).
+MAX_SIZE_DIGITS: int = 30
 
 #: Size suffixes of --min-bytes / --max-bytes, binary like nccl-tests' -b / -e (K = 1024).
 SIZE_SUFFIXES: dict[str, int] = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30}
@@ -61,6 +114,11 @@ register(
             "en": "{name} = {value!r}: must be a whole number of bytes, optionally with a K, M or G suffix "
             "(powers of 1024), e.g. 4096 or 16M.",
         },
+        "lab.cli_bad_int": {
+            "zh": "{name} = {value!r}：必须是整数。",
+            "en": "{name} = {value!r}: must be a whole number.",
+        },
+        "lab.cli_bad_float": {"zh": "{name} = {value!r}：必须是数。", "en": "{name} = {value!r}: must be a number."},
         "lab.cli_wrote": {"zh": "已写入 {path}", "en": "wrote {path}"},
         "lab.cli_no_directory": {
             "zh": "--json {path}：所在目录不存在。",
@@ -70,8 +128,106 @@ register(
             "zh": "集合通信 {kinds} 在已知张量上的结果错误。",
             "en": "collective(s) {kinds} gave wrong results on known tensors.",
         },
+        "lab.cli_ranks_cap": {
+            "zh": "--ranks = {value}：本机有 {cpus} 个 CPU 核，最多 {cap} 个 rank（每核 {per_cpu} 个）；"
+            "确需更多请加 --force（上限 {ceiling}）。",
+            "en": "--ranks = {value}: this machine has {cpus} CPU core(s), so at most {cap} ranks ({per_cpu} per "
+            "core); add --force for more (ceiling {ceiling}).",
+        },
+        "lab.cli_ranks_ceiling": {
+            "zh": "--ranks = {value}：即使加了 --force，也最多 {ceiling} 个 rank"
+            "（每个 rank 是一个导入 PyTorch 的进程）。",
+            "en": "--ranks = {value}: at most {ceiling} ranks even with --force (each rank is a process that "
+            "imports PyTorch).",
+        },
+        "lab.cli_bytes_cap": {
+            "zh": "--max-bytes = {value}：超过上限 {cap}。可用内存 {available} 的一半，分给 {ranks} 个 rank、"
+            "每个 rank {buffers} 个缓冲区。",
+            "en": "--max-bytes = {value}: above the cap of {cap}, which is half the available memory ({available}) "
+            "shared by {ranks} ranks with {buffers} buffers each.",
+        },
+        "lab.cli_interrupted": {
+            "zh": "已中断（{signal}）：所有 rank 已停止，临时文件夹已删除。",
+            "en": "interrupted ({signal}): every rank was stopped and the temporary folders removed.",
+        },
+        "lab.cli_slow_pair": {
+            "zh": "--slow-rank 与 --slow-factor 必须一起给出。",
+            "en": "give --slow-rank and --slow-factor together.",
+        },
+        "lab.cli_slow_rank": {
+            "zh": "--slow-rank = {value}：必须在 0 到 --ranks - 1 = {last} 之间。",
+            "en": "--slow-rank = {value}: must be between 0 and --ranks - 1 = {last}.",
+        },
+        "lab.cli_trace_dir": {
+            "zh": "--trace {path}：不是文件夹。",
+            "en": "--trace {path}: not a folder.",
+        },
+        "lab.cli_traces": {
+            "zh": "每个 rank 的 Chrome / Perfetto 追踪在 {path}（用 chrome://tracing 或 https://ui.perfetto.dev 打开）",
+            "en": "each rank's Chrome / Perfetto trace is in {path} (open it in chrome://tracing or "
+            "https://ui.perfetto.dev)",
+        },
+        # argparse's own messages, for --lang zh (the msgids of Python's argparse).
+        "lab.argparse_usage": {"zh": "用法：", "en": "usage: "},
+        "lab.argparse_error": {"zh": "%(prog)s: 错误：%(message)s\n", "en": "%(prog)s: error: %(message)s\n"},
+        "lab.argparse_argument": {
+            "zh": "参数 %(argument_name)s：%(message)s",
+            "en": "argument %(argument_name)s: %(message)s",
+        },
+        "lab.argparse_required": {"zh": "缺少必需的参数：%s", "en": "the following arguments are required: %s"},
+        "lab.argparse_choice": {
+            "zh": "无效的选项：%(value)r（可选：%(choices)s）",
+            "en": "invalid choice: %(value)r (choose from %(choices)s)",
+        },
+        "lab.argparse_unrecognized": {"zh": "无法识别的参数：%s", "en": "unrecognized arguments: %s"},
+        "lab.argparse_type": {"zh": "无效的 %(type)s 值：%(value)r", "en": "invalid %(type)s value: %(value)r"},
+        "lab.argparse_one": {"zh": "需要一个值", "en": "expected one argument"},
+        "lab.argparse_help": {"zh": "显示帮助并退出", "en": "show this help message and exit"},
+        "lab.argparse_options": {"zh": "选项", "en": "options"},
+        "lab.argparse_positional": {"zh": "位置参数", "en": "positional arguments"},
+        "lab.argparse_ambiguous": {
+            "zh": "有歧义的选项：%(option)s 可以匹配 %(matches)s",
+            "en": "ambiguous option: %(option)s could match %(matches)s",
+        },
+        "lab.argparse_not_allowed": {
+            "zh": "不能与参数 %s 同时使用",
+            "en": "not allowed with argument %s",
+        },
     }
 )
+
+#: argparse's English message ids and the catalog keys that translate them.
+_ARGPARSE_MESSAGES: dict[str, str] = {
+    "usage: ": "lab.argparse_usage",
+    "%(prog)s: error: %(message)s\n": "lab.argparse_error",
+    "argument %(argument_name)s: %(message)s": "lab.argparse_argument",
+    "the following arguments are required: %s": "lab.argparse_required",
+    "invalid choice: %(value)r (choose from %(choices)s)": "lab.argparse_choice",
+    "unrecognized arguments: %s": "lab.argparse_unrecognized",
+    "invalid %(type)s value: %(value)r": "lab.argparse_type",
+    "expected one argument": "lab.argparse_one",
+    "show this help message and exit": "lab.argparse_help",
+    "options": "lab.argparse_options",
+    "positional arguments": "lab.argparse_positional",
+    "ambiguous option: %(option)s could match %(matches)s": "lab.argparse_ambiguous",
+    "not allowed with argument %s": "lab.argparse_not_allowed",
+}
+
+
+@contextlib.contextmanager
+def _argparse_in_current_language() -> Iterator[None]:
+    """Let argparse's own messages follow the course language (argparse looks them up through ``_``)."""
+    original = argparse._  # type: ignore[attr-defined]
+
+    def translate(message: str) -> str:
+        key = _ARGPARSE_MESSAGES.get(message)
+        return tr(key) if key is not None else str(original(message))
+
+    argparse._ = translate  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        argparse._ = original  # type: ignore[attr-defined]
 
 
 def parse_bytes(text: str, name: str = "bytes") -> int:
@@ -89,26 +245,91 @@ def parse_bytes(text: str, name: str = "bytes") -> int:
     cleaned = text.strip().upper().removesuffix("B").removesuffix("I")
     suffix = cleaned[-1:] if cleaned[-1:] in SIZE_SUFFIXES else ""
     digits = cleaned[: len(cleaned) - len(suffix)]
-    if not digits.isdigit():
-        raise ValueError(tr("lab.cli_bad_size", name=name, value=text))
+    if not digits.isdigit() or len(digits) > MAX_SIZE_DIGITS:
+        raise ValueError(tr("lab.cli_bad_size", name=name, value=text[:60]))
     return int(digits) * SIZE_SUFFIXES[suffix]
 
 
-def _size_type(name: str) -> Callable[[str], int]:
-    def convert(text: str) -> int:
+def available_memory_bytes() -> int | None:
+    """Memory the system can give without swapping (Linux ``MemAvailable``, else free pages), or ``None``."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return int(os.sysconf("SC_AVPHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def max_payload_bytes(ranks: int, available_bytes: int | None = None) -> int | None:
+    """Largest ``--max-bytes``: :data:`MEMORY_SHARE` of the available memory over ranks × :data:`BUFFERS_PER_PAYLOAD`.
+
+    ``None`` when the available memory cannot be read (no cap is applied then).
+
+    >>> max_payload_bytes(2, available_bytes=8 * 2**30) == 2**30
+    True
+
+    Taught in: lesson 8 (formula vs measurement).
+    """
+    available = available_memory_bytes() if available_bytes is None else available_bytes
+    if available is None:
+        return None
+    return int(available * MEMORY_SHARE) // (ranks * BUFFERS_PER_PAYLOAD)
+
+
+def _type(convert: Callable[[str], Any], name: str, **bounds: float) -> Callable[[str], Any]:
+    """An argparse ``type`` that parses ``name`` and checks ``bounds``; its message names the argument."""
+
+    def parse(text: str) -> Any:
         try:
-            return parse_bytes(text, name)
-        except ValueError as error:
+            if convert is int:
+                try:
+                    value: Any = int(text)
+                except ValueError:
+                    raise ValueError(tr("lab.cli_bad_int", name=name, value=text[:60])) from None
+                return check_int(name, value, **{k: int(v) for k, v in bounds.items()})
+            if convert is float:
+                try:
+                    value = float(text)
+                except ValueError:
+                    raise ValueError(tr("lab.cli_bad_float", name=name, value=text[:60])) from None
+                return check_number(name, value, **bounds)
+            return convert(text)
+        except (TypeError, ValueError) as error:
             raise argparse.ArgumentTypeError(str(error)) from None
 
-    return convert
+    return parse
+
+
+def _list_type(name: str, choices: Sequence[str]) -> Callable[[str], str]:
+    def parse(text: str) -> str:
+        parts = [part.strip() for part in text.split(",") if part.strip()]
+        try:
+            if not parts:
+                raise ValueError(tr("validate.choice", name=name, value=text, choices=", ".join(map(repr, choices))))
+            for part in parts:
+                check_choice(name, part, choices)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+        return ",".join(parts)
+
+    return parse
+
+
+def _size_type(name: str) -> Callable[[str], int]:
+    return _type(lambda text: parse_bytes(text, name), name)
 
 
 def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
     """The argument parser and its subcommand parsers (English help; messages follow ``--lang``)."""
     parser = argparse.ArgumentParser(
         prog="python -m coursekit.lab",
-        description="Formula vs measurement: time collectives and count training-state bytes with PyTorch.",
+        description="Formula vs measurement: time collectives, count training-state bytes and profile training "
+        "steps with PyTorch.",
     )
     parser.add_argument("--lang", choices=LANGUAGES, help="language of the output (default: COURSEKIT_LANG or en)")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -116,9 +337,15 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     def common(sub: argparse.ArgumentParser) -> None:
         sub.add_argument(
             "--ranks",
-            type=int,
+            type=_type(int, "--ranks", ge=1),
             default=None,
-            help="processes to spawn on this machine (default 2; under torchrun: WORLD_SIZE)",
+            help=f"processes to spawn on this machine (default 2; at most {RANKS_PER_CPU} per CPU core without "
+            "--force; under torchrun: WORLD_SIZE)",
+        )
+        sub.add_argument(
+            "--force",
+            action="store_true",
+            help=f"allow more than {RANKS_PER_CPU} ranks per CPU core (at most {FORCED_RANKS_CEILING})",
         )
         sub.add_argument(
             "--device", choices=DEVICES, default="auto", help="auto: CUDA+NCCL if available, else CPU+gloo"
@@ -130,6 +357,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     common(coll)
     coll.add_argument(
         "--collectives",
+        type=_list_type("--collectives", COLLECTIVES),
         default=",".join(COLLECTIVES),
         help=f"comma-separated subset of {','.join(COLLECTIVES)} (default: all)",
     )
@@ -137,15 +365,78 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
         "--min-bytes", type=_size_type("--min-bytes"), default=DEFAULT_MIN_BYTES, help="smallest payload S (default 1K)"
     )
     coll.add_argument(
-        "--max-bytes", type=_size_type("--max-bytes"), default=DEFAULT_MAX_BYTES, help="largest payload S (default 16M)"
+        "--max-bytes",
+        type=_size_type("--max-bytes"),
+        default=DEFAULT_MAX_BYTES,
+        help="largest payload S (default 16M; capped by the available memory)",
     )
-    coll.add_argument("--repeats", type=int, default=DEFAULT_REPEATS, help="timed calls per payload (default 20)")
-    coll.add_argument("--warmup", type=int, default=DEFAULT_WARMUP, help="untimed calls per payload (default 5)")
+    coll.add_argument(
+        "--repeats",
+        type=_type(int, "--repeats", ge=1, le=10_000),
+        default=DEFAULT_REPEATS,
+        help="timed calls per payload (default 20)",
+    )
+    coll.add_argument(
+        "--warmup",
+        type=_type(int, "--warmup", ge=0, le=1_000),
+        default=DEFAULT_WARMUP,
+        help="untimed calls per payload (default 5)",
+    )
 
     mem = commands.add_parser("memory", help="count per-rank bytes under DDP, FSDP2 and TP vs the ledger")
     common(mem)
-    mem.add_argument("--strategies", default=None, help="comma-separated subset of ddp,fsdp2-zero3,fsdp2-zero2,tp")
-    return parser, {"collectives": coll, "memory": mem}
+    mem.add_argument(
+        "--strategies",
+        type=_list_type("--strategies", STRATEGIES),
+        default=None,
+        help="comma-separated subset of ddp,fsdp2-zero3,fsdp2-zero2,tp",
+    )
+
+    tl = commands.add_parser(
+        "timeline", help="profile training steps on every rank: compute, communication, waiting vs step_timeline"
+    )
+    common(tl)
+    tl.add_argument(
+        "--strategy",
+        type=_list_type("--strategy", TIMELINE_STRATEGIES),
+        default="ddp",
+        help="ddp, fsdp or tp, or a comma-separated list (default ddp)",
+    )
+    tl.add_argument(
+        "--steps",
+        type=_type(int, "--steps", ge=1, le=MAX_STEPS),
+        default=DEFAULT_STEPS,
+        help=f"profiled steps per scenario (default {DEFAULT_STEPS}, at most {MAX_STEPS})",
+    )
+    tl.add_argument("--slow-rank", type=_type(int, "--slow-rank", ge=0), default=None, help="rank that computes slower")
+    tl.add_argument(
+        "--slow-factor",
+        type=_type(float, "--slow-factor", gt=1, le=MAX_SLOW_FACTOR),
+        default=None,
+        help=f"how many times its baseline compute the slow rank does (> 1, at most {MAX_SLOW_FACTOR:g})",
+    )
+    tl.add_argument(
+        "--input-delay-ms",
+        type=_type(float, "--input-delay-ms", gt=0, le=MAX_INPUT_DELAY_MS),
+        default=None,
+        help=f"sleep this long in every step's input (at most {MAX_INPUT_DELAY_MS:g} ms)",
+    )
+    tl.add_argument(
+        "--no-overlap",
+        action="store_true",
+        help="also run DDP with its gradient all-reduce after backward (bucketing and overlap off)",
+    )
+    tl.add_argument("--trace", metavar="DIR", default=None, help="keep each rank's Chrome / Perfetto trace in DIR")
+
+    rec = commands.add_parser("record", help="run every measurement of lesson 8 and write them to one JSON file")
+    common(rec)
+    rec.add_argument(
+        "--steps",
+        type=_type(int, "--steps", ge=1, le=MAX_STEPS),
+        default=DEFAULT_STEPS,
+        help=f"profiled steps per timeline scenario (default {DEFAULT_STEPS})",
+    )
+    return parser, {"collectives": coll, "memory": mem, "timeline": tl, "record": rec}
 
 
 def _language_from(argv: Sequence[str]) -> str | None:
@@ -162,6 +453,95 @@ def _is_rank_zero() -> bool:
     return not launched_by_torchrun() or os.environ.get("RANK") == "0"
 
 
+class _Terminated(BaseException):
+    """SIGTERM arrived: unwind like an interrupt so every ``finally`` (temporary folders, workers) runs."""
+
+
+def _on_sigterm(signum: int, frame: FrameType | None) -> None:
+    raise _Terminated
+
+
+def _check_ranks_cap(ranks: int | None, force: bool) -> None:
+    if ranks is None:
+        return
+    cpus = os.cpu_count() or 1
+    cap = RANKS_PER_CPU * cpus
+    if ranks > FORCED_RANKS_CEILING:
+        raise ValueError(tr("lab.cli_ranks_ceiling", value=ranks, ceiling=FORCED_RANKS_CEILING))
+    if ranks > cap and not force:
+        raise ValueError(
+            tr(
+                "lab.cli_ranks_cap",
+                value=ranks,
+                cpus=cpus,
+                cap=cap,
+                per_cpu=RANKS_PER_CPU,
+                ceiling=FORCED_RANKS_CEILING,
+            )
+        )
+
+
+def _run(args: argparse.Namespace, ranks: int | None) -> tuple[Any, str, bool]:
+    """Run the chosen command; ``(report, text, failed)``."""
+    if args.command == "collectives":
+        available = available_memory_bytes()
+        cap = max_payload_bytes(ranks or 1, available)
+        if cap is not None and available is not None and args.max_bytes > cap:
+            raise ValueError(
+                tr(
+                    "lab.cli_bytes_cap",
+                    value=fmt_bytes(args.max_bytes),
+                    cap=fmt_bytes(cap),
+                    available=fmt_bytes(available),
+                    ranks=ranks or 1,
+                    buffers=BUFFERS_PER_PAYLOAD,
+                )
+            )
+        report: Any = run_collectives(
+            ranks=ranks,
+            collectives=args.collectives,
+            min_bytes=args.min_bytes,
+            max_bytes=args.max_bytes,
+            repeats=args.repeats,
+            warmup=args.warmup,
+            device=args.device,
+        )
+        text = report.format()
+        failed = bool(report.wrong_results)
+        if failed:
+            text += "\n" + tr("lab.cli_wrong", kinds=", ".join(report.wrong_results))
+        return report, text, failed
+    if args.command == "memory":
+        report = run_memory(ranks=ranks, strategies=args.strategies, device=args.device)
+        return report, report.format(), not report.matches
+    if args.command == "timeline":
+        if args.trace is not None and Path(args.trace).exists() and not Path(args.trace).is_dir():
+            raise ValueError(tr("lab.cli_trace_dir", path=args.trace))
+        if (args.slow_rank is None) != (args.slow_factor is None):
+            raise ValueError(tr("lab.cli_slow_pair"))
+        if args.slow_rank is not None and ranks is not None and args.slow_rank >= ranks:
+            raise ValueError(tr("lab.cli_slow_rank", value=args.slow_rank, last=ranks - 1))
+        report = run_timeline(
+            ranks=ranks,
+            strategies=args.strategy,
+            steps=args.steps,
+            slow_rank=args.slow_rank,
+            slow_factor=args.slow_factor,
+            input_delay_ms=args.input_delay_ms,
+            no_overlap=args.no_overlap,
+            trace_dir=args.trace,
+            device=args.device,
+        )
+        text = report.format()
+        if args.trace is not None:
+            text += "\n\n" + tr("lab.cli_traces", path=args.trace)
+        return report, text, False
+    from .recorded import record_lesson
+
+    bundle = record_lesson(ranks=ranks, steps=args.steps, device=args.device)
+    return bundle, bundle.format(), False
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (see the module docstring)."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -169,41 +549,49 @@ def main(argv: Sequence[str] | None = None) -> int:
     if lang is not None:
         set_language(lang)
     parser, commands = build_parser()
-    args = parser.parse_args(argv)
-    ranks = args.ranks if args.ranks is not None or launched_by_torchrun() else 2
-    report: CollectivesReport | MemoryReport
     try:
-        if args.json is not None and not Path(args.json).resolve().parent.is_dir():
-            raise ValueError(tr("lab.cli_no_directory", path=args.json))
-        if args.command == "collectives":
-            report = run_collectives(
-                ranks=ranks,
-                collectives=args.collectives,
-                min_bytes=args.min_bytes,
-                max_bytes=args.max_bytes,
-                repeats=args.repeats,
-                warmup=args.warmup,
-                device=args.device,
-            )
-            failed = bool(report.wrong_results)
-            text = report.format()
-            if failed:
-                text += "\n" + tr("lab.cli_wrong", kinds=", ".join(report.wrong_results))
-        else:
-            report = run_memory(ranks=ranks, strategies=args.strategies, device=args.device)
-            failed = not report.matches
-            text = report.format()
-    except ImportError as error:
-        print(str(error), file=sys.stderr)
-        return EXIT_NO_TORCH
-    except (TypeError, ValueError) as error:
-        command = commands[args.command]
-        command.print_usage(sys.stderr)
-        print(f"{command.prog}: error: {error}", file=sys.stderr)
-        return EXIT_BAD_ARGUMENTS
+        with _argparse_in_current_language():
+            args = parser.parse_args(argv)
+    except SystemExit as done:  # argparse printed its message (or the help)
+        return done.code if isinstance(done.code, int) else EXIT_BAD_ARGUMENTS
+    command = commands[args.command]
+    ranks = args.ranks if args.ranks is not None or launched_by_torchrun() else 2
+    previous = signal.signal(signal.SIGTERM, _on_sigterm) if _in_main_thread() else None
+    try:
+        try:
+            _check_ranks_cap(args.ranks, args.force)
+            if args.json is not None and not Path(args.json).resolve().parent.is_dir():
+                raise ValueError(tr("lab.cli_no_directory", path=args.json))
+            report, text, failed = _run(args, ranks)
+        except ImportError as error:
+            print(str(error), file=sys.stderr)
+            return EXIT_NO_TORCH
+        except (TypeError, ValueError) as error:
+            with _argparse_in_current_language():
+                command.print_usage(sys.stderr)
+                print(tr("lab.argparse_error") % {"prog": command.prog, "message": error}, end="", file=sys.stderr)
+            return EXIT_BAD_ARGUMENTS
+        except WorkerFailed as error:
+            print(f"{command.prog}: {error}", file=sys.stderr)
+            return EXIT_WORKER_FAILED
+        except KeyboardInterrupt:
+            print(f"{command.prog}: {tr('lab.cli_interrupted', signal='SIGINT')}", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        except _Terminated:
+            print(f"{command.prog}: {tr('lab.cli_interrupted', signal='SIGTERM')}", file=sys.stderr)
+            return EXIT_TERMINATED
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
     if _is_rank_zero():
         print(text)
         if args.json:
             report.write_json(args.json)
             print(tr("lab.cli_wrote", path=args.json))
     return EXIT_CHECK_FAILED if failed else EXIT_OK
+
+
+def _in_main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()

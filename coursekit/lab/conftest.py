@@ -9,5 +9,13 @@ from __future__ import annotations
 import importlib.util
 
 collect_ignore_glob: list[str] = (
-    [] if importlib.util.find_spec("torch") else ["_dist.py", "_collective_worker.py", "_memory_worker.py"]
+    []
+    if importlib.util.find_spec("torch")
+    else [
+        "_dist.py",
+        "_collective_worker.py",
+        "_memory_worker.py",
+        "_timeline_worker.py",
+        "_lesson_worker.py",
+    ]
 )

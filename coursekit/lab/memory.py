@@ -70,6 +70,7 @@ __all__ = [
     "compare_memory",
     "expected_adjustments",
     "ledger_for",
+    "load_memory_json",
     "parameter_layout",
     "run_memory",
     "tp_supported",
@@ -109,6 +110,10 @@ register(
         "lab.mem_grads": {"zh": "梯度", "en": "grads"},
         "lab.mem_optimizer": {"zh": "优化器状态", "en": "optimizer"},
         "lab.mem_total": {"zh": "合计", "en": "total"},
+        "lab.mem_bad_json": {
+            "zh": "不是 coursekit 显存实验的结果（schema 应为 {schema}）。",
+            "en": "not a result of coursekit's memory lab (schema should be {schema}).",
+        },
         "lab.mem_exact": {"zh": "与账本一致", "en": "equals the ledger"},
         "lab.mem_sum": {"zh": "上面各行之和", "en": "sum of the rows above"},
         "lab.mem_ok": {
@@ -664,6 +669,45 @@ class MemoryReport:
     def write_json(self, path: str | Path) -> None:
         """Write :meth:`to_json_dict` to ``path`` (UTF-8, indented)."""
         Path(path).write_text(json.dumps(self.to_json_dict(), indent=2, allow_nan=False) + "\n", encoding="utf-8")
+
+
+def load_memory_json(source: str | Path | Mapping[str, Any]) -> MemoryReport:
+    """A :class:`MemoryReport` from what :meth:`MemoryReport.write_json` wrote (a path or the parsed dict).
+
+    Only the measured bytes, the model and where it ran are read back; the
+    ledger and every explanation are computed again, so a recorded run is
+    checked by today's code.
+
+    Taught in: lesson 8 (formula vs measurement).
+    """
+    data = source if isinstance(source, Mapping) else json.loads(Path(source).read_text(encoding="utf-8"))
+    if data.get("schema") != MEMORY_SCHEMA:
+        raise ValueError(tr("lab.mem_bad_json", schema=MEMORY_SCHEMA))
+    config = TinyTransformerConfig(**data["config"])
+    strategies = [name for name, entry in data["strategies"].items() if entry["skipped"] is None]
+    measured = {
+        name: [
+            {row["component"]: row["measured_bytes"] for row in rank["rows"] if row["component"] != "total"}
+            for rank in sorted(data["strategies"][name]["ranks"], key=lambda r: r["rank"])
+        ]
+        for name in strategies
+    }
+    skipped = {}
+    if "tp" in data["strategies"] and data["strategies"]["tp"]["skipped"] is not None:
+        reason = tp_supported(config, int(data["ranks"]))
+        if reason is not None:
+            skipped["tp"] = reason
+    raw = {
+        "world_size": data["ranks"],
+        "backend": data["backend"],
+        "device": data["device"],
+        "launcher": data["launcher"],
+        "torch_version": data["torch_version"],
+        "strategies": strategies,
+        "measured": measured,
+        "losses": {name: data["strategies"][name]["loss"] for name in strategies},
+    }
+    return _build_memory_report(raw, config, skipped)
 
 
 def _check_strategies(strategies: Iterable[str] | None) -> tuple[str, ...]:

@@ -19,9 +19,28 @@ from ..i18n import Text
 from ..plotting import label, new_figure
 from .collectives import CollectivesReport
 from .fit import crossover_bytes
+from .timeline import ScenarioResult, step_intervals
 
-__all__ = ["plot_measured_vs_predicted"]
+#: Colours of the parts of a step in :func:`plot_step_lanes` (the same part, the same colour, in every figure).
+PART_COLOURS: dict[str, str] = {
+    "compute": "tab:blue",
+    "exposed_communication": "tab:orange",
+    "wait_slower_rank": "tab:red",
+    "input_wait": "tab:grey",
+    "hidden_communication": "tab:green",
+}
+PART_LABELS: dict[str, Text] = {
+    "compute": Text(zh="计算", en="compute"),
+    "exposed_communication": Text(zh="暴露的通信", en="exposed communication"),
+    "wait_slower_rank": Text(zh="等慢 rank", en="wait: slower rank"),
+    "input_wait": Text(zh="等输入", en="wait: input"),
+    "hidden_communication": Text(zh="被计算掩盖的通信", en="communication hidden under compute"),
+}
 
+__all__ = ["plot_measured_vs_predicted", "plot_step_lanes"]
+
+#: Milliseconds per microsecond (trace timestamps are in µs).
+MS_PER_US: float = 1e-3
 #: Points on each model line.
 LINE_POINTS: int = 64
 #: Panel size in inches.
@@ -94,4 +113,38 @@ def plot_measured_vs_predicted(
         ax.grid(True, which="major", alpha=0.3)
     if chosen:
         fig.legend(*fig.axes[0].get_legend_handles_labels(), loc="outside lower center", ncols=2, fontsize=8)
+    return fig
+
+
+def plot_step_lanes(results: Sequence[ScenarioResult]) -> Figure:
+    """One panel per result: a lane per rank showing its first profiled step, part by part.
+
+    Each lane starts at that rank's own step start (ranks' clocks are not
+    compared); hidden communication is drawn as a thin bar under the compute
+    it hides beneath. White gaps are "other": host time between operators.
+
+    Taught in: lesson 8 (formula vs measurement).
+    """
+    chosen = [r for r in results if r.sample]
+    fig = new_figure(9.0, 1.0 + 1.1 * sum(len(r.sample) for r in chosen))
+    for index, result in enumerate(chosen):
+        ax = fig.add_subplot(len(chosen), 1, index + 1)
+        for lane, (events, parts) in enumerate(zip(result.sample, step_intervals(result.sample), strict=True)):
+            origin = events.step[0]
+            for part, colour in PART_COLOURS.items():
+                spans = [((a - origin) * MS_PER_US, (b - a) * MS_PER_US) for a, b in parts[part]]
+                if part == "hidden_communication":
+                    ax.broken_barh(spans, (lane - 0.42, 0.16), color=colour, label=label(PART_LABELS[part]))
+                else:
+                    ax.broken_barh(spans, (lane - 0.25, 0.5), color=colour, label=label(PART_LABELS[part]))
+        ax.set_yticks(range(len(result.sample)), [f"rank {r}" for r in range(len(result.sample))], fontsize=8)
+        ax.invert_yaxis()
+        ax.set_title(f"{result.strategy.upper()} — {result.scenario.label()}", fontsize=9)
+        ax.set_xlabel(label(Text(zh="步内时间（毫秒）", en="time within the step (ms)")), fontsize=8)
+        ax.tick_params(labelsize=7)
+        ax.grid(True, axis="x", alpha=0.3)
+    if chosen:
+        handles, names = fig.axes[0].get_legend_handles_labels()
+        unique = dict(zip(names, handles, strict=True))
+        fig.legend(list(unique.values()), list(unique), loc="outside lower center", ncols=3, fontsize=8)
     return fig

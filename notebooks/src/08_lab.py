@@ -8,36 +8,42 @@
 # %% [markdown] lang="zh"
 # # 第 8 课：公式与实测
 #
-# [English version](../en/08_lab.ipynb) · [术语表](glossary.ipynb)
+# [English version](../en/08_lab.ipynb) · [课程导读](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 7 课 计算效率](07_compute_efficiency.ipynb) · 下一课：[第 9 课 决策工作台](09_workbench.ipynb)
 #
 # > **时间：** 约 50 分钟（讲解与阅读 30 分钟，练习 20 分钟；两个实验在 2 个 CPU 核上共需约半分钟）
 # >
 # > **问题：**
 # > - 第 2 课的环形 α-β 模型 (alpha-beta model) 和真实的集合通信 (collective) 差多少？差在哪里？
 # > - 第 1 课的显存账本 (ledger) 和 DDP、FSDP2、张量并行实际持有的字节差多少？每个字节都能解释吗？
+# > - 一个真实的训练步 (step) 里，时间花在了计算、通信还是等待上？扩展效率 E(P) 下降时，怎样用测量找到原因？
 # >
 # > **目标：**
 # > - 用 PyTorch 实测六种集合通信，读懂 nccl-tests 的 algbw 与 busbw，用最小二乘 (least squares) 拟合 α 与 B。
 # > - 在对数坐标图上区分时延主导 (latency-bound) 与带宽主导 (bandwidth-bound) 两个区间，并算出分界载荷 S*。
 # > - 逐项解释实测的每 rank 字节数与 `training_state_memory` 的差：填充 (padding)、复制的参数、分片副本、Adam 的 step 计数器。
 # > - 说出模型没有计入的因素：启动开销、拷贝、争用、回环 (loopback) 与 NVLink / InfiniBand 的差别。
+# > - 用 PyTorch 性能分析器 (profiler) 记录每个 rank 的一步，拆成计算、暴露与被掩盖的通信、等慢 rank、等输入，并与第 6 课的步时间线 (step timeline) 模型对照。
+# > - 只凭数字诊断三种注入的故障（慢 rank、输入延迟、关闭重叠），并说出本机上 E(P) 下降的原因。
 
 # %% [markdown] lang="en"
 # # Lesson 8: Formula vs measurement
 #
-# [中文版](../zh/08_lab.ipynb) · [Glossary](glossary.ipynb)
+# [中文版](../zh/08_lab.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 7, compute efficiency](07_compute_efficiency.ipynb) · Next: [lesson 9, the workbench](09_workbench.ipynb)
 #
 # > **Time:** about 50 min (teaching and reading 30 min, exercises 20 min; the two experiments take about half a minute on 2 CPU cores)
 # >
 # > **Questions:**
 # > - How far is lesson 2's ring alpha-beta model from real collectives, and where does it differ?
 # > - How far is lesson 1's memory ledger from the bytes DDP, FSDP2 and tensor parallelism really hold? Can every byte be explained?
+# > - Where does the time of a real training step go: compute, communication or waiting? When the scaling efficiency E(P) falls, how do we find the cause by measuring?
 # >
 # > **Objectives:**
 # > - Measure six collectives with PyTorch, read nccl-tests' algbw and busbw, and fit α and B by least squares.
 # > - Tell the latency-bound regime from the bandwidth-bound one on a log-log plot, and compute the crossover payload S*.
 # > - Explain, item by item, how the measured bytes per rank differ from `training_state_memory`: padding, replicated parameters, the sharded copy, Adam's step counters.
 # > - Name what the model leaves out: launch overhead, copies, contention, loopback versus NVLink / InfiniBand.
+# > - Record one step on every rank with the PyTorch profiler, split it into compute, exposed and hidden communication, waiting for a slower rank and waiting for input, and set it next to lesson 6's step-timeline model.
+# > - Diagnose three injected faults (a slow rank, an input delay, overlap turned off) from the numbers alone, and name why E(P) falls on this machine.
 
 # %%
 import coursekit
@@ -50,7 +56,7 @@ from IPython.display import Image, Markdown, display
 
 from coursekit.communication import COLLECTIVES, bus_bandwidth_factor, collective_time_s
 from coursekit.exercises import check, verify
-from coursekit.i18n import Text
+from coursekit.i18n import Text, tr
 from coursekit.lab import (
     TinyTransformerConfig,
     expected_adjustments,
@@ -58,20 +64,26 @@ from coursekit.lab import (
     model_coefficients,
     parameter_layout,
     plot_measured_vs_predicted,
-    run_collectives,
-    run_memory,
 )
+from coursekit.lab.plot import plot_step_lanes
+from coursekit.lab.recorded import load_recorded, record_lesson
+from coursekit.lab.timeline import efficiency_table
 from coursekit.plotting import figure_to_png
-from coursekit.units import GB_BYTES, GIB_BYTES, KIB_BYTES, MIB_BYTES, US_PER_S
+from coursekit.units import GB_BYTES, GIB_BYTES, MIB_BYTES, MS_PER_S, US_PER_S
 
-#: Every measurement below needs PyTorch (pip install "coursekit[lab]"); without it the lesson still reads.
-LAB_READY = importlib.util.find_spec("torch") is not None
-SKIPPED = Text(
-    zh="（跳过：没有安装 PyTorch。运行 pip install \"coursekit[lab]\" 后重新执行本笔记本即可看到实测结果。）",
-    en="(Skipped: PyTorch is not installed. Run pip install \"coursekit[lab]\" and re-run this notebook to see the measurements.)",
-)
-if not LAB_READY:
-    print(SKIPPED)
+#: False: read the run recorded with the course (seconds). True: measure everything again on this machine,
+#: in one start of the PyTorch processes, then one each for 1, 2 and 4 ranks (about 2 minutes on 2 CPU cores;
+#: needs pip install "coursekit[lab]"). The same as: python -m coursekit.lab record --json my-run.json
+LIVE = False
+RANKS = 2
+MEASURE_NOW = LIVE and importlib.util.find_spec("torch") is not None
+if LIVE and not MEASURE_NOW:
+    print(Text(zh='没有安装 PyTorch（pip install "coursekit[lab]"），下面仍使用录制结果。',
+               en='PyTorch is not installed (pip install "coursekit[lab]"); the recorded run is used below.'))
+run = record_lesson(ranks=RANKS) if MEASURE_NOW else load_recorded()
+print(Text(zh="实测数据：" + ("刚刚在本机测得" if MEASURE_NOW else "随课程发布的录制结果"),
+           en="Measurements: " + ("just taken on this machine" if MEASURE_NOW else "the run recorded with the course")))
+print(run.where())
 
 # %% [markdown] lang="zh"
 # ## 1. 为什么要实测
@@ -81,8 +93,11 @@ if not LAB_READY:
 #
 # 1. **集合通信实验**：在本机启动 2 个进程 (rank)，用 gloo 后端经回环地址 127.0.0.1 做六种集合通信，测量时间，拟合 α 与 B，再与 `collective_time_s` 的预测逐点比较。
 # 2. **显存实验**：一个小型 Transformer 在 DDP、FSDP2 和张量并行 (TP) 下训练一步 Adam，数出每个 rank 实际持有的字节，和账本逐项对账。
+# 3. **时间线实验**：用 PyTorch 性能分析器记录每个 rank 的几步训练，把一步拆成计算、通信和等待，再注入三种故障，看它们各自怎样出现在数字里。
 #
-# 同一套代码也能在 GPU 集群上用 `torchrun` 运行（第 6 节）。本机上的数字只代表本机：我们要学的是**方法**——怎样让公式和实测互相检验。
+# 默认情况下，下面的数字来自随课程发布的一次录制（2 核 CPU、gloo 后端），所以笔记本几秒就能跑完、每次结果相同；把第一个代码单元格里的 `LIVE` 改成 `True`，或在终端运行 `python -m coursekit.lab record --json my-run.json`，就会在你的机器上重新测量全部实验。
+#
+# 同一套代码也能在 GPU 集群上用 `torchrun` 运行（第 7 节）。本机上的数字只代表本机：我们要学的是**方法**——怎样让公式和实测互相检验。
 
 # %% [markdown] lang="en"
 # ## 1. Why measure
@@ -92,8 +107,11 @@ if not LAB_READY:
 #
 # 1. **Collectives experiment**: start 2 processes (ranks) on this machine, run six collectives with the gloo backend over the loopback address 127.0.0.1, time them, fit α and B, and compare every point with the prediction of `collective_time_s`.
 # 2. **Memory experiment**: train a small Transformer for one Adam step under DDP, FSDP2 and tensor parallelism (TP), count the bytes each rank really holds, and reconcile them with the ledger item by item.
+# 3. **Timeline experiment**: record a few training steps on every rank with the PyTorch profiler, split a step into compute, communication and waiting, then inject three faults and see how each shows up in the numbers.
 #
-# The same code runs on a GPU cluster under `torchrun` (section 6). The numbers on this machine describe only this machine: what we learn is the **method** — making formula and measurement check each other.
+# By default the numbers below come from a run recorded with the course (2 CPU cores, the gloo backend), so the notebook finishes in seconds and gives the same result every time. Set `LIVE` to `True` in the first code cell, or run `python -m coursekit.lab record --json my-run.json` in a terminal, to measure every experiment again on your machine.
+#
+# The same code runs on a GPU cluster under `torchrun` (section 7). The numbers on this machine describe only this machine: what we learn is the **method** — making formula and measurement check each other.
 
 # %% [markdown] lang="zh"
 # ## 2. 模型和它的两个参数
@@ -126,8 +144,7 @@ if not LAB_READY:
 # $t$ is **linear** in $\alpha$ and $1/B$, so the fit is a linear least-squares problem in two unknowns (`numpy.linalg.lstsq`). Each row is divided by its measured time, so we minimise the **relative** error — otherwise the millisecond points of large payloads would swamp the microsecond points of small ones and leave α to chance — and we require $\alpha \ge 0$ and $1/B \ge 0$.
 
 # %%
-RANKS = 2
-rows = ["| collective | steps(n) | factor(n) = busbw / algbw |", "| --- | --- | --- |"]
+rows = [str(Text(zh="| 集合通信 | steps(n) | factor(n) = busbw / algbw |", en="| collective | steps(n) | factor(n) = busbw / algbw |")), "| --- | --- | --- |"]
 for kind in COLLECTIVES:
     steps, factor = model_coefficients(kind, RANKS)
     rows.append(f"| {kind} | {steps} | {factor:g} |")
@@ -136,7 +153,7 @@ display(Markdown(f"n = {RANKS}\n\n" + "\n".join(rows)))
 # %% [markdown] lang="zh"
 # ## 3. 实验 A：六种集合通信
 #
-# 下一个单元格启动 2 个进程（`torch.multiprocessing` 在一个空闲的回环端口上启动，`MASTER_ADDR=127.0.0.1`），每个进程代表一个“设备”。对每种集合通信：
+# 测量时启动 2 个进程（`torch.multiprocessing` 在一个空闲的回环端口上启动，`MASTER_ADDR=127.0.0.1`），每个进程代表一个“设备”。对每种集合通信：
 #
 # 1. 先在已知张量上运行一次，检查每个 rank 的结果是否正确；
 # 2. 对每个载荷先运行 `warmup` 次不计时，再运行 `repeats` 次，每次都在 barrier 之后立刻计时；
@@ -147,7 +164,7 @@ display(Markdown(f"n = {RANKS}\n\n" + "\n".join(rows)))
 # %% [markdown] lang="en"
 # ## 3. Experiment A: six collectives
 #
-# The next cell starts 2 processes (`torch.multiprocessing` on a free loopback port, `MASTER_ADDR=127.0.0.1`); each stands for one "device". For each collective it:
+# The measurement starts 2 processes (`torch.multiprocessing` on a free loopback port, `MASTER_ADDR=127.0.0.1`); each stands for one "device". For each collective it:
 #
 # 1. runs it once on known tensors and checks every rank's result;
 # 2. for each payload, runs it `warmup` times untimed, then `repeats` times, each timed right after a barrier;
@@ -156,12 +173,8 @@ display(Markdown(f"n = {RANKS}\n\n" + "\n".join(rows)))
 # Payloads double from 1 KiB to 4 MiB, which on this machine covers both regimes.
 
 # %%
-report = None
-if LAB_READY:
-    report = run_collectives(ranks=RANKS, min_bytes=KIB_BYTES, max_bytes=4 * MIB_BYTES, repeats=10, warmup=3)
-    print(report.summary_table())
-else:
-    print(SKIPPED)
+report = run.collectives
+print(report.summary_table())
 
 # %% [markdown] lang="zh"
 # 逐点看一个集合通信：实测时间、algbw、busbw、用拟合出的 α 和 B 代入 `collective_time_s` 得到的预测，以及预测与实测之比。
@@ -170,10 +183,7 @@ else:
 # One collective point by point: the measured time, algbw, busbw, the prediction of `collective_time_s` with the fitted α and B, and the ratio of prediction to measurement.
 
 # %%
-if report is not None:
-    print(report.detail_table("all_reduce"))
-else:
-    print(SKIPPED)
+print(report.detail_table("all_reduce"))
 
 # %% [markdown] lang="zh"
 # 下图是对数-对数坐标：点是实测，线是拟合后的公式。虚线是分界载荷 $S^* = \text{steps}\cdot\alpha\cdot B / \text{factor}$：左侧（着色）由时延主导，曲线几乎是平的；右侧由带宽主导，斜率趋近 1（载荷翻倍，时间翻倍）。
@@ -182,10 +192,7 @@ else:
 # The figure is log-log: dots are measurements, the line is the fitted formula. The dotted line is the crossover payload $S^* = \text{steps}\cdot\alpha\cdot B / \text{factor}$: to its left (shaded) latency dominates and the curve is nearly flat; to its right bandwidth dominates and the slope tends to 1 (twice the payload, twice the time).
 
 # %%
-if report is not None:
-    display(Image(figure_to_png(plot_measured_vs_predicted(report))))
-else:
-    print(SKIPPED)
+display(Image(figure_to_png(plot_measured_vs_predicted(report))))
 
 # %% [markdown] lang="zh"
 # ### 用实测检验模型的结构
@@ -204,28 +211,33 @@ else:
 # %%
 # NVIDIA H100 SXM datasheet: 900 GB/s NVLink in total (both directions) per GPU -> 450 GB/s one way (lesson 0).
 NVLINK_H100_BYTES_PER_S = 900 * GB_BYTES / 2
-if report is not None:
-    largest = {r.kind: r.points[-1] for r in report.results if r.points}
-    ar, ag, rs = largest["all_reduce"], largest["all_gather"], largest["reduce_scatter"]
-    print(f"S = {ar.payload_bytes / MIB_BYTES:g} MiB: all_reduce {ar.time_s * US_PER_S:.0f} µs, "
-          f"reduce_scatter + all_gather {(rs.time_s + ag.time_s) * US_PER_S:.0f} µs, "
-          f"all_reduce / all_gather = {ar.time_s / ag.time_s:.2f} (ring model: 2)")
-    for kind, point in largest.items():
-        print(f"  busbw {kind:15s} {point.busbw_bytes_per_s / GIB_BYTES:6.2f} GiB/s")
-    fitted = report.result("all_reduce").fit
-    if fitted is not None and fitted.bandwidth_bytes_per_s is not None:
-        print(f"fitted B (all_reduce) = {fitted.bandwidth_bytes_per_s / GIB_BYTES:.2f} GiB/s; "
-              f"H100 NVLink one way is {NVLINK_H100_BYTES_PER_S / fitted.bandwidth_bytes_per_s:.0f}x that")
-else:
-    print(SKIPPED)
+largest = {r.kind: r.points[-1] for r in report.results if r.points}
+ar, ag, rs = largest["all_reduce"], largest["all_gather"], largest["reduce_scatter"]
+print(Text(
+    zh=f"S = {ar.payload_bytes / MIB_BYTES:g} MiB：all_reduce {ar.time_s * US_PER_S:.0f} µs，"
+       f"reduce_scatter + all_gather {(rs.time_s + ag.time_s) * US_PER_S:.0f} µs，"
+       f"all_reduce / all_gather = {ar.time_s / ag.time_s:.2f}（环形模型：2）",
+    en=f"S = {ar.payload_bytes / MIB_BYTES:g} MiB: all_reduce {ar.time_s * US_PER_S:.0f} µs, "
+       f"reduce_scatter + all_gather {(rs.time_s + ag.time_s) * US_PER_S:.0f} µs, "
+       f"all_reduce / all_gather = {ar.time_s / ag.time_s:.2f} (ring model: 2)",
+))
+for kind, point in largest.items():
+    print(f"  busbw {kind:15s} {point.busbw_bytes_per_s / GIB_BYTES:6.2f} GiB/s")
+fitted = report.result("all_reduce").fit
+if fitted is not None and fitted.bandwidth_bytes_per_s is not None:
+    ratio = NVLINK_H100_BYTES_PER_S / fitted.bandwidth_bytes_per_s
+    print(Text(
+        zh=f"拟合出的 B（all_reduce）= {fitted.bandwidth_bytes_per_s / GIB_BYTES:.2f} GiB/s；H100 NVLink 单向带宽是它的 {ratio:.0f} 倍",
+        en=f"fitted B (all_reduce) = {fitted.bandwidth_bytes_per_s / GIB_BYTES:.2f} GiB/s; H100 NVLink one way is {ratio:.0f}x that",
+    ))
 
 # %% [markdown] lang="zh"
-# ### 练习 6.1
+# ### 练习 8.1
 #
 # nccl-tests 在 8 个 rank 上做 S = 256 MiB 的 all_gather，耗时 4 ms。它报告的 busbw 是多少 GiB/s？
 
 # %% [markdown] lang="en"
-# ### Exercise 6.1
+# ### Exercise 8.1
 #
 # nccl-tests runs an all_gather of S = 256 MiB over 8 ranks in 4 ms. What busbw does it report, in GiB/s?
 
@@ -234,17 +246,17 @@ answer = ...
 check("lab.busbw_gib_s", answer)
 
 # %% tags=["solution"]
-algbw_gib_s = 256 * MIB_BYTES / 4e-3 / GIB_BYTES
-answer = algbw_gib_s * bus_bandwidth_factor("all_gather", 8)
+# algbw = 256 MiB / 4 ms = 0.25 GiB / 0.004 s = 62.5 GiB/s; all_gather's bus factor over 8 ranks is 7/8.
+answer = 62.5 * 7 / 8  # 54.6875 GiB/s
 verify("lab.busbw_gib_s", answer)
 
 # %% [markdown] lang="zh"
-# ### 练习 6.2
+# ### 练习 8.2
 #
 # 在 2 个 rank 上拟合 all_reduce 得到 α = 50 µs（每步）、B = 1 GiB/s。载荷超过多少字节后带宽项大于时延项（分界载荷 S*）？
 
 # %% [markdown] lang="en"
-# ### Exercise 6.2
+# ### Exercise 8.2
 #
 # A fit of all_reduce over 2 ranks gives α = 50 µs per step and B = 1 GiB/s. Above which payload, in bytes, is the bandwidth term larger than the latency term (the crossover S*)?
 
@@ -253,8 +265,8 @@ answer = ...
 check("lab.crossover_bytes", answer)
 
 # %% tags=["solution"]
-steps, factor = model_coefficients("all_reduce", 2)
-answer = steps * 50e-6 * GIB_BYTES / factor
+# all_reduce over n = 2: steps = 2(n-1) = 2, factor = 2(n-1)/n = 1. Set 2 · α = 1 · S / B:
+answer = 2 * 50e-6 * 2**30  # S* = 2 · 50 µs · 2**30 B/s = 107,374 bytes (about 105 KiB)
 verify("lab.crossover_bytes", answer)
 
 # %% [markdown] lang="zh"
@@ -318,13 +330,10 @@ verify("lab.crossover_bytes", answer)
 # %%
 config = TinyTransformerConfig()
 num_params = sum(spec.numel for spec in parameter_layout(config))
-print(f"{num_params:,} parameters in {len(parameter_layout(config))} tensors")
-memory = None
-if LAB_READY:
-    memory = run_memory(ranks=RANKS, config=config)
-    print(memory.format())
-else:
-    print(SKIPPED)
+tensors = len(parameter_layout(config))
+print(Text(zh=f"{num_params:,} 个参数，分布在 {tensors} 个张量中", en=f"{num_params:,} parameters in {tensors} tensors"))
+memory = run.memory
+print(memory.format())
 
 # %% [markdown] lang="zh"
 # 每张表的“未解释”一列都应当是 0：实测 = 账本 + 有名字的差额。逐项看这些差额：
@@ -347,31 +356,31 @@ else:
 # DDP's gradients use `gradient_as_bucket_view=True`, so they are views into its communication buckets; with the default `False`, DDP keeps a second copy of the gradients in its buckets — also invisible to the ledger; try it in the exercise at the end.
 
 # %%
-if memory is not None:
-    rows = ["| strategy | rank | measured total (B) | ledger total (B) | measured / ledger |", "| --- | --- | --- | --- | --- |"]
-    for strategy in ("ddp", "fsdp2-zero3", "fsdp2-zero2", "tp"):
-        if strategy in memory.skipped:
-            continue
-        worst = memory.largest_rank(strategy)
-        total = worst.row("total")
-        rows.append(f"| {strategy} | {worst.rank} | {total.measured_bytes:,} | {total.ledger_bytes:,.0f} | "
-                    f"{total.measured_bytes / total.ledger_bytes:.3f} |")
-    display(Markdown("\n".join(rows)))
-    print("losses of the first step:", {k: round(v, 6) for k, v in memory.losses.items()})
-else:
-    print(SKIPPED)
+header = Text(zh="| 策略 | rank | 实测合计（字节） | 账本合计（字节） | 实测 / 账本 |",
+              en="| strategy | rank | measured total (B) | ledger total (B) | measured / ledger |")
+rows = [str(header), "| --- | --- | --- | --- | --- |"]
+for strategy in ("ddp", "fsdp2-zero3", "fsdp2-zero2", "tp"):
+    if strategy in memory.skipped:
+        continue
+    worst = memory.largest_rank(strategy)
+    total = worst.row("total")
+    rows.append(f"| {strategy} | {worst.rank} | {total.measured_bytes:,} | {total.ledger_bytes:,.0f} | "
+                f"{total.measured_bytes / total.ledger_bytes:.3f} |")
+display(Markdown("\n".join(rows)))
+losses = ", ".join(f"{k} {v:.6f}" for k, v in memory.losses.items())
+print(Text(zh=f"第一步的损失：{losses}", en=f"losses of the first step: {losses}"))
 
 # %% [markdown] lang="zh"
 # 四种策略的第一步损失相同：它们计算的是同一个模型（同样的权重、同样的批次），区别只在字节放在哪里。
 #
-# ### 练习 6.3
+# ### 练习 8.3
 #
 # 同一个模型在 **4 个** rank 上用 FSDP2（`reshard_after_forward=True`）。每个 rank 存的参数比账本的 4·N/4 字节多多少字节？先手算，再用 `expected_adjustments` 核对。
 
 # %% [markdown] lang="en"
 # The four strategies have the same first-step loss: they compute the same model (same weights, same batch); they differ only in where the bytes live.
 #
-# ### Exercise 6.3
+# ### Exercise 8.3
 #
 # The same model on **4** ranks under FSDP2 (`reshard_after_forward=True`). How many bytes of parameters does each rank store beyond the ledger's 4·N/4? Work it out by hand first, then confirm with `expected_adjustments`.
 
@@ -380,20 +389,18 @@ answer = ...
 check("lab.fsdp_padding_bytes", answer)
 
 # %% tags=["solution"]
-rows_per_rank = -(-5 // 4)  # ceil(5 / 4): the head's weight (5 x 64) and bias (5)
-stored = rows_per_rank * 64 + rows_per_rank
-even_share = (5 * 64 + 5) / 4
-answer = (stored - even_share) * 4
-print(answer, [a.delta_bytes for a in expected_adjustments("fsdp2-zero3", config, 4, 0)["params"]])
+# Only the head's dim 0 (5 rows) does not divide by 4: each rank stores ceil(5/4) = 2 rows of the 5 x 64 weight
+# and 2 of the 5 biases, 2 · 64 + 2 = 130 elements, against an even share of (5 · 64 + 5) / 4 = 81.25.
+answer = (130 - 81.25) * 4  # 195 bytes of fp32 padding
 verify("lab.fsdp_padding_bytes", answer)
 
 # %% [markdown] lang="zh"
-# ### 练习 6.4
+# ### 练习 8.4
 #
 # 同一个模型在 4 个 rank 上做张量并行。每个 rank 的参数比账本的 4·N/4 字节多多少字节？
 
 # %% [markdown] lang="en"
-# ### Exercise 6.4
+# ### Exercise 8.4
 #
 # The same model with tensor parallelism over 4 ranks. How many bytes of parameters beyond the ledger's 4·N/4 does each rank hold?
 
@@ -402,17 +409,18 @@ answer = ...
 check("lab.tp_replicated_bytes", answer)
 
 # %% tags=["solution"]
-replicated = sum(spec.numel for spec in parameter_layout(config) if spec.tp_placement == "replicate")
-answer = replicated * (1 - 1 / 4) * 4
+# Replicated per block: ln1 and ln2 (2 · 64 each) and the biases of o and fc2 (64 each) = 384; 2 blocks = 768.
+# The head: its LayerNorm (128) and the classifier (5 · 64 + 5 = 325) = 453. In all 1,221 parameters.
+answer = 1221 * (1 - 1 / 4) * 4  # each rank holds them whole where the ledger counts 1/4: 3,663 bytes more
 verify("lab.tp_replicated_bytes", answer)
 
 # %% [markdown] lang="zh"
-# ### 练习 6.5
+# ### 练习 8.5
 #
 # 2 个 rank、前向刚结束时，哪种策略在每个 rank 上持有最多的参数字节？从 `"ddp"`、`"fsdp2-zero3"`、`"fsdp2-zero2"`、`"tp"` 中选一个。
 
 # %% [markdown] lang="en"
-# ### Exercise 6.5
+# ### Exercise 8.5
 #
 # With 2 ranks, right after the forward pass, which strategy holds the most parameter bytes per rank? Pick one of `"ddp"`, `"fsdp2-zero3"`, `"fsdp2-zero2"`, `"tp"`.
 
@@ -421,16 +429,296 @@ answer = ...
 check("lab.most_param_bytes", answer)
 
 # %% tags=["solution"]
-def params_after_forward(strategy: str) -> float:
-    ledger = ledger_for(strategy, num_params, 2).params_bytes
-    return ledger + sum(a.delta_bytes for a in expected_adjustments(strategy, config, 2, 0)["params"])
-
-
-answer = max(["ddp", "fsdp2-zero3", "fsdp2-zero2", "tp"], key=params_after_forward)
+# Copies of the parameters per rank after forward, with n = 2: DDP 1; ZeRO-3 1/2 (resharded); TP about 1/2;
+# ZeRO-2 keeps the gathered full copy (1) and FSDP2's own shard (1/2): 1.5 copies, the most.
+answer = "fsdp2-zero2"
 verify("lab.most_param_bytes", answer)
 
 # %% [markdown] lang="zh"
-# ## 6. 在真实集群上运行
+# ## 6. 实验 C：一个真实的训练步花在哪里
+#
+# 第 6 课把一步画成了**步时间线** (step timeline)：计算、暴露的通信、被计算掩盖的通信，以及等待（流水线气泡、输入、掉队者）。那是模型；这一节用 PyTorch 自带的性能分析器 `torch.profiler` 在每个 rank 上记录真实的几步，把同样的几项**量出来**。
+#
+# 录制用的命令是：
+#
+# ```bash
+# python -m coursekit.lab timeline --ranks 2 --strategy ddp,fsdp,tp --steps 5 --slow-rank 1 --slow-factor 3 \
+#     --input-delay-ms 20 --no-overlap --trace traces/
+# ```
+#
+# 它用比实验 B 稍大的同一种 Transformer（d_model = 128，d_ff = 512，序列 32，batch 8），每个 rank 只用 1 个线程（一个 rank 代表一个设备）。每种策略先跑两步热身（DDP 在第二步重建梯度桶，要多做一次集合通信），再在分析器下跑 5 步；每一步和其中的取数据部分都包在 `record_function` 区间里。每个 rank 导出一个 Chrome / Perfetto 追踪文件（`traces/ddp-baseline-rank0.json` 等），可以直接拖进 `chrome://tracing` 或 https://ui.perfetto.dev 查看。
+#
+# ### 6.1 怎样从追踪里读出一步
+#
+# 追踪是一串带时间戳的事件。我们只读其中几类：
+#
+# - **计算**：主线程上不是集合通信的 PyTorch 算子（`aten::mm`、`autograd::engine::...` 等）所占的时间；
+# - **通信**：后端真正执行集合通信的区间（gloo 工作线程上的 `gloo:all_reduce`，或 GPU 上的 NCCL kernel），以及主线程上的 `c10d::` 集合通信算子；与计算重叠的部分是**被掩盖的通信**，其余是**暴露的通信**；
+# - **等慢 rank**：第 k 次集合通信在每个 rank 上各有一个时长。最后到达的 rank 不用等任何人，所以各 rank 中**最短**的时长就是真正的传输，每个 rank 多出的部分就是它在等更慢的 rank。这个规则不需要各 rank 的时钟对齐，跨节点也成立；
+# - **等输入**：步里取数据的区间；
+# - **其他**：剩下的时间，即主线程在算子之间（Python、调度、分析器本身）。它被单独列出，而不是悄悄并入别的项。
+#
+# 这五项把一步完整地切开，所以加起来正好等于步时；我们还用一个独立的墙钟读数核对追踪里的步时。
+#
+# 下图是每种策略基线运行的第一步，每个 rank 一条：
+
+# %% [markdown] lang="en"
+# ## 6. Experiment C: where a real training step goes
+#
+# Lesson 6 drew a step as a **step timeline**: compute, exposed communication, communication hidden under compute, and waiting (the pipeline bubble, input, stragglers). That was a model; this section records a few real steps on every rank with PyTorch's own profiler, `torch.profiler`, and **measures** the same parts.
+#
+# The recording's command was:
+#
+# ```bash
+# python -m coursekit.lab timeline --ranks 2 --strategy ddp,fsdp,tp --steps 5 --slow-rank 1 --slow-factor 3 \
+#     --input-delay-ms 20 --no-overlap --trace traces/
+# ```
+#
+# It uses a slightly larger version of experiment B's Transformer (d_model = 128, d_ff = 512, sequence 32, batch 8), with one thread per rank (one rank stands for one device). Each strategy runs two warm-up steps (DDP rebuilds its gradient buckets in its second step, with one more collective), then 5 steps under the profiler; every step and the input part of it sit inside `record_function` regions. Every rank exports one Chrome / Perfetto trace (`traces/ddp-baseline-rank0.json` and so on), which you can drop into `chrome://tracing` or https://ui.perfetto.dev.
+#
+# ### 6.1 Reading a step from the trace
+#
+# A trace is a list of timestamped events. We read only a few kinds:
+#
+# - **compute**: time of PyTorch operators on the main thread that are not collectives (`aten::mm`, `autograd::engine::...` and so on);
+# - **communication**: the spans in which the backend really runs a collective (`gloo:all_reduce` on gloo's worker thread, or NCCL kernels on a GPU), and the `c10d::` collective operators on the main thread; the part overlapping compute is **hidden communication**, the rest **exposed communication**;
+# - **waiting for a slower rank**: the k-th collective has one duration on every rank. The rank that arrives last waits for nobody, so the **shortest** duration over ranks is the real transfer, and each rank's excess is time spent waiting for a slower rank. The rule needs no agreement between the ranks' clocks, so it holds across nodes too;
+# - **waiting for input**: the step's data-loading region;
+# - **other**: the rest, the main thread between operators (Python, dispatch, the profiler itself). It is listed on its own, not folded quietly into another part.
+#
+# The five parts cut the step completely, so they add up to the step time exactly; the trace's step is also checked against an independent wall-clock reading.
+#
+# The figure shows the first step of each strategy's baseline run, one lane per rank:
+
+# %%
+timeline = run.timeline
+baselines = [timeline.result(strategy, "baseline") for strategy in ("ddp", "fsdp", "tp")]
+display(Image(figure_to_png(plot_step_lanes(baselines))))
+for result in baselines:
+    print(result.table(model=False, notes=result is baselines[0]))
+    print()
+
+# %% [markdown] lang="zh"
+# 读图时注意三点：
+#
+# - **DDP** 的通信集中在反向的后半段：梯度按桶 (bucket) 在反向中就开始 all-reduce，可以和剩下的反向计算重叠。但对比“暴露的通信”和“被掩盖的通信”两列：在 CPU 上，gloo 的工作线程要和计算抢同一批核，能掩盖的有限。重叠需要空闲的硬件（GPU 上是独立的 NCCL 流和 NVLink），不是调度出来的。
+# - **FSDP** 在每个 block 前都要 all-gather 参数、在反向里 reduce-scatter 梯度，通信次数多得多，且大多挡在计算前面。
+# - **TP** 在每个 block 的前向和反向里都有同步的 all-reduce，计算必须等它完成，所以几乎全部暴露。这正是第 3 课把 TP 留在节点内的原因。
+#
+# 即使没有注入任何故障，两个 rank 也会互相等待：它们和操作系统、其他进程共用 2 个核，偶尔被调度出去的 rank 就是一个临时的掉队者。
+
+# %% [markdown] lang="en"
+# Three things to notice:
+#
+# - **DDP** communicates in the second half of backward: gradients are all-reduced bucket by bucket while backward is still running, which can overlap the remaining backward compute. But compare the "exposed comm" and "hidden comm" columns: on CPUs, gloo's worker threads compete with compute for the same cores, and only so much can hide. Overlap needs spare hardware (on a GPU, a separate NCCL stream and NVLink); it cannot be scheduled into existence.
+# - **FSDP** all-gathers the parameters before every block and reduce-scatters gradients in backward: many more collectives, most of them in front of the compute that needs them.
+# - **TP** has a synchronous all-reduce in the forward and the backward of every block; compute waits for it, so nearly all of it is exposed. This is why lesson 3 keeps TP inside a node.
+#
+# Even with nothing injected, the two ranks wait for each other: they share 2 cores with the operating system and other processes, and a rank that is scheduled out for a moment is a temporary straggler.
+
+# %% [markdown] lang="zh"
+# ### 6.2 实测与模型：三种注入的故障
+#
+# 接着对同一个 DDP 任务各注入一种故障，每次只改一处：
+#
+# 1. **慢 rank**：rank 1 在每步前多做 (3 - 1) 倍于它基线计算时间的矩阵乘法；
+# 2. **输入延迟**：每步取数据时多睡 20 ms（一个跟不上的数据加载器）；
+# 3. **关闭重叠**：DDP 在反向中不再按桶通信（`no_sync`），反向结束后一次性 all-reduce 全部梯度。
+#
+# 表中“模型预测”一行来自第 6 课的 `step_timeline`，输入取自**同一次录制的基线**：各 rank 的基线计算（计算 + 其他）、基线的通信量和被掩盖的比例，再加上注入的量（慢 rank 的计算乘以 3，输入等待 20 ms，关闭重叠时掩盖比例为 0）。模型的“等慢 rank”是 `load_imbalance_s`：各 rank 计算时间的最大值减平均值。
+
+# %% [markdown] lang="en"
+# ### 6.2 Measured against the model: three injected faults
+#
+# Next, the same DDP job gets one fault at a time:
+#
+# 1. **a slow rank**: before every step, rank 1 multiplies matrices for (3 - 1) times its baseline compute;
+# 2. **an input delay**: every step sleeps 20 ms while loading its batch (a data loader that cannot keep up);
+# 3. **overlap off**: DDP no longer communicates bucket by bucket during backward (`no_sync`); it all-reduces every gradient in one call after backward.
+#
+# The "model" row comes from lesson 6's `step_timeline`, fed with the **baseline of the same recording**: each rank's baseline compute (compute + other), the baseline's communication and the share of it hidden, plus the injected amounts (the slow rank's compute times 3, 20 ms of input wait, no hidden share without overlap). The model's "wait: slower rank" is `load_imbalance_s`: the maximum of the ranks' compute times minus their mean.
+
+# %%
+for scenario in ("slow_rank", "input_delay", "no_overlap"):
+    print(timeline.result("ddp", scenario).table(notes=False))
+    print()
+for scenario in ("slow_rank", "input_delay", "no_overlap"):
+    result = timeline.result("ddp", scenario)
+    ratio = result.mean.step_s / result.predicted.step_s
+    print(Text(zh=f"{result.scenario.label()}：实测步时 / 模型步时 = {ratio:.2f}",
+               en=f"{result.scenario.label()}: measured step / model step = {ratio:.2f}"))
+display(Image(figure_to_png(plot_step_lanes([timeline.result("ddp", "slow_rank")]))))
+
+# %% [markdown] lang="zh"
+# 三点观察：
+#
+# - 慢 rank 和输入延迟都**以自己的样子**出现：前者让另一个 rank 的“等慢 rank”变长，而慢 rank 自己几乎不等；后者让“等输入”每步多出约 20 ms。
+# - 关闭重叠能失去的，最多是基线里被掩盖的那部分通信（见练习 8.7）；基线掩盖得越少，这个故障在 CPU 上越难看出来。在 GPU 上，通信与计算真正并行，关闭重叠的代价会大得多。
+# - 实测步时与模型之比偏离 1 的地方，是模型不知道的东西：没有注入时“等慢 rank”也不为零，“其他”占一成左右，而别的进程占用 CPU 时计算本身也会变慢。模型把“其他”算作计算，把操作系统的调度噪声当作不存在。
+
+# %% [markdown] lang="en"
+# Three observations:
+#
+# - The slow rank and the input delay each show up **as themselves**: the first lengthens the other rank's "wait: slower rank" while the slow rank itself hardly waits; the second adds about 20 ms of "wait: input" per step.
+# - Turning overlap off can lose at most the communication the baseline hid (see exercise 8.7); the less the baseline hid, the harder this fault is to see on CPUs. On a GPU, where communication and compute really run in parallel, losing the overlap costs much more.
+# - Where the ratio of measured to model step strays from 1, something the model does not know is at work: "wait: slower rank" is not zero even with nothing injected, "other" is around a tenth of the step, and compute itself slows when other processes take the CPUs. The model counts "other" as compute and treats the operating system's scheduling noise as absent.
+
+# %% [markdown] lang="zh"
+# ### 6.3 只看数字诊断
+#
+# 下面是同一个 DDP 任务的三次运行 X、Y、Z，各注入了上面三种故障之一，但标题里不写是哪一种；表中也去掉了模型预测。另外，TP 的慢 rank 运行也放在这里，同样不说明哪个 rank 被拖慢。
+
+# %% [markdown] lang="en"
+# ### 6.3 Diagnosis from the numbers alone
+#
+# Below are three runs X, Y and Z of the same DDP job, each with one of the three faults above; the titles do not say which, and the model's row is left out. The TP run with a slow rank is here too, without saying which rank was slowed.
+
+# %%
+print(timeline.result("ddp", "baseline").table(model=False, notes=False))
+print()
+MYSTERY = {"X": "no_overlap", "Y": "input_delay", "Z": "slow_rank"}
+for name, scenario in MYSTERY.items():
+    print(timeline.result("ddp", scenario).table(str(Text(zh=f"运行 {name}", en=f"run {name}")), model=False, notes=False))
+    print()
+print(timeline.result("tp", "slow_rank").table(str(Text(zh="注入了一个慢 rank", en="one rank slowed")), model=False, notes=False))
+
+# %% [markdown] lang="zh"
+# ### 练习 8.6
+#
+# 在 TP 的那次运行里，哪个 rank 是慢 rank？答 rank 的编号（整数）。
+
+# %% [markdown] lang="en"
+# ### Exercise 8.6
+#
+# In the TP run, which rank is the slow one? Answer its number (an integer).
+
+# %% tags=["learner"]
+answer = ...
+check("lab.slow_rank", answer)
+
+# %% tags=["solution"]
+tp_slow = timeline.result("tp", "slow_rank").per_rank
+answer = min(tp_slow, key=lambda b: b.wait_slower_rank_s).rank  # the rank the others wait for
+verify("lab.slow_rank", answer)
+
+# %% [markdown] lang="zh"
+# ### 练习 8.7
+#
+# 在 DDP 基线（上面第一张表，“实测（各 rank 平均）”一行）中，通信有多大比例是暴露的？答 0 到 1 之间的小数。
+
+# %% [markdown] lang="en"
+# ### Exercise 8.7
+#
+# In the DDP baseline (the first table above, the "measured (mean of ranks)" row), what share of the communication is exposed? Answer a fraction between 0 and 1.
+
+# %% tags=["learner"]
+answer = ...
+check("lab.exposed_share", answer)
+
+# %% tags=["solution"]
+mean = timeline.result("ddp", "baseline").mean
+answer = mean.exposed_communication_s / (mean.exposed_communication_s + mean.hidden_communication_s)
+verify("lab.exposed_share", answer)
+
+# %% [markdown] lang="zh"
+# ### 练习 8.8
+#
+# 运行 X、Y、Z 中，哪一个注入的是输入延迟？答 `"X"`、`"Y"` 或 `"Z"`。
+
+# %% [markdown] lang="en"
+# ### Exercise 8.8
+#
+# Which of runs X, Y and Z had the input delay? Answer `"X"`, `"Y"` or `"Z"`.
+
+# %% tags=["learner"]
+answer = ...
+check("lab.input_delay_run", answer)
+
+# %% tags=["solution"]
+base = timeline.result("ddp", "baseline").mean.input_wait_s
+answer = max(MYSTERY, key=lambda name: timeline.result("ddp", MYSTERY[name]).mean.input_wait_s - base)
+verify("lab.input_delay_run", answer)
+
+# %% [markdown] lang="zh"
+# ### 练习 8.9
+#
+# 哪一个注入的是慢 rank？答 `"X"`、`"Y"` 或 `"Z"`。
+
+# %% [markdown] lang="en"
+# ### Exercise 8.9
+#
+# Which one had the slow rank? Answer `"X"`, `"Y"` or `"Z"`.
+
+# %% tags=["learner"]
+answer = ...
+check("lab.straggler_run", answer)
+
+# %% tags=["solution"]
+base = timeline.result("ddp", "baseline").mean.wait_slower_rank_s
+answer = max(MYSTERY, key=lambda name: timeline.result("ddp", MYSTERY[name]).mean.wait_slower_rank_s - base)
+verify("lab.straggler_run", answer)
+
+# %% [markdown] lang="zh"
+# ### 6.4 本机上的扩展效率 E(P)
+#
+# 最后把 DDP 基线在 1、2、4 个 rank 上各跑一次（每个 rank 的 batch 固定，即弱扩展）。按第 6 课的定义，E(P) = throughput(P) / (P · throughput(1))；每个 rank 处理同样的 batch，所以 E(P) = step(1) / step(P)。表的最后一列把多出的步时拆到各项上，并指出涨得最多的那一项。
+
+# %% [markdown] lang="en"
+# ### 6.4 Scaling efficiency E(P) on this machine
+#
+# Last, the DDP baseline runs at 1, 2 and 4 ranks (a fixed batch per rank: weak scaling). By lesson 6's definition E(P) = throughput(P) / (P · throughput(1)); every rank processes the same batch, so E(P) = step(1) / step(P). The last column splits the extra step time into the parts and names the one that grew most.
+
+# %%
+points = run.efficiency()
+print(efficiency_table(points, "ddp"))
+print()
+for point in points[1:]:
+    grown = ", ".join(f"{tr(f'lab.tl_part_{part}')} {value * MS_PER_S:+.1f} ms" for part, value in point.extra_s.items())
+    print(f"P = {point.ranks}: {grown}")
+
+# %% [markdown] lang="zh"
+# 怎样读最后一列的原因：
+#
+# - **暴露的通信**、**等慢 rank**：单个 rank 没有的开销，是并行本身的代价，第 2 课的通信账本和第 6 课的掉队者分析针对的就是它们。
+# - **计算**：每个 rank 做的计算没有变（batch 固定），它变长只能是因为每个 rank 分到的硬件变少了——4 个 rank 挤在 2 个核上时每个 rank 只有半个核，本机上其他进程占用 CPU 时也一样。这不是并行策略的问题，而是弱扩展的前提（每个设备的算力不变）被打破了；在真实集群上对应的是同一节点上的进程争用 CPU、PCIe 或网卡。
+# - **其他**：主机侧的开销（Python、调度）随 rank 数增加。
+#
+# 这就是第 6 课说的“E(P) 下降是症状，不是诊断”：同样的下降，原因可能是通信、等待或资源争用，只有拆开时间线才能分清。
+#
+# 还要记住：这份录制来自一台与其他程序共用 2 个核的机器，三个点是先后测的。如果中途机器上的其他负载变了，E(P) 甚至可能大于 1，或者每次重测都不一样——这时“计算”一列会告诉你：每个 rank 做的事没变，变的是它分到的 CPU。把 `LIVE` 改成 `True` 在你的机器上重测，对比两次的表。
+
+# %% [markdown] lang="en"
+# How to read the causes in the last column:
+#
+# - **exposed communication**, **wait: slower rank**: costs one rank does not have, the price of parallelism itself; lesson 2's communication ledger and lesson 6's straggler analysis are about them.
+# - **compute**: each rank's work did not change (fixed batch), so it can only grow because each rank got less hardware — with 4 ranks on 2 cores each has half a core, and the same happens when other processes on this machine take the CPUs. That is not a fault of the parallel strategy but a broken premise of weak scaling (the same compute per device); on a real cluster the counterpart is processes of one node competing for CPUs, PCIe or NICs.
+# - **other**: host-side overhead (Python, dispatch) growing with the number of ranks.
+#
+# This is what lesson 6 meant by "a falling E(P) is a symptom, not a diagnosis": the same drop may come from communication, waiting or contention, and only the timeline, taken apart, tells them apart.
+#
+# Remember too: this recording comes from a machine that shares its 2 cores with other programs, and the three points were measured one after another. If the other load changed in between, E(P) can even exceed 1, or differ every time you measure — the "compute" column then tells you so: each rank's work did not change, the CPU it got did. Set `LIVE` to `True` to measure again on your machine and compare the two tables.
+
+# %% [markdown] lang="zh"
+# ### 练习 8.10
+#
+# 用上表中 P = 1 和 P = 4 的步时，算出 E(4)。
+
+# %% [markdown] lang="en"
+# ### Exercise 8.10
+#
+# From the steps at P = 1 and P = 4 in the table above, compute E(4).
+
+# %% tags=["learner"]
+answer = ...
+check("lab.efficiency_4", answer)
+
+# %% tags=["solution"]
+steps_s = {point.ranks: point.step_s for point in points}
+answer = steps_s[1] / steps_s[4]  # E(P) = step(1) / step(P) under weak scaling
+verify("lab.efficiency_4", answer)
+
+# %% [markdown] lang="zh"
+# ## 7. 在真实集群上运行
 #
 # 同样的代码在 GPU 集群上用 `torchrun` 启动即可：它从环境变量 `RANK`、`WORLD_SIZE`、`LOCAL_RANK` 认出自己由 torchrun 启动，每个进程用一块 GPU 和 NCCL（没有 GPU 时退回 CPU 与 gloo）。只有 rank 0 打印结果和写 JSON：
 #
@@ -441,13 +729,17 @@ verify("lab.most_param_bytes", answer)
 # torchrun --nnodes 2 --nproc-per-node 8 --rdzv-backend c10d --rdzv-endpoint HOST:29500 \
 #     -m coursekit.lab collectives --json fits.json
 # torchrun --standalone --nproc-per-node 8 -m coursekit.lab memory
+# # 时间线：每个 rank 记录 CPU 与 CUDA 活动，计算取 GPU kernel，通信取 NCCL kernel
+# torchrun --standalone --nproc-per-node 8 -m coursekit.lab timeline --strategy ddp,fsdp,tp --trace traces/
 # ```
 #
-# 本机上则由命令自己启动进程：`python -m coursekit.lab collectives --ranks 4`、`python -m coursekit.lab memory --ranks 4`。
+# 本机上则由命令自己启动进程：`python -m coursekit.lab collectives --ranks 4`、`python -m coursekit.lab memory --ranks 4`。rank 数默认不超过每个 CPU 核 2 个，确需更多要加 `--force`（上限 64）；`collectives` 的 `--max-bytes` 不能超过可用内存能容纳的大小。
+#
+# 在 GPU 上，时间线的“计算”取 GPU kernel 的区间，“通信”取 NCCL kernel；这条路径按 PyTorch 的追踪格式写好，但本课程只在 CPU（gloo）上实际运行过，请在有 GPU 的机器上先用小规模验证。
 # `--json` 写出的文件里，每种集合通信都有 `alpha_s` 和 `bandwidth_bytes_per_s`，可以直接作为第 2 课 `collective_time_s` 的 `latency_s` 与 `bandwidth_bytes_per_s`，下面用本机的拟合结果演示。
 
 # %% [markdown] lang="en"
-# ## 6. Running on a real cluster
+# ## 7. Running on a real cluster
 #
 # On a GPU cluster, start the same code with `torchrun`: it recognises torchrun from the environment variables `RANK`, `WORLD_SIZE` and `LOCAL_RANK`, and gives each process one GPU with NCCL (CPU and gloo when there is no GPU). Only rank 0 prints and writes JSON:
 #
@@ -458,23 +750,25 @@ verify("lab.most_param_bytes", answer)
 # torchrun --nnodes 2 --nproc-per-node 8 --rdzv-backend c10d --rdzv-endpoint HOST:29500 \
 #     -m coursekit.lab collectives --json fits.json
 # torchrun --standalone --nproc-per-node 8 -m coursekit.lab memory
+# # the timeline: every rank records CPU and CUDA activity; compute comes from GPU kernels, communication from NCCL kernels
+# torchrun --standalone --nproc-per-node 8 -m coursekit.lab timeline --strategy ddp,fsdp,tp --trace traces/
 # ```
 #
-# On one machine the command starts its own processes: `python -m coursekit.lab collectives --ranks 4`, `python -m coursekit.lab memory --ranks 4`.
+# On one machine the command starts its own processes: `python -m coursekit.lab collectives --ranks 4`, `python -m coursekit.lab memory --ranks 4`. By default there are at most 2 ranks per CPU core; `--force` allows more (at most 64). `--max-bytes` of `collectives` may not exceed what the available memory holds.
+#
+# On a GPU, the timeline's compute comes from the GPU kernels' spans and its communication from the NCCL kernels; that path is written for PyTorch's trace format, but the course has run it only on CPUs (gloo): check it at a small scale on a GPU machine first.
 # In the file `--json` writes, every collective has `alpha_s` and `bandwidth_bytes_per_s`, ready to be lesson 2's `latency_s` and `bandwidth_bytes_per_s` of `collective_time_s`; the cell shows it with this machine's fit.
 
 # %%
-if report is not None:
-    fits = report.to_json_dict()["collectives"]  # what --json writes, per collective
-    entry = fits["all_reduce"]
-    if entry["bandwidth_bytes_per_s"] is not None:
-        gradient_bytes = 4 * num_params  # fp32 gradients of the lab model, all-reduced once per step by DDP
-        seconds = collective_time_s("all_reduce", payload_bytes=gradient_bytes, ranks=RANKS,
-                                    bandwidth_bytes_per_s=entry["bandwidth_bytes_per_s"], latency_s=entry["alpha_s"])
-        print(f"DDP gradient all-reduce of {gradient_bytes:,} bytes over {RANKS} ranks on this machine: "
-              f"{seconds * US_PER_S:.0f} µs predicted")
-else:
-    print(SKIPPED)
+fits = report.to_json_dict()["collectives"]  # what --json writes, per collective
+entry = fits["all_reduce"]
+if entry["bandwidth_bytes_per_s"] is not None:
+    gradient_bytes = 4 * num_params  # fp32 gradients of the lab model, all-reduced once per step by DDP
+    seconds = collective_time_s("all_reduce", payload_bytes=gradient_bytes, ranks=RANKS,
+                                bandwidth_bytes_per_s=entry["bandwidth_bytes_per_s"], latency_s=entry["alpha_s"])
+    print(Text(zh=f"本机上 {RANKS} 个 rank 对 {gradient_bytes:,} 字节的 DDP 梯度做 all-reduce：预测 {seconds * US_PER_S:.0f} µs",
+               en=f"DDP gradient all-reduce of {gradient_bytes:,} bytes over {RANKS} ranks on this machine: "
+                  f"{seconds * US_PER_S:.0f} µs predicted"))
 
 # %% [markdown] lang="zh"
 # ### 自检问题
@@ -483,6 +777,7 @@ else:
 # 2. 某次测量中，all_reduce 的 busbw 在大载荷下只有 all_gather 的一半。环形模型会怎样解释？你会先检查什么？
 # 3. FSDP2 的 `reshard_after_forward=False` 比 `True` 快在哪里？它在显存上付出的代价出现在什么时刻？
 # 4. 账本说 TP 把所有参数都切成 1/n。在本课的模型里，哪些参数没有被切？在真实的大模型里，这部分占比会变大还是变小？
+# 5. 为什么“等慢 rank”要用同一次集合通信在各 rank 上的**最短**时长作为传输时间，而不是直接比较各 rank 的时间戳？
 
 # %% [markdown] lang="en"
 # ### Self-check questions
@@ -491,6 +786,7 @@ else:
 # 2. In one measurement, all_reduce's busbw at large payloads is only half of all_gather's. How would the ring model explain it, and what would you check first?
 # 3. Where does FSDP2's `reshard_after_forward=False` save time compared with `True`? When does it pay for that in memory?
 # 4. The ledger assumes TP splits every parameter 1/n. Which parameters of this lesson's model are not split? In a real large model, does their share grow or shrink?
+# 5. Why does "waiting for a slower rank" take the **shortest** duration of one collective over the ranks as the transfer, rather than comparing the ranks' timestamps directly?
 
 # %% [markdown] lang="zh" tags=["answer"]
 # **参考答案**
@@ -499,6 +795,7 @@ else:
 # 2. 按 busbw 的定义，同一条链路上不同集合通信的 busbw 应当接近。all_reduce 偏低说明它没有按“reduce_scatter + all_gather”的环形方式高效执行：可能是后端选了别的算法（例如树形或先归约再广播）、有额外的拷贝或归约计算成了瓶颈。先看载荷区间和后端实际用的算法与协议，再看 CPU / GPU 上的归约开销。
 # 3. 它省掉了反向开始前对每一层参数的第二次 all-gather（前向收集到的完整参数一直保留到反向）。代价出现在前向结束到反向结束之间：每个 rank 同时持有完整参数和自己的分片，约 1 + 1/n 份参数。
 # 4. LayerNorm 的权重与偏置、行切分层 (o、fc2) 的偏置，以及本例中未并行化的分类头。这些都是 O(d) 大小的向量（分类头是例外），而被切分的投影矩阵是 O(d²)；d 越大，复制部分的占比越小——但像词表嵌入 (embedding) 这样的大矩阵如果不切，就会成为大头。
+# 5. 不同 rank（尤其不同节点）的时钟并不严格一致，直接比较时间戳会把时钟偏差当成等待。而最后到达的 rank 不需要等任何人，它测到的时长就是传输本身；其他 rank 多出的时长只能是在等它。代价是假设各 rank 的传输时间相同。
 
 # %% [markdown] lang="en" tags=["answer"]
 # **Answers**
@@ -507,20 +804,23 @@ else:
 # 2. By its definition, busbw of different collectives over the same links should be close. A low all_reduce busbw says it did not run as an efficient ring "reduce_scatter + all_gather": the backend may have chosen another algorithm (a tree, or reduce then broadcast), or extra copies or the reduction arithmetic became the bottleneck. Check the payload range and the algorithm and protocol the backend really used first, then the reduction cost on the CPU / GPU.
 # 3. It skips the second all-gather of every layer's parameters before backward (the full parameters gathered in forward stay until backward). The cost is between the end of forward and the end of backward: each rank holds the full parameters and its own shard, about 1 + 1/n copies.
 # 4. The LayerNorm weights and biases, the biases of the row-wise layers (o, fc2) and, here, the classifier head, which is not parallelised. Apart from the head these are O(d) vectors while the sharded projections are O(d²); the larger d, the smaller the replicated share — but a large matrix left unsharded, such as a vocabulary embedding, would dominate.
+# 5. The ranks' clocks (on different nodes especially) do not agree exactly, and comparing timestamps would count clock skew as waiting. The last rank to arrive waits for nobody, so its duration is the transfer itself; any extra duration on another rank can only be waiting for it. The price is assuming that the transfer takes the same time on every rank.
 
 # %% [markdown] lang="zh"
 # ### 动手试一试（可选）
 #
-# 把下一个单元格中的 `RANKS_TRY` 改成 4，重新运行两个实验：4 个 rank 挤在 2 个 CPU 核上，α 会怎样变化？`memory` 的表里哪些差额变了？再想一想：要把 DDP 的 `gradient_as_bucket_view` 改成 `False`，实测梯度字节会不会变？（提示：我们只数通过 `param.grad` 能到达的存储。）
+# 把下一个单元格中的 `RANKS_TRY` 改成 4，在本机重新运行前两个实验（需要 PyTorch）：4 个 rank 挤在 2 个 CPU 核上，α 会怎样变化？`memory` 的表里哪些差额变了？再想一想：要把 DDP 的 `gradient_as_bucket_view` 改成 `False`，实测梯度字节会不会变？（提示：我们只数通过 `param.grad` 能到达的存储。）
 
 # %% [markdown] lang="en"
 # ### Try it (optional)
 #
-# Change `RANKS_TRY` in the next cell to 4 and run both experiments again: with 4 ranks squeezed onto 2 CPU cores, what happens to α? Which extras change in the `memory` tables? Then think: if DDP's `gradient_as_bucket_view` were `False`, would the measured gradient bytes change? (Hint: we count only storages reachable through `param.grad`.)
+# Change `RANKS_TRY` in the next cell to 4 and run the first two experiments again on this machine (needs PyTorch): with 4 ranks squeezed onto 2 CPU cores, what happens to α? Which extras change in the `memory` tables? Then think: if DDP's `gradient_as_bucket_view` were `False`, would the measured gradient bytes change? (Hint: we count only storages reachable through `param.grad`.)
 
 # %% tags=["learner"]
 RANKS_TRY = 2
-if LAB_READY and RANKS_TRY != RANKS:
+if RANKS_TRY != RANKS:
+    from coursekit.lab import run_collectives, run_memory
+
     print(run_collectives(ranks=RANKS_TRY, max_bytes=4 * MIB_BYTES, repeats=10, warmup=3).summary_table())
     print(run_memory(ranks=RANKS_TRY).format())
 
@@ -532,6 +832,9 @@ if LAB_READY and RANKS_TRY != RANKS:
 # - 小载荷由时延主导、大载荷由带宽主导，分界在 $S^* = \text{steps}\cdot\alpha\cdot B/\text{factor}$。
 # - 拟合出的 α 包含了启动开销、拷贝和同步偏差；本机的数字不能搬到 NVLink / InfiniBand 上，要在目标硬件上按载荷区间重测。
 # - 实测显存 = 账本 + 有名字的差额：FSDP2 的填充与不均匀分片、ZeRO-2 模式下前向到反向之间的分片副本、TP 中被复制的参数、Adam 的 step 计数器。
+# - 性能分析器的追踪能把一步拆成计算、暴露 / 被掩盖的通信、等慢 rank、等输入和其他，各部分之和等于步时；等慢 rank 由同一次集合通信在各 rank 上的时长之差得到，不需要对齐时钟。
+# - 注入的故障各自以自己的样子出现：慢 rank → 其他 rank 等它；输入延迟 → 等输入；关闭重叠 → 暴露的通信变多（前提是原来真有重叠）。
+# - E(P) 下降要拆开时间线看原因：本机上 2 个 rank 时是通信和等待，4 个 rank 时是计算本身被争用拖慢。
 
 # %% [markdown] lang="en"
 # ## Key points
@@ -541,6 +844,9 @@ if LAB_READY and RANKS_TRY != RANKS:
 # - Small payloads are latency-bound, large ones bandwidth-bound; the crossover is $S^* = \text{steps}\cdot\alpha\cdot B/\text{factor}$.
 # - A fitted α includes launch overhead, copies and synchronisation skew; this machine's numbers do not carry over to NVLink / InfiniBand — measure again on the target hardware, per payload range.
 # - Measured memory = ledger + named extras: FSDP2's padding and uneven shards, the sharded copy between forward and backward in ZeRO-2 mode, TP's replicated parameters, Adam's step counters.
+# - A profiler trace splits a step into compute, exposed / hidden communication, waiting for a slower rank, waiting for input and other, and the parts sum to the step; waiting for a slower rank comes from the differences between one collective's durations on the ranks, with no clock alignment.
+# - Injected faults each show up as themselves: a slow rank → the others wait for it; an input delay → input wait; overlap off → more exposed communication (if there was real overlap to begin with).
+# - A falling E(P) needs the timeline taken apart: on this machine, communication and waiting at 2 ranks; at 4 ranks, compute itself slowed by contention.
 
 # %% [markdown] lang="zh" tags=["learner"]
 # ## 学后填写区
