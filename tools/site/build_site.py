@@ -68,7 +68,7 @@ def repository() -> str:
     match = re.fullmatch(r"https://github\.com/([^/]+/[^/]+?)/?", urls["Repository"])
     if match is None:
         raise ValueError(
-            f"pyproject.toml [project.urls] Repository must be https://github.com/OWNER/NAME, not {urls['Repository']!r}"
+            f"pyproject.toml [project.urls] Repository must be https://github.com/OWNER/NAME: {urls['Repository']!r}"
         )
     return match.group(1)
 
