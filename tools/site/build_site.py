@@ -215,7 +215,7 @@ def conf_py(repo: str, execute: bool) -> str:
             "navigation_with_keys": False,
         },
         "html_last_updated_fmt": None,
-        "html_copy_source": False,
+        "html_copy_source": True,  # the download button offers the lesson's .ipynb
         "myst_enable_extensions": ["dollarmath", "colon_fence"],
         "myst_heading_anchors": 3,
         "suppress_warnings": ["myst.header", "mystnb.unknown_mime_type"],
