@@ -124,6 +124,7 @@ def test_every_lesson_page_exists_without_traceback(site: Path, lang: str) -> No
         assert "Traceback (most recent call last)" not in html, notebook.name
         assert "output traceback" not in html and "ansi-red-fg" not in html, notebook.name
         assert "Loading widget" not in html and "widget-view+json" not in html, notebook.name
+        assert not re.search(r"<p>\|[^<]*\|", html), f"{notebook.name}: a Markdown table left as text"
 
 
 def test_zh_and_en_pages_have_the_same_figures(site: Path) -> None:

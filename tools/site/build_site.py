@@ -224,6 +224,8 @@ def conf_py(repo: str, execute: bool) -> str:
         "nb_execution_raise_on_error": True,
         "nb_execution_show_tb": True,
         "nb_merge_streams": True,
+        # Markdown outputs (the lessons' tables) need table syntax: CommonMark, myst-nb's default, has none.
+        "nb_render_markdown_format": "myst",
         # A widget's live view needs a kernel; its static HTML (figure + control values) is what a page shows.
         "nb_mime_priority_overrides": [
             ["html", "application/vnd.jupyter.widget-view+json", None],
