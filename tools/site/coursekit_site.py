@@ -119,8 +119,8 @@ def on_page_context(app: Any, pagename: str, templatename: str, context: dict[st
         return
     context["body"] = _bar(app, pagename) + context["body"]
     lang = page_language(pagename)
-    if lang is not None:
-        context["ck_lang"] = lang
+    if lang is not None:  # <html lang>: Chinese pages pick Chinese glyph forms and screen-reader voices
+        context["language"] = "zh-CN" if lang == "zh" else "en"
     relations = app.env.collect_relations().get(pagename)
     if relations:
         _, prev_doc, next_doc = relations
