@@ -17,8 +17,8 @@ COURSE_LANG ?= zh
 LAB_ARGS ?=
 # The PyTorch lab extra (lesson 8) is installed in CI and when WITH_LAB=1.
 WITH_LAB ?= $(if $(filter true 1,$(CI)),1,0)
-# `site` is the course website's build tools (make site; its test is part of make test).
-TEST_EXTRAS := course,test,site$(if $(filter 1,$(WITH_LAB)),$(strip ,lab))
+# `site` is the course website's build tools (make site), `lite` JupyterLite's (make lite); both are tested in make test.
+TEST_EXTRAS := course,test,site,lite$(if $(filter 1,$(WITH_LAB)),$(strip ,lab))
 # With the lab extra, pin the PyTorch release the course is tested with (2.13.0; its CPU wheel
 # is what CI machines carry): an unpinned resolve could pick a newer multi-GB CUDA build.
 # A torch already in the venv within the lab extra's range (2.6 to 2.13) is kept, not replaced.
@@ -34,13 +34,14 @@ COURSE_STAMP := $(VENV)/.stamp-course
 TEST_STAMP := $(VENV)/.stamp-$(subst $(strip ,),-,$(TEST_EXTRAS))
 PIP := $(PY) -m pip --disable-pip-version-check
 
-.PHONY: lab test lint typecheck unit notebooks notebooks-build bench site clean help
+.PHONY: lab test lint typecheck unit notebooks notebooks-build bench site lite clean help
 
 help:
 	@echo "make lab     open the course in JupyterLab (COURSE_LANG=zh|en, HOST, PORT)"
 	@echo "make test    run every test (lint, types, unit, property, doctest, notebooks, browser)"
 	@echo "make bench   measure import, notebook and widget timings, and the website build"
 	@echo "make site    build the bilingual course website into build/site (executes every lesson)"
+	@echo "make lite    build the course as a JupyterLite site into build/lite (PYODIDE_DIR=a Pyodide distribution)"
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -87,6 +88,12 @@ bench: $(TEST_STAMP)
 
 site: $(TEST_STAMP)
 	$(PY) tools/site/build_site.py --out build/site
+
+# PYODIDE_DIR: a Pyodide distribution folder (the full one draws the lessons' figures; see README).
+PYODIDE_DIR ?=
+lite: $(TEST_STAMP)
+	@test -n "$(PYODIDE_DIR)" || { echo "make lite needs PYODIDE_DIR=/path/to/pyodide (a Pyodide distribution folder)"; exit 2; }
+	$(PY) tools/lite/build_lite.py --pyodide "$(PYODIDE_DIR)" --out build/lite
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache .hypothesis artifacts bench-results.json
