@@ -61,6 +61,7 @@ $(TEST_STAMP): pyproject.toml $(COURSE_STAMP)
 
 # The UI language is a JupyterLab user setting kept per course language inside the venv.
 lab: $(COURSE_STAMP)
+	@case "$(COURSE_LANG)" in zh|en) ;; *) echo "COURSE_LANG must be zh or en, not '$(COURSE_LANG)'"; exit 2;; esac
 	@mkdir -p "$(LAB_SETTINGS)/@jupyterlab/translation-extension"
 	@printf '{"locale": "%s"}\n' "$(LAB_LOCALE_$(COURSE_LANG))" \
 		> "$(LAB_SETTINGS)/@jupyterlab/translation-extension/plugin.jupyterlab-settings"

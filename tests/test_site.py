@@ -11,6 +11,7 @@ lands on the same lesson.
 from __future__ import annotations
 
 import base64
+import concurrent.futures
 import functools
 import http.server
 import json
@@ -286,19 +287,26 @@ def test_browser_language_switch_lands_on_the_same_lesson(served: str) -> None:
             pytest.fail("the site's browser test needs Chromium and playwright in CI")
         pytest.skip("Chromium or playwright missing: apt-get install chromium; pip install playwright")
     lesson = next(p.stem for p in _notebooks("zh") if re.search(r"Widget\(", p.read_text(encoding="utf-8")))
-    with sync_playwright() as playwright:
-        browser = jupyter_browser.launch_chromium(playwright)
-        try:
-            page = browser.new_page()
-            page.goto(f"{served}/notebooks/zh/{lesson}.html")
-            assert re.search(r"[\u4e00-\u9fff]", page.locator("h1").first.inner_text())
-            figure = page.locator("img.ck-static-figure").first
-            figure.scroll_into_view_if_needed()
-            assert figure.evaluate("img => img.complete && img.naturalWidth > 100")
-            page.locator("nav.ck-bar a.ck-lang").click()
-            page.wait_for_url(f"**/notebooks/en/{lesson}.html")
-            assert page.locator("nav.ck-bar a.ck-lang").inner_text() == "中文"
-            heading = page.locator("h1").first.inner_text()
-            assert heading.startswith("Lesson") and not re.search(r"[\u4e00-\u9fff]", heading)
-        finally:
-            browser.close()
+
+    def switch_language() -> None:
+        with sync_playwright() as playwright:
+            browser = jupyter_browser.launch_chromium(playwright)
+            try:
+                page = browser.new_page()
+                page.goto(f"{served}/notebooks/zh/{lesson}.html")
+                assert re.search(r"[\u4e00-\u9fff]", page.locator("h1").first.inner_text())
+                figure = page.locator("img.ck-static-figure").first
+                figure.scroll_into_view_if_needed()
+                assert figure.evaluate("img => img.complete && img.naturalWidth > 100")
+                page.locator("nav.ck-bar a.ck-lang").click()
+                page.wait_for_url(f"**/notebooks/en/{lesson}.html")
+                assert page.locator("nav.ck-bar a.ck-lang").inner_text() == "中文"
+                heading = page.locator("h1").first.inner_text()
+                assert heading.startswith("Lesson") and not re.search(r"[\u4e00-\u9fff]", heading)
+            finally:
+                browser.close()
+
+    # Playwright's sync API refuses a thread with a running event loop (the JupyterLab browser tests
+    # keep one open for the session): drive this browser from a thread of its own.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(switch_language).result(timeout=300)
