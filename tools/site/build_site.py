@@ -168,7 +168,7 @@ def notebook_title(path: Path) -> str:
 
 
 def _toctree(caption: str, docs: Iterable[str]) -> list[str]:
-    return ["```{toctree}", f":caption: {caption}", ":maxdepth: 1", "", *docs, "```", ""]
+    return ["```{toctree}", f":caption: {caption}", ":maxdepth: 1", ":hidden:", "", *docs, "```", ""]
 
 
 def home_page(lessons: dict[str, list[Path]], docs: list[Path]) -> str:
@@ -187,6 +187,15 @@ def home_page(lessons: dict[str, list[Path]], docs: list[Path]) -> str:
         lines += [f"## {TITLES[lang]}", ""]
         lines += [f"- [{notebook_title(p)}](notebooks/{lang}/{p.name})" for p in lessons[lang]]
         lines.append("")
+    pages = {str(p) for p in docs}
+    guides = [
+        f"[{text}](docs/instructor/{lang}/README.md)"
+        for lang, text in (("zh", "教师指南"), ("en", "Instructor guide"))
+        if f"docs/instructor/{lang}/README.md" in pages
+    ]
+    lines += [f"## {TITLES['reference']}", "", "- [术语表 / Glossary](docs/GLOSSARY.md)"]
+    lines += [f"- {' / '.join(guides)}"] if guides else []
+    lines += ["- [运行课程](launch/zh.md) / [Running the course](launch/en.md)", ""]
     for lang in LANGS:
         lines += _toctree(TITLES[lang], [f"notebooks/{lang}/{p.stem}" for p in lessons[lang]])
     guide = [str(p.with_suffix("")) for p in docs if "instructor" in p.parts]
