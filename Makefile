@@ -17,21 +17,31 @@ COURSE_LANG ?= zh
 LAB_ARGS ?=
 # The PyTorch lab extra (lesson 8) is installed in CI and when WITH_LAB=1.
 WITH_LAB ?= $(if $(filter true 1,$(CI)),1,0)
-TEST_EXTRAS := course,test$(if $(filter 1,$(WITH_LAB)),$(strip ,lab))
+# `site` is the course website's build tools (make site), `lite` JupyterLite's (make lite); both are tested in make test.
+TEST_EXTRAS := course,test,site,lite$(if $(filter 1,$(WITH_LAB)),$(strip ,lab))
 # With the lab extra, pin the PyTorch release the course is tested with (2.13.0; its CPU wheel
 # is what CI machines carry): an unpinned resolve could pick a newer multi-GB CUDA build.
+# A torch already in the venv within the lab extra's range (2.6 to 2.13) is kept, not replaced.
+# TORCH_INDEX_URL=https://download.pytorch.org/whl/cpu takes the CPU-only build from PyTorch's own index.
 TORCH_PIN ?= torch==2.13.0
-LAB_PIN := $(if $(filter 1,$(WITH_LAB)),"$(TORCH_PIN)")
+TORCH_INDEX_URL ?=
+TORCH_IN_RANGE := import sys, torch; v = tuple(int(x) for x in torch.__version__.split("+")[0].split(".")[:2]); sys.exit(not (2, 6) <= v < (2, 14))
+# JupyterLab UI language for each course language (the zh UI comes from jupyterlab-language-pack-zh-CN).
+LAB_LOCALE_zh := zh_CN
+LAB_LOCALE_en := en
+LAB_SETTINGS := $(VENV)/share/coursekit/lab-settings-$(COURSE_LANG)
 COURSE_STAMP := $(VENV)/.stamp-course
 TEST_STAMP := $(VENV)/.stamp-$(subst $(strip ,),-,$(TEST_EXTRAS))
 PIP := $(PY) -m pip --disable-pip-version-check
 
-.PHONY: lab test lint typecheck unit notebooks notebooks-build bench clean help
+.PHONY: lab test lint typecheck unit notebooks notebooks-build bench site lite clean help
 
 help:
 	@echo "make lab     open the course in JupyterLab (COURSE_LANG=zh|en, HOST, PORT)"
 	@echo "make test    run every test (lint, types, unit, property, doctest, notebooks, browser)"
-	@echo "make bench   measure import, notebook and widget timings"
+	@echo "make bench   measure import, notebook and widget timings, and the website build"
+	@echo "make site    build the bilingual course website into build/site (executes every lesson)"
+	@echo "make lite    build the course as a JupyterLite site into build/lite (PYODIDE_DIR=a Pyodide distribution)"
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -42,10 +52,20 @@ $(COURSE_STAMP): pyproject.toml | $(PY)
 	@touch $@
 
 $(TEST_STAMP): pyproject.toml $(COURSE_STAMP)
-	$(PIP) install -e ".[$(TEST_EXTRAS)]" $(LAB_PIN)
+	@if [ "$(WITH_LAB)" = 1 ] && ! $(PY) -c '$(TORCH_IN_RANGE)' 2>/dev/null; then \
+		echo "installing $(TORCH_PIN)"; \
+		$(PIP) install "$(TORCH_PIN)" $(if $(TORCH_INDEX_URL),--index-url "$(TORCH_INDEX_URL)"); \
+	fi
+	$(PIP) install -e ".[$(TEST_EXTRAS)]"
 	@touch $@
 
+# The UI language is a JupyterLab user setting kept per course language inside the venv.
 lab: $(COURSE_STAMP)
+	@case "$(COURSE_LANG)" in zh|en) ;; *) echo "COURSE_LANG must be zh or en, not '$(COURSE_LANG)'"; exit 2;; esac
+	@mkdir -p "$(LAB_SETTINGS)/@jupyterlab/translation-extension"
+	@printf '{"locale": "%s"}\n' "$(LAB_LOCALE_$(COURSE_LANG))" \
+		> "$(LAB_SETTINGS)/@jupyterlab/translation-extension/plugin.jupyterlab-settings"
+	JUPYTERLAB_SETTINGS_DIR="$(abspath $(LAB_SETTINGS))" \
 	$(BIN)/jupyter lab --ServerApp.ip=$(HOST) --ServerApp.port=$(PORT) --ServerApp.root_dir="$(CURDIR)" \
 		--LabApp.default_url=/lab/tree/notebooks/$(COURSE_LANG)/00_index.ipynb $(LAB_ARGS)
 
@@ -65,6 +85,16 @@ test: lint typecheck $(TEST_STAMP)
 
 bench: $(TEST_STAMP)
 	$(PY) benchmarks/bench_course.py
+	$(PY) benchmarks/bench_site.py
+
+site: $(TEST_STAMP)
+	$(PY) tools/site/build_site.py --out build/site
+
+# PYODIDE_DIR: a Pyodide distribution folder (the full one draws the lessons' figures; see README).
+PYODIDE_DIR ?=
+lite: $(TEST_STAMP)
+	@test -n "$(PYODIDE_DIR)" || { echo "make lite needs PYODIDE_DIR=/path/to/pyodide (a Pyodide distribution folder)"; exit 2; }
+	$(PY) tools/lite/build_lite.py --pyodide "$(PYODIDE_DIR)" --out build/lite
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis artifacts bench-results.json
+	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache .hypothesis artifacts bench-results.json

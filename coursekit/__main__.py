@@ -8,6 +8,9 @@ Subcommands:
   why one composition was rejected (or shows its breakdown); ``--json`` prints the full
   result as JSON; ``--lang zh|en`` picks the language.
 
+* ``lessons DIR [--lang zh|en]`` — copy the lesson notebooks out of the installed package
+  (:mod:`coursekit.lessons_cli`).
+
 Bad arguments exit with status 2 and a message naming the argument.
 
 Taught in: lesson 9 (decision workbench).
@@ -47,6 +50,10 @@ def _run_plan(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``python -m coursekit``; returns the exit status (2 for bad arguments)."""
     args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list[:1] == ["lessons"]:  # copying the notebooks out: its own module and parser
+        from .lessons_cli import main as lessons_main
+
+        return lessons_main(args_list[1:])
     pre_language(args_list)
     from .serving_cli import run_serving, wants_serving
 

@@ -59,6 +59,7 @@ Taught in: lesson 0 (course index); each lesson adds its widgets as
 from __future__ import annotations
 
 import abc
+import base64
 import html
 import logging
 from collections.abc import Iterator, Mapping, Sequence
@@ -120,6 +121,13 @@ register(
             "zh": "意外错误（不是你的问题，请告诉课程作者）：{error}",
             "en": "Unexpected error (not your fault; please tell the course authors): {error}",
         },
+        "widgets.static_note": {
+            "zh": "静态图：下列控件取值时的初始状态。运行本课（启动按钮）即可拖动控件。",
+            "en": "Static figure, drawn for the control values below. Run the lesson (launch buttons) to move them.",
+        },
+        "widgets.static_alt": {"zh": "控件的初始图", "en": "the widget's initial figure"},
+        "widgets.yes": {"zh": "是", "en": "yes"},
+        "widgets.no": {"zh": "否", "en": "no"},
         "widgets.veil_invalid": {
             "zh": "输入无效，见上方说明",
             "en": "Invalid input: see the message above",
@@ -337,12 +345,42 @@ class LessonWidget(abc.ABC, Generic[R]):
     # -- display -------------------------------------------------------------------------
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        return self.view._repr_mimebundle_(**kwargs)
+        return {**self.static_bundle(), **self.view._repr_mimebundle_(**kwargs)}
 
     def _ipython_display_(self) -> None:
         from IPython.display import display
 
-        display(self.view)  # type: ignore[no-untyped-call]
+        display(self._repr_mimebundle_(), raw=True)  # type: ignore[no-untyped-call]
+
+    def static_bundle(self) -> dict[str, str]:
+        """What a page without a live kernel shows: the PNG, and HTML with the control values it was drawn for.
+
+        A front end with a widget manager (JupyterLab, Colab) renders the live view instead;
+        a static page (the course website, nbconvert) shows this.
+        """
+        data = base64.b64encode(self.image.value or figure_to_png(self.figure)).decode("ascii")
+        rows = "".join(
+            f"<li>{html.escape(str(control.description))}: <b>{html.escape(_shown_value(control))}</b></li>"
+            for control in self.controls.values()
+        )
+        return {
+            "text/html": (
+                f'<div class="ck-static"><p class="ck-static-note">{html.escape(tr("widgets.static_note"))}</p>'
+                f'<ul class="ck-static-controls">{rows}</ul>{self.message_html.value}'
+                f'<img class="ck-static-figure" src="data:image/png;base64,{data}"'
+                f' alt="{html.escape(tr("widgets.static_alt"))}"></div>'
+            ),
+            "image/png": data,
+        }
+
+
+def _shown_value(control: ipywidgets.ValueWidget) -> str:
+    """A control's value as the learner sees it (a dropdown's label, yes/no for a checkbox)."""
+    if isinstance(control, ipywidgets.Dropdown):
+        return str(control.label)
+    if isinstance(control.value, bool):
+        return tr("widgets.yes" if control.value else "widgets.no")
+    return str(control.value)
 
 
 def _message_box(level: str, body_html: str, *, word: bool = True) -> str:

@@ -1,0 +1,135 @@
+"""``python -m coursekit lessons DIR [--lang zh|en]``: copy the lesson notebooks out of the installed package.
+
+After ``pip install coursekit`` nothing else is needed: this writes the lessons into ``DIR`` laid out as
+in the repository (``DIR/notebooks/zh/*.ipynb``, ``DIR/notebooks/en/*.ipynb`` and ``DIR/docs/GLOSSARY.md``),
+so the links between the two languages and to the glossary work. Without ``--lang`` both languages are
+copied.
+
+A file that already exists in ``DIR`` is never overwritten (it may hold the learner's answers and notes):
+it is kept and reported, and the learner can rename it to get a fresh copy on the next run.
+
+>>> import tempfile
+>>> with tempfile.TemporaryDirectory() as folder:
+...     first = copy_lessons(folder, langs=("en",))
+...     second = copy_lessons(folder, langs=("en",))
+>>> first.copied == second.kept and not first.kept and not second.copied
+True
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import i18n
+from ._validate import check_choice
+from .i18n import register, tr
+
+#: Where the wheel puts the notebooks (setup.py ships notebooks/zh and notebooks/en there).
+PACKAGED_LESSONS = Path(__file__).resolve().parent / "_lessons"
+#: In a source checkout (editable install) the notebooks are the repository's own.
+CHECKOUT_LESSONS = Path(__file__).resolve().parents[1] / "notebooks"
+
+register(
+    {
+        "lessons.copied": {"zh": "已复制 {count} 个笔记本到 {folder}", "en": "copied {count} notebooks to {folder}"},
+        "lessons.kept": {
+            "zh": "保留了你已有的 {count} 个文件（从不覆盖；想要新副本时先把你的文件改名）：",
+            "en": "kept {count} files you already have (never overwritten; rename yours to get a fresh copy):",
+        },
+        "lessons.open": {
+            "zh": "在 JupyterLab 中打开 {path} 开始学习。",
+            "en": "Open {path} in JupyterLab to start.",
+        },
+        "lessons.missing": {
+            "zh": "找不到课程笔记本（{folder}）：这个 coursekit 安装不完整。",
+            "en": "cannot find the lesson notebooks ({folder}): this coursekit installation is incomplete.",
+        },
+        "lessons.not_a_folder": {
+            "zh": "目标 {folder} 已存在且不是文件夹。",
+            "en": "the target {folder} exists and is not a folder.",
+        },
+    }
+)
+
+
+@dataclass
+class CopyReport:
+    """What :func:`copy_lessons` did: files written and files kept, as paths inside the target folder."""
+
+    copied: list[Path] = field(default_factory=list)
+    kept: list[Path] = field(default_factory=list)
+
+
+def lessons_source() -> Path:
+    """The folder holding ``zh/`` and ``en/`` lesson notebooks of this installation."""
+    for folder in (PACKAGED_LESSONS, CHECKOUT_LESSONS):
+        if (folder / "en" / "00_index.ipynb").is_file():
+            return folder
+    raise FileNotFoundError(tr("lessons.missing", folder=PACKAGED_LESSONS))
+
+
+def _lesson_files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.glob("[0-9][0-9]_*.ipynb") if ".mine" not in p.name)
+
+
+def copy_lessons(target: str | Path, langs: Sequence[str] = i18n.LANGUAGES) -> CopyReport:
+    """Copy the lessons of ``langs`` (and the glossary) into ``target``; never overwrites an existing file."""
+    for lang in langs:
+        check_choice("lang", lang, i18n.LANGUAGES)
+    root = Path(target)
+    if root.exists() and not root.is_dir():
+        raise ValueError(tr("lessons.not_a_folder", folder=root))
+    source = lessons_source()
+    report = CopyReport()
+
+    def place(relative: Path, write: object) -> None:
+        destination = root / relative
+        if destination.exists():
+            report.kept.append(relative)
+            return
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(write, Path):
+            shutil.copyfile(write, destination)
+        else:
+            destination.write_text(str(write), encoding="utf-8")
+        report.copied.append(relative)
+
+    for lang in langs:
+        for notebook in _lesson_files(source / lang):
+            place(Path("notebooks", lang, notebook.name), notebook)
+    from .glossary import render_markdown
+
+    place(Path("docs", "GLOSSARY.md"), render_markdown())
+    return report
+
+
+def main(argv: Sequence[str]) -> int:
+    """Entry point of the ``lessons`` subcommand; returns the exit status (2 for bad arguments)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m coursekit lessons",
+        description="Copy the lesson notebooks out of the installed package into DIR (never overwrites a file).",
+    )
+    parser.add_argument("dir", metavar="DIR", help="target folder (created if missing)")
+    parser.add_argument("--lang", choices=i18n.LANGUAGES, default=None, help="one language only (default: both)")
+    args = parser.parse_args(list(argv))
+    if args.lang is not None:
+        i18n.set_language(args.lang)
+    langs = (args.lang,) if args.lang else i18n.LANGUAGES
+    try:
+        report = copy_lessons(args.dir, langs)
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"python -m coursekit lessons: {exc}", file=sys.stderr)
+        return 2
+    root = Path(args.dir)
+    print(tr("lessons.copied", count=sum(p.suffix == ".ipynb" for p in report.copied), folder=root))
+    if report.kept:
+        print(tr("lessons.kept", count=len(report.kept)))
+        for path in report.kept:
+            print(f"  {root / path}")
+    print(tr("lessons.open", path=root / "notebooks" / langs[0] / "00_index.ipynb"))
+    return 0

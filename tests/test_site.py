@@ -1,0 +1,312 @@
+"""The course website (`make site`): built once here, offline, with every lesson executed.
+
+Checks what a reader gets: every lesson page in both languages, figures as images (a widget's
+initial figure as a static PNG with its control values beside it), no traceback, folded solutions
+and answers, a language switch to the same lesson, launch buttons for the repository named in
+pyproject.toml, a glossary with an anchor per term, internal links that resolve, a search index
+that knows Chinese words, a print stylesheet; and, in a real browser, that the language switch
+lands on the same lesson.
+"""
+
+from __future__ import annotations
+
+import base64
+import concurrent.futures
+import functools
+import http.server
+import json
+import os
+import re
+import sys
+import threading
+from collections.abc import Iterator
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT / "tools" / "site"))
+
+import build_site  # noqa: E402
+import jupyter_browser  # noqa: E402
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+pytest.importorskip("myst_nb", reason="the site extra is not installed (pip install -e '.[site]')")
+
+IN_CI = os.environ.get("CI", "").lower() in ("true", "1")
+LANGS = ("zh", "en")
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def _notebooks(lang: str) -> list[Path]:
+    return sorted(p for p in (ROOT / "notebooks" / lang).glob("[0-9][0-9]_*.ipynb") if ".mine" not in p.name)
+
+
+def _cells(path: Path) -> list[dict[str, Any]]:
+    cells: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    return cells
+
+
+def _tagged(path: Path, cell_type: str, tag: str) -> int:
+    return sum(1 for c in _cells(path) if c["cell_type"] == cell_type and tag in c["metadata"].get("tags", []))
+
+
+def _repository() -> str:
+    urls = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["urls"]
+    prefix = "https://github.com/"
+    assert urls["Repository"].startswith(prefix)
+    return str(urls["Repository"][len(prefix) :].strip("/"))
+
+
+class _Page(HTMLParser):
+    """Links, ids, images and a few classes of one HTML page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.links: list[str] = []
+        self.ids: set[str] = set()
+        self.images: list[str] = []
+        self.lang_links: list[str] = []
+        self.launch: dict[str, str] = {}
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = {k: v or "" for k, v in attrs}
+        if "id" in a:
+            self.ids.add(a["id"])
+        if tag == "a" and "name" in a:
+            self.ids.add(a["name"])
+        for key in ("href", "src"):
+            if key in a and tag in ("a", "img", "link", "script"):
+                self.links.append(a[key])
+        if tag == "img":
+            self.images.append(a.get("src", ""))
+        classes = a.get("class", "").split()
+        if tag == "a" and "ck-lang" in classes:
+            self.lang_links.append(a["href"])
+        for kind in ("ck-binder", "ck-colab", "ck-modelscope"):
+            if tag == "a" and kind in classes:
+                self.launch[kind] = a["href"]
+
+
+@functools.cache
+def _parse(path: Path) -> _Page:
+    page = _Page()
+    page.feed(path.read_text(encoding="utf-8"))
+    return page
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("site") / "site"
+    build_site.build(out, jobs=2, execute=True)
+    return out
+
+
+def test_home_page_lists_every_lesson(site: Path) -> None:
+    page = _parse(site / "index.html")
+    for lang in LANGS:
+        for notebook in _notebooks(lang):
+            assert f"notebooks/{lang}/{notebook.stem}.html" in page.links
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_lesson_page_exists_without_traceback(site: Path, lang: str) -> None:
+    assert _notebooks(lang), "no lesson notebooks found"
+    for notebook in _notebooks(lang):
+        html = (site / "notebooks" / lang / f"{notebook.stem}.html").read_text(encoding="utf-8")
+        assert "Traceback (most recent call last)" not in html, notebook.name
+        assert "output traceback" not in html and "ansi-red-fg" not in html, notebook.name
+        assert "Loading widget" not in html and "widget-view+json" not in html, notebook.name
+        assert not re.search(r"<p>\|[^<]*\|", html), f"{notebook.name}: a Markdown table left as text"
+
+
+def test_zh_and_en_pages_have_the_same_figures(site: Path) -> None:
+    """Code is written once, so both languages draw the same number of figures."""
+    for zh in _notebooks("zh"):
+        counts = [len(_parse(site / "notebooks" / lang / f"{zh.stem}.html").images) for lang in LANGS]
+        assert counts[0] == counts[1], zh.name
+
+
+def test_widget_figures_are_static_images_with_their_control_values(site: Path) -> None:
+    pages_with_widgets = 0
+    for lang in LANGS:
+        for notebook in _notebooks(lang):
+            uses_widget = any(
+                re.search(r"\b\w+Widget\(", "".join(c["source"])) for c in _cells(notebook) if c["cell_type"] == "code"
+            )
+            html = (site / "notebooks" / lang / f"{notebook.stem}.html").read_text(encoding="utf-8")
+            blocks = re.findall(r'<div class="ck-static">(.*?)</div></div>', html, flags=re.S)
+            assert bool(blocks) == uses_widget, notebook.name
+            pages_with_widgets += bool(blocks)
+            for block in blocks:
+                controls = re.findall(r"<li>(.+?): <b>(.*?)</b></li>", block)
+                assert controls and all(value for _, value in controls), notebook.name
+                (data,) = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', block)
+                assert base64.b64decode(data).startswith(PNG_MAGIC), notebook.name
+    assert pages_with_widgets >= 2
+
+
+def test_zh_widget_states_its_controls_in_chinese(site: Path) -> None:
+    for notebook in _notebooks("zh"):
+        html = (site / "notebooks" / "zh" / f"{notebook.stem}.html").read_text(encoding="utf-8")
+        for note in re.findall(r'<p class="ck-static-note">(.*?)</p>', html):
+            assert re.search(r"[\u4e00-\u9fff]", note), notebook.name
+
+
+def test_solutions_and_answers_are_folded(site: Path) -> None:
+    total = 0
+    for lang in LANGS:
+        for notebook in _notebooks(lang):
+            html = (site / "notebooks" / lang / f"{notebook.stem}.html").read_text(encoding="utf-8")
+            solutions = _tagged(notebook, "code", "solution")
+            folded = re.findall(r'class="cell tag_solution tag_hide-cell[^"]*">\s*<details class="[^"]*hide', html)
+            assert len(folded) == solutions, notebook.name
+            assert html.count('<details class="ck-answer">') == _tagged(notebook, "markdown", "answer"), notebook.name
+            total += solutions
+    assert total > 0
+
+
+def test_language_switch_goes_to_the_same_lesson(site: Path) -> None:
+    for lang, other in (("zh", "en"), ("en", "zh")):
+        for notebook in _notebooks(lang):
+            page = site / "notebooks" / lang / f"{notebook.stem}.html"
+            (target,) = _parse(page).lang_links
+            expected = (
+                f"{notebook.stem}.html" if (ROOT / "notebooks" / other / notebook.name).exists() else "00_index.html"
+            )
+            assert (page.parent / target).resolve() == (site / "notebooks" / other / expected).resolve()
+
+
+def test_launch_buttons_open_this_notebook_of_the_configured_repository(site: Path) -> None:
+    repo = _repository()
+    for lang in LANGS:
+        for notebook in _notebooks(lang):
+            page = site / "notebooks" / lang / f"{notebook.stem}.html"
+            launch = _parse(page).launch
+            path = f"notebooks/{lang}/{notebook.name}"
+            assert launch["ck-binder"] == f"https://mybinder.org/v2/gh/{repo}/main?urlpath=lab/tree/{path}"
+            assert launch["ck-colab"] == f"https://colab.research.google.com/github/{repo}/blob/main/{path}"
+            how_to = urlsplit(launch["ck-modelscope"])
+            target = (page.parent / how_to.path).resolve()
+            assert target == (site / "launch" / f"{lang}.html").resolve()
+            assert how_to.fragment in _parse(target).ids
+    for lang in LANGS:  # the how-to pages carry the README's steps
+        text = re.sub(r"<[^>]+>", "", (site / "launch" / f"{lang}.html").read_text(encoding="utf-8"))
+        assert f"git clone https://github.com/{repo}.git coursekit" in text
+        assert "pip install -e ." in text
+
+
+def test_prev_next_stay_in_one_language(site: Path) -> None:
+    for lang in LANGS:
+        other = "en" if lang == "zh" else "zh"
+        for notebook in _notebooks(lang):
+            html = (site / "notebooks" / lang / f"{notebook.stem}.html").read_text(encoding="utf-8")
+            nav = re.search(r'<div class="prev-next-area">(.*?)</div>\s*</footer>', html, flags=re.S)
+            if nav:
+                assert f"../{other}/" not in nav.group(1), notebook.name
+
+
+def test_glossary_has_an_anchor_per_term(site: Path) -> None:
+    from coursekit.glossary import GLOSSARY
+
+    ids = _parse(site / "docs" / "GLOSSARY.html").ids
+    anchors = {build_site.glossary_anchor(e.en, e.abbr) for e in GLOSSARY}
+    assert "dp" in ids and "tp" in ids and "zero" in ids  # by abbreviation
+    assert len(anchors & ids) >= len(GLOSSARY) - 3  # a clash falls back to the English name
+
+
+def test_instructor_guide_pages_exist(site: Path) -> None:
+    for page in (ROOT / "docs" / "instructor").rglob("*.md"):
+        assert (site / page.relative_to(ROOT).with_suffix(".html")).is_file(), page
+
+
+def test_internal_links_resolve(site: Path) -> None:
+    broken = []
+    pages = [p for p in site.rglob("*.html") if "_static" not in p.relative_to(site).parts]  # theme templates
+    assert len(pages) > 2 * len(_notebooks("en"))
+    for page in pages:
+        parsed = _parse(page)
+        for link in parsed.links:
+            parts = urlsplit(link)
+            if parts.scheme or link.startswith(("//", "data:", "javascript:", "mailto:")):
+                continue
+            target = (page.parent / unquote(parts.path)).resolve() if parts.path else page
+            if target.is_dir():
+                target = target / "index.html"
+            if not target.exists():
+                broken.append(f"{page.relative_to(site)} -> {link}")
+            elif parts.fragment and target.suffix == ".html" and unquote(parts.fragment) not in _parse(target).ids:
+                broken.append(f"{page.relative_to(site)} -> {link} (no anchor)")
+    assert not broken, "\n".join(broken[:30])
+
+
+def test_search_index_knows_chinese_and_english_words(site: Path) -> None:
+    text = (site / "searchindex.js").read_text(encoding="utf-8")
+    terms = json.loads(text[text.index("(") + 1 : text.rindex(")")])["terms"]
+    assert "并行" in terms and "带宽" in terms  # Chinese words, segmented
+    assert "bandwidth" in terms
+
+
+def test_print_stylesheet_is_linked(site: Path) -> None:
+    html = (site / "notebooks" / "en" / "01_capacity.html").read_text(encoding="utf-8")
+    (link,) = re.findall(r"<link[^>]+coursekit-print\.css[^>]*>", html)
+    assert 'media="print"' in link
+    assert "display: none" in (site / "_static" / "coursekit-print.css").read_text(encoding="utf-8")
+
+
+# -- in a real browser ----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def served(site: Path) -> Iterator[str]:
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_browser_language_switch_lands_on_the_same_lesson(served: str) -> None:
+    missing = jupyter_browser.chromium_path() is None
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        missing = True
+    if missing:
+        if IN_CI:
+            pytest.fail("the site's browser test needs Chromium and playwright in CI")
+        pytest.skip("Chromium or playwright missing: apt-get install chromium; pip install playwright")
+    lesson = next(p.stem for p in _notebooks("zh") if re.search(r"Widget\(", p.read_text(encoding="utf-8")))
+
+    def switch_language() -> None:
+        with sync_playwright() as playwright:
+            browser = jupyter_browser.launch_chromium(playwright)
+            try:
+                page = browser.new_page()
+                page.goto(f"{served}/notebooks/zh/{lesson}.html")
+                assert re.search(r"[\u4e00-\u9fff]", page.locator("h1").first.inner_text())
+                figure = page.locator("img.ck-static-figure").first
+                figure.scroll_into_view_if_needed()
+                assert figure.evaluate("img => img.complete && img.naturalWidth > 100")
+                page.locator("nav.ck-bar a.ck-lang").click()
+                page.wait_for_url(f"**/notebooks/en/{lesson}.html")
+                assert page.locator("nav.ck-bar a.ck-lang").inner_text() == "中文"
+                heading = page.locator("h1").first.inner_text()
+                assert heading.startswith("Lesson") and not re.search(r"[\u4e00-\u9fff]", heading)
+            finally:
+                browser.close()
+
+    # Playwright's sync API refuses a thread with a running event loop (the JupyterLab browser tests
+    # keep one open for the session): drive this browser from a thread of its own.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(switch_language).result(timeout=300)

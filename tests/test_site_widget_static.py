@@ -1,0 +1,107 @@
+"""A widget's static fallback (LessonWidget.static_bundle): what the course website and any page without a
+live kernel show — the PNG of the current figure, and HTML stating the control values it was drawn for.
+A front end with a widget manager still gets the live view from the same display.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import re
+from typing import Any
+
+import ipywidgets
+import pytest
+from matplotlib.figure import Figure
+
+import coursekit
+from coursekit.i18n import Text, register
+from coursekit.widgets import LessonWidget, checkbox, dropdown, slider
+
+register(
+    {
+        "static_demo.tp": {"zh": "张量并行度 TP", "en": "tensor-parallel degree TP"},
+        "static_demo.link": {"zh": "链路", "en": "link"},
+        "static_demo.sp": {"zh": "序列并行", "en": "sequence parallelism"},
+    }
+)
+
+
+class Demo(LessonWidget[float]):
+    def __init__(self) -> None:
+        super().__init__(
+            {
+                "tp": slider("static_demo.tp", value=4, min=1, max=8, step=1),
+                "link": dropdown("static_demo.link", [(Text(zh="节点内", en="intra-node"), 1.0)], value=1.0),
+                "sp": checkbox("static_demo.sp", value=True),
+            }
+        )
+
+    def setup(self, fig: Figure) -> None:
+        ax = fig.add_subplot()
+        ax.set_ylim(0, 10)
+        self.bar = ax.bar([0], [0.0])[0]
+
+    def compute(self, **values: Any) -> float:
+        if values["tp"] > 6:
+            raise ValueError(f"tp = {values['tp']}: must be at most 6")
+        return float(values["tp"]) * values["link"]
+
+    def draw(self, result: float) -> None:
+        self.bar.set_height(result)
+
+    def describe(self, result: float) -> str:
+        return f"<b>{result}</b>"
+
+
+@pytest.fixture(autouse=True)
+def _restore_language() -> Any:
+    old = coursekit.get_language()
+    yield
+    coursekit.set_language(old)
+
+
+def _controls(markup: str) -> list[tuple[str, str]]:
+    return [(html.unescape(k), html.unescape(v)) for k, v in re.findall(r"<li>(.+?): <b>(.*?)</b></li>", markup)]
+
+
+def test_static_bundle_states_each_control_value_in_the_current_language() -> None:
+    coursekit.set_language("zh")
+    widget = Demo()
+    bundle = widget.static_bundle()
+    assert _controls(bundle["text/html"]) == [("张量并行度 TP", "4"), ("链路", "节点内"), ("序列并行", "是")]
+    assert "静态图" in bundle["text/html"]
+    assert base64.b64decode(bundle["image/png"]) == widget.image.value  # the very figure the widget shows
+    assert f'src="data:image/png;base64,{bundle["image/png"]}"' in bundle["text/html"]
+    assert "<b>4.0</b>" in bundle["text/html"]  # the verdict is beside it
+
+
+def test_static_bundle_follows_the_controls() -> None:
+    coursekit.set_language("en")
+    widget = Demo()
+    first = widget.static_bundle()
+    widget.controls["tp"].value = 2
+    widget.controls["sp"].value = False
+    second = widget.static_bundle()
+    assert _controls(second["text/html"]) == [
+        ("tensor-parallel degree TP", "2"),
+        ("link", "intra-node"),
+        ("sequence parallelism", "no"),
+    ]
+    assert second["image/png"] != first["image/png"]
+
+
+def test_invalid_values_show_the_message_not_a_traceback() -> None:
+    coursekit.set_language("en")
+    widget = Demo()
+    widget.controls["tp"].value = 7
+    markup = widget.static_bundle()["text/html"]
+    assert "must be at most 6" in markup and "Traceback" not in markup
+
+
+def test_display_keeps_the_live_view_and_adds_the_static_one() -> None:
+    widget = Demo()
+    bundle = widget._repr_mimebundle_()
+    assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == widget.view.model_id
+    assert {"text/html", "image/png", "text/plain"} <= set(bundle)
+    assert isinstance(widget.view, ipywidgets.VBox)
