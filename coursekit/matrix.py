@@ -142,7 +142,7 @@ register(
             "device; DP is the simplest way to add throughput",
         },
         "matrix.dp_across_nodes": {
-            "zh": "DP 每步只有一次梯度 all-reduce，能承受慢速的跨机链路：适合放在跨节点的维度上",
+            "zh": "DP 每步只有一次梯度 all-reduce，能承受慢速的跨节点链路：适合放在跨节点的维度上",
             "en": "DP's single gradient all-reduce per step tolerates the slow inter-node link: it suits the "
             "across-node dimension",
         },
@@ -161,14 +161,14 @@ register(
         },
         "matrix.fsdp_hybrid": {
             "zh": "节点内分片（{degree} 个 rank，每个 {need_gib:.1f} GiB）、节点间复制："
-            "每层的 gather 留在机内高速链路，只有每步一次梯度 all-reduce 跨节点",
+            "每层的 gather 留在节点内高速链路，只有每步一次梯度 all-reduce 跨节点",
             "en": "shard inside each node ({degree} ranks, {need_gib:.1f} GiB per rank) and replicate across "
             "nodes: per-layer gathers stay on the fast intra-node links and only one gradient all-reduce per "
             "step crosses nodes",
         },
         "matrix.fsdp_cross_node": {
             "zh": "只在节点内分片放不下（每个 rank {hybrid_gib:.1f} GiB）；分片到全部 {degree} 个 rank 时，"
-            "每层的 all-gather 都走慢速跨机链路，需要实测它能否与计算重叠",
+            "每层的 all-gather 都走慢速跨节点链路，需要实测它能否与计算重叠",
             "en": "sharding inside one node is not enough ({hybrid_gib:.1f} GiB per rank); sharding over all "
             "{degree} ranks puts every layer's all-gather on the slow inter-node link: measure whether it "
             "overlaps compute",
@@ -216,7 +216,7 @@ register(
             "{need_gib:.1f} GiB per rank",
         },
         "matrix.fsdp_with_tp_cross_node": {
-            "zh": "TP 组占满节点内的卡，{fsdp} 路 FSDP 分片跨节点：每层的 all-gather 走慢速跨机链路，"
+            "zh": "TP 组占满节点内的卡，{fsdp} 路 FSDP 分片跨节点：每层的 all-gather 走慢速跨节点链路，"
             "需要实测它能否与计算重叠",
             "en": "the TP groups fill the nodes, so the {fsdp}-way FSDP sharding crosses nodes: every layer's "
             "all-gather runs on the slow inter-node link; measure whether it overlaps compute",
@@ -340,7 +340,7 @@ SELECTION_MATRIX: tuple[MatrixRow, ...] = (
             "high frequency",
         ),
         Text(
-            zh="高速机内互连（如 NVLink）；TP degree 整除注意力头数",
+            zh="高速节点内互连（如 NVLink）；TP degree 整除注意力头数",
             en="Fast intra-node links (e.g. NVLink); the TP degree divides the attention heads",
         ),
         Text(

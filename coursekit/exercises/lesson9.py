@@ -168,7 +168,7 @@ SLOW_LINK = register(
         id="plan.slow_link",
         lesson=9,
         prompt=Text(
-            zh=f"同一个 Llama-3 70B 例子。假如机间带宽降到 1/{SLOWDOWN}，估算最快的候选的步时变为原来的多少倍？"
+            zh=f"同一个 Llama-3 70B 例子。假如跨节点带宽降到 1/{SLOWDOWN}，估算最快的候选的步时变为原来的多少倍？"
             "（两次各取估算最快的通过候选；保留 3 位有效数字。）",
             en=f"Same Llama-3 70B example. If the inter-node bandwidth drops to 1/{SLOWDOWN}, by what factor does "
             "the fastest accepted candidate's estimated step time grow? (Take the fastest accepted candidate each "
@@ -183,7 +183,7 @@ SLOW_LINK = register(
             "both runs.",
         ),
         why=lambda ratio: Text(
-            zh=f"约 {ratio:.3g} 倍：最快的组合本来就把高频通信留在节点内，只有低频的 PP/DP 走机间链路，"
+            zh=f"约 {ratio:.3g} 倍：最快的组合本来就把高频通信留在节点内，只有低频的 PP/DP 走跨节点链路，"
             "而 DP 的梯度同步还能藏在反向计算下——组合也可能随之改变。",
             en=f"About {ratio:.3g}×: the fastest composition already keeps frequent traffic inside nodes and only "
             "the infrequent PP/DP traffic crosses them, and the DP gradient sync hides under backward — and the "

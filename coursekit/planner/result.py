@@ -31,7 +31,7 @@ register(
             "the embedding, the last the output layer and loss)",
         },
         "planner.ep_split_line": {
-            "zh": "        其中机内 {intra_ms:.1f} ms、机间 {inter_ms:.1f} ms（并行进行，取较慢者）",
+            "zh": "        其中节点内 {intra_ms:.1f} ms、跨节点 {inter_ms:.1f} ms（并行进行，取较慢者）",
             "en": "        of which intra-node {intra_ms:.1f} ms, inter-node {inter_ms:.1f} ms "
             "(concurrent; the slower counts)",
         },
@@ -386,9 +386,9 @@ ESTIMATE_NOTES: tuple[Text, ...] = (
         "Megatron-LM Table 1; MoE expert matmuls are approximated as top_k experts side by side.",
     ),
     Text(
-        zh="通信 = 各维度在其链路上的 ring alpha-beta 时间之和（组留在节点内用机内带宽，否则机间带宽）。ZeRO-2 每个 "
+        zh="通信 = 各维度在其链路上的 ring alpha-beta 时间之和（组留在节点内用节点内带宽，否则跨节点带宽）。ZeRO-2 每个 "
         "micro-batch reduce-scatter 梯度，ZeRO-3 每个 micro-batch 前向、反向各 all-gather 一次参数。EP 的 all-to-all "
-        "按组跨越的节点分成机内和机间两部分，两者并行，取较慢者。",
+        "按组跨越的节点分成节点内和跨节点两部分，两者并行，取较慢者。",
         en="Communication = the sum over dimensions of ring alpha-beta time on each group's link (intra-node if the "
         "group stays in a node, else inter-node). ZeRO-2 reduce-scatters gradients every micro-batch, ZeRO-3 also "
         "all-gathers weights for every micro-batch's forward and backward. EP's all-to-all is split into intra- "

@@ -154,8 +154,8 @@ register(
         },
         "planner.assumptions": {
             "zh": "假设：峰值 {peak_tflops:.0f} TFLOP/s（bf16 稠密），计算效率 {mfu}，通信重叠（按维度）{overlap}，"
-            "精度方案 {recipe}，运行余量 {reserve_gib:.1f} GiB/设备；带宽为每 GPU 单向：机内 {intra_gb_s:.0f} GB/s，"
-            "机间 {inter_gb_s:.1f} GB/s；估算的不确定度约 ±{uncertainty:.0%}",
+            "精度方案 {recipe}，运行余量 {reserve_gib:.1f} GiB/设备；带宽为每 GPU 单向：节点内 {intra_gb_s:.0f} GB/s，"
+            "跨节点 {inter_gb_s:.1f} GB/s；估算的不确定度约 ±{uncertainty:.0%}",
             "en": "Assumptions: peak {peak_tflops:.0f} TFLOP/s (bf16 dense), compute efficiency {mfu}, overlap per "
             "dimension {overlap}, recipe {recipe}, runtime reserve {reserve_gib:.1f} GiB per device; bandwidth "
             "unidirectional per GPU: intra-node {intra_gb_s:.0f} GB/s, inter-node {inter_gb_s:.1f} GB/s; the "
@@ -218,8 +218,8 @@ register(
             "en": "    {dim:<3} {ranks:>5} ranks, {link}: {calls} calls, "
             "payload {payload_gib:.3f} GiB, {time_ms:.1f} ms",
         },
-        "planner.link_intra_node": {"zh": "机内链路", "en": "intra-node link"},
-        "planner.link_inter_node": {"zh": "机间链路", "en": "inter-node link"},
+        "planner.link_intra_node": {"zh": "节点内链路", "en": "intra-node link"},
+        "planner.link_inter_node": {"zh": "跨节点链路", "en": "inter-node link"},
         "planner.step_line": {
             "zh": "  估算步时 {step_s:.3f} s = 计算 {compute_s:.3f} + 暴露的通信 {exposed_s:.3f} + 气泡 {bubble_s:.3f} "
             "（通信共 {comm_s:.3f} s，其中 {hidden_s:.3f} s 藏在计算下；气泡占比 {bubble:.1%}）",

@@ -111,7 +111,7 @@ register(
         "widgets.workbench.seq_len": {"zh": "序列长度（tokens）", "en": "sequence length (tokens)"},
         "widgets.workbench.mfu": {"zh": "可达峰值比例", "en": "achievable fraction of peak"},
         "widgets.workbench.overlap": {"zh": "通信重叠比例", "en": "communication overlap"},
-        "widgets.workbench.link_slowdown": {"zh": "机间带宽 ÷", "en": "inter-node bandwidth ÷"},
+        "widgets.workbench.link_slowdown": {"zh": "跨节点带宽 ÷", "en": "inter-node bandwidth ÷"},
         "widgets.workbench.moe": {
             "zh": "假如它是 MoE（8 专家，top-2）",
             "en": "what if it were MoE (8 experts, top-2)",
@@ -168,7 +168,7 @@ register(
         },
         "widgets.workbench.assumptions": {
             "zh": "假设：峰值 {peak:.0f} TFLOP/s，计算效率 {mfu}，通信重叠 {overlap}，"
-            "机间 {inter:.1f} GB/s/GPU（单向）。",
+            "跨节点 {inter:.1f} GB/s/GPU（单向）。",
             "en": "Assumptions: peak {peak:.0f} TFLOP/s, compute efficiency {mfu}, overlap {overlap}, inter-node "
             "{inter:.1f} GB/s per GPU (one way).",
         },

@@ -571,7 +571,7 @@ assert evaluate_paper_case(CASE_STATE_EXCEEDS_DEVICE, "hierarchical").verdict_of
 #   它的第二个维度 FSDP（4 路）于是跨节点：每层的 all-gather 走慢链路，要实测它能否与计算重叠。
 #   如果 TP 组必须跨节点（`check_tp_degree` 会拒绝 tp > 每节点卡数），结论就会是硬排除。
 # - 案例 2 的 FSDP 结论没变，但**做法**变了：只在节点内分片（degree 32 → 8），节点之间复制。这样每层的 all-gather
-#   走机内高速链路，跨节点的只有每步一次梯度全归约——这就是 PyTorch 的 HYBRID_SHARD 思路。
+#   走节点内高速链路，跨节点的只有每步一次梯度全归约——这就是 PyTorch 的 HYBRID_SHARD 思路。
 # - DP 和 PP 适合放在跨节点的维度：DP 每步只同步一次，PP 只在阶段边界传点对点 (point-to-point) 激活。
 #
 # 这正是“节点内用 TP、节点间用 DP/PP”这条常见做法的来由：**按通信频率把维度映射到链路**。它不是固定规则，

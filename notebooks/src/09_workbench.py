@@ -21,7 +21,7 @@
 # > - 用 `ModelSpec`、`ClusterSpec`、`WorkloadSpec` 登记约束，用 `coursekit.plan` 搜索全部组合。
 # > - 读懂漏斗 (funnel)：每道门槛按顺序排除了多少候选；用 `explain` 说出任意一个组合被拒绝的原因。
 # > - 读懂通过候选的账本：每 rank 显存、每个维度的通信（在哪条链路上）、气泡和估算步时的分解。
-# > - 做三个 what-if：机间链路变慢、上下文变长、模型变成 MoE，并说明结论依赖哪些假设。
+# > - 做三个 what-if：跨节点链路变慢、上下文变长、模型变成 MoE，并说明结论依赖哪些假设。
 # > - 用已发表的大规模训练对照估算：哪些层布局被接受、排第几、估算与实测差多少，差在哪里。
 # > - 说明为什么节点内 TP = 8 是常见选择，估算漏掉了什么，以及怎样读“并列组”。
 
@@ -138,8 +138,8 @@ md_table(
         (Text(zh="rank 数", en="ranks"), cluster.world_size),
         (Text(zh="单设备显存 (GiB)", en="memory per device (GiB)"), cluster.memory_per_device_gib),
         (Text(zh="峰值 bf16 (TFLOP/s)", en="peak bf16 (TFLOP/s)"), cluster.peak_flops / 1e12),
-        (Text(zh="机内带宽 (GB/s，单向/GPU)", en="intra-node (GB/s, one way per GPU)"), cluster.intra_node_bandwidth_bytes_per_s / 1e9),
-        (Text(zh="机间带宽 (GB/s，单向/GPU)", en="inter-node (GB/s, one way per GPU)"), cluster.inter_node_bandwidth_bytes_per_s / 1e9),
+        (Text(zh="节点内带宽 (GB/s，单向/GPU)", en="intra-node (GB/s, one way per GPU)"), cluster.intra_node_bandwidth_bytes_per_s / 1e9),
+        (Text(zh="跨节点带宽 (GB/s，单向/GPU)", en="inter-node (GB/s, one way per GPU)"), cluster.inter_node_bandwidth_bytes_per_s / 1e9),
         (Text(zh="global batch × 序列长度", en="global batch × sequence"), f"{workload.global_batch} × {workload.tokens_per_sequence(model)}"),
         (Text(zh="计算效率", en="compute efficiency"), Text(zh=f"roofline 模型，天花板 {EFFICIENCY_CEILING:.0%}", en=f"roofline model, ceiling {EFFICIENCY_CEILING:.0%}")),
         (Text(zh="通信重叠（按维度）", en="overlap (per dimension)"), ", ".join(f"{dim} {workload.overlap(dim):.0%}" for dim in OVERLAP_DEFAULTS)),
@@ -210,8 +210,8 @@ display(Image(figure_to_png(fig)))
 # - **计算效率**：每个 GPU 的矩阵乘是 mb·s/cp 个 token 乘以 hidden/tp 宽的权重分片；它的计算强度放到平滑 roofline 上，
 #   得到峰值的占比。TP 越大、micro-batch 越小、CP 越大，矩阵越“瘦”，效率越低。这条曲线的天花板只在一个数据集
 #   （Megatron-LM 表 1）上标定过一次。
-# - **通信**：每个维度按它所在的链路（组留在节点内走机内带宽，否则走机间带宽）用 alpha-beta 模型计时；ZeRO-2/3 每个
-#   micro-batch 都要通信（第 2 课）；EP 的 all-to-all 按组跨越的节点拆成机内与机间两部分。
+# - **通信**：每个维度按它所在的链路（组留在节点内走节点内带宽，否则走跨节点带宽）用 alpha-beta 模型计时；ZeRO-2/3 每个
+#   micro-batch 都要通信（第 2 课）；EP 的 all-to-all 按组跨越的节点拆成节点内与跨节点两部分。
 # - **重叠与气泡**：按维度的重叠（上表）；气泡按第 6 课的 (p-1)/(v·m+p-1)。
 
 # %% [markdown] lang="en"
@@ -296,7 +296,7 @@ for degrees in ("tp=1,pp=1,dp=8,zero=0,recompute=full", "tp=1,pp=1,dp=8,zero=3,r
 # %% [markdown] lang="zh"
 # ## 5. What-if：链路、上下文、MoE
 #
-# 结论依赖约束。`what_if` 用同样的预设重新规划，只改一处：机间带宽除以 8、序列变长到 32768、或者把每层 MLP 换成
+# 结论依赖约束。`what_if` 用同样的预设重新规划，只改一处：跨节点带宽除以 8、序列变长到 32768、或者把每层 MLP 换成
 # 8 个专家、每个 token 选 2 个。MoE 不是“参数多了、计算几乎不变”：top-2 让每个 token 经过两个 MLP，
 # 下一格算出每个 token 的激活参数 (active parameters) 变了多少。
 
@@ -320,7 +320,7 @@ assert moe_model.active_params > 1.7 * dense_model.active_params  # nearly twice
 # %%
 scenarios = [
     (Text(zh="基线", en="baseline"), what_if("llama3-70b", "h100-8", 16, workload)),
-    (Text(zh="机间带宽 ÷ 8", en="inter-node bandwidth ÷ 8"), what_if("llama3-70b", "h100-8", 16, workload, link_slowdown=8)),
+    (Text(zh="跨节点带宽 ÷ 8", en="inter-node bandwidth ÷ 8"), what_if("llama3-70b", "h100-8", 16, workload, link_slowdown=8)),
     (Text(zh="序列 32768", en="sequence 32768"), what_if("llama3-70b", "h100-8", 16, replace(workload, global_batch=256, seq_len=32768))),
     (Text(zh="MoE 8 专家 top-2", en="MoE 8 experts top-2"), what_if("llama3-70b", "h100-8", 16, workload, moe=True)),
 ]
@@ -383,7 +383,7 @@ md_table(
 # - **TP 切的是每一层**：权重、梯度、优化器状态和（开序列并行时）激活都除以 TP，不需要流水线那样的气泡，也不像 ZeRO
 #   那样每个 micro-batch 重新收集参数。所以大模型先用 TP 把单层放下、把激活切小。
 # - **但 TP 每层每个 micro-batch 都要 4 次集合通信**（前向 2 次、反向 2 次），而且夹在矩阵乘之间，默认藏不住。
-#   节点内 NVLink 单向 450 GB/s，机间 50 GB/s/GPU：TP 组一旦跨节点，这些通信慢约 9 倍——互连门槛直接拒绝。
+#   节点内 NVLink 单向 450 GB/s，跨节点 50 GB/s/GPU：TP 组一旦跨节点，这些通信慢约 9 倍——互连门槛直接拒绝。
 # - **TP 越大，每个 GPU 的矩阵越瘦**：hidden/tp 变小，计算强度下降，效率跟着降（第 7 课）。
 #
 # 一个 DGX/HGX 节点正好 8 卡，于是 TP = 8 是“不出节点的最大切分”：再大就跨节点，再小就要靠更多流水线阶段或
@@ -619,7 +619,7 @@ verify("plan.moe_active", answer)
 # %% [markdown] lang="zh"
 # ### 练习 9.4
 #
-# 同一个 70B 例子，机间带宽降到 1/4。估算最快的通过候选的步时变为原来的多少倍？
+# 同一个 70B 例子，跨节点带宽降到 1/4。估算最快的通过候选的步时变为原来的多少倍？
 
 # %% [markdown] lang="en"
 # ### Exercise 9.4
@@ -643,7 +643,7 @@ verify("plan.slow_link", answer)
 # 1. 漏斗里各门槛“排除”之和加上通过数，为什么正好等于搜索空间的大小？一个同时违反两条规则的候选记在哪里？
 # 2. 为什么工作台不给候选打综合分，而只按估算步时排序？这个排序在什么意义上仍然是“估算”？
 # 3. 给设备换更大的显存，一个原来通过的候选会不会变成被拒绝？如果会，是哪道门槛，为什么？
-# 4. 机间带宽降到 1/8 时，最快的组合为什么几乎不变？什么样的组合会受影响最大？
+# 4. 跨节点带宽降到 1/8 时，最快的组合为什么几乎不变？什么样的组合会受影响最大？
 # 5. 两个候选的估算步时差 5%，能说前一个更快吗？
 
 # %% [markdown] lang="en"
@@ -667,8 +667,8 @@ verify("plan.slow_link", answer)
 #    但步时是由假设（峰值、计算效率模型、重叠、链路带宽与时延）算出来的，不是测量；第 1 并列组是要去实测的候选。
 # 3. 会，只有上下文门槛 (`context`)：CP 只在“把 CP 折回数据并行、每个 micro-batch 一条序列”的同一布局放不下时才进入候选；
 #    显存变大后它可能放得下了，CP 就成了只增加通信、没有容量缺口可补的选择，于是被拒绝。其余门槛在显存变大时只会放行更多候选。
-# 4. 最快的组合把高频通信（TP、CP，每层都有）放在节点内，只有低频的 PP 点对点和 DP 梯度同步走机间链路，所以慢 8 倍影响很小。
-#    受影响最大的是高频通信跨节点的组合（TP 或 CP 组跨节点），以及 DP 组很大、每步要在机间同步大量梯度的组合。
+# 4. 最快的组合把高频通信（TP、CP，每层都有）放在节点内，只有低频的 PP 点对点和 DP 梯度同步走跨节点链路，所以慢 8 倍影响很小。
+#    受影响最大的是高频通信跨节点的组合（TP 或 CP 组跨节点），以及 DP 组很大、每步要在跨节点同步大量梯度的组合。
 # 5. 不能。估算的不确定度约 ±20%，差 5% 的两个候选在同一个并列组里；要分先后得实测。
 
 # %% [markdown] lang="en" tags=["answer"]
