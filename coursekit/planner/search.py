@@ -496,7 +496,9 @@ def _evaluate_serving(
         stage = _stage(model, pp)
         weights_rank = (stage.dense_stage_params + stage.expert_stage_params) / tp
         params_bytes = recipe.param_bytes * weights_rank
-        kv_bytes = 2.0 * per_replica * s * stage.lps * _kv_hidden_per_rank(model, tp) * ACTIVATION_BYTES
+        from ..serving import _kv_bytes  # one KV-cache formula (lesson 10); imported here: serving imports us
+
+        kv_bytes = float(_kv_bytes(model, per_replica * s, tp, pp, ACTIVATION_BYTES))
         reserve = workload.runtime_reserve_gib * GIB_BYTES
         ledger = MemoryLedger(
             params_gib=bytes_to_gib(params_bytes),
