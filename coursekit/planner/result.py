@@ -387,8 +387,8 @@ ESTIMATE_NOTES: tuple[Text, ...] = (
     ),
     Text(
         zh="通信 = 各维度在其链路上的 ring alpha-beta 时间之和（组留在节点内用节点内带宽，否则跨节点带宽）。"
-        "ZeRO-2 每个 micro-batch reduce-scatter 梯度，ZeRO-3 每个 micro-batch 前向、反向各 all-gather 一次参数。EP 的 all-to-all "
-        "按组跨越的节点分成节点内和跨节点两部分，两者并行，取较慢者。",
+        "ZeRO-2 每个 micro-batch reduce-scatter 梯度，ZeRO-3 每个 micro-batch 前向、反向各 all-gather "
+        "一次参数。EP 的 all-to-all 按组跨越的节点分成节点内和跨节点两部分，两者并行，取较慢者。",
         en="Communication = the sum over dimensions of ring alpha-beta time on each group's link (intra-node if the "
         "group stays in a node, else inter-node). ZeRO-2 reduce-scatters gradients every micro-batch, ZeRO-3 also "
         "all-gathers weights for every micro-batch's forward and backward. EP's all-to-all is split into intra- "
