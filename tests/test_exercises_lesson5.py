@@ -135,14 +135,14 @@ def test_right_answers_pass(exercise_id: str, answer: object) -> None:
 @pytest.mark.parametrize(
     ("exercise_id", "answer", "hint_words"),
     [
-        ("matrix.case2_state_gib", 42.95, "2^30"),  # GB instead of GiB
+        ("matrix.case2_state_gib", 42.95, "GiB (2**30 bytes)"),  # GB instead of GiB: the named slip
         ("matrix.case3_kind", "state_exceeds_device", "largest layer"),
         ("matrix.case3_fsdp", "not_preferred", "second dimension"),
         ("matrix.case3_pp", "feasible", "without a bubble"),
         ("matrix.case2_tp", "feasible", "single layer"),
         ("matrix.case2_dp", "feasible", "fit gate"),
         ("matrix.topology_changed", "FSDP", "needs more information"),
-        ("matrix.max_dp", 512, "gradient accumulation"),
+        ("matrix.max_dp", 512, "at least one micro-batch"),  # micro-batch left out: the named slip
     ],
 )
 def test_wrong_answers_get_a_hint_without_the_answer(exercise_id: str, answer: object, hint_words: str) -> None:

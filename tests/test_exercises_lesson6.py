@@ -91,7 +91,7 @@ def test_right_answers_pass(exercise_id: str, answer: float) -> None:
 @pytest.mark.parametrize(
     ("exercise_id", "answer", "hint_words"),
     [
-        ("pipeline.bubble_p4_m16", 0.1875, "Megatron's overhead"),  # (p-1)/m
+        ("pipeline.bubble_p4_m16", 0.1875, "overhead relative to compute"),  # (p-1)/m: the named slip
         ("pipeline.timeline_bubble_ms", 0.2727, "(p-1) of t"),  # the fraction instead of the time
         ("pipeline.timeline_exposed_ms", 60, "(1 - overlap)"),  # the whole all-reduce
         ("pipeline.timeline_step_ms", 390, "step = compute + exposed"),  # the whole all-reduce added

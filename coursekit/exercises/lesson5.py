@@ -45,7 +45,7 @@ from ..matrix import (
     topology_changes,
 )
 from ..units import GIB_BYTES
-from . import Exercise, register
+from . import GIB_VS_GB, Exercise, mistake, register
 
 #: Bytes per parameter of the cases' training state: mixed-precision Adam (ZeRO paper, section 3.1).
 BYTES_PER_PARAM: float = PRECISION_RECIPES["zero-fp16-adam"].bytes_per_param
@@ -117,6 +117,7 @@ def _register_case(case: PaperCase) -> None:
                 "bytes per parameter. How many GiB is the full training state?",
             ),
             expected=_state_gib(case),
+            slips=(GIB_VS_GB,),
             hint=Text(
                 zh="参数数 × 每参数字节数，再除以 2^30（GiB），不是 10^9（GB）。",
                 en="Parameters × bytes per parameter, divided by 2^30 (GiB), not 10^9 (GB).",
@@ -277,6 +278,17 @@ MAX_DP = register(
         ),
         expected=_max_dp,
         kind="exact",
+        slips=(
+            mistake(
+                "micro_batch_left_out",
+                lambda: MAX_DP_GLOBAL_BATCH,
+                Text(
+                    zh="这是把每个 rank 的 micro-batch 当成 1 条序列：每个 DP rank 一步至少处理一个 micro-batch。",
+                    en="That treats each rank's micro-batch as one sequence: every DP rank processes at least one "
+                    "micro-batch per step.",
+                ),
+            ),
+        ),
         hint=Text(
             zh="dp × micro-batch × 梯度累积 = global batch，梯度累积至少是 1。",
             en="dp × micro-batch × gradient accumulation = global batch, and the accumulation is at least 1.",

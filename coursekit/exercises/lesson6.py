@@ -25,7 +25,7 @@ from ..i18n import Text
 from ..pipeline import bubble_fraction, bubble_overhead
 from ..scaling import StepTimeline, scaling_efficiency, step_timeline
 from ..units import MS_PER_S
-from . import Exercise, register
+from . import PERCENT_VS_FRACTION, SECONDS_VS_MS, Exercise, mistake, register
 
 #: The bubble exercise: p = 4 stages; the lesson compares m = 4 and m = 16 micro-batches.
 BUBBLE_STAGES: int = 4
@@ -132,6 +132,7 @@ def _register_timeline_part(part: str, question: Text, hint: Text) -> None:
             prompt=Text(zh=_TIMELINE_SETTING.zh + question.zh, en=_TIMELINE_SETTING.en + " " + question.en),
             expected=lambda: _timeline_value(part),
             hint=hint,
+            slips=(SECONDS_VS_MS,),
             why=lambda value: Text(
                 zh=f"{value:g} ms（由 coursekit.scaling.step_timeline 算出，和你画的时间线对照）。",
                 en=f"{value:g} ms (from coursekit.scaling.step_timeline; compare it with the timeline you drew).",
@@ -156,6 +157,18 @@ BUBBLE_P4_M16 = register(
             "bubble fraction (p-1)/(m+p-1) of the simple schedule? Answer with a number between 0 and 1.",
         ),
         expected=lambda: bubble_fraction(BUBBLE_STAGES, BUBBLE_MICROBATCHES),
+        slips=(
+            PERCENT_VS_FRACTION,
+            mistake(
+                "overhead_not_fraction",
+                lambda: bubble_overhead(BUBBLE_STAGES, BUBBLE_MICROBATCHES),
+                Text(
+                    zh="这是 (p-1)/m，即气泡相对计算的开销；问的是气泡占整段时间的比例，分母是 m+p-1。",
+                    en="That is (p-1)/m, the bubble's overhead relative to compute; the question asks for its share "
+                    "of the whole time, whose denominator is m+p-1.",
+                ),
+            ),
+        ),
         hint=Text(
             zh="分子是 p-1，分母是 m+p-1（只除以 m 得到的是 Megatron 的开销，不是比例）；答的是比例（如 0.25），"
             "不是百分数。coursekit.pipeline.bubble_fraction 可以验证。",
@@ -184,6 +197,7 @@ EFFICIENCY = register(
             f"{EFFICIENCY_THROUGHPUT:g} samples/s. What is the scaling efficiency E({EFFICIENCY_DEVICES})?",
         ),
         expected=lambda: scaling_efficiency(EFFICIENCY_THROUGHPUT, EFFICIENCY_DEVICES, EFFICIENCY_SINGLE_DEVICE),
+        slips=(PERCENT_VS_FRACTION,),
         hint=Text(
             zh="E(P) = throughput(P) / (P · throughput(1))；答一个小数，不是百分数。",
             en="E(P) = throughput(P) / (P · throughput(1)); answer a fraction, not a percentage.",
