@@ -10,7 +10,7 @@
 #
 # [English version](../en/01_capacity.ipynb) · [课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 0 课 课程导引](00_index.ipynb) · 下一课：[第 2 课 Q2 通信成本](02_communication.ipynb)
 #
-# > **时间：** 约 40 分钟（讲解与阅读 30 分钟，练习 10 分钟）
+# > **时间：** 约 45 分钟（讲解与阅读 35 分钟，练习 10 分钟）
 # >
 # > **问题：**
 # > - 当前首先受显存、通信还是模型结构约束？
@@ -31,7 +31,7 @@
 #
 # [中文版](../zh/01_capacity.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 0, course index](00_index.ipynb) · Next: [lesson 2, Q2 communication](02_communication.ipynb)
 #
-# > **Time:** about 40 min (teaching and reading 30 min, exercises 10 min)
+# > **Time:** about 45 min (teaching and reading 35 min, exercises 10 min)
 # >
 # > **Questions:**
 # > - Is the first constraint device memory, communication or model structure?

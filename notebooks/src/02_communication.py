@@ -10,7 +10,7 @@
 #
 # [English version](../en/02_communication.ipynb) · [课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 1 课 Q1 容量约束](01_capacity.ipynb) · 下一课：[第 3 课 Q3 约束筛选](03_gates.ipynb)
 #
-# > **时间：** 约 45 分钟（讲解与阅读 30 分钟，练习 15 分钟）
+# > **时间：** 约 50 分钟（讲解与阅读 35 分钟，练习 15 分钟）
 # >
 # > **问题：**
 # > - 不同并行策略会引入什么通信成本？
@@ -30,7 +30,7 @@
 #
 # [中文版](../zh/02_communication.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 1, Q1 capacity](01_capacity.ipynb) · Next: [lesson 3, Q3 gates](03_gates.ipynb)
 #
-# > **Time:** about 45 min (teaching and reading 30 min, exercises 15 min)
+# > **Time:** about 50 min (teaching and reading 35 min, exercises 15 min)
 # >
 # > **Questions:**
 # > - What communication cost does each parallel strategy bring?

@@ -10,7 +10,7 @@
 #
 # [English version](../en/07_compute_efficiency.ipynb) · [术语表](../../docs/GLOSSARY.md) · [课程目录](00_index.ipynb) · 上一课：[第 6 课 流水线与扩展](06_pipeline_scaling.ipynb) · 下一课：[第 8 课 实验](08_lab.ipynb)
 #
-# > **时间：** 讲解 30 分钟，练习 15 分钟
+# > **时间：** 约 65 分钟（讲解与阅读 45 分钟，练习 20 分钟）
 # >
 # > **问题：**
 # > - 同样的 GPU、同样多的 FLOP，为什么有的并行布局算得快，有的算得慢？
@@ -31,7 +31,7 @@
 #
 # [中文版](../zh/07_compute_efficiency.ipynb) · [Glossary](../../docs/GLOSSARY.md) · [Course index](00_index.ipynb) · Previous: [Lesson 6, pipelines and scaling](06_pipeline_scaling.ipynb) · Next: [Lesson 8, the lab](08_lab.ipynb)
 #
-# > **Time:** teaching 30 min, exercises 15 min
+# > **Time:** about 65 min (teaching and reading 45 min, exercises 20 min)
 # >
 # > **Questions:**
 # > - Same GPU, same number of FLOPs: why do some parallel layouts compute fast and others slowly?

@@ -10,7 +10,7 @@
 #
 # [English version](../en/09_workbench.ipynb) · [目录](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 8 课 实验](08_lab.ipynb) · 下一课：[第 10 课 服务](10_serving.ipynb)
 #
-# > **时间：** 约 35 分钟（讲解与阅读 25 分钟，练习 10 分钟）
+# > **时间：** 约 55 分钟（讲解与阅读 40 分钟，练习 15 分钟）
 # >
 # > **问题：**
 # > - 前几课的方法——登记约束、用硬门槛排除并写明原因、检查组合、最后才估算——能不能用在一整个搜索空间上？
@@ -30,7 +30,7 @@
 #
 # [中文版](../zh/09_workbench.ipynb) · [Contents](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [Lesson 8, the lab](08_lab.ipynb) · Next: [Lesson 10, serving](10_serving.ipynb)
 #
-# > **Time:** about 35 min (teaching and reading 25 min, exercises 10 min)
+# > **Time:** about 55 min (teaching and reading 40 min, exercises 15 min)
 # >
 # > **Questions:**
 # > - Can the course's method — register constraints, exclude by hard gates with reasons, check the composition,

@@ -10,7 +10,7 @@
 #
 # [English version](../en/10_serving.ipynb) · [术语表](../../docs/GLOSSARY.md) · [课程目录](00_index.ipynb) · 上一课：[第 9 课 决策工作台](09_workbench.ipynb)
 #
-# > **时间：** 讲解 30 分钟，练习 20 分钟
+# > **时间：** 约 50 分钟（讲解与阅读 35 分钟，练习 15 分钟）
 # >
 # > **问题：**
 # > - 服务副本 (serving replica) 和数据并行 (data parallelism, DP) 都是“多份完整模型”，为什么不是一回事？
@@ -31,7 +31,7 @@
 #
 # [中文版](../zh/10_serving.ipynb) · [Glossary](../../docs/GLOSSARY.md) · [Course index](00_index.ipynb) · Previous: [Lesson 9, the decision workbench](09_workbench.ipynb)
 #
-# > **Time:** teaching 30 min, exercises 20 min
+# > **Time:** about 50 min (teaching and reading 35 min, exercises 15 min)
 # >
 # > **Questions:**
 # > - Serving replicas and data parallelism (DP) both keep "several whole copies of the model". Why are they not the
