@@ -42,6 +42,8 @@ __all__ = [
     "ETHERNET_LATENCY_S",
     "H100_BF16_DENSE_FLOPS",
     "H100_HBM_BYTES_PER_S",
+    "H200_BF16_DENSE_FLOPS",
+    "H200_HBM_BYTES_PER_S",
     "HDR_PER_GPU_BYTES_PER_S",
     "IB_NDR_BYTES_PER_S",
     "LINK_PRESETS",
@@ -148,6 +150,10 @@ HDR_PER_GPU_BYTES_PER_S: float = 200e9 / 8
 H100_BF16_DENSE_FLOPS: float = 989e12
 #: Same datasheet: H100 SXM GPU memory bandwidth 3.35 TB/s.
 H100_HBM_BYTES_PER_S: float = 3.35e12
+#: NVIDIA H200 Tensor Core GPU datasheet (H200 SXM): BF16 Tensor Core 1,979 TFLOP/s with sparsity, so the same
+#: 989 TFLOP/s dense as H100; GPU memory bandwidth 4.8 TB/s (HBM3e).
+H200_BF16_DENSE_FLOPS: float = 989e12
+H200_HBM_BYTES_PER_S: float = 4.8e12
 #: H100's NVLink 4 (450 GB/s each way) and NDR InfiniBand (50 GB/s per GPU each way) are
 #: NVLINK4_H100_BYTES_PER_S and IB_NDR_BYTES_PER_S above.
 

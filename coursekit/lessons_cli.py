@@ -74,7 +74,8 @@ def lessons_source() -> Path:
 
 
 def _lesson_files(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.glob("[0-9][0-9]_*.ipynb") if ".mine" not in p.name)
+    lessons = [p for p in folder.glob("[0-9][0-9]_*.ipynb") if ".mine" not in p.name]
+    return sorted([*lessons, *folder.glob("glossary.ipynb")])
 
 
 def copy_lessons(target: str | Path, langs: Sequence[str] = i18n.LANGUAGES) -> CopyReport:

@@ -41,6 +41,7 @@ from .hardware import (
     PCIE4_X16_BYTES_PER_S,
     PCIE_LATENCY_S,
 )
+from .i18n import Text
 from .planner import ClusterSpec, ModelSpec, WorkloadSpec
 
 __all__ = [
@@ -144,16 +145,21 @@ CLUSTERS: dict[str, ClusterSpec] = {
 
 BROWN_2020: str = "Brown et al., Language Models are Few-Shot Learners, arXiv:2005.14165, Table 2.1"
 RADFORD_2019: str = "Radford et al. 2019, GPT-2 (124M: 12 layers, d_model 768, 12 heads, context 1024, vocab 50257)"
-LLAMA3_2024: str = "Llama Team, The Llama 3 Herd of Models, arXiv:2407.21783, Table 3 (vocabulary 128K = 128256)"
-MIXTRAL_2024: str = "Jiang et al., Mixtral of Experts, arXiv:2401.04088, Table 1 (context 32768)"
-LLAMA3_2024_TABLE4: str = "Llama Team, The Llama 3 Herd of Models, arXiv:2407.21783, Table 4"
-MTNLG_2022: str = "Smith et al., Using DeepSpeed and Megatron to Train Megatron-Turing NLG 530B, arXiv:2201.11990"
+LLAMA3_2024: str = "Llama Team, “The Llama 3 Herd of Models”, arXiv:2407.21783, Table 3 (vocabulary 128K = 128256)"
+MIXTRAL_2024: str = "Jiang et al., “Mixtral of Experts”, arXiv:2401.04088, Table 1 (context 32768)"
+LLAMA3_2024_TABLE4: str = "Llama Team, “The Llama 3 Herd of Models”, arXiv:2407.21783, Table 4"
+MTNLG_2022: str = "Smith et al., “Using DeepSpeed and Megatron to Train Megatron-Turing NLG 530B”, arXiv:2201.11990"
 BLOOM_2022: str = (
-    "BigScience (Le Scao et al.), BLOOM: A 176B-Parameter Open-Access Multilingual Language Model, arXiv:2211.05100, §3"
+    "BigScience (Le Scao et al.), “BLOOM: A 176B-Parameter Open-Access Multilingual Language Model”, arXiv:2211.05100, "
+    "§3"
 )
-DEEPSEEK_V3_2024: str = (
-    "DeepSeek-AI, DeepSeek-V3 Technical Report, arXiv:2412.19437 (approximated: multi-head latent attention as "
-    "plain attention, the shared expert and the 3 dense layers folded into 8 routed experts per MoE layer)"
+DEEPSEEK_V3_2024: str = "DeepSeek-AI, “DeepSeek-V3 Technical Report”, arXiv:2412.19437"
+#: How the course's DeepSeek-V3 preset approximates the published architecture.
+DEEPSEEK_V3_APPROXIMATION = Text(
+    zh="近似：多头潜在注意力 (multi-head latent attention, MLA) 按普通注意力计，共享专家和前 3 个稠密层折算成"
+    "每个 MoE 层 8 个路由专家",
+    en="approximated: multi-head latent attention as plain attention, the shared expert and the 3 dense layers "
+    "folded into 8 routed experts per MoE layer",
 )
 MEGATRON_2021: str = (
     "Narayanan et al., Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM, "
@@ -317,7 +323,7 @@ MODELS: dict[str, ModelSpec] = {
             num_experts=256,
             top_k=8,
             moe_ffn_hidden=2048,
-            source=DEEPSEEK_V3_2024,
+            source=f"{DEEPSEEK_V3_2024} ({DEEPSEEK_V3_APPROXIMATION.en})",
         ),
     )
 }
@@ -331,7 +337,8 @@ class PublishedRun:
 
     ``degrees`` is the published layout (tp, cp, pp, dp and, for MoE, ep); the planner searches the
     rest (micro-batch, schedule, ZeRO stage, recompute) within ``workload_options``.
-    ``measured_tflops_per_gpu`` is the paper's figure with the paper's own FLOP convention
+    ``source`` cites the paper (English, as published) and ``note`` says in the learner's language what it
+    reports for this run. ``measured_tflops_per_gpu`` is the paper's figure with the paper's own FLOP convention
     (``flop_convention``: ``"palm"`` = 6N + 12·L·h·s per token, ``"megatron"`` = Megatron-LM's
     eq. 3 with recomputation, or ``"tokens"`` when the paper reports tokens per GPU-second
     instead — then ``measured_tokens_per_gpu_s`` holds it).
@@ -349,6 +356,8 @@ class PublishedRun:
     source: str
     measured_tokens_per_gpu_s: float = 0.0
     workload_options: tuple[tuple[str, Any], ...] = ()
+    #: What the source reports for this run, in both languages (layout, time per iteration, throughput).
+    note: Text | None = None
 
     @property
     def gpus(self) -> int:
@@ -386,7 +395,8 @@ PUBLISHED_RUNS: tuple[PublishedRun, ...] = (
         (("tp", 8), ("cp", 1), ("pp", 16), ("dp", 64)),
         "palm",
         430.0,
-        LLAMA3_2024_TABLE4 + ", row 1 (430 TFLOPs/GPU, 43 % BF16 MFU)",
+        LLAMA3_2024_TABLE4 + ", row 1",
+        note=Text(zh="每 GPU 430 TFLOPs，BF16 MFU 43 %", en="430 TFLOPs/GPU, 43 % BF16 MFU"),
         workload_options=(("pipeline_edge_layers", 1), ("zero_stages", (1, 2)), ("max_micro_batch", 2)),
     ),
     PublishedRun(
@@ -399,7 +409,8 @@ PUBLISHED_RUNS: tuple[PublishedRun, ...] = (
         (("tp", 8), ("cp", 1), ("pp", 16), ("dp", 128)),
         "palm",
         400.0,
-        LLAMA3_2024_TABLE4 + ", row 2 (400 TFLOPs/GPU, 41 % BF16 MFU)",
+        LLAMA3_2024_TABLE4 + ", row 2",
+        note=Text(zh="每 GPU 400 TFLOPs，BF16 MFU 41 %", en="400 TFLOPs/GPU, 41 % BF16 MFU"),
         workload_options=(("pipeline_edge_layers", 1), ("zero_stages", (1, 2)), ("max_micro_batch", 2)),
     ),
     PublishedRun(
@@ -412,7 +423,8 @@ PUBLISHED_RUNS: tuple[PublishedRun, ...] = (
         (("tp", 8), ("cp", 16), ("pp", 16), ("dp", 8)),
         "palm",
         380.0,
-        LLAMA3_2024_TABLE4 + ", row 3 (380 TFLOPs/GPU, 38 % BF16 MFU)",
+        LLAMA3_2024_TABLE4 + ", row 3",
+        note=Text(zh="每 GPU 380 TFLOPs，BF16 MFU 38 %", en="380 TFLOPs/GPU, 38 % BF16 MFU"),
         workload_options=(("pipeline_edge_layers", 1), ("zero_stages", (1, 2)), ("max_micro_batch", 1)),
     ),
     PublishedRun(
@@ -425,7 +437,11 @@ PUBLISHED_RUNS: tuple[PublishedRun, ...] = (
         (("tp", 8), ("cp", 1), ("pp", 35), ("dp", 8)),
         "megatron",
         126.0,
-        MTNLG_2022 + ", Table 1 (280 DGX A100 nodes: 60.1 s per iteration, 126 TFLOP/s per GPU)",
+        MTNLG_2022 + ", Table 1",
+        note=Text(
+            zh="280 个 DGX A100 节点：每次迭代 60.1 s，每 GPU 126 TFLOP/s",
+            en="280 DGX A100 nodes: 60.1 s per iteration, 126 TFLOP/s per GPU",
+        ),
         workload_options=_MTNLG_SETUP,
     ),
     PublishedRun(
@@ -438,7 +454,11 @@ PUBLISHED_RUNS: tuple[PublishedRun, ...] = (
         (("tp", 8), ("cp", 1), ("pp", 35), ("dp", 10)),
         "megatron",
         121.0,
-        MTNLG_2022 + ", Table 1 (350 nodes: 50.2 s per iteration, 121 TFLOP/s per GPU)",
+        MTNLG_2022 + ", Table 1",
+        note=Text(
+            zh="350 个节点：每次迭代 50.2 s，每 GPU 121 TFLOP/s",
+            en="350 nodes: 50.2 s per iteration, 121 TFLOP/s per GPU",
+        ),
         workload_options=_MTNLG_SETUP,
     ),
     PublishedRun(
@@ -451,7 +471,11 @@ PUBLISHED_RUNS: tuple[PublishedRun, ...] = (
         (("tp", 8), ("cp", 1), ("pp", 35), ("dp", 12)),
         "megatron",
         113.0,
-        MTNLG_2022 + ", Table 1 (420 nodes: 44.4 s per iteration, 113 TFLOP/s per GPU)",
+        MTNLG_2022 + ", Table 1",
+        note=Text(
+            zh="420 个节点：每次迭代 44.4 s，每 GPU 113 TFLOP/s",
+            en="420 nodes: 44.4 s per iteration, 113 TFLOP/s per GPU",
+        ),
         workload_options=_MTNLG_SETUP,
     ),
     PublishedRun(
@@ -464,7 +488,11 @@ PUBLISHED_RUNS: tuple[PublishedRun, ...] = (
         (("tp", 4), ("cp", 1), ("pp", 12), ("dp", 8)),
         "megatron",
         150.0,
-        BLOOM_2022 + " (TP 4, PP 12, DP 8 with ZeRO-1, bf16) and the BigScience 176B model card (about 150 TFLOPs)",
+        BLOOM_2022 + "; BigScience, “BLOOM 176B model card”",
+        note=Text(
+            zh="TP 4、PP 12、DP 8，配 ZeRO-1 与 bf16；模型卡给出约 150 TFLOPs",
+            en="TP 4, PP 12, DP 8 with ZeRO-1, bf16; the model card gives about 150 TFLOPs",
+        ),
         workload_options=(("zero_stages", (1,)), ("recompute_modes", ("full",)), ("sequence_parallel", False)),
     ),
     PublishedRun(
@@ -477,8 +505,13 @@ PUBLISHED_RUNS: tuple[PublishedRun, ...] = (
         (("tp", 1), ("cp", 1), ("pp", 16), ("dp", 128), ("ep", 64)),
         "tokens",
         0.0,
-        DEEPSEEK_V3_2024 + ": 180K H800 GPU hours per trillion tokens (§1), PP 16, EP 64 over 8 nodes, ZeRO-1 "
-        "DP (§3.2), node-limited routing to 4 nodes (§2.1.2)",
+        DEEPSEEK_V3_2024 + ", §1, §2.1.2 and §3.2",
+        note=Text(
+            zh="每万亿 token 180K H800 GPU 小时 (§1)；PP 16，EP 64 跨 8 个节点，ZeRO-1 DP (§3.2)；"
+            "按节点限制路由，每个 token 最多到 4 个节点 (§2.1.2)；" + DEEPSEEK_V3_APPROXIMATION.zh,
+            en="180K H800 GPU hours per trillion tokens (§1); PP 16, EP 64 over 8 nodes, ZeRO-1 DP (§3.2); "
+            "node-limited routing to 4 nodes (§2.1.2); " + DEEPSEEK_V3_APPROXIMATION.en,
+        ),
         measured_tokens_per_gpu_s=1e12 / (180e3 * 3600),
         workload_options=(
             ("zero_stages", (1,)),

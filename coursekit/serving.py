@@ -35,7 +35,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._validate import check_int, check_number
+from ._validate import check_int, check_number, finite_result
 from .communication import collective_time_s
 from .hardware import (
     NCCL_BASE_LATENCY_US,
@@ -261,6 +261,7 @@ def _kv_bytes(model: ModelSpec, tokens: Any, tp: int, pp: int, kv_bytes: Any) ->
     return 2 * tokens * layers_per_stage * (-(-model.kv_heads // tp)) * model.head_dim * kv_bytes
 
 
+@finite_result
 def kv_cache_bytes(model: ModelSpec, *, tokens: int, tp: int = 1, pp: int = 1, kv_bytes: int = 2) -> int:
     """Bytes of keys and values for ``tokens`` cached tokens on one rank (the fullest one).
 
@@ -370,6 +371,7 @@ def _workspace_bytes(model: ModelSpec, tp: int, chunk_tokens: int, batch: int) -
     return ACTIVATION_BYTES * chunk_tokens * per_token + LOGITS_BYTES * batch * model.vocab / tp
 
 
+@finite_result
 def serving_memory_ledger(
     model: ModelSpec,
     cluster: ClusterSpec,
@@ -439,6 +441,7 @@ class AllReduceChoice:
         return self.latency_s + self.transfer_s
 
 
+@finite_result
 def tp_all_reduce(
     payload_bytes: float,
     *,
@@ -651,6 +654,7 @@ def _estimate(
     )
 
 
+@finite_result
 def serving_estimate(
     model: ModelSpec,
     cluster: ClusterSpec,
@@ -692,6 +696,7 @@ def serving_estimate(
     return _estimate(model, cluster, tp, pp, batch, prompt, output, weight_bytes, kv_bytes)
 
 
+@finite_result
 def littles_law_concurrency(request_rate_per_s: float, latency_s: float) -> float:
     """Little's law: requests in the system = arrival rate × time each spends in it (L = λ · W).
 

@@ -12,7 +12,7 @@ import coursekit
 from coursekit.exercises import check, exercises, get_exercise
 
 ROOT = Path(__file__).resolve().parents[1]
-IDS = ("eff.matmul_intensity", "eff.h100_ridge", "eff.megatron_mfu", "eff.best_change", "eff.decode_share")
+IDS = ("eff.matmul_intensity", "eff.h200_ridge", "eff.megatron_mfu", "eff.best_change", "eff.decode_share")
 
 
 def _llama70_layer_intensity(tokens: int, tp: int) -> float:
@@ -40,10 +40,10 @@ def _megatron_mfu_by_hand() -> float:
 
 
 INDEPENDENT: dict[str, Any] = {
-    # m·k·n / (m·k + k·n + m·n) = 4096·8192 / (4096 + 8192 + 4096)
-    "eff.matmul_intensity": 2048.0,
-    # H100 SXM datasheet: 989 TFLOP/s dense bf16 over 3.35 TB/s
-    "eff.h100_ridge": 989 / 3.35,
+    # m·k·n / (m·k + k·n + m·n) = 2048·8192 / (2048 + 8192 + 2048) = 16777216 / 12288
+    "eff.matmul_intensity": 1365.3333333333333,
+    # H200 SXM datasheet: 989 TFLOP/s dense bf16 over 4.8 TB/s
+    "eff.h200_ridge": 989 / 4.8,
     "eff.megatron_mfu": _megatron_mfu_by_hand(),
     # twice the tokens (8192) at TP 8, vs 4096 tokens at TP 16, vs 2048 tokens at TP 8
     "eff.best_change": max(
@@ -60,7 +60,7 @@ INDEPENDENT: dict[str, Any] = {
 
 WRONG: dict[str, Any] = {
     "eff.matmul_intensity": 4096.0,
-    "eff.h100_ridge": 989 / 3.35 / 2,
+    "eff.h200_ridge": 989 / 4.8 / 3,
     "eff.megatron_mfu": 148 / 312,
     "eff.best_change": "tp16",
     "eff.decode_share": 1.0,
@@ -95,7 +95,7 @@ def test_right_answer_is_correct(exercise_id: str) -> None:
 
 
 def test_rounded_answers_are_accepted() -> None:
-    assert check("eff.h100_ridge", 295).correct
+    assert check("eff.h200_ridge", 206).correct
     assert check("eff.megatron_mfu", 0.356).correct
     assert check("eff.decode_share", 0.054).correct
     assert check("eff.best_change", " MB2 ").correct
@@ -117,14 +117,35 @@ def test_unanswered(exercise_id: str) -> None:
 
 
 def test_wrong_kind_of_answer_is_explained_not_raised() -> None:
-    assert check("eff.h100_ridge", "295").status == "invalid"
+    assert check("eff.h200_ridge", "206").status == "invalid"
     assert check("eff.best_change", "tp32").status == "invalid"
 
 
 def test_feedback_in_chinese() -> None:
     coursekit.set_language("zh")
-    assert check("eff.h100_ridge", 100).message.startswith("还不对：eff.h100_ridge。提示：")
-    assert check("eff.h100_ridge", 295.2).message.startswith("正确：eff.h100_ridge。989e12 / 3.35e12 = 295.2")
+    assert check("eff.h200_ridge", 100).message.startswith("还不对：eff.h200_ridge。提示：")
+    assert check("eff.h200_ridge", 206.0).message.startswith("正确：eff.h200_ridge。989e12 / 4.8e12 = 206.0")
+
+
+@pytest.mark.parametrize(
+    ("exercise_id", "answer", "slip"),
+    [
+        ("eff.h200_ridge", 989 / 3.35, "h100_figures"),  # H100's bandwidth from the lesson's table
+        # 2·m·k·n FLOPs over the elements (not bytes) of the three matrices
+        ("eff.matmul_intensity", 2 * 2048 * 8192 * 8192 / (2048 * 8192 + 8192**2 + 2048 * 8192), "elements_not_bytes"),
+        ("eff.matmul_intensity", 2048 * 8192 / 12288 / 2, "multiply_add"),
+        ("eff.megatron_mfu", 100 * _megatron_mfu_by_hand(), "percent_vs_fraction"),
+        ("eff.megatron_mfu", 148 / 312, "hfu_for_mfu"),
+        ("eff.decode_share", 100 * INDEPENDENT["eff.decode_share"], "percent_vs_fraction"),
+    ],
+)
+def test_declared_slips_are_named(exercise_id: str, answer: float, slip: str) -> None:
+    from coursekit.exercises import _slip_of
+
+    exercise = get_exercise(exercise_id)
+    found = _slip_of(exercise, answer, exercise.expected_value())
+    assert found is not None and found.code == slip
+    assert not check(exercise_id, answer).correct
 
 
 # --------------------------------------------------------------------------- instructor guide

@@ -142,7 +142,8 @@ ANSWERS = {
     ],
     "09_workbench": [
         ("plan.memory_removed", "**{}**"),
-        ("plan.tp16_gate", '`"{}"`'),
+        ("plan.cp_gate", '`"{}"`'),
+        ("plan.moe_active", "**{:.1f}**"),
         ("plan.slow_link", "**{:.3f}**"),
     ],
 }

@@ -453,3 +453,21 @@ def test_make_test_does_not_collect_learner_copies(tmp_path: Path) -> None:
     )
     assert run.returncode == 0, run.stdout + run.stderr
     assert "01_sample.ipynb" in run.stdout and ".mine" not in run.stdout
+
+
+def test_every_lesson_has_the_generated_navigation_top_and_bottom() -> None:
+    """Each lesson opens and closes with the navigation tools/lesson_nav.py writes from one title table."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("lesson_nav", ROOT / "tools" / "lesson_nav.py")
+    assert spec is not None and spec.loader is not None
+    nav = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(nav)
+    for source in sorted((ROOT / "notebooks" / "src").glob("[0-9][0-9]_*.py")):
+        text = source.read_text(encoding="utf-8")
+        assert nav.rendered(source) == text, f"{source.name}: run python tools/lesson_nav.py --write"
+        lesson = int(source.name[:2])
+        for lang in ("zh", "en"):
+            assert "# " + nav.top_line(lesson, lang) in text and "# " + nav.bottom_line(lesson, lang) in text
+        if lesson + 1 in nav.TITLES:
+            assert f"{lesson + 1:02d}_" in nav.bottom_line(lesson, "en"), "the next lesson is linked"

@@ -36,7 +36,7 @@ def _lesson_notebooks() -> list[str]:
     return sorted(
         f"{lang}/{p.name}"
         for lang in ("zh", "en")
-        for p in (ROOT / "notebooks" / lang).glob("[0-9][0-9]_*.ipynb")
+        for p in [*(ROOT / "notebooks" / lang).glob("[0-9][0-9]_*.ipynb"), ROOT / "notebooks" / lang / "glossary.ipynb"]
         if ".mine" not in p.name
     )
 

@@ -15,7 +15,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _repo_lessons(lang: str) -> list[Path]:
-    return sorted(p for p in (ROOT / "notebooks" / lang).glob("[0-9][0-9]_*.ipynb") if ".mine" not in p.name)
+    """The lessons and the glossary notebook they link to (a learner's .mine copies are never copied)."""
+    folder = ROOT / "notebooks" / lang
+    lessons = [p for p in folder.glob("[0-9][0-9]_*.ipynb") if ".mine" not in p.name]
+    return sorted([*lessons, folder / "glossary.ipynb"])
 
 
 def test_copies_both_languages_laid_out_like_the_repository(tmp_path: Path) -> None:
@@ -24,7 +27,7 @@ def test_copies_both_languages_laid_out_like_the_repository(tmp_path: Path) -> N
         for notebook in _repo_lessons(lang):
             copied = tmp_path / "notebooks" / lang / notebook.name
             assert copied.read_bytes() == notebook.read_bytes()
-    # the lessons link ../../docs/GLOSSARY.md: it is there
+    # the glossary as a Markdown page too, for readers outside Jupyter
     assert (tmp_path / "docs" / "GLOSSARY.md").read_text(encoding="utf-8") == render_markdown()
     assert len(report.copied) == len(_repo_lessons("zh")) + len(_repo_lessons("en")) + 1 and not report.kept
 

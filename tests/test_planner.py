@@ -186,13 +186,13 @@ def test_cluster_presets_state_unidirectional_per_gpu_bandwidth() -> None:
         (
             lambda: parse_degrees("tp8"),
             ValueError,
-            "degrees = 'tp8': 'tp8' is not of the form key=value (e.g. 'tp=8,pp=4,dp=4').",
+            "text = 'tp8': 'tp8' is not of the form key=value (e.g. 'tp=8,pp=4,dp=4').",
         ),
-        (lambda: parse_degrees("tp=0"), ValueError, "degrees = 'tp=0': tp = '0' must be an integer from 1 to 131072."),
+        (lambda: parse_degrees("tp=0"), ValueError, "text = 'tp=0': tp = '0' must be an integer from 1 to 131072."),
         (
             lambda: parse_degrees("replicas=2,dp=2"),
             ValueError,
-            "degrees = 'replicas=2,dp=2': replicas describe serving copies and cannot be given together with the "
+            "text = 'replicas=2,dp=2': replicas describe serving copies and cannot be given together with the "
             "training keys dp, zero or ga.",
         ),
         (
@@ -213,7 +213,7 @@ def test_invalid_input_message_in_chinese() -> None:
     with pytest.raises(ValueError) as info:
         parse_degrees("tp=8,xp=2")
     assert str(info.value) == (
-        "degrees = 'tp=8,xp=2'：未知的键 'xp'；可用的键是 tp, pp, dp, cp, ep, v, zero, mb, ga, recompute, replicas。"
+        "text = 'tp=8,xp=2'：未知的键 'xp'；可用的键是 tp, pp, dp, cp, ep, v, zero, mb, ga, recompute, replicas。"
     )
 
 

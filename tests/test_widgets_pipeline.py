@@ -215,12 +215,12 @@ def test_recovers_after_an_invalid_combination() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "error", "message"),
     [
-        ({"stages": 100}, ValueError, "stages = 100: must be <= 8."),
-        ({"microbatches": 0}, ValueError, "microbatches = 0: must be >= 1."),
+        ({"stages": 100}, ValueError, "stages = 100: must be between 1 and 8."),
+        ({"microbatches": 0}, ValueError, "microbatches = 0: must be between 1 and 16."),
         ({"schedule": "zb"}, ValueError, "schedule = 'zb': must be one of 'gpipe', '1f1b', 'interleaved'."),
-        ({"virtual_stages": 5}, ValueError, "virtual_stages = 5: must be <= 4."),
-        ({"slow_stage": 8}, ValueError, "slow_stage = 8: must be <= 7."),
-        ({"slow_factor": 4.0}, ValueError, "slow_factor = 4.0: must be <= 3.0."),
+        ({"virtual_stages": 5}, ValueError, "virtual_stages = 5: must be between 1 and 4."),
+        ({"slow_stage": 8}, ValueError, "slow_stage = 8: must be between 0 and 7."),
+        ({"slow_factor": 4.0}, ValueError, "slow_factor = 4.0: must be between 1.0 and 3.0."),
         ({"stages": 2.0}, TypeError, "stages = 2.0: must be an integer (int), not float."),
     ],
 )

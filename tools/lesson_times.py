@@ -98,17 +98,23 @@ def estimate(notebook: Path, answers_per_lesson: int | None = None) -> LessonTim
     return LessonTime(notebook.name, teaching, practice)
 
 
+def course_answers(lesson: int) -> int | None:
+    """Exercise ids the course's own modules register for ``lesson`` (ids other code registered are not counted)."""
+    from coursekit.exercises import PREFIX_MODULES, exercises
+
+    found = [ex for ex in exercises(lesson) if ex.prefix in PREFIX_MODULES]
+    return len(found) or None
+
+
 def main() -> int:
     sys.path.insert(0, str(ROOT))
-    from coursekit.exercises import exercises
-
     total = 0
     print(f"{'notebook':32s} teaching  exercises  total")
     for path in sorted((ROOT / "notebooks" / "en").glob("[0-9][0-9]_*.ipynb")):
         if ".mine" in path.name:
             continue
         lesson = int(path.name[:2])
-        result = estimate(path, len(exercises(lesson)) or None)
+        result = estimate(path, course_answers(lesson))
         total += result.total_min
         print(f"{path.name:32s} {result.teaching_min:5d} min {result.exercise_min:6d} min {result.total_min:4d} min")
     print(f"{'course':32s} {'':20s}{total:4d} min ({total / 60:.1f} h)")

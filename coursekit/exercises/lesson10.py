@@ -20,11 +20,12 @@ from . import Exercise, register
 
 #: serve.kv_kib_per_token and serve.max_requests: Llama-3 70B.
 MODEL: str = "llama3-70b"
-#: serve.max_requests: one replica on the 8 H100s of one node, requests of 2048 + 256 tokens.
+#: serve.max_requests: one replica on the 8 H100s of one node, requests of 8192 + 512 tokens (the lesson's
+#: worked example uses 2048 + 256).
 CLUSTER: str = "h100-8"
 REPLICA_TP: int = 8
-PROMPT_TOKENS: int = 2048
-OUTPUT_TOKENS: int = 256
+PROMPT_TOKENS: int = 8192
+OUTPUT_TOKENS: int = 512
 #: serve.best_tp: GPT-2 small (124M) decoding one request on an H100 node; the TP degrees tried.
 SMALL_MODEL: str = "gpt2-small"
 TP_DEGREES: tuple[int, ...] = (1, 2, 4, 8)
@@ -97,11 +98,11 @@ MAX_REQUESTS = register(
         id="serve.max_requests",
         lesson=10,
         prompt=Text(
-            zh="一个副本用一个 H100 节点的 8 卡 (TP=8) 服务 Llama-3 70B，每个请求 2048 个提示词元加 256 个输出词元。"
-            "按每 rank 的显存账本，这个副本最多能同时容纳多少个请求？用整数作答。",
-            en="One replica serves Llama-3 70B on the 8 GPUs of one H100 node (TP=8); each request has 2048 prompt "
-            "tokens and 256 output tokens. By the per-rank memory ledger, how many requests can the replica hold at "
-            "once? Answer with an integer.",
+            zh=f"一个副本用一个 H100 节点的 8 卡 (TP=8) 服务 Llama-3 70B，每个请求 {PROMPT_TOKENS} 个提示词元加 "
+            f"{OUTPUT_TOKENS} 个输出词元。按每 rank 的显存账本，这个副本最多能同时容纳多少个请求？用整数作答。",
+            en="One replica serves Llama-3 70B on the 8 GPUs of one H100 node (TP=8); each request has "
+            f"{PROMPT_TOKENS} prompt tokens and {OUTPUT_TOKENS} output tokens. By the per-rank memory ledger, how "
+            "many requests can the replica hold at once? Answer with an integer.",
         ),
         expected=max_requests,
         kind="exact",
@@ -112,9 +113,10 @@ MAX_REQUESTS = register(
             "request's KV cache on this rank.",
         ),
         why=lambda n: Text(
-            zh=f"{n} 个：权重只占每卡约 16 GiB，剩下的几乎全给 KV 缓存；每个请求在每卡上只要 2304 × 40 KiB。",
+            zh=f"{n} 个：权重只占每卡约 16 GiB，剩下的几乎全给 KV 缓存；每个请求在每卡上要 "
+            f"{PROMPT_TOKENS + OUTPUT_TOKENS} × 40 KiB。",
             en=f"{n}: the weights take only about 16 GiB per GPU and nearly all the rest goes to the KV cache; one "
-            "request needs just 2304 × 40 KiB per GPU.",
+            f"request needs {PROMPT_TOKENS + OUTPUT_TOKENS} × 40 KiB per GPU.",
         ),
     ),
     replace=True,

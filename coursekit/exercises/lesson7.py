@@ -6,10 +6,10 @@ shapes from :data:`coursekit.presets.MODELS` and one row of Megatron-LM's
 Table 1 from :data:`coursekit.presets.MEGATRON_TABLE1`.
 
 >>> from coursekit.exercises import get_exercise
->>> get_exercise("eff.matmul_intensity").expected_value()
-2048.0
->>> round(get_exercise("eff.h100_ridge").expected_value(), 1)
-295.2
+>>> round(get_exercise("eff.matmul_intensity").expected_value(), 1)
+1365.3
+>>> round(get_exercise("eff.h200_ridge").expected_value(), 1)
+206.0
 >>> get_exercise("eff.best_change").expected_value()
 'mb2'
 
@@ -18,7 +18,13 @@ Taught in: lesson 7 (compute efficiency).
 
 from __future__ import annotations
 
-from ..hardware import A100_BF16_DENSE_FLOPS, H100_BF16_DENSE_FLOPS, H100_HBM_BYTES_PER_S
+from ..hardware import (
+    A100_BF16_DENSE_FLOPS,
+    H100_BF16_DENSE_FLOPS,
+    H100_HBM_BYTES_PER_S,
+    H200_BF16_DENSE_FLOPS,
+    H200_HBM_BYTES_PER_S,
+)
 from ..i18n import Text
 from ..presets import MEGATRON_TABLE1, MODELS, MegatronRun
 from ..roofline import (
@@ -30,10 +36,10 @@ from ..roofline import (
     ridge_point_flop_per_byte,
     roofline_flops,
 )
-from . import Exercise, register
+from . import PERCENT_VS_FRACTION, Exercise, mistake, register
 
-#: eff.matmul_intensity: a (tokens × h) @ (h × h) projection, 4096 tokens, h = 8192, bf16.
-MATMUL_SHAPE: tuple[int, int, int] = (4096, 8192, 8192)
+#: eff.matmul_intensity: a (tokens × h) @ (h × h) projection, 2048 tokens, h = 8192, bf16.
+MATMUL_SHAPE: tuple[int, int, int] = (2048, 8192, 8192)
 
 #: eff.megatron_mfu: the 145.6B row of Megatron-LM's Table 1 (80 layers, h = 12288, 148 TFLOP/s per A100).
 MEGATRON_RUN: MegatronRun = next(run for run in MEGATRON_TABLE1 if run.params_billion == 145.6)
@@ -56,8 +62,13 @@ def matmul_intensity() -> float:
     return matmul_intensity_flop_per_byte(*MATMUL_SHAPE)
 
 
-def h100_ridge() -> float:
-    """eff.h100_ridge: H100 SXM's dense bf16 peak over its HBM bandwidth, FLOP per byte."""
+def h200_ridge() -> float:
+    """eff.h200_ridge: H200 SXM's dense bf16 peak over its HBM bandwidth, FLOP per byte (not in the lesson's table)."""
+    return ridge_point_flop_per_byte(H200_BF16_DENSE_FLOPS, H200_HBM_BYTES_PER_S)
+
+
+def h100_ridge_point() -> float:
+    """H100 SXM's ridge point (the lesson's table shows it), FLOP per byte."""
     return ridge_point_flop_per_byte(H100_BF16_DENSE_FLOPS, H100_HBM_BYTES_PER_S)
 
 
@@ -111,9 +122,9 @@ MATMUL_INTENSITY = register(
         id="eff.matmul_intensity",
         lesson=7,
         prompt=Text(
-            zh="一个投影矩阵乘：4096 个 token 的激活 (4096 × 8192) 乘以权重 (8192 × 8192)，bf16。"
+            zh="一个投影矩阵乘：2048 个 token 的激活 (2048 × 8192) 乘以权重 (8192 × 8192)，bf16。"
             "它的计算强度是多少 FLOP/字节？",
-            en="A projection: activations of 4096 tokens (4096 × 8192) times a weight (8192 × 8192), bf16. What is "
+            en="A projection: activations of 2048 tokens (2048 × 8192) times a weight (8192 × 8192), bf16. What is "
             "its arithmetic intensity in FLOP per byte?",
         ),
         expected=matmul_intensity,
@@ -123,30 +134,60 @@ MATMUL_INTENSITY = register(
             "output once).",
         ),
         why=lambda value: Text(
-            zh=f"m·k·n / (m·k + k·n + m·n) = 4096·8192 / (4096 + 8192 + 4096) = {value:.0f}。",
-            en=f"m·k·n / (m·k + k·n + m·n) = 4096·8192 / (4096 + 8192 + 4096) = {value:.0f}.",
+            zh=f"m·k·n / (m·k + k·n + m·n) = 2048·8192 / (2048 + 8192 + 2048) = {value:.0f}。",
+            en=f"m·k·n / (m·k + k·n + m·n) = 2048·8192 / (2048 + 8192 + 2048) = {value:.0f}.",
+        ),
+        slips=(
+            mistake(
+                "elements_not_bytes",
+                lambda: 2 * matmul_intensity(),
+                Text(
+                    zh="你把元素个数当成了字节数：bf16 每个元素占 2 字节。",
+                    en="You counted elements, not bytes: each bf16 element is 2 bytes.",
+                ),
+            ),
+            mistake(
+                "multiply_add",
+                lambda: matmul_intensity() / 2,
+                Text(
+                    zh="一次乘加是 2 个 FLOP：矩阵乘的 FLOP 是 2·m·k·n，不是 m·k·n。",
+                    en="A multiply-add is 2 FLOPs: a matmul does 2·m·k·n FLOPs, not m·k·n.",
+                ),
+            ),
         ),
     ),
     replace=True,
 )
 
-H100_RIDGE = register(
+H200_RIDGE = register(
     Exercise(
-        id="eff.h100_ridge",
+        id="eff.h200_ridge",
         lesson=7,
         prompt=Text(
-            zh="H100 SXM 的数据手册：稠密 bf16 峰值 989 TFLOP/s，HBM 带宽 3.35 TB/s。它的脊点是多少 FLOP/字节？",
-            en="The H100 SXM datasheet: 989 TFLOP/s dense bf16, 3.35 TB/s of HBM bandwidth. Where is its ridge "
-            "point, in FLOP per byte?",
+            zh="H200 SXM 的数据手册：稠密 bf16 峰值 989 TFLOP/s（与 H100 相同），HBM 带宽 4.8 TB/s。"
+            "它的脊点是多少 FLOP/字节？",
+            en="The H200 SXM datasheet: 989 TFLOP/s dense bf16 (the same as H100), 4.8 TB/s of HBM bandwidth. "
+            "Where is its ridge point, in FLOP per byte?",
         ),
-        expected=h100_ridge,
+        expected=h200_ridge,
         hint=Text(
             zh="脊点是屋顶线的拐点：峰值算力 ÷ 显存带宽，单位要一致 (FLOP/s ÷ 字节/s)。",
             en="The ridge is where the roofline bends: peak FLOP/s ÷ memory bytes/s, in matching units.",
         ),
         why=lambda value: Text(
-            zh=f"989e12 / 3.35e12 = {value:.1f}：计算强度低于它的内核受显存带宽限制。",
-            en=f"989e12 / 3.35e12 = {value:.1f}: a kernel with a lower intensity is limited by memory bandwidth.",
+            zh=f"989e12 / 4.8e12 = {value:.1f}：算力不变、带宽更高，脊点左移，访存受限的解码 (decode) 随之变快。",
+            en=f"989e12 / 4.8e12 = {value:.1f}: the same compute with more bandwidth moves the ridge left, and "
+            "memory-bound decoding gets faster.",
+        ),
+        slips=(
+            mistake(
+                "h100_figures",
+                h100_ridge_point,
+                Text(
+                    zh="这是 H100 的脊点（3.35 TB/s）；题目给的是 H200 的带宽。",
+                    en="That is H100's ridge (3.35 TB/s); the question gives H200's bandwidth.",
+                ),
+            ),
         ),
     ),
     replace=True,
@@ -176,6 +217,18 @@ MEGATRON_MFU = register(
             zh=f"HFU = 148 / 312 = {148 / 312:.3f}；完全重计算多做了约 1/3 的 FLOP，所以 MFU = {value:.3f}。",
             en=f"HFU = 148 / 312 = {148 / 312:.3f}; full recomputation executes about 1/3 more FLOPs, so "
             f"MFU = {value:.3f}.",
+        ),
+        slips=(
+            PERCENT_VS_FRACTION,
+            mistake(
+                "hfu_for_mfu",
+                lambda: MEGATRON_RUN.tflops_per_gpu * 1e12 / A100_BF16_DENSE_FLOPS,
+                Text(
+                    zh="148 / 312 是 HFU：148 TFLOP/s 里含有重计算的 FLOP，MFU 只数模型 FLOP。",
+                    en="148 / 312 is HFU: the 148 TFLOP/s include the recomputed FLOPs, and MFU counts only the "
+                    "model's.",
+                ),
+            ),
         ),
     ),
     replace=True,
@@ -233,6 +286,7 @@ DECODE_SHARE = register(
             en=f"intensity {decode_intensity():.1f} FLOP/byte × 3.35 TB/s ÷ 989 TFLOP/s = {value:.3f}: decode is "
             "memory-bound, and a larger batch moves it toward the ridge (lesson 10).",
         ),
+        slips=(PERCENT_VS_FRACTION,),
     ),
     replace=True,
 )

@@ -16,7 +16,7 @@ from ..communication import TrafficTime
 from ..i18n import Reason, Text, register, tr
 from ..scaling import StepTimeline
 from ..units import bytes_to_gib
-from .space import _GATE_CODES, parse_degrees
+from .space import _GATE_CODES, _parse_degrees
 from .specs import ClusterSpec, ModelSpec, WorkloadSpec
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; numpy is imported inside the search
@@ -594,7 +594,7 @@ class PlanResult:
         import numpy as np
 
         mask = np.ones(self.space_size, dtype=bool)
-        for key, value in parse_degrees(degrees).items():
+        for key, value in _parse_degrees(degrees, "degrees").items():
             column = "rc" if key == "recompute" else key
             wanted = RECOMPUTE_MODES.index(value) if key == "recompute" else value
             mask &= self._table.columns[column] == wanted
@@ -608,7 +608,7 @@ class PlanResult:
         """
         from .search import evaluate_composition
 
-        return evaluate_composition(self.model, self.cluster, self.workload, **parse_degrees(degrees))
+        return evaluate_composition(self.model, self.cluster, self.workload, **_parse_degrees(degrees, "degrees"))
 
     def report(self, top: int = 5) -> str:
         """The funnel, the assumptions and the ``top`` accepted candidates as text (current language)."""

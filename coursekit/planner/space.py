@@ -28,8 +28,8 @@ if TYPE_CHECKING:  # pragma: no cover - typing only; numpy is imported inside th
 register(
     {
         "planner.degrees_duplicate": {
-            "zh": "degrees = {value!r}：键 {key!r} 出现了不止一次；每个并行度只能给一个值。",
-            "en": "degrees = {value!r}: key {key!r} is given more than once; give each degree one value.",
+            "zh": "{name} = {value!r}：键 {key!r} 出现了不止一次；每个并行度只能给一个值。",
+            "en": "{name} = {value!r}: key {key!r} is given more than once; give each degree one value.",
         },
         "planner.space_too_large": {
             "zh": "搜索空间有 {size:,} 个组合，超过上限 {limit:,}：请减少 ZeRO 阶段、重计算模式或 micro-batch 上限，"
@@ -277,11 +277,16 @@ def parse_degrees(text: str | Mapping[str, Any]) -> dict[str, Any]:
     >>> parse_degrees("tp=8,xp=2")
     Traceback (most recent call last):
     ...
-    ValueError: degrees = 'tp=8,xp=2': unknown key 'xp'; the keys are tp, pp, dp, cp, ep, v, zero, mb, ga, \
+    ValueError: text = 'tp=8,xp=2': unknown key 'xp'; the keys are tp, pp, dp, cp, ep, v, zero, mb, ga, \
 recompute, replicas.
 
     Taught in: lesson 9 (decision workbench).
     """
+    return _parse_degrees(text, "text")
+
+
+def _parse_degrees(text: Any, name: str) -> dict[str, Any]:
+    """:func:`parse_degrees`, its messages naming the caller's parameter ``name``."""
     keys = ", ".join(DEGREE_KEYS)
     if isinstance(text, Mapping):
         items = [(str(key), value) for key, value in text.items()]
@@ -291,33 +296,37 @@ recompute, replicas.
             if not part:
                 continue
             if part.count("=") != 1:
-                raise ValueError(tr("planner.degrees_syntax", value=_short(text), item=_short(part)))
+                raise ValueError(tr("planner.degrees_syntax", name=name, value=_short(text), item=_short(part)))
             key, value = (side.strip() for side in part.split("="))
             items.append((key.lower(), value))
     else:
-        raise _type_error("degrees", _short(text), "str or mapping")
+        raise _type_error(name, _short(text), "str or mapping")
     out: dict[str, Any] = {}
     for key, raw_value in items:
         if key not in DEGREE_KEYS:
-            raise ValueError(tr("planner.degrees_key", value=_short(text), key=_short(key), keys=keys))
+            raise ValueError(tr("planner.degrees_key", name=name, value=_short(text), key=_short(key), keys=keys))
         if key in out:
-            raise ValueError(tr("planner.degrees_duplicate", value=_short(text), key=key))
+            raise ValueError(tr("planner.degrees_duplicate", name=name, value=_short(text), key=key))
         if key == "recompute":
             out[key] = check_choice("recompute", _short(str(raw_value).strip().lower()), RECOMPUTE_MODES)
             continue
+        low, high = _degree_bounds(key)
         try:
             number = int(raw_value) if isinstance(raw_value, str) else raw_value
         except ValueError:
-            low, high = _degree_bounds(key)
-            raise ValueError(
-                tr("planner.degrees_int", value=_short(text), key=key, item=_short(raw_value), low=low, high=high)
-            ) from None
-        low, high = _degree_bounds(key)
+            number = None
         if isinstance(number, bool) or not isinstance(number, int) or not low <= number <= high:
-            raise ValueError(
-                tr("planner.degrees_int", value=_short(text), key=key, item=_short(raw_value), low=low, high=high)
+            message = tr(
+                "planner.degrees_int",
+                name=name,
+                value=_short(text),
+                key=key,
+                item=_short(raw_value),
+                low=low,
+                high=high,
             )
+            raise ValueError(message) from None
         out[key] = number
     if "replicas" in out and {"dp", "zero", "ga"} & set(out):
-        raise ValueError(tr("planner.degrees_mixed", value=_short(text)))
+        raise ValueError(tr("planner.degrees_mixed", name=name, value=_short(text)))
     return out

@@ -123,20 +123,20 @@ register(
             "en": "{name} = {value!r}: must hold at least one value.",
         },
         "planner.degrees_syntax": {
-            "zh": "degrees = {value!r}：{item!r} 不是 key=value 形式（例如 'tp=8,pp=4,dp=4'）。",
-            "en": "degrees = {value!r}: {item!r} is not of the form key=value (e.g. 'tp=8,pp=4,dp=4').",
+            "zh": "{name} = {value!r}：{item!r} 不是 key=value 形式（例如 'tp=8,pp=4,dp=4'）。",
+            "en": "{name} = {value!r}: {item!r} is not of the form key=value (e.g. 'tp=8,pp=4,dp=4').",
         },
         "planner.degrees_key": {
-            "zh": "degrees = {value!r}：未知的键 {key!r}；可用的键是 {keys}。",
-            "en": "degrees = {value!r}: unknown key {key!r}; the keys are {keys}.",
+            "zh": "{name} = {value!r}：未知的键 {key!r}；可用的键是 {keys}。",
+            "en": "{name} = {value!r}: unknown key {key!r}; the keys are {keys}.",
         },
         "planner.degrees_int": {
-            "zh": "degrees = {value!r}：{key} = {item!r} 必须是 {low} 到 {high} 之间的整数。",
-            "en": "degrees = {value!r}: {key} = {item!r} must be an integer from {low} to {high}.",
+            "zh": "{name} = {value!r}：{key} = {item!r} 必须是 {low} 到 {high} 之间的整数。",
+            "en": "{name} = {value!r}: {key} = {item!r} must be an integer from {low} to {high}.",
         },
         "planner.degrees_mixed": {
-            "zh": "degrees = {value!r}：replicas 描述服务副本，不能与训练的 dp、zero、ga 同时给出。",
-            "en": "degrees = {value!r}: replicas describe serving copies and cannot be given together with the "
+            "zh": "{name} = {value!r}：replicas 描述服务副本，不能与训练的 dp、zero、ga 同时给出。",
+            "en": "{name} = {value!r}: replicas describe serving copies and cannot be given together with the "
             "training keys dp, zero or ga.",
         },
         # ---- reports

@@ -410,7 +410,14 @@ def _argument(key: str, argument: str | None) -> str:
     return argument if argument is not None else key.rsplit(".", 1)[-1]
 
 
-def _check_in_range(name: str, value: Any, low: float, high: float, integral: bool) -> float:
+def check_in_range(name: str, value: Any, low: float, high: float, integral: bool) -> Any:
+    """``value`` checked as a number (an int when ``integral``) in ``[low, high]``, the sliders' one rule.
+
+    >>> check_in_range("stages", 100, 1, 8, integral=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: stages = 100: must be between 1 and 8.
+    """
     number = check_int(name, value) if integral else check_number(name, value)
     if not low <= number <= high:
         raise ValueError(tr("widgets.out_of_range", name=name, value=value, low=low, high=high))
@@ -466,7 +473,7 @@ def slider(
     for name, n in zip(("min", "max", "step"), (min, max, step), strict=True):
         check_number(name, n)
     integral = all(isinstance(n, int) for n in (min, max, step))
-    value = _check_in_range(_argument(key, argument), value, min, max, integral)
+    value = check_in_range(_argument(key, argument), value, min, max, integral)
     numbers = (value, min, max, step)
     kwargs: dict[str, Any] = {
         "description": _label(key),

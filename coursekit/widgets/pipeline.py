@@ -58,7 +58,7 @@ from ..pipeline import (
     simulate_schedule,
 )
 from ..plotting import cache_drawing, label
-from . import LessonWidget, dropdown, slider
+from . import LessonWidget, check_in_range, dropdown, slider
 
 __all__ = [
     "MAX_MICROBATCHES",
@@ -311,13 +311,14 @@ class PipelineWidget(LessonWidget[PipelineView]):
         slow_stage: int | None = None,
         slow_factor: float = 2.0,
     ) -> None:
-        stages = check_int("stages", stages, ge=1, le=MAX_STAGES)
-        microbatches = check_int("microbatches", microbatches, ge=1, le=MAX_MICROBATCHES)
+        # The sliders' range check (one message for every widget: "must be between low and high").
+        stages = check_in_range("stages", stages, 1, MAX_STAGES, integral=True)
+        microbatches = check_in_range("microbatches", microbatches, 1, MAX_MICROBATCHES, integral=True)
         schedule = check_choice("schedule", schedule, SCHEDULES)
-        virtual_stages = check_int("virtual_stages", virtual_stages, ge=1, le=MAX_VIRTUAL_STAGES)
+        virtual_stages = check_in_range("virtual_stages", virtual_stages, 1, MAX_VIRTUAL_STAGES, integral=True)
         if slow_stage is not None:
-            slow_stage = check_int("slow_stage", slow_stage, ge=0, le=MAX_STAGES - 1)
-        slow_factor = check_number("slow_factor", slow_factor, ge=1.0, le=MAX_SLOW_FACTOR)
+            slow_stage = check_in_range("slow_stage", slow_stage, 0, MAX_STAGES - 1, integral=True)
+        slow_factor = check_in_range("slow_factor", slow_factor, 1.0, MAX_SLOW_FACTOR, integral=False)
         if schedule == "interleaved" and virtual_stages == 1:
             virtual_stages = 2  # the interleaved schedule needs at least two chunks per device
         controls = {

@@ -439,7 +439,7 @@ display(Markdown("\n".join(rows)))
 # - 环形全归约的带宽下界：P. Patarasuk, X. Yuan, [Bandwidth optimal all-reduce algorithms for clusters of workstations](https://doi.org/10.1016/j.jpdc.2008.09.002)，JPDC 2009。
 # - ZeRO：S. Rajbhandari et al., [ZeRO: Memory Optimizations Toward Training Trillion Parameter Models](https://arxiv.org/abs/1910.02054)，SC 2020（本课的 16 字节/参数和图 1 的数字）。
 #
-# 导航：[术语表](glossary.ipynb) · 下一课：[第 1 课 Q1 容量约束](01_capacity.ipynb)
+# 导航：[术语表](glossary.ipynb) · 下一课：[第 1 课 容量约束](01_capacity.ipynb)
 
 # %% [markdown] lang="en"
 # ## Related reading
@@ -450,7 +450,7 @@ display(Markdown("\n".join(rows)))
 # - The ring all-reduce's bandwidth bound: P. Patarasuk, X. Yuan, [Bandwidth optimal all-reduce algorithms for clusters of workstations](https://doi.org/10.1016/j.jpdc.2008.09.002), JPDC 2009.
 # - ZeRO: S. Rajbhandari et al., [ZeRO: Memory Optimizations Toward Training Trillion Parameter Models](https://arxiv.org/abs/1910.02054), SC 2020 (this lesson's 16 bytes per parameter and Figure 1's numbers).
 #
-# Navigation: [glossary](glossary.ipynb) · next: [lesson 1, Q1 capacity](01_capacity.ipynb)
+# Navigation: [glossary](glossary.ipynb) · next: [lesson 1, capacity](01_capacity.ipynb)
 
 # %% [markdown] lang="zh" tags=["learner"]
 # ## 学后填写区

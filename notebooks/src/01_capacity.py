@@ -8,7 +8,7 @@
 # %% [markdown] lang="zh"
 # # 第 1 课：Q1 容量约束
 #
-# [English version](../en/01_capacity.ipynb) · [课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 0 课 课程导引](00_index.ipynb) · 下一课：[第 2 课 Q2 通信成本](02_communication.ipynb)
+# [English version](../en/01_capacity.ipynb) · [课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 0 课 课程导引](00_index.ipynb) · 下一课：[第 2 课 通信成本](02_communication.ipynb)
 #
 # > **时间：** 约 45 分钟（讲解与阅读 35 分钟，练习 10 分钟）
 # >
@@ -29,7 +29,7 @@
 # %% [markdown] lang="en"
 # # Lesson 1: Q1 capacity constraints
 #
-# [中文版](../zh/01_capacity.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 0, course index](00_index.ipynb) · Next: [lesson 2, Q2 communication](02_communication.ipynb)
+# [中文版](../zh/01_capacity.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 0, course index](00_index.ipynb) · Next: [lesson 2, communication](02_communication.ipynb)
 #
 # > **Time:** about 45 min (teaching and reading 35 min, exercises 10 min)
 # >
@@ -561,7 +561,7 @@ verify("q1.headroom_gib", answer)
 # - 模型形状（表 1）：D. Narayanan et al., [Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM](https://arxiv.org/abs/2104.04473)，SC 2021。
 # - PyTorch 的全分片数据并行：[FSDP 文档](https://pytorch.org/docs/stable/fsdp.html)（`ShardingStrategy` 与 ZeRO 阶段的对应）。
 #
-# 导航：[课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 0 课 课程导引](00_index.ipynb) · 下一课：[第 2 课 Q2 通信成本](02_communication.ipynb)
+# 导航：[课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 0 课 课程导引](00_index.ipynb) · 下一课：[第 2 课 通信成本](02_communication.ipynb)
 
 # %% [markdown] lang="en"
 # ## Related reading
@@ -572,7 +572,7 @@ verify("q1.headroom_gib", answer)
 # - The model shapes (Table 1): D. Narayanan et al., [Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM](https://arxiv.org/abs/2104.04473), SC 2021.
 # - PyTorch's fully sharded data parallel: the [FSDP documentation](https://pytorch.org/docs/stable/fsdp.html) (how `ShardingStrategy` maps to the ZeRO stages).
 #
-# Navigation: [course index](00_index.ipynb) · [glossary](glossary.ipynb) · previous: [lesson 0, course index](00_index.ipynb) · next: [lesson 2, Q2 communication](02_communication.ipynb)
+# Navigation: [course index](00_index.ipynb) · [glossary](glossary.ipynb) · previous: [lesson 0, course index](00_index.ipynb) · next: [lesson 2, communication](02_communication.ipynb)
 
 # %% [markdown] lang="zh" tags=["learner"]
 # ## 学后填写区

@@ -8,7 +8,7 @@
 # %% [markdown] lang="zh"
 # # 第 2 课：Q2 通信成本
 #
-# [English version](../en/02_communication.ipynb) · [课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 1 课 Q1 容量约束](01_capacity.ipynb) · 下一课：[第 3 课 Q3 约束筛选](03_gates.ipynb)
+# [English version](../en/02_communication.ipynb) · [课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 1 课 容量约束](01_capacity.ipynb) · 下一课：[第 3 课 约束筛选](03_gates.ipynb)
 #
 # > **时间：** 约 50 分钟（讲解与阅读 35 分钟，练习 15 分钟）
 # >
@@ -28,7 +28,7 @@
 # %% [markdown] lang="en"
 # # Lesson 2: Q2 communication cost
 #
-# [中文版](../zh/02_communication.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 1, Q1 capacity](01_capacity.ipynb) · Next: [lesson 3, Q3 gates](03_gates.ipynb)
+# [中文版](../zh/02_communication.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 1, capacity](01_capacity.ipynb) · Next: [lesson 3, gates](03_gates.ipynb)
 #
 # > **Time:** about 50 min (teaching and reading 35 min, exercises 15 min)
 # >
@@ -615,7 +615,7 @@ assert 2 * (DEGREE - 1) == 14 and round(intra.latency_us, 6) == 3.4
 # - ZeRO-3 的通信量：S. Rajbhandari et al., [ZeRO](https://arxiv.org/abs/1910.02054)，SC 2020，第 7 节。
 # - 环形上下文并行：H. Liu et al., [Ring Attention with Blockwise Transformers for Near-Infinite Context](https://arxiv.org/abs/2310.01889)，ICLR 2024。
 #
-# 导航：[课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 1 课 Q1 容量约束](01_capacity.ipynb) · 下一课：[第 3 课 Q3 约束筛选](03_gates.ipynb)
+# 导航：[课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 1 课 容量约束](01_capacity.ipynb) · 下一课：[第 3 课 约束筛选](03_gates.ipynb)
 
 # %% [markdown] lang="en"
 # ## Related reading
@@ -627,7 +627,7 @@ assert 2 * (DEGREE - 1) == 14 and round(intra.latency_us, 6) == 3.4
 # - ZeRO-3's communication volume: S. Rajbhandari et al., [ZeRO](https://arxiv.org/abs/1910.02054), SC 2020, section 7.
 # - Ring context parallelism: H. Liu et al., [Ring Attention with Blockwise Transformers for Near-Infinite Context](https://arxiv.org/abs/2310.01889), ICLR 2024.
 #
-# Navigation: [course index](00_index.ipynb) · [glossary](glossary.ipynb) · previous: [lesson 1, Q1 capacity](01_capacity.ipynb) · next: [lesson 3, Q3 gates](03_gates.ipynb)
+# Navigation: [course index](00_index.ipynb) · [glossary](glossary.ipynb) · previous: [lesson 1, capacity](01_capacity.ipynb) · next: [lesson 3, gates](03_gates.ipynb)
 
 # %% [markdown] lang="zh" tags=["learner"]
 # ## 学后填写区

@@ -8,7 +8,7 @@
 # %% [markdown] lang="zh"
 # # 第 3 课：Q3 按约束筛选并行策略
 #
-# [English version](../en/03_gates.ipynb) · [课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 2 课 Q2 通信成本](02_communication.ipynb) · 下一课：[第 4 课 Q4 组合与风险](04_composition.ipynb)
+# [English version](../en/03_gates.ipynb) · [课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 2 课 通信成本](02_communication.ipynb) · 下一课：[第 4 课 组合与风险](04_composition.ipynb)
 #
 # > **时间：** 约 50 分钟（讲解与阅读 35 分钟，练习 15 分钟）
 # >
@@ -28,7 +28,7 @@
 # %% [markdown] lang="en"
 # # Lesson 3: Q3 screening parallel strategies by constraints
 #
-# [中文版](../zh/03_gates.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 2, Q2 communication](02_communication.ipynb) · Next: [lesson 4, Q4 composition and risk](04_composition.ipynb)
+# [中文版](../zh/03_gates.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 2, communication](02_communication.ipynb) · Next: [lesson 4, composition and risk](04_composition.ipynb)
 #
 # > **Time:** about 50 min (teaching and reading 35 min, exercises 15 min)
 # >
@@ -664,7 +664,7 @@ verify("q3.tp_rule", answer)
 # - 上下文并行：H. Liu et al., [Ring Attention](https://arxiv.org/abs/2310.01889)，ICLR 2024；Megatron-Core 的[并行策略指南](https://docs.nvidia.com/megatron-core/developer-guide/latest/user-guide/index.html)。
 # - PyTorch 的分布式训练概览：[PyTorch Distributed Overview](https://pytorch.org/tutorials/beginner/dist_overview.html)。
 #
-# 导航：[课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 2 课 Q2 通信成本](02_communication.ipynb) · 下一课：[第 4 课 Q4 组合与风险](04_composition.ipynb)
+# 导航：[课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 2 课 通信成本](02_communication.ipynb) · 下一课：[第 4 课 组合与风险](04_composition.ipynb)
 
 # %% [markdown] lang="en"
 # ## Related reading
@@ -674,7 +674,7 @@ verify("q3.tp_rule", answer)
 # - Context parallelism: H. Liu et al., [Ring Attention](https://arxiv.org/abs/2310.01889), ICLR 2024; Megatron-Core's [parallelism guide](https://docs.nvidia.com/megatron-core/developer-guide/latest/user-guide/index.html).
 # - PyTorch's distributed training overview: [PyTorch Distributed Overview](https://pytorch.org/tutorials/beginner/dist_overview.html).
 #
-# Navigation: [course index](00_index.ipynb) · [glossary](glossary.ipynb) · previous: [lesson 2, Q2 communication](02_communication.ipynb) · next: [lesson 4, Q4 composition and risk](04_composition.ipynb)
+# Navigation: [course index](00_index.ipynb) · [glossary](glossary.ipynb) · previous: [lesson 2, communication](02_communication.ipynb) · next: [lesson 4, composition and risk](04_composition.ipynb)
 
 # %% [markdown] lang="zh" tags=["learner"]
 # ## 学后填写区

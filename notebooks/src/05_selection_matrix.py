@@ -8,7 +8,7 @@
 # %% [markdown] lang="zh"
 # # 第 5 课：场景选择矩阵——DP、FSDP、TP、PP 各在什么场景下可行
 #
-# [English version](../en/05_selection_matrix.ipynb) · [课程导读](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 4 课 组合与风险](04_composition.ipynb) · 下一课：[第 6 课 流水线气泡与扩展效率](06_pipeline_scaling.ipynb)
+# [English version](../en/05_selection_matrix.ipynb) · [课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 4 课 组合与风险](04_composition.ipynb) · 下一课：[第 6 课 流水线气泡与扩展效率](06_pipeline_scaling.ipynb)
 #
 # > **时间：** 约 65 分钟（讲解与阅读 35 分钟，练习 30 分钟）
 # >
@@ -623,14 +623,14 @@ for micro_batch in (1, 4):
     degrees = dp_degrees_for_batch(global_batch, micro_batch)
     print(Text(zh=f"global batch {global_batch}，micro-batch {micro_batch}：允许的 DP degree {degrees}",
                en=f"global batch {global_batch}, micro-batch {micro_batch}: allowed DP degrees {degrees}"))
-too_many = 2 * max_dp_degree(global_batch, 1)
+too_many = max_dp_degree(global_batch, 1) + 32  # 32 ranks more than the batch has sequences
 reason = check_global_batch(too_many, 1, 1, global_batch)
 print(Text(zh=f"{too_many} 个 rank 做纯 DP：", en=f"Pure DP on {too_many} ranks: ").render() + reason.message)
 assert reason is not None and reason.code == "global_batch"
 assert max(dp_degrees_for_batch(global_batch, 4)) == max_dp_degree(global_batch, 4) == global_batch // 4
 
 # %% [markdown] lang="zh"
-# 所以在 128 个 rank 上训练 global batch 64 的模型，纯 DP 行不通：多出来的 rank 必须交给 TP / PP 等模型并行维度，
+# 所以在 96 个 rank 上训练 global batch 64 的模型，纯 DP 行不通：多出来的 rank 必须交给 TP / PP 等模型并行维度，
 # 或者改变优化设置。
 #
 # ### 练习 5.4
@@ -638,7 +638,7 @@ assert max(dp_degrees_for_batch(global_batch, 4)) == max_dp_degree(global_batch,
 # global batch = 512 条序列，每个 rank 的 micro-batch = 4。不改 global batch、也不缩小 micro-batch，DP degree 最大是多少？
 
 # %% [markdown] lang="en"
-# So pure DP cannot train a global batch of 64 on 128 ranks: the extra ranks must go to model-parallel dimensions such
+# So pure DP cannot train a global batch of 64 on 96 ranks: the extra ranks must go to model-parallel dimensions such
 # as TP / PP, or the optimization settings must change.
 #
 # ### Exercise 5.4
@@ -812,3 +812,9 @@ assert full_finetune.total_gib > device_gib > peft_gib + reserve_gib
 # - The selection matrix of the three cases:
 # - The choice after the topology change:
 # - A strategy I think I need not study in depth yet:
+
+# %% [markdown] lang="zh"
+# 导航：[课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 4 课 组合与风险](04_composition.ipynb) · 下一课：[第 6 课 流水线气泡与扩展效率](06_pipeline_scaling.ipynb)
+
+# %% [markdown] lang="en"
+# Navigation: [course index](00_index.ipynb) · [glossary](glossary.ipynb) · previous: [lesson 4, composition and risk](04_composition.ipynb) · next: [lesson 6, pipeline bubble and scaling efficiency](06_pipeline_scaling.ipynb)

@@ -8,7 +8,7 @@
 # %% [markdown] lang="zh"
 # # 第 6 课：流水线气泡与扩展效率——时间花在了哪里
 #
-# [English version](../en/06_pipeline_scaling.ipynb) · [课程导读](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 5 课 场景选择矩阵](05_selection_matrix.ipynb) · 下一课：[第 7 课 计算效率](07_compute_efficiency.ipynb)
+# [English version](../en/06_pipeline_scaling.ipynb) · [课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 5 课 场景选择矩阵](05_selection_matrix.ipynb) · 下一课：[第 7 课 计算效率](07_compute_efficiency.ipynb)
 #
 # > **时间：** 约 60 分钟（讲解与阅读 40 分钟，练习 20 分钟）
 # >
@@ -678,3 +678,9 @@ assert [v.codes[0] for v in case1.verdicts[1:]] == ["unneeded", "unneeded", "unn
 # - One bubble calculation:
 # - The timeline I drew; its largest overhead:
 # - The most important factor not yet measured:
+
+# %% [markdown] lang="zh"
+# 导航：[课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 5 课 场景选择矩阵](05_selection_matrix.ipynb) · 下一课：[第 7 课 计算效率](07_compute_efficiency.ipynb)
+
+# %% [markdown] lang="en"
+# Navigation: [course index](00_index.ipynb) · [glossary](glossary.ipynb) · previous: [lesson 5, the selection matrix](05_selection_matrix.ipynb) · next: [lesson 7, compute efficiency](07_compute_efficiency.ipynb)

@@ -8,7 +8,7 @@
 # %% [markdown] lang="zh"
 # # 第 7 课：计算效率——屋顶线、计算强度与 MFU
 #
-# [English version](../en/07_compute_efficiency.ipynb) · [术语表](../../docs/GLOSSARY.md) · [课程目录](00_index.ipynb) · 上一课：[第 6 课 流水线与扩展](06_pipeline_scaling.ipynb) · 下一课：[第 8 课 实验](08_lab.ipynb)
+# [English version](../en/07_compute_efficiency.ipynb) · [课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 6 课 流水线气泡与扩展效率](06_pipeline_scaling.ipynb) · 下一课：[第 8 课 实验：测量一个训练步](08_lab.ipynb)
 #
 # > **时间：** 约 65 分钟（讲解与阅读 45 分钟，练习 20 分钟）
 # >
@@ -29,7 +29,7 @@
 # %% [markdown] lang="en"
 # # Lesson 7: Compute efficiency — the roofline, arithmetic intensity and MFU
 #
-# [中文版](../zh/07_compute_efficiency.ipynb) · [Glossary](../../docs/GLOSSARY.md) · [Course index](00_index.ipynb) · Previous: [Lesson 6, pipelines and scaling](06_pipeline_scaling.ipynb) · Next: [Lesson 8, the lab](08_lab.ipynb)
+# [中文版](../zh/07_compute_efficiency.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 6, pipeline bubble and scaling efficiency](06_pipeline_scaling.ipynb) · Next: [lesson 8, the lab: measuring a step](08_lab.ipynb)
 #
 # > **Time:** about 65 min (teaching and reading 45 min, exercises 20 min)
 # >
@@ -534,14 +534,14 @@ assert round(decode_step_ms[1], 1) == round(decode_step_ms[256], 1) == 5.3 and r
 #
 # ### 练习 7.1
 #
-# 一个投影矩阵乘：4096 个 token 的激活 (4096 × 8192) 乘以权重 (8192 × 8192)，bf16。它的计算强度是多少 FLOP/字节？
+# 一个投影矩阵乘：2048 个 token 的激活 (2048 × 8192) 乘以权重 (8192 × 8192)，bf16。它的计算强度是多少 FLOP/字节？
 
 # %% [markdown] lang="en"
 # ## 10. Exercises
 #
 # ### Exercise 7.1
 #
-# A projection: activations of 4096 tokens (4096 × 8192) times a weight (8192 × 8192), bf16. What is its arithmetic
+# A projection: activations of 2048 tokens (2048 × 8192) times a weight (8192 × 8192), bf16. What is its arithmetic
 # intensity in FLOP per byte?
 
 # %% tags=["learner"]
@@ -549,27 +549,29 @@ answer = ...
 check("eff.matmul_intensity", answer)
 
 # %% tags=["solution"]
-answer = matmul_flops(4096, 8192, 8192) / matmul_bytes(4096, 8192, 8192)
+answer = matmul_flops(2048, 8192, 8192) / matmul_bytes(2048, 8192, 8192)
 verify("eff.matmul_intensity", answer)
 
 # %% [markdown] lang="zh"
 # ### 练习 7.2
 #
-# H100 SXM 的数据手册：稠密 bf16 峰值 989 TFLOP/s，HBM 带宽 3.35 TB/s。它的脊点是多少 FLOP/字节？
+# H200 SXM 的数据手册：稠密 bf16 峰值 989 TFLOP/s（与 H100 相同），HBM 带宽 4.8 TB/s。它的脊点是多少 FLOP/字节？
+# 和第 1 节表里的 H100 比，脊点往哪边移，这对解码意味着什么？
 
 # %% [markdown] lang="en"
 # ### Exercise 7.2
 #
-# The H100 SXM datasheet: 989 TFLOP/s dense bf16, 3.35 TB/s of HBM bandwidth. Where is its ridge point, in FLOP per
-# byte?
+# The H200 SXM datasheet: 989 TFLOP/s dense bf16 (the same as H100), 4.8 TB/s of HBM bandwidth. Where is its ridge
+# point, in FLOP per byte? Compared with H100 in section 1's table, which way does the ridge move, and what does that
+# mean for decoding?
 
 # %% tags=["learner"]
 answer = ...
-check("eff.h100_ridge", answer)
+check("eff.h200_ridge", answer)
 
 # %% tags=["solution"]
-answer = 989e12 / 3.35e12
-verify("eff.h100_ridge", answer)
+answer = 989e12 / 4.8e12
+verify("eff.h200_ridge", answer)
 
 # %% [markdown] lang="zh"
 # ### 练习 7.3
@@ -750,3 +752,9 @@ verify("eff.decode_share", answer)
 # - Tokens per GPU and intensity under my layout (TP, micro-batch, sequence length, CP):
 # - The MFU of my latest training run (under which FLOP convention):
 # - Beyond the roofline, the factor most likely to slow my training:
+
+# %% [markdown] lang="zh"
+# 导航：[课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 6 课 流水线气泡与扩展效率](06_pipeline_scaling.ipynb) · 下一课：[第 8 课 实验：测量一个训练步](08_lab.ipynb)
+
+# %% [markdown] lang="en"
+# Navigation: [course index](00_index.ipynb) · [glossary](glossary.ipynb) · previous: [lesson 6, pipeline bubble and scaling efficiency](06_pipeline_scaling.ipynb) · next: [lesson 8, the lab: measuring a step](08_lab.ipynb)

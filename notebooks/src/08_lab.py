@@ -8,7 +8,7 @@
 # %% [markdown] lang="zh"
 # # 第 8 课：公式与实测
 #
-# [English version](../en/08_lab.ipynb) · [课程导读](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 7 课 计算效率](07_compute_efficiency.ipynb) · 下一课：[第 9 课 决策工作台](09_workbench.ipynb)
+# [English version](../en/08_lab.ipynb) · [课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 7 课 计算效率](07_compute_efficiency.ipynb) · 下一课：[第 9 课 决策工作台](09_workbench.ipynb)
 #
 # > **时间：** 约 90 分钟（讲解与阅读 50 分钟，练习 40 分钟；重新实测约需 2 分钟）
 # >
@@ -28,7 +28,7 @@
 # %% [markdown] lang="en"
 # # Lesson 8: Formula vs measurement
 #
-# [中文版](../zh/08_lab.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 7, compute efficiency](07_compute_efficiency.ipynb) · Next: [lesson 9, the workbench](09_workbench.ipynb)
+# [中文版](../zh/08_lab.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 7, compute efficiency](07_compute_efficiency.ipynb) · Next: [lesson 9, the decision workbench](09_workbench.ipynb)
 #
 # > **Time:** about 90 min (teaching and reading 50 min, exercises 40 min; measuring again takes about 2 min)
 # >
@@ -222,7 +222,7 @@ print(Text(
        f"all_reduce / all_gather = {ar.time_s / ag.time_s:.2f} (ring model: 2)",
 ))
 for kind, point in largest.items():
-    print(f"  busbw {kind:15s} {point.busbw_bytes_per_s / GIB_BYTES:6.2f} GiB/s")
+    print(f"  busbw {'dist.' + kind:20s} {point.busbw_bytes_per_s / GIB_BYTES:6.2f} GiB/s")  # torch.distributed calls
 fitted = report.result("all_reduce").fit
 if fitted is not None and fitted.bandwidth_bytes_per_s is not None:
     ratio = NVLINK_H100_BYTES_PER_S / fitted.bandwidth_bytes_per_s
@@ -861,3 +861,9 @@ if RANKS_TRY != RANKS:
 # - α and B fitted on this machine (all_reduce):
 # - The payload ranges I must measure again on my target cluster:
 # - The parameters TP would not split in my model, and their share:
+
+# %% [markdown] lang="zh"
+# 导航：[课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 7 课 计算效率](07_compute_efficiency.ipynb) · 下一课：[第 9 课 决策工作台](09_workbench.ipynb)
+
+# %% [markdown] lang="en"
+# Navigation: [course index](00_index.ipynb) · [glossary](glossary.ipynb) · previous: [lesson 7, compute efficiency](07_compute_efficiency.ipynb) · next: [lesson 9, the decision workbench](09_workbench.ipynb)

@@ -8,7 +8,7 @@
 # %% [markdown] lang="zh"
 # # 第 9 课：决策工作台
 #
-# [English version](../en/09_workbench.ipynb) · [目录](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 8 课 实验](08_lab.ipynb) · 下一课：[第 10 课 服务](10_serving.ipynb)
+# [English version](../en/09_workbench.ipynb) · [课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 8 课 实验：测量一个训练步](08_lab.ipynb) · 下一课：[第 10 课 服务](10_serving.ipynb)
 #
 # > **时间：** 约 55 分钟（讲解与阅读 40 分钟，练习 15 分钟）
 # >
@@ -28,7 +28,7 @@
 # %% [markdown] lang="en"
 # # Lesson 9: The decision workbench
 #
-# [中文版](../zh/09_workbench.ipynb) · [Contents](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [Lesson 8, the lab](08_lab.ipynb) · Next: [Lesson 10, serving](10_serving.ipynb)
+# [中文版](../zh/09_workbench.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 8, the lab: measuring a step](08_lab.ipynb) · Next: [lesson 10, serving](10_serving.ipynb)
 #
 # > **Time:** about 55 min (teaching and reading 40 min, exercises 15 min)
 # >
@@ -469,7 +469,8 @@ assert all(c.accepted for c in comparisons)
 assert all(0.7 <= c.estimated_over_published <= 1.3 for c in comparisons)
 print(Text(zh="来源（论文与表格）：", en="Sources (paper and table):"))
 for run in PUBLISHED_RUNS:
-    print(f"- {run.label}: {run.source}")
+    note = Text(zh=f"（{run.note.zh}）", en=f" ({run.note.en})") if run.note else ""
+    print(f"- {run.label}: {run.source}{note}")
 
 # %% [markdown] lang="zh"
 # 吞吐全部在 ±30% 以内；名次的目标只有 MT-NLG 与 BLOOM 达到（在最优估算的 1.25 倍以内、第 1 并列组）。
@@ -619,12 +620,12 @@ verify("plan.moe_active", answer)
 # %% [markdown] lang="zh"
 # ### 练习 9.4
 #
-# 同一个 70B 例子，跨节点带宽降到 1/4。估算最快的通过候选的步时变为原来的多少倍？
+# 同一个 70B 例子，跨节点带宽降到 1/6。估算最快的通过候选的步时变为原来的多少倍？
 
 # %% [markdown] lang="en"
 # ### Exercise 9.4
 #
-# Same 70B example, with the inter-node bandwidth cut to 1/4. By what factor does the fastest accepted candidate's
+# Same 70B example, with the inter-node bandwidth cut to 1/6. By what factor does the fastest accepted candidate's
 # estimated step time grow?
 
 # %% tags=["learner"]
@@ -633,7 +634,7 @@ check("plan.slow_link", answer)
 
 # %% tags=["solution"]
 fast = what_if("llama3-70b", "h100-8", 16, WorkloadSpec(global_batch=1024)).accepted(1)[0]
-slow = what_if("llama3-70b", "h100-8", 16, WorkloadSpec(global_batch=1024), link_slowdown=4).accepted(1)[0]
+slow = what_if("llama3-70b", "h100-8", 16, WorkloadSpec(global_batch=1024), link_slowdown=6).accepted(1)[0]
 answer = slow.step_s / fast.step_s
 verify("plan.slow_link", answer)
 
@@ -724,3 +725,9 @@ verify("plan.slow_link", answer)
 # - The gate that removes the most candidates in my funnel:
 # - The three fastest compositions by estimate, and the one I will measure:
 # - The one assumption most likely to change the answer:
+
+# %% [markdown] lang="zh"
+# 导航：[课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 8 课 实验：测量一个训练步](08_lab.ipynb) · 下一课：[第 10 课 服务](10_serving.ipynb)
+
+# %% [markdown] lang="en"
+# Navigation: [course index](00_index.ipynb) · [glossary](glossary.ipynb) · previous: [lesson 8, the lab: measuring a step](08_lab.ipynb) · next: [lesson 10, serving](10_serving.ipynb)

@@ -8,7 +8,7 @@
 # %% [markdown] lang="zh"
 # # 第 10 课：服务——KV 缓存、预填充与解码、副本与张量并行
 #
-# [English version](../en/10_serving.ipynb) · [术语表](../../docs/GLOSSARY.md) · [课程目录](00_index.ipynb) · 上一课：[第 9 课 决策工作台](09_workbench.ipynb)
+# [English version](../en/10_serving.ipynb) · [课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 9 课 决策工作台](09_workbench.ipynb)
 #
 # > **时间：** 约 50 分钟（讲解与阅读 35 分钟，练习 15 分钟）
 # >
@@ -29,7 +29,7 @@
 # %% [markdown] lang="en"
 # # Lesson 10: Serving — the KV cache, prefill and decode, replicas and tensor parallelism
 #
-# [中文版](../zh/10_serving.ipynb) · [Glossary](../../docs/GLOSSARY.md) · [Course index](00_index.ipynb) · Previous: [Lesson 9, the decision workbench](09_workbench.ipynb)
+# [中文版](../zh/10_serving.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 9, the decision workbench](09_workbench.ipynb)
 #
 # > **Time:** about 50 min (teaching and reading 35 min, exercises 15 min)
 # >
@@ -624,13 +624,14 @@ verify("serve.kv_kib_per_token", answer)
 # %% [markdown] lang="zh"
 # ### 练习 10.2
 #
-# 一个 TP = 8 的副本（一个 H100 节点）服务 Llama-3 70B，每个请求 2048 + 256 词元。按每 rank 账本，最多容纳多少个请求？
+# 一个 TP = 8 的副本（一个 H100 节点）服务 Llama-3 70B，这次每个请求 8192 + 512 词元（比第 3 节的例子长）。
+# 按每 rank 账本，最多容纳多少个请求？
 
 # %% [markdown] lang="en"
 # ### Exercise 10.2
 #
-# One TP = 8 replica (one H100 node) serves Llama-3 70B, with requests of 2048 + 256 tokens. By the per-rank ledger, how
-# many requests does it hold at most?
+# One TP = 8 replica (one H100 node) serves Llama-3 70B, this time with requests of 8192 + 512 tokens (longer than
+# section 3's example). By the per-rank ledger, how many requests does it hold at most?
 
 # %% tags=["learner"]
 answer = ...
@@ -638,7 +639,7 @@ check("serve.max_requests", answer)
 
 # %% tags=["solution"]
 answer = serving_memory_ledger(
-    LLAMA70, H100, tp=8, concurrency=1, context_tokens=2304, prefill_chunk_tokens=2048
+    LLAMA70, H100, tp=8, concurrency=1, context_tokens=8192 + 512, prefill_chunk_tokens=8192
 ).max_concurrency
 verify("serve.max_requests", answer)
 
@@ -759,3 +760,9 @@ verify("serve.littles_law", answer)
 # - My service-level objectives (SLO), and the layouts the bounds say might meet them:
 # - Where TP stops paying for my model:
 # - The three things I will measure (tail latency, queueing, cache hits, ...):
+
+# %% [markdown] lang="zh"
+# 导航：[课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 9 课 决策工作台](09_workbench.ipynb)
+
+# %% [markdown] lang="en"
+# Navigation: [course index](00_index.ipynb) · [glossary](glossary.ipynb) · previous: [lesson 9, the decision workbench](09_workbench.ipynb)

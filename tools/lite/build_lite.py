@@ -128,6 +128,10 @@ def build(pyodide: Path, out: Path) -> dict[str, Any]:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(json.dumps(notebook, ensure_ascii=False, indent=1), encoding="utf-8")
             copied.append(f"{lang}/{path.name}")
+        for lang in LANGS:  # the glossary notebook every lesson links to (markdown only: nothing to install)
+            shutil.copyfile(
+                ROOT / "notebooks" / lang / "glossary.ipynb", content / "notebooks" / lang / "glossary.ipynb"
+            )
         (content / "docs").mkdir()
         shutil.copyfile(ROOT / "docs" / "GLOSSARY.md", content / "docs" / "GLOSSARY.md")
         built = wheels(stage / "wheels")

@@ -90,6 +90,10 @@ def stage_notebook(notebook: dict[str, Any], lang: str) -> dict[str, Any]:
     """Fold solutions and answers the way the site engine understands; returns the changed notebook."""
     show, hide = SOLUTION_PROMPTS[lang]
     for cell in notebook["cells"]:
+        if cell["cell_type"] == "markdown":
+            # Lessons link the glossary notebook beside them; the site has the anchored glossary page instead.
+            source = "".join(cell["source"])
+            cell["source"] = source.replace("](glossary.ipynb", "](../../docs/GLOSSARY.md")
         tags = list(cell.get("metadata", {}).get("tags", []))
         if cell["cell_type"] == "code" and "solution" in tags:
             cell["metadata"]["tags"] = [*tags, "hide-cell"]
@@ -115,9 +119,10 @@ def glossary_page() -> str:
     lines = [
         "# 术语表 / Glossary",
         "",
-        "中文术语在前，英文原文在后；本课程中的带宽一律指每条链路的单向带宽。",
+        "中文术语在前，英文原文在后；本课程中的带宽一律指每个 GPU、每个方向的单向带宽。",
         "",
-        "Chinese term first, English original after; bandwidth in this course is unidirectional per link.",
+        "Chinese term first, English original after; bandwidth in this course is per GPU, per direction "
+        "(unidirectional).",
         "",
     ]
     seen: set[str] = set()
