@@ -180,3 +180,17 @@ def test_guides_use_no_internal_names(lang: str) -> None:
     for path in sorted((GUIDES / lang).glob("*.md")):
         prose = re.sub(r"`[^`]*`", "", path.read_text(encoding="utf-8"))  # code (exercise ids) is not prose
         assert not re.search(r"\bS18\b|seed|种子|\bQ[1-4]\b", prose), f"{lang}/{path.name}"
+
+
+def test_relative_links_in_the_docs_resolve() -> None:
+    """Every relative Markdown link of docs/ and the README points at a file of the repository."""
+    root = Path(__file__).resolve().parents[1]
+    broken = []
+    for page in [root / "README.md", *sorted((root / "docs").rglob("*.md"))]:
+        for target in re.findall(r"\]\(([^)\s]+)\)", page.read_text(encoding="utf-8")):
+            path = target.split("#", 1)[0]
+            if not path or re.match(r"^[a-z]+:", path):
+                continue
+            if not (page.parent / path).exists():
+                broken.append(f"{page.relative_to(root)} -> {target}")
+    assert not broken, broken
