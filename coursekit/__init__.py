@@ -2,7 +2,7 @@
 
 Q1 capacity ledger, Q2 communication ledger, Q3 hard gates, Q4 composition
 checks, the pipeline bubble and schedule simulator, scaling efficiency and the
-S18 selection matrix. Every number the course shows is computed here.
+selection matrix. Every number the course shows is computed here.
 
 Submodules load on first use, so ``import coursekit`` stays fast and never
 imports matplotlib or ipywidgets (those live in ``coursekit.widgets`` and
@@ -69,7 +69,7 @@ _MODULE_EXPORTS: dict[str, tuple[str, ...]] = {
         "LINK_SCOPES",
         "LINK_SCOPE_ORDER",
         "ROLES",
-        "SEED_REASON_TEXTS",
+        "REASON_TEXTS_EN",
         "WARNING_CODES",
         "Candidate",
         "Environment",
@@ -84,8 +84,8 @@ _MODULE_EXPORTS: dict[str, tuple[str, ...]] = {
         "gate_serving",
         "evaluate_candidate",
         "evaluate_candidates",
-        "SEED_ENVIRONMENT",
-        "SEED_CANDIDATES",
+        "EXAMPLE_ENVIRONMENT",
+        "EXAMPLE_CANDIDATES",
         "COURSE_CANDIDATES",
         "check_global_batch",
         "dp_degrees_for_batch",
@@ -237,9 +237,16 @@ _MODULE_EXPORTS: dict[str, tuple[str, ...]] = {
         "mib_to_bytes",
     ),
 }
+#: Former public names, still importable (``coursekit.SEED_CANDIDATES``) but left out of ``__all__``.
+_FORMER_NAMES: dict[str, str] = {
+    "SEED_CANDIDATES": "gates",
+    "SEED_ENVIRONMENT": "gates",
+    "SEED_REASON_TEXTS": "gates",
+}
 _EXPORTS: dict[str, str] = {name: module for module, names in _MODULE_EXPORTS.items() for name in names}
+_EXPORTS.update(_FORMER_NAMES)
 
-__all__ = ["Reason", "Text", "get_language", "set_language", "tr", *sorted(_EXPORTS)]
+__all__ = ["Reason", "Text", "get_language", "set_language", "tr", *sorted(set(_EXPORTS) - set(_FORMER_NAMES))]
 
 
 def __getattr__(name: str) -> Any:

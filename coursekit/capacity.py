@@ -2,7 +2,7 @@
 
 Three ledgers, each a small frozen dataclass:
 
-* :func:`build_resource_ledger` — the seed's Q1 check: state + activations +
+* :func:`build_resource_ledger` — the Q1 ledger of lesson 1: state + activations +
   runtime reserve against device memory, all in GiB.
 * :func:`training_state_memory` — model states per rank (parameters, gradients,
   optimizer states) under a precision recipe, ZeRO / FSDP sharding over the
@@ -66,10 +66,10 @@ register(
 )
 
 # ---------------------------------------------------------------------------
-# Q1 resource ledger (the seed's check, validated)
+# Q1 resource ledger (lesson 1, validated)
 # ---------------------------------------------------------------------------
 
-#: Decimal places the seed rounds GiB figures to.
+#: Decimal places the ledger rounds GiB figures to (for display).
 LEDGER_DECIMALS: int = 2
 
 
@@ -79,7 +79,7 @@ class ResourceLedger:
 
     ``required_gib = state_gib + activation_gib + runtime_reserve_gib`` and
     ``headroom_gib = device_memory_gib - required_gib``; both are rounded to
-    2 decimals for display, as the seed does. ``fits_one_device`` is decided on
+    2 decimals for display. ``fits_one_device`` is decided on
     the *unrounded* sum, so a shortfall of 0.004 GiB shows ``headroom_gib ==
     -0.0`` and still reports ``False``. ``shortfall_gib`` is ``max(0,
     -headroom)`` rounded the same way.
@@ -132,7 +132,7 @@ def build_resource_ledger(
         runtime_reserve_gib: CUDA context, allocator fragmentation, buffers, >= 0.
         device_memory_gib: usable device memory, > 0.
 
-    Unlike the seed, ``bool``, strings, NaN and infinity are rejected.
+    ``bool``, strings, NaN and infinity are rejected.
 
     >>> build_resource_ledger(13.0, 4.0, 2.0, 24.0).fits_one_device
     True

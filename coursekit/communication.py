@@ -1,8 +1,8 @@
 """Q2 communication: what each parallel strategy sends per training step, and how long it takes.
 
-Three layers, from the seed's one-line ledger to per-strategy traffic:
+Three layers, from lesson 2's one-line ledger to per-strategy traffic:
 
-* :func:`communication_ledger` — the seed's Q2 check: calls x (latency +
+* :func:`communication_ledger` — the Q2 ledger of lesson 2: calls x (latency +
   payload / bandwidth), in MiB, GiB/s and microseconds.
 * :func:`collective_time_s` / :func:`collective_cost` — the ring alpha-beta
   model of one collective over ``ranks`` ranks, with nccl-tests' bus-bandwidth
@@ -12,9 +12,10 @@ Three layers, from the seed's one-line ledger to per-strategy traffic:
   and serving replicas, each entry citing its source; :func:`traffic_time`
   turns them into seconds.
 
-Bandwidth everywhere is *unidirectional per link*: the bytes per second one
-rank can send while it also receives at the same rate (nccl-tests' "bus
-bandwidth" is measured the same way).
+Bandwidth everywhere is *per GPU, per direction* (unidirectional): the bytes
+per second one rank (GPU) can send, over all of its links together, while it
+also receives at the same rate (nccl-tests' "bus bandwidth" is measured the
+same way). A vendor's bidirectional figure is halved first.
 
 >>> round(collective_time_s("all_reduce", payload_bytes=1e9, ranks=8, bandwidth_bytes_per_s=100e9, latency_s=0), 6)
 0.0175
@@ -94,10 +95,10 @@ register(
 )
 
 # ---------------------------------------------------------------------------
-# The seed's Q2 ledger (validated)
+# The Q2 ledger of lesson 2 (validated)
 # ---------------------------------------------------------------------------
 
-#: Decimal places the seed rounds milliseconds to.
+#: Decimal places the ledger rounds milliseconds to.
 LEDGER_DECIMALS: int = 3
 
 #: Values of ``dominant_term``.
@@ -115,9 +116,9 @@ class CommunicationLedger:
     """One training step's communication lower bound, no congestion and no overlap.
 
     ``transfer_ms``, ``latency_ms`` and ``lower_bound_ms`` are rounded to 3
-    decimals as in the seed; ``dominant_term`` (``"latency"``, ``"bandwidth"``,
+    decimals for display; ``dominant_term`` (``"latency"``, ``"bandwidth"``,
     or ``"none"`` when nothing is sent) is decided on the unrounded terms, a tie
-    counting as bandwidth. ``bandwidth_gib_s`` is unidirectional per link.
+    counting as bandwidth. ``bandwidth_gib_s`` is per GPU and direction.
 
     >>> communication_ledger(1 / 1024, 10, 100, 5).dominant_term
     'latency'
@@ -164,7 +165,7 @@ def communication_ledger(
         payload_mib: bytes moved per call, in MiB (2**20 bytes), >= 0.
         calls_per_step: calls per training step, an int >= 0.
         bandwidth_gib_s: link bandwidth in GiB/s (2**30 bytes per second),
-            unidirectional per link, > 0.
+            per GPU and direction, > 0.
         latency_us: fixed cost per call in microseconds, >= 0.
 
     No collective algorithm is modelled here (see :func:`collective_cost`):
@@ -206,7 +207,7 @@ def crossover_payload_mib(bandwidth_gib_s: float, latency_us: float) -> float:
     """Payload per call at which the latency term equals the transfer term: ``payload* = latency x bandwidth``.
 
     Parameters:
-        bandwidth_gib_s: link bandwidth in GiB/s, unidirectional per link, > 0.
+        bandwidth_gib_s: link bandwidth in GiB/s, per GPU and direction, > 0.
         latency_us: fixed cost per call in microseconds, >= 0.
 
     Returns MiB (2**20 bytes). In :func:`communication_ledger`, a call with a
@@ -214,7 +215,7 @@ def crossover_payload_mib(bandwidth_gib_s: float, latency_us: float) -> float:
     bandwidth-bound (less payload or more bandwidth helps); the dominant term
     of a whole step is the same, since both terms scale with the call count.
 
-    >>> round(crossover_payload_mib(100, 5), 6)  # the seed's link: 5 us x 100 GiB/s
+    >>> round(crossover_payload_mib(100, 5), 6)  # the course's example link: 5 us x 100 GiB/s
     0.512
     >>> crossover_payload_mib(100, 0)
     0.0
@@ -312,7 +313,7 @@ class CollectiveCost:
 
     ``latency_s = steps * step_latency_s``, ``transfer_s = bus_factor *
     payload_bytes / bandwidth_bytes_per_s`` (0 when ``ranks == 1``) and
-    ``total_s`` is their sum. ``bandwidth_bytes_per_s`` is unidirectional per link.
+    ``total_s`` is their sum. ``bandwidth_bytes_per_s`` is per GPU and direction.
 
     >>> collective_cost("all_gather", payload_bytes=8e6, ranks=4, bandwidth_bytes_per_s=1e9, latency_s=1e-5).steps
     3
@@ -416,7 +417,7 @@ def collective_time_s(
     """Seconds one collective takes under the ring alpha-beta model (see :func:`collective_cost`).
 
     Parameters are those of :func:`collective_cost`; ``bandwidth_bytes_per_s``
-    is unidirectional per link.
+    is per GPU and direction.
 
     >>> collective_time_s("send_recv", payload_bytes=2e9, ranks=2, bandwidth_bytes_per_s=100e9, latency_s=1e-5)
     0.02001

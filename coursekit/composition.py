@@ -2,7 +2,7 @@
 
 Two counting rules live here, and lesson 4 shows why they differ:
 
-* The seed's rule (seed 000, Q4, :func:`validate_parallel_composition`): every
+* The naive rule (:func:`validate_parallel_composition`): every
   dimension multiplies, so ``{'TP': 4, 'PP': 2, 'EP': 2}`` needs 16 ranks.
 * The engine's rule (Megatron-Core, :func:`megatron_world_size`): expert
   parallelism (EP) *reuses* data-parallel ranks. The dense layers lay the world
@@ -21,7 +21,7 @@ that both generators give the same pipeline groups.
 
 >>> validate_parallel_composition({'TP': 4, 'PP': 2, 'DP': 2}, 16, 'dense').valid
 True
->>> compare_ep_rules({'TP': 4, 'PP': 2, 'DP': 2, 'EP': 2}).seed_required_ranks
+>>> compare_ep_rules({'TP': 4, 'PP': 2, 'DP': 2, 'EP': 2}).naive_required_ranks
 32
 >>> compare_ep_rules({'TP': 4, 'PP': 2, 'DP': 2, 'EP': 2}).engine_world_size
 16
@@ -40,7 +40,7 @@ from ._validate import check_choice, check_int
 from .gates import MODEL_KINDS
 from .i18n import Reason, register, tr
 
-#: Dimensions the seed's composition check accepts (seed 000, Q4 ``supported``).
+#: Dimensions the naive composition check (:func:`validate_parallel_composition`) accepts.
 DIMENSIONS: tuple[str, ...] = ("DP", "TP", "PP", "CP", "EP", "Replica")
 
 #: Dimensions that get rank groups in a training engine (Megatron-Core's
@@ -166,12 +166,12 @@ def _check_degrees(degrees: Any, supported: tuple[str, ...]) -> dict[str, int]:
     return {dim: check_int(f"degrees[{dim!r}]", degree, ge=1) for dim, degree in degrees.items()}
 
 
-# --------------------------------------------------------------------------- the seed's rule
+# --------------------------------------------------------------------------- the naive rule
 
 
 @dataclass(frozen=True)
 class CompositionReport:
-    """Seed Q4 result: ranks needed, whether the plan is valid, and each issue as a coded reason.
+    """Naive-rule result (Q4): ranks needed, whether the plan is valid, and each issue as a coded reason.
 
     Codes: ``ranks`` (more ranks needed than available), ``structure`` (EP > 1
     on a dense model), ``roles`` (Replica > 1 together with DP > 1).
@@ -190,7 +190,7 @@ class CompositionReport:
 def validate_parallel_composition(
     degrees: Mapping[str, int], available_ranks: int, model_kind: str
 ) -> CompositionReport:
-    """Check a plan the seed's way: ranks = product of all degrees (EP included), plus structure and roles.
+    """Check a plan the naive way: ranks = product of all degrees (EP included), plus structure and roles.
 
     Parameters:
         degrees: ``{dimension: degree}`` over :data:`DIMENSIONS`; missing dimensions are 1.
@@ -341,14 +341,14 @@ def megatron_world_size(tp: int, pp: int, dp: int, cp: int = 1, ep: int = 1, etp
 
 @dataclass(frozen=True)
 class EpRuleComparison:
-    """The same degrees counted two ways (seed vs engine), for lesson 4.
+    """The same degrees counted two ways (naive rule vs engine), for lesson 4.
 
-    ``seed_required_ranks`` multiplies every degree (EP included);
+    ``naive_required_ranks`` multiplies every degree (EP included);
     ``engine_world_size`` is TP·CP·DP·PP (EP folded into DP·CP).
     ``engine_valid`` is ``False`` when EP does not fold (see ``engine_issues``).
     """
 
-    seed_required_ranks: int
+    naive_required_ranks: int
     engine_world_size: int
     expert_tensor_parallel: int
     expert_data_parallel: int | None
@@ -357,18 +357,23 @@ class EpRuleComparison:
 
     @property
     def difference_ranks(self) -> int:
-        """How many more ranks the seed's rule asks for than the engine uses."""
-        return self.seed_required_ranks - self.engine_world_size
+        """How many more ranks the naive rule asks for than the engine uses."""
+        return self.naive_required_ranks - self.engine_world_size
+
+    @property
+    def seed_required_ranks(self) -> int:
+        """Former name of :attr:`naive_required_ranks`, kept importable."""
+        return self.naive_required_ranks
 
 
 def compare_ep_rules(degrees: Mapping[str, int], etp: int | None = None) -> EpRuleComparison:
-    """Count the ranks of a plan by the seed's rule and by Megatron-Core's, side by side.
+    """Count the ranks of a plan by the naive rule and by Megatron-Core's, side by side.
 
     ``degrees`` uses :data:`ENGINE_DIMENSIONS` (missing ones are 1); ``Replica``
     is refused (not an engine dimension). ``etp`` defaults to TP.
 
     >>> c = compare_ep_rules({'TP': 4, 'PP': 2, 'EP': 2})
-    >>> c.seed_required_ranks, c.engine_world_size, c.engine_valid
+    >>> c.naive_required_ranks, c.engine_world_size, c.engine_valid
     (16, 8, False)
 
     Taught in: lesson 4 (Q4 composition, the engine's rule).
@@ -378,7 +383,7 @@ def compare_ep_rules(degrees: Mapping[str, int], etp: int | None = None) -> EpRu
         tp=checked["TP"], pp=checked["PP"], dp=checked["DP"], cp=checked["CP"], ep=checked["EP"], etp=etp
     )
     return EpRuleComparison(
-        seed_required_ranks=math.prod(checked.values()),
+        naive_required_ranks=math.prod(checked.values()),
         engine_world_size=layout.world_size,
         expert_tensor_parallel=layout.expert_tensor_parallel,
         expert_data_parallel=layout.expert_data_parallel,

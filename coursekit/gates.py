@@ -7,22 +7,22 @@ one offer and returns a :class:`~coursekit.i18n.Reason` or ``None``. A
 candidate is accepted only when every gate passes. There is no blended score:
 a rejection always says which rule failed and by how much.
 
-The gates run in the order of seed 000 (Q3): fit, interconnect, structure,
-context, serving. The seed's code also checks the workload *mode*; here that
-check is the first half of the serving gate (``mode``), the role check is the
-second half (``serving``). :data:`GATES` lists all six in order.
+The gates run in the order lesson 3 teaches: fit, interconnect, structure,
+context, serving. The serving gate is two checks: the workload *mode* first
+(``mode``), then the execution role (``serving``). :data:`GATES` lists all six
+in order.
 
-This module also holds the S18 exclusions that reject a *degree* rather than
-a candidate: the global batch (:func:`check_global_batch`), the TP degree
+This module also holds the degree rules of the selection matrix (lesson 5),
+which reject a *degree* rather than a candidate: the global batch (:func:`check_global_batch`), the TP degree
 (:func:`check_tp_degree`) and the PP degree (:func:`check_pp_degree`).
 
->>> report = evaluate_candidate(SEED_CANDIDATES[0], SEED_ENVIRONMENT)
+>>> report = evaluate_candidate(EXAMPLE_CANDIDATES[0], EXAMPLE_ENVIRONMENT)
 >>> report.accepted, report.codes
 (False, ('memory',))
 >>> print(report.reasons[0].message)
 per-rank memory 29.0 GiB exceeds device memory 24.0 GiB
 
-Taught in: lesson 3 (Q3 gates); the S18 checks in lesson 5 (selection matrix).
+Taught in: lesson 3 (Q3 gates); the degree rules in lesson 5 (selection matrix).
 """
 
 from __future__ import annotations
@@ -38,19 +38,19 @@ from .i18n import Reason, Text, register, tr
 
 # --------------------------------------------------------------------------- vocabulary
 
-#: Workload modes a candidate may declare (seed 000, Q3: ``'training'`` / ``'serving'``).
+#: Workload modes a candidate may declare: ``'training'`` / ``'serving'``.
 MODES: tuple[str, ...] = ("training", "serving")
 
-#: Model structures (seed 000, Q3: ``'dense'`` / ``'moe'``).
+#: Model structures: ``'dense'`` / ``'moe'``.
 MODEL_KINDS: tuple[str, ...] = ("dense", "moe")
 
-#: Link scopes from weakest to strongest (seed 000, Q3, ``LINK_SCOPE_ORDER``).
+#: Link scopes from weakest to strongest (ranked by :data:`LINK_SCOPE_ORDER`).
 #: ``none``: no link between the ranks is promised; ``cross_node``: the ranks
 #: talk over the inter-node network; ``intra_node``: the ranks share a node's
 #: fast links (e.g. NVLink). A stronger scope satisfies a weaker requirement.
 LINK_SCOPES: tuple[str, ...] = ("none", "cross_node", "intra_node")
 
-#: The seed's ranking of link scopes, verbatim (seed 000, Q3 ``LINK_SCOPE_ORDER``).
+#: The ranking of link scopes: a higher number is a stronger link.
 LINK_SCOPE_ORDER: Mapping[str, int] = MappingProxyType({"none": 0, "cross_node": 1, "intra_node": 2})
 
 #: Execution roles for the serving gate. ``training-sync``: the copies
@@ -60,10 +60,10 @@ LINK_SCOPE_ORDER: Mapping[str, int] = MappingProxyType({"none": 0, "cross_node":
 #: declare no role.
 ROLES: tuple[str, ...] = ("training-sync", "serving-replica")
 
-#: The seed's English rejection strings (seed 000, Q3 ``evaluate_candidate``),
-#: keyed by the stable code that replaces each of them here. Our messages carry
-#: the numbers; the codes map 1:1.
-SEED_REASON_TEXTS: Mapping[str, str] = MappingProxyType(
+#: One fixed English phrase per rejection code, for scripts that match English
+#: reasons without numbers. The messages of :class:`~coursekit.i18n.Reason`
+#: carry the numbers; the codes map 1:1 to these phrases.
+REASON_TEXTS_EN: Mapping[str, str] = MappingProxyType(
     {
         "memory": "per-rank memory exceeds device memory",
         "mode": "workload mode is unsupported",
@@ -297,9 +297,9 @@ class Candidate:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Candidate:
-        """Build a candidate from the seed's plain dict.
+        """Build a candidate from a plain dict.
 
-        The seed's five keys are required; ``splits_context``, ``role`` and
+        The five keys without a default are required; ``splits_context``, ``role`` and
         ``description`` may be added; any other key is refused by name.
 
         >>> Candidate.from_dict({'name': 'EP', 'memory_per_rank_gib': 14, 'modes': {'training', 'serving'},
@@ -362,7 +362,7 @@ class Environment:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Environment:
-        """Build an environment from the seed's plain dict.
+        """Build an environment from a plain dict (the four keys without a default are required).
 
         >>> Environment.from_dict({'memory_per_device_gib': 24, 'mode': 'training', 'model_kind': 'dense',
         ...                        'link_scope': 'intra_node'}).memory_per_device_gib
@@ -376,9 +376,9 @@ class Environment:
         return cls(**{key: data[key] for key in (*cls._REQUIRED, *cls._OPTIONAL) if key in data})
 
 
-#: A :class:`Candidate` or the seed's plain dict.
+#: A :class:`Candidate` or its plain dict (:meth:`Candidate.from_dict`).
 CandidateLike: TypeAlias = "Candidate | Mapping[str, Any]"
-#: An :class:`Environment` or the seed's plain dict.
+#: An :class:`Environment` or its plain dict (:meth:`Environment.from_dict`).
 EnvironmentLike: TypeAlias = "Environment | Mapping[str, Any]"
 
 
@@ -400,7 +400,7 @@ def _as_environment(value: Any) -> Environment:
 def gate_memory(candidate: CandidateLike, environment: EnvironmentLike) -> Reason | None:
     """Fit gate: the candidate's memory per rank must not exceed the device's memory (GiB).
 
-    Equality passes, as in the seed (``>`` rejects).
+    Equality passes (only ``>`` rejects).
 
     >>> env = Environment(24, "training", "dense", "intra_node")
     >>> print(gate_memory(Candidate("DP", 29, {"training"}, {"dense"}, "cross_node"), env))
@@ -461,7 +461,7 @@ def gate_structure(candidate: CandidateLike, environment: EnvironmentLike) -> Re
 def gate_context(candidate: CandidateLike, environment: EnvironmentLike) -> Reason | None:
     """Context gate: a context-splitting candidate (CP) enters only when the context exceeds one device.
 
-    The rule of seed 000 (Q3) is "CP enters the candidates only when one device
+    The rule lesson 3 teaches is "CP enters the candidates only when one device
     cannot hold the attention state". We make it a hard gate in both directions
     of evidence: a CP candidate is rejected when the context fits one device
     (``context_len <= max_context_per_device``: CP would pay a per-layer
@@ -498,7 +498,7 @@ def gate_context(candidate: CandidateLike, environment: EnvironmentLike) -> Reas
 def gate_mode(candidate: CandidateLike, environment: EnvironmentLike) -> Reason | None:
     """Mode gate (first half of the serving gate): the workload mode must be one the candidate declares.
 
-    This is the seed's ``'workload mode is unsupported'`` check.
+    Its fixed English phrase is ``'workload mode is unsupported'`` (:data:`REASON_TEXTS_EN`).
 
     >>> dp = Candidate("DP", 10, {"training"}, {"dense"}, "cross_node")
     >>> print(gate_mode(dp, Environment(24, "serving", "dense", "intra_node")).message)
@@ -519,7 +519,7 @@ def gate_serving(candidate: CandidateLike, environment: EnvironmentLike) -> Reas
     gradients every step and replicas never do. A ``serving-replica`` candidate
     is rejected for training even if it (mistakenly) declares the training
     mode; a ``training-sync`` candidate is rejected for serving, where Replica
-    routing is evaluated first (seed 000, Q3 serving gate). Candidates with no
+    routing is evaluated first. Candidates with no
     role (they split the model: TP, PP, EP, CP) pass.
 
     >>> replica = Candidate("Replica", 20, {"training", "serving"}, {"dense"}, "none", role="serving-replica")
@@ -549,8 +549,8 @@ class Gate(NamedTuple):
     description: Text
 
 
-#: The gates in the order of seed 000 (Q3). The seed's fifth gate ("serving")
-#: is two checks here: the declared mode, then the execution role.
+#: The gates in the order lesson 3 teaches. The fifth gate ("serving") is two
+#: checks: the declared mode, then the execution role.
 GATES: tuple[Gate, ...] = (
     Gate(
         "memory",
@@ -624,11 +624,11 @@ class CandidateReport:
 def evaluate_candidate(candidate: CandidateLike, environment: EnvironmentLike) -> CandidateReport:
     """Run every gate of :data:`GATES` in order and report each failure; no blended score.
 
-    Accepts :class:`Candidate` / :class:`Environment` or the seed's plain dicts.
+    Accepts :class:`Candidate` / :class:`Environment` or their plain dicts.
 
-    >>> [evaluate_candidate(c, SEED_ENVIRONMENT).accepted for c in SEED_CANDIDATES]
+    >>> [evaluate_candidate(c, EXAMPLE_ENVIRONMENT).accepted for c in EXAMPLE_CANDIDATES]
     [False, True, True, False]
-    >>> evaluate_candidate(SEED_CANDIDATES[3], SEED_ENVIRONMENT).codes
+    >>> evaluate_candidate(EXAMPLE_CANDIDATES[3], EXAMPLE_ENVIRONMENT).codes
     ('structure',)
 
     Taught in: lesson 3 (Q3 gates).
@@ -643,7 +643,7 @@ def evaluate_candidates(
 ) -> tuple[CandidateReport, ...]:
     """:func:`evaluate_candidate` for each candidate, in the given order.
 
-    >>> [r.name for r in evaluate_candidates(SEED_CANDIDATES, SEED_ENVIRONMENT) if r.accepted]
+    >>> [r.name for r in evaluate_candidates(EXAMPLE_CANDIDATES, EXAMPLE_ENVIRONMENT) if r.accepted]
     ['ZeRO-3', 'TP']
 
     Taught in: lesson 3 (Q3 gates).
@@ -655,15 +655,15 @@ def evaluate_candidates(
     )
 
 
-# --------------------------------------------------------------------------- the seed's data
+# --------------------------------------------------------------------------- the course's example
 
-#: The environment of seed 000 (Q3 小验证): 24 GiB devices, dense training, intra-node links.
-SEED_ENVIRONMENT: Environment = Environment(
+#: The environment of lesson 3's example: 24 GiB devices, dense training, intra-node links.
+EXAMPLE_ENVIRONMENT: Environment = Environment(
     memory_per_device_gib=24, mode="training", model_kind="dense", link_scope="intra_node"
 )
 
-#: The four candidates of seed 000 (Q3 小验证), with the seed's numbers unchanged.
-SEED_CANDIDATES: tuple[Candidate, ...] = (
+#: The four candidates of lesson 3's example (illustrative memory figures per rank).
+EXAMPLE_CANDIDATES: tuple[Candidate, ...] = (
     Candidate(
         "DP",
         29,
@@ -710,7 +710,7 @@ SEED_CANDIDATES: tuple[Candidate, ...] = (
     ),
 )
 
-#: Course additions (not in the seed; illustrative numbers for lesson 3): PP,
+#: The course's further candidates (illustrative numbers for lesson 3): PP,
 #: a context-splitting CP candidate and a serving Replica, so that every gate
 #: has a candidate it can reject.
 COURSE_CANDIDATES: tuple[Candidate, ...] = (
@@ -750,7 +750,17 @@ COURSE_CANDIDATES: tuple[Candidate, ...] = (
 )
 
 
-# --------------------------------------------------------------------------- S18 degree exclusions
+# --------------------------------------------------------------------------- former names, kept importable
+
+#: Former name of :data:`EXAMPLE_ENVIRONMENT`.
+SEED_ENVIRONMENT: Environment = EXAMPLE_ENVIRONMENT
+#: Former name of :data:`EXAMPLE_CANDIDATES`.
+SEED_CANDIDATES: tuple[Candidate, ...] = EXAMPLE_CANDIDATES
+#: Former name of :data:`REASON_TEXTS_EN`.
+SEED_REASON_TEXTS: Mapping[str, str] = REASON_TEXTS_EN
+
+
+# --------------------------------------------------------------------------- degree rules (selection matrix)
 
 
 #: Largest global batch (sequences) :func:`dp_degrees_for_batch` lists the DP degrees of:
@@ -759,10 +769,10 @@ MAX_GLOBAL_BATCH: int = 2**24
 
 
 def check_global_batch(dp: int, micro_batch: int, grad_accum: int, global_batch: int) -> Reason | None:
-    """S18 batch rule: ``dp · micro_batch · grad_accum`` must equal the global batch (sequences).
+    """Batch rule: ``dp · micro_batch · grad_accum`` must equal the global batch (sequences).
 
     A large DP degree forces either a larger global batch or a smaller micro-batch
-    per rank (seed 001, 核心知识). Megatron-Core enforces the same rule: its
+    per rank. Megatron-Core enforces the same rule: its
     micro-batch calculator asserts that the global batch is divisible by
     micro-batch × data-parallel size (NVIDIA/Megatron-LM
     ``megatron/core/num_microbatches_calculator.py``).
@@ -772,7 +782,7 @@ def check_global_batch(dp: int, micro_batch: int, grad_accum: int, global_batch:
     >>> print(check_global_batch(16, 4, 2, 64).message)
     dp 16 × micro-batch 4 × gradient accumulation 2 = 128 sequences, but the global batch is 64
 
-    Taught in: lesson 5 (S18 selection matrix).
+    Taught in: lesson 5 (selection matrix).
     """
     dp = check_int("dp", dp, ge=1)
     micro_batch = check_int("micro_batch", micro_batch, ge=1)
@@ -807,7 +817,7 @@ def dp_degrees_for_batch(global_batch: int, micro_batch: int) -> tuple[int, ...]
     >>> dp_degrees_for_batch(64, 4)
     (1, 2, 4, 8, 16)
 
-    Taught in: lesson 5 (S18 selection matrix).
+    Taught in: lesson 5 (selection matrix).
     """
     global_batch = check_int("global_batch", global_batch, ge=1, le=MAX_GLOBAL_BATCH)
     micro_batch = check_int("micro_batch", micro_batch, ge=1)
@@ -828,7 +838,7 @@ def max_dp_degree(global_batch: int, micro_batch: int = 1) -> int:
     ...
     ValueError: micro_batch = 3: must divide global_batch == 64.
 
-    Taught in: lesson 5 (S18 selection matrix).
+    Taught in: lesson 5 (selection matrix).
     """
     global_batch = check_int("global_batch", global_batch, ge=1)
     micro_batch = check_int("micro_batch", micro_batch, ge=1)
@@ -837,7 +847,7 @@ def max_dp_degree(global_batch: int, micro_batch: int = 1) -> int:
 
 
 def check_tp_degree(tp: int, heads: int, gpus_per_node: int) -> Reason | None:
-    """S18 TP rule: TP must divide the attention heads and stay inside one node's fast links.
+    """TP rule: TP must divide the attention heads and stay inside one node's fast links.
 
     Checked in this order, first failure returned: ``tp_heads`` when ``tp`` does not
     divide ``heads``; ``interconnect`` when ``tp > gpus_per_node`` (the group leaves
@@ -853,7 +863,7 @@ def check_tp_degree(tp: int, heads: int, gpus_per_node: int) -> Reason | None:
     >>> check_tp_degree(16, 32, 8).code
     'interconnect'
 
-    Taught in: lesson 5 (S18 selection matrix).
+    Taught in: lesson 5 (selection matrix).
     """
     tp = check_int("tp", tp, ge=1)
     heads = check_int("heads", heads, ge=1)
@@ -868,7 +878,7 @@ def check_tp_degree(tp: int, heads: int, gpus_per_node: int) -> Reason | None:
 
 
 def check_pp_degree(pp: int, layers: int) -> Reason | None:
-    """S18 PP rule: at most one stage per layer (``pp_layers``); warn on an uneven split (``pp_balance``).
+    """PP rule: at most one stage per layer (``pp_layers``); warn on an uneven split (``pp_balance``).
 
     ``pp_balance`` is in :data:`WARNING_CODES`: an uneven split runs, but the
     stage with the most layers sets the pipeline's pace.
@@ -881,7 +891,7 @@ def check_pp_degree(pp: int, layers: int) -> Reason | None:
     32 layers do not split evenly over pp = 3 stages (10 to 11 layers per stage):
     the slowest stage sets the pace
 
-    Taught in: lesson 5 (S18 selection matrix).
+    Taught in: lesson 5 (selection matrix).
     """
     pp = check_int("pp", pp, ge=1)
     layers = check_int("layers", layers, ge=1)

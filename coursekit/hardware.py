@@ -1,9 +1,11 @@
-"""Link presets: bandwidth and latency of an intra-node link, a cross-node link and the seed's example link.
+"""Link presets: bandwidth and latency of an intra-node link, a cross-node link and the course's example link.
 
 Every hardware figure the lessons use lives here, as a named constant with its
-source. Bandwidth is *unidirectional per link* (per GPU and direction): the
-rate at which one rank sends while it receives at the same rate. Vendors quote
-NVLink as the sum of both directions, so that figure is halved here.
+source. Bandwidth is *per GPU, per direction* (unidirectional): the rate at
+which one GPU sends, over all of its links together, while it receives at the
+same rate. Vendors quote NVLink as the sum of all links and both directions
+(H100: 18 links, 900 GB/s), so that figure is halved here (450 GB/s per GPU,
+per direction).
 
 The latency of a preset is the fixed cost alpha of one hop (one point-to-point
 call, or one step of a ring collective), taken from NCCL's own cost model.
@@ -40,6 +42,9 @@ __all__ = [
     "CPU_MEMORY_GIB",
     "ETHERNET_100G_PER_CARD_BYTES_PER_S",
     "ETHERNET_LATENCY_S",
+    "EXAMPLE_LINK_BANDWIDTH_GIB_S",
+    "EXAMPLE_LINK_LATENCY_US",
+    "FORMER_LINK_PRESET_NAMES",
     "H100_BF16_DENSE_FLOPS",
     "H100_HBM_BYTES_PER_S",
     "H200_BF16_DENSE_FLOPS",
@@ -61,6 +66,7 @@ __all__ = [
     "TPU_V4_BF16_FLOPS",
     "LinkPreset",
     "link_preset",
+    "link_preset_name",
 ]
 
 #: NVIDIA H100 SXM5 datasheet: fourth-generation NVLink, 900 GB/s per GPU, both directions added.
@@ -127,9 +133,13 @@ NCCL_PROTOCOL_BANDWIDTH_SHARE: Mapping[tuple[str, str], float] = MappingProxyTyp
 #: Cap on LL's bus bandwidth inside one Hopper or Ampere node (tuning.cc ``llMaxBws``: 87.7 GB/s).
 NCCL_LL_MAX_BUS_BYTES_PER_S: float = 87.7e9
 
-#: The seed's Q2 example link: ``communication_ledger(256, 1, 100, 5)`` — 100 GiB/s, 5 us per call.
-SEED_LINK_BANDWIDTH_GIB_S: float = 100.0
-SEED_LINK_LATENCY_US: float = 5.0
+#: The course's example link (lesson 2's first ledger, ``communication_ledger(256, 1, 100, 5)``):
+#: 100 GiB/s, 5 us per call. An illustration, not a product.
+EXAMPLE_LINK_BANDWIDTH_GIB_S: float = 100.0
+EXAMPLE_LINK_LATENCY_US: float = 5.0
+#: Former names of the two constants above, kept importable.
+SEED_LINK_BANDWIDTH_GIB_S: float = EXAMPLE_LINK_BANDWIDTH_GIB_S
+SEED_LINK_LATENCY_US: float = EXAMPLE_LINK_LATENCY_US
 
 
 # --------------------------------------------------------------------------- accelerators, hosts and more links
@@ -195,16 +205,17 @@ TPU_V4_BF16_FLOPS: float = 275e12
 
 @dataclass(frozen=True)
 class LinkPreset:
-    """A named link: unidirectional bandwidth, per-hop latency and where both numbers come from.
+    """A named link: bandwidth per GPU and direction, per-hop latency and where both numbers come from.
 
     Fields:
         name: key in :data:`LINK_PRESETS`.
         label: bilingual short name for controls and legends.
-        bandwidth_bytes_per_s: unidirectional bandwidth per link (per GPU and direction), > 0.
+        bandwidth_bytes_per_s: bandwidth per GPU, per direction (unidirectional, all of the GPU's links
+            together), > 0.
         latency_s: fixed cost alpha of one hop, >= 0.
         source: citation for both numbers.
 
-    >>> LINK_PRESETS["seed"].bandwidth_gib_s, LINK_PRESETS["seed"].latency_us
+    >>> LINK_PRESETS["example"].bandwidth_gib_s, LINK_PRESETS["example"].latency_us
     (100.0, 5.0)
 
     Taught in: lesson 2 (Q2 communication).
@@ -222,25 +233,26 @@ class LinkPreset:
 
     @property
     def bandwidth_gib_s(self) -> float:
-        """Unidirectional bandwidth in GiB/s (2**30 bytes per second), the seed ledger's unit."""
+        """Bandwidth per GPU and direction in GiB/s (2**30 bytes per second), the unit of the lesson 2 ledger."""
         return self.bandwidth_bytes_per_s / GIB_BYTES
 
     @property
     def latency_us(self) -> float:
-        """Per-hop latency in microseconds, the seed ledger's unit."""
+        """Per-hop latency in microseconds, the unit of the lesson 2 ledger."""
         return self.latency_s * US_PER_S
 
 
-#: The course's links by name: the seed's example, an NVLink-like intra-node link, an InfiniBand-like cross-node link.
+#: The course's links by name: the course's example link, an NVLink-like intra-node link, an InfiniBand-like
+#: cross-node link.
 LINK_PRESETS: Mapping[str, LinkPreset] = MappingProxyType(
     {
         preset.name: preset
         for preset in (
             LinkPreset(
-                name="seed",
+                name="example",
                 label=Text(zh="课程示例链路（100 GiB/s，5 µs）", en="Course example link (100 GiB/s, 5 µs)"),
-                bandwidth_bytes_per_s=SEED_LINK_BANDWIDTH_GIB_S * GIB_BYTES,
-                latency_s=SEED_LINK_LATENCY_US / US_PER_S,
+                bandwidth_bytes_per_s=EXAMPLE_LINK_BANDWIDTH_GIB_S * GIB_BYTES,
+                latency_s=EXAMPLE_LINK_LATENCY_US / US_PER_S,
                 source="The course's example link (lesson 2's first ledgers: communication_ledger(256, 1, 100, 5) "
                 "and (32, 24, 100, 5)); an illustration, not a product",
             ),
@@ -263,16 +275,37 @@ LINK_PRESETS: Mapping[str, LinkPreset] = MappingProxyType(
 )
 
 
+#: Former preset names, still accepted by :func:`link_preset` and the lesson 2 widget but not offered as choices.
+FORMER_LINK_PRESET_NAMES: Mapping[str, str] = MappingProxyType({"seed": "example"})
+
+
+def link_preset_name(name: str, parameter: str = "name") -> str:
+    """The current preset name for ``name``: a key of :data:`LINK_PRESETS`, or a former name mapped to one.
+
+    ``parameter`` is the argument name an error message uses.
+
+    >>> link_preset_name("intra_node")
+    'intra_node'
+    >>> link_preset_name("nvlink", "link")
+    Traceback (most recent call last):
+    ...
+    ValueError: link = 'nvlink': must be one of 'example', 'intra_node', 'cross_node'.
+    """
+    if isinstance(name, str) and name in FORMER_LINK_PRESET_NAMES:
+        return FORMER_LINK_PRESET_NAMES[name]
+    return check_choice(parameter, name, LINK_PRESETS)
+
+
 def link_preset(name: str) -> LinkPreset:
-    """The preset called ``name`` (``"seed"``, ``"intra_node"`` or ``"cross_node"``).
+    """The preset called ``name`` (``"example"``, ``"intra_node"`` or ``"cross_node"``).
 
     >>> link_preset("cross_node").bandwidth_bytes_per_s / GB_BYTES
     50.0
     >>> link_preset("pcie")
     Traceback (most recent call last):
     ...
-    ValueError: name = 'pcie': must be one of 'seed', 'intra_node', 'cross_node'.
+    ValueError: name = 'pcie': must be one of 'example', 'intra_node', 'cross_node'.
 
     Taught in: lesson 2 (Q2 communication).
     """
-    return LINK_PRESETS[check_choice("name", name, LINK_PRESETS)]
+    return LINK_PRESETS[link_preset_name(name)]

@@ -160,7 +160,7 @@ register(
             "unsharded gradients, {layer_gib:.1f} GiB each)",
         },
         "matrix.fsdp_hybrid": {
-            "zh": "节点内分片（{degree} 个 rank，每个 {need_gib:.1f} GiB）、节点间复制："
+            "zh": "节点内分片（{degree} 个 rank，每个 {need_gib:.1f} GiB）、跨节点复制："
             "每层的 gather 留在节点内高速链路，只有每步一次梯度 all-reduce 跨节点",
             "en": "shard inside each node ({degree} ranks, {need_gib:.1f} GiB per rank) and replicate across "
             "nodes: per-layer gathers stay on the fast intra-node links and only one gradient all-reduce per "

@@ -171,7 +171,7 @@ def bubble_fraction(stages: int, microbatches: int, virtual_stages: int = 1) -> 
             Megatron-LM feeds micro-batches to each chunk in groups of ``p``
             (arXiv 2104.04473, §2.2.2), and :func:`simulate_schedule` uses that order.
 
-    With ``v = 1`` this is the seed's ``(p-1)/(m+p-1)``. It is a share of the total
+    With ``v = 1`` this is ``(p-1)/(m+p-1)``, the form lesson 6 starts from. It is a share of the total
     step, so it lies in [0, 1); compare :func:`bubble_overhead`, which divides the
     same bubble time by the ideal (bubble-free) time instead.
 
@@ -200,7 +200,7 @@ def bubble_overhead(stages: int, microbatches: int, virtual_stages: int = 1) -> 
     Why two numbers? Let one micro-batch take ``t`` on a device (forward plus
     backward). The ideal step is ``t_ideal = m·t``; the fill and drain add
     ``t_bubble = (p-1)·t/v``. Megatron-LM reports the *overhead*
-    ``t_bubble / t_ideal = (p-1)/(v·m)``, which can exceed 1. The seed reports
+    ``t_bubble / t_ideal = (p-1)/(v·m)``, which can exceed 1. Lesson 6 reports
     the *fraction* of the actual step, ``t_bubble / (t_ideal + t_bubble)``.
     They are tied by ``fraction = overhead / (1 + overhead)``. Interleaving with
     ``v`` chunks divides the overhead by exactly ``v``.

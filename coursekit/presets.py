@@ -123,7 +123,7 @@ CLUSTERS: dict[str, ClusterSpec] = {
             intra_node_latency_s=PCIE_LATENCY_S,
             inter_node_latency_s=ETHERNET_LATENCY_S,
             memory_bandwidth_bytes_per_s=A10_MEMORY_BYTES_PER_S,
-            source="seed 000's 24 GiB devices; NVIDIA A10 datasheet; PCIe 4.0 x16; 100 GbE per node",
+            source="NVIDIA A10 datasheet (24 GB; the course's 24 GiB example device); PCIe 4.0 x16; 100 GbE per node",
         ),
         ClusterSpec(
             name="cpu-box",

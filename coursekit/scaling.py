@@ -122,7 +122,7 @@ register(
 
 @finite_result
 def scaling_efficiency(throughput: float, devices: int, single_device_throughput: float) -> float:
-    """Scaling efficiency ``E(P) = throughput(P) / (P · throughput(1))`` (seed S18).
+    """Scaling efficiency ``E(P) = throughput(P) / (P · throughput(1))``: the share of ideal linear scaling reached.
 
     Parameters:
         throughput: measured throughput on ``devices`` devices (samples/s, tokens/s, ... > 0).
@@ -369,7 +369,7 @@ def scaling_curve(
         gradient_bytes: bytes all-reduced per step (> 0); with ``bandwidth_bytes_per_s``
             selects the built-in ring all-reduce
             ``2(P-1)/P · gradient_bytes / bandwidth + 2(P-1) · latency_s``.
-        bandwidth_bytes_per_s: unidirectional bandwidth per link of the ring, bytes/s (> 0).
+        bandwidth_bytes_per_s: bandwidth of the ring per GPU and direction, bytes/s (> 0).
         latency_s: per-step latency ``α`` of the ring, seconds (>= 0).
         overlap_fraction: share of the communication hidden under compute, in [0, 1].
         communication_s_fn: instead of the ring, a callable ``P -> seconds`` of communication per step.
@@ -472,7 +472,7 @@ class EfficiencyDiagnosis:
 
 @finite_result
 def diagnose_efficiency(timeline: StepTimeline) -> EfficiencyDiagnosis:
-    """Name the term that makes a step longer than its compute (seed S18: decompose the step timeline).
+    """Name the term that makes a step longer than its compute (the step timeline decomposed, lesson 6).
 
     The overhead terms are exposed communication, the pipeline bubble, input
     wait and load imbalance; the largest one wins (ties go to the earlier term in

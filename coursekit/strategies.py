@@ -1,9 +1,9 @@
-"""The seed's strategy table: what each parallel strategy splits, what it strains, what it needs.
+"""The course's strategy table: what each parallel strategy splits, what it strains, what it needs.
 
-Seed 000 (Q1) lists, for DP / ZeRO, TP, PP, CP, EP and serving replicas,
+Lesson 1 (Q1) lists, for DP / ZeRO, TP, PP, CP, EP and serving replicas,
 which question each one answers ("DP 解决‘数据怎么铺开’") with its
 precondition, then a table of the main object it splits, the main pressure it
-puts on the system and its key precondition; Q2 adds where each strategy's
+puts on the system and its key precondition; lesson 2 (Q2) adds where each strategy's
 communication is fragile. :data:`STRATEGY_TABLE` keeps those sentences as
 bilingual data and :func:`strategy_table` renders them as a Markdown table in
 the current language, so a lesson shows the table without retyping it.
@@ -46,10 +46,10 @@ _TRAFFIC_KEYS: tuple[str, ...] = ("dp", "zero", "tp", "pp", "cp", "ep", "replica
 
 @dataclass(frozen=True)
 class StrategyRow:
-    """One strategy of the seed's Q1 table, with the matching Q1 and Q2 bullets.
+    """One strategy of the Q1 table (lesson 1), with the matching Q1 and Q2 bullets.
 
     Fields (all bilingual :class:`~coursekit.i18n.Text` except the first and last):
-        name: the seed's label (``"DP / ZeRO"``, ``"TP"`` ...).
+        name: the strategy's label (``"DP / ZeRO"``, ``"TP"`` ...).
         solves: the question it answers (Q1 bullet, "X 解决 ...").
         assumes: the precondition of that bullet ("前提是 ...").
         splits: the main object it splits (table column 主要切分对象).
@@ -83,7 +83,7 @@ def _t(zh: str, en: str) -> Text:
     return Text(zh=zh, en=en)
 
 
-#: Seed 000's strategy table (Q1), in its order, with the Q1 and Q2 bullets of each strategy.
+#: The course's strategy table (Q1), in the lesson's order, with the Q1 and Q2 bullets of each strategy.
 STRATEGY_TABLE: tuple[StrategyRow, ...] = (
     StrategyRow(
         name="DP / ZeRO",
@@ -169,7 +169,7 @@ STRATEGY_TABLE: tuple[StrategyRow, ...] = (
     ),
 )
 
-#: Column name -> bilingual header, in the seed's order (the last three columns are the seed's table).
+#: Column name -> bilingual header, in the table's order (:data:`KEY_COLUMNS` are the short table).
 STRATEGY_COLUMNS: Mapping[str, Text] = MappingProxyType(
     {
         "name": _t("策略", "Strategy"),
@@ -182,8 +182,10 @@ STRATEGY_COLUMNS: Mapping[str, Text] = MappingProxyType(
     }
 )
 
-#: The seed's own table: strategy, main object split, main pressure, key precondition.
-SEED_COLUMNS: tuple[str, ...] = ("name", "splits", "pressure", "key_precondition")
+#: The short table lesson 1 shows: strategy, main object split, main pressure, key precondition.
+KEY_COLUMNS: tuple[str, ...] = ("name", "splits", "pressure", "key_precondition")
+#: Former name of :data:`KEY_COLUMNS`, kept importable.
+SEED_COLUMNS: tuple[str, ...] = KEY_COLUMNS
 
 
 def strategy_row(name: str) -> StrategyRow:
@@ -202,12 +204,12 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def strategy_table(columns: Sequence[str] = SEED_COLUMNS, *, lang: str | None = None) -> str:
+def strategy_table(columns: Sequence[str] = KEY_COLUMNS, *, lang: str | None = None) -> str:
     """The strategy table as Markdown in ``lang`` (default: the current language).
 
     Parameters:
         columns: names from :data:`STRATEGY_COLUMNS`, in the order to show
-            them; the default is the seed's table.
+            them; the default is the short table (:data:`KEY_COLUMNS`).
         lang: ``"zh"`` or ``"en"``; None uses the current language.
 
     >>> print(strategy_table(["name", "key_precondition"], lang="en").splitlines()[2])

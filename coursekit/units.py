@@ -1,9 +1,9 @@
 """Units, in one place. Every conversion in coursekit goes through these names.
 
-Binary units (GiB, MiB) are what memory is sold in and what the seeds use;
+Binary units (GiB, MiB) are what memory is reported in and what the ledgers use;
 decimal units (GB, as in the ZeRO paper's Figure 1, and GB/s as in vendor
 bandwidth sheets) are kept apart. Bandwidth in coursekit is always
-*unidirectional per link* unless a name says ``bidirectional``.
+*per GPU, per direction* (unidirectional) unless a name says ``bidirectional``.
 
 The conversions take one finite real number (``bool``, strings, NaN and
 infinity are refused like everywhere in the course); formulas that work on

@@ -197,16 +197,17 @@ def test_megatron_world_size_raises_the_fold_message() -> None:
 )
 def test_compare_ep_rules(degrees: dict[str, int], seed: int, engine: int, edp: int | None, valid: bool) -> None:
     comparison = compare_ep_rules(degrees)
-    assert (comparison.seed_required_ranks, comparison.engine_world_size) == (seed, engine)
+    assert (comparison.naive_required_ranks, comparison.engine_world_size) == (seed, engine)
     assert comparison.expert_data_parallel == edp
     assert comparison.engine_valid == valid
     assert comparison.difference_ranks == seed - engine
+    assert comparison.seed_required_ranks == comparison.naive_required_ranks  # the former name still works
 
 
 @given(st.integers(1, 8), st.integers(1, 4), st.integers(1, 8), st.integers(1, 4), st.integers(1, 8))
 def test_engine_world_is_the_seed_count_divided_by_ep(tp: int, pp: int, dp: int, cp: int, ep: int) -> None:
     comparison = compare_ep_rules({"TP": tp, "PP": pp, "DP": dp, "CP": cp, "EP": ep})
-    assert comparison.seed_required_ranks == comparison.engine_world_size * ep
+    assert comparison.naive_required_ranks == comparison.engine_world_size * ep
     assert comparison.engine_valid == ((dp * cp) % ep == 0)  # with ETP = TP, EP must divide DP·CP
 
 

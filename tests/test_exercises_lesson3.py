@@ -20,9 +20,9 @@ from coursekit.exercises.lesson3 import (
     TP_RULE_TP,
 )
 from coursekit.gates import (
+    EXAMPLE_CANDIDATES,
+    EXAMPLE_ENVIRONMENT,
     GATES,
-    SEED_CANDIDATES,
-    SEED_ENVIRONMENT,
     check_global_batch,
     check_tp_degree,
     evaluate_candidate,
@@ -63,7 +63,7 @@ def test_expected_answer_matches_an_independent_derivation(exercise_id: str) -> 
 def test_accepted_matches_a_gate_by_gate_evaluation() -> None:
     expected = {c.name for c in LESSON_CANDIDATES if all(gate.check(c, SERVING_ENVIRONMENT) is None for gate in GATES)}
     assert get_exercise("q3.accepted").expected_value() == expected
-    assert SERVING_ENVIRONMENT == replace(SEED_ENVIRONMENT, mode="serving", model_kind="moe")
+    assert SERVING_ENVIRONMENT == replace(EXAMPLE_ENVIRONMENT, mode="serving", model_kind="moe")
 
 
 @pytest.mark.parametrize("exercise_id", IDS)
@@ -133,15 +133,15 @@ def test_instructor_guide_quotes_every_answer(lang: str) -> None:
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_instructor_guide_numbers_are_coursekits(lang: str) -> None:
     guide = (ROOT / "docs" / "instructor" / lang / "03_gates.md").read_text(encoding="utf-8")
-    reports = {r.name: r for r in evaluate_candidates(LESSON_CANDIDATES, SEED_ENVIRONMENT)}
-    dp = next(c for c in SEED_CANDIDATES if c.name == "DP")
-    zero3 = next(c for c in SEED_CANDIDATES if c.name == "ZeRO-3")
+    reports = {r.name: r for r in evaluate_candidates(LESSON_CANDIDATES, EXAMPLE_ENVIRONMENT)}
+    dp = next(c for c in EXAMPLE_CANDIDATES if c.name == "DP")
+    zero3 = next(c for c in EXAMPLE_CANDIDATES if c.name == "ZeRO-3")
     passed = len(GATES) - len(reports["DP"].reasons)
     assert passed == len(GATES) - len(reports["EP"].reasons)
     assert f"**{passed} of {len(GATES)}**" in guide
-    assert f"**{dp.memory_per_rank_gib:g} GiB > {SEED_ENVIRONMENT.memory_per_device_gib:g} GiB**" in guide
+    assert f"**{dp.memory_per_rank_gib:g} GiB > {EXAMPLE_ENVIRONMENT.memory_per_device_gib:g} GiB**" in guide
     assert f"**{zero3.memory_per_rank_gib:g} GiB**" in guide
-    assert evaluate_candidate(zero3, SEED_ENVIRONMENT).accepted
+    assert evaluate_candidate(zero3, EXAMPLE_ENVIRONMENT).accepted
     accepted = ", ".join(name for name, r in reports.items() if r.accepted)
     assert f"**{accepted}**" in guide
     # S18 section: 32 devices, global batch 64

@@ -104,10 +104,10 @@ def test_instructor_guide_numbers_are_coursekits(lang: str) -> None:
     seed_plan = validate_parallel_composition({"TP": 4, "PP": 2, "DP": 2}, 16, "dense")
     assert f"**{seed_plan.required_ranks}**" in guide
     seed_example = compare_ep_rules({"TP": 4, "PP": 2, "EP": 2})
-    assert f"**{seed_example.seed_required_ranks}**" in guide and f"**{seed_example.engine_world_size}**" in guide
+    assert f"**{seed_example.naive_required_ranks}**" in guide and f"**{seed_example.engine_world_size}**" in guide
     with_dp = compare_ep_rules({"TP": 4, "PP": 2, "DP": 2, "EP": 2})
     for value in (
-        with_dp.seed_required_ranks,
+        with_dp.naive_required_ranks,
         with_dp.engine_world_size,
         with_dp.difference_ranks,
         with_dp.expert_tensor_parallel,

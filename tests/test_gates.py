@@ -12,14 +12,14 @@ from hypothesis import strategies as st
 import coursekit
 from coursekit.gates import (
     COURSE_CANDIDATES,
+    EXAMPLE_CANDIDATES,
+    EXAMPLE_ENVIRONMENT,
     GATES,
     LINK_SCOPE_ORDER,
     LINK_SCOPES,
     MODEL_KINDS,
     MODES,
-    SEED_CANDIDATES,
-    SEED_ENVIRONMENT,
-    SEED_REASON_TEXTS,
+    REASON_TEXTS_EN,
     WARNING_CODES,
     Candidate,
     CandidateReport,
@@ -96,7 +96,7 @@ seed_candidates = [
     },
 ]
 
-SEED_TEXT_TO_CODE = {text: code for code, text in SEED_REASON_TEXTS.items()}
+SEED_TEXT_TO_CODE = {text: code for code, text in REASON_TEXTS_EN.items()}
 
 
 def test_seed_q3_assertions_hold_through_coursekit() -> None:
@@ -113,8 +113,10 @@ def test_seed_q3_assertions_hold_through_coursekit() -> None:
 
 
 def test_seed_constants_equal_the_seed_dicts() -> None:
-    assert Environment.from_dict(seed_environment) == SEED_ENVIRONMENT
-    assert [Candidate.from_dict(c) for c in seed_candidates] == [replace(c, description=None) for c in SEED_CANDIDATES]
+    assert Environment.from_dict(seed_environment) == EXAMPLE_ENVIRONMENT
+    assert [Candidate.from_dict(c) for c in seed_candidates] == [
+        replace(c, description=None) for c in EXAMPLE_CANDIDATES
+    ]
     assert dict(LINK_SCOPE_ORDER) == SEED_LINK_SCOPE_ORDER
     assert tuple(sorted(LINK_SCOPES, key=LINK_SCOPE_ORDER.__getitem__)) == LINK_SCOPES
 
@@ -127,8 +129,18 @@ def test_seed_codes_map_one_to_one_onto_the_seed_strings(candidate: dict[str, An
     assert set(ours.codes) == {SEED_TEXT_TO_CODE[text] for text in theirs["reasons"]}
 
 
+def test_former_names_stay_importable_and_are_not_advertised() -> None:
+    # The example's constants were published as SEED_*; old code keeps working, new code sees only the new names.
+    from coursekit.gates import SEED_CANDIDATES, SEED_ENVIRONMENT, SEED_REASON_TEXTS
+
+    assert SEED_CANDIDATES is EXAMPLE_CANDIDATES and coursekit.SEED_CANDIDATES is EXAMPLE_CANDIDATES
+    assert SEED_ENVIRONMENT is EXAMPLE_ENVIRONMENT and coursekit.SEED_ENVIRONMENT is EXAMPLE_ENVIRONMENT
+    assert SEED_REASON_TEXTS is REASON_TEXTS_EN and coursekit.SEED_REASON_TEXTS is REASON_TEXTS_EN
+    assert not [name for name in coursekit.__all__ if "SEED" in name.upper()]
+
+
 def test_seed_dp_message_names_the_numbers() -> None:
-    report = evaluate_candidate(SEED_CANDIDATES[0], SEED_ENVIRONMENT)
+    report = evaluate_candidate(EXAMPLE_CANDIDATES[0], EXAMPLE_ENVIRONMENT)
     assert [reason.message for reason in report.reasons] == ["per-rank memory 29.0 GiB exceeds device memory 24.0 GiB"]
     coursekit.set_language("zh")
     assert report.reasons[0].message == "每个 rank 需要 29.0 GiB，超过设备显存 24.0 GiB"
@@ -323,7 +335,7 @@ def test_chinese_messages_for_the_serving_and_context_gates() -> None:
 
 
 def test_evaluate_candidates_keeps_order_and_report_is_frozen() -> None:
-    reports = evaluate_candidates(SEED_CANDIDATES + COURSE_CANDIDATES, SEED_ENVIRONMENT)
+    reports = evaluate_candidates(EXAMPLE_CANDIDATES + COURSE_CANDIDATES, EXAMPLE_ENVIRONMENT)
     assert [r.name for r in reports] == ["DP", "ZeRO-3", "TP", "EP", "PP", "CP", "Replica"]
     assert [r.accepted for r in reports] == [False, True, True, False, True, False, False]
     assert isinstance(reports[0], CandidateReport)

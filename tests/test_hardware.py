@@ -40,8 +40,8 @@ def test_latencies_are_nccls_ring_simple_values() -> None:
     assert "tuning.cc" in LINK_PRESETS["intra_node"].source
 
 
-def test_seed_link_reproduces_the_seed_ledgers() -> None:
-    seed = link_preset("seed")
+def test_example_link_reproduces_the_first_ledgers() -> None:
+    seed = link_preset("example")
     assert (seed.bandwidth_gib_s, seed.latency_us) == (100.0, 5.0)
     low = communication_ledger(256, 1, seed.bandwidth_gib_s, seed.latency_us)
     high = communication_ledger(32, 24, seed.bandwidth_gib_s, seed.latency_us)
@@ -89,8 +89,16 @@ def test_preset_rejects(kwargs: dict[str, Any], exc: type[Exception], message: s
 def test_unknown_preset_in_both_languages() -> None:
     with pytest.raises(ValueError) as info:
         link_preset("pcie")
-    assert str(info.value) == "name = 'pcie': must be one of 'seed', 'intra_node', 'cross_node'."
+    assert str(info.value) == "name = 'pcie': must be one of 'example', 'intra_node', 'cross_node'."
     coursekit.set_language("zh")
     with pytest.raises(ValueError) as info:
         link_preset("pcie")
-    assert str(info.value) == "name = 'pcie'：必须是 'seed', 'intra_node', 'cross_node' 之一。"
+    assert str(info.value) == "name = 'pcie'：必须是 'example', 'intra_node', 'cross_node' 之一。"
+
+
+def test_the_former_preset_name_is_accepted_but_not_offered() -> None:
+    # "seed" was the example link's key; old calls keep working, but the choices learners see never list it.
+    assert link_preset("seed") is LINK_PRESETS["example"]
+    assert list(LINK_PRESETS) == ["example", "intra_node", "cross_node"]
+    for name, preset in LINK_PRESETS.items():
+        assert "seed" not in name and "seed" not in preset.label.en.lower() and "种子" not in preset.label.zh

@@ -7,6 +7,9 @@ Each generated lesson notebook is executed (nbclient) as it ships. For every fil
 * none of those outputs shows the expected answer (numbers at 3 and 4 significant digits, integers of
   three or more digits, lists and tuples as Python prints them; short or word answers such as ``2`` or
   ``'interconnect'`` occur in ordinary prose and are not searched for);
+* "beside" an exercise includes the cells right after it, up to the next markdown heading: neither their sources
+  (code and prose) nor their outputs show a verdict or the answer (a learner reads on before answering); folded
+  cells (worked solutions, reveals tagged like them, self-check answers) are exempt;
 * the worked-solution cells are folded, source and outputs, and they still ran without error
   (each ends with ``verify(...)``, which raises when the solution is wrong).
 """
@@ -49,6 +52,55 @@ def _exercise_cells(notebook: Any) -> list[tuple[int, str]]:
         if cell.cell_type == "code" and not is_solution(cell):
             found.extend((index, eid) for eid in CHECK_CALL.findall(cell.source))
     return found
+
+
+def _beside(notebook: Any, index: int) -> list[int]:
+    """The cells right after the fill-in cell ``index``, up to (not including) the next markdown heading."""
+    found = []
+    for after in range(index + 1, len(notebook.cells)):
+        cell = notebook.cells[after]
+        if cell.cell_type == "markdown" and re.match(r"\s*#", cell.source):
+            break
+        found.append(after)
+    return found
+
+
+def _leaks(text: str, forms: list[str]) -> list[str]:
+    """What in ``text`` gives the answer away: a verdict word, or one of the answer's ``forms``."""
+    found = [word for word in CORRECT_WORDS if word in text]
+    return found + [form for form in forms if re.search(rf"(?<![\d.]){re.escape(form)}(?![\d])", text)]
+
+
+def test_beside_stops_at_the_next_heading_and_leaks_are_found() -> None:
+    import nbformat
+
+    cells = [
+        nbformat.v4.new_code_cell('answer = ...\ncheck("q4.dp_group", answer)'),
+        nbformat.v4.new_code_cell("print(groups)"),
+        nbformat.v4.new_markdown_cell("The ranks of one TP group are consecutive."),
+        nbformat.v4.new_markdown_cell("## 7. Next section"),
+        nbformat.v4.new_code_cell("print(1)"),
+    ]
+    assert _beside(nbformat.v4.new_notebook(cells=cells), 0) == [1, 2]
+    assert _leaks("DP groups: [[0, 2], [1, 3], [4, 6], [5, 7]]", _shown_forms([5, 7])) == ["[5, 7]"]
+    assert _leaks("[15, 7]", _shown_forms([5, 7])) == []
+    assert _leaks("Correct: 25.77", _shown_forms(25.77)) == ["Correct:", "25.77"]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_the_cells_after_an_exercise_do_not_give_its_answer_away(path: Path) -> None:
+    notebook = executed(path)
+    found = []
+    for index, exercise_id in _exercise_cells(notebook):
+        forms = _shown_forms(get_exercise(exercise_id).expected_value())
+        for after in _beside(notebook, index):
+            cell = notebook.cells[after]
+            if is_solution(cell) or cell.get("metadata", {}).get("jupyter", {}).get("source_hidden"):
+                continue  # folded: a worked solution, a reveal tagged like one, or a self-check answer
+            for text in [cell.source, *(output_texts(cell) if cell.cell_type == "code" else [])]:
+                if leaks := _leaks(text, forms):
+                    found.append(f"cell {after} (exercise {exercise_id} is cell {index}) shows {leaks}: {text[:200]!r}")
+    assert not found, f"{path.parent.name}/{path.name}:\n" + "\n".join(found)
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: f"{p.parent.name}/{p.name}")

@@ -15,12 +15,25 @@ from coursekit.units import GIB_BYTES, MS_PER_S, US_PER_S, mib_to_bytes
 from coursekit.widgets.communication import PAYLOAD_CHOICES_MIB, CommunicationWidget, call_cost, payload_label
 
 
-def test_default_is_the_seed_high_frequency_ledger() -> None:
+def test_default_is_the_lesson_2_high_frequency_ledger() -> None:
     w = CommunicationWidget()
     assert w.status == "ok" and w.result is not None
     assert w.result.ledger == communication_ledger(32, 24, 100, 5)
     assert w.result.crossover_mib == crossover_payload_mib(100, 5)
-    assert w.values()["link"] == "seed"
+    assert w.values()["link"] == "example"
+
+
+def test_the_former_link_name_loads_the_example_link_and_is_not_offered() -> None:
+    w = CommunicationWidget(link="seed")
+    assert w.values()["link"] == "example"
+    assert w.result is not None and w.result.ledger == communication_ledger(32, 24, 100, 5)
+    assert [value for _, value in w.controls["link"].options] == ["example", "intra_node", "cross_node"]
+
+
+def test_an_unknown_link_names_the_argument_and_the_choices() -> None:
+    with pytest.raises(ValueError) as info:
+        CommunicationWidget(link="nvlink")
+    assert str(info.value) == "link = 'nvlink': must be one of 'example', 'intra_node', 'cross_node'."
 
 
 @pytest.mark.parametrize(

@@ -45,7 +45,8 @@ def test_defaults_are_the_reference_layout() -> None:
     assert w.result.degrees == REFERENCE and w.result.order == DEFAULT_ORDER and w.result.gpus_per_node == 8
     assert w.result.topology.groups == rank_groups(REFERENCE)
     assert w.result.world_size == megatron_world_size(tp=2, pp=4, dp=2)
-    assert w.result.seed.required_ranks == validate_parallel_composition(REFERENCE, 16, "dense").required_ranks
+    assert w.result.naive.required_ranks == validate_parallel_composition(REFERENCE, 16, "dense").required_ranks
+    assert w.result.seed is w.result.naive  # the former name still works
     assert w.result.topology.ok
 
 
@@ -82,20 +83,20 @@ def test_both_rank_counts_and_their_issues_are_reported() -> None:
     assert w.status == "ok" and w.result is not None
     degrees = {**REFERENCE, "EP": 2}
     engine = validate_megatron_composition(tp=2, pp=4, dp=2, ep=2, model_kind="dense")
-    seed = validate_parallel_composition(degrees, engine.world_size, "dense")
-    assert w.result.engine == engine and w.result.seed == seed
-    assert seed.codes == ("ranks", "structure") and engine.codes == ("structure",)
+    naive = validate_parallel_composition(degrees, engine.world_size, "dense")
+    assert w.result.engine == engine and w.result.naive == naive
+    assert naive.codes == ("ranks", "structure") and engine.codes == ("structure",)
     counts = tr(
-        "widgets.composition.counts", seed=seed.required_ranks, engine=engine.world_size, nodes=2, gpus_per_node=8
+        "widgets.composition.counts", naive=naive.required_ranks, engine=engine.world_size, nodes=2, gpus_per_node=8
     )
     assert html.escape(counts) in w.message
     assert (
-        html.escape(tr("widgets.composition.counts_differ", diff=seed.required_ranks - engine.world_size)) in w.message
+        html.escape(tr("widgets.composition.counts_differ", diff=naive.required_ranks - engine.world_size)) in w.message
     )
-    for issue in (*seed.issues, *engine.issues):
+    for issue in (*naive.issues, *engine.issues):
         assert html.escape(issue.render("en")) in w.message
     w.controls["model_kind"].value = "moe"
-    assert w.result is not None and w.result.engine.valid and w.result.seed.codes == ("ranks",)
+    assert w.result is not None and w.result.engine.valid and w.result.naive.codes == ("ranks",)
 
 
 @pytest.mark.parametrize(

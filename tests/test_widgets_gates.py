@@ -10,8 +10,8 @@ import pytest
 
 import coursekit
 from coursekit.gates import (
+    EXAMPLE_ENVIRONMENT,
     GATES,
-    SEED_ENVIRONMENT,
     Candidate,
     Environment,
     evaluate_candidate,
@@ -41,8 +41,8 @@ def _set(w: GatesWidget, **values: object) -> None:
 def test_defaults_are_the_seed_environment_and_match_a_direct_evaluation() -> None:
     w = GatesWidget()
     assert w.status == "ok" and w.result is not None
-    assert w.result.environment == SEED_ENVIRONMENT
-    direct = evaluate_candidates(WIDGET_CANDIDATES, SEED_ENVIRONMENT)
+    assert w.result.environment == EXAMPLE_ENVIRONMENT
+    direct = evaluate_candidates(WIDGET_CANDIDATES, EXAMPLE_ENVIRONMENT)
     assert w.result.reports == direct
     # the seed's two asserts, seen through the widget
     by_name = {r.name: r for r in w.result.reports}
@@ -50,7 +50,7 @@ def test_defaults_are_the_seed_environment_and_match_a_direct_evaluation() -> No
 
 
 def test_grid_cells_are_the_gates_called_one_by_one() -> None:
-    env = replace(SEED_ENVIRONMENT, mode="serving", model_kind="moe", link_scope="cross_node")
+    env = replace(EXAMPLE_ENVIRONMENT, mode="serving", model_kind="moe", link_scope="cross_node")
     grid = gate_grid(env)
     for i, cand in enumerate(WIDGET_CANDIDATES):
         assert grid.passed[i] == tuple(gate.check(cand, env) is None for gate in GATES)
@@ -65,12 +65,12 @@ def test_grid_cells_are_the_gates_called_one_by_one() -> None:
 @pytest.mark.parametrize(
     ("controls", "environment"),
     [
-        ({"memory_per_device_gib": 32.0}, replace(SEED_ENVIRONMENT, memory_per_device_gib=32.0)),
-        ({"link_scope": "cross_node"}, replace(SEED_ENVIRONMENT, link_scope="cross_node")),
-        ({"mode": "serving", "model_kind": "moe"}, replace(SEED_ENVIRONMENT, mode="serving", model_kind="moe")),
+        ({"memory_per_device_gib": 32.0}, replace(EXAMPLE_ENVIRONMENT, memory_per_device_gib=32.0)),
+        ({"link_scope": "cross_node"}, replace(EXAMPLE_ENVIRONMENT, link_scope="cross_node")),
+        ({"mode": "serving", "model_kind": "moe"}, replace(EXAMPLE_ENVIRONMENT, mode="serving", model_kind="moe")),
         (
             {"context_len": 131072, "max_context_per_device": 32768},
-            replace(SEED_ENVIRONMENT, context_len=131072, max_context_per_device=32768),
+            replace(EXAMPLE_ENVIRONMENT, context_len=131072, max_context_per_device=32768),
         ),
         ({"link_scope": "none", "memory_per_device_gib": 8.0}, Environment(8.0, "training", "dense", "none")),
     ],

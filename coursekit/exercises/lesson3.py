@@ -20,9 +20,9 @@ from dataclasses import replace
 
 from ..gates import (
     COURSE_CANDIDATES,
+    EXAMPLE_CANDIDATES,
+    EXAMPLE_ENVIRONMENT,
     GATES,
-    SEED_CANDIDATES,
-    SEED_ENVIRONMENT,
     Candidate,
     Environment,
     check_tp_degree,
@@ -34,14 +34,14 @@ from ..i18n import Text
 from . import Exercise, Slip, member_left_out, register
 
 #: Every candidate of lesson 3: the first example's four and the course's PP, CP and Replica.
-LESSON_CANDIDATES: tuple[Candidate, ...] = (*SEED_CANDIDATES, *COURSE_CANDIDATES)
+LESSON_CANDIDATES: tuple[Candidate, ...] = (*EXAMPLE_CANDIDATES, *COURSE_CANDIDATES)
 
 #: q3.first_gate: the course's example environment, but TP's group can only be placed across nodes.
 FIRST_GATE_CANDIDATE: str = "TP"
-FIRST_GATE_ENVIRONMENT: Environment = replace(SEED_ENVIRONMENT, link_scope="cross_node")
+FIRST_GATE_ENVIRONMENT: Environment = replace(EXAMPLE_ENVIRONMENT, link_scope="cross_node")
 
 #: q3.accepted: serving a MoE model on the example's 24 GiB devices with intra-node links, context not declared.
-SERVING_ENVIRONMENT: Environment = replace(SEED_ENVIRONMENT, mode="serving", model_kind="moe")
+SERVING_ENVIRONMENT: Environment = replace(EXAMPLE_ENVIRONMENT, mode="serving", model_kind="moe")
 
 #: q3.dp_degrees: a global batch of 64 sequences and a micro-batch of 4 per rank.
 BATCH_GLOBAL: int = 64

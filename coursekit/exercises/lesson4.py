@@ -34,7 +34,7 @@ CROSS_ORDER: str = "DP-TP-PP"
 
 def naive_ranks() -> int:
     """q4.naive_ranks: ranks of :data:`EP_PLAN` by the naive rule (every degree multiplies)."""
-    return compare_ep_rules(EP_PLAN).seed_required_ranks
+    return compare_ep_rules(EP_PLAN).naive_required_ranks
 
 
 #: Former name, kept importable.

@@ -242,7 +242,7 @@ TOPOLOGY_CHANGED = register(
         id="matrix.topology_changed",
         lesson=5,
         prompt=Text(
-            zh="案例 3（单层超过单卡）加上“节点内快、节点间慢”的拓扑后，DP、FSDP、TP、PP 中哪一个策略的结论变了？",
+            zh="案例 3（单层超过单卡）加上“节点内快、跨节点慢”的拓扑后，DP、FSDP、TP、PP 中哪一个策略的结论变了？",
             en="In case 3 (one layer exceeds one device), once the topology 'fast inside a node, slow between "
             "nodes' is given, which of DP, FSDP, TP and PP changes its verdict?",
         ),

@@ -139,9 +139,9 @@ register(
             "en": "{kind}: {ranks} rank(s), backend {backend}, device {device}",
         },
         "lab.fit_line": {
-            "zh": "  拟合：α = {alpha}，B = {bandwidth}（单向、每链路），相对误差均方根 {rms:.0%}，"
+            "zh": "  拟合：α = {alpha}，B = {bandwidth}（每个 rank 每个方向），相对误差均方根 {rms:.0%}，"
             "时延/带宽分界 S* = {crossover}",
-            "en": "  fit: α = {alpha}, B = {bandwidth} (unidirectional per link), rms relative error {rms:.0%}, "
+            "en": "  fit: α = {alpha}, B = {bandwidth} (per rank, per direction), rms relative error {rms:.0%}, "
             "latency/bandwidth crossover S* = {crossover}",
         },
         "lab.note_line": {
@@ -454,7 +454,7 @@ class CollectivesReport:
                 "repeats": self.repeats,
                 "statistic": "max over ranks of the per-rank median of the timed repeats",
                 "payload": "nccl-tests S (full buffer), float32, bytes",
-                "bandwidth": "bytes per second, unidirectional per link; busbw = algbw x nccl-tests bus factor",
+                "bandwidth": "bytes per second, per rank and direction; busbw = algbw x nccl-tests bus factor",
             },
             "collectives": collectives,
         }

@@ -131,7 +131,7 @@ class AlphaBetaFit:
 
     @property
     def bandwidth_gib_s(self) -> float | None:
-        """B in GiB/s (2**30 bytes per second), unidirectional per link."""
+        """B in GiB/s (2**30 bytes per second), per rank and direction."""
         return None if self.bandwidth_bytes_per_s is None else self.bandwidth_bytes_per_s / GIB_BYTES
 
     def predict_s(self, payload_bytes: float) -> float:

@@ -89,7 +89,7 @@ register(
 def _check_model_split(
     model: ModelSpec, tp: int, pp: int, gpus_per_node: int, reasons: dict[str, Reason], warnings: list[Reason]
 ) -> None:
-    """S18's shape checks shared by training and serving: TP divides the heads; PP <= layers (balance warns)."""
+    """Selection-matrix shape checks, training and serving: TP divides the heads; PP <= layers (uneven warns)."""
     tp_rule = check_tp_degree(tp, model.heads, gpus_per_node)
     if tp_rule is not None and tp_rule.code == "tp_heads":
         reasons["tp_heads"] = tp_rule

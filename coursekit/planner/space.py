@@ -64,10 +64,10 @@ class PlanGate(NamedTuple):
     needs_ledger: bool
 
 
-#: The checks, in funnel order. First the composition must be well formed (the S18 degree rules and the
-#: Q4 composition rules); then the Q3 hard gates in the order of seed 000 (fit, interconnect, structure,
-#: context, serving). ``memory`` and ``context`` need a per-rank ledger, which exists only for a
-#: well-formed composition. Codes are those of :mod:`coursekit.gates` and :mod:`coursekit.composition`
+#: The checks, in funnel order. First the composition must be well formed (the degree rules of lesson 5's
+#: selection matrix and the Q4 composition rules); then the Q3 hard gates in lesson 3's order (fit,
+#: interconnect, structure, context, serving). ``memory`` and ``context`` need a per-rank ledger, which exists
+#: only for a well-formed composition. Codes are those of :mod:`coursekit.gates` and :mod:`coursekit.composition`
 #: where they have one; ``cp_seq``, ``ep_experts`` and ``pp_schedule`` are the planner's.
 PLAN_GATES: tuple[PlanGate, ...] = (
     PlanGate(

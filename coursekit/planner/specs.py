@@ -15,7 +15,7 @@ from ..i18n import register, tr
 
 # --------------------------------------------------------------------------- constants
 
-#: Workload modes (seed 000, Q3: training or serving).
+#: Workload modes (Q3, lesson 3: training or serving).
 WORKLOAD_MODES: tuple[str, ...] = ("training", "serving")
 #: MLP kinds: SwiGLU has three h×f matrices (gate, up, down), GELU two (up, down).
 MLP_KINDS: tuple[str, ...] = ("swiglu", "gelu")
@@ -61,8 +61,8 @@ MAX_WORLD_SIZE: int = 1 << 17
 MAX_NODES: int = 1 << 17
 MAX_GLOBAL_BATCH: int = 1 << 24
 MAX_SEQ_LEN: int = 1 << 24
-#: Default runtime reserve per device (CUDA context, allocator fragmentation, buffers): the seed's
-#: 2 GiB (seed 000, Q1 小验证 ``runtime_reserve_gib = 2.0``).
+#: Default runtime reserve per device (CUDA context, allocator fragmentation, buffers): 2 GiB, as in
+#: lesson 1's first ledger (``build_resource_ledger(13.0, 4.0, 2.0, 24.0)``).
 DEFAULT_RUNTIME_RESERVE_GIB: float = 2.0
 #: Default largest micro-batch (sequences) the search tries.
 DEFAULT_MAX_MICRO_BATCH: int = 8

@@ -111,9 +111,9 @@ register(
 
 #: ZeRO stages shown as rows of the figure.
 ZERO_STAGES: tuple[int, ...] = (0, 1, 2, 3)
-#: The seed's Q1 ledgers both keep 2.0 GiB of runtime reserve (build_resource_ledger(13.0, 4.0, 2.0, 24.0)).
+#: Lesson 1's first two ledgers both keep 2.0 GiB of runtime reserve (build_resource_ledger(13.0, 4.0, 2.0, 24.0)).
 DEFAULT_RUNTIME_RESERVE_GIB: float = 2.0
-#: Device memory sizes offered, GiB; 24 is the seed's device.
+#: Device memory sizes offered, GiB; 24 is the device of lesson 1's first ledger.
 DEVICE_MEMORY_CHOICES_GIB: tuple[float, ...] = (16.0, 24.0, 32.0, 40.0, 48.0, 80.0, 96.0, 128.0)
 #: Parallel degrees offered (some split some shapes unevenly, e.g. PP = 8 with 36 layers: a warning).
 _DP_CHOICES: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 128)

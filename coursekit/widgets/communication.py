@@ -2,7 +2,7 @@
 
 Controls: a link preset (which loads its bandwidth and latency into the two
 sliders), the payload per call (a log-spaced slider), the calls per step, the
-bandwidth (GiB/s, unidirectional per link) and the latency (µs per call).
+bandwidth (GiB/s, per GPU and direction) and the latency (µs per call).
 
 The figure plots the time of one call against its payload on log-log axes:
 the latency term (flat), the transfer term (slope 1) and their sum, with the
@@ -11,7 +11,7 @@ crossover payload ``payload* = latency x bandwidth``
 payload as a dot. The totals of the intra-node and cross-node presets are
 drawn faintly for comparison. One call is one point-to-point transfer:
 :func:`coursekit.communication.collective_cost` of ``send_recv`` gives exactly
-the seed ledger's per-call ``latency + payload / bandwidth``, unrounded. The
+the per-call ``latency + payload / bandwidth`` of lesson 2's ledger, unrounded. The
 verdict is :meth:`coursekit.communication.CommunicationLedger.explain` of the
 whole step.
 
@@ -36,10 +36,10 @@ import ipywidgets
 from matplotlib.figure import Figure
 from matplotlib.ticker import LogLocator, NullLocator
 
-from .._validate import check_choice, check_number
+from .._validate import check_number
 from ..communication import CollectiveCost, CommunicationLedger, collective_cost, communication_ledger
 from ..communication import crossover_payload_mib as crossover_mib
-from ..hardware import LINK_PRESETS, LinkPreset
+from ..hardware import LINK_PRESETS, LinkPreset, link_preset_name
 from ..i18n import Text, register, tr
 from ..plotting import cache_drawing, label
 from ..units import GIB_BYTES, US_PER_S, mib_to_bytes
@@ -78,8 +78,8 @@ register(
 
 #: Payloads offered per call, MiB: 1 KiB to 4 GiB in steps of 4x (a log-spaced slider).
 PAYLOAD_CHOICES_MIB: tuple[float, ...] = tuple(4.0**k for k in range(-5, 7))
-#: Payloads of the seed's Q2 ledgers, added to the choices so the slider can show them exactly.
-_SEED_PAYLOADS_MIB: tuple[float, ...] = (32.0, 256.0)
+#: Payloads of lesson 2's first two ledgers, added to the choices so the slider can show them exactly.
+_LEDGER_PAYLOADS_MIB: tuple[float, ...] = (32.0, 256.0)
 #: Payloads (MiB) where the curves are sampled: 2**-10 (1 KiB) to 2**12 (4 GiB), 4 points per octave.
 _CURVE_MIB: tuple[float, ...] = tuple(2.0 ** (k / 4) for k in range(-40, 49))
 #: Fixed y range of the figure, µs per call.
@@ -105,10 +105,10 @@ def payload_label(mib: float) -> str:
 
 
 def call_cost(payload_mib: float, bandwidth_gib_s: float, latency_us: float) -> CollectiveCost:
-    """One call of the seed ledger, unrounded: a point-to-point transfer (``send_recv`` over 2 ranks).
+    """One call of lesson 2's ledger, unrounded: a point-to-point transfer (``send_recv`` over 2 ranks).
 
-    Parameters: ``payload_mib`` in MiB, ``bandwidth_gib_s`` in GiB/s (unidirectional
-    per link), ``latency_us`` in µs per call.
+    Parameters: ``payload_mib`` in MiB, ``bandwidth_gib_s`` in GiB/s (per GPU and
+    direction), ``latency_us`` in µs per call.
 
     >>> c = call_cost(256, 100, 5)
     >>> round(c.latency_s * 1e6, 6), round(c.transfer_s * 1e3, 6)
@@ -129,7 +129,8 @@ def call_cost(payload_mib: float, bandwidth_gib_s: float, latency_us: float) -> 
 class CommunicationView:
     """What :class:`CommunicationWidget` computed for one set of control values.
 
-    ``ledger`` is the seed's step ledger; ``per_call`` one call, unrounded;
+    ``ledger`` is the step ledger (:func:`coursekit.communication.communication_ledger`);
+    ``per_call`` one call, unrounded;
     ``crossover_mib`` the payload where latency equals transfer;
     ``curve_mib`` the payloads sampled and ``latency_us`` / ``transfer_us`` /
     ``total_us`` the per-call terms there, in µs.
@@ -174,8 +175,9 @@ def _positive(values: Sequence[float]) -> list[float]:
 class CommunicationWidget(LessonWidget[CommunicationView]):
     """Time per call vs payload (log-log): latency term, transfer term, total and the crossover payload.
 
-    Keyword arguments set the initial values; the defaults are the seed's
-    high-frequency ledger ``communication_ledger(32, 24, 100, 5)``.
+    Keyword arguments set the initial values; the defaults are lesson 2's
+    high-frequency ledger ``communication_ledger(32, 24, 100, 5)`` on the course's
+    example link (``link="example"``).
 
     Taught in: lesson 2 (Q2 communication).
     """
@@ -186,13 +188,14 @@ class CommunicationWidget(LessonWidget[CommunicationView]):
     def __init__(
         self,
         *,
-        link: str = "seed",
+        link: str = "example",
         payload_mib: float = 32.0,
         calls_per_step: int = 24,
         bandwidth_gib_s: float | None = None,
         latency_us: float | None = None,
     ) -> None:
-        preset = LINK_PRESETS[check_choice("link", link, LINK_PRESETS)]
+        link = link_preset_name(link, "link")  # a former preset name maps to its current one
+        preset = LINK_PRESETS[link]
         payload_mib = check_number("payload_mib", payload_mib, ge=0, le=max(PAYLOAD_CHOICES_MIB))
         bandwidth = (
             preset.bandwidth_gib_s if bandwidth_gib_s is None else check_number("bandwidth_gib_s", bandwidth_gib_s)
@@ -203,7 +206,7 @@ class CommunicationWidget(LessonWidget[CommunicationView]):
         )
         # Registered before the base class's observer, so a preset loads both sliders before the update.
         link_control.observe(self._load_preset, names="value")
-        choices = (*PAYLOAD_CHOICES_MIB, *_SEED_PAYLOADS_MIB, float(payload_mib))
+        choices = (*PAYLOAD_CHOICES_MIB, *_LEDGER_PAYLOADS_MIB, float(payload_mib))
         super().__init__(
             {
                 "link": link_control,

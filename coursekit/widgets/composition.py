@@ -9,8 +9,8 @@ dimension to colour by. The widget calls
   groups that leave a node;
 * :func:`coursekit.composition.validate_megatron_composition` for the engine's
   rank count (EP folded into DP·CP) and
-  :func:`coursekit.composition.validate_parallel_composition` for the seed's
-  (every degree multiplies), with the ranks the engine occupies as the
+  :func:`coursekit.composition.validate_parallel_composition` for the naive
+  count (every degree multiplies), with the ranks the engine occupies as the
   available ranks, so the two counts can be compared.
 
 The figure draws each rank as a square, one row per node, coloured by its
@@ -19,7 +19,7 @@ hatched outline. At most :data:`MAX_DRAWN_RANKS` ranks are drawn; above that
 the message says so and the counts and checks still hold.
 
 >>> w = CompositionWidget()
->>> w.result.world_size, w.result.seed.required_ranks, w.result.topology.ok
+>>> w.result.world_size, w.result.naive.required_ranks, w.result.topology.ok
 (16, 16, True)
 >>> w.controls["order"].value = "PP-DP-CP-EP-TP"
 >>> w.result.topology.ok, w.result.topology.reasons[0].code
@@ -127,9 +127,9 @@ register(
         "widgets.composition.colour_by": {"zh": "按哪个维度的组着色", "en": "colour by the groups of"},
         "widgets.composition.model_kind": {"zh": "模型结构", "en": "model structure"},
         "widgets.composition.counts": {
-            "zh": "朴素规则（所有并行度相乘，EP 也算）：{seed} 个 rank；Megatron-Core 规则（EP 复用 DP·CP 的 rank）："
+            "zh": "朴素规则（所有并行度相乘，EP 也算）：{naive} 个 rank；Megatron-Core 规则（EP 复用 DP·CP 的 rank）："
             "{engine} 个 rank = {nodes} 个节点 × 每节点 {gpus_per_node} 张 GPU。",
-            "en": "Naive rule (every degree multiplies, EP included): {seed} ranks; Megatron-Core rule (EP reuses "
+            "en": "Naive rule (every degree multiplies, EP included): {naive} ranks; Megatron-Core rule (EP reuses "
             "the DP·CP ranks): {engine} ranks = {nodes} node(s) × {gpus_per_node} GPUs.",
         },
         "widgets.composition.counts_differ": {
@@ -137,7 +137,7 @@ register(
             "en": "The counts differ by {diff} ranks: the naive rule treats EP as a dimension of its own; the engine "
             "regroups the same ranks for the expert layers.",
         },
-        "widgets.composition.seed_issues": {"zh": "朴素检查的问题：{issues}", "en": "Naive check issues: {issues}"},
+        "widgets.composition.naive_issues": {"zh": "朴素检查的问题：{issues}", "en": "Naive check issues: {issues}"},
         "widgets.composition.engine_issues": {"zh": "引擎检查的问题：{issues}", "en": "Engine check issues: {issues}"},
         "widgets.composition.topology": {"zh": "拓扑映射：{issues}", "en": "Topology mapping: {issues}"},
         "widgets.composition.none": {"zh": "无", "en": "none"},
@@ -176,8 +176,8 @@ def _figure_text(key: str, **params: Any) -> str:
 class CompositionView:
     """Everything the composition widget shows for one set of controls.
 
-    ``seed`` counts the plan the seed's way (against the ranks the engine
-    occupies); ``engine`` is Megatron-Core's count and checks; ``topology`` holds
+    ``naive`` counts the plan by the naive rule, every degree multiplied (against
+    the ranks the engine occupies); ``engine`` is Megatron-Core's count and checks; ``topology`` holds
     the rank groups, their node mapping and the TP-crossing reasons;
     ``colour_by`` names the dimension whose groups colour the figure.
     """
@@ -187,9 +187,14 @@ class CompositionView:
     gpus_per_node: int
     colour_by: str
     model_kind: str
-    seed: CompositionReport
+    naive: CompositionReport
     engine: MegatronLayout
     topology: TopologyReport
+
+    @property
+    def seed(self) -> CompositionReport:
+        """Former name of :attr:`naive`, kept importable."""
+        return self.naive
 
     @property
     def world_size(self) -> int:
@@ -298,14 +303,14 @@ class CompositionWidget(LessonWidget[CompositionView]):
         if fold:
             raise ValueError(fold[0].message)
         topology = topology_report(degrees, values["gpus_per_node"], values["order"])
-        seed = validate_parallel_composition(degrees, engine.world_size, values["model_kind"])
+        naive = validate_parallel_composition(degrees, engine.world_size, values["model_kind"])
         return CompositionView(
             degrees=degrees,
             order=values["order"],
             gpus_per_node=values["gpus_per_node"],
             colour_by=values["colour_by"],
             model_kind=values["model_kind"],
-            seed=seed,
+            naive=naive,
             engine=engine,
             topology=topology,
         )
@@ -350,13 +355,13 @@ class CompositionWidget(LessonWidget[CompositionView]):
     def describe(self, result: CompositionView) -> str:
         counts = tr(
             "widgets.composition.counts",
-            seed=result.seed.required_ranks,
+            naive=result.naive.required_ranks,
             engine=result.world_size,
             nodes=result.topology.mapping.num_nodes,
             gpus_per_node=result.gpus_per_node,
         )
         parts = [f"<b>{html.escape(counts)}</b>"]
-        diff = result.seed.required_ranks - result.world_size
+        diff = result.naive.required_ranks - result.world_size
         if diff:
             parts.append(html.escape(tr("widgets.composition.counts_differ", diff=diff)))
 
@@ -366,7 +371,7 @@ class CompositionWidget(LessonWidget[CompositionView]):
             body = separator.join(f"[{r.code}] {r.message}" for r in reasons)
             return html.escape(tr(key, issues=body or tr("widgets.composition.none")))
 
-        parts.append(issues("widgets.composition.seed_issues", result.seed.issues))
+        parts.append(issues("widgets.composition.naive_issues", result.naive.issues))
         parts.append(issues("widgets.composition.engine_issues", result.engine.issues))
         topology = (
             separator.join(f"[{r.code}] {r.message}" for r in result.topology.reasons)
@@ -391,4 +396,4 @@ class CompositionWidget(LessonWidget[CompositionView]):
         a warning when only the naive count objects; else pass."""
         if result.engine.issues or result.topology.reasons:
             return "fail"
-        return "warning" if result.seed.issues else "pass"
+        return "warning" if result.naive.issues else "pass"

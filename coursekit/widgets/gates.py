@@ -2,7 +2,7 @@
 
 The learner sets the environment (device memory, workload mode, model
 structure, link scope, context length and the context one device can hold);
-the widget runs :func:`coursekit.gates.evaluate_candidates` on the seed's four
+the widget runs :func:`coursekit.gates.evaluate_candidates` on the example's four
 candidates plus the course's PP, CP and Replica, and shows
 
 * a gate × candidate grid (rows: candidates, columns: the six gates of
@@ -33,12 +33,12 @@ from matplotlib.figure import Figure
 
 from ..gates import (
     COURSE_CANDIDATES,
+    EXAMPLE_CANDIDATES,
+    EXAMPLE_ENVIRONMENT,
     GATES,
     LINK_SCOPES,
     MODEL_KINDS,
     MODES,
-    SEED_CANDIDATES,
-    SEED_ENVIRONMENT,
     Candidate,
     CandidateReport,
     Environment,
@@ -58,10 +58,10 @@ __all__ = [
     "gate_grid",
 ]
 
-#: The candidates the widget screens: the seed's four, then the course's PP, CP and Replica.
-WIDGET_CANDIDATES: tuple[Candidate, ...] = (*SEED_CANDIDATES, *COURSE_CANDIDATES)
+#: The candidates the widget screens: the example's four, then the course's PP, CP and Replica.
+WIDGET_CANDIDATES: tuple[Candidate, ...] = (*EXAMPLE_CANDIDATES, *COURSE_CANDIDATES)
 
-#: Context lengths offered (tokens); ``None`` = not declared, as in the seed's environment.
+#: Context lengths offered (tokens); ``None`` = not declared, as in the example environment.
 CONTEXT_OPTIONS: tuple[int | None, ...] = (None, 4096, 32768, 131072)
 
 #: Tokens whose attention state one device holds; ``None`` = not measured.
@@ -156,8 +156,8 @@ class GateGrid:
 def gate_grid(environment: Environment, candidates: tuple[Candidate, ...] = WIDGET_CANDIDATES) -> GateGrid:
     """Run each gate on each candidate (the grid) and the full evaluation (the reasons).
 
-    >>> grid = gate_grid(SEED_ENVIRONMENT)
-    >>> grid.passed[0]  # DP on the seed's environment: only the fit gate fails
+    >>> grid = gate_grid(EXAMPLE_ENVIRONMENT)
+    >>> grid.passed[0]  # DP on the example environment: only the fit gate fails
     (False, True, True, True, True, True)
 
     Taught in: lesson 3 (Q3 gates).
@@ -184,7 +184,7 @@ class GatesWidget(LessonWidget[GateGrid]):
     Controls (keyword names of :meth:`compute`): ``memory_per_device_gib`` (a number box,
     GiB), ``mode``, ``model_kind``, ``link_scope``, ``context_len`` and
     ``max_context_per_device`` (tokens, or ``None`` = not declared). The defaults are
-    the seed's environment.
+    :data:`coursekit.gates.EXAMPLE_ENVIRONMENT`.
     """
 
     figure_size_in: ClassVar[tuple[float, float]] = (6.4, 3.3)
@@ -197,7 +197,7 @@ class GatesWidget(LessonWidget[GateGrid]):
         def tokens(values: tuple[int | None, ...]) -> list[tuple[Text | str, int | None]]:
             return [(_NOT_DECLARED if v is None else f"{v:,}", v) for v in values]
 
-        env = SEED_ENVIRONMENT
+        env = EXAMPLE_ENVIRONMENT
         super().__init__(
             {
                 "memory_per_device_gib": number(

@@ -79,7 +79,7 @@ MAX_VIRTUAL_STAGES: int = 4
 MAX_SLOW_FACTOR: float = 3.0
 
 #: Bar captions ("F3") are drawn from a fixed pool of text artists, only for small shapes (p·m·v·2 <= 32,
-#: e.g. the seed's p = 4, m = 4) and only when the bars are wide enough: each caption costs a text render.
+#: e.g. lesson 6's p = 4, m = 4) and only when the bars are wide enough: each caption costs a text render.
 _TEXT_POOL: int = 32
 _MIN_CAPTION_PX: float = 14.0
 

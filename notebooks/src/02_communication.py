@@ -364,14 +364,16 @@ verify("q2.allreduce_ms", answer)
 # %% [markdown] lang="zh"
 # ### 练习 2.4
 #
-# 先预测，再看下面的表：Megatron 张量并行 TP = 8，模型 36 层，每步 8 个微批次，不开序列并行、不重计算。
-# 每个 rank 每步发起多少次 all-reduce？
+# 先预测：Megatron 张量并行 TP = 8，模型 36 层，每步 8 个微批次，不开序列并行、不重计算。
+# 每个 rank 每步发起多少次 all-reduce？作答后再展开下面折叠的单元格：参考解答，以及每种策略每步通信的表（表里也有本题的答案）。
 
 # %% [markdown] lang="en"
 # ### Exercise 2.4
 #
-# Predict first, then read the table below: Megatron tensor parallelism with TP = 8, a 36-layer model, 8 micro-batches
-# per step, no sequence parallelism and no recomputation. How many all-reduces does each rank issue per step?
+# Predict first: Megatron tensor parallelism with TP = 8, a 36-layer model, 8 micro-batches per step, no sequence
+# parallelism and no recomputation. How many all-reduces does each rank issue per step? After answering, unfold the
+# folded cells below: the worked solution, then the table of every strategy's communication per step (it holds this
+# exercise's answer too).
 
 # %% tags=["learner"]
 answer = ...
@@ -382,7 +384,7 @@ tp_entries = strategy_traffic("tp", seq_len=4096, micro_batch=1, micro_batches=8
 answer = sum(entry.calls_per_step for entry in tp_entries)
 verify("q2.tp_calls", answer)
 
-# %%
+# %% tags=["solution"]
 shape = model_shape("megatron-7.5b")
 SEQ, MICRO_BATCH, MICRO_BATCHES, DEGREE = 4096, 1, 8, 8
 activation = dict(seq_len=SEQ, micro_batch=MICRO_BATCH, micro_batches=MICRO_BATCHES)

@@ -57,11 +57,11 @@ from IPython.display import Markdown, display
 from coursekit.exercises import check, verify
 from coursekit.gates import (
     COURSE_CANDIDATES,
+    EXAMPLE_CANDIDATES,
+    EXAMPLE_ENVIRONMENT,
     GATES,
     LINK_SCOPES,
-    SEED_CANDIDATES,
-    SEED_ENVIRONMENT,
-    SEED_REASON_TEXTS,
+    REASON_TEXTS_EN,
     WARNING_CODES,
     Candidate,
     Environment,
@@ -193,7 +193,7 @@ assert [gate.code for gate in GATES] == ["memory", "interconnect", "structure", 
 # numbers are illustrative: they give every gate a candidate it can reject):
 
 # %%
-candidates = (*SEED_CANDIDATES, *COURSE_CANDIDATES)
+candidates = (*EXAMPLE_CANDIDATES, *COURSE_CANDIDATES)
 md_table(
     [
         Text(zh="候选", en="candidate"),
@@ -219,7 +219,7 @@ md_table(
         for c in candidates
     ],
 )
-env = SEED_ENVIRONMENT
+env = EXAMPLE_ENVIRONMENT
 print(Text(
     zh=f"本课的示例环境：单设备 {env.memory_per_device_gib:g} GiB，工作负载 '{env.mode}'，模型结构 '{env.model_kind}'，"
     f"链路域 '{env.link_scope}'，上下文长度未声明",
@@ -264,23 +264,23 @@ for report in reports:
     print(Text(zh=f"{report.name}：{verdicts[report.accepted]}{why}", en=f"{report.name}: {verdicts[report.accepted]}{why}"))
 
 # %% [markdown] lang="zh"
-# 每条原因都带一个稳定的代码，每个代码还对应一句固定的英文短句（`SEED_REASON_TEXTS`），方便和只认英文原因的脚本对照。
-# 下面的断言检查：字典形式与 `coursekit` 自带的 `SEED_CANDIDATES` 是同一组声明；DP 只被容量门槛拒绝，
+# 每条原因都带一个稳定的代码，每个代码还对应一句固定的英文短句（`REASON_TEXTS_EN`），方便和只认英文原因的脚本对照。
+# 下面的断言检查：字典形式与 `coursekit` 自带的 `EXAMPLE_CANDIDATES` 是同一组声明；DP 只被容量门槛拒绝，
 # EP 只被结构门槛拒绝，ZeRO-3 和 TP 通过；代码换回英文短句后是预期的那两句。
 
 # %% [markdown] lang="en"
-# Every reason carries a stable code, and each code maps to one fixed English phrase (`SEED_REASON_TEXTS`), for
+# Every reason carries a stable code, and each code maps to one fixed English phrase (`REASON_TEXTS_EN`), for
 # scripts that only understand English reasons. The asserts below check that the dicts are the same declarations as
-# coursekit's `SEED_CANDIDATES`; that DP is rejected by the fit gate only and EP by the structure gate only, while
+# coursekit's `EXAMPLE_CANDIDATES`; that DP is rejected by the fit gate only and EP by the structure gate only, while
 # ZeRO-3 and TP pass; and that the codes map back to the expected two phrases.
 
 # %%
-assert [Candidate.from_dict(c) for c in first_candidates] == [replace(c, description=None) for c in SEED_CANDIDATES]
-assert Environment.from_dict(environment) == SEED_ENVIRONMENT
+assert [Candidate.from_dict(c) for c in first_candidates] == [replace(c, description=None) for c in EXAMPLE_CANDIDATES]
+assert Environment.from_dict(environment) == EXAMPLE_ENVIRONMENT
 codes = {report.name: report.codes for report in reports}
 assert codes == {'DP': ('memory',), 'ZeRO-3': (), 'TP': (), 'EP': ('structure',)}
-assert [SEED_REASON_TEXTS[code] for code in codes['DP']] == ['per-rank memory exceeds device memory']
-assert [SEED_REASON_TEXTS[code] for code in codes['EP']] == ['model structure is unsupported']
+assert [REASON_TEXTS_EN[code] for code in codes['DP']] == ['per-rank memory exceeds device memory']
+assert [REASON_TEXTS_EN[code] for code in codes['EP']] == ['model structure is unsupported']
 
 # %% [markdown] lang="zh"
 # ## 5. 为什么不打综合分
@@ -294,7 +294,7 @@ assert [SEED_REASON_TEXTS[code] for code in codes['EP']] == ['model structure is
 # reports:
 
 # %%
-reports = evaluate_candidates(candidates, SEED_ENVIRONMENT)
+reports = evaluate_candidates(candidates, EXAMPLE_ENVIRONMENT)
 md_table(
     [Text(zh="候选", en="candidate"), Text(zh="通过的门槛数", en="gates passed"), Text(zh="拒绝原因", en="reasons")],
     [(r.name, f"{len(GATES) - len(r.reasons)} / {len(GATES)}", "<br>".join(x.message for x in r.reasons) or "—") for r in reports],
@@ -338,10 +338,10 @@ assert by_name['DP'].codes != by_name['EP'].codes
 # context that one device cannot hold, and CP passes:
 
 # %%
-long_context = replace(SEED_ENVIRONMENT, context_len=131072, max_context_per_device=32768)
-short_context = replace(SEED_ENVIRONMENT, context_len=4096, max_context_per_device=32768)
+long_context = replace(EXAMPLE_ENVIRONMENT, context_len=131072, max_context_per_device=32768)
+short_context = replace(EXAMPLE_ENVIRONMENT, context_len=4096, max_context_per_device=32768)
 cp = next(c for c in COURSE_CANDIDATES if c.name == 'CP')
-for env in (SEED_ENVIRONMENT, short_context, long_context):
+for env in (EXAMPLE_ENVIRONMENT, short_context, long_context):
     report = evaluate_candidate(cp, env)
     declared = Text(zh="未声明", en="not declared")
     context = declared if env.context_len is None else f"{env.context_len:,}"
@@ -366,7 +366,7 @@ assert evaluate_candidate(cp, short_context).codes == ('context',)
 mislabelled = Candidate(
     "Replica*", 20, {"training", "serving"}, {"dense", "moe"}, "none", role="serving-replica"
 )
-report = evaluate_candidate(mislabelled, SEED_ENVIRONMENT)
+report = evaluate_candidate(mislabelled, EXAMPLE_ENVIRONMENT)
 print(Text(zh=f"拒绝它的门槛：{', '.join(report.codes)}。原因：{report.reasons[0].message}",
            en=f"gates that reject it: {', '.join(report.codes)}. Reason: {report.reasons[0].message}"))
 assert report.codes == ('serving',)
@@ -404,7 +404,7 @@ gates_widget
 # %%
 # Check the widget against a direct call (the widget only calls coursekit).
 assert gates_widget.status == "ok"
-assert [r.accepted for r in gates_widget.result.reports] == [r.accepted for r in evaluate_candidates(candidates, SEED_ENVIRONMENT)]
+assert [r.accepted for r in gates_widget.result.reports] == [r.accepted for r in evaluate_candidates(candidates, EXAMPLE_ENVIRONMENT)]
 
 # %% [markdown] lang="zh"
 # ## 8. 并行度的排除规则，也是门槛
@@ -526,8 +526,8 @@ answer = ...
 check("q3.first_gate", answer)
 
 # %% tags=["solution"]
-tp = next(c for c in SEED_CANDIDATES if c.name == "TP")
-answer = evaluate_candidate(tp, replace(SEED_ENVIRONMENT, link_scope="cross_node")).codes[0]
+tp = next(c for c in EXAMPLE_CANDIDATES if c.name == "TP")
+answer = evaluate_candidate(tp, replace(EXAMPLE_ENVIRONMENT, link_scope="cross_node")).codes[0]
 verify("q3.first_gate", answer)
 
 # %% [markdown] lang="zh"
@@ -548,7 +548,7 @@ answer = ...
 check("q3.accepted", answer)
 
 # %% tags=["solution"]
-serving_moe = replace(SEED_ENVIRONMENT, mode="serving", model_kind="moe")
+serving_moe = replace(EXAMPLE_ENVIRONMENT, mode="serving", model_kind="moe")
 answer = {r.name for r in evaluate_candidates(candidates, serving_moe) if r.accepted}
 verify("q3.accepted", answer)
 

@@ -86,9 +86,9 @@ def show_plan(report):
 def show_counts(comparison):
     """One sentence comparing the naive count with the engine's world size for a plan with EP."""
     verdict = Text(zh="能", en="can") if comparison.engine_valid else Text(zh="不能", en="cannot")
-    print(Text(zh=f"朴素规则：{comparison.seed_required_ranks} 个 rank；引擎的世界大小：{comparison.engine_world_size}；"
+    print(Text(zh=f"朴素规则：{comparison.naive_required_ranks} 个 rank；引擎的世界大小：{comparison.engine_world_size}；"
                   f"引擎{verdict}排出这个方案",
-               en=f"naive rule: {comparison.seed_required_ranks} ranks; engine world size: "
+               en=f"naive rule: {comparison.naive_required_ranks} ranks; engine world size: "
                   f"{comparison.engine_world_size}; the engine {verdict} lay the plan out"))
 
 
@@ -244,7 +244,7 @@ two_rules = compare_ep_rules({'TP': 4, 'PP': 2, 'EP': 2})
 show_counts(two_rules)
 for issue in two_rules.engine_issues:
     print(f"  [{issue.code}] {issue.message}")
-assert (two_rules.seed_required_ranks, two_rules.engine_world_size) == (16, 8)
+assert (two_rules.naive_required_ranks, two_rules.engine_world_size) == (16, 8)
 assert not two_rules.engine_valid
 
 # %% [markdown] lang="zh"
@@ -264,7 +264,7 @@ show_counts(with_dp)
 print(Text(zh="相差的 rank 数：", en="difference in ranks:"), with_dp.difference_ranks)
 print(Text(zh="专家张量并行 ETP、专家数据并行 EDP：", en="expert tensor parallel ETP, expert data parallel EDP:"),
       with_dp.expert_tensor_parallel, with_dp.expert_data_parallel)
-assert with_dp.engine_valid and with_dp.difference_ranks == with_dp.seed_required_ranks - with_dp.engine_world_size
+assert with_dp.engine_valid and with_dp.difference_ranks == with_dp.naive_required_ranks - with_dp.engine_world_size
 layout = validate_megatron_composition(tp=4, pp=2, dp=2, ep=2, model_kind='dense')
 print(Text(zh="稠密模型上的引擎检查，问题代码：", en="engine check on a dense model, issue codes:"), ", ".join(layout.codes))
 show_issues(layout)
@@ -283,7 +283,7 @@ assert dense["DP"] == expert["EP"]  # EDP = 1: the expert layers' EP groups are 
 #
 # 引擎按一个 **rank 顺序 (rank order)** 给 rank 编号：默认 `TP-CP-EP-DP-PP`，排在前面的维度变化最快。
 # Megatron-Core 的 `initialize_model_parallel` 文档给了一个参考例子：16 张 GPU，TP = 2，PP = 4（所以 DP = 2）。
-# 到这里为止，本课还没有打印过任何一个组：先做下面的练习 4.1，再看 `rank_groups` 的结果与文档中列出的组是否逐一相同。
+# 到这里为止，本课还没有打印过任何一个组：先做下面的练习 4.1；答完后再展开它下面折叠的单元格，看 `rank_groups` 的结果与文档中列出的组是否逐一相同。
 
 # %% [markdown] lang="en"
 # Here EDP = 1: the expert layers' EP groups are exactly the dense layers' DP groups. The engine checks the structure
@@ -294,21 +294,21 @@ assert dense["DP"] == expert["EP"]  # EDP = 1: the expert layers' EP groups are 
 #
 # The engine numbers ranks in an **order**: by default `TP-CP-EP-DP-PP`, the first dimension varying fastest.
 # Megatron-Core's `initialize_model_parallel` docstring gives a reference example: 16 GPUs, TP = 2, PP = 4 (so
-# DP = 2). So far this lesson has printed no group at all: do exercise 4.1 below first, then see whether `rank_groups`
-# returns exactly the groups the docstring lists.
+# DP = 2). So far this lesson has printed no group at all: do exercise 4.1 below first; once you have answered, unfold
+# the folded cells under it to see whether `rank_groups` returns exactly the groups the docstring lists.
 
 # %% [markdown] lang="zh"
 # ### 练习 4.1（先预测，再看结果）
 #
 # 参考例子（16 张 GPU，TP = 2，PP = 4，所以 DP = 2，默认顺序）中，rank 5 所在的 DP 组有哪些 rank？用从小到大的列表作答，如 `[0, 1]`。
-# 先用“TP 变化最快、DP 其次”的规则自己推，再运行下面的单元格核对。
+# 先用“TP 变化最快、DP 其次”的规则自己推，作答后再展开下面折叠的单元格：参考解答，以及全部的组和文档中列出的组的对照。
 
 # %% [markdown] lang="en"
 # ### Exercise 4.1 (predict first, then look)
 #
 # In the reference example (16 GPUs, TP = 2, PP = 4, so DP = 2, default order), which ranks form the DP group of rank 5?
-# Answer with an ascending list, e.g. `[0, 1]`. Work it out from "TP varies fastest, DP next" first, then run the cells
-# below to check.
+# Answer with an ascending list, e.g. `[0, 1]`. Work it out from "TP varies fastest, DP next" first; after answering,
+# unfold the folded cells below: the worked solution, then every group side by side with the docstring's.
 
 # %% tags=["learner"]
 answer = ...
@@ -318,13 +318,13 @@ check("q4.dp_group", answer)
 answer = next(group for group in rank_groups({'TP': 2, 'PP': 4, 'DP': 2})["DP"] if 5 in group)
 verify("q4.dp_group", answer)
 
-# %%
+# %% tags=["solution"]
 reference = {'TP': 2, 'PP': 4, 'DP': 2}
 groups = rank_groups(reference)
 for dim in ("TP", "DP", "PP"):
     print(Text(zh=f"{dim} 组：", en=f"{dim} groups:"), groups[dim])
 
-# %%
+# %% tags=["solution"]
 # Reference: NVIDIA/Megatron-LM megatron/core/parallel_state.py, initialize_model_parallel docstring
 # (16 GPUs g0 ... g15, tensor-parallel size 2, pipeline-parallel size 4).
 MEGATRON_DOCSTRING_GROUPS = {
@@ -441,7 +441,7 @@ composition_widget
 # Check the widget against direct calls (the widget only calls coursekit).
 assert composition_widget.status == "ok"
 assert composition_widget.result.topology.groups == rank_groups(reference)
-assert composition_widget.result.seed.required_ranks == validate_parallel_composition(reference, 16, "dense").required_ranks
+assert composition_widget.result.naive.required_ranks == validate_parallel_composition(reference, 16, "dense").required_ranks
 
 # %% [markdown] lang="zh"
 # ## 8. 练习

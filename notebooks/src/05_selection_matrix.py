@@ -508,7 +508,7 @@ assert evaluate_paper_case(case3).verdict_of("FSDP").degree == fsdp
 # has not said what the topology is.
 
 # %% [markdown] lang="zh"
-# ## 加上拓扑：节点内快、节点间慢
+# ## 加上拓扑：节点内快、跨节点慢
 #
 # 现在补充一条信息：每个节点 8 张卡，节点内是高速互连（如 NVLink），节点之间是慢得多的网络。
 # `topology_changes(case)` 对比加拓扑前后每个策略的结论和理由。
@@ -574,7 +574,7 @@ assert evaluate_paper_case(CASE_STATE_EXCEEDS_DEVICE, "hierarchical").verdict_of
 #   走节点内高速链路，跨节点的只有每步一次梯度全归约——这就是 PyTorch 的 HYBRID_SHARD 思路。
 # - DP 和 PP 适合放在跨节点的维度：DP 每步只同步一次，PP 只在阶段边界传点对点 (point-to-point) 激活。
 #
-# 这正是“节点内用 TP、节点间用 DP/PP”这条常见做法的来由：**按通信频率把维度映射到链路**。它不是固定规则，
+# 这正是“节点内用 TP、跨节点用 DP/PP”这条常见做法的来由：**按通信频率把维度映射到链路**。它不是固定规则，
 # 例如单层不需要切时就根本不需要 TP。
 
 # %% [markdown] lang="en"

@@ -121,7 +121,7 @@ print(run.where())
 # $$t(S) = \text{steps}(n)\cdot\alpha + \text{factor}(n)\cdot\frac{S}{B}$$
 #
 # - $S$ 是 nccl-tests 的载荷定义：**完整缓冲区**的字节数（all_reduce 的张量、all_gather 的输出、reduce_scatter 的输入、all_to_all 每个 rank 发出的全部数据、broadcast 的张量、send_recv 的消息）。
-# - $\alpha$ 是环上每一步的固定开销（秒），$B$ 是每条链路的**单向**带宽（字节/秒）。
+# - $\alpha$ 是环上每一步的固定开销（秒），$B$ 是**每个 rank 每个方向的带宽（单向）**（字节/秒），与第 0、2 课的约定相同：在 GPU 上就是每块 GPU 每个方向、它所有链路加在一起的带宽（H100 的 NVLink 标称 900 GB/s 是 18 条链路、两个方向之和，每个方向 450 GB/s）。
 # - steps 与 factor 见下表（由 `model_coefficients` 计算，它直接读取第 2 课的 `collective_cost`）。
 #
 # nccl-tests 报告两个带宽：**算法带宽** algbw = S / t，和**总线带宽** busbw = algbw × factor。busbw 已经扣除了算法本身的数据量差异，所以可以直接和链路带宽 B 比较：不同集合通信的 busbw 在大载荷下应该接近同一个数。
@@ -136,7 +136,7 @@ print(run.where())
 # $$t(S) = \text{steps}(n)\cdot\alpha + \text{factor}(n)\cdot\frac{S}{B}$$
 #
 # - $S$ is nccl-tests' payload: the bytes of the **full buffer** (the all-reduced tensor, the gathered output of all_gather, the input of reduce_scatter, everything one rank sends in all_to_all, the broadcast tensor, the message of send_recv).
-# - $\alpha$ is the fixed cost of one ring step (seconds) and $B$ the **unidirectional** bandwidth per link (bytes per second).
+# - $\alpha$ is the fixed cost of one ring step (seconds) and $B$ the **bandwidth per rank, per direction (unidirectional)** (bytes per second), the convention of lessons 0 and 2: on GPUs it is per GPU and direction, all of its links together (the H100's quoted 900 GB/s of NVLink sums 18 links and both directions; 450 GB/s per direction).
 # - steps and factor are in the table below (computed by `model_coefficients`, which reads lesson 2's `collective_cost`).
 #
 # nccl-tests reports two bandwidths: the **algorithm bandwidth** algbw = S / t and the **bus bandwidth** busbw = algbw × factor. busbw removes the difference in how much data each algorithm moves, so it can be compared with the link bandwidth B directly: at large payloads the busbw of different collectives should be close to one number.
@@ -847,6 +847,38 @@ if RANKS_TRY != RANKS:
 # - A profiler trace splits a step into compute, exposed / hidden communication, waiting for a slower rank, waiting for input and other, and the parts sum to the step; waiting for a slower rank comes from the differences between one collective's durations on the ranks, with no clock alignment.
 # - Injected faults each show up as themselves: a slow rank → the others wait for it; an input delay → input wait; overlap off → more exposed communication (if there was real overlap to begin with).
 # - A falling E(P) needs the timeline taken apart: on this machine, communication and waiting at 2 ranks; at 4 ranks, compute itself slowed by contention.
+
+# %% [markdown] lang="zh"
+# ## 延伸阅读
+#
+# - **PyTorch 分布式文档**：[torch.distributed](https://pytorch.org/docs/stable/distributed.html)（进程组、gloo 与 NCCL 后端、
+#   本课计时的各种集合通信）；多机启动用 [torchrun](https://pytorch.org/docs/stable/elastic/run.html)。
+# - **FSDP2**：[torch.distributed.fsdp.fully_shard](https://pytorch.org/docs/stable/distributed.fsdp.fully_shard.html)：
+#   每个参数沿第 0 维分片，前向和反向之前全收集 (all-gather)，之后释放；本课的显存测量用的就是它。
+# - **性能分析器**：[torch.profiler](https://pytorch.org/docs/stable/profiler.html)：本课把一步拆成计算、通信和等待所用的追踪。
+# - **数据并行的重叠**：[DDP 设计说明](https://pytorch.org/docs/stable/notes/ddp.html)；S. Li et al.,
+#   *PyTorch Distributed: Experiences on Accelerating Data Parallel Training*, VLDB 2020
+#   （[arXiv:2006.15704](https://arxiv.org/abs/2006.15704)）：梯度分桶，以及反向计算与全归约的重叠。
+# - **nccl-tests 的性能说明**（[PERFORMANCE.md](https://github.com/NVIDIA/nccl-tests/blob/master/doc/PERFORMANCE.md)）：
+#   算法带宽 algbw 与总线带宽 busbw 的定义，以及每种集合通信的总线带宽系数。
+
+# %% [markdown] lang="en"
+# ## Related reading
+#
+# - **PyTorch distributed documentation**: [torch.distributed](https://pytorch.org/docs/stable/distributed.html)
+#   (process groups, the gloo and NCCL backends, the collectives this lesson times); launching on many machines with
+#   [torchrun](https://pytorch.org/docs/stable/elastic/run.html).
+# - **FSDP2**: [torch.distributed.fsdp.fully_shard](https://pytorch.org/docs/stable/distributed.fsdp.fully_shard.html):
+#   each parameter is sharded along dim 0, all-gathered before forward and backward and freed after; this lesson's
+#   memory measurement uses it.
+# - **The profiler**: [torch.profiler](https://pytorch.org/docs/stable/profiler.html): the traces this lesson takes a
+#   step apart with (compute, communication, waiting).
+# - **Overlap in data parallelism**: the [DDP design note](https://pytorch.org/docs/stable/notes/ddp.html); S. Li et al.,
+#   *PyTorch Distributed: Experiences on Accelerating Data Parallel Training*, VLDB 2020
+#   ([arXiv:2006.15704](https://arxiv.org/abs/2006.15704)): gradient buckets, and overlapping the backward pass with the
+#   all-reduce.
+# - **nccl-tests' performance notes** ([PERFORMANCE.md](https://github.com/NVIDIA/nccl-tests/blob/master/doc/PERFORMANCE.md)):
+#   the definitions of algorithm bandwidth algbw and bus bandwidth busbw, and each collective's bus-bandwidth factor.
 
 # %% [markdown] lang="zh" tags=["learner"]
 # ## 学后填写区

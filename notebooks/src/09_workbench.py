@@ -10,7 +10,7 @@
 #
 # [English version](../en/09_workbench.ipynb) · [课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 8 课 实验：测量一个训练步](08_lab.ipynb) · 下一课：[第 10 课 服务](10_serving.ipynb)
 #
-# > **时间：** 约 55 分钟（讲解与阅读 40 分钟，练习 15 分钟）
+# > **时间：** 约 60 分钟（讲解与阅读 45 分钟，练习 15 分钟）
 # >
 # > **问题：**
 # > - 前几课的方法——登记约束、用硬门槛排除并写明原因、检查组合、最后才估算——能不能用在一整个搜索空间上？
@@ -30,7 +30,7 @@
 #
 # [中文版](../zh/09_workbench.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 8, the lab: measuring a step](08_lab.ipynb) · Next: [lesson 10, serving](10_serving.ipynb)
 #
-# > **Time:** about 55 min (teaching and reading 40 min, exercises 15 min)
+# > **Time:** about 60 min (teaching and reading 45 min, exercises 15 min)
 # >
 # > **Questions:**
 # > - Can the course's method — register constraints, exclude by hard gates with reasons, check the composition,
@@ -709,6 +709,33 @@ verify("plan.slow_link", answer)
 # - No blended score: survivors are ordered by estimated step time only, and the result carries every assumption (peak, the efficiency model and its calibration, per-dimension overlap, links).
 # - An estimate is not a measurement: candidates closer than its uncertainty are tied; tie group 1 holds the candidates to measure; the what-ifs show how the answer moves with the constraints.
 # - TP = 8 inside a node: it splits every layer with no bubble, but communicates in every layer, so it belongs on NVLink; larger crosses nodes and thins the matmuls.
+
+# %% [markdown] lang="zh"
+# ## 延伸阅读
+#
+# - Narayanan 等. [Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM](https://arxiv.org/abs/2104.04473).
+#   SC 2021. 张量、流水线、数据并行 (PTD-P) 怎样组合：TP 留在节点内，PP 跨节点；表 1 是本课的标定数据。
+# - Rajbhandari 等. [ZeRO: Memory Optimizations Toward Training Trillion Parameter Models](https://arxiv.org/abs/1910.02054).
+#   SC 2020. 训练状态分片的三个阶段及其通信量：工作台里 DP / ZeRO 这一维的出处。
+# - Korthikanti 等. [Reducing Activation Recomputation in Large Transformer Models](https://arxiv.org/abs/2205.05198).
+#   2022. 序列并行 (sequence parallelism) 与选择性重计算；工作台激活账本的公式（表 2）。
+# - Llama Team, AI @ Meta. [The Llama 3 Herd of Models](https://arxiv.org/abs/2407.21783). 2024. 第 3.3 节：
+#   在上万张 H100 上组合 TP、CP、PP 与 FSDP 的四维并行；本课的 Llama 3 对照行出自此文。
+
+# %% [markdown] lang="en"
+# ## Related reading
+#
+# - Narayanan et al. [Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM](https://arxiv.org/abs/2104.04473).
+#   SC 2021. How tensor, pipeline and data parallelism (PTD-P) compose: TP inside a node, PP across nodes; Table 1 is
+#   this lesson's calibration data.
+# - Rajbhandari et al. [ZeRO: Memory Optimizations Toward Training Trillion Parameter Models](https://arxiv.org/abs/1910.02054).
+#   SC 2020. The three stages of sharding the training state and their communication volume: the source of the
+#   workbench's DP / ZeRO axis.
+# - Korthikanti et al. [Reducing Activation Recomputation in Large Transformer Models](https://arxiv.org/abs/2205.05198).
+#   2022. Sequence parallelism and selective recomputation; the formulas of the workbench's activation ledger (Table 2).
+# - Llama Team, AI @ Meta. [The Llama 3 Herd of Models](https://arxiv.org/abs/2407.21783). 2024. Section 3.3: 4D
+#   parallelism combining TP, CP, PP and FSDP on tens of thousands of H100s; this lesson's Llama 3 comparison rows come
+#   from it.
 
 # %% [markdown] lang="zh" tags=["learner"]
 # ## 学后填写区

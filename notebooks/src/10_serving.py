@@ -10,7 +10,7 @@
 #
 # [English version](../en/10_serving.ipynb) · [课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 9 课 决策工作台](09_workbench.ipynb)
 #
-# > **时间：** 约 50 分钟（讲解与阅读 35 分钟，练习 15 分钟）
+# > **时间：** 约 55 分钟（讲解与阅读 40 分钟，练习 15 分钟）
 # >
 # > **问题：**
 # > - 服务副本 (serving replica) 和数据并行 (data parallelism, DP) 都是“多份完整模型”，为什么不是一回事？
@@ -31,7 +31,7 @@
 #
 # [中文版](../zh/10_serving.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 9, the decision workbench](09_workbench.ipynb)
 #
-# > **Time:** about 50 min (teaching and reading 35 min, exercises 15 min)
+# > **Time:** about 55 min (teaching and reading 40 min, exercises 15 min)
 # >
 # > **Questions:**
 # > - Serving replicas and data parallelism (DP) both keep "several whole copies of the model". Why are they not the
@@ -240,10 +240,10 @@ print(tr("widgets.serving.ledger", weights_gib=ledger.weights_gib, kv_gib=ledger
 #
 # 第 7 课的屋顶线：一个内核做 F 次浮点运算、至少搬 B 字节，时间不会少于 max(F / 峰值, B / 带宽)。
 #
-# - **预填充**一次处理 P 个提示词元：每读一遍权重（2·N 字节），做 2·N·P 次运算，算术强度约为 P FLOP/字节。
-#   P = 2048 远高于 H100 的转折点，所以受算力限制。
+# - **预填充**一次处理 P 个提示词元：每读一遍权重（2·N 字节），做 2·N·P 次运算，计算强度 (arithmetic intensity) 约为 P FLOP/字节。
+#   P = 2048 远高于 H100 的脊点 (ridge point)，所以受算力限制。
 # - **解码**每步为批次里每个请求做一个词元：读一遍全部权重和整个批次的 KV 缓存，只做 2·N·批 次运算，
-#   算术强度约等于批大小。批为 64 时仍低于转折点，所以受显存带宽限制。
+#   计算强度约等于批大小。批为 64 时仍低于脊点，所以受显存带宽限制。
 
 # %% [markdown] lang="en"
 # ## 4. Prefill and decode on the roofline
@@ -266,7 +266,7 @@ prefill = serving_estimate(LLAMA70, H100, tp=8, batch=1, prompt_tokens=2048, out
 md_table(
     [
         Text(zh="阶段", en="phase"),
-        Text(zh="约算术强度 (FLOP/字节)", en="approx. intensity (FLOP/byte)"),
+        Text(zh="约计算强度 (FLOP/字节)", en="approx. intensity (FLOP/byte)"),
         Text(zh="算力时间 (ms)", en="compute time (ms)"),
         Text(zh="显存时间 (ms)", en="memory time (ms)"),
         Text(zh="受限于", en="bound by"),
@@ -291,7 +291,7 @@ md_table(
         for _, b, e in points
     ],
 )
-print(Text(zh=f"H100 的转折点：{ridge:.0f} FLOP/字节", en=f"H100 ridge point: {ridge:.0f} FLOP/byte"))
+print(Text(zh=f"H100 的脊点：{ridge:.0f} FLOP/字节", en=f"H100 ridge point: {ridge:.0f} FLOP/byte"))
 assert prefill.prefill_compute_s > prefill.prefill_memory_s and points[2][2].decode_bound == "memory"
 
 # %%
@@ -308,7 +308,7 @@ ax.plot([2048], [H100.peak_flops / 1e12], "s", color="#c44e52")
 ax.annotate(label(Text(zh="预填充 2048", en="prefill 2048")), (700, H100.peak_flops / 1e12 * 0.55), fontsize=7)
 ax.set_xscale("log", base=2)
 ax.set_yscale("log")
-ax.set_xlabel(label(Text(zh="算术强度 (FLOP/字节)", en="arithmetic intensity (FLOP/byte)")), fontsize=8)
+ax.set_xlabel(label(Text(zh="计算强度 (FLOP/字节)", en="arithmetic intensity (FLOP/byte)")), fontsize=8)
 ax.set_ylabel(label(Text(zh="可达 TFLOP/s（H100 bf16）", en="attainable TFLOP/s (H100 bf16)")), fontsize=8)
 ax.tick_params(labelsize=7)
 ax.set_ylim(1.0, 3000.0)
@@ -744,6 +744,33 @@ verify("serve.littles_law", answer)
 # - Prefill is compute-bound (intensity about the prompt length), decode memory-bound (intensity about the batch); TPOT ≥ weights per GPU / HBM bandwidth.
 # - TP lowers TPOT until the latency of 2·L small all-reduces per token dominates; PP does not lower TPOT.
 # - Every time is a lower-bound estimate; tail latency, queueing and cache locality must be measured.
+
+# %% [markdown] lang="zh"
+# ## 延伸阅读
+#
+# - Kwon 等. [Efficient Memory Management for Large Language Model Serving with PagedAttention](https://arxiv.org/abs/2309.06180).
+#   SOSP 2023. 分页注意力 (PagedAttention) 把 KV 缓存按固定大小的块管理，减少碎片、让更多请求同时驻留；vLLM 的核心。
+# - Pope 等. [Efficiently Scaling Transformer Inference](https://arxiv.org/abs/2211.05102). MLSys 2023.
+#   预填充与解码的成本模型，以及延迟、吞吐和模型利用率之间按切分方式的权衡；多查询注意力 (MQA) 怎样缩小 KV 缓存。
+# - Agrawal 等. [Taming Throughput-Latency Tradeoff in LLM Inference with Sarathi-Serve](https://arxiv.org/abs/2403.02310).
+#   OSDI 2024. 分块预填充 (chunked prefill)：把长提示切块、和解码一起成批，避免解码被长预填充卡住。
+# - Ainslie 等. [GQA: Training Generalized Multi-Query Transformer Models from Multi-Head Checkpoints](https://arxiv.org/abs/2305.13245).
+#   EMNLP 2023. 分组查询注意力 (GQA)：本课 KV 头数公式里的省份从这里来。
+
+# %% [markdown] lang="en"
+# ## Related reading
+#
+# - Kwon et al. [Efficient Memory Management for Large Language Model Serving with PagedAttention](https://arxiv.org/abs/2309.06180).
+#   SOSP 2023. PagedAttention manages the KV cache in fixed-size blocks, cutting fragmentation so more requests fit at
+#   once; the core of vLLM.
+# - Pope et al. [Efficiently Scaling Transformer Inference](https://arxiv.org/abs/2211.05102). MLSys 2023. A cost model
+#   of prefill and decode, and how the partitioning trades latency, throughput and model FLOPs utilization; how
+#   multi-query attention (MQA) shrinks the KV cache.
+# - Agrawal et al. [Taming Throughput-Latency Tradeoff in LLM Inference with Sarathi-Serve](https://arxiv.org/abs/2403.02310).
+#   OSDI 2024. Chunked prefill: long prompts are split into chunks batched together with decodes, so decodes are not
+#   stalled behind a long prefill.
+# - Ainslie et al. [GQA: Training Generalized Multi-Query Transformer Models from Multi-Head Checkpoints](https://arxiv.org/abs/2305.13245).
+#   EMNLP 2023. Grouped-query attention (GQA): where the saving in this lesson's KV-head formula comes from.
 
 # %% [markdown] lang="zh" tags=["learner"]
 # ## 学后填写区

@@ -112,7 +112,7 @@ BASELINES: dict[str, Callable[[], dict[str, Any]]] = {
     },
     # gates
     **{
-        name: (lambda: {"candidate": coursekit.SEED_CANDIDATES[0], "environment": coursekit.SEED_ENVIRONMENT})
+        name: (lambda: {"candidate": coursekit.EXAMPLE_CANDIDATES[0], "environment": coursekit.EXAMPLE_ENVIRONMENT})
         for name in (
             "gate_memory",
             "gate_interconnect",
@@ -124,8 +124,8 @@ BASELINES: dict[str, Callable[[], dict[str, Any]]] = {
         )
     },
     "evaluate_candidates": lambda: {
-        "candidates": coursekit.SEED_CANDIDATES,
-        "environment": coursekit.SEED_ENVIRONMENT,
+        "candidates": coursekit.EXAMPLE_CANDIDATES,
+        "environment": coursekit.EXAMPLE_ENVIRONMENT,
     },
     "check_global_batch": lambda: {"dp": 8, "micro_batch": 2, "grad_accum": 4, "global_batch": 64},
     "dp_degrees_for_batch": lambda: {"global_batch": 64, "micro_batch": 2},

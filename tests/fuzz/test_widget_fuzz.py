@@ -68,7 +68,7 @@ def test_the_known_widgets_are_found() -> None:
     ("make", "error", "names"),
     [
         # The three: a KeyError, a TraitError naming nothing, a silent clamp to 8 stages.
-        (lambda: WIDGETS["CommunicationWidget"](link="nvlink"), ValueError, ("link", "'seed'", "'cross_node'")),
+        (lambda: WIDGETS["CommunicationWidget"](link="nvlink"), ValueError, ("link", "'example'", "'cross_node'")),
         (lambda: WIDGETS["CapacityWidget"](model="gpt5"), ValueError, ("model", "'megatron-7.5b'")),
         (lambda: WIDGETS["PipelineWidget"](stages=100), ValueError, ("stages = 100", "between 1 and")),
         (lambda: WIDGETS["PipelineWidget"](stages=4.0), TypeError, ("stages = 4.0", "int")),
