@@ -62,9 +62,10 @@ register(
 class MemoryLedger:
     """One rank's memory (the heaviest pipeline stage), GiB, against the device.
 
-    ``activations_gib`` holds the KV cache for serving candidates. ``workspace_gib`` is the
-    unit of weights ZeRO-3 gathers for the layer it computes. ``total_gib`` sums every part
-    with the reserve.
+    ``workspace_gib`` is the unit of weights ZeRO-3 gathers for the layer it computes. For serving
+    candidates (:func:`coursekit.serving.serving_memory_ledger`'s numbers) ``params_gib`` holds the
+    weights, ``activations_gib`` the KV cache and ``workspace_gib`` the activation workspace.
+    ``total_gib`` sums every part with the reserve.
     """
 
     params_gib: float

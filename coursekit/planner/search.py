@@ -291,9 +291,11 @@ def evaluate_composition(
         zero: ZeRO stage 0-3 (sharding over dp·cp ranks; experts over the expert-data-parallel ranks).
         mb: micro-batch in sequences; ga: gradient accumulation, ``None`` = global_batch / (dp·mb).
         recompute: ``"none"``, ``"selective"`` or ``"full"``; ``None`` = the workload's first mode.
-        replicas: serving replicas. Given, the candidate is a serving one (tp·pp per replica).
+        replicas: serving replicas. Given, the candidate is a serving one (tp·pp per replica), gated and estimated
+            by :mod:`coursekit.serving`'s own evaluation (the one :func:`coursekit.serving.plan_serving` runs) on
+            :meth:`WorkloadSpec.serving_workload`; only the rank count and the workload mode are the planner's.
 
-    The numbers come from :func:`coursekit.planner.estimate.training_estimate` on a one-row column —
+    The training numbers come from :func:`coursekit.planner.estimate.training_estimate` on a one-row column —
     the function :func:`plan` runs over the whole space.
 
     >>> from coursekit.presets import MODELS, CLUSTERS
@@ -753,7 +755,9 @@ def plan(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec) -> Plan
     check removed first), every candidate with its reasons, and the accepted ones ordered by
     *estimated* step time (compute at the efficiency its matmul shapes allow + exposed communication
     + pipeline bubble; see :data:`ESTIMATE_NOTES`), grouped into ties within the model's stated
-    uncertainty (:meth:`PlanResult.tie_groups`). Sizes beyond the documented bounds
+    uncertainty (:meth:`PlanResult.tie_groups`). In serving mode the search is
+    :func:`coursekit.serving.plan_serving` on :meth:`WorkloadSpec.serving_workload`, in its order (best
+    throughput per GPU first) and with its tie rule. Sizes beyond the documented bounds
     (:data:`coursekit.planner.MAX_WORLD_SIZE`, ``MAX_GLOBAL_BATCH``, ``MAX_SPACE_SIZE``) are refused
     with a ValueError before any search.
 
