@@ -555,8 +555,8 @@ def test_more_memory_never_rejects_an_accepted_candidate(
     model: str, cluster: ClusterSpec, workload: WorkloadSpec, factor: float
 ) -> None:
     """Growing device memory keeps every accepted candidate accepted — with one exception that the seed's context
-    gate implies: a CP candidate was admitted because the sequence did not fit one device, and with more memory
-    it may fit, so CP is no longer needed ("context")."""
+    gate implies: a CP candidate was admitted because no layout without CP held the context (in its least-memory
+    settings, pipeline fed), and with more memory one may, so CP is no longer needed ("context")."""
     small = plan(MODELS[model], cluster, workload)
     big_cluster = replace(cluster, memory_per_device_gib=cluster.memory_per_device_gib * factor)
     big = plan(MODELS[model], big_cluster, workload)

@@ -473,58 +473,48 @@ for run in PUBLISHED_RUNS:
     print(f"- {run.label}: {run.source}{note}")
 
 # %% [markdown] lang="zh"
-# 吞吐全部在 ±30% 以内。名次的目标（在最优估算的 1.25 倍以内）除 Llama 3 405B 的 128K 一行外都达到了；
-# 除这一行和 DeepSeek-V3 外，其余 6 行都在第 1 并列组。没达到的，原因如下——它们也正是估算**漏掉**的东西：
+# 吞吐全部在 ±30% 以内；除 Llama 3 405B 的 128K 一行外，都在最优估算的 1.25 倍以内，除它和 DeepSeek-V3 外都在
+# 第 1 并列组。没达到的，正是估算**漏掉**的东西：
 #
-# - **Llama 3 405B，128K**：论文调过交错 (interleaved) 流水线调度、平衡了首末阶段。我们的激活模型用 Korthikanti 等人
-#   的 GPT 层系数、没有激活卸载，算出交错调度配选择性重计算每卡要 92 GiB（ZeRO-2），放不下 80 GiB 的卡，于是发表的布局
-#   （TP 8、CP 16、PP 16）只能用 v = 4 加完全重计算，多做一遍前向，是最优估算的 1.27 倍。估算最优的布局改把序列切成
-#   64 份（CP 64、DP 2）：选择性重计算放得下，流水线里也有 64 个 micro-batch（气泡 6%，发表的布局 19%）。
-# - **Llama 3 405B，8K 两行**受同一个显存限制：16384 卡那一行匹配到的也是 v = 4 加完全重计算，8192 卡那一行是 1F1B
-#   加选择性重计算（32 个 micro-batch，气泡 15/47）；但两行都在最优估算的 1.1 倍以内、第 1 并列组。三行 405B 的估算吞吐
-#   都低了 22-29%：标定集是 2021 年 A100 上的 kernel，H100 上的 FlashAttention、Transformer Engine 更快。
-# - **DeepSeek-V3**：在 1.25 倍以内，但落在第 2 并列组。DualPipe 几乎没有气泡，矩阵乘用 FP8；估算按 1F1B 与 bf16
-#   峰值计算，架构（多头潜在注意力、共享专家）也是近似的。
+# - **Llama 3 405B，128K**：我们的激活模型（Korthikanti 等人的 GPT 层，没有激活卸载）算出交错调度配选择性重计算
+#   每卡要 92 GiB，超过 80 GiB，于是发表的布局（TP 8、CP 16、PP 16）只能用 v = 4 加完全重计算，是最优估算的 1.27 倍；
+#   最优估算改把序列切成 64 份（CP 64、DP 2），保住选择性重计算和 64 个 micro-batch（气泡 6%，发表的布局 19%）。
+# - **Llama 3 405B，8K**：同一个限制（16384 卡用完全重计算，8192 卡用 1F1B、气泡 15/47），但都在最优估算的 1.1 倍以内。
+#   三行 405B 的估算吞吐都低了 22-29%：标定集是 2021 年 A100 上的 kernel，H100 上的 FlashAttention、Transformer Engine
+#   更快。
+# - **DeepSeek-V3**：在 1.25 倍以内，但在第 2 并列组：DualPipe 几乎没有气泡、矩阵乘用 FP8；估算按 1F1B、bf16 峰值
+#   和近似的架构计算。
 #
-# 这些差距写在测试里（每行的名次、并列组和两个比值）：如果有一天模型改进把差距缩小了，测试会提醒我们更新这一段。
+# 测试把每一行都钉在这些数上。
 
 # %% [markdown] lang="en"
-# Throughput is within ±30 % everywhere. The ranking goal (within 1.25x of the best estimate) is met by every row but
-# Llama 3 405B at 128K; all rows but that one and DeepSeek-V3 are in tie group 1. Where a goal is missed, the reasons
-# are — and they are exactly what the estimate **leaves out**:
+# Throughput is within ±30 % everywhere; every row but Llama 3 405B at 128K is within 1.25x of the best, and all but
+# it and DeepSeek-V3 are in tie group 1. The misses are what the estimate **leaves out**:
 #
-# - **Llama 3 405B, 128K**: the paper tuned an interleaved pipeline schedule and balanced the edge stages. Our
-#   activation model uses Korthikanti et al.'s GPT-layer coefficients without activation offloading and gives the
-#   interleaved schedule with selective recompute 92 GiB per GPU (ZeRO-2), more than the 80 GiB card, so the published
-#   layout (TP 8, CP 16, PP 16) runs v = 4 with full recompute, repeating the forward pass: 1.27x the best estimate. The
-#   estimate's best splits the sequence 64 ways instead (CP 64, DP 2): selective recompute fits, and 64 micro-batches
-#   keep the pipeline full (bubble 6 %, against 19 % for the published layout).
-# - **Llama 3 405B, the two 8K rows** meet the same memory limit: the 16384-GPU row also matches with v = 4 and full
-#   recompute, the 8192-GPU row with 1F1B and selective recompute (32 micro-batches, bubble 15/47); both are still
-#   within 1.1x of the best estimate, in tie group 1. All three 405B rows estimate 22-29 % less throughput than
-#   measured: the calibration set is 2021 A100 kernels, and H100's FlashAttention and Transformer Engine are faster.
-# - **DeepSeek-V3**: within 1.25x, but in tie group 2. DualPipe has almost no bubble and the matmuls run in FP8; the
-#   estimate assumes 1F1B and the bf16 peak, and approximates the architecture (multi-head latent attention, the shared
-#   expert).
+# - **Llama 3 405B, 128K**: our activation model (Korthikanti et al.'s GPT layer, no offloading) gives the interleaved
+#   schedule with selective recompute 92 GiB per GPU, over the 80 GiB card, so the published layout (TP 8, CP 16,
+#   PP 16) runs v = 4 with full recompute: 1.27x the best estimate, which splits the sequence 64 ways (CP 64, DP 2) to
+#   keep selective recompute and 64 micro-batches (bubble 6 %, against 19 %).
+# - **Llama 3 405B, 8K**: the same limit (full recompute at 16384 GPUs, 1F1B with bubble 15/47 at 8192), yet both
+#   within 1.1x of the best. All three 405B rows estimate 22-29 % less throughput: the calibration set is 2021 A100
+#   kernels; H100's FlashAttention and Transformer Engine are faster.
+# - **DeepSeek-V3**: within 1.25x but in tie group 2: DualPipe has almost no bubble and FP8 matmuls; the estimate
+#   assumes 1F1B, the bf16 peak and an approximate architecture.
 #
-# These gaps are written into the tests (each row's rank, tie group and both ratios): if a better model one day closes
-# them, the tests will ask us to update this paragraph.
+# The tests hold each row to these figures.
 
 # %% [markdown] lang="zh"
-# 发表的布局和估算最优的布局并排看：多数是节点内 TP = 8；估算偏爱的常常是更少的流水线阶段（靠完全重计算放下），
-# 128K 时偏爱更宽的 CP。8K 时已经没有 CP：上下文门槛把每个 CP 布局和所有不用 CP 的布局比较，后者取最省显存的设置
-# （完全重计算、v = 1、允许的最高 ZeRO 阶段、每个 micro-batch 一条序列），并要求 micro-batch 数不少于流水线段数；
-# 8K 时有这样的布局放得下，CP 就不需要。128K 时 16384 张卡只有 128 条序列，不用 CP 的布局都喂不满流水线，CP 才被放行。
-# 发表的布局和估算最优的多数落在同一个并列组里，估算分不出来，要实测。
+# 多数布局是节点内 TP = 8；估算偏爱更少的流水线阶段（靠完全重计算放下），128K 时偏爱更宽的 CP。8K 时没有 CP：
+# 只要有不用 CP 的布局在最省显存的设置下（完全重计算、v = 1、最高 ZeRO 阶段、每个 micro-batch 一条序列）放得下、
+# 且 micro-batch 数不少于流水线段数，上下文门槛就拒绝 CP。128K 时 16384 张卡只有 128 条序列，没有这样的布局喂得满
+# 流水线，CP 才被放行。多数发表的布局和估算最优的在同一个并列组：只有实测能分先后。
 
 # %% [markdown] lang="en"
-# Put the published layout next to the estimate's best: most use TP = 8 inside the node; the estimate often
-# prefers fewer pipeline stages (fitting them with full recompute), and at 128K a wider CP. At 8K there is no CP any
-# more: the context gate compares each CP layout with every layout without CP in its least-memory settings (full
-# recompute, v = 1, the highest ZeRO stage allowed, one sequence per micro-batch) that has at least as many
-# micro-batches as pipeline stages; at 8K such a layout fits, so CP is not needed. At 128K, 16384 GPUs get only 128
-# sequences, no layout without CP can keep its pipeline fed, and CP is admitted. Most published layouts land in the
-# same tie group as the estimate's best, which the estimate cannot tell apart — a measurement can.
+# Most layouts use TP = 8 inside the node; the estimate prefers fewer pipeline stages (with full recompute) and, at
+# 128K, wider CP. No CP at 8K: the context gate rejects CP whenever a layout without it fits in its least-memory
+# settings (full recompute, v = 1, the highest ZeRO stage, one sequence per micro-batch) and has at least as many
+# micro-batches as stages. At 128K, 16384 GPUs get only 128 sequences, no such layout keeps its pipeline fed, and CP is
+# admitted. Most published layouts share the best's tie group: only a measurement can order them.
 
 # %%
 for run, c in zip(PUBLISHED_RUNS, comparisons):
