@@ -39,7 +39,7 @@ PIP := $(PY) -m pip --disable-pip-version-check
 help:
 	@echo "make lab     open the course in JupyterLab (COURSE_LANG=zh|en, HOST, PORT)"
 	@echo "make test    run every test (lint, types, unit, property, doctest, notebooks, browser)"
-	@echo "make bench   measure import, notebook and widget timings, and the website build"
+	@echo "make bench   measure import, notebook and widget timings, the planner's search and explain, and the website build"
 	@echo "make site    build the bilingual course website into build/site (executes every lesson)"
 	@echo "make lite    build the course as a JupyterLite site into build/lite (PYODIDE_DIR=a Pyodide distribution)"
 
@@ -85,6 +85,7 @@ test: lint typecheck $(TEST_STAMP)
 
 bench: $(TEST_STAMP)
 	$(PY) benchmarks/bench_course.py
+	$(PY) benchmarks/bench_plan.py
 	$(PY) benchmarks/bench_site.py
 
 site: $(TEST_STAMP)

@@ -51,6 +51,7 @@ from .units import GIB_BYTES, US_PER_S
 
 __all__ = [
     "PUBLISHED_MEASUREMENTS",
+    "SERVING_ASSUMPTIONS",
     "SERVING_GATES",
     "AllReduceChoice",
     "PublishedMeasurement",
@@ -70,6 +71,9 @@ __all__ = [
 
 #: The serving search's gates, in the order the funnel applies them.
 SERVING_GATES: tuple[str, ...] = ("shape", "interconnect", "memory", "replica", "slo")
+
+#: Keys of the assumptions every serving estimate rests on (``serving.assume.<key>`` in the message catalog).
+SERVING_ASSUMPTIONS: tuple[str, ...] = ("roofline", "context", "comm", "throughput")
 
 #: Accepted layouts whose throughput per GPU is within this share of the best are reported as a tie:
 #: a lower-bound model cannot separate them.
@@ -498,7 +502,10 @@ class ServingEstimate:
         time_per_output_token_s: one decode step (TPOT) = compute-or-memory time + communication.
         decode_compute_s, decode_memory_s: the two roofline limbs of a decode step (all stages).
         decode_comm_s: TP all-reduces and PP hand-offs per decode step.
-        weights_floor_s: weights per GPU ÷ HBM bandwidth, the floor no decode step beats.
+        weights_floor_s: the weights one decode step reads, per GPU, ÷ HBM bandwidth — the floor no decode step
+            beats. A dense model's step reads all of its weights; a mixture of experts' only the experts its
+            ``ceil(batch / pp)`` tokens are routed to (expected distinct experts per layer under uniform routing,
+            ``E · (1 - (1 - k/E)^tokens)``), so at batch 1 the floor is its active parameters, not all of them.
         all_reduce: NCCL's choice for one decode all-reduce (``none`` without TP).
         tokens_per_s: output tokens per second of the replica (see ``assumptions``).
         decode_tokens_per_s: batch / TPOT, decode alone.
@@ -524,7 +531,7 @@ class ServingEstimate:
     tokens_per_s: float
     decode_tokens_per_s: float
     lower_bound: bool = True
-    assumptions: tuple[str, ...] = ("roofline", "context", "comm", "throughput")
+    assumptions: tuple[str, ...] = SERVING_ASSUMPTIONS
 
     @property
     def tokens_per_s_per_gpu(self) -> float:
@@ -646,7 +653,7 @@ def _estimate(
         decode_compute_s=step_flops / ranks / peak * pp,
         decode_memory_s=step_bytes / ranks / hbm * pp,
         decode_comm_s=decode_comm,
-        weights_floor_s=model.num_params * weight_bytes / ranks / hbm,
+        weights_floor_s=_weight_read_params(model, group) * weight_bytes / ranks / hbm,
         all_reduce=choice,
         all_reduces_per_token=all_reduces,
         tokens_per_s=batch * output / cycle,
@@ -878,8 +885,16 @@ def _rate_concurrency(
     return None
 
 
-def _evaluate(model: ModelSpec, cluster: ClusterSpec, w: ServingWorkload, tp: int, pp: int) -> ServingCandidate:
-    replicas = cluster.world_size // (tp * pp)
+def _evaluate(
+    model: ModelSpec, cluster: ClusterSpec, w: ServingWorkload, tp: int, pp: int, replicas: int | None = None
+) -> ServingCandidate:
+    """Gate and estimate one layout: ``replicas`` copies (default: as many as the cluster holds) of tp · pp devices.
+
+    The one serving evaluation: :func:`plan_serving` runs it on every layout, and the planner's serving mode
+    (:func:`coursekit.planner.evaluate_composition` with ``replicas``) on one.
+    """
+    if replicas is None:
+        replicas = cluster.world_size // (tp * pp)
     reasons: list[Reason] = []
     if model.heads % tp:
         reasons.append(Reason("tp_heads", "serving.reason.tp_heads", {"tp": tp, "heads": model.heads}))
@@ -1064,7 +1079,7 @@ class ServingPlanResult:
                     lines.extend(f"    [{r.code}] {r.message}" for r in c.reasons)
         lines.append("")
         lines.append(tr("serving.assumptions_head"))
-        lines.extend(f"  - {tr(f'serving.assume.{key}')}" for key in ("roofline", "context", "comm", "throughput"))
+        lines.extend(f"  - {tr(f'serving.assume.{key}')}" for key in SERVING_ASSUMPTIONS)
         return "\n".join(lines)
 
     def to_dict(self, top: int = 5, include_rejected: bool = False) -> dict[str, Any]:
@@ -1093,7 +1108,7 @@ class ServingPlanResult:
                 "shortfall_gib": -misfit.ledger.headroom_gib,
                 "max_concurrency_per_replica": misfit.ledger.max_concurrency,
             },
-            "assumptions": [tr(f"serving.assume.{key}") for key in ("roofline", "context", "comm", "throughput")],
+            "assumptions": [tr(f"serving.assume.{key}") for key in SERVING_ASSUMPTIONS],
         }
         if include_rejected:
             payload["rejected"] = [c.to_dict() for c in ranked if not c.accepted]

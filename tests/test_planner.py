@@ -23,14 +23,17 @@ from coursekit.planner import (
     ModelSpec,
     PlanResult,
     WorkloadSpec,
+    context_twins,
     divisors,
+    evaluate_composition,
     group_link,
     megatron_paper_flops_per_step,
     megatron_paper_param_count,
     parse_degrees,
     plan,
 )
-from coursekit.presets import CLUSTERS, MEGATRON_TABLE1, MODELS, MegatronRun
+from coursekit.presets import CLUSTERS, MEGATRON_TABLE1, MODELS, PUBLISHED_RUNS, MegatronRun
+from coursekit.serving import ServingWorkload, plan_serving
 
 GATE_CODES = tuple(gate.code for gate in PLAN_GATES)
 
@@ -313,10 +316,51 @@ def test_context_gate_rejects_cp_that_is_not_needed() -> None:
     result = plan(MODELS["llama3-8b"], CLUSTERS["h100-8"], WorkloadSpec(global_batch=16, seq_len=2048))
     cand = result.explain("tp=4,cp=2,dp=1,zero=1,mb=1,recompute=full")
     assert cand.codes == ("context",)
-    assert "folded back into data parallelism (dp = 2, cp = 1)" in cand.reasons[0].message
-    long = plan(MODELS["llama3-8b"], CLUSTERS["h100-8"], WorkloadSpec(global_batch=8, seq_len=131072))
-    cp8 = long.explain("tp=1,cp=8,dp=1,zero=3,mb=1,recompute=full")
-    assert "context" not in cp8.codes
+    # Its own fold: tp 4, pp 1, dp = 1 · 2 = 2, ga = 16 / 2 = 8 >= pp = 1, full recompute, ZeRO-3 (the workload's
+    # highest stage): it fits, so the reason names it.
+    message = cand.reasons[0].message
+    assert "folded back into data parallelism (tp = 4, pp = 1, dp = 2, cp = 1)" in message
+    assert "full recompute, ZeRO-3" in message
+
+
+LLAMA3_405B_8K, _, LLAMA3_405B_128K = PUBLISHED_RUNS[:3]
+
+
+def _published_plan(run: Any) -> PlanResult:
+    return plan(MODELS[run.model], CLUSTERS[run.cluster].with_nodes(run.nodes), run.workload())
+
+
+def test_context_gate_no_cp_for_a_dense_405b_at_8k() -> None:
+    """Issue: "For 405B: context parallelism at 8K tokens for a dense model". Llama 3 405B, 8K, 2048 sequences on
+    8192 GPUs: tp 8, pp 16, dp 64 without CP keeps its pipeline fed (ga = 2048 / 64 = 32 >= 16) and fits in its
+    least-memory settings, so CP is needed nowhere: no CP layout is accepted, none is in the first tie group."""
+    result = _published_plan(LLAMA3_405B_8K)
+    assert result.workload.seq_len == 8192 and result.cluster.world_size == 8192
+    twin = result.explain("tp=8,pp=16,dp=64,v=1,zero=2,mb=1,recompute=full")
+    assert twin.accepted and twin.grad_accum == 32
+    assert all(result.degrees(i)["cp"] == 1 for i in result.tie_groups()[0])
+    assert all(result.degrees(i)["cp"] == 1 for i in result.accepted_indices())
+    # The layout the old comparison admitted (CP kept its recompute mode and v): its fold tp 4, pp 32, dp 16 · 4 = 64
+    # has ga = 2048 / 64 = 32 >= 32 and fits with full recompute, v = 1.
+    old_best = result.explain("tp=4,pp=32,dp=16,cp=4,v=3,zero=1,mb=1,recompute=selective")
+    assert old_best.codes == ("context",)
+    assert "(tp = 4, pp = 32, dp = 64, cp = 1)" in old_best.reasons[0].message
+    # A fold that would starve its pipeline (tp 2, pp 32, dp 8 · 16 = 128: ga = 2048 / 128 = 16 < 32 stages) is no
+    # alternative; the gate names another layout without CP that holds the context.
+    starved = result.explain("tp=2,pp=32,dp=8,cp=16,v=3,zero=1,mb=1,recompute=selective")
+    assert starved.codes == ("context",) and starved.reasons[0].key == "planner.context_other"
+
+
+def test_context_gate_admits_cp_where_no_layout_without_it_holds_the_context() -> None:
+    """Llama 3 405B at 128K: 128 sequences on 16384 GPUs. Without CP, TP <= 8 leaves dp · pp >= 16384 / 8 = 2048
+    pipeline slots for 128 sequences: pp = 1 would need dp = 2048 > 128 sequences, and any pp > 1 leaves
+    ga = 128 / dp < pp. No layout without CP keeps its pipeline fed, so CP is admitted (the published tp 8, cp 16)."""
+    result = _published_plan(LLAMA3_405B_128K)
+    twins = context_twins(result.model, result.cluster, result.workload)
+    assert not twins.exists
+    published = result.find(**dict(LLAMA3_405B_128K.degrees))
+    assert any(result._table.accepted[i] for i in published)
+    assert "context" not in result.explain("tp=8,pp=16,dp=8,cp=16,v=4,zero=2,mb=1,recompute=full").codes
 
 
 def test_moe_expert_parallel_and_its_fold_rule() -> None:
@@ -333,7 +377,8 @@ def test_moe_expert_parallel_and_its_fold_rule() -> None:
 def test_serving_replicas_versus_tp() -> None:
     cluster = CLUSTERS["h100-8"].with_nodes(2)
     result = plan(MODELS["llama3-70b"], cluster, WorkloadSpec(global_batch=64, mode="serving"))
-    assert result.space_size == sum(len(divisors(16 // tp)) for tp in divisors(16))
+    # plan_serving's space: tp · pp divides 16 with pp <= 8 — the 15 divisor pairs less (tp 1, pp 16).
+    assert result.space_size == sum(len(divisors(16 // tp)) for tp in divisors(16)) - 1
     for cand in result:
         assert cand.replicas * cand.tp * cand.pp == 16 and cand.mode == "serving"
         assert cand.accepted or cand.reasons
@@ -342,6 +387,46 @@ def test_serving_replicas_versus_tp() -> None:
     assert {"mode", "serving"} <= set(training_in_serving.codes)
     train = plan(MODELS["llama3-70b"], cluster, WorkloadSpec(global_batch=64))
     assert {"mode", "serving"} <= set(train.explain("replicas=2,tp=8").codes)
+    # Replicas that do not use the cluster's ranks: 3 × tp 8 = 24 > 16.
+    assert "ranks" in result.explain("replicas=3,tp=8").codes
+    # 16 one-GPU replicas for 4 requests: the serving search's "replicas are not DP" rule (a replica without
+    # requests sits idle) is the planner's serving gate.
+    few = plan(MODELS["llama3-8b"], cluster, WorkloadSpec(global_batch=4, seq_len=512, mode="serving"))
+    assert few.explain("replicas=16,tp=1").codes == ("serving",)
+
+
+def test_planner_serving_mode_is_plan_serving() -> None:
+    """One serving estimate: the planner's serving mode and coursekit.serving.plan_serving give the same layouts in
+    the same order with the same numbers (the audit found the planner ranking tp 8 first, plan_serving 2 × tp 4)."""
+    model, cluster = MODELS["llama3-70b"], CLUSTERS["h100-8"]
+    planner = plan(model, cluster, WorkloadSpec(global_batch=64, seq_len=2048, output_tokens=256, mode="serving"))
+    serving = plan_serving(model, cluster, ServingWorkload(prompt_tokens=2048, output_tokens=256, concurrency=64))
+    ours = planner.accepted()
+    assert [(c.replicas, c.tp, c.pp) for c in ours] == [(c.replicas, c.tp, c.pp) for c in serving.accepted]
+    assert (ours[0].replicas, ours[0].tp, ours[0].pp) == (2, 4, 1)
+    for mine, theirs in zip(ours, serving.accepted, strict=True):
+        assert mine.serving is not None and theirs.estimate is not None and theirs.ledger is not None
+        estimate = mine.to_dict()["estimate"]
+        assert estimate["time_to_first_token_s"] == theirs.estimate.time_to_first_token_s
+        assert estimate["time_per_output_token_s"] == mine.step_s == theirs.estimate.time_per_output_token_s
+        assert estimate["tokens_per_s"] == theirs.estimate.tokens_per_s
+        assert mine.tokens_per_s == theirs.cluster_tokens_per_s
+        assert mine.memory is not None and mine.memory.total_gib == theirs.ledger.total_gib
+    # The first tie group is the serving search's best and the layouts it marks as a tie.
+    first = [planner.degrees(i) for i in planner.tie_groups()[0]]
+    tied = [c for c in serving.accepted if c is serving.accepted[0] or c.tie]
+    assert first == [{"tp": c.tp, "pp": c.pp, "replicas": c.replicas} for c in tied]
+    # The rejected ones carry the serving search's reasons (memory here), under the planner's gate codes.
+    assert sorted(planner.codes(i) for i in planner.rejected_indices()) == sorted(
+        tuple("serving" if r.code == "replica" else r.code for r in c.reasons)
+        for c in serving.candidates
+        if not c.accepted
+    )
+    top = planner.to_dict(top=1)["top"][0]
+    assert top["accepted"] is True and top["degrees"] == {"replicas": 2, "tp": 4, "pp": 1}
+    assert {"time_to_first_token_s", "time_per_output_token_s", "tokens_per_s"} <= set(top["estimate"])
+    one = evaluate_composition(model, cluster, planner.workload, tp=4, replicas=2)
+    assert one.serving is not None and one.serving.estimate == serving.accepted[0].estimate
 
 
 # --------------------------------------------------------------------------- one formula, two implementations
@@ -470,8 +555,8 @@ def test_more_memory_never_rejects_an_accepted_candidate(
     model: str, cluster: ClusterSpec, workload: WorkloadSpec, factor: float
 ) -> None:
     """Growing device memory keeps every accepted candidate accepted — with one exception that the seed's context
-    gate implies: a CP candidate was admitted because the sequence did not fit one device, and with more memory
-    it may fit, so CP is no longer needed ("context")."""
+    gate implies: a CP candidate was admitted because no layout without CP held the context (in its least-memory
+    settings, pipeline fed), and with more memory one may, so CP is no longer needed ("context")."""
     small = plan(MODELS[model], cluster, workload)
     big_cluster = replace(cluster, memory_per_device_gib=cluster.memory_per_device_gib * factor)
     big = plan(MODELS[model], big_cluster, workload)

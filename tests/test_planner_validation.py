@@ -1,9 +1,10 @@
 """The estimate against published large-scale runs (none of them calibrates it) and against its calibration set.
 
 Goals of the workbench issue: each published layout is accepted, within 1.25x of the best estimate, and its
-estimated throughput within ±30 % of the published one (in the paper's own FLOP convention). Where the model
-does not reach a goal, KNOWN_GAPS says why — the same reasons lesson 9 gives — and the test holds the gap to
-its stated size, so a change that closes (or widens) it shows up here.
+estimated throughput within ±30 % of the published one (in the paper's own FLOP convention). Each layout's rank and
+tie group are held to RANK_BOUNDS. Where the model does not reach a goal, KNOWN_GAPS (beyond 1.25x) and
+OUTSIDE_FIRST_TIE_GROUP say why — the same reasons lesson 9 gives — and the test holds the gap to its stated size, so
+a change that closes (or widens) it shows up here.
 """
 
 from __future__ import annotations
@@ -20,14 +21,33 @@ from coursekit.planner import (
     megatron_paper_flops_per_step,
     plan,
 )
-from coursekit.presets import MEGATRON_TABLE1, MODELS, PUBLISHED_RUNS, PublishedRun
+from coursekit.presets import CLUSTERS, MEGATRON_TABLE1, MODELS, PUBLISHED_RUNS, PublishedRun
 
-#: Runs whose layout the estimate ranks beyond 1.25x of its best, and why.
+#: Where each published layout stands among the accepted ones: (rank at most, tie group at most). Measured with the
+#: context gate that compares a CP layout with every layout without CP in its least-memory settings; a change that
+#: moves a layout down shows up here (and in lesson 9's table).
+RANK_BOUNDS: dict[str, tuple[int, int]] = {
+    "Llama 3 405B, 8K, 8192 GPUs": (4, 1),
+    "Llama 3 405B, 8K, 16384 GPUs": (5, 1),
+    "Llama 3 405B, 128K, 16384 GPUs": (125, 2),
+    "MT-NLG 530B, 280 nodes": (2, 1),
+    "MT-NLG 530B, 350 nodes": (1, 1),
+    "MT-NLG 530B, 420 nodes": (4, 1),
+    "BLOOM 176B, 384 GPUs": (10, 1),
+    "DeepSeek-V3 (MoE), 2048 H800 GPUs": (42, 2),
+}
+
+#: Runs whose layout the estimate ranks beyond 1.25x of its best, and why (the same reasons lesson 9 gives).
 KNOWN_GAPS: dict[str, str] = {
-    "Llama 3 405B, 8K, 8192 GPUs": "the activation model (Korthikanti's GPT layer, no offloading) does not fit the "
-    "interleaved schedule Llama 3 tuned, so the published layout pays a 1F1B bubble of 15/47 at 32 micro-batches",
-    "Llama 3 405B, 8K, 16384 GPUs": "as above, with 16 micro-batches per step the 1F1B bubble is 15/31",
-    "Llama 3 405B, 128K, 16384 GPUs": "as above; the estimate prefers wider CP with fewer data-parallel replicas",
+    "Llama 3 405B, 128K, 16384 GPUs": "the activation model (Korthikanti's GPT layer, no offloading) gives the "
+    "interleaved schedule with selective recompute 92 GiB per GPU at ZeRO-2, so the published tp 8, cp 16, pp 16 "
+    "layout runs v = 4 with full recompute and pays the recomputed forward; the estimate's best splits the sequence "
+    "over cp = 64 with dp = 2 instead, which fits selective recompute and keeps 64 micro-batches in the pipeline",
+}
+
+#: Runs within 1.25x of the best but outside the first tie group, and why.
+OUTSIDE_FIRST_TIE_GROUP: dict[str, str] = {
+    **KNOWN_GAPS,
     "DeepSeek-V3 (MoE), 2048 H800 GPUs": "DualPipe's near-bubble-free schedule and FP8 matmuls are not modelled "
     "(1F1B bubble, bf16 peak), and the architecture is approximated (latent attention, shared expert)",
 }
@@ -52,13 +72,42 @@ def test_published_layout_is_accepted_and_close(comparison: tuple[PublishedRun, 
     assert c.accepted, f"{run.name}: the published layout is rejected"
     ratio = c.estimated_over_published
     step = c.step_over_best
-    assert ratio is not None and step is not None
+    assert ratio is not None and step is not None and c.rank is not None and c.tie_group is not None
     assert 0.70 <= ratio <= 1.30, f"{run.name}: estimated / published throughput {ratio:.2f}"
+    rank_bound, group_bound = RANK_BOUNDS[run.name]
+    assert c.rank <= rank_bound, f"{run.name}: rank {c.rank} of {c.accepted_count} (bound {rank_bound})"
+    assert c.tie_group <= group_bound, f"{run.name}: tie group {c.tie_group} (bound {group_bound})"
     if run.name in KNOWN_GAPS:
         assert 1.25 < step <= 1.5, f"{run.name}: {KNOWN_GAPS[run.name]} (now {step:.2f}x; update the lesson)"
     else:
         assert step <= 1.25, f"{run.name}: {step:.2f}x of the best estimate"
-        assert c.tie_group == 1 or step <= 1 + 2 * MODEL_UNCERTAINTY
+    if c.tie_group > 1:
+        assert run.name in OUTSIDE_FIRST_TIE_GROUP, f"{run.name}: tie group {c.tie_group} without a stated reason"
+    else:
+        assert run.name not in OUTSIDE_FIRST_TIE_GROUP, f"{run.name} reached tie group 1: update the reason"
+
+
+def test_every_published_run_has_a_rank_bound() -> None:
+    assert set(RANK_BOUNDS) == {run.name for run in PUBLISHED_RUNS}
+    assert set(OUTSIDE_FIRST_TIE_GROUP) <= set(RANK_BOUNDS)
+
+
+def test_the_128k_gap_is_the_recompute_the_interleaved_schedule_forces() -> None:
+    """The stated reason of the 128K gap, checked: the published layout with v = 4 fits only with full recompute
+    (selective needs more than the 80 GiB), and with v = 1 its 1F1B bubble at 16 micro-batches on 16 stages is
+    15 / 31 — both slower than the best estimate, which uses CP 64 instead."""
+    run = next(r for r in PUBLISHED_RUNS if r.name == "Llama 3 405B, 128K, 16384 GPUs")
+    result = plan(MODELS[run.model], CLUSTERS[run.cluster].with_nodes(run.nodes), run.workload())
+    base = "tp=8,pp=16,dp=8,cp=16,zero=2,mb=1"
+    selective = result.explain(base + ",v=4,recompute=selective")
+    full = result.explain(base + ",v=4,recompute=full")
+    plain = result.explain(base + ",v=1,recompute=selective")
+    assert selective.codes == ("memory",) and full.accepted and plain.accepted
+    assert plain.bubble_fraction == pytest.approx(15 / 31)
+    best = result.accepted(1)[0]
+    assert best.cp == 64 and best.recompute == "selective"
+    assert best.step_s is not None and full.step_s is not None and plain.step_s is not None
+    assert best.step_s * 1.25 < full.step_s < plain.step_s
 
 
 def test_megatron_flops_convention_reproduces_mtnlg_iteration_time() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 import coursekit
+from coursekit.planner import WorkloadSpec, plan
 from coursekit.presets import CLUSTERS, MODELS
 from coursekit.serving import ServingPlanResult, ServingWorkload, plan_serving
 from coursekit.widgets.workbench import (
@@ -43,6 +44,20 @@ def test_serving_mode_uses_serving_defaults_and_the_serving_search(widget: Workb
         (c.tp, c.pp, c.accepted) for c in expected.candidates
     ]
     assert expected.accepted  # the defaults make sense: some layout serves them
+    # The planner's serving mode on the same controls ranks the same layouts the same way (one serving estimate).
+    planner = plan(
+        MODELS["llama3-70b"],
+        CLUSTERS["h100-8"],
+        WorkloadSpec(
+            global_batch=SERVING_DEFAULT_CONCURRENCY,
+            seq_len=SERVING_DEFAULT_PROMPT_TOKENS,
+            mode="serving",
+            output_tokens=SERVING_OUTPUT_TOKENS,
+        ),
+    )
+    assert [(c.replicas, c.tp, c.pp) for c in planner.accepted()] == [
+        (c.replicas, c.tp, c.pp) for c in widget.result.accepted
+    ]
     message = widget.message
     assert "TTFT = time to first token" in message and "TPOT = time per output token" in message
     assert "lower-bound" in message and "Batch against latency" in message

@@ -33,7 +33,7 @@ EXAMPLE_WORKLOAD: WorkloadSpec = WorkloadSpec(global_batch=1024)
 #: The composition of plan.cp_gate: context parallelism at 8K tokens on the same example.
 CP_DEGREES: str = "tp=8,pp=2,dp=4,cp=2,zero=1,mb=1,recompute=selective"
 #: plan.slow_link: the inter-node bandwidth is divided by this (the lesson's table shows ÷ 8, not this).
-SLOWDOWN: int = 6
+SLOWDOWN: int = 5
 #: plan.moe_active: a variant of the lesson's MoE what-if (which shows 8 experts, top-2) — every MLP of
 #: Llama-3 70B becomes this many experts, this many routed per token.
 MOE_EXPERTS: int = 16

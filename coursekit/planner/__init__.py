@@ -33,7 +33,9 @@ generated (the only pruning); everything else goes through the gates, so the fun
 shows why each composition lost. With d(W) divisors of the world size W the space has
 O(d(W)³ · |ep| · |v| · |zero| · |mb| · |recompute|) candidates (about 10⁴–10⁵ for
 W = 4096); each gate and each estimate is evaluated for all of them at once with
-numpy, O(1) per candidate. Serving enumerates ``tp · pp · replicas = world``.
+numpy, O(1) per candidate. Serving (``WorkloadSpec(mode="serving")``) is not estimated here: the
+workload becomes a :class:`coursekit.serving.ServingWorkload` and :func:`coursekit.serving.plan_serving`
+searches ``tp · pp · replicas = world`` with the serving formulas, so both give one ranking and one estimate.
 
 >>> from coursekit.presets import MODELS, CLUSTERS
 >>> result = plan(MODELS["llama3-8b"], CLUSTERS["pcie-24g-8"], WorkloadSpec(global_batch=64, seq_len=4096))
@@ -62,17 +64,19 @@ from .result import (
     PlanResult,
     tie_groups,
 )
-from .search import evaluate_composition, plan, what_if
+from .search import ContextTwins, context_twins, evaluate_composition, plan, what_if
 from .space import MAX_SPACE_SIZE, PLAN_GATES, PlanGate, parse_degrees, stage_layers
 from .specs import (
     ACTIVATION_BYTES,
     DEFAULT_ACHIEVABLE_FLOPS_FRACTION,
     DEFAULT_MAX_MICRO_BATCH,
     DEFAULT_MAX_VIRTUAL_STAGES,
+    DEFAULT_OUTPUT_TOKENS,
     DEFAULT_OVERLAP_FRACTION,
     DEFAULT_RUNTIME_RESERVE_GIB,
     DEGREE_KEYS,
     LOGITS_BYTES,
+    MAX_CONCURRENCY,
     MAX_GLOBAL_BATCH,
     MAX_NODES,
     MAX_SEQ_LEN,
@@ -100,6 +104,7 @@ __all__ = [
     "DEFAULT_ACHIEVABLE_FLOPS_FRACTION",
     "DEFAULT_MAX_MICRO_BATCH",
     "DEFAULT_MAX_VIRTUAL_STAGES",
+    "DEFAULT_OUTPUT_TOKENS",
     "DEFAULT_OVERLAP_FRACTION",
     "DEFAULT_RUNTIME_RESERVE_GIB",
     "DEGREE_KEYS",
@@ -108,6 +113,7 @@ __all__ = [
     "EFFICIENCY_SMOOTHNESS",
     "ESTIMATE_NOTES",
     "LOGITS_BYTES",
+    "MAX_CONCURRENCY",
     "MAX_GLOBAL_BATCH",
     "MAX_NODES",
     "MAX_SEQ_LEN",
@@ -125,6 +131,7 @@ __all__ = [
     "Assumptions",
     "ClusterSpec",
     "CommRow",
+    "ContextTwins",
     "FunnelStep",
     "MemoryLedger",
     "ModelSpec",
@@ -134,6 +141,7 @@ __all__ = [
     "PublishedComparison",
     "WorkloadSpec",
     "compare_published",
+    "context_twins",
     "divisors",
     "evaluate_composition",
     "group_link",

@@ -203,31 +203,6 @@ def training_estimate(
     heaviest = np.argmax(totals, axis=0)
     memory = {key: np.choose(heaviest, [st[key] for st in stages]) for key in stages[0]}
 
-    # ---- the context gate's twin: CP folded back into DP — dp·cp data ranks, cp = 1, one sequence per
-    # micro-batch (the least a device must hold) and the accumulation the global batch then needs. If that
-    # twin fits, one device can hold the context and CP is not needed. No twin when dp·cp does not divide
-    # the global batch.
-    twin_ranks = dp * cp
-    twin_feasible = workload.global_batch % twin_ranks == 0
-    twin_ga = np.maximum(workload.global_batch // twin_ranks, 1).astype(f64)
-    ones = np.ones_like(cpf)
-    twin_per_layer = _activation_terms(float(s), ones, float(h), float(a), tpf, sp, rc, ones)[2]
-    twin_none = _activation_terms(float(s), ones, float(h), float(a), tpf, sp, np.ones_like(rc), ones)[2]
-    twin_inflight = {
-        "first": np.where(v == 1, np.minimum(ppf, twin_ga), interleaved),
-        "mid": np.where(v == 1, np.minimum(np.maximum(ppf - 1, 1), twin_ga), interleaved),
-        "last": np.where(v == 1, 1.0, interleaved),
-    }
-    twin_logits = LOGITS_BYTES * float(s) * V / tpf
-    twin_totals = []
-    for kind, st in zip(("first", "mid", "last"), stages, strict=True):
-        has_logits = 1.0 if kind == "last" else single
-        act = (
-            twin_per_layer * stage_layer[kind] * twin_inflight[kind] + (rc == 2) * twin_none + has_logits * twin_logits
-        )
-        twin_totals.append(st["fixed"] + act)
-    twin_total = np.max(np.stack(twin_totals), axis=0)
-
     # ---- compute: executed FLOPs of the slowest stage at the efficiency its matmul shapes allow
     executed, model_flops, output_flops = _flops_per_token(model, s, rc, np)
     # The layers' share: executed FLOPs minus PaLM's 6·N share of the parameters outside the layers (the
@@ -325,8 +300,6 @@ def training_estimate(
     step = compute + exposed + bubble_s
     return {
         "memory": memory,
-        "twin_total_bytes": twin_total,
-        "twin_feasible": twin_feasible,
         "comm": comm,
         "comm_intra": links,
         "communication_s": total_comm,

@@ -22,6 +22,8 @@ from .specs import ClusterSpec, ModelSpec, WorkloadSpec
 if TYPE_CHECKING:  # pragma: no cover - typing only; numpy is imported inside the search
     import numpy.typing as npt
 
+    from ..serving import ServingCandidate
+
 register(
     {
         "planner.stages_line": {
@@ -60,9 +62,10 @@ register(
 class MemoryLedger:
     """One rank's memory (the heaviest pipeline stage), GiB, against the device.
 
-    ``activations_gib`` holds the KV cache for serving candidates. ``workspace_gib`` is the
-    unit of weights ZeRO-3 gathers for the layer it computes. ``total_gib`` sums every part
-    with the reserve.
+    ``workspace_gib`` is the unit of weights ZeRO-3 gathers for the layer it computes. For serving
+    candidates (:func:`coursekit.serving.serving_memory_ledger`'s numbers) ``params_gib`` holds the
+    weights, ``activations_gib`` the KV cache and ``workspace_gib`` the activation workspace.
+    ``total_gib`` sums every part with the reserve.
     """
 
     params_gib: float
@@ -121,6 +124,11 @@ class PlanCandidate:
     ``warnings`` holds non-excluding ones (``pp_balance``). ``memory``, ``communication``,
     ``timeline`` (a :class:`~coursekit.scaling.StepTimeline`) and ``bubble_fraction`` are
     ``None`` / empty for a malformed composition.
+
+    A serving candidate carries ``serving``, the :class:`coursekit.serving.ServingCandidate` its numbers come
+    from (:func:`coursekit.serving.plan_serving`'s evaluation): ``memory`` is its ledger (``activations_gib`` the
+    KV cache), the timeline one decode step (TPOT), and ``tokens_per_s`` the serving estimate's output tokens/s of
+    all replicas.
     """
 
     mode: str
@@ -149,6 +157,7 @@ class PlanCandidate:
     efficiency: float | None = None
     intensity_flop_per_byte: float | None = None
     stage_layers: tuple[int, int, int] | None = None
+    serving: ServingCandidate | None = None
 
     @property
     def ranks(self) -> int:
@@ -167,18 +176,20 @@ class PlanCandidate:
 
     @property
     def tokens_per_s(self) -> float | None:
-        """Estimated tokens per second of the whole cluster."""
+        """Estimated tokens per second of the whole cluster (serving: output tokens, prefill included in the time)."""
+        if self.serving is not None:
+            return float(self.serving.cluster_tokens_per_s)
         step = self.step_s
         return None if step is None or step <= 0 else self.tokens_per_step / step
 
     @property
     def estimated_mfu(self) -> float | None:
         """Model FLOP/s over peak, estimated: PaLM's 6·N_active + 12·L·h·s per trained token (appendix B),
-        2·N_active per served token."""
-        step = self.step_s
-        if step is None or step <= 0:
+        2·N_active per served output token."""
+        rate = self.tokens_per_s
+        if rate is None or rate <= 0 or self.tokens_per_step <= 0:
             return None
-        return self.model_flops_per_step / (step * self.ranks * self.peak_flops)
+        return self.model_flops_per_step / self.tokens_per_step * rate / (self.ranks * self.peak_flops)
 
     def degrees(self) -> dict[str, Any]:
         """The degrees as a dict with :data:`DEGREE_KEYS` names."""
@@ -216,6 +227,11 @@ class PlanCandidate:
         if self.warnings:
             lines.append(tr("planner.warnings"))
             lines.extend(f"    [{reason.code}] {reason.message}" for reason in self.warnings)
+        if self.serving is not None:
+            from ..serving import _candidate_lines  # the serving search's own wording of its estimate
+
+            lines.extend(_candidate_lines(self.serving))
+            return "\n".join(lines)
         if self.memory is None:
             lines.append(tr("planner.no_ledger"))
             return "\n".join(lines)
@@ -333,6 +349,13 @@ class PlanCandidate:
                 "estimated_mfu": self.estimated_mfu,
                 "matmul_efficiency": self.efficiency,
             }
+        if self.serving is not None and self.serving.estimate is not None:
+            # The serving search's own fields (time_to_first_token_s, time_per_output_token_s, tokens_per_s per
+            # replica, ...), as ``python -m coursekit plan --mode serving --json`` prints them.
+            serving = self.serving.to_dict()
+            out["estimate"].update(serving["estimate"])
+            out["ledger"] = serving["ledger"]
+            out["concurrency_per_replica"] = serving["concurrency_per_replica"]
         return out
 
 
@@ -432,6 +455,10 @@ class _Table:
     step_s: npt.NDArray[Any]
     memory_gib: npt.NDArray[Any]
     accepted: npt.NDArray[Any]
+    #: Serving: the serving search's order (position, best first) and the tie measure (GPU-seconds per output
+    #: token, the inverse of throughput per GPU). ``None`` for training: step time orders and ties.
+    rank: npt.NDArray[Any] | None = None
+    tie_value: npt.NDArray[Any] | None = None
 
     def __len__(self) -> int:
         return int(self.accepted.shape[0])
@@ -542,6 +569,8 @@ class PlanResult:
         import numpy as np
 
         idx = np.flatnonzero(self._table.accepted)
+        if self._table.rank is not None:  # serving: plan_serving's order, best throughput per GPU first
+            return [int(i) for i in idx[np.argsort(self._table.rank[idx], kind="stable")]]
         # Ties in the estimate (e.g. ZeRO-1 vs ZeRO-2 move the same bytes) go to the smaller memory total.
         order = np.lexsort((self._table.memory_gib[idx], self._table.step_s[idx]))
         return [int(i) for i in idx[order]]
@@ -549,15 +578,23 @@ class PlanResult:
     def tie_groups(self, uncertainty: float | None = None) -> list[list[int]]:
         """Accepted candidates (indices, fastest first) grouped into ties: estimates within ``uncertainty``
         (default: the model's stated :data:`coursekit.planner.estimate.MODEL_UNCERTAINTY`) of the group's
-        fastest cannot be told apart by this model."""
+        fastest cannot be told apart by this model.
+
+        Serving: throughput per GPU at least ``1 - uncertainty`` of the group's best (default
+        :data:`coursekit.serving.TIE_TOLERANCE`, the serving search's own tie rule)."""
         u = (
             self.assumptions.uncertainty
             if uncertainty is None
             else check_number("uncertainty", uncertainty, ge=0, le=10)
         )
         order = self.accepted_indices()
-        steps = [float(self._table.step_s[i]) for i in order]
-        return [[order[pos] for pos in group] for group in tie_groups(steps, u)]
+        if self._table.tie_value is not None:
+            # tokens/s per GPU >= (1 - u) · best  <=>  GPU-seconds per token <= best's / (1 - u)
+            values = [float(self._table.tie_value[i]) for i in order]
+            u = 1 / (1 - min(u, 0.999999)) - 1
+        else:
+            values = [float(self._table.step_s[i]) for i in order]
+        return [[order[pos] for pos in group] for group in tie_groups(values, u)]
 
     def rank_of(self, index: int) -> tuple[int, int]:
         """(position among accepted, 1-based; tie group, 1-based) of accepted candidate ``index``."""
@@ -614,18 +651,15 @@ class PlanResult:
         """The funnel, the assumptions and the ``top`` accepted candidates as text (current language)."""
         w, c, m = self.workload, self.cluster, self.model
         s = w.tokens_per_sequence(m)
-        mode_text = tr(f"planner.mode_{w.mode}", global_batch=w.global_batch, seq_len=s)
-        lines = [
-            tr(
-                "planner.header",
-                model=m.name,
-                cluster=c.name,
-                nodes=c.nodes,
-                gpn=c.gpus_per_node,
-                world=c.world_size,
-                mode=mode_text,
-            ),
-            tr(
+        mode_text = tr(f"planner.mode_{w.mode}", global_batch=w.global_batch, seq_len=s, output_tokens=w.output_tokens)
+        if w.mode == "serving":
+            from ..serving import SERVING_ASSUMPTIONS  # the serving search's own assumptions
+
+            assumptions = "\n".join(
+                [tr("serving.assumptions_head"), *(f"  - {tr(f'serving.assume.{key}')}" for key in SERVING_ASSUMPTIONS)]
+            )
+        else:
+            assumptions = tr(
                 "planner.assumptions",
                 peak_tflops=c.peak_flops / 1e12,
                 mfu=tr("planner.efficiency_model")
@@ -637,7 +671,18 @@ class PlanResult:
                 reserve_gib=w.runtime_reserve_gib,
                 intra_gb_s=c.intra_node_bandwidth_bytes_per_s / 1e9,
                 inter_gb_s=c.inter_node_bandwidth_bytes_per_s / 1e9,
+            )
+        lines = [
+            tr(
+                "planner.header",
+                model=m.name,
+                cluster=c.name,
+                nodes=c.nodes,
+                gpn=c.gpus_per_node,
+                world=c.world_size,
+                mode=mode_text,
             ),
+            assumptions,
             tr(
                 "planner.space",
                 size=self.space_size,
@@ -655,7 +700,8 @@ class PlanResult:
         if not self.accepted_count:
             lines.append(tr("planner.none_accepted"))
         else:
-            lines.append(tr("planner.accepted_header", count=self.accepted_count, top=len(best)))
+            header = "planner.accepted_header_serving" if w.mode == "serving" else "planner.accepted_header"
+            lines.append(tr(header, count=self.accepted_count, top=len(best)))
             groups = self.tie_groups()
             group_of = {index: g for g, members in enumerate(groups, 1) for index in members}
             shown_group = 0

@@ -38,10 +38,10 @@ from ..gates import (
     gate_serving,
     gate_structure,
 )
-from ..i18n import Reason, register
-from ..scaling import StepTimeline, step_timeline
+from ..i18n import Reason, Text, register, tr
+from ..scaling import StepTimeline
 from ..units import GIB_BYTES, bytes_to_gib
-from .estimate import COMM_DIMENSIONS, EFFICIENCY_CALIBRATION, EFFICIENCY_CEILING, MODEL_UNCERTAINTY, training_estimate
+from .estimate import COMM_DIMENSIONS, EFFICIENCY_CALIBRATION, MODEL_UNCERTAINTY, training_estimate
 from .result import ESTIMATE_NOTES, Assumptions, CommRow, FunnelStep, MemoryLedger, PlanCandidate, PlanResult, _Table
 from .space import (
     _GATE_CODES,
@@ -76,11 +76,25 @@ register(
             "en": "v = {v} model chunks need at least {v} layers on every pipeline stage; the smallest holds {fewest}",
         },
         "planner.context_twin": {
-            "zh": "不需要上下文并行：把 CP 折回数据并行的同一布局（dp = {dp}，cp = 1）每 rank 只要 {twin_gib:.1f} GiB，"
-            "放得下 {device_gib:.0f} GiB 的设备；CP 只在单卡放不下上下文时使用",
+            "zh": "不需要上下文并行：把 CP 折回数据并行的同一布局（tp = {tp}，pp = {pp}，dp = {dp}，cp = 1），"
+            "用最省显存的设置（每个 micro-batch 一条序列，v = 1，{recompute} 重计算，ZeRO-{zero}）每 rank 只要 "
+            "{twin_gib:.1f} GiB，放得下 {device_gib:.0f} GiB 的设备，micro-batch 数也不少于流水线段数；"
+            "CP 只在不用它就放不下上下文时使用",
             "en": "context parallelism is not needed: the same layout with CP folded back into data parallelism "
-            "(dp = {dp}, cp = 1) needs {twin_gib:.1f} GiB per rank and fits the {device_gib:.0f} GiB device; CP is "
-            "for contexts one device cannot hold",
+            "(tp = {tp}, pp = {pp}, dp = {dp}, cp = 1), in its least-memory settings (one sequence per micro-batch, "
+            "v = 1, {recompute} recompute, ZeRO-{zero}), needs {twin_gib:.1f} GiB per rank, fits the "
+            "{device_gib:.0f} GiB device and has at least as many micro-batches as pipeline stages; CP is for "
+            "contexts no layout without it can hold",
+        },
+        "planner.context_other": {
+            "zh": "不需要上下文并行：不用 CP 的布局 tp = {tp}，pp = {pp}，dp = {dp}，cp = 1 "
+            "用最省显存的设置（每个 micro-batch 一条序列，v = 1，{recompute} 重计算，ZeRO-{zero}）每 rank 只要 "
+            "{twin_gib:.1f} GiB，放得下 {device_gib:.0f} GiB 的设备，micro-batch 数也不少于流水线段数；"
+            "CP 只在不用它就放不下上下文时使用",
+            "en": "context parallelism is not needed: the layout tp = {tp}, pp = {pp}, dp = {dp} without CP, in its "
+            "least-memory settings (one sequence per micro-batch, v = 1, {recompute} recompute, ZeRO-{zero}), needs "
+            "{twin_gib:.1f} GiB per rank, fits the {device_gib:.0f} GiB device and has at least as many "
+            "micro-batches as pipeline stages; CP is for contexts no layout without it can hold",
         },
     }
 )
@@ -98,27 +112,6 @@ def _check_model_split(
         warnings.append(pp_rule)
     elif pp_rule is not None:
         reasons[pp_rule.code] = pp_rule
-
-
-class _Derived(NamedTuple):
-    """Per-model numbers of one pipeline stage (serving's even split)."""
-
-    lps: int  # layers of the heaviest pipeline stage
-    dense_stage_params: float
-    expert_stage_params: float  # all experts of the stage's layers, before the ep split
-
-
-def _stage(model: ModelSpec, pp: int) -> _Derived:
-    lps = -(-model.layers // pp)
-    if pp == 1:
-        extra = model.input_embedding_params + model.output_params
-    else:  # tied embeddings keep a copy on the last stage too (Megatron-LM)
-        extra = max(model.input_embedding_params, model.vocab * model.hidden + model._norm_params())
-    return _Derived(
-        lps=lps,
-        dense_stage_params=float(lps * model.dense_params_per_layer + extra),
-        expert_stage_params=float(lps * model.num_experts * model.expert_params),
-    )
 
 
 def _kv_hidden_per_rank(model: ModelSpec, tp: int) -> int:
@@ -166,6 +159,112 @@ def _one_row(**degrees: int) -> dict[str, Any]:
     return {key: np.array([value], dtype=np.int64) for key, value in degrees.items()}
 
 
+class ContextTwins(NamedTuple):
+    """Every layout without CP in its least-memory settings, and which hold the context (see :func:`context_twins`).
+
+    Taught in: lesson 9 (decision workbench).
+    """
+
+    tp: Any
+    pp: Any
+    dp: Any
+    ep: Any
+    total_bytes: Any
+    holds: Any  # bool per row: well formed, inside the node, fits, pipeline fed
+    recompute: str
+    zero: int
+
+    @property
+    def exists(self) -> bool:
+        """True when some layout without CP holds the context: then no CP candidate is needed."""
+        return bool(self.holds.any())
+
+    def pick(self, tp: int, pp: int, dp: int, ep: int) -> tuple[int, bool]:
+        """(row, folded): the candidate's own fold (same tp, pp, ep; dp·cp data ranks) if it holds the context,
+        else the least-memory row that does. Call only when :attr:`exists`."""
+        import numpy as np
+
+        own = np.flatnonzero(self.holds & (self.tp == tp) & (self.pp == pp) & (self.dp == dp) & (self.ep == ep))
+        if own.size:
+            return int(own[0]), True
+        rows = np.flatnonzero(self.holds)
+        return int(rows[np.argmin(self.total_bytes[rows])]), False
+
+
+def context_twins(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec) -> ContextTwins:
+    """Every layout without context parallelism on the whole cluster, in its least-memory settings, and which of
+    them hold the context — the context gate's comparison.
+
+    For each tp, pp, ep with cp = 1 and dp = world / (tp·pp): one sequence per micro-batch, the plain 1F1B
+    schedule (v = 1), the most memory-saving recompute mode and the highest ZeRO stage the workload allows, and
+    the accumulation ga = global_batch / dp. A row *holds the context* when it is well formed (the structural
+    checks of :data:`PLAN_GATES`), keeps TP inside a node, fits the device (the same ledger as every candidate),
+    and keeps its pipeline fed — at least as many micro-batches as stages (ga >= pp): a layout that leaves a
+    pipeline idle most of the step is no alternative to CP. If any row holds the context, every CP candidate is
+    rejected (the gate of lesson 3: CP only when one device cannot hold the context).
+
+    >>> from coursekit.presets import MODELS, CLUSTERS
+    >>> context_twins(MODELS["llama3-8b"], CLUSTERS["h100-8"], WorkloadSpec(global_batch=16, seq_len=2048)).exists
+    True
+
+    Taught in: lesson 9 (decision workbench).
+    """
+    import numpy as np
+
+    world = cluster.world_size
+    ep_options = divisors(model.num_experts) if model.is_moe else (1,)
+    layouts = [
+        (tp, pp, world // (tp * pp), ep) for tp in divisors(world) for pp in divisors(world // tp) for ep in ep_options
+    ]
+    table = np.array(layouts, dtype=np.int64).reshape(-1, 4)
+    tp, pp, dp, ep = (table[:, i] for i in range(4))
+    gb = workload.global_batch
+    recompute = max(workload.recompute_modes, key=RECOMPUTE_MODES.index)
+    zero = max(workload.zero_stages)
+    ones = np.ones_like(tp)
+    ga = np.maximum(1, gb // dp)
+    row = {
+        "tp": tp,
+        "cp": ones,
+        "pp": pp,
+        "dp": dp,
+        "ep": ep,
+        "v": ones,
+        "zero": ones * zero,
+        "mb": ones,
+        "ga": ga,
+        "rc": ones * RECOMPUTE_MODES.index(recompute),
+    }
+    fails = structural_fails(model, cluster, workload, row)
+    bad = np.logical_or.reduce([fails[code] for code in (*_WELL_FORMED_CODES, "interconnect", "structure")])
+    total = training_estimate(model, cluster, workload, row)["memory"]["total"]
+    holds = ~bad & (total <= cluster.memory_per_device_gib * GIB_BYTES) & (ga >= pp)
+    return ContextTwins(tp, pp, dp, ep, total, holds, recompute, zero)
+
+
+def _context_reason(
+    model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec, tp: int, pp: int, dp: int, ep: int
+) -> Reason | None:
+    """The context gate for one CP candidate (tp, pp, dp, ep): a reason naming a layout without CP, or None."""
+    twins = context_twins(model, cluster, workload)
+    if not twins.exists:
+        return None
+    row, folded = twins.pick(tp, pp, dp, ep)
+    return Reason(
+        "context",
+        "planner.context_twin" if folded else "planner.context_other",
+        {
+            "tp": int(twins.tp[row]),
+            "pp": int(twins.pp[row]),
+            "dp": int(twins.dp[row]),
+            "recompute": twins.recompute,
+            "zero": twins.zero,
+            "twin_gib": bytes_to_gib(float(twins.total_bytes[row])),
+            "device_gib": cluster.memory_per_device_gib,
+        },
+    )
+
+
 def evaluate_composition(
     model: ModelSpec,
     cluster: ClusterSpec,
@@ -192,9 +291,11 @@ def evaluate_composition(
         zero: ZeRO stage 0-3 (sharding over dp·cp ranks; experts over the expert-data-parallel ranks).
         mb: micro-batch in sequences; ga: gradient accumulation, ``None`` = global_batch / (dp·mb).
         recompute: ``"none"``, ``"selective"`` or ``"full"``; ``None`` = the workload's first mode.
-        replicas: serving replicas. Given, the candidate is a serving one (tp·pp per replica).
+        replicas: serving replicas. Given, the candidate is a serving one (tp·pp per replica), gated and estimated
+            by :mod:`coursekit.serving`'s own evaluation (the one :func:`coursekit.serving.plan_serving` runs) on
+            :meth:`WorkloadSpec.serving_workload`; only the rank count and the workload mode are the planner's.
 
-    The numbers come from :func:`coursekit.planner.estimate.training_estimate` on a one-row column —
+    The training numbers come from :func:`coursekit.planner.estimate.training_estimate` on a one-row column —
     the function :func:`plan` runs over the whole space.
 
     >>> from coursekit.presets import MODELS, CLUSTERS
@@ -275,7 +376,6 @@ def evaluate_composition(
     timeline: StepTimeline | None = None
     bubble: float | None = None
     est: dict[str, Any] | None = None
-    device_bytes = cluster.memory_per_device_gib * GIB_BYTES
     if well_formed:
         est = training_estimate(model, cluster, workload, row)
         mem = {key: float(value[0]) for key, value in est["memory"].items()}
@@ -325,14 +425,10 @@ def evaluate_composition(
     structure = gate_structure(candidate, env)
     if structure is not None:
         reasons["structure"] = structure
-    if est is not None and cp > 1 and bool(est["twin_feasible"][0]):
-        twin_bytes = float(est["twin_total_bytes"][0])
-        if twin_bytes <= device_bytes:
-            reasons["context"] = Reason(
-                "context",
-                "planner.context_twin",
-                {"dp": dp * cp, "twin_gib": bytes_to_gib(twin_bytes), "device_gib": cluster.memory_per_device_gib},
-            )
+    if est is not None and cp > 1:
+        context = _context_reason(model, cluster, workload, tp, pp, dp * cp, ep)
+        if context is not None:
+            reasons["context"] = context
     for gate in (gate_mode, gate_serving):
         reason = gate(candidate, env)
         if reason is not None:
@@ -470,76 +566,75 @@ def _training_rows(
     return tuple(rows)
 
 
+#: The serving gates' reason codes (:data:`coursekit.serving.SERVING_GATES`) as the planner's gate codes. The
+#: planner's workload has no SLO, so the SLO codes do not arise; "replicas are not DP" is the planner's serving gate.
+_SERVING_CODES: dict[str, str] = {
+    "tp_heads": "tp_heads",
+    "pp_layers": "pp_layers",
+    "interconnect": "interconnect",
+    "memory": "memory",
+    "replica": "serving",
+}
+
+
 def _evaluate_serving(
     model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec, *, tp: int, pp: int, replicas: int
 ) -> PlanCandidate:
+    """One serving layout through :mod:`coursekit.serving`'s own evaluation (one serving estimate)."""
+    from ..serving import _evaluate  # serving imports the planner's specs, so not at module level
+
+    serving = _evaluate(model, cluster, workload.serving_workload(model), tp, pp, replicas)
+    return _serving_plan_candidate(model, cluster, workload, serving)
+
+
+def _serving_plan_candidate(
+    model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec, serving: Any
+) -> PlanCandidate:
+    """A :class:`coursekit.serving.ServingCandidate` as the planner's :class:`PlanCandidate`: the same reasons
+    (under the planner's gate codes), ledger and estimate, plus the checks only the planner makes (all ranks
+    used, the workload mode)."""
+    tp, pp, replicas = serving.tp, serving.pp, serving.replicas
     world = cluster.world_size
-    g = cluster.gpus_per_node
-    s = workload.tokens_per_sequence(model)
     reasons: dict[str, Reason] = {}
     warnings: list[Reason] = []
     composition = validate_parallel_composition({"TP": tp, "PP": pp, "Replica": replicas}, world, model.kind)
     for issue in composition.issues:
         if issue.code == "ranks":
             reasons["ranks"] = issue
-    _check_model_split(model, tp, pp, g, reasons, warnings)
+    pp_rule = check_pp_degree(pp, model.layers)
+    if pp_rule is not None and pp_rule.code == "pp_balance":
+        warnings.append(pp_rule)
+    for reason in serving.reasons:
+        code = _SERVING_CODES[reason.code]
+        reasons.setdefault(code, Reason(code, reason.key, reason.params))
     well_formed = not (set(reasons) & _WELL_FORMED_CODES)
-    node_rule = check_tp_degree(tp, tp, g)
-    if node_rule is not None:
-        reasons["interconnect"] = node_rule
-    recipe = PRECISION_RECIPES[workload.recipe]
-    per_replica = -(-workload.global_batch // replicas)
     ledger: MemoryLedger | None = None
-    rows: list[CommRow] = []
     timeline: StepTimeline | None = None
-    if well_formed:
-        stage = _stage(model, pp)
-        weights_rank = (stage.dense_stage_params + stage.expert_stage_params) / tp
-        params_bytes = recipe.param_bytes * weights_rank
-        from ..serving import _kv_bytes  # one KV-cache formula (lesson 10); imported here: serving imports us
-
-        kv_bytes = float(_kv_bytes(model, per_replica * s, tp, pp, ACTIVATION_BYTES))
-        reserve = workload.runtime_reserve_gib * GIB_BYTES
+    estimate = serving.estimate if well_formed else None
+    if well_formed and serving.ledger is not None:
+        lg = serving.ledger
         ledger = MemoryLedger(
-            params_gib=bytes_to_gib(params_bytes),
+            params_gib=lg.weights_gib,
             grads_gib=0.0,
             optimizer_gib=0.0,
-            workspace_gib=0.0,
-            activations_gib=bytes_to_gib(kv_bytes),
-            reserve_gib=workload.runtime_reserve_gib,
-            total_gib=bytes_to_gib(params_bytes + kv_bytes + reserve),
-            device_gib=cluster.memory_per_device_gib,
+            workspace_gib=lg.workspace_gib,
+            activations_gib=lg.kv_cache_gib,
+            reserve_gib=lg.reserve_gib,
+            total_gib=lg.total_gib,
+            device_gib=lg.device_gib,
         )
-        active_rank = (
-            stage.dense_stage_params + stage.expert_stage_params * model.top_k / max(model.num_experts, 1)
-            if model.is_moe
-            else stage.dense_stage_params
-        ) / tp
-        flops = 2 * active_rank * per_replica + 4 * per_replica * s * model.hidden * stage.lps / tp
-        fraction = workload.achievable_flops_fraction or EFFICIENCY_CEILING
-        compute_stage = flops / (cluster.peak_flops * fraction)
-        memory_stage = (params_bytes + kv_bytes) / cluster.memory_bandwidth_bytes_per_s
-        if tp > 1:
-            forward = tp_traffic(
-                seq_len=1,
-                micro_batch=per_replica,
-                hidden=model.hidden,
-                layers=stage.lps * pp,
-                tp=tp,
-                activation_bytes=ACTIVATION_BYTES,
-            )[:1]
-            rows.append(_comm_row("TP", forward, tp, cluster, tp))
-        if pp > 1:
-            hops = pp_traffic(
-                seq_len=1,
-                micro_batch=per_replica,
-                hidden=model.hidden,
-                pp=pp,
-                micro_batches=pp - 1,
-                activation_bytes=ACTIVATION_BYTES,
-            )[:1]
-            rows.append(_comm_row("PP", hops, pp, cluster, tp * pp))
-        timeline = step_timeline(pp * max(compute_stage, memory_stage), sum(row.time_s for row in rows))
+    if estimate is not None:
+        # One decode step: the roofline time of its stages plus TP all-reduces and PP hand-offs (not overlapped).
+        timeline = StepTimeline(
+            compute_s=estimate.time_per_output_token_s - estimate.decode_comm_s,
+            communication_s=estimate.decode_comm_s,
+            exposed_communication_s=estimate.decode_comm_s,
+            hidden_communication_s=0.0,
+            bubble_s=0.0,
+            input_wait_s=0.0,
+            step_s=estimate.time_per_output_token_s,
+            load_imbalance_s=0.0,
+        )
     candidate = Candidate(
         name=f"replicas={replicas},tp={tp},pp={pp}",
         memory_per_rank_gib=ledger.total_gib if ledger is not None else 0.0,
@@ -552,18 +647,14 @@ def _evaluate_serving(
         memory_per_device_gib=cluster.memory_per_device_gib,
         mode=workload.mode,
         model_kind=model.kind,
-        link_scope="intra_node" if node_rule is None else "cross_node",
+        link_scope="cross_node" if "interconnect" in reasons else "intra_node",
     )
-    if ledger is not None:
-        memory_reason = gate_memory(candidate, env)
-        if memory_reason is not None:
-            reasons["memory"] = memory_reason
     for gate in (gate_mode, gate_serving):
         reason = gate(candidate, env)
         if reason is not None:
             reasons[reason.code] = reason
     ordered = tuple(reasons[code] for code in _GATE_CODES if code in reasons)
-    tokens = workload.global_batch
+    tokens = replicas * serving.concurrency_per_replica  # one output token per request per decode step
     return PlanCandidate(
         mode="serving",
         tp=tp,
@@ -573,7 +664,7 @@ def _evaluate_serving(
         ep=1,
         virtual_stages=1,
         zero_stage=0,
-        micro_batch=per_replica,
+        micro_batch=serving.concurrency_per_replica,
         grad_accum=1,
         recompute="none",
         replicas=replicas,
@@ -581,13 +672,14 @@ def _evaluate_serving(
         reasons=ordered,
         warnings=tuple(warnings),
         memory=ledger,
-        communication=tuple(rows),
-        bubble_fraction=0.0 if ledger is not None else None,
+        communication=(),
+        bubble_fraction=0.0 if estimate is not None else None,
         timeline=timeline,
         tokens_per_step=tokens,
         model_flops_per_step=2.0 * model.active_params * tokens,
         world_size=world,
         peak_flops=cluster.peak_flops,
+        serving=serving if well_formed else None,
     )
 
 
@@ -605,7 +697,7 @@ def _training_table(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSp
     device_bytes = cluster.memory_per_device_gib * GIB_BYTES
     total = est["memory"]["total"]
     fails["memory"] = well & (total > device_bytes)
-    fails["context"] = well & (c["cp"] > 1) & est["twin_feasible"] & (est["twin_total_bytes"] <= device_bytes)
+    fails["context"] = well & (c["cp"] > 1) & context_twins(model, cluster, workload).exists
     any_fail = np.logical_or.reduce([fails[code] for code in _GATE_CODES])
     return _Table(
         columns={key: c[key] for key in _INT_COLUMNS},
@@ -619,14 +711,14 @@ def _training_table(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSp
 def _serving_table(
     model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec
 ) -> tuple[_Table, list[PlanCandidate]]:
+    """Every serving layout, searched by :func:`coursekit.serving.plan_serving` and kept in its order (best
+    throughput per GPU first): the planner's serving mode ranks exactly as the serving search does."""
     import numpy as np
 
-    world = cluster.world_size
-    candidates = [
-        evaluate_composition(model, cluster, workload, tp=tp, pp=pp, replicas=world // (tp * pp))
-        for tp in divisors(world)
-        for pp in divisors(world // tp)
-    ]
+    from ..serving import plan_serving  # serving imports the planner's specs, so not at module level
+
+    searched = plan_serving(model, cluster, workload.serving_workload(model))
+    candidates = [_serving_plan_candidate(model, cluster, workload, c) for c in searched.candidates]
     columns = {key: np.array([_column_value(cand, key) for cand in candidates], dtype=np.int64) for key in _INT_COLUMNS}
     fails = {code: np.array([code in cand.codes for cand in candidates], dtype=bool) for code in _GATE_CODES}
     step = np.array([cand.step_s if cand.step_s is not None else np.nan for cand in candidates], dtype=np.float64)
@@ -634,7 +726,12 @@ def _serving_table(
         [cand.memory.total_gib if cand.memory is not None else np.nan for cand in candidates], dtype=np.float64
     )
     accepted = np.array([cand.accepted for cand in candidates], dtype=bool)
-    return _Table(columns, fails, step, memory, accepted), candidates
+    gpu_s_per_token = np.array(
+        [1.0 / c.estimate.tokens_per_s_per_gpu if c.estimate is not None else np.nan for c in searched.candidates],
+        dtype=np.float64,
+    )
+    order = np.arange(len(candidates), dtype=np.float64)
+    return _Table(columns, fails, step, memory, accepted, rank=order, tie_value=gpu_s_per_token), candidates
 
 
 def _column_value(candidate: PlanCandidate, key: str) -> int:
@@ -658,7 +755,9 @@ def plan(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec) -> Plan
     check removed first), every candidate with its reasons, and the accepted ones ordered by
     *estimated* step time (compute at the efficiency its matmul shapes allow + exposed communication
     + pipeline bubble; see :data:`ESTIMATE_NOTES`), grouped into ties within the model's stated
-    uncertainty (:meth:`PlanResult.tie_groups`). Sizes beyond the documented bounds
+    uncertainty (:meth:`PlanResult.tie_groups`). In serving mode the search is
+    :func:`coursekit.serving.plan_serving` on :meth:`WorkloadSpec.serving_workload`, in its order (best
+    throughput per GPU first) and with its tie rule. Sizes beyond the documented bounds
     (:data:`coursekit.planner.MAX_WORLD_SIZE`, ``MAX_GLOBAL_BATCH``, ``MAX_SPACE_SIZE``) are refused
     with a ValueError before any search.
 
@@ -698,10 +797,19 @@ def plan(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec) -> Plan
         key: tuple(int(x) for x in np.unique(table.columns[key]))
         for key in ("tp", "pp", "dp", "cp", "ep", "v", "zero", "mb")
     }
+    uncertainty = MODEL_UNCERTAINTY
+    notes = ESTIMATE_NOTES
     if workload.mode == "training":
         dims["recompute"] = workload.recompute_modes
     else:
+        from ..serving import SERVING_ASSUMPTIONS, TIE_TOLERANCE
+
         dims = {key: tuple(int(x) for x in np.unique(table.columns[key])) for key in ("replicas", "tp", "pp")}
+        uncertainty = TIE_TOLERANCE
+        notes = tuple(
+            Text(zh=tr(f"serving.assume.{key}", lang="zh"), en=tr(f"serving.assume.{key}", lang="en"))
+            for key in SERVING_ASSUMPTIONS
+        )
     assumptions = Assumptions(
         peak_flops=cluster.peak_flops,
         achievable_flops_fraction=workload.achievable_flops_fraction,
@@ -714,10 +822,10 @@ def plan(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec) -> Plan
         intra_node_latency_s=cluster.intra_node_latency_s,
         inter_node_latency_s=cluster.inter_node_latency_s,
         memory_bandwidth_bytes_per_s=cluster.memory_bandwidth_bytes_per_s,
-        notes=ESTIMATE_NOTES,
+        notes=notes,
         overlap=tuple((dim, workload.overlap(dim)) for dim in ("dp", "pp", "cp", "tp", "ep")),
         efficiency_calibration=EFFICIENCY_CALIBRATION if workload.achievable_flops_fraction is None else "",
-        uncertainty=MODEL_UNCERTAINTY,
+        uncertainty=uncertainty,
     )
     return PlanResult(
         model=model,

@@ -68,6 +68,11 @@ DEFAULT_RUNTIME_RESERVE_GIB: float = 2.0
 DEFAULT_MAX_MICRO_BATCH: int = 8
 #: Default largest number of model chunks per pipeline device (interleaved schedule) the search tries.
 DEFAULT_MAX_VIRTUAL_STAGES: int = 4
+#: Serving: tokens each request generates when a :class:`WorkloadSpec` in serving mode does not say (lesson 9's
+#: workbench widget and lesson 10's examples use 256).
+DEFAULT_OUTPUT_TOKENS: int = 256
+#: Serving: most concurrent requests a workload may hold (``coursekit.serving``'s bound).
+MAX_CONCURRENCY: int = 10**7
 
 #: Keys :func:`parse_degrees` and :meth:`PlanResult.explain` accept, with their meaning.
 DEGREE_KEYS: dict[str, str] = {
@@ -149,8 +154,9 @@ register(
             "en": "training, global batch {global_batch} sequences × {seq_len} tokens",
         },
         "planner.mode_serving": {
-            "zh": "服务，{global_batch} 条并发序列 × 上下文 {seq_len} tokens",
-            "en": "serving, {global_batch} concurrent sequences × context {seq_len} tokens",
+            "zh": "服务，{global_batch} 个并发请求，每个提示 {seq_len} 词元、输出 {output_tokens} 词元",
+            "en": "serving, {global_batch} concurrent requests, prompts of {seq_len} tokens, {output_tokens} output "
+            "tokens",
         },
         "planner.assumptions": {
             "zh": "假设：峰值 {peak_tflops:.0f} TFLOP/s（bf16 稠密），计算效率 {mfu}，通信重叠（按维度）{overlap}，"
@@ -184,6 +190,12 @@ register(
         "planner.accepted_header": {
             "zh": "通过的候选：{count} 个；按估算的步时排序（估算，不是测量），前 {top} 个：",
             "en": "Accepted: {count}; ordered by estimated step time (an estimate, not a measurement), top {top}:",
+        },
+        "planner.accepted_header_serving": {
+            "zh": "通过的布局：{count} 个；按每 GPU 吞吐的下界估计排序（与 plan_serving 相同；估算，不是测量），"
+            "前 {top} 个：",
+            "en": "Accepted: {count}; ordered by the lower-bound throughput per GPU (as plan_serving ranks them; an "
+            "estimate, not a measurement), top {top}:",
         },
         "planner.none_accepted": {
             "zh": "没有候选通过全部门槛。用 --explain 查看某个组合被拒绝的原因。",
@@ -574,8 +586,11 @@ class WorkloadSpec:
 
     Parameters:
         mode: ``"training"`` or ``"serving"``.
-        global_batch: sequences per optimizer step (training) or concurrent sequences (serving).
-        seq_len: tokens per sequence; ``None`` = the model's ``seq_len``.
+        global_batch: sequences per optimizer step (training) or concurrent requests (serving, at most
+            :data:`MAX_CONCURRENCY`).
+        seq_len: tokens per sequence (training) or per prompt (serving); ``None`` = the model's ``seq_len``.
+        output_tokens: serving only: tokens each request generates (default :data:`DEFAULT_OUTPUT_TOKENS`).
+            Serving mode is :func:`coursekit.serving.plan_serving` on :meth:`serving_workload`.
         recipe: a precision recipe name of :data:`coursekit.capacity.PRECISION_RECIPES`.
         achievable_flops_fraction: ``None`` (default): the compute-efficiency model (each GPU's matmul
             shapes on the roofline, calibrated once); a number in (0, 1]: a flat share of peak instead.
@@ -629,13 +644,16 @@ class WorkloadSpec:
     ep_node_limit: int | None = None
     ep_dedup_per_node: bool = False
     efficiency_ceiling: float | None = None
+    output_tokens: int = DEFAULT_OUTPUT_TOKENS
 
     def __post_init__(self) -> None:
         raw: Any = self
         check_int("global_batch", raw.global_batch, ge=1, le=MAX_GLOBAL_BATCH)
+        check_int("output_tokens", raw.output_tokens, ge=1, le=MAX_SEQ_LEN)
         if raw.seq_len is not None:
             check_int("seq_len", raw.seq_len, ge=1, le=MAX_SEQ_LEN)
-        check_choice("mode", raw.mode, WORKLOAD_MODES)
+        if check_choice("mode", raw.mode, WORKLOAD_MODES) == "serving":
+            check_int("global_batch", raw.global_batch, ge=1, le=MAX_CONCURRENCY)
         check_choice("recipe", raw.recipe, PRECISION_RECIPES)
         if raw.achievable_flops_fraction is not None:
             object.__setattr__(
@@ -680,6 +698,30 @@ class WorkloadSpec:
     def tokens_per_sequence(self, model: ModelSpec) -> int:
         """The sequence length in force: this workload's, else the model's."""
         return self.seq_len if self.seq_len is not None else model.seq_len
+
+    def serving_workload(self, model: ModelSpec) -> Any:
+        """This workload as a :class:`coursekit.serving.ServingWorkload`: ``global_batch`` concurrent requests of
+        ``tokens_per_sequence(model)`` prompt tokens and ``output_tokens`` output tokens, weights in the recipe's
+        parameter bytes, the KV cache in bf16, the same runtime reserve. The planner's serving mode searches it with
+        :func:`coursekit.serving.plan_serving` — there is one serving estimate.
+
+        >>> from coursekit.presets import MODELS
+        >>> w = WorkloadSpec(global_batch=64, seq_len=2048, mode="serving").serving_workload(MODELS["llama3-70b"])
+        >>> w.concurrency, w.prompt_tokens, w.output_tokens, w.weight_bytes, w.kv_bytes
+        (64, 2048, 256, 2.0, 2)
+
+        Taught in: lesson 10 (serving).
+        """
+        from ..serving import ServingWorkload  # serving imports the planner's specs
+
+        return ServingWorkload(
+            prompt_tokens=self.tokens_per_sequence(model),
+            output_tokens=self.output_tokens,
+            concurrency=self.global_batch,
+            weight_bytes=float(PRECISION_RECIPES[self.recipe].param_bytes),
+            kv_bytes=ACTIVATION_BYTES,
+            runtime_reserve_gib=self.runtime_reserve_gib,
+        )
 
 
 # --------------------------------------------------------------------------- Megatron-LM's own formulas

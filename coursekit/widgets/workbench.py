@@ -39,10 +39,10 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from ..i18n import Text, register, tr
-from ..planner import PLAN_GATES, PlanCandidate, PlanResult, WorkloadSpec, what_if
+from ..planner import DEFAULT_OUTPUT_TOKENS, PLAN_GATES, PlanCandidate, PlanResult, WorkloadSpec, what_if
 from ..plotting import cache_drawing, label
 from ..presets import CLUSTERS, MODELS
-from ..serving import SERVING_GATES, ServingPlanResult, ServingWorkload, plan_serving
+from ..serving import SERVING_GATES, ServingPlanResult, plan_serving
 from . import LessonWidget, checkbox, dropdown
 from .serving import log_axes, tradeoff_curve
 
@@ -76,7 +76,7 @@ LINK_SLOWDOWN_OPTIONS: tuple[int, ...] = (1, 2, 4, 8, 16)
 #: generates SERVING_OUTPUT_TOKENS tokens.
 SERVING_DEFAULT_CONCURRENCY: int = 64
 SERVING_DEFAULT_PROMPT_TOKENS: int = 2048
-SERVING_OUTPUT_TOKENS: int = 256
+SERVING_OUTPUT_TOKENS: int = DEFAULT_OUTPUT_TOKENS
 #: Accepted candidates drawn and listed.
 TOP_SHOWN: int = 5
 #: Plans the widget keeps for control values seen recently (each holds its searched table, about 1.3 MB).
@@ -460,9 +460,13 @@ class WorkbenchWidget(LessonWidget[Any]):
             node = replace(
                 node, inter_node_bandwidth_bytes_per_s=node.inter_node_bandwidth_bytes_per_s / values["link_slowdown"]
             )
-        workload = ServingWorkload(
-            prompt_tokens=values["seq_len"], output_tokens=SERVING_OUTPUT_TOKENS, concurrency=values["global_batch"]
-        )
+        # The planner's serving workload, turned into the serving search's: the same conversion plan() uses.
+        workload = WorkloadSpec(
+            global_batch=values["global_batch"],
+            seq_len=values["seq_len"],
+            mode="serving",
+            output_tokens=SERVING_OUTPUT_TOKENS,
+        ).serving_workload(spec)
         return plan_serving(spec, node, workload)
 
     def _show_serving(self, serving: bool) -> None:

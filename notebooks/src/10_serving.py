@@ -315,13 +315,17 @@ ax.set_ylim(1.0, 3000.0)
 display(Image(figure_to_png(fig)))
 
 # %% [markdown] lang="zh"
-# 所以解码一个词元的时间有一个硬下限：每张 GPU 至少要把自己那份权重读一遍，
-# TPOT ≥ 每 GPU 权重字节 / HBM 带宽。批越大，KV 缓存读得越多，TPOT 越长，但每次读权重能服务更多请求，吞吐越高。
+# 所以解码一个词元的时间有一个硬下限：每张 GPU 至少要把这一步用到的那份权重读一遍，
+# TPOT ≥ 每 GPU 权重字节 / HBM 带宽。稠密模型每一步用到全部权重；混合专家 (MoE) 模型只读批里的词元被路由到的专家，
+# 批为 1 时就是它的激活参数（Mixtral 8x7B：129 亿，而不是全部 467 亿）。批越大，KV 缓存读得越多，TPOT 越长，
+# 但每次读权重能服务更多请求，吞吐越高。
 
 # %% [markdown] lang="en"
-# So the time of a decode token has a hard floor: every GPU must read its share of the weights once,
-# TPOT ≥ weight bytes per GPU / HBM bandwidth. A bigger batch reads more KV cache and lengthens TPOT, but each read of the
-# weights serves more requests, so throughput rises.
+# So the time of a decode token has a hard floor: every GPU must read its share of the weights the step uses once,
+# TPOT ≥ weight bytes per GPU / HBM bandwidth. A dense model's step uses all its weights; a mixture of experts (MoE)
+# reads only the experts the batch's tokens are routed to, at batch 1 its active parameters
+# (Mixtral 8x7B: 12.9 billion, not all 46.7 billion). A bigger batch reads more KV cache and lengthens TPOT, but each
+# read of the weights serves more requests, so throughput rises.
 
 # %% [markdown] lang="zh"
 # ## 5. TP 降低时延，副本提高吞吐；TP 在哪里不再划算
