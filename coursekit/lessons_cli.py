@@ -1,9 +1,10 @@
 """``python -m coursekit lessons DIR [--lang zh|en]``: copy the lesson notebooks out of the installed package.
 
-After ``pip install coursekit`` nothing else is needed: this writes the lessons into ``DIR`` laid out as
-in the repository (``DIR/notebooks/zh/*.ipynb``, ``DIR/notebooks/en/*.ipynb`` and ``DIR/docs/GLOSSARY.md``),
-so the links between the two languages and to the glossary work. Without ``--lang`` both languages are
-copied.
+Once coursekit is installed (from the course's repository or a wheel built from it, see README; the name
+``coursekit`` on PyPI belongs to another project) nothing else is needed: this writes the lessons into
+``DIR`` laid out as in the repository (``DIR/notebooks/zh/*.ipynb``, ``DIR/notebooks/en/*.ipynb`` and
+``DIR/docs/GLOSSARY.md``), so the links between the two languages and to the glossary work. Without
+``--lang`` both languages are copied.
 
 A file that already exists in ``DIR`` is never overwritten (it may hold the learner's answers and notes):
 it is kept and reported, and the learner can rename it to get a fresh copy on the next run.

@@ -93,7 +93,9 @@ def test_messages_in_chinese() -> None:
         "正确：q1.headroom_gib。余量 -1.47 GiB：ZeRO-3 之后激活成了最大的一项，"
         "下一步该看重计算或微批次，而不是更多 DP。"
     )
-    assert check("q1.min_zero_stage", 1).message.startswith("还不对：q1.min_zero_stage。提示：对每个阶段建一本账")
+    assert check("q1.min_zero_stage", 0).message.startswith("还不对：q1.min_zero_stage。提示：对每个阶段建一本账")
+    # ZeRO-1: the model states alone (about 38 GiB) fit 40 GiB; activations and the reserve do not.
+    assert check("q1.min_zero_stage", 1).message.startswith("还不对：q1.min_zero_stage。提示：在这个阶段只有模型状态")
 
 
 def test_wrong_type_is_a_message() -> None:

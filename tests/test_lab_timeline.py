@@ -354,6 +354,15 @@ def torch_available() -> Any:
     return pytest.importorskip("torch", reason="coursekit.lab's distributed runs need PyTorch (the 'lab' extra)")
 
 
+#: The timeline model's gradient bytes, from its shapes (d_model 128, d_ff 512, 2 blocks, 5 classes, fp32):
+#: per block 2 LayerNorms (2·128 each), q, k, v, o (128·128 + 128 each), fc1 (128·512 + 512), fc2 (512·128 + 128);
+#: the head's LayerNorm (2·128) and classifier (128·5 + 5).
+TIMELINE_GRAD_BYTES = 4 * (2 * (2 * 256 + 4 * (128 * 128 + 128) + 128 * 512 + 512 + 512 * 128 + 128) + 256 + 645)
+#: DDP closes a bucket once it holds bucket_cap_mb = 0.25 MiB, so a bucket holds less than 0.25 MiB plus the
+#: largest gradient (fc1's 128·512·4 bytes = 0.25 MiB): at least ceil(1,589,780 / 524,288) = 4 buckets,
+#: each all-reduced on its own.
+MIN_DDP_BUCKETS = -(-TIMELINE_GRAD_BYTES // (2 * 2**18))
+
 SLOW_RANK = 1
 SLOW_FACTOR = 4.0
 INPUT_DELAY_MS = 30.0
@@ -439,6 +448,9 @@ def test_no_overlap_is_ddp_only_and_hides_no_communication_in_the_model(
     assert serial.predicted is not None and serial.predicted.hidden_communication_s == 0
     # Without overlap every gradient byte is all-reduced in one call after backward: one collective per step.
     assert all(b.communication_s > 0 for steps in serial.steps for b in steps)
+    assert [[name for name, _, _ in e.collectives] for e in serial.sample] == [["gloo:all_reduce"]] * 2
+    # With overlap DDP all-reduces bucket by bucket during backward (several collectives, see the recording test).
+    assert all(len(e.collectives) >= MIN_DDP_BUCKETS for e in report.result("ddp", "baseline").sample)
 
 
 # ---------------------------------------------------------------------------
@@ -469,6 +481,21 @@ def test_a_dead_worker_gets_its_own_exit_code_and_one_line(tmp_path: Path, torch
     lines = [line for line in err.splitlines() if line.strip() and "USDT" not in line]
     assert lines[-1] == (
         "python -m coursekit.lab memory: the process of rank 1 ended unexpectedly (exit code 7); "
+        "the other ranks were stopped."
+    ), err
+    assert "Traceback" not in err
+    assert _lab_folders(tmp_path) == []
+
+
+def test_a_dead_worker_of_the_timeline_gets_its_own_exit_code_and_one_line(
+    tmp_path: Path, torch_available: Any
+) -> None:
+    process = _lab(["timeline", "--ranks", "2", "--steps", "1"], tmp_path, COURSEKIT_LAB_KILL_RANK="1")
+    _, err = process.communicate(timeout=300)
+    assert process.returncode == EXIT_WORKER_FAILED, err
+    lines = [line for line in err.splitlines() if line.strip() and "USDT" not in line]
+    assert lines[-1] == (
+        "python -m coursekit.lab timeline: the process of rank 1 ended unexpectedly (exit code 7); "
         "the other ranks were stopped."
     ), err
     assert "Traceback" not in err
@@ -514,6 +541,25 @@ def test_the_recording_round_trips_and_is_complete() -> None:
                 for b in steps:
                     assert b.parts_s == pytest.approx(b.step_s, abs=SUM_TOLERANCE_S)
     assert recording.timeline.result("ddp", "no_overlap").skipped is None
+
+
+def test_the_recording_shows_ddp_overlap_and_what_the_lesson_says_about_turning_it_off() -> None:
+    from coursekit.lab.recorded import load_recorded
+
+    timeline = load_recorded().timeline
+    assert TIMELINE_GRAD_BYTES == 1_589_780 and MIN_DDP_BUCKETS == 4
+    overlapped, serial = timeline.result("ddp", "baseline"), timeline.result("ddp", "no_overlap")
+    # Bucketed: several all-reduces per step, some of them under backward's compute.
+    assert all(len(e.collectives) >= MIN_DDP_BUCKETS for e in overlapped.sample)
+    assert overlapped.mean.hidden_communication_s > 0
+    assert all(b.hidden_communication_s > 0 for b in overlapped.per_rank)
+    # Overlap off: one all-reduce per step after backward, nothing hidden.
+    assert all(len(e.collectives) == 1 for e in serial.sample)
+    assert serial.mean.hidden_communication_s == 0
+    # Lesson 8, section 6.2, says that on 2 CPU cores with gloo turning overlap off shows no more exposed
+    # communication: in this recording there is less of it, and the step is shorter. Re-record, re-read the prose.
+    assert serial.mean.exposed_communication_s < overlapped.mean.exposed_communication_s
+    assert serial.mean.step_s < overlapped.mean.step_s
 
 
 def test_the_lanes_figure_draws_one_panel_per_result() -> None:

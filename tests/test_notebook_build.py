@@ -122,6 +122,71 @@ def test_markdown_pairing_and_languages(source: Path) -> None:
             assert _cjk_fraction(cell.source) < 0.05, f"shared markdown cell {index} should be language-neutral"
 
 
+# -- the Colab install cell ------------------------------------------------------------------------
+
+
+def _configured_repository() -> str:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    url = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["urls"]["Repository"]
+    match = re.fullmatch(r"https://github\.com/([\w.-]+/[\w.-]+)", url)
+    assert match, url
+    return match.group(1)
+
+
+@pytest.mark.parametrize("source", LESSON_SOURCES, ids=lambda p: p.stem)
+def test_every_lesson_installs_coursekit_on_colab_first(source: Path) -> None:
+    repo = _configured_repository()
+    for lang in bn.LANGS:
+        code = [c for c in _read(bn.notebook_path(ROOT, source, lang)).cells if c.cell_type == "code"]
+        first, second = code[0], code[1]
+        assert first.id == bn.COLAB_CELL_ID and first.metadata["tags"] == [bn.COLAB_TAG]
+        assert first.metadata["slideshow"] == {"slide_type": "skip"}
+        assert 'if "google.colab" in sys.modules:' in first.source
+        assert f'%pip install -q "coursekit @ git+https://github.com/{repo}"' in first.source
+        assert f'coursekit.set_language("{lang}")' in second.source  # the lesson's own first code cell follows
+
+
+class _Shell:
+    """Stands in for IPython's shell: records the line magics a cell runs."""
+
+    def __init__(self) -> None:
+        self.magics: list[tuple[str, str]] = []
+
+    def run_line_magic(self, name: str, line: str) -> None:
+        self.magics.append((name, line))
+
+
+def _run_like_ipython(source: str) -> list[tuple[str, str]]:
+    """Transform ``source`` as IPython does (line magics inside blocks too) and run it; the magics it ran."""
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    shell = _Shell()
+    code = TransformerManager().transform_cell(source)
+    exec(compile(code, "<colab cell>", "exec"), {"get_ipython": lambda: shell})
+    return shell.magics
+
+
+def test_colab_cell_is_a_no_op_outside_colab_and_pip_installs_on_colab(monkeypatch: pytest.MonkeyPatch) -> None:
+    source = bn.colab_install_source("owner/name")
+    monkeypatch.delitem(sys.modules, "google.colab", raising=False)
+    assert _run_like_ipython(source) == []  # locally, on Binder, under nbval and in the site build
+    monkeypatch.setitem(sys.modules, "google.colab", ModuleType("google.colab"))
+    assert _run_like_ipython(source) == [("pip", 'install -q "coursekit @ git+https://github.com/owner/name"')]
+
+
+def test_colab_cell_refuses_a_repository_that_is_not_owner_name() -> None:
+    for bad in ("", "owner", "owner/name/extra", "owner/name; rm -rf /"):
+        with pytest.raises(ValueError, match="owner/name"):
+            bn.colab_install_source(bad)
+
+
+def test_the_repository_is_read_from_pyproject() -> None:
+    assert bn.repository() == _configured_repository()
+
+
 # -- the generator on the samples --------------------------------------------------------------
 
 
@@ -170,9 +235,11 @@ def test_generated_notebook_shape(project: Path) -> None:
         assert len(learner) == 2 and not any(c.metadata.get("jupyter") for c in learner)
         assert not any("lang" in c.metadata for c in nb.cells)
     assert "示例课" in zh.cells[0].source and "Sample lesson" in en.cells[0].source
-    assert 'coursekit.set_language("zh")' in zh.cells[1].source
-    assert 'coursekit.set_language("en")' in en.cells[1].source
-    assert len(zh.cells) == len(en.cells) == 9  # 13 source cells: 4 zh-only + 4 en-only + 5 shared
+    assert zh.cells[1].id == en.cells[1].id == bn.COLAB_CELL_ID  # Colab's install cell, before the first code cell
+    assert 'coursekit.set_language("zh")' in zh.cells[2].source
+    assert 'coursekit.set_language("en")' in en.cells[2].source
+    # 13 source cells: 4 zh-only + 4 en-only + 5 shared, and the Colab install cell
+    assert len(zh.cells) == len(en.cells) == 10
 
 
 def test_check_lists_missing_and_stale(project: Path) -> None:

@@ -192,3 +192,44 @@ def test_every_project_link_names_the_configured_repository() -> None:
     assert seen >= 1
     sample = "git clone https://github.com/someone/fork.git x; https://mybinder.org/v2/gh/a/b/main?urlpath=lab"
     assert repository_links(sample + " https://github.com/NVIDIA/nccl-tests") == {"someone/fork", "a/b"}
+
+
+# -- the PyPI name `coursekit` is someone else's ---------------------------------------------------
+
+#: A pip command in backticks or on a line of its own, up to the end of the code span or line.
+PIP_COMMAND = re.compile(r"%?pip install ([^`\n]+)")
+
+
+def _coursekit_requirements(command: str) -> list[str]:
+    """The requirements of a ``pip install`` command that name the coursekit distribution (quotes removed)."""
+    args = re.findall(r'"[^"]*"|\'[^\']*\'|\S+', command)
+    reqs = [a.strip("\"'") for a in args if not a.startswith("-")]
+    return [r for r in reqs if re.match(r"coursekit(\[[^\]]*\])?(\s|$|@)", r)]
+
+
+def test_no_install_command_sends_learners_to_the_pypi_name() -> None:
+    # PyPI's `coursekit` (0.1.0, 2025-11) is another project, an instructors' tool; until the course publishes
+    # under a free name, every install names this repository (or a local clone or wheel).
+    repo = _configured_repository()
+    checked = 0
+    warnings = 0
+    for name in ["README.md", "CONTRIBUTING.md", *map(str, (ROOT / "docs").rglob("*.md"))]:
+        text = (ROOT / name).read_text(encoding="utf-8")
+        for match in PIP_COMMAND.finditer(text):
+            command = match.group(1)
+            if re.search(r"(不要运行|[Dd]o not run) `$", text[: match.start()]):  # the warning itself
+                warnings += 1
+                continue
+            for requirement in _coursekit_requirements(command):
+                checked += 1
+                assert requirement.endswith(f"@ git+https://github.com/{repo}"), f"{name}: pip install {command}"
+    assert checked >= 4 and warnings >= 4  # ModelScope's step and "With pip", in both languages
+    assert _coursekit_requirements('"coursekit[course]" -q') == ["coursekit[course]"]
+    assert _coursekit_requirements("-e '.[lab]'") == []
+
+
+def test_readme_says_in_both_languages_that_the_pypi_name_is_another_project() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "PyPI 上名为 `coursekit` 的包属于另一个项目" in readme
+    assert "The package named `coursekit` on PyPI belongs to another project" in readme
+    assert readme.count("pip install dist/coursekit-*.whl") == 2  # the local-wheel way, zh and en

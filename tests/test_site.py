@@ -174,6 +174,16 @@ def test_solutions_and_answers_are_folded(site: Path) -> None:
     assert total > 0
 
 
+def test_the_colab_install_cell_is_removed_from_the_pages() -> None:
+    # It does something only on Colab, which the page's Colab button opens from the repository.
+    for lang in LANGS:
+        notebook = json.loads(_notebooks(lang)[0].read_text(encoding="utf-8"))
+        staged = build_site.stage_notebook(notebook, lang)
+        colab = [c for c in staged["cells"] if "colab-install" in c["metadata"].get("tags", [])]
+        assert len(colab) == 1 and "remove-cell" in colab[0]["metadata"]["tags"]
+        assert sum("remove-cell" in c["metadata"].get("tags", []) for c in staged["cells"]) == 1
+
+
 def test_language_switch_goes_to_the_same_lesson(site: Path) -> None:
     for lang, other in (("zh", "en"), ("en", "zh")):
         for notebook in _notebooks(lang):

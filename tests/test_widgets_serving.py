@@ -69,3 +69,25 @@ def test_chinese_message() -> None:
         assert "每 rank" in w.message and "下界" in w.message
     finally:
         i18n.set_language(previous)
+
+
+def test_verdict_level_colours_fit_green_and_no_fit_red_with_the_same_words() -> None:
+    previous = i18n.get_language()
+    try:
+        i18n.set_language("en")
+        # TP = 8, 64 requests of 2048 + 256 tokens: weights 70.6e9 x 2 B / 8 = 16.4 GiB and KV 64 x 2304 x 40 KiB
+        # = 5.6 GiB per rank fit an 80 GiB H100.
+        fits = ServingWidget()
+        assert fits.verdict == "pass"
+        assert "coursekit-pass" in fits.message_html.value and "Pass: " in fits.message_html.value
+        assert "fits" in fits.message
+        # TP = 1: the weights alone, 70.6e9 x 2 bytes = 131 GiB, exceed 80 GiB.
+        short = ServingWidget(tp=1)
+        assert short.verdict == "fail"
+        assert "coursekit-fail" in short.message_html.value and "Fail: " in short.message_html.value
+        assert "does not fit" in short.message
+        i18n.set_language("zh")
+        short.redraw()
+        assert "不通过：" in short.message_html.value and "放不下" in short.message
+    finally:
+        i18n.set_language(previous)

@@ -86,3 +86,22 @@ def test_lesson9_exercise_answers_from_the_planner() -> None:
     assert round(base.active_params / 1e9, 1) == 70.6 and round(top2 / 1e9, 1) == 126.9
     assert base.as_moe(8, 2).active_params == top2
     assert {ex.id for ex in exercises(9)} == set(LESSON9)
+
+
+def test_verdict_level_pass_when_plans_are_accepted_fail_when_none_is() -> None:
+    coursekit.set_language("en")
+    w = WorkbenchWidget()
+    assert w.result is not None and w.result.accepted_count > 0
+    assert w.verdict == "pass" and "coursekit-pass" in w.message_html.value and "Pass: " in w.message_html.value
+    # Llama 3 405B on one node of 8 x 24 GiB cards: even fully sharded, 405e9 x 16 bytes of training state over
+    # 8 ranks is about 750 GiB per rank, so no composition fits.
+    with w.hold_updates():
+        w.controls["model"].value = "llama3-405b"
+        w.controls["cluster"].value = "pcie-24g-8"
+        w.controls["nodes"].value = 1
+    assert w.status == "ok" and w.result.accepted_count == 0
+    assert w.verdict == "fail" and "coursekit-fail" in w.message_html.value and "Fail: " in w.message_html.value
+    assert "No composition passes every gate" in w.message
+    coursekit.set_language("zh")
+    w.redraw()
+    assert "不通过：" in w.message_html.value and "没有组合通过全部门槛" in w.message

@@ -87,3 +87,14 @@ def test_serving_mode_speaks_chinese(widget: WorkbenchWidget) -> None:
         assert "首词元时间" in widget.message and "下界" in widget.message
     finally:
         coursekit.set_language("en")
+
+
+def test_serving_mode_verdict_level(widget: WorkbenchWidget) -> None:
+    widget.controls["mode"].value = "serving"
+    assert isinstance(widget.result, ServingPlanResult) and widget.result.accepted
+    assert widget.verdict == "pass" and "Pass: " in widget.message_html.value
+    # Llama 3 405B: 405e9 x 2 bytes of bf16 weights = 754 GiB, more than one node's 8 x 80 GiB.
+    widget.controls["model"].value = "llama3-405b"
+    assert isinstance(widget.result, ServingPlanResult) and not widget.result.accepted
+    assert widget.verdict == "fail" and "coursekit-fail" in widget.message_html.value
+    assert "Fail: " in widget.message_html.value and "No layout fits" in widget.message

@@ -21,6 +21,13 @@ The first code cell contains the line ``coursekit.set_language("{{LANG}}")``;
 ``{{LANG}}`` becomes ``zh`` / ``en`` and may appear nowhere else, so the two
 notebooks' code differs only in that line.
 
+Every generated lesson gets one more code cell, just before that first code
+cell: on Google Colab (and only there) it installs coursekit from the course's
+repository, named once in ``pyproject.toml`` (``[project.urls] Repository``,
+read by ``tools/repository_name.py``). Its ``%pip`` line magic sits inside an
+``if`` block, which IPython's input transformer accepts; elsewhere the branch is
+skipped and the cell does nothing.
+
 Learner work is never overwritten. Each generated notebook records the
 SHA-256 of its own cells (``metadata.coursekit.content_sha256``). If the cells
 on disk no longer match it (the learner edited or ran the notebook and saved),
@@ -51,6 +58,11 @@ import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_raw_cell
 
 ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT / "tools") not in sys.path:  # tools/ is not a package: its shared module is imported by path
+    sys.path.insert(0, str(ROOT / "tools"))
+
+from repository_name import repository  # noqa: E402
+
 SRC_DIR = Path("notebooks/src")
 LANGS: tuple[str, ...] = ("zh", "en")
 PLACEHOLDER = "{{LANG}}"
@@ -62,6 +74,40 @@ GLOSSARY_NOTEBOOK = "glossary.ipynb"
 SOURCE_NAME = re.compile(r"^(\d\d_[a-z0-9_]+)\.py$")
 MINE_NAME = re.compile(r"\.mine(-\d+)?\.ipynb$")
 KERNELSPEC = {"display_name": "Python 3 (coursekit)", "language": "python", "name": "python3"}
+
+
+#: Tag and id of the generated cell that installs coursekit on Colab.
+COLAB_TAG = "colab-install"
+COLAB_CELL_ID = "colab-install"
+
+
+def colab_install_source(repo: str) -> str:
+    """The Colab-only install cell for the GitHub repository ``repo`` (``owner/name``), the same in both languages.
+
+    >>> print(colab_install_source("owner/name"))
+    # 仅在 Google Colab 中运行：从课程的代码仓库安装 coursekit；在其他环境中什么也不做。
+    # Runs only on Google Colab: installs coursekit from the course's repository; does nothing anywhere else.
+    import sys
+    <BLANKLINE>
+    if "google.colab" in sys.modules:
+        %pip install -q "coursekit @ git+https://github.com/owner/name"
+    """
+    if not re.fullmatch(r"[\w.-]+/[\w.-]+", repo):
+        raise ValueError(f"repo = {repo!r}: must be a GitHub owner/name")
+    return (
+        "# 仅在 Google Colab 中运行：从课程的代码仓库安装 coursekit；在其他环境中什么也不做。\n"
+        "# Runs only on Google Colab: installs coursekit from the course's repository; does nothing anywhere else.\n"
+        "import sys\n"
+        "\n"
+        'if "google.colab" in sys.modules:\n'
+        f'    %pip install -q "coursekit @ git+https://github.com/{repo}"'
+    )
+
+
+def colab_install_cell(repo: str) -> Any:
+    """The Colab-only install cell (tagged :data:`COLAB_TAG`, skipped in the slides)."""
+    metadata = {"tags": [COLAB_TAG], "slideshow": {"slide_type": "skip"}}
+    return new_code_cell(colab_install_source(repo), id=COLAB_CELL_ID, metadata=metadata)
 
 
 class SourceError(ValueError):
@@ -199,12 +245,17 @@ def slide_type(cell_type: str, source: str, tags: Sequence[str]) -> str:
     return "-"
 
 
-def build_notebook(source_text: str, source_rel: str, lang: str) -> Any:
-    """The notebook of one language for a lesson source (in memory, no outputs)."""
+def build_notebook(source_text: str, source_rel: str, lang: str, repo: str | None = None) -> Any:
+    """The notebook of one language for a lesson source (in memory, no outputs).
+
+    ``repo`` (``owner/name``) is the repository the Colab install cell installs from; default
+    :func:`repository_name.repository` (pyproject.toml).
+    """
     if lang not in LANGS:
         raise ValueError(f"lang = {lang!r}: must be one of {', '.join(LANGS)}")
     cells_in = parse_source(source_text, source_rel)
     cells_out = []
+    colab = colab_install_cell(repository() if repo is None else repo)
     for index, cell in enumerate(cells_in):
         cell_lang = cell.metadata.get("lang")
         if cell_lang is not None and cell_lang != lang:
@@ -216,6 +267,9 @@ def build_notebook(source_text: str, source_rel: str, lang: str) -> Any:
         source = cell.source.replace(PLACEHOLDER, lang)
         metadata["slideshow"] = {"slide_type": slide_type(cell.cell_type, source, metadata.get("tags", []))}
         if cell.cell_type == "code":
+            if colab is not None:  # the first code cell: Colab's install cell goes just before it
+                cells_out.append(colab)
+                colab = None
             cells_out.append(new_code_cell(source, id=cell_id, metadata=metadata))
         elif cell.cell_type == "markdown":
             cells_out.append(new_markdown_cell(source, id=cell_id, metadata=metadata))

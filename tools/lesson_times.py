@@ -9,7 +9,8 @@ The estimate counts what a learner does in the English notebook (the Chinese one
 
 * reading: English words of the markdown cells (folded answers excluded) at :data:`WORDS_PER_MIN`, a careful pace
   for technical prose with formulas and tables;
-* running a code cell and reading its output: :data:`CODE_CELL_MIN` per cell (worked solutions excluded);
+* running a code cell and reading its output: :data:`CODE_CELL_MIN` per cell (worked solutions and the Colab-only
+  install cell excluded);
 * exercises: :data:`EXERCISE_CELL_MIN` for a learner cell's first answer, :data:`EXTRA_ANSWER_MIN` for each further
   answer checked in the same cell (a matrix cell, a timeline number);
 * widgets: :data:`WIDGET_MIN` for the guided steps of each widget;
@@ -85,7 +86,7 @@ def estimate(notebook: Path, answers_per_lesson: int | None = None) -> LessonTim
             words += len(_WORD.findall(source))
             if re.search(r"^## Self-check", source, re.M):
                 questions += len(re.findall(r"^\d+\. ", source, re.M))
-        elif "solution" not in tags:
+        elif "solution" not in tags and "colab-install" not in tags:  # Colab's install cell is no lesson work
             if "learner" in tags and _CHECK_ID.search(source):
                 exercise_cells += 1
             else:

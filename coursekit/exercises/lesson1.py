@@ -70,6 +70,17 @@ def _min_zero_stage() -> int:
     raise ValueError("no ZeRO stage fits: the exercise's givens are inconsistent")
 
 
+def _min_stage_states_only() -> int:
+    """The slip of q1.min_zero_stage: the smallest stage whose model states alone fit (activations and reserve
+    left out), or 3."""
+    shape = model_shape(SHAPE_NAME)
+    for stage in range(3):
+        state = training_state_memory(shape.num_params, dp=DP, zero_stage=stage)
+        if build_resource_ledger(state.total_gib, 0.0, 0.0, MIN_STAGE_DEVICE_GIB).fits_one_device:
+            return stage
+    return 3
+
+
 def _headroom_gib() -> float:
     return ledger_for_stage(HEADROOM_STAGE, HEADROOM_DEVICE_GIB).headroom_gib
 
@@ -144,6 +155,17 @@ MIN_ZERO_STAGE = register(
             zh=f"ZeRO-{stage} 是第一个余量非负的阶段；更低的阶段被完整的优化器状态或梯度撑爆。",
             en=f"ZeRO-{stage} is the first stage with non-negative headroom; lower stages burst with the "
             "replicated optimizer state or gradients.",
+        ),
+        slips=(
+            mistake(
+                "states_only",
+                _min_stage_states_only,
+                Text(
+                    zh="在这个阶段只有模型状态放得下 40 GiB；账本还要加上激活和 2 GiB 的运行时预留。",
+                    en="At that stage only the model states fit in 40 GiB; the ledger also holds the activations and "
+                    "the 2 GiB runtime reserve.",
+                ),
+            ),
         ),
     ),
     replace=True,

@@ -12,11 +12,13 @@ Taught in: lesson 10 (serving).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..i18n import Text
 from ..presets import CLUSTERS, MODELS
-from ..serving import kv_cache_bytes, littles_law_concurrency, serving_estimate, serving_memory_ledger
-from ..units import KIB_BYTES
-from . import Exercise, register
+from ..serving import ServingLedger, kv_cache_bytes, littles_law_concurrency, serving_estimate, serving_memory_ledger
+from ..units import KB_BYTES, KIB_BYTES
+from . import SECONDS_VS_MS, Exercise, mistake, register
 
 #: serve.kv_kib_per_token and serve.max_requests: Llama-3 70B.
 MODEL: str = "llama3-70b"
@@ -40,17 +42,38 @@ def kv_kib_per_token() -> float:
     return kv_cache_bytes(MODELS[MODEL], tokens=1) / KIB_BYTES
 
 
-def max_requests() -> int:
-    """serve.max_requests: requests of 2048 + 256 tokens one TP=8 replica holds before its KV cache overflows."""
-    ledger = serving_memory_ledger(
+def _kv_kb_per_token() -> float:
+    """The same bytes in kB (1000 bytes), the slip of kB for KiB."""
+    return kv_cache_bytes(MODELS[MODEL], tokens=1) / KB_BYTES
+
+
+def _kv_kib_per_token_all_heads() -> float:
+    """KiB per token if every query head kept its own K and V (multi-head attention, no GQA)."""
+    model = MODELS[MODEL]
+    return kv_cache_bytes(replace(model, kv_heads=model.heads), tokens=1) / KIB_BYTES
+
+
+def _replica_ledger(context_tokens: int) -> ServingLedger:
+    return serving_memory_ledger(
         MODELS[MODEL],
         CLUSTERS[CLUSTER],
         tp=REPLICA_TP,
         concurrency=1,
-        context_tokens=PROMPT_TOKENS + OUTPUT_TOKENS,
+        context_tokens=context_tokens,
         prefill_chunk_tokens=PROMPT_TOKENS,
     )
-    return ledger.max_concurrency
+
+
+def max_requests() -> int:
+    """serve.max_requests: requests of :data:`PROMPT_TOKENS` + :data:`OUTPUT_TOKENS` tokens one TP=8 replica holds
+    before its KV cache overflows."""
+    return _replica_ledger(PROMPT_TOKENS + OUTPUT_TOKENS).max_concurrency
+
+
+def _max_requests_kv_not_split() -> int:
+    """The slip of keeping a whole request's KV cache on every rank (not split by TP)."""
+    ledger = _replica_ledger(PROMPT_TOKENS + OUTPUT_TOKENS)
+    return replace(ledger, kv_per_request_gib=ledger.kv_per_request_gib * REPLICA_TP).max_concurrency
 
 
 def best_tp() -> int:
@@ -89,6 +112,34 @@ KV_KIB_PER_TOKEN = register(
             en=f"2 · 80 · 8 · 128 · 2 = 327,680 bytes = {kib:.0f} KiB. With 64-head multi-head attention it would "
             "be 8 times more.",
         ),
+        slips=(
+            mistake(
+                "k_or_v_only",
+                lambda: kv_kib_per_token() / 2,
+                Text(
+                    zh="你只算了 K 或 V 中的一个：每层每个 KV 头要同时缓存键 (K) 和值 (V)，共两份。",
+                    en="You counted only one of K and V: every layer caches both keys (K) and values (V) for each KV "
+                    "head, two tensors.",
+                ),
+            ),
+            mistake(
+                "kb_not_kib",
+                _kv_kb_per_token,
+                Text(
+                    zh="你用的是 kB（1000 字节）；题目要 KiB（1024 字节）。",
+                    en="You used kB (1000 bytes); the question asks for KiB (1024 bytes).",
+                ),
+            ),
+            mistake(
+                "query_heads",
+                _kv_kib_per_token_all_heads,
+                Text(
+                    zh="你用了 64 个查询头 (query heads)；分组查询注意力 (GQA) 只为 8 个 KV 头缓存 K 和 V。",
+                    en="You used the 64 query heads; grouped-query attention (GQA) caches K and V for the 8 KV heads "
+                    "only.",
+                ),
+            ),
+        ),
     ),
     replace=True,
 )
@@ -118,6 +169,26 @@ MAX_REQUESTS = register(
             en=f"{n}: the weights take only about 16 GiB per GPU and nearly all the rest goes to the KV cache; one "
             f"request needs {PROMPT_TOKENS + OUTPUT_TOKENS} × 40 KiB per GPU.",
         ),
+        slips=(
+            mistake(
+                "prompt_only",
+                lambda: _replica_ledger(PROMPT_TOKENS).max_concurrency,
+                Text(
+                    zh="你只算了提示词元；请求生成的输出词元也留在 KV 缓存里，每个请求的上下文是提示加输出。",
+                    en="You counted the prompt tokens only; the output tokens a request generates stay in the KV "
+                    "cache too, so its context is prompt plus output.",
+                ),
+            ),
+            mistake(
+                "kv_not_split",
+                _max_requests_kv_not_split,
+                Text(
+                    zh="你让每张卡都存一个请求的全部 KV 缓存；TP = 8 把 KV 头分到 8 张卡上，每张卡只存 1/8。",
+                    en="You kept a request's whole KV cache on every GPU; TP = 8 splits the KV heads over 8 GPUs, "
+                    "so each holds 1/8 of it.",
+                ),
+            ),
+        ),
     ),
     replace=True,
 )
@@ -138,6 +209,17 @@ BEST_TP = register(
             zh="比较权重读取时间（0.25 GB ÷ 3.35 TB/s）和每词元 2 × 12 次全归约的时延（每次至少几微秒）。",
             en="Compare the time to read the weights (0.25 GB ÷ 3.35 TB/s) with the latency of 2 × 12 all-reduces "
             "per token (several microseconds each).",
+        ),
+        slips=(
+            mistake(
+                "most_tp",
+                lambda: max(TP_DEGREES),
+                Text(
+                    zh="TP 越大并不总是越快：小模型读权重本来就很快，每多一次全归约都要付固定的时延。",
+                    en="More TP is not always faster: a small model reads its weights quickly anyway, and every extra "
+                    "all-reduce pays a fixed latency.",
+                ),
+            ),
         ),
         why=lambda tp: Text(
             zh=f"TP = {tp}：读权重只要约 74 µs，TP=2 最多省一半，却要加 24 次全归约，每次至少 6.6 µs 的基础时延。",
@@ -160,6 +242,17 @@ LITTLES_LAW = register(
         expected=littles_law,
         kind="number",
         hint=Text(zh="利特尔定律：L = λ · W。", en="Little's law: L = λ · W."),
+        slips=(
+            SECONDS_VS_MS,
+            mistake(
+                "divided",
+                lambda: RATE_PER_S / LATENCY_S,
+                Text(
+                    zh="你用到达率除以了时延；利特尔定律是相乘：L = λ · W。",
+                    en="You divided the arrival rate by the latency; Little's law multiplies: L = λ · W.",
+                ),
+            ),
+        ),
         why=lambda n: Text(
             zh=f"{n:.0f} 个：这就是显存要容纳的 KV 缓存份数；时延一长，同样的速率就要更多并发。",
             en=f"{n:.0f}: that is how many KV caches memory must hold; a longer latency needs more concurrency at the "

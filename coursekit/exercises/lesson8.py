@@ -16,13 +16,21 @@ from __future__ import annotations
 
 from functools import cache
 
+from ..capacity import PRECISION_RECIPES
 from ..communication import bus_bandwidth_factor
 from ..i18n import Text
 from ..lab.fit import AlphaBetaFit, crossover_bytes
-from ..lab.memory import STRATEGIES, TinyTransformerConfig, expected_adjustments, ledger_for, parameter_layout
+from ..lab.memory import (
+    RECIPE,
+    STRATEGIES,
+    TinyTransformerConfig,
+    expected_adjustments,
+    ledger_for,
+    parameter_layout,
+)
 from ..lab.recorded import LessonRecording, load_recorded
 from ..units import GIB_BYTES, KIB_BYTES, MIB_BYTES, MS_PER_S, US_PER_S
-from . import DIRECTION, GIB_VS_GB, Exercise, mistake, register
+from . import DIRECTION, GIB_VS_GB, PERCENT_VS_FRACTION, Exercise, mistake, register
 
 #: Exercise lab.busbw_gib_s: an nccl-tests all_gather of S = 256 MiB over 8 ranks that takes 4 ms.
 BUSBW_PAYLOAD_BYTES: int = 256 * MIB_BYTES
@@ -57,6 +65,18 @@ def _crossover_bytes() -> float:
 def _extra_param_bytes(strategy: str, ranks: int) -> float:
     adjustments = expected_adjustments(strategy, TinyTransformerConfig(), ranks, 0)["params"]
     return sum(a.delta_bytes for a in adjustments)
+
+
+def _param_element_bytes() -> int:
+    """Bytes per parameter element of the lab's model (fp32)."""
+    return int(PRECISION_RECIPES[RECIPE].param_bytes)
+
+
+#: Slip of the two byte-count exercises: elements counted, not bytes.
+_ELEMENTS_HINT = Text(
+    zh="你数的是元素个数，不是字节数：实验模型的参数是 fp32，每个元素 4 字节。",
+    en="You counted elements, not bytes: the lab model's parameters are fp32, 4 bytes each.",
+)
 
 
 def _replicated_params() -> int:
@@ -164,6 +184,22 @@ FSDP_PADDING = register(
             en=f"Each rank stores 2 × 64 + 2 elements of the head against an even share of (5 × 64 + 5)/4: "
             f"{extra / 4:g} × 4 = {extra:g} bytes of padding.",
         ),
+        slips=(
+            mistake(
+                "elements_not_bytes",
+                lambda: _extra_param_bytes("fsdp2-zero3", MEMORY_RANKS) / _param_element_bytes(),
+                _ELEMENTS_HINT,
+            ),
+            mistake(
+                "all_ranks",
+                lambda: _extra_param_bytes("fsdp2-zero3", MEMORY_RANKS) * MEMORY_RANKS,
+                Text(
+                    zh="这是 4 个 rank 的填充加在一起（补齐后的 8 行减去实际的 5 行）；题目问的是每个 rank 多存多少。",
+                    en="That is the padding of all 4 ranks together (8 padded rows less the 5 real ones); the "
+                    "question asks what each rank stores beyond its share.",
+                ),
+            ),
+        ),
     ),
     replace=True,
 )
@@ -190,6 +226,22 @@ TP_REPLICATED = register(
             f"{extra:g} 字节。",
             en=f"{_replicated_params()} parameters are replicated; each rank holds (1 - 1/4) × {_replicated_params()} "
             f"× 4 = {extra:g} bytes more.",
+        ),
+        slips=(
+            mistake(
+                "elements_not_bytes",
+                lambda: _extra_param_bytes("tp", MEMORY_RANKS) / _param_element_bytes(),
+                _ELEMENTS_HINT,
+            ),
+            mistake(
+                "whole_copy",
+                lambda: _replicated_params() * _param_element_bytes(),
+                Text(
+                    zh="这是被复制参数的全部字节；账本已经给每个 rank 算了其中的 1/4，多出来的只是其余的部分。",
+                    en="That is all the bytes of the replicated parameters; the ledger already counts 1/4 of them on "
+                    "each rank, and only the rest is extra.",
+                ),
+            ),
         ),
     ),
     replace=True,
@@ -248,9 +300,19 @@ def _slow_rank() -> int:
     return recording().timeline.result(STRAGGLER_STRATEGY, "slow_rank").least_waiting_rank
 
 
+def _most_waiting_rank() -> int:
+    per_rank = recording().timeline.result(STRAGGLER_STRATEGY, "slow_rank").per_rank
+    return max(per_rank, key=lambda b: (b.wait_slower_rank_s, -b.rank)).rank
+
+
 def _exposed_share() -> float:
     mean = recording().timeline.result(MYSTERY_STRATEGY, "baseline").mean
     return mean.exposed_communication_s / (mean.exposed_communication_s + mean.hidden_communication_s)
+
+
+def _exposed_share_of_step() -> float:
+    mean = recording().timeline.result(MYSTERY_STRATEGY, "baseline").mean
+    return mean.exposed_communication_s / mean.step_s
 
 
 def _grown_most(part: str) -> str:
@@ -289,6 +351,17 @@ SLOW_RANK = register(
             en=f"rank {rank} hardly waits for anyone while the others wait for it before every collective: it is "
             "the straggler.",
         ),
+        slips=(
+            mistake(
+                "waits_most",
+                _most_waiting_rank,
+                Text(
+                    zh="这个 rank 等得最多：它早早到了集合通信处，在等别人。慢 rank 是让别人等的那一个。",
+                    en="That rank waits most: it reaches each collective early and waits for another. The slow rank "
+                    "is the one the others wait for.",
+                ),
+            ),
+        ),
     ),
     replace=True,
 )
@@ -314,6 +387,26 @@ EXPOSED_SHARE = register(
             f"{1 - share:.0%} 真正与计算重叠。",
             en=f"exposed / (exposed + hidden) = {share:.2f}: DDP starts bucketed all-reduces during backward, yet on "
             f"this machine only {1 - share:.0%} of the communication really overlapped compute.",
+        ),
+        slips=(
+            PERCENT_VS_FRACTION,
+            mistake(
+                "hidden_share",
+                lambda: 1 - _exposed_share(),
+                Text(
+                    zh="这是被掩盖的比例；题目问的是暴露的通信占通信的比例。",
+                    en="That is the hidden share; the question asks for the exposed share of the communication.",
+                ),
+            ),
+            mistake(
+                "share_of_step",
+                _exposed_share_of_step,
+                Text(
+                    zh="你除以的是步时；题目问的是占通信（暴露 + 被掩盖）的比例。",
+                    en="You divided by the step; the question asks for a share of the communication (exposed + "
+                    "hidden).",
+                ),
+            ),
         ),
     ),
     replace=True,
@@ -394,6 +487,28 @@ EFFICIENCY = register(
         why=lambda e: Text(
             zh=f"E(4) = step(1) / step(4) = {e:.2f}。",
             en=f"E(4) = step(1) / step(4) = {e:.2f}.",
+        ),
+        slips=(
+            PERCENT_VS_FRACTION,
+            mistake(
+                "inverted",
+                lambda: 1 / _efficiency(),
+                Text(
+                    zh="比值倒过来了：E(P) 不会大于 1 太多，它是 step(1) / step(P)，不是 step(P) / step(1)。",
+                    en="The ratio is upside down: E(P) is step(1) / step(P), not step(P) / step(1), and it is rarely "
+                    "much above 1.",
+                ),
+            ),
+            mistake(
+                "strong_scaling",
+                lambda: _efficiency() / EFFICIENCY_RANKS,
+                Text(
+                    zh="你又除了一次 P：那是强扩展（总 batch 固定）的公式。这里每个 rank 的 batch 固定，"
+                    "吞吐量已经随 P 增长，E(P) = step(1) / step(P)。",
+                    en="You divided by P once more: that is the strong-scaling formula (a fixed total batch). Here "
+                    "each rank keeps its batch, so throughput already grows with P and E(P) = step(1) / step(P).",
+                ),
+            ),
         ),
     ),
     replace=True,

@@ -16,9 +16,9 @@ from dataclasses import replace
 from functools import lru_cache
 
 from ..i18n import Text
-from ..planner import PLAN_GATES, PlanResult, WorkloadSpec, plan
+from ..planner import PLAN_GATES, FunnelStep, PlanResult, WorkloadSpec, plan
 from ..presets import CLUSTERS, MODELS
-from . import Exercise, register
+from . import Exercise, mistake, register
 
 #: plan.memory_removed: Llama-3 8B on the course's box of 8 × 24 GiB cards, global batch 64 × 4096 tokens.
 BOX_MODEL: str = "llama3-8b"
@@ -53,10 +53,14 @@ def _example(slowdown: int = 1) -> PlanResult:
     return plan(MODELS[EXAMPLE_MODEL], cluster, EXAMPLE_WORKLOAD)
 
 
+def _memory_step() -> FunnelStep:
+    result = plan(MODELS[BOX_MODEL], CLUSTERS[BOX_CLUSTER], BOX_WORKLOAD)
+    return next(step for step in result.funnel if step.code == "memory")
+
+
 def memory_removed() -> int:
     """plan.memory_removed: candidates the fit gate removes first on the 24 GiB box."""
-    result = plan(MODELS[BOX_MODEL], CLUSTERS[BOX_CLUSTER], BOX_WORKLOAD)
-    return next(step.removed for step in result.funnel if step.code == "memory")
+    return _memory_step().removed
 
 
 def cp_gate() -> str:
@@ -67,6 +71,16 @@ def cp_gate() -> str:
 def moe_active_billion() -> float:
     """plan.moe_active: active parameters (billions) of Llama-3 70B made MoE with 16 experts, top-4."""
     return MODELS[EXAMPLE_MODEL].as_moe(MOE_EXPERTS, MOE_TOP_K).active_params / 1e9
+
+
+def moe_total_billion() -> float:
+    """All parameters (billions) of the same MoE model: every expert, not only the routed ones."""
+    return MODELS[EXAMPLE_MODEL].as_moe(MOE_EXPERTS, MOE_TOP_K).num_params / 1e9
+
+
+def dense_active_billion() -> float:
+    """Active parameters (billions) of the dense Llama-3 70B, before it is made MoE."""
+    return MODELS[EXAMPLE_MODEL].active_params / 1e9
 
 
 def slow_link_ratio() -> float:
@@ -98,6 +112,17 @@ MEMORY_REMOVED = register(
             zh=f"{n} 个：它们组合本身成立，但每 rank 的账本超过 24 GiB。漏斗把每个候选记在它第一个没通过的门槛上。",
             en=f"{n}: these compositions are well formed, but one rank's ledger exceeds 24 GiB. The funnel counts "
             "each candidate at the first gate it fails.",
+        ),
+        slips=(
+            mistake(
+                "remaining",
+                lambda: _memory_step().remaining,
+                Text(
+                    zh="这是通过容量门槛后剩下的候选数 (remaining)；题目问的是被它排除的 (removed)。",
+                    en="That is how many candidates remain after the fit gate (remaining); the question asks how many "
+                    "it removes (removed).",
+                ),
+            ),
         ),
     ),
     replace=True,
@@ -159,6 +184,27 @@ MOE_ACTIVE = register(
             en=f"About {billions:.1f}B: top-{MOE_TOP_K} sends each token through {MOE_TOP_K} MLPs; the compute per "
             "token grows with top_k, not with the number of experts.",
         ),
+        slips=(
+            mistake(
+                "total_not_active",
+                moe_total_billion,
+                Text(
+                    zh=f"这是全部 {MOE_EXPERTS} 个专家的总参数量 (num_params)；每个 token 只经过路由选中的 "
+                    f"{MOE_TOP_K} 个专家。",
+                    en=f"That is the total of all {MOE_EXPERTS} experts (num_params); each token passes only through "
+                    f"the {MOE_TOP_K} experts its router picks.",
+                ),
+            ),
+            mistake(
+                "dense",
+                dense_active_billion,
+                Text(
+                    zh="这是原来的稠密模型：每个 token 经过的不是 1 个 MLP，而是 top_k 个专家 MLP。",
+                    en="That is the dense model you started from: each token passes through top_k expert MLPs, not "
+                    "one MLP.",
+                ),
+            ),
+        ),
     ),
     replace=True,
 )
@@ -188,6 +234,36 @@ SLOW_LINK = register(
             en=f"About {ratio:.3g}×: the fastest composition already keeps frequent traffic inside nodes and only "
             "the infrequent PP/DP traffic crosses them, and the DP gradient sync hides under backward — and the "
             "winner may change.",
+        ),
+        slips=(
+            mistake(
+                "inverted",
+                lambda: 1 / slow_link_ratio(),
+                Text(
+                    zh="比值倒过来了：用慢链路的步时除以正常链路的步时，步时变长时这个倍数大于 1。",
+                    en="The ratio is upside down: divide the step with the slow link by the step with the normal link; "
+                    "a longer step gives a factor above 1.",
+                ),
+            ),
+            mistake(
+                "growth_not_factor",
+                lambda: slow_link_ratio() - 1,
+                Text(
+                    zh="这是增长的部分（倍数减 1）；题目问的是新步时是原来的多少倍。",
+                    en="That is the growth (the factor minus 1); the question asks for the new step as a multiple of "
+                    "the old one.",
+                ),
+            ),
+            mistake(
+                "link_factor",
+                lambda: float(SLOWDOWN),
+                Text(
+                    zh="这是链路变慢的倍数；步时不会同比例变长，因为大部分时间花在计算和节点内通信上。"
+                    "用规划器估算两次的步时再相除。",
+                    en="That is how much the link slowed; the step does not grow in proportion, since most of it is "
+                    "compute and traffic inside nodes. Estimate both steps with the planner and divide.",
+                ),
+            ),
         ),
     ),
     replace=True,

@@ -22,7 +22,7 @@ Three experiments, each a Python function and a command:
 The same code runs on one CPU machine (the lab spawns its own ranks over
 gloo on 127.0.0.1) and under ``torchrun`` on a GPU cluster (NCCL).
 
-The lab needs PyTorch (``pip install 'coursekit[lab]'``); the rest of
+The lab needs PyTorch (``pip install -e '.[lab]'`` in the course's folder); the rest of
 coursekit does not. Importing this package is cheap: PyTorch is loaded only
 when a measurement starts, and matplotlib only for the figure. It is not
 exported from the top-level ``coursekit`` namespace; import it explicitly.

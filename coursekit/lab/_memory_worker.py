@@ -114,11 +114,27 @@ def tp_plan() -> dict[str, ParallelStyle]:
     return plan
 
 
-def wrap(strategy: str, model: TinyTransformer, ctx: DistContext, mesh: DeviceMesh) -> nn.Module:
-    """Apply one strategy to a freshly built model."""
+def wrap(
+    strategy: str,
+    model: TinyTransformer,
+    ctx: DistContext,
+    mesh: DeviceMesh,
+    *,
+    bucket_cap_mb: float | None = None,
+) -> nn.Module:
+    """Apply one strategy to a freshly built model.
+
+    ``bucket_cap_mb`` sets DDP's gradient bucket size in MiB (``None``: DDP's default, 25 MiB and a first
+    bucket of 1 MiB); the other strategies ignore it.
+    """
     if strategy == "ddp":
         device_ids = [ctx.device.index or 0] if ctx.device.type == "cuda" else None
-        return DistributedDataParallel(model, device_ids=device_ids, gradient_as_bucket_view=True)
+        return DistributedDataParallel(
+            model,
+            device_ids=device_ids,
+            gradient_as_bucket_view=True,
+            bucket_cap_mb=bucket_cap_mb,
+        )
     if strategy in ("fsdp2-zero3", "fsdp2-zero2"):
         reshard = strategy == "fsdp2-zero3"
         for block in model.blocks:

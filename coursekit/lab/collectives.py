@@ -131,8 +131,10 @@ register(
             "en": "device = 'cuda': torch.cuda.is_available() is False; use --device auto or cpu.",
         },
         "lab.no_torch": {
-            "zh": "实验需要 PyTorch：pip install 'coursekit[lab]'（CPU 版 torch 即可）。",
-            "en": "the lab needs PyTorch: pip install 'coursekit[lab]' (a CPU build of torch is enough).",
+            "zh": "实验需要 PyTorch：在课程文件夹中运行 pip install -e '.[lab]'，或者 pip install torch"
+            "（CPU 版即可，见 README 的第 8 课一节）。",
+            "en": "the lab needs PyTorch: pip install -e '.[lab]' in the course's folder, or pip install torch "
+            "(a CPU build is enough; see README's lesson 8 section).",
         },
         "lab.collectives_title": {
             "zh": "{kind}：{ranks} 个 rank，后端 {backend}，设备 {device}",

@@ -293,6 +293,10 @@ class ServingWidget(LessonWidget[ServingView]):
         self.ax_curve.set_xlim(min(min(xs), est.weights_floor_s * MS_PER_S) * 0.8, max(xs) * 1.4)
         self.ax_curve.set_ylim(min(ys) * 0.6, max(ys) * 1.6)
 
+    def verdict_level(self, result: ServingView) -> str:
+        """Pass when the chosen batch fits one rank's memory, fail when it does not (the ledger says so in words)."""
+        return "pass" if result.ledger.fits else "fail"
+
     def describe(self, result: ServingView) -> str:
         ledger, est = result.ledger, result.estimate
         return "<br>".join(

@@ -556,6 +556,15 @@ class WorkbenchWidget(LessonWidget[Any]):
             )
         return "<br>".join(parts)
 
+    def verdict_level(self, result: Any) -> str:
+        """Fail when no composition (training) or no layout (serving) passes every gate; pass otherwise.
+
+        The message says the same in words ("no composition passes every gate").
+        """
+        if isinstance(result, ServingPlanResult):
+            return "pass" if result.accepted else "fail"
+        return "pass" if result.accepted_count else "fail"
+
     def describe(self, result: Any) -> str:
         if isinstance(result, ServingPlanResult):
             return self._describe_serving(result)

@@ -73,13 +73,14 @@ from coursekit.units import GB_BYTES, GIB_BYTES, MIB_BYTES, MS_PER_S, US_PER_S
 
 #: False: read the run recorded with the course (seconds). True: measure everything again on this machine,
 #: in one start of the PyTorch processes, then one each for 1, 2 and 4 ranks (about 2 minutes on 2 CPU cores;
-#: needs pip install "coursekit[lab]"). The same as: python -m coursekit.lab record --json my-run.json
+#: needs PyTorch: pip install -e ".[lab]" in the course's folder).
+#: The same as: python -m coursekit.lab record --json my-run.json
 LIVE = False
 RANKS = 2
 MEASURE_NOW = LIVE and importlib.util.find_spec("torch") is not None
 if LIVE and not MEASURE_NOW:
-    print(Text(zh='没有安装 PyTorch（pip install "coursekit[lab]"），下面仍使用录制结果。',
-               en='PyTorch is not installed (pip install "coursekit[lab]"); the recorded run is used below.'))
+    print(Text(zh='没有安装 PyTorch（在课程文件夹中运行 pip install -e ".[lab]"），下面仍使用录制结果。',
+               en='PyTorch is not installed (pip install -e ".[lab]" in the course\'s folder); the recorded run is used below.'))
 run = record_lesson(ranks=RANKS) if MEASURE_NOW else load_recorded()
 print(Text(zh="实测数据：" + ("刚刚在本机测得" if MEASURE_NOW else "随课程发布的录制结果"),
            en="Measurements: " + ("just taken on this machine" if MEASURE_NOW else "the run recorded with the course")))
@@ -501,7 +502,7 @@ for result in baselines:
 # %% [markdown] lang="zh"
 # 读图时注意三点：
 #
-# - **DDP** 的通信集中在反向的后半段：梯度按桶 (bucket) 在反向中就开始 all-reduce，可以和剩下的反向计算重叠。但对比“暴露的通信”和“被掩盖的通信”两列：在 CPU 上，gloo 的工作线程要和计算抢同一批核，能掩盖的有限。重叠需要空闲的硬件（GPU 上是独立的 NCCL 流和 NVLink），不是调度出来的。
+# - **DDP** 的通信集中在反向的后半段：梯度按桶 (bucket) 在反向中就开始 all-reduce，可以和剩下的反向计算重叠。这个模型只有约 1.6 MB 的梯度，DDP 默认的桶（25 MiB，第一个桶 1 MiB）只能装成两桶，都要到反向快结束时才凑满，什么也掩盖不了；所以实验里把桶设为 0.25 MiB（`bucket_cap_mb=0.25`），每步分 7 次 all-reduce，前几次在反向还在计算时就已开始，这就是“被掩盖的通信”一列的来源。但对比“暴露的通信”和“被掩盖的通信”两列：在 CPU 上，gloo 的工作线程要和计算抢同一批核，能掩盖的有限。重叠需要空闲的硬件（GPU 上是独立的 NCCL 流和 NVLink），不是调度出来的。
 # - **FSDP** 在每个 block 前都要 all-gather 参数、在反向里 reduce-scatter 梯度，通信次数多得多，且大多挡在计算前面。
 # - **TP** 在每个 block 的前向和反向里都有同步的 all-reduce，计算必须等它完成，所以几乎全部暴露。这正是第 3 课把 TP 留在节点内的原因。
 #
@@ -510,7 +511,7 @@ for result in baselines:
 # %% [markdown] lang="en"
 # Three things to notice:
 #
-# - **DDP** communicates in the second half of backward: gradients are all-reduced bucket by bucket while backward is still running, which can overlap the remaining backward compute. But compare the "exposed comm" and "hidden comm" columns: on CPUs, gloo's worker threads compete with compute for the same cores, and only so much can hide. Overlap needs spare hardware (on a GPU, a separate NCCL stream and NVLink); it cannot be scheduled into existence.
+# - **DDP** communicates in the second half of backward: gradients are all-reduced bucket by bucket while backward is still running, which can overlap the remaining backward compute. This model has only about 1.6 MB of gradients; DDP's default buckets (25 MiB, the first one 1 MiB) hold them in two, both full only near the end of backward, so nothing could hide. The experiment therefore sets 0.25 MiB buckets (`bucket_cap_mb=0.25`): 7 all-reduces per step, the first ones starting while backward still computes, which is where the "hidden comm" column comes from. But compare the "exposed comm" and "hidden comm" columns: on CPUs, gloo's worker threads compete with compute for the same cores, and only so much can hide. Overlap needs spare hardware (on a GPU, a separate NCCL stream and NVLink); it cannot be scheduled into existence.
 # - **FSDP** all-gathers the parameters before every block and reduce-scatters gradients in backward: many more collectives, most of them in front of the compute that needs them.
 # - **TP** has a synchronous all-reduce in the forward and the backward of every block; compute waits for it, so nearly all of it is exposed. This is why lesson 3 keeps TP inside a node.
 #
@@ -523,7 +524,7 @@ for result in baselines:
 #
 # 1. **慢 rank**：rank 1 在每步前多做 (3 - 1) 倍于它基线计算时间的矩阵乘法；
 # 2. **输入延迟**：每步取数据时多睡 20 ms（一个跟不上的数据加载器）；
-# 3. **关闭重叠**：DDP 在反向中不再按桶通信（`no_sync`），反向结束后一次性 all-reduce 全部梯度。
+# 3. **关闭重叠**：DDP 在前向和反向中都不再按桶通信（`no_sync`），反向结束后一次性 all-reduce 全部梯度。
 #
 # 表中“模型预测”一行来自第 6 课的 `step_timeline`，输入取自**同一次录制的基线**：各 rank 的基线计算（计算 + 其他）、基线的通信量和被掩盖的比例，再加上注入的量（慢 rank 的计算乘以 3，输入等待 20 ms，关闭重叠时掩盖比例为 0）。模型的“等慢 rank”是 `load_imbalance_s`：各 rank 计算时间的最大值减平均值。
 
@@ -534,7 +535,7 @@ for result in baselines:
 #
 # 1. **a slow rank**: before every step, rank 1 multiplies matrices for (3 - 1) times its baseline compute;
 # 2. **an input delay**: every step sleeps 20 ms while loading its batch (a data loader that cannot keep up);
-# 3. **overlap off**: DDP no longer communicates bucket by bucket during backward (`no_sync`); it all-reduces every gradient in one call after backward.
+# 3. **overlap off**: DDP no longer communicates bucket by bucket (`no_sync` around forward and backward); it all-reduces every gradient in one call after backward.
 #
 # The "model" row comes from lesson 6's `step_timeline`, fed with the **baseline of the same recording**: each rank's baseline compute (compute + other), the baseline's communication and the share of it hidden, plus the injected amounts (the slow rank's compute times 3, 20 ms of input wait, no hidden share without overlap). The model's "wait: slower rank" is `load_imbalance_s`: the maximum of the ranks' compute times minus their mean.
 
@@ -547,20 +548,27 @@ for scenario in ("slow_rank", "input_delay", "no_overlap"):
     ratio = result.mean.step_s / result.predicted.step_s
     print(Text(zh=f"{result.scenario.label()}：实测步时 / 模型步时 = {ratio:.2f}",
                en=f"{result.scenario.label()}: measured step / model step = {ratio:.2f}"))
+for scenario in ("baseline", "no_overlap"):
+    result = timeline.result("ddp", scenario)
+    mean, calls = result.mean, len(result.sample[0].collectives)
+    print(Text(zh=f"{result.scenario.label()}：每步 {calls} 次 all-reduce，暴露的通信 {mean.exposed_communication_s * MS_PER_S:.2f} ms，"
+                  f"被掩盖的通信 {mean.hidden_communication_s * MS_PER_S:.2f} ms，步时 {mean.step_s * MS_PER_S:.2f} ms",
+               en=f"{result.scenario.label()}: all-reduce calls per step {calls}, exposed comm {mean.exposed_communication_s * MS_PER_S:.2f} ms, "
+                  f"hidden comm {mean.hidden_communication_s * MS_PER_S:.2f} ms, step {mean.step_s * MS_PER_S:.2f} ms"))
 display(Image(figure_to_png(plot_step_lanes([timeline.result("ddp", "slow_rank")]))))
 
 # %% [markdown] lang="zh"
 # 三点观察：
 #
 # - 慢 rank 和输入延迟都**以自己的样子**出现：前者让另一个 rank 的“等慢 rank”变长，而慢 rank 自己几乎不等；后者让“等输入”每步多出约 20 ms。
-# - 关闭重叠能失去的，最多是基线里被掩盖的那部分通信（见练习 8.7）；基线掩盖得越少，这个故障在 CPU 上越难看出来。在 GPU 上，通信与计算真正并行，关闭重叠的代价会大得多。
+# - 关闭重叠本该表现为“暴露的通信变多”，但**在本机（2 个 CPU 核、gloo）上看不出来**：录制里恰恰相反，关闭重叠后暴露的通信和步时都变少了（见上面打印的“基线”与“关闭重叠”两行）。原因有二。其一，gloo 在 CPU 上通信本身就要占用 CPU，而 2 个核已被两个 rank 的计算占满，“被掩盖”的通信只是和计算轮流使用同一个核，计算随之变慢，步时省不下来。其二，按桶通信每步要做 7 次 all-reduce，每次都付一次固定开销（第 3 节拟合的 α），还要等另一个 rank 到齐；一次性 all-reduce 只付一次。模型一行假设关闭重叠后通信时间不变、只是不再被掩盖，所以高估了这次运行的步时。在 GPU 上，NCCL 的通信由计算之外的硬件（NVLink、网卡、拷贝引擎）完成，按桶重叠才真正省时间；DDP 的桶大小 (`bucket_cap_mb`) 就是在“每次调用的固定开销”和“能重叠多少”之间取舍。
 # - 实测步时与模型之比偏离 1 的地方，是模型不知道的东西：没有注入时“等慢 rank”也不为零，“其他”占一成左右，而别的进程占用 CPU 时计算本身也会变慢。模型把“其他”算作计算，把操作系统的调度噪声当作不存在。
 
 # %% [markdown] lang="en"
 # Three observations:
 #
 # - The slow rank and the input delay each show up **as themselves**: the first lengthens the other rank's "wait: slower rank" while the slow rank itself hardly waits; the second adds about 20 ms of "wait: input" per step.
-# - Turning overlap off can lose at most the communication the baseline hid (see exercise 8.7); the less the baseline hid, the harder this fault is to see on CPUs. On a GPU, where communication and compute really run in parallel, losing the overlap costs much more.
+# - Turning overlap off should show as more exposed communication, but **on this machine (2 CPU cores, gloo) it does not**: the recording shows the opposite, less exposed communication and a shorter step with overlap off (see the two lines printed above for the baseline and for overlap off). There are two reasons. First, gloo's communication on CPUs needs the CPU itself, and the 2 cores are already busy with the two ranks' compute: "hidden" communication only takes turns with compute on the same core, compute slows down by as much, and the step saves nothing. Second, bucketed communication makes 7 all-reduces per step, each paying a fixed cost (the α fitted in section 3) and waiting for the other rank to arrive; one all-reduce after backward pays once. The model's row assumes the communication takes as long without overlap, only no longer hidden, so it overestimates this run's step. On a GPU, NCCL's communication runs on hardware other than the compute (NVLink, the NIC, copy engines), and bucketed overlap really saves time; DDP's bucket size (`bucket_cap_mb`) trades the fixed cost per call against how much can overlap.
 # - Where the ratio of measured to model step strays from 1, something the model does not know is at work: "wait: slower rank" is not zero even with nothing injected, "other" is around a tenth of the step, and compute itself slows when other processes take the CPUs. The model counts "other" as compute and treats the operating system's scheduling noise as absent.
 
 # %% [markdown] lang="zh"
@@ -833,8 +841,8 @@ if RANKS_TRY != RANKS:
 # - 拟合出的 α 包含了启动开销、拷贝和同步偏差；本机的数字不能搬到 NVLink / InfiniBand 上，要在目标硬件上按载荷区间重测。
 # - 实测显存 = 账本 + 有名字的差额：FSDP2 的填充与不均匀分片、ZeRO-2 模式下前向到反向之间的分片副本、TP 中被复制的参数、Adam 的 step 计数器。
 # - 性能分析器的追踪能把一步拆成计算、暴露 / 被掩盖的通信、等慢 rank、等输入和其他，各部分之和等于步时；等慢 rank 由同一次集合通信在各 rank 上的时长之差得到，不需要对齐时钟。
-# - 注入的故障各自以自己的样子出现：慢 rank → 其他 rank 等它；输入延迟 → 等输入；关闭重叠 → 暴露的通信变多（前提是原来真有重叠）。
-# - E(P) 下降要拆开时间线看原因：本机上 2 个 rank 时是通信和等待，4 个 rank 时是计算本身被争用拖慢。
+# - 注入的故障各自以自己的样子出现：慢 rank → 其他 rank 等它；输入延迟 → 等输入。关闭重叠在 GPU 上会让暴露的通信变多，在本机 2 个 CPU 核上却看不出来：gloo 的通信要和计算抢同一批核，按桶的多次调用又各付一次固定开销。
+# - E(P) 下降要拆开时间线看原因：本机上暴露的通信、等慢 rank 和计算本身都在变长，计算变长是因为通信线程和其他进程与它争用同一批核。
 
 # %% [markdown] lang="en"
 # ## Key points
@@ -845,8 +853,8 @@ if RANKS_TRY != RANKS:
 # - A fitted α includes launch overhead, copies and synchronisation skew; this machine's numbers do not carry over to NVLink / InfiniBand — measure again on the target hardware, per payload range.
 # - Measured memory = ledger + named extras: FSDP2's padding and uneven shards, the sharded copy between forward and backward in ZeRO-2 mode, TP's replicated parameters, Adam's step counters.
 # - A profiler trace splits a step into compute, exposed / hidden communication, waiting for a slower rank, waiting for input and other, and the parts sum to the step; waiting for a slower rank comes from the differences between one collective's durations on the ranks, with no clock alignment.
-# - Injected faults each show up as themselves: a slow rank → the others wait for it; an input delay → input wait; overlap off → more exposed communication (if there was real overlap to begin with).
-# - A falling E(P) needs the timeline taken apart: on this machine, communication and waiting at 2 ranks; at 4 ranks, compute itself slowed by contention.
+# - Injected faults each show up as themselves: a slow rank → the others wait for it; an input delay → input wait. Overlap off adds exposed communication on GPUs but cannot be seen on this machine's 2 CPU cores: gloo's communication competes with compute for the same cores, and the bucketed calls each pay a fixed cost.
+# - A falling E(P) needs the timeline taken apart: on this machine exposed communication, waiting for a slower rank and compute itself all grow; compute grows because communication threads and other processes compete with it for the same cores.
 
 # %% [markdown] lang="zh"
 # ## 延伸阅读

@@ -60,17 +60,19 @@ README_SECTIONS = ("binder", "modelscope", "colab", "pytorch")
 
 def repository() -> str:
     """``owner/name`` from pyproject.toml's ``[project.urls] Repository`` (the one place it is set)."""
-    try:
-        import tomllib
-    except ImportError:  # Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
-    urls = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["urls"]
-    match = re.fullmatch(r"https://github\.com/([^/]+/[^/]+?)/?", urls["Repository"])
-    if match is None:
-        raise ValueError(
-            f"pyproject.toml [project.urls] Repository must be https://github.com/OWNER/NAME: {urls['Repository']!r}"
-        )
-    return match.group(1)
+    return str(_repository_name().repository(ROOT))
+
+
+def _repository_name() -> Any:
+    """tools/repository_name.py, shared with the notebook builder (loaded by path: tools/ is not a package)."""
+    import importlib.util
+
+    path = ROOT / "tools" / "repository_name.py"
+    spec = importlib.util.spec_from_file_location("coursekit_tools_repository_name", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def lesson_notebooks(lang: str) -> list[Path]:
@@ -95,7 +97,9 @@ def stage_notebook(notebook: dict[str, Any], lang: str) -> dict[str, Any]:
             source = "".join(cell["source"])
             cell["source"] = source.replace("](glossary.ipynb", "](../../docs/GLOSSARY.md")
         tags = list(cell.get("metadata", {}).get("tags", []))
-        if cell["cell_type"] == "code" and "solution" in tags:
+        if "colab-install" in tags:  # it does something only on Colab, which the page's Colab button opens
+            cell["metadata"]["tags"] = [*tags, "remove-cell"]
+        elif cell["cell_type"] == "code" and "solution" in tags:
             cell["metadata"]["tags"] = [*tags, "hide-cell"]
             cell["metadata"]["mystnb"] = {"code_prompt_show": show, "code_prompt_hide": hide}
         elif cell["cell_type"] == "markdown" and "answer" in tags:
