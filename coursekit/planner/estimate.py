@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..capacity import PRECISION_RECIPES, _activation_terms, _state_bytes
+from ..capacity import PRECISION_RECIPES, RECOMPUTE_MODES, _activation_terms, _state_bytes
 from ..communication import (
     _all_to_all_two_tier_s,
     _collective_time_s,
@@ -36,6 +36,7 @@ from ..pipeline import _bubble_fraction
 from ..roofline import (
     ROOFLINE_SMOOTHNESS,
     _achieved_flops,
+    _hardware_flops_per_token,
     _model_flops_per_token,
     _transformer_layer_matmul_intensity,
 )
@@ -92,15 +93,12 @@ def _flops_per_token(model: ModelSpec, s: int, rc: Any, np: Any) -> tuple[Any, f
     layers' forward (2·N_layers + 4·L·h·s), not the output layer (Megatron-LM does not recompute it).
     """
     L, h = model.layers, model.hidden
-    model_flops = float(_model_flops_per_token(float(model.active_params), L, h, s))
+    active = float(model.active_params)
+    model_flops = float(_model_flops_per_token(active, L, h, s))
     output_flops = 6.0 * model.vocab * h
     layer_params = float(model.active_params - model.input_embedding_params - model.output_params)
-    attention_forward = 4.0 * L * h * s
-    executed = np.select(
-        [rc == 2, rc == 1],
-        [model_flops + 2 * layer_params + attention_forward, model_flops + attention_forward],
-        model_flops,
-    )
+    by_mode = [float(_hardware_flops_per_token(active, L, h, s, mode, layer_params)) for mode in RECOMPUTE_MODES]
+    executed = np.select([rc == code for code in range(len(RECOMPUTE_MODES))], by_mode, model_flops)
     return executed, model_flops, output_flops
 
 
