@@ -10,7 +10,7 @@
 #
 # [English version](../en/08_lab.ipynb) · [课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 7 课 计算效率](07_compute_efficiency.ipynb) · 下一课：[第 9 课 决策工作台](09_workbench.ipynb)
 #
-# > **时间：** 约 90 分钟（讲解与阅读 50 分钟，练习 40 分钟；重新实测约需 2 分钟）
+# > **时间：** 约 95 分钟（讲解与阅读 55 分钟，练习 40 分钟；重新实测约需 2 分钟）
 # >
 # > **问题：**
 # > - 第 2 课的环形 α-β 模型 (alpha-beta model) 和真实的集合通信 (collective) 差多少？差在哪里？
@@ -30,7 +30,7 @@
 #
 # [中文版](../zh/08_lab.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 7, compute efficiency](07_compute_efficiency.ipynb) · Next: [lesson 9, the decision workbench](09_workbench.ipynb)
 #
-# > **Time:** about 90 min (teaching and reading 50 min, exercises 40 min; measuring again takes about 2 min)
+# > **Time:** about 95 min (teaching and reading 55 min, exercises 40 min; measuring again takes about 2 min)
 # >
 # > **Questions:**
 # > - How far is lesson 2's ring alpha-beta model from real collectives, and where does it differ?
