@@ -397,7 +397,8 @@ def extract_steps(trace: Mapping[str, Any], name: str = "trace", device: str = "
     """The steps of one exported trace (``json.load`` of ``export_chrome_trace``'s file).
 
     Only complete events (``"ph": "X"``) are read: their ``name``, ``cat``,
-    ``tid``, ``ts`` and ``dur``. On CPU the compute stream is the thread that
+    ``tid``, ``ts`` and ``dur``. An event belongs to the step it lies in; a communication event belongs to the
+    step it starts in, clipped to the step's end. On CPU the compute stream is the thread that
     holds the step regions; with ``device="cuda"`` it is every GPU kernel
     whose name is not a NCCL kernel.
 
@@ -436,10 +437,14 @@ def extract_steps(trace: Mapping[str, Any], name: str = "trace", device: str = "
             backend = [(n, sp[0], sp[1] - sp[0]) for sp, n in kernels if "nccl" in n.lower()]
             main_comm: list[Interval] = []
         else:
-            comm = _union(sp for sp, n in zip(span, names, strict=True) if _is_comm(n))
-            backend = [
-                (n, sp[0], sp[1] - sp[0]) for sp, n in zip(span, names, strict=True) if n.startswith(BACKEND_PREFIXES)
+            # Communication that starts inside the step counts, clipped to the step: the backend thread's event
+            # for the last bucket can close a few ms after the step region on the rank that waited for it.
+            started = [e for e in complete if s0 <= float(e["ts"]) < s1 and _is_comm(str(e.get("name", "")))]
+            clipped = [
+                (str(e.get("name", "")), (float(e["ts"]), min(float(e["ts"]) + float(e["dur"]), s1))) for e in started
             ]
+            comm = _union(sp for _, sp in clipped)
+            backend = [(n, sp[0], sp[1] - sp[0]) for n, sp in clipped if n.startswith(BACKEND_PREFIXES)]
             ops = [
                 sp
                 for sp, n, e in zip(span, names, window, strict=True)
