@@ -693,6 +693,30 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "服务对时延的承诺，如 TTFT 不超过 500 ms、TPOT 不超过 50 ms（常对某个分位数而言）。",
         "A service's promise on latency, e.g. TTFT at most 500 ms and TPOT at most 50 ms (often for a percentile).",
     ),
+    _e(
+        "并列组",
+        "tie group",
+        "",
+        "估算相差小于模型自身不确定度的候选放在同一组、不再排先后：估算分不出它们，要靠实测来定。",
+        "Candidates whose estimates differ by less than the model's own uncertainty share a group and are not "
+        "ranked against each other: the estimate cannot tell them apart, a measurement must.",
+    ),
+    _e(
+        "节点限制路由",
+        "node-limited routing",
+        "",
+        "混合专家 (MoE) 路由的一种约束：每个 token 最多被发往 M 个节点上的专家，限制跨节点的全对全流量。",
+        "A constraint on mixture-of-experts routing: each token goes to experts on at most M nodes, which bounds the "
+        "all-to-all traffic between nodes.",
+    ),
+    _e(
+        "性能剖析时间线",
+        "profiler timeline",
+        "trace",
+        "性能剖析器 (profiler) 记录的每个算子、每次通信的起止时间；按时间排开，才能看出重叠、等待和输入停顿。",
+        "The start and end of every operator and every communication call, as a profiler records them; laid out in "
+        "time, it shows overlap, waiting and input stalls.",
+    ),
 )
 
 
