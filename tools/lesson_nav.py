@@ -71,7 +71,7 @@ def top_line(lesson: int, lang: str) -> str:
         parts = [f"[中文版](../zh/{stem}.ipynb)"]
         parts += [] if lesson == 0 else ["[Course index](00_index.ipynb)"]
         parts += ["[Glossary](glossary.ipynb)"]
-    return " · ".join(parts + _neighbours(lesson, lang, _stems(), capital=True))
+    return " · ".join(parts + _neighbours(lesson, lang, stems, capital=True))
 
 
 def bottom_line(lesson: int, lang: str) -> str:

@@ -25,8 +25,8 @@ step, read back from that exported JSON, to:
 The five parts partition the step, so they sum to it exactly (to the trace's
 microsecond rounding, :data:`SUM_TOLERANCE_S`); the trace's step also lies
 inside an independent wall clock read around each step (:func:`step_inside_wall_clock`),
-and usually agrees with it within :data:`WALL_TOLERANCE_FRACTION` (:func:`wall_clock_agrees`;
-how close depends on the machine's load, so it is reported, not guaranteed).
+and usually agrees with it within :data:`WALL_TOLERANCE_FRACTION` (:func:`wall_clock_agrees`
+checks a recording; how close they are depends on the machine's load, so it is not guaranteed).
 
 Faults can be injected, each in a scenario of its own after a clean
 baseline: a slow rank (extra compute on one rank), an input delay, and, for
@@ -198,11 +198,6 @@ register(
         "lab.tl_bad_json": {
             "zh": "不是 coursekit 时间线实验的结果（schema 应为 {schema}）。",
             "en": "not a result of coursekit's timeline lab (schema should be {schema}).",
-        },
-        "lab.tl_wall": {
-            "zh": "追踪中的步时与独立的墙钟读数相差 {diff_ms:.2f} ms（容差 {tol_ms:.2f} ms）。",
-            "en": "the trace's step differs from an independent wall clock by {diff_ms:.2f} ms (tolerance "
-            "{tol_ms:.2f} ms).",
         },
         "lab.tl_eff_title": {
             "zh": "扩展效率 E(P)（弱扩展：每个 rank 的 batch 固定），{strategy}，本机",
