@@ -20,7 +20,14 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from .i18n import LANGUAGES
+from .i18n import LANGUAGES, register, tr
+
+register(
+    {
+        "lessons.optional": {"zh": "可选", "en": "optional"},
+        "lessons.optional_needs": {"zh": "可选，需要 {needs}", "en": "optional, needs {needs}"},
+    }
+)
 
 __all__ = ["LESSONS", "Lesson", "lesson", "prefix_modules"]
 
@@ -60,9 +67,7 @@ class Lesson:
         """``可选，需要 PyTorch`` / ``optional, needs PyTorch`` for an optional lesson, else None."""
         if not self.optional:
             return None
-        if lang == "zh":
-            return "可选" + (f"，需要 {self.needs}" if self.needs else "")
-        return "optional" + (f", needs {self.needs}" if self.needs else "")
+        return tr("lessons.optional_needs" if self.needs else "lessons.optional", lang, needs=self.needs)
 
 
 def _entry(raw: dict[str, Any]) -> Lesson:
