@@ -4,6 +4,8 @@ Each entry names a lesson once: its number and slug (the source is ``notebooks/s
 the question it answers and a one-line summary in each language, whether it is optional and what it then
 needs, and the id prefix of its exercises. The lesson maps, the navigation lines, the instructor guide's
 contents and the exercise prefixes are all generated or derived from here (``tools/lesson_registry.py``).
+A lesson's stated time needs nothing more: ``tools/lesson_times.py`` estimates it from the lesson's content and
+the number of exercise ids its module registers (found through the prefix).
 
 >>> [lesson.stem for lesson in LESSONS[:2]]
 ['00_index', '01_capacity']

@@ -119,13 +119,13 @@ def course_answers(lesson: int) -> int | None:
 
 def main() -> int:
     sys.path.insert(0, str(ROOT))
+    from coursekit.lessons import LESSONS
+
     total = 0
     print(f"{'notebook':32s} teaching  exercises  total")
-    for path in sorted((ROOT / "notebooks" / "en").glob("[0-9][0-9]_*.ipynb")):
-        if ".mine" in path.name:
-            continue
-        lesson = int(path.name[:2])
-        result = estimate(path, course_answers(lesson))
+    for entry in LESSONS:
+        path = ROOT / "notebooks" / "en" / f"{entry.stem}.ipynb"
+        result = estimate(path, course_answers(entry.number))
         total += result.total_min
         print(f"{path.name:32s} {result.teaching_min:5d} min {result.exercise_min:6d} min {result.total_min:4d} min")
     print(f"{'course':32s} {'':20s}{total:4d} min ({total / 60:.1f} h)")
