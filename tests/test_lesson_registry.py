@@ -155,3 +155,18 @@ def test_adding_a_lesson_takes_its_source_one_entry_and_its_pages(tmp_path: Path
     assert f"下一课：[第 {number} 课 新课]({stem}.ipynb)" in previous
     index = (project / "notebooks" / "src" / f"{LESSONS[0].stem}.py").read_text(encoding="utf-8")
     assert f"# | [{number}]({stem}.ipynb) | New lesson | What is new? | 10 min |" in index
+
+
+def test_the_notebook_build_runs_the_registry_and_its_check_reports_it(tmp_path: Path) -> None:
+    build = _tool("build_notebooks")
+    project = _copy_project(tmp_path)
+    for rel in ("notebooks/zh", "notebooks/en", "docs/GLOSSARY.md"):
+        (shutil.copytree if (ROOT / rel).is_dir() else shutil.copy)(ROOT / rel, project / rel)
+    guide = project / "docs" / "instructor" / "en" / "README.md"
+    original = guide.read_text(encoding="utf-8")
+    guide.write_text(original.replace("| 0 Course index |", "| 0 Index |"), encoding="utf-8")
+    problems = build.check(project)
+    assert [(p.kind, p.path) for p in problems] == [("stale", Path("docs/instructor/en/README.md"))]
+    assert build.main(["--root", str(project)]) == 0
+    assert guide.read_text(encoding="utf-8") == original
+    assert build.main(["--check", "--root", str(project)]) == 0
