@@ -301,8 +301,8 @@ def _exit_code(argv: list[str]) -> int:
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["memory", "--ranks", "10000"], f"--ranks = 10000: at most {FORCED_RANKS_CEILING} ranks even with --force"),
-        (["memory", "--ranks", "10000", "--force"], f"at most {FORCED_RANKS_CEILING} ranks even with --force"),
+        (["memory", "--ranks", "10000"], f"argument --ranks: --ranks = 10000: must be <= {FORCED_RANKS_CEILING}."),
+        (["memory", "--ranks", "10000", "--force"], f"--ranks = 10000: must be <= {FORCED_RANKS_CEILING}."),
         (["timeline", "--ranks", "0"], "argument --ranks: --ranks = 0: must be >= 1."),
         (["timeline", "--strategy", "ddp,pp"], "argument --strategy: --strategy = 'pp': must be one of"),
         (["timeline", "--steps", "51"], "argument --steps: --steps = 51: must be <= 50."),

@@ -18,10 +18,14 @@ Only rank 0 prints and writes JSON. Exit codes: 0 success; 1 a measurement
 contradicts its check (a collective gave a wrong result on known tensors, or
 memory differs from ledger + explained extras); 2 bad arguments (a message
 names the argument, the value and the rule, in the language of ``--lang``,
-argparse's own messages included); 3 PyTorch is missing; 4 a worker process
+argparse's own messages included), or a ``--json`` / ``--trace`` target that
+cannot be written (checked, its folders made, before any rank starts; any
+later refusal of the operating system is one line too); 3 PyTorch is missing; 4 a worker process
 died or failed (one line says which rank and how); 130 / 143 interrupted
-(SIGINT / SIGTERM). Temporary folders ``/tmp/coursekit-lab-*`` are removed on
-every one of these paths.
+(SIGINT / SIGTERM); 141 stdout was closed (``... | head``). Temporary folders
+``/tmp/coursekit-lab-*`` are removed on every one of these paths, and even
+when this process is killed (SIGKILL): its ranks end at once and a janitor
+removes the folders (:mod:`coursekit.lab._lifetime`).
 
 Sizes are bounded: ``--ranks`` at most :data:`RANKS_PER_CPU` per CPU core
 unless ``--force`` (then at most :data:`FORCED_RANKS_CEILING`);
@@ -46,7 +50,8 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from .._validate import check_choice, check_int, check_number
+from .._cli import check_output_file, check_output_folder, fail_line, guard, number_arg
+from .._validate import check_choice
 from ..communication import COLLECTIVES
 from ..i18n import LANGUAGES, register, set_language, tr
 from ._env import WorkerFailed, launched_by_torchrun
@@ -114,16 +119,7 @@ register(
             "en": "{name} = {value!r}: must be a whole number of bytes, optionally with a K, M or G suffix "
             "(powers of 1024), e.g. 4096 or 16M.",
         },
-        "lab.cli_bad_int": {
-            "zh": "{name} = {value!r}：必须是整数。",
-            "en": "{name} = {value!r}: must be a whole number.",
-        },
-        "lab.cli_bad_float": {"zh": "{name} = {value!r}：必须是数。", "en": "{name} = {value!r}: must be a number."},
         "lab.cli_wrote": {"zh": "已写入 {path}", "en": "wrote {path}"},
-        "lab.cli_no_directory": {
-            "zh": "--json {path}：所在目录不存在。",
-            "en": "--json {path}: its directory does not exist.",
-        },
         "lab.cli_wrong": {
             "zh": "集合通信 {kinds} 在已知张量上的结果错误。",
             "en": "collective(s) {kinds} gave wrong results on known tensors.",
@@ -133,12 +129,6 @@ register(
             "确需更多请加 --force（上限 {ceiling}）。",
             "en": "--ranks = {value}: this machine has {cpus} CPU core(s), so at most {cap} ranks ({per_cpu} per "
             "core); add --force for more (ceiling {ceiling}).",
-        },
-        "lab.cli_ranks_ceiling": {
-            "zh": "--ranks = {value}：即使加了 --force，也最多 {ceiling} 个 rank"
-            "（每个 rank 是一个导入 PyTorch 的进程）。",
-            "en": "--ranks = {value}: at most {ceiling} ranks even with --force (each rank is a process that "
-            "imports PyTorch).",
         },
         "lab.cli_bytes_cap": {
             "zh": "--max-bytes = {value}：超过上限 {cap}。可用内存 {available} 的一半，分给 {ranks} 个 rank、"
@@ -157,10 +147,6 @@ register(
         "lab.cli_slow_rank": {
             "zh": "--slow-rank = {value}：必须在 0 到 --ranks - 1 = {last} 之间。",
             "en": "--slow-rank = {value}: must be between 0 and --ranks - 1 = {last}.",
-        },
-        "lab.cli_trace_dir": {
-            "zh": "--trace {path}：不是文件夹。",
-            "en": "--trace {path}: not a folder.",
         },
         "lab.cli_traces": {
             "zh": "每个 rank 的 Chrome / Perfetto 追踪在 {path}（用 chrome://tracing 或 https://ui.perfetto.dev 打开）",
@@ -281,30 +267,6 @@ def max_payload_bytes(ranks: int, available_bytes: int | None = None) -> int | N
     return int(available * MEMORY_SHARE) // (ranks * BUFFERS_PER_PAYLOAD)
 
 
-def _type(convert: Callable[[str], Any], name: str, **bounds: float) -> Callable[[str], Any]:
-    """An argparse ``type`` that parses ``name`` and checks ``bounds``; its message names the argument."""
-
-    def parse(text: str) -> Any:
-        try:
-            if convert is int:
-                try:
-                    value: Any = int(text)
-                except ValueError:
-                    raise ValueError(tr("lab.cli_bad_int", name=name, value=text[:60])) from None
-                return check_int(name, value, **{k: int(v) for k, v in bounds.items()})
-            if convert is float:
-                try:
-                    value = float(text)
-                except ValueError:
-                    raise ValueError(tr("lab.cli_bad_float", name=name, value=text[:60])) from None
-                return check_number(name, value, **bounds)
-            return convert(text)
-        except (TypeError, ValueError) as error:
-            raise argparse.ArgumentTypeError(str(error)) from None
-
-    return parse
-
-
 def _list_type(name: str, choices: Sequence[str]) -> Callable[[str], str]:
     def parse(text: str) -> str:
         parts = [part.strip() for part in text.split(",") if part.strip()]
@@ -321,7 +283,13 @@ def _list_type(name: str, choices: Sequence[str]) -> Callable[[str], str]:
 
 
 def _size_type(name: str) -> Callable[[str], int]:
-    return _type(lambda text: parse_bytes(text, name), name)
+    def parse(text: str) -> int:
+        try:
+            return parse_bytes(text, name)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+
+    return parse
 
 
 def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
@@ -337,7 +305,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     def common(sub: argparse.ArgumentParser) -> None:
         sub.add_argument(
             "--ranks",
-            type=_type(int, "--ranks", ge=1),
+            type=number_arg(int, "--ranks", ge=1, le=FORCED_RANKS_CEILING),
             default=None,
             help=f"processes to spawn on this machine (default 2; at most {RANKS_PER_CPU} per CPU core without "
             "--force; under torchrun: WORLD_SIZE)",
@@ -372,13 +340,13 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     )
     coll.add_argument(
         "--repeats",
-        type=_type(int, "--repeats", ge=1, le=10_000),
+        type=number_arg(int, "--repeats", ge=1, le=10_000),
         default=DEFAULT_REPEATS,
         help="timed calls per payload (default 20)",
     )
     coll.add_argument(
         "--warmup",
-        type=_type(int, "--warmup", ge=0, le=1_000),
+        type=number_arg(int, "--warmup", ge=0, le=1_000),
         default=DEFAULT_WARMUP,
         help="untimed calls per payload (default 5)",
     )
@@ -404,20 +372,25 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     )
     tl.add_argument(
         "--steps",
-        type=_type(int, "--steps", ge=1, le=MAX_STEPS),
+        type=number_arg(int, "--steps", ge=1, le=MAX_STEPS),
         default=DEFAULT_STEPS,
         help=f"profiled steps per scenario (default {DEFAULT_STEPS}, at most {MAX_STEPS})",
     )
-    tl.add_argument("--slow-rank", type=_type(int, "--slow-rank", ge=0), default=None, help="rank that computes slower")
+    tl.add_argument(
+        "--slow-rank",
+        type=number_arg(int, "--slow-rank", ge=0, le=FORCED_RANKS_CEILING - 1),
+        default=None,
+        help="rank that computes slower",
+    )
     tl.add_argument(
         "--slow-factor",
-        type=_type(float, "--slow-factor", gt=1, le=MAX_SLOW_FACTOR),
+        type=number_arg(float, "--slow-factor", gt=1, le=MAX_SLOW_FACTOR),
         default=None,
         help=f"how many times its baseline compute the slow rank does (> 1, at most {MAX_SLOW_FACTOR:g})",
     )
     tl.add_argument(
         "--input-delay-ms",
-        type=_type(float, "--input-delay-ms", gt=0, le=MAX_INPUT_DELAY_MS),
+        type=number_arg(float, "--input-delay-ms", gt=0, le=MAX_INPUT_DELAY_MS),
         default=None,
         help=f"sleep this long in every step's input (at most {MAX_INPUT_DELAY_MS:g} ms)",
     )
@@ -432,7 +405,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     common(rec)
     rec.add_argument(
         "--steps",
-        type=_type(int, "--steps", ge=1, le=MAX_STEPS),
+        type=number_arg(int, "--steps", ge=1, le=MAX_STEPS),
         default=DEFAULT_STEPS,
         help=f"profiled steps per timeline scenario (default {DEFAULT_STEPS})",
     )
@@ -466,8 +439,6 @@ def _check_ranks_cap(ranks: int | None, force: bool) -> None:
         return
     cpus = os.cpu_count() or 1
     cap = RANKS_PER_CPU * cpus
-    if ranks > FORCED_RANKS_CEILING:
-        raise ValueError(tr("lab.cli_ranks_ceiling", value=ranks, ceiling=FORCED_RANKS_CEILING))
     if ranks > cap and not force:
         raise ValueError(
             tr(
@@ -515,8 +486,6 @@ def _run(args: argparse.Namespace, ranks: int | None) -> tuple[Any, str, bool]:
         report = run_memory(ranks=ranks, strategies=args.strategies, device=args.device)
         return report, report.format(), not report.matches
     if args.command == "timeline":
-        if args.trace is not None and Path(args.trace).exists() and not Path(args.trace).is_dir():
-            raise ValueError(tr("lab.cli_trace_dir", path=args.trace))
         if (args.slow_rank is None) != (args.slow_factor is None):
             raise ValueError(tr("lab.cli_slow_pair"))
         if args.slow_rank is not None and ranks is not None and args.slow_rank >= ranks:
@@ -545,6 +514,18 @@ def _run(args: argparse.Namespace, ranks: int | None) -> tuple[Any, str, bool]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (see the module docstring)."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    return guard("python -m coursekit.lab", lambda: _main(argv))
+
+
+def _check_paths(args: argparse.Namespace) -> None:
+    """Refuse a ``--json`` or ``--trace`` target that cannot be written, before any rank starts."""
+    if args.json is not None:
+        check_output_file("--json", args.json, create=True)
+    if getattr(args, "trace", None) is not None:
+        check_output_folder("--trace", args.trace, create=True)
+
+
+def _main(argv: list[str]) -> int:
     lang = _language_from(argv)
     if lang is not None:
         set_language(lang)
@@ -555,13 +536,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as done:  # argparse printed its message (or the help)
         return done.code if isinstance(done.code, int) else EXIT_BAD_ARGUMENTS
     command = commands[args.command]
+    try:
+        _check_paths(args)
+    except ValueError as error:
+        return fail_line(command.prog, str(error))
     ranks = args.ranks if args.ranks is not None or launched_by_torchrun() else 2
     previous = signal.signal(signal.SIGTERM, _on_sigterm) if _in_main_thread() else None
     try:
         try:
             _check_ranks_cap(args.ranks, args.force)
-            if args.json is not None and not Path(args.json).resolve().parent.is_dir():
-                raise ValueError(tr("lab.cli_no_directory", path=args.json))
             report, text, failed = _run(args, ranks)
         except ImportError as error:
             print(str(error), file=sys.stderr)
@@ -586,6 +569,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if _is_rank_zero():
         print(text)
         if args.json:
+            Path(args.json).parent.mkdir(parents=True, exist_ok=True)
             report.write_json(args.json)
             print(tr("lab.cli_wrote", path=args.json))
     return EXIT_CHECK_FAILED if failed else EXIT_OK
