@@ -301,28 +301,39 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     )
     parser.add_argument("--lang", choices=LANGUAGES, help="language of the output (default: COURSEKIT_LANG or en)")
     commands = parser.add_subparsers(dest="command", required=True)
+    subcommands = {
+        "collectives": _add_collectives(commands),
+        "memory": _add_memory(commands),
+        "timeline": _add_timeline(commands),
+        "record": _add_record(commands),
+    }
+    return parser, subcommands
 
-    def common(sub: argparse.ArgumentParser) -> None:
-        sub.add_argument(
-            "--ranks",
-            type=number_arg(int, "--ranks", ge=1, le=FORCED_RANKS_CEILING),
-            default=None,
-            help=f"processes to spawn on this machine (default 2; at most {RANKS_PER_CPU} per CPU core without "
-            "--force; under torchrun: WORLD_SIZE)",
-        )
-        sub.add_argument(
-            "--force",
-            action="store_true",
-            help=f"allow more than {RANKS_PER_CPU} ranks per CPU core (at most {FORCED_RANKS_CEILING})",
-        )
-        sub.add_argument(
-            "--device", choices=DEVICES, default="auto", help="auto: CUDA+NCCL if available, else CPU+gloo"
-        )
-        sub.add_argument("--json", metavar="PATH", help="also write the results as JSON to PATH")
-        sub.add_argument("--lang", choices=LANGUAGES, default=argparse.SUPPRESS, help=argparse.SUPPRESS)
 
-    coll = commands.add_parser("collectives", help="time collectives and fit the ring alpha-beta model")
-    common(coll)
+def _common(sub: argparse.ArgumentParser) -> None:
+    """The options of every subcommand: ranks, device, JSON output, language."""
+    sub.add_argument(
+        "--ranks",
+        type=number_arg(int, "--ranks", ge=1, le=FORCED_RANKS_CEILING),
+        default=None,
+        help=f"processes to spawn on this machine (default 2; at most {RANKS_PER_CPU} per CPU core without "
+        "--force; under torchrun: WORLD_SIZE)",
+    )
+    sub.add_argument(
+        "--force",
+        action="store_true",
+        help=f"allow more than {RANKS_PER_CPU} ranks per CPU core (at most {FORCED_RANKS_CEILING})",
+    )
+    sub.add_argument("--device", choices=DEVICES, default="auto", help="auto: CUDA+NCCL if available, else CPU+gloo")
+    sub.add_argument("--json", metavar="PATH", help="also write the results as JSON to PATH")
+    sub.add_argument("--lang", choices=LANGUAGES, default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+
+
+def _add_collectives(commands: Any) -> argparse.ArgumentParser:
+    coll: argparse.ArgumentParser = commands.add_parser(
+        "collectives", help="time collectives and fit the ring alpha-beta model"
+    )
+    _common(coll)
     coll.add_argument(
         "--collectives",
         type=_list_type("--collectives", COLLECTIVES),
@@ -350,20 +361,28 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
         default=DEFAULT_WARMUP,
         help="untimed calls per payload (default 5)",
     )
+    return coll
 
-    mem = commands.add_parser("memory", help="count per-rank bytes under DDP, FSDP2 and TP vs the ledger")
-    common(mem)
+
+def _add_memory(commands: Any) -> argparse.ArgumentParser:
+    mem: argparse.ArgumentParser = commands.add_parser(
+        "memory", help="count per-rank bytes under DDP, FSDP2 and TP vs the ledger"
+    )
+    _common(mem)
     mem.add_argument(
         "--strategies",
         type=_list_type("--strategies", STRATEGIES),
         default=None,
         help="comma-separated subset of ddp,fsdp2-zero3,fsdp2-zero2,tp",
     )
+    return mem
 
-    tl = commands.add_parser(
+
+def _add_timeline(commands: Any) -> argparse.ArgumentParser:
+    tl: argparse.ArgumentParser = commands.add_parser(
         "timeline", help="profile training steps on every rank: compute, communication, waiting vs step_timeline"
     )
-    common(tl)
+    _common(tl)
     tl.add_argument(
         "--strategy",
         type=_list_type("--strategy", TIMELINE_STRATEGIES),
@@ -400,16 +419,21 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
         help="also run DDP with its gradient all-reduce after backward (bucketing and overlap off)",
     )
     tl.add_argument("--trace", metavar="DIR", default=None, help="keep each rank's Chrome / Perfetto trace in DIR")
+    return tl
 
-    rec = commands.add_parser("record", help="run every measurement of lesson 8 and write them to one JSON file")
-    common(rec)
+
+def _add_record(commands: Any) -> argparse.ArgumentParser:
+    rec: argparse.ArgumentParser = commands.add_parser(
+        "record", help="run every measurement of lesson 8 and write them to one JSON file"
+    )
+    _common(rec)
     rec.add_argument(
         "--steps",
         type=number_arg(int, "--steps", ge=1, le=MAX_STEPS),
         default=DEFAULT_STEPS,
         help=f"profiled steps per timeline scenario (default {DEFAULT_STEPS})",
     )
-    return parser, {"collectives": coll, "memory": mem, "timeline": tl, "record": rec}
+    return rec
 
 
 def _language_from(argv: Sequence[str]) -> str | None:
