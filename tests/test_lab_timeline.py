@@ -352,7 +352,7 @@ def test_argparse_messages_follow_lang_zh(capsys: pytest.CaptureFixture[str]) ->
     assert _exit_code(["--lang", "zh"]) == EXIT_BAD_ARGUMENTS
     assert "缺少必需的参数：command" in capsys.readouterr().err
     assert _exit_code(["--lang", "zh", "memory", "--device", "tpu"]) == EXIT_BAD_ARGUMENTS
-    assert "参数 --device：无效的选项：'tpu'" in capsys.readouterr().err
+    assert "参数 --device：无效的选择：'tpu'" in capsys.readouterr().err
     assert _exit_code(["--lang", "zh", "memory", "--ranks", "100000"]) == EXIT_BAD_ARGUMENTS
     assert "参数 --ranks：--ranks = 100000：必须 <= 64。" in capsys.readouterr().err
 

@@ -41,16 +41,23 @@ Taught in: lesson 8 (formula vs measurement).
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import signal
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from .._cli import check_output_file, check_output_folder, fail_line, guard, number_arg
+from .._cli import (
+    argparse_language,
+    argparse_text,
+    check_output_file,
+    check_output_folder,
+    fail_line,
+    guard,
+    number_arg,
+)
 from .._validate import check_choice
 from ..communication import COLLECTIVES
 from ..i18n import LANGUAGES, register, set_language, tr
@@ -153,67 +160,8 @@ register(
             "en": "each rank's Chrome / Perfetto trace is in {path} (open it in chrome://tracing or "
             "https://ui.perfetto.dev)",
         },
-        # argparse's own messages, for --lang zh (the msgids of Python's argparse).
-        "lab.argparse_usage": {"zh": "用法：", "en": "usage: "},
-        "lab.argparse_error": {"zh": "%(prog)s: 错误：%(message)s\n", "en": "%(prog)s: error: %(message)s\n"},
-        "lab.argparse_argument": {
-            "zh": "参数 %(argument_name)s：%(message)s",
-            "en": "argument %(argument_name)s: %(message)s",
-        },
-        "lab.argparse_required": {"zh": "缺少必需的参数：%s", "en": "the following arguments are required: %s"},
-        "lab.argparse_choice": {
-            "zh": "无效的选项：%(value)r（可选：%(choices)s）",
-            "en": "invalid choice: %(value)r (choose from %(choices)s)",
-        },
-        "lab.argparse_unrecognized": {"zh": "无法识别的参数：%s", "en": "unrecognized arguments: %s"},
-        "lab.argparse_type": {"zh": "无效的 %(type)s 值：%(value)r", "en": "invalid %(type)s value: %(value)r"},
-        "lab.argparse_one": {"zh": "需要一个值", "en": "expected one argument"},
-        "lab.argparse_help": {"zh": "显示帮助并退出", "en": "show this help message and exit"},
-        "lab.argparse_options": {"zh": "选项", "en": "options"},
-        "lab.argparse_positional": {"zh": "位置参数", "en": "positional arguments"},
-        "lab.argparse_ambiguous": {
-            "zh": "有歧义的选项：%(option)s 可以匹配 %(matches)s",
-            "en": "ambiguous option: %(option)s could match %(matches)s",
-        },
-        "lab.argparse_not_allowed": {
-            "zh": "不能与参数 %s 同时使用",
-            "en": "not allowed with argument %s",
-        },
     }
 )
-
-#: argparse's English message ids and the catalog keys that translate them.
-_ARGPARSE_MESSAGES: dict[str, str] = {
-    "usage: ": "lab.argparse_usage",
-    "%(prog)s: error: %(message)s\n": "lab.argparse_error",
-    "argument %(argument_name)s: %(message)s": "lab.argparse_argument",
-    "the following arguments are required: %s": "lab.argparse_required",
-    "invalid choice: %(value)r (choose from %(choices)s)": "lab.argparse_choice",
-    "unrecognized arguments: %s": "lab.argparse_unrecognized",
-    "invalid %(type)s value: %(value)r": "lab.argparse_type",
-    "expected one argument": "lab.argparse_one",
-    "show this help message and exit": "lab.argparse_help",
-    "options": "lab.argparse_options",
-    "positional arguments": "lab.argparse_positional",
-    "ambiguous option: %(option)s could match %(matches)s": "lab.argparse_ambiguous",
-    "not allowed with argument %s": "lab.argparse_not_allowed",
-}
-
-
-@contextlib.contextmanager
-def _argparse_in_current_language() -> Iterator[None]:
-    """Let argparse's own messages follow the course language (argparse looks them up through ``_``)."""
-    original = argparse._  # type: ignore[attr-defined]
-
-    def translate(message: str) -> str:
-        key = _ARGPARSE_MESSAGES.get(message)
-        return tr(key) if key is not None else str(original(message))
-
-    argparse._ = translate  # type: ignore[attr-defined]
-    try:
-        yield
-    finally:
-        argparse._ = original  # type: ignore[attr-defined]
 
 
 def parse_bytes(text: str, name: str = "bytes") -> int:
@@ -555,7 +503,7 @@ def _main(argv: list[str]) -> int:
         set_language(lang)
     parser, commands = build_parser()
     try:
-        with _argparse_in_current_language():
+        with argparse_language():
             args = parser.parse_args(argv)
     except SystemExit as done:  # argparse printed its message (or the help)
         return done.code if isinstance(done.code, int) else EXIT_BAD_ARGUMENTS
@@ -574,9 +522,13 @@ def _main(argv: list[str]) -> int:
             print(str(error), file=sys.stderr)
             return EXIT_NO_TORCH
         except (TypeError, ValueError) as error:
-            with _argparse_in_current_language():
+            with argparse_language():
                 command.print_usage(sys.stderr)
-                print(tr("lab.argparse_error") % {"prog": command.prog, "message": error}, end="", file=sys.stderr)
+                print(
+                    argparse_text("%(prog)s: error: %(message)s\n") % {"prog": command.prog, "message": error},
+                    end="",
+                    file=sys.stderr,
+                )
             return EXIT_BAD_ARGUMENTS
         except WorkerFailed as error:
             print(f"{command.prog}: {error}", file=sys.stderr)
