@@ -266,6 +266,19 @@ PRECISION_RECIPES: dict[str, PrecisionRecipe] = {
             source=MEGATRON_DISTOPT_SOURCE + ": fp32 parameters, fp32 gradients -> 16, distributed 8 + 8/d",
         ),
         PrecisionRecipe(
+            name="deepseek-v3-fp8",
+            description=Text(
+                zh="DeepSeek-V3 FP8 训练：bf16 参数，fp32 梯度与主参数，bf16 的 Adam 动量与方差（每参数 14 字节）",
+                en="DeepSeek-V3 FP8 training: bf16 weights, fp32 gradients and master weights, bf16 Adam momentum "
+                "and variance (14 bytes per parameter)",
+            ),
+            param_bytes=2,
+            grad_bytes=4,
+            optimizer_bytes=8,
+            source="DeepSeek-AI, DeepSeek-V3 Technical Report, arXiv:2412.19437, §3.3.3 (low-precision optimizer "
+            "states: AdamW moments in BF16; master weights and accumulated gradients kept in FP32)",
+        ),
+        PrecisionRecipe(
             name="bf16-adam-no-master",
             description=Text(
                 zh="bf16 参数与梯度，fp32 动量与方差，不保留 fp32 主参数",
