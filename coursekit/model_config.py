@@ -245,7 +245,8 @@ def load_model_config(path: str | Path) -> dict[str, Any]:
     try:
         text = file.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
-        raise ValueError(tr("config.file_unreadable", path=str(path), reason=getattr(error, "strerror", None) or error))
+        reason = getattr(error, "strerror", None) or error
+        raise ValueError(tr("config.file_unreadable", path=str(path), reason=reason)) from None
     try:
         data = json.loads(text, parse_constant=lambda token: math.nan)
     except json.JSONDecodeError as error:

@@ -31,17 +31,21 @@ def test_llama3_8b_gqa_swiglu_flash_by_hand() -> None:
     # Llama 3 8B (arXiv:2407.21783 Table 3): h 4096, 32 heads, 8 KV heads of 128, SwiGLU width 14336, no dropout.
     # s = 8192, b = 1, flash attention, no recomputation, no parallelism.
     s, h, a, kv, hd, f = 8192, 4096, 32, 8, 128, 14336
-    per_token = E * (
-        2 * h  # two RMSNorm inputs
-        + h  # QKV projection input
-        + a * hd  # Q
-        + kv * hd  # K: kv_heads / heads of Q
-        + kv * hd  # V
-        + a * hd  # attention output, input of the output projection
-        + h  # MLP input
-        + 2 * f  # gate and up outputs (the fused SwiGLU saves its input)
-        + f  # down projection input
-    ) + 4 * a  # flash attention: one fp32 logsumexp per head and query
+    per_token = (
+        E
+        * (
+            2 * h  # two RMSNorm inputs
+            + h  # QKV projection input
+            + a * hd  # Q
+            + kv * hd  # K: kv_heads / heads of Q
+            + kv * hd  # V
+            + a * hd  # attention output, input of the output projection
+            + h  # MLP input
+            + 2 * f  # gate and up outputs (the fused SwiGLU saves its input)
+            + f  # down projection input
+        )
+        + 4 * a
+    )  # flash attention: one fp32 logsumexp per head and query
     assert per_token == 139392
     widths = LayerWidths(hidden=h, heads=a, qk_head_dim=hd, v_head_dim=hd, kv_heads=kv, mlp_split=3 * f)
     ledger = layer_activation_ledger(widths, seq_len=s, micro_batch=1, flash_attention=True)

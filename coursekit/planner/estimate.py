@@ -103,9 +103,7 @@ def _flops_per_token(model: ModelSpec, s: int, rc: Any, np: Any) -> tuple[Any, f
     return executed, model_flops, output_flops
 
 
-def precision_peak_flops(
-    model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec, executed: Any, rc: Any
-) -> Any:
+def precision_peak_flops(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec, executed: Any, rc: Any) -> Any:
     """Peak FLOP/s of one device for the step's mix of matmuls at the workload's precision; array-generic.
 
     bf16: the device's bf16 peak. fp8: the linear layers' GEMMs at the FP8 peak, attention's core at bf16
@@ -161,7 +159,7 @@ def training_estimate(
     recipe = PRECISION_RECIPES[workload.recipe]
     pb, gb_, kb = recipe.param_bytes, recipe.grad_bytes, recipe.optimizer_bytes
     s = workload.tokens_per_sequence(model)
-    L, h, a, V = model.layers, model.hidden, model.heads, model.vocab
+    L, h, V = model.layers, model.hidden, model.vocab
     used = tpf * cpf * dpf * ppf
     dpc = dpf * cpf
     edp = used / (tpf * epf * ppf)
@@ -173,11 +171,8 @@ def training_estimate(
     single = (pp == 1).astype(f64)
     p_layer = float(model.dense_params_per_layer)
     p_experts = float(model.num_experts * model.expert_params)
-    emb = float(model.input_embedding_params)
-    out_one = float(model.output_params)  # pp = 1: output layer (0 if tied) + final norm
-    out_many = float(V * h + model._norm_params())  # pp > 1: the last stage holds the output (or tied copy)
-    out_last = single * out_one + (1 - single) * out_many
-    dense = {"first": first * p_layer + emb + single * out_one, "mid": mid * p_layer, "last": last * p_layer + out_last}
+    stage_params = model.stage_dense_params(pp, workload.pipeline_edge_layers)
+    dense = {kind: x.astype(f64) for kind, x in zip(("first", "mid", "last"), stage_params, strict=True)}
     stage_layer = {"first": first, "mid": mid, "last": last}
 
     # ---- memory of each stage kind; the ledger is the heaviest
@@ -255,8 +250,7 @@ def training_estimate(
     )
     intra, bw, lat = _link(np, cluster, tp * cp)
     links["CP"] = intra
-    assert model.kv_heads is not None
-    kv_rank = np.ceil(model.kv_heads / tpf) * model.head_dim
+    kv_rank = model.kv_width_per_rank(tpf)
     comm["CP"] = (cp > 1) * _cp_time_s(float(s), cpf, mbf, kv_rank, layers_max, gaf, ACTIVATION_BYTES, bw, lat)
     comm["EP"] = np.zeros_like(tpf)
     comm["EP_intra"] = np.zeros_like(tpf)
