@@ -261,7 +261,7 @@ def kv_heads_per_rank(kv_heads: int, tp: int) -> int:
 
 def _kv_bytes(model: ModelSpec, tokens: Any, tp: int, pp: int, kv_bytes: Any) -> Any:
     layers_per_stage = -(-model.layers // pp)
-    return 2 * tokens * layers_per_stage * model.kv_width_per_rank(tp) * kv_bytes
+    return tokens * layers_per_stage * model.kv_cache_elements_per_token(tp) * kv_bytes
 
 
 @finite_result
@@ -270,7 +270,10 @@ def kv_cache_bytes(model: ModelSpec, *, tokens: int, tp: int = 1, pp: int = 1, k
 
     2 (K and V) · layers per stage · KV heads per rank · head_dim · kv_bytes · tokens. Grouped-query
     attention (GQA) and multi-query attention (MQA) have fewer KV heads than query heads, which is the
-    whole saving. TP splits the KV heads (:func:`kv_heads_per_rank`: replicated when tp > kv_heads);
+    whole saving. Multi-head latent attention (MLA, DeepSeek-V2 §2.1.2) caches instead one compressed latent
+    and a shared rope key, kv_lora_rank + qk_rope_head_dim elements per token and layer, on every TP rank
+    (:meth:`~coursekit.specs.ModelSpec.kv_cache_elements_per_token`).
+    TP splits the KV heads (:func:`kv_heads_per_rank`: replicated when tp > kv_heads);
     PP splits the layers (the first stages hold ceil(layers / pp)).
 
     Parameters:
@@ -282,6 +285,8 @@ def kv_cache_bytes(model: ModelSpec, *, tokens: int, tp: int = 1, pp: int = 1, k
     >>> from coursekit.presets import MODELS
     >>> kv_cache_bytes(MODELS["llama3-70b"], tokens=2048, tp=8) / 2**20   # one 2K-token request on one of 8 GPUs
     80.0
+    >>> kv_cache_bytes(MODELS["deepseek-v3"], tokens=1)  # MLA: 61 layers x (512 + 64) elements x 2 bytes
+    70272
 
     Taught in: lesson 10 (serving).
     """
@@ -617,7 +622,8 @@ def _estimate(
     peak, hbm = cluster.peak_flops, cluster.memory_bandwidth_bytes_per_s
     ranks = tp * pp
     n_matmul = _matmul_params(model)
-    layers, hidden = model.layers, model.hidden
+    # attention's h: hidden, or MLA's wider query/key heads (DeepSeek-V2 §2.1; no weight absorption assumed)
+    layers, hidden = model.layers, model.attention_flops_width
     all_reduces = 2 * layers if tp > 1 else 0
     # Prefill of one prompt: 2·N per token plus causal attention (half the full 4·L·h·s per token, forward).
     prefill_flops = 2 * n_matmul * prompt + _attention_flops_per_token(layers, hidden, prompt) / 3 / 2 * prompt

@@ -17,6 +17,7 @@ from typing import Any
 from ._validate import check_bool, check_choice, check_divides, check_int, check_number
 from .activations import LayerWidths
 from .i18n import Text, register, tr
+from .model_config import model_fields_from_config
 
 __all__ = [
     "ACTIVATION_BYTES",
@@ -516,7 +517,8 @@ class ModelSpec:
             if value is None:
                 object.__setattr__(self, attr, self.head_dim)
             elif not mla:
-                raise ValueError(tr("planner.mla_only", name=attr, value=value))
+                if value != self.head_dim:  # a copy made by dataclasses.replace carries the resolved head_dim
+                    raise ValueError(tr("planner.mla_only", name=attr, value=value))
             else:
                 check_int(attr, value, ge=1, le=1 << 16)
 
@@ -595,10 +597,11 @@ class ModelSpec:
         (8, 43008, False)
         """
         inner = 3 if self.mlp == "swiglu" else 2  # saved inner tensors of MLP width: GELU 2, SwiGLU 3
-        dense_split, replicated = float(inner * self.ffn_hidden), 0.0
+        dense_split: float = inner * self.ffn_hidden
+        replicated: float = 0
         if self.is_moe:
             width = self.moe_ffn_hidden or self.ffn_hidden
-            copies = self.top_k * (self.capacity_factor or 1.0)
+            copies = self.top_k * (self.capacity_factor or 1)
             moe_split = copies * inner * width + self.shared_experts * inner * width
             moe_replicated = copies * 2 * self.hidden + 2 * self.num_experts
             if not self.first_k_dense or moe_split + moe_replicated >= dense_split:
@@ -631,8 +634,6 @@ class ModelSpec:
 
         Taught in: lesson 9 (decision workbench).
         """
-        from ..model_config import model_fields_from_config
-
         return cls(**model_fields_from_config(config, name))
 
     @property
