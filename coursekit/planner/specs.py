@@ -113,7 +113,7 @@ register(
             "estimate's uncertainty is about ±{uncertainty:.0%}",
         },
         "planner.attention_kernel_flash": {
-            "zh": "；注意力用融合的 flash attention 内核（不保存 s×s 分数，完全重算的工作集也按此计）",
+            "zh": "；注意力用融合注意力内核（不保存 s×s 分数，完全重计算的工作集也按此计）",
             "en": "; attention in a fused flash-attention kernel (no s×s scores kept; full recomputation's working "
             "set assumes it too)",
         },
