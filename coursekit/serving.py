@@ -803,7 +803,7 @@ def _rate_concurrency(
     return None
 
 
-def _evaluate(
+def evaluate_layout(
     model: ModelSpec, cluster: ClusterSpec, w: ServingWorkload, tp: int, pp: int, replicas: int | None = None
 ) -> ServingCandidate:
     """Gate and estimate one layout: ``replicas`` copies (default: as many as the cluster holds) of tp · pp devices.
@@ -976,7 +976,7 @@ class ServingPlanResult:
         if accepted:
             lines.append(tr("serving.accepted_head"))
             for c in accepted[:top]:
-                lines.extend(_candidate_lines(c))
+                lines.extend(candidate_lines(c))
         else:
             lines.append(tr("serving.none_accepted"))
             misfit = self.closest_misfit
@@ -993,7 +993,7 @@ class ServingPlanResult:
                 )
             else:
                 for c in sorted(self.candidates, key=_rank_key)[:top]:
-                    lines.extend(_candidate_lines(c))
+                    lines.extend(candidate_lines(c))
                     lines.extend(f"    [{r.code}] {r.message}" for r in c.reasons)
         lines.append("")
         lines.append(tr("serving.assumptions_head"))
@@ -1039,7 +1039,7 @@ def _rank_key(c: ServingCandidate) -> tuple[bool, float, float]:
     return (not c.accepted, -c.estimate.tokens_per_s_per_gpu, c.estimate.time_per_output_token_s)
 
 
-def _candidate_lines(c: ServingCandidate) -> list[str]:
+def candidate_lines(c: ServingCandidate) -> list[str]:
     lines: list[str] = []
     if c.estimate is not None:
         e = c.estimate
@@ -1113,7 +1113,7 @@ def plan_serving(model: ModelSpec, cluster: ClusterSpec, workload: ServingWorklo
         for pp in range(1, min(workload.max_pp, world // tp) + 1)
         if (world // tp) % pp == 0
     ]
-    evaluated = [_evaluate(model, cluster, workload, tp, pp) for tp, pp in layouts]
+    evaluated = [evaluate_layout(model, cluster, workload, tp, pp) for tp, pp in layouts]
     ranked = sorted(evaluated, key=_rank_key)
     best = next((c for c in ranked if c.accepted), None)
     if best is not None and best.estimate is not None:

@@ -253,19 +253,19 @@ RECOMPUTE_MODES: tuple[str, ...] = ("none", "selective", "full")
 # --------------------------------------------------------------------------- helpers
 
 
-def _type_error(name: str, value: Any, expected: str) -> TypeError:
+def type_error(name: str, value: Any, expected: str) -> TypeError:
     return TypeError(tr("planner.type_spec", name=name, value=value, expected=expected, type=type(value).__name__))
 
 
 def _check_name(name: str, value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise _type_error(name, value, "non-empty str")
+        raise type_error(name, value, "non-empty str")
     return value
 
 
 def _check_int_tuple(name: str, value: Any, *, ge: int, le: int | None = None) -> tuple[int, ...]:
     if isinstance(value, (str, bytes)) or not isinstance(value, (tuple, list)):
-        raise _type_error(name, value, "tuple of int")
+        raise type_error(name, value, "tuple of int")
     items = tuple(check_int(f"{name} item", item, ge=ge, le=le) for item in value)
     if not items:
         raise ValueError(tr("planner.empty_choices", name=name, value=value))
@@ -274,7 +274,7 @@ def _check_int_tuple(name: str, value: Any, *, ge: int, le: int | None = None) -
 
 def _check_str_tuple(name: str, value: Any, choices: tuple[str, ...]) -> tuple[str, ...]:
     if isinstance(value, (str, bytes)) or not isinstance(value, (tuple, list)):
-        raise _type_error(name, value, "tuple of str")
+        raise type_error(name, value, "tuple of str")
     items = tuple(check_choice(f"{name} item", item, choices) for item in value)
     if not items:
         raise ValueError(tr("planner.empty_choices", name=name, value=value))
@@ -437,7 +437,7 @@ class ModelSpec:
         if raw.moe_ffn_hidden is not None:
             check_int("moe_ffn_hidden", raw.moe_ffn_hidden, ge=1)
         if not isinstance(raw.source, str):
-            raise _type_error("source", raw.source, "str")
+            raise type_error("source", raw.source, "str")
 
     # -- shape
     @property
@@ -631,7 +631,7 @@ class ClusterSpec:
         for attr in ("intra_node_latency_s", "inter_node_latency_s"):
             object.__setattr__(self, attr, check_number(attr, getattr(raw, attr), ge=0))
         if not isinstance(raw.source, str):
-            raise _type_error("source", raw.source, "str")
+            raise type_error("source", raw.source, "str")
 
     @property
     def world_size(self) -> int:

@@ -259,13 +259,13 @@ def run_plan(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Run ``plan`` for parsed ``args``; every bad value ends as exit status 2 with a message, no traceback."""
     from ..presets import CLUSTERS, MODELS
     from .search import plan
-    from .space import _parse_degrees
+    from .space import parse_degrees
     from .specs import WorkloadSpec
 
     degrees: dict[str, Any] | None = None
     if args.explain is not None:
         try:
-            degrees = _parse_degrees(args.explain, "degrees")
+            degrees = parse_degrees(args.explain, name="degrees")
         except (TypeError, ValueError) as exc:
             return _fail(
                 parser,
