@@ -45,11 +45,10 @@ from .hardware import (
     NCCL_RING_NVLINK_LATENCY_S,
 )
 from .i18n import Reason, register, tr
-from .roofline import _attention_flops_per_token, _roofline_time_s
+from .roofline import _attention_forward_flops_per_token, _roofline_time_s
 from .specs import (
     ACTIVATION_BYTES,
     DEFAULT_RUNTIME_RESERVE_GIB,
-    LOGITS_BYTES,
     MAX_CONCURRENCY,
     ClusterSpec,
     ModelSpec,
@@ -371,7 +370,7 @@ def _workspace_bytes(model: ModelSpec, tp: int, chunk_tokens: int, batch: int) -
     matrices = 3 if model.mlp == "swiglu" else 2
     width = model.moe_ffn_hidden or model.ffn_hidden
     per_token = 2 * model.hidden + (model.hidden + 2 * model.kv_hidden) / tp + (matrices - 1) * width / tp
-    return ACTIVATION_BYTES * chunk_tokens * per_token + LOGITS_BYTES * batch * model.vocab / tp
+    return float(ACTIVATION_BYTES * chunk_tokens * per_token + model.logits_bytes(batch, tp))
 
 
 @finite_result
@@ -620,7 +619,7 @@ def _estimate(
     layers, hidden = model.layers, model.hidden
     all_reduces = 2 * layers if tp > 1 else 0
     # Prefill of one prompt: 2·N per token plus causal attention (half the full 4·L·h·s per token, forward).
-    prefill_flops = 2 * n_matmul * prompt + _attention_flops_per_token(layers, hidden, prompt) / 3 / 2 * prompt
+    prefill_flops = 2 * n_matmul * prompt + _attention_forward_flops_per_token(layers, hidden, prompt) / 2 * prompt
     prefill_bytes = _weight_read_params(model, prompt) * weight_bytes + _kv_bytes(model, prompt, 1, 1, kv_bytes)
     prefill_compute = prefill_flops / ranks / peak * pp
     prefill_memory = prefill_bytes / ranks / hbm * pp
@@ -631,7 +630,7 @@ def _estimate(
     # Decode: the batch is split into pp groups that keep the pipeline full; one token passes every stage.
     group = -(-batch // pp)
     context = prompt + output / 2
-    step_flops = 2 * n_matmul * group + _attention_flops_per_token(layers, hidden, 1) / 3 * context * group
+    step_flops = 2 * n_matmul * group + _attention_forward_flops_per_token(layers, hidden, 1) * context * group
     step_bytes = _weight_read_params(model, group) * weight_bytes + _kv_bytes(model, group * context, 1, 1, kv_bytes)
     stage = float(_roofline_time_s(step_flops / ranks, step_bytes / ranks, peak, hbm))
     choice = _all_reduce(model, cluster, tp, group)

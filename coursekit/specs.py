@@ -547,6 +547,15 @@ class ModelSpec:
         """All parameters (every expert counted)."""
         return sum(self.param_ledger().values())
 
+    def logits_bytes(self, tokens: Any, shards: Any = 1) -> Any:
+        """Bytes of the fp32 logits of ``tokens`` tokens split over ``shards`` ranks (vocabulary-parallel output
+        layer, or tokens split by CP): :data:`LOGITS_BYTES` · tokens · V / shards; array-generic.
+
+        >>> ModelSpec("tiny", 2, 64, 4, 256, 1000, 128).logits_bytes(8, 2)   # 4 bytes · 8 tokens · 1000 / 2
+        16000.0
+        """
+        return LOGITS_BYTES * tokens * self.vocab / shards
+
     def stage_dense_params(self, pp: Any, edge_layers: Any = 0) -> tuple[Any, Any, Any]:
         """Parameters of the (first, heaviest middle, last) pipeline stage outside the experts; array-generic in ``pp``.
 

@@ -325,12 +325,7 @@ def _training_rows(
         )
         rows.append(_comm_row("PP", entries, pp, cluster, world, comm["PP"]))
     units = layers if zero == 3 else 1
-    dense_stage = max(
-        first * model.dense_params_per_layer + model.input_embedding_params + (model.output_params if pp == 1 else 0),
-        mid * model.dense_params_per_layer,
-        last * model.dense_params_per_layer
-        + (model.output_params if pp == 1 else model.vocab * model.hidden + model._norm_params()),
-    )
+    dense_stage = max(model.stage_dense_params(pp, workload.pipeline_edge_layers))
     for dimension, params, ranks in (
         ("DP", dense_stage / tp, dpc),
         ("EDP", layers * model.num_experts * model.expert_params / (tp * ep), edp if model.is_moe else 1),
