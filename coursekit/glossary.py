@@ -694,7 +694,8 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "共享专家",
         "shared expert",
         "",
-        "MoE 层里每个词元都经过的专家，与路由选出的 top-k 个专家并列（DeepSeek-V3：1 个共享专家 + 256 个路由专家中的 8 个）。",
+        "MoE 层里每个词元都经过的专家，与路由选出的 top-k 个专家并列"
+        "（DeepSeek-V3：1 个共享专家 + 256 个路由专家中的 8 个）。",
         "An expert of an MoE layer that every token passes through, beside its top-k routed experts (DeepSeek-V3: one "
         "shared expert plus 8 of 256 routed ones).",
     ),

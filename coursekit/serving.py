@@ -45,11 +45,10 @@ from .hardware import (
     NCCL_RING_NVLINK_LATENCY_S,
 )
 from .i18n import Reason, register, tr
-from .roofline import _attention_flops_per_token, _roofline_time_s
+from .roofline import _attention_forward_flops_per_token, _roofline_time_s
 from .specs import (
     ACTIVATION_BYTES,
     DEFAULT_RUNTIME_RESERVE_GIB,
-    LOGITS_BYTES,
     MAX_CONCURRENCY,
     ClusterSpec,
     ModelSpec,
@@ -376,7 +375,7 @@ def _workspace_bytes(model: ModelSpec, tp: int, chunk_tokens: int, batch: int) -
     matrices = 3 if model.mlp == "swiglu" else 2
     width = model.moe_ffn_hidden or model.ffn_hidden
     per_token = 2 * model.hidden + (model.hidden + 2 * model.kv_hidden) / tp + (matrices - 1) * width / tp
-    return ACTIVATION_BYTES * chunk_tokens * per_token + LOGITS_BYTES * batch * model.vocab / tp
+    return float(ACTIVATION_BYTES * chunk_tokens * per_token + model.logits_bytes(batch, tp))
 
 
 @finite_result
@@ -626,7 +625,7 @@ def _estimate(
     layers, hidden = model.layers, model.attention_flops_width
     all_reduces = 2 * layers if tp > 1 else 0
     # Prefill of one prompt: 2·N per token plus causal attention (half the full 4·L·h·s per token, forward).
-    prefill_flops = 2 * n_matmul * prompt + _attention_flops_per_token(layers, hidden, prompt) / 3 / 2 * prompt
+    prefill_flops = 2 * n_matmul * prompt + _attention_forward_flops_per_token(layers, hidden, prompt) / 2 * prompt
     prefill_bytes = _weight_read_params(model, prompt) * weight_bytes + _kv_bytes(model, prompt, 1, 1, kv_bytes)
     prefill_compute = prefill_flops / ranks / peak * pp
     prefill_memory = prefill_bytes / ranks / hbm * pp
@@ -637,7 +636,7 @@ def _estimate(
     # Decode: the batch is split into pp groups that keep the pipeline full; one token passes every stage.
     group = -(-batch // pp)
     context = prompt + output / 2
-    step_flops = 2 * n_matmul * group + _attention_flops_per_token(layers, hidden, 1) / 3 * context * group
+    step_flops = 2 * n_matmul * group + _attention_forward_flops_per_token(layers, hidden, 1) * context * group
     step_bytes = _weight_read_params(model, group) * weight_bytes + _kv_bytes(model, group * context, 1, 1, kv_bytes)
     stage = float(_roofline_time_s(step_flops / ranks, step_bytes / ranks, peak, hbm))
     choice = _all_reduce(model, cluster, tp, group)
@@ -809,7 +808,7 @@ def _rate_concurrency(
     return None
 
 
-def _evaluate(
+def evaluate_layout(
     model: ModelSpec, cluster: ClusterSpec, w: ServingWorkload, tp: int, pp: int, replicas: int | None = None
 ) -> ServingCandidate:
     """Gate and estimate one layout: ``replicas`` copies (default: as many as the cluster holds) of tp · pp devices.
@@ -982,7 +981,7 @@ class ServingPlanResult:
         if accepted:
             lines.append(tr("serving.accepted_head"))
             for c in accepted[:top]:
-                lines.extend(_candidate_lines(c))
+                lines.extend(candidate_lines(c))
         else:
             lines.append(tr("serving.none_accepted"))
             misfit = self.closest_misfit
@@ -999,7 +998,7 @@ class ServingPlanResult:
                 )
             else:
                 for c in sorted(self.candidates, key=_rank_key)[:top]:
-                    lines.extend(_candidate_lines(c))
+                    lines.extend(candidate_lines(c))
                     lines.extend(f"    [{r.code}] {r.message}" for r in c.reasons)
         lines.append("")
         lines.append(tr("serving.assumptions_head"))
@@ -1045,7 +1044,7 @@ def _rank_key(c: ServingCandidate) -> tuple[bool, float, float]:
     return (not c.accepted, -c.estimate.tokens_per_s_per_gpu, c.estimate.time_per_output_token_s)
 
 
-def _candidate_lines(c: ServingCandidate) -> list[str]:
+def candidate_lines(c: ServingCandidate) -> list[str]:
     lines: list[str] = []
     if c.estimate is not None:
         e = c.estimate
@@ -1119,7 +1118,7 @@ def plan_serving(model: ModelSpec, cluster: ClusterSpec, workload: ServingWorklo
         for pp in range(1, min(workload.max_pp, world // tp) + 1)
         if (world // tp) % pp == 0
     ]
-    evaluated = [_evaluate(model, cluster, workload, tp, pp) for tp, pp in layouts]
+    evaluated = [evaluate_layout(model, cluster, workload, tp, pp) for tp, pp in layouts]
     ranked = sorted(evaluated, key=_rank_key)
     best = next((c for c in ranked if c.accepted), None)
     if best is not None and best.estimate is not None:

@@ -48,7 +48,11 @@ PROSE: list[tuple[str, str, Callable[[], str]]] = [
     ("06_pipeline_scaling.py", "占它的 3/11", lambda: f"占它的 {_fraction(coursekit.bubble_fraction(4, 8))}"),
     ("06_pipeline_scaling.py", "is 3/11 of it", lambda: f"is {_fraction(coursekit.bubble_fraction(4, 8))} of it"),
     # lesson 9, section 8: the published Llama 3 405B runs
-    ("09_workbench.py", "选择性重计算每卡要 87 GiB，超过", lambda: f"选择性重计算每卡要 {_interleaved_selective_gib():.0f} GiB，超过"),
+    (
+        "09_workbench.py",
+        "选择性重计算每卡要 87 GiB，超过",
+        lambda: f"选择性重计算每卡要 {_interleaved_selective_gib():.0f} GiB，超过",
+    ),
     (
         "09_workbench.py",
         "selective recompute 87 GiB",
@@ -56,7 +60,11 @@ PROSE: list[tuple[str, str, Callable[[], str]]] = [
     ),
     ("09_workbench.py", "是最优估算的 1.50 倍", lambda: f"是最优估算的 {_published(2).step_over_best:.2f} 倍"),
     ("09_workbench.py", "compute: 1.50x the best", lambda: f"compute: {_published(2).step_over_best:.2f}x the best"),
-    ("09_workbench.py", "tie group 2, 1.40x the best", lambda: f"tie group 2, {_published(7).step_over_best:.2f}x the best"),
+    (
+        "09_workbench.py",
+        "tie group 2, 1.40x the best",
+        lambda: f"tie group 2, {_published(7).step_over_best:.2f}x the best",
+    ),
     ("09_workbench.py", "（气泡 9%，发表的布局 19%）", lambda: "（气泡 {}%，发表的布局 {}%）".format(*_bubbles_128k())),
     ("09_workbench.py", "(bubble 9 %, against 19 %", lambda: "(bubble {} %, against {} %".format(*_bubbles_128k())),
     ("09_workbench.py", "都低了 22-29%", lambda: "都低了 {}-{}%".format(*_shortfall_405b())),

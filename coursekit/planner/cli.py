@@ -314,13 +314,13 @@ def run_plan(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from ..model_config import load_model_config
     from ..presets import CLUSTERS, MODELS
     from .search import plan
-    from .space import _parse_degrees
+    from .space import parse_degrees
     from .specs import ClusterSpec, ModelSpec, WorkloadSpec
 
     degrees: dict[str, Any] | None = None
     if args.explain is not None:
         try:
-            degrees = _parse_degrees(args.explain, "degrees")
+            degrees = parse_degrees(args.explain, name="degrees")
         except (TypeError, ValueError) as exc:
             return _fail(
                 parser,

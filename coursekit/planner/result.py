@@ -6,7 +6,7 @@ Taught in: lesson 9 (decision workbench).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -17,7 +17,7 @@ from ..i18n import Reason, Text, register, tr
 from ..scaling import StepTimeline
 from ..units import bytes_to_gib
 from .gate_table import GATE_CODES
-from .space import _parse_degrees
+from .space import parse_degrees
 from .specs import ClusterSpec, ModelSpec, WorkloadSpec
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; numpy is imported inside the search
@@ -229,9 +229,9 @@ class PlanCandidate:
             lines.append(tr("planner.warnings"))
             lines.extend(f"    [{reason.code}] {reason.message}" for reason in self.warnings)
         if self.serving is not None:
-            from ..serving import _candidate_lines  # the serving search's own wording of its estimate
+            from ..serving import candidate_lines  # the serving search's own wording of its estimate
 
-            lines.extend(_candidate_lines(self.serving))
+            lines.extend(candidate_lines(self.serving))
             return "\n".join(lines)
         if self.memory is None:
             lines.append(tr("planner.no_ledger"))
@@ -448,7 +448,7 @@ ESTIMATE_NOTES: tuple[Text, ...] = (
 
 
 @dataclass(frozen=True)
-class _Table:
+class CandidateTable:
     """The searched space as columns (numpy arrays), the failing checks and the estimates."""
 
     columns: dict[str, npt.NDArray[Any]]
@@ -508,7 +508,9 @@ class PlanResult:
     space_dimensions: dict[str, tuple[Any, ...]]
     funnel: tuple[FunnelStep, ...]
     elapsed_s: float
-    _table: _Table = field(repr=False, compare=False)
+    _table: CandidateTable = field(repr=False, compare=False)
+    #: Materialises one composition: :func:`coursekit.planner.evaluate_composition` (given by :func:`plan`).
+    _evaluate: Callable[..., PlanCandidate] = field(repr=False, compare=False)
     _materialised: dict[int, PlanCandidate] = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -553,13 +555,9 @@ class PlanResult:
 
     def candidate(self, index: int) -> PlanCandidate:
         """Candidate ``index`` with reasons, ledgers and estimate."""
-        from .search import evaluate_composition
-
         index = check_int("index", index, ge=0, lt=self.space_size)
         if index not in self._materialised:
-            self._materialised[index] = evaluate_composition(
-                self.model, self.cluster, self.workload, **self.degrees(index)
-            )
+            self._materialised[index] = self._evaluate(self.model, self.cluster, self.workload, **self.degrees(index))
         return self._materialised[index]
 
     def __iter__(self) -> Iterator[PlanCandidate]:
@@ -632,7 +630,7 @@ class PlanResult:
         import numpy as np
 
         mask = np.ones(self.space_size, dtype=bool)
-        for key, value in _parse_degrees(degrees, "degrees").items():
+        for key, value in parse_degrees(degrees, name="degrees").items():
             column = "rc" if key == "recompute" else key
             wanted = RECOMPUTE_MODES.index(value) if key == "recompute" else value
             mask &= self._table.columns[column] == wanted
@@ -644,9 +642,7 @@ class PlanResult:
         Unspecified degrees default to cp = ep = v = 1, zero = 0, mb = 1, dp = the ranks left over,
         ga from the global batch and the workload's first recompute mode.
         """
-        from .search import evaluate_composition
-
-        return evaluate_composition(self.model, self.cluster, self.workload, **_parse_degrees(degrees, "degrees"))
+        return self._evaluate(self.model, self.cluster, self.workload, **parse_degrees(degrees, name="degrees"))
 
     def report(self, top: int = 5) -> str:
         """The funnel, the assumptions and the ``top`` accepted candidates as text (current language)."""
