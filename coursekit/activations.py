@@ -30,7 +30,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._validate import check_bool, check_choice, check_divides, check_int, check_number
-from .specs import LayerWidths
+from .specs import RECOMPUTE_MODES, LayerWidths
 
 __all__ = [
     "ELEMENT_BYTES",
@@ -49,7 +49,6 @@ MASK_BYTES: int = 1
 #: L = m + log(l) (Dao 2023, FlashAttention-2, arXiv:2307.08691, Algorithm 1 line 13 and Algorithm 2's input).
 SOFTMAX_STATS_BYTES: int = 4
 
-_RECOMPUTE = ("none", "selective", "full")
 
 
 def _korthikanti_widths(h: Any, a: Any) -> LayerWidths:
@@ -170,9 +169,11 @@ def layer_activation_ledger(
     b = check_int("micro_batch", micro_batch, ge=1)
     t = check_int("tp", tp, ge=1)
     sp = check_bool("sequence_parallel", sequence_parallel)
-    mode = check_choice("recompute", recompute, _RECOMPUTE)
+    mode = check_choice("recompute", recompute, RECOMPUTE_MODES)
     c = check_int("cp", cp, ge=1)
     flash = check_bool("flash_attention", flash_attention)
     check_number("mlp_split", widths.mlp_split, ge=0)
-    terms = _layer_terms(widths, s, b, t, sp, _RECOMPUTE.index(mode), c, flash)
+    check_divides("tp", t, "heads", widths.heads)
+    check_divides("cp", c, "seq_len", s)
+    terms = _layer_terms(widths, s, b, t, sp, RECOMPUTE_MODES.index(mode), c, flash)
     return {name: float(value / (t * c)) for name, value in terms.items() if value}
