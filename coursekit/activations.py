@@ -50,7 +50,6 @@ MASK_BYTES: int = 1
 SOFTMAX_STATS_BYTES: int = 4
 
 
-
 def _korthikanti_widths(h: Any, a: Any) -> LayerWidths:
     """Korthikanti's GPT layer, unchecked (``h`` and ``a`` may be floats holding integers)."""
     return LayerWidths(h, a, h // a, h // a, a, mlp_split=2 * 4 * h, dropout=True)

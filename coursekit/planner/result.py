@@ -428,11 +428,14 @@ ESTIMATE_NOTES: tuple[Text, ...] = (
     ),
     Text(
         zh="显存按最重的流水线阶段：首/末阶段的嵌入或输出层、1F1B 在途的 micro-batch（交错调度乘 1+(p-1)/(pv)）、"
-        "完全重计算时一层的工作集、末阶段 fp32 logits；激活系数为 Korthikanti et al. 的 GPT 层，SwiGLU/MoE 为近似。",
+        "完全重计算时一层的工作集、末阶段 fp32 logits；激活按模型的真实宽度逐个张量计（GQA、SwiGLU、MLA、MoE、"
+        "dropout），默认用融合注意力（不存 s×s 分数，完全重计算的工作集也按此计），"
+        "Korthikanti et al. 的 GPT 层是其特例。",
         en="Memory is the heaviest pipeline stage's: the embedding or output layer, the micro-batches 1F1B keeps "
         "in flight (times 1+(p-1)/(pv) when interleaved), one layer's working set under full recompute, fp32 "
-        "logits on the last stage; activation coefficients are Korthikanti et al.'s GPT layer, approximate for "
-        "SwiGLU and MoE.",
+        "logits on the last stage; activations are counted tensor by tensor at the model's real widths (GQA, "
+        "SwiGLU, MLA, MoE, dropout), with flash attention by default (no s×s scores, also in full recomputation's "
+        "working set); Korthikanti et al.'s GPT layer is the special case.",
     ),
     Text(
         zh="估算不含：kernel 启动与同步抖动、网络拥塞与拓扑（胖树、轨道优化）、数据加载、优化器步、掉队节点与故障。"
