@@ -85,3 +85,22 @@ def test_widths_must_match_the_shape() -> None:
         activation_memory_breakdown(seq_len=64, micro_batch=1, hidden=2048, heads=8, widths=widths)
     with pytest.raises(TypeError, match="must be a LayerWidths"):
         activation_memory_breakdown(seq_len=64, micro_batch=1, hidden=1024, heads=8, widths={"hidden": 1})  # type: ignore[arg-type]
+
+
+def test_flash_attention_makes_no_recompute_a_real_option() -> None:
+    """Llama 3 70B at 8K on 16 H100 nodes, tp 8, pp 4, dp 4, no recomputation: with flash attention (the
+    workbench's default) it fits; with the scores materialised it does not. No dropout, so the scores cost
+    e·a·s²·b = 2·64·8192² bytes per layer, /t = 1 GiB, against flash attention's 4·a·s·b/t; the first stage keeps
+    20 layers of 4 micro-batches in flight (1F1B)."""
+    from coursekit.planner import WorkloadSpec, plan
+    from coursekit.presets import CLUSTERS, MODELS
+
+    model, cluster = MODELS["llama3-70b"], CLUSTERS["h100-8"].with_nodes(16)
+    layout = "tp=8,pp=4,dp=4,zero=1,mb=1"
+    flash = plan(model, cluster, WorkloadSpec(global_batch=1024, recompute_modes=("none",))).explain(layout)
+    eager_workload = WorkloadSpec(global_batch=1024, recompute_modes=("none",), flash_attention=False)
+    eager = plan(model, cluster, eager_workload).explain(layout)
+    assert flash.accepted and eager.codes == ("memory",)
+    assert flash.memory is not None and eager.memory is not None
+    per_layer = (2 * 64 * 8192**2 - 4 * 64 * 8192) / 8
+    assert (eager.memory.total_gib - flash.memory.total_gib) * 2**30 == pytest.approx(20 * 4 * per_layer)
