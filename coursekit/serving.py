@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._validate import check_int, check_number, finite_result
-from .communication import collective_time_s
+from .communication import _collective_time_s
 from .hardware import (
     NCCL_BASE_LATENCY_US,
     NCCL_LL_MAX_BUS_BYTES_PER_S,
@@ -53,7 +53,7 @@ from .specs import (
     ClusterSpec,
     ModelSpec,
     ServingWorkload,
-    group_link,
+    _group_link,
     kv_heads_split,
 )
 from .units import GIB_BYTES, US_PER_S
@@ -418,6 +418,22 @@ def serving_memory_ledger(
         else check_int("prefill_chunk_tokens", prefill_chunk_tokens, ge=1)
     )
     reserve = check_number("runtime_reserve_gib", runtime_reserve_gib, ge=0)
+    return _memory_ledger(model, cluster, tp, pp, concurrency, context_tokens, weight_bytes, kv_bytes, chunk, reserve)
+
+
+def _memory_ledger(
+    model: ModelSpec,
+    cluster: ClusterSpec,
+    tp: int,
+    pp: int,
+    concurrency: int,
+    context_tokens: int,
+    weight_bytes: float,
+    kv_bytes: int,
+    chunk: int,
+    reserve: float,
+) -> ServingLedger:
+    """:func:`serving_memory_ledger` on checked arguments (the serving search calls it for every layout)."""
     per_request = _kv_bytes(model, context_tokens, tp, pp, kv_bytes)
     return ServingLedger(
         weights_gib=model.num_params * weight_bytes / (tp * pp) / GIB_BYTES,
@@ -476,6 +492,11 @@ def tp_all_reduce(
     n = check_int("ranks", ranks, ge=1)
     bandwidth = check_number("bandwidth_bytes_per_s", bandwidth_bytes_per_s, gt=0)
     scale = check_number("step_latency_s", step_latency_s, ge=0) / NCCL_RING_NVLINK_LATENCY_S
+    return _tp_all_reduce(payload, n, bandwidth, scale)
+
+
+def _tp_all_reduce(payload: float, n: int, bandwidth: float, scale: float) -> AllReduceChoice:
+    """:func:`tp_all_reduce` on checked arguments; ``scale`` = hop latency / NCCL's ring/Simple NVLink hop."""
     if n == 1:
         return AllReduceChoice("none", "none", 0.0, 0.0)
     best: AllReduceChoice | None = None
@@ -587,24 +608,14 @@ def _weight_read_params(model: ModelSpec, batch: int) -> float:
 def _handoff_s(model: ModelSpec, cluster: ClusterSpec, tp: int, pp: int, tokens: int) -> float:
     if pp == 1:
         return 0.0
-    bandwidth, latency = cluster.link(group_link(tp * pp, cluster.gpus_per_node))
-    hop = collective_time_s(
-        "send_recv",
-        payload_bytes=tokens * model.hidden * ACTIVATION_BYTES / tp,
-        ranks=2,
-        bandwidth_bytes_per_s=bandwidth,
-        latency_s=latency,
-    )
+    bandwidth, latency = cluster.link(_group_link(tp * pp, cluster.gpus_per_node))
+    hop = float(_collective_time_s("send_recv", 2, tokens * model.hidden * ACTIVATION_BYTES / tp, bandwidth, latency))
     return (pp - 1) * hop
 
 
 def _all_reduce(model: ModelSpec, cluster: ClusterSpec, tp: int, tokens: int) -> AllReduceChoice:
-    return tp_all_reduce(
-        tokens * model.hidden * ACTIVATION_BYTES,
-        ranks=tp,
-        bandwidth_bytes_per_s=cluster.intra_node_bandwidth_bytes_per_s,
-        step_latency_s=cluster.intra_node_latency_s,
-    )
+    scale = cluster.intra_node_latency_s / NCCL_RING_NVLINK_LATENCY_S
+    return _tp_all_reduce(tokens * model.hidden * ACTIVATION_BYTES, tp, cluster.intra_node_bandwidth_bytes_per_s, scale)
 
 
 def _estimate(
@@ -796,7 +807,7 @@ def _rate_concurrency(
             model, cluster, tp, pp, concurrency, w.prompt_tokens, w.output_tokens, w.weight_bytes, w.kv_bytes
         )
         latency = est.time_to_first_token_s + w.output_tokens * est.time_per_output_token_s
-        needed = max(1, math.ceil(littles_law_concurrency(rate, latency)))
+        needed = max(1, math.ceil(rate * latency))  # Little's law, L = λ·W (littles_law_concurrency)
         # Throughput must also keep up: the replica finishes at most tokens_per_s / O requests per second.
         if rate > est.tokens_per_s / w.output_tokens:
             needed = max(needed, concurrency + 1)
@@ -827,17 +838,17 @@ def evaluate_layout(
         reasons.append(Reason("interconnect", "serving.reason.interconnect", {"tp": tp, "gpn": cluster.gpus_per_node}))
     if reasons and reasons[0].code in ("tp_heads", "pp_layers"):
         return ServingCandidate(tp, pp, replicas, 0, tuple(reasons), None, None)
-    probe = serving_memory_ledger(
+    probe = _memory_ledger(
         model,
         cluster,
-        tp=tp,
-        pp=pp,
-        concurrency=1,
-        context_tokens=w.context_tokens,
-        weight_bytes=w.weight_bytes,
-        kv_bytes=w.kv_bytes,
-        prefill_chunk_tokens=w.prompt_tokens,
-        runtime_reserve_gib=w.runtime_reserve_gib,
+        tp,
+        pp,
+        1,
+        w.context_tokens,
+        w.weight_bytes,
+        w.kv_bytes,
+        w.prompt_tokens,
+        w.runtime_reserve_gib,
     )
     rate_reason: Reason | None = None
     if w.concurrency is not None:
@@ -855,17 +866,17 @@ def evaluate_layout(
         else:
             per_replica = settled
         total = per_replica * replicas
-    ledger = serving_memory_ledger(
+    ledger = _memory_ledger(
         model,
         cluster,
-        tp=tp,
-        pp=pp,
-        concurrency=per_replica,
-        context_tokens=w.context_tokens,
-        weight_bytes=w.weight_bytes,
-        kv_bytes=w.kv_bytes,
-        prefill_chunk_tokens=w.prompt_tokens,
-        runtime_reserve_gib=w.runtime_reserve_gib,
+        tp,
+        pp,
+        per_replica,
+        w.context_tokens,
+        w.weight_bytes,
+        w.kv_bytes,
+        w.prompt_tokens,
+        w.runtime_reserve_gib,
     )
     if not ledger.fits:
         reasons.append(
