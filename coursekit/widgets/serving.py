@@ -33,7 +33,9 @@ from .._validate import check_choice, check_int
 from ..i18n import Text, register, tr
 from ..plotting import label
 from ..presets import CLUSTERS, MODELS
-from ..serving import ServingEstimate, ServingLedger, _check_specs, _estimate, _memory_ledger
+from ..serving import ServingEstimate, ServingLedger
+from ..serving.estimate import _estimate
+from ..serving.kv import _check_specs, _memory_ledger
 from ..specs import DEFAULT_RUNTIME_RESERVE_GIB, ClusterSpec, ModelSpec
 from ..units import MS_PER_S
 from . import LessonWidget, dropdown, slider
