@@ -69,4 +69,3 @@ def test_planner_specs_reexports_the_same_objects() -> None:
 
     assert PRECISION_RECIPES is specs.PRECISION_RECIPES and RECOMPUTE_MODES is specs.RECOMPUTE_MODES
     assert ServingWorkload is specs.ServingWorkload
-
