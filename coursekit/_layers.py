@@ -3,7 +3,8 @@
 A module may import (at module level or inside a function) only from its own layer or a lower one, and the
 import graph has no cycle. A name starting with an underscore is imported from another module only when that
 module is a kernel module (:data:`KERNEL_MODULES`): its private names are unvalidated, array-generic kernels
-that the public, validating functions of the same module and the searches above call on whole columns.
+that the public, validating functions of the same module and the searches above call on whole columns. A
+package's ``__init__`` may also import its own submodules' private names (it assembles the package).
 
 This module imports nothing; ``tests/test_architecture.py`` reads it.
 """
@@ -20,14 +21,16 @@ LAYERS: tuple[tuple[str, tuple[str, ...], str], ...] = (
             "coursekit.i18n",
             "coursekit.units",
             "coursekit.glossary",
-            "coursekit._layers",
+            "coursekit.lessons",
             "coursekit._cli",
+            "coursekit._layers",
         ),
-        "validators, the message catalog, units and terms; they know nothing about parallelism",
+        "validators, the message catalog, units, terms, the lesson registry and command-line plumbing; they know "
+        "nothing about parallelism",
     ),
     (
         "inputs",
-        ("coursekit.specs", "coursekit.model_config", "coursekit.hardware", "coursekit.presets", "coursekit.lessons"),
+        ("coursekit.specs", "coursekit.model_config", "coursekit.hardware", "coursekit.presets"),
         "the specs every formula takes (model, cluster, workload, precision recipe), datasheet constants and "
         "named presets; plain data with validation, no formula",
     ),
