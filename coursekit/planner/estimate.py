@@ -26,7 +26,7 @@ from ..capacity import PRECISION_RECIPES, RECOMPUTE_MODES, _activation_terms, _s
 from ..communication import (
     _all_to_all_two_tier_s,
     _collective_time_s,
-    _cp_time_s,
+    _cp_step_times_s,
     _pp_time_s,
     _tp_time_s,
     _zero_calls,
@@ -40,6 +40,13 @@ from ..roofline import (
     _model_flops_per_token,
     _transformer_layer_matmul_intensity,
 )
+from .calibration import EFFICIENCY_CEILING, MAMF_SOURCE, ceiling_for
+from .overlap import (
+    _bucket_params,
+    _cp_block_attention_flops,
+    _exposed_after_window_s,
+    _ring_step_exposed_s,
+)
 from .space import _stage_layers
 from .specs import ACTIVATION_BYTES, LOGITS_BYTES, ClusterSpec, ModelSpec, WorkloadSpec
 
@@ -52,21 +59,14 @@ __all__ = [
     "training_estimate",
 ]
 
-#: Share of peak FLOP/s the largest matmuls reach inside a whole training step (the ``ceiling`` of
-#: :func:`coursekit.roofline.achieved_flops`). Calibrated ONCE, on Megatron-LM's Table 1 (Narayanan et
-#: al. 2021, arXiv:2104.04473; ten A100 runs from 1.7B to 1T parameters): the value that makes the
-#: geometric mean of (estimated ÷ published teraFLOP/s per GPU) over the ten rows equal 1, each row
-#: planned with the paper's set-up and its (t, p, d), fastest accepted micro-batch and schedule
-#: (``benchmarks/report_megatron_table1.py`` prints the fit; ``tests/test_planner_validation.py``
-#: re-derives it). No other data set tunes the estimate.
-EFFICIENCY_CEILING: float = 0.522
 #: The roofline's smoothness exponent: the course's stated shape (:data:`coursekit.roofline.ROOFLINE_SMOOTHNESS`),
 #: not fitted.
 EFFICIENCY_SMOOTHNESS: float = ROOFLINE_SMOOTHNESS
 #: What the calibration rests on, shown with every result.
 EFFICIENCY_CALIBRATION: str = (
     "ceiling fitted once on Megatron-LM Table 1 (Narayanan et al. 2021, arXiv:2104.04473): geometric mean of "
-    "estimated / published TFLOP/s per GPU = 1 over its ten A100 runs"
+    "estimated / published TFLOP/s per GPU = 1 over its ten A100 runs; carried to other GPUs by their measured "
+    "best-matmul share of peak (" + MAMF_SOURCE + ")"
 )
 #: The relative uncertainty the estimate states: the largest |estimated ÷ published - 1| of step time over
 #: the calibration set, rounded up to 5 %. Candidates whose estimates differ by less are a tie.
@@ -103,12 +103,13 @@ def _flops_per_token(model: ModelSpec, s: int, rc: Any, np: Any) -> tuple[Any, f
 
 
 def matmul_efficiency(
-    model: ModelSpec, cluster: ClusterSpec, tokens: Any, tp: Any, ceiling: float = EFFICIENCY_CEILING
+    model: ModelSpec, cluster: ClusterSpec, tokens: Any, tp: Any, ceiling: float | None = None
 ) -> tuple[Any, Any]:
     """Share of peak the per-GPU matmuls reach: ``tokens`` (= mb·s/cp) rows against weight shards ``/tp``.
 
     The smooth roofline of :func:`coursekit.roofline.achieved_flops` at the FLOP-weighted intensity of one
-    layer's four linear matmuls, with ceiling :data:`EFFICIENCY_CEILING`. For a mixture of experts the
+    layer's four linear matmuls, with ceiling ``ceiling`` (default: the device's,
+    :func:`coursekit.planner.calibration.ceiling_for`). For a mixture of experts the
     MLP width is ``top_k`` experts side by side (a grouped GEMM with every routed token), an
     approximation that ignores how few tokens each expert gets.
     """
@@ -117,6 +118,7 @@ def matmul_efficiency(
         tokens, model.hidden, ffn, model.kv_hidden, tp, 3 if model.mlp == "swiglu" else 2, ACTIVATION_BYTES
     )
     peak = cluster.peak_flops
+    ceiling = ceiling_for(peak) if ceiling is None else ceiling
     achieved = _achieved_flops(intensity, peak, cluster.memory_bandwidth_bytes_per_s, ceiling, EFFICIENCY_SMOOTHNESS)
     return achieved / peak, intensity
 
@@ -212,8 +214,7 @@ def training_estimate(
         last * per_layer_flops + output_flops,
     )
     tokens_rank = mbf * s / cpf
-    ceiling = EFFICIENCY_CEILING if workload.efficiency_ceiling is None else workload.efficiency_ceiling
-    efficiency, intensity = matmul_efficiency(model, cluster, tokens_rank, tpf, ceiling)
+    efficiency, intensity = matmul_efficiency(model, cluster, tokens_rank, tpf, workload.efficiency_ceiling)
     if workload.achievable_flops_fraction is not None:
         efficiency = np.full_like(tpf, workload.achievable_flops_fraction)
     tokens_step = float(workload.global_batch) * s
@@ -234,7 +235,14 @@ def training_estimate(
     links["CP"] = intra
     assert model.kv_heads is not None
     kv_rank = np.ceil(model.kv_heads / tpf) * model.head_dim
-    comm["CP"] = (cp > 1) * _cp_time_s(float(s), cpf, mbf, kv_rank, layers_max, gaf, ACTIVATION_BYTES, bw, lat)
+    cp_send_f, cp_send_b = _cp_step_times_s(float(s), cpf, mbf, kv_rank, ACTIVATION_BYTES, bw, lat)
+    # cp-1 ring steps per layer and micro-batch; full recomputation runs the forward ring a second time
+    ring_steps = (cp > 1) * (cpf - 1) * layers_max * gaf
+    forward_rings = 1.0 + (rc == 2)
+    comm["CP"] = ring_steps * (forward_rings * cp_send_f + cp_send_b)
+    # the attention of one ring step (causal, zig-zag balanced), the compute a K/V block can hide under
+    width = float(model.heads * model.head_dim)
+    cp_attention_f = _cp_block_attention_flops(float(s), cpf, mbf, width, tpf) / (cluster.peak_flops * efficiency)
     comm["EP"] = np.zeros_like(tpf)
     comm["EP_intra"] = np.zeros_like(tpf)
     comm["EP_inter"] = np.zeros_like(tpf)
@@ -273,27 +281,69 @@ def training_estimate(
     intra, bw, lat = _link(np, cluster, used / ppf)
     links["DP"] = links["EDP"] = intra
     units = np.where(zero == 3, layers_max, 1.0)
+    all_reduce_calls, reduce_scatter_calls, gather_calls = _zero_calls(zero, units, gaf)
+    bucket = _bucket_params(dpc)
 
-    def zero_time(psi: Any, n: Any) -> Any:
+    def zero_parts(psi: Any, n: Any) -> tuple[Any, Any, Any, Any]:
+        """(reduce s, gather s, last reduce bucket s, first gather bucket s) of ZeRO over ``n`` ranks."""
         grads_payload, params_payload = _zero_payloads(psi, gb_, pb, units)
-        all_reduce, reduce_scatter, gather = _zero_calls(zero, units, gaf)
-        return (n > 1) * (
-            all_reduce * _collective_time_s("all_reduce", n, grads_payload, bw, lat)
-            + reduce_scatter * _collective_time_s("reduce_scatter", n, grads_payload, bw, lat)
-            + gather * _collective_time_s("all_gather", n, params_payload, bw, lat)
+        reduce_kind_time = np.where(
+            zero == 0,
+            _collective_time_s("all_reduce", n, grads_payload, bw, lat),
+            _collective_time_s("reduce_scatter", n, grads_payload, bw, lat),
         )
+        reduce = (n > 1) * (all_reduce_calls + reduce_scatter_calls) * reduce_kind_time
+        gather = (n > 1) * gather_calls * _collective_time_s("all_gather", n, params_payload, bw, lat)
+        # the bucket that closes backward (ZeRO-3: one layer's reduce-scatter) and the one that opens forward
+        tail_params = np.where(zero == 3, psi / units, np.minimum(psi, bucket))
+        tail_reduce = np.where(
+            zero == 0,
+            _collective_time_s("all_reduce", n, tail_params * gb_, bw, lat),
+            _collective_time_s("reduce_scatter", n, tail_params * gb_, bw, lat),
+        )
+        tail_gather = (zero >= 1) * _collective_time_s("all_gather", n, tail_params * pb, bw, lat)
+        return reduce, gather, (n > 1) * tail_reduce, (n > 1) * tail_gather
 
     psi_dense = np.max(np.stack([dense[k] for k in ("first", "mid", "last")]), axis=0) / tpf
-    comm["DP"] = zero_time(psi_dense, dpc)
-    comm["EDP"] = zero_time(layers_max * p_experts / (tpf * epf), edp) if model.is_moe else np.zeros_like(tpf)
+    dp_reduce, dp_gather, dp_tail_r, dp_tail_g = zero_parts(psi_dense, dpc)
+    comm["DP"] = dp_reduce + dp_gather
+    if model.is_moe:
+        e_reduce, e_gather, e_tail_r, e_tail_g = zero_parts(layers_max * p_experts / (tpf * epf), edp)
+        comm["EDP"] = e_reduce + e_gather
+    else:
+        e_reduce = e_gather = e_tail_r = e_tail_g = np.zeros_like(tpf)
+        comm["EDP"] = np.zeros_like(tpf)
     total_comm = sum(comm[d] for d in COMM_DIMENSIONS)
 
-    # ---- overlap, per dimension, capped by the compute each can hide under
+    # ---- overlap: what each dimension cannot hide (coursekit.planner.overlap)
     o = {dim: workload.overlap(dim) for dim in ("dp", "pp", "cp", "tp", "ep")}
-    dp_budget = np.where(zero >= 2, compute, compute * (2.0 / 3.0) / gaf)  # once-per-step sync: last backward
-    hidden_dp = np.minimum(o["dp"] * (comm["DP"] + comm["EDP"]), dp_budget)
-    others = o["tp"] * comm["TP"] + o["cp"] * comm["CP"] + o["ep"] * comm["EP"] + o["pp"] * comm["PP"]
-    hidden = np.minimum(hidden_dp + others, compute)
+    micro_batch_s = compute / gaf
+    # CP: per ring step, the block in flight hides under the attention of the block before it
+    exposed_cp = ring_steps * (
+        forward_rings * _ring_step_exposed_s(cp_send_f, cp_attention_f, o["cp"])
+        + _ring_step_exposed_s(cp_send_b, 2 * cp_attention_f, o["cp"])
+    )
+    # DP/ZeRO: gradients reduce under backward — the last micro-batch's (stages 0-1), every one's (2-3) —
+    # except the last bucket; gathers run under forward — the first micro-batch's (1-2), all compute (3) —
+    # except the first. A CP ring on the same inter-node NIC takes its share of the backward window.
+    shared_nic = (~links["DP"]) & (~links["CP"]) & (cp > 1)
+    cp_in_backward = np.where(shared_nic, ring_steps * cp_send_b / gaf, 0.0)
+    reduce_window = np.where(zero >= 2, compute * 2.0 / 3.0, micro_batch_s * 2.0 / 3.0)
+    reduce_window = np.maximum(reduce_window - cp_in_backward * np.where(zero >= 2, gaf, 1.0), 0.0)
+    gather_window = np.where(zero == 3, compute, micro_batch_s / 3.0)
+    exposed_dp = _exposed_after_window_s(dp_reduce + e_reduce, dp_tail_r + e_tail_r, reduce_window, o["dp"])
+    exposed_dp = exposed_dp + _exposed_after_window_s(
+        dp_gather + e_gather, dp_tail_g + e_tail_g, gather_window, o["dp"]
+    )
+    # what hides on one link cannot exceed the compute it hides under: one cap per link kind
+    hidden_by_dim = {
+        "CP": comm["CP"] - exposed_cp,
+        "DP": comm["DP"] + comm["EDP"] - exposed_dp,
+        **{dim: o[dim.lower()] * comm[dim] for dim in ("TP", "EP", "PP")},
+    }
+    hidden_intra = sum(np.where(links[dim], part, 0.0) for dim, part in hidden_by_dim.items())
+    hidden_inter = sum(np.where(links[dim], 0.0, part) for dim, part in hidden_by_dim.items())
+    hidden = np.minimum(hidden_intra, compute) + np.minimum(hidden_inter, compute)
     exposed = total_comm - hidden
     step = compute + exposed + bubble_s
     return {
