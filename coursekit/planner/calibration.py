@@ -96,8 +96,8 @@ def ceiling_for(peak_flops: float) -> float:
 ASSUMPTION_UNCERTAINTY: dict[str, float] = {
     # the roofline curve's shape-dependence: halved or doubled (log-efficiency scaled by 0.5 .. 2)
     "efficiency": 0.5,
-    # each default overlap share moved by this much (down for DP/PP/CP, up for TP/EP)
-    "overlap": 0.5,
+    # each default overlap share moved by a quarter (down for DP/PP/CP, up for TP/EP)
+    "overlap": 0.25,
     # achieved bus bandwidth below the datasheet's, per link
     "bandwidth": 0.25,
 }

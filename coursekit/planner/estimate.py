@@ -124,14 +124,21 @@ def matmul_efficiency(
 
 
 def training_estimate(
-    model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec, c: Mapping[str, Any]
+    model: ModelSpec,
+    cluster: ClusterSpec,
+    workload: WorkloadSpec,
+    c: Mapping[str, Any],
+    *,
+    efficiency_shape: float = 1.0,
 ) -> dict[str, Any]:
     """Memory ledger, communication per dimension, efficiency and step time for the columns ``c``.
 
     ``c`` maps ``tp, cp, pp, dp, ep, v, zero, mb, ga, rc`` (recompute code, index into
     ``RECOMPUTE_MODES``) to equal-length integer arrays. Returns a dict of float arrays (bytes and
     seconds); keys are documented inline. Malformed rows (see the structural gates) get numbers too;
-    the caller masks them.
+    the caller masks them. ``efficiency_shape`` k bends the efficiency curve below its ceiling,
+    ``ceiling · (efficiency / ceiling)**k`` (1: the model; 0.5 halves and 2 doubles how much smaller
+    matmuls lose — what :mod:`coursekit.planner.ties` moves within its uncertainty).
     """
     import numpy as np
 
@@ -215,6 +222,9 @@ def training_estimate(
     )
     tokens_rank = mbf * s / cpf
     efficiency, intensity = matmul_efficiency(model, cluster, tokens_rank, tpf, workload.efficiency_ceiling)
+    if efficiency_shape != 1.0:
+        top = ceiling_for(cluster.peak_flops) if workload.efficiency_ceiling is None else workload.efficiency_ceiling
+        efficiency = top * (efficiency / top) ** efficiency_shape
     if workload.achievable_flops_fraction is not None:
         efficiency = np.full_like(tpf, workload.achievable_flops_fraction)
     tokens_step = float(workload.global_batch) * s

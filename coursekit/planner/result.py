@@ -22,6 +22,8 @@ from .specs import ClusterSpec, ModelSpec, WorkloadSpec
 if TYPE_CHECKING:  # pragma: no cover - typing only; numpy is imported inside the search
     import numpy.typing as npt
 
+    from .ties import TieRow
+
     from ..serving import ServingCandidate
 
 register(
@@ -509,6 +511,7 @@ class PlanResult:
     elapsed_s: float
     _table: _Table = field(repr=False, compare=False)
     _materialised: dict[int, PlanCandidate] = field(default_factory=dict, repr=False, compare=False)
+    _ties: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def space_size(self) -> int:
@@ -576,9 +579,12 @@ class PlanResult:
         return [int(i) for i in idx[order]]
 
     def tie_groups(self, uncertainty: float | None = None) -> list[list[int]]:
-        """Accepted candidates (indices, fastest first) grouped into ties: estimates within ``uncertainty``
-        (default: the model's stated :data:`coursekit.planner.estimate.MODEL_UNCERTAINTY`) of the group's
-        fastest cannot be told apart by this model.
+        """Accepted candidates (indices, fastest first) grouped into ties.
+
+        Training: a candidate within ``uncertainty`` (default: the model's stated
+        :data:`coursekit.planner.estimate.MODEL_UNCERTAINTY`) of a group's fastest joins the group only when
+        some assumption, moved within its own uncertainty, makes it at least as fast, or when the two
+        estimates never separate (:mod:`coursekit.planner.ties`); :meth:`explain_ties` says which.
 
         Serving: throughput per GPU at least ``1 - uncertainty`` of the group's best (default
         :data:`coursekit.serving.TIE_TOLERANCE`, the serving search's own tie rule)."""
@@ -592,9 +598,53 @@ class PlanResult:
             # tokens/s per GPU >= (1 - u) · best  <=>  GPU-seconds per token <= best's / (1 - u)
             values = [float(self._table.tie_value[i]) for i in order]
             u = 1 / (1 - min(u, 0.999999)) - 1
-        else:
-            values = [float(self._table.step_s[i]) for i in order]
-        return [[order[pos] for pos in group] for group in tie_groups(values, u)]
+            return [[order[pos] for pos in group] for group in tie_groups(values, u)]
+        groups, _ = self._robust_ties(u)
+        return groups
+
+    def _robust_ties(self, u: float) -> tuple[list[list[int]], dict[int, tuple[str, ...]]]:
+        """Tie groups (indices) and, per tied member, the scenarios that reorder it; cached per uncertainty."""
+        import numpy as np
+
+        from .ties import robust_tie_groups, scenario_steps
+
+        key = f"groups:{u!r}"
+        if key not in self._ties:
+            order = np.asarray(self.accepted_indices(), dtype=np.int64)
+            if "scenarios" not in self._ties:
+                columns = {name: column[order] for name, column in self._table.columns.items()}
+                self._ties["scenarios"] = scenario_steps(self.model, self.cluster, self.workload, columns)
+            positions, why = robust_tie_groups(self._table.step_s[order], self._ties["scenarios"], u)
+            groups = [[int(order[p]) for p in group] for group in positions]
+            self._ties[key] = (groups, {int(order[p]): codes for p, codes in why.items()})
+        cached: tuple[list[list[int]], dict[int, tuple[str, ...]]] = self._ties[key]
+        return cached
+
+    def explain_ties(self, group: int = 1, top: int | None = None) -> list[TieRow]:
+        """Why the members of tie group ``group`` (1-based) are tied: one :class:`~coursekit.planner.ties.TieRow`
+        per member (the first ``top``), with the assumption that would reorder it and the measurement that
+        decides. Training only (a serving plan's ties come from its own tolerance: ``[]``).
+
+        Taught in: lesson 9 (decision workbench).
+        """
+        from .ties import tie_row
+
+        group = check_int("group", group, ge=1)
+        if self._table.tie_value is not None or not self.accepted_count:
+            return []
+        groups, why = self._robust_ties(self.assumptions.uncertainty)
+        if group > len(groups):
+            return []
+        members = groups[group - 1] if top is None else groups[group - 1][: check_int("top", top, ge=0)]
+        order = self.accepted_indices()
+        position = {index: rank for rank, index in enumerate(order, 1)}
+        leader_s = float(self._table.step_s[groups[group - 1][0]])
+        return [
+            tie_row(
+                position[i], i, self.candidate(i).label(), float(self._table.step_s[i]), leader_s, why.get(i, ())
+            )
+            for i in members
+        ]
 
     def rank_of(self, index: int) -> tuple[int, int]:
         """(position among accepted, 1-based; tie group, 1-based) of accepted candidate ``index``."""
