@@ -49,6 +49,11 @@ register(
             "zh": "step_s 必须按从小到大排好序（并列组从最快的候选开始）。",
             "en": "step_s must be sorted ascending (a tie group starts at its fastest candidate).",
         },
+        "planner.ties_why_header": {
+            "zh": "并列组 1 为何分不出先后（{count} 个候选；每行：哪个假设在其不确定度内变动会改变次序，怎样测量来判断）：",
+            "en": "Why tie group 1 is tied ({count} candidates; each row: which assumption, moved within its "
+            "uncertainty, would reorder it, and what measurement decides):",
+        },
         "planner.tie_header": {
             "zh": "并列组 {group}（估算相差不到 {uncertainty:.0%}，模型分不出先后）：{count} 个候选",
             "en": "Tie group {group} (estimates within {uncertainty:.0%}; the model cannot order them): {count} "
@@ -767,6 +772,10 @@ class PlanResult:
                         )
                     )
                 lines.append(f"#{rank} " + cand.explain())
+            rows = self.explain_ties(1, top=top)
+            if len(rows) > 1:
+                lines.append(tr("planner.ties_why_header", count=len(groups[0])))
+                lines.extend(f"  {row.message}" for row in rows)
         return "\n".join(lines)
 
     def to_dict(self, top: int = 10, include_rejected: bool = False) -> dict[str, Any]:
