@@ -28,6 +28,18 @@ from typing import Any
 
 from ._validate import check_bool, check_choice, check_divides, check_int, check_number, finite_result
 from .i18n import Text, register, tr
+from .specs import (
+    DEFAULT_RECIPE,
+    PRECISION_RECIPES,
+    RECOMPUTE_MODES,
+    PrecisionRecipe,
+)
+from .specs import (
+    MEGATRON_DISTOPT_SOURCE as MEGATRON_DISTOPT_SOURCE,
+)
+from .specs import (
+    ZERO_PAPER_SOURCE as ZERO_PAPER_SOURCE,
+)
 from .units import bytes_to_gb, bytes_to_gib
 
 __all__ = [
@@ -166,111 +178,6 @@ def build_resource_ledger(
 # ---------------------------------------------------------------------------
 # Precision recipes: bytes per parameter
 # ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PrecisionRecipe:
-    """Bytes per parameter that training keeps for weights, gradients and optimizer states.
-
-    Fields:
-        name: catalog key of the recipe (``"custom"`` for user-made ones).
-        description: bilingual one-line description.
-        param_bytes: bytes per parameter of the weights the model computes with.
-        grad_bytes: bytes per parameter of the gradients that are reduced.
-        optimizer_bytes: bytes per parameter of everything only the optimizer
-            needs (fp32 master weights, Adam momentum and variance): the ZeRO
-            paper's K.
-        source: where the numbers come from.
-
-    >>> PRECISION_RECIPES["megatron-bf16"].bytes_per_param
-    18.0
-
-    Taught in: lesson 1 (Q1 capacity).
-    """
-
-    name: str
-    description: Text
-    param_bytes: float
-    grad_bytes: float
-    optimizer_bytes: float
-    source: str
-
-    def __post_init__(self) -> None:
-        for field_name in ("param_bytes", "grad_bytes", "optimizer_bytes"):
-            value = check_number(field_name, getattr(self, field_name), ge=0)
-            object.__setattr__(self, field_name, value)
-
-    @property
-    def bytes_per_param(self) -> float:
-        """Unsharded model-state bytes per parameter: weights + gradients + optimizer."""
-        return self.param_bytes + self.grad_bytes + self.optimizer_bytes
-
-
-#: Source strings, cited by the recipes below and by the tests.
-ZERO_PAPER_SOURCE: str = (
-    "Rajbhandari et al., ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, "
-    "arXiv:1910.02054, §3.1 (mixed-precision Adam: 2 + 2 + K, K = 12)"
-)
-MEGATRON_DISTOPT_SOURCE: str = (
-    "Megatron-Core developer guide, Distributed Optimizer, table of theoretical bytes per parameter "
-    "(docs.nvidia.com/megatron-core/developer-guide/latest/api-guide/dist_optimizer.html)"
-)
-
-#: The precision recipes of the course, by name. Numbers are bytes per parameter.
-PRECISION_RECIPES: dict[str, PrecisionRecipe] = {
-    recipe.name: recipe
-    for recipe in (
-        PrecisionRecipe(
-            name="zero-fp16-adam",
-            description=Text(
-                zh="混合精度 Adam（ZeRO 论文）：fp16 参数与梯度，fp32 主参数、动量、方差",
-                en="Mixed-precision Adam (ZeRO paper): fp16 weights and gradients; fp32 master weights, "
-                "momentum, variance",
-            ),
-            param_bytes=2,
-            grad_bytes=2,
-            optimizer_bytes=12,
-            source=ZERO_PAPER_SOURCE,
-        ),
-        PrecisionRecipe(
-            name="megatron-bf16",
-            description=Text(
-                zh="Megatron bf16：bf16 参数，fp32 主梯度，fp32 主参数与 Adam 状态（每参数 18 字节）",
-                en="Megatron bf16: bf16 weights, fp32 main gradients, fp32 master weights and Adam states "
-                "(18 bytes per parameter)",
-            ),
-            param_bytes=2,
-            grad_bytes=4,
-            optimizer_bytes=12,
-            source=MEGATRON_DISTOPT_SOURCE + ": bf16 parameters, fp32 gradients -> 18, distributed 6 + 12/d",
-        ),
-        PrecisionRecipe(
-            name="fp32-adam",
-            description=Text(
-                zh="全 fp32 Adam：fp32 参数与梯度，fp32 动量与方差（无需另存主参数）",
-                en="Plain fp32 Adam: fp32 weights and gradients, fp32 momentum and variance (no separate master copy)",
-            ),
-            param_bytes=4,
-            grad_bytes=4,
-            optimizer_bytes=8,
-            source=MEGATRON_DISTOPT_SOURCE + ": fp32 parameters, fp32 gradients -> 16, distributed 8 + 8/d",
-        ),
-        PrecisionRecipe(
-            name="bf16-adam-no-master",
-            description=Text(
-                zh="bf16 参数与梯度，fp32 动量与方差，不保留 fp32 主参数",
-                en="bf16 weights and gradients, fp32 momentum and variance, no fp32 master weights",
-            ),
-            param_bytes=2,
-            grad_bytes=2,
-            optimizer_bytes=8,
-            source="Derived from " + ZERO_PAPER_SOURCE + " by dropping the 4-byte fp32 master copy (K = 8)",
-        ),
-    )
-}
-
-#: The recipe used when none is named (the ZeRO paper's accounting).
-DEFAULT_RECIPE: str = "zero-fp16-adam"
 
 
 def _resolve_recipe(
@@ -481,9 +388,6 @@ def training_state_memory(
 # Activations per rank (Korthikanti et al. 2022, Table 2)
 # ---------------------------------------------------------------------------
 
-#: Activation recomputation modes: keep everything, recompute the attention core
-#: ("selective", Korthikanti §5), or keep only each layer's input ("full").
-RECOMPUTE_MODES: tuple[str, ...] = ("none", "selective", "full")
 
 #: Bytes per layer per s·b·h that Korthikanti et al. (arXiv:2205.05198, §4.1, Eq. 1)
 #: count outside the attention scores with 16-bit activations: attention block 11,

@@ -42,7 +42,7 @@ from .hardware import (
     PCIE_LATENCY_S,
 )
 from .i18n import Text
-from .planner import ClusterSpec, ModelSpec, WorkloadSpec
+from .specs import ClusterSpec, ModelSpec, WorkloadSpec
 
 __all__ = [
     "CLUSTERS",

@@ -45,8 +45,18 @@ from .hardware import (
     NCCL_RING_NVLINK_LATENCY_S,
 )
 from .i18n import Reason, register, tr
-from .planner import ACTIVATION_BYTES, DEFAULT_RUNTIME_RESERVE_GIB, LOGITS_BYTES, ClusterSpec, ModelSpec, group_link
 from .roofline import _attention_flops_per_token, _roofline_time_s
+from .specs import (
+    ACTIVATION_BYTES,
+    DEFAULT_RUNTIME_RESERVE_GIB,
+    LOGITS_BYTES,
+    MAX_CONCURRENCY,
+    ClusterSpec,
+    ModelSpec,
+    ServingWorkload,
+    group_link,
+    kv_heads_split,
+)
 from .units import GIB_BYTES, US_PER_S
 
 __all__ = [
@@ -79,16 +89,8 @@ SERVING_ASSUMPTIONS: tuple[str, ...] = ("roofline", "context", "comm", "throughp
 #: a lower-bound model cannot separate them.
 TIE_TOLERANCE: float = 0.15
 
-_MAX_CONCURRENCY: int = 10**7
-
 register(
     {
-        "serving.both_load": {
-            "zh": "concurrency = {concurrency!r}，request_rate_per_s = {rate!r}：两者只能给一个"
-            "（并发数，或用利特尔定律从请求速率推出并发）。",
-            "en": "concurrency = {concurrency!r}, request_rate_per_s = {rate!r}: give exactly one (a concurrency, "
-            "or a request rate that Little's law turns into one).",
-        },
         "serving.gate.shape": {
             "zh": "形状：TP 整除注意力头数，PP 不超过层数",
             "en": "shape: TP divides the heads, PP <= layers",
@@ -254,15 +256,12 @@ def kv_heads_per_rank(kv_heads: int, tp: int) -> int:
 
     Taught in: lesson 10 (serving).
     """
-    kv_heads = check_int("kv_heads", kv_heads, ge=1)
-    tp = check_int("tp", tp, ge=1)
-    return -(-kv_heads // tp)
+    return int(kv_heads_split(check_int("kv_heads", kv_heads, ge=1), check_int("tp", tp, ge=1)))
 
 
 def _kv_bytes(model: ModelSpec, tokens: Any, tp: int, pp: int, kv_bytes: Any) -> Any:
-    assert model.kv_heads is not None
     layers_per_stage = -(-model.layers // pp)
-    return 2 * tokens * layers_per_stage * (-(-model.kv_heads // tp)) * model.head_dim * kv_bytes
+    return 2 * tokens * layers_per_stage * model.kv_width_per_rank(tp) * kv_bytes
 
 
 @finite_result
@@ -334,7 +333,7 @@ class ServingLedger:
         free = self.device_gib - self.weights_gib - self.workspace_gib - self.reserve_gib
         if free <= 0:
             return 0
-        return int(free // self.kv_per_request_gib) if self.kv_per_request_gib > 0 else _MAX_CONCURRENCY
+        return int(free // self.kv_per_request_gib) if self.kv_per_request_gib > 0 else MAX_CONCURRENCY
 
     def verdict(self) -> str:
         """``fits, x GiB headroom`` or ``does not fit, x GiB short``, in the current language."""
@@ -718,87 +717,6 @@ def littles_law_concurrency(request_rate_per_s: float, latency_s: float) -> floa
 
 
 # --------------------------------------------------------------------------- the serving search
-
-
-@dataclass(frozen=True)
-class ServingWorkload:
-    """What to serve: request shape, load and the optional service-level objectives (SLO).
-
-    Parameters:
-        prompt_tokens, output_tokens: tokens per request read (P) and generated (O), >= 1.
-        concurrency: requests in flight over the whole cluster; or
-        request_rate_per_s: arrivals per second, turned into a concurrency by Little's law (give one).
-        ttft_slo_s, tpot_slo_s: objectives for TTFT and TPOT, seconds; ``None`` = none.
-        weight_bytes: bytes per weight (2 for bf16); kv_bytes: bytes per cached K/V element.
-        runtime_reserve_gib: memory kept free per device (CUDA context, allocator), GiB.
-        max_pp: largest pipeline degree the search tries.
-
-    >>> ServingWorkload(prompt_tokens=2048, output_tokens=256, concurrency=64).context_tokens
-    2304
-    >>> ServingWorkload(prompt_tokens=0, output_tokens=256, concurrency=64)
-    Traceback (most recent call last):
-    ...
-    ValueError: prompt_tokens = 0: must be >= 1.
-
-    Taught in: lesson 10 (serving).
-    """
-
-    prompt_tokens: int
-    output_tokens: int
-    concurrency: int | None = None
-    request_rate_per_s: float | None = None
-    ttft_slo_s: float | None = None
-    tpot_slo_s: float | None = None
-    weight_bytes: float = 2.0
-    kv_bytes: int = 2
-    runtime_reserve_gib: float = DEFAULT_RUNTIME_RESERVE_GIB
-    max_pp: int = 8
-
-    def __post_init__(self) -> None:
-        raw: Any = self
-        check_int("prompt_tokens", raw.prompt_tokens, ge=1)
-        check_int("output_tokens", raw.output_tokens, ge=1)
-        if (raw.concurrency is None) == (raw.request_rate_per_s is None):
-            raise ValueError(tr("serving.both_load", concurrency=raw.concurrency, rate=raw.request_rate_per_s))
-        if raw.concurrency is not None:
-            check_int("concurrency", raw.concurrency, ge=1, le=_MAX_CONCURRENCY)
-        else:
-            object.__setattr__(
-                self, "request_rate_per_s", check_number("request_rate_per_s", raw.request_rate_per_s, gt=0)
-            )
-        for name in ("ttft_slo_s", "tpot_slo_s"):
-            if getattr(raw, name) is not None:
-                object.__setattr__(self, name, check_number(name, getattr(raw, name), gt=0))
-        object.__setattr__(self, "weight_bytes", check_number("weight_bytes", raw.weight_bytes, gt=0))
-        check_int("kv_bytes", raw.kv_bytes, ge=1)
-        object.__setattr__(
-            self, "runtime_reserve_gib", check_number("runtime_reserve_gib", raw.runtime_reserve_gib, ge=0)
-        )
-        check_int("max_pp", raw.max_pp, ge=1)
-
-    @property
-    def mode(self) -> str:
-        """Always ``"serving"`` (the planner's :class:`~coursekit.planner.WorkloadSpec` has training too)."""
-        return "serving"
-
-    @property
-    def context_tokens(self) -> int:
-        """A request's full context, prompt + output: what its KV cache holds at the end."""
-        return self.prompt_tokens + self.output_tokens
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready fields."""
-        return {
-            "prompt_tokens": self.prompt_tokens,
-            "output_tokens": self.output_tokens,
-            "concurrency": self.concurrency,
-            "request_rate_per_s": self.request_rate_per_s,
-            "ttft_slo_s": self.ttft_slo_s,
-            "tpot_slo_s": self.tpot_slo_s,
-            "weight_bytes": self.weight_bytes,
-            "kv_bytes": self.kv_bytes,
-            "runtime_reserve_gib": self.runtime_reserve_gib,
-        }
 
 
 @dataclass(frozen=True)

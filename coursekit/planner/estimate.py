@@ -162,11 +162,8 @@ def training_estimate(
     single = (pp == 1).astype(f64)
     p_layer = float(model.dense_params_per_layer)
     p_experts = float(model.num_experts * model.expert_params)
-    emb = float(model.input_embedding_params)
-    out_one = float(model.output_params)  # pp = 1: output layer (0 if tied) + final norm
-    out_many = float(V * h + model._norm_params())  # pp > 1: the last stage holds the output (or tied copy)
-    out_last = single * out_one + (1 - single) * out_many
-    dense = {"first": first * p_layer + emb + single * out_one, "mid": mid * p_layer, "last": last * p_layer + out_last}
+    stage_params = model.stage_dense_params(pp, workload.pipeline_edge_layers)
+    dense = {kind: x.astype(f64) for kind, x in zip(("first", "mid", "last"), stage_params, strict=True)}
     stage_layer = {"first": first, "mid": mid, "last": last}
 
     # ---- memory of each stage kind; the ledger is the heaviest
@@ -243,8 +240,7 @@ def training_estimate(
     )
     intra, bw, lat = _link(np, cluster, tp * cp)
     links["CP"] = intra
-    assert model.kv_heads is not None
-    kv_rank = np.ceil(model.kv_heads / tpf) * model.head_dim
+    kv_rank = model.kv_width_per_rank(tpf)
     cp_send_f, cp_send_b = _cp_step_times_s(float(s), cpf, mbf, kv_rank, ACTIVATION_BYTES, bw, lat)
     # cp-1 ring steps per layer and micro-batch; full recomputation runs the forward ring a second time
     ring_steps = (cp > 1) * (cpf - 1) * layers_max * gaf

@@ -40,6 +40,7 @@ from ..gates import (
 )
 from ..i18n import Reason, Text, register, tr
 from ..scaling import StepTimeline
+from ..specs import _type_error
 from ..units import GIB_BYTES, bytes_to_gib
 from .estimate import COMM_DIMENSIONS, EFFICIENCY_CALIBRATION, MODEL_UNCERTAINTY, training_estimate
 from .result import ESTIMATE_NOTES, Assumptions, CommRow, FunnelStep, MemoryLedger, PlanCandidate, PlanResult, _Table
@@ -59,7 +60,6 @@ from .specs import (
     ClusterSpec,
     ModelSpec,
     WorkloadSpec,
-    _type_error,
     divisors,
     group_link,
 )
@@ -112,11 +112,6 @@ def _check_model_split(
         warnings.append(pp_rule)
     elif pp_rule is not None:
         reasons[pp_rule.code] = pp_rule
-
-
-def _kv_hidden_per_rank(model: ModelSpec, tp: int) -> int:
-    assert model.kv_heads is not None
-    return -(-model.kv_heads // tp) * model.head_dim
 
 
 def _link_kind(cluster: ClusterSpec, span: int) -> tuple[str, float, float]:
@@ -511,7 +506,7 @@ def _training_rows(
         entries = cp_traffic(
             seq_len=s,
             micro_batch=mb,
-            kv_hidden=_kv_hidden_per_rank(model, tp),
+            kv_hidden=model.kv_width_per_rank(tp),
             layers=layers,
             cp=cp,
             activation_bytes=ACTIVATION_BYTES,

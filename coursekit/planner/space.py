@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from .._validate import check_choice, check_int
 from ..capacity import RECOMPUTE_MODES
 from ..i18n import Text, register, tr
+from ..specs import _type_error, stage_layer_counts
 from .specs import (
     DEGREE_KEYS,
     MAX_GLOBAL_BATCH,
@@ -18,7 +19,6 @@ from .specs import (
     ClusterSpec,
     ModelSpec,
     WorkloadSpec,
-    _type_error,
     divisors,
 )
 
@@ -122,19 +122,7 @@ _WELL_FORMED_CODES: frozenset[str] = frozenset(_GATE_CODES[:8])
 
 def _stage_layers(layers: Any, pp: Any, edge_layers: Any = 0) -> tuple[Any, Any, Any]:
     """:func:`stage_layers` without validation; array-generic over ``pp`` (the search calls it)."""
-    pp_safe = pp + (pp < 1)
-    q = -(-(layers + 2 * edge_layers) // pp_safe)
-    edge = q - edge_layers
-    many = pp_safe > 2
-    middle_total = layers - 2 * edge
-    middle = -(-middle_total // (pp_safe - 2 + (pp_safe <= 2) * (3 - pp_safe)))  # ceil(/max(pp - 2, 1))
-    half = -(-layers // 2)
-    single = pp_safe == 1
-    two = pp_safe == 2
-    first = single * layers + two * half + many * edge
-    last = single * layers + two * (layers - half) + many * edge
-    mid = many * middle
-    return first, mid, last
+    return stage_layer_counts(layers, pp, edge_layers)
 
 
 def stage_layers(layers: int, pp: int, edge_layers: int = 0) -> tuple[int, int, int]:

@@ -43,8 +43,8 @@ def compare_published(run: object) -> PublishedComparison:
     per GPU, ``"megatron"`` Megatron-LM's eq. 3 (recomputation included), or ``"tokens"`` per GPU-second.
     """
     from ..presets import CLUSTERS, MODELS, PublishedRun
+    from ..specs import _type_error
     from .search import plan
-    from .specs import _type_error
 
     if not isinstance(run, PublishedRun):
         raise _type_error("run", run, "PublishedRun")

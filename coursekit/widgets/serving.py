@@ -31,10 +31,10 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from .._validate import check_choice, check_int
 from ..i18n import Text, register, tr
-from ..planner import ClusterSpec, ModelSpec
 from ..plotting import label
 from ..presets import CLUSTERS, MODELS
 from ..serving import ServingEstimate, ServingLedger, serving_estimate, serving_memory_ledger
+from ..specs import ClusterSpec, ModelSpec
 from ..units import MS_PER_S
 from . import LessonWidget, dropdown, slider
 
