@@ -365,6 +365,8 @@ def training_estimate(
         "step_s": step,
         "efficiency": efficiency,
         "intensity": intensity,
+        "exposed_cp_s": exposed_cp,
+        "exposed_dp_s": exposed_dp,
         "executed_flops_per_token": executed,
         "model_flops_per_token": model_flops,
         "stage_layers": (first, mid, last),
