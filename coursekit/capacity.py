@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._validate import check_bool, check_choice, check_divides, check_int, check_number, finite_result
+from .activations import LayerWidths, _korthikanti_widths, _layer_activation_terms
 from .i18n import Text, register, tr
 from .specs import (
     DEFAULT_RECIPE,
@@ -63,6 +64,16 @@ register(
             "zh": "{name} = {value!r}：与精度方案 {recipe!r} 冲突，该方案规定 {name} = {expected!r}；二者只传其一。",
             "en": "{name} = {value!r}: conflicts with recipe {recipe!r}, which sets {name} = {expected!r}; "
             "pass one or the other.",
+        },
+        "capacity.widths_type": {
+            "zh": "widths = {value!r}：必须是 LayerWidths（例如 model.layer_widths()），而不是 {type}。",
+            "en": "widths = {value!r}: must be a LayerWidths (e.g. model.layer_widths()), not {type}.",
+        },
+        "capacity.widths_shape": {
+            "zh": "widths 描述 hidden = {w_hidden}、heads = {w_heads} 的层，"
+            "与 hidden = {hidden}、heads = {heads} 不符。",
+            "en": "widths describe a layer with hidden = {w_hidden}, heads = {w_heads}, not hidden = {hidden}, "
+            "heads = {heads}.",
         },
         "capacity.ledger_fits": {
             "zh": "需要 {required_gib} GiB，设备显存 {device_memory_gib} GiB：余量 {headroom_gib} GiB，单卡放得下。",
@@ -448,22 +459,13 @@ class ActivationMemory:
 def _activation_terms(
     s: Any, b: Any, h: Any, a: Any, t: Any, sp: Any, recompute_code: Any, cp: Any
 ) -> tuple[Any, Any, Any]:
-    """(linear, attention-score, total) activation bytes per layer; array-generic.
+    """(linear, attention-score, total) activation bytes per layer of Korthikanti's GPT layer; array-generic.
 
     ``recompute_code`` indexes :data:`RECOMPUTE_MODES` (0 none, 1 selective, 2 full); ``sp`` is
-    sequence parallelism. Each term is an integer numerator over t·cp divided once, so integer inputs
-    give the correctly rounded value of the exact fraction (Korthikanti et al. 2022, Table 2).
+    sequence parallelism. The tensor-by-tensor count of :mod:`coursekit.activations` with multi-head
+    attention, a GELU MLP of width 4h, dropout on and the scores materialised, which is Table 2 exactly.
     """
-    sbh = s * b * h
-    full = (recompute_code == 2) * 1  # 0/1, also for numpy arrays (which refuse bool subtraction)
-    t_sp = 1 + (t - 1) * sp  # t with sequence parallelism, else 1
-    linear_kept = sp * ACT_LINEAR_COEFF * sbh + (1 - sp) * sbh * (
-        ACT_REPLICATED_COEFF * t + ACT_LINEAR_COEFF - ACT_REPLICATED_COEFF
-    )
-    linear_num = (1 - full) * linear_kept + full * ACT_FULL_RECOMPUTE_COEFF * sbh * t // t_sp
-    scores_num = (recompute_code == 0) * ACT_SCORES_COEFF * a * s * s * b
-    denominator = t * cp
-    return linear_num / denominator, scores_num / denominator, (linear_num + scores_num) / denominator
+    return _layer_activation_terms(_korthikanti_widths(h, a), s, b, t, sp, recompute_code, cp, False)
 
 
 @finite_result
@@ -478,6 +480,8 @@ def activation_memory_breakdown(
     sequence_parallel: bool = False,
     recompute: str = "none",
     cp: int = 1,
+    widths: LayerWidths | None = None,
+    flash_attention: bool = False,
 ) -> ActivationMemory:
     """Activation bytes per rank for one micro-batch, split into Table 2's two terms.
 
@@ -495,8 +499,16 @@ def activation_memory_breakdown(
         recompute: ``"none"``, ``"selective"`` (recompute the attention core)
             or ``"full"`` (keep only each layer's input).
         cp: context-parallel degree; must divide ``seq_len``.
+        widths: the layer's real widths (:class:`coursekit.activations.LayerWidths`, e.g.
+            ``model.layer_widths()``: GQA, SwiGLU, MLA, MoE, dropout off); ``None`` = the GPT layer of
+            Korthikanti et al. (multi-head attention, GELU MLP of width 4h, dropout on).
+        flash_attention: fused attention that stores no s×s scores, only an fp32 softmax statistic per head
+            and query (:data:`coursekit.activations.SOFTMAX_STATS_BYTES`). With it, ``recompute="none"``
+            no longer carries the quadratic term: that is what "no recomputation" means in today's
+            Megatron-Core and NeMo configurations.
 
-    Per layer, with s, b, h, a, t as above (Korthikanti et al. 2022, Table 2;
+    The count is tensor by tensor (:func:`coursekit.activations.layer_activation_ledger`). Per layer,
+    with s, b, h, a, t as above and the default widths (Korthikanti et al. 2022, Table 2;
     16-bit activations, attention scores materialised, no flash attention):
 
     ======================  ===============================  =====================
@@ -536,7 +548,15 @@ def activation_memory_breakdown(
     check_divides("tp", t, "heads", a)
     check_divides("cp", c, "seq_len", s)
 
-    linear, attention, per_layer = _activation_terms(s, b, h, a, t, sp, RECOMPUTE_MODES.index(mode), c)
+    flash = check_bool("flash_attention", flash_attention)
+    if widths is None:
+        widths = _korthikanti_widths(h, a)
+    elif not isinstance(widths, LayerWidths):
+        raise TypeError(tr("capacity.widths_type", value=widths, type=type(widths).__name__))
+    elif (widths.hidden, widths.heads) != (h, a):
+        raise ValueError(tr("capacity.widths_shape", hidden=h, heads=a, w_hidden=widths.hidden, w_heads=widths.heads))
+    code = RECOMPUTE_MODES.index(mode)
+    linear, attention, per_layer = _layer_activation_terms(widths, s, b, t, sp, code, c, flash)
     return ActivationMemory(
         seq_len=s,
         micro_batch=b,
@@ -566,6 +586,8 @@ def activation_memory(
     sequence_parallel: bool = False,
     recompute: str = "none",
     cp: int = 1,
+    widths: LayerWidths | None = None,
+    flash_attention: bool = False,
 ) -> float:
     """Activation bytes per rank for one micro-batch (Korthikanti et al. 2022, Table 2).
 
@@ -592,4 +614,6 @@ def activation_memory(
         sequence_parallel=sequence_parallel,
         recompute=recompute,
         cp=cp,
+        widths=widths,
+        flash_attention=flash_attention,
     ).total_bytes

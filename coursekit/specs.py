@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ._validate import check_bool, check_choice, check_divides, check_int, check_number
+from .activations import LayerWidths
 from .i18n import Text, register, tr
 
 __all__ = [
@@ -35,6 +36,9 @@ __all__ = [
 
 #: Workload modes (Q3, lesson 3: training or serving).
 WORKLOAD_MODES: tuple[str, ...] = ("training", "serving")
+#: Precisions of the training matmuls: bf16, or fp8 (the linear layers' GEMMs in FP8, as Transformer Engine's
+#: ``fp8_autocast`` and DeepSeek-V3 §3.3 do; attention's core stays in bf16).
+PRECISIONS: tuple[str, ...] = ("bf16", "fp8")
 #: MLP kinds: SwiGLU has three h×f matrices (gate, up, down), GELU two (up, down).
 MLP_KINDS: tuple[str, ...] = ("swiglu", "gelu")
 #: Normalisation layers: LayerNorm has a scale and a bias (2h), RMSNorm a scale (h).
@@ -114,6 +118,14 @@ MEGATRON_2021_SOURCE: str = (
 
 register(
     {
+        "planner.mla_only": {
+            "zh": "{name} = {value!r}：只属于多头潜在注意力 (MLA)，需要同时给出 kv_lora_rank。",
+            "en": "{name} = {value!r}: belongs to multi-head latent attention (MLA) and needs kv_lora_rank too.",
+        },
+        "planner.no_fp8": {
+            "zh": "precision = 'fp8'：{cluster} 的设备没有 FP8 张量核心（例如 A100），请用 'bf16'。",
+            "en": "precision = 'fp8': the devices of {cluster} have no FP8 tensor cores (e.g. A100); use 'bf16'.",
+        },
         "planner.moe_top_k": {
             "zh": "top_k = {top_k}：MoE 模型必须在 1 到 num_experts = {experts} 之间，稠密模型必须为 0。",
             "en": "top_k = {top_k}: must be between 1 and num_experts = {experts} for an MoE model, and 0 for "
@@ -238,6 +250,19 @@ PRECISION_RECIPES: dict[str, PrecisionRecipe] = {
             optimizer_bytes=8,
             source="Derived from " + ZERO_PAPER_SOURCE + " by dropping the 4-byte fp32 master copy (K = 8)",
         ),
+        PrecisionRecipe(
+            name="deepseek-v3-fp8",
+            description=Text(
+                zh="DeepSeek-V3 FP8 训练：bf16 参数，fp32 梯度与主参数，bf16 的 Adam 动量与方差（每参数 14 字节）",
+                en="DeepSeek-V3 FP8 training: bf16 weights, fp32 gradients and master weights, bf16 Adam momentum "
+                "and variance (14 bytes per parameter)",
+            ),
+            param_bytes=2,
+            grad_bytes=4,
+            optimizer_bytes=8,
+            source="DeepSeek-AI, DeepSeek-V3 Technical Report, arXiv:2412.19437, §3.3.3 (low-precision optimizer "
+            "states: AdamW moments in BF16; master weights and accumulated gradients kept in FP32)",
+        ),
     )
 }
 
@@ -361,7 +386,7 @@ class ModelSpec:
 
     Parameters:
         name: a label.
-        layers, hidden, heads: L, h, a; ``heads`` divides ``hidden`` (head_dim = h / a).
+        layers, hidden, heads: L, h, a; ``heads`` divides ``hidden`` unless ``head_dim`` is given.
         kv_heads: key/value heads (grouped-query attention); divides ``heads``. ``None`` (the default) = ``heads``:
             resolved when the spec is built, so ``model.kv_heads`` is always an int.
         ffn_hidden: the MLP's inner width f (dense layers, and experts unless ``moe_ffn_hidden``).
@@ -372,18 +397,32 @@ class ModelSpec:
         position: ``"rope"`` (no parameters) or ``"learned"`` (seq_len × h).
         biases: linear layers carry biases (GPT-2/3, Megatron GPT) or not (Llama, Mixtral).
         tied_embeddings: the output layer reuses the input embedding.
-        num_experts, top_k, moe_ffn_hidden: MoE layers (every layer) with ``num_experts`` experts,
-            ``top_k`` routed per token; 0 and 0 for a dense model.
+        num_experts, top_k, moe_ffn_hidden: MoE layers with ``num_experts`` routed experts of width
+            ``moe_ffn_hidden``, ``top_k`` routed per token; 0 and 0 for a dense model.
         source: where the numbers come from.
+        head_dim: width of one attention head; ``None`` = hidden / heads (Gemma-style models differ).
+        dropout: dropout probability; > 0 means the layers save dropout masks (Megatron's GPT: 0.1; Llama: 0).
+        shared_experts: experts every token passes through besides its routed ones (DeepSeek-V3: 1), each
+            ``moe_ffn_hidden`` wide.
+        first_k_dense: the first layers keep a dense MLP of width ``ffn_hidden`` (DeepSeek-V3: 3).
+        capacity_factor: each expert processes at most capacity_factor × its even share of the routed tokens
+            (padded to it; Switch Transformer, Fedus et al. 2021, §2.2); ``None`` = dropless. It sizes the
+            MoE activations (:meth:`layer_widths`).
+        q_lora_rank, kv_lora_rank, qk_rope_head_dim, qk_nope_head_dim, v_head_dim: multi-head latent
+            attention (DeepSeek-V2, arXiv:2405.04434, §2.1): set ``kv_lora_rank`` to use it; the query and key
+            heads are qk_nope + qk_rope wide, the value heads v_head_dim; ``q_lora_rank`` ``None`` = a full-rank
+            query projection. :attr:`attention_kind` says ``"mha"``, ``"gqa"`` or ``"mla"``.
 
-    Parameter count (:attr:`num_params`), with hd = h/a and kv = kv_heads·hd:
+    Parameter count (:attr:`num_params`), with hd = head_dim and kv = kv_heads·hd:
 
     * embeddings: V·h, plus seq_len·h for learned positions; output layer V·h unless tied;
-    * attention per layer: h·h (Q) + 2·h·kv (K, V) + h·h (O), plus biases h + 2·kv + h;
+    * attention per layer: h·a·hd (Q) + 2·h·kv (K, V) + a·hd·h (O), plus biases a·hd + 2·kv + h; MLA as
+      :attr:`attention_params_per_layer` says;
     * MLP per layer: 3·h·f (SwiGLU) or 2·h·f (GELU), plus biases (f + h for GELU, 2f + h for SwiGLU);
     * norms: two per layer and a final one, 2h each (LayerNorm) or h (RMSNorm);
-    * MoE: the MLP is replaced by ``num_experts`` expert MLPs of width ``moe_ffn_hidden`` and a
-      router h·num_experts; :attr:`active_params` counts ``top_k`` experts instead of all.
+    * MoE: in all but the first ``first_k_dense`` layers the MLP is replaced by ``num_experts`` routed and
+      ``shared_experts`` shared expert MLPs of width ``moe_ffn_hidden`` and a router h·num_experts;
+      :attr:`active_params` counts ``top_k`` routed experts instead of all.
 
     With GELU, f = 4h, biases and LayerNorm this is Megatron-LM's 12·L·h² + 13·L·h + (V + s)·h
     plus the final norm's 2h (see :func:`megatron_paper_param_count`).
@@ -414,13 +453,27 @@ class ModelSpec:
     top_k: int = 0
     moe_ffn_hidden: int | None = None
     source: str = ""
+    head_dim: int = _SAME_AS_HEADS
+    dropout: float = 0.0
+    shared_experts: int = 0
+    first_k_dense: int = 0
+    capacity_factor: float | None = None
+    q_lora_rank: int | None = None
+    kv_lora_rank: int | None = None
+    qk_rope_head_dim: int = 0
+    qk_nope_head_dim: int = _SAME_AS_HEADS
+    v_head_dim: int = _SAME_AS_HEADS
 
     def __post_init__(self) -> None:
         raw: Any = self
         _check_name("name", raw.name)
         for attr in ("layers", "hidden", "heads", "ffn_hidden", "vocab", "seq_len"):
             check_int(attr, getattr(raw, attr), ge=1, le=MAX_SEQ_LEN if attr in ("vocab", "seq_len") else 1 << 20)
-        check_divides("heads", raw.heads, "hidden", raw.hidden)
+        if raw.head_dim is None:
+            check_divides("heads", raw.heads, "hidden", raw.hidden)
+            object.__setattr__(self, "head_dim", raw.hidden // raw.heads)
+        check_int("head_dim", self.head_dim, ge=1, le=1 << 16)
+        self._check_mla(raw)
         if raw.kv_heads is None:
             object.__setattr__(self, "kv_heads", raw.heads)
         object.__setattr__(self, "kv_heads", check_int("kv_heads", self.kv_heads, ge=1))
@@ -436,15 +489,38 @@ class ModelSpec:
             raise ValueError(tr("planner.moe_top_k", top_k=top_k, experts=experts))
         if raw.moe_ffn_hidden is not None:
             check_int("moe_ffn_hidden", raw.moe_ffn_hidden, ge=1)
+        check_int("shared_experts", raw.shared_experts, ge=0, le=1 << 10)
+        check_int("first_k_dense", raw.first_k_dense, ge=0, le=raw.layers - 1 if experts > 0 else 0)
+        if raw.capacity_factor is not None:
+            object.__setattr__(
+                self, "capacity_factor", check_number("capacity_factor", raw.capacity_factor, ge=1, le=1 << 10)
+            )
+        object.__setattr__(self, "dropout", check_number("dropout", raw.dropout, ge=0, lt=1))
         if not isinstance(raw.source, str):
             raise _type_error("source", raw.source, "str")
 
-    # -- shape
-    @property
-    def head_dim(self) -> int:
-        """hd = hidden / heads."""
-        return self.hidden // self.heads
+    def _check_mla(self, raw: Any) -> None:
+        """Multi-head latent attention's ranks: all or nothing, positive; the head widths default to head_dim."""
+        mla = raw.kv_lora_rank is not None
+        if mla:
+            check_int("kv_lora_rank", raw.kv_lora_rank, ge=1, le=1 << 16)
+            if raw.q_lora_rank is not None:
+                check_int("q_lora_rank", raw.q_lora_rank, ge=1, le=1 << 16)
+            check_int("qk_rope_head_dim", raw.qk_rope_head_dim, ge=0, le=1 << 16)
+        else:
+            for attr, default in (("q_lora_rank", None), ("qk_rope_head_dim", 0)):
+                if getattr(raw, attr) != default:
+                    raise ValueError(tr("planner.mla_only", name=attr, value=getattr(raw, attr)))
+        for attr in ("qk_nope_head_dim", "v_head_dim"):
+            value = getattr(raw, attr)
+            if value is None:
+                object.__setattr__(self, attr, self.head_dim)
+            elif not mla:
+                raise ValueError(tr("planner.mla_only", name=attr, value=value))
+            else:
+                check_int(attr, value, ge=1, le=1 << 16)
 
+    # -- shape
     @property
     def kv_hidden(self) -> int:
         """Width of K (and of V): kv_heads · head_dim."""
@@ -457,6 +533,112 @@ class ModelSpec:
         64
         """
         return kv_heads_split(self.kv_heads, tp) * self.head_dim
+
+    @property
+    def attention_kind(self) -> str:
+        """``"mla"`` (multi-head latent attention), ``"gqa"`` (fewer KV heads than heads) or ``"mha"``."""
+        if self.kv_lora_rank is not None:
+            return "mla"
+        return "gqa" if self.kv_heads != self.heads else "mha"
+
+    @property
+    def qk_head_dim(self) -> int:
+        """Width of one query/key head: head_dim, or for MLA qk_nope_head_dim + qk_rope_head_dim."""
+        if self.kv_lora_rank is None:
+            return self.head_dim
+        return self.qk_nope_head_dim + self.qk_rope_head_dim
+
+    @property
+    def value_head_dim(self) -> int:
+        """Width of one value head: head_dim, or MLA's v_head_dim."""
+        return self.v_head_dim
+
+    @property
+    def attention_flops_width(self) -> int:
+        """heads · (qk_head_dim + value_head_dim) / 2: the h of attention's 12·L·h·s training FLOPs per token.
+
+        QKᵀ costs 2·s·a·d_qk per token and layer, AV 2·s·a·d_v; with d_qk = d_v = h/a that is 4·s·h.
+        MLA (DeepSeek-V2 §2.1) computes them over 192-wide query/key heads and 128-wide value heads.
+        """
+        return self.heads * (self.qk_head_dim + self.value_head_dim) // 2
+
+    def kv_cache_elements_per_token(self, tp: Any = 1) -> Any:
+        """Cached elements per token and layer on one TP rank; array-generic in ``tp``.
+
+        MHA/GQA: 2 (K and V) · ceil(kv_heads / tp) · head_dim. MLA caches the compressed latent and the
+        shared rope key, kv_lora_rank + qk_rope_head_dim, whole on every TP rank (DeepSeek-V2,
+        arXiv:2405.04434, §2.1.2 and Table 1: (d_c + d_h^R)·l elements per token).
+
+        >>> from coursekit.presets import MODELS
+        >>> MODELS["deepseek-v3"].kv_cache_elements_per_token(), MODELS["llama3-70b"].kv_cache_elements_per_token(8)
+        (576, 256)
+        """
+        if self.kv_lora_rank is not None:
+            return self.kv_lora_rank + self.qk_rope_head_dim + 0 * tp
+        return 2 * self.kv_width_per_rank(tp)
+
+    def layer_widths(self) -> LayerWidths:
+        """What one layer saves for backward, as widths per token (:class:`coursekit.activations.LayerWidths`).
+
+        Attention: Q a·d_qk, K and V kv_heads·d_qk and kv_heads·d_v (GQA), or for MLA K and V expanded to
+        every head plus the latents (the q and kv latents' norm inputs and outputs, 2·q_lora + 2·kv_lora).
+        MLP: GELU 2·f, SwiGLU 3·f (:data:`MLP_KINDS`). An MoE layer saves, per routed copy of a token
+        (top_k of them, times the capacity factor when experts are padded to capacity), the expert's input
+        and output (2·h, whole on every TP rank unless sequence parallelism splits the tokens) and its inner
+        activations (2 or 3 × the expert width), the shared experts' inner activations, and the fp32 router
+        probabilities (4 bytes = 2 elements per expert). With dense layers first, the heavier kind is returned
+        (the planner counts every layer of a stage alike).
+
+        >>> from coursekit.presets import MODELS
+        >>> w = MODELS["llama3-8b"].layer_widths()
+        >>> w.kv_heads, w.mlp_split, w.dropout
+        (8, 43008, False)
+        """
+        inner = 3 if self.mlp == "swiglu" else 2  # saved inner tensors of MLP width: GELU 2, SwiGLU 3
+        dense_split, replicated = float(inner * self.ffn_hidden), 0.0
+        if self.is_moe:
+            width = self.moe_ffn_hidden or self.ffn_hidden
+            copies = self.top_k * (self.capacity_factor or 1.0)
+            moe_split = copies * inner * width + self.shared_experts * inner * width
+            moe_replicated = copies * 2 * self.hidden + 2 * self.num_experts
+            if not self.first_k_dense or moe_split + moe_replicated >= dense_split:
+                dense_split, replicated = moe_split, moe_replicated
+        mla = self.kv_lora_rank is not None
+        return LayerWidths(
+            hidden=self.hidden,
+            heads=self.heads,
+            qk_head_dim=self.qk_head_dim,
+            v_head_dim=self.value_head_dim,
+            kv_heads=self.heads if mla else self.kv_heads,
+            latent_width=2 * (self.q_lora_rank or 0) + 2 * (self.kv_lora_rank or 0),
+            mlp_split=dense_split,
+            mlp_replicated=replicated,
+            dropout=self.dropout > 0,
+        )
+
+    @classmethod
+    def from_config(cls, config: Any, name: str | None = None) -> ModelSpec:
+        """A spec from a Hugging Face ``config.json`` dict (the keys :mod:`coursekit.model_config` lists).
+
+        A missing key or a wrong value raises ``ValueError`` naming the key, in the learner's language.
+
+        >>> m = ModelSpec.from_config({"model_type": "mixtral", "hidden_size": 4096, "num_hidden_layers": 32,
+        ...     "num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 32000,
+        ...     "max_position_embeddings": 32768, "num_local_experts": 8, "num_experts_per_tok": 2,
+        ...     "tie_word_embeddings": False})
+        >>> round(m.num_params / 1e9, 1), round(m.active_params / 1e9, 1)
+        (46.7, 12.9)
+
+        Taught in: lesson 9 (decision workbench).
+        """
+        from ..model_config import model_fields_from_config
+
+        return cls(**model_fields_from_config(config, name))
+
+    @property
+    def moe_layers(self) -> int:
+        """Layers whose MLP is a mixture of experts: all but the first ``first_k_dense`` (0 for a dense model)."""
+        return self.layers - self.first_k_dense if self.is_moe else 0
 
     @property
     def is_moe(self) -> bool:
@@ -493,24 +675,41 @@ class ModelSpec:
 
     @property
     def attention_params_per_layer(self) -> int:
-        """Q, K, V, O projections (GQA-aware) and their biases."""
-        h, kv = self.hidden, self.kv_hidden
-        return 2 * h * h + 2 * h * kv + ((2 * h + 2 * kv) if self.biases else 0)
+        """Q, K, V, O projections (GQA-aware) and their biases; for MLA its down/up projections and latent norms.
+
+        MHA/GQA: h·(a·hd) for Q and for O, h·(kv·hd) for K and for V, plus biases a·hd + 2·kv·hd + h.
+        MLA (DeepSeek-V2, arXiv:2405.04434, §2.1.2-2.1.3): Q through a rank-q_lora latent
+        (h·q_lora + q_lora·a·d_qk, or h·a·d_qk without one), the KV latent and the shared rope key
+        h·(kv_lora + d_rope), its up-projection kv_lora·a·(d_nope + d_v), O a·d_v·h, and a norm on each latent.
+        """
+        h, a = self.hidden, self.heads
+        if self.kv_lora_rank is None:
+            q, kv = a * self.head_dim, self.kv_hidden
+            return 2 * h * q + 2 * h * kv + ((q + 2 * kv + h) if self.biases else 0)
+        d_qk, d_v, rank_q, rank_kv = self.qk_head_dim, self.value_head_dim, self.q_lora_rank, self.kv_lora_rank
+        unit = self._norm_params() // h  # parameters per normalised element: 1 (RMSNorm) or 2 (LayerNorm)
+        query = h * a * d_qk if rank_q is None else h * rank_q + unit * rank_q + rank_q * a * d_qk
+        latent = h * (rank_kv + self.qk_rope_head_dim) + unit * rank_kv
+        up = rank_kv * a * (self.qk_nope_head_dim + d_v)
+        return query + latent + up + a * d_v * h
 
     @property
     def expert_params(self) -> int:
-        """Parameters of one expert MLP (0 for a dense model)."""
+        """Parameters of one expert MLP (0 for a dense model); shared experts have the same width."""
         if not self.is_moe:
             return 0
         return self._mlp_params(self.moe_ffn_hidden or self.ffn_hidden)
 
     @property
     def dense_params_per_layer(self) -> int:
-        """Per-layer parameters that every token uses: attention, norms, the MLP (dense) or the router (MoE)."""
+        """Per-layer parameters every token uses: attention, norms, and the MLP (dense) or the router and the
+        shared experts (MoE). With dense layers before the MoE layers it is the heavier of the two kinds, so
+        a pipeline stage's count is an upper bound (exact for stages made of MoE layers only)."""
         base = self.attention_params_per_layer + 2 * self._norm_params()
-        if self.is_moe:
-            return base + self.hidden * self.num_experts
-        return base + self._mlp_params(self.ffn_hidden)
+        if not self.is_moe:
+            return base + self._mlp_params(self.ffn_hidden)
+        moe = base + self.hidden * self.num_experts + self.shared_experts * self.expert_params
+        return max(moe, base + self._mlp_params(self.ffn_hidden)) if self.first_k_dense else moe
 
     @property
     def input_embedding_params(self) -> int:
@@ -535,11 +734,14 @@ class ModelSpec:
             "norms": (2 * self.layers + 1) * self._norm_params(),
             "output": 0 if self.tied_embeddings else self.vocab * self.hidden,
         }
-        if self.is_moe:
-            ledger["router"] = self.layers * self.hidden * self.num_experts
-            ledger["experts"] = self.layers * self.num_experts * self.expert_params
-        else:
-            ledger["mlp"] = self.layers * self._mlp_params(self.ffn_hidden)
+        moe = self.moe_layers
+        if self.layers > moe:
+            ledger["mlp"] = (self.layers - moe) * self._mlp_params(self.ffn_hidden)
+        if moe:
+            ledger["router"] = moe * self.hidden * self.num_experts
+            ledger["experts"] = moe * self.num_experts * self.expert_params
+            if self.shared_experts:
+                ledger["shared experts"] = moe * self.shared_experts * self.expert_params
         return ledger
 
     @property
@@ -572,10 +774,8 @@ class ModelSpec:
 
     @property
     def active_params(self) -> int:
-        """Parameters one token passes through: ``top_k`` experts per MoE layer instead of all."""
-        if not self.is_moe:
-            return self.num_params
-        return self.num_params - self.layers * (self.num_experts - self.top_k) * self.expert_params
+        """Parameters one token passes through: ``top_k`` routed experts per MoE layer instead of all."""
+        return self.num_params - self.moe_layers * (self.num_experts - self.top_k) * self.expert_params
 
 
 @dataclass(frozen=True)
@@ -594,6 +794,7 @@ class ClusterSpec:
         intra_node_latency_s, inter_node_latency_s: alpha, the fixed cost of one ring step.
         memory_bandwidth_bytes_per_s: device memory bandwidth (serving's decode is bound by it).
         source: where the numbers come from.
+        peak_flops_fp8: peak dense FP8 FLOP/s of one device, or ``None`` when it has no FP8 tensor cores.
 
     >>> c = ClusterSpec("toy", 2, 8, 80, 312e12, 300e9, 25e9, 2e-6, 5e-6, 2.0e12)
     >>> c.world_size, c.with_nodes(4).world_size
@@ -613,10 +814,13 @@ class ClusterSpec:
     inter_node_latency_s: float
     memory_bandwidth_bytes_per_s: float
     source: str = ""
+    peak_flops_fp8: float | None = None
 
     def __post_init__(self) -> None:
         raw: Any = self
         _check_name("name", raw.name)
+        if raw.peak_flops_fp8 is not None:
+            object.__setattr__(self, "peak_flops_fp8", check_number("peak_flops_fp8", raw.peak_flops_fp8, gt=0))
         check_int("nodes", raw.nodes, ge=1, le=MAX_NODES)
         check_int("gpus_per_node", raw.gpus_per_node, ge=1, le=1024)
         check_int("world size (nodes × gpus_per_node)", raw.nodes * raw.gpus_per_node, le=MAX_WORLD_SIZE)
@@ -632,6 +836,20 @@ class ClusterSpec:
             object.__setattr__(self, attr, check_number(attr, getattr(raw, attr), ge=0))
         if not isinstance(raw.source, str):
             raise _type_error("source", raw.source, "str")
+
+    def peak(self, precision: str = "bf16") -> float:
+        """Peak dense FLOP/s of one device at ``precision`` (``"bf16"`` or ``"fp8"``); a device without FP8
+        tensor cores (A100) is refused with a message.
+
+        >>> from coursekit.presets import CLUSTERS
+        >>> round(CLUSTERS["h100-8"].peak("fp8") / CLUSTERS["h100-8"].peak("bf16"), 3)
+        2.001
+        """
+        if check_choice("precision", precision, PRECISIONS) == "bf16":
+            return self.peak_flops
+        if self.peak_flops_fp8 is None:
+            raise ValueError(tr("planner.no_fp8", cluster=self.name))
+        return self.peak_flops_fp8
 
     @property
     def world_size(self) -> int:
@@ -677,6 +895,17 @@ class WorkloadSpec:
         ep_dedup_per_node: send a token once per node even when several of its experts live there, and fan
             out inside the node over NVLink (DeepSeek-V3 §3.2.1).
         runtime_reserve_gib: memory kept free per device, GiB.
+        precision: ``"bf16"`` (default) or ``"fp8"``: the linear layers' matmuls run at the device's FP8 peak
+            (:meth:`ClusterSpec.peak`), attention's core at bf16, both at the same share of peak the efficiency
+            model gives (an assumption: FP8 GEMMs reach a similar share of their own peak; the measured gain is
+            smaller than 2x because the rest of the step does not speed up). Memory is unchanged: Transformer
+            Engine's FP8 recipe keeps bf16 weights with fp32 master copies and casts to FP8 per GEMM (the FP8
+            copies are transient); DeepSeek-V3 keeps fp32 master weights and gradients and bf16 Adam moments
+            (arXiv:2412.19437 §3.3.3: the recipe ``"deepseek-v3-fp8"``). Options that store FP8 weights or cache
+            FP8 activations (Megatron-Core ``--fp8-param-gather``, DeepSeek-V3's FP8 caching of some activations,
+            §3.3.3) would lower it and are not modelled.
+        flash_attention: attention runs in a fused kernel that keeps no s×s scores (the default, as in today's
+            Megatron-Core and NeMo); ``False`` materialises them (Korthikanti et al.'s 5·a·s²·b per layer).
         sequence_parallel: Megatron sequence parallelism inside TP groups.
         zero_stages, recompute_modes: the ZeRO stages and recompute modes the search tries.
         max_micro_batch: largest micro-batch (sequences) the search tries.
@@ -714,9 +943,13 @@ class WorkloadSpec:
     ep_dedup_per_node: bool = False
     efficiency_ceiling: float | None = None
     output_tokens: int = DEFAULT_OUTPUT_TOKENS
+    precision: str = "bf16"
+    flash_attention: bool = True
 
     def __post_init__(self) -> None:
         raw: Any = self
+        check_choice("precision", raw.precision, PRECISIONS)
+        check_bool("flash_attention", raw.flash_attention)
         check_int("global_batch", raw.global_batch, ge=1, le=MAX_GLOBAL_BATCH)
         check_int("output_tokens", raw.output_tokens, ge=1, le=MAX_SEQ_LEN)
         if raw.seq_len is not None:

@@ -22,7 +22,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..capacity import PRECISION_RECIPES, RECOMPUTE_MODES, _activation_terms, _state_bytes
+from ..activations import _layer_activation_terms
+from ..capacity import PRECISION_RECIPES, RECOMPUTE_MODES, _state_bytes
 from ..communication import (
     _all_to_all_two_tier_s,
     _collective_time_s,
@@ -92,7 +93,7 @@ def _flops_per_token(model: ModelSpec, s: int, rc: Any, np: Any) -> tuple[Any, f
     Selective recomputation repeats attention's core forward (4·L·h·s); full recomputation repeats the
     layers' forward (2·N_layers + 4·L·h·s), not the output layer (Megatron-LM does not recompute it).
     """
-    L, h = model.layers, model.hidden
+    L, h = model.layers, model.attention_flops_width  # = hidden, except for MLA's wider query/key heads
     active = float(model.active_params)
     model_flops = float(_model_flops_per_token(active, L, h, s))
     output_flops = 6.0 * model.vocab * h
@@ -100,6 +101,23 @@ def _flops_per_token(model: ModelSpec, s: int, rc: Any, np: Any) -> tuple[Any, f
     by_mode = [float(_hardware_flops_per_token(active, L, h, s, mode, layer_params)) for mode in RECOMPUTE_MODES]
     executed = np.select([rc == code for code in range(len(RECOMPUTE_MODES))], by_mode, model_flops)
     return executed, model_flops, output_flops
+
+
+def precision_peak_flops(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec, executed: Any, rc: Any) -> Any:
+    """Peak FLOP/s of one device for the step's mix of matmuls at the workload's precision; array-generic.
+
+    bf16: the device's bf16 peak. fp8: the linear layers' GEMMs at the FP8 peak, attention's core at bf16
+    (12·L·h·s per token, plus the 4·L·h·s forward that selective and full recomputation repeat), combined
+    by their shares of the executed FLOPs per token ``executed`` (a harmonic mean). ``rc`` is the recompute
+    code. A device without FP8 is refused (:meth:`ClusterSpec.peak`).
+    """
+    bf16 = cluster.peak("bf16")
+    if workload.precision == "bf16":
+        return bf16
+    fp8 = cluster.peak("fp8")
+    forward_core = 4.0 * model.layers * model.attention_flops_width * workload.tokens_per_sequence(model)
+    core = (3.0 + (rc >= 1)) * forward_core / executed
+    return 1.0 / (core / bf16 + (1.0 - core) / fp8)
 
 
 def matmul_efficiency(
@@ -150,7 +168,7 @@ def training_estimate(
     recipe = PRECISION_RECIPES[workload.recipe]
     pb, gb_, kb = recipe.param_bytes, recipe.grad_bytes, recipe.optimizer_bytes
     s = workload.tokens_per_sequence(model)
-    L, h, a, V = model.layers, model.hidden, model.heads, model.vocab
+    L, h, V = model.layers, model.hidden, model.vocab
     used = tpf * cpf * dpf * ppf
     dpc = dpf * cpf
     edp = used / (tpf * epf * ppf)
@@ -167,10 +185,12 @@ def training_estimate(
     stage_layer = {"first": first, "mid": mid, "last": last}
 
     # ---- memory of each stage kind; the ledger is the heaviest
-    # Full recomputation re-runs one layer at a time: its working set is that layer's activations, taken
-    # without the attention-score term (fused / flash attention kernels do not materialise the s×s scores).
-    full_none = _activation_terms(float(s), mbf, float(h), float(a), tpf, sp, np.ones_like(rc), cpf)[2]
-    per_layer = _activation_terms(float(s), mbf, float(h), float(a), tpf, sp, rc, cpf)[2]
+    # What each layer saves, tensor by tensor, for this model's widths (coursekit.activations). Full
+    # recomputation re-runs one layer at a time: its working set is that layer's activations, taken without
+    # the attention-score term (this assumes fused / flash attention, which does not materialise the s×s scores).
+    widths, flash = model.layer_widths(), workload.flash_attention
+    full_none = _layer_activation_terms(widths, float(s), mbf, tpf, sp, np.ones_like(rc), cpf, flash)[2]
+    per_layer = _layer_activation_terms(widths, float(s), mbf, tpf, sp, rc, cpf, flash)[2]
     interleaved = ppf * (1 + (ppf - 1) / (ppf * vf))
     inflight = {
         "first": np.where(v == 1, np.minimum(ppf, gaf), interleaved),
@@ -225,7 +245,8 @@ def training_estimate(
     if workload.achievable_flops_fraction is not None:
         efficiency = np.full_like(tpf, workload.achievable_flops_fraction)
     tokens_step = float(workload.global_batch) * s
-    compute = tokens_step * work / (tpf * cpf * dpf * cluster.peak_flops * efficiency)
+    peak = precision_peak_flops(model, cluster, workload, executed, rc)
+    compute = tokens_step * work / (tpf * cpf * dpf * peak * efficiency)
     bubble = np.where(pp > 1, _bubble_fraction(ppf, gaf, vf), 0.0)
     bubble_s = bubble / (1 - bubble) * compute
 
