@@ -268,7 +268,7 @@ def training_estimate(
     forward_rings = 1.0 + (rc == 2)
     comm["CP"] = ring_steps * (forward_rings * cp_send_f + cp_send_b)
     # the attention of one ring step (causal, zig-zag balanced), the compute a K/V block can hide under
-    width = float(model.heads * model.head_dim)
+    width = float(model.attention_flops_width)
     cp_attention_f = _cp_block_attention_flops(float(s), cpf, mbf, width, tpf) / (cluster.peak_flops * efficiency)
     comm["EP"] = np.zeros_like(tpf)
     comm["EP_intra"] = np.zeros_like(tpf)
