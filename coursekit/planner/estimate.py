@@ -41,6 +41,7 @@ from ..roofline import (
     _model_flops_per_token,
     _transformer_layer_matmul_intensity,
 )
+from ..specs import stage_layer_counts
 from .calibration import EFFICIENCY_CEILING, MAMF_SOURCE, ceiling_for
 from .overlap import (
     _bucket_params,
@@ -48,7 +49,6 @@ from .overlap import (
     _exposed_after_window_s,
     _ring_step_exposed_s,
 )
-from .space import _stage_layers
 from .specs import ACTIVATION_BYTES, LOGITS_BYTES, ClusterSpec, ModelSpec, WorkloadSpec
 
 __all__ = [
@@ -175,7 +175,7 @@ def training_estimate(
     sp = workload.sequence_parallel
 
     # ---- pipeline stages: layers and parameters of the first, heaviest middle and last stage
-    first, mid, last = (x.astype(f64) for x in _stage_layers(L, pp, workload.pipeline_edge_layers))
+    first, mid, last = (x.astype(f64) for x in stage_layer_counts(L, pp, workload.pipeline_edge_layers))
     layers_max = np.maximum(np.maximum(first, mid), last)
     single = (pp == 1).astype(f64)
     p_layer = float(model.dense_params_per_layer)

@@ -16,7 +16,8 @@ from ..communication import TrafficTime
 from ..i18n import Reason, Text, register, tr
 from ..scaling import StepTimeline
 from ..units import bytes_to_gib
-from .space import _GATE_CODES, _parse_degrees
+from .gate_table import GATE_CODES
+from .space import _parse_degrees
 from .specs import ClusterSpec, ModelSpec, WorkloadSpec
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; numpy is imported inside the search
@@ -533,7 +534,7 @@ class PlanResult:
 
     def codes(self, index: int) -> tuple[str, ...]:
         """Codes of the checks candidate ``index`` fails (from the vectorised table)."""
-        return tuple(code for code in _GATE_CODES if bool(self._table.fails[code][index]))
+        return tuple(code for code in GATE_CODES if bool(self._table.fails[code][index]))
 
     def degrees(self, index: int) -> dict[str, Any]:
         """The degrees of candidate ``index`` as keyword arguments of :func:`evaluate_composition`."""
@@ -674,7 +675,7 @@ class PlanResult:
         if code is None:
             mask = ~self._table.accepted
         else:
-            mask = self._table.fails[check_choice("code", code, _GATE_CODES)]
+            mask = self._table.fails[check_choice("code", code, GATE_CODES)]
         return [int(i) for i in np.flatnonzero(mask)]
 
     def rejected(self, code: str | None = None, limit: int = 10) -> list[PlanCandidate]:

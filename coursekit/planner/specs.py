@@ -72,24 +72,6 @@ __all__ = [
 
 register(
     {
-        "planner.cp_seq": {
-            "zh": "cp = {cp} 不能整除序列长度 {seq_len}：每个上下文并行 (CP) rank 必须持有等长的一段序列",
-            "en": "cp = {cp} does not divide the sequence length {seq_len}: every context-parallel rank must "
-            "hold an equal slice of the sequence",
-        },
-        "planner.ep_experts": {
-            "zh": "ep = {ep} 不能整除 {experts} 个专家：每个专家并行 (EP) rank 必须持有整数个专家",
-            "en": "ep = {ep} does not divide the {experts} experts: every expert-parallel rank must hold whole experts",
-        },
-        "planner.virtual_needs_pp": {
-            "zh": "v = {v} 个虚拟阶段需要流水线并行 (pp > 1)：模型块 (model chunk) 是在流水线阶段之间交错的",
-            "en": "v = {v} virtual stages need pipeline parallelism (pp > 1): model chunks interleave across "
-            "pipeline stages",
-        },
-        "planner.virtual_layers": {
-            "zh": "{layers} 层不能平均分成 pp × v = {pp} × {v} = {chunks} 个模型块",
-            "en": "{layers} layers do not split into pp × v = {pp} × {v} = {chunks} equal model chunks",
-        },
         "planner.degrees_syntax": {
             "zh": "{name} = {value!r}：{item!r} 不是 key=value 形式（例如 'tp=8,pp=4,dp=4'）。",
             "en": "{name} = {value!r}: {item!r} is not of the form key=value (e.g. 'tp=8,pp=4,dp=4').",
