@@ -515,7 +515,7 @@ class ModelSpec:
             value = getattr(raw, attr)
             if value is None:
                 object.__setattr__(self, attr, self.head_dim)
-            elif not mla:
+            elif not mla and value != self.head_dim:  # head_dim is what __post_init__ stores (dataclasses.replace)
                 raise ValueError(tr("planner.mla_only", name=attr, value=value))
             else:
                 check_int(attr, value, ge=1, le=1 << 16)
