@@ -100,6 +100,8 @@ ASSUMPTION_UNCERTAINTY: dict[str, float] = {
     "overlap": 0.25,
     # achieved bus bandwidth below the datasheet's, per link
     "bandwidth": 0.25,
+    # the pipeline bubble's share, smaller by this much
+    "pipeline": 0.5,
 }
 ASSUMPTION_SOURCES: dict[str, str] = {
     "efficiency": "the calibration fits one ceiling; how efficiency falls with smaller matmuls is the course's "
@@ -108,4 +110,6 @@ ASSUMPTION_SOURCES: dict[str, str] = {
     "FSDP prefetch); a profile of one step shows the exposed share",
     "bandwidth": "nccl-tests bus bandwidth commonly reaches 70-90 % of the link's datasheet figure; course "
     "assumption of up to 25 % below",
+    "pipeline": "the calibration's residuals fall with pipeline depth (estimated / published 1.18 at pp 1, 0.85 at "
+    "pp 64 on Megatron-LM Table 1): the bubble formula is the least certain term; moved to half",
 }

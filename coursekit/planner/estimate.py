@@ -148,6 +148,7 @@ def training_estimate(
     c: Mapping[str, Any],
     *,
     efficiency_shape: float = 1.0,
+    bubble_scale: float = 1.0,
 ) -> dict[str, Any]:
     """Memory ledger, communication per dimension, efficiency and step time for the columns ``c``.
 
@@ -156,7 +157,8 @@ def training_estimate(
     seconds); keys are documented inline. Malformed rows (see the structural gates) get numbers too;
     the caller masks them. ``efficiency_shape`` k bends the efficiency curve below its ceiling,
     ``ceiling · (efficiency / ceiling)**k`` (1: the model; 0.5 halves and 2 doubles how much smaller
-    matmuls lose — what :mod:`coursekit.planner.ties` moves within its uncertainty).
+    matmuls lose — what :mod:`coursekit.planner.ties` moves within its uncertainty); ``bubble_scale``
+    multiplies the pipeline bubble (1: the schedule's formula).
     """
     import numpy as np
 
@@ -248,7 +250,7 @@ def training_estimate(
     peak = precision_peak_flops(model, cluster, workload, executed, rc)
     compute = tokens_step * work / (tpf * cpf * dpf * peak * efficiency)
     bubble = np.where(pp > 1, _bubble_fraction(ppf, gaf, vf), 0.0)
-    bubble_s = bubble / (1 - bubble) * compute
+    bubble_s = bubble_scale * bubble / (1 - bubble) * compute
 
     # ---- communication per dimension, each on its group's link
     comm: dict[str, Any] = {}
@@ -266,7 +268,9 @@ def training_estimate(
     # cp-1 ring steps per layer and micro-batch; full recomputation runs the forward ring a second time
     ring_steps = (cp > 1) * (cpf - 1) * layers_max * gaf
     forward_rings = 1.0 + (rc == 2)
-    comm["CP"] = ring_steps * (forward_rings * cp_send_f + cp_send_b)
+    # after the last backward step the accumulated dK, dV (one block) travel home: no compute left to hide it
+    dkv_home = (cp > 1) * layers_max * gaf * cp_send_f
+    comm["CP"] = ring_steps * (forward_rings * cp_send_f + cp_send_b) + dkv_home
     # the attention of one ring step (causal, zig-zag balanced), the compute a K/V block can hide under
     width = float(model.attention_flops_width)
     cp_attention_f = _cp_block_attention_flops(float(s), cpf, mbf, width, tpf) / (cluster.peak_flops * efficiency)
@@ -346,7 +350,7 @@ def training_estimate(
     o = {dim: workload.overlap(dim) for dim in ("dp", "pp", "cp", "tp", "ep")}
     micro_batch_s = compute / gaf
     # CP: per ring step, the block in flight hides under the attention of the block before it
-    exposed_cp = ring_steps * (
+    exposed_cp = dkv_home + ring_steps * (
         forward_rings * _ring_step_exposed_s(cp_send_f, cp_attention_f, o["cp"])
         + _ring_step_exposed_s(cp_send_b, 2 * cp_attention_f, o["cp"])
     )
@@ -366,7 +370,11 @@ def training_estimate(
     hidden_by_dim = {
         "CP": comm["CP"] - exposed_cp,
         "DP": comm["DP"] + comm["EDP"] - exposed_dp,
-        **{dim: o[dim.lower()] * comm[dim] for dim in ("TP", "EP", "PP")},
+        "TP": o["tp"] * comm["TP"],
+        "EP": o["ep"] * comm["EP"],
+        # Megatron-Core overlaps pipeline send/recv only in the interleaved schedule (--overlap-p2p-communication
+        # raises "Non-interleaved pipeline parallelism does not support overlapping p2p communication")
+        "PP": np.where(v > 1, o["pp"], 0.0) * comm["PP"],
     }
     hidden_intra = sum(np.where(links[dim], part, 0.0) for dim, part in hidden_by_dim.items())
     hidden_inter = sum(np.where(links[dim], 0.0, part) for dim, part in hidden_by_dim.items())

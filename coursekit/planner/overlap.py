@@ -12,7 +12,10 @@ has no compute to hide under:
   before any compute, and ZeRO-3's last reduce-scatter after the last backward;
 * **context parallelism's ring**: each of the cp - 1 ring steps sends one K/V block while the attention
   of the block received before is computed (Ring Attention, arXiv:2310.01889, §3); a step hides at most
-  that block's attention time, ``exposed = max(0, send - attention)`` per step;
+  that block's attention time, ``exposed = max(0, send - attention)`` per step; after the last backward step
+  the accumulated dK, dV block travels back to its owner with no compute left to hide under (Transformer
+  Engine's ``flash_attn_p2p_communicate`` passes "KV and dKV" around the ring), one exposed send per layer
+  and micro-batch;
 * **shared links**: two dimensions whose groups cross the same inter-node NIC (e.g. DP and CP) share
   its time: what one sends in a window is not available to hide the other.
 

@@ -37,6 +37,7 @@ SCENARIOS: tuple[tuple[str, str], ...] = (
     ("overlap_higher", "overlap"),
     ("intra_bandwidth_lower", "bandwidth"),
     ("inter_bandwidth_lower", "bandwidth"),
+    ("bubble_lower", "pipeline"),
 )
 #: Relative difference below which two estimates count as the same step under every scenario.
 SAME_ESTIMATE: float = 0.01
@@ -46,6 +47,7 @@ MEASUREMENTS: dict[str, str] = {
     "efficiency": "planner.measure_efficiency",
     "overlap": "planner.measure_overlap",
     "bandwidth": "planner.measure_bandwidth",
+    "pipeline": "planner.measure_pipeline",
     "same": "planner.measure_same",
 }
 
@@ -75,6 +77,10 @@ register(
             "zh": "跨节点带宽低 {share:.0%}",
             "en": "inter-node bandwidth {share:.0%} lower",
         },
+        "planner.scenario_bubble_lower": {
+            "zh": "流水线气泡只有公式的一半",
+            "en": "the pipeline bubble is half the formula's",
+        },
         "planner.scenario_same": {
             "zh": "在每种假设下估算都与组首相差不到 {share:.0%}",
             "en": "its estimate stays within {share:.0%} of the group's fastest under every assumption",
@@ -93,6 +99,10 @@ register(
             "zh": "在节点内和跨节点用 nccl-tests（all_reduce_perf、sendrecv_perf）测出总线带宽",
             "en": "measure the bus bandwidth with nccl-tests (all_reduce_perf, sendrecv_perf) inside a node and "
             "across nodes",
+        },
+        "planner.measure_pipeline": {
+            "zh": "用 profiler 时间线量出流水线预热与收尾阶段的空闲时间",
+            "en": "measure the idle time of the pipeline's warm-up and cool-down on a profiler timeline",
         },
         "planner.measure_same": {
             "zh": "估算分不出两者：只有把两者都跑起来才能比较",
@@ -117,6 +127,8 @@ def _scenario_specs(
 ) -> tuple[ClusterSpec, WorkloadSpec, float]:
     """(cluster, workload, efficiency shape) of scenario ``code``."""
     u = ASSUMPTION_UNCERTAINTY
+    if code == "bubble_lower":
+        return cluster, workload, 1.0
     if code == "efficiency_flatter":
         return cluster, workload, 1 - u["efficiency"]
     if code == "efficiency_steeper":
@@ -152,7 +164,8 @@ def scenario_steps(
         if assumption == "efficiency" and workload.achievable_flops_fraction is not None:
             continue
         c2, w2, shape = _scenario_specs(code, cluster, workload)
-        out[code] = training_estimate(model, c2, w2, columns, efficiency_shape=shape)["step_s"]
+        bubble = 1 - ASSUMPTION_UNCERTAINTY["pipeline"] if code == "bubble_lower" else 1.0
+        out[code] = training_estimate(model, c2, w2, columns, efficiency_shape=shape, bubble_scale=bubble)["step_s"]
     return out
 
 
