@@ -411,27 +411,37 @@ ESTIMATE_NOTES: tuple[Text, ...] = (
     ),
     Text(
         zh="矩阵乘效率：每个 GPU 的矩阵乘是 (mb·s/cp) 个 token 乘以 hidden/tp 宽的权重分片；其计算强度放到平滑 "
-        "roofline 上得到峰值占比。天花板只在 Megatron-LM 表 1 上标定一次；MoE 的专家矩阵乘按 top_k 个专家并排近似。",
+        "roofline 上得到峰值占比。天花板 = Megatron-LM 表 1（A100）上标定的整步份额 × 该 GPU 实测的最佳矩阵乘占峰值之比"
+        "（A100 85.9%，H100 80.1%）；MoE 的专家矩阵乘按 top_k 个专家并排近似。",
         en="Matmul efficiency: each GPU multiplies (mb·s/cp) tokens by weight shards hidden/tp wide; their "
-        "arithmetic intensity on a smooth roofline gives the share of peak. The ceiling is calibrated once, on "
-        "Megatron-LM Table 1; MoE expert matmuls are approximated as top_k experts side by side.",
+        "arithmetic intensity on a smooth roofline gives the share of peak. The ceiling is the step share fitted on "
+        "Megatron-LM Table 1 (A100) times the GPU's measured best-matmul share of peak (A100 85.9 %, H100 80.1 %); "
+        "MoE expert matmuls are approximated as top_k experts side by side.",
     ),
     Text(
         zh="通信 = 各维度在其链路上的 ring alpha-beta 时间之和（组留在节点内用节点内带宽，否则跨节点带宽）。"
         "ZeRO-2 每个 micro-batch reduce-scatter 梯度，ZeRO-3 每个 micro-batch 前向、反向各 all-gather "
-        "一次参数。EP 的 all-to-all 按组跨越的节点分成节点内和跨节点两部分，两者并行，取较慢者。",
+        "一次参数。CP 每层 cp-1 步环形传递 K/V（反向连同 dK、dV），反向后 dK、dV 传回原 rank。EP 的 all-to-all "
+        "按组跨越的节点分成节点内和跨节点两部分，两者并行，取较慢者。",
         en="Communication = the sum over dimensions of ring alpha-beta time on each group's link (intra-node if the "
         "group stays in a node, else inter-node). ZeRO-2 reduce-scatters gradients every micro-batch, ZeRO-3 also "
-        "all-gathers weights for every micro-batch's forward and backward. EP's all-to-all is split into intra- "
-        "and inter-node shares by the group's span; they run concurrently, the slower counts.",
+        "all-gathers weights for every micro-batch's forward and backward. CP passes K/V around the ring in cp-1 "
+        "steps per layer (with dK, dV backward), and dK, dV travel home after backward. EP's all-to-all is split "
+        "into intra- and inter-node shares by the group's span; they run concurrently, the slower counts.",
     ),
     Text(
-        zh="重叠按维度：DP/ZeRO 的桶与反向重叠（每步一次的同步只能藏在最后一个 micro-batch 的反向下），PP 的 "
-        "send/recv 与计算重叠，CP 的环形传递与分块 Attention 重叠，TP 与 EP 默认在关键路径上。"
+        zh="暴露的通信是藏不住的部分：梯度的最后一个桶（Megatron 默认 max(4000 万, 100 万·dp·cp) 个参数）在反向结束后才"
+        "归约，参数的第一次 all-gather 在任何计算之前（ZeRO-3：第一层的 gather 和最后一层的 reduce-scatter）；其余最多藏在"
+        "同一窗口的计算下（每步一次的同步只有最后一个 micro-batch 的反向）。CP 每步只藏在这一步的因果 Attention 下；PP 只在"
+        "交错调度下重叠；TP 与 EP 默认在关键路径上。同一种链路上藏住的总量不超过计算时间；DP 与 CP 同跨节点时共用网卡。"
         "气泡 = bubble_fraction/(1-bubble_fraction)·计算。",
-        en="Overlap is per dimension: DP/ZeRO buckets with backward (a once-per-step synchronisation hides only "
-        "under the last micro-batch's backward), PP send/recv and CP's ring with compute; TP and EP are on the "
-        "critical path by default. Bubble = bubble_fraction/(1-bubble_fraction)·compute.",
+        en="Exposed communication is what cannot hide: the last gradient bucket (Megatron's default max(40M, "
+        "1M·dp·cp) parameters) reduces after backward ends, the first parameter all-gather comes before any compute "
+        "(ZeRO-3: the first layer's gather and the last layer's reduce-scatter); the rest hides at most under the "
+        "compute of its window (a once-per-step sync: the last micro-batch's backward). CP hides each ring step only "
+        "under that step's causal attention; PP overlaps only in the interleaved schedule; TP and EP are on the "
+        "critical path by default. What hides on one kind of link cannot exceed the compute; DP and CP crossing "
+        "nodes share the NIC. Bubble = bubble_fraction/(1-bubble_fraction)·compute.",
     ),
     Text(
         zh="显存按最重的流水线阶段：首/末阶段的嵌入或输出层、1F1B 在途的 micro-batch（交错调度乘 1+(p-1)/(pv)）、"
