@@ -17,8 +17,8 @@ from .presets import MEGATRON_TABLE1, PUBLISHED_RUNS, PublishedRun
 __all__ = ["NEMO_2407_SOURCE", "PUBLISHED_RUNS_2024", "RUN_ROLES", "all_published_runs"]
 
 NEMO_2407_SOURCE: str = (
-    "NVIDIA NeMo Framework performance summary, pre-training at FP8 precision, NeMo 24.07 container, DGX-H100 "
-    "(github.com/NVIDIA/NeMo, docs/source/performance/performance_summary.md)"
+    "NVIDIA NeMo, “Performance Summary” (NeMo 24.07, DGX-H100, FP8 pre-training), "
+    "github.com/NVIDIA/NeMo docs/source/performance/performance_summary.md"
 )
 
 #: NVIDIA's measured H100 configurations (NeMo 24.07, FP8, per-tensor current scaling), tokens per GPU-second.

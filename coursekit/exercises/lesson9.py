@@ -155,6 +155,17 @@ CP_GATE = register(
             "half the tokens per matmul, the K/V ring and the dK, dV trip home after backward. CP is accepted, and the "
             "estimate ranks it behind.",
         ),
+        slips=(
+            mistake(
+                "inverted",
+                lambda: 1 / cp_gate(),
+                Text(
+                    zh="这是孪生布局除以 CP 布局：题目问的是 CP 布局的步时是孪生布局的多少倍。",
+                    en="That is the twin over the CP layout: the question asks for the CP layout's step over the "
+                    "twin's.",
+                ),
+            ),
+        ),
     ),
     replace=True,
 )
