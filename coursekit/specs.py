@@ -634,7 +634,7 @@ class ModelSpec:
 
         Taught in: lesson 9 (decision workbench).
         """
-        from ..model_config import model_fields_from_config
+        from .model_config import model_fields_from_config
 
         return cls(**model_fields_from_config(config, name))
 

@@ -250,7 +250,9 @@ def test_robust_ties_by_hand() -> None:
 
 
 def test_capstone_first_tie_group_is_explained() -> None:
-    result = plan(MODELS["mixtral-8x7b"], CLUSTERS["a100-8"].with_nodes(4), WorkloadSpec(global_batch=256, seq_len=4096))
+    result = plan(
+        MODELS["mixtral-8x7b"], CLUSTERS["a100-8"].with_nodes(4), WorkloadSpec(global_batch=256, seq_len=4096)
+    )
     groups = result.tie_groups()
     old_rule_first = sum(
         1

@@ -74,8 +74,13 @@ def test_lesson9_exercises_accept_their_answer_and_refuse_others(exercise_id: st
 def test_lesson9_exercise_answers_from_the_planner() -> None:
     # CP at 8K with the same recomputation as its twin removes nothing: accepted, and estimated slower than the twin
     example = plan(MODELS["llama3-70b"], CLUSTERS["h100-8"].with_nodes(16), WorkloadSpec(global_batch=1024))
-    cp, twin = (example.explain(d) for d in ("tp=8,pp=2,dp=4,cp=2,zero=1,mb=1,recompute=selective",
-                                              "tp=8,pp=2,dp=8,cp=1,zero=1,mb=1,recompute=selective"))
+    cp, twin = (
+        example.explain(d)
+        for d in (
+            "tp=8,pp=2,dp=4,cp=2,zero=1,mb=1,recompute=selective",
+            "tp=8,pp=2,dp=8,cp=1,zero=1,mb=1,recompute=selective",
+        )
+    )
     assert cp.accepted and twin.accepted and cp.step_s is not None and twin.step_s is not None
     assert get_exercise("plan.cp_gate").expected_value() == pytest.approx(cp.step_s / twin.step_s)
     assert cp.step_s > twin.step_s

@@ -41,6 +41,7 @@ SLOWDOWN: int = 5
 MOE_EXPERTS: int = 16
 MOE_TOP_K: int = 4
 
+
 def _lower(text: str) -> str:
     return text.strip().lower()
 
@@ -151,9 +152,9 @@ CP_GATE = register(
         why=lambda ratio: Text(
             zh=f"约 {ratio:.3g} 倍：两者用同样的重计算，CP 没有省掉什么，只留下代价——每个 GPU 的矩阵乘 token 减半、"
             "K/V 环和反向后传回的 dK、dV。CP 被接受，但由估算把它排在后面。",
-            en=f"About {ratio:.3g}×: both use the same recomputation, so CP removes nothing and leaves only its costs — "
-            "half the tokens per matmul, the K/V ring and the dK, dV trip home after backward. CP is accepted, and the "
-            "estimate ranks it behind.",
+            en=f"About {ratio:.3g}×: both use the same recomputation, so CP removes nothing and leaves only its "
+            "costs — half the tokens per matmul, the K/V ring and the dK, dV trip home after backward. CP is accepted, "
+            "and the estimate ranks it behind.",
         ),
         slips=(
             mistake(

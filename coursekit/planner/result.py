@@ -23,9 +23,8 @@ from .specs import ClusterSpec, ModelSpec, WorkloadSpec
 if TYPE_CHECKING:  # pragma: no cover - typing only; numpy is imported inside the search
     import numpy.typing as npt
 
-    from .ties import TieRow
-
     from ..serving import ServingCandidate
+    from .ties import TieRow
 
 register(
     {
@@ -51,7 +50,8 @@ register(
             "en": "step_s must be sorted ascending (a tie group starts at its fastest candidate).",
         },
         "planner.ties_why_header": {
-            "zh": "并列组 1 为何分不出先后（{count} 个候选；每行：哪个假设在其不确定度内变动会改变次序，怎样测量来判断）：",
+            "zh": "并列组 1 为何分不出先后（{count} 个候选；每行：哪个假设在其不确定度内变动会改变次序，"
+            "怎样测量来判断）：",
             "en": "Why tie group 1 is tied ({count} candidates; each row: which assumption, moved within its "
             "uncertainty, would reorder it, and what measurement decides):",
         },
@@ -430,10 +430,11 @@ ESTIMATE_NOTES: tuple[Text, ...] = (
         "into intra- and inter-node shares by the group's span; they run concurrently, the slower counts.",
     ),
     Text(
-        zh="暴露的通信是藏不住的部分：梯度的最后一个桶（Megatron 默认 max(4000 万, 100 万·dp·cp) 个参数）在反向结束后才"
-        "归约，参数的第一次 all-gather 在任何计算之前（ZeRO-3：第一层的 gather 和最后一层的 reduce-scatter）；其余最多藏在"
-        "同一窗口的计算下（每步一次的同步只有最后一个 micro-batch 的反向）。CP 每步只藏在这一步的因果 Attention 下；PP 只在"
-        "交错调度下重叠；TP 与 EP 默认在关键路径上。同一种链路上藏住的总量不超过计算时间；DP 与 CP 同跨节点时共用网卡。"
+        zh="暴露的通信是藏不住的部分：梯度的最后一个桶（Megatron 默认 max(4000 万, 100 万·dp·cp) 个参数）"
+        "在反向结束后才归约，参数的第一次 all-gather 在任何计算之前（ZeRO-3：第一层的 gather 和最后一层的 "
+        "reduce-scatter）；其余最多藏在同一窗口的计算下（每步一次的同步只有最后一个 micro-batch 的反向）。"
+        "CP 每步只藏在这一步的因果 Attention 下；PP 只在交错调度下重叠；TP 与 EP 默认在关键路径上。"
+        "同一种链路上藏住的总量不超过计算时间；DP 与 CP 同跨节点时共用网卡。"
         "气泡 = bubble_fraction/(1-bubble_fraction)·计算。",
         en="Exposed communication is what cannot hide: the last gradient bucket (Megatron's default max(40M, "
         "1M·dp·cp) parameters) reduces after backward ends, the first parameter all-gather comes before any compute "
@@ -656,9 +657,7 @@ class PlanResult:
         position = {index: rank for rank, index in enumerate(order, 1)}
         leader_s = float(self._table.step_s[groups[group - 1][0]])
         return [
-            tie_row(
-                position[i], i, self.candidate(i).label(), float(self._table.step_s[i]), leader_s, why.get(i, ())
-            )
+            tie_row(position[i], i, self.candidate(i).label(), float(self._table.step_s[i]), leader_s, why.get(i, ()))
             for i in members
         ]
 

@@ -122,9 +122,7 @@ register(
 )
 
 
-def _scenario_specs(
-    code: str, cluster: ClusterSpec, workload: WorkloadSpec
-) -> tuple[ClusterSpec, WorkloadSpec, float]:
+def _scenario_specs(code: str, cluster: ClusterSpec, workload: WorkloadSpec) -> tuple[ClusterSpec, WorkloadSpec, float]:
     """(cluster, workload, efficiency shape) of scenario ``code``."""
     u = ASSUMPTION_UNCERTAINTY
     if code == "bubble_lower":
@@ -143,6 +141,7 @@ def _scenario_specs(
     if workload.overlap_fraction is not None:
         moved = workload.overlap_fraction * (1 - share) if code == "overlap_lower" else 1.0
         return cluster, replace(workload, overlap_fraction=min(1.0, moved)), 1.0
+    changes: dict[str, Any]
     if code == "overlap_lower":
         changes = {f"overlap_{dim}": workload.overlap(dim) * (1 - share) for dim in ("dp", "pp", "cp")}
     else:
