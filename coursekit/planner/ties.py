@@ -233,8 +233,8 @@ def robust_tie_groups(
     >>> import numpy as np
     >>> base = np.array([1.00, 1.05, 1.10, 1.30])
     >>> groups, why = robust_tie_groups(base, {"overlap_lower": np.array([1.2, 1.1, 1.3, 1.3])}, 0.2)
-    >>> groups, why
-    ([[0, 1], [2], [3]], {1: ('overlap_lower',)})
+    >>> groups, why    # 1 ties with 0 when overlap is lower; 3 ties with 2 (1.3 <= 1.3)
+    ([[0, 1], [2, 3]], {1: ('overlap_lower',), 3: ('overlap_lower',)})
 
     Taught in: lesson 9 (decision workbench).
     """
