@@ -18,7 +18,7 @@ so the same count covers today's layers:
 With the Korthikanti model (MHA, GELU with f = 4h, dropout, scores materialised) the count is exactly
 Table 2 of the paper; :func:`coursekit.capacity.activation_memory_breakdown` shows it.
 
->>> ledger = layer_activation_ledger(LayerWidths.korthikanti(hidden=12288, heads=96), seq_len=2048, micro_batch=1)
+>>> ledger = layer_activation_ledger(korthikanti_widths(hidden=12288, heads=96), seq_len=2048, micro_batch=1)
 >>> sum(v for k, v in ledger.items() if not k.startswith("attention scores")) == 34 * 2048 * 12288
 True
 
@@ -27,16 +27,17 @@ Taught in: lesson 1 (Q1 capacity).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from ._validate import check_bool, check_choice, check_divides, check_int, check_number
+from .specs import RECOMPUTE_MODES, LayerWidths
 
 __all__ = [
     "ELEMENT_BYTES",
     "MASK_BYTES",
     "SOFTMAX_STATS_BYTES",
     "LayerWidths",
+    "korthikanti_widths",
     "layer_activation_ledger",
 ]
 
@@ -48,55 +49,24 @@ MASK_BYTES: int = 1
 #: L = m + log(l) (Dao 2023, FlashAttention-2, arXiv:2307.08691, Algorithm 1 line 13 and Algorithm 2's input).
 SOFTMAX_STATS_BYTES: int = 4
 
-_RECOMPUTE = ("none", "selective", "full")
-
-
-@dataclass(frozen=True)
-class LayerWidths:
-    """Per-token widths (elements) of the tensors one transformer layer saves for backward.
-
-    Fields:
-        hidden: h, the residual stream.
-        heads: attention (query) heads a.
-        qk_head_dim, v_head_dim: per-head widths of Q/K and of V (both h/a in a plain model).
-        kv_heads: heads of K and V as the attention core reads them (GQA: fewer than ``heads``; MLA: ``heads``,
-            because its up-projection expands them).
-        latent_width: MLA only: the saved latents (the q latent and its norm input, the kv latent with the rope
-            key and its norm input), computed by the un-split down projections, so kept whole on every TP rank.
-        mlp_split: inner MLP elements per token that tensor parallelism splits (GELU 2·f, SwiGLU 3·f; MoE: the
-            routed copies' inner activations plus the shared experts').
-        mlp_replicated: MoE only: elements per token kept whole on every TP rank unless sequence parallelism
-            splits the tokens (each routed copy's expert input and output, the fp32 router probabilities).
-        dropout: dropout layers are on (masks are saved).
-
-    >>> LayerWidths.korthikanti(hidden=1024, heads=8).mlp_split  # GELU input and output, 4h wide each
-    8192
-
-    Taught in: lesson 1 (Q1 capacity).
-    """
-
-    hidden: int
-    heads: int
-    qk_head_dim: int
-    v_head_dim: int
-    kv_heads: int
-    latent_width: int = 0
-    mlp_split: float = 0
-    mlp_replicated: float = 0
-    dropout: bool = False
-
-    @classmethod
-    def korthikanti(cls, *, hidden: int, heads: int) -> LayerWidths:
-        """The GPT layer of Korthikanti et al.: multi-head attention, a GELU MLP of width 4h, dropout on."""
-        hidden = check_int("hidden", hidden, ge=1)
-        heads = check_int("heads", heads, ge=1)
-        check_divides("heads", heads, "hidden", hidden)
-        return _korthikanti_widths(hidden, heads)
-
 
 def _korthikanti_widths(h: Any, a: Any) -> LayerWidths:
     """Korthikanti's GPT layer, unchecked (``h`` and ``a`` may be floats holding integers)."""
     return LayerWidths(h, a, h // a, h // a, a, mlp_split=2 * 4 * h, dropout=True)
+
+
+def korthikanti_widths(*, hidden: int, heads: int) -> LayerWidths:
+    """The GPT layer of Korthikanti et al.: multi-head attention, a GELU MLP of width 4h, dropout on.
+
+    >>> korthikanti_widths(hidden=1024, heads=8).mlp_split  # GELU input and output, 4h wide each
+    8192
+
+    Taught in: lesson 1 (Q1 capacity).
+    """
+    hidden = check_int("hidden", hidden, ge=1)
+    heads = check_int("heads", heads, ge=1)
+    check_divides("heads", heads, "hidden", hidden)
+    return _korthikanti_widths(hidden, heads)
 
 
 def _layer_terms(
@@ -187,7 +157,7 @@ def layer_activation_ledger(
     attention output e·s·b·a·d_v, MLP input e·s·b·h, MLP inner e·s·b·(2f GELU | 3f SwiGLU), dropout masks
     2·s·b·h, scores (e + 3 with dropout)·a·s²·b or flash statistics 4·a·s·b.
 
-    >>> w = LayerWidths.korthikanti(hidden=12288, heads=96)
+    >>> w = korthikanti_widths(hidden=12288, heads=96)
     >>> ledger = layer_activation_ledger(w, seq_len=2048, micro_batch=1, tp=8, sequence_parallel=True)
     >>> ledger["attention scores (softmax, dropout)"] == 5 * 96 * 2048**2 / 8
     True
@@ -198,9 +168,11 @@ def layer_activation_ledger(
     b = check_int("micro_batch", micro_batch, ge=1)
     t = check_int("tp", tp, ge=1)
     sp = check_bool("sequence_parallel", sequence_parallel)
-    mode = check_choice("recompute", recompute, _RECOMPUTE)
+    mode = check_choice("recompute", recompute, RECOMPUTE_MODES)
     c = check_int("cp", cp, ge=1)
     flash = check_bool("flash_attention", flash_attention)
     check_number("mlp_split", widths.mlp_split, ge=0)
-    terms = _layer_terms(widths, s, b, t, sp, _RECOMPUTE.index(mode), c, flash)
+    check_divides("tp", t, "heads", widths.heads)
+    check_divides("cp", c, "seq_len", s)
+    terms = _layer_terms(widths, s, b, t, sp, RECOMPUTE_MODES.index(mode), c, flash)
     return {name: float(value / (t * c)) for name, value in terms.items() if value}

@@ -260,13 +260,7 @@ def bus_bandwidth_factor(kind: str, ranks: int) -> float:
 
     Taught in: lesson 2 (Q2 communication).
     """
-    kind = check_choice("kind", kind, BUS_BANDWIDTH_KINDS)
-    n = check_int("ranks", ranks, ge=1)
-    if kind == "all_reduce":
-        return 2 * (n - 1) / n
-    if kind in ("all_gather", "reduce_scatter", "all_to_all"):
-        return (n - 1) / n
-    return 1.0
+    return float(_bus_factor(check_choice("kind", kind, BUS_BANDWIDTH_KINDS), check_int("ranks", ranks, ge=1)))
 
 
 def _bus_factor(kind: str, n: Any) -> Any:
@@ -295,16 +289,6 @@ def _collective_transfer_s(kind: str, n: Any, payload_bytes: Any, bandwidth_byte
 def _collective_time_s(kind: str, n: Any, payload_bytes: Any, bandwidth_bytes_per_s: Any, latency_s: Any) -> Any:
     """Ring alpha-beta time of one collective (see :func:`collective_cost`); array-generic, no validation."""
     return _steps(kind, n) * latency_s + _collective_transfer_s(kind, n, payload_bytes, bandwidth_bytes_per_s)
-
-
-def _latency_steps(kind: str, n: int) -> int:
-    if n == 1:
-        return 0
-    if kind == "all_reduce":
-        return 2 * (n - 1)
-    if kind == "send_recv":
-        return 1
-    return n - 1
 
 
 @dataclass(frozen=True)
@@ -387,8 +371,8 @@ def collective_cost(
     n = check_int("ranks", ranks, ge=1)
     bandwidth = check_number("bandwidth_bytes_per_s", bandwidth_bytes_per_s, gt=0)
     alpha = check_number("latency_s", latency_s, ge=0)
-    factor = bus_bandwidth_factor(kind, n)
-    steps = _latency_steps(kind, n)
+    factor = float(_bus_factor(kind, n))
+    steps = int(_steps(kind, n))
     latency = steps * alpha
     transfer = float(_collective_transfer_s(kind, n, payload, bandwidth))
     return CollectiveCost(
@@ -764,6 +748,35 @@ def _cp_step_times_s(
     return forward, _collective_time_s("send_recv", 2, 2 * block, bandwidth, latency)
 
 
+def _ep_payload_bytes(tokens: Any, micro_batch: Any, hidden: Any, element_bytes: Any, top_k: Any) -> Any:
+    """One dispatch (or combine) all-to-all's buffer S = b·s·h·top_k·bytes: uniform routing, no capacity padding."""
+    return _activation_bytes(tokens, micro_batch, hidden, element_bytes) * top_k
+
+
+def _ep_calls(moe_layers: Any, micro_batches: Any) -> Any:
+    """All-to-alls per step: dispatch and combine forward, their gradients backward: 4·L·m (GShard §2-3)."""
+    return 2 * _layer_collective_calls(moe_layers, micro_batches)
+
+
+def _ep_remote_share(ep: Any, members_per_node: Any, top_k: int, dedup_per_node: bool, node_limit: float | None) -> Any:
+    """Share of a token's off-node copies that are actually sent; array-generic.
+
+    Without de-duplication a token's top_k copies land on uniformly random EP ranks, k·(ep - r)/ep of them
+    off its node (r EP ranks share a node). With per-node de-duplication (DeepSeek-V3 §3.2.1) it is sent once
+    per distinct other node it reaches, (G - 1)·(1 - (1 - 1/G)^k) for G = ep/r nodes; node-limited routing
+    caps that at ``node_limit`` nodes (DeepSeek-V3 §2.1.2).
+    """
+    import numpy as np
+
+    group_nodes = np.maximum(ep / members_per_node, 1.0)
+    copies_remote = top_k * (ep - members_per_node) / ep
+    distinct = (group_nodes - 1) * (1 - (1 - 1 / group_nodes) ** top_k)
+    remote = distinct if dedup_per_node else copies_remote
+    if node_limit is not None:
+        remote = np.minimum(remote, float(node_limit))
+    return np.where(copies_remote > 0, remote / np.maximum(copies_remote, 1e-300), 1.0)
+
+
 def _all_to_all_two_tier_s(
     n: Any,
     members_per_node: Any,
@@ -1056,7 +1069,7 @@ def ep_traffic(
     m = check_int("micro_batches", micro_batches, ge=1)
     if e == 1:
         return ()
-    payload = _activation_bytes(s, b, h, element) * k
+    payload = _ep_payload_bytes(s, b, h, element, k)
     calls = _layer_collective_calls(n_layers, m)
     return (
         _entry(

@@ -58,6 +58,10 @@ register(
             "zh": "模型配置缺少键 {key!r}（也接受：{alternatives}）。",
             "en": "The model config has no key {key!r} (also accepted: {alternatives}).",
         },
+        "config.missing_one": {
+            "zh": "模型配置缺少键 {key!r}。",
+            "en": "The model config has no key {key!r}.",
+        },
         "config.int": {
             "zh": "模型配置的 {key!r} = {value!r}：必须是 >= {low} 的整数。",
             "en": "The model config's {key!r} = {value!r}: must be an integer >= {low}.",
@@ -123,7 +127,9 @@ def _required(config: Mapping[str, Any], field: str) -> int:
     found = _find(config, field)
     if found is None:
         key, *others = _ALIASES[field]
-        raise ValueError(tr("config.missing", key=key, alternatives=", ".join(others) or "-"))
+        if not others:
+            raise ValueError(tr("config.missing_one", key=key))
+        raise ValueError(tr("config.missing", key=key, alternatives=", ".join(others)))
     return _int(*found)
 
 
@@ -213,7 +219,7 @@ def model_fields_from_config(config: Mapping[str, Any], name: str | None = None)
         fields["num_experts"] = experts
         fields["top_k"] = _optional(config, "num_experts_per_tok", None)
         if fields["top_k"] is None:
-            raise ValueError(tr("config.missing", key="num_experts_per_tok", alternatives="-"))
+            raise ValueError(tr("config.missing_one", key="num_experts_per_tok"))
         fields["moe_ffn_hidden"] = _optional(config, "moe_intermediate_size", ffn)
         fields["shared_experts"] = _optional(config, "n_shared_experts", 0, low=0)
         fields["first_k_dense"] = _optional(config, "first_k_dense_replace", 0, low=0)

@@ -45,11 +45,10 @@ from .hardware import (
     NCCL_RING_NVLINK_LATENCY_S,
 )
 from .i18n import Reason, register, tr
-from .roofline import _attention_flops_per_token, _roofline_time_s
+from .roofline import _attention_forward_flops_per_token, _roofline_time_s
 from .specs import (
     ACTIVATION_BYTES,
     DEFAULT_RUNTIME_RESERVE_GIB,
-    LOGITS_BYTES,
     MAX_CONCURRENCY,
     ClusterSpec,
     ModelSpec,
@@ -261,7 +260,7 @@ def kv_heads_per_rank(kv_heads: int, tp: int) -> int:
 
 def _kv_bytes(model: ModelSpec, tokens: Any, tp: int, pp: int, kv_bytes: Any) -> Any:
     layers_per_stage = -(-model.layers // pp)
-    return 2 * tokens * layers_per_stage * model.kv_width_per_rank(tp) * kv_bytes
+    return tokens * layers_per_stage * model.kv_cache_elements_per_token(tp) * kv_bytes
 
 
 @finite_result
@@ -270,7 +269,10 @@ def kv_cache_bytes(model: ModelSpec, *, tokens: int, tp: int = 1, pp: int = 1, k
 
     2 (K and V) · layers per stage · KV heads per rank · head_dim · kv_bytes · tokens. Grouped-query
     attention (GQA) and multi-query attention (MQA) have fewer KV heads than query heads, which is the
-    whole saving. TP splits the KV heads (:func:`kv_heads_per_rank`: replicated when tp > kv_heads);
+    whole saving. Multi-head latent attention (MLA, DeepSeek-V2 §2.1.2) caches instead one compressed latent
+    and a shared rope key, kv_lora_rank + qk_rope_head_dim elements per token and layer, on every TP rank
+    (:meth:`~coursekit.specs.ModelSpec.kv_cache_elements_per_token`).
+    TP splits the KV heads (:func:`kv_heads_per_rank`: replicated when tp > kv_heads);
     PP splits the layers (the first stages hold ceil(layers / pp)).
 
     Parameters:
@@ -282,6 +284,8 @@ def kv_cache_bytes(model: ModelSpec, *, tokens: int, tp: int = 1, pp: int = 1, k
     >>> from coursekit.presets import MODELS
     >>> kv_cache_bytes(MODELS["llama3-70b"], tokens=2048, tp=8) / 2**20   # one 2K-token request on one of 8 GPUs
     80.0
+    >>> kv_cache_bytes(MODELS["deepseek-v3"], tokens=1)  # MLA: 61 layers x (512 + 64) elements x 2 bytes
+    70272
 
     Taught in: lesson 10 (serving).
     """
@@ -371,7 +375,7 @@ def _workspace_bytes(model: ModelSpec, tp: int, chunk_tokens: int, batch: int) -
     matrices = 3 if model.mlp == "swiglu" else 2
     width = model.moe_ffn_hidden or model.ffn_hidden
     per_token = 2 * model.hidden + (model.hidden + 2 * model.kv_hidden) / tp + (matrices - 1) * width / tp
-    return ACTIVATION_BYTES * chunk_tokens * per_token + LOGITS_BYTES * batch * model.vocab / tp
+    return float(ACTIVATION_BYTES * chunk_tokens * per_token + model.logits_bytes(batch, tp))
 
 
 @finite_result
@@ -617,10 +621,11 @@ def _estimate(
     peak, hbm = cluster.peak_flops, cluster.memory_bandwidth_bytes_per_s
     ranks = tp * pp
     n_matmul = _matmul_params(model)
-    layers, hidden = model.layers, model.hidden
+    # attention's h: hidden, or MLA's wider query/key heads (DeepSeek-V2 §2.1; no weight absorption assumed)
+    layers, hidden = model.layers, model.attention_flops_width
     all_reduces = 2 * layers if tp > 1 else 0
     # Prefill of one prompt: 2·N per token plus causal attention (half the full 4·L·h·s per token, forward).
-    prefill_flops = 2 * n_matmul * prompt + _attention_flops_per_token(layers, hidden, prompt) / 3 / 2 * prompt
+    prefill_flops = 2 * n_matmul * prompt + _attention_forward_flops_per_token(layers, hidden, prompt) / 2 * prompt
     prefill_bytes = _weight_read_params(model, prompt) * weight_bytes + _kv_bytes(model, prompt, 1, 1, kv_bytes)
     prefill_compute = prefill_flops / ranks / peak * pp
     prefill_memory = prefill_bytes / ranks / hbm * pp
@@ -631,7 +636,7 @@ def _estimate(
     # Decode: the batch is split into pp groups that keep the pipeline full; one token passes every stage.
     group = -(-batch // pp)
     context = prompt + output / 2
-    step_flops = 2 * n_matmul * group + _attention_flops_per_token(layers, hidden, 1) / 3 * context * group
+    step_flops = 2 * n_matmul * group + _attention_forward_flops_per_token(layers, hidden, 1) * context * group
     step_bytes = _weight_read_params(model, group) * weight_bytes + _kv_bytes(model, group * context, 1, 1, kv_bytes)
     stage = float(_roofline_time_s(step_flops / ranks, step_bytes / ranks, peak, hbm))
     choice = _all_reduce(model, cluster, tp, group)
@@ -803,7 +808,7 @@ def _rate_concurrency(
     return None
 
 
-def _evaluate(
+def evaluate_layout(
     model: ModelSpec, cluster: ClusterSpec, w: ServingWorkload, tp: int, pp: int, replicas: int | None = None
 ) -> ServingCandidate:
     """Gate and estimate one layout: ``replicas`` copies (default: as many as the cluster holds) of tp · pp devices.
@@ -976,7 +981,7 @@ class ServingPlanResult:
         if accepted:
             lines.append(tr("serving.accepted_head"))
             for c in accepted[:top]:
-                lines.extend(_candidate_lines(c))
+                lines.extend(candidate_lines(c))
         else:
             lines.append(tr("serving.none_accepted"))
             misfit = self.closest_misfit
@@ -993,7 +998,7 @@ class ServingPlanResult:
                 )
             else:
                 for c in sorted(self.candidates, key=_rank_key)[:top]:
-                    lines.extend(_candidate_lines(c))
+                    lines.extend(candidate_lines(c))
                     lines.extend(f"    [{r.code}] {r.message}" for r in c.reasons)
         lines.append("")
         lines.append(tr("serving.assumptions_head"))
@@ -1039,7 +1044,7 @@ def _rank_key(c: ServingCandidate) -> tuple[bool, float, float]:
     return (not c.accepted, -c.estimate.tokens_per_s_per_gpu, c.estimate.time_per_output_token_s)
 
 
-def _candidate_lines(c: ServingCandidate) -> list[str]:
+def candidate_lines(c: ServingCandidate) -> list[str]:
     lines: list[str] = []
     if c.estimate is not None:
         e = c.estimate
@@ -1113,7 +1118,7 @@ def plan_serving(model: ModelSpec, cluster: ClusterSpec, workload: ServingWorklo
         for pp in range(1, min(workload.max_pp, world // tp) + 1)
         if (world // tp) % pp == 0
     ]
-    evaluated = [_evaluate(model, cluster, workload, tp, pp) for tp, pp in layouts]
+    evaluated = [evaluate_layout(model, cluster, workload, tp, pp) for tp, pp in layouts]
     ranked = sorted(evaluated, key=_rank_key)
     best = next((c for c in ranked if c.accepted), None)
     if best is not None and best.estimate is not None:

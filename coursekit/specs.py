@@ -15,8 +15,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ._validate import check_bool, check_choice, check_divides, check_int, check_number
-from .activations import LayerWidths
 from .i18n import Text, register, tr
+from .model_config import model_fields_from_config
 
 __all__ = [
     "ACTIVATION_BYTES",
@@ -281,19 +281,19 @@ RECOMPUTE_MODES: tuple[str, ...] = ("none", "selective", "full")
 # --------------------------------------------------------------------------- helpers
 
 
-def _type_error(name: str, value: Any, expected: str) -> TypeError:
+def type_error(name: str, value: Any, expected: str) -> TypeError:
     return TypeError(tr("planner.type_spec", name=name, value=value, expected=expected, type=type(value).__name__))
 
 
 def _check_name(name: str, value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise _type_error(name, value, "non-empty str")
+        raise type_error(name, value, "non-empty str")
     return value
 
 
 def _check_int_tuple(name: str, value: Any, *, ge: int, le: int | None = None) -> tuple[int, ...]:
     if isinstance(value, (str, bytes)) or not isinstance(value, (tuple, list)):
-        raise _type_error(name, value, "tuple of int")
+        raise type_error(name, value, "tuple of int")
     items = tuple(check_int(f"{name} item", item, ge=ge, le=le) for item in value)
     if not items:
         raise ValueError(tr("planner.empty_choices", name=name, value=value))
@@ -302,7 +302,7 @@ def _check_int_tuple(name: str, value: Any, *, ge: int, le: int | None = None) -
 
 def _check_str_tuple(name: str, value: Any, choices: tuple[str, ...]) -> tuple[str, ...]:
     if isinstance(value, (str, bytes)) or not isinstance(value, (tuple, list)):
-        raise _type_error(name, value, "tuple of str")
+        raise type_error(name, value, "tuple of str")
     items = tuple(check_choice(f"{name} item", item, choices) for item in value)
     if not items:
         raise ValueError(tr("planner.empty_choices", name=name, value=value))
@@ -375,6 +375,47 @@ def stage_layer_counts(layers: Any, pp: Any, edge_layers: Any = 0) -> tuple[Any,
     last = single * layers + two * (layers - half) + many * edge
     mid = many * middle
     return first, mid, last
+
+
+# --------------------------------------------------------------------------- what one layer saves
+
+
+@dataclass(frozen=True)
+class LayerWidths:
+    """Per-token widths (elements) of the tensors one transformer layer saves for backward.
+
+    Fields:
+        hidden: h, the residual stream.
+        heads: attention (query) heads a.
+        qk_head_dim, v_head_dim: per-head widths of Q/K and of V (both h/a in a plain model).
+        kv_heads: heads of K and V as the attention core reads them (GQA: fewer than ``heads``; MLA: ``heads``,
+            because its up-projection expands them).
+        latent_width: MLA only: the saved latents (the q latent and its norm input, the kv latent with the rope
+            key and its norm input), computed by the un-split down projections, so kept whole on every TP rank.
+        mlp_split: inner MLP elements per token that tensor parallelism splits (GELU 2·f, SwiGLU 3·f; MoE: the
+            routed copies' inner activations plus the shared experts').
+        mlp_replicated: MoE only: elements per token kept whole on every TP rank unless sequence parallelism
+            splits the tokens (each routed copy's expert input and output, the fp32 router probabilities).
+        dropout: dropout layers are on (masks are saved).
+
+    >>> LayerWidths(hidden=1024, heads=8, qk_head_dim=128, v_head_dim=128, kv_heads=2, mlp_split=3 * 4096).kv_heads
+    2
+
+    The widths are data (a model gives them with :meth:`ModelSpec.layer_widths`); what they cost in bytes is
+    :mod:`coursekit.activations`.
+
+    Taught in: lesson 1 (Q1 capacity).
+    """
+
+    hidden: int
+    heads: int
+    qk_head_dim: int
+    v_head_dim: int
+    kv_heads: int
+    latent_width: int = 0
+    mlp_split: float = 0
+    mlp_replicated: float = 0
+    dropout: bool = False
 
 
 # --------------------------------------------------------------------------- the three specs
@@ -500,7 +541,7 @@ class ModelSpec:
             )
         object.__setattr__(self, "dropout", check_number("dropout", raw.dropout, ge=0, lt=1))
         if not isinstance(raw.source, str):
-            raise _type_error("source", raw.source, "str")
+            raise type_error("source", raw.source, "str")
 
     def _check_mla(self, raw: Any) -> None:
         """Multi-head latent attention's ranks: all or nothing, positive; the head widths default to head_dim."""
@@ -518,8 +559,9 @@ class ModelSpec:
             value = getattr(raw, attr)
             if value is None:
                 object.__setattr__(self, attr, self.head_dim)
-            elif not mla and value != self.head_dim:  # head_dim is what __post_init__ stores (dataclasses.replace)
-                raise ValueError(tr("planner.mla_only", name=attr, value=value))
+            elif not mla:
+                if value != self.head_dim:  # a copy made by dataclasses.replace carries the resolved head_dim
+                    raise ValueError(tr("planner.mla_only", name=attr, value=value))
             else:
                 check_int(attr, value, ge=1, le=1 << 16)
 
@@ -598,10 +640,11 @@ class ModelSpec:
         (8, 43008, False)
         """
         inner = 3 if self.mlp == "swiglu" else 2  # saved inner tensors of MLP width: GELU 2, SwiGLU 3
-        dense_split, replicated = float(inner * self.ffn_hidden), 0.0
+        dense_split: float = inner * self.ffn_hidden
+        replicated: float = 0
         if self.is_moe:
             width = self.moe_ffn_hidden or self.ffn_hidden
-            copies = self.top_k * (self.capacity_factor or 1.0)
+            copies = self.top_k * (self.capacity_factor or 1)
             moe_split = copies * inner * width + self.shared_experts * inner * width
             moe_replicated = copies * 2 * self.hidden + 2 * self.num_experts
             if not self.first_k_dense or moe_split + moe_replicated >= dense_split:
@@ -634,8 +677,6 @@ class ModelSpec:
 
         Taught in: lesson 9 (decision workbench).
         """
-        from .model_config import model_fields_from_config
-
         return cls(**model_fields_from_config(config, name))
 
     @property
@@ -752,6 +793,15 @@ class ModelSpec:
         """All parameters (every expert counted)."""
         return sum(self.param_ledger().values())
 
+    def logits_bytes(self, tokens: Any, shards: Any = 1) -> Any:
+        """Bytes of the fp32 logits of ``tokens`` tokens split over ``shards`` ranks (vocabulary-parallel output
+        layer, or tokens split by CP): :data:`LOGITS_BYTES` · tokens · V / shards; array-generic.
+
+        >>> ModelSpec("tiny", 2, 64, 4, 256, 1000, 128).logits_bytes(8, 2)   # 4 bytes · 8 tokens · 1000 / 2
+        16000.0
+        """
+        return LOGITS_BYTES * tokens * self.vocab / shards
+
     def stage_dense_params(self, pp: Any, edge_layers: Any = 0) -> tuple[Any, Any, Any]:
         """Parameters of the (first, heaviest middle, last) pipeline stage outside the experts; array-generic in ``pp``.
 
@@ -838,7 +888,7 @@ class ClusterSpec:
         for attr in ("intra_node_latency_s", "inter_node_latency_s"):
             object.__setattr__(self, attr, check_number(attr, getattr(raw, attr), ge=0))
         if not isinstance(raw.source, str):
-            raise _type_error("source", raw.source, "str")
+            raise type_error("source", raw.source, "str")
 
     def peak(self, precision: str = "bf16") -> float:
         """Peak dense FLOP/s of one device at ``precision`` (``"bf16"`` or ``"fp8"``); a device without FP8

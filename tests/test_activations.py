@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from coursekit.activations import LayerWidths, layer_activation_ledger
+from coursekit.activations import LayerWidths, korthikanti_widths, layer_activation_ledger
 from coursekit.capacity import activation_memory_breakdown
 
 E = 2  # bytes per 16-bit activation element
@@ -18,7 +18,7 @@ def test_korthikanti_eq1_tensor_by_tensor() -> None:
     # §4.1, GPT-3 shape: attention block 11·sbh + 5·as²b, MLP 19·sbh, two layer norms 4·sbh.
     s, b, h, a = 2048, 1, 12288, 96
     sbh = s * b * h
-    ledger = layer_activation_ledger(LayerWidths.korthikanti(hidden=h, heads=a), seq_len=s, micro_batch=b)
+    ledger = layer_activation_ledger(korthikanti_widths(hidden=h, heads=a), seq_len=s, micro_batch=b)
     attention = ["attention input", "Q", "K", "V", "attention output (projection input)"]
     assert sum(ledger[k] for k in attention) + sbh == 11 * sbh  # + the dropout mask after the attention block (1 byte)
     assert ledger["MLP input"] + ledger["MLP inner"] + sbh == 19 * sbh  # 2sbh + GELU in/out 8sbh + 8sbh + mask
@@ -80,8 +80,27 @@ def test_selective_and_full_recompute_with_flash() -> None:
 
 
 def test_widths_must_match_the_shape() -> None:
-    widths = LayerWidths.korthikanti(hidden=1024, heads=8)
+    widths = korthikanti_widths(hidden=1024, heads=8)
     with pytest.raises(ValueError, match="hidden = 1024, heads = 8, not hidden = 2048"):
         activation_memory_breakdown(seq_len=64, micro_batch=1, hidden=2048, heads=8, widths=widths)
     with pytest.raises(TypeError, match="must be a LayerWidths"):
         activation_memory_breakdown(seq_len=64, micro_batch=1, hidden=1024, heads=8, widths={"hidden": 1})  # type: ignore[arg-type]
+
+
+def test_flash_attention_makes_no_recompute_a_real_option() -> None:
+    """Llama 3 70B at 8K on 16 H100 nodes, tp 8, pp 4, dp 4, no recomputation: with flash attention (the
+    workbench's default) it fits; with the scores materialised it does not. No dropout, so the scores cost
+    e·a·s²·b = 2·64·8192² bytes per layer, /t = 1 GiB, against flash attention's 4·a·s·b/t; the first stage keeps
+    20 layers of 4 micro-batches in flight (1F1B)."""
+    from coursekit.planner import WorkloadSpec, plan
+    from coursekit.presets import CLUSTERS, MODELS
+
+    model, cluster = MODELS["llama3-70b"], CLUSTERS["h100-8"].with_nodes(16)
+    layout = "tp=8,pp=4,dp=4,zero=1,mb=1"
+    flash = plan(model, cluster, WorkloadSpec(global_batch=1024, recompute_modes=("none",))).explain(layout)
+    eager_workload = WorkloadSpec(global_batch=1024, recompute_modes=("none",), flash_attention=False)
+    eager = plan(model, cluster, eager_workload).explain(layout)
+    assert flash.accepted and eager.codes == ("memory",)
+    assert flash.memory is not None and eager.memory is not None
+    per_layer = (2 * 64 * 8192**2 - 4 * 64 * 8192) / 8
+    assert (eager.memory.total_gib - flash.memory.total_gib) * 2**30 == pytest.approx(20 * 4 * per_layer)

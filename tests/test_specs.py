@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 
@@ -73,9 +69,3 @@ def test_planner_specs_reexports_the_same_objects() -> None:
 
     assert PRECISION_RECIPES is specs.PRECISION_RECIPES and RECOMPUTE_MODES is specs.RECOMPUTE_MODES
     assert ServingWorkload is specs.ServingWorkload
-
-
-def test_importing_serving_loads_no_planner_module() -> None:
-    code = "import sys, json, coursekit.serving\nprint(json.dumps(sorted(m for m in sys.modules if 'planner' in m)))"
-    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
-    assert json.loads(out) == []

@@ -28,12 +28,15 @@ from ..communication import (
     _all_to_all_two_tier_s,
     _collective_time_s,
     _cp_step_times_s,
+    _ep_calls,
+    _ep_payload_bytes,
+    _ep_remote_share,
     _pp_time_s,
     _tp_time_s,
     _zero_calls,
     _zero_payloads,
 )
-from ..pipeline import _bubble_fraction
+from ..pipeline import _bubble_fraction, _microbatches_in_flight
 from ..roofline import (
     ROOFLINE_SMOOTHNESS,
     _achieved_flops,
@@ -49,7 +52,7 @@ from .overlap import (
     _exposed_after_window_s,
     _ring_step_exposed_s,
 )
-from .specs import ACTIVATION_BYTES, LOGITS_BYTES, ClusterSpec, ModelSpec, WorkloadSpec
+from .specs import ACTIVATION_BYTES, ClusterSpec, ModelSpec, WorkloadSpec
 
 __all__ = [
     "COMM_DIMENSIONS",
@@ -170,7 +173,7 @@ def training_estimate(
     recipe = PRECISION_RECIPES[workload.recipe]
     pb, gb_, kb = recipe.param_bytes, recipe.grad_bytes, recipe.optimizer_bytes
     s = workload.tokens_per_sequence(model)
-    L, h, V = model.layers, model.hidden, model.vocab
+    L, h = model.layers, model.hidden
     used = tpf * cpf * dpf * ppf
     dpc = dpf * cpf
     edp = used / (tpf * epf * ppf)
@@ -193,13 +196,8 @@ def training_estimate(
     widths, flash = model.layer_widths(), workload.flash_attention
     full_none = _layer_activation_terms(widths, float(s), mbf, tpf, sp, np.ones_like(rc), cpf, flash)[2]
     per_layer = _layer_activation_terms(widths, float(s), mbf, tpf, sp, rc, cpf, flash)[2]
-    interleaved = ppf * (1 + (ppf - 1) / (ppf * vf))
-    inflight = {
-        "first": np.where(v == 1, np.minimum(ppf, gaf), interleaved),
-        "mid": np.where(v == 1, np.minimum(np.maximum(ppf - 1, 1), gaf), interleaved),
-        "last": np.where(v == 1, 1.0, interleaved),
-    }
-    logits = LOGITS_BYTES * float(s) * mbf * V / (tpf * cpf)
+    inflight = dict(zip(("first", "mid", "last"), _microbatches_in_flight(ppf, gaf, vf), strict=True))
+    logits = model.logits_bytes(float(s) * mbf, tpf * cpf)
     workspace = (zero == 3) * (dpc > 1) * pb * p_layer / tpf
     if model.is_moe:
         workspace = workspace + (zero == 3) * (edp > 1) * pb * p_experts / (tpf * epf)
@@ -282,16 +280,9 @@ def training_estimate(
         g = cluster.gpus_per_node
         per_node = np.clip(g // np.minimum(tp, g), 1, None)
         members = np.minimum(epf, per_node.astype(f64))  # EP ranks that share a node (EP ranks are tp apart)
-        k = model.top_k
-        group_nodes = np.maximum(epf / members, 1.0)
-        copies_remote = k * (epf - members) / epf  # expected remote copies of a token, no de-duplication
-        distinct = (group_nodes - 1) * (1 - (1 - 1 / group_nodes) ** k)  # distinct other nodes a token reaches
-        remote = distinct if workload.ep_dedup_per_node else copies_remote
-        if workload.ep_node_limit is not None:
-            remote = np.minimum(remote, float(workload.ep_node_limit))
-        share = np.where(copies_remote > 0, remote / np.maximum(copies_remote, 1e-300), 1.0)
-        payload = tokens * mbf * h * ACTIVATION_BYTES * k
-        calls = 4 * layers_max * gaf  # dispatch + combine, forward and backward
+        share = _ep_remote_share(epf, members, model.top_k, workload.ep_dedup_per_node, workload.ep_node_limit)
+        payload = _ep_payload_bytes(tokens, mbf, h, ACTIVATION_BYTES, model.top_k)
+        calls = _ep_calls(layers_max, gaf)
         one_intra, one_inter = _all_to_all_two_tier_s(
             epf,
             members,

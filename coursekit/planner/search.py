@@ -31,14 +31,23 @@ from ..composition import validate_parallel_composition
 from ..gates import check_pp_degree
 from ..i18n import Reason, Text, tr
 from ..scaling import StepTimeline
-from ..specs import _type_error
+from ..specs import type_error
 from ..units import GIB_BYTES, bytes_to_gib
 from .estimate import COMM_DIMENSIONS, EFFICIENCY_CALIBRATION, MODEL_UNCERTAINTY
 from .gate_table import GATE_CODES, PLAN_GATES, WELL_FORMED_CODES, GateInput, reasons_of
 from .gate_table import ContextTwins as ContextTwins
 from .gate_table import context_twins as context_twins
-from .result import ESTIMATE_NOTES, Assumptions, CommRow, FunnelStep, MemoryLedger, PlanCandidate, PlanResult, _Table
-from .space import _INT_COLUMNS, training_space
+from .result import (
+    ESTIMATE_NOTES,
+    Assumptions,
+    CandidateTable,
+    CommRow,
+    FunnelStep,
+    MemoryLedger,
+    PlanCandidate,
+    PlanResult,
+)
+from .space import INT_COLUMNS, training_space
 from .specs import (
     ACTIVATION_BYTES,
     MAX_GLOBAL_BATCH,
@@ -160,7 +169,7 @@ def _check_specs(model: Any, cluster: Any, workload: Any) -> None:
         ("workload", workload, WorkloadSpec),
     ):
         if not isinstance(value, kind):
-            raise _type_error(name, value, kind.__name__)
+            raise type_error(name, value, kind.__name__)
 
 
 def _pp_warnings(model: ModelSpec, pp: int) -> tuple[Reason, ...]:
@@ -316,12 +325,7 @@ def _training_rows(
         )
         rows.append(_comm_row("PP", entries, pp, cluster, world, comm["PP"]))
     units = layers if zero == 3 else 1
-    dense_stage = max(
-        first * model.dense_params_per_layer + model.input_embedding_params + (model.output_params if pp == 1 else 0),
-        mid * model.dense_params_per_layer,
-        last * model.dense_params_per_layer
-        + (model.output_params if pp == 1 else model.vocab * model.hidden + model._norm_params()),
-    )
+    dense_stage = max(model.stage_dense_params(pp, workload.pipeline_edge_layers))
     for dimension, params, ranks in (
         ("DP", dense_stage / tp, dpc),
         ("EDP", layers * model.num_experts * model.expert_params / (tp * ep), edp if model.is_moe else 1),
@@ -355,9 +359,9 @@ def _evaluate_serving(
     model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec, *, tp: int, pp: int, replicas: int
 ) -> PlanCandidate:
     """One serving layout through :mod:`coursekit.serving`'s own evaluation (one serving estimate)."""
-    from ..serving import _evaluate  # serving imports the planner's specs, so not at module level
+    from ..serving import evaluate_layout
 
-    serving = _evaluate(model, cluster, workload.serving_workload(model), tp, pp, replicas)
+    serving = evaluate_layout(model, cluster, workload.serving_workload(model), tp, pp, replicas)
     return _serving_plan_candidate(model, cluster, workload, serving)
 
 
@@ -444,7 +448,7 @@ def _serving_plan_candidate(
 # --------------------------------------------------------------------------- the search
 
 
-def _training_table(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec) -> _Table:
+def _training_table(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec) -> CandidateTable:
     """Every training candidate: the structural checks, then the estimate (memory, context, step time)."""
     import numpy as np
 
@@ -455,8 +459,8 @@ def _training_table(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSp
     est = g.estimate
     total = est["memory"]["total"]
     any_fail = np.logical_or.reduce(list(fails.values()))
-    return _Table(
-        columns={key: c[key] for key in _INT_COLUMNS},
+    return CandidateTable(
+        columns={key: c[key] for key in INT_COLUMNS},
         fails=fails,
         step_s=np.where(well, est["step_s"], np.nan),
         memory_gib=np.where(well, total / GIB_BYTES, np.nan),
@@ -466,7 +470,7 @@ def _training_table(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSp
 
 def _serving_table(
     model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec
-) -> tuple[_Table, list[PlanCandidate]]:
+) -> tuple[CandidateTable, list[PlanCandidate]]:
     """Every serving layout, searched by :func:`coursekit.serving.plan_serving` and kept in its order (best
     throughput per GPU first): the planner's serving mode ranks exactly as the serving search does."""
     import numpy as np
@@ -475,7 +479,7 @@ def _serving_table(
 
     searched = plan_serving(model, cluster, workload.serving_workload(model))
     candidates = [_serving_plan_candidate(model, cluster, workload, c) for c in searched.candidates]
-    columns = {key: np.array([_column_value(cand, key) for cand in candidates], dtype=np.int64) for key in _INT_COLUMNS}
+    columns = {key: np.array([_column_value(cand, key) for cand in candidates], dtype=np.int64) for key in INT_COLUMNS}
     fails = {code: np.array([code in cand.codes for cand in candidates], dtype=bool) for code in GATE_CODES}
     step = np.array([cand.step_s if cand.step_s is not None else np.nan for cand in candidates], dtype=np.float64)
     memory = np.array(
@@ -487,7 +491,7 @@ def _serving_table(
         dtype=np.float64,
     )
     order = np.arange(len(candidates), dtype=np.float64)
-    return _Table(columns, fails, step, memory, accepted, rank=order, tie_value=gpu_s_per_token), candidates
+    return CandidateTable(columns, fails, step, memory, accepted, rank=order, tie_value=gpu_s_per_token), candidates
 
 
 def _column_value(candidate: PlanCandidate, key: str) -> int:
@@ -528,11 +532,11 @@ def plan(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec) -> Plan
     Taught in: lesson 9 (decision workbench).
     """
     if not isinstance(model, ModelSpec):
-        raise _type_error("model", model, "ModelSpec")
+        raise type_error("model", model, "ModelSpec")
     if not isinstance(cluster, ClusterSpec):
-        raise _type_error("cluster", cluster, "ClusterSpec")
+        raise type_error("cluster", cluster, "ClusterSpec")
     if not isinstance(workload, WorkloadSpec):
-        raise _type_error("workload", workload, "WorkloadSpec")
+        raise type_error("workload", workload, "WorkloadSpec")
     import numpy as np
 
     start = time.perf_counter()
@@ -592,6 +596,7 @@ def plan(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec) -> Plan
         funnel=tuple(funnel),
         elapsed_s=elapsed,
         _table=table,
+        _evaluate=evaluate_composition,
         _materialised=materialised,
     )
 
@@ -622,9 +627,9 @@ def what_if(
     spec = MODELS[check_choice("model", model, tuple(MODELS))] if isinstance(model, str) else model
     node = CLUSTERS[check_choice("cluster", cluster, tuple(CLUSTERS))] if isinstance(cluster, str) else cluster
     if not isinstance(spec, ModelSpec):
-        raise _type_error("model", spec, "ModelSpec or preset name")
+        raise type_error("model", spec, "ModelSpec or preset name")
     if not isinstance(node, ClusterSpec):
-        raise _type_error("cluster", node, "ClusterSpec or preset name")
+        raise type_error("cluster", node, "ClusterSpec or preset name")
     slowdown = check_number("link_slowdown", link_slowdown, ge=1, le=1e6)
     if check_bool("moe", moe) and not spec.is_moe:
         spec = spec.as_moe(8, 2)

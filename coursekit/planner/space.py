@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from .._validate import check_choice, check_int
 from ..capacity import RECOMPUTE_MODES
 from ..i18n import register, tr
-from ..specs import _type_error, stage_layer_counts
+from ..specs import stage_layer_counts, type_error
 from .gate_table import PLAN_GATES as PLAN_GATES
 from .gate_table import PlanGate as PlanGate
 from .specs import (
@@ -84,7 +84,7 @@ def stage_layers(layers: int, pp: int, edge_layers: int = 0) -> tuple[int, int, 
 # --------------------------------------------------------------------------- the space as columns
 
 
-_INT_COLUMNS: tuple[str, ...] = ("tp", "pp", "dp", "cp", "ep", "v", "zero", "mb", "ga", "rc", "replicas")
+INT_COLUMNS: tuple[str, ...] = ("tp", "pp", "dp", "cp", "ep", "v", "zero", "mb", "ga", "rc", "replicas")
 
 
 def _v_options(model: ModelSpec, workload: WorkloadSpec, pp: int) -> list[int]:
@@ -158,11 +158,12 @@ def _degree_bounds(key: str) -> tuple[int, int]:
     return 1, MAX_GLOBAL_BATCH if key in ("mb", "ga") else MAX_WORLD_SIZE
 
 
-def parse_degrees(text: str | Mapping[str, Any]) -> dict[str, Any]:
+def parse_degrees(text: str | Mapping[str, Any], *, name: str = "text") -> dict[str, Any]:
     """Read ``"tp=8,pp=4,dp=4,zero=1,mb=1"`` (or a mapping) into keyword arguments of :func:`evaluate_composition`.
 
     Keys are those of :data:`DEGREE_KEYS`; values are positive integers except
-    ``recompute`` (``none``, ``selective``, ``full``) and ``zero`` (0-3).
+    ``recompute`` (``none``, ``selective``, ``full``) and ``zero`` (0-3). Messages name the parameter ``name``
+    (the caller's own parameter, e.g. ``"degrees"``).
 
     >>> parse_degrees("tp=8, pp=4, dp=4, zero=1, mb=1")
     {'tp': 8, 'pp': 4, 'dp': 4, 'zero': 1, 'mb': 1}
@@ -174,11 +175,6 @@ recompute, replicas.
 
     Taught in: lesson 9 (decision workbench).
     """
-    return _parse_degrees(text, "text")
-
-
-def _parse_degrees(text: Any, name: str) -> dict[str, Any]:
-    """:func:`parse_degrees`, its messages naming the caller's parameter ``name``."""
     keys = ", ".join(DEGREE_KEYS)
     if isinstance(text, Mapping):
         items = [(str(key), value) for key, value in text.items()]
@@ -192,7 +188,7 @@ def _parse_degrees(text: Any, name: str) -> dict[str, Any]:
             key, value = (side.strip() for side in part.split("="))
             items.append((key.lower(), value))
     else:
-        raise _type_error(name, _short(text), "str or mapping")
+        raise type_error(name, _short(text), "str or mapping")
     out: dict[str, Any] = {}
     for key, raw_value in items:
         if key not in DEGREE_KEYS:

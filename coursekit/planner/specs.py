@@ -112,6 +112,21 @@ register(
             "unidirectional per GPU: intra-node {intra_gb_s:.0f} GB/s, inter-node {inter_gb_s:.1f} GB/s; the "
             "estimate's uncertainty is about ±{uncertainty:.0%}",
         },
+        "planner.attention_kernel_flash": {
+            "zh": "；注意力用融合注意力内核（不保存 s×s 分数，完全重计算的工作集也按此计）",
+            "en": "; attention in a fused flash-attention kernel (no s×s scores kept; full recomputation's working "
+            "set assumes it too)",
+        },
+        "planner.attention_kernel_eager": {
+            "zh": "；注意力分数显式保存（每层 5·a·s²·b 字节，Korthikanti 等）",
+            "en": "; attention scores materialised (5·a·s²·b bytes per layer, Korthikanti et al.)",
+        },
+        "planner.precision_fp8": {
+            "zh": "；FP8：线性层矩阵乘按 FP8 峰值 {fp8_tflops:.0f} TFLOP/s、注意力核心按 bf16 计，效率比例相同"
+            "（假设）；MFU 仍以 bf16 峰值为分母",
+            "en": "; FP8: the linear layers' matmuls at the FP8 peak {fp8_tflops:.0f} TFLOP/s, attention's core at "
+            "bf16, the same share of peak (an assumption); MFU is still counted against the bf16 peak",
+        },
         "planner.efficiency_model": {
             "zh": "按每 GPU 矩阵乘形状在 roofline 上估算（在 Megatron-LM 表 1 上标定一次）",
             "en": "from each GPU's matmul shapes on the roofline (calibrated once on Megatron-LM Table 1)",

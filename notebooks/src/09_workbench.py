@@ -366,6 +366,70 @@ md_table(
 )
 
 # %% [markdown] lang="zh"
+# ### 你自己的模型和集群
+#
+# 预设之外，工作台也能规划你自己的模型和机器。`ModelSpec.from_config` 读 Hugging Face `config.json` 里常用的键
+# （`hidden_size`、`num_hidden_layers`、`num_attention_heads`、`num_key_value_heads`、`intermediate_size`、
+# `vocab_size` 等；MoE 的 `n_routed_experts`、`n_shared_experts`，多头潜在注意力 (multi-head latent attention, MLA)
+# 的 `kv_lora_rank` 等也认），缺键或值不对时报错并指出是哪个键。下面的字典按 Mistral 7B 公开的形状写成
+# （arXiv 2310.06825 表 1），参数量由形状算出。集群按 NVIDIA L40S 的数据手册手写：48 GB 显存、bf16 稠密
+# 362 TFLOP/s、显存带宽 864 GB/s；节点内只有 PCIe 4.0 x16，跨节点是每节点 100 GbE。命令行上同样可以用
+# `plan --model-config config.json --gpu-memory-gib ... --peak-tflops ... --hbm-gb-s ... --gpus-per-node ...
+# --intra-gb-s ... --inter-gb-s ...`。
+
+# %% [markdown] lang="en"
+# ### Your own model and cluster
+#
+# Beyond the presets, the workbench plans your own model and machines. `ModelSpec.from_config` reads the usual keys of
+# a Hugging Face `config.json` (`hidden_size`, `num_hidden_layers`, `num_attention_heads`, `num_key_value_heads`,
+# `intermediate_size`, `vocab_size` and more; MoE's `n_routed_experts`, `n_shared_experts` and multi-head latent
+# attention's `kv_lora_rank` too) and names the key when one is missing or wrong. The dict below is Mistral 7B's
+# published shape (arXiv 2310.06825, Table 1); the parameter count is computed from it. The cluster is written by hand
+# from NVIDIA's L40S datasheet: 48 GB of memory, 362 TFLOP/s bf16 dense, 864 GB/s memory bandwidth; inside a node only
+# PCIe 4.0 x16, between nodes 100 GbE per node. The command line does the same with `plan --model-config config.json
+# --gpu-memory-gib ... --peak-tflops ... --hbm-gb-s ... --gpus-per-node ... --intra-gb-s ... --inter-gb-s ...`.
+
+# %%
+from coursekit.hardware import ETHERNET_100G_PER_CARD_BYTES_PER_S, ETHERNET_LATENCY_S, PCIE4_X16_BYTES_PER_S, PCIE_LATENCY_S
+from coursekit.planner import ClusterSpec, ModelSpec
+
+mistral_config = {
+    "model_type": "mistral", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
+    "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 14336, "vocab_size": 32000,
+    "max_position_embeddings": 8192, "hidden_act": "silu", "tie_word_embeddings": False,
+}
+own_model = ModelSpec.from_config(mistral_config, name="mistral-7b")
+own_cluster = ClusterSpec(
+    name="l40s-8", nodes=4, gpus_per_node=8, memory_per_device_gib=48e9 / 2**30, peak_flops=362e12,
+    intra_node_bandwidth_bytes_per_s=PCIE4_X16_BYTES_PER_S, inter_node_bandwidth_bytes_per_s=ETHERNET_100G_PER_CARD_BYTES_PER_S,
+    intra_node_latency_s=PCIE_LATENCY_S, inter_node_latency_s=ETHERNET_LATENCY_S, memory_bandwidth_bytes_per_s=864e9,
+    source="NVIDIA L40S datasheet; PCIe 4.0 x16; 100 GbE per node",
+)
+own = plan(own_model, own_cluster, WorkloadSpec(global_batch=256, seq_len=4096))
+print(Text(zh=f"{own_model.name}：{own_model.num_params / 1e9:.2f}B 参数，注意力 {own_model.attention_kind.upper()}，"
+              f"{own_cluster.world_size} 张卡、每卡 {own_cluster.memory_per_device_gib:.1f} GiB",
+           en=f"{own_model.name}: {own_model.num_params / 1e9:.2f}B parameters, {own_model.attention_kind.upper()} attention, "
+              f"{own_cluster.world_size} GPUs of {own_cluster.memory_per_device_gib:.1f} GiB"))
+print(Text(zh=f"{own.space_size} 个组合，{own.accepted_count} 个通过；估算最快的三个：",
+           en=f"{own.space_size} compositions, {own.accepted_count} accepted; the three fastest by estimate:"))
+for cand in own.accepted(3):
+    print(f"  {cand.label()}  {cand.memory.total_gib:.1f} GiB  {cand.step_s:.1f} s")
+assert round(own_model.num_params / 1e9, 2) == 7.24  # Mistral 7B: 7,241,732,096 parameters
+best_own = own.accepted(1)[0]
+assert best_own.tp == 1 and best_own.pp > 1 and best_own.recompute == "none"  # what the next paragraph says
+
+# %% [markdown] lang="zh"
+# 没有 NVLink 时，TP 每层的集合通信都要走 PCIe，估算最快的布局因此不用 TP（tp = 1），改用流水线切分模型
+# （每个 micro-batch 只在相邻段之间传一次激活），再用 ZeRO 切优化器状态；flash attention 不保存 s×s 分数，
+# 所以不重计算也放得下。这仍是估算：把第一组里的两三个拿去实测（第 8 课）。
+
+# %% [markdown] lang="en"
+# Without NVLink, every one of TP's per-layer collectives crosses PCIe, so the fastest layouts by estimate use no TP
+# (tp = 1): pipeline stages split the model (one activation per micro-batch between neighbouring stages) and ZeRO shards
+# the optimizer states; flash attention keeps no s×s scores, so it fits without recomputation. It is still an
+# estimate: measure two or three of the first group (lesson 8).
+
+# %% [markdown] lang="zh"
 # ## 6. 为什么节点内 TP = 8 是常见选择
 #
 # 下表对同一个例子，按 TP 度数各取估算最快的通过候选（TP = 16 取第一个组合，看它为什么被拒绝）。
