@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import html
+
 import pytest
 
 import coursekit
 from coursekit.exercises import check, exercises, get_exercise
 from coursekit.planner import WorkloadSpec, plan
 from coursekit.presets import CLUSTERS, MODELS
-from coursekit.widgets.workbench import WorkbenchWidget, what_if
+from coursekit.widgets.workbench import TOP_SHOWN, WorkbenchWidget, what_if
 
 
 @pytest.fixture(scope="module")
@@ -26,6 +28,18 @@ def test_widget_shows_the_plan_of_its_controls(widget: WorkbenchWidget) -> None:
         assert cand.label() in widget.message
     assert "an estimate, not a measurement" in widget.message
     assert widget.image.value[:4] == b"\x89PNG"
+
+
+def test_widget_explains_the_ties_it_shows(widget: WorkbenchWidget) -> None:
+    """Every member of tie group 1 among the rows shown, other than the fastest, comes with the assumption that would
+    reorder it and the measurement that decides (the rows of PlanResult.explain_ties)."""
+    result = widget.result
+    assert result is not None
+    shown = set(result.accepted_indices()[:TOP_SHOWN])
+    rows = [row for row in result.explain_ties(1) if row.scenarios and row.index in shown]
+    for row in rows:
+        assert html.escape(row.message) in widget.message
+    assert ("Why tie group 1 is tied" in widget.message) == bool(rows)
 
 
 def test_widget_what_ifs(widget: WorkbenchWidget) -> None:
