@@ -50,10 +50,10 @@ register(
             "en": "step_s must be sorted ascending (a tie group starts at its fastest candidate).",
         },
         "planner.ties_why_header": {
-            "zh": "并列组 1 为何分不出先后（{count} 个候选；每行：哪个假设在其不确定度内变动会改变次序，"
-            "怎样测量来判断）：",
-            "en": "Why tie group 1 is tied ({count} candidates; each row: which assumption, moved within its "
-            "uncertainty, would reorder it, and what measurement decides):",
+            "zh": "并列组 1 为何分不出先后（{count} 个候选；下面是某个假设在其不确定度内变动就会成为最快的那些，"
+            "每行：哪个假设、怎样测量来判断）：",
+            "en": "Why tie group 1 is tied ({count} candidates; below, those that one assumption moved within its "
+            "uncertainty makes the fastest; each row: which assumption, and what measurement decides):",
         },
         "planner.tie_header": {
             "zh": "并列组 {group}（估算相差不到 {uncertainty:.0%}，模型分不出先后）：{count} 个候选",
@@ -638,14 +638,19 @@ class PlanResult:
         cached: tuple[list[list[int]], dict[int, tuple[str, ...]]] = self._ties[key]
         return cached
 
-    def explain_ties(self, group: int = 1, top: int | None = None) -> list[TieRow]:
-        """Why the members of tie group ``group`` (1-based) are tied: one :class:`~coursekit.planner.ties.TieRow`
-        per member (the first ``top``), with the assumption that would reorder it and the measurement that
-        decides. Training only (a serving plan's ties come from its own tolerance: ``[]``).
+    def explain_ties(self, group: int = 1, top: int | None = None, *, every_member: bool = False) -> list[TieRow]:
+        """Why tie group ``group`` (1-based) is tied: one :class:`~coursekit.planner.ties.TieRow` per member, with
+        the assumption that decides and the measurement that settles it (the first ``top`` rows).
+
+        By default the rows are the group's fastest and its *contenders*: the members that one assumption, moved
+        within its uncertainty, makes the fastest of the group (:func:`coursekit.planner.ties.contenders`), and
+        those whose estimate never separates from the fastest — the candidates worth measuring.
+        ``every_member=True`` lists every member with the assumptions that let it catch up with the fastest.
+        Training only (a serving plan's ties come from its own tolerance: ``[]``).
 
         Taught in: lesson 9 (decision workbench).
         """
-        from .ties import tie_row
+        from .ties import contenders, tie_row
 
         group = check_int("group", group, ge=1)
         if self._table.tie_value is not None or not self.accepted_count:
@@ -653,12 +658,29 @@ class PlanResult:
         groups, why = self._robust_ties(self.assumptions.uncertainty)
         if group > len(groups):
             return []
-        members = groups[group - 1] if top is None else groups[group - 1][: check_int("top", top, ge=0)]
+        members = groups[group - 1]
         order = self.accepted_indices()
-        position = {index: rank for rank, index in enumerate(order, 1)}
+        position = {index: pos for pos, index in enumerate(order)}
+        if not every_member:
+            near = contenders([position[i] for i in members], self._ties["scenarios"])
+            reasons = {order[pos]: codes for pos, codes in near.items()}
+            reasons.update({i: codes for i, codes in why.items() if codes == ("same",) and i in set(members)})
+            why = reasons
+            members = [members[0], *(i for i in members[1:] if i in reasons)]
+        if top is not None:
+            members = members[: check_int("top", top, ge=0)]
         leader_s = float(self._table.step_s[groups[group - 1][0]])
+        key = "planner.tie_row_catch_up" if every_member else "planner.tie_row"
         return [
-            tie_row(position[i], i, self.candidate(i).label(), float(self._table.step_s[i]), leader_s, why.get(i, ()))
+            tie_row(
+                position[i] + 1,
+                i,
+                self.candidate(i).label(),
+                float(self._table.step_s[i]),
+                leader_s,
+                why.get(i, ()),
+                key,
+            )
             for i in members
         ]
 

@@ -7,12 +7,13 @@ bandwidth each link reaches. Each :data:`SCENARIOS` entry moves one of them to t
 uncertainty and re-runs the estimate. A candidate within the model's uncertainty of a group's fastest
 member joins the group when
 
-* some scenario makes it at least as fast as that fastest member — the scenario names the assumption
-  that decides, and :data:`MEASUREMENTS` the measurement that settles it; or
+* some scenario makes it at least as fast as that fastest member — the scenario names the assumption that
+  decides, and :data:`MEASUREMENTS` the measurement that settles it; or
 * its estimate stays within :data:`SAME_ESTIMATE` of the fastest under every scenario — the model sees
   the same step (e.g. ZeRO-1 and ZeRO-2 move the same bytes), and only running both tells them apart.
 
-A candidate that every scenario keeps slower is ordered, not tied, however close its estimate.
+A candidate that every scenario keeps slower is ordered, not tied, however close its estimate. Within a group,
+:func:`contenders` picks the members some scenario makes the group's fastest: those are the ones to measure.
 
 Taught in: lesson 9 (decision workbench).
 """
@@ -27,7 +28,15 @@ from ..i18n import Reason, Text, register, tr
 from .calibration import ASSUMPTION_UNCERTAINTY
 from .specs import ClusterSpec, ModelSpec, WorkloadSpec
 
-__all__ = ["MEASUREMENTS", "SAME_ESTIMATE", "SCENARIOS", "TieRow", "robust_tie_groups", "scenario_steps"]
+__all__ = [
+    "MEASUREMENTS",
+    "SAME_ESTIMATE",
+    "SCENARIOS",
+    "TieRow",
+    "contenders",
+    "robust_tie_groups",
+    "scenario_steps",
+]
 
 #: One assumption moved to the edge of its uncertainty: (code, assumption it moves).
 SCENARIOS: tuple[tuple[str, str], ...] = (
@@ -109,10 +118,21 @@ register(
             "en": "the estimate cannot separate them: only running both can",
         },
         "planner.tie_row": {
-            "zh": "#{rank} {label}：估算 {step_s:.3f} s（组首的 {ratio:.3f} 倍）；当{scenario}时可以更快或一样快；"
+            "zh": "#{rank} {label}：估算 {step_s:.3f} s（组首的 {ratio:.3f} 倍）；当{scenario}时它是本组最快的"
+            "（差 1% 以内）；要判断：{measurement}",
+            "en": "#{rank} {label}: estimated {step_s:.3f} s ({ratio:.3f}x the group's fastest); the group's "
+            "fastest (within 1 %) if {scenario}; to decide: {measurement}",
+        },
+        "planner.tie_row_catch_up": {
+            "zh": "#{rank} {label}：估算 {step_s:.3f} s（组首的 {ratio:.3f} 倍）；当{scenario}时它不比组首慢；"
             "要判断：{measurement}",
-            "en": "#{rank} {label}: estimated {step_s:.3f} s ({ratio:.3f}x the group's fastest); as fast or faster "
-            "if {scenario}; to decide: {measurement}",
+            "en": "#{rank} {label}: estimated {step_s:.3f} s ({ratio:.3f}x the group's fastest); at least as fast as "
+            "the group's fastest if {scenario}; to decide: {measurement}",
+        },
+        "planner.tie_row_same": {
+            "zh": "#{rank} {label}：估算 {step_s:.3f} s（组首的 {ratio:.3f} 倍）；{scenario}；要判断：{measurement}",
+            "en": "#{rank} {label}: estimated {step_s:.3f} s ({ratio:.3f}x the group's fastest); {scenario}; to "
+            "decide: {measurement}",
         },
         "planner.tie_leader": {
             "zh": "#{rank} {label}：估算 {step_s:.3f} s，本组最快",
@@ -172,8 +192,8 @@ def scenario_steps(
 class TieRow:
     """One member of a tie group: its rank, degrees label and estimate, and what would reorder it.
 
-    ``scenarios`` are the codes of :data:`SCENARIOS` under which it is at least as fast as the group's
-    fastest (empty for the fastest itself; ``("same",)`` when no assumption separates them);
+    ``scenarios`` are the codes of :data:`SCENARIOS` under which it becomes the fastest of its group
+    (empty for the fastest itself; ``("same",)`` when no assumption separates them);
     ``assumption`` the first of them's assumption (``"efficiency"``, ``"overlap"``, ``"bandwidth"`` or
     ``"same"``); ``reason`` renders the row in the learner's language.
     """
@@ -203,8 +223,16 @@ def _scenario_text(code: str) -> Text:
     return _both(f"planner.scenario_{code}", share=share)
 
 
-def tie_row(rank: int, index: int, label: str, step_s: float, leader_s: float, scenarios: tuple[str, ...]) -> TieRow:
-    """Build a :class:`TieRow` (``scenarios`` empty: the group's fastest)."""
+def tie_row(
+    rank: int,
+    index: int,
+    label: str,
+    step_s: float,
+    leader_s: float,
+    scenarios: tuple[str, ...],
+    key: str = "planner.tie_row",
+) -> TieRow:
+    """Build a :class:`TieRow` (``scenarios`` empty: the group's fastest); ``key`` words a reordering row."""
     if not scenarios:
         reason = Reason("leader", "planner.tie_leader", {"rank": rank, "label": label, "step_s": step_s})
         return TieRow(rank, index, label, step_s, 1.0, (), "", reason)
@@ -217,7 +245,7 @@ def tie_row(rank: int, index: int, label: str, step_s: float, leader_s: float, s
         "scenario": _scenario_text(scenarios[0]),
         "measurement": _both(MEASUREMENTS[assumption]),
     }
-    reason = Reason(assumption, "planner.tie_row", params)
+    reason = Reason(assumption, "planner.tie_row_same" if assumption == "same" else key, params)
     return TieRow(rank, index, label, step_s, step_s / leader_s, scenarios, assumption, reason)
 
 
@@ -227,8 +255,8 @@ def robust_tie_groups(
     """Group positions of ascending ``base`` step times into ties (see the module docstring).
 
     ``scenarios`` maps a scenario code to step times aligned with ``base``. Returns the groups (positions,
-    each group led by its fastest) and, for every non-leading member, the scenario codes that reorder it
-    (``("same",)`` when none does but the estimates never separate).
+    each group led by its fastest) and, for every non-leading member, the scenario codes under which it is at
+    least as fast as its group's fastest (``("same",)`` when none is but the estimates never separate).
 
     >>> import numpy as np
     >>> base = np.array([1.00, 1.05, 1.10, 1.30])
@@ -266,6 +294,30 @@ def robust_tie_groups(
                     group.append(int(member))
                     assigned[member] = True
                     hits = tuple(codes[k] for k in np.flatnonzero(faster[:, pos]))
-                    why[int(member)] = hits if hits else ("same",)
+                    why[int(member)] = ("same",) if same[pos] else hits
         groups.append(group)
     return groups, why
+
+
+def contenders(group: list[int], scenarios: Mapping[str, Any]) -> dict[int, tuple[str, ...]]:
+    """Members of a tie ``group`` (positions, its fastest first) that some scenario makes the fastest of the
+    group (within :data:`SAME_ESTIMATE`), with those scenarios' codes: the candidates worth measuring.
+
+    >>> import numpy as np
+    >>> contenders([0, 1, 2], {"overlap_lower": np.array([1.2, 1.1, 1.15])})
+    {1: ('overlap_lower',)}
+
+    Taught in: lesson 9 (decision workbench).
+    """
+    import numpy as np
+
+    codes = list(scenarios)
+    if not codes or len(group) < 2:
+        return {}
+    sub = np.stack([np.asarray(scenarios[c], dtype=float)[group] for c in codes])
+    near = sub <= sub.min(axis=1, keepdims=True) * (1 + SAME_ESTIMATE)
+    return {
+        int(member): tuple(codes[k] for k in np.flatnonzero(near[:, pos]))
+        for pos, member in enumerate(group[1:], 1)
+        if near[:, pos].any()
+    }

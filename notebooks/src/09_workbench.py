@@ -257,8 +257,8 @@ for note in result.assumptions.notes:
 # 估算有不确定度：在标定集上，它和实测最多差约 ±20%（`MODEL_UNCERTAINTY`）。但相差不到 20% 不等于分不出先后：
 # 两个候选只有在**某个假设在其自身不确定度内变动就能改变次序**时才算并列——矩阵乘效率随形状下降得更缓或更陡、
 # 重叠份额少四分之一或多四分之一、节点内或跨节点带宽低 25%、流水线气泡只有公式的一半——或者在所有这些假设下
-# 估算都相差不到 1%。`result.explain_ties()` 逐行列出第 1 组的成员、改变次序的那个假设，以及用什么测量来判断。
-# 这就是“只有测量能定”的因素：哪一个假设，测什么。
+# 估算都相差不到 1%。`result.explain_ties()` 逐行列出第 1 组里值得实测的成员——某个假设一变就成为本组最快的那些——
+# 以及那个假设和用什么测量来判断（`every_member=True` 列出全组）。这就是“只有测量能定”的因素：哪一个假设，测什么。
 
 # %% [markdown] lang="en"
 # ### How to read tie groups
@@ -267,9 +267,10 @@ for note in result.assumptions.notes:
 # ±20 % (`MODEL_UNCERTAINTY`). Being within 20 % does not make two candidates a tie, though: they are tied only when
 # **some assumption, moved within its own uncertainty, reorders them** — matmul efficiency falling more gently or more
 # steeply with shape, overlap a quarter lower or higher, intra- or inter-node bandwidth 25 % lower, the pipeline bubble
-# half the formula's — or when their estimates stay within 1 % under all of these. `result.explain_ties()` lists tie
-# group 1 row by row: the member, the assumption that would reorder it, and the measurement that decides. These are
-# the factors only measurement settles, made concrete: which assumption, and what to measure.
+# half the formula's — or when their estimates stay within 1 % under all of these. `result.explain_ties()` lists the
+# members of tie group 1 worth measuring — those one assumption would make the group's fastest — with that assumption
+# and the measurement that decides (`every_member=True` lists the whole group). These are the factors only
+# measurement settles, made concrete: which assumption, and what to measure.
 
 # %%
 groups = result.tie_groups()
