@@ -76,12 +76,16 @@ LAYERS: tuple[tuple[str, tuple[str, ...], str], ...] = (
 
 #: Modules whose private (underscore) names other modules may import: their array-generic kernels.
 KERNEL_MODULES: tuple[str, ...] = (
+    "coursekit.specs",
     "coursekit.activations",
     "coursekit.capacity",
     "coursekit.communication",
     "coursekit.communication.*",
     "coursekit.pipeline",
     "coursekit.roofline",
+    "coursekit.gates",
+    "coursekit.serving",
+    "coursekit.serving.*",
 )
 
 

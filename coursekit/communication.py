@@ -371,6 +371,11 @@ def collective_cost(
     n = check_int("ranks", ranks, ge=1)
     bandwidth = check_number("bandwidth_bytes_per_s", bandwidth_bytes_per_s, gt=0)
     alpha = check_number("latency_s", latency_s, ge=0)
+    return _collective_cost(kind, payload, n, bandwidth, alpha)
+
+
+def _collective_cost(kind: str, payload: float, n: int, bandwidth: float, alpha: float) -> CollectiveCost:
+    """:func:`collective_cost` on checked arguments."""
     factor = float(_bus_factor(kind, n))
     steps = int(_steps(kind, n))
     latency = steps * alpha
@@ -488,12 +493,28 @@ class TrafficEntry:
         return self.payload_bytes * self.calls_per_step
 
 
+_ENTRY_FIELDS: tuple[str, ...] = (
+    "collective",
+    "payload_bytes",
+    "calls_per_step",
+    "group",
+    "ranks",
+    "description",
+    "source",
+)
+
+
 def _entry(
     collective: str, payload: float, calls: int, group: str, ranks: int, zh: str, en: str, source: str
 ) -> TrafficEntry:
+    """A :class:`TrafficEntry` from a traffic kernel, whose inputs the public function already checked."""
     if not math.isfinite(payload) or calls > MAX_INT:  # inputs in range, result overflowed: @finite_result names them
         raise OverflowError(collective)
-    return TrafficEntry(collective, payload, calls, group, ranks, Text(zh=zh, en=en), source)
+    entry = object.__new__(TrafficEntry)  # the fields hold by construction: no second validation
+    values = (collective, float(payload), int(calls), group, int(ranks), Text(zh=zh, en=en), source)
+    for name, value in zip(_ENTRY_FIELDS, values, strict=True):
+        object.__setattr__(entry, name, value)
+    return entry
 
 
 @finite_result
@@ -618,6 +639,13 @@ def zero_traffic(
     grad = check_number("grad_bytes", grad_bytes, gt=0)
     k = check_int("units", units, ge=1)
     m = check_int("micro_batches", micro_batches, ge=1)
+    return _zero_entries(params, n, zero_stage, weight, grad, k, m)
+
+
+def _zero_entries(
+    params: Any, n: Any, zero_stage: Any, weight: Any, grad: Any, k: Any, m: Any
+) -> tuple[TrafficEntry, ...]:
+    """:func:`zero_traffic` on checked arguments (the planner calls it)."""
     if n == 1:
         return ()
     grads_payload, params_payload = _zero_payloads(params, grad, weight, k)
@@ -846,6 +874,13 @@ def tp_traffic(
     sp = check_bool("sequence_parallel", sequence_parallel)
     mode = check_choice("recompute", recompute, ("none", "selective", "full"))
     m = check_int("micro_batches", micro_batches, ge=1)
+    return _tp_entries(s, b, h, n_layers, t, element, sp, mode, m)
+
+
+def _tp_entries(
+    s: Any, b: Any, h: Any, n_layers: Any, t: Any, element: Any, sp: Any, mode: Any, m: Any
+) -> tuple[TrafficEntry, ...]:
+    """:func:`tp_traffic` on checked arguments (the planner calls it)."""
     if t == 1:
         return ()
     payload = _activation_bytes(s, b, h, element)
@@ -931,6 +966,11 @@ def pp_traffic(
     p = check_int("pp", pp, ge=1)
     m = check_int("micro_batches", micro_batches, ge=1)
     element = check_number("activation_bytes", activation_bytes, gt=0)
+    return _pp_entries(s, b, h, p, m, element)
+
+
+def _pp_entries(s: Any, b: Any, h: Any, p: Any, m: Any, element: Any) -> tuple[TrafficEntry, ...]:
+    """:func:`pp_traffic` on checked arguments (the planner calls it)."""
     if p == 1:
         return ()
     payload = _activation_bytes(s, b, h, element)
@@ -999,6 +1039,11 @@ def cp_traffic(
     element = check_number("activation_bytes", activation_bytes, gt=0)
     m = check_int("micro_batches", micro_batches, ge=1)
     check_divides("cp", c, "seq_len", s)
+    return _cp_entries(s, b, kv, n_layers, c, element, m)
+
+
+def _cp_entries(s: Any, b: Any, kv: Any, n_layers: Any, c: Any, element: Any, m: Any) -> tuple[TrafficEntry, ...]:
+    """:func:`cp_traffic` on checked arguments (the planner calls it)."""
     if c == 1:
         return ()
     kv_block = _cp_kv_block_bytes(s, c, b, kv, element)
@@ -1067,6 +1112,13 @@ def ep_traffic(
     k = check_int("top_k", top_k, ge=1)
     element = check_number("activation_bytes", activation_bytes, gt=0)
     m = check_int("micro_batches", micro_batches, ge=1)
+    return _ep_entries(s, b, h, n_layers, e, k, element, m)
+
+
+def _ep_entries(
+    s: Any, b: Any, h: Any, n_layers: Any, e: Any, k: Any, element: Any, m: Any
+) -> tuple[TrafficEntry, ...]:
+    """:func:`ep_traffic` on checked arguments (the planner calls it)."""
     if e == 1:
         return ()
     payload = _ep_payload_bytes(s, b, h, element, k)
@@ -1223,19 +1275,20 @@ def traffic_time(
     """
     bandwidth = check_number("bandwidth_bytes_per_s", bandwidth_bytes_per_s, gt=0)
     alpha = check_number("latency_s", latency_s, ge=0)
-    rows: list[TrafficCost] = []
-    for index, entry in enumerate(check_items("entries", entries)):
+    checked = check_items("entries", entries)
+    for index, entry in enumerate(checked):
         if not isinstance(entry, TrafficEntry):
             raise TypeError(
                 tr("communication.entry_type", name=f"entries[{index}]", value=entry, type=type(entry).__name__)
             )
-        cost = collective_cost(
-            entry.collective,
-            payload_bytes=entry.payload_bytes,
-            ranks=entry.ranks,
-            bandwidth_bytes_per_s=bandwidth,
-            latency_s=alpha,
-        )
+    return _traffic_time(checked, bandwidth, alpha)
+
+
+def _traffic_time(entries: Iterable[TrafficEntry], bandwidth: float, alpha: float) -> TrafficTime:
+    """:func:`traffic_time` on checked arguments (the planner's ledger rows call it)."""
+    rows: list[TrafficCost] = []
+    for entry in entries:
+        cost = _collective_cost(entry.collective, entry.payload_bytes, entry.ranks, bandwidth, alpha)
         calls = entry.calls_per_step
         bus = 0.0 if entry.ranks == 1 else calls * cost.bus_factor * entry.payload_bytes
         rows.append(

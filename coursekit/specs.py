@@ -315,7 +315,11 @@ def divisors(n: int) -> tuple[int, ...]:
     >>> divisors(12)
     (1, 2, 3, 4, 6, 12)
     """
-    n = check_int("n", n, ge=1, le=1 << 40)
+    return _divisors(check_int("n", n, ge=1, le=1 << 40))
+
+
+def _divisors(n: int) -> tuple[int, ...]:
+    """:func:`divisors` without validation (the searches call it on counts they built)."""
     small = [d for d in range(1, math.isqrt(n) + 1) if n % d == 0]
     return tuple(sorted(set(small + [n // d for d in small])))
 
@@ -338,6 +342,11 @@ def group_link(span: int, gpus_per_node: int) -> str:
     """
     span = check_int("span", span, ge=1)
     gpus_per_node = check_int("gpus_per_node", gpus_per_node, ge=1)
+    return _group_link(span, gpus_per_node)
+
+
+def _group_link(span: int, gpus_per_node: int) -> str:
+    """:func:`group_link` without validation."""
     return "intra_node" if gpus_per_node % span == 0 else "inter_node"
 
 
@@ -915,9 +924,12 @@ class ClusterSpec:
 
     def link(self, kind: str) -> tuple[float, float]:
         """``(bandwidth_bytes_per_s, latency_s)`` of ``"intra_node"`` or ``"inter_node"``."""
-        if check_choice("link", kind, ("intra_node", "inter_node")) == "intra_node":
+        if kind == "intra_node":
             return self.intra_node_bandwidth_bytes_per_s, self.intra_node_latency_s
-        return self.inter_node_bandwidth_bytes_per_s, self.inter_node_latency_s
+        if kind == "inter_node":
+            return self.inter_node_bandwidth_bytes_per_s, self.inter_node_latency_s
+        check_choice("link", kind, ("intra_node", "inter_node"))  # raises, naming the two kinds
+        raise AssertionError("unreachable")  # pragma: no cover
 
 
 @dataclass(frozen=True)
@@ -1044,7 +1056,9 @@ class WorkloadSpec:
 
     def overlap(self, dimension: str) -> float:
         """Share of ``dimension``'s communication (dp, pp, cp, tp, ep) hidden under compute."""
-        dim = check_choice("dimension", dimension, tuple(OVERLAP_DEFAULTS))
+        dim = dimension  # checked only when it is not one of the five (the searches ask many times)
+        if not (isinstance(dim, str) and dim in OVERLAP_DEFAULTS):
+            dim = check_choice("dimension", dimension, tuple(OVERLAP_DEFAULTS))
         if self.overlap_fraction is not None:
             return self.overlap_fraction
         value: float = getattr(self, f"overlap_{dim}")

@@ -17,7 +17,7 @@ from functools import cached_property
 from typing import Any, NamedTuple
 
 from ..i18n import Reason, Text, register
-from ..specs import RECOMPUTE_MODES, ClusterSpec, ModelSpec, WorkloadSpec, divisors, stage_layer_counts
+from ..specs import RECOMPUTE_MODES, ClusterSpec, ModelSpec, WorkloadSpec, _divisors, stage_layer_counts
 from ..units import GIB_BYTES, bytes_to_gib
 from .estimate import training_estimate
 
@@ -93,7 +93,9 @@ class GateInput:
 
     @cached_property
     def used_ranks(self) -> Any:
-        """tp · cp · dp · pp of every candidate."""
+        """Ranks every candidate occupies: tp · cp · dp · pp (training), replicas · tp · pp (serving)."""
+        if self.candidate_mode == "serving":
+            return self["replicas"] * self["tp"] * self["pp"]
         return self["tp"] * self["cp"] * self["dp"] * self["pp"]
 
     @cached_property
@@ -427,9 +429,12 @@ def context_twins(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec
     import numpy as np
 
     world = cluster.world_size
-    ep_options = divisors(model.num_experts) if model.is_moe else (1,)
+    ep_options = _divisors(model.num_experts) if model.is_moe else (1,)
     layouts = [
-        (tp, pp, world // (tp * pp), ep) for tp in divisors(world) for pp in divisors(world // tp) for ep in ep_options
+        (tp, pp, world // (tp * pp), ep)
+        for tp in _divisors(world)
+        for pp in _divisors(world // tp)
+        for ep in ep_options
     ]
     table = np.array(layouts, dtype=np.int64).reshape(-1, 4)
     tp, pp, dp, ep = (table[:, i] for i in range(4))

@@ -496,7 +496,11 @@ def tie_groups(step_s: Any, uncertainty: float) -> list[list[int]]:
     Taught in: lesson 9 (decision workbench).
     """
     uncertainty = check_number("uncertainty", uncertainty, ge=0, le=10)
-    values = [check_number(f"step_s[{i}]", value, ge=0) for i, value in enumerate(step_s)]
+    return _tie_groups([check_number(f"step_s[{i}]", value, ge=0) for i, value in enumerate(step_s)], uncertainty)
+
+
+def _tie_groups(values: list[float], uncertainty: float) -> list[list[int]]:
+    """:func:`tie_groups` on checked values (a search's own estimates)."""
     if values != sorted(values):
         raise ValueError(tr("planner.ties_sorted"))
     groups: list[list[int]] = []
@@ -530,8 +534,10 @@ class PlanResult:
     funnel: tuple[FunnelStep, ...]
     elapsed_s: float
     _table: CandidateTable = field(repr=False, compare=False)
-    #: Materialises one composition: :func:`coursekit.planner.evaluate_composition` (given by :func:`plan`).
+    #: Evaluates one composition: :func:`coursekit.planner.evaluate_composition` (given by :func:`plan`), for
+    #: degrees a learner typed; and its unchecked core, for the searched space's own (valid) degrees.
     _evaluate: Callable[..., PlanCandidate] = field(repr=False, compare=False)
+    _evaluate_checked: Callable[..., PlanCandidate] = field(repr=False, compare=False)
     _materialised: dict[int, PlanCandidate] = field(default_factory=dict, repr=False, compare=False)
     _ties: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
@@ -579,7 +585,8 @@ class PlanResult:
         """Candidate ``index`` with reasons, ledgers and estimate."""
         index = check_int("index", index, ge=0, lt=self.space_size)
         if index not in self._materialised:
-            self._materialised[index] = self._evaluate(self.model, self.cluster, self.workload, **self.degrees(index))
+            evaluate = self._evaluate if self.workload.mode == "serving" else self._evaluate_checked
+            self._materialised[index] = evaluate(self.model, self.cluster, self.workload, **self.degrees(index))
         return self._materialised[index]
 
     def __iter__(self) -> Iterator[PlanCandidate]:
@@ -616,7 +623,7 @@ class PlanResult:
             # tokens/s per GPU >= (1 - u) · best  <=>  GPU-seconds per token <= best's / (1 - u)
             values = [float(self._table.tie_value[i]) for i in order]
             u = 1 / (1 - min(u, 0.999999)) - 1
-            return [[order[pos] for pos in group] for group in tie_groups(values, u)]
+            return [[order[pos] for pos in group] for group in _tie_groups(values, u)]
         groups, _ = self._robust_ties(u)
         return groups
 

@@ -20,19 +20,18 @@ from .._validate import check_bool, check_choice, check_int, check_number
 from ..capacity import PRECISION_RECIPES, RECOMPUTE_MODES
 from ..communication import (
     TrafficEntry,
-    cp_traffic,
-    ep_traffic,
-    pp_traffic,
-    tp_traffic,
-    traffic_time,
-    zero_traffic,
+    _cp_entries,
+    _ep_entries,
+    _pp_entries,
+    _tp_entries,
+    _traffic_time,
+    _zero_entries,
 )
-from ..composition import validate_parallel_composition
-from ..gates import check_pp_degree
+from ..gates import _pp_rule
 from ..i18n import Reason, Text, tr
 from ..scaling import StepTimeline
-from ..specs import type_error
-from ..units import GIB_BYTES, bytes_to_gib
+from ..specs import _group_link, type_error
+from ..units import GIB_BYTES
 from .estimate import COMM_DIMENSIONS, EFFICIENCY_CALIBRATION, MODEL_UNCERTAINTY
 from .gate_table import GATE_CODES, PLAN_GATES, WELL_FORMED_CODES, GateInput, reasons_of
 from .gate_table import ContextTwins as ContextTwins
@@ -55,12 +54,11 @@ from .specs import (
     ClusterSpec,
     ModelSpec,
     WorkloadSpec,
-    group_link,
 )
 
 
 def _link_kind(cluster: ClusterSpec, span: int) -> tuple[str, float, float]:
-    kind = group_link(span, cluster.gpus_per_node)
+    kind = _group_link(span, cluster.gpus_per_node)
     bandwidth, latency = cluster.link(kind)
     return kind, bandwidth, latency
 
@@ -76,7 +74,7 @@ def _comm_row(
 ) -> CommRow:
     """A ledger row: the entries' calls and bytes; ``time_s`` from the estimate (or the entries' ring time)."""
     kind, bandwidth, latency = _link_kind(cluster, span)
-    timed = traffic_time(entries, bandwidth_bytes_per_s=bandwidth, latency_s=latency)
+    timed = _traffic_time(entries, bandwidth, latency)
     if dimension == "EP":
         kind = "inter_node" if split[1] > 0 else "intra_node"
     return CommRow(
@@ -157,8 +155,32 @@ def evaluate_composition(
     check_int("tp·cp·pp·dp", tp * cp * pp * dp, le=MAX_WORLD_SIZE)
     gb = workload.global_batch
     ga = max(1, gb // (dp * mb)) if ga is None else check_int("ga", ga, ge=1, le=MAX_GLOBAL_BATCH)
-    row = _one_row(tp=tp, cp=cp, pp=pp, dp=dp, ep=ep, v=v, zero=zero, mb=mb, ga=ga, rc=RECOMPUTE_MODES.index(mode))
-    return _training_candidate(GateInput(model, cluster, workload, row), mode)
+    return _evaluate_checked(
+        model, cluster, workload, tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, v=v, zero=zero, mb=mb, ga=ga, recompute=mode
+    )
+
+
+def _evaluate_checked(
+    model: ModelSpec,
+    cluster: ClusterSpec,
+    workload: WorkloadSpec,
+    *,
+    tp: int,
+    pp: int,
+    dp: int,
+    cp: int,
+    ep: int,
+    v: int,
+    zero: int,
+    mb: int,
+    ga: int,
+    recompute: str,
+) -> PlanCandidate:
+    """:func:`evaluate_composition` of a training composition whose degrees are known to be in range (the
+    searched space's own): :meth:`PlanResult.candidate` materialises candidates through it."""
+    rc = RECOMPUTE_MODES.index(recompute)
+    row = _one_row(tp=tp, cp=cp, pp=pp, dp=dp, ep=ep, v=v, zero=zero, mb=mb, ga=ga, rc=rc)
+    return _training_candidate(GateInput(model, cluster, workload, row), recompute)
 
 
 def _check_specs(model: Any, cluster: Any, workload: Any) -> None:
@@ -174,13 +196,13 @@ def _check_specs(model: Any, cluster: Any, workload: Any) -> None:
 
 def _pp_warnings(model: ModelSpec, pp: int) -> tuple[Reason, ...]:
     """The selection matrix's warning for an uneven pipeline split (``pp_balance``), if any."""
-    rule = check_pp_degree(pp, model.layers)
+    rule = _pp_rule(pp, model.layers)
     return (rule,) if rule is not None and rule.code == "pp_balance" else ()
 
 
 def _memory_ledger(est: dict[str, Any], cluster: ClusterSpec, workload: WorkloadSpec) -> MemoryLedger:
     """Row 0 of the estimate's per-rank memory, in GiB."""
-    mem = {key: bytes_to_gib(float(value[0])) for key, value in est["memory"].items()}
+    mem = {key: float(value[0]) / GIB_BYTES for key, value in est["memory"].items()}
     return MemoryLedger(
         params_gib=mem["params"],
         grads_gib=mem["grads"],
@@ -278,51 +300,19 @@ def _training_rows(
     tokens = s // cp
     rows: list[CommRow] = []
     if tp > 1:
-        entries = tp_traffic(
-            seq_len=tokens,
-            micro_batch=mb,
-            hidden=model.hidden,
-            layers=layers,
-            tp=tp,
-            activation_bytes=ACTIVATION_BYTES,
-            sequence_parallel=workload.sequence_parallel,
-            recompute=mode,
-            micro_batches=ga,
+        entries = _tp_entries(
+            tokens, mb, model.hidden, layers, tp, ACTIVATION_BYTES, workload.sequence_parallel, mode, ga
         )
         rows.append(_comm_row("TP", entries, tp, cluster, tp, comm["TP"]))
     if cp > 1:
-        entries = cp_traffic(
-            seq_len=s,
-            micro_batch=mb,
-            kv_hidden=model.kv_width_per_rank(tp),
-            layers=layers,
-            cp=cp,
-            activation_bytes=ACTIVATION_BYTES,
-            micro_batches=ga,
-        )
+        entries = _cp_entries(s, mb, model.kv_width_per_rank(tp), layers, cp, ACTIVATION_BYTES, ga)
         rows.append(_comm_row("CP", entries, cp, cluster, tp * cp, comm["CP"]))
     if model.is_moe and ep > 1:
-        entries = ep_traffic(
-            seq_len=tokens,
-            micro_batch=mb,
-            hidden=model.hidden,
-            moe_layers=layers,
-            ep=ep,
-            top_k=model.top_k,
-            activation_bytes=ACTIVATION_BYTES,
-            micro_batches=ga,
-        )
+        entries = _ep_entries(tokens, mb, model.hidden, layers, ep, model.top_k, ACTIVATION_BYTES, ga)
         split = (comm["EP_intra"], comm["EP_inter"])
         rows.append(_comm_row("EP", entries, ep, cluster, tp * ep, comm["EP"], split))
     if pp > 1:
-        entries = pp_traffic(
-            seq_len=tokens,
-            micro_batch=mb,
-            hidden=max(1, model.hidden // tp),
-            pp=pp,
-            micro_batches=ga * v,
-            activation_bytes=ACTIVATION_BYTES,
-        )
+        entries = _pp_entries(tokens, mb, max(1, model.hidden // tp), pp, ga * v, ACTIVATION_BYTES)
         rows.append(_comm_row("PP", entries, pp, cluster, world, comm["PP"]))
     units = layers if zero == 3 else 1
     dense_stage = max(model.stage_dense_params(pp, workload.pipeline_edge_layers))
@@ -331,15 +321,7 @@ def _training_rows(
         ("EDP", layers * model.num_experts * model.expert_params / (tp * ep), edp if model.is_moe else 1),
     ):
         if ranks > 1 and params > 0:
-            entries = zero_traffic(
-                num_params=params,
-                dp=ranks,
-                stage=zero,
-                param_bytes=recipe.param_bytes,
-                grad_bytes=recipe.grad_bytes,
-                units=units,
-                micro_batches=ga,
-            )
+            entries = _zero_entries(params, ranks, zero, recipe.param_bytes, recipe.grad_bytes, units, ga)
             rows.append(_comm_row(dimension, entries, ranks, cluster, world // pp, comm[dimension]))
     return tuple(rows)
 
@@ -374,14 +356,8 @@ def _serving_plan_candidate(
     tp, pp, replicas = serving.tp, serving.pp, serving.replicas
     world = cluster.world_size
     reasons: dict[str, Reason] = {}
-    warnings: list[Reason] = []
-    composition = validate_parallel_composition({"TP": tp, "PP": pp, "Replica": replicas}, world, model.kind)
-    for issue in composition.issues:
-        if issue.code == "ranks":
-            reasons["ranks"] = issue
-    pp_rule = check_pp_degree(pp, model.layers)
-    if pp_rule is not None and pp_rule.code == "pp_balance":
-        warnings.append(pp_rule)
+    g = GateInput(model, cluster, workload, _one_row(tp=tp, pp=pp, replicas=replicas), candidate_mode="serving")
+    reasons.update((reason.code, reason) for reason in reasons_of(g, codes=("ranks",)))
     for reason in serving.reasons:
         code = _SERVING_CODES[reason.code]
         reasons.setdefault(code, Reason(code, reason.key, reason.params))
@@ -413,7 +389,6 @@ def _serving_plan_candidate(
             step_s=estimate.time_per_output_token_s,
             load_imbalance_s=0.0,
         )
-    g = GateInput(model, cluster, workload, _one_row(tp=tp, pp=pp, replicas=replicas), candidate_mode="serving")
     reasons.update((reason.code, reason) for reason in reasons_of(g, codes=("mode", "serving")))
     ordered = tuple(reasons[code] for code in GATE_CODES if code in reasons)
     tokens = replicas * serving.concurrency_per_replica  # one output token per request per decode step
@@ -432,7 +407,7 @@ def _serving_plan_candidate(
         replicas=replicas,
         accepted=not ordered,
         reasons=ordered,
-        warnings=tuple(warnings),
+        warnings=_pp_warnings(model, pp),
         memory=ledger,
         communication=(),
         bubble_fraction=0.0 if estimate is not None else None,
@@ -597,6 +572,7 @@ def plan(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec) -> Plan
         elapsed_s=elapsed,
         _table=table,
         _evaluate=evaluate_composition,
+        _evaluate_checked=_evaluate_checked,
         _materialised=materialised,
     )
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from .._validate import check_choice, check_int
 from ..capacity import RECOMPUTE_MODES
 from ..i18n import register, tr
-from ..specs import stage_layer_counts, type_error
+from ..specs import _divisors, stage_layer_counts, type_error
 from .gate_table import PLAN_GATES as PLAN_GATES
 from .gate_table import PlanGate as PlanGate
 from .specs import (
@@ -21,7 +21,6 @@ from .specs import (
     ClusterSpec,
     ModelSpec,
     WorkloadSpec,
-    divisors,
 )
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; numpy is imported inside the search
@@ -104,15 +103,15 @@ def training_space(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpe
     import numpy as np
 
     world = cluster.world_size
-    ep_options = divisors(model.num_experts) if model.is_moe else (1,)
+    ep_options = _divisors(model.num_experts) if model.is_moe else (1,)
     structs: list[tuple[int, int, int, int, int, int]] = []
-    for tp in divisors(world):
-        for cp in divisors(world // tp):
-            for pp in divisors(world // (tp * cp)):
+    for tp in _divisors(world):
+        for cp in _divisors(world // tp):
+            for pp in _divisors(world // (tp * cp)):
                 dp = world // (tp * cp * pp)
                 for v in _v_options(model, workload, pp):
                     structs.extend((tp, cp, pp, dp, ep, v) for ep in ep_options)
-    mb_values = [d for d in divisors(workload.global_batch) if d <= workload.max_micro_batch]
+    mb_values = [d for d in _divisors(workload.global_batch) if d <= workload.max_micro_batch]
     inner = len(mb_values) * len(workload.recompute_modes)
     size = len(structs) * len(workload.zero_stages) * inner
     if size > MAX_SPACE_SIZE:
