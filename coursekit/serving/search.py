@@ -236,6 +236,43 @@ def _rate_concurrency(
     return None
 
 
+def _shape_reasons(model: ModelSpec, cluster: ClusterSpec, tp: int, pp: int) -> list[Reason]:
+    """The shape and interconnect gates: TP divides the heads, PP <= layers, TP inside one node."""
+    reasons: list[Reason] = []
+    if model.heads % tp:
+        reasons.append(Reason("tp_heads", "serving.reason.tp_heads", {"tp": tp, "heads": model.heads}))
+    if pp > model.layers:
+        reasons.append(Reason("pp_layers", "serving.reason.pp_layers", {"pp": pp, "layers": model.layers}))
+    if tp > cluster.gpus_per_node or cluster.gpus_per_node % tp:
+        reasons.append(Reason("interconnect", "serving.reason.interconnect", {"tp": tp, "gpn": cluster.gpus_per_node}))
+    return reasons
+
+
+def _memory_reason(ledger: ServingLedger) -> Reason:
+    """The memory gate's reason for a ledger that does not fit: every part and how much is missing."""
+    params = {
+        "need_gib": ledger.total_gib,
+        "weights_gib": ledger.weights_gib,
+        "kv_gib": ledger.kv_cache_gib,
+        "workspace_gib": ledger.workspace_gib,
+        "reserve_gib": ledger.reserve_gib,
+        "have_gib": ledger.device_gib,
+        "short_gib": -ledger.headroom_gib,
+    }
+    return Reason("memory", "serving.reason.memory", params)
+
+
+def _slo_reasons(w: ServingWorkload, estimate: ServingEstimate) -> list[Reason]:
+    """The service-level objectives the estimate misses: TTFT and TPOT (the request rate is checked earlier)."""
+    reasons: list[Reason] = []
+    ttft, tpot = estimate.time_to_first_token_s, estimate.time_per_output_token_s
+    if w.ttft_slo_s is not None and ttft > w.ttft_slo_s:
+        reasons.append(Reason("ttft", "serving.reason.ttft", {"ttft_ms": ttft * 1e3, "slo_ms": w.ttft_slo_s * 1e3}))
+    if w.tpot_slo_s is not None and tpot > w.tpot_slo_s:
+        reasons.append(Reason("tpot", "serving.reason.tpot", {"tpot_ms": tpot * 1e3, "slo_ms": w.tpot_slo_s * 1e3}))
+    return reasons
+
+
 def evaluate_layout(
     model: ModelSpec, cluster: ClusterSpec, w: ServingWorkload, tp: int, pp: int, replicas: int | None = None
 ) -> ServingCandidate:
@@ -246,13 +283,7 @@ def evaluate_layout(
     """
     if replicas is None:
         replicas = cluster.world_size // (tp * pp)
-    reasons: list[Reason] = []
-    if model.heads % tp:
-        reasons.append(Reason("tp_heads", "serving.reason.tp_heads", {"tp": tp, "heads": model.heads}))
-    if pp > model.layers:
-        reasons.append(Reason("pp_layers", "serving.reason.pp_layers", {"pp": pp, "layers": model.layers}))
-    if tp > cluster.gpus_per_node or cluster.gpus_per_node % tp:
-        reasons.append(Reason("interconnect", "serving.reason.interconnect", {"tp": tp, "gpn": cluster.gpus_per_node}))
+    reasons = _shape_reasons(model, cluster, tp, pp)
     if reasons and reasons[0].code in ("tp_heads", "pp_layers"):
         return ServingCandidate(tp, pp, replicas, 0, tuple(reasons), None, None)
     probe = _memory_ledger(
@@ -296,42 +327,13 @@ def evaluate_layout(
         w.runtime_reserve_gib,
     )
     if not ledger.fits:
-        reasons.append(
-            Reason(
-                "memory",
-                "serving.reason.memory",
-                {
-                    "need_gib": ledger.total_gib,
-                    "weights_gib": ledger.weights_gib,
-                    "kv_gib": ledger.kv_cache_gib,
-                    "workspace_gib": ledger.workspace_gib,
-                    "reserve_gib": ledger.reserve_gib,
-                    "have_gib": ledger.device_gib,
-                    "short_gib": -ledger.headroom_gib,
-                },
-            )
-        )
+        reasons.append(_memory_reason(ledger))
     if w.concurrency is not None and replicas > total:
         reasons.append(Reason("replica", "serving.reason.replica", {"replicas": replicas, "concurrency": total}))
     estimate = _estimate(
         model, cluster, tp, pp, per_replica, w.prompt_tokens, w.output_tokens, w.weight_bytes, w.kv_bytes
     )
-    if w.ttft_slo_s is not None and estimate.time_to_first_token_s > w.ttft_slo_s:
-        reasons.append(
-            Reason(
-                "ttft",
-                "serving.reason.ttft",
-                {"ttft_ms": estimate.time_to_first_token_s * 1e3, "slo_ms": w.ttft_slo_s * 1e3},
-            )
-        )
-    if w.tpot_slo_s is not None and estimate.time_per_output_token_s > w.tpot_slo_s:
-        reasons.append(
-            Reason(
-                "tpot",
-                "serving.reason.tpot",
-                {"tpot_ms": estimate.time_per_output_token_s * 1e3, "slo_ms": w.tpot_slo_s * 1e3},
-            )
-        )
+    reasons.extend(_slo_reasons(w, estimate))
     if rate_reason is not None:
         reasons.append(rate_reason)
     reasons.sort(key=lambda r: SERVING_GATES.index(_GATE_OF[r.code]))
