@@ -68,7 +68,7 @@ OVERLAP_SOURCES: dict[str, str] = {
     "backward and --overlap-param-gather gathers the next bucket during forward; PyTorch DDP buckets of 25 MiB "
     "(Li et al., VLDB 2020, §3.2.3); FSDP backward/forward prefetch (Zhao et al., VLDB 2023, §3.3). The share "
     "scales the compute window; the last reduce bucket and the first gather stay exposed "
-    "(coursekit.planner.overlap)",
+    "(coursekit.overlap)",
     "pp": "Megatron-Core --overlap-p2p-communication overlaps send/recv with compute, in the interleaved schedule "
     "only (the non-interleaved 1F1B refuses it): with v = 1 pipeline traffic is exposed",
     "cp": "ring attention passes the next K/V block while the current block is computed (Liu et al., Ring "

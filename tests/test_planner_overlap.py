@@ -13,16 +13,16 @@ import pytest
 
 from coursekit.capacity import PRECISION_RECIPES
 from coursekit.communication import collective_time_s
-from coursekit.planner import WorkloadSpec, plan
-from coursekit.planner.calibration import EFFICIENCY_CEILING, ceiling_for, matmul_fraction
-from coursekit.planner.estimate import training_estimate
-from coursekit.planner.overlap import (
+from coursekit.overlap import (
     bucket_params,
     cp_block_attention_flops,
     cp_causal_imbalance,
     exposed_after_window_s,
     ring_step_exposed_s,
 )
+from coursekit.planner import WorkloadSpec, plan
+from coursekit.planner.calibration import EFFICIENCY_CEILING, ceiling_for, matmul_fraction
+from coursekit.planner.estimate import training_estimate
 from coursekit.planner.ties import robust_tie_groups
 from coursekit.presets import CLUSTERS, MODELS
 

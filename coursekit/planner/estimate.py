@@ -36,6 +36,12 @@ from ..communication import (
     _zero_calls,
     _zero_payloads,
 )
+from ..overlap import (
+    _bucket_params,
+    _cp_block_attention_flops,
+    _exposed_after_window_s,
+    _ring_step_exposed_s,
+)
 from ..pipeline import _bubble_fraction, _microbatches_in_flight
 from ..roofline import (
     ROOFLINE_SMOOTHNESS,
@@ -46,12 +52,6 @@ from ..roofline import (
 )
 from ..specs import stage_layer_counts
 from .calibration import EFFICIENCY_CEILING, MAMF_SOURCE, ceiling_for
-from .overlap import (
-    _bucket_params,
-    _cp_block_attention_flops,
-    _exposed_after_window_s,
-    _ring_step_exposed_s,
-)
 from .specs import ACTIVATION_BYTES, ClusterSpec, ModelSpec, WorkloadSpec
 
 __all__ = [
@@ -337,7 +337,7 @@ def training_estimate(
         comm["EDP"] = np.zeros_like(tpf)
     total_comm = sum(comm[d] for d in COMM_DIMENSIONS)
 
-    # ---- overlap: what each dimension cannot hide (coursekit.planner.overlap)
+    # ---- overlap: what each dimension cannot hide (coursekit.overlap)
     o = {dim: workload.overlap(dim) for dim in ("dp", "pp", "cp", "tp", "ep")}
     micro_batch_s = compute / gaf
     # CP: per ring step, the block in flight hides under the attention of the block before it

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._validate import check_choice, check_int, check_number, finite_result
+from ._validate import check_choice, check_int, check_number, finite_result
 
 __all__ = [
     "BUCKET_SOURCE",
