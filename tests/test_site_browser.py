@@ -49,9 +49,7 @@ def _lesson_pages(built: dict[str, list[str]]) -> list[str]:
 
 
 def _all_pages(site: Path) -> list[str]:
-    return sorted(
-        str(p.relative_to(site)) for p in site.rglob("*.html") if "_static" not in p.relative_to(site).parts
-    )
+    return sorted(str(p.relative_to(site)) for p in site.rglob("*.html") if "_static" not in p.relative_to(site).parts)
 
 
 def _markdown_text(path: Path) -> str:
@@ -147,11 +145,16 @@ def _load_offline(browser: Any, base: str, path: str) -> dict[str, Any]:
         page.goto(f"{base}/{path}", wait_until="load")
         page.wait_for_load_state("networkidle")
         text = page.evaluate(_VISIBLE_TEXT)
-        fonts_ok = page.evaluate(
-            "() => !document.querySelector('.katex') || document.fonts.check('16px KaTeX_Main')"
-        )
+        fonts_ok = page.evaluate("() => !document.querySelector('.katex') || document.fonts.check('16px KaTeX_Main')")
         katex = page.locator(".katex").count()
-        return {"blocked": blocked, "failed": failed, "sizes": sizes, "text": text, "katex_font": fonts_ok, "katex": katex}
+        return {
+            "blocked": blocked,
+            "failed": failed,
+            "sizes": sizes,
+            "text": text,
+            "katex_font": fonts_ok,
+            "katex": katex,
+        }
     finally:
         context.close()
 
@@ -173,7 +176,9 @@ def test_pages_load_offline_with_math_rendered_and_within_budget(served: str, bu
         assert weight <= FIRST_LOAD_BUDGET_BYTES, f"{path}: first load {weight} bytes: {heaviest}"
         if result["katex"]:
             math_pages.append(path)
-    assert len(math_pages) >= min(10, len(results) // 2), "few lessons show a formula: the TeX check above proves little"
+    assert len(math_pages) >= min(10, len(results) // 2), (
+        "few lessons show a formula: the TeX check above proves little"
+    )
 
 
 # -- accessibility ---------------------------------------------------------------------------------

@@ -427,7 +427,7 @@ def build(out: Path, *, jobs: int = 2, execute: bool = True, only: Iterable[str]
     env = dict(os.environ, PYDEVD_DISABLE_FILE_VALIDATION="1", MPLBACKEND="module://matplotlib_inline.backend_inline")
     command = [sys.executable, "-m", "sphinx", "-b", "html", "-E", "-q", "-j", str(jobs), "-d", str(doctrees)]
     subprocess.run([*command, str(staging), str(out)], check=True, env=env)
-    finished = _finish_module().finish(out, vendor_cache())
+    finished = _finish_module().finish(out, vendor_cache(), ROOT / "notebooks")
     (out / ".nojekyll").write_text("", encoding="utf-8")
     summary = {
         "seconds": round(time.perf_counter() - started, 1),

@@ -32,6 +32,7 @@ LABELS: dict[str, dict[str, str]] = {
         "glossary": "术语表",
         "home": "课程首页",
         "launch": "运行本课：",
+        "bar": "课程",
     },
     "en": {
         "switch": "中文",
@@ -41,6 +42,7 @@ LABELS: dict[str, dict[str, str]] = {
         "glossary": "Glossary",
         "home": "Course home",
         "launch": "Run this lesson:",
+        "bar": "Course",
     },
 }
 INDEX_DOC = "notebooks/{lang}/00_index"
@@ -119,7 +121,7 @@ def _bar(app: Any, pagename: str) -> str:
         if how_to in found:
             launch.append(_link(uri(pagename, how_to) + "#modelscope", labels["modelscope"], "ck-launch ck-modelscope"))
         items.append(f'<span class="ck-launch-label">{html.escape(labels["launch"])}</span> ' + " ".join(launch))
-    return '<nav class="ck-bar" aria-label="course">' + " ".join(items) + "</nav>"
+    return f'<nav class="ck-bar" aria-label="{labels["bar"]}">' + " ".join(items) + "</nav>"
 
 
 def _same_language(app: Any, pagename: str, docname: str | None) -> bool:
@@ -208,9 +210,9 @@ def on_doctree_read(app: Any, doctree: Any) -> None:
     if not ids or len(ids) != len(sections):
         return
     taken: set[str] = set()
-    for section, wanted in zip(sections, ids):
+    for section, wanted in zip(sections, ids, strict=True):
         anchor, n = wanted, 1
-        while anchor in taken or anchor in doctree.ids and doctree.ids[anchor] is not section:
+        while anchor in taken or (anchor in doctree.ids and doctree.ids[anchor] is not section):
             n += 1
             anchor = f"{wanted}-{n}"
         taken.add(anchor)

@@ -123,7 +123,11 @@ def render_math(pages: Iterable[Path], modules: Path, static: Path, out: Path) -
         ["node", "-e", _KATEX_SCRIPT, str(katex)], input=items, capture_output=True, text=True, check=True
     )
     rendered = json.loads(result.stdout)
-    failures = [f"{page.name}: {tex!r}: {message}" for (page, tex, _), (ok, message) in zip(found, rendered) if not ok]
+    failures = [
+        f"{page.name}: {tex!r}: {message}"
+        for (page, tex, _), (ok, message) in zip(found, rendered, strict=True)
+        if not ok
+    ]
     if failures:
         raise RuntimeError("KaTeX cannot render:\n" + "\n".join(failures))
     target = static / "katex"
@@ -160,7 +164,7 @@ _NOT_A_NAME = re.compile(r"^fa-(solid|brands|regular|fw|lg|xs|sm|[0-9]+x|spin|pu
 _ICON_TAG = re.compile(r'<(?P<tag>i|span) class="(?P<cls>[^"]*\bfa-[a-z0-9-]+[^"]*)"(?P<attrs>[^>]*)>\s*</(?P=tag)>')
 _ICON_ENTRY = re.compile(r'"?([a-z0-9-]+)"?:\[(\d+),(\d+),\[[^\]]*\],"[0-9a-f]*",("(?:[^"\\]|\\.)*"|\[[^\]]*\])\]')
 _SEARCH_INDEX_TAG = re.compile(r'\s*<script src="(?:\.\./)*searchindex\.js"></script>')
-_FA_TAGS = re.compile(r'\s*<(?:script|link)[^>]*scripts/fontawesome\.js[^>]*>(?:</script>)?')
+_FA_TAGS = re.compile(r"\s*<(?:script|link)[^>]*scripts/fontawesome\.js[^>]*>(?:</script>)?")
 
 
 def icon_table(fontawesome_js: str) -> dict[str, dict[str, tuple[int, int, list[str]]]]:
@@ -178,7 +182,11 @@ def icon_table(fontawesome_js: str) -> dict[str, dict[str, tuple[int, int, list[
         table: dict[str, tuple[int, int, list[str]]] = {}
         for entry in _ICON_ENTRY.finditer(section, max(begin, 0)):
             paths = json.loads(entry.group(4))
-            table[entry.group(1)] = (int(entry.group(2)), int(entry.group(3)), [paths] if isinstance(paths, str) else paths)
+            table[entry.group(1)] = (
+                int(entry.group(2)),
+                int(entry.group(3)),
+                [paths] if isinstance(paths, str) else paths,
+            )
         sets[{"fab": "brands", "far": "regular", "fas": "solid"}[name]] = table
         start = end
     return sets
@@ -196,7 +204,9 @@ def inline_icons(text: str, icons: dict[str, dict[str, tuple[int, int, list[str]
             return match.group(0)
         width, height, paths = found
         drawn = "".join(f'<path fill="currentColor" d="{d}"/>' for d in paths if d)
-        image = f'<svg class="ck-icon" aria-hidden="true" focusable="false" viewBox="0 0 {width} {height}">{drawn}</svg>'
+        image = (
+            f'<svg class="ck-icon" aria-hidden="true" focusable="false" viewBox="0 0 {width} {height}">{drawn}</svg>'
+        )
         tag = match.group("tag")  # the theme's classes stay (its CSS places icons by them); ck-fa drops the font glyph
         return f'<{tag} class="{match.group("cls")} ck-fa"{match.group("attrs")}>{image}</{tag}>'
 
@@ -204,7 +214,8 @@ def inline_icons(text: str, icons: dict[str, dict[str, tuple[int, int, list[str]
 
 
 _NAMED_BY_LABEL = re.compile(
-    r'(<button class="[^"]*search-button__button[^"]*"[^>]*?|<summary[^>]*?) aria-label="(?:Search|Toggle hidden content)"'
+    r"(<button class=\"[^\"]*search-button__button[^\"]*\"[^>]*?|<summary[^>]*?)"
+    r' aria-label="(?:Search|Toggle hidden content)"'
 )
 
 
@@ -245,8 +256,29 @@ def html_language(text: str) -> str | None:
     return match.group(1) if match else None
 
 
-def finish(out: Path, cache: Path) -> dict[str, int]:
-    """Apply every step above to the site in ``out``; returns counts for the build summary."""
+_LESSON_PAGE = re.compile(r"^notebooks/(zh|en)/(\d\d_[a-z0-9_]+)\.html$")
+
+
+def offer_repository_notebook(text: str, page: str, notebooks: Path, out: Path) -> str:
+    """A lesson page's download button gives the repository's notebook (copied beside the page), not the
+    copy the site was built from (that one carries site-only tags)."""
+    match = _LESSON_PAGE.match(page)
+    if not match:
+        return text
+    lang, stem = match.groups()
+    source = notebooks / lang / f"{stem}.ipynb"
+    if not source.exists():
+        return text
+    shutil.copyfile(source, out / "notebooks" / lang / source.name)
+    staged = f'href="../../_sources/notebooks/{lang}/{source.name}"'
+    return text.replace(staged, f'href="{source.name}" download="{source.name}"')
+
+
+def finish(out: Path, cache: Path, notebooks: Path | None = None) -> dict[str, int]:
+    """Apply every step above to the site in ``out``; returns counts for the build summary.
+
+    ``notebooks``: the repository's ``notebooks`` folder, whose lesson notebooks the download buttons give.
+    """
     static = out / "_static"
     pages = [p for p in out.rglob("*.html") if "_static" not in p.relative_to(out).parts]
     modules = vendor(cache)
@@ -256,6 +288,8 @@ def finish(out: Path, cache: Path) -> dict[str, int]:
     localized = 0
     for page in pages:
         text = name_by_visible_text(inline_icons(page.read_text(encoding="utf-8"), icons))
+        if notebooks is not None:
+            text = offer_repository_notebook(text, page.relative_to(out).as_posix(), notebooks, out)
         if page != out / "search.html":  # only the search page searches (the theme's box submits to it)
             text = _SEARCH_INDEX_TAG.sub("", text)
         if (html_language(text) or "").startswith("zh"):
