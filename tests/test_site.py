@@ -366,7 +366,7 @@ def test_table_only_cells_show_the_table_without_its_code(site: Path) -> None:
         html = (site / "notebooks" / "en" / f"{notebook.stem}.html").read_text(encoding="utf-8")
         removed += len(re.findall(r'class="cell tag_remove-input', html))
         assert "rows.append(" not in html, notebook.name  # the table-building plumbing is not on the page
-    assert removed >= 10
+    assert removed > 0
 
 
 def test_table_only_rule() -> None:

@@ -75,17 +75,29 @@ def _search(browser: Any, base: str, query: str) -> list[str]:
         page.close()
 
 
-def _pages_with_all(built: dict[str, list[str]], lang: str, words: Iterable[str]) -> tuple[set[str], set[str]]:
-    """Lesson pages of ``lang`` whose prose holds every word, and those that lack one."""
+def _article_text(page: Path) -> str:
+    """The words of a page's article (what the search index holds: prose and outputs), lower-case."""
+    html = page.read_text(encoding="utf-8")
+    article = re.search(r"<article\b.*?</article>", html, flags=re.S)
+    return re.sub(r"<[^>]+>", " ", article.group(0) if article else html).lower()
+
+
+def _pages_with_all(
+    site: Path, built: dict[str, list[str]], lang: str, words: Iterable[str]
+) -> tuple[set[str], set[str]]:
+    """Lesson pages of ``lang`` whose prose (the notebook's Markdown) holds every word, and the pages whose
+    text (prose and outputs) lacks one."""
     have, lack = set(), set()
     for path in _lessons(built, lang):
-        text = _markdown_text(path).lower()
         name = f"notebooks/{lang}/{path.stem}.html"
-        (have if all(re.search(w, text) for w in words) else lack).add(name)
+        if all(re.search(w, _markdown_text(path).lower()) for w in words):
+            have.add(name)
+        if not all(re.search(w, _article_text(site / name)) for w in words):
+            lack.add(name)
     return have, lack
 
 
-def test_search_finds_chinese_and_english_words(served: str, built: dict[str, list[str]]) -> None:
+def test_search_finds_chinese_and_english_words(site: Path, served: str, built: dict[str, list[str]]) -> None:
     # 张量并行 is one query word; the index holds jieba's words 张量 and 并行, so a page must hold both.
     zh_query, zh_words = "张量并行", ("张量", "并行")
     en_query, en_words = "pipeline bubble", ("pipeline", "bubbl")  # the English stemmer: bubble(s) -> bubbl
@@ -95,7 +107,7 @@ def test_search_finds_chinese_and_english_words(served: str, built: dict[str, li
 
     found = in_browser(run)
     for query, lang, words in ((zh_query, "zh", zh_words), (en_query, "en", en_words)):
-        have, lack = _pages_with_all(built, lang, words)
+        have, lack = _pages_with_all(site, built, lang, words)
         assert have, f"no {lang} lesson mentions {words}: the test's premise is wrong"
         results = set(found[query])
         assert have <= results, f"{query!r}: missing {sorted(have - results)}"
@@ -142,8 +154,8 @@ def _load_offline(browser: Any, base: str, path: str) -> dict[str, Any]:
 
     page.on("response", finished)
     try:
-        page.goto(f"{base}/{path}", wait_until="load")
-        page.wait_for_load_state("networkidle")
+        page.goto(f"{base}/{path}", wait_until="load", timeout=120_000)
+        page.evaluate("document.fonts.ready.then(() => true)")
         text = page.evaluate(_VISIBLE_TEXT)
         fonts_ok = page.evaluate("() => !document.querySelector('.katex') || document.fonts.check('16px KaTeX_Main')")
         katex = page.locator(".katex").count()

@@ -72,6 +72,7 @@ from matplotlib.patches import Rectangle
 
 from .. import i18n
 from .._validate import check_bool, check_int, check_number
+from ..figure_alt import describe_figure
 from ..i18n import Text, register, shown_repr, tr
 from ..plotting import (
     DEFAULT_DPI,
@@ -125,7 +126,6 @@ register(
             "zh": "静态图：下列控件取值时的初始状态。运行本课（启动按钮）即可拖动控件。",
             "en": "Static figure, drawn for the control values below. Run the lesson (launch buttons) to move them.",
         },
-        "widgets.static_alt": {"zh": "控件的初始图", "en": "the widget's initial figure"},
         "widgets.yes": {"zh": "是", "en": "yes"},
         "widgets.no": {"zh": "否", "en": "no"},
         "widgets.veil_invalid": {
@@ -368,7 +368,7 @@ class LessonWidget(abc.ABC, Generic[R]):
                 f'<div class="ck-static"><p class="ck-static-note">{html.escape(tr("widgets.static_note"))}</p>'
                 f'<ul class="ck-static-controls">{rows}</ul>{self.message_html.value}'
                 f'<img class="ck-static-figure" src="data:image/png;base64,{data}"'
-                f' alt="{html.escape(tr("widgets.static_alt"))}"></div>'
+                f' alt="{html.escape(describe_figure(self.figure), quote=True)}"></div>'
             ),
             "image/png": data,
         }

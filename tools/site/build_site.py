@@ -140,6 +140,30 @@ def stage_notebook(notebook: dict[str, Any], lang: str) -> dict[str, Any]:
     return notebook
 
 
+#: A hidden first cell of every staged lesson: a figure shows as an ``<img>`` at 2x pixel density whose alt
+#: text says, in the lesson's language, what the figure holds (coursekit.figure_alt reads it from the figure).
+FIGURE_ALT_CELL = """\
+from IPython import get_ipython as _ck_ipython
+from matplotlib.figure import Figure as _CkFigure
+from coursekit.figure_alt import figure_html as _ck_figure_html
+_ck_ipython().display_formatter.formatters["text/html"].for_type(_CkFigure, _ck_figure_html)
+"""
+
+
+def with_figure_alt(notebook: dict[str, Any]) -> dict[str, Any]:
+    """``notebook`` with :data:`FIGURE_ALT_CELL` first (removed from the page)."""
+    cell = {
+        "cell_type": "code",
+        "execution_count": None,
+        "id": "ck-site-figure-alt",
+        "metadata": {"tags": ["remove-cell"]},
+        "outputs": [],
+        "source": FIGURE_ALT_CELL,
+    }
+    notebook["cells"].insert(0, cell)
+    return notebook
+
+
 def table_only(source: str, later: str) -> bool:
     """True for a cell whose last statement is ``display(Markdown(...))`` and whose names no later cell reads.
 
@@ -168,7 +192,7 @@ def table_only(source: str, later: str) -> bool:
         return False
     assigned = {
         node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
-    } | {node.name for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.Import))}
+    } | {node.name for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
     later_names = {node.id for node in ast.walk(ast.parse(later)) if isinstance(node, ast.Name)} if later else set()
     return not any(isinstance(node, (ast.Import, ast.ImportFrom)) for node in tree.body) and not (
         assigned & later_names
@@ -393,7 +417,7 @@ def stage(staging: Path, execute: bool, only: Iterable[str] | None = None) -> di
         out_dir = staging / "notebooks" / lang
         out_dir.mkdir(parents=True)
         for path in paths:
-            notebook = stage_notebook(json.loads(path.read_text(encoding="utf-8")), lang)
+            notebook = with_figure_alt(stage_notebook(json.loads(path.read_text(encoding="utf-8")), lang))
             (out_dir / path.name).write_text(json.dumps(notebook, ensure_ascii=False, indent=1), encoding="utf-8")
     docs = doc_pages()
     for page in docs:

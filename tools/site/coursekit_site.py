@@ -33,6 +33,7 @@ LABELS: dict[str, dict[str, str]] = {
         "home": "课程首页",
         "launch": "运行本课：",
         "bar": "课程",
+        "binder_ui": "",
     },
     "en": {
         "switch": "中文",
@@ -43,6 +44,11 @@ LABELS: dict[str, dict[str, str]] = {
         "home": "Course home",
         "launch": "Run this lesson:",
         "bar": "Course",
+        # Binder's image opens JupyterLab in Chinese (binder/postBuild); a Binder link can choose the path only.
+        "binder_ui": (
+            'Binder opens JupyterLab in Chinese: switch with <span lang="zh-CN">设置</span> (Settings) → '
+            '<span lang="zh-CN">语言</span> (Language) → English.'
+        ),
     },
 }
 INDEX_DOC = "notebooks/{lang}/00_index"
@@ -121,6 +127,8 @@ def _bar(app: Any, pagename: str) -> str:
         if how_to in found:
             launch.append(_link(uri(pagename, how_to) + "#modelscope", labels["modelscope"], "ck-launch ck-modelscope"))
         items.append(f'<span class="ck-launch-label">{html.escape(labels["launch"])}</span> ' + " ".join(launch))
+        if labels["binder_ui"]:
+            items.append(f'<span class="ck-binder-ui">{labels["binder_ui"]}</span>')  # markup of our own
     return f'<nav class="ck-bar" aria-label="{labels["bar"]}">' + " ".join(items) + "</nav>"
 
 

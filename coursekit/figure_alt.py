@@ -1,0 +1,106 @@
+"""Alt text for a figure, read from the figure itself, in the course language.
+
+A page that shows a figure as an image (the course website, a static export) needs words for readers who
+cannot see it. :func:`describe_figure` reads what a Matplotlib figure holds: each panel's title, its axes
+(label and shown range), every labelled line with the range of its values, the bars with the largest one.
+
+>>> from coursekit.plotting import new_figure
+>>> from coursekit import set_language
+>>> fig = new_figure(3.0, 2.0)
+>>> ax = fig.add_subplot()
+>>> _ = ax.plot([1, 2, 4], [10.0, 20.0, 5.0], label="ZeRO-3")
+>>> _ = ax.set(title="Memory", xlabel="GPUs", ylabel="GiB", xlim=(1, 4), ylim=(0, 25))
+>>> set_language("en")
+>>> describe_figure(fig)
+'Figure "Memory": x axis GPUs from 1 to 4; y axis GiB from 0 to 25; ZeRO-3: 3 points, y from 5 to 20.'
+
+Taught in: every lesson's figures on the course website.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+from matplotlib.container import BarContainer
+from matplotlib.figure import Figure
+
+from . import i18n
+from .i18n import Text
+
+__all__ = ["describe_figure", "figure_html"]
+
+_FIGURE = Text(zh="图", en="Figure")
+_TITLED = Text(zh="图“{title}”", en='Figure "{title}"')
+_AXIS = {
+    "x": Text(zh="横轴 {label}，从 {low} 到 {high}", en="x axis {label} from {low} to {high}"),
+    "y": Text(zh="纵轴 {label}，从 {low} 到 {high}", en="y axis {label} from {low} to {high}"),
+}
+_LINE = Text(zh="{label}：{n} 个点，纵值从 {low} 到 {high}", en="{label}: {n} points, y from {low} to {high}")
+_BARS = Text(zh="{n} 根柱，最高的是 {label}（{high}）", en="{n} bars, the highest {label} ({high})")
+_NO_DATA = Text(zh="无数据", en="no data")
+_SEPARATOR = {"zh": ("：", "；", "。"), "en": (": ", "; ", ".")}
+
+
+def _number(value: float) -> str:
+    return f"{value:.3g}"
+
+
+def _axes_parts(ax: Any, lang: str) -> list[str]:
+    parts: list[str] = []
+    for axis, limits in (("x", ax.get_xlim()), ("y", ax.get_ylim())):
+        name = (ax.get_xlabel() if axis == "x" else ax.get_ylabel()).strip()
+        if name:
+            low, high = sorted(limits)
+            parts.append(_AXIS[axis].render(lang).format(label=name, low=_number(low), high=_number(high)))
+    for line in ax.get_lines():
+        name = str(line.get_label())
+        y = [float(v) for v in line.get_ydata() if v == v]  # NaN gaps left out
+        if name.startswith("_") or not y:
+            continue
+        parts.append(_LINE.render(lang).format(label=name, n=len(y), low=_number(min(y)), high=_number(max(y))))
+    for container in ax.containers:
+        if not isinstance(container, BarContainer) or not container.patches:
+            continue
+        heights = [patch.get_height() for patch in container.patches]
+        top = max(range(len(heights)), key=lambda i: heights[i])
+        ticks = [t.get_text() for t in ax.get_xticklabels()]
+        name = str(container.get_label())
+        which = ticks[top] if top < len(ticks) and ticks[top] else (name if not name.startswith("_") else str(top + 1))
+        parts.append(_BARS.render(lang).format(n=len(heights), label=which, high=_number(heights[top])))
+    return parts
+
+
+def describe_figure(fig: Figure, lang: str | None = None) -> str:
+    """What ``fig`` shows, in words: per panel its title, axes, lines and bars (``lang``: zh/en, default current)."""
+    lang = i18n.get_language() if lang is None else lang
+    colon, semicolon, stop = _SEPARATOR[lang]
+    panels = []
+    for ax in fig.get_axes():
+        if not ax.get_visible() or (not ax.axison and not ax.get_title()):
+            continue
+        title = ax.get_title().strip()
+        head = _TITLED.render(lang).format(title=title) if title else _FIGURE.render(lang)
+        parts = _axes_parts(ax, lang) or [_NO_DATA.render(lang)]
+        panels.append(head + colon + semicolon.join(parts) + stop)
+    suptitle = fig.get_suptitle() if hasattr(fig, "get_suptitle") else ""
+    text = " ".join(panels) if panels else _FIGURE.render(lang) + stop
+    return (suptitle.strip() + colon + text) if suptitle.strip() else text
+
+
+def figure_html(fig: Figure) -> str:
+    """An ``<img>`` of ``fig`` at twice its pixel density (crisp on any screen) with :func:`describe_figure` as
+    its alt text: the HTML a static page shows for a figure."""
+    import base64
+    import html
+
+    from IPython.core.pylabtools import print_figure
+
+    png: bytes = print_figure(fig, "png", bbox_inches="tight", dpi=2 * fig.dpi)  # type: ignore[no-untyped-call]
+    width, height = struct.unpack(">II", png[16:24])  # the PNG header's IHDR chunk
+    data = base64.b64encode(png).decode("ascii")
+    alt = html.escape(describe_figure(fig), quote=True)
+    return (
+        f'<img class="ck-figure" src="data:image/png;base64,{data}" width="{width // 2}" height="{height // 2}"'
+        f' alt="{alt}">'
+    )
