@@ -64,9 +64,13 @@ def _axes_parts(ax: Any, lang: str) -> list[str]:
             continue
         heights = [patch.get_height() for patch in container.patches]
         top = max(range(len(heights)), key=lambda i: heights[i])
-        ticks = [t.get_text() for t in ax.get_xticklabels()]
+        patch = container.patches[top]
+        centre = patch.get_x() + patch.get_width() / 2
+        ticks = {
+            round(float(loc), 6): t.get_text() for loc, t in zip(ax.get_xticks(), ax.get_xticklabels(), strict=False)
+        }
         name = str(container.get_label())
-        which = ticks[top] if top < len(ticks) and ticks[top] else (name if not name.startswith("_") else str(top + 1))
+        which = ticks.get(round(centre, 6)) or (name if not name.startswith("_") else "") or str(top + 1)
         parts.append(_BARS.render(lang).format(n=len(heights), label=which, high=_number(heights[top])))
     return parts
 

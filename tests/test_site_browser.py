@@ -248,3 +248,70 @@ def test_no_page_is_wider_than_a_phone(site: Path, served: str, width: int) -> N
     assert len(widths) == len(pages) > 20
     wide = {path: w for path, w in widths.items() if w > width}
     assert not wide, wide
+
+
+# -- live widgets without a kernel -----------------------------------------------------------------
+
+#: The precomputed states of one page's widgets, as base64 in the page (PNG frames, verdicts): the budget.
+WIDGET_FRAMES_BUDGET_BYTES = 1_500_000
+
+_MOVE_SLIDERS = """async () => {
+  const out = [];
+  for (const block of document.querySelectorAll('.ck-static')) {
+    const slider = block.querySelector('input.ck-live-slider');
+    const replay = JSON.parse(block.querySelector('script.ck-live-frames').textContent);
+    const before = block.querySelector('img.ck-static-figure').src;
+    const target = Number(slider.value) === 0 ? replay.frames.length - 1 : 0;
+    slider.focus();
+    slider.value = target;
+    slider.dispatchEvent(new Event('input', {bubbles: true}));
+    const image = block.querySelector('img.ck-static-figure');
+    await image.decode();
+    const row = block.querySelectorAll('.ck-static-controls > li')[replay.control];
+    out.push({
+      changed: image.src !== before,
+      image: image.src === 'data:image/png;base64,' + replay.frames[target].png,
+      message: block.querySelector('.ck-static-message').innerHTML === replay.frames[target].message,
+      value: row.querySelector('b').textContent === replay.frames[target].value,
+      alt: image.alt === replay.frames[target].alt && image.alt.length > 10,
+      frames: replay.frames.length,
+    });
+  }
+  return out;
+}"""
+
+
+def test_every_widget_has_a_live_slider_that_replays_its_states(
+    site: Path, served: str, built: dict[str, list[str]]
+) -> None:
+    widget_pages = [
+        f"notebooks/{lang}/{path.stem}.html"
+        for lang in LANGS
+        for path in _lessons(built, lang)
+        if re.search(r"\b\w+Widget\(", path.read_text(encoding="utf-8"))
+    ]
+    assert widget_pages
+
+    def run(browser: Any) -> dict[str, list[dict[str, Any]]]:
+        page = browser.new_page()
+        found = {}
+        for path in widget_pages:
+            page.goto(f"{served}/{path}", wait_until="load")
+            found[path] = page.evaluate(_MOVE_SLIDERS)
+        page.close()
+        return found
+
+    found = in_browser(run)
+    for path, blocks in found.items():
+        assert blocks, f"{path}: no widget on the page"
+        for block in blocks:
+            assert block["frames"] >= 2 and all(block[k] for k in ("changed", "image", "message", "value", "alt")), (
+                path,
+                block,
+            )
+        html = (site / path).read_text(encoding="utf-8")
+        frames = sum(
+            len(m)
+            for m in re.findall(r'<script type="application/json" class="ck-live-frames">(.*?)</script>', html, re.S)
+        )
+        assert frames <= WIDGET_FRAMES_BUDGET_BYTES, f"{path}: {frames} bytes of widget states"

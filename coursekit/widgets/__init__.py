@@ -61,6 +61,7 @@ from __future__ import annotations
 import abc
 import base64
 import html
+import json
 import logging
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
@@ -125,6 +126,12 @@ register(
         "widgets.static_note": {
             "zh": "静态图：下列控件取值时的初始状态。运行本课（启动按钮）即可拖动控件。",
             "en": "Static figure, drawn for the control values below. Run the lesson (launch buttons) to move them.",
+        },
+        "widgets.live_note": {
+            "zh": "预先算好的状态：拖动“{control}”可看到每个取值的结果，其他控件保持下列取值。"
+            "要调节所有控件，请运行本课（启动按钮）。",
+            "en": "Precomputed states: move “{control}” to see the result at each value; the other controls "
+            "keep the values below. Run the lesson (launch buttons) to move every control.",
         },
         "widgets.yes": {"zh": "是", "en": "yes"},
         "widgets.no": {"zh": "否", "en": "no"},
@@ -352,21 +359,37 @@ class LessonWidget(abc.ABC, Generic[R]):
 
         display(self._repr_mimebundle_(), raw=True)  # type: ignore[no-untyped-call]
 
-    def static_bundle(self) -> dict[str, str]:
+    def static_bundle(self, live: bool = True) -> dict[str, str]:
         """What a page without a live kernel shows: the PNG, and HTML with the control values it was drawn for.
+
+        With ``live`` (the default), the HTML also carries the widget's states on its main control's grid
+        (:func:`coursekit.widgets.frames.live_frames`), which the course website replays as a slider.
 
         A front end with a widget manager (JupyterLab, Colab) renders the live view instead;
         a static page (the course website, nbconvert) shows this.
         """
+        from .frames import live_frames
+
+        main, frames = live_frames(self) if live else ("", [])
         data = base64.b64encode(self.image.value or figure_to_png(self.figure)).decode("ascii")
         rows = "".join(
             f"<li>{html.escape(str(control.description))}: <b>{html.escape(_shown_value(control))}</b></li>"
             for control in self.controls.values()
         )
+        if frames:
+            description = str(self.controls[main].description)
+            note = tr("widgets.live_note", control=description)
+            # The page's script (course website) turns this into a slider over the states the widget computed.
+            position = list(self.controls).index(main)  # the control's row in the list above
+            replay = json.dumps({"control": position, "label": description, "frames": frames}, ensure_ascii=False)
+            replay_html = f'<script type="application/json" class="ck-live-frames">{_script_safe(replay)}</script>'
+        else:
+            note, replay_html = tr("widgets.static_note"), ""
         return {
             "text/html": (
-                f'<div class="ck-static"><p class="ck-static-note">{html.escape(tr("widgets.static_note"))}</p>'
-                f'<ul class="ck-static-controls">{rows}</ul>{self.message_html.value}'
+                f'<div class="ck-static"><p class="ck-static-note">{html.escape(note)}</p>'
+                f'<ul class="ck-static-controls">{rows}</ul>{replay_html}'
+                f'<div class="ck-static-message">{self.message_html.value}</div>'
                 f'<img class="ck-static-figure" src="data:image/png;base64,{data}"'
                 f' alt="{html.escape(describe_figure(self.figure), quote=True)}"></div>'
             ),
@@ -374,9 +397,14 @@ class LessonWidget(abc.ABC, Generic[R]):
         }
 
 
+def _script_safe(text: str) -> str:
+    """JSON made safe inside an HTML ``<script>`` element (no ``</`` to end it early)."""
+    return text.replace("</", "<\\/")
+
+
 def _shown_value(control: ipywidgets.ValueWidget) -> str:
     """A control's value as the learner sees it (a dropdown's label, yes/no for a checkbox)."""
-    if isinstance(control, ipywidgets.Dropdown):
+    if isinstance(control, ipywidgets.widgets.widget_selection._Selection):  # dropdown, selection slider
         return str(control.label)
     if isinstance(control.value, bool):
         return tr("widgets.yes" if control.value else "widgets.no")

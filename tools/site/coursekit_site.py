@@ -249,5 +249,6 @@ def setup(app: Any) -> dict[str, Any]:
     app.add_config_value("coursekit_branch", "main", "html")
     app.connect("html-page-context", on_page_context)
     app.add_css_file("coursekit.css")
+    app.add_js_file("coursekit-live.js", loading_method="defer")  # lesson widgets' precomputed states
     app.add_css_file("coursekit-print.css", media="print")
     return {"parallel_read_safe": True, "parallel_write_safe": True}
