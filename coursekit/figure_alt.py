@@ -28,7 +28,7 @@ from matplotlib.figure import Figure
 from . import i18n
 from .i18n import Text
 
-__all__ = ["describe_figure", "figure_html"]
+__all__ = ["describe_figure", "figure_html", "image_html", "png_description"]
 
 _FIGURE = Text(zh="图", en="Figure")
 _TITLED = Text(zh="图“{title}”", en='Figure "{title}"')
@@ -107,4 +107,50 @@ def figure_html(fig: Figure) -> str:
     return (
         f'<img class="ck-figure" src="data:image/png;base64,{data}" width="{width // 2}" height="{height // 2}"'
         f' alt="{alt}">'
+    )
+
+
+def png_description(png: bytes) -> str | None:
+    """The ``Description`` text a PNG carries (an iTXt chunk, as :func:`coursekit.plotting.figure_to_png`
+    writes it), or None.
+
+    >>> from coursekit.plotting import encode_png
+    >>> import numpy as np
+    >>> png_description(encode_png(np.zeros((1, 1, 4), np.uint8), text={"Description": ("一张图", "zh")}))
+    '一张图'
+    """
+    position = 8
+    while position + 8 <= len(png):
+        (length,) = struct.unpack(">I", png[position : position + 4])
+        kind = png[position + 4 : position + 8]
+        data = png[position + 8 : position + 8 + length]
+        if kind == b"iTXt":
+            keyword, _, rest = data.partition(b"\0")
+            if keyword == b"Description" and rest[:2] == b"\0\0":  # uncompressed
+                _language, _, rest = rest[2:].partition(b"\0")
+                _translated, _, text = rest.partition(b"\0")
+                return text.decode("utf-8")
+        if kind == b"IEND":
+            break
+        position += 12 + length
+    return None
+
+
+def image_html(image: Any) -> str | None:
+    """An ``<img>`` for an ``IPython.display.Image`` of a course figure, its description as the alt text;
+    None for an image that carries none (the page then shows it as usual)."""
+    import base64
+    import html
+
+    data = image.data if isinstance(getattr(image, "data", None), bytes) else None
+    if data is None or not data.startswith(b"\x89PNG"):
+        return None
+    alt = png_description(data)
+    if alt is None:
+        return None
+    width, height = struct.unpack(">II", data[16:24])
+    encoded = base64.b64encode(data).decode("ascii")
+    return (
+        f'<img class="ck-figure" src="data:image/png;base64,{encoded}" width="{width}" height="{height}"'
+        f' alt="{html.escape(alt, quote=True)}">'
     )

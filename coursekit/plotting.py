@@ -550,8 +550,12 @@ def css_width_px(fig: Figure) -> int:
     return round(fig.get_figwidth() * DEFAULT_DPI)
 
 
-def figure_to_png(fig: Figure) -> bytes:
+def figure_to_png(fig: Figure, describe: bool = True) -> bytes:
     """Render ``fig`` to PNG bytes with the Agg renderer at the figure's own dpi.
+
+    With ``describe`` (the default) the PNG carries what the figure shows in words, in the course language
+    (:func:`coursekit.figure_alt.describe_figure`, as the PNG's ``Description`` text): a static page uses it
+    as the image's alt text. A live widget, which redraws on every change, passes ``describe=False``.
 
     >>> figure_to_png(new_figure(1, 1))[:4]
     b'\\x89PNG'
@@ -566,11 +570,20 @@ def figure_to_png(fig: Figure) -> bytes:
     # with a layout engine and compress harder than a live widget needs.
     canvas = cast("FigureCanvasAgg", fig.canvas)
     canvas.draw()  # type: ignore[no-untyped-call]
-    return encode_png(np.asarray(cast(Any, canvas).buffer_rgba()))
+    text = None
+    if describe:
+        from .figure_alt import describe_figure
+
+        text = {"Description": (describe_figure(fig), i18n.get_language())}
+    return encode_png(np.asarray(cast(Any, canvas).buffer_rgba()), text=text)
 
 
-def encode_png(rgba: Any, compress_level: int = PNG_COMPRESS_LEVEL) -> bytes:
+def encode_png(
+    rgba: Any, compress_level: int = PNG_COMPRESS_LEVEL, text: dict[str, tuple[str, str]] | None = None
+) -> bytes:
     """PNG bytes of an ``(height, width, 4)`` uint8 RGBA array; RGB when every pixel is opaque.
+
+    ``text``: ``{keyword: (UTF-8 text, language tag)}`` written as iTXt chunks (e.g. ``Description``).
 
     Written directly with zlib: no PNG row filter (a figure's flat areas compress well
     without one) and zlib level 1 by default, which encodes a 620 x 320 figure in about
@@ -604,6 +617,10 @@ def encode_png(rgba: Any, compress_level: int = PNG_COMPRESS_LEVEL) -> bytes:
             b"\x89PNG\r\n\x1a\n",
             _png_chunk(b"IHDR", header),
             _png_chunk(b"IDAT", zlib.compress(scanlines.tobytes(), level)),
+            *(
+                _png_chunk(b"iTXt", b"%s\0\0\0%s\0\0%s" % (k.encode("latin-1"), lang.encode(), v.encode("utf-8")))
+                for k, (v, lang) in (text or {}).items()
+            ),
             _png_chunk(b"IEND", b""),
         )
     )

@@ -395,3 +395,22 @@ def test_no_page_loads_anything_from_another_site(site: Path) -> None:
         remote = re.findall(r'<(?:script|link|img)[^>]+(?:src|href)="(?:https?:)?//[^"]+"', html)
         assert not remote, f"{page.relative_to(site)}: {remote[:2]}"
         assert "widget-state+json" not in html and "require.min.js" not in html
+
+
+def test_every_figure_says_what_it_shows_in_the_pages_language(site: Path) -> None:
+    checked = 0
+    for lang in LANGS:
+        for notebook in _notebooks(lang):
+            html = (site / "notebooks" / lang / f"{notebook.stem}.html").read_text(encoding="utf-8")
+            for tag in re.findall(r"<img\b[^>]*>", html):
+                alt = re.search(r'\balt="([^"]*)"', tag)
+                assert alt and len(alt.group(1)) > 15, f"{notebook.name}: {tag[:120]}"
+                text = alt.group(1)
+                assert ".png" not in text and not re.search(r"[0-9a-f]{32}", text), f"{notebook.name}: {text}"
+                has_chinese = bool(re.search(r"[\u4e00-\u9fff]", text))
+                if lang == "zh":
+                    assert has_chinese, f"{notebook.name}: {text}"
+                else:  # an English figure may quote a Chinese name only if its labels do; the words are English
+                    assert re.search(r"\b(Figure|axis|points|bars)\b", text), f"{notebook.name}: {text}"
+                checked += 1
+    assert checked >= 20

@@ -327,7 +327,7 @@ class LessonWidget(abc.ABC, Generic[R]):
         if relabel:  # other fonts, other tick label sizes: let matplotlib place the labels once more
             pin_labels(self.figure, pinned=False)
             self._labels_language = None
-        self.image.value = figure_to_png(self.figure)
+        self.image.value = figure_to_png(self.figure, describe=False)
         if self.render_count == 0:
             freeze_layout(self.figure)  # data changes from now on, not structure
         if self._labels_language is None and self.status == "ok":
@@ -371,7 +371,7 @@ class LessonWidget(abc.ABC, Generic[R]):
         from .frames import live_frames
 
         main, frames = live_frames(self) if live else ("", [])
-        data = base64.b64encode(self.image.value or figure_to_png(self.figure)).decode("ascii")
+        data = base64.b64encode(self.image.value or figure_to_png(self.figure, describe=False)).decode("ascii")
         rows = "".join(
             f"<li>{html.escape(str(control.description))}: <b>{html.escape(_shown_value(control))}</b></li>"
             for control in self.controls.values()

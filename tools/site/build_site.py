@@ -140,13 +140,17 @@ def stage_notebook(notebook: dict[str, Any], lang: str) -> dict[str, Any]:
     return notebook
 
 
-#: A hidden first cell of every staged lesson: a figure shows as an ``<img>`` at 2x pixel density whose alt
-#: text says, in the lesson's language, what the figure holds (coursekit.figure_alt reads it from the figure).
+#: A hidden first cell of every staged lesson: a figure shows as an ``<img>`` whose alt text says, in the
+#: lesson's language, what the figure holds (coursekit.figure_alt reads it from the figure, or from the
+#: description coursekit.plotting.figure_to_png wrote into the PNG the lesson displays).
 FIGURE_ALT_CELL = """\
 from IPython import get_ipython as _ck_ipython
 from matplotlib.figure import Figure as _CkFigure
-from coursekit.figure_alt import figure_html as _ck_figure_html
-_ck_ipython().display_formatter.formatters["text/html"].for_type(_CkFigure, _ck_figure_html)
+from IPython.display import Image as _CkImage
+from coursekit.figure_alt import figure_html as _ck_figure_html, image_html as _ck_image_html
+_ck_html = _ck_ipython().display_formatter.formatters["text/html"]
+_ck_html.for_type(_CkFigure, _ck_figure_html)
+_ck_html.for_type(_CkImage, _ck_image_html)
 """
 
 
