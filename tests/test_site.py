@@ -137,7 +137,7 @@ def test_widget_figures_are_static_images_with_their_control_values(site: Path) 
                 re.search(r"\b\w+Widget\(", "".join(c["source"])) for c in _cells(notebook) if c["cell_type"] == "code"
             )
             html = (site / "notebooks" / lang / f"{notebook.stem}.html").read_text(encoding="utf-8")
-            blocks = re.findall(r'<div class="ck-static">(.*?)</div></div>', html, flags=re.S)
+            blocks = re.findall(r'<div class="ck-static">(.*?<img class="ck-static-figure"[^>]*>)', html, flags=re.S)
             assert bool(blocks) == uses_widget, notebook.name
             pages_with_widgets += bool(blocks)
             for block in blocks:
@@ -414,3 +414,17 @@ def test_every_figure_says_what_it_shows_in_the_pages_language(site: Path) -> No
                     assert re.search(r"\b(Figure|axis|points|bars)\b", text), f"{notebook.name}: {text}"
                 checked += 1
     assert checked >= 20
+
+
+def test_each_language_has_its_course_as_one_pdf(site: Path) -> None:
+    info = json.loads((site / "build-info.json").read_text(encoding="utf-8"))
+    if jupyter_browser.chromium_path() is None and not IN_CI:
+        pytest.skip("Chromium is not installed: the PDFs are printed with it")
+    home = (site / "index.html").read_text(encoding="utf-8")
+    for lang in LANGS:
+        assert info["pdf"][lang] == f"course-{lang}.pdf"
+        pdf = (site / f"course-{lang}.pdf").read_bytes()
+        assert pdf.startswith(b"%PDF-")
+        pages = len(re.findall(rb"/Type\s*/Page[^s]", pdf))
+        assert pages >= 3 * len(info["lessons"][lang]), pages  # every lesson, each several A4 pages
+        assert f'href="course-{lang}.pdf"' in home

@@ -82,11 +82,28 @@ def vendor_cache() -> Path:
 
 def _finish_module() -> Any:
     """tools/site/finish.py (loaded by path: tools/ is not a package)."""
+    return _load_tool("finish")
+
+
+def _load_tool(name: str) -> Any:
+    """A module of tools/site by name (tools/ is not a package)."""
+    import importlib
+
     if str(HERE) not in sys.path:
         sys.path.insert(0, str(HERE))
-    import finish
+    return importlib.import_module(name)
 
-    return finish
+
+PDF_LINKS = {"zh": "中文课程 (PDF)", "en": "English course (PDF)"}
+
+
+def link_pdfs(home: Path, pdfs: dict[str, str]) -> None:
+    """Links to the printed courses under the home page's title (only those Chromium printed)."""
+    links = [f'<a href="{name}">{PDF_LINKS[lang]}</a>' for lang, name in pdfs.items() if name.endswith(".pdf")]
+    if links and home.exists():
+        text = home.read_text(encoding="utf-8")
+        text = text.replace("</h1>", f'</h1>\n<p class="ck-pdf">{" · ".join(links)}</p>', 1)
+        home.write_text(text, encoding="utf-8")
 
 
 def lesson_notebooks(lang: str, only: Iterable[str] | None = None) -> list[Path]:
@@ -456,11 +473,14 @@ def build(out: Path, *, jobs: int = 2, execute: bool = True, only: Iterable[str]
     command = [sys.executable, "-m", "sphinx", "-b", "html", "-E", "-q", "-j", str(jobs), "-d", str(doctrees)]
     subprocess.run([*command, str(staging), str(out)], check=True, env=env)
     finished = _finish_module().finish(out, vendor_cache(), ROOT / "notebooks")
+    pdfs = _load_tool("print_pdf").print_pdfs(out, {lang: [p.stem for p in paths] for lang, paths in lessons.items()})
+    link_pdfs(out / "index.html", pdfs)
     (out / ".nojekyll").write_text("", encoding="utf-8")
     summary = {
         "seconds": round(time.perf_counter() - started, 1),
         "executed": execute,
         "finish": finished,
+        "pdf": pdfs,
         "lessons": {lang: [p.stem for p in paths] for lang, paths in lessons.items()},
     }
     (out / "build-info.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
