@@ -11,7 +11,6 @@ lands on the same lesson.
 from __future__ import annotations
 
 import base64
-import concurrent.futures
 import functools
 import json
 import os
@@ -31,7 +30,7 @@ sys.path.insert(0, str(ROOT / "tools" / "site"))
 import build_site  # noqa: E402
 import jupyter_browser  # noqa: E402
 
-from tests.site_build import served, site  # noqa: E402  (one build per session, shared with the browser tests)
+from tests.site_build import in_browser, served, site  # noqa: E402  (one build per session, shared with the browser tests)
 
 __all__ = ["served", "site"]
 
@@ -270,39 +269,22 @@ def test_print_stylesheet_is_linked(site: Path) -> None:
 
 
 def test_browser_language_switch_lands_on_the_same_lesson(served: str) -> None:
-    missing = jupyter_browser.chromium_path() is None
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        missing = True
-    if missing:
-        if IN_CI:
-            pytest.fail("the site's browser test needs Chromium and playwright in CI")
-        pytest.skip("Chromium or playwright missing: apt-get install chromium; pip install playwright")
     lesson = next(p.stem for p in _notebooks("zh") if re.search(r"Widget\(", p.read_text(encoding="utf-8")))
 
-    def switch_language() -> None:
-        with sync_playwright() as playwright:
-            browser = jupyter_browser.launch_chromium(playwright)
-            try:
-                page = browser.new_page()
-                page.goto(f"{served}/notebooks/zh/{lesson}.html")
-                assert re.search(r"[\u4e00-\u9fff]", page.locator("h1").first.inner_text())
-                figure = page.locator("img.ck-static-figure").first
-                figure.scroll_into_view_if_needed()
-                assert figure.evaluate("img => img.complete && img.naturalWidth > 100")
-                page.locator("nav.ck-bar a.ck-lang").click()
-                page.wait_for_url(f"**/notebooks/en/{lesson}.html")
-                assert page.locator("nav.ck-bar a.ck-lang").inner_text() == "中文"
-                heading = page.locator("h1").first.inner_text()
-                assert heading.startswith("Lesson") and not re.search(r"[\u4e00-\u9fff]", heading)
-            finally:
-                browser.close()
+    def switch_language(browser: Any) -> None:
+        page = browser.new_page()
+        page.goto(f"{served}/notebooks/zh/{lesson}.html")
+        assert re.search(r"[\u4e00-\u9fff]", page.locator("h1").first.inner_text())
+        figure = page.locator("img.ck-static-figure").first
+        figure.scroll_into_view_if_needed()
+        assert figure.evaluate("img => img.complete && img.naturalWidth > 100")
+        page.locator("nav.ck-bar a.ck-lang").click()
+        page.wait_for_url(f"**/notebooks/en/{lesson}.html")
+        assert page.locator("nav.ck-bar a.ck-lang").inner_text() == "中文"
+        heading = page.locator("h1").first.inner_text()
+        assert heading.startswith("Lesson") and not re.search(r"[\u4e00-\u9fff]", heading)
 
-    # Playwright's sync API refuses a thread with a running event loop (the JupyterLab browser tests
-    # keep one open for the session): drive this browser from a thread of its own.
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        pool.submit(switch_language).result(timeout=300)
+    in_browser(switch_language, timeout_s=300)
 
 
 # -- language, anchors, emphasis, reader-facing cells ---------------------------------------------

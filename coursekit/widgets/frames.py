@@ -79,7 +79,8 @@ def palette_png(png: bytes, colours: int = PALETTE_COLOURS) -> bytes:
 
 
 def live_frames(widget: LessonWidget[Any], limit: int = MAX_FRAMES) -> tuple[str, list[dict[str, str]]]:
-    """The main control's name and, for each point of its grid, what the widget shows there.
+    """The replayed control's name (the main control, or the first control with a grid) and, for each point
+    of its grid, what the widget shows there.
 
     Each frame: ``value`` (the control's shown value), ``message`` (the verdict box HTML), ``png`` (base64)
     and ``alt`` (the figure in words). The widget ends as it started.
@@ -87,7 +88,10 @@ def live_frames(widget: LessonWidget[Any], limit: int = MAX_FRAMES) -> tuple[str
     from ..figure_alt import describe_figure
     from . import _shown_value
 
-    name = widget.main_control if widget.main_control in widget.controls else next(iter(widget.controls))
+    main = widget.main_control if widget.main_control in widget.controls else next(iter(widget.controls))
+    # The main control, or, when it has no grid (a number box), the first control that has one.
+    order = [main, *(n for n in widget.controls if n != main)]
+    name = next((n for n in order if len(control_steps(widget.controls[n], limit)) >= 2), main)
     control = widget.controls[name]
     steps = control_steps(control, limit)
     if len(steps) < 2:
