@@ -69,7 +69,7 @@ def _controls(markup: str) -> list[tuple[str, str]]:
 def test_static_bundle_states_each_control_value_in_the_current_language() -> None:
     coursekit.set_language("zh")
     widget = Demo()
-    bundle = widget.static_bundle()
+    bundle = widget.static_bundle(live=True)
     assert _controls(bundle["text/html"]) == [("张量并行度 TP", "4"), ("链路", "节点内"), ("序列并行", "是")]
     assert "预先算好的状态" in bundle["text/html"]  # the page replays the states below (a live slider)
     assert "静态图" in widget.static_bundle(live=False)["text/html"]
@@ -118,7 +118,7 @@ def _frames(markup: str) -> dict[str, Any]:
 def test_live_frames_are_the_widgets_own_states_on_the_main_controls_grid() -> None:
     coursekit.set_language("en")
     widget = Demo()
-    replay = _frames(widget.static_bundle()["text/html"])
+    replay = _frames(widget.static_bundle(live=True)["text/html"])
     assert replay["control"] == 0 and replay["label"] == "tensor-parallel degree TP"
     frames = replay["frames"]
     assert [f["value"] for f in frames] == [str(v) for v in range(1, 9)]  # the slider's grid: 1..8 by 1
@@ -138,3 +138,12 @@ def test_frames_spread_over_a_long_grid_keep_the_ends_and_the_current_value() ->
     values = [v for _, v in steps]
     assert len(values) <= MAX_FRAMES and values[0] == 0 and values[-1] == 100 and 37 in values
     assert values == sorted(set(values))
+
+
+def test_frames_are_recorded_only_where_the_site_build_asks(monkeypatch: pytest.MonkeyPatch) -> None:
+    from coursekit.widgets import FRAMES_ENV
+
+    monkeypatch.delenv(FRAMES_ENV, raising=False)
+    assert "ck-live-frames" not in Demo().static_bundle()["text/html"]  # JupyterLab: the live view only
+    monkeypatch.setenv(FRAMES_ENV, "1")
+    assert "ck-live-frames" in Demo().static_bundle()["text/html"]

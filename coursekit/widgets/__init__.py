@@ -63,6 +63,7 @@ import base64
 import html
 import json
 import logging
+import os
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any, ClassVar, Generic, TypeVar
@@ -146,6 +147,10 @@ register(
         "widgets.level.separator": {"zh": "：", "en": ": "},
     }
 )
+
+
+#: Environment variable that turns on :meth:`LessonWidget.static_bundle`'s recorded states (``1``).
+FRAMES_ENV = "COURSEKIT_WIDGET_FRAMES"
 
 
 class LessonWidget(abc.ABC, Generic[R]):
@@ -359,17 +364,21 @@ class LessonWidget(abc.ABC, Generic[R]):
 
         display(self._repr_mimebundle_(), raw=True)  # type: ignore[no-untyped-call]
 
-    def static_bundle(self, live: bool = True) -> dict[str, str]:
+    def static_bundle(self, live: bool | None = None) -> dict[str, str]:
         """What a page without a live kernel shows: the PNG, and HTML with the control values it was drawn for.
 
-        With ``live`` (the default), the HTML also carries the widget's states on its main control's grid
-        (:func:`coursekit.widgets.frames.live_frames`), which the course website replays as a slider.
+        With ``live``, the HTML also carries the widget's states on its main control's grid
+        (:func:`coursekit.widgets.frames.live_frames`), which the course website replays as a slider. By
+        default ``live`` is on only where :data:`FRAMES_ENV` is ``1`` (the website's build sets it): a
+        notebook in JupyterLab shows the live view and need not compute them.
 
         A front end with a widget manager (JupyterLab, Colab) renders the live view instead;
         a static page (the course website, nbconvert) shows this.
         """
         from .frames import live_frames
 
+        if live is None:
+            live = os.environ.get(FRAMES_ENV) == "1"
         main, frames = live_frames(self) if live else ("", [])
         data = base64.b64encode(self.image.value or figure_to_png(self.figure, describe=False)).decode("ascii")
         rows = "".join(

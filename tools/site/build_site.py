@@ -470,6 +470,7 @@ def build(out: Path, *, jobs: int = 2, execute: bool = True, only: Iterable[str]
     if out.exists():
         shutil.rmtree(out)
     env = dict(os.environ, PYDEVD_DISABLE_FILE_VALIDATION="1", MPLBACKEND="module://matplotlib_inline.backend_inline")
+    env["COURSEKIT_WIDGET_FRAMES"] = "1"  # widgets record their states for the page's slider (widgets.FRAMES_ENV)
     command = [sys.executable, "-m", "sphinx", "-b", "html", "-E", "-q", "-j", str(jobs), "-d", str(doctrees)]
     subprocess.run([*command, str(staging), str(out)], check=True, env=env)
     finished = _finish_module().finish(out, vendor_cache(), ROOT / "notebooks")
