@@ -273,7 +273,11 @@ _MOVE_SLIDERS = """async () => {
     out.push({
       changed: image.src !== before,
       image: image.src === 'data:image/png;base64,' + replay.frames[target].png,
-      message: block.querySelector('.ck-static-message').innerHTML === replay.frames[target].message,
+      message: (() => {  // compared as parsed HTML: the browser normalises what it serialises
+        const probe = document.createElement('div');
+        probe.innerHTML = replay.frames[target].message;
+        return block.querySelector('.ck-static-message').innerHTML === probe.innerHTML;
+      })(),
       value: row.querySelector('b').textContent === replay.frames[target].value,
       alt: image.alt === replay.frames[target].alt && image.alt.length > 10,
       frames: replay.frames.length,
