@@ -66,7 +66,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ),
     (
         "presentation",
-        ("coursekit.plotting", "coursekit.plotting.*"),
+        ("coursekit.plotting", "coursekit.plotting.*", "coursekit.figure_alt"),
         "drawing and encoding figures; no course numbers",
     ),
     (
