@@ -236,7 +236,19 @@ Image(figure_to_png(fig))
 # - **Q2 通信**：不同并行策略会引入什么通信成本？
 # - **Q3 筛选**：如何按约束（门槛）筛选并行策略？
 # - **Q4 组合**：选定策略后，如何检查组合方案的风险？
+
+# %% [markdown] lang="en"
+# ## The four questions of the course
 #
+# Lessons 1 to 4 each answer one question; the course calls them Q1–Q4 for short (the exercise id prefixes `q1` to
+# `q4` come from here):
+#
+# - **Q1 capacity**: is the first constraint memory, communication or model structure?
+# - **Q2 communication**: what communication cost does each parallel strategy bring?
+# - **Q3 screening**: how do we screen strategies by hard constraints (gates)?
+# - **Q4 composition**: once strategies are chosen, how do we check the combined plan's risks?
+
+# %% [markdown] lang="zh"
 # ## 课程地图
 #
 # | 课 | 主题 | 要回答的问题 | 时间 |
@@ -257,16 +269,6 @@ Image(figure_to_png(fig))
 # 另有[术语表](glossary.ipynb)，随时可查。
 
 # %% [markdown] lang="en"
-# ## The four questions of the course
-#
-# Lessons 1 to 4 each answer one question; the course calls them Q1–Q4 for short (the exercise id prefixes `q1` to
-# `q4` come from here):
-#
-# - **Q1 capacity**: is the first constraint memory, communication or model structure?
-# - **Q2 communication**: what communication cost does each parallel strategy bring?
-# - **Q3 screening**: how do we screen strategies by hard constraints (gates)?
-# - **Q4 composition**: once strategies are chosen, how do we check the combined plan's risks?
-#
 # ## Lesson map
 #
 # | Lesson | Topic | Question it answers | Time |
@@ -301,10 +303,6 @@ Image(figure_to_png(fig))
 # - **学后填写区**：每课最后有一个留给你自己的单元格，记录你的选择和还没测量的因素。
 #
 # 如果你改过笔记本后课程又更新了，重新生成笔记本时你的版本会保存为 `NN_xxx.mine.ipynb`，不会被覆盖。
-#
-# ### 练习 0.1
-#
-# 第 1 课第一本账里的设备有 24 GiB 显存。按 GB (10^9 字节) 计，它是多少 GB？保留两位小数即可。
 
 # %% [markdown] lang="en"
 # ## How exercises and self-checks work
@@ -324,7 +322,13 @@ Image(figure_to_png(fig))
 #
 # If you edited a notebook and the course is later updated, regenerating keeps your version as `NN_xxx.mine.ipynb`;
 # it is never overwritten.
+
+# %% [markdown] lang="zh"
+# ### 练习 0.1
 #
+# 第 1 课第一本账里的设备有 24 GiB 显存。按 GB (10^9 字节) 计，它是多少 GB？保留两位小数即可。
+
+# %% [markdown] lang="en"
 # ### Exercise 0.1
 #
 # The device of lesson 1's first ledger has 24 GiB of memory. How many GB (10^9 bytes) is that? Two decimals are enough.

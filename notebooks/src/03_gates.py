@@ -410,12 +410,6 @@ assert [r.accepted for r in gates_widget.result.reports] == [r.accepted for r in
 # ## 8. 并行度的排除规则，也是门槛
 #
 # 上面的门槛筛的是**候选**。还有三条规则筛的是**并行度 (parallel degree)**（第 5 课的选择矩阵也用它们），它们同样返回代码和原因，而不是分数。
-#
-# ### 8.1 全局批大小 (global batch size) 限制 DP
-#
-# 每个优化器步处理的序列数是 global batch = dp × micro-batch × 梯度累积 (gradient accumulation)。
-# DP 度数太大，要么迫使 global batch 变大（影响优化），要么迫使每个 rank 的微批次 (micro-batch) 变小（影响 kernel 效率）。
-# 例如 4 个节点 × 8 张 GPU = 32 张卡，global batch = 64 条序列：
 
 # %% [markdown] lang="en"
 # ## 8. The exclusions for parallel degrees are gates too
@@ -423,7 +417,15 @@ assert [r.accepted for r in gates_widget.result.reports] == [r.accepted for r in
 # The gates above screen **candidates**. Three more rules screen **parallel degrees** (lesson 5's selection matrix
 # uses them too); they too return a
 # code and a reason, not a score.
+
+# %% [markdown] lang="zh"
+# ### 8.1 全局批大小 (global batch size) 限制 DP
 #
+# 每个优化器步处理的序列数是 global batch = dp × micro-batch × 梯度累积 (gradient accumulation)。
+# DP 度数太大，要么迫使 global batch 变大（影响优化），要么迫使每个 rank 的微批次 (micro-batch) 变小（影响 kernel 效率）。
+# 例如 4 个节点 × 8 张 GPU = 32 张卡，global batch = 64 条序列：
+
+# %% [markdown] lang="en"
 # ### 8.1 The global batch size limits DP
 #
 # The sequences of one optimizer step are global batch = dp × micro-batch × gradient accumulation. Too large a DP
@@ -444,17 +446,19 @@ assert too_wide.code == "global_batch"
 # %% [markdown] lang="zh"
 # micro-batch = 1 时，32 路 DP 可行（每步累积 2 次）；micro-batch 提到 4 后，32 路 DP 每步至少处理 128 条序列，
 # 超过了 64，被排除。纯 DP 用不满 32 张卡时，剩下的并行度要交给 TP、PP 等其他维度（第 4 课）。
-#
+
+# %% [markdown] lang="en"
+# With micro-batch 1, 32-way DP works (2 accumulation steps); with micro-batch 4, 32-way DP processes at least 128
+# sequences per step, more than 64, and is excluded. When pure DP cannot fill 32 devices, the remaining degrees go to
+# other dimensions such as TP and PP (lesson 4).
+
+# %% [markdown] lang="zh"
 # ### 8.2 TP 要整除注意力头，并留在节点内
 #
 # 每个 TP rank 必须持有整数个注意力头 (attention heads)；而且 TP 每层都有集合通信，组要放在一个节点的高速链路上。
 # 以 Megatron 论文表 1 的 18.4B 模型（48 个头、40 层）和每节点 8 张 GPU 为例：
 
 # %% [markdown] lang="en"
-# With micro-batch 1, 32-way DP works (2 accumulation steps); with micro-batch 4, 32-way DP processes at least 128
-# sequences per step, more than 64, and is excluded. When pure DP cannot fill 32 devices, the remaining degrees go to
-# other dimensions such as TP and PP (lesson 4).
-#
 # ### 8.2 TP must divide the attention heads and stay inside a node
 #
 # Every TP rank must hold whole attention heads, and TP runs collectives in every layer, so its group belongs on one
@@ -474,16 +478,18 @@ assert check_tp_degree(12, shape.heads, gpus_per_node).code == "interconnect"
 
 # %% [markdown] lang="zh"
 # TP = 6 虽然整除 48 个头，也不超过 8，却不能整除每节点 8 张卡：rank 连续放置时，有的 TP 组会横跨两个节点。
-#
+
+# %% [markdown] lang="en"
+# TP = 6 divides the 48 heads and does not exceed 8, yet it does not divide the 8 GPUs per node: with contiguous ranks
+# some TP groups straddle two nodes.
+
+# %% [markdown] lang="zh"
 # ### 8.3 PP 不超过层数
 #
 # 每个流水线阶段 (stage) 至少要一层。层数不能被 PP 整除时仍然可以运行，但层数最多的阶段决定节奏——
 # 这一条是**警告**（代码在 `WARNING_CODES` 里），不是拒绝：
 
 # %% [markdown] lang="en"
-# TP = 6 divides the 48 heads and does not exceed 8, yet it does not divide the 8 GPUs per node: with contiguous ranks
-# some TP groups straddle two nodes.
-#
 # ### 8.3 PP cannot exceed the layers
 #
 # Every pipeline stage needs at least one layer. When PP does not divide the layers the pipeline still runs, but the
@@ -502,8 +508,12 @@ assert check_pp_degree(3, shape.layers).code in WARNING_CODES
 assert check_pp_degree(48, shape.layers).code == "pp_layers"
 
 # %% [markdown] lang="zh"
-# 流水线气泡 (pipeline bubble) 和阶段平衡的定量分析在第 5 课。
-#
+# 流水线气泡 (pipeline bubble) 和阶段平衡的定量分析在第 6 课。
+
+# %% [markdown] lang="en"
+# The pipeline bubble and stage balance are quantified in lesson 6.
+
+# %% [markdown] lang="zh"
 # ## 9. 练习
 #
 # ### 练习 3.1
@@ -512,8 +522,6 @@ assert check_pp_degree(48, shape.layers).code == "pp_layers"
 # 第一个拒绝 TP 的门槛是哪个？用门槛代码作答（如 `'memory'`）。
 
 # %% [markdown] lang="en"
-# The pipeline bubble and stage balance are quantified in lesson 5.
-#
 # ## 9. Exercises
 #
 # ### Exercise 3.1

@@ -362,11 +362,6 @@ for n, case in enumerate(PAPER_CASES, start=1):
 # DP：S + A + R；FSDP 分到 d 个 rank：S/d + A + R + G；只用 TP = t：S/t + A/t + R；PP = p 个阶段：S/p + A + R，
 # 且一个阶段要放下整层 (W + A + R)。**单层放不下时，没有哪个策略能单独解决**：TP 先切开这一层，训练状态再跨 TP 组分片，
 # 即 TP × FSDP：S/N + (G + A)/t + R。这时 FSDP 是 TP 的第二个维度，也算“可行”。
-#
-# ### 练习 5.2：填矩阵（不知道拓扑）
-#
-# 三个案例 × 四个策略，共 12 格。每格答 `"feasible"`、`"not_preferred"` 或 `"needs_info"`
-# （也可以写“可行 / 不优先 / 需更多信息”），每格单独检查，答错的格子会得到针对这个策略的提示。
 
 # %% [markdown] lang="en"
 # ## Exclude first, compare later: fill in the 4 × 3 matrix yourself
@@ -384,7 +379,14 @@ for n, case in enumerate(PAPER_CASES, start=1):
 # S/t + A/t + R; PP = p stages: S/p + A + R, and a stage must hold a whole layer (W + A + R). **When one layer does not
 # fit, no strategy solves it alone**: TP splits the layer first and the training state is then sharded across the TP
 # groups, TP × FSDP: S/N + (G + A)/t + R. FSDP is then TP's second dimension, and it counts as "feasible".
+
+# %% [markdown] lang="zh"
+# ### 练习 5.2：填矩阵（不知道拓扑）
 #
+# 三个案例 × 四个策略，共 12 格。每格答 `"feasible"`、`"not_preferred"` 或 `"needs_info"`
+# （也可以写“可行 / 不优先 / 需更多信息”），每格单独检查，答错的格子会得到针对这个策略的提示。
+
+# %% [markdown] lang="en"
 # ### Exercise 5.2: fill in the matrix (no topology given)
 #
 # Three cases × four strategies, 12 cells. Answer each with `"feasible"`, `"not_preferred"` or `"needs_info"`; each
@@ -449,11 +451,6 @@ assert [e.summary() for e in evaluations] == [
 #
 # 案例 2 的 TP 是“不需要”，但理由不是“TP 换不来任何东西”：容量问题由分片或分段就能解决，TP 每层的集合通信不是必需的；
 # 可 TP 配合序列并行会把激活按 1/t 切开，而 ZeRO / FSDP 不切激活——激活成为瓶颈（长上下文、大 micro-batch）时，TP 又有了理由。
-#
-# ### 案例 3：为什么答案是 TP × FSDP
-#
-# 案例 3 中一层就有 26 GiB，FSDP 和 PP 都要在某个 rank 上持有整层，所以必须先用 TP 切开这一层。
-# 但**只用 TP 也不够**：TP = 8 时每个 rank 仍持有训练状态的 1/8，即 40 GiB。下表由 `combination_memory_gib` 逐行算出：
 
 # %% [markdown] lang="en"
 # Tell the two kinds of "not preferred" apart: DP in case 2 is **hard-excluded** (it does not fit,
@@ -464,7 +461,14 @@ assert [e.summary() for e in evaluations] == [
 # TP's collectives in every layer are not required. Yet TP with sequence parallelism divides the activations by t,
 # which ZeRO / FSDP does not: when activations become the bottleneck (a long context, a large micro-batch), TP has a
 # reason again.
+
+# %% [markdown] lang="zh"
+# ### 案例 3：为什么答案是 TP × FSDP
 #
+# 案例 3 中一层就有 26 GiB，FSDP 和 PP 都要在某个 rank 上持有整层，所以必须先用 TP 切开这一层。
+# 但**只用 TP 也不够**：TP = 8 时每个 rank 仍持有训练状态的 1/8，即 40 GiB。下表由 `combination_memory_gib` 逐行算出：
+
+# %% [markdown] lang="en"
 # ### Case 3: why the answer is TP × FSDP
 #
 # In case 3 one layer alone is 26 GiB, and FSDP and PP must both hold a whole layer on some rank, so TP has to split
@@ -512,17 +516,19 @@ assert evaluate_paper_case(case3).verdict_of("FSDP").degree == fsdp
 #
 # 现在补充一条信息：每个节点 8 张卡，节点内是高速互连（如 NVLink），节点之间是慢得多的网络。
 # `topology_changes(case)` 对比加拓扑前后每个策略的结论和理由。
-#
-# ### 练习 5.3
-#
-# 先猜：案例 3（单层超过单卡）加上这个拓扑后，DP、FSDP、TP、PP 中**哪一个**的结论会变？答策略名，如 `"PP"`。
 
 # %% [markdown] lang="en"
 # ## Adding the topology: fast inside a node, slow between nodes
 #
 # Now one more fact: each node has 8 GPUs on fast links (e.g. NVLink), and nodes are joined by a much slower network.
 # `topology_changes(case)` compares each strategy's verdict and reasons before and after the topology is given.
+
+# %% [markdown] lang="zh"
+# ### 练习 5.3
 #
+# 先猜：案例 3（单层超过单卡）加上这个拓扑后，DP、FSDP、TP、PP 中**哪一个**的结论会变？答策略名，如 `"PP"`。
+
+# %% [markdown] lang="en"
 # ### Exercise 5.3
 #
 # Guess first: in case 3 (one layer exceeds one device), **which one** of DP, FSDP, TP and PP changes its verdict once
@@ -632,15 +638,17 @@ assert max(dp_degrees_for_batch(global_batch, 4)) == max_dp_degree(global_batch,
 # %% [markdown] lang="zh"
 # 所以在 96 个 rank 上训练 global batch 64 的模型，纯 DP 行不通：多出来的 rank 必须交给 TP / PP 等模型并行维度，
 # 或者改变优化设置。
-#
+
+# %% [markdown] lang="en"
+# So pure DP cannot train a global batch of 64 on 96 ranks: the extra ranks must go to model-parallel dimensions such
+# as TP / PP, or the optimization settings must change.
+
+# %% [markdown] lang="zh"
 # ### 练习 5.4
 #
 # global batch = 512 条序列，每个 rank 的 micro-batch = 4。不改 global batch、也不缩小 micro-batch，DP degree 最大是多少？
 
 # %% [markdown] lang="en"
-# So pure DP cannot train a global batch of 64 on 96 ranks: the extra ranks must go to model-parallel dimensions such
-# as TP / PP, or the optimization settings must change.
-#
 # ### Exercise 5.4
 #
 # The global batch is 512 sequences and each rank's micro-batch is 4. Without changing the global batch or shrinking
