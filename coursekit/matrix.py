@@ -242,7 +242,7 @@ register(
         },
         "matrix.pp_stages": {
             "zh": "PP = {pp} 个阶段（每个 rank {need_gib:.1f} GiB），DP = {dp} 条流水线，每条 m = {m} 个 "
-            "micro-batch：气泡比例 (p-1)/(m+p-1) = {bubble:.0%}",
+            "微批次：气泡比例 (p-1)/(m+p-1) = {bubble:.0%}",
             "en": "PP = {pp} stages ({need_gib:.1f} GiB per rank), DP = {dp} pipelines with m = {m} "
             "micro-batches each: bubble fraction (p-1)/(m+p-1) = {bubble:.0%}",
         },
@@ -297,7 +297,7 @@ SELECTION_MATRIX: tuple[MatrixRow, ...] = (
             "enough to split over the DP degree",
         ),
         Text(
-            zh="每卡完整复制状态；DP degree 过大会迫使 global batch 变大或 micro-batch 变小",
+            zh="每卡完整复制状态；DP degree 过大会迫使 global batch 变大或微批次变小",
             en="Every device replicates the full state; a large DP degree forces a larger global batch or "
             "smaller micro-batches",
         ),
@@ -360,7 +360,7 @@ SELECTION_MATRIX: tuple[MatrixRow, ...] = (
             en="Point-to-point activations (forward) and gradients (backward) at stage boundaries",
         ),
         Text(
-            zh="层数足够、阶段可平衡、micro-batch 足够多；可跨较慢的互连",
+            zh="层数足够、阶段可平衡、微批次足够多；可跨较慢的互连",
             en="Enough layers, balanced stages and enough micro-batches; tolerates slower links",
         ),
         Text(

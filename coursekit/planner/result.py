@@ -39,7 +39,7 @@ register(
         },
         "planner.efficiency_line": {
             "zh": "  矩阵乘效率 {efficiency:.0%} 峰值"
-            "（每 GPU 矩阵乘的计算强度 {intensity:.0f} FLOP/byte，平滑 roofline）",
+            "（每 GPU 矩阵乘的计算强度 {intensity:.0f} FLOP/字节，平滑屋顶线）",
             "en": "  Matmul efficiency {efficiency:.0%} of peak (per-GPU matmul intensity {intensity:.0f} FLOP/byte, "
             "smooth roofline)",
         },
@@ -403,14 +403,14 @@ ESTIMATE_NOTES: tuple[Text, ...] = (
     ),
     Text(
         zh="矩阵乘效率：每个 GPU 的矩阵乘是 (mb·s/cp) 个 token 乘以 hidden/tp 宽的权重分片；其计算强度放到平滑 "
-        "roofline 上得到峰值占比。天花板只在 Megatron-LM 表 1 上标定一次；MoE 的专家矩阵乘按 top_k 个专家并排近似。",
+        "屋顶线 (roofline) 上得到峰值占比。天花板只在 Megatron-LM 表 1 上标定一次；MoE 的专家矩阵乘按 top_k 个专家并排近似。",
         en="Matmul efficiency: each GPU multiplies (mb·s/cp) tokens by weight shards hidden/tp wide; their "
         "arithmetic intensity on a smooth roofline gives the share of peak. The ceiling is calibrated once, on "
         "Megatron-LM Table 1; MoE expert matmuls are approximated as top_k experts side by side.",
     ),
     Text(
         zh="通信 = 各维度在其链路上的 ring alpha-beta 时间之和（组留在节点内用节点内带宽，否则跨节点带宽）。"
-        "ZeRO-2 每个 micro-batch reduce-scatter 梯度，ZeRO-3 每个 micro-batch 前向、反向各 all-gather "
+        "ZeRO-2 每个微批次 reduce-scatter 梯度，ZeRO-3 每个微批次前向、反向各 all-gather "
         "一次参数。EP 的 all-to-all 按组跨越的节点分成节点内和跨节点两部分，两者并行，取较慢者。",
         en="Communication = the sum over dimensions of ring alpha-beta time on each group's link (intra-node if the "
         "group stays in a node, else inter-node). ZeRO-2 reduce-scatters gradients every micro-batch, ZeRO-3 also "
@@ -418,7 +418,7 @@ ESTIMATE_NOTES: tuple[Text, ...] = (
         "and inter-node shares by the group's span; they run concurrently, the slower counts.",
     ),
     Text(
-        zh="重叠按维度：DP/ZeRO 的桶与反向重叠（每步一次的同步只能藏在最后一个 micro-batch 的反向下），PP 的 "
+        zh="重叠按维度：DP/ZeRO 的桶与反向重叠（每步一次的同步只能藏在最后一个微批次的反向下），PP 的 "
         "send/recv 与计算重叠，CP 的环形传递与分块 Attention 重叠，TP 与 EP 默认在关键路径上。"
         "气泡 = bubble_fraction/(1-bubble_fraction)·计算。",
         en="Overlap is per dimension: DP/ZeRO buckets with backward (a once-per-step synchronisation hides only "
@@ -426,10 +426,11 @@ ESTIMATE_NOTES: tuple[Text, ...] = (
         "critical path by default. Bubble = bubble_fraction/(1-bubble_fraction)·compute.",
     ),
     Text(
-        zh="显存按最重的流水线阶段：首/末阶段的嵌入或输出层、1F1B 在途的 micro-batch（交错调度乘 1+(p-1)/(pv)）、"
-        "完全重计算时一层的工作集、末阶段 fp32 logits；激活系数为 Korthikanti et al. 的 GPT 层，SwiGLU/MoE 为近似。",
+        zh="显存按最重的流水线阶段：首/末阶段的嵌入或输出层、1F1B 在途的微批次（交错调度乘 1+(p-1)/(pv)）、"
+        "完全重计算时一层的工作集（假设 flash attention 这类融合内核，不物化 s×s 注意力分数）、末阶段 fp32 logits；激活系数为 Korthikanti et al. 的 GPT 层，SwiGLU/MoE 为近似。",
         en="Memory is the heaviest pipeline stage's: the embedding or output layer, the micro-batches 1F1B keeps "
-        "in flight (times 1+(p-1)/(pv) when interleaved), one layer's working set under full recompute, fp32 "
+        "in flight (times 1+(p-1)/(pv) when interleaved), one layer's working set under full recompute (assuming "
+        "a fused kernel such as flash attention, which never materialises the s×s attention scores), fp32 "
         "logits on the last stage; activation coefficients are Korthikanti et al.'s GPT layer, approximate for "
         "SwiGLU and MoE.",
     ),

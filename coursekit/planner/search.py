@@ -77,8 +77,8 @@ register(
         },
         "planner.context_twin": {
             "zh": "不需要上下文并行：把 CP 折回数据并行的同一布局（tp = {tp}，pp = {pp}，dp = {dp}，cp = 1），"
-            "用最省显存的设置（每个 micro-batch 一条序列，v = 1，{recompute} 重计算，ZeRO-{zero}）每 rank 只要 "
-            "{twin_gib:.1f} GiB，放得下 {device_gib:.0f} GiB 的设备，micro-batch 数也不少于流水线段数；"
+            "用最省显存的设置（每个微批次一条序列，v = 1，{recompute} 重计算，ZeRO-{zero}）每 rank 只要 "
+            "{twin_gib:.1f} GiB，放得下 {device_gib:.0f} GiB 的设备，微批次数也不少于流水线段数；"
             "CP 只在不用它就放不下上下文时使用",
             "en": "context parallelism is not needed: the same layout with CP folded back into data parallelism "
             "(tp = {tp}, pp = {pp}, dp = {dp}, cp = 1), in its least-memory settings (one sequence per micro-batch, "
@@ -88,8 +88,8 @@ register(
         },
         "planner.context_other": {
             "zh": "不需要上下文并行：不用 CP 的布局 tp = {tp}，pp = {pp}，dp = {dp}，cp = 1 "
-            "用最省显存的设置（每个 micro-batch 一条序列，v = 1，{recompute} 重计算，ZeRO-{zero}）每 rank 只要 "
-            "{twin_gib:.1f} GiB，放得下 {device_gib:.0f} GiB 的设备，micro-batch 数也不少于流水线段数；"
+            "用最省显存的设置（每个微批次一条序列，v = 1，{recompute} 重计算，ZeRO-{zero}）每 rank 只要 "
+            "{twin_gib:.1f} GiB，放得下 {device_gib:.0f} GiB 的设备，微批次数也不少于流水线段数；"
             "CP 只在不用它就放不下上下文时使用",
             "en": "context parallelism is not needed: the layout tp = {tp}, pp = {pp}, dp = {dp} without CP, in its "
             "least-memory settings (one sequence per micro-batch, v = 1, {recompute} recompute, ZeRO-{zero}), needs "

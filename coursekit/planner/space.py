@@ -32,7 +32,7 @@ register(
             "en": "{name} = {value!r}: key {key!r} is given more than once; give each degree one value.",
         },
         "planner.space_too_large": {
-            "zh": "搜索空间有 {size:,} 个组合，超过上限 {limit:,}：请减少 ZeRO 阶段、重计算模式或 micro-batch 上限，"
+            "zh": "搜索空间有 {size:,} 个组合，超过上限 {limit:,}：请减少 ZeRO 阶段、重计算模式或微批次上限，"
             "或换一个约数较少的 GPU 总数。",
             "en": "the search space has {size:,} compositions, more than the limit {limit:,}: narrow the ZeRO stages, "
             "recompute modes or largest micro-batch, or use a GPU count with fewer divisors.",
@@ -75,7 +75,7 @@ PLAN_GATES: tuple[PlanGate, ...] = (
     ),
     PlanGate(
         "global_batch",
-        Text(zh="dp × micro-batch × 梯度累积 = global batch", en="dp × micro-batch × accumulation = global batch"),
+        Text(zh="dp × 微批次 × 梯度累积 = global batch", en="dp × micro-batch × accumulation = global batch"),
         False,
     ),
     PlanGate("tp_heads", Text(zh="TP 整除注意力头数", en="TP divides the attention heads"), False),
@@ -90,7 +90,7 @@ PLAN_GATES: tuple[PlanGate, ...] = (
     PlanGate(
         "pp_schedule",
         Text(
-            zh="交错流水线：每个模型块至少一层，micro-batch 数是 pp 的倍数",
+            zh="交错流水线：每个模型块至少一层，微批次数是 pp 的倍数",
             en="interleaved schedule: every model chunk holds a layer, micro-batches a multiple of pp",
         ),
         False,

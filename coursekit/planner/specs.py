@@ -94,6 +94,34 @@ MEGATRON_2021_SOURCE: str = (
     "arXiv:2104.04473 (SC21)"
 )
 
+#: The parts of :meth:`ModelSpec.param_ledger`, with their names in each course language.
+PARAM_PARTS: dict[str, dict[str, str]] = {
+    "embedding": {"zh": "输入嵌入", "en": "embedding"},
+    "attention": {"zh": "注意力", "en": "attention"},
+    "norms": {"zh": "归一化层", "en": "norms"},
+    "output": {"zh": "输出层", "en": "output layer"},
+    "mlp": {"zh": "前馈层 (MLP)", "en": "MLP"},
+    "router": {"zh": "路由器", "en": "router"},
+    "experts": {"zh": "专家", "en": "experts"},
+}
+register({f"planner.part.{part}": names for part, names in PARAM_PARTS.items()})
+
+
+def param_part_name(part: str) -> str:
+    """The name of a :meth:`ModelSpec.param_ledger` part in the current language.
+
+    >>> from coursekit.i18n import set_language
+    >>> set_language("zh"); param_part_name("mlp"), param_part_name("embedding")
+    ('前馈层 (MLP)', '输入嵌入')
+    >>> set_language("en"); param_part_name("output")
+    'output layer'
+
+    Taught in: lesson 9 (the parameter ledger).
+    """
+    check_choice("part", part, tuple(PARAM_PARTS))
+    return tr(f"planner.part.{part}")
+
+
 register(
     {
         "planner.cp_seq": {
@@ -154,7 +182,7 @@ register(
             "en": "training, global batch {global_batch} sequences × {seq_len} tokens",
         },
         "planner.mode_serving": {
-            "zh": "服务，{global_batch} 个并发请求，每个提示 {seq_len} 词元、输出 {output_tokens} 词元",
+            "zh": "服务，{global_batch} 个并发请求，每个提示 {seq_len} token、输出 {output_tokens} token",
             "en": "serving, {global_batch} concurrent requests, prompts of {seq_len} tokens, {output_tokens} output "
             "tokens",
         },
@@ -168,7 +196,7 @@ register(
             "estimate's uncertainty is about ±{uncertainty:.0%}",
         },
         "planner.efficiency_model": {
-            "zh": "按每 GPU 矩阵乘形状在 roofline 上估算（在 Megatron-LM 表 1 上标定一次）",
+            "zh": "按每 GPU 矩阵乘形状在屋顶线上估算（在 Megatron-LM 表 1 上标定一次）",
             "en": "from each GPU's matmul shapes on the roofline (calibrated once on Megatron-LM Table 1)",
         },
         "planner.not_accepted": {

@@ -135,7 +135,7 @@ register(
         "widgets.workbench.col_step": {"zh": "估算步时 (s)", "en": "estimated step (s)"},
         "widgets.workbench.col_parts": {"zh": "计算 / 通信 / 气泡 (s)", "en": "compute / comm. / bubble (s)"},
         "widgets.workbench.concurrency": {"zh": "并发请求数", "en": "concurrent requests"},
-        "widgets.workbench.prompt_tokens": {"zh": "提示词元数", "en": "prompt tokens"},
+        "widgets.workbench.prompt_tokens": {"zh": "提示 token 数", "en": "prompt tokens"},
         "widgets.workbench.serving_summary": {
             "zh": "{model} 在 {world} 个 GPU 上服务：搜索 {size} 个 replicas × TP × PP 布局，"
             "{accepted} 个通过全部门槛。",
@@ -144,8 +144,8 @@ register(
         },
         "widgets.workbench.serving_terms": {
             "zh": "并发请求 = 整个集群同时在处理的请求（{concurrency} 个），每个副本服务自己那一份；"
-            "每个请求 {prompt} 个提示词元、生成 {output} 个词元。"
-            "TTFT = 首词元时间（预填充），TPOT = 每输出词元时间（一个解码步）。"
+            "每个请求 {prompt} 个提示 token、生成 {output} 个 token。"
+            "TTFT = 首 token 时间（预填充），TPOT = 每输出 token 时间（一个解码步）。"
             "所有时间都是下界估计（屋顶线、无排队）；可达峰值比例与通信重叠两项假设不用于服务。",
             "en": "Concurrent requests = requests in flight on the whole cluster ({concurrency}); each replica serves "
             "its own share. Each request has {prompt} prompt tokens and generates {output}. TTFT = time to first token "
@@ -155,10 +155,10 @@ register(
         "widgets.workbench.col_layout": {"zh": "布局", "en": "layout"},
         "widgets.workbench.col_ttft": {"zh": "TTFT 下界 (ms)", "en": "TTFT bound (ms)"},
         "widgets.workbench.col_tpot": {"zh": "TPOT 下界 (ms)", "en": "TPOT bound (ms)"},
-        "widgets.workbench.col_tps_gpu": {"zh": "每 GPU 词元/秒（上界）", "en": "tokens/s per GPU (bound)"},
+        "widgets.workbench.col_tps_gpu": {"zh": "每 GPU token/秒（上界）", "en": "tokens/s per GPU (bound)"},
         "widgets.workbench.tradeoff": {
             "zh": "最佳布局 {layout} 的批次-时延权衡：每副本批 {batches} 时，TPOT {tpots} ms，"
-            "每 GPU {rates} 词元/秒{misfit}。",
+            "每 GPU {rates} token/秒{misfit}。",
             "en": "Batch against latency for the best layout {layout}: at {batches} requests per replica, TPOT {tpots} "
             "ms and {rates} tokens/s per GPU{misfit}.",
         },
@@ -304,7 +304,7 @@ class _ServingCurve:
         ax.set_title(
             label(
                 Text(
-                    zh="最佳布局随批增大：TPOT (ms) 对每 GPU 词元/秒",
+                    zh="最佳布局随批增大：TPOT (ms) 对每 GPU token/秒",
                     en="Best layout, batch growing: TPOT (ms) vs tokens/s per GPU",
                 )
             ),

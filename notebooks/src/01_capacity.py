@@ -345,12 +345,17 @@ display(Markdown("\n".join(rows)))
 
 # %% [markdown] lang="zh"
 # 完全重计算的 2sbh/层只是**下限**：反向时重算某一层，那一层的完整激活（不重计算时的那一份）要在那一刻临时存在。
-# 所以峰值约为“所有层保存的输入 + 一层的完整激活”（第 9 课的工作台就这样记账）：
+# 所以峰值约为“所有层保存的输入 + 一层的完整激活”。这一层的完整激活取决于注意力怎么实现：这里按**不用 flash attention**
+# 计，重算时 s×s 的注意力分数会被物化，工作集是 sbh·(34 + 5as/h)；第 9 课的工作台假设用 flash attention 这类融合内核，
+# 分数不落显存，工作集只有 34·sbh。下面把两种都算出来：
 
 # %% [markdown] lang="en"
 # Full recomputation's 2sbh per layer is only a **floor**: while one layer is recomputed in backward, that layer's full
 # activations (the no-recomputation amount) exist for that moment. So the peak is about "the saved inputs of all layers
-# plus one layer's full activations" (lesson 9's workbench counts it this way):
+# plus one layer's full activations". How big that layer is depends on the attention kernel: here we assume **no flash
+# attention**, so recomputation materialises the s×s attention scores and the working set is sbh·(34 + 5as/h); lesson
+# 9's workbench assumes a fused kernel such as flash attention, which never stores the scores, so its working set is
+# 34·sbh. The cell computes both:
 
 # %%
 saved = activation_memory_breakdown(seq_len=2048, micro_batch=1, hidden=shape.hidden, heads=shape.heads,
@@ -364,9 +369,19 @@ print(Text(
     en=f"full recomputation: saved inputs {saved.total_gib:.2f} GiB + the working set of one recomputed layer "
     f"{working_set.total_gib:.2f} GiB ≈ peak {peak_gib:.2f} GiB",
 ))
+# With flash attention the scores are never stored: the layer's working set is selective recomputation's 34·sbh.
+flash_working_set = activation_memory_breakdown(seq_len=2048, micro_batch=1, hidden=shape.hidden, heads=shape.heads,
+                                                layers=1, recompute="selective")
+print(Text(
+    zh=f"若用 flash attention：工作集 {flash_working_set.total_gib:.2f} GiB，峰值 ≈ {saved.total_gib + flash_working_set.total_gib:.2f} GiB",
+    en=f"with flash attention: working set {flash_working_set.total_gib:.2f} GiB, peak ≈ "
+    f"{saved.total_gib + flash_working_set.total_gib:.2f} GiB",
+))
 # By hand (s = 2048, b = 1, h = 4096, a = 32, 36 layers): 2sbh x 36 = 603,979,776 bytes = 0.5625 GiB;
-# one layer without recomputation sbh(34 + 5as/h) = 2048 x 4096 x 114 = 956,301,312 bytes = 0.890625 GiB.
+# one layer without recomputation sbh(34 + 5as/h) = 2048 x 4096 x 114 = 956,301,312 bytes = 0.890625 GiB;
+# with flash attention 34·sbh = 2048 x 4096 x 34 = 285,212,672 bytes = 0.265625 GiB.
 assert saved.total_bytes == 2 * 2048 * 4096 * 36 and working_set.total_bytes == 2048 * 4096 * 114
+assert flash_working_set.total_bytes == 2048 * 4096 * 34
 
 # %% [markdown] lang="zh"
 # 长上下文时平方项占主导。上下文并行 (context parallelism, CP) 让每个 rank 只处理 s/cp 个查询 token：线性项除以 cp；
@@ -406,7 +421,8 @@ display(Markdown("\n".join(rows)))
 #
 # 下面的图把一个 rank 的显存按参数、梯度、优化器状态、激活、运行时预留叠成一条横条，四行分别是 ZeRO-0 到 ZeRO-3
 # （当前选中的阶段颜色最深），红色虚线是设备显存。它调用的正是上面几个函数，最后由 `build_resource_ledger` 给出结论。
-# 使用流水线并行时，第一个阶段在 1F1B 调度下同时保留 pp 个微批次的激活，图中已经计入。
+# 使用流水线并行时，第一个阶段在 1F1B 调度（一前一后 (one forward, one backward)：灌满流水线后，每个阶段交替做一个微批次的
+# 前向和一个微批次的反向，第 6 课详讲）下同时保留 pp 个微批次的激活，图中已经计入。
 # 图上方的消息框用颜色和开头的文字给出结论：绿色“通过”（放得下）、琥珀色“警告”、红色“不通过”（放不下）。
 #
 # 试一试：
@@ -423,7 +439,9 @@ display(Markdown("\n".join(rows)))
 # The figure stacks one rank's memory into a bar of parameters, gradients, optimizer state, activations and runtime
 # reserve; the four rows are ZeRO-0 to ZeRO-3 (the chosen stage is drawn darkest), and the red dashed line is device
 # memory. It calls exactly the functions above and lets `build_resource_ledger` give the verdict. With pipeline
-# parallelism the first stage keeps the activations of pp micro-batches under 1F1B; the figure counts them. The
+# parallelism the first stage keeps the activations of pp micro-batches under 1F1B (one forward, one backward: once
+# the pipeline is full, each stage alternates one micro-batch's forward with one micro-batch's backward; lesson 6 has
+# the details); the figure counts them. The
 # message box gives the verdict in colour and in its first word: green "Pass" (fits), amber "Warning", red "Fail"
 # (does not fit).
 #

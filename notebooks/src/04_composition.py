@@ -223,8 +223,8 @@ except ValueError as error:
 # 朴素的规则把 EP 当作独立的一维，与其他维度相乘。Megatron-Core（NVIDIA/Megatron-LM 的 `megatron/core/parallel_state.py`）不是这样：
 #
 # - 稠密层 (dense layers) 把所有 rank 排成 TP · CP · DP · PP，世界大小 (world size) = TP · CP · DP · PP；
-# - 专家层 (expert layers) 把**同一批 rank** 重新排成 ETP · EP · EDP · PP，其中专家张量并行 ETP 默认等于 TP，
-#   专家数据并行 EDP 是剩下的部分。
+# - 专家层 (expert layers) 把**同一批 rank** 重新排成 ETP · EP · EDP · PP，其中专家张量并行 (expert tensor parallelism, ETP)
+#   默认等于 TP；专家数据并行 (expert data parallelism, EDP) 是剩下的部分：持有同一组专家副本、在专家层之间做梯度归约的 rank 数。
 #
 # 所以 EP 不增加 rank，它**复用** DP · CP 的 rank：同一张 GPU 在稠密层属于某个 DP 组，在专家层属于某个 EP 组。
 # 条件是 ETP · EP · PP 整除世界大小（ETP = TP 时，就是 EP 整除 DP · CP）。第 2 节的第二个方案 `{'TP': 4, 'PP': 2, 'EP': 2}` 按两种规则计数：
@@ -237,7 +237,8 @@ except ValueError as error:
 #
 # - the dense layers lay all ranks out as TP · CP · DP · PP; the world size is TP · CP · DP · PP;
 # - the expert layers re-fold **the same ranks** as ETP · EP · EDP · PP, where expert tensor parallelism ETP defaults to
-#   TP and expert data parallelism EDP is whatever is left.
+#   TP and expert data parallelism EDP is whatever is left: the number of ranks holding copies of the same experts,
+#   which reduce those experts' gradients among themselves.
 #
 # So EP adds no ranks; it **reuses** the DP · CP ranks: one GPU is in some DP group for the dense layers and in some EP
 # group for the expert layers. The condition is that ETP · EP · PP divides the world size (with ETP = TP: EP divides

@@ -167,7 +167,7 @@ assert len(table[0]) == len(MATRIX_HEADERS) == 5
 # decide whether a plan can run for months.
 
 # %% [markdown] lang="zh"
-# ## 机制一：M_model > C_device 直接排除纯 DP
+# ## 机制一：训练状态超过单卡显存，直接排除纯 DP
 #
 # 记 $M_\text{model}$ 为完整训练状态（参数、梯度、优化器状态），$C_\text{device}$ 为单卡可用显存。纯 DP 的每个 rank 都持有
 # 完整的 $M_\text{model}$，再加激活和运行时预留 (runtime reserve)。所以只要
@@ -177,7 +177,7 @@ assert len(table[0]) == len(MATRIX_HEADERS) == 5
 # 纯 DP 就被容量**直接排除**，不需要再比较通信。下面用一个示例模型（训练状态 64 GiB，设备 24 GiB；不是后面练习里的三个案例）算一遍。
 
 # %% [markdown] lang="en"
-# ## Mechanism 1: M_model > C_device excludes pure DP
+# ## Mechanism 1: a training state larger than one device excludes pure DP
 #
 # Let $M_\text{model}$ be the full training state (parameters, gradients, optimizer state) and $C_\text{device}$ the
 # usable memory of one device. Under pure DP every rank holds the whole $M_\text{model}$, plus activations and the
@@ -285,7 +285,7 @@ assert abs(per_rank[8] - evaluate_paper_case(example, "hierarchical").verdict_of
 # ## 三个纸面案例：先由你来构造
 #
 # 选择矩阵要落到具体案例上才有用。下面三个模型都在同一个集群上训练：每张设备 24 GiB，4 个节点 × 8 卡，
-# global batch 64，每个 rank 的 micro-batch 为 1。表里给的是每个模型的**参数量**和其它几项；训练状态要你自己算。
+# global batch 64，每个 rank 的微批次为 1。表里给的是每个模型的**参数量**和其它几项；训练状态要你自己算。
 
 # %% [markdown] lang="en"
 # ## Three paper cases: you build them first
@@ -450,7 +450,7 @@ assert [e.summary() for e in evaluations] == [
 # **不需要**（放得下，再切只增加通信和复杂度）。
 #
 # 案例 2 的 TP 是“不需要”，但理由不是“TP 换不来任何东西”：容量问题由分片或分段就能解决，TP 每层的集合通信不是必需的；
-# 可 TP 配合序列并行会把激活按 1/t 切开，而 ZeRO / FSDP 不切激活——激活成为瓶颈（长上下文、大 micro-batch）时，TP 又有了理由。
+# 可 TP 配合序列并行会把激活按 1/t 切开，而 ZeRO / FSDP 不切激活——激活成为瓶颈（长上下文、大微批次）时，TP 又有了理由。
 
 # %% [markdown] lang="en"
 # Tell the two kinds of "not preferred" apart: DP in case 2 is **hard-excluded** (it does not fit,
@@ -605,10 +605,10 @@ assert evaluate_paper_case(CASE_STATE_EXCEEDS_DEVICE, "hierarchical").verdict_of
 #
 # 每个优化器步处理的样本数是
 #
-# $$\text{global batch} = \text{dp} \times \text{micro-batch} \times \text{梯度累积步数 (gradient accumulation)}.$$
+# $$\text{global batch} = \text{dp} \times \text{微批次} \times \text{梯度累积步数 (gradient accumulation)}.$$
 #
 # global batch 通常由优化（收敛、学习率）决定，不能随意变大。于是 DP degree 越大，每个 rank 分到的就越少：
-# 梯度累积降到 1 之后，要么增大 global batch（改变优化），要么缩小每个 rank 的 micro-batch（kernel 效率变差，
+# 梯度累积降到 1 之后，要么增大 global batch（改变优化），要么缩小每个 rank 的微批次（kernel 效率变差，
 # 到 1 就不能再小）。`check_global_batch` 检查这个等式，`dp_degrees_for_batch` 列出允许的 DP degree。
 
 # %% [markdown] lang="en"
@@ -627,7 +627,7 @@ assert evaluate_paper_case(CASE_STATE_EXCEEDS_DEVICE, "hierarchical").verdict_of
 global_batch = CASE_FITS_ONE_DEVICE.global_batch
 for micro_batch in (1, 4):
     degrees = dp_degrees_for_batch(global_batch, micro_batch)
-    print(Text(zh=f"global batch {global_batch}，micro-batch {micro_batch}：允许的 DP degree {degrees}",
+    print(Text(zh=f"global batch {global_batch}，微批次 {micro_batch}：允许的 DP degree {degrees}",
                en=f"global batch {global_batch}, micro-batch {micro_batch}: allowed DP degrees {degrees}"))
 too_many = max_dp_degree(global_batch, 1) + 32  # 32 ranks more than the batch has sequences
 reason = check_global_batch(too_many, 1, 1, global_batch)
@@ -646,7 +646,7 @@ assert max(dp_degrees_for_batch(global_batch, 4)) == max_dp_degree(global_batch,
 # %% [markdown] lang="zh"
 # ### 练习 5.4
 #
-# global batch = 512 条序列，每个 rank 的 micro-batch = 4。不改 global batch、也不缩小 micro-batch，DP degree 最大是多少？
+# global batch = 512 条序列，每个 rank 的微批次 = 4。不改 global batch、也不缩小微批次，DP degree 最大是多少？
 
 # %% [markdown] lang="en"
 # ### Exercise 5.4
@@ -729,8 +729,8 @@ assert full_finetune.total_gib > device_gib > peft_gib + reserve_gib
 #    全部状态，容量门槛直接排除它，不必再比较通信。
 # 2. TP 每层前向、反向都有集合通信（每层各 2 次全归约），频率高、位于计算的关键路径上，很难被掩盖；
 #    跨节点的带宽低一个数量级，每层都付这笔账，时间会成倍增加。所以 TP 组通常限制在一个节点内。
-# 3. global batch = dp × micro-batch × 梯度累积。global batch 固定时，dp 最大为 global batch / micro-batch
-#    （梯度累积为 1）；再增大 dp，只能加大 global batch（改变优化）或缩小每个 rank 的 micro-batch（kernel 效率下降），
+# 3. global batch = dp × 微批次 × 梯度累积。global batch 固定时，dp 最大为 global batch / 微批次
+#    （梯度累积为 1）；再增大 dp，只能加大 global batch（改变优化）或缩小每个 rank 的微批次（kernel 效率下降），
 #    多出的设备应交给 TP / PP 等模型并行维度。
 # 4. TP = t 只把训练状态分成 t 份：案例 3 的 320 GiB 在 TP = 8 时每个 rank 仍有 40 GiB，加上激活和预留共 43 GiB，
 #    超过 24 GiB。训练状态还要跨 TP 组分片（TP 8 × FSDP 4）：320/32 + (3 × 26 + 8)/8 + 2 = 22.75 GiB，才放得下。
@@ -795,7 +795,7 @@ assert full_finetune.total_gib > device_gib > peft_gib + reserve_gib
 # - 单层放不下，或需要分摊层内计算、切分激活（配合序列并行）时用 TP；TP 每层都通信，留在节点内。DP / PP 通信频率低，放在跨节点的维度。
 # - 单层放不下时没有哪个策略能单独解决：TP 切开这一层，FSDP 再把训练状态分到 TP 组之间（TP × FSDP）。
 # - 长上下文的注意力平方项由上下文并行（环形注意力）或 Ulysses 分摊，Megatron 的序列并行不切它。
-# - global batch = dp × micro-batch × 梯度累积：它给 DP degree 设了上限。
+# - global batch = dp × 微批次 × 梯度累积：它给 DP degree 设了上限。
 
 # %% [markdown] lang="en"
 # ## Key points

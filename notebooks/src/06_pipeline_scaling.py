@@ -81,7 +81,9 @@ def show_table(header, rows):
 # %% [markdown] lang="zh"
 # ## 流水线气泡
 #
-# 朴素流水线（GPipe 或 1F1B）在一步开始时要“灌满”、结束时要“排空”，这段时间里部分设备空闲。
+# 朴素流水线在一步开始时要“灌满”、结束时要“排空”，这段时间里部分设备空闲。两种朴素调度：GPipe（Huang et al., 2019）
+# 先做完全部 m 个微批次的前向，再做全部反向；1F1B（一前一后，PipeDream-Flush / Megatron-LM）灌满后每个阶段交替做一个前向、
+# 一个反向。两者的气泡一样大，区别在要同时保存的激活份数（下面的小部件里可以切换）。
 # 设每个设备处理一个微批次的前向加反向耗时为 $t$，理想时间是 $m\,t$，填充和排空多出 $(p-1)\,t$。
 # 朴素调度的**气泡比例**（空闲占整步的比例）是
 #
@@ -98,8 +100,11 @@ def show_table(header, rows):
 # %% [markdown] lang="en"
 # ## The pipeline bubble
 #
-# A simple pipeline (GPipe or 1F1B) must fill at the start of a step and drain at the end, and during that time some
-# devices sit idle. Let $t$ be the forward plus backward time of one micro-batch on one device: the ideal time is
+# A simple pipeline must fill at the start of a step and drain at the end, and during that time some devices sit
+# idle. Two simple schedules: GPipe (Huang et al., 2019) runs the forward of all m micro-batches, then all backwards;
+# 1F1B (one forward, one backward; PipeDream-Flush, Megatron-LM) alternates one forward with one backward on each
+# stage once the pipeline is full. Their bubbles are equal; they differ in how many micro-batches' activations are
+# kept at once (switch between them in the widget below). Let $t$ be the forward plus backward time of one micro-batch on one device: the ideal time is
 # $m\,t$, and filling and draining add $(p-1)\,t$. The simple schedule's **bubble fraction** (the idle share of the whole step) is
 #
 # $$\text{bubble fraction} = \frac{p-1}{m+p-1}.$$
@@ -380,7 +385,7 @@ Image(figure_to_png(fig))
 #
 # 1. 把**重叠比例**从 0 拉到 0.8：E(512) 怎样变？诊断从哪一项变成哪一项？
 # 2. 把**带宽**从 50 GB/s（约一个 400 Gb/s 网卡）拉到 450 GB/s（约 H100 NVLink 单向）：跨节点和节点内差多少？
-# 3. 把**每步计算时间**调小（相当于 micro-batch 变小）：同样的通信，E(P) 为什么更差？
+# 3. 把**每步计算时间**调小（相当于微批次变小）：同样的通信，E(P) 为什么更差？
 
 # %% [markdown] lang="en"
 # ### Hands on: the scaling-efficiency widget
@@ -404,7 +409,7 @@ scaling_widget
 # 上面每个数字都来自模型。下面这些因素公式给不出，必须测：
 #
 # 1. **争用下实际达到的总线带宽 (bus bandwidth)**：厂商标称值、nccl-tests 测得值和训练中多个集合通信同时跑时的值，常常差很多。
-# 2. **小 micro-batch、小矩阵下的 kernel 效率**：TP degree 越大、micro-batch 越小，每个 GEMM 越小，算力利用率越低。
+# 2. **小微批次、小矩阵下的 kernel 效率**：TP degree 越大、微批次越小，每个 GEMM 越小，算力利用率越低。
 # 3. **掉队者与负载不均**：慢节点、降频、不均匀的阶段或数据长度不一，会让所有设备在同步点等待。
 # 4. **输入流水线**：数据加载、解码、分词跟不上时，加卡只会加等待。
 # 5. **实际达到的计算—通信重叠**：框架能不能把梯度同步或 FSDP 的 gather 藏在计算之下，要看时间线。

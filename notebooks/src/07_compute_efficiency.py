@@ -482,16 +482,23 @@ for batch in (1, 8, 64, 256, 1024):
     step_s = roofline_time_s(2 * n70 / 8 * batch, weight_bytes_per_gpu, H100_BF16_DENSE_FLOPS, H100_HBM_BYTES_PER_S)
     decode_step_ms[batch] = step_s * 1e3
     print(f"{batch} | {intensity:.1f} | {decode_share[batch]:.1%} | {decode_step_ms[batch]:.1f}")
+# Counting weights only, a step does 2·b FLOPs per weight and reads 2 bytes per weight: an intensity of b FLOP/byte.
+# The step turns compute-bound at the first whole batch at or past the ridge point.
+compute_bound_batch = next(b for b in range(1, 4096) if b >= ridge["H100"])
+print(Text(zh=f"只算权重时，批大小 {compute_bound_batch} 起步时由计算决定（H100 脊点 {ridge['H100']:.1f} FLOP/字节）",
+           en=f"Counting weights only, arithmetic sets the step time from batch {compute_bound_batch} on (H100 ridge {ridge['H100']:.1f} FLOP/byte)"))
 
 # %%
 assert round(100 * decode_share[8], 1) == 2.7 and decode_share[1024] == 1.0
 assert round(2 * n70 / 1e9) == 141
 assert round(decode_step_ms[1], 1) == round(decode_step_ms[256], 1) == 5.3 and round(decode_step_ms[1024], 1) == 18.3
+assert compute_bound_batch == 296  # the ridge point, 989.4 TFLOP/s / 3.35 TB/s = 295.3, rounded up to a whole batch
 
 # %% [markdown] lang="zh"
 # 批大小 8 时只能用到峰值的 2.7%：每一步都要把整套权重从显存读一遍，却只拿它们乘 8 行。
 # TP = 8 时每张 GPU 存 141 GB bf16 权重的八分之一，每步至少 5.3 ms——批大小从 1 到 256 都一样，时间花在读权重上，而不是计算上。
-# 所以在脊点以下，加大批几乎不花时间；批大小要到上千，步时才由计算决定（1024 时 18.3 ms）。
+# 所以在脊点以下，加大批几乎不花时间；只算权重时，每步的计算强度就是批大小 b FLOP/字节，批大小越过脊点（约 296）后步时才由计算决定，
+# 之后随批线性增长（1024 时 18.3 ms）。
 # （这里只算权重：每条序列的 KV 缓存还要再读，见下文。）这就是服务要攒批 (batching) 的原因；而每条序列的 KV 缓存又会增加要读的字节，
 # 把强度往回拉。这是第 10 课的主题。
 
@@ -499,7 +506,8 @@ assert round(decode_step_ms[1], 1) == round(decode_step_ms[256], 1) == 5.3 and r
 # At a batch of 8 only 2.7% of peak is reachable: every step reads all the weights from memory and multiplies them by
 # just 8 rows. At TP = 8 each GPU holds an eighth of the 141 GB of bf16 weights, and every step takes at least 5.3 ms,
 # the same for batches of 1 to 256: the time goes into reading weights, not into arithmetic. Below the ridge a larger
-# batch is therefore almost free; only at batches in the thousands does arithmetic set the step time (18.3 ms at 1024).
+# batch is therefore almost free. Counting weights only, a step's intensity is the batch b FLOP/byte, so arithmetic sets
+# the step time once the batch passes the ridge point, at about 296, and grows linearly after it (18.3 ms at 1024).
 # (Only the weights are counted here: each sequence's KV cache must be read as well; see below.)
 # That is why serving batches requests; and each sequence's KV cache adds bytes to read, pulling the intensity back
 # down. That is lesson 10's topic.
@@ -717,7 +725,7 @@ verify("eff.decode_share", answer)
 #
 # - 屋顶线：可达算力 ≤ min(峰值, 计算强度 × 显存带宽)。脊点 = 峰值 ÷ 带宽：A100 153、H100 295 FLOP/字节。更快的 GPU 需要更厚的矩阵乘。
 # - bf16 矩阵乘的计算强度 = m·k·n / (m·k + k·n + m·n) = 1 / (1/m + 1/k + 1/n)，接近最小的那一维。
-# - 每张 GPU 一次乘 微批次 × s ÷ CP 个 token，权重宽度除以 TP：TP 和 CP 越大、微批次越小，矩阵越薄。大模型训练通常仍远在脊点右边。
+# - 每张 GPU 一次乘微批次 × s ÷ CP 个 token，权重宽度除以 TP：TP 和 CP 越大、微批次越小，矩阵越薄。大模型训练通常仍远在脊点右边。
 # - TP = 8 是常见选择：8 张 GPU 的 NVLink 域让 TP 的每层通信留在高速链路上；再大就跨节点，矩阵也更薄。
 # - 模型 FLOP / token = 6N + 12·L·h·s（PaLM 附录 B）；长上下文时注意力项占大头。MFU 用模型 FLOP，HFU 还算上重计算；比较时用 MFU。
 # - 解码的计算强度约等于批大小，远低于脊点：服务是访存受限的（第 10 课）。屋顶线是上限，不含通信、气泡和内核开销。

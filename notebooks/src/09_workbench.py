@@ -70,6 +70,7 @@ from coursekit.planner import (
     WorkloadSpec,
     compare_published,
     megatron_paper_flops_per_step,
+    param_part_name,
     plan,
     what_if,
 )
@@ -110,7 +111,7 @@ model = MODELS["llama3-70b"]
 ledger = model.param_ledger()
 md_table(
     [Text(zh="部件", en="part"), Text(zh="参数（十亿）", en="parameters (billion)")],
-    [(part, f"{count / 1e9:.3f}") for part, count in ledger.items()]
+    [(param_part_name(part), f"{count / 1e9:.3f}") for part, count in ledger.items()]
     + [(Text(zh="合计", en="total"), f"{model.num_params / 1e9:.2f}")],
 )
 assert abs(model.num_params / 70e9 - 1) < 0.01  # the paper's 70B, within 1 %
@@ -118,7 +119,7 @@ assert abs(model.num_params / 70e9 - 1) < 0.01  # the paper's 70B, within 1 %
 # %% [markdown] lang="zh"
 # `ClusterSpec` 记录设备与两种链路。带宽一律是**每 GPU 的单向带宽**：NVLink 4 的 900 GB/s 是双向之和，单向是 450 GB/s；
 # 每节点 8 个 400 Gb/s NDR 网卡，即每 GPU 50 GB/s。`WorkloadSpec` 记录要做的事（训练还是服务、global batch、序列长度、
-# 精度方案）和估算所依赖的假设：计算效率默认由每个 GPU 的矩阵乘形状在 roofline 上估出（第 7 课），
+# 精度方案）和估算所依赖的假设：计算效率默认由每个 GPU 的矩阵乘形状在屋顶线上估出（第 7 课），
 # 也可以改成一个固定的可达峰值比例；通信重叠按维度给默认值（下表），每一项都可以改。
 
 # %% [markdown] lang="en"
@@ -141,14 +142,14 @@ md_table(
         (Text(zh="节点内带宽 (GB/s，单向/GPU)", en="intra-node (GB/s, one way per GPU)"), cluster.intra_node_bandwidth_bytes_per_s / 1e9),
         (Text(zh="跨节点带宽 (GB/s，单向/GPU)", en="inter-node (GB/s, one way per GPU)"), cluster.inter_node_bandwidth_bytes_per_s / 1e9),
         (Text(zh="global batch × 序列长度", en="global batch × sequence"), f"{workload.global_batch} × {workload.tokens_per_sequence(model)}"),
-        (Text(zh="计算效率", en="compute efficiency"), Text(zh=f"roofline 模型，天花板 {EFFICIENCY_CEILING:.0%}", en=f"roofline model, ceiling {EFFICIENCY_CEILING:.0%}")),
+        (Text(zh="计算效率", en="compute efficiency"), Text(zh=f"屋顶线模型，天花板 {EFFICIENCY_CEILING:.0%}", en=f"roofline model, ceiling {EFFICIENCY_CEILING:.0%}")),
         (Text(zh="通信重叠（按维度）", en="overlap (per dimension)"), ", ".join(f"{dim} {workload.overlap(dim):.0%}" for dim in OVERLAP_DEFAULTS)),
     ],
 )
 
 # %% [markdown] lang="zh"
 # 重叠的默认值来自引擎的做法：DP/ZeRO 的梯度桶与反向计算重叠（PyTorch DDP、FSDP 预取），但每步一次的同步只能藏在最后一个
-# micro-batch 的反向下；PP 的 send/recv 与计算重叠（Megatron-LM）；CP 的环形传递与分块 Attention 重叠（Ring Attention）；
+# 微批次的反向下；PP 的 send/recv 与计算重叠（Megatron-LM）；CP 的环形传递与分块 Attention 重叠（Ring Attention）；
 # TP 和 EP 的集合通信夹在相互依赖的矩阵乘之间，默认在关键路径 (critical path) 上。
 
 # %% [markdown] lang="en"
@@ -161,9 +162,14 @@ md_table(
 # ## 2. 搜索整个空间，读漏斗
 #
 # `plan(model, cluster, workload)` 枚举所有用满全部 rank 的组合：TP、CP、PP、DP 的度数乘积等于 rank 数，
-# 再乘上虚拟阶段数、ZeRO 阶段、micro-batch（梯度累积由 global batch 决定）和重计算方式；MoE 模型还有 EP。
+# 再乘上虚拟阶段数、ZeRO 阶段、微批次（梯度累积由 global batch 决定）和重计算方式；MoE 模型还有 EP。
 # 每个组合都经过同一组检查，顺序如下：先看组合本身是否成立（第 5 课的度数规则、第 4 课的组合规则），
 # 再走第 3 课的硬门槛（容量、互连、结构、上下文、服务）。
+#
+# 每个组合写成一串标签，例如 `tp=8,pp=4,dp=4,cp=1,ep=1,v=1,zero=1,mb=1,ga=256,recompute=selective`：
+# 前五个是各维度的并行度；`v` 是每个流水线阶段持有的模型块数（交错调度的虚拟阶段数，第 6 课，`v=1` 即不交错）；
+# `zero` 是 ZeRO 阶段；`mb` 是微批次大小（每个微批次几条序列）；`ga` 是梯度累积步数，由 global batch ÷ (dp × mb) 决定；
+# `recompute` 是激活重计算方式。
 
 # %% [markdown] lang="en"
 # ## 2. Search the whole space and read the funnel
@@ -173,6 +179,12 @@ md_table(
 # the global batch) and recompute modes; MoE models add EP. Every composition goes through the same checks, in this
 # order: first whether the composition is well formed (lesson 5's degree rules, lesson 4's composition rules), then
 # lesson 3's hard gates (fit, interconnect, structure, context, serving).
+#
+# Each composition is written as a label such as `tp=8,pp=4,dp=4,cp=1,ep=1,v=1,zero=1,mb=1,ga=256,recompute=selective`:
+# the first five are the parallel degrees; `v` is the number of model chunks each pipeline stage holds (the interleaved
+# schedule's virtual stages, lesson 6; `v=1` means not interleaved); `zero` is the ZeRO stage; `mb` is the micro-batch
+# size (sequences per micro-batch); `ga` is the number of gradient-accumulation steps, set by global batch ÷ (dp × mb);
+# `recompute` is the activation-recomputation mode.
 
 # %%
 md_table(
@@ -207,11 +219,11 @@ display(Image(figure_to_png(fig)))
 #
 # - **计算**：模型 FLOPs 按 PaLM 附录 B 计 6·N + 12·L·h·s 每 token（含 Attention 的两个矩阵乘），重计算另加它重复的部分；
 #   最慢的流水线阶段决定节奏（首段放嵌入、末段放输出层与损失，可以少放几层）。
-# - **计算效率**：每个 GPU 的矩阵乘是 mb·s/cp 个 token 乘以 hidden/tp 宽的权重分片；它的计算强度放到平滑 roofline 上，
-#   得到峰值的占比。TP 越大、micro-batch 越小、CP 越大，矩阵越“瘦”，效率越低。这条曲线的天花板只在一个数据集
+# - **计算效率**：每个 GPU 的矩阵乘是 mb·s/cp 个 token 乘以 hidden/tp 宽的权重分片；它的计算强度放到平滑屋顶线上，
+#   得到峰值的占比。TP 越大、微批次越小、CP 越大，矩阵越“瘦”，效率越低。这条曲线的天花板只在一个数据集
 #   （Megatron-LM 表 1）上标定过一次。
 # - **通信**：每个维度按它所在的链路（组留在节点内走节点内带宽，否则走跨节点带宽）用 alpha-beta 模型计时；ZeRO-2/3 每个
-#   micro-batch 都要通信（第 2 课）；EP 的 all-to-all 按组跨越的节点拆成节点内与跨节点两部分。
+#   微批次都要通信（第 2 课）；EP 的 all-to-all 按组跨越的节点拆成节点内与跨节点两部分。
 # - **重叠与气泡**：按维度的重叠（上表）；气泡按第 6 课的 (p-1)/(v·m+p-1)。
 
 # %% [markdown] lang="en"
@@ -361,10 +373,9 @@ md_table(
 # per rank.
 
 # %%
-tp_col = result._table.columns["tp"]
 rows = []
 for tp in (1, 2, 4, 8, 16):
-    accepted_tp = [i for i in result.accepted_indices() if int(tp_col[i]) == tp]
+    accepted_tp = [i for i in result.accepted_indices() if result.degrees(i)["tp"] == tp]
     if not accepted_tp:
         cand = result.explain(f"tp={tp},pp=4,zero=1,mb=1,recompute=selective")
         rows.append((tp, "—", "—", "—", "—", ", ".join(cand.codes)))
@@ -381,8 +392,8 @@ md_table(
 
 # %% [markdown] lang="zh"
 # - **TP 切的是每一层**：权重、梯度、优化器状态和（开序列并行时）激活都除以 TP，不需要流水线那样的气泡，也不像 ZeRO
-#   那样每个 micro-batch 重新收集参数。所以大模型先用 TP 把单层放下、把激活切小。
-# - **但 TP 每层每个 micro-batch 都要 4 次集合通信**（前向 2 次、反向 2 次），而且夹在矩阵乘之间，默认藏不住。
+#   那样每个微批次重新收集参数。所以大模型先用 TP 把单层放下、把激活切小。
+# - **但 TP 每层每个微批次都要 4 次集合通信**（前向 2 次、反向 2 次），而且夹在矩阵乘之间，默认藏不住。
 #   节点内 NVLink 单向 450 GB/s，跨节点 50 GB/s/GPU：TP 组一旦跨节点，这些通信慢约 9 倍——互连门槛直接拒绝。
 # - **TP 越大，每个 GPU 的矩阵越瘦**：hidden/tp 变小，计算强度下降，效率跟着降（第 7 课）。
 #
@@ -478,11 +489,12 @@ for run in PUBLISHED_RUNS:
 #
 # - **Llama 3 405B，128K**：我们的激活模型（Korthikanti 等人的 GPT 层，没有激活卸载）算出交错调度配选择性重计算
 #   每卡要 92 GiB，超过 80 GiB，于是发表的布局（TP 8、CP 16、PP 16）只能用 v = 4 加完全重计算，是最优估算的 1.27 倍；
-#   最优估算改把序列切成 64 份（CP 64、DP 2），保住选择性重计算和 64 个 micro-batch（气泡 6%，发表的布局 19%）。
+#   最优估算改把序列切成 64 份（CP 64、DP 2），保住选择性重计算和 64 个微批次（气泡 6%，发表的布局 19%）。
 # - **Llama 3 405B，8K**：同一个限制（16384 卡用完全重计算，8192 卡用 1F1B、气泡 15/47），但都在最优估算的 1.1 倍以内。
-#   三行 405B 的估算吞吐都低了 22-29%：标定集是 2021 年 A100 上的 kernel，H100 上的 FlashAttention、Transformer Engine
-#   更快。
-# - **DeepSeek-V3**：在 1.25 倍以内，但在第 2 并列组：DualPipe 几乎没有气泡、矩阵乘用 FP8；估算按 1F1B、bf16 峰值
+#   三行 405B 的估算吞吐都低了 22-29%：标定集是 2021 年 A100 上的 kernel，H100 上的 FlashAttention 和 Transformer Engine
+#   （NVIDIA 的 Transformer 层内核库，在 H100 上用 FP8 矩阵乘并融合相邻算子）更快。
+# - **DeepSeek-V3**：在 1.25 倍以内，但在第 2 并列组：DualPipe（DeepSeek-V3 的双向流水线调度：微批次从流水线两端同时送入，
+#   并让前向、反向的计算与 EP 的全对全通信相互重叠）几乎没有气泡、矩阵乘用 FP8；估算按 1F1B、bf16 峰值
 #   和近似的架构计算。
 #
 # 测试把每一行都钉在这些数上。
@@ -497,16 +509,19 @@ for run in PUBLISHED_RUNS:
 #   keep selective recompute and 64 micro-batches (bubble 6 %, against 19 %).
 # - **Llama 3 405B, 8K**: the same limit (full recompute at 16384 GPUs, 1F1B with bubble 15/47 at 8192), yet both
 #   within 1.1x of the best. All three 405B rows estimate 22-29 % less throughput: the calibration set is 2021 A100
-#   kernels; H100's FlashAttention and Transformer Engine are faster.
-# - **DeepSeek-V3**: within 1.25x but in tie group 2: DualPipe has almost no bubble and FP8 matmuls; the estimate
+#   kernels; H100's FlashAttention and Transformer Engine (NVIDIA's library of transformer-layer kernels, with FP8
+#   matmuls on H100 and fused neighbouring operations) are faster.
+# - **DeepSeek-V3**: within 1.25x but in tie group 2: DualPipe (DeepSeek-V3's bidirectional pipeline schedule:
+#   micro-batches enter from both ends of the pipeline, and forward and backward compute overlap EP's all-to-all) has
+#   almost no bubble, and the matmuls run in FP8; the estimate
 #   assumes 1F1B, the bf16 peak and an approximate architecture.
 #
 # The tests hold each row to these figures.
 
 # %% [markdown] lang="zh"
 # 多数布局是节点内 TP = 8；估算偏爱更少的流水线阶段（靠完全重计算放下），128K 时偏爱更宽的 CP。8K 时没有 CP：
-# 只要有不用 CP 的布局在最省显存的设置下（完全重计算、v = 1、最高 ZeRO 阶段、每个 micro-batch 一条序列）放得下、
-# 且 micro-batch 数不少于流水线段数，上下文门槛就拒绝 CP。128K 时 16384 张卡只有 128 条序列，没有这样的布局喂得满
+# 只要有不用 CP 的布局在最省显存的设置下（完全重计算、v = 1、最高 ZeRO 阶段、每个微批次一条序列）放得下、
+# 且微批次数不少于流水线段数，上下文门槛就拒绝 CP。128K 时 16384 张卡只有 128 条序列，没有这样的布局喂得满
 # 流水线，CP 才被放行。多数发表的布局和估算最优的在同一个并列组：只有实测能分先后。
 
 # %% [markdown] lang="en"
@@ -676,7 +691,7 @@ verify("plan.slow_link", answer)
 # 2. 综合分会把“放不下”这种硬失败和“慢一点”混在一起，还会隐藏是哪条规则、差多少。门槛先排除，留下的候选只按一个物理量（步时）排序。
 #    但步时是由假设（峰值、计算效率模型、重叠、链路带宽与时延）算出来的，不是测量；第 1 并列组是要去实测的候选。
 # 3. 会，只有上下文门槛 (`context`)：CP 只在没有哪个不用 CP 的布局（取最省显存的设置：完全重计算、v = 1、最高 ZeRO 阶段、
-#    每个 micro-batch 一条序列，且 micro-batch 数不少于流水线段数）放得下时才进入候选；显存变大后这样的布局可能放得下了，
+#    每个微批次一条序列，且微批次数不少于流水线段数）放得下时才进入候选；显存变大后这样的布局可能放得下了，
 #    CP 就成了只增加通信、没有容量缺口可补的选择，于是被拒绝。其余门槛在显存变大时只会放行更多候选。
 # 4. 最快的组合把高频通信（TP、CP，每层都有）放在节点内，只有低频的 PP 点对点和 DP 梯度同步走跨节点链路，所以慢 8 倍影响很小。
 #    受影响最大的是高频通信跨节点的组合（TP 或 CP 组跨节点），以及 DP 组很大、每步要在跨节点同步大量梯度的组合。
