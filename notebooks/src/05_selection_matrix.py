@@ -172,7 +172,7 @@ assert len(table[0]) == len(MATRIX_HEADERS) == 5
 # 记 $M_\text{model}$ 为完整训练状态（参数、梯度、优化器状态），$C_\text{device}$ 为单卡可用显存。纯 DP 的每个 rank 都持有
 # 完整的 $M_\text{model}$，再加激活和运行时预留 (runtime reserve)。所以只要
 #
-# $$M_\text{model} + \text{activations} + \text{reserve} > C_\text{device},$$
+# $$M_\text{model} + \text{激活} + \text{预留} > C_\text{device},$$
 #
 # 纯 DP 就被容量**直接排除**，不需要再比较通信。下面用一个示例模型（训练状态 64 GiB，设备 24 GiB；不是后面练习里的三个案例）算一遍。
 
@@ -214,7 +214,7 @@ assert evaluate_paper_case(example).verdict_of("DP").codes == ("memory",)
 # 反向时，当前层未分片的梯度在 reduce-scatter 之前也要整份放着。所以峰值大约是**两层参数加一层未分片梯度**
 # （PyTorch FSDP 文档对 `BackwardPrefetch.BACKWARD_PRE` 的说明：峰值同时持有当前层参数、下一层参数和当前层梯度）：
 #
-# $$M_\text{rank} \approx \frac{M_\text{model}}{P} + \text{activations} + \text{reserve} + \underbrace{2\,W_\text{layer} + W_\text{layer}}_{\text{gather 峰值}}.$$
+# $$M_\text{rank} \approx \frac{M_\text{model}}{P} + \text{激活} + \text{预留} + \underbrace{2\,W_\text{layer} + W_\text{layer}}_{\text{gather 峰值}}.$$
 #
 # 下面用 `training_state_memory(..., zero_stage=3)` 算分片后的状态（按混合精度 Adam 每参数 16 字节，把示例模型的 64 GiB
 # 换算成参数量），加上 `fsdp_gather_peak_gib` 给出的峰值，再把结果和 `evaluate_paper_case` 给 FSDP 的每 rank 显存对照——同一个数从两条路得到。

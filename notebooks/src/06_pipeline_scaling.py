@@ -87,7 +87,7 @@ def show_table(header, rows):
 # 设每个设备处理一个微批次的前向加反向耗时为 $t$，理想时间是 $m\,t$，填充和排空多出 $(p-1)\,t$。
 # 朴素调度的**气泡比例**（空闲占整步的比例）是
 #
-# $$\text{bubble fraction} = \frac{p-1}{m+p-1}.$$
+# $$\text{气泡比例} = \frac{p-1}{m+p-1}.$$
 #
 # Megatron-LM 论文报告的是另一个数：气泡时间相对**理想时间**的**开销** $\dfrac{p-1}{m}$（`bubble_overhead`）。
 # 两者描述同一段空闲，只是分母不同：比例 = 开销 / (1 + 开销)。交错调度 (interleaved schedule) 让每个设备持有 $v$ 个
@@ -218,7 +218,7 @@ pipeline_widget
 # 气泡只是一步里的一段等待。要判断一个策略慢在哪里，就把它的一步画成时间线：**计算、暴露的通信、等待**（气泡、输入、掉队者）
 # 首尾相接，被计算掩盖的通信画在下面一条线上，不占时间。`coursekit.scaling.step_timeline` 就是这样把一步拆开的：
 #
-# $$\text{step} = \text{compute} + \text{exposed communication} + \text{bubble} + \text{input wait} + \text{load imbalance}.$$
+# $$\text{一步} = \text{计算} + \text{暴露的通信} + \text{气泡} + \text{输入等待} + \text{负载不均}.$$
 #
 # ### 练习 6.2：为一个 PP × DP 策略画时间线
 #
@@ -293,7 +293,7 @@ for part, value in my_timeline_ms.items():
 # %% [markdown] lang="zh"
 # ## 扩展效率 E(P)
 #
-# $$E(P) = \frac{\text{throughput}(P)}{P \cdot \text{throughput}(1)}$$
+# $$E(P) = \frac{\text{吞吐}(P)}{P \cdot \text{吞吐}(1)}$$
 #
 # $E(P) = 1$ 是线性扩展。**$E(P)$ 下降并不自动说明策略错了**：原因可能是通信、负载不均、输入瓶颈或 batch 限制。
 # 要找到原因，必须把一步的时间线 (step timeline) 拆成**计算、通信、等待**三类。

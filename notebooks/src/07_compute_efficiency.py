@@ -210,7 +210,7 @@ assert round(matmul_intensity_flop_per_byte(8192, 8192, 8192), 1) == 2730.7  # =
 # 按 Megatron-LM 的张量并行切法，一层有四个线性矩阵乘：QKV 投影和 MLP 上投影按列切（n 除以 TP），
 # 输出投影和 MLP 下投影按行切（k 除以 TP）。每张 GPU 一次乘的 token 数是
 #
-# $$\text{tokens} = \text{微批次} \times s \,/\, \text{CP},$$
+# $$\text{token 数} = \text{微批次} \times s \,/\, \text{CP},$$
 #
 # 因为上下文并行把每条序列切成 CP 段。`layout_matmul_intensity` 把这四个矩阵乘的 FLOP 和字节分别相加，
 # 得到这一层按 FLOP 加权的计算强度。于是三个旋钮的作用一目了然：
