@@ -554,7 +554,7 @@ def test_check_global_batch_in_chinese() -> None:
     assert reason is not None
     assert (
         reason.message
-        == "dp 16 × micro-batch 4 × 梯度累积 (gradient accumulation) 2 = 128 条序列，但 global batch 是 64"
+        == "dp 16 × 微批次 4 × 梯度累积 (gradient accumulation) 2 = 128 条序列，但 global batch 是 64"
     )
 
 

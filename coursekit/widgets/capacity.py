@@ -65,7 +65,7 @@ from ..i18n import Reason, Text, register, tr
 from ..pipeline import warmup_microbatches
 from ..plotting import cache_drawing, label
 from ..shapes import MODEL_SHAPES, ModelShape, model_shape
-from . import LessonWidget, dropdown, slider
+from . import LessonWidget, dropdown, slider, stepper
 
 __all__ = [
     "DEFAULT_RUNTIME_RESERVE_GIB",
@@ -226,7 +226,7 @@ class CapacityWidget(LessonWidget[CapacityView]):
             {
                 "model": dropdown("widgets.capacity.model", models, value=model),
                 "recipe": dropdown("widgets.capacity.recipe", recipes, value=recipe),
-                "zero_stage": dropdown("widgets.capacity.zero_stage", _options(_STAGE_LABELS), value=zero_stage),
+                "zero_stage": stepper("widgets.capacity.zero_stage", _options(_STAGE_LABELS), value=zero_stage),
                 "dp": dropdown("widgets.capacity.dp", list(_DP_CHOICES), value=dp),
                 "tp": dropdown("widgets.capacity.tp", list(_TP_CHOICES), value=tp),
                 "pp": dropdown("widgets.capacity.pp", list(_PP_CHOICES), value=pp),
