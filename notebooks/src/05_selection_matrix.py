@@ -48,7 +48,7 @@ coursekit.set_language("{{LANG}}")
 
 from dataclasses import replace
 
-from IPython.display import Markdown, display
+from IPython.display import Image, Markdown, display
 
 from coursekit.capacity import PRECISION_RECIPES, build_resource_ledger, training_state_memory
 from coursekit.exercises import check, verify
@@ -65,13 +65,17 @@ from coursekit.matrix import (
     STRATEGIES,
     case_kind,
     combination_memory_gib,
+    constraint_case,
     evaluate_paper_case,
     evaluate_paper_cases,
     fsdp_gather_peak_gib,
     matrix_table,
     topology_changes,
 )
+from coursekit.plotting import figure_to_png, new_figure
+from coursekit.shapes import MODEL_SHAPES
 from coursekit.units import gib_to_bytes
+from coursekit.widgets.matrix import MatrixWidget, matrix_view, verdict_grid_chart
 
 
 def show_table(header, rows):
@@ -661,6 +665,75 @@ check("matrix.max_dp", answer)
 # %% tags=["solution"]
 answer = 512 // 4  # gradient accumulation 1: dp x micro-batch = global batch
 verify("matrix.max_dp", answer)
+
+# %% [markdown] lang="zh"
+# ## 动手：改变约束，看矩阵的格子怎么变
+#
+# 下面的小部件把前面的方法用在你设定的约束上：选模型（它的训练状态按每参数 16 字节算，和单卡显存比）、单卡显存、
+# 互连（未知，或节点内快、跨节点慢）、global batch 和序列长度，集群固定为 4 个节点 × 8 卡、每个 rank 的微批次为 1。
+# `constraint_case` 用第 1 课的函数算出训练状态、激活（选择性重计算）和最大一层的权重，`evaluate_paper_case` 给出
+# 每一格的结论。图里每个策略一条横条：长度是它在所选并行度下的每 rank 显存，颜色是结论（绿色可行、灰色不优先、
+# 黄色需更多信息），红色虚线是单卡显存；消息框列出每一格的第一条理由。主控件（模型）可以用方向键逐档切换。
+#
+# 试一试：
+#
+# 1. 从 7.5B 开始，把单卡显存从 24 GiB 降到 16 GiB：哪几格变了？再升到 80 GiB：为什么 DP 仍然不行？
+# 2. 选 18.4B，把互连从“未知”换成“节点内快、跨节点慢”：TP 的结论为什么变了？
+# 3. 把序列长度加到 32768：激活变大，哪一格不再可行、哪一格开始需要 TP？换回 2048、把 global batch 降到 16：
+#    32 张卡分不完 16 条序列，哪些格子因此被排除，哪一格留下？
+
+# %% [markdown] lang="en"
+# ## Hands on: change the constraints and watch the matrix's cells
+#
+# The widget applies the method above to constraints you set: the model (its training state at 16 bytes per
+# parameter, against the device memory), the device memory, the interconnect (unknown, or fast inside a node and slow
+# between nodes), the global batch and the sequence length, on a fixed cluster of 4 nodes × 8 devices with a
+# micro-batch of 1 per rank. `constraint_case` computes the training state, the activations (selective
+# recomputation) and the largest layer's weights with lesson 1's functions, and `evaluate_paper_case` gives each
+# cell's verdict. The figure draws one bar per strategy: its length is the memory per rank at the degree the
+# evaluation settled on, its colour the verdict (green feasible, grey not preferred, yellow needs more information),
+# and the red dashed line the device memory; the message box lists each cell's first reason. The main control (the
+# model) steps with the arrow keys.
+#
+# Try this:
+#
+# 1. Start at 7.5B and lower the device memory from 24 GiB to 16 GiB: which cells change? Raise it to 80 GiB: why is
+#    DP still out?
+# 2. Pick 18.4B and change the interconnect from "unknown" to "fast inside a node, slow between nodes": why does TP's
+#    verdict change?
+# 3. Raise the sequence length to 32768: the activations grow; which cell is no longer feasible, and which starts to
+#    need TP? Back at 2048, lower the global batch to 16: 32 devices cannot share 16 sequences; which cells does that
+#    exclude, and which one is left?
+
+# %%
+matrix_widget = MatrixWidget()
+matrix_widget
+
+# %%
+# The widget's cells are evaluate_paper_case's on the case constraint_case builds.
+view = matrix_widget.result
+assert view.evaluation == evaluate_paper_case(
+    constraint_case("megatron-7.5b", device_memory_gib=24, global_batch=64, seq_len=2048), "unspecified"
+)
+
+# %% [markdown] lang="zh"
+# 下图把同样的规则用在全部八个模型上（单卡 24 GiB、拓扑已知、global batch 64、序列 2048、32 张卡）：
+# 每行一个模型，每列一个策略。模型越大，可行的格子先从 DP 移到 FSDP 和 PP，再移到 TP（单层或训练状态的份额太大时），
+# 最后全部不优先——32 张 24 GiB 的卡装不下，要更多设备或更大的显存。
+
+# %% [markdown] lang="en"
+# The figure applies the same rules to all eight models (24 GiB devices, topology known, global batch 64, sequence
+# 2048, 32 devices): one row per model, one column per strategy. As the model grows the feasible cells move from DP to
+# FSDP and PP, then to TP (once one layer or the state's share is too large), and finally none is left: 32 devices of
+# 24 GiB cannot hold it, and it needs more devices or more memory.
+
+# %%
+grid_views = [matrix_view(name, 24, "hierarchical", 64, 2048) for name in MODEL_SHAPES]
+fig = new_figure(6.0, 3.2)
+verdict_grid_chart(fig.add_subplot(), grid_views)
+display(Image(figure_to_png(fig)))
+assert grid_views[0].evaluation.summary()["FSDP"] == "feasible"
+assert all(v == "not_preferred" for v in grid_views[-1].evaluation.summary().values())
 
 # %% [markdown] lang="zh"
 # ## 系统场景连接
