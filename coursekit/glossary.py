@@ -436,7 +436,7 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "LL / LL128 / Simple",
         "NCCL 写数据和“已到达”标志的方式：LL 每 8 字节里 4 字节数据、4 字节标志，LL128 每 128 字节里 120 字节数据、"
         "8 字节标志，时延低；Simple 整块写完再同步，带宽高。NCCL 按消息大小选择。",
-        "How NCCL writes data together with its \"arrived\" flag: LL puts 4 bytes of data and a 4-byte flag in every "
+        'How NCCL writes data together with its "arrived" flag: LL puts 4 bytes of data and a 4-byte flag in every '
         "8 bytes, LL128 120 bytes of data and an 8-byte flag in every 128 bytes (low latency); Simple writes whole "
         "blocks and then synchronises (high bandwidth). NCCL picks one by message size.",
     ),

@@ -115,7 +115,8 @@ register(
             "en": "pp = {pp} exceeds the {layers} layers: some pipeline stage would hold no layer",
         },
         "serving.reason.interconnect": {
-            "zh": "tp = {tp} 超出一个节点的 {gpn} 个设备（或不整除它）：每个 token 每层两次全归约 (all-reduce) 要跨节点，"
+            "zh": "tp = {tp} 超出一个节点的 {gpn} 个设备（或不整除它）："
+            "每个 token 每层两次全归约 (all-reduce) 要跨节点，"
             "延迟会压倒解码",
             "en": "tp = {tp} does not fit inside one node of {gpn} devices: two all-reduces per layer per token would "
             "cross nodes, and their latency would swamp decoding",
@@ -151,7 +152,8 @@ register(
         "serving.fits": {"zh": "放得下，余量 {headroom_gib:.1f} GiB", "en": "fits, {headroom_gib:.1f} GiB headroom"},
         "serving.short": {"zh": "放不下，差 {short_gib:.1f} GiB", "en": "does not fit, {short_gib:.1f} GiB short"},
         "serving.title": {
-            "zh": "服务规划：{model} 在 {cluster}（{world} 个设备）上，{load}，提示 {prompt} token，输出 {output} token",
+            "zh": "服务规划：{model} 在 {cluster}（{world} 个设备）上，{load}，"
+            "提示 {prompt} token，输出 {output} token",
             "en": "Serving plan: {model} on {cluster} ({world} devices), {load}, prompts of {prompt} tokens, "
             "{output} output tokens",
         },
@@ -227,7 +229,8 @@ register(
             "small messages), not overlapped with compute",
         },
         "serving.assume.throughput": {
-            "zh": "吞吐 = 输出 token / (各请求预填充时间之和 + 输出长度 × TPOT)：预填充与解码串行，连续批处理保持批次满",
+            "zh": "吞吐 = 输出 token / (各请求预填充时间之和 + 输出长度 × TPOT)："
+            "预填充与解码串行，连续批处理保持批次满",
             "en": "throughput = output tokens / (the batch's prefills + output length × TPOT): prefill and decode take "
             "turns, continuous batching keeps the batch full",
         },

@@ -111,7 +111,7 @@ def test_funnel_shows_each_gates_numbers(widget: WorkbenchWidget) -> None:
     """Every funnel row is labelled with what its gate removed first and what is left, from the plan itself."""
     result = widget.result
     assert result is not None
-    shown = [text.get_text() for text in widget._funnel.numbers]  # noqa: SLF001 (the widget's own artists)
+    shown = [text.get_text() for text in widget._funnel.numbers]  # the widget's own artists
     assert shown == [f"-{step.removed:,} → {step.remaining:,}" for step in result.funnel]
     assert sum(step.removed for step in result.funnel) + result.accepted_count == result.space_size
 

@@ -328,8 +328,8 @@ class LessonPage:
     def step_with_key(self, widget_index: int, key: str, timeout_ms: int = 30_000) -> KeyStep:
         """Focus the main control of the ``widget_index``-th widget on the page and press ``key`` there.
 
-        The control's keyboard target is a slider's handle, a dropdown or a number box. Returns the value the control shows
-        before and after, whether the keyboard focus is still inside the control, and the notebook's active cell
+        The control's keyboard target is a slider's handle, a dropdown or a number box. Returns the value the control
+        shows before and after, whether the keyboard focus is still inside the control, and the notebook's active cell
         before and after (JupyterLab moves it when a key escapes the widget). Waits for the figure to change when
         the value did, so the kernel has seen the new value.
         """
@@ -347,7 +347,8 @@ class LessonPage:
         after = _shown(main)
         if after != before:
             self.page.wait_for_function(
-                "([img, src]) => img.getAttribute('src') !== src", arg=[figure.element_handle(), src_before],
+                "([img, src]) => img.getAttribute('src') !== src",
+                arg=[figure.element_handle(), src_before],
                 timeout=timeout_ms,
             )
         focused = bool(main.evaluate("(el) => el.contains(document.activeElement)"))

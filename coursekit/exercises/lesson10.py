@@ -97,7 +97,8 @@ KV_KIB_PER_TOKEN = register(
         id="serve.kv_kib_per_token",
         lesson=10,
         prompt=Text(
-            zh="Llama-3 70B 有 80 层、8 个 KV 头、head_dim 128，KV 用 bf16（2 字节）。每个 token 的 KV 缓存是多少 KiB？",
+            zh="Llama-3 70B 有 80 层、8 个 KV 头、head_dim 128，KV 用 bf16（2 字节）。"
+            "每个 token 的 KV 缓存是多少 KiB？",
             en="Llama-3 70B has 80 layers, 8 KV heads and head_dim 128, with bf16 (2-byte) keys and values. How many "
             "KiB of KV cache does one token take?",
         ),

@@ -204,8 +204,7 @@ DP_DEGREES = register(
             "global batch.",
         ),
         why=lambda degrees: Text(
-            zh=f"{degrees}：最大的 DP 是 {degrees[-1]}（不做梯度累积）；"
-            "再大就只能增大 global batch 或缩小微批次。",
+            zh=f"{degrees}：最大的 DP 是 {degrees[-1]}（不做梯度累积）；再大就只能增大 global batch 或缩小微批次。",
             en=f"{degrees}: the largest DP is {degrees[-1]} (no accumulation); beyond it the global batch must grow "
             "or the micro-batch shrink.",
         ),

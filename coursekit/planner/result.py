@@ -38,8 +38,7 @@ register(
             "(concurrent; the slower counts)",
         },
         "planner.efficiency_line": {
-            "zh": "  矩阵乘效率 {efficiency:.0%} 峰值"
-            "（每 GPU 矩阵乘的计算强度 {intensity:.0f} FLOP/字节，平滑屋顶线）",
+            "zh": "  矩阵乘效率 {efficiency:.0%} 峰值（每 GPU 矩阵乘的计算强度 {intensity:.0f} FLOP/字节，平滑屋顶线）",
             "en": "  Matmul efficiency {efficiency:.0%} of peak (per-GPU matmul intensity {intensity:.0f} FLOP/byte, "
             "smooth roofline)",
         },
@@ -403,7 +402,8 @@ ESTIMATE_NOTES: tuple[Text, ...] = (
     ),
     Text(
         zh="矩阵乘效率：每个 GPU 的矩阵乘是 (mb·s/cp) 个 token 乘以 hidden/tp 宽的权重分片；其计算强度放到平滑 "
-        "屋顶线 (roofline) 上得到峰值占比。天花板只在 Megatron-LM 表 1 上标定一次；MoE 的专家矩阵乘按 top_k 个专家并排近似。",
+        "屋顶线 (roofline) 上得到峰值占比。天花板只在 Megatron-LM 表 1 上标定一次；"
+        "MoE 的专家矩阵乘按 top_k 个专家并排近似。",
         en="Matmul efficiency: each GPU multiplies (mb·s/cp) tokens by weight shards hidden/tp wide; their "
         "arithmetic intensity on a smooth roofline gives the share of peak. The ceiling is calibrated once, on "
         "Megatron-LM Table 1; MoE expert matmuls are approximated as top_k experts side by side.",
@@ -427,7 +427,8 @@ ESTIMATE_NOTES: tuple[Text, ...] = (
     ),
     Text(
         zh="显存按最重的流水线阶段：首/末阶段的嵌入或输出层、1F1B 在途的微批次（交错调度乘 1+(p-1)/(pv)）、"
-        "完全重计算时一层的工作集（假设 flash attention 这类融合内核，不物化 s×s 注意力分数）、末阶段 fp32 logits；激活系数为 Korthikanti et al. 的 GPT 层，SwiGLU/MoE 为近似。",
+        "完全重计算时一层的工作集（假设 flash attention 这类融合内核，不物化 s×s 注意力分数）、末阶段 fp32 logits；"
+        "激活系数为 Korthikanti et al. 的 GPT 层，SwiGLU/MoE 为近似。",
         en="Memory is the heaviest pipeline stage's: the embedding or output layer, the micro-batches 1F1B keeps "
         "in flight (times 1+(p-1)/(pv) when interleaved), one layer's working set under full recompute (assuming "
         "a fused kernel such as flash attention, which never materialises the s×s attention scores), fp32 "
