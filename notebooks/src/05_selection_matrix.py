@@ -10,7 +10,7 @@
 #
 # [English version](../en/05_selection_matrix.ipynb) · [课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 4 课 组合与风险](04_composition.ipynb) · 下一课：[第 6 课 流水线气泡与扩展效率](06_pipeline_scaling.ipynb)
 #
-# > **时间：** 约 65 分钟（讲解与阅读 35 分钟，练习 30 分钟）
+# > **时间：** 约 80 分钟（讲解与阅读 50 分钟，练习 30 分钟）
 # >
 # > **问题：**
 # > - 数据并行 (data parallelism, DP)、全分片数据并行 (fully sharded data parallel, FSDP)、张量并行 (tensor parallelism, TP) 和流水线并行 (pipeline parallelism, PP) 各解决什么瓶颈，代价是什么？
@@ -28,7 +28,7 @@
 #
 # [中文版](../zh/05_selection_matrix.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 4, composition and risk](04_composition.ipynb) · Next: [lesson 6, pipeline bubble and scaling efficiency](06_pipeline_scaling.ipynb)
 #
-# > **Time:** about 65 min (teaching and reading 35 min, exercises 30 min)
+# > **Time:** about 80 min (teaching and reading 50 min, exercises 30 min)
 # >
 # > **Questions:**
 # > - Which bottleneck do data parallelism (DP), fully sharded data parallel (FSDP), tensor parallelism (TP) and pipeline parallelism (PP) each solve, and at what cost?

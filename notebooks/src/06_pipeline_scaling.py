@@ -10,7 +10,7 @@
 #
 # [English version](../en/06_pipeline_scaling.ipynb) · [课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 5 课 场景选择矩阵](05_selection_matrix.ipynb) · 下一课：[第 7 课 计算效率](07_compute_efficiency.ipynb)
 #
-# > **时间：** 约 60 分钟（讲解与阅读 40 分钟，练习 20 分钟）
+# > **时间：** 约 65 分钟（讲解与阅读 45 分钟，练习 20 分钟）
 # >
 # > **问题：**
 # > - 流水线气泡 (pipeline bubble) 怎么算？1F1B 和交错调度各省了什么？
@@ -29,7 +29,7 @@
 #
 # [中文版](../zh/06_pipeline_scaling.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 5, the selection matrix](05_selection_matrix.ipynb) · Next: [lesson 7, compute efficiency](07_compute_efficiency.ipynb)
 #
-# > **Time:** about 60 min (teaching and reading 40 min, exercises 20 min)
+# > **Time:** about 65 min (teaching and reading 45 min, exercises 20 min)
 # >
 # > **Questions:**
 # > - How is the pipeline bubble computed? What do 1F1B and the interleaved schedule each save?
