@@ -84,9 +84,10 @@ NUMBERS: list[tuple[str, Callable[[], str]]] = [
     ("**296**", lambda: f"**{math.ceil(_ridge(H100_BF16_DENSE_FLOPS, H100_HBM_BYTES_PER_S))}**"),
     ("**4/3**", lambda: f"**{_hfu_over_mfu()}**"),
     # serving (lesson 10)
-    ("**320 KiB**", lambda: f"**{kv_cache_bytes(MODELS['llama3-70b'], tokens=1) / 1024:.0f} KiB**"),
+    # (examples other than exercises 10.1 and 10.4's, whose answers a handout must not print)
+    ("**128 KiB**", lambda: f"**{kv_cache_bytes(MODELS['llama3-8b'], tokens=1) / 1024:.0f} KiB**"),
     ("**5.3 ms**", lambda: f"**{_tpot_floor_ms():.1f} ms**"),
-    ("**64**", lambda: f"**{littles_law_concurrency(20.0, 3.2):.0f}**"),
+    ("**40**", lambda: f"**{littles_law_concurrency(10.0, 4.0):.0f}**"),
 ]
 
 
