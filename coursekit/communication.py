@@ -260,13 +260,7 @@ def bus_bandwidth_factor(kind: str, ranks: int) -> float:
 
     Taught in: lesson 2 (Q2 communication).
     """
-    kind = check_choice("kind", kind, BUS_BANDWIDTH_KINDS)
-    n = check_int("ranks", ranks, ge=1)
-    if kind == "all_reduce":
-        return 2 * (n - 1) / n
-    if kind in ("all_gather", "reduce_scatter", "all_to_all"):
-        return (n - 1) / n
-    return 1.0
+    return float(_bus_factor(check_choice("kind", kind, BUS_BANDWIDTH_KINDS), check_int("ranks", ranks, ge=1)))
 
 
 def _bus_factor(kind: str, n: Any) -> Any:
@@ -295,16 +289,6 @@ def _collective_transfer_s(kind: str, n: Any, payload_bytes: Any, bandwidth_byte
 def _collective_time_s(kind: str, n: Any, payload_bytes: Any, bandwidth_bytes_per_s: Any, latency_s: Any) -> Any:
     """Ring alpha-beta time of one collective (see :func:`collective_cost`); array-generic, no validation."""
     return _steps(kind, n) * latency_s + _collective_transfer_s(kind, n, payload_bytes, bandwidth_bytes_per_s)
-
-
-def _latency_steps(kind: str, n: int) -> int:
-    if n == 1:
-        return 0
-    if kind == "all_reduce":
-        return 2 * (n - 1)
-    if kind == "send_recv":
-        return 1
-    return n - 1
 
 
 @dataclass(frozen=True)
@@ -387,8 +371,13 @@ def collective_cost(
     n = check_int("ranks", ranks, ge=1)
     bandwidth = check_number("bandwidth_bytes_per_s", bandwidth_bytes_per_s, gt=0)
     alpha = check_number("latency_s", latency_s, ge=0)
-    factor = bus_bandwidth_factor(kind, n)
-    steps = _latency_steps(kind, n)
+    return _collective_cost(kind, payload, n, bandwidth, alpha)
+
+
+def _collective_cost(kind: str, payload: float, n: int, bandwidth: float, alpha: float) -> CollectiveCost:
+    """:func:`collective_cost` on checked arguments."""
+    factor = float(_bus_factor(kind, n))
+    steps = int(_steps(kind, n))
     latency = steps * alpha
     transfer = float(_collective_transfer_s(kind, n, payload, bandwidth))
     return CollectiveCost(
@@ -504,12 +493,28 @@ class TrafficEntry:
         return self.payload_bytes * self.calls_per_step
 
 
+_ENTRY_FIELDS: tuple[str, ...] = (
+    "collective",
+    "payload_bytes",
+    "calls_per_step",
+    "group",
+    "ranks",
+    "description",
+    "source",
+)
+
+
 def _entry(
     collective: str, payload: float, calls: int, group: str, ranks: int, zh: str, en: str, source: str
 ) -> TrafficEntry:
+    """A :class:`TrafficEntry` from a traffic kernel, whose inputs the public function already checked."""
     if not math.isfinite(payload) or calls > MAX_INT:  # inputs in range, result overflowed: @finite_result names them
         raise OverflowError(collective)
-    return TrafficEntry(collective, payload, calls, group, ranks, Text(zh=zh, en=en), source)
+    entry = object.__new__(TrafficEntry)  # the fields hold by construction: no second validation
+    values = (collective, float(payload), int(calls), group, int(ranks), Text(zh=zh, en=en), source)
+    for name, value in zip(_ENTRY_FIELDS, values, strict=True):
+        object.__setattr__(entry, name, value)
+    return entry
 
 
 @finite_result
@@ -634,6 +639,13 @@ def zero_traffic(
     grad = check_number("grad_bytes", grad_bytes, gt=0)
     k = check_int("units", units, ge=1)
     m = check_int("micro_batches", micro_batches, ge=1)
+    return _zero_entries(params, n, zero_stage, weight, grad, k, m)
+
+
+def _zero_entries(
+    params: Any, n: Any, zero_stage: Any, weight: Any, grad: Any, k: Any, m: Any
+) -> tuple[TrafficEntry, ...]:
+    """:func:`zero_traffic` on checked arguments (the planner calls it)."""
     if n == 1:
         return ()
     grads_payload, params_payload = _zero_payloads(params, grad, weight, k)
@@ -773,6 +785,35 @@ def _cp_time_s(
     return calls * (send + send_twice)
 
 
+def _ep_payload_bytes(tokens: Any, micro_batch: Any, hidden: Any, element_bytes: Any, top_k: Any) -> Any:
+    """One dispatch (or combine) all-to-all's buffer S = b·s·h·top_k·bytes: uniform routing, no capacity padding."""
+    return _activation_bytes(tokens, micro_batch, hidden, element_bytes) * top_k
+
+
+def _ep_calls(moe_layers: Any, micro_batches: Any) -> Any:
+    """All-to-alls per step: dispatch and combine forward, their gradients backward: 4·L·m (GShard §2-3)."""
+    return 2 * _layer_collective_calls(moe_layers, micro_batches)
+
+
+def _ep_remote_share(ep: Any, members_per_node: Any, top_k: int, dedup_per_node: bool, node_limit: float | None) -> Any:
+    """Share of a token's off-node copies that are actually sent; array-generic.
+
+    Without de-duplication a token's top_k copies land on uniformly random EP ranks, k·(ep - r)/ep of them
+    off its node (r EP ranks share a node). With per-node de-duplication (DeepSeek-V3 §3.2.1) it is sent once
+    per distinct other node it reaches, (G - 1)·(1 - (1 - 1/G)^k) for G = ep/r nodes; node-limited routing
+    caps that at ``node_limit`` nodes (DeepSeek-V3 §2.1.2).
+    """
+    import numpy as np
+
+    group_nodes = np.maximum(ep / members_per_node, 1.0)
+    copies_remote = top_k * (ep - members_per_node) / ep
+    distinct = (group_nodes - 1) * (1 - (1 - 1 / group_nodes) ** top_k)
+    remote = distinct if dedup_per_node else copies_remote
+    if node_limit is not None:
+        remote = np.minimum(remote, float(node_limit))
+    return np.where(copies_remote > 0, remote / np.maximum(copies_remote, 1e-300), 1.0)
+
+
 def _all_to_all_two_tier_s(
     n: Any,
     members_per_node: Any,
@@ -842,6 +883,13 @@ def tp_traffic(
     sp = check_bool("sequence_parallel", sequence_parallel)
     mode = check_choice("recompute", recompute, ("none", "selective", "full"))
     m = check_int("micro_batches", micro_batches, ge=1)
+    return _tp_entries(s, b, h, n_layers, t, element, sp, mode, m)
+
+
+def _tp_entries(
+    s: Any, b: Any, h: Any, n_layers: Any, t: Any, element: Any, sp: Any, mode: Any, m: Any
+) -> tuple[TrafficEntry, ...]:
+    """:func:`tp_traffic` on checked arguments (the planner calls it)."""
     if t == 1:
         return ()
     payload = _activation_bytes(s, b, h, element)
@@ -927,6 +975,11 @@ def pp_traffic(
     p = check_int("pp", pp, ge=1)
     m = check_int("micro_batches", micro_batches, ge=1)
     element = check_number("activation_bytes", activation_bytes, gt=0)
+    return _pp_entries(s, b, h, p, m, element)
+
+
+def _pp_entries(s: Any, b: Any, h: Any, p: Any, m: Any, element: Any) -> tuple[TrafficEntry, ...]:
+    """:func:`pp_traffic` on checked arguments (the planner calls it)."""
     if p == 1:
         return ()
     payload = _activation_bytes(s, b, h, element)
@@ -995,6 +1048,11 @@ def cp_traffic(
     element = check_number("activation_bytes", activation_bytes, gt=0)
     m = check_int("micro_batches", micro_batches, ge=1)
     check_divides("cp", c, "seq_len", s)
+    return _cp_entries(s, b, kv, n_layers, c, element, m)
+
+
+def _cp_entries(s: Any, b: Any, kv: Any, n_layers: Any, c: Any, element: Any, m: Any) -> tuple[TrafficEntry, ...]:
+    """:func:`cp_traffic` on checked arguments (the planner calls it)."""
     if c == 1:
         return ()
     kv_block = _cp_kv_block_bytes(s, c, b, kv, element)
@@ -1063,9 +1121,16 @@ def ep_traffic(
     k = check_int("top_k", top_k, ge=1)
     element = check_number("activation_bytes", activation_bytes, gt=0)
     m = check_int("micro_batches", micro_batches, ge=1)
+    return _ep_entries(s, b, h, n_layers, e, k, element, m)
+
+
+def _ep_entries(
+    s: Any, b: Any, h: Any, n_layers: Any, e: Any, k: Any, element: Any, m: Any
+) -> tuple[TrafficEntry, ...]:
+    """:func:`ep_traffic` on checked arguments (the planner calls it)."""
     if e == 1:
         return ()
-    payload = _activation_bytes(s, b, h, element) * k
+    payload = _ep_payload_bytes(s, b, h, element, k)
     calls = _layer_collective_calls(n_layers, m)
     return (
         _entry(
@@ -1219,19 +1284,20 @@ def traffic_time(
     """
     bandwidth = check_number("bandwidth_bytes_per_s", bandwidth_bytes_per_s, gt=0)
     alpha = check_number("latency_s", latency_s, ge=0)
-    rows: list[TrafficCost] = []
-    for index, entry in enumerate(check_items("entries", entries)):
+    checked = check_items("entries", entries)
+    for index, entry in enumerate(checked):
         if not isinstance(entry, TrafficEntry):
             raise TypeError(
                 tr("communication.entry_type", name=f"entries[{index}]", value=entry, type=type(entry).__name__)
             )
-        cost = collective_cost(
-            entry.collective,
-            payload_bytes=entry.payload_bytes,
-            ranks=entry.ranks,
-            bandwidth_bytes_per_s=bandwidth,
-            latency_s=alpha,
-        )
+    return _traffic_time(checked, bandwidth, alpha)
+
+
+def _traffic_time(entries: Iterable[TrafficEntry], bandwidth: float, alpha: float) -> TrafficTime:
+    """:func:`traffic_time` on checked arguments (the planner's ledger rows call it)."""
+    rows: list[TrafficCost] = []
+    for entry in entries:
+        cost = _collective_cost(entry.collective, entry.payload_bytes, entry.ranks, bandwidth, alpha)
         calls = entry.calls_per_step
         bus = 0.0 if entry.ranks == 1 else calls * cost.bus_factor * entry.payload_bytes
         rows.append(

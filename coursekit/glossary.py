@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .i18n import Text, register, tr
+from .i18n import LANGUAGES, Text, register, tr
 
 register(
     {
@@ -158,7 +158,7 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "parallel degree",
         "",
         "一个并行维度切分到的 rank 数，例如 TP=4 表示每层由 4 个 rank 共同计算。",
-        "The number of ranks one parallel dimension splits across; TP=4 means four ranks compute each layer together.",
+        "The number of ranks one parallel dimension splits across; TP=4 means 4 ranks compute each layer together.",
     ),
     _e(
         "混合专家模型",
@@ -462,7 +462,7 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "双向带宽",
         "bidirectional bandwidth",
         "",
-        "两个方向带宽之和，厂商常用它标注 NVLink；对称链路上它是单向带宽的 2 倍，不能直接代入传输时间。",
+        "两个方向带宽之和，厂商常用它标注 NVLink；对称链路上它是单向带宽的两倍，不能直接代入传输时间。",
         "The sum of both directions, often quoted by vendors for NVLink; on a symmetric link it is twice the "
         "unidirectional bandwidth and must not be used directly as the transfer rate.",
     ),
@@ -752,6 +752,45 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "cache in proportion; with a single KV head it is multi-query attention (MQA).",
     ),
     _e(
+        "多头潜在注意力",
+        "multi-head latent attention",
+        "MLA",
+        "DeepSeek-V2/V3 的注意力：键和值先压缩成一个低秩潜在向量（加一个共享的 RoPE 键）再缓存，每个 token 每层只缓存 "
+        "kv_lora_rank + qk_rope_head_dim 个元素（DeepSeek-V3 为 512 + 64 = 576），计算时再投影回每个头。",
+        "DeepSeek-V2/V3's attention: keys and values are compressed into one low-rank latent (plus a shared RoPE key) "
+        "and cached as such, kv_lora_rank + qk_rope_head_dim elements per token and layer (DeepSeek-V3: 512 + 64 = "
+        "576), projected back to every head when computed.",
+    ),
+    _e(
+        "融合注意力",
+        "flash attention",
+        "",
+        "把注意力的 QKᵀ、softmax 和乘 V 融合成一个分块计算的内核：不把 s×s 的分数写回显存，反向时重算；"
+        "只为每个头、每个查询保存一个 fp32 的 softmax 统计量，所以激活里没有随 s² 增长的一项。",
+        "A fused attention kernel that computes QKᵀ, the softmax and the product with V block by block: the s×s "
+        "scores never reach device memory and are recomputed in backward; only one fp32 softmax statistic per head "
+        "and query is kept, so activations have no term growing with s².",
+    ),
+    _e(
+        "共享专家",
+        "shared expert",
+        "",
+        "MoE 层里每个 token 都经过的专家，与路由选出的 top-k 个专家并列"
+        "（DeepSeek-V3：1 个共享专家 + 256 个路由专家中的 8 个）。",
+        "An expert of an MoE layer that every token passes through, beside its top-k routed experts (DeepSeek-V3: 1 "
+        "shared expert plus 8 of 256 routed ones).",
+    ),
+    _e(
+        "8 位浮点训练",
+        "FP8 training",
+        "FP8",
+        "线性层的矩阵乘用 8 位浮点（E4M3/E5M2）计算，H100/H800 的 FP8 峰值是 bf16 的两倍；主参数、梯度和优化器状态"
+        "仍用更高精度保存（Transformer Engine、DeepSeek-V3）。A100 没有 FP8 张量核心。",
+        "The linear layers' matmuls run in 8-bit floating point (FP8: E4M3/E5M2), whose peak on H100/H800 is "
+        "twice bf16's; master weights, gradients and optimizer states stay in higher precision (Transformer Engine, "
+        "DeepSeek-V3). A100 has no FP8 tensor cores.",
+    ),
+    _e(
         "连续批处理",
         "continuous batching",
         "",
@@ -858,23 +897,25 @@ def render_markdown() -> str:
     return "\n".join(lines) + "\n"
 
 
-#: Headings of the glossary notebook, by language.
-_NOTEBOOK_TEXT: dict[str, dict[str, str]] = {
-    "zh": {
-        "title": "# 术语表",
-        "links": "[课程导引](00_index.ipynb) · [English version](../en/glossary.ipynb)",
-        "intro": "中文术语在前，英文原文在后；本课程中的带宽一律指每块 GPU 每个方向的单向带宽。"
-        "本页由 `coursekit/glossary.py` 生成，与课程代码中的术语一致。",
-        "header": "| 术语 | 英文 | 缩写 | 释义 |",
-    },
-    "en": {
-        "title": "# Glossary",
-        "links": "[Course index](00_index.ipynb) · [中文版](../zh/glossary.ipynb)",
-        "intro": "Bandwidth in this course is always unidirectional (one direction) per GPU. This page is generated "
-        "from `coursekit/glossary.py`, so it uses the same terms as the course code.",
-        "header": "| Term | Chinese | Abbr. | Definition |",
-    },
-}
+register(
+    {
+        "glossary.notebook.title": {"zh": "# 术语表", "en": "# Glossary"},
+        "glossary.notebook.links": {
+            "zh": "[课程导引](00_index.ipynb) · [English version](../en/glossary.ipynb)",
+            "en": "[Course index](00_index.ipynb) · [中文版](../zh/glossary.ipynb)",
+        },
+        "glossary.notebook.intro": {
+            "zh": "中文术语在前，英文原文在后；本课程中的带宽一律指每块 GPU 每个方向的单向带宽。"
+            "本页由 `coursekit/glossary.py` 生成，与课程代码中的术语一致。",
+            "en": "Bandwidth in this course is always unidirectional (one direction) per GPU. This page is generated "
+            "from `coursekit/glossary.py`, so it uses the same terms as the course code.",
+        },
+        "glossary.notebook.header": {
+            "zh": "| 术语 | 英文 | 缩写 | 释义 |",
+            "en": "| Term | Chinese | Abbr. | Definition |",
+        },
+    }
+)
 
 
 def render_notebook_markdown(lang: str) -> str:
@@ -885,10 +926,11 @@ def render_notebook_markdown(lang: str) -> str:
     >>> "| 数据并行 | data parallelism | DP |" in render_notebook_markdown("zh")
     True
     """
-    if lang not in _NOTEBOOK_TEXT:
-        raise ValueError(f"lang = {lang!r}: must be one of {', '.join(_NOTEBOOK_TEXT)}")
-    text = _NOTEBOOK_TEXT[lang]
-    lines = [text["title"], "", text["links"], "", text["intro"], "", text["header"], "| --- | --- | --- | --- |"]
+    if lang not in LANGUAGES:
+        raise ValueError(f"lang = {lang!r}: must be one of {', '.join(LANGUAGES)}")
+    parts = ("title", "links", "intro", "header")
+    title, links, intro, header = (tr(f"glossary.notebook.{part}", lang) for part in parts)
+    lines = [title, "", links, "", intro, "", header, "| --- | --- | --- | --- |"]
     for entry in GLOSSARY:
         first, second = (entry.zh, entry.en) if lang == "zh" else (entry.en, entry.zh)
         definition = entry.definition.zh if lang == "zh" else entry.definition.en

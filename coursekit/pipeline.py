@@ -159,6 +159,29 @@ def _bubble_fraction(stages: Any, microbatches: Any, virtual_stages: Any) -> Any
     return (stages - 1) / (virtual_stages * microbatches + stages - 1)
 
 
+def _microbatches_in_flight(stages: Any, microbatches: Any, virtual_stages: Any = 1) -> tuple[Any, Any, Any]:
+    """Micro-batches whose activations the (first, a middle, last) stage holds at its peak; array-generic.
+
+    1F1B (v = 1): the first stage holds min(p, m), a middle one min(max(p - 1, 1), m), the last one 1
+    (:func:`warmup_microbatches` + 1, capped by the m micro-batches there are). Interleaved (v > 1): every stage
+    holds p·(1 + (p - 1)/(p·v)) micro-batches' worth of its chunks (Narayanan et al. 2021, §2.2.2). The planner's
+    memory ledger and lesson 1's capacity widget both count activations with it.
+
+    >>> [int(x) for x in _microbatches_in_flight(4, 8)], [int(x) for x in _microbatches_in_flight(4, 2)]
+    ([4, 3, 1], [2, 2, 1])
+    """
+    import numpy as np
+
+    p, m, v = stages, microbatches, virtual_stages
+    interleaved = p * (1 + (p - 1) / (p * v))
+    one_chunk = np.equal(v, 1)
+    return (
+        np.where(one_chunk, np.minimum(p, m), interleaved),
+        np.where(one_chunk, np.minimum(np.maximum(p - 1, 1), m), interleaved),
+        np.where(one_chunk, 1.0, interleaved),
+    )
+
+
 @finite_result
 def bubble_fraction(stages: int, microbatches: int, virtual_stages: int = 1) -> float:
     """Share of the whole step that each device spends idle: ``(p-1)/(v·m + p-1)``.

@@ -72,9 +72,7 @@ def english_micro_batch(line: str) -> bool:
 def _files() -> list[Path]:
     files = sorted((ROOT / "notebooks" / "src").glob("*.py"))
     files += sorted(p for p in (ROOT / "coursekit").rglob("*") if p.suffix in {".py", ".md"})
-    # docs/capstone_zh.md still writes micro-batch twice; it is being rewritten on another branch and joins the
-    # check once that lands (see the term rule above).
-    files += sorted(p for p in (ROOT / "docs").rglob("*.md") if p.name != "capstone_zh.md")
+    files += sorted((ROOT / "docs").rglob("*.md"))
     files.append(ROOT / "README.md")
     return files
 
