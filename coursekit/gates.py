@@ -120,7 +120,7 @@ register(
             "requests, so evaluate Replica routing instead",
         },
         "gates.global_batch": {
-            "zh": "dp {dp} × micro-batch {micro_batch} × 梯度累积 (gradient accumulation) {grad_accum} "
+            "zh": "dp {dp} × 微批次 {micro_batch} × 梯度累积 (gradient accumulation) {grad_accum} "
             "= {product} 条序列，但 global batch 是 {global_batch}",
             "en": "dp {dp} × micro-batch {micro_batch} × gradient accumulation {grad_accum} = {product} "
             "sequences, but the global batch is {global_batch}",

@@ -37,7 +37,7 @@ PUBLISHED_RUNS_2024: tuple[PublishedRun, ...] = (
         measured_tokens_per_gpu_s=12036.0,
         workload_options=(("precision", "fp8"), ("max_micro_batch", 1)),
         note=Text(
-            zh="8 张 H100，TP 1、PP 1、CP 2，micro-batch 1，每 GPU 每秒 12036 tokens（FP8）",
+            zh="8 张 H100，TP 1、PP 1、CP 2，微批次 1，每 GPU 每秒 12036 tokens（FP8）",
             en="8 H100s, TP 1, PP 1, CP 2, micro-batch 1: 12036 tokens per GPU-second (FP8)",
         ),
     ),
@@ -55,7 +55,7 @@ PUBLISHED_RUNS_2024: tuple[PublishedRun, ...] = (
         measured_tokens_per_gpu_s=1533.0,
         workload_options=(("precision", "fp8"), ("max_micro_batch", 1), ("max_virtual_stages", 5)),
         note=Text(
-            zh="64 张 H100，TP 4、PP 4、CP 2、VP 5，micro-batch 1，每 GPU 每秒 1533 tokens（FP8）",
+            zh="64 张 H100，TP 4、PP 4、CP 2、VP 5，微批次 1，每 GPU 每秒 1533 tokens（FP8）",
             en="64 H100s, TP 4, PP 4, CP 2, VP 5, micro-batch 1: 1533 tokens per GPU-second (FP8)",
         ),
     ),
@@ -73,7 +73,7 @@ PUBLISHED_RUNS_2024: tuple[PublishedRun, ...] = (
         measured_tokens_per_gpu_s=726.0,
         workload_options=(("precision", "fp8"), ("max_micro_batch", 1), ("max_virtual_stages", 6)),
         note=Text(
-            zh="128 张 H100，TP 4、PP 8、VP 6，micro-batch 1，每 GPU 每秒 726 tokens（FP8）",
+            zh="128 张 H100，TP 4、PP 8、VP 6，微批次 1，每 GPU 每秒 726 tokens（FP8）",
             en="128 H100s, TP 4, PP 8, VP 6, micro-batch 1: 726 tokens per GPU-second (FP8)",
         ),
     ),

@@ -87,7 +87,7 @@ register(
         },
         "scaling.diagnosis_none": {
             "zh": "step 只有计算（{compute_ms:.3g} ms），没有暴露的开销；若 E(P) 仍下降，"
-            "请测量单卡计算本身是否变慢（例如每卡 micro-batch 太小）。",
+            "请测量单卡计算本身是否变慢（例如每卡微批次太小）。",
             "en": "the step is pure compute ({compute_ms:.3g} ms) with no exposed overhead; if E(P) still falls, "
             "measure whether per-device compute itself slowed down (e.g. a too-small per-device micro-batch).",
         },
@@ -98,7 +98,7 @@ register(
             "compute, send fewer bytes, or keep the frequent collectives on faster links.",
         },
         "scaling.diagnosis_bubble": {
-            "zh": "流水线气泡 (pipeline bubble) 占 step 的 {share:.0%}（{overhead_ms:.3g} ms）：增加 micro-batch "
+            "zh": "流水线气泡 (pipeline bubble) 占 step 的 {share:.0%}（{overhead_ms:.3g} ms）：增加微批次 "
             "数、使用交错调度 (interleaved schedule)，或减少流水线阶段数。",
             "en": "the pipeline bubble takes {share:.0%} of the step ({overhead_ms:.3g} ms): use more "
             "micro-batches, an interleaved schedule, or fewer pipeline stages.",

@@ -688,3 +688,23 @@ def test_cli_argparse_messages_in_chinese(capsys: pytest.CaptureFixture[str]) ->
 def test_explain_refuses_duplicate_keys() -> None:
     with pytest.raises(ValueError, match="given more than once"):
         parse_degrees("tp=8,pp=2,tp=2")
+
+
+def test_every_ledger_part_has_a_name_in_each_language() -> None:
+    """Lesson 9 prints the parameter ledger: its part names are in the lesson's language, never the dict keys."""
+    import re
+
+    from coursekit.i18n import set_language
+    from coursekit.planner import param_part_name
+    from coursekit.presets import MODELS
+
+    parts = {part for model in MODELS.values() for part in model.param_ledger()}
+    try:
+        set_language("zh")
+        assert all(re.search(r"[\u4e00-\u9fff]", param_part_name(part)) for part in parts)
+        set_language("en")
+        assert param_part_name("output") == "output layer"
+        with pytest.raises(ValueError, match="part = 'head'"):
+            param_part_name("head")
+    finally:
+        set_language("en")

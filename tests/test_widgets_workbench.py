@@ -130,3 +130,19 @@ def test_verdict_level_pass_when_plans_are_accepted_fail_when_none_is() -> None:
     coursekit.set_language("zh")
     w.redraw()
     assert "不通过：" in w.message_html.value and "没有组合通过全部门槛" in w.message
+
+
+def test_funnel_shows_each_gates_numbers(widget: WorkbenchWidget) -> None:
+    """Every funnel row is labelled with what its gate removed first and what is left, from the plan itself."""
+    result = widget.result
+    assert result is not None
+    shown = [text.get_text() for text in widget._funnel.numbers]  # the widget's own artists
+    assert shown == [f"-{step.removed:,} → {step.remaining:,}" for step in result.funnel]
+    assert sum(step.removed for step in result.funnel) + result.accepted_count == result.space_size
+
+
+def test_link_slowdown_offers_exercise_9_4s_case(widget: WorkbenchWidget) -> None:
+    from coursekit.exercises.lesson9 import SLOWDOWN
+
+    options = [value for _label, value in widget.controls["link_slowdown"].options]
+    assert SLOWDOWN in options and 8 in options  # the exercise's ÷ 5 and the lesson's table's ÷ 8

@@ -261,7 +261,7 @@ PLAN_GATES: tuple[PlanGate, ...] = (
     ),
     PlanGate(
         "global_batch",
-        Text(zh="dp × micro-batch × 梯度累积 = global batch", en="dp × micro-batch × accumulation = global batch"),
+        Text(zh="dp × 微批次 × 梯度累积 = global batch", en="dp × micro-batch × accumulation = global batch"),
         False,
         _global_batch_test,
         _global_batch_reason,
@@ -306,7 +306,7 @@ PLAN_GATES: tuple[PlanGate, ...] = (
     PlanGate(
         "pp_schedule",
         Text(
-            zh="交错流水线：每个模型块至少一层，micro-batch 数是 pp 的倍数",
+            zh="交错流水线：每个模型块至少一层，微批次数是 pp 的倍数",
             en="interleaved schedule: every model chunk holds a layer, micro-batches a multiple of pp",
         ),
         False,

@@ -40,8 +40,7 @@ register(
             "(concurrent; the slower counts)",
         },
         "planner.efficiency_line": {
-            "zh": "  矩阵乘效率 {efficiency:.0%} 峰值"
-            "（每 GPU 矩阵乘的计算强度 {intensity:.0f} FLOP/byte，平滑 roofline）",
+            "zh": "  矩阵乘效率 {efficiency:.0%} 峰值（每 GPU 矩阵乘的计算强度 {intensity:.0f} FLOP/字节，平滑屋顶线）",
             "en": "  Matmul efficiency {efficiency:.0%} of peak (per-GPU matmul intensity {intensity:.0f} FLOP/byte, "
             "smooth roofline)",
         },
@@ -411,8 +410,8 @@ ESTIMATE_NOTES: tuple[Text, ...] = (
     ),
     Text(
         zh="矩阵乘效率：每个 GPU 的矩阵乘是 (mb·s/cp) 个 token 乘以 hidden/tp 宽的权重分片；其计算强度放到平滑 "
-        "roofline 上得到峰值占比。天花板 = Megatron-LM 表 1（A100）上标定的整步份额 × 该 GPU 实测的最佳矩阵乘占峰值之比"
-        "（A100 85.9%，H100 80.1%）；MoE 的专家矩阵乘按 top_k 个专家并排近似。",
+        "屋顶线 (roofline) 上得到峰值占比。天花板 = Megatron-LM 表 1（A100）上标定的整步份额 × "
+        "该 GPU 实测的最佳矩阵乘占峰值之比（A100 85.9%，H100 80.1%）；MoE 的专家矩阵乘按 top_k 个专家并排近似。",
         en="Matmul efficiency: each GPU multiplies (mb·s/cp) tokens by weight shards hidden/tp wide; their "
         "arithmetic intensity on a smooth roofline gives the share of peak. The ceiling is the step share fitted on "
         "Megatron-LM Table 1 (A100) times the GPU's measured best-matmul share of peak (A100 85.9 %, H100 80.1 %); "
@@ -420,7 +419,7 @@ ESTIMATE_NOTES: tuple[Text, ...] = (
     ),
     Text(
         zh="通信 = 各维度在其链路上的 ring alpha-beta 时间之和（组留在节点内用节点内带宽，否则跨节点带宽）。"
-        "ZeRO-2 每个 micro-batch reduce-scatter 梯度，ZeRO-3 每个 micro-batch 前向、反向各 all-gather "
+        "ZeRO-2 每个微批次 reduce-scatter 梯度，ZeRO-3 每个微批次前向、反向各 all-gather "
         "一次参数。CP 每层 cp-1 步环形传递 K/V（反向连同 dK、dV），反向后 dK、dV 传回原 rank。EP 的 all-to-all "
         "按组跨越的节点分成节点内和跨节点两部分，两者并行，取较慢者。",
         en="Communication = the sum over dimensions of ring alpha-beta time on each group's link (intra-node if the "
@@ -432,7 +431,7 @@ ESTIMATE_NOTES: tuple[Text, ...] = (
     Text(
         zh="暴露的通信是藏不住的部分：梯度的最后一个桶（Megatron 默认 max(4×10⁷, 10⁶·dp·cp) 个参数）"
         "在反向结束后才归约，参数的第一次 all-gather 在任何计算之前（ZeRO-3：第一层的 gather 和最后一层的 "
-        "reduce-scatter）；其余最多藏在同一窗口的计算下（每步一次的同步只有最后一个 micro-batch 的反向）。"
+        "reduce-scatter）；其余最多藏在同一窗口的计算下（每步一次的同步只有最后一个微批次的反向）。"
         "CP 每步只藏在这一步的因果 Attention 下；PP 只在交错调度下重叠；TP 与 EP 默认在关键路径上。"
         "同一种链路上藏住的总量不超过计算时间；DP 与 CP 同跨节点时共用网卡。"
         "气泡 = bubble_fraction/(1-bubble_fraction)·计算。",
@@ -445,7 +444,7 @@ ESTIMATE_NOTES: tuple[Text, ...] = (
         "nodes share the NIC. Bubble = bubble_fraction/(1-bubble_fraction)·compute.",
     ),
     Text(
-        zh="显存按最重的流水线阶段：首/末阶段的嵌入或输出层、1F1B 在途的 micro-batch（交错调度乘 1+(p-1)/(pv)）、"
+        zh="显存按最重的流水线阶段：首/末阶段的嵌入或输出层、1F1B 在途的微批次（交错调度乘 1+(p-1)/(pv)）、"
         "完全重计算时一层的工作集、末阶段 fp32 logits；激活按模型的真实宽度逐个张量计（GQA、SwiGLU、MLA、MoE、"
         "dropout），默认用融合注意力（不存 s×s 分数，完全重计算的工作集也按此计），"
         "Korthikanti et al. 的 GPT 层是其特例。",

@@ -8,8 +8,8 @@ Taught in: lesson 9 (decision workbench).
 
 from __future__ import annotations
 
-from .._validate import check_int
-from ..i18n import register
+from .._validate import check_choice, check_int
+from ..i18n import register, tr
 from ..specs import (
     ACTIVATION_BYTES,
     DEFAULT_ACHIEVABLE_FLOPS_FRACTION,
@@ -39,6 +39,46 @@ from ..specs import (
     group_link,
 )
 
+register(
+    {
+        "planner.part.embedding": {"zh": "输入嵌入", "en": "embedding"},
+        "planner.part.attention": {"zh": "注意力", "en": "attention"},
+        "planner.part.norms": {"zh": "归一化层", "en": "norms"},
+        "planner.part.output": {"zh": "输出层", "en": "output layer"},
+        "planner.part.mlp": {"zh": "前馈层 (MLP)", "en": "MLP"},
+        "planner.part.router": {"zh": "路由器", "en": "router"},
+        "planner.part.experts": {"zh": "专家", "en": "experts"},
+        "planner.part.shared_experts": {"zh": "共享专家", "en": "shared experts"},
+    }
+)
+#: The parts of :meth:`ModelSpec.param_ledger`; each has a name in each course language (:func:`param_part_name`).
+PARAM_PARTS: tuple[str, ...] = (
+    "embedding",
+    "attention",
+    "norms",
+    "output",
+    "mlp",
+    "router",
+    "experts",
+    "shared experts",
+)
+
+
+def param_part_name(part: str) -> str:
+    """The name of a :meth:`ModelSpec.param_ledger` part in the current language.
+
+    >>> from coursekit.i18n import set_language
+    >>> set_language("zh"); param_part_name("mlp"), param_part_name("embedding")
+    ('前馈层 (MLP)', '输入嵌入')
+    >>> set_language("en"); param_part_name("output")
+    'output layer'
+
+    Taught in: lesson 9 (the parameter ledger).
+    """
+    check_choice("part", part, PARAM_PARTS)
+    return tr(f"planner.part.{part.replace(' ', '_')}")
+
+
 __all__ = [
     "ACTIVATION_BYTES",
     "DEFAULT_ACHIEVABLE_FLOPS_FRACTION",
@@ -59,6 +99,7 @@ __all__ = [
     "NORM_KINDS",
     "OVERLAP_DEFAULTS",
     "OVERLAP_SOURCES",
+    "PARAM_PARTS",
     "POSITION_KINDS",
     "WORKLOAD_MODES",
     "ClusterSpec",
@@ -68,6 +109,7 @@ __all__ = [
     "group_link",
     "megatron_paper_flops_per_step",
     "megatron_paper_param_count",
+    "param_part_name",
 ]
 
 register(
@@ -99,7 +141,7 @@ register(
             "en": "training, global batch {global_batch} sequences × {seq_len} tokens",
         },
         "planner.mode_serving": {
-            "zh": "服务，{global_batch} 个并发请求，每个提示 {seq_len} 词元、输出 {output_tokens} 词元",
+            "zh": "服务，{global_batch} 个并发请求，每个提示 {seq_len} token、输出 {output_tokens} token",
             "en": "serving, {global_batch} concurrent requests, prompts of {seq_len} tokens, {output_tokens} output "
             "tokens",
         },
@@ -128,7 +170,7 @@ register(
             "bf16, the same share of peak (an assumption); MFU is still counted against the bf16 peak",
         },
         "planner.efficiency_model": {
-            "zh": "按每 GPU 矩阵乘形状在 roofline 上估算（在 Megatron-LM 表 1 上标定一次）",
+            "zh": "按每 GPU 矩阵乘形状在屋顶线上估算（在 Megatron-LM 表 1 上标定一次）",
             "en": "from each GPU's matmul shapes on the roofline (calibrated once on Megatron-LM Table 1)",
         },
         "planner.not_accepted": {

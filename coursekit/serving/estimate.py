@@ -45,7 +45,8 @@ register(
             "small messages), not overlapped with compute",
         },
         "serving.assume.throughput": {
-            "zh": "吞吐 = 输出词元 / (各请求预填充时间之和 + 输出长度 × TPOT)：预填充与解码串行，连续批处理保持批次满",
+            "zh": "吞吐 = 输出 token / (各请求预填充时间之和 + 输出长度 × TPOT)："
+            "预填充与解码串行，连续批处理保持批次满",
             "en": "throughput = output tokens / (the batch's prefills + output length × TPOT): prefill and decode take "
             "turns, continuous batching keeps the batch full",
         },

@@ -54,7 +54,8 @@ register(
             "en": "pp = {pp} exceeds the {layers} layers: some pipeline stage would hold no layer",
         },
         "serving.reason.interconnect": {
-            "zh": "tp = {tp} 超出一个节点的 {gpn} 个设备（或不整除它）：每个词元每层两次全归约 (all-reduce) 要跨节点，"
+            "zh": "tp = {tp} 超出一个节点的 {gpn} 个设备（或不整除它）："
+            "每个 token 每层两次全归约 (all-reduce) 要跨节点，"
             "延迟会压倒解码",
             "en": "tp = {tp} does not fit inside one node of {gpn} devices: two all-reduces per layer per token would "
             "cross nodes, and their latency would swamp decoding",
@@ -73,11 +74,11 @@ register(
             "they do not split one batch but each serves its own queue, so a replica without requests sits idle",
         },
         "serving.reason.ttft": {
-            "zh": "首词元时间 (TTFT) 下界 {ttft_ms:.0f} ms 超过目标 {slo_ms:.0f} ms",
+            "zh": "首 token 时间 (TTFT) 下界 {ttft_ms:.0f} ms 超过目标 {slo_ms:.0f} ms",
             "en": "time to first token (TTFT) is at least {ttft_ms:.0f} ms, above the {slo_ms:.0f} ms objective",
         },
         "serving.reason.tpot": {
-            "zh": "每输出词元时间 (TPOT) 下界 {tpot_ms:.1f} ms 超过目标 {slo_ms:.1f} ms",
+            "zh": "每输出 token 时间 (TPOT) 下界 {tpot_ms:.1f} ms 超过目标 {slo_ms:.1f} ms",
             "en": "time per output token (TPOT) is at least {tpot_ms:.1f} ms, above the {slo_ms:.1f} ms objective",
         },
         "serving.reason.rate": {
@@ -88,7 +89,8 @@ register(
             "this layout cannot sustain the rate",
         },
         "serving.title": {
-            "zh": "服务规划：{model} 在 {cluster}（{world} 个设备）上，{load}，提示 {prompt} 词元，输出 {output} 词元",
+            "zh": "服务规划：{model} 在 {cluster}（{world} 个设备）上，{load}，"
+            "提示 {prompt} token，输出 {output} token",
             "en": "Serving plan: {model} on {cluster} ({world} devices), {load}, prompts of {prompt} tokens, "
             "{output} output tokens",
         },
@@ -109,7 +111,7 @@ register(
         },
         "serving.candidate": {
             "zh": "  replicas={replicas} tp={tp} pp={pp}：每副本 {batch} 个请求；TTFT >= {ttft_ms:.0f} ms，TPOT >= "
-            "{tpot_ms:.1f} ms，每副本 <= {tps:,.0f} 词元/秒，每 GPU <= {tps_gpu:,.0f} 词元/秒{tie}",
+            "{tpot_ms:.1f} ms，每副本 <= {tps:,.0f} token/秒，每 GPU <= {tps_gpu:,.0f} token/秒{tie}",
             "en": "  replicas={replicas} tp={tp} pp={pp}: {batch} requests per replica; TTFT >= {ttft_ms:.0f} ms, "
             "TPOT >= {tpot_ms:.1f} ms, <= {tps:,.0f} tokens/s per replica, <= {tps_gpu:,.0f} tokens/s per GPU{tie}",
         },
@@ -124,7 +126,7 @@ register(
             "{workspace_gib:.1f} + reserve {reserve_gib:.1f} = {total_gib:.1f} / {device_gib:.0f} GiB, {verdict}",
         },
         "serving.comm": {
-            "zh": "    TP 全归约：每词元 {count} 次 × {each_us:.1f} µs（NCCL 选 {algorithm}/{protocol}）"
+            "zh": "    TP 全归约：每 token {count} 次 × {each_us:.1f} µs（NCCL 选 {algorithm}/{protocol}）"
             "= {total_ms:.2f} ms；解码受{bound}限制",
             "en": "    TP all-reduce: {count} per token × {each_us:.1f} µs (NCCL picks {algorithm}/{protocol}) = "
             "{total_ms:.2f} ms; decode is {bound}-bound",

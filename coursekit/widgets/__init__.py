@@ -88,7 +88,7 @@ from ..plotting import (
     plot_language,
 )
 
-__all__ = ["LEVELS", "LessonWidget", "checkbox", "dropdown", "number", "slider"]
+__all__ = ["LEVELS", "LessonWidget", "checkbox", "dropdown", "number", "slider", "stepper"]
 
 _log = logging.getLogger(__name__)
 _log.addHandler(logging.NullHandler())  # never print a traceback into the learner's notebook
@@ -567,6 +567,37 @@ def dropdown(
         description=_label(key),
         options=pairs,
         value=chosen,
+        style=_style(),
+        layout=ipywidgets.Layout(width=CONTROL_WIDTH),
+    )
+
+
+def stepper(
+    key: str, options: Sequence[Any], *, value: Any = None, argument: str | None = None
+) -> ipywidgets.ValueWidget:
+    """A slider over a list of choices (``SelectionSlider``), labelled with ``key``: a widget's main control.
+
+    Takes the same ``options`` as :func:`dropdown`. Unlike a dropdown it can be stepped from the keyboard without
+    leaving it: once its handle has the focus, ArrowRight / ArrowUp pick the next choice and ArrowLeft / ArrowDown
+    the previous one, and the focus stays on the handle (in JupyterLab, ArrowDown on a dropdown leaves it and moves
+    the selected cell instead).
+
+    >>> from coursekit.i18n import register
+    >>> register({"demo_doc.tp": {"zh": "张量并行度 TP", "en": "tensor-parallel degree TP"}})
+    >>> s = stepper("demo_doc.tp", [(Text(zh="一", en="one"), 1), (Text(zh="二", en="two"), 2)], value=2)
+    >>> type(s).__name__, s.value, s.label
+    ('SelectionSlider', 2, 'two')
+    >>> stepper("demo_doc.tp", [1, 2], value=3)
+    Traceback (most recent call last):
+    ...
+    ValueError: tp = 3: must be one of 1, 2.
+    """
+    menu = dropdown(key, options, value=value, argument=argument)  # the same labels and the same checks
+    return ipywidgets.SelectionSlider(
+        description=menu.description,
+        options=menu.options,
+        value=menu.value,
+        continuous_update=False,
         style=_style(),
         layout=ipywidgets.Layout(width=CONTROL_WIDTH),
     )

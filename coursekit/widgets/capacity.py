@@ -66,7 +66,7 @@ from ..pipeline import _microbatches_in_flight
 from ..plotting import cache_drawing, label
 from ..shapes import MODEL_SHAPES, ModelShape, model_shape
 from ..specs import stage_layer_counts
-from . import LessonWidget, dropdown, slider
+from . import LessonWidget, dropdown, slider, stepper
 
 __all__ = [
     "DEFAULT_RUNTIME_RESERVE_GIB",
@@ -227,7 +227,7 @@ class CapacityWidget(LessonWidget[CapacityView]):
             {
                 "model": dropdown("widgets.capacity.model", models, value=model),
                 "recipe": dropdown("widgets.capacity.recipe", recipes, value=recipe),
-                "zero_stage": dropdown("widgets.capacity.zero_stage", _options(_STAGE_LABELS), value=zero_stage),
+                "zero_stage": stepper("widgets.capacity.zero_stage", _options(_STAGE_LABELS), value=zero_stage),
                 "dp": dropdown("widgets.capacity.dp", list(_DP_CHOICES), value=dp),
                 "tp": dropdown("widgets.capacity.tp", list(_TP_CHOICES), value=tp),
                 "pp": dropdown("widgets.capacity.pp", list(_PP_CHOICES), value=pp),

@@ -45,7 +45,7 @@ from ..roofline import (
     tokens_per_gpu,
 )
 from ..specs import ModelSpec
-from . import LessonWidget, dropdown
+from . import LessonWidget, dropdown, stepper
 
 __all__ = [
     "CP_CHOICES",
@@ -268,7 +268,11 @@ class RooflineWidget(LessonWidget[RooflineView]):
             "gpu": dropdown("widgets.roofline.gpu", [(chip.name, key) for key, chip in GPUS.items()], value=gpu),
             "model": dropdown("widgets.roofline.model", [(_MODEL_LABELS[m], m) for m in MODEL_CHOICES], value=model),
             **{
-                name: dropdown(f"widgets.roofline.{name}", list(options[name]), value=initial[name]) for name in options
+                # the main control (tp) steps from the keyboard: a slider over the same choices
+                name: (stepper if name == self.main_control else dropdown)(
+                    f"widgets.roofline.{name}", list(options[name]), value=initial[name]
+                )
+                for name in options
             },
         }
         super().__init__(controls)

@@ -68,8 +68,8 @@ register(
         "widgets.serving.gpu": {"zh": "GPU 型号", "en": "GPU"},
         "widgets.serving.tp": {"zh": "每副本张量并行度 TP", "en": "TP per replica"},
         "widgets.serving.batch": {"zh": "每副本并发请求（批）", "en": "requests per replica (batch)"},
-        "widgets.serving.prompt_tokens": {"zh": "提示词元数", "en": "prompt tokens"},
-        "widgets.serving.output_tokens": {"zh": "输出词元数", "en": "output tokens"},
+        "widgets.serving.prompt_tokens": {"zh": "提示 token 数", "en": "prompt tokens"},
+        "widgets.serving.output_tokens": {"zh": "输出 token 数", "en": "output tokens"},
         "widgets.serving.ledger": {
             "zh": "每 rank：权重 {weights_gib:.1f} + KV 缓存 {kv_gib:.1f} + 工作区与预留 {other_gib:.1f} = "
             "<b>{total_gib:.1f}</b> / {device_gib:.0f} GiB，{verdict}；一个副本最多容纳 {max_concurrency} 个请求。",
@@ -79,7 +79,7 @@ register(
         },
         "widgets.serving.times": {
             "zh": "TTFT >= <b>{ttft_ms:.0f} ms</b>，TPOT >= <b>{tpot_ms:.1f} ms</b>（其中 TP 通信 {comm_ms:.1f} ms，"
-            "权重下限 {floor_ms:.1f} ms）；每副本 <= {tps:,.0f} 词元/秒，每 GPU <= {tps_gpu:,.0f} 词元/秒。",
+            "权重下限 {floor_ms:.1f} ms）；每副本 <= {tps:,.0f} token/秒，每 GPU <= {tps_gpu:,.0f} token/秒。",
             "en": "TTFT >= <b>{ttft_ms:.0f} ms</b>, TPOT >= <b>{tpot_ms:.1f} ms</b> (TP communication {comm_ms:.1f} "
             "ms, weights floor {floor_ms:.1f} ms); <= {tps:,.0f} tokens/s per replica, <= {tps_gpu:,.0f} per GPU.",
         },
@@ -89,8 +89,8 @@ register(
             "latency, queueing and cache hits are known only by measuring.",
         },
         "widgets.serving.axis_gib": {"zh": "每 rank 显存 (GiB)", "en": "memory per rank (GiB)"},
-        "widgets.serving.axis_tpot": {"zh": "每输出词元时间 TPOT (ms)", "en": "time per output token, TPOT (ms)"},
-        "widgets.serving.axis_tps": {"zh": "每 GPU 词元/秒", "en": "tokens/s per GPU"},
+        "widgets.serving.axis_tpot": {"zh": "每输出 token 时间 TPOT (ms)", "en": "time per output token, TPOT (ms)"},
+        "widgets.serving.axis_tps": {"zh": "每 GPU token/秒", "en": "tokens/s per GPU"},
         "widgets.serving.bar_weights": {"zh": "权重", "en": "weights"},
         "widgets.serving.bar_kv": {"zh": "KV 缓存", "en": "KV cache"},
         "widgets.serving.bar_other": {"zh": "工作区 + 预留", "en": "workspace + reserve"},

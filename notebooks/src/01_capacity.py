@@ -345,12 +345,15 @@ display(Markdown("\n".join(rows)))
 
 # %% [markdown] lang="zh"
 # 完全重计算的 2sbh/层只是**下限**：反向时重算某一层，那一层的完整激活（不重计算时的那一份）要在那一刻临时存在。
-# 所以峰值约为“所有层保存的输入 + 一层的完整激活”：
+# 所以峰值约为“所有层保存的输入 + 一层的完整激活”。这一层的完整激活取决于注意力怎么实现：这里先按**不用融合注意力 (flash attention)**
+# 计，重算时 s×s 的注意力分数会被物化，工作集是 sbh·(34 + 5as/h)；用融合内核时的工作集在下一段算：
 
 # %% [markdown] lang="en"
 # Full recomputation's 2sbh per layer is only a **floor**: while one layer is recomputed in backward, that layer's full
 # activations (the no-recomputation amount) exist for that moment. So the peak is about "the saved inputs of all layers
-# plus one layer's full activations":
+# plus one layer's full activations". How big that layer is depends on the attention kernel: here we first assume **no
+# flash attention**, so recomputation materialises the s×s attention scores and the working set is sbh·(34 + 5as/h);
+# the fused kernel's working set follows below:
 
 # %%
 saved = activation_memory_breakdown(seq_len=2048, micro_batch=1, hidden=shape.hidden, heads=shape.heads,
@@ -431,7 +434,8 @@ display(Markdown("\n".join(rows)))
 #
 # 下面的图把一个 rank 的显存按参数、梯度、优化器状态、激活、运行时预留叠成一条横条，四行分别是 ZeRO-0 到 ZeRO-3
 # （当前选中的阶段颜色最深），红色虚线是设备显存。它调用的正是上面几个函数，最后由 `build_resource_ledger` 给出结论。
-# 使用流水线并行时，第一个阶段在 1F1B 调度下同时保留 pp 个微批次的激活，图中已经计入。
+# 使用流水线并行时，第一个阶段在 1F1B 调度（一前一后 (one forward, one backward)：灌满流水线后，每个阶段交替做一个微批次的
+# 前向和一个微批次的反向，第 6 课详讲）下同时保留 pp 个微批次的激活，图中已经计入。
 # 图上方的消息框用颜色和开头的文字给出结论：绿色“通过”（放得下）、琥珀色“警告”、红色“不通过”（放不下）。
 #
 # 试一试：
@@ -448,7 +452,9 @@ display(Markdown("\n".join(rows)))
 # The figure stacks one rank's memory into a bar of parameters, gradients, optimizer state, activations and runtime
 # reserve; the four rows are ZeRO-0 to ZeRO-3 (the chosen stage is drawn darkest), and the red dashed line is device
 # memory. It calls exactly the functions above and lets `build_resource_ledger` give the verdict. With pipeline
-# parallelism the first stage keeps the activations of pp micro-batches under 1F1B; the figure counts them. The
+# parallelism the first stage keeps the activations of pp micro-batches under 1F1B (one forward, one backward: once
+# the pipeline is full, each stage alternates one micro-batch's forward with one micro-batch's backward; lesson 6 has
+# the details); the figure counts them. The
 # message box gives the verdict in colour and in its first word: green "Pass" (fits), amber "Warning", red "Fail"
 # (does not fit).
 #

@@ -10,7 +10,7 @@
 #
 # [English version](../en/09_workbench.ipynb) · [课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 8 课 公式与实测](08_lab.ipynb) · 下一课：[第 10 课 推理服务](10_serving.ipynb)
 #
-# > **时间：** 约 65 分钟（讲解与阅读 50 分钟，练习 15 分钟）
+# > **时间：** 约 70 分钟（讲解与阅读 55 分钟，练习 15 分钟）
 # >
 # > **问题：**
 # > - 前几课的方法——登记约束、用硬门槛排除并写明原因、检查组合、最后才估算——能不能用在一整个搜索空间上？
@@ -30,7 +30,7 @@
 #
 # [中文版](../zh/09_workbench.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 8, formula vs measurement](08_lab.ipynb) · Next: [lesson 10, serving](10_serving.ipynb)
 #
-# > **Time:** about 65 min (teaching and reading 50 min, exercises 15 min)
+# > **Time:** about 70 min (teaching and reading 55 min, exercises 15 min)
 # >
 # > **Questions:**
 # > - Can the course's method — register constraints, exclude by hard gates with reasons, check the composition,
@@ -70,6 +70,7 @@ from coursekit.planner import (
     WorkloadSpec,
     compare_published,
     megatron_paper_flops_per_step,
+    param_part_name,
     plan,
     what_if,
 )
@@ -112,7 +113,7 @@ model = MODELS["llama3-70b"]
 ledger = model.param_ledger()
 md_table(
     [Text(zh="部件", en="part"), Text(zh="参数（十亿）", en="parameters (billion)")],
-    [(part, f"{count / 1e9:.3f}") for part, count in ledger.items()]
+    [(param_part_name(part), f"{count / 1e9:.3f}") for part, count in ledger.items()]
     + [(Text(zh="合计", en="total"), f"{model.num_params / 1e9:.2f}")],
 )
 assert abs(model.num_params / 70e9 - 1) < 0.01  # the paper's 70B, within 1 %
@@ -120,7 +121,7 @@ assert abs(model.num_params / 70e9 - 1) < 0.01  # the paper's 70B, within 1 %
 # %% [markdown] lang="zh"
 # `ClusterSpec` 记录设备与两种链路。带宽一律是**每 GPU 的单向带宽**：NVLink 4 的 900 GB/s 是双向之和，单向是 450 GB/s；
 # 每节点 8 个 400 Gb/s NDR 网卡，即每 GPU 50 GB/s。`WorkloadSpec` 记录要做的事（训练还是服务、global batch、序列长度、
-# 精度方案）和估算所依赖的假设：计算效率默认由每个 GPU 的矩阵乘形状在 roofline 上估出（第 7 课），
+# 精度方案）和估算所依赖的假设：计算效率默认由每个 GPU 的矩阵乘形状在屋顶线上估出（第 7 课），
 # 也可以改成一个固定的可达峰值比例；通信重叠按维度给默认值（下表），每一项都可以改。
 
 # %% [markdown] lang="en"
@@ -143,7 +144,7 @@ md_table(
         (Text(zh="节点内带宽 (GB/s，单向/GPU)", en="intra-node (GB/s, one way per GPU)"), cluster.intra_node_bandwidth_bytes_per_s / 1e9),
         (Text(zh="跨节点带宽 (GB/s，单向/GPU)", en="inter-node (GB/s, one way per GPU)"), cluster.inter_node_bandwidth_bytes_per_s / 1e9),
         (Text(zh="global batch × 序列长度", en="global batch × sequence"), f"{workload.global_batch} × {workload.tokens_per_sequence(model)}"),
-        (Text(zh="计算效率", en="compute efficiency"), Text(zh=f"roofline 模型，天花板 {ceiling_for(cluster.peak_flops):.1%}（A100 上标定的 {EFFICIENCY_CEILING:.1%} × 实测最佳矩阵乘占峰值之比）", en=f"roofline model, ceiling {ceiling_for(cluster.peak_flops):.1%} (the A100 fit {EFFICIENCY_CEILING:.1%} × the measured best-matmul share of peak)")),
+        (Text(zh="计算效率", en="compute efficiency"), Text(zh=f"屋顶线模型，天花板 {ceiling_for(cluster.peak_flops):.1%}（A100 上标定的 {EFFICIENCY_CEILING:.1%} × 实测最佳矩阵乘占峰值之比）", en=f"roofline model, ceiling {ceiling_for(cluster.peak_flops):.1%} (the A100 fit {EFFICIENCY_CEILING:.1%} × the measured best-matmul share of peak)")),
         (Text(zh="通信重叠（按维度）", en="overlap (per dimension)"), ", ".join(f"{dim} {workload.overlap(dim):.0%}" for dim in OVERLAP_DEFAULTS)),
     ],
 )
@@ -152,7 +153,7 @@ md_table(
 # 重叠不是假设全藏住，而是算出**藏不住的部分**：梯度按桶 (bucket) 边反向边归约（Megatron-Core `--overlap-grad-reduce`，
 # 默认桶 max(4000 万, 100 万 × dp·cp) 个参数；PyTorch DDP 25 MiB），但最后一个桶要等反向结束才开始，总是暴露；参数的
 # all-gather 与前向重叠（`--overlap-param-gather`、FSDP 预取），第一次 gather 之前没有计算可藏；ZeRO-3 暴露第一层的 gather
-# 和最后一层的 reduce-scatter。每步一次的同步只能藏在最后一个 micro-batch 的反向下。CP 的环形传递每一步只能藏在这一步的
+# 和最后一层的 reduce-scatter。每步一次的同步只能藏在最后一个微批次的反向下。CP 的环形传递每一步只能藏在这一步的
 # Attention 计算下，反向结束后 dK、dV 还要传回原 rank；PP 的 send/recv 只有交错调度才能重叠（Megatron-Core 的规定）；
 # TP 和 EP 的集合通信夹在相互依赖的矩阵乘之间，默认在关键路径 (critical path) 上。DP 和 CP 都跨节点时共用同一块网卡，
 # 一个占用的时间另一个就不能用。每个维度的重叠份额仍然可以自己设（`WorkloadSpec(overlap_dp=...)`）。
@@ -172,9 +173,14 @@ md_table(
 # ## 2. 搜索整个空间，读漏斗
 #
 # `plan(model, cluster, workload)` 枚举所有用满全部 rank 的组合：TP、CP、PP、DP 的度数乘积等于 rank 数，
-# 再乘上虚拟阶段数、ZeRO 阶段、micro-batch（梯度累积由 global batch 决定）和重计算方式；MoE 模型还有 EP。
+# 再乘上虚拟阶段数、ZeRO 阶段、微批次（梯度累积由 global batch 决定）和重计算方式；MoE 模型还有 EP。
 # 每个组合都经过同一组检查，顺序如下：先看组合本身是否成立（第 5 课的度数规则、第 4 课的组合规则），
 # 再走第 3 课的硬门槛（容量、互连、结构、上下文、服务）。
+#
+# 每个组合写成一串标签，例如 `tp=8,pp=4,dp=4,cp=1,ep=1,v=1,zero=1,mb=1,ga=256,recompute=selective`：
+# 前五个是各维度的并行度；`v` 是每个流水线阶段持有的模型块数（交错调度的虚拟阶段数，第 6 课，`v=1` 即不交错）；
+# `zero` 是 ZeRO 阶段；`mb` 是微批次大小（每个微批次几条序列）；`ga` 是梯度累积步数，由 global batch ÷ (dp × mb) 决定；
+# `recompute` 是激活重计算方式。
 
 # %% [markdown] lang="en"
 # ## 2. Search the whole space and read the funnel
@@ -184,6 +190,12 @@ md_table(
 # the global batch) and recompute modes; MoE models add EP. Every composition goes through the same checks, in this
 # order: first whether the composition is well formed (lesson 5's degree rules, lesson 4's composition rules), then
 # lesson 3's hard gates (fit, interconnect, structure, context, serving).
+#
+# Each composition is written as a label such as `tp=8,pp=4,dp=4,cp=1,ep=1,v=1,zero=1,mb=1,ga=256,recompute=selective`:
+# the first five are the parallel degrees; `v` is the number of model chunks each pipeline stage holds (the interleaved
+# schedule's virtual stages, lesson 6; `v=1` means not interleaved); `zero` is the ZeRO stage; `mb` is the micro-batch
+# size (sequences per micro-batch); `ga` is the number of gradient-accumulation steps, set by global batch ÷ (dp × mb);
+# `recompute` is the activation-recomputation mode.
 
 # %%
 md_table(
@@ -218,11 +230,11 @@ display(Image(figure_to_png(fig)))
 #
 # - **计算**：模型 FLOPs 按 PaLM 附录 B 计 6·N + 12·L·h·s 每 token（含 Attention 的两个矩阵乘），重计算另加它重复的部分；
 #   最慢的流水线阶段决定节奏（首段放嵌入、末段放输出层与损失，可以少放几层）。
-# - **计算效率**：每个 GPU 的矩阵乘是 mb·s/cp 个 token 乘以 hidden/tp 宽的权重分片；它的计算强度放到平滑 roofline 上，
-#   得到峰值的占比。TP 越大、micro-batch 越小、CP 越大，矩阵越“瘦”，效率越低。这条曲线的天花板只在一个数据集
+# - **计算效率**：每个 GPU 的矩阵乘是 mb·s/cp 个 token 乘以 hidden/tp 宽的权重分片；它的计算强度放到平滑屋顶线上，
+#   得到峰值的占比。TP 越大、微批次越小、CP 越大，矩阵越“瘦”，效率越低。这条曲线的天花板只在一个数据集
 #   （Megatron-LM 表 1）上标定过一次。
 # - **通信**：每个维度按它所在的链路（组留在节点内走节点内带宽，否则走跨节点带宽）用 alpha-beta 模型计时；ZeRO-2/3 每个
-#   micro-batch 都要通信（第 2 课）；EP 的 all-to-all 按组跨越的节点拆成节点内与跨节点两部分。
+#   微批次都要通信（第 2 课）；EP 的 all-to-all 按组跨越的节点拆成节点内与跨节点两部分。
 # - **重叠与气泡**：按维度的重叠（上表）；气泡按第 6 课的 (p-1)/(v·m+p-1)。
 
 # %% [markdown] lang="en"
@@ -421,7 +433,7 @@ assert best_own.tp == 1 and best_own.pp > 1 and best_own.recompute == "none"  # 
 
 # %% [markdown] lang="zh"
 # 没有 NVLink 时，TP 每层的集合通信都要走 PCIe，估算最快的布局因此不用 TP（tp = 1），改用流水线切分模型
-# （每个 micro-batch 只在相邻段之间传一次激活），再用 ZeRO 切优化器状态；flash attention 不保存 s×s 分数，
+# （每个微批次只在相邻段之间传一次激活），再用 ZeRO 切优化器状态；flash attention 不保存 s×s 分数，
 # 所以不重计算也放得下。这仍是估算：把第一组里的两三个拿去实测（第 8 课）。
 
 # %% [markdown] lang="en"
@@ -444,10 +456,9 @@ assert best_own.tp == 1 and best_own.pp > 1 and best_own.recompute == "none"  # 
 # per rank.
 
 # %%
-tp_col = result._table.columns["tp"]
 rows = []
 for tp in (1, 2, 4, 8, 16):
-    accepted_tp = [i for i in result.accepted_indices() if int(tp_col[i]) == tp]
+    accepted_tp = [i for i in result.accepted_indices() if result.degrees(i)["tp"] == tp]
     if not accepted_tp:
         cand = result.explain(f"tp={tp},pp=4,zero=1,mb=1,recompute=selective")
         rows.append((tp, "—", "—", "—", "—", ", ".join(cand.codes)))
@@ -464,8 +475,8 @@ md_table(
 
 # %% [markdown] lang="zh"
 # - **TP 切的是每一层**：权重、梯度、优化器状态和（开序列并行时）激活都除以 TP，不需要流水线那样的气泡，也不像 ZeRO
-#   那样每个 micro-batch 重新收集参数。所以大模型先用 TP 把单层放下、把激活切小。
-# - **但 TP 每层每个 micro-batch 都要 4 次集合通信**（前向 2 次、反向 2 次），而且夹在矩阵乘之间，默认藏不住。
+#   那样每个微批次重新收集参数。所以大模型先用 TP 把单层放下、把激活切小。
+# - **但 TP 每层每个微批次都要 4 次集合通信**（前向 2 次、反向 2 次），而且夹在矩阵乘之间，默认藏不住。
 #   节点内 NVLink 单向 450 GB/s，跨节点 50 GB/s/GPU：TP 组一旦跨节点，这些通信慢约 9 倍——互连门槛直接拒绝。
 # - **TP 越大，每个 GPU 的矩阵越瘦**：hidden/tp 变小，计算强度下降，效率跟着降（第 7 课）。
 #
@@ -524,7 +535,7 @@ md_table(
 # ## 8. 对照已发表的大规模训练
 #
 # 标定集之外，用已发表的训练检验估算：8 次论文里的训练（稠密与 MoE，A100、H100 与 H800），加上 NVIDIA NeMo 性能表里
-# 3 个 H100 配置（FP8）。每一次都按原始设定登记：层布局 (TP, CP, PP, DP, EP) 用发表的，其余（micro-batch、调度、
+# 3 个 H100 配置（FP8）。每一次都按原始设定登记：层布局 (TP, CP, PP, DP, EP) 用发表的，其余（微批次、调度、
 # ZeRO 阶段、重计算）让工作台在允许的范围里找。它们都只用来**检验**，没有一个参与标定（标定只用 Megatron-LM 表 1）。
 # 一行通过要满足四条：被接受；在第 1 并列组或前 10 名；步时在最优估算的 1.25 倍以内；吞吐相差不超过 ±30%。
 #
@@ -581,9 +592,10 @@ assert {c.name for c in comparisons if "NeMo" in c.name} <= passed
 #   1F1B（气泡 15/47）或完全重计算；估算最优改用 CP 4，省下的显存让 v = 3 不重计算放得下。若交错调度放得下，发表的布局
 #   会在最优估算的 1.1 倍以内。
 # - **Llama 3 405B，128K**：同一个限制，发表的布局只能用 v = 4 加完全重计算；最优估算把序列切得更宽。
-# - **DeepSeek-V3**：PP 16 让只有 4 层的末段再带上输出层，成为最慢的一段；DualPipe 和多 token 预测模块没有建模。
+# - **DeepSeek-V3**：PP 16 让只有 4 层的末段再带上输出层，成为最慢的一段；DualPipe（DeepSeek-V3 的双向流水线调度：微批次从流水线两端同时送入，
+#   并让前向、反向的计算与 EP 的全对全通信相互重叠）和多 token 预测模块没有建模。
 # - **BLOOM、MT-NLG 420 节点**：都在最优的 1.1 倍以内，但名次在 10 名之后、也不在第 1 并列组：估算偏爱把 2048 token
-#   的序列切成 CP 2，让每个 micro-batch 减半、流水线气泡减半，代价是跨节点的 K/V 环——没有哪个假设在其不确定度内能
+#   的序列切成 CP 2，让每个微批次减半、流水线气泡减半，代价是跨节点的 K/V 环——没有哪个假设在其不确定度内能
 #   反转这个次序，只有实测能。
 #
 # 测试把每一行都钉在这些数上。
@@ -598,8 +610,9 @@ assert {c.name for c in comparisons if "NeMo" in c.name} <= passed
 #   would be within 1.1x of the best estimate.
 # - **Llama 3 405B, 128K**: the same limit; the published layout runs v = 4 with full recompute, the best splits the
 #   sequence wider.
-# - **DeepSeek-V3**: PP 16 puts the output layer on a 4-layer last stage, the slowest one; DualPipe and the
-#   multi-token-prediction module are not modelled.
+# - **DeepSeek-V3**: PP 16 puts the output layer on a 4-layer last stage, the slowest one; DualPipe (DeepSeek-V3's
+#   bidirectional pipeline schedule: micro-batches enter from both ends of the pipeline, and forward and backward
+#   compute overlap EP's all-to-all) and the multi-token-prediction module are not modelled.
 # - **BLOOM, MT-NLG at 420 nodes**: both within 1.1x of the best, but past rank 10 and outside tie group 1: the
 #   estimate prefers splitting each 2048-token sequence over CP 2, which halves each micro-batch and so the pipeline
 #   bubble, at the price of an inter-node K/V ring — no assumption moved within its uncertainty reverses that, only a
