@@ -160,25 +160,34 @@ def _bubble_fraction(stages: Any, microbatches: Any, virtual_stages: Any) -> Any
 
 
 def _microbatches_in_flight(stages: Any, microbatches: Any, virtual_stages: Any = 1) -> tuple[Any, Any, Any]:
-    """Micro-batches whose activations the (first, a middle, last) stage holds at its peak; array-generic.
+    """Micro-batches whose activations the (first, heaviest middle, last) stage holds at its peak; array-generic.
 
     1F1B (v = 1): the first stage holds min(p, m), a middle one min(max(p - 1, 1), m), the last one 1
-    (:func:`warmup_microbatches` + 1, capped by the m micro-batches there are). Interleaved (v > 1): every stage
-    holds p·(1 + (p - 1)/(p·v)) micro-batches' worth of its chunks (Narayanan et al. 2021, §2.2.2). The planner's
-    memory ledger and lesson 1's capacity widget both count activations with it.
+    (:func:`warmup_microbatches` + 1, capped by the m micro-batches there are). Interleaved (v > 1): pipeline rank
+    r runs 2·(p - r - 1) + (v - 1)·p warm-up chunk forwards and one more before its first backward
+    (Megatron-Core's interleaved schedule, ``num_warmup_microbatches``), capped by the m·v chunk forwards there
+    are; a chunk is 1/v of the stage, so rank r holds min(p + (p - 1 - 2r)/v, m) micro-batches' worth of its
+    stage. Rank 0 gives Korthikanti et al.'s p·(1 + (p - 1)/(p·v)) (arXiv:2205.05198, §4.2.3); rank 1, the
+    heaviest middle stage, p + (p - 3)/v; the last rank p - (p - 1)/v. The planner's memory ledger and lesson 1's
+    capacity widget both count activations with it.
 
     >>> [int(x) for x in _microbatches_in_flight(4, 8)], [int(x) for x in _microbatches_in_flight(4, 2)]
     ([4, 3, 1], [2, 2, 1])
+    >>> [float(x) for x in _microbatches_in_flight(4, 8, 2)]
+    [5.5, 4.5, 2.5]
     """
     import numpy as np
 
     p, m, v = stages, microbatches, virtual_stages
-    interleaved = p * (1 + (p - 1) / (p * v))
+
+    def interleaved(rank: Any) -> Any:
+        return np.minimum(p + (p - 1 - 2 * rank) / v, m)
+
     one_chunk = np.equal(v, 1)
     return (
-        np.where(one_chunk, np.minimum(p, m), interleaved),
-        np.where(one_chunk, np.minimum(np.maximum(p - 1, 1), m), interleaved),
-        np.where(one_chunk, 1.0, interleaved),
+        np.where(one_chunk, np.minimum(p, m), interleaved(0)),
+        np.where(one_chunk, np.minimum(np.maximum(p - 1, 1), m), interleaved(np.minimum(1, p - 1))),
+        np.where(one_chunk, 1.0, interleaved(p - 1)),
     )
 
 

@@ -17,8 +17,15 @@ def test_microbatches_in_flight_1f1b_and_interleaved() -> None:
     assert [float(x) for x in _microbatches_in_flight(4, 8)] == [4.0, 3.0, 1.0]
     assert [float(x) for x in _microbatches_in_flight(4, 2)] == [2.0, 2.0, 1.0]
     assert [float(x) for x in _microbatches_in_flight(1, 8)] == [1.0, 1.0, 1.0]
-    # Interleaved, p = 4, v = 2: 4 · (1 + 3/8) = 5.5 on every stage (Narayanan et al. 2021, §2.2.2).
-    assert [float(x) for x in _microbatches_in_flight(4, 8, 2)] == [5.5, 5.5, 5.5]
+    # Interleaved, p = 4, v = 2, m = 8, counted from Megatron-Core's interleaved schedule: rank r runs
+    # 2·(p - r - 1) + (v - 1)·p warm-up chunk forwards plus one before its first backward. Rank 0: 6 + 4 + 1 = 11
+    # chunks = 5.5 stages' worth (Korthikanti et al. §4.2.3: 4 · (1 + 3/8) = 5.5); rank 1: 4 + 4 + 1 = 9 = 4.5;
+    # rank 3: 0 + 4 + 1 = 5 = 2.5.
+    assert [float(x) for x in _microbatches_in_flight(4, 8, 2)] == [5.5, 4.5, 2.5]
+    # m = 4: rank 0's 11 and rank 1's 9 chunk forwards exceed the m·v = 8 there are; all 8 are in flight (= 4).
+    assert [float(x) for x in _microbatches_in_flight(4, 4, 2)] == [4.0, 4.0, 2.5]
+    # Llama 3 405B at 8K (p = 16, v = 4, m = 32): rank 1 holds 2·14 + 3·16 + 1 = 77 chunks = 19.25.
+    assert float(_microbatches_in_flight(16, 32, 4)[1]) == 19.25
     first, _mid, _last = _microbatches_in_flight(np.array([2.0, 8.0]), np.array([16.0, 4.0]), np.array([1.0, 1.0]))
     assert list(first) == [2.0, 4.0]
 

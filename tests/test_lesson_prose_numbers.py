@@ -48,11 +48,11 @@ PROSE: list[tuple[str, str, Callable[[], str]]] = [
     ("06_pipeline_scaling.py", "占它的 3/11", lambda: f"占它的 {_fraction(coursekit.bubble_fraction(4, 8))}"),
     ("06_pipeline_scaling.py", "is 3/11 of it", lambda: f"is {_fraction(coursekit.bubble_fraction(4, 8))} of it"),
     # lesson 9, section 8: the published Llama 3 405B runs
-    ("09_workbench.py", "不重计算每卡要 99 GiB", lambda: f"不重计算每卡要 {_interleaved_8k_gib():.0f} GiB"),
+    ("09_workbench.py", "不重计算每卡要 97 GiB", lambda: f"不重计算每卡要 {_interleaved_8k_gib():.0f} GiB"),
     (
         "09_workbench.py",
-        "recomputation at 99 GiB per GPU",
-        lambda: f"recomputation at {_interleaved_8k_gib():.0f} GiB per GPU",
+        "without recomputation at 97 GiB per GPU",
+        lambda: f"without recomputation at {_interleaved_8k_gib():.0f} GiB per GPU",
     ),
     ("09_workbench.py", "1F1B（气泡 15/47）", lambda: f"1F1B（气泡 {_fraction(coursekit.bubble_fraction(16, 32))}）"),
     ("09_workbench.py", "1F1B (bubble 15/47)", lambda: f"1F1B (bubble {_fraction(coursekit.bubble_fraction(16, 32))})"),

@@ -149,6 +149,22 @@ def test_efficiency_falls_as_per_gpu_matmuls_shrink() -> None:
     assert flat.efficiency == 0.4
 
 
+def test_efficiency_sees_the_cp_split_tokens_per_rank() -> None:
+    """A CP rank's matmuls are (mb·s/cp) tokens against hidden/tp weight shards: CP 2 at 8192 tokens has the same
+    GEMM shapes, and so the same efficiency, as CP 1 at 4096 tokens (and CP 2 with two sequences per micro-batch as
+    CP 1 with one)."""
+    model, cluster = MODELS["llama3-70b"], CLUSTERS["h100-8"].with_nodes(4)
+
+    def eff(seq_len: int, **degrees: int) -> float:
+        workload = WorkloadSpec(global_batch=64, seq_len=seq_len)
+        cand = evaluate_composition(model, cluster, workload, tp=2, pp=4, recompute="selective", **degrees)
+        assert cand.efficiency is not None
+        return cand.efficiency
+
+    assert eff(8192, cp=2, mb=1) == pytest.approx(eff(4096, cp=1, mb=1), rel=1e-12)
+    assert eff(8192, cp=2, mb=2) == pytest.approx(eff(8192, cp=1, mb=1), rel=1e-12)
+
+
 def test_overlap_defaults_have_sources_and_can_be_changed() -> None:
     assert set(OVERLAP_DEFAULTS) == set(OVERLAP_SOURCES) == {"dp", "pp", "cp", "tp", "ep"}
     assert OVERLAP_DEFAULTS["tp"] == 0.0 and OVERLAP_DEFAULTS["dp"] == 1.0
