@@ -55,7 +55,7 @@ import importlib.util
 from IPython.display import Image, Markdown, display
 
 from coursekit.communication import COLLECTIVES, bus_bandwidth_factor, collective_time_s
-from coursekit.exercises import check, verify
+from coursekit.exercises import check, show_solution, verify
 from coursekit.i18n import Text, tr
 from coursekit.lab import (
     TinyTransformerConfig,

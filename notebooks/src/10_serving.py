@@ -60,7 +60,7 @@ from IPython.display import Image, Markdown, display
 
 from coursekit import tr
 from coursekit.communication import replica_traffic
-from coursekit.exercises import check, verify
+from coursekit.exercises import check, show_solution, verify
 from coursekit.i18n import Text
 from coursekit.planner import ModelSpec
 from coursekit.plotting import figure_to_png, label, new_figure
