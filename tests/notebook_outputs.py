@@ -70,3 +70,43 @@ def output_texts(cell: Any) -> list[str]:
 def is_solution(cell: Any) -> bool:
     """A worked-solution cell (tag ``solution``)."""
     return "solution" in cell.get("metadata", {}).get("tags", [])
+
+
+def answer_forms(value: Any) -> list[str]:
+    """How an exercise's expected ``value`` looks when a cell prints it, in every form a learner would recognise.
+
+    Integers of three or more digits, with and without thousands separators; real numbers at 2, 3 and 4
+    significant digits (with separators too) when the form has at least three digits; lists and tuples as
+    Python prints them. Shorter forms (``2``, ``26``, ``4.4``) and word answers (``'TP'``, ``'feasible'``)
+    occur in ordinary text and are not telling, so they are left out.
+
+    >>> answer_forms(1152)
+    ['1,152', '1152']
+    >>> answer_forms(0.15992)
+    ['0.16', '0.1599']
+    >>> answer_forms(25.77), answer_forms("TP")
+    (['25.8', '25.77'], [])
+    """
+    if isinstance(value, (bool, str, set, frozenset)) or value is None:
+        return []
+    if isinstance(value, int):
+        return sorted({str(value), f"{value:,}"}) if abs(value) >= 100 else []
+    if isinstance(value, float):
+        forms: list[str] = []
+        for digits in (2, 3, 4):
+            text = f"{value:.{digits}g}"
+            if "e" in text:
+                continue
+            grouped = f"{float(text):,.{max(len(text.split('.')[1]) if '.' in text else 0, 0)}f}"
+            for form in (text, grouped):
+                if sum(ch.isdigit() for ch in form) >= 3 and form not in forms:
+                    forms.append(form)
+        return forms
+    if isinstance(value, (list, tuple)):
+        return [repr(value)]
+    return []
+
+
+def shows(text: str, form: str) -> bool:
+    """True if ``form`` stands in ``text`` as a number of its own (not inside a longer number)."""
+    return re.search(rf"(?<![\d.,]){re.escape(form)}(?![\d]|[.,]\d)", text) is not None

@@ -2,8 +2,9 @@
 and reading a measured step timeline.
 
 Every expected answer is computed with coursekit (the ring model, nccl-tests'
-bus factors, the lab's exact memory accounting, the lesson's recorded run
-read by :func:`coursekit.lab.recorded.load_recorded`); none needs PyTorch.
+bus factors, the lab's exact memory accounting, the run the lesson
+shows: the recording read by :func:`coursekit.lab.recorded.load_recorded`, or the learner's own run after
+:func:`use_run`); none needs PyTorch.
 
 >>> from coursekit.exercises import get_exercise
 >>> get_exercise("lab.fsdp_padding_bytes").expected_value()
@@ -290,10 +291,32 @@ MYSTERY_STRATEGY: str = "ddp"
 EFFICIENCY_RANKS: int = 4
 
 
+_LIVE_RUN: list[LessonRecording] = []
+
+
 @cache
-def recording() -> LessonRecording:
-    """The lesson's recorded run (read once)."""
+def _recorded() -> LessonRecording:
     return load_recorded()
+
+
+def use_run(run: LessonRecording | None) -> None:
+    """Judge the timeline exercises against ``run``: the run the learner just measured (``LIVE = True``).
+
+    ``None`` goes back to the recording shipped with the course. Every expected answer and every number in the
+    feedback of exercises 8.6 to 8.10 then comes from that run.
+
+    Taught in: lesson 8 (formula vs measurement), first code cell.
+    """
+    if run is not None and not isinstance(run, LessonRecording):
+        raise TypeError(f"run = {type(run).__name__}: must be a LessonRecording (record_lesson() or load_recorded())")
+    _LIVE_RUN.clear()
+    if run is not None:
+        _LIVE_RUN.append(run)
+
+
+def recording() -> LessonRecording:
+    """The run the timeline exercises are judged against: the learner's live run if set, else the recorded one."""
+    return _LIVE_RUN[0] if _LIVE_RUN else _recorded()
 
 
 def _slow_rank() -> int:
