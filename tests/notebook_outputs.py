@@ -119,5 +119,5 @@ COINCIDENCES: dict[str, tuple[str, ...]] = {"lab.efficiency_4": ('print(report.d
 
 
 def coincidence(exercise_id: str, cell_source: str) -> bool:
-    """True if the cell with ``cell_source`` shows ``exercise_id``'s answer only by coincidence (:data:`COINCIDENCES`)."""
+    """True if the cell ``cell_source`` shows ``exercise_id``'s answer only by coincidence (:data:`COINCIDENCES`)."""
     return cell_source.strip() in COINCIDENCES.get(exercise_id, ())

@@ -50,7 +50,7 @@ import importlib
 import logging
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,9 +63,11 @@ __all__ = [
     "FORMS",
     "KINDS",
     "PREFIX_MODULES",
+    "ROUNDED_COUNT",
     "Exercise",
     "Feedback",
     "Slip",
+    "any_mistake",
     "check",
     "degree_left_out",
     "exercises",
@@ -208,6 +210,11 @@ _register_messages(
             "en": "Your answer is off by exactly 1000: check whether the unit is seconds or milliseconds "
             "(1 s = 1000 ms).",
         },
+        "exercises.slip.rounded_count": {
+            "zh": "你的答案接近，但看起来是约数：这道题要精确的整数个数。把每一项都数全，不要四舍五入。",
+            "en": "Your answer is close but looks rounded: this exercise needs the exact count. Count every term and "
+            "do not round.",
+        },
         "exercises.slip.degree": {
             "zh": "你的答案与正确值正好差 {name} = {degree} 倍：是不是漏掉了（或多算了）{name} 这一维的切分？",
             "en": "Your answer is off by exactly {name} = {degree}: did you leave out (or count twice) the split "
@@ -287,6 +294,43 @@ def mistake(code: str, alternative: Callable[[], Any], hint: Text) -> Slip:
     'no_reserve'
     """
     return Slip(code, hint, alternative=alternative)
+
+
+def any_mistake(code: str, alternatives: Callable[[], Iterable[float]], hint: Text) -> Slip:
+    """A slip of a number exercise that several wrong paths reach: ``alternatives()`` computes their answers.
+
+    A number answer matching any of them (at the precision written, as answers are judged) is this slip, e.g. a
+    step whose parts add up but one part of which is wrong.
+
+    >>> slip = any_mistake("sum_of_wrong_parts", lambda: (390.0, 330.0), Text(zh="某一部分？", en="Which part?"))
+    >>> slip.matches(390, 360.0), slip.matches(330, 360.0), slip.matches(331, 360.0)
+    (True, True, False)
+    """
+
+    def matches(answer: Any, expected: Any) -> bool:
+        if isinstance(answer, bool) or not isinstance(answer, (int, float)) or not math.isfinite(answer):
+            return False
+        return any(
+            math.isclose(answer, wrong, rel_tol=DEFAULT_REL_TOL)
+            or abs(answer - wrong) <= written_tolerance(answer) + 1e-9 * max(abs(answer), abs(wrong))
+            for wrong in alternatives()
+        )
+
+    return Slip(code, hint, matches=matches)
+
+
+def _rounded_count(answer: Any, expected: Any) -> bool:
+    if isinstance(answer, bool) or not isinstance(answer, (int, float)) or not isinstance(expected, int):
+        return False
+    return answer != expected and abs(answer - expected) <= written_tolerance(answer)
+
+
+#: An exact count answered as a round number near it (1150 or 1200 for 1152): the exercise needs every unit.
+ROUNDED_COUNT: Slip = Slip(
+    "rounded_count",
+    Text(zh=tr("exercises.slip.rounded_count", lang="zh"), en=tr("exercises.slip.rounded_count", lang="en")),
+    matches=_rounded_count,
+)
 
 
 def member_left_out(member: str, hint: Text) -> Slip:
