@@ -107,15 +107,27 @@ def answer_forms(value: Any) -> list[str]:
     return []
 
 
-def shows(text: str, form: str) -> bool:
-    """True if ``form`` stands in ``text`` as a number of its own (not inside a longer number)."""
-    return re.search(rf"(?<![\d.,]){re.escape(form)}(?![\d]|[.,]\d)", text) is not None
+def shows(text: str, form: str, exercise_id: str = "") -> bool:
+    """True if ``form`` stands in ``text`` as a number of its own (not inside a longer number).
+
+    A number right after one of :data:`COINCIDENT_LABELS` of ``exercise_id`` is another quantity and does not count.
+    """
+    labels = COINCIDENT_LABELS.get(exercise_id, ())
+    for match in re.finditer(rf"(?<![\d.,]){re.escape(form)}(?![\d]|[.,]\d)", text):
+        if not any(text[: match.start()].endswith(label) for label in labels):
+            return True
+    return False
 
 
 #: Outputs that show an exercise's answer by coincidence, by exercise id: the source of the cell that prints it and
 #: why it tells the learner nothing. Lesson 8's all_reduce fit table has a pred/meas ratio of 0.16 at 8 KiB, the
 #: same two digits as the recorded E(4) but an unrelated quantity (a live run changes both independently).
 COINCIDENCES: dict[str, tuple[str, ...]] = {"lab.efficiency_4": ('print(report.detail_table("all_reduce"))',)}
+
+
+#: Labels after which a number is another quantity that happens to equal an answer's rounded form, by exercise id:
+#: lesson 9's published runs list gradient-accumulation steps as ``ga=240``, and 9.3's 239.7 billion rounds to 240.
+COINCIDENT_LABELS: dict[str, tuple[str, ...]] = {"plan.moe_active": ("ga=",)}
 
 
 def coincidence(exercise_id: str, cell_source: str) -> bool:

@@ -39,7 +39,7 @@ from tests.notebook_outputs import (
 )
 
 CHECK_CALL = re.compile(r'check\("([a-z0-9]+\.[a-z0-9_]+)",\s*answer\)')
-VERIFY_CALL = re.compile(r'verify\("([a-z0-9]+\.[a-z0-9_]+)",\s*answer\)')
+VERIFY_CALL = re.compile(r'verify\("([a-z0-9]+\.[a-z0-9_]+)",\s*answer\b')
 CORRECT_WORDS = ("Correct:", "正确：")
 
 NOTEBOOKS = [path for lang in LANGS for path in lesson_notebooks(lang)]
@@ -121,7 +121,7 @@ def test_nothing_answered_shows_no_verdict_and_no_answer(path: Path) -> None:
                 where = f"{path.name} cell {earlier} (exercise {exercise_id} is cell {index})"
                 assert not any(word in text for word in CORRECT_WORDS), f"{where} shows a verdict: {text[:200]!r}"
                 for form in forms:
-                    assert not shows(text, form), f"{where} shows the answer {form}: {text[:300]!r}"
+                    assert not shows(text, form, exercise_id), f"{where} shows the answer {form}: {text[:300]!r}"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: f"{p.parent.name}/{p.name}")
@@ -139,7 +139,7 @@ def test_solutions_are_folded_and_still_assert(path: Path) -> None:
             assert offers, f"{path.name}: the solution of {eid} shows no button: {output_texts(cell)}"
             for text in output_texts(cell):
                 for form in _shown_forms(get_exercise(eid).expected_value()):
-                    assert not shows(text, form), f"{path.name}: the solution of {eid} shows {form}: {text[:200]!r}"
+                    assert not shows(text, form, eid), f"{path.name}: the solution of {eid} shows {form}: {text[:200]!r}"
     checked = {eid for _, eid in _exercise_cells(notebook)}
     verified = {eid for cell in solutions for eid in VERIFY_CALL.findall(cell.source)}
     assert checked <= verified, f"{path.name}: exercises without a verifying solution: {checked - verified}"

@@ -60,7 +60,7 @@ def visible_leaks(page: Any, notebook: str) -> list[str]:
                 if coincidence(exercise_id, "".join(cells[shown]["source"])):
                     continue
                 for form in forms:
-                    if shows(texts[shown], form):
+                    if shows(texts[shown], form, exercise_id):
                         found.append(f"cell {shown} shows {form}, the answer of {exercise_id} (cell {index})")
     answers = sum("answer" in cell.get("metadata", {}).get("tags", []) for cell in cells)
     details = page.evaluate(_JS_DETAILS)
