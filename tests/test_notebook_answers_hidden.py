@@ -139,7 +139,8 @@ def test_solutions_are_folded_and_still_assert(path: Path) -> None:
             assert offers, f"{path.name}: the solution of {eid} shows no button: {output_texts(cell)}"
             for text in output_texts(cell):
                 for form in _shown_forms(get_exercise(eid).expected_value()):
-                    assert not shows(text, form, eid), f"{path.name}: the solution of {eid} shows {form}: {text[:200]!r}"
+                    where = f"{path.name}: the solution of {eid}"
+                    assert not shows(text, form, eid), f"{where} shows {form}: {text[:200]!r}"
     checked = {eid for _, eid in _exercise_cells(notebook)}
     verified = {eid for cell in solutions for eid in VERIFY_CALL.findall(cell.source)}
     assert checked <= verified, f"{path.name}: exercises without a verifying solution: {checked - verified}"
