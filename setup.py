@@ -13,7 +13,7 @@ setup(
     packages=[*find_packages(include=["coursekit", "coursekit.*"]), *LESSON_PACKAGES],
     package_dir=LESSON_PACKAGES,
     package_data={
-        "coursekit": ["py.typed"],
+        "coursekit": ["py.typed", "lessons.json"],
         # Lesson 8 reads the measurements recorded with the course (python -m coursekit.lab record).
         "coursekit.lab": ["recorded/*.json"],
         **{name: ["[0-9][0-9]_*.ipynb", "glossary.ipynb"] for name in LESSON_PACKAGES},

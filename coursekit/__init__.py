@@ -18,7 +18,11 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from .i18n import Reason, Text, get_language, set_language, tr
+from .i18n import Reason as Reason
+from .i18n import Text as Text
+from .i18n import get_language as get_language
+from .i18n import set_language as set_language
+from .i18n import tr as tr
 
 __version__ = "0.1.0"
 
@@ -207,24 +211,6 @@ _MODULE_EXPORTS: dict[str, tuple[str, ...]] = {
         "roofline_time_s",
         "transformer_layer_matmul_intensity",
     ),
-    "serving": (
-        "kv_cache_bytes",
-        "kv_heads_per_rank",
-        "serving_memory_ledger",
-        "serving_estimate",
-        "tp_all_reduce",
-        "littles_law_concurrency",
-        "plan_serving",
-        "ServingWorkload",
-        "ServingLedger",
-        "ServingEstimate",
-        "ServingCandidate",
-        "ServingPlanResult",
-        "AllReduceChoice",
-        "PublishedMeasurement",
-        "PUBLISHED_MEASUREMENTS",
-        "SERVING_GATES",
-    ),
     "exercises": ("check", "Exercise", "Feedback"),
     "units": (
         "GIB_BYTES",
@@ -243,14 +229,33 @@ _FORMER_NAMES: dict[str, str] = {
     "SEED_ENVIRONMENT": "gates",
     "SEED_REASON_TEXTS": "gates",
 }
+#: Submodules whose whole ``__all__`` is public here too, read from the submodule on first use (of one of its names
+#: or of ``coursekit.__all__``): ``import coursekit`` stays light and the list is written once, in the submodule.
+_WHOLE_MODULES: tuple[str, ...] = ("serving",)
 _EXPORTS: dict[str, str] = {name: module for module, names in _MODULE_EXPORTS.items() for name in names}
 _EXPORTS.update(_FORMER_NAMES)
+_BASE_NAMES: tuple[str, ...] = ("Reason", "Text", "get_language", "set_language", "tr")
 
-__all__ = ["Reason", "Text", "get_language", "set_language", "tr", *sorted(set(_EXPORTS) - set(_FORMER_NAMES))]
+
+def _whole_module_exports() -> dict[str, str]:
+    """Public name -> submodule, for the submodules exported whole (imports them)."""
+    return {
+        name: module for module in _WHOLE_MODULES for name in importlib.import_module(f".{module}", __name__).__all__
+    }
+
+
+def _public_names() -> list[str]:
+    return [*_BASE_NAMES, *sorted((set(_EXPORTS) | set(_whole_module_exports())) - set(_FORMER_NAMES))]
 
 
 def __getattr__(name: str) -> Any:
+    if name == "__all__":
+        names = _public_names()
+        globals()["__all__"] = names
+        return names
     module = _EXPORTS.get(name)
+    if module is None and not name.startswith("_"):
+        module = _whole_module_exports().get(name)
     if module is None:
         raise AttributeError(f"module 'coursekit' has no attribute {name!r}")
     value = getattr(importlib.import_module(f".{module}", __name__), name)
@@ -259,7 +264,7 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    return sorted(set(globals()) | set(_public_names()))
 
 
 if TYPE_CHECKING:  # pragma: no cover - static typing only

@@ -588,7 +588,7 @@ GATES: tuple[Gate, ...] = (
         "mode",
         gate_mode,
         Text(
-            zh="服务门槛之一：工作负载模式（训练或服务）在候选声明的模式之中",
+            zh="服务门槛第 1 部分：工作负载模式（训练或服务）在候选声明的模式之中",
             en="Serving gate, part 1: the workload mode (training or serving) is one the candidate declares",
         ),
     ),
@@ -596,7 +596,7 @@ GATES: tuple[Gate, ...] = (
         "serving",
         gate_serving,
         Text(
-            zh="服务门槛之二：服务副本 (Replica) 不是训练数据并行 (DP)，同步训练状态的候选不用于服务",
+            zh="服务门槛第 2 部分：服务副本 (Replica) 不是训练数据并行 (DP)，同步训练状态的候选不用于服务",
             en="Serving gate, part 2: a serving Replica is not training DP, and state-synchronizing "
             "candidates do not serve",
         ),

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .i18n import Text, register, tr
+from .i18n import LANGUAGES, Text, register, tr
 
 register(
     {
@@ -148,7 +148,7 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "parallel degree",
         "",
         "一个并行维度切分到的 rank 数，例如 TP=4 表示每层由 4 个 rank 共同计算。",
-        "The number of ranks one parallel dimension splits across; TP=4 means four ranks compute each layer together.",
+        "The number of ranks one parallel dimension splits across; TP=4 means 4 ranks compute each layer together.",
     ),
     _e(
         "混合专家模型",
@@ -381,7 +381,7 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "双向带宽",
         "bidirectional bandwidth",
         "",
-        "两个方向带宽之和，厂商常用它标注 NVLink；对称链路上它是单向带宽的 2 倍，不能直接代入传输时间。",
+        "两个方向带宽之和，厂商常用它标注 NVLink；对称链路上它是单向带宽的两倍，不能直接代入传输时间。",
         "The sum of both directions, often quoted by vendors for NVLink; on a symmetric link it is twice the "
         "unidirectional bandwidth and must not be used directly as the transfer rate.",
     ),
@@ -769,23 +769,25 @@ def render_markdown() -> str:
     return "\n".join(lines) + "\n"
 
 
-#: Headings of the glossary notebook, by language.
-_NOTEBOOK_TEXT: dict[str, dict[str, str]] = {
-    "zh": {
-        "title": "# 术语表",
-        "links": "[课程导引](00_index.ipynb) · [English version](../en/glossary.ipynb)",
-        "intro": "中文术语在前，英文原文在后；本课程中的带宽一律指每块 GPU 每个方向的单向带宽。"
-        "本页由 `coursekit/glossary.py` 生成，与课程代码中的术语一致。",
-        "header": "| 术语 | 英文 | 缩写 | 释义 |",
-    },
-    "en": {
-        "title": "# Glossary",
-        "links": "[Course index](00_index.ipynb) · [中文版](../zh/glossary.ipynb)",
-        "intro": "Bandwidth in this course is always unidirectional (one direction) per GPU. This page is generated "
-        "from `coursekit/glossary.py`, so it uses the same terms as the course code.",
-        "header": "| Term | Chinese | Abbr. | Definition |",
-    },
-}
+register(
+    {
+        "glossary.notebook.title": {"zh": "# 术语表", "en": "# Glossary"},
+        "glossary.notebook.links": {
+            "zh": "[课程导引](00_index.ipynb) · [English version](../en/glossary.ipynb)",
+            "en": "[Course index](00_index.ipynb) · [中文版](../zh/glossary.ipynb)",
+        },
+        "glossary.notebook.intro": {
+            "zh": "中文术语在前，英文原文在后；本课程中的带宽一律指每块 GPU 每个方向的单向带宽。"
+            "本页由 `coursekit/glossary.py` 生成，与课程代码中的术语一致。",
+            "en": "Bandwidth in this course is always unidirectional (one direction) per GPU. This page is generated "
+            "from `coursekit/glossary.py`, so it uses the same terms as the course code.",
+        },
+        "glossary.notebook.header": {
+            "zh": "| 术语 | 英文 | 缩写 | 释义 |",
+            "en": "| Term | Chinese | Abbr. | Definition |",
+        },
+    }
+)
 
 
 def render_notebook_markdown(lang: str) -> str:
@@ -796,10 +798,11 @@ def render_notebook_markdown(lang: str) -> str:
     >>> "| 数据并行 | data parallelism | DP |" in render_notebook_markdown("zh")
     True
     """
-    if lang not in _NOTEBOOK_TEXT:
-        raise ValueError(f"lang = {lang!r}: must be one of {', '.join(_NOTEBOOK_TEXT)}")
-    text = _NOTEBOOK_TEXT[lang]
-    lines = [text["title"], "", text["links"], "", text["intro"], "", text["header"], "| --- | --- | --- | --- |"]
+    if lang not in LANGUAGES:
+        raise ValueError(f"lang = {lang!r}: must be one of {', '.join(LANGUAGES)}")
+    parts = ("title", "links", "intro", "header")
+    title, links, intro, header = (tr(f"glossary.notebook.{part}", lang) for part in parts)
+    lines = [title, "", links, "", intro, "", header, "| --- | --- | --- | --- |"]
     for entry in GLOSSARY:
         first, second = (entry.zh, entry.en) if lang == "zh" else (entry.en, entry.zh)
         definition = entry.definition.zh if lang == "zh" else entry.definition.en

@@ -185,7 +185,7 @@ register(
             "TP 配合序列并行还能按 1/t 切分激活（ZeRO/FSDP 不切激活），激活成为瓶颈时再考虑它",
             "en": "no single layer exceeds one device (TP = 1 already fits): sharding or stages solve the capacity, "
             "so TP's collectives in every layer are not required; TP with sequence parallelism also divides "
-            "the activations by t (ZeRO / FSDP does not): consider it when activations become the bottleneck",
+            "the activations to 1/t (ZeRO / FSDP does not): consider it when activations become the bottleneck",
         },
         "matrix.tp_needed": {
             "zh": "TP = {tp} 把最大一层从 {layer_gib:.1f} GiB 切成每个 rank {split_gib:.1f} GiB；但只用 TP 时每个 rank "
@@ -332,7 +332,7 @@ SELECTION_MATRIX: tuple[MatrixRow, ...] = (
             zh="单层矩阵本身放不下单卡，或希望分摊层内计算；配合序列并行 (sequence parallelism) 还按 1/t 切分激活"
             "（ZeRO/FSDP 不切激活）",
             en="A single layer's matrices do not fit one device, or the layer's compute should be spread; with "
-            "sequence parallelism it also divides the activations by t (ZeRO / FSDP does not)",
+            "sequence parallelism it also cuts the activations to 1/t (ZeRO / FSDP does not)",
         ),
         Text(
             zh="每层前向和反向都有 collective（all-reduce 或 all-gather / reduce-scatter），频率高",

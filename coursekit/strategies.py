@@ -79,91 +79,100 @@ class StrategyRow:
             check_choice("traffic", key, _TRAFFIC_KEYS)
 
 
-def _t(zh: str, en: str) -> Text:
-    return Text(zh=zh, en=en)
-
-
 #: The course's strategy table (Q1), in the lesson's order, with the Q1 and Q2 bullets of each strategy.
 STRATEGY_TABLE: tuple[StrategyRow, ...] = (
     StrategyRow(
         name="DP / ZeRO",
-        solves=_t("数据怎么铺开", "how the data is spread over the devices"),
-        assumes=_t("模型至少接近能放下", "the model (nearly) fits on one device"),
-        splits=_t("批次 (batch)、参数、梯度或优化器状态", "the batch; parameters, gradients or optimizer state"),
-        pressure=_t("梯度同步与状态聚合", "gradient synchronization and state gathering"),
-        key_precondition=_t("模型与训练状态有明确分片方案", "a clear sharding plan for the model and training state"),
-        communication=_t(
-            "梯度同步偏全局，频率低，但每次同步面更完整",
-            "gradient sync spans the whole group: infrequent, but each sync covers the full state",
+        solves=Text(zh="数据怎么铺开", en="how the data is spread over the devices"),
+        assumes=Text(zh="模型至少接近能放下", en="the model (nearly) fits on one device"),
+        splits=Text(
+            zh="批次 (batch)、参数、梯度或优化器状态",
+            en="the batch; parameters, gradients or optimizer state",
+        ),
+        pressure=Text(zh="梯度同步与状态聚合", en="gradient synchronization and state gathering"),
+        key_precondition=Text(
+            zh="模型与训练状态有明确分片方案",
+            en="a clear sharding plan for the model and training state",
+        ),
+        communication=Text(
+            zh="梯度同步偏全局，频率低，但每次同步面更完整",
+            en="gradient sync spans the whole group: infrequent, but each sync covers the full state",
         ),
         traffic=("dp", "zero"),
     ),
     StrategyRow(
         name="TP",
-        solves=_t("单层怎么拆算", "how one layer is split for computation"),
-        assumes=_t("节点内互连足够强", "the intra-node links are strong enough"),
-        splits=_t("层内张量与激活", "tensors and activations inside a layer"),
-        pressure=_t("高频集合通信 (collective)", "frequent collectives"),
-        key_precondition=_t("节点内互连强", "strong intra-node interconnect"),
-        communication=_t(
-            "层内通信频率高，单次量通常不大，但每层都要碰一次",
-            "intra-layer communication is frequent and each call is usually small, but every layer needs it",
+        solves=Text(zh="单层怎么拆算", en="how one layer is split for computation"),
+        assumes=Text(zh="节点内互连足够强", en="the intra-node links are strong enough"),
+        splits=Text(zh="层内张量与激活", en="tensors and activations inside a layer"),
+        pressure=Text(zh="高频集合通信 (collective)", en="frequent collectives"),
+        key_precondition=Text(zh="节点内互连强", en="strong intra-node interconnect"),
+        communication=Text(
+            zh="层内通信频率高，单次量通常不大，但每层都要碰一次",
+            en="intra-layer communication is frequent and each call is usually small, but every layer needs it",
         ),
         traffic=("tp",),
     ),
     StrategyRow(
         name="PP",
-        solves=_t("层怎么分段", "how the layers are cut into stages"),
-        assumes=_t("模型足够深或单卡显存偏紧", "the model is deep enough, or one device's memory is tight"),
-        splits=_t("层 / 流水线阶段 (stage)", "layers / stages"),
-        pressure=_t("流水线气泡与阶段间传输", "pipeline bubble and transfers between stages"),
-        key_precondition=_t("模型足够深且各阶段可平衡", "the model is deep enough and its stages can be balanced"),
-        communication=_t(
-            "通信发生在阶段边界，频率低一些，但切不好就会放大气泡和等待",
-            "communication happens at stage boundaries, less often, but a poor split amplifies the bubble and waiting",
+        solves=Text(zh="层怎么分段", en="how the layers are cut into stages"),
+        assumes=Text(zh="模型足够深或单卡显存偏紧", en="the model is deep enough, or one device's memory is tight"),
+        splits=Text(zh="层 / 流水线阶段 (stage)", en="layers / stages"),
+        pressure=Text(zh="流水线气泡与阶段间传输", en="pipeline bubble and transfers between stages"),
+        key_precondition=Text(
+            zh="模型足够深且各阶段可平衡",
+            en="the model is deep enough and its stages can be balanced",
+        ),
+        communication=Text(
+            zh="通信发生在阶段边界，频率低一些，但切不好就会放大气泡和等待",
+            en="communication happens at stage boundaries, less often, but a poor split amplifies the "
+            "bubble and waiting",
         ),
         traffic=("pp",),
     ),
     StrategyRow(
         name="CP",
-        solves=_t("长序列怎么切分", "how a long sequence is split"),
-        assumes=_t("Attention 状态交换可承受", "exchanging attention state is affordable"),
-        splits=_t("序列 / 上下文", "sequence / context"),
-        pressure=_t("Attention 状态交换", "attention-state exchange"),
-        key_precondition=_t("长上下文收益覆盖通信代价", "the long-context benefit outweighs the communication cost"),
-        communication=_t(
-            "随上下文长度交换 Attention 状态，需要同时记录序列长度和通信轮数",
-            "exchanges attention state that grows with the context; record the sequence length and the number "
-            "of communication rounds together",
+        solves=Text(zh="长序列怎么切分", en="how a long sequence is split"),
+        assumes=Text(zh="Attention 状态交换可承受", en="exchanging attention state is affordable"),
+        splits=Text(zh="序列 / 上下文", en="sequence / context"),
+        pressure=Text(zh="Attention 状态交换", en="attention-state exchange"),
+        key_precondition=Text(
+            zh="长上下文收益覆盖通信代价",
+            en="the long-context benefit outweighs the communication cost",
+        ),
+        communication=Text(
+            zh="随上下文长度交换 Attention 状态，需要同时记录序列长度和通信轮数",
+            en="exchanges attention state that grows with the context; record the sequence length and the "
+            "number of communication rounds together",
         ),
         traffic=("cp",),
     ),
     StrategyRow(
         name="EP",
-        solves=_t("专家怎么分发", "how the experts are distributed"),
-        assumes=_t("路由和 token 交换能承受", "routing and token exchange are affordable"),
-        splits=_t("专家 / token", "experts / tokens"),
-        pressure=_t("分发 (dispatch)、汇合 (combine) 与负载不均", "dispatch, combine and load imbalance"),
-        key_precondition=_t("MoE 路由与容量可控", "MoE routing and capacity are under control"),
-        communication=_t(
-            "不只看通信量，还要看 token 路由和负载均衡是否稳定",
-            "volume is not enough: token routing and load balance must also be stable",
+        solves=Text(zh="专家怎么分发", en="how the experts are distributed"),
+        assumes=Text(zh="路由和 token 交换能承受", en="routing and token exchange are affordable"),
+        splits=Text(zh="专家 / token", en="experts / tokens"),
+        pressure=Text(zh="分发 (dispatch)、汇合 (combine) 与负载不均", en="dispatch, combine and load imbalance"),
+        key_precondition=Text(zh="MoE 路由与容量可控", en="MoE routing and capacity are under control"),
+        communication=Text(
+            zh="不只看通信量，还要看 token 路由和负载均衡是否稳定",
+            en="volume is not enough: token routing and load balance must also be stable",
         ),
         traffic=("ep",),
     ),
     StrategyRow(
         name="Replica",
-        solves=_t("请求怎么分发", "how the requests are distributed"),
-        assumes=_t(
-            "多副本容量、队列和缓存局部性可观测",
-            "the capacity, queues and cache locality of the replicas are observable",
+        solves=Text(zh="请求怎么分发", en="how the requests are distributed"),
+        assumes=Text(
+            zh="多副本容量、队列和缓存局部性可观测",
+            en="the capacity, queues and cache locality of the replicas are observable",
         ),
-        splits=_t("服务请求", "serving requests"),
-        pressure=_t("队列、缓存局部性与尾延迟", "queues, cache locality and tail latency"),
-        key_precondition=_t("多副本状态可观测", "the state of every replica is observable"),
-        communication=_t(
-            "不交换模型内部张量，但路由失衡会放大排队和尾延迟",
-            "exchanges no model tensors, but unbalanced routing inflates queueing and tail latency",
+        splits=Text(zh="服务请求", en="serving requests"),
+        pressure=Text(zh="队列、缓存局部性与尾延迟", en="queues, cache locality and tail latency"),
+        key_precondition=Text(zh="多副本状态可观测", en="the state of every replica is observable"),
+        communication=Text(
+            zh="不交换模型内部张量，但路由失衡会放大排队和尾延迟",
+            en="exchanges no model tensors, but unbalanced routing inflates queueing and tail latency",
         ),
         traffic=("replica",),
     ),
@@ -172,13 +181,13 @@ STRATEGY_TABLE: tuple[StrategyRow, ...] = (
 #: Column name -> bilingual header, in the table's order (:data:`KEY_COLUMNS` are the short table).
 STRATEGY_COLUMNS: Mapping[str, Text] = MappingProxyType(
     {
-        "name": _t("策略", "Strategy"),
-        "solves": _t("解决的问题", "Question it answers"),
-        "assumes": _t("前提", "Precondition"),
-        "splits": _t("主要切分对象", "Main object split"),
-        "pressure": _t("主要压力", "Main pressure"),
-        "key_precondition": _t("最关键前提", "Key precondition"),
-        "communication": _t("通信的脆弱点", "Where its communication is fragile"),
+        "name": Text(zh="策略", en="Strategy"),
+        "solves": Text(zh="解决的问题", en="Question it answers"),
+        "assumes": Text(zh="前提", en="Precondition"),
+        "splits": Text(zh="主要切分对象", en="Main object split"),
+        "pressure": Text(zh="主要压力", en="Main pressure"),
+        "key_precondition": Text(zh="最关键前提", en="Key precondition"),
+        "communication": Text(zh="通信的脆弱点", en="Where its communication is fragile"),
     }
 )
 

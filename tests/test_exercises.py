@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import math
 import sys
 from pathlib import Path
@@ -14,6 +15,7 @@ import coursekit
 from coursekit import exercises as ex_mod
 from coursekit.exercises import PREFIX_MODULES, Exercise, Feedback, check, exercises, get_exercise, register
 from coursekit.i18n import Text
+from coursekit.lessons import LESSONS
 from coursekit.units import GB_BYTES, bytes_to_gib
 
 #: ZeRO (Rajbhandari et al., 2020), section 3.1: mixed-precision Adam keeps 2 + 2 + 12 = 16 bytes per parameter.
@@ -252,20 +254,17 @@ def test_feedback_shows_once_and_can_be_shown_again(capsys: pytest.CaptureFixtur
     assert fb.message == "正确：demo.ranks。4 × 2 × 2。"  # rendered when read
 
 
-def test_prefix_mapping() -> None:
-    assert PREFIX_MODULES == {
-        "intro": "coursekit.exercises.lesson0",
-        "q1": "coursekit.exercises.lesson1",
-        "q2": "coursekit.exercises.lesson2",
-        "q3": "coursekit.exercises.lesson3",
-        "q4": "coursekit.exercises.lesson4",
-        "matrix": "coursekit.exercises.lesson5",
-        "pipeline": "coursekit.exercises.lesson6",
-        "lab": "coursekit.exercises.lesson8",
-        "eff": "coursekit.exercises.lesson7",
-        "plan": "coursekit.exercises.lesson9",
-        "serve": "coursekit.exercises.lesson10",
-    }
+def test_prefix_mapping_follows_the_lesson_registry() -> None:
+    """Each registry lesson's prefix leads to its module, and that module registers its ids under that prefix."""
+    assert len(PREFIX_MODULES) == len({entry.exercises for entry in LESSONS if entry.exercises})
+    for entry in LESSONS:
+        if entry.exercises is None:
+            continue
+        assert PREFIX_MODULES[entry.exercises] == f"coursekit.exercises.lesson{entry.number}"
+        importlib.import_module(PREFIX_MODULES[entry.exercises])
+        course = [ex for ex in exercises(entry.number) if ex.prefix in PREFIX_MODULES]
+        assert course, f"lesson {entry.number} registers no exercise"
+        assert {ex.prefix for ex in course} == {entry.exercises}, f"lesson {entry.number}'s ids use other prefixes"
 
 
 def test_lesson_module_is_imported_lazily(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

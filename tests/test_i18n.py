@@ -1,4 +1,4 @@
-"""The catalog: every message in both languages, with the same placeholders."""
+"""The catalog: every message in both languages, with the same placeholders and the same numbers."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import coursekit
 from coursekit import i18n
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
+NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 
 def _import_all_submodules() -> None:
@@ -32,7 +33,10 @@ def test_every_message_has_both_languages_with_the_same_placeholders() -> None:
         assert i18n.placeholders(texts["zh"]) == i18n.placeholders(texts["en"]), key
         # a pure template ("{status}：{label}") may have no ideograph, but never the English text itself
         assert CJK.search(texts["zh"]) or texts["zh"] != texts["en"], f"{key}: the zh text is not translated"
-        assert not CJK.search(texts["en"]), f"{key}: the en text has Chinese in it"
+        # Chinese in English text only as the link to the Chinese version
+        assert not CJK.search(texts["en"].replace("[中文版]", "")), f"{key}: the en text has Chinese in it"
+        numbers = [sorted(NUMBER.findall(re.sub(r"\{[^{}]*\}", "", texts[lang]))) for lang in i18n.LANGUAGES]
+        assert numbers[0] == numbers[1], f"{key}: the two languages state different numbers {numbers}"
 
 
 def test_register_refuses_a_message_in_one_language_only() -> None:

@@ -14,6 +14,8 @@ import jupytext
 import nbformat
 import pytest
 
+from coursekit.lessons import LESSONS, Lesson
+
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = Path(__file__).resolve().parent / "data" / "notebook_sources"
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
@@ -416,9 +418,7 @@ def test_solution_cells_fold_source_and_outputs(project: Path) -> None:
 
 
 def test_every_lesson_link_resolves_from_the_notebooks_folder() -> None:
-    # Links must work when only notebooks/ is served: no ../../ out of it, and every relative target exists,
-    # except the lessons other authors are writing now (their planned file names).
-    planned = {"06_pipeline_scaling.ipynb", "07_compute_efficiency.ipynb", "10_serving.ipynb"}
+    # Links must work when only notebooks/ is served: no ../../ out of it, and every relative target exists.
     link = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
     for lang in bn.LANGS:
         for path in sorted((ROOT / "notebooks" / lang).glob("[0-9][0-9]_*.ipynb")):
@@ -431,21 +431,20 @@ def test_every_lesson_link_resolves_from_the_notebooks_folder() -> None:
                     if target.startswith(("http://", "https://")):
                         continue
                     assert not target.startswith("../../"), f"{path.name} links outside notebooks/: {target}"
-                    resolved = (path.parent / target).resolve()
-                    assert resolved.exists() or resolved.name in planned, f"{path.name}: broken link {target}"
+                    assert (path.parent / target).resolve().exists(), f"{path.name}: broken link {target}"
 
 
-@pytest.mark.parametrize("stem", ["00_index", "01_capacity", "02_communication", "03_gates", "04_composition"])
-def test_lessons_0_to_4_link_previous_next_index_and_glossary(stem: str) -> None:
-    order = ["00_index", "01_capacity", "02_communication", "03_gates", "04_composition", "05_selection_matrix"]
-    index = order.index(stem)
+@pytest.mark.parametrize("entry", LESSONS, ids=lambda entry: entry.stem)
+def test_every_lesson_links_previous_next_index_and_glossary(entry: Lesson) -> None:
+    stems = [lesson.stem for lesson in LESSONS]
+    index = stems.index(entry.stem)
     for lang in bn.LANGS:
-        text = "\n".join(c.source for c in _read(ROOT / "notebooks" / lang / f"{stem}.ipynb").cells)
-        expected = {"glossary.ipynb", f"{order[index + 1]}.ipynb"}
+        text = "\n".join(c.source for c in _read(ROOT / "notebooks" / lang / f"{entry.stem}.ipynb").cells)
+        expected = {"glossary.ipynb"} | ({f"{stems[index + 1]}.ipynb"} if index + 1 < len(stems) else set())
         if index > 0:  # lesson 0 is the index itself
-            expected |= {f"{order[index - 1]}.ipynb", "00_index.ipynb"}
+            expected |= {f"{stems[index - 1]}.ipynb", "00_index.ipynb"}
         for target in expected:
-            assert f"]({target})" in text, f"{lang}/{stem} lacks a link to {target}"
+            assert f"]({target})" in text, f"{lang}/{entry.stem} lacks a link to {target}"
 
 
 # -- source format errors ------------------------------------------------------------------------

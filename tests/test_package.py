@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 import sys
@@ -46,7 +47,20 @@ def test_language_from_environment() -> None:
 
 def test_no_public_name_is_claimed_by_two_modules() -> None:
     seen: dict[str, str] = {}
-    for module, names in coursekit._MODULE_EXPORTS.items():
+    whole = {
+        module: tuple(importlib.import_module(f"coursekit.{module}").__all__) for module in coursekit._WHOLE_MODULES
+    }
+    for module, names in {**coursekit._MODULE_EXPORTS, **whole}.items():
         for name in names:
             assert name not in seen, f"{name} is exported by both {seen[name]} and {module}"
             seen[name] = module
+
+
+def test_a_whole_module_is_exported_from_its_own_list_and_loaded_on_first_use() -> None:
+    code = (
+        "import sys, json, coursekit\n"
+        "before = 'coursekit.serving' in sys.modules\n"
+        "names = set(coursekit.__all__)\n"
+        "print(json.dumps([before, sorted(set(sys.modules['coursekit.serving'].__all__) - names)]))"
+    )
+    assert json.loads(_fresh_python(code)) == [False, []]

@@ -4,8 +4,10 @@
 Usage::
 
     python tools/build_notebooks.py            # regenerate notebooks/zh, notebooks/en (lessons and
-                                               # glossary.ipynb) and docs/GLOSSARY.md
+                                               # glossary.ipynb) and docs/GLOSSARY.md, after the spots
+                                               # tools/lesson_registry.py writes from coursekit/lessons.json
     python tools/build_notebooks.py --check    # exit 1, listing missing / stale / edited notebooks
+                                               # and the registry's stale spots
 
 Source format (``notebooks/src/NN_slug.py``, jupytext "percent")::
 
@@ -495,9 +497,25 @@ class Action:
         return f"{self.kind}: {self.path}{suffix}"
 
 
+def _registry_tool() -> Any:
+    import lesson_registry
+
+    return lesson_registry
+
+
+def _has_registry(root: Path) -> bool:
+    return (root / "coursekit" / "lessons.json").is_file()
+
+
 def build(root: Path = ROOT) -> list[Action]:
-    """Write every generated file that is missing or out of date, keeping learners' edits."""
+    """Write every generated file that is missing or out of date, keeping learners' edits.
+
+    First the lesson registry's spots (navigation, lesson maps, stated times: ``tools/lesson_registry.py``), when the
+    project has a registry, so the notebooks are built from the sources as they will be committed.
+    """
     actions: list[Action] = []
+    if _has_registry(root):
+        actions += [Action(root / path, "updated") for path in _registry_tool().write(root)]
     for path, text in plan(root).items():
         if not path.exists():
             _write_atomic(path, text)
@@ -530,6 +548,12 @@ def check(root: Path = ROOT) -> list[Problem]:
         files = plan(root)
     except SourceError as exc:
         return [Problem(root / SRC_DIR, "invalid", str(exc))]
+    if _has_registry(root):
+        registry = _registry_tool()
+        try:
+            problems += [Problem(path, "stale", "run python tools/lesson_registry.py") for path in registry.stale(root)]
+        except registry.RegistryError as exc:
+            problems.append(Problem(registry.REGISTRY, "invalid", str(exc)))
     for path, text in files.items():
         rel = path.relative_to(root)
         if not path.exists():
@@ -566,7 +590,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     try:
         actions = build(root)
-    except SourceError as exc:
+    except ValueError as exc:  # a SourceError, or the lesson registry's RegistryError
         print(f"error: {exc}", file=sys.stderr)
         return 2
     for action in actions:

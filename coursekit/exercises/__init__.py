@@ -57,6 +57,7 @@ from typing import Any
 from .._validate import check_bool, check_choice, check_int, check_number
 from ..i18n import Text, tr
 from ..i18n import register as _register_messages
+from ..lessons import prefix_modules
 from ..units import GB_BYTES, GIB_BYTES
 
 __all__ = [
@@ -86,20 +87,9 @@ __all__ = [
 _log = logging.getLogger(__name__)
 _log.addHandler(logging.NullHandler())
 
-#: Id prefix -> the module of lesson exercises that registers it on import.
-PREFIX_MODULES: dict[str, str] = {
-    "intro": "coursekit.exercises.lesson0",
-    "q1": "coursekit.exercises.lesson1",
-    "q2": "coursekit.exercises.lesson2",
-    "q3": "coursekit.exercises.lesson3",
-    "q4": "coursekit.exercises.lesson4",
-    "matrix": "coursekit.exercises.lesson5",
-    "pipeline": "coursekit.exercises.lesson6",
-    "lab": "coursekit.exercises.lesson8",
-    "eff": "coursekit.exercises.lesson7",
-    "plan": "coursekit.exercises.lesson9",
-    "serve": "coursekit.exercises.lesson10",
-}
+#: Id prefix -> the module of lesson exercises that registers it on import (from the lesson registry,
+#: ``coursekit/lessons.json``).
+PREFIX_MODULES: dict[str, str] = prefix_modules()
 
 #: How an answer is compared with the expected one.
 #: ``number``: a real number within ``rel_tol`` / ``abs_tol``;

@@ -199,8 +199,7 @@ BEST_TP = register(
         id="serve.best_tp",
         lesson=10,
         prompt=Text(
-            zh="GPT-2 small（1.24 亿参数）在 H100 节点上解码单个请求（批 1）。"
-            "TP = 1、2、4、8 中哪一个的 TPOT 下界最小？",
+            zh="GPT-2 small（124M 参数）在 H100 节点上解码单个请求（批 1）。TP = 1、2、4、8 中哪一个的 TPOT 下界最小？",
             en="GPT-2 small (124M parameters) decodes a single request (batch 1) on an H100 node. Which of TP = 1, 2, "
             "4, 8 gives the lowest TPOT bound?",
         ),

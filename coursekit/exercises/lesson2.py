@@ -252,7 +252,7 @@ TP_CALLS = register(
             "multiply by the layers and the micro-batches.",
         ),
         why=lambda calls: Text(
-            zh=f"4 × 36 × 8 = {calls} 次：对比数据并行每步 1 次梯度全归约，这就是“高频”。",
+            zh=f"4 × 36 × 8 = {calls} 次：对比数据并行每步一次梯度全归约，这就是“高频”。",
             en=f"4 × 36 × 8 = {calls} calls: against data parallelism's one gradient all-reduce per step, "
             'this is what "frequent" means.',
         ),

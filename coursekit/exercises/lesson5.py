@@ -283,7 +283,7 @@ MAX_DP = register(
                 "micro_batch_left_out",
                 lambda: MAX_DP_GLOBAL_BATCH,
                 Text(
-                    zh="这是把每个 rank 的 micro-batch 当成 1 条序列：每个 DP rank 一步至少处理一个 micro-batch。",
+                    zh="这是把每个 rank 的 micro-batch 当成一条序列：每个 DP rank 一步至少处理一个 micro-batch。",
                     en="That treats each rank's micro-batch as one sequence: every DP rank processes at least one "
                     "micro-batch per step.",
                 ),
@@ -296,8 +296,8 @@ MAX_DP = register(
         why=lambda value: Text(
             zh=f"梯度累积为 1 时 dp = {MAX_DP_GLOBAL_BATCH} / {MAX_DP_MICRO_BATCH} = {value}；再大就要么加大 global "
             "batch，要么把每个 rank 的 micro-batch 缩小。",
-            en=f"With no accumulation dp = {MAX_DP_GLOBAL_BATCH} / {MAX_DP_MICRO_BATCH} = {value}; beyond that you "
-            "must grow the global batch or shrink each rank's micro-batch.",
+            en=f"With a gradient accumulation of 1 dp = {MAX_DP_GLOBAL_BATCH} / {MAX_DP_MICRO_BATCH} = {value}; "
+            "beyond that you must grow the global batch or shrink each rank's micro-batch.",
         ),
     ),
     replace=True,

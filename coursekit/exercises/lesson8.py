@@ -296,7 +296,7 @@ MOST_PARAM_BYTES = register(
             "Do not forget FSDP2's own shards.",
         ),
         why=Text(
-            zh="fsdp2-zero2：完整参数一份，加上 FSDP2 保留的 1/2 分片，共约 1.5 份，比 DDP 的 1 份还多；"
+            zh="fsdp2-zero2：完整参数一份，加上 FSDP2 保留的 1/2 分片，共约 1.5 份，比 DDP 的一份还多；"
             "这份峰值要到反向结束才释放。",
             en="fsdp2-zero2: one full copy plus the 1/2 shard FSDP2 keeps, about 1.5 copies, more than DDP's one; "
             "the peak lasts until backward is done.",
@@ -524,8 +524,8 @@ EFFICIENCY = register(
         lesson=8,
         prompt=Text(
             zh="用 E(P) 表中 P = 1 与 P = 4 的步时，算出本机上 4 个 rank 的扩展效率 E(4)（每个 rank 的 batch 固定）。",
-            en="From the steps at P = 1 and P = 4 in the E(P) table, compute this machine's scaling efficiency "
-            "E(4) (fixed batch per rank).",
+            en="From the steps at P = 1 and P = 4 in the E(P) table, compute the scaling efficiency "
+            "E(4) of 4 ranks on this machine (fixed batch per rank).",
         ),
         expected=_efficiency,
         rel_tol=0.02,

@@ -200,7 +200,7 @@ MOE_ACTIVE = register(
                 "dense",
                 dense_active_billion,
                 Text(
-                    zh="这是原来的稠密模型：每个 token 经过的不是 1 个 MLP，而是 top_k 个专家 MLP。",
+                    zh="这是原来的稠密模型：每个 token 经过的不是一个 MLP，而是 top_k 个专家 MLP。",
                     en="That is the dense model you started from: each token passes through top_k expert MLPs, not "
                     "one MLP.",
                 ),

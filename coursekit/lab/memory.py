@@ -130,7 +130,7 @@ register(
         "lab.adj_padding": {
             "zh": "FSDP2 沿第 0 维切分；{tensors} 个张量的第 0 维不是 {ranks} 的倍数，"
             "被填充 (padding) 到 {ranks} 的倍数：每个 rank 都存 ceil(d0/{ranks}) 行。",
-            "en": "FSDP2 shards dim 0; for {tensors} tensor(s) it is not a multiple of {ranks} and is padded up to "
+            "en": "FSDP2 shards dim 0; for {tensors} tensor(s) dim 0 is not a multiple of {ranks} and is padded up to "
             "one: every rank stores ceil(d0/{ranks}) rows.",
         },
         "lab.adj_gathered_padding_short": {"zh": "全量副本的填充", "en": "gathered padding"},

@@ -91,9 +91,9 @@ register(
             "用最省显存的设置（每个 micro-batch 一条序列，v = 1，{recompute} 重计算，ZeRO-{zero}）每 rank 只要 "
             "{twin_gib:.1f} GiB，放得下 {device_gib:.0f} GiB 的设备，micro-batch 数也不少于流水线段数；"
             "CP 只在不用它就放不下上下文时使用",
-            "en": "context parallelism is not needed: the layout tp = {tp}, pp = {pp}, dp = {dp} without CP, in its "
-            "least-memory settings (one sequence per micro-batch, v = 1, {recompute} recompute, ZeRO-{zero}), needs "
-            "{twin_gib:.1f} GiB per rank, fits the {device_gib:.0f} GiB device and has at least as many "
+            "en": "context parallelism is not needed: the layout tp = {tp}, pp = {pp}, dp = {dp}, cp = 1 without CP, "
+            "in its least-memory settings (one sequence per micro-batch, v = 1, {recompute} recompute, ZeRO-{zero}), "
+            "needs {twin_gib:.1f} GiB per rank, fits the {device_gib:.0f} GiB device and has at least as many "
             "micro-batches as pipeline stages; CP is for contexts no layout without it can hold",
         },
     }

@@ -107,9 +107,9 @@ PLAN_GATES: tuple[PlanGate, ...] = (
         Text(zh="上下文门槛：单卡放不下时才用 CP", en="context gate: CP only when one device cannot hold the context"),
         True,
     ),
-    PlanGate("mode", Text(zh="服务门槛之一：工作负载模式", en="serving gate, part 1: workload mode"), False),
+    PlanGate("mode", Text(zh="服务门槛第 1 部分：工作负载模式", en="serving gate, part 1: workload mode"), False),
     PlanGate(
-        "serving", Text(zh="服务门槛之二：副本不是训练 DP", en="serving gate, part 2: replicas are not DP"), False
+        "serving", Text(zh="服务门槛第 2 部分：副本不是训练 DP", en="serving gate, part 2: replicas are not DP"), False
     ),
 )
 

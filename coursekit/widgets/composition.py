@@ -54,7 +54,7 @@ from ..composition import (
     validate_parallel_composition,
 )
 from ..gates import MODEL_KINDS
-from ..i18n import Text, pick, register, tr
+from ..i18n import Text, register, tr
 from ..plotting import label
 from . import LessonWidget, dropdown
 
@@ -141,6 +141,7 @@ register(
         "widgets.composition.engine_issues": {"zh": "引擎检查的问题：{issues}", "en": "Engine check issues: {issues}"},
         "widgets.composition.topology": {"zh": "拓扑映射：{issues}", "en": "Topology mapping: {issues}"},
         "widgets.composition.none": {"zh": "无", "en": "none"},
+        "widgets.composition.separator": {"zh": "；", "en": "; "},
         "widgets.composition.topology_ok": {
             "zh": "TP 组都在节点之内：每层的 collective 留在高速链路上。",
             "en": "Every TP group stays inside a node: per-layer collectives stay on the fast links.",
@@ -365,7 +366,7 @@ class CompositionWidget(LessonWidget[CompositionView]):
         if diff:
             parts.append(html.escape(tr("widgets.composition.counts_differ", diff=diff)))
 
-        separator = pick("；", "; ")
+        separator = tr("widgets.composition.separator")
 
         def issues(key: str, reasons: tuple[Any, ...]) -> str:
             body = separator.join(f"[{r.code}] {r.message}" for r in reasons)

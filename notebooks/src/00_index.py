@@ -10,7 +10,7 @@
 #
 # [English version](../en/00_index.ipynb) · [术语表](glossary.ipynb) · 下一课：[第 1 课 容量约束](01_capacity.ipynb)
 #
-# > **时间：** 约 25 分钟（讲解与阅读 20 分钟，练习 5 分钟）
+# > **时间：** 约 30 分钟（讲解与阅读 25 分钟，练习 5 分钟）
 # >
 # > **问题：**
 # > - 这门课教什么？适合谁？
@@ -27,7 +27,7 @@
 #
 # [中文版](../zh/00_index.ipynb) · [Glossary](glossary.ipynb) · Next: [lesson 1, capacity](01_capacity.ipynb)
 #
-# > **Time:** about 25 min (teaching and reading 20 min, exercises 5 min)
+# > **Time:** about 30 min (teaching and reading 25 min, exercises 5 min)
 # >
 # > **Questions:**
 # > - What does this course teach, and for whom?
@@ -241,13 +241,13 @@ Image(figure_to_png(fig))
 #
 # | 课 | 主题 | 要回答的问题 | 时间 |
 # | --- | --- | --- | --- |
-# | 0 | 课程导引（本页） | 学什么、怎么学 | 25 分钟 |
+# | 0 | 课程导引（本页） | 学什么、怎么学 | 30 分钟 |
 # | [1](01_capacity.ipynb) | Q1 容量约束 (capacity) | 当前首先受显存、通信还是模型结构约束？ | 45 分钟 |
 # | [2](02_communication.ipynb) | Q2 通信成本 (communication) | 不同并行策略会引入什么通信成本？ | 50 分钟 |
 # | [3](03_gates.ipynb) | Q3 约束筛选 (gates) | 如何按约束筛选并行策略？ | 50 分钟 |
-# | [4](04_composition.ipynb) | Q4 组合与风险 (composition) | 选定策略后，如何检查组合方案的风险？ | 50 分钟 |
+# | [4](04_composition.ipynb) | Q4 组合与风险 (composition and risk) | 选定策略后，如何检查组合方案的风险？ | 50 分钟 |
 # | [5](05_selection_matrix.ipynb) | 场景选择矩阵 (selection matrix) | DP、FSDP、TP、PP 各在什么场景下可行？单层放不下时怎样组合？ | 65 分钟 |
-# | [6](06_pipeline_scaling.ipynb) | 流水线气泡与扩展效率 (pipeline bubble, scaling efficiency) | 一步的时间花在哪里？E(P) 下降说明什么、没说明什么？ | 60 分钟 |
+# | [6](06_pipeline_scaling.ipynb) | 流水线气泡与扩展效率 (pipeline bubble and scaling efficiency) | 一步的时间花在哪里？E(P) 下降说明什么、没说明什么？ | 60 分钟 |
 # | [7](07_compute_efficiency.ipynb) | 计算效率 (compute efficiency) | 一步的计算离硬件峰值有多远？ | 65 分钟 |
 # | [8](08_lab.ipynb) | 公式与实测 (formula vs measurement，可选，需要 PyTorch) | 账本在真实引擎上成立吗？哪里不成立？ | 95 分钟 |
 # | [9](09_workbench.ipynb) | 决策工作台 (decision workbench) | 对真实模型和集群，所有组合里哪些被哪道门槛排除？ | 60 分钟 |
@@ -271,7 +271,7 @@ Image(figure_to_png(fig))
 #
 # | Lesson | Topic | Question it answers | Time |
 # | --- | --- | --- | --- |
-# | 0 | Course index (this page) | What and how | 25 min |
+# | 0 | Course index (this page) | What and how | 30 min |
 # | [1](01_capacity.ipynb) | Q1 capacity | Is the first constraint memory, communication or model structure? | 45 min |
 # | [2](02_communication.ipynb) | Q2 communication | What communication cost does each strategy bring? | 50 min |
 # | [3](03_gates.ipynb) | Q3 gates | How do we screen strategies by hard constraints? | 50 min |

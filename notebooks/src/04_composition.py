@@ -27,7 +27,7 @@
 # %% [markdown] lang="en"
 # # Lesson 4: Q4 checking a combined plan and its risks
 #
-# [中文版](../zh/04_composition.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 3, gates](03_gates.ipynb) · Next: [lesson 5, the selection matrix](05_selection_matrix.ipynb)
+# [中文版](../zh/04_composition.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 3, gates](03_gates.ipynb) · Next: [lesson 5, selection matrix](05_selection_matrix.ipynb)
 #
 # > **Time:** about 50 min (teaching and reading 35 min, exercises 15 min)
 # >
@@ -591,7 +591,7 @@ verify("q4.tp_crosses", answer)
 # - Lessons from combining three kinds of parallelism: D. Narayanan et al., [Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM](https://arxiv.org/abs/2104.04473), SC 2021.
 # - Expert parallelism in MoE models: W. Fedus et al., [Switch Transformers](https://arxiv.org/abs/2101.03961), JMLR 2022.
 #
-# Navigation: [course index](00_index.ipynb) · [glossary](glossary.ipynb) · previous: [lesson 3, gates](03_gates.ipynb) · next: [lesson 5, the selection matrix](05_selection_matrix.ipynb)
+# Navigation: [course index](00_index.ipynb) · [glossary](glossary.ipynb) · previous: [lesson 3, gates](03_gates.ipynb) · next: [lesson 5, selection matrix](05_selection_matrix.ipynb)
 
 # %% [markdown] lang="zh" tags=["learner"]
 # ## 学后填写区

@@ -27,7 +27,7 @@
 # %% [markdown] lang="en"
 # # Lesson 6: Pipeline bubble and scaling efficiency — where the time goes
 #
-# [中文版](../zh/06_pipeline_scaling.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 5, the selection matrix](05_selection_matrix.ipynb) · Next: [lesson 7, compute efficiency](07_compute_efficiency.ipynb)
+# [中文版](../zh/06_pipeline_scaling.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 5, selection matrix](05_selection_matrix.ipynb) · Next: [lesson 7, compute efficiency](07_compute_efficiency.ipynb)
 #
 # > **Time:** about 60 min (teaching and reading 40 min, exercises 20 min)
 # >
@@ -683,4 +683,4 @@ assert [v.codes[0] for v in case1.verdicts[1:]] == ["unneeded", "unneeded", "unn
 # 导航：[课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 5 课 场景选择矩阵](05_selection_matrix.ipynb) · 下一课：[第 7 课 计算效率](07_compute_efficiency.ipynb)
 
 # %% [markdown] lang="en"
-# Navigation: [course index](00_index.ipynb) · [glossary](glossary.ipynb) · previous: [lesson 5, the selection matrix](05_selection_matrix.ipynb) · next: [lesson 7, compute efficiency](07_compute_efficiency.ipynb)
+# Navigation: [course index](00_index.ipynb) · [glossary](glossary.ipynb) · previous: [lesson 5, selection matrix](05_selection_matrix.ipynb) · next: [lesson 7, compute efficiency](07_compute_efficiency.ipynb)

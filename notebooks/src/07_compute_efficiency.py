@@ -8,7 +8,7 @@
 # %% [markdown] lang="zh"
 # # 第 7 课：计算效率——屋顶线、计算强度与 MFU
 #
-# [English version](../en/07_compute_efficiency.ipynb) · [课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 6 课 流水线气泡与扩展效率](06_pipeline_scaling.ipynb) · 下一课：[第 8 课 实验：测量一个训练步](08_lab.ipynb)
+# [English version](../en/07_compute_efficiency.ipynb) · [课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 6 课 流水线气泡与扩展效率](06_pipeline_scaling.ipynb) · 下一课：[第 8 课 公式与实测](08_lab.ipynb)
 #
 # > **时间：** 约 65 分钟（讲解与阅读 45 分钟，练习 20 分钟）
 # >
@@ -29,7 +29,7 @@
 # %% [markdown] lang="en"
 # # Lesson 7: Compute efficiency — the roofline, arithmetic intensity and MFU
 #
-# [中文版](../zh/07_compute_efficiency.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 6, pipeline bubble and scaling efficiency](06_pipeline_scaling.ipynb) · Next: [lesson 8, the lab: measuring a step](08_lab.ipynb)
+# [中文版](../zh/07_compute_efficiency.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 6, pipeline bubble and scaling efficiency](06_pipeline_scaling.ipynb) · Next: [lesson 8, formula vs measurement](08_lab.ipynb)
 #
 # > **Time:** about 65 min (teaching and reading 45 min, exercises 20 min)
 # >
@@ -753,7 +753,7 @@ verify("eff.decode_share", answer)
 # - Beyond the roofline, the factor most likely to slow my training:
 
 # %% [markdown] lang="zh"
-# 导航：[课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 6 课 流水线气泡与扩展效率](06_pipeline_scaling.ipynb) · 下一课：[第 8 课 实验：测量一个训练步](08_lab.ipynb)
+# 导航：[课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 6 课 流水线气泡与扩展效率](06_pipeline_scaling.ipynb) · 下一课：[第 8 课 公式与实测](08_lab.ipynb)
 
 # %% [markdown] lang="en"
-# Navigation: [course index](00_index.ipynb) · [glossary](glossary.ipynb) · previous: [lesson 6, pipeline bubble and scaling efficiency](06_pipeline_scaling.ipynb) · next: [lesson 8, the lab: measuring a step](08_lab.ipynb)
+# Navigation: [course index](00_index.ipynb) · [glossary](glossary.ipynb) · previous: [lesson 6, pipeline bubble and scaling efficiency](06_pipeline_scaling.ipynb) · next: [lesson 8, formula vs measurement](08_lab.ipynb)

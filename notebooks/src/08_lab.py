@@ -31,7 +31,7 @@
 # %% [markdown] lang="en"
 # # Lesson 8: Formula vs measurement
 #
-# [中文版](../zh/08_lab.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 7, compute efficiency](07_compute_efficiency.ipynb) · Next: [lesson 9, the decision workbench](09_workbench.ipynb)
+# [中文版](../zh/08_lab.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 7, compute efficiency](07_compute_efficiency.ipynb) · Next: [lesson 9, decision workbench](09_workbench.ipynb)
 #
 # > **Time:** about 95 min (teaching and reading 55 min, exercises 40 min; measuring again takes about 2 min)
 # >
@@ -916,4 +916,4 @@ if RANKS_TRY != RANKS:
 # 导航：[课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 7 课 计算效率](07_compute_efficiency.ipynb) · 下一课：[第 9 课 决策工作台](09_workbench.ipynb)
 
 # %% [markdown] lang="en"
-# Navigation: [course index](00_index.ipynb) · [glossary](glossary.ipynb) · previous: [lesson 7, compute efficiency](07_compute_efficiency.ipynb) · next: [lesson 9, the decision workbench](09_workbench.ipynb)
+# Navigation: [course index](00_index.ipynb) · [glossary](glossary.ipynb) · previous: [lesson 7, compute efficiency](07_compute_efficiency.ipynb) · next: [lesson 9, decision workbench](09_workbench.ipynb)

@@ -8,7 +8,7 @@
 # %% [markdown] lang="zh"
 # # 第 9 课：决策工作台
 #
-# [English version](../en/09_workbench.ipynb) · [课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 8 课 实验：测量一个训练步](08_lab.ipynb) · 下一课：[第 10 课 服务](10_serving.ipynb)
+# [English version](../en/09_workbench.ipynb) · [课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 8 课 公式与实测](08_lab.ipynb) · 下一课：[第 10 课 推理服务](10_serving.ipynb)
 #
 # > **时间：** 约 60 分钟（讲解与阅读 45 分钟，练习 15 分钟）
 # >
@@ -28,7 +28,7 @@
 # %% [markdown] lang="en"
 # # Lesson 9: The decision workbench
 #
-# [中文版](../zh/09_workbench.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 8, the lab: measuring a step](08_lab.ipynb) · Next: [lesson 10, serving](10_serving.ipynb)
+# [中文版](../zh/09_workbench.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 8, formula vs measurement](08_lab.ipynb) · Next: [lesson 10, serving](10_serving.ipynb)
 #
 # > **Time:** about 60 min (teaching and reading 45 min, exercises 15 min)
 # >
@@ -764,7 +764,7 @@ verify("plan.slow_link", answer)
 # - The one assumption most likely to change the answer:
 
 # %% [markdown] lang="zh"
-# 导航：[课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 8 课 实验：测量一个训练步](08_lab.ipynb) · 下一课：[第 10 课 服务](10_serving.ipynb)
+# 导航：[课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 8 课 公式与实测](08_lab.ipynb) · 下一课：[第 10 课 推理服务](10_serving.ipynb)
 
 # %% [markdown] lang="en"
-# Navigation: [course index](00_index.ipynb) · [glossary](glossary.ipynb) · previous: [lesson 8, the lab: measuring a step](08_lab.ipynb) · next: [lesson 10, serving](10_serving.ipynb)
+# Navigation: [course index](00_index.ipynb) · [glossary](glossary.ipynb) · previous: [lesson 8, formula vs measurement](08_lab.ipynb) · next: [lesson 10, serving](10_serving.ipynb)

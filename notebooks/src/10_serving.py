@@ -29,7 +29,7 @@
 # %% [markdown] lang="en"
 # # Lesson 10: Serving — the KV cache, prefill and decode, replicas and tensor parallelism
 #
-# [中文版](../zh/10_serving.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 9, the decision workbench](09_workbench.ipynb)
+# [中文版](../zh/10_serving.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 9, decision workbench](09_workbench.ipynb)
 #
 # > **Time:** about 55 min (teaching and reading 40 min, exercises 15 min)
 # >
@@ -798,4 +798,4 @@ verify("serve.littles_law", answer)
 # 导航：[课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 9 课 决策工作台](09_workbench.ipynb)
 
 # %% [markdown] lang="en"
-# Navigation: [course index](00_index.ipynb) · [glossary](glossary.ipynb) · previous: [lesson 9, the decision workbench](09_workbench.ipynb)
+# Navigation: [course index](00_index.ipynb) · [glossary](glossary.ipynb) · previous: [lesson 9, decision workbench](09_workbench.ipynb)

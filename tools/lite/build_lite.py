@@ -26,9 +26,15 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1].parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from coursekit.lessons import LESSONS  # noqa: E402
+
 LANGS = ("zh", "en")
-#: Lessons that cannot run in the browser: lesson 8 measures with PyTorch processes.
-EXCLUDED_LESSONS = ("08_lab",)
+#: Lessons that cannot run in the browser: the registry's lessons that need PyTorch (lesson 8 measures with
+#: PyTorch processes).
+EXCLUDED_LESSONS = tuple(entry.stem for entry in LESSONS if entry.needs == "PyTorch")
 #: The Pyodide core the tests run coursekit's pure modules on (npm package; no numpy or matplotlib in it).
 PYODIDE_CORE_NPM = "pyodide@314.0.7"
 #: Pure-Python wheels coursekit needs in the browser that Pyodide does not carry.
