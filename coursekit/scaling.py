@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ._validate import check_finite_result, check_int, check_number, finite_result
+from ._validate import check_finite_result, check_int, check_items, check_number, finite_result
 from .i18n import Reason, Text, register, tr
 from .units import MS_PER_S
 
@@ -344,6 +344,10 @@ class ScalingCurve:
         return tuple(point.efficiency for point in self.points)
 
 
+#: Most device counts one :func:`scaling_curve` takes (a plotted curve needs tens; each point is a full step).
+MAX_CURVE_POINTS: int = 1024
+
+
 @finite_result
 def scaling_curve(
     devices_list: Sequence[int],
@@ -364,7 +368,7 @@ def scaling_curve(
     ``E(P) = throughput(P) / (P · throughput(1)) = step(1) / step(P)``.
 
     Parameters:
-        devices_list: device counts ``P`` (list or tuple of ints >= 1).
+        devices_list: device counts ``P`` (list or tuple of ints >= 1, at most :data:`MAX_CURVE_POINTS`).
         single_device_step_s: compute seconds per step on one device (> 0).
         gradient_bytes: bytes all-reduced per step (> 0); with ``bandwidth_bytes_per_s``
             selects the built-in ring all-reduce
@@ -438,7 +442,7 @@ def _sequence(values: Any) -> Sequence[Any]:
         raise TypeError(tr("scaling.not_sequence", name="devices_list", value=values, type=type(values).__name__))
     if not values:
         raise ValueError(tr("scaling.empty_sequence", name="devices_list"))
-    return values
+    return check_items("devices_list", values, max_items=MAX_CURVE_POINTS)
 
 
 # ---------------------------------------------------------------------------
