@@ -893,8 +893,11 @@ def check_pp_degree(pp: int, layers: int) -> Reason | None:
 
     Taught in: lesson 5 (selection matrix).
     """
-    pp = check_int("pp", pp, ge=1)
-    layers = check_int("layers", layers, ge=1)
+    return _pp_rule(check_int("pp", pp, ge=1), check_int("layers", layers, ge=1))
+
+
+def _pp_rule(pp: int, layers: int) -> Reason | None:
+    """:func:`check_pp_degree` on checked arguments."""
     if pp > layers:
         return Reason("pp_layers", "gates.pp_layers", {"pp": pp, "layers": layers})
     if layers % pp:

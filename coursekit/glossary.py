@@ -671,6 +671,45 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "cache in proportion; with a single KV head it is multi-query attention (MQA).",
     ),
     _e(
+        "多头潜在注意力",
+        "multi-head latent attention",
+        "MLA",
+        "DeepSeek-V2/V3 的注意力：键和值先压缩成一个低秩潜在向量（加一个共享的 RoPE 键）再缓存，每个词元每层只缓存 "
+        "kv_lora_rank + qk_rope_head_dim 个元素（DeepSeek-V3 为 512 + 64 = 576），计算时再投影回每个头。",
+        "DeepSeek-V2/V3's attention: keys and values are compressed into one low-rank latent (plus a shared RoPE key) "
+        "and cached as such, kv_lora_rank + qk_rope_head_dim elements per token and layer (DeepSeek-V3: 512 + 64 = "
+        "576), projected back to every head when computed.",
+    ),
+    _e(
+        "融合注意力",
+        "flash attention",
+        "",
+        "把注意力的 QKᵀ、softmax 和乘 V 融合成一个分块计算的内核：不把 s×s 的分数写回显存，反向时重算；"
+        "只为每个头、每个查询保存一个 fp32 的 softmax 统计量，所以激活里没有随 s² 增长的一项。",
+        "A fused attention kernel that computes QKᵀ, the softmax and the product with V block by block: the s×s "
+        "scores never reach device memory and are recomputed in backward; only one fp32 softmax statistic per head "
+        "and query is kept, so activations have no term growing with s².",
+    ),
+    _e(
+        "共享专家",
+        "shared expert",
+        "",
+        "MoE 层里每个 token 都经过的专家，与路由选出的 top-k 个专家并列"
+        "（DeepSeek-V3：1 个共享专家 + 256 个路由专家中的 8 个）。",
+        "An expert of an MoE layer that every token passes through, beside its top-k routed experts (DeepSeek-V3: one "
+        "1 shared expert plus 8 of 256 routed ones).",
+    ),
+    _e(
+        "8 位浮点训练",
+        "FP8 training",
+        "FP8",
+        "线性层的矩阵乘用 8 位浮点（E4M3/E5M2）计算，H100/H800 的 FP8 峰值是 bf16 的两倍；主参数、梯度和优化器状态"
+        "仍用更高精度保存（Transformer Engine、DeepSeek-V3）。A100 没有 FP8 张量核心。",
+        "The linear layers' matmuls run in 8-bit floating point (FP8: E4M3/E5M2), whose peak on H100/H800 is "
+        "twice bf16's; master weights, gradients and optimizer states stay in higher precision (Transformer Engine, "
+        "DeepSeek-V3). A100 has no FP8 tensor cores.",
+    ),
+    _e(
         "连续批处理",
         "continuous batching",
         "",

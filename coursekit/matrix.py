@@ -69,6 +69,7 @@ from ._validate import check_choice, check_int, check_items, check_number
 from .gates import Candidate, Environment, check_global_batch, check_pp_degree, check_tp_degree, gate_memory
 from .i18n import Reason, Text, get_language, register, tr
 from .pipeline import bubble_fraction
+from .specs import _divisors
 
 #: The strategies of the matrix, in its order.
 STRATEGIES: tuple[str, ...] = ("DP", "FSDP", "TP", "PP")
@@ -640,10 +641,6 @@ def _batch(case: PaperCase, dp: int) -> Reason | None:
     per_step = dp * case.micro_batch
     grad_accum = max(1, case.global_batch // per_step)
     return check_global_batch(dp, case.micro_batch, grad_accum, case.global_batch)
-
-
-def _divisors(n: int) -> list[int]:
-    return [d for d in range(1, n + 1) if n % d == 0]
 
 
 def _layer_fits(case: PaperCase) -> bool:

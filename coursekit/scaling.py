@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._validate import check_finite_result, check_int, check_items, check_number, finite_result
+from .communication import _collective_time_s
 from .i18n import Reason, Text, register, tr
 from .units import MS_PER_S
 
@@ -300,10 +301,9 @@ def _number_sequence(name: str, values: Any, **bounds: float) -> tuple[float, ..
 
 
 def _ring_allreduce_s(devices: int, message_bytes: float, bandwidth_bytes_per_s: float, latency_s: float) -> float:
-    # Ring all-reduce = reduce-scatter + all-gather: each device sends and receives 2(P-1)/P of the
-    # message over its link, in 2(P-1) latency-bound steps (Patarasuk & Yuan 2009; nccl-tests
-    # PERFORMANCE.md "bus bandwidth" factor 2(n-1)/n).
-    return 2 * (devices - 1) / devices * message_bytes / bandwidth_bytes_per_s + 2 * (devices - 1) * latency_s
+    """Ring all-reduce = reduce-scatter + all-gather (Patarasuk & Yuan 2009): the ring alpha-beta model of
+    :func:`coursekit.communication.collective_cost`, 2(P-1)/P of the message per link in 2(P-1) steps."""
+    return float(_collective_time_s("all_reduce", devices, message_bytes, bandwidth_bytes_per_s, latency_s))
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from coursekit.presets import CLUSTERS, MODELS
 GIB = 2**30
 
 # A small model whose parameters are easy to count by hand: GELU MLP (2 matrices h×f), LayerNorm (2h),
-# no biases, rotary positions (no parameters), untied output layer.
+# no biases, rotary positions (no parameters), untied output layer; dropout on, as in Korthikanti et al.'s layer.
 HAND = ModelSpec(
     "hand",
     layers=4,
@@ -40,6 +40,7 @@ HAND = ModelSpec(
     mlp="gelu",
     norm="layernorm",
     position="rope",
+    dropout=0.1,
 )
 H, F, V, L, S = 1024, 4096, 1000, 4, 1024
 PER_LAYER = 4 * H * H + 2 * H * F + 2 * (2 * H)  # Q, K, V, O + up, down + two LayerNorms

@@ -185,7 +185,7 @@ def test_text_cache_failure_falls_back_to_ordinary_drawing(monkeypatch: pytest.M
     def broken(*args: object, **kwargs: object) -> None:
         raise AttributeError("simulated change in matplotlib internals")
 
-    monkeypatch.setattr(plotting._TextCachingRenderer, "_rasterise", broken)
+    monkeypatch.setattr(plotting.TextCachingRenderer, "_rasterise", broken)
     plotting.text_cache._text_masks.clear()
     fig = plotting.new_figure(2, 1)
     fig.text(0.1, 0.5, "fallback 42")
@@ -208,13 +208,13 @@ def test_text_cache_switches_off_when_it_draws_differently(monkeypatch: pytest.M
     """A matplotlib that lays texts out differently: the pixel check turns the cache off."""
     from coursekit import plotting
 
-    rasterise = plotting._TextCachingRenderer._rasterise
+    rasterise = plotting.TextCachingRenderer._rasterise
 
     def shifted(self: object, *args: object) -> object:
         entry = rasterise(self, *args)  # type: ignore[arg-type]
         return None if entry is None else (entry[0], entry[1] + 1, entry[2])  # one pixel to the right
 
-    monkeypatch.setattr(plotting._TextCachingRenderer, "_rasterise", shifted)
+    monkeypatch.setattr(plotting.TextCachingRenderer, "_rasterise", shifted)
     monkeypatch.setattr(plotting.text_cache, "_fast_text", True)
     plotting.text_cache._text_masks.clear()
     assert plotting.check_text_cache() is False

@@ -34,13 +34,49 @@ from .._cli import (
 )
 from .._validate import check_int
 from ..capacity import PRECISION_RECIPES, RECOMPUTE_MODES
-from ..i18n import tr
+from ..i18n import register, tr
+from ..specs import PRECISIONS
 from .specs import MAX_GLOBAL_BATCH, MAX_NODES, MAX_SEQ_LEN, OVERLAP_DEFAULTS
 
 __all__ = ["ARGPARSE_ZH", "EXIT_USAGE", "add_plan_command", "argparse_language", "pre_language", "run_plan"]
 
 #: Largest link bandwidth a what-if may state, GB/s per GPU (a thousand times NVLink 4).
 MAX_LINK_GB_S: float = 1e6
+#: A custom cluster's flags: (flag, ClusterSpec field, name in messages, bounds). Bandwidths per GPU per direction.
+CUSTOM_CLUSTER_FLAGS: tuple[tuple[str, str, str, dict[str, float]], ...] = (
+    ("gpu-memory-gib", "memory_per_device_gib", "gpu_memory_gib", {"gt": 0, "le": 1e6}),
+    ("peak-tflops", "peak_flops", "peak_tflops", {"gt": 0, "le": 1e9}),
+    ("peak-fp8-tflops", "peak_flops_fp8", "peak_fp8_tflops", {"gt": 0, "le": 1e9}),
+    ("hbm-gb-s", "memory_bandwidth_bytes_per_s", "hbm_gb_s", {"gt": 0, "le": MAX_LINK_GB_S}),
+    ("gpus-per-node", "gpus_per_node", "gpus_per_node", {"ge": 1, "le": 1024}),
+    ("intra-gb-s", "intra_node_bandwidth_bytes_per_s", "intra_gb_s", {"gt": 0, "le": MAX_LINK_GB_S}),
+    ("inter-gb-s", "inter_node_bandwidth_bytes_per_s", "inter_gb_s", {"gt": 0, "le": MAX_LINK_GB_S}),
+)
+CUSTOM_CLUSTER_HELP: dict[str, str] = {
+    "memory_per_device_gib": "usable memory per GPU, GiB",
+    "peak_flops": "peak dense bf16 TFLOP/s per GPU",
+    "peak_flops_fp8": "peak dense FP8 TFLOP/s per GPU (optional)",
+    "memory_bandwidth_bytes_per_s": "GPU memory bandwidth, GB/s",
+    "gpus_per_node": "GPUs per node",
+    "intra_node_bandwidth_bytes_per_s": "intra-node bandwidth per GPU per direction, GB/s",
+    "inter_node_bandwidth_bytes_per_s": "inter-node bandwidth per GPU per direction, GB/s",
+}
+#: What a custom cluster's values are multiplied by to get the ClusterSpec's units.
+_CUSTOM_SCALE: dict[str, float] = {
+    "memory_per_device_gib": 1.0,
+    "peak_flops": 1e12,
+    "peak_flops_fp8": 1e12,
+    "memory_bandwidth_bytes_per_s": 1e9,
+    "gpus_per_node": 1,
+    "intra_node_bandwidth_bytes_per_s": 1e9,
+    "inter_node_bandwidth_bytes_per_s": 1e9,
+}
+
+register(
+    {
+        "cli.or_custom": {"zh": "（或自定义集群，还缺：{flags}）", "en": "(or a custom cluster, missing: {flags})"},
+    }
+)
 
 
 def _int_list(name: str, low: int, high: int) -> Callable[[str], tuple[int, ...]]:
@@ -81,20 +117,42 @@ def add_plan_command(commands: Any) -> argparse.ArgumentParser:
         "plan",
         help="search every parallel composition, gate it and estimate the rest",
         description="Decision workbench: enumerate compositions, exclude by gates with reasons, estimate the rest.",
+        usage="%(prog)s (--model MODEL | --model-config FILE.json) (--cluster CLUSTER | --gpu-memory-gib GIB "
+        "--peak-tflops T --hbm-gb-s B --gpus-per-node N --intra-gb-s B --inter-gb-s B) --global-batch N [options]",
     )
-    p.add_argument(
+    which_model = p.add_mutually_exclusive_group(required=True)
+    which_model.add_argument(
         "--model",
-        required=True,
         choices=sorted(MODELS),
         metavar="MODEL",
         help="model preset: " + ", ".join(sorted(MODELS)),
     )
+    which_model.add_argument(
+        "--model-config",
+        metavar="FILE.json",
+        help="your own model: a Hugging Face config.json (hidden_size, num_hidden_layers, ...)",
+    )
     p.add_argument(
         "--cluster",
-        required=True,
         choices=sorted(CLUSTERS),
         metavar="CLUSTER",
-        help="cluster preset (one node): " + ", ".join(sorted(CLUSTERS)),
+        help="cluster preset (one node): "
+        + ", ".join(sorted(CLUSTERS))
+        + "; or describe your own with "
+        + ", ".join(f"--{flag}" for flag, _, _, _ in CUSTOM_CLUSTER_FLAGS),
+    )
+    for flag, field_name, unit_name, bounds in CUSTOM_CLUSTER_FLAGS:
+        p.add_argument(
+            f"--{flag}",
+            type=number_arg(int if flag == "gpus-per-node" else float, unit_name, **bounds),
+            default=None,
+            help=f"custom cluster: {CUSTOM_CLUSTER_HELP[field_name]}",
+        )
+    p.add_argument("--precision", choices=PRECISIONS, default="bf16", help="matmul precision (fp8: H100/H800)")
+    p.add_argument(
+        "--no-flash-attention",
+        action="store_true",
+        help="materialise the attention scores (5·a·s²·b bytes per layer) instead of a fused flash-attention kernel",
     )
     p.add_argument(
         "--nodes",
@@ -184,24 +242,57 @@ def _fail(parser: argparse.ArgumentParser, message: str) -> int:
 
 def run_plan(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Run ``plan`` for parsed ``args``; every bad value ends as exit status 2 with a message, no traceback."""
+    from ..hardware import NCCL_RING_NET_LATENCY_S, NCCL_RING_NVLINK_LATENCY_S
+    from ..model_config import load_model_config
     from ..presets import CLUSTERS, MODELS
     from .search import plan
-    from .space import _parse_degrees
-    from .specs import WorkloadSpec
+    from .space import parse_degrees
+    from .specs import ClusterSpec, ModelSpec, WorkloadSpec
 
     degrees: dict[str, Any] | None = None
     if args.explain is not None:
         try:
-            degrees = _parse_degrees(args.explain, "degrees")
+            degrees = parse_degrees(args.explain, name="degrees")
         except (TypeError, ValueError) as exc:
             return _fail(
                 parser,
                 argparse_text("argument %(argument_name)s: %(message)s")
                 % {"argument_name": "--explain", "message": exc},
             )
-    try:
+    if args.model_config is not None:
+        try:
+            model = ModelSpec.from_config(load_model_config(args.model_config))
+        except (TypeError, ValueError) as exc:
+            sys.stderr.write(tr("cli.error", prog=parser.prog, message=exc) + "\n")
+            raise SystemExit(EXIT_USAGE) from None
+    else:
         model = MODELS[args.model]
-        cluster = CLUSTERS[args.cluster].with_nodes(args.nodes)
+    custom = {
+        field_name: getattr(args, flag.replace("-", "_")) * _CUSTOM_SCALE[field_name]
+        for flag, field_name, _, _ in CUSTOM_CLUSTER_FLAGS
+        if getattr(args, flag.replace("-", "_")) is not None
+    }
+    if args.cluster is None:
+        missing = [f"--{flag}" for flag, field_name, _, _ in CUSTOM_CLUSTER_FLAGS if field_name not in custom]
+        missing = [flag for flag in missing if flag != "--peak-fp8-tflops"]
+        if missing:
+            message = argparse_text("the following arguments are required: %s") % (
+                "--cluster " + tr("cli.or_custom", flags=", ".join(missing))
+            )
+            return _fail(parser, message)
+    try:
+        if args.cluster is None:
+            base = ClusterSpec(
+                name="custom",
+                nodes=1,
+                intra_node_latency_s=NCCL_RING_NVLINK_LATENCY_S,
+                inter_node_latency_s=NCCL_RING_NET_LATENCY_S,
+                source="command line",
+                **custom,
+            )
+        else:
+            base = replace(CLUSTERS[args.cluster], **custom)
+        cluster = base.with_nodes(args.nodes)
         if args.inter_node_gb_s is not None:
             cluster = replace(cluster, inter_node_bandwidth_bytes_per_s=args.inter_node_gb_s * 1e9)
         options: dict[str, Any] = {
@@ -210,6 +301,8 @@ def run_plan(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             "mode": args.mode,
             "recipe": args.recipe,
             "sequence_parallel": not args.no_sequence_parallel,
+            "precision": args.precision,
+            "flash_attention": not args.no_flash_attention,
         }
         flags = [
             ("mfu", "achievable_flops_fraction"),

@@ -22,17 +22,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..capacity import PRECISION_RECIPES, RECOMPUTE_MODES, _activation_terms, _state_bytes
+from ..activations import _layer_activation_terms
+from ..capacity import PRECISION_RECIPES, RECOMPUTE_MODES, _state_bytes
 from ..communication import (
     _all_to_all_two_tier_s,
     _collective_time_s,
     _cp_time_s,
+    _ep_calls,
+    _ep_payload_bytes,
+    _ep_remote_share,
     _pp_time_s,
     _tp_time_s,
     _zero_calls,
     _zero_payloads,
 )
-from ..pipeline import _bubble_fraction
+from ..pipeline import _bubble_fraction, _microbatches_in_flight
 from ..roofline import (
     ROOFLINE_SMOOTHNESS,
     _achieved_flops,
@@ -40,8 +44,8 @@ from ..roofline import (
     _model_flops_per_token,
     _transformer_layer_matmul_intensity,
 )
-from .space import _stage_layers
-from .specs import ACTIVATION_BYTES, LOGITS_BYTES, ClusterSpec, ModelSpec, WorkloadSpec
+from ..specs import stage_layer_counts
+from .specs import ACTIVATION_BYTES, ClusterSpec, ModelSpec, WorkloadSpec
 
 __all__ = [
     "COMM_DIMENSIONS",
@@ -92,7 +96,7 @@ def _flops_per_token(model: ModelSpec, s: int, rc: Any, np: Any) -> tuple[Any, f
     Selective recomputation repeats attention's core forward (4·L·h·s); full recomputation repeats the
     layers' forward (2·N_layers + 4·L·h·s), not the output layer (Megatron-LM does not recompute it).
     """
-    L, h = model.layers, model.hidden
+    L, h = model.layers, model.attention_flops_width  # = hidden, except for MLA's wider query/key heads
     active = float(model.active_params)
     model_flops = float(_model_flops_per_token(active, L, h, s))
     output_flops = 6.0 * model.vocab * h
@@ -100,6 +104,23 @@ def _flops_per_token(model: ModelSpec, s: int, rc: Any, np: Any) -> tuple[Any, f
     by_mode = [float(_hardware_flops_per_token(active, L, h, s, mode, layer_params)) for mode in RECOMPUTE_MODES]
     executed = np.select([rc == code for code in range(len(RECOMPUTE_MODES))], by_mode, model_flops)
     return executed, model_flops, output_flops
+
+
+def precision_peak_flops(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec, executed: Any, rc: Any) -> Any:
+    """Peak FLOP/s of one device for the step's mix of matmuls at the workload's precision; array-generic.
+
+    bf16: the device's bf16 peak. fp8: the linear layers' GEMMs at the FP8 peak, attention's core at bf16
+    (12·L·h·s per token, plus the 4·L·h·s forward that selective and full recomputation repeat), combined
+    by their shares of the executed FLOPs per token ``executed`` (a harmonic mean). ``rc`` is the recompute
+    code. A device without FP8 is refused (:meth:`ClusterSpec.peak`).
+    """
+    bf16 = cluster.peak("bf16")
+    if workload.precision == "bf16":
+        return bf16
+    fp8 = cluster.peak("fp8")
+    forward_core = 4.0 * model.layers * model.attention_flops_width * workload.tokens_per_sequence(model)
+    core = (3.0 + (rc >= 1)) * forward_core / executed
+    return 1.0 / (core / bf16 + (1.0 - core) / fp8)
 
 
 def matmul_efficiency(
@@ -141,37 +162,31 @@ def training_estimate(
     recipe = PRECISION_RECIPES[workload.recipe]
     pb, gb_, kb = recipe.param_bytes, recipe.grad_bytes, recipe.optimizer_bytes
     s = workload.tokens_per_sequence(model)
-    L, h, a, V = model.layers, model.hidden, model.heads, model.vocab
+    L, h = model.layers, model.hidden
     used = tpf * cpf * dpf * ppf
     dpc = dpf * cpf
     edp = used / (tpf * epf * ppf)
     sp = workload.sequence_parallel
 
     # ---- pipeline stages: layers and parameters of the first, heaviest middle and last stage
-    first, mid, last = (x.astype(f64) for x in _stage_layers(L, pp, workload.pipeline_edge_layers))
+    first, mid, last = (x.astype(f64) for x in stage_layer_counts(L, pp, workload.pipeline_edge_layers))
     layers_max = np.maximum(np.maximum(first, mid), last)
     single = (pp == 1).astype(f64)
     p_layer = float(model.dense_params_per_layer)
     p_experts = float(model.num_experts * model.expert_params)
-    emb = float(model.input_embedding_params)
-    out_one = float(model.output_params)  # pp = 1: output layer (0 if tied) + final norm
-    out_many = float(V * h + model._norm_params())  # pp > 1: the last stage holds the output (or tied copy)
-    out_last = single * out_one + (1 - single) * out_many
-    dense = {"first": first * p_layer + emb + single * out_one, "mid": mid * p_layer, "last": last * p_layer + out_last}
+    stage_params = model.stage_dense_params(pp, workload.pipeline_edge_layers)
+    dense = {kind: x.astype(f64) for kind, x in zip(("first", "mid", "last"), stage_params, strict=True)}
     stage_layer = {"first": first, "mid": mid, "last": last}
 
     # ---- memory of each stage kind; the ledger is the heaviest
-    # Full recomputation re-runs one layer at a time: its working set is that layer's activations, taken
-    # without the attention-score term (fused / flash attention kernels do not materialise the s×s scores).
-    full_none = _activation_terms(float(s), mbf, float(h), float(a), tpf, sp, np.ones_like(rc), cpf)[2]
-    per_layer = _activation_terms(float(s), mbf, float(h), float(a), tpf, sp, rc, cpf)[2]
-    interleaved = ppf * (1 + (ppf - 1) / (ppf * vf))
-    inflight = {
-        "first": np.where(v == 1, np.minimum(ppf, gaf), interleaved),
-        "mid": np.where(v == 1, np.minimum(np.maximum(ppf - 1, 1), gaf), interleaved),
-        "last": np.where(v == 1, 1.0, interleaved),
-    }
-    logits = LOGITS_BYTES * float(s) * mbf * V / (tpf * cpf)
+    # What each layer saves, tensor by tensor, for this model's widths (coursekit.activations). Full
+    # recomputation re-runs one layer at a time: its working set is that layer's activations, taken without
+    # the attention-score term (this assumes fused / flash attention, which does not materialise the s×s scores).
+    widths, flash = model.layer_widths(), workload.flash_attention
+    full_none = _layer_activation_terms(widths, float(s), mbf, tpf, sp, np.ones_like(rc), cpf, flash)[2]
+    per_layer = _layer_activation_terms(widths, float(s), mbf, tpf, sp, rc, cpf, flash)[2]
+    inflight = dict(zip(("first", "mid", "last"), _microbatches_in_flight(ppf, gaf, vf), strict=True))
+    logits = model.logits_bytes(float(s) * mbf, tpf * cpf)
     workspace = (zero == 3) * (dpc > 1) * pb * p_layer / tpf
     if model.is_moe:
         workspace = workspace + (zero == 3) * (edp > 1) * pb * p_experts / (tpf * epf)
@@ -217,7 +232,8 @@ def training_estimate(
     if workload.achievable_flops_fraction is not None:
         efficiency = np.full_like(tpf, workload.achievable_flops_fraction)
     tokens_step = float(workload.global_batch) * s
-    compute = tokens_step * work / (tpf * cpf * dpf * cluster.peak_flops * efficiency)
+    peak = precision_peak_flops(model, cluster, workload, executed, rc)
+    compute = tokens_step * work / (tpf * cpf * dpf * peak * efficiency)
     bubble = np.where(pp > 1, _bubble_fraction(ppf, gaf, vf), 0.0)
     bubble_s = bubble / (1 - bubble) * compute
 
@@ -232,8 +248,7 @@ def training_estimate(
     )
     intra, bw, lat = _link(np, cluster, tp * cp)
     links["CP"] = intra
-    assert model.kv_heads is not None
-    kv_rank = np.ceil(model.kv_heads / tpf) * model.head_dim
+    kv_rank = model.kv_width_per_rank(tpf)
     comm["CP"] = (cp > 1) * _cp_time_s(float(s), cpf, mbf, kv_rank, layers_max, gaf, ACTIVATION_BYTES, bw, lat)
     comm["EP"] = np.zeros_like(tpf)
     comm["EP_intra"] = np.zeros_like(tpf)
@@ -243,16 +258,9 @@ def training_estimate(
         g = cluster.gpus_per_node
         per_node = np.clip(g // np.minimum(tp, g), 1, None)
         members = np.minimum(epf, per_node.astype(f64))  # EP ranks that share a node (EP ranks are tp apart)
-        k = model.top_k
-        group_nodes = np.maximum(epf / members, 1.0)
-        copies_remote = k * (epf - members) / epf  # expected remote copies of a token, no de-duplication
-        distinct = (group_nodes - 1) * (1 - (1 - 1 / group_nodes) ** k)  # distinct other nodes a token reaches
-        remote = distinct if workload.ep_dedup_per_node else copies_remote
-        if workload.ep_node_limit is not None:
-            remote = np.minimum(remote, float(workload.ep_node_limit))
-        share = np.where(copies_remote > 0, remote / np.maximum(copies_remote, 1e-300), 1.0)
-        payload = tokens * mbf * h * ACTIVATION_BYTES * k
-        calls = 4 * layers_max * gaf  # dispatch + combine, forward and backward
+        share = _ep_remote_share(epf, members, model.top_k, workload.ep_dedup_per_node, workload.ep_node_limit)
+        payload = _ep_payload_bytes(tokens, mbf, h, ACTIVATION_BYTES, model.top_k)
+        calls = _ep_calls(layers_max, gaf)
         one_intra, one_inter = _all_to_all_two_tier_s(
             epf,
             members,

@@ -6,7 +6,7 @@ Taught in: lesson 9 (decision workbench).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +16,8 @@ from ..communication import TrafficTime
 from ..i18n import Reason, Text, register, tr
 from ..scaling import StepTimeline
 from ..units import bytes_to_gib
-from .space import _GATE_CODES, _parse_degrees
+from .gate_table import GATE_CODES
+from .space import parse_degrees
 from .specs import ClusterSpec, ModelSpec, WorkloadSpec
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; numpy is imported inside the search
@@ -228,9 +229,9 @@ class PlanCandidate:
             lines.append(tr("planner.warnings"))
             lines.extend(f"    [{reason.code}] {reason.message}" for reason in self.warnings)
         if self.serving is not None:
-            from ..serving import _candidate_lines  # the serving search's own wording of its estimate
+            from ..serving import candidate_lines  # the serving search's own wording of its estimate
 
-            lines.extend(_candidate_lines(self.serving))
+            lines.extend(candidate_lines(self.serving))
             return "\n".join(lines)
         if self.memory is None:
             lines.append(tr("planner.no_ledger"))
@@ -427,11 +428,14 @@ ESTIMATE_NOTES: tuple[Text, ...] = (
     ),
     Text(
         zh="显存按最重的流水线阶段：首/末阶段的嵌入或输出层、1F1B 在途的 micro-batch（交错调度乘 1+(p-1)/(pv)）、"
-        "完全重计算时一层的工作集、末阶段 fp32 logits；激活系数为 Korthikanti et al. 的 GPT 层，SwiGLU/MoE 为近似。",
+        "完全重计算时一层的工作集、末阶段 fp32 logits；激活按模型的真实宽度逐个张量计（GQA、SwiGLU、MLA、MoE、"
+        "dropout），默认用融合注意力（不存 s×s 分数，完全重计算的工作集也按此计），"
+        "Korthikanti et al. 的 GPT 层是其特例。",
         en="Memory is the heaviest pipeline stage's: the embedding or output layer, the micro-batches 1F1B keeps "
         "in flight (times 1+(p-1)/(pv) when interleaved), one layer's working set under full recompute, fp32 "
-        "logits on the last stage; activation coefficients are Korthikanti et al.'s GPT layer, approximate for "
-        "SwiGLU and MoE.",
+        "logits on the last stage; activations are counted tensor by tensor at the model's real widths (GQA, "
+        "SwiGLU, MLA, MoE, dropout), with flash attention by default (no s×s scores, also in full recomputation's "
+        "working set); Korthikanti et al.'s GPT layer is the special case.",
     ),
     Text(
         zh="估算不含：kernel 启动与同步抖动、网络拥塞与拓扑（胖树、轨道优化）、数据加载、优化器步、掉队节点与故障。"
@@ -447,7 +451,7 @@ ESTIMATE_NOTES: tuple[Text, ...] = (
 
 
 @dataclass(frozen=True)
-class _Table:
+class CandidateTable:
     """The searched space as columns (numpy arrays), the failing checks and the estimates."""
 
     columns: dict[str, npt.NDArray[Any]]
@@ -474,7 +478,11 @@ def tie_groups(step_s: Any, uncertainty: float) -> list[list[int]]:
     Taught in: lesson 9 (decision workbench).
     """
     uncertainty = check_number("uncertainty", uncertainty, ge=0, le=10)
-    values = [check_number(f"step_s[{i}]", value, ge=0) for i, value in enumerate(step_s)]
+    return _tie_groups([check_number(f"step_s[{i}]", value, ge=0) for i, value in enumerate(step_s)], uncertainty)
+
+
+def _tie_groups(values: list[float], uncertainty: float) -> list[list[int]]:
+    """:func:`tie_groups` on checked values (a search's own estimates)."""
     if values != sorted(values):
         raise ValueError(tr("planner.ties_sorted"))
     groups: list[list[int]] = []
@@ -507,7 +515,11 @@ class PlanResult:
     space_dimensions: dict[str, tuple[Any, ...]]
     funnel: tuple[FunnelStep, ...]
     elapsed_s: float
-    _table: _Table = field(repr=False, compare=False)
+    _table: CandidateTable = field(repr=False, compare=False)
+    #: Evaluates one composition: :func:`coursekit.planner.evaluate_composition` (given by :func:`plan`), for
+    #: degrees a learner typed; and its unchecked core, for the searched space's own (valid) degrees.
+    _evaluate: Callable[..., PlanCandidate] = field(repr=False, compare=False)
+    _evaluate_checked: Callable[..., PlanCandidate] = field(repr=False, compare=False)
     _materialised: dict[int, PlanCandidate] = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -525,7 +537,7 @@ class PlanResult:
 
     def codes(self, index: int) -> tuple[str, ...]:
         """Codes of the checks candidate ``index`` fails (from the vectorised table)."""
-        return tuple(code for code in _GATE_CODES if bool(self._table.fails[code][index]))
+        return tuple(code for code in GATE_CODES if bool(self._table.fails[code][index]))
 
     def degrees(self, index: int) -> dict[str, Any]:
         """The degrees of candidate ``index`` as keyword arguments of :func:`evaluate_composition`."""
@@ -552,13 +564,10 @@ class PlanResult:
 
     def candidate(self, index: int) -> PlanCandidate:
         """Candidate ``index`` with reasons, ledgers and estimate."""
-        from .search import evaluate_composition
-
         index = check_int("index", index, ge=0, lt=self.space_size)
         if index not in self._materialised:
-            self._materialised[index] = evaluate_composition(
-                self.model, self.cluster, self.workload, **self.degrees(index)
-            )
+            evaluate = self._evaluate if self.workload.mode == "serving" else self._evaluate_checked
+            self._materialised[index] = evaluate(self.model, self.cluster, self.workload, **self.degrees(index))
         return self._materialised[index]
 
     def __iter__(self) -> Iterator[PlanCandidate]:
@@ -594,7 +603,7 @@ class PlanResult:
             u = 1 / (1 - min(u, 0.999999)) - 1
         else:
             values = [float(self._table.step_s[i]) for i in order]
-        return [[order[pos] for pos in group] for group in tie_groups(values, u)]
+        return [[order[pos] for pos in group] for group in _tie_groups(values, u)]
 
     def rank_of(self, index: int) -> tuple[int, int]:
         """(position among accepted, 1-based; tie group, 1-based) of accepted candidate ``index``."""
@@ -619,7 +628,7 @@ class PlanResult:
         if code is None:
             mask = ~self._table.accepted
         else:
-            mask = self._table.fails[check_choice("code", code, _GATE_CODES)]
+            mask = self._table.fails[check_choice("code", code, GATE_CODES)]
         return [int(i) for i in np.flatnonzero(mask)]
 
     def rejected(self, code: str | None = None, limit: int = 10) -> list[PlanCandidate]:
@@ -631,7 +640,7 @@ class PlanResult:
         import numpy as np
 
         mask = np.ones(self.space_size, dtype=bool)
-        for key, value in _parse_degrees(degrees, "degrees").items():
+        for key, value in parse_degrees(degrees, name="degrees").items():
             column = "rc" if key == "recompute" else key
             wanted = RECOMPUTE_MODES.index(value) if key == "recompute" else value
             mask &= self._table.columns[column] == wanted
@@ -643,9 +652,7 @@ class PlanResult:
         Unspecified degrees default to cp = ep = v = 1, zero = 0, mb = 1, dp = the ranks left over,
         ga from the global batch and the workload's first recompute mode.
         """
-        from .search import evaluate_composition
-
-        return evaluate_composition(self.model, self.cluster, self.workload, **_parse_degrees(degrees, "degrees"))
+        return self._evaluate(self.model, self.cluster, self.workload, **parse_degrees(degrees, name="degrees"))
 
     def report(self, top: int = 5) -> str:
         """The funnel, the assumptions and the ``top`` accepted candidates as text (current language)."""
@@ -672,6 +679,11 @@ class PlanResult:
                 intra_gb_s=c.intra_node_bandwidth_bytes_per_s / 1e9,
                 inter_gb_s=c.inter_node_bandwidth_bytes_per_s / 1e9,
             )
+            assumptions += tr(
+                "planner.attention_kernel_flash" if w.flash_attention else "planner.attention_kernel_eager"
+            )
+            if w.precision == "fp8":
+                assumptions += tr("planner.precision_fp8", fp8_tflops=c.peak("fp8") / 1e12)
         lines = [
             tr(
                 "planner.header",

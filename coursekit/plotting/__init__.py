@@ -41,7 +41,7 @@ from .fonts import (
     plot_language,
 )
 from .png import PNG_COMPRESS_LEVEL, encode_png
-from .text_cache import TEXT_CACHE_SIZE, TEXT_CACHE_TOLERANCE, _CourseCanvas, _TextCachingRenderer, check_text_cache
+from .text_cache import TEXT_CACHE_SIZE, TEXT_CACHE_TOLERANCE, CourseCanvas, TextCachingRenderer, check_text_cache
 
 __all__ = [
     "CJK_FONT_CANDIDATES",
@@ -90,7 +90,7 @@ def new_figure(width_in: float, height_in: float, dpi: int = DEFAULT_DPI) -> Fig
     height = check_number("height_in", height_in, gt=0)
     resolution = check_number("dpi", dpi, gt=0)
     fig = CourseFigure(figsize=(width, height), dpi=resolution, layout="constrained")
-    _CourseCanvas(fig)
+    CourseCanvas(fig)
     return fig
 
 
@@ -114,7 +114,7 @@ def figure_to_png(fig: Figure) -> bytes:
     if not isinstance(fig, Figure):
         raise TypeError(f"figure_to_png() needs a matplotlib Figure, not {type(fig).__name__}")
     if not isinstance(fig.canvas, FigureCanvasAgg):
-        _CourseCanvas(fig)
+        CourseCanvas(fig)
     # Draw once on the Agg canvas and encode the pixels ourselves: savefig would draw twice
     # with a layout engine and compress harder than a live widget needs.
     canvas = cast("FigureCanvasAgg", fig.canvas)
@@ -214,7 +214,7 @@ def cache_drawing(artist: Artist, key: Callable[[], Any] | None = None) -> None:
             None if key is None else _frozen(key()),
         )
         if cached.get("signature") != signature:
-            scratch = cast(Any, _TextCachingRenderer)(renderer.width, renderer.height, renderer.dpi)
+            scratch = cast(Any, TextCachingRenderer)(renderer.width, renderer.height, renderer.dpi)
             original(scratch)
             pixels = np.asarray(scratch.buffer_rgba())
             used_rows = np.flatnonzero(pixels[:, :, 3].any(axis=1))

@@ -2,7 +2,7 @@
 
 A live widget redraws the same tick labels, axis labels and legend entries at every update;
 matplotlib's Agg backend lays each string out and renders it glyph by glyph every time.
-:class:`_TextCachingRenderer` keeps the coverage of each text and blends it in the text's
+:class:`TextCachingRenderer` keeps the coverage of each text and blends it in the text's
 colour; :func:`check_text_cache` compares both paths pixel by pixel on the first figure of a
 process and switches the cache off on any difference (matplotlib is not pinned).
 
@@ -31,7 +31,7 @@ from .fonts import CourseFigure
 #: Dots per inch of the probe figure :func:`check_text_cache` draws (the lessons' own resolution).
 PROBE_DPI: int = 100
 
-#: Rasterised texts kept by :class:`_TextCachingRenderer` (least recently used dropped first); 0 disables the cache.
+#: Rasterised texts kept by :class:`TextCachingRenderer` (least recently used dropped first); 0 disables the cache.
 TEXT_CACHE_SIZE: int = 4096
 #: False once the text cache has failed on this matplotlib: every text then takes the ordinary path.
 _fast_text: bool = True
@@ -70,7 +70,7 @@ _AGG: Any = RendererAgg
 _CANVAS: Any = FigureCanvasAgg
 
 
-class _TextCachingRenderer(RendererAgg):
+class TextCachingRenderer(RendererAgg):
     """An Agg renderer that rasterises each distinct text once and then only blends its coverage mask.
 
     Matplotlib's Agg backend lays a string out and renders it glyph by glyph on
@@ -248,15 +248,15 @@ def _text_key(
     )
 
 
-class _CourseCanvas(FigureCanvasAgg):
-    """The Agg canvas of course figures: its renderer caches rasterised texts (:class:`_TextCachingRenderer`)."""
+class CourseCanvas(FigureCanvasAgg):
+    """The Agg canvas of course figures: its renderer caches rasterised texts (:class:`TextCachingRenderer`)."""
 
     def get_renderer(self) -> Any:
         if not _text_cache_checked:
             check_text_cache()
         renderer = _CANVAS.get_renderer(self)
         if type(renderer) is RendererAgg:
-            renderer.__class__ = _TextCachingRenderer
+            renderer.__class__ = TextCachingRenderer
         return renderer
 
 
@@ -281,7 +281,7 @@ def _probe_pixels(cached: bool) -> Any:
     _fast_text = cached
     try:
         fig = CourseFigure(figsize=(2.4, 1.0), dpi=PROBE_DPI)
-        _CourseCanvas(fig)
+        CourseCanvas(fig)
         with fig.course_fonts():
             for x, y, text, size, angle in _PROBE_TEXTS:
                 # Anchored on whole pixels: both paths place the origin exactly there.
@@ -306,7 +306,7 @@ def _probe_pixels(cached: bool) -> Any:
 def check_text_cache() -> bool:
     """Draw probe texts with and without the text cache; switch the cache off unless they match.
 
-    The cache (:class:`_TextCachingRenderer`) relies on matplotlib internals that
+    The cache (:class:`TextCachingRenderer`) relies on matplotlib internals that
     may change in any release, and matplotlib is not pinned. So the first course
     figure of a process first draws :data:`_PROBE_TEXTS` both ways and compares
     them pixel by pixel (within :data:`TEXT_CACHE_TOLERANCE`); on any mismatch,

@@ -35,7 +35,6 @@ from matplotlib.figure import Figure
 from .._validate import check_choice, check_divides, check_int
 from ..hardware import A100_80GB_HBM_BYTES_PER_S, A100_BF16_DENSE_FLOPS, H100_BF16_DENSE_FLOPS, H100_HBM_BYTES_PER_S
 from ..i18n import Text, register, tr
-from ..planner import ModelSpec
 from ..plotting import cache_drawing, label
 from ..presets import MODELS
 from ..roofline import (
@@ -45,6 +44,7 @@ from ..roofline import (
     roofline_flops,
     tokens_per_gpu,
 )
+from ..specs import ModelSpec
 from . import LessonWidget, dropdown
 
 __all__ = [

@@ -31,10 +31,12 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from .._validate import check_choice, check_int
 from ..i18n import Text, register, tr
-from ..planner import ClusterSpec, ModelSpec
 from ..plotting import label
 from ..presets import CLUSTERS, MODELS
-from ..serving import ServingEstimate, ServingLedger, serving_estimate, serving_memory_ledger
+from ..serving import ServingEstimate, ServingLedger
+from ..serving.estimate import _estimate
+from ..serving.kv import _check_specs, _memory_ledger
+from ..specs import DEFAULT_RUNTIME_RESERVE_GIB, ClusterSpec, ModelSpec
 from ..units import MS_PER_S
 from . import LessonWidget, dropdown, slider
 
@@ -134,7 +136,7 @@ def serving_view(model: str, gpu: str, tp: int, batch: int, prompt_tokens: int, 
     if spec.heads % tp:
         raise ValueError(tr("serving.reason.tp_heads", tp=tp, heads=spec.heads))
 
-    curve = tradeoff_curve(spec, cluster, tp=tp, pp=1, prompt_tokens=prompt, output_tokens=output)
+    curve = _tradeoff_curve(spec, cluster, tp, 1, prompt, output)
     ledger, estimate = _replica_at(spec, cluster, tp, 1, batch, prompt, output)
     return ServingView(ledger=ledger, estimate=estimate, curve=curve)
 
@@ -142,11 +144,9 @@ def serving_view(model: str, gpu: str, tp: int, batch: int, prompt_tokens: int, 
 def _replica_at(
     spec: ModelSpec, cluster: ClusterSpec, tp: int, pp: int, batch: int, prompt: int, output: int
 ) -> tuple[ServingLedger, ServingEstimate]:
-    ledger = serving_memory_ledger(
-        spec, cluster, tp=tp, pp=pp, concurrency=batch, context_tokens=prompt + output, prefill_chunk_tokens=prompt
-    )
-    estimate = serving_estimate(spec, cluster, tp=tp, pp=pp, batch=batch, prompt_tokens=prompt, output_tokens=output)
-    return ledger, estimate
+    """One replica's ledger and estimate; the arguments come from the widget's own (checked) controls."""
+    ledger = _memory_ledger(spec, cluster, tp, pp, batch, prompt + output, 2.0, 2, prompt, DEFAULT_RUNTIME_RESERVE_GIB)
+    return ledger, _estimate(spec, cluster, tp, pp, batch, prompt, output, 2.0, 2)
 
 
 def tradeoff_curve(
@@ -159,6 +159,18 @@ def tradeoff_curve(
 
     Taught in: lesson 10 (serving); used by the workbench's serving mode (lesson 9).
     """
+    _check_specs(model, cluster)
+    tp = check_int("tp", tp, ge=1)
+    pp = check_int("pp", pp, ge=1, le=model.layers)
+    prompt = check_int("prompt_tokens", prompt_tokens, ge=1)
+    output = check_int("output_tokens", output_tokens, ge=1)
+    return _tradeoff_curve(model, cluster, tp, pp, prompt, output)
+
+
+def _tradeoff_curve(
+    model: ModelSpec, cluster: ClusterSpec, tp: int, pp: int, prompt_tokens: int, output_tokens: int
+) -> tuple[tuple[int, float, float, bool], ...]:
+    """:func:`tradeoff_curve` on checked arguments."""
     curve = []
     for b in BATCH_OPTIONS:
         ledger, estimate = _replica_at(model, cluster, tp, pp, b, prompt_tokens, output_tokens)
