@@ -37,6 +37,12 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.required = True
     add_plan_command(commands)
+    # `lessons` has its own parser (coursekit.lessons_cli, run before this one): listed here so --help shows it.
+    commands.add_parser(
+        "lessons",
+        help="copy the lesson notebooks out of the installed package: lessons DIR [--lang zh|en]",
+        add_help=False,
+    )
     return parser
 
 

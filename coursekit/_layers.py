@@ -30,7 +30,13 @@ LAYERS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ),
     (
         "inputs",
-        ("coursekit.specs", "coursekit.model_config", "coursekit.hardware", "coursekit.presets"),
+        (
+            "coursekit.specs",
+            "coursekit.model_config",
+            "coursekit.hardware",
+            "coursekit.presets",
+            "coursekit.published_runs",
+        ),
         "the specs every formula takes (model, cluster, workload, precision recipe), datasheet constants and "
         "named presets; plain data with validation, no formula",
     ),
@@ -43,6 +49,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...], str], ...] = (
             "coursekit.communication.*",
             "coursekit.pipeline",
             "coursekit.roofline",
+            "coursekit.overlap",
             "coursekit.scaling",
             "coursekit.gates",
             "coursekit.composition",
@@ -59,7 +66,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ),
     (
         "presentation",
-        ("coursekit.plotting", "coursekit.plotting.*"),
+        ("coursekit.plotting", "coursekit.plotting.*", "coursekit.figure_alt"),
         "drawing and encoding figures; no course numbers",
     ),
     (
@@ -93,6 +100,7 @@ KERNEL_MODULES: tuple[str, ...] = (
     "coursekit.communication.*",
     "coursekit.pipeline",
     "coursekit.roofline",
+    "coursekit.overlap",
     "coursekit.gates",
     "coursekit.serving",
     "coursekit.serving.*",

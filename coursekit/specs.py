@@ -64,13 +64,16 @@ DEFAULT_OVERLAP_FRACTION: float = 0.0
 #: can hide under (see :data:`coursekit.planner.result.ESTIMATE_NOTES`).
 OVERLAP_DEFAULTS: dict[str, float] = {"dp": 1.0, "pp": 1.0, "cp": 1.0, "tp": 0.0, "ep": 0.0}
 OVERLAP_SOURCES: dict[str, str] = {
-    "dp": "PyTorch DDP overlaps bucketed gradient all-reduce with backward (Li et al., PyTorch Distributed, "
-    "VLDB 2020, §3.2.3); ZeRO-3/FSDP prefetch the next unit's all-gather (Zhao et al., PyTorch FSDP, VLDB 2023, "
-    "§3.3); only the last micro-batch's backward can hide a once-per-step synchronisation",
-    "pp": "Megatron-LM posts send/recv asynchronously and overlaps them with the next micro-batch's compute "
-    "(Narayanan et al. 2021, §4.1 and the --overlap-p2p-communication option of Megatron-Core)",
+    "dp": "Megatron-Core --overlap-grad-reduce reduces gradient buckets (max(40M, 1M x dp*cp) parameters) during "
+    "backward and --overlap-param-gather gathers the next bucket during forward; PyTorch DDP buckets of 25 MiB "
+    "(Li et al., VLDB 2020, §3.2.3); FSDP backward/forward prefetch (Zhao et al., VLDB 2023, §3.3). The share "
+    "scales the compute window; the last reduce bucket and the first gather stay exposed "
+    "(coursekit.overlap)",
+    "pp": "Megatron-Core --overlap-p2p-communication overlaps send/recv with compute, in the interleaved schedule "
+    "only (the non-interleaved 1F1B refuses it): with v = 1 pipeline traffic is exposed",
     "cp": "ring attention passes the next K/V block while the current block is computed (Liu et al., Ring "
-    "Attention, arXiv:2310.01889, §3; Megatron-Core context parallelism)",
+    "Attention, arXiv:2310.01889, §3; Megatron-Core context parallelism): each step hides under that step's "
+    "attention only, and the dK, dV block's trip home after backward stays exposed",
     "tp": "TP's all-reduces / all-gathers sit between dependent matmuls: on the critical path unless a "
     "communication-overlap kernel is switched on (Megatron-Core --tp-comm-overlap, off by default)",
     "ep": "MoE dispatch and combine sit between the router and the experts: on the critical path by default "

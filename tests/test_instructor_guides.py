@@ -143,7 +143,7 @@ ANSWERS = {
     ],
     "09_workbench": [
         ("plan.memory_removed", "**{}**"),
-        ("plan.cp_gate", '`"{}"`'),
+        ("plan.cp_gate", "**{:.3f}**"),
         ("plan.moe_active", "**{:.1f}**"),
         ("plan.slow_link", "**{:.3f}**"),
     ],

@@ -61,7 +61,7 @@ def test_the_table_is_in_funnel_order_and_every_row_has_both_forms() -> None:
     )
     assert GATE_CODES[8:] == ("memory", "interconnect", "structure", "context", "mode", "serving")
     assert all(callable(gate.test) and callable(gate.reason) for gate in PLAN_GATES)
-    assert [gate.code for gate in PLAN_GATES if gate.needs_ledger] == ["memory", "context"]
+    assert [gate.code for gate in PLAN_GATES if gate.needs_ledger] == ["memory"]
 
 
 def test_ranks() -> None:
@@ -162,15 +162,17 @@ def test_structure() -> None:
     assert fails(gate_input([{"ep": 2}], model=TINY_MOE), "structure") == [False]
 
 
-def test_context_rejects_cp_when_a_layout_without_it_holds_the_context() -> None:
-    # The tiny model fits one 80 GiB device many times over: CP is never needed, and cp = 1 never fails.
-    g = gate_input([{"cp": 1}, {"cp": 2, "dp": 4, "ga": 4}])
-    assert g.twins.exists
-    assert fails(g, "context") == [False, True]
-    code, key, params = reason(g, "context", 1)
-    # Its own fold (tp 1, pp 1, dp 4·2 = 8, cp 1) holds the context.
-    assert (code, key) == ("context", "planner.context_twin")
-    assert (params["tp"], params["pp"], params["dp"]) == (1, 1, 8)
+def test_context_needs_two_equal_chunks_per_cp_rank_and_never_rejects_on_need() -> None:
+    """The tiny model fits one device many times over, yet cp = 2 and cp = 4 pass: CP is weighed on its cost, not
+    gated on need. Over a 12-token sequence, cp = 4 divides it (cp_seq passes) but the load-balanced causal split
+    needs 2 · 4 = 8 equal chunks, and 12 tokens do not split so; cp = 3 and cp = 2 give 6 and 4 chunks of 2 and 3."""
+    g = gate_input([{"cp": 1}, {"cp": 2, "dp": 4, "ga": 4}, {"cp": 4, "dp": 2, "ga": 8}])
+    assert fails(g, "context") == [False, False, False]
+    short = WorkloadSpec(global_batch=16, seq_len=12)
+    g = gate_input([{"cp": 2, "dp": 4}, {"cp": 3, "dp": 2}, {"cp": 4, "dp": 2}], workload=short)
+    assert fails(g, "cp_seq") == [False, False, False]
+    assert fails(g, "context") == [False, False, True]
+    assert reason(g, "context", 2) == ("context", "planner.context_chunks", {"cp": 4, "chunks": 8, "seq_len": 12})
 
 
 def test_mode_and_serving_gates_for_both_kinds_of_candidate() -> None:

@@ -65,7 +65,7 @@ from .traffic import _activation_bytes as _activation_bytes
 from .traffic import _all_to_all_two_tier_s as _all_to_all_two_tier_s
 from .traffic import _cp_entries as _cp_entries
 from .traffic import _cp_kv_block_bytes as _cp_kv_block_bytes
-from .traffic import _cp_time_s as _cp_time_s
+from .traffic import _cp_step_times_s as _cp_step_times_s
 from .traffic import _entry as _entry
 from .traffic import _ep_calls as _ep_calls
 from .traffic import _ep_entries as _ep_entries

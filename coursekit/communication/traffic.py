@@ -372,23 +372,14 @@ def _cp_kv_block_bytes(seq_len: Any, cp: Any, micro_batch: Any, kv_hidden: Any, 
     return 2 * _activation_bytes(seq_len / cp, micro_batch, kv_hidden, element_bytes)
 
 
-def _cp_time_s(
-    seq_len: Any,
-    cp: Any,
-    micro_batch: Any,
-    kv_hidden: Any,
-    layers: Any,
-    micro_batches: Any,
-    element_bytes: Any,
-    bandwidth: Any,
-    latency: Any,
-) -> Any:
-    """Seconds per step of :func:`cp_traffic`: (cp-1)·L·m ring steps forward (K, V) and backward (K, V, dK, dV)."""
+def _cp_step_times_s(
+    seq_len: Any, cp: Any, micro_batch: Any, kv_hidden: Any, element_bytes: Any, bandwidth: Any, latency: Any
+) -> tuple[Any, Any]:
+    """(forward, backward) seconds of one ring step of :func:`cp_traffic`: a K, V block forward; K, V and
+    dK, dV (twice the block) backward. A layer runs cp-1 steps of each per micro-batch."""
     block = _cp_kv_block_bytes(seq_len, cp, micro_batch, kv_hidden, element_bytes)
-    calls = (cp - 1) * layers * micro_batches
-    send = _collective_time_s("send_recv", 2, block, bandwidth, latency)
-    send_twice = _collective_time_s("send_recv", 2, 2 * block, bandwidth, latency)
-    return calls * (send + send_twice)
+    forward = _collective_time_s("send_recv", 2, block, bandwidth, latency)
+    return forward, _collective_time_s("send_recv", 2, 2 * block, bandwidth, latency)
 
 
 def _ep_payload_bytes(tokens: Any, micro_batch: Any, hidden: Any, element_bytes: Any, top_k: Any) -> Any:

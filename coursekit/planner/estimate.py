@@ -27,7 +27,7 @@ from ..capacity import PRECISION_RECIPES, RECOMPUTE_MODES, _state_bytes
 from ..communication import (
     _all_to_all_two_tier_s,
     _collective_time_s,
-    _cp_time_s,
+    _cp_step_times_s,
     _ep_calls,
     _ep_payload_bytes,
     _ep_remote_share,
@@ -35,6 +35,12 @@ from ..communication import (
     _tp_time_s,
     _zero_calls,
     _zero_payloads,
+)
+from ..overlap import (
+    _bucket_params,
+    _cp_block_attention_flops,
+    _exposed_after_window_s,
+    _ring_step_exposed_s,
 )
 from ..pipeline import _bubble_fraction, _microbatches_in_flight
 from ..roofline import (
@@ -45,6 +51,7 @@ from ..roofline import (
     _transformer_layer_matmul_intensity,
 )
 from ..specs import stage_layer_counts
+from .calibration import EFFICIENCY_CEILING, MAMF_SOURCE, ceiling_for
 from .specs import ACTIVATION_BYTES, ClusterSpec, ModelSpec, WorkloadSpec
 
 __all__ = [
@@ -56,21 +63,14 @@ __all__ = [
     "training_estimate",
 ]
 
-#: Share of peak FLOP/s the largest matmuls reach inside a whole training step (the ``ceiling`` of
-#: :func:`coursekit.roofline.achieved_flops`). Calibrated ONCE, on Megatron-LM's Table 1 (Narayanan et
-#: al. 2021, arXiv:2104.04473; ten A100 runs from 1.7B to 1T parameters): the value that makes the
-#: geometric mean of (estimated ÷ published teraFLOP/s per GPU) over the ten rows equal 1, each row
-#: planned with the paper's set-up and its (t, p, d), fastest accepted micro-batch and schedule
-#: (``benchmarks/report_megatron_table1.py`` prints the fit; ``tests/test_planner_validation.py``
-#: re-derives it). No other data set tunes the estimate.
-EFFICIENCY_CEILING: float = 0.522
 #: The roofline's smoothness exponent: the course's stated shape (:data:`coursekit.roofline.ROOFLINE_SMOOTHNESS`),
 #: not fitted.
 EFFICIENCY_SMOOTHNESS: float = ROOFLINE_SMOOTHNESS
 #: What the calibration rests on, shown with every result.
 EFFICIENCY_CALIBRATION: str = (
     "ceiling fitted once on Megatron-LM Table 1 (Narayanan et al. 2021, arXiv:2104.04473): geometric mean of "
-    "estimated / published TFLOP/s per GPU = 1 over its ten A100 runs"
+    "estimated / published TFLOP/s per GPU = 1 over its ten A100 runs; carried to other GPUs by their measured "
+    "best-matmul share of peak (" + MAMF_SOURCE + ")"
 )
 #: The relative uncertainty the estimate states: the largest |estimated ÷ published - 1| of step time over
 #: the calibration set, rounded up to 5 %. Candidates whose estimates differ by less are a tie.
@@ -124,12 +124,13 @@ def precision_peak_flops(model: ModelSpec, cluster: ClusterSpec, workload: Workl
 
 
 def matmul_efficiency(
-    model: ModelSpec, cluster: ClusterSpec, tokens: Any, tp: Any, ceiling: float = EFFICIENCY_CEILING
+    model: ModelSpec, cluster: ClusterSpec, tokens: Any, tp: Any, ceiling: float | None = None
 ) -> tuple[Any, Any]:
     """Share of peak the per-GPU matmuls reach: ``tokens`` (= mb·s/cp) rows against weight shards ``/tp``.
 
     The smooth roofline of :func:`coursekit.roofline.achieved_flops` at the FLOP-weighted intensity of one
-    layer's four linear matmuls, with ceiling :data:`EFFICIENCY_CEILING`. For a mixture of experts the
+    layer's four linear matmuls, with ceiling ``ceiling`` (default: the device's,
+    :func:`coursekit.planner.calibration.ceiling_for`). For a mixture of experts the
     MLP width is ``top_k`` experts side by side (a grouped GEMM with every routed token), an
     approximation that ignores how few tokens each expert gets.
     """
@@ -138,19 +139,29 @@ def matmul_efficiency(
         tokens, model.hidden, ffn, model.kv_hidden, tp, 3 if model.mlp == "swiglu" else 2, ACTIVATION_BYTES
     )
     peak = cluster.peak_flops
+    ceiling = ceiling_for(peak) if ceiling is None else ceiling
     achieved = _achieved_flops(intensity, peak, cluster.memory_bandwidth_bytes_per_s, ceiling, EFFICIENCY_SMOOTHNESS)
     return achieved / peak, intensity
 
 
 def training_estimate(
-    model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec, c: Mapping[str, Any]
+    model: ModelSpec,
+    cluster: ClusterSpec,
+    workload: WorkloadSpec,
+    c: Mapping[str, Any],
+    *,
+    efficiency_shape: float = 1.0,
+    bubble_scale: float = 1.0,
 ) -> dict[str, Any]:
     """Memory ledger, communication per dimension, efficiency and step time for the columns ``c``.
 
     ``c`` maps ``tp, cp, pp, dp, ep, v, zero, mb, ga, rc`` (recompute code, index into
     ``RECOMPUTE_MODES``) to equal-length integer arrays. Returns a dict of float arrays (bytes and
     seconds); keys are documented inline. Malformed rows (see the structural gates) get numbers too;
-    the caller masks them.
+    the caller masks them. ``efficiency_shape`` k bends the efficiency curve below its ceiling,
+    ``ceiling · (efficiency / ceiling)**k`` (1: the model; 0.5 halves and 2 doubles how much smaller
+    matmuls lose — what :mod:`coursekit.planner.ties` moves within its uncertainty); ``bubble_scale``
+    multiplies the pipeline bubble (1: the schedule's formula).
     """
     import numpy as np
 
@@ -227,15 +238,17 @@ def training_estimate(
         last * per_layer_flops + output_flops,
     )
     tokens_rank = mbf * s / cpf
-    ceiling = EFFICIENCY_CEILING if workload.efficiency_ceiling is None else workload.efficiency_ceiling
-    efficiency, intensity = matmul_efficiency(model, cluster, tokens_rank, tpf, ceiling)
+    efficiency, intensity = matmul_efficiency(model, cluster, tokens_rank, tpf, workload.efficiency_ceiling)
+    if efficiency_shape != 1.0:
+        top = ceiling_for(cluster.peak_flops) if workload.efficiency_ceiling is None else workload.efficiency_ceiling
+        efficiency = top * (efficiency / top) ** efficiency_shape
     if workload.achievable_flops_fraction is not None:
         efficiency = np.full_like(tpf, workload.achievable_flops_fraction)
     tokens_step = float(workload.global_batch) * s
     peak = precision_peak_flops(model, cluster, workload, executed, rc)
     compute = tokens_step * work / (tpf * cpf * dpf * peak * efficiency)
     bubble = np.where(pp > 1, _bubble_fraction(ppf, gaf, vf), 0.0)
-    bubble_s = bubble / (1 - bubble) * compute
+    bubble_s = bubble_scale * bubble / (1 - bubble) * compute
 
     # ---- communication per dimension, each on its group's link
     comm: dict[str, Any] = {}
@@ -249,7 +262,16 @@ def training_estimate(
     intra, bw, lat = _link(np, cluster, tp * cp)
     links["CP"] = intra
     kv_rank = model.kv_width_per_rank(tpf)
-    comm["CP"] = (cp > 1) * _cp_time_s(float(s), cpf, mbf, kv_rank, layers_max, gaf, ACTIVATION_BYTES, bw, lat)
+    cp_send_f, cp_send_b = _cp_step_times_s(float(s), cpf, mbf, kv_rank, ACTIVATION_BYTES, bw, lat)
+    # cp-1 ring steps per layer and micro-batch; full recomputation runs the forward ring a second time
+    ring_steps = (cp > 1) * (cpf - 1) * layers_max * gaf
+    forward_rings = 1.0 + (rc == 2)
+    # after the last backward step the accumulated dK, dV (one block) travel home: no compute left to hide it
+    dkv_home = (cp > 1) * layers_max * gaf * cp_send_f
+    comm["CP"] = ring_steps * (forward_rings * cp_send_f + cp_send_b) + dkv_home
+    # the attention of one ring step (causal, zig-zag balanced), the compute a K/V block can hide under
+    width = float(model.attention_flops_width)
+    cp_attention_f = _cp_block_attention_flops(float(s), cpf, mbf, width, tpf) / (cluster.peak_flops * efficiency)
     comm["EP"] = np.zeros_like(tpf)
     comm["EP_intra"] = np.zeros_like(tpf)
     comm["EP_inter"] = np.zeros_like(tpf)
@@ -281,27 +303,73 @@ def training_estimate(
     intra, bw, lat = _link(np, cluster, used / ppf)
     links["DP"] = links["EDP"] = intra
     units = np.where(zero == 3, layers_max, 1.0)
+    all_reduce_calls, reduce_scatter_calls, gather_calls = _zero_calls(zero, units, gaf)
+    bucket = _bucket_params(dpc)
 
-    def zero_time(psi: Any, n: Any) -> Any:
+    def zero_parts(psi: Any, n: Any) -> tuple[Any, Any, Any, Any]:
+        """(reduce s, gather s, last reduce bucket s, first gather bucket s) of ZeRO over ``n`` ranks."""
         grads_payload, params_payload = _zero_payloads(psi, gb_, pb, units)
-        all_reduce, reduce_scatter, gather = _zero_calls(zero, units, gaf)
-        return (n > 1) * (
-            all_reduce * _collective_time_s("all_reduce", n, grads_payload, bw, lat)
-            + reduce_scatter * _collective_time_s("reduce_scatter", n, grads_payload, bw, lat)
-            + gather * _collective_time_s("all_gather", n, params_payload, bw, lat)
+        reduce_kind_time = np.where(
+            zero == 0,
+            _collective_time_s("all_reduce", n, grads_payload, bw, lat),
+            _collective_time_s("reduce_scatter", n, grads_payload, bw, lat),
         )
+        reduce = (n > 1) * (all_reduce_calls + reduce_scatter_calls) * reduce_kind_time
+        gather = (n > 1) * gather_calls * _collective_time_s("all_gather", n, params_payload, bw, lat)
+        # the bucket that closes backward (ZeRO-3: one layer's reduce-scatter) and the one that opens forward
+        tail_params = np.where(zero == 3, psi / units, np.minimum(psi, bucket))
+        tail_reduce = np.where(
+            zero == 0,
+            _collective_time_s("all_reduce", n, tail_params * gb_, bw, lat),
+            _collective_time_s("reduce_scatter", n, tail_params * gb_, bw, lat),
+        )
+        tail_gather = (zero >= 1) * _collective_time_s("all_gather", n, tail_params * pb, bw, lat)
+        return reduce, gather, (n > 1) * tail_reduce, (n > 1) * tail_gather
 
     psi_dense = np.max(np.stack([dense[k] for k in ("first", "mid", "last")]), axis=0) / tpf
-    comm["DP"] = zero_time(psi_dense, dpc)
-    comm["EDP"] = zero_time(layers_max * p_experts / (tpf * epf), edp) if model.is_moe else np.zeros_like(tpf)
+    dp_reduce, dp_gather, dp_tail_r, dp_tail_g = zero_parts(psi_dense, dpc)
+    comm["DP"] = dp_reduce + dp_gather
+    if model.is_moe:
+        e_reduce, e_gather, e_tail_r, e_tail_g = zero_parts(layers_max * p_experts / (tpf * epf), edp)
+        comm["EDP"] = e_reduce + e_gather
+    else:
+        e_reduce = e_gather = e_tail_r = e_tail_g = np.zeros_like(tpf)
+        comm["EDP"] = np.zeros_like(tpf)
     total_comm = sum(comm[d] for d in COMM_DIMENSIONS)
 
-    # ---- overlap, per dimension, capped by the compute each can hide under
+    # ---- overlap: what each dimension cannot hide (coursekit.overlap)
     o = {dim: workload.overlap(dim) for dim in ("dp", "pp", "cp", "tp", "ep")}
-    dp_budget = np.where(zero >= 2, compute, compute * (2.0 / 3.0) / gaf)  # once-per-step sync: last backward
-    hidden_dp = np.minimum(o["dp"] * (comm["DP"] + comm["EDP"]), dp_budget)
-    others = o["tp"] * comm["TP"] + o["cp"] * comm["CP"] + o["ep"] * comm["EP"] + o["pp"] * comm["PP"]
-    hidden = np.minimum(hidden_dp + others, compute)
+    micro_batch_s = compute / gaf
+    # CP: per ring step, the block in flight hides under the attention of the block before it
+    exposed_cp = dkv_home + ring_steps * (
+        forward_rings * _ring_step_exposed_s(cp_send_f, cp_attention_f, o["cp"])
+        + _ring_step_exposed_s(cp_send_b, 2 * cp_attention_f, o["cp"])
+    )
+    # DP/ZeRO: gradients reduce under backward — the last micro-batch's (stages 0-1), every one's (2-3) —
+    # except the last bucket; gathers run under forward — the first micro-batch's (1-2), all compute (3) —
+    # except the first. A CP ring on the same inter-node NIC takes its share of the backward window.
+    shared_nic = (~links["DP"]) & (~links["CP"]) & (cp > 1)
+    cp_in_backward = np.where(shared_nic, ring_steps * cp_send_b / gaf, 0.0)
+    reduce_window = np.where(zero >= 2, compute * 2.0 / 3.0, micro_batch_s * 2.0 / 3.0)
+    reduce_window = np.maximum(reduce_window - cp_in_backward * np.where(zero >= 2, gaf, 1.0), 0.0)
+    gather_window = np.where(zero == 3, compute, micro_batch_s / 3.0)
+    exposed_dp = _exposed_after_window_s(dp_reduce + e_reduce, dp_tail_r + e_tail_r, reduce_window, o["dp"])
+    exposed_dp = exposed_dp + _exposed_after_window_s(
+        dp_gather + e_gather, dp_tail_g + e_tail_g, gather_window, o["dp"]
+    )
+    # what hides on one link cannot exceed the compute it hides under: one cap per link kind
+    hidden_by_dim = {
+        "CP": comm["CP"] - exposed_cp,
+        "DP": comm["DP"] + comm["EDP"] - exposed_dp,
+        "TP": o["tp"] * comm["TP"],
+        "EP": o["ep"] * comm["EP"],
+        # Megatron-Core overlaps pipeline send/recv only in the interleaved schedule (--overlap-p2p-communication
+        # raises "Non-interleaved pipeline parallelism does not support overlapping p2p communication")
+        "PP": np.where(v > 1, o["pp"], 0.0) * comm["PP"],
+    }
+    hidden_intra = sum(np.where(links[dim], part, 0.0) for dim, part in hidden_by_dim.items())
+    hidden_inter = sum(np.where(links[dim], 0.0, part) for dim, part in hidden_by_dim.items())
+    hidden = np.minimum(hidden_intra, compute) + np.minimum(hidden_inter, compute)
     exposed = total_comm - hidden
     step = compute + exposed + bubble_s
     return {
@@ -317,6 +385,8 @@ def training_estimate(
         "step_s": step,
         "efficiency": efficiency,
         "intensity": intensity,
+        "exposed_cp_s": exposed_cp,
+        "exposed_dp_s": exposed_dp,
         "executed_flops_per_token": executed,
         "model_flops_per_token": model_flops,
         "stage_layers": (first, mid, last),

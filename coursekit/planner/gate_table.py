@@ -46,26 +46,11 @@ register(
             "zh": "v = {v} 个模型块需要每个流水线阶段至少 {v} 层；最少的阶段只有 {fewest} 层",
             "en": "v = {v} model chunks need at least {v} layers on every pipeline stage; the smallest holds {fewest}",
         },
-        "planner.context_twin": {
-            "zh": "不需要上下文并行：把 CP 折回数据并行的同一布局（tp = {tp}，pp = {pp}，dp = {dp}，cp = 1），"
-            "用最省显存的设置（每个 micro-batch 一条序列，v = 1，{recompute} 重计算，ZeRO-{zero}）每 rank 只要 "
-            "{twin_gib:.1f} GiB，放得下 {device_gib:.0f} GiB 的设备，micro-batch 数也不少于流水线段数；"
-            "CP 只在不用它就放不下上下文时使用",
-            "en": "context parallelism is not needed: the same layout with CP folded back into data parallelism "
-            "(tp = {tp}, pp = {pp}, dp = {dp}, cp = 1), in its least-memory settings (one sequence per micro-batch, "
-            "v = 1, {recompute} recompute, ZeRO-{zero}), needs {twin_gib:.1f} GiB per rank, fits the "
-            "{device_gib:.0f} GiB device and has at least as many micro-batches as pipeline stages; CP is for "
-            "contexts no layout without it can hold",
-        },
-        "planner.context_other": {
-            "zh": "不需要上下文并行：不用 CP 的布局 tp = {tp}，pp = {pp}，dp = {dp}，cp = 1 "
-            "用最省显存的设置（每个 micro-batch 一条序列，v = 1，{recompute} 重计算，ZeRO-{zero}）每 rank 只要 "
-            "{twin_gib:.1f} GiB，放得下 {device_gib:.0f} GiB 的设备，micro-batch 数也不少于流水线段数；"
-            "CP 只在不用它就放不下上下文时使用",
-            "en": "context parallelism is not needed: the layout tp = {tp}, pp = {pp}, dp = {dp}, cp = 1 without CP, "
-            "in its least-memory settings (one sequence per micro-batch, v = 1, {recompute} recompute, ZeRO-{zero}), "
-            "needs {twin_gib:.1f} GiB per rank, fits the {device_gib:.0f} GiB device and has at least as many "
-            "micro-batches as pipeline stages; CP is for contexts no layout without it can hold",
+        "planner.context_chunks": {
+            "zh": "cp = {cp}：因果注意力的负载均衡切分要把序列分成 2·cp = {chunks} 段等长的块（每个 CP rank "
+            "拿首尾各一块），{seq_len} 个 token 分不成这样",
+            "en": "cp = {cp}: the load-balanced causal split cuts the sequence into 2·cp = {chunks} equal chunks (each "
+            "CP rank takes one from each end); {seq_len} tokens do not split so",
         },
     }
 )
@@ -79,7 +64,7 @@ class GateInput:
 
     ``candidate_mode`` is the mode the candidates are built for: ``"training"`` (the search's compositions) or
     ``"serving"`` (replicas of :mod:`coursekit.serving`, for which only the mode and serving rows apply).
-    Derived columns (stage layers, the estimate, the context twins) are computed once, on first use.
+    Derived columns (stage layers, the estimate) are computed once, on first use.
     """
 
     model: ModelSpec
@@ -134,11 +119,6 @@ class GateInput:
     def estimate(self) -> dict[str, Any]:
         """:func:`coursekit.planner.estimate.training_estimate` of every candidate."""
         return training_estimate(self.model, self.cluster, self.workload, self.columns)
-
-    @cached_property
-    def twins(self) -> ContextTwins:
-        """The context gate's comparison: layouts without CP (:func:`context_twins`)."""
-        return context_twins(self.model, self.cluster, self.workload)
 
     def fails(self, code: str) -> Any:
         """Gate ``code``'s bool column: True where the candidate fails it (computed once)."""
@@ -240,31 +220,14 @@ def _structure_reason(g: GateInput, i: int) -> Reason:
 
 
 def _context_test(g: GateInput) -> Any:
-    import numpy as np
-
-    splits = g["cp"] > 1
-    if not splits.any():
-        return np.zeros(splits.shape, dtype=bool)
-    return g.well_formed & splits & g.twins.exists
+    # Megatron-Core's load-balanced causal split gives each CP rank two of 2·cp equal chunks (Transformer
+    # Engine refuses a per-rank sequence that is not divisible by 2). Whether CP pays is the estimate's call.
+    return (g["cp"] > 1) & (g.seq_len % (2 * g["cp"]) != 0)
 
 
 def _context_reason(g: GateInput, i: int) -> Reason:
-    twins = g.twins
-    dp = g.value("dp", i) * g.value("cp", i)  # the candidate's data ranks with CP folded back
-    row, folded = twins.pick(g.value("tp", i), g.value("pp", i), dp, g.value("ep", i))
-    return Reason(
-        "context",
-        "planner.context_twin" if folded else "planner.context_other",
-        {
-            "tp": int(twins.tp[row]),
-            "pp": int(twins.pp[row]),
-            "dp": int(twins.dp[row]),
-            "recompute": twins.recompute,
-            "zero": twins.zero,
-            "twin_gib": bytes_to_gib(float(twins.total_bytes[row])),
-            "device_gib": g.cluster.memory_per_device_gib,
-        },
-    )
+    cp = g.value("cp", i)
+    return Reason("context", "planner.context_chunks", {"cp": cp, "chunks": 2 * cp, "seq_len": g.seq_len})
 
 
 def _mode_test(g: GateInput) -> Any:
@@ -373,8 +336,11 @@ PLAN_GATES: tuple[PlanGate, ...] = (
     ),
     PlanGate(
         "context",
-        Text(zh="上下文门槛：单卡放不下时才用 CP", en="context gate: CP only when one device cannot hold the context"),
-        True,
+        Text(
+            zh="上下文门槛：CP 的因果负载均衡需要 2·cp 段等长的块；CP 值不值由估算决定",
+            en="context gate: CP's causal load balance needs 2·cp equal chunks; whether CP pays is the estimate's call",
+        ),
+        False,
         _context_test,
         _context_reason,
     ),
@@ -443,15 +409,16 @@ class ContextTwins(NamedTuple):
 
 def context_twins(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec) -> ContextTwins:
     """Every layout without context parallelism on the whole cluster, in its least-memory settings, and which of
-    them hold the context — the context gate's comparison.
+    them hold the context: does the workload *need* CP to fit?
 
     For each tp, pp, ep with cp = 1 and dp = world / (tp·pp): one sequence per micro-batch, the plain 1F1B
     schedule (v = 1), the most memory-saving recompute mode and the highest ZeRO stage the workload allows, and
     the accumulation ga = global_batch / dp. A row *holds the context* when it is well formed (the structural
     checks of :data:`PLAN_GATES`), keeps TP inside a node, fits the device (the same ledger as every candidate),
     and keeps its pipeline fed — at least as many micro-batches as stages (ga >= pp): a layout that leaves a
-    pipeline idle most of the step is no alternative to CP. If any row holds the context, every CP candidate is
-    rejected (the gate of lesson 3: CP only when one device cannot hold the context).
+    pipeline idle most of the step is no alternative to CP. The planner no longer rejects CP when such a row
+    exists: CP is weighed on its cost (the estimate's ring, overlap and matmul shapes), so it is accepted
+    whenever it fits and wins only where its costs are smaller than what it removes (e.g. full recomputation).
 
     >>> from coursekit.presets import MODELS, CLUSTERS
     >>> context_twins(MODELS["llama3-8b"], CLUSTERS["h100-8"], WorkloadSpec(global_batch=16, seq_len=2048)).exists

@@ -30,6 +30,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
 from matplotlib.figure import Figure
 from matplotlib.text import Text as MplText
 
+from .. import i18n
 from .._validate import check_bool, check_number
 from .fonts import (
     CJK_FONT_CANDIDATES,
@@ -103,8 +104,12 @@ def css_width_px(fig: Figure) -> int:
     return round(fig.get_figwidth() * DEFAULT_DPI)
 
 
-def figure_to_png(fig: Figure) -> bytes:
+def figure_to_png(fig: Figure, describe: bool = True) -> bytes:
     """Render ``fig`` to PNG bytes with the Agg renderer at the figure's own dpi.
+
+    With ``describe`` (the default) the PNG carries what the figure shows in words, in the course language
+    (:func:`coursekit.figure_alt.describe_figure`, as the PNG's ``Description`` text): a static page uses it
+    as the image's alt text. A live widget, which redraws on every change, passes ``describe=False``.
 
     >>> figure_to_png(new_figure(1, 1))[:4]
     b'\\x89PNG'
@@ -119,7 +124,12 @@ def figure_to_png(fig: Figure) -> bytes:
     # with a layout engine and compress harder than a live widget needs.
     canvas = cast("FigureCanvasAgg", fig.canvas)
     canvas.draw()  # type: ignore[no-untyped-call]
-    return encode_png(np.asarray(cast(Any, canvas).buffer_rgba()))
+    text = None
+    if describe:
+        from ..figure_alt import describe_figure
+
+        text = {"Description": (describe_figure(fig), i18n.get_language())}
+    return encode_png(np.asarray(cast(Any, canvas).buffer_rgba()), text=text)
 
 
 def freeze_layout(fig: Figure) -> None:

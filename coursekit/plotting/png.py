@@ -21,8 +21,12 @@ from .._validate import check_number
 PNG_COMPRESS_LEVEL = 1
 
 
-def encode_png(rgba: Any, compress_level: int = PNG_COMPRESS_LEVEL) -> bytes:
+def encode_png(
+    rgba: Any, compress_level: int = PNG_COMPRESS_LEVEL, text: dict[str, tuple[str, str]] | None = None
+) -> bytes:
     """PNG bytes of an ``(height, width, 4)`` uint8 RGBA array; RGB when every pixel is opaque.
+
+    ``text``: ``{keyword: (UTF-8 text, language tag)}`` written as iTXt chunks (e.g. ``Description``).
 
     Written directly with zlib: no PNG row filter (a figure's flat areas compress well
     without one) and zlib level 1 by default, which encodes a 620 x 320 figure in about
@@ -56,6 +60,10 @@ def encode_png(rgba: Any, compress_level: int = PNG_COMPRESS_LEVEL) -> bytes:
             b"\x89PNG\r\n\x1a\n",
             _png_chunk(b"IHDR", header),
             _png_chunk(b"IDAT", zlib.compress(scanlines.tobytes(), level)),
+            *(
+                _png_chunk(b"iTXt", b"%s\0\0\0%s\0\0%s" % (k.encode("latin-1"), lang.encode(), v.encode("utf-8")))
+                for k, (v, lang) in (text or {}).items()
+            ),
             _png_chunk(b"IEND", b""),
         )
     )

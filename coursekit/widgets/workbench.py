@@ -128,8 +128,12 @@ register(
         },
         "widgets.workbench.col_degrees": {"zh": "组合", "en": "composition"},
         "widgets.workbench.col_rank": {
-            "zh": "# （并列组：相差 < {uncertainty:.0%}）",
-            "en": "# (tie group: within {uncertainty:.0%})",
+            "zh": "# （并列组：相差 < {uncertainty:.0%} 且有假设能反转次序）",
+            "en": "# (tie group: within {uncertainty:.0%} and reordered by some assumption)",
+        },
+        "widgets.workbench.ties_why": {
+            "zh": "并列组 1 为何分不出先后：",
+            "en": "Why tie group 1 is tied:",
         },
         "widgets.workbench.col_memory": {"zh": "每 rank 显存 (GiB)", "en": "memory per rank (GiB)"},
         "widgets.workbench.col_step": {"zh": "估算步时 (s)", "en": "estimated step (s)"},
@@ -602,7 +606,7 @@ class WorkbenchWidget(LessonWidget[Any]):
         rank_head = html.escape(tr("widgets.workbench.col_rank", uncertainty=result.assumptions.uncertainty))
         rows = [f"<tr><th style='{cell}'>{rank_head}</th>{header}</tr>"]
         groups = result.tie_groups()
-        group_of = {index: g for g, members in enumerate(groups[: len(best)], 1) for index in members}
+        group_of = {index: g for g, members in enumerate(groups, 1) for index in members}
         for rank, (index, cand) in enumerate(zip(result.accepted_indices(), best, strict=False), 1):
             t, mem = cand.timeline, cand.memory
             assert t is not None and mem is not None
@@ -613,10 +617,16 @@ class WorkbenchWidget(LessonWidget[Any]):
                 f'<td style="{cell}">{mem.total_gib:.1f} / {mem.device_gib:g}</td>'
                 f'<td style="{cell}">{t.step_s:.3g}</td><td style="{cell}">{parts}</td></tr>'
             )
+        shown = set(result.accepted_indices()[: len(best)])
+        why = [row for row in result.explain_ties(1) if row.scenarios and row.index in shown]
+        ties = ""
+        if why:
+            items = "".join(f"<li>{html.escape(row.message)}</li>" for row in why)
+            ties = f"{html.escape(tr('widgets.workbench.ties_why'))}<ul style='margin:2px 0'>{items}</ul>"
         return (
             f"<b>{html.escape(head)}</b>"
             f'<table style="border-collapse:collapse;font-size:90%;margin:4px 0">{"".join(rows)}</table>'
-            f"<i>{html.escape(assumptions)}</i>"
+            f"{ties}<i>{html.escape(assumptions)}</i>"
         )
 
 
