@@ -70,3 +70,66 @@ def output_texts(cell: Any) -> list[str]:
 def is_solution(cell: Any) -> bool:
     """A worked-solution cell (tag ``solution``)."""
     return "solution" in cell.get("metadata", {}).get("tags", [])
+
+
+def answer_forms(value: Any) -> list[str]:
+    """How an exercise's expected ``value`` looks when a cell prints it, in every form a learner would recognise.
+
+    Integers of three or more digits, with and without thousands separators; real numbers at 2, 3 and 4
+    significant digits (with separators too) when the form has at least three digits; lists and tuples as
+    Python prints them. Shorter forms (``2``, ``26``, ``4.4``) and word answers (``'TP'``, ``'feasible'``)
+    occur in ordinary text and are not telling, so they are left out.
+
+    >>> answer_forms(1152)
+    ['1,152', '1152']
+    >>> answer_forms(0.15992)
+    ['0.16', '0.1599']
+    >>> answer_forms(25.77), answer_forms("TP")
+    (['25.8', '25.77'], [])
+    """
+    if isinstance(value, (bool, str, set, frozenset)) or value is None:
+        return []
+    if isinstance(value, int):
+        return sorted({str(value), f"{value:,}"}) if abs(value) >= 100 else []
+    if isinstance(value, float):
+        forms: list[str] = []
+        for digits in (2, 3, 4):
+            text = f"{value:.{digits}g}"
+            if "e" in text:
+                continue
+            grouped = f"{float(text):,.{max(len(text.split('.')[1]) if '.' in text else 0, 0)}f}"
+            for form in (text, grouped):
+                if sum(ch.isdigit() for ch in form) >= 3 and form not in forms:
+                    forms.append(form)
+        return forms
+    if isinstance(value, (list, tuple)):
+        return [repr(value)]
+    return []
+
+
+def shows(text: str, form: str, exercise_id: str = "") -> bool:
+    """True if ``form`` stands in ``text`` as a number of its own (not inside a longer number).
+
+    A number right after one of :data:`COINCIDENT_LABELS` of ``exercise_id`` is another quantity and does not count.
+    """
+    labels = COINCIDENT_LABELS.get(exercise_id, ())
+    for match in re.finditer(rf"(?<![\d.,]){re.escape(form)}(?![\d]|[.,]\d)", text):
+        if not any(text[: match.start()].endswith(label) for label in labels):
+            return True
+    return False
+
+
+#: Outputs that show an exercise's answer by coincidence, by exercise id: the source of the cell that prints it and
+#: why it tells the learner nothing. Lesson 8's all_reduce fit table has a pred/meas ratio of 0.16 at 8 KiB, the
+#: same two digits as the recorded E(4) but an unrelated quantity (a live run changes both independently).
+COINCIDENCES: dict[str, tuple[str, ...]] = {"lab.efficiency_4": ('print(report.detail_table("all_reduce"))',)}
+
+
+#: Labels after which a number is another quantity that happens to equal an answer's rounded form, by exercise id:
+#: lesson 9's published runs list gradient-accumulation steps as ``ga=240``, and 9.3's 239.7 billion rounds to 240.
+COINCIDENT_LABELS: dict[str, tuple[str, ...]] = {"plan.moe_active": ("ga=",)}
+
+
+def coincidence(exercise_id: str, cell_source: str) -> bool:
+    """True if the cell ``cell_source`` shows ``exercise_id``'s answer only by coincidence (:data:`COINCIDENCES`)."""
+    return cell_source.strip() in COINCIDENCES.get(exercise_id, ())

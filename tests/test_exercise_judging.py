@@ -232,7 +232,13 @@ HAND_WORKED: list[tuple[str, Any, str | None]] = [
     ("q2.allreduce_ms", 4.445, None),
     ("q2.allreduce_ms", 4.445e-3, "seconds_vs_ms"),
     ("q2.allreduce_ms", 4.375, "no_latency"),
-    ("q2.allreduce_ms", 2 * 4.445, "direction"),
+    # 100 GiB/s taken as both directions (50 GiB/s each way) doubles the transfer only: 8.75 + 0.07 ms; the whole
+    # answer doubled (8.89) is no particular slip. Half the transfer (the factor 2 of 2(n-1)/n left out): 2.1875 +
+    # 0.07 ms. n - 1 = 7 ring steps instead of 14: 4.375 + 0.035 ms.
+    ("q2.allreduce_ms", 2 * 4.375 + 0.07, "direction"),
+    ("q2.allreduce_ms", 4.375 / 2 + 0.07, "half_transfer"),
+    ("q2.allreduce_ms", 4.375 + 7 * 5e-3, "ring_steps"),
+    ("q2.tp_calls", 1150, "rounded_count"),
     # Crossover: 10e-6 s x 25 GiB/s = 250e-6 GiB = 0.256 MiB; with GB: 10e-6 x 25e9 B = 0.238 MiB.
     ("q2.crossover_mib", 0.256, None),
     ("q2.crossover_mib", 10e-6 * 25e9 / 2**20, "gib_vs_gb"),
@@ -262,7 +268,9 @@ HAND_WORKED: list[tuple[str, Any, str | None]] = [
     # S* = steps x alpha x B / factor = 2 x 50e-6 s x 2**30 B/s / 1 = 107,374 bytes; with GB 100,000 bytes.
     ("lab.crossover_bytes", 107374, None),
     ("lab.crossover_bytes", 2 * 50e-6 * 1e9, "gib_vs_gb"),
-    ("lab.crossover_bytes", 50e-6 * GIB, "direction"),
+    # one ring step instead of 2(n-1) = 2 halves S*; the factor (n-1)/n = 1/2 instead of 2(n-1)/n = 1 doubles it
+    ("lab.crossover_bytes", 50e-6 * GIB, "one_step"),
+    ("lab.crossover_bytes", 4 * 50e-6 * GIB, "half_factor"),
 ]
 
 

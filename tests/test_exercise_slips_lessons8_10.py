@@ -154,6 +154,7 @@ def _lesson9_wrong() -> list[tuple[str, Any, str]]:
         ("plan.slow_link", ratio - 1, "growth_not_factor"),
         ("plan.slow_link", 5, "link_factor"),  # the question cuts the link to 1/5
         ("plan.memory_removed", _memory_remaining(), "remaining"),
+        ("plan.memory_removed", 1800, "rounded_count"),  # the exact count rounded to two digits
     ]
 
 
@@ -194,6 +195,7 @@ def _lesson10_wrong() -> list[tuple[str, Any, str]]:
         ("serve.kv_kib_per_token", 2 * 80 * 64 * 128 * 2 / 1024, "query_heads"),  # 2560: all 64 query heads
         ("serve.max_requests", _max_requests_by_hand(8192, 8), "prompt_only"),  # 195: output tokens left out
         ("serve.max_requests", _max_requests_by_hand(8192 + 512, 1), "kv_not_split"),  # 23: KV not split by TP
+        ("serve.max_requests", 180, "rounded_count"),  # the exact count rounded to two digits
         ("serve.best_tp", 8, "most_tp"),
         ("serve.littles_law", 20 * 3200, "seconds_vs_ms"),  # 3.2 s taken as 3200
         ("serve.littles_law", 20 / 3.2, "divided"),  # 6.25

@@ -93,9 +93,10 @@ def test_right_answers_pass(exercise_id: str, answer: float) -> None:
     [
         ("pipeline.bubble_p4_m16", 0.1875, "overhead relative to compute"),  # (p-1)/m: the named slip
         ("pipeline.timeline_bubble_ms", 0.2727, "(p-1) of t"),  # the fraction instead of the time
-        ("pipeline.timeline_exposed_ms", 60, "(1 - overlap)"),  # the whole all-reduce
-        ("pipeline.timeline_step_ms", 390, "step = compute + exposed"),  # the whole all-reduce added
-        ("pipeline.efficiency", 27.2, "not a percentage"),  # the speed-up
+        # issue 20: each slip now gets the hint that names it
+        ("pipeline.timeline_exposed_ms", 60, "whole all-reduce"),  # the whole all-reduce
+        ("pipeline.timeline_step_ms", 390, "sum of its parts"),  # a right sum of a wrong part
+        ("pipeline.efficiency", 27.2, "speed-up"),  # the speed-up, not the efficiency
     ],
 )
 def test_wrong_answers_get_a_hint(exercise_id: str, answer: float, hint_words: str) -> None:

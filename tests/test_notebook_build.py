@@ -95,7 +95,15 @@ def test_code_parity_between_languages(source: Path) -> None:
     zh_code = [(c.id, c.source) for c in zh.cells if c.cell_type == "code"]
     en_code = [(c.id, c.source) for c in en.cells if c.cell_type == "code"]
     assert [i for i, _ in zh_code] == [i for i, _ in en_code]
-    differing = [(a, b) for (_, a), (_, b) in zip(zh_code, en_code, strict=True) if a != b]
+    # a worked solution opens with a comment line in the notebook's language; the code below it is shared
+    solution_lines = (bn.SOLUTION_FIRST_LINE["zh"], bn.SOLUTION_FIRST_LINE["en"])
+    differing = []
+    for (_, a), (_, b) in zip(zh_code, en_code, strict=True):
+        if a.split("\n", 1)[0] == solution_lines[0]:
+            assert b.split("\n", 1)[0] == solution_lines[1]
+            a, b = a.split("\n", 1)[1], b.split("\n", 1)[1]
+        if a != b:
+            differing.append((a, b))
     assert len(differing) == 1, "only the first code cell (the language line) may differ"
     zh_lines, en_lines = (s.splitlines() for s in differing[0])
     diff = [(a, b) for a, b in zip(zh_lines, en_lines, strict=True) if a != b]
@@ -232,7 +240,10 @@ def test_generated_notebook_shape(project: Path) -> None:
     for nb in (zh, en):
         assert all(c.outputs == [] and c.execution_count is None for c in nb.cells if c.cell_type == "code")
         folded = [c for c in nb.cells if c.metadata.get("jupyter", {}).get("source_hidden")]
-        assert sorted(c.metadata["tags"][0] for c in folded) == ["answer", "solution"]
+        assert [c.metadata["tags"][0] for c in folded] == ["solution"]
+        answers = [c for c in nb.cells if "answer" in c.metadata.get("tags", [])]
+        assert len(answers) == 1 and answers[0].source.startswith('<details class="ck-answer">\n<summary>')
+        assert answers[0].source.endswith("</details>")
         learner = [c for c in nb.cells if "learner" in c.metadata.get("tags", [])]
         assert len(learner) == 2 and not any(c.metadata.get("jupyter") for c in learner)
         assert not any("lang" in c.metadata for c in nb.cells)
@@ -401,9 +412,8 @@ def test_solution_cells_fold_source_and_outputs(project: Path) -> None:
         folded = cell.metadata.get("jupyter", {})
         if "solution" in tags:
             assert folded == {"source_hidden": True, "outputs_hidden": True}
-        elif "answer" in tags:  # a markdown answer has no outputs to fold
-            assert folded == {"source_hidden": True}
-        else:
+            assert cell.source.split("\n", 1)[0] == bn.SOLUTION_FIRST_LINE["en"]  # what a folded cell shows
+        else:  # a self-check answer is folded by its <details> block, which every Markdown renderer honours
             assert not folded
 
 

@@ -15,13 +15,22 @@ Source format (``notebooks/src/NN_slug.py``, jupytext "percent")::
     # %% [markdown] lang="en"            <- English only
     # %% [markdown]                      <- both languages (no lang)
     # %%                                 <- code, shared by both notebooks
-    # %% tags=["solution"]               <- worked solution: folded (source_hidden) in the output
-    # %% [markdown] lang="zh" tags=["answer"]   <- folded answer of a self-check question
+    # %% tags=["solution"]               <- worked solution: folded (source_hidden) in the output, with a neutral
+                                         #    first line (SOLUTION_FIRST_LINE) in the notebook's language
+    # %% [markdown] lang="zh" tags=["answer"]   <- answer of a self-check question, wrapped in a folded
+                                                #    <details> block (ANSWER_SUMMARY)
     # %% tags=["learner"]                <- a cell that belongs to the learner (fill-in, notes)
 
 The first code cell contains the line ``coursekit.set_language("{{LANG}}")``;
 ``{{LANG}}`` becomes ``zh`` / ``en`` and may appear nowhere else, so the two
-notebooks' code differs only in that line.
+notebooks' code differs only in that line and in the comment that opens each
+worked solution.
+
+Answers stay hidden in every front end (JupyterLab, Notebook 7, VS Code, Colab, the
+website), not only where cell metadata is honoured: a worked solution prints nothing
+(its ``verify(...)`` offers a "show" button instead), its folded source starts with a
+neutral comment rather than the method, and a self-check answer is an HTML
+``<details>`` block, folded by every Markdown renderer.
 
 Every generated lesson gets one more code cell, just before that first code
 cell: on Google Colab (and only there) it installs coursekit from the course's
@@ -70,6 +79,13 @@ LANGS: tuple[str, ...] = ("zh", "en")
 PLACEHOLDER = "{{LANG}}"
 LANG_LINE = 'coursekit.set_language("{{LANG}}")'
 FOLDED_TAGS = frozenset({"solution", "answer"})
+#: The first line of every worked solution: what a folded cell shows says what it is, not how it is solved.
+SOLUTION_FIRST_LINE: dict[str, str] = {
+    "zh": "# 参考解答（先自己做；展开可看做法，运行后点按钮看结果）",
+    "en": "# Worked solution (try first; expand for the method, run it and press the button for the result)",
+}
+#: The summary line of a folded self-check answer.
+ANSWER_SUMMARY: dict[str, str] = {"zh": "参考答案（点击展开）", "en": "Answer (click to open)"}
 GLOSSARY_PATH = Path("docs/GLOSSARY.md")
 #: The generated glossary notebook in notebooks/<lang>/ (the lessons link to it).
 GLOSSARY_NOTEBOOK = "glossary.ipynb"
@@ -204,16 +220,38 @@ def _validate(cells: Sequence[Any], name: str) -> None:
             raise SourceError(f'{_where(name, index, cell)}: a lang="en" cell must follow its lang="zh" twin')
 
 
-def _folded(jupyter: dict[str, Any], cell_type: str) -> dict[str, Any]:
-    """JupyterLab metadata that folds a worked solution or answer: its source, and a code cell's outputs too.
+def _folded(jupyter: dict[str, Any]) -> dict[str, Any]:
+    """JupyterLab metadata that folds a worked solution: its source and its outputs.
 
-    A solution cell still runs under Run All (and in the tests); folding its outputs keeps anything it
-    prints (a table, a figure) out of sight until the learner unfolds it.
+    A solution cell still runs under Run All (and in the tests). JupyterLab unfolds the outputs of a cell it
+    runs, and other front ends ignore this metadata, so a solution must not print its result anyway: it shows
+    only the button of ``verify(...)``.
     """
-    folded = {**jupyter, "source_hidden": True}
-    if cell_type == "code":
-        folded["outputs_hidden"] = True
-    return folded
+    return {**jupyter, "source_hidden": True, "outputs_hidden": True}
+
+
+def solution_source(source: str, lang: str) -> str:
+    """A worked solution's code under the neutral first line of ``lang``.
+
+    >>> print(solution_source("answer = 2 + 2", "en"))
+    # Worked solution (try first; expand for the method, run it and press the button for the result)
+    answer = 2 + 2
+    """
+    return f"{SOLUTION_FIRST_LINE[lang]}\n{source}"
+
+
+def answer_source(source: str, lang: str) -> str:
+    """A self-check answer wrapped in a ``<details>`` block, folded in JupyterLab, VS Code, Colab and the website.
+
+    >>> print(answer_source("**Answers**", "en"))
+    <details class="ck-answer">
+    <summary>Answer (click to open)</summary>
+    <BLANKLINE>
+    **Answers**
+    <BLANKLINE>
+    </details>
+    """
+    return f'<details class="ck-answer">\n<summary>{ANSWER_SUMMARY[lang]}</summary>\n\n{source.strip()}\n\n</details>'
 
 
 #: Notebook-level settings of the RISE slideshow (jupyterlab-rise): long cells scroll instead of overflowing.
@@ -263,10 +301,14 @@ def build_notebook(source_text: str, source_rel: str, lang: str, repo: str | Non
         if cell_lang is not None and cell_lang != lang:
             continue
         metadata = {key: value for key, value in cell.metadata.items() if key != "lang"}
-        if FOLDED_TAGS & set(metadata.get("tags", [])):
-            metadata["jupyter"] = _folded(metadata.get("jupyter", {}), cell.cell_type)
+        tags = set(metadata.get("tags", []))
         cell_id = f"cell-{index:03d}"
         source = cell.source.replace(PLACEHOLDER, lang)
+        if "solution" in tags and cell.cell_type == "code":
+            metadata["jupyter"] = _folded(metadata.get("jupyter", {}))
+            source = solution_source(source, lang)
+        elif "answer" in tags and cell.cell_type == "markdown":
+            source = answer_source(source, lang)
         metadata["slideshow"] = {"slide_type": slide_type(cell.cell_type, source, metadata.get("tags", []))}
         if cell.cell_type == "code":
             if colab is not None:  # the first code cell: Colab's install cell goes just before it

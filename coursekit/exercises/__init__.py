@@ -50,7 +50,7 @@ import importlib
 import logging
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,16 +64,20 @@ __all__ = [
     "FORMS",
     "KINDS",
     "PREFIX_MODULES",
+    "ROUNDED_COUNT",
     "Exercise",
     "Feedback",
     "Slip",
+    "any_mistake",
     "check",
     "degree_left_out",
     "exercises",
     "get_exercise",
     "member_left_out",
     "mistake",
+    "offer_solution",
     "register",
+    "reveal",
     "show_solution",
     "solution_text",
     "verify",
@@ -151,6 +155,19 @@ _register_messages(
         "exercises.solution_question": {"zh": "题目：{prompt}", "en": "Question: {prompt}"},
         "exercises.solution_method": {"zh": "做法：{method}", "en": "Method: {method}"},
         "exercises.solution_result": {"zh": "结果：{why}", "en": "Result: {why}"},
+        "exercises.solution_button": {"zh": "显示参考解答与结果", "en": "Show the worked solution and result"},
+        "exercises.solution_offer": {
+            "zh": '参考解答已收起。想看时点按钮，或运行 show_solution("{id}")。',
+            "en": 'The worked solution is put away. To see it, press the button or run show_solution("{id}").',
+        },
+        "exercises.reveal_button": {
+            "zh": "显示结果（会透露上面练习的答案）",
+            "en": "Show the result (it gives the exercises above away)",
+        },
+        "exercises.reveal_offer": {
+            "zh": "结果已收起：它会透露上面练习的答案。先作答，再点按钮查看。",
+            "en": "The result is put away: it gives the exercises above away. Answer first, then press the button.",
+        },
         "exercises.solution_error": {
             "zh": "参考解答暂时无法计算（不是你的问题，请告诉课程作者）：{error}",
             "en": "The worked solution cannot be computed (not your fault; please tell the course authors): {error}",
@@ -182,6 +199,11 @@ _register_messages(
             "zh": "你的答案与正确值正好差 1000 倍：检查单位是秒还是毫秒（1 s = 1000 ms）。",
             "en": "Your answer is off by exactly 1000: check whether the unit is seconds or milliseconds "
             "(1 s = 1000 ms).",
+        },
+        "exercises.slip.rounded_count": {
+            "zh": "你的答案接近，但看起来是约数：这道题要精确的整数个数。把每一项都数全，不要四舍五入。",
+            "en": "Your answer is close but looks rounded: this exercise needs the exact count. Count every term and "
+            "do not round.",
         },
         "exercises.slip.degree": {
             "zh": "你的答案与正确值正好差 {name} = {degree} 倍：是不是漏掉了（或多算了）{name} 这一维的切分？",
@@ -262,6 +284,43 @@ def mistake(code: str, alternative: Callable[[], Any], hint: Text) -> Slip:
     'no_reserve'
     """
     return Slip(code, hint, alternative=alternative)
+
+
+def any_mistake(code: str, alternatives: Callable[[], Iterable[float]], hint: Text) -> Slip:
+    """A slip of a number exercise that several wrong paths reach: ``alternatives()`` computes their answers.
+
+    A number answer matching any of them (at the precision written, as answers are judged) is this slip, e.g. a
+    step whose parts add up but one part of which is wrong.
+
+    >>> slip = any_mistake("sum_of_wrong_parts", lambda: (390.0, 330.0), Text(zh="某一部分？", en="Which part?"))
+    >>> slip.matches(390, 360.0), slip.matches(330, 360.0), slip.matches(331, 360.0)
+    (True, True, False)
+    """
+
+    def matches(answer: Any, expected: Any) -> bool:
+        if isinstance(answer, bool) or not isinstance(answer, (int, float)) or not math.isfinite(answer):
+            return False
+        return any(
+            math.isclose(answer, wrong, rel_tol=DEFAULT_REL_TOL)
+            or abs(answer - wrong) <= written_tolerance(answer) + 1e-9 * max(abs(answer), abs(wrong))
+            for wrong in alternatives()
+        )
+
+    return Slip(code, hint, matches=matches)
+
+
+def _rounded_count(answer: Any, expected: Any) -> bool:
+    if isinstance(answer, bool) or not isinstance(answer, (int, float)) or not isinstance(expected, int):
+        return False
+    return answer != expected and abs(answer - expected) <= written_tolerance(answer)
+
+
+#: An exact count answered as a round number near it (1150 or 1200 for 1152): the exercise needs every unit.
+ROUNDED_COUNT: Slip = Slip(
+    "rounded_count",
+    Text(zh=tr("exercises.slip.rounded_count", lang="zh"), en=tr("exercises.slip.rounded_count", lang="en")),
+    matches=_rounded_count,
+)
 
 
 def member_left_out(member: str, hint: Text) -> Slip:
@@ -417,13 +476,7 @@ _COLOURS: dict[str, tuple[str, str]] = {
 
 def _display_text(text: str, status: str, css_class: str) -> None:
     """Show ``text`` in a coloured box in a notebook (plain text elsewhere)."""
-    try:
-        from IPython import get_ipython
-
-        shell = get_ipython()
-    except ImportError:  # plain Python without IPython
-        shell = None
-    if shell is not None and getattr(shell, "kernel", None) is not None:
+    if _in_kernel():
         from IPython.display import display
 
         border, background = _COLOURS.get(status, _COLOURS["unanswered"])
@@ -436,6 +489,15 @@ def _display_text(text: str, status: str, css_class: str) -> None:
         display(bundle, raw=True)  # type: ignore[no-untyped-call]
     else:
         print(text)
+
+
+def _in_kernel() -> bool:
+    """True inside a Jupyter kernel (a notebook in any front end), False in plain Python and doctests."""
+    try:
+        from IPython import get_ipython
+    except ImportError:  # plain Python without IPython
+        return False
+    return getattr(get_ipython(), "kernel", None) is not None
 
 
 def _display(feedback: Feedback) -> None:
@@ -615,12 +677,15 @@ def check(exercise_id: str, answer: Any) -> Feedback:
     return feedback
 
 
-def verify(exercise_id: str, answer: Any) -> None:
-    """Assert that ``answer`` is right for ``exercise_id`` without showing anything.
+def verify(exercise_id: str, answer: Any, *, reveal: Callable[[], None] | None = None) -> None:
+    """Assert that ``answer`` is right for ``exercise_id``, showing no verdict and no value.
 
     For worked-solution cells: they run under Run All and in the tests, but must
     not print a verdict or the expected value next to the learner's blank. A
     wrong answer raises ``AssertionError`` naming the exercise and its status.
+    In a notebook, a right one leaves only a button that shows the worked solution
+    when pressed (:func:`offer_solution`), then calls ``reveal`` (a table or figure
+    that would give the answer away); outside a notebook nothing is shown.
 
     >>> verify("demo.two_plus_two", 4)
     >>> verify("demo.two_plus_two", 5)
@@ -633,6 +698,8 @@ def verify(exercise_id: str, answer: Any) -> None:
     feedback = _evaluate(get_exercise(exercise_id), answer)
     if not feedback.correct:
         raise AssertionError(f"{exercise_id}: {feedback.status}")
+    if _in_kernel():
+        offer_solution(exercise_id, reveal=reveal)
 
 
 def _evaluate(exercise: Exercise, answer: Any) -> Feedback:
@@ -693,3 +760,80 @@ def show_solution(exercise_id: str) -> None:
     Taught in: lesson 0 (course index); any lesson's exercise can be opened this way.
     """
     _display_text(solution_text(exercise_id), "unanswered", "coursekit-solution")
+
+
+class _RevealButton:
+    """A button that shows something only when pressed; without widgets, its plain-text form says how to see it.
+
+    Every front end that renders ipywidgets (JupyterLab, Notebook 7, VS Code, Colab) shows the button; one that
+    does not shows the sentence. Neither contains what the button reveals until the learner asks for it.
+    """
+
+    def __init__(self, label: str, text: str, on_press: Callable[[], None]) -> None:
+        self.text = text
+        self.widget: Any = None
+        try:
+            import ipywidgets
+        except ImportError:
+            return
+        button = ipywidgets.Button(description=label, icon="eye", layout=ipywidgets.Layout(width="auto"))
+        button.add_class("ck-reveal-button")
+        shown = ipywidgets.Output()
+        shown.add_class("ck-revealed")
+
+        def press(_: Any) -> None:
+            with shown:
+                shown.clear_output()
+                on_press()
+
+        button.on_click(press)
+        self.widget = ipywidgets.VBox([button, shown])
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        bundle: dict[str, Any] = {}
+        if self.widget is not None:
+            widget_bundle = self.widget._repr_mimebundle_(**kwargs)
+            bundle = dict(widget_bundle[0] if isinstance(widget_bundle, tuple) else widget_bundle)
+        else:
+            bundle["text/html"] = f'<div class="coursekit-reveal">{html.escape(self.text)}</div>'
+        bundle["text/plain"] = self.text
+        return bundle
+
+
+def offer_solution(exercise_id: str, *, reveal: Callable[[], None] | None = None) -> None:
+    """Show a button that reveals the worked solution of ``exercise_id`` when pressed; the result stays hidden.
+
+    ``reveal``, if given, is called after the solution is shown: it displays what would give the answer away
+    (a table, a figure) only when the learner asks. Worked-solution cells call it through :func:`verify`, so
+    Run All leaves a button, not an answer, under every exercise.
+
+    Taught in: lesson 0 (course index).
+    """
+    get_exercise(exercise_id)  # an unknown id is an author's typo: say so now, not when the button is pressed
+
+    def press() -> None:
+        show_solution(exercise_id)
+        if reveal is not None:
+            reveal()
+
+    from IPython.display import display
+
+    label, text = tr("exercises.solution_button"), tr("exercises.solution_offer", id=exercise_id)
+    display(_RevealButton(label, text, press))  # type: ignore[no-untyped-call]
+
+
+def reveal(show: Callable[[], None]) -> None:
+    """Call ``show`` (a table, a figure, a printout) only when the learner presses a button.
+
+    For ordinary cells after an exercise whose output would give its answer away. Outside a notebook
+    ``show`` is not called at all (the cell's checks still run: they do not depend on what is shown).
+
+    Taught in: lesson 5 (the matrix after exercises 5.2 and 5.3).
+    """
+    if not callable(show):
+        raise TypeError(f"reveal(show): show must be a function to call later, not {type(show).__name__}")
+    if not _in_kernel():
+        return
+    from IPython.display import display
+
+    display(_RevealButton(tr("exercises.reveal_button"), tr("exercises.reveal_offer"), show))  # type: ignore[no-untyped-call]

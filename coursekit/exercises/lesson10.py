@@ -18,7 +18,7 @@ from ..i18n import Text
 from ..presets import CLUSTERS, MODELS
 from ..serving import ServingLedger, kv_cache_bytes, littles_law_concurrency, serving_estimate, serving_memory_ledger
 from ..units import KB_BYTES, KIB_BYTES
-from . import SECONDS_VS_MS, Exercise, mistake, register
+from . import ROUNDED_COUNT, SECONDS_VS_MS, Exercise, mistake, register
 
 #: serve.kv_kib_per_token and serve.max_requests: Llama-3 70B.
 MODEL: str = "llama3-70b"
@@ -189,6 +189,7 @@ MAX_REQUESTS = register(
                     "so each holds 1/8 of it.",
                 ),
             ),
+            ROUNDED_COUNT,
         ),
     ),
     replace=True,

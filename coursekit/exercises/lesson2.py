@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from ..communication import (
     CommunicationLedger,
+    bus_bandwidth_factor,
     collective_time_s,
     communication_ledger,
     crossover_payload_mib,
@@ -24,7 +25,7 @@ from ..communication import (
 )
 from ..i18n import Text
 from ..units import GIB_BYTES, MS_PER_S, US_PER_S, mib_to_bytes
-from . import DIRECTION, GIB_VS_GB, SECONDS_VS_MS, Exercise, mistake, register
+from . import DIRECTION, GIB_VS_GB, ROUNDED_COUNT, SECONDS_VS_MS, Exercise, mistake, register
 
 #: q2.crossover_mib: a link with 10 µs per call and 25 GiB/s (unidirectional).
 CROSSOVER_LATENCY_US: float = 10.0
@@ -85,6 +86,17 @@ def _allreduce_ms() -> float:
         latency_s=LINK_LATENCY_US / US_PER_S,
     )
     return seconds * MS_PER_S
+
+
+def _allreduce_parts_ms() -> tuple[float, float]:
+    """The ring all-reduce of q2.allreduce_ms as (transfer, latency) in ms: 2(n-1)/n · S/B and 2(n-1) · α."""
+    transfer_s = (
+        bus_bandwidth_factor("all_reduce", ALLREDUCE_RANKS)
+        * mib_to_bytes(ALLREDUCE_PAYLOAD_MIB)
+        / (LINK_BANDWIDTH_GIB_S * GIB_BYTES)
+    )
+    latency_s = 2 * (ALLREDUCE_RANKS - 1) * LINK_LATENCY_US / US_PER_S
+    return transfer_s * MS_PER_S, latency_s * MS_PER_S
 
 
 def _tp_calls() -> int:
@@ -174,7 +186,39 @@ ALLREDUCE_MS = register(
         ),
         slips=(
             SECONDS_VS_MS,
-            DIRECTION,
+            mistake(
+                "half_transfer",
+                lambda: _allreduce_parts_ms()[0] / 2 + _allreduce_parts_ms()[1],
+                Text(
+                    zh="时延项对了，传输项只有一半：环形全归约 = reduce-scatter + all-gather，每个 rank 发送 "
+                    "2(n-1)/n · S，不是 (n-1)/n · S。（如果这个因子 2 你算了，就检查带宽：100 GiB/s 已经是单向的，"
+                    "不要再乘 2。）",
+                    en="The latency term is right but the transfer term is half: a ring all-reduce is a "
+                    "reduce-scatter plus an all-gather, so each rank sends 2(n-1)/n · S, not (n-1)/n · S. (If you "
+                    "had that factor 2, check the bandwidth: 100 GiB/s is already one direction; do not double it.)",
+                ),
+            ),
+            mistake(
+                "direction",
+                lambda: 2 * _allreduce_parts_ms()[0] + _allreduce_parts_ms()[1],
+                Text(
+                    zh="时延项对了，传输项翻了一倍：你是不是把 100 GiB/s 当成了两个方向之和、再除以 2？"
+                    "题目给的就是单向带宽，本课程一律用单向带宽。",
+                    en="The latency term is right but the transfer term is doubled: did you take 100 GiB/s as both "
+                    "directions added and halve it? The question gives the per-direction bandwidth, which this "
+                    "course always uses.",
+                ),
+            ),
+            mistake(
+                "ring_steps",
+                lambda: _allreduce_parts_ms()[0] + (ALLREDUCE_RANKS - 1) * LINK_LATENCY_US / US_PER_S * MS_PER_S,
+                Text(
+                    zh="传输项对了，环步数不对：环形全归约有 2(n-1) 步（reduce-scatter 与 all-gather 各 n-1 步），"
+                    "每步付一次时延，不是 n-1 步。",
+                    en="The transfer term is right but the step count is not: a ring all-reduce takes 2(n-1) steps "
+                    "(n-1 for the reduce-scatter, n-1 for the all-gather), each paying the latency, not n-1.",
+                ),
+            ),
             GIB_VS_GB,
             mistake(
                 "no_latency",
@@ -231,6 +275,7 @@ TP_CALLS = register(
                     "forward and backward pass.",
                 ),
             ),
+            ROUNDED_COUNT,
         ),
     ),
     replace=True,

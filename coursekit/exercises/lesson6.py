@@ -25,7 +25,7 @@ from ..i18n import Text
 from ..pipeline import bubble_fraction, bubble_overhead
 from ..scaling import StepTimeline, scaling_efficiency, step_timeline
 from ..units import MS_PER_S
-from . import PERCENT_VS_FRACTION, SECONDS_VS_MS, Exercise, mistake, register
+from . import PERCENT_VS_FRACTION, SECONDS_VS_MS, Exercise, Slip, any_mistake, mistake, register
 
 #: The bubble exercise: p = 4 stages; the lesson compares m = 4 and m = 16 micro-batches.
 BUBBLE_STAGES: int = 4
@@ -113,6 +113,85 @@ _TIMELINE_PARTS: dict[str, tuple[Text, Text]] = {
 }
 
 
+def _slipped_timelines() -> dict[str, StepTimeline]:
+    """The step a learner draws after one slip in one part (the other parts right), built with coursekit."""
+    compute_s = TIMELINE_MICROBATCHES * TIMELINE_MICROBATCH_S
+    bubble_s = bubble_overhead(TIMELINE_STAGES, TIMELINE_MICROBATCHES) * compute_s
+    allreduce_s, overlap = TIMELINE_ALLREDUCE_S, TIMELINE_OVERLAP
+    return {
+        "bubble_p_not_p_minus_1": step_timeline(
+            compute_s, allreduce_s, overlap_fraction=overlap, bubble_s=TIMELINE_STAGES * TIMELINE_MICROBATCH_S
+        ),
+        "bubble_share_of_compute": step_timeline(
+            compute_s,
+            allreduce_s,
+            overlap_fraction=overlap,
+            bubble_s=bubble_fraction(TIMELINE_STAGES, TIMELINE_MICROBATCHES) * compute_s,
+        ),
+        "whole_allreduce_exposed": step_timeline(compute_s, allreduce_s, overlap_fraction=0.0, bubble_s=bubble_s),
+        "allreduce_all_hidden": step_timeline(compute_s, allreduce_s, overlap_fraction=1.0, bubble_s=bubble_s),
+    }
+
+
+def _part_slips(part: str) -> tuple[Slip, ...]:
+    """The slips a learner's answer to one part of the timeline can show (beyond seconds for milliseconds)."""
+    ms = MS_PER_S
+    if part == "bubble_ms":
+        return (
+            mistake(
+                "p_not_p_minus_1",
+                lambda: _slipped_timelines()["bubble_p_not_p_minus_1"].bubble_s * ms,
+                Text(
+                    zh="你数了 p 个微批次时间：填充加排空让一个设备一共空等 p-1 个微批次时间，不是 p 个。",
+                    en="You counted p micro-batch times: filling and draining leave a device idle for p-1 "
+                    "micro-batch times in all, not p.",
+                ),
+            ),
+            mistake(
+                "share_not_time",
+                lambda: _slipped_timelines()["bubble_share_of_compute"].bubble_s * ms,
+                Text(
+                    zh="你用了比例 (p-1)/(m+p-1) 乘计算时间：那个比例的分母已经含有气泡本身。气泡的时间是 (p-1) 个 t。",
+                    en="You multiplied the compute by the fraction (p-1)/(m+p-1), whose denominator already contains "
+                    "the bubble. The bubble's time is (p-1) micro-batch times t.",
+                ),
+            ),
+        )
+    if part == "exposed_ms":
+        return (
+            mistake(
+                "whole_allreduce",
+                lambda: TIMELINE_ALLREDUCE_S * ms,
+                Text(
+                    zh="这是整个全归约：其中一半被计算掩盖，不占时间线，暴露的只有剩下的部分。",
+                    en="That is the whole all-reduce: half of it hides under compute and costs no time; only the rest "
+                    "is exposed.",
+                ),
+            ),
+        )
+    if part == "step_ms":
+        slipped = (
+            "bubble_p_not_p_minus_1",
+            "bubble_share_of_compute",
+            "whole_allreduce_exposed",
+            "allreduce_all_hidden",
+        )
+        return (
+            any_mistake(
+                "sum_of_wrong_parts",
+                lambda: [_slipped_timelines()[name].step_s * ms for name in slipped],
+                Text(
+                    zh="你的整步确实是各部分之和，但其中一部分不对：错在上游。先核对气泡（(p-1) 个微批次时间）"
+                    "和暴露的通信（全归约没被掩盖的那部分），再相加。",
+                    en="Your step is indeed the sum of its parts, but one part is wrong: the error is upstream. Check "
+                    "the bubble ((p-1) micro-batch times) and the exposed communication (the part of the all-reduce "
+                    "not hidden), then add them again.",
+                ),
+            ),
+        )
+    return ()
+
+
 def _timeline_value(part: str) -> float:
     timeline = timeline_exercise()
     seconds = {
@@ -132,7 +211,7 @@ def _register_timeline_part(part: str, question: Text, hint: Text) -> None:
             prompt=Text(zh=_TIMELINE_SETTING.zh + question.zh, en=_TIMELINE_SETTING.en + " " + question.en),
             expected=lambda: _timeline_value(part),
             hint=hint,
-            slips=(SECONDS_VS_MS,),
+            slips=(SECONDS_VS_MS, *_part_slips(part)),
             why=lambda value: Text(
                 zh=f"{value:g} ms（由 coursekit.scaling.step_timeline 算出，和你画的时间线对照）。",
                 en=f"{value:g} ms (from coursekit.scaling.step_timeline; compare it with the timeline you drew).",
@@ -197,10 +276,22 @@ EFFICIENCY = register(
             f"{EFFICIENCY_THROUGHPUT:g} samples/s. What is the scaling efficiency E({EFFICIENCY_DEVICES})?",
         ),
         expected=lambda: scaling_efficiency(EFFICIENCY_THROUGHPUT, EFFICIENCY_DEVICES, EFFICIENCY_SINGLE_DEVICE),
-        slips=(PERCENT_VS_FRACTION,),
+        slips=(
+            PERCENT_VS_FRACTION,
+            mistake(
+                "speed_up_not_efficiency",
+                lambda: EFFICIENCY_THROUGHPUT / EFFICIENCY_SINGLE_DEVICE,
+                Text(
+                    zh="这是加速比 (speed-up) S(P) = throughput(P) / throughput(1)，不是效率：效率还要除以设备数 P，"
+                    "E(P) = S(P) / P，理想时是 1。",
+                    en="That is the speed-up S(P) = throughput(P) / throughput(1), not the efficiency: the efficiency "
+                    "divides it by the device count P, E(P) = S(P) / P, which is 1 when scaling is ideal.",
+                ),
+            ),
+        ),
         hint=Text(
-            zh="E(P) = throughput(P) / (P · throughput(1))；答一个小数，不是百分数。",
-            en="E(P) = throughput(P) / (P · throughput(1)); answer a fraction, not a percentage.",
+            zh="E(P) = throughput(P) / (P · throughput(1))：把 P 个设备的吞吐和 P 倍的单设备吞吐相比。",
+            en="E(P) = throughput(P) / (P · throughput(1)): compare P devices' throughput with P times one device's.",
         ),
         why=lambda value: Text(
             zh=f"{EFFICIENCY_THROUGHPUT:g} / ({EFFICIENCY_DEVICES} × {EFFICIENCY_SINGLE_DEVICE:g}) = {value:.3f}。"

@@ -2,8 +2,9 @@
 and reading a measured step timeline.
 
 Every expected answer is computed with coursekit (the ring model, nccl-tests'
-bus factors, the lab's exact memory accounting, the lesson's recorded run
-read by :func:`coursekit.lab.recorded.load_recorded`); none needs PyTorch.
+bus factors, the lab's exact memory accounting, the run the lesson
+shows: the recording read by :func:`coursekit.lab.recorded.load_recorded`, or the learner's own run after
+:func:`use_run`); none needs PyTorch.
 
 >>> from coursekit.exercises import get_exercise
 >>> get_exercise("lab.fsdp_padding_bytes").expected_value()
@@ -30,7 +31,7 @@ from ..lab.memory import (
 )
 from ..lab.recorded import LessonRecording, load_recorded
 from ..units import GIB_BYTES, KIB_BYTES, MIB_BYTES, MS_PER_S, US_PER_S
-from . import DIRECTION, GIB_VS_GB, PERCENT_VS_FRACTION, Exercise, mistake, register
+from . import GIB_VS_GB, PERCENT_VS_FRACTION, Exercise, mistake, register
 
 #: Exercise lab.busbw_gib_s: an nccl-tests all_gather of S = 256 MiB over 8 ranks that takes 4 ms.
 BUSBW_PAYLOAD_BYTES: int = 256 * MIB_BYTES
@@ -55,11 +56,16 @@ def _busbw_gib_s() -> float:
     return _algbw_gib_s() * bus_bandwidth_factor("all_gather", BUSBW_RANKS)
 
 
-def _crossover_bytes() -> float:
+def _crossover_bytes(steps: int | None = None, factor_scale: float = 1.0) -> float:
+    """S* of exercise 8.2; ``steps`` / ``factor_scale`` give the answers of a wrong step count or transfer factor."""
     fit = AlphaBetaFit("all_reduce", CROSSOVER_RANKS, CROSSOVER_ALPHA_S, CROSSOVER_BANDWIDTH_BYTES_PER_S, 0, 0.0, False)
     value = crossover_bytes(fit)
     assert value is not None
-    return value
+    if steps is None and factor_scale == 1.0:
+        return value
+    # S* solves steps · α = factor · S / B: scale the right answer by the slipped steps and factor
+    ring_steps = 2 * (CROSSOVER_RANKS - 1)
+    return value * (ring_steps if steps is None else steps) / ring_steps / factor_scale
 
 
 def _extra_param_bytes(strategy: str, ranks: int) -> float:
@@ -156,7 +162,30 @@ CROSSOVER = register(
             en=f"S* = 2 × {CROSSOVER_ALPHA_S * US_PER_S:g} µs × 2**30 B/s / 1 = {s:,.0f} bytes "
             f"(about {s / KIB_BYTES:.0f} KiB); smaller payloads are latency-bound.",
         ),
-        slips=(GIB_VS_GB, DIRECTION),
+        slips=(
+            GIB_VS_GB,
+            mistake(
+                "one_step",
+                lambda: _crossover_bytes(steps=CROSSOVER_RANKS - 1),
+                Text(
+                    zh="你的 S* 是一半：all_reduce 在 n 个 rank 上有 2(n-1) 个环步（这里是 2 步），每步都付一次 α，"
+                    "不是 n-1 步。（如果步数你数对了，就检查 B：拟合出的 B 已经是单向带宽。）",
+                    en="Your S* is half: an all_reduce over n ranks takes 2(n-1) ring steps (here 2), each paying α, "
+                    "not n-1. (If you counted the steps right, check B: the fitted B is already per direction.)",
+                ),
+            ),
+            mistake(
+                "half_factor",
+                lambda: _crossover_bytes(factor_scale=0.5),
+                Text(
+                    zh="你的 S* 是两倍：all_reduce 的传输因子是 2(n-1)/n（reduce-scatter 加 all-gather，这里等于 1），"
+                    "不是 (n-1)/n。（如果因子你用对了，就检查 B：拟合出的 B 已经是单向带宽。）",
+                    en="Your S* is twice the answer: all_reduce's transfer factor is 2(n-1)/n (a reduce-scatter plus "
+                    "an all-gather; here 1), not (n-1)/n. (If your factor was right, check B: the fitted B is "
+                    "already per direction.)",
+                ),
+            ),
+        ),
     ),
     replace=True,
 )
@@ -290,10 +319,32 @@ MYSTERY_STRATEGY: str = "ddp"
 EFFICIENCY_RANKS: int = 4
 
 
+_LIVE_RUN: list[LessonRecording] = []
+
+
 @cache
-def recording() -> LessonRecording:
-    """The lesson's recorded run (read once)."""
+def _recorded() -> LessonRecording:
     return load_recorded()
+
+
+def use_run(run: LessonRecording | None) -> None:
+    """Judge the timeline exercises against ``run``: the run the learner just measured (``LIVE = True``).
+
+    ``None`` goes back to the recording shipped with the course. Every expected answer and every number in the
+    feedback of exercises 8.6 to 8.10 then comes from that run.
+
+    Taught in: lesson 8 (formula vs measurement), first code cell.
+    """
+    if run is not None and not isinstance(run, LessonRecording):
+        raise TypeError(f"run = {type(run).__name__}: must be a LessonRecording (record_lesson() or load_recorded())")
+    _LIVE_RUN.clear()
+    if run is not None:
+        _LIVE_RUN.append(run)
+
+
+def recording() -> LessonRecording:
+    """The run the timeline exercises are judged against: the learner's live run if set, else the recorded one."""
+    return _LIVE_RUN[0] if _LIVE_RUN else _recorded()
 
 
 def _slow_rank() -> int:

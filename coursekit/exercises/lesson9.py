@@ -18,7 +18,7 @@ from functools import lru_cache
 from ..i18n import Text
 from ..planner import FunnelStep, PlanResult, WorkloadSpec, plan
 from ..presets import CLUSTERS, MODELS
-from . import Exercise, mistake, register
+from . import ROUNDED_COUNT, Exercise, mistake, register
 
 #: plan.memory_removed: Llama-3 8B on the course's box of 8 × 24 GiB cards, global batch 64 × 4096 tokens.
 BOX_MODEL: str = "llama3-8b"
@@ -125,6 +125,7 @@ MEMORY_REMOVED = register(
                     "it removes (removed).",
                 ),
             ),
+            ROUNDED_COUNT,
         ),
     ),
     replace=True,

@@ -485,9 +485,13 @@ def efficiency_points(baselines: Sequence[ScenarioResult]) -> tuple[EfficiencyPo
     return tuple(points)
 
 
-def efficiency_table(points: Sequence[EfficiencyPoint], strategy: str) -> str:
-    """The E(P) points as a text table in the current language."""
-    header = [tr(f"lab.tl_eff_col_{c}") for c in ("p", "step", "e", "cause")]
+def efficiency_table(points: Sequence[EfficiencyPoint], strategy: str, *, with_efficiency: bool = True) -> str:
+    """The E(P) points as a text table in the current language.
+
+    ``with_efficiency=False`` leaves the E(P) column out (the lesson asks the learner to work it out from the steps).
+    """
+    columns = ("p", "step", "e", "cause") if with_efficiency else ("p", "step", "cause")
+    header = [tr(f"lab.tl_eff_col_{c}") for c in columns]
     rows = []
     for p in points:
         cause = (
@@ -495,8 +499,10 @@ def efficiency_table(points: Sequence[EfficiencyPoint], strategy: str) -> str:
             if p.cause is None
             else f"{tr(f'lab.tl_part_{p.cause}')} +{p.extra_s[p.cause] * MS_PER_S:.2f} ms"
         )
-        rows.append([str(p.ranks), f"{p.step_s * MS_PER_S:.2f}", f"{p.efficiency:.2f}", cause])
-    return "\n".join([tr("lab.tl_eff_title", strategy=strategy.upper()), render_table(header, rows, right={0, 1, 2})])
+        efficiency = [f"{p.efficiency:.2f}"] if with_efficiency else []
+        rows.append([str(p.ranks), f"{p.step_s * MS_PER_S:.2f}", *efficiency, cause])
+    right = {0, 1, 2} if with_efficiency else {0, 1}
+    return "\n".join([tr("lab.tl_eff_title", strategy=strategy.upper()), render_table(header, rows, right=right)])
 
 
 # ---------------------------------------------------------------------------

@@ -10,7 +10,7 @@
 #
 # [English version](../en/00_index.ipynb) · [术语表](glossary.ipynb) · 下一课：[第 1 课 容量约束](01_capacity.ipynb)
 #
-# > **时间：** 约 25 分钟（讲解与阅读 20 分钟，练习 5 分钟）
+# > **时间：** 约 30 分钟（讲解与阅读 25 分钟，练习 5 分钟）
 # >
 # > **问题：**
 # > - 这门课教什么？适合谁？
@@ -27,7 +27,7 @@
 #
 # [中文版](../zh/00_index.ipynb) · [Glossary](glossary.ipynb) · Next: [lesson 1, capacity](01_capacity.ipynb)
 #
-# > **Time:** about 25 min (teaching and reading 20 min, exercises 5 min)
+# > **Time:** about 30 min (teaching and reading 25 min, exercises 5 min)
 # >
 # > **Questions:**
 # > - What does this course teach, and for whom?
@@ -253,7 +253,7 @@ Image(figure_to_png(fig))
 #
 # | 课 | 主题 | 要回答的问题 | 时间 |
 # | --- | --- | --- | --- |
-# | 0 | 课程导引（本页） | 学什么、怎么学 | 25 分钟 |
+# | 0 | 课程导引（本页） | 学什么、怎么学 | 30 分钟 |
 # | [1](01_capacity.ipynb) | Q1 容量约束 (capacity) | 当前首先受显存、通信还是模型结构约束？ | 45 分钟 |
 # | [2](02_communication.ipynb) | Q2 通信成本 (communication) | 不同并行策略会引入什么通信成本？ | 50 分钟 |
 # | [3](03_gates.ipynb) | Q3 约束筛选 (gates) | 如何按约束筛选并行策略？ | 50 分钟 |
@@ -263,7 +263,7 @@ Image(figure_to_png(fig))
 # | [7](07_compute_efficiency.ipynb) | 计算效率 (compute efficiency) | 一步的计算离硬件峰值有多远？ | 65 分钟 |
 # | [8](08_lab.ipynb) | 公式与实测 (formula vs measurement，可选，需要 PyTorch) | 账本在真实引擎上成立吗？哪里不成立？ | 95 分钟 |
 # | [9](09_workbench.ipynb) | 决策工作台 (decision workbench) | 对真实模型和集群，所有组合里哪些被哪道门槛排除？ | 70 分钟 |
-# | [10](10_serving.ipynb) | 推理服务 (serving) | 服务一个模型时，副本和并行怎样取舍？ | 55 分钟 |
+# | [10](10_serving.ipynb) | 推理服务 (serving) | 服务一个模型时，副本和并行怎样取舍？ | 60 分钟 |
 #
 # 按顺序学：每一课都用到前一课的账本或门槛。第 8 课需要可选的 PyTorch 扩展（`pip install -e ".[lab]"`），没有它时会给出说明而不报错。
 # 另有[术语表](glossary.ipynb)，随时可查。
@@ -273,7 +273,7 @@ Image(figure_to_png(fig))
 #
 # | Lesson | Topic | Question it answers | Time |
 # | --- | --- | --- | --- |
-# | 0 | Course index (this page) | What and how | 25 min |
+# | 0 | Course index (this page) | What and how | 30 min |
 # | [1](01_capacity.ipynb) | Q1 capacity | Is the first constraint memory, communication or model structure? | 45 min |
 # | [2](02_communication.ipynb) | Q2 communication | What communication cost does each strategy bring? | 50 min |
 # | [3](03_gates.ipynb) | Q3 gates | How do we screen strategies by hard constraints? | 50 min |
@@ -283,7 +283,7 @@ Image(figure_to_png(fig))
 # | [7](07_compute_efficiency.ipynb) | Compute efficiency | How far is a step's compute from the hardware's peak? | 65 min |
 # | [8](08_lab.ipynb) | Formula vs measurement (optional, needs PyTorch) | Do the ledgers hold on the real engine? Where do they not? | 95 min |
 # | [9](09_workbench.ipynb) | Decision workbench | For a real model and cluster, which gate excludes which composition? | 70 min |
-# | [10](10_serving.ipynb) | Serving | When serving a model, how do replicas and parallelism trade off? | 55 min |
+# | [10](10_serving.ipynb) | Serving | When serving a model, how do replicas and parallelism trade off? | 60 min |
 #
 # Take them in order: each lesson uses the ledger or gates of the one before. Lesson 8 needs the optional PyTorch
 # extra (`pip install -e ".[lab]"`); without it the lesson explains what is missing instead of failing.
@@ -294,12 +294,14 @@ Image(figure_to_png(fig))
 #
 # - **填空单元格**：把 `answer = ...` 里的 `...` 换成你的答案，然后运行 `check("练习编号", answer)`。
 #   它会告诉你：尚未作答、正确（附一句解释），或者还不对（附提示，但不会直接给出答案）。答案类型不对时也只给提示，不会报错。
-# - **参考解答**：紧跟在填空单元格后面的单元格是折叠起来的参考解答，代码和输出都折叠着，运行全部单元格时也不会露出答案。
-#   先自己做，再点击左侧的竖条展开；也可以运行 `show_solution("练习编号")`，它会写出题目、做法和结果。
+# - **参考解答**：紧跟在填空单元格后面的单元格是折叠起来的参考解答，它只显示一行“参考解答”和一个按钮；
+#   运行全部单元格时它什么结果也不打印，在 JupyterLab、VS Code、Colab 里都一样。先自己做，再点击左侧的竖条展开看做法，
+#   点“显示参考解答与结果”按钮看结果；也可以运行 `show_solution("练习编号")`，它会写出题目、做法和结果。
+#   练习后面个别会透露答案的表格也收在“显示结果”按钮后面。
 # - **提示**：答错时，`check` 会检查常见的失误（GB 与 GiB、百分数与分数、比特与字节、单向与双向带宽、漏掉某个并行度、
 #   秒与毫秒），碰上了就直接指出是哪一种，但不给出答案。数字按你写出的精度判断（至少两位有效数字）：正确值是 0.158 时，
 #   0.16 算对，0.2 不算。
-# - **自检问题**：问题下方折叠着参考答案，想好了再展开。
+# - **自检问题**：问题下方的“参考答案（点击展开）”收着答案，想好了再点开。
 # - **学后填写区**：每课最后有一个留给你自己的单元格，记录你的选择和还没测量的因素。
 #
 # 如果你改过笔记本后课程又更新了，重新生成笔记本时你的版本会保存为 `NN_xxx.mine.ipynb`，不会被覆盖。
@@ -310,14 +312,17 @@ Image(figure_to_png(fig))
 # - **Fill-in cells**: replace the `...` in `answer = ...` with your answer and run `check("exercise id", answer)`.
 #   It tells you: not answered yet, correct (with a one-line reason), or not yet (with a hint, never the answer).
 #   An answer of the wrong type gets a hint too, never a traceback.
-# - **Worked solution**: the cell right after a fill-in cell is a folded worked solution, code and output both folded,
-#   so Run All never shows the answer. Try first, then click the bar on its left to unfold it, or run
-#   `show_solution("exercise id")`, which writes out the question, the method and the result.
+# - **Worked solution**: the cell right after a fill-in cell is a folded worked solution. It shows one "Worked
+#   solution" line and a button; Run All prints no result from it, in JupyterLab, VS Code and Colab alike. Try first,
+#   then click the bar on its left to unfold the method, and press "Show the worked solution and result" for the
+#   result; or run `show_solution("exercise id")`, which writes out the question, the method and the result. The few
+#   tables after an exercise that would give it away wait behind a "Show the result" button too.
 # - **Hints**: for a wrong answer `check` tests the usual slips (GB vs GiB, percent vs fraction, bits vs bytes, one
 #   direction vs both, a parallel degree left out, seconds vs milliseconds) and names the one you made, never the
 #   answer. A number is judged at the precision you wrote it (at least two significant digits): when the answer is
 #   0.158, 0.16 is right and 0.2 is not.
-# - **Self-check questions**: the answer is folded below the question; think first, then unfold.
+# - **Self-check questions**: the answer waits under "Answer (click to open)" below the questions; think first, then
+#   open it.
 # - **Notes area**: each lesson ends with a cell of your own, for your choices and the factors not yet measured.
 #
 # If you edited a notebook and the course is later updated, regenerating keeps your version as `NN_xxx.mine.ipynb`;

@@ -65,7 +65,7 @@ from coursekit.capacity import (
     fsdp_zero_stage,
     training_state_memory,
 )
-from coursekit.exercises import check, verify
+from coursekit.exercises import check, show_solution, verify
 from coursekit.i18n import Text
 from coursekit.shapes import MODEL_SHAPES, model_shape
 from coursekit.strategies import strategy_table

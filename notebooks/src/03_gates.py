@@ -54,7 +54,7 @@ from dataclasses import replace
 
 from IPython.display import Markdown, display
 
-from coursekit.exercises import check, verify
+from coursekit.exercises import check, show_solution, verify
 from coursekit.gates import (
     COURSE_CANDIDATES,
     EXAMPLE_CANDIDATES,

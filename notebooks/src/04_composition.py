@@ -61,7 +61,7 @@ from coursekit.composition import (
     validate_megatron_composition,
     validate_parallel_composition,
 )
-from coursekit.exercises import check, verify
+from coursekit.exercises import check, show_solution, verify
 from coursekit.glossary import lookup
 from coursekit.hardware import link_preset
 from coursekit.i18n import Text
@@ -322,16 +322,17 @@ answer = ...
 check("q4.dp_group", answer)
 
 # %% tags=["solution"]
-answer = next(group for group in rank_groups({'TP': 2, 'PP': 4, 'DP': 2})["DP"] if 5 in group)
-verify("q4.dp_group", answer)
-
-# %% tags=["solution"]
 reference = {'TP': 2, 'PP': 4, 'DP': 2}
 groups = rank_groups(reference)
-for dim in ("TP", "DP", "PP"):
-    print(Text(zh=f"{dim} 组：", en=f"{dim} groups:"), groups[dim])
+answer = next(group for group in groups["DP"] if 5 in group)
 
-# %% tags=["solution"]
+
+def show_groups() -> None:
+    for dim in ("TP", "DP", "PP"):
+        print(Text(zh=f"{dim} 组：", en=f"{dim} groups:"), groups[dim])
+
+
+verify("q4.dp_group", answer, reveal=show_groups)
 # Reference: NVIDIA/Megatron-LM megatron/core/parallel_state.py, initialize_model_parallel docstring
 # (16 GPUs g0 ... g15, tensor-parallel size 2, pipeline-parallel size 4).
 MEGATRON_DOCSTRING_GROUPS = {

@@ -51,7 +51,7 @@ from dataclasses import replace
 from IPython.display import Image, Markdown, display
 
 from coursekit.capacity import PRECISION_RECIPES, build_resource_ledger, training_state_memory
-from coursekit.exercises import check, verify
+from coursekit.exercises import check, reveal, show_solution, verify
 from coursekit.exercises.lesson5 import CASE_PARAMS
 from coursekit.gates import check_global_batch, dp_degrees_for_batch, max_dp_degree
 from coursekit.i18n import Text
@@ -430,18 +430,23 @@ for n, row in my_matrix.items():
 
 # %%
 evaluations = evaluate_paper_cases()
-show_table(
-    [Text(zh="案例", en="Case"), *STRATEGIES],
-    [[case.title, *[verdict.label for verdict in evaluation.verdicts]]
-     for case, evaluation in zip(PAPER_CASES, evaluations)],
-)
-for case, evaluation in zip(PAPER_CASES, evaluations):
-    lines = [f"**{case.title}**"]
-    for verdict in evaluation.verdicts:
-        for reason in verdict.reasons:
-            lines.append(f"- {verdict.strategy} · {verdict.label}: {reason.message}")
-    display(Markdown("\n".join(lines)))
 
+
+def show_evaluations() -> None:
+    show_table(
+        [Text(zh="案例", en="Case"), *STRATEGIES],
+        [[case.title, *[verdict.label for verdict in evaluation.verdicts]]
+         for case, evaluation in zip(PAPER_CASES, evaluations)],
+    )
+    for case, evaluation in zip(PAPER_CASES, evaluations):
+        lines = [f"**{case.title}**"]
+        for verdict in evaluation.verdicts:
+            for reason in verdict.reasons:
+                lines.append(f"- {verdict.strategy} · {verdict.label}: {reason.message}")
+        display(Markdown("\n".join(lines)))
+
+
+reveal(show_evaluations)  # the table holds the answers of exercises 5.1 and 5.2: shown when you press the button
 assert [case_kind(case) for case in PAPER_CASES] == list(CASE_KINDS)
 assert [e.summary() for e in evaluations] == [
     {"DP": "feasible", "FSDP": "not_preferred", "TP": "not_preferred", "PP": "not_preferred"},
@@ -558,17 +563,22 @@ for case in PAPER_CASES:
         degrees = ["-" if v.degree is None else v.degree for v in (old, new)]
         cells.append(f"{old.label} ({degrees[0]}) {arrow} {new.label} ({degrees[1]})")
     rows.append([case.title, *cells])
-print(Text(zh="格式：加拓扑前 (degree) → 加拓扑后 (degree)", en="Format: before (degree) → after (degree)"))
-show_table([Text(zh="案例", en="Case"), *STRATEGIES], rows)
 
-for case in (CASE_STATE_EXCEEDS_DEVICE, CASE_LAYER_EXCEEDS_DEVICE):
-    lines = [f"**{case.title}**"]
-    for change in topology_changes(case):
-        for reason in change.reasons_after:
-            if reason.code in ("dp_across_nodes", "fsdp_hybrid", "fsdp_with_tp_cross_node", "tp_inside_node",
-                               "pp_across_nodes"):
-                lines.append(f"- {change.strategy}: {reason.message}")
-    display(Markdown("\n".join(lines)))
+
+def show_topology_changes() -> None:
+    print(Text(zh="格式：加拓扑前 (degree) → 加拓扑后 (degree)", en="Format: before (degree) → after (degree)"))
+    show_table([Text(zh="案例", en="Case"), *STRATEGIES], rows)
+    for case in (CASE_STATE_EXCEEDS_DEVICE, CASE_LAYER_EXCEEDS_DEVICE):
+        lines = [f"**{case.title}**"]
+        for change in topology_changes(case):
+            for reason in change.reasons_after:
+                if reason.code in ("dp_across_nodes", "fsdp_hybrid", "fsdp_with_tp_cross_node", "tp_inside_node",
+                                   "pp_across_nodes"):
+                    lines.append(f"- {change.strategy}: {reason.message}")
+        display(Markdown("\n".join(lines)))
+
+
+reveal(show_topology_changes)  # the table holds the answer of exercise 5.3: shown when you press the button
 
 changed = {case.key: [c.strategy for c in topology_changes(case) if c.changed] for case in PAPER_CASES}
 assert changed == {"fits_one_device": [], "state_exceeds_device": [], "layer_exceeds_device": ["TP"]}

@@ -52,7 +52,7 @@ from IPython.display import Image, Markdown, display
 
 from coursekit.capacity import activation_memory, build_resource_ledger, training_state_memory
 from coursekit.communication import tp_traffic, traffic_time
-from coursekit.exercises import check, verify
+from coursekit.exercises import check, show_solution, verify
 from coursekit.gates import check_pp_degree, check_tp_degree
 from coursekit.hardware import link_preset
 from coursekit.i18n import Text, tr

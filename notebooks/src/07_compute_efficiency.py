@@ -58,7 +58,7 @@ import coursekit
 
 coursekit.set_language("{{LANG}}")
 
-from coursekit.exercises import check, verify
+from coursekit.exercises import check, show_solution, verify
 from coursekit.hardware import (
     A100_80GB_HBM_BYTES_PER_S,
     A100_BF16_DENSE_FLOPS,
@@ -622,8 +622,8 @@ model = model_flops_per_token(params, run.layers, run.hidden, 2048)
 executed = hardware_flops_per_token(params, run.layers, run.hidden, 2048, "full", recomputed_params=layer_params)
 tokens_per_s_per_gpu = run.tflops_per_gpu * 1e12 / executed
 answer = mfu(model, tokens_per_s_per_gpu, 1, A100_BF16_DENSE_FLOPS)
-print(f"HFU = {run.tflops_per_gpu * 1e12 / A100_BF16_DENSE_FLOPS:.3f}, MFU = {answer:.3f}")
-verify("eff.megatron_mfu", answer)
+hfu_value = run.tflops_per_gpu * 1e12 / A100_BF16_DENSE_FLOPS
+verify("eff.megatron_mfu", answer, reveal=lambda: print(f"HFU = {hfu_value:.3f}, MFU = {answer:.3f}"))
 
 # %% [markdown] lang="zh"
 # ### 练习 7.4
@@ -646,9 +646,8 @@ check("eff.best_change", answer)
 base = {"tp": 8, "micro_batch": 1, "seq_len": 4096, "cp": 1}
 changes = {"tp16": {"tp": 16}, "cp2": {"cp": 2}, "mb2": {"micro_batch": 2}}
 after = {name: layout_matmul_intensity(llama70, **{**base, **change}) for name, change in changes.items()}
-print({name: round(value) for name, value in after.items()})
 answer = max(after, key=after.get)
-verify("eff.best_change", answer)
+verify("eff.best_change", answer, reveal=lambda: print({name: round(value) for name, value in after.items()}))
 
 # %% [markdown] lang="zh"
 # ### 练习 7.5

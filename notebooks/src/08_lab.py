@@ -12,6 +12,9 @@
 #
 # > **时间：** 约 95 分钟（讲解与阅读 55 分钟，练习 40 分钟；重新实测约需 2 分钟）
 # >
+# > **选学：** 本课可以跳过，第 9、10 课不依赖它。默认读随课程发布的录制结果，不需要 PyTorch；想在自己的机器上重新实测
+# > （`LIVE = True`）需要安装 PyTorch（在课程文件夹中运行 `pip install -e ".[lab]"`）。
+# >
 # > **问题：**
 # > - 第 2 课的环形 α-β 模型 (alpha-beta model) 和真实的集合通信 (collective) 差多少？差在哪里？
 # > - 第 1 课的显存账本 (ledger) 和 DDP、FSDP2、张量并行实际持有的字节差多少？每个字节都能解释吗？
@@ -31,6 +34,10 @@
 # [中文版](../zh/08_lab.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 7, compute efficiency](07_compute_efficiency.ipynb) · Next: [lesson 9, decision workbench](09_workbench.ipynb)
 #
 # > **Time:** about 95 min (teaching and reading 55 min, exercises 40 min; measuring again takes about 2 min)
+# >
+# > **Optional:** you may skip this lesson; lessons 9 and 10 do not build on it. By default it reads the run recorded
+# > with the course and needs no PyTorch; measuring again on your machine (`LIVE = True`) needs PyTorch
+# > (`pip install -e ".[lab]"` in the course's folder).
 # >
 # > **Questions:**
 # > - How far is lesson 2's ring alpha-beta model from real collectives, and where does it differ?
@@ -55,7 +62,8 @@ import importlib.util
 from IPython.display import Image, Markdown, display
 
 from coursekit.communication import COLLECTIVES, bus_bandwidth_factor, collective_time_s
-from coursekit.exercises import check, verify
+from coursekit.exercises import check, show_solution, verify
+from coursekit.exercises.lesson8 import MYSTERY_RUNS, use_run
 from coursekit.i18n import Text, tr
 from coursekit.lab import (
     TinyTransformerConfig,
@@ -82,6 +90,7 @@ if LIVE and not MEASURE_NOW:
     print(Text(zh='没有安装 PyTorch（在课程文件夹中运行 pip install -e ".[lab]"），下面仍使用录制结果。',
                en='PyTorch is not installed (pip install -e ".[lab]" in the course\'s folder); the recorded run is used below.'))
 run = record_lesson(ranks=RANKS) if MEASURE_NOW else load_recorded()
+use_run(run)  # the exercises are judged against the run shown here: yours when LIVE, else the recording
 print(Text(zh="实测数据：" + ("刚刚在本机测得" if MEASURE_NOW else "随课程发布的录制结果"),
            en="Measurements: " + ("just taken on this machine" if MEASURE_NOW else "the run recorded with the course")))
 print(run.where())
@@ -443,11 +452,11 @@ verify("lab.most_param_bytes", answer)
 # 录制用的命令是：
 #
 # ```bash
-# python -m coursekit.lab timeline --ranks 2 --strategy ddp,fsdp,tp --steps 5 --slow-rank 1 --slow-factor 3 \
+# python -m coursekit.lab timeline --ranks 2 --strategy ddp,fsdp,tp --steps 5 --slow-rank R --slow-factor 3 \
 #     --input-delay-ms 20 --no-overlap --trace traces/
 # ```
 #
-# 它用比实验 B 稍大的同一种 Transformer（d_model = 128，d_ff = 512，序列 32，batch 8），每个 rank 只用 1 个线程（一个 rank 代表一个设备）。每种策略先跑两步热身（DDP 在第二步重建梯度桶，要多做一次集合通信），再在分析器下跑 5 步；每一步和其中的取数据部分都包在 `record_function` 区间里。每个 rank 导出一个 Chrome / Perfetto 追踪文件（`traces/ddp-baseline-rank0.json` 等），可以直接拖进 `chrome://tracing` 或 https://ui.perfetto.dev 查看。
+# 其中被放慢的 rank `R` 是练习 8.6 要你从数字里找出来的，它的参考解答里有完整的命令。它用比实验 B 稍大的同一种 Transformer（d_model = 128，d_ff = 512，序列 32，batch 8），每个 rank 只用 1 个线程（一个 rank 代表一个设备）。每种策略先跑两步热身（DDP 在第二步重建梯度桶，要多做一次集合通信），再在分析器下跑 5 步；每一步和其中的取数据部分都包在 `record_function` 区间里。每个 rank 导出一个 Chrome / Perfetto 追踪文件（`traces/ddp-baseline-rank0.json` 等），可以直接拖进 `chrome://tracing` 或 https://ui.perfetto.dev 查看。
 #
 # ### 6.1 怎样从追踪里读出一步
 #
@@ -471,11 +480,11 @@ verify("lab.most_param_bytes", answer)
 # The recording's command was:
 #
 # ```bash
-# python -m coursekit.lab timeline --ranks 2 --strategy ddp,fsdp,tp --steps 5 --slow-rank 1 --slow-factor 3 \
+# python -m coursekit.lab timeline --ranks 2 --strategy ddp,fsdp,tp --steps 5 --slow-rank R --slow-factor 3 \
 #     --input-delay-ms 20 --no-overlap --trace traces/
 # ```
 #
-# It uses a slightly larger version of experiment B's Transformer (d_model = 128, d_ff = 512, sequence 32, batch 8), with one thread per rank (one rank stands for one device). Each strategy runs two warm-up steps (DDP rebuilds its gradient buckets in its second step, with one more collective), then 5 steps under the profiler; every step and the input part of it sit inside `record_function` regions. Every rank exports one Chrome / Perfetto trace (`traces/ddp-baseline-rank0.json` and so on), which you can drop into `chrome://tracing` or https://ui.perfetto.dev.
+# The slowed rank `R` is what exercise 8.6 asks you to find from the numbers; its worked solution has the full command. It uses a slightly larger version of experiment B's Transformer (d_model = 128, d_ff = 512, sequence 32, batch 8), with one thread per rank (one rank stands for one device). Each strategy runs two warm-up steps (DDP rebuilds its gradient buckets in its second step, with one more collective), then 5 steps under the profiler; every step and the input part of it sit inside `record_function` regions. Every rank exports one Chrome / Perfetto trace (`traces/ddp-baseline-rank0.json` and so on), which you can drop into `chrome://tracing` or https://ui.perfetto.dev.
 #
 # ### 6.1 Reading a step from the trace
 #
@@ -522,7 +531,7 @@ for result in baselines:
 #
 # 接着对同一个 DDP 任务各注入一种故障，每次只改一处：
 #
-# 1. **慢 rank**：rank 1 在每步前多做 (3 - 1) 倍于它基线计算时间的矩阵乘法；
+# 1. **慢 rank**：被放慢的 rank R 在每步前多做 (3 - 1) 倍于它基线计算时间的矩阵乘法；
 # 2. **输入延迟**：每步取数据时多睡 20 ms（一个跟不上的数据加载器）；
 # 3. **关闭重叠**：DDP 在前向和反向中都不再按桶通信（`no_sync`），反向结束后一次性 all-reduce 全部梯度。
 #
@@ -533,7 +542,7 @@ for result in baselines:
 #
 # Next, the same DDP job gets one fault at a time:
 #
-# 1. **a slow rank**: before every step, rank 1 multiplies matrices for (3 - 1) times its baseline compute;
+# 1. **a slow rank**: before every step, the slowed rank R multiplies matrices for (3 - 1) times its baseline compute;
 # 2. **an input delay**: every step sleeps 20 ms while loading its batch (a data loader that cannot keep up);
 # 3. **overlap off**: DDP no longer communicates bucket by bucket (`no_sync` around forward and backward); it all-reduces every gradient in one call after backward.
 #
@@ -584,8 +593,7 @@ display(Image(figure_to_png(plot_step_lanes([timeline.result("ddp", "slow_rank")
 # %%
 print(timeline.result("ddp", "baseline").table(model=False, notes=False))
 print()
-MYSTERY = {"X": "no_overlap", "Y": "input_delay", "Z": "slow_rank"}
-for name, scenario in MYSTERY.items():
+for name, scenario in MYSTERY_RUNS.items():  # which fault each run had is the question of exercises 8.8 and 8.9
     print(timeline.result("ddp", scenario).table(str(Text(zh=f"运行 {name}", en=f"run {name}")), model=False, notes=False))
     print()
 print(timeline.result("tp", "slow_rank").table(str(Text(zh="注入了一个慢 rank", en="one rank slowed")), model=False, notes=False))
@@ -607,7 +615,9 @@ check("lab.slow_rank", answer)
 # %% tags=["solution"]
 tp_slow = timeline.result("tp", "slow_rank").per_rank
 answer = min(tp_slow, key=lambda b: b.wait_slower_rank_s).rank  # the rank the others wait for
-verify("lab.slow_rank", answer)
+verify("lab.slow_rank", answer, reveal=lambda: print(
+    f"python -m coursekit.lab timeline --ranks {timeline.ranks} --strategy ddp,fsdp,tp --steps 5 "
+    f"--slow-rank {answer} --slow-factor 3 --input-delay-ms 20 --no-overlap --trace traces/"))
 
 # %% [markdown] lang="zh"
 # ### 练习 8.7
@@ -644,7 +654,7 @@ check("lab.input_delay_run", answer)
 
 # %% tags=["solution"]
 base = timeline.result("ddp", "baseline").mean.input_wait_s
-answer = max(MYSTERY, key=lambda name: timeline.result("ddp", MYSTERY[name]).mean.input_wait_s - base)
+answer = max(MYSTERY_RUNS, key=lambda name: timeline.result("ddp", MYSTERY_RUNS[name]).mean.input_wait_s - base)
 verify("lab.input_delay_run", answer)
 
 # %% [markdown] lang="zh"
@@ -663,8 +673,8 @@ check("lab.straggler_run", answer)
 
 # %% tags=["solution"]
 base = timeline.result("ddp", "baseline").mean.wait_slower_rank_s
-answer = max(MYSTERY, key=lambda name: timeline.result("ddp", MYSTERY[name]).mean.wait_slower_rank_s - base)
-verify("lab.straggler_run", answer)
+answer = max(MYSTERY_RUNS, key=lambda name: timeline.result("ddp", MYSTERY_RUNS[name]).mean.wait_slower_rank_s - base)
+verify("lab.straggler_run", answer, reveal=lambda: print(MYSTERY_RUNS))
 
 # %% [markdown] lang="zh"
 # ### 6.4 本机上的扩展效率 E(P)
@@ -678,7 +688,7 @@ verify("lab.straggler_run", answer)
 
 # %%
 points = run.efficiency()
-print(efficiency_table(points, "ddp"))
+print(efficiency_table(points, "ddp", with_efficiency=False))  # E(P) itself is exercise 8.10
 print()
 for point in points[1:]:
     grown = ", ".join(f"{tr(f'lab.tl_part_{part}')} {value * MS_PER_S:+.1f} ms" for part, value in point.extra_s.items())
@@ -723,7 +733,7 @@ check("lab.efficiency_4", answer)
 # %% tags=["solution"]
 steps_s = {point.ranks: point.step_s for point in points}
 answer = steps_s[1] / steps_s[4]  # E(P) = step(1) / step(P) under weak scaling
-verify("lab.efficiency_4", answer)
+verify("lab.efficiency_4", answer, reveal=lambda: print(efficiency_table(points, "ddp")))
 
 # %% [markdown] lang="zh"
 # ## 7. 在真实集群上运行

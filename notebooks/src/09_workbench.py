@@ -60,7 +60,7 @@ from dataclasses import replace
 
 from IPython.display import Image, Markdown, display
 
-from coursekit.exercises import check, verify
+from coursekit.exercises import check, show_solution, verify
 from coursekit.i18n import Text
 from coursekit.planner import (
     EFFICIENCY_CEILING,

@@ -10,7 +10,7 @@
 #
 # [English version](../en/10_serving.ipynb) · [课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 9 课 决策工作台](09_workbench.ipynb)
 #
-# > **时间：** 约 55 分钟（讲解与阅读 40 分钟，练习 15 分钟）
+# > **时间：** 约 60 分钟（讲解与阅读 45 分钟，练习 15 分钟）
 # >
 # > **问题：**
 # > - 服务副本 (serving replica) 和数据并行 (data parallelism, DP) 都是“多份完整模型”，为什么不是一回事？
@@ -31,7 +31,7 @@
 #
 # [中文版](../zh/10_serving.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 9, decision workbench](09_workbench.ipynb)
 #
-# > **Time:** about 55 min (teaching and reading 40 min, exercises 15 min)
+# > **Time:** about 60 min (teaching and reading 45 min, exercises 15 min)
 # >
 # > **Questions:**
 # > - Serving replicas and data parallelism (DP) both keep "several whole copies of the model". Why are they not the
@@ -60,7 +60,7 @@ from IPython.display import Image, Markdown, display
 
 from coursekit import tr
 from coursekit.communication import replica_traffic
-from coursekit.exercises import check, verify
+from coursekit.exercises import check, show_solution, verify
 from coursekit.i18n import Text
 from coursekit.planner import ModelSpec
 from coursekit.plotting import figure_to_png, label, new_figure
@@ -130,7 +130,8 @@ assert replica_traffic(replicas=4) == ()
 #
 # $$\text{KV 字节/token} = 2 \cdot L \cdot n_{kv} \cdot d_{head} \cdot e$$
 #
-# 其中 e 是每个元素的字节数（本课程里 b 只表示批大小）。Llama-3 70B 有 80 层、8 个 KV 头、head_dim 128，bf16 时 e = 2：
+# 其中 e 是每个元素的字节数（本课程里 b 只表示批大小）。以 Llama-3 8B 为例：32 层、8 个 KV 头、head_dim 128，bf16 时 e = 2
+# （第 7 节的练习 10.1 换成 70B，自己算）：
 
 # %% [markdown] lang="en"
 # ## 2. The KV cache and GQA
@@ -140,27 +141,29 @@ assert replica_traffic(replicas=4) == ()
 #
 # $$\text{KV bytes per token} = 2 \cdot L \cdot n_{kv} \cdot d_{head} \cdot e$$
 #
-# where e is the bytes per element (b means the batch size throughout the course). Llama-3 70B has 80 layers, 8 KV
-# heads and head_dim 128, with e = 2 in bf16:
+# where e is the bytes per element (b means the batch size throughout the course). Take Llama-3 8B: 32 layers, 8 KV
+# heads and head_dim 128, with e = 2 in bf16 (exercise 10.1 in section 7 asks the same of the 70B model: work that one
+# out yourself):
 
 # %%
-per_token = kv_cache_bytes(LLAMA70, tokens=1)
-print(per_token, "=", 2 * 80 * 8 * 128 * 2, "->", per_token / 1024, "KiB")
-assert per_token == 2 * 80 * 8 * 128 * 2 == 320 * 1024
+LLAMA8 = MODELS["llama3-8b"]
+per_token = kv_cache_bytes(LLAMA8, tokens=1)
+print(per_token, "=", 2 * 32 * 8 * 128 * 2, "->", per_token / 1024, "KiB")
+assert per_token == 2 * 32 * 8 * 128 * 2 == 128 * 1024
 
 # %% [markdown] lang="zh"
-# 8 个 KV 头是分组查询注意力：64 个查询头每 8 个共享一组 K、V。如果是多头注意力 (MHA)，KV 头数等于查询头数，
-# 缓存要大 8 倍；只有一个 KV 头时叫多查询注意力 (MQA)。下表对比课程的预设模型，并给出“同一模型改成 MHA”的假设情形：
+# 8 个 KV 头是分组查询注意力：32 个查询头每 4 个共享一组 K、V。如果是多头注意力 (MHA)，KV 头数等于查询头数，
+# 缓存要大 4 倍；只有一个 KV 头时叫多查询注意力 (MQA)。下表对比课程的预设模型，并给出“同一模型改成 MHA”的假设情形：
 
 # %% [markdown] lang="en"
-# Eight KV heads is grouped-query attention: the 64 query heads share K and V in groups of 8. With multi-head attention
-# (MHA) there would be as many KV heads as query heads and the cache would be 8 times larger; with a single KV head it
+# Eight KV heads is grouped-query attention: the 32 query heads share K and V in groups of 4. With multi-head attention
+# (MHA) there would be as many KV heads as query heads and the cache would be 4 times larger; with a single KV head it
 # is multi-query attention (MQA). The table compares the course's preset models with the what-if "the same model with
 # MHA":
 
 # %%
 rows = []
-for name in ("gpt2-small", "llama3-8b", "llama3-70b", "llama3-405b", "mixtral-8x7b", "gpt3-175b"):
+for name in ("gpt2-small", "llama3-8b", "llama3-405b", "mixtral-8x7b", "gpt3-175b"):  # 70B: exercise 10.1
     spec = MODELS[name]
     mha = ModelSpec(f"{name}-mha", spec.layers, spec.hidden, spec.heads, spec.ffn_hidden, spec.vocab, spec.seq_len)
     request = kv_cache_bytes(spec, tokens=2304)
@@ -196,9 +199,9 @@ md_table(
 # %%
 md_table(
     ["TP", Text(zh="每卡 KiB/token", en="KiB per token per GPU")],
-    [(tp, f"{kv_cache_bytes(LLAMA70, tokens=1, tp=tp) / 1024:.0f}") for tp in (1, 2, 4, 8, 16)],
+    [(tp, f"{kv_cache_bytes(LLAMA8, tokens=1, tp=tp) / 1024:.0f}") for tp in (1, 2, 4, 8, 16)],
 )
-assert kv_cache_bytes(LLAMA70, tokens=1, tp=16) == kv_cache_bytes(LLAMA70, tokens=1, tp=8)
+assert kv_cache_bytes(LLAMA8, tokens=1, tp=16) == kv_cache_bytes(LLAMA8, tokens=1, tp=8)
 
 # %% [markdown] lang="zh"
 # ## 3. 服务显存账本
@@ -537,7 +540,7 @@ assert tpot_at_batch_ms[1] == min(tpot_at_batch_ms.values())
 # SLO gate rejects the layout with `rate`.
 
 # %%
-print(littles_law_concurrency(20.0, 3.2))
+print(littles_law_concurrency(8.0, 2.5))  # 8 requests/s that each stay 2.5 s: 20 in the system on average
 rate_plan = plan_serving(
     LLAMA70, H100.with_nodes(2), ServingWorkload(prompt_tokens=2048, output_tokens=256, request_rate_per_s=8.0)
 )

@@ -1,4 +1,4 @@
-"""Every lesson, in both languages, in a real browser: run all, no error, the main widget responds.
+"""Every lesson, in both languages, in a real browser: run all, no error, no answer on screen, the main widget responds.
 
 Screenshots of each lesson after the interaction go to artifacts/browser/ (gitignored).
 """
@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from .answers_visible import visible_leaks
 from .conftest import jupyter_browser
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,6 +39,8 @@ def test_lesson_runs_and_its_widget_responds(
         state = page.run_all()
         assert state["errors"] == [], f"{notebook}: cells produced errors: {state['errors']}"
         assert page.console_errors == [], f"{notebook}: page errors: {page.console_errors}"
+        leaks = visible_leaks(page.page, notebook)  # before any interaction: what Run All alone leaves on screen
+        assert leaks == [], f"{notebook}: answers visible after Run All:\n" + "\n".join(leaks)
         shot = ARTIFACTS / notebook.replace("/", "_").replace(".ipynb", ".png")
         if _uses_widgets(notebook):
             page.wait_for_widget()

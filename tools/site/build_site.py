@@ -10,9 +10,9 @@ The builder works on a staged copy (``build/site-src``) laid out like the reposi
 lessons already carry (``../en/03_gates.ipynb``, ``../../docs/GLOSSARY.md``) resolve as they are. In that
 copy it
 
-* folds worked solutions (code cells tagged ``solution``: myst-nb's ``hide-cell``) and answers (Markdown
-  cells tagged ``answer``: an HTML ``<details>`` block), so a page shows the exercise, its ``check(...)``
-  call and a folded solution;
+* folds worked solutions (code cells tagged ``solution``: myst-nb's ``hide-cell``), so a page shows the
+  exercise, its ``check(...)`` call and a folded solution (answers to self-checks are already ``<details>``
+  blocks in the notebooks, see tools/build_notebooks.py);
 * replaces ``docs/GLOSSARY.md`` with a page that gives every term its own anchor (:func:`glossary_anchor`);
 * adds a home page, and launch how-to pages taken from the README (between ``<!-- site:NAME -->`` markers).
 
@@ -43,7 +43,6 @@ SOLUTION_PROMPTS = {
     "zh": ("显示参考解答", "隐藏参考解答"),
     "en": ("Show the worked solution", "Hide the worked solution"),
 }
-ANSWER_SUMMARY = {"zh": "参考答案（点击展开）", "en": "Answer (click to open)"}
 TITLES = {
     "zh": "中文课程",
     "en": "English course",
@@ -128,9 +127,10 @@ def doc_pages() -> list[Path]:
 
 
 def stage_notebook(notebook: dict[str, Any], lang: str) -> dict[str, Any]:
-    """Fold solutions and answers the way the site engine understands; returns the changed notebook.
+    """Fold solutions the way the site engine understands; returns the changed notebook.
 
-    Cells that only print a table (:func:`table_only`) keep their output and lose their input on the page.
+    Answers to self-checks are already ``<details>`` blocks in the notebooks (tools/build_notebooks.py). Cells that
+    only print a table (:func:`table_only`) keep their output and lose their input on the page.
     """
     show, hide = SOLUTION_PROMPTS[lang]
     code = [(i, "".join(c["source"])) for i, c in enumerate(notebook["cells"]) if c["cell_type"] == "code"]
@@ -145,11 +145,6 @@ def stage_notebook(notebook: dict[str, Any], lang: str) -> dict[str, Any]:
         elif cell["cell_type"] == "code" and "solution" in tags:
             cell["metadata"]["tags"] = [*tags, "hide-cell"]
             cell["metadata"]["mystnb"] = {"code_prompt_show": show, "code_prompt_hide": hide}
-        elif cell["cell_type"] == "markdown" and "answer" in tags:
-            source = "".join(cell["source"])
-            cell["source"] = (
-                f'<details class="ck-answer">\n<summary>{ANSWER_SUMMARY[lang]}</summary>\n\n{source}\n\n</details>\n'
-            )
         elif cell["cell_type"] == "code" and not tags:
             later = "\n".join(text for i, text in code if i > index)
             if table_only("".join(cell["source"]), later):
