@@ -32,6 +32,8 @@ LAB_LOCALE_en := en
 LAB_SETTINGS := $(VENV)/share/coursekit/lab-settings-$(COURSE_LANG)
 COURSE_STAMP := $(VENV)/.stamp-course
 TEST_STAMP := $(VENV)/.stamp-$(subst $(strip ,),-,$(TEST_EXTRAS))
+# `make site` needs only the course and the site extra (Sphinx, myst-nb, the theme, jieba), not the test tools.
+SITE_STAMP := $(VENV)/.stamp-course-site
 PIP := $(PY) -m pip --disable-pip-version-check
 
 .PHONY: lab test lint typecheck unit notebooks notebooks-build bench site lite clean help
@@ -57,6 +59,10 @@ $(TEST_STAMP): pyproject.toml $(COURSE_STAMP)
 		$(PIP) install "$(TORCH_PIN)" $(if $(TORCH_INDEX_URL),--index-url "$(TORCH_INDEX_URL)"); \
 	fi
 	$(PIP) install -e ".[$(TEST_EXTRAS)]"
+	@touch $@
+
+$(SITE_STAMP): pyproject.toml $(COURSE_STAMP)
+	$(PIP) install -e ".[course,site]"
 	@touch $@
 
 # The UI language is a JupyterLab user setting kept per course language inside the venv.
@@ -88,7 +94,8 @@ bench: $(TEST_STAMP)
 	$(PY) benchmarks/bench_plan.py
 	$(PY) benchmarks/bench_site.py
 
-site: $(TEST_STAMP)
+# The site build also runs npm once (KaTeX for the formulas; cached in build/site-vendor).
+site: $(SITE_STAMP)
 	$(PY) tools/site/build_site.py --out build/site
 
 # PYODIDE_DIR: a Pyodide distribution folder (the full one draws the lessons' figures; see README).

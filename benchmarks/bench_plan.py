@@ -55,7 +55,7 @@ def main() -> None:
     big = plan(MODELS["llama3-405b"], CLUSTERS["h100-8"].with_nodes(512), WorkloadSpec(global_batch=2048))
     for label, degrees in (
         ("explain", "tp=8,pp=16,dp=32,zero=1,mb=1,recompute=selective"),
-        ("explain with CP (context gate)", "tp=8,pp=16,dp=8,cp=4,zero=1,mb=1,recompute=selective"),
+        ("explain with CP", "tp=8,pp=16,dp=8,cp=4,zero=1,mb=1,recompute=selective"),
     ):
         times = []
         for _ in range(args.repeats):

@@ -1,8 +1,12 @@
 #!/usr/bin/env python
-"""`make bench`: time the course website build (`make site`: stage, execute every lesson, render HTML).
+"""`make bench`: time the course website build (`make site`: stage, execute every lesson, render HTML) and
+weigh each page.
 
 Builds into a temporary folder once (the build is a minute or more; never run this in a loop), prints the
-wall time and writes it with the machine's facts to ``bench-site.json``. A timing, never a test.
+wall time and each lesson page's first-load weight, and writes them with the machine's facts to
+``bench-site.json``. A page's weight is its HTML without the inlined figures plus every local stylesheet and
+script it links (fonts, which load only when used, and figures are left out); the browser test
+(tests/test_site_browser.py) measures the real first load against the 1 MB budget.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import re
 import sys
 import tempfile
 import time
@@ -20,18 +25,104 @@ sys.path.insert(0, str(ROOT / "tools" / "site"))
 
 import build_site  # noqa: E402
 
+DATA_IMAGE = re.compile(r'data:image/[a-z+]+;base64,[A-Za-z0-9+/=]+|"png": "[A-Za-z0-9+/=]+"')  # figures, frames
+ASSET = re.compile(r'<(?:script[^>]+src|link[^>]+rel="stylesheet"[^>]+href|link[^>]+href)="([^"]+)"')
+
+
+def page_weight_bytes(site: Path, page: Path) -> int:
+    """HTML without inlined figures (nor the live widgets' PNG frames) plus the local stylesheets and scripts
+    the page links."""
+    html = page.read_text(encoding="utf-8")
+    total = len(DATA_IMAGE.sub("", html).encode("utf-8"))
+    for link in set(ASSET.findall(html)):
+        if "://" in link or link.startswith("data:"):
+            continue
+        target = (page.parent / link.split("?")[0].split("#")[0]).resolve()
+        if target.suffix in (".css", ".js") and target.is_file():
+            total += target.stat().st_size
+    return total
+
+
+_STEP_TIMES = """async () => {
+  const times = [];
+  for (const block of document.querySelectorAll('.ck-static')) {
+    const slider = block.querySelector('input.ck-live-slider');
+    if (!slider) continue;
+    const image = block.querySelector('img.ck-static-figure');
+    for (let i = 0; i <= Number(slider.max); i++) {
+      const started = performance.now();
+      slider.value = i;
+      slider.dispatchEvent(new Event('input', {bubbles: true}));
+      await image.decode();
+      await new Promise((done) => requestAnimationFrame(() => done()));
+      times.push(performance.now() - started);
+    }
+  }
+  return times;
+}"""
+
+
+def slider_step_ms(site: Path, pages: list[str]) -> list[float]:
+    """How long each step of every live widget slider takes in Chromium: input to the next frame painted."""
+    import functools
+    import http.server
+    import threading
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    import jupyter_browser
+    from playwright.sync_api import sync_playwright
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    times: list[float] = []
+    try:
+        with sync_playwright() as playwright:
+            browser = jupyter_browser.launch_chromium(playwright)
+            page = browser.new_page()
+            for path in pages:
+                page.goto(f"http://127.0.0.1:{server.server_address[1]}/{path}", wait_until="load")
+                times += page.evaluate(_STEP_TIMES)
+            browser.close()
+    finally:
+        server.shutdown()
+    return times
+
 
 def main() -> int:
     with tempfile.TemporaryDirectory(prefix="coursekit-site-bench-") as folder:
         started = time.perf_counter()
         summary = build_site.build(Path(folder) / "site", jobs=2, execute=True)
         seconds = time.perf_counter() - started
-        pages = sum(1 for _ in (Path(folder) / "site").rglob("*.html"))
+        site = Path(folder) / "site"
+        pages = sum(1 for _ in site.rglob("*.html"))
+        weights = {
+            f"{lang}/{stem}": page_weight_bytes(site, site / "notebooks" / lang / f"{stem}.html")
+            for lang, stems in summary["lessons"].items()
+            for stem in stems
+        }
+        widget_pages = [
+            f"notebooks/{lang}/{stem}.html"
+            for lang, stems in summary["lessons"].items()
+            for stem in stems
+            if "ck-live-frames" in (site / "notebooks" / lang / f"{stem}.html").read_text(encoding="utf-8")
+        ]
+        steps = sorted(slider_step_ms(site, widget_pages))
     lessons = sum(len(names) for names in summary["lessons"].values())
     result = {
         "site_build_s": round(seconds, 1),
         "lesson_pages": lessons,
         "html_pages": pages,
+        "lesson_page_weight_bytes": weights,
+        "slider_step_ms": {
+            "count": len(steps),
+            "p50": round(steps[len(steps) // 2], 1) if steps else None,
+            "p95": round(steps[int(len(steps) * 0.95)], 1) if steps else None,
+            "max": round(steps[-1], 1) if steps else None,
+        },
         "jobs": 2,
         "cpus": os.cpu_count(),
         "python": platform.python_version(),
@@ -39,6 +130,9 @@ def main() -> int:
     }
     (ROOT / "bench-site.json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     print(f"site build (make site): {seconds:.1f} s for {lessons} executed lesson pages, {pages} HTML pages")
+    print(f"live widget slider steps in Chromium (input to next frame): {result['slider_step_ms']}")
+    for name, weight in weights.items():
+        print(f"  {name}: {weight / 1000:.0f} kB (HTML without figures + linked CSS/JS)")
     return 0
 
 

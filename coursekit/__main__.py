@@ -11,7 +11,9 @@ Subcommands:
 * ``lessons DIR [--lang zh|en]`` — copy the lesson notebooks out of the installed package
   (:mod:`coursekit.lessons_cli`).
 
-Bad arguments exit with status 2 and a message naming the argument.
+Bad arguments, and paths the operating system refuses, exit with status 2 and one message naming
+the argument, in the language of ``--lang``; when stdout's reader goes away (``... --json | head``)
+the command stops quietly with status 141 (:mod:`coursekit._cli`).
 
 Taught in: lesson 9 (decision workbench).
 """
@@ -23,7 +25,8 @@ import sys
 from collections.abc import Sequence
 
 from . import i18n
-from .planner.cli import EXIT_USAGE, add_plan_command, argparse_language, pre_language, run_plan
+from ._cli import EXIT_USAGE, argparse_language, guard, pre_language
+from .planner.cli import add_plan_command, run_plan
 
 __all__ = ["EXIT_USAGE", "build_parser", "main"]
 
@@ -34,6 +37,12 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.required = True
     add_plan_command(commands)
+    # `lessons` has its own parser (coursekit.lessons_cli, run before this one): listed here so --help shows it.
+    commands.add_parser(
+        "lessons",
+        help="copy the lesson notebooks out of the installed package: lessons DIR [--lang zh|en]",
+        add_help=False,
+    )
     return parser
 
 
@@ -48,8 +57,12 @@ def _run_plan(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``python -m coursekit``; returns the exit status (2 for bad arguments)."""
+    """Entry point of ``python -m coursekit``; returns the exit status (2 for bad arguments, 141 for a closed pipe)."""
     args_list = list(sys.argv[1:] if argv is None else argv)
+    return guard("python -m coursekit", lambda: _main(args_list))
+
+
+def _main(args_list: list[str]) -> int:
     if args_list[:1] == ["lessons"]:  # copying the notebooks out: its own module and parser
         from .lessons_cli import main as lessons_main
 

@@ -27,7 +27,20 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._validate import check_bool, check_choice, check_divides, check_int, check_number, finite_result
+from .activations import LayerWidths, _korthikanti_widths, _layer_activation_terms
 from .i18n import Text, register, tr
+from .specs import (
+    DEFAULT_RECIPE,
+    PRECISION_RECIPES,
+    RECOMPUTE_MODES,
+    PrecisionRecipe,
+)
+from .specs import (
+    MEGATRON_DISTOPT_SOURCE as MEGATRON_DISTOPT_SOURCE,
+)
+from .specs import (
+    ZERO_PAPER_SOURCE as ZERO_PAPER_SOURCE,
+)
 from .units import bytes_to_gb, bytes_to_gib
 
 __all__ = [
@@ -51,6 +64,16 @@ register(
             "zh": "{name} = {value!r}：与精度方案 {recipe!r} 冲突，该方案规定 {name} = {expected!r}；二者只传其一。",
             "en": "{name} = {value!r}: conflicts with recipe {recipe!r}, which sets {name} = {expected!r}; "
             "pass one or the other.",
+        },
+        "capacity.widths_type": {
+            "zh": "widths = {value!r}：必须是 LayerWidths（例如 model.layer_widths()），而不是 {type}。",
+            "en": "widths = {value!r}: must be a LayerWidths (e.g. model.layer_widths()), not {type}.",
+        },
+        "capacity.widths_shape": {
+            "zh": "widths 描述 hidden = {w_hidden}、heads = {w_heads} 的层，"
+            "与 hidden = {hidden}、heads = {heads} 不符。",
+            "en": "widths describe a layer with hidden = {w_hidden}, heads = {w_heads}, not hidden = {hidden}, "
+            "heads = {heads}.",
         },
         "capacity.ledger_fits": {
             "zh": "需要 {required_gib} GiB，设备显存 {device_memory_gib} GiB：余量 {headroom_gib} GiB，单卡放得下。",
@@ -166,111 +189,6 @@ def build_resource_ledger(
 # ---------------------------------------------------------------------------
 # Precision recipes: bytes per parameter
 # ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PrecisionRecipe:
-    """Bytes per parameter that training keeps for weights, gradients and optimizer states.
-
-    Fields:
-        name: catalog key of the recipe (``"custom"`` for user-made ones).
-        description: bilingual one-line description.
-        param_bytes: bytes per parameter of the weights the model computes with.
-        grad_bytes: bytes per parameter of the gradients that are reduced.
-        optimizer_bytes: bytes per parameter of everything only the optimizer
-            needs (fp32 master weights, Adam momentum and variance): the ZeRO
-            paper's K.
-        source: where the numbers come from.
-
-    >>> PRECISION_RECIPES["megatron-bf16"].bytes_per_param
-    18.0
-
-    Taught in: lesson 1 (Q1 capacity).
-    """
-
-    name: str
-    description: Text
-    param_bytes: float
-    grad_bytes: float
-    optimizer_bytes: float
-    source: str
-
-    def __post_init__(self) -> None:
-        for field_name in ("param_bytes", "grad_bytes", "optimizer_bytes"):
-            value = check_number(field_name, getattr(self, field_name), ge=0)
-            object.__setattr__(self, field_name, value)
-
-    @property
-    def bytes_per_param(self) -> float:
-        """Unsharded model-state bytes per parameter: weights + gradients + optimizer."""
-        return self.param_bytes + self.grad_bytes + self.optimizer_bytes
-
-
-#: Source strings, cited by the recipes below and by the tests.
-ZERO_PAPER_SOURCE: str = (
-    "Rajbhandari et al., ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, "
-    "arXiv:1910.02054, §3.1 (mixed-precision Adam: 2 + 2 + K, K = 12)"
-)
-MEGATRON_DISTOPT_SOURCE: str = (
-    "Megatron-Core developer guide, Distributed Optimizer, table of theoretical bytes per parameter "
-    "(docs.nvidia.com/megatron-core/developer-guide/latest/api-guide/dist_optimizer.html)"
-)
-
-#: The precision recipes of the course, by name. Numbers are bytes per parameter.
-PRECISION_RECIPES: dict[str, PrecisionRecipe] = {
-    recipe.name: recipe
-    for recipe in (
-        PrecisionRecipe(
-            name="zero-fp16-adam",
-            description=Text(
-                zh="混合精度 Adam（ZeRO 论文）：fp16 参数与梯度，fp32 主参数、动量、方差",
-                en="Mixed-precision Adam (ZeRO paper): fp16 weights and gradients; fp32 master weights, "
-                "momentum, variance",
-            ),
-            param_bytes=2,
-            grad_bytes=2,
-            optimizer_bytes=12,
-            source=ZERO_PAPER_SOURCE,
-        ),
-        PrecisionRecipe(
-            name="megatron-bf16",
-            description=Text(
-                zh="Megatron bf16：bf16 参数，fp32 主梯度，fp32 主参数与 Adam 状态（每参数 18 字节）",
-                en="Megatron bf16: bf16 weights, fp32 main gradients, fp32 master weights and Adam states "
-                "(18 bytes per parameter)",
-            ),
-            param_bytes=2,
-            grad_bytes=4,
-            optimizer_bytes=12,
-            source=MEGATRON_DISTOPT_SOURCE + ": bf16 parameters, fp32 gradients -> 18, distributed 6 + 12/d",
-        ),
-        PrecisionRecipe(
-            name="fp32-adam",
-            description=Text(
-                zh="全 fp32 Adam：fp32 参数与梯度，fp32 动量与方差（无需另存主参数）",
-                en="Plain fp32 Adam: fp32 weights and gradients, fp32 momentum and variance (no separate master copy)",
-            ),
-            param_bytes=4,
-            grad_bytes=4,
-            optimizer_bytes=8,
-            source=MEGATRON_DISTOPT_SOURCE + ": fp32 parameters, fp32 gradients -> 16, distributed 8 + 8/d",
-        ),
-        PrecisionRecipe(
-            name="bf16-adam-no-master",
-            description=Text(
-                zh="bf16 参数与梯度，fp32 动量与方差，不保留 fp32 主参数",
-                en="bf16 weights and gradients, fp32 momentum and variance, no fp32 master weights",
-            ),
-            param_bytes=2,
-            grad_bytes=2,
-            optimizer_bytes=8,
-            source="Derived from " + ZERO_PAPER_SOURCE + " by dropping the 4-byte fp32 master copy (K = 8)",
-        ),
-    )
-}
-
-#: The recipe used when none is named (the ZeRO paper's accounting).
-DEFAULT_RECIPE: str = "zero-fp16-adam"
 
 
 def _resolve_recipe(
@@ -481,9 +399,6 @@ def training_state_memory(
 # Activations per rank (Korthikanti et al. 2022, Table 2)
 # ---------------------------------------------------------------------------
 
-#: Activation recomputation modes: keep everything, recompute the attention core
-#: ("selective", Korthikanti §5), or keep only each layer's input ("full").
-RECOMPUTE_MODES: tuple[str, ...] = ("none", "selective", "full")
 
 #: Bytes per layer per s·b·h that Korthikanti et al. (arXiv:2205.05198, §4.1, Eq. 1)
 #: count outside the attention scores with 16-bit activations: attention block 11,
@@ -544,22 +459,13 @@ class ActivationMemory:
 def _activation_terms(
     s: Any, b: Any, h: Any, a: Any, t: Any, sp: Any, recompute_code: Any, cp: Any
 ) -> tuple[Any, Any, Any]:
-    """(linear, attention-score, total) activation bytes per layer; array-generic.
+    """(linear, attention-score, total) activation bytes per layer of Korthikanti's GPT layer; array-generic.
 
     ``recompute_code`` indexes :data:`RECOMPUTE_MODES` (0 none, 1 selective, 2 full); ``sp`` is
-    sequence parallelism. Each term is an integer numerator over t·cp divided once, so integer inputs
-    give the correctly rounded value of the exact fraction (Korthikanti et al. 2022, Table 2).
+    sequence parallelism. The tensor-by-tensor count of :mod:`coursekit.activations` with multi-head
+    attention, a GELU MLP of width 4h, dropout on and the scores materialised, which is Table 2 exactly.
     """
-    sbh = s * b * h
-    full = (recompute_code == 2) * 1  # 0/1, also for numpy arrays (which refuse bool subtraction)
-    t_sp = 1 + (t - 1) * sp  # t with sequence parallelism, else 1
-    linear_kept = sp * ACT_LINEAR_COEFF * sbh + (1 - sp) * sbh * (
-        ACT_REPLICATED_COEFF * t + ACT_LINEAR_COEFF - ACT_REPLICATED_COEFF
-    )
-    linear_num = (1 - full) * linear_kept + full * ACT_FULL_RECOMPUTE_COEFF * sbh * t // t_sp
-    scores_num = (recompute_code == 0) * ACT_SCORES_COEFF * a * s * s * b
-    denominator = t * cp
-    return linear_num / denominator, scores_num / denominator, (linear_num + scores_num) / denominator
+    return _layer_activation_terms(_korthikanti_widths(h, a), s, b, t, sp, recompute_code, cp, False)
 
 
 @finite_result
@@ -574,6 +480,8 @@ def activation_memory_breakdown(
     sequence_parallel: bool = False,
     recompute: str = "none",
     cp: int = 1,
+    widths: LayerWidths | None = None,
+    flash_attention: bool = False,
 ) -> ActivationMemory:
     """Activation bytes per rank for one micro-batch, split into Table 2's two terms.
 
@@ -591,8 +499,16 @@ def activation_memory_breakdown(
         recompute: ``"none"``, ``"selective"`` (recompute the attention core)
             or ``"full"`` (keep only each layer's input).
         cp: context-parallel degree; must divide ``seq_len``.
+        widths: the layer's real widths (:class:`coursekit.activations.LayerWidths`, e.g.
+            ``model.layer_widths()``: GQA, SwiGLU, MLA, MoE, dropout off); ``None`` = the GPT layer of
+            Korthikanti et al. (multi-head attention, GELU MLP of width 4h, dropout on).
+        flash_attention: fused attention that stores no s×s scores, only an fp32 softmax statistic per head
+            and query (:data:`coursekit.activations.SOFTMAX_STATS_BYTES`). With it, ``recompute="none"``
+            no longer carries the quadratic term: that is what "no recomputation" means in today's
+            Megatron-Core and NeMo configurations.
 
-    Per layer, with s, b, h, a, t as above (Korthikanti et al. 2022, Table 2;
+    The count is tensor by tensor (:func:`coursekit.activations.layer_activation_ledger`). Per layer,
+    with s, b, h, a, t as above and the default widths (Korthikanti et al. 2022, Table 2;
     16-bit activations, attention scores materialised, no flash attention):
 
     ======================  ===============================  =====================
@@ -632,7 +548,15 @@ def activation_memory_breakdown(
     check_divides("tp", t, "heads", a)
     check_divides("cp", c, "seq_len", s)
 
-    linear, attention, per_layer = _activation_terms(s, b, h, a, t, sp, RECOMPUTE_MODES.index(mode), c)
+    flash = check_bool("flash_attention", flash_attention)
+    if widths is None:
+        widths = _korthikanti_widths(h, a)
+    elif not isinstance(widths, LayerWidths):
+        raise TypeError(tr("capacity.widths_type", value=widths, type=type(widths).__name__))
+    elif (widths.hidden, widths.heads) != (h, a):
+        raise ValueError(tr("capacity.widths_shape", hidden=h, heads=a, w_hidden=widths.hidden, w_heads=widths.heads))
+    code = RECOMPUTE_MODES.index(mode)
+    linear, attention, per_layer = _layer_activation_terms(widths, s, b, t, sp, code, c, flash)
     return ActivationMemory(
         seq_len=s,
         micro_batch=b,
@@ -662,6 +586,8 @@ def activation_memory(
     sequence_parallel: bool = False,
     recompute: str = "none",
     cp: int = 1,
+    widths: LayerWidths | None = None,
+    flash_attention: bool = False,
 ) -> float:
     """Activation bytes per rank for one micro-batch (Korthikanti et al. 2022, Table 2).
 
@@ -688,4 +614,6 @@ def activation_memory(
         sequence_parallel=sequence_parallel,
         recompute=recompute,
         cp=cp,
+        widths=widths,
+        flash_attention=flash_attention,
     ).total_bytes

@@ -583,6 +583,8 @@ class NodeMapping:
 def map_groups_to_nodes(groups: Mapping[str, Sequence[Sequence[int]]], gpus_per_node: int) -> NodeMapping:
     """Place ranks on nodes of ``gpus_per_node`` devices and flag the groups that cross a node boundary.
 
+    Ranks run from 0 to :data:`MAX_RANKS` - 1 (every rank up to the largest is placed).
+
     >>> m = map_groups_to_nodes(rank_groups({"TP": 2, "PP": 4, "DP": 2}), gpus_per_node=8)
     >>> m.crosses["TP"], m.crosses["DP"], m.crosses["PP"]
     (False, False, True)
@@ -603,7 +605,7 @@ def map_groups_to_nodes(groups: Mapping[str, Sequence[Sequence[int]]], gpus_per_
         for group in dim_groups:
             if isinstance(group, (str, bytes)) or not isinstance(group, Sequence):
                 raise TypeError(tr("composition.type_groups", value=groups))
-            rows.append([check_int(f"rank in groups[{dim!r}]", rank, ge=0) for rank in group])
+            rows.append([check_int(f"rank in groups[{dim!r}]", rank, ge=0, le=MAX_RANKS - 1) for rank in group])
         cleaned[str(dim)] = rows
     world = 1 + max((rank for rows in cleaned.values() for group in rows for rank in group), default=-1)
     node_of_rank = tuple(rank // gpus_per_node for rank in range(world))

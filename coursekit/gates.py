@@ -120,7 +120,7 @@ register(
             "requests, so evaluate Replica routing instead",
         },
         "gates.global_batch": {
-            "zh": "dp {dp} × micro-batch {micro_batch} × 梯度累积 (gradient accumulation) {grad_accum} "
+            "zh": "dp {dp} × 微批次 {micro_batch} × 梯度累积 (gradient accumulation) {grad_accum} "
             "= {product} 条序列，但 global batch 是 {global_batch}",
             "en": "dp {dp} × micro-batch {micro_batch} × gradient accumulation {grad_accum} = {product} "
             "sequences, but the global batch is {global_batch}",
@@ -893,8 +893,11 @@ def check_pp_degree(pp: int, layers: int) -> Reason | None:
 
     Taught in: lesson 5 (selection matrix).
     """
-    pp = check_int("pp", pp, ge=1)
-    layers = check_int("layers", layers, ge=1)
+    return _pp_rule(check_int("pp", pp, ge=1), check_int("layers", layers, ge=1))
+
+
+def _pp_rule(pp: int, layers: int) -> Reason | None:
+    """:func:`check_pp_degree` on checked arguments."""
     if pp > layers:
         return Reason("pp_layers", "gates.pp_layers", {"pp": pp, "layers": layers})
     if layers % pp:

@@ -116,6 +116,16 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "routed.",
     ),
     _e(
+        "专家数据并行",
+        "expert data parallelism",
+        "EDP",
+        "专家层里持有同一组专家副本的 rank 数；它们之间对这些专家的梯度做归约。Megatron-Core 把同一批 rank 在专家层"
+        "重新排成 ETP · EP · EDP · PP，所以 EP 复用 DP · CP 的 rank，不增加 rank 数。",
+        "The number of ranks in the expert layers that hold copies of the same experts and reduce their gradients "
+        "among themselves. Megatron-Core re-folds the same ranks as ETP · EP · EDP · PP in the expert layers, so EP "
+        "reuses the DP · CP ranks instead of adding ranks.",
+    ),
+    _e(
         "序列并行",
         "sequence parallelism",
         "SP",
@@ -172,6 +182,15 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "多头注意力中独立计算的一组 Q/K/V 投影；张量并行按头切分，所以 TP 度数必须整除头数。",
         "One of the independently computed Q/K/V projections of multi-head attention; tensor parallelism splits "
         "by heads, so the TP degree must divide the number of heads.",
+    ),
+    _e(
+        "文本单元",
+        "token",
+        "",
+        "模型处理文本的基本单位（一个词、词的一部分或一个符号）；序列长度、KV 缓存和服务吞吐都按 token 计。"
+        "本课程中文正文直接写 token，不另译（同 rank）。",
+        "The unit of text a model processes (a word, part of a word or a symbol); sequence length, the KV cache "
+        "and serving throughput are all counted in tokens.",
     ),
     # -- memory ---------------------------------------------------------------------------
     _e(
@@ -264,12 +283,27 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "the batch into micro-batches.",
     ),
     _e(
+        "微批次大小",
+        "micro-batch size",
+        "mb",
+        "一个微批次里的序列数；工作台的组合标签里写作 mb，例如 mb=1。",
+        "The number of sequences in one micro-batch; written mb in the workbench's composition labels, e.g. mb=1.",
+    ),
+    _e(
         "梯度累积",
         "gradient accumulation",
         "",
         "在一次优化器步之前把多个微批次的梯度累加起来，用时间换取更大的全局批而不增加显存。",
         "Sums the gradients of several micro-batches before one optimizer step, reaching a larger global batch "
         "with time instead of memory.",
+    ),
+    _e(
+        "梯度累积步数",
+        "gradient-accumulation steps",
+        "ga",
+        "一个优化器步里累加梯度的微批次数 = global batch ÷ (dp × mb)；工作台的组合标签里写作 ga。",
+        "The number of micro-batches whose gradients one optimizer step sums = global batch ÷ (dp × mb); written "
+        "ga in the workbench's composition labels.",
     ),
     _e(
         "流水线气泡",
@@ -288,12 +322,49 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "neighbouring stages pass activations and gradients point to point.",
     ),
     _e(
+        "GPipe 调度",
+        "GPipe schedule",
+        "GPipe",
+        "朴素流水线调度之一（Huang et al., 2019）：先做完全部 m 个微批次的前向，再做全部反向；气泡与 1F1B 相同，"
+        "但要同时保存 m 个微批次的激活。",
+        "A simple pipeline schedule (Huang et al., 2019): the forward of all m micro-batches, then all backwards; "
+        "the same bubble as 1F1B, but the activations of m micro-batches are kept at once.",
+    ),
+    _e(
+        "一前一后调度",
+        "one forward, one backward",
+        "1F1B",
+        "朴素流水线调度之一（PipeDream-Flush、Megatron-LM）：灌满流水线后每个阶段交替做一个微批次的前向和一个微批次的"
+        "反向；气泡与 GPipe 相同，第一个阶段最多同时保存 p 个微批次的激活。",
+        "A simple pipeline schedule (PipeDream-Flush, Megatron-LM): once the pipeline is full, each stage alternates "
+        "one micro-batch's forward with one micro-batch's backward; the same bubble as GPipe, and the first stage "
+        "keeps at most p micro-batches' activations.",
+    ),
+    _e(
         "交错调度",
         "interleaved schedule",
         "",
         "Megatron-LM 的流水线调度：每个设备持有 v 个不相邻的模型块，气泡开销缩小为 (p-1)/(v·m)，代价是更多点对点传输。",
         "Megatron-LM's pipeline schedule in which each device holds v non-adjacent model chunks; the bubble "
         "overhead shrinks to (p-1)/(v·m) at the cost of more point-to-point transfers.",
+    ),
+    _e(
+        "虚拟阶段数",
+        "virtual stages",
+        "v",
+        "交错调度中每个设备持有的模型块数；v = 1 即不交错。工作台的组合标签里写作 v。",
+        "The number of model chunks each device holds under the interleaved schedule; v = 1 means not "
+        "interleaved. Written v in the workbench's composition labels.",
+    ),
+    _e(
+        "双向流水线调度",
+        "DualPipe",
+        "DualPipe",
+        "DeepSeek-V3 的流水线调度：微批次从流水线两端同时送入，前向、反向的计算与专家并行的全对全通信相互重叠，"
+        "气泡几乎为零，代价是每个设备保存两份模型块。",
+        "DeepSeek-V3's pipeline schedule: micro-batches enter from both ends of the pipeline and forward and "
+        "backward compute overlap expert parallelism's all-to-all, leaving almost no bubble at the cost of two "
+        "copies of the model chunks per device.",
     ),
     _e(
         "参数高效微调",
@@ -358,6 +429,16 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "send/recv",
         "一个 rank 把缓冲区发给另一个 rank；流水线各段之间这样传递激活。",
         "One rank sends a buffer to one other rank; pipeline stages pass activations this way.",
+    ),
+    _e(
+        "通信协议",
+        "NCCL protocol",
+        "LL / LL128 / Simple",
+        "NCCL 写数据和“已到达”标志的方式：LL 每 8 字节里 4 字节数据、4 字节标志，LL128 每 128 字节里 120 字节数据、"
+        "8 字节标志，时延低；Simple 整块写完再同步，带宽高。NCCL 按消息大小选择。",
+        'How NCCL writes data together with its "arrived" flag: LL puts 4 bytes of data and a 4-byte flag in every '
+        "8 bytes, LL128 120 bytes of data and an 8-byte flag in every 128 bytes (low latency); Simple writes whole "
+        "blocks and then synchronises (high bandwidth). NCCL picks one by message size.",
     ),
     _e(
         "环形算法",
@@ -632,8 +713,8 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "预填充",
         "prefill",
         "",
-        "服务请求的第一阶段：一次读完整个提示，把每个词元的键和值写进 KV 缓存，并产生第一个输出词元；"
-        "每个词元约 2·N 次浮点运算，受算力限制。",
+        "服务请求的第一阶段：一次读完整个提示，把每个 token 的键和值写进 KV 缓存，并产生第一个输出 token；"
+        "每个 token 约 2·N 次浮点运算，受算力限制。",
         "The first phase of a request: read the whole prompt in one pass, write every token's keys and values into "
         "the KV cache and produce the first output token; about 2·N FLOPs per token, so compute-bound.",
     ),
@@ -641,23 +722,23 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "解码",
         "decode",
         "",
-        "服务请求的第二阶段：每步为批次里每个请求生成一个词元；每步要读全部权重和整个批次的 KV 缓存，"
+        "服务请求的第二阶段：每步为批次里每个请求生成一个 token；每步要读全部权重和整个批次的 KV 缓存，"
         "运算却很少，所以受显存带宽限制。",
         "The second phase of a request: each step makes one token for every request in the batch; a step reads "
         "all the weights and the batch's whole KV cache but does little arithmetic, so it is memory-bound.",
     ),
     _e(
-        "首词元时间",
+        "首 token 时间",
         "time to first token",
         "TTFT",
-        "从请求到达到第一个输出词元的时间：排队加预填充。",
+        "从请求到达到第一个输出 token 的时间：排队加预填充。",
         "Time from a request's arrival to its first output token: queueing plus prefill.",
     ),
     _e(
-        "每输出词元时间",
+        "每输出 token 时间",
         "time per output token",
         "TPOT",
-        "解码阶段相邻两个输出词元之间的时间，即一个解码步的时间；它的下限是每 GPU 的权重字节数除以显存带宽。",
+        "解码阶段相邻两个输出 token 之间的时间，即一个解码步的时间；它的下限是每 GPU 的权重字节数除以显存带宽。",
         "Time between two output tokens during decode, i.e. one decode step; it is never below the weight bytes "
         "per GPU divided by the memory bandwidth.",
     ),
@@ -669,6 +750,45 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "只有一个 KV 头时叫多查询注意力 (MQA)。",
         "Several query heads share one key/value head (Llama-3 70B: 64 query heads, 8 KV heads), shrinking the KV "
         "cache in proportion; with a single KV head it is multi-query attention (MQA).",
+    ),
+    _e(
+        "多头潜在注意力",
+        "multi-head latent attention",
+        "MLA",
+        "DeepSeek-V2/V3 的注意力：键和值先压缩成一个低秩潜在向量（加一个共享的 RoPE 键）再缓存，每个 token 每层只缓存 "
+        "kv_lora_rank + qk_rope_head_dim 个元素（DeepSeek-V3 为 512 + 64 = 576），计算时再投影回每个头。",
+        "DeepSeek-V2/V3's attention: keys and values are compressed into one low-rank latent (plus a shared RoPE key) "
+        "and cached as such, kv_lora_rank + qk_rope_head_dim elements per token and layer (DeepSeek-V3: 512 + 64 = "
+        "576), projected back to every head when computed.",
+    ),
+    _e(
+        "融合注意力",
+        "flash attention",
+        "",
+        "把注意力的 QKᵀ、softmax 和乘 V 融合成一个分块计算的内核：不把 s×s 的分数写回显存，反向时重算；"
+        "只为每个头、每个查询保存一个 fp32 的 softmax 统计量，所以激活里没有随 s² 增长的一项。",
+        "A fused attention kernel that computes QKᵀ, the softmax and the product with V block by block: the s×s "
+        "scores never reach device memory and are recomputed in backward; only one fp32 softmax statistic per head "
+        "and query is kept, so activations have no term growing with s².",
+    ),
+    _e(
+        "共享专家",
+        "shared expert",
+        "",
+        "MoE 层里每个 token 都经过的专家，与路由选出的 top-k 个专家并列"
+        "（DeepSeek-V3：1 个共享专家 + 256 个路由专家中的 8 个）。",
+        "An expert of an MoE layer that every token passes through, beside its top-k routed experts (DeepSeek-V3: 1 "
+        "shared expert plus 8 of 256 routed ones).",
+    ),
+    _e(
+        "8 位浮点训练",
+        "FP8 training",
+        "FP8",
+        "线性层的矩阵乘用 8 位浮点（E4M3/E5M2）计算，H100/H800 的 FP8 峰值是 bf16 的两倍；主参数、梯度和优化器状态"
+        "仍用更高精度保存（Transformer Engine、DeepSeek-V3）。A100 没有 FP8 张量核心。",
+        "The linear layers' matmuls run in 8-bit floating point (FP8: E4M3/E5M2), whose peak on H100/H800 is "
+        "twice bf16's; master weights, gradients and optimizer states stay in higher precision (Transformer Engine, "
+        "DeepSeek-V3). A100 has no FP8 tensor cores.",
     ),
     _e(
         "连续批处理",
@@ -700,6 +820,14 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "估算相差小于模型自身不确定度的候选放在同一组、不再排先后：估算分不出它们，要靠实测来定。",
         "Candidates whose estimates differ by less than the model's own uncertainty share a group and are not "
         "ranked against each other: the estimate cannot tell them apart, a measurement must.",
+    ),
+    _e(
+        "Transformer 引擎",
+        "Transformer Engine",
+        "TE",
+        "NVIDIA 的 Transformer 层内核库：在 H100 上用 FP8 做矩阵乘并融合相邻算子；工作台的效率曲线没有标定它。",
+        "NVIDIA's library of transformer-layer kernels: FP8 matmuls on H100 and fused neighbouring operations; the "
+        "workbench's efficiency curve is not calibrated for it.",
     ),
     _e(
         "节点限制路由",

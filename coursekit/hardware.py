@@ -46,6 +46,7 @@ __all__ = [
     "EXAMPLE_LINK_LATENCY_US",
     "FORMER_LINK_PRESET_NAMES",
     "H100_BF16_DENSE_FLOPS",
+    "H100_FP8_DENSE_FLOPS",
     "H100_HBM_BYTES_PER_S",
     "H200_BF16_DENSE_FLOPS",
     "H200_HBM_BYTES_PER_S",
@@ -158,6 +159,10 @@ HDR_PER_GPU_BYTES_PER_S: float = 200e9 / 8
 #: NVIDIA H100 Tensor Core GPU datasheet (H100 SXM): BF16 Tensor Core 1,979 TFLOP/s *with sparsity*;
 #: dense is half, 989 TFLOP/s.
 H100_BF16_DENSE_FLOPS: float = 989e12
+#: Same datasheet: FP8 Tensor Core 3,958 TFLOP/s *with sparsity*; dense is half, 1,979 TFLOP/s — twice BF16.
+#: The H800 SXM has the same compute (DeepSeek-V3's FP8 training ran on it, arXiv:2412.19437 §3.3). A100 has
+#: no FP8 Tensor Cores (its datasheet lists TF32, BF16, FP16, INT8, INT4).
+H100_FP8_DENSE_FLOPS: float = 3958e12 / 2
 #: Same datasheet: H100 SXM GPU memory bandwidth 3.35 TB/s.
 H100_HBM_BYTES_PER_S: float = 3.35e12
 #: NVIDIA H200 Tensor Core GPU datasheet (H200 SXM): BF16 Tensor Core 1,979 TFLOP/s with sparsity, so the same

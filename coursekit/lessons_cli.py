@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import i18n
+from ._cli import argparse_language, check_output_folder, fail_line, guard, pre_language
 from ._validate import check_choice
 from .i18n import register, tr
 
@@ -49,10 +49,6 @@ register(
         "lessons.missing": {
             "zh": "找不到课程笔记本（{folder}）：这个 coursekit 安装不完整。",
             "en": "cannot find the lesson notebooks ({folder}): this coursekit installation is incomplete.",
-        },
-        "lessons.not_a_folder": {
-            "zh": "目标 {folder} 已存在且不是文件夹。",
-            "en": "the target {folder} exists and is not a folder.",
         },
     }
 )
@@ -80,12 +76,14 @@ def _lesson_files(folder: Path) -> list[Path]:
 
 
 def copy_lessons(target: str | Path, langs: Sequence[str] = i18n.LANGUAGES) -> CopyReport:
-    """Copy the lessons of ``langs`` (and the glossary) into ``target``; never overwrites an existing file."""
+    """Copy the lessons of ``langs`` (and the glossary) into ``target``; never overwrites an existing file.
+
+    ``target`` must name a folder that exists or can be created (an empty name is refused, not read as
+    the current folder): else ``ValueError`` naming it and the rule.
+    """
     for lang in langs:
         check_choice("lang", lang, i18n.LANGUAGES)
-    root = Path(target)
-    if root.exists() and not root.is_dir():
-        raise ValueError(tr("lessons.not_a_folder", folder=root))
+    root = check_output_folder("target", target)
     source = lessons_source()
     report = CopyReport()
 
@@ -111,23 +109,30 @@ def copy_lessons(target: str | Path, langs: Sequence[str] = i18n.LANGUAGES) -> C
 
 
 def main(argv: Sequence[str]) -> int:
-    """Entry point of the ``lessons`` subcommand; returns the exit status (2 for bad arguments)."""
+    """Entry point of the ``lessons`` subcommand; returns the exit status (2 for bad arguments or paths)."""
+    prog = "python -m coursekit lessons"
     parser = argparse.ArgumentParser(
-        prog="python -m coursekit lessons",
+        prog=prog,
         description="Copy the lesson notebooks out of the installed package into DIR (never overwrites a file).",
     )
     parser.add_argument("dir", metavar="DIR", help="target folder (created if missing)")
     parser.add_argument("--lang", choices=i18n.LANGUAGES, default=None, help="one language only (default: both)")
-    args = parser.parse_args(list(argv))
-    if args.lang is not None:
-        i18n.set_language(args.lang)
-    langs = (args.lang,) if args.lang else i18n.LANGUAGES
+    pre_language(argv)
+    with argparse_language():
+        args = parser.parse_args(list(argv))
+    return guard(prog, lambda: _copy_and_report(prog, args.dir, args.lang))
+
+
+def _copy_and_report(prog: str, folder: str, lang: str | None) -> int:
+    langs = (lang,) if lang else i18n.LANGUAGES
     try:
-        report = copy_lessons(args.dir, langs)
+        check_output_folder("DIR", folder, create=True)
+        report = copy_lessons(folder, langs)
     except (FileNotFoundError, ValueError) as exc:
-        print(f"python -m coursekit lessons: {exc}", file=sys.stderr)
-        return 2
-    root = Path(args.dir)
+        if isinstance(exc, OSError) and exc.filename is not None:
+            raise  # an operating-system error on a path: guard() says it in one line
+        return fail_line(prog, str(exc))
+    root = Path(folder)
     print(tr("lessons.copied", count=sum(p.suffix == ".ipynb" for p in report.copied), folder=root))
     if report.kept:
         print(tr("lessons.kept", count=len(report.kept)))

@@ -69,6 +69,8 @@ from ._validate import check_choice, check_int, check_items, check_number
 from .gates import Candidate, Environment, check_global_batch, check_pp_degree, check_tp_degree, gate_memory
 from .i18n import Reason, Text, get_language, register, tr
 from .pipeline import bubble_fraction
+from .shapes import MODEL_SHAPES, model_shape, transformer_params
+from .specs import _divisors
 
 #: The strategies of the matrix, in its order.
 STRATEGIES: tuple[str, ...] = ("DP", "FSDP", "TP", "PP")
@@ -242,7 +244,7 @@ register(
         },
         "matrix.pp_stages": {
             "zh": "PP = {pp} 个阶段（每个 rank {need_gib:.1f} GiB），DP = {dp} 条流水线，每条 m = {m} 个 "
-            "micro-batch：气泡比例 (p-1)/(m+p-1) = {bubble:.0%}",
+            "微批次：气泡比例 (p-1)/(m+p-1) = {bubble:.0%}",
             "en": "PP = {pp} stages ({need_gib:.1f} GiB per rank), DP = {dp} pipelines with m = {m} "
             "micro-batches each: bubble fraction (p-1)/(m+p-1) = {bubble:.0%}",
         },
@@ -297,7 +299,7 @@ SELECTION_MATRIX: tuple[MatrixRow, ...] = (
             "enough to split over the DP degree",
         ),
         Text(
-            zh="每卡完整复制状态；DP degree 过大会迫使 global batch 变大或 micro-batch 变小",
+            zh="每卡完整复制状态；DP degree 过大会迫使 global batch 变大或微批次变小",
             en="Every device replicates the full state; a large DP degree forces a larger global batch or "
             "smaller micro-batches",
         ),
@@ -360,7 +362,7 @@ SELECTION_MATRIX: tuple[MatrixRow, ...] = (
             en="Point-to-point activations (forward) and gradients (backward) at stage boundaries",
         ),
         Text(
-            zh="层数足够、阶段可平衡、micro-batch 足够多；可跨较慢的互连",
+            zh="层数足够、阶段可平衡、微批次足够多；可跨较慢的互连",
             en="Enough layers, balanced stages and enough micro-batches; tolerates slower links",
         ),
         Text(
@@ -642,10 +644,6 @@ def _batch(case: PaperCase, dp: int) -> Reason | None:
     return check_global_batch(dp, case.micro_batch, grad_accum, case.global_batch)
 
 
-def _divisors(n: int) -> list[int]:
-    return [d for d in range(1, n + 1) if n % d == 0]
-
-
 def _layer_fits(case: PaperCase) -> bool:
     return case.largest_layer_gib + case.activation_gib + case.runtime_reserve_gib <= case.device_memory_gib
 
@@ -907,6 +905,69 @@ def evaluate_paper_cases(
             raise TypeError(tr("matrix.type_case", name=f"cases[{index}]", value=case, type=type(case).__name__))
         evaluations.append(evaluate_paper_case(case, topology))
     return tuple(evaluations)
+
+
+#: Bytes of one bf16 weight: what a layer's weights weigh when FSDP gathers them or a stage holds them.
+BF16_WEIGHT_BYTES: int = 2
+#: Runtime reserve of a constraint case (allocator, buffers), GiB: the paper cases' 2 GiB.
+CONSTRAINT_RESERVE_GIB: float = 2.0
+
+
+def constraint_case(
+    model: str,
+    *,
+    device_memory_gib: float,
+    global_batch: int,
+    seq_len: int,
+    nodes: int = PAPER_NODES,
+    gpus_per_node: int = PAPER_GPUS_PER_NODE,
+    micro_batch: int = PAPER_MICRO_BATCH,
+) -> PaperCase:
+    """A :class:`PaperCase` built from constraints a learner sets, every number computed by coursekit.
+
+    ``model`` is a :data:`coursekit.shapes.MODEL_SHAPES` name. The training state is lesson 1's mixed-precision Adam,
+    16 bytes per parameter (:func:`coursekit.capacity.training_state_memory`, ZeRO paper §3.1); the activations are
+    one rank's at ``micro_batch`` sequences of ``seq_len`` tokens with selective recomputation
+    (:func:`coursekit.capacity.activation_memory_breakdown`, Korthikanti et al.); the largest layer is one
+    transformer layer's bf16 weights (:func:`coursekit.shapes.transformer_params`); the reserve is 2 GiB.
+
+    >>> case = constraint_case("megatron-7.5b", device_memory_gib=24, global_batch=64, seq_len=2048)
+    >>> round(case.training_state_gib, 1), round(case.activation_gib, 2), round(case.largest_layer_gib, 3)
+    (111.3, 9.56, 0.375)
+    >>> case_kind(case)
+    'state_exceeds_device'
+
+    Taught in: lesson 5 (selection matrix, the constraints widget).
+    """
+    from .capacity import activation_memory_breakdown, training_state_memory  # capacity imports nothing from here
+
+    check_choice("model", model, tuple(MODEL_SHAPES))
+    shape = model_shape(model)
+    state = training_state_memory(shape.num_params, recipe="zero-fp16-adam")
+    activations = activation_memory_breakdown(
+        seq_len=check_int("seq_len", seq_len, ge=1),
+        micro_batch=micro_batch,
+        hidden=shape.hidden,
+        heads=shape.heads,
+        layers=shape.layers,
+        recompute="selective",
+    )
+    layer_bytes = BF16_WEIGHT_BYTES * transformer_params(layers=1, hidden=shape.hidden)
+    return PaperCase(
+        key=f"constraints-{model}",
+        title=shape.label,
+        device_memory_gib=device_memory_gib,
+        training_state_gib=state.total_gib,
+        activation_gib=activations.total_gib,
+        runtime_reserve_gib=CONSTRAINT_RESERVE_GIB,
+        largest_layer_gib=layer_bytes / (1 << 30),
+        num_layers=shape.layers,
+        num_heads=shape.heads,
+        nodes=nodes,
+        gpus_per_node=gpus_per_node,
+        global_batch=global_batch,
+        micro_batch=micro_batch,
+    )
 
 
 @dataclass(frozen=True)

@@ -159,6 +159,29 @@ def _bubble_fraction(stages: Any, microbatches: Any, virtual_stages: Any) -> Any
     return (stages - 1) / (virtual_stages * microbatches + stages - 1)
 
 
+def _microbatches_in_flight(stages: Any, microbatches: Any, virtual_stages: Any = 1) -> tuple[Any, Any, Any]:
+    """Micro-batches whose activations the (first, a middle, last) stage holds at its peak; array-generic.
+
+    1F1B (v = 1): the first stage holds min(p, m), a middle one min(max(p - 1, 1), m), the last one 1
+    (:func:`warmup_microbatches` + 1, capped by the m micro-batches there are). Interleaved (v > 1): every stage
+    holds p·(1 + (p - 1)/(p·v)) micro-batches' worth of its chunks (Narayanan et al. 2021, §2.2.2). The planner's
+    memory ledger and lesson 1's capacity widget both count activations with it.
+
+    >>> [int(x) for x in _microbatches_in_flight(4, 8)], [int(x) for x in _microbatches_in_flight(4, 2)]
+    ([4, 3, 1], [2, 2, 1])
+    """
+    import numpy as np
+
+    p, m, v = stages, microbatches, virtual_stages
+    interleaved = p * (1 + (p - 1) / (p * v))
+    one_chunk = np.equal(v, 1)
+    return (
+        np.where(one_chunk, np.minimum(p, m), interleaved),
+        np.where(one_chunk, np.minimum(np.maximum(p - 1, 1), m), interleaved),
+        np.where(one_chunk, 1.0, interleaved),
+    )
+
+
 @finite_result
 def bubble_fraction(stages: int, microbatches: int, virtual_stages: int = 1) -> float:
     """Share of the whole step that each device spends idle: ``(p-1)/(v·m + p-1)``.
@@ -384,6 +407,66 @@ def _stage_times(name: str, values: Any, default: float, p: int) -> tuple[float,
     return tuple(check_number(f"{name}[{i}]", x, gt=0) for i, x in enumerate(values))
 
 
+def _run_schedule(
+    name: str, p: int, m: int, v: int, fwd: Sequence[float], bwd: Sequence[float], link_s: float
+) -> list[list[ScheduleEvent]]:
+    """Every device's passes in the order ``name`` runs them, each as soon as its input has arrived."""
+    orders = [_device_order(name, p, m, v, s) for s in range(p)]
+    last_virtual = p * v - 1
+    done: dict[tuple[str, int, int], float] = {}  # (phase, microbatch, virtual stage) -> end time
+    position = [0] * p
+    free_at = [0.0] * p
+    timeline: list[list[ScheduleEvent]] = [[] for _ in range(p)]
+
+    def ready_at(s: int, op: _Op) -> float | None:
+        phase, i, c = op
+        g = c * p + s
+        if phase == "F":
+            if g == 0:
+                return 0.0
+            source = ("F", i, g - 1)
+        elif g == last_virtual:
+            source = ("F", i, g)
+        else:
+            source = ("B", i, g + 1)
+        end = done.get(source)
+        if end is None:
+            return None
+        return end + (link_s if source[2] % p != s else 0.0)
+
+    remaining = sum(len(order) for order in orders)
+    while remaining:
+        progressed = False
+        for s in range(p):
+            while position[s] < len(orders[s]):
+                op = orders[s][position[s]]
+                arrival = ready_at(s, op)
+                if arrival is None:
+                    break
+                phase, i, c = op
+                start = max(free_at[s], arrival)
+                end = start + (fwd[s] if phase == "F" else bwd[s]) / v
+                timeline[s].append(ScheduleEvent(s, i, phase, start, end, c))
+                done[(phase, i, c * p + s)] = end
+                free_at[s] = end
+                position[s] += 1
+                remaining -= 1
+                progressed = True
+        if not progressed:  # pragma: no cover - the schedules above never deadlock
+            raise RuntimeError(f"pipeline schedule {name!r} deadlocked at positions {position}")
+
+    return timeline
+
+
+def _peak_inflight(row: Sequence[ScheduleEvent]) -> int:
+    """Most micro-batches one device holds activations for: forwards run minus backwards run, at its peak."""
+    inflight = peak = 0
+    for event in row:  # passes on one device run one after another
+        inflight += 1 if event.phase == "F" else -1
+        peak = max(peak, inflight)
+    return peak
+
+
 @finite_result
 def simulate_schedule(
     stages: int,
@@ -447,60 +530,11 @@ def simulate_schedule(
     bwd = _stage_times("stage_backward_s", stage_backward_s, check_number("backward_s", backward_s, gt=0), p)
     link_s = check_number("p2p_s", p2p_s, ge=0)
 
-    orders = [_device_order(name, p, m, v, s) for s in range(p)]
-    last_virtual = p * v - 1
-    done: dict[tuple[str, int, int], float] = {}  # (phase, microbatch, virtual stage) -> end time
-    position = [0] * p
-    free_at = [0.0] * p
-    timeline: list[list[ScheduleEvent]] = [[] for _ in range(p)]
-
-    def ready_at(s: int, op: _Op) -> float | None:
-        phase, i, c = op
-        g = c * p + s
-        if phase == "F":
-            if g == 0:
-                return 0.0
-            source = ("F", i, g - 1)
-        elif g == last_virtual:
-            source = ("F", i, g)
-        else:
-            source = ("B", i, g + 1)
-        end = done.get(source)
-        if end is None:
-            return None
-        return end + (link_s if source[2] % p != s else 0.0)
-
-    remaining = sum(len(order) for order in orders)
-    while remaining:
-        progressed = False
-        for s in range(p):
-            while position[s] < len(orders[s]):
-                op = orders[s][position[s]]
-                arrival = ready_at(s, op)
-                if arrival is None:
-                    break
-                phase, i, c = op
-                start = max(free_at[s], arrival)
-                end = start + (fwd[s] if phase == "F" else bwd[s]) / v
-                timeline[s].append(ScheduleEvent(s, i, phase, start, end, c))
-                done[(phase, i, c * p + s)] = end
-                free_at[s] = end
-                position[s] += 1
-                remaining -= 1
-                progressed = True
-        if not progressed:  # pragma: no cover - the schedules above never deadlock
-            raise RuntimeError(f"pipeline schedule {name!r} deadlocked at positions {position}")
-
+    timeline = _run_schedule(name, p, m, v, fwd, bwd, link_s)
+    free_at = [row[-1].end_s if row else 0.0 for row in timeline]
     makespan = max(free_at)
     busy = tuple(sum(e.duration_s for e in row) for row in timeline)
     idle = sum(makespan - b for b in busy) / (p * makespan)
-    peaks = []
-    for row in timeline:
-        inflight = peak = 0
-        for event in row:  # passes on one device run one after another
-            inflight += 1 if event.phase == "F" else -1
-            peak = max(peak, inflight)
-        peaks.append(peak)
     return Schedule(
         schedule=name,
         stages=p,
@@ -510,7 +544,7 @@ def simulate_schedule(
         makespan_s=makespan,
         busy_s_per_stage=busy,
         idle_fraction=idle,
-        peak_inflight_per_stage=tuple(peaks),
+        peak_inflight_per_stage=tuple(_peak_inflight(row) for row in timeline),
     )
 
 

@@ -29,6 +29,7 @@ from .hardware import (
     ETHERNET_100G_PER_CARD_BYTES_PER_S,
     ETHERNET_LATENCY_S,
     H100_BF16_DENSE_FLOPS,
+    H100_FP8_DENSE_FLOPS,
     H100_HBM_BYTES_PER_S,
     HDR_PER_GPU_BYTES_PER_S,
     IB_NDR_BYTES_PER_S,
@@ -42,7 +43,7 @@ from .hardware import (
     PCIE_LATENCY_S,
 )
 from .i18n import Text
-from .planner import ClusterSpec, ModelSpec, WorkloadSpec
+from .specs import ClusterSpec, ModelSpec, WorkloadSpec
 
 __all__ = [
     "CLUSTERS",
@@ -78,6 +79,7 @@ CLUSTERS: dict[str, ClusterSpec] = {
             gpus_per_node=8,
             memory_per_device_gib=80.0,
             peak_flops=H100_BF16_DENSE_FLOPS,
+            peak_flops_fp8=H100_FP8_DENSE_FLOPS,
             intra_node_bandwidth_bytes_per_s=NVLINK4_H100_BYTES_PER_S,
             inter_node_bandwidth_bytes_per_s=IB_NDR_BYTES_PER_S,
             intra_node_latency_s=NCCL_RING_NVLINK_LATENCY_S,
@@ -91,6 +93,7 @@ CLUSTERS: dict[str, ClusterSpec] = {
             gpus_per_node=8,
             memory_per_device_gib=80.0,
             peak_flops=H100_BF16_DENSE_FLOPS,
+            peak_flops_fp8=H100_FP8_DENSE_FLOPS,
             intra_node_bandwidth_bytes_per_s=NVLINK_H800_BYTES_PER_S,
             inter_node_bandwidth_bytes_per_s=IB_NDR_BYTES_PER_S,
             intra_node_latency_s=NCCL_RING_NVLINK_LATENCY_S,
@@ -154,13 +157,15 @@ BLOOM_2022: str = (
     "§3"
 )
 DEEPSEEK_V3_2024: str = "DeepSeek-AI, “DeepSeek-V3 Technical Report”, arXiv:2412.19437"
-#: How the course's DeepSeek-V3 preset approximates the published architecture.
-DEEPSEEK_V3_APPROXIMATION = Text(
-    zh="近似：多头潜在注意力 (multi-head latent attention, MLA) 按普通注意力计，共享专家和前 3 个稠密层折算成"
-    "每个 MoE 层 8 个路由专家",
-    en="approximated: multi-head latent attention as plain attention, the shared expert and the 3 dense layers "
-    "folded into 8 routed experts per MoE layer",
+#: Where the DeepSeek-V3 preset's architecture comes from.
+DEEPSEEK_V3_ARCHITECTURE: str = (
+    DEEPSEEK_V3_2024 + ", §2.1 and §4.2 (61 layers, h 7168, 128 heads, MLA with d_c 512, d_c' 1536, per-head "
+    "128 + 64 rope, 1 shared + 256 routed experts of width 2048, 8 per token, the first 3 layers dense of width "
+    "18432, vocabulary 129280, pre-training at 4K tokens); 671B parameters in total, 37B activated per token"
 )
+#: Dropout of the GPT-style presets: Megatron-LM's defaults ``--hidden-dropout 0.1 --attention-dropout 0.1``
+#: (the Megatron runs of Table 1 and MT-NLG were trained with them) and GPT-2's config (resid_pdrop, attn_pdrop 0.1).
+GPT_DROPOUT: float = 0.1
 MEGATRON_2021: str = (
     "Narayanan et al., Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM, "
     "arXiv:2104.04473, Table 1 (V = 51200, s = 2048)"
@@ -183,6 +188,7 @@ def _gpt(name: str, layers: int, hidden: int, heads: int, vocab: int, seq_len: i
         biases=True,
         tied_embeddings=True,
         source=source,
+        dropout=GPT_DROPOUT,
     )
 
 
@@ -307,13 +313,13 @@ MODELS: dict[str, ModelSpec] = {
             seq_len=2048,
             mlp="gelu",
             norm="layernorm",
-            position="rope",  # ALiBi: no position parameters, like rotary
+            position="rope",  # ALiBi: no position parameters, like rotary; no dropout (config.json: 0.0)
             biases=True,
             tied_embeddings=True,
             source=BLOOM_2022,
         ),
         ModelSpec(
-            name="deepseek-v3-approx",
+            name="deepseek-v3",
             layers=61,
             hidden=7168,
             heads=128,
@@ -323,7 +329,14 @@ MODELS: dict[str, ModelSpec] = {
             num_experts=256,
             top_k=8,
             moe_ffn_hidden=2048,
-            source=f"{DEEPSEEK_V3_2024} ({DEEPSEEK_V3_APPROXIMATION.en})",
+            shared_experts=1,
+            first_k_dense=3,
+            q_lora_rank=1536,
+            kv_lora_rank=512,
+            qk_rope_head_dim=64,
+            qk_nope_head_dim=128,
+            v_head_dim=128,
+            source=DEEPSEEK_V3_ARCHITECTURE,
         ),
     )
 }
@@ -497,7 +510,7 @@ PUBLISHED_RUNS: tuple[PublishedRun, ...] = (
     ),
     PublishedRun(
         "DeepSeek-V3 (MoE), 2048 H800 GPUs",
-        "deepseek-v3-approx",
+        "deepseek-v3",
         "h800-8",
         256,
         15360,
@@ -508,12 +521,14 @@ PUBLISHED_RUNS: tuple[PublishedRun, ...] = (
         DEEPSEEK_V3_2024 + ", §1, §2.1.2 and §3.2",
         note=Text(
             zh="每万亿 token 180K H800 GPU 小时 (§1)；PP 16，EP 64 跨 8 个节点，ZeRO-1 DP (§3.2)；"
-            "按节点限制路由，每个 token 最多到 4 个节点 (§2.1.2)；" + DEEPSEEK_V3_APPROXIMATION.zh,
+            "按节点限制路由，每个 token 最多到 4 个节点 (§2.1.2)",
             en="180K H800 GPU hours per trillion tokens (§1); PP 16, EP 64 over 8 nodes, ZeRO-1 DP (§3.2); "
-            "node-limited routing to 4 nodes (§2.1.2); " + DEEPSEEK_V3_APPROXIMATION.en,
+            "node-limited routing to 4 nodes (§2.1.2)",
         ),
         measured_tokens_per_gpu_s=1e12 / (180e3 * 3600),
         workload_options=(
+            ("precision", "fp8"),  # FP8 mixed-precision training (§3.3)
+            ("recipe", "deepseek-v3-fp8"),
             ("zero_stages", (1,)),
             ("ep_node_limit", 4),
             ("ep_dedup_per_node", True),

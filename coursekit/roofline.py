@@ -78,8 +78,14 @@ ROOFLINE_SMOOTHNESS: float = 2.0
 # --------------------------------------------------------------------------- FLOPs
 
 
+def _attention_forward_flops_per_token(layers: Any, hidden: Any, seq_len: Any) -> Any:
+    """Forward FLOPs per token of attention's QKᵀ and AV over ``seq_len`` keys: 2·s·h each, 4·L·h·s (full count)."""
+    return 4 * layers * hidden * seq_len
+
+
 def _attention_flops_per_token(layers: Any, hidden: Any, seq_len: Any) -> Any:
-    return 12 * layers * hidden * seq_len
+    """Forward + backward (twice the forward): 12·L·h·s."""
+    return 3 * _attention_forward_flops_per_token(layers, hidden, seq_len)
 
 
 @finite_result
@@ -133,7 +139,7 @@ def _hardware_flops_per_token(
     active_params: Any, layers: Any, hidden: Any, seq_len: Any, recompute: str, recomputed_params: Any = None
 ) -> Any:
     model = _model_flops_per_token(active_params, layers, hidden, seq_len)
-    attention_forward = 4 * layers * hidden * seq_len
+    attention_forward = _attention_forward_flops_per_token(layers, hidden, seq_len)
     if recompute == "full":
         repeated = active_params if recomputed_params is None else recomputed_params
         return model + 2 * repeated + attention_forward

@@ -21,7 +21,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ._validate import check_finite_result, check_int, check_number, finite_result
+from ._validate import check_finite_result, check_int, check_items, check_number, finite_result
+from .communication import _collective_time_s
 from .i18n import Reason, Text, register, tr
 from .units import MS_PER_S
 
@@ -86,7 +87,7 @@ register(
         },
         "scaling.diagnosis_none": {
             "zh": "step 只有计算（{compute_ms:.3g} ms），没有暴露的开销；若 E(P) 仍下降，"
-            "请测量单卡计算本身是否变慢（例如每卡 micro-batch 太小）。",
+            "请测量单卡计算本身是否变慢（例如每卡微批次太小）。",
             "en": "the step is pure compute ({compute_ms:.3g} ms) with no exposed overhead; if E(P) still falls, "
             "measure whether per-device compute itself slowed down (e.g. a too-small per-device micro-batch).",
         },
@@ -97,7 +98,7 @@ register(
             "compute, send fewer bytes, or keep the frequent collectives on faster links.",
         },
         "scaling.diagnosis_bubble": {
-            "zh": "流水线气泡 (pipeline bubble) 占 step 的 {share:.0%}（{overhead_ms:.3g} ms）：增加 micro-batch "
+            "zh": "流水线气泡 (pipeline bubble) 占 step 的 {share:.0%}（{overhead_ms:.3g} ms）：增加微批次 "
             "数、使用交错调度 (interleaved schedule)，或减少流水线阶段数。",
             "en": "the pipeline bubble takes {share:.0%} of the step ({overhead_ms:.3g} ms): use more "
             "micro-batches, an interleaved schedule, or fewer pipeline stages.",
@@ -300,10 +301,9 @@ def _number_sequence(name: str, values: Any, **bounds: float) -> tuple[float, ..
 
 
 def _ring_allreduce_s(devices: int, message_bytes: float, bandwidth_bytes_per_s: float, latency_s: float) -> float:
-    # Ring all-reduce = reduce-scatter + all-gather: each device sends and receives 2(P-1)/P of the
-    # message over its link, in 2(P-1) latency-bound steps (Patarasuk & Yuan 2009; nccl-tests
-    # PERFORMANCE.md "bus bandwidth" factor 2(n-1)/n).
-    return 2 * (devices - 1) / devices * message_bytes / bandwidth_bytes_per_s + 2 * (devices - 1) * latency_s
+    """Ring all-reduce = reduce-scatter + all-gather (Patarasuk & Yuan 2009): the ring alpha-beta model of
+    :func:`coursekit.communication.collective_cost`, 2(P-1)/P of the message per link in 2(P-1) steps."""
+    return float(_collective_time_s("all_reduce", devices, message_bytes, bandwidth_bytes_per_s, latency_s))
 
 
 @dataclass(frozen=True)
@@ -344,6 +344,10 @@ class ScalingCurve:
         return tuple(point.efficiency for point in self.points)
 
 
+#: Most device counts one :func:`scaling_curve` takes (a plotted curve needs tens; each point is a full step).
+MAX_CURVE_POINTS: int = 1024
+
+
 @finite_result
 def scaling_curve(
     devices_list: Sequence[int],
@@ -364,7 +368,7 @@ def scaling_curve(
     ``E(P) = throughput(P) / (P · throughput(1)) = step(1) / step(P)``.
 
     Parameters:
-        devices_list: device counts ``P`` (list or tuple of ints >= 1).
+        devices_list: device counts ``P`` (list or tuple of ints >= 1, at most :data:`MAX_CURVE_POINTS`).
         single_device_step_s: compute seconds per step on one device (> 0).
         gradient_bytes: bytes all-reduced per step (> 0); with ``bandwidth_bytes_per_s``
             selects the built-in ring all-reduce
@@ -438,7 +442,7 @@ def _sequence(values: Any) -> Sequence[Any]:
         raise TypeError(tr("scaling.not_sequence", name="devices_list", value=values, type=type(values).__name__))
     if not values:
         raise ValueError(tr("scaling.empty_sequence", name="devices_list"))
-    return values
+    return check_items("devices_list", values, max_items=MAX_CURVE_POINTS)
 
 
 # ---------------------------------------------------------------------------

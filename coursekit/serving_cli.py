@@ -15,11 +15,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from . import i18n
-from ._validate import check_int, check_number
+from ._cli import MAX_RESERVE_GIB, MAX_TOP, argparse_language, fail_line, number_arg, pre_language
+from .planner.specs import MAX_CONCURRENCY, MAX_NODES, MAX_SEQ_LEN
 
 __all__ = ["build_serving_parser", "run_serving", "wants_serving"]
 
@@ -35,25 +35,12 @@ def wants_serving(argv: Sequence[str]) -> bool:
     return False
 
 
-def _bounded(convert: Callable[[str], Any], name: str, **bounds: float) -> Callable[[str], Any]:
-    """An argparse ``type=`` that converts ``text``, then checks it with coursekit's validators."""
-
-    def parse(text: str) -> Any:
-        try:
-            value = convert(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"{text!r} is not {'an integer' if convert is int else 'a number'}"
-            ) from None
-        try:
-            if convert is int:
-                return check_int(name, value, **{key: int(bound) for key, bound in bounds.items()})
-            return check_number(name, value, **bounds)
-        except (TypeError, ValueError) as exc:
-            raise argparse.ArgumentTypeError(str(exc)) from None
-
-    parse.__name__ = name
-    return parse
+#: Most requests per second ``--request-rate`` may state (a million: far above one deployment's load).
+MAX_REQUEST_RATE_PER_S: float = 1e6
+#: Largest latency objective ``--ttft-ms`` / ``--tpot-ms`` may state: one hour, in ms.
+MAX_SLO_MS: float = 3.6e6
+#: Largest pipeline degree ``--max-pp`` may ask for (more stages than any preset model has layers).
+MAX_PP: int = 1024
 
 
 def build_serving_parser() -> argparse.ArgumentParser:
@@ -70,20 +57,32 @@ def build_serving_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--cluster", required=True, choices=sorted(CLUSTERS), metavar="CLUSTER", help=", ".join(sorted(CLUSTERS))
     )
-    p.add_argument("--nodes", type=_bounded(int, "nodes", ge=1, le=4096), default=1, help="number of nodes")
+    p.add_argument("--nodes", type=number_arg(int, "nodes", ge=1, le=MAX_NODES), default=1, help="number of nodes")
     load = p.add_mutually_exclusive_group(required=True)
-    load.add_argument("--concurrency", type=_bounded(int, "concurrency", ge=1, le=10**7), help="requests in flight")
     load.add_argument(
-        "--request-rate", type=_bounded(float, "request_rate_per_s", gt=0), help="arrivals per second (Little's law)"
+        "--concurrency", type=number_arg(int, "concurrency", ge=1, le=MAX_CONCURRENCY), help="requests in flight"
     )
-    p.add_argument("--prompt-tokens", type=_bounded(int, "prompt_tokens", ge=1), default=2048)
-    p.add_argument("--output-tokens", type=_bounded(int, "output_tokens", ge=1), default=256)
-    p.add_argument("--ttft-ms", type=_bounded(float, "ttft_ms", gt=0), default=None, help="TTFT objective, ms")
-    p.add_argument("--tpot-ms", type=_bounded(float, "tpot_ms", gt=0), default=None, help="TPOT objective, ms")
-    p.add_argument("--kv-bytes", type=_bounded(int, "kv_bytes", ge=1, le=4), default=2, help="bytes per KV element")
-    p.add_argument("--reserve-gib", type=_bounded(float, "runtime_reserve_gib", ge=0), default=None)
-    p.add_argument("--max-pp", type=_bounded(int, "max_pp", ge=1), default=8, help="largest pipeline degree tried")
-    p.add_argument("--top", type=_bounded(int, "top", ge=0), default=5, help="layouts to show")
+    load.add_argument(
+        "--request-rate",
+        type=number_arg(float, "request_rate_per_s", gt=0, le=MAX_REQUEST_RATE_PER_S),
+        help="arrivals per second (Little's law)",
+    )
+    p.add_argument("--prompt-tokens", type=number_arg(int, "prompt_tokens", ge=1, le=MAX_SEQ_LEN), default=2048)
+    p.add_argument("--output-tokens", type=number_arg(int, "output_tokens", ge=1, le=MAX_SEQ_LEN), default=256)
+    p.add_argument(
+        "--ttft-ms", type=number_arg(float, "ttft_ms", gt=0, le=MAX_SLO_MS), default=None, help="TTFT objective, ms"
+    )
+    p.add_argument(
+        "--tpot-ms", type=number_arg(float, "tpot_ms", gt=0, le=MAX_SLO_MS), default=None, help="TPOT objective, ms"
+    )
+    p.add_argument("--kv-bytes", type=number_arg(int, "kv_bytes", ge=1, le=4), default=2, help="bytes per KV element")
+    p.add_argument(
+        "--reserve-gib", type=number_arg(float, "runtime_reserve_gib", ge=0, le=MAX_RESERVE_GIB), default=None
+    )
+    p.add_argument(
+        "--max-pp", type=number_arg(int, "max_pp", ge=1, le=MAX_PP), default=8, help="largest pipeline degree tried"
+    )
+    p.add_argument("--top", type=number_arg(int, "top", ge=0, le=MAX_TOP), default=5, help="layouts to show")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--all", action="store_true", help="with --json: include every rejected layout")
     p.add_argument("--lang", choices=("zh", "en"), default=None, help="output language")
@@ -91,14 +90,31 @@ def build_serving_parser() -> argparse.ArgumentParser:
 
 
 def run_serving(argv: Sequence[str]) -> int:
-    """Parse ``argv`` (the arguments after ``plan``), plan and print; returns the exit status."""
+    """Parse ``argv`` (the arguments after ``plan``), plan and print; returns the exit status.
+
+    Every message, argparse's own included, is in the current language (``--lang``).
+    """
+    pre_language(argv)
+    parser = build_serving_parser()
+    with argparse_language():
+        args = parser.parse_args(list(argv))
+    try:
+        result = _plan(args)
+    except (TypeError, ValueError) as exc:
+        parser.print_usage(sys.stderr)
+        return fail_line(parser.prog, str(exc))
+    if args.json:
+        json.dump(result.to_dict(top=args.top, include_rejected=args.all), sys.stdout, ensure_ascii=False, indent=1)
+        sys.stdout.write("\n")
+        return 0
+    print(result.report(top=args.top))
+    return 0
+
+
+def _plan(args: argparse.Namespace) -> Any:
     from .presets import CLUSTERS, MODELS
     from .serving import ServingWorkload, plan_serving
 
-    parser = build_serving_parser()
-    args = parser.parse_args(list(argv))
-    if args.lang is not None:
-        i18n.set_language(args.lang)
     options: dict[str, Any] = {
         "prompt_tokens": args.prompt_tokens,
         "output_tokens": args.output_tokens,
@@ -111,14 +127,5 @@ def run_serving(argv: Sequence[str]) -> int:
     }
     if args.reserve_gib is not None:
         options["runtime_reserve_gib"] = args.reserve_gib
-    try:
-        workload = ServingWorkload(**options)
-    except (TypeError, ValueError) as exc:
-        parser.error(str(exc))
-    result = plan_serving(MODELS[args.model], CLUSTERS[args.cluster].with_nodes(args.nodes), workload)
-    if args.json:
-        json.dump(result.to_dict(top=args.top, include_rejected=args.all), sys.stdout, ensure_ascii=False, indent=1)
-        sys.stdout.write("\n")
-        return 0
-    print(result.report(top=args.top))
-    return 0
+    workload = ServingWorkload(**options)
+    return plan_serving(MODELS[args.model], CLUSTERS[args.cluster].with_nodes(args.nodes), workload)

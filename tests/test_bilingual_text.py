@@ -33,7 +33,7 @@ QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
 #: Chinese literals in the library that are not learner text: a glyph the figure-text cache probe draws, and the
 #: headings of the bilingual glossary page, which carries both languages in one line.
 NOT_A_PAIR = {
-    ("coursekit/plotting.py", "数据并行"),
+    ("coursekit/plotting/text_cache.py", "数据并行"),
     ("coursekit/glossary.py", "# 术语表 / Glossary"),
     ("coursekit/glossary.py", "| 中文 | English | 缩写 / abbr. | 释义 | Definition |"),
     ("coursekit/glossary.py", "中文术语在前，英文原文在后；本课程中的带宽一律指每块 GPU 每个方向的带宽（单向）。"),

@@ -552,10 +552,7 @@ def test_check_global_batch_in_chinese() -> None:
     coursekit.set_language("zh")
     reason = check_global_batch(16, 4, 2, 64)
     assert reason is not None
-    assert (
-        reason.message
-        == "dp 16 × micro-batch 4 × 梯度累积 (gradient accumulation) 2 = 128 条序列，但 global batch 是 64"
-    )
+    assert reason.message == "dp 16 × 微批次 4 × 梯度累积 (gradient accumulation) 2 = 128 条序列，但 global batch 是 64"
 
 
 def test_megatron_batch_rule_reference() -> None:

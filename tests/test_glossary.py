@@ -50,7 +50,31 @@ REQUIRED = [
     ("进程编号", "rank", ""),
     ("门槛", "gate", ""),
     ("账本", "ledger", ""),
+    # terms the lessons define at first use (pipeline schedules, engines, NCCL protocols, workbench labels)
+    ("一前一后调度", "one forward, one backward", "1F1B"),
+    ("GPipe 调度", "GPipe schedule", "GPipe"),
+    ("双向流水线调度", "DualPipe", "DualPipe"),
+    ("Transformer 引擎", "Transformer Engine", "TE"),
+    ("专家数据并行", "expert data parallelism", "EDP"),
+    ("通信协议", "NCCL protocol", "LL / LL128 / Simple"),
+    ("并列组", "tie group", ""),
+    ("虚拟阶段数", "virtual stages", "v"),
+    ("微批次大小", "micro-batch size", "mb"),
+    ("梯度累积步数", "gradient-accumulation steps", "ga"),
+    ("文本单元", "token", ""),
 ]
+
+
+@pytest.mark.parametrize("label", ["v", "mb", "ga", "1F1B", "EDP"])
+def test_workbench_label_fields_and_abbreviations_look_up(label: str) -> None:
+    """The workbench writes candidates as ``tp=8,...,v=1,zero=1,mb=1,ga=256``: each field a learner meets is defined."""
+    assert lookup(label).abbr == label
+
+
+def test_the_chinese_course_names_its_one_term_for_token_and_micro_batch() -> None:
+    """Chinese text writes token (never 词元) and 微批次 (tests/test_term_pairs.py enforces both)."""
+    assert "不另译" in lookup("token").definition.zh
+    assert lookup("micro-batch").zh == "微批次"
 
 
 @pytest.mark.parametrize(("zh", "en", "abbr"), REQUIRED)

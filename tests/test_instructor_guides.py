@@ -140,10 +140,15 @@ ANSWERS = {
         ("lab.fsdp_padding_bytes", "**{:.0f}**"),
         ("lab.tp_replicated_bytes", "**{:.0f}**"),
         ("lab.most_param_bytes", '`"{}"`'),
+        ("lab.slow_rank", "**{}**"),
+        ("lab.exposed_share", "**{:.3f}**"),
+        ("lab.input_delay_run", '`"{}"`'),
+        ("lab.straggler_run", '`"{}"`'),
+        ("lab.efficiency_4", "**{:.3f}**"),
     ],
     "09_workbench": [
         ("plan.memory_removed", "**{}**"),
-        ("plan.cp_gate", '`"{}"`'),
+        ("plan.cp_gate", "**{:.3f}**"),
         ("plan.moe_active", "**{:.1f}**"),
         ("plan.slow_link", "**{:.3f}**"),
     ],
@@ -192,3 +197,102 @@ def test_relative_links_in_the_docs_resolve() -> None:
             if not (page.parent / path).exists():
                 broken.append(f"{page.relative_to(root)} -> {target}")
     assert not broken, broken
+
+
+# --------------------------------------------------------------------------- each page in step with its lesson
+
+LESSON_SOURCES = sorted((ROOT / "notebooks" / "src").glob("[0-9][0-9]_*.py"))
+_CHECK = re.compile(r'check\(\s*"([a-z0-9_.]+)"')
+_SELF_CHECK = re.compile(r'# %% \[markdown\] lang="en"\n# #+ [^\n]*Self-check[^\n]*\n(.*?)(?=\n# %%)', re.S)
+
+
+def lesson_exercises(source: str) -> list[str]:
+    r"""The exercise ids a lesson asks the learner to answer (its ``check("id", answer)`` calls).
+
+    >>> lesson_exercises('answer = ...\ncheck("serve.littles_law", answer)\nverify("serve.x", answer)')
+    ['serve.littles_law']
+    """
+    return sorted(set(_CHECK.findall(source)))
+
+
+def lesson_self_checks(source: str) -> int:
+    r"""How many numbered self-check questions the lesson's English self-check cell asks.
+
+    >>> lesson_self_checks('# %% [markdown] lang="en"\n# ### Self-check questions\n#\n# 1. Why?\n# 2. How?\n\n# %%')
+    2
+    """
+    found = _SELF_CHECK.search(source)
+    assert found, "no self-check cell"
+    return len(re.findall(r"^# (\d+)\. ", found.group(1), re.M))
+
+
+def _section(page: str, heading: str) -> str:
+    """The text under the first ``## `` heading matching ``heading`` (a regex), up to the next ``## ``."""
+    found = re.search(rf"^## [^\n]*(?:{heading})[^\n]*\n(.*?)(?=^## |\Z)", page, re.S | re.M | re.I)
+    return found.group(1) if found else ""
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("source", LESSON_SOURCES, ids=lambda p: p.stem)
+def test_page_answers_every_exercise_and_self_check(lang: str, source: Path) -> None:
+    """Each exercise of the lesson is on its page by id, and each self-check question has a numbered answer."""
+    text = source.read_text(encoding="utf-8")
+    page = _guide(lang, source.stem)
+    missing = [f"`{exercise}`" for exercise in lesson_exercises(text) if f"`{exercise}`" not in page]
+    assert not missing, f"{lang}/{source.stem}.md has no answer for {missing}"
+    answers = _section(page, "self-check|自检")
+    numbered = sorted({int(n) for n in re.findall(r"^(\d+)\. ", answers, re.M)})
+    assert numbered == list(range(1, lesson_self_checks(text) + 1)), f"{lang}/{source.stem}.md self-check answers"
+    if source.stem != "00_index":
+        assert _section(page, "misconception|误解|误区").strip(), f"{lang}/{source.stem}.md: no misconceptions section"
+
+
+def _serving_numbers() -> list[str]:
+    from coursekit.presets import CLUSTERS, MODELS
+    from coursekit.serving import serving_estimate
+
+    h100, llama = CLUSTERS["h100-8"], MODELS["llama3-70b"]
+    tp8 = serving_estimate(llama, h100, tp=8, batch=1, prompt_tokens=512, output_tokens=128)
+    reads_ms = (tp8.time_per_output_token_s - tp8.decode_comm_s) * 1e3
+    tpot = {b: serving_estimate(llama, h100, tp=8, batch=b, prompt_tokens=2048, output_tokens=256) for b in (16, 64)}
+    return [
+        f"**{tp8.decode_comm_s * 1e3:.2f} ms**",
+        f"**{reads_ms:.2f} ms**",
+        f"**{round(100 * tp8.decode_comm_s / tp8.time_per_output_token_s)} %**",
+        f"**{tpot[64].time_per_output_token_s * 1e3:.1f} ms**",
+        f"**{tpot[16].time_per_output_token_s * 1e3:.1f} ms**",
+        f"**{MODELS['mixtral-8x7b'].num_params * 2 / 1e9:.0f}** GB",
+    ]
+
+
+def _zero_collectives() -> list[str]:
+    from coursekit.communication import strategy_traffic
+    from coursekit.shapes import model_shape
+
+    shape = model_shape("megatron-7.5b")
+    counts = []
+    for stage, extra in ((2, {}), (3, {"units": shape.layers})):
+        entries = strategy_traffic("zero", num_params=shape.num_params, dp=8, stage=stage, micro_batches=8, **extra)
+        counts.append(f"**{sum(entry.calls_per_step for entry in entries)}**")
+    return counts
+
+
+@pytest.mark.parametrize(
+    ("stem", "numbers", "lang"),
+    [
+        ("10_serving", _serving_numbers, "en"),
+        ("02_communication", _zero_collectives, "en"),
+        ("02_communication", _zero_collectives, "zh"),
+    ],
+)
+def test_corrected_numbers_are_coursekits(stem: str, numbers, lang: str) -> None:  # type: ignore[no-untyped-def]
+    text = _guide(lang, stem)
+    missing = [number for number in numbers() if number not in text]
+    assert not missing, f"{lang}/{stem}.md does not quote: {missing}"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_90_minute_path_includes_serving(lang: str) -> None:
+    path = _section((GUIDES / lang / "README.md").read_text(encoding="utf-8"), "90")
+    ends_with_serving = re.search(r"^\| 78.90 \| (10:|第 10 课)", path, re.M)
+    assert ends_with_serving, f"{lang}/README.md: the short path ends without serving"

@@ -411,8 +411,8 @@ def test_plot_draws_measured_points_and_the_fitted_line() -> None:
             "'fsdp2-zero2', 'tp'.",
         ),
         (
-            ["memory", "--json", "/no/such/dir/x.json"],
-            "error: --json /no/such/dir/x.json: its directory does not exist.",
+            ["memory", "--json", f"{ROOT}/README.md/x.json"],
+            f"error: --json {ROOT}/README.md/x.json: {ROOT}/README.md is a file, not a folder.",
         ),
     ],
 )

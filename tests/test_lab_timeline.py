@@ -301,8 +301,8 @@ def _exit_code(argv: list[str]) -> int:
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["memory", "--ranks", "10000"], f"--ranks = 10000: at most {FORCED_RANKS_CEILING} ranks even with --force"),
-        (["memory", "--ranks", "10000", "--force"], f"at most {FORCED_RANKS_CEILING} ranks even with --force"),
+        (["memory", "--ranks", "10000"], f"argument --ranks: --ranks = 10000: must be <= {FORCED_RANKS_CEILING}."),
+        (["memory", "--ranks", "10000", "--force"], f"--ranks = 10000: must be <= {FORCED_RANKS_CEILING}."),
         (["timeline", "--ranks", "0"], "argument --ranks: --ranks = 0: must be >= 1."),
         (["timeline", "--strategy", "ddp,pp"], "argument --strategy: --strategy = 'pp': must be one of"),
         (["timeline", "--steps", "51"], "argument --steps: --steps = 51: must be <= 50."),
@@ -352,9 +352,9 @@ def test_argparse_messages_follow_lang_zh(capsys: pytest.CaptureFixture[str]) ->
     assert _exit_code(["--lang", "zh"]) == EXIT_BAD_ARGUMENTS
     assert "缺少必需的参数：command" in capsys.readouterr().err
     assert _exit_code(["--lang", "zh", "memory", "--device", "tpu"]) == EXIT_BAD_ARGUMENTS
-    assert "参数 --device：无效的选项：'tpu'" in capsys.readouterr().err
+    assert "参数 --device：无效的选择：'tpu'" in capsys.readouterr().err
     assert _exit_code(["--lang", "zh", "memory", "--ranks", "100000"]) == EXIT_BAD_ARGUMENTS
-    assert "错误：--ranks = 100000：即使加了 --force" in capsys.readouterr().err
+    assert "参数 --ranks：--ranks = 100000：必须 <= 64。" in capsys.readouterr().err
 
 
 # ---------------------------------------------------------------------------

@@ -431,3 +431,19 @@ def test_input_error_in_chinese() -> None:
     with pytest.raises(ValueError) as info:
         evaluate_paper_case(CASE_FITS_ONE_DEVICE, "flat")
     assert str(info.value) == "topology = 'flat'：必须是 'unspecified', 'hierarchical' 之一。"
+
+
+def test_constraint_case_by_hand() -> None:
+    """The widget's case for Megatron 7.5B (36 layers, h = 4096, 32 heads, V = 51,200, s = 2048), worked by hand."""
+    from coursekit.matrix import constraint_case
+
+    case = constraint_case("megatron-7.5b", device_memory_gib=24, global_batch=64, seq_len=2048)
+    params = 12 * 36 * 4096**2 + 13 * 36 * 4096 + (51_200 + 2048) * 4096  # Narayanan et al. §5.1
+    assert case.training_state_gib == pytest.approx(16 * params / 2**30)  # mixed-precision Adam, 16 B/parameter
+    assert case.activation_gib == pytest.approx(34 * 2048 * 1 * 4096 * 36 / 2**30)  # selective: 34·s·b·h per layer
+    assert case.largest_layer_gib == pytest.approx(2 * (12 * 4096**2 + 13 * 4096) / 2**30)  # one layer, bf16
+    assert (case.num_layers, case.num_heads, case.num_devices, case.runtime_reserve_gib) == (36, 32, 32, 2.0)
+    longer = constraint_case("megatron-7.5b", device_memory_gib=24, global_batch=64, seq_len=8192)
+    assert longer.activation_gib == pytest.approx(4 * case.activation_gib)  # selective: linear in s
+    with pytest.raises(ValueError, match="model = 'gpt-9'"):
+        constraint_case("gpt-9", device_memory_gib=24, global_batch=64, seq_len=2048)

@@ -84,7 +84,7 @@ def test_a_plain_figure_would_warn_about_missing_glyphs() -> None:
 
 
 def test_without_cjk_font_zh_plots_fall_back_to_english(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(plotting, "cjk_font_family", lambda: None)
+    monkeypatch.setattr(plotting.fonts, "cjk_font_family", lambda: None)  # where label() looks it up
     coursekit.set_language("zh")
     assert plot_language() == "en"
     assert label(CHINESE) == CHINESE.en
@@ -159,15 +159,15 @@ def test_label_and_png_reject_wrong_types() -> None:
 
 @given(zh=st.text(min_size=1), en=st.text(min_size=1), lang=st.sampled_from(["zh", "en"]), has_font=st.booleans())
 def test_label_follows_language_and_font(zh: str, en: str, lang: str, has_font: bool) -> None:
-    original = plotting.cjk_font_family
-    plotting.cjk_font_family = (lambda: "Noto Sans CJK SC") if has_font else (lambda: None)  # type: ignore[assignment]
+    original = plotting.fonts.cjk_font_family
+    plotting.fonts.cjk_font_family = (lambda: "Noto Sans CJK SC") if has_font else (lambda: None)  # type: ignore[assignment]
     previous = coursekit.get_language()
     try:
         coursekit.set_language(lang)
         expected = zh if (lang == "zh" and has_font) else en
         assert label(Text(zh=zh, en=en)) == expected
     finally:
-        plotting.cjk_font_family = original  # type: ignore[assignment]
+        plotting.fonts.cjk_font_family = original  # type: ignore[assignment]
         coursekit.set_language(previous)
 
 
@@ -177,27 +177,27 @@ def test_text_cache_failure_falls_back_to_ordinary_drawing(monkeypatch: pytest.M
 
     reference = plotting.new_figure(2, 1)
     reference.text(0.1, 0.5, "fallback 42")
-    monkeypatch.setattr(plotting, "_fast_text", False)
+    monkeypatch.setattr(plotting.text_cache, "_fast_text", False)
     expected = plotting.figure_to_png(reference)
 
-    monkeypatch.setattr(plotting, "_fast_text", True)
+    monkeypatch.setattr(plotting.text_cache, "_fast_text", True)
 
     def broken(*args: object, **kwargs: object) -> None:
         raise AttributeError("simulated change in matplotlib internals")
 
-    monkeypatch.setattr(plotting._TextCachingRenderer, "_rasterise", broken)
-    plotting._text_masks.clear()
+    monkeypatch.setattr(plotting.TextCachingRenderer, "_rasterise", broken)
+    plotting.text_cache._text_masks.clear()
     fig = plotting.new_figure(2, 1)
     fig.text(0.1, 0.5, "fallback 42")
     assert plotting.figure_to_png(fig) == expected
-    assert plotting._fast_text is False
+    assert plotting.text_cache._fast_text is False
 
 
 def test_text_cache_draws_what_matplotlib_draws() -> None:
     """Cached and plain rendering of the probe texts agree pixel by pixel on the installed matplotlib."""
     from coursekit import plotting
 
-    plain, cached = plotting._probe_pixels(cached=False), plotting._probe_pixels(cached=True)
+    plain, cached = plotting.text_cache._probe_pixels(cached=False), plotting.text_cache._probe_pixels(cached=True)
     assert plain.shape == cached.shape
     assert int(abs(plain - cached).max()) <= plotting.TEXT_CACHE_TOLERANCE
     assert (plain[:, :, :3] < 128).sum() > 500  # the probe really drew dark glyphs
@@ -208,15 +208,15 @@ def test_text_cache_switches_off_when_it_draws_differently(monkeypatch: pytest.M
     """A matplotlib that lays texts out differently: the pixel check turns the cache off."""
     from coursekit import plotting
 
-    rasterise = plotting._TextCachingRenderer._rasterise
+    rasterise = plotting.TextCachingRenderer._rasterise
 
     def shifted(self: object, *args: object) -> object:
         entry = rasterise(self, *args)  # type: ignore[arg-type]
         return None if entry is None else (entry[0], entry[1] + 1, entry[2])  # one pixel to the right
 
-    monkeypatch.setattr(plotting._TextCachingRenderer, "_rasterise", shifted)
-    monkeypatch.setattr(plotting, "_fast_text", True)
-    plotting._text_masks.clear()
+    monkeypatch.setattr(plotting.TextCachingRenderer, "_rasterise", shifted)
+    monkeypatch.setattr(plotting.text_cache, "_fast_text", True)
+    plotting.text_cache._text_masks.clear()
     assert plotting.check_text_cache() is False
-    assert plotting._fast_text is False
-    plotting._text_masks.clear()
+    assert plotting.text_cache._fast_text is False
+    plotting.text_cache._text_masks.clear()

@@ -11,15 +11,11 @@ lands on the same lesson.
 from __future__ import annotations
 
 import base64
-import concurrent.futures
 import functools
-import http.server
 import json
 import os
 import re
 import sys
-import threading
-from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -33,6 +29,10 @@ sys.path.insert(0, str(ROOT / "tools" / "site"))
 
 import build_site  # noqa: E402
 import jupyter_browser  # noqa: E402
+
+from tests.site_build import in_browser, served, site  # noqa: E402  (one build per session, shared with the browser tests)
+
+__all__ = ["served", "site"]
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -103,13 +103,6 @@ def _parse(path: Path) -> _Page:
     return page
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("site") / "site"
-    build_site.build(out, jobs=2, execute=True)
-    return out
-
-
 def test_home_page_lists_every_lesson(site: Path) -> None:
     page = _parse(site / "index.html")
     for lang in LANGS:
@@ -143,7 +136,7 @@ def test_widget_figures_are_static_images_with_their_control_values(site: Path) 
                 re.search(r"\b\w+Widget\(", "".join(c["source"])) for c in _cells(notebook) if c["cell_type"] == "code"
             )
             html = (site / "notebooks" / lang / f"{notebook.stem}.html").read_text(encoding="utf-8")
-            blocks = re.findall(r'<div class="ck-static">(.*?)</div></div>', html, flags=re.S)
+            blocks = re.findall(r'<div class="ck-static">(.*?<img class="ck-static-figure"[^>]*>)', html, flags=re.S)
             assert bool(blocks) == uses_widget, notebook.name
             pages_with_widgets += bool(blocks)
             for block in blocks:
@@ -275,48 +268,145 @@ def test_print_stylesheet_is_linked(site: Path) -> None:
 # -- in a real browser ----------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def served(site: Path) -> Iterator[str]:
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
-
-
 def test_browser_language_switch_lands_on_the_same_lesson(served: str) -> None:
-    missing = jupyter_browser.chromium_path() is None
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        missing = True
-    if missing:
-        if IN_CI:
-            pytest.fail("the site's browser test needs Chromium and playwright in CI")
-        pytest.skip("Chromium or playwright missing: apt-get install chromium; pip install playwright")
     lesson = next(p.stem for p in _notebooks("zh") if re.search(r"Widget\(", p.read_text(encoding="utf-8")))
 
-    def switch_language() -> None:
-        with sync_playwright() as playwright:
-            browser = jupyter_browser.launch_chromium(playwright)
-            try:
-                page = browser.new_page()
-                page.goto(f"{served}/notebooks/zh/{lesson}.html")
-                assert re.search(r"[\u4e00-\u9fff]", page.locator("h1").first.inner_text())
-                figure = page.locator("img.ck-static-figure").first
-                figure.scroll_into_view_if_needed()
-                assert figure.evaluate("img => img.complete && img.naturalWidth > 100")
-                page.locator("nav.ck-bar a.ck-lang").click()
-                page.wait_for_url(f"**/notebooks/en/{lesson}.html")
-                assert page.locator("nav.ck-bar a.ck-lang").inner_text() == "中文"
-                heading = page.locator("h1").first.inner_text()
-                assert heading.startswith("Lesson") and not re.search(r"[\u4e00-\u9fff]", heading)
-            finally:
-                browser.close()
+    def switch_language(browser: Any) -> None:
+        page = browser.new_page()
+        page.goto(f"{served}/notebooks/zh/{lesson}.html")
+        assert re.search(r"[\u4e00-\u9fff]", page.locator("h1").first.inner_text())
+        figure = page.locator("img.ck-static-figure").first
+        figure.scroll_into_view_if_needed()
+        assert figure.evaluate("img => img.complete && img.naturalWidth > 100")
+        page.locator("nav.ck-bar a.ck-lang").click()
+        page.wait_for_url(f"**/notebooks/en/{lesson}.html")
+        assert page.locator("nav.ck-bar a.ck-lang").inner_text() == "中文"
+        heading = page.locator("h1").first.inner_text()
+        assert heading.startswith("Lesson") and not re.search(r"[\u4e00-\u9fff]", heading)
 
-    # Playwright's sync API refuses a thread with a running event loop (the JupyterLab browser tests
-    # keep one open for the session): drive this browser from a thread of its own.
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        pool.submit(switch_language).result(timeout=300)
+    in_browser(switch_language, timeout_s=300)
+
+
+# -- language, anchors, emphasis, reader-facing cells ---------------------------------------------
+
+
+def _html_lang(path: Path) -> str:
+    match = re.search(r'<html[^>]*\blang="([^"]+)"', path.read_text(encoding="utf-8"))
+    assert match, path
+    return match.group(1)
+
+
+def test_every_single_language_page_declares_its_language(site: Path) -> None:
+    checked = 0
+    for page in site.rglob("*.html"):
+        rel = page.relative_to(site)
+        if "_static" in rel.parts:
+            continue
+        lang = (
+            "zh"
+            if "zh" in rel.parts or rel.stem.endswith("_zh")
+            else "en"
+            if "en" in rel.parts or rel.stem.endswith("_en")
+            else None
+        )
+        if lang:
+            assert _html_lang(page) == {"zh": "zh-CN", "en": "en"}[lang], rel
+            checked += 1
+    assert checked >= 4 * len(_notebooks("en"))  # lessons and instructor guides, both languages, and more
+
+
+def test_chinese_sections_have_meaningful_anchors(site: Path) -> None:
+    ids = []
+    for page in (site / "notebooks" / "zh").glob("*.html"):
+        ids += re.findall(r'<section id="([^"]+)"', page.read_text(encoding="utf-8"))
+    assert len(ids) > 50
+    numbered = [i for i in ids if re.fullmatch(r"id\d+", i)]
+    assert not numbered, f"{len(numbered)} of {len(ids)} zh sections are only numbered"
+    # The anchor of a zh section is its English twin's: the language switch can keep the place.
+    en = set(
+        re.findall(r'<section id="([^"]+)"', (site / "notebooks" / "en" / "04_composition.html").read_text("utf-8"))
+    )
+    zh = set(
+        re.findall(r'<section id="([^"]+)"', (site / "notebooks" / "zh" / "04_composition.html").read_text("utf-8"))
+    )
+    assert zh == en
+
+
+def test_no_literal_bold_markers_in_text(site: Path) -> None:
+    """CommonMark does not close ** after 。 before a CJK character: such a pair shows as literal ** text."""
+    for page in site.rglob("*.html"):
+        if "_static" in page.relative_to(site).parts:
+            continue
+        html = re.sub(r"<(pre|code|script|style)\b.*?</\1>", "", page.read_text(encoding="utf-8"), flags=re.S)
+        text = re.sub(r"<[^>]+>", "", html)
+        assert "**" not in text, f"{page.relative_to(site)}: {re.findall(r'.{0,30}[*][*].{0,30}', text)[:2]}"
+
+
+def test_table_only_cells_show_the_table_without_its_code(site: Path) -> None:
+    removed = 0
+    for notebook in _notebooks("en"):
+        html = (site / "notebooks" / "en" / f"{notebook.stem}.html").read_text(encoding="utf-8")
+        removed += len(re.findall(r'class="cell tag_remove-input', html))
+        assert "rows.append(" not in html, notebook.name  # the table-building plumbing is not on the page
+    assert removed > 0
+
+
+def test_table_only_rule() -> None:
+    table = (
+        'rows = ["| a |", "| --- |"]\nfor x in [1]:\n    rows.append(f"| {x} |")\ndisplay(Markdown("\\n".join(rows)))'
+    )
+    assert build_site.table_only(table, later="print(1)")
+    assert not build_site.table_only(table, later="print(rows)")  # a later cell reads what it built
+    assert not build_site.table_only("x = 1\nprint(x)", later="")
+    assert not build_site.table_only("import os\n" + table, later="")
+
+
+def test_download_button_gives_the_repositorys_notebook(site: Path) -> None:
+    for lang in LANGS:
+        for notebook in _notebooks(lang):
+            page = site / "notebooks" / lang / f"{notebook.stem}.html"
+            html = page.read_text(encoding="utf-8")
+            assert "_sources/notebooks" not in html, page.name
+            assert f'href="{notebook.name}" download=' in html, page.name
+            assert (page.parent / notebook.name).read_bytes() == notebook.read_bytes()
+
+
+def test_no_page_loads_anything_from_another_site(site: Path) -> None:
+    for page in site.rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        remote = re.findall(r'<(?:script|link|img)[^>]+(?:src|href)="(?:https?:)?//[^"]+"', html)
+        assert not remote, f"{page.relative_to(site)}: {remote[:2]}"
+        assert "widget-state+json" not in html and "require.min.js" not in html
+
+
+def test_every_figure_says_what_it_shows_in_the_pages_language(site: Path) -> None:
+    checked = 0
+    for lang in LANGS:
+        for notebook in _notebooks(lang):
+            html = (site / "notebooks" / lang / f"{notebook.stem}.html").read_text(encoding="utf-8")
+            for tag in re.findall(r"<img\b[^>]*>", html):
+                alt = re.search(r'\balt="([^"]*)"', tag)
+                assert alt and len(alt.group(1)) > 15, f"{notebook.name}: {tag[:120]}"
+                text = alt.group(1)
+                assert ".png" not in text and not re.search(r"[0-9a-f]{32}", text), f"{notebook.name}: {text}"
+                has_chinese = bool(re.search(r"[\u4e00-\u9fff]", text))
+                if lang == "zh":
+                    assert has_chinese, f"{notebook.name}: {text}"
+                else:  # an English figure may quote a Chinese name only if its labels do; the words are English
+                    assert re.search(r"\b(Figure|axis|points|bars)\b", text), f"{notebook.name}: {text}"
+                checked += 1
+    assert checked >= 20
+
+
+def test_each_language_has_its_course_as_one_pdf(site: Path) -> None:
+    info = json.loads((site / "build-info.json").read_text(encoding="utf-8"))
+    if jupyter_browser.chromium_path() is None and not IN_CI:
+        pytest.skip("Chromium is not installed: the PDFs are printed with it")
+    home = (site / "index.html").read_text(encoding="utf-8")
+    for lang in LANGS:
+        assert info["pdf"][lang] == f"course-{lang}.pdf"
+        pdf = (site / f"course-{lang}.pdf").read_bytes()
+        assert pdf.startswith(b"%PDF-")
+        pages = len(re.findall(rb"/Type\s*/Page[^s]", pdf))
+        assert pages >= 3 * len(info["lessons"][lang]), pages  # every lesson, each several A4 pages
+        assert f'href="course-{lang}.pdf"' in home

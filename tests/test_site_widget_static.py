@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import html
+import json
 import re
 from typing import Any
 
@@ -68,9 +69,10 @@ def _controls(markup: str) -> list[tuple[str, str]]:
 def test_static_bundle_states_each_control_value_in_the_current_language() -> None:
     coursekit.set_language("zh")
     widget = Demo()
-    bundle = widget.static_bundle()
+    bundle = widget.static_bundle(live=True)
     assert _controls(bundle["text/html"]) == [("张量并行度 TP", "4"), ("链路", "节点内"), ("序列并行", "是")]
-    assert "静态图" in bundle["text/html"]
+    assert "预先算好的状态" in bundle["text/html"]  # the page replays the states below (a live slider)
+    assert "静态图" in widget.static_bundle(live=False)["text/html"]
     assert base64.b64decode(bundle["image/png"]) == widget.image.value  # the very figure the widget shows
     assert f'src="data:image/png;base64,{bundle["image/png"]}"' in bundle["text/html"]
     assert "<b>4.0</b>" in bundle["text/html"]  # the verdict is beside it
@@ -105,3 +107,43 @@ def test_display_keeps_the_live_view_and_adds_the_static_one() -> None:
     assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == widget.view.model_id
     assert {"text/html", "image/png", "text/plain"} <= set(bundle)
     assert isinstance(widget.view, ipywidgets.VBox)
+
+
+def _frames(markup: str) -> dict[str, Any]:
+    (data,) = re.findall(r'<script type="application/json" class="ck-live-frames">(.*?)</script>', markup, re.S)
+    replay: dict[str, Any] = json.loads(data)
+    return replay
+
+
+def test_live_frames_are_the_widgets_own_states_on_the_main_controls_grid() -> None:
+    coursekit.set_language("en")
+    widget = Demo()
+    replay = _frames(widget.static_bundle(live=True)["text/html"])
+    assert replay["control"] == 0 and replay["label"] == "tensor-parallel degree TP"
+    frames = replay["frames"]
+    assert [f["value"] for f in frames] == [str(v) for v in range(1, 9)]  # the slider's grid: 1..8 by 1
+    for value, frame in zip(range(1, 9), frames, strict=True):
+        fresh = Demo()  # what the notebook shows at that value
+        fresh.controls["tp"].value = value
+        assert frame["message"] == fresh.message_html.value
+        assert base64.b64decode(frame["png"]).startswith(b"\x89PNG")
+    assert "must be at most 6" in frames[-1]["message"] and "Traceback" not in frames[-1]["message"]
+    assert widget.controls["tp"].value == 4 and widget.status == "ok"  # put back as it was
+
+
+def test_frames_spread_over_a_long_grid_keep_the_ends_and_the_current_value() -> None:
+    from coursekit.widgets.frames import MAX_FRAMES, control_steps
+
+    steps = control_steps(ipywidgets.IntSlider(value=37, min=0, max=100, step=1))
+    values = [v for _, v in steps]
+    assert len(values) <= MAX_FRAMES and values[0] == 0 and values[-1] == 100 and 37 in values
+    assert values == sorted(set(values))
+
+
+def test_frames_are_recorded_only_where_the_site_build_asks(monkeypatch: pytest.MonkeyPatch) -> None:
+    from coursekit.widgets import FRAMES_ENV
+
+    monkeypatch.delenv(FRAMES_ENV, raising=False)
+    assert "ck-live-frames" not in Demo().static_bundle()["text/html"]  # JupyterLab: the live view only
+    monkeypatch.setenv(FRAMES_ENV, "1")
+    assert "ck-live-frames" in Demo().static_bundle()["text/html"]

@@ -5,6 +5,11 @@ intensity 计算强度 and the roofline's ridge point 脊点. The variants below
 learner meeting two words for one idea looks for a difference that is not there. The test reads every lesson
 source, every coursekit module (its strings are what learners see), the docs and the README.
 
+Two more choices, stated in the glossary: a token is written token (as rank is written rank), never 词元; a
+micro-batch is 微批次, and the English word appears in Chinese text only as the gloss after it, 微批次
+(micro-batch), or as code in backticks. A line is Chinese text when it holds a CJK character; on a line that holds
+both languages (``Text(zh=..., en=...)``) only the part before ``en=`` is Chinese.
+
 Allowed look-alikes: 交换机内 / 交换机间 (inside or between switches, as in NVLS's in-switch reduction) and 跨机架 /
 跨机柜 (across racks) contain the characters of a variant without being one.
 """
@@ -26,8 +31,13 @@ BANNED: dict[str, str] = {
     "节点间": "跨节点",
     "算术强度": "计算强度",
     "转折点": "脊点",
+    "词元": "token",
 }
-_PATTERN = re.compile(r"(?<!交换)机内|(?<!交换)机间|跨机(?![架柜])|节点间|算术强度|转折点")
+_PATTERN = re.compile(r"(?<!交换)机内|(?<!交换)机间|跨机(?![架柜])|节点间|算术强度|转折点|词元")
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_ENGLISH_PART = re.compile(r"\ben=|\"en\":")
+#: micro-batch in Chinese text, except as the gloss in parentheses or as code (backticks, identifiers).
+_MICRO_BATCH = re.compile(r"(?<![(（\w`_/-])micro-batch")
 
 
 def banned_terms(text: str) -> list[str]:
@@ -39,6 +49,24 @@ def banned_terms(text: str) -> list[str]:
     []
     """
     return [found.group(0) for found in _PATTERN.finditer(text)]
+
+
+def english_micro_batch(line: str) -> bool:
+    """Whether the Chinese part of ``line`` writes micro-batch in English instead of 微批次.
+
+    >>> english_micro_batch("每个 rank 的 micro-batch 是 4"), english_micro_batch("每个 rank 的微批次是 4")
+    (True, False)
+    >>> english_micro_batch("微批次 (micro-batch) 数"), english_micro_batch("`micro-batch` 与 micro_batch")
+    (False, False)
+    >>> english_micro_batch('Text(zh="微批次", en="micro-batch")'), english_micro_batch("One micro-batch per rank")
+    (False, False)
+    >>> english_micro_batch("| 微批次 | micro-batch | 一份批次 | one micro-batch |")
+    False
+    """
+    english = _ENGLISH_PART.search(line)
+    chinese = re.sub(r"`[^`]*`", "", line[: english.start()] if english else line)
+    # a Markdown table row holds both languages in separate cells: only the Chinese cells count
+    return any(_CJK.search(cell) and _MICRO_BATCH.search(cell) for cell in chinese.split("|"))
 
 
 def _files() -> list[Path]:
@@ -54,6 +82,7 @@ def test_the_glossary_uses_the_replacements() -> None:
     for term in set(BANNED.values()):
         assert term in glossary, term
     assert set(_PATTERN.pattern.replace("(?<!交换)", "").replace("(?![架柜])", "").split("|")) == set(BANNED)
+    assert "| 微批次 | micro-batch |" in glossary and "| 文本单元 | token |" in glossary
 
 
 @pytest.mark.parametrize("path", _files(), ids=lambda p: str(p.relative_to(ROOT)))
@@ -61,4 +90,6 @@ def test_learner_text_uses_one_term_per_idea(path: Path) -> None:
     found = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         found += [f"line {number}: {term} -> {BANNED[term]}: {line.strip()[:120]}" for term in banned_terms(line)]
+        if english_micro_batch(line):
+            found.append(f"line {number}: micro-batch -> 微批次: {line.strip()[:120]}")
     assert not found, f"{path.relative_to(ROOT)}:\n" + "\n".join(found)

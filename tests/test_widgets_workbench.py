@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import html
+
 import pytest
 
 import coursekit
 from coursekit.exercises import check, exercises, get_exercise
 from coursekit.planner import WorkloadSpec, plan
 from coursekit.presets import CLUSTERS, MODELS
-from coursekit.widgets.workbench import WorkbenchWidget, what_if
+from coursekit.widgets.workbench import TOP_SHOWN, WorkbenchWidget, what_if
 
 
 @pytest.fixture(scope="module")
@@ -26,6 +28,18 @@ def test_widget_shows_the_plan_of_its_controls(widget: WorkbenchWidget) -> None:
         assert cand.label() in widget.message
     assert "an estimate, not a measurement" in widget.message
     assert widget.image.value[:4] == b"\x89PNG"
+
+
+def test_widget_explains_the_ties_it_shows(widget: WorkbenchWidget) -> None:
+    """Every member of tie group 1 among the rows shown, other than the fastest, comes with the assumption that would
+    reorder it and the measurement that decides (the rows of PlanResult.explain_ties)."""
+    result = widget.result
+    assert result is not None
+    shown = set(result.accepted_indices()[:TOP_SHOWN])
+    rows = [row for row in result.explain_ties(1) if row.scenarios and row.index in shown]
+    for row in rows:
+        assert html.escape(row.message) in widget.message
+    assert ("Why tie group 1 is tied" in widget.message) == bool(rows)
 
 
 def test_widget_what_ifs(widget: WorkbenchWidget) -> None:
@@ -66,13 +80,24 @@ def test_lesson9_exercises_accept_their_answer_and_refuse_others(exercise_id: st
     ex = get_exercise(exercise_id)
     expected = ex.expected_value()
     assert check(exercise_id, expected).correct
-    wrong = "memory" if exercise_id == "plan.cp_gate" else expected * 2
+    wrong = expected * 2
     feedback = check(exercise_id, wrong)
     assert feedback.status == "incorrect" and str(expected) not in feedback.message
 
 
 def test_lesson9_exercise_answers_from_the_planner() -> None:
-    assert get_exercise("plan.cp_gate").expected_value() == "context"
+    # CP at 8K with the same recomputation as its twin removes nothing: accepted, and estimated slower than the twin
+    example = plan(MODELS["llama3-70b"], CLUSTERS["h100-8"].with_nodes(16), WorkloadSpec(global_batch=1024))
+    cp, twin = (
+        example.explain(d)
+        for d in (
+            "tp=8,pp=2,dp=4,cp=2,zero=1,mb=1,recompute=selective",
+            "tp=8,pp=2,dp=8,cp=1,zero=1,mb=1,recompute=selective",
+        )
+    )
+    assert cp.accepted and twin.accepted and cp.step_s is not None and twin.step_s is not None
+    assert get_exercise("plan.cp_gate").expected_value() == pytest.approx(cp.step_s / twin.step_s)
+    assert cp.step_s > twin.step_s
     small = plan(MODELS["llama3-8b"], CLUSTERS["pcie-24g-8"], WorkloadSpec(global_batch=64, seq_len=4096))
     assert get_exercise("plan.memory_removed").expected_value() == small.funnel[8].removed > 0
     assert get_exercise("plan.slow_link").expected_value() >= 1.0
@@ -105,3 +130,19 @@ def test_verdict_level_pass_when_plans_are_accepted_fail_when_none_is() -> None:
     coursekit.set_language("zh")
     w.redraw()
     assert "不通过：" in w.message_html.value and "没有组合通过全部门槛" in w.message
+
+
+def test_funnel_shows_each_gates_numbers(widget: WorkbenchWidget) -> None:
+    """Every funnel row is labelled with what its gate removed first and what is left, from the plan itself."""
+    result = widget.result
+    assert result is not None
+    shown = [text.get_text() for text in widget._funnel.numbers]  # the widget's own artists
+    assert shown == [f"-{step.removed:,} → {step.remaining:,}" for step in result.funnel]
+    assert sum(step.removed for step in result.funnel) + result.accepted_count == result.space_size
+
+
+def test_link_slowdown_offers_exercise_9_4s_case(widget: WorkbenchWidget) -> None:
+    from coursekit.exercises.lesson9 import SLOWDOWN
+
+    options = [value for _label, value in widget.controls["link_slowdown"].options]
+    assert SLOWDOWN in options and 8 in options  # the exercise's ÷ 5 and the lesson's table's ÷ 8

@@ -84,7 +84,7 @@ def test_serving_mode_speaks_chinese(widget: WorkbenchWidget) -> None:
     coursekit.set_language("zh")
     try:
         widget.controls["mode"].value = "serving"
-        assert "首词元时间" in widget.message and "下界" in widget.message
+        assert "首 token 时间" in widget.message and "下界" in widget.message
     finally:
         coursekit.set_language("en")
 

@@ -188,6 +188,28 @@ class Interaction:
         return self.message_before != self.message_after
 
 
+@dataclass
+class KeyStep:
+    """One key pressed on a widget's main control (:meth:`LessonPage.step_with_key`)."""
+
+    key: str
+    value_before: str
+    value_after: str
+    focus_stayed: bool
+    active_cell_before: int
+    active_cell_after: int
+
+
+def _shown(control: Any) -> str:
+    """The value a control shows: a slider's readout, else its input box's value."""
+    readout, select = control.locator(".widget-readout"), control.locator("select")
+    if readout.count():
+        return str(readout.first.inner_text())
+    if select.count():
+        return str(select.first.evaluate("(s) => s.options[s.selectedIndex].text"))
+    return str(control.locator("input").first.input_value())
+
+
 class LessonPage:
     """One notebook open in JupyterLab, driven through Playwright's sync API."""
 
@@ -302,6 +324,39 @@ class LessonPage:
         self.page.evaluate("() => window.__ckObs.disconnect()")
         self.page.wait_for_timeout(100)
         return Interaction(kind, before_message, self._message(), self._figure_src() != before_src, elapsed)
+
+    def step_with_key(self, widget_index: int, key: str, timeout_ms: int = 30_000) -> KeyStep:
+        """Focus the main control of the ``widget_index``-th widget on the page and press ``key`` there.
+
+        The control's keyboard target is a slider's handle, a dropdown or a number box. Returns the value the control
+        shows before and after, whether the keyboard focus is still inside the control, and the notebook's active cell
+        before and after (JupyterLab moves it when a key escapes the widget). Waits for the figure to change when
+        the value did, so the kernel has seen the new value.
+        """
+        main = self.page.locator(".ck-widget").nth(widget_index).locator(".ck-main").first
+        main.scroll_into_view_if_needed()
+        handle, select = main.locator(".noUi-handle"), main.locator("select")
+        target = handle.first if handle.count() else select.first if select.count() else main.locator("input").first
+        figure = self.page.locator(".ck-widget").nth(widget_index).locator(".ck-figure").first
+        target.focus()
+        active = "() => window.jupyterapp.shell.currentWidget.content.activeCellIndex"
+        cell_before = int(self.page.evaluate(active))
+        before, src_before = _shown(main), str(figure.get_attribute("src") or "")
+        target.press(key)
+        self.page.wait_for_timeout(200)
+        after = _shown(main)
+        if after != before:
+            self.page.wait_for_function(
+                "([img, src]) => img.getAttribute('src') !== src",
+                arg=[figure.element_handle(), src_before],
+                timeout=timeout_ms,
+            )
+        focused = bool(main.evaluate("(el) => el.contains(document.activeElement)"))
+        return KeyStep(key, before, after, focused, cell_before, int(self.page.evaluate(active)))
+
+    def widget_count(self) -> int:
+        """How many lesson widgets the page shows."""
+        return int(self.page.locator(".ck-widget").count())
 
     def figure_pixel_ratio(self) -> float:
         """Image pixels per CSS pixel of the first widget figure (>= the device pixel ratio is sharp)."""

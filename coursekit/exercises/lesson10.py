@@ -97,7 +97,8 @@ KV_KIB_PER_TOKEN = register(
         id="serve.kv_kib_per_token",
         lesson=10,
         prompt=Text(
-            zh="Llama-3 70B 有 80 层、8 个 KV 头、head_dim 128，KV 用 bf16（2 字节）。每个词元的 KV 缓存是多少 KiB？",
+            zh="Llama-3 70B 有 80 层、8 个 KV 头、head_dim 128，KV 用 bf16（2 字节）。"
+            "每个 token 的 KV 缓存是多少 KiB？",
             en="Llama-3 70B has 80 layers, 8 KV heads and head_dim 128, with bf16 (2-byte) keys and values. How many "
             "KiB of KV cache does one token take?",
         ),
@@ -149,8 +150,8 @@ MAX_REQUESTS = register(
         id="serve.max_requests",
         lesson=10,
         prompt=Text(
-            zh=f"一个副本用一个 H100 节点的 8 卡 (TP=8) 服务 Llama-3 70B，每个请求 {PROMPT_TOKENS} 个提示词元加 "
-            f"{OUTPUT_TOKENS} 个输出词元。按每 rank 的显存账本，这个副本最多能同时容纳多少个请求？用整数作答。",
+            zh=f"一个副本用一个 H100 节点的 8 卡 (TP=8) 服务 Llama-3 70B，每个请求 {PROMPT_TOKENS} 个提示 token 加 "
+            f"{OUTPUT_TOKENS} 个输出 token。按每 rank 的显存账本，这个副本最多能同时容纳多少个请求？用整数作答。",
             en="One replica serves Llama-3 70B on the 8 GPUs of one H100 node (TP=8); each request has "
             f"{PROMPT_TOKENS} prompt tokens and {OUTPUT_TOKENS} output tokens. By the per-rank memory ledger, how "
             "many requests can the replica hold at once? Answer with an integer.",
@@ -174,7 +175,7 @@ MAX_REQUESTS = register(
                 "prompt_only",
                 lambda: _replica_ledger(PROMPT_TOKENS).max_concurrency,
                 Text(
-                    zh="你只算了提示词元；请求生成的输出词元也留在 KV 缓存里，每个请求的上下文是提示加输出。",
+                    zh="你只算了提示 token；请求生成的输出 token 也留在 KV 缓存里，每个请求的上下文是提示加输出。",
                     en="You counted the prompt tokens only; the output tokens a request generates stay in the KV "
                     "cache too, so its context is prompt plus output.",
                 ),
@@ -205,7 +206,7 @@ BEST_TP = register(
         expected=best_tp,
         kind="exact",
         hint=Text(
-            zh="比较权重读取时间（0.25 GB ÷ 3.35 TB/s）和每词元 2 × 12 次全归约的时延（每次至少几微秒）。",
+            zh="比较权重读取时间（0.25 GB ÷ 3.35 TB/s）和每 token 2 × 12 次全归约的时延（每次至少几微秒）。",
             en="Compare the time to read the weights (0.25 GB ÷ 3.35 TB/s) with the latency of 2 × 12 all-reduces "
             "per token (several microseconds each).",
         ),

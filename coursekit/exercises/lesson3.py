@@ -190,8 +190,8 @@ DP_DEGREES = register(
         id="q3.dp_degrees",
         lesson=3,
         prompt=Text(
-            zh="global batch 是 64 条序列，每个 rank 的 micro-batch 是 4。哪些数据并行度 (DP degree) 能让 "
-            "dp × micro-batch × 梯度累积 正好等于 global batch？用从小到大的元组作答，如 (1, 2)。",
+            zh="global batch 是 64 条序列，每个 rank 的微批次是 4。哪些数据并行度 (DP degree) 能让 "
+            "dp × 微批次 × 梯度累积 正好等于 global batch？用从小到大的元组作答，如 (1, 2)。",
             en="The global batch is 64 sequences and the micro-batch per rank is 4. Which DP degrees make "
             "dp × micro-batch × gradient accumulation equal the global batch exactly? Answer with an ascending "
             "tuple, e.g. (1, 2).",
@@ -199,13 +199,12 @@ DP_DEGREES = register(
         expected=dp_degrees,
         kind="exact",
         hint=Text(
-            zh="梯度累积步数必须是正整数：dp × micro-batch 要整除 global batch。",
+            zh="梯度累积步数必须是正整数：dp × 微批次要整除 global batch。",
             en="The gradient accumulation must be a whole number of steps: dp × micro-batch must divide the "
             "global batch.",
         ),
         why=lambda degrees: Text(
-            zh=f"{degrees}：最大的 DP 是 {degrees[-1]}（不做梯度累积）；"
-            "再大就只能增大 global batch 或缩小 micro-batch。",
+            zh=f"{degrees}：最大的 DP 是 {degrees[-1]}（不做梯度累积）；再大就只能增大 global batch 或缩小微批次。",
             en=f"{degrees}: the largest DP is {degrees[-1]} (no accumulation); beyond it the global batch must grow "
             "or the micro-batch shrink.",
         ),

@@ -270,8 +270,8 @@ MAX_DP = register(
         id="matrix.max_dp",
         lesson=5,
         prompt=Text(
-            zh=f"global batch = {MAX_DP_GLOBAL_BATCH} 条序列，每个 rank 的 micro-batch = {MAX_DP_MICRO_BATCH}。"
-            "不改 global batch、也不缩小 micro-batch，DP degree 最大是多少？答一个整数。",
+            zh=f"global batch = {MAX_DP_GLOBAL_BATCH} 条序列，每个 rank 的微批次 = {MAX_DP_MICRO_BATCH}。"
+            "不改 global batch、也不缩小微批次，DP degree 最大是多少？答一个整数。",
             en=f"The global batch is {MAX_DP_GLOBAL_BATCH} sequences and each rank's micro-batch is "
             f"{MAX_DP_MICRO_BATCH}. Without changing the global batch or shrinking the micro-batch, what is the "
             "largest DP degree? Answer an integer.",
@@ -283,19 +283,19 @@ MAX_DP = register(
                 "micro_batch_left_out",
                 lambda: MAX_DP_GLOBAL_BATCH,
                 Text(
-                    zh="这是把每个 rank 的 micro-batch 当成一条序列：每个 DP rank 一步至少处理一个 micro-batch。",
+                    zh="这是把每个 rank 的微批次当成一条序列：每个 DP rank 一步至少处理一个微批次。",
                     en="That treats each rank's micro-batch as one sequence: every DP rank processes at least one "
                     "micro-batch per step.",
                 ),
             ),
         ),
         hint=Text(
-            zh="dp × micro-batch × 梯度累积 = global batch，梯度累积至少是 1。",
+            zh="dp × 微批次 × 梯度累积 = global batch，梯度累积至少是 1。",
             en="dp × micro-batch × gradient accumulation = global batch, and the accumulation is at least 1.",
         ),
         why=lambda value: Text(
             zh=f"梯度累积为 1 时 dp = {MAX_DP_GLOBAL_BATCH} / {MAX_DP_MICRO_BATCH} = {value}；再大就要么加大 global "
-            "batch，要么把每个 rank 的 micro-batch 缩小。",
+            "batch，要么把每个 rank 的微批次缩小。",
             en=f"With a gradient accumulation of 1 dp = {MAX_DP_GLOBAL_BATCH} / {MAX_DP_MICRO_BATCH} = {value}; "
             "beyond that you must grow the global batch or shrink each rank's micro-batch.",
         ),

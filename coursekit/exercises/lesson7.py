@@ -250,7 +250,7 @@ BEST_CHANGE = register(
         choices=tuple(CHANGES),
         normalize=lambda s: s.strip().lower(),
         hint=Text(
-            zh="每张 GPU 乘的 token 数是 微批次 × s ÷ CP，权重的宽度要除以 TP。哪个改动让矩阵变大而不是变小？",
+            zh="每张 GPU 乘的 token 数是微批次 × s ÷ CP，权重的宽度要除以 TP。哪个改动让矩阵变大而不是变小？",
             en="Each GPU multiplies micro-batch × s ÷ CP tokens against weights divided by TP. Which change makes "
             "the matmuls bigger rather than smaller?",
         ),

@@ -4,8 +4,8 @@ Every expected answer is computed with :func:`coursekit.planner.plan` from the i
 below (module constants, so the notebook quotes the same set-up).
 
 >>> from coursekit.exercises import get_exercise
->>> get_exercise("plan.cp_gate").expected_value()
-'context'
+>>> round(get_exercise("plan.cp_gate").expected_value(), 2) > 1
+True
 
 Taught in: lesson 9 (decision workbench).
 """
@@ -16,7 +16,7 @@ from dataclasses import replace
 from functools import lru_cache
 
 from ..i18n import Text
-from ..planner import PLAN_GATES, FunnelStep, PlanResult, WorkloadSpec, plan
+from ..planner import FunnelStep, PlanResult, WorkloadSpec, plan
 from ..presets import CLUSTERS, MODELS
 from . import Exercise, mistake, register
 
@@ -30,16 +30,16 @@ EXAMPLE_MODEL: str = "llama3-70b"
 EXAMPLE_CLUSTER: str = "h100-8"
 EXAMPLE_NODES: int = 16
 EXAMPLE_WORKLOAD: WorkloadSpec = WorkloadSpec(global_batch=1024)
-#: The composition of plan.cp_gate: context parallelism at 8K tokens on the same example.
+#: The composition of plan.cp_gate: context parallelism at 8K tokens on the same example, and its twin with CP
+#: folded back into data parallelism.
 CP_DEGREES: str = "tp=8,pp=2,dp=4,cp=2,zero=1,mb=1,recompute=selective"
+CP_TWIN_DEGREES: str = "tp=8,pp=2,dp=8,cp=1,zero=1,mb=1,recompute=selective"
 #: plan.slow_link: the inter-node bandwidth is divided by this (the lesson's table shows ÷ 8, not this).
 SLOWDOWN: int = 5
 #: plan.moe_active: a variant of the lesson's MoE what-if (which shows 8 experts, top-2) — every MLP of
 #: Llama-3 70B becomes this many experts, this many routed per token.
 MOE_EXPERTS: int = 16
 MOE_TOP_K: int = 4
-
-_GATE_CODES: tuple[str, ...] = tuple(gate.code for gate in PLAN_GATES)
 
 
 def _lower(text: str) -> str:
@@ -63,9 +63,11 @@ def memory_removed() -> int:
     return _memory_step().removed
 
 
-def cp_gate() -> str:
-    """plan.cp_gate: the code of the first check that rejects :data:`CP_DEGREES`."""
-    return _example().explain(CP_DEGREES).codes[0]
+def cp_gate() -> float:
+    """plan.cp_gate: estimated step of :data:`CP_DEGREES` over that of its twin :data:`CP_TWIN_DEGREES`."""
+    with_cp, twin = _example().explain(CP_DEGREES), _example().explain(CP_TWIN_DEGREES)
+    assert with_cp.step_s is not None and twin.step_s is not None
+    return with_cp.step_s / twin.step_s
 
 
 def moe_active_billion() -> float:
@@ -134,24 +136,36 @@ CP_GATE = register(
         lesson=9,
         prompt=Text(
             zh="Llama-3 70B，16 个 H100 节点，global batch 1024 条 × 8192 tokens。组合 "
-            f"{CP_DEGREES} 第一个被哪道门槛拒绝？用门槛代码作答。",
-            en=f"Llama-3 70B on 16 H100 nodes, global batch 1024 × 8192 tokens. Which check rejects {CP_DEGREES} "
-            "first? Answer with the gate's code.",
+            f"{CP_DEGREES} 的估算步时是它把 CP 折回数据并行的孪生布局 {CP_TWIN_DEGREES} 的多少倍？"
+            "（保留 3 位有效数字。）",
+            en=f"Llama-3 70B on 16 H100 nodes, global batch 1024 × 8192 tokens. By what factor is the estimated step "
+            f"of {CP_DEGREES} that of its twin with CP folded back into data parallelism, {CP_TWIN_DEGREES}? "
+            "(3 significant digits.)",
         ),
         expected=cp_gate,
-        kind="choice",
-        choices=_GATE_CODES,
-        normalize=_lower,
+        kind="number",
+        rel_tol=5e-3,
         hint=Text(
-            zh="用 result.explain('...') 看 reasons；把 CP 折回数据并行（dp × cp，cp = 1）后，每 rank 放得下吗？",
-            en="Use result.explain('...') and read the reasons; folded back into data parallelism (dp × cp, cp = 1), "
-            "does one rank still fit?",
+            zh="两个都用 result.explain('...')，比较 step_s；再看两者的账本：CP 省掉了什么？",
+            en="Use result.explain('...') for both and compare step_s; then read both ledgers: what does CP remove?",
         ),
-        why=lambda code: Text(
-            zh=f"'{code}'：把 CP 折回数据并行的同一布局每 rank 放得下，8192 个 token 的上下文一张卡就装得下，"
-            "CP 只会增加通信。",
-            en=f"'{code}': the same layout with CP folded back into data parallelism fits one rank, so one device "
-            "holds the 8192-token context and CP only adds communication.",
+        why=lambda ratio: Text(
+            zh=f"约 {ratio:.3g} 倍：两者用同样的重计算，CP 没有省掉什么，只留下代价——每个 GPU 的矩阵乘 token 减半、"
+            "K/V 环和反向后传回的 dK、dV。CP 被接受，但由估算把它排在后面。",
+            en=f"About {ratio:.3g}×: both use the same recomputation, so CP removes nothing and leaves only its "
+            "costs — half the tokens per matmul, the K/V ring and the dK, dV trip home after backward. CP is accepted, "
+            "and the estimate ranks it behind.",
+        ),
+        slips=(
+            mistake(
+                "inverted",
+                lambda: 1 / cp_gate(),
+                Text(
+                    zh="这是孪生布局除以 CP 布局：题目问的是 CP 布局的步时是孪生布局的多少倍。",
+                    en="That is the twin over the CP layout: the question asks for the CP layout's step over the "
+                    "twin's.",
+                ),
+            ),
         ),
     ),
     replace=True,

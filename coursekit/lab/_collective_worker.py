@@ -16,7 +16,7 @@ import torch
 import torch.distributed as dist
 
 from ._dist import DistContext
-from .collectives import ELEMENT_BYTES, expected_output, verification_input
+from .known_tensors import ELEMENT_BYTES, expected_output, verification_input
 
 # torch 2.13 renamed the tensor-in/tensor-out collectives and deprecated the old names;
 # older versions (>= 2.6, the lab's floor) only have the old ones.

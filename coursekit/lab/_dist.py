@@ -3,7 +3,7 @@
 The same worker function runs in both cases. :func:`run_distributed` detects
 ``torchrun`` through the environment variables it sets (``RANK``,
 ``WORLD_SIZE``, ``LOCAL_RANK``); otherwise it spawns ``ranks`` processes with
-``torch.multiprocessing.spawn`` on a free loopback port (``MASTER_ADDR =
+``multiprocessing``'s spawn (:mod:`._lifetime`) on a free loopback port (``MASTER_ADDR =
 127.0.0.1``). The device is chosen per rank: CUDA with NCCL when enough GPUs
 are visible, else CPU with gloo.
 
@@ -11,7 +11,10 @@ A rank that dies (killed, out of memory, an exception) ends the job: the
 other ranks are stopped and :class:`WorkerFailed` carries one line saying
 which rank and how; the command line turns it into its own exit code. The
 temporary folders (``/tmp/coursekit-lab-*``) are removed on every way out,
-including an interrupt or a termination signal delivered to this process.
+including an interrupt or a termination signal delivered to this process; and
+when this process dies without cleaning up (SIGKILL), its ranks end within a
+fraction of a second and remove the folders themselves (:mod:`._lifetime`).
+Ranks ignore SIGINT: a Ctrl-C reaches this process, which stops them.
 
 For the lab's own tests, the environment variable ``COURSEKIT_LAB_KILL_RANK``
 makes that rank exit at once with code 7, as a crashed worker would.
@@ -35,10 +38,10 @@ from typing import Any
 
 import torch
 import torch.distributed as dist
-from torch.multiprocessing.spawn import ProcessExitedException, ProcessRaisedException, start_processes
 
 from ..i18n import tr
-from ._env import KILL_RANK_ENV, WorkerFailed, launched_by_torchrun, temporary_folder, torchrun_world_size
+from ._env import KILL_RANK_ENV, launched_by_torchrun, temporary_folder, torchrun_world_size
+from ._lifetime import join_ranks, start_ranks, stop_ranks
 
 #: Loopback address of the spawned single-machine job.
 LOOPBACK_ADDR: str = "127.0.0.1"
@@ -161,33 +164,9 @@ def run_distributed(worker: Callable[..., Any], ranks: int | None, args: tuple[A
         raise ValueError("ranks is required when not running under torchrun")
     with temporary_folder() as tmp:
         result_path = str(Path(tmp) / "result.pickle")
-        context = start_processes(  # type: ignore[no-untyped-call]
-            _spawn_entry,
-            args=(ranks, free_port(), worker, args, device, result_path),
-            nprocs=ranks,
-            join=False,
-        )
+        processes = start_ranks(_spawn_entry, ranks, (ranks, free_port(), worker, args, device, result_path), tmp)
         try:
-            while not context.join(timeout=0.5):
-                pass
-        except ProcessExitedException as error:
-            how = (
-                tr("lab.worker_signal", signal=error.signal_name)
-                if error.signal_name
-                else tr("lab.worker_exit_code", code=error.exit_code)
-            )
-            raise WorkerFailed(tr("lab.worker_died", rank=error.error_index, how=how)) from None
-        except ProcessRaisedException as error:
-            lines = [line for line in error.msg.strip().splitlines() if line.strip()]
-            last = lines[-1].strip() if lines else "?"
-            raise WorkerFailed(tr("lab.worker_raised", rank=error.error_index, error=last[:300])) from None
+            join_ranks(processes, tmp)
         finally:
-            for process in context.processes:
-                if process.is_alive():
-                    process.terminate()
-            for process in context.processes:
-                process.join(timeout=10)
-                if process.is_alive():
-                    process.kill()
-                    process.join()
+            stop_ranks(processes)
         return pickle.loads(Path(result_path).read_bytes())

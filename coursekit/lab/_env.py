@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -57,6 +59,8 @@ class WorkerFailed(RuntimeError):
 def temporary_folder() -> Iterator[str]:
     """A fresh ``/tmp/coursekit-lab-*`` folder, removed when the block ends however it ends.
 
+    Even SIGKILL of this process: a small janitor process removes the folder then.
+
     >>> with temporary_folder() as path:
     ...     os.path.isdir(path)
     True
@@ -64,10 +68,44 @@ def temporary_folder() -> Iterator[str]:
     False
     """
     path = tempfile.mkdtemp(prefix=TEMP_PREFIX)
+    janitor = _start_janitor(path)
     try:
         yield path
     finally:
         shutil.rmtree(path, ignore_errors=True)
+        if janitor is not None:
+            _dismiss(janitor)
+
+
+#: The janitor: a bare interpreter (no site, no coursekit) that waits for "done" on stdin and removes the
+#: folder if stdin closes without it, which happens when the process that made the folder was killed.
+_JANITOR_CODE: str = (
+    "import shutil, sys\nif sys.stdin.buffer.read() != b'done':\n    shutil.rmtree(sys.argv[1], ignore_errors=True)\n"
+)
+
+
+def _start_janitor(path: str) -> subprocess.Popen[bytes] | None:
+    """A process that removes ``path`` if this one dies before it does (SIGKILL runs no ``finally``)."""
+    try:
+        return subprocess.Popen(
+            [sys.executable, "-S", "-c", _JANITOR_CODE, path],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,  # out of the terminal's process group: Ctrl-C and hang-ups are for us
+        )
+    except OSError:  # no interpreter to start (an embedded Python): the folder is still removed on every other path
+        return None
+
+
+def _dismiss(janitor: subprocess.Popen[bytes]) -> None:
+    if janitor.stdin is not None:
+        try:
+            janitor.stdin.write(b"done")
+            janitor.stdin.close()
+        except OSError:  # it is gone already
+            pass
+    janitor.wait()
 
 
 #: Environment variables torchrun sets for every worker (PyTorch docs, torch.distributed.run).

@@ -25,7 +25,7 @@ from torch.distributed.tensor.parallel import ColwiseParallel, ParallelStyle, Ro
 from torch.nn.parallel import DistributedDataParallel
 
 from ._dist import DistContext
-from .memory import TinyTransformerConfig
+from .tiny_config import TinyTransformerConfig
 
 #: Learning rate of the single Adam step (its value does not change any byte count).
 LEARNING_RATE: float = 1e-3

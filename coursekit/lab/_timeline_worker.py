@@ -28,8 +28,8 @@ from torch.profiler import ProfilerActivity, profile, record_function
 
 from ._dist import DistContext
 from ._memory_worker import LEARNING_RATE, batch, build_model, wrap
-from .memory import TinyTransformerConfig
-from .timeline import INPUT_REGION, STEP_REGION, RankStepEvents, Scenario, breakdown_steps, extract_steps, skip_reason
+from .steps import INPUT_REGION, STEP_REGION, RankStepEvents, Scenario, breakdown_steps, extract_steps, skip_reason
+from .tiny_config import TinyTransformerConfig
 
 #: The timeline model: large enough that a step is mostly operators, small enough for 2 CPU cores.
 TIMELINE_CONFIG = TinyTransformerConfig(d_model=128, heads=8, d_ff=512, layers=2, classes=5, seq_len=32, batch=8)

@@ -18,10 +18,14 @@ Only rank 0 prints and writes JSON. Exit codes: 0 success; 1 a measurement
 contradicts its check (a collective gave a wrong result on known tensors, or
 memory differs from ledger + explained extras); 2 bad arguments (a message
 names the argument, the value and the rule, in the language of ``--lang``,
-argparse's own messages included); 3 PyTorch is missing; 4 a worker process
+argparse's own messages included), or a ``--json`` / ``--trace`` target that
+cannot be written (checked, its folders made, before any rank starts; any
+later refusal of the operating system is one line too); 3 PyTorch is missing; 4 a worker process
 died or failed (one line says which rank and how); 130 / 143 interrupted
-(SIGINT / SIGTERM). Temporary folders ``/tmp/coursekit-lab-*`` are removed on
-every one of these paths.
+(SIGINT / SIGTERM); 141 stdout was closed (``... | head``). Temporary folders
+``/tmp/coursekit-lab-*`` are removed on every one of these paths, and even
+when this process is killed (SIGKILL): its ranks end at once and a janitor
+removes the folders (:mod:`coursekit.lab._lifetime`).
 
 Sizes are bounded: ``--ranks`` at most :data:`RANKS_PER_CPU` per CPU core
 unless ``--force`` (then at most :data:`FORCED_RANKS_CEILING`);
@@ -37,16 +41,24 @@ Taught in: lesson 8 (formula vs measurement).
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import signal
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from .._validate import check_choice, check_int, check_number
+from .._cli import (
+    argparse_language,
+    argparse_text,
+    check_output_file,
+    check_output_folder,
+    fail_line,
+    guard,
+    number_arg,
+)
+from .._validate import check_choice
 from ..communication import COLLECTIVES
 from ..i18n import LANGUAGES, register, set_language, tr
 from ._env import WorkerFailed, launched_by_torchrun
@@ -114,16 +126,7 @@ register(
             "en": "{name} = {value!r}: must be a whole number of bytes, optionally with a K, M or G suffix "
             "(powers of 1024), e.g. 4096 or 16M.",
         },
-        "lab.cli_bad_int": {
-            "zh": "{name} = {value!r}：必须是整数。",
-            "en": "{name} = {value!r}: must be a whole number.",
-        },
-        "lab.cli_bad_float": {"zh": "{name} = {value!r}：必须是数。", "en": "{name} = {value!r}: must be a number."},
         "lab.cli_wrote": {"zh": "已写入 {path}", "en": "wrote {path}"},
-        "lab.cli_no_directory": {
-            "zh": "--json {path}：所在目录不存在。",
-            "en": "--json {path}: its directory does not exist.",
-        },
         "lab.cli_wrong": {
             "zh": "集合通信 {kinds} 在已知张量上的结果错误。",
             "en": "collective(s) {kinds} gave wrong results on known tensors.",
@@ -133,12 +136,6 @@ register(
             "确需更多请加 --force（上限 {ceiling}）。",
             "en": "--ranks = {value}: this machine has {cpus} CPU core(s), so at most {cap} ranks ({per_cpu} per "
             "core); add --force for more (ceiling {ceiling}).",
-        },
-        "lab.cli_ranks_ceiling": {
-            "zh": "--ranks = {value}：即使加了 --force，也最多 {ceiling} 个 rank"
-            "（每个 rank 是一个导入 PyTorch 的进程）。",
-            "en": "--ranks = {value}: at most {ceiling} ranks even with --force (each rank is a process that "
-            "imports PyTorch).",
         },
         "lab.cli_bytes_cap": {
             "zh": "--max-bytes = {value}：超过上限 {cap}。可用内存 {available} 的一半，分给 {ranks} 个 rank、"
@@ -158,76 +155,13 @@ register(
             "zh": "--slow-rank = {value}：必须在 0 到 --ranks - 1 = {last} 之间。",
             "en": "--slow-rank = {value}: must be between 0 and --ranks - 1 = {last}.",
         },
-        "lab.cli_trace_dir": {
-            "zh": "--trace {path}：不是文件夹。",
-            "en": "--trace {path}: not a folder.",
-        },
         "lab.cli_traces": {
             "zh": "每个 rank 的 Chrome / Perfetto 追踪在 {path}（用 chrome://tracing 或 https://ui.perfetto.dev 打开）",
             "en": "each rank's Chrome / Perfetto trace is in {path} (open it in chrome://tracing or "
             "https://ui.perfetto.dev)",
         },
-        # argparse's own messages, for --lang zh (the msgids of Python's argparse).
-        "lab.argparse_usage": {"zh": "用法：", "en": "usage: "},
-        "lab.argparse_error": {"zh": "%(prog)s: 错误：%(message)s\n", "en": "%(prog)s: error: %(message)s\n"},
-        "lab.argparse_argument": {
-            "zh": "参数 %(argument_name)s：%(message)s",
-            "en": "argument %(argument_name)s: %(message)s",
-        },
-        "lab.argparse_required": {"zh": "缺少必需的参数：%s", "en": "the following arguments are required: %s"},
-        "lab.argparse_choice": {
-            "zh": "无效的选项：%(value)r（可选：%(choices)s）",
-            "en": "invalid choice: %(value)r (choose from %(choices)s)",
-        },
-        "lab.argparse_unrecognized": {"zh": "无法识别的参数：%s", "en": "unrecognized arguments: %s"},
-        "lab.argparse_type": {"zh": "无效的 %(type)s 值：%(value)r", "en": "invalid %(type)s value: %(value)r"},
-        "lab.argparse_one": {"zh": "需要一个值", "en": "expected one argument"},
-        "lab.argparse_help": {"zh": "显示帮助并退出", "en": "show this help message and exit"},
-        "lab.argparse_options": {"zh": "选项", "en": "options"},
-        "lab.argparse_positional": {"zh": "位置参数", "en": "positional arguments"},
-        "lab.argparse_ambiguous": {
-            "zh": "有歧义的选项：%(option)s 可以匹配 %(matches)s",
-            "en": "ambiguous option: %(option)s could match %(matches)s",
-        },
-        "lab.argparse_not_allowed": {
-            "zh": "不能与参数 %s 同时使用",
-            "en": "not allowed with argument %s",
-        },
     }
 )
-
-#: argparse's English message ids and the catalog keys that translate them.
-_ARGPARSE_MESSAGES: dict[str, str] = {
-    "usage: ": "lab.argparse_usage",
-    "%(prog)s: error: %(message)s\n": "lab.argparse_error",
-    "argument %(argument_name)s: %(message)s": "lab.argparse_argument",
-    "the following arguments are required: %s": "lab.argparse_required",
-    "invalid choice: %(value)r (choose from %(choices)s)": "lab.argparse_choice",
-    "unrecognized arguments: %s": "lab.argparse_unrecognized",
-    "invalid %(type)s value: %(value)r": "lab.argparse_type",
-    "expected one argument": "lab.argparse_one",
-    "show this help message and exit": "lab.argparse_help",
-    "options": "lab.argparse_options",
-    "positional arguments": "lab.argparse_positional",
-    "ambiguous option: %(option)s could match %(matches)s": "lab.argparse_ambiguous",
-    "not allowed with argument %s": "lab.argparse_not_allowed",
-}
-
-
-@contextlib.contextmanager
-def _argparse_in_current_language() -> Iterator[None]:
-    """Let argparse's own messages follow the course language (argparse looks them up through ``_``)."""
-    original = argparse._  # type: ignore[attr-defined]
-
-    def translate(message: str) -> str:
-        key = _ARGPARSE_MESSAGES.get(message)
-        return tr(key) if key is not None else str(original(message))
-
-    argparse._ = translate  # type: ignore[attr-defined]
-    try:
-        yield
-    finally:
-        argparse._ = original  # type: ignore[attr-defined]
 
 
 def parse_bytes(text: str, name: str = "bytes") -> int:
@@ -281,30 +215,6 @@ def max_payload_bytes(ranks: int, available_bytes: int | None = None) -> int | N
     return int(available * MEMORY_SHARE) // (ranks * BUFFERS_PER_PAYLOAD)
 
 
-def _type(convert: Callable[[str], Any], name: str, **bounds: float) -> Callable[[str], Any]:
-    """An argparse ``type`` that parses ``name`` and checks ``bounds``; its message names the argument."""
-
-    def parse(text: str) -> Any:
-        try:
-            if convert is int:
-                try:
-                    value: Any = int(text)
-                except ValueError:
-                    raise ValueError(tr("lab.cli_bad_int", name=name, value=text[:60])) from None
-                return check_int(name, value, **{k: int(v) for k, v in bounds.items()})
-            if convert is float:
-                try:
-                    value = float(text)
-                except ValueError:
-                    raise ValueError(tr("lab.cli_bad_float", name=name, value=text[:60])) from None
-                return check_number(name, value, **bounds)
-            return convert(text)
-        except (TypeError, ValueError) as error:
-            raise argparse.ArgumentTypeError(str(error)) from None
-
-    return parse
-
-
 def _list_type(name: str, choices: Sequence[str]) -> Callable[[str], str]:
     def parse(text: str) -> str:
         parts = [part.strip() for part in text.split(",") if part.strip()]
@@ -321,7 +231,13 @@ def _list_type(name: str, choices: Sequence[str]) -> Callable[[str], str]:
 
 
 def _size_type(name: str) -> Callable[[str], int]:
-    return _type(lambda text: parse_bytes(text, name), name)
+    def parse(text: str) -> int:
+        try:
+            return parse_bytes(text, name)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+
+    return parse
 
 
 def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
@@ -333,28 +249,39 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     )
     parser.add_argument("--lang", choices=LANGUAGES, help="language of the output (default: COURSEKIT_LANG or en)")
     commands = parser.add_subparsers(dest="command", required=True)
+    subcommands = {
+        "collectives": _add_collectives(commands),
+        "memory": _add_memory(commands),
+        "timeline": _add_timeline(commands),
+        "record": _add_record(commands),
+    }
+    return parser, subcommands
 
-    def common(sub: argparse.ArgumentParser) -> None:
-        sub.add_argument(
-            "--ranks",
-            type=_type(int, "--ranks", ge=1),
-            default=None,
-            help=f"processes to spawn on this machine (default 2; at most {RANKS_PER_CPU} per CPU core without "
-            "--force; under torchrun: WORLD_SIZE)",
-        )
-        sub.add_argument(
-            "--force",
-            action="store_true",
-            help=f"allow more than {RANKS_PER_CPU} ranks per CPU core (at most {FORCED_RANKS_CEILING})",
-        )
-        sub.add_argument(
-            "--device", choices=DEVICES, default="auto", help="auto: CUDA+NCCL if available, else CPU+gloo"
-        )
-        sub.add_argument("--json", metavar="PATH", help="also write the results as JSON to PATH")
-        sub.add_argument("--lang", choices=LANGUAGES, default=argparse.SUPPRESS, help=argparse.SUPPRESS)
 
-    coll = commands.add_parser("collectives", help="time collectives and fit the ring alpha-beta model")
-    common(coll)
+def _common(sub: argparse.ArgumentParser) -> None:
+    """The options of every subcommand: ranks, device, JSON output, language."""
+    sub.add_argument(
+        "--ranks",
+        type=number_arg(int, "--ranks", ge=1, le=FORCED_RANKS_CEILING),
+        default=None,
+        help=f"processes to spawn on this machine (default 2; at most {RANKS_PER_CPU} per CPU core without "
+        "--force; under torchrun: WORLD_SIZE)",
+    )
+    sub.add_argument(
+        "--force",
+        action="store_true",
+        help=f"allow more than {RANKS_PER_CPU} ranks per CPU core (at most {FORCED_RANKS_CEILING})",
+    )
+    sub.add_argument("--device", choices=DEVICES, default="auto", help="auto: CUDA+NCCL if available, else CPU+gloo")
+    sub.add_argument("--json", metavar="PATH", help="also write the results as JSON to PATH")
+    sub.add_argument("--lang", choices=LANGUAGES, default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+
+
+def _add_collectives(commands: Any) -> argparse.ArgumentParser:
+    coll: argparse.ArgumentParser = commands.add_parser(
+        "collectives", help="time collectives and fit the ring alpha-beta model"
+    )
+    _common(coll)
     coll.add_argument(
         "--collectives",
         type=_list_type("--collectives", COLLECTIVES),
@@ -372,30 +299,38 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     )
     coll.add_argument(
         "--repeats",
-        type=_type(int, "--repeats", ge=1, le=10_000),
+        type=number_arg(int, "--repeats", ge=1, le=10_000),
         default=DEFAULT_REPEATS,
         help="timed calls per payload (default 20)",
     )
     coll.add_argument(
         "--warmup",
-        type=_type(int, "--warmup", ge=0, le=1_000),
+        type=number_arg(int, "--warmup", ge=0, le=1_000),
         default=DEFAULT_WARMUP,
         help="untimed calls per payload (default 5)",
     )
+    return coll
 
-    mem = commands.add_parser("memory", help="count per-rank bytes under DDP, FSDP2 and TP vs the ledger")
-    common(mem)
+
+def _add_memory(commands: Any) -> argparse.ArgumentParser:
+    mem: argparse.ArgumentParser = commands.add_parser(
+        "memory", help="count per-rank bytes under DDP, FSDP2 and TP vs the ledger"
+    )
+    _common(mem)
     mem.add_argument(
         "--strategies",
         type=_list_type("--strategies", STRATEGIES),
         default=None,
         help="comma-separated subset of ddp,fsdp2-zero3,fsdp2-zero2,tp",
     )
+    return mem
 
-    tl = commands.add_parser(
+
+def _add_timeline(commands: Any) -> argparse.ArgumentParser:
+    tl: argparse.ArgumentParser = commands.add_parser(
         "timeline", help="profile training steps on every rank: compute, communication, waiting vs step_timeline"
     )
-    common(tl)
+    _common(tl)
     tl.add_argument(
         "--strategy",
         type=_list_type("--strategy", TIMELINE_STRATEGIES),
@@ -404,20 +339,25 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     )
     tl.add_argument(
         "--steps",
-        type=_type(int, "--steps", ge=1, le=MAX_STEPS),
+        type=number_arg(int, "--steps", ge=1, le=MAX_STEPS),
         default=DEFAULT_STEPS,
         help=f"profiled steps per scenario (default {DEFAULT_STEPS}, at most {MAX_STEPS})",
     )
-    tl.add_argument("--slow-rank", type=_type(int, "--slow-rank", ge=0), default=None, help="rank that computes slower")
+    tl.add_argument(
+        "--slow-rank",
+        type=number_arg(int, "--slow-rank", ge=0, le=FORCED_RANKS_CEILING - 1),
+        default=None,
+        help="rank that computes slower",
+    )
     tl.add_argument(
         "--slow-factor",
-        type=_type(float, "--slow-factor", gt=1, le=MAX_SLOW_FACTOR),
+        type=number_arg(float, "--slow-factor", gt=1, le=MAX_SLOW_FACTOR),
         default=None,
         help=f"how many times its baseline compute the slow rank does (> 1, at most {MAX_SLOW_FACTOR:g})",
     )
     tl.add_argument(
         "--input-delay-ms",
-        type=_type(float, "--input-delay-ms", gt=0, le=MAX_INPUT_DELAY_MS),
+        type=number_arg(float, "--input-delay-ms", gt=0, le=MAX_INPUT_DELAY_MS),
         default=None,
         help=f"sleep this long in every step's input (at most {MAX_INPUT_DELAY_MS:g} ms)",
     )
@@ -427,16 +367,21 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
         help="also run DDP with its gradient all-reduce after backward (bucketing and overlap off)",
     )
     tl.add_argument("--trace", metavar="DIR", default=None, help="keep each rank's Chrome / Perfetto trace in DIR")
+    return tl
 
-    rec = commands.add_parser("record", help="run every measurement of lesson 8 and write them to one JSON file")
-    common(rec)
+
+def _add_record(commands: Any) -> argparse.ArgumentParser:
+    rec: argparse.ArgumentParser = commands.add_parser(
+        "record", help="run every measurement of lesson 8 and write them to one JSON file"
+    )
+    _common(rec)
     rec.add_argument(
         "--steps",
-        type=_type(int, "--steps", ge=1, le=MAX_STEPS),
+        type=number_arg(int, "--steps", ge=1, le=MAX_STEPS),
         default=DEFAULT_STEPS,
         help=f"profiled steps per timeline scenario (default {DEFAULT_STEPS})",
     )
-    return parser, {"collectives": coll, "memory": mem, "timeline": tl, "record": rec}
+    return rec
 
 
 def _language_from(argv: Sequence[str]) -> str | None:
@@ -466,8 +411,6 @@ def _check_ranks_cap(ranks: int | None, force: bool) -> None:
         return
     cpus = os.cpu_count() or 1
     cap = RANKS_PER_CPU * cpus
-    if ranks > FORCED_RANKS_CEILING:
-        raise ValueError(tr("lab.cli_ranks_ceiling", value=ranks, ceiling=FORCED_RANKS_CEILING))
     if ranks > cap and not force:
         raise ValueError(
             tr(
@@ -515,8 +458,6 @@ def _run(args: argparse.Namespace, ranks: int | None) -> tuple[Any, str, bool]:
         report = run_memory(ranks=ranks, strategies=args.strategies, device=args.device)
         return report, report.format(), not report.matches
     if args.command == "timeline":
-        if args.trace is not None and Path(args.trace).exists() and not Path(args.trace).is_dir():
-            raise ValueError(tr("lab.cli_trace_dir", path=args.trace))
         if (args.slow_rank is None) != (args.slow_factor is None):
             raise ValueError(tr("lab.cli_slow_pair"))
         if args.slow_rank is not None and ranks is not None and args.slow_rank >= ranks:
@@ -545,31 +486,49 @@ def _run(args: argparse.Namespace, ranks: int | None) -> tuple[Any, str, bool]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (see the module docstring)."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    return guard("python -m coursekit.lab", lambda: _main(argv))
+
+
+def _check_paths(args: argparse.Namespace) -> None:
+    """Refuse a ``--json`` or ``--trace`` target that cannot be written, before any rank starts."""
+    if args.json is not None:
+        check_output_file("--json", args.json, create=True)
+    if getattr(args, "trace", None) is not None:
+        check_output_folder("--trace", args.trace, create=True)
+
+
+def _main(argv: list[str]) -> int:
     lang = _language_from(argv)
     if lang is not None:
         set_language(lang)
     parser, commands = build_parser()
     try:
-        with _argparse_in_current_language():
+        with argparse_language():
             args = parser.parse_args(argv)
     except SystemExit as done:  # argparse printed its message (or the help)
         return done.code if isinstance(done.code, int) else EXIT_BAD_ARGUMENTS
     command = commands[args.command]
+    try:
+        _check_paths(args)
+    except ValueError as error:
+        return fail_line(command.prog, str(error))
     ranks = args.ranks if args.ranks is not None or launched_by_torchrun() else 2
     previous = signal.signal(signal.SIGTERM, _on_sigterm) if _in_main_thread() else None
     try:
         try:
             _check_ranks_cap(args.ranks, args.force)
-            if args.json is not None and not Path(args.json).resolve().parent.is_dir():
-                raise ValueError(tr("lab.cli_no_directory", path=args.json))
             report, text, failed = _run(args, ranks)
         except ImportError as error:
             print(str(error), file=sys.stderr)
             return EXIT_NO_TORCH
         except (TypeError, ValueError) as error:
-            with _argparse_in_current_language():
+            with argparse_language():
                 command.print_usage(sys.stderr)
-                print(tr("lab.argparse_error") % {"prog": command.prog, "message": error}, end="", file=sys.stderr)
+                print(
+                    argparse_text("%(prog)s: error: %(message)s\n") % {"prog": command.prog, "message": error},
+                    end="",
+                    file=sys.stderr,
+                )
             return EXIT_BAD_ARGUMENTS
         except WorkerFailed as error:
             print(f"{command.prog}: {error}", file=sys.stderr)
@@ -586,6 +545,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if _is_rank_zero():
         print(text)
         if args.json:
+            Path(args.json).parent.mkdir(parents=True, exist_ok=True)
             report.write_json(args.json)
             print(tr("lab.cli_wrote", path=args.json))
     return EXIT_CHECK_FAILED if failed else EXIT_OK

@@ -52,6 +52,9 @@ from ..i18n import Reason, register, tr
 from ._env import launched_by_torchrun, torchrun_world_size
 from ._format import fmt_bytes, fmt_gib_s, fmt_seconds, render_table
 from .fit import AlphaBetaFit, crossover_bytes, fit_alpha_beta
+from .known_tensors import ELEMENT_BYTES, expected_output, verification_input
+from .known_tensors import RANK_OFFSET as RANK_OFFSET
+from .known_tensors import VERIFY_CHUNK_ELEMENTS as VERIFY_CHUNK_ELEMENTS
 
 __all__ = [
     "COLLECTIVES_SCHEMA",
@@ -81,16 +84,10 @@ DEFAULT_MAX_BYTES: int = 2**24
 #: Untimed and timed calls per payload: nccl-tests' defaults (-w 5, -n 20; NVIDIA/nccl-tests README).
 DEFAULT_WARMUP: int = 5
 DEFAULT_REPEATS: int = 20
-#: Bytes of one float32 element, the dtype of every buffer.
-ELEMENT_BYTES: int = 4
 #: Device choices: ``auto`` takes CUDA + NCCL when every local rank has a GPU, else CPU + gloo.
 DEVICES: tuple[str, ...] = ("auto", "cpu", "cuda")
 #: Version tag of the JSON written by :meth:`CollectivesReport.to_json_dict`.
 COLLECTIVES_SCHEMA: str = "coursekit.lab.collectives/1"
-#: Float32 elements per rank chunk in the known-tensor check (small, exact in float32).
-VERIFY_CHUNK_ELEMENTS: int = 3
-#: Rank r's check input is ``RANK_OFFSET * r + i`` for element i.
-RANK_OFFSET: int = 1000
 
 register(
     {
@@ -206,55 +203,6 @@ def payload_sizes(min_bytes: int, max_bytes: int, ranks: int) -> tuple[int, ...]
             sizes.append(rounded)
         size *= 2
     return tuple(sizes)
-
-
-def verification_input(kind: str, ranks: int, rank: int) -> list[float]:
-    """The known tensor rank ``rank`` feeds ``kind`` in the correctness check.
-
-    Element i of rank r's base buffer is ``1000·r + i``; the base buffer holds
-    3 elements per rank (S = 12·n bytes). all_gather sends the first chunk of
-    it (its output is the full buffer); the others send all of it.
-
-    >>> verification_input("all_reduce", 2, 1)
-    [1000.0, 1001.0, 1002.0, 1003.0, 1004.0, 1005.0]
-    >>> verification_input("all_gather", 2, 1)
-    [1000.0, 1001.0, 1002.0]
-
-    Taught in: lesson 8 (formula vs measurement).
-    """
-    kind = check_choice("kind", kind, COLLECTIVES)
-    n = check_int("ranks", ranks, ge=1)
-    r = check_int("rank", rank, ge=0, lt=n)
-    elements = VERIFY_CHUNK_ELEMENTS * (1 if kind == "all_gather" else n)
-    return [float(RANK_OFFSET * r + i) for i in range(elements)]
-
-
-def expected_output(kind: str, ranks: int, rank: int) -> list[float]:
-    """What rank ``rank`` must hold after ``kind`` on the :func:`verification_input` tensors.
-
-    >>> expected_output("reduce_scatter", 2, 1)
-    [1006.0, 1008.0, 1010.0]
-    >>> expected_output("send_recv", 2, 0)
-    [1000.0, 1001.0, 1002.0, 1003.0, 1004.0, 1005.0]
-
-    Taught in: lesson 8 (formula vs measurement).
-    """
-    kind = check_choice("kind", kind, COLLECTIVES)
-    n = check_int("ranks", ranks, ge=1)
-    r = check_int("rank", rank, ge=0, lt=n)
-    inputs = [verification_input(kind, n, j) for j in range(n)]
-    chunk = VERIFY_CHUNK_ELEMENTS
-    if kind == "all_reduce":
-        return [sum(column) for column in zip(*inputs, strict=True)]
-    if kind == "all_gather":
-        return [value for row in inputs for value in row]
-    if kind == "reduce_scatter":
-        return [sum(row[r * chunk + i] for row in inputs) for i in range(chunk)]
-    if kind == "all_to_all":
-        return [inputs[j][r * chunk + i] for j in range(n) for i in range(chunk)]
-    if kind == "broadcast":
-        return list(inputs[0])
-    return list(inputs[(r - 1) % n])  # send_recv: from the previous rank on the ring
 
 
 def reduce_max_of_medians(times_by_rank: Sequence[Sequence[float]]) -> tuple[float, tuple[float, ...]]:
@@ -537,7 +485,7 @@ def _reason_from_json(data: Mapping[str, Any] | None) -> Reason | None:
     return Reason(str(data["code"]), str(data["key"]), dict(data["params"]))
 
 
-def _check_collectives(collectives: Iterable[str] | None) -> tuple[str, ...]:
+def check_collectives(collectives: Iterable[str] | None) -> tuple[str, ...]:
     if collectives is None:
         return COLLECTIVES
     if isinstance(collectives, str):
@@ -600,7 +548,7 @@ def collective_outputs(
     Taught in: lesson 8 (formula vs measurement).
     """
     n = check_ranks(ranks)
-    kinds = _check_collectives(collectives)
+    kinds = check_collectives(collectives)
     device = check_choice("device", device, DEVICES)
     worker = _import_worker()
     from ._dist import run_distributed
@@ -640,7 +588,7 @@ def run_collectives(
     Taught in: lesson 8 (formula vs measurement).
     """
     n = check_ranks(ranks)
-    kinds = _check_collectives(collectives)
+    kinds = check_collectives(collectives)
     sizes = payload_sizes(min_bytes, max_bytes, n)
     repeats = check_int("repeats", repeats, ge=1)
     warmup = check_int("warmup", warmup, ge=0)
@@ -649,14 +597,14 @@ def run_collectives(
     from ._dist import run_distributed
 
     raw: dict[str, Any] = run_distributed(worker.timing_worker, n, (kinds, sizes, warmup, repeats), device)
-    return _build_report(raw, warmup=warmup, repeats=repeats)
+    return build_report(raw, warmup=warmup, repeats=repeats)
 
 
 #: Fit notes after which the fitted numbers predict nothing (0 s everywhere).
 _NO_PREDICTION: frozenset[str] = frozenset({"zero_model", "too_few_payloads"})
 
 
-def _build_report(raw: Mapping[str, Any], *, warmup: int, repeats: int) -> CollectivesReport:
+def build_report(raw: Mapping[str, Any], *, warmup: int, repeats: int) -> CollectivesReport:
     """Turn a timing worker's raw output into a fitted :class:`CollectivesReport`."""
     n = int(raw["world_size"])
     results = []

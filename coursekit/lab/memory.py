@@ -49,11 +49,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._validate import check_choice, check_divides, check_int
+from .._validate import check_choice, check_int
 from ..capacity import PRECISION_RECIPES, TrainingStateMemory, training_state_memory
 from ..i18n import Reason, register, tr
 from ._format import fmt_count, render_table
 from .collectives import DEVICES, check_ranks
+from .tiny_config import TinyTransformerConfig
 
 __all__ = [
     "ADAM_STEP_BYTES",
@@ -189,40 +190,6 @@ register(
         },
     }
 )
-
-
-@dataclass(frozen=True)
-class TinyTransformerConfig:
-    """Sizes of the lab's small transformer (pre-LayerNorm blocks of attention + MLP, a classifier head).
-
-    Fields: ``d_model`` (hidden size), ``heads`` (attention heads, must divide
-    d_model), ``d_ff`` (MLP hidden size), ``layers`` (blocks), ``classes``
-    (outputs of the head; 5 rows do not split evenly over 2 or 4 ranks, which
-    is what makes FSDP2's padding visible), ``seq_len`` and ``batch`` of the
-    random input, ``seed`` of the weights and data.
-
-    >>> TinyTransformerConfig(d_model=60, heads=8)
-    Traceback (most recent call last):
-    ...
-    ValueError: heads = 8: must divide d_model == 60.
-
-    Taught in: lesson 8 (formula vs measurement).
-    """
-
-    d_model: int = 64
-    heads: int = 8
-    d_ff: int = 256
-    layers: int = 2
-    classes: int = 5
-    seq_len: int = 8
-    batch: int = 4
-    seed: int = 0
-
-    def __post_init__(self) -> None:
-        for name in ("d_model", "heads", "d_ff", "layers", "classes", "seq_len", "batch"):
-            check_int(name, getattr(self, name), ge=1)
-        check_int("seed", self.seed, ge=0)
-        check_divides("heads", self.heads, "d_model", self.d_model)
 
 
 @dataclass(frozen=True)
@@ -707,7 +674,7 @@ def load_memory_json(source: str | Path | Mapping[str, Any]) -> MemoryReport:
         "measured": measured,
         "losses": {name: data["strategies"][name]["loss"] for name in strategies},
     }
-    return _build_memory_report(raw, config, skipped)
+    return build_memory_report(raw, config, skipped)
 
 
 def _check_strategies(strategies: Iterable[str] | None) -> tuple[str, ...]:
@@ -764,10 +731,10 @@ def run_memory(
     from ._dist import run_distributed
 
     raw: dict[str, Any] = run_distributed(_memory_worker.memory_worker, n, (config, runnable), device)
-    return _build_memory_report(raw, config, skipped)
+    return build_memory_report(raw, config, skipped)
 
 
-def _build_memory_report(
+def build_memory_report(
     raw: Mapping[str, Any], config: TinyTransformerConfig, skipped: Mapping[str, Reason] | None = None
 ) -> MemoryReport:
     """Turn the memory worker's raw per-rank byte counts into a :class:`MemoryReport`."""

@@ -31,13 +31,13 @@ from ._env import launched_by_torchrun, quiet_profiler, temporary_folder
 from .collectives import (
     DEFAULT_MIN_BYTES,
     CollectivesReport,
-    _build_report,
-    _check_collectives,
+    build_report,
+    check_collectives,
     check_ranks,
     load_collectives_json,
     payload_sizes,
 )
-from .memory import STRATEGIES, MemoryReport, TinyTransformerConfig, _build_memory_report, load_memory_json
+from .memory import STRATEGIES, MemoryReport, TinyTransformerConfig, build_memory_report, load_memory_json
 from .timeline import (
     TIMELINE_STRATEGIES,
     EfficiencyPoint,
@@ -189,7 +189,7 @@ def record_lesson(*, ranks: int | None = 2, steps: int = 3, device: str = "auto"
     from . import _lesson_worker
     from ._dist import run_distributed
 
-    kinds = _check_collectives(None)
+    kinds = check_collectives(None)
     sizes = payload_sizes(DEFAULT_MIN_BYTES, LESSON_MAX_BYTES, n)
     config = TinyTransformerConfig()
     scenarios = scenarios_for(
@@ -217,8 +217,8 @@ def record_lesson(*, ranks: int | None = 2, steps: int = 3, device: str = "auto"
         p: run_timeline(ranks=p, strategies="ddp", steps=steps, device=device).result("ddp") for p in SCALING_RANKS
     }
     return LessonRecording(
-        collectives=_build_report(raw["collectives"], warmup=LESSON_WARMUP, repeats=LESSON_REPEATS),
-        memory=_build_memory_report(raw["memory"], config),
+        collectives=build_report(raw["collectives"], warmup=LESSON_WARMUP, repeats=LESSON_REPEATS),
+        memory=build_memory_report(raw["memory"], config),
         timeline=timeline,
         scaling=scaling,
         machine=_machine(),

@@ -86,6 +86,7 @@ from .specs import (
     NORM_KINDS,
     OVERLAP_DEFAULTS,
     OVERLAP_SOURCES,
+    PARAM_PARTS,
     POSITION_KINDS,
     WORKLOAD_MODES,
     ClusterSpec,
@@ -95,6 +96,7 @@ from .specs import (
     group_link,
     megatron_paper_flops_per_step,
     megatron_paper_param_count,
+    param_part_name,
 )
 from .validation import PublishedComparison, compare_published
 
@@ -125,6 +127,7 @@ __all__ = [
     "NORM_KINDS",
     "OVERLAP_DEFAULTS",
     "OVERLAP_SOURCES",
+    "PARAM_PARTS",
     "PLAN_GATES",
     "POSITION_KINDS",
     "WORKLOAD_MODES",
@@ -147,6 +150,7 @@ __all__ = [
     "group_link",
     "megatron_paper_flops_per_step",
     "megatron_paper_param_count",
+    "param_part_name",
     "parse_degrees",
     "plan",
     "stage_layers",

@@ -16,98 +16,67 @@ Taught in: lesson 9 (decision workbench).
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from .. import i18n
-from .._validate import check_int, check_number
+from .._cli import (
+    ARGPARSE_ZH,
+    EXIT_USAGE,
+    MAX_RESERVE_GIB,
+    MAX_TOP,
+    argparse_language,
+    argparse_text,
+    number_arg,
+    pre_language,
+)
+from .._validate import check_int
 from ..capacity import PRECISION_RECIPES, RECOMPUTE_MODES
 from ..i18n import register, tr
+from ..specs import PRECISIONS
 from .specs import MAX_GLOBAL_BATCH, MAX_NODES, MAX_SEQ_LEN, OVERLAP_DEFAULTS
 
-#: Exit status for bad arguments (argparse's convention).
-EXIT_USAGE: int = 2
+__all__ = ["ARGPARSE_ZH", "EXIT_USAGE", "add_plan_command", "argparse_language", "pre_language", "run_plan"]
+
 #: Largest link bandwidth a what-if may state, GB/s per GPU (a thousand times NVLink 4).
 MAX_LINK_GB_S: float = 1e6
+#: A custom cluster's flags: (flag, ClusterSpec field, name in messages, bounds). Bandwidths per GPU per direction.
+CUSTOM_CLUSTER_FLAGS: tuple[tuple[str, str, str, dict[str, float]], ...] = (
+    ("gpu-memory-gib", "memory_per_device_gib", "gpu_memory_gib", {"gt": 0, "le": 1e6}),
+    ("peak-tflops", "peak_flops", "peak_tflops", {"gt": 0, "le": 1e9}),
+    ("peak-fp8-tflops", "peak_flops_fp8", "peak_fp8_tflops", {"gt": 0, "le": 1e9}),
+    ("hbm-gb-s", "memory_bandwidth_bytes_per_s", "hbm_gb_s", {"gt": 0, "le": MAX_LINK_GB_S}),
+    ("gpus-per-node", "gpus_per_node", "gpus_per_node", {"ge": 1, "le": 1024}),
+    ("intra-gb-s", "intra_node_bandwidth_bytes_per_s", "intra_gb_s", {"gt": 0, "le": MAX_LINK_GB_S}),
+    ("inter-gb-s", "inter_node_bandwidth_bytes_per_s", "inter_gb_s", {"gt": 0, "le": MAX_LINK_GB_S}),
+)
+CUSTOM_CLUSTER_HELP: dict[str, str] = {
+    "memory_per_device_gib": "usable memory per GPU, GiB",
+    "peak_flops": "peak dense bf16 TFLOP/s per GPU",
+    "peak_flops_fp8": "peak dense FP8 TFLOP/s per GPU (optional)",
+    "memory_bandwidth_bytes_per_s": "GPU memory bandwidth, GB/s",
+    "gpus_per_node": "GPUs per node",
+    "intra_node_bandwidth_bytes_per_s": "intra-node bandwidth per GPU per direction, GB/s",
+    "inter_node_bandwidth_bytes_per_s": "inter-node bandwidth per GPU per direction, GB/s",
+}
+#: What a custom cluster's values are multiplied by to get the ClusterSpec's units.
+_CUSTOM_SCALE: dict[str, float] = {
+    "memory_per_device_gib": 1.0,
+    "peak_flops": 1e12,
+    "peak_flops_fp8": 1e12,
+    "memory_bandwidth_bytes_per_s": 1e9,
+    "gpus_per_node": 1,
+    "intra_node_bandwidth_bytes_per_s": 1e9,
+    "inter_node_bandwidth_bytes_per_s": 1e9,
+}
 
 register(
     {
-        "cli.not_integer": {"zh": "{value!r} 不是整数", "en": "{value!r} is not an integer"},
-        "cli.not_number": {"zh": "{value!r} 不是数", "en": "{value!r} is not a number"},
-        "cli.not_choice": {"zh": "{value!r} 不是 {choices} 之一", "en": "{value!r} is not one of {choices}"},
-        "cli.error": {"zh": "{prog}：错误：{message}", "en": "{prog}: error: {message}"},
+        "cli.or_custom": {"zh": "（或自定义集群，还缺：{flags}）", "en": "(or a custom cluster, missing: {flags})"},
     }
 )
-
-#: argparse's own messages (Python 3.11 msgids) in Chinese; English is argparse's text itself.
-ARGPARSE_ZH: dict[str, str] = {
-    "usage: ": "用法：",
-    "argument %(argument_name)s: %(message)s": "参数 %(argument_name)s：%(message)s",
-    "positional arguments": "位置参数",
-    "options": "选项",
-    "show this help message and exit": "显示帮助并退出",
-    "unrecognized arguments: %s": "无法识别的参数：%s",
-    "not allowed with argument %s": "不能与参数 %s 同时使用",
-    "ignored explicit argument %r": "忽略了显式给出的值 %r",
-    "the following arguments are required: %s": "缺少必需的参数：%s",
-    "one of the arguments %s is required": "参数 %s 中必须给出一个",
-    "expected one argument": "需要一个值",
-    "expected at most one argument": "最多需要一个值",
-    "expected at least one argument": "至少需要一个值",
-    "ambiguous option: %(option)s could match %(matches)s": "有歧义的选项：%(option)s 可以匹配 %(matches)s",
-    "unexpected option string: %s": "意外的选项：%s",
-    "invalid %(type)s value: %(value)r": "无效的 %(type)s 值：%(value)r",
-    "invalid choice: %(value)r (choose from %(choices)s)": "无效的选择：%(value)r（可选：%(choices)s）",
-    "%(prog)s: error: %(message)s\n": "%(prog)s：错误：%(message)s\n",
-    "unknown parser %(parser_name)r (choices: %(choices)s)": "未知的子命令 %(parser_name)r（可选：%(choices)s）",
-}
-
-
-def _translate(message: str) -> str:
-    return ARGPARSE_ZH.get(message, message) if i18n.get_language() == "zh" else message
-
-
-def _ntranslate(singular: str, plural: str, n: int) -> str:
-    if i18n.get_language() == "zh":
-        return {"expected %s argument": "需要 %s 个值"}.get(singular, singular if n == 1 else plural)
-    return singular if n == 1 else plural
-
-
-@contextlib.contextmanager
-def argparse_language() -> Iterator[None]:
-    """Let argparse speak the current coursekit language while parsing (restored afterwards)."""
-    saved = argparse._, argparse.ngettext  # type: ignore[attr-defined]
-    argparse._, argparse.ngettext = _translate, _ntranslate  # type: ignore[attr-defined]
-    try:
-        yield
-    finally:
-        argparse._, argparse.ngettext = saved  # type: ignore[attr-defined]
-
-
-def _arg_type(convert: Callable[[str], Any], name: str, **bounds: float) -> Callable[[str], Any]:
-    """An argparse ``type=`` that converts, then checks bounds with coursekit's validators."""
-
-    def parse(text: str) -> Any:
-        try:
-            value = convert(text)
-        except (ValueError, OverflowError):
-            key = "cli.not_integer" if convert is int else "cli.not_number"
-            raise argparse.ArgumentTypeError(tr(key, value=text[:200])) from None
-        try:
-            if convert is int:
-                check_int(name, value, **{k: int(v) for k, v in bounds.items()})
-            else:
-                check_number(name, value, **bounds)
-        except (TypeError, ValueError) as exc:
-            raise argparse.ArgumentTypeError(str(exc)) from None
-        return value
-
-    parse.__name__ = name
-    return parse
 
 
 def _int_list(name: str, low: int, high: int) -> Callable[[str], tuple[int, ...]]:
@@ -148,35 +117,57 @@ def add_plan_command(commands: Any) -> argparse.ArgumentParser:
         "plan",
         help="search every parallel composition, gate it and estimate the rest",
         description="Decision workbench: enumerate compositions, exclude by gates with reasons, estimate the rest.",
+        usage="%(prog)s (--model MODEL | --model-config FILE.json) (--cluster CLUSTER | --gpu-memory-gib GIB "
+        "--peak-tflops T --hbm-gb-s B --gpus-per-node N --intra-gb-s B --inter-gb-s B) --global-batch N [options]",
     )
-    p.add_argument(
+    which_model = p.add_mutually_exclusive_group(required=True)
+    which_model.add_argument(
         "--model",
-        required=True,
         choices=sorted(MODELS),
         metavar="MODEL",
         help="model preset: " + ", ".join(sorted(MODELS)),
     )
+    which_model.add_argument(
+        "--model-config",
+        metavar="FILE.json",
+        help="your own model: a Hugging Face config.json (hidden_size, num_hidden_layers, ...)",
+    )
     p.add_argument(
         "--cluster",
-        required=True,
         choices=sorted(CLUSTERS),
         metavar="CLUSTER",
-        help="cluster preset (one node): " + ", ".join(sorted(CLUSTERS)),
+        help="cluster preset (one node): "
+        + ", ".join(sorted(CLUSTERS))
+        + "; or describe your own with "
+        + ", ".join(f"--{flag}" for flag, _, _, _ in CUSTOM_CLUSTER_FLAGS),
+    )
+    for flag, field_name, unit_name, bounds in CUSTOM_CLUSTER_FLAGS:
+        p.add_argument(
+            f"--{flag}",
+            type=number_arg(int if flag == "gpus-per-node" else float, unit_name, **bounds),
+            default=None,
+            help=f"custom cluster: {CUSTOM_CLUSTER_HELP[field_name]}",
+        )
+    p.add_argument("--precision", choices=PRECISIONS, default="bf16", help="matmul precision (fp8: H100/H800)")
+    p.add_argument(
+        "--no-flash-attention",
+        action="store_true",
+        help="materialise the attention scores (5·a·s²·b bytes per layer) instead of a fused flash-attention kernel",
     )
     p.add_argument(
         "--nodes",
-        type=_arg_type(int, "nodes", ge=1, le=MAX_NODES),
+        type=number_arg(int, "nodes", ge=1, le=MAX_NODES),
         default=1,
         help=f"number of nodes (1 to {MAX_NODES})",
     )
     p.add_argument(
         "--global-batch",
-        type=_arg_type(int, "global_batch", ge=1, le=MAX_GLOBAL_BATCH),
+        type=number_arg(int, "global_batch", ge=1, le=MAX_GLOBAL_BATCH),
         required=True,
         help=f"sequences per step (1 to {MAX_GLOBAL_BATCH})",
     )
     p.add_argument(
-        "--seq-len", type=_arg_type(int, "seq_len", ge=1, le=MAX_SEQ_LEN), default=None, help="tokens per sequence"
+        "--seq-len", type=number_arg(int, "seq_len", ge=1, le=MAX_SEQ_LEN), default=None, help="tokens per sequence"
     )
     p.add_argument("--mode", choices=("training", "serving"), default="training")
     p.add_argument(
@@ -188,13 +179,13 @@ def add_plan_command(commands: Any) -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--mfu",
-        type=_arg_type(float, "achievable_flops_fraction", gt=0, le=1),
+        type=number_arg(float, "achievable_flops_fraction", gt=0, le=1),
         default=None,
         help="a flat achievable fraction of peak FLOP/s instead of the compute-efficiency model",
     )
     p.add_argument(
         "--overlap",
-        type=_arg_type(float, "overlap_fraction", ge=0, le=1),
+        type=number_arg(float, "overlap_fraction", ge=0, le=1),
         default=None,
         help="one share of communication hidden under compute for every dimension (default: per dimension, "
         + ", ".join(f"{dim} {share:g}" for dim, share in OVERLAP_DEFAULTS.items())
@@ -203,11 +194,13 @@ def add_plan_command(commands: Any) -> argparse.ArgumentParser:
     for dim in OVERLAP_DEFAULTS:
         p.add_argument(
             f"--overlap-{dim}",
-            type=_arg_type(float, f"overlap_{dim}", ge=0, le=1),
+            type=number_arg(float, f"overlap_{dim}", ge=0, le=1),
             default=None,
             help=f"share of {dim.upper()} communication hidden under compute (default {OVERLAP_DEFAULTS[dim]:g})",
         )
-    p.add_argument("--reserve-gib", type=_arg_type(float, "runtime_reserve_gib", ge=0, le=1e6), default=None)
+    p.add_argument(
+        "--reserve-gib", type=number_arg(float, "runtime_reserve_gib", ge=0, le=MAX_RESERVE_GIB), default=None
+    )
     p.add_argument("--zero", type=_int_list("zero_stages", 0, 3), default=None, help="ZeRO stages, e.g. 0,1,3")
     p.add_argument(
         "--recompute",
@@ -215,36 +208,28 @@ def add_plan_command(commands: Any) -> argparse.ArgumentParser:
         default=None,
         help="recompute modes, e.g. selective,full",
     )
-    p.add_argument("--max-micro-batch", type=_arg_type(int, "max_micro_batch", ge=1, le=4096), default=None)
+    p.add_argument("--max-micro-batch", type=number_arg(int, "max_micro_batch", ge=1, le=4096), default=None)
     p.add_argument(
         "--edge-layers",
-        type=_arg_type(int, "pipeline_edge_layers", ge=0, le=1024),
+        type=number_arg(int, "pipeline_edge_layers", ge=0, le=1024),
         default=None,
         help="layers taken off the first and last pipeline stage (Llama 3 405B: 1)",
     )
     p.add_argument("--no-sequence-parallel", action="store_true", help="turn Megatron sequence parallelism off")
     p.add_argument(
         "--inter-node-gb-s",
-        type=_arg_type(float, "inter_node_gb_s", gt=0, le=MAX_LINK_GB_S),
+        type=number_arg(float, "inter_node_gb_s", gt=0, le=MAX_LINK_GB_S),
         default=None,
         help="what-if: inter-node bandwidth per GPU, GB/s, unidirectional",
     )
-    p.add_argument("--top", type=_arg_type(int, "top", ge=0, le=10_000), default=5, help="accepted candidates to show")
+    p.add_argument(
+        "--top", type=number_arg(int, "top", ge=0, le=MAX_TOP), default=5, help="accepted candidates to show"
+    )
     p.add_argument("--explain", metavar="DEGREES", default=None, help="e.g. tp=8,pp=4,dp=4,zero=1,mb=1")
     p.add_argument("--json", action="store_true", help="print the full result as JSON")
     p.add_argument("--all", action="store_true", help="with --json: include every rejected candidate")
     p.add_argument("--lang", choices=("zh", "en"), default=None, help="output language")
     return p
-
-
-def pre_language(argv: Sequence[str]) -> None:
-    """Apply ``--lang`` before parsing, so argument errors are reported in that language."""
-    for index, arg in enumerate(argv):
-        value = arg.split("=", 1)[1] if arg.startswith("--lang=") else None
-        if arg == "--lang" and index + 1 < len(argv):
-            value = argv[index + 1]
-        if value in ("zh", "en"):
-            i18n.set_language(value)
 
 
 def _fail(parser: argparse.ArgumentParser, message: str) -> int:
@@ -257,23 +242,57 @@ def _fail(parser: argparse.ArgumentParser, message: str) -> int:
 
 def run_plan(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Run ``plan`` for parsed ``args``; every bad value ends as exit status 2 with a message, no traceback."""
+    from ..hardware import NCCL_RING_NET_LATENCY_S, NCCL_RING_NVLINK_LATENCY_S
+    from ..model_config import load_model_config
     from ..presets import CLUSTERS, MODELS
     from .search import plan
-    from .space import _parse_degrees
-    from .specs import WorkloadSpec
+    from .space import parse_degrees
+    from .specs import ClusterSpec, ModelSpec, WorkloadSpec
 
     degrees: dict[str, Any] | None = None
     if args.explain is not None:
         try:
-            degrees = _parse_degrees(args.explain, "degrees")
+            degrees = parse_degrees(args.explain, name="degrees")
         except (TypeError, ValueError) as exc:
             return _fail(
                 parser,
-                _translate("argument %(argument_name)s: %(message)s") % {"argument_name": "--explain", "message": exc},
+                argparse_text("argument %(argument_name)s: %(message)s")
+                % {"argument_name": "--explain", "message": exc},
             )
-    try:
+    if args.model_config is not None:
+        try:
+            model = ModelSpec.from_config(load_model_config(args.model_config))
+        except (TypeError, ValueError) as exc:
+            sys.stderr.write(tr("cli.error", prog=parser.prog, message=exc) + "\n")
+            raise SystemExit(EXIT_USAGE) from None
+    else:
         model = MODELS[args.model]
-        cluster = CLUSTERS[args.cluster].with_nodes(args.nodes)
+    custom = {
+        field_name: getattr(args, flag.replace("-", "_")) * _CUSTOM_SCALE[field_name]
+        for flag, field_name, _, _ in CUSTOM_CLUSTER_FLAGS
+        if getattr(args, flag.replace("-", "_")) is not None
+    }
+    if args.cluster is None:
+        missing = [f"--{flag}" for flag, field_name, _, _ in CUSTOM_CLUSTER_FLAGS if field_name not in custom]
+        missing = [flag for flag in missing if flag != "--peak-fp8-tflops"]
+        if missing:
+            message = argparse_text("the following arguments are required: %s") % (
+                "--cluster " + tr("cli.or_custom", flags=", ".join(missing))
+            )
+            return _fail(parser, message)
+    try:
+        if args.cluster is None:
+            base = ClusterSpec(
+                name="custom",
+                nodes=1,
+                intra_node_latency_s=NCCL_RING_NVLINK_LATENCY_S,
+                inter_node_latency_s=NCCL_RING_NET_LATENCY_S,
+                source="command line",
+                **custom,
+            )
+        else:
+            base = replace(CLUSTERS[args.cluster], **custom)
+        cluster = base.with_nodes(args.nodes)
         if args.inter_node_gb_s is not None:
             cluster = replace(cluster, inter_node_bandwidth_bytes_per_s=args.inter_node_gb_s * 1e9)
         options: dict[str, Any] = {
@@ -282,6 +301,8 @@ def run_plan(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             "mode": args.mode,
             "recipe": args.recipe,
             "sequence_parallel": not args.no_sequence_parallel,
+            "precision": args.precision,
+            "flash_attention": not args.no_flash_attention,
         }
         flags = [
             ("mfu", "achievable_flops_fraction"),

@@ -22,17 +22,27 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..capacity import PRECISION_RECIPES, RECOMPUTE_MODES, _activation_terms, _state_bytes
+from ..activations import _layer_activation_terms
+from ..capacity import PRECISION_RECIPES, RECOMPUTE_MODES, _state_bytes
 from ..communication import (
     _all_to_all_two_tier_s,
     _collective_time_s,
-    _cp_time_s,
+    _cp_step_times_s,
+    _ep_calls,
+    _ep_payload_bytes,
+    _ep_remote_share,
     _pp_time_s,
     _tp_time_s,
     _zero_calls,
     _zero_payloads,
 )
-from ..pipeline import _bubble_fraction
+from ..overlap import (
+    _bucket_params,
+    _cp_block_attention_flops,
+    _exposed_after_window_s,
+    _ring_step_exposed_s,
+)
+from ..pipeline import _bubble_fraction, _microbatches_in_flight
 from ..roofline import (
     ROOFLINE_SMOOTHNESS,
     _achieved_flops,
@@ -40,8 +50,9 @@ from ..roofline import (
     _model_flops_per_token,
     _transformer_layer_matmul_intensity,
 )
-from .space import _stage_layers
-from .specs import ACTIVATION_BYTES, LOGITS_BYTES, ClusterSpec, ModelSpec, WorkloadSpec
+from ..specs import stage_layer_counts
+from .calibration import EFFICIENCY_CEILING, MAMF_SOURCE, ceiling_for
+from .specs import ACTIVATION_BYTES, ClusterSpec, ModelSpec, WorkloadSpec
 
 __all__ = [
     "COMM_DIMENSIONS",
@@ -52,21 +63,14 @@ __all__ = [
     "training_estimate",
 ]
 
-#: Share of peak FLOP/s the largest matmuls reach inside a whole training step (the ``ceiling`` of
-#: :func:`coursekit.roofline.achieved_flops`). Calibrated ONCE, on Megatron-LM's Table 1 (Narayanan et
-#: al. 2021, arXiv:2104.04473; ten A100 runs from 1.7B to 1T parameters): the value that makes the
-#: geometric mean of (estimated ÷ published teraFLOP/s per GPU) over the ten rows equal 1, each row
-#: planned with the paper's set-up and its (t, p, d), fastest accepted micro-batch and schedule
-#: (``benchmarks/report_megatron_table1.py`` prints the fit; ``tests/test_planner_validation.py``
-#: re-derives it). No other data set tunes the estimate.
-EFFICIENCY_CEILING: float = 0.522
 #: The roofline's smoothness exponent: the course's stated shape (:data:`coursekit.roofline.ROOFLINE_SMOOTHNESS`),
 #: not fitted.
 EFFICIENCY_SMOOTHNESS: float = ROOFLINE_SMOOTHNESS
 #: What the calibration rests on, shown with every result.
 EFFICIENCY_CALIBRATION: str = (
     "ceiling fitted once on Megatron-LM Table 1 (Narayanan et al. 2021, arXiv:2104.04473): geometric mean of "
-    "estimated / published TFLOP/s per GPU = 1 over its ten A100 runs"
+    "estimated / published TFLOP/s per GPU = 1 over its ten A100 runs; carried to other GPUs by their measured "
+    "best-matmul share of peak (" + MAMF_SOURCE + ")"
 )
 #: The relative uncertainty the estimate states: the largest |estimated ÷ published - 1| of step time over
 #: the calibration set, rounded up to 5 %. Candidates whose estimates differ by less are a tie.
@@ -92,7 +96,7 @@ def _flops_per_token(model: ModelSpec, s: int, rc: Any, np: Any) -> tuple[Any, f
     Selective recomputation repeats attention's core forward (4·L·h·s); full recomputation repeats the
     layers' forward (2·N_layers + 4·L·h·s), not the output layer (Megatron-LM does not recompute it).
     """
-    L, h = model.layers, model.hidden
+    L, h = model.layers, model.attention_flops_width  # = hidden, except for MLA's wider query/key heads
     active = float(model.active_params)
     model_flops = float(_model_flops_per_token(active, L, h, s))
     output_flops = 6.0 * model.vocab * h
@@ -102,13 +106,31 @@ def _flops_per_token(model: ModelSpec, s: int, rc: Any, np: Any) -> tuple[Any, f
     return executed, model_flops, output_flops
 
 
+def precision_peak_flops(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec, executed: Any, rc: Any) -> Any:
+    """Peak FLOP/s of one device for the step's mix of matmuls at the workload's precision; array-generic.
+
+    bf16: the device's bf16 peak. fp8: the linear layers' GEMMs at the FP8 peak, attention's core at bf16
+    (12·L·h·s per token, plus the 4·L·h·s forward that selective and full recomputation repeat), combined
+    by their shares of the executed FLOPs per token ``executed`` (a harmonic mean). ``rc`` is the recompute
+    code. A device without FP8 is refused (:meth:`ClusterSpec.peak`).
+    """
+    bf16 = cluster.peak("bf16")
+    if workload.precision == "bf16":
+        return bf16
+    fp8 = cluster.peak("fp8")
+    forward_core = 4.0 * model.layers * model.attention_flops_width * workload.tokens_per_sequence(model)
+    core = (3.0 + (rc >= 1)) * forward_core / executed
+    return 1.0 / (core / bf16 + (1.0 - core) / fp8)
+
+
 def matmul_efficiency(
-    model: ModelSpec, cluster: ClusterSpec, tokens: Any, tp: Any, ceiling: float = EFFICIENCY_CEILING
+    model: ModelSpec, cluster: ClusterSpec, tokens: Any, tp: Any, ceiling: float | None = None
 ) -> tuple[Any, Any]:
     """Share of peak the per-GPU matmuls reach: ``tokens`` (= mb·s/cp) rows against weight shards ``/tp``.
 
     The smooth roofline of :func:`coursekit.roofline.achieved_flops` at the FLOP-weighted intensity of one
-    layer's four linear matmuls, with ceiling :data:`EFFICIENCY_CEILING`. For a mixture of experts the
+    layer's four linear matmuls, with ceiling ``ceiling`` (default: the device's,
+    :func:`coursekit.planner.calibration.ceiling_for`). For a mixture of experts the
     MLP width is ``top_k`` experts side by side (a grouped GEMM with every routed token), an
     approximation that ignores how few tokens each expert gets.
     """
@@ -117,19 +139,29 @@ def matmul_efficiency(
         tokens, model.hidden, ffn, model.kv_hidden, tp, 3 if model.mlp == "swiglu" else 2, ACTIVATION_BYTES
     )
     peak = cluster.peak_flops
+    ceiling = ceiling_for(peak) if ceiling is None else ceiling
     achieved = _achieved_flops(intensity, peak, cluster.memory_bandwidth_bytes_per_s, ceiling, EFFICIENCY_SMOOTHNESS)
     return achieved / peak, intensity
 
 
 def training_estimate(
-    model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec, c: Mapping[str, Any]
+    model: ModelSpec,
+    cluster: ClusterSpec,
+    workload: WorkloadSpec,
+    c: Mapping[str, Any],
+    *,
+    efficiency_shape: float = 1.0,
+    bubble_scale: float = 1.0,
 ) -> dict[str, Any]:
     """Memory ledger, communication per dimension, efficiency and step time for the columns ``c``.
 
     ``c`` maps ``tp, cp, pp, dp, ep, v, zero, mb, ga, rc`` (recompute code, index into
     ``RECOMPUTE_MODES``) to equal-length integer arrays. Returns a dict of float arrays (bytes and
     seconds); keys are documented inline. Malformed rows (see the structural gates) get numbers too;
-    the caller masks them.
+    the caller masks them. ``efficiency_shape`` k bends the efficiency curve below its ceiling,
+    ``ceiling · (efficiency / ceiling)**k`` (1: the model; 0.5 halves and 2 doubles how much smaller
+    matmuls lose — what :mod:`coursekit.planner.ties` moves within its uncertainty); ``bubble_scale``
+    multiplies the pipeline bubble (1: the schedule's formula).
     """
     import numpy as np
 
@@ -141,37 +173,31 @@ def training_estimate(
     recipe = PRECISION_RECIPES[workload.recipe]
     pb, gb_, kb = recipe.param_bytes, recipe.grad_bytes, recipe.optimizer_bytes
     s = workload.tokens_per_sequence(model)
-    L, h, a, V = model.layers, model.hidden, model.heads, model.vocab
+    L, h = model.layers, model.hidden
     used = tpf * cpf * dpf * ppf
     dpc = dpf * cpf
     edp = used / (tpf * epf * ppf)
     sp = workload.sequence_parallel
 
     # ---- pipeline stages: layers and parameters of the first, heaviest middle and last stage
-    first, mid, last = (x.astype(f64) for x in _stage_layers(L, pp, workload.pipeline_edge_layers))
+    first, mid, last = (x.astype(f64) for x in stage_layer_counts(L, pp, workload.pipeline_edge_layers))
     layers_max = np.maximum(np.maximum(first, mid), last)
     single = (pp == 1).astype(f64)
     p_layer = float(model.dense_params_per_layer)
     p_experts = float(model.num_experts * model.expert_params)
-    emb = float(model.input_embedding_params)
-    out_one = float(model.output_params)  # pp = 1: output layer (0 if tied) + final norm
-    out_many = float(V * h + model._norm_params())  # pp > 1: the last stage holds the output (or tied copy)
-    out_last = single * out_one + (1 - single) * out_many
-    dense = {"first": first * p_layer + emb + single * out_one, "mid": mid * p_layer, "last": last * p_layer + out_last}
+    stage_params = model.stage_dense_params(pp, workload.pipeline_edge_layers)
+    dense = {kind: x.astype(f64) for kind, x in zip(("first", "mid", "last"), stage_params, strict=True)}
     stage_layer = {"first": first, "mid": mid, "last": last}
 
     # ---- memory of each stage kind; the ledger is the heaviest
-    # Full recomputation re-runs one layer at a time: its working set is that layer's activations, taken
-    # without the attention-score term (fused / flash attention kernels do not materialise the s×s scores).
-    full_none = _activation_terms(float(s), mbf, float(h), float(a), tpf, sp, np.ones_like(rc), cpf)[2]
-    per_layer = _activation_terms(float(s), mbf, float(h), float(a), tpf, sp, rc, cpf)[2]
-    interleaved = ppf * (1 + (ppf - 1) / (ppf * vf))
-    inflight = {
-        "first": np.where(v == 1, np.minimum(ppf, gaf), interleaved),
-        "mid": np.where(v == 1, np.minimum(np.maximum(ppf - 1, 1), gaf), interleaved),
-        "last": np.where(v == 1, 1.0, interleaved),
-    }
-    logits = LOGITS_BYTES * float(s) * mbf * V / (tpf * cpf)
+    # What each layer saves, tensor by tensor, for this model's widths (coursekit.activations). Full
+    # recomputation re-runs one layer at a time: its working set is that layer's activations, taken without
+    # the attention-score term (this assumes fused / flash attention, which does not materialise the s×s scores).
+    widths, flash = model.layer_widths(), workload.flash_attention
+    full_none = _layer_activation_terms(widths, float(s), mbf, tpf, sp, np.ones_like(rc), cpf, flash)[2]
+    per_layer = _layer_activation_terms(widths, float(s), mbf, tpf, sp, rc, cpf, flash)[2]
+    inflight = dict(zip(("first", "mid", "last"), _microbatches_in_flight(ppf, gaf, vf), strict=True))
+    logits = model.logits_bytes(float(s) * mbf, tpf * cpf)
     workspace = (zero == 3) * (dpc > 1) * pb * p_layer / tpf
     if model.is_moe:
         workspace = workspace + (zero == 3) * (edp > 1) * pb * p_experts / (tpf * epf)
@@ -212,14 +238,17 @@ def training_estimate(
         last * per_layer_flops + output_flops,
     )
     tokens_rank = mbf * s / cpf
-    ceiling = EFFICIENCY_CEILING if workload.efficiency_ceiling is None else workload.efficiency_ceiling
-    efficiency, intensity = matmul_efficiency(model, cluster, tokens_rank, tpf, ceiling)
+    efficiency, intensity = matmul_efficiency(model, cluster, tokens_rank, tpf, workload.efficiency_ceiling)
+    if efficiency_shape != 1.0:
+        top = ceiling_for(cluster.peak_flops) if workload.efficiency_ceiling is None else workload.efficiency_ceiling
+        efficiency = top * (efficiency / top) ** efficiency_shape
     if workload.achievable_flops_fraction is not None:
         efficiency = np.full_like(tpf, workload.achievable_flops_fraction)
     tokens_step = float(workload.global_batch) * s
-    compute = tokens_step * work / (tpf * cpf * dpf * cluster.peak_flops * efficiency)
+    peak = precision_peak_flops(model, cluster, workload, executed, rc)
+    compute = tokens_step * work / (tpf * cpf * dpf * peak * efficiency)
     bubble = np.where(pp > 1, _bubble_fraction(ppf, gaf, vf), 0.0)
-    bubble_s = bubble / (1 - bubble) * compute
+    bubble_s = bubble_scale * bubble / (1 - bubble) * compute
 
     # ---- communication per dimension, each on its group's link
     comm: dict[str, Any] = {}
@@ -232,9 +261,17 @@ def training_estimate(
     )
     intra, bw, lat = _link(np, cluster, tp * cp)
     links["CP"] = intra
-    assert model.kv_heads is not None
-    kv_rank = np.ceil(model.kv_heads / tpf) * model.head_dim
-    comm["CP"] = (cp > 1) * _cp_time_s(float(s), cpf, mbf, kv_rank, layers_max, gaf, ACTIVATION_BYTES, bw, lat)
+    kv_rank = model.kv_width_per_rank(tpf)
+    cp_send_f, cp_send_b = _cp_step_times_s(float(s), cpf, mbf, kv_rank, ACTIVATION_BYTES, bw, lat)
+    # cp-1 ring steps per layer and micro-batch; full recomputation runs the forward ring a second time
+    ring_steps = (cp > 1) * (cpf - 1) * layers_max * gaf
+    forward_rings = 1.0 + (rc == 2)
+    # after the last backward step the accumulated dK, dV (one block) travel home: no compute left to hide it
+    dkv_home = (cp > 1) * layers_max * gaf * cp_send_f
+    comm["CP"] = ring_steps * (forward_rings * cp_send_f + cp_send_b) + dkv_home
+    # the attention of one ring step (causal, zig-zag balanced), the compute a K/V block can hide under
+    width = float(model.attention_flops_width)
+    cp_attention_f = _cp_block_attention_flops(float(s), cpf, mbf, width, tpf) / (cluster.peak_flops * efficiency)
     comm["EP"] = np.zeros_like(tpf)
     comm["EP_intra"] = np.zeros_like(tpf)
     comm["EP_inter"] = np.zeros_like(tpf)
@@ -243,16 +280,9 @@ def training_estimate(
         g = cluster.gpus_per_node
         per_node = np.clip(g // np.minimum(tp, g), 1, None)
         members = np.minimum(epf, per_node.astype(f64))  # EP ranks that share a node (EP ranks are tp apart)
-        k = model.top_k
-        group_nodes = np.maximum(epf / members, 1.0)
-        copies_remote = k * (epf - members) / epf  # expected remote copies of a token, no de-duplication
-        distinct = (group_nodes - 1) * (1 - (1 - 1 / group_nodes) ** k)  # distinct other nodes a token reaches
-        remote = distinct if workload.ep_dedup_per_node else copies_remote
-        if workload.ep_node_limit is not None:
-            remote = np.minimum(remote, float(workload.ep_node_limit))
-        share = np.where(copies_remote > 0, remote / np.maximum(copies_remote, 1e-300), 1.0)
-        payload = tokens * mbf * h * ACTIVATION_BYTES * k
-        calls = 4 * layers_max * gaf  # dispatch + combine, forward and backward
+        share = _ep_remote_share(epf, members, model.top_k, workload.ep_dedup_per_node, workload.ep_node_limit)
+        payload = _ep_payload_bytes(tokens, mbf, h, ACTIVATION_BYTES, model.top_k)
+        calls = _ep_calls(layers_max, gaf)
         one_intra, one_inter = _all_to_all_two_tier_s(
             epf,
             members,
@@ -273,27 +303,73 @@ def training_estimate(
     intra, bw, lat = _link(np, cluster, used / ppf)
     links["DP"] = links["EDP"] = intra
     units = np.where(zero == 3, layers_max, 1.0)
+    all_reduce_calls, reduce_scatter_calls, gather_calls = _zero_calls(zero, units, gaf)
+    bucket = _bucket_params(dpc)
 
-    def zero_time(psi: Any, n: Any) -> Any:
+    def zero_parts(psi: Any, n: Any) -> tuple[Any, Any, Any, Any]:
+        """(reduce s, gather s, last reduce bucket s, first gather bucket s) of ZeRO over ``n`` ranks."""
         grads_payload, params_payload = _zero_payloads(psi, gb_, pb, units)
-        all_reduce, reduce_scatter, gather = _zero_calls(zero, units, gaf)
-        return (n > 1) * (
-            all_reduce * _collective_time_s("all_reduce", n, grads_payload, bw, lat)
-            + reduce_scatter * _collective_time_s("reduce_scatter", n, grads_payload, bw, lat)
-            + gather * _collective_time_s("all_gather", n, params_payload, bw, lat)
+        reduce_kind_time = np.where(
+            zero == 0,
+            _collective_time_s("all_reduce", n, grads_payload, bw, lat),
+            _collective_time_s("reduce_scatter", n, grads_payload, bw, lat),
         )
+        reduce = (n > 1) * (all_reduce_calls + reduce_scatter_calls) * reduce_kind_time
+        gather = (n > 1) * gather_calls * _collective_time_s("all_gather", n, params_payload, bw, lat)
+        # the bucket that closes backward (ZeRO-3: one layer's reduce-scatter) and the one that opens forward
+        tail_params = np.where(zero == 3, psi / units, np.minimum(psi, bucket))
+        tail_reduce = np.where(
+            zero == 0,
+            _collective_time_s("all_reduce", n, tail_params * gb_, bw, lat),
+            _collective_time_s("reduce_scatter", n, tail_params * gb_, bw, lat),
+        )
+        tail_gather = (zero >= 1) * _collective_time_s("all_gather", n, tail_params * pb, bw, lat)
+        return reduce, gather, (n > 1) * tail_reduce, (n > 1) * tail_gather
 
     psi_dense = np.max(np.stack([dense[k] for k in ("first", "mid", "last")]), axis=0) / tpf
-    comm["DP"] = zero_time(psi_dense, dpc)
-    comm["EDP"] = zero_time(layers_max * p_experts / (tpf * epf), edp) if model.is_moe else np.zeros_like(tpf)
+    dp_reduce, dp_gather, dp_tail_r, dp_tail_g = zero_parts(psi_dense, dpc)
+    comm["DP"] = dp_reduce + dp_gather
+    if model.is_moe:
+        e_reduce, e_gather, e_tail_r, e_tail_g = zero_parts(layers_max * p_experts / (tpf * epf), edp)
+        comm["EDP"] = e_reduce + e_gather
+    else:
+        e_reduce = e_gather = e_tail_r = e_tail_g = np.zeros_like(tpf)
+        comm["EDP"] = np.zeros_like(tpf)
     total_comm = sum(comm[d] for d in COMM_DIMENSIONS)
 
-    # ---- overlap, per dimension, capped by the compute each can hide under
+    # ---- overlap: what each dimension cannot hide (coursekit.overlap)
     o = {dim: workload.overlap(dim) for dim in ("dp", "pp", "cp", "tp", "ep")}
-    dp_budget = np.where(zero >= 2, compute, compute * (2.0 / 3.0) / gaf)  # once-per-step sync: last backward
-    hidden_dp = np.minimum(o["dp"] * (comm["DP"] + comm["EDP"]), dp_budget)
-    others = o["tp"] * comm["TP"] + o["cp"] * comm["CP"] + o["ep"] * comm["EP"] + o["pp"] * comm["PP"]
-    hidden = np.minimum(hidden_dp + others, compute)
+    micro_batch_s = compute / gaf
+    # CP: per ring step, the block in flight hides under the attention of the block before it
+    exposed_cp = dkv_home + ring_steps * (
+        forward_rings * _ring_step_exposed_s(cp_send_f, cp_attention_f, o["cp"])
+        + _ring_step_exposed_s(cp_send_b, 2 * cp_attention_f, o["cp"])
+    )
+    # DP/ZeRO: gradients reduce under backward — the last micro-batch's (stages 0-1), every one's (2-3) —
+    # except the last bucket; gathers run under forward — the first micro-batch's (1-2), all compute (3) —
+    # except the first. A CP ring on the same inter-node NIC takes its share of the backward window.
+    shared_nic = (~links["DP"]) & (~links["CP"]) & (cp > 1)
+    cp_in_backward = np.where(shared_nic, ring_steps * cp_send_b / gaf, 0.0)
+    reduce_window = np.where(zero >= 2, compute * 2.0 / 3.0, micro_batch_s * 2.0 / 3.0)
+    reduce_window = np.maximum(reduce_window - cp_in_backward * np.where(zero >= 2, gaf, 1.0), 0.0)
+    gather_window = np.where(zero == 3, compute, micro_batch_s / 3.0)
+    exposed_dp = _exposed_after_window_s(dp_reduce + e_reduce, dp_tail_r + e_tail_r, reduce_window, o["dp"])
+    exposed_dp = exposed_dp + _exposed_after_window_s(
+        dp_gather + e_gather, dp_tail_g + e_tail_g, gather_window, o["dp"]
+    )
+    # what hides on one link cannot exceed the compute it hides under: one cap per link kind
+    hidden_by_dim = {
+        "CP": comm["CP"] - exposed_cp,
+        "DP": comm["DP"] + comm["EDP"] - exposed_dp,
+        "TP": o["tp"] * comm["TP"],
+        "EP": o["ep"] * comm["EP"],
+        # Megatron-Core overlaps pipeline send/recv only in the interleaved schedule (--overlap-p2p-communication
+        # raises "Non-interleaved pipeline parallelism does not support overlapping p2p communication")
+        "PP": np.where(v > 1, o["pp"], 0.0) * comm["PP"],
+    }
+    hidden_intra = sum(np.where(links[dim], part, 0.0) for dim, part in hidden_by_dim.items())
+    hidden_inter = sum(np.where(links[dim], 0.0, part) for dim, part in hidden_by_dim.items())
+    hidden = np.minimum(hidden_intra, compute) + np.minimum(hidden_inter, compute)
     exposed = total_comm - hidden
     step = compute + exposed + bubble_s
     return {
@@ -309,6 +385,8 @@ def training_estimate(
         "step_s": step,
         "efficiency": efficiency,
         "intensity": intensity,
+        "exposed_cp_s": exposed_cp,
+        "exposed_dp_s": exposed_dp,
         "executed_flops_per_token": executed,
         "model_flops_per_token": model_flops,
         "stage_layers": (first, mid, last),

@@ -6,7 +6,7 @@ Taught in: lesson 9 (decision workbench).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -16,13 +16,15 @@ from ..communication import TrafficTime
 from ..i18n import Reason, Text, register, tr
 from ..scaling import StepTimeline
 from ..units import bytes_to_gib
-from .space import _GATE_CODES, _parse_degrees
+from .gate_table import GATE_CODES
+from .space import parse_degrees
 from .specs import ClusterSpec, ModelSpec, WorkloadSpec
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; numpy is imported inside the search
     import numpy.typing as npt
 
     from ..serving import ServingCandidate
+    from .ties import TieRow
 
 register(
     {
@@ -38,14 +40,19 @@ register(
             "(concurrent; the slower counts)",
         },
         "planner.efficiency_line": {
-            "zh": "  矩阵乘效率 {efficiency:.0%} 峰值"
-            "（每 GPU 矩阵乘的计算强度 {intensity:.0f} FLOP/byte，平滑 roofline）",
+            "zh": "  矩阵乘效率 {efficiency:.0%} 峰值（每 GPU 矩阵乘的计算强度 {intensity:.0f} FLOP/字节，平滑屋顶线）",
             "en": "  Matmul efficiency {efficiency:.0%} of peak (per-GPU matmul intensity {intensity:.0f} FLOP/byte, "
             "smooth roofline)",
         },
         "planner.ties_sorted": {
             "zh": "step_s 必须按从小到大排好序（并列组从最快的候选开始）。",
             "en": "step_s must be sorted ascending (a tie group starts at its fastest candidate).",
+        },
+        "planner.ties_why_header": {
+            "zh": "并列组 1 为何分不出先后（{count} 个候选；下面是某个假设在其不确定度内变动就会成为最快的那些，"
+            "每行：哪个假设、怎样测量来判断）：",
+            "en": "Why tie group 1 is tied ({count} candidates; below, those that one assumption moved within its "
+            "uncertainty makes the fastest; each row: which assumption, and what measurement decides):",
         },
         "planner.tie_header": {
             "zh": "并列组 {group}（估算相差不到 {uncertainty:.0%}，模型分不出先后）：{count} 个候选",
@@ -228,9 +235,9 @@ class PlanCandidate:
             lines.append(tr("planner.warnings"))
             lines.extend(f"    [{reason.code}] {reason.message}" for reason in self.warnings)
         if self.serving is not None:
-            from ..serving import _candidate_lines  # the serving search's own wording of its estimate
+            from ..serving import candidate_lines  # the serving search's own wording of its estimate
 
-            lines.extend(_candidate_lines(self.serving))
+            lines.extend(candidate_lines(self.serving))
             return "\n".join(lines)
         if self.memory is None:
             lines.append(tr("planner.no_ledger"))
@@ -403,35 +410,49 @@ ESTIMATE_NOTES: tuple[Text, ...] = (
     ),
     Text(
         zh="矩阵乘效率：每个 GPU 的矩阵乘是 (mb·s/cp) 个 token 乘以 hidden/tp 宽的权重分片；其计算强度放到平滑 "
-        "roofline 上得到峰值占比。天花板只在 Megatron-LM 表 1 上标定一次；MoE 的专家矩阵乘按 top_k 个专家并排近似。",
+        "屋顶线 (roofline) 上得到峰值占比。天花板 = Megatron-LM 表 1（A100）上标定的整步份额 × "
+        "该 GPU 实测的最佳矩阵乘占峰值之比（A100 85.9%，H100 80.1%）；MoE 的专家矩阵乘按 top_k 个专家并排近似。",
         en="Matmul efficiency: each GPU multiplies (mb·s/cp) tokens by weight shards hidden/tp wide; their "
-        "arithmetic intensity on a smooth roofline gives the share of peak. The ceiling is calibrated once, on "
-        "Megatron-LM Table 1; MoE expert matmuls are approximated as top_k experts side by side.",
+        "arithmetic intensity on a smooth roofline gives the share of peak. The ceiling is the step share fitted on "
+        "Megatron-LM Table 1 (A100) times the GPU's measured best-matmul share of peak (A100 85.9 %, H100 80.1 %); "
+        "MoE expert matmuls are approximated as top_k experts side by side.",
     ),
     Text(
         zh="通信 = 各维度在其链路上的 ring alpha-beta 时间之和（组留在节点内用节点内带宽，否则跨节点带宽）。"
-        "ZeRO-2 每个 micro-batch reduce-scatter 梯度，ZeRO-3 每个 micro-batch 前向、反向各 all-gather "
-        "一次参数。EP 的 all-to-all 按组跨越的节点分成节点内和跨节点两部分，两者并行，取较慢者。",
+        "ZeRO-2 每个微批次 reduce-scatter 梯度，ZeRO-3 每个微批次前向、反向各 all-gather "
+        "一次参数。CP 每层 cp-1 步环形传递 K/V（反向连同 dK、dV），反向后 dK、dV 传回原 rank。EP 的 all-to-all "
+        "按组跨越的节点分成节点内和跨节点两部分，两者并行，取较慢者。",
         en="Communication = the sum over dimensions of ring alpha-beta time on each group's link (intra-node if the "
         "group stays in a node, else inter-node). ZeRO-2 reduce-scatters gradients every micro-batch, ZeRO-3 also "
-        "all-gathers weights for every micro-batch's forward and backward. EP's all-to-all is split into intra- "
-        "and inter-node shares by the group's span; they run concurrently, the slower counts.",
+        "all-gathers weights for every micro-batch's forward and backward. CP passes K/V around the ring in cp-1 "
+        "steps per layer (with dK, dV backward), and dK, dV travel home after backward. EP's all-to-all is split "
+        "into intra- and inter-node shares by the group's span; they run concurrently, the slower counts.",
     ),
     Text(
-        zh="重叠按维度：DP/ZeRO 的桶与反向重叠（每步一次的同步只能藏在最后一个 micro-batch 的反向下），PP 的 "
-        "send/recv 与计算重叠，CP 的环形传递与分块 Attention 重叠，TP 与 EP 默认在关键路径上。"
+        zh="暴露的通信是藏不住的部分：梯度的最后一个桶（Megatron 默认 max(4×10⁷, 10⁶·dp·cp) 个参数）"
+        "在反向结束后才归约，参数的第一次 all-gather 在任何计算之前（ZeRO-3：第一层的 gather 和最后一层的 "
+        "reduce-scatter）；其余最多藏在同一窗口的计算下（每步一次的同步只有最后一个微批次的反向）。"
+        "CP 每步只藏在这一步的因果 Attention 下；PP 只在交错调度下重叠；TP 与 EP 默认在关键路径上。"
+        "同一种链路上藏住的总量不超过计算时间；DP 与 CP 同跨节点时共用网卡。"
         "气泡 = bubble_fraction/(1-bubble_fraction)·计算。",
-        en="Overlap is per dimension: DP/ZeRO buckets with backward (a once-per-step synchronisation hides only "
-        "under the last micro-batch's backward), PP send/recv and CP's ring with compute; TP and EP are on the "
-        "critical path by default. Bubble = bubble_fraction/(1-bubble_fraction)·compute.",
+        en="Exposed communication is what cannot hide: the last gradient bucket (Megatron's default max(4×10⁷, "
+        "10⁶·dp·cp) parameters) reduces after backward ends, the first parameter all-gather comes before any compute "
+        "(ZeRO-3: the first layer's gather and the last layer's reduce-scatter); the rest hides at most under the "
+        "compute of its window (a once-per-step sync: the last micro-batch's backward). CP hides each ring step only "
+        "under that step's causal attention; PP overlaps only in the interleaved schedule; TP and EP are on the "
+        "critical path by default. What hides on one kind of link cannot exceed the compute; DP and CP crossing "
+        "nodes share the NIC. Bubble = bubble_fraction/(1-bubble_fraction)·compute.",
     ),
     Text(
-        zh="显存按最重的流水线阶段：首/末阶段的嵌入或输出层、1F1B 在途的 micro-batch（交错调度乘 1+(p-1)/(pv)）、"
-        "完全重计算时一层的工作集、末阶段 fp32 logits；激活系数为 Korthikanti et al. 的 GPT 层，SwiGLU/MoE 为近似。",
+        zh="显存按最重的流水线阶段：首/末阶段的嵌入或输出层、1F1B 在途的微批次（交错调度乘 1+(p-1)/(pv)）、"
+        "完全重计算时一层的工作集、末阶段 fp32 logits；激活按模型的真实宽度逐个张量计（GQA、SwiGLU、MLA、MoE、"
+        "dropout），默认用融合注意力（不存 s×s 分数，完全重计算的工作集也按此计），"
+        "Korthikanti et al. 的 GPT 层是其特例。",
         en="Memory is the heaviest pipeline stage's: the embedding or output layer, the micro-batches 1F1B keeps "
         "in flight (times 1+(p-1)/(pv) when interleaved), one layer's working set under full recompute, fp32 "
-        "logits on the last stage; activation coefficients are Korthikanti et al.'s GPT layer, approximate for "
-        "SwiGLU and MoE.",
+        "logits on the last stage; activations are counted tensor by tensor at the model's real widths (GQA, "
+        "SwiGLU, MLA, MoE, dropout), with flash attention by default (no s×s scores, also in full recomputation's "
+        "working set); Korthikanti et al.'s GPT layer is the special case.",
     ),
     Text(
         zh="估算不含：kernel 启动与同步抖动、网络拥塞与拓扑（胖树、轨道优化）、数据加载、优化器步、掉队节点与故障。"
@@ -447,7 +468,7 @@ ESTIMATE_NOTES: tuple[Text, ...] = (
 
 
 @dataclass(frozen=True)
-class _Table:
+class CandidateTable:
     """The searched space as columns (numpy arrays), the failing checks and the estimates."""
 
     columns: dict[str, npt.NDArray[Any]]
@@ -474,7 +495,11 @@ def tie_groups(step_s: Any, uncertainty: float) -> list[list[int]]:
     Taught in: lesson 9 (decision workbench).
     """
     uncertainty = check_number("uncertainty", uncertainty, ge=0, le=10)
-    values = [check_number(f"step_s[{i}]", value, ge=0) for i, value in enumerate(step_s)]
+    return _tie_groups([check_number(f"step_s[{i}]", value, ge=0) for i, value in enumerate(step_s)], uncertainty)
+
+
+def _tie_groups(values: list[float], uncertainty: float) -> list[list[int]]:
+    """:func:`tie_groups` on checked values (a search's own estimates)."""
     if values != sorted(values):
         raise ValueError(tr("planner.ties_sorted"))
     groups: list[list[int]] = []
@@ -507,8 +532,13 @@ class PlanResult:
     space_dimensions: dict[str, tuple[Any, ...]]
     funnel: tuple[FunnelStep, ...]
     elapsed_s: float
-    _table: _Table = field(repr=False, compare=False)
+    _table: CandidateTable = field(repr=False, compare=False)
+    #: Evaluates one composition: :func:`coursekit.planner.evaluate_composition` (given by :func:`plan`), for
+    #: degrees a learner typed; and its unchecked core, for the searched space's own (valid) degrees.
+    _evaluate: Callable[..., PlanCandidate] = field(repr=False, compare=False)
+    _evaluate_checked: Callable[..., PlanCandidate] = field(repr=False, compare=False)
     _materialised: dict[int, PlanCandidate] = field(default_factory=dict, repr=False, compare=False)
+    _ties: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def space_size(self) -> int:
@@ -525,7 +555,7 @@ class PlanResult:
 
     def codes(self, index: int) -> tuple[str, ...]:
         """Codes of the checks candidate ``index`` fails (from the vectorised table)."""
-        return tuple(code for code in _GATE_CODES if bool(self._table.fails[code][index]))
+        return tuple(code for code in GATE_CODES if bool(self._table.fails[code][index]))
 
     def degrees(self, index: int) -> dict[str, Any]:
         """The degrees of candidate ``index`` as keyword arguments of :func:`evaluate_composition`."""
@@ -552,13 +582,10 @@ class PlanResult:
 
     def candidate(self, index: int) -> PlanCandidate:
         """Candidate ``index`` with reasons, ledgers and estimate."""
-        from .search import evaluate_composition
-
         index = check_int("index", index, ge=0, lt=self.space_size)
         if index not in self._materialised:
-            self._materialised[index] = evaluate_composition(
-                self.model, self.cluster, self.workload, **self.degrees(index)
-            )
+            evaluate = self._evaluate if self.workload.mode == "serving" else self._evaluate_checked
+            self._materialised[index] = evaluate(self.model, self.cluster, self.workload, **self.degrees(index))
         return self._materialised[index]
 
     def __iter__(self) -> Iterator[PlanCandidate]:
@@ -576,9 +603,12 @@ class PlanResult:
         return [int(i) for i in idx[order]]
 
     def tie_groups(self, uncertainty: float | None = None) -> list[list[int]]:
-        """Accepted candidates (indices, fastest first) grouped into ties: estimates within ``uncertainty``
-        (default: the model's stated :data:`coursekit.planner.estimate.MODEL_UNCERTAINTY`) of the group's
-        fastest cannot be told apart by this model.
+        """Accepted candidates (indices, fastest first) grouped into ties.
+
+        Training: a candidate within ``uncertainty`` (default: the model's stated
+        :data:`coursekit.planner.estimate.MODEL_UNCERTAINTY`) of a group's fastest joins the group only when
+        some assumption, moved within its own uncertainty, makes it at least as fast, or when the two
+        estimates never separate (:mod:`coursekit.planner.ties`); :meth:`explain_ties` says which.
 
         Serving: throughput per GPU at least ``1 - uncertainty`` of the group's best (default
         :data:`coursekit.serving.TIE_TOLERANCE`, the serving search's own tie rule)."""
@@ -592,9 +622,73 @@ class PlanResult:
             # tokens/s per GPU >= (1 - u) · best  <=>  GPU-seconds per token <= best's / (1 - u)
             values = [float(self._table.tie_value[i]) for i in order]
             u = 1 / (1 - min(u, 0.999999)) - 1
-        else:
-            values = [float(self._table.step_s[i]) for i in order]
-        return [[order[pos] for pos in group] for group in tie_groups(values, u)]
+            return [[order[pos] for pos in group] for group in _tie_groups(values, u)]
+        groups, _ = self._robust_ties(u)
+        return groups
+
+    def _robust_ties(self, u: float) -> tuple[list[list[int]], dict[int, tuple[str, ...]]]:
+        """Tie groups (indices) and, per tied member, the scenarios that reorder it; cached per uncertainty."""
+        import numpy as np
+
+        from .ties import robust_tie_groups, scenario_steps
+
+        key = f"groups:{u!r}"
+        if key not in self._ties:
+            order = np.asarray(self.accepted_indices(), dtype=np.int64)
+            if "scenarios" not in self._ties:
+                columns = {name: column[order] for name, column in self._table.columns.items()}
+                self._ties["scenarios"] = scenario_steps(self.model, self.cluster, self.workload, columns)
+            positions, why = robust_tie_groups(self._table.step_s[order], self._ties["scenarios"], u)
+            groups = [[int(order[p]) for p in group] for group in positions]
+            self._ties[key] = (groups, {int(order[p]): codes for p, codes in why.items()})
+        cached: tuple[list[list[int]], dict[int, tuple[str, ...]]] = self._ties[key]
+        return cached
+
+    def explain_ties(self, group: int = 1, top: int | None = None, *, every_member: bool = False) -> list[TieRow]:
+        """Why tie group ``group`` (1-based) is tied: one :class:`~coursekit.planner.ties.TieRow` per member, with
+        the assumption that decides and the measurement that settles it (the first ``top`` rows).
+
+        By default the rows are the group's fastest and its *contenders*: the members that one assumption, moved
+        within its uncertainty, makes the fastest of the group (:func:`coursekit.planner.ties.contenders`), and
+        those whose estimate never separates from the fastest — the candidates worth measuring.
+        ``every_member=True`` lists every member with the assumptions that let it catch up with the fastest.
+        Training only (a serving plan's ties come from its own tolerance: ``[]``).
+
+        Taught in: lesson 9 (decision workbench).
+        """
+        from .ties import contenders, tie_row
+
+        group = check_int("group", group, ge=1)
+        if self._table.tie_value is not None or not self.accepted_count:
+            return []
+        groups, why = self._robust_ties(self.assumptions.uncertainty)
+        if group > len(groups):
+            return []
+        members = groups[group - 1]
+        order = self.accepted_indices()
+        position = {index: pos for pos, index in enumerate(order)}
+        if not every_member:
+            near = contenders([position[i] for i in members], self._ties["scenarios"])
+            reasons = {order[pos]: codes for pos, codes in near.items()}
+            reasons.update({i: codes for i, codes in why.items() if codes == ("same",) and i in set(members)})
+            why = reasons
+            members = [members[0], *(i for i in members[1:] if i in reasons)]
+        if top is not None:
+            members = members[: check_int("top", top, ge=0)]
+        leader_s = float(self._table.step_s[groups[group - 1][0]])
+        key = "planner.tie_row_catch_up" if every_member else "planner.tie_row"
+        return [
+            tie_row(
+                position[i] + 1,
+                i,
+                self.candidate(i).label(),
+                float(self._table.step_s[i]),
+                leader_s,
+                why.get(i, ()),
+                key,
+            )
+            for i in members
+        ]
 
     def rank_of(self, index: int) -> tuple[int, int]:
         """(position among accepted, 1-based; tie group, 1-based) of accepted candidate ``index``."""
@@ -619,7 +713,7 @@ class PlanResult:
         if code is None:
             mask = ~self._table.accepted
         else:
-            mask = self._table.fails[check_choice("code", code, _GATE_CODES)]
+            mask = self._table.fails[check_choice("code", code, GATE_CODES)]
         return [int(i) for i in np.flatnonzero(mask)]
 
     def rejected(self, code: str | None = None, limit: int = 10) -> list[PlanCandidate]:
@@ -631,7 +725,7 @@ class PlanResult:
         import numpy as np
 
         mask = np.ones(self.space_size, dtype=bool)
-        for key, value in _parse_degrees(degrees, "degrees").items():
+        for key, value in parse_degrees(degrees, name="degrees").items():
             column = "rc" if key == "recompute" else key
             wanted = RECOMPUTE_MODES.index(value) if key == "recompute" else value
             mask &= self._table.columns[column] == wanted
@@ -643,9 +737,7 @@ class PlanResult:
         Unspecified degrees default to cp = ep = v = 1, zero = 0, mb = 1, dp = the ranks left over,
         ga from the global batch and the workload's first recompute mode.
         """
-        from .search import evaluate_composition
-
-        return evaluate_composition(self.model, self.cluster, self.workload, **_parse_degrees(degrees, "degrees"))
+        return self._evaluate(self.model, self.cluster, self.workload, **parse_degrees(degrees, name="degrees"))
 
     def report(self, top: int = 5) -> str:
         """The funnel, the assumptions and the ``top`` accepted candidates as text (current language)."""
@@ -672,6 +764,11 @@ class PlanResult:
                 intra_gb_s=c.intra_node_bandwidth_bytes_per_s / 1e9,
                 inter_gb_s=c.inter_node_bandwidth_bytes_per_s / 1e9,
             )
+            assumptions += tr(
+                "planner.attention_kernel_flash" if w.flash_attention else "planner.attention_kernel_eager"
+            )
+            if w.precision == "fp8":
+                assumptions += tr("planner.precision_fp8", fp8_tflops=c.peak("fp8") / 1e12)
         lines = [
             tr(
                 "planner.header",
@@ -717,6 +814,10 @@ class PlanResult:
                         )
                     )
                 lines.append(f"#{rank} " + cand.explain())
+            rows = self.explain_ties(1, top=top)
+            if len(rows) > 1:
+                lines.append(tr("planner.ties_why_header", count=len(groups[0])))
+                lines.extend(f"  {row.message}" for row in rows)
         return "\n".join(lines)
 
     def to_dict(self, top: int = 10, include_rejected: bool = False) -> dict[str, Any]:

@@ -2,8 +2,9 @@
 
 :func:`evaluate_composition` and :func:`plan` run the same estimate
 (:func:`coursekit.planner.estimate.training_estimate`) — on one row, and on every row of the
-space — and the same structural checks (:func:`coursekit.planner.space.structural_fails`); the
-scalar path only adds the reasons' wording and the per-collective breakdown.
+space — and the same gate table (:data:`coursekit.planner.gate_table.PLAN_GATES`: each gate's array
+test and its reason); the scalar path only asks the failing gates for their reasons and adds the
+per-collective breakdown.
 
 Taught in: lesson 9 (decision workbench).
 """
@@ -13,45 +14,39 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any, NamedTuple
+from typing import Any
 
 from .._validate import check_bool, check_choice, check_int, check_number
 from ..capacity import PRECISION_RECIPES, RECOMPUTE_MODES
 from ..communication import (
     TrafficEntry,
-    cp_traffic,
-    ep_traffic,
-    pp_traffic,
-    tp_traffic,
-    traffic_time,
-    zero_traffic,
+    _cp_entries,
+    _ep_entries,
+    _pp_entries,
+    _tp_entries,
+    _traffic_time,
+    _zero_entries,
 )
-from ..composition import validate_megatron_composition, validate_parallel_composition
-from ..gates import (
-    Candidate,
-    Environment,
-    check_global_batch,
-    check_pp_degree,
-    check_tp_degree,
-    gate_memory,
-    gate_mode,
-    gate_serving,
-    gate_structure,
-)
-from ..i18n import Reason, Text, register, tr
+from ..gates import _pp_rule
+from ..i18n import Reason, Text, tr
 from ..scaling import StepTimeline
-from ..units import GIB_BYTES, bytes_to_gib
-from .estimate import COMM_DIMENSIONS, EFFICIENCY_CALIBRATION, MODEL_UNCERTAINTY, training_estimate
-from .result import ESTIMATE_NOTES, Assumptions, CommRow, FunnelStep, MemoryLedger, PlanCandidate, PlanResult, _Table
-from .space import (
-    _GATE_CODES,
-    _INT_COLUMNS,
-    _WELL_FORMED_CODES,
-    PLAN_GATES,
-    stage_layers,
-    structural_fails,
-    training_space,
+from ..specs import _group_link, type_error
+from ..units import GIB_BYTES
+from .estimate import COMM_DIMENSIONS, EFFICIENCY_CALIBRATION, MODEL_UNCERTAINTY
+from .gate_table import GATE_CODES, PLAN_GATES, WELL_FORMED_CODES, GateInput, reasons_of
+from .gate_table import ContextTwins as ContextTwins
+from .gate_table import context_twins as context_twins
+from .result import (
+    ESTIMATE_NOTES,
+    Assumptions,
+    CandidateTable,
+    CommRow,
+    FunnelStep,
+    MemoryLedger,
+    PlanCandidate,
+    PlanResult,
 )
+from .space import INT_COLUMNS, training_space
 from .specs import (
     ACTIVATION_BYTES,
     MAX_GLOBAL_BATCH,
@@ -59,68 +54,11 @@ from .specs import (
     ClusterSpec,
     ModelSpec,
     WorkloadSpec,
-    _type_error,
-    divisors,
-    group_link,
 )
-
-register(
-    {
-        "planner.pp_edge": {
-            "zh": "{layers} 层分给 pp = {pp} 个阶段、首末各少 {edge} 层时，有阶段一层都没有",
-            "en": "{layers} layers over pp = {pp} stages with {edge} fewer on the first and last leave a stage "
-            "without a layer",
-        },
-        "planner.virtual_chunk_layers": {
-            "zh": "v = {v} 个模型块需要每个流水线阶段至少 {v} 层；最少的阶段只有 {fewest} 层",
-            "en": "v = {v} model chunks need at least {v} layers on every pipeline stage; the smallest holds {fewest}",
-        },
-        "planner.context_twin": {
-            "zh": "不需要上下文并行：把 CP 折回数据并行的同一布局（tp = {tp}，pp = {pp}，dp = {dp}，cp = 1），"
-            "用最省显存的设置（每个 micro-batch 一条序列，v = 1，{recompute} 重计算，ZeRO-{zero}）每 rank 只要 "
-            "{twin_gib:.1f} GiB，放得下 {device_gib:.0f} GiB 的设备，micro-batch 数也不少于流水线段数；"
-            "CP 只在不用它就放不下上下文时使用",
-            "en": "context parallelism is not needed: the same layout with CP folded back into data parallelism "
-            "(tp = {tp}, pp = {pp}, dp = {dp}, cp = 1), in its least-memory settings (one sequence per micro-batch, "
-            "v = 1, {recompute} recompute, ZeRO-{zero}), needs {twin_gib:.1f} GiB per rank, fits the "
-            "{device_gib:.0f} GiB device and has at least as many micro-batches as pipeline stages; CP is for "
-            "contexts no layout without it can hold",
-        },
-        "planner.context_other": {
-            "zh": "不需要上下文并行：不用 CP 的布局 tp = {tp}，pp = {pp}，dp = {dp}，cp = 1 "
-            "用最省显存的设置（每个 micro-batch 一条序列，v = 1，{recompute} 重计算，ZeRO-{zero}）每 rank 只要 "
-            "{twin_gib:.1f} GiB，放得下 {device_gib:.0f} GiB 的设备，micro-batch 数也不少于流水线段数；"
-            "CP 只在不用它就放不下上下文时使用",
-            "en": "context parallelism is not needed: the layout tp = {tp}, pp = {pp}, dp = {dp}, cp = 1 without CP, "
-            "in its least-memory settings (one sequence per micro-batch, v = 1, {recompute} recompute, ZeRO-{zero}), "
-            "needs {twin_gib:.1f} GiB per rank, fits the {device_gib:.0f} GiB device and has at least as many "
-            "micro-batches as pipeline stages; CP is for contexts no layout without it can hold",
-        },
-    }
-)
-
-
-def _check_model_split(
-    model: ModelSpec, tp: int, pp: int, gpus_per_node: int, reasons: dict[str, Reason], warnings: list[Reason]
-) -> None:
-    """Selection-matrix shape checks, training and serving: TP divides the heads; PP <= layers (uneven warns)."""
-    tp_rule = check_tp_degree(tp, model.heads, gpus_per_node)
-    if tp_rule is not None and tp_rule.code == "tp_heads":
-        reasons["tp_heads"] = tp_rule
-    pp_rule = check_pp_degree(pp, model.layers)
-    if pp_rule is not None and pp_rule.code == "pp_balance":
-        warnings.append(pp_rule)
-    elif pp_rule is not None:
-        reasons[pp_rule.code] = pp_rule
-
-
-def _kv_hidden_per_rank(model: ModelSpec, tp: int) -> int:
-    assert model.kv_heads is not None
-    return -(-model.kv_heads // tp) * model.head_dim
 
 
 def _link_kind(cluster: ClusterSpec, span: int) -> tuple[str, float, float]:
-    kind = group_link(span, cluster.gpus_per_node)
+    kind = _group_link(span, cluster.gpus_per_node)
     bandwidth, latency = cluster.link(kind)
     return kind, bandwidth, latency
 
@@ -136,7 +74,7 @@ def _comm_row(
 ) -> CommRow:
     """A ledger row: the entries' calls and bytes; ``time_s`` from the estimate (or the entries' ring time)."""
     kind, bandwidth, latency = _link_kind(cluster, span)
-    timed = traffic_time(entries, bandwidth_bytes_per_s=bandwidth, latency_s=latency)
+    timed = _traffic_time(entries, bandwidth, latency)
     if dimension == "EP":
         kind = "inter_node" if split[1] > 0 else "intra_node"
     return CommRow(
@@ -157,112 +95,6 @@ def _one_row(**degrees: int) -> dict[str, Any]:
     import numpy as np
 
     return {key: np.array([value], dtype=np.int64) for key, value in degrees.items()}
-
-
-class ContextTwins(NamedTuple):
-    """Every layout without CP in its least-memory settings, and which hold the context (see :func:`context_twins`).
-
-    Taught in: lesson 9 (decision workbench).
-    """
-
-    tp: Any
-    pp: Any
-    dp: Any
-    ep: Any
-    total_bytes: Any
-    holds: Any  # bool per row: well formed, inside the node, fits, pipeline fed
-    recompute: str
-    zero: int
-
-    @property
-    def exists(self) -> bool:
-        """True when some layout without CP holds the context: then no CP candidate is needed."""
-        return bool(self.holds.any())
-
-    def pick(self, tp: int, pp: int, dp: int, ep: int) -> tuple[int, bool]:
-        """(row, folded): the candidate's own fold (same tp, pp, ep; dp·cp data ranks) if it holds the context,
-        else the least-memory row that does. Call only when :attr:`exists`."""
-        import numpy as np
-
-        own = np.flatnonzero(self.holds & (self.tp == tp) & (self.pp == pp) & (self.dp == dp) & (self.ep == ep))
-        if own.size:
-            return int(own[0]), True
-        rows = np.flatnonzero(self.holds)
-        return int(rows[np.argmin(self.total_bytes[rows])]), False
-
-
-def context_twins(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec) -> ContextTwins:
-    """Every layout without context parallelism on the whole cluster, in its least-memory settings, and which of
-    them hold the context — the context gate's comparison.
-
-    For each tp, pp, ep with cp = 1 and dp = world / (tp·pp): one sequence per micro-batch, the plain 1F1B
-    schedule (v = 1), the most memory-saving recompute mode and the highest ZeRO stage the workload allows, and
-    the accumulation ga = global_batch / dp. A row *holds the context* when it is well formed (the structural
-    checks of :data:`PLAN_GATES`), keeps TP inside a node, fits the device (the same ledger as every candidate),
-    and keeps its pipeline fed — at least as many micro-batches as stages (ga >= pp): a layout that leaves a
-    pipeline idle most of the step is no alternative to CP. If any row holds the context, every CP candidate is
-    rejected (the gate of lesson 3: CP only when one device cannot hold the context).
-
-    >>> from coursekit.presets import MODELS, CLUSTERS
-    >>> context_twins(MODELS["llama3-8b"], CLUSTERS["h100-8"], WorkloadSpec(global_batch=16, seq_len=2048)).exists
-    True
-
-    Taught in: lesson 9 (decision workbench).
-    """
-    import numpy as np
-
-    world = cluster.world_size
-    ep_options = divisors(model.num_experts) if model.is_moe else (1,)
-    layouts = [
-        (tp, pp, world // (tp * pp), ep) for tp in divisors(world) for pp in divisors(world // tp) for ep in ep_options
-    ]
-    table = np.array(layouts, dtype=np.int64).reshape(-1, 4)
-    tp, pp, dp, ep = (table[:, i] for i in range(4))
-    gb = workload.global_batch
-    recompute = max(workload.recompute_modes, key=RECOMPUTE_MODES.index)
-    zero = max(workload.zero_stages)
-    ones = np.ones_like(tp)
-    ga = np.maximum(1, gb // dp)
-    row = {
-        "tp": tp,
-        "cp": ones,
-        "pp": pp,
-        "dp": dp,
-        "ep": ep,
-        "v": ones,
-        "zero": ones * zero,
-        "mb": ones,
-        "ga": ga,
-        "rc": ones * RECOMPUTE_MODES.index(recompute),
-    }
-    fails = structural_fails(model, cluster, workload, row)
-    bad = np.logical_or.reduce([fails[code] for code in (*_WELL_FORMED_CODES, "interconnect", "structure")])
-    total = training_estimate(model, cluster, workload, row)["memory"]["total"]
-    holds = ~bad & (total <= cluster.memory_per_device_gib * GIB_BYTES) & (ga >= pp)
-    return ContextTwins(tp, pp, dp, ep, total, holds, recompute, zero)
-
-
-def _context_reason(
-    model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec, tp: int, pp: int, dp: int, ep: int
-) -> Reason | None:
-    """The context gate for one CP candidate (tp, pp, dp, ep): a reason naming a layout without CP, or None."""
-    twins = context_twins(model, cluster, workload)
-    if not twins.exists:
-        return None
-    row, folded = twins.pick(tp, pp, dp, ep)
-    return Reason(
-        "context",
-        "planner.context_twin" if folded else "planner.context_other",
-        {
-            "tp": int(twins.tp[row]),
-            "pp": int(twins.pp[row]),
-            "dp": int(twins.dp[row]),
-            "recompute": twins.recompute,
-            "zero": twins.zero,
-            "twin_gib": bytes_to_gib(float(twins.total_bytes[row])),
-            "device_gib": cluster.memory_per_device_gib,
-        },
-    )
 
 
 def evaluate_composition(
@@ -306,162 +138,135 @@ def evaluate_composition(
 
     Taught in: lesson 9 (decision workbench).
     """
-    if not isinstance(model, ModelSpec):
-        raise _type_error("model", model, "ModelSpec")
-    if not isinstance(cluster, ClusterSpec):
-        raise _type_error("cluster", cluster, "ClusterSpec")
-    if not isinstance(workload, WorkloadSpec):
-        raise _type_error("workload", workload, "WorkloadSpec")
-    tp = check_int("tp", tp, ge=1, le=MAX_WORLD_SIZE)
-    pp = check_int("pp", pp, ge=1, le=MAX_WORLD_SIZE)
-    cp = check_int("cp", cp, ge=1, le=MAX_WORLD_SIZE)
-    ep = check_int("ep", ep, ge=1, le=MAX_WORLD_SIZE)
+    _check_specs(model, cluster, workload)
+    tp, pp, cp, ep = (
+        check_int(name, value, ge=1, le=MAX_WORLD_SIZE)
+        for name, value in zip("tp pp cp ep".split(), (tp, pp, cp, ep), strict=True)
+    )
     v = check_int("v", v, ge=1, le=1 << 10)
     zero = check_int("zero", zero, ge=0, le=3)
     mb = check_int("mb", mb, ge=1, le=MAX_GLOBAL_BATCH)
     mode = workload.recompute_modes[0] if recompute is None else check_choice("recompute", recompute, RECOMPUTE_MODES)
-    world = cluster.world_size
     if replicas is not None:
         replicas = check_int("replicas", replicas, ge=1, le=MAX_WORLD_SIZE)
         return _evaluate_serving(model, cluster, workload, tp=tp, pp=pp, replicas=replicas)
-    if dp is None:
-        dp = max(1, world // (tp * cp * pp))
+    dp = max(1, cluster.world_size // (tp * cp * pp)) if dp is None else dp
     dp = check_int("dp", dp, ge=1, le=MAX_WORLD_SIZE)
     check_int("tp·cp·pp·dp", tp * cp * pp * dp, le=MAX_WORLD_SIZE)
     gb = workload.global_batch
     ga = max(1, gb // (dp * mb)) if ga is None else check_int("ga", ga, ge=1, le=MAX_GLOBAL_BATCH)
-    s = workload.tokens_per_sequence(model)
-    g = cluster.gpus_per_node
-    rc = RECOMPUTE_MODES.index(mode)
+    return _evaluate_checked(
+        model, cluster, workload, tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, v=v, zero=zero, mb=mb, ga=ga, recompute=mode
+    )
+
+
+def _evaluate_checked(
+    model: ModelSpec,
+    cluster: ClusterSpec,
+    workload: WorkloadSpec,
+    *,
+    tp: int,
+    pp: int,
+    dp: int,
+    cp: int,
+    ep: int,
+    v: int,
+    zero: int,
+    mb: int,
+    ga: int,
+    recompute: str,
+) -> PlanCandidate:
+    """:func:`evaluate_composition` of a training composition whose degrees are known to be in range (the
+    searched space's own): :meth:`PlanResult.candidate` materialises candidates through it."""
+    rc = RECOMPUTE_MODES.index(recompute)
     row = _one_row(tp=tp, cp=cp, pp=pp, dp=dp, ep=ep, v=v, zero=zero, mb=mb, ga=ga, rc=rc)
-    fails = {code: bool(value[0]) for code, value in structural_fails(model, cluster, workload, row).items()}
-    well_formed = not any(fails[code] for code in _WELL_FORMED_CODES)
+    return _training_candidate(GateInput(model, cluster, workload, row), recompute)
 
-    reasons: dict[str, Reason] = {}
-    warnings: list[Reason] = []
-    layout = validate_megatron_composition(tp, pp, dp, cp, ep, model_kind=model.kind, available_ranks=world)
-    for issue in layout.issues:
-        if issue.code in ("ranks", "ep_fold") and fails[issue.code]:
-            reasons[issue.code] = issue
-    if fails["global_batch"]:
-        reasons["global_batch"] = check_global_batch(dp, mb, ga, gb) or Reason(
-            "global_batch", "gates.global_batch", {"dp": dp, "mb": mb, "ga": ga, "global_batch": gb}
-        )
-    _check_model_split(model, tp, pp, g, reasons, warnings)
-    first, mid, last = stage_layers(model.layers, pp, workload.pipeline_edge_layers)
-    fewest = min(first, last, mid) if pp > 2 else min(first, last)
-    if fails["pp_layers"] and "pp_layers" not in reasons:
-        reasons["pp_layers"] = Reason(
-            "pp_layers", "planner.pp_edge", {"layers": model.layers, "pp": pp, "edge": workload.pipeline_edge_layers}
-        )
-    if fails["cp_seq"]:
-        reasons["cp_seq"] = Reason("cp_seq", "planner.cp_seq", {"cp": cp, "seq_len": s})
-    if fails["ep_experts"]:
-        reasons["ep_experts"] = Reason("ep_experts", "planner.ep_experts", {"ep": ep, "experts": model.num_experts})
-    if fails["pp_schedule"]:
-        if pp == 1:
-            reasons["pp_schedule"] = Reason("pp_schedule", "planner.virtual_needs_pp", {"v": v})
-        elif fewest < v:
-            reasons["pp_schedule"] = Reason("pp_schedule", "planner.virtual_chunk_layers", {"v": v, "fewest": fewest})
-        else:
-            reasons["pp_schedule"] = Reason(
-                "pp_schedule", "pipeline.interleaved_multiple", {"microbatches": ga, "stages": pp}
-            )
-    node_rule = check_tp_degree(tp, tp, g)
-    if node_rule is not None:
-        reasons["interconnect"] = node_rule
 
-    ledger: MemoryLedger | None = None
-    rows: tuple[CommRow, ...] = ()
-    timeline: StepTimeline | None = None
-    bubble: float | None = None
-    est: dict[str, Any] | None = None
-    if well_formed:
-        est = training_estimate(model, cluster, workload, row)
-        mem = {key: float(value[0]) for key, value in est["memory"].items()}
-        ledger = MemoryLedger(
-            params_gib=bytes_to_gib(mem["params"]),
-            grads_gib=bytes_to_gib(mem["grads"]),
-            optimizer_gib=bytes_to_gib(mem["optimizer"]),
-            workspace_gib=bytes_to_gib(mem["workspace"]),
-            activations_gib=bytes_to_gib(mem["activations"]),
-            reserve_gib=workload.runtime_reserve_gib,
-            total_gib=bytes_to_gib(mem["total"]),
-            device_gib=cluster.memory_per_device_gib,
-        )
-        rows = _training_rows(
-            model, cluster, workload, est, tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, v=v, zero=zero, mb=mb, ga=ga, mode=mode
-        )
-        bubble = float(est["bubble"][0])
-        timeline = StepTimeline(
-            compute_s=float(est["compute_s"][0]),
-            communication_s=float(est["communication_s"][0]),
-            exposed_communication_s=float(est["exposed_s"][0]),
-            hidden_communication_s=float(est["hidden_s"][0]),
-            bubble_s=float(est["bubble_s"][0]),
-            input_wait_s=0.0,
-            step_s=float(est["step_s"][0]),
-            load_imbalance_s=0.0,
-        )
-    candidate = Candidate(
-        name=f"tp={tp},pp={pp},dp={dp},cp={cp},ep={ep}",
-        memory_per_rank_gib=ledger.total_gib if ledger is not None else 0.0,
-        modes=frozenset({"training"}),
-        model_kinds=frozenset({"moe"}) if ep > 1 else frozenset({"dense", "moe"}),
-        required_link_scope="intra_node" if tp > 1 else "none",
-        splits_context=cp > 1,
-        role="training-sync",
+def _check_specs(model: Any, cluster: Any, workload: Any) -> None:
+    """TypeError naming ``model``, ``cluster`` or ``workload`` when it is not the planner's spec."""
+    for name, value, kind in (
+        ("model", model, ModelSpec),
+        ("cluster", cluster, ClusterSpec),
+        ("workload", workload, WorkloadSpec),
+    ):
+        if not isinstance(value, kind):
+            raise type_error(name, value, kind.__name__)
+
+
+def _pp_warnings(model: ModelSpec, pp: int) -> tuple[Reason, ...]:
+    """The selection matrix's warning for an uneven pipeline split (``pp_balance``), if any."""
+    rule = _pp_rule(pp, model.layers)
+    return (rule,) if rule is not None and rule.code == "pp_balance" else ()
+
+
+def _memory_ledger(est: dict[str, Any], cluster: ClusterSpec, workload: WorkloadSpec) -> MemoryLedger:
+    """Row 0 of the estimate's per-rank memory, in GiB."""
+    mem = {key: float(value[0]) / GIB_BYTES for key, value in est["memory"].items()}
+    return MemoryLedger(
+        params_gib=mem["params"],
+        grads_gib=mem["grads"],
+        optimizer_gib=mem["optimizer"],
+        workspace_gib=mem["workspace"],
+        activations_gib=mem["activations"],
+        reserve_gib=workload.runtime_reserve_gib,
+        total_gib=mem["total"],
+        device_gib=cluster.memory_per_device_gib,
     )
-    env = Environment(
-        memory_per_device_gib=cluster.memory_per_device_gib,
-        mode=workload.mode,
-        model_kind=model.kind,
-        link_scope="intra_node" if node_rule is None else "cross_node",
+
+
+def _training_timeline(est: dict[str, Any]) -> StepTimeline:
+    """Row 0 of the estimate's step time, as a timeline."""
+    return StepTimeline(
+        compute_s=float(est["compute_s"][0]),
+        communication_s=float(est["communication_s"][0]),
+        exposed_communication_s=float(est["exposed_s"][0]),
+        hidden_communication_s=float(est["hidden_s"][0]),
+        bubble_s=float(est["bubble_s"][0]),
+        input_wait_s=0.0,
+        step_s=float(est["step_s"][0]),
+        load_imbalance_s=0.0,
     )
-    if ledger is not None:
-        memory_reason = gate_memory(candidate, env)
-        if memory_reason is not None:
-            reasons["memory"] = memory_reason
-    structure = gate_structure(candidate, env)
-    if structure is not None:
-        reasons["structure"] = structure
-    if est is not None and cp > 1:
-        context = _context_reason(model, cluster, workload, tp, pp, dp * cp, ep)
-        if context is not None:
-            reasons["context"] = context
-    for gate in (gate_mode, gate_serving):
-        reason = gate(candidate, env)
-        if reason is not None:
-            reasons[reason.code] = reason
-    ordered = tuple(reasons[code] for code in _GATE_CODES if code in reasons)
-    model_flops = float(est["model_flops_per_token"]) if est is not None else 0.0
+
+
+def _training_candidate(g: GateInput, mode: str) -> PlanCandidate:
+    """The one training composition of ``g``: every gate's test and reason from :data:`PLAN_GATES`, and, if
+    well formed, its ledger, communication rows and step time from the estimate the search runs."""
+    model, cluster, workload = g.model, g.cluster, g.workload
+    degrees = {key: g.value(key, 0) for key in ("tp", "pp", "dp", "cp", "ep", "v", "zero", "mb", "ga")}
+    reasons = reasons_of(g)
+    est = g.estimate if bool(g.well_formed[0]) else None
+    ledger = _memory_ledger(est, cluster, workload) if est is not None else None
+    rows = _training_rows(model, cluster, workload, est, mode=mode, **degrees) if est is not None else ()
+    first, mid, last = (int(x[0]) for x in g.stage_layers)
+    tokens = workload.global_batch * g.seq_len
     return PlanCandidate(
         mode="training",
-        tp=tp,
-        pp=pp,
-        dp=dp,
-        cp=cp,
-        ep=ep,
-        virtual_stages=v,
-        zero_stage=zero,
-        micro_batch=mb,
-        grad_accum=ga,
+        tp=degrees["tp"],
+        pp=degrees["pp"],
+        dp=degrees["dp"],
+        cp=degrees["cp"],
+        ep=degrees["ep"],
+        virtual_stages=degrees["v"],
+        zero_stage=degrees["zero"],
+        micro_batch=degrees["mb"],
+        grad_accum=degrees["ga"],
         recompute=mode,
         replicas=1,
-        accepted=not ordered,
-        reasons=ordered,
-        warnings=tuple(warnings),
+        accepted=not reasons,
+        reasons=reasons,
+        warnings=_pp_warnings(model, degrees["pp"]),
         memory=ledger,
         communication=rows,
-        bubble_fraction=bubble,
-        timeline=timeline,
-        tokens_per_step=gb * s,
-        model_flops_per_step=model_flops * gb * s,
-        world_size=world,
+        bubble_fraction=float(est["bubble"][0]) if est is not None else None,
+        timeline=_training_timeline(est) if est is not None else None,
+        tokens_per_step=tokens,
+        model_flops_per_step=float(est["model_flops_per_token"]) * tokens if est is not None else 0.0,
+        world_size=cluster.world_size,
         peak_flops=cluster.peak_flops,
         efficiency=float(est["efficiency"][0]) if est is not None else None,
         intensity_flop_per_byte=float(est["intensity"][0]) if est is not None else None,
-        stage_layers=(int(first), int(mid), int(last)),
+        stage_layers=(first, mid, last),
     )
 
 
@@ -495,73 +300,28 @@ def _training_rows(
     tokens = s // cp
     rows: list[CommRow] = []
     if tp > 1:
-        entries = tp_traffic(
-            seq_len=tokens,
-            micro_batch=mb,
-            hidden=model.hidden,
-            layers=layers,
-            tp=tp,
-            activation_bytes=ACTIVATION_BYTES,
-            sequence_parallel=workload.sequence_parallel,
-            recompute=mode,
-            micro_batches=ga,
+        entries = _tp_entries(
+            tokens, mb, model.hidden, layers, tp, ACTIVATION_BYTES, workload.sequence_parallel, mode, ga
         )
         rows.append(_comm_row("TP", entries, tp, cluster, tp, comm["TP"]))
     if cp > 1:
-        entries = cp_traffic(
-            seq_len=s,
-            micro_batch=mb,
-            kv_hidden=_kv_hidden_per_rank(model, tp),
-            layers=layers,
-            cp=cp,
-            activation_bytes=ACTIVATION_BYTES,
-            micro_batches=ga,
-        )
+        entries = _cp_entries(s, mb, model.kv_width_per_rank(tp), layers, cp, ACTIVATION_BYTES, ga)
         rows.append(_comm_row("CP", entries, cp, cluster, tp * cp, comm["CP"]))
     if model.is_moe and ep > 1:
-        entries = ep_traffic(
-            seq_len=tokens,
-            micro_batch=mb,
-            hidden=model.hidden,
-            moe_layers=layers,
-            ep=ep,
-            top_k=model.top_k,
-            activation_bytes=ACTIVATION_BYTES,
-            micro_batches=ga,
-        )
+        entries = _ep_entries(tokens, mb, model.hidden, layers, ep, model.top_k, ACTIVATION_BYTES, ga)
         split = (comm["EP_intra"], comm["EP_inter"])
         rows.append(_comm_row("EP", entries, ep, cluster, tp * ep, comm["EP"], split))
     if pp > 1:
-        entries = pp_traffic(
-            seq_len=tokens,
-            micro_batch=mb,
-            hidden=max(1, model.hidden // tp),
-            pp=pp,
-            micro_batches=ga * v,
-            activation_bytes=ACTIVATION_BYTES,
-        )
+        entries = _pp_entries(tokens, mb, max(1, model.hidden // tp), pp, ga * v, ACTIVATION_BYTES)
         rows.append(_comm_row("PP", entries, pp, cluster, world, comm["PP"]))
     units = layers if zero == 3 else 1
-    dense_stage = max(
-        first * model.dense_params_per_layer + model.input_embedding_params + (model.output_params if pp == 1 else 0),
-        mid * model.dense_params_per_layer,
-        last * model.dense_params_per_layer
-        + (model.output_params if pp == 1 else model.vocab * model.hidden + model._norm_params()),
-    )
+    dense_stage = max(model.stage_dense_params(pp, workload.pipeline_edge_layers))
     for dimension, params, ranks in (
         ("DP", dense_stage / tp, dpc),
         ("EDP", layers * model.num_experts * model.expert_params / (tp * ep), edp if model.is_moe else 1),
     ):
         if ranks > 1 and params > 0:
-            entries = zero_traffic(
-                num_params=params,
-                dp=ranks,
-                stage=zero,
-                param_bytes=recipe.param_bytes,
-                grad_bytes=recipe.grad_bytes,
-                units=units,
-                micro_batches=ga,
-            )
+            entries = _zero_entries(params, ranks, zero, recipe.param_bytes, recipe.grad_bytes, units, ga)
             rows.append(_comm_row(dimension, entries, ranks, cluster, world // pp, comm[dimension]))
     return tuple(rows)
 
@@ -581,9 +341,9 @@ def _evaluate_serving(
     model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec, *, tp: int, pp: int, replicas: int
 ) -> PlanCandidate:
     """One serving layout through :mod:`coursekit.serving`'s own evaluation (one serving estimate)."""
-    from ..serving import _evaluate  # serving imports the planner's specs, so not at module level
+    from ..serving import evaluate_layout
 
-    serving = _evaluate(model, cluster, workload.serving_workload(model), tp, pp, replicas)
+    serving = evaluate_layout(model, cluster, workload.serving_workload(model), tp, pp, replicas)
     return _serving_plan_candidate(model, cluster, workload, serving)
 
 
@@ -596,18 +356,12 @@ def _serving_plan_candidate(
     tp, pp, replicas = serving.tp, serving.pp, serving.replicas
     world = cluster.world_size
     reasons: dict[str, Reason] = {}
-    warnings: list[Reason] = []
-    composition = validate_parallel_composition({"TP": tp, "PP": pp, "Replica": replicas}, world, model.kind)
-    for issue in composition.issues:
-        if issue.code == "ranks":
-            reasons["ranks"] = issue
-    pp_rule = check_pp_degree(pp, model.layers)
-    if pp_rule is not None and pp_rule.code == "pp_balance":
-        warnings.append(pp_rule)
+    g = GateInput(model, cluster, workload, _one_row(tp=tp, pp=pp, replicas=replicas), candidate_mode="serving")
+    reasons.update((reason.code, reason) for reason in reasons_of(g, codes=("ranks",)))
     for reason in serving.reasons:
         code = _SERVING_CODES[reason.code]
         reasons.setdefault(code, Reason(code, reason.key, reason.params))
-    well_formed = not (set(reasons) & _WELL_FORMED_CODES)
+    well_formed = not (set(reasons) & WELL_FORMED_CODES)
     ledger: MemoryLedger | None = None
     timeline: StepTimeline | None = None
     estimate = serving.estimate if well_formed else None
@@ -635,25 +389,8 @@ def _serving_plan_candidate(
             step_s=estimate.time_per_output_token_s,
             load_imbalance_s=0.0,
         )
-    candidate = Candidate(
-        name=f"replicas={replicas},tp={tp},pp={pp}",
-        memory_per_rank_gib=ledger.total_gib if ledger is not None else 0.0,
-        modes=frozenset({"serving"}),
-        model_kinds=frozenset({"dense", "moe"}),
-        required_link_scope="intra_node" if tp > 1 else "none",
-        role="serving-replica",
-    )
-    env = Environment(
-        memory_per_device_gib=cluster.memory_per_device_gib,
-        mode=workload.mode,
-        model_kind=model.kind,
-        link_scope="cross_node" if "interconnect" in reasons else "intra_node",
-    )
-    for gate in (gate_mode, gate_serving):
-        reason = gate(candidate, env)
-        if reason is not None:
-            reasons[reason.code] = reason
-    ordered = tuple(reasons[code] for code in _GATE_CODES if code in reasons)
+    reasons.update((reason.code, reason) for reason in reasons_of(g, codes=("mode", "serving")))
+    ordered = tuple(reasons[code] for code in GATE_CODES if code in reasons)
     tokens = replicas * serving.concurrency_per_replica  # one output token per request per decode step
     return PlanCandidate(
         mode="serving",
@@ -670,7 +407,7 @@ def _serving_plan_candidate(
         replicas=replicas,
         accepted=not ordered,
         reasons=ordered,
-        warnings=tuple(warnings),
+        warnings=_pp_warnings(model, pp),
         memory=ledger,
         communication=(),
         bubble_fraction=0.0 if estimate is not None else None,
@@ -686,22 +423,20 @@ def _serving_plan_candidate(
 # --------------------------------------------------------------------------- the search
 
 
-def _training_table(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec) -> _Table:
+def _training_table(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec) -> CandidateTable:
     """Every training candidate: the structural checks, then the estimate (memory, context, step time)."""
     import numpy as np
 
     c = training_space(model, cluster, workload)
-    fails = structural_fails(model, cluster, workload, c)
-    well = ~np.logical_or.reduce([fails[code] for code in _WELL_FORMED_CODES])
-    est = training_estimate(model, cluster, workload, c)
-    device_bytes = cluster.memory_per_device_gib * GIB_BYTES
+    g = GateInput(model, cluster, workload, c)
+    fails = {code: g.fails(code) for code in GATE_CODES}
+    well = g.well_formed
+    est = g.estimate
     total = est["memory"]["total"]
-    fails["memory"] = well & (total > device_bytes)
-    fails["context"] = well & (c["cp"] > 1) & context_twins(model, cluster, workload).exists
-    any_fail = np.logical_or.reduce([fails[code] for code in _GATE_CODES])
-    return _Table(
-        columns={key: c[key] for key in _INT_COLUMNS},
-        fails={code: fails[code] for code in _GATE_CODES},
+    any_fail = np.logical_or.reduce(list(fails.values()))
+    return CandidateTable(
+        columns={key: c[key] for key in INT_COLUMNS},
+        fails=fails,
         step_s=np.where(well, est["step_s"], np.nan),
         memory_gib=np.where(well, total / GIB_BYTES, np.nan),
         accepted=~any_fail,
@@ -710,7 +445,7 @@ def _training_table(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSp
 
 def _serving_table(
     model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec
-) -> tuple[_Table, list[PlanCandidate]]:
+) -> tuple[CandidateTable, list[PlanCandidate]]:
     """Every serving layout, searched by :func:`coursekit.serving.plan_serving` and kept in its order (best
     throughput per GPU first): the planner's serving mode ranks exactly as the serving search does."""
     import numpy as np
@@ -719,8 +454,8 @@ def _serving_table(
 
     searched = plan_serving(model, cluster, workload.serving_workload(model))
     candidates = [_serving_plan_candidate(model, cluster, workload, c) for c in searched.candidates]
-    columns = {key: np.array([_column_value(cand, key) for cand in candidates], dtype=np.int64) for key in _INT_COLUMNS}
-    fails = {code: np.array([code in cand.codes for cand in candidates], dtype=bool) for code in _GATE_CODES}
+    columns = {key: np.array([_column_value(cand, key) for cand in candidates], dtype=np.int64) for key in INT_COLUMNS}
+    fails = {code: np.array([code in cand.codes for cand in candidates], dtype=bool) for code in GATE_CODES}
     step = np.array([cand.step_s if cand.step_s is not None else np.nan for cand in candidates], dtype=np.float64)
     memory = np.array(
         [cand.memory.total_gib if cand.memory is not None else np.nan for cand in candidates], dtype=np.float64
@@ -731,7 +466,7 @@ def _serving_table(
         dtype=np.float64,
     )
     order = np.arange(len(candidates), dtype=np.float64)
-    return _Table(columns, fails, step, memory, accepted, rank=order, tie_value=gpu_s_per_token), candidates
+    return CandidateTable(columns, fails, step, memory, accepted, rank=order, tie_value=gpu_s_per_token), candidates
 
 
 def _column_value(candidate: PlanCandidate, key: str) -> int:
@@ -772,11 +507,11 @@ def plan(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec) -> Plan
     Taught in: lesson 9 (decision workbench).
     """
     if not isinstance(model, ModelSpec):
-        raise _type_error("model", model, "ModelSpec")
+        raise type_error("model", model, "ModelSpec")
     if not isinstance(cluster, ClusterSpec):
-        raise _type_error("cluster", cluster, "ClusterSpec")
+        raise type_error("cluster", cluster, "ClusterSpec")
     if not isinstance(workload, WorkloadSpec):
-        raise _type_error("workload", workload, "WorkloadSpec")
+        raise type_error("workload", workload, "WorkloadSpec")
     import numpy as np
 
     start = time.perf_counter()
@@ -836,6 +571,8 @@ def plan(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec) -> Plan
         funnel=tuple(funnel),
         elapsed_s=elapsed,
         _table=table,
+        _evaluate=evaluate_composition,
+        _evaluate_checked=_evaluate_checked,
         _materialised=materialised,
     )
 
@@ -866,9 +603,9 @@ def what_if(
     spec = MODELS[check_choice("model", model, tuple(MODELS))] if isinstance(model, str) else model
     node = CLUSTERS[check_choice("cluster", cluster, tuple(CLUSTERS))] if isinstance(cluster, str) else cluster
     if not isinstance(spec, ModelSpec):
-        raise _type_error("model", spec, "ModelSpec or preset name")
+        raise type_error("model", spec, "ModelSpec or preset name")
     if not isinstance(node, ClusterSpec):
-        raise _type_error("cluster", node, "ClusterSpec or preset name")
+        raise type_error("cluster", node, "ClusterSpec or preset name")
     slowdown = check_number("link_slowdown", link_slowdown, ge=1, le=1e6)
     if check_bool("moe", moe) and not spec.is_moe:
         spec = spec.as_moe(8, 2)

@@ -6,11 +6,14 @@ Taught in: lesson 9 (decision workbench).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from .._validate import check_choice, check_int
 from ..capacity import RECOMPUTE_MODES
-from ..i18n import Text, register, tr
+from ..i18n import register, tr
+from ..specs import _divisors, stage_layer_counts, type_error
+from .gate_table import PLAN_GATES as PLAN_GATES
+from .gate_table import PlanGate as PlanGate
 from .specs import (
     DEGREE_KEYS,
     MAX_GLOBAL_BATCH,
@@ -18,8 +21,6 @@ from .specs import (
     ClusterSpec,
     ModelSpec,
     WorkloadSpec,
-    _type_error,
-    divisors,
 )
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; numpy is imported inside the search
@@ -32,7 +33,7 @@ register(
             "en": "{name} = {value!r}: key {key!r} is given more than once; give each degree one value.",
         },
         "planner.space_too_large": {
-            "zh": "搜索空间有 {size:,} 个组合，超过上限 {limit:,}：请减少 ZeRO 阶段、重计算模式或 micro-batch 上限，"
+            "zh": "搜索空间有 {size:,} 个组合，超过上限 {limit:,}：请减少 ZeRO 阶段、重计算模式或微批次上限，"
             "或换一个约数较少的 GPU 总数。",
             "en": "the search space has {size:,} compositions, more than the limit {limit:,}: narrow the ZeRO stages, "
             "recompute modes or largest micro-batch, or use a GPU count with fewer divisors.",
@@ -53,88 +54,7 @@ def _short(value: Any) -> Any:
     return value
 
 
-# --------------------------------------------------------------------------- gates of the planner
-
-
-class PlanGate(NamedTuple):
-    """One check the planner runs: its stable ``code``, what it asks, and whether it needs a ledger."""
-
-    code: str
-    description: Text
-    needs_ledger: bool
-
-
-#: The checks, in funnel order. First the composition must be well formed (the degree rules of lesson 5's
-#: selection matrix and the Q4 composition rules); then the Q3 hard gates in lesson 3's order (fit,
-#: interconnect, structure, context, serving). ``memory`` and ``context`` need a per-rank ledger, which exists
-#: only for a well-formed composition. Codes are those of :mod:`coursekit.gates` and :mod:`coursekit.composition`
-#: where they have one; ``cp_seq``, ``ep_experts`` and ``pp_schedule`` are the planner's.
-PLAN_GATES: tuple[PlanGate, ...] = (
-    PlanGate(
-        "ranks", Text(zh="组合需要的 rank 数不超过集群", en="the composition needs no more ranks than exist"), False
-    ),
-    PlanGate(
-        "global_batch",
-        Text(zh="dp × micro-batch × 梯度累积 = global batch", en="dp × micro-batch × accumulation = global batch"),
-        False,
-    ),
-    PlanGate("tp_heads", Text(zh="TP 整除注意力头数", en="TP divides the attention heads"), False),
-    PlanGate("pp_layers", Text(zh="每个流水线阶段至少一层", en="every pipeline stage holds a layer"), False),
-    PlanGate("cp_seq", Text(zh="CP 整除序列长度", en="CP divides the sequence length"), False),
-    PlanGate("ep_experts", Text(zh="EP 整除专家数", en="EP divides the experts"), False),
-    PlanGate(
-        "ep_fold",
-        Text(zh="EP 复用数据并行的 rank（Megatron-Core 规则）", en="EP folds into the data-parallel ranks"),
-        False,
-    ),
-    PlanGate(
-        "pp_schedule",
-        Text(
-            zh="交错流水线：每个模型块至少一层，micro-batch 数是 pp 的倍数",
-            en="interleaved schedule: every model chunk holds a layer, micro-batches a multiple of pp",
-        ),
-        False,
-    ),
-    PlanGate("memory", Text(zh="容量门槛：每 rank 放得下", en="fit gate: one rank's ledger fits the device"), True),
-    PlanGate(
-        "interconnect",
-        Text(zh="互连门槛：TP 组留在一个节点内", en="interconnect gate: TP groups stay inside a node"),
-        False,
-    ),
-    PlanGate("structure", Text(zh="结构门槛：EP 只用于 MoE", en="structure gate: EP only for MoE"), False),
-    PlanGate(
-        "context",
-        Text(zh="上下文门槛：单卡放不下时才用 CP", en="context gate: CP only when one device cannot hold the context"),
-        True,
-    ),
-    PlanGate("mode", Text(zh="服务门槛第 1 部分：工作负载模式", en="serving gate, part 1: workload mode"), False),
-    PlanGate(
-        "serving", Text(zh="服务门槛第 2 部分：副本不是训练 DP", en="serving gate, part 2: replicas are not DP"), False
-    ),
-)
-
-_GATE_CODES: tuple[str, ...] = tuple(gate.code for gate in PLAN_GATES)
-_WELL_FORMED_CODES: frozenset[str] = frozenset(_GATE_CODES[:8])
-
-
 # --------------------------------------------------------------------------- pipeline stage layout
-
-
-def _stage_layers(layers: Any, pp: Any, edge_layers: Any = 0) -> tuple[Any, Any, Any]:
-    """:func:`stage_layers` without validation; array-generic over ``pp`` (the search calls it)."""
-    pp_safe = pp + (pp < 1)
-    q = -(-(layers + 2 * edge_layers) // pp_safe)
-    edge = q - edge_layers
-    many = pp_safe > 2
-    middle_total = layers - 2 * edge
-    middle = -(-middle_total // (pp_safe - 2 + (pp_safe <= 2) * (3 - pp_safe)))  # ceil(/max(pp - 2, 1))
-    half = -(-layers // 2)
-    single = pp_safe == 1
-    two = pp_safe == 2
-    first = single * layers + two * half + many * edge
-    last = single * layers + two * (layers - half) + many * edge
-    mid = many * middle
-    return first, mid, last
 
 
 def stage_layers(layers: int, pp: int, edge_layers: int = 0) -> tuple[int, int, int]:
@@ -156,21 +76,21 @@ def stage_layers(layers: int, pp: int, edge_layers: int = 0) -> tuple[int, int, 
     layers = check_int("layers", layers, ge=1, le=1 << 20)
     pp = check_int("pp", pp, ge=1, le=1 << 20)
     edge_layers = check_int("edge_layers", edge_layers, ge=0, le=1 << 20)
-    first, mid, last = _stage_layers(layers, pp, edge_layers)
+    first, mid, last = stage_layer_counts(layers, pp, edge_layers)
     return int(first), int(mid), int(last)
 
 
 # --------------------------------------------------------------------------- the space as columns
 
 
-_INT_COLUMNS: tuple[str, ...] = ("tp", "pp", "dp", "cp", "ep", "v", "zero", "mb", "ga", "rc", "replicas")
+INT_COLUMNS: tuple[str, ...] = ("tp", "pp", "dp", "cp", "ep", "v", "zero", "mb", "ga", "rc", "replicas")
 
 
 def _v_options(model: ModelSpec, workload: WorkloadSpec, pp: int) -> list[int]:
     """Virtual stages tried at ``pp``: 1, and 2..max while every stage keeps at least one layer per chunk."""
     if pp == 1:
         return [1]
-    first, mid, last = _stage_layers(model.layers, pp, workload.pipeline_edge_layers)
+    first, mid, last = stage_layer_counts(model.layers, pp, workload.pipeline_edge_layers)
     fewest = min(first, last, mid) if pp > 2 else min(first, last)
     return [1, *range(2, min(workload.max_virtual_stages, max(fewest, 1)) + 1)]
 
@@ -183,15 +103,15 @@ def training_space(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpe
     import numpy as np
 
     world = cluster.world_size
-    ep_options = divisors(model.num_experts) if model.is_moe else (1,)
+    ep_options = _divisors(model.num_experts) if model.is_moe else (1,)
     structs: list[tuple[int, int, int, int, int, int]] = []
-    for tp in divisors(world):
-        for cp in divisors(world // tp):
-            for pp in divisors(world // (tp * cp)):
+    for tp in _divisors(world):
+        for cp in _divisors(world // tp):
+            for pp in _divisors(world // (tp * cp)):
                 dp = world // (tp * cp * pp)
                 for v in _v_options(model, workload, pp):
                     structs.extend((tp, cp, pp, dp, ep, v) for ep in ep_options)
-    mb_values = [d for d in divisors(workload.global_batch) if d <= workload.max_micro_batch]
+    mb_values = [d for d in _divisors(workload.global_batch) if d <= workload.max_micro_batch]
     inner = len(mb_values) * len(workload.recompute_modes)
     size = len(structs) * len(workload.zero_stages) * inner
     if size > MAX_SPACE_SIZE:
@@ -227,35 +147,6 @@ def training_space(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpe
     }
 
 
-def structural_fails(
-    model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec, c: Mapping[str, Any]
-) -> dict[str, Any]:
-    """The checks that need no ledger, for every candidate of the columns ``c`` at once (bool arrays)."""
-    import numpy as np
-
-    tp, cp, pp, dp, ep, v, mb, ga = (c[key] for key in ("tp", "cp", "pp", "dp", "ep", "v", "mb", "ga"))
-    world = cluster.world_size
-    used = tp * cp * dp * pp
-    s = workload.tokens_per_sequence(model)
-    first, mid, last = _stage_layers(model.layers, pp, workload.pipeline_edge_layers)
-    fewest = np.where(pp > 2, np.minimum(np.minimum(first, last), mid), np.minimum(first, last))
-    fails: dict[str, Any] = {
-        "ranks": used > world,
-        "global_batch": (workload.global_batch % (dp * mb) != 0) | (dp * mb * ga != workload.global_batch),
-        "tp_heads": model.heads % tp != 0,
-        "pp_layers": (pp > model.layers) | (fewest < 1),
-        "cp_seq": s % cp != 0,
-        "ep_experts": (model.num_experts % ep != 0) if model.is_moe else np.zeros(tp.shape, dtype=bool),
-        "ep_fold": used % (tp * ep * pp) != 0,
-        "pp_schedule": (v > 1) & ((pp == 1) | (fewest < v) | (ga % pp != 0)),
-        "interconnect": cluster.gpus_per_node % tp != 0,
-        "structure": (ep > 1) & (not model.is_moe),
-        "mode": np.full(tp.shape, workload.mode != "training"),
-    }
-    fails["serving"] = fails["mode"].copy()
-    return fails
-
-
 # --------------------------------------------------------------------------- degrees as text
 
 
@@ -266,11 +157,12 @@ def _degree_bounds(key: str) -> tuple[int, int]:
     return 1, MAX_GLOBAL_BATCH if key in ("mb", "ga") else MAX_WORLD_SIZE
 
 
-def parse_degrees(text: str | Mapping[str, Any]) -> dict[str, Any]:
+def parse_degrees(text: str | Mapping[str, Any], *, name: str = "text") -> dict[str, Any]:
     """Read ``"tp=8,pp=4,dp=4,zero=1,mb=1"`` (or a mapping) into keyword arguments of :func:`evaluate_composition`.
 
     Keys are those of :data:`DEGREE_KEYS`; values are positive integers except
-    ``recompute`` (``none``, ``selective``, ``full``) and ``zero`` (0-3).
+    ``recompute`` (``none``, ``selective``, ``full``) and ``zero`` (0-3). Messages name the parameter ``name``
+    (the caller's own parameter, e.g. ``"degrees"``).
 
     >>> parse_degrees("tp=8, pp=4, dp=4, zero=1, mb=1")
     {'tp': 8, 'pp': 4, 'dp': 4, 'zero': 1, 'mb': 1}
@@ -282,11 +174,6 @@ recompute, replicas.
 
     Taught in: lesson 9 (decision workbench).
     """
-    return _parse_degrees(text, "text")
-
-
-def _parse_degrees(text: Any, name: str) -> dict[str, Any]:
-    """:func:`parse_degrees`, its messages naming the caller's parameter ``name``."""
     keys = ", ".join(DEGREE_KEYS)
     if isinstance(text, Mapping):
         items = [(str(key), value) for key, value in text.items()]
@@ -300,7 +187,7 @@ def _parse_degrees(text: Any, name: str) -> dict[str, Any]:
             key, value = (side.strip() for side in part.split("="))
             items.append((key.lower(), value))
     else:
-        raise _type_error(name, _short(text), "str or mapping")
+        raise type_error(name, _short(text), "str or mapping")
     out: dict[str, Any] = {}
     for key, raw_value in items:
         if key not in DEGREE_KEYS:

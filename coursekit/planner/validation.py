@@ -43,11 +43,11 @@ def compare_published(run: object) -> PublishedComparison:
     per GPU, ``"megatron"`` Megatron-LM's eq. 3 (recomputation included), or ``"tokens"`` per GPU-second.
     """
     from ..presets import CLUSTERS, MODELS, PublishedRun
+    from ..specs import type_error
     from .search import plan
-    from .specs import _type_error
 
     if not isinstance(run, PublishedRun):
-        raise _type_error("run", run, "PublishedRun")
+        raise type_error("run", run, "PublishedRun")
     model = MODELS[run.model]
     cluster = CLUSTERS[run.cluster].with_nodes(run.nodes)
     result = plan(model, cluster, run.workload())

@@ -61,7 +61,9 @@ from __future__ import annotations
 import abc
 import base64
 import html
+import json
 import logging
+import os
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any, ClassVar, Generic, TypeVar
@@ -72,6 +74,7 @@ from matplotlib.patches import Rectangle
 
 from .. import i18n
 from .._validate import check_bool, check_int, check_number
+from ..figure_alt import describe_figure
 from ..i18n import Text, register, shown_repr, tr
 from ..plotting import (
     DEFAULT_DPI,
@@ -85,7 +88,7 @@ from ..plotting import (
     plot_language,
 )
 
-__all__ = ["LEVELS", "LessonWidget", "checkbox", "dropdown", "number", "slider"]
+__all__ = ["LEVELS", "LessonWidget", "checkbox", "dropdown", "number", "slider", "stepper"]
 
 _log = logging.getLogger(__name__)
 _log.addHandler(logging.NullHandler())  # never print a traceback into the learner's notebook
@@ -125,7 +128,12 @@ register(
             "zh": "静态图：下列控件取值时的初始状态。运行本课（启动按钮）即可拖动控件。",
             "en": "Static figure, drawn for the control values below. Run the lesson (launch buttons) to move them.",
         },
-        "widgets.static_alt": {"zh": "控件的初始图", "en": "the widget's initial figure"},
+        "widgets.live_note": {
+            "zh": "预先算好的状态：拖动“{control}”可看到每个取值的结果，其他控件保持下列取值。"
+            "要调节所有控件，请运行本课（启动按钮）。",
+            "en": "Precomputed states: move “{control}” to see the result at each value; the other controls "
+            "keep the values below. Run the lesson (launch buttons) to move every control.",
+        },
         "widgets.yes": {"zh": "是", "en": "yes"},
         "widgets.no": {"zh": "否", "en": "no"},
         "widgets.veil_invalid": {
@@ -139,6 +147,10 @@ register(
         "widgets.level.separator": {"zh": "：", "en": ": "},
     }
 )
+
+
+#: Environment variable that turns on :meth:`LessonWidget.static_bundle`'s recorded states (``1``).
+FRAMES_ENV = "COURSEKIT_WIDGET_FRAMES"
 
 
 class LessonWidget(abc.ABC, Generic[R]):
@@ -320,7 +332,7 @@ class LessonWidget(abc.ABC, Generic[R]):
         if relabel:  # other fonts, other tick label sizes: let matplotlib place the labels once more
             pin_labels(self.figure, pinned=False)
             self._labels_language = None
-        self.image.value = figure_to_png(self.figure)
+        self.image.value = figure_to_png(self.figure, describe=False)
         if self.render_count == 0:
             freeze_layout(self.figure)  # data changes from now on, not structure
         if self._labels_language is None and self.status == "ok":
@@ -352,35 +364,51 @@ class LessonWidget(abc.ABC, Generic[R]):
 
         display(self._repr_mimebundle_(), raw=True)  # type: ignore[no-untyped-call]
 
-    def static_bundle(self) -> dict[str, str]:
+    def static_bundle(self, live: bool | None = None) -> dict[str, str]:
         """What a page without a live kernel shows: the PNG, and HTML with the control values it was drawn for.
+
+        With ``live``, the HTML also carries the widget's states on its main control's grid
+        (:func:`coursekit.widgets.frames.live_frames`), which the course website replays as a slider. By
+        default ``live`` is on only where :data:`FRAMES_ENV` is ``1`` (the website's build sets it): a
+        notebook in JupyterLab shows the live view and need not compute them.
 
         A front end with a widget manager (JupyterLab, Colab) renders the live view instead;
         a static page (the course website, nbconvert) shows this.
         """
-        data = base64.b64encode(self.image.value or figure_to_png(self.figure)).decode("ascii")
+        from .frames import live_frames, shown_value
+
+        if live is None:
+            live = os.environ.get(FRAMES_ENV) == "1"
+        main, frames = live_frames(self) if live else ("", [])
+        data = base64.b64encode(self.image.value or figure_to_png(self.figure, describe=False)).decode("ascii")
         rows = "".join(
-            f"<li>{html.escape(str(control.description))}: <b>{html.escape(_shown_value(control))}</b></li>"
+            f"<li>{html.escape(str(control.description))}: <b>{html.escape(shown_value(control))}</b></li>"
             for control in self.controls.values()
         )
+        if frames:
+            description = str(self.controls[main].description)
+            note = tr("widgets.live_note", control=description)
+            # The page's script (course website) turns this into a slider over the states the widget computed.
+            position = list(self.controls).index(main)  # the control's row in the list above
+            replay = json.dumps({"control": position, "label": description, "frames": frames}, ensure_ascii=False)
+            replay_html = f'<script type="application/json" class="ck-live-frames">{_script_safe(replay)}</script>'
+        else:
+            note, replay_html = tr("widgets.static_note"), ""
         return {
             "text/html": (
-                f'<div class="ck-static"><p class="ck-static-note">{html.escape(tr("widgets.static_note"))}</p>'
-                f'<ul class="ck-static-controls">{rows}</ul>{self.message_html.value}'
+                f'<div class="ck-static"><p class="ck-static-note">{html.escape(note)}</p>'
+                f'<ul class="ck-static-controls">{rows}</ul>{replay_html}'
+                f'<div class="ck-static-message">{self.message_html.value}</div>'
                 f'<img class="ck-static-figure" src="data:image/png;base64,{data}"'
-                f' alt="{html.escape(tr("widgets.static_alt"))}"></div>'
+                f' alt="{html.escape(describe_figure(self.figure), quote=True)}"></div>'
             ),
             "image/png": data,
         }
 
 
-def _shown_value(control: ipywidgets.ValueWidget) -> str:
-    """A control's value as the learner sees it (a dropdown's label, yes/no for a checkbox)."""
-    if isinstance(control, ipywidgets.Dropdown):
-        return str(control.label)
-    if isinstance(control.value, bool):
-        return tr("widgets.yes" if control.value else "widgets.no")
-    return str(control.value)
+def _script_safe(text: str) -> str:
+    """JSON made safe inside an HTML ``<script>`` element (no ``</`` to end it early)."""
+    return text.replace("</", "<\\/")
 
 
 def _message_box(level: str, body_html: str, *, word: bool = True) -> str:
@@ -539,6 +567,37 @@ def dropdown(
         description=_label(key),
         options=pairs,
         value=chosen,
+        style=_style(),
+        layout=ipywidgets.Layout(width=CONTROL_WIDTH),
+    )
+
+
+def stepper(
+    key: str, options: Sequence[Any], *, value: Any = None, argument: str | None = None
+) -> ipywidgets.ValueWidget:
+    """A slider over a list of choices (``SelectionSlider``), labelled with ``key``: a widget's main control.
+
+    Takes the same ``options`` as :func:`dropdown`. Unlike a dropdown it can be stepped from the keyboard without
+    leaving it: once its handle has the focus, ArrowRight / ArrowUp pick the next choice and ArrowLeft / ArrowDown
+    the previous one, and the focus stays on the handle (in JupyterLab, ArrowDown on a dropdown leaves it and moves
+    the selected cell instead).
+
+    >>> from coursekit.i18n import register
+    >>> register({"demo_doc.tp": {"zh": "张量并行度 TP", "en": "tensor-parallel degree TP"}})
+    >>> s = stepper("demo_doc.tp", [(Text(zh="一", en="one"), 1), (Text(zh="二", en="two"), 2)], value=2)
+    >>> type(s).__name__, s.value, s.label
+    ('SelectionSlider', 2, 'two')
+    >>> stepper("demo_doc.tp", [1, 2], value=3)
+    Traceback (most recent call last):
+    ...
+    ValueError: tp = 3: must be one of 1, 2.
+    """
+    menu = dropdown(key, options, value=value, argument=argument)  # the same labels and the same checks
+    return ipywidgets.SelectionSlider(
+        description=menu.description,
+        options=menu.options,
+        value=menu.value,
+        continuous_update=False,
         style=_style(),
         layout=ipywidgets.Layout(width=CONTROL_WIDTH),
     )

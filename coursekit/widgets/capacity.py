@@ -11,12 +11,12 @@ How a rank's memory is counted (all by coursekit):
 
 * model states: :func:`coursekit.capacity.training_state_memory` of the shape's
   parameter count (:func:`coursekit.shapes.transformer_params`) — even TP
-  split, ZeRO over ``dp``; with PP, the share of the heaviest stage
-  (``ceil(layers / pp)`` layers, parameters spread with the layers);
-* activations: :func:`coursekit.capacity.activation_memory_breakdown` for the
-  ``ceil(layers / pp)`` layers of the heaviest stage, times the micro-batches the first 1F1B
-  stage keeps in flight (:func:`coursekit.pipeline.warmup_microbatches` + 1 = pp,
-  assuming at least ``pp`` micro-batches per step);
+  split, ZeRO over ``dp``; with PP, the share of the first stage, the heaviest
+  (its layers by the planner's stage layout :func:`coursekit.planner.stage_layers`, which is
+  ``ceil(layers / pp)`` without edge layers; parameters spread with the layers);
+* activations: :func:`coursekit.capacity.activation_memory_breakdown` for the first stage's
+  layers, times the micro-batches it keeps in flight by the planner's rule, min(pp, micro-batches)
+  for 1F1B, with the micro-batches per step assumed to be at least ``pp`` (so pp in flight);
 * the runtime reserve as given; :func:`coursekit.capacity.build_resource_ledger`
   sums them and compares with the device.
 
@@ -62,10 +62,11 @@ from ..capacity import (
 )
 from ..gates import WARNING_CODES, check_pp_degree
 from ..i18n import Reason, Text, register, tr
-from ..pipeline import warmup_microbatches
+from ..pipeline import _microbatches_in_flight
 from ..plotting import cache_drawing, label
 from ..shapes import MODEL_SHAPES, ModelShape, model_shape
-from . import LessonWidget, dropdown, slider
+from ..specs import stage_layer_counts
+from . import LessonWidget, dropdown, slider, stepper
 
 __all__ = [
     "DEFAULT_RUNTIME_RESERVE_GIB",
@@ -226,7 +227,7 @@ class CapacityWidget(LessonWidget[CapacityView]):
             {
                 "model": dropdown("widgets.capacity.model", models, value=model),
                 "recipe": dropdown("widgets.capacity.recipe", recipes, value=recipe),
-                "zero_stage": dropdown("widgets.capacity.zero_stage", _options(_STAGE_LABELS), value=zero_stage),
+                "zero_stage": stepper("widgets.capacity.zero_stage", _options(_STAGE_LABELS), value=zero_stage),
                 "dp": dropdown("widgets.capacity.dp", list(_DP_CHOICES), value=dp),
                 "tp": dropdown("widgets.capacity.tp", list(_TP_CHOICES), value=tp),
                 "pp": dropdown("widgets.capacity.pp", list(_PP_CHOICES), value=pp),
@@ -293,7 +294,8 @@ class CapacityWidget(LessonWidget[CapacityView]):
         pp_reason = check_pp_degree(pp, shape.layers)
         if pp_reason is not None and pp_reason.code not in WARNING_CODES:
             raise ValueError(pp_reason.message)
-        stage_layers = -(-shape.layers // pp)  # the heaviest stage when the split is uneven
+        # The first stage is the heaviest: the most layers (no edge layers here) and the most micro-batches.
+        stage_layers = int(stage_layer_counts(shape.layers, pp)[0])
         # Parameters spread with the layers: the heaviest stage holds stage_layers / layers of them,
         # which training_state_memory(..., pp=pp) gets from this count divided by pp.
         stage_params = shape.num_params * stage_layers * pp / shape.layers
@@ -308,8 +310,8 @@ class CapacityWidget(LessonWidget[CapacityView]):
             tp=tp,
             recompute=values["recompute"],
         )
-        # The first stage of a 1F1B pipeline keeps pp micro-batches in flight (at least pp per step).
-        in_flight = warmup_microbatches(pp, pp, 0) + 1
+        # The first stage of a 1F1B pipeline keeps min(pp, micro-batches) in flight; at least pp per step assumed.
+        in_flight = int(_microbatches_in_flight(pp, pp)[0])
         activation_gib = activations.total_gib * in_flight
         states = [
             training_state_memory(stage_params, dp=dp, zero_stage=stage, tp=tp, pp=pp, recipe=recipe)

@@ -56,7 +56,7 @@ from ..composition import (
 from ..gates import MODEL_KINDS
 from ..i18n import Text, register, tr
 from ..plotting import label
-from . import LessonWidget, dropdown
+from . import LessonWidget, dropdown, stepper
 
 __all__ = [
     "DEGREE_OPTIONS",
@@ -242,7 +242,8 @@ class CompositionWidget(LessonWidget[CompositionView]):
         kinds = [(Text(zh="稠密 (dense)", en="dense"), "dense"), (Text(zh="混合专家 (MoE)", en="MoE"), "moe")]
         super().__init__(
             {
-                "tp": degrees("tp", 2),
+                # the main control steps from the keyboard: a slider over the same choices
+                "tp": stepper("widgets.composition.tp", list(DEGREE_OPTIONS), value=2),
                 "cp": degrees("cp", 1),
                 "ep": degrees("ep", 1),
                 "dp": degrees("dp", 2),

@@ -35,7 +35,6 @@ from matplotlib.figure import Figure
 from .._validate import check_choice, check_divides, check_int
 from ..hardware import A100_80GB_HBM_BYTES_PER_S, A100_BF16_DENSE_FLOPS, H100_BF16_DENSE_FLOPS, H100_HBM_BYTES_PER_S
 from ..i18n import Text, register, tr
-from ..planner import ModelSpec
 from ..plotting import cache_drawing, label
 from ..presets import MODELS
 from ..roofline import (
@@ -45,7 +44,8 @@ from ..roofline import (
     roofline_flops,
     tokens_per_gpu,
 )
-from . import LessonWidget, dropdown
+from ..specs import ModelSpec
+from . import LessonWidget, dropdown, stepper
 
 __all__ = [
     "CP_CHOICES",
@@ -268,7 +268,11 @@ class RooflineWidget(LessonWidget[RooflineView]):
             "gpu": dropdown("widgets.roofline.gpu", [(chip.name, key) for key, chip in GPUS.items()], value=gpu),
             "model": dropdown("widgets.roofline.model", [(_MODEL_LABELS[m], m) for m in MODEL_CHOICES], value=model),
             **{
-                name: dropdown(f"widgets.roofline.{name}", list(options[name]), value=initial[name]) for name in options
+                # the main control (tp) steps from the keyboard: a slider over the same choices
+                name: (stepper if name == self.main_control else dropdown)(
+                    f"widgets.roofline.{name}", list(options[name]), value=initial[name]
+                )
+                for name in options
             },
         }
         super().__init__(controls)

@@ -31,10 +31,12 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from .._validate import check_choice, check_int
 from ..i18n import Text, register, tr
-from ..planner import ClusterSpec, ModelSpec
 from ..plotting import label
 from ..presets import CLUSTERS, MODELS
-from ..serving import ServingEstimate, ServingLedger, serving_estimate, serving_memory_ledger
+from ..serving import ServingEstimate, ServingLedger
+from ..serving.estimate import _estimate
+from ..serving.kv import _check_specs, _memory_ledger
+from ..specs import DEFAULT_RUNTIME_RESERVE_GIB, ClusterSpec, ModelSpec
 from ..units import MS_PER_S
 from . import LessonWidget, dropdown, slider
 
@@ -66,8 +68,8 @@ register(
         "widgets.serving.gpu": {"zh": "GPU 型号", "en": "GPU"},
         "widgets.serving.tp": {"zh": "每副本张量并行度 TP", "en": "TP per replica"},
         "widgets.serving.batch": {"zh": "每副本并发请求（批）", "en": "requests per replica (batch)"},
-        "widgets.serving.prompt_tokens": {"zh": "提示词元数", "en": "prompt tokens"},
-        "widgets.serving.output_tokens": {"zh": "输出词元数", "en": "output tokens"},
+        "widgets.serving.prompt_tokens": {"zh": "提示 token 数", "en": "prompt tokens"},
+        "widgets.serving.output_tokens": {"zh": "输出 token 数", "en": "output tokens"},
         "widgets.serving.ledger": {
             "zh": "每 rank：权重 {weights_gib:.1f} + KV 缓存 {kv_gib:.1f} + 工作区与预留 {other_gib:.1f} = "
             "<b>{total_gib:.1f}</b> / {device_gib:.0f} GiB，{verdict}；一个副本最多容纳 {max_concurrency} 个请求。",
@@ -77,7 +79,7 @@ register(
         },
         "widgets.serving.times": {
             "zh": "TTFT >= <b>{ttft_ms:.0f} ms</b>，TPOT >= <b>{tpot_ms:.1f} ms</b>（其中 TP 通信 {comm_ms:.1f} ms，"
-            "权重下限 {floor_ms:.1f} ms）；每副本 <= {tps:,.0f} 词元/秒，每 GPU <= {tps_gpu:,.0f} 词元/秒。",
+            "权重下限 {floor_ms:.1f} ms）；每副本 <= {tps:,.0f} token/秒，每 GPU <= {tps_gpu:,.0f} token/秒。",
             "en": "TTFT >= <b>{ttft_ms:.0f} ms</b>, TPOT >= <b>{tpot_ms:.1f} ms</b> (TP communication {comm_ms:.1f} "
             "ms, weights floor {floor_ms:.1f} ms); <= {tps:,.0f} tokens/s per replica, <= {tps_gpu:,.0f} per GPU.",
         },
@@ -87,8 +89,8 @@ register(
             "latency, queueing and cache hits are known only by measuring.",
         },
         "widgets.serving.axis_gib": {"zh": "每 rank 显存 (GiB)", "en": "memory per rank (GiB)"},
-        "widgets.serving.axis_tpot": {"zh": "每输出词元时间 TPOT (ms)", "en": "time per output token, TPOT (ms)"},
-        "widgets.serving.axis_tps": {"zh": "每 GPU 词元/秒", "en": "tokens/s per GPU"},
+        "widgets.serving.axis_tpot": {"zh": "每输出 token 时间 TPOT (ms)", "en": "time per output token, TPOT (ms)"},
+        "widgets.serving.axis_tps": {"zh": "每 GPU token/秒", "en": "tokens/s per GPU"},
         "widgets.serving.bar_weights": {"zh": "权重", "en": "weights"},
         "widgets.serving.bar_kv": {"zh": "KV 缓存", "en": "KV cache"},
         "widgets.serving.bar_other": {"zh": "工作区 + 预留", "en": "workspace + reserve"},
@@ -134,7 +136,7 @@ def serving_view(model: str, gpu: str, tp: int, batch: int, prompt_tokens: int, 
     if spec.heads % tp:
         raise ValueError(tr("serving.reason.tp_heads", tp=tp, heads=spec.heads))
 
-    curve = tradeoff_curve(spec, cluster, tp=tp, pp=1, prompt_tokens=prompt, output_tokens=output)
+    curve = _tradeoff_curve(spec, cluster, tp, 1, prompt, output)
     ledger, estimate = _replica_at(spec, cluster, tp, 1, batch, prompt, output)
     return ServingView(ledger=ledger, estimate=estimate, curve=curve)
 
@@ -142,11 +144,9 @@ def serving_view(model: str, gpu: str, tp: int, batch: int, prompt_tokens: int, 
 def _replica_at(
     spec: ModelSpec, cluster: ClusterSpec, tp: int, pp: int, batch: int, prompt: int, output: int
 ) -> tuple[ServingLedger, ServingEstimate]:
-    ledger = serving_memory_ledger(
-        spec, cluster, tp=tp, pp=pp, concurrency=batch, context_tokens=prompt + output, prefill_chunk_tokens=prompt
-    )
-    estimate = serving_estimate(spec, cluster, tp=tp, pp=pp, batch=batch, prompt_tokens=prompt, output_tokens=output)
-    return ledger, estimate
+    """One replica's ledger and estimate; the arguments come from the widget's own (checked) controls."""
+    ledger = _memory_ledger(spec, cluster, tp, pp, batch, prompt + output, 2.0, 2, prompt, DEFAULT_RUNTIME_RESERVE_GIB)
+    return ledger, _estimate(spec, cluster, tp, pp, batch, prompt, output, 2.0, 2)
 
 
 def tradeoff_curve(
@@ -159,6 +159,18 @@ def tradeoff_curve(
 
     Taught in: lesson 10 (serving); used by the workbench's serving mode (lesson 9).
     """
+    _check_specs(model, cluster)
+    tp = check_int("tp", tp, ge=1)
+    pp = check_int("pp", pp, ge=1, le=model.layers)
+    prompt = check_int("prompt_tokens", prompt_tokens, ge=1)
+    output = check_int("output_tokens", output_tokens, ge=1)
+    return _tradeoff_curve(model, cluster, tp, pp, prompt, output)
+
+
+def _tradeoff_curve(
+    model: ModelSpec, cluster: ClusterSpec, tp: int, pp: int, prompt_tokens: int, output_tokens: int
+) -> tuple[tuple[int, float, float, bool], ...]:
+    """:func:`tradeoff_curve` on checked arguments."""
     curve = []
     for b in BATCH_OPTIONS:
         ledger, estimate = _replica_at(model, cluster, tp, pp, b, prompt_tokens, output_tokens)

@@ -37,13 +37,14 @@ from typing import Any, ClassVar
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
+from matplotlib.transforms import blended_transform_factory
 
 from ..i18n import Text, register, tr
 from ..planner import DEFAULT_OUTPUT_TOKENS, PLAN_GATES, PlanCandidate, PlanResult, WorkloadSpec, what_if
 from ..plotting import cache_drawing, label
 from ..presets import CLUSTERS, MODELS
 from ..serving import SERVING_GATES, ServingPlanResult, plan_serving
-from . import LessonWidget, checkbox, dropdown
+from . import LessonWidget, checkbox, dropdown, stepper
 from .serving import log_axes, tradeoff_curve
 
 __all__ = [
@@ -70,7 +71,7 @@ BATCH_OPTIONS: tuple[int, ...] = (8, 32, 64, 128, 512, 1024, 2048)
 #: Sequence lengths offered (tokens): the "longer context" what-if.
 SEQ_OPTIONS: tuple[int, ...] = (1024, 2048, 4096, 8192, 32768, 131072)
 #: Divisors of the inter-node bandwidth: the "slower link between nodes" what-if.
-LINK_SLOWDOWN_OPTIONS: tuple[int, ...] = (1, 2, 4, 8, 16)
+LINK_SLOWDOWN_OPTIONS: tuple[int, ...] = (1, 2, 4, 5, 8, 16)  # 5: exercise 9.4's case (lesson 9 shows ÷ 8)
 #: Serving mode reads the batch control as concurrent requests and the sequence control as prompt tokens; switching
 #: to serving sets these defaults (a training batch of 1024 × 8192 tokens is no serving load), and every request
 #: generates SERVING_OUTPUT_TOKENS tokens.
@@ -128,14 +129,18 @@ register(
         },
         "widgets.workbench.col_degrees": {"zh": "组合", "en": "composition"},
         "widgets.workbench.col_rank": {
-            "zh": "# （并列组：相差 < {uncertainty:.0%}）",
-            "en": "# (tie group: within {uncertainty:.0%})",
+            "zh": "# （并列组：相差 < {uncertainty:.0%} 且有假设能反转次序）",
+            "en": "# (tie group: within {uncertainty:.0%} and reordered by some assumption)",
+        },
+        "widgets.workbench.ties_why": {
+            "zh": "并列组 1 为何分不出先后：",
+            "en": "Why tie group 1 is tied:",
         },
         "widgets.workbench.col_memory": {"zh": "每 rank 显存 (GiB)", "en": "memory per rank (GiB)"},
         "widgets.workbench.col_step": {"zh": "估算步时 (s)", "en": "estimated step (s)"},
         "widgets.workbench.col_parts": {"zh": "计算 / 通信 / 气泡 (s)", "en": "compute / comm. / bubble (s)"},
         "widgets.workbench.concurrency": {"zh": "并发请求数", "en": "concurrent requests"},
-        "widgets.workbench.prompt_tokens": {"zh": "提示词元数", "en": "prompt tokens"},
+        "widgets.workbench.prompt_tokens": {"zh": "提示 token 数", "en": "prompt tokens"},
         "widgets.workbench.serving_summary": {
             "zh": "{model} 在 {world} 个 GPU 上服务：搜索 {size} 个 replicas × TP × PP 布局，"
             "{accepted} 个通过全部门槛。",
@@ -144,8 +149,8 @@ register(
         },
         "widgets.workbench.serving_terms": {
             "zh": "并发请求 = 整个集群同时在处理的请求（{concurrency} 个），每个副本服务自己那一份；"
-            "每个请求 {prompt} 个提示词元、生成 {output} 个词元。"
-            "TTFT = 首词元时间（预填充），TPOT = 每输出词元时间（一个解码步）。"
+            "每个请求 {prompt} 个提示 token、生成 {output} 个 token。"
+            "TTFT = 首 token 时间（预填充），TPOT = 每输出 token 时间（一个解码步）。"
             "所有时间都是下界估计（屋顶线、无排队）；可达峰值比例与通信重叠两项假设不用于服务。",
             "en": "Concurrent requests = requests in flight on the whole cluster ({concurrency}); each replica serves "
             "its own share. Each request has {prompt} prompt tokens and generates {output}. TTFT = time to first token "
@@ -155,10 +160,10 @@ register(
         "widgets.workbench.col_layout": {"zh": "布局", "en": "layout"},
         "widgets.workbench.col_ttft": {"zh": "TTFT 下界 (ms)", "en": "TTFT bound (ms)"},
         "widgets.workbench.col_tpot": {"zh": "TPOT 下界 (ms)", "en": "TPOT bound (ms)"},
-        "widgets.workbench.col_tps_gpu": {"zh": "每 GPU 词元/秒（上界）", "en": "tokens/s per GPU (bound)"},
+        "widgets.workbench.col_tps_gpu": {"zh": "每 GPU token/秒（上界）", "en": "tokens/s per GPU (bound)"},
         "widgets.workbench.tradeoff": {
             "zh": "最佳布局 {layout} 的批次-时延权衡：每副本批 {batches} 时，TPOT {tpots} ms，"
-            "每 GPU {rates} 词元/秒{misfit}。",
+            "每 GPU {rates} token/秒{misfit}。",
             "en": "Batch against latency for the best layout {layout}: at {batches} requests per replica, TPOT {tpots} "
             "ms and {rates} tokens/s per GPU{misfit}.",
         },
@@ -213,14 +218,33 @@ class _Funnel:
         ax.set_xlabel(label(Text(zh="候选数", en="candidates")), fontsize=8)
         ax.tick_params(axis="x", labelsize=7)
         ax.set_title(label(Text(zh="漏斗（按门槛顺序）", en="Funnel (gate order)")), fontsize=9)
-        self.legend = ax.legend(fontsize=7, loc="lower right")
+        # lower left but clear of the y axis, where the last gates' short bars are; the numbers sit at the right
+        self.legend = ax.legend(fontsize=7, loc="lower left", bbox_to_anchor=(0.12, 0.0))
+        # each row's numbers, at the right edge of the axes: "-removed -> remaining"
+        where = blended_transform_factory(ax.transAxes, ax.transData)
+        self.numbers = [
+            ax.text(0.99, row, "", transform=where, ha="right", va="center", fontsize=6.5,
+                    bbox={"facecolor": "white", "alpha": 0.8, "edgecolor": "none", "pad": 0.5})
+            for row in y
+        ]  # fmt: skip
 
     def update(self, result: PlanResult) -> None:
         for step, remaining, removed in zip(result.funnel, self.remaining, self.removed, strict=True):
             remaining.set_width(step.remaining)
             removed.set_x(step.remaining)
             removed.set_width(step.removed)
+        for step, text in zip(result.funnel, self.numbers, strict=True):
+            text.set_text(funnel_numbers(step.removed, step.remaining))
         self.ax.set_xlim(0, max(result.space_size, 1))
+
+
+def funnel_numbers(removed: int, remaining: int) -> str:
+    """The numbers a funnel row shows: how many candidates the gate removed first, and how many are left.
+
+    >>> funnel_numbers(1200, 34)
+    '-1,200 → 34'
+    """
+    return f"-{removed:,} → {remaining:,}"
 
 
 class _Breakdown:
@@ -304,7 +328,7 @@ class _ServingCurve:
         ax.set_title(
             label(
                 Text(
-                    zh="最佳布局随批增大：TPOT (ms) 对每 GPU 词元/秒",
+                    zh="最佳布局随批增大：TPOT (ms) 对每 GPU token/秒",
                     en="Best layout, batch growing: TPOT (ms) vs tokens/s per GPU",
                 )
             ),
@@ -351,7 +375,7 @@ class WorkbenchWidget(LessonWidget[Any]):
         controls = {
             "model": dropdown("widgets.workbench.model", list(WIDGET_MODELS), value="llama3-70b"),
             "cluster": dropdown("widgets.workbench.cluster", sorted(CLUSTERS), value="h100-8"),
-            "nodes": dropdown("widgets.workbench.nodes", list(NODE_OPTIONS), value=16),
+            "nodes": stepper("widgets.workbench.nodes", list(NODE_OPTIONS), value=16),
             "mode": dropdown(
                 "widgets.workbench.mode",
                 [(Text(zh="训练", en="training"), "training"), (Text(zh="服务", en="serving"), "serving")],
@@ -602,7 +626,7 @@ class WorkbenchWidget(LessonWidget[Any]):
         rank_head = html.escape(tr("widgets.workbench.col_rank", uncertainty=result.assumptions.uncertainty))
         rows = [f"<tr><th style='{cell}'>{rank_head}</th>{header}</tr>"]
         groups = result.tie_groups()
-        group_of = {index: g for g, members in enumerate(groups[: len(best)], 1) for index in members}
+        group_of = {index: g for g, members in enumerate(groups, 1) for index in members}
         for rank, (index, cand) in enumerate(zip(result.accepted_indices(), best, strict=False), 1):
             t, mem = cand.timeline, cand.memory
             assert t is not None and mem is not None
@@ -613,10 +637,16 @@ class WorkbenchWidget(LessonWidget[Any]):
                 f'<td style="{cell}">{mem.total_gib:.1f} / {mem.device_gib:g}</td>'
                 f'<td style="{cell}">{t.step_s:.3g}</td><td style="{cell}">{parts}</td></tr>'
             )
+        shown = set(result.accepted_indices()[: len(best)])
+        why = [row for row in result.explain_ties(1) if row.scenarios and row.index in shown]
+        ties = ""
+        if why:
+            items = "".join(f"<li>{html.escape(row.message)}</li>" for row in why)
+            ties = f"{html.escape(tr('widgets.workbench.ties_why'))}<ul style='margin:2px 0'>{items}</ul>"
         return (
             f"<b>{html.escape(head)}</b>"
             f'<table style="border-collapse:collapse;font-size:90%;margin:4px 0">{"".join(rows)}</table>'
-            f"<i>{html.escape(assumptions)}</i>"
+            f"{ties}<i>{html.escape(assumptions)}</i>"
         )
 
 

@@ -236,25 +236,6 @@ Image(figure_to_png(fig))
 # - **Q2 通信**：不同并行策略会引入什么通信成本？
 # - **Q3 筛选**：如何按约束（门槛）筛选并行策略？
 # - **Q4 组合**：选定策略后，如何检查组合方案的风险？
-#
-# ## 课程地图
-#
-# | 课 | 主题 | 要回答的问题 | 时间 |
-# | --- | --- | --- | --- |
-# | 0 | 课程导引（本页） | 学什么、怎么学 | 25 分钟 |
-# | [1](01_capacity.ipynb) | Q1 容量约束 (capacity) | 当前首先受显存、通信还是模型结构约束？ | 45 分钟 |
-# | [2](02_communication.ipynb) | Q2 通信成本 (communication) | 不同并行策略会引入什么通信成本？ | 50 分钟 |
-# | [3](03_gates.ipynb) | Q3 约束筛选 (gates) | 如何按约束筛选并行策略？ | 50 分钟 |
-# | [4](04_composition.ipynb) | Q4 组合与风险 (composition and risk) | 选定策略后，如何检查组合方案的风险？ | 50 分钟 |
-# | [5](05_selection_matrix.ipynb) | 场景选择矩阵 (selection matrix) | DP、FSDP、TP、PP 各在什么场景下可行？单层放不下时怎样组合？ | 65 分钟 |
-# | [6](06_pipeline_scaling.ipynb) | 流水线气泡与扩展效率 (pipeline bubble and scaling efficiency) | 一步的时间花在哪里？E(P) 下降说明什么、没说明什么？ | 60 分钟 |
-# | [7](07_compute_efficiency.ipynb) | 计算效率 (compute efficiency) | 一步的计算离硬件峰值有多远？ | 65 分钟 |
-# | [8](08_lab.ipynb) | 公式与实测 (formula vs measurement，可选，需要 PyTorch) | 账本在真实引擎上成立吗？哪里不成立？ | 95 分钟 |
-# | [9](09_workbench.ipynb) | 决策工作台 (decision workbench) | 对真实模型和集群，所有组合里哪些被哪道门槛排除？ | 60 分钟 |
-# | [10](10_serving.ipynb) | 推理服务 (serving) | 服务一个模型时，副本和并行怎样取舍？ | 55 分钟 |
-#
-# 按顺序学：每一课都用到前一课的账本或门槛。第 8 课需要可选的 PyTorch 扩展（`pip install -e ".[lab]"`），没有它时会给出说明而不报错。
-# 另有[术语表](glossary.ipynb)，随时可查。
 
 # %% [markdown] lang="en"
 # ## The four questions of the course
@@ -266,7 +247,28 @@ Image(figure_to_png(fig))
 # - **Q2 communication**: what communication cost does each parallel strategy bring?
 # - **Q3 screening**: how do we screen strategies by hard constraints (gates)?
 # - **Q4 composition**: once strategies are chosen, how do we check the combined plan's risks?
+
+# %% [markdown] lang="zh"
+# ## 课程地图
 #
+# | 课 | 主题 | 要回答的问题 | 时间 |
+# | --- | --- | --- | --- |
+# | 0 | 课程导引（本页） | 学什么、怎么学 | 25 分钟 |
+# | [1](01_capacity.ipynb) | Q1 容量约束 (capacity) | 当前首先受显存、通信还是模型结构约束？ | 45 分钟 |
+# | [2](02_communication.ipynb) | Q2 通信成本 (communication) | 不同并行策略会引入什么通信成本？ | 50 分钟 |
+# | [3](03_gates.ipynb) | Q3 约束筛选 (gates) | 如何按约束筛选并行策略？ | 50 分钟 |
+# | [4](04_composition.ipynb) | Q4 组合与风险 (composition and risk) | 选定策略后，如何检查组合方案的风险？ | 50 分钟 |
+# | [5](05_selection_matrix.ipynb) | 场景选择矩阵 (selection matrix) | DP、FSDP、TP、PP 各在什么场景下可行？单层放不下时怎样组合？ | 80 分钟 |
+# | [6](06_pipeline_scaling.ipynb) | 流水线气泡与扩展效率 (pipeline bubble and scaling efficiency) | 一步的时间花在哪里？E(P) 下降说明什么、没说明什么？ | 65 分钟 |
+# | [7](07_compute_efficiency.ipynb) | 计算效率 (compute efficiency) | 一步的计算离硬件峰值有多远？ | 65 分钟 |
+# | [8](08_lab.ipynb) | 公式与实测 (formula vs measurement，可选，需要 PyTorch) | 账本在真实引擎上成立吗？哪里不成立？ | 95 分钟 |
+# | [9](09_workbench.ipynb) | 决策工作台 (decision workbench) | 对真实模型和集群，所有组合里哪些被哪道门槛排除？ | 70 分钟 |
+# | [10](10_serving.ipynb) | 推理服务 (serving) | 服务一个模型时，副本和并行怎样取舍？ | 55 分钟 |
+#
+# 按顺序学：每一课都用到前一课的账本或门槛。第 8 课需要可选的 PyTorch 扩展（`pip install -e ".[lab]"`），没有它时会给出说明而不报错。
+# 另有[术语表](glossary.ipynb)，随时可查。
+
+# %% [markdown] lang="en"
 # ## Lesson map
 #
 # | Lesson | Topic | Question it answers | Time |
@@ -276,11 +278,11 @@ Image(figure_to_png(fig))
 # | [2](02_communication.ipynb) | Q2 communication | What communication cost does each strategy bring? | 50 min |
 # | [3](03_gates.ipynb) | Q3 gates | How do we screen strategies by hard constraints? | 50 min |
 # | [4](04_composition.ipynb) | Q4 composition and risk | Once strategies are chosen, how do we check the combined plan? | 50 min |
-# | [5](05_selection_matrix.ipynb) | Selection matrix | When are DP, FSDP, TP and PP feasible? How do they combine when one layer does not fit? | 65 min |
-# | [6](06_pipeline_scaling.ipynb) | Pipeline bubble and scaling efficiency | Where does the time of a step go? What does a falling E(P) say, and what not? | 60 min |
+# | [5](05_selection_matrix.ipynb) | Selection matrix | When are DP, FSDP, TP and PP feasible? How do they combine when one layer does not fit? | 80 min |
+# | [6](06_pipeline_scaling.ipynb) | Pipeline bubble and scaling efficiency | Where does the time of a step go? What does a falling E(P) say, and what not? | 65 min |
 # | [7](07_compute_efficiency.ipynb) | Compute efficiency | How far is a step's compute from the hardware's peak? | 65 min |
 # | [8](08_lab.ipynb) | Formula vs measurement (optional, needs PyTorch) | Do the ledgers hold on the real engine? Where do they not? | 95 min |
-# | [9](09_workbench.ipynb) | Decision workbench | For a real model and cluster, which gate excludes which composition? | 60 min |
+# | [9](09_workbench.ipynb) | Decision workbench | For a real model and cluster, which gate excludes which composition? | 70 min |
 # | [10](10_serving.ipynb) | Serving | When serving a model, how do replicas and parallelism trade off? | 55 min |
 #
 # Take them in order: each lesson uses the ledger or gates of the one before. Lesson 8 needs the optional PyTorch
@@ -301,10 +303,6 @@ Image(figure_to_png(fig))
 # - **学后填写区**：每课最后有一个留给你自己的单元格，记录你的选择和还没测量的因素。
 #
 # 如果你改过笔记本后课程又更新了，重新生成笔记本时你的版本会保存为 `NN_xxx.mine.ipynb`，不会被覆盖。
-#
-# ### 练习 0.1
-#
-# 第 1 课第一本账里的设备有 24 GiB 显存。按 GB (10^9 字节) 计，它是多少 GB？保留两位小数即可。
 
 # %% [markdown] lang="en"
 # ## How exercises and self-checks work
@@ -324,7 +322,13 @@ Image(figure_to_png(fig))
 #
 # If you edited a notebook and the course is later updated, regenerating keeps your version as `NN_xxx.mine.ipynb`;
 # it is never overwritten.
+
+# %% [markdown] lang="zh"
+# ### 练习 0.1
 #
+# 第 1 课第一本账里的设备有 24 GiB 显存。按 GB (10^9 字节) 计，它是多少 GB？保留两位小数即可。
+
+# %% [markdown] lang="en"
 # ### Exercise 0.1
 #
 # The device of lesson 1's first ledger has 24 GiB of memory. How many GB (10^9 bytes) is that? Two decimals are enough.

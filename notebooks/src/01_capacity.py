@@ -345,12 +345,15 @@ display(Markdown("\n".join(rows)))
 
 # %% [markdown] lang="zh"
 # 完全重计算的 2sbh/层只是**下限**：反向时重算某一层，那一层的完整激活（不重计算时的那一份）要在那一刻临时存在。
-# 所以峰值约为“所有层保存的输入 + 一层的完整激活”（第 9 课的工作台就这样记账）：
+# 所以峰值约为“所有层保存的输入 + 一层的完整激活”。这一层的完整激活取决于注意力怎么实现：这里先按**不用融合注意力 (flash attention)**
+# 计，重算时 s×s 的注意力分数会被物化，工作集是 sbh·(34 + 5as/h)；用融合内核时的工作集在下一段算：
 
 # %% [markdown] lang="en"
 # Full recomputation's 2sbh per layer is only a **floor**: while one layer is recomputed in backward, that layer's full
 # activations (the no-recomputation amount) exist for that moment. So the peak is about "the saved inputs of all layers
-# plus one layer's full activations" (lesson 9's workbench counts it this way):
+# plus one layer's full activations". How big that layer is depends on the attention kernel: here we first assume **no
+# flash attention**, so recomputation materialises the s×s attention scores and the working set is sbh·(34 + 5as/h);
+# the fused kernel's working set follows below:
 
 # %%
 saved = activation_memory_breakdown(seq_len=2048, micro_batch=1, hidden=shape.hidden, heads=shape.heads,
@@ -367,6 +370,30 @@ print(Text(
 # By hand (s = 2048, b = 1, h = 4096, a = 32, 36 layers): 2sbh x 36 = 603,979,776 bytes = 0.5625 GiB;
 # one layer without recomputation sbh(34 + 5as/h) = 2048 x 4096 x 114 = 956,301,312 bytes = 0.890625 GiB.
 assert saved.total_bytes == 2 * 2048 * 4096 * 36 and working_set.total_bytes == 2048 * 4096 * 114
+
+# %% [markdown] lang="zh"
+# 这个工作集按 Korthikanti 等人的设定算：注意力分数显式保存。今天的 Megatron-Core、NeMo 默认用融合注意力 (flash attention) 内核，
+# 它不保存 s×s 分数，只为每个头、每个查询保存一个 fp32 的 logsumexp（FlashAttention-2），于是一层的工作集只剩线性项。
+# 第 9 课的工作台按 flash attention 记账（`WorkloadSpec(flash_attention=True)` 是默认值），完全重计算的工作集也这样算；
+# “不重计算”因此成了一个真正可选的设置。它也按模型的真实宽度逐个张量计数（GQA 的 K、V 更窄，SwiGLU 存三份 MLP 宽度，
+# 没有 dropout 就没有掩码）：`activation_memory_breakdown(..., widths=model.layer_widths(), flash_attention=True)`。
+
+# %% [markdown] lang="en"
+# This working set follows Korthikanti et al.'s setting: the attention scores are materialised. Today's Megatron-Core
+# and NeMo use a fused flash-attention kernel by default, which keeps no s×s scores, only one fp32 logsumexp per head
+# and query (FlashAttention-2), so one layer's working set is its linear terms. Lesson 9's workbench counts with flash
+# attention (`WorkloadSpec(flash_attention=True)` is the default), full recomputation's working set included; "no
+# recomputation" thereby becomes a real option. It also counts tensor by tensor at the model's real widths (GQA's
+# narrower K and V, SwiGLU's three MLP-wide tensors, no masks without dropout):
+# `activation_memory_breakdown(..., widths=model.layer_widths(), flash_attention=True)`.
+
+# %%
+flash_set = activation_memory_breakdown(seq_len=2048, micro_batch=1, hidden=shape.hidden, heads=shape.heads,
+                                        layers=1, recompute="none", flash_attention=True)
+print(Text(zh=f"融合注意力下一层的工作集：{flash_set.total_gib:.3f} GiB（原来 {working_set.total_gib:.3f} GiB）",
+           en=f"one layer's working set with flash attention: {flash_set.total_gib:.3f} GiB (was {working_set.total_gib:.3f} GiB)"))
+# By hand: 34·sbh plus 4 bytes x a heads x s queries = 2048 x 4096 x 34 + 4 x 32 x 2048 bytes.
+assert flash_set.total_bytes == 2048 * 4096 * 34 + 4 * 32 * 2048
 
 # %% [markdown] lang="zh"
 # 长上下文时平方项占主导。上下文并行 (context parallelism, CP) 让每个 rank 只处理 s/cp 个查询 token：线性项除以 cp；
@@ -393,20 +420,22 @@ display(Markdown("\n".join(rows)))
 
 # %% [markdown] lang="zh"
 # 这就是 CP 的前提：单卡放不下长序列的注意力状态时，CP 才进入候选；代价是各 rank 之间要交换键和值（第 2 课算它的通信）。
-# （FlashAttention 这类实现不保存分数矩阵，显存上与选择性重计算一致；线性项仍然随 s 增长，CP 仍然有用。）
+# （FlashAttention 这类实现不保存分数矩阵，显存上与选择性重计算几乎一致，只多每个头、每个查询 4 字节；线性项仍然随 s
+# 增长，CP 仍然有用。）
 
 # %% [markdown] lang="en"
 # That is CP's precondition: it becomes a candidate only when one device cannot hold the attention state of a long
 # sequence; the price is that ranks exchange keys and values (lesson 2 counts that traffic).
-# (Kernels such as FlashAttention never store the score matrix, so their memory matches selective recomputation; the
-# linear terms still grow with s, and CP still helps.)
+# (Kernels such as FlashAttention never store the score matrix, so their memory nearly matches selective
+# recomputation, plus 4 bytes per head and query; the linear terms still grow with s, and CP still helps.)
 
 # %% [markdown] lang="zh"
 # ## 5. 把账本拼起来：交互图（5 分钟）
 #
 # 下面的图把一个 rank 的显存按参数、梯度、优化器状态、激活、运行时预留叠成一条横条，四行分别是 ZeRO-0 到 ZeRO-3
 # （当前选中的阶段颜色最深），红色虚线是设备显存。它调用的正是上面几个函数，最后由 `build_resource_ledger` 给出结论。
-# 使用流水线并行时，第一个阶段在 1F1B 调度下同时保留 pp 个微批次的激活，图中已经计入。
+# 使用流水线并行时，第一个阶段在 1F1B 调度（一前一后 (one forward, one backward)：灌满流水线后，每个阶段交替做一个微批次的
+# 前向和一个微批次的反向，第 6 课详讲）下同时保留 pp 个微批次的激活，图中已经计入。
 # 图上方的消息框用颜色和开头的文字给出结论：绿色“通过”（放得下）、琥珀色“警告”、红色“不通过”（放不下）。
 #
 # 试一试：
@@ -423,7 +452,9 @@ display(Markdown("\n".join(rows)))
 # The figure stacks one rank's memory into a bar of parameters, gradients, optimizer state, activations and runtime
 # reserve; the four rows are ZeRO-0 to ZeRO-3 (the chosen stage is drawn darkest), and the red dashed line is device
 # memory. It calls exactly the functions above and lets `build_resource_ledger` give the verdict. With pipeline
-# parallelism the first stage keeps the activations of pp micro-batches under 1F1B; the figure counts them. The
+# parallelism the first stage keeps the activations of pp micro-batches under 1F1B (one forward, one backward: once
+# the pipeline is full, each stage alternates one micro-batch's forward with one micro-batch's backward; lesson 6 has
+# the details); the figure counts them. The
 # message box gives the verdict in colour and in its first word: green "Pass" (fits), amber "Warning", red "Fail"
 # (does not fit).
 #

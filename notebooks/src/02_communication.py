@@ -494,13 +494,18 @@ assert 2 * (DEGREE - 1) == 14 and round(intra.latency_us, 6) == 3.4
 
 # %% [markdown] lang="zh"
 # 解码一行的时延项按环形算法估算：每次全归约 2(n-1) = 14 个环步，每步 3.4 µs。对这么小的消息，NCCL 实际上会改用
-# 低时延的协议（LL、LL128）和算法（树形，或 NVSwitch 上的 NVLS），一次调用的时延可能明显低于这个估计。
+# 低时延的协议和算法，一次调用的时延可能明显低于这个估计。协议 (protocol) 决定数据和“已到达”标志怎样一起写：
+# LL (low latency) 每 8 字节里 4 字节数据、4 字节标志，LL128 每 128 字节里 120 字节数据、8 字节标志，Simple 整块写完再同步；
+# 算法除环形外还有树形，以及 NVSwitch 上在交换机内做归约的 NVLS。
 # 结论“解码阶段的 TP 由时延主导”不变，但具体的毫秒数要实测（第 8 课）。
 
 # %% [markdown] lang="en"
 # The decode row's latency term is a ring estimate: 2(n-1) = 14 ring steps per all-reduce at 3.4 µs each. For messages
-# this small NCCL actually switches to low-latency protocols (LL, LL128) and algorithms (tree, or NVLS on NVSwitch),
-# so one call may take noticeably less than this estimate. The conclusion "TP while decoding is latency-bound" holds,
+# this small NCCL actually switches to low-latency protocols and algorithms, so one call may take noticeably less than
+# this estimate. A protocol decides how data and its "arrived" flag are written together: LL (low latency) puts 4 bytes
+# of data and a 4-byte flag in every 8 bytes, LL128 120 bytes of data and an 8-byte flag in every 128 bytes, and Simple
+# writes whole blocks and then synchronises; besides the ring the algorithms include tree and, on NVSwitch, NVLS,
+# which reduces inside the switch. The conclusion "TP while decoding is latency-bound" holds,
 # but the milliseconds need measuring (lesson 8).
 
 # %% [markdown] lang="zh"

@@ -410,12 +410,6 @@ assert [r.accepted for r in gates_widget.result.reports] == [r.accepted for r in
 # ## 8. 并行度的排除规则，也是门槛
 #
 # 上面的门槛筛的是**候选**。还有三条规则筛的是**并行度 (parallel degree)**（第 5 课的选择矩阵也用它们），它们同样返回代码和原因，而不是分数。
-#
-# ### 8.1 全局批大小 (global batch size) 限制 DP
-#
-# 每个优化器步处理的序列数是 global batch = dp × micro-batch × 梯度累积 (gradient accumulation)。
-# DP 度数太大，要么迫使 global batch 变大（影响优化），要么迫使每个 rank 的微批次 (micro-batch) 变小（影响 kernel 效率）。
-# 例如 4 个节点 × 8 张 GPU = 32 张卡，global batch = 64 条序列：
 
 # %% [markdown] lang="en"
 # ## 8. The exclusions for parallel degrees are gates too
@@ -423,7 +417,15 @@ assert [r.accepted for r in gates_widget.result.reports] == [r.accepted for r in
 # The gates above screen **candidates**. Three more rules screen **parallel degrees** (lesson 5's selection matrix
 # uses them too); they too return a
 # code and a reason, not a score.
+
+# %% [markdown] lang="zh"
+# ### 8.1 全局批大小 (global batch size) 限制 DP
 #
+# 每个优化器步处理的序列数是 global batch = dp × 微批次 × 梯度累积 (gradient accumulation)。
+# DP 度数太大，要么迫使 global batch 变大（影响优化），要么迫使每个 rank 的微批次 (micro-batch) 变小（影响 kernel 效率）。
+# 例如 4 个节点 × 8 张 GPU = 32 张卡，global batch = 64 条序列：
+
+# %% [markdown] lang="en"
 # ### 8.1 The global batch size limits DP
 #
 # The sequences of one optimizer step are global batch = dp × micro-batch × gradient accumulation. Too large a DP
@@ -432,7 +434,7 @@ assert [r.accepted for r in gates_widget.result.reports] == [r.accepted for r in
 
 # %%
 global_batch, devices = 64, 4 * 8
-print(Text(zh="micro-batch = 1 时可行的 DP 度数：", en="DP degrees admissible at micro-batch 1:"),
+print(Text(zh="微批次 = 1 时可行的 DP 度数：", en="DP degrees admissible at micro-batch 1:"),
       dp_degrees_for_batch(global_batch, micro_batch=1))
 print(Text(zh="最大 DP（micro-batch = 1, 2）：", en="largest DP (micro-batch 1, 2):"),
       max_dp_degree(global_batch, micro_batch=1), max_dp_degree(global_batch, micro_batch=2))
@@ -442,19 +444,21 @@ print(too_wide.message)
 assert too_wide.code == "global_batch"
 
 # %% [markdown] lang="zh"
-# micro-batch = 1 时，32 路 DP 可行（每步累积 2 次）；micro-batch 提到 4 后，32 路 DP 每步至少处理 128 条序列，
+# 微批次 = 1 时，32 路 DP 可行（每步累积 2 次）；微批次提到 4 后，32 路 DP 每步至少处理 128 条序列，
 # 超过了 64，被排除。纯 DP 用不满 32 张卡时，剩下的并行度要交给 TP、PP 等其他维度（第 4 课）。
-#
+
+# %% [markdown] lang="en"
+# With micro-batch 1, 32-way DP works (2 accumulation steps); with micro-batch 4, 32-way DP processes at least 128
+# sequences per step, more than 64, and is excluded. When pure DP cannot fill 32 devices, the remaining degrees go to
+# other dimensions such as TP and PP (lesson 4).
+
+# %% [markdown] lang="zh"
 # ### 8.2 TP 要整除注意力头，并留在节点内
 #
 # 每个 TP rank 必须持有整数个注意力头 (attention heads)；而且 TP 每层都有集合通信，组要放在一个节点的高速链路上。
 # 以 Megatron 论文表 1 的 18.4B 模型（48 个头、40 层）和每节点 8 张 GPU 为例：
 
 # %% [markdown] lang="en"
-# With micro-batch 1, 32-way DP works (2 accumulation steps); with micro-batch 4, 32-way DP processes at least 128
-# sequences per step, more than 64, and is excluded. When pure DP cannot fill 32 devices, the remaining degrees go to
-# other dimensions such as TP and PP (lesson 4).
-#
 # ### 8.2 TP must divide the attention heads and stay inside a node
 #
 # Every TP rank must hold whole attention heads, and TP runs collectives in every layer, so its group belongs on one
@@ -474,16 +478,18 @@ assert check_tp_degree(12, shape.heads, gpus_per_node).code == "interconnect"
 
 # %% [markdown] lang="zh"
 # TP = 6 虽然整除 48 个头，也不超过 8，却不能整除每节点 8 张卡：rank 连续放置时，有的 TP 组会横跨两个节点。
-#
+
+# %% [markdown] lang="en"
+# TP = 6 divides the 48 heads and does not exceed 8, yet it does not divide the 8 GPUs per node: with contiguous ranks
+# some TP groups straddle two nodes.
+
+# %% [markdown] lang="zh"
 # ### 8.3 PP 不超过层数
 #
 # 每个流水线阶段 (stage) 至少要一层。层数不能被 PP 整除时仍然可以运行，但层数最多的阶段决定节奏——
 # 这一条是**警告**（代码在 `WARNING_CODES` 里），不是拒绝：
 
 # %% [markdown] lang="en"
-# TP = 6 divides the 48 heads and does not exceed 8, yet it does not divide the 8 GPUs per node: with contiguous ranks
-# some TP groups straddle two nodes.
-#
 # ### 8.3 PP cannot exceed the layers
 #
 # Every pipeline stage needs at least one layer. When PP does not divide the layers the pipeline still runs, but the
@@ -502,8 +508,12 @@ assert check_pp_degree(3, shape.layers).code in WARNING_CODES
 assert check_pp_degree(48, shape.layers).code == "pp_layers"
 
 # %% [markdown] lang="zh"
-# 流水线气泡 (pipeline bubble) 和阶段平衡的定量分析在第 5 课。
-#
+# 流水线气泡 (pipeline bubble) 和阶段平衡的定量分析在第 6 课。
+
+# %% [markdown] lang="en"
+# The pipeline bubble and stage balance are quantified in lesson 6.
+
+# %% [markdown] lang="zh"
 # ## 9. 练习
 #
 # ### 练习 3.1
@@ -512,8 +522,6 @@ assert check_pp_degree(48, shape.layers).code == "pp_layers"
 # 第一个拒绝 TP 的门槛是哪个？用门槛代码作答（如 `'memory'`）。
 
 # %% [markdown] lang="en"
-# The pipeline bubble and stage balance are quantified in lesson 5.
-#
 # ## 9. Exercises
 #
 # ### Exercise 3.1
@@ -555,7 +563,7 @@ verify("q3.accepted", answer)
 # %% [markdown] lang="zh"
 # ### 练习 3.3
 #
-# global batch 是 64 条序列，每个 rank 的 micro-batch 是 4。哪些 DP 度数能让 dp × micro-batch × 梯度累积 正好等于 global batch？
+# global batch 是 64 条序列，每个 rank 的微批次是 4。哪些 DP 度数能让 dp × 微批次 × 梯度累积 正好等于 global batch？
 # 用从小到大的元组作答，如 `(1, 2)`。
 
 # %% [markdown] lang="en"
@@ -613,20 +621,20 @@ verify("q3.tp_rule", answer)
 # %% [markdown] lang="zh" tags=["answer"]
 # **参考答案**
 #
-# 1. 完整训练状态 M_model 超过设备可用显存 C_device：纯 DP 每个 rank 复制全部状态，容量门槛直接拒绝（第一个筛选例子里 29 GiB > 24 GiB）。
+# 1. 完整训练状态（参数、梯度、优化器状态，记作 M_model）超过单卡可用显存（记作 C_device，第 5 课沿用这两个记号）：纯 DP 每个 rank 复制全部状态，容量门槛直接拒绝（第一个筛选例子里 29 GiB > 24 GiB）。
 #    此时 ZeRO / FSDP 分片、PP 或 TP 先进入候选。
 # 2. TP 每层前向和反向都要做集合通信，调用次数多、单次载荷不大，时延和带宽都被放大；跨节点链路慢得多（第 0、2 课），
 #    所以 TP 的组要放在节点内，`check_tp_degree` 和互连门槛都检查这一点。
-# 3. global batch = dp × micro-batch × 梯度累积，梯度累积至少是 1，所以 dp ≤ global batch / micro-batch；
-#    而且 dp × micro-batch 要整除 global batch。DP 再大，只能增大 global batch（影响收敛）或缩小 micro-batch（影响 kernel 效率）。
+# 3. global batch = dp × 微批次 × 梯度累积，梯度累积至少是 1，所以 dp ≤ global batch / 微批次；
+#    而且 dp × 微批次要整除 global batch。DP 再大，只能增大 global batch（影响收敛）或缩小微批次（影响 kernel 效率）。
 # 4. 会丢掉三件事：哪条规则没通过、差多少、能不能修。分数相同的 DP 和 EP 一个差 5 GiB 可修、一个结构上不适用；
 #    加权求和还会让某一项的高分掩盖一次硬失败（放不下的候选根本跑不起来）。
 
 # %% [markdown] lang="en" tags=["answer"]
 # **Answers**
 #
-# 1. The full training state M_model exceeding the usable device memory C_device: pure DP copies all of it to every
-#    rank, so the fit gate rejects it outright (29 GiB > 24 GiB in the first screening example). ZeRO / FSDP sharding, PP or TP
+# 1. The full training state (parameters, gradients, optimizer state; call it M_model) exceeding the usable memory of
+#    one device (call it C_device; lesson 5 keeps both symbols): pure DP copies all of it to every rank, so the fit gate rejects it outright (29 GiB > 24 GiB in the first screening example). ZeRO / FSDP sharding, PP or TP
 #    then enter the candidates first.
 # 2. TP runs collectives in the forward and backward pass of every layer: many calls with modest payloads, so both the
 #    latency and the bandwidth term are multiplied; cross-node links are much slower (lessons 0 and 2), so TP groups
@@ -644,7 +652,7 @@ verify("q3.tp_rule", answer)
 # - 筛选顺序：容量 → 互连 → 结构 → 上下文 → 模式 → 服务角色。“服务门槛”拆成模式和服务角色两道，每条原因只说一件事。
 # - 候选公开自己的要求（显存/rank、模式、结构、链路域、是否切分上下文、执行角色），环境给出事实；任何一项不满足就拒绝。
 # - 不打综合分：结论加原因，原因写明规则和数字，告诉你该改变哪个事实。
-# - 三条排除规则筛并行度：dp × micro-batch 要整除 global batch；TP 整除注意力头且留在节点内；PP 不超过层数（不整除只是警告）。
+# - 三条排除规则筛并行度：dp × 微批次要整除 global batch；TP 整除注意力头且留在节点内；PP 不超过层数（不整除只是警告）。
 # - 通过门槛只是进入实测的资格，不是性能的保证；组合之后的检查见第 4 课。
 
 # %% [markdown] lang="en"
@@ -682,7 +690,7 @@ verify("q3.tp_rule", answer)
 # - 我的环境（设备显存、训练还是服务、稠密还是 MoE、链路域、上下文）：
 # - 在我的环境里，第一个拒绝我原本想用的策略的门槛是：
 # - 为了让它通过，我需要改变的事实是：
-# - 我的 global batch 和 micro-batch 允许的 DP 度数：
+# - 我的 global batch 和微批次允许的 DP 度数：
 
 # %% [markdown] lang="en" tags=["learner"]
 # ## Notes after the lesson

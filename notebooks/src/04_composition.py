@@ -96,7 +96,7 @@ def show_counts(comparison):
 # ## 1. 单个候选通过，组合未必可行
 #
 # 第 3 课的门槛逐个检查候选。可是一个真实方案同时用好几种并行：例如 TP 切层内张量、PP 切层、DP 复制剩下的部分。
-# 要记住：**单个候选通过硬门槛，不代表组合后仍然可行。**组合检查至少包括：
+# 要记住：**单个候选通过硬门槛，不代表组合后仍然可行**。组合检查至少包括：
 #
 # - **设备数**：各维度的并行度 (parallel degree) 相乘，要有这么多 rank；
 # - **每个维度的度数**：TP 整除注意力头、PP 不超过层数、DP 受全局批大小限制（第 3 课的并行度规则）；
@@ -151,15 +151,17 @@ assert invalid_plan.codes == ('ranks', 'structure')
 # %% [markdown] lang="zh"
 # 第二个方案有两个问题，各自独立：它需要 16 个 rank 而只有 8 个；它在稠密模型上用了 EP = 2。
 # 和第 3 课一样，每个问题都带代码，不合成一个分数。
-#
+
+# %% [markdown] lang="en"
+# The second plan has two independent issues: it needs 16 ranks and only 8 exist, and it uses EP = 2 on a dense model.
+# As in lesson 3, each issue has its own code; nothing is merged into a score.
+
+# %% [markdown] lang="zh"
 # ## 3. EP 只能用于 MoE
 #
 # 专家并行把不同的专家 (experts) 放到不同的 rank 上；稠密模型没有专家可分。同一个方案换成 MoE 模型、给够 rank，问题就消失了：
 
 # %% [markdown] lang="en"
-# The second plan has two independent issues: it needs 16 ranks and only 8 exist, and it uses EP = 2 on a dense model.
-# As in lesson 3, each issue has its own code; nothing is merged into a score.
-#
 # ## 3. EP applies only to MoE
 #
 # Expert parallelism places different experts on different ranks; a dense model has no experts to spread. The same
@@ -210,22 +212,24 @@ except ValueError as error:
 
 # %% [markdown] lang="zh"
 # 正确的写法是分两层规划：先规划**一个副本内部**的并行（例如 TP = 2），再决定部署几个副本、请求怎样路由。
-#
+
+# %% [markdown] lang="en"
+# The right way is to plan in two layers: first the parallelism **inside one replica** (e.g. TP = 2), then how many
+# replicas to deploy and how to route requests.
+
+# %% [markdown] lang="zh"
 # ## 5. 真实引擎怎样计数 EP
 #
 # 朴素的规则把 EP 当作独立的一维，与其他维度相乘。Megatron-Core（NVIDIA/Megatron-LM 的 `megatron/core/parallel_state.py`）不是这样：
 #
 # - 稠密层 (dense layers) 把所有 rank 排成 TP · CP · DP · PP，世界大小 (world size) = TP · CP · DP · PP；
-# - 专家层 (expert layers) 把**同一批 rank** 重新排成 ETP · EP · EDP · PP，其中专家张量并行 ETP 默认等于 TP，
-#   专家数据并行 EDP 是剩下的部分。
+# - 专家层 (expert layers) 把**同一批 rank** 重新排成 ETP · EP · EDP · PP，其中专家张量并行 (expert tensor parallelism, ETP)
+#   默认等于 TP；专家数据并行 (expert data parallelism, EDP) 是剩下的部分：持有同一组专家副本、在专家层之间做梯度归约的 rank 数。
 #
 # 所以 EP 不增加 rank，它**复用** DP · CP 的 rank：同一张 GPU 在稠密层属于某个 DP 组，在专家层属于某个 EP 组。
 # 条件是 ETP · EP · PP 整除世界大小（ETP = TP 时，就是 EP 整除 DP · CP）。第 2 节的第二个方案 `{'TP': 4, 'PP': 2, 'EP': 2}` 按两种规则计数：
 
 # %% [markdown] lang="en"
-# The right way is to plan in two layers: first the parallelism **inside one replica** (e.g. TP = 2), then how many
-# replicas to deploy and how to route requests.
-#
 # ## 5. How a real engine counts EP
 #
 # The naive rule treats EP as a dimension of its own that multiplies with the others. Megatron-Core (NVIDIA/Megatron-LM,
@@ -233,7 +237,8 @@ except ValueError as error:
 #
 # - the dense layers lay all ranks out as TP · CP · DP · PP; the world size is TP · CP · DP · PP;
 # - the expert layers re-fold **the same ranks** as ETP · EP · EDP · PP, where expert tensor parallelism ETP defaults to
-#   TP and expert data parallelism EDP is whatever is left.
+#   TP and expert data parallelism EDP is whatever is left: the number of ranks holding copies of the same experts,
+#   which reduce those experts' gradients among themselves.
 #
 # So EP adds no ranks; it **reuses** the DP · CP ranks: one GPU is in some DP group for the dense layers and in some EP
 # group for the expert layers. The condition is that ETP · EP · PP divides the world size (with ETP = TP: EP divides
@@ -278,7 +283,13 @@ assert dense["DP"] == expert["EP"]  # EDP = 1: the expert layers' EP groups are 
 # %% [markdown] lang="zh"
 # 这里 EDP = 1：专家层的 EP 组正好就是稠密层的 DP 组。引擎同样检查结构：在稠密模型上设 EP = 2 也得到 `structure` 问题。
 # 读别人的配置时先问一句：“这里的 EP 是独立一维，还是复用 DP 的 rank？”否则 GPU 数会差一倍甚至更多。
-#
+
+# %% [markdown] lang="en"
+# Here EDP = 1: the expert layers' EP groups are exactly the dense layers' DP groups. The engine checks the structure
+# too: EP = 2 on a dense model is a `structure` issue. When reading someone's configuration, first ask: "Is this EP a
+# dimension of its own, or does it reuse the DP ranks?" Otherwise the GPU count can be off by a factor of two or more.
+
+# %% [markdown] lang="zh"
 # ## 6. 拓扑映射：rank 组落在哪些节点上
 #
 # 引擎按一个 **rank 顺序 (rank order)** 给 rank 编号：默认 `TP-CP-EP-DP-PP`，排在前面的维度变化最快。
@@ -286,10 +297,6 @@ assert dense["DP"] == expert["EP"]  # EDP = 1: the expert layers' EP groups are 
 # 到这里为止，本课还没有打印过任何一个组：先做下面的练习 4.1；答完后再展开它下面折叠的单元格，看 `rank_groups` 的结果与文档中列出的组是否逐一相同。
 
 # %% [markdown] lang="en"
-# Here EDP = 1: the expert layers' EP groups are exactly the dense layers' DP groups. The engine checks the structure
-# too: EP = 2 on a dense model is a `structure` issue. When reading someone's configuration, first ask: "Is this EP a
-# dimension of its own, or does it reuse the DP ranks?" Otherwise the GPU count can be off by a factor of two or more.
-#
 # ## 6. Topology mapping: which nodes a rank group lands on
 #
 # The engine numbers ranks in an **order**: by default `TP-CP-EP-DP-PP`, the first dimension varying fastest.
@@ -399,7 +406,15 @@ assert tp_time_ms["cross_node"] > tp_time_ms["intra_node"]
 # 每一次 TP 全归约都要付时延和传输两项；上百次乘起来，慢链路的代价就被放大了（这里还没算重叠和拥塞，只是下界）。
 # “拓扑映射错误会让高频通信跨慢链路”就是这个意思。混合并行常把节点内的高速链路留给 TP、节点之间放 DP / PP，
 # 但这不是固定规则：要用 `topology_report` 检查实际的组，而不是凭印象。
-#
+
+# %% [markdown] lang="en"
+# Each TP all-reduce pays a latency term and a transfer term; multiplied by over a hundred calls, the slow link's cost
+# is amplified (no overlap or congestion counted here: this is a lower bound). A wrong topology mapping puts
+# high-frequency communication on the slow link: that is what it means. Hybrid parallelism usually keeps a node's fast
+# links for TP and puts DP / PP between nodes, but that is not a fixed rule: check the actual groups with
+# `topology_report` instead of trusting an impression.
+
+# %% [markdown] lang="zh"
 # ## 7. 动手：组合方案的小部件
 #
 # 下面的小部件把每个 rank 画成一个方块，一行一个节点，按所选维度的组着色；跨节点的组用红色斜线框标出。
@@ -412,12 +427,6 @@ assert tp_time_ms["cross_node"] > tp_time_ms["intra_node"]
 # 4. 把 TP 改成 8、每节点 GPU 数改成 4：TP 组还在节点内吗？
 
 # %% [markdown] lang="en"
-# Each TP all-reduce pays a latency term and a transfer term; multiplied by over a hundred calls, the slow link's cost
-# is amplified (no overlap or congestion counted here: this is a lower bound). A wrong topology mapping puts
-# high-frequency communication on the slow link: that is what it means. Hybrid parallelism usually keeps a node's fast
-# links for TP and puts DP / PP between nodes, but that is not a fixed rule: check the actual groups with
-# `topology_report` instead of trusting an impression.
-#
 # ## 7. Hands on: the composition widget
 #
 # The widget below draws each rank as a square, one row per node, coloured by its group in the chosen dimension; groups

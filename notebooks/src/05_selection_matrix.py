@@ -10,7 +10,7 @@
 #
 # [English version](../en/05_selection_matrix.ipynb) · [课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 4 课 组合与风险](04_composition.ipynb) · 下一课：[第 6 课 流水线气泡与扩展效率](06_pipeline_scaling.ipynb)
 #
-# > **时间：** 约 65 分钟（讲解与阅读 35 分钟，练习 30 分钟）
+# > **时间：** 约 80 分钟（讲解与阅读 50 分钟，练习 30 分钟）
 # >
 # > **问题：**
 # > - 数据并行 (data parallelism, DP)、全分片数据并行 (fully sharded data parallel, FSDP)、张量并行 (tensor parallelism, TP) 和流水线并行 (pipeline parallelism, PP) 各解决什么瓶颈，代价是什么？
@@ -28,7 +28,7 @@
 #
 # [中文版](../zh/05_selection_matrix.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 4, composition and risk](04_composition.ipynb) · Next: [lesson 6, pipeline bubble and scaling efficiency](06_pipeline_scaling.ipynb)
 #
-# > **Time:** about 65 min (teaching and reading 35 min, exercises 30 min)
+# > **Time:** about 80 min (teaching and reading 50 min, exercises 30 min)
 # >
 # > **Questions:**
 # > - Which bottleneck do data parallelism (DP), fully sharded data parallel (FSDP), tensor parallelism (TP) and pipeline parallelism (PP) each solve, and at what cost?
@@ -48,7 +48,7 @@ coursekit.set_language("{{LANG}}")
 
 from dataclasses import replace
 
-from IPython.display import Markdown, display
+from IPython.display import Image, Markdown, display
 
 from coursekit.capacity import PRECISION_RECIPES, build_resource_ledger, training_state_memory
 from coursekit.exercises import check, verify
@@ -65,13 +65,17 @@ from coursekit.matrix import (
     STRATEGIES,
     case_kind,
     combination_memory_gib,
+    constraint_case,
     evaluate_paper_case,
     evaluate_paper_cases,
     fsdp_gather_peak_gib,
     matrix_table,
     topology_changes,
 )
+from coursekit.plotting import figure_to_png, new_figure
+from coursekit.shapes import MODEL_SHAPES
 from coursekit.units import gib_to_bytes
+from coursekit.widgets.matrix import MatrixWidget, matrix_view, verdict_grid_chart
 
 
 def show_table(header, rows):
@@ -167,17 +171,17 @@ assert len(table[0]) == len(MATRIX_HEADERS) == 5
 # decide whether a plan can run for months.
 
 # %% [markdown] lang="zh"
-# ## 机制一：M_model > C_device 直接排除纯 DP
+# ## 机制一：训练状态超过单卡显存，直接排除纯 DP
 #
 # 记 $M_\text{model}$ 为完整训练状态（参数、梯度、优化器状态），$C_\text{device}$ 为单卡可用显存。纯 DP 的每个 rank 都持有
 # 完整的 $M_\text{model}$，再加激活和运行时预留 (runtime reserve)。所以只要
 #
-# $$M_\text{model} + \text{activations} + \text{reserve} > C_\text{device},$$
+# $$M_\text{model} + \text{激活} + \text{预留} > C_\text{device},$$
 #
 # 纯 DP 就被容量**直接排除**，不需要再比较通信。下面用一个示例模型（训练状态 64 GiB，设备 24 GiB；不是后面练习里的三个案例）算一遍。
 
 # %% [markdown] lang="en"
-# ## Mechanism 1: M_model > C_device excludes pure DP
+# ## Mechanism 1: a training state larger than one device excludes pure DP
 #
 # Let $M_\text{model}$ be the full training state (parameters, gradients, optimizer state) and $C_\text{device}$ the
 # usable memory of one device. Under pure DP every rank holds the whole $M_\text{model}$, plus activations and the
@@ -214,7 +218,7 @@ assert evaluate_paper_case(example).verdict_of("DP").codes == ("memory",)
 # 反向时，当前层未分片的梯度在 reduce-scatter 之前也要整份放着。所以峰值大约是**两层参数加一层未分片梯度**
 # （PyTorch FSDP 文档对 `BackwardPrefetch.BACKWARD_PRE` 的说明：峰值同时持有当前层参数、下一层参数和当前层梯度）：
 #
-# $$M_\text{rank} \approx \frac{M_\text{model}}{P} + \text{activations} + \text{reserve} + \underbrace{2\,W_\text{layer} + W_\text{layer}}_{\text{gather 峰值}}.$$
+# $$M_\text{rank} \approx \frac{M_\text{model}}{P} + \text{激活} + \text{预留} + \underbrace{2\,W_\text{layer} + W_\text{layer}}_{\text{gather 峰值}}.$$
 #
 # 下面用 `training_state_memory(..., zero_stage=3)` 算分片后的状态（按混合精度 Adam 每参数 16 字节，把示例模型的 64 GiB
 # 换算成参数量），加上 `fsdp_gather_peak_gib` 给出的峰值，再把结果和 `evaluate_paper_case` 给 FSDP 的每 rank 显存对照——同一个数从两条路得到。
@@ -285,7 +289,7 @@ assert abs(per_rank[8] - evaluate_paper_case(example, "hierarchical").verdict_of
 # ## 三个纸面案例：先由你来构造
 #
 # 选择矩阵要落到具体案例上才有用。下面三个模型都在同一个集群上训练：每张设备 24 GiB，4 个节点 × 8 卡，
-# global batch 64，每个 rank 的 micro-batch 为 1。表里给的是每个模型的**参数量**和其它几项；训练状态要你自己算。
+# global batch 64，每个 rank 的微批次为 1。表里给的是每个模型的**参数量**和其它几项；训练状态要你自己算。
 
 # %% [markdown] lang="en"
 # ## Three paper cases: you build them first
@@ -362,11 +366,6 @@ for n, case in enumerate(PAPER_CASES, start=1):
 # DP：S + A + R；FSDP 分到 d 个 rank：S/d + A + R + G；只用 TP = t：S/t + A/t + R；PP = p 个阶段：S/p + A + R，
 # 且一个阶段要放下整层 (W + A + R)。**单层放不下时，没有哪个策略能单独解决**：TP 先切开这一层，训练状态再跨 TP 组分片，
 # 即 TP × FSDP：S/N + (G + A)/t + R。这时 FSDP 是 TP 的第二个维度，也算“可行”。
-#
-# ### 练习 5.2：填矩阵（不知道拓扑）
-#
-# 三个案例 × 四个策略，共 12 格。每格答 `"feasible"`、`"not_preferred"` 或 `"needs_info"`
-# （也可以写“可行 / 不优先 / 需更多信息”），每格单独检查，答错的格子会得到针对这个策略的提示。
 
 # %% [markdown] lang="en"
 # ## Exclude first, compare later: fill in the 4 × 3 matrix yourself
@@ -384,7 +383,14 @@ for n, case in enumerate(PAPER_CASES, start=1):
 # S/t + A/t + R; PP = p stages: S/p + A + R, and a stage must hold a whole layer (W + A + R). **When one layer does not
 # fit, no strategy solves it alone**: TP splits the layer first and the training state is then sharded across the TP
 # groups, TP × FSDP: S/N + (G + A)/t + R. FSDP is then TP's second dimension, and it counts as "feasible".
+
+# %% [markdown] lang="zh"
+# ### 练习 5.2：填矩阵（不知道拓扑）
 #
+# 三个案例 × 四个策略，共 12 格。每格答 `"feasible"`、`"not_preferred"` 或 `"needs_info"`
+# （也可以写“可行 / 不优先 / 需更多信息”），每格单独检查，答错的格子会得到针对这个策略的提示。
+
+# %% [markdown] lang="en"
 # ### Exercise 5.2: fill in the matrix (no topology given)
 #
 # Three cases × four strategies, 12 cells. Answer each with `"feasible"`, `"not_preferred"` or `"needs_info"`; each
@@ -448,12 +454,7 @@ assert [e.summary() for e in evaluations] == [
 # **不需要**（放得下，再切只增加通信和复杂度）。
 #
 # 案例 2 的 TP 是“不需要”，但理由不是“TP 换不来任何东西”：容量问题由分片或分段就能解决，TP 每层的集合通信不是必需的；
-# 可 TP 配合序列并行会把激活按 1/t 切开，而 ZeRO / FSDP 不切激活——激活成为瓶颈（长上下文、大 micro-batch）时，TP 又有了理由。
-#
-# ### 案例 3：为什么答案是 TP × FSDP
-#
-# 案例 3 中一层就有 26 GiB，FSDP 和 PP 都要在某个 rank 上持有整层，所以必须先用 TP 切开这一层。
-# 但**只用 TP 也不够**：TP = 8 时每个 rank 仍持有训练状态的 1/8，即 40 GiB。下表由 `combination_memory_gib` 逐行算出：
+# 可 TP 配合序列并行会把激活按 1/t 切开，而 ZeRO / FSDP 不切激活——激活成为瓶颈（长上下文、大微批次）时，TP 又有了理由。
 
 # %% [markdown] lang="en"
 # Tell the two kinds of "not preferred" apart: DP in case 2 is **hard-excluded** (it does not fit,
@@ -464,7 +465,14 @@ assert [e.summary() for e in evaluations] == [
 # TP's collectives in every layer are not required. Yet TP with sequence parallelism divides the activations by t,
 # which ZeRO / FSDP does not: when activations become the bottleneck (a long context, a large micro-batch), TP has a
 # reason again.
+
+# %% [markdown] lang="zh"
+# ### 案例 3：为什么答案是 TP × FSDP
 #
+# 案例 3 中一层就有 26 GiB，FSDP 和 PP 都要在某个 rank 上持有整层，所以必须先用 TP 切开这一层。
+# 但**只用 TP 也不够**：TP = 8 时每个 rank 仍持有训练状态的 1/8，即 40 GiB。下表由 `combination_memory_gib` 逐行算出：
+
+# %% [markdown] lang="en"
 # ### Case 3: why the answer is TP × FSDP
 #
 # In case 3 one layer alone is 26 GiB, and FSDP and PP must both hold a whole layer on some rank, so TP has to split
@@ -512,17 +520,19 @@ assert evaluate_paper_case(case3).verdict_of("FSDP").degree == fsdp
 #
 # 现在补充一条信息：每个节点 8 张卡，节点内是高速互连（如 NVLink），节点之间是慢得多的网络。
 # `topology_changes(case)` 对比加拓扑前后每个策略的结论和理由。
-#
-# ### 练习 5.3
-#
-# 先猜：案例 3（单层超过单卡）加上这个拓扑后，DP、FSDP、TP、PP 中**哪一个**的结论会变？答策略名，如 `"PP"`。
 
 # %% [markdown] lang="en"
 # ## Adding the topology: fast inside a node, slow between nodes
 #
 # Now one more fact: each node has 8 GPUs on fast links (e.g. NVLink), and nodes are joined by a much slower network.
 # `topology_changes(case)` compares each strategy's verdict and reasons before and after the topology is given.
+
+# %% [markdown] lang="zh"
+# ### 练习 5.3
 #
+# 先猜：案例 3（单层超过单卡）加上这个拓扑后，DP、FSDP、TP、PP 中**哪一个**的结论会变？答策略名，如 `"PP"`。
+
+# %% [markdown] lang="en"
 # ### Exercise 5.3
 #
 # Guess first: in case 3 (one layer exceeds one device), **which one** of DP, FSDP, TP and PP changes its verdict once
@@ -599,10 +609,10 @@ assert evaluate_paper_case(CASE_STATE_EXCEEDS_DEVICE, "hierarchical").verdict_of
 #
 # 每个优化器步处理的样本数是
 #
-# $$\text{global batch} = \text{dp} \times \text{micro-batch} \times \text{梯度累积步数 (gradient accumulation)}.$$
+# $$\text{global batch} = \text{dp} \times \text{微批次} \times \text{梯度累积步数 (gradient accumulation)}.$$
 #
 # global batch 通常由优化（收敛、学习率）决定，不能随意变大。于是 DP degree 越大，每个 rank 分到的就越少：
-# 梯度累积降到 1 之后，要么增大 global batch（改变优化），要么缩小每个 rank 的 micro-batch（kernel 效率变差，
+# 梯度累积降到 1 之后，要么增大 global batch（改变优化），要么缩小每个 rank 的微批次（kernel 效率变差，
 # 到 1 就不能再小）。`check_global_batch` 检查这个等式，`dp_degrees_for_batch` 列出允许的 DP degree。
 
 # %% [markdown] lang="en"
@@ -621,7 +631,7 @@ assert evaluate_paper_case(CASE_STATE_EXCEEDS_DEVICE, "hierarchical").verdict_of
 global_batch = CASE_FITS_ONE_DEVICE.global_batch
 for micro_batch in (1, 4):
     degrees = dp_degrees_for_batch(global_batch, micro_batch)
-    print(Text(zh=f"global batch {global_batch}，micro-batch {micro_batch}：允许的 DP degree {degrees}",
+    print(Text(zh=f"global batch {global_batch}，微批次 {micro_batch}：允许的 DP degree {degrees}",
                en=f"global batch {global_batch}, micro-batch {micro_batch}: allowed DP degrees {degrees}"))
 too_many = max_dp_degree(global_batch, 1) + 32  # 32 ranks more than the batch has sequences
 reason = check_global_batch(too_many, 1, 1, global_batch)
@@ -632,15 +642,17 @@ assert max(dp_degrees_for_batch(global_batch, 4)) == max_dp_degree(global_batch,
 # %% [markdown] lang="zh"
 # 所以在 96 个 rank 上训练 global batch 64 的模型，纯 DP 行不通：多出来的 rank 必须交给 TP / PP 等模型并行维度，
 # 或者改变优化设置。
-#
-# ### 练习 5.4
-#
-# global batch = 512 条序列，每个 rank 的 micro-batch = 4。不改 global batch、也不缩小 micro-batch，DP degree 最大是多少？
 
 # %% [markdown] lang="en"
 # So pure DP cannot train a global batch of 64 on 96 ranks: the extra ranks must go to model-parallel dimensions such
 # as TP / PP, or the optimization settings must change.
+
+# %% [markdown] lang="zh"
+# ### 练习 5.4
 #
+# global batch = 512 条序列，每个 rank 的微批次 = 4。不改 global batch、也不缩小微批次，DP degree 最大是多少？
+
+# %% [markdown] lang="en"
 # ### Exercise 5.4
 #
 # The global batch is 512 sequences and each rank's micro-batch is 4. Without changing the global batch or shrinking
@@ -653,6 +665,75 @@ check("matrix.max_dp", answer)
 # %% tags=["solution"]
 answer = 512 // 4  # gradient accumulation 1: dp x micro-batch = global batch
 verify("matrix.max_dp", answer)
+
+# %% [markdown] lang="zh"
+# ## 动手：改变约束，看矩阵的格子怎么变
+#
+# 下面的小部件把前面的方法用在你设定的约束上：选模型（它的训练状态按每参数 16 字节算，和单卡显存比）、单卡显存、
+# 互连（未知，或节点内快、跨节点慢）、global batch 和序列长度，集群固定为 4 个节点 × 8 卡、每个 rank 的微批次为 1。
+# `constraint_case` 用第 1 课的函数算出训练状态、激活（选择性重计算）和最大一层的权重，`evaluate_paper_case` 给出
+# 每一格的结论。图里每个策略一条横条：长度是它在所选并行度下的每 rank 显存，颜色是结论（绿色可行、灰色不优先、
+# 黄色需更多信息），红色虚线是单卡显存；消息框列出每一格的第一条理由。主控件（模型）可以用方向键逐档切换。
+#
+# 试一试：
+#
+# 1. 从 7.5B 开始，把单卡显存从 24 GiB 降到 16 GiB：哪几格变了？再升到 80 GiB：为什么 DP 仍然不行？
+# 2. 选 18.4B，把互连从“未知”换成“节点内快、跨节点慢”：TP 的结论为什么变了？
+# 3. 把序列长度加到 32768：激活变大，哪一格不再可行、哪一格开始需要 TP？换回 2048、把 global batch 降到 16：
+#    32 张卡分不完 16 条序列，哪些格子因此被排除，哪一格留下？
+
+# %% [markdown] lang="en"
+# ## Hands on: change the constraints and watch the matrix's cells
+#
+# The widget applies the method above to constraints you set: the model (its training state at 16 bytes per
+# parameter, against the device memory), the device memory, the interconnect (unknown, or fast inside a node and slow
+# between nodes), the global batch and the sequence length, on a fixed cluster of 4 nodes × 8 devices with a
+# micro-batch of 1 per rank. `constraint_case` computes the training state, the activations (selective
+# recomputation) and the largest layer's weights with lesson 1's functions, and `evaluate_paper_case` gives each
+# cell's verdict. The figure draws one bar per strategy: its length is the memory per rank at the degree the
+# evaluation settled on, its colour the verdict (green feasible, grey not preferred, yellow needs more information),
+# and the red dashed line the device memory; the message box lists each cell's first reason. The main control (the
+# model) steps with the arrow keys.
+#
+# Try this:
+#
+# 1. Start at 7.5B and lower the device memory from 24 GiB to 16 GiB: which cells change? Raise it to 80 GiB: why is
+#    DP still out?
+# 2. Pick 18.4B and change the interconnect from "unknown" to "fast inside a node, slow between nodes": why does TP's
+#    verdict change?
+# 3. Raise the sequence length to 32768: the activations grow; which cell is no longer feasible, and which starts to
+#    need TP? Back at 2048, lower the global batch to 16: 32 devices cannot share 16 sequences; which cells does that
+#    exclude, and which one is left?
+
+# %%
+matrix_widget = MatrixWidget()
+matrix_widget
+
+# %%
+# The widget's cells are evaluate_paper_case's on the case constraint_case builds.
+view = matrix_widget.result
+assert view.evaluation == evaluate_paper_case(
+    constraint_case("megatron-7.5b", device_memory_gib=24, global_batch=64, seq_len=2048), "unspecified"
+)
+
+# %% [markdown] lang="zh"
+# 下图把同样的规则用在全部八个模型上（单卡 24 GiB、拓扑已知、global batch 64、序列 2048、32 张卡）：
+# 每行一个模型，每列一个策略。模型越大，可行的格子先从 DP 移到 FSDP 和 PP，再移到 TP（单层或训练状态的份额太大时），
+# 最后全部不优先——32 张 24 GiB 的卡装不下，要更多设备或更大的显存。
+
+# %% [markdown] lang="en"
+# The figure applies the same rules to all eight models (24 GiB devices, topology known, global batch 64, sequence
+# 2048, 32 devices): one row per model, one column per strategy. As the model grows the feasible cells move from DP to
+# FSDP and PP, then to TP (once one layer or the state's share is too large), and finally none is left: 32 devices of
+# 24 GiB cannot hold it, and it needs more devices or more memory.
+
+# %%
+grid_views = [matrix_view(name, 24, "hierarchical", 64, 2048) for name in MODEL_SHAPES]
+fig = new_figure(6.0, 3.2)
+verdict_grid_chart(fig.add_subplot(), grid_views)
+display(Image(figure_to_png(fig)))
+assert grid_views[0].evaluation.summary()["FSDP"] == "feasible"
+assert all(v == "not_preferred" for v in grid_views[-1].evaluation.summary().values())
 
 # %% [markdown] lang="zh"
 # ## 系统场景连接
@@ -721,8 +802,8 @@ assert full_finetune.total_gib > device_gib > peft_gib + reserve_gib
 #    全部状态，容量门槛直接排除它，不必再比较通信。
 # 2. TP 每层前向、反向都有集合通信（每层各 2 次全归约），频率高、位于计算的关键路径上，很难被掩盖；
 #    跨节点的带宽低一个数量级，每层都付这笔账，时间会成倍增加。所以 TP 组通常限制在一个节点内。
-# 3. global batch = dp × micro-batch × 梯度累积。global batch 固定时，dp 最大为 global batch / micro-batch
-#    （梯度累积为 1）；再增大 dp，只能加大 global batch（改变优化）或缩小每个 rank 的 micro-batch（kernel 效率下降），
+# 3. global batch = dp × 微批次 × 梯度累积。global batch 固定时，dp 最大为 global batch / 微批次
+#    （梯度累积为 1）；再增大 dp，只能加大 global batch（改变优化）或缩小每个 rank 的微批次（kernel 效率下降），
 #    多出的设备应交给 TP / PP 等模型并行维度。
 # 4. TP = t 只把训练状态分成 t 份：案例 3 的 320 GiB 在 TP = 8 时每个 rank 仍有 40 GiB，加上激活和预留共 43 GiB，
 #    超过 24 GiB。训练状态还要跨 TP 组分片（TP 8 × FSDP 4）：320/32 + (3 × 26 + 8)/8 + 2 = 22.75 GiB，才放得下。
@@ -787,7 +868,7 @@ assert full_finetune.total_gib > device_gib > peft_gib + reserve_gib
 # - 单层放不下，或需要分摊层内计算、切分激活（配合序列并行）时用 TP；TP 每层都通信，留在节点内。DP / PP 通信频率低，放在跨节点的维度。
 # - 单层放不下时没有哪个策略能单独解决：TP 切开这一层，FSDP 再把训练状态分到 TP 组之间（TP × FSDP）。
 # - 长上下文的注意力平方项由上下文并行（环形注意力）或 Ulysses 分摊，Megatron 的序列并行不切它。
-# - global batch = dp × micro-batch × 梯度累积：它给 DP degree 设了上限。
+# - global batch = dp × 微批次 × 梯度累积：它给 DP degree 设了上限。
 
 # %% [markdown] lang="en"
 # ## Key points

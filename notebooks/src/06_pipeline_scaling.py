@@ -10,7 +10,7 @@
 #
 # [English version](../en/06_pipeline_scaling.ipynb) · [课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 5 课 场景选择矩阵](05_selection_matrix.ipynb) · 下一课：[第 7 课 计算效率](07_compute_efficiency.ipynb)
 #
-# > **时间：** 约 60 分钟（讲解与阅读 40 分钟，练习 20 分钟）
+# > **时间：** 约 65 分钟（讲解与阅读 45 分钟，练习 20 分钟）
 # >
 # > **问题：**
 # > - 流水线气泡 (pipeline bubble) 怎么算？1F1B 和交错调度各省了什么？
@@ -29,7 +29,7 @@
 #
 # [中文版](../zh/06_pipeline_scaling.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 5, selection matrix](05_selection_matrix.ipynb) · Next: [lesson 7, compute efficiency](07_compute_efficiency.ipynb)
 #
-# > **Time:** about 60 min (teaching and reading 40 min, exercises 20 min)
+# > **Time:** about 65 min (teaching and reading 45 min, exercises 20 min)
 # >
 # > **Questions:**
 # > - How is the pipeline bubble computed? What do 1F1B and the interleaved schedule each save?
@@ -81,11 +81,13 @@ def show_table(header, rows):
 # %% [markdown] lang="zh"
 # ## 流水线气泡
 #
-# 朴素流水线（GPipe 或 1F1B）在一步开始时要“灌满”、结束时要“排空”，这段时间里部分设备空闲。
+# 朴素流水线在一步开始时要“灌满”、结束时要“排空”，这段时间里部分设备空闲。两种朴素调度：GPipe（Huang et al., 2019）
+# 先做完全部 m 个微批次的前向，再做全部反向；1F1B（一前一后，PipeDream-Flush / Megatron-LM）灌满后每个阶段交替做一个前向、
+# 一个反向。两者的气泡一样大，区别在要同时保存的激活份数（下面的小部件里可以切换）。
 # 设每个设备处理一个微批次的前向加反向耗时为 $t$，理想时间是 $m\,t$，填充和排空多出 $(p-1)\,t$。
 # 朴素调度的**气泡比例**（空闲占整步的比例）是
 #
-# $$\text{bubble fraction} = \frac{p-1}{m+p-1}.$$
+# $$\text{气泡比例} = \frac{p-1}{m+p-1}.$$
 #
 # Megatron-LM 论文报告的是另一个数：气泡时间相对**理想时间**的**开销** $\dfrac{p-1}{m}$（`bubble_overhead`）。
 # 两者描述同一段空闲，只是分母不同：比例 = 开销 / (1 + 开销)。交错调度 (interleaved schedule) 让每个设备持有 $v$ 个
@@ -98,8 +100,11 @@ def show_table(header, rows):
 # %% [markdown] lang="en"
 # ## The pipeline bubble
 #
-# A simple pipeline (GPipe or 1F1B) must fill at the start of a step and drain at the end, and during that time some
-# devices sit idle. Let $t$ be the forward plus backward time of one micro-batch on one device: the ideal time is
+# A simple pipeline must fill at the start of a step and drain at the end, and during that time some devices sit
+# idle. Two simple schedules: GPipe (Huang et al., 2019) runs the forward of all m micro-batches, then all backwards;
+# 1F1B (one forward, one backward; PipeDream-Flush, Megatron-LM) alternates one forward with one backward on each
+# stage once the pipeline is full. Their bubbles are equal; they differ in how many micro-batches' activations are
+# kept at once (switch between them in the widget below). Let $t$ be the forward plus backward time of one micro-batch on one device: the ideal time is
 # $m\,t$, and filling and draining add $(p-1)\,t$. The simple schedule's **bubble fraction** (the idle share of the whole step) is
 #
 # $$\text{bubble fraction} = \frac{p-1}{m+p-1}.$$
@@ -213,7 +218,7 @@ pipeline_widget
 # 气泡只是一步里的一段等待。要判断一个策略慢在哪里，就把它的一步画成时间线：**计算、暴露的通信、等待**（气泡、输入、掉队者）
 # 首尾相接，被计算掩盖的通信画在下面一条线上，不占时间。`coursekit.scaling.step_timeline` 就是这样把一步拆开的：
 #
-# $$\text{step} = \text{compute} + \text{exposed communication} + \text{bubble} + \text{input wait} + \text{load imbalance}.$$
+# $$\text{一步} = \text{计算} + \text{暴露的通信} + \text{气泡} + \text{输入等待} + \text{负载不均}.$$
 #
 # ### 练习 6.2：为一个 PP × DP 策略画时间线
 #
@@ -288,7 +293,7 @@ for part, value in my_timeline_ms.items():
 # %% [markdown] lang="zh"
 # ## 扩展效率 E(P)
 #
-# $$E(P) = \frac{\text{throughput}(P)}{P \cdot \text{throughput}(1)}$$
+# $$E(P) = \frac{\text{吞吐}(P)}{P \cdot \text{吞吐}(1)}$$
 #
 # $E(P) = 1$ 是线性扩展。**$E(P)$ 下降并不自动说明策略错了**：原因可能是通信、负载不均、输入瓶颈或 batch 限制。
 # 要找到原因，必须把一步的时间线 (step timeline) 拆成**计算、通信、等待**三类。
@@ -380,7 +385,7 @@ Image(figure_to_png(fig))
 #
 # 1. 把**重叠比例**从 0 拉到 0.8：E(512) 怎样变？诊断从哪一项变成哪一项？
 # 2. 把**带宽**从 50 GB/s（约一个 400 Gb/s 网卡）拉到 450 GB/s（约 H100 NVLink 单向）：跨节点和节点内差多少？
-# 3. 把**每步计算时间**调小（相当于 micro-batch 变小）：同样的通信，E(P) 为什么更差？
+# 3. 把**每步计算时间**调小（相当于微批次变小）：同样的通信，E(P) 为什么更差？
 
 # %% [markdown] lang="en"
 # ### Hands on: the scaling-efficiency widget
@@ -404,7 +409,7 @@ scaling_widget
 # 上面每个数字都来自模型。下面这些因素公式给不出，必须测：
 #
 # 1. **争用下实际达到的总线带宽 (bus bandwidth)**：厂商标称值、nccl-tests 测得值和训练中多个集合通信同时跑时的值，常常差很多。
-# 2. **小 micro-batch、小矩阵下的 kernel 效率**：TP degree 越大、micro-batch 越小，每个 GEMM 越小，算力利用率越低。
+# 2. **小微批次、小矩阵下的 kernel 效率**：TP degree 越大、微批次越小，每个 GEMM 越小，算力利用率越低。
 # 3. **掉队者与负载不均**：慢节点、降频、不均匀的阶段或数据长度不一，会让所有设备在同步点等待。
 # 4. **输入流水线**：数据加载、解码、分词跟不上时，加卡只会加等待。
 # 5. **实际达到的计算—通信重叠**：框架能不能把梯度同步或 FSDP 的 gather 藏在计算之下，要看时间线。

@@ -136,7 +136,13 @@ assert round(ridge["A100"]) == 153 and round(ridge["H100"]) == 295
 # %% [markdown] lang="zh"
 # H100 的算力是 A100 的 3.2 倍，显存带宽只多 1.6 倍，所以它的脊点从 153 右移到 295 FLOP/字节：
 # **更快的 GPU 需要更“厚”的矩阵乘才能喂饱。** 同一个内核在 A100 上计算受限，到了 H100 上可能就访存受限了。
-#
+
+# %% [markdown] lang="en"
+# H100 has 3.2× A100's arithmetic but only 1.6× its memory bandwidth, so its ridge moves from 153 to 295 FLOP/byte:
+# **a faster GPU needs "thicker" matmuls to stay busy.** A kernel that is compute-bound on A100 can be memory-bound
+# on H100.
+
+# %% [markdown] lang="zh"
 # ## 2. 一个矩阵乘的计算强度
 #
 # 取 (m × k) @ (k × n)。输出有 m·n 个元素，每个是长度 k 的点积：k 次乘、k 次加，所以 FLOP = 2·m·k·n。
@@ -150,10 +156,6 @@ assert round(ridge["A100"]) == 153 and round(ridge["H100"]) == 295
 # 下表是 m 个 token 乘一个 8192 × 8192 的权重，在 H100 上：
 
 # %% [markdown] lang="en"
-# H100 has 3.2× A100's arithmetic but only 1.6× its memory bandwidth, so its ridge moves from 153 to 295 FLOP/byte:
-# **a faster GPU needs "thicker" matmuls to stay busy.** A kernel that is compute-bound on A100 can be memory-bound
-# on H100.
-#
 # ## 2. The arithmetic intensity of one matmul
 #
 # Take (m × k) @ (k × n). The output has m·n elements, each a dot product of length k: k multiplies and k adds, so
@@ -190,22 +192,6 @@ assert round(matmul_intensity_flop_per_byte(8192, 8192, 8192), 1) == 2730.7  # =
 # 指南里的曲线就是这样）。课程用一条平滑曲线来表达这一点：峰值 / (1 + (脊点 / I)²)^(1/2)，
 # 在脊点处是峰值的 71%，在 3 倍脊点处是 95%。平滑的形状是一个建模选择，不是测量；
 # 真实内核的上限还要再低一些（第 9 课的工作台用一组公开的测量来校准它）。
-#
-# ## 3. 一层 Transformer 在一张 GPU 上
-#
-# 按 Megatron-LM 的张量并行切法，一层有四个线性矩阵乘：QKV 投影和 MLP 上投影按列切（n 除以 TP），
-# 输出投影和 MLP 下投影按行切（k 除以 TP）。每张 GPU 一次乘的 token 数是
-#
-# $$\text{tokens} = \text{微批次} \times s \,/\, \text{CP},$$
-#
-# 因为上下文并行把每条序列切成 CP 段。`layout_matmul_intensity` 把这四个矩阵乘的 FLOP 和字节分别相加，
-# 得到这一层按 FLOP 加权的计算强度。于是三个旋钮的作用一目了然：
-#
-# - **TP 越大**，每个 rank 的权重越窄（h / TP），强度下降；
-# - **微批次越大**，token 越多，强度上升；
-# - **CP 越大**，每张 GPU 的 token 越少，强度下降。
-#
-# Llama 3 70B 在 H100 上（序列 4096）：
 
 # %% [markdown] lang="en"
 # A 16-token matmul has an intensity of only 15.9: H100 reaches at most 5% of peak, waiting the rest of the time for
@@ -217,7 +203,25 @@ assert round(matmul_intensity_flop_per_byte(8192, 8192, 8192), 1) == 2730.7  # =
 # peak / (1 + (ridge / I)²)^(1/2): 71% of peak at the ridge, 95% at three times the ridge. The smooth shape is a
 # modelling choice, not a measurement; a real kernel's ceiling is lower still (lesson 9's workbench calibrates it on
 # one published set of measurements).
+
+# %% [markdown] lang="zh"
+# ## 3. 一层 Transformer 在一张 GPU 上
 #
+# 按 Megatron-LM 的张量并行切法，一层有四个线性矩阵乘：QKV 投影和 MLP 上投影按列切（n 除以 TP），
+# 输出投影和 MLP 下投影按行切（k 除以 TP）。每张 GPU 一次乘的 token 数是
+#
+# $$\text{token 数} = \text{微批次} \times s \,/\, \text{CP},$$
+#
+# 因为上下文并行把每条序列切成 CP 段。`layout_matmul_intensity` 把这四个矩阵乘的 FLOP 和字节分别相加，
+# 得到这一层按 FLOP 加权的计算强度。于是三个旋钮的作用一目了然：
+#
+# - **TP 越大**，每个 rank 的权重越窄（h / TP），强度下降；
+# - **微批次越大**，token 越多，强度上升；
+# - **CP 越大**，每张 GPU 的 token 越少，强度下降。
+#
+# Llama 3 70B 在 H100 上（序列 4096）：
+
+# %% [markdown] lang="en"
 # ## 3. One transformer layer on one GPU
 #
 # With Megatron-LM's tensor-parallel split a layer has four linear matmuls: the QKV projection and the MLP up
@@ -265,17 +269,6 @@ assert round(layer_intensity[8, 1, 8]) == 420
 # 超过 8，TP 组就要跨节点；同时每个 rank 的矩阵继续变窄（上表从 1487 降到 628），而每层要全归约的激活并不随 TP 变小，
 # 通信占比越来越大。常见模型的注意力头数（64、128）和 KV 头数（8）也都能被 8 整除。
 # 所以需要 TP 的大模型通常取 TP = 8；放得下的小模型则用更小的 TP，省下通信，矩阵也更“厚”。
-#
-# ## 4. 动手：屋顶线小部件
-#
-# 小部件把所选布局在一张 GPU 上的一层矩阵乘画在这张 GPU 的屋顶线上：实线是硬屋顶线，虚线是平滑曲线，
-# 点线是脊点，红点是这一层（计算强度，可达算力）。说明区给出访存受限还是计算受限、占峰值的比例和每张 GPU 的形状。
-#
-# 试一试：
-# 1. 从默认值（Llama 3 70B，H100，TP 8，微批次 1，序列 8192）出发，把 TP 调到 16、32：点往哪里走？还在脊点右边吗？
-# 2. 换成 Llama 3 8B，序列 4096，CP 调到 8、16、32：什么时候跌到脊点左边？
-# 3. 换成 GPT-2 small，TP 4，序列 1024，CP 4：访存受限。再把微批次调到 16：发生了什么？
-# 4. 在 A100 和 H100 之间切换：同一个布局，哪张卡离脊点更近？
 
 # %% [markdown] lang="en"
 # Two things stand out.
@@ -291,7 +284,20 @@ assert round(layer_intensity[8, 1, 8]) == 420
 # above) while the activations all-reduced in every layer do not shrink with TP, so communication takes a growing
 # share. The head counts of common models (64, 128 heads; 8 KV heads) divide by 8 as well. So big models that need TP
 # usually take TP = 8; smaller models that fit use less TP, saving communication and keeping matmuls "thick".
+
+# %% [markdown] lang="zh"
+# ## 4. 动手：屋顶线小部件
 #
+# 小部件把所选布局在一张 GPU 上的一层矩阵乘画在这张 GPU 的屋顶线上：实线是硬屋顶线，虚线是平滑曲线，
+# 点线是脊点，红点是这一层（计算强度，可达算力）。说明区给出访存受限还是计算受限、占峰值的比例和每张 GPU 的形状。
+#
+# 试一试：
+# 1. 从默认值（Llama 3 70B，H100，TP 8，微批次 1，序列 8192）出发，把 TP 调到 16、32：点往哪里走？还在脊点右边吗？
+# 2. 换成 Llama 3 8B，序列 4096，CP 调到 8、16、32：什么时候跌到脊点左边？
+# 3. 换成 GPT-2 small，TP 4，序列 1024，CP 4：访存受限。再把微批次调到 16：发生了什么？
+# 4. 在 A100 和 H100 之间切换：同一个布局，哪张卡离脊点更近？
+
+# %% [markdown] lang="en"
 # ## 4. Hands on: the roofline widget
 #
 # The widget places the chosen layout's per-GPU layer matmuls on that GPU's roofline: the solid line is the hard
@@ -360,7 +366,13 @@ assert model_flops_per_token(n70, llama70.layers, llama70.hidden, 131072) / (6 *
 # %% [markdown] lang="zh"
 # 8K 上下文时注意力占 13%，128K 时占 71%。只数 6N 的估算在长上下文下会把计算量少算三倍多，
 # 也会让长上下文训练的 MFU 看起来低得离谱。这一项也是第 9 课工作台为什么要把注意力 FLOP 算进去的原因。
-#
+
+# %% [markdown] lang="en"
+# Attention is 13% of the FLOPs at an 8K context and 71% at 128K. An estimate that counts only 6N undercounts
+# long-context training more than threefold, and makes its MFU look absurdly low. It is also why lesson 9's workbench
+# counts attention FLOPs.
+
+# %% [markdown] lang="zh"
 # ## 6. MFU 与 HFU：重计算算不算？
 #
 # - **MFU**（模型浮点利用率，model FLOPs utilization）= 每秒的**模型 FLOP** ÷ 所有设备峰值之和。
@@ -370,10 +382,6 @@ assert model_flops_per_token(n70, llama70.layers, llama70.hidden, 131072) / (6 *
 # 选择性重计算（Korthikanti 等，2022）只重做注意力的核心部分：多 4·L·h·s。
 
 # %% [markdown] lang="en"
-# Attention is 13% of the FLOPs at an 8K context and 71% at 128K. An estimate that counts only 6N undercounts
-# long-context training more than threefold, and makes its MFU look absurdly low. It is also why lesson 9's workbench
-# counts attention FLOPs.
-#
 # ## 6. MFU and HFU: does recomputation count?
 #
 # - **MFU** (model FLOPs utilization) = **model FLOPs** per second ÷ the devices' summed peak.
@@ -404,7 +412,14 @@ assert round(executed_ratio["full"], 3) == 1.333 and round(executed_ratio["selec
 # 同样的步时，完全重计算让 HFU 比 MFU 高出三分之一：这三分之一是布局**选择**重做的工作，不是训练的进展。
 # 所以比较不同布局、不同论文时用 MFU；一个重计算更多的实现，HFU 可能更高，训练却更慢。
 # 选择性重计算只多 4%：Korthikanti 等人正是为此设计它的——只重做占显存多、算起来便宜的注意力核心部分。
-#
+
+# %% [markdown] lang="en"
+# At the same step time, full recomputation makes HFU a third higher than MFU: that third is work the layout *chose* to
+# redo, not training progress. So compare layouts and papers by MFU; an implementation that recomputes more may have a
+# higher HFU and still train more slowly. Selective recomputation adds only 4%: Korthikanti et al. designed it that
+# way, redoing only attention's core, which takes much memory and little arithmetic.
+
+# %% [markdown] lang="zh"
 # ## 7. 例题：算出一个公开训练的 MFU
 #
 # PaLM 540B（Chowdhery 等，2022，表 3 和附录 B）：6144 块 TPU v4 芯片，训练吞吐 238.3K token/s，报告的 MFU 是 46.2%。
@@ -412,11 +427,6 @@ assert round(executed_ratio["full"], 3) == 1.333 and round(executed_ratio["selec
 # 序列长度 2048。TPU v4 每块芯片 bf16 峰值 275 TFLOP/s：
 
 # %% [markdown] lang="en"
-# At the same step time, full recomputation makes HFU a third higher than MFU: that third is work the layout *chose* to
-# redo, not training progress. So compare layouts and papers by MFU; an implementation that recomputes more may have a
-# higher HFU and still train more slowly. Selective recomputation adds only 4%: Korthikanti et al. designed it that
-# way, redoing only attention's core, which takes much memory and little arithmetic.
-#
 # ## 7. Worked example: the MFU of a published run
 #
 # PaLM 540B (Chowdhery et al., 2022, Table 3 and appendix B): 6144 TPU v4 chips, a training throughput of 238.3K
@@ -440,11 +450,6 @@ assert round(palm_mfu_6n, 3) == 0.457
 # 算出来正好是论文的 46.2%。序列只有 2048 时注意力项不大，只数 6N 也有 45.7%；到了长上下文，差别就大了（第 5 节）。
 # 读别人的 MFU 时，先问三件事：FLOP 按什么约定数（有没有注意力项、有没有重计算）？峰值用的是稠密还是稀疏的数字？
 # 吞吐是整个集群的还是每张卡的？练习 7.3 用 Megatron-LM 表 1 做同样的换算，那里报告的是含重计算的 FLOP。
-#
-# ## 8. 训练与解码
-#
-# 训练时每张 GPU 一次乘几千个 token。服务时的**解码**一步只给每条序列生成一个 token：一个批次 b 条序列，
-# 每个矩阵乘只有 m = b 行，计算强度约等于 b。Llama 3 70B，TP = 8，H100：
 
 # %% [markdown] lang="en"
 # That is exactly the paper's 46.2%. With sequences of only 2048 tokens the attention term is small, and 6N alone gives
@@ -452,7 +457,14 @@ assert round(palm_mfu_6n, 3) == 0.457
 # FLOPs counted (attention term? recomputation?), is the peak the dense or the sparse figure, and is the throughput
 # the whole cluster's or one device's? Exercise 7.3 does the same conversion for Megatron-LM's Table 1, whose reported
 # FLOPs include recomputation.
+
+# %% [markdown] lang="zh"
+# ## 8. 训练与解码
 #
+# 训练时每张 GPU 一次乘几千个 token。服务时的**解码**一步只给每条序列生成一个 token：一个批次 b 条序列，
+# 每个矩阵乘只有 m = b 行，计算强度约等于 b。Llama 3 70B，TP = 8，H100：
+
+# %% [markdown] lang="en"
 # ## 8. Training and decode
 #
 # In training each GPU multiplies thousands of tokens at once. A **decode** step in serving produces one token per
@@ -470,19 +482,37 @@ for batch in (1, 8, 64, 256, 1024):
     step_s = roofline_time_s(2 * n70 / 8 * batch, weight_bytes_per_gpu, H100_BF16_DENSE_FLOPS, H100_HBM_BYTES_PER_S)
     decode_step_ms[batch] = step_s * 1e3
     print(f"{batch} | {intensity:.1f} | {decode_share[batch]:.1%} | {decode_step_ms[batch]:.1f}")
+# Counting weights only, a step does 2·b FLOPs per weight and reads 2 bytes per weight: an intensity of b FLOP/byte.
+# The step turns compute-bound at the first whole batch at or past the ridge point.
+compute_bound_batch = next(b for b in range(1, 4096) if b >= ridge["H100"])
+print(Text(zh=f"只算权重时，批大小 {compute_bound_batch} 起步时由计算决定（H100 脊点 {ridge['H100']:.1f} FLOP/字节）",
+           en=f"Counting weights only, arithmetic sets the step time from batch {compute_bound_batch} on (H100 ridge {ridge['H100']:.1f} FLOP/byte)"))
 
 # %%
 assert round(100 * decode_share[8], 1) == 2.7 and decode_share[1024] == 1.0
 assert round(2 * n70 / 1e9) == 141
 assert round(decode_step_ms[1], 1) == round(decode_step_ms[256], 1) == 5.3 and round(decode_step_ms[1024], 1) == 18.3
+assert compute_bound_batch == 296  # the ridge point, 989.4 TFLOP/s / 3.35 TB/s = 295.3, rounded up to a whole batch
 
 # %% [markdown] lang="zh"
 # 批大小 8 时只能用到峰值的 2.7%：每一步都要把整套权重从显存读一遍，却只拿它们乘 8 行。
 # TP = 8 时每张 GPU 存 141 GB bf16 权重的八分之一，每步至少 5.3 ms——批大小从 1 到 256 都一样，时间花在读权重上，而不是计算上。
-# 所以在脊点以下，加大批几乎不花时间；批大小要到上千，步时才由计算决定（1024 时 18.3 ms）。
+# 所以在脊点以下，加大批几乎不花时间；只算权重时，每步的计算强度就是批大小 b FLOP/字节，批大小越过脊点（约 296）后步时才由计算决定，
+# 之后随批线性增长（1024 时 18.3 ms）。
 # （这里只算权重：每条序列的 KV 缓存还要再读，见下文。）这就是服务要攒批 (batching) 的原因；而每条序列的 KV 缓存又会增加要读的字节，
 # 把强度往回拉。这是第 10 课的主题。
-#
+
+# %% [markdown] lang="en"
+# At a batch of 8 only 2.7% of peak is reachable: every step reads all the weights from memory and multiplies them by
+# just 8 rows. At TP = 8 each GPU holds an eighth of the 141 GB of bf16 weights, and every step takes at least 5.3 ms,
+# the same for batches of 1 to 256: the time goes into reading weights, not into arithmetic. Below the ridge a larger
+# batch is therefore almost free. Counting weights only, a step's intensity is the batch b FLOP/byte, so arithmetic sets
+# the step time once the batch passes the ridge point, at about 296, and grows linearly after it (18.3 ms at 1024).
+# (Only the weights are counted here: each sequence's KV cache must be read as well; see below.)
+# That is why serving batches requests; and each sequence's KV cache adds bytes to read, pulling the intensity back
+# down. That is lesson 10's topic.
+
+# %% [markdown] lang="zh"
 # ## 9. 屋顶线没有算什么
 #
 # 屋顶线给的是**上限**，不是预测：
@@ -500,14 +530,6 @@ assert round(decode_step_ms[1], 1) == round(decode_step_ms[256], 1) == 5.3 and r
 # 要在它们之间选，看通信（第 2 课）和实测（第 8 课），而不是看第三位小数。
 
 # %% [markdown] lang="en"
-# At a batch of 8 only 2.7% of peak is reachable: every step reads all the weights from memory and multiplies them by
-# just 8 rows. At TP = 8 each GPU holds an eighth of the 141 GB of bf16 weights, and every step takes at least 5.3 ms,
-# the same for batches of 1 to 256: the time goes into reading weights, not into arithmetic. Below the ridge a larger
-# batch is therefore almost free; only at batches in the thousands does arithmetic set the step time (18.3 ms at 1024).
-# (Only the weights are counted here: each sequence's KV cache must be read as well; see below.)
-# That is why serving batches requests; and each sequence's KV cache adds bytes to read, pulling the intensity back
-# down. That is lesson 10's topic.
-#
 # ## 9. What the roofline leaves out
 #
 # The roofline gives an **upper bound**, not a prediction:
@@ -527,7 +549,6 @@ assert round(decode_step_ms[1], 1) == round(decode_step_ms[256], 1) == 5.3 and r
 # and 98.1% on the smooth curve: a gap far smaller than anything the roofline leaves out. For this model the two
 # layouts are a **tie**, not a ranking; to choose between them, look at communication (lesson 2) and measure
 # (lesson 8), not at the third digit.
-
 
 # %% [markdown] lang="zh"
 # ## 10. 练习
@@ -704,7 +725,7 @@ verify("eff.decode_share", answer)
 #
 # - 屋顶线：可达算力 ≤ min(峰值, 计算强度 × 显存带宽)。脊点 = 峰值 ÷ 带宽：A100 153、H100 295 FLOP/字节。更快的 GPU 需要更厚的矩阵乘。
 # - bf16 矩阵乘的计算强度 = m·k·n / (m·k + k·n + m·n) = 1 / (1/m + 1/k + 1/n)，接近最小的那一维。
-# - 每张 GPU 一次乘 微批次 × s ÷ CP 个 token，权重宽度除以 TP：TP 和 CP 越大、微批次越小，矩阵越薄。大模型训练通常仍远在脊点右边。
+# - 每张 GPU 一次乘微批次 × s ÷ CP 个 token，权重宽度除以 TP：TP 和 CP 越大、微批次越小，矩阵越薄。大模型训练通常仍远在脊点右边。
 # - TP = 8 是常见选择：8 张 GPU 的 NVLink 域让 TP 的每层通信留在高速链路上；再大就跨节点，矩阵也更薄。
 # - 模型 FLOP / token = 6N + 12·L·h·s（PaLM 附录 B）；长上下文时注意力项占大头。MFU 用模型 FLOP，HFU 还算上重计算；比较时用 MFU。
 # - 解码的计算强度约等于批大小，远低于脊点：服务是访存受限的（第 10 课）。屋顶线是上限，不含通信、气泡和内核开销。

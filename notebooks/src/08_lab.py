@@ -154,7 +154,7 @@ display(Markdown(f"n = {RANKS}\n\n" + "\n".join(rows)))
 # %% [markdown] lang="zh"
 # ## 3. 实验 A：六种集合通信
 #
-# 测量时启动 2 个进程（`torch.multiprocessing` 在一个空闲的回环端口上启动，`MASTER_ADDR=127.0.0.1`），每个进程代表一个“设备”。对每种集合通信：
+# 测量时启动 2 个进程（Python 的 `multiprocessing` 以 spawn 方式启动，通信走一个空闲的回环端口，`MASTER_ADDR=127.0.0.1`），每个进程代表一个“设备”。对每种集合通信：
 #
 # 1. 先在已知张量上运行一次，检查每个 rank 的结果是否正确；
 # 2. 对每个载荷先运行 `warmup` 次不计时，再运行 `repeats` 次，每次都在 barrier 之后立刻计时；
@@ -165,7 +165,7 @@ display(Markdown(f"n = {RANKS}\n\n" + "\n".join(rows)))
 # %% [markdown] lang="en"
 # ## 3. Experiment A: six collectives
 #
-# The measurement starts 2 processes (`torch.multiprocessing` on a free loopback port, `MASTER_ADDR=127.0.0.1`); each stands for one "device". For each collective it:
+# The measurement starts 2 processes (Python's `multiprocessing`, spawn start method, talking over a free loopback port, `MASTER_ADDR=127.0.0.1`); each stands for one "device". For each collective it:
 #
 # 1. runs it once on known tensors and checks every rank's result;
 # 2. for each payload, runs it `warmup` times untimed, then `repeats` times, each timed right after a barrier;

@@ -10,7 +10,7 @@
 #
 # [English version](../en/09_workbench.ipynb) · [课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 8 课 公式与实测](08_lab.ipynb) · 下一课：[第 10 课 推理服务](10_serving.ipynb)
 #
-# > **时间：** 约 60 分钟（讲解与阅读 45 分钟，练习 15 分钟）
+# > **时间：** 约 70 分钟（讲解与阅读 55 分钟，练习 15 分钟）
 # >
 # > **问题：**
 # > - 前几课的方法——登记约束、用硬门槛排除并写明原因、检查组合、最后才估算——能不能用在一整个搜索空间上？
@@ -30,7 +30,7 @@
 #
 # [中文版](../zh/09_workbench.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 8, formula vs measurement](08_lab.ipynb) · Next: [lesson 10, serving](10_serving.ipynb)
 #
-# > **Time:** about 60 min (teaching and reading 45 min, exercises 15 min)
+# > **Time:** about 70 min (teaching and reading 55 min, exercises 15 min)
 # >
 # > **Questions:**
 # > - Can the course's method — register constraints, exclude by hard gates with reasons, check the composition,
@@ -70,11 +70,14 @@ from coursekit.planner import (
     WorkloadSpec,
     compare_published,
     megatron_paper_flops_per_step,
+    param_part_name,
     plan,
     what_if,
 )
+from coursekit.planner.calibration import ceiling_for
 from coursekit.plotting import figure_to_png, new_figure
-from coursekit.presets import CLUSTERS, MEGATRON_TABLE1, MODELS, PUBLISHED_RUNS
+from coursekit.presets import CLUSTERS, MEGATRON_TABLE1, MODELS
+from coursekit.published_runs import all_published_runs
 from coursekit.widgets.workbench import WorkbenchWidget, breakdown_chart, funnel_chart
 
 
@@ -110,7 +113,7 @@ model = MODELS["llama3-70b"]
 ledger = model.param_ledger()
 md_table(
     [Text(zh="部件", en="part"), Text(zh="参数（十亿）", en="parameters (billion)")],
-    [(part, f"{count / 1e9:.3f}") for part, count in ledger.items()]
+    [(param_part_name(part), f"{count / 1e9:.3f}") for part, count in ledger.items()]
     + [(Text(zh="合计", en="total"), f"{model.num_params / 1e9:.2f}")],
 )
 assert abs(model.num_params / 70e9 - 1) < 0.01  # the paper's 70B, within 1 %
@@ -118,7 +121,7 @@ assert abs(model.num_params / 70e9 - 1) < 0.01  # the paper's 70B, within 1 %
 # %% [markdown] lang="zh"
 # `ClusterSpec` 记录设备与两种链路。带宽一律是**每 GPU 的单向带宽**：NVLink 4 的 900 GB/s 是双向之和，单向是 450 GB/s；
 # 每节点 8 个 400 Gb/s NDR 网卡，即每 GPU 50 GB/s。`WorkloadSpec` 记录要做的事（训练还是服务、global batch、序列长度、
-# 精度方案）和估算所依赖的假设：计算效率默认由每个 GPU 的矩阵乘形状在 roofline 上估出（第 7 课），
+# 精度方案）和估算所依赖的假设：计算效率默认由每个 GPU 的矩阵乘形状在屋顶线上估出（第 7 课），
 # 也可以改成一个固定的可达峰值比例；通信重叠按维度给默认值（下表），每一项都可以改。
 
 # %% [markdown] lang="en"
@@ -141,29 +144,43 @@ md_table(
         (Text(zh="节点内带宽 (GB/s，单向/GPU)", en="intra-node (GB/s, one way per GPU)"), cluster.intra_node_bandwidth_bytes_per_s / 1e9),
         (Text(zh="跨节点带宽 (GB/s，单向/GPU)", en="inter-node (GB/s, one way per GPU)"), cluster.inter_node_bandwidth_bytes_per_s / 1e9),
         (Text(zh="global batch × 序列长度", en="global batch × sequence"), f"{workload.global_batch} × {workload.tokens_per_sequence(model)}"),
-        (Text(zh="计算效率", en="compute efficiency"), Text(zh=f"roofline 模型，天花板 {EFFICIENCY_CEILING:.0%}", en=f"roofline model, ceiling {EFFICIENCY_CEILING:.0%}")),
+        (Text(zh="计算效率", en="compute efficiency"), Text(zh=f"屋顶线模型，天花板 {ceiling_for(cluster.peak_flops):.1%}（A100 上标定的 {EFFICIENCY_CEILING:.1%} × 实测最佳矩阵乘占峰值之比）", en=f"roofline model, ceiling {ceiling_for(cluster.peak_flops):.1%} (the A100 fit {EFFICIENCY_CEILING:.1%} × the measured best-matmul share of peak)")),
         (Text(zh="通信重叠（按维度）", en="overlap (per dimension)"), ", ".join(f"{dim} {workload.overlap(dim):.0%}" for dim in OVERLAP_DEFAULTS)),
     ],
 )
 
 # %% [markdown] lang="zh"
-# 重叠的默认值来自引擎的做法：DP/ZeRO 的梯度桶与反向计算重叠（PyTorch DDP、FSDP 预取），但每步一次的同步只能藏在最后一个
-# micro-batch 的反向下；PP 的 send/recv 与计算重叠（Megatron-LM）；CP 的环形传递与分块 Attention 重叠（Ring Attention）；
-# TP 和 EP 的集合通信夹在相互依赖的矩阵乘之间，默认在关键路径 (critical path) 上。
+# 重叠不是假设全藏住，而是算出**藏不住的部分**：梯度按桶 (bucket) 边反向边归约（Megatron-Core `--overlap-grad-reduce`，
+# 默认桶 max(4000 万, 100 万 × dp·cp) 个参数；PyTorch DDP 25 MiB），但最后一个桶要等反向结束才开始，总是暴露；参数的
+# all-gather 与前向重叠（`--overlap-param-gather`、FSDP 预取），第一次 gather 之前没有计算可藏；ZeRO-3 暴露第一层的 gather
+# 和最后一层的 reduce-scatter。每步一次的同步只能藏在最后一个微批次的反向下。CP 的环形传递每一步只能藏在这一步的
+# Attention 计算下，反向结束后 dK、dV 还要传回原 rank；PP 的 send/recv 只有交错调度才能重叠（Megatron-Core 的规定）；
+# TP 和 EP 的集合通信夹在相互依赖的矩阵乘之间，默认在关键路径 (critical path) 上。DP 和 CP 都跨节点时共用同一块网卡，
+# 一个占用的时间另一个就不能用。每个维度的重叠份额仍然可以自己设（`WorkloadSpec(overlap_dp=...)`）。
 
 # %% [markdown] lang="en"
-# The overlap defaults come from what the engines do: DP/ZeRO gradient buckets overlap with backward (PyTorch DDP,
-# FSDP prefetch), but a once-per-step synchronisation can hide only under the last micro-batch's backward; PP
-# send/recv overlaps with compute (Megatron-LM); CP's ring overlaps with blockwise attention (Ring Attention); TP's
-# and EP's collectives sit between dependent matmuls and are on the critical path by default.
+# Overlap is not assumed perfect; the estimate computes **what cannot hide**. Gradients are reduced bucket by bucket
+# during backward (Megatron-Core `--overlap-grad-reduce`, default bucket max(40M, 1M × dp·cp) parameters; PyTorch DDP
+# 25 MiB), but the last bucket starts only when backward ends, so it is always exposed; parameter all-gathers overlap
+# with forward (`--overlap-param-gather`, FSDP prefetch), but the first has no compute before it; ZeRO-3 exposes the
+# first layer's gather and the last layer's reduce-scatter. A once-per-step synchronisation hides only under the last
+# micro-batch's backward. CP's ring hides each step only under that step's attention, and after backward dK, dV travel
+# home; PP send/recv overlaps only in the interleaved schedule (Megatron-Core's rule); TP's and EP's collectives sit
+# between dependent matmuls and are on the critical path by default. When DP and CP both cross nodes they share one
+# NIC: time one uses, the other cannot. You can still set each dimension's share (`WorkloadSpec(overlap_dp=...)`).
 
 # %% [markdown] lang="zh"
 # ## 2. 搜索整个空间，读漏斗
 #
 # `plan(model, cluster, workload)` 枚举所有用满全部 rank 的组合：TP、CP、PP、DP 的度数乘积等于 rank 数，
-# 再乘上虚拟阶段数、ZeRO 阶段、micro-batch（梯度累积由 global batch 决定）和重计算方式；MoE 模型还有 EP。
+# 再乘上虚拟阶段数、ZeRO 阶段、微批次（梯度累积由 global batch 决定）和重计算方式；MoE 模型还有 EP。
 # 每个组合都经过同一组检查，顺序如下：先看组合本身是否成立（第 5 课的度数规则、第 4 课的组合规则），
 # 再走第 3 课的硬门槛（容量、互连、结构、上下文、服务）。
+#
+# 每个组合写成一串标签，例如 `tp=8,pp=4,dp=4,cp=1,ep=1,v=1,zero=1,mb=1,ga=256,recompute=selective`：
+# 前五个是各维度的并行度；`v` 是每个流水线阶段持有的模型块数（交错调度的虚拟阶段数，第 6 课，`v=1` 即不交错）；
+# `zero` 是 ZeRO 阶段；`mb` 是微批次大小（每个微批次几条序列）；`ga` 是梯度累积步数，由 global batch ÷ (dp × mb) 决定；
+# `recompute` 是激活重计算方式。
 
 # %% [markdown] lang="en"
 # ## 2. Search the whole space and read the funnel
@@ -173,6 +190,12 @@ md_table(
 # the global batch) and recompute modes; MoE models add EP. Every composition goes through the same checks, in this
 # order: first whether the composition is well formed (lesson 5's degree rules, lesson 4's composition rules), then
 # lesson 3's hard gates (fit, interconnect, structure, context, serving).
+#
+# Each composition is written as a label such as `tp=8,pp=4,dp=4,cp=1,ep=1,v=1,zero=1,mb=1,ga=256,recompute=selective`:
+# the first five are the parallel degrees; `v` is the number of model chunks each pipeline stage holds (the interleaved
+# schedule's virtual stages, lesson 6; `v=1` means not interleaved); `zero` is the ZeRO stage; `mb` is the micro-batch
+# size (sequences per micro-batch); `ga` is the number of gradient-accumulation steps, set by global batch ÷ (dp × mb);
+# `recompute` is the activation-recomputation mode.
 
 # %%
 md_table(
@@ -207,11 +230,11 @@ display(Image(figure_to_png(fig)))
 #
 # - **计算**：模型 FLOPs 按 PaLM 附录 B 计 6·N + 12·L·h·s 每 token（含 Attention 的两个矩阵乘），重计算另加它重复的部分；
 #   最慢的流水线阶段决定节奏（首段放嵌入、末段放输出层与损失，可以少放几层）。
-# - **计算效率**：每个 GPU 的矩阵乘是 mb·s/cp 个 token 乘以 hidden/tp 宽的权重分片；它的计算强度放到平滑 roofline 上，
-#   得到峰值的占比。TP 越大、micro-batch 越小、CP 越大，矩阵越“瘦”，效率越低。这条曲线的天花板只在一个数据集
+# - **计算效率**：每个 GPU 的矩阵乘是 mb·s/cp 个 token 乘以 hidden/tp 宽的权重分片；它的计算强度放到平滑屋顶线上，
+#   得到峰值的占比。TP 越大、微批次越小、CP 越大，矩阵越“瘦”，效率越低。这条曲线的天花板只在一个数据集
 #   （Megatron-LM 表 1）上标定过一次。
 # - **通信**：每个维度按它所在的链路（组留在节点内走节点内带宽，否则走跨节点带宽）用 alpha-beta 模型计时；ZeRO-2/3 每个
-#   micro-batch 都要通信（第 2 课）；EP 的 all-to-all 按组跨越的节点拆成节点内与跨节点两部分。
+#   微批次都要通信（第 2 课）；EP 的 all-to-all 按组跨越的节点拆成节点内与跨节点两部分。
 # - **重叠与气泡**：按维度的重叠（上表）；气泡按第 6 课的 (p-1)/(v·m+p-1)。
 
 # %% [markdown] lang="en"
@@ -243,25 +266,33 @@ for note in result.assumptions.notes:
 # %% [markdown] lang="zh"
 # ### 怎样读并列组 (tie group)
 #
-# 估算有不确定度：在标定集上，它和实测最多差约 ±20%（`MODEL_UNCERTAINTY`）。相差不到这个幅度的候选，模型**分不出先后**，
-# 所以报告把它们放进同一个并列组，而不是按 0.1 秒排名次。读法：第 1 组里的任何一个都值得实测；组内的顺序只是显存从小到大
-# 之类的次要排序；组与组之间的差别才是估算能说的话。
+# 估算有不确定度：在标定集上，它和实测最多差约 ±20%（`MODEL_UNCERTAINTY`）。但相差不到 20% 不等于分不出先后：
+# 两个候选只有在**某个假设在其自身不确定度内变动就能改变次序**时才算并列——矩阵乘效率随形状下降得更缓或更陡、
+# 重叠份额少四分之一或多四分之一、节点内或跨节点带宽低 25%、流水线气泡只有公式的一半——或者在所有这些假设下
+# 估算都相差不到 1%。`result.explain_ties()` 逐行列出第 1 组里值得实测的成员——某个假设一变就成为本组最快的那些——
+# 以及那个假设和用什么测量来判断（`every_member=True` 列出全组）。这就是“只有测量能定”的因素：哪一个假设，测什么。
 
 # %% [markdown] lang="en"
 # ### How to read tie groups
 #
 # The estimate has an uncertainty: on its calibration set it is off from the measurement by up to about
-# ±20 % (`MODEL_UNCERTAINTY`). Candidates closer than that **cannot be ordered** by the model, so the report puts them in
-# one tie group instead of ranking them by 0.1 s. Read it this way: anything in group 1 is worth measuring; the order
-# inside a group is secondary (smaller memory first and the like); only differences between groups are what the
-# estimate can tell.
+# ±20 % (`MODEL_UNCERTAINTY`). Being within 20 % does not make two candidates a tie, though: they are tied only when
+# **some assumption, moved within its own uncertainty, reorders them** — matmul efficiency falling more gently or more
+# steeply with shape, overlap a quarter lower or higher, intra- or inter-node bandwidth 25 % lower, the pipeline bubble
+# half the formula's — or when their estimates stay within 1 % under all of these. `result.explain_ties()` lists the
+# members of tie group 1 worth measuring — those one assumption would make the group's fastest — with that assumption
+# and the measurement that decides (`every_member=True` lists the whole group). These are the factors only
+# measurement settles, made concrete: which assumption, and what to measure.
 
 # %%
 groups = result.tie_groups()
-print(Text(zh=f"不确定度 ±{MODEL_UNCERTAINTY:.0%}：{result.accepted_count} 个通过的候选分成 {len(groups)} 个并列组，第 1 组 {len(groups[0])} 个",
-           en=f"Uncertainty ±{MODEL_UNCERTAINTY:.0%}: {result.accepted_count} accepted candidates form {len(groups)} tie groups, {len(groups[0])} in group 1"))
+within = sum(1 for i in result.accepted_indices() if result.estimated_step_s(i) <= result.estimated_step_s(groups[0][0]) * (1 + MODEL_UNCERTAINTY))
+print(Text(zh=f"{result.accepted_count} 个通过的候选中有 {within} 个与最快的相差不到 {MODEL_UNCERTAINTY:.0%}；并列组 1 只有 {len(groups[0])} 个：",
+           en=f"Of {result.accepted_count} accepted candidates, {within} are within {MODEL_UNCERTAINTY:.0%} of the fastest; tie group 1 holds {len(groups[0])}:"))
+for row in result.explain_ties(1, top=6):
+    print(" ", row.message)
 first = [result.estimated_step_s(i) for i in groups[0]]
-assert max(first) <= min(first) * (1 + MODEL_UNCERTAINTY)
+assert max(first) <= min(first) * (1 + MODEL_UNCERTAINTY) and len(groups[0]) <= within
 assert MODEL_UNCERTAINTY == 0.20  # the figure the prose above quotes
 
 # %% [markdown] lang="zh"
@@ -348,6 +379,70 @@ md_table(
 )
 
 # %% [markdown] lang="zh"
+# ### 你自己的模型和集群
+#
+# 预设之外，工作台也能规划你自己的模型和机器。`ModelSpec.from_config` 读 Hugging Face `config.json` 里常用的键
+# （`hidden_size`、`num_hidden_layers`、`num_attention_heads`、`num_key_value_heads`、`intermediate_size`、
+# `vocab_size` 等；MoE 的 `n_routed_experts`、`n_shared_experts`，多头潜在注意力 (multi-head latent attention, MLA)
+# 的 `kv_lora_rank` 等也认），缺键或值不对时报错并指出是哪个键。下面的字典按 Mistral 7B 公开的形状写成
+# （arXiv 2310.06825 表 1），参数量由形状算出。集群按 NVIDIA L40S 的数据手册手写：48 GB 显存、bf16 稠密
+# 362 TFLOP/s、显存带宽 864 GB/s；节点内只有 PCIe 4.0 x16，跨节点是每节点 100 GbE。命令行上同样可以用
+# `plan --model-config config.json --gpu-memory-gib ... --peak-tflops ... --hbm-gb-s ... --gpus-per-node ...
+# --intra-gb-s ... --inter-gb-s ...`。
+
+# %% [markdown] lang="en"
+# ### Your own model and cluster
+#
+# Beyond the presets, the workbench plans your own model and machines. `ModelSpec.from_config` reads the usual keys of
+# a Hugging Face `config.json` (`hidden_size`, `num_hidden_layers`, `num_attention_heads`, `num_key_value_heads`,
+# `intermediate_size`, `vocab_size` and more; MoE's `n_routed_experts`, `n_shared_experts` and multi-head latent
+# attention's `kv_lora_rank` too) and names the key when one is missing or wrong. The dict below is Mistral 7B's
+# published shape (arXiv 2310.06825, Table 1); the parameter count is computed from it. The cluster is written by hand
+# from NVIDIA's L40S datasheet: 48 GB of memory, 362 TFLOP/s bf16 dense, 864 GB/s memory bandwidth; inside a node only
+# PCIe 4.0 x16, between nodes 100 GbE per node. The command line does the same with `plan --model-config config.json
+# --gpu-memory-gib ... --peak-tflops ... --hbm-gb-s ... --gpus-per-node ... --intra-gb-s ... --inter-gb-s ...`.
+
+# %%
+from coursekit.hardware import ETHERNET_100G_PER_CARD_BYTES_PER_S, ETHERNET_LATENCY_S, PCIE4_X16_BYTES_PER_S, PCIE_LATENCY_S
+from coursekit.planner import ClusterSpec, ModelSpec
+
+mistral_config = {
+    "model_type": "mistral", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
+    "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 14336, "vocab_size": 32000,
+    "max_position_embeddings": 8192, "hidden_act": "silu", "tie_word_embeddings": False,
+}
+own_model = ModelSpec.from_config(mistral_config, name="mistral-7b")
+own_cluster = ClusterSpec(
+    name="l40s-8", nodes=4, gpus_per_node=8, memory_per_device_gib=48e9 / 2**30, peak_flops=362e12,
+    intra_node_bandwidth_bytes_per_s=PCIE4_X16_BYTES_PER_S, inter_node_bandwidth_bytes_per_s=ETHERNET_100G_PER_CARD_BYTES_PER_S,
+    intra_node_latency_s=PCIE_LATENCY_S, inter_node_latency_s=ETHERNET_LATENCY_S, memory_bandwidth_bytes_per_s=864e9,
+    source="NVIDIA L40S datasheet; PCIe 4.0 x16; 100 GbE per node",
+)
+own = plan(own_model, own_cluster, WorkloadSpec(global_batch=256, seq_len=4096))
+print(Text(zh=f"{own_model.name}：{own_model.num_params / 1e9:.2f}B 参数，注意力 {own_model.attention_kind.upper()}，"
+              f"{own_cluster.world_size} 张卡、每卡 {own_cluster.memory_per_device_gib:.1f} GiB",
+           en=f"{own_model.name}: {own_model.num_params / 1e9:.2f}B parameters, {own_model.attention_kind.upper()} attention, "
+              f"{own_cluster.world_size} GPUs of {own_cluster.memory_per_device_gib:.1f} GiB"))
+print(Text(zh=f"{own.space_size} 个组合，{own.accepted_count} 个通过；估算最快的三个：",
+           en=f"{own.space_size} compositions, {own.accepted_count} accepted; the three fastest by estimate:"))
+for cand in own.accepted(3):
+    print(f"  {cand.label()}  {cand.memory.total_gib:.1f} GiB  {cand.step_s:.1f} s")
+assert round(own_model.num_params / 1e9, 2) == 7.24  # Mistral 7B: 7,241,732,096 parameters
+best_own = own.accepted(1)[0]
+assert best_own.tp == 1 and best_own.pp > 1 and best_own.recompute == "none"  # what the next paragraph says
+
+# %% [markdown] lang="zh"
+# 没有 NVLink 时，TP 每层的集合通信都要走 PCIe，估算最快的布局因此不用 TP（tp = 1），改用流水线切分模型
+# （每个微批次只在相邻段之间传一次激活），再用 ZeRO 切优化器状态；flash attention 不保存 s×s 分数，
+# 所以不重计算也放得下。这仍是估算：把第一组里的两三个拿去实测（第 8 课）。
+
+# %% [markdown] lang="en"
+# Without NVLink, every one of TP's per-layer collectives crosses PCIe, so the fastest layouts by estimate use no TP
+# (tp = 1): pipeline stages split the model (one activation per micro-batch between neighbouring stages) and ZeRO shards
+# the optimizer states; flash attention keeps no s×s scores, so it fits without recomputation. It is still an
+# estimate: measure two or three of the first group (lesson 8).
+
+# %% [markdown] lang="zh"
 # ## 6. 为什么节点内 TP = 8 是常见选择
 #
 # 下表对同一个例子，按 TP 度数各取估算最快的通过候选（TP = 16 取第一个组合，看它为什么被拒绝）。
@@ -361,10 +456,9 @@ md_table(
 # per rank.
 
 # %%
-tp_col = result._table.columns["tp"]
 rows = []
 for tp in (1, 2, 4, 8, 16):
-    accepted_tp = [i for i in result.accepted_indices() if int(tp_col[i]) == tp]
+    accepted_tp = [i for i in result.accepted_indices() if result.degrees(i)["tp"] == tp]
     if not accepted_tp:
         cand = result.explain(f"tp={tp},pp=4,zero=1,mb=1,recompute=selective")
         rows.append((tp, "—", "—", "—", "—", ", ".join(cand.codes)))
@@ -381,8 +475,8 @@ md_table(
 
 # %% [markdown] lang="zh"
 # - **TP 切的是每一层**：权重、梯度、优化器状态和（开序列并行时）激活都除以 TP，不需要流水线那样的气泡，也不像 ZeRO
-#   那样每个 micro-batch 重新收集参数。所以大模型先用 TP 把单层放下、把激活切小。
-# - **但 TP 每层每个 micro-batch 都要 4 次集合通信**（前向 2 次、反向 2 次），而且夹在矩阵乘之间，默认藏不住。
+#   那样每个微批次重新收集参数。所以大模型先用 TP 把单层放下、把激活切小。
+# - **但 TP 每层每个微批次都要 4 次集合通信**（前向 2 次、反向 2 次），而且夹在矩阵乘之间，默认藏不住。
 #   节点内 NVLink 单向 450 GB/s，跨节点 50 GB/s/GPU：TP 组一旦跨节点，这些通信慢约 9 倍——互连门槛直接拒绝。
 # - **TP 越大，每个 GPU 的矩阵越瘦**：hidden/tp 变小，计算强度下降，效率跟着降（第 7 课）。
 #
@@ -440,92 +534,159 @@ md_table(
 # %% [markdown] lang="zh"
 # ## 8. 对照已发表的大规模训练
 #
-# 标定集之外，用 8 次已发表的训练检验估算（稠密与 MoE，A100、H100 与 H800），每一次都按论文的设定登记：
-# 层布局 (TP, CP, PP, DP, EP) 用论文的，其余（micro-batch、调度、ZeRO 阶段、重计算）让工作台在论文允许的范围里找。
-# 每行给出：是否通过门槛、在通过者中的名次（和并列组）、估算步时 ÷ 最优估算、估算吞吐 ÷ 论文吞吐（用论文自己的
-# FLOP 计法）。目标：每个发表的布局在最优估算的 1.25 倍以内，吞吐相差不超过 ±30%。
+# 标定集之外，用已发表的训练检验估算：8 次论文里的训练（稠密与 MoE，A100、H100 与 H800），加上 NVIDIA NeMo 性能表里
+# 3 个 H100 配置（FP8）。每一次都按原始设定登记：层布局 (TP, CP, PP, DP, EP) 用发表的，其余（微批次、调度、
+# ZeRO 阶段、重计算）让工作台在允许的范围里找。它们都只用来**检验**，没有一个参与标定（标定只用 Megatron-LM 表 1）。
+# 一行通过要满足四条：被接受；在第 1 并列组或前 10 名；步时在最优估算的 1.25 倍以内；吞吐相差不超过 ±30%。
+#
+# 效率怎样从 A100 带到 H100：天花板 = 表 1 上标定的“整步保留的最佳矩阵乘份额” × 该 GPU 实测的最佳 bf16 矩阵乘占峰值之比
+# （A100 85.9%，H100 80.1%，出自公开的 MAMF 测量表）。H100 不需要另调参数。
 
 # %% [markdown] lang="en"
 # ## 8. Against published large-scale runs
 #
-# Beyond the calibration set, eight published runs test the estimate (dense and MoE; A100, H100 and H800), each
-# registered with its paper's set-up: the layout (TP, CP, PP, DP, EP) is the paper's; the rest (micro-batch, schedule,
-# ZeRO stage, recompute) the workbench searches within what the paper allows. Each row: accepted or not, rank among the
-# accepted (and tie group), estimated step ÷ best estimate, and estimated ÷ published throughput in the paper's own
-# FLOP convention. The goal: each published layout within 1.25x of the best estimate, throughput within ±30 %.
+# Beyond the calibration set, published runs test the estimate: eight from papers (dense and MoE; A100, H100 and
+# H800) and three H100 configurations (FP8) from NVIDIA's NeMo performance table. Each is registered with its original
+# set-up: the layout (TP, CP, PP, DP, EP) as published; the rest (micro-batch, schedule, ZeRO stage, recompute) the
+# workbench searches within what the source allows. All of them only **check** the estimate; none fits it (only
+# Megatron-LM's Table 1 does). A row passes when it meets four criteria: accepted; in tie group 1 or the top 10;
+# within 1.25x of the best estimate; throughput within ±30 %.
+#
+# How efficiency carries from A100 to H100: the ceiling is the share of the best matmul a whole step keeps (fitted on
+# Table 1) times the GPU's measured best bf16 matmul share of peak (A100 85.9 %, H100 80.1 %, from a public MAMF
+# table). Nothing is retuned for H100.
 
 # %%
-comparisons = [compare_published(run) for run in PUBLISHED_RUNS]
+runs = all_published_runs()
+comparisons = [compare_published(run) for run in runs]
+
+
+def passes(c):
+    return (c.accepted and (c.tie_group == 1 or c.rank <= 10) and c.step_over_best <= 1.25
+            and 0.7 <= c.estimated_over_published <= 1.3)
+
+
 md_table(
-    [Text(zh="训练", en="run"), Text(zh="通过", en="accepted"), Text(zh="名次 / 通过数（并列组）", en="rank / accepted (tie group)"),
+    [Text(zh="训练", en="run"), Text(zh="名次 / 通过数（并列组）", en="rank / accepted (tie group)"),
      Text(zh="步时 ÷ 最优", en="step ÷ best"), Text(zh="估算", en="estimated"), Text(zh="实测", en="published"),
-     Text(zh="估算 ÷ 实测", en="est. ÷ published")],
-    [(run.label, Text(zh="是", en="yes") if c.accepted else Text(zh="否", en="no"),
-      f"{c.rank} / {c.accepted_count} ({c.tie_group})", f"{c.step_over_best:.2f}",
-      f"{c.estimated:.0f} {c.unit}", f"{c.published:.0f}", f"{c.estimated_over_published:.2f}")
-     for run, c in zip(PUBLISHED_RUNS, comparisons)],
+     Text(zh="估算 ÷ 实测", en="est. ÷ published"), Text(zh="四条都满足", en="all four met")],
+    [(run.label, f"{c.rank} / {c.accepted_count} ({c.tie_group})", f"{c.step_over_best:.2f}",
+      f"{c.estimated:.0f} {c.unit}", f"{c.published:.0f}", f"{c.estimated_over_published:.2f}",
+      Text(zh="是", en="yes") if passes(c) else Text(zh="否", en="no"))
+     for run, c in zip(runs, comparisons)],
 )
-assert all(c.accepted for c in comparisons)
-assert all(0.7 <= c.estimated_over_published <= 1.3 for c in comparisons)
+print(Text(zh=f"H100 的效率天花板 {ceiling_for(CLUSTERS['h100-8'].peak_flops):.1%}，A100 {ceiling_for(CLUSTERS['a100-8'].peak_flops):.1%}",
+           en=f"Efficiency ceiling on H100 {ceiling_for(CLUSTERS['h100-8'].peak_flops):.1%}, on A100 {ceiling_for(CLUSTERS['a100-8'].peak_flops):.1%}"))
 print(Text(zh="来源（论文与表格）：", en="Sources (paper and table):"))
-for run in PUBLISHED_RUNS:
+for run in runs:
     note = Text(zh=f"（{run.note.zh}）", en=f" ({run.note.en})") if run.note else ""
     print(f"- {run.label}: {run.source}{note}")
+assert all(c.accepted for c in comparisons)
+passed = {c.name for c in comparisons if passes(c)}
+assert {c.name for c in comparisons if "NeMo" in c.name} <= passed
 
 # %% [markdown] lang="zh"
-# 吞吐全部在 ±30% 以内；除 Llama 3 405B 的 128K 一行外，都在最优估算的 1.25 倍以内，除它和 DeepSeek-V3 外都在
-# 第 1 并列组。没达到的，正是估算**漏掉**的东西：
+# 三个 NeMo 的 H100 配置全部通过，其中 Llama 3 70B 用的正是 CP 2。没通过的，正是估算**漏掉**或**不确定**的东西：
 #
-# - **Llama 3 405B，128K**：我们的激活模型（Korthikanti 等人的 GPT 层，没有激活卸载）算出交错调度配选择性重计算
-#   每卡要 92 GiB，超过 80 GiB，于是发表的布局（TP 8、CP 16、PP 16）只能用 v = 4 加完全重计算，是最优估算的 1.27 倍；
-#   最优估算改把序列切成 64 份（CP 64、DP 2），保住选择性重计算和 64 个 micro-batch（气泡 6%，发表的布局 19%）。
-# - **Llama 3 405B，8K**：同一个限制（16384 卡用完全重计算，8192 卡用 1F1B、气泡 15/47），但都在最优估算的 1.1 倍以内。
-#   三行 405B 的估算吞吐都低了 22-29%：标定集是 2021 年 A100 上的 kernel，H100 上的 FlashAttention、Transformer Engine
-#   更快。
-# - **DeepSeek-V3**：在 1.25 倍以内，但在第 2 并列组：DualPipe 几乎没有气泡、矩阵乘用 FP8；估算按 1F1B、bf16 峰值
-#   和近似的架构计算。
+# - **Llama 3 405B，8K**：激活模型算出发表布局（TP 8、PP 16）的交错调度不重计算每卡要 99 GiB，放不进 80 GiB，于是只能用
+#   1F1B（气泡 15/47）或完全重计算；估算最优改用 CP 4，省下的显存让 v = 3 不重计算放得下。若交错调度放得下，发表的布局
+#   会在最优估算的 1.1 倍以内。
+# - **Llama 3 405B，128K**：同一个限制，发表的布局只能用 v = 4 加完全重计算；最优估算把序列切得更宽。
+# - **DeepSeek-V3**：PP 16 让只有 4 层的末段再带上输出层，成为最慢的一段；DualPipe（DeepSeek-V3 的双向流水线调度：微批次从流水线两端同时送入，
+#   并让前向、反向的计算与 EP 的全对全通信相互重叠）和多 token 预测模块没有建模。
+# - **BLOOM、MT-NLG 420 节点**：都在最优的 1.1 倍以内，但名次在 10 名之后、也不在第 1 并列组：估算偏爱把 2048 token
+#   的序列切成 CP 2，让每个微批次减半、流水线气泡减半，代价是跨节点的 K/V 环——没有哪个假设在其不确定度内能
+#   反转这个次序，只有实测能。
 #
 # 测试把每一行都钉在这些数上。
 
 # %% [markdown] lang="en"
-# Throughput is within ±30 % everywhere; every row but Llama 3 405B at 128K is within 1.25x of the best, and all but
-# it and DeepSeek-V3 are in tie group 1. The misses are what the estimate **leaves out**:
+# All three NeMo H100 configurations pass, and the Llama 3 70B one runs CP 2. The misses are what the estimate
+# **leaves out** or is **unsure of**:
 #
-# - **Llama 3 405B, 128K**: our activation model (Korthikanti et al.'s GPT layer, no offloading) gives the interleaved
-#   schedule with selective recompute 92 GiB per GPU, over the 80 GiB card, so the published layout (TP 8, CP 16,
-#   PP 16) runs v = 4 with full recompute: 1.27x the best estimate, which splits the sequence 64 ways (CP 64, DP 2) to
-#   keep selective recompute and 64 micro-batches (bubble 6 %, against 19 %).
-# - **Llama 3 405B, 8K**: the same limit (full recompute at 16384 GPUs, 1F1B with bubble 15/47 at 8192), yet both
-#   within 1.1x of the best. All three 405B rows estimate 22-29 % less throughput: the calibration set is 2021 A100
-#   kernels; H100's FlashAttention and Transformer Engine are faster.
-# - **DeepSeek-V3**: within 1.25x but in tie group 2: DualPipe has almost no bubble and FP8 matmuls; the estimate
-#   assumes 1F1B, the bf16 peak and an approximate architecture.
+# - **Llama 3 405B, 8K**: the activation model puts the published layout's (TP 8, PP 16) interleaved schedule without
+#   recomputation at 99 GiB per GPU, over 80 GiB, so it runs 1F1B (bubble 15/47) or full recompute; the best estimate
+#   uses CP 4, whose saved memory lets v = 3 fit without recomputation. Were interleaving to fit, the published layout
+#   would be within 1.1x of the best estimate.
+# - **Llama 3 405B, 128K**: the same limit; the published layout runs v = 4 with full recompute, the best splits the
+#   sequence wider.
+# - **DeepSeek-V3**: PP 16 puts the output layer on a 4-layer last stage, the slowest one; DualPipe (DeepSeek-V3's
+#   bidirectional pipeline schedule: micro-batches enter from both ends of the pipeline, and forward and backward
+#   compute overlap EP's all-to-all) and the multi-token-prediction module are not modelled.
+# - **BLOOM, MT-NLG at 420 nodes**: both within 1.1x of the best, but past rank 10 and outside tie group 1: the
+#   estimate prefers splitting each 2048-token sequence over CP 2, which halves each micro-batch and so the pipeline
+#   bubble, at the price of an inter-node K/V ring — no assumption moved within its uncertainty reverses that, only a
+#   measurement can.
 #
 # The tests hold each row to these figures.
 
-# %% [markdown] lang="zh"
-# 多数布局是节点内 TP = 8；估算偏爱更少的流水线阶段（靠完全重计算放下），128K 时偏爱更宽的 CP。8K 时没有 CP：
-# 只要有不用 CP 的布局在最省显存的设置下（完全重计算、v = 1、最高 ZeRO 阶段、每个 micro-batch 一条序列）放得下、
-# 且 micro-batch 数不少于流水线段数，上下文门槛就拒绝 CP。128K 时 16384 张卡只有 128 条序列，没有这样的布局喂得满
-# 流水线，CP 才被放行。多数发表的布局和估算最优的在同一个并列组：只有实测能分先后。
-
-# %% [markdown] lang="en"
-# Most layouts use TP = 8 inside the node; the estimate prefers fewer pipeline stages (with full recompute) and, at
-# 128K, wider CP. No CP at 8K: the context gate rejects CP whenever a layout without it fits in its least-memory
-# settings (full recompute, v = 1, the highest ZeRO stage, one sequence per micro-batch) and has at least as many
-# micro-batches as stages. At 128K, 16384 GPUs get only 128 sequences, no such layout keeps its pipeline fed, and CP is
-# admitted. Most published layouts share the best's tie group: only a measurement can order them.
-
 # %%
-for run, c in zip(PUBLISHED_RUNS, comparisons):
+for run, c in zip(runs, comparisons):
     print(f"{run.label}\n    {Text(zh='发表', en='published')}: {c.layout}\n    {Text(zh='估算最优', en='best by estimate')}: {c.best_layout}")
 
 # %%
-goal_met = {c.name for c in comparisons if c.step_over_best <= 1.25}
-assert goal_met == {c.name for c in comparisons} - {"Llama 3 405B, 128K, 16384 GPUs"}
-assert {c.name for c in comparisons if c.tie_group > 1} == {"Llama 3 405B, 128K, 16384 GPUs", "DeepSeek-V3 (MoE), 2048 H800 GPUs"}
-assert all(",cp=1," in c.best_layout for c in comparisons if "128K" not in c.name)  # no CP at 8K (or shorter)
-assert ",cp=64," in comparisons[2].best_layout and ",recompute=full" in comparisons[2].layout
+assert passed == {c.name for c in comparisons} - {
+    "Llama 3 405B, 8K, 8192 GPUs", "Llama 3 405B, 8K, 16384 GPUs", "Llama 3 405B, 128K, 16384 GPUs",
+    "DeepSeek-V3 (MoE), 2048 H800 GPUs", "BLOOM 176B, 384 GPUs", "MT-NLG 530B, 420 nodes"}
+assert all(c.step_over_best < 1.1 for c in comparisons if c.name in ("BLOOM 176B, 384 GPUs", "MT-NLG 530B, 420 nodes"))
+assert ",cp=1," not in comparisons[0].best_layout and ",cp=2," in comparisons[9].layout
+
+# %% [markdown] lang="zh"
+# ### CP 在 8K 时什么时候划算
+#
+# 上下文并行 (CP) 不再因为“不需要”被门槛拒绝：只要形状和显存通过就被接受，由估算来权衡。它的代价都记在账上：每层
+# cp-1 步 K/V 环形传递（GQA 下只有 kv_heads 份宽），每一步只能藏在这一步的因果 Attention 计算下（按 Megatron 的
+# 之字形切分，每个 rank 的工作量相同）；反向结束后 dK、dV 传回原 rank，藏不住；每个 GPU 的矩阵乘 token 减半，效率略降。
+# 所以短序列时 CP 不划算；它划算的时候，是它**省掉了别的东西**。下面是 Llama 3 70B 在 64 张 H100 上、8K 序列：
+# 厂商配置 TP 4、PP 4、CP 2、VP 5；不用 CP 的同一布局只有完全重计算才放得下。
+
+# %% [markdown] lang="en"
+# ### When CP pays at 8K
+#
+# Context parallelism (CP) is no longer rejected as "not needed": a CP layout whose shape and memory pass is
+# accepted, and the estimate weighs it. Its costs are all on the ledger: per layer, cp-1 ring steps of K and V (only
+# kv_heads wide with GQA), each hidden only under that step's causal attention (Megatron's zig-zag split gives every
+# rank the same work); after backward the dK, dV block travels home, unhidden; each GPU's matmuls get half the tokens,
+# a little less efficient. So CP does not pay at short sequences; it pays when it **removes something else**. Below:
+# Llama 3 70B on 64 H100s at 8K, the vendor layout TP 4, PP 4, CP 2, VP 5; the same layout without CP fits only with
+# full recomputation.
+
+# %%
+cp_plan = plan(MODELS["llama3-70b"], CLUSTERS["h100-8"].with_nodes(8),
+               WorkloadSpec(global_batch=128, seq_len=8192, max_virtual_stages=5))
+vendor = {"tp": 4, "pp": 4, "v": 5, "zero": 1, "mb": 1}
+with_cp = cp_plan.explain({**vendor, "cp": 2, "dp": 2, "recompute": "none"})
+without = cp_plan.explain({**vendor, "cp": 1, "dp": 4, "recompute": "none"})
+full_twin = cp_plan.explain({**vendor, "cp": 1, "dp": 4, "recompute": "full"})
+cp_row = next(r for r in with_cp.communication if r.dimension == "CP")
+md_table(
+    [Text(zh="布局", en="layout"), Text(zh="显存 (GiB)", en="memory (GiB)"), Text(zh="通过", en="accepted"),
+     Text(zh="估算步时 (s)", en="estimated step (s)")],
+    [(Text(zh="CP 2，不重计算", en="CP 2, no recompute"), f"{with_cp.memory.total_gib:.1f}", Text(zh="是", en="yes") if with_cp.accepted else Text(zh="否", en="no"), f"{with_cp.step_s:.2f}"),
+     (Text(zh="CP 1，不重计算", en="CP 1, no recompute"), f"{without.memory.total_gib:.1f}", Text(zh="是", en="yes") if without.accepted else Text(zh="否", en="no"), f"{without.step_s:.2f}"),
+     (Text(zh="CP 1，完全重计算", en="CP 1, full recompute"), f"{full_twin.memory.total_gib:.1f}", Text(zh="是", en="yes") if full_twin.accepted else Text(zh="否", en="no"), f"{full_twin.step_s:.2f}")],
+)
+print(Text(zh=f"CP 环每个训练步传 {cp_row.time_s:.2f} s，几乎全部藏在 Attention 下；CP 2 比完全重计算快 {full_twin.step_s / with_cp.step_s:.2f} 倍",
+           en=f"The CP ring moves {cp_row.time_s:.2f} s of traffic per training step, almost all hidden under attention; CP 2 is {full_twin.step_s / with_cp.step_s:.2f}x faster than full recompute"))
+short = plan(MODELS["llama3-8b"], CLUSTERS["h100-8"], WorkloadSpec(global_batch=16, seq_len=2048))
+cp_short = short.explain("tp=4,cp=2,dp=1,zero=1,mb=1,recompute=full")
+twin_short = short.explain("tp=4,cp=1,dp=2,zero=1,mb=1,recompute=full")
+print(Text(zh=f"对照：Llama 3 8B 在 2K 序列时，CP 2 的估算步时是不用 CP 的孪生布局的 {cp_short.step_s / twin_short.step_s:.2f} 倍",
+           en=f"Compare: Llama 3 8B at 2K tokens, CP 2's estimated step is {cp_short.step_s / twin_short.step_s:.2f}x its twin without CP"))
+assert with_cp.accepted and without.codes == ("memory",) and full_twin.accepted
+assert with_cp.step_s * 1.2 < full_twin.step_s and cp_short.step_s > twin_short.step_s
+
+# %% [markdown] lang="zh"
+# 8K 时 CP 2 值得：不用 CP 的布局放不下不重计算的激活，只好每层前向算两遍（完全重计算多花约三分之一的计算）；
+# CP 2 把每个 GPU 的激活减半，不重计算也放得下，而它的 K/V 环在节点内、每一步都比这一步的 Attention 短，几乎全藏住。
+# 2K 时没有什么可省：同样的 CP 只剩代价。要判断你的情况，看 CP 省掉了什么（重计算、流水线气泡），和它的环是否藏得住。
+
+# %% [markdown] lang="en"
+# At 8K, CP 2 pays: without CP the activations without recomputation do not fit, so every layer's forward runs twice
+# (full recomputation costs about a third more compute); CP 2 halves each GPU's activations, fits without recomputation,
+# and its K/V ring stays in the node and is shorter than each step's attention, so it almost all hides. At 2K there is
+# nothing to remove: the same CP is only cost. To judge your own case, ask what CP removes (recomputation, pipeline
+# bubble) and whether its ring can hide.
 
 # %% [markdown] lang="zh"
 # ### 估算漏掉了什么
@@ -588,20 +749,24 @@ verify("plan.memory_removed", answer)
 # ### 练习 9.2
 #
 # 回到第 2 节的例子（Llama-3 70B，16 个 H100 节点，global batch 1024 条 × 8192 tokens）。组合
-# `tp=8,pp=2,dp=4,cp=2,zero=1,mb=1,recompute=selective` 第一个被哪道门槛拒绝？用门槛代码作答。
+# `tp=8,pp=2,dp=4,cp=2,zero=1,mb=1,recompute=selective` 通过了全部门槛。它的估算步时是把 CP 折回数据并行的孪生布局
+# `tp=8,pp=2,dp=8,cp=1,zero=1,mb=1,recompute=selective` 的多少倍？（保留 3 位有效数字。）
 
 # %% [markdown] lang="en"
 # ### Exercise 9.2
 #
-# Back to section 2's example (Llama-3 70B, 16 H100 nodes, global batch 1024 × 8192 tokens). Which check rejects
-# `tp=8,pp=2,dp=4,cp=2,zero=1,mb=1,recompute=selective` first? Answer with the gate's code.
+# Back to section 2's example (Llama-3 70B, 16 H100 nodes, global batch 1024 × 8192 tokens). The composition
+# `tp=8,pp=2,dp=4,cp=2,zero=1,mb=1,recompute=selective` passes every check. By what factor is its estimated step that
+# of its twin with CP folded back into data parallelism, `tp=8,pp=2,dp=8,cp=1,zero=1,mb=1,recompute=selective`?
+# (3 significant digits.)
 
 # %% tags=["learner"]
 answer = ...
 check("plan.cp_gate", answer)
 
 # %% tags=["solution"]
-answer = result.explain("tp=8,pp=2,dp=4,cp=2,zero=1,mb=1,recompute=selective").codes[0]
+answer = (result.explain("tp=8,pp=2,dp=4,cp=2,zero=1,mb=1,recompute=selective").step_s
+          / result.explain("tp=8,pp=2,dp=8,cp=1,zero=1,mb=1,recompute=selective").step_s)
 verify("plan.cp_gate", answer)
 
 # %% [markdown] lang="zh"
@@ -675,12 +840,12 @@ verify("plan.slow_link", answer)
 #    同时违反两条规则的候选记在排在前面的那道门槛上，但 `explain` 和 `reasons` 会列出全部原因。
 # 2. 综合分会把“放不下”这种硬失败和“慢一点”混在一起，还会隐藏是哪条规则、差多少。门槛先排除，留下的候选只按一个物理量（步时）排序。
 #    但步时是由假设（峰值、计算效率模型、重叠、链路带宽与时延）算出来的，不是测量；第 1 并列组是要去实测的候选。
-# 3. 会，只有上下文门槛 (`context`)：CP 只在没有哪个不用 CP 的布局（取最省显存的设置：完全重计算、v = 1、最高 ZeRO 阶段、
-#    每个 micro-batch 一条序列，且 micro-batch 数不少于流水线段数）放得下时才进入候选；显存变大后这样的布局可能放得下了，
-#    CP 就成了只增加通信、没有容量缺口可补的选择，于是被拒绝。其余门槛在显存变大时只会放行更多候选。
+# 3. 不会。容量门槛在显存变大时只会放行更多候选；上下文门槛只看 CP 的形状（序列能否切成 2·cp 段等长的块），不看显存；
+#    其余门槛与显存无关。会变的是**排序**：原来靠 CP 省掉重计算的布局，可能被不再需要重计算的无 CP 布局超过。
 # 4. 最快的组合把高频通信（TP、CP，每层都有）放在节点内，只有低频的 PP 点对点和 DP 梯度同步走跨节点链路，所以慢 8 倍影响很小。
 #    受影响最大的是高频通信跨节点的组合（TP 或 CP 组跨节点），以及 DP 组很大、每步要在跨节点同步大量梯度的组合。
-# 5. 不能。估算的不确定度约 ±20%，差 5% 的两个候选在同一个并列组里；要分先后得实测。
+# 5. 不一定。估算的不确定度约 ±20%；差 5% 的两个候选只有在某个假设（效率、重叠、带宽、流水线气泡）在其不确定度内
+#    变动就能反转次序时才算并列——`explain_ties()` 会说是哪个假设、该测什么；若没有这样的假设，估算的次序是稳的，但仍是估算。
 
 # %% [markdown] lang="en" tags=["answer"]
 # **Answers**
@@ -691,16 +856,18 @@ verify("plan.slow_link", answer)
 #    much. The gates exclude first; survivors are ordered by one physical quantity (step time). That step time is
 #    computed from assumptions (peak, the efficiency model, overlap, link bandwidths and latencies), not measured; tie
 #    group 1 holds the candidates to measure.
-# 3. Yes, by the context gate (`context`) only: CP enters only when no layout without CP fits in its least-memory
-#    settings (full recompute, v = 1, the highest ZeRO stage, one sequence per micro-batch, at least as many
-#    micro-batches as pipeline stages); with more memory such a layout may fit, and CP then adds communication without
-#    closing any capacity gap, so it is rejected. Every other gate only lets more candidates through when memory grows.
+# 3. No. The fit gate only lets more candidates through when memory grows; the context gate checks only CP's shape
+#    (whether the sequence splits into 2·cp equal chunks), not memory; the other gates do not involve memory. What can
+#    change is the **order**: a layout that used CP to avoid recomputation may fall behind a layout without CP that no
+#    longer needs recomputation.
 # 4. The fastest composition keeps the frequent traffic (TP, CP: every layer) inside nodes; only the infrequent PP
 #    point-to-point and the DP gradient sync cross nodes, so an 8× slower link costs little. Compositions whose frequent
 #    traffic crosses nodes (TP or CP groups spanning nodes) suffer most, and so do large DP groups that sync many
 #    gradient bytes across nodes every step.
-# 5. No. The estimate's uncertainty is about ±20 %; two candidates 5 % apart are in the same tie group, and only a
-#    measurement can order them.
+# 5. Not necessarily. The estimate's uncertainty is about ±20 %; two candidates 5 % apart are tied only when some
+#    assumption (efficiency, overlap, bandwidth, pipeline bubble) moved within its uncertainty reverses them —
+#    `explain_ties()` says which and what to measure; if none does, the estimate's order is robust, but still an
+#    estimate.
 
 # %% [markdown] lang="zh"
 # ## 要点

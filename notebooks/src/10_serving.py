@@ -16,14 +16,14 @@
 # > - 服务副本 (serving replica) 和数据并行 (data parallelism, DP) 都是“多份完整模型”，为什么不是一回事？
 # > - 一个请求在显存里占多少？KV 缓存 (KV cache) 怎么算，分组查询注意力 (grouped-query attention, GQA) 省了什么？
 # > - 为什么预填充 (prefill) 受算力限制、解码 (decode) 受显存带宽限制？
-# > - 张量并行 (tensor parallelism, TP) 什么时候能降低每个词元的时延，什么时候不再划算？
+# > - 张量并行 (tensor parallelism, TP) 什么时候能降低每个 token 的时延，什么时候不再划算？
 # > - 批次变大、请求速率变高时，时延和吞吐怎么变？哪些东西只有实测才知道？
 # >
 # > **目标：**
 # > - 用 `coursekit.kv_cache_bytes` 精确算出 KV 缓存，用 `serving_memory_ledger` 建每 rank 的服务显存账本。
-# > - 在屋顶线 (roofline) 上放置预填充和解码，用 `serving_estimate` 得到首词元时间 (TTFT)、每输出词元时间 (TPOT)
+# > - 在屋顶线 (roofline) 上放置预填充和解码，用 `serving_estimate` 得到首 token 时间 (TTFT)、每输出 token 时间 (TPOT)
 # >   和吞吐的**下界估计**，说清它们的假设。
-# > - 找出 TP 不再划算的位置：每个词元 2·L 次全归约 (all-reduce) 的时延。
+# > - 找出 TP 不再划算的位置：每个 token 2·L 次全归约 (all-reduce) 的时延。
 # > - 用利特尔定律 (Little's law) 把请求速率换成并发数；用 `plan_serving` 搜索 replicas × TP × PP 并读懂门槛。
 
 # %% [markdown] lang="en"
@@ -93,16 +93,21 @@ def md_table(header, rows):
 # ## 1. 副本不是数据并行
 #
 # 训练里的 DP 也让每个 rank 持有完整模型，但每一步结束时所有 rank 都要对梯度做全归约，最慢的那个决定步时。
-# 服务副本完全不同：每个副本有**自己的请求队列**，不产生梯度，彼此从不通信。加一个副本只是多一份吞吐，
-# 不会让任何一个请求变快，也不会拖慢别的副本。所以副本之间没有通信账本：
+# 服务副本完全不同：每个副本有**自己的请求队列**，不产生梯度，彼此从不通信。加一个副本多一份吞吐，也不会拖慢别的副本。
+# 负载一定时，请求分到更多副本，每个副本的批更小、排队更短，所以**负载下的时延也会降低**（第 6 节：批 64 的 TPOT 比批 16 长）；
+# 但副本降不了**批为 1 时的时延下限**——一个请求始终只在一个副本上跑，它最快也只能按该副本读一遍权重的速度生成 token，
+# 要降这个下限得靠 TP（第 5 节）。副本之间没有通信账本：
 
 # %% [markdown] lang="en"
 # ## 1. A replica is not data parallelism
 #
 # DP in training also gives every rank the whole model, but at the end of every step all ranks all-reduce their
 # gradients, and the slowest one sets the step time. Serving replicas are different: each has **its own queue of
-# requests**, makes no gradients and never talks to the others. Adding a replica adds throughput and nothing else: no
-# request gets faster, no other replica gets slower. So replicas have no communication ledger:
+# requests**, makes no gradients and never talks to the others. Adding a replica adds throughput and slows no other
+# replica. Under a given load the requests spread over more replicas, so each replica runs a smaller batch and queues
+# less, and **latency under load drops too** (section 6: TPOT at batch 64 is longer than at batch 16). What replicas
+# cannot lower is the **batch-1 floor**: a request runs on one replica only and can go no faster than that replica
+# reads its weights once per token; lowering that floor takes TP (section 5). Replicas have no communication ledger:
 
 # %%
 print(replica_traffic(replicas=4))
@@ -120,12 +125,12 @@ assert replica_traffic(replicas=4) == ()
 # %% [markdown] lang="zh"
 # ## 2. KV 缓存与 GQA
 #
-# 生成第 t 个词元时，注意力要用到前面所有词元的键 (K) 和值 (V)。推理引擎把它们存下来，这就是 KV 缓存。每个词元、每层存
+# 生成第 t 个 token 时，注意力要用到前面所有 token 的键 (K) 和值 (V)。推理引擎把它们存下来，这就是 KV 缓存。每个 token、每层存
 # K 和 V 两份，每份是 KV 头数 × head_dim 个元素：
 #
-# $$\text{KV 字节/词元} = 2 \cdot L \cdot n_{kv} \cdot d_{head} \cdot b$$
+# $$\text{KV 字节/token} = 2 \cdot L \cdot n_{kv} \cdot d_{head} \cdot e$$
 #
-# Llama-3 70B 有 80 层、8 个 KV 头、head_dim 128，bf16 时 b = 2：
+# 其中 e 是每个元素的字节数（本课程里 b 只表示批大小）。Llama-3 70B 有 80 层、8 个 KV 头、head_dim 128，bf16 时 e = 2：
 
 # %% [markdown] lang="en"
 # ## 2. The KV cache and GQA
@@ -133,9 +138,10 @@ assert replica_traffic(replicas=4) == ()
 # To make token t, attention needs the keys (K) and values (V) of every earlier token. Inference engines keep them:
 # that is the KV cache. Each token stores K and V in every layer, each with KV heads × head_dim elements:
 #
-# $$\text{KV bytes per token} = 2 \cdot L \cdot n_{kv} \cdot d_{head} \cdot b$$
+# $$\text{KV bytes per token} = 2 \cdot L \cdot n_{kv} \cdot d_{head} \cdot e$$
 #
-# Llama-3 70B has 80 layers, 8 KV heads and head_dim 128, with b = 2 in bf16:
+# where e is the bytes per element (b means the batch size throughout the course). Llama-3 70B has 80 layers, 8 KV
+# heads and head_dim 128, with e = 2 in bf16:
 
 # %%
 per_token = kv_cache_bytes(LLAMA70, tokens=1)
@@ -171,9 +177,9 @@ md_table(
     [
         Text(zh="模型", en="model"),
         Text(zh="查询头 / KV 头", en="query / KV heads"),
-        Text(zh="KiB/词元", en="KiB per token"),
-        Text(zh="若为 MHA (KiB/词元)", en="if MHA (KiB per token)"),
-        Text(zh="一个 2304 词元请求 (GiB)", en="one 2304-token request (GiB)"),
+        Text(zh="KiB/token", en="KiB per token"),
+        Text(zh="若为 MHA (KiB/token)", en="if MHA (KiB per token)"),
+        Text(zh="一个 2304 token 请求 (GiB)", en="one 2304-token request (GiB)"),
     ],
     rows,
 )
@@ -189,7 +195,7 @@ md_table(
 
 # %%
 md_table(
-    ["TP", Text(zh="每卡 KiB/词元", en="KiB per token per GPU")],
+    ["TP", Text(zh="每卡 KiB/token", en="KiB per token per GPU")],
     [(tp, f"{kv_cache_bytes(LLAMA70, tokens=1, tp=tp) / 1024:.0f}") for tp in (1, 2, 4, 8, 16)],
 )
 assert kv_cache_bytes(LLAMA70, tokens=1, tp=16) == kv_cache_bytes(LLAMA70, tokens=1, tp=8)
@@ -199,7 +205,7 @@ assert kv_cache_bytes(LLAMA70, tokens=1, tp=16) == kv_cache_bytes(LLAMA70, token
 #
 # 每个 rank 的账本和第 1 课一样按项相加：权重 / (tp·pp) + 并发请求的 KV 缓存（按完整上下文：提示 + 输出）
 # + 激活工作区（一次预填充块在一层里的临时张量，逐层复用）+ 运行时预留，再和设备显存比较。
-# 下面是 Llama-3 70B 在一个 H100 节点上作为一个 TP = 8 的副本，服务 64 个 2048 + 256 词元的请求：
+# 下面是 Llama-3 70B 在一个 H100 节点上作为一个 TP = 8 的副本，服务 64 个 2048 + 256 token 的请求：
 
 # %% [markdown] lang="en"
 # ## 3. The serving memory ledger
@@ -228,7 +234,7 @@ print(tr("widgets.serving.ledger", weights_gib=ledger.weights_gib, kv_gib=ledger
          max_concurrency=ledger.max_concurrency).replace("<b>", "").replace("</b>", ""))
 
 # %% [markdown] lang="zh"
-# 如果把训练的 global batch（如 1024 条 × 8192 词元）当作并发请求，KV 缓存远远放不下，任何布局都通不过。
+# 如果把训练的 global batch（如 1024 条 × 8192 token）当作并发请求，KV 缓存远远放不下，任何布局都通不过。
 # 服务的负载要用并发请求数（或请求速率）和提示、输出长度来描述。
 
 # %% [markdown] lang="en"
@@ -240,9 +246,9 @@ print(tr("widgets.serving.ledger", weights_gib=ledger.weights_gib, kv_gib=ledger
 #
 # 第 7 课的屋顶线：一个内核做 F 次浮点运算、至少搬 B 字节，时间不会少于 max(F / 峰值, B / 带宽)。
 #
-# - **预填充**一次处理 P 个提示词元：每读一遍权重（2·N 字节），做 2·N·P 次运算，计算强度 (arithmetic intensity) 约为 P FLOP/字节。
+# - **预填充**一次处理 P 个提示 token：每读一遍权重（2·N 字节），做 2·N·P 次运算，计算强度 (arithmetic intensity) 约为 P FLOP/字节。
 #   P = 2048 远高于 H100 的脊点 (ridge point)，所以受算力限制。
-# - **解码**每步为批次里每个请求做一个词元：读一遍全部权重和整个批次的 KV 缓存，只做 2·N·批 次运算，
+# - **解码**每步为批次里每个请求做一个 token：读一遍全部权重和整个批次的 KV 缓存，只做 2·N·批 次运算，
 #   计算强度约等于批大小。批为 64 时仍低于脊点，所以受显存带宽限制。
 
 # %% [markdown] lang="en"
@@ -273,7 +279,7 @@ md_table(
     ],
     [
         (
-            Text(zh="预填充 2048 词元", en="prefill of 2048 tokens"),
+            Text(zh="预填充 2048 token", en="prefill of 2048 tokens"),
             2048,
             f"{prefill.prefill_compute_s * 1e3:.1f}",
             f"{prefill.prefill_memory_s * 1e3:.1f}",
@@ -315,25 +321,49 @@ ax.set_ylim(1.0, 3000.0)
 display(Image(figure_to_png(fig)))
 
 # %% [markdown] lang="zh"
-# 所以解码一个词元的时间有一个硬下限：每张 GPU 至少要把这一步用到的那份权重读一遍，
-# TPOT ≥ 每 GPU 权重字节 / HBM 带宽。稠密模型每一步用到全部权重；混合专家 (MoE) 模型只读批里的词元被路由到的专家，
+# 所以解码一个 token 的时间有一个硬下限：每张 GPU 至少要把这一步用到的那份权重读一遍，
+# TPOT ≥ 每 GPU 权重字节 / HBM 带宽。稠密模型每一步用到全部权重；混合专家 (MoE) 模型只读批里的 token 被路由到的专家，
 # 批为 1 时就是它的激活参数（Mixtral 8x7B：129 亿，而不是全部 467 亿）。批越大，KV 缓存读得越多，TPOT 越长，
-# 但每次读权重能服务更多请求，吞吐越高。
+# 但每次读权重能服务更多请求，吞吐越高。注意“只读激活参数”说的是读，不是存：全部专家都得放在显存里，
+# Mixtral 8x7B 的 bf16 权重共 93 GB，一张 H100 放不下，至少要 TP = 2（下面的单元格算出这几个数）。
 
 # %% [markdown] lang="en"
 # So the time of a decode token has a hard floor: every GPU must read its share of the weights the step uses once,
 # TPOT ≥ weight bytes per GPU / HBM bandwidth. A dense model's step uses all its weights; a mixture of experts (MoE)
 # reads only the experts the batch's tokens are routed to, at batch 1 its active parameters
 # (Mixtral 8x7B: 12.9 billion, not all 46.7 billion). A bigger batch reads more KV cache and lengthens TPOT, but each
-# read of the weights serves more requests, so throughput rises.
+# read of the weights serves more requests, so throughput rises. "Reads only the active parameters" is about reading,
+# not storing: every expert must sit in memory, and Mixtral 8x7B's bf16 weights are 93 GB, which do not fit on one
+# H100; it needs at least TP = 2 (the cell below computes these figures).
+
+# %%
+MIXTRAL = MODELS["mixtral-8x7b"]
+mixtral_fits = {
+    tp: serving_memory_ledger(MIXTRAL, H100, tp=tp, concurrency=1, context_tokens=512 + 128).fits for tp in (1, 2)
+}
+print(
+    Text(
+        zh=f"Mixtral 8x7B：激活参数 {MIXTRAL.active_params / 1e9:.1f}B，全部参数 {MIXTRAL.num_params / 1e9:.1f}B，"
+        f"bf16 权重 {MIXTRAL.num_params * 2 / 1e9:.0f} GB；一张 H100 放得下：{'是' if mixtral_fits[1] else '否'}，"
+        f"TP = 2 放得下：{'是' if mixtral_fits[2] else '否'}",
+        en=f"Mixtral 8x7B: {MIXTRAL.active_params / 1e9:.1f}B active, {MIXTRAL.num_params / 1e9:.1f}B in all, "
+        f"{MIXTRAL.num_params * 2 / 1e9:.0f} GB of bf16 weights; fits one H100: {'yes' if mixtral_fits[1] else 'no'}, "
+        f"fits at TP = 2: {'yes' if mixtral_fits[2] else 'no'}",
+    )
+)
+assert round(MIXTRAL.active_params / 1e8) == 129 and round(MIXTRAL.num_params / 1e8) == 467
+assert round(MIXTRAL.num_params * 2 / 1e9) == 93 and mixtral_fits == {1: False, 2: True}
 
 # %% [markdown] lang="zh"
 # ## 5. TP 降低时延，副本提高吞吐；TP 在哪里不再划算
 #
 # TP = t 让每张卡只读 1/t 的权重，解码下限也变成 1/t。代价是每层两次全归约（注意力之后和 MLP 之后），
-# 每个词元 2·L 次，而且都在关键路径上。解码时每次只归约 批 × h 个元素——几十 KiB 到几 MiB——这时 NCCL 不用
+# 每个 token 2·L 次，而且都在关键路径上。解码时每次只归约 批 × h 个元素——几十 KiB 到几 MiB——这时 NCCL 不用
 # 大消息的 Simple 协议，它自己的成本模型会选 LL（低时延）协议：每跳时延小得多，但只有约四分之一的带宽。
-# `tp_all_reduce` 按 NCCL `src/graph/tuning.cc` 里的表格为每种 (算法, 协议) 定价并取最快者：
+# `tp_all_reduce` 按 NCCL `src/graph/tuning.cc` 里的表格为环形、树形两种算法与 LL、LL128、Simple 三种协议的每个组合定价，
+# 取最快者。它**不给 NVLS 定价**：H100 的 NVSwitch 上 NCCL 还会用 NVLS（在交换机内做归约），小消息时可能比下表更快。
+# 另外，vLLM 和 TensorRT-LLM 对解码这样的小消息不调用 NCCL，而用自己的全归约内核（一次性把数据写到对端显存、只同步一次），
+# 时延更低。所以下表是 NCCL 环形/树形的估计，不是引擎实际付出的时间：
 
 # %% [markdown] lang="en"
 # ## 5. TP for latency, replicas for throughput; where TP stops paying
@@ -342,8 +372,12 @@ display(Image(figure_to_png(fig)))
 # (after attention and after the MLP), 2·L per token, all on the critical path. A decode all-reduce carries only
 # batch × h elements, tens of KiB to a few MiB, and there NCCL does not use its large-message Simple protocol: its own
 # cost model picks LL (low latency), with much smaller per-hop latency but only about a quarter of the bandwidth.
-# `tp_all_reduce` prices every (algorithm, protocol) pair with the tables of NCCL's `src/graph/tuning.cc` and takes the
-# fastest:
+# `tp_all_reduce` prices each pair of the ring and tree algorithms with the LL, LL128 and Simple protocols from the
+# tables of NCCL's `src/graph/tuning.cc` and takes the fastest. It **does not price NVLS**: on H100's NVSwitch NCCL
+# also uses NVLS (the reduction done inside the switch), which may beat the table for small messages. And vLLM and
+# TensorRT-LLM do not call NCCL for decode-sized messages: they use their own all-reduce kernels (each GPU writes its
+# data straight into its peers' memory and synchronises once), with lower latency. So the table estimates NCCL's ring
+# and tree, not what an engine actually pays:
 
 # %%
 md_table(
@@ -356,23 +390,32 @@ md_table(
 )
 
 # %% [markdown] lang="zh"
-# 于是 TPOT = 权重与 KV 的读取时间（随 TP 减半）+ 2·L 次全归约（随 TP 增加）。对 70B 模型，读权重的时间远大于通信，
-# TP 一路有利；对很小的模型，读权重本来就只要几十微秒，TP = 2 最多省一半，却要加 24 次全归约，每次至少 6.6 µs 的基础时延：
+# 于是 TPOT = 权重与 KV 的读取时间（随 TP 减半）+ 2·L 次全归约（随 TP 增加）。对 70B 模型，TP 从 1 加到 8，
+# 读取时间每次减半，省下的比新增的通信多，TP 一路有利；但通信并不小：TP = 8 时全归约已占 TPOT 的三成左右（见表后的一行）。
+# TP = 1 那一行只是为了比较：70B 的 bf16 权重一张 H100 放不下，标为“放不下”。对很小的模型，读权重本来就只要几十微秒，
+# TP = 2 最多省一半，却要加 24 次全归约，每次至少 6.6 µs 的基础时延：
 
 # %% [markdown] lang="en"
-# So TPOT = the time to read weights and KV (halving with TP) + 2·L all-reduces (growing with TP). For a 70B model the
-# weight reads dwarf the communication and TP keeps paying; for a very small model the weights take only tens of
-# microseconds, TP = 2 saves at most half of that, and adds 24 all-reduces of at least 6.6 µs base latency each:
+# So TPOT = the time to read weights and KV (halving with TP) + 2·L all-reduces (growing with TP). For a 70B model each
+# doubling of TP from 1 to 8 saves more reading than it adds communication, so TP keeps paying; but the communication
+# is not small: at TP = 8 the all-reduces are already about a third of TPOT (see the line after the table). The TP = 1
+# row is there for comparison only: 70B's bf16 weights do not fit on one H100, and the row says so. For a very small
+# model the weights take only tens of microseconds, TP = 2 saves at most half of that, and adds 24 all-reduces of at
+# least 6.6 µs base latency each:
 
 # %%
 rows = []
 tpot_by_model = {}
+estimates = {}
+fits_by_row = {}
 for name in ("llama3-70b", "llama3-8b", "gpt2-small"):
     spec = MODELS[name]
     for tp in (1, 2, 4, 8):
         if spec.heads % tp:
             continue
         est = serving_estimate(spec, H100, tp=tp, batch=1, prompt_tokens=512, output_tokens=128)
+        ledger_1 = serving_memory_ledger(spec, H100, tp=tp, concurrency=1, context_tokens=512 + 128)
+        estimates[name, tp], fits_by_row[name, tp] = est, ledger_1.fits
         tpot_by_model.setdefault(name, []).append(est.time_per_output_token_s)
         rows.append(
             (
@@ -382,6 +425,8 @@ for name in ("llama3-70b", "llama3-8b", "gpt2-small"):
                 f"{(est.time_per_output_token_s - est.decode_comm_s) * 1e3:.3f}",
                 f"{est.decode_comm_s * 1e3:.3f}",
                 f"{est.time_per_output_token_s * 1e3:.3f}",
+                Text(zh="放得下", en="fits") if ledger_1.fits
+                else Text(zh=f"放不下（需 {ledger_1.total_gib:.0f} GiB）", en=f"does not fit (needs {ledger_1.total_gib:.0f} GiB)"),
             )
         )
 md_table(
@@ -392,13 +437,29 @@ md_table(
         Text(zh="读取 (ms)", en="reads (ms)"),
         Text(zh="TP 通信 (ms)", en="TP communication (ms)"),
         "TPOT (ms)",
+        Text(zh="单卡显存", en="memory per GPU"),
     ],
     rows,
 )
+tp8 = estimates["llama3-70b", 8]
+tp8_reads_ms = (tp8.time_per_output_token_s - tp8.decode_comm_s) * 1e3
+tp8_comm_share = tp8.decode_comm_s / tp8.time_per_output_token_s
+print(
+    Text(
+        zh=f"Llama-3 70B，TP = 8：读取 {tp8_reads_ms:.2f} ms，全归约 {tp8.decode_comm_s * 1e3:.2f} ms，通信占 TPOT 的 {tp8_comm_share:.0%}",
+        en=f"Llama-3 70B, TP = 8: reads {tp8_reads_ms:.2f} ms, all-reduces {tp8.decode_comm_s * 1e3:.2f} ms, "
+        f"communication {tp8_comm_share:.0%} of TPOT",
+    )
+)
+# The prose: about a third of TPOT at TP = 8 (5.27 ms of reads against 2.45 ms of all-reduce); 70B at TP = 1 does
+# not fit one H100 (its bf16 weights alone are 141 GB), from TP = 2 on it does.
+assert round(tp8_reads_ms, 2) == 5.27 and round(tp8.decode_comm_s * 1e3, 2) == 2.45 and round(tp8_comm_share, 2) == 0.32
+assert round(LLAMA70.num_params * 2 / 1e9) == 141
+assert not fits_by_row["llama3-70b", 1] and all(fits_by_row["llama3-70b", tp] for tp in (2, 4, 8))
 gpt2_floor_us = MODELS["gpt2-small"].num_params * 2 / H100.memory_bandwidth_bytes_per_s * 1e6
 print(
     Text(
-        zh=f"GPT-2 small：每词元读权重 {gpt2_floor_us:.0f} µs；TP=2 最多省 {gpt2_floor_us / 2:.0f} µs",
+        zh=f"GPT-2 small：每 token 读权重 {gpt2_floor_us:.0f} µs；TP=2 最多省 {gpt2_floor_us / 2:.0f} µs",
         en=f"GPT-2 small: {gpt2_floor_us:.0f} µs of weight reads per token; TP=2 saves at most {gpt2_floor_us / 2:.0f} µs",
     )
 )
@@ -407,7 +468,7 @@ assert tpot_by_model["llama3-70b"] == sorted(tpot_by_model["llama3-70b"], revers
 
 # %% [markdown] lang="zh"
 # TP 降低单个请求的时延；要更多吞吐，就加副本——副本之间没有通信，吞吐按副本数线性增长（只要请求够多）。
-# PP 也切权重，但一个词元仍要依次穿过全部阶段，所以 PP 不降低 TPOT：它只让更大的模型放得下，并用多个请求组把流水线填满。
+# PP 也切权重，但一个 token 仍要依次穿过全部阶段，所以 PP 不降低 TPOT：它只让更大的模型放得下，并用多个请求组把流水线填满。
 
 # %% [markdown] lang="en"
 # TP lowers a single request's latency; for more throughput, add replicas: they do not communicate, so throughput grows
@@ -418,18 +479,23 @@ assert tpot_by_model["llama3-70b"] == sorted(tpot_by_model["llama3-70b"], revers
 # %% [markdown] lang="zh"
 # ## 6. 批大小与时延
 #
-# 同一个副本，批越大，TPOT 越长（每步多读 KV 缓存），吞吐越高（权重读一次服务更多请求），直到 KV 缓存放不下：
+# 同一个副本，批越大，TPOT 越长（每步多读 KV 缓存），吞吐越高（权重读一次服务更多请求），直到 KV 缓存放不下。
+# 反过来读：同样的负载分给 4 个副本而不是 1 个，每个副本的批从 64 降到 16，TPOT 也跟着降——这就是副本在负载下降低时延的方式：
 
 # %% [markdown] lang="en"
 # ## 6. Batch size against latency
 #
 # On the same replica, a bigger batch lengthens TPOT (each step reads more KV cache) and raises throughput (one read of
-# the weights serves more requests), until the KV cache no longer fits:
+# the weights serves more requests), until the KV cache no longer fits. Read it the other way: the same load spread
+# over 4 replicas instead of 1 takes each replica's batch from 64 to 16, and TPOT falls with it. That is how replicas
+# lower latency under load:
 
 # %%
 rows = []
+tpot_at_batch_ms = {}
 for batch in (1, 4, 16, 64, 256, 1024):
     est = serving_estimate(LLAMA70, H100, tp=8, batch=batch, prompt_tokens=2048, output_tokens=256)
+    tpot_at_batch_ms[batch] = est.time_per_output_token_s * 1e3
     fits = serving_memory_ledger(LLAMA70, H100, tp=8, concurrency=batch, context_tokens=2304).fits
     rows.append(
         (
@@ -444,12 +510,16 @@ md_table(
     [
         Text(zh="批", en="batch"),
         "TPOT (ms)",
-        Text(zh="解码词元/秒", en="decode tokens/s"),
-        Text(zh="含预填充的词元/秒", en="tokens/s with prefills"),
+        Text(zh="解码 token/秒", en="decode tokens/s"),
+        Text(zh="含预填充的 token/秒", en="tokens/s with prefills"),
         Text(zh="放得下", en="fits"),
     ],
     rows,
 )
+# Section 1's claim: 4 replicas instead of 1 take a replica's batch from 64 to 16 and its TPOT from 12.7 to 8.9 ms;
+# no replica count gets below the batch-1 row.
+assert round(tpot_at_batch_ms[64], 1) == 12.7 and round(tpot_at_batch_ms[16], 1) == 8.9
+assert tpot_at_batch_ms[1] == min(tpot_at_batch_ms.values())
 
 # %% [markdown] lang="zh"
 # ## 7. 利特尔定律：从请求速率到并发
@@ -536,7 +606,7 @@ for m in PUBLISHED_MEASUREMENTS:
         m.model, CLUSTERS[m.gpu], tp=m.tp, batch=m.batch, prompt_tokens=m.prompt_tokens, output_tokens=m.output_tokens
     )
     bound = est.time_to_first_token_s if m.metric == "ttft_s" else est.tokens_per_s
-    metric = Text(zh="首词元时间 (s)", en="TTFT (s)") if m.metric == "ttft_s" else Text(zh="输出词元/秒", en="output tokens/s")
+    metric = Text(zh="首 token 时间 (s)", en="TTFT (s)") if m.metric == "ttft_s" else Text(zh="输出 token/秒", en="output tokens/s")
     rows.append(
         (m.model.name, f"{m.tp} × A100", m.batch, f"{m.prompt_tokens} / {m.output_tokens}", metric, f"{m.value:g}",
          f"{bound:.3g}" if m.metric == "ttft_s" else f"{bound:,.0f}", f"{m.value / bound:.2f}")
@@ -556,7 +626,7 @@ md_table(
 )
 
 # %% [markdown] lang="zh"
-# 首词元时间实测约为下界的 1.4-1.5 倍：真实的预填充内核只达到峰值算力的七成左右（softmax、归一化和内核间隙都不是矩阵乘）。
+# 首 token 时间实测约为下界的 1.4-1.5 倍：真实的预填充内核只达到峰值算力的七成左右（softmax、归一化和内核间隙都不是矩阵乘）。
 # 吞吐实测约为上界的八成：解码读权重和 KV 达不到满带宽，调度还要穿插预填充。比值稳定，说明模型抓住了主导项；
 # 它不是测量的替代品。
 
@@ -608,7 +678,7 @@ widget
 #
 # ### 练习 10.1
 #
-# Llama-3 70B 每个词元的 KV 缓存是多少 KiB（bf16）？
+# Llama-3 70B 每个 token 的 KV 缓存是多少 KiB（bf16）？
 
 # %% [markdown] lang="en"
 # ## 12. Exercises
@@ -628,7 +698,7 @@ verify("serve.kv_kib_per_token", answer)
 # %% [markdown] lang="zh"
 # ### 练习 10.2
 #
-# 一个 TP = 8 的副本（一个 H100 节点）服务 Llama-3 70B，这次每个请求 8192 + 512 词元（比第 3 节的例子长）。
+# 一个 TP = 8 的副本（一个 H100 节点）服务 Llama-3 70B，这次每个请求 8192 + 512 token（比第 3 节的例子长）。
 # 按每 rank 账本，最多容纳多少个请求？
 
 # %% [markdown] lang="en"
@@ -690,7 +760,7 @@ verify("serve.littles_law", answer)
 # %% [markdown] lang="zh"
 # ### 自检问题
 #
-# 1. 为什么加一个服务副本不会让任何一个请求变快，而加 TP 会？
+# 1. 加服务副本能降低负载下的时延，却降不了批为 1 时的时延下限；加 TP 两样都能降。为什么？
 # 2. TP 超过 KV 头数以后，每张卡的 KV 缓存为什么不再变小？
 # 3. 为什么解码的 TPOT 不可能低于“每 GPU 权重字节 / HBM 带宽”？批大小变大时，哪一项跟着变大？
 # 4. 给设备更多显存，一个原来通过的服务布局会不会被拒绝？
@@ -699,7 +769,7 @@ verify("serve.littles_law", answer)
 # %% [markdown] lang="en"
 # ### Self-check questions
 #
-# 1. Why does adding a serving replica make no request faster, while adding TP does?
+# 1. Adding serving replicas lowers latency under load but not the batch-1 floor; adding TP lowers both. Why?
 # 2. Why does the KV cache per GPU stop shrinking once TP exceeds the KV head count?
 # 3. Why can decode's TPOT never be below "weight bytes per GPU / HBM bandwidth"? Which term grows with the batch?
 # 4. Give the devices more memory: can an accepted serving layout become rejected?
@@ -709,8 +779,9 @@ verify("serve.littles_law", answer)
 # %% [markdown] lang="zh" tags=["answer"]
 # **参考答案**
 #
-# 1. 副本各自处理自己的请求，一个请求始终只在一个副本上跑，它的时延由该副本的 TP、PP 和批大小决定；TP 把每个词元要读的权重
-#    分到多张卡上并行读，所以单个请求变快（直到通信时延占主导）。
+# 1. 负载一定时，副本越多，每个副本的批越小、排队越短，TPOT 和等待都下降（第 6 节：批 64 时 12.7 ms，批 16 时 8.9 ms）。
+#    但一个请求始终只在一个副本上跑，批为 1 时它的时延由该副本读一遍权重的时间决定，副本数改变不了；TP 把每个 token 要读的权重
+#    分到多张卡上并行读，所以连这个下限也降低（直到通信时延占主导）。
 # 2. TP 按 KV 头切分缓存；头数不够分时，每张卡至少要有一个完整的 KV 头来算自己的查询头，只能复制。
 # 3. 每个解码步都要用到全部权重，每张卡至少要把自己那份从 HBM 读一遍。批变大时，KV 缓存的读取和运算随之增加，权重读取不变。
 # 4. 不会：显存只出现在显存门槛里，变大只会放行更多布局；其余门槛（形状、互联、副本、SLO）与显存无关（测试里检查了这一性质）。
@@ -719,9 +790,11 @@ verify("serve.littles_law", answer)
 # %% [markdown] lang="en" tags=["answer"]
 # **Answers**
 #
-# 1. Each replica serves its own requests; a request runs on one replica only, and its latency is set by that
-#    replica's TP, PP and batch. TP spreads the weights each token reads over several GPUs that read in parallel, so a
-#    single request gets faster (until communication latency dominates).
+# 1. Under a given load, more replicas mean a smaller batch and a shorter queue on each, so TPOT and waiting both fall
+#    (section 6: 12.7 ms at batch 64, 8.9 ms at batch 16). But a request runs on one replica only, and at batch 1 its
+#    latency is the time that replica takes to read its weights, which the replica count does not change. TP spreads
+#    the weights each token reads over several GPUs that read in parallel, so it lowers even that floor (until
+#    communication latency dominates).
 # 2. TP splits the cache by KV heads; when there are not enough heads to go round, every GPU still needs one whole KV
 #    head for its query heads, so heads are replicated.
 # 3. Every decode step uses all the weights, and each GPU must read its share from HBM at least once. With a bigger
@@ -734,16 +807,16 @@ verify("serve.littles_law", answer)
 # %% [markdown] lang="zh"
 # ## 要点
 #
-# - 服务副本不是 DP：各自排队、从不同步；加副本加吞吐，不降时延。
-# - KV 字节/词元 = 2·L·KV 头数·head_dim·字节；GQA/MQA 的省份全在 KV 头数上；TP 按 KV 头切分，超过头数就复制。
+# - 服务副本不是 DP：各自排队、从不同步；加副本加吞吐，也因批更小、排队更短而降低负载下的时延，但降不了批为 1 的时延下限（那要靠 TP）。
+# - KV 字节/token = 2·L·KV 头数·head_dim·每元素字节数；GQA/MQA 的省份全在 KV 头数上；TP 按 KV 头切分，超过头数就复制。
 # - 预填充受算力限制（强度约为提示长度），解码受显存带宽限制（强度约为批大小）；TPOT ≥ 每 GPU 权重 / HBM 带宽。
-# - TP 降低 TPOT，直到每词元 2·L 次小消息全归约的时延占主导；PP 不降低 TPOT。
+# - TP 降低 TPOT，直到每 token 2·L 次小消息全归约的时延占主导；PP 不降低 TPOT。
 # - 所有时间都是下界估计；尾延迟、排队和缓存局部性必须实测。
 
 # %% [markdown] lang="en"
 # ## Key points
 #
-# - A serving replica is not DP: its own queue, never synchronized; replicas add throughput, not lower latency.
+# - A serving replica is not DP: its own queue, never synchronized; replicas add throughput and, through smaller batches and shorter queues, lower latency under load, but not the batch-1 floor (that takes TP).
 # - KV bytes per token = 2·L·KV heads·head_dim·bytes; all of GQA's and MQA's saving is in the KV head count; TP splits by KV heads and replicates beyond them.
 # - Prefill is compute-bound (intensity about the prompt length), decode memory-bound (intensity about the batch); TPOT ≥ weights per GPU / HBM bandwidth.
 # - TP lowers TPOT until the latency of 2·L small all-reduces per token dominates; PP does not lower TPOT.
@@ -779,7 +852,7 @@ verify("serve.littles_law", answer)
 # %% [markdown] lang="zh" tags=["learner"]
 # ## 学后填写区
 #
-# - 我的模型每词元 KV 字节，以及一个典型请求的 KV 缓存：
+# - 我的模型每 token KV 字节，以及一个典型请求的 KV 缓存：
 # - 我的服务目标 (SLO)，以及下界估计说哪些布局可能满足：
 # - TP 在我的模型上从哪里开始不划算：
 # - 我准备实测的三件事（尾延迟、排队、缓存命中……）：

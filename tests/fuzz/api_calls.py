@@ -14,7 +14,6 @@ from collections.abc import Callable
 from typing import Any
 
 import coursekit
-from coursekit import _MODULE_EXPORTS
 
 #: Top-level functions that are not in a submodule's export list.
 TOP_LEVEL_FUNCTIONS: tuple[str, ...] = ("get_language", "set_language", "tr")
@@ -22,7 +21,7 @@ TOP_LEVEL_FUNCTIONS: tuple[str, ...] = ("get_language", "set_language", "tr")
 
 def public_functions() -> dict[str, Callable[..., Any]]:
     """Every function coursekit exports (classes and constants left out)."""
-    names = [*TOP_LEVEL_FUNCTIONS, *(name for names in _MODULE_EXPORTS.values() for name in names)]
+    names = [*TOP_LEVEL_FUNCTIONS, *coursekit.__all__]  # the submodules exported whole (serving) included
     found = {name: getattr(coursekit, name) for name in names}
     return {name: obj for name, obj in found.items() if inspect.isfunction(obj)}
 

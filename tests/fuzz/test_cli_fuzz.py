@@ -28,7 +28,14 @@ MAX_STDERR_CHARS = 3000
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
 PLAN = ("-m", "coursekit", "plan", "--model", "gpt2-small", "--cluster", "a100-8")
+SERVE = ("-m", "coursekit", "plan", "--mode", "serving", "--model", "llama3-70b", "--cluster", "h100-8")
 LAB = ("-m", "coursekit.lab")
+LESSONS = ("-m", "coursekit", "lessons")
+#: A path below a file (the repository's README), so no folder can be made there, whoever runs the test.
+UNDER_A_FILE = "README.md/sub"
+#: A place even root may not create folders in (sysfs); elsewhere a path with no permission to write.
+UNWRITABLE = "/sys/coursekit-test-folder" if Path("/sys/kernel").is_dir() else "/coursekit-test-folder"
+LONG_NAME = "n" * 300
 
 
 @dataclass(frozen=True)
@@ -87,6 +94,37 @@ ROWS: tuple[Row, ...] = (
     _bad("lab collectives max-bytes junk", (*LAB, "collectives", "--max-bytes", "lots"), "--max-bytes"),
     _bad("lab ranks in zh", (*LAB, "--lang", "zh", "memory", "--ranks", "10000"), "--ranks", zh=True),
     _bad("lab unknown command in zh", (*LAB, "--lang", "zh", "explode"), "explode", zh=True),
+    # serving: every number bounded, every message in the chosen language
+    _bad("serve request rate 1e308", (*SERVE, "--request-rate", "1e308"), "--request-rate"),
+    _bad(
+        "serve request rate 1e308 in zh", (*SERVE, "--request-rate", "1e308", "--lang", "zh"), "--request-rate", zh=True
+    ),
+    _bad("serve reserve 1e308", (*SERVE, "--concurrency", "8", "--reserve-gib", "1e308"), "--reserve-gib"),
+    _bad("serve prompt tokens 1e30", (*SERVE, "--concurrency", "8", "--prompt-tokens", str(10**30)), "--prompt-tokens"),
+    _bad("serve no load in zh", (*SERVE, "--lang", "zh"), "--concurrency", zh=True),
+    _bad("serve bad number in zh", (*SERVE, "--concurrency", "x", "--lang", "zh"), "--concurrency", zh=True),
+    # paths the user gives: one line, exit 2, checked before any work
+    _bad("lessons empty dir", (*LESSONS, ""), "DIR"),
+    _bad("lessons empty dir in zh", (*LESSONS, "", "--lang", "zh"), "DIR", zh=True),
+    _bad("lessons dir under a file", (*LESSONS, UNDER_A_FILE), "README.md"),
+    _bad("lessons dir under a file in zh", (*LESSONS, UNDER_A_FILE, "--lang", "zh"), "README.md", zh=True),
+    _bad("lessons dir unwritable", (*LESSONS, UNWRITABLE), UNWRITABLE),
+    _bad("lessons dir unwritable in zh", (*LESSONS, UNWRITABLE, "--lang", "zh"), UNWRITABLE, zh=True),
+    _bad("lessons 300-character name", (*LESSONS, LONG_NAME), "300"),
+    _bad("lessons 300-character name in zh", (*LESSONS, LONG_NAME, "--lang", "zh"), "300", zh=True),
+    _bad("lab json is a folder", (*LAB, "memory", "--json", "."), "--json"),
+    _bad("lab json is a folder in zh", (*LAB, "--lang", "zh", "memory", "--json", "."), "--json", zh=True),
+    _bad("lab json under a file", (*LAB, "memory", "--json", f"{UNDER_A_FILE}/x.json"), "--json"),
+    _bad("lab json unwritable", (*LAB, "memory", "--json", f"{UNWRITABLE}/x.json"), "--json"),
+    _bad("lab json empty", (*LAB, "memory", "--json", ""), "--json"),
+    _bad("lab trace under a file", (*LAB, "timeline", "--trace", UNDER_A_FILE), "--trace"),
+    _bad("lab trace unwritable in zh", (*LAB, "--lang", "zh", "timeline", "--trace", UNWRITABLE), "--trace", zh=True),
+    _bad("lab trace 300-character name", (*LAB, "timeline", "--trace", LONG_NAME), "--trace"),
+)
+
+#: Rows whose arguments name a path: the refusal is one line (no usage block) and nothing ran (stdout empty).
+PATH_ROWS = frozenset(
+    row.label for row in ROWS if row.label.startswith("lessons") or "json" in row.label or "trace" in row.label
 )
 
 #: Rows whose fixes live in other branches of this round (planner CLI, lab CLI).
@@ -122,3 +160,6 @@ def test_command_line_holds_under_abuse(row: Row) -> None:
         assert any(name in err for name in row.names), f"{row.label}: stderr names none of {row.names}:\n{err}"
     if row.zh:
         assert _CJK.search(err), f"{row.label}: English under --lang zh:\n{err}"
+    if row.label in PATH_ROWS:
+        assert len(err.strip().splitlines()) == 1, f"{row.label}: not one line:\n{err}"
+        assert not done.stdout, f"{row.label}: work started before the path was checked:\n{done.stdout[:500]}"

@@ -35,6 +35,19 @@ from coursekit.exercises import check
         (lambda: coursekit.rank_groups({"DP": 10**6}), ValueError, ("degrees", "4096")),
         (lambda: coursekit.dp_degrees_for_batch(10**8, 1), ValueError, ("global_batch = 100000000", "16777216")),
         (lambda: coursekit.simulate_schedule(10**9, 8), ValueError, ("stages", "4096")),
+        # took seconds (a tuple of 10**12 node numbers; 10**5 full step timelines): refused by a documented bound
+        (
+            lambda: coursekit.map_groups_to_nodes({"TP": [[0, 10**12]]}, gpus_per_node=8),
+            ValueError,
+            ("rank in groups['TP'] = 1000000000000", "<= 4095"),
+        ),
+        (
+            lambda: coursekit.scaling_curve(
+                list(range(1, 10**5 + 1)), single_device_step_s=1.0, gradient_bytes=1e9, bandwidth_bytes_per_s=1e9
+            ),
+            ValueError,
+            ("devices_list has 100000 items", "at most 1024"),
+        ),
         # huge ints: the course's message, even past Python's 4300-digit limit
         (lambda: coursekit.build_resource_ledger(10**400, 4, 2, 24), ValueError, ("state_gib = \u22481.0e+400",)),
         (lambda: coursekit.build_resource_ledger(10**5000, 4, 2, 24), ValueError, ("state_gib = \u22481.0e+5000",)),

@@ -18,7 +18,7 @@ copy it
 
 Usage::
 
-    python tools/site/build_site.py [--out build/site] [--jobs 2] [--no-execute]
+    python tools/site/build_site.py [--out build/site] [--jobs 2] [--no-execute] [--lessons 00,04]
 """
 
 from __future__ import annotations
@@ -75,9 +75,48 @@ def _repository_name() -> Any:
     return module
 
 
-def lesson_notebooks(lang: str) -> list[Path]:
-    """The lesson notebooks of one language, in lesson order (learners' ``.mine`` copies excluded)."""
-    return sorted(p for p in (ROOT / "notebooks" / lang).glob("*.ipynb") if NOTEBOOK_NAME.match(p.name))
+def vendor_cache() -> Path:
+    """Where the npm packages the site serves (KaTeX) and its tests inject (axe-core) are kept between builds."""
+    return Path(os.environ.get("COURSEKIT_SITE_VENDOR", ROOT / "build" / "site-vendor"))
+
+
+def _finish_module() -> Any:
+    """tools/site/finish.py (loaded by path: tools/ is not a package)."""
+    return _load_tool("finish")
+
+
+def _load_tool(name: str) -> Any:
+    """A module of tools/site by name (tools/ is not a package)."""
+    import importlib
+
+    if str(HERE) not in sys.path:
+        sys.path.insert(0, str(HERE))
+    return importlib.import_module(name)
+
+
+PDF_LINKS = {"zh": "中文课程 (PDF)", "en": "English course (PDF)"}
+
+
+def link_pdfs(home: Path, pdfs: dict[str, str]) -> None:
+    """Links to the printed courses under the home page's title (only those Chromium printed)."""
+    links = [f'<a href="{name}">{PDF_LINKS[lang]}</a>' for lang, name in pdfs.items() if name.endswith(".pdf")]
+    if links and home.exists():
+        text = home.read_text(encoding="utf-8")
+        text = text.replace("</h1>", f'</h1>\n<p class="ck-pdf">{" · ".join(links)}</p>', 1)
+        home.write_text(text, encoding="utf-8")
+
+
+def lesson_notebooks(lang: str, only: Iterable[str] | None = None) -> list[Path]:
+    """The lesson notebooks of one language, in lesson order (learners' ``.mine`` copies excluded).
+
+    ``only``: lesson numbers (``"04"``) to keep, for a quick build of a few pages; None keeps every lesson.
+    """
+    keep = None if only is None else set(only)
+    return sorted(
+        p
+        for p in (ROOT / "notebooks" / lang).glob("*.ipynb")
+        if NOTEBOOK_NAME.match(p.name) and (keep is None or p.name[:2] in keep)
+    )
 
 
 def doc_pages() -> list[Path]:
@@ -89,9 +128,13 @@ def doc_pages() -> list[Path]:
 
 
 def stage_notebook(notebook: dict[str, Any], lang: str) -> dict[str, Any]:
-    """Fold solutions and answers the way the site engine understands; returns the changed notebook."""
+    """Fold solutions and answers the way the site engine understands; returns the changed notebook.
+
+    Cells that only print a table (:func:`table_only`) keep their output and lose their input on the page.
+    """
     show, hide = SOLUTION_PROMPTS[lang]
-    for cell in notebook["cells"]:
+    code = [(i, "".join(c["source"])) for i, c in enumerate(notebook["cells"]) if c["cell_type"] == "code"]
+    for index, cell in enumerate(notebook["cells"]):
         if cell["cell_type"] == "markdown":
             # Lessons link the glossary notebook beside them; the site has the anchored glossary page instead.
             source = "".join(cell["source"])
@@ -107,7 +150,132 @@ def stage_notebook(notebook: dict[str, Any], lang: str) -> dict[str, Any]:
             cell["source"] = (
                 f'<details class="ck-answer">\n<summary>{ANSWER_SUMMARY[lang]}</summary>\n\n{source}\n\n</details>\n'
             )
+        elif cell["cell_type"] == "code" and not tags:
+            later = "\n".join(text for i, text in code if i > index)
+            if table_only("".join(cell["source"]), later):
+                cell.setdefault("metadata", {})["tags"] = ["remove-input"]
     return notebook
+
+
+#: A hidden first cell of every staged lesson: a figure shows as an ``<img>`` whose alt text says, in the
+#: lesson's language, what the figure holds (coursekit.figure_alt reads it from the figure, or from the
+#: description coursekit.plotting.figure_to_png wrote into the PNG the lesson displays).
+FIGURE_ALT_CELL = """\
+from IPython import get_ipython as _ck_ipython
+from matplotlib.figure import Figure as _CkFigure
+from IPython.display import Image as _CkImage
+from coursekit.figure_alt import figure_html as _ck_figure_html, image_html as _ck_image_html
+_ck_html = _ck_ipython().display_formatter.formatters["text/html"]
+_ck_html.for_type(_CkFigure, _ck_figure_html)
+_ck_html.for_type(_CkImage, _ck_image_html)
+"""
+
+
+def with_figure_alt(notebook: dict[str, Any]) -> dict[str, Any]:
+    """``notebook`` with :data:`FIGURE_ALT_CELL` first (removed from the page)."""
+    cell = {
+        "cell_type": "code",
+        "execution_count": None,
+        "id": "ck-site-figure-alt",
+        "metadata": {"tags": ["remove-cell"]},
+        "outputs": [],
+        "source": FIGURE_ALT_CELL,
+    }
+    notebook["cells"].insert(0, cell)
+    return notebook
+
+
+def table_only(source: str, later: str) -> bool:
+    """True for a cell whose last statement is ``display(Markdown(...))`` and whose names no later cell reads.
+
+    Such a cell only builds a table for the reader: the page shows the table, not the plumbing that
+    formats it. A cell that also defines something the lesson uses later keeps its input.
+    """
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return False
+    if not tree.body:
+        return False
+    last = tree.body[-1]
+    call = last.value if isinstance(last, ast.Expr) else None
+    if not (
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Name)
+        and call.func.id == "display"
+        and len(call.args) == 1
+        and isinstance(call.args[0], ast.Call)
+        and isinstance(call.args[0].func, ast.Name)
+        and call.args[0].func.id == "Markdown"
+    ):
+        return False
+    assigned = {
+        node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
+    } | {node.name for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+    later_names = {node.id for node in ast.walk(ast.parse(later)) if isinstance(node, ast.Name)} if later else set()
+    return not any(isinstance(node, (ast.Import, ast.ImportFrom)) for node in tree.body) and not (
+        assigned & later_names
+    )
+
+
+HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+
+
+def markdown_headings(texts: Iterable[str]) -> list[str]:
+    """The headings of Markdown texts in order (fenced code skipped): what becomes a section."""
+    headings: list[str] = []
+    for text in texts:
+        fenced = False
+        for line in text.splitlines():
+            if line.lstrip().startswith(("```", "~~~")):
+                fenced = not fenced
+            elif not fenced and (match := HEADING.match(line)):
+                headings.append(match.group(2))
+    return headings
+
+
+def _page_texts(path: Path) -> list[str]:
+    if path.suffix == ".ipynb":
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        return ["".join(c["source"]) for c in cells if c["cell_type"] == "markdown"]
+    return [path.read_text(encoding="utf-8")]
+
+
+def section_ids(zh_path: Path, en_path: Path) -> list[str] | None:
+    """Anchors for a Chinese page's sections: the ids its English twin's sections get, in the same order.
+
+    Both pages come from one source, section for section, so a Chinese section gets a meaningful, stable
+    ASCII anchor (``#candidates-pass-one-by-one-...``) instead of docutils' ``#id3``; None when the two
+    pages' heading counts differ (the Chinese page then keeps its default anchors).
+    """
+    from docutils.nodes import make_id
+
+    zh, en = markdown_headings(_page_texts(zh_path)), markdown_headings(_page_texts(en_path))
+    if len(zh) != len(en):
+        return None
+    return [make_id(re.sub(r"[`*_]", "", heading)) for heading in en]
+
+
+def twin_pages(staging: Path) -> dict[str, tuple[Path, Path]]:
+    """Chinese staged pages with an English twin: docname -> (zh path, en path)."""
+    pairs: dict[str, tuple[Path, Path]] = {}
+    for path in staging.rglob("*"):
+        rel = path.relative_to(staging)
+        if path.suffix not in (".ipynb", ".md"):
+            continue
+        parts = list(rel.parts)
+        if "zh" in parts:
+            parts[len(parts) - 1 - parts[::-1].index("zh")] = "en"
+            twin = staging.joinpath(*parts)
+        elif rel.stem.endswith("_zh"):
+            twin = path.with_name(rel.stem[:-3] + "_en" + path.suffix)
+        else:
+            continue
+        if twin.exists():
+            pairs[str(rel.with_suffix(""))] = (path, twin)
+    return pairs
 
 
 def glossary_anchor(en: str, abbr: str) -> str:
@@ -221,7 +389,7 @@ def conf_py(repo: str, execute: bool) -> str:
         "author": "coursekit authors",
         "copyright": "coursekit authors; course text CC BY 4.0, code MIT",
         "extensions": ["myst_nb", "coursekit_site"],
-        "exclude_patterns": ["README.md", "**/.ipynb_checkpoints", "jupyter_execute"],
+        "exclude_patterns": ["README.md", "**/.ipynb_checkpoints", "jupyter_execute", "section-ids.json"],
         "html_theme": "sphinx_book_theme",
         "html_title": "coursekit",
         "html_static_path": [str(HERE / "static")],
@@ -249,6 +417,10 @@ def conf_py(repo: str, execute: bool) -> str:
             ["html", "application/vnd.jupyter.widget-view+json", None],
             ["html", "text/html", 0],
         ],
+        # Chinese sections take their English twin's anchors (coursekit_site reads this file).
+        "coursekit_section_ids": "section-ids.json",
+        # Widgets show their build-time views (coursekit_site); no page loads the widget manager from a CDN.
+        "nb_ipywidgets_js": {},
         "coursekit_repository": repo,
         "coursekit_branch": "main",
     }
@@ -257,16 +429,16 @@ def conf_py(repo: str, execute: bool) -> str:
     return f"{header}sys.path.insert(0, {str(HERE)!r})\n\n{body}\n"
 
 
-def stage(staging: Path, execute: bool) -> dict[str, list[Path]]:
+def stage(staging: Path, execute: bool, only: Iterable[str] | None = None) -> dict[str, list[Path]]:
     """Write the Sphinx source tree into ``staging`` (emptied first)."""
     if staging.exists():
         shutil.rmtree(staging)
-    lessons = {lang: lesson_notebooks(lang) for lang in LANGS}
+    lessons = {lang: lesson_notebooks(lang, only) for lang in LANGS}
     for lang, paths in lessons.items():
         out_dir = staging / "notebooks" / lang
         out_dir.mkdir(parents=True)
         for path in paths:
-            notebook = stage_notebook(json.loads(path.read_text(encoding="utf-8")), lang)
+            notebook = with_figure_alt(stage_notebook(json.loads(path.read_text(encoding="utf-8")), lang))
             (out_dir / path.name).write_text(json.dumps(notebook, ensure_ascii=False, indent=1), encoding="utf-8")
     docs = doc_pages()
     for page in docs:
@@ -280,25 +452,36 @@ def stage(staging: Path, execute: bool) -> dict[str, list[Path]]:
         (staging / "launch" / f"{lang}.md").write_text(launch_page(lang), encoding="utf-8")
     shutil.copyfile(ROOT / "README.md", staging / "README.md")
     (staging / "index.md").write_text(home_page(lessons, docs), encoding="utf-8")
+    anchors = {doc: ids for doc, (zh, en) in twin_pages(staging).items() if (ids := section_ids(zh, en))}
+    (staging / "section-ids.json").write_text(json.dumps(anchors, ensure_ascii=False, indent=1), encoding="utf-8")
     (staging / "conf.py").write_text(conf_py(repository(), execute), encoding="utf-8")
     return lessons
 
 
-def build(out: Path, *, jobs: int = 2, execute: bool = True) -> dict[str, Any]:
-    """Stage and build the site into ``out``; returns a summary (seconds, page counts) also saved as JSON."""
+def build(out: Path, *, jobs: int = 2, execute: bool = True, only: Iterable[str] | None = None) -> dict[str, Any]:
+    """Stage and build the site into ``out``; returns a summary (seconds, page counts) also saved as JSON.
+
+    ``only``: lesson numbers to build (a quick partial site); None builds every lesson.
+    """
     started = time.perf_counter()
     staging = out.parent / (out.name + "-src")
-    lessons = stage(staging, execute)
+    lessons = stage(staging, execute, only)
     doctrees = out.parent / (out.name + "-doctrees")
     if out.exists():
         shutil.rmtree(out)
     env = dict(os.environ, PYDEVD_DISABLE_FILE_VALIDATION="1", MPLBACKEND="module://matplotlib_inline.backend_inline")
+    env["COURSEKIT_WIDGET_FRAMES"] = "1"  # widgets record their states for the page's slider (widgets.FRAMES_ENV)
     command = [sys.executable, "-m", "sphinx", "-b", "html", "-E", "-q", "-j", str(jobs), "-d", str(doctrees)]
     subprocess.run([*command, str(staging), str(out)], check=True, env=env)
+    finished = _finish_module().finish(out, vendor_cache(), ROOT / "notebooks")
+    pdfs = _load_tool("print_pdf").print_pdfs(out, {lang: [p.stem for p in paths] for lang, paths in lessons.items()})
+    link_pdfs(out / "index.html", pdfs)
     (out / ".nojekyll").write_text("", encoding="utf-8")
     summary = {
         "seconds": round(time.perf_counter() - started, 1),
         "executed": execute,
+        "finish": finished,
+        "pdf": pdfs,
         "lessons": {lang: [p.stem for p in paths] for lang, paths in lessons.items()},
     }
     (out / "build-info.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
@@ -310,8 +493,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "build" / "site", help="output folder (default build/site)")
     parser.add_argument("--jobs", type=int, default=2, help="Sphinx parallel jobs (notebooks executed at once)")
     parser.add_argument("--no-execute", action="store_true", help="do not execute the notebooks (quick look only)")
+    parser.add_argument(
+        "--lessons", help="comma-separated lesson numbers to build, e.g. 00,04 (a quick partial site; default all)"
+    )
     args = parser.parse_args(argv)
-    summary = build(args.out.resolve(), jobs=args.jobs, execute=not args.no_execute)
+    only = [n.strip().zfill(2) for n in args.lessons.split(",")] if args.lessons else None
+    summary = build(args.out.resolve(), jobs=args.jobs, execute=not args.no_execute, only=only)
     print(f"site built in {summary['seconds']} s: {args.out / 'index.html'}")
     return 0
 

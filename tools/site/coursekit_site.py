@@ -14,8 +14,12 @@ Previous/next links never cross from one language's course into the other's.
 from __future__ import annotations
 
 import html
+import json
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
+
+from sphinx.search.zh import SearchChinese
 
 LANGS = ("zh", "en")
 
@@ -28,6 +32,8 @@ LABELS: dict[str, dict[str, str]] = {
         "glossary": "术语表",
         "home": "课程首页",
         "launch": "运行本课：",
+        "bar": "课程",
+        "binder_ui": "",
     },
     "en": {
         "switch": "中文",
@@ -37,6 +43,12 @@ LABELS: dict[str, dict[str, str]] = {
         "glossary": "Glossary",
         "home": "Course home",
         "launch": "Run this lesson:",
+        "bar": "Course",
+        # Binder's image opens JupyterLab in Chinese (binder/postBuild); a Binder link can choose the path only.
+        "binder_ui": (
+            'Binder opens JupyterLab in Chinese: switch with <span lang="zh-CN">设置</span> (Settings) → '
+            '<span lang="zh-CN">语言</span> (Language) → English.'
+        ),
     },
 }
 INDEX_DOC = "notebooks/{lang}/00_index"
@@ -45,18 +57,26 @@ LAUNCH_DOC = "launch/{lang}"
 
 
 def page_language(docname: str) -> str | None:
-    """``zh``/``en`` when one path segment names the language, else None (a bilingual page)."""
-    found = [part for part in docname.split("/") if part in LANGS]
-    return found[-1] if found else None
+    """``zh``/``en`` when a path segment or a ``_zh``/``_en`` name suffix names it, else None (a bilingual page)."""
+    parts = docname.split("/")
+    found = [part for part in parts if part in LANGS]
+    if found:
+        return found[-1]
+    suffix = parts[-1].rsplit("_", 1)[-1]
+    return suffix if suffix in LANGS else None
 
 
 def counterpart(docname: str) -> str | None:
-    """The same page in the other language (last language segment swapped), or None for a bilingual page."""
+    """The same page in the other language (language segment or suffix swapped), or None for a bilingual page."""
     parts = docname.split("/")
     for index in range(len(parts) - 1, -1, -1):
         if parts[index] in LANGS:
             parts[index] = "en" if parts[index] == "zh" else "zh"
             return "/".join(parts)
+    stem, _, suffix = parts[-1].rpartition("_")
+    if stem and suffix in LANGS:
+        parts[-1] = f"{stem}_{'en' if suffix == 'zh' else 'zh'}"
+        return "/".join(parts)
     return None
 
 
@@ -107,7 +127,9 @@ def _bar(app: Any, pagename: str) -> str:
         if how_to in found:
             launch.append(_link(uri(pagename, how_to) + "#modelscope", labels["modelscope"], "ck-launch ck-modelscope"))
         items.append(f'<span class="ck-launch-label">{html.escape(labels["launch"])}</span> ' + " ".join(launch))
-    return '<nav class="ck-bar" aria-label="course">' + " ".join(items) + "</nav>"
+        if labels["binder_ui"]:
+            items.append(f'<span class="ck-binder-ui">{labels["binder_ui"]}</span>')  # markup of our own
+    return f'<nav class="ck-bar" aria-label="{labels["bar"]}">' + " ".join(items) + "</nav>"
 
 
 def _same_language(app: Any, pagename: str, docname: str | None) -> bool:
@@ -130,10 +152,103 @@ def on_page_context(app: Any, pagename: str, templatename: str, context: dict[st
             context["next"] = None
 
 
+#: Splits a query the way the index was split: Latin words as Sphinx does, and each run of Chinese characters
+#: into the longest words the index holds (the index's words are jieba's, so the query gets jieba's words).
+#: Characters that start no indexed word are dropped: they could match nothing, and keeping them would make
+#: every query containing them return nothing.
+CHINESE_QUERY_SPLITTER = r"""
+var splitQuery = (query) => {
+  const index = (typeof Search !== "undefined" && Search._index) || {};
+  const known = (word) =>
+    (index.terms && Object.hasOwn(index.terms, word)) || (index.titleterms && Object.hasOwn(index.titleterms, word));
+  const words = [];
+  for (const token of query.split(/[^\p{Letter}\p{Number}_]+/u)) {
+    for (const run of token.split(/(\p{Script=Han}+)/u)) {
+      if (!run) continue;
+      if (!/\p{Script=Han}/u.test(run) || known(run)) { words.push(run); continue; }
+      let start = 0;
+      while (start < run.length) {
+        let end = Math.min(run.length, start + 8);
+        while (end > start + 1 && !known(run.slice(start, end))) end -= 1;
+        if (end > start + 1) words.push(run.slice(start, end));
+        start = end > start + 1 ? end : start + 1;
+      }
+    }
+  }
+  return words;
+};
+"""
+
+
+def _minified_stemmer(name: str) -> str:
+    import sphinx.search
+
+    folder = Path(sphinx.search.__file__).parent / "minified-js"
+    return (folder / name).read_text(encoding="utf-8")
+
+
+class CourseChineseSearch(SearchChinese):
+    """Sphinx's Chinese search with a working stemmer line and a query splitter that segments Chinese.
+
+    Sphinx 9.0.4 ends ``language_data.js`` with ``window.Stemmer = ChineseStemmer``, a name nothing defines
+    (sphinx-doc/sphinx#14229): the script stops there and every search fails. The Chinese index stems Latin
+    words with the English stemmer, so the page gets that stemmer under its own name.
+    """
+
+    js_stemmer_rawcode = ""
+    js_splitter_code = CHINESE_QUERY_SPLITTER
+
+    @property
+    def js_stemmer_code(self) -> str:  # type: ignore[override]
+        stemmers = (_minified_stemmer("base-stemmer.js"), _minified_stemmer("english-stemmer.js"))
+        return "\n".join((*stemmers, "window.Stemmer = EnglishStemmer;"))
+
+
+def on_doctree_read(app: Any, doctree: Any) -> None:
+    """Give a Chinese page's sections their English twin's anchors (listed by the site builder)."""
+    from docutils import nodes
+
+    name = app.config.coursekit_section_ids
+    if not name:
+        return
+    path = Path(app.srcdir) / name
+    table = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    ids = table.get(app.env.docname)
+    sections = list(doctree.findall(nodes.section))
+    if not ids or len(ids) != len(sections):
+        return
+    taken: set[str] = set()
+    for section, wanted in zip(sections, ids, strict=True):
+        anchor, n = wanted, 1
+        while anchor in taken or (anchor in doctree.ids and doctree.ids[anchor] is not section):
+            n += 1
+            anchor = f"{wanted}-{n}"
+        taken.add(anchor)
+        if anchor not in section["ids"]:
+            section["ids"].insert(0, anchor)
+            doctree.ids[anchor] = section
+        else:
+            section["ids"].remove(anchor)
+            section["ids"].insert(0, anchor)
+
+
+def on_env_updated(app: Any, env: Any) -> None:
+    """Drop the executed widgets' saved state: pages show build-time views and load no widget manager."""
+    for data in getattr(env, "nb_metadata", {}).values():
+        data.get("js_files", {}).pop("ipywidgets_state", None)
+
+
 def setup(app: Any) -> dict[str, Any]:
+    import sphinx.search
+
+    sphinx.search.languages["zh"] = CourseChineseSearch
+    app.add_config_value("coursekit_section_ids", "", "env")
+    app.connect("doctree-read", on_doctree_read)
+    app.connect("env-updated", on_env_updated)
     app.add_config_value("coursekit_repository", "", "html")
     app.add_config_value("coursekit_branch", "main", "html")
     app.connect("html-page-context", on_page_context)
     app.add_css_file("coursekit.css")
+    app.add_js_file("coursekit-live.js", loading_method="defer")  # lesson widgets' precomputed states
     app.add_css_file("coursekit-print.css", media="print")
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,24 +1,4 @@
-"""Q2 communication: what each parallel strategy sends per training step, and how long it takes.
-
-Three layers, from lesson 2's one-line ledger to per-strategy traffic:
-
-* :func:`communication_ledger` — the Q2 ledger of lesson 2: calls x (latency +
-  payload / bandwidth), in MiB, GiB/s and microseconds.
-* :func:`collective_time_s` / :func:`collective_cost` — the ring alpha-beta
-  model of one collective over ``ranks`` ranks, with nccl-tests' bus-bandwidth
-  factors (:func:`bus_bandwidth_factor`).
-* ``*_traffic`` functions — the collectives one rank issues per training step
-  under DP, ZeRO / FSDP, TP (with or without sequence parallelism), PP, CP, EP
-  and serving replicas, each entry citing its source; :func:`traffic_time`
-  turns them into seconds.
-
-Bandwidth everywhere is *per GPU, per direction* (unidirectional): the bytes
-per second one rank (GPU) can send, over all of its links together, while it
-also receives at the same rate (nccl-tests' "bus bandwidth" is measured the
-same way). A vendor's bidirectional figure is halved first.
-
->>> round(collective_time_s("all_reduce", payload_bytes=1e9, ranks=8, bandwidth_bytes_per_s=100e9, latency_s=0), 6)
-0.0175
+"""What each parallel strategy sends per training step (DP, ZeRO / FSDP, TP, PP, CP, EP, replicas), and its time.
 
 Taught in: lesson 2 (Q2 communication).
 """
@@ -30,7 +10,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ._validate import (
+from .._validate import (
     MAX_INT,
     check_bool,
     check_choice,
@@ -40,404 +20,19 @@ from ._validate import (
     check_number,
     finite_result,
 )
-from .i18n import Text, register, tr
-from .units import GIB_BYTES, MIB_BYTES, MS_PER_S, US_PER_MS, US_PER_S
-
-__all__ = [
-    "BUS_BANDWIDTH_KINDS",
-    "COLLECTIVES",
-    "STRATEGIES",
-    "TRAFFIC_GROUPS",
-    "CollectiveCost",
-    "CommunicationLedger",
-    "TrafficCost",
-    "TrafficEntry",
-    "TrafficTime",
-    "bus_bandwidth_factor",
-    "collective_cost",
-    "collective_time_s",
-    "communication_ledger",
-    "cp_traffic",
-    "crossover_payload_mib",
-    "dp_traffic",
-    "ep_traffic",
-    "pp_traffic",
-    "replica_traffic",
-    "strategy_traffic",
-    "tp_traffic",
-    "traffic_time",
-    "zero_traffic",
-]
+from ..i18n import Text, register, tr
+from .collectives import BUS_BANDWIDTH_KINDS, CollectiveCost, _collective_cost, _collective_time_s
+from .ledger import _dominant
 
 register(
     {
-        "communication.ledger_latency": {
-            "zh": "{calls_per_step} 次调用：时延 {latency_ms} ms + 传输 {transfer_ms} ms = {lower_bound_ms} ms，"
-            "时延主导 (latency-bound)：减少调用次数比加带宽更有效。",
-            "en": "{calls_per_step} calls: latency {latency_ms} ms + transfer {transfer_ms} ms = {lower_bound_ms} ms, "
-            "latency-bound: fewer calls help more than more bandwidth.",
-        },
-        "communication.ledger_bandwidth": {
-            "zh": "{calls_per_step} 次调用：时延 {latency_ms} ms + 传输 {transfer_ms} ms = {lower_bound_ms} ms，"
-            "带宽主导 (bandwidth-bound)：减少载荷或提高带宽更有效。",
-            "en": "{calls_per_step} calls: latency {latency_ms} ms + transfer {transfer_ms} ms = {lower_bound_ms} ms, "
-            "bandwidth-bound: less payload or more bandwidth helps most.",
-        },
         "communication.entry_type": {
             "zh": "{name} = {value!r}：必须是 TrafficEntry，而不是 {type}。",
             "en": "{name} = {value!r}: must be a TrafficEntry, not {type}.",
         },
-        "communication.ledger_none": {
-            "zh": "{calls_per_step} 次调用：本训练步没有通信，下界为 {lower_bound_ms} ms。",
-            "en": "{calls_per_step} calls: no communication in this step, lower bound {lower_bound_ms} ms.",
-        },
     }
 )
 
-# ---------------------------------------------------------------------------
-# The Q2 ledger of lesson 2 (validated)
-# ---------------------------------------------------------------------------
-
-#: Decimal places the ledger rounds milliseconds to.
-LEDGER_DECIMALS: int = 3
-
-#: Values of ``dominant_term``.
-DOMINANT_TERMS: tuple[str, ...] = ("latency", "bandwidth", "none")
-
-
-def _dominant(latency: float, transfer: float) -> str:
-    if latency == 0 and transfer == 0:
-        return "none"
-    return "latency" if latency > transfer else "bandwidth"
-
-
-@dataclass(frozen=True)
-class CommunicationLedger:
-    """One training step's communication lower bound, no congestion and no overlap.
-
-    ``transfer_ms``, ``latency_ms`` and ``lower_bound_ms`` are rounded to 3
-    decimals for display; ``dominant_term`` (``"latency"``, ``"bandwidth"``,
-    or ``"none"`` when nothing is sent) is decided on the unrounded terms, a tie
-    counting as bandwidth. ``bandwidth_gib_s`` is per GPU and direction.
-
-    >>> communication_ledger(1 / 1024, 10, 100, 5).dominant_term
-    'latency'
-
-    Taught in: lesson 2 (Q2 communication).
-    """
-
-    payload_per_call_mib: float
-    calls_per_step: int
-    total_payload_mib: float
-    bandwidth_gib_s: float
-    latency_us: float
-    transfer_ms: float
-    latency_ms: float
-    lower_bound_ms: float
-    dominant_term: str
-
-    def explain(self) -> str:
-        """One sentence in the current language: the two terms, the total and which one dominates.
-
-        >>> communication_ledger(32, 24, 100, 5).explain()  # doctest: +NORMALIZE_WHITESPACE
-        '24 calls: latency 0.12 ms + transfer 7.5 ms = 7.62 ms, bandwidth-bound: less payload or more bandwidth
-        helps most.'
-        """
-        return tr(
-            f"communication.ledger_{self.dominant_term}",
-            calls_per_step=self.calls_per_step,
-            latency_ms=self.latency_ms,
-            transfer_ms=self.transfer_ms,
-            lower_bound_ms=self.lower_bound_ms,
-        )
-
-
-@finite_result
-def communication_ledger(
-    payload_mib: float,
-    calls_per_step: int,
-    bandwidth_gib_s: float,
-    latency_us: float,
-) -> CommunicationLedger:
-    """Lower bound of one step's communication: ``calls x (latency + payload / bandwidth)``.
-
-    Parameters:
-        payload_mib: bytes moved per call, in MiB (2**20 bytes), >= 0.
-        calls_per_step: calls per training step, an int >= 0.
-        bandwidth_gib_s: link bandwidth in GiB/s (2**30 bytes per second),
-            per GPU and direction, > 0.
-        latency_us: fixed cost per call in microseconds, >= 0.
-
-    No collective algorithm is modelled here (see :func:`collective_cost`):
-    the payload crosses the link once per call.
-
-    >>> low = communication_ledger(256, 1, 100, 5)
-    >>> low.transfer_ms, low.latency_ms, low.lower_bound_ms, low.dominant_term
-    (2.5, 0.005, 2.505, 'bandwidth')
-    >>> communication_ledger(32, 24, 0, 5)
-    Traceback (most recent call last):
-    ...
-    ValueError: bandwidth_gib_s = 0: must be > 0.
-
-    Taught in: lesson 2 (Q2 communication).
-    """
-    payload = check_number("payload_mib", payload_mib, ge=0)
-    calls = check_int("calls_per_step", calls_per_step, ge=0)
-    bandwidth = check_number("bandwidth_gib_s", bandwidth_gib_s, gt=0)
-    latency = check_number("latency_us", latency_us, ge=0)
-    transfer_ms_per_call = payload * MIB_BYTES / (bandwidth * GIB_BYTES) * MS_PER_S
-    latency_ms_per_call = latency / US_PER_MS
-    transfer_ms = calls * transfer_ms_per_call
-    latency_ms = calls * latency_ms_per_call
-    return CommunicationLedger(
-        payload_per_call_mib=payload,
-        calls_per_step=calls,
-        total_payload_mib=payload * calls,
-        bandwidth_gib_s=bandwidth,
-        latency_us=latency,
-        transfer_ms=round(transfer_ms, LEDGER_DECIMALS),
-        latency_ms=round(latency_ms, LEDGER_DECIMALS),
-        lower_bound_ms=round(transfer_ms + latency_ms, LEDGER_DECIMALS),
-        dominant_term=_dominant(latency_ms, transfer_ms),
-    )
-
-
-@finite_result
-def crossover_payload_mib(bandwidth_gib_s: float, latency_us: float) -> float:
-    """Payload per call at which the latency term equals the transfer term: ``payload* = latency x bandwidth``.
-
-    Parameters:
-        bandwidth_gib_s: link bandwidth in GiB/s, per GPU and direction, > 0.
-        latency_us: fixed cost per call in microseconds, >= 0.
-
-    Returns MiB (2**20 bytes). In :func:`communication_ledger`, a call with a
-    smaller payload is latency-bound (fewer, larger calls help), a larger one
-    bandwidth-bound (less payload or more bandwidth helps); the dominant term
-    of a whole step is the same, since both terms scale with the call count.
-
-    >>> round(crossover_payload_mib(100, 5), 6)  # the course's example link: 5 us x 100 GiB/s
-    0.512
-    >>> crossover_payload_mib(100, 0)
-    0.0
-
-    Taught in: lesson 2 (Q2 communication).
-    """
-    bandwidth = check_number("bandwidth_gib_s", bandwidth_gib_s, gt=0)
-    latency = check_number("latency_us", latency_us, ge=0)
-    return latency / US_PER_S * bandwidth * GIB_BYTES / MIB_BYTES
-
-
-# ---------------------------------------------------------------------------
-# Collectives: nccl-tests bus bandwidth and the ring alpha-beta model
-# ---------------------------------------------------------------------------
-
-#: The collectives the strategies of the course issue.
-COLLECTIVES: tuple[str, ...] = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast", "send_recv")
-#: Every kind :func:`bus_bandwidth_factor` and :func:`collective_cost` accept
-#: (``reduce`` is in nccl-tests' table; no strategy here issues it).
-BUS_BANDWIDTH_KINDS: tuple[str, ...] = (*COLLECTIVES, "reduce")
-
-NCCL_TESTS_SOURCE: str = "NVIDIA/nccl-tests, doc/PERFORMANCE.md (busbw = algbw x factor) and src/*.cu GetBw functions"
-
-
-def bus_bandwidth_factor(kind: str, ranks: int) -> float:
-    """nccl-tests' correction factor: ``busbw = algbw * factor`` for a collective over ``ranks`` ranks.
-
-    Parameters:
-        kind: one of :data:`BUS_BANDWIDTH_KINDS`.
-        ranks: ranks taking part, n >= 1.
-
-    all_reduce 2(n-1)/n; all_gather, reduce_scatter and all_to_all (n-1)/n;
-    broadcast, reduce and send_recv 1 (NVIDIA/nccl-tests doc/PERFORMANCE.md;
-    ``AlltoAllGetBw`` and ``SendRecvGetBw`` in src/). It is also the fraction
-    of the full buffer S each rank must push through its link, so transfer time
-    is ``S * factor / B`` with B the unidirectional per-link bandwidth.
-
-    >>> bus_bandwidth_factor("all_reduce", 8)
-    1.75
-    >>> bus_bandwidth_factor("all_gather", 4)
-    0.75
-
-    Taught in: lesson 2 (Q2 communication).
-    """
-    kind = check_choice("kind", kind, BUS_BANDWIDTH_KINDS)
-    n = check_int("ranks", ranks, ge=1)
-    if kind == "all_reduce":
-        return 2 * (n - 1) / n
-    if kind in ("all_gather", "reduce_scatter", "all_to_all"):
-        return (n - 1) / n
-    return 1.0
-
-
-def _bus_factor(kind: str, n: Any) -> Any:
-    """Array-generic :func:`bus_bandwidth_factor` (``n`` may be a numpy array)."""
-    if kind == "all_reduce":
-        return 2 * (n - 1) / n
-    if kind in ("all_gather", "reduce_scatter", "all_to_all"):
-        return (n - 1) / n
-    return 1.0 + 0 * n
-
-
-def _steps(kind: str, n: Any) -> Any:
-    """Array-generic ring latency steps: 0 when ``n == 1``."""
-    if kind == "all_reduce":
-        return 2 * (n - 1)
-    if kind == "send_recv":
-        return 1 * (n > 1)
-    return n - 1
-
-
-def _collective_transfer_s(kind: str, n: Any, payload_bytes: Any, bandwidth_bytes_per_s: Any) -> Any:
-    """Transfer term factor·S/B, 0 when ``n == 1``; array-generic."""
-    return (n > 1) * _bus_factor(kind, n) * payload_bytes / bandwidth_bytes_per_s
-
-
-def _collective_time_s(kind: str, n: Any, payload_bytes: Any, bandwidth_bytes_per_s: Any, latency_s: Any) -> Any:
-    """Ring alpha-beta time of one collective (see :func:`collective_cost`); array-generic, no validation."""
-    return _steps(kind, n) * latency_s + _collective_transfer_s(kind, n, payload_bytes, bandwidth_bytes_per_s)
-
-
-def _latency_steps(kind: str, n: int) -> int:
-    if n == 1:
-        return 0
-    if kind == "all_reduce":
-        return 2 * (n - 1)
-    if kind == "send_recv":
-        return 1
-    return n - 1
-
-
-@dataclass(frozen=True)
-class CollectiveCost:
-    """Time of one collective under the ring alpha-beta model.
-
-    ``latency_s = steps * step_latency_s``, ``transfer_s = bus_factor *
-    payload_bytes / bandwidth_bytes_per_s`` (0 when ``ranks == 1``) and
-    ``total_s`` is their sum. ``bandwidth_bytes_per_s`` is per GPU and direction.
-
-    >>> collective_cost("all_gather", payload_bytes=8e6, ranks=4, bandwidth_bytes_per_s=1e9, latency_s=1e-5).steps
-    3
-
-    Taught in: lesson 2 (Q2 communication).
-    """
-
-    kind: str
-    ranks: int
-    payload_bytes: float
-    bandwidth_bytes_per_s: float
-    step_latency_s: float
-    steps: int
-    bus_factor: float
-    latency_s: float
-    transfer_s: float
-    total_s: float
-
-    @property
-    def dominant_term(self) -> str:
-        """``"latency"``, ``"bandwidth"`` or ``"none"`` (nothing to send)."""
-        return _dominant(self.latency_s, self.transfer_s)
-
-
-@finite_result
-def collective_cost(
-    kind: str,
-    *,
-    payload_bytes: float,
-    ranks: int,
-    bandwidth_bytes_per_s: float,
-    latency_s: float,
-) -> CollectiveCost:
-    """One collective's latency term, transfer term and total under the ring alpha-beta model.
-
-    Parameters:
-        kind: one of :data:`BUS_BANDWIDTH_KINDS`.
-        payload_bytes: nccl-tests' S, the full buffer in bytes: the all-reduced
-            tensor, the gathered output of all_gather, the input of
-            reduce_scatter, everything one rank sends in all_to_all, the
-            broadcast tensor, the message of send_recv. >= 0.
-        ranks: ranks n taking part, >= 1.
-        bandwidth_bytes_per_s: B, unidirectional per-link bandwidth in bytes/s, > 0.
-        latency_s: alpha, fixed cost of one ring step in seconds, >= 0.
-
-    ==============  ==========  =====================
-    kind            steps       transfer
-    ==============  ==========  =====================
-    all_reduce      2(n-1)      2(n-1)/n · S/B
-    all_gather      n-1         (n-1)/n · S/B
-    reduce_scatter  n-1         (n-1)/n · S/B
-    all_to_all      n-1         (n-1)/n · S/B
-    broadcast       n-1         S/B (pipelined ring)
-    reduce          n-1         S/B (pipelined ring)
-    send_recv       1           S/B
-    ==============  ==========  =====================
-
-    The transfer column is S·factor/B with nccl-tests' bus-bandwidth factor;
-    for broadcast the whole buffer leaves the root once, chunked along the ring
-    so the (n-1) hops overlap. With ``ranks == 1`` nothing leaves the device:
-    0 steps and 0 seconds for every kind.
-
-    >>> c = collective_cost("all_reduce", payload_bytes=1e9, ranks=8, bandwidth_bytes_per_s=100e9, latency_s=5e-6)
-    >>> c.steps, round(c.latency_s, 9), round(c.transfer_s, 9)
-    (14, 7e-05, 0.0175)
-
-    Taught in: lesson 2 (Q2 communication).
-    """
-    kind = check_choice("kind", kind, BUS_BANDWIDTH_KINDS)
-    payload = check_number("payload_bytes", payload_bytes, ge=0)
-    n = check_int("ranks", ranks, ge=1)
-    bandwidth = check_number("bandwidth_bytes_per_s", bandwidth_bytes_per_s, gt=0)
-    alpha = check_number("latency_s", latency_s, ge=0)
-    factor = bus_bandwidth_factor(kind, n)
-    steps = _latency_steps(kind, n)
-    latency = steps * alpha
-    transfer = float(_collective_transfer_s(kind, n, payload, bandwidth))
-    return CollectiveCost(
-        kind=kind,
-        ranks=n,
-        payload_bytes=payload,
-        bandwidth_bytes_per_s=bandwidth,
-        step_latency_s=alpha,
-        steps=steps,
-        bus_factor=factor,
-        latency_s=latency,
-        transfer_s=transfer,
-        total_s=latency + transfer,
-    )
-
-
-@finite_result
-def collective_time_s(
-    kind: str,
-    *,
-    payload_bytes: float,
-    ranks: int,
-    bandwidth_bytes_per_s: float,
-    latency_s: float,
-) -> float:
-    """Seconds one collective takes under the ring alpha-beta model (see :func:`collective_cost`).
-
-    Parameters are those of :func:`collective_cost`; ``bandwidth_bytes_per_s``
-    is per GPU and direction.
-
-    >>> collective_time_s("send_recv", payload_bytes=2e9, ranks=2, bandwidth_bytes_per_s=100e9, latency_s=1e-5)
-    0.02001
-    >>> collective_time_s("all_reduce", payload_bytes=2e9, ranks=1, bandwidth_bytes_per_s=100e9, latency_s=1e-5)
-    0.0
-
-    Taught in: lesson 2 (Q2 communication).
-    """
-    return collective_cost(
-        kind,
-        payload_bytes=payload_bytes,
-        ranks=ranks,
-        bandwidth_bytes_per_s=bandwidth_bytes_per_s,
-        latency_s=latency_s,
-    ).total_s
-
-
-# ---------------------------------------------------------------------------
-# Traffic per strategy per training step
-# ---------------------------------------------------------------------------
 
 #: Process groups a traffic entry can run over.
 TRAFFIC_GROUPS: tuple[str, ...] = ("dp", "tp", "pp", "cp", "ep")
@@ -504,12 +99,28 @@ class TrafficEntry:
         return self.payload_bytes * self.calls_per_step
 
 
+_ENTRY_FIELDS: tuple[str, ...] = (
+    "collective",
+    "payload_bytes",
+    "calls_per_step",
+    "group",
+    "ranks",
+    "description",
+    "source",
+)
+
+
 def _entry(
     collective: str, payload: float, calls: int, group: str, ranks: int, zh: str, en: str, source: str
 ) -> TrafficEntry:
+    """A :class:`TrafficEntry` from a traffic kernel, whose inputs the public function already checked."""
     if not math.isfinite(payload) or calls > MAX_INT:  # inputs in range, result overflowed: @finite_result names them
         raise OverflowError(collective)
-    return TrafficEntry(collective, payload, calls, group, ranks, Text(zh=zh, en=en), source)
+    entry = object.__new__(TrafficEntry)  # the fields hold by construction: no second validation
+    values = (collective, float(payload), int(calls), group, int(ranks), Text(zh=zh, en=en), source)
+    for name, value in zip(_ENTRY_FIELDS, values, strict=True):
+        object.__setattr__(entry, name, value)
+    return entry
 
 
 @finite_result
@@ -634,6 +245,13 @@ def zero_traffic(
     grad = check_number("grad_bytes", grad_bytes, gt=0)
     k = check_int("units", units, ge=1)
     m = check_int("micro_batches", micro_batches, ge=1)
+    return _zero_entries(params, n, zero_stage, weight, grad, k, m)
+
+
+def _zero_entries(
+    params: Any, n: Any, zero_stage: Any, weight: Any, grad: Any, k: Any, m: Any
+) -> tuple[TrafficEntry, ...]:
+    """:func:`zero_traffic` on checked arguments (the planner calls it)."""
     if n == 1:
         return ()
     grads_payload, params_payload = _zero_payloads(params, grad, weight, k)
@@ -754,23 +372,43 @@ def _cp_kv_block_bytes(seq_len: Any, cp: Any, micro_batch: Any, kv_hidden: Any, 
     return 2 * _activation_bytes(seq_len / cp, micro_batch, kv_hidden, element_bytes)
 
 
-def _cp_time_s(
-    seq_len: Any,
-    cp: Any,
-    micro_batch: Any,
-    kv_hidden: Any,
-    layers: Any,
-    micro_batches: Any,
-    element_bytes: Any,
-    bandwidth: Any,
-    latency: Any,
-) -> Any:
-    """Seconds per step of :func:`cp_traffic`: (cp-1)·L·m ring steps forward (K, V) and backward (K, V, dK, dV)."""
+def _cp_step_times_s(
+    seq_len: Any, cp: Any, micro_batch: Any, kv_hidden: Any, element_bytes: Any, bandwidth: Any, latency: Any
+) -> tuple[Any, Any]:
+    """(forward, backward) seconds of one ring step of :func:`cp_traffic`: a K, V block forward; K, V and
+    dK, dV (twice the block) backward. A layer runs cp-1 steps of each per micro-batch."""
     block = _cp_kv_block_bytes(seq_len, cp, micro_batch, kv_hidden, element_bytes)
-    calls = (cp - 1) * layers * micro_batches
-    send = _collective_time_s("send_recv", 2, block, bandwidth, latency)
-    send_twice = _collective_time_s("send_recv", 2, 2 * block, bandwidth, latency)
-    return calls * (send + send_twice)
+    forward = _collective_time_s("send_recv", 2, block, bandwidth, latency)
+    return forward, _collective_time_s("send_recv", 2, 2 * block, bandwidth, latency)
+
+
+def _ep_payload_bytes(tokens: Any, micro_batch: Any, hidden: Any, element_bytes: Any, top_k: Any) -> Any:
+    """One dispatch (or combine) all-to-all's buffer S = b·s·h·top_k·bytes: uniform routing, no capacity padding."""
+    return _activation_bytes(tokens, micro_batch, hidden, element_bytes) * top_k
+
+
+def _ep_calls(moe_layers: Any, micro_batches: Any) -> Any:
+    """All-to-alls per step: dispatch and combine forward, their gradients backward: 4·L·m (GShard §2-3)."""
+    return 2 * _layer_collective_calls(moe_layers, micro_batches)
+
+
+def _ep_remote_share(ep: Any, members_per_node: Any, top_k: int, dedup_per_node: bool, node_limit: float | None) -> Any:
+    """Share of a token's off-node copies that are actually sent; array-generic.
+
+    Without de-duplication a token's top_k copies land on uniformly random EP ranks, k·(ep - r)/ep of them
+    off its node (r EP ranks share a node). With per-node de-duplication (DeepSeek-V3 §3.2.1) it is sent once
+    per distinct other node it reaches, (G - 1)·(1 - (1 - 1/G)^k) for G = ep/r nodes; node-limited routing
+    caps that at ``node_limit`` nodes (DeepSeek-V3 §2.1.2).
+    """
+    import numpy as np
+
+    group_nodes = np.maximum(ep / members_per_node, 1.0)
+    copies_remote = top_k * (ep - members_per_node) / ep
+    distinct = (group_nodes - 1) * (1 - (1 - 1 / group_nodes) ** top_k)
+    remote = distinct if dedup_per_node else copies_remote
+    if node_limit is not None:
+        remote = np.minimum(remote, float(node_limit))
+    return np.where(copies_remote > 0, remote / np.maximum(copies_remote, 1e-300), 1.0)
 
 
 def _all_to_all_two_tier_s(
@@ -842,6 +480,13 @@ def tp_traffic(
     sp = check_bool("sequence_parallel", sequence_parallel)
     mode = check_choice("recompute", recompute, ("none", "selective", "full"))
     m = check_int("micro_batches", micro_batches, ge=1)
+    return _tp_entries(s, b, h, n_layers, t, element, sp, mode, m)
+
+
+def _tp_entries(
+    s: Any, b: Any, h: Any, n_layers: Any, t: Any, element: Any, sp: Any, mode: Any, m: Any
+) -> tuple[TrafficEntry, ...]:
+    """:func:`tp_traffic` on checked arguments (the planner calls it)."""
     if t == 1:
         return ()
     payload = _activation_bytes(s, b, h, element)
@@ -927,6 +572,11 @@ def pp_traffic(
     p = check_int("pp", pp, ge=1)
     m = check_int("micro_batches", micro_batches, ge=1)
     element = check_number("activation_bytes", activation_bytes, gt=0)
+    return _pp_entries(s, b, h, p, m, element)
+
+
+def _pp_entries(s: Any, b: Any, h: Any, p: Any, m: Any, element: Any) -> tuple[TrafficEntry, ...]:
+    """:func:`pp_traffic` on checked arguments (the planner calls it)."""
     if p == 1:
         return ()
     payload = _activation_bytes(s, b, h, element)
@@ -937,7 +587,7 @@ def pp_traffic(
             m,
             "pp",
             2,
-            "前向：每个 micro-batch 把激活发给下一个 stage（每个 stage 边界）",
+            "前向：每个微批次把激活发给下一个 stage（每个 stage 边界）",
             "Forward: each micro-batch's activation to the next stage (per stage boundary)",
             PIPELINE_SOURCE,
         ),
@@ -947,7 +597,7 @@ def pp_traffic(
             m,
             "pp",
             2,
-            "反向：每个 micro-batch 把激活梯度发回上一个 stage（每个 stage 边界）",
+            "反向：每个微批次把激活梯度发回上一个 stage（每个 stage 边界）",
             "Backward: each micro-batch's activation gradient to the previous stage (per stage boundary)",
             PIPELINE_SOURCE,
         ),
@@ -995,6 +645,11 @@ def cp_traffic(
     element = check_number("activation_bytes", activation_bytes, gt=0)
     m = check_int("micro_batches", micro_batches, ge=1)
     check_divides("cp", c, "seq_len", s)
+    return _cp_entries(s, b, kv, n_layers, c, element, m)
+
+
+def _cp_entries(s: Any, b: Any, kv: Any, n_layers: Any, c: Any, element: Any, m: Any) -> tuple[TrafficEntry, ...]:
+    """:func:`cp_traffic` on checked arguments (the planner calls it)."""
     if c == 1:
         return ()
     kv_block = _cp_kv_block_bytes(s, c, b, kv, element)
@@ -1063,9 +718,16 @@ def ep_traffic(
     k = check_int("top_k", top_k, ge=1)
     element = check_number("activation_bytes", activation_bytes, gt=0)
     m = check_int("micro_batches", micro_batches, ge=1)
+    return _ep_entries(s, b, h, n_layers, e, k, element, m)
+
+
+def _ep_entries(
+    s: Any, b: Any, h: Any, n_layers: Any, e: Any, k: Any, element: Any, m: Any
+) -> tuple[TrafficEntry, ...]:
+    """:func:`ep_traffic` on checked arguments (the planner calls it)."""
     if e == 1:
         return ()
-    payload = _activation_bytes(s, b, h, element) * k
+    payload = _ep_payload_bytes(s, b, h, element, k)
     calls = _layer_collective_calls(n_layers, m)
     return (
         _entry(
@@ -1219,19 +881,20 @@ def traffic_time(
     """
     bandwidth = check_number("bandwidth_bytes_per_s", bandwidth_bytes_per_s, gt=0)
     alpha = check_number("latency_s", latency_s, ge=0)
-    rows: list[TrafficCost] = []
-    for index, entry in enumerate(check_items("entries", entries)):
+    checked = check_items("entries", entries)
+    for index, entry in enumerate(checked):
         if not isinstance(entry, TrafficEntry):
             raise TypeError(
                 tr("communication.entry_type", name=f"entries[{index}]", value=entry, type=type(entry).__name__)
             )
-        cost = collective_cost(
-            entry.collective,
-            payload_bytes=entry.payload_bytes,
-            ranks=entry.ranks,
-            bandwidth_bytes_per_s=bandwidth,
-            latency_s=alpha,
-        )
+    return _traffic_time(checked, bandwidth, alpha)
+
+
+def _traffic_time(entries: Iterable[TrafficEntry], bandwidth: float, alpha: float) -> TrafficTime:
+    """:func:`traffic_time` on checked arguments (the planner's ledger rows call it)."""
+    rows: list[TrafficCost] = []
+    for entry in entries:
+        cost = _collective_cost(entry.collective, entry.payload_bytes, entry.ranks, bandwidth, alpha)
         calls = entry.calls_per_step
         bus = 0.0 if entry.ranks == 1 else calls * cost.bus_factor * entry.payload_bytes
         rows.append(

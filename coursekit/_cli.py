@@ -1,0 +1,325 @@
+"""What every coursekit command line does at its boundary.
+
+``python -m coursekit plan`` (training and serving), ``python -m coursekit lessons`` and
+``python -m coursekit.lab`` share these rules:
+
+* every numeric option is bounded on both sides (:func:`number_arg` has no default ceiling),
+  and NaN / infinity are refused, with a message naming the option, the value and the rule;
+* a path the user gives is checked before any work starts (:func:`check_output_file`,
+  :func:`check_output_folder`): not empty, not a folder where a file is wanted, no part of it
+  a file, each name short enough, and the nearest existing folder writable;
+* an operating-system error on such a path still ends as one line in the current language
+  and exit status :data:`EXIT_USAGE` (2), never a traceback (:func:`guard`);
+* when the reader of stdout goes away (``... --json | head``) the command stops quietly with
+  :data:`EXIT_BROKEN_PIPE` (141 = 128 + SIGPIPE, what a shell reports for a command that
+  SIGPIPE ended, as ``yes | head`` does under ``set -o pipefail``).
+
+>>> check_output_file("--json", "")
+Traceback (most recent call last):
+...
+ValueError: --json '': the path is empty; name a file.
+
+Taught in: lesson 8 (formula vs measurement), lesson 9 (decision workbench), lesson 10 (serving).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import errno
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from . import i18n
+from ._validate import check_int, check_number
+from .i18n import register, tr
+
+#: Exit status for bad arguments and refused paths (argparse's convention).
+EXIT_USAGE: int = 2
+#: Exit status when stdout's reader went away: 128 + SIGPIPE (13).
+EXIT_BROKEN_PIPE: int = 141
+#: Longest file or folder name (bytes) on Linux and macOS file systems (NAME_MAX).
+NAME_MAX_BYTES: int = 255
+#: Largest runtime reserve an option may state, GiB per GPU (far above any device's memory).
+MAX_RESERVE_GIB: float = 1e6
+#: Most results a ``--top`` may ask to show.
+MAX_TOP: int = 10_000
+#: Characters of a refused value shown back in a message.
+SHOWN_CHARS: int = 200
+
+register(
+    {
+        "cli.not_integer": {"zh": "{value!r} 不是整数", "en": "{value!r} is not an integer"},
+        "cli.not_number": {"zh": "{value!r} 不是数", "en": "{value!r} is not a number"},
+        "cli.not_choice": {"zh": "{value!r} 不是 {choices} 之一", "en": "{value!r} is not one of {choices}"},
+        "cli.error": {"zh": "{prog}：错误：{message}", "en": "{prog}: error: {message}"},
+        "cli.path_empty": {
+            "zh": "{option} {path!r}：路径为空；请给出一个{kind}。",
+            "en": "{option} {path!r}: the path is empty; name a {kind}.",
+        },
+        "cli.kind_file": {"zh": "文件", "en": "file"},
+        "cli.kind_folder": {"zh": "文件夹（当前文件夹写作 .）", "en": "folder (. for the current one)"},
+        "cli.path_is_folder": {
+            "zh": "{option} {path}：这是一个文件夹；请给出其中的一个文件名。",
+            "en": "{option} {path}: is a folder; name a file inside it.",
+        },
+        "cli.path_not_folder": {
+            "zh": "{option} {path}：已存在且不是文件夹。",
+            "en": "{option} {path}: exists and is not a folder.",
+        },
+        "cli.path_under_file": {
+            "zh": "{option} {path}：{blocker} 是文件，不是文件夹。",
+            "en": "{option} {path}: {blocker} is a file, not a folder.",
+        },
+        "cli.path_long_name": {
+            "zh": "{option} {path}：名称 {name!r} 有 {size} 字节，超过上限 {limit}。",
+            "en": "{option} {path}: the name {name!r} is {size} bytes long, above the limit of {limit}.",
+        },
+        "cli.path_unwritable": {
+            "zh": "{option} {path}：没有在 {folder} 中写入的权限。",
+            "en": "{option} {path}: no permission to write in {folder}.",
+        },
+        "cli.os_error": {"zh": "{option}{path}：{reason}", "en": "{option}{path}: {reason}"},
+        "cli.errno_access": {"zh": "没有权限", "en": "permission denied"},
+        "cli.errno_missing": {"zh": "不存在", "en": "does not exist"},
+        "cli.errno_not_folder": {"zh": "路径中有一段不是文件夹", "en": "a part of the path is not a folder"},
+        "cli.errno_is_folder": {"zh": "这是一个文件夹", "en": "is a folder"},
+        "cli.errno_long_name": {"zh": "名称太长", "en": "a name is too long"},
+        "cli.errno_no_space": {"zh": "磁盘空间不足", "en": "no space left on the device"},
+        "cli.errno_read_only": {"zh": "只读文件系统", "en": "read-only file system"},
+        "cli.errno_other": {"zh": "操作系统错误 {code}（{text}）", "en": "{text} (error {code})"},
+    }
+)
+
+#: Operating-system error numbers and the catalog key that says them in the learner's language.
+_ERRNO_KEYS: dict[int, str] = {
+    errno.EACCES: "cli.errno_access",
+    errno.EPERM: "cli.errno_access",
+    errno.ENOENT: "cli.errno_missing",
+    errno.ENOTDIR: "cli.errno_not_folder",
+    errno.EISDIR: "cli.errno_is_folder",
+    errno.ENAMETOOLONG: "cli.errno_long_name",
+    errno.ENOSPC: "cli.errno_no_space",
+    errno.EROFS: "cli.errno_read_only",
+}
+
+#: argparse's own messages (Python 3.11 msgids) in Chinese; English is argparse's text itself.
+ARGPARSE_ZH: dict[str, str] = {
+    "usage: ": "用法：",
+    "argument %(argument_name)s: %(message)s": "参数 %(argument_name)s：%(message)s",
+    "positional arguments": "位置参数",
+    "options": "选项",
+    "show this help message and exit": "显示帮助并退出",
+    "unrecognized arguments: %s": "无法识别的参数：%s",
+    "not allowed with argument %s": "不能与参数 %s 同时使用",
+    "ignored explicit argument %r": "忽略了显式给出的值 %r",
+    "the following arguments are required: %s": "缺少必需的参数：%s",
+    "one of the arguments %s is required": "参数 %s 中必须给出一个",
+    "expected one argument": "需要一个值",
+    "expected at most one argument": "最多需要一个值",
+    "expected at least one argument": "至少需要一个值",
+    "ambiguous option: %(option)s could match %(matches)s": "有歧义的选项：%(option)s 可以匹配 %(matches)s",
+    "unexpected option string: %s": "意外的选项：%s",
+    "invalid %(type)s value: %(value)r": "无效的 %(type)s 值：%(value)r",
+    "invalid choice: %(value)r (choose from %(choices)s)": "无效的选择：%(value)r（可选：%(choices)s）",
+    "%(prog)s: error: %(message)s\n": "%(prog)s：错误：%(message)s\n",
+    "unknown parser %(parser_name)r (choices: %(choices)s)": "未知的子命令 %(parser_name)r（可选：%(choices)s）",
+}
+
+
+def argparse_text(message: str) -> str:
+    return ARGPARSE_ZH.get(message, message) if i18n.get_language() == "zh" else message
+
+
+def _ntranslate(singular: str, plural: str, n: int) -> str:
+    if i18n.get_language() == "zh":
+        return {"expected %s argument": "需要 %s 个值"}.get(singular, singular if n == 1 else plural)
+    return singular if n == 1 else plural
+
+
+@contextlib.contextmanager
+def argparse_language() -> Iterator[None]:
+    """Let argparse speak the current coursekit language while parsing (restored afterwards)."""
+    saved = argparse._, argparse.ngettext  # type: ignore[attr-defined]
+    argparse._, argparse.ngettext = argparse_text, _ntranslate  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        argparse._, argparse.ngettext = saved  # type: ignore[attr-defined]
+
+
+def pre_language(argv: Sequence[str]) -> None:
+    """Apply ``--lang`` before parsing, so argument errors are reported in that language."""
+    for index, arg in enumerate(argv):
+        value = arg.split("=", 1)[1] if arg.startswith("--lang=") else None
+        if arg == "--lang" and index + 1 < len(argv):
+            value = argv[index + 1]
+        if value in i18n.LANGUAGES:
+            i18n.set_language(value)
+
+
+class NumberArg:
+    """An argparse ``type=`` for a bounded number: converts, then checks with coursekit's validators.
+
+    Both a floor and a ceiling are required, so no numeric option is left unbounded; a test walks
+    every parser and feeds each :class:`NumberArg` option 1e308, -1, nan and inf.
+    """
+
+    def __init__(self, convert: type[int] | type[float], name: str, bounds: dict[str, float]) -> None:
+        self.convert, self.name, self.bounds = convert, name, bounds
+        self.__name__ = name  # argparse names the type in "invalid <name> value" messages
+
+    def __call__(self, text: str) -> Any:
+        try:
+            value = self.convert(text)
+        except (ValueError, OverflowError):
+            key = "cli.not_integer" if self.convert is int else "cli.not_number"
+            raise argparse.ArgumentTypeError(tr(key, value=text[:SHOWN_CHARS])) from None
+        try:
+            if self.convert is int:
+                return check_int(self.name, value, **{k: int(v) for k, v in self.bounds.items()})
+            return check_number(self.name, value, **self.bounds)
+        except (TypeError, ValueError) as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def number_arg(
+    convert: type[int] | type[float],
+    name: str,
+    *,
+    ge: float | None = None,
+    gt: float | None = None,
+    le: float | None = None,
+    lt: float | None = None,
+) -> NumberArg:
+    """An argparse ``type=`` for ``name``: ``convert`` (``int`` or ``float``) within a floor and a ceiling."""
+    if (ge is None) == (gt is None) or (le is None) == (lt is None):
+        raise TypeError(f"number_arg({name!r}): give exactly one floor (ge/gt) and one ceiling (le/lt)")
+    bounds = {key: value for key, value in (("ge", ge), ("gt", gt), ("le", le), ("lt", lt)) if value is not None}
+    return NumberArg(convert, name, bounds)
+
+
+def fail_line(prog: str, message: str) -> int:
+    """Print ``prog: error: message`` (current language) as one line on stderr; returns :data:`EXIT_USAGE`."""
+    sys.stderr.write(tr("cli.error", prog=prog, message=message) + "\n")
+    return EXIT_USAGE
+
+
+def os_error_message(exc: OSError, option: str = "") -> str:
+    """One line saying which path failed and why, in the current language."""
+    key = _ERRNO_KEYS.get(exc.errno or 0)
+    text = exc.strerror or str(exc)
+    reason = tr(key) if key else tr("cli.errno_other", code=exc.errno, text=text)
+    path = "" if exc.filename is None else str(exc.filename)[:SHOWN_CHARS]
+    return tr("cli.os_error", option=f"{option} " if option and path else option, path=path, reason=reason)
+
+
+def _check_names(option: str, path: Path) -> None:
+    for part in path.parts:
+        size = len(os.fsencode(part))
+        if size > NAME_MAX_BYTES:
+            shown = part if len(part) <= 40 else part[:37] + "..."
+            raise ValueError(
+                tr("cli.path_long_name", option=option, path=_shown(path), name=shown, size=size, limit=NAME_MAX_BYTES)
+            )
+
+
+def _shown(path: Path) -> str:
+    text = str(path)
+    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 3] + "..."
+
+
+def _check_creatable(option: str, path: Path) -> None:
+    """The nearest existing ancestor of ``path`` must be a folder this process may write in."""
+    ancestor = path.absolute().parent
+    while not ancestor.exists():
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise ValueError(tr("cli.path_under_file", option=option, path=_shown(path), blocker=ancestor))
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise ValueError(tr("cli.path_unwritable", option=option, path=_shown(path), folder=ancestor))
+
+
+def _check_path(option: str, text: str | os.PathLike[str], kind: str, create: bool) -> Path:
+    if not str(text).strip():
+        raise ValueError(tr("cli.path_empty", option=option, path=str(text), kind=tr(f"cli.kind_{kind}")))
+    path = Path(text)
+    _check_names(option, path)
+    try:
+        if path.is_dir() != (kind == "folder") and path.exists():
+            key = "cli.path_is_folder" if kind == "file" else "cli.path_not_folder"
+            raise ValueError(tr(key, option=option, path=_shown(path)))
+        if path.exists():
+            if not os.access(path, os.W_OK | (os.X_OK if kind == "folder" else 0)):
+                raise ValueError(tr("cli.path_unwritable", option=option, path=_shown(path), folder=path))
+        else:
+            _check_creatable(option, path)
+        if create:
+            _probe(path, kind)
+    except OSError as exc:  # the operating system refused (a name too long here, a read-only place, no space)
+        raise ValueError(os_error_message(exc, option)) from None
+    return path
+
+
+def _probe(path: Path, kind: str) -> None:
+    """Create the folders ``path`` needs and write there once, so a refusal comes now, not after the work."""
+    folder = path if kind == "folder" else path.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    if kind == "folder":
+        with tempfile.TemporaryFile(dir=folder):
+            return
+    existed = path.exists()
+    with open(path, "ab"):
+        pass
+    if not existed:
+        path.unlink()
+
+
+def check_output_file(option: str, text: str | os.PathLike[str], *, create: bool = False) -> Path:
+    """``text`` as a path a file can be written to, else ``ValueError`` naming ``option``, the path and the rule.
+
+    With ``create``, its folders are made and the file is opened once (and removed again if it was new),
+    so even a refusal only the operating system knows of (a read-only place, a full disk) comes at once.
+
+    >>> check_output_file("--json", "/")
+    Traceback (most recent call last):
+    ...
+    ValueError: --json /: is a folder; name a file inside it.
+    """
+    return _check_path(option, text, "file", create)
+
+
+def check_output_folder(option: str, text: str | os.PathLike[str], *, create: bool = False) -> Path:
+    """``text`` as a folder files can be written into, else ``ValueError``; with ``create`` it is made and tried."""
+    return _check_path(option, text, "folder", create)
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's final flush does not fail again (Python docs' recipe)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    finally:
+        os.close(devnull)
+
+
+def guard(prog: str, run: Callable[[], int]) -> int:
+    """Run a command's body: a broken stdout pipe ends quietly, an OS error on a path ends as one line.
+
+    Returns ``run()``'s status, :data:`EXIT_BROKEN_PIPE` or :data:`EXIT_USAGE`.
+    """
+    try:
+        code = run()
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
+    except OSError as exc:
+        if exc.filename is None:  # not a path: a fault of the program, not of the arguments
+            raise
+        return fail_line(prog, os_error_message(exc))

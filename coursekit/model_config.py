@@ -1,0 +1,264 @@
+"""Read a Hugging Face ``config.json`` (as a dict) into the fields of a model spec.
+
+:meth:`coursekit.planner.ModelSpec.from_config` calls :func:`model_fields_from_config`; the command line's
+``plan --model-config FILE.json`` calls :func:`load_model_config`. The keys are those the ``transformers``
+configuration classes use (``LlamaConfig``, ``MixtralConfig``, ``DeepseekV3Config``, ``GPT2Config``,
+``BloomConfig`` ...): the first key of each row below that the dict holds is read.
+
+========================  ===================================================================
+field                     config.json keys
+========================  ===================================================================
+layers                    num_hidden_layers, n_layer, num_layers
+hidden                    hidden_size, n_embd, d_model
+heads                     num_attention_heads, n_head
+kv_heads                  num_key_value_heads (default: heads)
+head_dim                  head_dim (default: hidden / heads)
+ffn_hidden                intermediate_size, n_inner, ffn_hidden_size (default 4·hidden: GPT-2, BLOOM)
+vocab                     vocab_size
+seq_len                   max_position_embeddings, n_positions, seq_length
+experts                   n_routed_experts, num_local_experts, num_experts; num_experts_per_tok
+expert width              moe_intermediate_size (default: intermediate_size)
+shared experts            n_shared_experts; dense layers first: first_k_dense_replace
+MLA                       kv_lora_rank, q_lora_rank, qk_rope_head_dim, qk_nope_head_dim, v_head_dim
+dropout                   attention_dropout, hidden_dropout, resid_pdrop, attn_pdrop (the largest)
+========================  ===================================================================
+
+The MLP kind, the norm, the positions and the biases follow ``model_type`` (GPT-2, GPT-NeoX, BLOOM, OPT
+and Falcon use a 2-matrix GELU MLP, LayerNorm and biases; the Llama family and the MoE models a gated
+3-matrix MLP and RMSNorm without biases), and ``tie_word_embeddings`` (Hugging Face's default: True).
+
+>>> fields = model_fields_from_config({"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
+...     "num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 128256,
+...     "max_position_embeddings": 8192, "hidden_act": "silu", "tie_word_embeddings": False})
+>>> fields["kv_heads"], fields["mlp"], fields["norm"], fields["tied_embeddings"]
+(8, 'swiglu', 'rmsnorm', False)
+
+Taught in: lesson 9 (decision workbench).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from .i18n import register, tr
+
+__all__ = ["load_model_config", "model_fields_from_config"]
+
+register(
+    {
+        "config.not_mapping": {
+            "zh": "模型配置必须是 JSON 对象（键值对），而不是 {type}。",
+            "en": "The model config must be a JSON object (keys and values), not {type}.",
+        },
+        "config.missing": {
+            "zh": "模型配置缺少键 {key!r}（也接受：{alternatives}）。",
+            "en": "The model config has no key {key!r} (also accepted: {alternatives}).",
+        },
+        "config.missing_one": {
+            "zh": "模型配置缺少键 {key!r}。",
+            "en": "The model config has no key {key!r}.",
+        },
+        "config.int": {
+            "zh": "模型配置的 {key!r} = {value!r}：必须是 >= {low} 的整数。",
+            "en": "The model config's {key!r} = {value!r}: must be an integer >= {low}.",
+        },
+        "config.number": {
+            "zh": "模型配置的 {key!r} = {value!r}：必须是 0 到 1 之间的数。",
+            "en": "The model config's {key!r} = {value!r}: must be a number from 0 to 1.",
+        },
+        "config.bool": {
+            "zh": "模型配置的 {key!r} = {value!r}：必须是 true 或 false。",
+            "en": "The model config's {key!r} = {value!r}: must be true or false.",
+        },
+        "config.str": {
+            "zh": "模型配置的 {key!r} = {value!r}：必须是字符串。",
+            "en": "The model config's {key!r} = {value!r}: must be a string.",
+        },
+        "config.file_missing": {
+            "zh": "找不到模型配置文件 {path}。",
+            "en": "The model config file {path} does not exist.",
+        },
+        "config.file_unreadable": {
+            "zh": "无法读取模型配置文件 {path}：{reason}",
+            "en": "Cannot read the model config file {path}: {reason}",
+        },
+        "config.not_json": {
+            "zh": "模型配置文件 {path} 不是合法的 JSON：第 {line} 行第 {column} 列，{reason}。",
+            "en": "The model config file {path} is not valid JSON: line {line}, column {column}, {reason}.",
+        },
+    }
+)
+
+#: model_type values whose models use a 2-matrix GELU MLP, LayerNorm and biases (their transformers configs).
+GPT_STYLE_TYPES: frozenset[str] = frozenset({"gpt2", "gpt_neox", "bloom", "opt", "falcon", "gpt_bigcode", "gptj"})
+#: model_type values with learned absolute position embeddings (a seq_len × hidden table).
+LEARNED_POSITION_TYPES: frozenset[str] = frozenset({"gpt2", "opt", "gpt_bigcode"})
+
+_ALIASES: dict[str, tuple[str, ...]] = {
+    "layers": ("num_hidden_layers", "n_layer", "num_layers"),
+    "hidden": ("hidden_size", "n_embd", "d_model"),
+    "heads": ("num_attention_heads", "n_head"),
+    "vocab": ("vocab_size",),
+    "seq_len": ("max_position_embeddings", "n_positions", "seq_length"),
+    "ffn_hidden": ("intermediate_size", "n_inner", "ffn_hidden_size"),
+    "experts": ("n_routed_experts", "num_local_experts", "num_experts"),
+}
+_DROPOUT_KEYS: tuple[str, ...] = ("attention_dropout", "hidden_dropout", "resid_pdrop", "attn_pdrop")
+
+
+def _find(config: Mapping[str, Any], field: str) -> tuple[str, Any] | None:
+    for key in _ALIASES[field]:
+        if config.get(key) is not None:
+            return key, config[key]
+    return None
+
+
+def _int(key: str, value: Any, low: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise ValueError(tr("config.int", key=key, value=value, low=low))
+    return value
+
+
+def _required(config: Mapping[str, Any], field: str) -> int:
+    found = _find(config, field)
+    if found is None:
+        key, *others = _ALIASES[field]
+        if not others:
+            raise ValueError(tr("config.missing_one", key=key))
+        raise ValueError(tr("config.missing", key=key, alternatives=", ".join(others)))
+    return _int(*found)
+
+
+def _optional(config: Mapping[str, Any], key: str, default: int | None, low: int = 1) -> int | None:
+    value = config.get(key)
+    return default if value is None else _int(key, value, low)
+
+
+def _bool(config: Mapping[str, Any], key: str, default: bool) -> bool:
+    value = config.get(key, default)
+    if not isinstance(value, bool):
+        raise ValueError(tr("config.bool", key=key, value=value))
+    return value
+
+
+def _dropout(config: Mapping[str, Any]) -> float:
+    rates = [0.0]
+    for key in _DROPOUT_KEYS:
+        value = config.get(key)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+            raise ValueError(tr("config.number", key=key, value=value))
+        rates.append(float(value))
+    return max(rates)
+
+
+def model_fields_from_config(config: Mapping[str, Any], name: str | None = None) -> dict[str, Any]:
+    """The :class:`~coursekit.planner.ModelSpec` fields a Hugging Face ``config.json`` dict describes.
+
+    Parameters:
+        config: the parsed ``config.json`` (keys in the module's table; unknown keys are ignored).
+        name: the spec's label; default the config's ``_name_or_path``, else its ``model_type``.
+
+    A missing required key or a value of the wrong type raises ``ValueError`` naming the key, in the
+    learner's language; a config that is not a mapping raises ``TypeError``.
+
+    >>> model_fields_from_config({"hidden_size": 64})
+    Traceback (most recent call last):
+    ...
+    ValueError: The model config has no key 'num_hidden_layers' (also accepted: n_layer, num_layers).
+
+    Taught in: lesson 9 (decision workbench).
+    """
+    if not isinstance(config, Mapping):
+        raise TypeError(tr("config.not_mapping", type=type(config).__name__))
+    model_type = config.get("model_type", "")
+    if not isinstance(model_type, str):
+        raise ValueError(tr("config.str", key="model_type", value=model_type))
+    if name is None:
+        label = config.get("_name_or_path") or model_type or "custom"
+        name = label if isinstance(label, str) else "custom"
+    layers = _required(config, "layers")
+    hidden = _required(config, "hidden")
+    heads = _required(config, "heads")
+    gpt_style = model_type in GPT_STYLE_TYPES
+    found_ffn = _find(config, "ffn_hidden")
+    ffn = _int(*found_ffn) if found_ffn is not None else None
+    if ffn is None:
+        if not gpt_style:
+            _required(config, "ffn_hidden")  # raises, naming the key
+        ffn = 4 * hidden
+    fields: dict[str, Any] = {
+        "name": name,
+        "layers": layers,
+        "hidden": hidden,
+        "heads": heads,
+        "ffn_hidden": ffn,
+        "vocab": _required(config, "vocab"),
+        "kv_heads": _optional(config, "num_key_value_heads", None),
+        "head_dim": _optional(config, "head_dim", None),
+        "mlp": "gelu" if gpt_style else "swiglu",
+        "norm": "layernorm" if gpt_style else "rmsnorm",
+        "position": "learned" if model_type in LEARNED_POSITION_TYPES else "rope",
+        "biases": gpt_style or _bool(config, "attention_bias", False),
+        "tied_embeddings": _bool(config, "tie_word_embeddings", True),
+        "dropout": _dropout(config),
+        "source": f"config.json (model_type {model_type or 'unknown'})",
+    }
+    if model_type == "bloom" and _find(config, "seq_len") is None:
+        fields["seq_len"] = 2048  # BLOOM's config has no length key; ALiBi, trained at 2048 (arXiv:2211.05100)
+    else:
+        fields["seq_len"] = _required(config, "seq_len")
+    found = _find(config, "experts")
+    experts = _int(found[0], found[1], 0) if found is not None else 0
+    if experts > 0:
+        fields["num_experts"] = experts
+        fields["top_k"] = _optional(config, "num_experts_per_tok", None)
+        if fields["top_k"] is None:
+            raise ValueError(tr("config.missing_one", key="num_experts_per_tok"))
+        fields["moe_ffn_hidden"] = _optional(config, "moe_intermediate_size", ffn)
+        fields["shared_experts"] = _optional(config, "n_shared_experts", 0, low=0)
+        fields["first_k_dense"] = _optional(config, "first_k_dense_replace", 0, low=0)
+    if config.get("kv_lora_rank") is not None:
+        fields["kv_lora_rank"] = _int("kv_lora_rank", config["kv_lora_rank"])
+        fields["q_lora_rank"] = _optional(config, "q_lora_rank", None)
+        fields["qk_rope_head_dim"] = _optional(config, "qk_rope_head_dim", 0, low=0)
+        fields["qk_nope_head_dim"] = _optional(config, "qk_nope_head_dim", None)
+        fields["v_head_dim"] = _optional(config, "v_head_dim", None)
+    return fields
+
+
+def load_model_config(path: str | Path) -> dict[str, Any]:
+    """Read a ``config.json`` file into a dict, with one localized line for each way it can fail.
+
+    ``ValueError`` for a missing file, an unreadable one or one that is not JSON (line and column named);
+    the fields are then read by :func:`model_fields_from_config`.
+
+    >>> load_model_config("/no/such/config.json")
+    Traceback (most recent call last):
+    ...
+    ValueError: The model config file /no/such/config.json does not exist.
+
+    Taught in: lesson 9 (decision workbench).
+    """
+    file = Path(path)
+    if not file.exists():
+        raise ValueError(tr("config.file_missing", path=str(path)))
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        reason = getattr(error, "strerror", None) or error
+        raise ValueError(tr("config.file_unreadable", path=str(path), reason=reason)) from None
+    try:
+        data = json.loads(text, parse_constant=lambda token: math.nan)
+    except json.JSONDecodeError as error:
+        raise ValueError(
+            tr("config.not_json", path=str(path), line=error.lineno, column=error.colno, reason=error.msg)
+        ) from None
+    if not isinstance(data, dict):
+        raise TypeError(tr("config.not_mapping", type=type(data).__name__))
+    return data

@@ -1,0 +1,115 @@
+"""What the estimate is calibrated on, how it carries across GPU generations, and how sure it is.
+
+Compute efficiency across generations: the share of peak a device's best large bf16 matmul reaches is
+measured, not guessed — the "maximum achievable matmul FLOPS" (MAMF) of :data:`MAMF_SOURCE`. The planner's
+ceiling is that fraction times one *relative* ceiling, the share of the best matmul a whole training step
+keeps (:data:`EFFICIENCY_RELATIVE_CEILING`), fitted once on the fit set (Megatron-LM's Table 1, A100) and
+checked on runs of other devices and years (:data:`VALIDATION_SET`). The size-dependent roofline curve of
+:func:`coursekit.planner.estimate.matmul_efficiency` then applies below that ceiling. A device without a
+measurement keeps the calibration device's fraction.
+
+Uncertainty: each assumption the order of two layouts can hinge on is moved within
+:data:`ASSUMPTION_UNCERTAINTY` by :meth:`coursekit.planner.PlanResult.explain_ties`.
+
+Taught in: lesson 9 (decision workbench).
+"""
+
+from __future__ import annotations
+
+from ..hardware import A100_BF16_DENSE_FLOPS, H100_BF16_DENSE_FLOPS
+
+__all__ = [
+    "ASSUMPTION_SOURCES",
+    "ASSUMPTION_UNCERTAINTY",
+    "EFFICIENCY_CEILING",
+    "EFFICIENCY_RELATIVE_CEILING",
+    "FIT_SET",
+    "MAMF_FRACTION",
+    "MAMF_SOURCE",
+    "VALIDATION_SET",
+    "ceiling_for",
+    "matmul_fraction",
+]
+
+#: Measured best bf16 dense matmul over datasheet peak, by peak FLOP/s of the device.
+MAMF_FRACTION: dict[float, float] = {
+    A100_BF16_DENSE_FLOPS: 267.9e12 / A100_BF16_DENSE_FLOPS,  # A100 SXM: 267.9 of 312 TFLOP/s, 85.9 %
+    H100_BF16_DENSE_FLOPS: 792.1e12 / H100_BF16_DENSE_FLOPS,  # H100 SXM: 792.1 of 989 TFLOP/s, 80.1 %
+}
+MAMF_SOURCE: str = (
+    "Bekman, Machine Learning Engineering (github.com/stas00/ml-engineering), compute/accelerator/README.md, "
+    "'Maximum Achievable Matmul FLOPS comparison table' (bf16, no sparsity, CUDA 12.1): A100 SXM 267.9 of 312 "
+    "TFLOP/s, H100 SXM 792.1 of 989"
+)
+
+#: The calibration device: Megatron-LM's Table 1 ran on A100s.
+_CALIBRATION_PEAK: float = A100_BF16_DENSE_FLOPS
+
+#: Runs that fit a constant (never used to check it) and runs that check it (never used to fit).
+#: Fit: the ten rows of Megatron-LM's Table 1 fit EFFICIENCY_CEILING (A100). Validation: every entry of
+#: :data:`coursekit.presets.PUBLISHED_RUNS` and :data:`coursekit.planner.published.PUBLISHED_RUNS_2024`.
+FIT_SET: str = "Megatron-LM Table 1 (arXiv:2104.04473), 10 runs, A100"
+VALIDATION_SET: str = (
+    "Llama 3 405B (arXiv:2407.21783, Table 4), MT-NLG 530B (arXiv:2201.11990), BLOOM 176B (arXiv:2211.05100), "
+    "DeepSeek-V3 (arXiv:2412.19437), NVIDIA NeMo performance tables (H100, 2024)"
+)
+
+
+def matmul_fraction(peak_flops: float) -> float:
+    """The measured best-matmul share of peak for the device with this bf16 peak (:data:`MAMF_FRACTION`);
+    a device without a measurement gets the calibration device's (A100) share.
+
+    >>> round(matmul_fraction(989e12), 3), round(matmul_fraction(312e12), 3)
+    (0.801, 0.859)
+
+    Taught in: lesson 9 (decision workbench).
+    """
+    return MAMF_FRACTION.get(float(peak_flops), MAMF_FRACTION[_CALIBRATION_PEAK])
+
+
+#: Share of peak FLOP/s the largest matmuls reach inside a whole training step on the calibration device
+#: (the ``ceiling`` of :func:`coursekit.roofline.achieved_flops`). Calibrated ONCE, on Megatron-LM's Table 1
+#: (Narayanan et al. 2021, arXiv:2104.04473; ten A100 runs from 1.7B to 1T parameters): the value that makes
+#: the geometric mean of (estimated ÷ published teraFLOP/s per GPU) over the ten rows equal 1, each row
+#: planned with the paper's set-up and its (t, p, d), fastest accepted micro-batch and schedule
+#: (``benchmarks/report_megatron_table1.py`` prints the fit; ``tests/test_planner_validation.py``
+#: re-derives it). No other data set tunes the estimate.
+EFFICIENCY_CEILING: float = 0.522
+
+#: Share of the device's best matmul a whole training step keeps: EFFICIENCY_CEILING (fitted on A100) over
+#: the A100's measured matmul share.
+EFFICIENCY_RELATIVE_CEILING: float = EFFICIENCY_CEILING / MAMF_FRACTION[_CALIBRATION_PEAK]
+
+
+def ceiling_for(peak_flops: float) -> float:
+    """The efficiency ceiling on a device: :data:`EFFICIENCY_RELATIVE_CEILING` × its :func:`matmul_fraction`.
+
+    >>> round(ceiling_for(312e12), 3), round(ceiling_for(989e12), 3)    # A100 (the fit), H100 (carried over)
+    (0.522, 0.487)
+
+    Taught in: lesson 9 (decision workbench).
+    """
+    return EFFICIENCY_RELATIVE_CEILING * matmul_fraction(peak_flops)
+
+
+#: How far each assumption may be off, as a relative change; what explain_ties moves it by.
+ASSUMPTION_UNCERTAINTY: dict[str, float] = {
+    # the roofline curve's shape-dependence: halved or doubled (log-efficiency scaled by 0.5 .. 2)
+    "efficiency": 0.5,
+    # each default overlap share moved by a quarter (down for DP/PP/CP, up for TP/EP)
+    "overlap": 0.25,
+    # achieved bus bandwidth below the datasheet's, per link
+    "bandwidth": 0.25,
+    # the pipeline bubble's share, smaller by this much
+    "pipeline": 0.5,
+}
+ASSUMPTION_SOURCES: dict[str, str] = {
+    "efficiency": "the calibration fits one ceiling; how efficiency falls with smaller matmuls is the course's "
+    "smooth-roofline shape (ROOFLINE_SMOOTHNESS), not fitted: moved by a factor 2 either way",
+    "overlap": "engines differ (Megatron-Core --overlap-grad-reduce / --overlap-param-gather / --tp-comm-overlap, "
+    "FSDP prefetch); a profile of one step shows the exposed share",
+    "bandwidth": "nccl-tests bus bandwidth commonly reaches 70-90 % of the link's datasheet figure; course "
+    "assumption of up to 25 % below",
+    "pipeline": "the calibration's residuals fall with pipeline depth (estimated / published 1.18 at pp 1, 0.85 at "
+    "pp 64 on Megatron-LM Table 1): the bubble formula is the least certain term; moved to half",
+}

@@ -1,0 +1,451 @@
+"""The planner's gates as one table: each row owns its array test and the reason it gives a learner.
+
+A row's ``test`` answers "which of these candidates fail?" for a whole column of candidates at once
+(numpy bool arrays); its ``reason`` says why candidate ``i`` failed, in the words of the message catalog.
+The search (:func:`coursekit.planner.plan`) runs the tests over the whole space; the explain path
+(:func:`coursekit.planner.evaluate_composition`) runs the same tests on a one-row column and asks the
+failing rows for their reasons. There is no second copy of a rule.
+
+Taught in: lesson 9 (decision workbench); the gates themselves in lessons 3 to 5.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, NamedTuple
+
+from ..i18n import Reason, Text, register
+from ..specs import RECOMPUTE_MODES, ClusterSpec, ModelSpec, WorkloadSpec, _divisors, stage_layer_counts
+from ..units import GIB_BYTES, bytes_to_gib
+from .estimate import training_estimate
+
+register(
+    {
+        "planner.cp_seq": {
+            "zh": "cp = {cp} 不能整除序列长度 {seq_len}：每个上下文并行 (CP) rank 必须持有等长的一段序列",
+            "en": "cp = {cp} does not divide the sequence length {seq_len}: every context-parallel rank must "
+            "hold an equal slice of the sequence",
+        },
+        "planner.ep_experts": {
+            "zh": "ep = {ep} 不能整除 {experts} 个专家：每个专家并行 (EP) rank 必须持有整数个专家",
+            "en": "ep = {ep} does not divide the {experts} experts: every expert-parallel rank must hold whole experts",
+        },
+        "planner.virtual_needs_pp": {
+            "zh": "v = {v} 个虚拟阶段需要流水线并行 (pp > 1)：模型块 (model chunk) 是在流水线阶段之间交错的",
+            "en": "v = {v} virtual stages need pipeline parallelism (pp > 1): model chunks interleave across "
+            "pipeline stages",
+        },
+        "planner.pp_edge": {
+            "zh": "{layers} 层分给 pp = {pp} 个阶段、首末各少 {edge} 层时，有阶段一层都没有",
+            "en": "{layers} layers over pp = {pp} stages with {edge} fewer on the first and last leave a stage "
+            "without a layer",
+        },
+        "planner.virtual_chunk_layers": {
+            "zh": "v = {v} 个模型块需要每个流水线阶段至少 {v} 层；最少的阶段只有 {fewest} 层",
+            "en": "v = {v} model chunks need at least {v} layers on every pipeline stage; the smallest holds {fewest}",
+        },
+        "planner.context_chunks": {
+            "zh": "cp = {cp}：因果注意力的负载均衡切分要把序列分成 2·cp = {chunks} 段等长的块（每个 CP rank "
+            "拿首尾各一块），{seq_len} 个 token 分不成这样",
+            "en": "cp = {cp}: the load-balanced causal split cuts the sequence into 2·cp = {chunks} equal chunks (each "
+            "CP rank takes one from each end); {seq_len} tokens do not split so",
+        },
+    }
+)
+
+__all__ = ["GATE_CODES", "PLAN_GATES", "WELL_FORMED_CODES", "ContextTwins", "GateInput", "PlanGate", "context_twins"]
+
+
+@dataclass
+class GateInput:
+    """The candidates under test (integer columns of equal length) and what every gate reads about them.
+
+    ``candidate_mode`` is the mode the candidates are built for: ``"training"`` (the search's compositions) or
+    ``"serving"`` (replicas of :mod:`coursekit.serving`, for which only the mode and serving rows apply).
+    Derived columns (stage layers, the estimate) are computed once, on first use.
+    """
+
+    model: ModelSpec
+    cluster: ClusterSpec
+    workload: WorkloadSpec
+    columns: Mapping[str, Any]
+    candidate_mode: str = "training"
+    _fails: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def __getitem__(self, key: str) -> Any:
+        return self.columns[key]
+
+    def value(self, key: str, i: int) -> int:
+        """Column ``key`` of candidate ``i`` as a Python int."""
+        return int(self.columns[key][i])
+
+    def name(self, i: int) -> str:
+        """How a reason names candidate ``i``."""
+        if self.candidate_mode == "serving":
+            return ",".join(f"{key}={self.value(key, i)}" for key in ("replicas", "tp", "pp"))
+        return ",".join(f"{key}={self.value(key, i)}" for key in ("tp", "pp", "dp", "cp", "ep"))
+
+    @property
+    def size(self) -> int:
+        return len(self.columns["tp"])
+
+    @cached_property
+    def used_ranks(self) -> Any:
+        """Ranks every candidate occupies: tp · cp · dp · pp (training), replicas · tp · pp (serving)."""
+        if self.candidate_mode == "serving":
+            return self["replicas"] * self["tp"] * self["pp"]
+        return self["tp"] * self["cp"] * self["dp"] * self["pp"]
+
+    @cached_property
+    def seq_len(self) -> int:
+        return self.workload.tokens_per_sequence(self.model)
+
+    @cached_property
+    def stage_layers(self) -> tuple[Any, Any, Any]:
+        """Layers of the (first, heaviest middle, last) pipeline stage."""
+        return stage_layer_counts(self.model.layers, self["pp"], self.workload.pipeline_edge_layers)
+
+    @cached_property
+    def fewest_layers(self) -> Any:
+        """Layers of the smallest pipeline stage (the middle ones count only when pp > 2)."""
+        import numpy as np
+
+        first, mid, last = self.stage_layers
+        return np.where(self["pp"] > 2, np.minimum(np.minimum(first, last), mid), np.minimum(first, last))
+
+    @cached_property
+    def estimate(self) -> dict[str, Any]:
+        """:func:`coursekit.planner.estimate.training_estimate` of every candidate."""
+        return training_estimate(self.model, self.cluster, self.workload, self.columns)
+
+    def fails(self, code: str) -> Any:
+        """Gate ``code``'s bool column: True where the candidate fails it (computed once)."""
+        if code not in self._fails:
+            self._fails[code] = GATE_BY_CODE[code].test(self)
+        return self._fails[code]
+
+    @cached_property
+    def well_formed(self) -> Any:
+        """True where every composition check passes: only those have a ledger."""
+        import numpy as np
+
+        return ~np.logical_or.reduce([self.fails(code) for code in WELL_FORMED_CODES])
+
+
+class PlanGate(NamedTuple):
+    """One check the planner runs: its stable ``code``, what it asks, whether it needs a ledger, and its two forms:
+    ``test(GateInput) -> bool array`` (True = fails) and ``reason(GateInput, i) -> Reason`` for a failing row."""
+
+    code: str
+    description: Text
+    needs_ledger: bool
+    test: Callable[[GateInput], Any]
+    reason: Callable[[GateInput, int], Reason]
+
+
+# --------------------------------------------------------------------------- the composition checks
+
+
+def _ranks_reason(g: GateInput, i: int) -> Reason:
+    required = int(g.used_ranks[i])
+    return Reason("ranks", "composition.ranks", {"required": required, "available": g.cluster.world_size})
+
+
+def _global_batch_test(g: GateInput) -> Any:
+    dp, mb, ga, gb = g["dp"], g["mb"], g["ga"], g.workload.global_batch
+    return (gb % (dp * mb) != 0) | (dp * mb * ga != gb)
+
+
+def _global_batch_reason(g: GateInput, i: int) -> Reason:
+    dp, mb, ga = g.value("dp", i), g.value("mb", i), g.value("ga", i)
+    params = {"dp": dp, "micro_batch": mb, "grad_accum": ga, "product": dp * mb * ga}
+    return Reason("global_batch", "gates.global_batch", {**params, "global_batch": g.workload.global_batch})
+
+
+def _pp_layers_reason(g: GateInput, i: int) -> Reason:
+    pp, layers = g.value("pp", i), g.model.layers
+    if pp > layers:
+        return Reason("pp_layers", "gates.pp_layers", {"pp": pp, "layers": layers})
+    return Reason("pp_layers", "planner.pp_edge", {"layers": layers, "pp": pp, "edge": g.workload.pipeline_edge_layers})
+
+
+def _ep_experts_test(g: GateInput) -> Any:
+    import numpy as np
+
+    return (g.model.num_experts % g["ep"] != 0) if g.model.is_moe else np.zeros(g["tp"].shape, dtype=bool)
+
+
+def _ep_fold_reason(g: GateInput, i: int) -> Reason:
+    tp, ep, pp = g.value("tp", i), g.value("ep", i), g.value("pp", i)
+    params = {"world": int(g.used_ranks[i]), "etp": tp, "ep": ep, "pp": pp, "product": tp * ep * pp}
+    return Reason("ep_fold", "composition.ep_fold", params)
+
+
+def _pp_schedule_test(g: GateInput) -> Any:
+    pp, v = g["pp"], g["v"]
+    return (v > 1) & ((pp == 1) | (g.fewest_layers < v) | (g["ga"] % pp != 0))
+
+
+def _pp_schedule_reason(g: GateInput, i: int) -> Reason:
+    pp, v, fewest = g.value("pp", i), g.value("v", i), int(g.fewest_layers[i])
+    if pp == 1:
+        return Reason("pp_schedule", "planner.virtual_needs_pp", {"v": v})
+    if fewest < v:
+        return Reason("pp_schedule", "planner.virtual_chunk_layers", {"v": v, "fewest": fewest})
+    return Reason("pp_schedule", "pipeline.interleaved_multiple", {"microbatches": g.value("ga", i), "stages": pp})
+
+
+# --------------------------------------------------------------------------- the hard gates of lesson 3
+
+
+def _memory_test(g: GateInput) -> Any:
+    return g.well_formed & (g.estimate["memory"]["total"] > g.cluster.memory_per_device_gib * GIB_BYTES)
+
+
+def _memory_reason(g: GateInput, i: int) -> Reason:
+    need_gib = bytes_to_gib(float(g.estimate["memory"]["total"][i]))
+    return Reason("memory", "gates.memory", {"need_gib": need_gib, "have_gib": g.cluster.memory_per_device_gib})
+
+
+def _interconnect_reason(g: GateInput, i: int) -> Reason:
+    tp, gpn = g.value("tp", i), g.cluster.gpus_per_node
+    key = "gates.tp_leaves_node" if tp > gpn else "gates.tp_straddles_node"
+    return Reason("interconnect", key, {"tp": tp, "gpus_per_node": gpn})
+
+
+def _structure_reason(g: GateInput, i: int) -> Reason:
+    return Reason("structure", "gates.structure", {"name": g.name(i), "kind": g.model.kind, "kinds": "moe"})
+
+
+def _context_test(g: GateInput) -> Any:
+    # Megatron-Core's load-balanced causal split gives each CP rank two of 2·cp equal chunks (Transformer
+    # Engine refuses a per-rank sequence that is not divisible by 2). Whether CP pays is the estimate's call.
+    return (g["cp"] > 1) & (g.seq_len % (2 * g["cp"]) != 0)
+
+
+def _context_reason(g: GateInput, i: int) -> Reason:
+    cp = g.value("cp", i)
+    return Reason("context", "planner.context_chunks", {"cp": cp, "chunks": 2 * cp, "seq_len": g.seq_len})
+
+
+def _mode_test(g: GateInput) -> Any:
+    import numpy as np
+
+    return np.full(g["tp"].shape, g.workload.mode != g.candidate_mode)
+
+
+def _mode_reason(g: GateInput, i: int) -> Reason:
+    return Reason("mode", "gates.mode", {"name": g.name(i), "mode": g.workload.mode, "modes": g.candidate_mode})
+
+
+def _serving_reason(g: GateInput, i: int) -> Reason:
+    if g.candidate_mode == "serving":
+        return Reason("serving", "gates.serving_replica_in_training", {"name": g.name(i)})
+    return Reason("serving", "gates.training_sync_in_serving", {"name": g.name(i)})
+
+
+#: The checks, in funnel order. First the composition must be well formed (the degree rules of lesson 5's
+#: selection matrix and the Q4 composition rules); then the Q3 hard gates in lesson 3's order (fit,
+#: interconnect, structure, context, serving). ``memory`` and ``context`` need a per-rank ledger, which exists
+#: only for a well-formed composition. Codes are those of :mod:`coursekit.gates` and :mod:`coursekit.composition`
+#: where they have one; ``cp_seq``, ``ep_experts`` and ``pp_schedule`` are the planner's.
+PLAN_GATES: tuple[PlanGate, ...] = (
+    PlanGate(
+        "ranks",
+        Text(zh="组合需要的 rank 数不超过集群", en="the composition needs no more ranks than exist"),
+        False,
+        lambda g: g.used_ranks > g.cluster.world_size,
+        _ranks_reason,
+    ),
+    PlanGate(
+        "global_batch",
+        Text(zh="dp × 微批次 × 梯度累积 = global batch", en="dp × micro-batch × accumulation = global batch"),
+        False,
+        _global_batch_test,
+        _global_batch_reason,
+    ),
+    PlanGate(
+        "tp_heads",
+        Text(zh="TP 整除注意力头数", en="TP divides the attention heads"),
+        False,
+        lambda g: g.model.heads % g["tp"] != 0,
+        lambda g, i: Reason("tp_heads", "gates.tp_heads", {"tp": g.value("tp", i), "heads": g.model.heads}),
+    ),
+    PlanGate(
+        "pp_layers",
+        Text(zh="每个流水线阶段至少一层", en="every pipeline stage holds a layer"),
+        False,
+        lambda g: (g["pp"] > g.model.layers) | (g.fewest_layers < 1),
+        _pp_layers_reason,
+    ),
+    PlanGate(
+        "cp_seq",
+        Text(zh="CP 整除序列长度", en="CP divides the sequence length"),
+        False,
+        lambda g: g.seq_len % g["cp"] != 0,
+        lambda g, i: Reason("cp_seq", "planner.cp_seq", {"cp": g.value("cp", i), "seq_len": g.seq_len}),
+    ),
+    PlanGate(
+        "ep_experts",
+        Text(zh="EP 整除专家数", en="EP divides the experts"),
+        False,
+        _ep_experts_test,
+        lambda g, i: Reason(
+            "ep_experts", "planner.ep_experts", {"ep": g.value("ep", i), "experts": g.model.num_experts}
+        ),
+    ),
+    PlanGate(
+        "ep_fold",
+        Text(zh="EP 复用数据并行的 rank（Megatron-Core 规则）", en="EP folds into the data-parallel ranks"),
+        False,
+        lambda g: g.used_ranks % (g["tp"] * g["ep"] * g["pp"]) != 0,
+        _ep_fold_reason,
+    ),
+    PlanGate(
+        "pp_schedule",
+        Text(
+            zh="交错流水线：每个模型块至少一层，微批次数是 pp 的倍数",
+            en="interleaved schedule: every model chunk holds a layer, micro-batches a multiple of pp",
+        ),
+        False,
+        _pp_schedule_test,
+        _pp_schedule_reason,
+    ),
+    PlanGate(
+        "memory",
+        Text(zh="容量门槛：每 rank 放得下", en="fit gate: one rank's ledger fits the device"),
+        True,
+        _memory_test,
+        _memory_reason,
+    ),
+    PlanGate(
+        "interconnect",
+        Text(zh="互连门槛：TP 组留在一个节点内", en="interconnect gate: TP groups stay inside a node"),
+        False,
+        lambda g: g.cluster.gpus_per_node % g["tp"] != 0,
+        _interconnect_reason,
+    ),
+    PlanGate(
+        "structure",
+        Text(zh="结构门槛：EP 只用于 MoE", en="structure gate: EP only for MoE"),
+        False,
+        lambda g: (g["ep"] > 1) & (not g.model.is_moe),
+        _structure_reason,
+    ),
+    PlanGate(
+        "context",
+        Text(
+            zh="上下文门槛：CP 的因果负载均衡需要 2·cp 段等长的块；CP 值不值由估算决定",
+            en="context gate: CP's causal load balance needs 2·cp equal chunks; whether CP pays is the estimate's call",
+        ),
+        False,
+        _context_test,
+        _context_reason,
+    ),
+    PlanGate(
+        "mode",
+        Text(zh="服务门槛第 1 部分：工作负载模式", en="serving gate, part 1: workload mode"),
+        False,
+        _mode_test,
+        _mode_reason,
+    ),
+    PlanGate(
+        "serving",
+        Text(zh="服务门槛第 2 部分：副本不是训练 DP", en="serving gate, part 2: replicas are not DP"),
+        False,
+        _mode_test,  # replicas are not training DP: the same condition as the mode, its own reason
+        _serving_reason,
+    ),
+)
+
+#: Gate codes in funnel order.
+GATE_CODES: tuple[str, ...] = tuple(gate.code for gate in PLAN_GATES)
+#: The composition checks: a candidate that passes them all is well formed and has a ledger.
+WELL_FORMED_CODES: frozenset[str] = frozenset(GATE_CODES[:8])
+GATE_BY_CODE: dict[str, PlanGate] = {gate.code: gate for gate in PLAN_GATES}
+
+
+def reasons_of(g: GateInput, i: int = 0, codes: tuple[str, ...] = GATE_CODES) -> tuple[Reason, ...]:
+    """The reasons candidate ``i`` fails, in funnel order, from the gates ``codes`` (default: every gate)."""
+    return tuple(GATE_BY_CODE[code].reason(g, i) for code in codes if bool(g.fails(code)[i]))
+
+
+# --------------------------------------------------------------------------- the context gate's comparison
+
+
+class ContextTwins(NamedTuple):
+    """Every layout without CP in its least-memory settings, and which hold the context (see :func:`context_twins`).
+
+    Taught in: lesson 9 (decision workbench).
+    """
+
+    tp: Any
+    pp: Any
+    dp: Any
+    ep: Any
+    total_bytes: Any
+    holds: Any  # bool per row: well formed, inside the node, fits, pipeline fed
+    recompute: str
+    zero: int
+
+    @property
+    def exists(self) -> bool:
+        """True when some layout without CP holds the context: then no CP candidate is needed."""
+        return bool(self.holds.any())
+
+    def pick(self, tp: int, pp: int, dp: int, ep: int) -> tuple[int, bool]:
+        """(row, folded): the candidate's own fold (same tp, pp, ep; dp·cp data ranks) if it holds the context,
+        else the least-memory row that does. Call only when :attr:`exists`."""
+        import numpy as np
+
+        own = np.flatnonzero(self.holds & (self.tp == tp) & (self.pp == pp) & (self.dp == dp) & (self.ep == ep))
+        if own.size:
+            return int(own[0]), True
+        rows = np.flatnonzero(self.holds)
+        return int(rows[np.argmin(self.total_bytes[rows])]), False
+
+
+def context_twins(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec) -> ContextTwins:
+    """Every layout without context parallelism on the whole cluster, in its least-memory settings, and which of
+    them hold the context: does the workload *need* CP to fit?
+
+    For each tp, pp, ep with cp = 1 and dp = world / (tp·pp): one sequence per micro-batch, the plain 1F1B
+    schedule (v = 1), the most memory-saving recompute mode and the highest ZeRO stage the workload allows, and
+    the accumulation ga = global_batch / dp. A row *holds the context* when it is well formed (the structural
+    checks of :data:`PLAN_GATES`), keeps TP inside a node, fits the device (the same ledger as every candidate),
+    and keeps its pipeline fed — at least as many micro-batches as stages (ga >= pp): a layout that leaves a
+    pipeline idle most of the step is no alternative to CP. The planner no longer rejects CP when such a row
+    exists: CP is weighed on its cost (the estimate's ring, overlap and matmul shapes), so it is accepted
+    whenever it fits and wins only where its costs are smaller than what it removes (e.g. full recomputation).
+
+    >>> from coursekit.presets import MODELS, CLUSTERS
+    >>> context_twins(MODELS["llama3-8b"], CLUSTERS["h100-8"], WorkloadSpec(global_batch=16, seq_len=2048)).exists
+    True
+
+    Taught in: lesson 9 (decision workbench).
+    """
+    import numpy as np
+
+    world = cluster.world_size
+    ep_options = _divisors(model.num_experts) if model.is_moe else (1,)
+    layouts = [
+        (tp, pp, world // (tp * pp), ep)
+        for tp in _divisors(world)
+        for pp in _divisors(world // tp)
+        for ep in ep_options
+    ]
+    table = np.array(layouts, dtype=np.int64).reshape(-1, 4)
+    tp, pp, dp, ep = (table[:, i] for i in range(4))
+    recompute = max(workload.recompute_modes, key=RECOMPUTE_MODES.index)
+    zero = max(workload.zero_stages)
+    ones = np.ones_like(tp)
+    ga = np.maximum(1, workload.global_batch // dp)
+    rc = RECOMPUTE_MODES.index(recompute)
+    row = {"tp": tp, "cp": ones, "pp": pp, "dp": dp, "ep": ep, "v": ones, "zero": ones * zero, "mb": ones, "ga": ga}
+    g = GateInput(model, cluster, workload, {**row, "rc": ones * rc})
+    bad = ~g.well_formed | g.fails("interconnect") | g.fails("structure")
+    total = g.estimate["memory"]["total"]
+    holds = ~bad & (total <= cluster.memory_per_device_gib * GIB_BYTES) & (ga >= pp)
+    return ContextTwins(tp, pp, dp, ep, total, holds, recompute, zero)

@@ -1,0 +1,323 @@
+"""Ties that say why: which assumption, moved within its uncertainty, would reorder two candidates.
+
+Two accepted candidates are *tied* when the estimate cannot order them. The estimate rests on a few
+assumptions whose error is stated (:data:`coursekit.planner.calibration.ASSUMPTION_UNCERTAINTY`): how
+matmul efficiency falls with smaller matmuls, how much communication each engine overlaps, and the bus
+bandwidth each link reaches. Each :data:`SCENARIOS` entry moves one of them to the edge of its
+uncertainty and re-runs the estimate. A candidate within the model's uncertainty of a group's fastest
+member joins the group when
+
+* some scenario makes it at least as fast as that fastest member — the scenario names the assumption that
+  decides, and :data:`MEASUREMENTS` the measurement that settles it; or
+* its estimate stays within :data:`SAME_ESTIMATE` of the fastest under every scenario — the model sees
+  the same step (e.g. ZeRO-1 and ZeRO-2 move the same bytes), and only running both tells them apart.
+
+A candidate that every scenario keeps slower is ordered, not tied, however close its estimate. Within a group,
+:func:`contenders` picks the members some scenario makes the group's fastest: those are the ones to measure.
+
+Taught in: lesson 9 (decision workbench).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ..i18n import Reason, Text, register, tr
+from .calibration import ASSUMPTION_UNCERTAINTY
+from .specs import ClusterSpec, ModelSpec, WorkloadSpec
+
+__all__ = [
+    "MEASUREMENTS",
+    "SAME_ESTIMATE",
+    "SCENARIOS",
+    "TieRow",
+    "contenders",
+    "robust_tie_groups",
+    "scenario_steps",
+]
+
+#: One assumption moved to the edge of its uncertainty: (code, assumption it moves).
+SCENARIOS: tuple[tuple[str, str], ...] = (
+    ("efficiency_flatter", "efficiency"),
+    ("efficiency_steeper", "efficiency"),
+    ("overlap_lower", "overlap"),
+    ("overlap_higher", "overlap"),
+    ("intra_bandwidth_lower", "bandwidth"),
+    ("inter_bandwidth_lower", "bandwidth"),
+    ("bubble_lower", "pipeline"),
+)
+#: Relative difference below which two estimates count as the same step under every scenario.
+SAME_ESTIMATE: float = 0.01
+
+#: What each assumption's measurement is (catalog keys; the rows render them in the learner's language).
+MEASUREMENTS: dict[str, str] = {
+    "efficiency": "planner.measure_efficiency",
+    "overlap": "planner.measure_overlap",
+    "bandwidth": "planner.measure_bandwidth",
+    "pipeline": "planner.measure_pipeline",
+    "same": "planner.measure_same",
+}
+
+register(
+    {
+        "planner.scenario_efficiency_flatter": {
+            "zh": "小矩阵乘的效率损失减半",
+            "en": "smaller matmuls lose half as much efficiency",
+        },
+        "planner.scenario_efficiency_steeper": {
+            "zh": "小矩阵乘的效率损失加倍",
+            "en": "smaller matmuls lose twice as much efficiency",
+        },
+        "planner.scenario_overlap_lower": {
+            "zh": "DP、PP、CP 的重叠份额少四分之一",
+            "en": "DP, PP and CP overlap a quarter less",
+        },
+        "planner.scenario_overlap_higher": {
+            "zh": "TP 与 EP 的通信有四分之一藏在计算下（打开通信重叠 kernel）",
+            "en": "a quarter of TP and EP communication hides under compute (overlap kernels on)",
+        },
+        "planner.scenario_intra_bandwidth_lower": {
+            "zh": "节点内带宽低 {share:.0%}",
+            "en": "intra-node bandwidth {share:.0%} lower",
+        },
+        "planner.scenario_inter_bandwidth_lower": {
+            "zh": "跨节点带宽低 {share:.0%}",
+            "en": "inter-node bandwidth {share:.0%} lower",
+        },
+        "planner.scenario_bubble_lower": {
+            "zh": "流水线气泡只有公式的一半",
+            "en": "the pipeline bubble is half the formula's",
+        },
+        "planner.scenario_same": {
+            "zh": "在每种假设下估算都与组首相差不到 {share:.0%}",
+            "en": "its estimate stays within {share:.0%} of the group's fastest under every assumption",
+        },
+        "planner.measure_efficiency": {
+            "zh": "在一张 GPU 上按两者的形状（micro-batch、TP、CP）计时一层的前向与反向，读出矩阵乘效率",
+            "en": "time one layer's forward and backward on one GPU at both shapes (micro-batch, TP, CP) and read "
+            "the matmul efficiency",
+        },
+        "planner.measure_overlap": {
+            "zh": "各跑几步并用 profiler 时间线读出暴露的通信（第 8 课的方法）",
+            "en": "run a few steps of each and read the exposed communication off a profiler timeline (lesson 8's "
+            "method)",
+        },
+        "planner.measure_bandwidth": {
+            "zh": "在节点内和跨节点用 nccl-tests（all_reduce_perf、sendrecv_perf）测出总线带宽",
+            "en": "measure the bus bandwidth with nccl-tests (all_reduce_perf, sendrecv_perf) inside a node and "
+            "across nodes",
+        },
+        "planner.measure_pipeline": {
+            "zh": "用 profiler 时间线量出流水线预热与收尾阶段的空闲时间",
+            "en": "measure the idle time of the pipeline's warm-up and cool-down on a profiler timeline",
+        },
+        "planner.measure_same": {
+            "zh": "估算分不出两者：只有把两者都跑起来才能比较",
+            "en": "the estimate cannot separate them: only running both can",
+        },
+        "planner.tie_row": {
+            "zh": "#{rank} {label}：估算 {step_s:.3f} s（组首的 {ratio:.3f} 倍）；当{scenario}时它是本组最快的"
+            "（差 1% 以内）；要判断：{measurement}",
+            "en": "#{rank} {label}: estimated {step_s:.3f} s ({ratio:.3f}x the group's fastest); the group's "
+            "fastest (within 1 %) if {scenario}; to decide: {measurement}",
+        },
+        "planner.tie_row_catch_up": {
+            "zh": "#{rank} {label}：估算 {step_s:.3f} s（组首的 {ratio:.3f} 倍）；当{scenario}时它不比组首慢；"
+            "要判断：{measurement}",
+            "en": "#{rank} {label}: estimated {step_s:.3f} s ({ratio:.3f}x the group's fastest); at least as fast as "
+            "the group's fastest if {scenario}; to decide: {measurement}",
+        },
+        "planner.tie_row_same": {
+            "zh": "#{rank} {label}：估算 {step_s:.3f} s（组首的 {ratio:.3f} 倍）；{scenario}；要判断：{measurement}",
+            "en": "#{rank} {label}: estimated {step_s:.3f} s ({ratio:.3f}x the group's fastest); {scenario}; to "
+            "decide: {measurement}",
+        },
+        "planner.tie_leader": {
+            "zh": "#{rank} {label}：估算 {step_s:.3f} s，本组最快",
+            "en": "#{rank} {label}: estimated {step_s:.3f} s, the group's fastest",
+        },
+    }
+)
+
+
+def _scenario_specs(code: str, cluster: ClusterSpec, workload: WorkloadSpec) -> tuple[ClusterSpec, WorkloadSpec, float]:
+    """(cluster, workload, efficiency shape) of scenario ``code``."""
+    u = ASSUMPTION_UNCERTAINTY
+    if code == "bubble_lower":
+        return cluster, workload, 1.0
+    if code == "efficiency_flatter":
+        return cluster, workload, 1 - u["efficiency"]
+    if code == "efficiency_steeper":
+        return cluster, workload, 1 / (1 - u["efficiency"])
+    if code == "intra_bandwidth_lower":
+        bw = cluster.intra_node_bandwidth_bytes_per_s * (1 - u["bandwidth"])
+        return replace(cluster, intra_node_bandwidth_bytes_per_s=bw), workload, 1.0
+    if code == "inter_bandwidth_lower":
+        bw = cluster.inter_node_bandwidth_bytes_per_s * (1 - u["bandwidth"])
+        return replace(cluster, inter_node_bandwidth_bytes_per_s=bw), workload, 1.0
+    share = u["overlap"]
+    if workload.overlap_fraction is not None:
+        moved = workload.overlap_fraction * (1 - share) if code == "overlap_lower" else 1.0
+        return cluster, replace(workload, overlap_fraction=min(1.0, moved)), 1.0
+    changes: dict[str, Any]
+    if code == "overlap_lower":
+        changes = {f"overlap_{dim}": workload.overlap(dim) * (1 - share) for dim in ("dp", "pp", "cp")}
+    else:
+        changes = {f"overlap_{dim}": min(1.0, workload.overlap(dim) + share) for dim in ("tp", "ep")}
+    return cluster, replace(workload, **changes), 1.0
+
+
+def scenario_steps(
+    model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec, columns: Mapping[str, Any]
+) -> dict[str, Any]:
+    """Step time of each candidate in ``columns`` under each of :data:`SCENARIOS` (seconds, arrays).
+
+    Efficiency scenarios are skipped when the workload sets a flat ``achievable_flops_fraction`` (no curve).
+    """
+    from .estimate import training_estimate
+
+    out: dict[str, Any] = {}
+    for code, assumption in SCENARIOS:
+        if assumption == "efficiency" and workload.achievable_flops_fraction is not None:
+            continue
+        c2, w2, shape = _scenario_specs(code, cluster, workload)
+        bubble = 1 - ASSUMPTION_UNCERTAINTY["pipeline"] if code == "bubble_lower" else 1.0
+        out[code] = training_estimate(model, c2, w2, columns, efficiency_shape=shape, bubble_scale=bubble)["step_s"]
+    return out
+
+
+@dataclass(frozen=True)
+class TieRow:
+    """One member of a tie group: its rank, degrees label and estimate, and what would reorder it.
+
+    ``scenarios`` are the codes of :data:`SCENARIOS` under which it becomes the fastest of its group
+    (empty for the fastest itself; ``("same",)`` when no assumption separates them);
+    ``assumption`` the first of them's assumption (``"efficiency"``, ``"overlap"``, ``"bandwidth"`` or
+    ``"same"``); ``reason`` renders the row in the learner's language.
+    """
+
+    rank: int
+    index: int
+    label: str
+    step_s: float
+    ratio: float
+    scenarios: tuple[str, ...]
+    assumption: str
+    reason: Reason
+
+    @property
+    def message(self) -> str:
+        """The row in the current language."""
+        return self.reason.message
+
+
+def _both(key: str, **params: Any) -> Text:
+    """A catalog entry as a :class:`Text`, so it can sit inside another entry in either language."""
+    return Text(zh=tr(key, lang="zh", **params), en=tr(key, lang="en", **params))
+
+
+def _scenario_text(code: str) -> Text:
+    share = ASSUMPTION_UNCERTAINTY["bandwidth"] if "bandwidth" in code else SAME_ESTIMATE
+    return _both(f"planner.scenario_{code}", share=share)
+
+
+def tie_row(
+    rank: int,
+    index: int,
+    label: str,
+    step_s: float,
+    leader_s: float,
+    scenarios: tuple[str, ...],
+    key: str = "planner.tie_row",
+) -> TieRow:
+    """Build a :class:`TieRow` (``scenarios`` empty: the group's fastest); ``key`` words a reordering row."""
+    if not scenarios:
+        reason = Reason("leader", "planner.tie_leader", {"rank": rank, "label": label, "step_s": step_s})
+        return TieRow(rank, index, label, step_s, 1.0, (), "", reason)
+    assumption = "same" if scenarios == ("same",) else dict(SCENARIOS)[scenarios[0]]
+    params = {
+        "rank": rank,
+        "label": label,
+        "step_s": step_s,
+        "ratio": step_s / leader_s,
+        "scenario": _scenario_text(scenarios[0]),
+        "measurement": _both(MEASUREMENTS[assumption]),
+    }
+    reason = Reason(assumption, "planner.tie_row_same" if assumption == "same" else key, params)
+    return TieRow(rank, index, label, step_s, step_s / leader_s, scenarios, assumption, reason)
+
+
+def robust_tie_groups(
+    base: Any, scenarios: Mapping[str, Any], uncertainty: float
+) -> tuple[list[list[int]], dict[int, tuple[str, ...]]]:
+    """Group positions of ascending ``base`` step times into ties (see the module docstring).
+
+    ``scenarios`` maps a scenario code to step times aligned with ``base``. Returns the groups (positions,
+    each group led by its fastest) and, for every non-leading member, the scenario codes under which it is at
+    least as fast as its group's fastest (``("same",)`` when none is but the estimates never separate).
+
+    >>> import numpy as np
+    >>> base = np.array([1.00, 1.05, 1.10, 1.30])
+    >>> groups, why = robust_tie_groups(base, {"overlap_lower": np.array([1.2, 1.1, 1.3, 1.3])}, 0.2)
+    >>> groups, why    # 1 ties with 0 when overlap is lower; 3 ties with 2 (1.3 <= 1.3)
+    ([[0, 1], [2, 3]], {1: ('overlap_lower',), 3: ('overlap_lower',)})
+
+    Taught in: lesson 9 (decision workbench).
+    """
+    import numpy as np
+
+    base = np.asarray(base, dtype=float)
+    codes = list(scenarios)
+    table = np.stack([np.asarray(scenarios[c], dtype=float) for c in codes]) if codes else np.empty((0, len(base)))
+    assigned = np.zeros(len(base), dtype=bool)
+    groups: list[list[int]] = []
+    why: dict[int, tuple[str, ...]] = {}
+    for leader in range(len(base)):
+        if assigned[leader]:
+            continue
+        assigned[leader] = True
+        group = [leader]
+        end = int(np.searchsorted(base, base[leader] * (1 + uncertainty), side="right"))
+        window = np.arange(leader + 1, end)
+        window = window[~assigned[window]]
+        if window.size:
+            faster = table[:, window] <= table[:, [leader]] * (1 + 1e-9)
+            ratio = np.vstack([base[window][None, :], table[:, window]]) / np.vstack(
+                [base[[leader]][:, None], table[:, [leader]]]
+            )
+            same = np.all(np.abs(ratio - 1) <= SAME_ESTIMATE, axis=0)
+            tied = faster.any(axis=0) | same
+            for pos, member in enumerate(window):
+                if tied[pos]:
+                    group.append(int(member))
+                    assigned[member] = True
+                    hits = tuple(codes[k] for k in np.flatnonzero(faster[:, pos]))
+                    why[int(member)] = ("same",) if same[pos] else hits
+        groups.append(group)
+    return groups, why
+
+
+def contenders(group: list[int], scenarios: Mapping[str, Any]) -> dict[int, tuple[str, ...]]:
+    """Members of a tie ``group`` (positions, its fastest first) that some scenario makes the fastest of the
+    group (within :data:`SAME_ESTIMATE`), with those scenarios' codes: the candidates worth measuring.
+
+    >>> import numpy as np
+    >>> contenders([0, 1, 2], {"overlap_lower": np.array([1.2, 1.1, 1.15])})
+    {1: ('overlap_lower',)}
+
+    Taught in: lesson 9 (decision workbench).
+    """
+    import numpy as np
+
+    codes = list(scenarios)
+    if not codes or len(group) < 2:
+        return {}
+    sub = np.stack([np.asarray(scenarios[c], dtype=float)[group] for c in codes])
+    near = sub <= sub.min(axis=1, keepdims=True) * (1 + SAME_ESTIMATE)
+    return {
+        int(member): tuple(codes[k] for k in np.flatnonzero(near[:, pos]))
+        for pos, member in enumerate(group[1:], 1)
+        if near[:, pos].any()
+    }

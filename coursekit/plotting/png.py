@@ -1,0 +1,73 @@
+"""The PNG encoder of widget figures: RGBA pixels to PNG bytes with zlib, no row filter.
+
+>>> import numpy as np
+>>> encode_png(np.zeros((1, 1, 4), dtype=np.uint8))[12:16]
+b'IHDR'
+
+Taught in: lesson 0 (course index); every widget's figure uses it.
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from typing import Any
+
+import numpy as np
+
+from .._validate import check_number
+
+#: zlib level of the PNGs widgets send to the browser (1 = fastest).
+PNG_COMPRESS_LEVEL = 1
+
+
+def encode_png(
+    rgba: Any, compress_level: int = PNG_COMPRESS_LEVEL, text: dict[str, tuple[str, str]] | None = None
+) -> bytes:
+    """PNG bytes of an ``(height, width, 4)`` uint8 RGBA array; RGB when every pixel is opaque.
+
+    ``text``: ``{keyword: (UTF-8 text, language tag)}`` written as iTXt chunks (e.g. ``Description``).
+
+    Written directly with zlib: no PNG row filter (a figure's flat areas compress well
+    without one) and zlib level 1 by default, which encodes a 620 x 320 figure in about
+    3 ms instead of about 7 ms for PIL's adaptive filtering at the same level, and the
+    file is smaller (about 33 KiB instead of 39 KiB: no alpha channel).
+
+    >>> import numpy as np
+    >>> encode_png(np.full((2, 3, 4), 255, dtype=np.uint8))[:8] == b"\\x89PNG\\r\\n\\x1a\\n"
+    True
+
+    Taught in: lesson 0 (course index).
+    """
+    pixels = np.asarray(rgba)
+    if pixels.ndim != 3 or pixels.shape[2] != 4 or pixels.dtype != np.uint8:
+        raise ValueError(f"encode_png() needs an (height, width, 4) uint8 array, not {pixels.dtype} {pixels.shape}")
+    level = int(check_number("compress_level", compress_level, ge=0, le=9))
+    height, width = pixels.shape[:2]
+    if pixels[:, :, 3].min() == 255:
+        pixels, colour_type = pixels[:, :, :3], 2  # truecolour
+    else:
+        colour_type = 6  # truecolour with alpha
+    channels = pixels.shape[2]
+    scanlines = np.empty((height, width * channels + 1), dtype=np.uint8)
+    scanlines[:, 0] = 0  # filter byte 0 (None) per row
+    rows = scanlines[:, 1:].reshape(height, width, channels)  # a view into scanlines
+    for channel in range(channels):  # channel by channel: much faster than one strided RGBA -> RGB copy
+        rows[:, :, channel] = pixels[:, :, channel]
+    header = struct.pack(">IIBBBBB", width, height, 8, colour_type, 0, 0, 0)
+    return b"".join(
+        (
+            b"\x89PNG\r\n\x1a\n",
+            _png_chunk(b"IHDR", header),
+            _png_chunk(b"IDAT", zlib.compress(scanlines.tobytes(), level)),
+            *(
+                _png_chunk(b"iTXt", b"%s\0\0\0%s\0\0%s" % (k.encode("latin-1"), lang.encode(), v.encode("utf-8")))
+                for k, (v, lang) in (text or {}).items()
+            ),
+            _png_chunk(b"IEND", b""),
+        )
+    )
+
+
+def _png_chunk(tag: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data) & 0xFFFFFFFF)

@@ -1,0 +1,238 @@
+"""Serving memory: the KV cache and one rank's ledger (weights, KV cache, workspace, reserve).
+
+Taught in: lesson 10 (serving).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .._validate import check_int, check_number, finite_result
+from ..i18n import register, tr
+from ..specs import (
+    ACTIVATION_BYTES,
+    DEFAULT_RUNTIME_RESERVE_GIB,
+    MAX_CONCURRENCY,
+    ClusterSpec,
+    ModelSpec,
+    kv_heads_split,
+)
+from ..units import GIB_BYTES
+
+register(
+    {
+        "serving.fits": {"zh": "放得下，余量 {headroom_gib:.1f} GiB", "en": "fits, {headroom_gib:.1f} GiB headroom"},
+        "serving.short": {"zh": "放不下，差 {short_gib:.1f} GiB", "en": "does not fit, {short_gib:.1f} GiB short"},
+    }
+)
+
+
+def _check_specs(model: Any, cluster: Any = None, *, with_cluster: bool = True) -> None:
+    """TypeError naming ``model`` or ``cluster`` when they are not the planner's specs (e.g. a preset's name)."""
+    if not isinstance(model, ModelSpec):
+        raise TypeError(tr("validate.type_choice", name="model", value=model, type=type(model).__name__))
+    if with_cluster and not isinstance(cluster, ClusterSpec):
+        raise TypeError(tr("validate.type_choice", name="cluster", value=cluster, type=type(cluster).__name__))
+
+
+# --------------------------------------------------------------------------- the KV cache
+
+
+def kv_heads_per_rank(kv_heads: int, tp: int) -> int:
+    """KV heads one TP rank holds: kv_heads / tp, or 1 when tp exceeds kv_heads (each head is replicated).
+
+    >>> kv_heads_per_rank(8, 4), kv_heads_per_rank(8, 16), kv_heads_per_rank(1, 8)
+    (2, 1, 1)
+
+    Taught in: lesson 10 (serving).
+    """
+    return int(kv_heads_split(check_int("kv_heads", kv_heads, ge=1), check_int("tp", tp, ge=1)))
+
+
+def _kv_bytes(model: ModelSpec, tokens: Any, tp: int, pp: int, kv_bytes: Any) -> Any:
+    layers_per_stage = -(-model.layers // pp)
+    return tokens * layers_per_stage * model.kv_cache_elements_per_token(tp) * kv_bytes
+
+
+@finite_result
+def kv_cache_bytes(model: ModelSpec, *, tokens: int, tp: int = 1, pp: int = 1, kv_bytes: int = 2) -> int:
+    """Bytes of keys and values for ``tokens`` cached tokens on one rank (the fullest one).
+
+    2 (K and V) · layers per stage · KV heads per rank · head_dim · kv_bytes · tokens. Grouped-query
+    attention (GQA) and multi-query attention (MQA) have fewer KV heads than query heads, which is the
+    whole saving. Multi-head latent attention (MLA, DeepSeek-V2 §2.1.2) caches instead one compressed latent
+    and a shared rope key, kv_lora_rank + qk_rope_head_dim elements per token and layer, on every TP rank
+    (:meth:`~coursekit.specs.ModelSpec.kv_cache_elements_per_token`).
+    TP splits the KV heads (:func:`kv_heads_per_rank`: replicated when tp > kv_heads);
+    PP splits the layers (the first stages hold ceil(layers / pp)).
+
+    Parameters:
+        model: a :class:`~coursekit.planner.ModelSpec`.
+        tokens: cached tokens, summed over the requests on the rank, >= 0.
+        tp, pp: tensor- and pipeline-parallel degrees, >= 1; pp <= layers.
+        kv_bytes: bytes per cached element (2 for bf16/fp16, 1 for fp8), >= 1.
+
+    >>> from coursekit.presets import MODELS
+    >>> kv_cache_bytes(MODELS["llama3-70b"], tokens=2048, tp=8) / 2**20   # one 2K-token request on one of 8 GPUs
+    80.0
+    >>> kv_cache_bytes(MODELS["deepseek-v3"], tokens=1)  # MLA: 61 layers x (512 + 64) elements x 2 bytes
+    70272
+
+    Taught in: lesson 10 (serving).
+    """
+    _check_specs(model, with_cluster=False)
+    tokens = check_int("tokens", tokens, ge=0)
+    tp = check_int("tp", tp, ge=1)
+    pp = check_int("pp", pp, ge=1, le=model.layers)
+    kv_bytes = check_int("kv_bytes", kv_bytes, ge=1)
+    return int(_kv_bytes(model, tokens, tp, pp, kv_bytes))
+
+
+# --------------------------------------------------------------------------- the memory ledger
+
+
+@dataclass(frozen=True)
+class ServingLedger:
+    """Memory of one serving rank, GiB: weights, KV cache, activation workspace, runtime reserve.
+
+    ``kv_per_request_gib`` is one request's full context on this rank; ``max_concurrency`` the most
+    requests one replica holds before the KV cache no longer fits (0 when the weights alone do not).
+    """
+
+    weights_gib: float
+    kv_cache_gib: float
+    workspace_gib: float
+    reserve_gib: float
+    device_gib: float
+    kv_per_request_gib: float
+    concurrency: int
+
+    @property
+    def total_gib(self) -> float:
+        """Everything a rank holds."""
+        return self.weights_gib + self.kv_cache_gib + self.workspace_gib + self.reserve_gib
+
+    @property
+    def headroom_gib(self) -> float:
+        """Device memory left over; negative when it does not fit."""
+        return self.device_gib - self.total_gib
+
+    @property
+    def fits(self) -> bool:
+        """True when the rank's total fits in the device."""
+        return self.headroom_gib >= 0
+
+    @property
+    def max_concurrency(self) -> int:
+        """Requests one replica holds before its KV cache overflows the device."""
+        free = self.device_gib - self.weights_gib - self.workspace_gib - self.reserve_gib
+        if free <= 0:
+            return 0
+        return int(free // self.kv_per_request_gib) if self.kv_per_request_gib > 0 else MAX_CONCURRENCY
+
+    def verdict(self) -> str:
+        """``fits, x GiB headroom`` or ``does not fit, x GiB short``, in the current language."""
+        if self.fits:
+            return tr("serving.fits", headroom_gib=self.headroom_gib)
+        return tr("serving.short", short_gib=-self.headroom_gib)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready numbers."""
+        return {
+            "weights_gib": self.weights_gib,
+            "kv_cache_gib": self.kv_cache_gib,
+            "workspace_gib": self.workspace_gib,
+            "reserve_gib": self.reserve_gib,
+            "total_gib": self.total_gib,
+            "device_gib": self.device_gib,
+            "headroom_gib": self.headroom_gib,
+            "fits": self.fits,
+            "max_concurrency_per_replica": self.max_concurrency,
+        }
+
+
+def _matmul_params(model: ModelSpec) -> float:
+    """Parameters a token multiplies through (``active_params`` minus the input embedding lookup)."""
+    lookup = model.input_embedding_params - (model.vocab * model.hidden if model.tied_embeddings else 0)
+    return float(model.active_params - lookup)
+
+
+def _workspace_bytes(model: ModelSpec, tp: int, chunk_tokens: int, batch: int) -> float:
+    """One layer's transient tensors for the largest forward pass (a prefill chunk), reused layer after layer.
+
+    Residual stream and its normalised copy (2h), the QKV output ((h + 2·kv)/tp), the MLP's inner
+    activations ((matrices - 1)·f/tp), in bf16; plus fp32 logits of the batch's last tokens (V/tp each).
+    """
+    matrices = 3 if model.mlp == "swiglu" else 2
+    width = model.moe_ffn_hidden or model.ffn_hidden
+    per_token = 2 * model.hidden + (model.hidden + 2 * model.kv_hidden) / tp + (matrices - 1) * width / tp
+    return float(ACTIVATION_BYTES * chunk_tokens * per_token + model.logits_bytes(batch, tp))
+
+
+@finite_result
+def serving_memory_ledger(
+    model: ModelSpec,
+    cluster: ClusterSpec,
+    *,
+    tp: int = 1,
+    pp: int = 1,
+    concurrency: int,
+    context_tokens: int,
+    weight_bytes: float = 2.0,
+    kv_bytes: int = 2,
+    prefill_chunk_tokens: int | None = None,
+    runtime_reserve_gib: float = DEFAULT_RUNTIME_RESERVE_GIB,
+) -> ServingLedger:
+    """Memory of one rank of a replica serving ``concurrency`` requests of ``context_tokens`` tokens each.
+
+    weights · weight_bytes / (tp · pp) + KV cache of every request's context + activation workspace
+    (one layer's tensors for a prefill chunk, default one whole prompt of ``context_tokens``) + reserve.
+
+    >>> from coursekit.presets import CLUSTERS, MODELS
+    >>> ledger = serving_memory_ledger(MODELS["llama3-70b"], CLUSTERS["h100-8"], tp=8, concurrency=64,
+    ...                                context_tokens=2304)
+    >>> round(ledger.weights_gib, 1), round(ledger.kv_cache_gib, 1), ledger.fits
+    (16.4, 5.6, True)
+
+    Taught in: lesson 10 (serving).
+    """
+    _check_specs(model, cluster)
+    tp = check_int("tp", tp, ge=1)
+    pp = check_int("pp", pp, ge=1, le=model.layers)
+    concurrency = check_int("concurrency", concurrency, ge=0)
+    context_tokens = check_int("context_tokens", context_tokens, ge=1)
+    weight_bytes = check_number("weight_bytes", weight_bytes, gt=0)
+    kv_bytes = check_int("kv_bytes", kv_bytes, ge=1)
+    chunk = (
+        context_tokens
+        if prefill_chunk_tokens is None
+        else check_int("prefill_chunk_tokens", prefill_chunk_tokens, ge=1)
+    )
+    reserve = check_number("runtime_reserve_gib", runtime_reserve_gib, ge=0)
+    return _memory_ledger(model, cluster, tp, pp, concurrency, context_tokens, weight_bytes, kv_bytes, chunk, reserve)
+
+
+def _memory_ledger(
+    model: ModelSpec,
+    cluster: ClusterSpec,
+    tp: int,
+    pp: int,
+    concurrency: int,
+    context_tokens: int,
+    weight_bytes: float,
+    kv_bytes: int,
+    chunk: int,
+    reserve: float,
+) -> ServingLedger:
+    """:func:`serving_memory_ledger` on checked arguments (the serving search calls it for every layout)."""
+    per_request = _kv_bytes(model, context_tokens, tp, pp, kv_bytes)
+    return ServingLedger(
+        weights_gib=model.num_params * weight_bytes / (tp * pp) / GIB_BYTES,
+        kv_cache_gib=concurrency * per_request / GIB_BYTES,
+        workspace_gib=_workspace_bytes(model, tp, chunk, max(concurrency, 1)) / GIB_BYTES,
+        reserve_gib=reserve,
+        device_gib=cluster.memory_per_device_gib,
+        kv_per_request_gib=per_request / GIB_BYTES,
+        concurrency=concurrency,
+    )

@@ -1,0 +1,565 @@
+"""The serving search: gate and estimate every (tp, pp, replicas) layout, rank by throughput per GPU.
+
+Taught in: lesson 10 (serving).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..i18n import Reason, register, tr
+from ..specs import (
+    ClusterSpec,
+    ModelSpec,
+    ServingWorkload,
+)
+from ..units import US_PER_S
+from .estimate import SERVING_ASSUMPTIONS, ServingEstimate, _estimate
+from .kv import ServingLedger, _check_specs, _memory_ledger
+
+#: The serving search's gates, in the order the funnel applies them.
+SERVING_GATES: tuple[str, ...] = ("shape", "interconnect", "memory", "replica", "slo")
+
+#: Accepted layouts whose throughput per GPU is within this share of the best are reported as a tie:
+#: a lower-bound model cannot separate them.
+TIE_TOLERANCE: float = 0.15
+
+register(
+    {
+        "serving.gate.shape": {
+            "zh": "形状：TP 整除注意力头数，PP 不超过层数",
+            "en": "shape: TP divides the heads, PP <= layers",
+        },
+        "serving.gate.interconnect": {"zh": "互联：TP 留在一个节点内", "en": "interconnect: TP stays inside a node"},
+        "serving.gate.memory": {
+            "zh": "显存：权重 + KV 缓存 + 工作区 + 预留",
+            "en": "memory: weights + KV cache + workspace + reserve",
+        },
+        "serving.gate.replica": {
+            "zh": "副本不是 DP：各自排队，没有梯度同步",
+            "en": "replicas are not DP: own queues, no gradient sync",
+        },
+        "serving.gate.slo": {
+            "zh": "服务目标 (SLO)：TTFT、TPOT、请求速率",
+            "en": "service-level objectives (SLO): TTFT, TPOT, request rate",
+        },
+        "serving.reason.tp_heads": {
+            "zh": "tp = {tp} 不整除 {heads} 个注意力头：每个 rank 必须拿到整数个头",
+            "en": "tp = {tp} does not divide the {heads} attention heads: each rank needs whole heads",
+        },
+        "serving.reason.pp_layers": {
+            "zh": "pp = {pp} 超过 {layers} 层：有的流水线阶段没有层",
+            "en": "pp = {pp} exceeds the {layers} layers: some pipeline stage would hold no layer",
+        },
+        "serving.reason.interconnect": {
+            "zh": "tp = {tp} 超出一个节点的 {gpn} 个设备（或不整除它）："
+            "每个 token 每层两次全归约 (all-reduce) 要跨节点，"
+            "延迟会压倒解码",
+            "en": "tp = {tp} does not fit inside one node of {gpn} devices: two all-reduces per layer per token would "
+            "cross nodes, and their latency would swamp decoding",
+        },
+        "serving.reason.memory": {
+            "zh": "每个 rank 需要 {need_gib:.1f} GiB（权重 {weights_gib:.1f} + KV 缓存 {kv_gib:.1f} + 工作区 "
+            "{workspace_gib:.1f} + 预留 {reserve_gib:.1f}），设备只有 {have_gib:.1f} GiB：差 {short_gib:.1f} GiB",
+            "en": "each rank needs {need_gib:.1f} GiB (weights {weights_gib:.1f} + KV cache {kv_gib:.1f} + workspace "
+            "{workspace_gib:.1f} + reserve {reserve_gib:.1f}) but a device has {have_gib:.1f} GiB: "
+            "{short_gib:.1f} GiB short",
+        },
+        "serving.reason.replica": {
+            "zh": "{replicas} 个副本只分到 {concurrency} 个并发请求：副本不是数据并行 (DP)，它们不切分同一个批次，"
+            "而是各自服务自己的队列，没有请求的副本只是闲置",
+            "en": "{replicas} replicas for {concurrency} concurrent requests: replicas are not data parallelism (DP), "
+            "they do not split one batch but each serves its own queue, so a replica without requests sits idle",
+        },
+        "serving.reason.ttft": {
+            "zh": "首 token 时间 (TTFT) 下界 {ttft_ms:.0f} ms 超过目标 {slo_ms:.0f} ms",
+            "en": "time to first token (TTFT) is at least {ttft_ms:.0f} ms, above the {slo_ms:.0f} ms objective",
+        },
+        "serving.reason.tpot": {
+            "zh": "每输出 token 时间 (TPOT) 下界 {tpot_ms:.1f} ms 超过目标 {slo_ms:.1f} ms",
+            "en": "time per output token (TPOT) is at least {tpot_ms:.1f} ms, above the {slo_ms:.1f} ms objective",
+        },
+        "serving.reason.rate": {
+            "zh": "每个副本 {rate:.2f} 请求/秒：按利特尔定律 (Little's law) 并发数 = 速率 × 时延，而时延随并发上升，"
+            "在显存能容纳的 {max_concurrency} 个并发内不收敛，这个布局撑不住该速率",
+            "en": "{rate:.2f} requests/s per replica: by Little's law concurrency = rate × latency, and latency grows "
+            "with concurrency; within the {max_concurrency} concurrent requests memory holds it does not settle, so "
+            "this layout cannot sustain the rate",
+        },
+        "serving.title": {
+            "zh": "服务规划：{model} 在 {cluster}（{world} 个设备）上，{load}，"
+            "提示 {prompt} token，输出 {output} token",
+            "en": "Serving plan: {model} on {cluster} ({world} devices), {load}, prompts of {prompt} tokens, "
+            "{output} output tokens",
+        },
+        "serving.load_concurrency": {"zh": "{concurrency} 个并发请求", "en": "{concurrency} concurrent requests"},
+        "serving.load_rate": {"zh": "{rate:g} 请求/秒", "en": "{rate:g} requests/s"},
+        "serving.funnel_head": {"zh": "漏斗（每道门槛筛掉的布局数）：", "en": "Funnel (layouts each gate removes):"},
+        "serving.funnel_start": {
+            "zh": "  全部布局 replicas × tp × pp：{count}",
+            "en": "  all layouts replicas × tp × pp: {count}",
+        },
+        "serving.funnel_row": {
+            "zh": "  - {label}：筛掉 {removed}，剩 {left}",
+            "en": "  - {label}: removes {removed}, {left} left",
+        },
+        "serving.accepted_head": {
+            "zh": "通过的布局（下界估计，按每 GPU 吞吐排序）：",
+            "en": "Accepted layouts (lower-bound estimates, by throughput per GPU):",
+        },
+        "serving.candidate": {
+            "zh": "  replicas={replicas} tp={tp} pp={pp}：每副本 {batch} 个请求；TTFT >= {ttft_ms:.0f} ms，TPOT >= "
+            "{tpot_ms:.1f} ms，每副本 <= {tps:,.0f} token/秒，每 GPU <= {tps_gpu:,.0f} token/秒{tie}",
+            "en": "  replicas={replicas} tp={tp} pp={pp}: {batch} requests per replica; TTFT >= {ttft_ms:.0f} ms, "
+            "TPOT >= {tpot_ms:.1f} ms, <= {tps:,.0f} tokens/s per replica, <= {tps_gpu:,.0f} tokens/s per GPU{tie}",
+        },
+        "serving.tie": {
+            "zh": "（与最佳相差不到 {tol:.0%}，模型分不出高下）",
+            "en": " (within {tol:.0%} of the best: a tie)",
+        },
+        "serving.ledger": {
+            "zh": "    每 rank 显存：权重 {weights_gib:.1f} + KV 缓存 {kv_gib:.1f} + 工作区 {workspace_gib:.1f} + 预留 "
+            "{reserve_gib:.1f} = {total_gib:.1f} / {device_gib:.0f} GiB，{verdict}",
+            "en": "    memory per rank: weights {weights_gib:.1f} + KV cache {kv_gib:.1f} + workspace "
+            "{workspace_gib:.1f} + reserve {reserve_gib:.1f} = {total_gib:.1f} / {device_gib:.0f} GiB, {verdict}",
+        },
+        "serving.comm": {
+            "zh": "    TP 全归约：每 token {count} 次 × {each_us:.1f} µs（NCCL 选 {algorithm}/{protocol}）"
+            "= {total_ms:.2f} ms；解码受{bound}限制",
+            "en": "    TP all-reduce: {count} per token × {each_us:.1f} µs (NCCL picks {algorithm}/{protocol}) = "
+            "{total_ms:.2f} ms; decode is {bound}-bound",
+        },
+        "serving.bound.memory": {"zh": "显存带宽", "en": "memory"},
+        "serving.bound.compute": {"zh": "算力", "en": "compute"},
+        "serving.none_accepted": {"zh": "没有布局通过。", "en": "No layout passes."},
+        "serving.no_fit": {
+            "zh": "没有布局放得下：最接近的是 replicas={replicas} tp={tp} pp={pp}，每 rank 差 {short_gib:.1f} GiB；"
+            "它每个副本最多容纳 {max_concurrency} 个并发请求。",
+            "en": "No layout fits: the closest is replicas={replicas} tp={tp} pp={pp}, {short_gib:.1f} GiB short per "
+            "rank; one of its replicas holds at most {max_concurrency} concurrent requests.",
+        },
+        "serving.no_fit_weights": {
+            "zh": "没有布局放得下：最接近的是 replicas={replicas} tp={tp} pp={pp}，每 rank 差 {short_gib:.1f} GiB；"
+            "光是权重就放不下，需要更多设备或更低精度的权重。",
+            "en": "No layout fits: the closest is replicas={replicas} tp={tp} pp={pp}, {short_gib:.1f} GiB short per "
+            "rank; the weights alone do not fit, so it needs more devices or lower-precision weights.",
+        },
+        "serving.assumptions_head": {
+            "zh": "假设（所有时间都是下界）：",
+            "en": "Assumptions (every time is a lower bound):",
+        },
+    }
+)
+
+
+@dataclass(frozen=True)
+class ServingCandidate:
+    """One layout ``replicas × tp × pp``: its gate verdicts, ledger and lower-bound estimate."""
+
+    tp: int
+    pp: int
+    replicas: int
+    concurrency_per_replica: int
+    reasons: tuple[Reason, ...]
+    ledger: ServingLedger | None
+    estimate: ServingEstimate | None
+    tie: bool = False
+
+    @property
+    def accepted(self) -> bool:
+        """True when no gate rejected the layout."""
+        return not self.reasons
+
+    @property
+    def gpus(self) -> int:
+        """Devices of the whole layout."""
+        return self.tp * self.pp * self.replicas
+
+    @property
+    def first_gate(self) -> str | None:
+        """The first gate (in :data:`SERVING_GATES` order) that rejected it."""
+        return _GATE_OF[self.reasons[0].code] if self.reasons else None
+
+    @property
+    def cluster_tokens_per_s(self) -> float:
+        """Output tokens/s of all replicas together (0 without an estimate)."""
+        return self.estimate.tokens_per_s * self.replicas if self.estimate is not None else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: ``accepted``, ``degrees``, ``reasons``, ``ledger``, ``estimate``."""
+        estimate = None
+        if self.estimate is not None:
+            estimate = self.estimate.to_dict()
+            estimate["cluster_tokens_per_s"] = self.cluster_tokens_per_s
+        return {
+            "accepted": self.accepted,
+            "degrees": {"tp": self.tp, "pp": self.pp, "replicas": self.replicas},
+            "concurrency_per_replica": self.concurrency_per_replica,
+            "tie_with_best": self.tie,
+            "reasons": [{"code": r.code, "message": r.message} for r in self.reasons],
+            "ledger": self.ledger.to_dict() if self.ledger is not None else None,
+            "estimate": estimate,
+        }
+
+
+_GATE_OF: dict[str, str] = {
+    "tp_heads": "shape",
+    "pp_layers": "shape",
+    "interconnect": "interconnect",
+    "memory": "memory",
+    "replica": "replica",
+    "ttft": "slo",
+    "tpot": "slo",
+    "rate": "slo",
+}
+
+
+def _rate_concurrency(
+    model: ModelSpec, cluster: ClusterSpec, w: ServingWorkload, tp: int, pp: int, rate: float, cap: int
+) -> int | None:
+    """Concurrency per replica that Little's law settles on for ``rate`` arrivals/s, or None if none <= cap."""
+    concurrency = 1
+    for _ in range(200):
+        est = _estimate(
+            model, cluster, tp, pp, concurrency, w.prompt_tokens, w.output_tokens, w.weight_bytes, w.kv_bytes
+        )
+        latency = est.time_to_first_token_s + w.output_tokens * est.time_per_output_token_s
+        needed = max(1, math.ceil(rate * latency))  # Little's law, L = λ·W (littles_law_concurrency)
+        # Throughput must also keep up: the replica finishes at most tokens_per_s / O requests per second.
+        if rate > est.tokens_per_s / w.output_tokens:
+            needed = max(needed, concurrency + 1)
+        if needed <= concurrency:
+            return concurrency
+        if needed > cap:
+            return None
+        concurrency = needed
+    return None
+
+
+def _shape_reasons(model: ModelSpec, cluster: ClusterSpec, tp: int, pp: int) -> list[Reason]:
+    """The shape and interconnect gates: TP divides the heads, PP <= layers, TP inside one node."""
+    reasons: list[Reason] = []
+    if model.heads % tp:
+        reasons.append(Reason("tp_heads", "serving.reason.tp_heads", {"tp": tp, "heads": model.heads}))
+    if pp > model.layers:
+        reasons.append(Reason("pp_layers", "serving.reason.pp_layers", {"pp": pp, "layers": model.layers}))
+    if tp > cluster.gpus_per_node or cluster.gpus_per_node % tp:
+        reasons.append(Reason("interconnect", "serving.reason.interconnect", {"tp": tp, "gpn": cluster.gpus_per_node}))
+    return reasons
+
+
+def _memory_reason(ledger: ServingLedger) -> Reason:
+    """The memory gate's reason for a ledger that does not fit: every part and how much is missing."""
+    params = {
+        "need_gib": ledger.total_gib,
+        "weights_gib": ledger.weights_gib,
+        "kv_gib": ledger.kv_cache_gib,
+        "workspace_gib": ledger.workspace_gib,
+        "reserve_gib": ledger.reserve_gib,
+        "have_gib": ledger.device_gib,
+        "short_gib": -ledger.headroom_gib,
+    }
+    return Reason("memory", "serving.reason.memory", params)
+
+
+def _slo_reasons(w: ServingWorkload, estimate: ServingEstimate) -> list[Reason]:
+    """The service-level objectives the estimate misses: TTFT and TPOT (the request rate is checked earlier)."""
+    reasons: list[Reason] = []
+    ttft, tpot = estimate.time_to_first_token_s, estimate.time_per_output_token_s
+    if w.ttft_slo_s is not None and ttft > w.ttft_slo_s:
+        reasons.append(Reason("ttft", "serving.reason.ttft", {"ttft_ms": ttft * 1e3, "slo_ms": w.ttft_slo_s * 1e3}))
+    if w.tpot_slo_s is not None and tpot > w.tpot_slo_s:
+        reasons.append(Reason("tpot", "serving.reason.tpot", {"tpot_ms": tpot * 1e3, "slo_ms": w.tpot_slo_s * 1e3}))
+    return reasons
+
+
+def evaluate_layout(
+    model: ModelSpec, cluster: ClusterSpec, w: ServingWorkload, tp: int, pp: int, replicas: int | None = None
+) -> ServingCandidate:
+    """Gate and estimate one layout: ``replicas`` copies (default: as many as the cluster holds) of tp · pp devices.
+
+    The one serving evaluation: :func:`plan_serving` runs it on every layout, and the planner's serving mode
+    (:func:`coursekit.planner.evaluate_composition` with ``replicas``) on one.
+    """
+    if replicas is None:
+        replicas = cluster.world_size // (tp * pp)
+    reasons = _shape_reasons(model, cluster, tp, pp)
+    if reasons and reasons[0].code in ("tp_heads", "pp_layers"):
+        return ServingCandidate(tp, pp, replicas, 0, tuple(reasons), None, None)
+    probe = _memory_ledger(
+        model,
+        cluster,
+        tp,
+        pp,
+        1,
+        w.context_tokens,
+        w.weight_bytes,
+        w.kv_bytes,
+        w.prompt_tokens,
+        w.runtime_reserve_gib,
+    )
+    rate_reason: Reason | None = None
+    if w.concurrency is not None:
+        per_replica = -(-w.concurrency // replicas)
+        total = w.concurrency
+    else:
+        assert w.request_rate_per_s is not None
+        rate = w.request_rate_per_s / replicas
+        settled = _rate_concurrency(model, cluster, w, tp, pp, rate, max(probe.max_concurrency, 1))
+        if settled is None:
+            rate_reason = Reason(
+                "rate", "serving.reason.rate", {"rate": rate, "max_concurrency": probe.max_concurrency}
+            )
+            per_replica = max(probe.max_concurrency, 1)
+        else:
+            per_replica = settled
+        total = per_replica * replicas
+    ledger = _memory_ledger(
+        model,
+        cluster,
+        tp,
+        pp,
+        per_replica,
+        w.context_tokens,
+        w.weight_bytes,
+        w.kv_bytes,
+        w.prompt_tokens,
+        w.runtime_reserve_gib,
+    )
+    if not ledger.fits:
+        reasons.append(_memory_reason(ledger))
+    if w.concurrency is not None and replicas > total:
+        reasons.append(Reason("replica", "serving.reason.replica", {"replicas": replicas, "concurrency": total}))
+    estimate = _estimate(
+        model, cluster, tp, pp, per_replica, w.prompt_tokens, w.output_tokens, w.weight_bytes, w.kv_bytes
+    )
+    reasons.extend(_slo_reasons(w, estimate))
+    if rate_reason is not None:
+        reasons.append(rate_reason)
+    reasons.sort(key=lambda r: SERVING_GATES.index(_GATE_OF[r.code]))
+    return ServingCandidate(tp, pp, replicas, per_replica, tuple(reasons), ledger, estimate)
+
+
+@dataclass(frozen=True)
+class ServingPlanResult:
+    """Every layout of a serving search, the funnel and the accepted ones ranked by throughput per GPU."""
+
+    model: ModelSpec
+    cluster: ClusterSpec
+    workload: ServingWorkload
+    candidates: tuple[ServingCandidate, ...]
+    funnel: tuple[tuple[str, int], ...] = field(default=())
+
+    @property
+    def accepted(self) -> tuple[ServingCandidate, ...]:
+        """Accepted layouts, best throughput per GPU first."""
+        return tuple(c for c in self.candidates if c.accepted)
+
+    @property
+    def closest_misfit(self) -> ServingCandidate | None:
+        """When no layout fits in memory: the one with the smallest shortfall (None otherwise)."""
+        if any(c.ledger is not None and c.ledger.fits for c in self.candidates):
+            return None
+        misfits = [c for c in self.candidates if c.ledger is not None]
+        if not misfits:
+            return None
+        return max(misfits, key=lambda c: c.ledger.headroom_gib if c.ledger is not None else -math.inf)
+
+    def candidate(self, *, tp: int, pp: int = 1) -> ServingCandidate:
+        """The layout with these degrees (replicas follow from the cluster)."""
+        for c in self.candidates:
+            if c.tp == tp and c.pp == pp:
+                return c
+        raise ValueError(
+            tr(
+                "validate.choice",
+                name="(tp, pp)",
+                value=(tp, pp),
+                choices=", ".join(f"({c.tp}, {c.pp})" for c in self.candidates),
+            )
+        )
+
+    def _load_text(self) -> str:
+        w = self.workload
+        if w.concurrency is not None:
+            return tr("serving.load_concurrency", concurrency=w.concurrency)
+        return tr("serving.load_rate", rate=w.request_rate_per_s)
+
+    def report(self, top: int = 5) -> str:
+        """The funnel, the accepted layouts with their ledgers, or why none fits; then the assumptions."""
+        w = self.workload
+        lines = [
+            tr(
+                "serving.title",
+                model=self.model.name,
+                cluster=self.cluster.name,
+                world=self.cluster.world_size,
+                load=self._load_text(),
+                prompt=w.prompt_tokens,
+                output=w.output_tokens,
+            ),
+            "",
+            tr("serving.funnel_head"),
+            tr("serving.funnel_start", count=len(self.candidates)),
+        ]
+        left = len(self.candidates)
+        for gate, removed in self.funnel:
+            left -= removed
+            lines.append(tr("serving.funnel_row", label=tr(f"serving.gate.{gate}"), removed=removed, left=left))
+        lines.append("")
+        accepted = self.accepted
+        if accepted:
+            lines.append(tr("serving.accepted_head"))
+            for c in accepted[:top]:
+                lines.extend(candidate_lines(c))
+        else:
+            lines.append(tr("serving.none_accepted"))
+            misfit = self.closest_misfit
+            if misfit is not None and misfit.ledger is not None:
+                lines.append(
+                    tr(
+                        "serving.no_fit" if misfit.ledger.max_concurrency else "serving.no_fit_weights",
+                        replicas=misfit.replicas,
+                        tp=misfit.tp,
+                        pp=misfit.pp,
+                        short_gib=-misfit.ledger.headroom_gib,
+                        max_concurrency=misfit.ledger.max_concurrency,
+                    )
+                )
+            else:
+                for c in sorted(self.candidates, key=_rank_key)[:top]:
+                    lines.extend(candidate_lines(c))
+                    lines.extend(f"    [{r.code}] {r.message}" for r in c.reasons)
+        lines.append("")
+        lines.append(tr("serving.assumptions_head"))
+        lines.extend(f"  - {tr(f'serving.assume.{key}')}" for key in SERVING_ASSUMPTIONS)
+        return "\n".join(lines)
+
+    def to_dict(self, top: int = 5, include_rejected: bool = False) -> dict[str, Any]:
+        """JSON-ready result: ``top`` holds the best layouts, accepted ones first."""
+        ranked = sorted(self.candidates, key=_rank_key)
+        misfit = self.closest_misfit
+        left = len(self.candidates)
+        funnel = []
+        for gate, removed in self.funnel:
+            left -= removed
+            funnel.append({"gate": gate, "label": tr(f"serving.gate.{gate}"), "removed": removed, "left": left})
+        payload: dict[str, Any] = {
+            "mode": "serving",
+            "model": self.model.name,
+            "cluster": self.cluster.name,
+            "world_size": self.cluster.world_size,
+            "workload": self.workload.to_dict(),
+            "candidates": len(self.candidates),
+            "accepted": len(self.accepted),
+            "funnel": funnel,
+            "top": [c.to_dict() for c in ranked[:top]],
+            "no_fit": None
+            if misfit is None or misfit.ledger is None
+            else {
+                "degrees": {"tp": misfit.tp, "pp": misfit.pp, "replicas": misfit.replicas},
+                "shortfall_gib": -misfit.ledger.headroom_gib,
+                "max_concurrency_per_replica": misfit.ledger.max_concurrency,
+            },
+            "assumptions": [tr(f"serving.assume.{key}") for key in SERVING_ASSUMPTIONS],
+        }
+        if include_rejected:
+            payload["rejected"] = [c.to_dict() for c in ranked if not c.accepted]
+        return payload
+
+
+def _rank_key(c: ServingCandidate) -> tuple[bool, float, float]:
+    if c.estimate is None:
+        return (not c.accepted, math.inf, math.inf)
+    return (not c.accepted, -c.estimate.tokens_per_s_per_gpu, c.estimate.time_per_output_token_s)
+
+
+def candidate_lines(c: ServingCandidate) -> list[str]:
+    lines: list[str] = []
+    if c.estimate is not None:
+        e = c.estimate
+        lines.append(
+            tr(
+                "serving.candidate",
+                replicas=c.replicas,
+                tp=c.tp,
+                pp=c.pp,
+                batch=c.concurrency_per_replica,
+                ttft_ms=e.time_to_first_token_s * 1e3,
+                tpot_ms=e.time_per_output_token_s * 1e3,
+                tps=e.tokens_per_s,
+                tps_gpu=e.tokens_per_s_per_gpu,
+                tie=tr("serving.tie", tol=TIE_TOLERANCE) if c.tie else "",
+            )
+        )
+    if c.ledger is not None:
+        lg = c.ledger
+        lines.append(
+            tr(
+                "serving.ledger",
+                weights_gib=lg.weights_gib,
+                kv_gib=lg.kv_cache_gib,
+                workspace_gib=lg.workspace_gib,
+                reserve_gib=lg.reserve_gib,
+                total_gib=lg.total_gib,
+                device_gib=lg.device_gib,
+                verdict=lg.verdict(),
+            )
+        )
+    if c.estimate is not None and c.estimate.all_reduces_per_token:
+        e = c.estimate
+        lines.append(
+            tr(
+                "serving.comm",
+                count=e.all_reduces_per_token,
+                each_us=e.all_reduce.time_s * US_PER_S,
+                algorithm=e.all_reduce.algorithm,
+                protocol=e.all_reduce.protocol,
+                total_ms=e.all_reduces_per_token * e.all_reduce.time_s * 1e3,
+                bound=tr(f"serving.bound.{e.decode_bound}"),
+            )
+        )
+    return lines
+
+
+def plan_serving(model: ModelSpec, cluster: ClusterSpec, workload: ServingWorkload) -> ServingPlanResult:
+    """Search every serving layout replicas × tp × pp = world, gate it and estimate the rest.
+
+    Gates, in order (:data:`SERVING_GATES`): shape (TP divides the heads, PP <= layers), interconnect (TP
+    inside one node), memory (the per-rank ledger fits), replica (every replica gets requests: replicas
+    are independent queues, not DP), SLO (TTFT, TPOT, and a request rate Little's law can settle).
+
+    >>> from coursekit.presets import CLUSTERS, MODELS
+    >>> result = plan_serving(MODELS["llama3-70b"], CLUSTERS["h100-8"],
+    ...                       ServingWorkload(prompt_tokens=2048, output_tokens=256, concurrency=64))
+    >>> [(c.replicas, c.tp, c.pp) for c in result.accepted][:2]
+    [(2, 4, 1), (1, 8, 1)]
+
+    Taught in: lesson 10 (serving).
+    """
+    _check_specs(model, cluster)
+    if not isinstance(workload, ServingWorkload):
+        raise TypeError(tr("validate.type_choice", name="workload", value=workload, type=type(workload).__name__))
+    world = cluster.world_size
+    layouts = [
+        (tp, pp)
+        for tp in range(1, world + 1)
+        if world % tp == 0
+        for pp in range(1, min(workload.max_pp, world // tp) + 1)
+        if (world // tp) % pp == 0
+    ]
+    evaluated = [evaluate_layout(model, cluster, workload, tp, pp) for tp, pp in layouts]
+    ranked = sorted(evaluated, key=_rank_key)
+    best = next((c for c in ranked if c.accepted), None)
+    if best is not None and best.estimate is not None:
+        floor = best.estimate.tokens_per_s_per_gpu * (1 - TIE_TOLERANCE)
+        ranked = [
+            ServingCandidate(c.tp, c.pp, c.replicas, c.concurrency_per_replica, c.reasons, c.ledger, c.estimate, True)
+            if c.accepted and c is not best and c.estimate is not None and c.estimate.tokens_per_s_per_gpu >= floor
+            else c
+            for c in ranked
+        ]
+    funnel = tuple((gate, sum(1 for c in ranked if c.first_gate == gate)) for gate in SERVING_GATES)
+    return ServingPlanResult(model, cluster, workload, tuple(ranked), funnel)

@@ -1,0 +1,1175 @@
+"""The inputs of every formula: model, cluster and workload specs, precision recipes, and the course's constants.
+
+This module sits below the formulas (capacity, communication, roofline, serving, the planner): it imports
+only the validators, the message catalog and the units, so every formula module can take a
+:class:`ModelSpec`, :class:`ClusterSpec` or :class:`WorkloadSpec` without an import cycle.
+:mod:`coursekit.planner.specs`, :mod:`coursekit.capacity` and :mod:`coursekit.serving` re-export these names.
+
+Taught in: lesson 9 (decision workbench); the precision recipes in lesson 1, serving workloads in lesson 10.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ._validate import check_bool, check_choice, check_divides, check_int, check_number
+from .i18n import Text, register, tr
+from .model_config import model_fields_from_config
+
+__all__ = [
+    "ACTIVATION_BYTES",
+    "DEFAULT_RECIPE",
+    "LOGITS_BYTES",
+    "PRECISION_RECIPES",
+    "RECOMPUTE_MODES",
+    "ClusterSpec",
+    "ModelSpec",
+    "PrecisionRecipe",
+    "ServingWorkload",
+    "WorkloadSpec",
+    "divisors",
+    "group_link",
+]
+
+
+#: Workload modes (Q3, lesson 3: training or serving).
+WORKLOAD_MODES: tuple[str, ...] = ("training", "serving")
+#: Precisions of the training matmuls: bf16, or fp8 (the linear layers' GEMMs in FP8, as Transformer Engine's
+#: ``fp8_autocast`` and DeepSeek-V3 §3.3 do; attention's core stays in bf16).
+PRECISIONS: tuple[str, ...] = ("bf16", "fp8")
+#: MLP kinds: SwiGLU has three h×f matrices (gate, up, down), GELU two (up, down).
+MLP_KINDS: tuple[str, ...] = ("swiglu", "gelu")
+#: Normalisation layers: LayerNorm has a scale and a bias (2h), RMSNorm a scale (h).
+NORM_KINDS: tuple[str, ...] = ("layernorm", "rmsnorm")
+#: Position embeddings: learned (a seq_len × h table, GPT-2/3) or rotary (no parameters).
+POSITION_KINDS: tuple[str, ...] = ("learned", "rope")
+
+#: Bytes per activation element sent by TP / CP / EP / PP collectives and kept in the KV cache (bf16).
+ACTIVATION_BYTES: int = 2
+#: Bytes per logit kept for the cross-entropy loss: Korthikanti et al. (arXiv:2205.05198, §4.3) count
+#: the output layer's fp32 logits as 4·s·b·v/t bytes on the last pipeline stage.
+LOGITS_BYTES: int = 4
+
+#: A flat achievable fraction of peak FLOP/s, for learners who want to override the compute-efficiency model
+#: (``WorkloadSpec(achievable_flops_fraction=0.5)``). By default (``None``) efficiency comes from each GPU's
+#: matmul shapes on the roofline (:mod:`coursekit.planner.estimate`).
+DEFAULT_ACHIEVABLE_FLOPS_FRACTION: float = 0.5
+#: The uniform overlap override's old default; by default each dimension has its own overlap (:data:`OVERLAP_DEFAULTS`).
+DEFAULT_OVERLAP_FRACTION: float = 0.0
+
+#: Share of each dimension's communication the engines hide under compute, by default, with the reason.
+#: The learner can change each (``WorkloadSpec(overlap_tp=..., ...)``); hiding is capped by the compute it
+#: can hide under (see :data:`coursekit.planner.result.ESTIMATE_NOTES`).
+OVERLAP_DEFAULTS: dict[str, float] = {"dp": 1.0, "pp": 1.0, "cp": 1.0, "tp": 0.0, "ep": 0.0}
+OVERLAP_SOURCES: dict[str, str] = {
+    "dp": "Megatron-Core --overlap-grad-reduce reduces gradient buckets (max(40M, 1M x dp*cp) parameters) during "
+    "backward and --overlap-param-gather gathers the next bucket during forward; PyTorch DDP buckets of 25 MiB "
+    "(Li et al., VLDB 2020, §3.2.3); FSDP backward/forward prefetch (Zhao et al., VLDB 2023, §3.3). The share "
+    "scales the compute window; the last reduce bucket and the first gather stay exposed "
+    "(coursekit.overlap)",
+    "pp": "Megatron-Core --overlap-p2p-communication overlaps send/recv with compute, in the interleaved schedule "
+    "only (the non-interleaved 1F1B refuses it): with v = 1 pipeline traffic is exposed",
+    "cp": "ring attention passes the next K/V block while the current block is computed (Liu et al., Ring "
+    "Attention, arXiv:2310.01889, §3; Megatron-Core context parallelism): each step hides under that step's "
+    "attention only, and the dK, dV block's trip home after backward stays exposed",
+    "tp": "TP's all-reduces / all-gathers sit between dependent matmuls: on the critical path unless a "
+    "communication-overlap kernel is switched on (Megatron-Core --tp-comm-overlap, off by default)",
+    "ep": "MoE dispatch and combine sit between the router and the experts: on the critical path by default "
+    "(Megatron-Core's overlap of all-to-all with compute is an option, DeepSeek-V3 §3.2.1 DualPipe builds it in)",
+}
+
+#: Upper bounds on sizes, so every bounded call answers quickly: the largest GPU count, global batch and
+#: sequence the planner accepts (larger ones are refused with a message, not searched).
+MAX_WORLD_SIZE: int = 1 << 17
+MAX_NODES: int = 1 << 17
+MAX_GLOBAL_BATCH: int = 1 << 24
+MAX_SEQ_LEN: int = 1 << 24
+#: Default runtime reserve per device (CUDA context, allocator fragmentation, buffers): 2 GiB, as in
+#: lesson 1's first ledger (``build_resource_ledger(13.0, 4.0, 2.0, 24.0)``).
+DEFAULT_RUNTIME_RESERVE_GIB: float = 2.0
+#: Default largest micro-batch (sequences) the search tries.
+DEFAULT_MAX_MICRO_BATCH: int = 8
+#: Default largest number of model chunks per pipeline device (interleaved schedule) the search tries.
+DEFAULT_MAX_VIRTUAL_STAGES: int = 4
+#: Serving: tokens each request generates when a :class:`WorkloadSpec` in serving mode does not say (lesson 9's
+#: workbench widget and lesson 10's examples use 256).
+DEFAULT_OUTPUT_TOKENS: int = 256
+#: Serving: most concurrent requests a workload may hold (``coursekit.serving``'s bound).
+MAX_CONCURRENCY: int = 10**7
+
+#: Keys :func:`parse_degrees` and :meth:`PlanResult.explain` accept, with their meaning.
+DEGREE_KEYS: dict[str, str] = {
+    "tp": "tensor parallel",
+    "pp": "pipeline parallel",
+    "dp": "data parallel",
+    "cp": "context parallel",
+    "ep": "expert parallel",
+    "v": "virtual stages (model chunks per pipeline device)",
+    "zero": "ZeRO stage 0-3",
+    "mb": "micro-batch (sequences)",
+    "ga": "gradient accumulation (micro-batches per step)",
+    "recompute": "none, selective or full",
+    "replicas": "serving replicas",
+}
+
+MEGATRON_2021_SOURCE: str = (
+    "Narayanan et al., Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM, "
+    "arXiv:2104.04473 (SC21)"
+)
+
+register(
+    {
+        "planner.mla_only": {
+            "zh": "{name} = {value!r}：只属于多头潜在注意力 (MLA)，需要同时给出 kv_lora_rank。",
+            "en": "{name} = {value!r}: belongs to multi-head latent attention (MLA) and needs kv_lora_rank too.",
+        },
+        "planner.no_fp8": {
+            "zh": "precision = 'fp8'：{cluster} 的设备没有 FP8 张量核心（例如 A100），请用 'bf16'。",
+            "en": "precision = 'fp8': the devices of {cluster} have no FP8 tensor cores (e.g. A100); use 'bf16'.",
+        },
+        "planner.moe_top_k": {
+            "zh": "top_k = {top_k}：MoE 模型必须在 1 到 num_experts = {experts} 之间，稠密模型必须为 0。",
+            "en": "top_k = {top_k}: must be between 1 and num_experts = {experts} for an MoE model, and 0 for "
+            "a dense one.",
+        },
+        "planner.type_spec": {
+            "zh": "{name} = {value!r}：必须是 {expected}，而不是 {type}。",
+            "en": "{name} = {value!r}: must be a {expected}, not {type}.",
+        },
+        "planner.empty_choices": {
+            "zh": "{name} = {value!r}：至少要有一个取值。",
+            "en": "{name} = {value!r}: must hold at least one value.",
+        },
+        "serving.both_load": {
+            "zh": "concurrency = {concurrency!r}，request_rate_per_s = {rate!r}：两者只能给一个"
+            "（并发数，或用利特尔定律从请求速率推出并发）。",
+            "en": "concurrency = {concurrency!r}, request_rate_per_s = {rate!r}: give exactly one (a concurrency, "
+            "or a request rate that Little's law turns into one).",
+        },
+    }
+)
+
+
+# --------------------------------------------------------------------------- precision recipes
+
+
+@dataclass(frozen=True)
+class PrecisionRecipe:
+    """Bytes per parameter that training keeps for weights, gradients and optimizer states.
+
+    Fields:
+        name: catalog key of the recipe (``"custom"`` for user-made ones).
+        description: bilingual one-line description.
+        param_bytes: bytes per parameter of the weights the model computes with.
+        grad_bytes: bytes per parameter of the gradients that are reduced.
+        optimizer_bytes: bytes per parameter of everything only the optimizer
+            needs (fp32 master weights, Adam momentum and variance): the ZeRO
+            paper's K.
+        source: where the numbers come from.
+
+    >>> PRECISION_RECIPES["megatron-bf16"].bytes_per_param
+    18.0
+
+    Taught in: lesson 1 (Q1 capacity).
+    """
+
+    name: str
+    description: Text
+    param_bytes: float
+    grad_bytes: float
+    optimizer_bytes: float
+    source: str
+
+    def __post_init__(self) -> None:
+        for field_name in ("param_bytes", "grad_bytes", "optimizer_bytes"):
+            value = check_number(field_name, getattr(self, field_name), ge=0)
+            object.__setattr__(self, field_name, value)
+
+    @property
+    def bytes_per_param(self) -> float:
+        """Unsharded model-state bytes per parameter: weights + gradients + optimizer."""
+        return self.param_bytes + self.grad_bytes + self.optimizer_bytes
+
+
+#: Source strings, cited by the recipes below and by the tests.
+ZERO_PAPER_SOURCE: str = (
+    "Rajbhandari et al., ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, "
+    "arXiv:1910.02054, §3.1 (mixed-precision Adam: 2 + 2 + K, K = 12)"
+)
+MEGATRON_DISTOPT_SOURCE: str = (
+    "Megatron-Core developer guide, Distributed Optimizer, table of theoretical bytes per parameter "
+    "(docs.nvidia.com/megatron-core/developer-guide/latest/api-guide/dist_optimizer.html)"
+)
+
+#: The precision recipes of the course, by name. Numbers are bytes per parameter.
+PRECISION_RECIPES: dict[str, PrecisionRecipe] = {
+    recipe.name: recipe
+    for recipe in (
+        PrecisionRecipe(
+            name="zero-fp16-adam",
+            description=Text(
+                zh="混合精度 Adam（ZeRO 论文）：fp16 参数与梯度，fp32 主参数、动量、方差",
+                en="Mixed-precision Adam (ZeRO paper): fp16 weights and gradients; fp32 master weights, "
+                "momentum, variance",
+            ),
+            param_bytes=2,
+            grad_bytes=2,
+            optimizer_bytes=12,
+            source=ZERO_PAPER_SOURCE,
+        ),
+        PrecisionRecipe(
+            name="megatron-bf16",
+            description=Text(
+                zh="Megatron bf16：bf16 参数，fp32 主梯度，fp32 主参数与 Adam 状态（每参数 18 字节）",
+                en="Megatron bf16: bf16 weights, fp32 main gradients, fp32 master weights and Adam states "
+                "(18 bytes per parameter)",
+            ),
+            param_bytes=2,
+            grad_bytes=4,
+            optimizer_bytes=12,
+            source=MEGATRON_DISTOPT_SOURCE + ": bf16 parameters, fp32 gradients -> 18, distributed 6 + 12/d",
+        ),
+        PrecisionRecipe(
+            name="fp32-adam",
+            description=Text(
+                zh="全 fp32 Adam：fp32 参数与梯度，fp32 动量与方差（无需另存主参数）",
+                en="Plain fp32 Adam: fp32 weights and gradients, fp32 momentum and variance (no separate master copy)",
+            ),
+            param_bytes=4,
+            grad_bytes=4,
+            optimizer_bytes=8,
+            source=MEGATRON_DISTOPT_SOURCE + ": fp32 parameters, fp32 gradients -> 16, distributed 8 + 8/d",
+        ),
+        PrecisionRecipe(
+            name="bf16-adam-no-master",
+            description=Text(
+                zh="bf16 参数与梯度，fp32 动量与方差，不保留 fp32 主参数",
+                en="bf16 weights and gradients, fp32 momentum and variance, no fp32 master weights",
+            ),
+            param_bytes=2,
+            grad_bytes=2,
+            optimizer_bytes=8,
+            source="Derived from " + ZERO_PAPER_SOURCE + " by dropping the 4-byte fp32 master copy (K = 8)",
+        ),
+        PrecisionRecipe(
+            name="deepseek-v3-fp8",
+            description=Text(
+                zh="DeepSeek-V3 FP8 训练：bf16 参数，fp32 梯度与主参数，bf16 的 Adam 动量与方差（每参数 14 字节）",
+                en="DeepSeek-V3 FP8 training: bf16 weights, fp32 gradients and master weights, bf16 Adam momentum "
+                "and variance (14 bytes per parameter)",
+            ),
+            param_bytes=2,
+            grad_bytes=4,
+            optimizer_bytes=8,
+            source="DeepSeek-AI, DeepSeek-V3 Technical Report, arXiv:2412.19437, §3.3.3 (low-precision optimizer "
+            "states: AdamW moments in BF16; master weights and accumulated gradients kept in FP32)",
+        ),
+    )
+}
+
+#: The recipe used when none is named (the ZeRO paper's accounting).
+DEFAULT_RECIPE: str = "zero-fp16-adam"
+
+
+#: Activation recomputation modes: keep everything, recompute the attention core
+#: ("selective", Korthikanti §5), or keep only each layer's input ("full").
+RECOMPUTE_MODES: tuple[str, ...] = ("none", "selective", "full")
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def type_error(name: str, value: Any, expected: str) -> TypeError:
+    return TypeError(tr("planner.type_spec", name=name, value=value, expected=expected, type=type(value).__name__))
+
+
+def _check_name(name: str, value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise type_error(name, value, "non-empty str")
+    return value
+
+
+def _check_int_tuple(name: str, value: Any, *, ge: int, le: int | None = None) -> tuple[int, ...]:
+    if isinstance(value, (str, bytes)) or not isinstance(value, (tuple, list)):
+        raise type_error(name, value, "tuple of int")
+    items = tuple(check_int(f"{name} item", item, ge=ge, le=le) for item in value)
+    if not items:
+        raise ValueError(tr("planner.empty_choices", name=name, value=value))
+    return tuple(sorted(set(items)))
+
+
+def _check_str_tuple(name: str, value: Any, choices: tuple[str, ...]) -> tuple[str, ...]:
+    if isinstance(value, (str, bytes)) or not isinstance(value, (tuple, list)):
+        raise type_error(name, value, "tuple of str")
+    items = tuple(check_choice(f"{name} item", item, choices) for item in value)
+    if not items:
+        raise ValueError(tr("planner.empty_choices", name=name, value=value))
+    return tuple(mode for mode in choices if mode in items)
+
+
+def divisors(n: int) -> tuple[int, ...]:
+    """The positive divisors of ``n``, ascending.
+
+    >>> divisors(12)
+    (1, 2, 3, 4, 6, 12)
+    """
+    return _divisors(check_int("n", n, ge=1, le=1 << 40))
+
+
+def _divisors(n: int) -> tuple[int, ...]:
+    """:func:`divisors` without validation (the searches call it on counts they built)."""
+    small = [d for d in range(1, math.isqrt(n) + 1) if n % d == 0]
+    return tuple(sorted(set(small + [n // d for d in small])))
+
+
+def group_link(span: int, gpus_per_node: int) -> str:
+    """``"intra_node"`` if every group spanning ``span`` consecutive ranks stays inside one node, else ``"inter_node"``.
+
+    Ranks are placed contiguously (rank r on node r // gpus_per_node) and a
+    dimension's groups occupy aligned blocks of ``span`` ranks (Megatron-Core's
+    order tp-cp-ep-dp-pp: TP spans tp, CP spans tp·cp, EP spans tp·ep, DP spans
+    tp·cp·dp, PP spans the world). A block lies in one node exactly when ``span``
+    divides ``gpus_per_node``; otherwise some group crosses a node and — since a
+    ring runs at its slowest link — the whole dimension is timed on the
+    inter-node link.
+
+    >>> group_link(8, 8), group_link(16, 8), group_link(3, 8)
+    ('intra_node', 'inter_node', 'inter_node')
+
+    Taught in: lesson 9 (decision workbench).
+    """
+    span = check_int("span", span, ge=1)
+    gpus_per_node = check_int("gpus_per_node", gpus_per_node, ge=1)
+    return _group_link(span, gpus_per_node)
+
+
+def _group_link(span: int, gpus_per_node: int) -> str:
+    """:func:`group_link` without validation."""
+    return "intra_node" if gpus_per_node % span == 0 else "inter_node"
+
+
+def kv_heads_split(kv_heads: Any, tp: Any) -> Any:
+    """KV heads one TP rank holds: ceil(kv_heads / tp), so 1 when tp exceeds kv_heads (each head is replicated).
+
+    Array-generic and unvalidated (a kernel): the public :func:`coursekit.serving.kv_heads_per_rank` checks its
+    arguments and calls this; the planner calls it on whole columns of ``tp``.
+
+    >>> kv_heads_split(8, 4), kv_heads_split(8, 16), kv_heads_split(1, 8)
+    (2, 1, 1)
+    """
+    return -(-kv_heads // tp)
+
+
+def stage_layer_counts(layers: Any, pp: Any, edge_layers: Any = 0) -> tuple[Any, Any, Any]:
+    """Layers of the (first, heaviest middle, last) pipeline stage; array-generic over ``pp``, unvalidated.
+
+    The rule (edge stages give up ``edge_layers`` to the embedding and the output layer) is documented at
+    :func:`coursekit.planner.stage_layers`, the public, validated form.
+
+    >>> stage_layer_counts(126, 16, 1)
+    (7, 8, 7)
+    """
+    pp_safe = pp + (pp < 1)
+    q = -(-(layers + 2 * edge_layers) // pp_safe)
+    edge = q - edge_layers
+    many = pp_safe > 2
+    middle_total = layers - 2 * edge
+    middle = -(-middle_total // (pp_safe - 2 + (pp_safe <= 2) * (3 - pp_safe)))  # ceil(/max(pp - 2, 1))
+    half = -(-layers // 2)
+    single = pp_safe == 1
+    two = pp_safe == 2
+    first = single * layers + two * half + many * edge
+    last = single * layers + two * (layers - half) + many * edge
+    mid = many * middle
+    return first, mid, last
+
+
+# --------------------------------------------------------------------------- what one layer saves
+
+
+@dataclass(frozen=True)
+class LayerWidths:
+    """Per-token widths (elements) of the tensors one transformer layer saves for backward.
+
+    Fields:
+        hidden: h, the residual stream.
+        heads: attention (query) heads a.
+        qk_head_dim, v_head_dim: per-head widths of Q/K and of V (both h/a in a plain model).
+        kv_heads: heads of K and V as the attention core reads them (GQA: fewer than ``heads``; MLA: ``heads``,
+            because its up-projection expands them).
+        latent_width: MLA only: the saved latents (the q latent and its norm input, the kv latent with the rope
+            key and its norm input), computed by the un-split down projections, so kept whole on every TP rank.
+        mlp_split: inner MLP elements per token that tensor parallelism splits (GELU 2·f, SwiGLU 3·f; MoE: the
+            routed copies' inner activations plus the shared experts').
+        mlp_replicated: MoE only: elements per token kept whole on every TP rank unless sequence parallelism
+            splits the tokens (each routed copy's expert input and output, the fp32 router probabilities).
+        dropout: dropout layers are on (masks are saved).
+
+    >>> LayerWidths(hidden=1024, heads=8, qk_head_dim=128, v_head_dim=128, kv_heads=2, mlp_split=3 * 4096).kv_heads
+    2
+
+    The widths are data (a model gives them with :meth:`ModelSpec.layer_widths`); what they cost in bytes is
+    :mod:`coursekit.activations`.
+
+    Taught in: lesson 1 (Q1 capacity).
+    """
+
+    hidden: int
+    heads: int
+    qk_head_dim: int
+    v_head_dim: int
+    kv_heads: int
+    latent_width: int = 0
+    mlp_split: float = 0
+    mlp_replicated: float = 0
+    dropout: bool = False
+
+
+# --------------------------------------------------------------------------- the three specs
+
+#: ``ModelSpec(kv_heads=None)`` (the default) means as many KV heads as query heads.
+_SAME_AS_HEADS: Any = None
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A transformer's shape, enough to count its parameters, FLOPs, activations and traffic.
+
+    Parameters:
+        name: a label.
+        layers, hidden, heads: L, h, a; ``heads`` divides ``hidden`` unless ``head_dim`` is given.
+        kv_heads: key/value heads (grouped-query attention); divides ``heads``. ``None`` (the default) = ``heads``:
+            resolved when the spec is built, so ``model.kv_heads`` is always an int.
+        ffn_hidden: the MLP's inner width f (dense layers, and experts unless ``moe_ffn_hidden``).
+        vocab: vocabulary size V.
+        seq_len: the context length the model was trained with (the workload's default).
+        mlp: ``"swiglu"`` (3 matrices h×f) or ``"gelu"`` (2 matrices).
+        norm: ``"rmsnorm"`` (h parameters) or ``"layernorm"`` (2h).
+        position: ``"rope"`` (no parameters) or ``"learned"`` (seq_len × h).
+        biases: linear layers carry biases (GPT-2/3, Megatron GPT) or not (Llama, Mixtral).
+        tied_embeddings: the output layer reuses the input embedding.
+        num_experts, top_k, moe_ffn_hidden: MoE layers with ``num_experts`` routed experts of width
+            ``moe_ffn_hidden``, ``top_k`` routed per token; 0 and 0 for a dense model.
+        source: where the numbers come from.
+        head_dim: width of one attention head; ``None`` = hidden / heads (Gemma-style models differ).
+        dropout: dropout probability; > 0 means the layers save dropout masks (Megatron's GPT: 0.1; Llama: 0).
+        shared_experts: experts every token passes through besides its routed ones (DeepSeek-V3: 1), each
+            ``moe_ffn_hidden`` wide.
+        first_k_dense: the first layers keep a dense MLP of width ``ffn_hidden`` (DeepSeek-V3: 3).
+        capacity_factor: each expert processes at most capacity_factor × its even share of the routed tokens
+            (padded to it; Switch Transformer, Fedus et al. 2021, §2.2); ``None`` = dropless. It sizes the
+            MoE activations (:meth:`layer_widths`).
+        q_lora_rank, kv_lora_rank, qk_rope_head_dim, qk_nope_head_dim, v_head_dim: multi-head latent
+            attention (DeepSeek-V2, arXiv:2405.04434, §2.1): set ``kv_lora_rank`` to use it; the query and key
+            heads are qk_nope + qk_rope wide, the value heads v_head_dim; ``q_lora_rank`` ``None`` = a full-rank
+            query projection. :attr:`attention_kind` says ``"mha"``, ``"gqa"`` or ``"mla"``.
+
+    Parameter count (:attr:`num_params`), with hd = head_dim and kv = kv_heads·hd:
+
+    * embeddings: V·h, plus seq_len·h for learned positions; output layer V·h unless tied;
+    * attention per layer: h·a·hd (Q) + 2·h·kv (K, V) + a·hd·h (O), plus biases a·hd + 2·kv + h; MLA as
+      :attr:`attention_params_per_layer` says;
+    * MLP per layer: 3·h·f (SwiGLU) or 2·h·f (GELU), plus biases (f + h for GELU, 2f + h for SwiGLU);
+    * norms: two per layer and a final one, 2h each (LayerNorm) or h (RMSNorm);
+    * MoE: in all but the first ``first_k_dense`` layers the MLP is replaced by ``num_experts`` routed and
+      ``shared_experts`` shared expert MLPs of width ``moe_ffn_hidden`` and a router h·num_experts;
+      :attr:`active_params` counts ``top_k`` routed experts instead of all.
+
+    With GELU, f = 4h, biases and LayerNorm this is Megatron-LM's 12·L·h² + 13·L·h + (V + s)·h
+    plus the final norm's 2h (see :func:`megatron_paper_param_count`).
+
+    >>> gpt2 = ModelSpec("gpt2-small", layers=12, hidden=768, heads=12, ffn_hidden=3072, vocab=50257,
+    ...                  seq_len=1024, mlp="gelu", norm="layernorm", position="learned", biases=True,
+    ...                  tied_embeddings=True)
+    >>> gpt2.num_params
+    124439808
+
+    Taught in: lesson 9 (decision workbench).
+    """
+
+    name: str
+    layers: int
+    hidden: int
+    heads: int
+    ffn_hidden: int
+    vocab: int
+    seq_len: int
+    kv_heads: int = _SAME_AS_HEADS
+    mlp: str = "swiglu"
+    norm: str = "rmsnorm"
+    position: str = "rope"
+    biases: bool = False
+    tied_embeddings: bool = False
+    num_experts: int = 0
+    top_k: int = 0
+    moe_ffn_hidden: int | None = None
+    source: str = ""
+    head_dim: int = _SAME_AS_HEADS
+    dropout: float = 0.0
+    shared_experts: int = 0
+    first_k_dense: int = 0
+    capacity_factor: float | None = None
+    q_lora_rank: int | None = None
+    kv_lora_rank: int | None = None
+    qk_rope_head_dim: int = 0
+    qk_nope_head_dim: int = _SAME_AS_HEADS
+    v_head_dim: int = _SAME_AS_HEADS
+
+    def __post_init__(self) -> None:
+        raw: Any = self
+        _check_name("name", raw.name)
+        for attr in ("layers", "hidden", "heads", "ffn_hidden", "vocab", "seq_len"):
+            check_int(attr, getattr(raw, attr), ge=1, le=MAX_SEQ_LEN if attr in ("vocab", "seq_len") else 1 << 20)
+        if raw.head_dim is None:
+            check_divides("heads", raw.heads, "hidden", raw.hidden)
+            object.__setattr__(self, "head_dim", raw.hidden // raw.heads)
+        check_int("head_dim", self.head_dim, ge=1, le=1 << 16)
+        self._check_mla(raw)
+        if raw.kv_heads is None:
+            object.__setattr__(self, "kv_heads", raw.heads)
+        object.__setattr__(self, "kv_heads", check_int("kv_heads", self.kv_heads, ge=1))
+        check_divides("kv_heads", self.kv_heads, "heads", raw.heads)
+        check_choice("mlp", raw.mlp, MLP_KINDS)
+        check_choice("norm", raw.norm, NORM_KINDS)
+        check_choice("position", raw.position, POSITION_KINDS)
+        check_bool("biases", raw.biases)
+        check_bool("tied_embeddings", raw.tied_embeddings)
+        experts = check_int("num_experts", raw.num_experts, ge=0, le=1 << 16)
+        top_k = check_int("top_k", raw.top_k, ge=0)
+        if (experts > 0) != (1 <= top_k <= experts) or (experts == 0 and top_k != 0):
+            raise ValueError(tr("planner.moe_top_k", top_k=top_k, experts=experts))
+        if raw.moe_ffn_hidden is not None:
+            check_int("moe_ffn_hidden", raw.moe_ffn_hidden, ge=1)
+        check_int("shared_experts", raw.shared_experts, ge=0, le=1 << 10)
+        check_int("first_k_dense", raw.first_k_dense, ge=0, le=raw.layers - 1 if experts > 0 else 0)
+        if raw.capacity_factor is not None:
+            object.__setattr__(
+                self, "capacity_factor", check_number("capacity_factor", raw.capacity_factor, ge=1, le=1 << 10)
+            )
+        object.__setattr__(self, "dropout", check_number("dropout", raw.dropout, ge=0, lt=1))
+        if not isinstance(raw.source, str):
+            raise type_error("source", raw.source, "str")
+
+    def _check_mla(self, raw: Any) -> None:
+        """Multi-head latent attention's ranks: all or nothing, positive; the head widths default to head_dim."""
+        mla = raw.kv_lora_rank is not None
+        if mla:
+            check_int("kv_lora_rank", raw.kv_lora_rank, ge=1, le=1 << 16)
+            if raw.q_lora_rank is not None:
+                check_int("q_lora_rank", raw.q_lora_rank, ge=1, le=1 << 16)
+            check_int("qk_rope_head_dim", raw.qk_rope_head_dim, ge=0, le=1 << 16)
+        else:
+            for attr, default in (("q_lora_rank", None), ("qk_rope_head_dim", 0)):
+                if getattr(raw, attr) != default:
+                    raise ValueError(tr("planner.mla_only", name=attr, value=getattr(raw, attr)))
+        for attr in ("qk_nope_head_dim", "v_head_dim"):
+            value = getattr(raw, attr)
+            if value is None:
+                object.__setattr__(self, attr, self.head_dim)
+            elif not mla:
+                if value != self.head_dim:  # a copy made by dataclasses.replace carries the resolved head_dim
+                    raise ValueError(tr("planner.mla_only", name=attr, value=value))
+            else:
+                check_int(attr, value, ge=1, le=1 << 16)
+
+    # -- shape
+    @property
+    def kv_hidden(self) -> int:
+        """Width of K (and of V): kv_heads · head_dim."""
+        return self.kv_heads * self.head_dim
+
+    def kv_width_per_rank(self, tp: Any) -> Any:
+        """Width of K (and of V) one TP rank holds: :func:`kv_heads_split` · head_dim; array-generic in ``tp``.
+
+        >>> ModelSpec("gqa", 2, 1024, 16, 4096, 1000, 128, kv_heads=4).kv_width_per_rank(8)  # 4 heads over 8 ranks
+        64
+        """
+        return kv_heads_split(self.kv_heads, tp) * self.head_dim
+
+    @property
+    def attention_kind(self) -> str:
+        """``"mla"`` (multi-head latent attention), ``"gqa"`` (fewer KV heads than heads) or ``"mha"``."""
+        if self.kv_lora_rank is not None:
+            return "mla"
+        return "gqa" if self.kv_heads != self.heads else "mha"
+
+    @property
+    def qk_head_dim(self) -> int:
+        """Width of one query/key head: head_dim, or for MLA qk_nope_head_dim + qk_rope_head_dim."""
+        if self.kv_lora_rank is None:
+            return self.head_dim
+        return self.qk_nope_head_dim + self.qk_rope_head_dim
+
+    @property
+    def value_head_dim(self) -> int:
+        """Width of one value head: head_dim, or MLA's v_head_dim."""
+        return self.v_head_dim
+
+    @property
+    def attention_flops_width(self) -> int:
+        """heads · (qk_head_dim + value_head_dim) / 2: the h of attention's 12·L·h·s training FLOPs per token.
+
+        QKᵀ costs 2·s·a·d_qk per token and layer, AV 2·s·a·d_v; with d_qk = d_v = h/a that is 4·s·h.
+        MLA (DeepSeek-V2 §2.1) computes them over 192-wide query/key heads and 128-wide value heads.
+        """
+        return self.heads * (self.qk_head_dim + self.value_head_dim) // 2
+
+    def kv_cache_elements_per_token(self, tp: Any = 1) -> Any:
+        """Cached elements per token and layer on one TP rank; array-generic in ``tp``.
+
+        MHA/GQA: 2 (K and V) · ceil(kv_heads / tp) · head_dim. MLA caches the compressed latent and the
+        shared rope key, kv_lora_rank + qk_rope_head_dim, whole on every TP rank (DeepSeek-V2,
+        arXiv:2405.04434, §2.1.2 and Table 1: (d_c + d_h^R)·l elements per token).
+
+        >>> from coursekit.presets import MODELS
+        >>> MODELS["deepseek-v3"].kv_cache_elements_per_token(), MODELS["llama3-70b"].kv_cache_elements_per_token(8)
+        (576, 256)
+        """
+        if self.kv_lora_rank is not None:
+            return self.kv_lora_rank + self.qk_rope_head_dim + 0 * tp
+        return 2 * self.kv_width_per_rank(tp)
+
+    def layer_widths(self) -> LayerWidths:
+        """What one layer saves for backward, as widths per token (:class:`coursekit.activations.LayerWidths`).
+
+        Attention: Q a·d_qk, K and V kv_heads·d_qk and kv_heads·d_v (GQA), or for MLA K and V expanded to
+        every head plus the latents (the q and kv latents' norm inputs and outputs, 2·q_lora + 2·kv_lora).
+        MLP: GELU 2·f, SwiGLU 3·f (:data:`MLP_KINDS`). An MoE layer saves, per routed copy of a token
+        (top_k of them, times the capacity factor when experts are padded to capacity), the expert's input
+        and output (2·h, whole on every TP rank unless sequence parallelism splits the tokens) and its inner
+        activations (2 or 3 × the expert width), the shared experts' inner activations, and the fp32 router
+        probabilities (4 bytes = 2 elements per expert). With dense layers first, the heavier kind is returned
+        (the planner counts every layer of a stage alike).
+
+        >>> from coursekit.presets import MODELS
+        >>> w = MODELS["llama3-8b"].layer_widths()
+        >>> w.kv_heads, w.mlp_split, w.dropout
+        (8, 43008, False)
+        """
+        inner = 3 if self.mlp == "swiglu" else 2  # saved inner tensors of MLP width: GELU 2, SwiGLU 3
+        dense_split: float = inner * self.ffn_hidden
+        replicated: float = 0
+        if self.is_moe:
+            width = self.moe_ffn_hidden or self.ffn_hidden
+            copies = self.top_k * (self.capacity_factor or 1)
+            moe_split = copies * inner * width + self.shared_experts * inner * width
+            moe_replicated = copies * 2 * self.hidden + 2 * self.num_experts
+            if not self.first_k_dense or moe_split + moe_replicated >= dense_split:
+                dense_split, replicated = moe_split, moe_replicated
+        mla = self.kv_lora_rank is not None
+        return LayerWidths(
+            hidden=self.hidden,
+            heads=self.heads,
+            qk_head_dim=self.qk_head_dim,
+            v_head_dim=self.value_head_dim,
+            kv_heads=self.heads if mla else self.kv_heads,
+            latent_width=2 * (self.q_lora_rank or 0) + 2 * (self.kv_lora_rank or 0),
+            mlp_split=dense_split,
+            mlp_replicated=replicated,
+            dropout=self.dropout > 0,
+        )
+
+    @classmethod
+    def from_config(cls, config: Any, name: str | None = None) -> ModelSpec:
+        """A spec from a Hugging Face ``config.json`` dict (the keys :mod:`coursekit.model_config` lists).
+
+        A missing key or a wrong value raises ``ValueError`` naming the key, in the learner's language.
+
+        >>> m = ModelSpec.from_config({"model_type": "mixtral", "hidden_size": 4096, "num_hidden_layers": 32,
+        ...     "num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 32000,
+        ...     "max_position_embeddings": 32768, "num_local_experts": 8, "num_experts_per_tok": 2,
+        ...     "tie_word_embeddings": False})
+        >>> round(m.num_params / 1e9, 1), round(m.active_params / 1e9, 1)
+        (46.7, 12.9)
+
+        Taught in: lesson 9 (decision workbench).
+        """
+        return cls(**model_fields_from_config(config, name))
+
+    @property
+    def moe_layers(self) -> int:
+        """Layers whose MLP is a mixture of experts: all but the first ``first_k_dense`` (0 for a dense model)."""
+        return self.layers - self.first_k_dense if self.is_moe else 0
+
+    @property
+    def is_moe(self) -> bool:
+        """True for a mixture-of-experts model."""
+        return self.num_experts > 0
+
+    @property
+    def kind(self) -> str:
+        """``"moe"`` or ``"dense"`` (the structure gate's vocabulary)."""
+        return "moe" if self.is_moe else "dense"
+
+    def as_moe(self, num_experts: int = 8, top_k: int = 2) -> ModelSpec:
+        """The what-if "same model, but every MLP is ``num_experts`` experts with ``top_k`` routed per token".
+
+        >>> moe = ModelSpec("tiny", 2, 64, 4, 256, 1000, 128).as_moe(8, 2)
+        >>> moe.kind, moe.name, moe.active_params < moe.num_params
+        ('moe', 'tiny-moe8x2', True)
+        """
+        experts = check_int("num_experts", num_experts, ge=1)
+        k = check_int("top_k", top_k, ge=1)
+        return replace(
+            self, name=f"{self.name}-moe{experts}x{k}", num_experts=experts, top_k=k, moe_ffn_hidden=self.ffn_hidden
+        )
+
+    # -- parameter ledger
+    def _norm_params(self) -> int:
+        return 2 * self.hidden if self.norm == "layernorm" else self.hidden
+
+    def _mlp_params(self, width: int) -> int:
+        h = self.hidden
+        if self.mlp == "swiglu":
+            return 3 * h * width + ((2 * width + h) if self.biases else 0)
+        return 2 * h * width + ((width + h) if self.biases else 0)
+
+    @property
+    def attention_params_per_layer(self) -> int:
+        """Q, K, V, O projections (GQA-aware) and their biases; for MLA its down/up projections and latent norms.
+
+        MHA/GQA: h·(a·hd) for Q and for O, h·(kv·hd) for K and for V, plus biases a·hd + 2·kv·hd + h.
+        MLA (DeepSeek-V2, arXiv:2405.04434, §2.1.2-2.1.3): Q through a rank-q_lora latent
+        (h·q_lora + q_lora·a·d_qk, or h·a·d_qk without one), the KV latent and the shared rope key
+        h·(kv_lora + d_rope), its up-projection kv_lora·a·(d_nope + d_v), O a·d_v·h, and a norm on each latent.
+        """
+        h, a = self.hidden, self.heads
+        if self.kv_lora_rank is None:
+            q, kv = a * self.head_dim, self.kv_hidden
+            return 2 * h * q + 2 * h * kv + ((q + 2 * kv + h) if self.biases else 0)
+        d_qk, d_v, rank_q, rank_kv = self.qk_head_dim, self.value_head_dim, self.q_lora_rank, self.kv_lora_rank
+        unit = self._norm_params() // h  # parameters per normalised element: 1 (RMSNorm) or 2 (LayerNorm)
+        query = h * a * d_qk if rank_q is None else h * rank_q + unit * rank_q + rank_q * a * d_qk
+        latent = h * (rank_kv + self.qk_rope_head_dim) + unit * rank_kv
+        up = rank_kv * a * (self.qk_nope_head_dim + d_v)
+        return query + latent + up + a * d_v * h
+
+    @property
+    def expert_params(self) -> int:
+        """Parameters of one expert MLP (0 for a dense model); shared experts have the same width."""
+        if not self.is_moe:
+            return 0
+        return self._mlp_params(self.moe_ffn_hidden or self.ffn_hidden)
+
+    @property
+    def dense_params_per_layer(self) -> int:
+        """Per-layer parameters every token uses: attention, norms, and the MLP (dense) or the router and the
+        shared experts (MoE). With dense layers before the MoE layers it is the heavier of the two kinds, so
+        a pipeline stage's count is an upper bound (exact for stages made of MoE layers only)."""
+        base = self.attention_params_per_layer + 2 * self._norm_params()
+        if not self.is_moe:
+            return base + self._mlp_params(self.ffn_hidden)
+        moe = base + self.hidden * self.num_experts + self.shared_experts * self.expert_params
+        return max(moe, base + self._mlp_params(self.ffn_hidden)) if self.first_k_dense else moe
+
+    @property
+    def input_embedding_params(self) -> int:
+        """Token embedding V·h, plus seq_len·h for learned positions."""
+        return self.vocab * self.hidden + (self.seq_len * self.hidden if self.position == "learned" else 0)
+
+    @property
+    def output_params(self) -> int:
+        """The output layer V·h (0 when tied to the input embedding) plus the final norm."""
+        return (0 if self.tied_embeddings else self.vocab * self.hidden) + self._norm_params()
+
+    def param_ledger(self) -> dict[str, int]:
+        """The parameter count as a ledger ``{part: parameters}`` (all layers together).
+
+        >>> ledger = ModelSpec("tiny", 2, 64, 4, 256, 1000, 128).param_ledger()
+        >>> sum(ledger.values()) == ModelSpec("tiny", 2, 64, 4, 256, 1000, 128).num_params
+        True
+        """
+        ledger = {
+            "embedding": self.input_embedding_params,
+            "attention": self.layers * self.attention_params_per_layer,
+            "norms": (2 * self.layers + 1) * self._norm_params(),
+            "output": 0 if self.tied_embeddings else self.vocab * self.hidden,
+        }
+        moe = self.moe_layers
+        if self.layers > moe:
+            ledger["mlp"] = (self.layers - moe) * self._mlp_params(self.ffn_hidden)
+        if moe:
+            ledger["router"] = moe * self.hidden * self.num_experts
+            ledger["experts"] = moe * self.num_experts * self.expert_params
+            if self.shared_experts:
+                ledger["shared experts"] = moe * self.shared_experts * self.expert_params
+        return ledger
+
+    @property
+    def num_params(self) -> int:
+        """All parameters (every expert counted)."""
+        return sum(self.param_ledger().values())
+
+    def logits_bytes(self, tokens: Any, shards: Any = 1) -> Any:
+        """Bytes of the fp32 logits of ``tokens`` tokens split over ``shards`` ranks (vocabulary-parallel output
+        layer, or tokens split by CP): :data:`LOGITS_BYTES` · tokens · V / shards; array-generic.
+
+        >>> ModelSpec("tiny", 2, 64, 4, 256, 1000, 128).logits_bytes(8, 2)   # 4 bytes · 8 tokens · 1000 / 2
+        16000.0
+        """
+        return LOGITS_BYTES * tokens * self.vocab / shards
+
+    def stage_dense_params(self, pp: Any, edge_layers: Any = 0) -> tuple[Any, Any, Any]:
+        """Parameters of the (first, heaviest middle, last) pipeline stage outside the experts; array-generic in ``pp``.
+
+        Each stage holds its layers' :attr:`dense_params_per_layer` (:func:`stage_layer_counts`); the first adds the
+        input embedding, the last the output layer and final norm. With ``pp == 1`` the one stage holds everything
+        (a tied output layer counted once); with ``pp > 1`` the last stage keeps its own copy of a tied output layer.
+
+        >>> tiny = ModelSpec("tiny", 4, 64, 4, 256, 1000, 128, tied_embeddings=True)
+        >>> first, mid, last = tiny.stage_dense_params(2)
+        >>> first - last == tiny.input_embedding_params - tiny.vocab * tiny.hidden - tiny.hidden
+        True
+        """
+        first, mid, last = stage_layer_counts(self.layers, pp, edge_layers)
+        single = (pp == 1) * 1
+        per_layer = self.dense_params_per_layer
+        out_many = self.vocab * self.hidden + self._norm_params()
+        out_last = single * self.output_params + (1 - single) * out_many
+        return (
+            first * per_layer + self.input_embedding_params + single * self.output_params,
+            mid * per_layer,
+            last * per_layer + out_last,
+        )
+
+    @property
+    def active_params(self) -> int:
+        """Parameters one token passes through: ``top_k`` routed experts per MoE layer instead of all."""
+        return self.num_params - self.moe_layers * (self.num_experts - self.top_k) * self.expert_params
+
+
+@dataclass(frozen=True)
+class ClusterSpec:
+    """Devices, their memory and peak, and the two kinds of links between them.
+
+    Parameters:
+        name: a label.
+        nodes, gpus_per_node: the cluster is ``nodes × gpus_per_node`` devices (ranks).
+        memory_per_device_gib: usable device memory, GiB.
+        peak_flops: peak dense bf16 FLOP/s of one device (vendor datasheet).
+        intra_node_bandwidth_bytes_per_s: bytes/s one device can send to the others of its node,
+            unidirectional per GPU (NVLink: half the vendor's bidirectional figure).
+        inter_node_bandwidth_bytes_per_s: bytes/s one device can send off its node, unidirectional
+            per GPU (the node's network injection bandwidth divided by its GPUs).
+        intra_node_latency_s, inter_node_latency_s: alpha, the fixed cost of one ring step.
+        memory_bandwidth_bytes_per_s: device memory bandwidth (serving's decode is bound by it).
+        source: where the numbers come from.
+        peak_flops_fp8: peak dense FP8 FLOP/s of one device, or ``None`` when it has no FP8 tensor cores.
+
+    >>> c = ClusterSpec("toy", 2, 8, 80, 312e12, 300e9, 25e9, 2e-6, 5e-6, 2.0e12)
+    >>> c.world_size, c.with_nodes(4).world_size
+    (16, 32)
+
+    Taught in: lesson 9 (decision workbench).
+    """
+
+    name: str
+    nodes: int
+    gpus_per_node: int
+    memory_per_device_gib: float
+    peak_flops: float
+    intra_node_bandwidth_bytes_per_s: float
+    inter_node_bandwidth_bytes_per_s: float
+    intra_node_latency_s: float
+    inter_node_latency_s: float
+    memory_bandwidth_bytes_per_s: float
+    source: str = ""
+    peak_flops_fp8: float | None = None
+
+    def __post_init__(self) -> None:
+        raw: Any = self
+        _check_name("name", raw.name)
+        if raw.peak_flops_fp8 is not None:
+            object.__setattr__(self, "peak_flops_fp8", check_number("peak_flops_fp8", raw.peak_flops_fp8, gt=0))
+        check_int("nodes", raw.nodes, ge=1, le=MAX_NODES)
+        check_int("gpus_per_node", raw.gpus_per_node, ge=1, le=1024)
+        check_int("world size (nodes × gpus_per_node)", raw.nodes * raw.gpus_per_node, le=MAX_WORLD_SIZE)
+        for attr in (
+            "memory_per_device_gib",
+            "peak_flops",
+            "intra_node_bandwidth_bytes_per_s",
+            "inter_node_bandwidth_bytes_per_s",
+            "memory_bandwidth_bytes_per_s",
+        ):
+            object.__setattr__(self, attr, check_number(attr, getattr(raw, attr), gt=0))
+        for attr in ("intra_node_latency_s", "inter_node_latency_s"):
+            object.__setattr__(self, attr, check_number(attr, getattr(raw, attr), ge=0))
+        if not isinstance(raw.source, str):
+            raise type_error("source", raw.source, "str")
+
+    def peak(self, precision: str = "bf16") -> float:
+        """Peak dense FLOP/s of one device at ``precision`` (``"bf16"`` or ``"fp8"``); a device without FP8
+        tensor cores (A100) is refused with a message.
+
+        >>> from coursekit.presets import CLUSTERS
+        >>> round(CLUSTERS["h100-8"].peak("fp8") / CLUSTERS["h100-8"].peak("bf16"), 3)
+        2.001
+        """
+        if check_choice("precision", precision, PRECISIONS) == "bf16":
+            return self.peak_flops
+        if self.peak_flops_fp8 is None:
+            raise ValueError(tr("planner.no_fp8", cluster=self.name))
+        return self.peak_flops_fp8
+
+    @property
+    def world_size(self) -> int:
+        """Devices in the cluster: nodes × gpus_per_node."""
+        return self.nodes * self.gpus_per_node
+
+    def with_nodes(self, nodes: int) -> ClusterSpec:
+        """The same kind of node, ``nodes`` of them."""
+        return replace(self, nodes=check_int("nodes", nodes, ge=1, le=MAX_NODES))
+
+    def link(self, kind: str) -> tuple[float, float]:
+        """``(bandwidth_bytes_per_s, latency_s)`` of ``"intra_node"`` or ``"inter_node"``."""
+        if kind == "intra_node":
+            return self.intra_node_bandwidth_bytes_per_s, self.intra_node_latency_s
+        if kind == "inter_node":
+            return self.inter_node_bandwidth_bytes_per_s, self.inter_node_latency_s
+        check_choice("link", kind, ("intra_node", "inter_node"))  # raises, naming the two kinds
+        raise AssertionError("unreachable")  # pragma: no cover
+
+
+@dataclass(frozen=True)
+class WorkloadSpec:
+    """What the cluster should do, and the assumptions the estimate rests on.
+
+    Parameters:
+        mode: ``"training"`` or ``"serving"``.
+        global_batch: sequences per optimizer step (training) or concurrent requests (serving, at most
+            :data:`MAX_CONCURRENCY`).
+        seq_len: tokens per sequence (training) or per prompt (serving); ``None`` = the model's ``seq_len``.
+        output_tokens: serving only: tokens each request generates (default :data:`DEFAULT_OUTPUT_TOKENS`).
+            Serving mode is :func:`coursekit.serving.plan_serving` on :meth:`serving_workload`.
+        recipe: a precision recipe name of :data:`coursekit.capacity.PRECISION_RECIPES`.
+        achievable_flops_fraction: ``None`` (default): the compute-efficiency model (each GPU's matmul
+            shapes on the roofline, calibrated once); a number in (0, 1]: a flat share of peak instead.
+        overlap_fraction: ``None`` (default): per-dimension overlap ``overlap_dp`` ... ``overlap_ep``;
+            a number in [0, 1] overrides all of them.
+        overlap_dp, overlap_pp, overlap_cp, overlap_tp, overlap_ep: share of that dimension's communication
+            hidden under compute, [0, 1]; defaults and sources in :data:`OVERLAP_DEFAULTS` / :data:`OVERLAP_SOURCES`.
+        pipeline_edge_layers: layers taken off the first and the last pipeline stage to make room for the
+            embedding and the output layer + loss (Llama 3 405B: 1; Llama Team 2024, §3.3.2).
+        ep_node_limit: node-limited routing, each token reaches at most this many other nodes (DeepSeek-V3
+            §2.1.2: 4); ``None`` = unlimited.
+        efficiency_ceiling: the compute-efficiency model's ceiling (share of peak the largest matmuls reach);
+            ``None`` = the calibrated :data:`coursekit.planner.estimate.EFFICIENCY_CEILING`. Set it from your
+            own measurement (lesson 8).
+        ep_dedup_per_node: send a token once per node even when several of its experts live there, and fan
+            out inside the node over NVLink (DeepSeek-V3 §3.2.1).
+        runtime_reserve_gib: memory kept free per device, GiB.
+        precision: ``"bf16"`` (default) or ``"fp8"``: the linear layers' matmuls run at the device's FP8 peak
+            (:meth:`ClusterSpec.peak`), attention's core at bf16, both at the same share of peak the efficiency
+            model gives (an assumption: FP8 GEMMs reach a similar share of their own peak; the measured gain is
+            smaller than 2x because the rest of the step does not speed up). Memory is unchanged: Transformer
+            Engine's FP8 recipe keeps bf16 weights with fp32 master copies and casts to FP8 per GEMM (the FP8
+            copies are transient); DeepSeek-V3 keeps fp32 master weights and gradients and bf16 Adam moments
+            (arXiv:2412.19437 §3.3.3: the recipe ``"deepseek-v3-fp8"``). Options that store FP8 weights or cache
+            FP8 activations (Megatron-Core ``--fp8-param-gather``, DeepSeek-V3's FP8 caching of some activations,
+            §3.3.3) would lower it and are not modelled.
+        flash_attention: attention runs in a fused kernel that keeps no s×s scores (the default, as in today's
+            Megatron-Core and NeMo); ``False`` materialises them (Korthikanti et al.'s 5·a·s²·b per layer).
+        sequence_parallel: Megatron sequence parallelism inside TP groups.
+        zero_stages, recompute_modes: the ZeRO stages and recompute modes the search tries.
+        max_micro_batch: largest micro-batch (sequences) the search tries.
+        max_virtual_stages: largest number of model chunks per pipeline device it tries.
+
+    >>> WorkloadSpec(global_batch=1024).overlap("tp"), WorkloadSpec(global_batch=1024).overlap("dp")
+    (0.0, 1.0)
+    >>> WorkloadSpec(global_batch=1024, overlap_fraction=1.5)
+    Traceback (most recent call last):
+    ...
+    ValueError: overlap_fraction = 1.5: must be <= 1.
+
+    Taught in: lesson 9 (decision workbench).
+    """
+
+    global_batch: int
+    seq_len: int | None = None
+    mode: str = "training"
+    recipe: str = "megatron-bf16"
+    achievable_flops_fraction: float | None = None
+    overlap_fraction: float | None = None
+    runtime_reserve_gib: float = DEFAULT_RUNTIME_RESERVE_GIB
+    sequence_parallel: bool = True
+    zero_stages: tuple[int, ...] = (0, 1, 2, 3)
+    recompute_modes: tuple[str, ...] = RECOMPUTE_MODES
+    max_micro_batch: int = DEFAULT_MAX_MICRO_BATCH
+    max_virtual_stages: int = DEFAULT_MAX_VIRTUAL_STAGES
+    overlap_dp: float = OVERLAP_DEFAULTS["dp"]
+    overlap_pp: float = OVERLAP_DEFAULTS["pp"]
+    overlap_cp: float = OVERLAP_DEFAULTS["cp"]
+    overlap_tp: float = OVERLAP_DEFAULTS["tp"]
+    overlap_ep: float = OVERLAP_DEFAULTS["ep"]
+    pipeline_edge_layers: int = 0
+    ep_node_limit: int | None = None
+    ep_dedup_per_node: bool = False
+    efficiency_ceiling: float | None = None
+    output_tokens: int = DEFAULT_OUTPUT_TOKENS
+    precision: str = "bf16"
+    flash_attention: bool = True
+
+    def __post_init__(self) -> None:
+        raw: Any = self
+        check_choice("precision", raw.precision, PRECISIONS)
+        check_bool("flash_attention", raw.flash_attention)
+        check_int("global_batch", raw.global_batch, ge=1, le=MAX_GLOBAL_BATCH)
+        check_int("output_tokens", raw.output_tokens, ge=1, le=MAX_SEQ_LEN)
+        if raw.seq_len is not None:
+            check_int("seq_len", raw.seq_len, ge=1, le=MAX_SEQ_LEN)
+        if check_choice("mode", raw.mode, WORKLOAD_MODES) == "serving":
+            check_int("global_batch", raw.global_batch, ge=1, le=MAX_CONCURRENCY)
+        check_choice("recipe", raw.recipe, PRECISION_RECIPES)
+        if raw.achievable_flops_fraction is not None:
+            object.__setattr__(
+                self,
+                "achievable_flops_fraction",
+                check_number("achievable_flops_fraction", raw.achievable_flops_fraction, gt=0, le=1),
+            )
+        if raw.overlap_fraction is not None:
+            object.__setattr__(
+                self, "overlap_fraction", check_number("overlap_fraction", raw.overlap_fraction, ge=0, le=1)
+            )
+        for dim in OVERLAP_DEFAULTS:
+            name = f"overlap_{dim}"
+            object.__setattr__(self, name, check_number(name, getattr(raw, name), ge=0, le=1))
+        check_int("pipeline_edge_layers", raw.pipeline_edge_layers, ge=0, le=1 << 16)
+        if raw.ep_node_limit is not None:
+            check_int("ep_node_limit", raw.ep_node_limit, ge=1, le=MAX_NODES)
+        check_bool("ep_dedup_per_node", raw.ep_dedup_per_node)
+        if raw.efficiency_ceiling is not None:
+            object.__setattr__(
+                self, "efficiency_ceiling", check_number("efficiency_ceiling", raw.efficiency_ceiling, gt=0, le=1)
+            )
+        object.__setattr__(
+            self, "runtime_reserve_gib", check_number("runtime_reserve_gib", raw.runtime_reserve_gib, ge=0)
+        )
+        check_bool("sequence_parallel", raw.sequence_parallel)
+        object.__setattr__(self, "zero_stages", _check_int_tuple("zero_stages", raw.zero_stages, ge=0, le=3))
+        object.__setattr__(
+            self, "recompute_modes", _check_str_tuple("recompute_modes", raw.recompute_modes, RECOMPUTE_MODES)
+        )
+        check_int("max_micro_batch", raw.max_micro_batch, ge=1)
+        check_int("max_virtual_stages", raw.max_virtual_stages, ge=1)
+
+    def overlap(self, dimension: str) -> float:
+        """Share of ``dimension``'s communication (dp, pp, cp, tp, ep) hidden under compute."""
+        dim = dimension  # checked only when it is not one of the five (the searches ask many times)
+        if not (isinstance(dim, str) and dim in OVERLAP_DEFAULTS):
+            dim = check_choice("dimension", dimension, tuple(OVERLAP_DEFAULTS))
+        if self.overlap_fraction is not None:
+            return self.overlap_fraction
+        value: float = getattr(self, f"overlap_{dim}")
+        return value
+
+    def tokens_per_sequence(self, model: ModelSpec) -> int:
+        """The sequence length in force: this workload's, else the model's."""
+        return self.seq_len if self.seq_len is not None else model.seq_len
+
+    def serving_workload(self, model: ModelSpec) -> Any:
+        """This workload as a :class:`coursekit.serving.ServingWorkload`: ``global_batch`` concurrent requests of
+        ``tokens_per_sequence(model)`` prompt tokens and ``output_tokens`` output tokens, weights in the recipe's
+        parameter bytes, the KV cache in bf16, the same runtime reserve. The planner's serving mode searches it with
+        :func:`coursekit.serving.plan_serving` — there is one serving estimate.
+
+        >>> from coursekit.presets import MODELS
+        >>> w = WorkloadSpec(global_batch=64, seq_len=2048, mode="serving").serving_workload(MODELS["llama3-70b"])
+        >>> w.concurrency, w.prompt_tokens, w.output_tokens, w.weight_bytes, w.kv_bytes
+        (64, 2048, 256, 2.0, 2)
+
+        Taught in: lesson 10 (serving).
+        """
+        return ServingWorkload(
+            prompt_tokens=self.tokens_per_sequence(model),
+            output_tokens=self.output_tokens,
+            concurrency=self.global_batch,
+            weight_bytes=float(PRECISION_RECIPES[self.recipe].param_bytes),
+            kv_bytes=ACTIVATION_BYTES,
+            runtime_reserve_gib=self.runtime_reserve_gib,
+        )
+
+
+# --------------------------------------------------------------------------- serving
+
+
+@dataclass(frozen=True)
+class ServingWorkload:
+    """What to serve: request shape, load and the optional service-level objectives (SLO).
+
+    Parameters:
+        prompt_tokens, output_tokens: tokens per request read (P) and generated (O), >= 1.
+        concurrency: requests in flight over the whole cluster; or
+        request_rate_per_s: arrivals per second, turned into a concurrency by Little's law (give one).
+        ttft_slo_s, tpot_slo_s: objectives for TTFT and TPOT, seconds; ``None`` = none.
+        weight_bytes: bytes per weight (2 for bf16); kv_bytes: bytes per cached K/V element.
+        runtime_reserve_gib: memory kept free per device (CUDA context, allocator), GiB.
+        max_pp: largest pipeline degree the search tries.
+
+    >>> ServingWorkload(prompt_tokens=2048, output_tokens=256, concurrency=64).context_tokens
+    2304
+    >>> ServingWorkload(prompt_tokens=0, output_tokens=256, concurrency=64)
+    Traceback (most recent call last):
+    ...
+    ValueError: prompt_tokens = 0: must be >= 1.
+
+    Taught in: lesson 10 (serving).
+    """
+
+    prompt_tokens: int
+    output_tokens: int
+    concurrency: int | None = None
+    request_rate_per_s: float | None = None
+    ttft_slo_s: float | None = None
+    tpot_slo_s: float | None = None
+    weight_bytes: float = 2.0
+    kv_bytes: int = 2
+    runtime_reserve_gib: float = DEFAULT_RUNTIME_RESERVE_GIB
+    max_pp: int = 8
+
+    def __post_init__(self) -> None:
+        raw: Any = self
+        check_int("prompt_tokens", raw.prompt_tokens, ge=1)
+        check_int("output_tokens", raw.output_tokens, ge=1)
+        if (raw.concurrency is None) == (raw.request_rate_per_s is None):
+            raise ValueError(tr("serving.both_load", concurrency=raw.concurrency, rate=raw.request_rate_per_s))
+        if raw.concurrency is not None:
+            check_int("concurrency", raw.concurrency, ge=1, le=MAX_CONCURRENCY)
+        else:
+            object.__setattr__(
+                self, "request_rate_per_s", check_number("request_rate_per_s", raw.request_rate_per_s, gt=0)
+            )
+        for name in ("ttft_slo_s", "tpot_slo_s"):
+            if getattr(raw, name) is not None:
+                object.__setattr__(self, name, check_number(name, getattr(raw, name), gt=0))
+        object.__setattr__(self, "weight_bytes", check_number("weight_bytes", raw.weight_bytes, gt=0))
+        check_int("kv_bytes", raw.kv_bytes, ge=1)
+        object.__setattr__(
+            self, "runtime_reserve_gib", check_number("runtime_reserve_gib", raw.runtime_reserve_gib, ge=0)
+        )
+        check_int("max_pp", raw.max_pp, ge=1)
+
+    @property
+    def mode(self) -> str:
+        """Always ``"serving"`` (the planner's :class:`~coursekit.planner.WorkloadSpec` has training too)."""
+        return "serving"
+
+    @property
+    def context_tokens(self) -> int:
+        """A request's full context, prompt + output: what its KV cache holds at the end."""
+        return self.prompt_tokens + self.output_tokens
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready fields."""
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "output_tokens": self.output_tokens,
+            "concurrency": self.concurrency,
+            "request_rate_per_s": self.request_rate_per_s,
+            "ttft_slo_s": self.ttft_slo_s,
+            "tpot_slo_s": self.tpot_slo_s,
+            "weight_bytes": self.weight_bytes,
+            "kv_bytes": self.kv_bytes,
+            "runtime_reserve_gib": self.runtime_reserve_gib,
+        }

@@ -1,0 +1,252 @@
+"""Lesson 5 widget: set the constraints and watch the selection matrix's cells hold or fall, with their reasons.
+
+:class:`MatrixWidget` builds a case from the constraints a learner sets (:func:`coursekit.matrix.constraint_case`):
+the model (its training state against the device memory), the device memory, what is known about the interconnect,
+the global batch and the sequence length, on 4 nodes × 8 devices. :func:`coursekit.matrix.evaluate_paper_case` then
+gives each strategy a verdict with coded reasons. The figure draws each strategy's memory per rank against the
+device memory, coloured by verdict; the message lists each verdict and its first reason.
+
+>>> w = MatrixWidget()
+>>> w.status, w.result.evaluation.summary()["DP"]
+('ok', 'not_preferred')
+>>> w.controls["model"].value = "megatron-1.7b"
+>>> w.controls["device_memory_gib"].value = 80
+>>> w.result.evaluation.summary()["DP"]
+'feasible'
+
+Taught in: lesson 5 (selection matrix).
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+from matplotlib.ticker import ScalarFormatter
+
+from ..i18n import Text, register, tr
+from ..matrix import (
+    CASE_KIND_LABELS,
+    STRATEGIES,
+    TOPOLOGIES,
+    VERDICT_LABELS,
+    CaseEvaluation,
+    PaperCase,
+    case_kind,
+    constraint_case,
+    evaluate_paper_case,
+)
+from ..plotting import label
+from ..shapes import MODEL_SHAPES
+from . import LessonWidget, dropdown, stepper
+
+__all__ = [
+    "BATCH_OPTIONS",
+    "DEVICE_MEMORY_OPTIONS",
+    "SEQ_LEN_OPTIONS",
+    "VERDICT_COLOURS",
+    "MatrixView",
+    "MatrixWidget",
+    "matrix_view",
+    "verdict_grid_chart",
+]
+
+#: Device memory choices, GiB: lessons 1 and 3's 24 GiB device, and 16 / 40 / 80 GiB accelerators.
+DEVICE_MEMORY_OPTIONS: tuple[int, ...] = (16, 24, 40, 80)
+#: Global batch choices (sequences); 64 is the paper cases'.
+BATCH_OPTIONS: tuple[int, ...] = (16, 32, 64, 128, 512)
+#: Sequence length choices (tokens); 2048 is the Megatron shapes'.
+SEQ_LEN_OPTIONS: tuple[int, ...] = (2048, 4096, 8192, 32768)
+#: Bar colour of each verdict.
+VERDICT_COLOURS: dict[str, str] = {"feasible": "#2e7d32", "not_preferred": "#9e9e9e", "needs_info": "#e0a100"}
+
+register(
+    {
+        "widgets.matrix.model": {"zh": "模型（训练状态）", "en": "model (training state)"},
+        "widgets.matrix.device_memory_gib": {"zh": "单卡显存 (GiB)", "en": "device memory (GiB)"},
+        "widgets.matrix.topology": {"zh": "互连", "en": "interconnect"},
+        "widgets.matrix.global_batch": {"zh": "global batch（序列数）", "en": "global batch (sequences)"},
+        "widgets.matrix.seq_len": {"zh": "序列长度 (token)", "en": "sequence length (tokens)"},
+        "widgets.matrix.topology.unspecified": {"zh": "未知（案例没说）", "en": "unknown (the case does not say)"},
+        "widgets.matrix.topology.hierarchical": {
+            "zh": "节点内快（NVLink）、跨节点慢",
+            "en": "fast inside a node (NVLink), slow between nodes",
+        },
+        "widgets.matrix.case": {
+            "zh": "{model}：训练状态 {state:.1f} GiB，激活 {act:.1f} GiB，最大一层 {layer:.2f} GiB，单卡 {device} GiB，"
+            "4 个节点 × 8 卡——属于“{kind}”。",
+            "en": "{model}: training state {state:.1f} GiB, activations {act:.1f} GiB, largest layer {layer:.2f} GiB, "
+            "device {device} GiB, 4 nodes × 8 devices: {kind}.",
+        },
+        "widgets.matrix.cell": {
+            "zh": "<b>{strategy}</b> {verdict}：{reason}",
+            "en": "<b>{strategy}</b> {verdict}: {reason}",
+        },
+        "widgets.matrix.hard": {"zh": "（硬排除）", "en": " (hard exclusion)"},
+        "widgets.matrix.axis_memory": {"zh": "每 rank 显存 (GiB)", "en": "memory per rank (GiB)"},
+        "widgets.matrix.device_line": {"zh": "单卡显存", "en": "device memory"},
+        "widgets.matrix.title": {"zh": "四个策略在这些约束下", "en": "The four strategies under these constraints"},
+        "widgets.matrix.note": {
+            "zh": "显存是课程的粗略模型（S、A、R、W 见上文），判定是“先排除、后比较”的结果，不是测量。",
+            "en": "Memory is the course's coarse model (S, A, R, W above); the verdicts exclude first and compare "
+            "later. They are not measurements.",
+        },
+    }
+)
+
+
+@dataclass(frozen=True)
+class MatrixView:
+    """What the widget shows: the model, the case built from the controls and its four verdicts."""
+
+    model: str
+    case: PaperCase
+    topology: str
+    evaluation: CaseEvaluation
+
+
+def matrix_view(model: str, device_memory_gib: float, topology: str, global_batch: int, seq_len: int) -> MatrixView:
+    """The case of these constraints and its evaluation (what :class:`MatrixWidget` draws).
+
+    >>> view = matrix_view("megatron-18.4b", 24, "hierarchical", 64, 2048)
+    >>> view.evaluation.summary()["TP"], view.evaluation.summary()["DP"]
+    ('feasible', 'not_preferred')
+    """
+    case = constraint_case(model, device_memory_gib=device_memory_gib, global_batch=global_batch, seq_len=seq_len)
+    return MatrixView(model, case, topology, evaluate_paper_case(case, topology))
+
+
+def verdict_grid_chart(ax: Axes, views: Sequence[MatrixView]) -> None:
+    """One row per case, one column per strategy, each cell coloured by its verdict and labelled with it.
+
+    Taught in: lesson 5 (the figure after the constraints widget).
+    """
+    ax.clear()
+    for row, view in enumerate(views):
+        for column, verdict in enumerate(view.evaluation.verdicts):
+            ax.add_patch(
+                Rectangle((column, row), 0.96, 0.92, facecolor=VERDICT_COLOURS[verdict.verdict], edgecolor="white")
+            )
+            ax.text(column + 0.48, row + 0.46, label(VERDICT_LABELS[verdict.verdict]), ha="center", va="center",
+                    fontsize=7, color="white")  # fmt: skip
+    ax.set_xlim(0, len(STRATEGIES))
+    ax.set_ylim(len(views), 0)
+    ax.set_xticks([c + 0.48 for c in range(len(STRATEGIES))], labels=list(STRATEGIES), fontsize=8)
+    ax.set_yticks(
+        [r + 0.46 for r in range(len(views))],
+        labels=[f"{_short_name(view.model)}  {view.case.training_state_gib:.0f} GiB" for view in views],
+        fontsize=7,
+    )  # fmt: skip
+    ax.tick_params(length=0)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+
+
+def _short_name(model: str) -> str:
+    """``megatron-7.5b`` -> ``7.5B``; ``gpt3-175b`` -> ``GPT-3 175B``."""
+    size = model.rsplit("-", 1)[-1].upper()
+    return f"GPT-3 {size}" if model.startswith("gpt3") else size
+
+
+class MatrixWidget(LessonWidget[MatrixView]):
+    """The selection matrix for constraints the learner sets: model, device memory, interconnect, batch, sequence.
+
+    Taught in: lesson 5 (selection matrix).
+    """
+
+    figure_size_in = (6.0, 2.6)
+    main_control = "model"
+
+    def __init__(
+        self,
+        model: str = "megatron-7.5b",
+        device_memory_gib: int = 24,
+        topology: str = "unspecified",
+        global_batch: int = 64,
+        seq_len: int = 2048,
+    ) -> None:
+        topologies = [(Text(zh=tr(f"widgets.matrix.topology.{t}", lang="zh"),
+                            en=tr(f"widgets.matrix.topology.{t}", lang="en")), t) for t in TOPOLOGIES]  # fmt: skip
+        super().__init__(
+            {
+                "model": stepper("widgets.matrix.model", [(_short_name(m), m) for m in MODEL_SHAPES], value=model),
+                "device_memory_gib": dropdown(
+                    "widgets.matrix.device_memory_gib", list(DEVICE_MEMORY_OPTIONS), value=device_memory_gib
+                ),
+                "topology": dropdown("widgets.matrix.topology", topologies, value=topology),
+                "global_batch": dropdown("widgets.matrix.global_batch", list(BATCH_OPTIONS), value=global_batch),
+                "seq_len": dropdown("widgets.matrix.seq_len", list(SEQ_LEN_OPTIONS), value=seq_len),
+            }
+        )
+
+    def setup(self, fig: Figure) -> None:
+        fig.set_layout_engine("none")  # fixed margins: the layout never changes
+        self.ax = fig.add_axes((0.2, 0.2, 0.75, 0.68))
+        y = list(range(len(STRATEGIES)))
+        self.bars = list(self.ax.barh(y, [0.0] * len(y), color="#9e9e9e"))
+        self.ax.set_yticks(y, labels=list(STRATEGIES), fontsize=8)
+        self.ax.invert_yaxis()
+        self.device_line = self.ax.axvline(0.0, color="#c62828", linestyle="--", linewidth=1.0)
+        self.device_text = self.ax.text(0.0, -0.55, "", color="#c62828", fontsize=7, ha="center", va="bottom")
+        self.verdicts = [self.ax.text(0.0, row, "", fontsize=7, va="center") for row in y]
+        self.ax.set_xlabel(label(Text(zh=tr("widgets.matrix.axis_memory", lang="zh"),
+                                      en=tr("widgets.matrix.axis_memory", lang="en"))), fontsize=8)  # fmt: skip
+        self.ax.set_xlim(1.0, 100.0)
+        self.ax.set_xscale("log")
+        self.ax.xaxis.set_major_formatter(ScalarFormatter())
+        self.ax.tick_params(axis="x", labelsize=7)
+
+    def compute(self, **values: Any) -> MatrixView:
+        return matrix_view(
+            values["model"], values["device_memory_gib"], values["topology"], values["global_batch"], values["seq_len"]
+        )
+
+    def draw(self, result: MatrixView) -> None:
+        device = result.case.device_memory_gib
+        widest = device
+        for bar, text, verdict in zip(self.bars, self.verdicts, result.evaluation.verdicts, strict=True):
+            memory = verdict.memory_per_rank_gib or 0.0
+            bar.set_width(memory)
+            bar.set_color(VERDICT_COLOURS[verdict.verdict])
+            text.set_text(label(VERDICT_LABELS[verdict.verdict]) + (f"  {memory:.0f} GiB" if memory else ""))
+            widest = max(widest, memory)
+        for text, verdict in zip(self.verdicts, result.evaluation.verdicts, strict=True):
+            text.set_x(max(verdict.memory_per_rank_gib or 0.0, 1.0) * 1.08)
+        self.ax.set_xlim(1.0, widest * 6.0)  # log scale: a 300 GiB bar and a 20 GiB bar both readable
+        self.device_line.set_xdata([device, device])
+        self.device_text.set_position((device, -0.55))
+        self.device_text.set_text(label(Text(zh=f"单卡 {device:g} GiB", en=f"device {device:g} GiB")))
+
+    def describe(self, result: MatrixView) -> str:
+        case = result.case
+        lines = [
+            html.escape(
+                tr(
+                    "widgets.matrix.case",
+                    model=_short_name(result.model),
+                    state=case.training_state_gib,
+                    act=case.activation_gib,
+                    layer=case.largest_layer_gib,
+                    device=f"{case.device_memory_gib:g}",
+                    kind=CASE_KIND_LABELS[case_kind(case)].render(),
+                )
+            )
+        ]
+        for verdict in result.evaluation.verdicts:
+            reason = verdict.reasons[0].message if verdict.reasons else ""
+            shown = verdict.label + (tr("widgets.matrix.hard") if verdict.hard_excluded else "")
+            lines.append(
+                tr(
+                    "widgets.matrix.cell",
+                    strategy=verdict.strategy,
+                    verdict=html.escape(shown),
+                    reason=html.escape(reason),
+                )
+            )
+        lines.append(html.escape(tr("widgets.matrix.note")))
+        return "<br>".join(lines)

@@ -1,0 +1,230 @@
+"""Model specs of today's architectures: parameter counts from the published configs, worked by hand.
+
+The config dicts below are written from the numbers each model publishes in its config.json and paper
+(Llama 3: arXiv:2407.21783 Table 3; Mixtral: arXiv:2401.04088 Table 1; DeepSeek-V3: arXiv:2412.19437 §2.1 and
+§4.2, DeepSeek-V2: arXiv:2405.04434 §2.1; GPT-2: Radford et al. 2019). Every expected count is computed here from
+those numbers, term by term; none is read back from coursekit.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import coursekit
+from coursekit.model_config import load_model_config
+from coursekit.presets import CLUSTERS, MODELS
+from coursekit.serving import kv_cache_bytes
+from coursekit.specs import ModelSpec, WorkloadSpec
+
+LLAMA3 = {
+    "model_type": "llama",
+    "hidden_act": "silu",
+    "vocab_size": 128256,
+    "tie_word_embeddings": False,
+    "attention_bias": False,
+    "attention_dropout": 0.0,
+    "rms_norm_eps": 1e-5,
+    "num_key_value_heads": 8,
+}
+LLAMA3_8B = {**LLAMA3, "hidden_size": 4096, "intermediate_size": 14336, "num_attention_heads": 32,
+             "num_hidden_layers": 32, "max_position_embeddings": 8192}  # fmt: skip
+LLAMA3_70B = {**LLAMA3, "hidden_size": 8192, "intermediate_size": 28672, "num_attention_heads": 64,
+              "num_hidden_layers": 80, "max_position_embeddings": 8192}  # fmt: skip
+LLAMA3_405B = {**LLAMA3, "hidden_size": 16384, "intermediate_size": 53248, "num_attention_heads": 128,
+               "num_hidden_layers": 126, "max_position_embeddings": 131072}  # fmt: skip
+MIXTRAL = {"model_type": "mixtral", "hidden_size": 4096, "intermediate_size": 14336, "num_attention_heads": 32,
+           "num_key_value_heads": 8, "num_hidden_layers": 32, "vocab_size": 32000, "max_position_embeddings": 32768,
+           "num_local_experts": 8, "num_experts_per_tok": 2, "hidden_act": "silu",
+           "tie_word_embeddings": False}  # fmt: skip
+DEEPSEEK_V3 = {"model_type": "deepseek_v3", "hidden_size": 7168, "intermediate_size": 18432,
+               "moe_intermediate_size": 2048, "num_hidden_layers": 61, "num_attention_heads": 128,
+               "num_key_value_heads": 128, "n_shared_experts": 1, "n_routed_experts": 256, "num_experts_per_tok": 8,
+               "first_k_dense_replace": 3, "kv_lora_rank": 512, "q_lora_rank": 1536, "qk_rope_head_dim": 64,
+               "qk_nope_head_dim": 128, "v_head_dim": 128, "vocab_size": 129280, "max_position_embeddings": 163840,
+               "hidden_act": "silu", "tie_word_embeddings": False}  # fmt: skip
+GPT2 = {"model_type": "gpt2", "n_embd": 768, "n_layer": 12, "n_head": 12, "vocab_size": 50257, "n_positions": 1024,
+        "resid_pdrop": 0.1, "attn_pdrop": 0.1}  # fmt: skip
+
+
+def llama_params(h: int, f: int, a: int, kv: int, layers: int, vocab: int) -> int:
+    hd = h // a
+    attention = h * a * hd + 2 * h * kv * hd + a * hd * h  # Q, K, V, O (no biases)
+    mlp = 3 * h * f  # gate, up, down
+    norms = 2 * h  # two RMSNorm scales
+    return layers * (attention + mlp + norms) + 2 * vocab * h + h  # untied embedding and output, final norm
+
+
+@pytest.mark.parametrize(
+    ("config", "preset", "published"),
+    [
+        (LLAMA3_8B, "llama3-8b", 8.03e9),
+        (LLAMA3_70B, "llama3-70b", 70.6e9),
+        (LLAMA3_405B, "llama3-405b", 405.9e9),
+    ],
+)
+def test_llama3_counts_from_config(config: dict[str, Any], preset: str, published: float) -> None:
+    expected = llama_params(
+        config["hidden_size"],
+        config["intermediate_size"],
+        config["num_attention_heads"],
+        config["num_key_value_heads"],
+        config["num_hidden_layers"],
+        config["vocab_size"],
+    )
+    model = ModelSpec.from_config(config)
+    assert model.num_params == expected == MODELS[preset].num_params
+    assert round(expected / 1e9, 2 if published < 1e10 else 1) == published / 1e9
+    assert model.attention_kind == "gqa" and model.mlp == "swiglu" and model.dropout == 0
+
+
+def test_mixtral_total_and_active_from_config() -> None:
+    h, f, a, kv, layers, vocab, experts, k = 4096, 14336, 32, 8, 32, 32000, 8, 2
+    hd = h // a
+    attention = 2 * h * a * hd + 2 * h * kv * hd
+    expert = 3 * h * f
+    per_layer = attention + experts * expert + h * experts + 2 * h  # experts, router, two norms
+    total = layers * per_layer + 2 * vocab * h + h
+    active = total - layers * (experts - k) * expert
+    model = ModelSpec.from_config(MIXTRAL)
+    assert (model.num_params, model.active_params) == (total, active)
+    assert (round(total / 1e9, 1), round(active / 1e9, 1)) == (46.7, 12.9)  # Jiang et al. 2024, §2
+    assert MODELS["mixtral-8x7b"].num_params == total
+
+
+def test_deepseek_v3_mla_shared_expert_dense_first_layers() -> None:
+    h, a, layers, vocab = 7168, 128, 61, 129280
+    q_rank, kv_rank, rope, nope, v = 1536, 512, 64, 128, 128
+    # MLA (DeepSeek-V2 §2.1.2-2.1.3): W_DQ, the q latent's RMSNorm, W_UQ (nope + rope per head); W_DKV with the
+    # shared rope key W_KR, the kv latent's RMSNorm, W_UK and W_UV; W_O.
+    attention = h * q_rank + q_rank + q_rank * a * (nope + rope) + h * (kv_rank + rope) + kv_rank
+    attention += kv_rank * a * (nope + v) + a * v * h
+    dense_mlp = 3 * h * 18432  # the first 3 layers (first_k_dense_replace)
+    expert = 3 * h * 2048  # moe_intermediate_size
+    moe_mlp = 256 * expert + 1 * expert + h * 256  # routed, shared, router
+    total = layers * (attention + 2 * h) + 3 * dense_mlp + 58 * moe_mlp + 2 * vocab * h + h
+    active = total - 58 * (256 - 8) * expert
+    model = ModelSpec.from_config(DEEPSEEK_V3)
+    assert (model.num_params, model.active_params) == (total, active)
+    assert (round(total / 1e9), round(active / 1e9)) == (671, 38)  # the report: 671B total, 37B activated
+    assert MODELS["deepseek-v3"].num_params == total and MODELS["deepseek-v3"].active_params == active
+    assert model.attention_kind == "mla" and model.moe_layers == 58
+
+
+def test_gpt2_from_config_is_gpt_style() -> None:
+    model = ModelSpec.from_config(GPT2)
+    # Radford et al. 2019: 124M; tied embeddings, learned positions, biases, LayerNorm, GELU MLP of 4h
+    h, L, V, s = 768, 12, 50257, 1024
+    per_layer = 4 * h * h + 4 * h + 2 * h * 4 * h + 4 * h + h + 2 * 2 * h
+    assert model.num_params == L * per_layer + V * h + s * h + 2 * h == 124439808
+    assert (model.mlp, model.norm, model.position, model.dropout) == ("gelu", "layernorm", "learned", 0.1)
+
+
+def test_mla_kv_cache_is_the_latent_plus_the_rope_key() -> None:
+    # DeepSeek-V2 Table 1: MLA caches (d_c + d_h^R)·l elements per token; with d_c = 4·d_h and d_h^R = d_h/2 that
+    # is 4.5·d_h·l. DeepSeek-V3: d_c = 512, d_h^R = 64 (d_h = 128): 576 per layer, on every TP rank.
+    model = MODELS["deepseek-v3"]
+    assert model.kv_cache_elements_per_token() == 512 + 64 == 4.5 * 128
+    assert model.kv_cache_elements_per_token(8) == 576
+    assert kv_cache_bytes(model, tokens=1000, tp=8) == 1000 * 61 * 576 * 2
+    # the same model with plain multi-head attention would cache 2·128 heads·128 per layer: 56.9x more
+    assert 2 * 128 * 128 / 576 == pytest.approx(56.9, abs=0.05)
+    # GQA: 2 · ceil(kv_heads / tp) · head_dim
+    assert MODELS["llama3-70b"].kv_cache_elements_per_token(16) == 2 * 1 * 128
+
+
+def test_mla_attention_flops_width() -> None:
+    # Attention's two matmuls per token and layer, forward: QKᵀ 2·s·a·(d_nope + d_rope), AV 2·s·a·d_v (DeepSeek-V2
+    # §2.1.3: queries and keys are d_h + d_h^R wide). PaLM's 4·s·h form therefore has h = a·(d_qk + d_v)/2.
+    assert MODELS["deepseek-v3"].attention_flops_width == 128 * (128 + 64 + 128) // 2 == 20480
+    assert MODELS["llama3-70b"].attention_flops_width == 8192
+
+
+def test_deepseek_v3_layer_widths_by_hand() -> None:
+    w = MODELS["deepseek-v3"].layer_widths()
+    # MoE layer: 8 routed copies of each token save the expert input and output (2h each copy) and 3·2048 inner;
+    # the shared expert another 3·2048; the router's 256 fp32 probabilities count as 512 bf16 elements.
+    assert w.mlp_split == 8 * 3 * 2048 + 3 * 2048
+    assert w.mlp_replicated == 8 * 2 * 7168 + 2 * 256
+    assert (w.kv_heads, w.qk_head_dim, w.v_head_dim) == (128, 192, 128)
+    assert w.latent_width == 2 * 1536 + 2 * 512  # each latent's norm input and output
+    padded = dataclasses.replace(MODELS["deepseek-v3"], capacity_factor=1.25).layer_widths()
+    assert padded.mlp_split == 1.25 * 8 * 3 * 2048 + 3 * 2048
+
+
+def test_replace_keeps_a_valid_spec_and_mla_fields_need_mla() -> None:
+    model = dataclasses.replace(MODELS["llama3-8b"], name="copy")
+    assert model.head_dim == 128 and model.v_head_dim == 128
+    with pytest.raises(ValueError, match="v_head_dim = 64: belongs to multi-head latent attention"):
+        ModelSpec("x", 2, 1024, 8, 4096, 1000, 128, v_head_dim=64)
+    assert ModelSpec("gemma-like", 2, 1024, 8, 4096, 1000, 128, head_dim=256).attention_params_per_layer == (
+        2 * 1024 * 8 * 256 + 2 * 1024 * 8 * 256
+    )
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ({**LLAMA3_8B, "hidden_size": None}, "no key 'hidden_size' (also accepted: n_embd, d_model)"),
+        ({**LLAMA3_8B, "num_hidden_layers": "32"}, "'num_hidden_layers' = '32': must be an integer >= 1"),
+        ({**LLAMA3_8B, "tie_word_embeddings": "no"}, "'tie_word_embeddings' = 'no': must be true or false"),
+        ({**LLAMA3_8B, "attention_dropout": 2}, "'attention_dropout' = 2: must be a number from 0 to 1"),
+        ({**MIXTRAL, "num_experts_per_tok": None}, "no key 'num_experts_per_tok'"),
+        ({k: v for k, v in LLAMA3_8B.items() if k != "intermediate_size"}, "no key 'intermediate_size'"),
+    ],
+)
+def test_bad_config_names_the_key(config: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        ModelSpec.from_config(config)
+
+
+def test_bad_config_in_chinese_and_not_a_mapping() -> None:
+    coursekit.set_language("zh")
+    with pytest.raises(ValueError) as info:
+        ModelSpec.from_config({**LLAMA3_8B, "vocab_size": None})
+    assert str(info.value) == "模型配置缺少键 'vocab_size'。"
+    coursekit.set_language("en")
+    with pytest.raises(TypeError, match="must be a JSON object"):
+        ModelSpec.from_config([1, 2])
+
+
+def test_load_model_config_file_errors(tmp_path: Path) -> None:
+    good = tmp_path / "config.json"
+    good.write_text(json.dumps(LLAMA3_8B), encoding="utf-8")
+    assert ModelSpec.from_config(load_model_config(good)).num_params == MODELS["llama3-8b"].num_params
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"hidden_size": 4096,\n "num_hidden_layers": }', encoding="utf-8")
+    with pytest.raises(ValueError, match="is not valid JSON: line 2, column 23"):
+        load_model_config(broken)
+    with pytest.raises(ValueError, match="does not exist"):
+        load_model_config(tmp_path / "missing.json")
+
+
+def test_fp8_peak_and_refusal() -> None:
+    # H100 SXM datasheet: FP8 3,958 TFLOP/s with sparsity -> 1,979 dense; A100 has no FP8 tensor cores.
+    assert CLUSTERS["h100-8"].peak("fp8") == 1979e12 and CLUSTERS["h800-8"].peak("fp8") == 1979e12
+    with pytest.raises(ValueError, match="no FP8 tensor cores"):
+        CLUSTERS["a100-8"].peak("fp8")
+    with pytest.raises(ValueError, match="precision = 'fp4'"):
+        WorkloadSpec(global_batch=8, precision="fp4")
+
+
+def test_fp8_peak_mix_by_hand() -> None:
+    # fp8: the linear layers' GEMMs at the FP8 peak, attention's core (PaLM's 12·L·h·s per token) at bf16.
+    import numpy as np
+
+    from coursekit.planner.estimate import precision_peak_flops
+
+    model, cluster = MODELS["llama3-8b"], CLUSTERS["h100-8"]
+    s, L, h, n = 8192, 32, 4096, MODELS["llama3-8b"].active_params
+    executed = 6 * n + 12 * L * h * s  # no recomputation
+    core = 12 * L * h * s / executed
+    expected = 1 / (core / 989e12 + (1 - core) / 1979e12)
+    workload = WorkloadSpec(global_batch=8, seq_len=s, precision="fp8")
+    assert precision_peak_flops(model, cluster, workload, executed, np.asarray(0)) == pytest.approx(expected)
+    bf16 = WorkloadSpec(global_batch=8, seq_len=s)
+    assert precision_peak_flops(model, cluster, bf16, executed, np.asarray(0)) == 989e12

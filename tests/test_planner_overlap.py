@@ -1,0 +1,271 @@
+"""The overlap model, context parallelism's costs, the per-generation efficiency ceiling and explained ties.
+
+Every expected value is worked by hand from its source: Megatron-Core's default bucket, the ring step of Ring
+Attention with Megatron-Core's zig-zag split, the measured best-matmul shares (MAMF table), and the tie rule.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from coursekit.capacity import PRECISION_RECIPES
+from coursekit.communication import collective_time_s
+from coursekit.overlap import (
+    bucket_params,
+    cp_block_attention_flops,
+    cp_causal_imbalance,
+    exposed_after_window_s,
+    ring_step_exposed_s,
+)
+from coursekit.planner import WorkloadSpec, plan
+from coursekit.planner.calibration import EFFICIENCY_CEILING, ceiling_for, matmul_fraction
+from coursekit.planner.estimate import training_estimate
+from coursekit.planner.ties import robust_tie_groups
+from coursekit.presets import CLUSTERS, MODELS
+
+# --------------------------------------------------------------------------- formulas, by hand
+
+
+def test_megatron_default_bucket() -> None:
+    """megatron/core/distributed: bucket_size = max(40000000, 1000000 * dp_cp_size)."""
+    assert bucket_params(1) == 40e6
+    assert bucket_params(40) == 40e6
+    assert bucket_params(64) == 64e6
+    with pytest.raises(ValueError, match="dp_cp"):
+        bucket_params(0)
+
+
+def test_exposed_after_window() -> None:
+    # 10 s of buckets, the last 1 s; 4 s of compute: 9 s could hide, 4 s do -> 6 s exposed
+    assert exposed_after_window_s(10.0, 1.0, 4.0) == pytest.approx(6.0)
+    # plenty of compute: only the last bucket is exposed
+    assert exposed_after_window_s(10.0, 1.0, 100.0) == pytest.approx(1.0)
+    # overlap share 0.5 halves the window that hides: 10 - 0.5 * min(9, 100) = 5.5
+    assert exposed_after_window_s(10.0, 1.0, 100.0, 0.5) == pytest.approx(5.5)
+    # overlap 0: nothing hides
+    assert exposed_after_window_s(10.0, 1.0, 100.0, 0.0) == pytest.approx(10.0)
+
+
+def test_ring_step_exposure() -> None:
+    assert ring_step_exposed_s(5e-3, 2e-3) == pytest.approx(3e-3)
+    assert ring_step_exposed_s(1e-3, 2e-3) == 0.0
+    assert ring_step_exposed_s(1e-3, 2e-3, overlap=0.0) == pytest.approx(1e-3)
+
+
+def test_cp_block_flops_are_the_causal_half_split_evenly() -> None:
+    """2·cp chunks of c = s/(2cp); a rank's step is 2c² query-key pairs at 4·w FLOPs. Over cp ranks and cp steps
+    that is 2·cp²·c²·4w = 2·s²·w: half of the full (non-causal) 4·s²·w of one sequence's forward attention."""
+    s, cp, w = 8192, 4, 4096
+    c = s // (2 * cp)
+    assert cp_block_attention_flops(s, cp, 1, w) == pytest.approx(2 * c * c * 4 * w)
+    assert cp * cp * cp_block_attention_flops(s, cp, 1, w) == pytest.approx(0.5 * 4 * s * s * w)
+    assert cp_block_attention_flops(s, cp, 2, w, tp=4) == pytest.approx(2 * cp_block_attention_flops(s, cp, 1, w) / 4)
+
+
+@pytest.mark.parametrize("cp", [1, 2, 4, 8, 16])
+def test_causal_imbalance_by_enumeration(cp: int) -> None:
+    """Contiguous: rank r attends to r full blocks and half its own. Zig-zag: rank r holds chunks r and 2cp-1-r
+    of 2cp; chunk i attends to i full chunks and half of itself."""
+    contiguous = [r + 0.5 for r in range(cp)]
+    assert cp_causal_imbalance(cp, "contiguous") == pytest.approx(max(contiguous) / np.mean(contiguous))
+    zigzag = [(r + 0.5) + (2 * cp - 1 - r + 0.5) for r in range(cp)]
+    assert cp_causal_imbalance(cp) == pytest.approx(max(zigzag) / np.mean(zigzag)) == 1.0
+    with pytest.raises(ValueError, match="split"):
+        cp_causal_imbalance(cp, "striped")
+
+
+def test_efficiency_ceiling_carried_by_measured_matmul_share() -> None:
+    """MAMF table (ml-engineering): A100 SXM 267.9 of 312 TFLOP/s, H100 SXM 792.1 of 989. The A100 ceiling is the
+    Table 1 fit; the H100 ceiling is that fit times 792.1/989 over 267.9/312."""
+    assert matmul_fraction(312e12) == pytest.approx(0.8587, abs=1e-4)
+    assert matmul_fraction(989e12) == pytest.approx(0.8009, abs=1e-4)
+    assert ceiling_for(312e12) == pytest.approx(EFFICIENCY_CEILING)
+    assert ceiling_for(989e12) == pytest.approx(0.522 * (792.1 / 989) / (267.9 / 312), rel=1e-9)
+    assert ceiling_for(125e12) == pytest.approx(EFFICIENCY_CEILING)  # no measurement: the calibration device's
+
+
+# --------------------------------------------------------------------------- the estimate uses them
+
+
+def _columns(**values: object) -> dict[str, np.ndarray]:
+    keys = ("tp", "cp", "pp", "dp", "ep", "v", "zero", "mb", "ga", "rc")
+    defaults = {"ep": 1, "v": 1, "pp": 1}
+    return {k: np.atleast_1d(np.asarray(values.get(k, defaults.get(k)), dtype=np.int64)) for k in keys}
+
+
+def test_cp_ring_exposure_worked_by_hand() -> None:
+    """Llama 3 8B, s = 4096, tp = 4, cp = 4 on two H100 nodes: the CP group spans 16 ranks, so its ring crosses the
+    inter-node link. K/V block = 2 · b · (s/cp) · (8 KV heads / 4 · 128) · 2 bytes = 1 MiB; a step's causal attention
+    is 2 · b · (s/cp)² · 4096 / tp FLOPs at the estimate's matmul efficiency."""
+    model, cluster = MODELS["llama3-8b"], CLUSTERS["h100-8"].with_nodes(2)
+    workload = WorkloadSpec(global_batch=8, seq_len=4096)
+    cols = _columns(tp=4, cp=4, dp=1, zero=1, mb=1, ga=8, rc=1)
+    est = training_estimate(model, cluster, workload, cols)
+    block = 2 * 1 * 1024 * (2 * 128) * 2
+    assert block == 1 << 20
+    bw, lat = cluster.inter_node_bandwidth_bytes_per_s, cluster.inter_node_latency_s
+    send_f, send_b = lat + block / bw, lat + 2 * block / bw
+    attention = 2 * 1 * 1024**2 * 4096 / 4 / (cluster.peak_flops * float(est["efficiency"][0]))
+    steps = (4 - 1) * 32 * 8
+    home = 32 * 8 * send_f  # the dK, dV block's trip home after each layer's last backward step
+    assert float(est["comm"]["CP"][0]) == pytest.approx(steps * (send_f + send_b) + home, rel=1e-9)
+    expected = home + steps * (max(0.0, send_f - attention) + max(0.0, send_b - 2 * attention))
+    assert expected > 0
+    assert float(est["exposed_cp_s"][0]) == pytest.approx(expected, rel=1e-9)
+    # full recomputation runs the forward ring again
+    full = training_estimate(model, cluster, workload, _columns(tp=4, cp=4, dp=1, zero=1, mb=1, ga=8, rc=2))
+    assert float(full["comm"]["CP"][0]) == pytest.approx(steps * (2 * send_f + send_b) + home, rel=1e-9)
+    # overlap_cp = 0: every ring step is exposed
+    none = training_estimate(model, cluster, WorkloadSpec(global_batch=8, seq_len=4096, overlap_cp=0.0), cols)
+    assert float(none["exposed_cp_s"][0]) == pytest.approx(float(none["comm"]["CP"][0]), rel=1e-9)
+
+
+def test_dp_exposes_its_last_bucket_and_what_outlasts_the_last_backward() -> None:
+    """ZeRO-0 on 4 nodes (dp 32): one all-reduce of all gradients after the last micro-batch's backward; the last
+    40e6-parameter bucket (Megatron's default at dp 32) never hides, the rest hides under that backward (2/3 of a
+    micro-batch's compute)."""
+    model, cluster = MODELS["llama3-8b"], CLUSTERS["h100-8"].with_nodes(4)
+    workload = WorkloadSpec(global_batch=256, seq_len=4096)
+    est = training_estimate(model, cluster, workload, _columns(tp=1, cp=1, dp=32, zero=0, mb=1, ga=8, rc=1))
+    bw, lat = cluster.inter_node_bandwidth_bytes_per_s, cluster.inter_node_latency_s
+    g = PRECISION_RECIPES[workload.recipe].grad_bytes  # Megatron's bf16 recipe keeps fp32 gradients: 4 bytes
+    grads = float(model.num_params) * g
+    total = collective_time_s("all_reduce", payload_bytes=grads, ranks=32, bandwidth_bytes_per_s=bw, latency_s=lat)
+    tail = collective_time_s("all_reduce", payload_bytes=40e6 * g, ranks=32, bandwidth_bytes_per_s=bw, latency_s=lat)
+    window = float(est["compute_s"][0]) / 8 * 2 / 3
+    assert float(est["comm"]["DP"][0]) == pytest.approx(total, rel=1e-9)
+    assert float(est["exposed_dp_s"][0]) == pytest.approx(max(tail, total - window), rel=1e-9)
+    assert float(est["exposed_dp_s"][0]) > tail  # the once-per-step all-reduce outlasts one backward here
+
+
+def test_zero3_exposes_first_gather_and_last_reduce_scatter() -> None:
+    """ZeRO-3 with plenty of compute: what cannot hide is one layer's all-gather (before the first forward) and one
+    layer's reduce-scatter (after the last backward)."""
+    model, cluster = MODELS["llama3-8b"], CLUSTERS["h100-8"].with_nodes(2)
+    workload = WorkloadSpec(global_batch=512, seq_len=8192)
+    est = training_estimate(model, cluster, workload, _columns(tp=1, cp=1, dp=16, zero=3, mb=4, ga=8, rc=1))
+    bw, lat = cluster.inter_node_bandwidth_bytes_per_s, cluster.inter_node_latency_s
+    recipe = PRECISION_RECIPES[workload.recipe]
+    per_layer = float(model.num_params) / model.layers  # psi / units, units = layers
+    link = {"ranks": 16, "bandwidth_bytes_per_s": bw, "latency_s": lat}
+    gather = collective_time_s("all_gather", payload_bytes=per_layer * recipe.param_bytes, **link)
+    scatter = collective_time_s("reduce_scatter", payload_bytes=per_layer * recipe.grad_bytes, **link)
+    assert float(est["comm"]["DP"][0]) < float(est["compute_s"][0]) / 2  # compute is plenty
+    assert float(est["exposed_dp_s"][0]) == pytest.approx(gather + scatter, rel=1e-9)
+
+
+def test_dp_and_cp_sharing_the_nic_shrink_the_window() -> None:
+    """With DP and CP both across nodes, the CP ring's backward traffic of the last micro-batch takes its share of
+    the window the gradient all-reduce hides under: exposed DP rises by exactly that share (when the rest
+    already outlasts the window)."""
+    model, cluster = MODELS["llama3-8b"], CLUSTERS["h100-8"].with_nodes(4)
+    workload = WorkloadSpec(global_batch=64, seq_len=8192)
+    cols = _columns(tp=8, cp=2, dp=2, zero=0, mb=1, ga=32, rc=1)
+    est = training_estimate(model, cluster, workload, cols)
+    assert not bool(est["comm_intra"]["DP"][0]) and not bool(est["comm_intra"]["CP"][0])
+    window = float(est["compute_s"][0]) / 32 * 2 / 3
+    dp_total = float(est["comm"]["DP"][0])
+    bw, lat = cluster.inter_node_bandwidth_bytes_per_s, cluster.inter_node_latency_s
+    block = 2 * 1 * 4096 * 128 * 2
+    ring_backward_last = (2 - 1) * 32 * (lat + 2 * block / bw)  # one micro-batch's backward ring steps
+    assert dp_total - window > 0
+    assert float(est["exposed_dp_s"][0]) == pytest.approx(dp_total - (window - ring_backward_last), rel=1e-9)
+
+
+@pytest.mark.parametrize(("model_name", "nodes", "seq_len"), [("llama3-8b", 2, 2048), ("llama3-70b", 8, 4096)])
+def test_cp_is_not_faster_than_its_twin_at_short_sequences(model_name: str, nodes: int, seq_len: int) -> None:
+    """At 2K-4K tokens CP only shrinks each GPU's matmuls and adds a ring: every CP layout is at least as slow as the
+    same layout with CP folded into data parallelism (cp = 1, dp · cp), under default assumptions. With a pipeline,
+    the CP layout keeps twice the micro-batches per pipeline (each half as long), so its bubble is shorter; outside
+    the bubble it is still never faster."""
+    model, cluster = MODELS[model_name], CLUSTERS["h100-8"].with_nodes(nodes)
+    world = cluster.world_size
+    workload = WorkloadSpec(global_batch=world, seq_len=seq_len)
+    rows = []
+    for tp, cp, pp, mb, zero, rc in itertools.product((1, 2, 4, 8), (2, 4), (1, 2), (1,), (1, 3), (0, 1, 2)):
+        dp = world // (tp * cp * pp)
+        if dp < 1 or world % (tp * cp * pp):
+            continue
+        ga = workload.global_batch // (dp * mb)
+        twin_ga = workload.global_batch // (dp * cp * mb)
+        if twin_ga < 1:
+            continue
+        rows.append(((tp, cp, pp, dp, zero, mb, ga, rc), (tp, 1, pp, dp * cp, zero, mb, twin_ga, rc)))
+    assert len(rows) > 20
+
+    def column(index: int) -> dict[str, np.ndarray]:
+        table = np.array([row[index] for row in rows])
+        keys = ("tp", "cp", "pp", "dp", "zero", "mb", "ga", "rc")
+        out = {k: table[:, i] for i, k in enumerate(keys)}
+        out["ep"] = out["v"] = np.ones(len(rows), dtype=np.int64)
+        return out
+
+    cp_est = training_estimate(model, cluster, workload, column(0))
+    twin_est = training_estimate(model, cluster, workload, column(1))
+    no_pipeline = column(0)["pp"] == 1
+    assert no_pipeline.sum() > 10
+    assert np.all(cp_est["step_s"][no_pipeline] >= twin_est["step_s"][no_pipeline] * (1 - 1e-12))
+    outside_bubble = cp_est["step_s"] - cp_est["bubble_s"], twin_est["step_s"] - twin_est["bubble_s"]
+    assert np.all(outside_bubble[0] >= outside_bubble[1] * (1 - 1e-12))
+
+
+def test_cp2_at_8k_removes_full_recompute_for_a_dense_70b() -> None:
+    """The vendor layout for Llama 3 70B at 8K on 64 H100s (NVIDIA DGX Cloud Benchmarking, NeMo Llama 3.1 70B BF16
+    recipe: TP 4, PP 4, CP 2, DP 2, VP 5, micro-batch 1, global batch 128): without CP the same TP/PP layout holds
+    8K tokens only with full recompute; with CP 2 no recomputation fits, its estimate is faster than the full-
+    recompute twin by more than the recomputed forward costs it, and it is in tie group 1 or the top 10."""
+    model, cluster = MODELS["llama3-70b"], CLUSTERS["h100-8"].with_nodes(8)
+    result = plan(model, cluster, WorkloadSpec(global_batch=128, seq_len=8192, max_virtual_stages=5))
+    layout = {"tp": 4, "pp": 4, "v": 5, "zero": 1, "mb": 1}
+    cp2 = result.explain({**layout, "cp": 2, "dp": 2, "recompute": "none"})
+    no_cp = result.explain({**layout, "cp": 1, "dp": 4, "recompute": "none"})
+    full = result.explain({**layout, "cp": 1, "dp": 4, "recompute": "full"})
+    assert no_cp.codes == ("memory",) and full.accepted
+    assert cp2.accepted, cp2.codes
+    assert cp2.step_s is not None and full.step_s is not None
+    assert cp2.step_s < full.step_s / 1.2
+    index = result.find(**{**layout, "cp": 2, "dp": 2, "recompute": "none"})[0]
+    rank, group = result.rank_of(index)
+    assert rank <= 10 or group == 1
+
+
+# --------------------------------------------------------------------------- ties
+
+
+def test_robust_ties_by_hand() -> None:
+    """Leader 0, uncertainty 20 %: candidate 1 is 0.5 % slower under every scenario (the same estimate: tied);
+    candidate 2 is faster when overlap is lower (tied, by that assumption); candidate 3 is within 20 % but slower
+    under every scenario (ordered, not tied) and leads its own group; candidate 4 is beyond 20 %."""
+    base = np.array([1.00, 1.005, 1.04, 1.08, 1.50])
+    scenarios = {
+        "overlap_lower": np.array([1.20, 1.206, 1.15, 1.30, 1.50]),
+        "inter_bandwidth_lower": np.array([1.10, 1.1055, 1.12, 1.20, 1.50]),
+    }
+    groups, why = robust_tie_groups(base, scenarios, 0.2)
+    assert groups == [[0, 1, 2], [3], [4]]
+    assert why == {1: ("same",), 2: ("overlap_lower",)}
+
+
+def test_capstone_first_tie_group_is_explained() -> None:
+    result = plan(
+        MODELS["mixtral-8x7b"], CLUSTERS["a100-8"].with_nodes(4), WorkloadSpec(global_batch=256, seq_len=4096)
+    )
+    groups = result.tie_groups()
+    old_rule_first = sum(
+        1
+        for i in result.accepted_indices()
+        if (result.estimated_step_s(i) or 0) <= result.estimated_step_s(groups[0][0]) * 1.2  # type: ignore[operator]
+    )
+    assert len(groups[0]) < old_rule_first  # the bare 20 % window holds more
+    every = result.explain_ties(1, every_member=True)
+    assert [row.index for row in every] == groups[0]
+    assert every[0].scenarios == () and all(row.scenarios for row in every[1:])
+    assert {row.assumption for row in every[1:]} <= {"efficiency", "overlap", "bandwidth", "pipeline", "same"}
+    # the rows to measure: the fastest, the members one assumption makes the group's fastest, and exact ties
+    rows = result.explain_ties(1)
+    assert rows[0].index == groups[0][0] and 1 < len(rows) < len(groups[0]) / 10
+    assert {row.index for row in rows} <= set(groups[0])
+    assert "要判断" in rows[1].reason.render("zh") and "to decide" in rows[1].reason.render("en")

@@ -1,0 +1,323 @@
+"""The course website in a real browser (Chromium): what a learner gets, offline, on any screen.
+
+One site build per session (tests/site_build.py). Each test drives Chromium over every lesson page of both
+languages (some over every page):
+
+* search finds the right lessons for a Chinese and an English query (the query is segmented the way the
+  index is; the expected pages are read from the lesson notebooks, not from the site);
+* with every non-local request blocked, a page loads with no failed request, shows no raw TeX, and its first
+  load (figures not counted) stays within :data:`FIRST_LOAD_BUDGET_BYTES`;
+* axe-core (npm, injected into the page) finds nothing serious or critical;
+* no page is wider than a 390 px phone screen.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+
+from tests.site_build import ROOT, build_site, in_browser, served, site
+
+__all__ = ["served", "site"]  # pytest finds the session fixtures through this module's names
+
+LANGS = ("zh", "en")
+#: First load of a lesson page, figures excluded: HTML, styles, scripts, fonts, search index (the issue's budget).
+FIRST_LOAD_BUDGET_BYTES = 1_000_000
+PHONE_WIDTH_PX = 390
+#: Figures in a page: inlined images, and the PNG frames of the live widgets' states (their own budget below).
+DATA_IMAGE = re.compile(rb'data:image/[a-z+]+;base64,[A-Za-z0-9+/=]+|"png": "[A-Za-z0-9+/=]+"')
+
+
+@pytest.fixture(scope="module")
+def built(site: Path) -> dict[str, list[str]]:
+    """The lessons the site was built from (every lesson: tests/test_site.py checks the home page lists all)."""
+    lessons: dict[str, list[str]] = json.loads((site / "build-info.json").read_text(encoding="utf-8"))["lessons"]
+    return lessons
+
+
+def _lessons(built: dict[str, list[str]], lang: str) -> list[Path]:
+    return [ROOT / "notebooks" / lang / f"{stem}.ipynb" for stem in built[lang]]
+
+
+def _lesson_pages(built: dict[str, list[str]]) -> list[str]:
+    return [f"notebooks/{lang}/{stem}.html" for lang in LANGS for stem in built[lang]]
+
+
+def _all_pages(site: Path) -> list[str]:
+    return sorted(str(p.relative_to(site)) for p in site.rglob("*.html") if "_static" not in p.relative_to(site).parts)
+
+
+def _markdown_text(path: Path) -> str:
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    return "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+
+
+# -- search ----------------------------------------------------------------------------------------
+
+
+def _search(browser: Any, base: str, query: str) -> list[str]:
+    page = browser.new_page()
+    try:
+        page.goto(f"{base}/search.html?q={quote(query)}")
+        page.wait_for_function(
+            "() => /finished|did not match/.test(document.querySelector('#search-results .search-summary')"
+            "?.innerText || '')",
+            timeout=60_000,
+        )
+        links = page.eval_on_selector_all("#search-results ul.search li > a", "els => els.map(a => a.href)")
+        return [re.sub(r"^.*?/(notebooks/|docs/|launch/)", r"\1", link.split("#")[0].split("?")[0]) for link in links]
+    finally:
+        page.close()
+
+
+def _article_text(page: Path) -> str:
+    """The words of a page's article (what the search index holds: prose and outputs), lower-case."""
+    html = page.read_text(encoding="utf-8")
+    article = re.search(r"<article\b.*?</article>", html, flags=re.S)
+    return re.sub(r"<[^>]+>", " ", article.group(0) if article else html).lower()
+
+
+def _pages_with_all(
+    site: Path, built: dict[str, list[str]], lang: str, words: Iterable[str]
+) -> tuple[set[str], set[str]]:
+    """Lesson pages of ``lang`` whose prose (the notebook's Markdown) holds every word, and the pages whose
+    text (prose and outputs) lacks one."""
+    have, lack = set(), set()
+    for path in _lessons(built, lang):
+        name = f"notebooks/{lang}/{path.stem}.html"
+        if all(re.search(w, _markdown_text(path).lower()) for w in words):
+            have.add(name)
+        if not all(re.search(w, _article_text(site / name)) for w in words):
+            lack.add(name)
+    return have, lack
+
+
+def test_search_finds_chinese_and_english_words(site: Path, served: str, built: dict[str, list[str]]) -> None:
+    # 张量并行 is one query word; the index holds jieba's words 张量 and 并行, so a page must hold both.
+    zh_query, zh_words = "张量并行", ("张量", "并行")
+    en_query, en_words = "pipeline bubble", ("pipeline", "bubbl")  # the English stemmer: bubble(s) -> bubbl
+
+    def run(browser: Any) -> dict[str, list[str]]:
+        return {zh_query: _search(browser, served, zh_query), en_query: _search(browser, served, en_query)}
+
+    found = in_browser(run)
+    for query, lang, words in ((zh_query, "zh", zh_words), (en_query, "en", en_words)):
+        have, lack = _pages_with_all(site, built, lang, words)
+        assert have, f"no {lang} lesson mentions {words}: the test's premise is wrong"
+        results = set(found[query])
+        assert have <= results, f"{query!r}: missing {sorted(have - results)}"
+        assert not (lack & results), f"{query!r}: pages without every word found: {sorted(lack & results)}"
+    tp_lessons = {f"notebooks/zh/{p.stem}.html" for p in _lessons(built, "zh") if "张量并行" in _markdown_text(p)}
+    assert tp_lessons <= set(found[zh_query])
+
+
+# -- offline, no raw TeX, weight -------------------------------------------------------------------
+
+_VISIBLE_TEXT = """() => {
+  const body = document.body.cloneNode(true);
+  body.querySelectorAll('pre, code, script, style, .katex-mathml, annotation').forEach(e => e.remove());
+  return body.textContent;
+}"""
+
+
+def _load_offline(browser: Any, base: str, path: str) -> dict[str, Any]:
+    context = browser.new_context()
+    blocked: list[str] = []
+    failed: list[str] = []
+    sizes: list[tuple[str, str, int]] = []
+
+    def route(route: Any) -> None:
+        url = route.request.url
+        if url.startswith(base) or url.startswith("data:"):
+            route.continue_()
+        else:
+            blocked.append(url)
+            route.abort()
+
+    context.route("**/*", route)
+    page = context.new_page()
+    page.on("requestfailed", lambda request: failed.append(request.url))
+
+    def finished(response: Any) -> None:
+        if response.status >= 400:
+            failed.append(f"{response.status} {response.url}")
+        elif not response.url.startswith("data:"):
+            body = response.body()
+            if response.request.resource_type == "document":
+                body = DATA_IMAGE.sub(b"", body)  # the page's own figures are inlined: not counted
+            sizes.append((response.request.resource_type, response.url, len(body)))
+
+    page.on("response", finished)
+    try:
+        page.goto(f"{base}/{path}", wait_until="load", timeout=120_000)
+        page.evaluate("document.fonts.ready.then(() => true)")
+        text = page.evaluate(_VISIBLE_TEXT)
+        fonts_ok = page.evaluate("() => !document.querySelector('.katex') || document.fonts.check('16px KaTeX_Main')")
+        katex = page.locator(".katex").count()
+        return {
+            "blocked": blocked,
+            "failed": failed,
+            "sizes": sizes,
+            "text": text,
+            "katex_font": fonts_ok,
+            "katex": katex,
+        }
+    finally:
+        context.close()
+
+
+def test_pages_load_offline_with_math_rendered_and_within_budget(served: str, built: dict[str, list[str]]) -> None:
+    def run(browser: Any) -> dict[str, dict[str, Any]]:
+        return {path: _load_offline(browser, served, path) for path in _lesson_pages(built)}
+
+    results = in_browser(run)
+    math_pages = []
+    for path, result in results.items():
+        assert not result["blocked"], f"{path} asked the network for {result['blocked'][:3]}"
+        assert not result["failed"], f"{path}: failed requests {result['failed'][:3]}"
+        raw = re.findall(r".{0,20}(?:\$\$|\\frac|\\\(|\\\[|\\text\{).{0,20}", result["text"])
+        assert not raw, f"{path} shows raw TeX: {raw[:3]}"
+        assert result["katex_font"], f"{path}: KaTeX's font did not load"
+        weight = sum(size for kind, _, size in result["sizes"] if kind != "image")
+        heaviest = sorted(((size, url.rsplit("/", 1)[-1]) for kind, url, size in result["sizes"]), reverse=True)[:5]
+        assert weight <= FIRST_LOAD_BUDGET_BYTES, f"{path}: first load {weight} bytes: {heaviest}"
+        if result["katex"]:
+            math_pages.append(path)
+    assert len(math_pages) >= min(10, len(results) // 2), (
+        "few lessons show a formula: the TeX check above proves little"
+    )
+
+
+# -- accessibility ---------------------------------------------------------------------------------
+
+
+def _axe_source() -> str:
+    import finish
+
+    modules = finish.vendor(build_site.vendor_cache())
+    return (modules / "axe-core" / "axe.min.js").read_text(encoding="utf-8")
+
+
+def test_axe_finds_nothing_serious_or_critical(served: str, built: dict[str, list[str]]) -> None:
+    axe = _axe_source()
+
+    def run(browser: Any) -> dict[str, list[str]]:
+        found: dict[str, list[str]] = {}
+        page = browser.new_page()
+        for path in _lesson_pages(built):
+            page.goto(f"{served}/{path}", wait_until="load")
+            page.add_script_tag(content=axe)
+            violations = page.evaluate(
+                "async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
+                ".filter(v => v.impact === 'serious' || v.impact === 'critical')"
+                ".map(v => v.impact + ' ' + v.id + ': ' + v.nodes.slice(0, 2).map(n => n.target.join(' ')).join(', '))"
+            )
+            found[path] = violations
+        page.close()
+        return found
+
+    found = in_browser(run)
+    assert len(found) == len(_lesson_pages(built))
+    bad = {path: v for path, v in found.items() if v}
+    assert not bad, json.dumps(bad, ensure_ascii=False, indent=1)[:3000]
+
+
+# -- phones ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("width", [PHONE_WIDTH_PX])
+def test_no_page_is_wider_than_a_phone(site: Path, served: str, width: int) -> None:
+    pages = _all_pages(site)
+
+    def run(browser: Any) -> dict[str, int]:
+        context = browser.new_context(viewport={"width": width, "height": 844}, device_scale_factor=1)
+        page = context.new_page()
+        widths = {}
+        for path in pages:
+            page.goto(f"{served}/{path}", wait_until="load")
+            widths[path] = page.evaluate("() => document.documentElement.scrollWidth")
+        context.close()
+        return widths
+
+    widths = in_browser(run)
+    assert len(widths) == len(pages) > 20
+    wide = {path: w for path, w in widths.items() if w > width}
+    assert not wide, wide
+
+
+# -- live widgets without a kernel -----------------------------------------------------------------
+
+#: The precomputed states of one page's widgets, as base64 in the page (PNG frames, verdicts): the budget
+#: (16 states at most per widget, about 25-35 kB each; lesson 6 has two widgets).
+WIDGET_FRAMES_BUDGET_BYTES = 800_000
+
+_MOVE_SLIDERS = """async () => {
+  const out = [];
+  for (const block of document.querySelectorAll('.ck-static')) {
+    const slider = block.querySelector('input.ck-live-slider');
+    const replay = JSON.parse(block.querySelector('script.ck-live-frames').textContent);
+    const before = block.querySelector('img.ck-static-figure').src;
+    const target = Number(slider.value) === 0 ? replay.frames.length - 1 : 0;
+    slider.focus();
+    slider.value = target;
+    slider.dispatchEvent(new Event('input', {bubbles: true}));
+    const image = block.querySelector('img.ck-static-figure');
+    await image.decode();
+    const row = block.querySelectorAll('.ck-static-controls > li')[replay.control];
+    out.push({
+      changed: image.src !== before,
+      image: image.src === 'data:image/png;base64,' + replay.frames[target].png,
+      message: (() => {  // compared as parsed HTML: the browser normalises what it serialises
+        const probe = document.createElement('div');
+        probe.innerHTML = replay.frames[target].message;
+        return block.querySelector('.ck-static-message').innerHTML === probe.innerHTML;
+      })(),
+      value: row.querySelector('b').textContent === replay.frames[target].value,
+      alt: image.alt === replay.frames[target].alt && image.alt.length > 10,
+      frames: replay.frames.length,
+    });
+  }
+  return out;
+}"""
+
+
+def test_every_widget_has_a_live_slider_that_replays_its_states(
+    site: Path, served: str, built: dict[str, list[str]]
+) -> None:
+    widget_pages = [
+        f"notebooks/{lang}/{path.stem}.html"
+        for lang in LANGS
+        for path in _lessons(built, lang)
+        if re.search(r"\b\w+Widget\(", path.read_text(encoding="utf-8"))
+    ]
+    assert widget_pages
+
+    def run(browser: Any) -> dict[str, list[dict[str, Any]]]:
+        page = browser.new_page()
+        found = {}
+        for path in widget_pages:
+            page.goto(f"{served}/{path}", wait_until="load")
+            found[path] = page.evaluate(_MOVE_SLIDERS)
+        page.close()
+        return found
+
+    found = in_browser(run)
+    for path, blocks in found.items():
+        assert blocks, f"{path}: no widget on the page"
+        for block in blocks:
+            assert block["frames"] >= 2 and all(block[k] for k in ("changed", "image", "message", "value", "alt")), (
+                path,
+                block,
+            )
+        html = (site / path).read_text(encoding="utf-8")
+        frames = sum(
+            len(m)
+            for m in re.findall(r'<script type="application/json" class="ck-live-frames">(.*?)</script>', html, re.S)
+        )
+        assert frames <= WIDGET_FRAMES_BUDGET_BYTES, f"{path}: {frames} bytes of widget states"

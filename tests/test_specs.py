@@ -1,0 +1,71 @@
+"""The specs module sits below the formulas: plain-int KV heads, the shared per-rank helpers, the old import paths."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from coursekit import specs
+from coursekit.planner import specs as planner_specs
+from coursekit.specs import ModelSpec, kv_heads_split, stage_layer_counts
+
+# A tiny dense model worked by hand: h = 64, a = 4 (hd 16), f = 256, V = 1000, SwiGLU, RMSNorm, RoPE, no biases.
+# Per layer: Q and O 2·64·64 = 8192, K and V 2·64·64 = 8192 (kv_heads = heads), two norms 2·64 = 128,
+# MLP 3·64·256 = 49152 -> 65664. Embedding 1000·64 = 64000; output layer 64000 + final norm 64 = 64064.
+TINY = ModelSpec("tiny", 4, 64, 4, 256, 1000, 128)
+TINY_LAYER = 65664
+
+
+def test_kv_heads_is_resolved_to_an_int_when_built() -> None:
+    assert TINY.kv_heads == 4 and type(TINY.kv_heads) is int
+    assert ModelSpec("gqa", 2, 64, 4, 256, 1000, 128, kv_heads=2).kv_heads == 2
+    assert ModelSpec("explicit-none", 2, 64, 4, 256, 1000, 128, kv_heads=None).kv_heads == 4  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="kv_heads"):
+        ModelSpec("bad", 2, 64, 4, 256, 1000, 128, kv_heads=3)
+
+
+@pytest.mark.parametrize(
+    ("kv_heads", "tp", "expected"),
+    [(8, 1, 8), (8, 4, 2), (8, 8, 1), (8, 16, 1), (1, 8, 1), (4, 3, 2)],  # ceil(kv / tp): replicated past kv
+)
+def test_kv_heads_split_scalar_and_array(kv_heads: int, tp: int, expected: int) -> None:
+    assert kv_heads_split(kv_heads, tp) == expected
+    assert kv_heads_split(kv_heads, np.array([tp, tp]))[1] == expected
+    assert kv_heads_split(kv_heads, np.array([float(tp)]))[0] == expected
+
+
+def test_kv_width_per_rank() -> None:
+    gqa = ModelSpec("gqa", 2, 1024, 16, 4096, 1000, 128, kv_heads=4)  # head_dim 64
+    assert gqa.kv_width_per_rank(1) == 256
+    assert gqa.kv_width_per_rank(2) == 128
+    assert gqa.kv_width_per_rank(8) == 64  # one head each, replicated
+    assert list(gqa.kv_width_per_rank(np.array([1, 2, 8]))) == [256, 128, 64]
+
+
+def test_stage_dense_params_by_hand() -> None:
+    assert TINY.stage_dense_params(1) == (4 * TINY_LAYER + 64000 + 64064, 0, 4 * TINY_LAYER + 64064)
+    assert TINY.stage_dense_params(1)[0] == TINY.num_params
+    assert TINY.stage_dense_params(2) == (2 * TINY_LAYER + 64000, 0, 2 * TINY_LAYER + 64064)
+    first, mid, last = TINY.stage_dense_params(np.array([1, 2, 4]))
+    assert list(first) == [TINY.num_params, 2 * TINY_LAYER + 64000, TINY_LAYER + 64000]
+    assert list(mid) == [0, 0, TINY_LAYER]
+    assert list(last) == [4 * TINY_LAYER + 64064, 2 * TINY_LAYER + 64064, TINY_LAYER + 64064]
+    tied = ModelSpec("tied", 4, 64, 4, 256, 1000, 128, tied_embeddings=True)
+    # pp = 1: one tied matrix; pp > 1: the last stage keeps its own copy of it.
+    assert tied.stage_dense_params(1)[0] == 4 * TINY_LAYER + 64000 + 64
+    assert tied.stage_dense_params(2)[2] == 2 * TINY_LAYER + 64064
+
+
+def test_stage_layer_counts_llama3_405b() -> None:
+    # Llama Team 2024, §3.3.2: 126 layers on 16 stages, one fewer on the first and the last: 7, 8 (middle), 7.
+    assert stage_layer_counts(126, 16, 1) == (7, 8, 7)
+
+
+def test_planner_specs_reexports_the_same_objects() -> None:
+    for name in ("ModelSpec", "ClusterSpec", "WorkloadSpec", "DEGREE_KEYS", "MAX_WORLD_SIZE", "divisors", "group_link"):
+        assert getattr(planner_specs, name) is getattr(specs, name)
+    from coursekit.capacity import PRECISION_RECIPES, RECOMPUTE_MODES
+    from coursekit.serving import ServingWorkload
+
+    assert PRECISION_RECIPES is specs.PRECISION_RECIPES and RECOMPUTE_MODES is specs.RECOMPUTE_MODES
+    assert ServingWorkload is specs.ServingWorkload

@@ -1,0 +1,301 @@
+"""Finish the built website so it needs nothing from the network and reads right in each language.
+
+Run by :func:`build_site.build` after Sphinx, on the HTML it wrote:
+
+* math is rendered to HTML at build time with KaTeX (npm, run under Node), so a page shows formulas with a
+  local stylesheet and fonts and no script; the MathJax CDN tags go away;
+* the theme's Font Awesome script (1.56 MB, every icon there is) gives way to the few icons the pages use,
+  inlined as SVG taken from that same script;
+* Chinese pages get the theme's labels (search, colour mode, previous/next ...) in Chinese.
+
+The npm packages (KaTeX for the site, axe-core for the accessibility tests) are installed once into a cache
+folder (``build/site-vendor``); their licences are copied beside the files the site serves.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import shutil
+import subprocess
+from collections.abc import Iterable
+from pathlib import Path
+
+#: npm packages fetched at build time (pinned: the site's look and the tests' rules change only on purpose).
+NPM_PACKAGES = ("katex@0.19.1", "axe-core@4.14.1")
+
+#: The theme's English labels and their Chinese for pages in Chinese (attributes and short visible texts).
+THEME_ZH = {
+    "Search": "搜索",
+    "Search...": "搜索…",
+    "Color mode": "颜色模式",
+    "Light": "浅色",
+    "Dark": "深色",
+    "System Settings": "跟随系统",
+    "Download this page": "下载本页",
+    "Download source file": "下载笔记本",
+    "Print to PDF": "打印为 PDF",
+    "Fullscreen mode": "全屏",
+    "Source repository": "源代码仓库",
+    "Main": "主导航",
+    "Site navigation": "站点导航",
+    "On this page": "本页内容",
+    "Page": "页面",
+    "Contents": "目录",
+    "Toggle hidden content": "显示或隐藏内容",
+    "Version warning": "版本提示",
+    "Toggle primary sidebar": "显示或隐藏课程目录",
+    "Toggle secondary sidebar": "显示或隐藏本页目录",
+    "Link to this heading": "链接到本节",
+    "Index": "索引",
+    "next page": "下一页",
+    "previous page": "上一页",
+    "next": "下一页",
+    "previous": "上一页",
+    "Back to top": "回到顶部",
+    "Skip to main content": "跳到正文",
+    "By coursekit authors": "作者：coursekit 作者",
+}
+_ATTRIBUTES = ("aria-label", "title", "placeholder", "data-bs-title", "alt")
+
+
+def vendor(cache: Path) -> Path:
+    """``node_modules`` holding :data:`NPM_PACKAGES`, installed into ``cache`` on first use (needs npm)."""
+    modules = cache / "node_modules"
+    wanted = {spec.rsplit("@", 1)[0]: spec.rsplit("@", 1)[1] for spec in NPM_PACKAGES}
+    have = {}
+    for name in wanted:
+        manifest = modules / name / "package.json"
+        if manifest.exists():
+            have[name] = json.loads(manifest.read_text(encoding="utf-8")).get("version")
+    if have != wanted:
+        if shutil.which("npm") is None:
+            raise RuntimeError("the website build needs npm once, to fetch " + ", ".join(NPM_PACKAGES))
+        cache.mkdir(parents=True, exist_ok=True)
+        command = ["npm", "install", "--prefix", str(cache), "--no-audit", "--no-fund", "--no-save", "--silent"]
+        subprocess.run([*command, *NPM_PACKAGES], check=True)
+    return modules
+
+
+# -- math ----------------------------------------------------------------------------------------
+
+_MATH = re.compile(
+    r'<(?P<tag>span|div) class="math notranslate nohighlight">(?P<tex>.*?)</(?P=tag)>',
+    flags=re.S,
+)
+_KATEX_SCRIPT = r"""
+const katex = require(process.argv[1]);
+const items = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const out = items.map(([tex, display]) => {
+  try { return [true, katex.renderToString(tex, {displayMode: display, throwOnError: true, output: "htmlAndMathml"})]; }
+  catch (error) { return [false, String(error.message)]; }
+});
+process.stdout.write(JSON.stringify(out));
+"""
+_MATHJAX_TAGS = re.compile(r"\s*<script>window\.MathJax = .*?</script>|\s*<script[^>]*mathjax[^>]*></script>", re.I)
+
+
+def _tex(inner: str, display: bool) -> str:
+    tex = html.unescape(inner).strip()
+    opening, closing = (r"\[", r"\]") if display else (r"\(", r"\)")
+    if tex.startswith(opening) and tex.endswith(closing):
+        tex = tex[2:-2]
+    return tex.strip()
+
+
+def render_math(pages: Iterable[Path], modules: Path, static: Path, out: Path) -> int:
+    """Replace every formula on ``pages`` by KaTeX's HTML; returns the number rendered.
+
+    Raises RuntimeError naming the page and formula KaTeX cannot render (the build must not ship raw TeX).
+    """
+    found: list[tuple[Path, str, bool]] = []
+    texts = {page: page.read_text(encoding="utf-8") for page in pages}
+    for page, text in texts.items():
+        for match in _MATH.finditer(text):
+            display = match.group("tag") == "div"
+            found.append((page, _tex(match.group("tex"), display), display))
+    if not found:
+        return 0
+    items = json.dumps([[tex, display] for _, tex, display in found])
+    katex = modules / "katex"
+    result = subprocess.run(
+        ["node", "-e", _KATEX_SCRIPT, str(katex)], input=items, capture_output=True, text=True, check=True
+    )
+    rendered = json.loads(result.stdout)
+    failures = [
+        f"{page.name}: {tex!r}: {message}"
+        for (page, tex, _), (ok, message) in zip(found, rendered, strict=True)
+        if not ok
+    ]
+    if failures:
+        raise RuntimeError("KaTeX cannot render:\n" + "\n".join(failures))
+    target = static / "katex"
+    if target.exists():
+        shutil.rmtree(target)
+    (target / "fonts").mkdir(parents=True)
+    shutil.copyfile(katex / "dist" / "katex.min.css", target / "katex.min.css")
+    shutil.copyfile(katex / "LICENSE", target / "LICENSE")
+    for font in (katex / "dist" / "fonts").glob("*.woff2"):
+        shutil.copyfile(font, target / "fonts" / font.name)
+    queue = iter(markup for _, markup in rendered)
+    for page, text in texts.items():
+        if not _MATH.search(text):
+            continue
+
+        def swap(match: re.Match[str]) -> str:
+            markup = next(queue)
+            tag = match.group("tag")
+            return f'<{tag} class="math">{markup}</{tag}>'
+
+        text = _MATH.sub(swap, text)
+        css = Path("_static/katex/katex.min.css")
+        href = "/".join([".."] * (len(page.relative_to(out).parts) - 1) + list(css.parts))
+        text = _MATHJAX_TAGS.sub("", text, count=2)
+        text = text.replace("</head>", f'    <link rel="stylesheet" href="{href}" />\n</head>', 1)
+        page.write_text(text, encoding="utf-8")
+    return len(found)
+
+
+# -- icons ---------------------------------------------------------------------------------------
+
+_ICON_SETS = {"fab": "brands", "fa-brands": "brands", "far": "regular", "fa-regular": "regular"}
+_NOT_A_NAME = re.compile(r"^fa-(solid|brands|regular|fw|lg|xs|sm|[0-9]+x|spin|pulse)$")
+_ICON_TAG = re.compile(r'<(?P<tag>i|span) class="(?P<cls>[^"]*\bfa-[a-z0-9-]+[^"]*)"(?P<attrs>[^>]*)>\s*</(?P=tag)>')
+_ICON_ENTRY = re.compile(r'"?([a-z0-9-]+)"?:\[(\d+),(\d+),\[[^\]]*\],"[0-9a-f]*",("(?:[^"\\]|\\.)*"|\[[^\]]*\])\]')
+_SEARCH_INDEX_TAG = re.compile(r'\s*<script src="(?:\.\./)*searchindex\.js"></script>')
+_FA_TAGS = re.compile(r"\s*<(?:script|link)[^>]*scripts/fontawesome\.js[^>]*>(?:</script>)?")
+
+
+def icon_table(fontawesome_js: str) -> dict[str, dict[str, tuple[int, int, list[str]]]]:
+    """Font Awesome's icons by set (solid, regular, brands): name -> (width, height, SVG path data)."""
+    marks = sorted(
+        (match.start(), name)
+        for name in ("fab", "far", "fas")
+        for match in re.finditer(rf'\(function\(\)\{{[a-zA-Z]+\("{name}",', fontawesome_js)
+    )
+    sets: dict[str, dict[str, tuple[int, int, list[str]]]] = {}
+    start = 0
+    for end, name in marks:
+        section = fontawesome_js[start:end]
+        begin = section.rfind("var b={")
+        table: dict[str, tuple[int, int, list[str]]] = {}
+        for entry in _ICON_ENTRY.finditer(section, max(begin, 0)):
+            paths = json.loads(entry.group(4))
+            table[entry.group(1)] = (
+                int(entry.group(2)),
+                int(entry.group(3)),
+                [paths] if isinstance(paths, str) else paths,
+            )
+        sets[{"fab": "brands", "far": "regular", "fas": "solid"}[name]] = table
+        start = end
+    return sets
+
+
+def inline_icons(text: str, icons: dict[str, dict[str, tuple[int, int, list[str]]]]) -> str:
+    """Every ``<i class="fa-solid fa-NAME">`` of a page filled with that icon's SVG; the icon script dropped."""
+
+    def svg(match: re.Match[str]) -> str:
+        classes = match.group("cls").split()
+        kind = next((_ICON_SETS[c] for c in classes if c in _ICON_SETS), "solid")
+        names = [c[3:] for c in classes if c.startswith("fa-") and not _NOT_A_NAME.match(c)]
+        found = next((icons[kind][n] for n in names if n in icons[kind]), None)
+        if found is None:
+            return match.group(0)
+        width, height, paths = found
+        drawn = "".join(f'<path fill="currentColor" d="{d}"/>' for d in paths if d)
+        image = (
+            f'<svg class="ck-icon" aria-hidden="true" focusable="false" viewBox="0 0 {width} {height}">{drawn}</svg>'
+        )
+        tag = match.group("tag")  # the theme's classes stay (its CSS places icons by them); ck-fa drops the font glyph
+        return f'<{tag} class="{match.group("cls")} ck-fa"{match.group("attrs")}>{image}</{tag}>'
+
+    return _FA_TAGS.sub("", _ICON_TAG.sub(svg, text))
+
+
+_NAMED_BY_LABEL = re.compile(
+    r"(<button class=\"[^\"]*search-button__button[^\"]*\"[^>]*?|<summary[^>]*?)"
+    r' aria-label="(?:Search|Toggle hidden content)"'
+)
+
+
+def name_by_visible_text(text: str) -> str:
+    """Controls named by the words they show, not by a fixed English aria-label.
+
+    The theme's search button shows "Search Ctrl+K" and a folded solution shows "Show the worked solution"
+    (显示参考解答 on a Chinese page), while their aria-labels said "Search" and "Toggle hidden content": a
+    name that does not contain what sighted users read (axe: label-content-name-mismatch), in English on
+    Chinese pages. Without the label, the accessible name is the visible text, in the page's language.
+    """
+    return _NAMED_BY_LABEL.sub(r"\1", text)
+
+
+# -- language ------------------------------------------------------------------------------------
+
+
+def localize(text: str) -> str:
+    """The theme's English labels of a Chinese page in Chinese (attributes and the short texts in THEME_ZH)."""
+
+    def attribute(match: re.Match[str]) -> str:
+        value = html.unescape(match.group(2))
+        return f'{match.group(1)}="{html.escape(THEME_ZH.get(value, value), quote=True)}"'
+
+    text = re.sub(rf'\b({"|".join(_ATTRIBUTES)})="([^"]*)"', attribute, text)
+
+    def visible(match: re.Match[str]) -> str:
+        words = match.group(2).strip()
+        if words in THEME_ZH:
+            return match.group(0).replace(words, THEME_ZH[words])
+        return match.group(0)
+
+    return re.sub(r"(>)(\s*[A-Za-z][A-Za-z .]*[A-Za-z.]\s*)(?=<)", visible, text)
+
+
+def html_language(text: str) -> str | None:
+    match = re.search(r'<html[^>]*\blang="([^"]+)"', text)
+    return match.group(1) if match else None
+
+
+_LESSON_PAGE = re.compile(r"^notebooks/(zh|en)/(\d\d_[a-z0-9_]+)\.html$")
+
+
+def offer_repository_notebook(text: str, page: str, notebooks: Path, out: Path) -> str:
+    """A lesson page's download button gives the repository's notebook (copied beside the page), not the
+    copy the site was built from (that one carries site-only tags)."""
+    match = _LESSON_PAGE.match(page)
+    if not match:
+        return text
+    lang, stem = match.groups()
+    source = notebooks / lang / f"{stem}.ipynb"
+    if not source.exists():
+        return text
+    shutil.copyfile(source, out / "notebooks" / lang / source.name)
+    staged = f'href="../../_sources/notebooks/{lang}/{source.name}"'
+    return text.replace(staged, f'href="{source.name}" download="{source.name}"')
+
+
+def finish(out: Path, cache: Path, notebooks: Path | None = None) -> dict[str, int]:
+    """Apply every step above to the site in ``out``; returns counts for the build summary.
+
+    ``notebooks``: the repository's ``notebooks`` folder, whose lesson notebooks the download buttons give.
+    """
+    static = out / "_static"
+    pages = [p for p in out.rglob("*.html") if "_static" not in p.relative_to(out).parts]
+    modules = vendor(cache)
+    formulas = render_math(pages, modules, static, out)
+    script = static / "scripts" / "fontawesome.js"
+    icons = icon_table(script.read_text(encoding="utf-8"))
+    localized = 0
+    for page in pages:
+        text = name_by_visible_text(inline_icons(page.read_text(encoding="utf-8"), icons))
+        if notebooks is not None:
+            text = offer_repository_notebook(text, page.relative_to(out).as_posix(), notebooks, out)
+        if page != out / "search.html":  # only the search page searches (the theme's box submits to it)
+            text = _SEARCH_INDEX_TAG.sub("", text)
+        if (html_language(text) or "").startswith("zh"):
+            text = localize(text)
+            localized += 1
+        page.write_text(text, encoding="utf-8")
+    for leftover in static.glob("scripts/fontawesome.js*"):
+        leftover.unlink()
+    return {"formulas": formulas, "pages": len(pages), "pages_localized": localized}
