@@ -209,7 +209,10 @@ def test_coursekit_doctests_pass_on_pyodide(lite: Path, pyodide_core: Path) -> N
     assert not failures and run.returncode == 0, failures
     for name in PURE_MODULES:
         result = report["modules"][f"coursekit.{name}"]
-        assert result["needs"] == [] and result["attempted"] > 0, name
+        assert result["attempted"] > 0, name
+        # Only array-generic private helpers (the planner's vectorised search calls them) may use numpy.
+        public = [test for test in result["needs_in"] if not test.rsplit(".", 1)[-1].startswith("_")]
+        assert public == [], (name, public)
     needs = {need for r in report["modules"].values() for need in r["needs"]}
     assert needs <= FULL_DISTRIBUTION, needs
 
