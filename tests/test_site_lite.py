@@ -248,8 +248,9 @@ PROBE_CELL = (
 def _run_cell(page: Any, cell: Any, timeout_s: float) -> str:
     """Run ``cell`` and wait until it has run; returns its prompt, e.g. ``[1]:``.
 
-    A cell run before the notebook's session has its kernel is not run at all (its prompt stays ``[ ]:``): then it
-    is run again. Once the kernel has it (``[*]:``), the kernel runs it after it has started.
+    A cell run before the notebook's session has its kernel is not run at all (its prompt stays ``[ ]:``, or
+    JupyterLab asks which kernel to use): then it is run again, or the dialog's default kernel is accepted. Once
+    the kernel has it (``[*]:``), the kernel runs it after it has started.
     """
     prompt = cell.locator(".jp-InputPrompt")
     deadline = time.monotonic() + timeout_s
@@ -257,7 +258,10 @@ def _run_cell(page: Any, cell: Any, timeout_s: float) -> str:
         text = prompt.inner_text(timeout=300_000).strip()
         if re.fullmatch(r"\[\d+\]:", text):
             return str(text)
-        if text in ("", "[ ]:"):
+        dialog = page.locator(".jp-Dialog .jp-mod-accept")
+        if dialog.count():  # run too early, JupyterLab asks which kernel: its default is the site's Pyodide kernel
+            dialog.first.click()
+        elif text in ("", "[ ]:"):
             cell.locator(".jp-InputArea-editor").click()
             page.keyboard.press("Shift+Enter")
         page.wait_for_timeout(3000)
