@@ -1,6 +1,7 @@
 // Run coursekit's doctests inside Pyodide under Node: the check that the pure modules work in the browser.
 //   node tools/lite/pyodide_doctest.mjs PYODIDE_DIR COURSEKIT_WHEEL
-// Prints one JSON object: {python, platform, modules: {name: {attempted, failures, needs}}}. A doctest that
+// Prints one JSON object: {python, platform, modules: {name: {attempted, failures, needs, needs_in}}}
+// (needs_in: the docstrings that stopped there). A doctest that
 // stops at a package only Pyodide's full distribution carries (numpy, matplotlib, ...) is listed under
 // "needs", not as a failure; any other failure is. Exits 1 when there is a failure.
 import { readFileSync } from "node:fs";
@@ -23,13 +24,14 @@ import coursekit
 class Runner(doctest.DocTestRunner):
     def __init__(self):
         super().__init__(optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS, verbose=False)
-        self.problems, self.needs, self.blocked = [], set(), set()
+        self.problems, self.needs, self.needs_in, self.blocked = [], set(), set(), set()
 
     def report_unexpected_exception(self, out, test, example, exc_info):
         exc = exc_info[1]
         top = (getattr(exc, "name", None) or "").split(".")[0]
         if isinstance(exc, ModuleNotFoundError) and top in FULL_DISTRIBUTION:
             self.needs.add(top)
+            self.needs_in.add(test.name)
             self.blocked.add(test.name)  # later examples of this docstring depend on it
         elif test.name not in self.blocked:
             self.problems.append(f"{test.name}: {type(exc).__name__}: {exc}")
@@ -44,7 +46,7 @@ for info in pkgutil.walk_packages(coursekit.__path__, "coursekit."):
     try:
         module = importlib.import_module(info.name)
     except ModuleNotFoundError as exc:
-        report["modules"][info.name] = {"attempted": 0, "failures": [], "needs": [exc.name.split(".")[0]]}
+        report["modules"][info.name] = {"attempted": 0, "failures": [], "needs": [exc.name.split(".")[0]], "needs_in": [info.name]}
         continue
     runner = Runner()
     for test in doctest.DocTestFinder().find(module):
@@ -53,6 +55,7 @@ for info in pkgutil.walk_packages(coursekit.__path__, "coursekit."):
         "attempted": runner.tries,
         "failures": runner.problems,
         "needs": sorted(runner.needs),
+        "needs_in": sorted(runner.needs_in),
     }
 json.dumps(report)
 `);
