@@ -10,9 +10,11 @@ Playwright is missing.
 
 from __future__ import annotations
 
+import concurrent.futures
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 _ARTICLE = re.compile(r'<article class="bd-article">.*?</article>', re.S)
@@ -53,6 +55,13 @@ def print_pdfs(out: Path, lessons: dict[str, list[str]]) -> dict[str, str]:
         return {lang: "skipped: playwright is not installed" for lang in lessons}
     if jupyter_browser.chromium_path() is None:
         return {lang: "skipped: Chromium is not installed" for lang in lessons}
+    # Playwright's sync API refuses a thread whose asyncio loop is running (a caller that drives a browser itself,
+    # such as the JupyterLab browser tests in the same test session): print from a worker thread of our own.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(_print_all, out, lessons, sync_playwright, jupyter_browser).result()
+
+
+def _print_all(out: Path, lessons: dict[str, list[str]], sync_playwright: Any, jupyter_browser: Any) -> dict[str, str]:
     done: dict[str, str] = {}
     with sync_playwright() as playwright:
         browser = jupyter_browser.launch_chromium(playwright)
