@@ -502,8 +502,7 @@ PUBLISHED_RUNS: tuple[PublishedRun, ...] = (
         "megatron",
         150.0,
         BLOOM_2022 + "; BigScience, “BLOOM 176B model card”; BigScience, github.com/bigscience-workshop/bigscience "
-        "train/tr11-176B-ml/README.md (--pp-partition-method 'type:transformer|embedding': 5 blocks and the "
-        "embedding on PP ranks 0 and 11, 6 blocks on the others)",
+        "train/tr11-176B-ml/README.md (--pp-partition-method 'type:transformer|embedding')",
         note=Text(
             zh="TP 4、PP 12、DP 8，配 ZeRO-1 与 bf16；首末两段各少一层、放嵌入层；模型卡给出约 150 TFLOPs",
             en="TP 4, PP 12, DP 8 with ZeRO-1, bf16; the first and last stages hold one layer fewer and the "

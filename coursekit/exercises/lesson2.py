@@ -195,7 +195,8 @@ ALLREDUCE_MS = register(
                     "不要再乘 2。）",
                     en="The latency term is right but the transfer term is half: a ring all-reduce is a "
                     "reduce-scatter plus an all-gather, so each rank sends 2(n-1)/n · S, not (n-1)/n · S. (If you "
-                    "had that factor 2, check the bandwidth: 100 GiB/s is already one direction; do not double it.)",
+                    "had that factor 2, check the bandwidth: 100 GiB/s is already one direction; do not multiply it "
+                    "by 2.)",
                 ),
             ),
             mistake(
@@ -205,7 +206,7 @@ ALLREDUCE_MS = register(
                     zh="时延项对了，传输项翻了一倍：你是不是把 100 GiB/s 当成了两个方向之和、再除以 2？"
                     "题目给的就是单向带宽，本课程一律用单向带宽。",
                     en="The latency term is right but the transfer term is doubled: did you take 100 GiB/s as both "
-                    "directions added and halve it? The question gives the per-direction bandwidth, which this "
+                    "directions added and divide it by 2? The question gives the per-direction bandwidth, which this "
                     "course always uses.",
                 ),
             ),
@@ -216,7 +217,7 @@ ALLREDUCE_MS = register(
                     zh="传输项对了，环步数不对：环形全归约有 2(n-1) 步（reduce-scatter 与 all-gather 各 n-1 步），"
                     "每步付一次时延，不是 n-1 步。",
                     en="The transfer term is right but the step count is not: a ring all-reduce takes 2(n-1) steps "
-                    "(n-1 for the reduce-scatter, n-1 for the all-gather), each paying the latency, not n-1.",
+                    "(n-1 each for the reduce-scatter and the all-gather), each paying the latency, not n-1.",
                 ),
             ),
             GIB_VS_GB,
