@@ -10,8 +10,8 @@ Taught in: lesson 9 (decision workbench); the precision recipes in lesson 1, ser
 
 from __future__ import annotations
 
-import math
 import copy
+import math
 from dataclasses import dataclass, fields, replace
 from typing import Any, TypeVar
 
