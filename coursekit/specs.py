@@ -10,9 +10,10 @@ Taught in: lesson 9 (decision workbench); the precision recipes in lesson 1, ser
 
 from __future__ import annotations
 
+import copy
 import math
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import dataclass, fields, replace
+from typing import Any, TypeVar
 
 from ._validate import check_bool, check_choice, check_divides, check_int, check_number
 from .i18n import Text, register, tr
@@ -907,11 +908,7 @@ class ClusterSpec:
         >>> round(CLUSTERS["h100-8"].peak("fp8") / CLUSTERS["h100-8"].peak("bf16"), 3)
         2.001
         """
-        if check_choice("precision", precision, PRECISIONS) == "bf16":
-            return self.peak_flops
-        if self.peak_flops_fp8 is None:
-            raise ValueError(tr("planner.no_fp8", cluster=self.name))
-        return self.peak_flops_fp8
+        return _peak_flops(self, check_choice("precision", precision, PRECISIONS))
 
     @property
     def world_size(self) -> int:
@@ -1173,3 +1170,32 @@ class ServingWorkload:
             "kv_bytes": self.kv_bytes,
             "runtime_reserve_gib": self.runtime_reserve_gib,
         }
+
+
+# --------------------------------------------------------------------------- unvalidated kernels
+
+_Spec = TypeVar("_Spec")
+
+
+def _peak_flops(cluster: ClusterSpec, precision: str) -> float:
+    """Kernel of :meth:`ClusterSpec.peak`: ``precision`` is one of :data:`PRECISIONS` already (a validated
+    workload's); a device without FP8 is still refused."""
+    if precision == "bf16":
+        return cluster.peak_flops
+    if cluster.peak_flops_fp8 is None:
+        raise ValueError(tr("planner.no_fp8", cluster=cluster.name))
+    return cluster.peak_flops_fp8
+
+
+def _replace_valid(spec: _Spec, **changes: Any) -> _Spec:
+    """``dataclasses.replace`` without ``__post_init__``'s checks, for internal callers whose new values are
+    valid by construction (floats derived from a validated spec and kept in range). The changed names must be
+    fields of the spec; the values are stored as given, so pass them already normalised (floats, not ints)."""
+    names = {field.name for field in fields(spec)}  # type: ignore[arg-type]
+    unknown = sorted(set(changes) - names)
+    if unknown:
+        raise TypeError(f"{type(spec).__name__} has no field {unknown[0]!r}")
+    new = copy.copy(spec)
+    for name, value in changes.items():
+        object.__setattr__(new, name, value)
+    return new

@@ -99,3 +99,27 @@ def test_one_serving_plan() -> None:
 def test_one_training_plan_and_its_top_candidates() -> None:
     model, cluster = MODELS["llama3-70b"], CLUSTERS["h100-8"].with_nodes(16)
     assert calls_of(lambda: plan(model, cluster, WorkloadSpec(global_batch=1024)).accepted(5)) <= MAX_CALLS
+
+
+def test_tie_scenarios_copy_specs_as_the_checked_replace_would() -> None:
+    """The scenarios skip the specs' checks; their copies must equal ``dataclasses.replace``'s (which checks)."""
+    import dataclasses
+
+    from coursekit.planner.ties import SCENARIOS, _scenario_specs
+
+    cluster = CLUSTERS["h100-8"].with_nodes(4)
+    for workload in (WorkloadSpec(global_batch=512), WorkloadSpec(global_batch=512, overlap_fraction=0.5)):
+        for code, _assumption in SCENARIOS:
+            c2, w2, _shape = _scenario_specs(code, cluster, workload)
+            for copied in (c2, w2):
+                checked = dataclasses.replace(copied)  # runs __post_init__: checks and normalises every field
+                assert copied == checked, code
+                for field in dataclasses.fields(copied):
+                    assert type(getattr(copied, field.name)) is type(getattr(checked, field.name)), (code, field.name)
+
+
+def test_replace_valid_refuses_an_unknown_field() -> None:
+    from coursekit.specs import _replace_valid
+
+    with pytest.raises(TypeError, match="overlap_xx"):
+        _replace_valid(WorkloadSpec(global_batch=8), overlap_xx=0.5)

@@ -50,7 +50,7 @@ from ..roofline import (
     _model_flops_per_token,
     _transformer_layer_matmul_intensity,
 )
-from ..specs import stage_layer_counts
+from ..specs import _peak_flops, stage_layer_counts
 from .calibration import EFFICIENCY_CEILING, MAMF_SOURCE, ceiling_for
 from .specs import ACTIVATION_BYTES, ClusterSpec, ModelSpec, WorkloadSpec
 
@@ -114,10 +114,10 @@ def precision_peak_flops(model: ModelSpec, cluster: ClusterSpec, workload: Workl
     by their shares of the executed FLOPs per token ``executed`` (a harmonic mean). ``rc`` is the recompute
     code. A device without FP8 is refused (:meth:`ClusterSpec.peak`).
     """
-    bf16 = cluster.peak("bf16")
+    bf16 = _peak_flops(cluster, "bf16")  # the workload's precision was checked when it was built
     if workload.precision == "bf16":
         return bf16
-    fp8 = cluster.peak("fp8")
+    fp8 = _peak_flops(cluster, "fp8")
     forward_core = 4.0 * model.layers * model.attention_flops_width * workload.tokens_per_sequence(model)
     core = (3.0 + (rc >= 1)) * forward_core / executed
     return 1.0 / (core / bf16 + (1.0 - core) / fp8)

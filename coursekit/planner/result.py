@@ -582,14 +582,17 @@ class PlanResult:
 
     def candidate(self, index: int) -> PlanCandidate:
         """Candidate ``index`` with reasons, ledgers and estimate."""
-        index = check_int("index", index, ge=0, lt=self.space_size)
+        return self._candidate(check_int("index", index, ge=0, lt=self.space_size))
+
+    def _candidate(self, index: int) -> PlanCandidate:
+        """Kernel of :meth:`candidate` for an index this result produced itself (in range already)."""
         if index not in self._materialised:
             evaluate = self._evaluate if self.workload.mode == "serving" else self._evaluate_checked
             self._materialised[index] = evaluate(self.model, self.cluster, self.workload, **self.degrees(index))
         return self._materialised[index]
 
     def __iter__(self) -> Iterator[PlanCandidate]:
-        return (self.candidate(i) for i in range(self.space_size))
+        return (self._candidate(i) for i in range(self.space_size))
 
     def accepted_indices(self) -> list[int]:
         """Indices of accepted candidates, fastest estimated step first (ties: smaller memory, then space order)."""
@@ -681,7 +684,7 @@ class PlanResult:
             tie_row(
                 position[i] + 1,
                 i,
-                self.candidate(i).label(),
+                self._candidate(i).label(),
                 float(self._table.step_s[i]),
                 leader_s,
                 why.get(i, ()),
@@ -704,7 +707,7 @@ class PlanResult:
         indices = self.accepted_indices()
         if top is not None:
             indices = indices[: check_int("top", top, ge=0)]
-        return [self.candidate(i) for i in indices]
+        return [self._candidate(i) for i in indices]
 
     def rejected_indices(self, code: str | None = None) -> list[int]:
         """Indices of rejected candidates (failing ``code``, if given)."""
@@ -718,7 +721,7 @@ class PlanResult:
 
     def rejected(self, code: str | None = None, limit: int = 10) -> list[PlanCandidate]:
         """Up to ``limit`` rejected candidates (failing ``code``, if given), in space order."""
-        return [self.candidate(i) for i in self.rejected_indices(code)[: check_int("limit", limit, ge=0)]]
+        return [self._candidate(i) for i in self.rejected_indices(code)[: check_int("limit", limit, ge=0)]]
 
     def find(self, **degrees: Any) -> list[int]:
         """Indices of the candidates whose degrees equal the given ones (keys of :data:`DEGREE_KEYS`)."""
@@ -845,7 +848,7 @@ class PlanResult:
             ],
             "accepted_count": len(accepted),
             "tie_groups": self.tie_groups(),
-            "top": [self.candidate(i).to_dict() for i in accepted[:top]],
+            "top": [self._candidate(i).to_dict() for i in accepted[:top]],
             "accepted": [
                 {
                     "degrees": self.degrees(i),

@@ -21,10 +21,11 @@ Taught in: lesson 9 (decision workbench).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from ..i18n import Reason, Text, register, tr
+from ..specs import _replace_valid
 from .calibration import ASSUMPTION_UNCERTAINTY
 from .specs import ClusterSpec, ModelSpec, WorkloadSpec
 
@@ -143,7 +144,12 @@ register(
 
 
 def _scenario_specs(code: str, cluster: ClusterSpec, workload: WorkloadSpec) -> tuple[ClusterSpec, WorkloadSpec, float]:
-    """(cluster, workload, efficiency shape) of scenario ``code``."""
+    """(cluster, workload, efficiency shape) of scenario ``code``.
+
+    The moved values are floats derived from the validated specs and kept in range (a bandwidth times a
+    factor in (0, 1), an overlap share clipped to [0, 1]), so the copies skip the specs' checks
+    (:func:`coursekit.specs._replace_valid`): one widget update checks its inputs once, not once per scenario.
+    """
     u = ASSUMPTION_UNCERTAINTY
     if code == "bubble_lower":
         return cluster, workload, 1.0
@@ -153,20 +159,20 @@ def _scenario_specs(code: str, cluster: ClusterSpec, workload: WorkloadSpec) -> 
         return cluster, workload, 1 / (1 - u["efficiency"])
     if code == "intra_bandwidth_lower":
         bw = cluster.intra_node_bandwidth_bytes_per_s * (1 - u["bandwidth"])
-        return replace(cluster, intra_node_bandwidth_bytes_per_s=bw), workload, 1.0
+        return _replace_valid(cluster, intra_node_bandwidth_bytes_per_s=bw), workload, 1.0
     if code == "inter_bandwidth_lower":
         bw = cluster.inter_node_bandwidth_bytes_per_s * (1 - u["bandwidth"])
-        return replace(cluster, inter_node_bandwidth_bytes_per_s=bw), workload, 1.0
+        return _replace_valid(cluster, inter_node_bandwidth_bytes_per_s=bw), workload, 1.0
     share = u["overlap"]
     if workload.overlap_fraction is not None:
         moved = workload.overlap_fraction * (1 - share) if code == "overlap_lower" else 1.0
-        return cluster, replace(workload, overlap_fraction=min(1.0, moved)), 1.0
+        return cluster, _replace_valid(workload, overlap_fraction=min(1.0, moved)), 1.0
     changes: dict[str, Any]
     if code == "overlap_lower":
         changes = {f"overlap_{dim}": workload.overlap(dim) * (1 - share) for dim in ("dp", "pp", "cp")}
     else:
         changes = {f"overlap_{dim}": min(1.0, workload.overlap(dim) + share) for dim in ("tp", "ep")}
-    return cluster, replace(workload, **changes), 1.0
+    return cluster, _replace_valid(workload, **changes), 1.0
 
 
 def scenario_steps(
