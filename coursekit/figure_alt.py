@@ -39,6 +39,10 @@ _AXIS = {
 _LINE = Text(zh="{label}：{n} 个点，纵值从 {low} 到 {high}", en="{label}: {n} points, y from {low} to {high}")
 _BARS = Text(zh="{n} 根柱，最高的是 {label}（{high}）", en="{n} bars, the highest {label} ({high})")
 _NO_DATA = Text(zh="无数据", en="no data")
+_LABELS = Text(zh="{n} 个标注：{labels}", en="{n} labels: {labels}")
+_LIST_SEPARATOR = Text(zh="、", en=", ")
+#: At most this many of a panel's text labels are quoted when it has no line or bar to describe.
+MAX_QUOTED_LABELS: int = 8
 _SEPARATORS = (Text(zh="：", en=": "), Text(zh="；", en="; "), Text(zh="。", en="."))
 
 
@@ -72,6 +76,13 @@ def _axes_parts(ax: Any, lang: str) -> list[str]:
         name = str(container.get_label())
         which = ticks.get(round(centre, 6)) or (name if not name.startswith("_") else "") or str(top + 1)
         parts.append(_BARS.render(lang).format(n=len(heights), label=which, high=_number(heights[top])))
+    if not parts:  # a grid of coloured cells or a diagram: say what its text labels read
+        labels = [t.get_text().strip() for t in ax.texts if t.get_visible() and t.get_text().strip()]
+        if ax.axison:  # row names of a grid (a hidden axis still carries default numeric ticks)
+            labels += [t.get_text().strip() for t in ax.get_yticklabels() if t.get_text().strip()]
+        if labels:
+            quoted = _LIST_SEPARATOR.render(lang).join(labels[:MAX_QUOTED_LABELS])
+            parts.append(_LABELS.render(lang).format(n=len(labels), labels=quoted))
     return parts
 
 

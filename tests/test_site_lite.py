@@ -13,6 +13,7 @@ The site is built once per session (about a minute and a half; the npm package i
 
 from __future__ import annotations
 
+import concurrent.futures
 import functools
 import http.server
 import json
@@ -292,7 +293,9 @@ def test_lesson_runs_in_chromium_offline(lite: Path) -> None:
             blocked.append(url)
             route.abort()  # type: ignore[attr-defined]
 
-    try:
+    # Playwright's sync API refuses a thread whose asyncio loop runs (the JupyterLab browser tests keep one for the
+    # session): drive this browser from a worker thread of its own.
+    def drive() -> list[str]:
         with playwright_api.sync_playwright() as playwright:
             # Besides the route below, a dead proxy for everything but loopback: requests a service worker or a
             # web worker makes, which page routes may not see, cannot leave the machine either.
@@ -331,6 +334,11 @@ def test_lesson_runs_in_chromium_offline(lite: Path) -> None:
                 words = output.first.inner_text().split()
             finally:
                 browser.close()
+        return words
+
+    try:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+            words = pool.submit(drive).result()
     finally:
         server.shutdown()
         server.server_close()
