@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ._validate import check_choice
 from .i18n import LANGUAGES, Text, register, tr
 
 register(
@@ -926,8 +927,7 @@ def render_notebook_markdown(lang: str) -> str:
     >>> "| 数据并行 | data parallelism | DP |" in render_notebook_markdown("zh")
     True
     """
-    if lang not in LANGUAGES:
-        raise ValueError(f"lang = {lang!r}: must be one of {', '.join(LANGUAGES)}")
+    check_choice("lang", lang, LANGUAGES)
     parts = ("title", "links", "intro", "header")
     title, links, intro, header = (tr(f"glossary.notebook.{part}", lang) for part in parts)
     lines = [title, "", links, "", intro, "", header, "| --- | --- | --- | --- |"]

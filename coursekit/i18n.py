@@ -277,6 +277,14 @@ register(
             "zh": "{name} = {value!r}：必须是 True 或 False，而不是 {type}。",
             "en": "{name} = {value!r}: must be True or False, not {type}.",
         },
+        "validate.type_instance": {
+            "zh": "{name} = {value}：必须是 {expected} 对象，而不是 {type}。",
+            "en": "{name} = {value}: must be a {expected} object, not {type}.",
+        },
+        "validate.type_callable": {
+            "zh": "{name} = {value}：必须是可调用的函数（稍后调用），而不是 {type}。",
+            "en": "{name} = {value}: must be a function to call later, not {type}.",
+        },
         "validate.type_choice": {
             "zh": "{name} = {value!r}：必须是字符串，而不是 {type}。",
             "en": "{name} = {value!r}: must be a string, not {type}.",

@@ -54,7 +54,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._validate import check_bool, check_choice, check_int, check_number
+from .._validate import check_bool, check_callable, check_choice, check_int, check_number
 from ..i18n import Text, tr
 from ..i18n import register as _register_messages
 from ..lessons import prefix_modules
@@ -830,8 +830,7 @@ def reveal(show: Callable[[], None]) -> None:
 
     Taught in: lesson 5 (the matrix after exercises 5.2 and 5.3).
     """
-    if not callable(show):
-        raise TypeError(f"reveal(show): show must be a function to call later, not {type(show).__name__}")
+    check_callable("show", show)
     if not _in_kernel():
         return
     from IPython.display import display
