@@ -142,7 +142,8 @@ def check_callable(name: str, value: Any) -> Callable[..., Any]:
     """
     if not callable(value):
         raise TypeError(tr("validate.type_callable", name=name, value=shown_repr(value), type=_type_name(value)))
-    return value
+    function: Callable[..., Any] = value
+    return function
 
 
 def check_items(name: str, value: Any, *, max_items: int = MAX_ITEMS) -> tuple[Any, ...]:
