@@ -26,7 +26,19 @@ from matplotlib.container import BarContainer
 from matplotlib.figure import Figure
 
 from . import i18n
-from .i18n import Text
+from .i18n import Text, register, shown_repr, tr
+
+#: The eight bytes every PNG file starts with (PNG specification, section 5.2).
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+register(
+    {
+        "figure_alt.not_png": {
+            "zh": "png 的开头是 {value}：不是 PNG 文件（PNG 以 \\x89PNG\\r\\n\\x1a\\n 开头）。",
+            "en": "png starts with {value}: not a PNG file (a PNG starts with \\x89PNG\\r\\n\\x1a\\n).",
+        },
+    }
+)
 
 __all__ = ["describe_figure", "figure_html", "image_html", "png_description"]
 
@@ -130,6 +142,12 @@ def png_description(png: bytes) -> str | None:
     >>> png_description(encode_png(np.zeros((1, 1, 4), np.uint8), text={"Description": ("一张图", "zh")}))
     '一张图'
     """
+    if not isinstance(png, (bytes, bytearray)):
+        raise TypeError(
+            tr("validate.type_instance", name="png", value=shown_repr(png), expected="bytes", type=type(png).__name__)
+        )
+    if bytes(png[:8]) != PNG_SIGNATURE:
+        raise ValueError(tr("figure_alt.not_png", value=shown_repr(bytes(png[:8]))))
     position = 8
     while position + 8 <= len(png):
         (length,) = struct.unpack(">I", png[position : position + 4])
@@ -154,7 +172,7 @@ def image_html(image: Any) -> str | None:
     import html
 
     data = image.data if isinstance(getattr(image, "data", None), bytes) else None
-    if data is None or not data.startswith(b"\x89PNG"):
+    if data is None or not data.startswith(PNG_SIGNATURE):
         return None
     alt = png_description(data)
     if alt is None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, NamedTuple
 
+from .._validate import check_instance
 from ..i18n import Reason, Text, register
 from ..specs import RECOMPUTE_MODES, ClusterSpec, ModelSpec, WorkloadSpec, _divisors, stage_layer_counts
 from ..units import GIB_BYTES, bytes_to_gib
@@ -426,6 +427,9 @@ def context_twins(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec
 
     Taught in: lesson 9 (decision workbench).
     """
+    check_instance("model", model, ModelSpec)
+    check_instance("cluster", cluster, ClusterSpec)
+    check_instance("workload", workload, WorkloadSpec)
     import numpy as np
 
     world = cluster.world_size
