@@ -26,6 +26,7 @@ from matplotlib.container import BarContainer
 from matplotlib.figure import Figure
 
 from . import i18n
+from ._validate import check_choice, check_instance
 from .i18n import Text, register, shown_repr, tr
 
 #: The eight bytes every PNG file starts with (PNG specification, section 5.2).
@@ -100,7 +101,8 @@ def _axes_parts(ax: Any, lang: str) -> list[str]:
 
 def describe_figure(fig: Figure, lang: str | None = None) -> str:
     """What ``fig`` shows, in words: per panel its title, axes, lines and bars (``lang``: zh/en, default current)."""
-    lang = i18n.get_language() if lang is None else lang
+    check_instance("fig", fig, Figure)
+    lang = i18n.get_language() if lang is None else check_choice("lang", lang, i18n.LANGUAGES)
     colon, semicolon, stop = (part.render(lang) for part in _SEPARATORS)
     panels = []
     for ax in fig.get_axes():

@@ -55,6 +55,27 @@ BAD: tuple[Any, ...] = (
 )
 
 
+#: Valid calls of public functions whose docstrings show none (the same replay as a doctest example).
+EXTRA_EXAMPLES: dict[str, tuple[str, ...]] = {
+    "coursekit.exercises.check": ('check("q2.tp_calls", 1152)',),
+    "coursekit.exercises.get_exercise": ('get_exercise("q2.tp_calls")',),
+    "coursekit.exercises.show_solution": ('show_solution("q2.tp_calls")',),
+    "coursekit.figure_alt.describe_figure": (
+        "from coursekit.plotting import new_figure",
+        'describe_figure(new_figure(2, 2), lang="zh")',
+    ),
+    "coursekit.lessons.lesson": ("lesson(1)",),
+    "coursekit.pipeline.warmup_microbatches": ('warmup_microbatches(4, 8, 0, schedule="1f1b", virtual_stages=1)',),
+    "coursekit.roofline.matmul_bytes": ("matmul_bytes(2, 3, 4, bytes_per_element=2)",),
+    "coursekit.roofline.matmul_flops": ("matmul_flops(2, 3, 4)",),
+    "coursekit.roofline.ridge_point_flop_per_byte": ("ridge_point_flop_per_byte(312e12, 2.0e12)",),
+    "coursekit.planner.validation.compare_published": (
+        "from coursekit.presets import PUBLISHED_RUNS",
+        "compare_published(PUBLISHED_RUNS[-1])",
+    ),
+}
+
+
 def _modules() -> list[ModuleType]:
     names = [info.name for info in pkgutil.walk_packages(coursekit.__path__, "coursekit.")]
     chosen = [name for name in names if not any(part in name for part in SKIPPED_PACKAGES)]
@@ -96,13 +117,18 @@ def _calls(module: ModuleType, name: str) -> Iterator[tuple[Any, list[Any], dict
     """(function, args, kwargs, slot) for every call of a public name in ``name``'s doctests, after running the
     examples before it; ``slot`` is ("arg", index) or ("kw", keyword) of the argument to replace."""
     public = set(getattr(module, "__all__", ()))
-    for test in doctest.DocTestFinder(recurse=False).find(getattr(module, name), name, globs=dict(vars(module))):
-        namespace = dict(test.globs)
-        for example in test.examples:
+    tests = doctest.DocTestFinder(recurse=False).find(getattr(module, name), name, globs=dict(vars(module)))
+    examples = [[example.source for example in test.examples] for test in tests]
+    extra = EXTRA_EXAMPLES.get(f"{module.__name__}.{name}")
+    if extra:
+        examples.append(list(extra))
+    for sources in examples:
+        namespace = dict(vars(module))
+        for source in sources:
             with contextlib.suppress(BaseException), contextlib.redirect_stdout(io.StringIO()), _deadline(HANG_S):
-                exec(compile(example.source, "<doctest>", "exec"), namespace)
+                exec(compile(source, "<doctest>", "exec"), namespace)
             try:
-                tree = ast.parse(example.source)
+                tree = ast.parse(source)
             except SyntaxError:
                 continue
             for node in ast.walk(tree):
@@ -125,6 +151,10 @@ def _calls(module: ModuleType, name: str) -> Iterator[tuple[Any, list[Any], dict
 
 
 FUNCTIONS = list(_public_functions())
+
+
+def test_every_extra_example_names_a_public_function() -> None:
+    assert set(EXTRA_EXAMPLES) <= {qualified for qualified, _, _ in FUNCTIONS}
 
 
 @pytest.mark.parametrize(("qualified", "module", "name"), FUNCTIONS, ids=[f[0] for f in FUNCTIONS])
