@@ -23,7 +23,9 @@ LIBRARY = sorted((ROOT / "coursekit").rglob("*.py"))
 SOURCES = LIBRARY + sorted((ROOT / "notebooks" / "src").glob("[0-9][0-9]_*.py"))
 #: Tools whose output learners read (lesson navigation and maps, notebooks' folded blocks, the website): held to the
 #: same one mechanism as the library.
-LEARNER_TOOLS = [ROOT / "tools" / name for name in ("lesson_registry.py", "lesson_nav.py", "build_notebooks.py")]
+LEARNER_TOOLS = [
+    ROOT / "tools" / name for name in ("lesson_registry.py", "lesson_nav.py", "build_notebooks.py", "cheatsheet_pdf.py")
+] + sorted((ROOT / "tools" / "site").glob("*.py"))
 #: ``{name}``, ``{name:.1f}``, ``{value!r}`` (an f-string's expression becomes ``{expression}``).
 FIELD = re.compile(r"\{([^{}!:]*)[^{}]*\}")
 #: argparse's ``%(name)s`` and ``%s`` fields.
@@ -180,7 +182,8 @@ def _is_text(node: ast.AST) -> bool:
     if isinstance(node, (ast.Tuple, ast.List)):
         return any(_is_text(element) for element in node.elts)
     text = _text(node)
-    return text is not None and not LANGUAGE_TAG.fullmatch(text) and bool(text.strip())
+    words = None if text is None else FIELD.sub("", text).strip()  # f"{stem}_en" builds a file name, no words
+    return bool(words) and not LANGUAGE_TAG.fullmatch(str(words))
 
 
 def _names_a_language(node: ast.AST) -> bool:
@@ -237,6 +240,7 @@ def second_mechanisms(tree: ast.AST, *, library: bool = True) -> list[str]:
     * a translation table: a dict from English (or ASCII) keys to Chinese text, outside ``register(...)``;
     * a comparison with ``"zh"`` / ``"en"`` that picks words (``"：" if lang == "zh" else ": "``,
       ``x.zh if lang == "zh" else x.en``, ``if lang == "zh": return "..."``);
+    * a text keyed by its language in a tuple (``("zh", "教师指南")``);
     * a Chinese and an English text side by side as arguments of anything but ``Text`` (``_entry(..., "中", "en")``)
       or in a tuple (``("前向", "Forward")``), or as ``zh=`` / ``en=`` keywords of anything but ``Text``;
     * a function taking ``zh`` and ``en`` arguments that builds no ``Text`` from them;
@@ -277,6 +281,9 @@ def second_mechanisms(tree: ast.AST, *, library: bool = True) -> list[str]:
         if isinstance(node, ast.Tuple) and id(node) not in texts_args:
             if any(_is_zh_en(a, b) for a, b in zip(node.elts, node.elts[1:], strict=False)):
                 problems.append(f"{line}: a (zh, en) tuple; use Text")
+            first = node.elts[0] if node.elts else None
+            if isinstance(first, ast.Constant) and first.value in LANGUAGE_CODES and any(map(_is_text, node.elts[1:])):
+                problems.append(f"{line}: a text keyed by its language in a tuple; use Text")
         if isinstance(node, (ast.FunctionDef, ast.Lambda)):
             params = {
                 _language_param(arg.arg)
@@ -314,6 +321,7 @@ REMOVED_FORMS = {
     "half chosen by hand": 'definition = entry.definition.zh if lang == "zh" else entry.definition.en',
     "pick": 'pick("前向", "Forward")',
     "inline dict": 'UNIT = {"zh": "分钟", "en": "min"}',
+    "text keyed by language in tuples": 'for lang, text in (("zh", "教师指南"), ("en", "Instructor guide")): pass',
     "format picked by language": 'title += ("：" if lang == "zh" else ": ") + summary',
 }
 
