@@ -206,11 +206,8 @@ def tr(key: str, /, lang: str | None = None, **params: Any) -> str:
 
 
 def pick(zh: str, en: str) -> str:
-    """Choose between two inline texts by the current language.
-
-    Prefer catalog entries; this is for one-off labels built in data tables.
-    """
-    return zh if _current == "zh" else en
+    """``Text(zh=zh, en=en)`` rendered in the current language (kept for old callers; build a :class:`Text`)."""
+    return Text(zh=zh, en=en).render()
 
 
 @dataclass(frozen=True)
