@@ -34,7 +34,8 @@ KNOWN_GAPS: dict[str, tuple[frozenset[str], str]] = {
         frozenset({"group1_or_top10", "within_1.25x"}),
         "the activation model keeps the published tp 8, pp 16 layout's interleaved schedule above 80 GiB without "
         "recomputation (96.8 GiB at v = 4 with ZeRO-1, 85.2 GiB with ZeRO-2: the second pipeline rank holds 77 "
-        "two-layer chunk forwards of 32 micro-batches), so it runs v = 1 with a 32 % bubble; the estimate's best "
+        "two-layer chunk forwards of 32 micro-batches, the fewest Megatron-Core's warm-up allows, since its group "
+        "of contiguous micro-batches N may not be below pp), so it runs v = 1 with a 32 % bubble; the estimate's best "
         "runs TP 4 and splits the sequence over CP 4, which frees the memory for v = 4 without recomputation (with "
         "v = 4 the published layout would be within 1.05x of it)",
     ),
