@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, NamedTuple
 
+from .. import composition  # noqa: F401  (registers the composition.* messages the rank and EP reasons name)
 from .._validate import check_instance
 from ..i18n import Reason, Text, register
 from ..specs import RECOMPUTE_MODES, ClusterSpec, ModelSpec, WorkloadSpec, _divisors, stage_layer_counts
