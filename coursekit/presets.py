@@ -157,6 +157,20 @@ BLOOM_2022: str = (
     "§3"
 )
 DEEPSEEK_V3_2024: str = "DeepSeek-AI, “DeepSeek-V3 Technical Report”, arXiv:2412.19437"
+LLAMA2_2023: str = (
+    "Touvron et al., “Llama 2: Open Foundation and Fine-Tuned Chat Models”, arXiv:2307.09288, Table 1 (70B: GQA, "
+    "context 4096); Hugging Face meta-llama/Llama-2-70b-hf config.json (80 layers, hidden 8192, 64 heads, 8 KV heads, "
+    "intermediate 28672, vocabulary 32000)"
+)
+NEMOTRON4_340B_2024: str = (
+    "NVIDIA, “Nemotron-4 340B Technical Report”, arXiv:2406.11704, Table 1 (96 layers, hidden 18432, 96 heads, 8 KV "
+    "heads, sequence 4096, vocabulary 256000; squared-ReLU MLP of width 73728, no biases, untied embeddings)"
+)
+QWEN3_2025: str = (
+    "Qwen Team, “Qwen3 Technical Report”, arXiv:2505.09388, Table 2; Hugging Face Qwen/Qwen3-30B-A3B and "
+    "Qwen/Qwen3-235B-A22B config.json (head_dim 128, 4 KV heads, 128 experts, 8 per token, no shared expert, "
+    "vocabulary 151936, untied embeddings)"
+)
 #: Where the DeepSeek-V3 preset's architecture comes from.
 DEEPSEEK_V3_ARCHITECTURE: str = (
     DEEPSEEK_V3_2024 + ", §2.1 and §4.2 (61 layers, h 7168, 128 heads, MLA with d_c 512, d_c' 1536, per-head "
@@ -203,6 +217,25 @@ def _llama3(name: str, layers: int, hidden: int, ffn: int, heads: int) -> ModelS
         vocab=128256,
         seq_len=8192,
         source=LLAMA3_2024,
+    )
+
+
+def _qwen3_moe(name: str, layers: int, hidden: int, heads: int, expert_width: int) -> ModelSpec:
+    """A Qwen3 MoE model: GQA with 4 KV heads of 128, every layer 128 SwiGLU experts with 8 routed per token."""
+    return ModelSpec(
+        name=name,
+        layers=layers,
+        hidden=hidden,
+        heads=heads,
+        kv_heads=4,
+        head_dim=128,
+        ffn_hidden=expert_width,
+        vocab=151936,
+        seq_len=4096,
+        num_experts=128,
+        top_k=8,
+        moe_ffn_hidden=expert_width,
+        source=QWEN3_2025,
     )
 
 
@@ -288,6 +321,32 @@ MODELS: dict[str, ModelSpec] = {
         _llama3("llama3-8b", 32, 4096, 14336, 32),
         _llama3("llama3-70b", 80, 8192, 28672, 64),
         _llama3("llama3-405b", 126, 16384, 53248, 128),
+        ModelSpec(
+            name="llama2-70b",
+            layers=80,
+            hidden=8192,
+            heads=64,
+            kv_heads=8,
+            ffn_hidden=28672,
+            vocab=32000,
+            seq_len=4096,
+            source=LLAMA2_2023,
+        ),
+        ModelSpec(
+            name="nemotron4-340b",
+            layers=96,
+            hidden=18432,
+            heads=96,
+            kv_heads=8,
+            ffn_hidden=73728,
+            vocab=256000,
+            seq_len=4096,
+            mlp="gelu",  # squared ReLU: a 2-matrix, non-gated MLP like GELU's (same weights, FLOPs and saved tensors)
+            norm="layernorm",
+            source=NEMOTRON4_340B_2024,
+        ),
+        _qwen3_moe("qwen3-30b-a3b", 48, 2048, 32, 768),
+        _qwen3_moe("qwen3-235b-a22b", 94, 4096, 64, 1536),
         ModelSpec(
             name="mixtral-8x7b",
             layers=32,

@@ -14,7 +14,14 @@ from __future__ import annotations
 from .i18n import Text
 from .presets import MEGATRON_TABLE1, PUBLISHED_RUNS, PublishedRun
 
-__all__ = ["NEMO_2407_SOURCE", "PUBLISHED_RUNS_2024", "RUN_ROLES", "all_published_runs"]
+__all__ = [
+    "MEGATRON_BRIDGE_2511_SOURCE",
+    "NEMO_2407_SOURCE",
+    "PUBLISHED_RUNS_2024",
+    "PUBLISHED_RUNS_2025",
+    "RUN_ROLES",
+    "all_published_runs",
+]
 
 NEMO_2407_SOURCE: str = (
     "NVIDIA NeMo, “Performance Summary” (NeMo 24.07, DGX-H100, FP8 pre-training), "
@@ -79,13 +86,168 @@ PUBLISHED_RUNS_2024: tuple[PublishedRun, ...] = (
     ),
 )
 
+MEGATRON_BRIDGE_2511_SOURCE: str = (
+    "NVIDIA NeMo Megatron-Bridge, “Performance” (25.11 NeMo container, System: DGX-H100, pre-training, token-dropless "
+    "MoE with force-balanced routing), github.com/NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md at commit "
+    "df0289c180dd20ff26933455c7a0a11084f6a36f"
+)
+
+
+def _run(
+    name: str,
+    model: str,
+    gpus: int,
+    batch: int,
+    seq: int,
+    layout: dict[str, int],
+    micro_batch: int,
+    virtual: int,
+    tokens: float,
+    source: str,
+    zero_stages: tuple[int, ...] = (0, 1, 2),
+) -> PublishedRun:
+    """One row of a vendor table: FP8 (per-tensor current scaling), tokens per GPU-second, the published micro-batch
+    and interleaving depth as upper bounds of the search (the layout as published)."""
+    degrees = tuple((k, layout.get(k, 1)) for k in ("tp", "cp", "pp", "dp", "ep") if k != "ep" or "ep" in layout)
+    parts = [f"TP {layout.get('tp', 1)}", f"PP {layout.get('pp', 1)}", f"CP {layout.get('cp', 1)}"]
+    parts += [f"EP {layout['ep']}"] if "ep" in layout else []
+    parts += [f"VP {virtual}"] if virtual > 1 else []
+    shape = ", ".join(parts)
+    return PublishedRun(
+        name,
+        model,
+        "h100-8",
+        gpus // 8,
+        batch,
+        seq,
+        degrees,
+        "tokens",
+        0.0,
+        source,
+        measured_tokens_per_gpu_s=tokens,
+        workload_options=(
+            ("precision", "fp8"),
+            ("max_micro_batch", micro_batch),
+            ("max_virtual_stages", virtual),
+            ("zero_stages", zero_stages),
+        ),
+        note=Text(
+            zh=f"{gpus} 张 H100，{shape}，微批次 {micro_batch}，每 GPU 每秒 {tokens:g} tokens（FP8）",
+            en=f"{gpus} H100s, {shape}, micro-batch {micro_batch}: {tokens:g} tokens per GPU-second (FP8)",
+        ),
+    )
+
+
+#: More vendor-table rows on H100 (FP8): NeMo 24.07's other large rows and Megatron-Bridge 25.11's H100 table, dense
+#: and MoE. ZeRO: the tables' FSDP column is 0 (Megatron's distributed optimizer, ZeRO-1, or plain DDP) except where
+#: it says FSDP (ZeRO-3).
+PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
+    _run(
+        "NeMo GPT-3 175B, 2K, 512 H100 (FP8)",
+        "gpt3-175b",
+        512,
+        2048,
+        2048,
+        {"tp": 4, "pp": 8, "dp": 16},
+        2,
+        6,
+        782.0,
+        NEMO_2407_SOURCE + ", row GPT3-175B (512 GPUs)",
+    ),
+    _run(
+        "NeMo Llama 2 70B, 4K, 64 H100 (FP8)",
+        "llama2-70b",
+        64,
+        128,
+        4096,
+        {"tp": 4, "pp": 4, "dp": 4},
+        1,
+        20,
+        1707.0,
+        NEMO_2407_SOURCE + ", row LLAMA2-70B",
+    ),
+    _run(
+        "NeMo Nemotron-4 340B, 4K, 128 H100 (FP8)",
+        "nemotron4-340b",
+        128,
+        32,
+        4096,
+        {"tp": 8, "pp": 8, "dp": 2},
+        1,
+        12,
+        322.0,
+        NEMO_2407_SOURCE + ", row Nemotron-340B",
+    ),
+    _run(
+        "Megatron-Bridge Llama 3 8B, 8K, 8 H100 (FP8, FSDP)",
+        "llama3-8b",
+        8,
+        128,
+        8192,
+        {"dp": 8},
+        1,
+        1,
+        14451.0,
+        MEGATRON_BRIDGE_2511_SOURCE + ", row LLAMA3_8B",
+        zero_stages=(3,),
+    ),
+    _run(
+        "Megatron-Bridge Llama 3 70B, 8K, 64 H100 (FP8)",
+        "llama3-70b",
+        64,
+        128,
+        8192,
+        {"tp": 4, "pp": 8, "dp": 2},
+        1,
+        5,
+        1602.0,
+        MEGATRON_BRIDGE_2511_SOURCE + ", row LLAMA3_70B",
+    ),
+    _run(
+        "Megatron-Bridge Llama 3.1 405B, 8K, 1024 H100 (FP8)",
+        "llama3-405b",
+        1024,
+        512,
+        8192,
+        {"tp": 8, "pp": 8, "cp": 2, "dp": 8},
+        1,
+        8,
+        292.0,
+        MEGATRON_BRIDGE_2511_SOURCE + ", row LLAMA3.1_405B",
+    ),
+    _run(
+        "Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8)",
+        "qwen3-30b-a3b",
+        16,
+        512,
+        4096,
+        {"tp": 1, "pp": 2, "dp": 8, "ep": 8},
+        2,
+        24,
+        5275.0,
+        MEGATRON_BRIDGE_2511_SOURCE + ", row Qwen3_30B_a3B",
+    ),
+    _run(
+        "Megatron-Bridge Qwen3 235B-A22B (MoE), 4K, 256 H100 (FP8)",
+        "qwen3-235b-a22b",
+        256,
+        2048,
+        4096,
+        {"tp": 2, "pp": 8, "dp": 16, "ep": 32},
+        1,
+        4,
+        1575.0,
+        MEGATRON_BRIDGE_2511_SOURCE + ", row Qwen3_235B_a22B",
+    ),
+)
+
 #: Every run's role: the calibration rows fit; the published runs validate. No run is both.
 RUN_ROLES: dict[str, str] = {
     **{f"Megatron-LM Table 1, {run.name}": "fit" for run in MEGATRON_TABLE1},
-    **{run.name: "validation" for run in (*PUBLISHED_RUNS, *PUBLISHED_RUNS_2024)},
+    **{run.name: "validation" for run in (*PUBLISHED_RUNS, *PUBLISHED_RUNS_2024, *PUBLISHED_RUNS_2025)},
 }
 
 
 def all_published_runs() -> tuple[PublishedRun, ...]:
     """The paper runs and the vendor-table runs, every one a validation run."""
-    return (*PUBLISHED_RUNS, *PUBLISHED_RUNS_2024)
+    return (*PUBLISHED_RUNS, *PUBLISHED_RUNS_2024, *PUBLISHED_RUNS_2025)
