@@ -9,6 +9,7 @@ are not in the spec's ledger: under 0.0001 % of either count.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from coursekit.presets import MODELS
 from coursekit.specs import ModelSpec
@@ -36,7 +37,11 @@ def qwen3_moe_counts(h: int, layers: int, heads: int, width: int) -> tuple[int, 
 
 
 def test_qwen3_moe_presets_from_config() -> None:
-    for config, name, published in ((QWEN3_30B, "qwen3-30b-a3b", (30.5, 3.3)), (QWEN3_235B, "qwen3-235b-a22b", (235, 22))):
+    cases: tuple[tuple[dict[str, Any], str, tuple[float, float]], ...] = (
+        (QWEN3_30B, "qwen3-30b-a3b", (30.5, 3.3)),
+        (QWEN3_235B, "qwen3-235b-a22b", (235, 22)),
+    )
+    for config, name, published in cases:
         total, active = qwen3_moe_counts(
             config["hidden_size"], config["num_hidden_layers"], config["num_attention_heads"],
             config["moe_intermediate_size"],
