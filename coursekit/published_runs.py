@@ -11,6 +11,8 @@ Taught in: lesson 9 (decision workbench).
 
 from __future__ import annotations
 
+from typing import Any
+
 from .i18n import Text
 from .presets import MEGATRON_TABLE1, PUBLISHED_RUNS, PublishedRun
 
@@ -105,9 +107,11 @@ def _run(
     tokens: float,
     source: str,
     zero_stages: tuple[int, ...] = (0, 1, 2),
+    options: tuple[tuple[str, Any], ...] = (),
 ) -> PublishedRun:
     """One row of a vendor table: FP8 (per-tensor current scaling), tokens per GPU-second, the published micro-batch
-    and interleaving depth as upper bounds of the search (the layout as published)."""
+    and interleaving depth as upper bounds of the search (the layout as published); ``options`` are further
+    workload settings the run's own training config states."""
     degrees = tuple((k, layout.get(k, 1)) for k in ("tp", "cp", "pp", "dp", "ep") if k != "ep" or "ep" in layout)
     parts = [f"TP {layout.get('tp', 1)}", f"PP {layout.get('pp', 1)}", f"CP {layout.get('cp', 1)}"]
     parts += [f"EP {layout['ep']}"] if "ep" in layout else []
@@ -130,6 +134,7 @@ def _run(
             ("max_micro_batch", micro_batch),
             ("max_virtual_stages", virtual),
             ("zero_stages", zero_stages),
+            *options,
         ),
         note=Text(
             zh=f"{gpus} 张 H100，{shape}，微批次 {micro_batch}，每 GPU 每秒 {tokens:g} tokens（FP8）",
@@ -137,6 +142,14 @@ def _run(
         ),
     )
 
+
+#: The launcher's training config of Nemotron-4 340B: Megatron-Core's distributed optimizer (ZeRO-1) with
+#: ``grad_sync_dtype: bf16`` (bf16 gradients: 16 bytes per parameter in all, the ZeRO paper's 2 + 2 + 12) and
+#: ``ub_tp_comm_overlap: True`` (TP communication overlapped with the GEMMs).
+NEMOTRON4_340B_CONFIG: str = (
+    "launcher_scripts/conf/training/nemotron/nemotron_340b.yaml at commit 3be81fc10dfe2bcb51da024e2ebcdaf4d4eb3261 "
+    "(optim mcore_distributed_optim, grad_sync_dtype bf16, ub_tp_comm_overlap True)"
+)
 
 #: More vendor-table rows on H100 (FP8): NeMo 24.07's other large rows and Megatron-Bridge 25.11's H100 table, dense
 #: and MoE. ZeRO: the tables' FSDP column is 0 (Megatron's distributed optimizer, ZeRO-1, or plain DDP) except where
@@ -176,7 +189,12 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
         1,
         12,
         322.0,
-        NEMO_2407_SOURCE + ", row Nemotron-340B",
+        NEMO_2407_SOURCE + ", row Nemotron-340B; settings from NVIDIA NeMo-Framework-Launcher " + NEMOTRON4_340B_CONFIG,
+        zero_stages=(1,),
+        options=(
+            ("recipe", "zero-fp16-adam"),  # grad_sync_dtype bf16: 2 + 2 + 12 bytes, Megatron's bf16-gradient row
+            ("overlap_tp", 1.0),  # ub_tp_comm_overlap: True
+        ),
     ),
     _run(
         "Megatron-Bridge Llama 3 8B, 8K, 8 H100 (FP8, FSDP)",

@@ -64,12 +64,11 @@ KNOWN_GAPS: dict[str, tuple[frozenset[str], str]] = {
         "bubble; a difference inside the estimate's stated uncertainty",
     ),
     "NeMo Nemotron-4 340B, 4K, 128 H100 (FP8)": (
-        frozenset({"group1_or_top10", "within_1.25x"}),
-        "the memory ledger refuses tp 8, pp 8, dp 2 without recomputation (92.2 GiB with ZeRO-1: the 18-byte "
-        "recipe's fp32 main gradients for 5.3 billion parameters per GPU, plus 25.7 GiB of activations), so "
-        "interleaved it runs full recompute (4.34 s a step; without recomputation only v = 1 with ZeRO-2 fits, "
-        "6.24 s); NeMo measured 3.18 s, faster than any accepted candidate of the layout, so the ledger is too high "
-        "for this run; the best estimate keeps no recomputation by splitting the sequence over CP 2 (3.46 s)",
+        frozenset({"group1_or_top10"}),
+        "the memory ledger puts tp 8, pp 8, dp 2, v = 12 without recomputation at 81.4 GiB, 1.4 GiB over 80 (with "
+        "the launcher config's bf16 gradients and ZeRO-1; every saved activation counted at 16 bits, though FP8 "
+        "training keeps some GEMM inputs in 8 bits), so the layout runs full recompute (3.51 s a step, 1.25x the "
+        "best's 2.82 s, rank 41); admitted, its 2.74 s step would be the fastest; NeMo measured 3.18 s",
     ),
     "Megatron-Bridge Llama 3 70B, 8K, 64 H100 (FP8)": (
         frozenset({"group1_or_top10"}),
@@ -211,15 +210,16 @@ def test_the_qwen3_235b_gap_is_the_expert_tensor_fold() -> None:
 
 
 def test_the_nemotron_gap_is_the_memory_ledger() -> None:
-    """Without recomputation the published interleaved layout is over 80 GiB; interleaved, only full recompute fits,
-    and every accepted candidate of the layout is slower than the step NeMo measured (32 · 4096 tokens /
-    (322 tokens/s/GPU · 128 GPUs) = 3.18 s)."""
+    """The published interleaved layout without recomputation is refused on memory by less than 2 GiB; admitted, it
+    would be faster than the best estimate. Every accepted candidate of the layout is slower than the step NeMo
+    measured (32 · 4096 tokens / (322 tokens/s/GPU · 128 GPUs) = 3.18 s)."""
     _, result = _plan_run("NeMo Nemotron-4 340B, 4K, 128 H100 (FP8)")
-    base = "tp=8,pp=8,dp=2,v=12,zero=1,mb=1,recompute="
-    none, full = result.explain(base + "none"), result.explain(base + "full")
-    assert none.codes == ("memory",) and full.accepted and full.step_s is not None
+    none = result.explain("tp=8,pp=8,dp=2,v=12,zero=1,mb=1,recompute=none")
+    best = result.accepted(1)[0]
+    assert none.codes == ("memory",) and none.memory is not None and 80 < none.memory.total_gib < 82
+    assert none.step_s is not None and best.step_s is not None and none.step_s < best.step_s
     measured_step_s = 32 * 4096 / (322 * 128)
-    assert measured_step_s == pytest.approx(3.18, abs=0.005) and full.step_s > 1.3 * measured_step_s
+    assert measured_step_s == pytest.approx(3.18, abs=0.005)
     layout = set(result.find(tp=8, pp=8, dp=2, cp=1))
     accepted = [result.candidate(i) for i in result.accepted_indices() if i in layout]
     assert {c.recompute for c in accepted if c.virtual_stages > 1} == {"full"}

@@ -595,8 +595,9 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 #
 # - **Llama 2 70B 与 Megatron-Bridge 的 Llama 3 70B**：都在最优估算的 1.25 倍以内、吞吐相差不到 30%，只差名次：
 #   估算偏爱 TP 2（配 PP 8 或 CP 2），省下一半的 TP 通信。差距在估算自己声明的不确定度之内，只有实测能定。
-# - **Nemotron-4 340B**：显存账本认为 TP 8、PP 8、DP 2 不重计算放不进 80 GiB（fp32 主梯度按每参数 4 字节记），交错调度
-#   只能配完全重计算；可 NeMo 实测的步时比这个布局任何被接受的估算都快，说明这次运行的显存账本记多了。
+# - **Nemotron-4 340B**：按它训练配置里的 bf16 梯度与 ZeRO-1，显存账本算出交错调度 (v = 12) 不重计算要 81.4 GiB，
+#   比 80 GiB 多 1.4 GiB，于是只能完全重计算，名次落在 10 名之后；若放得下，它会是最快的布局。账本把保存的激活都按
+#   16 位记，而 FP8 训练会把一部分矩阵乘的输入存成 8 位，这正是账本没算到的。
 # - **Qwen3 30B-A3B (MoE)**：估算的吞吐约是实测的 3 倍。它每个 token 只激活 3.3B 参数、隐藏维只有 2048，矩阵乘都很小；
 #   估算只算矩阵乘和通信，路由、token 重排、FP8 转换、逐元素运算和强制均衡的不丢 token 分发这些按 token 计的开销都没有
 #   建模，按实测推算它们占了步时的大半。同一份性能文档里 25.09 版丢 token 的同一布局实测快一倍，可见这些开销之大。
@@ -628,9 +629,10 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 # - **Llama 2 70B and Megatron-Bridge's Llama 3 70B**: both within 1.25x of the best estimate and within 30 % of the
 #   measured throughput; only their rank misses: the estimate prefers TP 2 (with PP 8 or CP 2), which halves TP
 #   traffic. The difference is inside the estimate's stated uncertainty; only a measurement can settle it.
-# - **Nemotron-4 340B**: the memory ledger puts TP 8, PP 8, DP 2 without recomputation over 80 GiB (fp32 main gradients
-#   at 4 bytes per parameter), so interleaved it needs full recompute; but NeMo's measured step is faster than any
-#   accepted estimate of this layout, so for this run the ledger counts too much.
+# - **Nemotron-4 340B**: with its training config's bf16 gradients and ZeRO-1, the memory ledger puts the interleaved
+#   schedule (v = 12) without recomputation at 81.4 GiB, 1.4 GiB over 80 GiB, so it needs full recompute and ranks
+#   past 10; were it to fit, it would be the fastest layout. The ledger counts every saved activation at 16 bits,
+#   while FP8 training keeps some matmul inputs in 8 bits: exactly what it leaves out.
 # - **Qwen3 30B-A3B (MoE)**: the estimated throughput is about 3 times the measured one. Each token activates only
 #   3.3B parameters and the hidden size is 2048, so every matmul is small; the estimate counts only matmuls and
 #   communication, and leaves out per-token work (routing, token permutation, FP8 casts, elementwise kernels, the
@@ -676,6 +678,9 @@ by_name = {c.name: c for c in comparisons}
 assert all(by_name[name].step_over_best < 1.25 and 0.7 < by_name[name].estimated_over_published < 1.3
            for name in ("NeMo Llama 2 70B, 4K, 64 H100 (FP8)", "Megatron-Bridge Llama 3 70B, 8K, 64 H100 (FP8)"))
 assert 2.5 < by_name["Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8)"].estimated_over_published < 3.5
+nemotron = plan(MODELS["nemotron4-340b"], CLUSTERS["h100-8"].with_nodes(16),
+                next(run for run in runs if run.model == "nemotron4-340b").workload())
+assert round(nemotron.explain("tp=8,pp=8,dp=2,v=12,zero=1,mb=1,recompute=none").memory.total_gib, 1) == 81.4
 assert all(c.step_over_best < 1.1 for c in comparisons if c.name in ("BLOOM 176B, 384 GPUs", "MT-NLG 530B, 420 nodes"))
 assert ",cp=1," not in comparisons[0].best_layout and ",cp=2," in comparisons[9].layout
 
