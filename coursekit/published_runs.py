@@ -88,10 +88,11 @@ PUBLISHED_RUNS_2024: tuple[PublishedRun, ...] = (
     ),
 )
 
+#: Megatron-Bridge's performance page, 25.11 release, DGX-H100 table (its MoE rows are token-dropless with
+#: force-balanced routing, as the page states).
 MEGATRON_BRIDGE_2511_SOURCE: str = (
-    "NVIDIA NeMo Megatron-Bridge, “Performance” (25.11 NeMo container, System: DGX-H100, pre-training, token-dropless "
-    "MoE with force-balanced routing), github.com/NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md at commit "
-    "df0289c180dd20ff26933455c7a0a11084f6a36f"
+    "NVIDIA NeMo Megatron-Bridge, “Performance”, 25.11 NeMo container, DGX-H100, "
+    "github.com/NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md @ df0289c180dd20ff26933455c7a0a11084f6a36f"
 )
 
 
@@ -147,9 +148,14 @@ def _run(
 #: ``grad_sync_dtype: bf16`` (bf16 gradients: 16 bytes per parameter in all, the ZeRO paper's 2 + 2 + 12) and
 #: ``ub_tp_comm_overlap: True`` (TP communication overlapped with the GEMMs).
 NEMOTRON4_340B_CONFIG: str = (
-    "launcher_scripts/conf/training/nemotron/nemotron_340b.yaml at commit 3be81fc10dfe2bcb51da024e2ebcdaf4d4eb3261 "
-    "(optim mcore_distributed_optim, grad_sync_dtype bf16, ub_tp_comm_overlap True)"
+    "NVIDIA NeMo-Framework-Launcher, launcher_scripts/conf/training/nemotron/nemotron_340b.yaml @ "
+    "3be81fc10dfe2bcb51da024e2ebcdaf4d4eb3261 (optim: mcore_distributed_optim; grad_sync_dtype: bf16; "
+    "ub_tp_comm_overlap: True)"
 )
+
+#: The version of NeMo's 24.07 table the rows below read (an edit of the same page lists other figures, e.g. 825
+#: instead of 782 tokens/s for GPT-3 175B on 512 GPUs).
+NEMO_2407_COMMIT: str = " @ 070a0bb168d405d653b9734c0017cf5078e77c0d"
 
 #: More vendor-table rows on H100 (FP8): NeMo 24.07's other large rows and Megatron-Bridge 25.11's H100 table, dense
 #: and MoE. ZeRO: the tables' FSDP column is 0 (Megatron's distributed optimizer, ZeRO-1, or plain DDP) except where
@@ -165,7 +171,7 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
         2,
         6,
         782.0,
-        NEMO_2407_SOURCE + ", row GPT3-175B (512 GPUs)",
+        NEMO_2407_SOURCE + NEMO_2407_COMMIT + ", row GPT3-175B (512 GPUs)",
     ),
     _run(
         "NeMo Llama 2 70B, 4K, 64 H100 (FP8)",
@@ -177,7 +183,7 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
         1,
         20,
         1707.0,
-        NEMO_2407_SOURCE + ", row LLAMA2-70B",
+        NEMO_2407_SOURCE + NEMO_2407_COMMIT + ", row LLAMA2-70B",
     ),
     _run(
         "NeMo Nemotron-4 340B, 4K, 128 H100 (FP8)",
@@ -189,7 +195,7 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
         1,
         12,
         322.0,
-        NEMO_2407_SOURCE + ", row Nemotron-340B; settings from NVIDIA NeMo-Framework-Launcher " + NEMOTRON4_340B_CONFIG,
+        NEMO_2407_SOURCE + NEMO_2407_COMMIT + ", row Nemotron-340B; " + NEMOTRON4_340B_CONFIG,
         zero_stages=(1,),
         options=(
             ("recipe", "zero-fp16-adam"),  # grad_sync_dtype bf16: 2 + 2 + 12 bytes, Megatron's bf16-gradient row
