@@ -158,9 +158,10 @@ BLOOM_2022: str = (
 )
 DEEPSEEK_V3_2024: str = "DeepSeek-AI, “DeepSeek-V3 Technical Report”, arXiv:2412.19437"
 LLAMA2_2023: str = (
-    "Touvron et al., “Llama 2: Open Foundation and Fine-Tuned Chat Models”, arXiv:2307.09288, Table 1 (70B: GQA, "
-    "context 4096); Hugging Face meta-llama/Llama-2-70b-hf config.json (80 layers, hidden 8192, 64 heads, 8 KV heads, "
-    "intermediate 28672, vocabulary 32000)"
+    "Touvron et al., “Llama 2: Open Foundation and Fine-Tuned Chat Models”, arXiv:2307.09288, Table 1 (context 4096, "
+    "GQA for 70B only); Hugging Face meta-llama/Llama-2-7b-hf, -13b-hf, -70b-hf config.json (layers 32 / 40 / 80, "
+    "hidden 4096 / 5120 / 8192, heads 32 / 40 / 64, KV heads 32 / 40 / 8, intermediate 11008 / 13824 / 28672, "
+    "vocabulary 32000)"
 )
 NEMOTRON4_340B_2024: str = (
     "NVIDIA, “Nemotron-4 340B Technical Report”, arXiv:2406.11704, Table 1 (96 layers, hidden 18432, 96 heads, 8 KV "
@@ -217,6 +218,20 @@ def _llama3(name: str, layers: int, hidden: int, ffn: int, heads: int) -> ModelS
         vocab=128256,
         seq_len=8192,
         source=LLAMA3_2024,
+    )
+
+
+def _llama2(name: str, layers: int, hidden: int, ffn: int, heads: int, kv_heads: int) -> ModelSpec:
+    return ModelSpec(
+        name=name,
+        layers=layers,
+        hidden=hidden,
+        heads=heads,
+        kv_heads=kv_heads,
+        ffn_hidden=ffn,
+        vocab=32000,
+        seq_len=4096,
+        source=LLAMA2_2023,
     )
 
 
@@ -321,17 +336,9 @@ MODELS: dict[str, ModelSpec] = {
         _llama3("llama3-8b", 32, 4096, 14336, 32),
         _llama3("llama3-70b", 80, 8192, 28672, 64),
         _llama3("llama3-405b", 126, 16384, 53248, 128),
-        ModelSpec(
-            name="llama2-70b",
-            layers=80,
-            hidden=8192,
-            heads=64,
-            kv_heads=8,
-            ffn_hidden=28672,
-            vocab=32000,
-            seq_len=4096,
-            source=LLAMA2_2023,
-        ),
+        _llama2("llama2-7b", 32, 4096, 11008, 32, 32),
+        _llama2("llama2-13b", 40, 5120, 13824, 40, 40),
+        _llama2("llama2-70b", 80, 8192, 28672, 64, 8),
         ModelSpec(
             name="nemotron4-340b",
             layers=96,

@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import pytest
+
 from coursekit.presets import MODELS
 from coursekit.specs import ModelSpec
 
@@ -54,14 +56,27 @@ def test_qwen3_moe_presets_from_config() -> None:
         assert MODELS[name].head_dim == 128 and MODELS[name].kv_heads == 4 and MODELS[name].shared_experts == 0
 
 
-def test_llama2_70b_preset_from_config() -> None:
-    h, f, a, kv, layers, vocab = 8192, 28672, 64, 8, 80, 32000
-    hd = h // a
-    per_layer = 2 * h * a * hd + 2 * h * kv * hd + 3 * h * f + 2 * h
-    total = layers * per_layer + 2 * vocab * h + h
-    assert ModelSpec.from_config(LLAMA2_70B).num_params == total == MODELS["llama2-70b"].num_params
-    assert round(total / 1e9) == 69  # the "70B" model holds 68.98 billion parameters
-    assert MODELS["llama2-70b"].seq_len == 4096
+@pytest.mark.parametrize(
+    ("name", "layers", "h", "heads", "kv", "f", "published"),
+    [
+        ("llama2-7b", 32, 4096, 32, 32, 11008, 6738415616),
+        ("llama2-13b", 40, 5120, 40, 40, 13824, 13015864320),
+        ("llama2-70b", 80, 8192, 64, 8, 28672, 68976648192),
+    ],
+)
+def test_llama2_presets_from_config(
+    name: str, layers: int, h: int, heads: int, kv: int, f: int, published: int
+) -> None:
+    """Q and O h·h, K and V h·(kv·128), SwiGLU 3·h·f, two RMSNorm scales; untied embedding and output 2·V·h, the final
+    norm h. ``published``: the parameter counts of the released checkpoints (6.74B, 13.0B, 69.0B as the model cards
+    round them), which the sum must reproduce to the parameter."""
+    hd = h // heads
+    per_layer = 2 * h * heads * hd + 2 * h * kv * hd + 3 * h * f + 2 * h
+    total = layers * per_layer + 2 * 32000 * h + h
+    config = {**LLAMA2_70B, "num_hidden_layers": layers, "hidden_size": h, "num_attention_heads": heads,
+              "num_key_value_heads": kv, "intermediate_size": f}  # fmt: skip
+    assert ModelSpec.from_config(config).num_params == total == MODELS[name].num_params == published
+    assert MODELS[name].seq_len == 4096
 
 
 def test_nemotron4_340b_preset_by_hand() -> None:
