@@ -208,20 +208,23 @@ def _gpt(name: str, layers: int, hidden: int, heads: int, vocab: int, seq_len: i
 
 
 def _llama3(name: str, layers: int, hidden: int, ffn: int, heads: int) -> ModelSpec:
-    return ModelSpec(
-        name=name,
-        layers=layers,
-        hidden=hidden,
-        heads=heads,
-        kv_heads=8,
-        ffn_hidden=ffn,
-        vocab=128256,
-        seq_len=8192,
-        source=LLAMA3_2024,
-    )
+    """A Llama 3 model: 8 KV heads, vocabulary 128256, context 8192 (Table 3)."""
+    return _llama2(name, layers, hidden, ffn, heads, 8, vocab=128256, seq_len=8192, source=LLAMA3_2024)
 
 
-def _llama2(name: str, layers: int, hidden: int, ffn: int, heads: int, kv_heads: int) -> ModelSpec:
+def _llama2(
+    name: str,
+    layers: int,
+    hidden: int,
+    ffn: int,
+    heads: int,
+    kv_heads: int,
+    vocab: int = 32000,
+    seq_len: int = 4096,
+    source: str = LLAMA2_2023,
+) -> ModelSpec:
+    """A Llama-family model (SwiGLU, RMSNorm, rotary, no biases, untied): Llama 2's vocabulary and context unless
+    given."""
     return ModelSpec(
         name=name,
         layers=layers,
@@ -229,9 +232,9 @@ def _llama2(name: str, layers: int, hidden: int, ffn: int, heads: int, kv_heads:
         heads=heads,
         kv_heads=kv_heads,
         ffn_hidden=ffn,
-        vocab=32000,
-        seq_len=4096,
-        source=LLAMA2_2023,
+        vocab=vocab,
+        seq_len=seq_len,
+        source=source,
     )
 
 
