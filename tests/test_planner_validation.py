@@ -90,7 +90,9 @@ KNOWN_GAPS: dict[str, tuple[frozenset[str], str]] = {
     ),
     "Megatron-Bridge Qwen3 235B-A22B (MoE), 4K, 256 H100 (FP8)": (
         frozenset(CRITERIA),
-        "the recipe sets expert tensor parallelism to 1 (Megatron-Core's MoE parallel folding), but the planner ties "
+        "the recipe sets expert tensor parallelism to 1 (Megatron-Core's MoE parallel folding; Megatron-Bridge "
+        "scripts/performance/configs/qwen/qwen3_workload_base_configs.py @ 01b2977e518f0a58ec870daba2fb2c04d76a91b2, "
+        "BASE_QWEN3_235B_A22B_CONFIG: expert_tensor_parallel_size=1), but the planner ties "
         "the experts' TP to the dense layers' TP 2, so ETP x EP x PP = 2 x 32 x 8 = 512 does not divide the 256 GPUs "
         "(ep_fold); modelling ETP separately is future work",
     ),
