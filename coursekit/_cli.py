@@ -191,7 +191,7 @@ def argparse_language() -> Iterator[None]:
 
 
 #: Characters two terminal columns wide (East Asian Wide / Fullwidth: CJK ideographs and their punctuation).
-_WIDE = "\u2e80-\u303f\u3040-\u9fff\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6"
+_WIDE = r"\u2e80-\u303f\u3040-\u9fff\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6"
 #: Punctuation that stays with the character before it (no line starts with it) or after it (none ends with it).
 _CLOSING, _OPENING = "，。、；：！？）》」』", "（《「『"
 #: A unit a line may break after: spaces, one wide character with its punctuation, or a word with its punctuation.
@@ -250,8 +250,9 @@ class CourseHelpFormatter(argparse.HelpFormatter):
 class CourseParser(argparse.ArgumentParser):
     """An ``ArgumentParser`` laid out by :class:`CourseHelpFormatter`; its subcommands' parsers are too."""
 
-    def __init__(self, *args: Any, formatter_class: type[argparse.HelpFormatter] = CourseHelpFormatter, **kwargs: Any):
-        super().__init__(*args, formatter_class=formatter_class, **kwargs)
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", CourseHelpFormatter)
+        super().__init__(*args, **kwargs)
 
 
 def pre_language(argv: Sequence[str]) -> None:

@@ -19,7 +19,6 @@ True
 
 from __future__ import annotations
 
-import argparse
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, field

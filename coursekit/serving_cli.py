@@ -77,7 +77,9 @@ def _serving_parser() -> argparse.ArgumentParser:
         "--mode",
         choices=("serving",),
         default="serving",
-        help=Text(zh="规划服务（训练的选项见 plan --help）", en="plan serving (training's options: plan --help)").render(),
+        help=Text(
+            zh="规划服务（训练的选项见 plan --help）", en="plan serving (training's options: plan --help)"
+        ).render(),
     )
     p.add_argument(
         "--model",
@@ -170,11 +172,15 @@ def _serving_parser() -> argparse.ArgumentParser:
         default=5,
         help=Text(zh="显示多少个布局（默认 %(default)s）", en="layouts to show (default %(default)s)").render(),
     )
-    p.add_argument("--json", action="store_true", help=Text(zh="以 JSON 打印结果", en="print the result as JSON").render())
+    p.add_argument(
+        "--json", action="store_true", help=Text(zh="以 JSON 打印结果", en="print the result as JSON").render()
+    )
     p.add_argument(
         "--all",
         action="store_true",
-        help=Text(zh="与 --json 一起用：包含每个被拒绝的布局", en="with --json: include every rejected layout").render(),
+        help=Text(
+            zh="与 --json 一起用：包含每个被拒绝的布局", en="with --json: include every rejected layout"
+        ).render(),
     )
     p.add_argument("--lang", choices=("zh", "en"), default=None, help=LANG_HELP.render())
     return p

@@ -18,6 +18,7 @@ import os
 import re
 import subprocess
 import sys
+import unicodedata
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache
@@ -29,9 +30,9 @@ from coursekit.__main__ import build_parser as build_main_parser
 from coursekit.lab.cli import build_parser as build_lab_parser
 from coursekit.serving_cli import build_serving_parser
 
-try:  # Python 3.11+
+if sys.version_info >= (3, 11):
     import tomllib
-except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+else:  # pragma: no cover
     import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -197,9 +198,7 @@ def test_every_entry_point_is_covered() -> None:
     """The table above names every ``__main__`` module and every subcommand, and [project.scripts] adds none."""
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"].get("scripts", {})
     assert not scripts, f"add these entry points to COMMANDS: {scripts}"
-    mains = {
-        ".".join(path.relative_to(ROOT).parent.parts) for path in (ROOT / "coursekit").rglob("__main__.py")
-    }
+    mains = {".".join(path.relative_to(ROOT).parent.parts) for path in (ROOT / "coursekit").rglob("__main__.py")}
     assert mains == {module for _, module, _ in COMMANDS}
     subcommands = {
         (module, name)
@@ -245,7 +244,8 @@ def test_every_way_of_choosing_the_language_gives_the_same_help(label: str) -> N
 
 
 def _width(line: str) -> int:
-    return sum(2 if CJK.match(char) or "\u3000" <= char <= "\u303f" or "\uff00" <= char <= "\uff60" else 1 for char in line)
+    """Terminal columns of ``line``: two for an East Asian Wide or Fullwidth character (Unicode UAX #11)."""
+    return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in line)
 
 
 @pytest.mark.parametrize("label", LABELS)

@@ -259,7 +259,8 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
             dest="command",
             required=True,
             help=Text(
-                zh="要做的测量；在它后面加 --help 显示它的选项", en="the measurement to run; --help after it shows its options"
+                zh="要做的测量；在它后面加 --help 显示它的选项",
+                en="the measurement to run; --help after it shows its options",
             ).render(),
         )
         subcommands = {
@@ -312,7 +313,8 @@ def _add_collectives(commands: Any) -> argparse.ArgumentParser:
     coll: argparse.ArgumentParser = commands.add_parser(
         "collectives",
         help=Text(
-            zh="为集合通信计时，并拟合环形算法的 alpha-beta 模型", en="time collectives and fit the ring alpha-beta model"
+            zh="为集合通信计时，并拟合环形算法的 alpha-beta 模型",
+            en="time collectives and fit the ring alpha-beta model",
         ).render(),
     )
     _common(coll)

@@ -224,8 +224,7 @@ def _add_workload_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help=Text(
             zh="把注意力分数完整存下来（每层 5·a·s²·b 字节），不用融合注意力 (flash attention) 内核",
-            en="materialise the attention scores (5·a·s²·b bytes per layer) instead of a fused flash-attention "
-            "kernel",
+            en="materialise the attention scores (5·a·s²·b bytes per layer) instead of a fused flash-attention kernel",
         ).render(),
     )
     p.add_argument(
@@ -351,7 +350,9 @@ def _add_search_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--no-sequence-parallel",
         action="store_true",
-        help=Text(zh="关闭 Megatron 的序列并行 (sequence parallelism)", en="turn Megatron sequence parallelism off").render(),
+        help=Text(
+            zh="关闭 Megatron 的序列并行 (sequence parallelism)", en="turn Megatron sequence parallelism off"
+        ).render(),
     )
     p.add_argument(
         "--inter-node-gb-s",
@@ -389,7 +390,9 @@ def _add_output_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--all",
         action="store_true",
-        help=Text(zh="与 --json 一起用：包含每个被拒绝的候选", en="with --json: include every rejected candidate").render(),
+        help=Text(
+            zh="与 --json 一起用：包含每个被拒绝的候选", en="with --json: include every rejected candidate"
+        ).render(),
     )
     p.add_argument("--lang", choices=LANGUAGES, default=None, help=LANG_HELP.render())
 
