@@ -3,7 +3,7 @@
 Prints the funnel (how many candidates each gate removed, in gate order), the assumptions and the
 top accepted candidates grouped into ties; ``--explain tp=8,pp=4,dp=4,zero=1,mb=1`` says why one
 composition was rejected (or shows its breakdown); ``--json`` prints the full result as JSON;
-``--lang zh|en`` picks the language — of coursekit's messages and of argparse's own.
+``--lang zh|en`` picks the language — of coursekit's messages, of argparse's own and of ``--help``.
 
 Bad arguments — unknown, malformed, out of their documented bounds, or making a search too large —
 exit with status 2 and a message naming the argument, never a traceback. Sizes are bounded
