@@ -29,7 +29,7 @@ from ._cli import (
     pre_language,
 )
 from .i18n import Text
-from .planner.cli import RESERVE_HELP
+from .planner.cli import NODES_HELP, RESERVE_HELP, model_preset_help
 from .planner.specs import MAX_CONCURRENCY, MAX_NODES, MAX_SEQ_LEN
 
 __all__ = ["build_serving_parser", "run_serving", "wants_serving"]
@@ -63,7 +63,7 @@ def build_serving_parser() -> argparse.ArgumentParser:
 def _serving_parser() -> argparse.ArgumentParser:
     from .presets import CLUSTERS, MODELS
 
-    models, clusters = ", ".join(sorted(MODELS)), ", ".join(sorted(CLUSTERS))
+    clusters = ", ".join(sorted(CLUSTERS))
     p = CourseParser(
         prog="python -m coursekit plan --mode serving",
         description=Text(
@@ -86,7 +86,7 @@ def _serving_parser() -> argparse.ArgumentParser:
         required=True,
         choices=sorted(MODELS),
         metavar="MODEL",
-        help=Text(zh=f"模型预设：{models}", en=f"model preset: {models}").render(),
+        help=model_preset_help(),
     )
     p.add_argument(
         "--cluster",
@@ -99,7 +99,7 @@ def _serving_parser() -> argparse.ArgumentParser:
         "--nodes",
         type=number_arg(int, "nodes", ge=1, le=MAX_NODES),
         default=1,
-        help=Text(zh=f"节点数（1 到 {MAX_NODES}）", en=f"number of nodes (1 to {MAX_NODES})").render(),
+        help=NODES_HELP.render(),
     )
     load = p.add_mutually_exclusive_group(required=True)
     load.add_argument(

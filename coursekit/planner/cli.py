@@ -52,6 +52,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ARGPARSE_ZH",
     "EXIT_USAGE",
+    "NODES_HELP",
     "RESERVE_HELP",
     "add_plan_command",
     "argparse_language",
@@ -87,6 +88,8 @@ CUSTOM_CLUSTER_HELP: dict[str, Text] = {
         zh="跨节点每块 GPU 每个方向的带宽（单向），GB/s", en="inter-node bandwidth per GPU per direction, GB/s"
     ),
 }
+#: Help of ``--nodes`` (training and serving).
+NODES_HELP: Text = Text(zh=f"节点数（1 到 {MAX_NODES}）", en=f"number of nodes (1 to {MAX_NODES})")
 #: Help of ``--reserve-gib`` (training and serving).
 RESERVE_HELP: Text = Text(
     zh=f"每块 GPU 的运行时预留（runtime reserve：CUDA 上下文、通信缓冲区、内存碎片），GiB"
@@ -172,18 +175,26 @@ def add_plan_command(commands: Any) -> argparse.ArgumentParser:
     return p
 
 
+def model_preset_help() -> str:
+    """Help of ``--model``: the model presets' names (training and serving), in the current language."""
+    from ..presets import MODELS
+
+    models = ", ".join(sorted(MODELS))
+    return Text(zh=f"模型预设：{models}", en=f"model preset: {models}").render()
+
+
 def _add_model_and_cluster_arguments(p: argparse.ArgumentParser) -> None:
     """``--model`` or ``--model-config``; ``--cluster`` or a custom cluster's flags."""
     from ..presets import CLUSTERS, MODELS
 
-    models, clusters = ", ".join(sorted(MODELS)), ", ".join(sorted(CLUSTERS))
+    clusters = ", ".join(sorted(CLUSTERS))
     flags = ", ".join(f"--{flag}" for flag, _, _, _ in CUSTOM_CLUSTER_FLAGS)
     which_model = p.add_mutually_exclusive_group(required=True)
     which_model.add_argument(
         "--model",
         choices=sorted(MODELS),
         metavar="MODEL",
-        help=Text(zh=f"模型预设：{models}", en=f"model preset: {models}").render(),
+        help=model_preset_help(),
     )
     which_model.add_argument(
         "--model-config",
@@ -231,7 +242,7 @@ def _add_workload_arguments(p: argparse.ArgumentParser) -> None:
         "--nodes",
         type=number_arg(int, "nodes", ge=1, le=MAX_NODES),
         default=1,
-        help=Text(zh=f"节点数（1 到 {MAX_NODES}）", en=f"number of nodes (1 to {MAX_NODES})").render(),
+        help=NODES_HELP.render(),
     )
     p.add_argument(
         "--global-batch",
