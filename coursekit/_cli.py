@@ -65,6 +65,7 @@ register(
         "cli.not_number": {"zh": "{value!r} 不是数", "en": "{value!r} is not a number"},
         "cli.not_choice": {"zh": "{value!r} 不是 {choices} 之一", "en": "{value!r} is not one of {choices}"},
         "cli.error": {"zh": "{prog}：错误：{message}", "en": "{prog}: error: {message}"},
+        "cli.heading": {"zh": "{heading}：", "en": "{heading}:"},
         "cli.path_empty": {
             "zh": "{option} {path!r}：路径为空；请给出一个{kind}。",
             "en": "{option} {path!r}: the path is empty; name a {kind}.",
@@ -235,6 +236,15 @@ def wrap_display(text: str, width: int) -> list[str]:
 class CourseHelpFormatter(argparse.HelpFormatter):
     """argparse's help layout, with Chinese text wrapped by terminal columns (two per Chinese character) and
     broken between Chinese characters as well as at spaces; text without Chinese is wrapped as argparse does."""
+
+    class _Section(argparse.HelpFormatter._Section):
+        """A section of the help whose heading ends with the current language's colon ("选项：", "options:")."""
+
+        def format_help(self) -> str:
+            text: str = super().format_help()
+            if self.heading is None or self.heading is argparse.SUPPRESS:
+                return text
+            return text.replace(f"{self.heading}:\n", tr("cli.heading", heading=self.heading) + "\n", 1)
 
     def _split_lines(self, text: str, width: int) -> list[str]:
         if not re.search(f"[{_WIDE}]", text):

@@ -5,7 +5,7 @@ Each command and subcommand (``python -m coursekit``, ``plan``, ``plan --mode se
 
 * in Chinese (``--lang zh`` after the command, ``--lang zh`` before it, or ``COURSEKIT_LANG=zh``; the three give
   the same text) the help holds no run of three or more English prose words (:func:`english_runs` says exactly
-  what counts), and every listed option and command has a help with Chinese in it;
+  what counts), every listed option and command has a help with Chinese in it, section titles end with "：";
 * in English (no language set, or ``--lang en`` over ``COURSEKIT_LANG=zh``; the same text) the help holds no
   Chinese character;
 * both languages list exactly the same entries (option names, metavars, choices, commands), in the same order.
@@ -218,6 +218,8 @@ def test_chinese_help_has_no_english_prose(label: str) -> None:
     untranslated = [entry for entry in entries(text) if not CJK.search(entry[1])]
     assert not untranslated, f"{label} --help in zh: entries without a Chinese help: {untranslated}"
     assert entries(text), text  # the parsing above saw the entries
+    headings = re.findall(r"^\S.*:$", text, flags=re.M)  # section titles end with the Chinese colon
+    assert not headings, headings
 
 
 @pytest.mark.parametrize("label", LABELS)
