@@ -149,7 +149,10 @@ def png_description(png: bytes) -> str | None:
 
 def image_html(image: Any) -> str | None:
     """An ``<img>`` for an ``IPython.display.Image`` of a course figure, its description as the alt text;
-    None for an image that carries none (the page then shows it as usual)."""
+    None for an image that carries none (the page then shows it as usual).
+
+    The ``<img>`` takes the Image's display size when it has one (:func:`coursekit.plotting.figure_image`
+    shows a PNG drawn for HiDPI screens at half its pixel size), else the PNG's own size."""
     import base64
     import html
 
@@ -160,6 +163,8 @@ def image_html(image: Any) -> str | None:
     if alt is None:
         return None
     width, height = struct.unpack(">II", data[16:24])
+    if getattr(image, "width", None) and getattr(image, "height", None):
+        width, height = int(image.width), int(image.height)
     encoded = base64.b64encode(data).decode("ascii")
     return (
         f'<img class="ck-figure" src="data:image/png;base64,{encoded}" width="{width}" height="{height}"'
