@@ -41,6 +41,7 @@ def _png_size(png: bytes) -> tuple[int, int]:
 
 
 def test_a_lesson_figure_is_drawn_at_twice_its_size_and_shown_at_its_size_with_its_words() -> None:
+    import base64
     import html
     import re
 
@@ -57,6 +58,8 @@ def test_a_lesson_figure_is_drawn_at_twice_its_size_and_shown_at_its_size_with_i
     assert fig.dpi == 100  # the figure keeps its own dpi
     markup = image_html(image)
     assert markup is not None and 'width="300" height="200"' in markup
+    src = base64.b64decode(re.search(r'src="data:image/png;base64,([^"]+)"', markup).group(1))  # type: ignore[union-attr]
+    assert _png_size(src) == (600, 400) and src[25] == 3  # all the pixels, in a palette (IHDR colour type 3)
     alt = html.unescape(re.search(r'alt="([^"]*)"', markup).group(1))  # type: ignore[union-attr]
     assert alt == describe_figure(fig, "zh") and "bytes：3 个点" in alt
 

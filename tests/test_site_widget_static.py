@@ -17,6 +17,7 @@ from matplotlib.figure import Figure
 
 import coursekit
 from coursekit.i18n import Text, register
+from coursekit.plotting.png import palette_png
 from coursekit.widgets import LessonWidget, checkbox, dropdown, slider
 
 register(
@@ -62,6 +63,14 @@ def _restore_language() -> Any:
     coursekit.set_language(old)
 
 
+def _pixels(png: bytes) -> bytes:
+    import io
+
+    from PIL import Image
+
+    return Image.open(io.BytesIO(png)).convert("RGB").tobytes()
+
+
 def _controls(markup: str) -> list[tuple[str, str]]:
     return [(html.unescape(k), html.unescape(v)) for k, v in re.findall(r"<li>(.+?): <b>(.*?)</b></li>", markup)]
 
@@ -74,7 +83,11 @@ def test_static_bundle_states_each_control_value_in_the_current_language() -> No
     assert "预先算好的状态" in bundle["text/html"]  # the page replays the states below (a live slider)
     assert "静态图" in widget.static_bundle(live=False)["text/html"]
     assert base64.b64decode(bundle["image/png"]) == widget.image.value  # the very figure the widget shows
-    assert f'src="data:image/png;base64,{bundle["image/png"]}"' in bundle["text/html"]
+    static = widget.static_bundle(live=False)
+    assert f'src="data:image/png;base64,{static["image/png"]}"' in static["text/html"]
+    # beside its replayed states, the page shows the figure as it shows them: the same pixels in a palette PNG
+    (src,) = re.findall(r'<img class="ck-static-figure" src="data:image/png;base64,([^"]+)"', bundle["text/html"])
+    assert _pixels(base64.b64decode(src)) == _pixels(palette_png(widget.image.value))
     assert "<b>4.0</b>" in bundle["text/html"]  # the verdict is beside it
 
 

@@ -378,12 +378,15 @@ class LessonWidget(abc.ABC, Generic[R]):
         A front end with a widget manager (JupyterLab, Colab) renders the live view instead;
         a static page (the course website, nbconvert) shows this.
         """
-        from .frames import live_replay, shown_value
+        from .frames import live_replay, palette_png, shown_value
 
         if live is None:
             live = os.environ.get(FRAMES_ENV) == "1"
         replay, note = live_replay(self) if live else (None, tr("widgets.static_note"))
-        data = base64.b64encode(self.image.value or figure_to_png(self.figure, describe=False)).decode("ascii")
+        png = self.image.value or figure_to_png(self.figure, describe=False)
+        data = base64.b64encode(png).decode("ascii")
+        # A page that replays the states shows this one as it shows them (a palette PNG: a quarter of the bytes).
+        shown = base64.b64encode(palette_png(png)).decode("ascii") if replay is not None else data
         rows = "".join(
             f"<li>{html.escape(str(control.description))}: <b>{html.escape(shown_value(control))}</b></li>"
             for control in self.controls.values()
@@ -398,7 +401,7 @@ class LessonWidget(abc.ABC, Generic[R]):
                 f'<div class="ck-static"><p class="ck-static-note">{html.escape(note)}</p>'
                 f'<ul class="ck-static-controls">{rows}</ul>{replay_html}'
                 f'<div class="ck-static-message">{self.message_html.value}</div>'
-                f'<img class="ck-static-figure" src="data:image/png;base64,{data}" width="{width}" height="{height}"'
+                f'<img class="ck-static-figure" src="data:image/png;base64,{shown}" width="{width}" height="{height}"'
                 f' alt="{html.escape(describe_figure(self.figure), quote=True)}"></div>'
             ),
             "image/png": data,

@@ -21,18 +21,25 @@ Taught in: every widget lesson, on the course website.
 from __future__ import annotations
 
 import base64
-import io
 from typing import Any
 
 import ipywidgets
 
 from ..i18n import register, tr
+from ..plotting.png import PALETTE_COLOURS, palette_png  # re-exported: the frames' palette
 
-__all__ = ["MAX_FRAMES", "control_steps", "live_frames", "live_replay", "palette_png", "preset_frames"]
+__all__ = [
+    "MAX_FRAMES",
+    "PALETTE_COLOURS",
+    "control_steps",
+    "live_frames",
+    "live_replay",
+    "palette_png",
+    "preset_frames",
+]
 
 #: At most this many precomputed states per widget (the page's weight grows with each).
 MAX_FRAMES = 16
-PALETTE_COLOURS = 64
 
 register(
     {
@@ -82,17 +89,6 @@ def control_steps(control: ipywidgets.ValueWidget, limit: int = MAX_FRAMES) -> l
             values.append(("value", int(value) if integral else round(value, 10)))
         return values
     return []
-
-
-def palette_png(png: bytes, colours: int = PALETTE_COLOURS) -> bytes:
-    """``png`` with at most ``colours`` colours (Pillow's median cut), for a lighter page."""
-    from PIL import Image
-
-    image = Image.open(io.BytesIO(png)).convert("RGB")
-    reduced = image.quantize(colors=colours, method=Image.Quantize.MEDIANCUT)
-    out = io.BytesIO()
-    reduced.save(out, format="PNG", optimize=True)
-    return out.getvalue()
 
 
 def _state(widget: Any) -> dict[str, str]:
