@@ -103,9 +103,10 @@ def slider_step_ms(site: Path, pages: list[str], ratios: list[float] | None = No
             page = browser.new_page()
             for path in pages:
                 page.goto(f"http://127.0.0.1:{server.server_address[1]}/{path}", wait_until="load")
-                if ratios is not None:
-                    ratios += page.evaluate(_FIGURE_RATIOS)
                 times += page.evaluate(_STEP_TIMES)
+                if ratios is not None:  # every cell laid out (the page skips those far from the screen)
+                    page.add_style_tag(content=".bd-article .cell { content-visibility: visible !important; }")
+                    ratios += page.evaluate(_FIGURE_RATIOS)
             browser.close()
     finally:
         server.shutdown()

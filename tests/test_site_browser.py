@@ -27,6 +27,9 @@ from tests.site_build import ROOT, build_site, in_browser, served, site
 __all__ = ["served", "site"]  # pytest finds the session fixtures through this module's names
 
 LANGS = ("zh", "en")
+#: Pages let the browser skip laying out code cells far from the screen (coursekit.css: content-visibility); a
+#: test of the whole page's layout (overflow, contrast, figure sizes) renders every cell, as scrolling would.
+RENDER_EVERY_CELL = ".bd-article .cell { content-visibility: visible !important; }"
 #: First load of a lesson page, figures excluded: HTML, styles, scripts, fonts, search index (the issue's budget).
 FIRST_LOAD_BUDGET_BYTES = 1_000_000
 PHONE_WIDTH_PX = 390
@@ -212,6 +215,7 @@ def test_axe_finds_nothing_serious_or_critical(served: str, built: dict[str, lis
         page = browser.new_page()
         for path in _lesson_pages(built):
             page.goto(f"{served}/{path}", wait_until="load")
+            page.add_style_tag(content=RENDER_EVERY_CELL)
             page.add_script_tag(content=axe)
             violations = page.evaluate(
                 "async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
@@ -241,6 +245,7 @@ def test_no_page_is_wider_than_a_phone(site: Path, served: str, width: int) -> N
         widths = {}
         for path in pages:
             page.goto(f"{served}/{path}", wait_until="load")
+            page.add_style_tag(content=RENDER_EVERY_CELL)
             widths[path] = page.evaluate("() => document.documentElement.scrollWidth")
         context.close()
         return widths
@@ -460,6 +465,7 @@ def test_every_figure_has_two_image_pixels_per_css_pixel(served: str, built: dic
             page = context.new_page()
             for path in _lesson_pages(built):
                 page.goto(f"{served}/{path}", wait_until="load")
+                page.add_style_tag(content=RENDER_EVERY_CELL)
                 found[f"{width}px {path}"] = page.evaluate(ratios)
             context.close()
         return found
