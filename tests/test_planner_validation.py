@@ -34,20 +34,22 @@ KNOWN_GAPS: dict[str, tuple[frozenset[str], str]] = {
         frozenset({"group1_or_top10", "within_1.25x"}),
         "the activation model keeps the published tp 8, pp 16 layout's interleaved schedule above 80 GiB without "
         "recomputation (96.8 GiB at v = 4 with ZeRO-1, 85.2 GiB with ZeRO-2: the second pipeline rank holds 77 "
-        "two-layer chunk forwards of 32 micro-batches), so it runs v = 1 with a 32 % bubble; the estimate's best "
-        "splits the sequence over CP 4, which frees the memory for v = 3 without recomputation (with v = 4 the "
-        "published layout would be within 1.05x of it)",
+        "two-layer chunk forwards of 32 micro-batches, the fewest Megatron-Core's warm-up allows, since its group "
+        "of contiguous micro-batches N may not be below pp), so it runs v = 1 with a 32 % bubble; the estimate's best "
+        "runs TP 4 and splits the sequence over CP 4, which frees the memory for v = 4 without recomputation (with "
+        "v = 4 the published layout would be within 1.05x of it)",
     ),
     "Llama 3 405B, 8K, 16384 GPUs": (
         frozenset({"group1_or_top10"}),
         "16 micro-batches on 16 stages are all in flight at v = 4 (63.6 GiB of activations), which fits without "
-        "recomputation with ZeRO-2; within 1.12x of the best and 0.86x the published throughput, but rank 100 "
-        "(tie group 7): the best splits the sequence over CP 4 on 32 stages with v = 3",
+        "recomputation with ZeRO-2; within 1.12x of the best and 0.86x the published throughput, but rank 54 "
+        "(tie group 4): the best splits the sequence over CP 4, which gives each pipeline 64 micro-batches instead "
+        "of 16 (bubble 15/271 at v = 4 against the published 15/79)",
     ),
     "Llama 3 405B, 128K, 16384 GPUs": (
         frozenset({"group1_or_top10"}),
         "the published tp 8, cp 16, pp 16 layout fits v = 4 without recomputation with ZeRO-2 (16 micro-batches on "
-        "16 stages, all in flight: 71.9 GiB); within 1.12x of the best, but rank 26 (tie group 6): the best splits "
+        "16 stages, all in flight: 71.9 GiB); within 1.12x of the best, but rank 14 (tie group 5): the best splits "
         "the sequence over cp = 64",
     ),
     "DeepSeek-V3 (MoE), 2048 H800 GPUs": (

@@ -590,7 +590,7 @@ assert {c.name for c in comparisons if "NeMo" in c.name} <= passed
 #
 # - **Llama 3 405B，8K，8192 卡**：激活模型算出发表布局（TP 8、PP 16）的交错调度不重计算每卡要 97 GiB，放不进 80 GiB
 #   （按 Megatron-Core 交错调度的预热数，第二个流水线 rank 同时存着 32 个微批次中 77 个两层分块的激活），于是只能用
-#   1F1B（气泡 15/47）或完全重计算；估算最优改用 CP 4，省下的显存让 v = 3 不重计算放得下。若交错调度放得下，发表的布局
+#   1F1B（气泡 15/47）或完全重计算；估算最优改用 TP 4、CP 4，省下的显存让 v = 4 不重计算放得下。若交错调度放得下，发表的布局
 #   会在最优估算的 1.1 倍以内。16384 卡时每个数据并行组只有 16 个微批次，全部同时在途也放得下（v = 4、不重计算、
 #   ZeRO-2），在最优的 1.25 倍以内，只是名次在 10 名之后。
 # - **Llama 3 405B，128K**：同样是 16 个微批次，发表的布局 v = 4、不重计算、ZeRO-2 放得下，在最优的 1.25 倍以内；
@@ -612,7 +612,7 @@ assert {c.name for c in comparisons if "NeMo" in c.name} <= passed
 # - **Llama 3 405B, 8K, 8192 GPUs**: the activation model puts the published layout's (TP 8, PP 16) interleaved schedule
 #   without recomputation at 97 GiB per GPU, over 80 GiB (by Megatron-Core's interleaved warm-up count the second
 #   pipeline rank holds the activations of 77 two-layer chunks out of 32 micro-batches), so it runs 1F1B (bubble 15/47)
-#   or full recompute; the best estimate uses CP 4, whose saved memory lets v = 3 fit without recomputation. Were
+#   or full recompute; the best estimate uses TP 4 and CP 4, whose saved memory lets v = 4 fit without recomputation. Were
 #   interleaving to fit, the published layout would be within 1.1x of the best estimate. At 16384 GPUs each
 #   data-parallel group has only 16 micro-batches; all of them in flight still fit (v = 4, no recomputation, ZeRO-2),
 #   within 1.25x of the best, only ranked past 10.
