@@ -44,12 +44,12 @@ import coursekit
 
 coursekit.set_language("{{LANG}}")
 
-from IPython.display import Image, Markdown, display
+from IPython.display import Markdown, display
 
 from coursekit.exercises import check, show_solution, verify
 from coursekit.glossary import lookup
 from coursekit.i18n import Text
-from coursekit.plotting import figure_to_png, label, new_figure
+from coursekit.plotting import figure_image, label, new_figure
 from coursekit.units import GB_BYTES, MS_PER_S, bytes_to_gb, bytes_to_gib, gib_to_bytes
 
 # %% [markdown] lang="zh"
@@ -225,7 +225,7 @@ ax.axhline(device_gib, color="#c44e52", linestyle="--")
 ax.text(3.4, device_gib, label(Text(zh="24 GiB 设备", en="24 GiB device")), ha="right", va="bottom", color="#c44e52")
 ax.set_ylabel(label(Text(zh="每设备模型状态 (GiB)", en="model states per device (GiB)")))
 ax.set_title(label(Text(zh="7.5B 参数，N_d = 64", en="7.5B parameters, N_d = 64")))
-Image(figure_to_png(fig))
+figure_image(fig)
 
 # %% [markdown] lang="zh"
 # ## 课程的四个问题

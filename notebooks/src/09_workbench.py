@@ -58,7 +58,7 @@ coursekit.set_language("{{LANG}}")
 
 from dataclasses import replace
 
-from IPython.display import Image, Markdown, display
+from IPython.display import Markdown, display
 
 from coursekit.exercises import check, show_solution, verify
 from coursekit.i18n import Text
@@ -75,7 +75,7 @@ from coursekit.planner import (
     what_if,
 )
 from coursekit.planner.calibration import ceiling_for
-from coursekit.plotting import figure_to_png, new_figure
+from coursekit.plotting import figure_image, new_figure
 from coursekit.presets import CLUSTERS, MEGATRON_TABLE1, MODELS
 from coursekit.published_runs import PUBLISHED_RUNS_2024, all_published_runs
 from coursekit.widgets.workbench import WorkbenchWidget, breakdown_chart, funnel_chart
@@ -221,7 +221,7 @@ fig = new_figure(7.5, 3.6)
 ax_funnel, ax_breakdown = fig.subplots(1, 2)
 funnel_chart(ax_funnel, result)
 breakdown_chart(ax_breakdown, result.accepted(5))
-display(Image(figure_to_png(fig)))
+display(figure_image(fig))
 
 # %% [markdown] lang="zh"
 # ## 3. 通过的候选：账本与估算
