@@ -91,8 +91,8 @@ KNOWN_GAPS: dict[str, tuple[frozenset[str], str]] = {
         "BASE_QWEN3_235B_A22B_CONFIG: expert_tensor_parallel_size=1) the layout is accepted and its throughput is "
         "0.83x the published, but at v = 1: the ledger puts the published v = 4 without recomputation at 82.8 GiB; "
         "its 32 EP ranks span 4 nodes, and the all-to-all over InfiniBand (14.4 s of a 25.0 s step, none hidden: "
-        "EP overlap is assumed 0) makes it 1.99x the best (rank 2480), which keeps EP 8 inside a node with TP 1 and "
-        "CP 4 folded into the expert data-parallel ranks (12.5 s)",
+        "EP overlap is assumed 0) makes it 1.99x the best (rank 1895 of 10497), which keeps EP 8 inside a node with "
+        "TP 1 and CP 4 folded into the expert data-parallel ranks (12.5 s)",
     ),
     "MT-NLG 530B, 420 nodes": (
         frozenset({"group1_or_top10"}),

@@ -297,9 +297,7 @@ def _compute_time(
         last * per_layer_flops + output_flops,
     )
     tokens_rank = k.mbf * s / k.cpf
-    efficiency, intensity = matmul_efficiency(
-        model, cluster, tokens_rank, k.tpf, workload.efficiency_ceiling, k.etpf
-    )
+    efficiency, intensity = matmul_efficiency(model, cluster, tokens_rank, k.tpf, workload.efficiency_ceiling, k.etpf)
     if efficiency_shape != 1.0:
         top = ceiling_for(cluster.peak_flops) if workload.efficiency_ceiling is None else workload.efficiency_ceiling
         efficiency = top * (efficiency / top) ** efficiency_shape
@@ -339,13 +337,16 @@ def _tp_cp_comm(
         # Parallel folding: the attention block's collectives run over TP; the expert block's over expert TP, on
         # the tokens its ETP group gathers (tokens·etp/tp: each rank's sequence-parallel share, etp of them).
         # At etp = tp this is the dense layer's pair; at etp = 1 the expert block has no TP traffic.
-        attention = _tp_time_s(tokens, k.mbf, h, st.layers_max, k.tpf, ACTIVATION_BYTES, sp, full, k.gaf, bw, lat, 1)
+        layers, act = st.layers_max, ACTIVATION_BYTES
+        attention = _tp_time_s(tokens, k.mbf, h, layers, k.tpf, act, sp, full, k.gaf, bw, lat, 1)
         _, bw_e, lat_e = _link(np, cluster, k.etp)
         tokens_e = tokens * k.etpf / k.tpf
-        experts = _tp_time_s(tokens_e, k.mbf, h, st.layers_max, k.etpf, ACTIVATION_BYTES, sp, full, k.gaf, bw_e, lat_e, 1)
+        experts = _tp_time_s(tokens_e, k.mbf, h, layers, k.etpf, act, sp, full, k.gaf, bw_e, lat_e, 1)
         tp_s = (k.tp > 1) * attention + (k.etp > 1) * experts
     else:
-        tp_s = (k.tp > 1) * _tp_time_s(tokens, k.mbf, h, st.layers_max, k.tpf, ACTIVATION_BYTES, sp, full, k.gaf, bw, lat)
+        tp_s = (k.tp > 1) * _tp_time_s(
+            tokens, k.mbf, h, st.layers_max, k.tpf, ACTIVATION_BYTES, sp, full, k.gaf, bw, lat
+        )
     intra_cp, bw, lat = _link(np, cluster, k.tp * k.cp)
     kv_rank = model.kv_width_per_rank(k.tpf)
     send_f, send_b = _cp_step_times_s(s, k.cpf, k.mbf, kv_rank, ACTIVATION_BYTES, bw, lat)
@@ -522,10 +523,10 @@ def training_estimate(
     """Memory ledger, communication per dimension, efficiency and step time for the columns ``c``.
 
     ``c`` maps ``tp, cp, pp, dp, ep, v, zero, mb, ga, rc`` (recompute code, index into
-    ``RECOMPUTE_MODES``) and optionally ``etp`` (expert TP, default ``tp``) to equal-length integer arrays. Returns a dict of float arrays (bytes and
-    seconds); keys are documented inline. Malformed rows (see the structural gates) get numbers too;
-    the caller masks them. ``efficiency_shape`` k bends the efficiency curve below its ceiling,
-    ``ceiling · (efficiency / ceiling)**k`` (1: the model; 0.5 halves and 2 doubles how much smaller
+    ``RECOMPUTE_MODES``) and optionally ``etp`` (expert TP, default ``tp``) to equal-length integer arrays.
+    Returns a dict of float arrays (bytes and seconds); keys are documented inline. Malformed rows (see the
+    structural gates) get numbers too; the caller masks them. ``efficiency_shape`` k bends the efficiency curve
+    below its ceiling, ``ceiling · (efficiency / ceiling)**k`` (1: the model; 0.5 halves and 2 doubles how much smaller
     matmuls lose — what :mod:`coursekit.planner.ties` moves within its uncertainty); ``bubble_scale``
     multiplies the pipeline bubble (1: the schedule's formula).
     """

@@ -44,8 +44,10 @@ register(
             "TP·CP·DP·PP = {tp}·{cp}·{dp}·{pp} is not affected",
         },
         "planner.etp_leaves_node": {
-            "zh": "etp = {etp}：专家张量并行 (expert tensor parallelism, ETP) 组必须留在一个 {gpus_per_node} 卡的节点内",
-            "en": "etp = {etp}: an expert tensor-parallel (ETP) group must stay inside one node of {gpus_per_node} GPUs",
+            "zh": "etp = {etp}：专家张量并行 (expert tensor parallelism, ETP) 组必须留在一个 "
+            "{gpus_per_node} 卡的节点内",
+            "en": "etp = {etp}: an expert tensor-parallel (ETP) group must stay inside one node of "
+            "{gpus_per_node} GPUs",
         },
         "planner.virtual_needs_pp": {
             "zh": "v = {v} 个虚拟阶段需要流水线并行 (pp > 1)：模型块 (model chunk) 是在流水线阶段之间交错的",

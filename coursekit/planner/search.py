@@ -164,7 +164,20 @@ def evaluate_composition(
     ga = max(1, gb // (dp * mb)) if ga is None else check_int("ga", ga, ge=1, le=MAX_GLOBAL_BATCH)
     etp = tp if etp is None else etp
     return _evaluate_checked(
-        model, cluster, workload, tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, v=v, zero=zero, mb=mb, ga=ga, recompute=mode, etp=etp
+        model,
+        cluster,
+        workload,
+        tp=tp,
+        pp=pp,
+        dp=dp,
+        cp=cp,
+        ep=ep,
+        v=v,
+        zero=zero,
+        mb=mb,
+        ga=ga,
+        recompute=mode,
+        etp=etp,
     )
 
 

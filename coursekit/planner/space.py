@@ -100,23 +100,26 @@ def _v_options(model: ModelSpec, workload: WorkloadSpec, pp: int) -> list[int]:
 
 
 def etp_options(model: ModelSpec, tp: int) -> tuple[int, ...]:
-    """Expert tensor-parallel degrees searched at ``tp``: every divisor of tp for a mixture of experts, ``(tp,)``
-    for a dense model (which has no expert layers).
+    """Expert tensor-parallel degrees searched at ``tp``: 1 and tp for a mixture of experts, ``(tp,)`` for a dense
+    model (which has no expert layers).
 
     Megatron-Core's parallel folding (``megatron/core/parallel_state.py``, ``initialize_model_parallel``) lays the
     expert layers' ranks out as their own grid ETP × EP × EDP × PP over the same world, with
     ``--expert-tensor-parallel-size`` defaulting to TP; it requires only that ETP · EP · PP divide the world (the
-    ``ep_fold`` gate). The search keeps ETP a divisor of TP — 1 (the MoE README's advice for fine-grained experts)
-    up to TP — so an expert-TP group never spans more ranks than an attention-TP group; :func:`evaluate_composition`
-    accepts any ETP.
+    ``ep_fold`` gate). The search tries the two values practice uses: TP (the default) and 1 (the MoE README's
+    advice for fine-grained experts) — the divisors in between would double the MoE search again
+    (``benchmarks/bench_plan.py``); :func:`evaluate_composition` accepts any ETP.
 
     >>> from coursekit.presets import MODELS
-    >>> etp_options(MODELS["mixtral-8x7b"], 8), etp_options(MODELS["llama3-8b"], 8)
-    ((1, 2, 4, 8), (8,))
+    >>> moe, dense = MODELS["mixtral-8x7b"], MODELS["llama3-8b"]
+    >>> etp_options(moe, 8), etp_options(moe, 1), etp_options(dense, 8)
+    ((1, 8), (1,), (8,))
 
     Taught in: lesson 9 (decision workbench).
     """
-    return tuple(_divisors(tp)) if model.is_moe else (tp,)
+    if not model.is_moe:
+        return (tp,)
+    return (1, tp) if tp > 1 else (1,)
 
 
 def training_space(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec) -> dict[str, npt.NDArray[Any]]:
