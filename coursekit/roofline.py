@@ -396,19 +396,9 @@ def _layer_matmul_totals(
     return flops, moved
 
 
-def _transformer_layer_matmul_intensity(
-    tokens: Any,
-    hidden: Any,
-    ffn_hidden: Any,
-    kv_hidden: Any,
-    tp: Any,
-    mlp_matrices: Any,
-    bytes_per_element: Any,
-    mlp_tp: Any = None,
-) -> Any:
-    flops, moved = _layer_matmul_totals(
-        tokens, hidden, ffn_hidden, kv_hidden, tp, mlp_matrices, bytes_per_element, mlp_tp
-    )
+def _transformer_layer_matmul_intensity(*args: Any) -> Any:
+    """FLOPs over bytes of :func:`_layer_matmul_totals` (the same arguments); array-generic."""
+    flops, moved = _layer_matmul_totals(*args)
     return flops / moved
 
 

@@ -498,6 +498,10 @@ def _serving_table(
     return CandidateTable(columns, fails, step, memory, accepted, rank=order, tie_value=gpu_s_per_token), candidates
 
 
+#: The searched degrees a report lists (a mixture of experts adds ``etp`` after ``ep``).
+DEGREE_KEYS_SEARCHED: tuple[str, ...] = ("tp", "pp", "dp", "cp", "ep", "v", "zero", "mb")
+
+
 def _column_value(candidate: PlanCandidate, key: str) -> int:
     if key == "rc":
         return RECOMPUTE_MODES.index(candidate.recompute)
@@ -515,9 +519,8 @@ def _dimensions_and_assumptions(
     search states its own, and its own tie tolerance)."""
     import numpy as np
 
-    dims: dict[str, tuple[Any, ...]] = {
-        key: tuple(int(x) for x in np.unique(columns[key])) for key in ("tp", "pp", "dp", "cp", "ep", "v", "zero", "mb")
-    }
+    keys = ("tp", "pp", "dp", "cp", "ep", "etp", "v", "zero", "mb") if model.is_moe else DEGREE_KEYS_SEARCHED
+    dims: dict[str, tuple[Any, ...]] = {key: tuple(int(x) for x in np.unique(columns[key])) for key in keys}
     uncertainty = MODEL_UNCERTAINTY
     notes = ESTIMATE_NOTES
     if workload.mode == "training":
