@@ -49,6 +49,7 @@ __all__ = [
     "DEFAULT_DPI",
     "FIGURE_PIXEL_RATIO",
     "LATIN_FONT",
+    "MAX_PIXEL_RATIO",
     "PNG_COMPRESS_LEVEL",
     "TEXT_CACHE_SIZE",
     "TEXT_CACHE_TOLERANCE",
@@ -76,6 +77,8 @@ DEFAULT_DPI: int = 100
 #: (:func:`css_width_px`, :func:`figure_image`). On a screen of ratio 1 the browser downsamples,
 #: which stays sharp; drawing at 1 and upsampling is what looks blurry.
 FIGURE_PIXEL_RATIO: int = 2
+#: The most pixels per figure pixel :func:`figure_to_png` draws (today's densest phone screens are about 4).
+MAX_PIXEL_RATIO: float = 8.0
 #: The same ratio for the widgets' figures (a widget draws at ``DEFAULT_DPI * WIDGET_PIXEL_RATIO``).
 WIDGET_PIXEL_RATIO: int = FIGURE_PIXEL_RATIO
 
@@ -115,8 +118,9 @@ def figure_to_png(fig: Figure, describe: bool = True, pixel_ratio: float = 1) ->
     With ``describe`` (the default) the PNG carries what the figure shows in words, in the course language
     (:func:`coursekit.figure_alt.describe_figure`, as the PNG's ``Description`` text): a static page uses it
     as the image's alt text. A live widget, which redraws on every change, passes ``describe=False``.
-    ``pixel_ratio`` (> 0) draws that many pixels per figure pixel in each direction, for a page that shows the
-    PNG at the figure's size on a HiDPI screen (:func:`figure_image`); the figure keeps its dpi.
+    ``pixel_ratio`` (> 0, at most :data:`MAX_PIXEL_RATIO`) draws that many pixels per figure pixel in each
+    direction, for a page that shows the PNG at the figure's size on a HiDPI screen (:func:`figure_image`); the
+    figure keeps its dpi.
 
     >>> figure_to_png(new_figure(1, 1))[:4]
     b'\\x89PNG'
@@ -126,7 +130,7 @@ def figure_to_png(fig: Figure, describe: bool = True, pixel_ratio: float = 1) ->
     Taught in: lesson 0 (course index).
     """
     check_instance("fig", fig, Figure)
-    ratio = check_number("pixel_ratio", pixel_ratio, gt=0)
+    ratio = check_number("pixel_ratio", pixel_ratio, gt=0, le=MAX_PIXEL_RATIO)
     if not isinstance(fig.canvas, FigureCanvasAgg):
         CourseCanvas(fig)
     # Draw once on the Agg canvas and encode the pixels ourselves: savefig would draw twice
@@ -163,6 +167,7 @@ def figure_image(fig: Figure) -> Any:
 
     from ..figure_alt import png_description
 
+    check_instance("fig", fig, Figure)
     png = figure_to_png(fig, pixel_ratio=FIGURE_PIXEL_RATIO * DEFAULT_DPI / fig.dpi)
     # retina: shown at half the PNG's size
     return Image(png, retina=True, alt=png_description(png))  # type: ignore[no-untyped-call]
