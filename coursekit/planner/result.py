@@ -537,6 +537,8 @@ class PlanResult:
     #: degrees a learner typed; and its unchecked core, for the searched space's own (valid) degrees.
     _evaluate: Callable[..., PlanCandidate] = field(repr=False, compare=False)
     _evaluate_checked: Callable[..., PlanCandidate] = field(repr=False, compare=False)
+    #: Evaluates several of the searched space's rows with one estimate (columns -> candidates, in row order).
+    _evaluate_rows: Callable[..., list[PlanCandidate]] | None = field(default=None, repr=False, compare=False)
     _materialised: dict[int, PlanCandidate] = field(default_factory=dict, repr=False, compare=False)
     #: What the accepted order and the ties computed so far (the order, scenario step times of its fastest, groups).
     _ties: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
@@ -591,6 +593,15 @@ class PlanResult:
             evaluate = self._evaluate if self.workload.mode == "serving" else self._evaluate_checked
             self._materialised[index] = evaluate(self.model, self.cluster, self.workload, **self.degrees(index))
         return self._materialised[index]
+
+    def _candidates(self, indices: list[int]) -> list[PlanCandidate]:
+        """:meth:`_candidate` of each of ``indices``; those not yet materialised are evaluated together."""
+        missing = list(dict.fromkeys(i for i in indices if i not in self._materialised))
+        if len(missing) > 1 and self.workload.mode == "training" and self._evaluate_rows is not None:
+            columns = {name: column[missing] for name, column in self._table.columns.items()}
+            evaluated = self._evaluate_rows(self.model, self.cluster, self.workload, columns)
+            self._materialised.update(zip(missing, evaluated, strict=True))
+        return [self._candidate(i) for i in indices]
 
     def __iter__(self) -> Iterator[PlanCandidate]:
         return (self._candidate(i) for i in range(self.space_size))
@@ -738,17 +749,10 @@ class PlanResult:
         order, base = self._order(), self._ordered_step_s()
         leader_s = float(base[groups[group - 1][0]])
         key = "planner.tie_row_catch_up" if every_member else "planner.tie_row"
+        candidates = self._candidates([int(order[pos]) for pos in members])
         return [
-            tie_row(
-                pos + 1,
-                int(order[pos]),
-                self._candidate(int(order[pos])).label(),
-                float(base[pos]),
-                leader_s,
-                why.get(pos, ()),
-                key,
-            )
-            for pos in members
+            tie_row(pos + 1, int(order[pos]), cand.label(), float(base[pos]), leader_s, why.get(pos, ()), key)
+            for pos, cand in zip(members, candidates, strict=True)
         ]
 
     def rank_of(self, index: int) -> tuple[int, int]:
@@ -763,10 +767,7 @@ class PlanResult:
 
     def accepted(self, top: int | None = None) -> list[PlanCandidate]:
         """Accepted candidates, fastest estimated step first; the first ``top`` if given."""
-        indices = self.accepted_indices()
-        if top is not None:
-            indices = indices[: check_int("top", top, ge=0)]
-        return [self._candidate(i) for i in indices]
+        return self._candidates(self.accepted_indices(top))
 
     def rejected_indices(self, code: str | None = None) -> list[int]:
         """Indices of rejected candidates (failing ``code``, if given)."""

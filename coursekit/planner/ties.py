@@ -280,6 +280,7 @@ def robust_tie_groups(
     assigned = np.zeros(len(base), dtype=bool)
     groups: list[list[int]] = []
     why: dict[int, tuple[str, ...]] = {}
+    names: dict[int, tuple[str, ...]] = {}
     for leader in range(len(base)):
         if assigned[leader]:
             continue
@@ -295,12 +296,18 @@ def robust_tie_groups(
             )
             same = np.all(np.abs(ratio - 1) <= SAME_ESTIMATE, axis=0)
             tied = faster.any(axis=0) | same
-            for pos, member in enumerate(window):
-                if tied[pos]:
-                    group.append(int(member))
-                    assigned[member] = True
-                    hits = tuple(codes[k] for k in np.flatnonzero(faster[:, pos]))
-                    why[int(member)] = ("same",) if same[pos] else hits
+            members = window[tied]
+            group.extend(members.tolist())
+            assigned[members] = True
+            # which scenarios make each member as fast: a bit per scenario, named once per distinct pattern
+            patterns = (faster[:, tied].T.astype(np.int64) << np.arange(len(codes))).sum(axis=1)
+            for member, pattern, alike in zip(members.tolist(), patterns.tolist(), same[tied].tolist(), strict=True):
+                if alike:
+                    why[member] = ("same",)
+                else:
+                    if pattern not in names:
+                        names[pattern] = tuple(code for k, code in enumerate(codes) if pattern >> k & 1)
+                    why[member] = names[pattern]
         groups.append(group)
     return groups, why
 
