@@ -152,6 +152,7 @@ def training_estimate(
     *,
     efficiency_shape: float = 1.0,
     bubble_scale: float = 1.0,
+    with_memory: bool = True,
 ) -> dict[str, Any]:
     """Memory ledger, communication per dimension, efficiency and step time for the columns ``c``.
 
@@ -161,7 +162,8 @@ def training_estimate(
     the caller masks them. ``efficiency_shape`` k bends the efficiency curve below its ceiling,
     ``ceiling · (efficiency / ceiling)**k`` (1: the model; 0.5 halves and 2 doubles how much smaller
     matmuls lose — what :mod:`coursekit.planner.ties` moves within its uncertainty); ``bubble_scale``
-    multiplies the pipeline bubble (1: the schedule's formula).
+    multiplies the pipeline bubble (1: the schedule's formula). ``with_memory=False`` skips the memory ledger
+    (``"memory"`` is then empty): the step time does not depend on it, and the tie scenarios need only the step.
     """
     import numpy as np
 
@@ -189,43 +191,46 @@ def training_estimate(
     dense = {kind: x.astype(f64) for kind, x in zip(("first", "mid", "last"), stage_params, strict=True)}
     stage_layer = {"first": first, "mid": mid, "last": last}
 
-    # ---- memory of each stage kind; the ledger is the heaviest
-    # What each layer saves, tensor by tensor, for this model's widths (coursekit.activations). Full
-    # recomputation re-runs one layer at a time: its working set is that layer's activations, taken without
-    # the attention-score term (this assumes fused / flash attention, which does not materialise the s×s scores).
-    widths, flash = model.layer_widths(), workload.flash_attention
-    full_none = _layer_activation_terms(widths, float(s), mbf, tpf, sp, np.ones_like(rc), cpf, flash)[2]
-    per_layer = _layer_activation_terms(widths, float(s), mbf, tpf, sp, rc, cpf, flash)[2]
-    inflight = dict(zip(("first", "mid", "last"), _microbatches_in_flight(ppf, gaf, vf), strict=True))
-    logits = model.logits_bytes(float(s) * mbf, tpf * cpf)
-    workspace = (zero == 3) * (dpc > 1) * pb * p_layer / tpf
-    if model.is_moe:
-        workspace = workspace + (zero == 3) * (edp > 1) * pb * p_experts / (tpf * epf)
-    reserve = workload.runtime_reserve_gib * float(1 << 30)
-
-    def stage_memory(kind: str, act_per_layer: Any, act_inflight: Any, act_full_extra: Any) -> dict[str, Any]:
-        params, grads, optimizer = _state_bytes(dense[kind] / tpf, dpc, zero, pb, gb_, kb)
+    # ---- memory of each stage kind; the ledger is the heaviest (skipped without with_memory)
+    memory: dict[str, Any] = {}
+    if with_memory:
+        # What each layer saves, tensor by tensor, for this model's widths (coursekit.activations). Full
+        # recomputation re-runs one layer at a time: its working set is that layer's activations, taken without
+        # the attention-score term (this assumes fused / flash attention, which does not materialise the s×s scores).
+        widths, flash = model.layer_widths(), workload.flash_attention
+        full_none = _layer_activation_terms(widths, float(s), mbf, tpf, sp, np.ones_like(rc), cpf, flash)[2]
+        per_layer = _layer_activation_terms(widths, float(s), mbf, tpf, sp, rc, cpf, flash)[2]
+        inflight = dict(zip(("first", "mid", "last"), _microbatches_in_flight(ppf, gaf, vf), strict=True))
+        logits = model.logits_bytes(float(s) * mbf, tpf * cpf)
+        workspace = (zero == 3) * (dpc > 1) * pb * p_layer / tpf
         if model.is_moe:
-            ep_par, ep_grad, ep_opt = _state_bytes(stage_layer[kind] * p_experts / (tpf * epf), edp, zero, pb, gb_, kb)
-            params, grads, optimizer = params + ep_par, grads + ep_grad, optimizer + ep_opt
-        has_logits = 1.0 if kind == "last" else single
-        activations = act_per_layer * stage_layer[kind] * act_inflight + act_full_extra + has_logits * logits
-        fixed = params + grads + optimizer + workspace + reserve
-        return {
-            "params": params,
-            "grads": grads,
-            "optimizer": optimizer,
-            "workspace": workspace + 0 * params,
-            "activations": activations,
-            "fixed": fixed,
-            "total": fixed + activations,
-        }
+            workspace = workspace + (zero == 3) * (edp > 1) * pb * p_experts / (tpf * epf)
+        reserve = workload.runtime_reserve_gib * float(1 << 30)
 
-    full_extra = (rc == 2) * full_none
-    stages = [stage_memory(kind, per_layer, inflight[kind], full_extra) for kind in ("first", "mid", "last")]
-    totals = np.stack([st["total"] for st in stages])
-    heaviest = np.argmax(totals, axis=0)
-    memory = {key: np.choose(heaviest, [st[key] for st in stages]) for key in stages[0]}
+        def stage_memory(kind: str, act_per_layer: Any, act_inflight: Any, act_full_extra: Any) -> dict[str, Any]:
+            params, grads, optimizer = _state_bytes(dense[kind] / tpf, dpc, zero, pb, gb_, kb)
+            if model.is_moe:
+                experts = stage_layer[kind] * p_experts / (tpf * epf)
+                ep_par, ep_grad, ep_opt = _state_bytes(experts, edp, zero, pb, gb_, kb)
+                params, grads, optimizer = params + ep_par, grads + ep_grad, optimizer + ep_opt
+            has_logits = 1.0 if kind == "last" else single
+            activations = act_per_layer * stage_layer[kind] * act_inflight + act_full_extra + has_logits * logits
+            fixed = params + grads + optimizer + workspace + reserve
+            return {
+                "params": params,
+                "grads": grads,
+                "optimizer": optimizer,
+                "workspace": workspace + 0 * params,
+                "activations": activations,
+                "fixed": fixed,
+                "total": fixed + activations,
+            }
+
+        full_extra = (rc == 2) * full_none
+        stages = [stage_memory(kind, per_layer, inflight[kind], full_extra) for kind in ("first", "mid", "last")]
+        totals = np.stack([st["total"] for st in stages])
+        heaviest = np.argmax(totals, axis=0)
+        memory = {key: np.choose(heaviest, [st[key] for st in stages]) for key in stages[0]}
 
     # ---- compute: executed FLOPs of the slowest stage at the efficiency its matmul shapes allow
     executed, model_flops, output_flops = _flops_per_token(model, s, rc, np)

@@ -740,8 +740,7 @@ class PlanResult:
         members = groups[group - 1]  # positions among the accepted, fastest first
         if not every_member:
             reasons = contenders(members, self._ties["scenarios"])
-            in_group = set(members)
-            reasons.update({pos: codes for pos, codes in why.items() if codes == ("same",) and pos in in_group})
+            reasons.update({pos: ("same",) for pos in members[1:] if why.get(pos) == ("same",)})
             why = reasons
             members = [members[0], *(pos for pos in members[1:] if pos in reasons)]
         if top is not None:

@@ -190,7 +190,8 @@ def scenario_steps(
             continue
         c2, w2, shape = _scenario_specs(code, cluster, workload)
         bubble = 1 - ASSUMPTION_UNCERTAINTY["pipeline"] if code == "bubble_lower" else 1.0
-        out[code] = training_estimate(model, c2, w2, columns, efficiency_shape=shape, bubble_scale=bubble)["step_s"]
+        est = training_estimate(model, c2, w2, columns, efficiency_shape=shape, bubble_scale=bubble, with_memory=False)
+        out[code] = est["step_s"]
     return out
 
 
@@ -330,7 +331,6 @@ def contenders(group: list[int], scenarios: Mapping[str, Any]) -> dict[int, tupl
     sub = np.stack([np.asarray(scenarios[c], dtype=float)[group] for c in codes])
     near = sub <= sub.min(axis=1, keepdims=True) * (1 + SAME_ESTIMATE)
     return {
-        int(member): tuple(codes[k] for k in np.flatnonzero(near[:, pos]))
-        for pos, member in enumerate(group[1:], 1)
-        if near[:, pos].any()
+        int(group[pos]): tuple(codes[k] for k in np.flatnonzero(near[:, pos]))
+        for pos in np.flatnonzero(near[:, 1:].any(axis=0)) + 1
     }
