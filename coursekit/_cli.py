@@ -30,13 +30,14 @@ import errno
 import os
 import sys
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from . import i18n
 from ._validate import check_int, check_number
-from .i18n import register, tr
+from .i18n import Text, catalog, register, tr
 
 #: Exit status for bad arguments and refused paths (argparse's convention).
 EXIT_USAGE: int = 2
@@ -107,38 +108,64 @@ _ERRNO_KEYS: dict[int, str] = {
     errno.EROFS: "cli.errno_read_only",
 }
 
-#: argparse's own messages (Python 3.11 msgids) in Chinese; English is argparse's text itself.
-ARGPARSE_ZH: dict[str, str] = {
-    "usage: ": "用法：",
-    "argument %(argument_name)s: %(message)s": "参数 %(argument_name)s：%(message)s",
-    "positional arguments": "位置参数",
-    "options": "选项",
-    "show this help message and exit": "显示帮助并退出",
-    "unrecognized arguments: %s": "无法识别的参数：%s",
-    "not allowed with argument %s": "不能与参数 %s 同时使用",
-    "ignored explicit argument %r": "忽略了显式给出的值 %r",
-    "the following arguments are required: %s": "缺少必需的参数：%s",
-    "one of the arguments %s is required": "参数 %s 中必须给出一个",
-    "expected one argument": "需要一个值",
-    "expected at most one argument": "最多需要一个值",
-    "expected at least one argument": "至少需要一个值",
-    "ambiguous option: %(option)s could match %(matches)s": "有歧义的选项：%(option)s 可以匹配 %(matches)s",
-    "unexpected option string: %s": "意外的选项：%s",
-    "invalid %(type)s value: %(value)r": "无效的 %(type)s 值：%(value)r",
-    "invalid choice: %(value)r (choose from %(choices)s)": "无效的选择：%(value)r（可选：%(choices)s）",
-    "%(prog)s: error: %(message)s\n": "%(prog)s：错误：%(message)s\n",
-    "unknown parser %(parser_name)r (choices: %(choices)s)": "未知的子命令 %(parser_name)r（可选：%(choices)s）",
-}
+# argparse's own messages (Python 3.11 msgids): a catalog entry each, whose English text is argparse's msgid itself.
+register(
+    {
+        "argparse.usage": {"zh": "用法：", "en": "usage: "},
+        "argparse.argument": {
+            "zh": "参数 %(argument_name)s：%(message)s",
+            "en": "argument %(argument_name)s: %(message)s",
+        },
+        "argparse.positionals": {"zh": "位置参数", "en": "positional arguments"},
+        "argparse.options": {"zh": "选项", "en": "options"},
+        "argparse.help": {"zh": "显示帮助并退出", "en": "show this help message and exit"},
+        "argparse.unrecognized": {"zh": "无法识别的参数：%s", "en": "unrecognized arguments: %s"},
+        "argparse.not_allowed_with": {"zh": "不能与参数 %s 同时使用", "en": "not allowed with argument %s"},
+        "argparse.ignored_explicit": {"zh": "忽略了显式给出的值 %r", "en": "ignored explicit argument %r"},
+        "argparse.required": {"zh": "缺少必需的参数：%s", "en": "the following arguments are required: %s"},
+        "argparse.one_required": {"zh": "参数 %s 中必须给出一个", "en": "one of the arguments %s is required"},
+        "argparse.expected_one": {"zh": "需要一个值", "en": "expected one argument"},
+        "argparse.expected_at_most_one": {"zh": "最多需要一个值", "en": "expected at most one argument"},
+        "argparse.expected_at_least_one": {"zh": "至少需要一个值", "en": "expected at least one argument"},
+        "argparse.expected_n": {"zh": "需要 %s 个值", "en": "expected %s argument"},
+        "argparse.ambiguous": {
+            "zh": "有歧义的选项：%(option)s 可以匹配 %(matches)s",
+            "en": "ambiguous option: %(option)s could match %(matches)s",
+        },
+        "argparse.unexpected_option": {"zh": "意外的选项：%s", "en": "unexpected option string: %s"},
+        "argparse.invalid_value": {"zh": "无效的 %(type)s 值：%(value)r", "en": "invalid %(type)s value: %(value)r"},
+        "argparse.invalid_choice": {
+            "zh": "无效的选择：%(value)r（可选：%(choices)s）",
+            "en": "invalid choice: %(value)r (choose from %(choices)s)",
+        },
+        "argparse.error": {"zh": "%(prog)s：错误：%(message)s\n", "en": "%(prog)s: error: %(message)s\n"},
+        "argparse.unknown_parser": {
+            "zh": "未知的子命令 %(parser_name)r（可选：%(choices)s）",
+            "en": "unknown parser %(parser_name)r (choices: %(choices)s)",
+        },
+    }
+)
+#: argparse's msgid -> the catalog key that says it in the learner's language.
+_ARGPARSE_KEYS: dict[str, str] = {texts["en"]: key for key, texts in catalog().items() if key.startswith("argparse.")}
+
+#: argparse's msgid -> its Chinese text: a read-only view derived from the catalog entries above
+#: (kept for code that imported it; the catalog is the one place these texts live).
+ARGPARSE_ZH: Mapping[str, str] = MappingProxyType(
+    {msgid: tr(key, "zh") for msgid, key in _ARGPARSE_KEYS.items() if key != "argparse.expected_n"}
+)
 
 
 def argparse_text(message: str) -> str:
-    return ARGPARSE_ZH.get(message, message) if i18n.get_language() == "zh" else message
+    """argparse's ``message`` (a msgid) in the current language; a message the catalog lacks stays as it is."""
+    key = _ARGPARSE_KEYS.get(message)
+    return message if key is None else tr(key)
 
 
 def _ntranslate(singular: str, plural: str, n: int) -> str:
-    if i18n.get_language() == "zh":
-        return {"expected %s argument": "需要 %s 个值"}.get(singular, singular if n == 1 else plural)
-    return singular if n == 1 else plural
+    """argparse's ``ngettext``: the catalog's text for ``singular`` (its plural in English), else argparse's own."""
+    english = singular if n == 1 else plural
+    key = _ARGPARSE_KEYS.get(singular)
+    return english if key is None else Text(zh=tr(key, "zh"), en=english).render()
 
 
 @contextlib.contextmanager

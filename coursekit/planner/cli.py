@@ -20,7 +20,7 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from .._cli import (
     ARGPARSE_ZH,
@@ -28,15 +28,25 @@ from .._cli import (
     MAX_RESERVE_GIB,
     MAX_TOP,
     argparse_language,
-    argparse_text,
     number_arg,
     pre_language,
 )
 from .._validate import check_int
 from ..capacity import PRECISION_RECIPES, RECOMPUTE_MODES
-from ..i18n import register, tr
+from ..i18n import LANGUAGES, register, tr
 from ..specs import PRECISIONS
-from .specs import MAX_GLOBAL_BATCH, MAX_NODES, MAX_SEQ_LEN, OVERLAP_DEFAULTS
+from .specs import (
+    MAX_GLOBAL_BATCH,
+    MAX_NODES,
+    MAX_SEQ_LEN,
+    OVERLAP_DEFAULTS,
+    ClusterSpec,
+    ModelSpec,
+    WorkloadSpec,
+)
+
+if TYPE_CHECKING:
+    from .result import PlanResult
 
 __all__ = ["ARGPARSE_ZH", "EXIT_USAGE", "add_plan_command", "argparse_language", "pre_language", "run_plan"]
 
@@ -111,8 +121,6 @@ def _choice_list(name: str, choices: Sequence[str]) -> Callable[[str], tuple[str
 
 def add_plan_command(commands: Any) -> argparse.ArgumentParser:
     """Add the ``plan`` subcommand to ``commands`` (an argparse subparsers action); returns its parser."""
-    from ..presets import CLUSTERS, MODELS
-
     p: argparse.ArgumentParser = commands.add_parser(
         "plan",
         help="search every parallel composition, gate it and estimate the rest",
@@ -120,6 +128,18 @@ def add_plan_command(commands: Any) -> argparse.ArgumentParser:
         usage="%(prog)s (--model MODEL | --model-config FILE.json) (--cluster CLUSTER | --gpu-memory-gib GIB "
         "--peak-tflops T --hbm-gb-s B --gpus-per-node N --intra-gb-s B --inter-gb-s B) --global-batch N [options]",
     )
+    _add_model_and_cluster_arguments(p)
+    _add_workload_arguments(p)
+    _add_estimate_arguments(p)
+    _add_search_arguments(p)
+    _add_output_arguments(p)
+    return p
+
+
+def _add_model_and_cluster_arguments(p: argparse.ArgumentParser) -> None:
+    """``--model`` or ``--model-config``; ``--cluster`` or a custom cluster's flags."""
+    from ..presets import CLUSTERS, MODELS
+
     which_model = p.add_mutually_exclusive_group(required=True)
     which_model.add_argument(
         "--model",
@@ -148,6 +168,10 @@ def add_plan_command(commands: Any) -> argparse.ArgumentParser:
             default=None,
             help=f"custom cluster: {CUSTOM_CLUSTER_HELP[field_name]}",
         )
+
+
+def _add_workload_arguments(p: argparse.ArgumentParser) -> None:
+    """What is trained or served, and on how many nodes: precision, attention kernel, batch, sequence, recipe."""
     p.add_argument("--precision", choices=PRECISIONS, default="bf16", help="matmul precision (fp8: H100/H800)")
     p.add_argument(
         "--no-flash-attention",
@@ -177,6 +201,10 @@ def add_plan_command(commands: Any) -> argparse.ArgumentParser:
         metavar="RECIPE",
         help="precision recipe: " + ", ".join(sorted(PRECISION_RECIPES)),
     )
+
+
+def _add_estimate_arguments(p: argparse.ArgumentParser) -> None:
+    """The estimate's assumptions: achievable FLOP/s, communication hidden under compute, runtime reserve."""
     p.add_argument(
         "--mfu",
         type=number_arg(float, "achievable_flops_fraction", gt=0, le=1),
@@ -201,6 +229,10 @@ def add_plan_command(commands: Any) -> argparse.ArgumentParser:
     p.add_argument(
         "--reserve-gib", type=number_arg(float, "runtime_reserve_gib", ge=0, le=MAX_RESERVE_GIB), default=None
     )
+
+
+def _add_search_arguments(p: argparse.ArgumentParser) -> None:
+    """What the search enumerates: ZeRO stages, recompute modes, micro-batch sizes, pipeline edges, and a what-if."""
     p.add_argument("--zero", type=_int_list("zero_stages", 0, 3), default=None, help="ZeRO stages, e.g. 0,1,3")
     p.add_argument(
         "--recompute",
@@ -222,17 +254,20 @@ def add_plan_command(commands: Any) -> argparse.ArgumentParser:
         default=None,
         help="what-if: inter-node bandwidth per GPU, GB/s, unidirectional",
     )
+
+
+def _add_output_arguments(p: argparse.ArgumentParser) -> None:
+    """What is printed, and in which language."""
     p.add_argument(
         "--top", type=number_arg(int, "top", ge=0, le=MAX_TOP), default=5, help="accepted candidates to show"
     )
     p.add_argument("--explain", metavar="DEGREES", default=None, help="e.g. tp=8,pp=4,dp=4,zero=1,mb=1")
     p.add_argument("--json", action="store_true", help="print the full result as JSON")
     p.add_argument("--all", action="store_true", help="with --json: include every rejected candidate")
-    p.add_argument("--lang", choices=("zh", "en"), default=None, help="output language")
-    return p
+    p.add_argument("--lang", choices=LANGUAGES, default=None, help="output language")
 
 
-def _fail(parser: argparse.ArgumentParser, message: str) -> int:
+def _fail(parser: argparse.ArgumentParser, message: str) -> NoReturn:
     """Print the usage and ``prog: error: message`` (current language) to stderr; exit with status 2,
     as argparse does for the errors it finds itself."""
     parser.print_usage(sys.stderr)
@@ -240,33 +275,64 @@ def _fail(parser: argparse.ArgumentParser, message: str) -> int:
     raise SystemExit(EXIT_USAGE)
 
 
+#: ``plan``'s optional flags and the WorkloadSpec field each sets when given.
+_WORKLOAD_FLAGS: tuple[tuple[str, str], ...] = (
+    ("mfu", "achievable_flops_fraction"),
+    ("overlap", "overlap_fraction"),
+    ("reserve_gib", "runtime_reserve_gib"),
+    ("zero", "zero_stages"),
+    ("recompute", "recompute_modes"),
+    ("max_micro_batch", "max_micro_batch"),
+    ("edge_layers", "pipeline_edge_layers"),
+    *((f"overlap_{dim}", f"overlap_{dim}") for dim in OVERLAP_DEFAULTS),
+)
+
+
 def run_plan(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Run ``plan`` for parsed ``args``; every bad value ends as exit status 2 with a message, no traceback."""
-    from ..hardware import NCCL_RING_NET_LATENCY_S, NCCL_RING_NVLINK_LATENCY_S
-    from ..model_config import load_model_config
-    from ..presets import CLUSTERS, MODELS
     from .search import plan
-    from .space import parse_degrees
-    from .specs import ClusterSpec, ModelSpec, WorkloadSpec
 
-    degrees: dict[str, Any] | None = None
-    if args.explain is not None:
-        try:
-            degrees = parse_degrees(args.explain, name="degrees")
-        except (TypeError, ValueError) as exc:
-            return _fail(
-                parser,
-                argparse_text("argument %(argument_name)s: %(message)s")
-                % {"argument_name": "--explain", "message": exc},
-            )
-    if args.model_config is not None:
-        try:
-            model = ModelSpec.from_config(load_model_config(args.model_config))
-        except (TypeError, ValueError) as exc:
-            sys.stderr.write(tr("cli.error", prog=parser.prog, message=exc) + "\n")
-            raise SystemExit(EXIT_USAGE) from None
-    else:
-        model = MODELS[args.model]
+    degrees = _explain_degrees(args, parser)
+    model = _model(args, parser)
+    custom = _custom_cluster_values(args, parser)
+    try:
+        cluster = _cluster(args, custom)
+        result = plan(model, cluster, _workload(args))
+        explained = result.explain(degrees) if degrees is not None else None
+    except (TypeError, ValueError) as exc:
+        return _fail(parser, str(exc))
+    return _print_result(args, result, explained)
+
+
+def _explain_degrees(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dict[str, Any] | None:
+    """The degrees ``--explain`` names (None without it); a malformed one ends as exit status 2."""
+    from .space import parse_degrees
+
+    if args.explain is None:
+        return None
+    try:
+        return parse_degrees(args.explain, name="degrees")
+    except (TypeError, ValueError) as exc:
+        _fail(parser, tr("argparse.argument") % {"argument_name": "--explain", "message": exc})
+
+
+def _model(args: argparse.Namespace, parser: argparse.ArgumentParser) -> ModelSpec:
+    """The ``--model`` preset, or the model ``--model-config`` describes (a bad file ends as exit status 2)."""
+    from ..model_config import load_model_config
+    from ..presets import MODELS
+
+    if args.model_config is None:
+        return MODELS[args.model]
+    try:
+        return ModelSpec.from_config(load_model_config(args.model_config))
+    except (TypeError, ValueError) as exc:
+        sys.stderr.write(tr("cli.error", prog=parser.prog, message=exc) + "\n")
+        raise SystemExit(EXIT_USAGE) from None
+
+
+def _custom_cluster_values(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dict[str, Any]:
+    """The custom cluster's flags given, in ClusterSpec's fields and units; without ``--cluster`` each is required
+    (but ``--peak-fp8-tflops``), and a missing one ends as exit status 2."""
     custom = {
         field_name: getattr(args, flag.replace("-", "_")) * _CUSTOM_SCALE[field_name]
         for flag, field_name, _, _ in CUSTOM_CLUSTER_FLAGS
@@ -276,52 +342,53 @@ def run_plan(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         missing = [f"--{flag}" for flag, field_name, _, _ in CUSTOM_CLUSTER_FLAGS if field_name not in custom]
         missing = [flag for flag in missing if flag != "--peak-fp8-tflops"]
         if missing:
-            message = argparse_text("the following arguments are required: %s") % (
-                "--cluster " + tr("cli.or_custom", flags=", ".join(missing))
-            )
-            return _fail(parser, message)
-    try:
-        if args.cluster is None:
-            base = ClusterSpec(
-                name="custom",
-                nodes=1,
-                intra_node_latency_s=NCCL_RING_NVLINK_LATENCY_S,
-                inter_node_latency_s=NCCL_RING_NET_LATENCY_S,
-                source="command line",
-                **custom,
-            )
-        else:
-            base = replace(CLUSTERS[args.cluster], **custom)
-        cluster = base.with_nodes(args.nodes)
-        if args.inter_node_gb_s is not None:
-            cluster = replace(cluster, inter_node_bandwidth_bytes_per_s=args.inter_node_gb_s * 1e9)
-        options: dict[str, Any] = {
-            "global_batch": args.global_batch,
-            "seq_len": args.seq_len,
-            "mode": args.mode,
-            "recipe": args.recipe,
-            "sequence_parallel": not args.no_sequence_parallel,
-            "precision": args.precision,
-            "flash_attention": not args.no_flash_attention,
-        }
-        flags = [
-            ("mfu", "achievable_flops_fraction"),
-            ("overlap", "overlap_fraction"),
-            ("reserve_gib", "runtime_reserve_gib"),
-            ("zero", "zero_stages"),
-            ("recompute", "recompute_modes"),
-            ("max_micro_batch", "max_micro_batch"),
-            ("edge_layers", "pipeline_edge_layers"),
-            *((f"overlap_{dim}", f"overlap_{dim}") for dim in OVERLAP_DEFAULTS),
-        ]
-        for flag, field_name in flags:
-            if getattr(args, flag) is not None:
-                options[field_name] = getattr(args, flag)
-        workload = WorkloadSpec(**options)
-        result = plan(model, cluster, workload)
-        explained = result.explain(degrees) if degrees is not None else None
-    except (TypeError, ValueError) as exc:
-        return _fail(parser, str(exc))
+            _fail(parser, tr("argparse.required") % ("--cluster " + tr("cli.or_custom", flags=", ".join(missing))))
+    return custom
+
+
+def _cluster(args: argparse.Namespace, custom: dict[str, Any]) -> ClusterSpec:
+    """The ``--cluster`` preset with the custom values over it (or a custom cluster), on ``--nodes`` nodes, with the
+    ``--inter-node-gb-s`` what-if; ValueError / TypeError for values ClusterSpec refuses."""
+    from ..hardware import NCCL_RING_NET_LATENCY_S, NCCL_RING_NVLINK_LATENCY_S
+    from ..presets import CLUSTERS
+
+    if args.cluster is None:
+        base = ClusterSpec(
+            name="custom",
+            nodes=1,
+            intra_node_latency_s=NCCL_RING_NVLINK_LATENCY_S,
+            inter_node_latency_s=NCCL_RING_NET_LATENCY_S,
+            source="command line",
+            **custom,
+        )
+    else:
+        base = replace(CLUSTERS[args.cluster], **custom)
+    cluster = base.with_nodes(args.nodes)
+    if args.inter_node_gb_s is not None:
+        cluster = replace(cluster, inter_node_bandwidth_bytes_per_s=args.inter_node_gb_s * 1e9)
+    return cluster
+
+
+def _workload(args: argparse.Namespace) -> WorkloadSpec:
+    """The WorkloadSpec the flags describe (flags not given keep WorkloadSpec's defaults)."""
+
+    options: dict[str, Any] = {
+        "global_batch": args.global_batch,
+        "seq_len": args.seq_len,
+        "mode": args.mode,
+        "recipe": args.recipe,
+        "sequence_parallel": not args.no_sequence_parallel,
+        "precision": args.precision,
+        "flash_attention": not args.no_flash_attention,
+    }
+    for flag, field_name in _WORKLOAD_FLAGS:
+        if getattr(args, flag) is not None:
+            options[field_name] = getattr(args, flag)
+    return WorkloadSpec(**options)
+
+
+def _print_result(args: argparse.Namespace, result: PlanResult, explained: Any) -> int:
+    """The result as JSON (``--json``) or as the report, with the explained composition after it; returns 0."""
     if args.json:
         payload = result.to_dict(top=args.top, include_rejected=args.all)
         if explained is not None:
