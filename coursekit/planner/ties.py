@@ -277,19 +277,20 @@ def _check_steps(name: str, values: Any, length: int | None = None) -> Any:
     or TypeError naming it in the learner's language."""
     import numpy as np
 
-    shown = shown_repr(values)
+    # the value is quoted only in a refusal: printing a search's whole array on every call costs more than the check
+    shown_length = length if length is not None else "n"
     if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
-        raise TypeError(tr("planner.tie_steps", name=name, value=shown, length=length if length is not None else "n"))
+        raise TypeError(tr("planner.tie_steps", name=name, value=shown_repr(values), length=shown_length))
     try:
         array = np.asarray(values, dtype=float)
     except (TypeError, ValueError, OverflowError):
-        raise TypeError(tr("planner.tie_steps", name=name, value=shown, length=length or "n")) from None
+        raise TypeError(tr("planner.tie_steps", name=name, value=shown_repr(values), length=length or "n")) from None
     if (
         array.ndim != 1
         or (length is not None and len(array) != length)
         or not np.all(np.isfinite(array) & (array >= 0))
     ):
-        raise ValueError(tr("planner.tie_steps", name=name, value=shown, length=length if length is not None else "n"))
+        raise ValueError(tr("planner.tie_steps", name=name, value=shown_repr(values), length=shown_length))
     return array
 
 
