@@ -28,8 +28,10 @@ import argparse
 import contextlib
 import errno
 import os
+import re
 import sys
 import tempfile
+import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
@@ -51,6 +53,11 @@ MAX_RESERVE_GIB: float = 1e6
 MAX_TOP: int = 10_000
 #: Characters of a refused value shown back in a message.
 SHOWN_CHARS: int = 200
+#: Help of the ``--lang`` option that picks the language of a command's help, messages and report.
+LANG_HELP: Text = Text(
+    zh="帮助、消息和输出的语言（默认：环境变量 COURSEKIT_LANG，否则 en）",
+    en="language of the help, the messages and the output (default: COURSEKIT_LANG, else en)",
+)
 
 register(
     {
@@ -58,6 +65,7 @@ register(
         "cli.not_number": {"zh": "{value!r} 不是数", "en": "{value!r} is not a number"},
         "cli.not_choice": {"zh": "{value!r} 不是 {choices} 之一", "en": "{value!r} is not one of {choices}"},
         "cli.error": {"zh": "{prog}：错误：{message}", "en": "{prog}: error: {message}"},
+        "cli.heading": {"zh": "{heading}：", "en": "{heading}:"},
         "cli.path_empty": {
             "zh": "{option} {path!r}：路径为空；请给出一个{kind}。",
             "en": "{option} {path!r}: the path is empty; name a {kind}.",
@@ -170,7 +178,11 @@ def _ntranslate(singular: str, plural: str, n: int) -> str:
 
 @contextlib.contextmanager
 def argparse_language() -> Iterator[None]:
-    """Let argparse speak the current coursekit language while parsing (restored afterwards)."""
+    """Let argparse speak the current coursekit language (restored afterwards).
+
+    Build a parser inside it as well as parse with it: argparse words its group titles ("options") and the
+    ``-h`` help when a parser is built, and the rest when it prints.
+    """
     saved = argparse._, argparse.ngettext  # type: ignore[attr-defined]
     argparse._, argparse.ngettext = argparse_text, _ntranslate  # type: ignore[attr-defined]
     try:
@@ -179,8 +191,85 @@ def argparse_language() -> Iterator[None]:
         argparse._, argparse.ngettext = saved  # type: ignore[attr-defined]
 
 
+#: Characters two terminal columns wide (East Asian Wide / Fullwidth: CJK ideographs and their punctuation).
+_WIDE = r"\u2e80-\u303f\u3040-\u9fff\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6"
+#: Punctuation that stays with the character before it (no line starts with it) or after it (none ends with it).
+_CLOSING, _OPENING = "，。、；：！？）》」』", "（《「『"
+#: A unit a line may break after: spaces, one wide character with its punctuation, or a word with its punctuation.
+_WRAP_UNIT = re.compile(rf"\s+|[{_OPENING}]*(?:[{_WIDE}]|[^\s{_WIDE}]+)[{_CLOSING}]*")
+
+
+def display_width(text: str) -> int:
+    """Terminal columns ``text`` takes: two for a wide (CJK) character, one for any other.
+
+    >>> display_width("每块 GPU")
+    8
+    """
+    return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
+
+
+def wrap_display(text: str, width: int) -> list[str]:
+    """``text`` in lines at most ``width`` terminal columns wide (a longer unbreakable word keeps its own line).
+
+    A line may break at a space or between two Chinese characters, never before a closing mark such as ``，``.
+
+    >>> wrap_display("每块 GPU 可用的显存，GiB", 12)
+    ['每块 GPU 可', '用的显存，', 'GiB']
+    """
+    lines: list[str] = []
+    line, used = "", 0
+    for unit in _WRAP_UNIT.findall(" ".join(text.split())):
+        size = display_width(unit)
+        if unit.isspace():
+            if line:
+                line, used = line + unit, used + size
+            continue
+        if line and used + size > width:
+            lines.append(line.rstrip())
+            line, used = "", 0
+        line, used = line + unit, used + size
+    if line.strip():
+        lines.append(line.rstrip())
+    return lines
+
+
+class CourseHelpFormatter(argparse.HelpFormatter):
+    """argparse's help layout, with Chinese text wrapped by terminal columns (two per Chinese character) and
+    broken between Chinese characters as well as at spaces; text without Chinese is wrapped as argparse does."""
+
+    class _Section(argparse.HelpFormatter._Section):
+        """A section of the help whose heading ends with the current language's colon ("选项：", "options:")."""
+
+        def format_help(self) -> str:
+            text: str = super().format_help()
+            if self.heading is None or self.heading is argparse.SUPPRESS:
+                return text
+            return text.replace(f"{self.heading}:\n", tr("cli.heading", heading=self.heading) + "\n", 1)
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        if not re.search(f"[{_WIDE}]", text):
+            return super()._split_lines(text, width)
+        return wrap_display(text, width)
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if not re.search(f"[{_WIDE}]", text):
+            return super()._fill_text(text, width, indent)
+        return "\n".join(indent + line for line in wrap_display(text, width - len(indent)))
+
+
+class CourseParser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` laid out by :class:`CourseHelpFormatter`; its subcommands' parsers are too."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", CourseHelpFormatter)
+        super().__init__(*args, **kwargs)
+
+
 def pre_language(argv: Sequence[str]) -> None:
-    """Apply ``--lang`` before parsing, so argument errors are reported in that language."""
+    """Apply ``--lang`` before the parser is built, so its help and argument errors are in that language.
+
+    Without ``--lang`` the language stays the current one (``COURSEKIT_LANG``, else English).
+    """
     for index, arg in enumerate(argv):
         value = arg.split("=", 1)[1] if arg.startswith("--lang=") else None
         if arg == "--lang" and index + 1 < len(argv):

@@ -125,9 +125,11 @@ def figure_html(fig: Figure) -> str:
 
     from IPython.core.pylabtools import print_figure
 
+    from .plotting.png import PAGE_FIGURE_COLOURS, palette_png
+
     png: bytes = print_figure(fig, "png", bbox_inches="tight", dpi=2 * fig.dpi)  # type: ignore[no-untyped-call]
     width, height = struct.unpack(">II", png[16:24])  # the PNG header's IHDR chunk
-    data = base64.b64encode(png).decode("ascii")
+    data = base64.b64encode(palette_png(png, PAGE_FIGURE_COLOURS)).decode("ascii")
     alt = html.escape(describe_figure(fig), quote=True)
     return (
         f'<img class="ck-figure" src="data:image/png;base64,{data}" width="{width // 2}" height="{height // 2}"'
@@ -169,7 +171,11 @@ def png_description(png: bytes) -> str | None:
 
 def image_html(image: Any) -> str | None:
     """An ``<img>`` for an ``IPython.display.Image`` of a course figure, its description as the alt text;
-    None for an image that carries none (the page then shows it as usual)."""
+    None for an image that carries none (the page then shows it as usual).
+
+    The ``<img>`` takes the Image's display size when it has one (:func:`coursekit.plotting.figure_image`
+    shows a PNG drawn for HiDPI screens at half its pixel size), else the PNG's own size; its pixels are reduced
+    to a palette of :data:`coursekit.plotting.png.PAGE_FIGURE_COLOURS` colours (a third of the bytes)."""
     import base64
     import html
 
@@ -180,7 +186,11 @@ def image_html(image: Any) -> str | None:
     if alt is None:
         return None
     width, height = struct.unpack(">II", data[16:24])
-    encoded = base64.b64encode(data).decode("ascii")
+    if getattr(image, "width", None) and getattr(image, "height", None):
+        width, height = int(image.width), int(image.height)
+    from .plotting.png import PAGE_FIGURE_COLOURS, palette_png
+
+    encoded = base64.b64encode(palette_png(data, PAGE_FIGURE_COLOURS)).decode("ascii")
     return (
         f'<img class="ck-figure" src="data:image/png;base64,{encoded}" width="{width}" height="{height}"'
         f' alt="{html.escape(alt, quote=True)}">'

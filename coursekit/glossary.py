@@ -142,6 +142,28 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         ),
     ),
     _e(
+        Text(zh="专家张量并行", en="expert tensor parallelism"),
+        "ETP",
+        Text(
+            zh="专家层自己的张量并行度，可以和注意力层的 TP 不同（Megatron-Core 的 --expert-tensor-parallel-size，"
+            "默认等于 TP）；细粒度的 MoE 常用 ETP = 1：专家矩阵乘更宽，专家块没有张量并行通信。",
+            en="The expert layers' own tensor-parallel degree, which may differ from attention's TP (Megatron-Core's "
+            "--expert-tensor-parallel-size, TP by default); fine-grained MoE often runs ETP = 1: wider expert "
+            "matmuls and no tensor-parallel traffic in the expert block.",
+        ),
+    ),
+    _e(
+        Text(zh="并行折叠", en="parallel folding"),
+        "",
+        Text(
+            zh="Megatron-Core 的 MoE 布局：注意力层把 rank 排成 TP · CP · DP · PP，专家层把同一批 rank 重新排成 "
+            "ETP · EP · EDP · PP（没有 CP，CP 的 rank 并入 EDP）；要求 ETP · EP · PP 整除总 rank 数。",
+            en="Megatron-Core's MoE layout: attention lays the ranks out as TP · CP · DP · PP, the expert layers lay "
+            "the same ranks out again as ETP · EP · EDP · PP (no CP: its ranks join EDP); ETP · EP · PP must divide "
+            "the world size.",
+        ),
+    ),
+    _e(
         Text(zh="序列并行", en="sequence parallelism"),
         "SP",
         Text(

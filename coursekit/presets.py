@@ -417,7 +417,8 @@ MODELS: dict[str, ModelSpec] = {
 class PublishedRun:
     """A large training run as its authors published it: model, GPUs, layout, batch and measured throughput.
 
-    ``degrees`` is the published layout (tp, cp, pp, dp and, for MoE, ep); the planner searches the
+    ``degrees`` is the published layout (tp, cp, pp, dp and, for MoE, ep and — when the recipe sets it — etp,
+    else etp = tp, Megatron's default); the planner searches the
     rest (micro-batch, schedule, ZeRO stage, recompute) within ``workload_options``.
     ``source`` cites the paper (English, as published) and ``note`` says in the learner's language what it
     reports for this run. ``measured_tflops_per_gpu`` is the paper's figure with the paper's own FLOP convention

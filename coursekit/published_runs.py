@@ -113,9 +113,11 @@ def _run(
     """One row of a vendor table: FP8 (per-tensor current scaling), tokens per GPU-second, the published micro-batch
     and interleaving depth as upper bounds of the search (the layout as published); ``options`` are further
     workload settings the run's own training config states."""
-    degrees = tuple((k, layout.get(k, 1)) for k in ("tp", "cp", "pp", "dp", "ep") if k != "ep" or "ep" in layout)
+    keys = ("tp", "cp", "pp", "dp", "ep", "etp")
+    degrees = tuple((k, layout.get(k, 1)) for k in keys if k not in ("ep", "etp") or k in layout)
     parts = [f"TP {layout.get('tp', 1)}", f"PP {layout.get('pp', 1)}", f"CP {layout.get('cp', 1)}"]
     parts += [f"EP {layout['ep']}"] if "ep" in layout else []
+    parts += [f"ETP {layout['etp']}"] if "etp" in layout else []
     parts += [f"VP {virtual}"] if virtual > 1 else []
     shape = ", ".join(parts)
     return PublishedRun(
@@ -281,7 +283,7 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
         256,
         2048,
         4096,
-        {"tp": 2, "pp": 8, "dp": 16, "ep": 32},
+        {"tp": 2, "pp": 8, "dp": 16, "ep": 32, "etp": 1},  # the recipe sets expert_tensor_parallel_size = 1
         1,
         4,
         1575.0,

@@ -283,6 +283,8 @@ def _whole_search_ties(result: Any) -> tuple[list[list[int]], dict[int, tuple[st
     columns = {key: np.array([row[key] for row in rows]) for key in ("tp", "cp", "pp", "dp", "ep", "v", "zero", "mb")}
     columns["ga"] = np.array([row["ga"] for row in rows])
     columns["rc"] = np.array([RECOMPUTE_MODES.index(row["recompute"]) for row in rows])
+    if result.model.is_moe:  # the experts' own tensor-parallel degree (a dense model's is tp)
+        columns["etp"] = np.array([row["etp"] for row in rows])
     scenarios = scenario_steps(result.model, result.cluster, result.workload, columns)
     base = np.array([result.estimated_step_s(i) for i in order])
     groups, why = robust_tie_groups(base, scenarios, result.assumptions.uncertainty)

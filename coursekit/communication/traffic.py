@@ -334,9 +334,11 @@ def _activation_bytes(seq_len: Any, micro_batch: Any, hidden: Any, element_bytes
     return seq_len * micro_batch * hidden * element_bytes
 
 
-def _layer_collective_calls(layers: Any, micro_batches: Any) -> Any:
-    """Calls per phase of a per-layer pair of collectives (TP's g/f, MoE dispatch+combine): 2·L·m."""
-    return 2 * layers * micro_batches
+def _layer_collective_calls(layers: Any, micro_batches: Any, blocks: Any = 2) -> Any:
+    """Calls per phase of per-layer collectives, one per block (TP's g/f in the attention and the MLP block, MoE
+    dispatch+combine): blocks·L·m, 2·L·m by default. The planner splits TP's pair into the attention block (over
+    TP) and the expert block (over expert TP) of a mixture of experts: one block each."""
+    return blocks * layers * micro_batches
 
 
 def _tp_time_s(
@@ -351,10 +353,13 @@ def _tp_time_s(
     micro_batches: Any,
     bandwidth_bytes_per_s: Any,
     latency_s: Any,
+    blocks: Any = 2,
 ) -> Any:
-    """Seconds per step of :func:`tp_traffic` (2 or 3 phases; all-reduce, or all-gather + reduce-scatter)."""
+    """Seconds per step of :func:`tp_traffic` (2 or 3 phases; all-reduce, or all-gather + reduce-scatter);
+    ``blocks`` collectives per layer and phase (2: attention and MLP; 1: one of them, see
+    :func:`_layer_collective_calls`)."""
     payload = _activation_bytes(tokens, micro_batch, hidden, element_bytes)
-    calls = _layer_collective_calls(layers, micro_batches) * (2 + full_recompute)
+    calls = _layer_collective_calls(layers, micro_batches, blocks) * (2 + full_recompute)
     if sequence_parallel:
         one = _collective_time_s("all_gather", tp, payload, bandwidth_bytes_per_s, latency_s) + _collective_time_s(
             "reduce_scatter", tp, payload, bandwidth_bytes_per_s, latency_s
@@ -496,13 +501,18 @@ def tp_traffic(
 
 
 def _tp_entries(
-    s: Any, b: Any, h: Any, n_layers: Any, t: Any, element: Any, sp: Any, mode: Any, m: Any
+    s: Any, b: Any, h: Any, n_layers: Any, t: Any, element: Any, sp: Any, mode: Any, m: Any, blocks: int = 2
 ) -> tuple[TrafficEntry, ...]:
-    """:func:`tp_traffic` on checked arguments (the planner calls it)."""
+    """:func:`tp_traffic` on checked arguments (the planner calls it); ``blocks`` as in :func:`_tp_time_s`."""
     if t == 1:
         return ()
     payload = _activation_bytes(s, b, h, element)
-    calls = _layer_collective_calls(n_layers, m)
+    calls = _layer_collective_calls(n_layers, m, blocks)
+    which = (
+        Text(zh="注意力块与 MLP 块各一次", en="one per attention block, one per MLP block")
+        if blocks == 2
+        else Text(zh="注意力块或专家块", en="the attention block or the expert block")
+    )
     phases = [Text(zh="前向", en="Forward"), Text(zh="反向", en="Backward")]
     if mode == "full":
         phases.append(Text(zh="重计算的前向", en="Recomputed forward"))
@@ -517,8 +527,9 @@ def _tp_entries(
                     "tp",
                     t,
                     Text(
-                        zh=f"{phase.zh}：每层 2 次 all-gather，把按序列切分的激活拼回完整序列",
-                        en=f"{phase.en}: 2 all-gathers per layer, sequence-sharded activations to full sequence",
+                        zh=f"{phase.zh}：每层 {blocks} 次 all-gather（{which.zh}），把按序列切分的激活拼回完整序列",
+                        en=f"{phase.en}: {blocks} all-gathers per layer ({which.en}), sequence-sharded activations "
+                        "to full sequence",
                     ),
                     SEQUENCE_PARALLEL_SOURCE,
                 )
@@ -531,8 +542,9 @@ def _tp_entries(
                     "tp",
                     t,
                     Text(
-                        zh=f"{phase.zh}：每层 2 次 reduce-scatter，部分和归约后按序列切回",
-                        en=f"{phase.en}: 2 reduce-scatters per layer, partial sums reduced and re-sharded by sequence",
+                        zh=f"{phase.zh}：每层 {blocks} 次 reduce-scatter（{which.zh}），部分和归约后按序列切回",
+                        en=f"{phase.en}: {blocks} reduce-scatters per layer ({which.en}), partial sums reduced and "
+                        "re-sharded by sequence",
                     ),
                     SEQUENCE_PARALLEL_SOURCE,
                 )
@@ -546,8 +558,8 @@ def _tp_entries(
                     "tp",
                     t,
                     Text(
-                        zh=f"{phase.zh}：每层 2 次 all-reduce（注意力块与 MLP 块各一次）",
-                        en=f"{phase.en}: 2 all-reduces per layer (one per attention block, one per MLP block)",
+                        zh=f"{phase.zh}：每层 {blocks} 次 all-reduce（{which.zh}）",
+                        en=f"{phase.en}: {blocks} all-reduces per layer ({which.en})",
                     ),
                     MEGATRON_TP_SOURCE,
                 )

@@ -127,9 +127,10 @@ def precision_peak_flops(model: ModelSpec, cluster: ClusterSpec, workload: Workl
 
 
 def matmul_efficiency(
-    model: ModelSpec, cluster: ClusterSpec, tokens: Any, tp: Any, ceiling: float | None = None
+    model: ModelSpec, cluster: ClusterSpec, tokens: Any, tp: Any, ceiling: float | None = None, etp: Any = None
 ) -> tuple[Any, Any]:
-    """Share of peak the per-GPU matmuls reach: ``tokens`` (= mb·s/cp) rows against weight shards ``/tp``.
+    """Share of peak the per-GPU matmuls reach: ``tokens`` (= mb·s/cp) rows against weight shards ``/tp``; a
+    mixture of experts' expert matmuls against shards ``/etp`` (default ``tp``) with ``tokens·etp/tp`` rows.
 
     The smooth roofline of :func:`coursekit.roofline.achieved_flops` at the FLOP-weighted intensity of one
     layer's four linear matmuls, with ceiling ``ceiling`` (default: the device's,
@@ -139,7 +140,7 @@ def matmul_efficiency(
     """
     ffn = (model.moe_ffn_hidden or model.ffn_hidden) * model.top_k if model.is_moe else model.ffn_hidden
     intensity = _transformer_layer_matmul_intensity(
-        tokens, model.hidden, ffn, model.kv_hidden, tp, 3 if model.mlp == "swiglu" else 2, ACTIVATION_BYTES
+        tokens, model.hidden, ffn, model.kv_hidden, tp, 3 if model.mlp == "swiglu" else 2, ACTIVATION_BYTES, etp
     )
     peak = cluster.peak_flops
     ceiling = ceiling_for(peak) if ceiling is None else ceiling
@@ -156,6 +157,7 @@ class _Columns:
     pp: Any
     dp: Any
     ep: Any
+    etp: Any
     v: Any
     zero: Any
     mb: Any
@@ -166,6 +168,7 @@ class _Columns:
     ppf: Any
     dpf: Any
     epf: Any
+    etpf: Any
     vf: Any
     mbf: Any
     gaf: Any
@@ -173,7 +176,9 @@ class _Columns:
     @classmethod
     def of(cls, np: Any, c: Mapping[str, Any]) -> _Columns:
         ints = {key: np.asarray(c[key]) for key in ("tp", "cp", "pp", "dp", "ep", "v", "zero", "mb", "ga", "rc")}
-        floats = {key + "f": ints[key].astype(np.float64) for key in ("tp", "cp", "pp", "dp", "ep", "v", "mb", "ga")}
+        ints["etp"] = np.asarray(c["etp"]) if "etp" in c else ints["tp"]  # Megatron's default: expert TP = TP
+        keys = ("tp", "cp", "pp", "dp", "ep", "etp", "v", "mb", "ga")
+        floats = {key + "f": ints[key].astype(np.float64) for key in keys}
         return cls(**ints, **floats)
 
     @property
@@ -188,8 +193,14 @@ class _Columns:
 
     @property
     def edp(self) -> Any:
-        """Expert data-parallel ranks: used / (tp · ep · pp)."""
-        return self.used / (self.tpf * self.epf * self.ppf)
+        """Expert data-parallel ranks: used / (etp · ep · pp) — Megatron-Core's expert grid ETP × EP × EDP × PP has
+        no CP, so the CP ranks join EDP (``parallel_state.initialize_model_parallel``)."""
+        return self.used / (self.etpf * self.epf * self.ppf)
+
+    @property
+    def expert_shards(self) -> Any:
+        """Ranks one MoE layer's experts are split over before data parallelism: etp · ep."""
+        return self.etpf * self.epf
 
 
 @dataclass(frozen=True)
@@ -232,13 +243,13 @@ def _memory_ledger(np: Any, model: ModelSpec, workload: WorkloadSpec, k: _Column
     dpc, edp = k.dpc, k.edp
     workspace = (k.zero == 3) * (dpc > 1) * pb * p_layer / k.tpf
     if model.is_moe:
-        workspace = workspace + (k.zero == 3) * (edp > 1) * pb * p_experts / (k.tpf * k.epf)
+        workspace = workspace + (k.zero == 3) * (edp > 1) * pb * p_experts / k.expert_shards
     reserve = workload.runtime_reserve_gib * float(1 << 30)
 
     def stage_memory(kind: str) -> dict[str, Any]:
         params, grads, optimizer = _state_bytes(st.dense[kind] / k.tpf, dpc, k.zero, pb, gb_, kb)
         if model.is_moe:
-            expert_shard = st.layers[kind] * p_experts / (k.tpf * k.epf)
+            expert_shard = st.layers[kind] * p_experts / k.expert_shards
             ep_par, ep_grad, ep_opt = _state_bytes(expert_shard, edp, k.zero, pb, gb_, kb)
             params, grads, optimizer = params + ep_par, grads + ep_grad, optimizer + ep_opt
         has_logits = 1.0 if kind == "last" else st.single
@@ -286,7 +297,7 @@ def _compute_time(
         last * per_layer_flops + output_flops,
     )
     tokens_rank = k.mbf * s / k.cpf
-    efficiency, intensity = matmul_efficiency(model, cluster, tokens_rank, k.tpf, workload.efficiency_ceiling)
+    efficiency, intensity = matmul_efficiency(model, cluster, tokens_rank, k.tpf, workload.efficiency_ceiling, k.etpf)
     if efficiency_shape != 1.0:
         top = ceiling_for(cluster.peak_flops) if workload.efficiency_ceiling is None else workload.efficiency_ceiling
         efficiency = top * (efficiency / top) ** efficiency_shape
@@ -321,19 +332,21 @@ def _tp_cp_comm(
     s = float(workload.tokens_per_sequence(model))
     tokens = s / k.cpf
     intra_tp, bw, lat = _link(np, cluster, k.tp)
-    tp_s = (k.tp > 1) * _tp_time_s(
-        tokens,
-        k.mbf,
-        float(model.hidden),
-        st.layers_max,
-        k.tpf,
-        ACTIVATION_BYTES,
-        workload.sequence_parallel,
-        k.rc == 2,
-        k.gaf,
-        bw,
-        lat,
-    )
+    h, sp, full = float(model.hidden), workload.sequence_parallel, k.rc == 2
+    if model.is_moe:
+        # Parallel folding: the attention block's collectives run over TP; the expert block's over expert TP, on
+        # the tokens its ETP group gathers (tokens·etp/tp: each rank's sequence-parallel share, etp of them).
+        # At etp = tp this is the dense layer's pair; at etp = 1 the expert block has no TP traffic.
+        layers, act = st.layers_max, ACTIVATION_BYTES
+        attention = _tp_time_s(tokens, k.mbf, h, layers, k.tpf, act, sp, full, k.gaf, bw, lat, 1)
+        _, bw_e, lat_e = _link(np, cluster, k.etp)
+        tokens_e = tokens * k.etpf / k.tpf
+        experts = _tp_time_s(tokens_e, k.mbf, h, layers, k.etpf, act, sp, full, k.gaf, bw_e, lat_e, 1)
+        tp_s = (k.tp > 1) * attention + (k.etp > 1) * experts
+    else:
+        tp_s = (k.tp > 1) * _tp_time_s(
+            tokens, k.mbf, h, st.layers_max, k.tpf, ACTIVATION_BYTES, sp, full, k.gaf, bw, lat
+        )
     intra_cp, bw, lat = _link(np, cluster, k.tp * k.cp)
     kv_rank = model.kv_width_per_rank(k.tpf)
     send_f, send_b = _cp_step_times_s(s, k.cpf, k.mbf, kv_rank, ACTIVATION_BYTES, bw, lat)
@@ -356,10 +369,12 @@ def _ep_comm(
     if not model.is_moe:
         return {"EP": zeros, "EP_intra": zeros, "EP_inter": zeros, "link": np.ones(k.tp.shape, dtype=bool)}
     g = cluster.gpus_per_node
-    per_node = np.clip(g // np.minimum(k.tp, g), 1, None)
-    members = np.minimum(k.epf, per_node.astype(np.float64))  # EP ranks that share a node (EP ranks are tp apart)
+    per_node = np.clip(g // np.minimum(k.etp, g), 1, None)
+    members = np.minimum(k.epf, per_node.astype(np.float64))  # EP ranks that share a node (EP ranks are etp apart)
     share = _ep_remote_share(k.epf, members, model.top_k, workload.ep_dedup_per_node, workload.ep_node_limit)
-    tokens = float(workload.tokens_per_sequence(model)) / k.cpf
+    # Each rank dispatches the tokens its expert-TP group needs: s/cp · etp/tp (at etp = tp the whole micro-batch,
+    # at etp = 1 its sequence-parallel share, as Megatron-Core's all-to-all dispatcher sends).
+    tokens = float(workload.tokens_per_sequence(model)) / k.cpf * k.etpf / k.tpf
     payload = _ep_payload_bytes(tokens, k.mbf, model.hidden, ACTIVATION_BYTES, model.top_k)
     calls = _ep_calls(st.layers_max, k.gaf)
     one_intra, one_inter = _all_to_all_two_tier_s(
@@ -423,7 +438,7 @@ def _data_parallel_comm(
     dense = _zero_parts(np, workload, k, units, psi_dense, k.dpc, bw, lat)
     if model.is_moe:
         p_experts = float(model.num_experts * model.expert_params)
-        experts = _zero_parts(np, workload, k, units, st.layers_max * p_experts / (k.tpf * k.epf), k.edp, bw, lat)
+        experts = _zero_parts(np, workload, k, units, st.layers_max * p_experts / k.expert_shards, k.edp, bw, lat)
     else:
         zeros = np.zeros_like(k.tpf)
         experts = _ZeroParts(zeros, zeros, zeros, zeros)
@@ -509,10 +524,10 @@ def training_estimate(
     """Memory ledger, communication per dimension, efficiency and step time for the columns ``c``.
 
     ``c`` maps ``tp, cp, pp, dp, ep, v, zero, mb, ga, rc`` (recompute code, index into
-    ``RECOMPUTE_MODES``) to equal-length integer arrays. Returns a dict of float arrays (bytes and
-    seconds); keys are documented inline. Malformed rows (see the structural gates) get numbers too;
-    the caller masks them. ``efficiency_shape`` k bends the efficiency curve below its ceiling,
-    ``ceiling · (efficiency / ceiling)**k`` (1: the model; 0.5 halves and 2 doubles how much smaller
+    ``RECOMPUTE_MODES``) and optionally ``etp`` (expert TP, default ``tp``) to equal-length integer arrays.
+    Returns a dict of float arrays (bytes and seconds); keys are documented inline. Malformed rows (see the
+    structural gates) get numbers too; the caller masks them. ``efficiency_shape`` k bends the efficiency curve
+    below its ceiling, ``ceiling · (efficiency / ceiling)**k`` (1: the model; 0.5 halves and 2 doubles how much smaller
     matmuls lose — what :mod:`coursekit.planner.ties` moves within its uncertainty); ``bubble_scale``
     multiplies the pipeline bubble (1: the schedule's formula). ``with_memory=False`` skips the memory ledger
     (``"memory"`` is then empty): the step time does not depend on it, and the tie scenarios need only the step.

@@ -34,6 +34,21 @@ register(
             "zh": "ep = {ep} 不能整除 {experts} 个专家：每个专家并行 (EP) rank 必须持有整数个专家",
             "en": "ep = {ep} does not divide the {experts} experts: every expert-parallel rank must hold whole experts",
         },
+        "planner.etp_fold": {
+            "zh": "专家层把同样的 {world} 个 rank 重新排成自己的网格 ETP·EP·EDP·PP（Megatron-Core 的并行折叠 "
+            "(parallel folding)；专家层没有 CP，CP 的 rank 并入专家数据并行 EDP）：ETP·EP·PP = {etp}·{ep}·{pp} = "
+            "{product} 不能整除 {world}；注意力层的网格 TP·CP·DP·PP = {tp}·{cp}·{dp}·{pp} 不受影响",
+            "en": "the expert layers re-fold the same {world} ranks into their own grid ETP·EP·EDP·PP (Megatron-Core's "
+            "parallel folding; expert layers have no CP, whose ranks join the expert data-parallel group EDP): "
+            "ETP·EP·PP = {etp}·{ep}·{pp} = {product} does not divide {world}; the attention grid "
+            "TP·CP·DP·PP = {tp}·{cp}·{dp}·{pp} is not affected",
+        },
+        "planner.etp_leaves_node": {
+            "zh": "etp = {etp}：专家张量并行 (expert tensor parallelism, ETP) 组必须留在一个 "
+            "{gpus_per_node} 卡的节点内",
+            "en": "etp = {etp}: an expert tensor-parallel (ETP) group must stay inside one node of "
+            "{gpus_per_node} GPUs",
+        },
         "planner.virtual_needs_pp": {
             "zh": "v = {v} 个虚拟阶段需要流水线并行 (pp > 1)：模型块 (model chunk) 是在流水线阶段之间交错的",
             "en": "v = {v} virtual stages need pipeline parallelism (pp > 1): model chunks interleave across "
@@ -86,14 +101,20 @@ class GateInput:
         return self.columns[key]
 
     def value(self, key: str, i: int) -> int:
-        """Column ``key`` of candidate ``i`` as a Python int."""
-        return int(self.columns[key][i])
+        """Column ``key`` of candidate ``i`` as a Python int (``etp``: ``tp`` when the columns carry none)."""
+        return int(self.etp[i] if key == "etp" else self.columns[key][i])
+
+    @property
+    def etp(self) -> Any:
+        """Expert tensor-parallel degree of every candidate: its ``etp`` column, else ``tp`` (Megatron's default)."""
+        return self.columns["etp"] if "etp" in self.columns else self.columns["tp"]
 
     def name(self, i: int) -> str:
         """How a reason names candidate ``i``."""
         if self.candidate_mode == "serving":
             return ",".join(f"{key}={self.value(key, i)}" for key in ("replicas", "tp", "pp"))
-        return ",".join(f"{key}={self.value(key, i)}" for key in ("tp", "pp", "dp", "cp", "ep"))
+        keys = ("tp", "pp", "dp", "cp", "ep", "etp") if self.model.is_moe else ("tp", "pp", "dp", "cp", "ep")
+        return ",".join(f"{key}={self.value(key, i)}" for key in keys)
 
     @property
     def size(self) -> int:
@@ -185,10 +206,16 @@ def _ep_experts_test(g: GateInput) -> Any:
     return (g.model.num_experts % g["ep"] != 0) if g.model.is_moe else np.zeros(g["tp"].shape, dtype=bool)
 
 
+def _ep_fold_test(g: GateInput) -> Any:
+    # Megatron-Core (parallel_state.initialize_model_parallel): the attention grid is TP·CP·DP·PP, the expert grid
+    # ETP·EP·EDP·PP with cp = 1 over the same world; EDP = world / (ETP·EP·PP) must be whole.
+    return g.used_ranks % (g.etp * g["ep"] * g["pp"]) != 0
+
+
 def _ep_fold_reason(g: GateInput, i: int) -> Reason:
-    tp, ep, pp = g.value("tp", i), g.value("ep", i), g.value("pp", i)
-    params = {"world": int(g.used_ranks[i]), "etp": tp, "ep": ep, "pp": pp, "product": tp * ep * pp}
-    return Reason("ep_fold", "composition.ep_fold", params)
+    tp, cp, dp, etp, ep, pp = (g.value(key, i) for key in ("tp", "cp", "dp", "etp", "ep", "pp"))
+    params = {"world": int(g.used_ranks[i]), "tp": tp, "cp": cp, "dp": dp, "etp": etp, "ep": ep, "pp": pp}
+    return Reason("ep_fold", "planner.etp_fold", {**params, "product": etp * ep * pp})
 
 
 def chunks_divide_stages(first: Any, mid: Any, last: Any, pp: Any, edge_layers: int, v: Any) -> Any:
@@ -241,7 +268,9 @@ def _memory_reason(g: GateInput, i: int) -> Reason:
 
 
 def _interconnect_reason(g: GateInput, i: int) -> Reason:
-    tp, gpn = g.value("tp", i), g.cluster.gpus_per_node
+    tp, etp, gpn = g.value("tp", i), g.value("etp", i), g.cluster.gpus_per_node
+    if gpn % tp == 0:  # the attention-TP group fits: the expert-TP group is the one that leaves the node
+        return Reason("interconnect", "planner.etp_leaves_node", {"etp": etp, "gpus_per_node": gpn})
     key = "gates.tp_leaves_node" if tp > gpn else "gates.tp_straddles_node"
     return Reason("interconnect", key, {"tp": tp, "gpus_per_node": gpn})
 
@@ -329,9 +358,12 @@ PLAN_GATES: tuple[PlanGate, ...] = (
     ),
     PlanGate(
         "ep_fold",
-        Text(zh="EP 复用数据并行的 rank（Megatron-Core 规则）", en="EP folds into the data-parallel ranks"),
+        Text(
+            zh="专家层的网格 ETP·EP·EDP·PP 铺满同样的 rank（Megatron-Core 并行折叠）",
+            en="the expert grid ETP·EP·EDP·PP folds over the same ranks (Megatron-Core parallel folding)",
+        ),
         False,
-        lambda g: g.used_ranks % (g["tp"] * g["ep"] * g["pp"]) != 0,
+        _ep_fold_test,
         _ep_fold_reason,
     ),
     PlanGate(
@@ -353,9 +385,9 @@ PLAN_GATES: tuple[PlanGate, ...] = (
     ),
     PlanGate(
         "interconnect",
-        Text(zh="互连门槛：TP 组留在一个节点内", en="interconnect gate: TP groups stay inside a node"),
+        Text(zh="互连门槛：TP 与 ETP 组留在一个节点内", en="interconnect gate: TP and ETP groups stay inside a node"),
         False,
-        lambda g: g.cluster.gpus_per_node % g["tp"] != 0,
+        lambda g: (g.cluster.gpus_per_node % g["tp"] != 0) | (g.cluster.gpus_per_node % g.etp != 0),
         _interconnect_reason,
     ),
     PlanGate(
@@ -477,7 +509,8 @@ def context_twins(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec
     ones = np.ones_like(tp)
     ga = np.maximum(1, workload.global_batch // dp)
     rc = RECOMPUTE_MODES.index(recompute)
-    row = {"tp": tp, "cp": ones, "pp": pp, "dp": dp, "ep": ep, "v": ones, "zero": ones * zero, "mb": ones, "ga": ga}
+    row = {"tp": tp, "cp": ones, "pp": pp, "dp": dp, "ep": ep, "etp": tp, "v": ones, "zero": ones * zero, "mb": ones}
+    row["ga"] = ga
     g = GateInput(model, cluster, workload, {**row, "rc": ones * rc})
     bad = ~g.well_formed | g.fails("interconnect") | g.fails("structure")
     total = g.estimate["memory"]["total"]

@@ -165,6 +165,7 @@ class PlanCandidate:
     intensity_flop_per_byte: float | None = None
     stage_layers: tuple[int, int, int] | None = None
     serving: ServingCandidate | None = None
+    etp: int | None = None  # expert TP of a mixture of experts (Megatron-Core parallel folding); None: dense
 
     @property
     def ranks(self) -> int:
@@ -208,6 +209,7 @@ class PlanCandidate:
             "dp": self.dp,
             "cp": self.cp,
             "ep": self.ep,
+            **({"etp": self.etp} if self.etp is not None else {}),
             "v": self.virtual_stages,
             "zero": self.zero_stage,
             "mb": self.micro_batch,
@@ -588,6 +590,7 @@ class PlanResult:
             "dp": int(col["dp"][index]),
             "cp": int(col["cp"][index]),
             "ep": int(col["ep"][index]),
+            **({"etp": int(col["etp"][index])} if self.model.is_moe else {}),
             "v": int(col["v"][index]),
             "zero": int(col["zero"][index]),
             "mb": int(col["mb"][index]),
