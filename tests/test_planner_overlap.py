@@ -7,6 +7,7 @@ Attention with Megatron-Core's zig-zag split, the measured best-matmul shares (M
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 import numpy as np
 import pytest
@@ -269,3 +270,64 @@ def test_capstone_first_tie_group_is_explained() -> None:
     assert rows[0].index == groups[0][0] and 1 < len(rows) < len(groups[0]) / 10
     assert {row.index for row in rows} <= set(groups[0])
     assert "要判断" in rows[1].reason.render("zh") and "to decide" in rows[1].reason.render("en")
+
+
+def _whole_search_ties(result: Any) -> tuple[list[list[int]], dict[int, tuple[str, ...]], dict[str, Any]]:
+    """Tie groups (positions among the accepted), reasons and scenario steps of every accepted candidate: the
+    tie rule of :mod:`coursekit.planner.ties` run on the whole accepted set, built from the result's public API."""
+    from coursekit.planner.ties import scenario_steps
+    from coursekit.specs import RECOMPUTE_MODES
+
+    order = result.accepted_indices()
+    rows = [result.degrees(i) for i in order]
+    columns = {key: np.array([row[key] for row in rows]) for key in ("tp", "cp", "pp", "dp", "ep", "v", "zero", "mb")}
+    columns["ga"] = np.array([row["ga"] for row in rows])
+    columns["rc"] = np.array([RECOMPUTE_MODES.index(row["recompute"]) for row in rows])
+    if result.model.is_moe:  # the experts' own tensor-parallel degree (a dense model's is tp)
+        columns["etp"] = np.array([row["etp"] for row in rows])
+    scenarios = scenario_steps(result.model, result.cluster, result.workload, columns)
+    base = np.array([result.estimated_step_s(i) for i in order])
+    groups, why = robust_tie_groups(base, scenarios, result.assumptions.uncertainty)
+    return groups, why, scenarios
+
+
+TIE_CASES = (
+    ("mixtral-8x7b", "a100-8", 4, WorkloadSpec(global_batch=256, seq_len=4096)),
+    ("llama3-70b", "h100-8", 16, WorkloadSpec(global_batch=1024)),
+    ("llama3-8b", "a100-8", 2, WorkloadSpec(global_batch=64, achievable_flops_fraction=0.4, overlap_fraction=0.5)),
+)
+
+
+@pytest.mark.parametrize(("model", "cluster", "nodes", "workload"), TIE_CASES)
+def test_ties_of_the_fastest_equal_the_whole_searchs(model: str, cluster: str, nodes: int, workload: Any) -> None:
+    """tie_groups(top=k) estimates again only the candidates near the k fastest; its groups are the whole accepted
+    set's groups led by one of the k fastest, and explain_ties(1) lists the whole set's group-1 contenders."""
+    from coursekit.planner import what_if
+    from coursekit.planner.ties import contenders
+
+    whole = what_if(model, cluster, nodes, workload)
+    order = whole.accepted_indices()
+    groups, why, scenarios = _whole_search_ties(whole)
+    as_indices = [[order[pos] for pos in group] for group in groups]
+    for top in (1, 5, 40):
+        fresh = what_if(model, cluster, nodes, workload)
+        assert fresh.tie_groups(top=top) == [
+            g for g, members in zip(as_indices, groups, strict=True) if members[0] < top
+        ]
+    # one result asked for more and more: the scenario steps are extended, not recomputed differently
+    growing = what_if(model, cluster, nodes, workload)
+    for more in (1, 5, 40, None):
+        expected = [g for g, members in zip(as_indices, groups, strict=True) if more is None or members[0] < more]
+        assert growing.tie_groups(top=more) == expected
+    # group 1's rows: its fastest, then the members some scenario makes the fastest or that never separate
+    first = groups[0]
+    near = contenders(first, scenarios)
+    worth = [pos for pos in first[1:] if pos in near or why.get(pos) == ("same",)]
+    rows = what_if(model, cluster, nodes, workload).explain_ties(1)
+    assert [row.index for row in rows] == [order[pos] for pos in (first[0], *worth)]
+    assert [row.rank for row in rows] == [pos + 1 for pos in (first[0], *worth)]
+    assert [row.scenarios for row in rows[1:]] == [
+        ("same",) if why.get(pos) == ("same",) else near[pos] for pos in worth
+    ]
+    every = what_if(model, cluster, nodes, workload).explain_ties(1, every_member=True)
+    assert [row.scenarios for row in every] == [why.get(pos, ()) for pos in first]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+from typing import Any
 
 import pytest
 
@@ -146,6 +147,58 @@ def test_link_slowdown_offers_exercise_9_4s_case(widget: WorkbenchWidget) -> Non
 
     options = [value for _label, value in widget.controls["link_slowdown"].options]
     assert SLOWDOWN in options and 8 in options  # the exercise's ÷ 5 and the lesson's table's ÷ 8
+
+
+#: Control states of the workbench and the what_if arguments they stand for (model, cluster, nodes, workload, what-ifs).
+STATES: tuple[tuple[dict[str, Any], tuple[Any, ...]], ...] = (
+    ({}, ("llama3-70b", "h100-8", 16, WorkloadSpec(global_batch=1024, seq_len=8192), {})),
+    (
+        {"model": "mixtral-8x7b", "nodes": 4, "global_batch": 512, "seq_len": 4096},
+        ("mixtral-8x7b", "h100-8", 4, WorkloadSpec(global_batch=512, seq_len=4096), {}),
+    ),
+    (
+        {"moe": True, "link_slowdown": 2, "nodes": 32},
+        ("llama3-70b", "h100-8", 32, WorkloadSpec(global_batch=1024, seq_len=8192), {"link_slowdown": 2, "moe": True}),
+    ),
+    (
+        {"model": "llama3-8b", "cluster": "a100-8", "nodes": 2, "global_batch": 64, "mfu": 0.4, "overlap": 0.5},
+        (
+            "llama3-8b",
+            "a100-8",
+            2,
+            WorkloadSpec(global_batch=64, seq_len=8192, achievable_flops_fraction=0.4, overlap_fraction=0.5),
+            {},
+        ),
+    ),
+)
+
+
+@pytest.mark.parametrize(("controls", "expected_plan"), STATES)
+def test_widget_rows_and_ties_are_the_plans(controls: dict[str, Any], expected_plan: tuple[Any, ...]) -> None:
+    """The table's rows, their tie groups and the tie explanations are those of the whole plan, asked through the
+    planner's public API (every tie group, every row of explain_ties), for several states."""
+    import re
+
+    coursekit.set_language("en")
+    w = WorkbenchWidget()
+    with w.hold_updates():
+        for name, value in controls.items():
+            w.controls[name].value = value
+    model, cluster, nodes, workload, what_ifs = expected_plan
+    direct = what_if(model, cluster, nodes, workload, **what_ifs)
+    order = direct.accepted_indices()[:TOP_SHOWN]
+    group_of = {index: g for g, members in enumerate(direct.tie_groups(), 1) for index in members}
+    labels = [direct.candidate(i).label() for i in order]
+    shown_rows = re.findall(r"<tr><td[^>]*>(\d+) \((\d+)\)</td><td[^>]*><code>([^<]*)</code>", w.message)
+    assert shown_rows == [(str(rank), str(group_of[i]), html.escape(label)) for rank, (i, label) in
+                          enumerate(zip(order, labels, strict=True), 1)]  # fmt: skip
+    for i in order:
+        cand = direct.candidate(i)
+        assert cand.timeline is not None and cand.memory is not None
+        assert f"{cand.memory.total_gib:.1f} / {cand.memory.device_gib:g}" in w.message
+        assert f">{cand.timeline.step_s:.3g}<" in w.message
+    explained = [html.escape(row.message) for row in direct.explain_ties(1) if row.scenarios and row.index in order]
+    assert re.findall(r"<li>(.*?)</li>", w.message) == explained
 
 
 def test_site_presets_are_the_lessons_cases() -> None:

@@ -519,6 +519,7 @@ def training_estimate(
     *,
     efficiency_shape: float = 1.0,
     bubble_scale: float = 1.0,
+    with_memory: bool = True,
 ) -> dict[str, Any]:
     """Memory ledger, communication per dimension, efficiency and step time for the columns ``c``.
 
@@ -528,13 +529,14 @@ def training_estimate(
     structural gates) get numbers too; the caller masks them. ``efficiency_shape`` k bends the efficiency curve
     below its ceiling, ``ceiling · (efficiency / ceiling)**k`` (1: the model; 0.5 halves and 2 doubles how much smaller
     matmuls lose — what :mod:`coursekit.planner.ties` moves within its uncertainty); ``bubble_scale``
-    multiplies the pipeline bubble (1: the schedule's formula).
+    multiplies the pipeline bubble (1: the schedule's formula). ``with_memory=False`` skips the memory ledger
+    (``"memory"`` is then empty): the step time does not depend on it, and the tie scenarios need only the step.
     """
     import numpy as np
 
     k = _Columns.of(np, c)
     st = _Stages.of(np, model, workload, k)
-    memory = _memory_ledger(np, model, workload, k, st)
+    memory = _memory_ledger(np, model, workload, k, st) if with_memory else {}
     run = _compute_time(np, model, cluster, workload, k, st, efficiency_shape)
     compute = run["compute_s"]
     bubble = np.where(k.pp > 1, _bubble_fraction(k.ppf, k.gaf, k.vf), 0.0)

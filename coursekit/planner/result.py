@@ -556,7 +556,10 @@ class PlanResult:
     #: degrees a learner typed; and its unchecked core, for the searched space's own (valid) degrees.
     _evaluate: Callable[..., PlanCandidate] = field(repr=False, compare=False)
     _evaluate_checked: Callable[..., PlanCandidate] = field(repr=False, compare=False)
+    #: Evaluates several of the searched space's rows with one estimate (columns -> candidates, in row order).
+    _evaluate_rows: Callable[..., list[PlanCandidate]] | None = field(default=None, repr=False, compare=False)
     _materialised: dict[int, PlanCandidate] = field(default_factory=dict, repr=False, compare=False)
+    #: What the accepted order and the ties computed so far (the order, scenario step times of its fastest, groups).
     _ties: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -611,27 +614,59 @@ class PlanResult:
             self._materialised[index] = evaluate(self.model, self.cluster, self.workload, **self.degrees(index))
         return self._materialised[index]
 
+    def _candidates(self, indices: list[int]) -> list[PlanCandidate]:
+        """:meth:`_candidate` of each of ``indices``; those not yet materialised are evaluated together."""
+        missing = list(dict.fromkeys(i for i in indices if i not in self._materialised))
+        if len(missing) > 1 and self.workload.mode == "training" and self._evaluate_rows is not None:
+            columns = {name: column[missing] for name, column in self._table.columns.items()}
+            evaluated = self._evaluate_rows(self.model, self.cluster, self.workload, columns)
+            self._materialised.update(zip(missing, evaluated, strict=True))
+        return [self._candidate(i) for i in indices]
+
     def __iter__(self) -> Iterator[PlanCandidate]:
         return (self._candidate(i) for i in range(self.space_size))
 
-    def accepted_indices(self) -> list[int]:
-        """Indices of accepted candidates, fastest estimated step first (ties: smaller memory, then space order)."""
+    def _order(self) -> npt.NDArray[Any]:
+        """Indices of accepted candidates, fastest first, as an array (computed once: the table never changes)."""
         import numpy as np
 
-        idx = np.flatnonzero(self._table.accepted)
-        if self._table.rank is not None:  # serving: plan_serving's order, best throughput per GPU first
-            return [int(i) for i in idx[np.argsort(self._table.rank[idx], kind="stable")]]
-        # Ties in the estimate (e.g. ZeRO-1 vs ZeRO-2 move the same bytes) go to the smaller memory total.
-        order = np.lexsort((self._table.memory_gib[idx], self._table.step_s[idx]))
-        return [int(i) for i in idx[order]]
+        if "order" not in self._ties:
+            idx = np.flatnonzero(self._table.accepted)
+            if self._table.rank is not None:  # serving: plan_serving's order, best throughput per GPU first
+                order = idx[np.argsort(self._table.rank[idx], kind="stable")]
+            else:
+                # Ties in the estimate (e.g. ZeRO-1 vs ZeRO-2 move the same bytes) go to the smaller memory total.
+                order = idx[np.lexsort((self._table.memory_gib[idx], self._table.step_s[idx]))]
+            self._ties["order"] = order
+            self._ties["order_step_s"] = self._table.step_s[order]
+        cached: npt.NDArray[Any] = self._ties["order"]
+        return cached
 
-    def tie_groups(self, uncertainty: float | None = None) -> list[list[int]]:
-        """Accepted candidates (indices, fastest first) grouped into ties.
+    def _ordered_step_s(self) -> npt.NDArray[Any]:
+        """The estimated step of each accepted candidate, in :meth:`_order` (ascending, for training)."""
+        self._order()
+        cached: npt.NDArray[Any] = self._ties["order_step_s"]
+        return cached
+
+    def accepted_indices(self, top: int | None = None) -> list[int]:
+        """Indices of accepted candidates, fastest estimated step first (ties: smaller memory, then space order);
+        the first ``top`` if given."""
+        order = self._order()
+        if top is not None:
+            order = order[: check_int("top", top, ge=0)]
+        indices: list[int] = order.tolist()
+        return indices
+
+    def tie_groups(self, uncertainty: float | None = None, top: int | None = None) -> list[list[int]]:
+        """Accepted candidates (indices, fastest first) grouped into ties; with ``top``, only the groups that hold
+        the ``top`` fastest (each group whole).
 
         Training: a candidate within ``uncertainty`` (default: the model's stated
         :data:`coursekit.planner.estimate.MODEL_UNCERTAINTY`) of a group's fastest joins the group only when
         some assumption, moved within its own uncertainty, makes it at least as fast, or when the two
-        estimates never separate (:mod:`coursekit.planner.ties`); :meth:`explain_ties` says which.
+        estimates never separate (:mod:`coursekit.planner.ties`); :meth:`explain_ties` says which. The groups of
+        the ``top`` fastest depend only on the candidates within ``uncertainty`` of the ``top``-th, so only those
+        are estimated again under each assumption.
 
         Serving: throughput per GPU at least ``1 - uncertainty`` of the group's best (default
         :data:`coursekit.serving.TIE_TOLERANCE`, the serving search's own tie rule)."""
@@ -640,32 +675,67 @@ class PlanResult:
             if uncertainty is None
             else check_number("uncertainty", uncertainty, ge=0, le=10)
         )
-        order = self.accepted_indices()
+        order = self._order()
+        count = len(order) if top is None else min(check_int("top", top, ge=0), len(order))
         if self._table.tie_value is not None:
             # tokens/s per GPU >= (1 - u) · best  <=>  GPU-seconds per token <= best's / (1 - u)
             values = [float(self._table.tie_value[i]) for i in order]
             u = 1 / (1 - min(u, 0.999999)) - 1
-            return [[order[pos] for pos in group] for group in _tie_groups(values, u)]
-        groups, _ = self._robust_ties(u)
-        return groups
+            positions = [group for group in _tie_groups(values, u) if group[0] < count]
+        else:
+            positions = self._robust_ties(u, count)[0]
+        return [[int(order[pos]) for pos in group] for group in positions]
 
-    def _robust_ties(self, u: float) -> tuple[list[list[int]], dict[int, tuple[str, ...]]]:
-        """Tie groups (indices) and, per tied member, the scenarios that reorder it; cached per uncertainty."""
+    def _robust_ties(self, u: float, count: int) -> tuple[list[list[int]], dict[int, tuple[str, ...]]]:
+        """The tie groups led by the ``count`` fastest accepted candidates (positions in :meth:`_order`) and, per
+        tied member, the scenarios that reorder it.
+
+        A group's members lie within ``(1 + u)`` of its leader, so the groups led by the first ``count`` are
+        decided by the candidates up to ``(1 + u)`` times the ``count``-th's step: the scenario estimates run on
+        that prefix only (:func:`coursekit.planner.ties.scenario_steps`, extended when a later call needs more) and
+        :func:`coursekit.planner.ties.robust_tie_groups` groups it. Cached per uncertainty (the longest prefix)."""
         import numpy as np
 
-        from .ties import robust_tie_groups, scenario_steps
+        from .ties import robust_tie_groups
 
+        base = self._ordered_step_s()
+        needed = 0 if count == 0 else int(np.searchsorted(base, base[count - 1] * (1 + u), side="right"))
+        if needed == 0:
+            return [], {}
         key = f"groups:{u!r}"
-        if key not in self._ties:
-            order = np.asarray(self.accepted_indices(), dtype=np.int64)
-            if "scenarios" not in self._ties:
-                columns = {name: column[order] for name, column in self._table.columns.items()}
-                self._ties["scenarios"] = scenario_steps(self.model, self.cluster, self.workload, columns)
-            positions, why = robust_tie_groups(self._table.step_s[order], self._ties["scenarios"], u)
-            groups = [[int(order[p]) for p in group] for group in positions]
-            self._ties[key] = (groups, {int(order[p]): codes for p, codes in why.items()})
-        cached: tuple[list[list[int]], dict[int, tuple[str, ...]]] = self._ties[key]
-        return cached
+        if key not in self._ties or self._ties[key][0] < needed:
+            positions, why = robust_tie_groups(base[:needed], self._scenario_steps(needed), u)
+            self._ties[key] = (needed, positions, why)
+        _, positions, why = self._ties[key]
+        groups: list[list[int]] = [group for group in positions if group[0] < count]
+        return groups, why
+
+    def _scenario_steps(self, count: int) -> dict[str, Any]:
+        """Step times of the ``count`` fastest accepted candidates under each scenario of
+        :data:`coursekit.planner.ties.SCENARIOS` (computed once per candidate: a longer prefix extends the arrays)."""
+        import numpy as np
+
+        from .ties import scenario_steps
+
+        done: int = self._ties.get("scenarios_count", 0)
+        if count > done:
+            rows = self._order()[done:count]
+            columns = {name: column[rows] for name, column in self._table.columns.items()}
+            more = scenario_steps(self.model, self.cluster, self.workload, columns)
+            have = self._ties.get("scenarios")
+            self._ties["scenarios"] = more if have is None else {k: np.concatenate([have[k], more[k]]) for k in more}
+            self._ties["scenarios_count"] = count
+        return {code: steps[:count] for code, steps in self._ties["scenarios"].items()}
+
+    def _groups_through(self, u: float, group: int) -> tuple[list[list[int]], dict[int, tuple[str, ...]]]:
+        """:meth:`_robust_ties` far enough to hold tie group ``group`` whole (or every group, if there are fewer)."""
+        total = len(self._order())
+        count = min(group, total)
+        while True:
+            groups, why = self._robust_ties(u, count)
+            if len(groups) >= group or count == total:
+                return groups, why
+            count = min(2 * count, total)
 
     def explain_ties(self, group: int = 1, top: int | None = None, *, every_member: bool = False) -> list[TieRow]:
         """Why tie group ``group`` (1-based) is tied: one :class:`~coursekit.planner.ties.TieRow` per member, with
@@ -684,33 +754,24 @@ class PlanResult:
         group = check_int("group", group, ge=1)
         if self._table.tie_value is not None or not self.accepted_count:
             return []
-        groups, why = self._robust_ties(self.assumptions.uncertainty)
+        groups, why = self._groups_through(self.assumptions.uncertainty, group)
         if group > len(groups):
             return []
-        members = groups[group - 1]
-        order = self.accepted_indices()
-        position = {index: pos for pos, index in enumerate(order)}
+        members = groups[group - 1]  # positions among the accepted, fastest first
         if not every_member:
-            near = contenders([position[i] for i in members], self._ties["scenarios"])
-            reasons = {order[pos]: codes for pos, codes in near.items()}
-            reasons.update({i: codes for i, codes in why.items() if codes == ("same",) and i in set(members)})
+            reasons = contenders(members, self._ties["scenarios"])
+            reasons.update({pos: ("same",) for pos in members[1:] if why.get(pos) == ("same",)})
             why = reasons
-            members = [members[0], *(i for i in members[1:] if i in reasons)]
+            members = [members[0], *(pos for pos in members[1:] if pos in reasons)]
         if top is not None:
             members = members[: check_int("top", top, ge=0)]
-        leader_s = float(self._table.step_s[groups[group - 1][0]])
+        order, base = self._order(), self._ordered_step_s()
+        leader_s = float(base[groups[group - 1][0]])
         key = "planner.tie_row_catch_up" if every_member else "planner.tie_row"
+        candidates = self._candidates([int(order[pos]) for pos in members])
         return [
-            tie_row(
-                position[i] + 1,
-                i,
-                self._candidate(i).label(),
-                float(self._table.step_s[i]),
-                leader_s,
-                why.get(i, ()),
-                key,
-            )
-            for i in members
+            tie_row(pos + 1, int(order[pos]), cand.label(), float(base[pos]), leader_s, why.get(pos, ()), key)
+            for pos, cand in zip(members, candidates, strict=True)
         ]
 
     def rank_of(self, index: int) -> tuple[int, int]:
@@ -719,15 +780,13 @@ class PlanResult:
         index = check_int("index", index, ge=0, lt=self.space_size)
         if index not in order:
             raise ValueError(tr("planner.not_accepted", index=index))
-        group = next(g for g, members in enumerate(self.tie_groups(), 1) if index in members)
-        return order.index(index) + 1, group
+        rank = order.index(index) + 1
+        group = next(g for g, members in enumerate(self.tie_groups(top=rank), 1) if index in members)
+        return rank, group
 
     def accepted(self, top: int | None = None) -> list[PlanCandidate]:
         """Accepted candidates, fastest estimated step first; the first ``top`` if given."""
-        indices = self.accepted_indices()
-        if top is not None:
-            indices = indices[: check_int("top", top, ge=0)]
-        return [self._candidate(i) for i in indices]
+        return self._candidates(self.accepted_indices(top))
 
     def rejected_indices(self, code: str | None = None) -> list[int]:
         """Indices of rejected candidates (failing ``code``, if given)."""
@@ -822,10 +881,10 @@ class PlanResult:
         else:
             header = "planner.accepted_header_serving" if w.mode == "serving" else "planner.accepted_header"
             lines.append(tr(header, count=self.accepted_count, top=len(best)))
-            groups = self.tie_groups()
+            groups = self.tie_groups(top=len(best))  # the groups of the rows shown, each whole
             group_of = {index: g for g, members in enumerate(groups, 1) for index in members}
             shown_group = 0
-            for rank, (index, cand) in enumerate(zip(self.accepted_indices(), best, strict=False), 1):
+            for rank, (index, cand) in enumerate(zip(self.accepted_indices(len(best)), best, strict=True), 1):
                 if group_of[index] != shown_group:
                     shown_group = group_of[index]
                     lines.append(

@@ -206,6 +206,15 @@ def _evaluate_checked(
     return _training_candidate(GateInput(model, cluster, workload, row), recompute)
 
 
+def _evaluate_rows(
+    model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec, columns: Mapping[str, Any]
+) -> list[PlanCandidate]:
+    """:func:`_evaluate_checked` of every row of ``columns`` (the searched space's own, in range), with one
+    estimate for them all: :meth:`PlanResult.accepted` materialises the candidates it lists through it."""
+    g = GateInput(model, cluster, workload, columns)
+    return [_training_candidate(g, RECOMPUTE_MODES[g.value("rc", i)], i) for i in range(g.size)]
+
+
 def _check_specs(model: Any, cluster: Any, workload: Any) -> None:
     """TypeError naming ``model``, ``cluster`` or ``workload`` when it is not the planner's spec."""
     for name, value, kind in (
@@ -223,9 +232,9 @@ def _pp_warnings(model: ModelSpec, pp: int) -> tuple[Reason, ...]:
     return (rule,) if rule is not None and rule.code == "pp_balance" else ()
 
 
-def _memory_ledger(est: dict[str, Any], cluster: ClusterSpec, workload: WorkloadSpec) -> MemoryLedger:
-    """Row 0 of the estimate's per-rank memory, in GiB."""
-    mem = {key: float(value[0]) / GIB_BYTES for key, value in est["memory"].items()}
+def _memory_ledger(est: dict[str, Any], cluster: ClusterSpec, workload: WorkloadSpec, i: int = 0) -> MemoryLedger:
+    """Row ``i`` of the estimate's per-rank memory, in GiB."""
+    mem = {key: float(value[i]) / GIB_BYTES for key, value in est["memory"].items()}
     return MemoryLedger(
         params_gib=mem["params"],
         grads_gib=mem["grads"],
@@ -238,30 +247,30 @@ def _memory_ledger(est: dict[str, Any], cluster: ClusterSpec, workload: Workload
     )
 
 
-def _training_timeline(est: dict[str, Any]) -> StepTimeline:
-    """Row 0 of the estimate's step time, as a timeline."""
+def _training_timeline(est: dict[str, Any], i: int = 0) -> StepTimeline:
+    """Row ``i`` of the estimate's step time, as a timeline."""
     return StepTimeline(
-        compute_s=float(est["compute_s"][0]),
-        communication_s=float(est["communication_s"][0]),
-        exposed_communication_s=float(est["exposed_s"][0]),
-        hidden_communication_s=float(est["hidden_s"][0]),
-        bubble_s=float(est["bubble_s"][0]),
+        compute_s=float(est["compute_s"][i]),
+        communication_s=float(est["communication_s"][i]),
+        exposed_communication_s=float(est["exposed_s"][i]),
+        hidden_communication_s=float(est["hidden_s"][i]),
+        bubble_s=float(est["bubble_s"][i]),
         input_wait_s=0.0,
-        step_s=float(est["step_s"][0]),
+        step_s=float(est["step_s"][i]),
         load_imbalance_s=0.0,
     )
 
 
-def _training_candidate(g: GateInput, mode: str) -> PlanCandidate:
-    """The one training composition of ``g``: every gate's test and reason from :data:`PLAN_GATES`, and, if
+def _training_candidate(g: GateInput, mode: str, i: int = 0) -> PlanCandidate:
+    """Training composition ``i`` of ``g``: every gate's test and reason from :data:`PLAN_GATES`, and, if
     well formed, its ledger, communication rows and step time from the estimate the search runs."""
     model, cluster, workload = g.model, g.cluster, g.workload
-    degrees = {key: g.value(key, 0) for key in ("tp", "pp", "dp", "cp", "ep", "etp", "v", "zero", "mb", "ga")}
-    reasons = reasons_of(g)
-    est = g.estimate if bool(g.well_formed[0]) else None
-    ledger = _memory_ledger(est, cluster, workload) if est is not None else None
-    rows = _training_rows(model, cluster, workload, est, mode=mode, **degrees) if est is not None else ()
-    first, mid, last = (int(x[0]) for x in g.stage_layers)
+    degrees = {key: g.value(key, i) for key in ("tp", "pp", "dp", "cp", "ep", "etp", "v", "zero", "mb", "ga")}
+    reasons = reasons_of(g, i)
+    est = g.estimate if bool(g.well_formed[i]) else None
+    ledger = _memory_ledger(est, cluster, workload, i) if est is not None else None
+    rows = _training_rows(model, cluster, workload, est, i, mode=mode, **degrees) if est is not None else ()
+    first, mid, last = (int(x[i]) for x in g.stage_layers)
     tokens = workload.global_batch * g.seq_len
     return PlanCandidate(
         mode="training",
@@ -282,14 +291,14 @@ def _training_candidate(g: GateInput, mode: str) -> PlanCandidate:
         warnings=_pp_warnings(model, degrees["pp"]),
         memory=ledger,
         communication=rows,
-        bubble_fraction=float(est["bubble"][0]) if est is not None else None,
-        timeline=_training_timeline(est) if est is not None else None,
+        bubble_fraction=float(est["bubble"][i]) if est is not None else None,
+        timeline=_training_timeline(est, i) if est is not None else None,
         tokens_per_step=tokens,
         model_flops_per_step=float(est["model_flops_per_token"]) * tokens if est is not None else 0.0,
         world_size=cluster.world_size,
         peak_flops=cluster.peak_flops,
-        efficiency=float(est["efficiency"][0]) if est is not None else None,
-        intensity_flop_per_byte=float(est["intensity"][0]) if est is not None else None,
+        efficiency=float(est["efficiency"][i]) if est is not None else None,
+        intensity_flop_per_byte=float(est["intensity"][i]) if est is not None else None,
         stage_layers=(first, mid, last),
     )
 
@@ -299,6 +308,7 @@ def _training_rows(
     cluster: ClusterSpec,
     workload: WorkloadSpec,
     est: dict[str, Any],
+    i: int,
     *,
     tp: int,
     pp: int,
@@ -316,8 +326,8 @@ def _training_rows(
     traffic functions, times from the estimate (the same kernels)."""
     recipe = PRECISION_RECIPES[workload.recipe]
     s = workload.tokens_per_sequence(model)
-    comm = {dim: float(est["comm"][dim][0]) for dim in (*COMM_DIMENSIONS, "EP_intra", "EP_inter")}
-    first, mid, last = (int(x[0]) for x in est["stage_layers"])
+    comm = {dim: float(est["comm"][dim][i]) for dim in (*COMM_DIMENSIONS, "EP_intra", "EP_inter")}
+    first, mid, last = (int(x[i]) for x in est["stage_layers"])
     layers = max(first, mid, last)
     world = tp * cp * dp * pp
     dpc = dp * cp
@@ -512,15 +522,22 @@ def _column_value(candidate: PlanCandidate, key: str) -> int:
     return value
 
 
+def _distinct(column: Any) -> tuple[int, ...]:
+    """The distinct values of a column of degrees (non-negative ints), ascending."""
+    import numpy as np
+
+    if column.size and 0 <= column.min() and column.max() <= MAX_WORLD_SIZE:
+        return tuple(np.flatnonzero(np.bincount(column)).tolist())  # counting beats sorting for small ints
+    return tuple(int(x) for x in np.unique(column))
+
+
 def _dimensions_and_assumptions(
     model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec, columns: Mapping[str, Any]
 ) -> tuple[dict[str, tuple[Any, ...]], Assumptions]:
     """The searched values of each dimension in ``columns``, and the assumptions the result states (the serving
     search states its own, and its own tie tolerance)."""
-    import numpy as np
-
     keys = ("tp", "pp", "dp", "cp", "ep", "etp", "v", "zero", "mb") if model.is_moe else DEGREE_KEYS_SEARCHED
-    dims: dict[str, tuple[Any, ...]] = {key: tuple(int(x) for x in np.unique(columns[key])) for key in keys}
+    dims: dict[str, tuple[Any, ...]] = {key: _distinct(columns[key]) for key in keys}
     uncertainty = MODEL_UNCERTAINTY
     notes = ESTIMATE_NOTES
     if workload.mode == "training":
@@ -528,7 +545,7 @@ def _dimensions_and_assumptions(
     else:
         from ..serving import SERVING_ASSUMPTIONS, TIE_TOLERANCE
 
-        dims = {key: tuple(int(x) for x in np.unique(columns[key])) for key in ("replicas", "tp", "pp")}
+        dims = {key: _distinct(columns[key]) for key in ("replicas", "tp", "pp")}
         uncertainty = TIE_TOLERANCE
         notes = tuple(
             Text(zh=tr(f"serving.assume.{key}", lang="zh"), en=tr(f"serving.assume.{key}", lang="en"))
@@ -617,6 +634,7 @@ def plan(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec) -> Plan
         _table=table,
         _evaluate=evaluate_composition,
         _evaluate_checked=_evaluate_checked,
+        _evaluate_rows=_evaluate_rows,
         _materialised=materialised,
     )
 

@@ -191,7 +191,8 @@ def scenario_steps(
             continue
         c2, w2, shape = _scenario_specs(code, cluster, workload)
         bubble = 1 - ASSUMPTION_UNCERTAINTY["pipeline"] if code == "bubble_lower" else 1.0
-        out[code] = training_estimate(model, c2, w2, columns, efficiency_shape=shape, bubble_scale=bubble)["step_s"]
+        est = training_estimate(model, c2, w2, columns, efficiency_shape=shape, bubble_scale=bubble, with_memory=False)
+        out[code] = est["step_s"]
     return out
 
 
@@ -276,19 +277,20 @@ def _check_steps(name: str, values: Any, length: int | None = None) -> Any:
     or TypeError naming it in the learner's language."""
     import numpy as np
 
-    shown = shown_repr(values)
+    # the value is quoted only in a refusal: printing a search's whole array on every call costs more than the check
+    shown_length = length if length is not None else "n"
     if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
-        raise TypeError(tr("planner.tie_steps", name=name, value=shown, length=length if length is not None else "n"))
+        raise TypeError(tr("planner.tie_steps", name=name, value=shown_repr(values), length=shown_length))
     try:
         array = np.asarray(values, dtype=float)
     except (TypeError, ValueError, OverflowError):
-        raise TypeError(tr("planner.tie_steps", name=name, value=shown, length=length or "n")) from None
+        raise TypeError(tr("planner.tie_steps", name=name, value=shown_repr(values), length=length or "n")) from None
     if (
         array.ndim != 1
         or (length is not None and len(array) != length)
         or not np.all(np.isfinite(array) & (array >= 0))
     ):
-        raise ValueError(tr("planner.tie_steps", name=name, value=shown, length=length if length is not None else "n"))
+        raise ValueError(tr("planner.tie_steps", name=name, value=shown_repr(values), length=shown_length))
     return array
 
 
@@ -333,6 +335,7 @@ def robust_tie_groups(
     assigned = np.zeros(len(base), dtype=bool)
     groups: list[list[int]] = []
     why: dict[int, tuple[str, ...]] = {}
+    names: dict[int, tuple[str, ...]] = {}
     for leader in range(len(base)):
         if assigned[leader]:
             continue
@@ -348,12 +351,18 @@ def robust_tie_groups(
             )
             same = np.all(np.abs(ratio - 1) <= SAME_ESTIMATE, axis=0)
             tied = faster.any(axis=0) | same
-            for pos, member in enumerate(window):
-                if tied[pos]:
-                    group.append(int(member))
-                    assigned[member] = True
-                    hits = tuple(codes[k] for k in np.flatnonzero(faster[:, pos]))
-                    why[int(member)] = ("same",) if same[pos] else hits
+            members = window[tied]
+            group.extend(members.tolist())
+            assigned[members] = True
+            # which scenarios make each member as fast: a bit per scenario, named once per distinct pattern
+            patterns = (faster[:, tied].T.astype(np.int64) << np.arange(len(codes))).sum(axis=1)
+            for member, pattern, alike in zip(members.tolist(), patterns.tolist(), same[tied].tolist(), strict=True):
+                if alike:
+                    why[member] = ("same",)
+                else:
+                    if pattern not in names:
+                        names[pattern] = tuple(code for k, code in enumerate(codes) if pattern >> k & 1)
+                    why[member] = names[pattern]
         groups.append(group)
     return groups, why
 
@@ -382,7 +391,6 @@ def contenders(group: list[int], scenarios: Mapping[str, Any]) -> dict[int, tupl
     sub = np.stack([np.asarray(scenarios[c], dtype=float)[group] for c in codes])
     near = sub <= sub.min(axis=1, keepdims=True) * (1 + SAME_ESTIMATE)
     return {
-        int(member): tuple(codes[k] for k in np.flatnonzero(near[:, pos]))
-        for pos, member in enumerate(group[1:], 1)
-        if near[:, pos].any()
+        int(group[pos]): tuple(codes[k] for k in np.flatnonzero(near[:, pos]))
+        for pos in np.flatnonzero(near[:, 1:].any(axis=0)) + 1
     }

@@ -652,9 +652,11 @@ class WorkbenchWidget(LessonWidget[Any]):
         )
         rank_head = html.escape(tr("widgets.workbench.col_rank", uncertainty=result.assumptions.uncertainty))
         rows = [f"<tr><th style='{cell}'>{rank_head}</th>{header}</tr>"]
-        groups = result.tie_groups()
+        shown = result.accepted_indices(len(best))
+        # the tie groups of the rows shown (each whole): only the candidates near them are estimated again
+        groups = result.tie_groups(top=len(best))
         group_of = {index: g for g, members in enumerate(groups, 1) for index in members}
-        for rank, (index, cand) in enumerate(zip(result.accepted_indices(), best, strict=False), 1):
+        for rank, (index, cand) in enumerate(zip(shown, best, strict=True), 1):
             t, mem = cand.timeline, cand.memory
             assert t is not None and mem is not None
             parts = f"{t.compute_s:.3g} / {t.exposed_communication_s:.3g} / {t.bubble_s:.3g}"
@@ -664,8 +666,8 @@ class WorkbenchWidget(LessonWidget[Any]):
                 f'<td style="{cell}">{mem.total_gib:.1f} / {mem.device_gib:g}</td>'
                 f'<td style="{cell}">{t.step_s:.3g}</td><td style="{cell}">{parts}</td></tr>'
             )
-        shown = set(result.accepted_indices()[: len(best)])
-        why = [row for row in result.explain_ties(1) if row.scenarios and row.index in shown]
+        # group 1's rows come fastest first, so the rows of the candidates shown are among its first len(best)
+        why = [row for row in result.explain_ties(1, top=len(best)) if row.scenarios and row.index in set(shown)]
         ties = ""
         if why:
             items = "".join(f"<li>{html.escape(row.message)}</li>" for row in why)
