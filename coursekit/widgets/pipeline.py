@@ -397,6 +397,7 @@ class PipelineWidget(LessonWidget[PipelineView]):
             for _ in range(_TEXT_POOL)
         ]
         self.title = self.ax.set_title("", fontsize=9)
+        self._row_labels: list[str] = []  # the y tick labels set last
         self.ax.set_xlabel(_label("widgets.pipeline.axis_time"), fontsize=8)
         legend = self.ax.legend(
             handles=[
@@ -474,7 +475,10 @@ class PipelineWidget(LessonWidget[PipelineView]):
 
         self.ax.set_xlim(0.0, makespan * 1.01)
         self.ax.set_ylim(p - 0.5, -0.5)
-        self.ax.set_yticks(range(p), labels=[label(row.label) for row in result.rows])
+        row_labels = [label(row.label) for row in result.rows]
+        if row_labels != self._row_labels:  # new ticks only for another p (or language)
+            self.ax.set_yticks(range(p), labels=row_labels)
+            self._row_labels = row_labels
         for stage, tick in enumerate(self.ax.get_yticklabels()):
             tick.set_color(_SLOW_COLOUR if stage == result.slow_stage else "black")
         idle = _label("widgets.pipeline.title_idle", idle=result.simulated_fraction)
