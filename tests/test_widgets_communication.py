@@ -9,10 +9,21 @@ import time
 import pytest
 
 import coursekit
-from coursekit.communication import collective_cost, communication_ledger, crossover_payload_mib
+from coursekit.communication import CollectiveCost, collective_cost, communication_ledger, crossover_payload_mib
 from coursekit.hardware import LINK_PRESETS
 from coursekit.units import GIB_BYTES, MS_PER_S, US_PER_S, mib_to_bytes
 from coursekit.widgets.communication import PAYLOAD_CHOICES_MIB, CommunicationWidget, call_cost, payload_label
+
+
+def _send_recv(payload_mib: float, bandwidth_gib_s: float, latency_us: float) -> CollectiveCost:
+    """One point-to-point call of lesson 2's ledger from the public collective formula, in the widget's units."""
+    return collective_cost(
+        "send_recv",
+        payload_bytes=mib_to_bytes(payload_mib),
+        ranks=2,
+        bandwidth_bytes_per_s=bandwidth_gib_s * GIB_BYTES,
+        latency_s=latency_us / US_PER_S,
+    )
 
 
 def test_default_is_the_lesson_2_high_frequency_ledger() -> None:
@@ -51,13 +62,7 @@ def test_controls_drive_the_ledger(payload: float, calls: int, bandwidth: float,
     assert w.result.ledger == communication_ledger(payload, calls, bandwidth, latency)
     assert w.result.crossover_mib == pytest.approx(crossover_payload_mib(bandwidth, latency))
     # one call is one point-to-point transfer: alpha + payload / B, unrounded
-    expected = collective_cost(
-        "send_recv",
-        payload_bytes=mib_to_bytes(payload),
-        ranks=2,
-        bandwidth_bytes_per_s=bandwidth * GIB_BYTES,
-        latency_s=latency / US_PER_S,
-    )
+    expected = _send_recv(payload, bandwidth, latency)
     assert w.result.per_call.total_s == pytest.approx(expected.total_s)
     # ... and the ledger is that call times the calls, rounded to 3 decimals of a ms
     assert w.result.ledger.lower_bound_ms == pytest.approx(calls * expected.total_s * MS_PER_S, abs=6e-4)
@@ -208,13 +213,7 @@ def test_shown_numbers_are_the_collective_formulas(
     assert w.status == "ok" and w.result is not None
 
     def one_call(mib: float) -> tuple[float, float]:
-        cost = collective_cost(
-            "send_recv",
-            payload_bytes=mib_to_bytes(mib),
-            ranks=2,
-            bandwidth_bytes_per_s=bandwidth_gib_s * GIB_BYTES,
-            latency_s=latency_us / US_PER_S,
-        )
+        cost = _send_recv(mib, bandwidth_gib_s, latency_us)
         return cost.latency_s * US_PER_S, cost.transfer_s * US_PER_S
 
     curve_mib = list(w.total_line.get_xdata())
