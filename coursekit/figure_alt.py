@@ -26,7 +26,20 @@ from matplotlib.container import BarContainer
 from matplotlib.figure import Figure
 
 from . import i18n
-from .i18n import Text
+from ._validate import check_choice, check_instance
+from .i18n import Text, register, shown_repr, tr
+
+#: The eight bytes every PNG file starts with (PNG specification, section 5.2).
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+register(
+    {
+        "figure_alt.not_png": {
+            "zh": "png 的开头是 {value}：不是 PNG 文件（PNG 以 \\x89PNG\\r\\n\\x1a\\n 开头）。",
+            "en": "png starts with {value}: not a PNG file (a PNG starts with \\x89PNG\\r\\n\\x1a\\n).",
+        },
+    }
+)
 
 __all__ = ["describe_figure", "figure_html", "image_html", "png_description"]
 
@@ -88,7 +101,8 @@ def _axes_parts(ax: Any, lang: str) -> list[str]:
 
 def describe_figure(fig: Figure, lang: str | None = None) -> str:
     """What ``fig`` shows, in words: per panel its title, axes, lines and bars (``lang``: zh/en, default current)."""
-    lang = i18n.get_language() if lang is None else lang
+    check_instance("fig", fig, Figure)
+    lang = i18n.get_language() if lang is None else check_choice("lang", lang, i18n.LANGUAGES)
     colon, semicolon, stop = (part.render(lang) for part in _SEPARATORS)
     panels = []
     for ax in fig.get_axes():
@@ -130,6 +144,12 @@ def png_description(png: bytes) -> str | None:
     >>> png_description(encode_png(np.zeros((1, 1, 4), np.uint8), text={"Description": ("一张图", "zh")}))
     '一张图'
     """
+    if not isinstance(png, (bytes, bytearray)):
+        raise TypeError(
+            tr("validate.type_instance", name="png", value=shown_repr(png), expected="bytes", type=type(png).__name__)
+        )
+    if bytes(png[:8]) != PNG_SIGNATURE:
+        raise ValueError(tr("figure_alt.not_png", value=shown_repr(bytes(png[:8]))))
     position = 8
     while position + 8 <= len(png):
         (length,) = struct.unpack(">I", png[position : position + 4])
@@ -154,7 +174,7 @@ def image_html(image: Any) -> str | None:
     import html
 
     data = image.data if isinstance(getattr(image, "data", None), bytes) else None
-    if data is None or not data.startswith(b"\x89PNG"):
+    if data is None or not data.startswith(PNG_SIGNATURE):
         return None
     alt = png_description(data)
     if alt is None:

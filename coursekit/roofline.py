@@ -42,6 +42,18 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from ._validate import check_choice, check_divides, check_int, check_number, finite_result
+from .i18n import register, shown_repr, tr
+
+register(
+    {
+        "roofline.not_a_layer_shape": {
+            "zh": "model = {value}：必须是带 hidden、ffn_hidden、kv_hidden、mlp 的模型（如 ModelSpec），"
+            "而不是 {type}。",
+            "en": "model = {value}: must be a model with hidden, ffn_hidden, kv_hidden and mlp (e.g. a ModelSpec), "
+            "not {type}.",
+        },
+    }
+)
 
 __all__ = [
     "BF16_BYTES",
@@ -471,6 +483,9 @@ def layout_matmul_intensity(model: LayerShape, *, tp: int, micro_batch: int, seq
 
     Taught in: lesson 7 (compute efficiency).
     """
+    missing = [name for name in ("hidden", "ffn_hidden", "kv_hidden", "mlp") if not hasattr(model, name)]
+    if missing:
+        raise TypeError(tr("roofline.not_a_layer_shape", value=shown_repr(model), type=type(model).__name__))
     mlp = check_choice("mlp", model.mlp, tuple(MLP_MATRICES))
     return transformer_layer_matmul_intensity(
         tokens_per_gpu(micro_batch, seq_len, cp),

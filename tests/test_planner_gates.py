@@ -134,6 +134,41 @@ def test_pp_schedule_three_reasons() -> None:
     )
 
 
+def test_pp_schedule_chunks_split_every_stage_equally() -> None:
+    # Megatron-Core refuses an interleaved schedule whose stages do not split into v equal chunks
+    # (TransformerConfig: "number of layers on each pipeline rank ... must be divisible by
+    # virtual_pipeline_model_parallel_size"; the embedding and the loss count as a layer each when the split accounts
+    # for them). 6 layers on pp = 2: stages of 3 and 3, so v = 3 splits them and v = 2 does not; with one edge layer
+    # each stage counts 3 + 1 = 4, so v = 2 splits them (rank 0: embedding + 1 layer, then 2 layers).
+    six = ModelSpec("tiny6", 6, 64, 4, 256, 1000, 128)
+    rows = [{"pp": 2, "dp": 4, "v": 3, "ga": 2}, {"pp": 2, "dp": 4, "v": 2, "ga": 2}]
+    g = gate_input(rows, model=six)
+    assert fails(g, "pp_schedule") == [False, True]
+    assert reason(g, "pp_schedule", 1) == (
+        "pp_schedule",
+        "planner.virtual_chunk_divide",
+        {"v": 2, "stages": "3, 3", "edge": 0},
+    )
+    edged = gate_input(rows[1:], model=six, workload=WorkloadSpec(global_batch=16, pipeline_edge_layers=1))
+    assert fails(edged, "pp_schedule") == [False]
+
+
+def test_llama3_405b_virtual_stages_follow_megatron_split() -> None:
+    # Llama 3 405B: 126 layers, the first and last stages one layer fewer (arXiv:2407.21783, §3.3.2), i.e. the
+    # embedding and the loss counted as a layer each: (126 + 2) / 16 = 8 per rank at pp 16, 4 at pp 32. Chunks
+    # must be equal, so v = 3 splits neither. At pp 32 the edge stages hold 3 layers, and v = 4 would leave the
+    # first rank a chunk with the embedding alone (the planner's rule: every chunk holds a layer), so v = 2 only.
+    from coursekit.planner.space import _v_options
+    from coursekit.presets import MODELS
+
+    llama, edge = MODELS["llama3-405b"], WorkloadSpec(global_batch=2048, pipeline_edge_layers=1)
+    assert _v_options(llama, edge, 16) == [1, 2, 4]
+    assert _v_options(llama, edge, 32) == [1, 2]
+    # MT-NLG-like 105 layers on 35 stages, no edge layers: 3 per stage, so only v = 3 interleaves
+    mtnlg = ModelSpec("mtnlg-like", 105, 20480, 128, 81920, 50257, 2048)
+    assert _v_options(mtnlg, WorkloadSpec(global_batch=1920), 35) == [1, 3]
+
+
 def test_memory_needs_a_well_formed_candidate() -> None:
     small = ClusterSpec("tiny-memory", 2, 4, 1.0, 100e12, 100e9, 10e9, 1e-6, 5e-6, 1e12)
     # The 2 GiB runtime reserve alone exceeds a 1 GiB device; the malformed row (tp 3) has no ledger to judge.

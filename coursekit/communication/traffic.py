@@ -111,13 +111,13 @@ _ENTRY_FIELDS: tuple[str, ...] = (
 
 
 def _entry(
-    collective: str, payload: float, calls: int, group: str, ranks: int, zh: str, en: str, source: str
+    collective: str, payload: float, calls: int, group: str, ranks: int, description: Text, source: str
 ) -> TrafficEntry:
     """A :class:`TrafficEntry` from a traffic kernel, whose inputs the public function already checked."""
     if not math.isfinite(payload) or calls > MAX_INT:  # inputs in range, result overflowed: @finite_result names them
         raise OverflowError(collective)
     entry = object.__new__(TrafficEntry)  # the fields hold by construction: no second validation
-    values = (collective, float(payload), int(calls), group, int(ranks), Text(zh=zh, en=en), source)
+    values = (collective, float(payload), int(calls), group, int(ranks), description, source)
     for name, value in zip(_ENTRY_FIELDS, values, strict=True):
         object.__setattr__(entry, name, value)
     return entry
@@ -167,8 +167,10 @@ def dp_traffic(
             calls,
             "dp",
             n,
-            "反向结束后对梯度做 all-reduce（按桶切分时每桶一次）",
-            "Gradient all-reduce after backward (one per bucket when bucketed)",
+            Text(
+                zh="反向结束后对梯度做 all-reduce（按桶切分时每桶一次）",
+                en="Gradient all-reduce after backward (one per bucket when bucketed)",
+            ),
             ZERO_SOURCE + "; " + DDP_BUCKET_SOURCE,
         ),
     )
@@ -264,8 +266,10 @@ def _zero_entries(
                 all_reduce_calls,
                 "dp",
                 n,
-                "梯度 all-reduce（ZeRO-0 即普通数据并行）",
-                "Gradient all-reduce (ZeRO-0 is plain data parallelism)",
+                Text(
+                    zh="梯度 all-reduce（ZeRO-0 即普通数据并行）",
+                    en="Gradient all-reduce (ZeRO-0 is plain data parallelism)",
+                ),
                 ZERO_SOURCE,
             ),
         )
@@ -275,8 +279,10 @@ def _zero_entries(
         reduce_scatter_calls,
         "dp",
         n,
-        "梯度 reduce-scatter：每个 rank 只拿到自己那一片的归约结果",
-        "Gradient reduce-scatter: each rank keeps the reduced slice it owns",
+        Text(
+            zh="梯度 reduce-scatter：每个 rank 只拿到自己那一片的归约结果",
+            en="Gradient reduce-scatter: each rank keeps the reduced slice it owns",
+        ),
         ZERO_SOURCE,
     )
     if zero_stage in (1, 2):
@@ -288,8 +294,10 @@ def _zero_entries(
                 gather_calls,
                 "dp",
                 n,
-                "优化器更新后 all-gather 参数，各 rank 重新拿到完整参数",
-                "All-gather of updated weights after the optimizer step",
+                Text(
+                    zh="优化器更新后 all-gather 参数，各 rank 重新拿到完整参数",
+                    en="All-gather of updated weights after the optimizer step",
+                ),
                 ZERO_SOURCE,
             ),
         )
@@ -300,8 +308,10 @@ def _zero_entries(
             gather_calls // 2,
             "dp",
             n,
-            "前向：每个单元计算前 all-gather 它的参数，用完即释放",
-            "Forward: all-gather each unit's weights before it runs, free them after",
+            Text(
+                zh="前向：每个单元计算前 all-gather 它的参数，用完即释放",
+                en="Forward: all-gather each unit's weights before it runs, free them after",
+            ),
             ZERO_SOURCE,
         ),
         _entry(
@@ -310,8 +320,10 @@ def _zero_entries(
             gather_calls // 2,
             "dp",
             n,
-            "反向：再次 all-gather 每个单元的参数",
-            "Backward: all-gather each unit's weights again",
+            Text(
+                zh="反向：再次 all-gather 每个单元的参数",
+                en="Backward: all-gather each unit's weights again",
+            ),
             ZERO_SOURCE,
         ),
         reduce_grads,
@@ -491,11 +503,11 @@ def _tp_entries(
         return ()
     payload = _activation_bytes(s, b, h, element)
     calls = _layer_collective_calls(n_layers, m)
-    phases = [("前向", "Forward"), ("反向", "Backward")]
+    phases = [Text(zh="前向", en="Forward"), Text(zh="反向", en="Backward")]
     if mode == "full":
-        phases.append(("重计算的前向", "Recomputed forward"))
+        phases.append(Text(zh="重计算的前向", en="Recomputed forward"))
     entries: list[TrafficEntry] = []
-    for zh_phase, en_phase in phases:
+    for phase in phases:
         if sp:
             entries.append(
                 _entry(
@@ -504,8 +516,10 @@ def _tp_entries(
                     calls,
                     "tp",
                     t,
-                    f"{zh_phase}：每层 2 次 all-gather，把按序列切分的激活拼回完整序列",
-                    f"{en_phase}: 2 all-gathers per layer, sequence-sharded activations to full sequence",
+                    Text(
+                        zh=f"{phase.zh}：每层 2 次 all-gather，把按序列切分的激活拼回完整序列",
+                        en=f"{phase.en}: 2 all-gathers per layer, sequence-sharded activations to full sequence",
+                    ),
                     SEQUENCE_PARALLEL_SOURCE,
                 )
             )
@@ -516,8 +530,10 @@ def _tp_entries(
                     calls,
                     "tp",
                     t,
-                    f"{zh_phase}：每层 2 次 reduce-scatter，部分和归约后按序列切回",
-                    f"{en_phase}: 2 reduce-scatters per layer, partial sums reduced and re-sharded by sequence",
+                    Text(
+                        zh=f"{phase.zh}：每层 2 次 reduce-scatter，部分和归约后按序列切回",
+                        en=f"{phase.en}: 2 reduce-scatters per layer, partial sums reduced and re-sharded by sequence",
+                    ),
                     SEQUENCE_PARALLEL_SOURCE,
                 )
             )
@@ -529,8 +545,10 @@ def _tp_entries(
                     calls,
                     "tp",
                     t,
-                    f"{zh_phase}：每层 2 次 all-reduce（注意力块与 MLP 块各一次）",
-                    f"{en_phase}: 2 all-reduces per layer (one per attention block, one per MLP block)",
+                    Text(
+                        zh=f"{phase.zh}：每层 2 次 all-reduce（注意力块与 MLP 块各一次）",
+                        en=f"{phase.en}: 2 all-reduces per layer (one per attention block, one per MLP block)",
+                    ),
                     MEGATRON_TP_SOURCE,
                 )
             )
@@ -587,8 +605,10 @@ def _pp_entries(s: Any, b: Any, h: Any, p: Any, m: Any, element: Any) -> tuple[T
             m,
             "pp",
             2,
-            "前向：每个微批次把激活发给下一个 stage（每个 stage 边界）",
-            "Forward: each micro-batch's activation to the next stage (per stage boundary)",
+            Text(
+                zh="前向：每个微批次把激活发给下一个 stage（每个 stage 边界）",
+                en="Forward: each micro-batch's activation to the next stage (per stage boundary)",
+            ),
             PIPELINE_SOURCE,
         ),
         _entry(
@@ -597,8 +617,10 @@ def _pp_entries(s: Any, b: Any, h: Any, p: Any, m: Any, element: Any) -> tuple[T
             m,
             "pp",
             2,
-            "反向：每个微批次把激活梯度发回上一个 stage（每个 stage 边界）",
-            "Backward: each micro-batch's activation gradient to the previous stage (per stage boundary)",
+            Text(
+                zh="反向：每个微批次把激活梯度发回上一个 stage（每个 stage 边界）",
+                en="Backward: each micro-batch's activation gradient to the previous stage (per stage boundary)",
+            ),
             PIPELINE_SOURCE,
         ),
     )
@@ -661,8 +683,10 @@ def _cp_entries(s: Any, b: Any, kv: Any, n_layers: Any, c: Any, element: Any, m:
             calls,
             "cp",
             2,
-            "前向：每层 cp-1 步环形传递 K、V 块",
-            "Forward: cp-1 ring steps per layer passing K and V blocks",
+            Text(
+                zh="前向：每层 cp-1 步环形传递 K、V 块",
+                en="Forward: cp-1 ring steps per layer passing K and V blocks",
+            ),
             RING_ATTENTION_SOURCE,
         ),
         _entry(
@@ -671,8 +695,10 @@ def _cp_entries(s: Any, b: Any, kv: Any, n_layers: Any, c: Any, element: Any, m:
             calls,
             "cp",
             2,
-            "反向：每层 cp-1 步环形传递 K、V 及其梯度 dK、dV",
-            "Backward: cp-1 ring steps per layer passing K, V and their gradients dK, dV",
+            Text(
+                zh="反向：每层 cp-1 步环形传递 K、V 及其梯度 dK、dV",
+                en="Backward: cp-1 ring steps per layer passing K, V and their gradients dK, dV",
+            ),
             RING_ATTENTION_SOURCE,
         ),
     )
@@ -736,8 +762,10 @@ def _ep_entries(
             calls,
             "ep",
             e,
-            "前向：每个 MoE 层一次 dispatch（token 发往专家）和一次 combine（结果发回）",
-            "Forward: per MoE layer one dispatch (tokens to experts) and one combine (results back)",
+            Text(
+                zh="前向：每个 MoE 层一次 dispatch（token 发往专家）和一次 combine（结果发回）",
+                en="Forward: per MoE layer one dispatch (tokens to experts) and one combine (results back)",
+            ),
             MOE_SOURCE,
         ),
         _entry(
@@ -746,8 +774,10 @@ def _ep_entries(
             calls,
             "ep",
             e,
-            "反向：combine 与 dispatch 的梯度各一次 all-to-all",
-            "Backward: one all-to-all each for the gradients of combine and dispatch",
+            Text(
+                zh="反向：combine 与 dispatch 的梯度各一次 all-to-all",
+                en="Backward: one all-to-all each for the gradients of combine and dispatch",
+            ),
             MOE_SOURCE,
         ),
     )

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, NamedTuple
 
+from .. import composition  # noqa: F401  (registers the composition.* messages the rank and EP reasons name)
+from .._validate import check_instance
 from ..i18n import Reason, Text, register
 from ..specs import RECOMPUTE_MODES, ClusterSpec, ModelSpec, WorkloadSpec, _divisors, stage_layer_counts
 from ..units import GIB_BYTES, bytes_to_gib
@@ -45,6 +47,12 @@ register(
         "planner.virtual_chunk_layers": {
             "zh": "v = {v} 个模型块需要每个流水线阶段至少 {v} 层；最少的阶段只有 {fewest} 层",
             "en": "v = {v} model chunks need at least {v} layers on every pipeline stage; the smallest holds {fewest}",
+        },
+        "planner.virtual_chunk_divide": {
+            "zh": "v = {v} 个模型块要把每个流水线阶段的层数等分（首末阶段把嵌入与损失各算作 {edge} 层）；"
+            "首、中、末阶段的层数是 {stages}",
+            "en": "v = {v} model chunks must split every pipeline stage's layers equally (the first and last count "
+            "the embedding and the loss as {edge} layer each); the first, middle and last stages hold {stages}",
         },
         "planner.context_chunks": {
             "zh": "cp = {cp}：因果注意力的负载均衡切分要把序列分成 2·cp = {chunks} 段等长的块（每个 CP rank "
@@ -183,9 +191,27 @@ def _ep_fold_reason(g: GateInput, i: int) -> Reason:
     return Reason("ep_fold", "composition.ep_fold", params)
 
 
+def chunks_divide_stages(first: Any, mid: Any, last: Any, pp: Any, edge_layers: int, v: Any) -> Any:
+    """True where ``v`` model chunks split every pipeline stage into equal chunks; array-generic.
+
+    Megatron-Core's rule for the interleaved schedule (``TransformerConfig``: "number of layers on each pipeline
+    rank ... must be divisible by virtual_pipeline_model_parallel_size"): each stage's layers — the first and
+    last counting the ``edge_layers`` that the embedding and the loss stand for, as
+    ``--account-for-embedding-in-pipeline-split`` / ``--account-for-loss-in-pipeline-split`` count them — are a
+    multiple of ``v``. ``first, mid, last`` are :func:`coursekit.specs.stage_layer_counts`; ``mid`` counts only
+    when pp > 2. Only a hand-written ``--pipeline-model-parallel-layout`` lifts the rule.
+
+    >>> bool(chunks_divide_stages(7, 8, 7, 16, 1, 4)), bool(chunks_divide_stages(3, 4, 3, 32, 1, 3))
+    (True, False)
+    """
+    edge = first + edge_layers, last + edge_layers
+    return (edge[0] % v == 0) & (edge[1] % v == 0) & ((pp <= 2) | (mid % v == 0))
+
+
 def _pp_schedule_test(g: GateInput) -> Any:
     pp, v = g["pp"], g["v"]
-    return (v > 1) & ((pp == 1) | (g.fewest_layers < v) | (g["ga"] % pp != 0))
+    uneven = ~chunks_divide_stages(*g.stage_layers, pp, g.workload.pipeline_edge_layers, v)
+    return (v > 1) & ((pp == 1) | (g.fewest_layers < v) | uneven | (g["ga"] % pp != 0))
 
 
 def _pp_schedule_reason(g: GateInput, i: int) -> Reason:
@@ -194,6 +220,11 @@ def _pp_schedule_reason(g: GateInput, i: int) -> Reason:
         return Reason("pp_schedule", "planner.virtual_needs_pp", {"v": v})
     if fewest < v:
         return Reason("pp_schedule", "planner.virtual_chunk_layers", {"v": v, "fewest": fewest})
+    first, mid, last = (int(x[i]) for x in g.stage_layers)
+    if not chunks_divide_stages(first, mid, last, pp, g.workload.pipeline_edge_layers, v):
+        stages = f"{first}, {mid}, {last}" if pp > 2 else f"{first}, {last}"
+        edge = g.workload.pipeline_edge_layers
+        return Reason("pp_schedule", "planner.virtual_chunk_divide", {"v": v, "stages": stages, "edge": edge})
     return Reason("pp_schedule", "pipeline.interleaved_multiple", {"microbatches": g.value("ga", i), "stages": pp})
 
 
@@ -426,6 +457,9 @@ def context_twins(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec
 
     Taught in: lesson 9 (decision workbench).
     """
+    check_instance("model", model, ModelSpec)
+    check_instance("cluster", cluster, ClusterSpec)
+    check_instance("workload", workload, WorkloadSpec)
     import numpy as np
 
     world = cluster.world_size

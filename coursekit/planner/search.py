@@ -12,7 +12,7 @@ Taught in: lesson 9 (decision workbench).
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -477,6 +477,49 @@ def _column_value(candidate: PlanCandidate, key: str) -> int:
     return value
 
 
+def _dimensions_and_assumptions(
+    model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec, columns: Mapping[str, Any]
+) -> tuple[dict[str, tuple[Any, ...]], Assumptions]:
+    """The searched values of each dimension in ``columns``, and the assumptions the result states (the serving
+    search states its own, and its own tie tolerance)."""
+    import numpy as np
+
+    dims: dict[str, tuple[Any, ...]] = {
+        key: tuple(int(x) for x in np.unique(columns[key])) for key in ("tp", "pp", "dp", "cp", "ep", "v", "zero", "mb")
+    }
+    uncertainty = MODEL_UNCERTAINTY
+    notes = ESTIMATE_NOTES
+    if workload.mode == "training":
+        dims["recompute"] = workload.recompute_modes
+    else:
+        from ..serving import SERVING_ASSUMPTIONS, TIE_TOLERANCE
+
+        dims = {key: tuple(int(x) for x in np.unique(columns[key])) for key in ("replicas", "tp", "pp")}
+        uncertainty = TIE_TOLERANCE
+        notes = tuple(
+            Text(zh=tr(f"serving.assume.{key}", lang="zh"), en=tr(f"serving.assume.{key}", lang="en"))
+            for key in SERVING_ASSUMPTIONS
+        )
+    assumptions = Assumptions(
+        peak_flops=cluster.peak_flops,
+        achievable_flops_fraction=workload.achievable_flops_fraction,
+        overlap_fraction=workload.overlap_fraction,
+        recipe=workload.recipe,
+        runtime_reserve_gib=workload.runtime_reserve_gib,
+        sequence_parallel=workload.sequence_parallel,
+        intra_node_bandwidth_bytes_per_s=cluster.intra_node_bandwidth_bytes_per_s,
+        inter_node_bandwidth_bytes_per_s=cluster.inter_node_bandwidth_bytes_per_s,
+        intra_node_latency_s=cluster.intra_node_latency_s,
+        inter_node_latency_s=cluster.inter_node_latency_s,
+        memory_bandwidth_bytes_per_s=cluster.memory_bandwidth_bytes_per_s,
+        notes=notes,
+        overlap=tuple((dim, workload.overlap(dim)) for dim in ("dp", "pp", "cp", "tp", "ep")),
+        efficiency_calibration=EFFICIENCY_CALIBRATION if workload.achievable_flops_fraction is None else "",
+        uncertainty=uncertainty,
+    )
+    return dims, assumptions
+
+
 def plan(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec) -> PlanResult:
     """Enumerate every composition of ``cluster`` for ``model`` and ``workload``, gate it, and estimate the rest.
 
@@ -528,40 +571,7 @@ def plan(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec) -> Plan
         alive &= ~removed
         funnel.append(FunnelStep(gate.code, gate.description, int(removed.sum()), int(alive.sum())))
     elapsed = time.perf_counter() - start
-    dims: dict[str, tuple[Any, ...]] = {
-        key: tuple(int(x) for x in np.unique(table.columns[key]))
-        for key in ("tp", "pp", "dp", "cp", "ep", "v", "zero", "mb")
-    }
-    uncertainty = MODEL_UNCERTAINTY
-    notes = ESTIMATE_NOTES
-    if workload.mode == "training":
-        dims["recompute"] = workload.recompute_modes
-    else:
-        from ..serving import SERVING_ASSUMPTIONS, TIE_TOLERANCE
-
-        dims = {key: tuple(int(x) for x in np.unique(table.columns[key])) for key in ("replicas", "tp", "pp")}
-        uncertainty = TIE_TOLERANCE
-        notes = tuple(
-            Text(zh=tr(f"serving.assume.{key}", lang="zh"), en=tr(f"serving.assume.{key}", lang="en"))
-            for key in SERVING_ASSUMPTIONS
-        )
-    assumptions = Assumptions(
-        peak_flops=cluster.peak_flops,
-        achievable_flops_fraction=workload.achievable_flops_fraction,
-        overlap_fraction=workload.overlap_fraction,
-        recipe=workload.recipe,
-        runtime_reserve_gib=workload.runtime_reserve_gib,
-        sequence_parallel=workload.sequence_parallel,
-        intra_node_bandwidth_bytes_per_s=cluster.intra_node_bandwidth_bytes_per_s,
-        inter_node_bandwidth_bytes_per_s=cluster.inter_node_bandwidth_bytes_per_s,
-        intra_node_latency_s=cluster.intra_node_latency_s,
-        inter_node_latency_s=cluster.inter_node_latency_s,
-        memory_bandwidth_bytes_per_s=cluster.memory_bandwidth_bytes_per_s,
-        notes=notes,
-        overlap=tuple((dim, workload.overlap(dim)) for dim in ("dp", "pp", "cp", "tp", "ep")),
-        efficiency_calibration=EFFICIENCY_CALIBRATION if workload.achievable_flops_fraction is None else "",
-        uncertainty=uncertainty,
-    )
+    dims, assumptions = _dimensions_and_assumptions(model, cluster, workload, table.columns)
     return PlanResult(
         model=model,
         cluster=cluster,

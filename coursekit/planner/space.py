@@ -14,6 +14,7 @@ from ..i18n import register, tr
 from ..specs import _divisors, stage_layer_counts, type_error
 from .gate_table import PLAN_GATES as PLAN_GATES
 from .gate_table import PlanGate as PlanGate
+from .gate_table import chunks_divide_stages
 from .specs import (
     DEGREE_KEYS,
     MAX_GLOBAL_BATCH,
@@ -87,12 +88,15 @@ INT_COLUMNS: tuple[str, ...] = ("tp", "pp", "dp", "cp", "ep", "v", "zero", "mb",
 
 
 def _v_options(model: ModelSpec, workload: WorkloadSpec, pp: int) -> list[int]:
-    """Virtual stages tried at ``pp``: 1, and 2..max while every stage keeps at least one layer per chunk."""
+    """Virtual stages tried at ``pp``: 1, and each v in 2..max that keeps at least one layer per chunk and splits
+    every stage into equal chunks (:func:`coursekit.planner.gate_table.chunks_divide_stages`)."""
     if pp == 1:
         return [1]
-    first, mid, last = stage_layer_counts(model.layers, pp, workload.pipeline_edge_layers)
+    edge = workload.pipeline_edge_layers
+    first, mid, last = stage_layer_counts(model.layers, pp, edge)
     fewest = min(first, last, mid) if pp > 2 else min(first, last)
-    return [1, *range(2, min(workload.max_virtual_stages, max(fewest, 1)) + 1)]
+    tried = range(2, min(workload.max_virtual_stages, max(fewest, 1)) + 1)
+    return [1, *(v for v in tried if chunks_divide_stages(first, mid, last, pp, edge, v))]
 
 
 def training_space(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec) -> dict[str, npt.NDArray[Any]]:

@@ -31,7 +31,7 @@ from matplotlib.figure import Figure
 from matplotlib.text import Text as MplText
 
 from .. import i18n
-from .._validate import check_bool, check_number
+from .._validate import check_bool, check_instance, check_number
 from .fonts import (
     CJK_FONT_CANDIDATES,
     LATIN_FONT,
@@ -101,6 +101,7 @@ def css_width_px(fig: Figure) -> int:
     >>> css_width_px(new_figure(6.2, 3.2, dpi=DEFAULT_DPI * WIDGET_PIXEL_RATIO))
     620
     """
+    check_instance("fig", fig, Figure)
     return round(fig.get_figwidth() * DEFAULT_DPI)
 
 
@@ -116,8 +117,7 @@ def figure_to_png(fig: Figure, describe: bool = True) -> bytes:
 
     Taught in: lesson 0 (course index).
     """
-    if not isinstance(fig, Figure):
-        raise TypeError(f"figure_to_png() needs a matplotlib Figure, not {type(fig).__name__}")
+    check_instance("fig", fig, Figure)
     if not isinstance(fig.canvas, FigureCanvasAgg):
         CourseCanvas(fig)
     # Draw once on the Agg canvas and encode the pixels ourselves: savefig would draw twice
@@ -142,6 +142,7 @@ def freeze_layout(fig: Figure) -> None:
     >>> freeze_layout(fig); type(fig.get_layout_engine()).__name__  # a no-op engine keeps the positions
     'PlaceHolderLayoutEngine'
     """
+    check_instance("fig", fig, Figure)
     engine = fig.get_layout_engine()
     if engine is not None and type(engine).__name__ != "PlaceHolderLayoutEngine":
         fig.set_layout_engine("none")
@@ -167,6 +168,7 @@ def pin_labels(fig: Figure, pinned: bool = True) -> None:
 
     Taught in: lesson 0 (course index).
     """
+    check_instance("fig", fig, Figure)
     check_bool("pinned", pinned)
     held: list[tuple[Any, str]] = fig.__dict__.setdefault("_course_pinned_labels", [])
     if not pinned:
@@ -201,6 +203,7 @@ def cache_drawing(artist: Artist, key: Callable[[], Any] | None = None) -> None:
 
     Taught in: lesson 0 (course index).
     """
+    check_instance("artist", artist, Artist)
     original = artist.draw
     cached: dict[str, Any] = {}
 

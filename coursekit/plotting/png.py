@@ -16,6 +16,16 @@ from typing import Any
 import numpy as np
 
 from .._validate import check_number
+from ..i18n import register, tr
+
+register(
+    {
+        "plotting.png_pixels": {
+            "zh": "rgba 的类型与形状是 {dtype} {shape}：必须是 (高, 宽, 4) 的 uint8 数组。",
+            "en": "rgba is {dtype} {shape}: must be a (height, width, 4) uint8 array.",
+        },
+    }
+)
 
 #: zlib level of the PNGs widgets send to the browser (1 = fastest).
 PNG_COMPRESS_LEVEL = 1
@@ -41,7 +51,7 @@ def encode_png(
     """
     pixels = np.asarray(rgba)
     if pixels.ndim != 3 or pixels.shape[2] != 4 or pixels.dtype != np.uint8:
-        raise ValueError(f"encode_png() needs an (height, width, 4) uint8 array, not {pixels.dtype} {pixels.shape}")
+        raise ValueError(tr("plotting.png_pixels", dtype=str(pixels.dtype), shape=str(pixels.shape)))
     level = int(check_number("compress_level", compress_level, ge=0, le=9))
     height, width = pixels.shape[:2]
     if pixels[:, :, 3].min() == 255:
