@@ -455,13 +455,11 @@ class PipelineWidget(LessonWidget[PipelineView]):
         narrowest_px = min(bar.duration_s for _, bar in all_bars) / makespan * axes_px
         self.idle.set_path(_rectangles([(0.0, makespan, row.stage) for row in result.rows], half))
         edge = 0.4 if narrowest_px >= _MIN_EDGE_PX else 0.0
-        for (phase, chunk), patch in self.bars.items():
-            boxes = [
-                (bar.start_s, bar.duration_s, stage)
-                for stage, bar in all_bars
-                if (bar.phase, bar.chunk) == (phase, chunk)
-            ]
-            patch.set_path(_rectangles(boxes, half))
+        boxes: dict[tuple[str, int], list[tuple[float, float, int]]] = {key: [] for key in self.bars}
+        for stage, bar in all_bars:  # one pass: each bar to its (phase, chunk) colour
+            boxes[(bar.phase, bar.chunk)].append((bar.start_s, bar.duration_s, stage))
+        for key, patch in self.bars.items():
+            patch.set_path(_rectangles(boxes[key], half))
             patch.set_linewidth(edge)
         show = len(all_bars) <= _TEXT_POOL and narrowest_px >= _MIN_CAPTION_PX
         for index, caption in enumerate(self.captions):
