@@ -223,8 +223,10 @@ class _GlyphCachingRenderer(RendererAgg):
             tx = round(0x40 * (x + dx * cos - dy * sin))
             ty = round(0x40 * (self.height - y + dx * sin + dy * cos))  # FreeType's y is upwards
             # The bitmap depends on the glyph's position only within a pixel (tx, ty are in 1/64 px).
-            key = (font.fname, font.face_index, size, self.dpi, glyph_index, matrix.tobytes(), tx & 0x3F, ty & 0x3F)
-            key += (load_flags, antialiased, rc)
+            key: tuple[Any, ...] = (
+                font.fname, font.face_index, size, self.dpi, glyph_index, matrix.tobytes(),
+                tx & 0x3F, ty & 0x3F, load_flags, antialiased, rc,
+            )  # fmt: skip
             entry = _glyph_bitmaps.get(key)
             if entry is None:
                 font.set_size(size, self.dpi)
