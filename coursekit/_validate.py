@@ -201,28 +201,62 @@ _MAX_WALKED_ITEMS: int = 64
 
 def _first_non_finite(value: Any, path: str, depth: int = 0) -> tuple[str, float] | None:
     """``(path, number)`` of the first NaN / infinity inside a result (floats, dataclasses, tuples, dicts)."""
+    found = _non_finite_steps(value, depth)
+    if found is None:
+        return None
+    steps, number = found
+    for kind, step in reversed(steps):  # outermost first; the path is only spelled out for a failure
+        if kind == "field":
+            path = f"{path}.{step}" if path else str(step)
+        elif kind == "key":
+            path = f"{path}[{step!r}]"
+        else:
+            path = f"{path}[{step}]"
+    return path, number
+
+
+#: Types with no number to check (the common leaves of a result, tested first: a result is walked on every call).
+_NOT_WALKED: frozenset[type] = frozenset((int, bool, str, type(None)))
+
+
+def _non_finite_steps(value: Any, depth: int) -> tuple[list[tuple[str, Any]], float] | None:
+    """The steps to the first NaN / infinity in ``value`` (innermost first) and the number; None if all finite."""
+    kind = type(value)
+    if kind is float:
+        return None if math.isfinite(value) else ([], value)
+    if kind in _NOT_WALKED:
+        return None
     if isinstance(value, float) or (isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral)):
         number = float(value)
-        return None if math.isfinite(number) else (path, number)
+        return None if math.isfinite(number) else ([], number)
     if depth >= 4:
         return None
+    items: Iterable[tuple[str, Any, Any]]
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        items: Iterable[tuple[str, Any]] = (
-            (f"{path}.{item.name}" if path else item.name, getattr(value, item.name))
-            for item in dataclasses.fields(value)
-            if not item.name.startswith("_")
-        )
+        items = (("field", name, getattr(value, name)) for name in _public_fields(kind))
     elif isinstance(value, Mapping):
-        items = ((f"{path}[{key!r}]", item) for key, item in value.items())
+        items = (("key", key, item) for key, item in value.items())
     elif isinstance(value, (list, tuple)) and len(value) <= _MAX_WALKED_ITEMS:
-        items = ((f"{path}[{index}]", item) for index, item in enumerate(value))
+        items = (("index", index, item) for index, item in enumerate(value))
     else:
         return None
-    for where, item in items:
-        found = _first_non_finite(item, where, depth + 1)
+    for step_kind, step, item in items:
+        found = _non_finite_steps(item, depth + 1)
         if found is not None:
+            found[0].append((step_kind, step))
             return found
     return None
+
+
+def _public_fields(cls: Any) -> tuple[str, ...]:
+    """Names of the dataclass ``cls``'s fields that do not start with an underscore (kept per class)."""
+    names = _PUBLIC_FIELDS.get(cls)
+    if names is None:
+        names = _PUBLIC_FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls) if not f.name.startswith("_"))
+    return names
+
+
+_PUBLIC_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 def finite_result(func: Callable[_P, _R]) -> Callable[_P, _R]:

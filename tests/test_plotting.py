@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
@@ -224,3 +225,48 @@ def test_text_cache_switches_off_when_it_draws_differently(monkeypatch: pytest.M
     assert plotting.check_text_cache() is False
     assert plotting.text_cache._fast_text is False
     plotting.text_cache._text_masks.clear()
+
+
+def _texts_pixels(texts: list[tuple[int, int, str, float, float]], cached: bool) -> np.ndarray:
+    """RGBA of ``texts`` ((x, y) whole pixels, string, size, angle) drawn with or without the text cache."""
+    from matplotlib.transforms import IdentityTransform
+
+    from coursekit import plotting
+
+    saved = plotting.text_cache._fast_text
+    plotting.text_cache._fast_text = cached
+    try:
+        fig = plotting.CourseFigure(figsize=(3.0, 1.2), dpi=200)
+        plotting.text_cache.CourseCanvas(fig)
+        with fig.course_fonts():
+            for x, y, text, size, angle in texts:
+                fig.text(
+                    x, y, text, fontsize=size, rotation=angle, rotation_mode="anchor", transform=IdentityTransform()
+                )
+        canvas: Any = fig.canvas
+        canvas.draw()
+        return np.asarray(canvas.buffer_rgba()).astype(np.int16)
+    finally:
+        plotting.text_cache._fast_text = saved
+
+
+def test_new_strings_drawn_from_kept_glyphs_match_matplotlib() -> None:
+    """A value label that changed is a new string of glyphs drawn before: drawn from the kept glyph bitmaps,
+    it has the pixels matplotlib draws (within the text cache's tolerance), upright, rotated and in Chinese."""
+    from coursekit import plotting
+
+    cache = plotting.text_cache
+    if not cache._glyph_api:
+        pytest.skip("this matplotlib renders glyphs another way; the scratch canvas draws as Agg does")
+    cache._text_masks.clear()
+    cache._glyph_bitmaps.clear()
+    first = [(10, 150, "12.5 GiB fits 放得下", 9.0, 0.0), (500, 20, "memory 12.5", 8.0, 90.0)]
+    _texts_pixels(first, cached=True)  # keeps the glyph bitmaps of these strings
+    kept = len(cache._glyph_bitmaps)
+    assert kept > 0
+    later = [(10, 150, "52.1 GiB fits 放得下", 9.0, 0.0), (500, 20, "memory 521", 8.0, 90.0)]
+    cached = _texts_pixels(later, cached=True)
+    assert len(cache._glyph_bitmaps) == kept  # every glyph of the new strings came from the kept bitmaps
+    plain = _texts_pixels(later, cached=False)
+    assert int(np.abs(plain - cached).max()) <= plotting.TEXT_CACHE_TOLERANCE
+    assert (plain[:, :, :3] < 128).sum() > 300  # dark glyphs were drawn

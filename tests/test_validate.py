@@ -58,3 +58,45 @@ def test_check_number_accepts_exactly_the_values_in_range(value: float, low: flo
 @given(st.integers(min_value=-(10**6), max_value=10**6))
 def test_check_int_round_trips(value: int) -> None:
     assert check_int("n", value) == value
+
+
+def test_finite_result_names_the_path_of_the_first_non_finite_number() -> None:
+    """The guard walks dataclasses, mappings and short tuples; the message spells the way to the bad number."""
+    import dataclasses
+
+    from coursekit._validate import finite_result
+
+    @dataclasses.dataclass(frozen=True)
+    class Inner:
+        ok: float
+        parts: tuple[float, ...]
+        _hidden: float = math.nan  # private fields are not results
+
+    @dataclasses.dataclass(frozen=True)
+    class Outer:
+        count: int
+        name: str
+        inner: Inner
+        table: dict[str, float]
+
+    @finite_result
+    def build(x: float) -> Outer:
+        return Outer(3, "n", Inner(1.0, (0.5, x, 3.0)), {"a": 1.0, "b": -x})
+
+    assert build(2.0).table == {"a": 1.0, "b": -2.0}
+    with pytest.raises(ValueError, match=r"^inner\.parts\[1\] is not a finite number \(inf\) for x = inf"):
+        build(math.inf)
+
+    @finite_result
+    def table(x: float) -> dict[str, tuple[float, ...]]:
+        return {"first": (1.0,), "second": (1.0, x)}
+
+    with pytest.raises(ValueError, match=r"^\[\'second\'\]\[1\] is not a finite number \(-inf\)"):
+        table(-math.inf)
+    long = tuple([1.0] * 64 + [math.inf])  # more than 64 items: not walked (their total is checked instead)
+
+    @finite_result
+    def events() -> tuple[float, ...]:
+        return long
+
+    assert events() == long

@@ -9,10 +9,21 @@ import time
 import pytest
 
 import coursekit
-from coursekit.communication import collective_cost, communication_ledger, crossover_payload_mib
+from coursekit.communication import CollectiveCost, collective_cost, communication_ledger, crossover_payload_mib
 from coursekit.hardware import LINK_PRESETS
 from coursekit.units import GIB_BYTES, MS_PER_S, US_PER_S, mib_to_bytes
 from coursekit.widgets.communication import PAYLOAD_CHOICES_MIB, CommunicationWidget, call_cost, payload_label
+
+
+def _send_recv(payload_mib: float, bandwidth_gib_s: float, latency_us: float) -> CollectiveCost:
+    """One point-to-point call of lesson 2's ledger from the public collective formula, in the widget's units."""
+    return collective_cost(
+        "send_recv",
+        payload_bytes=mib_to_bytes(payload_mib),
+        ranks=2,
+        bandwidth_bytes_per_s=bandwidth_gib_s * GIB_BYTES,
+        latency_s=latency_us / US_PER_S,
+    )
 
 
 def test_default_is_the_lesson_2_high_frequency_ledger() -> None:
@@ -51,13 +62,7 @@ def test_controls_drive_the_ledger(payload: float, calls: int, bandwidth: float,
     assert w.result.ledger == communication_ledger(payload, calls, bandwidth, latency)
     assert w.result.crossover_mib == pytest.approx(crossover_payload_mib(bandwidth, latency))
     # one call is one point-to-point transfer: alpha + payload / B, unrounded
-    expected = collective_cost(
-        "send_recv",
-        payload_bytes=mib_to_bytes(payload),
-        ranks=2,
-        bandwidth_bytes_per_s=bandwidth * GIB_BYTES,
-        latency_s=latency / US_PER_S,
-    )
+    expected = _send_recv(payload, bandwidth, latency)
     assert w.result.per_call.total_s == pytest.approx(expected.total_s)
     # ... and the ledger is that call times the calls, rounded to 3 decimals of a ms
     assert w.result.ledger.lower_bound_ms == pytest.approx(calls * expected.total_s * MS_PER_S, abs=6e-4)
@@ -190,3 +195,40 @@ def test_update_time_report(capsys: pytest.CaptureFixture[str]) -> None:
             f"p95 {times[int(0.95 * len(times)) - 1] * 1e3:.1f} ms"
         )
     assert w.render_count >= 50
+
+
+@pytest.mark.parametrize(
+    ("link", "payload_mib", "bandwidth_gib_s", "latency_us"),
+    [("example", 32.0, 100.0, 5.0), ("cross_node", 1 / 64, 12.5, 12.0), ("intra_node", 4096.0, 450.0, 0.0)],
+)
+def test_shown_numbers_are_the_collective_formulas(
+    link: str, payload_mib: float, bandwidth_gib_s: float, latency_us: float
+) -> None:
+    """What the learner reads (message, crossover label) and sees (the three curves, the dot) for a few states,
+    against collective_cost of one send_recv and crossover_payload_mib, called here on each payload."""
+    w = CommunicationWidget(link=link, payload_mib=payload_mib)
+    with w.hold_updates():
+        w.controls["bandwidth_gib_s"].value = bandwidth_gib_s
+        w.controls["latency_us"].value = latency_us
+    assert w.status == "ok" and w.result is not None
+
+    def one_call(mib: float) -> tuple[float, float]:
+        cost = _send_recv(mib, bandwidth_gib_s, latency_us)
+        return cost.latency_s * US_PER_S, cost.transfer_s * US_PER_S
+
+    curve_mib = list(w.total_line.get_xdata())
+    expected = [one_call(mib) for mib in curve_mib]
+    assert len(curve_mib) > 80
+    for line, term in ((w.latency_line, 0), (w.transfer_line, 1)):
+        shown = list(line.get_ydata())
+        assert [v for v in shown if not math.isnan(v)] == [e[term] for e in expected if e[term] > 0]
+    assert list(w.total_line.get_ydata()) == [a + b for a, b in expected]
+    latency, transfer = one_call(payload_mib)
+    assert list(w.point.get_ydata()) == [latency + transfer]
+    crossover = crossover_payload_mib(bandwidth_gib_s, latency_us)
+    if crossover > 0:
+        assert f"latency {latency:.3g} µs, transfer {transfer:.3g} µs" in w.message
+        assert w.crossover_text.get_text() == f"payload* = {crossover:.3g} MiB"
+        assert list(w.crossover_line.get_xdata()) == [crossover, crossover]
+    else:
+        assert not w.crossover_text.get_visible()

@@ -207,3 +207,17 @@ def test_status_colour_and_words_follow_the_verdict() -> None:
     assert w.verdict == "fail"
     assert "coursekit-fail" in w.message_html.value and "Fail: " in w.message_html.value
     assert "Seed" not in w.message and "seed" not in w.message
+
+
+def test_node_rows_follow_the_world_size_back_and_forth() -> None:
+    """The node rows are set again only when the nodes change: each state shows one row per node of
+    megatron_world_size / gpus_per_node (hand-worked: 16 ranks on 8-GPU nodes are 2 nodes), none above the limit."""
+    w = CompositionWidget()
+    states = ((2, 2, 8, 2), (4, 2, 8, 4), (4, 2, 4, 8), (2, 2, 8, 2), (8, 4, 8, 0), (8, 2, 8, 8), (2, 2, 8, 2))
+    for tp, dp, gpus_per_node, nodes in states:  # TP x PP 4 x DP ranks; 128 > 64 ranks are not drawn
+        _set(w, tp=tp, dp=dp, gpus_per_node=gpus_per_node)
+        assert w.status == "ok" and w.result is not None
+        drawn_nodes = megatron_world_size(tp=tp, pp=4, dp=dp) // gpus_per_node if w.result.drawn else 0
+        assert drawn_nodes == nodes
+        assert [t.get_text() for t in w.ax.get_yticklabels()] == [f"node {n}" for n in range(nodes)]
+        assert list(w.ax.get_yticks()) == [n + 0.5 for n in range(nodes)]

@@ -271,3 +271,17 @@ def test_view_property_balanced_matches_formula_and_slow_never_beats_it(
     slow = pipeline_view(stages, microbatches, schedule, virtual, slow_stage=stages - 1, slow_factor=factor)
     assert slow.simulated_fraction >= balanced.simulated_fraction - 1e-12
     assert slow.schedule.makespan_s >= balanced.schedule.makespan_s
+
+
+def test_rows_and_title_follow_the_stages_back_and_forth() -> None:
+    """The device rows are set again only when p changes: after 4 -> 2 -> 4 -> 8 the figure shows p rows and
+    the title the closed form of lesson 6 for that p."""
+    w = PipelineWidget(stages=4, microbatches=8)
+    for p in (2, 4, 4, 8, 1):
+        w.controls["stages"].value = p
+        assert w.status == "ok"
+        assert [t.get_text() for t in w.ax.get_yticklabels()] == [f"device {s}" for s in range(p)]
+        assert list(w.ax.get_yticks()) == list(range(p))
+        assert w.ax.get_ylim() == (p - 0.5, -0.5)
+        assert f"(p-1)/(v·m+p-1) = {bubble_fraction(p, 8):.1%}" in w.title.get_text()
+        assert f"p = {p}, m = 8, v = 1" in w.title.get_text()

@@ -74,9 +74,17 @@ def _collective_transfer_s(kind: str, n: Any, payload_bytes: Any, bandwidth_byte
     return (n > 1) * _bus_factor(kind, n) * payload_bytes / bandwidth_bytes_per_s
 
 
+def _collective_terms_s(
+    kind: str, n: Any, payload_bytes: Any, bandwidth_bytes_per_s: Any, latency_s: Any
+) -> tuple[Any, Any]:
+    """The latency term steps·alpha and the transfer term factor·S/B of one collective; array-generic."""
+    return _steps(kind, n) * latency_s, _collective_transfer_s(kind, n, payload_bytes, bandwidth_bytes_per_s)
+
+
 def _collective_time_s(kind: str, n: Any, payload_bytes: Any, bandwidth_bytes_per_s: Any, latency_s: Any) -> Any:
     """Ring alpha-beta time of one collective (see :func:`collective_cost`); array-generic, no validation."""
-    return _steps(kind, n) * latency_s + _collective_transfer_s(kind, n, payload_bytes, bandwidth_bytes_per_s)
+    latency, transfer = _collective_terms_s(kind, n, payload_bytes, bandwidth_bytes_per_s, latency_s)
+    return latency + transfer
 
 
 @dataclass(frozen=True)
@@ -166,8 +174,8 @@ def _collective_cost(kind: str, payload: float, n: int, bandwidth: float, alpha:
     """:func:`collective_cost` on checked arguments."""
     factor = float(_bus_factor(kind, n))
     steps = int(_steps(kind, n))
-    latency = steps * alpha
-    transfer = float(_collective_transfer_s(kind, n, payload, bandwidth))
+    latency, transfer = _collective_terms_s(kind, n, payload, bandwidth, alpha)
+    latency, transfer = float(latency), float(transfer)
     return CollectiveCost(
         kind=kind,
         ranks=n,

@@ -280,7 +280,8 @@ def cache_drawing(artist: Artist, key: Callable[[], Any] | None = None) -> None:
                 cached["image"] = (np.ascontiguousarray(pixels[r0:r1, c0:c1][::-1]), c0, int(renderer.height) - r1)
             else:
                 cached["image"] = None
-            cached["signature"] = signature
+            # the texts as drawn: an axis sets its tick labels while it draws (empty before its first draw)
+            cached["signature"] = (*signature[:5], texts(), signature[6])
         if cached["image"] is not None:
             image, x, y = cached["image"]
             gc = renderer.new_gc()

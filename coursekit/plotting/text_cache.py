@@ -3,8 +3,9 @@
 A live widget redraws the same tick labels, axis labels and legend entries at every update;
 matplotlib's Agg backend lays each string out and renders it glyph by glyph every time.
 :class:`TextCachingRenderer` keeps the coverage of each text and blends it in the text's
-colour; :func:`check_text_cache` compares both paths pixel by pixel on the first figure of a
-process and switches the cache off on any difference (matplotlib is not pinned).
+colour, and renders a new text from the glyph bitmaps it has kept; :func:`check_text_cache`
+compares both paths pixel by pixel on the first figure of a process and switches the cache off
+on any difference (matplotlib is not pinned).
 
 >>> check_text_cache()
 True
@@ -20,8 +21,10 @@ from collections import OrderedDict
 from typing import Any
 
 import matplotlib
+import matplotlib.text
 import numpy as np
-from matplotlib import font_manager
+from matplotlib import font_manager, ft2font
+from matplotlib.backends import backend_agg
 from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
 from matplotlib.font_manager import FontProperties
 from matplotlib.transforms import IdentityTransform
@@ -162,7 +165,8 @@ class TextCachingRenderer(RendererAgg):
         self, gc: Any, s: str, prop: Any, angle: float, ismath: bool, mtext: Any
     ) -> tuple[Any, int, int] | None:
         """Draw ``s`` on a scratch canvas with its origin on a pixel; its coverage mask and offsets, or None."""
-        width, height, descent = _AGG.get_text_width_height_descent(self, s, prop, ismath)
+        # The size matplotlib measured when it laid the text out (its own cache of text metrics).
+        width, height, descent = _text_metrics(self, s, prop, ismath, self.dpi)
         # The text's box around its origin (x right, y up), rotated: the scratch canvas must hold it.
         cos, sin = math.cos(math.radians(angle)), math.sin(math.radians(angle))
         corners = [(u * cos - v * sin, u * sin + v * cos) for u in (0.0, width) for v in (-descent, height - descent)]
@@ -171,7 +175,7 @@ class TextCachingRenderer(RendererAgg):
         top = math.ceil(max(c[1] for c in corners)) + pad
         cols = math.ceil(max(c[0] for c in corners)) + pad - left
         rows = top - (math.floor(min(c[1] for c in corners)) - pad)
-        scratch = _AGG(cols, rows, self.dpi)
+        scratch: Any = _GLYPH_SCRATCH(cols, rows, self.dpi)
         scratch_gc = scratch.new_gc()
         scratch_gc.set_foreground((0.0, 0.0, 0.0, 1.0))
         scratch_gc.set_antialiased(gc.get_antialiased())
@@ -188,6 +192,85 @@ class TextCachingRenderer(RendererAgg):
         if r0 == 0 or c0 == 0 or r1 == rows or c1 == cols:
             return None  # the glyphs may reach beyond the scratch canvas: draw this text the ordinary way
         return np.ascontiguousarray(alpha[r0:r1, c0:c1]), c0 - ox, r1 - oy
+
+
+class _GlyphCachingRenderer(RendererAgg):
+    """The scratch renderer of :meth:`TextCachingRenderer._rasterise`: each glyph bitmap is rendered once.
+
+    A new string (a value label that changed) mostly holds glyphs drawn before, yet FreeType renders
+    each glyph anew (about 0.1 ms), although its bitmap depends only on the font, its size, the dpi,
+    the rotation, the load flags and the glyph's position within a pixel (in 1/64 px; hinted glyphs of
+    a text whose origin is on a pixel sit on whole pixels). These are the steps of matplotlib's
+    ``_draw_text_glyphs_and_boxes``, with the bitmap of each such glyph kept and drawn at its
+    whole-pixel offset. :func:`check_text_cache` compares the result with matplotlib's own drawing.
+    """
+
+    def _draw_text_glyphs_and_boxes(self, gc: Any, x: float, y: float, angle: float, glyphs: Any, boxes: Any) -> None:
+        if not _glyph_api:
+            _AGG._draw_text_glyphs_and_boxes(self, gc, x, y, angle, glyphs, boxes)
+            return
+        cos, sin = math.cos(math.radians(angle)), math.sin(math.radians(angle))
+        load_flags = _AGG_MODULE.get_hinting_flag()
+        antialiased = bool(gc.get_antialiased())
+        mode = _FT2FONT.RenderMode.NORMAL if antialiased else _FT2FONT.RenderMode.MONO
+        rc = _rc_values(_TEXT_RC_KEYS)
+        matrices: dict[tuple[float, float], Any] = {}  # FreeType's 16.16 transform, by (slant, extend)
+        for font, size, glyph_index, slant, extend, dx, dy in glyphs:  # dy is upwards
+            matrix = matrices.get((slant, extend))
+            if matrix is None:
+                rotation = 0x10000 * np.array([[cos, -sin], [sin, cos]])
+                matrix = matrices[slant, extend] = (rotation @ [[extend, extend * slant], [0, 1]]).round().astype(int)
+            tx = round(0x40 * (x + dx * cos - dy * sin))
+            ty = round(0x40 * (self.height - y + dx * sin + dy * cos))  # FreeType's y is upwards
+            # The bitmap depends on the glyph's position only within a pixel (tx, ty are in 1/64 px).
+            key: tuple[Any, ...] = (
+                font.fname, font.face_index, size, self.dpi, glyph_index, matrix.tobytes(),
+                tx & 0x3F, ty & 0x3F, load_flags, antialiased, rc,
+            )  # fmt: skip
+            entry = _glyph_bitmaps.get(key)
+            if entry is None:
+                font.set_size(size, self.dpi)
+                font._set_transform(matrix, [tx, ty])
+                bitmap = font._render_glyph(glyph_index, load_flags, mode)
+                buffer = np.array(bitmap.buffer, dtype=np.uint8)
+                if not antialiased:
+                    buffer *= 0xFF
+                entry = (buffer, bitmap.left - (tx >> 6), bitmap.top - (ty >> 6))
+                _glyph_bitmaps[key] = entry
+                while len(_glyph_bitmaps) > GLYPH_CACHE_SIZE:
+                    _glyph_bitmaps.popitem(last=False)
+            buffer, left, top = entry
+            # draw_text_image's y is downwards and names the bitmap's bottom side.
+            self._renderer.draw_text_image(
+                buffer, (tx >> 6) + left, int(self.height) - ((ty >> 6) + top) + buffer.shape[0], 0, gc
+            )
+        _AGG._draw_text_glyphs_and_boxes(self, gc, x, y, angle, (), boxes)  # the boxes (math text's rules)
+
+
+_GLYPH_SCRATCH: Any = _GlyphCachingRenderer
+#: Glyph bitmaps kept by :class:`_GlyphCachingRenderer` (least recently inserted dropped first).
+GLYPH_CACHE_SIZE: int = 8192
+_glyph_bitmaps: OrderedDict[tuple[Any, ...], tuple[Any, int, int]] = OrderedDict()
+#: The matplotlib internals :class:`_GlyphCachingRenderer` follows (matplotlib >= 3.11); else it draws as Agg does.
+_glyph_api: bool = (
+    hasattr(ft2font, "RenderMode")
+    and hasattr(RendererAgg, "_draw_text_glyphs_and_boxes")
+    and hasattr(ft2font.FT2Font, "_render_glyph")
+    and hasattr(ft2font.FT2Font, "_set_transform")
+)
+#: matplotlib's Agg helpers, untyped: for calls from the typed code above.
+_AGG_MODULE: Any = backend_agg
+_FT2FONT: Any = ft2font
+
+
+def _text_metrics(renderer: Any, s: str, prop: FontProperties, ismath: bool, dpi: float) -> tuple[float, float, float]:
+    """Width, height and descent of ``s`` in pixels, from matplotlib's cache of text metrics when it has one."""
+    cached: Any = getattr(matplotlib.text, "_get_text_metrics_with_cache", None)
+    if cached is not None:
+        width, height, descent = cached(renderer, s, prop, ismath, dpi)
+    else:
+        width, height, descent = _AGG.get_text_width_height_descent(renderer, s, prop, ismath)
+    return width, height, descent
 
 
 #: Font tables with the ascent, descent and line gap, in the order matplotlib reads them.

@@ -192,6 +192,7 @@ class LessonWidget(abc.ABC, Generic[R]):
         self._hold_depth = 0
         self._pending = False
         self._rendered_key: tuple[Any, ...] | None = None
+        self._updated_key: tuple[Any, ...] | None = None  # language and control values of the last update
         self._labels_language: str | None = None  # the figure language the axis labels were pinned for
 
         # Drawn for HiDPI screens, shown at the figure's size at DEFAULT_DPI (see plotting.WIDGET_PIXEL_RATIO).
@@ -287,6 +288,12 @@ class LessonWidget(abc.ABC, Generic[R]):
             self._pending = True
             return
         values = self.values()
+        # compute is pure: the same values in the same language give what is already shown (e.g. a preset
+        # that set two controls under hold_updates, then the preset's own change)
+        key = (i18n.get_language(), tuple((k, repr(v)) for k, v in values.items()))
+        if key == self._updated_key:
+            return
+        self._updated_key = key
         try:
             result = self.compute(**values)
         except (TypeError, ValueError) as exc:
@@ -354,7 +361,7 @@ class LessonWidget(abc.ABC, Generic[R]):
 
     def redraw(self) -> None:
         """Force a recompute and a new PNG (e.g. after ``set_language``)."""
-        self._rendered_key = None
+        self._rendered_key = self._updated_key = None
         self.update()
 
     # -- display -------------------------------------------------------------------------

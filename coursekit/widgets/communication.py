@@ -33,12 +33,14 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import ipywidgets
+import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import LogLocator, NullLocator
 
 from .._validate import check_number
 from ..communication import CollectiveCost, CommunicationLedger, collective_cost, communication_ledger
 from ..communication import crossover_payload_mib as crossover_mib
+from ..communication.collectives import _collective_terms_s
 from ..hardware import LINK_PRESETS, LinkPreset, link_preset_name
 from ..i18n import Text, register, tr
 from ..plotting import cache_drawing, label
@@ -82,6 +84,7 @@ PAYLOAD_CHOICES_MIB: tuple[float, ...] = tuple(4.0**k for k in range(-5, 7))
 _LEDGER_PAYLOADS_MIB: tuple[float, ...] = (32.0, 256.0)
 #: Payloads (MiB) where the curves are sampled: 2**-10 (1 KiB) to 2**12 (4 GiB), 4 points per octave.
 _CURVE_MIB: tuple[float, ...] = tuple(2.0 ** (k / 4) for k in range(-40, 49))
+_CURVE_BYTES = np.array([mib_to_bytes(mib) for mib in _CURVE_MIB])
 #: Fixed y range of the figure, µs per call.
 _Y_RANGE_US: tuple[float, float] = (1e-3, 1e7)
 #: The presets drawn faintly for comparison, with their colours.
@@ -151,8 +154,15 @@ class CommunicationView:
 
 
 def _curve(bandwidth_gib_s: float, latency_us: float) -> tuple[tuple[float, ...], tuple[float, ...]]:
-    costs = [call_cost(mib, bandwidth_gib_s, latency_us) for mib in _CURVE_MIB]
-    return tuple(c.latency_s * US_PER_S for c in costs), tuple(c.transfer_s * US_PER_S for c in costs)
+    """Latency and transfer terms (µs) of :func:`call_cost` at each payload of :data:`_CURVE_MIB`, unvalidated.
+
+    The same kernel as :func:`call_cost` (``send_recv`` over 2 ranks), on all payloads at once.
+    """
+    latency_s, transfer_s = _collective_terms_s(
+        "send_recv", 2, _CURVE_BYTES, bandwidth_gib_s * GIB_BYTES, latency_us / US_PER_S
+    )
+    latency = np.broadcast_to(latency_s, _CURVE_BYTES.shape) * US_PER_S
+    return tuple(latency.tolist()), tuple((transfer_s * US_PER_S).tolist())
 
 
 def _payload_slider(key: str, choices: Sequence[float], value: float) -> ipywidgets.ValueWidget:

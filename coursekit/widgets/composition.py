@@ -290,6 +290,7 @@ class CompositionWidget(LessonWidget[CompositionView]):
             0.5, 0.5, "", ha="center", va="center", fontsize=11, color="#b35900", transform=self.ax.transAxes
         )
         self.title = self.ax.set_title("", fontsize=9)
+        self._node_labels: list[str] | None = None  # the y tick labels set last
 
     def compute(self, **values: Any) -> CompositionView:
         degrees = {dim: values[dim.lower()] for dim in ENGINE_DIMENSIONS}
@@ -342,10 +343,10 @@ class CompositionWidget(LessonWidget[CompositionView]):
         self.ax.set_xlim(-0.1, gpn + 0.1)
         self.ax.set_ylim(max(nodes, 1), 0)
         step = max(1, -(-nodes // MAX_NODE_LABELS))
-        self.ax.set_yticks(
-            [node + 0.5 for node in range(0, nodes, step)],
-            labels=[_figure_text("widgets.composition.node", node=node) for node in range(0, nodes, step)],
-        )
+        node_labels = [_figure_text("widgets.composition.node", node=node) for node in range(0, nodes, step)]
+        if node_labels != self._node_labels:  # new ticks only for other nodes (or another language)
+            self.ax.set_yticks([node + 0.5 for node in range(0, nodes, step)], labels=node_labels)
+            self._node_labels = node_labels
         self.notice.set_visible(not result.drawn)
         self.notice.set_text(
             ""

@@ -397,6 +397,7 @@ class PipelineWidget(LessonWidget[PipelineView]):
             for _ in range(_TEXT_POOL)
         ]
         self.title = self.ax.set_title("", fontsize=9)
+        self._row_labels: list[str] = []  # the y tick labels set last
         self.ax.set_xlabel(_label("widgets.pipeline.axis_time"), fontsize=8)
         legend = self.ax.legend(
             handles=[
@@ -454,13 +455,11 @@ class PipelineWidget(LessonWidget[PipelineView]):
         narrowest_px = min(bar.duration_s for _, bar in all_bars) / makespan * axes_px
         self.idle.set_path(_rectangles([(0.0, makespan, row.stage) for row in result.rows], half))
         edge = 0.4 if narrowest_px >= _MIN_EDGE_PX else 0.0
-        for (phase, chunk), patch in self.bars.items():
-            boxes = [
-                (bar.start_s, bar.duration_s, stage)
-                for stage, bar in all_bars
-                if (bar.phase, bar.chunk) == (phase, chunk)
-            ]
-            patch.set_path(_rectangles(boxes, half))
+        boxes: dict[tuple[str, int], list[tuple[float, float, int]]] = {key: [] for key in self.bars}
+        for stage, bar in all_bars:  # one pass: each bar to its (phase, chunk) colour
+            boxes[(bar.phase, bar.chunk)].append((bar.start_s, bar.duration_s, stage))
+        for key, patch in self.bars.items():
+            patch.set_path(_rectangles(boxes[key], half))
             patch.set_linewidth(edge)
         show = len(all_bars) <= _TEXT_POOL and narrowest_px >= _MIN_CAPTION_PX
         for index, caption in enumerate(self.captions):
@@ -474,7 +473,10 @@ class PipelineWidget(LessonWidget[PipelineView]):
 
         self.ax.set_xlim(0.0, makespan * 1.01)
         self.ax.set_ylim(p - 0.5, -0.5)
-        self.ax.set_yticks(range(p), labels=[label(row.label) for row in result.rows])
+        row_labels = [label(row.label) for row in result.rows]
+        if row_labels != self._row_labels:  # new ticks only for another p (or language)
+            self.ax.set_yticks(range(p), labels=row_labels)
+            self._row_labels = row_labels
         for stage, tick in enumerate(self.ax.get_yticklabels()):
             tick.set_color(_SLOW_COLOUR if stage == result.slow_stage else "black")
         idle = _label("widgets.pipeline.title_idle", idle=result.simulated_fraction)
