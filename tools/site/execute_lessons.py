@@ -142,12 +142,14 @@ def execute(
     jobs: int = 2,
     cache: Path | None = None,
     names: Mapping[Path, str] | None = None,
+    package: Path | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Execute ``notebooks`` in place (outputs written into each file), ``jobs`` kernels at a time.
 
     ``cache``: the folder of executed copies (None: run every notebook, keep nothing). ``names``: each
-    notebook's stable name for the timings (default its path). Returns, per name, ``seconds`` (this run's,
-    or the cached run's) and ``cached``.
+    notebook's stable name for the timings (default its path). ``package``: the library the notebooks import,
+    whose files are part of the cache key (default: the ``coursekit`` a kernel would import). Returns, per
+    name, ``seconds`` (this run's, or the cached run's) and ``cached``.
     """
     import nbformat
 
@@ -160,7 +162,7 @@ def execute(
     todo: list[Path] = []
     shelf = None
     if cache is not None:
-        shelf = cache / environment_digest(package_dir(), env)[:20]
+        shelf = cache / environment_digest(package or package_dir(), env)[:20]
         shelf.mkdir(parents=True, exist_ok=True)
         timings_file = cache / TIMINGS
         timings = json.loads(timings_file.read_text(encoding="utf-8")) if timings_file.exists() else {}
