@@ -11,7 +11,7 @@ wall time means the phase used both cores.
 from __future__ import annotations
 
 import json
-import resource
+import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,18 +20,16 @@ from typing import Any
 
 
 def cpu_s() -> float:
-    """CPU seconds (user + system) of this process and of every child process it has waited for."""
-    own = resource.getrusage(resource.RUSAGE_SELF)
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+    """CPU seconds (user + system) of this process and of every child process it has waited for (children:
+    0 on Windows, where the operating system does not count them)."""
+    times = os.times()
+    return times.user + times.system + times.children_user + times.children_system
 
 
 def tree_cpu_s(pid: int | None = None) -> float:
     """CPU seconds of the live descendants of process ``pid`` (default: this one), their reaped children
     included. For a browser whose helper processes are not reaped by this process (Chromium's renderers):
     read it before the browser closes. 0.0 where /proc is missing."""
-    import os
-
     root = os.getpid() if pid is None else pid
     tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
     parents: dict[int, int] = {}
