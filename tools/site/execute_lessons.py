@@ -10,9 +10,10 @@ mode ``off``). Two things Sphinx's own execution does not do:
   the staged notebook (every cell's source and tags, its metadata), the ``coursekit`` package the kernel
   imports (every file's bytes: a changed formula, figure style or translation re-executes every lesson), the
   installed distributions and their versions, the Python version, and the kernel's environment settings
-  (:data:`KERNEL_ENV`). Any change to one of them is a new key: the lesson runs again. Outputs do not depend
-  on anything else (no clock, no network, no random seed the lessons do not set), so a cached copy is the
-  page a fresh run would give.
+  (:data:`KERNEL_ENV`). Any change to one of them is a new key: the lesson runs again. Outputs depend on
+  nothing else (no network, no random seed the lessons do not set), so a cached copy is the page a fresh run
+  would give, except for what two fresh runs also differ in: widget model ids (not on the page), how stdout was
+  split into messages (merged on the page) and the search time lesson 9's planner measures and prints.
 
 The cache lives in ``build/site-cache`` (``COURSEKIT_SITE_CACHE`` elsewhere; ``--no-cache`` bypasses it).
 """
