@@ -75,8 +75,10 @@ def tree_digest(folder: Path) -> str:
 
 def environment_digest(package: Path, env: Mapping[str, str]) -> str:
     """What every lesson's outputs depend on besides the notebook itself (see the module docstring)."""
+    # A set: the same distribution found twice on the path (a test runner adds the project's folder, which holds
+    # coursekit's egg-info) is the same environment.
     distributions = sorted(
-        f"{dist.metadata['Name']}=={dist.version}" for dist in importlib.metadata.distributions() if dist.metadata
+        {f"{dist.metadata['Name']}=={dist.version}" for dist in importlib.metadata.distributions() if dist.metadata}
     )
     facts = {
         "format": CACHE_FORMAT,
