@@ -47,27 +47,45 @@ def page_weight_bytes(site: Path, page: Path) -> int:
     return total
 
 
+def figure_bytes(page: Path) -> int:
+    """Bytes of a page's figures: inlined images and the live widgets' precomputed states (base64, as served)."""
+    return sum(len(match) for match in DATA_IMAGE.findall(page.read_text(encoding="utf-8")))
+
+
 _STEP_TIMES = """async () => {
+  // Input to the next frame painted with the new figure: the figure (a canvas drawn from decoded bitmaps,
+  // coursekit-live.js) marks the state it shows; then one frame is rendered.
+  const painted = () => new Promise((done) => requestAnimationFrame(() => setTimeout(done, 0)));
+  const showing = async (block, i) => {
+    while (block.querySelector('.ck-static-figure').dataset.frame !== String(i)) {
+      await new Promise((done) => requestAnimationFrame(done));
+    }
+  };
   const times = [];
   for (const block of document.querySelectorAll('.ck-static')) {
-    const slider = block.querySelector('input.ck-live-slider');
+    const slider = block.querySelector('input.ck-live-slider, .ck-live-preset select');
     if (!slider) continue;
-    const image = block.querySelector('img.ck-static-figure');
-    for (let i = 0; i <= Number(slider.max); i++) {
+    const count = slider.tagName === 'SELECT' ? slider.options.length : Number(slider.max) + 1;
+    for (let i = 0; i < count; i++) {
       const started = performance.now();
-      slider.value = i;
-      slider.dispatchEvent(new Event('input', {bubbles: true}));
-      await image.decode();
-      await new Promise((done) => requestAnimationFrame(() => done()));
+      slider.value = String(i);
+      slider.dispatchEvent(new Event(slider.tagName === 'SELECT' ? 'change' : 'input', {bubbles: true}));
+      await showing(block, i);
+      await painted();
       times.push(performance.now() - started);
     }
   }
   return times;
 }"""
 
+#: Image pixels per CSS pixel of every figure of a page (lesson figures and widget figures).
+_FIGURE_RATIOS = """() => [...document.querySelectorAll('img.ck-figure, .ck-static-figure')]
+  .filter((f) => f.clientWidth).map((f) => (f.tagName === 'CANVAS' ? f.width : f.naturalWidth) / f.clientWidth)"""
 
-def slider_step_ms(site: Path, pages: list[str]) -> list[float]:
-    """How long each step of every live widget slider takes in Chromium: input to the next frame painted."""
+
+def slider_step_ms(site: Path, pages: list[str], ratios: list[float] | None = None) -> list[float]:
+    """How long each step of every live widget slider (and case choice) takes in Chromium: input to the next
+    frame painted. ``ratios``, when given, receives every figure's image pixels per CSS pixel on those pages."""
     import functools
     import http.server
     import threading
@@ -90,6 +108,9 @@ def slider_step_ms(site: Path, pages: list[str]) -> list[float]:
             for path in pages:
                 page.goto(f"http://127.0.0.1:{server.server_address[1]}/{path}", wait_until="load")
                 times += page.evaluate(_STEP_TIMES)
+                if ratios is not None:  # every cell laid out (the page skips those far from the screen)
+                    page.add_style_tag(content=".bd-article .cell { content-visibility: visible !important; }")
+                    ratios += page.evaluate(_FIGURE_RATIOS)
             browser.close()
     finally:
         server.shutdown()
@@ -125,13 +146,14 @@ def main() -> int:
             for lang, stems in summary["lessons"].items()
             for stem in stems
         }
-        widget_pages = [
-            f"notebooks/{lang}/{stem}.html"
+        figure_pages = [f"notebooks/{lang}/{stem}.html" for lang, stems in summary["lessons"].items() for stem in stems]
+        ratios: list[float] = []
+        steps = sorted(slider_step_ms(site, figure_pages, ratios))
+        figures = {
+            f"{lang}/{stem}": figure_bytes(site / "notebooks" / lang / f"{stem}.html")
             for lang, stems in summary["lessons"].items()
             for stem in stems
-            if "ck-live-frames" in (site / "notebooks" / lang / f"{stem}.html").read_text(encoding="utf-8")
-        ]
-        steps = sorted(slider_step_ms(site, widget_pages))
+        }
     lessons = sum(len(names) for names in summary["lessons"].values())
     result = {
         "site_build_s": round(seconds, 1),
@@ -150,6 +172,9 @@ def main() -> int:
             "p95": round(steps[int(len(steps) * 0.95)], 1) if steps else None,
             "max": round(steps[-1], 1) if steps else None,
         },
+        "figure_pixel_ratio_min": round(min(ratios), 2) if ratios else None,
+        "lesson_page_figure_bytes": figures,
+        "figure_bytes_total": sum(figures.values()),
         "jobs": 2,
         "cpus": os.cpu_count(),
         "python": platform.python_version(),
@@ -162,8 +187,11 @@ def main() -> int:
     print(f"rebuild with every lesson cached ({cached} of {lessons}): {warm_seconds:.1f} s")
     print("\n".join(phase_lines(warm)))
     print(f"live widget slider steps in Chromium (input to next frame): {result['slider_step_ms']}")
+    ratio = result["figure_pixel_ratio_min"]
+    print(f"figures: {result['figure_bytes_total'] / 1e6:.2f} MB in all; image px per CSS px >= {ratio}")
     for name, weight in weights.items():
-        print(f"  {name}: {weight / 1000:.0f} kB (HTML without figures + linked CSS/JS)")
+        shown = f"{weight / 1000:.0f} kB (HTML without figures + linked CSS/JS)"
+        print(f"  {name}: {shown}, figures {figures[name] / 1000:.0f} kB")
     return 0
 
 

@@ -11,6 +11,9 @@ Subcommands:
 * ``lessons DIR [--lang zh|en]`` — copy the lesson notebooks out of the installed package
   (:mod:`coursekit.lessons_cli`).
 
+The help (``--help``) is in the language of ``--lang``, given before the command or after it, else of
+``COURSEKIT_LANG``: every parser is built once that language is applied.
+
 Bad arguments, and paths the operating system refuses, exit with status 2 and one message naming
 the argument, in the language of ``--lang``; when stdout's reader goes away (``... --json | head``)
 the command stops quietly with status 141 (:mod:`coursekit._cli`).
@@ -25,24 +28,43 @@ import sys
 from collections.abc import Sequence
 
 from . import i18n
-from ._cli import EXIT_USAGE, argparse_language, guard, pre_language
+from ._cli import EXIT_USAGE, LANG_HELP, CourseParser, argparse_language, guard, pre_language
+from .i18n import Text
 from .planner.cli import add_plan_command, run_plan
 
 __all__ = ["EXIT_USAGE", "build_parser", "main"]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``python -m coursekit`` argument parser (subcommand ``plan``)."""
-    parser = argparse.ArgumentParser(prog="python -m coursekit", description="coursekit command line")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    commands.required = True
-    add_plan_command(commands)
-    # `lessons` has its own parser (coursekit.lessons_cli, run before this one): listed here so --help shows it.
-    commands.add_parser(
-        "lessons",
-        help="copy the lesson notebooks out of the installed package: lessons DIR [--lang zh|en]",
-        add_help=False,
-    )
+    """The ``python -m coursekit`` argument parser (subcommand ``plan``), its help in the current language."""
+    with argparse_language():  # argparse words its titles and -h help as it builds a parser
+        parser = CourseParser(
+            prog="python -m coursekit",
+            description=Text(
+                zh="coursekit 命令行：决策工作台 (plan) 和课程笔记本的复制 (lessons)。",
+                en="coursekit command line: the decision workbench (plan) and copying the lessons out (lessons).",
+            ).render(),
+        )
+        # Its own name: a subcommand's --lang (default None) would overwrite the value under the same name.
+        parser.add_argument("--lang", dest="lang_before_command", choices=i18n.LANGUAGES, help=LANG_HELP.render())
+        commands = parser.add_subparsers(
+            dest="command",
+            metavar="COMMAND",
+            help=Text(
+                zh="子命令；COMMAND --help 显示它的选项", en="the subcommand; COMMAND --help shows its options"
+            ).render(),
+        )
+        commands.required = True
+        add_plan_command(commands)
+        # `lessons` has its own parser (coursekit.lessons_cli, run before this one): listed here so --help shows it.
+        commands.add_parser(
+            "lessons",
+            help=Text(
+                zh="把课程笔记本从已安装的包中复制出来：lessons DIR [--lang zh|en]",
+                en="copy the lesson notebooks out of the installed package: lessons DIR [--lang zh|en]",
+            ).render(),
+            add_help=False,
+        )
     return parser
 
 
@@ -62,21 +84,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     return guard("python -m coursekit", lambda: _main(args_list))
 
 
-def _main(args_list: list[str]) -> int:
+def _after_language(argv: list[str]) -> list[str]:
+    """``argv`` from the command on: a leading ``--lang zh`` / ``--lang=zh`` (already applied) taken off."""
+    if argv[:1] == ["--lang"] and argv[1:2] and argv[1] in i18n.LANGUAGES:
+        return argv[2:]
+    if argv[:1] and argv[0].startswith("--lang=") and argv[0].split("=", 1)[1] in i18n.LANGUAGES:
+        return argv[1:]
+    return argv
+
+
+def _main(argv: list[str]) -> int:
+    pre_language(argv)  # before any parser is built: its help is in this language
+    args_list = _after_language(argv)
     if args_list[:1] == ["lessons"]:  # copying the notebooks out: its own module and parser
         from .lessons_cli import main as lessons_main
 
         return lessons_main(args_list[1:])
-    pre_language(args_list)
     from .serving_cli import run_serving, wants_serving
 
     if wants_serving(args_list):  # serving has its own arguments (lesson 10)
         return run_serving(args_list[1:])
     parser = build_parser()
     with argparse_language():
-        args = parser.parse_args(args_list)
-        if getattr(args, "lang", None) is not None:  # subcommands without --lang leave it unset
-            i18n.set_language(args.lang)
+        args = parser.parse_args(argv)
+        lang = args.lang if getattr(args, "lang", None) is not None else args.lang_before_command
+        if lang is not None:  # subcommands without --lang leave it unset
+            i18n.set_language(lang)
         if args.command == "plan":
             return _run_plan(args, _subparser(parser, "plan"))
         parser.error(f"unknown command {args.command!r}")  # pragma: no cover - argparse refuses it first

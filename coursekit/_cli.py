@@ -28,15 +28,18 @@ import argparse
 import contextlib
 import errno
 import os
+import re
 import sys
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
+import unicodedata
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from . import i18n
 from ._validate import check_int, check_number
-from .i18n import register, tr
+from .i18n import Text, catalog, register, tr
 
 #: Exit status for bad arguments and refused paths (argparse's convention).
 EXIT_USAGE: int = 2
@@ -50,6 +53,11 @@ MAX_RESERVE_GIB: float = 1e6
 MAX_TOP: int = 10_000
 #: Characters of a refused value shown back in a message.
 SHOWN_CHARS: int = 200
+#: Help of the ``--lang`` option that picks the language of a command's help, messages and report.
+LANG_HELP: Text = Text(
+    zh="帮助、消息和输出的语言（默认：环境变量 COURSEKIT_LANG，否则 en）",
+    en="language of the help, the messages and the output (default: COURSEKIT_LANG, else en)",
+)
 
 register(
     {
@@ -57,6 +65,7 @@ register(
         "cli.not_number": {"zh": "{value!r} 不是数", "en": "{value!r} is not a number"},
         "cli.not_choice": {"zh": "{value!r} 不是 {choices} 之一", "en": "{value!r} is not one of {choices}"},
         "cli.error": {"zh": "{prog}：错误：{message}", "en": "{prog}: error: {message}"},
+        "cli.heading": {"zh": "{heading}：", "en": "{heading}:"},
         "cli.path_empty": {
             "zh": "{option} {path!r}：路径为空；请给出一个{kind}。",
             "en": "{option} {path!r}: the path is empty; name a {kind}.",
@@ -107,43 +116,73 @@ _ERRNO_KEYS: dict[int, str] = {
     errno.EROFS: "cli.errno_read_only",
 }
 
-#: argparse's own messages (Python 3.11 msgids) in Chinese; English is argparse's text itself.
-ARGPARSE_ZH: dict[str, str] = {
-    "usage: ": "用法：",
-    "argument %(argument_name)s: %(message)s": "参数 %(argument_name)s：%(message)s",
-    "positional arguments": "位置参数",
-    "options": "选项",
-    "show this help message and exit": "显示帮助并退出",
-    "unrecognized arguments: %s": "无法识别的参数：%s",
-    "not allowed with argument %s": "不能与参数 %s 同时使用",
-    "ignored explicit argument %r": "忽略了显式给出的值 %r",
-    "the following arguments are required: %s": "缺少必需的参数：%s",
-    "one of the arguments %s is required": "参数 %s 中必须给出一个",
-    "expected one argument": "需要一个值",
-    "expected at most one argument": "最多需要一个值",
-    "expected at least one argument": "至少需要一个值",
-    "ambiguous option: %(option)s could match %(matches)s": "有歧义的选项：%(option)s 可以匹配 %(matches)s",
-    "unexpected option string: %s": "意外的选项：%s",
-    "invalid %(type)s value: %(value)r": "无效的 %(type)s 值：%(value)r",
-    "invalid choice: %(value)r (choose from %(choices)s)": "无效的选择：%(value)r（可选：%(choices)s）",
-    "%(prog)s: error: %(message)s\n": "%(prog)s：错误：%(message)s\n",
-    "unknown parser %(parser_name)r (choices: %(choices)s)": "未知的子命令 %(parser_name)r（可选：%(choices)s）",
-}
+# argparse's own messages (Python 3.11 msgids): a catalog entry each, whose English text is argparse's msgid itself.
+register(
+    {
+        "argparse.usage": {"zh": "用法：", "en": "usage: "},
+        "argparse.argument": {
+            "zh": "参数 %(argument_name)s：%(message)s",
+            "en": "argument %(argument_name)s: %(message)s",
+        },
+        "argparse.positionals": {"zh": "位置参数", "en": "positional arguments"},
+        "argparse.options": {"zh": "选项", "en": "options"},
+        "argparse.help": {"zh": "显示帮助并退出", "en": "show this help message and exit"},
+        "argparse.unrecognized": {"zh": "无法识别的参数：%s", "en": "unrecognized arguments: %s"},
+        "argparse.not_allowed_with": {"zh": "不能与参数 %s 同时使用", "en": "not allowed with argument %s"},
+        "argparse.ignored_explicit": {"zh": "忽略了显式给出的值 %r", "en": "ignored explicit argument %r"},
+        "argparse.required": {"zh": "缺少必需的参数：%s", "en": "the following arguments are required: %s"},
+        "argparse.one_required": {"zh": "参数 %s 中必须给出一个", "en": "one of the arguments %s is required"},
+        "argparse.expected_one": {"zh": "需要一个值", "en": "expected one argument"},
+        "argparse.expected_at_most_one": {"zh": "最多需要一个值", "en": "expected at most one argument"},
+        "argparse.expected_at_least_one": {"zh": "至少需要一个值", "en": "expected at least one argument"},
+        "argparse.expected_n": {"zh": "需要 %s 个值", "en": "expected %s argument"},
+        "argparse.ambiguous": {
+            "zh": "有歧义的选项：%(option)s 可以匹配 %(matches)s",
+            "en": "ambiguous option: %(option)s could match %(matches)s",
+        },
+        "argparse.unexpected_option": {"zh": "意外的选项：%s", "en": "unexpected option string: %s"},
+        "argparse.invalid_value": {"zh": "无效的 %(type)s 值：%(value)r", "en": "invalid %(type)s value: %(value)r"},
+        "argparse.invalid_choice": {
+            "zh": "无效的选择：%(value)r（可选：%(choices)s）",
+            "en": "invalid choice: %(value)r (choose from %(choices)s)",
+        },
+        "argparse.error": {"zh": "%(prog)s：错误：%(message)s\n", "en": "%(prog)s: error: %(message)s\n"},
+        "argparse.unknown_parser": {
+            "zh": "未知的子命令 %(parser_name)r（可选：%(choices)s）",
+            "en": "unknown parser %(parser_name)r (choices: %(choices)s)",
+        },
+    }
+)
+#: argparse's msgid -> the catalog key that says it in the learner's language.
+_ARGPARSE_KEYS: dict[str, str] = {texts["en"]: key for key, texts in catalog().items() if key.startswith("argparse.")}
+
+#: argparse's msgid -> its Chinese text: a read-only view derived from the catalog entries above
+#: (kept for code that imported it; the catalog is the one place these texts live).
+ARGPARSE_ZH: Mapping[str, str] = MappingProxyType(
+    {msgid: tr(key, "zh") for msgid, key in _ARGPARSE_KEYS.items() if key != "argparse.expected_n"}
+)
 
 
 def argparse_text(message: str) -> str:
-    return ARGPARSE_ZH.get(message, message) if i18n.get_language() == "zh" else message
+    """argparse's ``message`` (a msgid) in the current language; a message the catalog lacks stays as it is."""
+    key = _ARGPARSE_KEYS.get(message)
+    return message if key is None else tr(key)
 
 
 def _ntranslate(singular: str, plural: str, n: int) -> str:
-    if i18n.get_language() == "zh":
-        return {"expected %s argument": "需要 %s 个值"}.get(singular, singular if n == 1 else plural)
-    return singular if n == 1 else plural
+    """argparse's ``ngettext``: the catalog's text for ``singular`` (its plural in English), else argparse's own."""
+    english = singular if n == 1 else plural
+    key = _ARGPARSE_KEYS.get(singular)
+    return english if key is None else Text(zh=tr(key, "zh"), en=english).render()
 
 
 @contextlib.contextmanager
 def argparse_language() -> Iterator[None]:
-    """Let argparse speak the current coursekit language while parsing (restored afterwards)."""
+    """Let argparse speak the current coursekit language (restored afterwards).
+
+    Build a parser inside it as well as parse with it: argparse words its group titles ("options") and the
+    ``-h`` help when a parser is built, and the rest when it prints.
+    """
     saved = argparse._, argparse.ngettext  # type: ignore[attr-defined]
     argparse._, argparse.ngettext = argparse_text, _ntranslate  # type: ignore[attr-defined]
     try:
@@ -152,8 +191,85 @@ def argparse_language() -> Iterator[None]:
         argparse._, argparse.ngettext = saved  # type: ignore[attr-defined]
 
 
+#: Characters two terminal columns wide (East Asian Wide / Fullwidth: CJK ideographs and their punctuation).
+_WIDE = r"\u2e80-\u303f\u3040-\u9fff\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6"
+#: Punctuation that stays with the character before it (no line starts with it) or after it (none ends with it).
+_CLOSING, _OPENING = "，。、；：！？）》」』", "（《「『"
+#: A unit a line may break after: spaces, one wide character with its punctuation, or a word with its punctuation.
+_WRAP_UNIT = re.compile(rf"\s+|[{_OPENING}]*(?:[{_WIDE}]|[^\s{_WIDE}]+)[{_CLOSING}]*")
+
+
+def display_width(text: str) -> int:
+    """Terminal columns ``text`` takes: two for a wide (CJK) character, one for any other.
+
+    >>> display_width("每块 GPU")
+    8
+    """
+    return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
+
+
+def wrap_display(text: str, width: int) -> list[str]:
+    """``text`` in lines at most ``width`` terminal columns wide (a longer unbreakable word keeps its own line).
+
+    A line may break at a space or between two Chinese characters, never before a closing mark such as ``，``.
+
+    >>> wrap_display("每块 GPU 可用的显存，GiB", 12)
+    ['每块 GPU 可', '用的显存，', 'GiB']
+    """
+    lines: list[str] = []
+    line, used = "", 0
+    for unit in _WRAP_UNIT.findall(" ".join(text.split())):
+        size = display_width(unit)
+        if unit.isspace():
+            if line:
+                line, used = line + unit, used + size
+            continue
+        if line and used + size > width:
+            lines.append(line.rstrip())
+            line, used = "", 0
+        line, used = line + unit, used + size
+    if line.strip():
+        lines.append(line.rstrip())
+    return lines
+
+
+class CourseHelpFormatter(argparse.HelpFormatter):
+    """argparse's help layout, with Chinese text wrapped by terminal columns (two per Chinese character) and
+    broken between Chinese characters as well as at spaces; text without Chinese is wrapped as argparse does."""
+
+    class _Section(argparse.HelpFormatter._Section):
+        """A section of the help whose heading ends with the current language's colon ("选项：", "options:")."""
+
+        def format_help(self) -> str:
+            text: str = super().format_help()
+            if self.heading is None or self.heading is argparse.SUPPRESS:
+                return text
+            return text.replace(f"{self.heading}:\n", tr("cli.heading", heading=self.heading) + "\n", 1)
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        if not re.search(f"[{_WIDE}]", text):
+            return super()._split_lines(text, width)
+        return wrap_display(text, width)
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if not re.search(f"[{_WIDE}]", text):
+            return super()._fill_text(text, width, indent)
+        return "\n".join(indent + line for line in wrap_display(text, width - len(indent)))
+
+
+class CourseParser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` laid out by :class:`CourseHelpFormatter`; its subcommands' parsers are too."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", CourseHelpFormatter)
+        super().__init__(*args, **kwargs)
+
+
 def pre_language(argv: Sequence[str]) -> None:
-    """Apply ``--lang`` before parsing, so argument errors are reported in that language."""
+    """Apply ``--lang`` before the parser is built, so its help and argument errors are in that language.
+
+    Without ``--lang`` the language stays the current one (``COURSEKIT_LANG``, else English).
+    """
     for index, arg in enumerate(argv):
         value = arg.split("=", 1)[1] if arg.startswith("--lang=") else None
         if arg == "--lang" and index + 1 < len(argv):

@@ -111,6 +111,41 @@ def check_bool(name: str, value: Any) -> bool:
     return value
 
 
+def check_instance(name: str, value: Any, expected: type) -> Any:
+    """Return ``value`` after checking it is an instance of ``expected`` (a class the caller names).
+
+    >>> check_instance("config", 3, dict)
+    Traceback (most recent call last):
+    ...
+    TypeError: config = 3: must be a dict object, not int.
+    """
+    if not isinstance(value, expected):
+        raise TypeError(
+            tr(
+                "validate.type_instance",
+                name=name,
+                value=shown_repr(value),
+                expected=expected.__name__,
+                type=_type_name(value),
+            )
+        )
+    return value
+
+
+def check_callable(name: str, value: Any) -> Callable[..., Any]:
+    """Return ``value`` after checking it can be called.
+
+    >>> check_callable("show", None)
+    Traceback (most recent call last):
+    ...
+    TypeError: show = None: must be a function to call later, not NoneType.
+    """
+    if not callable(value):
+        raise TypeError(tr("validate.type_callable", name=name, value=shown_repr(value), type=_type_name(value)))
+    function: Callable[..., Any] = value
+    return function
+
+
 def check_items(name: str, value: Any, *, max_items: int = MAX_ITEMS) -> tuple[Any, ...]:
     """Return ``value`` as a tuple after checking it is a list or tuple of at most ``max_items`` items.
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._validate import check_bool, check_choice, check_divides, check_int, check_number
+from ._validate import check_bool, check_choice, check_divides, check_instance, check_int, check_number
 from .specs import RECOMPUTE_MODES, LayerWidths
 
 __all__ = [
@@ -164,6 +164,7 @@ def layer_activation_ledger(
 
     Taught in: lesson 1 (Q1 capacity).
     """
+    check_instance("widths", widths, LayerWidths)
     s = check_int("seq_len", seq_len, ge=1)
     b = check_int("micro_batch", micro_batch, ge=1)
     t = check_int("tp", tp, ge=1)

@@ -469,6 +469,17 @@ def _activation_terms(
 
 
 @finite_result
+def _checked_widths(widths: LayerWidths | None, h: int, a: int) -> LayerWidths:
+    """``widths`` checked against hidden ``h`` and heads ``a``; ``None`` is Korthikanti et al.'s GPT layer."""
+    if widths is None:
+        return _korthikanti_widths(h, a)
+    if not isinstance(widths, LayerWidths):
+        raise TypeError(tr("capacity.widths_type", value=widths, type=type(widths).__name__))
+    if (widths.hidden, widths.heads) != (h, a):
+        raise ValueError(tr("capacity.widths_shape", hidden=h, heads=a, w_hidden=widths.hidden, w_heads=widths.heads))
+    return widths
+
+
 def activation_memory_breakdown(
     *,
     seq_len: int,
@@ -549,12 +560,7 @@ def activation_memory_breakdown(
     check_divides("cp", c, "seq_len", s)
 
     flash = check_bool("flash_attention", flash_attention)
-    if widths is None:
-        widths = _korthikanti_widths(h, a)
-    elif not isinstance(widths, LayerWidths):
-        raise TypeError(tr("capacity.widths_type", value=widths, type=type(widths).__name__))
-    elif (widths.hidden, widths.heads) != (h, a):
-        raise ValueError(tr("capacity.widths_shape", hidden=h, heads=a, w_hidden=widths.hidden, w_heads=widths.heads))
+    widths = _checked_widths(widths, h, a)
     code = RECOMPUTE_MODES.index(mode)
     linear, attention, per_layer = _layer_activation_terms(widths, s, b, t, sp, code, c, flash)
     return ActivationMemory(

@@ -26,7 +26,20 @@ from matplotlib.container import BarContainer
 from matplotlib.figure import Figure
 
 from . import i18n
-from .i18n import Text
+from ._validate import check_choice, check_instance
+from .i18n import Text, register, shown_repr, tr
+
+#: The eight bytes every PNG file starts with (PNG specification, section 5.2).
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+register(
+    {
+        "figure_alt.not_png": {
+            "zh": "png 的开头是 {value}：不是 PNG 文件（PNG 以 \\x89PNG\\r\\n\\x1a\\n 开头）。",
+            "en": "png starts with {value}: not a PNG file (a PNG starts with \\x89PNG\\r\\n\\x1a\\n).",
+        },
+    }
+)
 
 __all__ = ["describe_figure", "figure_html", "image_html", "png_description"]
 
@@ -88,7 +101,8 @@ def _axes_parts(ax: Any, lang: str) -> list[str]:
 
 def describe_figure(fig: Figure, lang: str | None = None) -> str:
     """What ``fig`` shows, in words: per panel its title, axes, lines and bars (``lang``: zh/en, default current)."""
-    lang = i18n.get_language() if lang is None else lang
+    check_instance("fig", fig, Figure)
+    lang = i18n.get_language() if lang is None else check_choice("lang", lang, i18n.LANGUAGES)
     colon, semicolon, stop = (part.render(lang) for part in _SEPARATORS)
     panels = []
     for ax in fig.get_axes():
@@ -111,9 +125,11 @@ def figure_html(fig: Figure) -> str:
 
     from IPython.core.pylabtools import print_figure
 
+    from .plotting.png import PAGE_FIGURE_COLOURS, palette_png
+
     png: bytes = print_figure(fig, "png", bbox_inches="tight", dpi=2 * fig.dpi)  # type: ignore[no-untyped-call]
     width, height = struct.unpack(">II", png[16:24])  # the PNG header's IHDR chunk
-    data = base64.b64encode(png).decode("ascii")
+    data = base64.b64encode(palette_png(png, PAGE_FIGURE_COLOURS)).decode("ascii")
     alt = html.escape(describe_figure(fig), quote=True)
     return (
         f'<img class="ck-figure" src="data:image/png;base64,{data}" width="{width // 2}" height="{height // 2}"'
@@ -130,6 +146,12 @@ def png_description(png: bytes) -> str | None:
     >>> png_description(encode_png(np.zeros((1, 1, 4), np.uint8), text={"Description": ("一张图", "zh")}))
     '一张图'
     """
+    if not isinstance(png, (bytes, bytearray)):
+        raise TypeError(
+            tr("validate.type_instance", name="png", value=shown_repr(png), expected="bytes", type=type(png).__name__)
+        )
+    if bytes(png[:8]) != PNG_SIGNATURE:
+        raise ValueError(tr("figure_alt.not_png", value=shown_repr(bytes(png[:8]))))
     position = 8
     while position + 8 <= len(png):
         (length,) = struct.unpack(">I", png[position : position + 4])
@@ -149,18 +171,26 @@ def png_description(png: bytes) -> str | None:
 
 def image_html(image: Any) -> str | None:
     """An ``<img>`` for an ``IPython.display.Image`` of a course figure, its description as the alt text;
-    None for an image that carries none (the page then shows it as usual)."""
+    None for an image that carries none (the page then shows it as usual).
+
+    The ``<img>`` takes the Image's display size when it has one (:func:`coursekit.plotting.figure_image`
+    shows a PNG drawn for HiDPI screens at half its pixel size), else the PNG's own size; its pixels are reduced
+    to a palette of :data:`coursekit.plotting.png.PAGE_FIGURE_COLOURS` colours (a third of the bytes)."""
     import base64
     import html
 
     data = image.data if isinstance(getattr(image, "data", None), bytes) else None
-    if data is None or not data.startswith(b"\x89PNG"):
+    if data is None or not data.startswith(PNG_SIGNATURE):
         return None
     alt = png_description(data)
     if alt is None:
         return None
     width, height = struct.unpack(">II", data[16:24])
-    encoded = base64.b64encode(data).decode("ascii")
+    if getattr(image, "width", None) and getattr(image, "height", None):
+        width, height = int(image.width), int(image.height)
+    from .plotting.png import PAGE_FIGURE_COLOURS, palette_png
+
+    encoded = base64.b64encode(palette_png(data, PAGE_FIGURE_COLOURS)).decode("ascii")
     return (
         f'<img class="ck-figure" src="data:image/png;base64,{encoded}" width="{width}" height="{height}"'
         f' alt="{html.escape(alt, quote=True)}">'

@@ -206,11 +206,8 @@ def tr(key: str, /, lang: str | None = None, **params: Any) -> str:
 
 
 def pick(zh: str, en: str) -> str:
-    """Choose between two inline texts by the current language.
-
-    Prefer catalog entries; this is for one-off labels built in data tables.
-    """
-    return zh if _current == "zh" else en
+    """``Text(zh=zh, en=en)`` rendered in the current language (kept for old callers; build a :class:`Text`)."""
+    return Text(zh=zh, en=en).render()
 
 
 @dataclass(frozen=True)
@@ -276,6 +273,14 @@ register(
         "validate.type_bool": {
             "zh": "{name} = {value!r}：必须是 True 或 False，而不是 {type}。",
             "en": "{name} = {value!r}: must be True or False, not {type}.",
+        },
+        "validate.type_instance": {
+            "zh": "{name} = {value}：必须是 {expected} 对象，而不是 {type}。",
+            "en": "{name} = {value}: must be a {expected} object, not {type}.",
+        },
+        "validate.type_callable": {
+            "zh": "{name} = {value}：必须是可调用的函数（稍后调用），而不是 {type}。",
+            "en": "{name} = {value}: must be a function to call later, not {type}.",
         },
         "validate.type_choice": {
             "zh": "{name} = {value!r}：必须是字符串，而不是 {type}。",

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
+from ._validate import check_int
 from .i18n import LANGUAGES, register, tr
 
 register(
@@ -101,8 +102,12 @@ LESSONS: tuple[Lesson, ...] = load()
 
 
 def lesson(number: int) -> Lesson:
-    """The registry entry of lesson ``number``."""
-    return LESSONS[number]
+    """The registry entry of lesson ``number`` (0 to the last lesson's number).
+
+    >>> lesson(1).number
+    1
+    """
+    return LESSONS[check_int("number", number, ge=0, le=len(LESSONS) - 1)]
 
 
 def prefix_modules(lessons: tuple[Lesson, ...] = LESSONS) -> dict[str, str]:

@@ -19,16 +19,15 @@ True
 
 from __future__ import annotations
 
-import argparse
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import i18n
-from ._cli import argparse_language, check_output_folder, fail_line, guard, pre_language
+from ._cli import CourseParser, argparse_language, check_output_folder, fail_line, guard, pre_language
 from ._validate import check_choice
-from .i18n import register, tr
+from .i18n import Text, register, tr
 
 #: Where the wheel puts the notebooks (setup.py ships notebooks/zh and notebooks/en there).
 PACKAGED_LESSONS = Path(__file__).resolve().parent / "_lessons"
@@ -111,14 +110,29 @@ def copy_lessons(target: str | Path, langs: Sequence[str] = i18n.LANGUAGES) -> C
 def main(argv: Sequence[str]) -> int:
     """Entry point of the ``lessons`` subcommand; returns the exit status (2 for bad arguments or paths)."""
     prog = "python -m coursekit lessons"
-    parser = argparse.ArgumentParser(
-        prog=prog,
-        description="Copy the lesson notebooks out of the installed package into DIR (never overwrites a file).",
-    )
-    parser.add_argument("dir", metavar="DIR", help="target folder (created if missing)")
-    parser.add_argument("--lang", choices=i18n.LANGUAGES, default=None, help="one language only (default: both)")
-    pre_language(argv)
+    pre_language(argv)  # before the parser is built: its help is in this language
     with argparse_language():
+        parser = CourseParser(
+            prog=prog,
+            description=Text(
+                zh="把课程笔记本从已安装的包中复制到 DIR（从不覆盖已有的文件）。",
+                en="Copy the lesson notebooks out of the installed package into DIR (never overwrites a file).",
+            ).render(),
+        )
+        parser.add_argument(
+            "dir",
+            metavar="DIR",
+            help=Text(zh="目标文件夹（不存在时会创建）", en="target folder (created if missing)").render(),
+        )
+        parser.add_argument(
+            "--lang",
+            choices=i18n.LANGUAGES,
+            default=None,
+            help=Text(
+                zh="只复制这一种语言的笔记本，并用它显示帮助和消息（默认：两种语言都复制）",
+                en="copy this language only, and show the help and messages in it (default: both languages)",
+            ).render(),
+        )
         args = parser.parse_args(list(argv))
     return guard(prog, lambda: _copy_and_report(prog, args.dir, args.lang))
 

@@ -40,11 +40,12 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .i18n import register, tr
+from .i18n import register, shown_repr, tr
 
 __all__ = ["load_model_config", "model_fields_from_config"]
 
@@ -77,6 +78,10 @@ register(
         "config.str": {
             "zh": "模型配置的 {key!r} = {value!r}：必须是字符串。",
             "en": "The model config's {key!r} = {value!r}: must be a string.",
+        },
+        "config.path_type": {
+            "zh": "path = {value}：必须是文件路径（str 或 pathlib.Path），而不是 {type}。",
+            "en": "path = {value}: must be a file path (str or pathlib.Path), not {type}.",
         },
         "config.file_missing": {
             "zh": "找不到模型配置文件 {path}。",
@@ -245,6 +250,8 @@ def load_model_config(path: str | Path) -> dict[str, Any]:
 
     Taught in: lesson 9 (decision workbench).
     """
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(tr("config.path_type", value=shown_repr(path), type=type(path).__name__))
     file = Path(path)
     if not file.exists():
         raise ValueError(tr("config.file_missing", path=str(path)))

@@ -169,7 +169,10 @@ def _microbatches_in_flight(stages: Any, microbatches: Any, virtual_stages: Any 
     are; a chunk is 1/v of the stage, so rank r holds min(p + (p - 1 - 2r)/v, m) micro-batches' worth of its
     stage. Rank 0 gives Korthikanti et al.'s p·(1 + (p - 1)/(p·v)) (arXiv:2205.05198, §4.2.3); rank 1, the
     heaviest middle stage, p + (p - 3)/v; the last rank p - (p - 1)/v. The planner's memory ledger and lesson 1's
-    capacity widget both count activations with it.
+    capacity widget both count activations with it. The p in (v - 1)·p is the number N of contiguous micro-batches
+    per model chunk (Megatron-Core's ``--microbatch-group-size-per-virtual-stage``, Llama 3's tunable N,
+    arXiv:2407.21783 §3.3.2); Megatron-Core refuses N outside [p, m], so N = p is the fewest warm-up forwards
+    the schedule allows and a larger N only holds more.
 
     >>> [int(x) for x in _microbatches_in_flight(4, 8)], [int(x) for x in _microbatches_in_flight(4, 2)]
     ([4, 3, 1], [2, 2, 1])

@@ -157,6 +157,21 @@ BLOOM_2022: str = (
     "§3"
 )
 DEEPSEEK_V3_2024: str = "DeepSeek-AI, “DeepSeek-V3 Technical Report”, arXiv:2412.19437"
+LLAMA2_2023: str = (
+    "Touvron et al., “Llama 2: Open Foundation and Fine-Tuned Chat Models”, arXiv:2307.09288, Table 1 (context 4096, "
+    "GQA for 70B only); Hugging Face meta-llama/Llama-2-7b-hf, -13b-hf, -70b-hf config.json (layers 32 / 40 / 80, "
+    "hidden 4096 / 5120 / 8192, heads 32 / 40 / 64, KV heads 32 / 40 / 8, intermediate 11008 / 13824 / 28672, "
+    "vocabulary 32000)"
+)
+NEMOTRON4_340B_2024: str = (
+    "NVIDIA, “Nemotron-4 340B Technical Report”, arXiv:2406.11704, Table 1 (96 layers, hidden 18432, 96 heads, 8 KV "
+    "heads, sequence 4096, vocabulary 256000; squared-ReLU MLP of width 73728, no biases, untied embeddings)"
+)
+QWEN3_2025: str = (
+    "Qwen Team, “Qwen3 Technical Report”, arXiv:2505.09388, Table 2; Hugging Face Qwen/Qwen3-30B-A3B and "
+    "Qwen/Qwen3-235B-A22B config.json (head_dim 128, 4 KV heads, 128 experts, 8 per token, no shared expert, "
+    "vocabulary 151936, untied embeddings)"
+)
 #: Where the DeepSeek-V3 preset's architecture comes from.
 DEEPSEEK_V3_ARCHITECTURE: str = (
     DEEPSEEK_V3_2024 + ", §2.1 and §4.2 (61 layers, h 7168, 128 heads, MLA with d_c 512, d_c' 1536, per-head "
@@ -193,16 +208,52 @@ def _gpt(name: str, layers: int, hidden: int, heads: int, vocab: int, seq_len: i
 
 
 def _llama3(name: str, layers: int, hidden: int, ffn: int, heads: int) -> ModelSpec:
+    """A Llama 3 model: 8 KV heads, vocabulary 128256, context 8192 (Table 3)."""
+    return _llama2(name, layers, hidden, ffn, heads, 8, vocab=128256, seq_len=8192, source=LLAMA3_2024)
+
+
+def _llama2(
+    name: str,
+    layers: int,
+    hidden: int,
+    ffn: int,
+    heads: int,
+    kv_heads: int,
+    vocab: int = 32000,
+    seq_len: int = 4096,
+    source: str = LLAMA2_2023,
+) -> ModelSpec:
+    """A Llama-family model (SwiGLU, RMSNorm, rotary, no biases, untied): Llama 2's vocabulary and context unless
+    given."""
     return ModelSpec(
         name=name,
         layers=layers,
         hidden=hidden,
         heads=heads,
-        kv_heads=8,
+        kv_heads=kv_heads,
         ffn_hidden=ffn,
-        vocab=128256,
-        seq_len=8192,
-        source=LLAMA3_2024,
+        vocab=vocab,
+        seq_len=seq_len,
+        source=source,
+    )
+
+
+def _qwen3_moe(name: str, layers: int, hidden: int, heads: int, expert_width: int) -> ModelSpec:
+    """A Qwen3 MoE model: GQA with 4 KV heads of 128, every layer 128 SwiGLU experts with 8 routed per token."""
+    return ModelSpec(
+        name=name,
+        layers=layers,
+        hidden=hidden,
+        heads=heads,
+        kv_heads=4,
+        head_dim=128,
+        ffn_hidden=expert_width,
+        vocab=151936,
+        seq_len=4096,
+        num_experts=128,
+        top_k=8,
+        moe_ffn_hidden=expert_width,
+        source=QWEN3_2025,
     )
 
 
@@ -288,6 +339,24 @@ MODELS: dict[str, ModelSpec] = {
         _llama3("llama3-8b", 32, 4096, 14336, 32),
         _llama3("llama3-70b", 80, 8192, 28672, 64),
         _llama3("llama3-405b", 126, 16384, 53248, 128),
+        _llama2("llama2-7b", 32, 4096, 11008, 32, 32),
+        _llama2("llama2-13b", 40, 5120, 13824, 40, 40),
+        _llama2("llama2-70b", 80, 8192, 28672, 64, 8),
+        ModelSpec(
+            name="nemotron4-340b",
+            layers=96,
+            hidden=18432,
+            heads=96,
+            kv_heads=8,
+            ffn_hidden=73728,
+            vocab=256000,
+            seq_len=4096,
+            mlp="gelu",  # squared ReLU: a 2-matrix, non-gated MLP like GELU's (same weights, FLOPs and saved tensors)
+            norm="layernorm",
+            source=NEMOTRON4_340B_2024,
+        ),
+        _qwen3_moe("qwen3-30b-a3b", 48, 2048, 32, 768),
+        _qwen3_moe("qwen3-235b-a22b", 94, 4096, 64, 1536),
         ModelSpec(
             name="mixtral-8x7b",
             layers=32,
@@ -348,7 +417,8 @@ MODELS: dict[str, ModelSpec] = {
 class PublishedRun:
     """A large training run as its authors published it: model, GPUs, layout, batch and measured throughput.
 
-    ``degrees`` is the published layout (tp, cp, pp, dp and, for MoE, ep); the planner searches the
+    ``degrees`` is the published layout (tp, cp, pp, dp and, for MoE, ep and — when the recipe sets it — etp,
+    else etp = tp, Megatron's default); the planner searches the
     rest (micro-batch, schedule, ZeRO stage, recompute) within ``workload_options``.
     ``source`` cites the paper (English, as published) and ``note`` says in the learner's language what it
     reports for this run. ``measured_tflops_per_gpu`` is the paper's figure with the paper's own FLOP convention

@@ -11,10 +11,19 @@ Taught in: lesson 9 (decision workbench).
 
 from __future__ import annotations
 
+from typing import Any
+
 from .i18n import Text
 from .presets import MEGATRON_TABLE1, PUBLISHED_RUNS, PublishedRun
 
-__all__ = ["NEMO_2407_SOURCE", "PUBLISHED_RUNS_2024", "RUN_ROLES", "all_published_runs"]
+__all__ = [
+    "MEGATRON_BRIDGE_2511_SOURCE",
+    "NEMO_2407_SOURCE",
+    "PUBLISHED_RUNS_2024",
+    "PUBLISHED_RUNS_2025",
+    "RUN_ROLES",
+    "all_published_runs",
+]
 
 NEMO_2407_SOURCE: str = (
     "NVIDIA NeMo, “Performance Summary” (NeMo 24.07, DGX-H100, FP8 pre-training), "
@@ -79,13 +88,216 @@ PUBLISHED_RUNS_2024: tuple[PublishedRun, ...] = (
     ),
 )
 
+#: Megatron-Bridge's performance page, 25.11 release, DGX-H100 table (its MoE rows are token-dropless with
+#: force-balanced routing, as the page states).
+MEGATRON_BRIDGE_2511_SOURCE: str = (
+    "NVIDIA NeMo Megatron-Bridge, “Performance”, 25.11 NeMo container, DGX-H100, "
+    "github.com/NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md @ df0289c180dd20ff26933455c7a0a11084f6a36f"
+)
+
+
+def _run(
+    name: str,
+    model: str,
+    gpus: int,
+    batch: int,
+    seq: int,
+    layout: dict[str, int],
+    micro_batch: int,
+    virtual: int,
+    tokens: float,
+    source: str,
+    zero_stages: tuple[int, ...] = (0, 1, 2),
+    options: tuple[tuple[str, Any], ...] = (),
+) -> PublishedRun:
+    """One row of a vendor table: FP8 (per-tensor current scaling), tokens per GPU-second, the published micro-batch
+    and interleaving depth as upper bounds of the search (the layout as published); ``options`` are further
+    workload settings the run's own training config states."""
+    keys = ("tp", "cp", "pp", "dp", "ep", "etp")
+    degrees = tuple((k, layout.get(k, 1)) for k in keys if k not in ("ep", "etp") or k in layout)
+    parts = [f"TP {layout.get('tp', 1)}", f"PP {layout.get('pp', 1)}", f"CP {layout.get('cp', 1)}"]
+    parts += [f"EP {layout['ep']}"] if "ep" in layout else []
+    parts += [f"ETP {layout['etp']}"] if "etp" in layout else []
+    parts += [f"VP {virtual}"] if virtual > 1 else []
+    shape = ", ".join(parts)
+    return PublishedRun(
+        name,
+        model,
+        "h100-8",
+        gpus // 8,
+        batch,
+        seq,
+        degrees,
+        "tokens",
+        0.0,
+        source,
+        measured_tokens_per_gpu_s=tokens,
+        workload_options=(
+            ("precision", "fp8"),
+            ("max_micro_batch", micro_batch),
+            ("max_virtual_stages", virtual),
+            ("zero_stages", zero_stages),
+            *options,
+        ),
+        note=Text(
+            zh=f"{gpus} 张 H100，{shape}，微批次 {micro_batch}，每 GPU 每秒 {tokens:g} tokens（FP8）",
+            en=f"{gpus} H100s, {shape}, micro-batch {micro_batch}: {tokens:g} tokens per GPU-second (FP8)",
+        ),
+    )
+
+
+#: The launcher's training config of Nemotron-4 340B: Megatron-Core's distributed optimizer (ZeRO-1) with
+#: ``grad_sync_dtype: bf16`` (bf16 gradients: 16 bytes per parameter in all, the ZeRO paper's 2 + 2 + 12) and
+#: ``ub_tp_comm_overlap: True`` (TP communication overlapped with the GEMMs).
+NEMOTRON4_340B_CONFIG: str = (
+    "NVIDIA NeMo-Framework-Launcher, launcher_scripts/conf/training/nemotron/nemotron_340b.yaml @ "
+    "3be81fc10dfe2bcb51da024e2ebcdaf4d4eb3261 (optim: mcore_distributed_optim; grad_sync_dtype: bf16; "
+    "ub_tp_comm_overlap: True)"
+)
+
+#: The version of NeMo's 24.07 table the rows below read (an edit of the same page lists other figures, e.g. 825
+#: instead of 782 tokens/s for GPT-3 175B on 512 GPUs).
+NEMO_2407_COMMIT: str = " @ 070a0bb168d405d653b9734c0017cf5078e77c0d"
+
+#: More vendor-table rows on H100 (FP8): NeMo 24.07's other large rows and Megatron-Bridge 25.11's H100 table, dense
+#: and MoE. ZeRO: the tables' FSDP column is 0 (Megatron's distributed optimizer, ZeRO-1, or plain DDP) except where
+#: it says FSDP (ZeRO-3).
+PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
+    _run(
+        "NeMo GPT-3 175B, 2K, 512 H100 (FP8)",
+        "gpt3-175b",
+        512,
+        2048,
+        2048,
+        {"tp": 4, "pp": 8, "dp": 16},
+        2,
+        6,
+        782.0,
+        NEMO_2407_SOURCE + NEMO_2407_COMMIT + ", row GPT3-175B (512 GPUs)",
+    ),
+    _run(
+        "NeMo Llama 2 7B, 4K, 8 H100 (FP8)",
+        "llama2-7b",
+        8,
+        128,
+        4096,
+        {"dp": 8},
+        1,
+        1,
+        16847.0,
+        NEMO_2407_SOURCE + NEMO_2407_COMMIT + ", row LLAMA2-7B",
+    ),
+    _run(
+        "NeMo Llama 2 13B, 4K, 16 H100 (FP8)",
+        "llama2-13b",
+        16,
+        128,
+        4096,
+        {"pp": 4, "dp": 4},
+        1,
+        10,
+        8646.0,
+        NEMO_2407_SOURCE + NEMO_2407_COMMIT + ", row LLAMA2-13B",
+    ),
+    _run(
+        "NeMo Llama 2 70B, 4K, 64 H100 (FP8)",
+        "llama2-70b",
+        64,
+        128,
+        4096,
+        {"tp": 4, "pp": 4, "dp": 4},
+        1,
+        20,
+        1707.0,
+        NEMO_2407_SOURCE + NEMO_2407_COMMIT + ", row LLAMA2-70B",
+    ),
+    _run(
+        "NeMo Nemotron-4 340B, 4K, 128 H100 (FP8)",
+        "nemotron4-340b",
+        128,
+        32,
+        4096,
+        {"tp": 8, "pp": 8, "dp": 2},
+        1,
+        12,
+        322.0,
+        NEMO_2407_SOURCE + NEMO_2407_COMMIT + ", row Nemotron-340B; " + NEMOTRON4_340B_CONFIG,
+        zero_stages=(1,),
+        options=(
+            ("recipe", "zero-fp16-adam"),  # grad_sync_dtype bf16: 2 + 2 + 12 bytes, Megatron's bf16-gradient row
+            ("overlap_tp", 1.0),  # ub_tp_comm_overlap: True
+        ),
+    ),
+    _run(
+        "Megatron-Bridge Llama 3 8B, 8K, 8 H100 (FP8, FSDP)",
+        "llama3-8b",
+        8,
+        128,
+        8192,
+        {"dp": 8},
+        1,
+        1,
+        14451.0,
+        MEGATRON_BRIDGE_2511_SOURCE + ", row LLAMA3_8B",
+        zero_stages=(3,),
+    ),
+    _run(
+        "Megatron-Bridge Llama 3 70B, 8K, 64 H100 (FP8)",
+        "llama3-70b",
+        64,
+        128,
+        8192,
+        {"tp": 4, "pp": 8, "dp": 2},
+        1,
+        5,
+        1602.0,
+        MEGATRON_BRIDGE_2511_SOURCE + ", row LLAMA3_70B",
+    ),
+    _run(
+        "Megatron-Bridge Llama 3.1 405B, 8K, 1024 H100 (FP8)",
+        "llama3-405b",
+        1024,
+        512,
+        8192,
+        {"tp": 8, "pp": 8, "cp": 2, "dp": 8},
+        1,
+        8,
+        292.0,
+        MEGATRON_BRIDGE_2511_SOURCE + ", row LLAMA3.1_405B",
+    ),
+    _run(
+        "Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8)",
+        "qwen3-30b-a3b",
+        16,
+        512,
+        4096,
+        {"tp": 1, "pp": 2, "dp": 8, "ep": 8},
+        2,
+        24,
+        5275.0,
+        MEGATRON_BRIDGE_2511_SOURCE + ", row Qwen3_30B_a3B",
+    ),
+    _run(
+        "Megatron-Bridge Qwen3 235B-A22B (MoE), 4K, 256 H100 (FP8)",
+        "qwen3-235b-a22b",
+        256,
+        2048,
+        4096,
+        {"tp": 2, "pp": 8, "dp": 16, "ep": 32, "etp": 1},  # the recipe sets expert_tensor_parallel_size = 1
+        1,
+        4,
+        1575.0,
+        MEGATRON_BRIDGE_2511_SOURCE + ", row Qwen3_235B_a22B",
+    ),
+)
+
 #: Every run's role: the calibration rows fit; the published runs validate. No run is both.
 RUN_ROLES: dict[str, str] = {
     **{f"Megatron-LM Table 1, {run.name}": "fit" for run in MEGATRON_TABLE1},
-    **{run.name: "validation" for run in (*PUBLISHED_RUNS, *PUBLISHED_RUNS_2024)},
+    **{run.name: "validation" for run in (*PUBLISHED_RUNS, *PUBLISHED_RUNS_2024, *PUBLISHED_RUNS_2025)},
 }
 
 
 def all_published_runs() -> tuple[PublishedRun, ...]:
     """The paper runs and the vendor-table runs, every one a validation run."""
-    return (*PUBLISHED_RUNS, *PUBLISHED_RUNS_2024)
+    return (*PUBLISHED_RUNS, *PUBLISHED_RUNS_2024, *PUBLISHED_RUNS_2025)

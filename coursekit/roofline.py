@@ -42,6 +42,18 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from ._validate import check_choice, check_divides, check_int, check_number, finite_result
+from .i18n import register, shown_repr, tr
+
+register(
+    {
+        "roofline.not_a_layer_shape": {
+            "zh": "model = {value}：必须是带 hidden、ffn_hidden、kv_hidden、mlp 的模型（如 ModelSpec），"
+            "而不是 {type}。",
+            "en": "model = {value}: must be a model with hidden, ffn_hidden, kv_hidden and mlp (e.g. a ModelSpec), "
+            "not {type}.",
+        },
+    }
+)
 
 __all__ = [
     "BF16_BYTES",
@@ -353,27 +365,40 @@ def roofline_time_s(flops: float, bytes_moved: float, peak_flops: float, memory_
 
 
 def _layer_matmul_totals(
-    tokens: Any, hidden: Any, ffn_hidden: Any, kv_hidden: Any, tp: Any, mlp_matrices: Any, bytes_per_element: Any
+    tokens: Any,
+    hidden: Any,
+    ffn_hidden: Any,
+    kv_hidden: Any,
+    tp: Any,
+    mlp_matrices: Any,
+    bytes_per_element: Any,
+    mlp_tp: Any = None,
 ) -> tuple[Any, Any]:
-    """(FLOPs, bytes) of one layer's linear matmuls on one TP rank, for ``tokens`` tokens."""
+    """(FLOPs, bytes) of one layer's linear matmuls on one TP rank, for ``tokens`` tokens.
+
+    ``mlp_tp`` (default ``tp``) is the MLP's own tensor-parallel degree — a mixture of experts' expert TP under
+    Megatron-Core's parallel folding: each rank then multiplies ``tokens·mlp_tp/tp`` rows (its sequence-parallel
+    share gathered over the expert-TP group) by MLP shards ``ffn_hidden/mlp_tp`` wide, the same FLOPs in other shapes.
+    """
+    mlp_tp = tp if mlp_tp is None else mlp_tp
+    mlp_tokens = tokens * mlp_tp / tp
     shapes = (
-        (hidden, (hidden + 2 * kv_hidden) / tp),  # fused QKV projection, column-parallel
-        (hidden / tp, hidden),  # attention output projection, row-parallel
-        (hidden, (mlp_matrices - 1) * ffn_hidden / tp),  # MLP up (and gate for SwiGLU), column-parallel
-        (ffn_hidden / tp, hidden),  # MLP down, row-parallel
+        (tokens, hidden, (hidden + 2 * kv_hidden) / tp),  # fused QKV projection, column-parallel
+        (tokens, hidden / tp, hidden),  # attention output projection, row-parallel
+        (mlp_tokens, hidden, (mlp_matrices - 1) * ffn_hidden / mlp_tp),  # MLP up (and gate), column-parallel
+        (mlp_tokens, ffn_hidden / mlp_tp, hidden),  # MLP down, row-parallel
     )
     flops: Any = 0
     moved: Any = 0
-    for k, n in shapes:
-        flops = flops + _matmul_flops(tokens, k, n)
-        moved = moved + _matmul_bytes(tokens, k, n, bytes_per_element)
+    for m, k, n in shapes:
+        flops = flops + _matmul_flops(m, k, n)
+        moved = moved + _matmul_bytes(m, k, n, bytes_per_element)
     return flops, moved
 
 
-def _transformer_layer_matmul_intensity(
-    tokens: Any, hidden: Any, ffn_hidden: Any, kv_hidden: Any, tp: Any, mlp_matrices: Any, bytes_per_element: Any
-) -> Any:
-    flops, moved = _layer_matmul_totals(tokens, hidden, ffn_hidden, kv_hidden, tp, mlp_matrices, bytes_per_element)
+def _transformer_layer_matmul_intensity(*args: Any) -> Any:
+    """FLOPs over bytes of :func:`_layer_matmul_totals` (the same arguments); array-generic."""
+    flops, moved = _layer_matmul_totals(*args)
     return flops / moved
 
 
@@ -471,6 +496,9 @@ def layout_matmul_intensity(model: LayerShape, *, tp: int, micro_batch: int, seq
 
     Taught in: lesson 7 (compute efficiency).
     """
+    missing = [name for name in ("hidden", "ffn_hidden", "kv_hidden", "mlp") if not hasattr(model, name)]
+    if missing:
+        raise TypeError(tr("roofline.not_a_layer_shape", value=shown_repr(model), type=type(model).__name__))
     mlp = check_choice("mlp", model.mlp, tuple(MLP_MATRICES))
     return transformer_layer_matmul_intensity(
         tokens_per_gpu(micro_batch, seq_len, cp),

@@ -349,6 +349,46 @@ MAX_CURVE_POINTS: int = 1024
 
 
 @finite_result
+def _communication_model(
+    gradient_bytes: float | None,
+    bandwidth_bytes_per_s: float | None,
+    latency: float,
+    communication_s_fn: Callable[[int], float] | None,
+) -> Callable[[int], float]:
+    """:func:`scaling_curve`'s communication seconds per step as a function of P: the learner's callable (its
+    results checked) or the built-in ring all-reduce; exactly one of the two must be given."""
+    ring = gradient_bytes is not None or bandwidth_bytes_per_s is not None
+    if communication_s_fn is not None and ring:
+        raise ValueError(tr("scaling.comm_model_both"))
+    if communication_s_fn is not None:
+        if not callable(communication_s_fn):
+            raise TypeError(
+                tr(
+                    "scaling.not_callable",
+                    name="communication_s_fn",
+                    value=communication_s_fn,
+                    type=type(communication_s_fn).__name__,
+                )
+            )
+        comm_fn = communication_s_fn
+
+        def communication(p: int) -> float:
+            return check_number(f"communication_s_fn({p})", comm_fn(p), ge=0)
+
+    elif gradient_bytes is not None and bandwidth_bytes_per_s is not None:
+        size = check_number("gradient_bytes", gradient_bytes, gt=0)
+        bandwidth = check_number("bandwidth_bytes_per_s", bandwidth_bytes_per_s, gt=0)
+
+        def communication(p: int) -> float:
+            inputs = {"devices": p, "gradient_bytes": size, "bandwidth_bytes_per_s": bandwidth, "latency_s": latency}
+            return check_finite_result("communication_s", _ring_allreduce_s(p, size, bandwidth, latency), inputs)
+
+    else:
+        raise ValueError(tr("scaling.comm_model_missing"))
+
+    return communication
+
+
 def scaling_curve(
     devices_list: Sequence[int],
     *,
@@ -390,35 +430,7 @@ def scaling_curve(
     compute = check_number("single_device_step_s", single_device_step_s, gt=0)
     latency = check_number("latency_s", latency_s, ge=0)
     overlap = check_number("overlap_fraction", overlap_fraction, ge=0, le=1)
-    ring = gradient_bytes is not None or bandwidth_bytes_per_s is not None
-    if communication_s_fn is not None and ring:
-        raise ValueError(tr("scaling.comm_model_both"))
-    if communication_s_fn is not None:
-        if not callable(communication_s_fn):
-            raise TypeError(
-                tr(
-                    "scaling.not_callable",
-                    name="communication_s_fn",
-                    value=communication_s_fn,
-                    type=type(communication_s_fn).__name__,
-                )
-            )
-        comm_fn = communication_s_fn
-
-        def communication(p: int) -> float:
-            return check_number(f"communication_s_fn({p})", comm_fn(p), ge=0)
-
-    elif gradient_bytes is not None and bandwidth_bytes_per_s is not None:
-        size = check_number("gradient_bytes", gradient_bytes, gt=0)
-        bandwidth = check_number("bandwidth_bytes_per_s", bandwidth_bytes_per_s, gt=0)
-
-        def communication(p: int) -> float:
-            inputs = {"devices": p, "gradient_bytes": size, "bandwidth_bytes_per_s": bandwidth, "latency_s": latency}
-            return check_finite_result("communication_s", _ring_allreduce_s(p, size, bandwidth, latency), inputs)
-
-    else:
-        raise ValueError(tr("scaling.comm_model_missing"))
-
+    communication = _communication_model(gradient_bytes, bandwidth_bytes_per_s, latency, communication_s_fn)
     baseline = step_timeline(compute, communication(1), overlap)
     points = []
     for p in counts:

@@ -18,7 +18,18 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from ._cli import MAX_RESERVE_GIB, MAX_TOP, argparse_language, fail_line, number_arg, pre_language
+from ._cli import (
+    LANG_HELP,
+    MAX_RESERVE_GIB,
+    MAX_TOP,
+    CourseParser,
+    argparse_language,
+    fail_line,
+    number_arg,
+    pre_language,
+)
+from .i18n import Text
+from .planner.cli import NODES_HELP, RESERVE_HELP, model_preset_help
 from .planner.specs import MAX_CONCURRENCY, MAX_NODES, MAX_SEQ_LEN
 
 __all__ = ["build_serving_parser", "run_serving", "wants_serving"]
@@ -44,48 +55,134 @@ MAX_PP: int = 1024
 
 
 def build_serving_parser() -> argparse.ArgumentParser:
-    """The parser of ``python -m coursekit plan --mode serving``."""
+    """The parser of ``python -m coursekit plan --mode serving``, its help in the current language."""
+    with argparse_language():  # argparse words its titles and -h help as it builds a parser
+        return _serving_parser()
+
+
+def _serving_parser() -> argparse.ArgumentParser:
     from .presets import CLUSTERS, MODELS
 
-    p = argparse.ArgumentParser(
+    clusters = ", ".join(sorted(CLUSTERS))
+    p = CourseParser(
         prog="python -m coursekit plan --mode serving",
-        description="Serving plan: replicas × TP × PP layouts, gated (memory, interconnect, replicas, SLO) and "
-        "estimated (lower bounds of TTFT, TPOT, tokens/s).",
+        description=Text(
+            zh="服务规划：枚举副本数 × TP × PP 的布局，用门槛筛选（显存、互连、副本、服务目标 SLO），"
+            "估算其余布局（TTFT、TPOT、tokens/s 的下界）。",
+            en="Serving plan: replicas × TP × PP layouts, gated (memory, interconnect, replicas, SLO) and "
+            "estimated (lower bounds of TTFT, TPOT, tokens/s).",
+        ).render(),
     )
-    p.add_argument("--mode", choices=("serving",), default="serving")
-    p.add_argument("--model", required=True, choices=sorted(MODELS), metavar="MODEL", help=", ".join(sorted(MODELS)))
     p.add_argument(
-        "--cluster", required=True, choices=sorted(CLUSTERS), metavar="CLUSTER", help=", ".join(sorted(CLUSTERS))
+        "--mode",
+        choices=("serving",),
+        default="serving",
+        help=Text(
+            zh="规划服务（训练的选项见 plan --help）", en="plan serving (training's options: plan --help)"
+        ).render(),
     )
-    p.add_argument("--nodes", type=number_arg(int, "nodes", ge=1, le=MAX_NODES), default=1, help="number of nodes")
+    p.add_argument(
+        "--model",
+        required=True,
+        choices=sorted(MODELS),
+        metavar="MODEL",
+        help=model_preset_help(),
+    )
+    p.add_argument(
+        "--cluster",
+        required=True,
+        choices=sorted(CLUSTERS),
+        metavar="CLUSTER",
+        help=Text(zh=f"集群预设（一个节点）：{clusters}", en=f"cluster preset (one node): {clusters}").render(),
+    )
+    p.add_argument(
+        "--nodes",
+        type=number_arg(int, "nodes", ge=1, le=MAX_NODES),
+        default=1,
+        help=NODES_HELP.render(),
+    )
     load = p.add_mutually_exclusive_group(required=True)
     load.add_argument(
-        "--concurrency", type=number_arg(int, "concurrency", ge=1, le=MAX_CONCURRENCY), help="requests in flight"
+        "--concurrency",
+        type=number_arg(int, "concurrency", ge=1, le=MAX_CONCURRENCY),
+        help=Text(zh="同时在处理的请求数（并发数）", en="requests in flight").render(),
     )
     load.add_argument(
         "--request-rate",
         type=number_arg(float, "request_rate_per_s", gt=0, le=MAX_REQUEST_RATE_PER_S),
-        help="arrivals per second (Little's law)",
-    )
-    p.add_argument("--prompt-tokens", type=number_arg(int, "prompt_tokens", ge=1, le=MAX_SEQ_LEN), default=2048)
-    p.add_argument("--output-tokens", type=number_arg(int, "output_tokens", ge=1, le=MAX_SEQ_LEN), default=256)
-    p.add_argument(
-        "--ttft-ms", type=number_arg(float, "ttft_ms", gt=0, le=MAX_SLO_MS), default=None, help="TTFT objective, ms"
+        help=Text(
+            zh="每秒到达的请求数（按利特尔定律 (Little's law) 换算成并发数）",
+            en="arrivals per second (turned into a concurrency by Little's law)",
+        ).render(),
     )
     p.add_argument(
-        "--tpot-ms", type=number_arg(float, "tpot_ms", gt=0, le=MAX_SLO_MS), default=None, help="TPOT objective, ms"
+        "--prompt-tokens",
+        type=number_arg(int, "prompt_tokens", ge=1, le=MAX_SEQ_LEN),
+        default=2048,
+        help=Text(
+            zh="每个请求的提示 (prompt) token 数（默认 %(default)s）",
+            en="prompt tokens per request (default %(default)s)",
+        ).render(),
     )
-    p.add_argument("--kv-bytes", type=number_arg(int, "kv_bytes", ge=1, le=4), default=2, help="bytes per KV element")
     p.add_argument(
-        "--reserve-gib", type=number_arg(float, "runtime_reserve_gib", ge=0, le=MAX_RESERVE_GIB), default=None
+        "--output-tokens",
+        type=number_arg(int, "output_tokens", ge=1, le=MAX_SEQ_LEN),
+        default=256,
+        help=Text(
+            zh="每个请求生成的 token 数（默认 %(default)s）", en="tokens generated per request (default %(default)s)"
+        ).render(),
     )
     p.add_argument(
-        "--max-pp", type=number_arg(int, "max_pp", ge=1, le=MAX_PP), default=8, help="largest pipeline degree tried"
+        "--ttft-ms",
+        type=number_arg(float, "ttft_ms", gt=0, le=MAX_SLO_MS),
+        default=None,
+        help=Text(zh="首 token 时间 (TTFT) 的目标，ms", en="TTFT objective, ms").render(),
     )
-    p.add_argument("--top", type=number_arg(int, "top", ge=0, le=MAX_TOP), default=5, help="layouts to show")
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
-    p.add_argument("--all", action="store_true", help="with --json: include every rejected layout")
-    p.add_argument("--lang", choices=("zh", "en"), default=None, help="output language")
+    p.add_argument(
+        "--tpot-ms",
+        type=number_arg(float, "tpot_ms", gt=0, le=MAX_SLO_MS),
+        default=None,
+        help=Text(zh="每输出 token 时间 (TPOT) 的目标，ms", en="TPOT objective, ms").render(),
+    )
+    p.add_argument(
+        "--kv-bytes",
+        type=number_arg(int, "kv_bytes", ge=1, le=4),
+        default=2,
+        help=Text(
+            zh="KV 缓存每个元素的字节数（默认 %(default)s）", en="bytes per KV element (default %(default)s)"
+        ).render(),
+    )
+    p.add_argument(
+        "--reserve-gib",
+        type=number_arg(float, "runtime_reserve_gib", ge=0, le=MAX_RESERVE_GIB),
+        default=None,
+        help=RESERVE_HELP.render(),
+    )
+    p.add_argument(
+        "--max-pp",
+        type=number_arg(int, "max_pp", ge=1, le=MAX_PP),
+        default=8,
+        help=Text(
+            zh="尝试的最大流水线并行度（默认 %(default)s）", en="largest pipeline degree tried (default %(default)s)"
+        ).render(),
+    )
+    p.add_argument(
+        "--top",
+        type=number_arg(int, "top", ge=0, le=MAX_TOP),
+        default=5,
+        help=Text(zh="显示多少个布局（默认 %(default)s）", en="layouts to show (default %(default)s)").render(),
+    )
+    p.add_argument(
+        "--json", action="store_true", help=Text(zh="以 JSON 打印结果", en="print the result as JSON").render()
+    )
+    p.add_argument(
+        "--all",
+        action="store_true",
+        help=Text(
+            zh="与 --json 一起用：包含每个被拒绝的布局", en="with --json: include every rejected layout"
+        ).render(),
+    )
+    p.add_argument("--lang", choices=("zh", "en"), default=None, help=LANG_HELP.render())
     return p
 
 

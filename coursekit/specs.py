@@ -107,6 +107,7 @@ DEGREE_KEYS: dict[str, str] = {
     "dp": "data parallel",
     "cp": "context parallel",
     "ep": "expert parallel",
+    "etp": "expert tensor parallel (MoE only; default = tp)",
     "v": "virtual stages (model chunks per pipeline device)",
     "zero": "ZeRO stage 0-3",
     "mb": "micro-batch (sequences)",

@@ -21,6 +21,11 @@ ROOT = Path(__file__).resolve().parents[1]
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 LIBRARY = sorted((ROOT / "coursekit").rglob("*.py"))
 SOURCES = LIBRARY + sorted((ROOT / "notebooks" / "src").glob("[0-9][0-9]_*.py"))
+#: Tools whose output learners read (lesson navigation and maps, notebooks' folded blocks, the website): held to the
+#: same one mechanism as the library.
+LEARNER_TOOLS = [
+    ROOT / "tools" / name for name in ("lesson_registry.py", "lesson_nav.py", "build_notebooks.py", "cheatsheet_pdf.py")
+] + sorted((ROOT / "tools" / "site").glob("*.py"))
 #: ``{name}``, ``{name:.1f}``, ``{value!r}`` (an f-string's expression becomes ``{expression}``).
 FIELD = re.compile(r"\{([^{}!:]*)[^{}]*\}")
 #: argparse's ``%(name)s`` and ``%s`` fields.
@@ -111,7 +116,7 @@ def _rel(path: Path) -> str:
     return path.relative_to(ROOT).as_posix()
 
 
-@pytest.mark.parametrize("path", SOURCES, ids=_rel)
+@pytest.mark.parametrize("path", SOURCES + LEARNER_TOOLS, ids=_rel)
 def test_every_pair_has_both_languages_the_same_fields_and_the_same_numbers(path: Path) -> None:
     drift = []
     for line, zh, en, _ in _pairs(ast.parse(path.read_text(encoding="utf-8"))):
@@ -165,19 +170,174 @@ def test_every_chinese_literal_of_the_library_is_half_of_a_pair(path: Path) -> N
     assert not alone, f"{_rel(path)}: Chinese text outside a catalog entry or Text: " + "; ".join(alone)
 
 
-@pytest.mark.parametrize("path", LIBRARY, ids=_rel)
-def test_no_second_mechanism(path: Path) -> None:
-    """A ``{"zh": ..., "en": ...}`` dict is a catalog entry (inside ``register``); nothing calls ``pick``."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    registered = set()
+#: The mechanism itself: its class ``Text`` chooses a language half; nothing else may.
+MECHANISM = ROOT / "coursekit" / "i18n.py"
+LANGUAGE_CODES = {"zh", "en"}
+#: A language code as a path part, a name suffix or a tag (``"/zh/"``, ``"_en"``, ``"zh-CN"``): not words.
+LANGUAGE_TAG = re.compile(r"[_./-]*(?:zh|en)(?:[-_][A-Za-z]{2})?[_./-]*")
+
+
+def _is_text(node: ast.AST) -> bool:
+    """Words a learner reads: a string (not a bare language code), an f-string, or a tuple / list of them."""
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return any(_is_text(element) for element in node.elts)
+    text = _text(node)
+    words = None if text is None else FIELD.sub("", text).strip()  # f"{stem}_en" builds a file name, no words
+    return bool(words) and not LANGUAGE_TAG.fullmatch(str(words))
+
+
+def _names_a_language(node: ast.AST) -> bool:
+    """A comparison with ``"zh"`` / ``"en"`` (``lang == "zh"``, ``get_language() != "en"``, ``"zh" in parts``)."""
+    return any(
+        isinstance(sub, ast.Compare)
+        and any(
+            isinstance(side, ast.Constant) and side.value in LANGUAGE_CODES for side in [sub.left, *sub.comparators]
+        )
+        for sub in ast.walk(node)
+    )
+
+
+def _chooses_text(nodes: list[ast.AST]) -> bool:
+    """Some branch yields words, or a name of one language (``x.zh``, ``en_phase``, ``ARGPARSE_ZH``).
+
+    An exception raised there is not counted: a tool's check of its own input (``a lang="zh" cell must be followed by
+    its lang="en" twin``) speaks to the course's authors."""
+    raised = {
+        id(sub)
+        for node in nodes
+        for raise_ in ast.walk(node)
+        if isinstance(raise_, ast.Raise)
+        for sub in ast.walk(raise_)
+    }
+    return any(
+        id(sub) not in raised
+        and (
+            _is_text(sub)
+            or (isinstance(sub, ast.Attribute) and _language_param(sub.attr.lower()) is not None)
+            or (isinstance(sub, ast.Name) and _language_param(sub.id.lower()) is not None)
+        )
+        for node in nodes
+        for sub in ast.walk(node)
+    )
+
+
+def _language_param(name: str) -> str | None:
+    for lang in LANGUAGE_CODES:
+        if name == lang or name.startswith(lang + "_") or name.endswith("_" + lang):
+            return lang
+    return None
+
+
+def _call_name(node: ast.Call) -> str:
+    return str(getattr(node.func, "id", getattr(node.func, "attr", "")))
+
+
+def second_mechanisms(tree: ast.AST, *, library: bool = True) -> list[str]:
+    """Every way of choosing learner text by language other than a catalog entry or a ``Text``.
+
+    * a ``{"zh": ..., "en": ...}`` dict outside ``register(...)`` (in the library any such dict; elsewhere one
+      holding text: a dict of regular expressions per language parses text, it shows none);
+    * a translation table: a dict from English (or ASCII) keys to Chinese text, outside ``register(...)``;
+    * a comparison with ``"zh"`` / ``"en"`` that picks words (``"：" if lang == "zh" else ": "``,
+      ``x.zh if lang == "zh" else x.en``, ``if lang == "zh": return "..."``);
+    * a text keyed by its language in a tuple (``("zh", "教师指南")``);
+    * a Chinese and an English text side by side as arguments of anything but ``Text`` (``_entry(..., "中", "en")``)
+      or in a tuple (``("前向", "Forward")``), or as ``zh=`` / ``en=`` keywords of anything but ``Text``;
+    * a function taking ``zh`` and ``en`` arguments that builds no ``Text`` from them;
+    * a call of ``pick``.
+    """
+    registered: set[int] = set()
+    texts_args: set[int] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and "register" in getattr(node.func, "id", getattr(node.func, "attr", "")):
+        if isinstance(node, ast.Call) and "register" in _call_name(node):
             registered |= {id(sub) for arg in node.args for sub in ast.walk(arg)}
+        if isinstance(node, ast.Call) and _call_name(node) == "Text":
+            texts_args |= {id(arg) for arg in node.args}
     problems = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.Dict) and {"zh", "en"} <= {k.value for k in node.keys if isinstance(k, ast.Constant)}:
-            if id(node) not in registered:
-                problems.append(f"line {node.lineno}: an inline zh/en dict outside register()")
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "pick":
-            problems.append(f"line {node.lineno}: pick(zh, en); use Text or a catalog entry")
+        line = f"line {getattr(node, 'lineno', '?')}"
+        if isinstance(node, ast.Dict) and id(node) not in registered:
+            keys = [key.value if isinstance(key, ast.Constant) else None for key in node.keys]
+            if LANGUAGE_CODES <= set(keys) and (library or any(_is_text(value) for value in node.values)):
+                problems.append(f"{line}: an inline zh/en dict outside register()")
+            elif (
+                keys
+                and all(isinstance(key, str) and not CJK.search(key) for key in keys)
+                and any(CJK.search(_text(value) or "") for value in node.values)
+            ):
+                problems.append(f"{line}: a translation table (English key -> Chinese text) outside register()")
+        if isinstance(node, ast.IfExp) and _names_a_language(node.test) and _chooses_text([node.body, node.orelse]):
+            problems.append(f"{line}: text chosen by comparing with 'zh'/'en': {ast.unparse(node)[:60]}")
+        if isinstance(node, ast.If) and _names_a_language(node.test) and _chooses_text([*node.body, *node.orelse]):
+            problems.append(f"{line}: text chosen by comparing with 'zh'/'en': if {ast.unparse(node.test)[:50]}")
+        if isinstance(node, ast.Call) and _call_name(node) != "Text":
+            keywords = {keyword.arg: keyword.value for keyword in node.keywords}
+            if LANGUAGE_CODES <= set(keywords) and any(_is_text(keywords[lang]) for lang in LANGUAGE_CODES):
+                problems.append(f"{line}: {_call_name(node)}(zh=..., en=...) is not a Text")
+            if any(_is_zh_en(a, b) for a, b in zip(node.args, node.args[1:], strict=False)):
+                problems.append(f"{line}: a (zh, en) pair passed to {_call_name(node)}(); pass a Text")
+            if _call_name(node) == "pick":
+                problems.append(f"{line}: pick(zh, en); use Text or a catalog entry")
+        if isinstance(node, ast.Tuple) and id(node) not in texts_args:
+            if any(_is_zh_en(a, b) for a, b in zip(node.elts, node.elts[1:], strict=False)):
+                problems.append(f"{line}: a (zh, en) tuple; use Text")
+            first = node.elts[0] if node.elts else None
+            if isinstance(first, ast.Constant) and first.value in LANGUAGE_CODES and any(map(_is_text, node.elts[1:])):
+                problems.append(f"{line}: a text keyed by its language in a tuple; use Text")
+        if isinstance(node, (ast.FunctionDef, ast.Lambda)):
+            params = {
+                _language_param(arg.arg)
+                for arg in [*node.args.args, *node.args.kwonlyargs]
+                if arg.annotation is None or ast.unparse(arg.annotation) == "str"  # zh_path: Path is no text
+            }
+            builds = any(isinstance(sub, ast.Call) and _call_name(sub) == "Text" for sub in ast.walk(node))
+            if LANGUAGE_CODES <= params and not builds:
+                problems.append(f"{line}: {getattr(node, 'name', 'lambda')}() takes zh and en texts but builds no Text")
+    return problems
+
+
+@pytest.mark.parametrize("path", SOURCES + LEARNER_TOOLS, ids=_rel)
+def test_no_second_mechanism(path: Path) -> None:
+    """Learner text is chosen by language in one place: a catalog entry (inside ``register``) or a ``Text``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    if path == MECHANISM:  # Text.render is where a language half is chosen
+        tree.body = [node for node in tree.body if not (isinstance(node, ast.ClassDef) and node.name == "Text")]
+    problems = second_mechanisms(tree, library=path in LIBRARY)
     assert not problems, f"{_rel(path)}: " + "; ".join(problems)
+
+
+#: One example of each form the course used before it had one mechanism (each must be found).
+REMOVED_FORMS = {
+    "argparse table": 'ARGPARSE_ZH = {"usage: ": "用法："}',
+    "translate by language": 'def t(m):\n    return ARGPARSE_ZH.get(m, m) if get_language() == "zh" else m',
+    "ngettext table": (
+        'def n(s, p, k):\n    if get_language() == "zh":\n        return {"expected %s": "需要 %s 个"}.get(s, s)'
+    ),
+    "traffic entry helper": '_entry("all_reduce", total, 1, "dp", n, "梯度 all-reduce", "Gradient all-reduce", SRC)',
+    "phase tuples": 'phases = [("前向", "Forward"), ("反向", "Backward")]',
+    "glossary helper": '_e("数据并行", "data parallelism", "DP", "持有完整模型。", "Holds the whole model.")',
+    "glossary entry": 'GlossaryEntry(zh="数据并行", en="data parallelism", abbr="DP", definition=d)',
+    "helper taking zh, en": "def _e(zh, en, abbr, def_zh, def_en):\n    return Entry(zh, en, abbr, def_zh, def_en)",
+    "half chosen by hand": 'definition = entry.definition.zh if lang == "zh" else entry.definition.en',
+    "pick": 'pick("前向", "Forward")',
+    "inline dict": 'UNIT = {"zh": "分钟", "en": "min"}',
+    "text keyed by language in tuples": 'for lang, text in (("zh", "教师指南"), ("en", "Instructor guide")): pass',
+    "format picked by language": 'title += ("：" if lang == "zh" else ": ") + summary',
+}
+
+
+@pytest.mark.parametrize("form", sorted(REMOVED_FORMS))
+def test_each_removed_form_is_found(form: str) -> None:
+    assert second_mechanisms(ast.parse(REMOVED_FORMS[form]), library=False), form
+
+
+def test_the_one_mechanism_passes() -> None:
+    source = (
+        'register({"k": {"zh": "共 {n} 个", "en": "{n} in all"}})\n'
+        'phases = [Text(zh="前向", en="Forward"), Text("反向", "Backward")]\n'
+        "def _e(name, abbr, definition):\n    return Entry(zh=name.zh, en=name.en, abbr=abbr, definition=definition)\n"
+        "def pick(zh, en):\n    return Text(zh=zh, en=en).render()\n"
+        'HEADER = {"zh": re.compile("^# 时间"), "en": re.compile("^# Time")}\n'
+        'family = [cjk, LATIN] if plot_language() == "zh" else [LATIN]\n'
+    )
+    assert second_mechanisms(ast.parse(source), library=False) == []

@@ -36,7 +36,7 @@ def test_reveal_outside_a_notebook_shows_nothing_and_refuses_a_non_function() ->
     shown: list[str] = []
     reveal(lambda: shown.append("table"))
     assert shown == []
-    with pytest.raises(TypeError, match="show must be a function"):
+    with pytest.raises(TypeError, match="show = 'the table': must be a function to call later, not str"):
         reveal("the table")  # type: ignore[arg-type]
 
 

@@ -308,7 +308,7 @@ def test_registry() -> None:
         ({"kind": "essay"}, ValueError, "kind = 'essay': must be one of 'number', 'exact', 'choice'."),
         ({"kind": "choice"}, ValueError, "a choice exercise needs choices"),
         ({"hint": "just a str"}, TypeError, "hint must be a coursekit.i18n.Text"),
-        ({"expected": 16}, TypeError, "expected must be a callable"),
+        ({"expected": 16}, TypeError, "expected must be a function that computes the answer, not int"),
         ({"lesson": True}, TypeError, "lesson = True: must be an integer"),
         ({"rel_tol": -1}, ValueError, "rel_tol = -1: must be >= 0."),
     ],

@@ -96,7 +96,7 @@ def test_code_parity_between_languages(source: Path) -> None:
     en_code = [(c.id, c.source) for c in en.cells if c.cell_type == "code"]
     assert [i for i, _ in zh_code] == [i for i, _ in en_code]
     # a worked solution opens with a comment line in the notebook's language; the code below it is shared
-    solution_lines = (bn.SOLUTION_FIRST_LINE["zh"], bn.SOLUTION_FIRST_LINE["en"])
+    solution_lines = (bn.SOLUTION_FIRST_LINE.zh, bn.SOLUTION_FIRST_LINE.en)
     differing = []
     for (_, a), (_, b) in zip(zh_code, en_code, strict=True):
         if a.split("\n", 1)[0] == solution_lines[0]:
@@ -412,7 +412,7 @@ def test_solution_cells_fold_source_and_outputs(project: Path) -> None:
         folded = cell.metadata.get("jupyter", {})
         if "solution" in tags:
             assert folded == {"source_hidden": True, "outputs_hidden": True}
-            assert cell.source.split("\n", 1)[0] == bn.SOLUTION_FIRST_LINE["en"]  # what a folded cell shows
+            assert cell.source.split("\n", 1)[0] == bn.SOLUTION_FIRST_LINE.en  # what a folded cell shows
         else:  # a self-check answer is folded by its <details> block, which every Markdown renderer honours
             assert not folded
 

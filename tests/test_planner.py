@@ -217,7 +217,7 @@ def test_invalid_input_message_in_chinese() -> None:
     with pytest.raises(ValueError) as info:
         parse_degrees("tp=8,xp=2")
     assert str(info.value) == (
-        "text = 'tp=8,xp=2'：未知的键 'xp'；可用的键是 tp, pp, dp, cp, ep, v, zero, mb, ga, recompute, replicas。"
+        "text = 'tp=8,xp=2'：未知的键 'xp'；可用的键是 tp, pp, dp, cp, ep, etp, v, zero, mb, ga, recompute, replicas。"
     )
 
 

@@ -34,6 +34,8 @@ def gate_input(
     full = [{**base, **row} for row in rows]
     columns = {key: np.array([row[key] for row in full], dtype=np.int64) for key in KEYS}
     columns["replicas"] = np.array([row.get("replicas", 1) for row in full], dtype=np.int64)
+    if any("etp" in row for row in rows):  # expert TP, else the gates read tp (Megatron's default)
+        columns["etp"] = np.array([row.get("etp", row["tp"]) for row in full], dtype=np.int64)
     work = workload if workload is not None else WorkloadSpec(global_batch=16)
     return GateInput(model, cluster, work, columns, candidate_mode)
 
@@ -114,8 +116,23 @@ def test_ep_fold() -> None:
     # EP reuses the data ranks: tp·ep·pp must divide tp·cp·dp·pp. dp 8, ep 4 folds; dp 2, ep 4 does not.
     g = gate_input([{"ep": 4, "dp": 8}, {"ep": 4, "dp": 2}], model=TINY_MOE)
     assert fails(g, "ep_fold") == [False, True]
-    params = {"world": 2, "etp": 1, "ep": 4, "pp": 1, "product": 4}
-    assert reason(g, "ep_fold", 1) == ("ep_fold", "composition.ep_fold", params)
+    params = {"world": 2, "tp": 1, "cp": 1, "dp": 2, "etp": 1, "ep": 4, "pp": 1, "product": 4}
+    assert reason(g, "ep_fold", 1) == ("ep_fold", "planner.etp_fold", params)
+
+
+def test_ep_fold_uses_the_expert_tensor_parallel_degree() -> None:
+    # Megatron-Core's expert grid is ETP·EP·EDP·PP over the attention grid's TP·CP·DP·PP ranks, with no CP of its
+    # own (parallel_state.initialize_model_parallel). tp 2, dp 2, ep 4: ETP 2 needs 2·4 = 8 ranks of 4 (fails),
+    # ETP 1 needs 4 (folds: EDP 1). tp 1, cp 4, ep 4, ETP 1: the CP ranks serve EP (folds).
+    rows = [
+        {"tp": 2, "dp": 2, "ep": 4, "etp": 2},
+        {"tp": 2, "dp": 2, "ep": 4, "etp": 1},
+        {"tp": 1, "cp": 4, "dp": 1, "ep": 4, "etp": 1},
+    ]
+    g = gate_input(rows, model=TINY_MOE)
+    assert fails(g, "ep_fold") == [True, False, False]
+    params = {"world": 4, "tp": 2, "cp": 1, "dp": 2, "etp": 2, "ep": 4, "pp": 1, "product": 8}
+    assert reason(g, "ep_fold", 0) == ("ep_fold", "planner.etp_fold", params)
 
 
 def test_pp_schedule_three_reasons() -> None:
@@ -132,6 +149,41 @@ def test_pp_schedule_three_reasons() -> None:
         "pipeline.interleaved_multiple",
         {"microbatches": 3, "stages": 2},
     )
+
+
+def test_pp_schedule_chunks_split_every_stage_equally() -> None:
+    # Megatron-Core refuses an interleaved schedule whose stages do not split into v equal chunks
+    # (TransformerConfig: "number of layers on each pipeline rank ... must be divisible by
+    # virtual_pipeline_model_parallel_size"; the embedding and the loss count as a layer each when the split accounts
+    # for them). 6 layers on pp = 2: stages of 3 and 3, so v = 3 splits them and v = 2 does not; with one edge layer
+    # each stage counts 3 + 1 = 4, so v = 2 splits them (rank 0: embedding + 1 layer, then 2 layers).
+    six = ModelSpec("tiny6", 6, 64, 4, 256, 1000, 128)
+    rows = [{"pp": 2, "dp": 4, "v": 3, "ga": 2}, {"pp": 2, "dp": 4, "v": 2, "ga": 2}]
+    g = gate_input(rows, model=six)
+    assert fails(g, "pp_schedule") == [False, True]
+    assert reason(g, "pp_schedule", 1) == (
+        "pp_schedule",
+        "planner.virtual_chunk_divide",
+        {"v": 2, "stages": "3, 3", "edge": 0},
+    )
+    edged = gate_input(rows[1:], model=six, workload=WorkloadSpec(global_batch=16, pipeline_edge_layers=1))
+    assert fails(edged, "pp_schedule") == [False]
+
+
+def test_llama3_405b_virtual_stages_follow_megatron_split() -> None:
+    # Llama 3 405B: 126 layers, the first and last stages one layer fewer (arXiv:2407.21783, §3.3.2), i.e. the
+    # embedding and the loss counted as a layer each: (126 + 2) / 16 = 8 per rank at pp 16, 4 at pp 32. Chunks
+    # must be equal, so v = 3 splits neither. At pp 32 the edge stages hold 3 layers, and v = 4 would leave the
+    # first rank a chunk with the embedding alone (the planner's rule: every chunk holds a layer), so v = 2 only.
+    from coursekit.planner.space import _v_options
+    from coursekit.presets import MODELS
+
+    llama, edge = MODELS["llama3-405b"], WorkloadSpec(global_batch=2048, pipeline_edge_layers=1)
+    assert _v_options(llama, edge, 16) == [1, 2, 4]
+    assert _v_options(llama, edge, 32) == [1, 2]
+    # MT-NLG-like 105 layers on 35 stages, no edge layers: 3 per stage, so only v = 3 interleaves
+    mtnlg = ModelSpec("mtnlg-like", 105, 20480, 128, 81920, 50257, 2048)
+    assert _v_options(mtnlg, WorkloadSpec(global_batch=1920), 35) == [1, 3]
 
 
 def test_memory_needs_a_well_formed_candidate() -> None:
@@ -199,3 +251,10 @@ def test_reasons_come_in_funnel_order_and_explain_uses_the_table() -> None:
     assert [r.code for r in reasons_of(g)] == ["tp_heads", "interconnect", "structure"]
     one = evaluate_composition(TINY, BOX, WorkloadSpec(global_batch=16), tp=3, dp=2, ep=2)
     assert one.reasons == reasons_of(g)
+
+
+def test_interconnect_names_the_expert_tp_group_that_leaves_the_node() -> None:
+    # BOX has 4 GPUs a node: TP 2 stays inside, an expert-TP group of 8 does not.
+    g = gate_input([{"tp": 2, "dp": 4, "etp": 2}, {"tp": 2, "dp": 4, "etp": 8}], model=TINY_MOE)
+    assert fails(g, "interconnect") == [False, True]
+    assert reason(g, "interconnect", 1) == ("interconnect", "planner.etp_leaves_node", {"etp": 8, "gpus_per_node": 4})

@@ -7,6 +7,7 @@ import subprocess
 import sys
 import warnings
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -20,6 +21,7 @@ from coursekit.plotting import (
     CJK_FONT_CANDIDATES,
     LATIN_FONT,
     cjk_font_family,
+    encode_png,
     figure_to_png,
     font_families,
     label,
@@ -151,10 +153,12 @@ def test_new_figure_message_in_chinese() -> None:
 
 
 def test_label_and_png_reject_wrong_types() -> None:
-    with pytest.raises(TypeError, match=r"needs a coursekit\.i18n\.Text, not str"):
+    with pytest.raises(TypeError, match="text = 'devices': must be a Text object, not str"):
         label("devices")  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match="needs a matplotlib Figure, not NoneType"):
+    with pytest.raises(TypeError, match="fig = None: must be a Figure object, not NoneType"):
         figure_to_png(None)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"rgba is float64 \(2, 2\): must be a \(height, width, 4\) uint8 array"):
+        encode_png(np.zeros((2, 2)))
 
 
 @given(zh=st.text(min_size=1), en=st.text(min_size=1), lang=st.sampled_from(["zh", "en"]), has_font=st.booleans())

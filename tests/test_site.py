@@ -275,9 +275,10 @@ def test_browser_language_switch_lands_on_the_same_lesson(served: str) -> None:
         page = browser.new_page()
         page.goto(f"{served}/notebooks/zh/{lesson}.html")
         assert re.search(r"[\u4e00-\u9fff]", page.locator("h1").first.inner_text())
-        figure = page.locator("img.ck-static-figure").first
+        page.wait_for_selector("canvas.ck-static-figure[data-frame]", state="attached")  # the live figure drawn
+        figure = page.locator("canvas.ck-static-figure").first
         figure.scroll_into_view_if_needed()
-        assert figure.evaluate("img => img.complete && img.naturalWidth > 100")
+        assert figure.evaluate("canvas => canvas.width > 100 && canvas.clientWidth > 100")
         page.locator("nav.ck-bar a.ck-lang").click()
         page.wait_for_url(f"**/notebooks/en/{lesson}.html")
         assert page.locator("nav.ck-bar a.ck-lang").inner_text() == "中文"

@@ -27,6 +27,9 @@ from tests.site_build import ROOT, build_site, in_browser, served, site
 __all__ = ["served", "site"]  # pytest finds the session fixtures through this module's names
 
 LANGS = ("zh", "en")
+#: Pages let the browser skip laying out code cells far from the screen (coursekit.css: content-visibility); a
+#: test of the whole page's layout (overflow, contrast, figure sizes) renders every cell, as scrolling would.
+RENDER_EVERY_CELL = ".bd-article .cell { content-visibility: visible !important; }"
 #: First load of a lesson page, figures excluded: HTML, styles, scripts, fonts, search index (the issue's budget).
 FIRST_LOAD_BUDGET_BYTES = 1_000_000
 PHONE_WIDTH_PX = 390
@@ -212,6 +215,7 @@ def test_axe_finds_nothing_serious_or_critical(served: str, built: dict[str, lis
         page = browser.new_page()
         for path in _lesson_pages(built):
             page.goto(f"{served}/{path}", wait_until="load")
+            page.add_style_tag(content=RENDER_EVERY_CELL)
             page.add_script_tag(content=axe)
             violations = page.evaluate(
                 "async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
@@ -241,6 +245,7 @@ def test_no_page_is_wider_than_a_phone(site: Path, served: str, width: int) -> N
         widths = {}
         for path in pages:
             page.goto(f"{served}/{path}", wait_until="load")
+            page.add_style_tag(content=RENDER_EVERY_CELL)
             widths[path] = page.evaluate("() => document.documentElement.scrollWidth")
         context.close()
         return widths
@@ -257,46 +262,97 @@ def test_no_page_is_wider_than_a_phone(site: Path, served: str, width: int) -> N
 #: (16 states at most per widget, about 25-35 kB each; lesson 6 has two widgets).
 WIDGET_FRAMES_BUDGET_BYTES = 800_000
 
-_MOVE_SLIDERS = """async () => {
+#: In the page: the pixels a widget's figure shows (a canvas, or an image before its first bitmap is decoded),
+#: the pixels of a recorded state's PNG decoded apart, and waiting until the figure shows a given state.
+_FIGURE_HELPERS = """
+const ckPixels = (source, width, height) => {
+  const canvas = document.createElement('canvas');
+  canvas.width = width;
+  canvas.height = height;
+  const context = canvas.getContext('2d');
+  context.drawImage(source, 0, 0);
+  return context.getImageData(0, 0, width, height).data;
+};
+const ckShownPixels = (figure) => figure.tagName === 'CANVAS'
+  ? figure.getContext('2d').getImageData(0, 0, figure.width, figure.height).data
+  : ckPixels(figure, figure.naturalWidth, figure.naturalHeight);
+const ckStatePixels = async (png) => {
+  const bitmap = await createImageBitmap(await (await fetch('data:image/png;base64,' + png)).blob());
+  return ckPixels(bitmap, bitmap.width, bitmap.height);
+};
+const ckSame = (a, b) => a.length === b.length && a.every((v, i) => v === b[i]);
+const ckShowing = async (block, index) => {
+  for (let tries = 0; tries < 200; tries++) {
+    const figure = block.querySelector('.ck-static-figure');
+    if (figure.dataset.frame === String(index) && (figure.tagName === 'CANVAS' || figure.complete)) return figure;
+    await new Promise((done) => setTimeout(done, 25));
+  }
+  throw new Error('the figure never showed state ' + index);
+};
+const ckSameMessage = (block, markup) => {  // compared as parsed HTML: the browser normalises what it serialises
+  const probe = document.createElement('div');
+  probe.innerHTML = markup;
+  return block.querySelector('.ck-static-message').innerHTML === probe.innerHTML;
+};
+"""
+
+_MOVE_SLIDERS = (
+    "async () => {"
+    + _FIGURE_HELPERS
+    + """
   const out = [];
   for (const block of document.querySelectorAll('.ck-static')) {
     const slider = block.querySelector('input.ck-live-slider');
+    if (!slider) continue;
     const replay = JSON.parse(block.querySelector('script.ck-live-frames').textContent);
-    const before = block.querySelector('img.ck-static-figure').src;
-    const target = Number(slider.value) === 0 ? replay.frames.length - 1 : 0;
+    const start = Number(slider.value);
+    const before = ckShownPixels(await ckShowing(block, start));
+    const target = start === 0 ? replay.frames.length - 1 : 0;
     slider.focus();
     slider.value = target;
     slider.dispatchEvent(new Event('input', {bubbles: true}));
-    const image = block.querySelector('img.ck-static-figure');
-    await image.decode();
+    const figure = await ckShowing(block, target);
+    const shown = ckShownPixels(figure);
     const row = block.querySelectorAll('.ck-static-controls > li')[replay.control];
+    const alt = figure.tagName === 'CANVAS' ? figure.getAttribute('aria-label') : figure.alt;
     out.push({
-      changed: image.src !== before,
-      image: image.src === 'data:image/png;base64,' + replay.frames[target].png,
-      message: (() => {  // compared as parsed HTML: the browser normalises what it serialises
-        const probe = document.createElement('div');
-        probe.innerHTML = replay.frames[target].message;
-        return block.querySelector('.ck-static-message').innerHTML === probe.innerHTML;
-      })(),
+      changed: !ckSame(shown, before),
+      image: ckSame(shown, await ckStatePixels(replay.frames[target].png)),
+      message: ckSameMessage(block, replay.frames[target].message),
       value: row.querySelector('b').textContent === replay.frames[target].value,
-      alt: image.alt === replay.frames[target].alt && image.alt.length > 10,
+      alt: alt === replay.frames[target].alt && alt.length > 10,
       frames: replay.frames.length,
     });
   }
   return out;
 }"""
+)
+
+
+def _replay_pages(site: Path, built: dict[str, list[str]], kind: str) -> list[str]:
+    """Lesson pages with a widget whose states the page replays as ``kind`` ("frames": a slider, "presets")."""
+    pages = []
+    for path in _lesson_pages(built):
+        html = (site / path).read_text(encoding="utf-8")
+        found = re.findall(r'<script type="application/json" class="ck-live-frames">(.*?)</script>', html, re.S)
+        if any(kind in json.loads(data.replace("<\\/", "</")) for data in found):
+            pages.append(path)
+    return pages
 
 
 def test_every_widget_has_a_live_slider_that_replays_its_states(
     site: Path, served: str, built: dict[str, list[str]]
 ) -> None:
-    widget_pages = [
+    widget_lessons = {
         f"notebooks/{lang}/{path.stem}.html"
         for lang in LANGS
         for path in _lessons(built, lang)
         if re.search(r"\b\w+Widget\(", path.read_text(encoding="utf-8"))
-    ]
+    }
+    widget_pages = _replay_pages(site, built, "frames")
     assert widget_pages
+    # every widget lesson replays its widgets: on a slider, or (the workbench) as the lesson's cases
+    assert widget_lessons == set(widget_pages) | set(_replay_pages(site, built, "presets"))
 
     def run(browser: Any) -> dict[str, list[dict[str, Any]]]:
         page = browser.new_page()
@@ -321,3 +377,102 @@ def test_every_widget_has_a_live_slider_that_replays_its_states(
             for m in re.findall(r'<script type="application/json" class="ck-live-frames">(.*?)</script>', html, re.S)
         )
         assert frames <= WIDGET_FRAMES_BUDGET_BYTES, f"{path}: {frames} bytes of widget states"
+
+
+_CHOOSE_CASE = (
+    "async (index) => {"
+    + _FIGURE_HELPERS
+    + """
+  const block = [...document.querySelectorAll('.ck-static')].find((b) => b.querySelector('.ck-live-preset'));
+  const replay = JSON.parse(block.querySelector('script.ck-live-frames').textContent);
+  const chosen = replay.presets[index];
+  const figure = await ckShowing(block, index);
+  const rows = [...block.querySelectorAll('.ck-static-controls > li')];
+  const box = block.querySelector('.ck-static-message > div');
+  return {
+    image: ckSame(ckShownPixels(figure), await ckStatePixels(chosen.png)),
+    alt: figure.getAttribute('aria-label') === chosen.alt,
+    message: ckSameMessage(block, chosen.message),
+    rows: rows.map((row) => row.textContent.trim()),
+    expected: chosen.controls.map(([name, value]) => name + ': ' + value),
+    level: box.className,
+    word: box.querySelector('b')?.textContent || '',
+    colour: getComputedStyle(box).borderLeftColor,
+    launch: [...block.querySelectorAll('.ck-live-launch a')].map((a) => a.href),
+    cases: replay.presets.length,
+  };
+}"""
+)
+
+
+def _rgb(hex_colour: str) -> str:
+    return "rgb({}, {}, {})".format(*(int(hex_colour[i : i + 2], 16) for i in (1, 3, 5)))
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_workbench_offers_the_lessons_cases_and_a_live_launch(
+    site: Path, served: str, built: dict[str, list[str]], lang: str
+) -> None:
+    from coursekit.i18n import tr
+    from coursekit.widgets import _MESSAGE_STYLE
+
+    pages = [path for path in _replay_pages(site, built, "presets") if f"/{lang}/" in path]
+    assert pages, f"no {lang} page offers a widget's cases (lesson 9's workbench)"
+    # the notebook's verdict words, in the page's language, and its colours
+    words = {
+        level: tr(f"widgets.level.{level}", lang) + tr("widgets.level.separator", lang) for level in ("pass", "fail")
+    }
+    colours = {level: _rgb(_MESSAGE_STYLE[level].split("solid ")[1][:7]) for level in words}
+
+    def run(browser: Any) -> dict[str, list[dict[str, Any]]]:
+        page = browser.new_page()
+        found: dict[str, list[dict[str, Any]]] = {}
+        for path in pages:
+            page.goto(f"{served}/{path}", wait_until="load")
+            count = page.evaluate(
+                "() => JSON.parse(document.querySelector('.ck-live-preset').closest('.ck-static')"
+                ".querySelector('script.ck-live-frames').textContent).presets.length"
+            )
+            found[path] = []
+            for index in [*range(1, count), 0]:  # every case, then back to the first
+                page.select_option(".ck-live-preset select", str(index))
+                found[path].append(page.evaluate(_CHOOSE_CASE, index))
+        page.close()
+        return found
+
+    found = in_browser(run)
+    for path, cases in found.items():
+        assert len(cases) == cases[0]["cases"] >= 2
+        for case in cases:
+            assert case["image"] and case["alt"] and case["message"], (path, case)
+            assert case["rows"] == case["expected"], (path, case)
+            (level,) = [name for name in words if f"coursekit-{name}" in case["level"].split()]
+            assert case["word"] == words[level] and case["colour"] == colours[level], (path, case)
+            notebook = f"notebooks/{lang}/{Path(path).stem}.ipynb"
+            assert any("mybinder.org" in href and notebook in href for href in case["launch"]), case["launch"]
+
+
+def test_every_figure_has_two_image_pixels_per_css_pixel(served: str, built: dict[str, list[str]]) -> None:
+    """Figures are crisp on a HiDPI screen: each lesson figure and widget figure holds at least two image pixels
+    per CSS pixel it is shown at, on a desktop and on a phone."""
+    ratios = """() => [...document.querySelectorAll('img.ck-figure, .ck-static-figure')].map((f) => [
+      f.className, f.clientWidth ? (f.tagName === 'CANVAS' ? f.width : f.naturalWidth) / f.clientWidth : 0])"""
+
+    def run(browser: Any) -> dict[str, list[tuple[str, float]]]:
+        found = {}
+        for width in (1280, PHONE_WIDTH_PX):
+            context = browser.new_context(viewport={"width": width, "height": 900})
+            page = context.new_page()
+            for path in _lesson_pages(built):
+                page.goto(f"{served}/{path}", wait_until="load")
+                page.add_style_tag(content=RENDER_EVERY_CELL)
+                found[f"{width}px {path}"] = page.evaluate(ratios)
+            context.close()
+        return found
+
+    found = in_browser(run)
+    assert sum(len(figures) for figures in found.values()) >= len(found) // 2, (
+        "few figures found: the test proves little"
+    )
+    blurry = {page: figures for page, figures in found.items() if any(ratio < 2 for _, ratio in figures)}
+    assert not blurry, blurry

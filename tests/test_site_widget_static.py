@@ -17,6 +17,7 @@ from matplotlib.figure import Figure
 
 import coursekit
 from coursekit.i18n import Text, register
+from coursekit.plotting.png import palette_png
 from coursekit.widgets import LessonWidget, checkbox, dropdown, slider
 
 register(
@@ -62,6 +63,14 @@ def _restore_language() -> Any:
     coursekit.set_language(old)
 
 
+def _pixels(png: bytes) -> bytes:
+    import io
+
+    from PIL import Image
+
+    return Image.open(io.BytesIO(png)).convert("RGB").tobytes()
+
+
 def _controls(markup: str) -> list[tuple[str, str]]:
     return [(html.unescape(k), html.unescape(v)) for k, v in re.findall(r"<li>(.+?): <b>(.*?)</b></li>", markup)]
 
@@ -74,7 +83,11 @@ def test_static_bundle_states_each_control_value_in_the_current_language() -> No
     assert "预先算好的状态" in bundle["text/html"]  # the page replays the states below (a live slider)
     assert "静态图" in widget.static_bundle(live=False)["text/html"]
     assert base64.b64decode(bundle["image/png"]) == widget.image.value  # the very figure the widget shows
-    assert f'src="data:image/png;base64,{bundle["image/png"]}"' in bundle["text/html"]
+    static = widget.static_bundle(live=False)
+    assert f'src="data:image/png;base64,{static["image/png"]}"' in static["text/html"]
+    # beside its replayed states, the page shows the figure as it shows them: the same pixels in a palette PNG
+    (src,) = re.findall(r'<img class="ck-static-figure" src="data:image/png;base64,([^"]+)"', bundle["text/html"])
+    assert _pixels(base64.b64decode(src)) == _pixels(palette_png(widget.image.value))
     assert "<b>4.0</b>" in bundle["text/html"]  # the verdict is beside it
 
 
@@ -147,3 +160,49 @@ def test_frames_are_recorded_only_where_the_site_build_asks(monkeypatch: pytest.
     assert "ck-live-frames" not in Demo().static_bundle()["text/html"]  # JupyterLab: the live view only
     monkeypatch.setenv(FRAMES_ENV, "1")
     assert "ck-live-frames" in Demo().static_bundle()["text/html"]
+
+
+class Cases(Demo):
+    """The demo widget with named cases, as a widget too large to precompute offers them."""
+
+    presets = (
+        (Text(zh="起点", en="start"), {}),
+        (Text(zh="TP 2，无序列并行", en="TP 2 without SP"), {"tp": 2, "sp": False}),
+        (Text(zh="TP 7", en="TP 7"), {"tp": 7}),
+    )
+
+
+def test_preset_frames_are_the_widgets_own_states_for_each_case() -> None:
+    coursekit.set_language("en")
+    widget = Cases()
+    bundle = widget.static_bundle(live=True)["text/html"]
+    replay = _frames(bundle)
+    assert "Precomputed cases" in bundle and replay["label"] == "Lesson case" and "live" in replay["live"]
+    cases = replay["presets"]
+    assert [c["name"] for c in cases] == ["start", "TP 2 without SP", "TP 7"]
+    for (_, changes), case in zip(Cases.presets, cases, strict=True):
+        fresh = Demo()  # what the notebook shows with those controls set by hand
+        for name, value in changes.items():
+            fresh.controls[name].value = value
+        assert case["message"] == fresh.message_html.value
+        labels = [control.description for control in fresh.controls.values()]
+        assert case["controls"] == [list(row) for row in zip(labels, _shown(fresh), strict=True)]
+        assert base64.b64decode(case["png"]).startswith(b"\x89PNG") and case["alt"]
+    assert cases[1]["controls"][0] == ["tensor-parallel degree TP", "2"] and cases[1]["controls"][2][1] == "no"
+    assert cases[2]["controls"][2][1] == "yes"  # each case starts from the widget's start, not from the last case
+    assert "must be at most 6" in cases[2]["message"]
+    assert (widget.controls["tp"].value, widget.controls["sp"].value, widget.status) == (4, True, "ok")
+
+
+def _shown(widget: LessonWidget[Any]) -> list[str]:
+    from coursekit.widgets.frames import shown_value
+
+    return [shown_value(control) for control in widget.controls.values()]
+
+
+def test_static_figure_is_shown_at_the_figures_size_from_twice_the_pixels() -> None:
+    widget = Demo()  # LessonWidget's figure: 6.0 x 3.2 inches, shown at 100 CSS px per inch, drawn at 2x
+    markup = widget.static_bundle(live=False)["text/html"]
+    assert 'width="600" height="320"' in markup
+    png = base64.b64decode(widget.static_bundle(live=False)["image/png"])
+    assert (int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")) == (1200, 640)

@@ -146,3 +146,40 @@ def test_link_slowdown_offers_exercise_9_4s_case(widget: WorkbenchWidget) -> Non
 
     options = [value for _label, value in widget.controls["link_slowdown"].options]
     assert SLOWDOWN in options and 8 in options  # the exercise's ÷ 5 and the lesson's table's ÷ 8
+
+
+def test_site_presets_are_the_lessons_cases() -> None:
+    """The cases the course website offers (the workbench cannot be precomputed whole) are lesson 9's: each case's
+    funnel counts are those of the lesson's own call to plan / what_if (notebooks/src/09_workbench.py)."""
+    import json
+    import re
+    from dataclasses import replace
+
+    from coursekit.widgets.workbench import SITE_PRESETS
+
+    coursekit.set_language("en")
+    widget = WorkbenchWidget()
+    start = widget.message
+    (data,) = re.findall(r'class="ck-live-frames">(.*?)</script>', widget.static_bundle(live=True)["text/html"], re.S)
+    cases = json.loads(data)["presets"]
+    assert [c["name"] for c in cases] == [str(name) for name, _ in SITE_PRESETS]
+    workload = WorkloadSpec(global_batch=1024)
+    lesson = {  # section -> the lesson's call
+        0: plan(MODELS["llama3-70b"], CLUSTERS["h100-8"].with_nodes(16), workload),
+        1: plan(MODELS["llama3-8b"], CLUSTERS["pcie-24g-8"], WorkloadSpec(global_batch=64, seq_len=2048)),
+        2: what_if("llama3-70b", "h100-8", 16, workload, link_slowdown=8),
+        3: what_if("llama3-70b", "h100-8", 16, replace(workload, global_batch=256, seq_len=32768)),
+        4: what_if("llama3-70b", "h100-8", 16, workload, moe=True),
+        5: plan(MODELS["llama3-70b"], CLUSTERS["h100-8"].with_nodes(8), WorkloadSpec(global_batch=128, seq_len=8192)),
+    }
+    for index, result in lesson.items():
+        text = html.unescape(cases[index]["message"])
+        assert f"{result.space_size} compositions searched, {result.accepted_count} pass every gate" in text, index
+        best = result.accepted(1)[0].label()
+        assert best in text, (index, best)
+    serving = dict(cases[6]["controls"])
+    assert serving["workload"] == "serving" and serving["concurrent requests"] == "64"  # relabelled by the mode
+    for case in cases:  # the notebook's verdict box: its level's class (the colours) and word
+        (level,) = re.findall(r'<div class="coursekit-ok coursekit-(\w+)"', case["message"])
+        assert case["message"].split("</b>")[0].endswith({"pass": "Pass: ", "fail": "Fail: "}[level])
+    assert widget.message == start and widget.controls["mode"].value == "training"

@@ -69,10 +69,13 @@ import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_raw_cell
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT / "tools") not in sys.path:  # tools/ is not a package: its shared module is imported by path
-    sys.path.insert(0, str(ROOT / "tools"))
+for _path in (ROOT, ROOT / "tools"):  # tools/ is not a package: its shared module is imported by path
+    if str(_path) not in sys.path:
+        sys.path.insert(0, str(_path))
 
 from repository_name import repository  # noqa: E402
+
+from coursekit.i18n import Text  # noqa: E402
 
 SRC_DIR = Path("notebooks/src")
 LANGS: tuple[str, ...] = ("zh", "en")
@@ -80,12 +83,12 @@ PLACEHOLDER = "{{LANG}}"
 LANG_LINE = 'coursekit.set_language("{{LANG}}")'
 FOLDED_TAGS = frozenset({"solution", "answer"})
 #: The first line of every worked solution: what a folded cell shows says what it is, not how it is solved.
-SOLUTION_FIRST_LINE: dict[str, str] = {
-    "zh": "# 参考解答（先自己做；展开可看做法，运行后点按钮看结果）",
-    "en": "# Worked solution (try first; expand for the method, run it and press the button for the result)",
-}
+SOLUTION_FIRST_LINE = Text(
+    zh="# 参考解答（先自己做；展开可看做法，运行后点按钮看结果）",
+    en="# Worked solution (try first; expand for the method, run it and press the button for the result)",
+)
 #: The summary line of a folded self-check answer.
-ANSWER_SUMMARY: dict[str, str] = {"zh": "参考答案（点击展开）", "en": "Answer (click to open)"}
+ANSWER_SUMMARY = Text(zh="参考答案（点击展开）", en="Answer (click to open)")
 GLOSSARY_PATH = Path("docs/GLOSSARY.md")
 #: The generated glossary notebook in notebooks/<lang>/ (the lessons link to it).
 GLOSSARY_NOTEBOOK = "glossary.ipynb"
@@ -237,7 +240,7 @@ def solution_source(source: str, lang: str) -> str:
     # Worked solution (try first; expand for the method, run it and press the button for the result)
     answer = 2 + 2
     """
-    return f"{SOLUTION_FIRST_LINE[lang]}\n{source}"
+    return f"{SOLUTION_FIRST_LINE.render(lang)}\n{source}"
 
 
 def answer_source(source: str, lang: str) -> str:
@@ -251,7 +254,8 @@ def answer_source(source: str, lang: str) -> str:
     <BLANKLINE>
     </details>
     """
-    return f'<details class="ck-answer">\n<summary>{ANSWER_SUMMARY[lang]}</summary>\n\n{source.strip()}\n\n</details>'
+    summary = ANSWER_SUMMARY.render(lang)
+    return f'<details class="ck-answer">\n<summary>{summary}</summary>\n\n{source.strip()}\n\n</details>'
 
 
 #: Notebook-level settings of the RISE slideshow (jupyterlab-rise): long cells scroll instead of overflowing.
@@ -369,8 +373,6 @@ def plan(root: Path) -> dict[Path, str]:
 
 
 def _glossary_module() -> Any:
-    if str(ROOT) not in sys.path:
-        sys.path.insert(0, str(ROOT))
     import coursekit.glossary
 
     return coursekit.glossary

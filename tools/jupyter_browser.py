@@ -359,10 +359,12 @@ class LessonPage:
         return int(self.page.locator(".ck-widget").count())
 
     def figure_pixel_ratio(self) -> float:
-        """Image pixels per CSS pixel of the first widget figure (>= the device pixel ratio is sharp)."""
+        """Image pixels per CSS pixel of the least dense figure shown: the widgets' figures and the lesson's image
+        outputs (>= the device pixel ratio is sharp; 0 when none is shown)."""
         ratio = self.page.evaluate(
-            """() => { const i = document.querySelector('.ck-figure');
-                 return i && i.clientWidth ? i.naturalWidth / i.clientWidth : 0; }"""
+            """() => { const ratios = [...document.querySelectorAll('.ck-figure, .jp-RenderedImage img')]
+                 .filter((i) => i.clientWidth && i.naturalWidth).map((i) => i.naturalWidth / i.clientWidth);
+                 return ratios.length ? Math.min(...ratios) : 0; }"""
         )
         return float(ratio)
 

@@ -21,6 +21,7 @@ SRC = ROOT / "notebooks" / "src"
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from coursekit.i18n import Text  # noqa: E402
 from coursekit.lessons import LESSONS, Lesson  # noqa: E402
 
 #: Lesson number -> (zh title, en title), as the navigation names them (the registry's short titles).
@@ -32,50 +33,56 @@ BOTTOM_ZH = re.compile(r"^# 导航：.*$", re.M)
 BOTTOM_EN = re.compile(r"^# Navigation: .*$", re.M)
 
 
+#: The navigation's words (the links of the top line are capitalised in English, those of the closing line are not).
+OTHER_LANGUAGE = Text(zh="[English version](../en/{stem}.ipynb)", en="[中文版](../zh/{stem}.ipynb)")
+INDEX_LINK = Text(zh="[课程导引](00_index.ipynb)", en="[Course index](00_index.ipynb)")
+GLOSSARY_LINK = Text(zh="[术语表](glossary.ipynb)", en="[Glossary](glossary.ipynb)")
+INDEX_LINK_CLOSING = Text(zh="[课程导引](00_index.ipynb)", en="[course index](00_index.ipynb)")
+GLOSSARY_LINK_CLOSING = Text(zh="[术语表](glossary.ipynb)", en="[glossary](glossary.ipynb)")
+NAVIGATION = Text(zh="导航：", en="Navigation: ")
+PREVIOUS = Text(zh="上一课：", en="Previous: ")
+NEXT = Text(zh="下一课：", en="Next: ")
+
+
 def _by_number(lessons: Sequence[Lesson]) -> dict[int, Lesson]:
     return {entry.number: entry for entry in lessons}
 
 
 def _link(entry: Lesson, lang: str) -> str:
-    text = (
-        f"第 {entry.number} 课 {entry.title('zh')}" if lang == "zh" else f"lesson {entry.number}, {entry.title('en')}"
-    )
+    text = Text(
+        zh=f"第 {entry.number} 课 {entry.title('zh')}", en=f"lesson {entry.number}, {entry.title('en')}"
+    ).render(lang)
     return f"[{text}]({entry.stem}.ipynb)"
+
+
+def _word(text: Text, lang: str, capital: bool) -> str:
+    word = text.render(lang)
+    return word if capital else word[:1].lower() + word[1:]
 
 
 def _neighbours(lesson: int, lang: str, lessons: Sequence[Lesson], *, capital: bool) -> list[str]:
     by_number = _by_number(lessons)
     parts = []
     if lesson - 1 in by_number:
-        word = "上一课：" if lang == "zh" else ("Previous: " if capital else "previous: ")
-        parts.append(word + _link(by_number[lesson - 1], lang))
+        parts.append(_word(PREVIOUS, lang, capital) + _link(by_number[lesson - 1], lang))
     if lesson + 1 in by_number:
-        word = "下一课：" if lang == "zh" else ("Next: " if capital else "next: ")
-        parts.append(word + _link(by_number[lesson + 1], lang))
+        parts.append(_word(NEXT, lang, capital) + _link(by_number[lesson + 1], lang))
     return parts
 
 
 def top_line(lesson: int, lang: str, lessons: Sequence[Lesson] = LESSONS) -> str:
     """The navigation line under a lesson's title (without the leading ``# ``)."""
     stem = _by_number(lessons)[lesson].stem
-    if lang == "zh":
-        parts = [f"[English version](../en/{stem}.ipynb)"]
-        parts += [] if lesson == 0 else ["[课程导引](00_index.ipynb)"]
-        parts += ["[术语表](glossary.ipynb)"]
-    else:
-        parts = [f"[中文版](../zh/{stem}.ipynb)"]
-        parts += [] if lesson == 0 else ["[Course index](00_index.ipynb)"]
-        parts += ["[Glossary](glossary.ipynb)"]
+    parts = [OTHER_LANGUAGE.render(lang).format(stem=stem)]
+    parts += [] if lesson == 0 else [INDEX_LINK.render(lang)]
+    parts += [GLOSSARY_LINK.render(lang)]
     return " · ".join(parts + _neighbours(lesson, lang, lessons, capital=True))
 
 
 def bottom_line(lesson: int, lang: str, lessons: Sequence[Lesson] = LESSONS) -> str:
     """The navigation cell closing a lesson (without the leading ``# ``)."""
-    if lang == "zh":
-        parts = ([] if lesson == 0 else ["[课程导引](00_index.ipynb)"]) + ["[术语表](glossary.ipynb)"]
-        return "导航：" + " · ".join(parts + _neighbours(lesson, lang, lessons, capital=False))
-    parts = ([] if lesson == 0 else ["[course index](00_index.ipynb)"]) + ["[glossary](glossary.ipynb)"]
-    return "Navigation: " + " · ".join(parts + _neighbours(lesson, lang, lessons, capital=False))
+    parts = ([] if lesson == 0 else [INDEX_LINK_CLOSING.render(lang)]) + [GLOSSARY_LINK_CLOSING.render(lang)]
+    return NAVIGATION.render(lang) + " · ".join(parts + _neighbours(lesson, lang, lessons, capital=False))
 
 
 def rendered_text(text: str, lesson: int, lessons: Sequence[Lesson] = LESSONS) -> str:

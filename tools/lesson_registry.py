@@ -38,6 +38,7 @@ for _path in (ROOT, ROOT / "tools"):  # tools/ is not a package: its modules are
 import lesson_times  # noqa: E402
 from lesson_nav import rendered_text  # noqa: E402
 
+from coursekit.i18n import Text  # noqa: E402
 from coursekit.lessons import Lesson, load  # noqa: E402
 
 REGISTRY = Path("coursekit/lessons.json")
@@ -45,10 +46,10 @@ SRC_DIR = Path("notebooks/src")
 README = Path("README.md")
 GUIDES = Path("docs/instructor")
 LANGS: tuple[str, ...] = ("zh", "en")
-UNIT = {"zh": "分钟", "en": "min"}
+UNIT = Text(zh="分钟", en="min")
 #: The lesson whose source holds the course's lesson map.
 INDEX_LESSON = 0
-INDEX_HEADING = {"zh": "# ## 课程地图", "en": "# ## Lesson map"}
+INDEX_HEADING = Text(zh="# ## 课程地图", en="# ## Lesson map")
 
 HEADER_TIME = {
     "zh": re.compile(r"^(# > \*\*时间：\*\* 约 )\d+( 分钟（讲解与阅读 )\d+( 分钟，练习 )\d+( 分钟)", re.M),
@@ -60,6 +61,20 @@ GUIDE_TIME = {
     "zh": re.compile(r"(\*\*时间：\*\* 约 )\d+( 分钟 = [^+\n]+? )\d+( 分钟 \+ [^\n]+? )\d+( 分钟)"),
     "en": re.compile(r"(\*\*Time:\*\* about )\d+( min = [^+\n]+? )\d+( min \+ [^\n]+? )\d+( min)"),
 }
+
+
+#: The tables' column headings and the separators the rows use.
+README_HEADER = (Text(zh="课", en="Lesson"), Text(zh="主题", en="Topic"), Text(zh="时间", en="Time"))
+INDEX_HEADER = (
+    Text(zh="课", en="Lesson"),
+    Text(zh="主题", en="Topic"),
+    Text(zh="要回答的问题", en="Question it answers"),
+    Text(zh="时间", en="Time"),
+)
+GUIDE_HEADER = (Text(zh="课", en="Lesson"), Text(zh="页面", en="Page"), Text(zh="时间", en="Time"))
+COLON = Text(zh="：", en=": ")
+SEMICOLON = Text(zh="；", en="; ")
+THIS_PAGE = Text(zh="（本页）", en=" (this page)")
 
 
 class RegistryError(ValueError):
@@ -85,16 +100,22 @@ def _capital(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+def _title(entry: Lesson, lang: str) -> str:
+    """The lesson's short title, an English one capitalised."""
+    return Text(zh=entry.title("zh"), en=_capital(entry.title("en"))).render(lang)
+
+
+def _with_note(title: str, note: str | None, lang: str) -> str:
+    """``title（note）`` / ``title (note)``; ``title`` when there is no note."""
+    return title + Text(zh=f"（{note}）", en=f" ({note})").render(lang) if note else title
+
+
 def heading(entry: Lesson, lang: str, *, summary: bool = False) -> str:
     """``Q1 容量约束`` / ``Formula vs measurement: checking ... (optional, needs PyTorch)``."""
-    title = entry.title(lang)
-    title = f"{entry.tag} {title}" if entry.tag else (title if lang == "zh" else _capital(title))
+    title = f"{entry.tag} {entry.title(lang)}" if entry.tag else _title(entry, lang)
     if summary and entry.summaries[lang]:
-        title += ("：" if lang == "zh" else ": ") + str(entry.summaries[lang])
-    note = entry.note(lang)
-    if note:
-        title += f"（{note}）" if lang == "zh" else f" ({note})"
-    return title
+        title += COLON.render(lang) + str(entry.summaries[lang])
+    return _with_note(title, entry.note(lang), lang)
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
@@ -104,40 +125,36 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
 
 def readme_table(lessons: Sequence[Lesson], times: dict[int, Minutes], lang: str) -> list[str]:
     """The README's lesson map in ``lang``."""
-    header = ("课", "主题", "时间") if lang == "zh" else ("Lesson", "Topic", "Time")
-    rows = [(str(e.number), heading(e, lang, summary=True), f"{times[e.number].total} {UNIT[lang]}") for e in lessons]
+    header = [text.render(lang) for text in README_HEADER]
+    rows = [(str(e.number), heading(e, lang, summary=True), _minutes(times[e.number], lang)) for e in lessons]
     return _table(header, rows)
 
 
 def index_table(lessons: Sequence[Lesson], times: dict[int, Minutes], lang: str) -> list[str]:
     """Lesson 0's lesson map in ``lang`` (each lesson linked, the index itself marked as this page)."""
-    header = (
-        ("课", "主题", "要回答的问题", "时间") if lang == "zh" else ("Lesson", "Topic", "Question it answers", "Time")
-    )
+    header = [text.render(lang) for text in INDEX_HEADER]
     rows = []
     for entry in lessons:
         if entry.number == INDEX_LESSON:
-            number, topic = str(entry.number), heading(entry, lang) + ("（本页）" if lang == "zh" else " (this page)")
+            number, topic = str(entry.number), heading(entry, lang) + THIS_PAGE.render(lang)
         else:
             number = f"[{entry.number}]({entry.stem}.ipynb)"
-            topic = heading(entry, lang)
-            if lang == "zh":  # Chinese first, the English term on first use
-                english = entry.title("en") + (f"，{entry.note('zh')}" if entry.optional else "")
-                topic = f"{entry.tag + ' ' if entry.tag else ''}{entry.title('zh')} ({english})"
-        rows.append((number, topic, entry.questions[lang], f"{times[entry.number].total} {UNIT[lang]}"))
+            # Chinese first, the English term on first use
+            english = entry.title("en") + (f"，{entry.note('zh')}" if entry.optional else "")
+            tag = entry.tag + " " if entry.tag else ""
+            topic = Text(zh=f"{tag}{entry.title('zh')} ({english})", en=heading(entry, "en")).render(lang)
+        rows.append((number, topic, entry.questions[lang], _minutes(times[entry.number], lang)))
     return _table(header, rows)
 
 
 def guide_table(lessons: Sequence[Lesson], times: dict[int, Minutes], lang: str) -> list[str]:
     """The instructor guide's contents table in ``lang`` (no Q1-Q4 tags: the guide does not use them)."""
-    header = ("课", "页面", "时间") if lang == "zh" else ("Lesson", "Page", "Time")
+    header = [text.render(lang) for text in GUIDE_HEADER]
     rows = []
     for entry in lessons:
-        title = entry.title(lang) if lang == "zh" else _capital(entry.title(lang))
-        note = entry.note(lang)
-        title += (f"（{note}）" if lang == "zh" else f" ({note})") if note else ""
+        title = _with_note(_title(entry, lang), entry.note(lang), lang)
         page = f"{entry.stem}.md"
-        rows.append((f"{entry.number} {title}", f"[{page}]({page})", f"{times[entry.number].total} {UNIT[lang]}"))
+        rows.append((f"{entry.number} {title}", f"[{page}]({page})", _minutes(times[entry.number], lang)))
     return _table(header, rows)
 
 
@@ -147,29 +164,33 @@ def _number(value: float) -> str:
 
 def _optional_words(lessons: Sequence[Lesson], lang: str) -> str:
     numbers = [str(e.number) for e in lessons if e.optional]
-    if lang == "zh":
-        return f"第 {'、'.join(numbers)} 课可选"
     if len(numbers) == 1:
-        return f"lesson {numbers[0]} is optional"
-    return f"lessons {', '.join(numbers[:-1])} and {numbers[-1]} are optional"
+        english = f"lesson {numbers[0]} is optional"
+    else:
+        english = f"lessons {', '.join(numbers[:-1])} and {numbers[-1]} are optional"
+    return Text(zh=f"第 {'、'.join(numbers)} 课可选", en=english).render(lang)
 
 
-TIMES_TEXT = {
-    "zh": (
+def _minutes(minutes: Minutes, lang: str) -> str:
+    return f"{minutes.total} {UNIT.render(lang)}"
+
+
+TIMES_TEXT = Text(
+    zh=(
         "时间按内容估计（`python tools/lesson_times.py`）：英文词数按每分钟 {words} 词的仔细阅读速度、"
         "每个代码单元格 {code} 分钟、每道练习 {exercise} 分钟（同一单元格里的后续答案各 {extra} 分钟）、"
         "每个小部件 {widget} 分钟、每道自检题 {question} 分钟，总和再乘 {factor}——"
         "这个系数用唯一的实测校准：一位自学者在拆分前的第 5 课上用了 {low}-{high} 分钟。误差约 ±{percent}%。"
         "上表各课合计约 {hours} 小时（{total} 分钟{optional}）。"
     ),
-    "en": (
+    en=(
         "Times are estimated from content (`python tools/lesson_times.py`): English words at a careful {words} words "
         "per minute, {code} min per code cell, {exercise} min per exercise ({extra} min per further answer in the "
         "same cell), {widget} min per widget, {question} min per self-check question, the sum times {factor}, a "
         "factor calibrated on the one measurement we have: a self-learner took {low}-{high} min on lesson 5 before "
         "it was split. Expect ±{percent} %. The lessons above add up to about {hours} hours ({total} min{optional})."
     ),
-}
+)
 
 
 def times_paragraph(lessons: Sequence[Lesson], times: dict[int, Minutes], lang: str) -> str:
@@ -178,9 +199,9 @@ def times_paragraph(lessons: Sequence[Lesson], times: dict[int, Minutes], lang: 
     total = sum(times[e.number].total for e in lessons)
     optional = ""
     if any(e.optional for e in lessons):
-        optional = ("；" if lang == "zh" else "; ") + _optional_words(lessons, lang)
+        optional = SEMICOLON.render(lang) + _optional_words(lessons, lang)
     low, high = lt.CALIBRATION_MEASURED_MIN
-    return TIMES_TEXT[lang].format(
+    return TIMES_TEXT.render(lang).format(
         words=_number(lt.WORDS_PER_MIN), code=_number(lt.CODE_CELL_MIN), exercise=_number(lt.EXERCISE_CELL_MIN),
         extra=_number(lt.EXTRA_ANSWER_MIN), widget=_number(lt.WIDGET_MIN), question=_number(lt.SELF_CHECK_MIN),
         factor=_number(lt.CALIBRATION), low=low, high=high, percent=_number(lt.UNCERTAINTY * 100),
@@ -202,10 +223,10 @@ def replace_region(text: str, name: str, lines: Sequence[str], where: str) -> st
 def _replace_index_table(text: str, lines: Sequence[str], lang: str, where: str) -> str:
     rows = text.split("\n")
     try:
-        start = rows.index(INDEX_HEADING[lang])
+        start = rows.index(INDEX_HEADING.render(lang))
         first = next(i for i in range(start, len(rows)) if rows[i].startswith("# |"))
     except (ValueError, StopIteration):
-        raise RegistryError(f"{where}: no table under the heading {INDEX_HEADING[lang]!r}") from None
+        raise RegistryError(f"{where}: no table under the heading {INDEX_HEADING.render(lang)!r}") from None
     last = first
     while last < len(rows) and rows[last].startswith("# |"):
         last += 1

@@ -111,13 +111,13 @@ _ENTRY_FIELDS: tuple[str, ...] = (
 
 
 def _entry(
-    collective: str, payload: float, calls: int, group: str, ranks: int, zh: str, en: str, source: str
+    collective: str, payload: float, calls: int, group: str, ranks: int, description: Text, source: str
 ) -> TrafficEntry:
     """A :class:`TrafficEntry` from a traffic kernel, whose inputs the public function already checked."""
     if not math.isfinite(payload) or calls > MAX_INT:  # inputs in range, result overflowed: @finite_result names them
         raise OverflowError(collective)
     entry = object.__new__(TrafficEntry)  # the fields hold by construction: no second validation
-    values = (collective, float(payload), int(calls), group, int(ranks), Text(zh=zh, en=en), source)
+    values = (collective, float(payload), int(calls), group, int(ranks), description, source)
     for name, value in zip(_ENTRY_FIELDS, values, strict=True):
         object.__setattr__(entry, name, value)
     return entry
@@ -167,8 +167,10 @@ def dp_traffic(
             calls,
             "dp",
             n,
-            "反向结束后对梯度做 all-reduce（按桶切分时每桶一次）",
-            "Gradient all-reduce after backward (one per bucket when bucketed)",
+            Text(
+                zh="反向结束后对梯度做 all-reduce（按桶切分时每桶一次）",
+                en="Gradient all-reduce after backward (one per bucket when bucketed)",
+            ),
             ZERO_SOURCE + "; " + DDP_BUCKET_SOURCE,
         ),
     )
@@ -264,8 +266,10 @@ def _zero_entries(
                 all_reduce_calls,
                 "dp",
                 n,
-                "梯度 all-reduce（ZeRO-0 即普通数据并行）",
-                "Gradient all-reduce (ZeRO-0 is plain data parallelism)",
+                Text(
+                    zh="梯度 all-reduce（ZeRO-0 即普通数据并行）",
+                    en="Gradient all-reduce (ZeRO-0 is plain data parallelism)",
+                ),
                 ZERO_SOURCE,
             ),
         )
@@ -275,8 +279,10 @@ def _zero_entries(
         reduce_scatter_calls,
         "dp",
         n,
-        "梯度 reduce-scatter：每个 rank 只拿到自己那一片的归约结果",
-        "Gradient reduce-scatter: each rank keeps the reduced slice it owns",
+        Text(
+            zh="梯度 reduce-scatter：每个 rank 只拿到自己那一片的归约结果",
+            en="Gradient reduce-scatter: each rank keeps the reduced slice it owns",
+        ),
         ZERO_SOURCE,
     )
     if zero_stage in (1, 2):
@@ -288,8 +294,10 @@ def _zero_entries(
                 gather_calls,
                 "dp",
                 n,
-                "优化器更新后 all-gather 参数，各 rank 重新拿到完整参数",
-                "All-gather of updated weights after the optimizer step",
+                Text(
+                    zh="优化器更新后 all-gather 参数，各 rank 重新拿到完整参数",
+                    en="All-gather of updated weights after the optimizer step",
+                ),
                 ZERO_SOURCE,
             ),
         )
@@ -300,8 +308,10 @@ def _zero_entries(
             gather_calls // 2,
             "dp",
             n,
-            "前向：每个单元计算前 all-gather 它的参数，用完即释放",
-            "Forward: all-gather each unit's weights before it runs, free them after",
+            Text(
+                zh="前向：每个单元计算前 all-gather 它的参数，用完即释放",
+                en="Forward: all-gather each unit's weights before it runs, free them after",
+            ),
             ZERO_SOURCE,
         ),
         _entry(
@@ -310,8 +320,10 @@ def _zero_entries(
             gather_calls // 2,
             "dp",
             n,
-            "反向：再次 all-gather 每个单元的参数",
-            "Backward: all-gather each unit's weights again",
+            Text(
+                zh="反向：再次 all-gather 每个单元的参数",
+                en="Backward: all-gather each unit's weights again",
+            ),
             ZERO_SOURCE,
         ),
         reduce_grads,
@@ -322,9 +334,11 @@ def _activation_bytes(seq_len: Any, micro_batch: Any, hidden: Any, element_bytes
     return seq_len * micro_batch * hidden * element_bytes
 
 
-def _layer_collective_calls(layers: Any, micro_batches: Any) -> Any:
-    """Calls per phase of a per-layer pair of collectives (TP's g/f, MoE dispatch+combine): 2·L·m."""
-    return 2 * layers * micro_batches
+def _layer_collective_calls(layers: Any, micro_batches: Any, blocks: Any = 2) -> Any:
+    """Calls per phase of per-layer collectives, one per block (TP's g/f in the attention and the MLP block, MoE
+    dispatch+combine): blocks·L·m, 2·L·m by default. The planner splits TP's pair into the attention block (over
+    TP) and the expert block (over expert TP) of a mixture of experts: one block each."""
+    return blocks * layers * micro_batches
 
 
 def _tp_time_s(
@@ -339,10 +353,13 @@ def _tp_time_s(
     micro_batches: Any,
     bandwidth_bytes_per_s: Any,
     latency_s: Any,
+    blocks: Any = 2,
 ) -> Any:
-    """Seconds per step of :func:`tp_traffic` (2 or 3 phases; all-reduce, or all-gather + reduce-scatter)."""
+    """Seconds per step of :func:`tp_traffic` (2 or 3 phases; all-reduce, or all-gather + reduce-scatter);
+    ``blocks`` collectives per layer and phase (2: attention and MLP; 1: one of them, see
+    :func:`_layer_collective_calls`)."""
     payload = _activation_bytes(tokens, micro_batch, hidden, element_bytes)
-    calls = _layer_collective_calls(layers, micro_batches) * (2 + full_recompute)
+    calls = _layer_collective_calls(layers, micro_batches, blocks) * (2 + full_recompute)
     if sequence_parallel:
         one = _collective_time_s("all_gather", tp, payload, bandwidth_bytes_per_s, latency_s) + _collective_time_s(
             "reduce_scatter", tp, payload, bandwidth_bytes_per_s, latency_s
@@ -484,18 +501,23 @@ def tp_traffic(
 
 
 def _tp_entries(
-    s: Any, b: Any, h: Any, n_layers: Any, t: Any, element: Any, sp: Any, mode: Any, m: Any
+    s: Any, b: Any, h: Any, n_layers: Any, t: Any, element: Any, sp: Any, mode: Any, m: Any, blocks: int = 2
 ) -> tuple[TrafficEntry, ...]:
-    """:func:`tp_traffic` on checked arguments (the planner calls it)."""
+    """:func:`tp_traffic` on checked arguments (the planner calls it); ``blocks`` as in :func:`_tp_time_s`."""
     if t == 1:
         return ()
     payload = _activation_bytes(s, b, h, element)
-    calls = _layer_collective_calls(n_layers, m)
-    phases = [("前向", "Forward"), ("反向", "Backward")]
+    calls = _layer_collective_calls(n_layers, m, blocks)
+    which = (
+        Text(zh="注意力块与 MLP 块各一次", en="one per attention block, one per MLP block")
+        if blocks == 2
+        else Text(zh="注意力块或专家块", en="the attention block or the expert block")
+    )
+    phases = [Text(zh="前向", en="Forward"), Text(zh="反向", en="Backward")]
     if mode == "full":
-        phases.append(("重计算的前向", "Recomputed forward"))
+        phases.append(Text(zh="重计算的前向", en="Recomputed forward"))
     entries: list[TrafficEntry] = []
-    for zh_phase, en_phase in phases:
+    for phase in phases:
         if sp:
             entries.append(
                 _entry(
@@ -504,8 +526,11 @@ def _tp_entries(
                     calls,
                     "tp",
                     t,
-                    f"{zh_phase}：每层 2 次 all-gather，把按序列切分的激活拼回完整序列",
-                    f"{en_phase}: 2 all-gathers per layer, sequence-sharded activations to full sequence",
+                    Text(
+                        zh=f"{phase.zh}：每层 {blocks} 次 all-gather（{which.zh}），把按序列切分的激活拼回完整序列",
+                        en=f"{phase.en}: {blocks} all-gathers per layer ({which.en}), sequence-sharded activations "
+                        "to full sequence",
+                    ),
                     SEQUENCE_PARALLEL_SOURCE,
                 )
             )
@@ -516,8 +541,11 @@ def _tp_entries(
                     calls,
                     "tp",
                     t,
-                    f"{zh_phase}：每层 2 次 reduce-scatter，部分和归约后按序列切回",
-                    f"{en_phase}: 2 reduce-scatters per layer, partial sums reduced and re-sharded by sequence",
+                    Text(
+                        zh=f"{phase.zh}：每层 {blocks} 次 reduce-scatter（{which.zh}），部分和归约后按序列切回",
+                        en=f"{phase.en}: {blocks} reduce-scatters per layer ({which.en}), partial sums reduced and "
+                        "re-sharded by sequence",
+                    ),
                     SEQUENCE_PARALLEL_SOURCE,
                 )
             )
@@ -529,8 +557,10 @@ def _tp_entries(
                     calls,
                     "tp",
                     t,
-                    f"{zh_phase}：每层 2 次 all-reduce（注意力块与 MLP 块各一次）",
-                    f"{en_phase}: 2 all-reduces per layer (one per attention block, one per MLP block)",
+                    Text(
+                        zh=f"{phase.zh}：每层 {blocks} 次 all-reduce（{which.zh}）",
+                        en=f"{phase.en}: {blocks} all-reduces per layer ({which.en})",
+                    ),
                     MEGATRON_TP_SOURCE,
                 )
             )
@@ -587,8 +617,10 @@ def _pp_entries(s: Any, b: Any, h: Any, p: Any, m: Any, element: Any) -> tuple[T
             m,
             "pp",
             2,
-            "前向：每个微批次把激活发给下一个 stage（每个 stage 边界）",
-            "Forward: each micro-batch's activation to the next stage (per stage boundary)",
+            Text(
+                zh="前向：每个微批次把激活发给下一个 stage（每个 stage 边界）",
+                en="Forward: each micro-batch's activation to the next stage (per stage boundary)",
+            ),
             PIPELINE_SOURCE,
         ),
         _entry(
@@ -597,8 +629,10 @@ def _pp_entries(s: Any, b: Any, h: Any, p: Any, m: Any, element: Any) -> tuple[T
             m,
             "pp",
             2,
-            "反向：每个微批次把激活梯度发回上一个 stage（每个 stage 边界）",
-            "Backward: each micro-batch's activation gradient to the previous stage (per stage boundary)",
+            Text(
+                zh="反向：每个微批次把激活梯度发回上一个 stage（每个 stage 边界）",
+                en="Backward: each micro-batch's activation gradient to the previous stage (per stage boundary)",
+            ),
             PIPELINE_SOURCE,
         ),
     )
@@ -661,8 +695,10 @@ def _cp_entries(s: Any, b: Any, kv: Any, n_layers: Any, c: Any, element: Any, m:
             calls,
             "cp",
             2,
-            "前向：每层 cp-1 步环形传递 K、V 块",
-            "Forward: cp-1 ring steps per layer passing K and V blocks",
+            Text(
+                zh="前向：每层 cp-1 步环形传递 K、V 块",
+                en="Forward: cp-1 ring steps per layer passing K and V blocks",
+            ),
             RING_ATTENTION_SOURCE,
         ),
         _entry(
@@ -671,8 +707,10 @@ def _cp_entries(s: Any, b: Any, kv: Any, n_layers: Any, c: Any, element: Any, m:
             calls,
             "cp",
             2,
-            "反向：每层 cp-1 步环形传递 K、V 及其梯度 dK、dV",
-            "Backward: cp-1 ring steps per layer passing K, V and their gradients dK, dV",
+            Text(
+                zh="反向：每层 cp-1 步环形传递 K、V 及其梯度 dK、dV",
+                en="Backward: cp-1 ring steps per layer passing K, V and their gradients dK, dV",
+            ),
             RING_ATTENTION_SOURCE,
         ),
     )
@@ -736,8 +774,10 @@ def _ep_entries(
             calls,
             "ep",
             e,
-            "前向：每个 MoE 层一次 dispatch（token 发往专家）和一次 combine（结果发回）",
-            "Forward: per MoE layer one dispatch (tokens to experts) and one combine (results back)",
+            Text(
+                zh="前向：每个 MoE 层一次 dispatch（token 发往专家）和一次 combine（结果发回）",
+                en="Forward: per MoE layer one dispatch (tokens to experts) and one combine (results back)",
+            ),
             MOE_SOURCE,
         ),
         _entry(
@@ -746,8 +786,10 @@ def _ep_entries(
             calls,
             "ep",
             e,
-            "反向：combine 与 dispatch 的梯度各一次 all-to-all",
-            "Backward: one all-to-all each for the gradients of combine and dispatch",
+            Text(
+                zh="反向：combine 与 dispatch 的梯度各一次 all-to-all",
+                en="Backward: one all-to-all each for the gradients of combine and dispatch",
+            ),
             MOE_SOURCE,
         ),
     )

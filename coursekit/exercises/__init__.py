@@ -54,11 +54,65 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._validate import check_bool, check_choice, check_int, check_number
-from ..i18n import Text, tr
+from .._validate import check_bool, check_callable, check_choice, check_instance, check_int, check_number
+from ..i18n import Text, shown_repr, tr
 from ..i18n import register as _register_messages
 from ..lessons import prefix_modules
 from ..units import GB_BYTES, GIB_BYTES
+
+_register_messages(
+    {
+        "exercises.author_slip_hint": {
+            "zh": "slip {code}：hint 必须是 coursekit.i18n.Text（中英两种文字），而不是 {type}。",
+            "en": "slip {code}: hint must be a coursekit.i18n.Text (both languages), not {type}.",
+        },
+        "exercises.author_slip_one": {
+            "zh": "slip {code}：factor、alternative、matches 三者必须恰好给出一个。",
+            "en": "slip {code}: give exactly one of factor, alternative and matches.",
+        },
+        "exercises.author_id": {
+            "zh": "练习编号 id = {value}：必须形如 'q1.state_gib'（小写前缀.名称）。",
+            "en": "exercise id = {value}: must look like 'q1.state_gib' (lowercase prefix.name).",
+        },
+        "exercises.author_prefix": {
+            "zh": "练习 '{id}'：前缀 '{prefix}' 属于 {module}，不属于第 {lesson} 课。",
+            "en": "exercise '{id}': prefix '{prefix}' belongs to {module}, not lesson {lesson}.",
+        },
+        "exercises.author_text": {
+            "zh": "练习 '{id}'：{name} 必须是 coursekit.i18n.Text（中英两种文字），而不是 {type}。",
+            "en": "exercise '{id}': {name} must be a coursekit.i18n.Text (both languages), not {type}.",
+        },
+        "exercises.author_why": {
+            "zh": "练习 '{id}'：why 必须是 Text 或返回 Text 的函数，而不是 {type}。",
+            "en": "exercise '{id}': why must be a Text or a function returning one, not {type}.",
+        },
+        "exercises.author_expected": {
+            "zh": "练习 '{id}'：expected 必须是计算答案的函数，而不是 {type}。",
+            "en": "exercise '{id}': expected must be a function that computes the answer, not {type}.",
+        },
+        "exercises.author_choices": {
+            "zh": "练习 '{id}'：选择题必须给出 choices。",
+            "en": "exercise '{id}': a choice exercise needs choices.",
+        },
+        "exercises.author_forms": {
+            "zh": "练习 '{id}'：只有数值题接受其他写法（forms）。",
+            "en": "exercise '{id}': only number exercises accept other forms.",
+        },
+        "exercises.author_slips": {
+            "zh": "练习 '{id}'：slips 的每一项必须是 coursekit.exercises.Slip，而不是 {type}。",
+            "en": "exercise '{id}': every item of slips must be a coursekit.exercises.Slip, not {type}.",
+        },
+        "exercises.author_slip_factor": {
+            "zh": "练习 '{id}'：slip '{code}' 带有 factor，只有数值题可以这样。",
+            "en": "exercise '{id}': slip '{code}' has a factor; only number exercises may.",
+        },
+        "exercises.author_twice": {
+            "zh": "练习 '{id}' 已经注册过了（重新加载课程模块时用 replace=True）。",
+            "en": "exercise '{id}' is already registered (use replace=True when reloading a lesson module).",
+        },
+    }
+)
+
 
 __all__ = [
     "FORMS",
@@ -243,9 +297,9 @@ class Slip:
 
     def __post_init__(self) -> None:
         if not isinstance(self.hint, Text):
-            raise TypeError(f"slip {self.code!r}: hint must be a coursekit.i18n.Text")
+            raise TypeError(tr("exercises.author_slip_hint", code=shown_repr(self.code), type=type(self.hint).__name__))
         if sum(x is not None for x in (self.factor, self.alternative, self.matches)) != 1:
-            raise ValueError(f"slip {self.code!r}: give exactly one of factor, alternative and matches")
+            raise ValueError(tr("exercises.author_slip_one", code=shown_repr(self.code)))
         if self.factor is not None:
             check_number("factor", self.factor, gt=1)
 
@@ -382,33 +436,37 @@ class Exercise:
 
     def __post_init__(self) -> None:
         if not isinstance(self.id, str) or not _ID.match(self.id):
-            raise ValueError(f"exercise id {self.id!r} must look like 'q1.state_gib' (lowercase prefix.name)")
+            raise ValueError(tr("exercises.author_id", value=shown_repr(self.id)))
         lesson = check_int("lesson", self.lesson, ge=0)
         module = PREFIX_MODULES.get(self.prefix)
         module_lesson = re.search(r"lesson(\d+)$", module) if module is not None else None
         if module_lesson is not None and int(module_lesson.group(1)) != lesson:
-            raise ValueError(f"exercise {self.id!r}: prefix {self.prefix!r} belongs to {module}, not lesson {lesson}")
+            raise ValueError(
+                tr("exercises.author_prefix", id=self.id, prefix=self.prefix, module=module, lesson=lesson)
+            )
         check_choice("kind", self.kind, KINDS)
         for name in ("prompt", "hint"):
             if not isinstance(getattr(self, name), Text):
-                raise TypeError(f"exercise {self.id!r}: {name} must be a coursekit.i18n.Text")
+                raise TypeError(
+                    tr("exercises.author_text", id=self.id, name=name, type=type(getattr(self, name)).__name__)
+                )
         if not (isinstance(self.why, Text) or callable(self.why)):
-            raise TypeError(f"exercise {self.id!r}: why must be a Text or a callable returning one")
+            raise TypeError(tr("exercises.author_why", id=self.id, type=type(self.why).__name__))
         if not callable(self.expected):
-            raise TypeError(f"exercise {self.id!r}: expected must be a callable that computes the answer")
+            raise TypeError(tr("exercises.author_expected", id=self.id, type=type(self.expected).__name__))
         check_number("rel_tol", self.rel_tol, ge=0)
         check_number("abs_tol", self.abs_tol, ge=0)
         if self.kind == "choice" and not self.choices:
-            raise ValueError(f"exercise {self.id!r}: a choice exercise needs choices")
+            raise ValueError(tr("exercises.author_choices", id=self.id))
         for form in self.forms:
             check_choice("forms", form, FORMS)
         if self.forms and self.kind != "number":
-            raise ValueError(f"exercise {self.id!r}: only number exercises accept other forms")
+            raise ValueError(tr("exercises.author_forms", id=self.id))
         for slip in self.slips:
             if not isinstance(slip, Slip):
-                raise TypeError(f"exercise {self.id!r}: slips must be coursekit.exercises.Slip objects")
+                raise TypeError(tr("exercises.author_slips", id=self.id, type=type(slip).__name__))
             if slip.factor is not None and self.kind != "number":
-                raise ValueError(f"exercise {self.id!r}: slip {slip.code!r} has a factor; only number exercises do")
+                raise ValueError(tr("exercises.author_slip_factor", id=self.id, code=slip.code))
 
     @property
     def prefix(self) -> str:
@@ -513,10 +571,9 @@ def register(exercise: Exercise, *, replace: bool = False) -> Exercise:
     Registering a second exercise under the same id is an error unless
     ``replace=True`` (for reloading a lesson module).
     """
-    if not isinstance(exercise, Exercise):
-        raise TypeError(f"register() needs an Exercise, not {type(exercise).__name__}")
+    check_instance("exercise", exercise, Exercise)
     if exercise.id in _registry and not replace and _registry[exercise.id] is not exercise:
-        raise ValueError(f"exercise {exercise.id!r} is already registered")
+        raise ValueError(tr("exercises.author_twice", id=exercise.id))
     _registry[exercise.id] = exercise
     return exercise
 
@@ -587,7 +644,7 @@ def written_tolerance(answer: float) -> float:
     >>> written_tolerance(25.77), written_tolerance(0.0)
     (0.005, 0.0)
     """
-    value = abs(float(answer))
+    value = abs(check_number("answer", answer))
     if value == 0.0:
         return 0.0
     digits = max(_significant_digits(value), MIN_SIGNIFICANT_DIGITS)
@@ -830,8 +887,7 @@ def reveal(show: Callable[[], None]) -> None:
 
     Taught in: lesson 5 (the matrix after exercises 5.2 and 5.3).
     """
-    if not callable(show):
-        raise TypeError(f"reveal(show): show must be a function to call later, not {type(show).__name__}")
+    check_callable("show", show)
     if not _in_kernel():
         return
     from IPython.display import display

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from functools import cache
 
+from .._validate import check_instance
 from ..capacity import PRECISION_RECIPES
 from ..communication import bus_bandwidth_factor
 from ..i18n import Text
@@ -335,8 +336,8 @@ def use_run(run: LessonRecording | None) -> None:
 
     Taught in: lesson 8 (formula vs measurement), first code cell.
     """
-    if run is not None and not isinstance(run, LessonRecording):
-        raise TypeError(f"run = {type(run).__name__}: must be a LessonRecording (record_lesson() or load_recorded())")
+    if run is not None:
+        check_instance("run", run, LessonRecording)
     _LIVE_RUN.clear()
     if run is not None:
         _LIVE_RUN.append(run)

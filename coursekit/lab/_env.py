@@ -23,6 +23,22 @@ KILL_RANK_ENV: str = "COURSEKIT_LAB_KILL_RANK"
 
 register(
     {
+        "lab.wrong_result": {
+            "zh": "已知张量上的结果不对（rank {rank}）：得到 {got}，应为 {expected}。",
+            "en": "wrong result on known tensors (rank {rank}): got {got}, expected {expected}.",
+        },
+        "lab.unsupported_backend": {
+            "zh": "后端 {backend} 不支持：{error}",
+            "en": "unsupported by backend {backend}: {error}",
+        },
+        "lab.needs_two_ranks": {
+            "zh": "send_recv 需要至少 2 个 rank（环上每个 rank 发给下一个）。",
+            "en": "send_recv needs at least 2 ranks (each rank sends to the next one on the ring).",
+        },
+        "lab.no_cuda": {
+            "zh": "device = 'cuda'：torch.cuda.is_available() 为 False，请改用 --device auto 或 cpu。",
+            "en": "device = 'cuda': torch.cuda.is_available() is False; use --device auto or cpu.",
+        },
         "lab.worker_died": {
             "zh": "rank {rank} 的进程意外结束（{how}），其余 rank 已停止。",
             "en": "the process of rank {rank} ended unexpectedly ({how}); the other ranks were stopped.",

@@ -50,6 +50,8 @@ from types import FrameType
 from typing import Any
 
 from .._cli import (
+    LANG_HELP,
+    CourseParser,
     argparse_language,
     argparse_text,
     check_output_file,
@@ -57,10 +59,11 @@ from .._cli import (
     fail_line,
     guard,
     number_arg,
+    pre_language,
 )
 from .._validate import check_choice
 from ..communication import COLLECTIVES
-from ..i18n import LANGUAGES, register, set_language, tr
+from ..i18n import LANGUAGES, Text, register, tr
 from ._env import WorkerFailed, launched_by_torchrun
 from ._format import fmt_bytes
 from .collectives import (
@@ -241,20 +244,31 @@ def _size_type(name: str) -> Callable[[str], int]:
 
 
 def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
-    """The argument parser and its subcommand parsers (English help; messages follow ``--lang``)."""
-    parser = argparse.ArgumentParser(
-        prog="python -m coursekit.lab",
-        description="Formula vs measurement: time collectives, count training-state bytes and profile training "
-        "steps with PyTorch.",
-    )
-    parser.add_argument("--lang", choices=LANGUAGES, help="language of the output (default: COURSEKIT_LANG or en)")
-    commands = parser.add_subparsers(dest="command", required=True)
-    subcommands = {
-        "collectives": _add_collectives(commands),
-        "memory": _add_memory(commands),
-        "timeline": _add_timeline(commands),
-        "record": _add_record(commands),
-    }
+    """The argument parser and its subcommand parsers, their help in the current language (apply ``--lang`` first)."""
+    with argparse_language():  # argparse words its titles and -h help as it builds a parser
+        parser = CourseParser(
+            prog="python -m coursekit.lab",
+            description=Text(
+                zh="公式与实测对照：用 PyTorch 为集合通信计时、清点训练状态的字节数、剖析训练步。",
+                en="Formula vs measurement: time collectives, count training-state bytes and profile training "
+                "steps with PyTorch.",
+            ).render(),
+        )
+        parser.add_argument("--lang", choices=LANGUAGES, help=LANG_HELP.render())
+        commands = parser.add_subparsers(
+            dest="command",
+            required=True,
+            help=Text(
+                zh="要做的测量；在它后面加 --help 显示它的选项",
+                en="the measurement to run; --help after it shows its options",
+            ).render(),
+        )
+        subcommands = {
+            "collectives": _add_collectives(commands),
+            "memory": _add_memory(commands),
+            "timeline": _add_timeline(commands),
+            "record": _add_record(commands),
+        }
     return parser, subcommands
 
 
@@ -264,134 +278,199 @@ def _common(sub: argparse.ArgumentParser) -> None:
         "--ranks",
         type=number_arg(int, "--ranks", ge=1, le=FORCED_RANKS_CEILING),
         default=None,
-        help=f"processes to spawn on this machine (default 2; at most {RANKS_PER_CPU} per CPU core without "
-        "--force; under torchrun: WORLD_SIZE)",
+        help=Text(
+            zh=f"在本机启动的进程数（默认 2；不加 --force 时每个 CPU 核最多 {RANKS_PER_CPU} 个；"
+            "在 torchrun 下为 WORLD_SIZE）",
+            en=f"processes to spawn on this machine (default 2; at most {RANKS_PER_CPU} per CPU core without "
+            "--force; under torchrun: WORLD_SIZE)",
+        ).render(),
     )
     sub.add_argument(
         "--force",
         action="store_true",
-        help=f"allow more than {RANKS_PER_CPU} ranks per CPU core (at most {FORCED_RANKS_CEILING})",
+        help=Text(
+            zh=f"允许每个 CPU 核超过 {RANKS_PER_CPU} 个 rank（最多 {FORCED_RANKS_CEILING} 个）",
+            en=f"allow more than {RANKS_PER_CPU} ranks per CPU core (at most {FORCED_RANKS_CEILING})",
+        ).render(),
     )
-    sub.add_argument("--device", choices=DEVICES, default="auto", help="auto: CUDA+NCCL if available, else CPU+gloo")
-    sub.add_argument("--json", metavar="PATH", help="also write the results as JSON to PATH")
+    sub.add_argument(
+        "--device",
+        choices=DEVICES,
+        default="auto",
+        help=Text(
+            zh="auto：有 CUDA 时用 CUDA+NCCL，否则用 CPU+gloo", en="auto: CUDA+NCCL if available, else CPU+gloo"
+        ).render(),
+    )
+    sub.add_argument(
+        "--json",
+        metavar="PATH",
+        help=Text(zh="同时把结果以 JSON 写入 PATH", en="also write the results as JSON to PATH").render(),
+    )
     sub.add_argument("--lang", choices=LANGUAGES, default=argparse.SUPPRESS, help=argparse.SUPPRESS)
 
 
 def _add_collectives(commands: Any) -> argparse.ArgumentParser:
     coll: argparse.ArgumentParser = commands.add_parser(
-        "collectives", help="time collectives and fit the ring alpha-beta model"
+        "collectives",
+        help=Text(
+            zh="为集合通信计时，并拟合环形算法的 alpha-beta 模型",
+            en="time collectives and fit the ring alpha-beta model",
+        ).render(),
     )
     _common(coll)
+    names = ",".join(COLLECTIVES)
     coll.add_argument(
         "--collectives",
         type=_list_type("--collectives", COLLECTIVES),
-        default=",".join(COLLECTIVES),
-        help=f"comma-separated subset of {','.join(COLLECTIVES)} (default: all)",
+        default=names,
+        help=Text(
+            zh=f"{names} 中以逗号分隔的一部分（默认：全部）", en=f"comma-separated subset of {names} (default: all)"
+        ).render(),
     )
     coll.add_argument(
-        "--min-bytes", type=_size_type("--min-bytes"), default=DEFAULT_MIN_BYTES, help="smallest payload S (default 1K)"
+        "--min-bytes",
+        type=_size_type("--min-bytes"),
+        default=DEFAULT_MIN_BYTES,
+        help=Text(zh="最小载荷 S（默认 1K）", en="smallest payload S (default 1K)").render(),
     )
     coll.add_argument(
         "--max-bytes",
         type=_size_type("--max-bytes"),
         default=DEFAULT_MAX_BYTES,
-        help="largest payload S (default 16M; capped by the available memory)",
+        help=Text(
+            zh="最大载荷 S（默认 16M；不超过可用内存所能容纳的大小）",
+            en="largest payload S (default 16M; capped by the available memory)",
+        ).render(),
     )
     coll.add_argument(
         "--repeats",
         type=number_arg(int, "--repeats", ge=1, le=10_000),
         default=DEFAULT_REPEATS,
-        help="timed calls per payload (default 20)",
+        help=Text(
+            zh="每个载荷计时的调用次数（默认 %(default)s）", en="timed calls per payload (default %(default)s)"
+        ).render(),
     )
     coll.add_argument(
         "--warmup",
         type=number_arg(int, "--warmup", ge=0, le=1_000),
         default=DEFAULT_WARMUP,
-        help="untimed calls per payload (default 5)",
+        help=Text(
+            zh="每个载荷不计时的预热调用次数（默认 %(default)s）", en="untimed calls per payload (default %(default)s)"
+        ).render(),
     )
     return coll
 
 
 def _add_memory(commands: Any) -> argparse.ArgumentParser:
     mem: argparse.ArgumentParser = commands.add_parser(
-        "memory", help="count per-rank bytes under DDP, FSDP2 and TP vs the ledger"
+        "memory",
+        help=Text(
+            zh="清点 DDP、FSDP2 和 TP 下每个 rank 持有的字节数，并与账本对照",
+            en="count per-rank bytes under DDP, FSDP2 and TP vs the ledger",
+        ).render(),
     )
     _common(mem)
+    names = ",".join(STRATEGIES)
     mem.add_argument(
         "--strategies",
         type=_list_type("--strategies", STRATEGIES),
         default=None,
-        help="comma-separated subset of ddp,fsdp2-zero3,fsdp2-zero2,tp",
+        help=Text(
+            zh=f"{names} 中以逗号分隔的一部分（默认：全部）", en=f"comma-separated subset of {names} (default: all)"
+        ).render(),
     )
     return mem
 
 
 def _add_timeline(commands: Any) -> argparse.ArgumentParser:
     tl: argparse.ArgumentParser = commands.add_parser(
-        "timeline", help="profile training steps on every rank: compute, communication, waiting vs step_timeline"
+        "timeline",
+        help=Text(
+            zh="在每个 rank 上剖析训练步：计算、通信、等待，并与 step_timeline 对照",
+            en="profile training steps on every rank: compute, communication, waiting vs step_timeline",
+        ).render(),
     )
     _common(tl)
     tl.add_argument(
         "--strategy",
         type=_list_type("--strategy", TIMELINE_STRATEGIES),
         default="ddp",
-        help="ddp, fsdp or tp, or a comma-separated list (default ddp)",
+        help=Text(
+            zh="ddp、fsdp 或 tp，或以逗号分隔的几个（默认 ddp）",
+            en="ddp, fsdp or tp, or a comma-separated list (default ddp)",
+        ).render(),
     )
     tl.add_argument(
         "--steps",
         type=number_arg(int, "--steps", ge=1, le=MAX_STEPS),
         default=DEFAULT_STEPS,
-        help=f"profiled steps per scenario (default {DEFAULT_STEPS}, at most {MAX_STEPS})",
+        help=Text(
+            zh=f"每个场景剖析的步数（默认 {DEFAULT_STEPS}，最多 {MAX_STEPS}）",
+            en=f"profiled steps per scenario (default {DEFAULT_STEPS}, at most {MAX_STEPS})",
+        ).render(),
     )
     tl.add_argument(
         "--slow-rank",
         type=number_arg(int, "--slow-rank", ge=0, le=FORCED_RANKS_CEILING - 1),
         default=None,
-        help="rank that computes slower",
+        help=Text(zh="计算较慢的 rank（掉队者）", en="rank that computes slower (the straggler)").render(),
     )
     tl.add_argument(
         "--slow-factor",
         type=number_arg(float, "--slow-factor", gt=1, le=MAX_SLOW_FACTOR),
         default=None,
-        help=f"how many times its baseline compute the slow rank does (> 1, at most {MAX_SLOW_FACTOR:g})",
+        help=Text(
+            zh=f"慢 rank 的计算量是其基准的几倍（> 1，最多 {MAX_SLOW_FACTOR:g}）",
+            en=f"how many times its baseline compute the slow rank does (> 1, at most {MAX_SLOW_FACTOR:g})",
+        ).render(),
     )
     tl.add_argument(
         "--input-delay-ms",
         type=number_arg(float, "--input-delay-ms", gt=0, le=MAX_INPUT_DELAY_MS),
         default=None,
-        help=f"sleep this long in every step's input (at most {MAX_INPUT_DELAY_MS:g} ms)",
+        help=Text(
+            zh=f"每步读取输入时等待这么久（最多 {MAX_INPUT_DELAY_MS:g} ms）",
+            en=f"sleep this long in every step's input (at most {MAX_INPUT_DELAY_MS:g} ms)",
+        ).render(),
     )
     tl.add_argument(
         "--no-overlap",
         action="store_true",
-        help="also run DDP with its gradient all-reduce after backward (bucketing and overlap off)",
+        help=Text(
+            zh="另外运行一次 DDP，把梯度全归约 (all-reduce) 放到反向之后（关闭分桶和重叠）",
+            en="also run DDP with its gradient all-reduce after backward (bucketing and overlap off)",
+        ).render(),
     )
-    tl.add_argument("--trace", metavar="DIR", default=None, help="keep each rank's Chrome / Perfetto trace in DIR")
+    tl.add_argument(
+        "--trace",
+        metavar="DIR",
+        default=None,
+        help=Text(
+            zh="把每个 rank 的 Chrome / Perfetto 追踪保存在 DIR", en="keep each rank's Chrome / Perfetto trace in DIR"
+        ).render(),
+    )
     return tl
 
 
 def _add_record(commands: Any) -> argparse.ArgumentParser:
     rec: argparse.ArgumentParser = commands.add_parser(
-        "record", help="run every measurement of lesson 8 and write them to one JSON file"
+        "record",
+        help=Text(
+            zh="运行第 8 课的全部测量，并写入一个 JSON 文件",
+            en="run every measurement of lesson 8 and write them to one JSON file",
+        ).render(),
     )
     _common(rec)
     rec.add_argument(
         "--steps",
         type=number_arg(int, "--steps", ge=1, le=MAX_STEPS),
         default=DEFAULT_STEPS,
-        help=f"profiled steps per timeline scenario (default {DEFAULT_STEPS})",
+        help=Text(
+            zh=f"每个时间线场景剖析的步数（默认 {DEFAULT_STEPS}）",
+            en=f"profiled steps per timeline scenario (default {DEFAULT_STEPS})",
+        ).render(),
     )
     return rec
-
-
-def _language_from(argv: Sequence[str]) -> str | None:
-    """The value of ``--lang`` anywhere in ``argv`` (read before parsing, so parse errors are localized too)."""
-    for i, item in enumerate(argv):
-        if item == "--lang" and i + 1 < len(argv) and argv[i + 1] in LANGUAGES:
-            return argv[i + 1]
-        if item.startswith("--lang=") and item.split("=", 1)[1] in LANGUAGES:
-            return item.split("=", 1)[1]
-    return None
 
 
 def _is_rank_zero() -> bool:
@@ -498,9 +577,7 @@ def _check_paths(args: argparse.Namespace) -> None:
 
 
 def _main(argv: list[str]) -> int:
-    lang = _language_from(argv)
-    if lang is not None:
-        set_language(lang)
+    pre_language(argv)  # --lang anywhere in argv, before the parsers are built (their help is in it too)
     parser, commands = build_parser()
     try:
         with argparse_language():

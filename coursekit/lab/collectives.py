@@ -107,25 +107,9 @@ register(
             "en": "ranks = {ranks} does not match torchrun's WORLD_SIZE = {world}: omit --ranks under torchrun "
             "or make them equal.",
         },
-        "lab.unsupported_backend": {
-            "zh": "后端 {backend} 不支持：{error}",
-            "en": "unsupported by backend {backend}: {error}",
-        },
-        "lab.needs_two_ranks": {
-            "zh": "send_recv 需要至少 2 个 rank（环上每个 rank 发给下一个）。",
-            "en": "send_recv needs at least 2 ranks (each rank sends to the next one on the ring).",
-        },
-        "lab.wrong_result": {
-            "zh": "已知张量上的结果不对（rank {rank}）：得到 {got}，应为 {expected}。",
-            "en": "wrong result on known tensors (rank {rank}): got {got}, expected {expected}.",
-        },
         "lab.bad_schema": {
             "zh": "schema = {value!r}：这不是 --json 写出的集合通信结果（应为 {expected!r}）。",
             "en": "schema = {value!r}: not a collectives result written by --json (expected {expected!r}).",
-        },
-        "lab.no_cuda": {
-            "zh": "device = 'cuda'：torch.cuda.is_available() 为 False，请改用 --device auto 或 cpu。",
-            "en": "device = 'cuda': torch.cuda.is_available() is False; use --device auto or cpu.",
         },
         "lab.no_torch": {
             "zh": "实验需要 PyTorch：在课程文件夹中运行 pip install -e '.[lab]'，或者 pip install torch"

@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._validate import check_choice, check_int
+from .._validate import check_choice, check_instance, check_int
 from ..capacity import PRECISION_RECIPES, TrainingStateMemory, training_state_memory
 from ..i18n import Reason, register, tr
 from ._format import fmt_count, render_table
@@ -713,8 +713,7 @@ def run_memory(
     n = check_ranks(ranks)
     chosen = _check_strategies(strategies)
     config = TinyTransformerConfig() if config is None else config
-    if not isinstance(config, TinyTransformerConfig):
-        raise TypeError(f"config = {config!r}: must be a TinyTransformerConfig, not {type(config).__name__}.")
+    check_instance("config", config, TinyTransformerConfig)
     device = check_choice("device", device, DEVICES)
     skipped: dict[str, Reason] = {}
     if "tp" in chosen:

@@ -16,6 +16,7 @@ Taught in: lesson 9 (decision workbench).
 
 from __future__ import annotations
 
+from .._validate import check_number
 from ..hardware import A100_BF16_DENSE_FLOPS, H100_BF16_DENSE_FLOPS
 
 __all__ = [
@@ -64,7 +65,8 @@ def matmul_fraction(peak_flops: float) -> float:
 
     Taught in: lesson 9 (decision workbench).
     """
-    return MAMF_FRACTION.get(float(peak_flops), MAMF_FRACTION[_CALIBRATION_PEAK])
+    peak = check_number("peak_flops", peak_flops, gt=0)
+    return MAMF_FRACTION.get(peak, MAMF_FRACTION[_CALIBRATION_PEAK])
 
 
 #: Share of peak FLOP/s the largest matmuls reach inside a whole training step on the calibration device

@@ -3,7 +3,7 @@
 Prints the funnel (how many candidates each gate removed, in gate order), the assumptions and the
 top accepted candidates grouped into ties; ``--explain tp=8,pp=4,dp=4,zero=1,mb=1`` says why one
 composition was rejected (or shows its breakdown); ``--json`` prints the full result as JSON;
-``--lang zh|en`` picks the language — of coursekit's messages and of argparse's own.
+``--lang zh|en`` picks the language — of coursekit's messages, of argparse's own and of ``--help``.
 
 Bad arguments — unknown, malformed, out of their documented bounds, or making a search too large —
 exit with status 2 and a message naming the argument, never a traceback. Sizes are bounded
@@ -20,25 +20,45 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from .._cli import (
     ARGPARSE_ZH,
     EXIT_USAGE,
+    LANG_HELP,
     MAX_RESERVE_GIB,
     MAX_TOP,
     argparse_language,
-    argparse_text,
     number_arg,
     pre_language,
 )
 from .._validate import check_int
 from ..capacity import PRECISION_RECIPES, RECOMPUTE_MODES
-from ..i18n import register, tr
-from ..specs import PRECISIONS
-from .specs import MAX_GLOBAL_BATCH, MAX_NODES, MAX_SEQ_LEN, OVERLAP_DEFAULTS
+from ..i18n import LANGUAGES, Text, register, tr
+from ..specs import DEFAULT_MAX_MICRO_BATCH, DEFAULT_RUNTIME_RESERVE_GIB, PRECISIONS
+from .specs import (
+    MAX_GLOBAL_BATCH,
+    MAX_NODES,
+    MAX_SEQ_LEN,
+    OVERLAP_DEFAULTS,
+    ClusterSpec,
+    ModelSpec,
+    WorkloadSpec,
+)
 
-__all__ = ["ARGPARSE_ZH", "EXIT_USAGE", "add_plan_command", "argparse_language", "pre_language", "run_plan"]
+if TYPE_CHECKING:
+    from .result import PlanResult
+
+__all__ = [
+    "ARGPARSE_ZH",
+    "EXIT_USAGE",
+    "NODES_HELP",
+    "RESERVE_HELP",
+    "add_plan_command",
+    "argparse_language",
+    "pre_language",
+    "run_plan",
+]
 
 #: Largest link bandwidth a what-if may state, GB/s per GPU (a thousand times NVLink 4).
 MAX_LINK_GB_S: float = 1e6
@@ -52,15 +72,31 @@ CUSTOM_CLUSTER_FLAGS: tuple[tuple[str, str, str, dict[str, float]], ...] = (
     ("intra-gb-s", "intra_node_bandwidth_bytes_per_s", "intra_gb_s", {"gt": 0, "le": MAX_LINK_GB_S}),
     ("inter-gb-s", "inter_node_bandwidth_bytes_per_s", "inter_gb_s", {"gt": 0, "le": MAX_LINK_GB_S}),
 )
-CUSTOM_CLUSTER_HELP: dict[str, str] = {
-    "memory_per_device_gib": "usable memory per GPU, GiB",
-    "peak_flops": "peak dense bf16 TFLOP/s per GPU",
-    "peak_flops_fp8": "peak dense FP8 TFLOP/s per GPU (optional)",
-    "memory_bandwidth_bytes_per_s": "GPU memory bandwidth, GB/s",
-    "gpus_per_node": "GPUs per node",
-    "intra_node_bandwidth_bytes_per_s": "intra-node bandwidth per GPU per direction, GB/s",
-    "inter_node_bandwidth_bytes_per_s": "inter-node bandwidth per GPU per direction, GB/s",
+#: What each custom-cluster flag states (its help, after "custom cluster: ").
+CUSTOM_CLUSTER_HELP: dict[str, Text] = {
+    "memory_per_device_gib": Text(zh="每块 GPU 可用的显存，GiB", en="usable memory per GPU, GiB"),
+    "peak_flops": Text(zh="每块 GPU 的稠密 bf16 峰值算力，TFLOP/s", en="peak dense bf16 TFLOP/s per GPU"),
+    "peak_flops_fp8": Text(
+        zh="每块 GPU 的稠密 FP8 峰值算力，TFLOP/s（可选）", en="peak dense FP8 TFLOP/s per GPU (optional)"
+    ),
+    "memory_bandwidth_bytes_per_s": Text(zh="GPU 显存带宽，GB/s", en="GPU memory bandwidth, GB/s"),
+    "gpus_per_node": Text(zh="每个节点的 GPU 数", en="GPUs per node"),
+    "intra_node_bandwidth_bytes_per_s": Text(
+        zh="节点内每块 GPU 每个方向的带宽（单向），GB/s", en="intra-node bandwidth per GPU per direction, GB/s"
+    ),
+    "inter_node_bandwidth_bytes_per_s": Text(
+        zh="跨节点每块 GPU 每个方向的带宽（单向），GB/s", en="inter-node bandwidth per GPU per direction, GB/s"
+    ),
 }
+#: Help of ``--nodes`` (training and serving).
+NODES_HELP: Text = Text(zh=f"节点数（1 到 {MAX_NODES}）", en=f"number of nodes (1 to {MAX_NODES})")
+#: Help of ``--reserve-gib`` (training and serving).
+RESERVE_HELP: Text = Text(
+    zh=f"每块 GPU 的运行时预留（runtime reserve：CUDA 上下文、通信缓冲区、内存碎片），GiB"
+    f"（默认 {DEFAULT_RUNTIME_RESERVE_GIB:g}）",
+    en=f"runtime reserve per GPU (CUDA context, communication buffers, fragmentation), GiB "
+    f"(default {DEFAULT_RUNTIME_RESERVE_GIB:g})",
+)
 #: What a custom cluster's values are multiplied by to get the ClusterSpec's units.
 _CUSTOM_SCALE: dict[str, float] = {
     "memory_per_device_gib": 1.0,
@@ -75,6 +111,7 @@ _CUSTOM_SCALE: dict[str, float] = {
 register(
     {
         "cli.or_custom": {"zh": "（或自定义集群，还缺：{flags}）", "en": "(or a custom cluster, missing: {flags})"},
+        "cli.help_custom": {"zh": "自定义集群：{what}", "en": "custom cluster: {what}"},
     }
 )
 
@@ -110,129 +147,268 @@ def _choice_list(name: str, choices: Sequence[str]) -> Callable[[str], tuple[str
 
 
 def add_plan_command(commands: Any) -> argparse.ArgumentParser:
-    """Add the ``plan`` subcommand to ``commands`` (an argparse subparsers action); returns its parser."""
-    from ..presets import CLUSTERS, MODELS
+    """Add the ``plan`` subcommand to ``commands`` (an argparse subparsers action); returns its parser.
 
+    Its help is in the current language: build it after ``--lang`` is applied, inside :func:`argparse_language`.
+    """
+    required = (
+        "(--model MODEL | --model-config FILE.json) (--cluster CLUSTER | --gpu-memory-gib GIB --peak-tflops T "
+        "--hbm-gb-s B --gpus-per-node N --intra-gb-s B --inter-gb-s B) --global-batch N"
+    )
     p: argparse.ArgumentParser = commands.add_parser(
         "plan",
-        help="search every parallel composition, gate it and estimate the rest",
-        description="Decision workbench: enumerate compositions, exclude by gates with reasons, estimate the rest.",
-        usage="%(prog)s (--model MODEL | --model-config FILE.json) (--cluster CLUSTER | --gpu-memory-gib GIB "
-        "--peak-tflops T --hbm-gb-s B --gpus-per-node N --intra-gb-s B --inter-gb-s B) --global-batch N [options]",
+        help=Text(
+            zh="搜索所有并行组合，用门槛 (gate) 排除不可行的组合，估算其余组合",
+            en="search every parallel composition, gate it and estimate the rest",
+        ).render(),
+        description=Text(
+            zh="决策工作台 (decision workbench)：枚举并行组合，用门槛排除不可行的组合并给出原因，估算其余组合。",
+            en="Decision workbench: enumerate compositions, exclude by gates with reasons, estimate the rest.",
+        ).render(),
+        usage=Text(zh=f"%(prog)s {required} [选项]", en=f"%(prog)s {required} [options]").render(),
     )
+    _add_model_and_cluster_arguments(p)
+    _add_workload_arguments(p)
+    _add_estimate_arguments(p)
+    _add_search_arguments(p)
+    _add_output_arguments(p)
+    return p
+
+
+def model_preset_help() -> str:
+    """Help of ``--model``: the model presets' names (training and serving), in the current language."""
+    from ..presets import MODELS
+
+    models = ", ".join(sorted(MODELS))
+    return Text(zh=f"模型预设：{models}", en=f"model preset: {models}").render()
+
+
+def _add_model_and_cluster_arguments(p: argparse.ArgumentParser) -> None:
+    """``--model`` or ``--model-config``; ``--cluster`` or a custom cluster's flags."""
+    from ..presets import CLUSTERS, MODELS
+
+    clusters = ", ".join(sorted(CLUSTERS))
+    flags = ", ".join(f"--{flag}" for flag, _, _, _ in CUSTOM_CLUSTER_FLAGS)
     which_model = p.add_mutually_exclusive_group(required=True)
     which_model.add_argument(
         "--model",
         choices=sorted(MODELS),
         metavar="MODEL",
-        help="model preset: " + ", ".join(sorted(MODELS)),
+        help=model_preset_help(),
     )
     which_model.add_argument(
         "--model-config",
         metavar="FILE.json",
-        help="your own model: a Hugging Face config.json (hidden_size, num_hidden_layers, ...)",
+        help=Text(
+            zh="你自己的模型：一个 Hugging Face 的 config.json（hidden_size、num_hidden_layers 等字段）",
+            en="your own model: a Hugging Face config.json (hidden_size, num_hidden_layers, ...)",
+        ).render(),
     )
     p.add_argument(
         "--cluster",
         choices=sorted(CLUSTERS),
         metavar="CLUSTER",
-        help="cluster preset (one node): "
-        + ", ".join(sorted(CLUSTERS))
-        + "; or describe your own with "
-        + ", ".join(f"--{flag}" for flag, _, _, _ in CUSTOM_CLUSTER_FLAGS),
+        help=Text(
+            zh=f"集群预设（一个节点）：{clusters}；或用 {flags} 描述你自己的集群",
+            en=f"cluster preset (one node): {clusters}; or describe your own with {flags}",
+        ).render(),
     )
     for flag, field_name, unit_name, bounds in CUSTOM_CLUSTER_FLAGS:
         p.add_argument(
             f"--{flag}",
             type=number_arg(int if flag == "gpus-per-node" else float, unit_name, **bounds),
             default=None,
-            help=f"custom cluster: {CUSTOM_CLUSTER_HELP[field_name]}",
+            help=tr("cli.help_custom", what=CUSTOM_CLUSTER_HELP[field_name]),
         )
-    p.add_argument("--precision", choices=PRECISIONS, default="bf16", help="matmul precision (fp8: H100/H800)")
+
+
+def _add_workload_arguments(p: argparse.ArgumentParser) -> None:
+    """What is trained or served, and on how many nodes: precision, attention kernel, batch, sequence, recipe."""
+    p.add_argument(
+        "--precision",
+        choices=PRECISIONS,
+        default="bf16",
+        help=Text(zh="矩阵乘的精度（fp8 需要 H100/H800）", en="matmul precision (fp8: H100/H800)").render(),
+    )
     p.add_argument(
         "--no-flash-attention",
         action="store_true",
-        help="materialise the attention scores (5·a·s²·b bytes per layer) instead of a fused flash-attention kernel",
+        help=Text(
+            zh="把注意力分数完整存下来（每层 5·a·s²·b 字节），不用融合注意力 (flash attention) 内核",
+            en="materialise the attention scores (5·a·s²·b bytes per layer) instead of a fused flash-attention kernel",
+        ).render(),
     )
     p.add_argument(
         "--nodes",
         type=number_arg(int, "nodes", ge=1, le=MAX_NODES),
         default=1,
-        help=f"number of nodes (1 to {MAX_NODES})",
+        help=NODES_HELP.render(),
     )
     p.add_argument(
         "--global-batch",
         type=number_arg(int, "global_batch", ge=1, le=MAX_GLOBAL_BATCH),
         required=True,
-        help=f"sequences per step (1 to {MAX_GLOBAL_BATCH})",
+        help=Text(
+            zh=f"全局批大小：每步的序列数（1 到 {MAX_GLOBAL_BATCH}）",
+            en=f"global batch size: sequences per step (1 to {MAX_GLOBAL_BATCH})",
+        ).render(),
     )
     p.add_argument(
-        "--seq-len", type=number_arg(int, "seq_len", ge=1, le=MAX_SEQ_LEN), default=None, help="tokens per sequence"
+        "--seq-len",
+        type=number_arg(int, "seq_len", ge=1, le=MAX_SEQ_LEN),
+        default=None,
+        help=Text(
+            zh="每个序列的 token 数（默认：模型训练时的上下文长度）",
+            en="tokens per sequence (default: the context length the model was trained with)",
+        ).render(),
     )
-    p.add_argument("--mode", choices=("training", "serving"), default="training")
+    p.add_argument(
+        "--mode",
+        choices=("training", "serving"),
+        default="training",
+        help=Text(
+            zh="training 规划训练（默认）；serving 规划服务，它的选项见 --mode serving --help",
+            en="training plans training (the default); serving plans serving, see --mode serving --help for its "
+            "options",
+        ).render(),
+    )
+    recipes = ", ".join(sorted(PRECISION_RECIPES))
     p.add_argument(
         "--recipe",
         choices=sorted(PRECISION_RECIPES),
         default="megatron-bf16",
         metavar="RECIPE",
-        help="precision recipe: " + ", ".join(sorted(PRECISION_RECIPES)),
+        help=Text(
+            zh=f"精度方案 (precision recipe)：{recipes}（默认 %(default)s）",
+            en=f"precision recipe: {recipes} (default %(default)s)",
+        ).render(),
     )
+
+
+def _add_estimate_arguments(p: argparse.ArgumentParser) -> None:
+    """The estimate's assumptions: achievable FLOP/s, communication hidden under compute, runtime reserve."""
     p.add_argument(
         "--mfu",
         type=number_arg(float, "achievable_flops_fraction", gt=0, le=1),
         default=None,
-        help="a flat achievable fraction of peak FLOP/s instead of the compute-efficiency model",
+        help=Text(
+            zh="用一个固定的可达比例（峰值 FLOP/s 的几成）代替计算效率模型",
+            en="a flat achievable fraction of peak FLOP/s instead of the compute-efficiency model",
+        ).render(),
     )
+    defaults = ", ".join(f"{dim} {share:g}" for dim, share in OVERLAP_DEFAULTS.items())
     p.add_argument(
         "--overlap",
         type=number_arg(float, "overlap_fraction", ge=0, le=1),
         default=None,
-        help="one share of communication hidden under compute for every dimension (default: per dimension, "
-        + ", ".join(f"{dim} {share:g}" for dim, share in OVERLAP_DEFAULTS.items())
-        + ")",
+        help=Text(
+            zh=f"所有维度统一的通信被计算掩盖的比例（默认按维度：{defaults}）",
+            en=f"one share of communication hidden under compute for every dimension (default: per dimension, "
+            f"{defaults})",
+        ).render(),
     )
-    for dim in OVERLAP_DEFAULTS:
+    for dim, share in OVERLAP_DEFAULTS.items():
+        name = dim.upper()
         p.add_argument(
             f"--overlap-{dim}",
             type=number_arg(float, f"overlap_{dim}", ge=0, le=1),
             default=None,
-            help=f"share of {dim.upper()} communication hidden under compute (default {OVERLAP_DEFAULTS[dim]:g})",
+            help=Text(
+                zh=f"{name} 通信被计算掩盖的比例（默认 {share:g}）",
+                en=f"share of {name} communication hidden under compute (default {share:g})",
+            ).render(),
         )
     p.add_argument(
-        "--reserve-gib", type=number_arg(float, "runtime_reserve_gib", ge=0, le=MAX_RESERVE_GIB), default=None
+        "--reserve-gib",
+        type=number_arg(float, "runtime_reserve_gib", ge=0, le=MAX_RESERVE_GIB),
+        default=None,
+        help=RESERVE_HELP.render(),
     )
-    p.add_argument("--zero", type=_int_list("zero_stages", 0, 3), default=None, help="ZeRO stages, e.g. 0,1,3")
+
+
+def _add_search_arguments(p: argparse.ArgumentParser) -> None:
+    """What the search enumerates: ZeRO stages, recompute modes, micro-batch sizes, pipeline edges, and a what-if."""
+    p.add_argument(
+        "--zero",
+        type=_int_list("zero_stages", 0, 3),
+        default=None,
+        help=Text(zh="要搜索的 ZeRO 阶段，例如 0,1,3", en="ZeRO stages, e.g. 0,1,3").render(),
+    )
     p.add_argument(
         "--recompute",
         type=_choice_list("recompute_modes", RECOMPUTE_MODES),
         default=None,
-        help="recompute modes, e.g. selective,full",
+        help=Text(zh="要搜索的激活重计算模式，例如 selective,full", en="recompute modes, e.g. selective,full").render(),
     )
-    p.add_argument("--max-micro-batch", type=number_arg(int, "max_micro_batch", ge=1, le=4096), default=None)
+    p.add_argument(
+        "--max-micro-batch",
+        type=number_arg(int, "max_micro_batch", ge=1, le=4096),
+        default=None,
+        help=Text(
+            zh=f"搜索的最大微批次大小，单位为序列（默认 {DEFAULT_MAX_MICRO_BATCH}）",
+            en=f"largest micro-batch size searched, in sequences (default {DEFAULT_MAX_MICRO_BATCH})",
+        ).render(),
+    )
     p.add_argument(
         "--edge-layers",
         type=number_arg(int, "pipeline_edge_layers", ge=0, le=1024),
         default=None,
-        help="layers taken off the first and last pipeline stage (Llama 3 405B: 1)",
+        help=Text(
+            zh="从第一个和最后一个流水线阶段各拿掉的层数（Llama 3 405B：1）",
+            en="layers taken off the first and last pipeline stage (Llama 3 405B: 1)",
+        ).render(),
     )
-    p.add_argument("--no-sequence-parallel", action="store_true", help="turn Megatron sequence parallelism off")
+    p.add_argument(
+        "--no-sequence-parallel",
+        action="store_true",
+        help=Text(
+            zh="关闭 Megatron 的序列并行 (sequence parallelism)", en="turn Megatron sequence parallelism off"
+        ).render(),
+    )
     p.add_argument(
         "--inter-node-gb-s",
         type=number_arg(float, "inter_node_gb_s", gt=0, le=MAX_LINK_GB_S),
         default=None,
-        help="what-if: inter-node bandwidth per GPU, GB/s, unidirectional",
+        help=Text(
+            zh="假设分析 (what-if)：跨节点每块 GPU 的带宽，GB/s，单向",
+            en="what-if: inter-node bandwidth per GPU, GB/s, unidirectional",
+        ).render(),
+    )
+
+
+def _add_output_arguments(p: argparse.ArgumentParser) -> None:
+    """What is printed, and in which language."""
+    p.add_argument(
+        "--top",
+        type=number_arg(int, "top", ge=0, le=MAX_TOP),
+        default=5,
+        help=Text(
+            zh="显示多少个通过门槛的候选（默认 %(default)s）", en="accepted candidates to show (default %(default)s)"
+        ).render(),
     )
     p.add_argument(
-        "--top", type=number_arg(int, "top", ge=0, le=MAX_TOP), default=5, help="accepted candidates to show"
+        "--explain",
+        metavar="DEGREES",
+        default=None,
+        help=Text(
+            zh="说明一个组合为何被拒绝（或给出它的明细），例如 tp=8,pp=4,dp=4,zero=1,mb=1",
+            en="say why one composition was rejected (or show its breakdown), e.g. tp=8,pp=4,dp=4,zero=1,mb=1",
+        ).render(),
     )
-    p.add_argument("--explain", metavar="DEGREES", default=None, help="e.g. tp=8,pp=4,dp=4,zero=1,mb=1")
-    p.add_argument("--json", action="store_true", help="print the full result as JSON")
-    p.add_argument("--all", action="store_true", help="with --json: include every rejected candidate")
-    p.add_argument("--lang", choices=("zh", "en"), default=None, help="output language")
-    return p
+    p.add_argument(
+        "--json", action="store_true", help=Text(zh="以 JSON 打印完整结果", en="print the full result as JSON").render()
+    )
+    p.add_argument(
+        "--all",
+        action="store_true",
+        help=Text(
+            zh="与 --json 一起用：包含每个被拒绝的候选", en="with --json: include every rejected candidate"
+        ).render(),
+    )
+    p.add_argument("--lang", choices=LANGUAGES, default=None, help=LANG_HELP.render())
 
 
-def _fail(parser: argparse.ArgumentParser, message: str) -> int:
+def _fail(parser: argparse.ArgumentParser, message: str) -> NoReturn:
     """Print the usage and ``prog: error: message`` (current language) to stderr; exit with status 2,
     as argparse does for the errors it finds itself."""
     parser.print_usage(sys.stderr)
@@ -240,33 +416,64 @@ def _fail(parser: argparse.ArgumentParser, message: str) -> int:
     raise SystemExit(EXIT_USAGE)
 
 
+#: ``plan``'s optional flags and the WorkloadSpec field each sets when given.
+_WORKLOAD_FLAGS: tuple[tuple[str, str], ...] = (
+    ("mfu", "achievable_flops_fraction"),
+    ("overlap", "overlap_fraction"),
+    ("reserve_gib", "runtime_reserve_gib"),
+    ("zero", "zero_stages"),
+    ("recompute", "recompute_modes"),
+    ("max_micro_batch", "max_micro_batch"),
+    ("edge_layers", "pipeline_edge_layers"),
+    *((f"overlap_{dim}", f"overlap_{dim}") for dim in OVERLAP_DEFAULTS),
+)
+
+
 def run_plan(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Run ``plan`` for parsed ``args``; every bad value ends as exit status 2 with a message, no traceback."""
-    from ..hardware import NCCL_RING_NET_LATENCY_S, NCCL_RING_NVLINK_LATENCY_S
-    from ..model_config import load_model_config
-    from ..presets import CLUSTERS, MODELS
     from .search import plan
-    from .space import parse_degrees
-    from .specs import ClusterSpec, ModelSpec, WorkloadSpec
 
-    degrees: dict[str, Any] | None = None
-    if args.explain is not None:
-        try:
-            degrees = parse_degrees(args.explain, name="degrees")
-        except (TypeError, ValueError) as exc:
-            return _fail(
-                parser,
-                argparse_text("argument %(argument_name)s: %(message)s")
-                % {"argument_name": "--explain", "message": exc},
-            )
-    if args.model_config is not None:
-        try:
-            model = ModelSpec.from_config(load_model_config(args.model_config))
-        except (TypeError, ValueError) as exc:
-            sys.stderr.write(tr("cli.error", prog=parser.prog, message=exc) + "\n")
-            raise SystemExit(EXIT_USAGE) from None
-    else:
-        model = MODELS[args.model]
+    degrees = _explain_degrees(args, parser)
+    model = _model(args, parser)
+    custom = _custom_cluster_values(args, parser)
+    try:
+        cluster = _cluster(args, custom)
+        result = plan(model, cluster, _workload(args))
+        explained = result.explain(degrees) if degrees is not None else None
+    except (TypeError, ValueError) as exc:
+        return _fail(parser, str(exc))
+    return _print_result(args, result, explained)
+
+
+def _explain_degrees(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dict[str, Any] | None:
+    """The degrees ``--explain`` names (None without it); a malformed one ends as exit status 2."""
+    from .space import parse_degrees
+
+    if args.explain is None:
+        return None
+    try:
+        return parse_degrees(args.explain, name="degrees")
+    except (TypeError, ValueError) as exc:
+        _fail(parser, tr("argparse.argument") % {"argument_name": "--explain", "message": exc})
+
+
+def _model(args: argparse.Namespace, parser: argparse.ArgumentParser) -> ModelSpec:
+    """The ``--model`` preset, or the model ``--model-config`` describes (a bad file ends as exit status 2)."""
+    from ..model_config import load_model_config
+    from ..presets import MODELS
+
+    if args.model_config is None:
+        return MODELS[args.model]
+    try:
+        return ModelSpec.from_config(load_model_config(args.model_config))
+    except (TypeError, ValueError) as exc:
+        sys.stderr.write(tr("cli.error", prog=parser.prog, message=exc) + "\n")
+        raise SystemExit(EXIT_USAGE) from None
+
+
+def _custom_cluster_values(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dict[str, Any]:
+    """The custom cluster's flags given, in ClusterSpec's fields and units; without ``--cluster`` each is required
+    (but ``--peak-fp8-tflops``), and a missing one ends as exit status 2."""
     custom = {
         field_name: getattr(args, flag.replace("-", "_")) * _CUSTOM_SCALE[field_name]
         for flag, field_name, _, _ in CUSTOM_CLUSTER_FLAGS
@@ -276,52 +483,53 @@ def run_plan(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         missing = [f"--{flag}" for flag, field_name, _, _ in CUSTOM_CLUSTER_FLAGS if field_name not in custom]
         missing = [flag for flag in missing if flag != "--peak-fp8-tflops"]
         if missing:
-            message = argparse_text("the following arguments are required: %s") % (
-                "--cluster " + tr("cli.or_custom", flags=", ".join(missing))
-            )
-            return _fail(parser, message)
-    try:
-        if args.cluster is None:
-            base = ClusterSpec(
-                name="custom",
-                nodes=1,
-                intra_node_latency_s=NCCL_RING_NVLINK_LATENCY_S,
-                inter_node_latency_s=NCCL_RING_NET_LATENCY_S,
-                source="command line",
-                **custom,
-            )
-        else:
-            base = replace(CLUSTERS[args.cluster], **custom)
-        cluster = base.with_nodes(args.nodes)
-        if args.inter_node_gb_s is not None:
-            cluster = replace(cluster, inter_node_bandwidth_bytes_per_s=args.inter_node_gb_s * 1e9)
-        options: dict[str, Any] = {
-            "global_batch": args.global_batch,
-            "seq_len": args.seq_len,
-            "mode": args.mode,
-            "recipe": args.recipe,
-            "sequence_parallel": not args.no_sequence_parallel,
-            "precision": args.precision,
-            "flash_attention": not args.no_flash_attention,
-        }
-        flags = [
-            ("mfu", "achievable_flops_fraction"),
-            ("overlap", "overlap_fraction"),
-            ("reserve_gib", "runtime_reserve_gib"),
-            ("zero", "zero_stages"),
-            ("recompute", "recompute_modes"),
-            ("max_micro_batch", "max_micro_batch"),
-            ("edge_layers", "pipeline_edge_layers"),
-            *((f"overlap_{dim}", f"overlap_{dim}") for dim in OVERLAP_DEFAULTS),
-        ]
-        for flag, field_name in flags:
-            if getattr(args, flag) is not None:
-                options[field_name] = getattr(args, flag)
-        workload = WorkloadSpec(**options)
-        result = plan(model, cluster, workload)
-        explained = result.explain(degrees) if degrees is not None else None
-    except (TypeError, ValueError) as exc:
-        return _fail(parser, str(exc))
+            _fail(parser, tr("argparse.required") % ("--cluster " + tr("cli.or_custom", flags=", ".join(missing))))
+    return custom
+
+
+def _cluster(args: argparse.Namespace, custom: dict[str, Any]) -> ClusterSpec:
+    """The ``--cluster`` preset with the custom values over it (or a custom cluster), on ``--nodes`` nodes, with the
+    ``--inter-node-gb-s`` what-if; ValueError / TypeError for values ClusterSpec refuses."""
+    from ..hardware import NCCL_RING_NET_LATENCY_S, NCCL_RING_NVLINK_LATENCY_S
+    from ..presets import CLUSTERS
+
+    if args.cluster is None:
+        base = ClusterSpec(
+            name="custom",
+            nodes=1,
+            intra_node_latency_s=NCCL_RING_NVLINK_LATENCY_S,
+            inter_node_latency_s=NCCL_RING_NET_LATENCY_S,
+            source="command line",
+            **custom,
+        )
+    else:
+        base = replace(CLUSTERS[args.cluster], **custom)
+    cluster = base.with_nodes(args.nodes)
+    if args.inter_node_gb_s is not None:
+        cluster = replace(cluster, inter_node_bandwidth_bytes_per_s=args.inter_node_gb_s * 1e9)
+    return cluster
+
+
+def _workload(args: argparse.Namespace) -> WorkloadSpec:
+    """The WorkloadSpec the flags describe (flags not given keep WorkloadSpec's defaults)."""
+
+    options: dict[str, Any] = {
+        "global_batch": args.global_batch,
+        "seq_len": args.seq_len,
+        "mode": args.mode,
+        "recipe": args.recipe,
+        "sequence_parallel": not args.no_sequence_parallel,
+        "precision": args.precision,
+        "flash_attention": not args.no_flash_attention,
+    }
+    for flag, field_name in _WORKLOAD_FLAGS:
+        if getattr(args, flag) is not None:
+            options[field_name] = getattr(args, flag)
+    return WorkloadSpec(**options)
+
+
+def _print_result(args: argparse.Namespace, result: PlanResult, explained: Any) -> int:
+    """The result as JSON (``--json``) or as the report, with the explained composition after it; returns 0."""
     if args.json:
         payload = result.to_dict(top=args.top, include_rejected=args.all)
         if explained is not None:

@@ -20,7 +20,8 @@ Taught in: lesson 9 (decision workbench); the roofline itself in lesson 7.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 from ..activations import _layer_activation_terms
 from ..capacity import PRECISION_RECIPES, RECOMPUTE_MODES, _state_bytes
@@ -78,6 +79,8 @@ MODEL_UNCERTAINTY: float = 0.20
 
 #: Communication dimensions in the order the ledger shows them.
 COMM_DIMENSIONS: tuple[str, ...] = ("TP", "CP", "EP", "PP", "DP", "EDP")
+#: The pipeline stage kinds the ledger weighs: the first, the heaviest middle and the last stage.
+STAGE_KINDS: tuple[str, ...] = ("first", "mid", "last")
 
 
 def _link(np: Any, cluster: ClusterSpec, span: Any) -> tuple[Any, Any, Any]:
@@ -124,9 +127,10 @@ def precision_peak_flops(model: ModelSpec, cluster: ClusterSpec, workload: Workl
 
 
 def matmul_efficiency(
-    model: ModelSpec, cluster: ClusterSpec, tokens: Any, tp: Any, ceiling: float | None = None
+    model: ModelSpec, cluster: ClusterSpec, tokens: Any, tp: Any, ceiling: float | None = None, etp: Any = None
 ) -> tuple[Any, Any]:
-    """Share of peak the per-GPU matmuls reach: ``tokens`` (= mb·s/cp) rows against weight shards ``/tp``.
+    """Share of peak the per-GPU matmuls reach: ``tokens`` (= mb·s/cp) rows against weight shards ``/tp``; a
+    mixture of experts' expert matmuls against shards ``/etp`` (default ``tp``) with ``tokens·etp/tp`` rows.
 
     The smooth roofline of :func:`coursekit.roofline.achieved_flops` at the FLOP-weighted intensity of one
     layer's four linear matmuls, with ceiling ``ceiling`` (default: the device's,
@@ -136,12 +140,375 @@ def matmul_efficiency(
     """
     ffn = (model.moe_ffn_hidden or model.ffn_hidden) * model.top_k if model.is_moe else model.ffn_hidden
     intensity = _transformer_layer_matmul_intensity(
-        tokens, model.hidden, ffn, model.kv_hidden, tp, 3 if model.mlp == "swiglu" else 2, ACTIVATION_BYTES
+        tokens, model.hidden, ffn, model.kv_hidden, tp, 3 if model.mlp == "swiglu" else 2, ACTIVATION_BYTES, etp
     )
     peak = cluster.peak_flops
     ceiling = ceiling_for(peak) if ceiling is None else ceiling
     achieved = _achieved_flops(intensity, peak, cluster.memory_bandwidth_bytes_per_s, ceiling, EFFICIENCY_SMOOTHNESS)
     return achieved / peak, intensity
+
+
+@dataclass(frozen=True)
+class _Columns:
+    """The candidate columns of :func:`training_estimate`: integer arrays and their float64 copies (``*f``)."""
+
+    tp: Any
+    cp: Any
+    pp: Any
+    dp: Any
+    ep: Any
+    etp: Any
+    v: Any
+    zero: Any
+    mb: Any
+    ga: Any
+    rc: Any
+    tpf: Any
+    cpf: Any
+    ppf: Any
+    dpf: Any
+    epf: Any
+    etpf: Any
+    vf: Any
+    mbf: Any
+    gaf: Any
+
+    @classmethod
+    def of(cls, np: Any, c: Mapping[str, Any]) -> _Columns:
+        ints = {key: np.asarray(c[key]) for key in ("tp", "cp", "pp", "dp", "ep", "v", "zero", "mb", "ga", "rc")}
+        ints["etp"] = np.asarray(c["etp"]) if "etp" in c else ints["tp"]  # Megatron's default: expert TP = TP
+        keys = ("tp", "cp", "pp", "dp", "ep", "etp", "v", "mb", "ga")
+        floats = {key + "f": ints[key].astype(np.float64) for key in keys}
+        return cls(**ints, **floats)
+
+    @property
+    def used(self) -> Any:
+        """Ranks each candidate occupies: tp · cp · dp · pp."""
+        return self.tpf * self.cpf * self.dpf * self.ppf
+
+    @property
+    def dpc(self) -> Any:
+        """Ranks the dense weights' gradients reduce over: dp · cp."""
+        return self.dpf * self.cpf
+
+    @property
+    def edp(self) -> Any:
+        """Expert data-parallel ranks: used / (etp · ep · pp) — Megatron-Core's expert grid ETP × EP × EDP × PP has
+        no CP, so the CP ranks join EDP (``parallel_state.initialize_model_parallel``)."""
+        return self.used / (self.etpf * self.epf * self.ppf)
+
+    @property
+    def expert_shards(self) -> Any:
+        """Ranks one MoE layer's experts are split over before data parallelism: etp · ep."""
+        return self.etpf * self.epf
+
+
+@dataclass(frozen=True)
+class _Stages:
+    """Layers and dense parameters of the first, heaviest middle and last pipeline stage (float arrays)."""
+
+    layers: dict[str, Any]
+    dense: dict[str, Any]
+    layers_max: Any
+    single: Any  # 1.0 where pp == 1: the one stage is first and last
+
+    @classmethod
+    def of(cls, np: Any, model: ModelSpec, workload: WorkloadSpec, k: _Columns) -> _Stages:
+        counts = stage_layer_counts(model.layers, k.pp, workload.pipeline_edge_layers)
+        layers = {kind: x.astype(np.float64) for kind, x in zip(STAGE_KINDS, counts, strict=True)}
+        params = model.stage_dense_params(k.pp, workload.pipeline_edge_layers)
+        dense = {kind: x.astype(np.float64) for kind, x in zip(STAGE_KINDS, params, strict=True)}
+        layers_max = np.maximum(np.maximum(layers["first"], layers["mid"]), layers["last"])
+        return cls(layers, dense, layers_max, (k.pp == 1).astype(np.float64))
+
+
+def _memory_ledger(np: Any, model: ModelSpec, workload: WorkloadSpec, k: _Columns, st: _Stages) -> dict[str, Any]:
+    """Bytes per GPU of each stage kind (params, grads, optimizer, workspace, activations); the heaviest stage's.
+
+    What each layer saves, tensor by tensor, for this model's widths (coursekit.activations). Full
+    recomputation re-runs one layer at a time: its working set is that layer's activations, taken without
+    the attention-score term (this assumes fused / flash attention, which does not materialise the s×s scores).
+    """
+    recipe = PRECISION_RECIPES[workload.recipe]
+    pb, gb_, kb = recipe.param_bytes, recipe.grad_bytes, recipe.optimizer_bytes
+    s = float(workload.tokens_per_sequence(model))
+    widths, flash, sp = model.layer_widths(), workload.flash_attention, workload.sequence_parallel
+    full_none = _layer_activation_terms(widths, s, k.mbf, k.tpf, sp, np.ones_like(k.rc), k.cpf, flash)[2]
+    per_layer = _layer_activation_terms(widths, s, k.mbf, k.tpf, sp, k.rc, k.cpf, flash)[2]
+    full_extra = (k.rc == 2) * full_none
+    inflight = dict(zip(STAGE_KINDS, _microbatches_in_flight(k.ppf, k.gaf, k.vf), strict=True))
+    logits = model.logits_bytes(s * k.mbf, k.tpf * k.cpf)
+    p_layer = float(model.dense_params_per_layer)
+    p_experts = float(model.num_experts * model.expert_params)
+    dpc, edp = k.dpc, k.edp
+    workspace = (k.zero == 3) * (dpc > 1) * pb * p_layer / k.tpf
+    if model.is_moe:
+        workspace = workspace + (k.zero == 3) * (edp > 1) * pb * p_experts / k.expert_shards
+    reserve = workload.runtime_reserve_gib * float(1 << 30)
+
+    def stage_memory(kind: str) -> dict[str, Any]:
+        params, grads, optimizer = _state_bytes(st.dense[kind] / k.tpf, dpc, k.zero, pb, gb_, kb)
+        if model.is_moe:
+            expert_shard = st.layers[kind] * p_experts / k.expert_shards
+            ep_par, ep_grad, ep_opt = _state_bytes(expert_shard, edp, k.zero, pb, gb_, kb)
+            params, grads, optimizer = params + ep_par, grads + ep_grad, optimizer + ep_opt
+        has_logits = 1.0 if kind == "last" else st.single
+        activations = per_layer * st.layers[kind] * inflight[kind] + full_extra + has_logits * logits
+        fixed = params + grads + optimizer + workspace + reserve
+        return {
+            "params": params,
+            "grads": grads,
+            "optimizer": optimizer,
+            "workspace": workspace + 0 * params,
+            "activations": activations,
+            "fixed": fixed,
+            "total": fixed + activations,
+        }
+
+    stages = [stage_memory(kind) for kind in STAGE_KINDS]
+    heaviest = np.argmax(np.stack([stage["total"] for stage in stages]), axis=0)
+    return {key: np.choose(heaviest, [stage[key] for stage in stages]) for key in stages[0]}
+
+
+def _compute_time(
+    np: Any,
+    model: ModelSpec,
+    cluster: ClusterSpec,
+    workload: WorkloadSpec,
+    k: _Columns,
+    st: _Stages,
+    efficiency_shape: float,
+) -> dict[str, Any]:
+    """Executed FLOPs of the slowest stage at the efficiency its matmul shapes allow: seconds of compute per step.
+
+    Returns ``compute_s``, ``efficiency``, ``intensity``, ``executed_flops_per_token`` and
+    ``model_flops_per_token``. ``efficiency_shape`` k bends the efficiency below its ceiling,
+    ``ceiling · (efficiency / ceiling)**k``; a stated ``achievable_flops_fraction`` replaces the curve.
+    """
+    s = workload.tokens_per_sequence(model)
+    executed, model_flops, output_flops = _flops_per_token(model, s, k.rc, np)
+    # The layers' share: executed FLOPs minus PaLM's 6·N share of the parameters outside the layers (the
+    # embedding lookup does no matmul); the output layer's matmul, 6·V·h, is the last stage's.
+    non_layer = 6.0 * (model.input_embedding_params + model.output_params)
+    per_layer_flops = (executed - non_layer) / model.layers
+    first, mid, last = (st.layers[kind] for kind in STAGE_KINDS)
+    work = np.maximum(
+        np.maximum(first * per_layer_flops + st.single * output_flops, mid * per_layer_flops),
+        last * per_layer_flops + output_flops,
+    )
+    tokens_rank = k.mbf * s / k.cpf
+    efficiency, intensity = matmul_efficiency(model, cluster, tokens_rank, k.tpf, workload.efficiency_ceiling, k.etpf)
+    if efficiency_shape != 1.0:
+        top = ceiling_for(cluster.peak_flops) if workload.efficiency_ceiling is None else workload.efficiency_ceiling
+        efficiency = top * (efficiency / top) ** efficiency_shape
+    if workload.achievable_flops_fraction is not None:
+        efficiency = np.full_like(k.tpf, workload.achievable_flops_fraction)
+    tokens_step = float(workload.global_batch) * s
+    peak = precision_peak_flops(model, cluster, workload, executed, k.rc)
+    return {
+        "compute_s": tokens_step * work / (k.tpf * k.cpf * k.dpf * peak * efficiency),
+        "efficiency": efficiency,
+        "intensity": intensity,
+        "executed_flops_per_token": executed,
+        "model_flops_per_token": model_flops,
+    }
+
+
+class _Ring(NamedTuple):
+    """Context parallelism's K/V ring per candidate: one step's send times and how many steps run."""
+
+    send_f_s: Any  # one forward ring step's K/V block
+    send_b_s: Any  # one backward ring step's K/V and dK/dV blocks
+    steps: Any  # cp - 1 ring steps per layer and micro-batch, over the heaviest stage's layers and all micro-batches
+    forward_rings: Any  # 2 under full recomputation (the forward ring runs again), else 1
+    dkv_home_s: Any  # after the last backward step the accumulated dK, dV travel home, with no compute left
+    attention_f_s: Any  # the attention of one ring step (causal, zig-zag balanced): what a K/V block hides under
+
+
+def _tp_cp_comm(
+    np: Any, model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec, k: _Columns, st: _Stages, efficiency: Any
+) -> tuple[Any, Any, Any, Any, _Ring]:
+    """(TP seconds, TP intra-node?, CP seconds, CP intra-node?, the CP ring's parts) per step."""
+    s = float(workload.tokens_per_sequence(model))
+    tokens = s / k.cpf
+    intra_tp, bw, lat = _link(np, cluster, k.tp)
+    h, sp, full = float(model.hidden), workload.sequence_parallel, k.rc == 2
+    if model.is_moe:
+        # Parallel folding: the attention block's collectives run over TP; the expert block's over expert TP, on
+        # the tokens its ETP group gathers (tokens·etp/tp: each rank's sequence-parallel share, etp of them).
+        # At etp = tp this is the dense layer's pair; at etp = 1 the expert block has no TP traffic.
+        layers, act = st.layers_max, ACTIVATION_BYTES
+        attention = _tp_time_s(tokens, k.mbf, h, layers, k.tpf, act, sp, full, k.gaf, bw, lat, 1)
+        _, bw_e, lat_e = _link(np, cluster, k.etp)
+        tokens_e = tokens * k.etpf / k.tpf
+        experts = _tp_time_s(tokens_e, k.mbf, h, layers, k.etpf, act, sp, full, k.gaf, bw_e, lat_e, 1)
+        tp_s = (k.tp > 1) * attention + (k.etp > 1) * experts
+    else:
+        tp_s = (k.tp > 1) * _tp_time_s(
+            tokens, k.mbf, h, st.layers_max, k.tpf, ACTIVATION_BYTES, sp, full, k.gaf, bw, lat
+        )
+    intra_cp, bw, lat = _link(np, cluster, k.tp * k.cp)
+    kv_rank = model.kv_width_per_rank(k.tpf)
+    send_f, send_b = _cp_step_times_s(s, k.cpf, k.mbf, kv_rank, ACTIVATION_BYTES, bw, lat)
+    steps = (k.cp > 1) * (k.cpf - 1) * st.layers_max * k.gaf
+    forward_rings = 1.0 + (k.rc == 2)
+    dkv_home = (k.cp > 1) * st.layers_max * k.gaf * send_f
+    width = float(model.attention_flops_width)
+    attention_f = _cp_block_attention_flops(s, k.cpf, k.mbf, width, k.tpf) / (cluster.peak_flops * efficiency)
+    ring = _Ring(send_f, send_b, steps, forward_rings, dkv_home, attention_f)
+    cp_s = steps * (forward_rings * send_f + send_b) + dkv_home
+    return tp_s, intra_tp, cp_s, intra_cp, ring
+
+
+def _ep_comm(
+    np: Any, model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec, k: _Columns, st: _Stages
+) -> dict[str, Any]:
+    """Expert-parallel all-to-all seconds per step: ``EP`` (the slower tier), ``EP_intra``, ``EP_inter``, and
+    ``link`` (True where every EP rank shares a node)."""
+    zeros = np.zeros_like(k.tpf)
+    if not model.is_moe:
+        return {"EP": zeros, "EP_intra": zeros, "EP_inter": zeros, "link": np.ones(k.tp.shape, dtype=bool)}
+    g = cluster.gpus_per_node
+    per_node = np.clip(g // np.minimum(k.etp, g), 1, None)
+    members = np.minimum(k.epf, per_node.astype(np.float64))  # EP ranks that share a node (EP ranks are etp apart)
+    share = _ep_remote_share(k.epf, members, model.top_k, workload.ep_dedup_per_node, workload.ep_node_limit)
+    # Each rank dispatches the tokens its expert-TP group needs: s/cp · etp/tp (at etp = tp the whole micro-batch,
+    # at etp = 1 its sequence-parallel share, as Megatron-Core's all-to-all dispatcher sends).
+    tokens = float(workload.tokens_per_sequence(model)) / k.cpf * k.etpf / k.tpf
+    payload = _ep_payload_bytes(tokens, k.mbf, model.hidden, ACTIVATION_BYTES, model.top_k)
+    calls = _ep_calls(st.layers_max, k.gaf)
+    one_intra, one_inter = _all_to_all_two_tier_s(
+        k.epf,
+        members,
+        payload,
+        share,
+        cluster.intra_node_bandwidth_bytes_per_s,
+        cluster.intra_node_latency_s,
+        cluster.inter_node_bandwidth_bytes_per_s,
+        cluster.inter_node_latency_s,
+    )
+    ep_intra, ep_inter = (k.ep > 1) * calls * one_intra, (k.ep > 1) * calls * one_inter
+    return {"EP": np.maximum(ep_intra, ep_inter), "EP_intra": ep_intra, "EP_inter": ep_inter, "link": members >= k.epf}
+
+
+class _ZeroParts(NamedTuple):
+    """Seconds per step of one data-parallel group's ZeRO traffic, and of the buckets nothing can hide."""
+
+    reduce_s: Any
+    gather_s: Any
+    tail_reduce_s: Any  # the bucket that closes backward (ZeRO-3: one layer's reduce-scatter)
+    tail_gather_s: Any  # the bucket that opens forward
+
+
+def _zero_parts(
+    np: Any, workload: WorkloadSpec, k: _Columns, units: Any, psi: Any, n: Any, bw: Any, lat: Any
+) -> _ZeroParts:
+    """ZeRO's reduce and gather seconds for ``psi`` parameters per rank over ``n`` ranks on link (``bw``, ``lat``);
+    ``units`` are the collectives one pass splits into (a layer each under ZeRO-3, else 1)."""
+    recipe = PRECISION_RECIPES[workload.recipe]
+    pb, gb_ = recipe.param_bytes, recipe.grad_bytes
+    zero = k.zero
+    all_reduce_calls, reduce_scatter_calls, gather_calls = _zero_calls(zero, units, k.gaf)
+    grads_payload, params_payload = _zero_payloads(psi, gb_, pb, units)
+    reduce_kind_time = np.where(
+        zero == 0,
+        _collective_time_s("all_reduce", n, grads_payload, bw, lat),
+        _collective_time_s("reduce_scatter", n, grads_payload, bw, lat),
+    )
+    reduce = (n > 1) * (all_reduce_calls + reduce_scatter_calls) * reduce_kind_time
+    gather = (n > 1) * gather_calls * _collective_time_s("all_gather", n, params_payload, bw, lat)
+    tail_params = np.where(zero == 3, psi / units, np.minimum(psi, _bucket_params(k.dpc)))
+    tail_reduce = np.where(
+        zero == 0,
+        _collective_time_s("all_reduce", n, tail_params * gb_, bw, lat),
+        _collective_time_s("reduce_scatter", n, tail_params * gb_, bw, lat),
+    )
+    tail_gather = (zero >= 1) * _collective_time_s("all_gather", n, tail_params * pb, bw, lat)
+    return _ZeroParts(reduce, gather, (n > 1) * tail_reduce, (n > 1) * tail_gather)
+
+
+def _data_parallel_comm(
+    np: Any, model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec, k: _Columns, st: _Stages
+) -> tuple[_ZeroParts, _ZeroParts, Any]:
+    """ZeRO traffic of the dense weights (over dp · cp) and of the experts (over the expert-data-parallel group),
+    and whether that group is inside one node."""
+    intra, bw, lat = _link(np, cluster, k.used / k.ppf)
+    units = np.where(k.zero == 3, st.layers_max, 1.0)
+    psi_dense = np.max(np.stack([st.dense[kind] for kind in STAGE_KINDS]), axis=0) / k.tpf
+    dense = _zero_parts(np, workload, k, units, psi_dense, k.dpc, bw, lat)
+    if model.is_moe:
+        p_experts = float(model.num_experts * model.expert_params)
+        experts = _zero_parts(np, workload, k, units, st.layers_max * p_experts / k.expert_shards, k.edp, bw, lat)
+    else:
+        zeros = np.zeros_like(k.tpf)
+        experts = _ZeroParts(zeros, zeros, zeros, zeros)
+    return dense, experts, intra
+
+
+def _communication(
+    np: Any, model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec, k: _Columns, st: _Stages, efficiency: Any
+) -> tuple[dict[str, Any], dict[str, Any], _Ring, _ZeroParts, _ZeroParts]:
+    """Communication seconds per step of each dimension, each on its group's link.
+
+    Returns (seconds by dimension, intra-node? by dimension, the CP ring's parts, the dense and the expert ZeRO
+    parts) — the parts are what the overlap model needs.
+    """
+    comm: dict[str, Any] = {}
+    links: dict[str, Any] = {}
+    comm["TP"], links["TP"], comm["CP"], links["CP"], ring = _tp_cp_comm(
+        np, model, cluster, workload, k, st, efficiency
+    )
+    ep = _ep_comm(np, model, cluster, workload, k, st)
+    links["EP"] = ep.pop("link")
+    comm.update(ep)
+    links["PP"], bw, lat = _link(np, cluster, k.used)
+    tokens = float(workload.tokens_per_sequence(model)) / k.cpf
+    width = float(model.hidden) / k.tpf
+    comm["PP"] = _pp_time_s(tokens, k.mbf, width, k.ppf, k.gaf * k.vf, ACTIVATION_BYTES, bw, lat)
+    dense, experts, links["DP"] = _data_parallel_comm(np, model, cluster, workload, k, st)
+    links["EDP"] = links["DP"]
+    comm["DP"] = dense.reduce_s + dense.gather_s
+    comm["EDP"] = experts.reduce_s + experts.gather_s
+    return comm, links, ring, dense, experts
+
+
+def _exposed_dp_s(
+    np: Any, k: _Columns, compute: Any, ring: _Ring, shared_nic: Any, dense: _ZeroParts, experts: _ZeroParts, o: float
+) -> Any:
+    """DP/ZeRO seconds that cannot hide, at overlap ``o``.
+
+    Gradients reduce under backward — the last micro-batch's (stages 0-1), every one's (2-3) — except the last
+    bucket; gathers run under forward — the first micro-batch's (1-2), all compute (3) — except the first. A CP
+    ring on the same inter-node NIC (``shared_nic``) takes its share of the backward window.
+    """
+    micro_batch_s = compute / k.gaf
+    cp_in_backward = np.where(shared_nic, ring.steps * ring.send_b_s / k.gaf, 0.0)
+    reduce_window = np.where(k.zero >= 2, compute * 2.0 / 3.0, micro_batch_s * 2.0 / 3.0)
+    reduce_window = np.maximum(reduce_window - cp_in_backward * np.where(k.zero >= 2, k.gaf, 1.0), 0.0)
+    gather_window = np.where(k.zero == 3, compute, micro_batch_s / 3.0)
+    exposed = _exposed_after_window_s(
+        dense.reduce_s + experts.reduce_s, dense.tail_reduce_s + experts.tail_reduce_s, reduce_window, o
+    )
+    return exposed + _exposed_after_window_s(
+        dense.gather_s + experts.gather_s, dense.tail_gather_s + experts.tail_gather_s, gather_window, o
+    )
+
+
+def _exposed_cp_s(ring: _Ring, o: float) -> Any:
+    """CP seconds that cannot hide: per ring step the block in flight hides under the attention of the block
+    before it (backward: twice the forward's attention), at overlap ``o``; the dK, dV return never hides."""
+    return ring.dkv_home_s + ring.steps * (
+        ring.forward_rings * _ring_step_exposed_s(ring.send_f_s, ring.attention_f_s, o)
+        + _ring_step_exposed_s(ring.send_b_s, 2 * ring.attention_f_s, o)
+    )
+
+
+def _hidden_s(np: Any, comm: Mapping[str, Any], links: Mapping[str, Any], compute: Any) -> Any:
+    """Seconds that hide, from what each dimension of ``comm`` could hide alone: what hides on one link kind
+    cannot exceed the compute it hides under, so intra-node and inter-node links are each capped at it."""
+    hidden_intra = sum(np.where(links[dim], part, 0.0) for dim, part in comm.items())
+    hidden_inter = sum(np.where(links[dim], 0.0, part) for dim, part in comm.items())
+    return np.minimum(hidden_intra, compute) + np.minimum(hidden_inter, compute)
 
 
 def training_estimate(
@@ -156,208 +523,31 @@ def training_estimate(
     """Memory ledger, communication per dimension, efficiency and step time for the columns ``c``.
 
     ``c`` maps ``tp, cp, pp, dp, ep, v, zero, mb, ga, rc`` (recompute code, index into
-    ``RECOMPUTE_MODES``) to equal-length integer arrays. Returns a dict of float arrays (bytes and
-    seconds); keys are documented inline. Malformed rows (see the structural gates) get numbers too;
-    the caller masks them. ``efficiency_shape`` k bends the efficiency curve below its ceiling,
-    ``ceiling · (efficiency / ceiling)**k`` (1: the model; 0.5 halves and 2 doubles how much smaller
+    ``RECOMPUTE_MODES``) and optionally ``etp`` (expert TP, default ``tp``) to equal-length integer arrays.
+    Returns a dict of float arrays (bytes and seconds); keys are documented inline. Malformed rows (see the
+    structural gates) get numbers too; the caller masks them. ``efficiency_shape`` k bends the efficiency curve
+    below its ceiling, ``ceiling · (efficiency / ceiling)**k`` (1: the model; 0.5 halves and 2 doubles how much smaller
     matmuls lose — what :mod:`coursekit.planner.ties` moves within its uncertainty); ``bubble_scale``
     multiplies the pipeline bubble (1: the schedule's formula).
     """
     import numpy as np
 
-    f64 = np.float64
-    tp, cp, pp, dp, ep, v = (np.asarray(c[key]) for key in ("tp", "cp", "pp", "dp", "ep", "v"))
-    zero, mb, ga, rc = (np.asarray(c[key]) for key in ("zero", "mb", "ga", "rc"))
-    tpf, cpf, ppf, dpf, epf, vf = (x.astype(f64) for x in (tp, cp, pp, dp, ep, v))
-    mbf, gaf = mb.astype(f64), ga.astype(f64)
-    recipe = PRECISION_RECIPES[workload.recipe]
-    pb, gb_, kb = recipe.param_bytes, recipe.grad_bytes, recipe.optimizer_bytes
-    s = workload.tokens_per_sequence(model)
-    L, h = model.layers, model.hidden
-    used = tpf * cpf * dpf * ppf
-    dpc = dpf * cpf
-    edp = used / (tpf * epf * ppf)
-    sp = workload.sequence_parallel
-
-    # ---- pipeline stages: layers and parameters of the first, heaviest middle and last stage
-    first, mid, last = (x.astype(f64) for x in stage_layer_counts(L, pp, workload.pipeline_edge_layers))
-    layers_max = np.maximum(np.maximum(first, mid), last)
-    single = (pp == 1).astype(f64)
-    p_layer = float(model.dense_params_per_layer)
-    p_experts = float(model.num_experts * model.expert_params)
-    stage_params = model.stage_dense_params(pp, workload.pipeline_edge_layers)
-    dense = {kind: x.astype(f64) for kind, x in zip(("first", "mid", "last"), stage_params, strict=True)}
-    stage_layer = {"first": first, "mid": mid, "last": last}
-
-    # ---- memory of each stage kind; the ledger is the heaviest
-    # What each layer saves, tensor by tensor, for this model's widths (coursekit.activations). Full
-    # recomputation re-runs one layer at a time: its working set is that layer's activations, taken without
-    # the attention-score term (this assumes fused / flash attention, which does not materialise the s×s scores).
-    widths, flash = model.layer_widths(), workload.flash_attention
-    full_none = _layer_activation_terms(widths, float(s), mbf, tpf, sp, np.ones_like(rc), cpf, flash)[2]
-    per_layer = _layer_activation_terms(widths, float(s), mbf, tpf, sp, rc, cpf, flash)[2]
-    inflight = dict(zip(("first", "mid", "last"), _microbatches_in_flight(ppf, gaf, vf), strict=True))
-    logits = model.logits_bytes(float(s) * mbf, tpf * cpf)
-    workspace = (zero == 3) * (dpc > 1) * pb * p_layer / tpf
-    if model.is_moe:
-        workspace = workspace + (zero == 3) * (edp > 1) * pb * p_experts / (tpf * epf)
-    reserve = workload.runtime_reserve_gib * float(1 << 30)
-
-    def stage_memory(kind: str, act_per_layer: Any, act_inflight: Any, act_full_extra: Any) -> dict[str, Any]:
-        params, grads, optimizer = _state_bytes(dense[kind] / tpf, dpc, zero, pb, gb_, kb)
-        if model.is_moe:
-            ep_par, ep_grad, ep_opt = _state_bytes(stage_layer[kind] * p_experts / (tpf * epf), edp, zero, pb, gb_, kb)
-            params, grads, optimizer = params + ep_par, grads + ep_grad, optimizer + ep_opt
-        has_logits = 1.0 if kind == "last" else single
-        activations = act_per_layer * stage_layer[kind] * act_inflight + act_full_extra + has_logits * logits
-        fixed = params + grads + optimizer + workspace + reserve
-        return {
-            "params": params,
-            "grads": grads,
-            "optimizer": optimizer,
-            "workspace": workspace + 0 * params,
-            "activations": activations,
-            "fixed": fixed,
-            "total": fixed + activations,
-        }
-
-    full_extra = (rc == 2) * full_none
-    stages = [stage_memory(kind, per_layer, inflight[kind], full_extra) for kind in ("first", "mid", "last")]
-    totals = np.stack([st["total"] for st in stages])
-    heaviest = np.argmax(totals, axis=0)
-    memory = {key: np.choose(heaviest, [st[key] for st in stages]) for key in stages[0]}
-
-    # ---- compute: executed FLOPs of the slowest stage at the efficiency its matmul shapes allow
-    executed, model_flops, output_flops = _flops_per_token(model, s, rc, np)
-    # The layers' share: executed FLOPs minus PaLM's 6·N share of the parameters outside the layers (the
-    # embedding lookup does no matmul); the output layer's matmul, 6·V·h, is the last stage's.
-    non_layer = 6.0 * (model.input_embedding_params + model.output_params)
-    per_layer_flops = (executed - non_layer) / L
-    work = np.maximum(
-        np.maximum(first * per_layer_flops + single * output_flops, mid * per_layer_flops),
-        last * per_layer_flops + output_flops,
-    )
-    tokens_rank = mbf * s / cpf
-    efficiency, intensity = matmul_efficiency(model, cluster, tokens_rank, tpf, workload.efficiency_ceiling)
-    if efficiency_shape != 1.0:
-        top = ceiling_for(cluster.peak_flops) if workload.efficiency_ceiling is None else workload.efficiency_ceiling
-        efficiency = top * (efficiency / top) ** efficiency_shape
-    if workload.achievable_flops_fraction is not None:
-        efficiency = np.full_like(tpf, workload.achievable_flops_fraction)
-    tokens_step = float(workload.global_batch) * s
-    peak = precision_peak_flops(model, cluster, workload, executed, rc)
-    compute = tokens_step * work / (tpf * cpf * dpf * peak * efficiency)
-    bubble = np.where(pp > 1, _bubble_fraction(ppf, gaf, vf), 0.0)
+    k = _Columns.of(np, c)
+    st = _Stages.of(np, model, workload, k)
+    memory = _memory_ledger(np, model, workload, k, st)
+    run = _compute_time(np, model, cluster, workload, k, st, efficiency_shape)
+    compute = run["compute_s"]
+    bubble = np.where(k.pp > 1, _bubble_fraction(k.ppf, k.gaf, k.vf), 0.0)
     bubble_s = bubble_scale * bubble / (1 - bubble) * compute
 
-    # ---- communication per dimension, each on its group's link
-    comm: dict[str, Any] = {}
-    links: dict[str, Any] = {}
-    tokens = float(s) / cpf
-    intra, bw, lat = _link(np, cluster, tp)
-    links["TP"] = intra
-    comm["TP"] = (tp > 1) * _tp_time_s(
-        tokens, mbf, float(h), layers_max, tpf, ACTIVATION_BYTES, sp, rc == 2, gaf, bw, lat
-    )
-    intra, bw, lat = _link(np, cluster, tp * cp)
-    links["CP"] = intra
-    kv_rank = model.kv_width_per_rank(tpf)
-    cp_send_f, cp_send_b = _cp_step_times_s(float(s), cpf, mbf, kv_rank, ACTIVATION_BYTES, bw, lat)
-    # cp-1 ring steps per layer and micro-batch; full recomputation runs the forward ring a second time
-    ring_steps = (cp > 1) * (cpf - 1) * layers_max * gaf
-    forward_rings = 1.0 + (rc == 2)
-    # after the last backward step the accumulated dK, dV (one block) travel home: no compute left to hide it
-    dkv_home = (cp > 1) * layers_max * gaf * cp_send_f
-    comm["CP"] = ring_steps * (forward_rings * cp_send_f + cp_send_b) + dkv_home
-    # the attention of one ring step (causal, zig-zag balanced), the compute a K/V block can hide under
-    width = float(model.attention_flops_width)
-    cp_attention_f = _cp_block_attention_flops(float(s), cpf, mbf, width, tpf) / (cluster.peak_flops * efficiency)
-    comm["EP"] = np.zeros_like(tpf)
-    comm["EP_intra"] = np.zeros_like(tpf)
-    comm["EP_inter"] = np.zeros_like(tpf)
-    links["EP"] = np.ones(tp.shape, dtype=bool)
-    if model.is_moe:
-        g = cluster.gpus_per_node
-        per_node = np.clip(g // np.minimum(tp, g), 1, None)
-        members = np.minimum(epf, per_node.astype(f64))  # EP ranks that share a node (EP ranks are tp apart)
-        share = _ep_remote_share(epf, members, model.top_k, workload.ep_dedup_per_node, workload.ep_node_limit)
-        payload = _ep_payload_bytes(tokens, mbf, h, ACTIVATION_BYTES, model.top_k)
-        calls = _ep_calls(layers_max, gaf)
-        one_intra, one_inter = _all_to_all_two_tier_s(
-            epf,
-            members,
-            payload,
-            share,
-            cluster.intra_node_bandwidth_bytes_per_s,
-            cluster.intra_node_latency_s,
-            cluster.inter_node_bandwidth_bytes_per_s,
-            cluster.inter_node_latency_s,
-        )
-        comm["EP_intra"] = (ep > 1) * calls * one_intra
-        comm["EP_inter"] = (ep > 1) * calls * one_inter
-        comm["EP"] = np.maximum(comm["EP_intra"], comm["EP_inter"])
-        links["EP"] = members >= epf
-    intra, bw, lat = _link(np, cluster, used)
-    links["PP"] = intra
-    comm["PP"] = _pp_time_s(tokens, mbf, float(h) / tpf, ppf, gaf * vf, ACTIVATION_BYTES, bw, lat)
-    intra, bw, lat = _link(np, cluster, used / ppf)
-    links["DP"] = links["EDP"] = intra
-    units = np.where(zero == 3, layers_max, 1.0)
-    all_reduce_calls, reduce_scatter_calls, gather_calls = _zero_calls(zero, units, gaf)
-    bucket = _bucket_params(dpc)
-
-    def zero_parts(psi: Any, n: Any) -> tuple[Any, Any, Any, Any]:
-        """(reduce s, gather s, last reduce bucket s, first gather bucket s) of ZeRO over ``n`` ranks."""
-        grads_payload, params_payload = _zero_payloads(psi, gb_, pb, units)
-        reduce_kind_time = np.where(
-            zero == 0,
-            _collective_time_s("all_reduce", n, grads_payload, bw, lat),
-            _collective_time_s("reduce_scatter", n, grads_payload, bw, lat),
-        )
-        reduce = (n > 1) * (all_reduce_calls + reduce_scatter_calls) * reduce_kind_time
-        gather = (n > 1) * gather_calls * _collective_time_s("all_gather", n, params_payload, bw, lat)
-        # the bucket that closes backward (ZeRO-3: one layer's reduce-scatter) and the one that opens forward
-        tail_params = np.where(zero == 3, psi / units, np.minimum(psi, bucket))
-        tail_reduce = np.where(
-            zero == 0,
-            _collective_time_s("all_reduce", n, tail_params * gb_, bw, lat),
-            _collective_time_s("reduce_scatter", n, tail_params * gb_, bw, lat),
-        )
-        tail_gather = (zero >= 1) * _collective_time_s("all_gather", n, tail_params * pb, bw, lat)
-        return reduce, gather, (n > 1) * tail_reduce, (n > 1) * tail_gather
-
-    psi_dense = np.max(np.stack([dense[k] for k in ("first", "mid", "last")]), axis=0) / tpf
-    dp_reduce, dp_gather, dp_tail_r, dp_tail_g = zero_parts(psi_dense, dpc)
-    comm["DP"] = dp_reduce + dp_gather
-    if model.is_moe:
-        e_reduce, e_gather, e_tail_r, e_tail_g = zero_parts(layers_max * p_experts / (tpf * epf), edp)
-        comm["EDP"] = e_reduce + e_gather
-    else:
-        e_reduce = e_gather = e_tail_r = e_tail_g = np.zeros_like(tpf)
-        comm["EDP"] = np.zeros_like(tpf)
+    comm, links, ring, dense, experts = _communication(np, model, cluster, workload, k, st, run["efficiency"])
     total_comm = sum(comm[d] for d in COMM_DIMENSIONS)
 
     # ---- overlap: what each dimension cannot hide (coursekit.overlap)
     o = {dim: workload.overlap(dim) for dim in ("dp", "pp", "cp", "tp", "ep")}
-    micro_batch_s = compute / gaf
-    # CP: per ring step, the block in flight hides under the attention of the block before it
-    exposed_cp = dkv_home + ring_steps * (
-        forward_rings * _ring_step_exposed_s(cp_send_f, cp_attention_f, o["cp"])
-        + _ring_step_exposed_s(cp_send_b, 2 * cp_attention_f, o["cp"])
-    )
-    # DP/ZeRO: gradients reduce under backward — the last micro-batch's (stages 0-1), every one's (2-3) —
-    # except the last bucket; gathers run under forward — the first micro-batch's (1-2), all compute (3) —
-    # except the first. A CP ring on the same inter-node NIC takes its share of the backward window.
-    shared_nic = (~links["DP"]) & (~links["CP"]) & (cp > 1)
-    cp_in_backward = np.where(shared_nic, ring_steps * cp_send_b / gaf, 0.0)
-    reduce_window = np.where(zero >= 2, compute * 2.0 / 3.0, micro_batch_s * 2.0 / 3.0)
-    reduce_window = np.maximum(reduce_window - cp_in_backward * np.where(zero >= 2, gaf, 1.0), 0.0)
-    gather_window = np.where(zero == 3, compute, micro_batch_s / 3.0)
-    exposed_dp = _exposed_after_window_s(dp_reduce + e_reduce, dp_tail_r + e_tail_r, reduce_window, o["dp"])
-    exposed_dp = exposed_dp + _exposed_after_window_s(
-        dp_gather + e_gather, dp_tail_g + e_tail_g, gather_window, o["dp"]
-    )
-    # what hides on one link cannot exceed the compute it hides under: one cap per link kind
+    exposed_cp = _exposed_cp_s(ring, o["cp"])
+    shared_nic = (~links["DP"]) & (~links["CP"]) & (k.cp > 1)
+    exposed_dp = _exposed_dp_s(np, k, compute, ring, shared_nic, dense, experts, o["dp"])
     hidden_by_dim = {
         "CP": comm["CP"] - exposed_cp,
         "DP": comm["DP"] + comm["EDP"] - exposed_dp,
@@ -365,13 +555,10 @@ def training_estimate(
         "EP": o["ep"] * comm["EP"],
         # Megatron-Core overlaps pipeline send/recv only in the interleaved schedule (--overlap-p2p-communication
         # raises "Non-interleaved pipeline parallelism does not support overlapping p2p communication")
-        "PP": np.where(v > 1, o["pp"], 0.0) * comm["PP"],
+        "PP": np.where(k.v > 1, o["pp"], 0.0) * comm["PP"],
     }
-    hidden_intra = sum(np.where(links[dim], part, 0.0) for dim, part in hidden_by_dim.items())
-    hidden_inter = sum(np.where(links[dim], 0.0, part) for dim, part in hidden_by_dim.items())
-    hidden = np.minimum(hidden_intra, compute) + np.minimum(hidden_inter, compute)
+    hidden = _hidden_s(np, hidden_by_dim, links, compute)
     exposed = total_comm - hidden
-    step = compute + exposed + bubble_s
     return {
         "memory": memory,
         "comm": comm,
@@ -382,12 +569,12 @@ def training_estimate(
         "compute_s": compute,
         "bubble": bubble,
         "bubble_s": bubble_s,
-        "step_s": step,
-        "efficiency": efficiency,
-        "intensity": intensity,
+        "step_s": compute + exposed + bubble_s,
+        "efficiency": run["efficiency"],
+        "intensity": run["intensity"],
         "exposed_cp_s": exposed_cp,
         "exposed_dp_s": exposed_dp,
-        "executed_flops_per_token": executed,
-        "model_flops_per_token": model_flops,
-        "stage_layers": (first, mid, last),
+        "executed_flops_per_token": run["executed_flops_per_token"],
+        "model_flops_per_token": run["model_flops_per_token"],
+        "stage_layers": (st.layers["first"], st.layers["mid"], st.layers["last"]),
     }

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, NamedTuple
 
+from .. import composition  # noqa: F401  (registers the composition.* messages the rank and EP reasons name)
+from .._validate import check_instance
 from ..i18n import Reason, Text, register
 from ..specs import RECOMPUTE_MODES, ClusterSpec, ModelSpec, WorkloadSpec, _divisors, stage_layer_counts
 from ..units import GIB_BYTES, bytes_to_gib
@@ -32,6 +34,21 @@ register(
             "zh": "ep = {ep} 不能整除 {experts} 个专家：每个专家并行 (EP) rank 必须持有整数个专家",
             "en": "ep = {ep} does not divide the {experts} experts: every expert-parallel rank must hold whole experts",
         },
+        "planner.etp_fold": {
+            "zh": "专家层把同样的 {world} 个 rank 重新排成自己的网格 ETP·EP·EDP·PP（Megatron-Core 的并行折叠 "
+            "(parallel folding)；专家层没有 CP，CP 的 rank 并入专家数据并行 EDP）：ETP·EP·PP = {etp}·{ep}·{pp} = "
+            "{product} 不能整除 {world}；注意力层的网格 TP·CP·DP·PP = {tp}·{cp}·{dp}·{pp} 不受影响",
+            "en": "the expert layers re-fold the same {world} ranks into their own grid ETP·EP·EDP·PP (Megatron-Core's "
+            "parallel folding; expert layers have no CP, whose ranks join the expert data-parallel group EDP): "
+            "ETP·EP·PP = {etp}·{ep}·{pp} = {product} does not divide {world}; the attention grid "
+            "TP·CP·DP·PP = {tp}·{cp}·{dp}·{pp} is not affected",
+        },
+        "planner.etp_leaves_node": {
+            "zh": "etp = {etp}：专家张量并行 (expert tensor parallelism, ETP) 组必须留在一个 "
+            "{gpus_per_node} 卡的节点内",
+            "en": "etp = {etp}: an expert tensor-parallel (ETP) group must stay inside one node of "
+            "{gpus_per_node} GPUs",
+        },
         "planner.virtual_needs_pp": {
             "zh": "v = {v} 个虚拟阶段需要流水线并行 (pp > 1)：模型块 (model chunk) 是在流水线阶段之间交错的",
             "en": "v = {v} virtual stages need pipeline parallelism (pp > 1): model chunks interleave across "
@@ -45,6 +62,12 @@ register(
         "planner.virtual_chunk_layers": {
             "zh": "v = {v} 个模型块需要每个流水线阶段至少 {v} 层；最少的阶段只有 {fewest} 层",
             "en": "v = {v} model chunks need at least {v} layers on every pipeline stage; the smallest holds {fewest}",
+        },
+        "planner.virtual_chunk_divide": {
+            "zh": "v = {v} 个模型块要把每个流水线阶段的层数等分（首末阶段把嵌入与损失各算作 {edge} 层）；"
+            "首、中、末阶段的层数是 {stages}",
+            "en": "v = {v} model chunks must split every pipeline stage's layers equally (the first and last count "
+            "the embedding and the loss as {edge} layer each); the first, middle and last stages hold {stages}",
         },
         "planner.context_chunks": {
             "zh": "cp = {cp}：因果注意力的负载均衡切分要把序列分成 2·cp = {chunks} 段等长的块（每个 CP rank "
@@ -78,14 +101,20 @@ class GateInput:
         return self.columns[key]
 
     def value(self, key: str, i: int) -> int:
-        """Column ``key`` of candidate ``i`` as a Python int."""
-        return int(self.columns[key][i])
+        """Column ``key`` of candidate ``i`` as a Python int (``etp``: ``tp`` when the columns carry none)."""
+        return int(self.etp[i] if key == "etp" else self.columns[key][i])
+
+    @property
+    def etp(self) -> Any:
+        """Expert tensor-parallel degree of every candidate: its ``etp`` column, else ``tp`` (Megatron's default)."""
+        return self.columns["etp"] if "etp" in self.columns else self.columns["tp"]
 
     def name(self, i: int) -> str:
         """How a reason names candidate ``i``."""
         if self.candidate_mode == "serving":
             return ",".join(f"{key}={self.value(key, i)}" for key in ("replicas", "tp", "pp"))
-        return ",".join(f"{key}={self.value(key, i)}" for key in ("tp", "pp", "dp", "cp", "ep"))
+        keys = ("tp", "pp", "dp", "cp", "ep", "etp") if self.model.is_moe else ("tp", "pp", "dp", "cp", "ep")
+        return ",".join(f"{key}={self.value(key, i)}" for key in keys)
 
     @property
     def size(self) -> int:
@@ -177,15 +206,39 @@ def _ep_experts_test(g: GateInput) -> Any:
     return (g.model.num_experts % g["ep"] != 0) if g.model.is_moe else np.zeros(g["tp"].shape, dtype=bool)
 
 
+def _ep_fold_test(g: GateInput) -> Any:
+    # Megatron-Core (parallel_state.initialize_model_parallel): the attention grid is TP·CP·DP·PP, the expert grid
+    # ETP·EP·EDP·PP with cp = 1 over the same world; EDP = world / (ETP·EP·PP) must be whole.
+    return g.used_ranks % (g.etp * g["ep"] * g["pp"]) != 0
+
+
 def _ep_fold_reason(g: GateInput, i: int) -> Reason:
-    tp, ep, pp = g.value("tp", i), g.value("ep", i), g.value("pp", i)
-    params = {"world": int(g.used_ranks[i]), "etp": tp, "ep": ep, "pp": pp, "product": tp * ep * pp}
-    return Reason("ep_fold", "composition.ep_fold", params)
+    tp, cp, dp, etp, ep, pp = (g.value(key, i) for key in ("tp", "cp", "dp", "etp", "ep", "pp"))
+    params = {"world": int(g.used_ranks[i]), "tp": tp, "cp": cp, "dp": dp, "etp": etp, "ep": ep, "pp": pp}
+    return Reason("ep_fold", "planner.etp_fold", {**params, "product": etp * ep * pp})
+
+
+def chunks_divide_stages(first: Any, mid: Any, last: Any, pp: Any, edge_layers: int, v: Any) -> Any:
+    """True where ``v`` model chunks split every pipeline stage into equal chunks; array-generic.
+
+    Megatron-Core's rule for the interleaved schedule (``TransformerConfig``: "number of layers on each pipeline
+    rank ... must be divisible by virtual_pipeline_model_parallel_size"): each stage's layers — the first and
+    last counting the ``edge_layers`` that the embedding and the loss stand for, as
+    ``--account-for-embedding-in-pipeline-split`` / ``--account-for-loss-in-pipeline-split`` count them — are a
+    multiple of ``v``. ``first, mid, last`` are :func:`coursekit.specs.stage_layer_counts`; ``mid`` counts only
+    when pp > 2. Only a hand-written ``--pipeline-model-parallel-layout`` lifts the rule.
+
+    >>> bool(chunks_divide_stages(7, 8, 7, 16, 1, 4)), bool(chunks_divide_stages(3, 4, 3, 32, 1, 3))
+    (True, False)
+    """
+    edge = first + edge_layers, last + edge_layers
+    return (edge[0] % v == 0) & (edge[1] % v == 0) & ((pp <= 2) | (mid % v == 0))
 
 
 def _pp_schedule_test(g: GateInput) -> Any:
     pp, v = g["pp"], g["v"]
-    return (v > 1) & ((pp == 1) | (g.fewest_layers < v) | (g["ga"] % pp != 0))
+    uneven = ~chunks_divide_stages(*g.stage_layers, pp, g.workload.pipeline_edge_layers, v)
+    return (v > 1) & ((pp == 1) | (g.fewest_layers < v) | uneven | (g["ga"] % pp != 0))
 
 
 def _pp_schedule_reason(g: GateInput, i: int) -> Reason:
@@ -194,6 +247,11 @@ def _pp_schedule_reason(g: GateInput, i: int) -> Reason:
         return Reason("pp_schedule", "planner.virtual_needs_pp", {"v": v})
     if fewest < v:
         return Reason("pp_schedule", "planner.virtual_chunk_layers", {"v": v, "fewest": fewest})
+    first, mid, last = (int(x[i]) for x in g.stage_layers)
+    if not chunks_divide_stages(first, mid, last, pp, g.workload.pipeline_edge_layers, v):
+        stages = f"{first}, {mid}, {last}" if pp > 2 else f"{first}, {last}"
+        edge = g.workload.pipeline_edge_layers
+        return Reason("pp_schedule", "planner.virtual_chunk_divide", {"v": v, "stages": stages, "edge": edge})
     return Reason("pp_schedule", "pipeline.interleaved_multiple", {"microbatches": g.value("ga", i), "stages": pp})
 
 
@@ -210,7 +268,9 @@ def _memory_reason(g: GateInput, i: int) -> Reason:
 
 
 def _interconnect_reason(g: GateInput, i: int) -> Reason:
-    tp, gpn = g.value("tp", i), g.cluster.gpus_per_node
+    tp, etp, gpn = g.value("tp", i), g.value("etp", i), g.cluster.gpus_per_node
+    if gpn % tp == 0:  # the attention-TP group fits: the expert-TP group is the one that leaves the node
+        return Reason("interconnect", "planner.etp_leaves_node", {"etp": etp, "gpus_per_node": gpn})
     key = "gates.tp_leaves_node" if tp > gpn else "gates.tp_straddles_node"
     return Reason("interconnect", key, {"tp": tp, "gpus_per_node": gpn})
 
@@ -298,9 +358,12 @@ PLAN_GATES: tuple[PlanGate, ...] = (
     ),
     PlanGate(
         "ep_fold",
-        Text(zh="EP 复用数据并行的 rank（Megatron-Core 规则）", en="EP folds into the data-parallel ranks"),
+        Text(
+            zh="专家层的网格 ETP·EP·EDP·PP 铺满同样的 rank（Megatron-Core 并行折叠）",
+            en="the expert grid ETP·EP·EDP·PP folds over the same ranks (Megatron-Core parallel folding)",
+        ),
         False,
-        lambda g: g.used_ranks % (g["tp"] * g["ep"] * g["pp"]) != 0,
+        _ep_fold_test,
         _ep_fold_reason,
     ),
     PlanGate(
@@ -322,9 +385,9 @@ PLAN_GATES: tuple[PlanGate, ...] = (
     ),
     PlanGate(
         "interconnect",
-        Text(zh="互连门槛：TP 组留在一个节点内", en="interconnect gate: TP groups stay inside a node"),
+        Text(zh="互连门槛：TP 与 ETP 组留在一个节点内", en="interconnect gate: TP and ETP groups stay inside a node"),
         False,
-        lambda g: g.cluster.gpus_per_node % g["tp"] != 0,
+        lambda g: (g.cluster.gpus_per_node % g["tp"] != 0) | (g.cluster.gpus_per_node % g.etp != 0),
         _interconnect_reason,
     ),
     PlanGate(
@@ -426,6 +489,9 @@ def context_twins(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec
 
     Taught in: lesson 9 (decision workbench).
     """
+    check_instance("model", model, ModelSpec)
+    check_instance("cluster", cluster, ClusterSpec)
+    check_instance("workload", workload, WorkloadSpec)
     import numpy as np
 
     world = cluster.world_size
@@ -443,7 +509,8 @@ def context_twins(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec
     ones = np.ones_like(tp)
     ga = np.maximum(1, workload.global_batch // dp)
     rc = RECOMPUTE_MODES.index(recompute)
-    row = {"tp": tp, "cp": ones, "pp": pp, "dp": dp, "ep": ep, "v": ones, "zero": ones * zero, "mb": ones, "ga": ga}
+    row = {"tp": tp, "cp": ones, "pp": pp, "dp": dp, "ep": ep, "etp": tp, "v": ones, "zero": ones * zero, "mb": ones}
+    row["ga"] = ga
     g = GateInput(model, cluster, workload, {**row, "rc": ones * rc})
     bad = ~g.well_formed | g.fails("interconnect") | g.fails("structure")
     total = g.estimate["memory"]["total"]

@@ -165,6 +165,7 @@ class PlanCandidate:
     intensity_flop_per_byte: float | None = None
     stage_layers: tuple[int, int, int] | None = None
     serving: ServingCandidate | None = None
+    etp: int | None = None  # expert TP of a mixture of experts (Megatron-Core parallel folding); None: dense
 
     @property
     def ranks(self) -> int:
@@ -208,6 +209,7 @@ class PlanCandidate:
             "dp": self.dp,
             "cp": self.cp,
             "ep": self.ep,
+            **({"etp": self.etp} if self.etp is not None else {}),
             "v": self.virtual_stages,
             "zero": self.zero_stage,
             "mb": self.micro_batch,
@@ -242,7 +244,14 @@ class PlanCandidate:
         if self.memory is None:
             lines.append(tr("planner.no_ledger"))
             return "\n".join(lines)
-        mem = self.memory
+        lines.extend(self._memory_lines(self.memory))
+        lines.extend(self._communication_lines())
+        lines.extend(self._estimate_lines())
+        return "\n".join(lines)
+
+    def _memory_lines(self, mem: MemoryLedger) -> list[str]:
+        """The memory ledger ``mem``'s line and, with a pipeline, the stage layers' line."""
+        lines: list[str] = []
         act_label = tr("planner.kv_label" if self.mode == "serving" else "planner.act_label")
         lines.append(
             tr(
@@ -261,6 +270,11 @@ class PlanCandidate:
         if self.stage_layers is not None and self.pp > 1:
             first, mid, last = self.stage_layers
             lines.append(tr("planner.stages_line", pp=self.pp, first=first, mid=mid, last=last))
+        return lines
+
+    def _communication_lines(self) -> list[str]:
+        """One line per communication dimension (EP also split by link tier)."""
+        lines: list[str] = []
         if self.communication:
             lines.append(tr("planner.comm_header"))
             for row in self.communication:
@@ -279,6 +293,11 @@ class PlanCandidate:
                     lines.append(
                         tr("planner.ep_split_line", intra_ms=row.intra_node_s * 1e3, inter_ms=row.inter_node_s * 1e3)
                     )
+        return lines
+
+    def _estimate_lines(self) -> list[str]:
+        """The efficiency, step-time and throughput lines of the estimate."""
+        lines: list[str] = []
         if self.efficiency is not None:
             lines.append(
                 tr(
@@ -304,7 +323,7 @@ class PlanCandidate:
             lines.append(
                 tr("planner.throughput_line", tokens_per_s=self.tokens_per_s or 0.0, mfu=self.estimated_mfu or 0.0)
             )
-        return "\n".join(lines)
+        return lines
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict: degrees, verdict, reasons (code and message), ledgers and estimate."""
@@ -568,6 +587,7 @@ class PlanResult:
             "dp": int(col["dp"][index]),
             "cp": int(col["cp"][index]),
             "ep": int(col["ep"][index]),
+            **({"etp": int(col["etp"][index])} if self.model.is_moe else {}),
             "v": int(col["v"][index]),
             "zero": int(col["zero"][index]),
             "mb": int(col["mb"][index]),

@@ -12,7 +12,7 @@ Taught in: lesson 9 (decision workbench).
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -113,11 +113,14 @@ def evaluate_composition(
     ga: int | None = None,
     recompute: str | None = None,
     replicas: int | None = None,
+    etp: int | None = None,
 ) -> PlanCandidate:
     """Run every check of :data:`PLAN_GATES` on one composition and, if well formed, its ledgers and estimate.
 
     Parameters (degrees, ints >= 1):
         tp, pp, cp, ep: tensor, pipeline, context and expert parallel degrees.
+        etp: the expert layers' own tensor-parallel degree (Megatron-Core's ``--expert-tensor-parallel-size``);
+            ``None`` = tp. A mixture of experts only: a dense model has no expert layers, and a given etp is refused.
         dp: data parallel degree; ``None`` = the ranks left over, world / (tp·cp·pp).
         v: model chunks per pipeline device (interleaved schedule).
         zero: ZeRO stage 0-3 (sharding over dp·cp ranks; experts over the expert-data-parallel ranks).
@@ -147,6 +150,10 @@ def evaluate_composition(
     zero = check_int("zero", zero, ge=0, le=3)
     mb = check_int("mb", mb, ge=1, le=MAX_GLOBAL_BATCH)
     mode = workload.recompute_modes[0] if recompute is None else check_choice("recompute", recompute, RECOMPUTE_MODES)
+    if etp is not None:
+        etp = check_int("etp", etp, ge=1, le=MAX_WORLD_SIZE)
+        if not model.is_moe or replicas is not None:
+            raise ValueError(tr("planner.etp_dense", etp=etp, model=model.name))
     if replicas is not None:
         replicas = check_int("replicas", replicas, ge=1, le=MAX_WORLD_SIZE)
         return _evaluate_serving(model, cluster, workload, tp=tp, pp=pp, replicas=replicas)
@@ -155,8 +162,22 @@ def evaluate_composition(
     check_int("tp·cp·pp·dp", tp * cp * pp * dp, le=MAX_WORLD_SIZE)
     gb = workload.global_batch
     ga = max(1, gb // (dp * mb)) if ga is None else check_int("ga", ga, ge=1, le=MAX_GLOBAL_BATCH)
+    etp = tp if etp is None else etp
     return _evaluate_checked(
-        model, cluster, workload, tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, v=v, zero=zero, mb=mb, ga=ga, recompute=mode
+        model,
+        cluster,
+        workload,
+        tp=tp,
+        pp=pp,
+        dp=dp,
+        cp=cp,
+        ep=ep,
+        v=v,
+        zero=zero,
+        mb=mb,
+        ga=ga,
+        recompute=mode,
+        etp=etp,
     )
 
 
@@ -175,11 +196,13 @@ def _evaluate_checked(
     mb: int,
     ga: int,
     recompute: str,
+    etp: int | None = None,
 ) -> PlanCandidate:
     """:func:`evaluate_composition` of a training composition whose degrees are known to be in range (the
     searched space's own): :meth:`PlanResult.candidate` materialises candidates through it."""
     rc = RECOMPUTE_MODES.index(recompute)
-    row = _one_row(tp=tp, cp=cp, pp=pp, dp=dp, ep=ep, v=v, zero=zero, mb=mb, ga=ga, rc=rc)
+    etp = tp if etp is None else etp
+    row = _one_row(tp=tp, cp=cp, pp=pp, dp=dp, ep=ep, etp=etp, v=v, zero=zero, mb=mb, ga=ga, rc=rc)
     return _training_candidate(GateInput(model, cluster, workload, row), recompute)
 
 
@@ -233,7 +256,7 @@ def _training_candidate(g: GateInput, mode: str) -> PlanCandidate:
     """The one training composition of ``g``: every gate's test and reason from :data:`PLAN_GATES`, and, if
     well formed, its ledger, communication rows and step time from the estimate the search runs."""
     model, cluster, workload = g.model, g.cluster, g.workload
-    degrees = {key: g.value(key, 0) for key in ("tp", "pp", "dp", "cp", "ep", "v", "zero", "mb", "ga")}
+    degrees = {key: g.value(key, 0) for key in ("tp", "pp", "dp", "cp", "ep", "etp", "v", "zero", "mb", "ga")}
     reasons = reasons_of(g)
     est = g.estimate if bool(g.well_formed[0]) else None
     ledger = _memory_ledger(est, cluster, workload) if est is not None else None
@@ -247,6 +270,7 @@ def _training_candidate(g: GateInput, mode: str) -> PlanCandidate:
         dp=degrees["dp"],
         cp=degrees["cp"],
         ep=degrees["ep"],
+        etp=degrees["etp"] if model.is_moe else None,
         virtual_stages=degrees["v"],
         zero_stage=degrees["zero"],
         micro_batch=degrees["mb"],
@@ -281,6 +305,7 @@ def _training_rows(
     dp: int,
     cp: int,
     ep: int,
+    etp: int,
     v: int,
     zero: int,
     mb: int,
@@ -296,21 +321,25 @@ def _training_rows(
     layers = max(first, mid, last)
     world = tp * cp * dp * pp
     dpc = dp * cp
-    edp = world // (tp * ep * pp)
+    edp = world // (etp * ep * pp)
     tokens = s // cp
     rows: list[CommRow] = []
-    if tp > 1:
-        entries = _tp_entries(
-            tokens, mb, model.hidden, layers, tp, ACTIVATION_BYTES, workload.sequence_parallel, mode, ga
-        )
+    sp = workload.sequence_parallel
+    if model.is_moe and (tp > 1 or etp > 1):  # the attention block over TP, the expert block over expert TP
+        attention = _tp_entries(tokens, mb, model.hidden, layers, tp, ACTIVATION_BYTES, sp, mode, ga, 1)
+        experts = _tp_entries(tokens * etp // tp, mb, model.hidden, layers, etp, ACTIVATION_BYTES, sp, mode, ga, 1)
+        rows.append(_comm_row("TP", attention + experts, max(tp, etp), cluster, max(tp, etp), comm["TP"]))
+    elif tp > 1:
+        entries = _tp_entries(tokens, mb, model.hidden, layers, tp, ACTIVATION_BYTES, sp, mode, ga)
         rows.append(_comm_row("TP", entries, tp, cluster, tp, comm["TP"]))
     if cp > 1:
         entries = _cp_entries(s, mb, model.kv_width_per_rank(tp), layers, cp, ACTIVATION_BYTES, ga)
         rows.append(_comm_row("CP", entries, cp, cluster, tp * cp, comm["CP"]))
     if model.is_moe and ep > 1:
-        entries = _ep_entries(tokens, mb, model.hidden, layers, ep, model.top_k, ACTIVATION_BYTES, ga)
+        dispatched = tokens * etp / tp  # what each rank dispatches (see coursekit.planner.estimate._ep_comm)
+        entries = _ep_entries(dispatched, mb, model.hidden, layers, ep, model.top_k, ACTIVATION_BYTES, ga)
         split = (comm["EP_intra"], comm["EP_inter"])
-        rows.append(_comm_row("EP", entries, ep, cluster, tp * ep, comm["EP"], split))
+        rows.append(_comm_row("EP", entries, ep, cluster, etp * ep, comm["EP"], split))
     if pp > 1:
         entries = _pp_entries(tokens, mb, max(1, model.hidden // tp), pp, ga * v, ACTIVATION_BYTES)
         rows.append(_comm_row("PP", entries, pp, cluster, world, comm["PP"]))
@@ -318,7 +347,7 @@ def _training_rows(
     dense_stage = max(model.stage_dense_params(pp, workload.pipeline_edge_layers))
     for dimension, params, ranks in (
         ("DP", dense_stage / tp, dpc),
-        ("EDP", layers * model.num_experts * model.expert_params / (tp * ep), edp if model.is_moe else 1),
+        ("EDP", layers * model.num_experts * model.expert_params / (etp * ep), edp if model.is_moe else 1),
     ):
         if ranks > 1 and params > 0:
             entries = _zero_entries(params, ranks, zero, recipe.param_bytes, recipe.grad_bytes, units, ga)
@@ -469,12 +498,60 @@ def _serving_table(
     return CandidateTable(columns, fails, step, memory, accepted, rank=order, tie_value=gpu_s_per_token), candidates
 
 
+#: The searched degrees a report lists (a mixture of experts adds ``etp`` after ``ep``).
+DEGREE_KEYS_SEARCHED: tuple[str, ...] = ("tp", "pp", "dp", "cp", "ep", "v", "zero", "mb")
+
+
 def _column_value(candidate: PlanCandidate, key: str) -> int:
     if key == "rc":
         return RECOMPUTE_MODES.index(candidate.recompute)
+    if key == "etp":
+        return candidate.tp if candidate.etp is None else candidate.etp
     attr = {"v": "virtual_stages", "zero": "zero_stage", "mb": "micro_batch", "ga": "grad_accum"}.get(key, key)
     value: int = getattr(candidate, attr)
     return value
+
+
+def _dimensions_and_assumptions(
+    model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec, columns: Mapping[str, Any]
+) -> tuple[dict[str, tuple[Any, ...]], Assumptions]:
+    """The searched values of each dimension in ``columns``, and the assumptions the result states (the serving
+    search states its own, and its own tie tolerance)."""
+    import numpy as np
+
+    keys = ("tp", "pp", "dp", "cp", "ep", "etp", "v", "zero", "mb") if model.is_moe else DEGREE_KEYS_SEARCHED
+    dims: dict[str, tuple[Any, ...]] = {key: tuple(int(x) for x in np.unique(columns[key])) for key in keys}
+    uncertainty = MODEL_UNCERTAINTY
+    notes = ESTIMATE_NOTES
+    if workload.mode == "training":
+        dims["recompute"] = workload.recompute_modes
+    else:
+        from ..serving import SERVING_ASSUMPTIONS, TIE_TOLERANCE
+
+        dims = {key: tuple(int(x) for x in np.unique(columns[key])) for key in ("replicas", "tp", "pp")}
+        uncertainty = TIE_TOLERANCE
+        notes = tuple(
+            Text(zh=tr(f"serving.assume.{key}", lang="zh"), en=tr(f"serving.assume.{key}", lang="en"))
+            for key in SERVING_ASSUMPTIONS
+        )
+    assumptions = Assumptions(
+        peak_flops=cluster.peak_flops,
+        achievable_flops_fraction=workload.achievable_flops_fraction,
+        overlap_fraction=workload.overlap_fraction,
+        recipe=workload.recipe,
+        runtime_reserve_gib=workload.runtime_reserve_gib,
+        sequence_parallel=workload.sequence_parallel,
+        intra_node_bandwidth_bytes_per_s=cluster.intra_node_bandwidth_bytes_per_s,
+        inter_node_bandwidth_bytes_per_s=cluster.inter_node_bandwidth_bytes_per_s,
+        intra_node_latency_s=cluster.intra_node_latency_s,
+        inter_node_latency_s=cluster.inter_node_latency_s,
+        memory_bandwidth_bytes_per_s=cluster.memory_bandwidth_bytes_per_s,
+        notes=notes,
+        overlap=tuple((dim, workload.overlap(dim)) for dim in ("dp", "pp", "cp", "tp", "ep")),
+        efficiency_calibration=EFFICIENCY_CALIBRATION if workload.achievable_flops_fraction is None else "",
+        uncertainty=uncertainty,
+    )
+    return dims, assumptions
 
 
 def plan(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec) -> PlanResult:
@@ -528,40 +605,7 @@ def plan(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec) -> Plan
         alive &= ~removed
         funnel.append(FunnelStep(gate.code, gate.description, int(removed.sum()), int(alive.sum())))
     elapsed = time.perf_counter() - start
-    dims: dict[str, tuple[Any, ...]] = {
-        key: tuple(int(x) for x in np.unique(table.columns[key]))
-        for key in ("tp", "pp", "dp", "cp", "ep", "v", "zero", "mb")
-    }
-    uncertainty = MODEL_UNCERTAINTY
-    notes = ESTIMATE_NOTES
-    if workload.mode == "training":
-        dims["recompute"] = workload.recompute_modes
-    else:
-        from ..serving import SERVING_ASSUMPTIONS, TIE_TOLERANCE
-
-        dims = {key: tuple(int(x) for x in np.unique(table.columns[key])) for key in ("replicas", "tp", "pp")}
-        uncertainty = TIE_TOLERANCE
-        notes = tuple(
-            Text(zh=tr(f"serving.assume.{key}", lang="zh"), en=tr(f"serving.assume.{key}", lang="en"))
-            for key in SERVING_ASSUMPTIONS
-        )
-    assumptions = Assumptions(
-        peak_flops=cluster.peak_flops,
-        achievable_flops_fraction=workload.achievable_flops_fraction,
-        overlap_fraction=workload.overlap_fraction,
-        recipe=workload.recipe,
-        runtime_reserve_gib=workload.runtime_reserve_gib,
-        sequence_parallel=workload.sequence_parallel,
-        intra_node_bandwidth_bytes_per_s=cluster.intra_node_bandwidth_bytes_per_s,
-        inter_node_bandwidth_bytes_per_s=cluster.inter_node_bandwidth_bytes_per_s,
-        intra_node_latency_s=cluster.intra_node_latency_s,
-        inter_node_latency_s=cluster.inter_node_latency_s,
-        memory_bandwidth_bytes_per_s=cluster.memory_bandwidth_bytes_per_s,
-        notes=notes,
-        overlap=tuple((dim, workload.overlap(dim)) for dim in ("dp", "pp", "cp", "tp", "ep")),
-        efficiency_calibration=EFFICIENCY_CALIBRATION if workload.achievable_flops_fraction is None else "",
-        uncertainty=uncertainty,
-    )
+    dims, assumptions = _dimensions_and_assumptions(model, cluster, workload, table.columns)
     return PlanResult(
         model=model,
         cluster=cluster,

@@ -14,6 +14,7 @@ from ..i18n import register, tr
 from ..specs import _divisors, stage_layer_counts, type_error
 from .gate_table import PLAN_GATES as PLAN_GATES
 from .gate_table import PlanGate as PlanGate
+from .gate_table import chunks_divide_stages
 from .specs import (
     DEGREE_KEYS,
     MAX_GLOBAL_BATCH,
@@ -83,20 +84,49 @@ def stage_layers(layers: int, pp: int, edge_layers: int = 0) -> tuple[int, int, 
 # --------------------------------------------------------------------------- the space as columns
 
 
-INT_COLUMNS: tuple[str, ...] = ("tp", "pp", "dp", "cp", "ep", "v", "zero", "mb", "ga", "rc", "replicas")
+INT_COLUMNS: tuple[str, ...] = ("tp", "pp", "dp", "cp", "ep", "etp", "v", "zero", "mb", "ga", "rc", "replicas")
 
 
 def _v_options(model: ModelSpec, workload: WorkloadSpec, pp: int) -> list[int]:
-    """Virtual stages tried at ``pp``: 1, and 2..max while every stage keeps at least one layer per chunk."""
+    """Virtual stages tried at ``pp``: 1, and each v in 2..max that keeps at least one layer per chunk and splits
+    every stage into equal chunks (:func:`coursekit.planner.gate_table.chunks_divide_stages`)."""
     if pp == 1:
         return [1]
-    first, mid, last = stage_layer_counts(model.layers, pp, workload.pipeline_edge_layers)
+    edge = workload.pipeline_edge_layers
+    first, mid, last = stage_layer_counts(model.layers, pp, edge)
     fewest = min(first, last, mid) if pp > 2 else min(first, last)
-    return [1, *range(2, min(workload.max_virtual_stages, max(fewest, 1)) + 1)]
+    tried = range(2, min(workload.max_virtual_stages, max(fewest, 1)) + 1)
+    return [1, *(v for v in tried if chunks_divide_stages(first, mid, last, pp, edge, v))]
+
+
+def etp_options(model: ModelSpec, tp: int) -> tuple[int, ...]:
+    """Expert tensor-parallel degrees searched at ``tp``: 1 and tp for a mixture of experts, ``(tp,)`` for a dense
+    model (which has no expert layers).
+
+    Megatron-Core's parallel folding (``megatron/core/parallel_state.py``, ``initialize_model_parallel``) lays the
+    expert layers' ranks out as their own grid ETP × EP × EDP × PP over the same world, with
+    ``--expert-tensor-parallel-size`` defaulting to TP; it requires only that ETP · EP · PP divide the world (the
+    ``ep_fold`` gate). The search tries the two values practice uses: TP (the default) and 1 (the MoE README's
+    advice for fine-grained experts) — the divisors in between would double the MoE search again
+    (``benchmarks/bench_plan.py``); :func:`evaluate_composition` accepts any ETP.
+
+    >>> from coursekit.presets import MODELS
+    >>> moe, dense = MODELS["mixtral-8x7b"], MODELS["llama3-8b"]
+    >>> etp_options(moe, 8), etp_options(moe, 1), etp_options(dense, 8)
+    ((1, 8), (1,), (8,))
+
+    Taught in: lesson 9 (decision workbench).
+    """
+    if not model.is_moe:
+        return (tp,)
+    return (1, tp) if tp > 1 else (1,)
 
 
 def training_space(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec) -> dict[str, npt.NDArray[Any]]:
-    """Every training composition ``(tp, cp, pp, dp, ep, v, zero, mb, ga, recompute)`` with tp·cp·pp·dp = world.
+    """Every training composition ``(tp, cp, pp, dp, ep, etp, v, zero, mb, ga, recompute)`` with tp·cp·pp·dp = world.
+
+    A mixture of experts also tries each expert tensor-parallel degree of :func:`etp_options`; a dense model's
+    ``etp`` column equals ``tp``.
 
     Raises ValueError (:data:`MAX_SPACE_SIZE`) rather than build a space too large to search quickly.
     """
@@ -104,19 +134,20 @@ def training_space(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpe
 
     world = cluster.world_size
     ep_options = _divisors(model.num_experts) if model.is_moe else (1,)
-    structs: list[tuple[int, int, int, int, int, int]] = []
+    structs: list[tuple[int, int, int, int, int, int, int]] = []
     for tp in _divisors(world):
+        etps = etp_options(model, tp)
         for cp in _divisors(world // tp):
             for pp in _divisors(world // (tp * cp)):
                 dp = world // (tp * cp * pp)
                 for v in _v_options(model, workload, pp):
-                    structs.extend((tp, cp, pp, dp, ep, v) for ep in ep_options)
+                    structs.extend((tp, cp, pp, dp, ep, v, etp) for ep in ep_options for etp in etps)
     mb_values = [d for d in _divisors(workload.global_batch) if d <= workload.max_micro_batch]
     inner = len(mb_values) * len(workload.recompute_modes)
     size = len(structs) * len(workload.zero_stages) * inner
     if size > MAX_SPACE_SIZE:
         raise ValueError(tr("planner.space_too_large", size=size, limit=MAX_SPACE_SIZE))
-    base = np.array(structs, dtype=np.int64).reshape(-1, 6)
+    base = np.array(structs, dtype=np.int64).reshape(-1, 7)
     zeros_all = np.array(workload.zero_stages, dtype=np.int64)
     zero_single = np.array([workload.zero_stages[0]], dtype=np.int64)
     sharded = base[:, 1] * base[:, 3] > 1  # dp·cp > 1: ZeRO stages differ
@@ -138,6 +169,7 @@ def training_space(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpe
         "pp": rows[:, 2],
         "dp": dp_col,
         "ep": rows[:, 4],
+        "etp": rows[:, 6],
         "v": rows[:, 5],
         "zero": zero_col,
         "mb": mb_col,
@@ -169,8 +201,8 @@ def parse_degrees(text: str | Mapping[str, Any], *, name: str = "text") -> dict[
     >>> parse_degrees("tp=8,xp=2")
     Traceback (most recent call last):
     ...
-    ValueError: text = 'tp=8,xp=2': unknown key 'xp'; the keys are tp, pp, dp, cp, ep, v, zero, mb, ga, \
-recompute, replicas.
+    ValueError: text = 'tp=8,xp=2': unknown key 'xp'; the keys are tp, pp, dp, cp, ep, etp, v, zero, mb, \
+ga, recompute, replicas.
 
     Taught in: lesson 9 (decision workbench).
     """

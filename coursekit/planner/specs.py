@@ -126,6 +126,12 @@ register(
             "zh": "{name} = {value!r}：{key} = {item!r} 必须是 {low} 到 {high} 之间的整数。",
             "en": "{name} = {value!r}: {key} = {item!r} must be an integer from {low} to {high}.",
         },
+        "planner.etp_dense": {
+            "zh": "etp = {etp}：专家张量并行 (expert tensor parallelism, ETP) 只适用于混合专家 (MoE) 模型的训练；"
+            "{model} 在这里没有专家层",
+            "en": "etp = {etp}: expert tensor parallelism (ETP) applies only to training a mixture-of-experts (MoE) "
+            "model; {model} has no expert layers here",
+        },
         "planner.degrees_mixed": {
             "zh": "{name} = {value!r}：replicas 描述服务副本，不能与训练的 dp、zero、ga 同时给出。",
             "en": "{name} = {value!r}: replicas describe serving copies and cannot be given together with the "

@@ -24,7 +24,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..i18n import Reason, Text, register, tr
+from .._validate import check_number
+from ..i18n import Reason, Text, register, shown_repr, tr
 from ..specs import _replace_valid
 from .calibration import ASSUMPTION_UNCERTAINTY
 from .specs import ClusterSpec, ModelSpec, WorkloadSpec
@@ -255,6 +256,56 @@ def tie_row(
     return TieRow(rank, index, label, step_s, step_s / leader_s, scenarios, assumption, reason)
 
 
+register(
+    {
+        "planner.tie_steps": {
+            "zh": "{name} = {value}：必须是一维的有限非负数数组（步长时间，秒），长度 {length}。",
+            "en": "{name} = {value}: must be a one-dimensional array of finite non-negative step times (s), "
+            "{length} long.",
+        },
+        "planner.tie_group": {
+            "zh": "group = {value}：必须是列表，各项是 0 到 {high} 之间的整数位置。",
+            "en": "group = {value}: must be a list of integer positions from 0 to {high}.",
+        },
+    }
+)
+
+
+def _check_steps(name: str, values: Any, length: int | None = None) -> Any:
+    """``values`` as a 1-D float array of finite step times >= 0 (of ``length`` when given), else a ValueError
+    or TypeError naming it in the learner's language."""
+    import numpy as np
+
+    shown = shown_repr(values)
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
+        raise TypeError(tr("planner.tie_steps", name=name, value=shown, length=length if length is not None else "n"))
+    try:
+        array = np.asarray(values, dtype=float)
+    except (TypeError, ValueError, OverflowError):
+        raise TypeError(tr("planner.tie_steps", name=name, value=shown, length=length or "n")) from None
+    if (
+        array.ndim != 1
+        or (length is not None and len(array) != length)
+        or not np.all(np.isfinite(array) & (array >= 0))
+    ):
+        raise ValueError(tr("planner.tie_steps", name=name, value=shown, length=length if length is not None else "n"))
+    return array
+
+
+def _check_scenarios(scenarios: Any, length: int | None) -> dict[str, Any]:
+    if not isinstance(scenarios, Mapping):
+        raise TypeError(
+            tr(
+                "validate.type_instance",
+                name="scenarios",
+                value=shown_repr(scenarios),
+                expected="Mapping",
+                type=type(scenarios).__name__,
+            )
+        )
+    return {str(code): _check_steps(f"scenarios[{code!r}]", steps, length) for code, steps in scenarios.items()}
+
+
 def robust_tie_groups(
     base: Any, scenarios: Mapping[str, Any], uncertainty: float
 ) -> tuple[list[list[int]], dict[int, tuple[str, ...]]]:
@@ -274,7 +325,9 @@ def robust_tie_groups(
     """
     import numpy as np
 
-    base = np.asarray(base, dtype=float)
+    base = _check_steps("base", base)
+    scenarios = _check_scenarios(scenarios, len(base))
+    uncertainty = check_number("uncertainty", uncertainty, ge=0, le=10)
     codes = list(scenarios)
     table = np.stack([np.asarray(scenarios[c], dtype=float) for c in codes]) if codes else np.empty((0, len(base)))
     assigned = np.zeros(len(base), dtype=bool)
@@ -317,6 +370,12 @@ def contenders(group: list[int], scenarios: Mapping[str, Any]) -> dict[int, tupl
     """
     import numpy as np
 
+    scenarios = _check_scenarios(scenarios, None)
+    sizes = {len(steps) for steps in scenarios.values()}
+    high = min(sizes, default=0) - 1
+    items = group if isinstance(group, (list, tuple)) else None
+    if items is None or not all(isinstance(g, int) and not isinstance(g, bool) and 0 <= g <= high for g in items):
+        raise ValueError(tr("planner.tie_group", value=shown_repr(group), high=high))
     codes = list(scenarios)
     if not codes or len(group) < 2:
         return {}

@@ -52,7 +52,10 @@ def compare_published(run: object) -> PublishedComparison:
     cluster = CLUSTERS[run.cluster].with_nodes(run.nodes)
     result = plan(model, cluster, run.workload())
     order = result.accepted_indices()
-    wanted = set(result.find(**dict(run.degrees)))
+    degrees = dict(run.degrees)
+    if model.is_moe:  # a run that states no expert TP ran Megatron's default, expert TP = TP
+        degrees.setdefault("etp", degrees.get("tp", 1))
+    wanted = set(result.find(**degrees))
     matching = [i for i in order if i in wanted]
     best_layout = result.candidate(order[0]).label() if order else ""
     unit = "tokens/s/GPU" if run.flop_convention == "tokens" else "TFLOP/s/GPU"

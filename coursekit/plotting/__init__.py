@@ -31,7 +31,7 @@ from matplotlib.figure import Figure
 from matplotlib.text import Text as MplText
 
 from .. import i18n
-from .._validate import check_bool, check_number
+from .._validate import check_bool, check_instance, check_number
 from .fonts import (
     CJK_FONT_CANDIDATES,
     LATIN_FONT,
@@ -47,6 +47,7 @@ from .text_cache import TEXT_CACHE_SIZE, TEXT_CACHE_TOLERANCE, CourseCanvas, Tex
 __all__ = [
     "CJK_FONT_CANDIDATES",
     "DEFAULT_DPI",
+    "FIGURE_PIXEL_RATIO",
     "LATIN_FONT",
     "PNG_COMPRESS_LEVEL",
     "TEXT_CACHE_SIZE",
@@ -58,6 +59,7 @@ __all__ = [
     "cjk_font_family",
     "css_width_px",
     "encode_png",
+    "figure_image",
     "figure_to_png",
     "font_families",
     "freeze_layout",
@@ -69,11 +71,13 @@ __all__ = [
 
 #: Dots per inch of lesson figures: sharp enough on screen, fast to render.
 DEFAULT_DPI: int = 100
-#: Device pixels per CSS pixel that widget figures are drawn for: a HiDPI ("retina") screen
-#: has 2, so a widget draws at ``DEFAULT_DPI * WIDGET_PIXEL_RATIO`` and the page shows the PNG
-#: at its ``DEFAULT_DPI`` size (:func:`css_width_px`). On a screen of ratio 1 the browser
-#: downsamples, which stays sharp; drawing at 1 and upsampling is what looks blurry.
-WIDGET_PIXEL_RATIO: int = 2
+#: Device pixels per CSS pixel that figures are drawn for: a HiDPI ("retina") screen has 2, so a
+#: figure is drawn at ``DEFAULT_DPI * FIGURE_PIXEL_RATIO`` and shown at its ``DEFAULT_DPI`` size
+#: (:func:`css_width_px`, :func:`figure_image`). On a screen of ratio 1 the browser downsamples,
+#: which stays sharp; drawing at 1 and upsampling is what looks blurry.
+FIGURE_PIXEL_RATIO: int = 2
+#: The same ratio for the widgets' figures (a widget draws at ``DEFAULT_DPI * WIDGET_PIXEL_RATIO``).
+WIDGET_PIXEL_RATIO: int = FIGURE_PIXEL_RATIO
 
 
 def new_figure(width_in: float, height_in: float, dpi: int = DEFAULT_DPI) -> Figure:
@@ -101,35 +105,67 @@ def css_width_px(fig: Figure) -> int:
     >>> css_width_px(new_figure(6.2, 3.2, dpi=DEFAULT_DPI * WIDGET_PIXEL_RATIO))
     620
     """
+    check_instance("fig", fig, Figure)
     return round(fig.get_figwidth() * DEFAULT_DPI)
 
 
-def figure_to_png(fig: Figure, describe: bool = True) -> bytes:
-    """Render ``fig`` to PNG bytes with the Agg renderer at the figure's own dpi.
+def figure_to_png(fig: Figure, describe: bool = True, pixel_ratio: float = 1) -> bytes:
+    """Render ``fig`` to PNG bytes with the Agg renderer at the figure's own dpi times ``pixel_ratio``.
 
     With ``describe`` (the default) the PNG carries what the figure shows in words, in the course language
     (:func:`coursekit.figure_alt.describe_figure`, as the PNG's ``Description`` text): a static page uses it
     as the image's alt text. A live widget, which redraws on every change, passes ``describe=False``.
+    ``pixel_ratio`` (> 0) draws that many pixels per figure pixel in each direction, for a page that shows the
+    PNG at the figure's size on a HiDPI screen (:func:`figure_image`); the figure keeps its dpi.
 
     >>> figure_to_png(new_figure(1, 1))[:4]
     b'\\x89PNG'
+    >>> import struct; struct.unpack(">II", figure_to_png(new_figure(1, 0.5), pixel_ratio=2)[16:24])
+    (200, 100)
 
     Taught in: lesson 0 (course index).
     """
-    if not isinstance(fig, Figure):
-        raise TypeError(f"figure_to_png() needs a matplotlib Figure, not {type(fig).__name__}")
+    check_instance("fig", fig, Figure)
+    ratio = check_number("pixel_ratio", pixel_ratio, gt=0)
     if not isinstance(fig.canvas, FigureCanvasAgg):
         CourseCanvas(fig)
     # Draw once on the Agg canvas and encode the pixels ourselves: savefig would draw twice
     # with a layout engine and compress harder than a live widget needs.
     canvas = cast("FigureCanvasAgg", fig.canvas)
-    canvas.draw()  # type: ignore[no-untyped-call]
+    if ratio == 1:
+        canvas.draw()  # type: ignore[no-untyped-call]
+    else:
+        dpi = fig.dpi
+        fig.set_dpi(dpi * ratio)
+        try:
+            canvas.draw()  # type: ignore[no-untyped-call]
+        finally:
+            fig.set_dpi(dpi)  # the pixels stay in the canvas's buffer until the next draw
     text = None
     if describe:
         from ..figure_alt import describe_figure
 
         text = {"Description": (describe_figure(fig), i18n.get_language())}
     return encode_png(np.asarray(cast(Any, canvas).buffer_rgba()), text=text)
+
+
+def figure_image(fig: Figure) -> Any:
+    """``fig`` as an ``IPython.display.Image`` a lesson displays: drawn at :data:`FIGURE_PIXEL_RATIO` times its
+    dpi and shown at its size (crisp on a HiDPI screen), with what it shows in words as its alt text.
+
+    >>> image = figure_image(new_figure(2, 1))
+    >>> (image.width, image.height)  # CSS pixels: the figure's size at DEFAULT_DPI; the PNG has twice as many
+    (200, 100)
+
+    Taught in: lesson 0 (course index); every lesson's figures use it.
+    """
+    from IPython.display import Image
+
+    from ..figure_alt import png_description
+
+    png = figure_to_png(fig, pixel_ratio=FIGURE_PIXEL_RATIO * DEFAULT_DPI / fig.dpi)
+    # retina: shown at half the PNG's size
+    return Image(png, retina=True, alt=png_description(png))  # type: ignore[no-untyped-call]
 
 
 def freeze_layout(fig: Figure) -> None:
@@ -142,6 +178,7 @@ def freeze_layout(fig: Figure) -> None:
     >>> freeze_layout(fig); type(fig.get_layout_engine()).__name__  # a no-op engine keeps the positions
     'PlaceHolderLayoutEngine'
     """
+    check_instance("fig", fig, Figure)
     engine = fig.get_layout_engine()
     if engine is not None and type(engine).__name__ != "PlaceHolderLayoutEngine":
         fig.set_layout_engine("none")
@@ -167,6 +204,7 @@ def pin_labels(fig: Figure, pinned: bool = True) -> None:
 
     Taught in: lesson 0 (course index).
     """
+    check_instance("fig", fig, Figure)
     check_bool("pinned", pinned)
     held: list[tuple[Any, str]] = fig.__dict__.setdefault("_course_pinned_labels", [])
     if not pinned:
@@ -201,6 +239,7 @@ def cache_drawing(artist: Artist, key: Callable[[], Any] | None = None) -> None:
 
     Taught in: lesson 0 (course index).
     """
+    check_instance("artist", artist, Artist)
     original = artist.draw
     cached: dict[str, Any] = {}
 

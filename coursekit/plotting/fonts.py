@@ -24,6 +24,7 @@ from matplotlib.figure import Figure
 from matplotlib.text import Text as MplText
 
 from .. import i18n
+from .._validate import check_instance
 from ..i18n import Text
 
 #: CJK fonts tried in this order; the first one matplotlib can use wins.
@@ -120,8 +121,7 @@ def label(text: Text) -> str:
 
     Taught in: lesson 0 (course index).
     """
-    if not isinstance(text, Text):
-        raise TypeError(f"label() needs a coursekit.i18n.Text, not {type(text).__name__}")
+    check_instance("text", text, Text)
     return text.render(plot_language())
 
 

@@ -16,9 +16,23 @@ from typing import Any
 import numpy as np
 
 from .._validate import check_number
+from ..i18n import register, tr
+
+register(
+    {
+        "plotting.png_pixels": {
+            "zh": "rgba 的类型与形状是 {dtype} {shape}：必须是 (高, 宽, 4) 的 uint8 数组。",
+            "en": "rgba is {dtype} {shape}: must be a (height, width, 4) uint8 array.",
+        },
+    }
+)
 
 #: zlib level of the PNGs widgets send to the browser (1 = fastest).
 PNG_COMPRESS_LEVEL = 1
+#: Colours of a figure reduced for a web page (:func:`palette_png`): a live widget's precomputed states.
+PALETTE_COLOURS = 64
+#: Colours of a lesson figure on the course website (:func:`palette_png`; coursekit.figure_alt's ``<img>``).
+PAGE_FIGURE_COLOURS = 256
 
 
 def encode_png(
@@ -41,7 +55,7 @@ def encode_png(
     """
     pixels = np.asarray(rgba)
     if pixels.ndim != 3 or pixels.shape[2] != 4 or pixels.dtype != np.uint8:
-        raise ValueError(f"encode_png() needs an (height, width, 4) uint8 array, not {pixels.dtype} {pixels.shape}")
+        raise ValueError(tr("plotting.png_pixels", dtype=str(pixels.dtype), shape=str(pixels.shape)))
     level = int(check_number("compress_level", compress_level, ge=0, le=9))
     height, width = pixels.shape[:2]
     if pixels[:, :, 3].min() == 255:
@@ -71,3 +85,24 @@ def encode_png(
 
 def _png_chunk(tag: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data) & 0xFFFFFFFF)
+
+
+def palette_png(png: bytes, colours: int = PALETTE_COLOURS) -> bytes:
+    """``png`` with at most ``colours`` colours (Pillow's median cut), for a lighter page.
+
+    A course figure (flat fills, lines, antialiased text) keeps its look with 64 to 256 colours at a third to a
+    quarter of the bytes; the course website shows figures this way.
+
+    >>> import numpy as np
+    >>> palette_png(encode_png(np.zeros((2, 2, 4), dtype=np.uint8)))[25]  # IHDR colour type 3: a palette
+    3
+    """
+    import io
+
+    from PIL import Image
+
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    reduced = image.quantize(colors=colours, method=Image.Quantize.MEDIANCUT)
+    out = io.BytesIO()
+    reduced.save(out, format="PNG", optimize=True)
+    return out.getvalue()

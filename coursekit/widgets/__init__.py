@@ -175,6 +175,9 @@ class LessonWidget(abc.ABC, Generic[R]):
     figure_size_in: ClassVar[tuple[float, float]] = (6.0, 3.2)
     #: The control a learner (and the browser test) moves first; defaults to the first control.
     main_control: ClassVar[str | None] = None
+    #: The lesson's cases (a name and the controls that differ from the start) a page without a kernel offers
+    #: instead of one control's grid, for a widget with too many combinations (coursekit.widgets.frames).
+    presets: ClassVar[tuple[tuple[Text, Mapping[str, Any]], ...]] = ()
 
     def __init__(self, controls: Mapping[str, ipywidgets.ValueWidget]) -> None:
         if not controls:
@@ -375,31 +378,30 @@ class LessonWidget(abc.ABC, Generic[R]):
         A front end with a widget manager (JupyterLab, Colab) renders the live view instead;
         a static page (the course website, nbconvert) shows this.
         """
-        from .frames import live_frames, shown_value
+        from .frames import live_replay, palette_png, shown_value
 
         if live is None:
             live = os.environ.get(FRAMES_ENV) == "1"
-        main, frames = live_frames(self) if live else ("", [])
-        data = base64.b64encode(self.image.value or figure_to_png(self.figure, describe=False)).decode("ascii")
+        replay, note = live_replay(self) if live else (None, tr("widgets.static_note"))
+        png = self.image.value or figure_to_png(self.figure, describe=False)
+        data = base64.b64encode(png).decode("ascii")
+        # A page that replays the states shows this one as it shows them (a palette PNG: a quarter of the bytes).
+        shown = base64.b64encode(palette_png(png)).decode("ascii") if replay is not None else data
         rows = "".join(
             f"<li>{html.escape(str(control.description))}: <b>{html.escape(shown_value(control))}</b></li>"
             for control in self.controls.values()
         )
-        if frames:
-            description = str(self.controls[main].description)
-            note = tr("widgets.live_note", control=description)
-            # The page's script (course website) turns this into a slider over the states the widget computed.
-            position = list(self.controls).index(main)  # the control's row in the list above
-            replay = json.dumps({"control": position, "label": description, "frames": frames}, ensure_ascii=False)
-            replay_html = f'<script type="application/json" class="ck-live-frames">{_script_safe(replay)}</script>'
-        else:
-            note, replay_html = tr("widgets.static_note"), ""
+        replay_html = ""
+        if replay is not None:  # the page's script (course website) replays the states the widget computed
+            text = _script_safe(json.dumps(replay, ensure_ascii=False))
+            replay_html = f'<script type="application/json" class="ck-live-frames">{text}</script>'
+        width, height = css_width_px(self.figure), round(self.figure.get_figheight() * DEFAULT_DPI)
         return {
             "text/html": (
                 f'<div class="ck-static"><p class="ck-static-note">{html.escape(note)}</p>'
                 f'<ul class="ck-static-controls">{rows}</ul>{replay_html}'
                 f'<div class="ck-static-message">{self.message_html.value}</div>'
-                f'<img class="ck-static-figure" src="data:image/png;base64,{data}"'
+                f'<img class="ck-static-figure" src="data:image/png;base64,{shown}" width="{width}" height="{height}"'
                 f' alt="{html.escape(describe_figure(self.figure), quote=True)}"></div>'
             ),
             "image/png": data,

@@ -11,24 +11,49 @@ returned. The other controls stay at their values; the widget is put back as it 
 Frames are PNGs reduced to a 64-colour palette (about a quarter of the size; the widget's own PNG keeps
 every colour), so a widget's frames weigh about 0.3-0.5 MB in the page.
 
+A widget whose controls span too many combinations for one control's grid to say much (the workbench)
+names the lesson's cases instead (``presets``): :func:`preset_frames` records each case the same way, with
+every control's shown value, and the page offers them as a choice next to a link that runs the lesson live.
+
 Taught in: every widget lesson, on the course website.
 """
 
 from __future__ import annotations
 
 import base64
-import io
 from typing import Any
 
 import ipywidgets
 
-from ..i18n import tr
+from ..i18n import register, tr
+from ..plotting.png import PALETTE_COLOURS, palette_png  # re-exported: the frames' palette
 
-__all__ = ["MAX_FRAMES", "control_steps", "live_frames", "palette_png"]
+__all__ = [
+    "MAX_FRAMES",
+    "PALETTE_COLOURS",
+    "control_steps",
+    "live_frames",
+    "live_replay",
+    "palette_png",
+    "preset_frames",
+]
 
 #: At most this many precomputed states per widget (the page's weight grows with each).
 MAX_FRAMES = 16
-PALETTE_COLOURS = 64
+
+register(
+    {
+        "widgets.preset_note": {
+            "zh": "预先算好的情形：这个工作台的控件组合太多，无法逐一预先计算；请选择本课用到的一个情形，"
+            "查看它的漏斗和估算。要调节所有控件，请在线运行本课。",
+            "en": "Precomputed cases: this workbench has too many combinations of controls to precompute them all; "
+            "choose one of the lesson's cases to see its funnel and estimate. Run the lesson live to move every "
+            "control.",
+        },
+        "widgets.preset_label": {"zh": "本课的情形", "en": "Lesson case"},
+        "widgets.run_live": {"zh": "在线运行本课：", "en": "Run this lesson live:"},
+    }
+)
 
 
 def _spread(count: int, keep: int, limit: int) -> list[int]:
@@ -66,15 +91,63 @@ def control_steps(control: ipywidgets.ValueWidget, limit: int = MAX_FRAMES) -> l
     return []
 
 
-def palette_png(png: bytes, colours: int = PALETTE_COLOURS) -> bytes:
-    """``png`` with at most ``colours`` colours (Pillow's median cut), for a lighter page."""
-    from PIL import Image
+def _state(widget: Any) -> dict[str, str]:
+    """What the widget shows now: verdict box, figure (palette PNG, base64) and the figure in words."""
+    from ..figure_alt import describe_figure
 
-    image = Image.open(io.BytesIO(png)).convert("RGB")
-    reduced = image.quantize(colors=colours, method=Image.Quantize.MEDIANCUT)
-    out = io.BytesIO()
-    reduced.save(out, format="PNG", optimize=True)
-    return out.getvalue()
+    return {
+        "message": widget.message_html.value,
+        "png": base64.b64encode(palette_png(widget.image.value)).decode("ascii"),
+        "alt": describe_figure(widget.figure),
+    }
+
+
+def preset_frames(widget: Any) -> list[dict[str, Any]]:
+    """What ``widget`` shows for each of its ``presets`` (the lesson's cases: a name and the controls that
+    differ from the widget's start), each computed once with the controls set together.
+
+    Each frame: ``name``, ``controls`` (every control's label and shown value, in the controls' order: a
+    control may change its label with the case, as the workbench's batch in serving mode), ``message``, ``png``
+    (base64) and ``alt``. The widget ends as it started.
+    """
+    start = {name: control.value for name, control in widget.controls.items()}
+
+    def put(values: dict[str, Any]) -> None:
+        for name, control in widget.controls.items():  # in order: a control may reset later ones (the mode)
+            if name in values:
+                control.value = values[name]
+
+    frames = []
+    try:
+        for name, changes in widget.presets:
+            with widget.hold_updates():  # one update per case
+                put(start)
+                put(dict(changes))
+            controls = [[str(control.description), shown_value(control)] for control in widget.controls.values()]
+            frames.append({"name": str(name), "controls": controls, **_state(widget)})
+    finally:
+        with widget.hold_updates():
+            put(start)
+    return frames
+
+
+def live_replay(widget: Any) -> tuple[dict[str, Any] | None, str]:
+    """What the course website replays of ``widget`` (None when nothing: a single state) and the note above it.
+
+    The lesson's cases when the widget names some (``presets``), else its states on one control's grid
+    (:func:`live_frames`).
+    """
+    replay: dict[str, Any]
+    if getattr(widget, "presets", ()):
+        replay = {"label": tr("widgets.preset_label"), "live": tr("widgets.run_live"), "presets": preset_frames(widget)}
+        return replay, tr("widgets.preset_note")
+    name, frames = live_frames(widget)
+    if not frames:
+        return None, tr("widgets.static_note")
+    description = str(widget.controls[name].description)
+    position = list(widget.controls).index(name)  # the control's row in the page's list of controls
+    replay = {"control": position, "label": description, "frames": frames}
+    return replay, tr("widgets.live_note", control=description)
 
 
 def live_frames(widget: Any, limit: int = MAX_FRAMES) -> tuple[str, list[dict[str, str]]]:
@@ -85,8 +158,6 @@ def live_frames(widget: Any, limit: int = MAX_FRAMES) -> tuple[str, list[dict[st
     Each frame: ``value`` (the control's shown value), ``message`` (the verdict box HTML), ``png`` (base64)
     and ``alt`` (the figure in words). The widget ends as it started.
     """
-    from ..figure_alt import describe_figure
-
     main = widget.main_control if widget.main_control in widget.controls else next(iter(widget.controls))
     # The main control, or, when it has no grid (a number box), the first control that has one.
     order = [main, *(n for n in widget.controls if n != main)]
@@ -100,15 +171,7 @@ def live_frames(widget: Any, limit: int = MAX_FRAMES) -> tuple[str, list[dict[st
     try:
         for attribute, value in steps:
             setattr(control, attribute, value)
-            png = widget.image.value
-            frames.append(
-                {
-                    "value": shown_value(control),
-                    "message": widget.message_html.value,
-                    "png": base64.b64encode(palette_png(png)).decode("ascii"),
-                    "alt": describe_figure(widget.figure),
-                }
-            )
+            frames.append({"value": shown_value(control), **_state(widget)})
     finally:
         setattr(control, *start)
     return name, frames

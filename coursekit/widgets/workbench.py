@@ -55,6 +55,7 @@ __all__ = [
     "SERVING_DEFAULT_CONCURRENCY",
     "SERVING_DEFAULT_PROMPT_TOKENS",
     "SERVING_OUTPUT_TOKENS",
+    "SITE_PRESETS",
     "WIDGET_MODELS",
     "WorkbenchWidget",
     "breakdown_chart",
@@ -67,7 +68,7 @@ WIDGET_MODELS: tuple[str, ...] = ("gpt2-small", "llama3-8b", "llama3-70b", "llam
 #: Node counts offered.
 NODE_OPTIONS: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64)
 #: Global batch sizes offered (sequences).
-BATCH_OPTIONS: tuple[int, ...] = (8, 32, 64, 128, 512, 1024, 2048)
+BATCH_OPTIONS: tuple[int, ...] = (8, 32, 64, 128, 256, 512, 1024, 2048)  # 256: lesson 9 section 5's long-context case
 #: Sequence lengths offered (tokens): the "longer context" what-if.
 SEQ_OPTIONS: tuple[int, ...] = (1024, 2048, 4096, 8192, 32768, 131072)
 #: Divisors of the inter-node bandwidth: the "slower link between nodes" what-if.
@@ -94,6 +95,31 @@ _PLAN_INPUTS: tuple[str, ...] = (
     "overlap",
     "link_slowdown",
     "moe",
+)
+
+#: The cases lesson 9 works through, as changes from the widget's start (Llama-3 70B, 16 H100 nodes, global
+#: batch 1024 × 8192 tokens): the course website offers these, each computed by the widget at build time, where
+#: no kernel can run it (the controls span far too many combinations to precompute them all).
+SITE_PRESETS: tuple[tuple[Text, dict[str, Any]], ...] = (
+    (Text(zh="第 2 节：Llama-3 70B，16 个 H100 节点", en="Section 2: Llama-3 70B on 16 H100 nodes"), {}),
+    (
+        Text(zh="第 4 节：Llama-3 8B，8 × 24 GiB 的一台机器", en="Section 4: Llama-3 8B on one box of 8 × 24 GiB"),
+        {"model": "llama3-8b", "cluster": "pcie-24g-8", "nodes": 1, "global_batch": 64, "seq_len": 2048},
+    ),
+    (Text(zh="第 5 节：跨节点带宽 ÷ 8", en="Section 5: inter-node bandwidth ÷ 8"), {"link_slowdown": 8}),
+    (
+        Text(zh="第 5 节：序列 32768，global batch 256", en="Section 5: sequence 32768, global batch 256"),
+        {"global_batch": 256, "seq_len": 32768},
+    ),
+    (Text(zh="第 5 节：MoE 8 专家 top-2", en="Section 5: MoE 8 experts top-2"), {"moe": True}),
+    (
+        Text(
+            zh="第 8 节：8 个节点上的 8K 序列，global batch 128",
+            en="Section 8: 8K tokens on 8 nodes, global batch 128",
+        ),
+        {"nodes": 8, "global_batch": 128},
+    ),
+    (Text(zh="服务：16 个节点，64 个并发请求", en="Serving: 16 nodes, 64 concurrent requests"), {"mode": "serving"}),
 )
 
 _SEGMENTS: tuple[tuple[str, Text, str], ...] = (
@@ -370,6 +396,7 @@ class WorkbenchWidget(LessonWidget[Any]):
 
     figure_size_in: ClassVar[tuple[float, float]] = (7.0, 3.2)
     main_control: ClassVar[str | None] = "nodes"
+    presets: ClassVar[tuple[tuple[Text, dict[str, Any]], ...]] = SITE_PRESETS
 
     def __init__(self) -> None:
         controls = {

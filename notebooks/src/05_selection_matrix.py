@@ -48,7 +48,7 @@ coursekit.set_language("{{LANG}}")
 
 from dataclasses import replace
 
-from IPython.display import Image, Markdown, display
+from IPython.display import Markdown, display
 
 from coursekit.capacity import PRECISION_RECIPES, build_resource_ledger, training_state_memory
 from coursekit.exercises import check, reveal, show_solution, verify
@@ -72,7 +72,7 @@ from coursekit.matrix import (
     matrix_table,
     topology_changes,
 )
-from coursekit.plotting import figure_to_png, new_figure
+from coursekit.plotting import figure_image, new_figure
 from coursekit.shapes import MODEL_SHAPES
 from coursekit.units import gib_to_bytes
 from coursekit.widgets.matrix import MatrixWidget, matrix_view, verdict_grid_chart
@@ -741,7 +741,7 @@ assert view.evaluation == evaluate_paper_case(
 grid_views = [matrix_view(name, 24, "hierarchical", 64, 2048) for name in MODEL_SHAPES]
 fig = new_figure(6.0, 3.2)
 verdict_grid_chart(fig.add_subplot(), grid_views)
-display(Image(figure_to_png(fig)))
+display(figure_image(fig))
 assert grid_views[0].evaluation.summary()["FSDP"] == "feasible"
 assert all(v == "not_preferred" for v in grid_views[-1].evaluation.summary().values())
 

@@ -48,7 +48,7 @@ import coursekit
 
 coursekit.set_language("{{LANG}}")
 
-from IPython.display import Image, Markdown, display
+from IPython.display import Markdown, display
 
 from coursekit.capacity import activation_memory, build_resource_ledger, training_state_memory
 from coursekit.communication import tp_traffic, traffic_time
@@ -58,7 +58,7 @@ from coursekit.hardware import link_preset
 from coursekit.i18n import Text, tr
 from coursekit.matrix import CASE_FITS_ONE_DEVICE, evaluate_paper_case
 from coursekit.pipeline import bubble_fraction, bubble_overhead, gantt_rows, simulate_schedule
-from coursekit.plotting import figure_to_png, label, new_figure
+from coursekit.plotting import figure_image, label, new_figure
 from coursekit.scaling import (
     diagnose_efficiency,
     load_imbalance_s,
@@ -179,7 +179,7 @@ for ax, microbatches in zip(axes, (4, 16)):
     idle = label(Text(zh=f"空闲 {schedule.idle_fraction:.0%}", en=f"{schedule.idle_fraction:.0%} idle"))
     ax.set_title(f"1F1B: p = {stages}, m = {microbatches}: {idle}", fontsize=9)
 axes[-1].set_xlabel(label(Text(zh="时间 (s)", en="time (s)")))
-Image(figure_to_png(fig))
+figure_image(fig)
 
 # %% [markdown] lang="zh"
 # ### 动手：流水线调度小部件
@@ -260,7 +260,7 @@ def draw_my_timeline(parts_ms):
     ax.set_yticks([])
     ax.set_xlabel(label(Text(zh="一步内的时间 (ms)；虚线是你填的整步时长", en="time within the step (ms); dashed: your step_ms")))
     ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
-    return Image(figure_to_png(fig))
+    return figure_image(fig)
 
 
 # %% tags=["learner"]
@@ -376,7 +376,7 @@ ax.set_yticks(range(len(timelines)), labels=list(timelines))
 ax.set_ylim(len(timelines) - 0.4, -0.6)
 ax.set_xlabel(label(Text(zh="一步内的时间 (ms)", en="time within one step (ms)")))
 ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
-Image(figure_to_png(fig))
+figure_image(fig)
 
 # %% [markdown] lang="zh"
 # ### 动手：扩展效率小部件

@@ -59,7 +59,7 @@ coursekit.set_language("{{LANG}}")
 
 import importlib.util
 
-from IPython.display import Image, Markdown, display
+from IPython.display import Markdown, display
 
 from coursekit.communication import COLLECTIVES, bus_bandwidth_factor, collective_time_s
 from coursekit.exercises import check, show_solution, verify
@@ -76,7 +76,7 @@ from coursekit.lab import (
 from coursekit.lab.plot import plot_step_lanes
 from coursekit.lab.recorded import load_recorded, record_lesson
 from coursekit.lab.timeline import efficiency_table
-from coursekit.plotting import figure_to_png
+from coursekit.plotting import figure_image
 from coursekit.units import GB_BYTES, GIB_BYTES, MIB_BYTES, MS_PER_S, US_PER_S
 
 #: False: read the run recorded with the course (seconds). True: measure everything again on this machine,
@@ -202,7 +202,7 @@ print(report.detail_table("all_reduce"))
 # The figure is log-log: dots are measurements, the line is the fitted formula. The dotted line is the crossover payload $S^* = \text{steps}\cdot\alpha\cdot B / \text{factor}$: to its left (shaded) latency dominates and the curve is nearly flat; to its right bandwidth dominates and the slope tends to 1 (twice the payload, twice the time).
 
 # %%
-display(Image(figure_to_png(plot_measured_vs_predicted(report))))
+display(figure_image(plot_measured_vs_predicted(report)))
 
 # %% [markdown] lang="zh"
 # ### 用实测检验模型的结构
@@ -503,7 +503,7 @@ verify("lab.most_param_bytes", answer)
 # %%
 timeline = run.timeline
 baselines = [timeline.result(strategy, "baseline") for strategy in ("ddp", "fsdp", "tp")]
-display(Image(figure_to_png(plot_step_lanes(baselines))))
+display(figure_image(plot_step_lanes(baselines)))
 for result in baselines:
     print(result.table(model=False, notes=result is baselines[0]))
     print()
@@ -564,7 +564,7 @@ for scenario in ("baseline", "no_overlap"):
                   f"被掩盖的通信 {mean.hidden_communication_s * MS_PER_S:.2f} ms，步时 {mean.step_s * MS_PER_S:.2f} ms",
                en=f"{result.scenario.label()}: all-reduce calls per step {calls}, exposed comm {mean.exposed_communication_s * MS_PER_S:.2f} ms, "
                   f"hidden comm {mean.hidden_communication_s * MS_PER_S:.2f} ms, step {mean.step_s * MS_PER_S:.2f} ms"))
-display(Image(figure_to_png(plot_step_lanes([timeline.result("ddp", "slow_rank")]))))
+display(figure_image(plot_step_lanes([timeline.result("ddp", "slow_rank")])))
 
 # %% [markdown] lang="zh"
 # 三点观察：

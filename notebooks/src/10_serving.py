@@ -56,14 +56,14 @@ import coursekit
 
 coursekit.set_language("{{LANG}}")
 
-from IPython.display import Image, Markdown, display
+from IPython.display import Markdown, display
 
 from coursekit import tr
 from coursekit.communication import replica_traffic
 from coursekit.exercises import check, show_solution, verify
 from coursekit.i18n import Text
 from coursekit.planner import ModelSpec
-from coursekit.plotting import figure_to_png, label, new_figure
+from coursekit.plotting import figure_image, label, new_figure
 from coursekit.presets import CLUSTERS, MODELS
 from coursekit.roofline import ridge_point_flop_per_byte
 from coursekit.serving import (
@@ -321,7 +321,7 @@ ax.set_xlabel(label(Text(zh="计算强度 (FLOP/字节)", en="arithmetic intensi
 ax.set_ylabel(label(Text(zh="可达 TFLOP/s（H100 bf16）", en="attainable TFLOP/s (H100 bf16)")), fontsize=8)
 ax.tick_params(labelsize=7)
 ax.set_ylim(1.0, 3000.0)
-display(Image(figure_to_png(fig)))
+display(figure_image(fig))
 
 # %% [markdown] lang="zh"
 # 所以解码一个 token 的时间有一个硬下限：每张 GPU 至少要把这一步用到的那份权重读一遍，

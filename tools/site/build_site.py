@@ -42,22 +42,28 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
+if str(ROOT) not in sys.path:  # run as a script from anywhere: the course's own package
+    sys.path.insert(0, str(ROOT))
+
+from coursekit.i18n import Text  # noqa: E402
+
 LANGS = ("zh", "en")
 NOTEBOOK_NAME = re.compile(r"^\d\d_[a-z0-9_]+\.ipynb$")
-SOLUTION_PROMPTS = {
-    "zh": ("显示参考解答", "隐藏参考解答"),
-    "en": ("Show the worked solution", "Hide the worked solution"),
-}
-TITLES = {
-    "zh": "中文课程",
-    "en": "English course",
-    "guide": "教师指南 / Instructor guide",
-    "reference": "参考 / Reference",
-}
-LAUNCH_TITLES = {
-    "zh": "运行课程：Binder、魔搭 (ModelScope)、Colab 与 PyTorch",
-    "en": "Running the course: Binder, ModelScope, Colab and PyTorch",
-}
+#: The buttons of a folded worked solution: (show, hide).
+SOLUTION_PROMPTS = (
+    Text(zh="显示参考解答", en="Show the worked solution"),
+    Text(zh="隐藏参考解答", en="Hide the worked solution"),
+)
+#: Each language's course, as the home page and the navigation name it (in that language).
+COURSE_TITLE = Text(zh="中文课程", en="English course")
+#: Sections of the home page and the navigation that hold both languages.
+GUIDE_TITLE = "教师指南 / Instructor guide"
+REFERENCE_TITLE = "参考 / Reference"
+GUIDE_LINK = Text(zh="教师指南", en="Instructor guide")
+LAUNCH_TITLE = Text(
+    zh="运行课程：Binder、魔搭 (ModelScope)、Colab 与 PyTorch",
+    en="Running the course: Binder, ModelScope, Colab and PyTorch",
+)
 #: README sections the launch pages include, by language: (marker name, anchor).
 README_SECTIONS = ("binder", "modelscope", "colab", "pytorch")
 
@@ -98,12 +104,12 @@ def _load_tool(name: str) -> Any:
     return importlib.import_module(name)
 
 
-PDF_LINKS = {"zh": "中文课程 (PDF)", "en": "English course (PDF)"}
+PDF_LINK = Text(zh="中文课程 (PDF)", en="English course (PDF)")
 
 
 def link_pdfs(home: Path, pdfs: dict[str, str]) -> None:
     """Links to the printed courses under the home page's title (only those Chromium printed)."""
-    links = [f'<a href="{name}">{PDF_LINKS[lang]}</a>' for lang, name in pdfs.items() if name.endswith(".pdf")]
+    links = [f'<a href="{name}">{PDF_LINK.render(lang)}</a>' for lang, name in pdfs.items() if name.endswith(".pdf")]
     if links and home.exists():
         text = home.read_text(encoding="utf-8")
         text = text.replace("</h1>", f'</h1>\n<p class="ck-pdf">{" · ".join(links)}</p>', 1)
@@ -137,7 +143,7 @@ def stage_notebook(notebook: dict[str, Any], lang: str) -> dict[str, Any]:
     Answers to self-checks are already ``<details>`` blocks in the notebooks (tools/build_notebooks.py). Cells that
     only print a table (:func:`table_only`) keep their output and lose their input on the page.
     """
-    show, hide = SOLUTION_PROMPTS[lang]
+    show, hide = (prompt.render(lang) for prompt in SOLUTION_PROMPTS)
     code = [(i, "".join(c["source"])) for i, c in enumerate(notebook["cells"]) if c["cell_type"] == "code"]
     for index, cell in enumerate(notebook["cells"]):
         if cell["cell_type"] == "markdown":
@@ -321,7 +327,7 @@ def _escape(text: str) -> str:
 
 def launch_page(lang: str) -> str:
     """A how-to page that includes the README's launch sections of one language."""
-    lines = [f"# {LAUNCH_TITLES[lang]}", ""]
+    lines = [f"# {LAUNCH_TITLE.render(lang)}", ""]
     for name in README_SECTIONS:
         lines += [
             f"({name})=",
@@ -361,25 +367,25 @@ def home_page(lessons: dict[str, list[Path]], docs: list[Path]) -> str:
         "",
     ]
     for lang in LANGS:
-        lines += [f"## {TITLES[lang]}", ""]
+        lines += [f"## {COURSE_TITLE.render(lang)}", ""]
         lines += [f"- [{notebook_title(p)}](notebooks/{lang}/{p.name})" for p in lessons[lang]]
         lines.append("")
     pages = {str(p) for p in docs}
     guides = [
-        f"[{text}](docs/instructor/{lang}/README.md)"
-        for lang, text in (("zh", "教师指南"), ("en", "Instructor guide"))
+        f"[{GUIDE_LINK.render(lang)}](docs/instructor/{lang}/README.md)"
+        for lang in LANGS
         if f"docs/instructor/{lang}/README.md" in pages
     ]
-    lines += [f"## {TITLES['reference']}", "", "- [术语表 / Glossary](docs/GLOSSARY.md)"]
+    lines += [f"## {REFERENCE_TITLE}", "", "- [术语表 / Glossary](docs/GLOSSARY.md)"]
     lines += [f"- {' / '.join(guides)}"] if guides else []
     lines += ["- [运行课程](launch/zh.md) / [Running the course](launch/en.md)", ""]
     for lang in LANGS:
-        lines += _toctree(TITLES[lang], [f"notebooks/{lang}/{p.stem}" for p in lessons[lang]])
+        lines += _toctree(COURSE_TITLE.render(lang), [f"notebooks/{lang}/{p.stem}" for p in lessons[lang]])
     guide = [str(p.with_suffix("")) for p in docs if "instructor" in p.parts]
     guide.sort(key=lambda d: (LANGS.index(d.split("/")[-2]) if d.split("/")[-2] in LANGS else 2, "README" not in d, d))
-    lines += _toctree(TITLES["guide"], guide)
+    lines += _toctree(GUIDE_TITLE, guide)
     reference = [str(p.with_suffix("")) for p in docs if "instructor" not in p.parts]
-    lines += _toctree(TITLES["reference"], [*reference, *(f"launch/{lang}" for lang in LANGS)])
+    lines += _toctree(REFERENCE_TITLE, [*reference, *(f"launch/{lang}" for lang in LANGS)])
     return "\n".join(lines)
 
 

@@ -21,36 +21,28 @@ from urllib.parse import quote
 
 from sphinx.search.zh import SearchChinese
 
+from coursekit.i18n import Text
+
 LANGS = ("zh", "en")
 
-LABELS: dict[str, dict[str, str]] = {
-    "zh": {
-        "switch": "English",
-        "binder": "在 Binder 上运行",
-        "colab": "在 Colab 中打开",
-        "modelscope": "在魔搭 (ModelScope) 上运行",
-        "glossary": "术语表",
-        "home": "课程首页",
-        "launch": "运行本课：",
-        "bar": "课程",
-        "binder_ui": "",
-    },
-    "en": {
-        "switch": "中文",
-        "binder": "Run on Binder",
-        "colab": "Open in Colab",
-        "modelscope": "Run on ModelScope",
-        "glossary": "Glossary",
-        "home": "Course home",
-        "launch": "Run this lesson:",
-        "bar": "Course",
-        # Binder's image opens JupyterLab in Chinese (binder/postBuild); a Binder link can choose the path only.
-        "binder_ui": (
-            'Binder opens JupyterLab in Chinese: switch with <span lang="zh-CN">设置</span> (Settings) → '
-            '<span lang="zh-CN">语言</span> (Language) → English.'
-        ),
-    },
+#: The bar's words, each in the page's language ("switch" names the other language, in that language).
+LABELS: dict[str, Text] = {
+    "switch": Text(zh="English", en="中文"),
+    "binder": Text(zh="在 Binder 上运行", en="Run on Binder"),
+    "colab": Text(zh="在 Colab 中打开", en="Open in Colab"),
+    "modelscope": Text(zh="在魔搭 (ModelScope) 上运行", en="Run on ModelScope"),
+    "glossary": Text(zh="术语表", en="Glossary"),
+    "home": Text(zh="课程首页", en="Course home"),
+    "launch": Text(zh="运行本课：", en="Run this lesson:"),
+    "bar": Text(zh="课程", en="Course"),
 }
+#: The language of JupyterLab's interface in Binder's image (binder/postBuild); a Binder link can choose the path only.
+BINDER_UI_LANGUAGE = "zh"
+#: What a page in another language says about it (markup of our own).
+BINDER_UI_NOTE = (
+    'Binder opens JupyterLab in Chinese: switch with <span lang="zh-CN">设置</span> (Settings) → '
+    '<span lang="zh-CN">语言</span> (Language) → English.'
+)
 INDEX_DOC = "notebooks/{lang}/00_index"
 GLOSSARY_DOC = "docs/GLOSSARY"
 LAUNCH_DOC = "launch/{lang}"
@@ -99,12 +91,12 @@ def _bar(app: Any, pagename: str) -> str:
     lang = page_language(pagename)
     uri = builder.get_relative_uri
     items: list[str] = []
-    labels = LABELS[lang or "zh"]
+    labels = {name: text.render(lang or "zh") for name, text in LABELS.items()}
     if lang is None:
         for other in LANGS:
             target = INDEX_DOC.format(lang=other)
             if target in found:
-                items.append(_link(uri(pagename, target), LABELS[other]["home"], f"ck-lang ck-lang-{other}"))
+                items.append(_link(uri(pagename, target), LABELS["home"].render(other), f"ck-lang ck-lang-{other}"))
     else:
         other = "en" if lang == "zh" else "zh"
         target = counterpart(pagename)
@@ -127,8 +119,8 @@ def _bar(app: Any, pagename: str) -> str:
         if how_to in found:
             launch.append(_link(uri(pagename, how_to) + "#modelscope", labels["modelscope"], "ck-launch ck-modelscope"))
         items.append(f'<span class="ck-launch-label">{html.escape(labels["launch"])}</span> ' + " ".join(launch))
-        if labels["binder_ui"]:
-            items.append(f'<span class="ck-binder-ui">{labels["binder_ui"]}</span>')  # markup of our own
+        if lang != BINDER_UI_LANGUAGE:
+            items.append(f'<span class="ck-binder-ui">{BINDER_UI_NOTE}</span>')
     return f'<nav class="ck-bar" aria-label="{labels["bar"]}">' + " ".join(items) + "</nav>"
 
 

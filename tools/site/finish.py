@@ -19,44 +19,50 @@ import json
 import re
 import shutil
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from types import MappingProxyType
+
+from coursekit.i18n import Text
 
 #: npm packages fetched at build time (pinned: the site's look and the tests' rules change only on purpose).
 NPM_PACKAGES = ("katex@0.19.1", "axe-core@4.14.1")
 
-#: The theme's English labels and their Chinese for pages in Chinese (attributes and short visible texts).
-THEME_ZH = {
-    "Search": "搜索",
-    "Search...": "搜索…",
-    "Color mode": "颜色模式",
-    "Light": "浅色",
-    "Dark": "深色",
-    "System Settings": "跟随系统",
-    "Download this page": "下载本页",
-    "Download source file": "下载笔记本",
-    "Print to PDF": "打印为 PDF",
-    "Fullscreen mode": "全屏",
-    "Source repository": "源代码仓库",
-    "Main": "主导航",
-    "Site navigation": "站点导航",
-    "On this page": "本页内容",
-    "Page": "页面",
-    "Contents": "目录",
-    "Toggle hidden content": "显示或隐藏内容",
-    "Version warning": "版本提示",
-    "Toggle primary sidebar": "显示或隐藏课程目录",
-    "Toggle secondary sidebar": "显示或隐藏本页目录",
-    "Link to this heading": "链接到本节",
-    "Index": "索引",
-    "next page": "下一页",
-    "previous page": "上一页",
-    "next": "下一页",
-    "previous": "上一页",
-    "Back to top": "回到顶部",
-    "Skip to main content": "跳到正文",
-    "By coursekit authors": "作者：coursekit 作者",
-}
+#: The theme's labels (attributes and short visible texts), which a Chinese page shows in Chinese.
+THEME_TEXTS: tuple[Text, ...] = (
+    Text(zh="搜索", en="Search"),
+    Text(zh="搜索…", en="Search..."),
+    Text(zh="颜色模式", en="Color mode"),
+    Text(zh="浅色", en="Light"),
+    Text(zh="深色", en="Dark"),
+    Text(zh="跟随系统", en="System Settings"),
+    Text(zh="下载本页", en="Download this page"),
+    Text(zh="下载笔记本", en="Download source file"),
+    Text(zh="打印为 PDF", en="Print to PDF"),
+    Text(zh="全屏", en="Fullscreen mode"),
+    Text(zh="源代码仓库", en="Source repository"),
+    Text(zh="主导航", en="Main"),
+    Text(zh="站点导航", en="Site navigation"),
+    Text(zh="本页内容", en="On this page"),
+    Text(zh="页面", en="Page"),
+    Text(zh="目录", en="Contents"),
+    Text(zh="显示或隐藏内容", en="Toggle hidden content"),
+    Text(zh="版本提示", en="Version warning"),
+    Text(zh="显示或隐藏课程目录", en="Toggle primary sidebar"),
+    Text(zh="显示或隐藏本页目录", en="Toggle secondary sidebar"),
+    Text(zh="链接到本节", en="Link to this heading"),
+    Text(zh="索引", en="Index"),
+    Text(zh="下一页", en="next page"),
+    Text(zh="上一页", en="previous page"),
+    Text(zh="下一页", en="next"),
+    Text(zh="上一页", en="previous"),
+    Text(zh="回到顶部", en="Back to top"),
+    Text(zh="跳到正文", en="Skip to main content"),
+    Text(zh="作者：coursekit 作者", en="By coursekit authors"),
+)
+#: The theme's English label -> its Chinese: a read-only view of THEME_TEXTS.
+THEME_ZH: Mapping[str, str] = MappingProxyType({text.en: text.zh for text in THEME_TEXTS})
+
 _ATTRIBUTES = ("aria-label", "title", "placeholder", "data-bs-title", "alt")
 
 

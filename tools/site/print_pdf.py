@@ -22,12 +22,17 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:  # loaded by path from the site builder: the course's own package
+    sys.path.insert(0, str(ROOT))
+
+from coursekit.i18n import Text  # noqa: E402
+
 _ARTICLE = re.compile(r'<article class="bd-article">.*?</article>', re.S)
 _BODY = re.compile(r"<body\b[^>]*>.*</body>", re.S)
 #: A live widget's precomputed states (coursekit.widgets.frames): data for the page's slider, not for paper.
 _LIVE_FRAMES = re.compile(r'<script type="application/json" class="ck-live-frames">.*?</script>', re.S)
 MARGINS = {"top": "15mm", "bottom": "15mm", "left": "14mm", "right": "14mm"}
-TITLES = {"zh": "coursekit 课程（中文）", "en": "coursekit course (English)"}
+TITLE = Text(zh="coursekit 课程（中文）", en="coursekit course (English)")
 
 
 def print_page(out: Path, lang: str, lessons: list[str]) -> Path | None:
@@ -43,7 +48,7 @@ def print_page(out: Path, lang: str, lessons: list[str]) -> Path | None:
         if match:
             articles.append(_LIVE_FRAMES.sub("", match.group(0)))
     body = (
-        f'<body><main class="ck-print-course"><h1 class="ck-print-title">{TITLES[lang]}</h1>'
+        f'<body><main class="ck-print-course"><h1 class="ck-print-title">{TITLE.render(lang)}</h1>'
         + "\n".join(articles)
         + "</main></body>"
     )

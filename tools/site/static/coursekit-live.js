@@ -1,32 +1,163 @@
 /* Lesson widgets on the course website: replay the states the build computed with coursekit
- * (coursekit/widgets/frames.py) as a slider over the widget's main control. No formula lives here: each
- * state's verdict box, figure and value are the widget's own, recorded at build time. */
+ * (coursekit/widgets/frames.py). No formula lives here: each state's verdict box, figure and control values
+ * are the widget's own, recorded at build time. A widget gets either
+ *
+ * - a slider over one control's grid (most widgets), or
+ * - a choice of the lesson's cases and links that run the lesson live (the workbench, whose controls span too
+ *   many combinations to precompute).
+ *
+ * The figure is drawn on a canvas from bitmaps decoded ahead (createImageBitmap, off the main thread) for the
+ * states next to the one shown: a step then costs a canvas copy, not a PNG decode. */
 "use strict";
-document.querySelectorAll(".ck-static").forEach((block) => {
-  const data = block.querySelector("script.ck-live-frames");
-  if (!data) return;
-  const replay = JSON.parse(data.textContent);
+
+/** Decoded states kept per widget, nearest to the shown one first (a 2x figure is about 3 MB decoded). */
+const CK_KEEP_DECODED = 9;
+
+function ckBytes(base64) {
+  const text = atob(base64);
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+  return new Blob([bytes], { type: "image/png" });
+}
+
+/** The widget's figure, showing state ``i`` of ``states`` (each with ``png`` and ``alt``) on ``show(i)``. */
+function ckLiveFigure(image, states, start) {
+  let shown = start;
+  const mark = (i) => { image.dataset.frame = String(i); };
+  if (typeof createImageBitmap !== "function") {  // an old browser: swap the image's source
+    mark(start);
+    return (i) => {
+      shown = i;
+      image.src = "data:image/png;base64," + states[i].png;
+      image.alt = states[i].alt;
+      mark(i);
+    };
+  }
+  const canvas = document.createElement("canvas");
+  canvas.className = image.className;
+  canvas.setAttribute("role", "img");
+  canvas.setAttribute("aria-label", image.alt);
+  canvas.style.setProperty("--ck-figure-width", `${image.getAttribute("width") || image.naturalWidth}px`);
+  const bitmaps = new Map();  // index -> ImageBitmap, or a Promise of one while it decodes
+  const decode = (i) => {
+    if (!bitmaps.has(i)) {
+      const pending = createImageBitmap(ckBytes(states[i].png)).then((bitmap) => {
+        if (bitmaps.get(i) === pending) bitmaps.set(i, bitmap);
+        else bitmap.close();  // let go while it decoded
+        return bitmap;
+      });
+      bitmaps.set(i, pending);
+    }
+    return bitmaps.get(i);
+  };
+  const nearest = () => states.map((_, i) => i).sort((a, b) => Math.abs(a - shown) - Math.abs(b - shown));
+  let busy = false;
+  const prepare = () => {  // decode the shown state's neighbours, one at a time; let the farthest go
+    const order = nearest();
+    for (const i of order.slice(CK_KEEP_DECODED)) {
+      const held = bitmaps.get(i);
+      bitmaps.delete(i);
+      if (held instanceof ImageBitmap) held.close();
+    }
+    const next = order.slice(0, CK_KEEP_DECODED).find((i) => !bitmaps.has(i));
+    if (busy || next === undefined) return;
+    busy = true;
+    decode(next).then(() => {
+      busy = false;
+      prepare();
+    });
+  };
+  const draw = (i, bitmap) => {
+    if (i !== shown || bitmap.width === 0) return;  // another state was asked for, or this one let go
+    if (!canvas.isConnected) {
+      canvas.width = bitmap.width;
+      canvas.height = bitmap.height;
+      image.replaceWith(canvas);
+    }
+    canvas.getContext("2d").drawImage(bitmap, 0, 0);
+    canvas.setAttribute("aria-label", states[i].alt);
+    canvas.dataset.frame = String(i);
+  };
+  const show = (i) => {
+    shown = i;
+    const ready = bitmaps.get(i);
+    if (ready instanceof ImageBitmap) draw(i, ready);
+    else decode(i).then((bitmap) => draw(i, bitmap));
+    prepare();
+  };
+  mark(start);
+  show(start);
+  return show;
+}
+
+/** The page's own launch links (Binder, Colab, ModelScope in the page's language), copied beside a widget. */
+function ckLaunchLinks(text) {
+  const links = [...document.querySelectorAll(".ck-bar a.ck-launch")];
+  if (!links.length) return null;
+  const line = document.createElement("p");
+  line.className = "ck-live-launch";
+  line.append(text, " ");
+  links.forEach((link, i) => {
+    if (i) line.append(" ");
+    line.append(link.cloneNode(true));
+  });
+  return line;
+}
+
+function ckSlider(block, replay, rows, message) {
   const frames = replay.frames;
-  const row = block.querySelectorAll(".ck-static-controls > li")[replay.control];
-  const shown = row.querySelector("b");
-  const message = block.querySelector(".ck-static-message");
-  const image = block.querySelector("img.ck-static-figure");
-  const sources = frames.map((frame) => "data:image/png;base64," + frame.png);
+  const shown = rows[replay.control].querySelector("b");
   const start = Math.max(0, frames.findIndex((frame) => frame.value === shown.textContent));
+  const figure = ckLiveFigure(block.querySelector("img.ck-static-figure"), frames, start);
   const slider = document.createElement("input");
   Object.assign(slider, { type: "range", min: 0, max: frames.length - 1, step: 1, value: start });
   slider.className = "ck-live-slider";
   slider.setAttribute("aria-label", replay.label);
   slider.setAttribute("aria-valuetext", frames[start].value);
-  const decoded = sources.map((src) => { const img = new Image(); img.src = src; return img; });
   slider.addEventListener("input", () => {
-    const frame = frames[slider.value];
-    image.src = decoded[slider.value].src;
-    image.alt = frame.alt;
+    const i = Number(slider.value);
+    const frame = frames[i];
+    figure(i);
     message.innerHTML = frame.message;
     shown.textContent = frame.value;
     slider.setAttribute("aria-valuetext", frame.value);
   });
-  row.append(" ", slider);
+  rows[replay.control].append(" ", slider);
+}
+
+function ckPresets(block, replay, rows, message) {
+  const cases = replay.presets;
+  const current = rows.map((row) => row.querySelector("b").textContent);
+  const start = Math.max(0, cases.findIndex((c) => c.controls.every(([, value], i) => value === current[i])));
+  const figure = ckLiveFigure(block.querySelector("img.ck-static-figure"), cases, start);
+  const label = document.createElement("label");
+  label.className = "ck-live-preset";
+  const select = document.createElement("select");
+  cases.forEach((c, i) => select.append(new Option(c.name, String(i), i === start, i === start)));
+  label.append(replay.label, " ", select);
+  select.addEventListener("change", () => {
+    const i = Number(select.value);
+    const chosen = cases[i];
+    figure(i);
+    message.innerHTML = chosen.message;
+    chosen.controls.forEach(([name, value], row) => {
+      rows[row].firstChild.textContent = `${name}: `;
+      rows[row].querySelector("b").textContent = value;
+    });
+  });
+  const list = block.querySelector(".ck-static-controls");
+  list.before(label);
+  const launch = ckLaunchLinks(replay.live);
+  if (launch) label.before(launch);
+}
+
+document.querySelectorAll(".ck-static").forEach((block) => {
+  const data = block.querySelector("script.ck-live-frames");
+  if (!data) return;
+  const replay = JSON.parse(data.textContent);
+  const rows = [...block.querySelectorAll(".ck-static-controls > li")];
+  const message = block.querySelector(".ck-static-message");
+  if (replay.presets) ckPresets(block, replay, rows, message);
+  else ckSlider(block, replay, rows, message);
   block.classList.add("ck-live");
 });

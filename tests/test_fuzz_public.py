@@ -1,0 +1,187 @@
+"""Every public function refuses bad input with a TypeError or ValueError in the learner's language.
+
+Each public name's doctest examples are the valid calls: this test replays them, then repeats every call with
+one argument at a time replaced by an adversarial value (None, negatives, NaN, infinities, huge numbers,
+empty and nonsense strings, booleans, containers, arrays, a bare object). A call may succeed (the value can be
+legal) or raise TypeError / ValueError whose message is in Chinese while the course speaks Chinese; any other
+exception (AttributeError, IndexError, OverflowError, ...) or a call running past a few seconds fails.
+
+The lab (PyTorch processes) and the widgets (ipywidgets) have their own boundary tests.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import doctest
+import importlib
+import io
+import pkgutil
+import re
+import signal
+import warnings
+from collections.abc import Iterator
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+import pytest
+
+import coursekit
+from coursekit.i18n import get_language, set_language
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+#: Seconds one adversarial call may take (a hang, not a timing assertion: valid calls take milliseconds).
+HANG_S = 10
+SKIPPED_PACKAGES = (".lab", ".widgets", ".exercises.lesson8")
+BAD: tuple[Any, ...] = (
+    None,
+    -1,
+    0,
+    float("nan"),
+    float("inf"),
+    -float("inf"),
+    1e308,
+    10**400,
+    "",
+    "zz",
+    True,
+    [],
+    {},
+    2**63,
+    np.array([1.0, -1.0]),
+    np.array([]),
+    object(),
+)
+
+
+#: Valid calls of public functions whose docstrings show none (the same replay as a doctest example).
+EXTRA_EXAMPLES: dict[str, tuple[str, ...]] = {
+    "coursekit.exercises.check": ('check("q2.tp_calls", 1152)',),
+    "coursekit.exercises.get_exercise": ('get_exercise("q2.tp_calls")',),
+    "coursekit.exercises.show_solution": ('show_solution("q2.tp_calls")',),
+    "coursekit.figure_alt.describe_figure": (
+        "from coursekit.plotting import new_figure",
+        'describe_figure(new_figure(2, 2), lang="zh")',
+    ),
+    "coursekit.lessons.lesson": ("lesson(1)",),
+    "coursekit.pipeline.warmup_microbatches": ('warmup_microbatches(4, 8, 0, schedule="1f1b", virtual_stages=1)',),
+    "coursekit.roofline.matmul_bytes": ("matmul_bytes(2, 3, 4, bytes_per_element=2)",),
+    "coursekit.roofline.matmul_flops": ("matmul_flops(2, 3, 4)",),
+    "coursekit.roofline.ridge_point_flop_per_byte": ("ridge_point_flop_per_byte(312e12, 2.0e12)",),
+    "coursekit.planner.validation.compare_published": (
+        "from coursekit.presets import PUBLISHED_RUNS",
+        "compare_published(PUBLISHED_RUNS[-1])",
+    ),
+}
+
+
+def _modules() -> list[ModuleType]:
+    names = [info.name for info in pkgutil.walk_packages(coursekit.__path__, "coursekit.")]
+    chosen = [name for name in names if not any(part in name for part in SKIPPED_PACKAGES)]
+    return [coursekit, *(importlib.import_module(name) for name in chosen)]
+
+
+def _public_functions() -> Iterator[tuple[str, ModuleType, str]]:
+    for module in _modules():
+        for name in getattr(module, "__all__", ()):
+            value = getattr(module, name, None)
+            if callable(value) and getattr(value, "__module__", "") == module.__name__:
+                yield f"{module.__name__}.{name}", module, name
+
+
+class _Hang(Exception):
+    pass
+
+
+def _raise_hang(*_: Any) -> None:
+    raise _Hang
+
+
+@contextlib.contextmanager
+def _deadline(seconds: int) -> Iterator[None]:
+    previous = signal.signal(signal.SIGALRM, _raise_hang)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _evaluate(node: ast.expr, namespace: dict[str, Any]) -> Any:
+    return eval(compile(ast.Expression(node), "<doctest>", "eval"), namespace)
+
+
+def _calls(module: ModuleType, name: str) -> Iterator[tuple[Any, list[Any], dict[str, Any], tuple[str, Any]]]:
+    """(function, args, kwargs, slot) for every call of a public name in ``name``'s doctests, after running the
+    examples before it; ``slot`` is ("arg", index) or ("kw", keyword) of the argument to replace."""
+    public = set(getattr(module, "__all__", ()))
+    tests = doctest.DocTestFinder(recurse=False).find(getattr(module, name), name, globs=dict(vars(module)))
+    examples = [[example.source for example in test.examples] for test in tests]
+    extra = EXTRA_EXAMPLES.get(f"{module.__name__}.{name}")
+    if extra:
+        examples.append(list(extra))
+    for sources in examples:
+        namespace = dict(vars(module))
+        for source in sources:
+            with contextlib.suppress(BaseException), contextlib.redirect_stdout(io.StringIO()), _deadline(HANG_S):
+                exec(compile(source, "<doctest>", "exec"), namespace)
+            try:
+                tree = ast.parse(source)
+            except SyntaxError:
+                continue
+            for node in ast.walk(tree):
+                if not isinstance(node, ast.Call):
+                    continue
+                called = node.func
+                called_name = called.id if isinstance(called, ast.Name) else getattr(called, "attr", None)
+                if called_name not in public or any(isinstance(a, ast.Starred) for a in node.args):
+                    continue
+                try:
+                    function = _evaluate(called, namespace)
+                    args = [_evaluate(a, namespace) for a in node.args]
+                    kwargs = {k.arg: _evaluate(k.value, namespace) for k in node.keywords if k.arg}
+                except Exception:
+                    continue
+                slots: list[tuple[str, Any]] = [("arg", i) for i in range(len(args))]
+                slots += [("kw", key) for key in kwargs]
+                for slot in slots:
+                    yield function, list(args), dict(kwargs), slot
+
+
+FUNCTIONS = list(_public_functions())
+
+
+def test_every_extra_example_names_a_public_function() -> None:
+    assert set(EXTRA_EXAMPLES) <= {qualified for qualified, _, _ in FUNCTIONS}
+
+
+@pytest.mark.parametrize(("qualified", "module", "name"), FUNCTIONS, ids=[f[0] for f in FUNCTIONS])
+def test_bad_arguments_get_a_chinese_type_or_value_error(qualified: str, module: ModuleType, name: str) -> None:
+    before = get_language()
+    failures: list[str] = []
+    try:
+        for function, args, kwargs, (kind, key) in _calls(module, name):
+            for bad in BAD:
+                call_args, call_kwargs = list(args), dict(kwargs)
+                if kind == "arg":
+                    call_args[key] = bad
+                else:
+                    call_kwargs[key] = bad
+                set_language("zh")
+                shown = f"{getattr(function, '__name__', function)}({kind} {key} = {bad!r:.40})"
+                try:
+                    with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()), _deadline(HANG_S):
+                        warnings.simplefilter("ignore")
+                        function(*call_args, **call_kwargs)
+                except (TypeError, ValueError) as error:
+                    if not CJK.search(str(error)):
+                        failures.append(f"{shown}: English message {str(error)[:100]!r}")
+                except _Hang:
+                    failures.append(f"{shown}: still running after {HANG_S} s")
+                except Exception as error:  # any other exception is a failure
+                    failures.append(f"{shown}: {type(error).__name__}: {str(error)[:100]}")
+    finally:
+        set_language(before)
+    assert not failures, f"{qualified}: {len(failures)} bad refusals, e.g.\n" + "\n".join(failures[:8])
