@@ -2,10 +2,13 @@
 """`make bench`: time the course website build (`make site`: stage, execute every lesson, render HTML) and
 weigh each page.
 
-Builds into a temporary folder once (the build is a minute or more; never run this in a loop), prints the
-wall time and each lesson page's first-load weight, and writes them with the machine's facts to
-``bench-site.json``. A page's weight is its HTML without the inlined figures plus every local stylesheet and
-script it links (fonts, which load only when used, and figures are left out); the browser test
+Builds into a temporary folder with an empty lesson cache (the build is a minute or more; never run this in a
+loop), then once more on that cache (what a rebuild after a prose or layout change costs), and prints the wall
+time, where it went (each phase's wall and CPU seconds: CPU above wall means both cores worked), the load
+average it ran under (other work on the machine slows it), and each lesson page's first-load weight; all
+of it goes with the machine's facts to ``bench-site.json``. A page's weight is its HTML without the inlined
+figures plus every local stylesheet and script it links (fonts, which load only when used, and figures are
+left out); the browser test
 (tests/test_site_browser.py) measures the real first load against the 1 MB budget.
 """
 
@@ -19,6 +22,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools" / "site"))
@@ -113,12 +117,29 @@ def slider_step_ms(site: Path, pages: list[str], ratios: list[float] | None = No
     return times
 
 
+def timed_build(site: Path) -> tuple[float, dict[str, Any], tuple[float, float, float]]:
+    """Build the site into ``site``: wall seconds, the build summary, the 1-minute load average before/after
+    and the build's own CPU seconds per wall second (both cores busy: near 2)."""
+    load_before = os.getloadavg()[0]
+    started = time.perf_counter()
+    summary = build_site.build(site, jobs=2, execute=True)
+    seconds = time.perf_counter() - started
+    return seconds, summary, (load_before, os.getloadavg()[0], summary["phases"]["total"]["cpu_s"] / seconds)
+
+
+def phase_lines(summary: dict[str, Any]) -> list[str]:
+    return [
+        f"    {name:13s} {p['wall_s']:6.1f} s wall {p['cpu_s']:6.1f} s CPU" for name, p in summary["phases"].items()
+    ]
+
+
 def main() -> int:
     with tempfile.TemporaryDirectory(prefix="coursekit-site-bench-") as folder:
-        started = time.perf_counter()
-        summary = build_site.build(Path(folder) / "site", jobs=2, execute=True)
-        seconds = time.perf_counter() - started
+        os.environ["COURSEKIT_SITE_CACHE"] = str(Path(folder) / "cache")  # cold: every lesson executed
         site = Path(folder) / "site"
+        seconds, summary, (load_before, load_after, cores) = timed_build(site)
+        warm_seconds, warm, _ = timed_build(Path(folder) / "again")
+        cached = sum(1 for entry in warm["execution"].values() if entry["cached"])
         pages = sum(1 for _ in site.rglob("*.html"))
         weights = {
             f"{lang}/{stem}": page_weight_bytes(site, site / "notebooks" / lang / f"{stem}.html")
@@ -136,6 +157,12 @@ def main() -> int:
     lessons = sum(len(names) for names in summary["lessons"].values())
     result = {
         "site_build_s": round(seconds, 1),
+        "phases": summary["phases"],
+        "load_average_1min": {"before": load_before, "after": load_after},
+        "cpu_s_per_wall_s": round(cores, 2),
+        "rebuild_with_cache_s": round(warm_seconds, 1),
+        "rebuild_phases": warm["phases"],
+        "rebuild_lessons_cached": cached,
         "lesson_pages": lessons,
         "html_pages": pages,
         "lesson_page_weight_bytes": weights,
@@ -155,6 +182,10 @@ def main() -> int:
     }
     (ROOT / "bench-site.json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     print(f"site build (make site): {seconds:.1f} s for {lessons} executed lesson pages, {pages} HTML pages")
+    print(f"  load average (1 min) {load_before:.2f} before, {load_after:.2f} after; {cores:.2f} CPU s per wall s")
+    print("\n".join(phase_lines(summary)))
+    print(f"rebuild with every lesson cached ({cached} of {lessons}): {warm_seconds:.1f} s")
+    print("\n".join(phase_lines(warm)))
     print(f"live widget slider steps in Chromium (input to next frame): {result['slider_step_ms']}")
     ratio = result["figure_pixel_ratio_min"]
     print(f"figures: {result['figure_bytes_total'] / 1e6:.2f} MB in all; image px per CSS px >= {ratio}")

@@ -18,7 +18,12 @@ copy it
 
 Usage::
 
-    python tools/site/build_site.py [--out build/site] [--jobs 2] [--no-execute] [--lessons 00,04]
+    python tools/site/build_site.py [--out build/site] [--jobs 2] [--no-execute] [--no-cache] [--lessons 00,04]
+
+The lessons are executed before Sphinx runs, ``--jobs`` kernels at a time, longest first; a lesson whose
+executed copy is cached under the same notebook, ``coursekit`` sources and environment is not run again
+(tools/site/execute_lessons.py). Each phase's wall and CPU seconds go into ``build-info.json``
+(tools/site/phase_clock.py).
 """
 
 from __future__ import annotations
@@ -384,13 +389,25 @@ def home_page(lessons: dict[str, list[Path]], docs: list[Path]) -> str:
     return "\n".join(lines)
 
 
-def conf_py(repo: str, execute: bool) -> str:
+#: jsonschema (imported by nbformat, by myst-nb) imports rfc3987_syntax when it is installed, which compiles an
+#: IRI grammar at import: 2 CPU seconds in each process that reads notebooks. Nothing in the build validates an
+#: IRI, so those processes (Sphinx's, through the conf.py below; the command line's, in main) go without it.
+SKIP_IRI_GRAMMAR = 'sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]\n\n'
+
+
+def conf_py(repo: str) -> str:
     settings = {
         "project": "coursekit",
         "author": "coursekit authors",
         "copyright": "coursekit authors; course text CC BY 4.0, code MIT",
-        "extensions": ["myst_nb", "coursekit_site"],
-        "exclude_patterns": ["README.md", "**/.ipynb_checkpoints", "jupyter_execute", "section-ids.json"],
+        "extensions": ["myst_nb", "coursekit_site", "phase_clock"],
+        "exclude_patterns": [
+            "README.md",
+            "**/.ipynb_checkpoints",
+            "jupyter_execute",
+            "section-ids.json",
+            "sphinx-phases.json",
+        ],
         "html_theme": "sphinx_book_theme",
         "html_title": "coursekit",
         "html_static_path": [str(HERE / "static")],
@@ -406,10 +423,9 @@ def conf_py(repo: str, execute: bool) -> str:
         "myst_enable_extensions": ["dollarmath", "colon_fence"],
         "myst_heading_anchors": 3,
         "suppress_warnings": ["myst.header", "mystnb.unknown_mime_type"],
-        "nb_execution_mode": "force" if execute else "off",
-        "nb_execution_timeout": 300,
-        "nb_execution_raise_on_error": True,
-        "nb_execution_show_tb": True,
+        # The lessons are executed before Sphinx runs (tools/site/execute_lessons.py: both cores, cached);
+        # Sphinx renders the outputs they carry.
+        "nb_execution_mode": "off",
         "nb_merge_streams": True,
         # Markdown outputs (the lessons' tables) need table syntax: CommonMark, myst-nb's default, has none.
         "nb_render_markdown_format": "myst",
@@ -424,13 +440,15 @@ def conf_py(repo: str, execute: bool) -> str:
         "nb_ipywidgets_js": {},
         "coursekit_repository": repo,
         "coursekit_branch": "main",
+        # phase_clock marks the end of Sphinx's read (and execute) and write phases here (build-info.json).
+        "coursekit_phase_file": "sphinx-phases.json",
     }
     body = "\n".join(f"{key} = {value!r}" for key, value in settings.items())
-    header = "# Written by tools/site/build_site.py; edit that file instead.\nimport sys\n\n"
+    header = "# Written by tools/site/build_site.py; edit that file instead.\nimport sys\n\n" + SKIP_IRI_GRAMMAR
     return f"{header}sys.path.insert(0, {str(HERE)!r})\n\n{body}\n"
 
 
-def stage(staging: Path, execute: bool, only: Iterable[str] | None = None) -> dict[str, list[Path]]:
+def stage(staging: Path, only: Iterable[str] | None = None) -> dict[str, list[Path]]:
     """Write the Sphinx source tree into ``staging`` (emptied first)."""
     if staging.exists():
         shutil.rmtree(staging)
@@ -455,31 +473,58 @@ def stage(staging: Path, execute: bool, only: Iterable[str] | None = None) -> di
     (staging / "index.md").write_text(home_page(lessons, docs), encoding="utf-8")
     anchors = {doc: ids for doc, (zh, en) in twin_pages(staging).items() if (ids := section_ids(zh, en))}
     (staging / "section-ids.json").write_text(json.dumps(anchors, ensure_ascii=False, indent=1), encoding="utf-8")
-    (staging / "conf.py").write_text(conf_py(repository(), execute), encoding="utf-8")
+    (staging / "conf.py").write_text(conf_py(repository()), encoding="utf-8")
     return lessons
 
 
-def build(out: Path, *, jobs: int = 2, execute: bool = True, only: Iterable[str] | None = None) -> dict[str, Any]:
-    """Stage and build the site into ``out``; returns a summary (seconds, page counts) also saved as JSON.
+def build(
+    out: Path, *, jobs: int = 2, execute: bool = True, only: Iterable[str] | None = None, cache: bool = True
+) -> dict[str, Any]:
+    """Stage and build the site into ``out``; returns a summary (seconds per phase, page counts) also saved
+    as ``build-info.json``.
 
-    ``only``: lesson numbers to build (a quick partial site); None builds every lesson.
+    ``only``: lesson numbers to build (a quick partial site); None builds every lesson. ``jobs``: lessons
+    executed at once and Sphinx's parallel processes. ``cache``: reuse a lesson's executed copy when neither
+    it nor coursekit nor the environment changed (tools/site/execute_lessons.py); False executes every lesson.
     """
     started = time.perf_counter()
+    clock = _load_tool("phase_clock").Clock()
     staging = out.parent / (out.name + "-src")
-    lessons = stage(staging, execute, only)
+    with clock.phase("stage"):
+        lessons = stage(staging, only)
+    executed: dict[str, dict[str, Any]] = {}
+    if execute:
+        runner = _load_tool("execute_lessons")
+        with clock.phase("execute"):
+            staged = {
+                staging / "notebooks" / lang / p.name: f"notebooks/{lang}/{p.stem}"
+                for lang in LANGS
+                for p in lessons[lang]
+            }
+            folder = runner.cache_folder() if cache else None
+            executed = runner.execute(staged, jobs=jobs, cache=folder, names=staged)
     doctrees = out.parent / (out.name + "-doctrees")
     if out.exists():
         shutil.rmtree(out)
-    env = dict(os.environ, PYDEVD_DISABLE_FILE_VALIDATION="1", MPLBACKEND="module://matplotlib_inline.backend_inline")
-    env["COURSEKIT_WIDGET_FRAMES"] = "1"  # widgets record their states for the page's slider (widgets.FRAMES_ENV)
+    env = dict(os.environ, PYDEVD_DISABLE_FILE_VALIDATION="1")
     command = [sys.executable, "-m", "sphinx", "-b", "html", "-E", "-q", "-j", str(jobs), "-d", str(doctrees)]
+    marks = staging / "sphinx-phases.json"
+    before = _load_tool("phase_clock").stamp()
     subprocess.run([*command, str(staging), str(out)], check=True, env=env)
-    finished = _finish_module().finish(out, vendor_cache(), ROOT / "notebooks")
-    pdfs = _load_tool("print_pdf").print_pdfs(out, {lang: [p.stem for p in paths] for lang, paths in lessons.items()})
-    link_pdfs(out / "index.html", pdfs)
+    clock.split_sphinx(before, marks, _load_tool("phase_clock").stamp())
+    with clock.phase("finish"):
+        finished = _finish_module().finish(out, vendor_cache(), ROOT / "notebooks")
+    usage: dict[str, float] = {}
+    with clock.phase("pdf"):
+        stems = {lang: [p.stem for p in paths] for lang, paths in lessons.items()}
+        pdfs = _load_tool("print_pdf").print_pdfs(out, stems, usage)
+        link_pdfs(out / "index.html", pdfs)
+    clock.add_cpu("pdf", usage.get("browser_cpu_s", 0.0))  # Chromium's processes are not ours to reap
     (out / ".nojekyll").write_text("", encoding="utf-8")
     summary = {
         "seconds": round(time.perf_counter() - started, 1),
+        "phases": clock.summary(),
+        "execution": executed,
         "executed": execute,
         "finish": finished,
         "pdf": pdfs,
@@ -495,11 +540,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2, help="Sphinx parallel jobs (notebooks executed at once)")
     parser.add_argument("--no-execute", action="store_true", help="do not execute the notebooks (quick look only)")
     parser.add_argument(
+        "--no-cache", action="store_true", help="execute every lesson, even one whose executed copy is cached"
+    )
+    parser.add_argument(
         "--lessons", help="comma-separated lesson numbers to build, e.g. 00,04 (a quick partial site; default all)"
     )
     args = parser.parse_args(argv)
+    sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]  # see SKIP_IRI_GRAMMAR
     only = [n.strip().zfill(2) for n in args.lessons.split(",")] if args.lessons else None
-    summary = build(args.out.resolve(), jobs=args.jobs, execute=not args.no_execute, only=only)
+    summary = build(args.out.resolve(), jobs=args.jobs, execute=not args.no_execute, only=only, cache=not args.no_cache)
     print(f"site built in {summary['seconds']} s: {args.out / 'index.html'}")
     return 0
 
