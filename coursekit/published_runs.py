@@ -39,7 +39,7 @@ NEMO_2407_LLAMA_CONFIGS: str = (
 )
 MEGATRON_BRIDGE_LLAMA_RECIPE: str = (
     "; Megatron-Bridge (df0289c180dd20ff26933455c7a0a11084f6a36f) src/megatron/bridge/recipes/llama/llama3.py "
-    "{name}: CommOverlapConfig(tp_comm_overlap=True), kept by scripts/performance/configs/llama/ for H100"
+    "{name}: CommOverlapConfig(tp_comm_overlap=True)"
 )
 
 #: NVIDIA's measured H100 configurations (NeMo 24.07, FP8, per-tensor current scaling), tokens per GPU-second.

@@ -56,8 +56,8 @@ PROSE: list[tuple[str, str, Callable[[], str]]] = [
     ),
     ("09_workbench.py", "1F1B（气泡 15/47）", lambda: f"1F1B（气泡 {_fraction(coursekit.bubble_fraction(16, 32))}）"),
     ("09_workbench.py", "1F1B (bubble 15/47)", lambda: f"1F1B (bubble {_fraction(coursekit.bubble_fraction(16, 32))})"),
-    ("09_workbench.py", "会在最优估算的 1.2 倍以内", lambda: f"会在最优估算的 {_within_8k()} 倍以内"),
-    ("09_workbench.py", "within 1.2x of the best estimate", lambda: f"within {_within_8k()}x of the best estimate"),
+    ("09_workbench.py", "会在最优估算的 1.1 倍以内", lambda: f"会在最优估算的 {_within_8k()} 倍以内"),
+    ("09_workbench.py", "within 1.1x of the best estimate", lambda: f"within {_within_8k()}x of the best estimate"),
     # lesson 10, section 4: the weights floor of a mixture of experts
     ("10_serving.py", "129 亿，而不是全部 467 亿", lambda: "{:.0f} 亿，而不是全部 {:.0f} 亿".format(*_mixtral(1e8))),
     (

@@ -121,3 +121,18 @@ def test_interleaved_pipeline_exposes_one_chunks_dp_traffic() -> None:
     # without interleaving the same traffic hides under one micro-batch only: more is exposed
     flat = training_estimate(model, cluster, workload, _columns(tp=4, pp=4, dp=4, v=1, zero=1, ga=32))
     assert float(flat["exposed_dp_s"][0]) > float(est["exposed_dp_s"][0])
+
+
+@pytest.mark.parametrize("name", ["Llama 3 405B, 8K, 8192 GPUs", "Llama 3 405B, 128K, 16384 GPUs"])
+def test_llama3_all_gather_cp_is_exposed(name: str) -> None:
+    """Llama 3 all-gathers K and V for context parallelism and says the all-gather sits exposed on the critical path
+    (arXiv:2407.21783, §3.3.2): its runs hide none of their CP traffic, and every CP second of a layout counts."""
+    run = next(r for r in all_published_runs() if r.name == name)
+    workload = run.workload()
+    assert workload.overlap("cp") == 0.0
+    model, cluster = MODELS[run.model], CLUSTERS[run.cluster].with_nodes(run.nodes)
+    est = training_estimate(
+        model, cluster, workload, _columns(tp=8, cp=16, pp=16, dp=run.gpus // 2048, v=4, zero=2, ga=16)
+    )
+    assert float(est["comm"]["CP"][0]) > 0
+    assert float(est["exposed_cp_s"][0]) == pytest.approx(float(est["comm"]["CP"][0]), rel=1e-12)

@@ -38,20 +38,14 @@ KNOWN_GAPS: dict[str, tuple[frozenset[str], str]] = {
         "two-layer chunk forwards of 32 micro-batches, the fewest Megatron-Core's warm-up allows, since its group "
         "of contiguous micro-batches N may not be below pp), so it runs v = 1 with a 32 % bubble; the estimate's best "
         "runs TP 4 and splits the sequence over CP 4, which frees the memory for v = 4 without recomputation (with "
-        "v = 4 the published layout would be within 1.08x of it)",
+        "v = 4 the published layout would be within 1.06x of it)",
     ),
     "Llama 3 405B, 8K, 16384 GPUs": (
         frozenset({"group1_or_top10"}),
         "16 micro-batches on 16 stages are all in flight at v = 4 (63.6 GiB of activations), which fits without "
-        "recomputation with ZeRO-2; within 1.16x of the best and 0.86x the published throughput, but rank 68 "
-        "(tie group 7): the best splits the sequence over CP 4, which gives each pipeline 64 micro-batches instead "
+        "recomputation with ZeRO-2; within 1.13x of the best and 0.86x the published throughput, but rank 55 "
+        "(tie group 6): the best splits the sequence over CP 4, which gives each pipeline 64 micro-batches instead "
         "of 16 (bubble 15/271 at v = 4 against the published 15/79)",
-    ),
-    "Llama 3 405B, 128K, 16384 GPUs": (
-        frozenset({"group1_or_top10"}),
-        "the published tp 8, cp 16, pp 16 layout fits v = 4 without recomputation with ZeRO-2 (16 micro-batches on "
-        "16 stages, all in flight: 71.9 GiB); within 1.14x of the best, but rank 13 (tie group 6): the best splits "
-        "the sequence over cp = 64",
     ),
     "DeepSeek-V3 (MoE), 2048 H800 GPUs": (
         frozenset({"group1_or_top10", "within_1.25x", "throughput_30pct"}),
@@ -164,7 +158,7 @@ def test_every_gap_names_a_run() -> None:
 
 def test_the_8k_405b_gap_is_the_interleaved_schedule_memory() -> None:
     """The stated reason of the 8K gaps, checked: with v = 4 and no recomputation the published layout is refused on
-    memory, and were it admitted it would be within 1.12x of the best and within ±30 % of the published throughput."""
+    memory, and were it admitted it would be within 1.1x of the best and within ±30 % of the published throughput."""
     for run in PUBLISHED_RUNS[:2]:
         result = plan(MODELS[run.model], CLUSTERS[run.cluster].with_nodes(run.nodes), run.workload())
         dp = dict(run.degrees)["dp"]
@@ -172,7 +166,7 @@ def test_the_8k_405b_gap_is_the_interleaved_schedule_memory() -> None:
         best = result.accepted(1)[0]
         assert interleaved.codes == ("memory",) and best.cp > 1
         assert interleaved.step_s is not None and best.step_s is not None
-        assert interleaved.step_s < 1.12 * best.step_s
+        assert interleaved.step_s < 1.1 * best.step_s
         tflops = interleaved.model_flops_per_step / (interleaved.step_s * run.gpus) / 1e12
         assert 0.7 <= tflops / run.measured_tflops_per_gpu <= 1.3
 
@@ -228,10 +222,11 @@ def test_the_nemotron_gap_is_the_memory_ledger() -> None:
     assert min(c.step_s for c in accepted if c.step_s is not None) > measured_step_s
 
 
-def test_the_128k_gap_is_ranking_only() -> None:
-    """The stated reason of the 128K gap, checked: with 16 micro-batches on 16 stages every micro-batch is in
-    flight at v = 4, which fits without recomputation once ZeRO-2 shards the gradients (ZeRO-1's fp32 gradients
-    do not); with v = 1 its 1F1B bubble is 15 / 31. It is within 1.25x of the best, which uses a wider CP."""
+def test_the_128k_layout_fits_with_zero2_and_is_close_to_the_best() -> None:
+    """The 128K layout, checked: with 16 micro-batches on 16 stages every micro-batch is in flight at v = 4, which
+    fits without recomputation once ZeRO-2 shards the gradients (ZeRO-1's fp32 gradients do not); with v = 1 its 1F1B
+    bubble is 15 / 31. It is within 1.25x of the best, which uses a wider CP (with Llama 3's exposed all-gather CP the
+    published layout is in tie group 1)."""
     run = next(r for r in PUBLISHED_RUNS if r.name == "Llama 3 405B, 128K, 16384 GPUs")
     result = plan(MODELS[run.model], CLUSTERS[run.cluster].with_nodes(run.nodes), run.workload())
     base = "tp=8,pp=16,dp=8,cp=16,mb=1"
