@@ -574,7 +574,7 @@ md_table(
     [Text(zh="训练", en="run"), Text(zh="名次 / 通过数（并列组）", en="rank / accepted (tie group)"),
      Text(zh="步时 ÷ 最优", en="step ÷ best"), Text(zh="估算", en="estimated"), Text(zh="实测", en="published"),
      Text(zh="估算 ÷ 实测", en="est. ÷ published"), Text(zh="四条都满足", en="all four met")],
-    [(run.label, f"{c.rank} / {c.accepted_count} ({c.tie_group})", f"{c.step_over_best:.2f}",
+    [(run.label, f"{c.rank} / {c.accepted_count} ({c.tie_group})", f"{c.step_over_best:.3f}",
       f"{c.estimated:.0f} {c.unit}", f"{c.published:.0f}", f"{c.estimated_over_published:.2f}",
       Text(zh="是", en="yes") if passes(c) else Text(zh="否", en="no"))
      if c.accepted else
