@@ -153,9 +153,11 @@ md_table(
 # 重叠不是假设全藏住，而是算出**藏不住的部分**：梯度按桶 (bucket) 边反向边归约（Megatron-Core `--overlap-grad-reduce`，
 # 默认桶 max(4000 万, 100 万 × dp·cp) 个参数；PyTorch DDP 25 MiB），但最后一个桶要等反向结束才开始，总是暴露；参数的
 # all-gather 与前向重叠（`--overlap-param-gather`、FSDP 预取），第一次 gather 之前没有计算可藏；ZeRO-3 暴露第一层的 gather
-# 和最后一层的 reduce-scatter。每步一次的同步只能藏在最后一个微批次的反向下。CP 的环形传递每一步只能藏在这一步的
+# 和最后一层的 reduce-scatter。每步一次的同步只能藏在最后一个微批次的反向下；交错调度下每个模型分块在自己最后一次反向后
+# 就开始归约（Megatron-Core 的调度），能藏在最后 min(pp, m) 个微批次反向的 (v-1)/v 下，只有最后一个分块暴露。CP 的环形传递每一步只能藏在这一步的
 # Attention 计算下，反向结束后 dK、dV 还要传回原 rank；PP 的 send/recv 只有交错调度才能重叠（Megatron-Core 的规定）；
-# TP 和 EP 的集合通信夹在相互依赖的矩阵乘之间，默认在关键路径 (critical path) 上。DP 和 CP 都跨节点时共用同一块网卡，
+# TP 和 EP 的集合通信夹在相互依赖的矩阵乘之间，默认在关键路径 (critical path) 上（打开 TP 的通信-矩阵乘重叠时藏住 15/16，
+# 见第 6 节）。DP 和 CP 都跨节点时共用同一块网卡，
 # 一个占用的时间另一个就不能用。每个维度的重叠份额仍然可以自己设（`WorkloadSpec(overlap_dp=...)`）。
 
 # %% [markdown] lang="en"
@@ -164,9 +166,12 @@ md_table(
 # 25 MiB), but the last bucket starts only when backward ends, so it is always exposed; parameter all-gathers overlap
 # with forward (`--overlap-param-gather`, FSDP prefetch), but the first has no compute before it; ZeRO-3 exposes the
 # first layer's gather and the last layer's reduce-scatter. A once-per-step synchronisation hides only under the last
-# micro-batch's backward. CP's ring hides each step only under that step's attention, and after backward dK, dV travel
+# micro-batch's backward; in the interleaved schedule each model chunk starts its reduction after its own last backward
+# (Megatron-Core's schedule), so it hides under (v-1)/v of the last min(pp, m) micro-batches' backward and only the
+# last chunk is exposed. CP's ring hides each step only under that step's attention, and after backward dK, dV travel
 # home; PP send/recv overlaps only in the interleaved schedule (Megatron-Core's rule); TP's and EP's collectives sit
-# between dependent matmuls and are on the critical path by default. When DP and CP both cross nodes they share one
+# between dependent matmuls and are on the critical path by default (with TP's communication-GEMM overlap on, 15/16
+# hides; see section 6). When DP and CP both cross nodes they share one
 # NIC: time one uses, the other cannot. You can still set each dimension's share (`WorkloadSpec(overlap_dp=...)`).
 
 # %% [markdown] lang="zh"
