@@ -31,6 +31,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -324,7 +325,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     results: dict[str, Any] = {"machine": machine(), "goals": GOALS}
-    steps = {
+    steps: dict[str, Callable[[], dict[str, Any]]] = {
         "import": bench_import,
         "notebooks": bench_notebooks,
         "widgets": lambda: bench_widgets(args.updates, tuple(args.widget)),
