@@ -113,13 +113,14 @@ def distinct_rows(np: Any, *columns: Any) -> tuple[Any, Any]:
     and for every row which combination it holds, so that ``term(*(c[rows] for c in columns))[inverse]`` equals
     ``term(*columns)`` for any elementwise ``term``: a term of a few columns is computed once per combination, not
     once per candidate. ``rows`` lists each combination's last row, in ascending code order."""
-    count, code = 1, np.zeros(len(columns[0]), dtype=np.int64)
-    for column in columns:
+    count, code = _factor(np, np.asarray(columns[0]))
+    for column in columns[1:]:
         n, inverse = _factor(np, np.asarray(column))
         count, code = count * n, code * n + inverse
         if count > _COUNTING_LIMIT:  # keep the code small: number the combinations that occur
             count, code = _factor(np, code)
-    count, code = _factor(np, code)
+    if len(columns) > 1:  # number the combinations that occur (one column's values all occur)
+        count, code = _factor(np, code)
     rows = np.empty(count, dtype=np.int64)
     rows[code] = np.arange(code.size)
     return rows, code
