@@ -65,13 +65,6 @@ KNOWN_GAPS: dict[str, tuple[frozenset[str], str]] = {
         "estimate prefers TP 2 with PP 8 and v = 10 (4.48 s against 5.05 s a step), halving TP traffic at a 2 % "
         "bubble; a difference inside the estimate's stated uncertainty",
     ),
-    "NeMo Nemotron-4 340B, 4K, 128 H100 (FP8)": (
-        frozenset({"group1_or_top10"}),
-        "the memory ledger puts tp 8, pp 8, dp 2, v = 12 without recomputation at 81.4 GiB, 1.4 GiB over 80 (with "
-        "the launcher config's bf16 gradients and ZeRO-1; every saved activation counted at 16 bits, though FP8 "
-        "training keeps some GEMM inputs in 8 bits), so the layout runs full recompute (3.51 s a step, 1.25x the "
-        "best's 2.82 s, rank 41); admitted, its 2.74 s step would be the fastest; NeMo measured 3.18 s",
-    ),
     "Megatron-Bridge Llama 3 70B, 8K, 64 H100 (FP8)": (
         frozenset({"group1_or_top10"}),
         "within 1.08x of the best and 0.88x the published throughput, but rank 18 (tie group 2): the estimate prefers "
@@ -215,21 +208,29 @@ def test_the_qwen3_235b_gap_is_the_expert_tensor_fold() -> None:
     assert c.codes == ("ep_fold",) and 2 * 32 * 8 % run.gpus == 0 and run.gpus % (1 * 32 * 8) == 0
 
 
-def test_the_nemotron_gap_is_the_memory_ledger() -> None:
-    """The published interleaved layout without recomputation is refused on memory by less than 2 GiB; admitted, it
-    would be faster than the best estimate. Every accepted candidate of the layout is slower than the step NeMo
-    measured (32 · 4096 tokens / (322 tokens/s/GPU · 128 GPUs) = 3.18 s)."""
-    _, result = _plan_run("NeMo Nemotron-4 340B, 4K, 128 H100 (FP8)")
-    none = result.explain("tp=8,pp=8,dp=2,v=12,zero=1,mb=1,recompute=none")
+def test_nemotron_fits_without_recompute_once_fp8_inputs_are_counted() -> None:
+    """The published interleaved layout without recomputation: counted with every saved activation at 16 bits it
+    needs 81.4 GiB, over 80; with FP8 linear layers saving their inputs at 1 byte (Transformer Engine) it fits, and it
+    is the best estimate. The saving, per layer and rank (h 18432, f 73728, a·d_v 18432, s 4096, t 8, sequence
+    parallel): (2·h + f − a·d_v)·s/t bytes = 45 MiB; the gap between the two ledgers is that times the one-layer
+    chunks the first pipeline rank holds: Megatron-Core's interleaved warm-up, (pp − 1)·2 + (v − 1)·pp = 14 + 88 = 102
+    chunk forwards, plus the one of the first steady-state step: 103."""
+    from dataclasses import replace
+
+    run, result = _plan_run("NeMo Nemotron-4 340B, 4K, 128 H100 (FP8)")
+    layout = "tp=8,pp=8,dp=2,v=12,zero=1,mb=1,recompute=none"
+    fp8 = result.explain(layout)
+    cluster = CLUSTERS[run.cluster].with_nodes(run.nodes)
+    counted_16bit = plan(MODELS[run.model], cluster, replace(run.workload(), precision="bf16")).explain(layout)
+    assert counted_16bit.codes == ("memory",) and counted_16bit.memory is not None
+    assert fp8.accepted and fp8.memory is not None and counted_16bit.memory is not None
+    assert round(counted_16bit.memory.total_gib, 1) == 81.4 and round(fp8.memory.total_gib, 1) == 76.9
+    per_layer = (2 * 18432 + 73728 - 18432) * 4096 / 8
+    assert per_layer / 2**20 == 45
+    gap_bytes = (counted_16bit.memory.total_gib - fp8.memory.total_gib) * 2**30
+    assert gap_bytes == pytest.approx(((8 - 1) * 2 + (12 - 1) * 8 + 1) * per_layer)
     best = result.accepted(1)[0]
-    assert none.codes == ("memory",) and none.memory is not None and 80 < none.memory.total_gib < 82
-    assert none.step_s is not None and best.step_s is not None and none.step_s < best.step_s
-    measured_step_s = 32 * 4096 / (322 * 128)
-    assert measured_step_s == pytest.approx(3.18, abs=0.005)
-    layout = set(result.find(tp=8, pp=8, dp=2, cp=1))
-    accepted = [result.candidate(i) for i in result.accepted_indices() if i in layout]
-    assert {c.recompute for c in accepted if c.virtual_stages > 1} == {"full"}
-    assert min(c.step_s for c in accepted if c.step_s is not None) > measured_step_s
+    assert fp8.step_s is not None and best.step_s == fp8.step_s
 
 
 def test_the_128k_gap_is_ranking_only() -> None:

@@ -233,8 +233,9 @@ def _memory_ledger(np: Any, model: ModelSpec, workload: WorkloadSpec, k: _Column
     pb, gb_, kb = recipe.param_bytes, recipe.grad_bytes, recipe.optimizer_bytes
     s = float(workload.tokens_per_sequence(model))
     widths, flash, sp = model.layer_widths(), workload.flash_attention, workload.sequence_parallel
-    full_none = _layer_activation_terms(widths, s, k.mbf, k.tpf, sp, np.ones_like(k.rc), k.cpf, flash)[2]
-    per_layer = _layer_activation_terms(widths, s, k.mbf, k.tpf, sp, k.rc, k.cpf, flash)[2]
+    fp8 = workload.precision == "fp8"  # FP8 linear layers save their inputs at 1 byte (coursekit.activations)
+    full_none = _layer_activation_terms(widths, s, k.mbf, k.tpf, sp, np.ones_like(k.rc), k.cpf, flash, fp8)[2]
+    per_layer = _layer_activation_terms(widths, s, k.mbf, k.tpf, sp, k.rc, k.cpf, flash, fp8)[2]
     full_extra = (k.rc == 2) * full_none
     inflight = dict(zip(STAGE_KINDS, _microbatches_in_flight(k.ppf, k.gaf, k.vf), strict=True))
     logits = model.logits_bytes(s * k.mbf, k.tpf * k.cpf)

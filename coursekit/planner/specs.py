@@ -171,9 +171,10 @@ register(
         },
         "planner.precision_fp8": {
             "zh": "；FP8：线性层矩阵乘按 FP8 峰值 {fp8_tflops:.0f} TFLOP/s、注意力核心按 bf16 计，效率比例相同"
-            "（假设）；MFU 仍以 bf16 峰值为分母",
+            "（假设），线性层为反向保存的输入按每元素 1 字节计；MFU 仍以 bf16 峰值为分母",
             "en": "; FP8: the linear layers' matmuls at the FP8 peak {fp8_tflops:.0f} TFLOP/s, attention's core at "
-            "bf16, the same share of peak (an assumption); MFU is still counted against the bf16 peak",
+            "bf16, the same share of peak (an assumption), the inputs the linear layers save for backward at 1 byte "
+            "per element; MFU is still counted against the bf16 peak",
         },
         "planner.efficiency_model": {
             "zh": "按每 GPU 矩阵乘形状在屋顶线上估算（在 Megatron-LM 表 1 上标定一次）",

@@ -591,14 +591,15 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 
 # %% [markdown] lang="zh"
 # NeMo 24.07 表里的 Llama 3、GPT-3、Llama 2 7B 与 13B 配置全部通过，其中 Llama 3 70B 用的正是 CP 2；Llama 3 8B 的全分片数据并行
-# (FSDP，即 ZeRO-3) 与 Llama 3.1 405B 的 1024 卡 CP 2 布局也通过。没通过的，正是估算**漏掉**或**不确定**的东西：
+# (FSDP，即 ZeRO-3) 与 Llama 3.1 405B 的 1024 卡 CP 2 布局也通过。Nemotron-4 340B 同样通过，靠的是把 FP8 算进显存账本：
+# FP8 训练时，线性层（QKV、输出投影、MLP 的两个矩阵乘）为反向保存的是转成 FP8 之后的输入，每个元素 1 字节
+# （Transformer Engine 的做法）；层归一化的输入、Q、K、V 和激活函数的输入仍按 16 位存。按它训练配置里的 bf16 梯度与 ZeRO-1，
+# 若把保存的激活都按 16 位记，交错调度 (v = 12) 不重计算要 81.4 GiB，放不进 80 GiB；按 FP8 记是 76.9 GiB，
+# 发表的布局就成了估算最优。没通过的，正是估算**漏掉**或**不确定**的东西：
 #
 # - **Llama 2 70B 与 Megatron-Bridge 的 Llama 3 70B**：都在最优估算的 1.25 倍以内、吞吐相差不到 30%，
 #   只差名次：估算偏爱 TP 2（配 PP 8 或 CP 2，省下一半的 TP 通信）。差距在估算自己声明的
 #   不确定度之内，只有实测能定。
-# - **Nemotron-4 340B**：按它训练配置里的 bf16 梯度与 ZeRO-1，显存账本算出交错调度 (v = 12) 不重计算要 81.4 GiB，
-#   比 80 GiB 多 1.4 GiB，于是只能完全重计算，名次落在 10 名之后；若放得下，它会是最快的布局。账本把保存的激活都按
-#   16 位记，而 FP8 训练会把一部分矩阵乘的输入存成 8 位，这正是账本没算到的。
 # - **Qwen3 30B-A3B (MoE)**：估算的吞吐约是实测的 3 倍。它每个 token 只激活 3.3B 参数、隐藏维只有 2048，矩阵乘都很小；
 #   估算只算矩阵乘和通信，路由、token 重排、FP8 转换、逐元素运算和强制均衡的不丢 token 分发这些按 token 计的开销都没有
 #   建模，按实测推算它们占了步时的大半。同一份性能文档里 25.09 版丢 token 的同一布局实测快一倍，可见这些开销之大。
@@ -627,17 +628,18 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 
 # %% [markdown] lang="en"
 # The Llama 3, GPT-3, Llama 2 7B and 13B configurations of NeMo 24.07's table all pass, and the Llama 3 70B one runs CP 2; so do Llama 3
-# 8B with fully sharded data parallelism (FSDP, i.e. ZeRO-3) and Llama 3.1 405B's 1024-GPU layout with CP 2. The misses
-# are what the estimate **leaves out** or is **unsure of**:
+# 8B with fully sharded data parallelism (FSDP, i.e. ZeRO-3) and Llama 3.1 405B's 1024-GPU layout with CP 2. So does
+# Nemotron-4 340B, once the memory ledger counts FP8: in FP8 training the linear layers (QKV, output projection, the
+# MLP's two matmuls) save their input for backward after the cast to FP8, 1 byte per element (what Transformer Engine
+# does); layer-norm inputs, Q, K, V and the activation function's input stay 16-bit. With its training config's bf16
+# gradients and ZeRO-1, counting every saved activation at 16 bits puts the interleaved schedule (v = 12) without
+# recomputation at 81.4 GiB, over 80 GiB; counted in FP8 it is 76.9 GiB, and the published layout becomes the best
+# estimate. The misses are what the estimate **leaves out** or is **unsure of**:
 #
 # - **Llama 2 70B and Megatron-Bridge's Llama 3 70B**: both within 1.25x of the best estimate and within
 #   30 % of the measured throughput; only their rank misses: the estimate prefers TP 2
 #   (with PP 8 or CP 2, which halves TP traffic). The difference is inside the estimate's stated uncertainty;
 #   only a measurement can settle it.
-# - **Nemotron-4 340B**: with its training config's bf16 gradients and ZeRO-1, the memory ledger puts the interleaved
-#   schedule (v = 12) without recomputation at 81.4 GiB, 1.4 GiB over 80 GiB, so it needs full recompute and ranks
-#   past 10; were it to fit, it would be the fastest layout. The ledger counts every saved activation at 16 bits,
-#   while FP8 training keeps some matmul inputs in 8 bits: exactly what it leaves out.
 # - **Qwen3 30B-A3B (MoE)**: the estimated throughput is about 3 times the measured one. Each token activates only
 #   3.3B parameters and the hidden size is 2048, so every matmul is small; the estimate counts only matmuls and
 #   communication, and leaves out per-token work (routing, token permutation, FP8 casts, elementwise kernels, the
@@ -681,7 +683,7 @@ for run, c in zip(runs, comparisons):
 assert passed == {c.name for c in comparisons} - {
     "Llama 3 405B, 8K, 8192 GPUs", "Llama 3 405B, 8K, 16384 GPUs", "Llama 3 405B, 128K, 16384 GPUs",
     "DeepSeek-V3 (MoE), 2048 H800 GPUs", "MT-NLG 530B, 420 nodes", "NeMo Llama 2 70B, 4K, 64 H100 (FP8)",
-    "NeMo Nemotron-4 340B, 4K, 128 H100 (FP8)", "Megatron-Bridge Llama 3 70B, 8K, 64 H100 (FP8)",
+    "Megatron-Bridge Llama 3 70B, 8K, 64 H100 (FP8)",
     "Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8)", "Megatron-Bridge Qwen3 235B-A22B (MoE), 4K, 256 H100 (FP8)"}
 by_name = {c.name: c for c in comparisons}
 assert all(by_name[name].step_over_best < 1.25 and 0.7 < by_name[name].estimated_over_published < 1.3
@@ -693,9 +695,12 @@ assert ",etp=1," in qwen235.layout and ",ep=8,etp=1," in qwen235.best_layout and
 qwen235_plan = plan(MODELS["qwen3-235b-a22b"], CLUSTERS["h100-8"].with_nodes(32),
                     next(run for run in runs if run.model == "qwen3-235b-a22b").workload())
 assert round(qwen235_plan.explain("tp=2,pp=8,dp=16,ep=32,etp=1,v=4,zero=1,mb=1,recompute=none").memory.total_gib, 1) == 82.8
-nemotron = plan(MODELS["nemotron4-340b"], CLUSTERS["h100-8"].with_nodes(16),
-                next(run for run in runs if run.model == "nemotron4-340b").workload())
-assert round(nemotron.explain("tp=8,pp=8,dp=2,v=12,zero=1,mb=1,recompute=none").memory.total_gib, 1) == 81.4
+nemotron_workload = next(run for run in runs if run.model == "nemotron4-340b").workload()
+nemotron_gib = {precision: plan(MODELS["nemotron4-340b"], CLUSTERS["h100-8"].with_nodes(16),
+                                replace(nemotron_workload, precision=precision))
+                .explain("tp=8,pp=8,dp=2,v=12,zero=1,mb=1,recompute=none").memory.total_gib
+                for precision in ("bf16", "fp8")}
+assert (round(nemotron_gib["bf16"], 1), round(nemotron_gib["fp8"], 1)) == (81.4, 76.9)
 assert all(c.step_over_best < 1.1 for c in comparisons if c.name in ("BLOOM 176B, 384 GPUs", "MT-NLG 530B, 420 nodes"))
 assert ",cp=1," not in comparisons[0].best_layout and ",cp=2," in comparisons[9].layout
 
