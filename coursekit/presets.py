@@ -178,6 +178,13 @@ DEEPSEEK_V3_ARCHITECTURE: str = (
     "128 + 64 rope, 1 shared + 256 routed experts of width 2048, 8 per token, the first 3 layers dense of width "
     "18432, vocabulary 129280, pre-training at 4K tokens); 671B parameters in total, 37B activated per token"
 )
+#: NeMo's GPT-3 configs of the 5B and 20B rows of its 24.07 performance table (GPT-2 BPE vocabulary, its 50257
+#: tokens before Megatron pads them; tied embeddings and learned positions are the megatron_gpt defaults).
+NEMO_GPT3_CONFIGS: str = (
+    "NVIDIA NeMo-Framework-Launcher, launcher_scripts/conf/training/gpt3/5b.yaml and 20b.yaml @ "
+    "26e42fa91d9e608897ce485b4911c263a4b57008 (5B: 24 layers, hidden 4096, 32 heads; 20B: 44 layers, hidden 6144, "
+    "48 heads; ffn 4 x hidden, sequence 2048, GPT2BPETokenizer, hidden and attention dropout 0.1)"
+)
 #: Dropout of the GPT-style presets: Megatron-LM's defaults ``--hidden-dropout 0.1 --attention-dropout 0.1``
 #: (the Megatron runs of Table 1 and MT-NLG were trained with them) and GPT-2's config (resid_pdrop, attn_pdrop 0.1).
 GPT_DROPOUT: float = 0.1
@@ -336,6 +343,8 @@ MODELS: dict[str, ModelSpec] = {
     for model in (
         _gpt("gpt2-small", 12, 768, 12, 50257, 1024, RADFORD_2019),
         _gpt("gpt3-175b", 96, 12288, 96, 50257, 2048, BROWN_2020),
+        _gpt("gpt3-5b", 24, 4096, 32, 50257, 2048, NEMO_GPT3_CONFIGS),
+        _gpt("gpt3-20b", 44, 6144, 48, 50257, 2048, NEMO_GPT3_CONFIGS),
         _llama3("llama3-8b", 32, 4096, 14336, 32),
         _llama3("llama3-70b", 80, 8192, 28672, 64),
         _llama3("llama3-405b", 126, 16384, 53248, 128),

@@ -89,3 +89,19 @@ def test_nemotron4_340b_preset_by_hand() -> None:
     model = MODELS["nemotron4-340b"]
     assert model.num_params == total
     assert round(total / 1e9) == 341 and round(2 * vocab * h / 1e9, 1) == 9.4
+
+
+@pytest.mark.parametrize(
+    ("name", "layers", "h", "heads", "billions"), [("gpt3-5b", 24, 4096, 32, 5), ("gpt3-20b", 44, 6144, 48, 20)]
+)
+def test_nemo_gpt3_presets_from_launcher_config(name: str, layers: int, h: int, heads: int, billions: int) -> None:
+    """NeMo-Framework-Launcher's gpt3/5b.yaml and 20b.yaml (megatron_gpt defaults: biases, LayerNorm, GELU MLP of
+    width 4h, learned positions over 2048 tokens, tied embeddings; GPT-2 BPE's 50257 tokens, before padding). Per
+    layer: QKV and output projections 4·h² + 4·h, MLP 8·h² + 5·h, two LayerNorms 4·h; then the token and position
+    embeddings and the final LayerNorm."""
+    per_layer = 4 * h * h + 4 * h + 8 * h * h + 5 * h + 4 * h
+    total = layers * per_layer + 50257 * h + 2048 * h + 2 * h
+    model = MODELS[name]
+    assert model.num_params == total and round(total / 1e9) == billions
+    assert (model.heads, model.ffn_hidden, model.seq_len, model.dropout) == (heads, 4 * h, 2048, 0.1)
+    assert {5: 5047365632, 20: 20256221184}[billions] == total
