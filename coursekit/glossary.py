@@ -325,11 +325,11 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
     # -- batches and pipeline ---------------------------------------------------------------
     _e(
         Text(zh="全局批大小", en="global batch size"),
-        "",
+        "GBS",
         Text(
-            zh="一次优化器步所用的样本总数 = 微批次大小 × 梯度累积步数 × 数据并行度。",
+            zh="一次优化器步所用的样本总数 = 微批次大小 × 梯度累积步数 × 数据并行度（性能表里写作 GBS）。",
             en="The number of samples in one optimizer step = micro-batch size × gradient-accumulation steps × "
-            "data-parallel degree.",
+            "data-parallel degree (GBS in performance tables).",
         ),
     ),
     _e(

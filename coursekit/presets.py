@@ -458,10 +458,13 @@ class PublishedRun:
 
     @property
     def label(self) -> str:
-        """A language-neutral label: model preset, GPUs × device, sequence length."""
+        """A language-neutral label: model preset, GPUs × device, sequence length, global batch (GBS) and the
+        published model-parallel degrees above 1 (several tables ran one model on the same GPUs)."""
         device = self.cluster.split("-")[0].upper()
         device = "A100" if device == "JEANZAY" else device
-        return f"{self.model} · {self.gpus} × {device} · s = {self.seq_len}"
+        parts = [self.model, f"{self.gpus} × {device}", f"s = {self.seq_len}", f"GBS {self.global_batch}"]
+        parts += [" ".join(f"{k.upper()} {v}" for k, v in self.degrees if k != "dp" and v > 1)]
+        return " · ".join(part for part in parts if part)
 
     def workload(self) -> WorkloadSpec:
         """The run's workload: its batch and sequence, and the options its paper states."""

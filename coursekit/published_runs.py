@@ -406,7 +406,7 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
         1,
         1,
         8901.0,
-        MEGATRON_BRIDGE_2604_SOURCE + ", 26.04 section, model Qwen3_30B_a3B, row DGX-H100",
+        MEGATRON_BRIDGE_2604_SOURCE + ", row Qwen3_30B_a3B (DGX-H100)",
     ),
 )
 

@@ -61,9 +61,9 @@ KNOWN_GAPS: dict[str, tuple[frozenset[str], str]] = {
     ),
     "NeMo Llama 2 70B, 4K, 64 H100 (FP8)": (
         frozenset({"group1_or_top10"}),
-        "within 1.13x of the best and 0.95x the published throughput, but rank 174 of 3329 (tie group 5): the "
-        "estimate prefers TP 2 with PP 8 and v = 10 (4.48 s against 5.05 s a step), halving TP traffic at a 2 % "
-        "bubble; a difference inside the estimate's stated uncertainty",
+        "within 1.17x of the best and 0.95x the published throughput, but rank 63 of 1207 (tie group 4): the "
+        "estimate prefers TP 1 with PP 8, CP 2 and v = 10, which removes TP traffic at a small bubble; a difference "
+        "inside the estimate's stated uncertainty",
     ),
     "Megatron-Bridge Llama 3 70B, 8K, 64 H100 (FP8)": (
         frozenset({"group1_or_top10"}),
@@ -81,11 +81,11 @@ KNOWN_GAPS: dict[str, tuple[frozenset[str], str]] = {
         frozenset({"group1_or_top10", "within_1.25x"}),
         "with the recipe's expert tensor parallelism 1 (Megatron-Core's MoE parallel folding; Megatron-Bridge "
         "scripts/performance/configs/qwen/qwen3_workload_base_configs.py @ 01b2977e518f0a58ec870daba2fb2c04d76a91b2, "
-        "BASE_QWEN3_235B_A22B_CONFIG: expert_tensor_parallel_size=1) the layout is accepted and its throughput is "
-        "0.83x the published, but at v = 1: the ledger puts the published v = 4 without recomputation at 82.8 GiB; "
-        "its 32 EP ranks span 4 nodes, and the all-to-all over InfiniBand (14.4 s of a 25.0 s step, none hidden: "
-        "EP overlap is assumed 0) makes it 1.99x the best (rank 1895 of 10497), which keeps EP 8 inside a node with "
-        "TP 1 and CP 4 folded into the expert data-parallel ranks (12.5 s)",
+        "BASE_QWEN3_235B_A22B_CONFIG: expert_tensor_parallel_size=1) the layout is accepted at the published v = 4 "
+        "(73.7 GiB with FP8 activations; 82.8 GiB counted at 16 bits) and its throughput is 0.85x the published; its "
+        "32 EP ranks span 4 nodes, and the all-to-all over InfiniBand (14.4 s of a 24.5 s step, none hidden: EP "
+        "overlap is assumed 0) makes it 1.97x the best (rank 1927 of 10819), which runs TP 4 with the experts at "
+        "ETP 4 and no EP (12.4 s)",
     ),
     "NeMo GPT-3 20B, 2K, 64 H100 (FP8)": (
         frozenset({"group1_or_top10", "within_1.25x", "throughput_30pct"}),
