@@ -185,6 +185,13 @@ NEMO_GPT3_CONFIGS: str = (
     "26e42fa91d9e608897ce485b4911c263a4b57008 (5B: 24 layers, hidden 4096, 32 heads; 20B: 44 layers, hidden 6144, "
     "48 heads; ffn 4 x hidden, sequence 2048, GPT2BPETokenizer, hidden and attention dropout 0.1)"
 )
+#: Megatron-Core's 2024 H100 scaling study (Megatron-LM README, "Training Speed and Scalability", and its model
+#: table image): GPT models with vocabulary 131072 and sequence 4096.
+MEGATRON_CORE_2024: str = (
+    "NVIDIA Megatron-LM README, “Training Speed and Scalability” and images/model_table.png @ "
+    "f2e5db402c44ae309aa6448bcb4ae87e8ae0f5f4 (Megatron-Core r0.8.0, H100; GPT models, vocabulary 131072, sequence "
+    "4096; attention heads, hidden size and layers per row)"
+)
 #: Dropout of the GPT-style presets: Megatron-LM's defaults ``--hidden-dropout 0.1 --attention-dropout 0.1``
 #: (the Megatron runs of Table 1 and MT-NLG were trained with them) and GPT-2's config (resid_pdrop, attn_pdrop 0.1).
 GPT_DROPOUT: float = 0.1
@@ -194,8 +201,11 @@ MEGATRON_2021: str = (
 )
 
 
-def _gpt(name: str, layers: int, hidden: int, heads: int, vocab: int, seq_len: int, source: str) -> ModelSpec:
-    """A GPT-2/3-style model: GELU MLP of width 4h, LayerNorm, learned positions, biases, tied embeddings."""
+def _gpt(
+    name: str, layers: int, hidden: int, heads: int, vocab: int, seq_len: int, source: str, tied: bool = True
+) -> ModelSpec:
+    """A GPT-2/3-style model: GELU MLP of width 4h, LayerNorm, learned positions, biases, tied embeddings unless
+    ``tied`` is False."""
     return ModelSpec(
         name=name,
         layers=layers,
@@ -208,10 +218,31 @@ def _gpt(name: str, layers: int, hidden: int, heads: int, vocab: int, seq_len: i
         norm="layernorm",
         position="learned",
         biases=True,
-        tied_embeddings=True,
+        tied_embeddings=tied,
         source=source,
         dropout=GPT_DROPOUT,
     )
+
+
+#: The model table's shapes: (size label, attention heads, hidden size, layers).
+MCORE_GPT_SHAPES: tuple[tuple[str, int, int, int], ...] = (
+    ("1.7b", 16, 2048, 24),
+    ("7.1b", 32, 4096, 30),
+    ("16b", 48, 6144, 32),
+    ("32b", 56, 7168, 48),
+    ("70b", 64, 8192, 84),
+    ("119b", 80, 10240, 92),
+    ("177b", 96, 12288, 96),
+    ("314b", 128, 16384, 96),
+    ("462b", 144, 18432, 112),
+)
+
+
+def _mcore_gpt(name: str, layers: int, hidden: int, heads: int) -> ModelSpec:
+    """A GPT model of Megatron-Core's 2024 scaling table: Megatron-LM's defaults (core_r0.8.0 arguments.py: LayerNorm,
+    biases, learned positions, GELU MLP of width 4h, dropout 0.1) with untied embeddings (the table's model sizes
+    count the output layer apart: 1.7B = 24 · 12 · 2048² + 2 · 131072 · 2048 + ...)."""
+    return _gpt(name, layers, hidden, heads, 131072, 4096, MEGATRON_CORE_2024, tied=False)
 
 
 def _llama3(name: str, layers: int, hidden: int, ffn: int, heads: int) -> ModelSpec:
@@ -345,6 +376,7 @@ MODELS: dict[str, ModelSpec] = {
         _gpt("gpt3-175b", 96, 12288, 96, 50257, 2048, BROWN_2020),
         _gpt("gpt3-5b", 24, 4096, 32, 50257, 2048, NEMO_GPT3_CONFIGS),
         _gpt("gpt3-20b", 44, 6144, 48, 50257, 2048, NEMO_GPT3_CONFIGS),
+        *(_mcore_gpt(f"mcore-gpt-{size}", layers, hidden, heads) for size, heads, hidden, layers in MCORE_GPT_SHAPES),
         _llama3("llama3-8b", 32, 4096, 14336, 32),
         _llama3("llama3-70b", 80, 8192, 28672, 64),
         _llama3("llama3-405b", 126, 16384, 53248, 128),
@@ -432,7 +464,8 @@ class PublishedRun:
     ``source`` cites the paper (English, as published) and ``note`` says in the learner's language what it
     reports for this run. ``measured_tflops_per_gpu`` is the paper's figure with the paper's own FLOP convention
     (``flop_convention``: ``"palm"`` = 6N + 12·L·h·s per token, ``"megatron"`` = Megatron-LM's
-    eq. 3 with recomputation, or ``"tokens"`` when the paper reports tokens per GPU-second
+    eq. 3 with recomputation, ``"megatron-core"`` = Megatron-Core r0.8.0's logged model FLOPs, or ``"tokens"`` when
+    the paper reports tokens per GPU-second
     instead — then ``measured_tokens_per_gpu_s`` holds it).
     """
 

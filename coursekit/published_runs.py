@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from .i18n import Text
-from .presets import MEGATRON_TABLE1, PUBLISHED_RUNS, PublishedRun
+from .presets import MEGATRON_CORE_2024, MEGATRON_TABLE1, PUBLISHED_RUNS, PublishedRun
 
 __all__ = [
     "MEGATRON_BRIDGE_2509_SOURCE",
@@ -120,6 +120,44 @@ DEEPSEEK_V3_BRIDGE_CONFIG: str = (
     "fa0315ae2684693a666be9d247adf9baf1e30028 (h100 num_gpus_1024: tp 2, pp 8, vp 4, ep 64, etp 1, mbs 1, gbs 8192; "
     "recompute_granularity: selective; grad_reduce_in_fp32: false)"
 )
+
+
+#: Megatron-Core r0.8.0's weak-scaling rows on H100 (Megatron-LM README's model table): size label, TP, PP, DP,
+#: GPUs, global batch, teraFLOP/s per GPU. The README: fine-grained overlap of DP (``--overlap-grad-reduce
+#: --overlap-param-gather``, hence the distributed optimizer, ZeRO-1), TP (``--tp-comm-overlap``) and PP traffic.
+MEGATRON_CORE_WEAK_SCALING: tuple[tuple[str, int, int, int, int, int, float], ...] = (
+    ("1.7b", 1, 1, 48, 48, 192, 408.8),
+    ("7.1b", 2, 1, 48, 96, 192, 465.9),
+    ("16b", 4, 1, 48, 192, 192, 489.1),
+    ("32b", 8, 1, 48, 384, 192, 459.6),
+    ("70b", 8, 2, 48, 768, 384, 419.7),
+    ("119b", 8, 4, 48, 1536, 768, 420.5),
+    ("177b", 8, 6, 48, 2304, 1152, 432.8),
+    ("314b", 8, 8, 48, 3072, 1536, 474.4),
+    ("462b", 8, 16, 48, 6144, 3072, 459.9),
+)
+
+
+def _mcore_run(size: str, tp: int, pp: int, dp: int, gpus: int, batch: int, tflops: float) -> PublishedRun:
+    """One row of Megatron-Core's 2024 H100 model table: bf16, sequence 4096, the layout as published, micro-batch,
+    interleaving and recomputation searched (the table does not state them)."""
+    return PublishedRun(
+        f"Megatron-Core GPT {size.upper()}, 4K, {gpus} H100",
+        f"mcore-gpt-{size}",
+        "h100-8",
+        gpus // 8,
+        batch,
+        4096,
+        (("tp", tp), ("cp", 1), ("pp", pp), ("dp", dp)),
+        "megatron-core",
+        tflops,
+        MEGATRON_CORE_2024 + f", row {size.upper()}",
+        workload_options=(("zero_stages", (1,)), ("overlap_tp", 1.0)),
+        note=Text(
+            zh=f"{gpus} 张 H100，TP {tp}、PP {pp}、DP {dp}，全局批 {batch}：每 GPU {tflops:g} TFLOP/s（bf16）",
+            en=f"{gpus} H100s, TP {tp}, PP {pp}, DP {dp}, global batch {batch}: {tflops:g} TFLOP/s per GPU (bf16)",
+        ),
+    )
 
 
 def _run(
@@ -408,6 +446,8 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
         8901.0,
         MEGATRON_BRIDGE_2604_SOURCE + ", row Qwen3_30B_a3B (DGX-H100)",
     ),
+    # Megatron-Core's 2024 weak-scaling table on H100 (bf16): its teraFLOP/s per GPU in Megatron-Core's own count.
+    *(_mcore_run(*row) for row in MEGATRON_CORE_WEAK_SCALING),
 )
 
 #: Every run's role: the calibration rows fit; the published runs validate. No run is both.

@@ -107,6 +107,7 @@ __all__ = [
     "WorkloadSpec",
     "divisors",
     "group_link",
+    "megatron_core_flops_per_step",
     "megatron_paper_flops_per_step",
     "megatron_paper_param_count",
     "param_part_name",
@@ -278,6 +279,27 @@ def megatron_paper_param_count(layers: int, hidden: int, vocab: int = 51200, seq
     v = check_int("vocab", vocab, ge=1, le=MAX_SEQ_LEN)
     s = check_int("seq_len", seq_len, ge=1, le=MAX_SEQ_LEN)
     return 12 * l_ * h * h * (1 + 13 / (12 * h) + (v + s) / (12 * l_ * h))
+
+
+def megatron_core_flops_per_step(layers: int, hidden: int, global_batch: int, vocab: int, seq_len: int) -> float:
+    """Model FLOPs of one training step as Megatron-Core r0.8.0 logs them, for a GPT layer (multi-head attention, a
+    GELU MLP of width 4h): no recomputation, the attention scores counted over all s keys.
+
+    F = 12·B·s·l·h²·(2 + s/h + 4 + V/(2·l·h)) — Megatron-LM core_r0.8.0, megatron/training/training.py,
+    ``num_floating_point_operations`` (query groups = heads, ffn = 4h, not gated); its "teraFLOP/s per GPU" (the 2024
+    H100 scaling table, MFU against the bf16 peak) is F / (step time · GPUs).
+
+    >>> f"{megatron_core_flops_per_step(24, 2048, 192, 131072, 4096):.4e}"
+    '8.8665e+15'
+
+    Taught in: lesson 9 (decision workbench).
+    """
+    l_ = check_int("layers", layers, ge=1, le=1 << 20)
+    h = check_int("hidden", hidden, ge=1, le=1 << 20)
+    b = check_int("global_batch", global_batch, ge=1, le=MAX_GLOBAL_BATCH)
+    v = check_int("vocab", vocab, ge=1, le=MAX_SEQ_LEN)
+    s = check_int("seq_len", seq_len, ge=1, le=MAX_SEQ_LEN)
+    return 12 * b * s * l_ * h * h * (2 + s / h + 4 + v / (2 * l_ * h))
 
 
 def megatron_paper_flops_per_step(
