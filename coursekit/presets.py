@@ -186,11 +186,10 @@ NEMO_GPT3_CONFIGS: str = (
     "48 heads; ffn 4 x hidden, sequence 2048, GPT2BPETokenizer, hidden and attention dropout 0.1)"
 )
 #: Megatron-Core's 2024 H100 scaling study (Megatron-LM README, "Training Speed and Scalability", and its model
-#: table image): GPT models with vocabulary 131072 and sequence 4096.
+#: table image: GPT models with vocabulary 131072 and sequence 4096; attention heads, hidden size and layers per row).
 MEGATRON_CORE_2024: str = (
-    "NVIDIA Megatron-LM README, “Training Speed and Scalability” and images/model_table.png @ "
-    "f2e5db402c44ae309aa6448bcb4ae87e8ae0f5f4 (Megatron-Core r0.8.0, H100; GPT models, vocabulary 131072, sequence "
-    "4096; attention heads, hidden size and layers per row)"
+    "NVIDIA Megatron-LM README, “Training Speed and Scalability”, images/model_table.png @ "
+    "f2e5db402c44ae309aa6448bcb4ae87e8ae0f5f4 (Megatron-Core r0.8.0, H100)"
 )
 #: Dropout of the GPT-style presets: Megatron-LM's defaults ``--hidden-dropout 0.1 --attention-dropout 0.1``
 #: (the Megatron runs of Table 1 and MT-NLG were trained with them) and GPT-2's config (resid_pdrop, attn_pdrop 0.1).
