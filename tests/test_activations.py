@@ -196,3 +196,17 @@ def test_planner_counts_fp8_activations() -> None:
     assert bf16.memory is not None and fp8.memory is not None
     per_layer = (2 * 8192 + 28672 - 8192) * 8192 / 8
     assert (bf16.memory.total_gib - fp8.memory.total_gib) * 2**30 == pytest.approx(20 * 4 * per_layer)
+
+
+def test_korthikanti_layer_in_fp8_keeps_27_sbh() -> None:
+    """Korthikanti's GPT layer (scores materialised, dropout on) with its four linear layers in FP8: of the 34·s·b·h
+    of §4.1, the QKV input (2sbh), the projection input (2sbh), the fc1 input (2sbh) and the fc2 input (8sbh) are
+    saved at 1 byte instead of 2, so 7·s·b·h less: 27·s·b·h + 5·a·s²·b. The eager attention core does not keep its
+    output (its backward needs the scores and V), so no bf16 copy stays beside the FP8 one."""
+    s, b, h, a = 2048, 1, 12288, 96
+    widths = korthikanti_widths(hidden=h, heads=a)
+    ledger = layer_activation_ledger(widths, seq_len=s, micro_batch=b, precision="fp8")
+    scores = ledger.pop("attention scores (softmax, dropout)")
+    assert scores == 5 * a * s * s * b and sum(ledger.values()) == 27 * s * b * h
+    tp8 = layer_activation_ledger(widths, seq_len=s, micro_batch=b, tp=8, sequence_parallel=True, precision="fp8")
+    assert sum(tp8.values()) == (27 * s * b * h + 5 * a * s * s * b) / 8
