@@ -281,6 +281,17 @@ def megatron_paper_param_count(layers: int, hidden: int, vocab: int = 51200, seq
     return 12 * l_ * h * h * (1 + 13 / (12 * h) + (v + s) / (12 * l_ * h))
 
 
+def _flop_count_inputs(layers: int, hidden: int, global_batch: int, vocab: int, seq_len: int) -> tuple[int, ...]:
+    """The shape a published FLOP count takes, checked: (layers, hidden, global batch, vocabulary, sequence)."""
+    return (
+        check_int("layers", layers, ge=1, le=1 << 20),
+        check_int("hidden", hidden, ge=1, le=1 << 20),
+        check_int("global_batch", global_batch, ge=1, le=MAX_GLOBAL_BATCH),
+        check_int("vocab", vocab, ge=1, le=MAX_SEQ_LEN),
+        check_int("seq_len", seq_len, ge=1, le=MAX_SEQ_LEN),
+    )
+
+
 def megatron_core_flops_per_step(layers: int, hidden: int, global_batch: int, vocab: int, seq_len: int) -> float:
     """Model FLOPs of one training step as Megatron-Core r0.8.0 logs them, for a GPT layer (multi-head attention, a
     GELU MLP of width 4h): no recomputation, the attention scores counted over all s keys.
@@ -294,11 +305,7 @@ def megatron_core_flops_per_step(layers: int, hidden: int, global_batch: int, vo
 
     Taught in: lesson 9 (decision workbench).
     """
-    l_ = check_int("layers", layers, ge=1, le=1 << 20)
-    h = check_int("hidden", hidden, ge=1, le=1 << 20)
-    b = check_int("global_batch", global_batch, ge=1, le=MAX_GLOBAL_BATCH)
-    v = check_int("vocab", vocab, ge=1, le=MAX_SEQ_LEN)
-    s = check_int("seq_len", seq_len, ge=1, le=MAX_SEQ_LEN)
+    l_, h, b, v, s = _flop_count_inputs(layers, hidden, global_batch, vocab, seq_len)
     return 12 * b * s * l_ * h * h * (2 + s / h + 4 + v / (2 * l_ * h))
 
 
@@ -315,9 +322,5 @@ def megatron_paper_flops_per_step(
 
     Taught in: lesson 9 (decision workbench).
     """
-    l_ = check_int("layers", layers, ge=1, le=1 << 20)
-    h = check_int("hidden", hidden, ge=1, le=1 << 20)
-    b = check_int("global_batch", global_batch, ge=1, le=MAX_GLOBAL_BATCH)
-    v = check_int("vocab", vocab, ge=1, le=MAX_SEQ_LEN)
-    s = check_int("seq_len", seq_len, ge=1, le=MAX_SEQ_LEN)
+    l_, h, b, v, s = _flop_count_inputs(layers, hidden, global_batch, vocab, seq_len)
     return 96 * b * s * l_ * h * h * (1 + s / (6 * h) + v / (16 * l_ * h))
