@@ -171,6 +171,10 @@ class PrecisionRecipe:
             paper's K.
         source: where the numbers come from.
 
+    A recipe counts model states only. What FP8 training changes is elsewhere: its matmuls run at the FP8 peak and the
+    inputs its linear layers save for backward take 1 byte per element (``WorkloadSpec(precision="fp8")``,
+    :mod:`coursekit.activations`); FP8 weight copies are transient, so the bytes per parameter stay the recipe's.
+
     >>> PRECISION_RECIPES["megatron-bf16"].bytes_per_param
     18.0
 
