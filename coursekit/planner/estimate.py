@@ -286,11 +286,12 @@ def _memory_ledger(np: Any, model: ModelSpec, workload: WorkloadSpec, k: _Column
     pb, gb_, kb = recipe.param_bytes, recipe.grad_bytes, recipe.optimizer_bytes
     s = float(workload.tokens_per_sequence(model))
     widths, flash, sp = model.layer_widths(), workload.flash_attention, workload.sequence_parallel
+    fp8 = workload.precision == "fp8"  # FP8 linear layers save their inputs at 1 byte (coursekit.activations)
 
     def per_shape(mb: Any, tp: Any, cp: Any, rc: Any) -> tuple[Any, Any, Any]:  # once per distinct (mb, tp, cp, rc)
         mbf, tpf, cpf = (x.astype(np.float64) for x in (mb, tp, cp))
-        full_none = _layer_activation_terms(widths, s, mbf, tpf, sp, np.ones_like(rc), cpf, flash)[2]
-        per_layer = _layer_activation_terms(widths, s, mbf, tpf, sp, rc, cpf, flash)[2]
+        full_none = _layer_activation_terms(widths, s, mbf, tpf, sp, np.ones_like(rc), cpf, flash, fp8)[2]
+        per_layer = _layer_activation_terms(widths, s, mbf, tpf, sp, rc, cpf, flash, fp8)[2]
         return per_layer, (rc == 2) * full_none, model.logits_bytes(s * mbf, tpf * cpf)
 
     per_layer, full_extra, logits = on_distinct(np, per_shape, k.mb, k.tp, k.cp, k.rc)
