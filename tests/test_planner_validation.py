@@ -54,7 +54,6 @@ KNOWN_GAPS: dict[str, tuple[frozenset[str], str]] = {
         "average stage's work, against 1.12x with pp = 4); DualPipe's schedule and the multi-token-prediction "
         "module are not modelled",
     ),
-    ),
     "Megatron-Bridge Llama 3 70B, 8K, 64 H100 (FP8)": (
         frozenset({"group1_or_top10"}),
         "within 1.07x of the best and 0.98x the published throughput, but rank 34 (tie group 3): with the TP "
