@@ -465,11 +465,17 @@ class PublishedRun:
 #: forward, is the ring's.
 _LLAMA3_CP: tuple[str, Any] = ("overlap_cp", 0.0)
 
+#: Megatron-DeepSpeed, the engine that trained MT-NLG (arXiv:2201.11990, §2.2 "3D parallelism": data, tensor and
+#: pipeline parallelism) and BLOOM (arXiv:2211.05100, §3.4.2), had no context parallelism (Megatron-Core added it in
+#: 2024, ``--context-parallel-size``): its runs search CP 1 only.
+_NO_CONTEXT_PARALLEL: tuple[str, Any] = ("max_cp", 1)
+
 _MTNLG_SETUP: tuple[tuple[str, Any], ...] = (
     ("recipe", "zero-fp16-adam"),
     ("zero_stages", (0, 1)),
     ("recompute_modes", ("full",)),
     ("sequence_parallel", False),
+    _NO_CONTEXT_PARALLEL,
 )
 
 #: Published runs the course checks its estimate against (none of them calibrates it).
@@ -589,6 +595,7 @@ PUBLISHED_RUNS: tuple[PublishedRun, ...] = (
             ("recompute_modes", ("full",)),
             ("sequence_parallel", False),
             ("pipeline_edge_layers", 1),
+            _NO_CONTEXT_PARALLEL,
         ),
     ),
     PublishedRun(

@@ -708,3 +708,25 @@ def test_every_ledger_part_has_a_name_in_each_language() -> None:
             param_part_name("head")
     finally:
         set_language("en")
+
+
+def test_max_cp_restricts_the_searched_context_parallel_degrees() -> None:
+    """``max_cp`` bounds the CP degrees the search tries (an engine without CP: ``max_cp=1``); the rest is unchanged.
+
+    On 16 H100 (world 16) every divisor d of 16/tp is tried as CP; with max_cp = 2 only CP 1 and 2 remain, so the
+    space holds exactly the candidates of the unrestricted search whose cp <= 2."""
+    model, cluster = MODELS["llama3-8b"], CLUSTERS["h100-8"].with_nodes(2)
+    full = plan(model, cluster, WorkloadSpec(global_batch=16, seq_len=8192))
+    bounded = plan(model, cluster, WorkloadSpec(global_batch=16, seq_len=8192, max_cp=2))
+    assert set(full.space_dimensions["cp"]) == {1, 2, 4, 8, 16}
+    assert set(bounded.space_dimensions["cp"]) == {1, 2}
+    assert bounded.space_size == sum(1 for cand in full if cand.cp <= 2)
+    assert {c.label() for c in bounded} == {c.label() for c in full if c.cp <= 2}
+    assert plan(model, cluster, WorkloadSpec(global_batch=16, max_cp=1)).space_dimensions["cp"] == (1,)
+    for bad in (0, 1.5, True):
+        with pytest.raises((TypeError, ValueError), match="max_cp"):
+            WorkloadSpec(global_batch=16, max_cp=bad)
+    coursekit.set_language("zh")
+    with pytest.raises(ValueError, match="max_cp = 0") as info:
+        WorkloadSpec(global_batch=16, max_cp=0)
+    assert any("\u4e00" <= char <= "\u9fff" for char in str(info.value))

@@ -84,12 +84,6 @@ KNOWN_GAPS: dict[str, tuple[frozenset[str], str]] = {
         "EP overlap is assumed 0) makes it 2.02x the best (rank 1898 of 10497), which keeps EP 8 inside a node with "
         "TP 1 and CP 4 folded into the expert data-parallel ranks (12.4 s)",
     ),
-    "MT-NLG 530B, 420 nodes": (
-        frozenset({"group1_or_top10"}),
-        "within 1.06x of the best (rank 14), outside tie group 1: the estimate prefers 7 stages to the published 35 "
-        "(a smaller bubble, and no 3-layer last stage that also carries the output layer), with CP 2 or without "
-        "it (39.33 s and 39.34 s against 41.32 s)",
-    ),
 }
 
 

@@ -137,7 +137,7 @@ def training_space(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpe
     structs: list[tuple[int, int, int, int, int, int, int]] = []
     for tp in _divisors(world):
         etps = etp_options(model, tp)
-        for cp in _divisors(world // tp):
+        for cp in (d for d in _divisors(world // tp) if workload.max_cp is None or d <= workload.max_cp):
             for pp in _divisors(world // (tp * cp)):
                 dp = world // (tp * cp * pp)
                 for v in _v_options(model, workload, pp):
