@@ -464,6 +464,15 @@ class PublishedRun:
 #: sequences"): none of the CP traffic hides under attention, ``overlap_cp`` 0. Its volume per rank, (cp - 1) K/V blocks
 #: forward, is the ring's.
 _LLAMA3_CP: tuple[str, Any] = ("overlap_cp", 0.0)
+#: Llama 3's FSDP shards the optimizer states and the gradients but does not reshard the weights after the forward
+#: pass (arXiv:2407.21783, §3.3.2 "Parallelism for model scaling"): ZeRO-2.
+_LLAMA3_FSDP: tuple[str, Any] = ("zero_stages", (2,))
+#: Llama 3's pipeline takes one layer off the first and the last stage, "so the first model chunk on the first stage
+#: has only the embedding, and the last model chunk on the last stage has only output projection and loss"
+#: (§3.3.2): one layer per model chunk, so 126 layers and the two edge slots on pp = 16 make v = 128 / 16 = 8 chunks
+#: per rank; the search goes up to it.
+_LLAMA3_CHUNKS: tuple[str, Any] = ("max_virtual_stages", 8)
+_LLAMA3_SETUP: tuple[tuple[str, Any], ...] = (("pipeline_edge_layers", 1), _LLAMA3_FSDP, _LLAMA3_CHUNKS, _LLAMA3_CP)
 
 #: Megatron-DeepSpeed, the engine that trained MT-NLG (arXiv:2201.11990, §2.2 "3D parallelism": data, tensor and
 #: pipeline parallelism) and BLOOM (arXiv:2211.05100, §3.4.2), had no context parallelism (Megatron-Core added it in
@@ -492,7 +501,7 @@ PUBLISHED_RUNS: tuple[PublishedRun, ...] = (
         430.0,
         LLAMA3_2024_TABLE4 + ", row 1",
         note=Text(zh="每 GPU 430 TFLOPs，BF16 MFU 43 %", en="430 TFLOPs/GPU, 43 % BF16 MFU"),
-        workload_options=(("pipeline_edge_layers", 1), ("zero_stages", (1, 2)), ("max_micro_batch", 2), _LLAMA3_CP),
+        workload_options=(*_LLAMA3_SETUP, ("max_micro_batch", 2)),
     ),
     PublishedRun(
         "Llama 3 405B, 8K, 16384 GPUs",
@@ -506,7 +515,7 @@ PUBLISHED_RUNS: tuple[PublishedRun, ...] = (
         400.0,
         LLAMA3_2024_TABLE4 + ", row 2",
         note=Text(zh="每 GPU 400 TFLOPs，BF16 MFU 41 %", en="400 TFLOPs/GPU, 41 % BF16 MFU"),
-        workload_options=(("pipeline_edge_layers", 1), ("zero_stages", (1, 2)), ("max_micro_batch", 2), _LLAMA3_CP),
+        workload_options=(*_LLAMA3_SETUP, ("max_micro_batch", 2)),
     ),
     PublishedRun(
         "Llama 3 405B, 128K, 16384 GPUs",
@@ -520,7 +529,7 @@ PUBLISHED_RUNS: tuple[PublishedRun, ...] = (
         380.0,
         LLAMA3_2024_TABLE4 + ", row 3",
         note=Text(zh="每 GPU 380 TFLOPs，BF16 MFU 38 %", en="380 TFLOPs/GPU, 38 % BF16 MFU"),
-        workload_options=(("pipeline_edge_layers", 1), ("zero_stages", (1, 2)), ("max_micro_batch", 1), _LLAMA3_CP),
+        workload_options=(*_LLAMA3_SETUP, ("max_micro_batch", 1)),
     ),
     PublishedRun(
         "MT-NLG 530B, 280 nodes",

@@ -286,8 +286,10 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
         292.0,
         MEGATRON_BRIDGE_2511_SOURCE
         + ", row LLAMA3.1_405B"
-        + MEGATRON_BRIDGE_LLAMA_RECIPE.format(name="llama31_405b_pretrain_config"),
-        options=(("overlap_tp", TP_COMM_OVERLAP_ON),),
+        + MEGATRON_BRIDGE_LLAMA_RECIPE.format(name="llama31_405b_pretrain_config")
+        + ", account_for_embedding_in_pipeline_split = account_for_loss_in_pipeline_split = True",
+        # The recipe counts the embedding and the loss as a layer of the first and the last stage.
+        options=(("overlap_tp", TP_COMM_OVERLAP_ON), ("pipeline_edge_layers", 1)),
     ),
     _run(
         "Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8)",
