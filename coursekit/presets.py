@@ -474,9 +474,9 @@ _LLAMA3_FSDP: tuple[str, Any] = ("zero_stages", (2,))
 _LLAMA3_CHUNKS: tuple[str, Any] = ("max_virtual_stages", 8)
 _LLAMA3_SETUP: tuple[tuple[str, Any], ...] = (("pipeline_edge_layers", 1), _LLAMA3_FSDP, _LLAMA3_CHUNKS, _LLAMA3_CP)
 
-#: Megatron-DeepSpeed, the engine that trained MT-NLG (arXiv:2201.11990, §2.2 "3D parallelism": data, tensor and
-#: pipeline parallelism) and BLOOM (arXiv:2211.05100, §3.4.2), had no context parallelism (Megatron-Core added it in
-#: 2024, ``--context-parallel-size``): its runs search CP 1 only.
+#: Megatron-DeepSpeed, the engine that trained MT-NLG (arXiv:2201.11990, §2: "3D parallelism" of data, tensor and
+#: pipeline parallelism) and BLOOM (arXiv:2211.05100, §3.4: the same three with ZeRO), had no context parallelism
+#: (Megatron-Core added it in 2024, ``--context-parallel-size``): its runs search CP 1 only.
 _NO_CONTEXT_PARALLEL: tuple[str, Any] = ("max_cp", 1)
 
 _MTNLG_SETUP: tuple[tuple[str, Any], ...] = (
