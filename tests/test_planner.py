@@ -553,6 +553,15 @@ def test_cli_json_funnel_sums(capsys: pytest.CaptureFixture[str]) -> None:
     assert data["top"][0]["accepted"] is True and data["top"][0]["estimate"]["step_s"] > 0
 
 
+def test_cli_max_cp_bounds_the_searched_cp(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([*EXAMPLE, "--json", "--top", "1", "--max-cp", "1"]) == 0
+    bounded = json.loads(capsys.readouterr().out)
+    assert main([*EXAMPLE, "--json", "--top", "1"]) == 0
+    full = json.loads(capsys.readouterr().out)
+    assert bounded["space_size"] < full["space_size"] and bounded["space_dimensions"]["cp"] == [1]
+    assert full["space_dimensions"]["cp"] == [1, 2, 4, 8, 16, 32, 64, 128]
+
+
 def test_cli_explain(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([*EXAMPLE, "--top", "0", "--explain", "tp=16,pp=4,dp=2,zero=1,mb=1"]) == 0
     out = capsys.readouterr().out
@@ -592,6 +601,10 @@ def test_cli_chinese(capsys: pytest.CaptureFixture[str]) -> None:
         (
             ["plan", "--model", "llama3-8b", "--cluster", "h100-8", "--global-batch", "8", "--zero", "0,5"],
             "argument --zero: zero_stages = 5: must be <= 3.",
+        ),
+        (
+            ["plan", "--model", "llama3-8b", "--cluster", "h100-8", "--global-batch", "8", "--max-cp", "0"],
+            "argument --max-cp: max_cp = 0: must be >= 1.",
         ),
         (
             ["plan", "--model", "llama3-8b", "--cluster", "h100-8", "--global-batch", "8", "--explain", "tp=8,xp=2"],
