@@ -81,12 +81,6 @@ KNOWN_GAPS: dict[str, tuple[frozenset[str], str]] = {
         "EP 16 spans 2 nodes and the all-to-all over InfiniBand is 17.9 s of it; the estimate prefers TP 2, PP 2 with "
         "the experts at ETP 2 and no EP (13.9 s, 2.08x faster), leaving out the per-token MoE work the 25.11 row shows",
     ),
-    "Megatron-Core GPT 119B, 4K, 1536 H100": (
-        frozenset({"group1_or_top10"}),
-        "92 layers over PP 4 leave 23 layers a stage, a prime, so Megatron-Core can interleave only at v = 23, above "
-        "the search's largest v; at v = 1 the 1F1B bubble is 3/19 of the step: within 1.07x of the best (TP 8, "
-        "PP 8, v = 4) and 0.87x the published throughput, but rank 18 (tie group 3)",
-    ),
 }
 
 

@@ -609,8 +609,11 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 # FP8 训练时，线性层（QKV、输出投影、MLP 的两个矩阵乘）为反向保存的是转成 FP8 之后的输入，每个元素 1 字节
 # （Transformer Engine 的做法）；层归一化的输入、Q、K、V 和激活函数的输入仍按 16 位存。按它训练配置里的 bf16 梯度与 ZeRO-1，
 # 若把保存的激活都按 16 位记，交错调度 (v = 12) 不重计算要 81.4 GiB，放不进 80 GiB；按 FP8 记是 76.9 GiB，
-# 发表的布局就成了估算最优。NeMo 24.07 的 GPT-3 5B 和 Megatron-Bridge 26.02 的 Llama 3.1 405B（GBS 1536）也通过，
-# Megatron-Core 扩展表的 9 行里通过 8 行。
+# 发表的布局就成了估算最优。NeMo 24.07 的 GPT-3 5B 和 Megatron-Bridge 26.02 的 Llama 3.1 405B（GBS 1536）也通过。
+# Megatron-Core 扩展表的 9 行全部通过。其中 GPT 119B（1536 张 H100）的 92 层分成 PP 4，每段 23 层，是质数：Megatron-Core
+# 的交错调度要求 v 整除每段的层数，v = 2、3、4 都不行，只有 v = 23（每个模型块一层）可以。搜索原先只试到 v = 4，这一行
+# 只能用 1F1B，气泡占步时的 3/19；现在上限以内没有能整除的 v 时，搜索会试能整除的最小 v，v = 23 的气泡降到 3/371，
+# 发表的布局成了估算最优（吞吐是实测的 1.07 倍）。
 # 没通过的，正是估算**漏掉**或**不确定**的东西：
 #
 # - **Qwen3 30B-A3B (MoE)**：估算的吞吐约是实测的 3 倍。它每个 token 只激活 3.3B 参数、隐藏维只有 2048，矩阵乘都很小；
@@ -634,8 +637,6 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 # - **Qwen3 30B-A3B，EP 16（26.04）**：估算吞吐是实测的 1.02 倍，但 EP 16 跨 2 个节点，估算认为全对全通信占了步时的
 #   17.9 s，于是偏爱不用 EP 的 TP 2、PP 2（快 2.08 倍）；25.11 那一行已经说明估算漏掉了 MoE 按 token 的开销，
 #   这个排序靠不住。
-# - **Megatron-Core GPT 119B（1536 张 H100）**：92 层分成 PP 4，每段 23 层，是质数，交错调度只能取 v = 23，超出了
-#   搜索的范围；v = 1 时 1F1B 的气泡占步时的 3/19。在最优估算的 1.07 倍以内、吞吐是实测的 0.87 倍，只差名次（第 18 名）。
 # - **加大全局批的同一布局**（Megatron-Bridge 26.02 的 Llama 3 70B GBS 256、Qwen3 235B GBS 8192）：结论与上面
 #   较小全局批的同一布局相同。
 #
@@ -670,8 +671,13 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 # does); layer-norm inputs, Q, K, V and the activation function's input stay 16-bit. With its training config's bf16
 # gradients and ZeRO-1, counting every saved activation at 16 bits puts the interleaved schedule (v = 12) without
 # recomputation at 81.4 GiB, over 80 GiB; counted in FP8 it is 76.9 GiB, and the published layout becomes the best
-# estimate. NeMo 24.07's GPT-3 5B and Megatron-Bridge 26.02's Llama 3.1 405B (GBS 1536) pass too, and 8 of the 9 rows of
-# Megatron-Core's scaling table. The misses are what
+# estimate. NeMo 24.07's GPT-3 5B and Megatron-Bridge 26.02's Llama 3.1 405B (GBS 1536) pass too. All 9 rows of
+# Megatron-Core's scaling table pass. Its GPT 119B (1536 H100s) puts 92 layers over PP 4, 23 a stage, a prime:
+# Megatron-Core's interleaved schedule needs v to divide every stage's layers, which v = 2, 3, 4 do not and only
+# v = 23 (one layer per model chunk) does. The search used to stop at v = 4, leaving this row at 1F1B with a bubble of
+# 3/19 of the step; now, when no v within its bound splits the stages, it tries the smallest v that does, and at
+# v = 23 the bubble falls to 3/371 and the published layout becomes the best estimate (1.07x the measured
+# throughput). The misses are what
 # the estimate **leaves out** or is **unsure of**:
 #
 # - **Qwen3 30B-A3B (MoE)**: the estimated throughput is about 3 times the measured one. Each token activates only
@@ -702,9 +708,6 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 # - **Qwen3 30B-A3B at EP 16 (26.04)**: the estimated throughput is 1.02x the measured one, but EP 16 spans 2 nodes and
 #   the estimate puts 17.9 s of the step in the all-to-all, so it prefers TP 2 and PP 2 without EP (2.08x faster); the
 #   25.11 row shows the estimate leaves out MoE's per-token work, so that ranking is not to be trusted.
-# - **Megatron-Core's GPT 119B (1536 H100s)**: 92 layers over PP 4 leave 23 layers a stage, a prime, so interleaving can
-#   only be v = 23, beyond what the search tries; at v = 1 the 1F1B bubble is 3/19 of the step. Within 1.07x of the best
-#   estimate and 0.87x the measured throughput, only its rank misses (18th).
 # - **The same layouts at larger global batches** (Megatron-Bridge 26.02's Llama 3 70B at GBS 256 and Qwen3 235B at
 #   GBS 8192): the same verdict as the same layouts at the smaller batch above.
 #
@@ -797,9 +800,11 @@ assert round(qwen30_ep16.estimated_over_published, 2) == 1.02 and round(qwen30_e
 assert round({row.dimension: row.time_s for row in qwen30_ep16_layout.communication}["EP"], 1) == 17.9
 mcore = [c for c in comparisons if c.name.startswith("Megatron-Core GPT")]
 mcore119 = by_name["Megatron-Core GPT 119B, 4K, 1536 H100"]
-assert len(mcore) == 9 and sum(passes(c) for c in mcore) == 8 and ",v=1," in mcore119.layout
-assert (round(mcore119.step_over_best, 2), round(mcore119.estimated_over_published, 2), mcore119.rank) == (1.07, 0.87, 18)
-assert published_explained(mcore119.name)[1].bubble_fraction == 3 / 19
+assert len(mcore) == 9 and sum(passes(c) for c in mcore) == 9 and ",v=23," in mcore119.layout
+assert (mcore119.rank, mcore119.tie_group, round(mcore119.estimated_over_published, 2)) == (1, 1, 1.07)
+mcore119_result, mcore119_layout = published_explained(mcore119.name)
+assert mcore119_layout.bubble_fraction == 3 / 371
+assert mcore119_result.explain(mcore119.layout.replace(",v=23,", ",v=1,")).bubble_fraction == 3 / 19
 assert all(c.step_over_best < 1.1 for c in comparisons if c.name in ("BLOOM 176B, 384 GPUs", "MT-NLG 530B, 420 nodes"))
 assert all(",v=8,zero=2," in c.layout and c.tie_group == 1 for c in comparisons[:3])
 bridge70 = by_name["Megatron-Bridge Llama 3 70B, 8K, 64 H100 (FP8)"]
