@@ -241,6 +241,18 @@ NEMOTRON4_340B_CONFIG: str = (
     "ub_tp_comm_overlap: True)"
 )
 
+#: The launcher's 24.07 training config of GPT-3 20B: TP 2, micro-batch 2, Transformer Engine's TP comm-GEMM overlap
+#: (the ``overlap_tp`` option), and NeMo's ``distributed_fused_adam`` (Apex's distributed Adam: fp32 optimizer states,
+#: gradients reduce-scattered in its fp32 ``dtype`` as no ``grad_sync_dtype`` is set, parameters all-gathered in bf16
+#: under ``megatron_amp_O2``: the ``megatron-bf16`` recipe's 2 + 4 + 12 bytes), with ``overlap_grad_sync`` (buckets of
+#: 220 MB reduce during the last micro-batch's backward; the earlier micro-batches run under ``no_sync``) and
+#: ``overlap_param_sync`` (the all-gathers run under the next step's first forward).
+NEMO_2407_GPT3_20B_CONFIG: str = (
+    "NVIDIA NeMo-Framework-Launcher 24.07 (8325688d8345a5513660f0f8390f0482a721c009), "
+    "launcher_scripts/conf/training/gpt3/20b.yaml: micro_batch_size: 2; ub_tp_comm_overlap: True; optim: "
+    "distributed_fused_adam, bucket_cap_mb: 220, overlap_grad_sync: True, overlap_param_sync: true"
+)
+
 #: The version of NeMo's 24.07 table the rows below read (an edit of the same page lists other figures, e.g. 825
 #: instead of 782 tokens/s for GPT-3 175B on 512 GPUs).
 NEMO_2407_COMMIT: str = " @ 070a0bb168d405d653b9734c0017cf5078e77c0d"
@@ -410,7 +422,8 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
         2,
         1,
         5851.0,
-        NEMO_2407_SOURCE + NEMO_2407_COMMIT + ", row GPT3-20B",
+        NEMO_2407_SOURCE + NEMO_2407_COMMIT + ", row GPT3-20B; " + NEMO_2407_GPT3_20B_CONFIG,
+        options=(("overlap_tp", TP_COMM_OVERLAP_ON),),
     ),
     _run(
         "Megatron-Bridge DeepSeek-V3 (MoE), 4K, 1024 H100 (FP8)",
