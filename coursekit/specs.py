@@ -32,6 +32,7 @@ __all__ = [
     "WorkloadSpec",
     "divisors",
     "group_link",
+    "ring_nics",
 ]
 
 
@@ -366,6 +367,41 @@ def group_link(span: int, gpus_per_node: int) -> str:
 def _group_link(span: int, gpus_per_node: int) -> str:
     """:func:`group_link` without validation."""
     return "intra_node" if gpus_per_node % span == 0 else "inter_node"
+
+
+def ring_nics(span: int, group_ranks: int, gpus_per_node: int) -> int:
+    """Network cards one ring collective of a group crossing nodes drives per rank's share of traffic.
+
+    A group of ``group_ranks`` ranks occupies a block of ``span`` consecutive ranks (stride ``span //
+    group_ranks``; see :func:`group_link`). NCCL builds each ring so it enters and leaves every node once per
+    channel and spreads its channels over the NICs next to the group's GPUs on that node, so a ring all-reduce,
+    reduce-scatter or all-gather whose group holds k ranks on each node crosses nodes on k NICs: k times one
+    GPU's share of the network (NVIDIA/nccl#569: the same 8-rank all-reduce of 1.6 GB over 1, 2 and 4 GPUs a
+    node with as many IB cards took 363, 173 and 132 ms; nccl#1168: ~45 GB/s at 4 GPUs a node, ~90 GB/s at 8;
+    nccl#412: more NICs on the GPUs' PCI switches give more bandwidth, up to NVLink's). This returns k when every
+    node holds the same number of the group's ranks (``span`` a multiple of ``gpus_per_node``, the stride
+    dividing it), else 1 (a node holding one rank crosses on one NIC). Point-to-point traffic (pipeline
+    send/recv, the context-parallel K/V ring's neighbour exchange, the expert all-to-all) leaves through each
+    rank's own NIC: one card. The bandwidth is capped by the node's intra-node bandwidth, which each channel also
+    crosses (``coursekit.planner`` applies the cap).
+
+    >>> ring_nics(64, 8, 8), ring_nics(16, 16, 8), ring_nics(32, 8, 8), ring_nics(12, 12, 8)
+    (1, 8, 2, 1)
+
+    Taught in: lesson 9 (decision workbench).
+    """
+    span = check_int("span", span, ge=1)
+    group_ranks = check_int("group_ranks", group_ranks, ge=1)
+    gpus_per_node = check_int("gpus_per_node", gpus_per_node, ge=1)
+    check_divides("group_ranks", group_ranks, "span", span)
+    return int(_ring_nics(span, group_ranks, gpus_per_node))
+
+
+def _ring_nics(span: Any, group_ranks: Any, gpus_per_node: int) -> Any:
+    """:func:`ring_nics` without validation; array-generic (integer arithmetic, so numpy columns or ints)."""
+    stride = span // group_ranks
+    aligned = (span % gpus_per_node == 0) & (gpus_per_node % stride == 0)
+    return 1 + aligned * (gpus_per_node // stride - 1)
 
 
 def kv_heads_split(kv_heads: Any, tp: Any) -> Any:

@@ -52,7 +52,7 @@ from ..roofline import (
     _model_flops_per_token,
     _transformer_layer_matmul_intensity,
 )
-from ..specs import _peak_flops, stage_layer_counts
+from ..specs import _peak_flops, _ring_nics, stage_layer_counts
 from .calibration import EFFICIENCY_CEILING, MAMF_SOURCE, ceiling_for
 from .specs import ACTIVATION_BYTES, ClusterSpec, ModelSpec, WorkloadSpec
 
@@ -85,11 +85,18 @@ COMM_DIMENSIONS: tuple[str, ...] = ("TP", "CP", "EP", "PP", "DP", "EDP")
 STAGE_KINDS: tuple[str, ...] = ("first", "mid", "last")
 
 
-def _link(np: Any, cluster: ClusterSpec, span: Any) -> tuple[Any, Any, Any]:
-    """(intra?, bandwidth, latency) of groups spanning ``span`` consecutive ranks (see ``group_link``)."""
+def _link(np: Any, cluster: ClusterSpec, span: Any, ring_ranks: Any = 1) -> tuple[Any, Any, Any]:
+    """(intra?, bandwidth, latency) of groups spanning ``span`` consecutive ranks (see ``group_link``).
+
+    ``ring_ranks``: the group's ranks when it runs NCCL ring collectives, which cross nodes on the NICs of all the
+    group's ranks on a node (``coursekit.specs.ring_nics``; capped by the intra-node bandwidth each channel also
+    crosses, never below one NIC); 1 (the default) for point-to-point traffic, which leaves on the rank's own NIC.
+    """
     g = cluster.gpus_per_node
     intra = (span <= g) & (g % np.maximum(span, 1) == 0)
-    bandwidth = np.where(intra, cluster.intra_node_bandwidth_bytes_per_s, cluster.inter_node_bandwidth_bytes_per_s)
+    inter_bw, intra_bw = cluster.inter_node_bandwidth_bytes_per_s, cluster.intra_node_bandwidth_bytes_per_s
+    ring_bw = np.maximum(inter_bw, np.minimum(_ring_nics(span, ring_ranks, g) * inter_bw, intra_bw))
+    bandwidth = np.where(intra, intra_bw, ring_bw)
     latency = np.where(intra, cluster.intra_node_latency_s, cluster.inter_node_latency_s)
     return intra, bandwidth, latency
 
@@ -402,7 +409,7 @@ def _tp_cp_comm(
     """(TP seconds, TP intra-node?, CP seconds, CP intra-node?, the CP ring's parts) per step."""
     s = float(workload.tokens_per_sequence(model))
     tokens = s / k.cpf
-    intra_tp, bw, lat = _link(np, cluster, k.tp)
+    intra_tp, bw, lat = _link(np, cluster, k.tp, k.tp)
     h, sp, full = float(model.hidden), workload.sequence_parallel, k.rc == 2
     if model.is_moe:
         # Parallel folding: the attention block's collectives run over TP; the expert block's over expert TP, on
@@ -410,7 +417,7 @@ def _tp_cp_comm(
         # At etp = tp this is the dense layer's pair; at etp = 1 the expert block has no TP traffic.
         layers, act = st.layers_max, ACTIVATION_BYTES
         attention = _tp_time_s(tokens, k.mbf, h, layers, k.tpf, act, sp, full, k.gaf, bw, lat, 1)
-        _, bw_e, lat_e = _link(np, cluster, k.etp)
+        _, bw_e, lat_e = _link(np, cluster, k.etp, k.etp)
         tokens_e = tokens * k.etpf / k.tpf
         experts = _tp_time_s(tokens_e, k.mbf, h, layers, k.etpf, act, sp, full, k.gaf, bw_e, lat_e, 1)
         tp_s = (k.tp > 1) * attention + (k.etp > 1) * experts
@@ -507,12 +514,14 @@ def _data_parallel_comm(
 ) -> tuple[_ZeroParts, _ZeroParts, Any]:
     """ZeRO traffic of the dense weights (over dp · cp) and of the experts (over the expert-data-parallel group),
     and whether that group is inside one node."""
-    intra, bw, lat = _link(np, cluster, k.used / k.ppf)
+    span = k.tp * k.cp * k.dp  # ints: the ring's NIC count (coursekit.specs.ring_nics) is integer arithmetic
+    intra, bw, lat = _link(np, cluster, span, k.dp * k.cp)
     units = np.where(k.zero == 3, st.layers_max, 1.0)
     psi_dense = np.max(np.stack([st.dense[kind] for kind in STAGE_KINDS]), axis=0) / k.tpf
     dense = _zero_parts(np, workload, k, units, psi_dense, k.dpc, bw, lat)
     if model.is_moe:
         p_experts = float(model.num_experts * model.expert_params)
+        _, bw, lat = _link(np, cluster, span, span // (k.etp * k.ep))
         experts = _zero_parts(np, workload, k, units, st.layers_max * p_experts / k.expert_shards, k.edp, bw, lat)
     else:
         zeros = np.zeros_like(k.tpf)

@@ -32,7 +32,7 @@ from ..i18n import Reason, Text, tr
 from ..scaling import StepTimeline
 from ..specs import _group_link, type_error
 from ..units import GIB_BYTES
-from .estimate import COMM_DIMENSIONS, EFFICIENCY_CALIBRATION, MODEL_UNCERTAINTY, training_estimate
+from .estimate import COMM_DIMENSIONS, EFFICIENCY_CALIBRATION, MODEL_UNCERTAINTY, _link, training_estimate
 from .gate_table import GATE_CODES, PLAN_GATES, WELL_FORMED_CODES, GateInput, reasons_of
 from .gate_table import ContextTwins as ContextTwins
 from .gate_table import context_twins as context_twins
@@ -57,10 +57,13 @@ from .specs import (
 )
 
 
-def _link_kind(cluster: ClusterSpec, span: int) -> tuple[str, float, float]:
+def _link_kind(cluster: ClusterSpec, span: int, ring_ranks: int = 1) -> tuple[str, float, float]:
+    """The link of groups spanning ``span`` ranks, timed as the estimate times it (``estimate._link``)."""
+    import numpy as np
+
     kind = _group_link(span, cluster.gpus_per_node)
-    bandwidth, latency = cluster.link(kind)
-    return kind, bandwidth, latency
+    _, bandwidth, latency = _link(np, cluster, np.int64(span), np.int64(ring_ranks))
+    return kind, float(bandwidth), float(latency)
 
 
 def _comm_row(
@@ -71,9 +74,11 @@ def _comm_row(
     span: int,
     time_s: float | None = None,
     split: tuple[float, float] = (0.0, 0.0),
+    ring_ranks: int = 1,
 ) -> CommRow:
-    """A ledger row: the entries' calls and bytes; ``time_s`` from the estimate (or the entries' ring time)."""
-    kind, bandwidth, latency = _link_kind(cluster, span)
+    """A ledger row: the entries' calls and bytes; ``time_s`` from the estimate (or the entries' ring time);
+    ``ring_ranks`` as ``estimate._link`` takes it (the group's ranks for ring collectives, 1 for point-to-point)."""
+    kind, bandwidth, latency = _link_kind(cluster, span, ring_ranks)
     timed = _traffic_time(entries, bandwidth, latency)
     if dimension == "EP":
         kind = "inter_node" if split[1] > 0 else "intra_node"
@@ -338,10 +343,11 @@ def _training_rows(
     if model.is_moe and (tp > 1 or etp > 1):  # the attention block over TP, the expert block over expert TP
         attention = _tp_entries(tokens, mb, model.hidden, layers, tp, ACTIVATION_BYTES, sp, mode, ga, 1)
         experts = _tp_entries(tokens * etp // tp, mb, model.hidden, layers, etp, ACTIVATION_BYTES, sp, mode, ga, 1)
-        rows.append(_comm_row("TP", attention + experts, max(tp, etp), cluster, max(tp, etp), comm["TP"]))
+        t = max(tp, etp)
+        rows.append(_comm_row("TP", attention + experts, t, cluster, t, comm["TP"], ring_ranks=t))
     elif tp > 1:
         entries = _tp_entries(tokens, mb, model.hidden, layers, tp, ACTIVATION_BYTES, sp, mode, ga)
-        rows.append(_comm_row("TP", entries, tp, cluster, tp, comm["TP"]))
+        rows.append(_comm_row("TP", entries, tp, cluster, tp, comm["TP"], ring_ranks=tp))
     if cp > 1:
         entries = _cp_entries(s, mb, model.kv_width_per_rank(tp), layers, cp, ACTIVATION_BYTES, ga)
         rows.append(_comm_row("CP", entries, cp, cluster, tp * cp, comm["CP"]))
@@ -361,7 +367,7 @@ def _training_rows(
     ):
         if ranks > 1 and params > 0:
             entries = _zero_entries(params, ranks, zero, recipe.param_bytes, recipe.grad_bytes, units, ga)
-            rows.append(_comm_row(dimension, entries, ranks, cluster, world // pp, comm[dimension]))
+            rows.append(_comm_row(dimension, entries, ranks, cluster, world // pp, comm[dimension], ring_ranks=ranks))
     return tuple(rows)
 
 
