@@ -380,7 +380,7 @@ def ring_nics(span: int, group_ranks: int, gpus_per_node: int) -> int:
     node with as many IB cards took 363, 173 and 132 ms; nccl#1168: ~45 GB/s at 4 GPUs a node, ~90 GB/s at 8;
     nccl#412: more NICs on the GPUs' PCI switches give more bandwidth, up to NVLink's). This returns k when every
     node holds the same number of the group's ranks (``span`` a multiple of ``gpus_per_node``, the stride
-    dividing it), else 1 (a node holding one rank crosses on one NIC). Point-to-point traffic (pipeline
+    dividing it), else 1, a lower bound (uneven nodes; the slowest holds the fewest of the group's ranks). Point-to-point traffic (pipeline
     send/recv, the context-parallel K/V ring's neighbour exchange, the expert all-to-all) leaves through each
     rank's own NIC: one card. The bandwidth is capped by the node's intra-node bandwidth, which each channel also
     crosses (``coursekit.planner`` applies the cap).

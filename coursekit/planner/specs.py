@@ -37,6 +37,7 @@ from ..specs import (
     WorkloadSpec,
     divisors,
     group_link,
+    ring_nics,
 )
 
 register(
@@ -107,6 +108,7 @@ __all__ = [
     "WorkloadSpec",
     "divisors",
     "group_link",
+    "ring_nics",
     "megatron_core_flops_per_step",
     "megatron_paper_flops_per_step",
     "megatron_paper_param_count",
