@@ -55,25 +55,13 @@ KNOWN_GAPS: dict[str, tuple[frozenset[str], str]] = {
         "overlap is assumed 0) makes it 1.97x the best (rank 1927 of 10819), which runs TP 4 with the experts at "
         "ETP 4 and no EP (12.4 s)",
     ),
-    "NeMo GPT-3 20B, 2K, 64 H100 (FP8)": (
-        frozenset({"group1_or_top10", "within_1.25x", "throughput_30pct"}),
-        "TP 2 and DP 32 over 8 nodes with 4 micro-batches a step, TP comm-GEMM overlap on (the launcher's 24.07 "
-        "gpt3/20b.yaml). Its optimizer, Apex's distributed Adam under NeMo, holds the gradients of every "
-        "micro-batch but the last under no_sync (NeMo megatron_gpt_model.py fwd_bwd_step), so the fp32 "
-        "reduce-scatter hides only under the last backward and the bf16 all-gather under the first forward, as "
-        "modelled: 0.89 s of the 1.18 s DP traffic stays exposed, 2.06 s a step against the measured 1.40 s (0.68x); "
-        "the estimate prefers TP 8, PP 2, DP 4 (1.38 s, 1.49x faster). The estimate times a DP ring that crosses "
-        "nodes at one NIC per rank, while NCCL's rings cross each node once per channel over the NICs of the "
-        "group's 4 ranks there (4x the bandwidth): with that the layout ranks 2nd in tie group 1 at 1.18x the "
-        "throughput, but Megatron-Bridge's Llama 3 70B at GBS 256 leaves tie group 1 (1.08x, group 2), so it is "
-        "not yet in the model",
-    ),
     "Megatron-Bridge DeepSeek-V3 (MoE), 4K, 1024 H100 (FP8)": (
-        frozenset({"group1_or_top10", "within_1.25x", "throughput_30pct"}),
+        frozenset({"group1_or_top10", "within_1.25x"}),
         "the published v = 4 needs 91.5 GiB in the ledger (ZeRO-2, selective recompute), so it runs v = 1; EP 64 "
         "spans 8 nodes and the all-to-all over InfiniBand (12.8 s, EP overlap assumed 0) and the dense gradients' DP "
-        "traffic (14.3 s) leave 18.4 s exposed: 38.6 s a step against the measured 25.3 s (0.65x), 1.56x the best "
-        "estimate (TP 8 with the experts at ETP 8 and no EP, v = 4, 24.8 s); the pipeline layout the recipe sets "
+        "traffic (3.7 s, its rings crossing nodes on the NICs of the group's 4 ranks a node) leave 13.3 s exposed: "
+        "33.8 s a step against the measured 25.3 s (0.75x), 1.36x the best estimate (TP 8 with the experts at ETP 8 "
+        "and no EP, v = 4); the pipeline layout the recipe sets "
         "(the embedding and one layer on the first stage, the MTP module and loss on the last) is not modelled",
     ),
     "Megatron-Bridge Qwen3 235B-A22B (MoE), 4K, 256 H100 (FP8, GBS 8192)": (
@@ -196,7 +184,10 @@ def test_the_405b_8k_runs_interleave_one_layer_per_chunk() -> None:
         chunks4 = result.explain(f"tp=8,pp=16,dp={dp},v=4,zero=2,mb=1,recompute=none")
         assert chunks8.accepted and chunks8.stage_layers == (7, 8, 7)
         index = result.find(tp=8, pp=16, dp=dp, v=8, zero=2, mb=1, recompute="none")[0]
-        assert result.rank_of(index)[1] == 1
+        rank, group = result.rank_of(index)
+        # tie group 1 at 8192 GPUs; at 16384 in the top 10 (6th, tie group 4): TP 4 with CP 2 puts 2 of its DP ranks
+        # on each node, whose rings cross on 2 NICs (coursekit.specs.ring_nics), while TP 8 leaves one a node
+        assert group == 1 if dp == 64 else rank <= 10
         m = 2048 // dp
         assert chunks8.bubble_fraction == pytest.approx(15 / (8 * m + 15))
         if m == 32:  # at m = 16 every chunk forward of the step is in flight at either v
@@ -339,10 +330,12 @@ def test_nemo_gpt3_20b_states_its_config_and_syncs_data_parallel_under_one_micro
 
     By hand: a TP rank holds 44 · (12·h² + 13·h) / 2 layer parameters, half the 50432-row vocabulary (50257 padded
     to a multiple of 128 · TP) and the 2048 · h learned positions and the final layer norm's 2·h, h = 6144:
-    10.135e9. Over DP 32 the fp32 reduce-scatter and the bf16 all-gather move (4 + 2) · 31/32 bytes per parameter
-    through a 400 Gb/s NIC (50 GB/s per GPU): 1.178 s. NeMo runs every micro-batch but the last under the optimizer's
-    ``no_sync``, so the reduce-scatter hides only under the last micro-batch's backward (2/3 of it) and the
-    all-gather under the first forward (1/3): one micro-batch of the 4, a quarter of the compute, hides."""
+    10.135e9. Over DP 32 the fp32 reduce-scatter and the bf16 all-gather move (4 + 2) · 31/32 bytes per parameter;
+    the DP group holds 4 ranks on each node (TP 2 on 8-GPU nodes), so NCCL's rings cross nodes on 4 of the node's
+    400 Gb/s NICs (NVIDIA/nccl#569; 4 · 50 GB/s, below NVLink's 450 GB/s): 1.178 s / 4 = 0.294 s. NeMo runs every
+    micro-batch but the last under the optimizer's ``no_sync``, so the reduce-scatter hides only under the last
+    micro-batch's backward (2/3 of it) and the all-gather under the first forward (1/3): one micro-batch of the 4,
+    a quarter of the compute (0.294 s), hides nearly all of it; what stays exposed is a few milliseconds."""
     run = next(r for r in all_published_runs() if r.name == "NeMo GPT-3 20B, 2K, 64 H100 (FP8)")
     workload = run.workload()
     assert (workload.overlap_tp, workload.recipe, workload.max_micro_batch) == (15 / 16, "megatron-bf16", 2)
@@ -350,11 +343,12 @@ def test_nemo_gpt3_20b_states_its_config_and_syncs_data_parallel_under_one_micro
     h = 6144
     psi = 44 * (12 * h * h + 13 * h) / 2 + 50432 * h / 2 + 2048 * h + 2 * h
     assert psi == pytest.approx(10.135e9, rel=1e-3)
-    traffic_s = psi * (4 + 2) * 31 / 32 / (400e9 / 8)
+    traffic_s = psi * (4 + 2) * 31 / 32 / (4 * 400e9 / 8)
     result = plan(MODELS[run.model], CLUSTERS[run.cluster].with_nodes(run.nodes), workload)
     layout = result.explain("tp=2,pp=1,dp=32,zero=1,mb=2,recompute=none")
     dp_s = {row.dimension: row.time_s for row in layout.communication}["DP"]
     assert dp_s == pytest.approx(traffic_s, rel=0.005)
     hidden_dp_s = layout.timeline.compute_s / 4  # one micro-batch of the 4: its backward and its forward
     tp_exposed_s = {row.dimension: row.time_s for row in layout.communication}["TP"] / 16
-    assert layout.timeline.exposed_communication_s == pytest.approx(dp_s - hidden_dp_s + tp_exposed_s, rel=0.005)
+    assert hidden_dp_s == pytest.approx(dp_s, rel=0.01)
+    assert tp_exposed_s < layout.timeline.exposed_communication_s < tp_exposed_s + 0.01 * dp_s

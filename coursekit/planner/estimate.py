@@ -52,7 +52,7 @@ from ..roofline import (
     _model_flops_per_token,
     _transformer_layer_matmul_intensity,
 )
-from ..specs import _peak_flops, _ring_nics, stage_layer_counts
+from ..specs import _inter_node_ring_bandwidth, _peak_flops, stage_layer_counts
 from .calibration import EFFICIENCY_CEILING, MAMF_SOURCE, ceiling_for
 from .specs import ACTIVATION_BYTES, ClusterSpec, ModelSpec, WorkloadSpec
 
@@ -94,9 +94,8 @@ def _link(np: Any, cluster: ClusterSpec, span: Any, ring_ranks: Any = 1) -> tupl
     """
     g = cluster.gpus_per_node
     intra = (span <= g) & (g % np.maximum(span, 1) == 0)
-    inter_bw, intra_bw = cluster.inter_node_bandwidth_bytes_per_s, cluster.intra_node_bandwidth_bytes_per_s
-    ring_bw = np.maximum(inter_bw, np.minimum(_ring_nics(span, ring_ranks, g) * inter_bw, intra_bw))
-    bandwidth = np.where(intra, intra_bw, ring_bw)
+    ring_bw = _inter_node_ring_bandwidth(np, cluster, span, ring_ranks)
+    bandwidth = np.where(intra, cluster.intra_node_bandwidth_bytes_per_s, ring_bw)
     latency = np.where(intra, cluster.intra_node_latency_s, cluster.inter_node_latency_s)
     return intra, bandwidth, latency
 

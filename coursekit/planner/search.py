@@ -30,9 +30,9 @@ from ..communication import (
 from ..gates import _pp_rule
 from ..i18n import Reason, Text, tr
 from ..scaling import StepTimeline
-from ..specs import _group_link, type_error
+from ..specs import _group_link, _inter_node_ring_bandwidth, type_error
 from ..units import GIB_BYTES
-from .estimate import COMM_DIMENSIONS, EFFICIENCY_CALIBRATION, MODEL_UNCERTAINTY, _link, training_estimate
+from .estimate import COMM_DIMENSIONS, EFFICIENCY_CALIBRATION, MODEL_UNCERTAINTY, training_estimate
 from .gate_table import GATE_CODES, PLAN_GATES, WELL_FORMED_CODES, GateInput, reasons_of
 from .gate_table import ContextTwins as ContextTwins
 from .gate_table import context_twins as context_twins
@@ -62,8 +62,10 @@ def _link_kind(cluster: ClusterSpec, span: int, ring_ranks: int = 1) -> tuple[st
     import numpy as np
 
     kind = _group_link(span, cluster.gpus_per_node)
-    _, bandwidth, latency = _link(np, cluster, np.int64(span), np.int64(ring_ranks))
-    return kind, float(bandwidth), float(latency)
+    bandwidth, latency = cluster.link(kind)
+    if kind == "inter_node":
+        bandwidth = float(_inter_node_ring_bandwidth(np, cluster, span, ring_ranks))
+    return kind, bandwidth, latency
 
 
 def _comm_row(
