@@ -378,12 +378,15 @@ def ring_nics(span: int, group_ranks: int, gpus_per_node: int) -> int:
     reduce-scatter or all-gather whose group holds k ranks on each node crosses nodes on k NICs: k times one
     GPU's share of the network (NVIDIA/nccl#569: the same 8-rank all-reduce of 1.6 GB over 1, 2 and 4 GPUs a
     node with as many IB cards took 363, 173 and 132 ms; nccl#1168: ~45 GB/s at 4 GPUs a node, ~90 GB/s at 8;
-    nccl#412: more NICs on the GPUs' PCI switches give more bandwidth, up to NVLink's). This returns k when every
+    nccl#412: more NICs on the GPUs' PCI switches give more bandwidth, up to NVLink's; NCCL src/graph/search.cc
+    @ 5067397c: a ring channel runs "NET n -> GPU a -> .. -> GPU x -> NET n", the NETs tried are those each of
+    the communicator's GPUs on the node prefers, and each channel takes its bandwidth off the NET it uses). This
+    returns k when every
     node holds the same number of the group's ranks (``span`` a multiple of ``gpus_per_node``, the stride
-    dividing it), else 1, a lower bound (uneven nodes; the slowest holds the fewest of the group's ranks). Point-to-point traffic (pipeline
-    send/recv, the context-parallel K/V ring's neighbour exchange, the expert all-to-all) leaves through each
-    rank's own NIC: one card. The bandwidth is capped by the node's intra-node bandwidth, which each channel also
-    crosses (``coursekit.planner`` applies the cap).
+    dividing it), else 1, a lower bound (uneven nodes; the slowest holds the fewest of the group's ranks).
+    Point-to-point traffic (pipeline send/recv, the context-parallel K/V ring's neighbour exchange, the expert
+    all-to-all) leaves through each rank's own NIC: one card. The bandwidth is capped by the node's intra-node
+    bandwidth, which each channel also crosses (``coursekit.planner`` applies the cap).
 
     >>> ring_nics(64, 8, 8), ring_nics(16, 16, 8), ring_nics(32, 8, 8), ring_nics(12, 12, 8)
     (1, 8, 2, 1)

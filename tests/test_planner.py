@@ -28,11 +28,11 @@ from coursekit.planner import (
     divisors,
     evaluate_composition,
     group_link,
-    ring_nics,
     megatron_paper_flops_per_step,
     megatron_paper_param_count,
     parse_degrees,
     plan,
+    ring_nics,
 )
 from coursekit.presets import CLUSTERS, MEGATRON_TABLE1, MODELS, PUBLISHED_RUNS, MegatronRun
 from coursekit.serving import ServingWorkload, plan_serving

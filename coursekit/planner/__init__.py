@@ -96,11 +96,11 @@ from .specs import (
     WorkloadSpec,
     divisors,
     group_link,
-    ring_nics,
     megatron_core_flops_per_step,
     megatron_paper_flops_per_step,
     megatron_paper_param_count,
     param_part_name,
+    ring_nics,
 )
 from .validation import PublishedComparison, compare_published
 
@@ -152,13 +152,13 @@ __all__ = [
     "divisors",
     "evaluate_composition",
     "group_link",
-    "ring_nics",
     "megatron_core_flops_per_step",
     "megatron_paper_flops_per_step",
     "megatron_paper_param_count",
     "param_part_name",
     "parse_degrees",
     "plan",
+    "ring_nics",
     "stage_layers",
     "tie_groups",
     "what_if",

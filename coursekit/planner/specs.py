@@ -108,11 +108,11 @@ __all__ = [
     "WorkloadSpec",
     "divisors",
     "group_link",
-    "ring_nics",
     "megatron_core_flops_per_step",
     "megatron_paper_flops_per_step",
     "megatron_paper_param_count",
     "param_part_name",
+    "ring_nics",
 ]
 
 register(
