@@ -50,9 +50,9 @@ KNOWN_GAPS: dict[str, tuple[frozenset[str], str]] = {
         "with the recipe's expert tensor parallelism 1 (Megatron-Core's MoE parallel folding; Megatron-Bridge "
         "scripts/performance/configs/qwen/qwen3_workload_base_configs.py @ 01b2977e518f0a58ec870daba2fb2c04d76a91b2, "
         "BASE_QWEN3_235B_A22B_CONFIG: expert_tensor_parallel_size=1) the layout is accepted at the published v = 4 "
-        "(73.7 GiB with FP8 activations; 82.8 GiB counted at 16 bits) and its throughput is 0.85x the published; its "
+        "(73.7 GiB with FP8 activations; 82.8 GiB counted at 16 bits) and its throughput is 0.84x the published; its "
         "32 EP ranks span 4 nodes, and the all-to-all over InfiniBand (14.4 s of a 24.5 s step, none hidden: EP "
-        "overlap is assumed 0) makes it 1.97x the best (rank 1927 of 10819), which runs TP 4 with the experts at "
+        "overlap is assumed 0) makes it 2.02x the best (rank 2040), which runs TP 4 with the experts at "
         "ETP 4 and no EP (12.4 s)",
     ),
     "Megatron-Bridge DeepSeek-V3 (MoE), 4K, 1024 H100 (FP8)": (

@@ -72,6 +72,7 @@ from coursekit.planner import (
     megatron_paper_flops_per_step,
     param_part_name,
     plan,
+    ring_nics,
     what_if,
 )
 from coursekit.planner.calibration import ceiling_for
@@ -625,7 +626,7 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 #   建模，按实测推算它们占了步时的大半。同一份性能文档里 25.09 版丢 token 的同一布局实测快一倍，可见这些开销之大。
 # - **Qwen3 235B-A22B (MoE)**：配方把专家张量并行 (expert tensor parallelism, ETP) 设成 1——Megatron-Core 的 MoE 并行折叠
 #   (parallel folding) 让专家层把同样的 256 卡重新排成 ETP × EP × EDP × PP = 1 × 32 × 1 × 8，注意力层仍是 TP 2。
-#   工作台把 ETP 当作一个搜索维度，这个布局被接受，估算吞吐是实测的 0.85 倍；把 FP8 的激活算进账本后，v = 4 不重计算
+#   工作台把 ETP 当作一个搜索维度，这个布局被接受，估算吞吐是实测的 0.84 倍；把 FP8 的激活算进账本后，v = 4 不重计算
 #   要 73.7 GiB，放得下（按 16 位记是 82.8 GiB）。只差名次和步时：它的 32 个 EP rank 跨 4 个节点，全对全通信走
 #   InfiniBand，占了估算步时的一大半（EP 的重叠按 0 计），于是步时是最优的 2.0 倍。估算最优用 TP 4、专家 ETP 4、
 #   不用 EP，全对全通信就省掉了。
@@ -635,8 +636,8 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 # - **Megatron-Bridge 的 DeepSeek-V3（1024 张 H100）**：账本算出发表的 v = 4 要 91.5 GiB，只能用 v = 1；EP 64 跨
 #   8 个节点，全对全通信 12.8 s（EP 的重叠按 0 计），加上稠密部分梯度的 DP 通信 3.7 s，估算步时 33.8 s，实测
 #   25.3 s（吞吐 0.75 倍，在 ±30 % 以内，只差名次和步时）。配方自定的流水线切分（首段只放嵌入和一层，末段放多 token 预测模块与损失）没有建模。
-# - **Qwen3 30B-A3B，EP 16（26.04）**：估算吞吐是实测的 1.02 倍，但 EP 16 跨 2 个节点，估算认为全对全通信占了步时的
-#   17.9 s，于是偏爱不用 EP 的 TP 2、PP 2（快 2.08 倍）；25.11 那一行已经说明估算漏掉了 MoE 按 token 的开销，
+# - **Qwen3 30B-A3B，EP 16（26.04）**：估算吞吐是实测的 1.00 倍，但 EP 16 跨 2 个节点，估算认为全对全通信占了步时的
+#   17.9 s，于是偏爱不用 EP 的 TP 2、PP 2（快 2.03 倍）；25.11 那一行已经说明估算漏掉了 MoE 按 token 的开销，
 #   这个排序靠不住。
 # - **加大全局批的同一布局**（Megatron-Bridge 26.02 的 Llama 3 70B GBS 256、Qwen3 235B GBS 8192）：结论与上面
 #   较小全局批的同一布局相同。
@@ -645,13 +646,15 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 # 即 ZeRO-2；首末两段各少一层，于是“第一段的第一个模型块只有嵌入层，最后一段的最后一个模型块只有输出层和损失”——每个模型块
 # 一层，PP 16 时 v = (126 + 2) / 16 = 8；8K 时不做激活重计算。按 Megatron-Core 交错调度的预热数，v = 4 时第二个流水线 rank
 # 同时存着 32 个微批次中 77 个两层分块的激活，不重计算每卡要 85 GiB，放不进 80 GiB；v = 8 时是 141 个一层分块，
-# 每卡 79 GiB，放得下，气泡从 1F1B 的 15/47 降到 15/271。三行都进了第 1 并列组。
+# 每卡 79 GiB，放得下，气泡从 1F1B 的 15/47 降到 15/271。8192 卡的 8K 行和 128K 行进了第 1 并列组；16384 卡的 8K 行排第 6
+# （步时是估算最优的 1.04 倍）：估算最优用 TP 4、CP 2，DP 环每节点 2 个 rank、跨节点用 2 块网卡，TP 8 的 DP 组每节点只有 1 个。
 #
 # Megatron-Bridge 的 Llama 3 70B 按配方登记 TP 通信重叠和 bf16 梯度 (`grad_reduce_in_fp32 = False`)。配方没有设
 # `account_for_embedding_in_pipeline_split` / `account_for_loss_in_pipeline_split`，Megatron-Core 于是把 80 层平均分给
-# 8 段，末段除了 10 层还要带 12.8 万词表的输出层（约一层的计算量）。估算最优是 TP 8、不切流水线，发表的布局步时是它的
-# 1.08 倍；但把各维的重叠份额降低四分之一，TP 8 露出的 TP 通信更多，发表的布局反而更快，于是两者进了同一个并列组：
-# 谁快取决于 TP 通信藏住了多少，只有实测能定。
+# 8 段，末段除了 10 层还要带 12.8 万词表的输出层（约一层的计算量）。估算最优是 TP 4、CP 2、DP 8、不切流水线，发表的布局
+# 步时是它的 1.09 倍；估算最优的 DP 和 CP 通信跨节点（DP 环每节点 2 个 rank，用 2 块网卡），而发表的布局的 DP 组在节点内，
+# 把各维的重叠份额降低四分之一，估算最优露出的通信更多，发表的布局就追上了，于是两者进了同一个并列组：
+# 谁快取决于通信藏住了多少，只有实测能定。
 #
 # MT-NLG 与 BLOOM 是用 Megatron-DeepSpeed 训练的，它没有上下文并行，这几行只搜 CP 1（`max_cp=1`）；MT-NLG 420 节点
 # 于是进了前 10 名。估算仍偏爱 7 段流水线而不是发表的 35 段：每个数据并行组的微批次数随段数成比例增长，气泡 (p - 1)/m
@@ -695,7 +698,7 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 # - **Qwen3 235B-A22B (MoE)**: the recipe sets expert tensor parallelism (ETP) to 1 — Megatron-Core's MoE parallel
 #   folding lays the same 256 GPUs out again for the expert layers as ETP × EP × EDP × PP = 1 × 32 × 1 × 8, while
 #   attention keeps TP 2. The workbench searches ETP as a dimension; the layout is accepted and its estimated throughput
-#   is 0.85x the measured one; with FP8 activations counted, v = 4 without recomputation needs 73.7 GiB and fits
+#   is 0.84x the measured one; with FP8 activations counted, v = 4 without recomputation needs 73.7 GiB and fits
 #   (82.8 GiB counted at 16 bits). Only its rank and step miss: its 32 EP ranks span 4 nodes, and the all-to-all over
 #   InfiniBand takes most of the estimated step (EP overlap counted as 0), so its step is 2.0x the best. The best
 #   estimate runs TP 4 with the experts at ETP 4 and no EP, which removes the all-to-all.
@@ -709,8 +712,8 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 #   rank and step miss). The recipe's own
 #   pipeline split (the embedding and one layer on the first stage, the multi-token-prediction module and the loss on
 #   the last) is not modelled.
-# - **Qwen3 30B-A3B at EP 16 (26.04)**: the estimated throughput is 1.02x the measured one, but EP 16 spans 2 nodes and
-#   the estimate puts 17.9 s of the step in the all-to-all, so it prefers TP 2 and PP 2 without EP (2.08x faster); the
+# - **Qwen3 30B-A3B at EP 16 (26.04)**: the estimated throughput is 1.00x the measured one, but EP 16 spans 2 nodes and
+#   the estimate puts 17.9 s of the step in the all-to-all, so it prefers TP 2 and PP 2 without EP (2.03x faster); the
 #   25.11 row shows the estimate leaves out MoE's per-token work, so that ranking is not to be trusted.
 # - **The same layouts at larger global batches** (Megatron-Bridge 26.02's Llama 3 70B at GBS 256 and Qwen3 235B at
 #   GBS 8192): the same verdict as the same layouts at the smaller batch above.
@@ -722,15 +725,19 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 # chunk, v = (126 + 2) / 16 = 8 at PP 16; no activation checkpointing at 8K. By Megatron-Core's interleaved warm-up
 # count, at v = 4 the second pipeline rank holds the activations of 77 two-layer chunks out of 32 micro-batches:
 # without recomputation at 85 GiB per GPU, over 80 GiB; at v = 8 it holds 141 one-layer chunks, 79 GiB per GPU,
-# which fits, and the bubble falls from 1F1B's 15/47 to 15/271. All three rows land in tie group 1.
+# which fits, and the bubble falls from 1F1B's 15/47 to 15/271. The 8K row at 8192 GPUs and the 128K row land in tie
+# group 1; the 8K row at 16384 GPUs ranks 6th (1.04x the best estimate's step): the best runs TP 4 with CP 2, whose
+# DP ring holds 2 ranks a node and crosses nodes on 2 NICs, while TP 8 leaves one DP rank a node.
 #
 # Megatron-Bridge's Llama 3 70B is registered with its recipe's TP communication overlap and bf16 gradients
 # (`grad_reduce_in_fp32 = False`). The recipe sets neither `account_for_embedding_in_pipeline_split` nor
 # `account_for_loss_in_pipeline_split`, so Megatron-Core splits the 80 layers evenly over 8 stages, and the last
-# also carries the output layer of the 128K vocabulary (about one layer's compute). The best estimate runs TP 8
-# without a pipeline, and the published layout takes 1.08x its step; but with every overlap share a quarter lower,
-# TP 8 exposes more TP traffic and the published layout becomes the faster, so the two share a tie group: which wins
-# depends on how much TP traffic stays hidden, and only a measurement can settle it.
+# also carries the output layer of the 128K vocabulary (about one layer's compute). The best estimate runs TP 4, CP 2
+# and DP 8 without a pipeline, and the published layout takes 1.09x its step; the best estimate's DP and CP traffic
+# crosses nodes (its DP ring holds 2 ranks a node, on 2 NICs) while the published layout's DP group stays inside a
+# node, so with every overlap share a quarter lower the best estimate exposes more and the published layout catches
+# up, and the two share a tie group: which wins depends on how much traffic stays hidden, and only a measurement can
+# settle it.
 #
 # MT-NLG and BLOOM were trained with Megatron-DeepSpeed, which had no context parallelism, so these rows search CP 1
 # only (`max_cp=1`); MT-NLG at 420 nodes then ranks in the top 10. The estimate still prefers 7 pipeline stages to the
@@ -763,7 +770,7 @@ assert all(by_name[name].step_over_best < 1.25 and 0.7 < by_name[name].estimated
            for name in ("NeMo Llama 2 70B, 4K, 64 H100 (FP8)", "Megatron-Bridge Llama 3 70B, 8K, 64 H100 (FP8)"))
 assert 2.5 < by_name["Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8)"].estimated_over_published < 3.5
 qwen235 = by_name["Megatron-Bridge Qwen3 235B-A22B (MoE), 4K, 256 H100 (FP8)"]
-assert round(qwen235.estimated_over_published, 2) == 0.85 and round(qwen235.step_over_best, 1) == 2.0
+assert round(qwen235.estimated_over_published, 2) == 0.84 and round(qwen235.step_over_best, 1) == 2.0
 assert ",etp=1," in qwen235.layout and ",v=4," in qwen235.layout and ",ep=1,etp=4," in qwen235.best_layout
 qwen235_plan = plan(MODELS["qwen3-235b-a22b"], CLUSTERS["h100-8"].with_nodes(32),
                     next(run for run in runs if run.model == "qwen3-235b-a22b").workload())
@@ -795,6 +802,7 @@ _, gpt20 = published_explained(gpt20_name)
 gpt20_dp_s = {row.dimension: row.time_s for row in gpt20.communication}["DP"]
 assert (round(gpt20_dp_s, 2), round(gpt20.timeline.exposed_communication_s, 2), round(gpt20.step_s, 2)) == (0.30, 0.01, 1.18)
 assert round(measured_step_s(gpt20_name), 2) == 1.40 and round(by_name[gpt20_name].estimated_over_published, 2) == 1.18
+assert ring_nics(2 * 32, 32, 8) == 4  # TP 2, DP 32: the DP ring holds 4 ranks on each 8-GPU node
 dsv3_result, dsv3 = published_explained(dsv3_name)
 dsv3_v4 = dsv3_result.explain("tp=2,pp=8,dp=64,ep=64,etp=1,v=4,zero=2,mb=1,recompute=selective")
 dsv3_comm = {row.dimension: row.time_s for row in dsv3.communication}
@@ -803,7 +811,7 @@ assert (round(dsv3_comm["EP"], 1), round(dsv3_comm["DP"], 1), round(dsv3.step_s,
 assert round(measured_step_s(dsv3_name), 1) == 25.3 and round(by_name[dsv3_name].estimated_over_published, 2) == 0.75
 qwen30_ep16 = by_name["Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8, EP 16)"]
 _, qwen30_ep16_layout = published_explained(qwen30_ep16.name)
-assert round(qwen30_ep16.estimated_over_published, 2) == 1.02 and round(qwen30_ep16.step_over_best, 2) == 2.08
+assert round(qwen30_ep16.estimated_over_published, 2) == 1.00 and round(qwen30_ep16.step_over_best, 2) == 2.03
 assert round({row.dimension: row.time_s for row in qwen30_ep16_layout.communication}["EP"], 1) == 17.9
 mcore = [c for c in comparisons if c.name.startswith("Megatron-Core GPT")]
 mcore119 = by_name["Megatron-Core GPT 119B, 4K, 1536 H100"]
@@ -814,9 +822,13 @@ mcore119_result, mcore119_layout = published_explained(mcore119.name)
 assert mcore119_layout.bubble_fraction == 3 / 371
 assert mcore119_result.explain(mcore119.layout.replace(",v=23,", ",v=1,")).bubble_fraction == 3 / 19
 assert all(c.step_over_best < 1.1 for c in comparisons if c.name in ("BLOOM 176B, 384 GPUs", "MT-NLG 530B, 420 nodes"))
-assert all(",v=8,zero=2," in c.layout and c.tie_group == 1 for c in comparisons[:3])
+assert all(",v=8,zero=2," in c.layout for c in comparisons[:3])
+assert comparisons[0].tie_group == comparisons[2].tie_group == 1
+assert comparisons[1].rank == 6 and round(comparisons[1].step_over_best, 2) == 1.04
+assert comparisons[1].best_layout.startswith("tp=4,pp=16,dp=128,cp=2,")
 bridge70 = by_name["Megatron-Bridge Llama 3 70B, 8K, 64 H100 (FP8)"]
-assert bridge70.tie_group == 1 and round(bridge70.step_over_best, 2) == 1.08 and ",pp=1," in bridge70.best_layout
+assert bridge70.tie_group == 1 and round(bridge70.step_over_best, 2) == 1.09 and ",pp=1," in bridge70.best_layout
+assert bridge70.best_layout.startswith("tp=4,pp=1,dp=8,cp=2,")
 assert ",cp=2," in comparisons[9].layout
 
 # %% [markdown] lang="zh"
