@@ -402,7 +402,8 @@ def ring_nics(span: int, group_ranks: int, gpus_per_node: int) -> int:
 
 def _ring_nics(span: Any, group_ranks: Any, gpus_per_node: int) -> Any:
     """:func:`ring_nics` without validation; array-generic (integer arithmetic, so numpy columns or ints)."""
-    stride = span // group_ranks
+    stride = span // (group_ranks + (group_ranks < 1))  # rows no layout can have (a search's refused candidates)
+    stride = stride + (stride < 1)  # stay defined: a stride of at least 1
     aligned = (span % gpus_per_node == 0) & (gpus_per_node % stride == 0)
     return 1 + aligned * (gpus_per_node // stride - 1)
 
