@@ -506,6 +506,21 @@ def test_ring_nics_matches_nccl_569_ring_all_reduce_times() -> None:
         assert k_nic_error < one_nic_error, k
 
 
+def test_a_lower_inter_node_bandwidth_lowers_every_ring_by_the_same_share() -> None:
+    """The tie rule's "inter-node bandwidth lower" scenario scales the per-GPU NIC bandwidth; a ring crossing nodes
+    on k NICs (k · 50 GB/s on H100 nodes, at most 400 GB/s, below NVLink's 450) moves by the same share."""
+    from dataclasses import replace as replaced
+
+    from coursekit.planner.estimate import _link
+
+    cluster = CLUSTERS["h100-8"].with_nodes(8)
+    lower = replaced(cluster, inter_node_bandwidth_bytes_per_s=0.75 * cluster.inter_node_bandwidth_bytes_per_s)
+    span, ranks = np.array([64, 64, 32, 16, 64]), np.array([64, 32, 8, 4, 1])
+    _, bandwidth, _ = _link(np, cluster, span, ranks)
+    assert list(bandwidth / 1e9) == [400.0, 200.0, 100.0, 100.0, 50.0]
+    assert list(_link(np, lower, span, ranks)[1] / bandwidth) == pytest.approx([0.75] * 5)
+
+
 def test_ring_nics_names_a_bad_argument() -> None:
     with pytest.raises(ValueError, match="group_ranks"):
         ring_nics(8, 3, 8)
