@@ -47,7 +47,10 @@ from ..pipeline import _bubble_fraction, _microbatches_in_flight
 from ..roofline import (
     ROOFLINE_SMOOTHNESS,
     _achieved_flops,
+    _attention_matmul_totals,
+    _expert_matmul_intensity,
     _hardware_flops_per_token,
+    _mlp_matmul_totals,
     _model_flops_per_token,
     _transformer_layer_matmul_intensity,
 )
@@ -126,26 +129,99 @@ def precision_peak_flops(model: ModelSpec, cluster: ClusterSpec, workload: Workl
     return 1.0 / (core / bf16 + (1.0 - core) / fp8)
 
 
-def matmul_efficiency(
-    model: ModelSpec, cluster: ClusterSpec, tokens: Any, tp: Any, ceiling: float | None = None, etp: Any = None
-) -> tuple[Any, Any]:
-    """Share of peak the per-GPU matmuls reach: ``tokens`` (= mb·s/cp) rows against weight shards ``/tp``; a
-    mixture of experts' expert matmuls against shards ``/etp`` (default ``tp``) with ``tokens·etp/tp`` rows.
-
-    The smooth roofline of :func:`coursekit.roofline.achieved_flops` at the FLOP-weighted intensity of one
-    layer's four linear matmuls, with ceiling ``ceiling`` (default: the device's,
-    :func:`coursekit.planner.calibration.ceiling_for`). For a mixture of experts the
-    MLP width is ``top_k`` experts side by side (a grouped GEMM with every routed token), an
-    approximation that ignores how few tokens each expert gets.
-    """
-    ffn = (model.moe_ffn_hidden or model.ffn_hidden) * model.top_k if model.is_moe else model.ffn_hidden
-    intensity = _transformer_layer_matmul_intensity(
-        tokens, model.hidden, ffn, model.kv_hidden, tp, 3 if model.mlp == "swiglu" else 2, ACTIVATION_BYTES, etp
-    )
+def _share_of_peak(cluster: ClusterSpec, intensity: Any, ceiling: float | None) -> Any:
+    """Share of peak the smooth roofline gives matmuls of ``intensity`` with ceiling ``ceiling`` (default: the
+    device's, :func:`coursekit.planner.calibration.ceiling_for`)."""
     peak = cluster.peak_flops
     ceiling = ceiling_for(peak) if ceiling is None else ceiling
     achieved = _achieved_flops(intensity, peak, cluster.memory_bandwidth_bytes_per_s, ceiling, EFFICIENCY_SMOOTHNESS)
-    return achieved / peak, intensity
+    return achieved / peak
+
+
+def matmul_efficiency(
+    model: ModelSpec, cluster: ClusterSpec, tokens: Any, tp: Any, ceiling: float | None = None, etp: Any = None
+) -> tuple[Any, Any]:
+    """Share of peak the per-GPU matmuls outside the routed experts reach: ``tokens`` (= mb·s/cp) rows against
+    weight shards ``/tp``.
+
+    The smooth roofline of :func:`coursekit.roofline.achieved_flops` at the FLOP-weighted intensity of one
+    layer's linear matmuls, with ceiling ``ceiling`` (default: the device's,
+    :func:`coursekit.planner.calibration.ceiling_for`). Dense model: the four matmuls of attention and MLP. Mixture
+    of experts: the attention projections and the shared experts (an MLP ``shared_experts·moe_ffn_hidden`` wide over
+    TP); the routed experts multiply their own shapes, :func:`expert_matmul_efficiency`. (The first ``first_k_dense``
+    dense layers are taken at the MoE layers' shape.) ``etp`` is accepted for the signature's sake and unused.
+    """
+    mats = 3 if model.mlp == "swiglu" else 2
+    if model.is_moe:
+        flops, moved = _attention_matmul_totals(tokens, model.hidden, model.kv_hidden, tp, ACTIVATION_BYTES)
+        if model.shared_experts:
+            width = model.shared_experts * (model.moe_ffn_hidden or model.ffn_hidden)
+            shared_flops, shared_moved = _mlp_matmul_totals(tokens, model.hidden, width, tp, mats, ACTIVATION_BYTES)
+            flops, moved = flops + shared_flops, moved + shared_moved
+        intensity = flops / moved
+    else:
+        intensity = _transformer_layer_matmul_intensity(
+            tokens, model.hidden, model.ffn_hidden, model.kv_hidden, tp, mats, ACTIVATION_BYTES
+        )
+    return _share_of_peak(cluster, intensity, ceiling), intensity
+
+
+def expert_rows(model: ModelSpec, tokens: Any, tp: Any, ep: Any, etp: Any) -> Any:
+    """Rows one routed expert multiplies per micro-batch on one rank (MoE): ``ep·(tokens·etp/tp)·top_k·c/E``.
+
+    Each rank of an expert-parallel group dispatches the tokens its expert-TP group needs, ``tokens·etp/tp``
+    (``tokens`` = mb·s/cp), ``top_k`` copies of each; the ``ep`` ranks' copies spread over the ``E`` experts.
+    Routing is taken as balanced — Megatron-Bridge's MoE benchmarks force-balance the tokens and DeepSeek-V3
+    balances without an auxiliary loss (arXiv:2412.19437, §2.1.2) — so every expert gets the even share; with a
+    capacity factor ``c`` the busiest expert may take up to ``c`` times it, and the step waits for the busiest, so
+    the bound is used (``c`` = 1 for drop-less routing without one).
+    """
+    capacity = model.capacity_factor or 1.0
+    return ep * tokens * etp / tp * model.top_k * capacity / model.num_experts
+
+
+def expert_matmul_efficiency(
+    model: ModelSpec, cluster: ClusterSpec, rows: Any, etp: Any, ceiling: float | None = None
+) -> tuple[Any, Any]:
+    """(share of peak, intensity) of the routed experts' matmuls: each local expert, one GEMM of a grouped GEMM,
+    multiplies ``rows`` (:func:`expert_rows`) by its own ``hidden × moe_ffn_hidden/etp`` shards
+    (:func:`coursekit.roofline.expert_matmul_intensity`), on the same smooth roofline as :func:`matmul_efficiency`.
+
+    Source of the shape: Megatron-Core's ``GroupedMLP`` / ``TEGroupedMLP`` (megatron/core/transformer/moe/experts.py)
+    runs one GEMM per local expert on the tokens the dispatcher sorted to it (``tokens_per_expert``).
+    """
+    width = model.moe_ffn_hidden or model.ffn_hidden
+    mats = 3 if model.mlp == "swiglu" else 2
+    intensity = _expert_matmul_intensity(rows, model.hidden, width, etp, mats, ACTIVATION_BYTES)
+    return _share_of_peak(cluster, intensity, ceiling), intensity
+
+
+def routed_expert_flops_per_token(model: ModelSpec, rc: Any) -> Any:
+    """Executed FLOPs per token of the routed experts' matmuls, all layers: ``(6 + 2·full)·moe_layers·top_k·P_e``.
+
+    PaLM's 6 FLOPs per parameter and token (forward 2, backward 4) over the ``top_k`` experts a token visits, each
+    of ``expert_params`` P_e; full recomputation (``rc`` = 2) repeats the forward, 2 more. Part of the executed FLOPs
+    of :func:`_flops_per_token`, which counts them among the active parameters.
+    """
+    return (6.0 + 2.0 * (rc == 2)) * model.moe_layers * model.top_k * float(model.expert_params)
+
+
+def token_permutation_bytes_per_token(model: ModelSpec, rc: Any) -> Any:
+    """HBM bytes per token and MoE layer of sorting tokens to their experts and back (MoE; 0 for a dense model).
+
+    Counted for fused permute/unpermute kernels (Megatron-Core ``--moe-permute-fusion``, Transformer Engine's
+    ``moe_permute`` / ``moe_unpermute``), in units of one token's hidden vector h of ``ACTIVATION_BYTES`` each,
+    with k = top_k: forward, permute reads the token once and writes k copies (k + 1), unpermute reads the k
+    expert outputs and writes their probability-weighted sum (k + 1); backward, unpermute's gradient reads h and
+    writes k weighted copies and reads the k expert outputs again for the probabilities' gradient (2k + 1), and
+    permute's gradient reads k copies and writes their sum (k + 1). In all (5k + 4)·h elements, and 2(k + 1)·h
+    more when full recomputation repeats the forward. The router's softmax and top-k over E fp32 scores per
+    token are left out: a few E·4 bytes, under 3 % of this for the course's MoE presets.
+    """
+    if not model.is_moe:
+        return 0.0 * rc
+    k = float(model.top_k)
+    return (5.0 * k + 4.0 + 2.0 * (k + 1.0) * (rc == 2)) * model.hidden * ACTIVATION_BYTES
 
 
 @dataclass(frozen=True)
@@ -292,26 +368,62 @@ def _compute_time(
     non_layer = 6.0 * (model.input_embedding_params + model.output_params)
     per_layer_flops = (executed - non_layer) / model.layers
     first, mid, last = (st.layers[kind] for kind in STAGE_KINDS)
+    tokens_rank = k.mbf * s / k.cpf
+    efficiency, intensity = matmul_efficiency(model, cluster, tokens_rank, k.tpf, workload.efficiency_ceiling, k.etpf)
+    expert_efficiency, expert_intensity = _expert_efficiency(np, model, cluster, workload, k, tokens_rank)
+    top = ceiling_for(cluster.peak_flops) if workload.efficiency_ceiling is None else workload.efficiency_ceiling
+    if efficiency_shape != 1.0:
+        efficiency = top * (efficiency / top) ** efficiency_shape
+        expert_efficiency = top * (expert_efficiency / top) ** efficiency_shape
+    if workload.achievable_flops_fraction is not None:
+        efficiency = np.full_like(k.tpf, workload.achievable_flops_fraction)
+        expert_efficiency = efficiency
+    # The routed experts' FLOPs run at their own efficiency: counted in units of the rest's efficiency, each of
+    # their FLOPs weighs efficiency / expert_efficiency (per layer, averaged over the layers like the rest).
+    routed = routed_expert_flops_per_token(model, k.rc) / model.layers
+    per_layer_flops = per_layer_flops + routed * (efficiency / expert_efficiency - 1.0)
     work = np.maximum(
         np.maximum(first * per_layer_flops + st.single * output_flops, mid * per_layer_flops),
         last * per_layer_flops + output_flops,
     )
-    tokens_rank = k.mbf * s / k.cpf
-    efficiency, intensity = matmul_efficiency(model, cluster, tokens_rank, k.tpf, workload.efficiency_ceiling, k.etpf)
-    if efficiency_shape != 1.0:
-        top = ceiling_for(cluster.peak_flops) if workload.efficiency_ceiling is None else workload.efficiency_ceiling
-        efficiency = top * (efficiency / top) ** efficiency_shape
-    if workload.achievable_flops_fraction is not None:
-        efficiency = np.full_like(k.tpf, workload.achievable_flops_fraction)
     tokens_step = float(workload.global_batch) * s
     peak = precision_peak_flops(model, cluster, workload, executed, k.rc)
+    permutation_s = _permutation_s(np, model, cluster, workload, k, st)
     return {
-        "compute_s": tokens_step * work / (k.tpf * k.cpf * k.dpf * peak * efficiency),
+        "compute_s": tokens_step * work / (k.tpf * k.cpf * k.dpf * peak * efficiency) + permutation_s,
         "efficiency": efficiency,
         "intensity": intensity,
+        "expert_efficiency": expert_efficiency,
+        "expert_intensity": expert_intensity,
+        "permutation_s": permutation_s,
         "executed_flops_per_token": executed,
         "model_flops_per_token": model_flops,
     }
+
+
+def _expert_efficiency(
+    np: Any, model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec, k: _Columns, tokens_rank: Any
+) -> tuple[Any, Any]:
+    """(share of peak, intensity) of the routed experts' matmuls per candidate; ones for a dense model."""
+    if not model.is_moe:
+        return np.ones_like(k.tpf), np.ones_like(k.tpf)
+    rows = expert_rows(model, tokens_rank, k.tpf, k.epf, k.etpf)
+    return expert_matmul_efficiency(model, cluster, rows, k.etpf, workload.efficiency_ceiling)
+
+
+def _permutation_s(
+    np: Any, model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec, k: _Columns, st: _Stages
+) -> Any:
+    """Seconds per step of the slowest stage's token permutation and unpermutation (MoE), memory-bound: the
+    tokens each rank dispatches, ``global_batch·s/(dp·cp)·etp/tp``, times its MoE layers (the stage's layers times
+    the model's MoE share), times :func:`token_permutation_bytes_per_token`, at the device's HBM bandwidth."""
+    if not model.is_moe:
+        return np.zeros_like(k.tpf)
+    s = float(workload.tokens_per_sequence(model))
+    tokens = float(workload.global_batch) * s / (k.dpf * k.cpf) * k.etpf / k.tpf
+    moe_layers = st.layers_max * model.moe_layers / model.layers
+    moved = tokens * moe_layers * token_permutation_bytes_per_token(model, k.rc)
+    return moved / cluster.memory_bandwidth_bytes_per_s
 
 
 class _Ring(NamedTuple):
@@ -574,6 +686,9 @@ def training_estimate(
         "step_s": compute + exposed + bubble_s,
         "efficiency": run["efficiency"],
         "intensity": run["intensity"],
+        "expert_efficiency": run["expert_efficiency"],
+        "expert_intensity": run["expert_intensity"],
+        "permutation_s": run["permutation_s"],
         "exposed_cp_s": exposed_cp,
         "exposed_dp_s": exposed_dp,
         "executed_flops_per_token": run["executed_flops_per_token"],
