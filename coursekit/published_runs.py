@@ -155,6 +155,16 @@ NEMOTRON4_340B_CONFIG: str = (
     "ub_tp_comm_overlap: True)"
 )
 
+#: The H100 FP8 training configs of the two Qwen3 MoE rows: both set ``moe_a2a_overlap=True`` (Megatron-Core's
+#: expert-parallel all-to-all overlap: one micro-batch's dispatch and combine run under another's compute), the
+#: ``alltoall`` token dispatcher, expert TP 1 and force-balanced, token-dropless routing.
+QWEN3_H100_CONFIG: str = (
+    "NVIDIA-NeMo/Megatron-Bridge scripts/performance/configs/qwen/qwen3_workload_base_configs.py and "
+    "qwen3_llm_pretrain.py @ df0289c180dd20ff26933455c7a0a11084f6a36f (QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1, "
+    "QWEN3_235B_A22B_PRETRAIN_CONFIG_H100_FP8_CS_V1: moe_a2a_overlap=True, expert_tensor_parallel_size=1; "
+    "moe_token_dispatcher_type alltoall; moe_router_force_load_balancing=True)"
+)
+
 #: The version of NeMo's 24.07 table the rows below read (an edit of the same page lists other figures, e.g. 825
 #: instead of 782 tokens/s for GPT-3 175B on 512 GPUs).
 NEMO_2407_COMMIT: str = " @ 070a0bb168d405d653b9734c0017cf5078e77c0d"
@@ -275,7 +285,8 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
         2,
         24,
         5275.0,
-        MEGATRON_BRIDGE_2511_SOURCE + ", row Qwen3_30B_a3B",
+        MEGATRON_BRIDGE_2511_SOURCE + ", row Qwen3_30B_a3B; " + QWEN3_H100_CONFIG,
+        options=(("overlap_ep", 1.0),),  # moe_a2a_overlap=True
     ),
     _run(
         "Megatron-Bridge Qwen3 235B-A22B (MoE), 4K, 256 H100 (FP8)",
@@ -287,7 +298,8 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
         1,
         4,
         1575.0,
-        MEGATRON_BRIDGE_2511_SOURCE + ", row Qwen3_235B_a22B",
+        MEGATRON_BRIDGE_2511_SOURCE + ", row Qwen3_235B_a22B; " + QWEN3_H100_CONFIG,
+        options=(("overlap_ep", 1.0),),  # moe_a2a_overlap=True
     ),
 )
 
