@@ -370,7 +370,7 @@ def _compute_time(
     first, mid, last = (st.layers[kind] for kind in STAGE_KINDS)
     tokens_rank = k.mbf * s / k.cpf
     efficiency, intensity = matmul_efficiency(model, cluster, tokens_rank, k.tpf, workload.efficiency_ceiling, k.etpf)
-    expert_efficiency, expert_intensity = _expert_efficiency(np, model, cluster, workload, k, tokens_rank)
+    expert_efficiency, expert_intensity, rows = _expert_efficiency(np, model, cluster, workload, k, tokens_rank)
     top = ceiling_for(cluster.peak_flops) if workload.efficiency_ceiling is None else workload.efficiency_ceiling
     if efficiency_shape != 1.0:
         efficiency = top * (efficiency / top) ** efficiency_shape
@@ -395,6 +395,7 @@ def _compute_time(
         "intensity": intensity,
         "expert_efficiency": expert_efficiency,
         "expert_intensity": expert_intensity,
+        "expert_rows": rows,
         "permutation_s": permutation_s,
         "executed_flops_per_token": executed,
         "model_flops_per_token": model_flops,
@@ -403,12 +404,13 @@ def _compute_time(
 
 def _expert_efficiency(
     np: Any, model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec, k: _Columns, tokens_rank: Any
-) -> tuple[Any, Any]:
-    """(share of peak, intensity) of the routed experts' matmuls per candidate; ones for a dense model."""
+) -> tuple[Any, Any, Any]:
+    """(share of peak, intensity, rows per expert) of the routed experts' matmuls per candidate; ones (and no
+    rows) for a dense model."""
     if not model.is_moe:
-        return np.ones_like(k.tpf), np.ones_like(k.tpf)
+        return np.ones_like(k.tpf), np.ones_like(k.tpf), np.zeros_like(k.tpf)
     rows = expert_rows(model, tokens_rank, k.tpf, k.epf, k.etpf)
-    return expert_matmul_efficiency(model, cluster, rows, k.etpf, workload.efficiency_ceiling)
+    return (*expert_matmul_efficiency(model, cluster, rows, k.etpf, workload.efficiency_ceiling), rows)
 
 
 def _permutation_s(
@@ -688,6 +690,7 @@ def training_estimate(
         "intensity": run["intensity"],
         "expert_efficiency": run["expert_efficiency"],
         "expert_intensity": run["expert_intensity"],
+        "expert_rows": run["expert_rows"],
         "permutation_s": run["permutation_s"],
         "exposed_cp_s": exposed_cp,
         "exposed_dp_s": exposed_dp,

@@ -44,6 +44,13 @@ register(
             "en": "  Matmul efficiency {efficiency:.0%} of peak (per-GPU matmul intensity {intensity:.0f} FLOP/byte, "
             "smooth roofline)",
         },
+        "planner.expert_efficiency_line": {
+            "zh": "  路由专家矩阵乘效率 {efficiency:.0%} 峰值（每个本地专家乘 {rows:.0f} 行 token，计算强度 {intensity:.0f} "
+            "FLOP/字节）；token 重排 (token permutation) 与还原 {permute_ms:.1f} ms（按显存带宽计）",
+            "en": "  Routed-expert matmul efficiency {efficiency:.0%} of peak (each local expert multiplies {rows:.0f} "
+            "token rows, intensity {intensity:.0f} FLOP/byte); token permutation and unpermutation {permute_ms:.1f} ms "
+            "(at memory bandwidth)",
+        },
         "planner.ties_sorted": {
             "zh": "step_s 必须按从小到大排好序（并列组从最快的候选开始）。",
             "en": "step_s must be sorted ascending (a tie group starts at its fastest candidate).",
@@ -166,6 +173,10 @@ class PlanCandidate:
     stage_layers: tuple[int, int, int] | None = None
     serving: ServingCandidate | None = None
     etp: int | None = None  # expert TP of a mixture of experts (Megatron-Core parallel folding); None: dense
+    expert_efficiency: float | None = None  # share of peak of the routed experts' matmuls (MoE); None: dense
+    expert_intensity_flop_per_byte: float | None = None
+    expert_rows: float | None = None  # token rows one local expert multiplies per micro-batch
+    permutation_s: float | None = None  # the slowest stage's token permutation and unpermutation per step
 
     @property
     def ranks(self) -> int:
@@ -306,6 +317,16 @@ class PlanCandidate:
                     intensity=self.intensity_flop_per_byte or 0.0,
                 )
             )
+        if self.expert_efficiency is not None:
+            lines.append(
+                tr(
+                    "planner.expert_efficiency_line",
+                    efficiency=self.expert_efficiency,
+                    rows=self.expert_rows or 0.0,
+                    intensity=self.expert_intensity_flop_per_byte or 0.0,
+                    permute_ms=(self.permutation_s or 0.0) * 1e3,
+                )
+            )
         if self.timeline is not None:
             t = self.timeline
             lines.append(
@@ -375,6 +396,10 @@ class PlanCandidate:
                 "estimated_mfu": self.estimated_mfu,
                 "matmul_efficiency": self.efficiency,
             }
+            if self.expert_efficiency is not None:
+                out["estimate"]["expert_matmul_efficiency"] = self.expert_efficiency
+                out["estimate"]["expert_rows"] = self.expert_rows
+                out["estimate"]["token_permutation_s"] = self.permutation_s
         if self.serving is not None and self.serving.estimate is not None:
             # The serving search's own fields (time_to_first_token_s, time_per_output_token_s, tokens_per_s per
             # replica, ...), as ``python -m coursekit plan --mode serving --json`` prints them.

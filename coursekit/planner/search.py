@@ -300,7 +300,21 @@ def _training_candidate(g: GateInput, mode: str, i: int = 0) -> PlanCandidate:
         efficiency=float(est["efficiency"][i]) if est is not None else None,
         intensity_flop_per_byte=float(est["intensity"][i]) if est is not None else None,
         stage_layers=(first, mid, last),
+        **_moe_fields(model, est, i),
     )
+
+
+def _moe_fields(model: ModelSpec, est: dict[str, Any] | None, i: int) -> dict[str, float]:
+    """The routed experts' efficiency, intensity and rows and the token permutation seconds of candidate ``i``
+    (MoE with an estimate; empty otherwise)."""
+    if est is None or not model.is_moe:
+        return {}
+    return {
+        "expert_efficiency": float(est["expert_efficiency"][i]),
+        "expert_intensity_flop_per_byte": float(est["expert_intensity"][i]),
+        "expert_rows": float(est["expert_rows"][i]),
+        "permutation_s": float(est["permutation_s"][i]),
+    }
 
 
 def _training_rows(
