@@ -1,0 +1,108 @@
+"""The routed experts' compute, worked by hand: rows per expert, their matmul intensity, the token permutation bytes.
+
+Sources: Megatron-Core ``megatron/core/transformer/moe/experts.py`` (``TEGroupedMLP``: one GEMM per local expert on
+the ``tokens_per_expert`` rows the dispatcher sorted to it) and ``token_dispatcher.py`` (``MoEAlltoAllTokenDispatcher``:
+each rank permutes its tokens ``top_k`` times, all-to-alls them over EP, and unpermutes the results); Transformer
+Engine's fused ``moe_permute`` / ``moe_unpermute`` (Megatron-Core ``--moe-permute-fusion``). Routing is taken as
+balanced: Megatron-Bridge's MoE benchmark rows force-balance it.
+
+The small model of tests/test_planner_etp.py: 4 layers, hidden 1024, 8 experts of width 512 (SwiGLU), top-2, on one
+node of 8 H100s, one 1024-token sequence per micro-batch.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from coursekit.planner import ModelSpec, WorkloadSpec
+from coursekit.planner.estimate import (
+    expert_rows,
+    routed_expert_flops_per_token,
+    token_permutation_bytes_per_token,
+    training_estimate,
+)
+from coursekit.presets import CLUSTERS, MODELS
+from coursekit.roofline import expert_matmul_intensity
+
+TINY_MOE = ModelSpec(
+    "tiny-moe", 4, 1024, 8, 4096, 1000, 1024, num_experts=8, top_k=2, moe_ffn_hidden=512, source="hand-made"
+)
+NODE = CLUSTERS["h100-8"]
+WORK = WorkloadSpec(global_batch=4, seq_len=1024, zero_stages=(0, 1), recompute_modes=("none",))
+
+
+def _columns(**more: int) -> dict[str, list[int]]:
+    row = {"tp": 1, "cp": 1, "pp": 1, "dp": 4, "ep": 4, "etp": 1, "v": 1, "zero": 0, "mb": 1, "ga": 1, "rc": 0}
+    row.update(more)
+    return {key: [value] for key, value in row.items()}
+
+
+def test_rows_per_expert() -> None:
+    # 4 EP ranks each dispatch 1024 tokens, 2 copies each: 8192 copies over 8 experts = 1024 rows per expert.
+    assert expert_rows(TINY_MOE, 1024.0, 1, 4, 1) == 1024
+    # TP 2 with ETP 1: each rank dispatches its sequence-parallel half, 512 tokens: 512 rows per expert.
+    assert expert_rows(TINY_MOE, 1024.0, 2, 4, 1) == 512
+    # Qwen3 30B-A3B (128 experts, top-8) at the published EP 8, 4096 tokens a rank: 8·4096·8/128 = 2048 rows; at
+    # EP 1 the same expert sees 256 rows.
+    qwen = MODELS["qwen3-30b-a3b"]
+    assert expert_rows(qwen, 4096.0, 1, 8, 1) == 2048
+    assert expert_rows(qwen, 4096.0, 1, 1, 1) == 256
+
+
+def test_expert_matmul_intensity_by_hand() -> None:
+    # One SwiGLU expert, m rows, h = 1024, f = 512: up+gate m x 1024 x 1024, down m x 512 x 1024, bf16.
+    # m = 1024: FLOPs 2·1024·(1024·1024 + 512·1024) = 3,221,225,472;
+    # bytes 2·(1024·1024 + 1024·1024 + 1024·1024) + 2·(1024·512 + 512·1024 + 1024·1024) = 6,291,456 + 4,194,304.
+    assert expert_matmul_intensity(1024, 1024, 512) == pytest.approx(3_221_225_472 / 10_485_760)
+    # ETP 2 halves the shards: up+gate 1024 x 1024 x 512, down 1024 x 256 x 1024: half the FLOPs,
+    # bytes 2·(1024·1024 + 1024·512 + 1024·512) + 2·(1024·256 + 256·1024 + 1024·1024) = 4,194,304 + 3,145,728.
+    assert expert_matmul_intensity(1024, 1024, 512, etp=2) == pytest.approx(1_610_612_736 / 7_340_032)
+    # Fewer rows, lower intensity: the point of EP for many small experts.
+    assert expert_matmul_intensity(128, 1024, 512) < expert_matmul_intensity(1024, 1024, 512)
+
+
+def test_routed_flops_and_permutation_bytes_by_hand() -> None:
+    # 4 MoE layers x top-2 x 1,572,864 parameters x 6 = 75,497,472 FLOPs per token; full recomputation: x 8/6.
+    assert routed_expert_flops_per_token(TINY_MOE, 0) == 75_497_472
+    assert routed_expert_flops_per_token(TINY_MOE, 2) == 100_663_296
+    # (5k + 4)·h elements of 2 bytes, k = 2: 14 x 1024 x 2 = 28,672 bytes; full recomputation adds 2(k+1)·h·2.
+    assert token_permutation_bytes_per_token(TINY_MOE, 0) == 28_672
+    assert token_permutation_bytes_per_token(TINY_MOE, 2) == 28_672 + 6 * 1024 * 2
+    assert token_permutation_bytes_per_token(MODELS["llama3-8b"], 0) == 0
+
+
+def test_the_estimate_charges_permutation_at_hbm_bandwidth() -> None:
+    # dp 4, one micro-batch of 1024 tokens per rank, 4 MoE layers: 1024 x 4 x 28,672 bytes at 3.35 TB/s.
+    est = training_estimate(TINY_MOE, NODE, WORK, _columns())
+    moved = 1024 * 4 * 28_672
+    assert float(est["permutation_s"][0]) == pytest.approx(moved / NODE.memory_bandwidth_bytes_per_s)
+    assert float(est["expert_rows"][0]) == 1024
+
+
+def test_the_experts_take_their_own_efficiency() -> None:
+    """Compute seconds = the rest's FLOPs at the rest's efficiency + the routed FLOPs at the experts' + permutation,
+    each over the ranks and peak: worked from the estimate's own efficiencies (computed from their shapes above)."""
+    est = training_estimate(TINY_MOE, NODE, WORK, _columns())
+    eff, eff_e = float(est["efficiency"][0]), float(est["expert_efficiency"][0])
+    # The one stage's executed FLOPs per token: PaLM's 6N share of the embedding (the lookup does no matmul) out,
+    # the output layer's matmul 6·V·h in.
+    m = TINY_MOE
+    executed = float(est["executed_flops_per_token"][0])
+    executed += 6.0 * m.vocab * m.hidden - 6.0 * (m.input_embedding_params + m.output_params)
+    routed = routed_expert_flops_per_token(TINY_MOE, 0)
+    tokens_rank = 4 * 1024 / 4  # global batch 4 sequences of 1024 over dp 4
+    peak = NODE.peak_flops
+    expected = tokens_rank * ((executed - routed) / eff + routed / eff_e) / peak + float(est["permutation_s"][0])
+    assert float(est["compute_s"][0]) == pytest.approx(expected)
+    # 1024 rows per expert over EP 4, 256 at EP 1: EP 1 leaves the experts' matmuls less efficient.
+    one = training_estimate(TINY_MOE, NODE, WORK, _columns(ep=1))
+    assert float(one["expert_rows"][0]) == 256
+    assert float(one["expert_efficiency"][0]) < eff_e
+
+
+def test_a_dense_model_is_unchanged_by_the_expert_terms() -> None:
+    dense = MODELS["llama3-8b"]
+    work = WorkloadSpec(global_batch=8, seq_len=8192, zero_stages=(1,), recompute_modes=("none",))
+    est = training_estimate(dense, NODE, work, _columns(ep=1, dp=8))
+    assert float(est["permutation_s"][0]) == 0.0
+    assert float(est["expert_efficiency"][0]) == 1.0
