@@ -365,7 +365,9 @@ def roofline_time_s(flops: float, bytes_moved: float, peak_flops: float, memory_
     )
 
 
-def _attention_matmul_totals(tokens: Any, hidden: Any, kv_hidden: Any, tp: Any, bytes_per_element: Any) -> tuple[Any, Any]:
+def _attention_matmul_totals(
+    tokens: Any, hidden: Any, kv_hidden: Any, tp: Any, bytes_per_element: Any
+) -> tuple[Any, Any]:
     """(FLOPs, bytes) of one layer's attention projections on one TP rank: the fused QKV projection (column-parallel)
     and the output projection (row-parallel), for ``tokens`` tokens."""
     shapes = (

@@ -45,8 +45,9 @@ register(
             "smooth roofline)",
         },
         "planner.expert_efficiency_line": {
-            "zh": "  路由专家矩阵乘效率 {efficiency:.0%} 峰值（每个本地专家乘 {rows:.0f} 行 token，计算强度 {intensity:.0f} "
-            "FLOP/字节）；token 重排 (token permutation) 与还原 {permute_ms:.1f} ms（按显存带宽计）",
+            "zh": "  路由专家矩阵乘效率 {efficiency:.0%} 峰值（每个本地专家乘 {rows:.0f} 行 token，"
+            "计算强度 {intensity:.0f} FLOP/字节）；token 重排 (token permutation) 与还原 {permute_ms:.1f} ms"
+            "（按显存带宽计）",
             "en": "  Routed-expert matmul efficiency {efficiency:.0%} of peak (each local expert multiplies {rows:.0f} "
             "token rows, intensity {intensity:.0f} FLOP/byte); token permutation and unpermutation {permute_ms:.1f} ms "
             "(at memory bandwidth)",

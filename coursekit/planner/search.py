@@ -272,6 +272,7 @@ def _training_candidate(g: GateInput, mode: str, i: int = 0) -> PlanCandidate:
     rows = _training_rows(model, cluster, workload, est, i, mode=mode, **degrees) if est is not None else ()
     first, mid, last = (int(x[i]) for x in g.stage_layers)
     tokens = workload.global_batch * g.seq_len
+    moe = _moe_fields(model, est, i)
     return PlanCandidate(
         mode="training",
         tp=degrees["tp"],
@@ -300,7 +301,10 @@ def _training_candidate(g: GateInput, mode: str, i: int = 0) -> PlanCandidate:
         efficiency=float(est["efficiency"][i]) if est is not None else None,
         intensity_flop_per_byte=float(est["intensity"][i]) if est is not None else None,
         stage_layers=(first, mid, last),
-        **_moe_fields(model, est, i),
+        expert_efficiency=moe.get("expert_efficiency"),
+        expert_intensity_flop_per_byte=moe.get("expert_intensity_flop_per_byte"),
+        expert_rows=moe.get("expert_rows"),
+        permutation_s=moe.get("permutation_s"),
     )
 
 
