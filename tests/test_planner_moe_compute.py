@@ -106,3 +106,35 @@ def test_a_dense_model_is_unchanged_by_the_expert_terms() -> None:
     est = training_estimate(dense, NODE, work, _columns(ep=1, dp=8))
     assert float(est["permutation_s"][0]) == 0.0
     assert float(est["expert_efficiency"][0]) == 1.0
+
+
+def _ep_share(pp: int, v: int, ga: int, o: float = 1.0) -> float:
+    import numpy as np
+
+    from coursekit.planner.estimate import _Columns, _ep_overlap_share
+
+    k = _Columns.of(np, _columns(pp=pp, v=v, ga=ga))
+    return float(_ep_overlap_share(np, k, o)[0])
+
+
+def test_the_all_to_all_hides_only_in_the_steady_state() -> None:
+    # Megatron-Core schedules.py get_pp_rank_microbatches, first rank, with the extra forward of the EP overlap:
+    # interleaved p = 8, v = 4, m = 128: W = 2·7 + 3·8 + 1 = 39 of 512 chunk passes run alone.
+    assert _ep_share(8, 4, 128) == pytest.approx(1 - 39 / 512)
+    # No pipeline, 32 micro-batches: the first forward and the last backward run alone, 1 of 32.
+    assert _ep_share(1, 1, 32) == pytest.approx(1 - 1 / 32)
+    # Without interleaving, p = 4, m = 8: W = 3 + 1 = 4 of 8; at overlap 0.5 a quarter hides.
+    assert _ep_share(4, 1, 8, 0.5) == pytest.approx(0.25)
+    # More warm-up than micro-batches: nothing hides.
+    assert _ep_share(8, 4, 2) == 0.0
+
+
+def test_a_hidden_all_to_all_slows_the_matmuls_by_its_sm_share() -> None:
+    # DeepSeek-V3 §3.2.2: 20 of the H800's 132 SMs run dispatch and combine. Overlap 1, 1 s of all-to-all hidden
+    # under 5 s of compute: 20/132 s more; 10 s of all-to-all hides only under the 5 s of compute: 5·20/132.
+    import numpy as np
+
+    from coursekit.planner.estimate import _ep_overlap_slowdown_s
+
+    assert float(_ep_overlap_slowdown_s(np, np.array([1.0]), 1.0, np.array([5.0]))[0]) == pytest.approx(20 / 132)
+    assert float(_ep_overlap_slowdown_s(np, np.array([10.0]), 1.0, np.array([5.0]))[0]) == pytest.approx(100 / 132)

@@ -37,6 +37,7 @@ from ..communication import (
     _zero_calls,
     _zero_payloads,
 )
+from ..hardware import EP_ALL_TO_ALL_SMS, H100_SMS
 from ..overlap import (
     _bucket_params,
     _cp_block_attention_flops,
@@ -505,6 +506,36 @@ def _ep_comm(
     return {"EP": np.maximum(ep_intra, ep_inter), "EP_intra": ep_intra, "EP_inter": ep_inter, "link": members >= k.epf}
 
 
+def _ep_overlap_share(np: Any, k: _Columns, o_ep: float) -> Any:
+    """Share of the expert-parallel all-to-all that can hide, at overlap ``o_ep``: only passes that run merged with
+    another micro-batch's opposite pass hide it (MoE).
+
+    Megatron-Core's EP all-to-all overlap (``--overlap-moe-expert-parallel-comm``) runs the forward of one
+    micro-batch merged with the backward of another, so only the 1F1B steady state hides it; the warm-up's forwards
+    and the cool-down's backwards run alone. The first pipeline rank warms up with
+    ``W = 2(p - 1) + (v - 1)·p + 1`` of its ``m·v`` chunk passes (interleaved; ``p - 1 + 1`` without interleaving;
+    ``1`` without a pipeline: the first forward and the last backward) — megatron/core/pipeline_parallel/
+    schedules.py, ``get_pp_rank_microbatches``, with the extra forward it schedules for this overlap. So a share
+    ``W / (m·v)`` of the all-to-all (capped at 1) cannot hide; the rest hides at ``o_ep``.
+    """
+    p, v, m = k.ppf, k.vf, k.gaf
+    warmup = np.where(k.pp > 1, (p - 1.0) * (1.0 + (k.v > 1)) + (v - 1.0) * p, 0.0) + 1.0
+    return o_ep * (1.0 - np.minimum(warmup / (m * v), 1.0))
+
+
+def _ep_overlap_slowdown_s(np: Any, ep_s: Any, o_ep: Any, compute: Any) -> Any:
+    """Seconds the matmuls lose to an expert-parallel all-to-all that runs under them (MoE), at overlap ``o_ep``.
+
+    Overlapped dispatch and combine kernels occupy SMs: ``EP_ALL_TO_ALL_SMS`` of ``H100_SMS`` (DeepSeek-V3, §3.2.2).
+    While ``hidden`` seconds of all-to-all run under compute, the matmuls have the rest of the SMs, so the compute
+    takes ``hidden · sms/total`` longer; ``hidden`` is the share ``o_ep`` (:func:`_ep_overlap_share`) of the
+    all-to-all, at most the compute it hides under. The SM share of the H100/H800 is used for every device (an
+    approximation where SM counts differ).
+    """
+    hidden = np.minimum(o_ep * ep_s, compute)
+    return hidden * (EP_ALL_TO_ALL_SMS / H100_SMS)
+
+
 class _ZeroParts(NamedTuple):
     """Seconds per step of one data-parallel group's ZeRO traffic, and of the buckets nothing can hide."""
 
@@ -652,11 +683,13 @@ def training_estimate(
     st = _Stages.of(np, model, workload, k)
     memory = _memory_ledger(np, model, workload, k, st) if with_memory else {}
     run = _compute_time(np, model, cluster, workload, k, st, efficiency_shape)
-    compute = run["compute_s"]
+    comm, links, ring, dense, experts = _communication(np, model, cluster, workload, k, st, run["efficiency"])
+    ep_share = _ep_overlap_share(np, k, workload.overlap("ep"))
+    ep_slowdown = _ep_overlap_slowdown_s(np, comm["EP"], ep_share, run["compute_s"])
+    compute = run["compute_s"] + ep_slowdown
     bubble = np.where(k.pp > 1, _bubble_fraction(k.ppf, k.gaf, k.vf), 0.0)
     bubble_s = bubble_scale * bubble / (1 - bubble) * compute
 
-    comm, links, ring, dense, experts = _communication(np, model, cluster, workload, k, st, run["efficiency"])
     total_comm = sum(comm[d] for d in COMM_DIMENSIONS)
 
     # ---- overlap: what each dimension cannot hide (coursekit.overlap)
@@ -668,7 +701,7 @@ def training_estimate(
         "CP": comm["CP"] - exposed_cp,
         "DP": comm["DP"] + comm["EDP"] - exposed_dp,
         "TP": o["tp"] * comm["TP"],
-        "EP": o["ep"] * comm["EP"],
+        "EP": ep_share * comm["EP"],
         # Megatron-Core overlaps pipeline send/recv only in the interleaved schedule (--overlap-p2p-communication
         # raises "Non-interleaved pipeline parallelism does not support overlapping p2p communication")
         "PP": np.where(k.v > 1, o["pp"], 0.0) * comm["PP"],
@@ -692,6 +725,7 @@ def training_estimate(
         "expert_intensity": run["expert_intensity"],
         "expert_rows": run["expert_rows"],
         "permutation_s": run["permutation_s"],
+        "ep_overlap_slowdown_s": ep_slowdown,
         "exposed_cp_s": exposed_cp,
         "exposed_dp_s": exposed_dp,
         "executed_flops_per_token": run["executed_flops_per_token"],

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from .._validate import check_choice, check_int, check_number
 from ..capacity import RECOMPUTE_MODES
 from ..communication import TrafficTime
+from ..hardware import EP_ALL_TO_ALL_SMS
 from ..i18n import Reason, Text, register, tr
 from ..scaling import StepTimeline
 from ..units import bytes_to_gib
@@ -47,10 +48,11 @@ register(
         "planner.expert_efficiency_line": {
             "zh": "  路由专家矩阵乘效率 {efficiency:.0%} 峰值（每个本地专家乘 {rows:.0f} 行 token，"
             "计算强度 {intensity:.0f} FLOP/字节）；token 重排 (token permutation) 与还原 {permute_ms:.1f} ms"
-            "（按显存带宽计）",
+            "（按显存带宽计）；藏在计算下的全对全占用 {sms} 个 SM，计算因此多 {slowdown_ms:.1f} ms",
             "en": "  Routed-expert matmul efficiency {efficiency:.0%} of peak (each local expert multiplies {rows:.0f} "
             "token rows, intensity {intensity:.0f} FLOP/byte); token permutation and unpermutation {permute_ms:.1f} ms "
-            "(at memory bandwidth)",
+            "(at memory bandwidth); the all-to-all hidden under compute holds {sms} SMs, {slowdown_ms:.1f} ms more "
+            "compute",
         },
         "planner.ties_sorted": {
             "zh": "step_s 必须按从小到大排好序（并列组从最快的候选开始）。",
@@ -178,6 +180,7 @@ class PlanCandidate:
     expert_intensity_flop_per_byte: float | None = None
     expert_rows: float | None = None  # token rows one local expert multiplies per micro-batch
     permutation_s: float | None = None  # the slowest stage's token permutation and unpermutation per step
+    ep_overlap_slowdown_s: float | None = None  # compute lost to the SMs a hidden EP all-to-all holds
 
     @property
     def ranks(self) -> int:
@@ -326,6 +329,8 @@ class PlanCandidate:
                     rows=self.expert_rows or 0.0,
                     intensity=self.expert_intensity_flop_per_byte or 0.0,
                     permute_ms=(self.permutation_s or 0.0) * 1e3,
+                    sms=EP_ALL_TO_ALL_SMS,
+                    slowdown_ms=(self.ep_overlap_slowdown_s or 0.0) * 1e3,
                 )
             )
         if self.timeline is not None:
@@ -401,6 +406,7 @@ class PlanCandidate:
                 out["estimate"]["expert_matmul_efficiency"] = self.expert_efficiency
                 out["estimate"]["expert_rows"] = self.expert_rows
                 out["estimate"]["token_permutation_s"] = self.permutation_s
+                out["estimate"]["ep_overlap_slowdown_s"] = self.ep_overlap_slowdown_s
         if self.serving is not None and self.serving.estimate is not None:
             # The serving search's own fields (time_to_first_token_s, time_per_output_token_s, tokens_per_s per
             # replica, ...), as ``python -m coursekit plan --mode serving --json`` prints them.

@@ -305,6 +305,7 @@ def _training_candidate(g: GateInput, mode: str, i: int = 0) -> PlanCandidate:
         expert_intensity_flop_per_byte=moe.get("expert_intensity_flop_per_byte"),
         expert_rows=moe.get("expert_rows"),
         permutation_s=moe.get("permutation_s"),
+        ep_overlap_slowdown_s=moe.get("ep_overlap_slowdown_s"),
     )
 
 
@@ -318,6 +319,7 @@ def _moe_fields(model: ModelSpec, est: dict[str, Any] | None, i: int) -> dict[st
         "expert_intensity_flop_per_byte": float(est["expert_intensity"][i]),
         "expert_rows": float(est["expert_rows"][i]),
         "permutation_s": float(est["permutation_s"][i]),
+        "ep_overlap_slowdown_s": float(est["ep_overlap_slowdown_s"][i]),
     }
 
 
