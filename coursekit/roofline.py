@@ -499,7 +499,7 @@ def expert_matmul_intensity(
     >>> round(expert_matmul_intensity(4096, 2048, 768))   # with 8x the tokens (8 EP ranks send it theirs)
     625
 
-    Taught in: lesson 7 (compute efficiency); used by the planner (lesson 9).
+    Taught in: lesson 9 (decision workbench: the routed-expert line of a mixture-of-experts candidate's ledger).
     """
     return float(
         _expert_matmul_intensity(
