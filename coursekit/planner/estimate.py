@@ -515,7 +515,9 @@ def _ep_overlap_share(np: Any, k: _Columns, o_ep: float) -> Any:
     and the cool-down's backwards run alone. The first pipeline rank warms up with
     ``W = 2(p - 1) + (v - 1)·p + 1`` of its ``m·v`` chunk passes (interleaved; ``p - 1 + 1`` without interleaving;
     ``1`` without a pipeline: the first forward and the last backward) — megatron/core/pipeline_parallel/
-    schedules.py, ``get_pp_rank_microbatches``, with the extra forward it schedules for this overlap. So a share
+    schedules.py, ``get_pp_rank_microbatches``, with the extra forward it schedules for this overlap, and
+    combined_1f1b.py, ``combined_1f1b_schedule_for_no_pipelining``. Other schedules that overlap the all-to-all
+    across micro-batches (DeepSeek-V3's DualPipe) are taken at the same count. So a share
     ``W / (m·v)`` of the all-to-all (capped at 1) cannot hide; the rest hides at ``o_ep``.
     """
     p, v, m = k.ppf, k.vf, k.gaf
