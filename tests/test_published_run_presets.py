@@ -89,3 +89,15 @@ def test_nemotron4_340b_preset_by_hand() -> None:
     model = MODELS["nemotron4-340b"]
     assert model.num_params == total
     assert round(total / 1e9) == 341 and round(2 * vocab * h / 1e9, 1) == 9.4
+
+
+def test_qwen3_runs_state_their_recipes_ep_overlap() -> None:
+    # Megatron-Bridge qwen3_workload_base_configs.py @ df0289c: QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1 and
+    # QWEN3_235B_A22B_PRETRAIN_CONFIG_H100_FP8_CS_V1 both set moe_a2a_overlap=True.
+    from coursekit.published_runs import PUBLISHED_RUNS_2025
+
+    qwen = [run for run in PUBLISHED_RUNS_2025 if run.model.startswith("qwen3-")]
+    assert len(qwen) == 2
+    for run in qwen:
+        assert run.workload().overlap("ep") == 1.0
+        assert "moe_a2a_overlap=True" in run.source
