@@ -66,15 +66,21 @@ def test_routed_flops_and_permutation_bytes_by_hand() -> None:
     assert routed_expert_flops_per_token(TINY_MOE, 0) == 75_497_472
     assert routed_expert_flops_per_token(TINY_MOE, 2) == 100_663_296
     # (5k + 4)·h elements of 2 bytes, k = 2: 14 x 1024 x 2 = 28,672 bytes; full recomputation adds 2(k+1)·h·2.
-    assert token_permutation_bytes_per_token(TINY_MOE, 0) == 28_672
-    assert token_permutation_bytes_per_token(TINY_MOE, 2) == 28_672 + 6 * 1024 * 2
+    # With all 8 experts on one rank of 8 (ep = 8) there is no second sort.
+    assert token_permutation_bytes_per_token(TINY_MOE, 0, 8) == 28_672
+    assert token_permutation_bytes_per_token(TINY_MOE, 2, 8) == 28_672 + 6 * 1024 * 2
+    # Two local experts (ep = 4): Megatron's dispatcher sorts the received copies by expert and back, forward and
+    # backward: 8k·h = 16 x 1024 x 2 = 32,768 bytes more; full recomputation repeats its forward half, 4k·h.
+    assert token_permutation_bytes_per_token(TINY_MOE, 0, 4) == 28_672 + 32_768
+    assert token_permutation_bytes_per_token(TINY_MOE, 2, 4) == 28_672 + 32_768 + 6 * 1024 * 2 + 8 * 1024 * 2
     assert token_permutation_bytes_per_token(MODELS["llama3-8b"], 0) == 0
 
 
 def test_the_estimate_charges_permutation_at_hbm_bandwidth() -> None:
-    # dp 4, one micro-batch of 1024 tokens per rank, 4 MoE layers: 1024 x 4 x 28,672 bytes at 3.35 TB/s.
+    # dp 4, one micro-batch of 1024 tokens per rank, 4 MoE layers, 2 local experts (ep 4):
+    # 1024 x 4 x (28,672 + 32,768) bytes at 3.35 TB/s.
     est = training_estimate(TINY_MOE, NODE, WORK, _columns())
-    moved = 1024 * 4 * 28_672
+    moved = 1024 * 4 * (28_672 + 32_768)
     assert float(est["permutation_s"][0]) == pytest.approx(moved / NODE.memory_bandwidth_bytes_per_s)
     assert float(est["expert_rows"][0]) == 1024
 

@@ -207,7 +207,7 @@ def routed_expert_flops_per_token(model: ModelSpec, rc: Any) -> Any:
     return (6.0 + 2.0 * (rc == 2)) * model.moe_layers * model.top_k * float(model.expert_params)
 
 
-def token_permutation_bytes_per_token(model: ModelSpec, rc: Any) -> Any:
+def token_permutation_bytes_per_token(model: ModelSpec, rc: Any, ep: Any = 1) -> Any:
     """HBM bytes per token and MoE layer of sorting tokens to their experts and back (MoE; 0 for a dense model).
 
     Counted for fused permute/unpermute kernels (Megatron-Core ``--moe-permute-fusion``, Transformer Engine's
@@ -215,14 +215,20 @@ def token_permutation_bytes_per_token(model: ModelSpec, rc: Any) -> Any:
     with k = top_k: forward, permute reads the token once and writes k copies (k + 1), unpermute reads the k
     expert outputs and writes their probability-weighted sum (k + 1); backward, unpermute's gradient reads h and
     writes k weighted copies and reads the k expert outputs again for the probabilities' gradient (2k + 1), and
-    permute's gradient reads k copies and writes their sum (k + 1). In all (5k + 4)·h elements, and 2(k + 1)·h
-    more when full recomputation repeats the forward. The router's softmax and top-k over E fp32 scores per
-    token are left out: a few E·4 bytes, under 3 % of this for the course's MoE presets.
+    permute's gradient reads k copies and writes their sum (k + 1): (5k + 4)·h. When a rank holds more than one
+    expert (``num_experts / ep`` > 1), Megatron-Core's all-to-all dispatcher sorts the received copies by local
+    expert after the dispatch and back before the combine ("Permutation 2" / "Unpermutation 2",
+    ``sort_chunks_by_idxs`` in megatron/core/transformer/moe/token_dispatcher.py): each pass reads and writes the k
+    copies, forward and backward, 8k·h more. Full recomputation repeats the forward: 2(k + 1)·h, and 4k·h for the
+    sort. The router's softmax and top-k over E fp32 scores per token are left out: a few E·4 bytes, under 3 % of
+    the (5k + 4)·h for the course's MoE presets.
     """
     if not model.is_moe:
         return 0.0 * rc
     k = float(model.top_k)
-    return (5.0 * k + 4.0 + 2.0 * (k + 1.0) * (rc == 2)) * model.hidden * ACTIVATION_BYTES
+    full = rc == 2
+    sort = (model.num_experts / ep > 1) * (8.0 * k + 4.0 * k * full)
+    return (5.0 * k + 4.0 + 2.0 * (k + 1.0) * full + sort) * model.hidden * ACTIVATION_BYTES
 
 
 @dataclass(frozen=True)
@@ -425,7 +431,7 @@ def _permutation_s(
     s = float(workload.tokens_per_sequence(model))
     tokens = float(workload.global_batch) * s / (k.dpf * k.cpf) * k.etpf / k.tpf
     moe_layers = st.layers_max * model.moe_layers / model.layers
-    moved = tokens * moe_layers * token_permutation_bytes_per_token(model, k.rc)
+    moved = tokens * moe_layers * token_permutation_bytes_per_token(model, k.rc, k.epf)
     return moved / cluster.memory_bandwidth_bytes_per_s
 
 
