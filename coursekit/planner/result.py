@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from .._validate import check_choice, check_int, check_number
 from ..capacity import RECOMPUTE_MODES
 from ..communication import TrafficTime
-from ..hardware import EP_ALL_TO_ALL_SMS
+from ..hardware import EP_ALL_TO_ALL_SMS, H100_SMS
 from ..i18n import Reason, Text, register, tr
 from ..scaling import StepTimeline
 from ..units import bytes_to_gib
@@ -44,6 +44,12 @@ register(
             "zh": "  矩阵乘效率 {efficiency:.0%} 峰值（每 GPU 矩阵乘的计算强度 {intensity:.0f} FLOP/字节，平滑屋顶线）",
             "en": "  Matmul efficiency {efficiency:.0%} of peak (per-GPU matmul intensity {intensity:.0f} FLOP/byte, "
             "smooth roofline)",
+        },
+        "planner.efficiency_line_moe": {
+            "zh": "  注意力与共享专家的矩阵乘效率 {efficiency:.0%} 峰值（计算强度 {intensity:.0f} FLOP/字节，"
+            "平滑屋顶线）",
+            "en": "  Attention and shared-expert matmul efficiency {efficiency:.0%} of peak (intensity {intensity:.0f} "
+            "FLOP/byte, smooth roofline)",
         },
         "planner.expert_efficiency_line": {
             "zh": "  路由专家矩阵乘效率 {efficiency:.0%} 峰值（每个本地专家乘 {rows:.0f} 行 token，"
@@ -316,7 +322,7 @@ class PlanCandidate:
         if self.efficiency is not None:
             lines.append(
                 tr(
-                    "planner.efficiency_line",
+                    "planner.efficiency_line" if self.expert_efficiency is None else "planner.efficiency_line_moe",
                     efficiency=self.efficiency,
                     intensity=self.intensity_flop_per_byte or 0.0,
                 )
@@ -462,11 +468,17 @@ ESTIMATE_NOTES: tuple[Text, ...] = (
     Text(
         zh="矩阵乘效率：每个 GPU 的矩阵乘是 (mb·s/cp) 个 token 乘以 hidden/tp 宽的权重分片；其计算强度放到平滑 "
         "屋顶线 (roofline) 上得到峰值占比。天花板 = Megatron-LM 表 1（A100）上标定的整步份额 × "
-        "该 GPU 实测的最佳矩阵乘占峰值之比（A100 85.9%，H100 80.1%）；MoE 的专家矩阵乘按 top_k 个专家并排近似。",
+        "该 GPU 实测的最佳矩阵乘占峰值之比（A100 85.9%，H100 80.1%）。MoE 的每个路由专家按自己的形状算："
+        "ep·(token 数·etp/tp)·top_k/专家数 行乘以 hidden × 专家宽度/etp 的分片（路由按均衡计）；"
+        f"token 重排与还原按显存带宽计时；藏在计算下的 EP 全对全占用 {EP_ALL_TO_ALL_SMS} 个 SM（共 {H100_SMS} 个），"
+        "计算相应变慢。",
         en="Matmul efficiency: each GPU multiplies (mb·s/cp) tokens by weight shards hidden/tp wide; their "
         "arithmetic intensity on a smooth roofline gives the share of peak. The ceiling is the step share fitted on "
         "Megatron-LM Table 1 (A100) times the GPU's measured best-matmul share of peak (A100 85.9 %, H100 80.1 %); "
-        "MoE expert matmuls are approximated as top_k experts side by side.",
+        "each routed expert of an MoE multiplies its own shape: ep·(tokens·etp/tp)·top_k/experts rows by "
+        "hidden × expert width/etp shards (routing taken as balanced); token permutation and unpermutation are timed "
+        f"at memory bandwidth; an EP all-to-all hidden under compute holds {EP_ALL_TO_ALL_SMS} SMs (of {H100_SMS}) "
+        "and slows the compute by that share.",
     ),
     Text(
         zh="通信 = 各维度在其链路上的 ring alpha-beta 时间之和（组留在节点内用节点内带宽，否则跨节点带宽）。"
