@@ -232,7 +232,9 @@ display(figure_image(fig))
 #   最慢的流水线阶段决定节奏（首段放嵌入、末段放输出层与损失，可以少放几层）。
 # - **计算效率**：每个 GPU 的矩阵乘是 mb·s/cp 个 token 乘以 hidden/tp 宽的权重分片；它的计算强度放到平滑屋顶线上，
 #   得到峰值的占比。TP 越大、微批次越小、CP 越大，矩阵越“瘦”，效率越低。这条曲线的天花板只在一个数据集
-#   （Megatron-LM 表 1）上标定过一次。
+#   （Megatron-LM 表 1）上标定过一次。混合专家 (mixture of experts, MoE) 的每个路由专家按自己的形状上同一条曲线：
+#   它只乘路由给它的约 token 数 · top_k / 专家数 行（EP 越大，一个专家收到的行越多），专家多而窄时效率明显低于稠密层；
+#   token 重排 (token permutation) 只搬数据，按显存带宽计时。
 # - **通信**：每个维度按它所在的链路（组留在节点内走节点内带宽，否则走跨节点带宽）用 alpha-beta 模型计时；ZeRO-2/3 每个
 #   微批次都要通信（第 2 课）；EP 的 all-to-all 按组跨越的节点拆成节点内与跨节点两部分。
 # - **重叠与气泡**：按维度的重叠（上表）；气泡按第 6 课的 (p-1)/(v·m+p-1)。
@@ -249,7 +251,10 @@ display(figure_image(fig))
 # - **Compute efficiency**: each GPU multiplies mb·s/cp tokens by weight shards hidden/tp wide; the intensity of those
 #   matmuls on a smooth roofline gives the share of peak. Larger TP, smaller micro-batches and larger CP make the
 #   matmuls "thinner" and less efficient. The curve's ceiling was calibrated once, on one data set (Megatron-LM
-#   Table 1).
+#   Table 1). Each routed expert of a mixture of experts (MoE) goes on the same curve at its own shape: it multiplies
+#   only the rows routed to it, about tokens · top_k / experts (a larger EP sends each expert more rows), so many
+#   narrow experts run well below the dense layers' efficiency; token permutation only moves data and is timed at
+#   memory bandwidth.
 # - **Communication**: each dimension timed with the alpha-beta model on its group's link (intra-node if the group
 #   stays in a node, else inter-node); ZeRO-2/3 communicate every micro-batch (lesson 2); EP's all-to-all is split into
 #   intra- and inter-node shares by the group's span.
