@@ -610,6 +610,7 @@ PUBLISHED_RUNS: tuple[PublishedRun, ...] = (
             ("ep_node_limit", 4),
             ("ep_dedup_per_node", True),
             ("overlap_ep", 1.0),  # DualPipe overlaps dispatch and combine with compute (§3.2.1)
+            ("ep_overlap_schedule", "dualpipe"),
             ("max_micro_batch", 2),
         ),
     ),

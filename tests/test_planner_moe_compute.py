@@ -114,13 +114,13 @@ def test_a_dense_model_is_unchanged_by_the_expert_terms() -> None:
     assert float(est["expert_efficiency"][0]) == 1.0
 
 
-def _ep_share(pp: int, v: int, ga: int, o: float = 1.0) -> float:
+def _ep_share(pp: int, v: int, ga: int, o: float = 1.0, rc: int = 0, schedule: str = "dualpipe") -> float:
     import numpy as np
 
     from coursekit.planner.estimate import _Columns, _ep_overlap_share
 
-    k = _Columns.of(np, _columns(pp=pp, v=v, ga=ga))
-    return float(_ep_overlap_share(np, k, o)[0])
+    k = _Columns.of(np, _columns(pp=pp, v=v, ga=ga, rc=rc))
+    return float(_ep_overlap_share(np, k, o, schedule)[0])
 
 
 def test_the_all_to_all_hides_only_in_the_steady_state() -> None:
@@ -133,6 +133,17 @@ def test_the_all_to_all_hides_only_in_the_steady_state() -> None:
     assert _ep_share(4, 1, 8, 0.5) == pytest.approx(0.25)
     # More warm-up than micro-batches: nothing hides.
     assert _ep_share(8, 4, 2) == 0.0
+
+
+def test_megatron_refuses_the_ep_overlap_without_interleaving_or_under_full_recompute() -> None:
+    # megatron/core/transformer/transformer_config.py: overlap_moe_expert_parallel_comm asserts
+    # virtual_pipeline_model_parallel_size is set when pp > 1, and recompute_granularity != 'full'.
+    assert _ep_share(8, 4, 128, schedule="megatron") == pytest.approx(1 - 39 / 512)
+    assert _ep_share(1, 1, 32, schedule="megatron") == pytest.approx(1 - 1 / 32)
+    assert _ep_share(4, 1, 8, schedule="megatron") == 0.0
+    assert _ep_share(8, 4, 128, rc=2, schedule="megatron") == 0.0
+    # DeepSeek-V3's DualPipe has its own schedule: neither rule applies.
+    assert _ep_share(8, 4, 128, rc=2, schedule="dualpipe") == pytest.approx(1 - 39 / 512)
 
 
 def test_a_hidden_all_to_all_slows_the_matmuls_by_its_sm_share() -> None:

@@ -512,7 +512,7 @@ def _ep_comm(
     return {"EP": np.maximum(ep_intra, ep_inter), "EP_intra": ep_intra, "EP_inter": ep_inter, "link": members >= k.epf}
 
 
-def _ep_overlap_share(np: Any, k: _Columns, o_ep: float) -> Any:
+def _ep_overlap_share(np: Any, k: _Columns, o_ep: float, schedule: str = "megatron") -> Any:
     """Share of the expert-parallel all-to-all that can hide, at overlap ``o_ep``: only passes that run merged with
     another micro-batch's opposite pass hide it (MoE).
 
@@ -524,11 +524,16 @@ def _ep_overlap_share(np: Any, k: _Columns, o_ep: float) -> Any:
     schedules.py, ``get_pp_rank_microbatches``, with the extra forward it schedules for this overlap, and
     combined_1f1b.py, ``combined_1f1b_schedule_for_no_pipelining``. Other schedules that overlap the all-to-all
     across micro-batches (DeepSeek-V3's DualPipe) are taken at the same count. So a share
-    ``W / (m·v)`` of the all-to-all (capped at 1) cannot hide; the rest hides at ``o_ep``.
+    ``W / (m·v)`` of the all-to-all (capped at 1) cannot hide; the rest hides at ``o_ep``. Under ``schedule``
+    ``"megatron"`` nothing hides where Megatron-Core's ``TransformerConfig`` refuses the overlap: pp > 1 without
+    interleaving, or full recomputation (:data:`coursekit.specs.EP_OVERLAP_SCHEDULES`).
     """
     p, v, m = k.ppf, k.vf, k.gaf
     warmup = np.where(k.pp > 1, (p - 1.0) * (1.0 + (k.v > 1)) + (v - 1.0) * p, 0.0) + 1.0
-    return o_ep * (1.0 - np.minimum(warmup / (m * v), 1.0))
+    share = o_ep * (1.0 - np.minimum(warmup / (m * v), 1.0))
+    if schedule == "megatron":  # TransformerConfig refuses the overlap at pp > 1 without VPP, and under full recompute
+        share = share * (((k.pp == 1) | (k.v > 1)) & (k.rc != 2))
+    return share
 
 
 def _ep_overlap_slowdown_s(np: Any, ep_s: Any, o_ep: Any, compute: Any) -> Any:
@@ -692,7 +697,7 @@ def training_estimate(
     memory = _memory_ledger(np, model, workload, k, st) if with_memory else {}
     run = _compute_time(np, model, cluster, workload, k, st, efficiency_shape)
     comm, links, ring, dense, experts = _communication(np, model, cluster, workload, k, st, run["efficiency"])
-    ep_share = _ep_overlap_share(np, k, workload.overlap("ep"))
+    ep_share = _ep_overlap_share(np, k, workload.overlap("ep"), workload.ep_overlap_schedule)
     ep_slowdown = _ep_overlap_slowdown_s(np, comm["EP"], ep_share, run["compute_s"])
     compute = run["compute_s"] + ep_slowdown
     bubble = np.where(k.pp > 1, _bubble_fraction(k.ppf, k.gaf, k.vf), 0.0)
