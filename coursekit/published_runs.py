@@ -15,6 +15,7 @@ from typing import Any
 
 from .i18n import Text
 from .presets import MEGATRON_TABLE1, PUBLISHED_RUNS, PublishedRun
+from .specs import TP_COMM_OVERLAP_ON
 
 __all__ = [
     "MEGATRON_BRIDGE_2511_SOURCE",
@@ -28,6 +29,17 @@ __all__ = [
 NEMO_2407_SOURCE: str = (
     "NVIDIA NeMo, “Performance Summary” (NeMo 24.07, DGX-H100, FP8 pre-training), "
     "github.com/NVIDIA/NeMo docs/source/performance/performance_summary.md"
+)
+
+#: The training configs that turn on Transformer Engine's TP comm-GEMM overlap for the runs below (the
+#: ``overlap_tp`` option: :data:`coursekit.specs.TP_COMM_OVERLAP_ON`).
+NEMO_2407_LLAMA_CONFIGS: str = (
+    "; NVIDIA NeMo-Framework-Launcher 24.07 (8325688d8345a5513660f0f8390f0482a721c009), "
+    "launcher_scripts/conf/training/llama/{name}.yaml: ub_tp_comm_overlap: true"
+)
+MEGATRON_BRIDGE_LLAMA_RECIPE: str = (
+    "; Megatron-Bridge (df0289c180dd20ff26933455c7a0a11084f6a36f) src/megatron/bridge/recipes/llama/llama3.py "
+    "{name}: CommOverlapConfig(tp_comm_overlap=True)"
 )
 
 #: NVIDIA's measured H100 configurations (NeMo 24.07, FP8, per-tensor current scaling), tokens per GPU-second.
@@ -60,9 +72,14 @@ PUBLISHED_RUNS_2024: tuple[PublishedRun, ...] = (
         (("tp", 4), ("cp", 2), ("pp", 4), ("dp", 2)),
         "tokens",
         0.0,
-        NEMO_2407_SOURCE + ", row LLAMA3-70B",
+        NEMO_2407_SOURCE + ", row LLAMA3-70B" + NEMO_2407_LLAMA_CONFIGS.format(name="llama3_70b"),
         measured_tokens_per_gpu_s=1533.0,
-        workload_options=(("precision", "fp8"), ("max_micro_batch", 1), ("max_virtual_stages", 5)),
+        workload_options=(
+            ("precision", "fp8"),
+            ("max_micro_batch", 1),
+            ("max_virtual_stages", 5),
+            ("overlap_tp", TP_COMM_OVERLAP_ON),
+        ),
         note=Text(
             zh="64 张 H100，TP 4、PP 4、CP 2、VP 5，微批次 1，每 GPU 每秒 1533 tokens（FP8）",
             en="64 H100s, TP 4, PP 4, CP 2, VP 5, micro-batch 1: 1533 tokens per GPU-second (FP8)",
@@ -219,7 +236,8 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
         1,
         20,
         1707.0,
-        NEMO_2407_SOURCE + NEMO_2407_COMMIT + ", row LLAMA2-70B",
+        NEMO_2407_SOURCE + NEMO_2407_COMMIT + ", row LLAMA2-70B" + NEMO_2407_LLAMA_CONFIGS.format(name="llama2_70b"),
+        options=(("overlap_tp", TP_COMM_OVERLAP_ON),),
     ),
     _run(
         "NeMo Nemotron-4 340B, 4K, 128 H100 (FP8)",
@@ -235,7 +253,7 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
         zero_stages=(1,),
         options=(
             ("recipe", "zero-fp16-adam"),  # grad_sync_dtype bf16: 2 + 2 + 12 bytes, Megatron's bf16-gradient row
-            ("overlap_tp", 1.0),  # ub_tp_comm_overlap: True
+            ("overlap_tp", TP_COMM_OVERLAP_ON),  # ub_tp_comm_overlap: True
         ),
     ),
     _run(
@@ -261,7 +279,10 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
         1,
         5,
         1602.0,
-        MEGATRON_BRIDGE_2511_SOURCE + ", row LLAMA3_70B",
+        MEGATRON_BRIDGE_2511_SOURCE
+        + ", row LLAMA3_70B"
+        + MEGATRON_BRIDGE_LLAMA_RECIPE.format(name="llama3_70b_pretrain_config"),
+        options=(("overlap_tp", TP_COMM_OVERLAP_ON),),
     ),
     _run(
         "Megatron-Bridge Llama 3.1 405B, 8K, 1024 H100 (FP8)",
@@ -273,7 +294,10 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
         1,
         8,
         292.0,
-        MEGATRON_BRIDGE_2511_SOURCE + ", row LLAMA3.1_405B",
+        MEGATRON_BRIDGE_2511_SOURCE
+        + ", row LLAMA3.1_405B"
+        + MEGATRON_BRIDGE_LLAMA_RECIPE.format(name="llama31_405b_pretrain_config"),
+        options=(("overlap_tp", TP_COMM_OVERLAP_ON),),
     ),
     _run(
         "Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8)",

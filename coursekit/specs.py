@@ -75,18 +75,30 @@ OVERLAP_SOURCES: dict[str, str] = {
     "dp": "Megatron-Core --overlap-grad-reduce reduces gradient buckets (max(40M, 1M x dp*cp) parameters) during "
     "backward and --overlap-param-gather gathers the next bucket during forward; PyTorch DDP buckets of 25 MiB "
     "(Li et al., VLDB 2020, §3.2.3); FSDP backward/forward prefetch (Zhao et al., VLDB 2023, §3.3). The share "
-    "scales the compute window; the last reduce bucket and the first gather stay exposed "
-    "(coursekit.overlap)",
+    "scales the compute window; the last reduce bucket and the first gather stay exposed; with an interleaved "
+    "pipeline each model chunk reduces after its last backward and gathers before its first forward "
+    "(Megatron-LM megatron/core/pipeline_parallel/schedules.py grad_sync_func / param_sync_func), so the "
+    "window is min(pp, m)(v-1)/v micro-batches and the last chunk stays exposed (coursekit.overlap)",
     "pp": "Megatron-Core --overlap-p2p-communication overlaps send/recv with compute, in the interleaved schedule "
     "only (the non-interleaved 1F1B refuses it): with v = 1 pipeline traffic is exposed",
     "cp": "ring attention passes the next K/V block while the current block is computed (Liu et al., Ring "
     "Attention, arXiv:2310.01889, §3; Megatron-Core context parallelism): each step hides under that step's "
     "attention only, and the dK, dV block's trip home after backward stays exposed",
     "tp": "TP's all-reduces / all-gathers sit between dependent matmuls: on the critical path unless a "
-    "communication-overlap kernel is switched on (Megatron-Core --tp-comm-overlap, off by default)",
+    "communication-overlap kernel is switched on (Megatron-Core --tp-comm-overlap, off by default; kept off "
+    "here: it needs Transformer Engine userbuffers and sequence parallelism, and each recipe turns it on for "
+    "its model). NVIDIA's H100 recipes for Llama 2/3 70B, Llama 3.1 405B and Nemotron-4 340B do; a run whose "
+    "config says so uses TP_COMM_OVERLAP_ON = 15/16 (coursekit.overlap.tp_comm_overlap_share: only the last of "
+    "4 chunks of the two forward reduce-scatters stays exposed)",
     "ep": "MoE dispatch and combine sit between the router and the experts: on the critical path by default "
     "(Megatron-Core's overlap of all-to-all with compute is an option, DeepSeek-V3 §3.2.1 DualPipe builds it in)",
 }
+
+#: Share of TP traffic hidden when the engine's comm-GEMM overlap is on (Transformer Engine userbuffers,
+#: NeMo ``ub_tp_comm_overlap: true``, Megatron-Bridge ``tp_comm_overlap=True``): everything but the last of 4
+#: chunks of each layer's two forward reduce-scatters, 1 - 2/(4·8) = 15/16. The formula and its source are
+#: :func:`coursekit.overlap.tp_comm_overlap_share` (a higher layer; a test holds the two equal).
+TP_COMM_OVERLAP_ON: float = 15 / 16
 
 #: Upper bounds on sizes, so every bounded call answers quickly: the largest GPU count, global batch and
 #: sequence the planner accepts (larger ones are refused with a message, not searched).

@@ -98,7 +98,7 @@ def ceiling_for(peak_flops: float) -> float:
 ASSUMPTION_UNCERTAINTY: dict[str, float] = {
     # the roofline curve's shape-dependence: halved or doubled (log-efficiency scaled by 0.5 .. 2)
     "efficiency": 0.5,
-    # each default overlap share moved by a quarter (down for DP/PP/CP, up for TP/EP)
+    # each overlap share moved by a quarter: every share down (TP/EP only where a kernel turns them on), TP/EP up
     "overlap": 0.25,
     # achieved bus bandwidth below the datasheet's, per link
     "bandwidth": 0.25,

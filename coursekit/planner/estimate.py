@@ -42,6 +42,7 @@ from ..overlap import (
     _bucket_params,
     _cp_block_attention_flops,
     _exposed_after_window_s,
+    _interleaved_sync_window_microbatches,
     _ring_step_exposed_s,
 )
 from ..pipeline import _bubble_fraction, _microbatches_in_flight
@@ -575,7 +576,11 @@ def _zero_parts(
     )
     reduce = (n > 1) * (all_reduce_calls + reduce_scatter_calls) * reduce_kind_time
     gather = (n > 1) * gather_calls * _collective_time_s("all_gather", n, params_payload, bw, lat)
-    tail_params = np.where(zero == 3, psi / units, np.minimum(psi, _bucket_params(k.dpc)))
+    # the last unit to reduce: a layer under ZeRO-3; else the last bucket, or with an interleaved pipeline the last
+    # model chunk (Megatron-Core launches each chunk's reduction after its last backward: coursekit.overlap)
+    tail_params = np.where(
+        zero == 3, psi / units, np.where(k.v > 1, psi / k.vf, np.minimum(psi, _bucket_params(k.dpc)))
+    )
     tail_reduce = np.where(
         zero == 0,
         _collective_time_s("all_reduce", n, tail_params * gb_, bw, lat),
@@ -636,14 +641,17 @@ def _exposed_dp_s(
     """DP/ZeRO seconds that cannot hide, at overlap ``o``.
 
     Gradients reduce under backward — the last micro-batch's (stages 0-1), every one's (2-3) — except the last
-    bucket; gathers run under forward — the first micro-batch's (1-2), all compute (3) — except the first. A CP
-    ring on the same inter-node NIC (``shared_nic``) takes its share of the backward window.
+    bucket; gathers run under forward — the first micro-batch's (1-2), all compute (3) — except the first. With an
+    interleaved pipeline the once-per-step reduction and gather hide under ``min(pp, m)·(v-1)/v`` micro-batches
+    instead of one, the last (first) chunk exposed (:func:`coursekit.overlap.interleaved_sync_window_microbatches`).
+    A CP ring on the same inter-node NIC (``shared_nic``) takes its share of the backward window.
     """
     micro_batch_s = compute / k.gaf
+    once = _interleaved_sync_window_microbatches(k.ppf, k.gaf, k.vf)  # micro-batches a once-per-step sync hides under
     cp_in_backward = np.where(shared_nic, ring.steps * ring.send_b_s / k.gaf, 0.0)
-    reduce_window = np.where(k.zero >= 2, compute * 2.0 / 3.0, micro_batch_s * 2.0 / 3.0)
-    reduce_window = np.maximum(reduce_window - cp_in_backward * np.where(k.zero >= 2, k.gaf, 1.0), 0.0)
-    gather_window = np.where(k.zero == 3, compute, micro_batch_s / 3.0)
+    reduce_window = np.where(k.zero >= 2, compute * 2.0 / 3.0, once * micro_batch_s * 2.0 / 3.0)
+    reduce_window = np.maximum(reduce_window - cp_in_backward * np.where(k.zero >= 2, k.gaf, once), 0.0)
+    gather_window = np.where(k.zero == 3, compute, once * micro_batch_s / 3.0)
     exposed = _exposed_after_window_s(
         dense.reduce_s + experts.reduce_s, dense.tail_reduce_s + experts.tail_reduce_s, reduce_window, o
     )

@@ -494,16 +494,20 @@ ESTIMATE_NOTES: tuple[Text, ...] = (
     Text(
         zh="暴露的通信是藏不住的部分：梯度的最后一个桶（Megatron 默认 max(4×10⁷, 10⁶·dp·cp) 个参数）"
         "在反向结束后才归约，参数的第一次 all-gather 在任何计算之前（ZeRO-3：第一层的 gather 和最后一层的 "
-        "reduce-scatter）；其余最多藏在同一窗口的计算下（每步一次的同步只有最后一个微批次的反向）。"
-        "CP 每步只藏在这一步的因果 Attention 下；PP 只在交错调度下重叠；TP 与 EP 默认在关键路径上。"
+        "reduce-scatter）；其余最多藏在同一窗口的计算下（每步一次的同步只有最后一个微批次的反向；交错调度下每个"
+        "模型分块在自己最后一次反向后归约，窗口是 min(pp, m)·(v-1)/v 个微批次，最后一个分块暴露）。"
+        "CP 每步只藏在这一步的因果 Attention 下；PP 只在交错调度下重叠；TP 与 EP 默认在关键路径上"
+        "（打开 TP 通信-矩阵乘重叠时藏住 15/16）。"
         "同一种链路上藏住的总量不超过计算时间；DP 与 CP 同跨节点时共用网卡。"
         "气泡 = bubble_fraction/(1-bubble_fraction)·计算。",
         en="Exposed communication is what cannot hide: the last gradient bucket (Megatron's default max(4×10⁷, "
         "10⁶·dp·cp) parameters) reduces after backward ends, the first parameter all-gather comes before any compute "
         "(ZeRO-3: the first layer's gather and the last layer's reduce-scatter); the rest hides at most under the "
-        "compute of its window (a once-per-step sync: the last micro-batch's backward). CP hides each ring step only "
-        "under that step's causal attention; PP overlaps only in the interleaved schedule; TP and EP are on the "
-        "critical path by default. What hides on one kind of link cannot exceed the compute; DP and CP crossing "
+        "compute of its window (a once-per-step sync: the last micro-batch's backward; in the interleaved schedule "
+        "each model chunk reduces after its own last backward, a window of min(pp, m)·(v-1)/v micro-batches, the last "
+        "chunk exposed). CP hides each ring step only under that step's causal attention; PP overlaps only in the "
+        "interleaved schedule; TP and EP are on the critical path by default (with TP's comm-GEMM overlap on, "
+        "15/16 hides). What hides on one kind of link cannot exceed the compute; DP and CP crossing "
         "nodes share the NIC. Bubble = bubble_fraction/(1-bubble_fraction)·compute.",
     ),
     Text(

@@ -73,8 +73,8 @@ register(
             "en": "smaller matmuls lose twice as much efficiency",
         },
         "planner.scenario_overlap_lower": {
-            "zh": "DP、PP、CP 的重叠份额少四分之一",
-            "en": "DP, PP and CP overlap a quarter less",
+            "zh": "各维的重叠份额少四分之一（DP、PP、CP，以及打开了重叠 kernel 的 TP、EP）",
+            "en": "every overlap share a quarter lower (DP, PP, CP, and TP and EP where an overlap kernel is on)",
         },
         "planner.scenario_overlap_higher": {
             "zh": "TP 与 EP 的通信有四分之一藏在计算下（打开通信重叠 kernel）",
@@ -170,7 +170,9 @@ def _scenario_specs(code: str, cluster: ClusterSpec, workload: WorkloadSpec) -> 
         return cluster, _replace_valid(workload, overlap_fraction=min(1.0, moved)), 1.0
     changes: dict[str, Any]
     if code == "overlap_lower":
-        changes = {f"overlap_{dim}": workload.overlap(dim) * (1 - share) for dim in ("dp", "pp", "cp")}
+        # every share a quarter lower: DP, PP and CP, and TP and EP where the workload turns an overlap kernel on
+        # (their default 0 stays 0)
+        changes = {f"overlap_{dim}": workload.overlap(dim) * (1 - share) for dim in ("dp", "pp", "cp", "tp", "ep")}
     else:
         changes = {f"overlap_{dim}": min(1.0, workload.overlap(dim) + share) for dim in ("tp", "ep")}
     return cluster, _replace_valid(workload, **changes), 1.0
