@@ -155,3 +155,17 @@ def test_a_hidden_all_to_all_slows_the_matmuls_by_its_sm_share() -> None:
 
     assert float(_ep_overlap_slowdown_s(np, np.array([1.0]), 1.0, np.array([5.0]))[0]) == pytest.approx(20 / 132)
     assert float(_ep_overlap_slowdown_s(np, np.array([10.0]), 1.0, np.array([5.0]))[0]) == pytest.approx(100 / 132)
+
+
+def test_fp8_dispatch_sends_a_quarter_fewer_bytes() -> None:
+    # DeepSeek-V3 §3.3.3: dispatch and the gradient before the down-projection in FP8 (1 byte), combine and the other
+    # gradient in bf16 (2 bytes): (1 + 2 + 1 + 2) / 4 = 1.5 bytes an element. The tiny model at tp 2, ep 4, etp 2:
+    # 16 all-to-alls of 1024 tokens x top-2 x 1024 x 1.5 bytes = 3 MiB each, 48 MiB (bf16: 64 MiB).
+    from coursekit.planner import evaluate_composition
+    from coursekit.planner.estimate import ep_element_bytes
+
+    fp8 = WorkloadSpec(global_batch=4, seq_len=1024, zero_stages=(0,), recompute_modes=("none",), ep_fp8_dispatch=True)
+    assert ep_element_bytes(fp8) == 1.5 and ep_element_bytes(WORK) == 2.0
+    cand = evaluate_composition(TINY_MOE, NODE, fp8, tp=2, dp=4, ep=4, etp=2, zero=0, mb=1, recompute="none")
+    ep = next(row for row in cand.communication if row.dimension == "EP")
+    assert ep.calls == 16 and ep.payload_bytes == 16 * 3 * (1 << 20)

@@ -482,6 +482,17 @@ def _tp_cp_comm(
     return tp_s, intra_tp, cp_s, intra_cp, ring
 
 
+def ep_element_bytes(workload: WorkloadSpec) -> float:
+    """Mean bytes per element of EP's four all-to-alls (dispatch, combine and their gradients) per MoE layer.
+
+    ``ACTIVATION_BYTES`` (bf16) by default. With ``workload.ep_fp8_dispatch`` (DeepSeek-V3, arXiv:2412.19437,
+    §3.3.3): the dispatch forward and the activation gradient before the experts' down-projection go in FP8, 1 byte;
+    the combine forward and the other gradient stay in bf16, 2 bytes: (1 + 2 + 1 + 2) / 4 = 1.5. FP8's per-block
+    scaling factors (one fp32 per 128 elements, 4/128 of a byte each) are left out.
+    """
+    return (1.0 + ACTIVATION_BYTES) / 2.0 if workload.ep_fp8_dispatch else float(ACTIVATION_BYTES)
+
+
 def _ep_comm(
     np: Any, model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec, k: _Columns, st: _Stages
 ) -> dict[str, Any]:
@@ -497,7 +508,7 @@ def _ep_comm(
     # Each rank dispatches the tokens its expert-TP group needs: s/cp · etp/tp (at etp = tp the whole micro-batch,
     # at etp = 1 its sequence-parallel share, as Megatron-Core's all-to-all dispatcher sends).
     tokens = float(workload.tokens_per_sequence(model)) / k.cpf * k.etpf / k.tpf
-    payload = _ep_payload_bytes(tokens, k.mbf, model.hidden, ACTIVATION_BYTES, model.top_k)
+    payload = _ep_payload_bytes(tokens, k.mbf, model.hidden, ep_element_bytes(workload), model.top_k)
     calls = _ep_calls(st.layers_max, k.gaf)
     one_intra, one_inter = _all_to_all_two_tier_s(
         k.epf,

@@ -32,7 +32,7 @@ from ..i18n import Reason, Text, tr
 from ..scaling import StepTimeline
 from ..specs import _group_link, type_error
 from ..units import GIB_BYTES
-from .estimate import COMM_DIMENSIONS, EFFICIENCY_CALIBRATION, MODEL_UNCERTAINTY
+from .estimate import COMM_DIMENSIONS, EFFICIENCY_CALIBRATION, MODEL_UNCERTAINTY, ep_element_bytes
 from .gate_table import GATE_CODES, PLAN_GATES, WELL_FORMED_CODES, GateInput, reasons_of
 from .gate_table import ContextTwins as ContextTwins
 from .gate_table import context_twins as context_twins
@@ -367,7 +367,8 @@ def _training_rows(
         rows.append(_comm_row("CP", entries, cp, cluster, tp * cp, comm["CP"]))
     if model.is_moe and ep > 1:
         dispatched = tokens * etp / tp  # what each rank dispatches (see coursekit.planner.estimate._ep_comm)
-        entries = _ep_entries(dispatched, mb, model.hidden, layers, ep, model.top_k, ACTIVATION_BYTES, ga)
+        element = ep_element_bytes(workload)
+        entries = _ep_entries(dispatched, mb, model.hidden, layers, ep, model.top_k, element, ga)
         split = (comm["EP_intra"], comm["EP_inter"])
         rows.append(_comm_row("EP", entries, ep, cluster, etp * ep, comm["EP"], split))
     if pp > 1:
