@@ -31,6 +31,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -180,9 +181,11 @@ def _time_widget(widget: Any, updates_per_control: int) -> dict[str, float]:
     }
 
 
-def bench_widgets(updates_per_control: int = 12) -> dict[str, Any]:
+def bench_widgets(updates_per_control: int = 12, only: tuple[str, ...] = ()) -> dict[str, Any]:
     per_widget: dict[str, dict[str, float]] = {}
     for cls in _widget_classes():
+        if only and cls.__name__ not in only:
+            continue
         try:
             widget = cls()
         except TypeError:
@@ -313,10 +316,21 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--skip", nargs="*", default=[], choices=["import", "notebooks", "widgets", "browser"])
     parser.add_argument("--output", default=str(ROOT / "bench-results.json"))
+    parser.add_argument(
+        "--widget", nargs="*", default=[], metavar="CLASS", help="time only these widgets (e.g. WorkbenchWidget)"
+    )
+    parser.add_argument(
+        "--updates", type=int, default=12, metavar="N", help="updates per control of each widget (default 12)"
+    )
     args = parser.parse_args(argv)
 
     results: dict[str, Any] = {"machine": machine(), "goals": GOALS}
-    steps = {"import": bench_import, "notebooks": bench_notebooks, "widgets": bench_widgets, "browser": bench_browser}
+    steps: dict[str, Callable[[], dict[str, Any]]] = {
+        "import": bench_import,
+        "notebooks": bench_notebooks,
+        "widgets": lambda: bench_widgets(args.updates, tuple(args.widget)),
+        "browser": bench_browser,
+    }
     for name, step in steps.items():
         if name in args.skip:
             continue

@@ -13,7 +13,13 @@ so the same count covers today's layers:
   and the down projection's input (f), 3·f in all;
 * a mixture of experts: every routed copy of a token saves its expert input, inner activations and output;
 * dropout off (no masks), and flash/fused attention, which keeps no s×s scores but one fp32 softmax
-  statistic per head and query (Dao 2023, FlashAttention-2, Algorithms 1-2: the logsumexp L).
+  statistic per head and query (Dao 2023, FlashAttention-2, Algorithms 1-2: the logsumexp L);
+* FP8 training (Transformer Engine's ``fp8_autocast``): a linear layer that runs in FP8 saves its input
+  after the cast to FP8, 1 byte per element, instead of the 16-bit tensor (see :data:`FP8_SAVED_INPUTS_SOURCE`).
+  Those are the inputs of the QKV, output-projection, fc1 and fc2 (and expert, MLA up/down) projections;
+  layer-norm inputs, Q, K, V, the MLP's inner activation input and the router's input stay 16-bit.
+  Flash attention keeps its own bf16 output for its backward, so without recomputation an FP8 run holds
+  that tensor twice (2 bytes in the kernel, 1 in the projection).
 
 With the Korthikanti model (MHA, GELU with f = 4h, dropout, scores materialised) the count is exactly
 Table 2 of the paper; :func:`coursekit.capacity.activation_memory_breakdown` shows it.
@@ -30,10 +36,12 @@ from __future__ import annotations
 from typing import Any
 
 from ._validate import check_bool, check_choice, check_divides, check_instance, check_int, check_number
-from .specs import RECOMPUTE_MODES, LayerWidths
+from .specs import PRECISIONS, RECOMPUTE_MODES, LayerWidths
 
 __all__ = [
     "ELEMENT_BYTES",
+    "FP8_ELEMENT_BYTES",
+    "FP8_SAVED_INPUTS_SOURCE",
     "MASK_BYTES",
     "SOFTMAX_STATS_BYTES",
     "LayerWidths",
@@ -45,6 +53,23 @@ __all__ = [
 ELEMENT_BYTES: int = 2
 #: Bytes of one dropout-mask element (Korthikanti et al. §4.1 count one byte per element).
 MASK_BYTES: int = 1
+#: Bytes of one element a linear layer saves for backward when it runs in FP8: the input after its cast to
+#: FP8 (E4M3). The per-tensor scale (a few fp32 numbers per module) does not grow with tokens and is left out.
+FP8_ELEMENT_BYTES: int = 1
+#: Where the FP8 rule comes from (read at these commits).
+FP8_SAVED_INPUTS_SOURCE: str = (
+    "NVIDIA/TransformerEngine v1.9 (e79d915aa0ae1bfc69a6c6491357ce4dfc7befe8), transformer_engine/pytorch/module/: "
+    "linear.py _Linear.forward saves the FP8 inputmat (or its FP8 transpose), inputmat_no_fp8 only without FP8; "
+    "layernorm_linear.py saves the bf16 norm input, mu, rsigma and the FP8 ln_out; layernorm_mlp.py saves the bf16 "
+    "norm input, FP8 ln_out, bf16 fc1_out and FP8 gelu_out; grouped_linear.py the FP8 expert inputs; attention.py "
+    "FusedAttnFunc saves bf16 q, k, v and out unless fp8_dpa. Same rule at d0067d0da6cb01811b8072a7d304f0e00344ce2b "
+    "(linear.py: input_quantizer, saved_inputmat). NVIDIA/Megatron-LM core_r0.9.0 "
+    "(1afee592e85ac7994887eb5f4ef3998f76384333), megatron/core/models/gpt/gpt_layer_specs.py: linear_qkv and "
+    "linear_fc1 are TELayerNormColumnParallelLinear (norm fused), pre_mlp_layernorm TENorm only with experts; "
+    "megatron/core/transformer/moe/router.py: the router is torch.nn.functional.linear; MLA at "
+    "d98e8a64ddf34856e74b24714e3bedb2f5a39553: input_layernorm separate, q/kv down projections TELinear, up "
+    "projections with the latent norms fused"
+)
 #: Bytes flash attention keeps per head and query row for the backward pass: the fp32 logsumexp
 #: L = m + log(l) (Dao 2023, FlashAttention-2, arXiv:2307.08691, Algorithm 1 line 13 and Algorithm 2's input).
 SOFTMAX_STATS_BYTES: int = 4
@@ -52,7 +77,7 @@ SOFTMAX_STATS_BYTES: int = 4
 
 def _korthikanti_widths(h: Any, a: Any) -> LayerWidths:
     """Korthikanti's GPT layer, unchecked (``h`` and ``a`` may be floats holding integers)."""
-    return LayerWidths(h, a, h // a, h // a, a, mlp_split=2 * 4 * h, dropout=True)
+    return LayerWidths(h, a, h // a, h // a, a, mlp_split=2 * 4 * h, dropout=True, mlp_down_inputs=4 * h)
 
 
 def korthikanti_widths(*, hidden: int, heads: int) -> LayerWidths:
@@ -70,14 +95,18 @@ def korthikanti_widths(*, hidden: int, heads: int) -> LayerWidths:
 
 
 def _layer_terms(
-    w: LayerWidths, s: Any, b: Any, t: Any, sp: Any, recompute_code: Any, cp: Any, flash: Any
+    w: LayerWidths, s: Any, b: Any, t: Any, sp: Any, recompute_code: Any, cp: Any, flash: Any, fp8: Any = False
 ) -> dict[str, Any]:
     """Numerators (bytes over t·cp) of each saved tensor of one layer on one rank; array-generic.
 
     ``recompute_code`` indexes ("none", "selective", "full"); ``sp`` sequence parallelism; ``flash`` flash
-    attention. Every tensor holds s/cp tokens (context parallelism), so every entry is over t·cp.
+    attention; ``fp8`` the linear layers run in FP8 (their saved inputs take 1 byte). Every tensor holds s/cp
+    tokens (context parallelism), so every entry is over t·cp.
     """
     e, m = ELEMENT_BYTES, MASK_BYTES
+    q8 = fp8 * 1
+    lin = e - q8 * (e - FP8_ELEMENT_BYTES)  # bytes of a saved linear-layer input: 2, or 1 in FP8
+    saved = (e - lin) * 1  # bytes an FP8 run saves per element of such an input
     h, a = w.hidden, w.heads
     tokens = s * b
     full = (recompute_code == 2) * 1
@@ -88,29 +117,46 @@ def _layer_terms(
     whole = t // t_sp
     kv_heads_all_ranks = -(-w.kv_heads // t) * t  # a TP rank holds ceil(kv_heads / t) heads (copies when t > kv)
     drop = 1 if w.dropout else 0
+    none = (recompute_code == 0) * 1
+    no_flash = 1 - flash * 1
+    # Attention input: the input norm fused into the QKV projection saves its output once; MLA's separate
+    # norm feeds two down projections, each saving its own FP8 copy (in bf16 they share one tensor).
+    attention_input = e + (lin * (1 + (w.latent_width > 0)) - e) * q8
+    # MLP input: the fused norm + fc1 saves it once; an MoE layer's router keeps it in bf16, and its shared
+    # experts save one more FP8 copy.
+    mlp_input = lin + (w.router * 1) * (e - lin + q8 * FP8_ELEMENT_BYTES * w.shared_expert_input)
     terms = {
         "layer norm inputs (2)": keep * e * 2 * h * tokens * whole,
-        "attention input": keep * e * h * tokens * whole,
-        "MLA latents": keep * e * w.latent_width * tokens * whole,
+        "attention input": keep * attention_input * h * tokens * whole,
+        "MLA latents": keep * (e * w.latent_width - saved * w.latent_linear_inputs) * tokens * whole,
         "Q": keep * e * a * w.qk_head_dim * tokens,
         "K": keep * e * kv_heads_all_ranks * w.qk_head_dim * tokens,
         "V": keep * e * kv_heads_all_ranks * w.v_head_dim * tokens,
-        "attention output (projection input)": keep * e * a * w.v_head_dim * tokens,
-        "MLP input": keep * e * h * tokens * whole,
-        "MLP inner": keep * e * w.mlp_split * tokens,
-        "MoE routed inputs and outputs": keep * e * w.mlp_replicated * tokens * whole,
+        "attention output (projection input)": keep * lin * a * w.v_head_dim * tokens,
+        # Flash attention saves its output for its own backward; in bf16 that is the projection's input, in FP8
+        # the projection keeps an FP8 copy besides it.
+        "attention output (flash kernel's bf16 copy)": none * (flash * 1) * q8 * e * a * w.v_head_dim * tokens,
+        "MLP input": keep * mlp_input * h * tokens * whole,
+        "MLP inner": keep * (e * w.mlp_split - saved * w.mlp_down_inputs) * tokens,
+        "MoE routed inputs and outputs": keep * (e * w.mlp_replicated - saved * w.moe_expert_inputs) * tokens * whole,
         "dropout masks (2)": keep * drop * m * 2 * h * tokens * whole,
         "full recompute: layer input": full * e * h * tokens * whole,
     }
-    none = (recompute_code == 0) * 1
-    no_flash = 1 - flash * 1
     terms["attention scores (softmax, dropout)"] = none * no_flash * (e + drop * (m + e)) * a * s * s * b
     terms["attention scores (flash softmax stats)"] = none * (flash * 1) * SOFTMAX_STATS_BYTES * a * tokens
     return terms
 
 
 def _layer_activation_terms(
-    w: LayerWidths, s: Any, b: Any, t: Any, sp: Any, recompute_code: Any, cp: Any, flash: Any = False
+    w: LayerWidths,
+    s: Any,
+    b: Any,
+    t: Any,
+    sp: Any,
+    recompute_code: Any,
+    cp: Any,
+    flash: Any = False,
+    fp8: Any = False,
 ) -> tuple[Any, Any, Any]:
     """(linear, attention-score, total) bytes per layer per rank; array-generic.
 
@@ -118,7 +164,7 @@ def _layer_activation_terms(
     per-row statistics). Each part is an integer numerator divided once by t·cp, so integer inputs give the
     correctly rounded value of the exact fraction.
     """
-    terms = _layer_terms(w, s, b, t, sp, recompute_code, cp, flash)
+    terms = _layer_terms(w, s, b, t, sp, recompute_code, cp, flash, fp8)
     scores = terms.pop("attention scores (softmax, dropout)") + terms.pop("attention scores (flash softmax stats)")
     linear = sum(terms.values())
     denominator = t * cp
@@ -135,6 +181,7 @@ def layer_activation_ledger(
     recompute: str = "none",
     cp: int = 1,
     flash_attention: bool = False,
+    precision: str = "bf16",
 ) -> dict[str, float]:
     """Bytes each saved tensor of one layer takes on one rank, as a ledger ``{tensor: bytes}``.
 
@@ -151,11 +198,22 @@ def layer_activation_ledger(
         cp: context-parallel degree: every tensor holds s/cp tokens (the scores: s/cp queries × s keys).
         flash_attention: fused attention that keeps no s×s scores, only an fp32 logsumexp per head and query;
             its dropout mask is regenerated from the random state, not saved.
+        precision: ``"bf16"``, or ``"fp8"``: the linear layers run in FP8 and save their inputs at
+            :data:`FP8_ELEMENT_BYTES` (Transformer Engine; :data:`FP8_SAVED_INPUTS_SOURCE`).
 
     The entries, in bytes before the division by t·cp (e = 2 bytes per element, masks 1 byte):
     layer-norm inputs 2·e·s·b·h, attention input e·s·b·h, Q e·s·b·a·d_qk, K e·s·b·kv·d_qk, V e·s·b·kv·d_v,
     attention output e·s·b·a·d_v, MLP input e·s·b·h, MLP inner e·s·b·(2f GELU | 3f SwiGLU), dropout masks
-    2·s·b·h, scores (e + 3 with dropout)·a·s²·b or flash statistics 4·a·s·b.
+    2·s·b·h, scores (e + 3 with dropout)·a·s²·b or flash statistics 4·a·s·b. In FP8 the attention input,
+    attention output, MLP input and the f-wide down-projection input take 1 byte per element, and with flash
+    attention and no recomputation the kernel's bf16 output, e·s·b·a·d_v, is kept besides the FP8 copy: a
+    dense layer then keeps (2·h + f − a·d_v)·s·b bytes less than in bf16, otherwise (2·h + f + a·d_v)·s·b less.
+
+    >>> w = korthikanti_widths(hidden=4096, heads=32)
+    >>> bf16 = layer_activation_ledger(w, seq_len=1024, micro_batch=1, flash_attention=True)
+    >>> fp8 = layer_activation_ledger(w, seq_len=1024, micro_batch=1, flash_attention=True, precision="fp8")
+    >>> (sum(bf16.values()) - sum(fp8.values())) / (1024 * 4096)  # 2·h + 4·h - h
+    5.0
 
     >>> w = korthikanti_widths(hidden=12288, heads=96)
     >>> ledger = layer_activation_ledger(w, seq_len=2048, micro_batch=1, tp=8, sequence_parallel=True)
@@ -172,8 +230,9 @@ def layer_activation_ledger(
     mode = check_choice("recompute", recompute, RECOMPUTE_MODES)
     c = check_int("cp", cp, ge=1)
     flash = check_bool("flash_attention", flash_attention)
+    fp8 = check_choice("precision", precision, PRECISIONS) == "fp8"
     check_number("mlp_split", widths.mlp_split, ge=0)
     check_divides("tp", t, "heads", widths.heads)
     check_divides("cp", c, "seq_len", s)
-    terms = _layer_terms(widths, s, b, t, sp, RECOMPUTE_MODES.index(mode), c, flash)
+    terms = _layer_terms(widths, s, b, t, sp, RECOMPUTE_MODES.index(mode), c, flash, fp8)
     return {name: float(value / (t * c)) for name, value in terms.items() if value}

@@ -32,6 +32,7 @@ from .i18n import Text, register, tr
 from .specs import (
     DEFAULT_RECIPE,
     PRECISION_RECIPES,
+    PRECISIONS,
     RECOMPUTE_MODES,
     PrecisionRecipe,
 )
@@ -493,6 +494,7 @@ def activation_memory_breakdown(
     cp: int = 1,
     widths: LayerWidths | None = None,
     flash_attention: bool = False,
+    precision: str = "bf16",
 ) -> ActivationMemory:
     """Activation bytes per rank for one micro-batch, split into Table 2's two terms.
 
@@ -517,6 +519,8 @@ def activation_memory_breakdown(
             and query (:data:`coursekit.activations.SOFTMAX_STATS_BYTES`). With it, ``recompute="none"``
             no longer carries the quadratic term: that is what "no recomputation" means in today's
             Megatron-Core and NeMo configurations.
+        precision: ``"bf16"`` (default) or ``"fp8"``: the linear layers run in FP8 and save their inputs at
+            1 byte per element (Transformer Engine; :data:`coursekit.activations.FP8_SAVED_INPUTS_SOURCE`).
 
     The count is tensor by tensor (:func:`coursekit.activations.layer_activation_ledger`). Per layer,
     with s, b, h, a, t as above and the default widths (Korthikanti et al. 2022, Table 2;
@@ -560,9 +564,10 @@ def activation_memory_breakdown(
     check_divides("cp", c, "seq_len", s)
 
     flash = check_bool("flash_attention", flash_attention)
+    fp8 = check_choice("precision", precision, PRECISIONS) == "fp8"
     widths = _checked_widths(widths, h, a)
     code = RECOMPUTE_MODES.index(mode)
-    linear, attention, per_layer = _layer_activation_terms(widths, s, b, t, sp, code, c, flash)
+    linear, attention, per_layer = _layer_activation_terms(widths, s, b, t, sp, code, c, flash, fp8)
     return ActivationMemory(
         seq_len=s,
         micro_batch=b,
@@ -594,6 +599,7 @@ def activation_memory(
     cp: int = 1,
     widths: LayerWidths | None = None,
     flash_attention: bool = False,
+    precision: str = "bf16",
 ) -> float:
     """Activation bytes per rank for one micro-batch (Korthikanti et al. 2022, Table 2).
 
@@ -622,4 +628,5 @@ def activation_memory(
         cp=cp,
         widths=widths,
         flash_attention=flash_attention,
+        precision=precision,
     ).total_bytes

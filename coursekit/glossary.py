@@ -347,11 +347,11 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
     # -- batches and pipeline ---------------------------------------------------------------
     _e(
         Text(zh="全局批大小", en="global batch size"),
-        "",
+        "GBS",
         Text(
-            zh="一次优化器步所用的样本总数 = 微批次大小 × 梯度累积步数 × 数据并行度。",
+            zh="一次优化器步所用的样本总数 = 微批次大小 × 梯度累积步数 × 数据并行度（性能表里写作 GBS）。",
             en="The number of samples in one optimizer step = micro-batch size × gradient-accumulation steps × "
-            "data-parallel degree.",
+            "data-parallel degree (GBS in performance tables).",
         ),
     ),
     _e(
@@ -934,10 +934,12 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "FP8",
         Text(
             zh="线性层的矩阵乘用 8 位浮点（E4M3/E5M2）计算，H100/H800 的 FP8 峰值是 bf16 的两倍；主参数、梯度和优化器"
-            "状态仍用更高精度保存（Transformer Engine、DeepSeek-V3）。A100 没有 FP8 张量核心。",
+            "状态仍用更高精度保存（Transformer Engine、DeepSeek-V3）。线性层为反向保存的输入是转成 FP8 后的，"
+            "每元素 1 字节，其余激活仍按 16 位存。A100 没有 FP8 张量核心。",
             en="The linear layers' matmuls run in 8-bit floating point (FP8: E4M3/E5M2), whose peak on H100/H800 is "
             "twice bf16's; master weights, gradients and optimizer states stay in higher precision (Transformer "
-            "Engine, DeepSeek-V3). A100 has no FP8 tensor cores.",
+            "Engine, DeepSeek-V3). The inputs the linear layers save for backward are the FP8 casts, 1 byte per "
+            "element; the other activations stay 16-bit. A100 has no FP8 tensor cores.",
         ),
     ),
     _e(

@@ -178,6 +178,19 @@ DEEPSEEK_V3_ARCHITECTURE: str = (
     "128 + 64 rope, 1 shared + 256 routed experts of width 2048, 8 per token, the first 3 layers dense of width "
     "18432, vocabulary 129280, pre-training at 4K tokens); 671B parameters in total, 37B activated per token"
 )
+#: NeMo's GPT-3 configs of the 5B and 20B rows of its 24.07 performance table (GPT-2 BPE vocabulary, its 50257
+#: tokens before Megatron pads them; tied embeddings and learned positions are the megatron_gpt defaults).
+NEMO_GPT3_CONFIGS: str = (
+    "NVIDIA NeMo-Framework-Launcher, launcher_scripts/conf/training/gpt3/5b.yaml and 20b.yaml @ "
+    "26e42fa91d9e608897ce485b4911c263a4b57008 (5B: 24 layers, hidden 4096, 32 heads; 20B: 44 layers, hidden 6144, "
+    "48 heads; ffn 4 x hidden, sequence 2048, GPT2BPETokenizer, hidden and attention dropout 0.1)"
+)
+#: Megatron-Core's 2024 H100 scaling study (Megatron-LM README, "Training Speed and Scalability", and its model
+#: table image: GPT models with vocabulary 131072 and sequence 4096; attention heads, hidden size and layers per row).
+MEGATRON_CORE_2024: str = (
+    "NVIDIA Megatron-LM README, “Training Speed and Scalability”, images/model_table.png @ "
+    "f2e5db402c44ae309aa6448bcb4ae87e8ae0f5f4 (Megatron-Core r0.8.0, H100)"
+)
 #: Dropout of the GPT-style presets: Megatron-LM's defaults ``--hidden-dropout 0.1 --attention-dropout 0.1``
 #: (the Megatron runs of Table 1 and MT-NLG were trained with them) and GPT-2's config (resid_pdrop, attn_pdrop 0.1).
 GPT_DROPOUT: float = 0.1
@@ -187,8 +200,11 @@ MEGATRON_2021: str = (
 )
 
 
-def _gpt(name: str, layers: int, hidden: int, heads: int, vocab: int, seq_len: int, source: str) -> ModelSpec:
-    """A GPT-2/3-style model: GELU MLP of width 4h, LayerNorm, learned positions, biases, tied embeddings."""
+def _gpt(
+    name: str, layers: int, hidden: int, heads: int, vocab: int, seq_len: int, source: str, tied: bool = True
+) -> ModelSpec:
+    """A GPT-2/3-style model: GELU MLP of width 4h, LayerNorm, learned positions, biases, tied embeddings unless
+    ``tied`` is False."""
     return ModelSpec(
         name=name,
         layers=layers,
@@ -201,10 +217,31 @@ def _gpt(name: str, layers: int, hidden: int, heads: int, vocab: int, seq_len: i
         norm="layernorm",
         position="learned",
         biases=True,
-        tied_embeddings=True,
+        tied_embeddings=tied,
         source=source,
         dropout=GPT_DROPOUT,
     )
+
+
+#: The model table's shapes: (size label, attention heads, hidden size, layers).
+MCORE_GPT_SHAPES: tuple[tuple[str, int, int, int], ...] = (
+    ("1.7b", 16, 2048, 24),
+    ("7.1b", 32, 4096, 30),
+    ("16b", 48, 6144, 32),
+    ("32b", 56, 7168, 48),
+    ("70b", 64, 8192, 84),
+    ("119b", 80, 10240, 92),
+    ("177b", 96, 12288, 96),
+    ("314b", 128, 16384, 96),
+    ("462b", 144, 18432, 112),
+)
+
+
+def _mcore_gpt(name: str, layers: int, hidden: int, heads: int) -> ModelSpec:
+    """A GPT model of Megatron-Core's 2024 scaling table: Megatron-LM's defaults (core_r0.8.0 arguments.py: LayerNorm,
+    biases, learned positions, GELU MLP of width 4h, dropout 0.1) with untied embeddings (the table's model sizes
+    count the output layer apart: 1.7B = 24 · 12 · 2048² + 2 · 131072 · 2048 + ...)."""
+    return _gpt(name, layers, hidden, heads, 131072, 4096, MEGATRON_CORE_2024, tied=False)
 
 
 def _llama3(name: str, layers: int, hidden: int, ffn: int, heads: int) -> ModelSpec:
@@ -336,6 +373,9 @@ MODELS: dict[str, ModelSpec] = {
     for model in (
         _gpt("gpt2-small", 12, 768, 12, 50257, 1024, RADFORD_2019),
         _gpt("gpt3-175b", 96, 12288, 96, 50257, 2048, BROWN_2020),
+        _gpt("gpt3-5b", 24, 4096, 32, 50257, 2048, NEMO_GPT3_CONFIGS),
+        _gpt("gpt3-20b", 44, 6144, 48, 50257, 2048, NEMO_GPT3_CONFIGS),
+        *(_mcore_gpt(f"mcore-gpt-{size}", layers, hidden, heads) for size, heads, hidden, layers in MCORE_GPT_SHAPES),
         _llama3("llama3-8b", 32, 4096, 14336, 32),
         _llama3("llama3-70b", 80, 8192, 28672, 64),
         _llama3("llama3-405b", 126, 16384, 53248, 128),
@@ -423,7 +463,8 @@ class PublishedRun:
     ``source`` cites the paper (English, as published) and ``note`` says in the learner's language what it
     reports for this run. ``measured_tflops_per_gpu`` is the paper's figure with the paper's own FLOP convention
     (``flop_convention``: ``"palm"`` = 6N + 12·L·h·s per token, ``"megatron"`` = Megatron-LM's
-    eq. 3 with recomputation, or ``"tokens"`` when the paper reports tokens per GPU-second
+    eq. 3 with recomputation, ``"megatron-core"`` = Megatron-Core r0.8.0's logged model FLOPs, or ``"tokens"`` when
+    the paper reports tokens per GPU-second
     instead — then ``measured_tokens_per_gpu_s`` holds it).
     """
 
@@ -449,10 +490,13 @@ class PublishedRun:
 
     @property
     def label(self) -> str:
-        """A language-neutral label: model preset, GPUs × device, sequence length."""
+        """A language-neutral label: model preset, GPUs × device, sequence length, global batch (GBS) and the
+        published model-parallel degrees above 1 (several tables ran one model on the same GPUs)."""
         device = self.cluster.split("-")[0].upper()
         device = "A100" if device == "JEANZAY" else device
-        return f"{self.model} · {self.gpus} × {device} · s = {self.seq_len}"
+        parts = [self.model, f"{self.gpus} × {device}", f"s = {self.seq_len}", f"GBS {self.global_batch}"]
+        parts += [" ".join(f"{k.upper()} {v}" for k, v in self.degrees if k != "dp" and v > 1)]
+        return " · ".join(part for part in parts if part)
 
     def workload(self) -> WorkloadSpec:
         """The run's workload: its batch and sequence, and the options its paper states."""

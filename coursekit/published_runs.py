@@ -14,11 +14,14 @@ from __future__ import annotations
 from typing import Any
 
 from .i18n import Text
-from .presets import MEGATRON_TABLE1, PUBLISHED_RUNS, PublishedRun
+from .presets import MEGATRON_CORE_2024, MEGATRON_TABLE1, PUBLISHED_RUNS, PublishedRun
 from .specs import TP_COMM_OVERLAP_ON
 
 __all__ = [
+    "MEGATRON_BRIDGE_2509_SOURCE",
     "MEGATRON_BRIDGE_2511_SOURCE",
+    "MEGATRON_BRIDGE_2602_SOURCE",
+    "MEGATRON_BRIDGE_2604_SOURCE",
     "NEMO_2407_SOURCE",
     "PUBLISHED_RUNS_2024",
     "PUBLISHED_RUNS_2025",
@@ -111,6 +114,67 @@ MEGATRON_BRIDGE_2511_SOURCE: str = (
     "NVIDIA NeMo Megatron-Bridge, “Performance”, 25.11 NeMo container, DGX-H100, "
     "github.com/NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md @ df0289c180dd20ff26933455c7a0a11084f6a36f"
 )
+
+
+#: Megatron-Bridge's performance pages of other releases, DGX-H100 tables (each row names its release).
+MEGATRON_BRIDGE_2509_SOURCE: str = (
+    "NVIDIA NeMo Megatron-Bridge, “Performance”, 25.09 NeMo container, DGX-H100, "
+    "github.com/NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md @ fa0315ae2684693a666be9d247adf9baf1e30028"
+)
+MEGATRON_BRIDGE_2602_SOURCE: str = (
+    "NVIDIA NeMo Megatron-Bridge, “Performance”, 26.02 NeMo container, DGX-H100, "
+    "github.com/NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md @ df0289c180dd20ff26933455c7a0a11084f6a36f"
+)
+MEGATRON_BRIDGE_2604_SOURCE: str = (
+    "NVIDIA NeMo Megatron-Bridge, “Performance”, 26.04 NeMo container, DGX-H100, "
+    "github.com/NVIDIA-NeMo/Megatron-Bridge docs/performance-summary-archive.md @ "
+    "067f987df03b8355b03192d88d70f1709fedf51a"
+)
+#: The 25.09 DeepSeek-V3 H100 row's recipe: expert tensor parallelism 1, selective recomputation, bf16 gradient
+#: reduction (grad_reduce_in_fp32: false).
+DEEPSEEK_V3_BRIDGE_CONFIG: str = (
+    "Megatron-Bridge scripts/performance/configs/deepseek/deepseek_v3_llm_pretrain.yaml @ "
+    "fa0315ae2684693a666be9d247adf9baf1e30028 (h100 num_gpus_1024: tp 2, pp 8, vp 4, ep 64, etp 1, mbs 1, gbs 8192; "
+    "recompute_granularity: selective; grad_reduce_in_fp32: false)"
+)
+
+
+#: Megatron-Core r0.8.0's weak-scaling rows on H100 (Megatron-LM README's model table): size label, TP, PP, DP,
+#: GPUs, global batch, teraFLOP/s per GPU. The README: fine-grained overlap of DP (``--overlap-grad-reduce
+#: --overlap-param-gather``, hence the distributed optimizer, ZeRO-1), TP (``--tp-comm-overlap``) and PP traffic.
+MEGATRON_CORE_WEAK_SCALING: tuple[tuple[str, int, int, int, int, int, float], ...] = (
+    ("1.7b", 1, 1, 48, 48, 192, 408.8),
+    ("7.1b", 2, 1, 48, 96, 192, 465.9),
+    ("16b", 4, 1, 48, 192, 192, 489.1),
+    ("32b", 8, 1, 48, 384, 192, 459.6),
+    ("70b", 8, 2, 48, 768, 384, 419.7),
+    ("119b", 8, 4, 48, 1536, 768, 420.5),
+    ("177b", 8, 6, 48, 2304, 1152, 432.8),
+    ("314b", 8, 8, 48, 3072, 1536, 474.4),
+    ("462b", 8, 16, 48, 6144, 3072, 459.9),
+)
+
+
+def _mcore_run(size: str, tp: int, pp: int, dp: int, gpus: int, batch: int, tflops: float) -> PublishedRun:
+    """One row of Megatron-Core's 2024 H100 model table: bf16, sequence 4096, the layout as published, micro-batch,
+    interleaving and recomputation searched (the table does not state them)."""
+    return PublishedRun(
+        f"Megatron-Core GPT {size.upper()}, 4K, {gpus} H100",
+        f"mcore-gpt-{size}",
+        "h100-8",
+        gpus // 8,
+        batch,
+        4096,
+        (("tp", tp), ("cp", 1), ("pp", pp), ("dp", dp)),
+        "megatron-core",
+        tflops,
+        MEGATRON_CORE_2024 + f", row {size.upper()}",
+        workload_options=(("zero_stages", (1,)), ("overlap_tp", 1.0)),
+        note=Text(
+            zh=f"{gpus} 张 H100，TP {tp}、PP {pp}、DP {dp}，全局批 {batch}：每 GPU {tflops:g} TFLOP/s（bf16）",
+            en=f"{gpus} H100s, TP {tp}, PP {pp}, DP {dp}, global batch {batch}: {tflops:g} TFLOP/s per GPU (bf16)",
+        ),
+    )
 
 
 def _run(
@@ -325,6 +389,102 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
         MEGATRON_BRIDGE_2511_SOURCE + ", row Qwen3_235B_a22B; " + QWEN3_H100_CONFIG,
         options=(("overlap_ep", 1.0),),  # moe_a2a_overlap=True
     ),
+    # More validation rows (none fits a constant): the rest of NeMo 24.07's pre-training table that the presets
+    # cover (GPT-3 5B and 20B), and Megatron-Bridge's other H100 configurations: DeepSeek-V3 on H100 (25.09), the
+    # 26.02 rows at larger global batches, and 26.04's Qwen3 30B-A3B with EP 16.
+    _run(
+        "NeMo GPT-3 5B, 2K, 64 H100 (FP8)",
+        "gpt3-5b",
+        64,
+        2048,
+        2048,
+        {"dp": 64},
+        4,
+        1,
+        22521.0,
+        NEMO_2407_SOURCE + NEMO_2407_COMMIT + ", row GPT3-5B",
+    ),
+    _run(
+        "NeMo GPT-3 20B, 2K, 64 H100 (FP8)",
+        "gpt3-20b",
+        64,
+        256,
+        2048,
+        {"tp": 2, "dp": 32},
+        2,
+        1,
+        5851.0,
+        NEMO_2407_SOURCE + NEMO_2407_COMMIT + ", row GPT3-20B",
+    ),
+    _run(
+        "Megatron-Bridge DeepSeek-V3 (MoE), 4K, 1024 H100 (FP8)",
+        "deepseek-v3",
+        1024,
+        8192,
+        4096,
+        {"tp": 2, "pp": 8, "dp": 64, "ep": 64, "etp": 1},
+        1,
+        4,
+        1297.0,
+        MEGATRON_BRIDGE_2509_SOURCE + ", row DeepSeekV3 (dropless); " + DEEPSEEK_V3_BRIDGE_CONFIG,
+        options=(
+            ("recipe", "zero-fp16-adam"),  # grad_reduce_in_fp32: false, bf16 gradients: 2 + 2 + 12
+            ("recompute_modes", ("selective",)),  # recompute_granularity: selective
+            # The model's group-limited routing (8 groups, 4 per token); EP 64 puts one group on each node.
+            ("ep_node_limit", 4),
+        ),
+    ),
+    _run(
+        "Megatron-Bridge Llama 3 70B, 8K, 64 H100 (FP8, GBS 256)",
+        "llama3-70b",
+        64,
+        256,
+        8192,
+        {"tp": 4, "pp": 8, "dp": 2},
+        1,
+        5,
+        1621.0,
+        MEGATRON_BRIDGE_2602_SOURCE + ", row LLAMA3_70B",
+    ),
+    _run(
+        "Megatron-Bridge Llama 3.1 405B, 8K, 1024 H100 (FP8, GBS 1536)",
+        "llama3-405b",
+        1024,
+        1536,
+        8192,
+        {"tp": 8, "pp": 8, "cp": 2, "dp": 8},
+        1,
+        8,
+        311.0,
+        MEGATRON_BRIDGE_2602_SOURCE + ", row LLAMA3.1_405B",
+    ),
+    _run(
+        "Megatron-Bridge Qwen3 235B-A22B (MoE), 4K, 256 H100 (FP8, GBS 8192)",
+        "qwen3-235b-a22b",
+        256,
+        8192,
+        4096,
+        {"tp": 2, "pp": 8, "dp": 16, "ep": 32, "etp": 1},  # the recipe's expert_tensor_parallel_size = 1, as above
+        1,
+        4,
+        1633.0,
+        MEGATRON_BRIDGE_2602_SOURCE + ", row Qwen3_235B_a22B; " + QWEN3_H100_CONFIG + " (V2: V1 with GBS 8192)",
+        options=(("overlap_ep", 1.0),),  # moe_a2a_overlap=True
+    ),
+    _run(
+        "Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8, EP 16)",
+        "qwen3-30b-a3b",
+        16,
+        1024,
+        4096,
+        {"tp": 1, "pp": 1, "dp": 16, "ep": 16},
+        1,
+        1,
+        8901.0,
+        MEGATRON_BRIDGE_2604_SOURCE + ", row Qwen3_30B_a3B (DGX-H100)",
+    ),
+    # Megatron-Core's 2024 weak-scaling table on H100 (bf16): its teraFLOP/s per GPU in Megatron-Core's own count.
+    *(_mcore_run(*row) for row in MEGATRON_CORE_WEAK_SCALING),
 )
 
 #: Every run's role: the calibration rows fit; the published runs validate. No run is both.

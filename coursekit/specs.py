@@ -190,6 +190,10 @@ class PrecisionRecipe:
             paper's K.
         source: where the numbers come from.
 
+    A recipe counts model states only. What FP8 training changes is elsewhere: its matmuls run at the FP8 peak and the
+    inputs its linear layers save for backward take 1 byte per element (``WorkloadSpec(precision="fp8")``,
+    :mod:`coursekit.activations`); FP8 weight copies are transient, so the bytes per parameter stay the recipe's.
+
     >>> PRECISION_RECIPES["megatron-bf16"].bytes_per_param
     18.0
 
@@ -427,6 +431,18 @@ class LayerWidths:
         mlp_replicated: MoE only: elements per token kept whole on every TP rank unless sequence parallelism
             splits the tokens (each routed copy's expert input and output, the fp32 router probabilities).
         dropout: dropout layers are on (masks are saved).
+        mlp_down_inputs: of ``mlp_split``, the elements that are the down projections' inputs (GELU and SwiGLU:
+            f; MoE: one expert width per routed copy and per shared expert). An FP8 run saves them at 1 byte.
+        latent_linear_inputs: MLA only: of ``latent_width``, the latent norms' outputs, which the up projections
+            read (q_lora + kv_lora); an FP8 run saves them at 1 byte.
+        moe_expert_inputs: MoE only: of ``mlp_replicated``, the routed copies' expert inputs (copies · h); an FP8
+            run saves them at 1 byte.
+        router: MoE only: the MLP input also feeds the router, a plain matmul that keeps it in bf16.
+        shared_expert_input: MoE only: shared experts read the MLP input through their own linear layer (an FP8
+            run saves one more 1-byte copy of it).
+
+    The five fields after ``dropout`` matter only at FP8 (:mod:`coursekit.activations`); their defaults (0,
+    ``False``) keep those tensors at 16 bits.
 
     >>> LayerWidths(hidden=1024, heads=8, qk_head_dim=128, v_head_dim=128, kv_heads=2, mlp_split=3 * 4096).kv_heads
     2
@@ -446,6 +462,11 @@ class LayerWidths:
     mlp_split: float = 0
     mlp_replicated: float = 0
     dropout: bool = False
+    mlp_down_inputs: float = 0
+    latent_linear_inputs: int = 0
+    moe_expert_inputs: float = 0
+    router: bool = False
+    shared_expert_input: bool = False
 
 
 # --------------------------------------------------------------------------- the three specs
@@ -671,14 +692,18 @@ class ModelSpec:
         """
         inner = 3 if self.mlp == "swiglu" else 2  # saved inner tensors of MLP width: GELU 2, SwiGLU 3
         dense_split: float = inner * self.ffn_hidden
+        down_inputs: float = self.ffn_hidden
         replicated: float = 0
+        expert_inputs: float = 0
+        moe_layer = False
         if self.is_moe:
             width = self.moe_ffn_hidden or self.ffn_hidden
             copies = self.top_k * (self.capacity_factor or 1)
             moe_split = copies * inner * width + self.shared_experts * inner * width
             moe_replicated = copies * 2 * self.hidden + 2 * self.num_experts
             if not self.first_k_dense or moe_split + moe_replicated >= dense_split:
-                dense_split, replicated = moe_split, moe_replicated
+                dense_split, replicated, moe_layer = moe_split, moe_replicated, True
+                down_inputs, expert_inputs = (copies + self.shared_experts) * width, copies * self.hidden
         mla = self.kv_lora_rank is not None
         return LayerWidths(
             hidden=self.hidden,
@@ -690,6 +715,11 @@ class ModelSpec:
             mlp_split=dense_split,
             mlp_replicated=replicated,
             dropout=self.dropout > 0,
+            mlp_down_inputs=down_inputs,
+            latent_linear_inputs=(self.q_lora_rank or 0) + (self.kv_lora_rank or 0),
+            moe_expert_inputs=expert_inputs,
+            router=moe_layer,
+            shared_expert_input=moe_layer and self.shared_experts > 0,
         )
 
     @classmethod
@@ -986,12 +1016,16 @@ class WorkloadSpec:
         precision: ``"bf16"`` (default) or ``"fp8"``: the linear layers' matmuls run at the device's FP8 peak
             (:meth:`ClusterSpec.peak`), attention's core at bf16, both at the same share of peak the efficiency
             model gives (an assumption: FP8 GEMMs reach a similar share of their own peak; the measured gain is
-            smaller than 2x because the rest of the step does not speed up). Memory is unchanged: Transformer
-            Engine's FP8 recipe keeps bf16 weights with fp32 master copies and casts to FP8 per GEMM (the FP8
-            copies are transient); DeepSeek-V3 keeps fp32 master weights and gradients and bf16 Adam moments
-            (arXiv:2412.19437 §3.3.3: the recipe ``"deepseek-v3-fp8"``). Options that store FP8 weights or cache
-            FP8 activations (Megatron-Core ``--fp8-param-gather``, DeepSeek-V3's FP8 caching of some activations,
-            §3.3.3) would lower it and are not modelled.
+            smaller than 2x because the rest of the step does not speed up). Weights, gradients and optimizer
+            states are unchanged: Transformer Engine's FP8 recipe keeps bf16 weights with fp32 master copies and
+            casts to FP8 per GEMM (the FP8 weight copies are transient); DeepSeek-V3 keeps fp32 master weights and
+            gradients and bf16 Adam moments (arXiv:2412.19437 §3.3.3: the recipe ``"deepseek-v3-fp8"``).
+            Activations shrink: each linear layer that runs in FP8 saves its input for backward after the cast,
+            1 byte per element (QKV, output projection, fc1, fc2, experts); layer-norm inputs, Q, K, V, the
+            activation function's input and the router's input stay 16-bit, and flash attention keeps its own
+            bf16 output besides the projection's FP8 copy (:mod:`coursekit.activations`). FP8 weights
+            (Megatron-Core ``--fp8-param-gather``) and DeepSeek-V3's own activation formats (§3.3.3) are not
+            modelled.
         flash_attention: attention runs in a fused kernel that keeps no s×s scores (the default, as in today's
             Megatron-Core and NeMo); ``False`` materialises them (Korthikanti et al.'s 5·a·s²·b per layer).
         sequence_parallel: Megatron sequence parallelism inside TP groups.

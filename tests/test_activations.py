@@ -104,3 +104,109 @@ def test_flash_attention_makes_no_recompute_a_real_option() -> None:
     assert flash.memory is not None and eager.memory is not None
     per_layer = (2 * 64 * 8192**2 - 4 * 64 * 8192) / 8
     assert (eager.memory.total_gib - flash.memory.total_gib) * 2**30 == pytest.approx(20 * 4 * per_layer)
+
+
+def test_llama3_8b_fp8_against_bf16_by_hand() -> None:
+    """The same Llama 3 8B layer as above with its linear layers in FP8 (Transformer Engine, fp8_autocast).
+
+    Tensor by tensor, from what Transformer Engine v1.9 saves for backward (coursekit.activations.
+    FP8_SAVED_INPUTS_SOURCE): the fused norm + QKV projection keeps the bf16 norm input and its output cast to FP8;
+    the output projection keeps its input in FP8; the fused norm + fc1 the bf16 norm input and the FP8 norm output;
+    the SwiGLU keeps its bf16 input (gate and up, 2·f), fc2 its input in FP8 (f); flash attention keeps bf16 Q, K,
+    V and its own bf16 output besides the projection's FP8 copy.
+    """
+    s, h, a, kv, hd, f = 8192, 4096, 32, 8, 128, 14336
+    fp8_per_token = (
+        2 * 2 * h  # two RMSNorm inputs, bf16
+        + 1 * h  # QKV projection input, FP8
+        + 2 * a * hd  # Q, bf16
+        + 2 * kv * hd  # K
+        + 2 * kv * hd  # V
+        + 1 * a * hd  # attention output as the output projection saves it, FP8
+        + 2 * a * hd  # the same output as flash attention saves it, bf16
+        + 1 * h  # fc1 input (norm output), FP8
+        + 2 * 2 * f  # gate and up outputs, the SwiGLU's input, bf16
+        + 1 * f  # down projection input, FP8
+        + 4 * a  # flash attention's fp32 logsumexp
+    )
+    assert fp8_per_token == 120960
+    assert 139392 - fp8_per_token == 2 * h + f - a * hd  # 18432 bytes per token less than bf16
+    widths = LayerWidths(
+        hidden=h, heads=a, qk_head_dim=hd, v_head_dim=hd, kv_heads=kv, mlp_split=3 * f, mlp_down_inputs=f
+    )
+    fp8 = layer_activation_ledger(widths, seq_len=s, micro_batch=1, flash_attention=True, precision="fp8")
+    assert sum(fp8.values()) == fp8_per_token * s
+    assert fp8["attention output (flash kernel's bf16 copy)"] == 2 * a * hd * s
+    # Selective recomputation re-runs the attention core: it keeps neither its bf16 output nor its statistics.
+    selective = layer_activation_ledger(
+        widths, seq_len=s, micro_batch=1, flash_attention=True, precision="fp8", recompute="selective"
+    )
+    assert sum(selective.values()) == (fp8_per_token - 2 * a * hd - 4 * a) * s
+    # The model preset gives the same widths, and bf16 stays the count of the test above.
+    from coursekit.presets import MODELS
+
+    preset = MODELS["llama3-8b"].layer_widths()
+    assert sum(layer_activation_ledger(preset, seq_len=s, micro_batch=1, flash_attention=True).values()) == 139392 * s
+    preset_fp8 = layer_activation_ledger(preset, seq_len=s, micro_batch=1, flash_attention=True, precision="fp8")
+    assert sum(preset_fp8.values()) == fp8_per_token * s
+    # Full recomputation keeps only the bf16 layer input, FP8 or not.
+    full = layer_activation_ledger(widths, seq_len=s, micro_batch=1, recompute="full", precision="fp8")
+    assert full == {"full recompute: layer input": 2 * s * h}
+
+
+def test_fp8_moe_router_keeps_the_mlp_input_in_bf16() -> None:
+    """An MoE layer: the router (a plain matmul) keeps the bf16 MLP input; each routed copy's expert input is saved
+    by the FP8 grouped linear at 1 byte, its output (read by the weighted combine) in bf16; a shared expert saves one
+    more FP8 copy of the MLP input. Widths per token: h 1024, top-2 of 8 experts of width 512, one shared expert."""
+    h, k, n, w = 1024, 2, 8, 512
+    widths = LayerWidths(
+        hidden=h,
+        heads=8,
+        qk_head_dim=128,
+        v_head_dim=128,
+        kv_heads=8,
+        mlp_split=(k + 1) * 3 * w,
+        mlp_replicated=k * 2 * h + 2 * n,
+        mlp_down_inputs=(k + 1) * w,
+        moe_expert_inputs=k * h,
+        router=True,
+        shared_expert_input=True,
+    )
+    bf16 = layer_activation_ledger(widths, seq_len=16, micro_batch=1, recompute="selective")
+    fp8 = layer_activation_ledger(widths, seq_len=16, micro_batch=1, recompute="selective", precision="fp8")
+    assert bf16["MLP input"] == 2 * h * 16 and fp8["MLP input"] == (2 + 1) * h * 16
+    assert fp8["MoE routed inputs and outputs"] == (k * h * 1 + k * h * 2 + 4 * n) * 16
+    assert fp8["MLP inner"] == ((k + 1) * 2 * w * 2 + (k + 1) * w * 1) * 16
+    with pytest.raises(ValueError, match="precision"):
+        layer_activation_ledger(widths, seq_len=16, micro_batch=1, precision="fp4")
+
+
+def test_planner_counts_fp8_activations() -> None:
+    """Llama 3 70B at 8K on 16 H100 nodes, tp 8 (sequence parallel), pp 4, dp 4, no recomputation, flash attention:
+    FP8 keeps (2·h + f − a·d_v)·s·b/t bytes per layer less (h 8192, f 28672, a·d_v 8192, s 8192, t 8), and the first
+    stage holds 20 layers of 4 micro-batches in flight (1F1B). Weights, gradients and optimizer states do not move."""
+    from coursekit.planner import WorkloadSpec, plan
+    from coursekit.presets import CLUSTERS, MODELS
+
+    model, cluster = MODELS["llama3-70b"], CLUSTERS["h100-8"].with_nodes(16)
+    layout = "tp=8,pp=4,dp=4,zero=1,mb=1"
+    bf16 = plan(model, cluster, WorkloadSpec(global_batch=1024, recompute_modes=("none",))).explain(layout)
+    fp8_workload = WorkloadSpec(global_batch=1024, recompute_modes=("none",), precision="fp8")
+    fp8 = plan(model, cluster, fp8_workload).explain(layout)
+    assert bf16.memory is not None and fp8.memory is not None
+    per_layer = (2 * 8192 + 28672 - 8192) * 8192 / 8
+    assert (bf16.memory.total_gib - fp8.memory.total_gib) * 2**30 == pytest.approx(20 * 4 * per_layer)
+
+
+def test_korthikanti_layer_in_fp8_keeps_27_sbh() -> None:
+    """Korthikanti's GPT layer (scores materialised, dropout on) with its four linear layers in FP8: of the 34·s·b·h
+    of §4.1, the QKV input (2sbh), the projection input (2sbh), the fc1 input (2sbh) and the fc2 input (8sbh) are
+    saved at 1 byte instead of 2, so 7·s·b·h less: 27·s·b·h + 5·a·s²·b. The eager attention core does not keep its
+    output (its backward needs the scores and V), so no bf16 copy stays beside the FP8 one."""
+    s, b, h, a = 2048, 1, 12288, 96
+    widths = korthikanti_widths(hidden=h, heads=a)
+    ledger = layer_activation_ledger(widths, seq_len=s, micro_batch=b, precision="fp8")
+    scores = ledger.pop("attention scores (softmax, dropout)")
+    assert scores == 5 * a * s * s * b and sum(ledger.values()) == 27 * s * b * h
+    tp8 = layer_activation_ledger(widths, seq_len=s, micro_batch=b, tp=8, sequence_parallel=True, precision="fp8")
+    assert sum(tp8.values()) == (27 * s * b * h + 5 * a * s * s * b) / 8

@@ -26,7 +26,7 @@ REQUIRED = [
     ("全分片数据并行", "fully sharded data parallel", "FSDP"),
     ("流水线气泡", "pipeline bubble", ""),
     ("微批次", "micro-batch", ""),
-    ("全局批大小", "global batch size", ""),
+    ("全局批大小", "global batch size", "GBS"),
     ("梯度累积", "gradient accumulation", ""),
     ("集合通信", "collective communication", ""),
     ("全归约", "all-reduce", ""),

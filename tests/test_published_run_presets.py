@@ -93,11 +93,51 @@ def test_nemotron4_340b_preset_by_hand() -> None:
 
 def test_qwen3_runs_state_their_recipes_ep_overlap() -> None:
     # Megatron-Bridge qwen3_workload_base_configs.py @ df0289c: QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1 and
-    # QWEN3_235B_A22B_PRETRAIN_CONFIG_H100_FP8_CS_V1 both set moe_a2a_overlap=True.
+    # QWEN3_235B_A22B_PRETRAIN_CONFIG_H100_FP8_CS_V1 (and V2, the same with GBS 8192) set moe_a2a_overlap=True; the
+    # 26.04 EP 16 recipe (perf_recipes/qwen/h100/qwen3_moe.py @ 067f987) sets moe_a2a_overlap = False.
     from coursekit.published_runs import PUBLISHED_RUNS_2025
 
-    qwen = [run for run in PUBLISHED_RUNS_2025 if run.model.startswith("qwen3-")]
-    assert len(qwen) == 2
-    for run in qwen:
+    qwen = {run.name: run for run in PUBLISHED_RUNS_2025 if run.model.startswith("qwen3-")}
+    overlapped = [run for name, run in qwen.items() if "EP 16" not in name]
+    assert len(overlapped) == 3
+    for run in overlapped:
         assert run.workload().overlap("ep") == 1.0
         assert "moe_a2a_overlap=True" in run.source
+    ep16 = qwen["Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8, EP 16)"]
+    assert ep16.workload().overlap("ep") == 0.0
+
+
+@pytest.mark.parametrize(
+    ("name", "layers", "h", "heads", "billions"), [("gpt3-5b", 24, 4096, 32, 5), ("gpt3-20b", 44, 6144, 48, 20)]
+)
+def test_nemo_gpt3_presets_from_launcher_config(name: str, layers: int, h: int, heads: int, billions: int) -> None:
+    """NeMo-Framework-Launcher's gpt3/5b.yaml and 20b.yaml (megatron_gpt defaults: biases, LayerNorm, GELU MLP of
+    width 4h, learned positions over 2048 tokens, tied embeddings; GPT-2 BPE's 50257 tokens, before padding). Per
+    layer: QKV and output projections 4·h² + 4·h, MLP 8·h² + 5·h, two LayerNorms 4·h; then the token and position
+    embeddings and the final LayerNorm."""
+    per_layer = 4 * h * h + 4 * h + 8 * h * h + 5 * h + 4 * h
+    total = layers * per_layer + 50257 * h + 2048 * h + 2 * h
+    model = MODELS[name]
+    assert model.num_params == total and round(total / 1e9) == billions
+    assert (model.heads, model.ffn_hidden, model.seq_len, model.dropout) == (heads, 4 * h, 2048, 0.1)
+    assert {5: 5047365632, 20: 20256221184}[billions] == total
+
+
+def test_megatron_core_scaling_table_presets_by_hand() -> None:
+    """Megatron-Core's 2024 H100 model table names each model by its size; its shapes (heads, hidden, layers),
+    vocabulary 131072 and sequence 4096 give that size with Megatron-LM's defaults (biases, LayerNorm, learned
+    positions, GELU MLP of width 4h) only with the output layer untied: per layer 12·h² + 13·h, then 2·V·h, 4096·h
+    of positions and the final LayerNorm. Tied, the 1.7B model would have 1.49B parameters."""
+    table = (
+        (1.7, 16, 2048, 24), (7.1, 32, 4096, 30), (16, 48, 6144, 32), (32, 56, 7168, 48), (70, 64, 8192, 84),
+        (119, 80, 10240, 92), (177, 96, 12288, 96), (314, 128, 16384, 96), (462, 144, 18432, 112),
+    )  # fmt: skip
+    vocab = 131072
+    for size, heads, h, layers in table:
+        total = layers * (12 * h * h + 13 * h) + 2 * vocab * h + 4096 * h + 2 * h
+        model = MODELS[f"mcore-gpt-{size:g}b"]
+        assert model.num_params == total and (model.heads, model.layers, model.vocab) == (heads, layers, vocab)
+        assert abs(total / 1e9 - size) / size < 0.035  # the table's labels, truncated (1.75 -> 1.7) or rounded
+        assert not model.tied_embeddings and model.seq_len == 4096 and h // heads == 128
+    tied_17b = 24 * (12 * 2048**2 + 13 * 2048) + vocab * 2048 + 4096 * 2048 + 2 * 2048
+    assert round(tied_17b / 1e9, 2) == 1.49

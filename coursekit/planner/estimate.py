@@ -67,6 +67,7 @@ __all__ = [
     "EFFICIENCY_SMOOTHNESS",
     "MODEL_UNCERTAINTY",
     "training_estimate",
+    "training_memory",
 ]
 
 #: The roofline's smoothness exponent: the course's stated shape (:data:`coursekit.roofline.ROOFLINE_SMOOTHNESS`),
@@ -95,6 +96,52 @@ def _link(np: Any, cluster: ClusterSpec, span: Any) -> tuple[Any, Any, Any]:
     bandwidth = np.where(intra, cluster.intra_node_bandwidth_bytes_per_s, cluster.inter_node_bandwidth_bytes_per_s)
     latency = np.where(intra, cluster.intra_node_latency_s, cluster.inter_node_latency_s)
     return intra, bandwidth, latency
+
+
+#: Largest column value factored by counting (a table that long) rather than by sorting.
+_COUNTING_LIMIT: int = 1 << 16
+#: Fewest rows worth finding the distinct ones of: on fewer, a term is computed on every row directly.
+DISTINCT_MIN_ROWS: int = 2048
+
+
+def _factor(np: Any, column: Any) -> tuple[int, Any]:
+    """(how many distinct values, each row's value numbered 0..count-1 in ascending order) of an integer column."""
+    if column.size and 0 <= column.min() and column.max() <= _COUNTING_LIMIT:
+        present = np.bincount(column) > 0  # counting beats sorting for small ints
+        return int(present.sum()), (np.cumsum(present) - 1)[column]
+    values, inverse = np.unique(column, return_inverse=True)
+    return len(values), inverse.reshape(-1)
+
+
+def distinct_rows(np: Any, *columns: Any) -> tuple[Any, Any]:
+    """(rows, inverse) of equal-length integer ``columns``: one row index per distinct combination of their values,
+    and for every row which combination it holds, so that ``term(*(c[rows] for c in columns))[inverse]`` equals
+    ``term(*columns)`` for any elementwise ``term``: a term of a few columns is computed once per combination, not
+    once per candidate. ``rows`` lists each combination's last row, in ascending code order."""
+    count, code = _factor(np, np.asarray(columns[0]))
+    for column in columns[1:]:
+        n, inverse = _factor(np, np.asarray(column))
+        count, code = count * n, code * n + inverse
+        if count > _COUNTING_LIMIT:  # keep the code small: number the combinations that occur
+            count, code = _factor(np, code)
+    if len(columns) > 1:  # number the combinations that occur (one column's values all occur)
+        count, code = _factor(np, code)
+    rows = np.empty(count, dtype=np.int64)
+    rows[code] = np.arange(code.size)
+    return rows, code
+
+
+def on_distinct(np: Any, term: Any, *columns: Any) -> Any:
+    """``term(*columns)`` — an elementwise function of the integer ``columns`` returning an array or a tuple of
+    arrays — computed once per distinct row of ``columns`` (:func:`distinct_rows`) and broadcast back; on fewer
+    than :data:`DISTINCT_MIN_ROWS` rows, on every row (the same numbers either way)."""
+    if len(columns[0]) < DISTINCT_MIN_ROWS:
+        return term(*(np.asarray(column) for column in columns))
+    rows, inverse = distinct_rows(np, *columns)
+    out = term(*(np.asarray(column)[rows] for column in columns))
+    if isinstance(out, tuple):
+        return tuple(np.broadcast_to(part, rows.shape)[inverse] for part in out)
+    return np.broadcast_to(out, rows.shape)[inverse]
 
 
 def _flops_per_token(model: ModelSpec, s: int, rc: Any, np: Any) -> tuple[Any, float, float]:
@@ -298,10 +345,15 @@ class _Stages:
 
     @classmethod
     def of(cls, np: Any, model: ModelSpec, workload: WorkloadSpec, k: _Columns) -> _Stages:
-        counts = stage_layer_counts(model.layers, k.pp, workload.pipeline_edge_layers)
-        layers = {kind: x.astype(np.float64) for kind, x in zip(STAGE_KINDS, counts, strict=True)}
-        params = model.stage_dense_params(k.pp, workload.pipeline_edge_layers)
-        dense = {kind: x.astype(np.float64) for kind, x in zip(STAGE_KINDS, params, strict=True)}
+        edge = workload.pipeline_edge_layers
+
+        def per_pp(pp: Any) -> tuple[Any, ...]:  # the stages depend on pp alone: once per distinct pp
+            counts = stage_layer_counts(model.layers, pp, edge)
+            return (*counts, *model.stage_dense_params(pp, edge))
+
+        parts = [x.astype(np.float64) for x in on_distinct(np, per_pp, k.pp)]
+        layers = dict(zip(STAGE_KINDS, parts[:3], strict=True))
+        dense = dict(zip(STAGE_KINDS, parts[3:], strict=True))
         layers_max = np.maximum(np.maximum(layers["first"], layers["mid"]), layers["last"])
         return cls(layers, dense, layers_max, (k.pp == 1).astype(np.float64))
 
@@ -317,11 +369,16 @@ def _memory_ledger(np: Any, model: ModelSpec, workload: WorkloadSpec, k: _Column
     pb, gb_, kb = recipe.param_bytes, recipe.grad_bytes, recipe.optimizer_bytes
     s = float(workload.tokens_per_sequence(model))
     widths, flash, sp = model.layer_widths(), workload.flash_attention, workload.sequence_parallel
-    full_none = _layer_activation_terms(widths, s, k.mbf, k.tpf, sp, np.ones_like(k.rc), k.cpf, flash)[2]
-    per_layer = _layer_activation_terms(widths, s, k.mbf, k.tpf, sp, k.rc, k.cpf, flash)[2]
-    full_extra = (k.rc == 2) * full_none
+    fp8 = workload.precision == "fp8"  # FP8 linear layers save their inputs at 1 byte (coursekit.activations)
+
+    def per_shape(mb: Any, tp: Any, cp: Any, rc: Any) -> tuple[Any, Any, Any]:  # once per distinct (mb, tp, cp, rc)
+        mbf, tpf, cpf = (x.astype(np.float64) for x in (mb, tp, cp))
+        full_none = _layer_activation_terms(widths, s, mbf, tpf, sp, np.ones_like(rc), cpf, flash, fp8)[2]
+        per_layer = _layer_activation_terms(widths, s, mbf, tpf, sp, rc, cpf, flash, fp8)[2]
+        return per_layer, (rc == 2) * full_none, model.logits_bytes(s * mbf, tpf * cpf)
+
+    per_layer, full_extra, logits = on_distinct(np, per_shape, k.mb, k.tp, k.cp, k.rc)
     inflight = dict(zip(STAGE_KINDS, _microbatches_in_flight(k.ppf, k.gaf, k.vf), strict=True))
-    logits = model.logits_bytes(s * k.mbf, k.tpf * k.cpf)
     p_layer = float(model.dense_params_per_layer)
     p_experts = float(model.num_experts * model.expert_params)
     dpc, edp = k.dpc, k.edp
@@ -376,13 +433,24 @@ def _compute_time(
     non_layer = 6.0 * (model.input_embedding_params + model.output_params)
     per_layer_flops = (executed - non_layer) / model.layers
     first, mid, last = (st.layers[kind] for kind in STAGE_KINDS)
-    tokens_rank = k.mbf * s / k.cpf
-    efficiency, intensity = matmul_efficiency(model, cluster, tokens_rank, k.tpf, workload.efficiency_ceiling, k.etpf)
-    expert_efficiency, expert_intensity, rows = _expert_efficiency(np, model, cluster, workload, k, tokens_rank)
-    top = ceiling_for(cluster.peak_flops) if workload.efficiency_ceiling is None else workload.efficiency_ceiling
-    if efficiency_shape != 1.0:
-        efficiency = top * (efficiency / top) ** efficiency_shape
-        expert_efficiency = top * (expert_efficiency / top) ** efficiency_shape
+
+    def per_shape(mb: Any, cp: Any, tp: Any, etp: Any, ep: Any) -> tuple[Any, ...]:  # once per distinct shape
+        tokens_rank = mb.astype(np.float64) * s / cp.astype(np.float64)
+        tpf, etpf, epf = tp.astype(np.float64), etp.astype(np.float64), ep.astype(np.float64)
+        efficiency, intensity = matmul_efficiency(model, cluster, tokens_rank, tpf, workload.efficiency_ceiling, etpf)
+        expert_efficiency, expert_intensity, rows = _expert_efficiency(
+            np, model, cluster, workload, tokens_rank, tpf, epf, etpf
+        )
+        if efficiency_shape != 1.0:
+            ceiling = workload.efficiency_ceiling
+            top = ceiling_for(cluster.peak_flops) if ceiling is None else ceiling
+            efficiency = top * (efficiency / top) ** efficiency_shape
+            expert_efficiency = top * (expert_efficiency / top) ** efficiency_shape
+        return efficiency, intensity, expert_efficiency, expert_intensity, rows
+
+    efficiency, intensity, expert_efficiency, expert_intensity, rows = on_distinct(
+        np, per_shape, k.mb, k.cp, k.tp, k.etp, k.ep
+    )
     if workload.achievable_flops_fraction is not None:
         efficiency = np.full_like(k.tpf, workload.achievable_flops_fraction)
         expert_efficiency = efficiency
@@ -411,14 +479,21 @@ def _compute_time(
 
 
 def _expert_efficiency(
-    np: Any, model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec, k: _Columns, tokens_rank: Any
+    np: Any,
+    model: ModelSpec,
+    cluster: ClusterSpec,
+    workload: WorkloadSpec,
+    tokens_rank: Any,
+    tp: Any,
+    ep: Any,
+    etp: Any,
 ) -> tuple[Any, Any, Any]:
     """(share of peak, intensity, rows per expert) of the routed experts' matmuls per candidate; ones (and no
     rows) for a dense model."""
     if not model.is_moe:
-        return np.ones_like(k.tpf), np.ones_like(k.tpf), np.zeros_like(k.tpf)
-    rows = expert_rows(model, tokens_rank, k.tpf, k.epf, k.etpf)
-    return (*expert_matmul_efficiency(model, cluster, rows, k.etpf, workload.efficiency_ceiling), rows)
+        return np.ones_like(tokens_rank), np.ones_like(tokens_rank), np.zeros_like(tokens_rank)
+    rows = expert_rows(model, tokens_rank, tp, ep, etp)
+    return (*expert_matmul_efficiency(model, cluster, rows, etp, workload.efficiency_ceiling), rows)
 
 
 def _permutation_s(
@@ -686,6 +761,17 @@ def _hidden_s(np: Any, comm: Mapping[str, Any], links: Mapping[str, Any], comput
     hidden_intra = sum(np.where(links[dim], part, 0.0) for dim, part in comm.items())
     hidden_inter = sum(np.where(links[dim], 0.0, part) for dim, part in comm.items())
     return np.minimum(hidden_intra, compute) + np.minimum(hidden_inter, compute)
+
+
+def training_memory(
+    model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec, c: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The memory ledger of :func:`training_estimate` alone (its ``"memory"``), for the columns ``c``: what the
+    memory gate needs, without the step time. ``cluster`` is not read (the ledger is per rank)."""
+    import numpy as np
+
+    k = _Columns.of(np, c)
+    return _memory_ledger(np, model, workload, k, _Stages.of(np, model, workload, k))
 
 
 def training_estimate(

@@ -21,7 +21,7 @@ from .._validate import check_instance
 from ..i18n import Reason, Text, register
 from ..specs import RECOMPUTE_MODES, ClusterSpec, ModelSpec, WorkloadSpec, _divisors, stage_layer_counts
 from ..units import GIB_BYTES, bytes_to_gib
-from .estimate import training_estimate
+from .estimate import on_distinct, training_estimate, training_memory
 
 register(
     {
@@ -133,8 +133,12 @@ class GateInput:
 
     @cached_property
     def stage_layers(self) -> tuple[Any, Any, Any]:
-        """Layers of the (first, heaviest middle, last) pipeline stage."""
-        return stage_layer_counts(self.model.layers, self["pp"], self.workload.pipeline_edge_layers)
+        """Layers of the (first, heaviest middle, last) pipeline stage (computed once per distinct pp)."""
+        import numpy as np
+
+        layers, edge = self.model.layers, self.workload.pipeline_edge_layers
+        counts: tuple[Any, Any, Any] = on_distinct(np, lambda pp: stage_layer_counts(layers, pp, edge), self["pp"])
+        return counts
 
     @cached_property
     def fewest_layers(self) -> Any:
@@ -148,6 +152,25 @@ class GateInput:
     def estimate(self) -> dict[str, Any]:
         """:func:`coursekit.planner.estimate.training_estimate` of every candidate."""
         return training_estimate(self.model, self.cluster, self.workload, self.columns)
+
+    @cached_property
+    def memory(self) -> dict[str, Any]:
+        """The memory ledger (bytes per rank, :func:`coursekit.planner.estimate.training_memory`) of every well-formed
+        candidate, NaN where malformed: what the memory gate reads. The estimate's own ledger once that exists;
+        else only the well-formed rows are estimated (a malformed composition has no ledger)."""
+        import numpy as np
+
+        if "estimate" in self.__dict__:
+            ledger: dict[str, Any] = self.estimate["memory"]
+            return ledger
+        rows = np.flatnonzero(self.well_formed)
+        if rows.size == self.size:
+            return training_memory(self.model, self.cluster, self.workload, self.columns)
+        part = training_memory(self.model, self.cluster, self.workload, {k: v[rows] for k, v in self.columns.items()})
+        full = {key: np.full(self.size, np.nan) for key in part}
+        for key, value in part.items():
+            full[key][rows] = value
+        return full
 
     def fails(self, code: str) -> Any:
         """Gate ``code``'s bool column: True where the candidate fails it (computed once)."""
@@ -259,11 +282,11 @@ def _pp_schedule_reason(g: GateInput, i: int) -> Reason:
 
 
 def _memory_test(g: GateInput) -> Any:
-    return g.well_formed & (g.estimate["memory"]["total"] > g.cluster.memory_per_device_gib * GIB_BYTES)
+    return g.well_formed & (g.memory["total"] > g.cluster.memory_per_device_gib * GIB_BYTES)
 
 
 def _memory_reason(g: GateInput, i: int) -> Reason:
-    need_gib = bytes_to_gib(float(g.estimate["memory"]["total"][i]))
+    need_gib = bytes_to_gib(float(g.memory["total"][i]))
     return Reason("memory", "gates.memory", {"need_gib": need_gib, "have_gib": g.cluster.memory_per_device_gib})
 
 

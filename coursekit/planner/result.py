@@ -547,6 +547,10 @@ class CandidateTable:
     #: token, the inverse of throughput per GPU). ``None`` for training: step time orders and ties.
     rank: npt.NDArray[Any] | None = None
     tie_value: npt.NDArray[Any] | None = None
+    #: Training: accepted candidates (space indices) as :class:`PlanCandidate`, from the search's own estimate.
+    #: The search estimates the step of the accepted candidates only: ``step_s`` is NaN for the rejected ones too
+    #: (:meth:`PlanResult.estimated_step_s` estimates a well-formed one's when asked).
+    accepted_candidates: Callable[[list[int]], list[PlanCandidate]] | None = None
 
     def __len__(self) -> int:
         return int(self.accepted.shape[0])
@@ -649,6 +653,8 @@ class PlanResult:
     def estimated_step_s(self, index: int) -> float | None:
         """The vectorised step-time estimate of candidate ``index`` (None if malformed)."""
         value = float(self._table.step_s[index])
+        if math.isnan(value) and self.workload.mode == "training" and not math.isnan(self._table.memory_gib[index]):
+            return self._candidate(index).step_s  # rejected but well formed: the search estimated accepted ones only
         return None if math.isnan(value) else value
 
     def candidate(self, index: int) -> PlanCandidate:
@@ -665,6 +671,11 @@ class PlanResult:
     def _candidates(self, indices: list[int]) -> list[PlanCandidate]:
         """:meth:`_candidate` of each of ``indices``; those not yet materialised are evaluated together."""
         missing = list(dict.fromkeys(i for i in indices if i not in self._materialised))
+        listed = self._table.accepted_candidates
+        if listed is not None and missing:
+            accepted = [i for i in missing if self._table.accepted[i]]
+            self._materialised.update(zip(accepted, listed(accepted), strict=True))
+            missing = [i for i in missing if not self._table.accepted[i]]
         if len(missing) > 1 and self.workload.mode == "training" and self._evaluate_rows is not None:
             columns = {name: column[missing] for name, column in self._table.columns.items()}
             evaluated = self._evaluate_rows(self.model, self.cluster, self.workload, columns)

@@ -32,7 +32,13 @@ from ..i18n import Reason, Text, tr
 from ..scaling import StepTimeline
 from ..specs import _group_link, type_error
 from ..units import GIB_BYTES
-from .estimate import COMM_DIMENSIONS, EFFICIENCY_CALIBRATION, MODEL_UNCERTAINTY, ep_element_bytes
+from .estimate import (
+    COMM_DIMENSIONS,
+    EFFICIENCY_CALIBRATION,
+    MODEL_UNCERTAINTY,
+    ep_element_bytes,
+    training_estimate,
+)
 from .gate_table import GATE_CODES, PLAN_GATES, WELL_FORMED_CODES, GateInput, reasons_of
 from .gate_table import ContextTwins as ContextTwins
 from .gate_table import context_twins as context_twins
@@ -266,8 +272,8 @@ def _training_candidate(g: GateInput, mode: str, i: int = 0) -> PlanCandidate:
     well formed, its ledger, communication rows and step time from the estimate the search runs."""
     model, cluster, workload = g.model, g.cluster, g.workload
     degrees = {key: g.value(key, i) for key in ("tp", "pp", "dp", "cp", "ep", "etp", "v", "zero", "mb", "ga")}
+    est = g.estimate if bool(g.well_formed[i]) else None  # first: the memory gate then reads its ledger
     reasons = reasons_of(g, i)
-    est = g.estimate if bool(g.well_formed[i]) else None
     ledger = _memory_ledger(est, cluster, workload, i) if est is not None else None
     rows = _training_rows(model, cluster, workload, est, i, mode=mode, **degrees) if est is not None else ()
     first, mid, last = (int(x[i]) for x in g.stage_layers)
@@ -489,17 +495,30 @@ def _training_table(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSp
 
     c = training_space(model, cluster, workload)
     g = GateInput(model, cluster, workload, c)
-    fails = {code: g.fails(code) for code in GATE_CODES}
-    well = g.well_formed
-    est = g.estimate
-    total = est["memory"]["total"]
-    any_fail = np.logical_or.reduce(list(fails.values()))
+    fails = {code: g.fails(code) for code in GATE_CODES}  # the memory gate estimates the well-formed rows' ledgers
+    accepted = ~np.logical_or.reduce(list(fails.values()))
+    # The step is estimated for the accepted candidates, the ones ordered, tied and listed; a rejected candidate's
+    # when asked for (PlanResult.estimated_step_s, .candidate): the same estimate, on its own row.
+    rows = np.flatnonzero(accepted)
+    listed = GateInput(model, cluster, workload, {key: column[rows] for key, column in c.items()})
+    est = training_estimate(model, cluster, workload, listed.columns, with_memory=False)
+    est["memory"] = {key: value[rows] for key, value in g.memory.items()}
+    listed.estimate = est  # the search's own estimate: a listed candidate is not estimated again
+    listed._fails.update((code, np.zeros(rows.size, dtype=bool)) for code in GATE_CODES)  # they pass every gate
+    step_s = np.full(len(accepted), np.nan)
+    step_s[rows] = est["step_s"]
+
+    def candidates(indices: list[int]) -> list[PlanCandidate]:
+        positions = np.searchsorted(rows, indices).tolist()
+        return [_training_candidate(listed, RECOMPUTE_MODES[listed.value("rc", p)], p) for p in positions]
+
     return CandidateTable(
         columns={key: c[key] for key in INT_COLUMNS},
         fails=fails,
-        step_s=np.where(well, est["step_s"], np.nan),
-        memory_gib=np.where(well, total / GIB_BYTES, np.nan),
-        accepted=~any_fail,
+        step_s=step_s,
+        memory_gib=np.where(g.well_formed, g.memory["total"] / GIB_BYTES, np.nan),
+        accepted=accepted,
+        accepted_candidates=candidates,
     )
 
 

@@ -107,6 +107,7 @@ __all__ = [
     "WorkloadSpec",
     "divisors",
     "group_link",
+    "megatron_core_flops_per_step",
     "megatron_paper_flops_per_step",
     "megatron_paper_param_count",
     "param_part_name",
@@ -171,9 +172,10 @@ register(
         },
         "planner.precision_fp8": {
             "zh": "；FP8：线性层矩阵乘按 FP8 峰值 {fp8_tflops:.0f} TFLOP/s、注意力核心按 bf16 计，效率比例相同"
-            "（假设）；MFU 仍以 bf16 峰值为分母",
+            "（假设），线性层为反向保存的输入按每元素 1 字节计；MFU 仍以 bf16 峰值为分母",
             "en": "; FP8: the linear layers' matmuls at the FP8 peak {fp8_tflops:.0f} TFLOP/s, attention's core at "
-            "bf16, the same share of peak (an assumption); MFU is still counted against the bf16 peak",
+            "bf16, the same share of peak (an assumption), the inputs the linear layers save for backward at 1 byte "
+            "per element; MFU is still counted against the bf16 peak",
         },
         "planner.efficiency_model": {
             "zh": "按每 GPU 矩阵乘形状在屋顶线上估算（在 Megatron-LM 表 1 上标定一次）",
@@ -279,6 +281,34 @@ def megatron_paper_param_count(layers: int, hidden: int, vocab: int = 51200, seq
     return 12 * l_ * h * h * (1 + 13 / (12 * h) + (v + s) / (12 * l_ * h))
 
 
+def _flop_count_inputs(layers: int, hidden: int, global_batch: int, vocab: int, seq_len: int) -> tuple[int, ...]:
+    """The shape a published FLOP count takes, checked: (layers, hidden, global batch, vocabulary, sequence)."""
+    return (
+        check_int("layers", layers, ge=1, le=1 << 20),
+        check_int("hidden", hidden, ge=1, le=1 << 20),
+        check_int("global_batch", global_batch, ge=1, le=MAX_GLOBAL_BATCH),
+        check_int("vocab", vocab, ge=1, le=MAX_SEQ_LEN),
+        check_int("seq_len", seq_len, ge=1, le=MAX_SEQ_LEN),
+    )
+
+
+def megatron_core_flops_per_step(layers: int, hidden: int, global_batch: int, vocab: int, seq_len: int) -> float:
+    """Model FLOPs of one training step as Megatron-Core r0.8.0 logs them, for a GPT layer (multi-head attention, a
+    GELU MLP of width 4h): no recomputation, the attention scores counted over all s keys.
+
+    F = 12·B·s·l·h²·(2 + s/h + 4 + V/(2·l·h)) — Megatron-LM core_r0.8.0, megatron/training/training.py,
+    ``num_floating_point_operations`` (query groups = heads, ffn = 4h, not gated); its "teraFLOP/s per GPU" (the 2024
+    H100 scaling table, MFU against the bf16 peak) is F / (step time · GPUs).
+
+    >>> f"{megatron_core_flops_per_step(24, 2048, 192, 131072, 4096):.4e}"
+    '8.8665e+15'
+
+    Taught in: lesson 9 (decision workbench).
+    """
+    l_, h, b, v, s = _flop_count_inputs(layers, hidden, global_batch, vocab, seq_len)
+    return 12 * b * s * l_ * h * h * (2 + s / h + 4 + v / (2 * l_ * h))
+
+
 def megatron_paper_flops_per_step(
     layers: int, hidden: int, global_batch: int, vocab: int = 51200, seq_len: int = 2048
 ) -> float:
@@ -292,9 +322,5 @@ def megatron_paper_flops_per_step(
 
     Taught in: lesson 9 (decision workbench).
     """
-    l_ = check_int("layers", layers, ge=1, le=1 << 20)
-    h = check_int("hidden", hidden, ge=1, le=1 << 20)
-    b = check_int("global_batch", global_batch, ge=1, le=MAX_GLOBAL_BATCH)
-    v = check_int("vocab", vocab, ge=1, le=MAX_SEQ_LEN)
-    s = check_int("seq_len", seq_len, ge=1, le=MAX_SEQ_LEN)
+    l_, h, b, v, s = _flop_count_inputs(layers, hidden, global_batch, vocab, seq_len)
     return 96 * b * s * l_ * h * h * (1 + s / (6 * h) + v / (16 * l_ * h))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .specs import megatron_paper_flops_per_step
+from .specs import megatron_core_flops_per_step, megatron_paper_flops_per_step
 
 __all__ = ["PublishedComparison", "compare_published"]
 
@@ -40,7 +40,8 @@ def compare_published(run: object) -> PublishedComparison:
     """Plan ``run`` (a :class:`coursekit.presets.PublishedRun`) and compare it with what its paper measured.
 
     Throughput uses the paper's convention: ``"palm"`` model FLOPs (6N + 12·L·h·s per token) per second
-    per GPU, ``"megatron"`` Megatron-LM's eq. 3 (recomputation included), or ``"tokens"`` per GPU-second.
+    per GPU, ``"megatron"`` Megatron-LM's eq. 3 (recomputation included), ``"megatron-core"`` Megatron-Core r0.8.0's
+    logged model FLOPs (:func:`coursekit.planner.specs.megatron_core_flops_per_step`), or ``"tokens"`` per GPU-second.
     """
     from ..presets import CLUSTERS, MODELS, PublishedRun
     from ..specs import type_error
@@ -72,6 +73,9 @@ def compare_published(run: object) -> PublishedComparison:
         estimated = cand.model_flops_per_step / (cand.step_s * gpus) / 1e12
     elif run.flop_convention == "megatron":
         flops = megatron_paper_flops_per_step(model.layers, model.hidden, run.global_batch, model.vocab, run.seq_len)
+        estimated = flops / (cand.step_s * gpus) / 1e12
+    elif run.flop_convention == "megatron-core":
+        flops = megatron_core_flops_per_step(model.layers, model.hidden, run.global_batch, model.vocab, run.seq_len)
         estimated = flops / (cand.step_s * gpus) / 1e12
     else:
         estimated = cand.tokens_per_step / cand.step_s / gpus

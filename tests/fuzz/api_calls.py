@@ -189,6 +189,13 @@ BASELINES: dict[str, Callable[[], dict[str, Any]]] = {
     "parse_degrees": lambda: {"text": "tp=2,pp=2"},
     "megatron_paper_param_count": lambda: {"layers": 24, "hidden": 2048, "vocab": 51200, "seq_len": 2048},
     "megatron_paper_flops_per_step": lambda: {"layers": 24, "hidden": 2048, "global_batch": 512},
+    "megatron_core_flops_per_step": lambda: {
+        "layers": 24,
+        "hidden": 2048,
+        "global_batch": 192,
+        "vocab": 131072,
+        "seq_len": 4096,
+    },
     # roofline
     "achieved_flops": lambda: {
         "intensity_flop_per_byte": 100.0,

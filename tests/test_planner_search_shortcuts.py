@@ -1,0 +1,81 @@
+"""The search's shortcuts give the numbers the plain computation gives.
+
+The search computes a term of a few columns once per distinct combination of those columns and broadcasts it
+back (:func:`coursekit.planner.estimate.on_distinct`), estimates the memory of well-formed candidates only and the
+step of accepted ones only, and lists accepted candidates from its own estimate. Each test here computes the same
+numbers the plain way — every row on its own, or the term on every row — and asks for the same values.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from coursekit.planner import WorkloadSpec, evaluate_composition, plan
+from coursekit.planner.estimate import DISTINCT_MIN_ROWS, distinct_rows, on_distinct, training_estimate
+from coursekit.planner.space import training_space
+from coursekit.presets import CLUSTERS, MODELS
+
+
+def test_distinct_rows_number_every_combination_once() -> None:
+    rng = np.random.default_rng(7)
+    a, b = rng.integers(1, 9, 5000), rng.integers(0, 3, 5000)
+    c = rng.integers(0, 1 << 40, 5000)  # too large to count: numbered by sorting
+    rows, inverse = distinct_rows(np, a, b, c)
+    combos = {(int(x), int(y), int(z)) for x, y, z in zip(a, b, c, strict=True)}
+    assert len(rows) == len(combos) == len({(int(a[r]), int(b[r]), int(c[r])) for r in rows})
+    for column in (a, b, c):
+        assert np.array_equal(column[rows][inverse], column)
+
+
+def test_on_distinct_equals_the_term_on_every_row() -> None:
+    rng = np.random.default_rng(11)
+    n = 4 * DISTINCT_MIN_ROWS
+    mb, tp, rc = rng.integers(1, 17, n), 2 ** rng.integers(0, 8, n), rng.integers(0, 3, n)
+
+    def term(mb: np.ndarray, tp: np.ndarray, rc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        x = mb.astype(np.float64) * 8192 / tp
+        return (x / (1 + x) ** 0.7 + (rc == 2) * 3.5, np.minimum(x, 1e3 * rc))
+
+    direct = term(mb, tp, rc)
+    broadcast = on_distinct(np, term, mb, tp, rc)
+    for want, got in zip(direct, broadcast, strict=True):
+        assert np.array_equal(want, got)
+    few = {key: value[: DISTINCT_MIN_ROWS - 1] for key, value in {"mb": mb, "tp": tp, "rc": rc}.items()}
+    assert np.array_equal(on_distinct(np, term, few["mb"], few["tp"], few["rc"])[0], term(**few)[0])
+
+
+@pytest.mark.parametrize("moe", [False, True])
+def test_estimate_of_the_space_equals_each_row_estimated_alone(moe: bool) -> None:
+    model = MODELS["llama3-70b"].as_moe(8, 2) if moe else MODELS["llama3-70b"]
+    cluster, workload = CLUSTERS["h100-8"].with_nodes(4), WorkloadSpec(global_batch=256, seq_len=8192)
+    space = training_space(model, cluster, workload)
+    assert len(space["tp"]) >= DISTINCT_MIN_ROWS  # the broadcast path runs on the whole space
+    whole = training_estimate(model, cluster, workload, space)
+    rng = np.random.default_rng(3)
+    for i in rng.choice(len(space["tp"]), size=25, replace=False).tolist():
+        alone = training_estimate(model, cluster, workload, {key: column[i : i + 1] for key, column in space.items()})
+        for key in ("step_s", "compute_s", "exposed_s", "bubble_s", "efficiency", "intensity"):
+            assert whole[key][i] == pytest.approx(alone[key][0], rel=1e-12, abs=0), (key, i)
+        for key, value in alone["memory"].items():
+            assert whole["memory"][key][i] == pytest.approx(value[0], rel=1e-12, abs=0), (key, i)
+        for key, value in alone["comm"].items():
+            assert whole["comm"][key][i] == pytest.approx(value[0], rel=1e-12, abs=0), (key, i)
+
+
+def test_the_search_lists_and_steps_what_evaluating_alone_gives() -> None:
+    model, cluster = MODELS["llama3-70b"], CLUSTERS["h100-8"].with_nodes(4)
+    workload = WorkloadSpec(global_batch=256, seq_len=8192)
+    result = plan(model, cluster, workload)
+    for index, listed in zip(result.accepted_indices(5), result.accepted(5), strict=True):
+        alone = evaluate_composition(model, cluster, workload, **result.degrees(index))
+        assert listed.to_dict() == alone.to_dict()
+        assert result.estimated_step_s(index) == alone.step_s
+    # rejected by the memory gate (well formed): the search kept its ledger and estimates its step when asked
+    rejected = result.rejected_indices("memory")[:5]
+    assert rejected
+    for index in rejected:
+        alone = evaluate_composition(model, cluster, workload, **result.degrees(index))
+        assert alone.memory is not None and not alone.accepted
+        assert result.estimated_step_s(index) == alone.step_s
+        assert result._table.memory_gib[index] == pytest.approx(alone.memory.total_gib, rel=1e-12, abs=0)
