@@ -508,12 +508,27 @@ class PublishedRun:
 #: sequences"): none of the CP traffic hides under attention, ``overlap_cp`` 0. Its volume per rank, (cp - 1) K/V blocks
 #: forward, is the ring's.
 _LLAMA3_CP: tuple[str, Any] = ("overlap_cp", 0.0)
+#: Llama 3's FSDP shards the optimizer states and the gradients but does not reshard the weights after the forward
+#: pass (arXiv:2407.21783, §3.3.2 "Parallelism for model scaling"): ZeRO-2.
+_LLAMA3_FSDP: tuple[str, Any] = ("zero_stages", (2,))
+#: Llama 3's pipeline takes one layer off the first and the last stage, "so the first model chunk on the first stage
+#: has only the embedding, and the last model chunk on the last stage has only output projection and loss"
+#: (§3.3.2): one layer per model chunk, so 126 layers and the two edge slots on pp = 16 make v = 128 / 16 = 8 chunks
+#: per rank; the search goes up to it.
+_LLAMA3_CHUNKS: tuple[str, Any] = ("max_virtual_stages", 8)
+_LLAMA3_SETUP: tuple[tuple[str, Any], ...] = (("pipeline_edge_layers", 1), _LLAMA3_FSDP, _LLAMA3_CHUNKS, _LLAMA3_CP)
+
+#: Megatron-DeepSpeed, the engine that trained MT-NLG (arXiv:2201.11990, §2: "3D parallelism" of data, tensor and
+#: pipeline parallelism) and BLOOM (arXiv:2211.05100, §3.4: the same three with ZeRO), had no context parallelism
+#: (Megatron-Core added it in 2024, ``--context-parallel-size``): its runs search CP 1 only.
+_NO_CONTEXT_PARALLEL: tuple[str, Any] = ("max_cp", 1)
 
 _MTNLG_SETUP: tuple[tuple[str, Any], ...] = (
     ("recipe", "zero-fp16-adam"),
     ("zero_stages", (0, 1)),
     ("recompute_modes", ("full",)),
     ("sequence_parallel", False),
+    _NO_CONTEXT_PARALLEL,
 )
 
 #: Published runs the course checks its estimate against (none of them calibrates it).
@@ -530,7 +545,7 @@ PUBLISHED_RUNS: tuple[PublishedRun, ...] = (
         430.0,
         LLAMA3_2024_TABLE4 + ", row 1",
         note=Text(zh="每 GPU 430 TFLOPs，BF16 MFU 43 %", en="430 TFLOPs/GPU, 43 % BF16 MFU"),
-        workload_options=(("pipeline_edge_layers", 1), ("zero_stages", (1, 2)), ("max_micro_batch", 2), _LLAMA3_CP),
+        workload_options=(*_LLAMA3_SETUP, ("max_micro_batch", 2)),
     ),
     PublishedRun(
         "Llama 3 405B, 8K, 16384 GPUs",
@@ -544,7 +559,7 @@ PUBLISHED_RUNS: tuple[PublishedRun, ...] = (
         400.0,
         LLAMA3_2024_TABLE4 + ", row 2",
         note=Text(zh="每 GPU 400 TFLOPs，BF16 MFU 41 %", en="400 TFLOPs/GPU, 41 % BF16 MFU"),
-        workload_options=(("pipeline_edge_layers", 1), ("zero_stages", (1, 2)), ("max_micro_batch", 2), _LLAMA3_CP),
+        workload_options=(*_LLAMA3_SETUP, ("max_micro_batch", 2)),
     ),
     PublishedRun(
         "Llama 3 405B, 128K, 16384 GPUs",
@@ -558,7 +573,7 @@ PUBLISHED_RUNS: tuple[PublishedRun, ...] = (
         380.0,
         LLAMA3_2024_TABLE4 + ", row 3",
         note=Text(zh="每 GPU 380 TFLOPs，BF16 MFU 38 %", en="380 TFLOPs/GPU, 38 % BF16 MFU"),
-        workload_options=(("pipeline_edge_layers", 1), ("zero_stages", (1, 2)), ("max_micro_batch", 1), _LLAMA3_CP),
+        workload_options=(*_LLAMA3_SETUP, ("max_micro_batch", 1)),
     ),
     PublishedRun(
         "MT-NLG 530B, 280 nodes",
@@ -633,6 +648,7 @@ PUBLISHED_RUNS: tuple[PublishedRun, ...] = (
             ("recompute_modes", ("full",)),
             ("sequence_parallel", False),
             ("pipeline_edge_layers", 1),
+            _NO_CONTEXT_PARALLEL,
         ),
     ),
     PublishedRun(

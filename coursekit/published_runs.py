@@ -44,6 +44,11 @@ MEGATRON_BRIDGE_LLAMA_RECIPE: str = (
     "; Megatron-Bridge (df0289c180dd20ff26933455c7a0a11084f6a36f) src/megatron/bridge/recipes/llama/llama3.py "
     "{name}: CommOverlapConfig(tp_comm_overlap=True)"
 )
+#: Megatron-Bridge's Llama performance scripts reduce gradients in bf16 (df0289c, scripts/performance/configs/llama/
+#: llama3_llm_pretrain.py set_llama3_common_configs and llama31_llm_pretrain.py set_llama31_common_configs:
+#: ``cfg.ddp.grad_reduce_in_fp32 = False``), so Megatron-Core's gradient buffer holds the parameters' dtype: bf16
+#: weights and gradients, fp32 master weights and Adam moments, 2 + 2 + 12 bytes per parameter.
+MEGATRON_BRIDGE_LLAMA_GRADS: tuple[str, Any] = ("recipe", "zero-fp16-adam")
 
 #: NVIDIA's measured H100 configurations (NeMo 24.07, FP8, per-tensor current scaling), tokens per GPU-second.
 PUBLISHED_RUNS_2024: tuple[PublishedRun, ...] = (
@@ -169,7 +174,7 @@ def _mcore_run(size: str, tp: int, pp: int, dp: int, gpus: int, batch: int, tflo
         "megatron-core",
         tflops,
         MEGATRON_CORE_2024 + f", row {size.upper()}",
-        workload_options=(("zero_stages", (1,)), ("overlap_tp", 1.0)),
+        workload_options=(("zero_stages", (1,)), ("overlap_tp", TP_COMM_OVERLAP_ON)),
         note=Text(
             zh=f"{gpus} 张 H100，TP {tp}、PP {pp}、DP {dp}，全局批 {batch}：每 GPU {tflops:g} TFLOP/s（bf16）",
             en=f"{gpus} H100s, TP {tp}, PP {pp}, DP {dp}, global batch {batch}: {tflops:g} TFLOP/s per GPU (bf16)",
@@ -332,6 +337,7 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
         14451.0,
         MEGATRON_BRIDGE_2511_SOURCE + ", row LLAMA3_8B",
         zero_stages=(3,),
+        options=(MEGATRON_BRIDGE_LLAMA_GRADS,),
     ),
     _run(
         "Megatron-Bridge Llama 3 70B, 8K, 64 H100 (FP8)",
@@ -346,7 +352,7 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
         MEGATRON_BRIDGE_2511_SOURCE
         + ", row LLAMA3_70B"
         + MEGATRON_BRIDGE_LLAMA_RECIPE.format(name="llama3_70b_pretrain_config"),
-        options=(("overlap_tp", TP_COMM_OVERLAP_ON),),
+        options=(("overlap_tp", TP_COMM_OVERLAP_ON), MEGATRON_BRIDGE_LLAMA_GRADS),
     ),
     _run(
         "Megatron-Bridge Llama 3.1 405B, 8K, 1024 H100 (FP8)",
@@ -360,8 +366,10 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
         292.0,
         MEGATRON_BRIDGE_2511_SOURCE
         + ", row LLAMA3.1_405B"
-        + MEGATRON_BRIDGE_LLAMA_RECIPE.format(name="llama31_405b_pretrain_config"),
-        options=(("overlap_tp", TP_COMM_OVERLAP_ON),),
+        + MEGATRON_BRIDGE_LLAMA_RECIPE.format(name="llama31_405b_pretrain_config")
+        + ", account_for_embedding_in_pipeline_split = account_for_loss_in_pipeline_split = True",
+        # The recipe counts the embedding and the loss as a layer of the first and the last stage.
+        options=(("overlap_tp", TP_COMM_OVERLAP_ON), ("pipeline_edge_layers", 1), MEGATRON_BRIDGE_LLAMA_GRADS),
     ),
     _run(
         "Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8)",
@@ -444,7 +452,10 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
         1,
         5,
         1621.0,
-        MEGATRON_BRIDGE_2602_SOURCE + ", row LLAMA3_70B",
+        MEGATRON_BRIDGE_2602_SOURCE
+        + ", row LLAMA3_70B"
+        + MEGATRON_BRIDGE_LLAMA_RECIPE.format(name="llama3_70b_pretrain_config"),
+        options=(("overlap_tp", TP_COMM_OVERLAP_ON), MEGATRON_BRIDGE_LLAMA_GRADS),  # the 25.11 row's recipe
     ),
     _run(
         "Megatron-Bridge Llama 3.1 405B, 8K, 1024 H100 (FP8, GBS 1536)",
@@ -456,7 +467,11 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
         1,
         8,
         311.0,
-        MEGATRON_BRIDGE_2602_SOURCE + ", row LLAMA3.1_405B",
+        MEGATRON_BRIDGE_2602_SOURCE
+        + ", row LLAMA3.1_405B"
+        + MEGATRON_BRIDGE_LLAMA_RECIPE.format(name="llama31_405b_pretrain_config")
+        + ", account_for_embedding_in_pipeline_split = account_for_loss_in_pipeline_split = True",
+        options=(("overlap_tp", TP_COMM_OVERLAP_ON), ("pipeline_edge_layers", 1), MEGATRON_BRIDGE_LLAMA_GRADS),
     ),
     _run(
         "Megatron-Bridge Qwen3 235B-A22B (MoE), 4K, 256 H100 (FP8, GBS 8192)",

@@ -1032,6 +1032,8 @@ class WorkloadSpec:
         zero_stages, recompute_modes: the ZeRO stages and recompute modes the search tries.
         max_micro_batch: largest micro-batch (sequences) the search tries.
         max_virtual_stages: largest number of model chunks per pipeline device it tries.
+        max_cp: largest context-parallel degree the search tries; ``None`` (default) tries every divisor. An engine
+            without context parallelism (Megatron-DeepSpeed, which trained MT-NLG and BLOOM) is ``max_cp=1``.
 
     >>> WorkloadSpec(global_batch=1024).overlap("tp"), WorkloadSpec(global_batch=1024).overlap("dp")
     (0.0, 1.0)
@@ -1055,6 +1057,7 @@ class WorkloadSpec:
     recompute_modes: tuple[str, ...] = RECOMPUTE_MODES
     max_micro_batch: int = DEFAULT_MAX_MICRO_BATCH
     max_virtual_stages: int = DEFAULT_MAX_VIRTUAL_STAGES
+    max_cp: int | None = None
     overlap_dp: float = OVERLAP_DEFAULTS["dp"]
     overlap_pp: float = OVERLAP_DEFAULTS["pp"]
     overlap_cp: float = OVERLAP_DEFAULTS["cp"]
@@ -1114,6 +1117,8 @@ class WorkloadSpec:
         )
         check_int("max_micro_batch", raw.max_micro_batch, ge=1)
         check_int("max_virtual_stages", raw.max_virtual_stages, ge=1)
+        if raw.max_cp is not None:
+            check_int("max_cp", raw.max_cp, ge=1)
 
     def overlap(self, dimension: str) -> float:
         """Share of ``dimension``'s communication (dp, pp, cp, tp, ep) hidden under compute."""

@@ -214,16 +214,20 @@ def test_fp8_peak_and_refusal() -> None:
 
 
 def test_fp8_peak_mix_by_hand() -> None:
-    # fp8: the linear layers' GEMMs at the FP8 peak, attention's core (PaLM's 12·L·h·s per token) at bf16.
+    # fp8: the layers' linear GEMMs at the FP8 peak; attention's core (PaLM's 12·L·h·s per token) and the output
+    # layer (6·V·h per token: Megatron-Core's output layer is tensor_parallel.ColumnParallelLinear, outside
+    # Transformer Engine's fp8_autocast) at bf16.
     import numpy as np
 
     from coursekit.planner.estimate import precision_peak_flops
 
     model, cluster = MODELS["llama3-8b"], CLUSTERS["h100-8"]
-    s, L, h, n = 8192, 32, 4096, MODELS["llama3-8b"].active_params
+    s, L, h, n, vocab = 8192, 32, 4096, MODELS["llama3-8b"].active_params, 128256
     executed = 6 * n + 12 * L * h * s  # no recomputation
-    core = 12 * L * h * s / executed
-    expected = 1 / (core / 989e12 + (1 - core) / 1979e12)
+    at_bf16 = (12 * L * h * s + 6 * vocab * h) / executed
+    expected = 1 / (at_bf16 / 989e12 + (1 - at_bf16) / 1979e12)
+    # By hand: 6·N = 48.18e9, 12·L·h·s = 12.88e9, 6·V·h = 3.152e9: 16.04e9 of 61.07e9 FLOPs at bf16 (26.3 %).
+    assert at_bf16 == pytest.approx(0.2626, abs=1e-4)
     workload = WorkloadSpec(global_batch=8, seq_len=s, precision="fp8")
     assert precision_peak_flops(model, cluster, workload, executed, np.asarray(0)) == pytest.approx(expected)
     bf16 = WorkloadSpec(global_batch=8, seq_len=s)

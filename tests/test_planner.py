@@ -553,6 +553,15 @@ def test_cli_json_funnel_sums(capsys: pytest.CaptureFixture[str]) -> None:
     assert data["top"][0]["accepted"] is True and data["top"][0]["estimate"]["step_s"] > 0
 
 
+def test_cli_max_cp_bounds_the_searched_cp(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([*EXAMPLE, "--json", "--top", "1", "--max-cp", "1"]) == 0
+    bounded = json.loads(capsys.readouterr().out)
+    assert main([*EXAMPLE, "--json", "--top", "1"]) == 0
+    full = json.loads(capsys.readouterr().out)
+    assert bounded["space_size"] < full["space_size"] and bounded["space_dimensions"]["cp"] == [1]
+    assert full["space_dimensions"]["cp"] == [1, 2, 4, 8, 16, 32, 64, 128]
+
+
 def test_cli_explain(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([*EXAMPLE, "--top", "0", "--explain", "tp=16,pp=4,dp=2,zero=1,mb=1"]) == 0
     out = capsys.readouterr().out
@@ -592,6 +601,10 @@ def test_cli_chinese(capsys: pytest.CaptureFixture[str]) -> None:
         (
             ["plan", "--model", "llama3-8b", "--cluster", "h100-8", "--global-batch", "8", "--zero", "0,5"],
             "argument --zero: zero_stages = 5: must be <= 3.",
+        ),
+        (
+            ["plan", "--model", "llama3-8b", "--cluster", "h100-8", "--global-batch", "8", "--max-cp", "0"],
+            "argument --max-cp: max_cp = 0: must be >= 1.",
         ),
         (
             ["plan", "--model", "llama3-8b", "--cluster", "h100-8", "--global-batch", "8", "--explain", "tp=8,xp=2"],
@@ -708,3 +721,25 @@ def test_every_ledger_part_has_a_name_in_each_language() -> None:
             param_part_name("head")
     finally:
         set_language("en")
+
+
+def test_max_cp_restricts_the_searched_context_parallel_degrees() -> None:
+    """``max_cp`` bounds the CP degrees the search tries (an engine without CP: ``max_cp=1``); the rest is unchanged.
+
+    On 16 H100 (world 16) every divisor d of 16/tp is tried as CP; with max_cp = 2 only CP 1 and 2 remain, so the
+    space holds exactly the candidates of the unrestricted search whose cp <= 2."""
+    model, cluster = MODELS["llama3-8b"], CLUSTERS["h100-8"].with_nodes(2)
+    full = plan(model, cluster, WorkloadSpec(global_batch=16, seq_len=8192))
+    bounded = plan(model, cluster, WorkloadSpec(global_batch=16, seq_len=8192, max_cp=2))
+    assert set(full.space_dimensions["cp"]) == {1, 2, 4, 8, 16}
+    assert set(bounded.space_dimensions["cp"]) == {1, 2}
+    assert bounded.space_size == sum(1 for cand in full if cand.cp <= 2)
+    assert {c.label() for c in bounded} == {c.label() for c in full if c.cp <= 2}
+    assert plan(model, cluster, WorkloadSpec(global_batch=16, max_cp=1)).space_dimensions["cp"] == (1,)
+    for bad in (0, 1.5, True):
+        with pytest.raises((TypeError, ValueError), match="max_cp"):
+            WorkloadSpec(global_batch=16, max_cp=bad)
+    coursekit.set_language("zh")
+    with pytest.raises(ValueError, match="max_cp = 0") as info:
+        WorkloadSpec(global_batch=16, max_cp=0)
+    assert any("\u4e00" <= char <= "\u9fff" for char in str(info.value))

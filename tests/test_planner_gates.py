@@ -143,7 +143,11 @@ def test_pp_schedule_three_reasons() -> None:
     )
     assert fails(g, "pp_schedule") == [False, True, True, True]
     assert reason(g, "pp_schedule", 1) == ("pp_schedule", "planner.virtual_needs_pp", {"v": 2})
-    assert reason(g, "pp_schedule", 2) == ("pp_schedule", "planner.virtual_chunk_layers", {"v": 4, "fewest": 2})
+    assert reason(g, "pp_schedule", 2) == (
+        "pp_schedule",
+        "planner.virtual_chunk_layers",
+        {"v": 4, "fewest": 2, "edge": 0},
+    )
     assert reason(g, "pp_schedule", 3) == (
         "pp_schedule",
         "pipeline.interleaved_multiple",
@@ -173,14 +177,15 @@ def test_pp_schedule_chunks_split_every_stage_equally() -> None:
 def test_llama3_405b_virtual_stages_follow_megatron_split() -> None:
     # Llama 3 405B: 126 layers, the first and last stages one layer fewer (arXiv:2407.21783, §3.3.2), i.e. the
     # embedding and the loss counted as a layer each: (126 + 2) / 16 = 8 per rank at pp 16, 4 at pp 32. Chunks
-    # must be equal, so v = 3 splits neither. At pp 32 the edge stages hold 3 layers, and v = 4 would leave the
-    # first rank a chunk with the embedding alone (the planner's rule: every chunk holds a layer), so v = 2 only.
+    # must be equal, so v = 3 splits neither. At pp 32 the edge stages hold 3 layers, and v = 4 leaves the first
+    # rank a chunk with the embedding alone, as Llama 3's own first chunk is (§3.3.2; Megatron-Core builds a chunk
+    # of zero layers), so v = 4 is tried there too; v = 8 at pp 16 only when the search goes that far.
     from coursekit.planner.space import _v_options
     from coursekit.presets import MODELS
 
     llama, edge = MODELS["llama3-405b"], WorkloadSpec(global_batch=2048, pipeline_edge_layers=1)
     assert _v_options(llama, edge, 16) == [1, 2, 4]
-    assert _v_options(llama, edge, 32) == [1, 2]
+    assert _v_options(llama, edge, 32) == [1, 2, 4]
     # MT-NLG-like 105 layers on 35 stages, no edge layers: 3 per stage, so only v = 3 interleaves
     mtnlg = ModelSpec("mtnlg-like", 105, 20480, 128, 81920, 50257, 2048)
     assert _v_options(mtnlg, WorkloadSpec(global_batch=1920), 35) == [1, 3]
@@ -258,3 +263,27 @@ def test_interconnect_names_the_expert_tp_group_that_leaves_the_node() -> None:
     g = gate_input([{"tp": 2, "dp": 4, "etp": 2}, {"tp": 2, "dp": 4, "etp": 8}], model=TINY_MOE)
     assert fails(g, "interconnect") == [False, True]
     assert reason(g, "interconnect", 1) == ("interconnect", "planner.etp_leaves_node", {"etp": 8, "gpus_per_node": 4})
+
+
+def test_a_chunk_may_hold_only_the_embedding_or_the_loss() -> None:
+    """Llama 3 405B (126 layers) on pp = 16 with one layer taken off each edge stage (arXiv:2407.21783, §3.3.2): the
+    stages hold 7, 8, ..., 8, 7 layers; counting the embedding and the loss, 8 slots each. v = 8 gives every chunk
+    one slot, the first chunk of the first stage only the embedding and the last chunk of the last stage only the
+    output layer and loss (the paper's words; Megatron-Core builds such a chunk with zero layers), so it is allowed;
+    v = 16 would need 16 slots per stage and is refused, naming the 8 there are."""
+    model = ModelSpec("l126", 126, 1024, 8, 4096, 1000, 128)
+    workload = WorkloadSpec(global_batch=512, pipeline_edge_layers=1)
+    rows = [{"pp": 16, "dp": 1, "v": v, "ga": 32} for v in (4, 8, 16)]
+    g = gate_input(rows, model=model, cluster=ClusterSpec("box16", 4, 4, 80.0, 100e12, 100e9, 10e9, 1e-6, 5e-6, 1e12),
+                   workload=workload)  # fmt: skip
+    assert fails(g, "pp_schedule") == [False, False, True]
+    assert reason(g, "pp_schedule", 2) == (
+        "pp_schedule",
+        "planner.virtual_chunk_layers",
+        {"v": 16, "fewest": 8, "edge": 1},
+    )
+    from coursekit.planner.space import _v_options
+
+    assert _v_options(model, WorkloadSpec(global_batch=512, pipeline_edge_layers=1, max_virtual_stages=16), 16) == [
+        1, 2, 4, 8,
+    ]  # fmt: skip

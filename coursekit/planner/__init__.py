@@ -24,7 +24,8 @@ The search space (training) is every tuple
 
     (tp, cp, pp, dp, ep, virtual_stages, zero_stage, micro_batch, recompute)
 
-with ``tp · cp · pp · dp = world`` (all ranks of the cluster), ``ep`` a divisor of the
+with ``tp · cp · pp · dp = world`` (all ranks of the cluster), ``cp`` at most ``max_cp`` when the
+workload bounds it (an engine without context parallelism), ``ep`` a divisor of the
 expert count (MoE only), ``virtual_stages`` in 1..``max_virtual_stages`` with at least one
 layer per model chunk, ``micro_batch`` a divisor of the global batch up to ``max_micro_batch``
 and the recompute modes and ZeRO stages of the workload; the gradient accumulation is

@@ -359,6 +359,15 @@ def _add_search_arguments(p: argparse.ArgumentParser) -> None:
         ).render(),
     )
     p.add_argument(
+        "--max-cp",
+        type=number_arg(int, "max_cp", ge=1, le=1 << 20),
+        default=None,
+        help=Text(
+            zh="搜索的最大上下文并行 (context parallelism, CP) 度；没有 CP 的引擎填 1（默认：不限）",
+            en="largest context-parallel (CP) degree searched; 1 for an engine without CP (default: no bound)",
+        ).render(),
+    )
+    p.add_argument(
         "--no-sequence-parallel",
         action="store_true",
         help=Text(
@@ -424,6 +433,7 @@ _WORKLOAD_FLAGS: tuple[tuple[str, str], ...] = (
     ("zero", "zero_stages"),
     ("recompute", "recompute_modes"),
     ("max_micro_batch", "max_micro_batch"),
+    ("max_cp", "max_cp"),
     ("edge_layers", "pipeline_edge_layers"),
     *((f"overlap_{dim}", f"overlap_{dim}") for dim in OVERLAP_DEFAULTS),
 )

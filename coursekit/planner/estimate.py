@@ -164,18 +164,24 @@ def _flops_per_token(model: ModelSpec, s: int, rc: Any, np: Any) -> tuple[Any, f
 def precision_peak_flops(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec, executed: Any, rc: Any) -> Any:
     """Peak FLOP/s of one device for the step's mix of matmuls at the workload's precision; array-generic.
 
-    bf16: the device's bf16 peak. fp8: the linear layers' GEMMs at the FP8 peak, attention's core at bf16
-    (12·L·h·s per token, plus the 4·L·h·s forward that selective and full recomputation repeat), combined
-    by their shares of the executed FLOPs per token ``executed`` (a harmonic mean). ``rc`` is the recompute
-    code. A device without FP8 is refused (:meth:`ClusterSpec.peak`).
+    bf16: the device's bf16 peak. fp8: the transformer layers' linear GEMMs at the FP8 peak; at bf16 attention's
+    core (12·L·h·s per token, plus the 4·L·h·s forward that selective and full recomputation repeat) and the
+    output layer (6·V·h per token); combined by their shares of the executed FLOPs per token ``executed`` (a
+    harmonic mean). ``rc`` is the recompute code. A device without FP8 is refused (:meth:`ClusterSpec.peak`).
+
+    The output layer stays in bf16: Transformer Engine's ``fp8_autocast`` casts only its own modules' GEMMs
+    (``te.Linear`` and the fused layers Megatron-Core's layer specs build), while Megatron-Core's output layer is
+    ``tensor_parallel.ColumnParallelLinear`` (``megatron/core/models/gpt/gpt_model.py``), a plain PyTorch matmul;
+    DeepSeek-V3 keeps its output head in BF16 too (arXiv:2412.19437, §3.3.1).
     """
     bf16 = _peak_flops(cluster, "bf16")  # the workload's precision was checked when it was built
     if workload.precision == "bf16":
         return bf16
     fp8 = _peak_flops(cluster, "fp8")
     forward_core = 4.0 * model.layers * model.attention_flops_width * workload.tokens_per_sequence(model)
-    core = (3.0 + (rc >= 1)) * forward_core / executed
-    return 1.0 / (core / bf16 + (1.0 - core) / fp8)
+    output_layer = 6.0 * model.vocab * model.hidden
+    at_bf16 = ((3.0 + (rc >= 1)) * forward_core + output_layer) / executed
+    return 1.0 / (at_bf16 / bf16 + (1.0 - at_bf16) / fp8)
 
 
 def _share_of_peak(cluster: ClusterSpec, intensity: Any, ceiling: float | None) -> Any:

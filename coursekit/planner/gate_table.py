@@ -60,8 +60,11 @@ register(
             "without a layer",
         },
         "planner.virtual_chunk_layers": {
-            "zh": "v = {v} 个模型块需要每个流水线阶段至少 {v} 层；最少的阶段只有 {fewest} 层",
-            "en": "v = {v} model chunks need at least {v} layers on every pipeline stage; the smallest holds {fewest}",
+            "zh": "v = {v} 个模型块需要每个流水线阶段至少 {v} 层（首末阶段把嵌入与损失各算作 {edge} 层，"
+            "一个模型块可以只放它们）；最少的阶段只有 {fewest} 层",
+            "en": "v = {v} model chunks need at least {v} layers on every pipeline stage (the first and last count "
+            "the embedding and the loss as {edge} layer each, and a chunk may hold only them); the smallest holds "
+            "{fewest}",
         },
         "planner.virtual_chunk_divide": {
             "zh": "v = {v} 个模型块要把每个流水线阶段的层数等分（首末阶段把嵌入与损失各算作 {edge} 层）；"
@@ -147,6 +150,17 @@ class GateInput:
 
         first, mid, last = self.stage_layers
         return np.where(self["pp"] > 2, np.minimum(np.minimum(first, last), mid), np.minimum(first, last))
+
+    @cached_property
+    def fewest_chunk_slots(self) -> Any:
+        """Layers of the smallest pipeline stage as the interleaved schedule splits it: the first and last stages also
+        count the ``pipeline_edge_layers`` the embedding and the loss stand for (see :func:`chunks_divide_stages`)."""
+        import numpy as np
+
+        first, mid, last = self.stage_layers
+        edge = self.workload.pipeline_edge_layers
+        edges = np.minimum(first, last) + edge
+        return np.where(self["pp"] > 2, np.minimum(edges, mid), edges)
 
     @cached_property
     def estimate(self) -> dict[str, Any]:
@@ -249,7 +263,12 @@ def chunks_divide_stages(first: Any, mid: Any, last: Any, pp: Any, edge_layers: 
     last counting the ``edge_layers`` that the embedding and the loss stand for, as
     ``--account-for-embedding-in-pipeline-split`` / ``--account-for-loss-in-pipeline-split`` count them — are a
     multiple of ``v``. ``first, mid, last`` are :func:`coursekit.specs.stage_layer_counts`; ``mid`` counts only
-    when pp > 2. Only a hand-written ``--pipeline-model-parallel-layout`` lifts the rule.
+    when pp > 2. Only a hand-written ``--pipeline-model-parallel-layout`` lifts the rule. A chunk may hold only the
+    embedding or only the loss: Megatron-Core builds such a chunk with zero transformer layers
+    (``transformer_block.get_num_layers_to_build`` asserts only ``num_layers_to_build >= 0``), and Llama 3's first
+    chunk on the first stage holds only the embedding, its last chunk on the last stage only the output layer and
+    the loss (arXiv:2407.21783, §3.3.2); so v may reach the first stage's layers plus ``edge_layers``
+    (``GateInput.fewest_chunk_slots``).
 
     >>> bool(chunks_divide_stages(7, 8, 7, 16, 1, 4)), bool(chunks_divide_stages(3, 4, 3, 32, 1, 3))
     (True, False)
@@ -261,15 +280,16 @@ def chunks_divide_stages(first: Any, mid: Any, last: Any, pp: Any, edge_layers: 
 def _pp_schedule_test(g: GateInput) -> Any:
     pp, v = g["pp"], g["v"]
     uneven = ~chunks_divide_stages(*g.stage_layers, pp, g.workload.pipeline_edge_layers, v)
-    return (v > 1) & ((pp == 1) | (g.fewest_layers < v) | uneven | (g["ga"] % pp != 0))
+    return (v > 1) & ((pp == 1) | (g.fewest_chunk_slots < v) | uneven | (g["ga"] % pp != 0))
 
 
 def _pp_schedule_reason(g: GateInput, i: int) -> Reason:
-    pp, v, fewest = g.value("pp", i), g.value("v", i), int(g.fewest_layers[i])
+    pp, v, fewest = g.value("pp", i), g.value("v", i), int(g.fewest_chunk_slots[i])
     if pp == 1:
         return Reason("pp_schedule", "planner.virtual_needs_pp", {"v": v})
     if fewest < v:
-        return Reason("pp_schedule", "planner.virtual_chunk_layers", {"v": v, "fewest": fewest})
+        edge = g.workload.pipeline_edge_layers
+        return Reason("pp_schedule", "planner.virtual_chunk_layers", {"v": v, "fewest": fewest, "edge": edge})
     first, mid, last = (int(x[i]) for x in g.stage_layers)
     if not chunks_divide_stages(first, mid, last, pp, g.workload.pipeline_edge_layers, v):
         stages = f"{first}, {mid}, {last}" if pp > 2 else f"{first}, {last}"

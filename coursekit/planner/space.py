@@ -88,13 +88,15 @@ INT_COLUMNS: tuple[str, ...] = ("tp", "pp", "dp", "cp", "ep", "etp", "v", "zero"
 
 
 def _v_options(model: ModelSpec, workload: WorkloadSpec, pp: int) -> list[int]:
-    """Virtual stages tried at ``pp``: 1, and each v in 2..max that keeps at least one layer per chunk and splits
-    every stage into equal chunks (:func:`coursekit.planner.gate_table.chunks_divide_stages`)."""
+    """Virtual stages tried at ``pp``: 1, and each v in 2..max that keeps at least one layer per chunk (the first
+    and last stages counting the embedding and the loss as ``pipeline_edge_layers`` layers: a chunk may hold only
+    them) and splits every stage into equal chunks (:func:`coursekit.planner.gate_table.chunks_divide_stages`)."""
     if pp == 1:
         return [1]
     edge = workload.pipeline_edge_layers
     first, mid, last = stage_layer_counts(model.layers, pp, edge)
-    fewest = min(first, last, mid) if pp > 2 else min(first, last)
+    edges = min(first, last) + edge
+    fewest = min(edges, mid) if pp > 2 else edges
     tried = range(2, min(workload.max_virtual_stages, max(fewest, 1)) + 1)
     return [1, *(v for v in tried if chunks_divide_stages(first, mid, last, pp, edge, v))]
 
@@ -137,7 +139,7 @@ def training_space(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpe
     structs: list[tuple[int, int, int, int, int, int, int]] = []
     for tp in _divisors(world):
         etps = etp_options(model, tp)
-        for cp in _divisors(world // tp):
+        for cp in (d for d in _divisors(world // tp) if workload.max_cp is None or d <= workload.max_cp):
             for pp in _divisors(world // (tp * cp)):
                 dp = world // (tp * cp * pp)
                 for v in _v_options(model, workload, pp):
