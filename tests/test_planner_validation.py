@@ -68,11 +68,11 @@ KNOWN_GAPS: dict[str, tuple[frozenset[str], str]] = {
     ),
     "Megatron-Bridge DeepSeek-V3 (MoE), 4K, 1024 H100 (FP8)": (
         frozenset({"group1_or_top10", "throughput_30pct"}),
-        "the published v = 4 needs 91.5 GiB in the ledger (ZeRO-2, selective recompute), so it runs v = 1; EP 64 spans 8 "
-        "nodes and the all-to-all over InfiniBand (12.8 s, EP overlap assumed 0) and the dense gradients' DP traffic "
-        "(14.3 s) leave 17.6 s exposed: 39.1 s a step against the measured 25.3 s (0.65x), 1.22x the best estimate "
-        "(rank 69); the pipeline layout the recipe sets (the embedding and one layer on the first stage, the MTP "
-        "module and loss on the last) is not modelled",
+        "the published v = 4 needs 91.5 GiB in the ledger (ZeRO-2, selective recompute), so it runs v = 1; EP 64 "
+        "spans 8 nodes and the all-to-all over InfiniBand (12.8 s, EP overlap assumed 0) and the dense gradients' "
+        "DP traffic (14.3 s) leave 17.6 s exposed: 39.1 s a step against the measured 25.3 s (0.65x), 1.22x the best "
+        "estimate (rank 69); the pipeline layout the recipe sets (the embedding and one layer on the first stage, "
+        "the MTP module and loss on the last) is not modelled",
     ),
     "Megatron-Bridge Qwen3 235B-A22B (MoE), 4K, 256 H100 (FP8, GBS 8192)": (
         frozenset({"group1_or_top10", "throughput_30pct"}),
