@@ -241,14 +241,26 @@ NEMOTRON4_340B_CONFIG: str = (
     "ub_tp_comm_overlap: True)"
 )
 
-#: The H100 FP8 training configs of the two Qwen3 MoE rows: both set ``moe_a2a_overlap=True`` (Megatron-Core's
-#: expert-parallel all-to-all overlap: one micro-batch's dispatch and combine run under another's compute), the
-#: ``alltoall`` token dispatcher, expert TP 1 and force-balanced, token-dropless routing.
+#: The H100 FP8 training configs of the Qwen3 MoE rows at EP 32 and EP 8: they set ``moe_a2a_overlap=True``
+#: (Megatron-Core's expert-parallel all-to-all overlap: one micro-batch's dispatch and combine run under another's
+#: compute), the ``alltoall`` token dispatcher, expert TP 1 and force-balanced, token-dropless routing.
 QWEN3_H100_CONFIG: str = (
     "NVIDIA-NeMo/Megatron-Bridge scripts/performance/configs/qwen/qwen3_workload_base_configs.py and "
     "qwen3_llm_pretrain.py @ df0289c180dd20ff26933455c7a0a11084f6a36f (QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1, "
     "QWEN3_235B_A22B_PRETRAIN_CONFIG_H100_FP8_CS_V1: moe_a2a_overlap=True, expert_tensor_parallel_size=1; "
     "moe_token_dispatcher_type alltoall; moe_router_force_load_balancing=True)"
+)
+
+#: The launcher's 24.07 training config of GPT-3 20B: TP 2, micro-batch 2, Transformer Engine's TP comm-GEMM overlap
+#: (the ``overlap_tp`` option), and NeMo's ``distributed_fused_adam`` (Apex's distributed Adam: fp32 optimizer states,
+#: gradients reduce-scattered in its fp32 ``dtype`` as no ``grad_sync_dtype`` is set, parameters all-gathered in bf16
+#: under ``megatron_amp_O2``: the ``megatron-bf16`` recipe's 2 + 4 + 12 bytes), with ``overlap_grad_sync`` (buckets of
+#: 220 MB reduce during the last micro-batch's backward; the earlier micro-batches run under ``no_sync``) and
+#: ``overlap_param_sync`` (the all-gathers run under the next step's first forward).
+NEMO_2407_GPT3_20B_CONFIG: str = (
+    "NVIDIA NeMo-Framework-Launcher 24.07 (8325688d8345a5513660f0f8390f0482a721c009), "
+    "launcher_scripts/conf/training/gpt3/20b.yaml: micro_batch_size: 2; ub_tp_comm_overlap: True; optim: "
+    "distributed_fused_adam, bucket_cap_mb: 220, overlap_grad_sync: True, overlap_param_sync: true"
 )
 
 #: The version of NeMo's 24.07 table the rows below read (an edit of the same page lists other figures, e.g. 825
@@ -422,7 +434,8 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
         2,
         1,
         5851.0,
-        NEMO_2407_SOURCE + NEMO_2407_COMMIT + ", row GPT3-20B",
+        NEMO_2407_SOURCE + NEMO_2407_COMMIT + ", row GPT3-20B; " + NEMO_2407_GPT3_20B_CONFIG,
+        options=(("overlap_tp", TP_COMM_OVERLAP_ON),),
     ),
     _run(
         "Megatron-Bridge DeepSeek-V3 (MoE), 4K, 1024 H100 (FP8)",

@@ -1031,7 +1031,8 @@ class WorkloadSpec:
         sequence_parallel: Megatron sequence parallelism inside TP groups.
         zero_stages, recompute_modes: the ZeRO stages and recompute modes the search tries.
         max_micro_batch: largest micro-batch (sequences) the search tries.
-        max_virtual_stages: largest number of model chunks per pipeline device it tries.
+        max_virtual_stages: largest number of model chunks per pipeline device it tries; when no v up to it splits
+            every stage into equal chunks (23 layers a stage), the smallest v that does; 1 turns interleaving off.
         max_cp: largest context-parallel degree the search tries; ``None`` (default) tries every divisor. An engine
             without context parallelism (Megatron-DeepSpeed, which trained MT-NLG and BLOOM) is ``max_cp=1``.
 

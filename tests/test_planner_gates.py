@@ -287,3 +287,25 @@ def test_a_chunk_may_hold_only_the_embedding_or_the_loss() -> None:
     assert _v_options(model, WorkloadSpec(global_batch=512, pipeline_edge_layers=1, max_virtual_stages=16), 16) == [
         1, 2, 4, 8,
     ]  # fmt: skip
+
+
+def test_a_stage_no_small_v_splits_interleaves_at_the_smallest_v_that_does() -> None:
+    """Megatron-Core accepts any v that divides every stage's layers (``TransformerConfig``). 92 layers over
+    PP 4 (Megatron-Core's 119B table row) are 23 a stage: 23 is prime, so v = 2, 3, 4 do not split it and only
+    v = 23 (one layer per chunk) does; the search tries it instead of leaving the layout at 1F1B. Over PP 2 a stage
+    holds 46 layers, which v = 2 splits, so the default bound (4) keeps the search at 2. ``max_virtual_stages=1``
+    turns interleaving off. 126 layers over PP 7 are 18 a stage: v = 2 and 3 split it, 18 beyond the bound is not
+    tried."""
+    from coursekit.planner.space import _v_options
+
+    model = ModelSpec("l92", 92, 1024, 8, 4096, 1000, 128)
+    default = WorkloadSpec(global_batch=768)
+    assert _v_options(model, default, 4) == [1, 23]
+    assert _v_options(model, default, 2) == [1, 2]
+    assert _v_options(model, WorkloadSpec(global_batch=768, max_virtual_stages=1), 4) == [1]
+    assert _v_options(ModelSpec("l126", 126, 1024, 8, 4096, 1000, 128), default, 7) == [1, 2, 3]
+    # the pp_schedule gate accepts v = 23 at PP 4 (micro-batches a multiple of PP) and refuses v = 46
+    rows = [{"pp": 4, "dp": 1, "v": v, "ga": 16} for v in (23, 46)]
+    g = gate_input(rows, model=model, cluster=ClusterSpec("box4", 1, 4, 80.0, 100e12, 100e9, 10e9, 1e-6, 5e-6, 1e12),
+                   workload=default)  # fmt: skip
+    assert fails(g, "pp_schedule") == [False, True]

@@ -27,8 +27,9 @@ The search space (training) is every tuple
 with ``tp · cp · pp · dp = world`` (all ranks of the cluster), ``cp`` at most ``max_cp`` when the
 workload bounds it (an engine without context parallelism), ``ep`` a divisor of the
 expert count (MoE only), ``virtual_stages`` in 1..``max_virtual_stages`` with at least one
-layer per model chunk, ``micro_batch`` a divisor of the global batch up to ``max_micro_batch``
-and the recompute modes and ZeRO stages of the workload; the gradient accumulation is
+layer per model chunk (or, where no such v splits the stages, the smallest v that does),
+``micro_batch`` a divisor of the global batch up to ``max_micro_batch`` and the recompute modes and
+ZeRO stages of the workload; the gradient accumulation is
 ``global_batch / (dp · micro_batch)``. Degrees that cannot tile the ranks are never
 generated (the only pruning); everything else goes through the gates, so the funnel
 shows why each composition lost. With d(W) divisors of the world size W the space has

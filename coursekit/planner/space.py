@@ -90,15 +90,31 @@ INT_COLUMNS: tuple[str, ...] = ("tp", "pp", "dp", "cp", "ep", "etp", "v", "zero"
 def _v_options(model: ModelSpec, workload: WorkloadSpec, pp: int) -> list[int]:
     """Virtual stages tried at ``pp``: 1, and each v in 2..max that keeps at least one layer per chunk (the first
     and last stages counting the embedding and the loss as ``pipeline_edge_layers`` layers: a chunk may hold only
-    them) and splits every stage into equal chunks (:func:`coursekit.planner.gate_table.chunks_divide_stages`)."""
-    if pp == 1:
+    them) and splits every stage into equal chunks (:func:`coursekit.planner.gate_table.chunks_divide_stages`).
+
+    Megatron-Core accepts any v that splits the stages, up to one layer per chunk; ``max_virtual_stages`` bounds
+    how deep the search interleaves. When no v up to it splits the stages — 92 layers over 4 stages are 23 a
+    stage, a prime, which only v = 23 splits — the search tries the shallowest interleaving the engine allows, the
+    smallest v that does, rather than none (its activations held in flight, p + (p - 1)/v micro-batches' worth on
+    the first stage, and its v-fold pipeline sends are priced as for any v). ``max_virtual_stages`` 1 turns
+    interleaving off.
+
+    >>> from coursekit.presets import MODELS
+    >>> from coursekit.specs import WorkloadSpec
+    >>> gpt119 = MODELS["mcore-gpt-119b"]
+    >>> _v_options(gpt119, WorkloadSpec(global_batch=768), 4), _v_options(gpt119, WorkloadSpec(global_batch=768), 2)
+    >>> _v_options(gpt119, WorkloadSpec(global_batch=768, max_virtual_stages=1), 4)
+    [1]
+    """
+    if pp == 1 or workload.max_virtual_stages == 1:
         return [1]
     edge = workload.pipeline_edge_layers
     first, mid, last = stage_layer_counts(model.layers, pp, edge)
     edges = min(first, last) + edge
     fewest = min(edges, mid) if pp > 2 else edges
-    tried = range(2, min(workload.max_virtual_stages, max(fewest, 1)) + 1)
-    return [1, *(v for v in tried if chunks_divide_stages(first, mid, last, pp, edge, v))]
+    splitting = [v for v in range(2, max(fewest, 1) + 1) if chunks_divide_stages(first, mid, last, pp, edge, v)]
+    within = [v for v in splitting if v <= workload.max_virtual_stages]
+    return [1, *(within or splitting[:1])]
 
 
 def etp_options(model: ModelSpec, tp: int) -> tuple[int, ...]:
