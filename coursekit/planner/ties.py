@@ -184,18 +184,28 @@ def scenario_steps(
     """Step time of each candidate in ``columns`` under each of :data:`SCENARIOS` (seconds, arrays).
 
     Efficiency scenarios are skipped when the workload sets a flat ``achievable_flops_fraction`` (no curve).
+    One estimate runs them all: the columns are tiled once per scenario, and each block of rows gets its
+    scenario's :class:`coursekit.planner.estimate.Assumptions` (what :func:`_scenario_specs` moves) — the same
+    numbers as one estimate per scenario, bit for bit (``tests/test_planner_ties_one_pass.py``).
     """
-    from .estimate import training_estimate
+    import numpy as np
 
-    out: dict[str, Any] = {}
+    from .estimate import Assumptions, training_estimate
+
+    codes: list[str] = []
+    blocks: list[Assumptions] = []
     for code, assumption in SCENARIOS:
         if assumption == "efficiency" and workload.achievable_flops_fraction is not None:
             continue
         c2, w2, shape = _scenario_specs(code, cluster, workload)
         bubble = 1 - ASSUMPTION_UNCERTAINTY["pipeline"] if code == "bubble_lower" else 1.0
-        est = training_estimate(model, c2, w2, columns, efficiency_shape=shape, bubble_scale=bubble, with_memory=False)
-        out[code] = est["step_s"]
-    return out
+        codes.append(code)
+        blocks.append(Assumptions.of(c2, w2, shape, bubble))
+    rows = len(np.asarray(columns["tp"]))
+    tiled = {name: np.tile(np.asarray(column), len(codes)) for name, column in columns.items()}
+    assumptions = Assumptions.stacked(np, blocks, rows)
+    est = training_estimate(model, cluster, workload, tiled, with_memory=False, assumptions=assumptions)
+    return dict(zip(codes, np.asarray(est["step_s"]).reshape(len(codes), rows), strict=True))
 
 
 @dataclass(frozen=True)
