@@ -708,19 +708,21 @@ class PlanResult:
         A group's members lie within ``(1 + u)`` of its leader, so the groups led by the first ``count`` are
         decided by the candidates up to ``(1 + u)`` times the ``count``-th's step: the scenario estimates run on
         that prefix only (:func:`coursekit.planner.ties.scenario_steps`, extended when a later call needs more) and
-        :func:`coursekit.planner.ties.robust_tie_groups` groups it. Cached per uncertainty (the longest prefix)."""
+        :func:`coursekit.planner.ties.robust_tie_groups` forms the groups its first ``count`` lead (those before a
+        group are formed before it, so the later ones change nothing). Cached per uncertainty (the most leaders)."""
         import numpy as np
 
-        from .ties import robust_tie_groups
+        from .ties import _tie_groups
 
         base = self._ordered_step_s()
         needed = 0 if count == 0 else int(np.searchsorted(base, base[count - 1] * (1 + u), side="right"))
         if needed == 0:
             return [], {}
         key = f"groups:{u!r}"
-        if key not in self._ties or self._ties[key][0] < needed:
-            positions, why = robust_tie_groups(base[:needed], self._scenario_steps(needed), u)
-            self._ties[key] = (needed, positions, why)
+        if key not in self._ties or self._ties[key][0] < count:
+            # the result's own arrays: finite step times, one per accepted candidate (no checks needed)
+            positions, why = _tie_groups(base[:needed], self._scenario_steps(needed), u, leaders=count)
+            self._ties[key] = (count, positions, why)
         _, positions, why = self._ties[key]
         groups: list[list[int]] = [group for group in positions if group[0] < count]
         return groups, why

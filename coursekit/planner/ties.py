@@ -337,18 +337,27 @@ def robust_tie_groups(
 
     Taught in: lesson 9 (decision workbench).
     """
-    import numpy as np
-
     base = _check_steps("base", base)
     scenarios = _check_scenarios(scenarios, len(base))
     uncertainty = check_number("uncertainty", uncertainty, ge=0, le=10)
+    return _tie_groups(base, scenarios, uncertainty)
+
+
+def _tie_groups(
+    base: Any, scenarios: Mapping[str, Any], uncertainty: float, leaders: int | None = None
+) -> tuple[list[list[int]], dict[int, tuple[str, ...]]]:
+    """Kernel of :func:`robust_tie_groups` for checked inputs (float arrays), the groups led by the first ``leaders``
+    positions only (default: every group). Groups are formed fastest first, each from what the ones before left,
+    so the groups led by the first ``leaders`` are the same whether or not the later ones are formed."""
+    import numpy as np
+
     codes = list(scenarios)
     table = np.stack([np.asarray(scenarios[c], dtype=float) for c in codes]) if codes else np.empty((0, len(base)))
     assigned = np.zeros(len(base), dtype=bool)
     groups: list[list[int]] = []
     why: dict[int, tuple[str, ...]] = {}
     names: dict[int, tuple[str, ...]] = {}
-    for leader in range(len(base)):
+    for leader in range(len(base) if leaders is None else min(leaders, len(base))):
         if assigned[leader]:
             continue
         assigned[leader] = True
