@@ -73,3 +73,23 @@ def test_default_assumptions_are_the_specs_own() -> None:
         est = training_estimate(model, cluster, workload, columns, with_memory=False, assumptions=assumptions)
         assert np.array_equal(est["step_s"], plain["step_s"])
         assert np.array_equal(est["exposed_s"], plain["exposed_s"])
+
+
+def test_groups_led_by_the_first_few_are_the_whole_grouping_s() -> None:
+    """``robust_tie_groups(..., leaders=k)`` forms only the groups the first k lead; they and their reasons are
+    those of the whole grouping (groups are formed fastest first, from what the ones before left)."""
+    from coursekit.planner.ties import robust_tie_groups
+
+    result = plan(MODELS["llama3-70b"], CLUSTERS["h100-8"].with_nodes(16), WorkloadSpec(global_batch=1024))
+    order = np.asarray(result.accepted_indices())
+    base = np.asarray([result.estimated_step_s(int(i)) for i in order])
+    columns = {name: column[order] for name, column in result._table.columns.items()}
+    scenarios = scenario_steps(result.model, result.cluster, result.workload, columns)
+    groups, why = robust_tie_groups(base, scenarios, 0.2)
+    assert len(groups) > 5
+    for leaders in (0, 1, 5, 40, len(base)):
+        some, some_why = robust_tie_groups(base, scenarios, 0.2, leaders=leaders)
+        assert some == [group for group in groups if group[0] < leaders]
+        assert some_why == {pos: why[pos] for group in some for pos in group[1:]}
+    with pytest.raises(ValueError, match="leaders"):
+        robust_tie_groups(base, scenarios, 0.2, leaders=-1)

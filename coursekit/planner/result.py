@@ -712,7 +712,7 @@ class PlanResult:
         group are formed before it, so the later ones change nothing). Cached per uncertainty (the most leaders)."""
         import numpy as np
 
-        from .ties import _tie_groups
+        from .ties import robust_tie_groups
 
         base = self._ordered_step_s()
         needed = 0 if count == 0 else int(np.searchsorted(base, base[count - 1] * (1 + u), side="right"))
@@ -720,8 +720,7 @@ class PlanResult:
             return [], {}
         key = f"groups:{u!r}"
         if key not in self._ties or self._ties[key][0] < count:
-            # the result's own arrays: finite step times, one per accepted candidate (no checks needed)
-            positions, why = _tie_groups(base[:needed], self._scenario_steps(needed), u, leaders=count)
+            positions, why = robust_tie_groups(base[:needed], self._scenario_steps(needed), u, leaders=count)
             self._ties[key] = (count, positions, why)
         _, positions, why = self._ties[key]
         groups: list[list[int]] = [group for group in positions if group[0] < count]

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .._validate import check_number
+from .._validate import check_int, check_number
 from ..i18n import Reason, Text, register, shown_repr, tr
 from ..specs import _replace_valid
 from .calibration import ASSUMPTION_UNCERTAINTY
@@ -321,13 +321,15 @@ def _check_scenarios(scenarios: Any, length: int | None) -> dict[str, Any]:
 
 
 def robust_tie_groups(
-    base: Any, scenarios: Mapping[str, Any], uncertainty: float
+    base: Any, scenarios: Mapping[str, Any], uncertainty: float, leaders: int | None = None
 ) -> tuple[list[list[int]], dict[int, tuple[str, ...]]]:
     """Group positions of ascending ``base`` step times into ties (see the module docstring).
 
     ``scenarios`` maps a scenario code to step times aligned with ``base``. Returns the groups (positions,
     each group led by its fastest) and, for every non-leading member, the scenario codes under which it is at
     least as fast as its group's fastest (``("same",)`` when none is but the estimates never separate).
+    With ``leaders``, only the groups led by the first ``leaders`` positions: groups are formed fastest first,
+    each from what the ones before it left, so they are the same as in the whole grouping.
 
     >>> import numpy as np
     >>> base = np.array([1.00, 1.05, 1.10, 1.30])
@@ -340,15 +342,15 @@ def robust_tie_groups(
     base = _check_steps("base", base)
     scenarios = _check_scenarios(scenarios, len(base))
     uncertainty = check_number("uncertainty", uncertainty, ge=0, le=10)
-    return _tie_groups(base, scenarios, uncertainty)
+    if leaders is not None:
+        leaders = check_int("leaders", leaders, ge=0)
+    return _tie_groups(base, scenarios, uncertainty, leaders)
 
 
 def _tie_groups(
-    base: Any, scenarios: Mapping[str, Any], uncertainty: float, leaders: int | None = None
+    base: Any, scenarios: Mapping[str, Any], uncertainty: float, leaders: int | None
 ) -> tuple[list[list[int]], dict[int, tuple[str, ...]]]:
-    """Kernel of :func:`robust_tie_groups` for checked inputs (float arrays), the groups led by the first ``leaders``
-    positions only (default: every group). Groups are formed fastest first, each from what the ones before left,
-    so the groups led by the first ``leaders`` are the same whether or not the later ones are formed."""
+    """Kernel of :func:`robust_tie_groups` for checked inputs (float arrays)."""
     import numpy as np
 
     codes = list(scenarios)
