@@ -19,7 +19,7 @@ Taught in: lesson 9 (decision workbench); the roofline itself in lesson 7.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -56,7 +56,7 @@ from ..roofline import (
     _model_flops_per_token,
     _transformer_layer_matmul_intensity,
 )
-from ..specs import _peak_flops, stage_layer_counts
+from ..specs import _peak_flops, _replace_valid, stage_layer_counts
 from .calibration import EFFICIENCY_CEILING, MAMF_SOURCE, ceiling_for
 from .specs import ACTIVATION_BYTES, ClusterSpec, ModelSpec, WorkloadSpec
 
@@ -66,6 +66,7 @@ __all__ = [
     "EFFICIENCY_CEILING",
     "EFFICIENCY_SMOOTHNESS",
     "MODEL_UNCERTAINTY",
+    "Assumptions",
     "training_estimate",
     "training_memory",
 ]
@@ -87,6 +88,70 @@ MODEL_UNCERTAINTY: float = 0.20
 COMM_DIMENSIONS: tuple[str, ...] = ("TP", "CP", "EP", "PP", "DP", "EDP")
 #: The pipeline stage kinds the ledger weighs: the first, the heaviest middle and the last stage.
 STAGE_KINDS: tuple[str, ...] = ("first", "mid", "last")
+
+
+@dataclass(frozen=True)
+class Assumptions:
+    """What the estimate assumes that :mod:`coursekit.planner.ties` moves within its uncertainty: the links' bus
+    bandwidths (bytes/s, unidirectional), each dimension's overlap share (``dp, pp, cp, tp, ep``), the
+    efficiency curve's shape and the pipeline bubble's scale (see :func:`training_estimate`).
+
+    Each value is a scalar or one value per row of the columns, so that one estimate runs several scenarios at
+    once (:meth:`stacked`); a scalar is what the cluster and the workload state (:meth:`of`).
+    """
+
+    intra_node_bandwidth_bytes_per_s: Any
+    inter_node_bandwidth_bytes_per_s: Any
+    overlap: Mapping[str, Any]
+    efficiency_shape: Any = 1.0
+    bubble_scale: Any = 1.0
+
+    @classmethod
+    def of(
+        cls, cluster: ClusterSpec, workload: WorkloadSpec, efficiency_shape: float = 1.0, bubble_scale: float = 1.0
+    ) -> Assumptions:
+        """The assumptions ``cluster`` and ``workload`` state, with the curve's shape and the bubble's scale."""
+        overlap = {dim: workload.overlap(dim) for dim in ("dp", "pp", "cp", "tp", "ep")}
+        intra, inter = cluster.intra_node_bandwidth_bytes_per_s, cluster.inter_node_bandwidth_bytes_per_s
+        return cls(intra, inter, overlap, efficiency_shape, bubble_scale)
+
+    @classmethod
+    def stacked(cls, np: Any, blocks: Sequence[Assumptions], rows: int) -> Assumptions:
+        """Scalar ``blocks`` as one value per row of columns tiled once per block: block ``i`` holds rows
+        ``i·rows`` to ``(i + 1)·rows - 1``."""
+
+        def per_row(values: list[Any]) -> Any:
+            return np.repeat(np.array(values, dtype=np.float64), rows)
+
+        return cls(
+            per_row([b.intra_node_bandwidth_bytes_per_s for b in blocks]),
+            per_row([b.inter_node_bandwidth_bytes_per_s for b in blocks]),
+            {dim: per_row([b.overlap[dim] for b in blocks]) for dim in blocks[0].overlap},
+            per_row([b.efficiency_shape for b in blocks]),
+            per_row([b.bubble_scale for b in blocks]),
+        )
+
+    def links(self, cluster: ClusterSpec) -> ClusterSpec:
+        """``cluster`` with these bandwidths (the communication terms read a group's link off the cluster; they
+        are elementwise, so per-row bandwidths give per-row times). Internal: the copy skips the checks."""
+        intra, inter = self.intra_node_bandwidth_bytes_per_s, self.inter_node_bandwidth_bytes_per_s
+        if intra is cluster.intra_node_bandwidth_bytes_per_s and inter is cluster.inter_node_bandwidth_bytes_per_s:
+            return cluster
+        return _replace_valid(cluster, intra_node_bandwidth_bytes_per_s=intra, inter_node_bandwidth_bytes_per_s=inter)
+
+
+def _bent(np: Any, efficiency: Any, top: float, shape: Any) -> Any:
+    """``top · (efficiency / top)**shape``, rows at shape 1 left as they are. ``shape`` is a scalar or one per row;
+    each distinct value is raised as a scalar power, as an estimate of one scenario raises it (numpy computes a
+    scalar power of 0.5 or 2 as a square root or a square, not as an elementwise ``pow``)."""
+    if np.ndim(shape) == 0:
+        return efficiency if shape == 1.0 else top * (efficiency / top) ** shape
+    out = np.array(efficiency, dtype=np.float64)
+    for value in np.unique(shape).tolist():
+        if value != 1.0:
+            rows = shape == value
+            out[rows] = top * (out[rows] / top) ** value
+    return out
 
 
 def _link(np: Any, cluster: ClusterSpec, span: Any) -> tuple[Any, Any, Any]:
@@ -414,7 +479,8 @@ def _memory_ledger(np: Any, model: ModelSpec, workload: WorkloadSpec, k: _Column
 
     stages = [stage_memory(kind) for kind in STAGE_KINDS]
     heaviest = np.argmax(np.stack([stage["total"] for stage in stages]), axis=0)
-    return {key: np.choose(heaviest, [stage[key] for stage in stages]) for key in stages[0]}
+    first, mid = heaviest == 0, heaviest == 1  # the values np.choose would pick, in about half its time
+    return {key: np.where(first, stages[0][key], np.where(mid, stages[1][key], stages[2][key])) for key in stages[0]}
 
 
 def _compute_time(
@@ -424,13 +490,13 @@ def _compute_time(
     workload: WorkloadSpec,
     k: _Columns,
     st: _Stages,
-    efficiency_shape: float,
+    efficiency_shape: Any,
 ) -> dict[str, Any]:
     """Executed FLOPs of the slowest stage at the efficiency its matmul shapes allow: seconds of compute per step.
 
     Returns ``compute_s``, ``efficiency``, ``intensity``, ``executed_flops_per_token`` and
-    ``model_flops_per_token``. ``efficiency_shape`` k bends the efficiency below its ceiling,
-    ``ceiling · (efficiency / ceiling)**k``; a stated ``achievable_flops_fraction`` replaces the curve.
+    ``model_flops_per_token``. ``efficiency_shape`` k (a scalar or one per row) bends the efficiency below its
+    ceiling, ``ceiling · (efficiency / ceiling)**k``; a stated ``achievable_flops_fraction`` replaces the curve.
     """
     s = workload.tokens_per_sequence(model)
     executed, model_flops, output_flops = _flops_per_token(model, s, k.rc, np)
@@ -447,16 +513,16 @@ def _compute_time(
         expert_efficiency, expert_intensity, rows = _expert_efficiency(
             np, model, cluster, workload, tokens_rank, tpf, epf, etpf
         )
-        if efficiency_shape != 1.0:
-            ceiling = workload.efficiency_ceiling
-            top = ceiling_for(cluster.peak_flops) if ceiling is None else ceiling
-            efficiency = top * (efficiency / top) ** efficiency_shape
-            expert_efficiency = top * (expert_efficiency / top) ** efficiency_shape
         return efficiency, intensity, expert_efficiency, expert_intensity, rows
 
     efficiency, intensity, expert_efficiency, expert_intensity, rows = on_distinct(
         np, per_shape, k.mb, k.cp, k.tp, k.etp, k.ep
     )
+    if np.ndim(efficiency_shape) or efficiency_shape != 1.0:
+        ceiling = workload.efficiency_ceiling
+        top = ceiling_for(cluster.peak_flops) if ceiling is None else ceiling
+        efficiency = _bent(np, efficiency, top, efficiency_shape)
+        expert_efficiency = _bent(np, expert_efficiency, top, efficiency_shape)
     if workload.achievable_flops_fraction is not None:
         efficiency = np.full_like(k.tpf, workload.achievable_flops_fraction)
         expert_efficiency = efficiency
@@ -789,6 +855,7 @@ def training_estimate(
     efficiency_shape: float = 1.0,
     bubble_scale: float = 1.0,
     with_memory: bool = True,
+    assumptions: Assumptions | None = None,
 ) -> dict[str, Any]:
     """Memory ledger, communication per dimension, efficiency and step time for the columns ``c``.
 
@@ -800,24 +867,28 @@ def training_estimate(
     matmuls lose — what :mod:`coursekit.planner.ties` moves within its uncertainty); ``bubble_scale``
     multiplies the pipeline bubble (1: the schedule's formula). ``with_memory=False`` skips the memory ledger
     (``"memory"`` is then empty): the step time does not depend on it, and the tie scenarios need only the step.
+    ``assumptions`` replaces the bandwidths and overlap shares the cluster and the workload state, and both
+    keywords above, with values that may differ per row (:class:`Assumptions`; the tie scenarios in one pass).
     """
     import numpy as np
 
+    a = Assumptions.of(cluster, workload, efficiency_shape, bubble_scale) if assumptions is None else assumptions
+    cluster = a.links(cluster)
     k = _Columns.of(np, c)
     st = _Stages.of(np, model, workload, k)
     memory = _memory_ledger(np, model, workload, k, st) if with_memory else {}
-    run = _compute_time(np, model, cluster, workload, k, st, efficiency_shape)
+    run = _compute_time(np, model, cluster, workload, k, st, a.efficiency_shape)
     comm, links, ring, dense, experts = _communication(np, model, cluster, workload, k, st, run["efficiency"])
-    ep_share = _ep_overlap_share(np, k, workload.overlap("ep"), workload.ep_overlap_schedule)
+    ep_share = _ep_overlap_share(np, k, a.overlap["ep"], workload.ep_overlap_schedule)
     ep_slowdown = _ep_overlap_slowdown_s(np, comm["EP"], ep_share, run["compute_s"])
     compute = run["compute_s"] + ep_slowdown
     bubble = np.where(k.pp > 1, _bubble_fraction(k.ppf, k.gaf, k.vf), 0.0)
-    bubble_s = bubble_scale * bubble / (1 - bubble) * compute
+    bubble_s = a.bubble_scale * bubble / (1 - bubble) * compute
 
     total_comm = sum(comm[d] for d in COMM_DIMENSIONS)
 
     # ---- overlap: what each dimension cannot hide (coursekit.overlap)
-    o = {dim: workload.overlap(dim) for dim in ("dp", "pp", "cp", "tp", "ep")}
+    o = a.overlap
     exposed_cp = _exposed_cp_s(ring, o["cp"])
     shared_nic = (~links["DP"]) & (~links["CP"]) & (k.cp > 1)
     exposed_dp = _exposed_dp_s(np, k, compute, ring, shared_nic, dense, experts, o["dp"])

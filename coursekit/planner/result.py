@@ -752,7 +752,8 @@ class PlanResult:
         A group's members lie within ``(1 + u)`` of its leader, so the groups led by the first ``count`` are
         decided by the candidates up to ``(1 + u)`` times the ``count``-th's step: the scenario estimates run on
         that prefix only (:func:`coursekit.planner.ties.scenario_steps`, extended when a later call needs more) and
-        :func:`coursekit.planner.ties.robust_tie_groups` groups it. Cached per uncertainty (the longest prefix)."""
+        :func:`coursekit.planner.ties.robust_tie_groups` forms the groups its first ``count`` lead (those before a
+        group are formed before it, so the later ones change nothing). Cached per uncertainty (the most leaders)."""
         import numpy as np
 
         from .ties import robust_tie_groups
@@ -762,9 +763,9 @@ class PlanResult:
         if needed == 0:
             return [], {}
         key = f"groups:{u!r}"
-        if key not in self._ties or self._ties[key][0] < needed:
-            positions, why = robust_tie_groups(base[:needed], self._scenario_steps(needed), u)
-            self._ties[key] = (needed, positions, why)
+        if key not in self._ties or self._ties[key][0] < count:
+            positions, why = robust_tie_groups(base[:needed], self._scenario_steps(needed), u, leaders=count)
+            self._ties[key] = (count, positions, why)
         _, positions, why = self._ties[key]
         groups: list[list[int]] = [group for group in positions if group[0] < count]
         return groups, why
