@@ -164,6 +164,28 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         ),
     ),
     _e(
+        Text(zh="分组矩阵乘", en="grouped GEMM"),
+        "",
+        Text(
+            zh="一次内核调用里做多个独立的矩阵乘：MoE 层的每个本地专家用自己的权重乘路由给它的那些 token。"
+            "每个专家分到的行数约为 token 数 · top_k / 专家数，行数少时计算强度低，达不到大矩阵乘的效率。",
+            en="Many independent matmuls in one kernel call: each local expert of an MoE layer multiplies the tokens "
+            "routed to it by its own weights. An expert gets about tokens · top_k / experts rows; few rows mean a "
+            "low arithmetic intensity, below what large matmuls reach.",
+        ),
+    ),
+    _e(
+        Text(zh="token 重排", en="token permutation"),
+        "",
+        Text(
+            zh="MoE 层在专家计算前把每个 token 复制 top_k 份并按专家排好（permute），算完再按路由概率加权合回原位"
+            "（unpermute）；只搬数据不做矩阵乘，耗时由显存带宽决定。",
+            en="Before the experts run, an MoE layer copies each token top_k times and sorts the copies by expert "
+            "(permute); afterwards it sums them back in place, weighted by the router's probabilities (unpermute). "
+            "It moves data and does no matmul, so memory bandwidth sets its time.",
+        ),
+    ),
+    _e(
         Text(zh="序列并行", en="sequence parallelism"),
         "SP",
         Text(

@@ -40,6 +40,7 @@ __all__ = [
     "CPU_BF16_FLOPS",
     "CPU_DRAM_BYTES_PER_S",
     "CPU_MEMORY_GIB",
+    "EP_ALL_TO_ALL_SMS",
     "ETHERNET_100G_PER_CARD_BYTES_PER_S",
     "ETHERNET_LATENCY_S",
     "EXAMPLE_LINK_BANDWIDTH_GIB_S",
@@ -48,6 +49,7 @@ __all__ = [
     "H100_BF16_DENSE_FLOPS",
     "H100_FP8_DENSE_FLOPS",
     "H100_HBM_BYTES_PER_S",
+    "H100_SMS",
     "H200_BF16_DENSE_FLOPS",
     "H200_HBM_BYTES_PER_S",
     "HDR_PER_GPU_BYTES_PER_S",
@@ -195,6 +197,15 @@ ETHERNET_100G_PER_CARD_BYTES_PER_S: float = 100e9 / 8 / 8
 #: modelled values NCCL_RING_NVLINK_LATENCY_S and NCCL_RING_NET_LATENCY_S above).
 PCIE_LATENCY_S: float = 5e-6
 ETHERNET_LATENCY_S: float = 20e-6
+
+#: Streaming multiprocessors of an H100 SXM5 (and of the H800 SXM, the same die): 132 (NVIDIA, "NVIDIA H100 Tensor
+#: Core GPU Architecture" whitepaper, 2022, the H100 SXM5 column of its comparison table).
+H100_SMS: int = 132
+#: SMs an expert-parallel all-to-all takes from the matmuls while it runs under them: DeepSeek-V3 reports that 20 of
+#: the H800's 132 SMs suffice to saturate InfiniBand and NVLink for dispatch and combine (DeepSeek-AI,
+#: arXiv:2412.19437, §3.2.2); DeepEP's and Megatron-Core's ``moe_deepep_num_sms`` default is the same 20. NCCL's
+#: generic all-to-all may take more, so this is a floor.
+EP_ALL_TO_ALL_SMS: int = 20
 
 #: A many-core server CPU treated as one device. An *assumption* for the course, not a datasheet:
 #: ~2 TFLOP/s sustained bf16 matmul (AVX-512 BF16 / AMX class), 512 GiB DRAM, 8 channels of DDR5-4800

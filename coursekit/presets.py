@@ -676,6 +676,8 @@ PUBLISHED_RUNS: tuple[PublishedRun, ...] = (
             ("ep_node_limit", 4),
             ("ep_dedup_per_node", True),
             ("overlap_ep", 1.0),  # DualPipe overlaps dispatch and combine with compute (§3.2.1)
+            ("ep_overlap_schedule", "dualpipe"),
+            ("ep_fp8_dispatch", True),  # dispatch and the down-projection's input gradient in FP8 (§3.3.3)
             ("max_micro_batch", 2),
         ),
     ),

@@ -241,6 +241,16 @@ NEMOTRON4_340B_CONFIG: str = (
     "ub_tp_comm_overlap: True)"
 )
 
+#: The H100 FP8 training configs of the Qwen3 MoE rows at EP 32 and EP 8: they set ``moe_a2a_overlap=True``
+#: (Megatron-Core's expert-parallel all-to-all overlap: one micro-batch's dispatch and combine run under another's
+#: compute), the ``alltoall`` token dispatcher, expert TP 1 and force-balanced, token-dropless routing.
+QWEN3_H100_CONFIG: str = (
+    "NVIDIA-NeMo/Megatron-Bridge scripts/performance/configs/qwen/qwen3_workload_base_configs.py and "
+    "qwen3_llm_pretrain.py @ df0289c180dd20ff26933455c7a0a11084f6a36f (QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1, "
+    "QWEN3_235B_A22B_PRETRAIN_CONFIG_H100_FP8_CS_V1: moe_a2a_overlap=True, expert_tensor_parallel_size=1; "
+    "moe_token_dispatcher_type alltoall; moe_router_force_load_balancing=True)"
+)
+
 #: The launcher's 24.07 training config of GPT-3 20B: TP 2, micro-batch 2, Transformer Engine's TP comm-GEMM overlap
 #: (the ``overlap_tp`` option), and NeMo's ``distributed_fused_adam`` (Apex's distributed Adam: fp32 optimizer states,
 #: gradients reduce-scattered in its fp32 ``dtype`` as no ``grad_sync_dtype`` is set, parameters all-gathered in bf16
@@ -383,7 +393,8 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
         2,
         24,
         5275.0,
-        MEGATRON_BRIDGE_2511_SOURCE + ", row Qwen3_30B_a3B",
+        MEGATRON_BRIDGE_2511_SOURCE + ", row Qwen3_30B_a3B; " + QWEN3_H100_CONFIG,
+        options=(("overlap_ep", 1.0),),  # moe_a2a_overlap=True
     ),
     _run(
         "Megatron-Bridge Qwen3 235B-A22B (MoE), 4K, 256 H100 (FP8)",
@@ -395,7 +406,8 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
         1,
         4,
         1575.0,
-        MEGATRON_BRIDGE_2511_SOURCE + ", row Qwen3_235B_a22B",
+        MEGATRON_BRIDGE_2511_SOURCE + ", row Qwen3_235B_a22B; " + QWEN3_H100_CONFIG,
+        options=(("overlap_ep", 1.0),),  # moe_a2a_overlap=True
     ),
     # More validation rows (none fits a constant): the rest of NeMo 24.07's pre-training table that the presets
     # cover (GPT-3 5B and 20B), and Megatron-Bridge's other H100 configurations: DeepSeek-V3 on H100 (25.09), the
@@ -484,7 +496,8 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
         1,
         4,
         1633.0,
-        MEGATRON_BRIDGE_2602_SOURCE + ", row Qwen3_235B_a22B",
+        MEGATRON_BRIDGE_2602_SOURCE + ", row Qwen3_235B_a22B; " + QWEN3_H100_CONFIG + " (V2: V1 with GBS 8192)",
+        options=(("overlap_ep", 1.0),),  # moe_a2a_overlap=True
     ),
     _run(
         "Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8, EP 16)",

@@ -62,6 +62,7 @@ __all__ = [
     "LayerShape",
     "achieved_flops",
     "attention_flops_per_token",
+    "expert_matmul_intensity",
     "hardware_flops_per_token",
     "layout_matmul_intensity",
     "matmul_bytes",
@@ -364,6 +365,37 @@ def roofline_time_s(flops: float, bytes_moved: float, peak_flops: float, memory_
     )
 
 
+def _attention_matmul_totals(
+    tokens: Any, hidden: Any, kv_hidden: Any, tp: Any, bytes_per_element: Any
+) -> tuple[Any, Any]:
+    """(FLOPs, bytes) of one layer's attention projections on one TP rank: the fused QKV projection (column-parallel)
+    and the output projection (row-parallel), for ``tokens`` tokens."""
+    shapes = (
+        (tokens, hidden, (hidden + 2 * kv_hidden) / tp),
+        (tokens, hidden / tp, hidden),
+    )
+    flops: Any = 0
+    moved: Any = 0
+    for m, k, n in shapes:
+        flops = flops + _matmul_flops(m, k, n)
+        moved = moved + _matmul_bytes(m, k, n, bytes_per_element)
+    return flops, moved
+
+
+def _mlp_matmul_totals(
+    rows: Any, hidden: Any, ffn_hidden: Any, mlp_tp: Any, mlp_matrices: Any, bytes_per_element: Any
+) -> tuple[Any, Any]:
+    """(FLOPs, bytes) of one MLP's matmuls on one rank: ``rows`` tokens against the up (and gate) shard,
+    column-parallel ``hidden × (mlp_matrices - 1)·ffn_hidden/mlp_tp``, and the down shard, row-parallel
+    ``ffn_hidden/mlp_tp × hidden``. A dense layer's MLP, a shared expert, or one routed expert (whose ``rows`` are
+    the tokens routed to it, see :func:`expert_matmul_intensity`)."""
+    up = (rows, hidden, (mlp_matrices - 1) * ffn_hidden / mlp_tp)
+    down = (rows, ffn_hidden / mlp_tp, hidden)
+    flops = _matmul_flops(*up) + _matmul_flops(*down)
+    moved = _matmul_bytes(*up, bytes_per_element) + _matmul_bytes(*down, bytes_per_element)
+    return flops, moved
+
+
 def _layer_matmul_totals(
     tokens: Any,
     hidden: Any,
@@ -381,19 +413,11 @@ def _layer_matmul_totals(
     share gathered over the expert-TP group) by MLP shards ``ffn_hidden/mlp_tp`` wide, the same FLOPs in other shapes.
     """
     mlp_tp = tp if mlp_tp is None else mlp_tp
-    mlp_tokens = tokens * mlp_tp / tp
-    shapes = (
-        (tokens, hidden, (hidden + 2 * kv_hidden) / tp),  # fused QKV projection, column-parallel
-        (tokens, hidden / tp, hidden),  # attention output projection, row-parallel
-        (mlp_tokens, hidden, (mlp_matrices - 1) * ffn_hidden / mlp_tp),  # MLP up (and gate), column-parallel
-        (mlp_tokens, ffn_hidden / mlp_tp, hidden),  # MLP down, row-parallel
+    attention_flops, attention_moved = _attention_matmul_totals(tokens, hidden, kv_hidden, tp, bytes_per_element)
+    mlp_flops, mlp_moved = _mlp_matmul_totals(
+        tokens * mlp_tp / tp, hidden, ffn_hidden, mlp_tp, mlp_matrices, bytes_per_element
     )
-    flops: Any = 0
-    moved: Any = 0
-    for m, k, n in shapes:
-        flops = flops + _matmul_flops(m, k, n)
-        moved = moved + _matmul_bytes(m, k, n, bytes_per_element)
-    return flops, moved
+    return attention_flops + mlp_flops, attention_moved + mlp_moved
 
 
 def _transformer_layer_matmul_intensity(*args: Any) -> Any:
@@ -438,6 +462,51 @@ def transformer_layer_matmul_intensity(
             check_int("ffn_hidden", ffn_hidden, ge=1),
             kv,
             check_int("tp", tp, ge=1),
+            check_int("mlp_matrices", mlp_matrices, ge=2, le=3),
+            check_int("bytes_per_element", bytes_per_element, ge=1),
+        )
+    )
+
+
+def _expert_matmul_intensity(
+    rows: Any, hidden: Any, ffn_hidden: Any, etp: Any, mlp_matrices: Any, bytes_per_element: Any
+) -> Any:
+    """FLOPs over bytes of one routed expert's matmuls (:func:`_mlp_matmul_totals`); array-generic."""
+    flops, moved = _mlp_matmul_totals(rows, hidden, ffn_hidden, etp, mlp_matrices, bytes_per_element)
+    return flops / moved
+
+
+@finite_result
+def expert_matmul_intensity(
+    rows: float,
+    hidden: int,
+    ffn_hidden: int,
+    *,
+    etp: int = 1,
+    mlp_matrices: int = 3,
+    bytes_per_element: int = BF16_BYTES,
+) -> float:
+    """Arithmetic intensity of one routed expert's matmuls in a mixture-of-experts layer, FLOP per byte.
+
+    A grouped GEMM runs each local expert as its own matmul: ``rows`` tokens (those routed to this expert) against
+    its own weights, ``hidden × ffn_hidden/etp`` shards (``mlp_matrices`` 3 for SwiGLU). Every expert reads its
+    weights once per micro-batch, so few rows per expert mean a low intensity however many tokens the layer
+    sees. With balanced routing an expert gets ``tokens·top_k/num_experts`` of the tokens that reach its
+    expert-parallel group (see the planner).
+
+    >>> round(expert_matmul_intensity(512, 2048, 768))    # a Qwen3 30B-A3B expert with 512 tokens routed to it
+    302
+    >>> round(expert_matmul_intensity(4096, 2048, 768))   # with 8x the tokens (8 EP ranks send it theirs)
+    625
+
+    Taught in: lesson 9 (decision workbench: the routed-expert line of a mixture-of-experts candidate's ledger).
+    """
+    return float(
+        _expert_matmul_intensity(
+            check_number("rows", rows, gt=0),
+            check_int("hidden", hidden, ge=1),
+            check_int("ffn_hidden", ffn_hidden, ge=1),
+            check_int("etp", etp, ge=1),
             check_int("mlp_matrices", mlp_matrices, ge=2, le=3),
             check_int("bytes_per_element", bytes_per_element, ge=1),
         )

@@ -22,6 +22,7 @@ from .model_config import model_fields_from_config
 __all__ = [
     "ACTIVATION_BYTES",
     "DEFAULT_RECIPE",
+    "EP_OVERLAP_SCHEDULES",
     "LOGITS_BYTES",
     "PRECISION_RECIPES",
     "RECOMPUTE_MODES",
@@ -41,6 +42,12 @@ WORKLOAD_MODES: tuple[str, ...] = ("training", "serving")
 #: Precisions of the training matmuls: bf16, or fp8 (the linear layers' GEMMs in FP8, as Transformer Engine's
 #: ``fp8_autocast`` and DeepSeek-V3 §3.3 do; attention's core stays in bf16).
 PRECISIONS: tuple[str, ...] = ("bf16", "fp8")
+#: How an expert-parallel all-to-all overlaps compute when ``overlap_ep`` > 0: ``"megatron"``, Megatron-Core's
+#: ``--overlap-moe-expert-parallel-comm`` (one micro-batch's forward merged with another's backward), which its
+#: ``TransformerConfig`` allows only with interleaving when pp > 1 and never with full recomputation
+#: (megatron/core/transformer/transformer_config.py); ``"dualpipe"``, DeepSeek-V3's bidirectional pipeline schedule
+#: (arXiv:2412.19437, §3.2.1), which has neither rule.
+EP_OVERLAP_SCHEDULES: tuple[str, ...] = ("megatron", "dualpipe")
 #: MLP kinds: SwiGLU has three h×f matrices (gate, up, down), GELU two (up, down).
 MLP_KINDS: tuple[str, ...] = ("swiglu", "gelu")
 #: Normalisation layers: LayerNorm has a scale and a bias (2h), RMSNorm a scale (h).
@@ -1048,6 +1055,12 @@ class WorkloadSpec:
             own measurement (lesson 8).
         ep_dedup_per_node: send a token once per node even when several of its experts live there, and fan
             out inside the node over NVLink (DeepSeek-V3 §3.2.1).
+        ep_fp8_dispatch: EP's all-to-all sends the dispatched tokens and the activation gradient before the
+            experts' down-projection in FP8 (1 byte), the combine and the other gradient in bf16 (DeepSeek-V3
+            §3.3.3): 1.5 bytes per element on average instead of 2.
+        ep_overlap_schedule: the schedule that overlaps EP's all-to-all (:data:`EP_OVERLAP_SCHEDULES`):
+            ``"megatron"`` (default; no overlap at pp > 1 without interleaving, nor under full recomputation) or
+            ``"dualpipe"``.
         runtime_reserve_gib: memory kept free per device, GiB.
         precision: ``"bf16"`` (default) or ``"fp8"``: the linear layers' matmuls run at the device's FP8 peak
             (:meth:`ClusterSpec.peak`), attention's core at bf16, both at the same share of peak the efficiency
@@ -1103,6 +1116,8 @@ class WorkloadSpec:
     pipeline_edge_layers: int = 0
     ep_node_limit: int | None = None
     ep_dedup_per_node: bool = False
+    ep_fp8_dispatch: bool = False
+    ep_overlap_schedule: str = "megatron"
     efficiency_ceiling: float | None = None
     output_tokens: int = DEFAULT_OUTPUT_TOKENS
     precision: str = "bf16"
@@ -1136,6 +1151,8 @@ class WorkloadSpec:
         if raw.ep_node_limit is not None:
             check_int("ep_node_limit", raw.ep_node_limit, ge=1, le=MAX_NODES)
         check_bool("ep_dedup_per_node", raw.ep_dedup_per_node)
+        check_bool("ep_fp8_dispatch", raw.ep_fp8_dispatch)
+        check_choice("ep_overlap_schedule", raw.ep_overlap_schedule, EP_OVERLAP_SCHEDULES)
         if raw.efficiency_ceiling is not None:
             object.__setattr__(
                 self, "efficiency_ceiling", check_number("efficiency_ceiling", raw.efficiency_ceiling, gt=0, le=1)

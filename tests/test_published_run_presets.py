@@ -91,6 +91,22 @@ def test_nemotron4_340b_preset_by_hand() -> None:
     assert round(total / 1e9) == 341 and round(2 * vocab * h / 1e9, 1) == 9.4
 
 
+def test_qwen3_runs_state_their_recipes_ep_overlap() -> None:
+    # Megatron-Bridge qwen3_workload_base_configs.py @ df0289c: QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1 and
+    # QWEN3_235B_A22B_PRETRAIN_CONFIG_H100_FP8_CS_V1 (and V2, the same with GBS 8192) set moe_a2a_overlap=True; the
+    # 26.04 EP 16 recipe (perf_recipes/qwen/h100/qwen3_moe.py @ 067f987) sets moe_a2a_overlap = False.
+    from coursekit.published_runs import PUBLISHED_RUNS_2025
+
+    qwen = {run.name: run for run in PUBLISHED_RUNS_2025 if run.model.startswith("qwen3-")}
+    overlapped = [run for name, run in qwen.items() if "EP 16" not in name]
+    assert len(overlapped) == 3
+    for run in overlapped:
+        assert run.workload().overlap("ep") == 1.0
+        assert "moe_a2a_overlap=True" in run.source
+    ep16 = qwen["Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8, EP 16)"]
+    assert ep16.workload().overlap("ep") == 0.0
+
+
 @pytest.mark.parametrize(
     ("name", "layers", "h", "heads", "billions"), [("gpt3-5b", 24, 4096, 32, 5), ("gpt3-20b", 44, 6144, 48, 20)]
 )

@@ -19,7 +19,7 @@ Taught in: lesson 9 (decision workbench); the roofline itself in lesson 7.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -37,6 +37,7 @@ from ..communication import (
     _zero_calls,
     _zero_payloads,
 )
+from ..hardware import EP_ALL_TO_ALL_SMS, H100_SMS
 from ..overlap import (
     _bucket_params,
     _cp_block_attention_flops,
@@ -48,11 +49,14 @@ from ..pipeline import _bubble_fraction, _microbatches_in_flight
 from ..roofline import (
     ROOFLINE_SMOOTHNESS,
     _achieved_flops,
+    _attention_matmul_totals,
+    _expert_matmul_intensity,
     _hardware_flops_per_token,
+    _mlp_matmul_totals,
     _model_flops_per_token,
     _transformer_layer_matmul_intensity,
 )
-from ..specs import _inter_node_ring_bandwidth, _peak_flops, stage_layer_counts
+from ..specs import _inter_node_ring_bandwidth, _peak_flops, _replace_valid, stage_layer_counts
 from .calibration import EFFICIENCY_CEILING, MAMF_SOURCE, ceiling_for
 from .specs import ACTIVATION_BYTES, ClusterSpec, ModelSpec, WorkloadSpec
 
@@ -62,6 +66,7 @@ __all__ = [
     "EFFICIENCY_CEILING",
     "EFFICIENCY_SMOOTHNESS",
     "MODEL_UNCERTAINTY",
+    "Assumptions",
     "training_estimate",
     "training_memory",
 ]
@@ -83,6 +88,70 @@ MODEL_UNCERTAINTY: float = 0.20
 COMM_DIMENSIONS: tuple[str, ...] = ("TP", "CP", "EP", "PP", "DP", "EDP")
 #: The pipeline stage kinds the ledger weighs: the first, the heaviest middle and the last stage.
 STAGE_KINDS: tuple[str, ...] = ("first", "mid", "last")
+
+
+@dataclass(frozen=True)
+class Assumptions:
+    """What the estimate assumes that :mod:`coursekit.planner.ties` moves within its uncertainty: the links' bus
+    bandwidths (bytes/s, unidirectional), each dimension's overlap share (``dp, pp, cp, tp, ep``), the
+    efficiency curve's shape and the pipeline bubble's scale (see :func:`training_estimate`).
+
+    Each value is a scalar or one value per row of the columns, so that one estimate runs several scenarios at
+    once (:meth:`stacked`); a scalar is what the cluster and the workload state (:meth:`of`).
+    """
+
+    intra_node_bandwidth_bytes_per_s: Any
+    inter_node_bandwidth_bytes_per_s: Any
+    overlap: Mapping[str, Any]
+    efficiency_shape: Any = 1.0
+    bubble_scale: Any = 1.0
+
+    @classmethod
+    def of(
+        cls, cluster: ClusterSpec, workload: WorkloadSpec, efficiency_shape: float = 1.0, bubble_scale: float = 1.0
+    ) -> Assumptions:
+        """The assumptions ``cluster`` and ``workload`` state, with the curve's shape and the bubble's scale."""
+        overlap = {dim: workload.overlap(dim) for dim in ("dp", "pp", "cp", "tp", "ep")}
+        intra, inter = cluster.intra_node_bandwidth_bytes_per_s, cluster.inter_node_bandwidth_bytes_per_s
+        return cls(intra, inter, overlap, efficiency_shape, bubble_scale)
+
+    @classmethod
+    def stacked(cls, np: Any, blocks: Sequence[Assumptions], rows: int) -> Assumptions:
+        """Scalar ``blocks`` as one value per row of columns tiled once per block: block ``i`` holds rows
+        ``i·rows`` to ``(i + 1)·rows - 1``."""
+
+        def per_row(values: list[Any]) -> Any:
+            return np.repeat(np.array(values, dtype=np.float64), rows)
+
+        return cls(
+            per_row([b.intra_node_bandwidth_bytes_per_s for b in blocks]),
+            per_row([b.inter_node_bandwidth_bytes_per_s for b in blocks]),
+            {dim: per_row([b.overlap[dim] for b in blocks]) for dim in blocks[0].overlap},
+            per_row([b.efficiency_shape for b in blocks]),
+            per_row([b.bubble_scale for b in blocks]),
+        )
+
+    def links(self, cluster: ClusterSpec) -> ClusterSpec:
+        """``cluster`` with these bandwidths (the communication terms read a group's link off the cluster; they
+        are elementwise, so per-row bandwidths give per-row times). Internal: the copy skips the checks."""
+        intra, inter = self.intra_node_bandwidth_bytes_per_s, self.inter_node_bandwidth_bytes_per_s
+        if intra is cluster.intra_node_bandwidth_bytes_per_s and inter is cluster.inter_node_bandwidth_bytes_per_s:
+            return cluster
+        return _replace_valid(cluster, intra_node_bandwidth_bytes_per_s=intra, inter_node_bandwidth_bytes_per_s=inter)
+
+
+def _bent(np: Any, efficiency: Any, top: float, shape: Any) -> Any:
+    """``top · (efficiency / top)**shape``, rows at shape 1 left as they are. ``shape`` is a scalar or one per row;
+    each distinct value is raised as a scalar power, as an estimate of one scenario raises it (numpy computes a
+    scalar power of 0.5 or 2 as a square root or a square, not as an elementwise ``pow``)."""
+    if np.ndim(shape) == 0:
+        return efficiency if shape == 1.0 else top * (efficiency / top) ** shape
+    out = np.array(efficiency, dtype=np.float64)
+    for value in np.unique(shape).tolist():
+        if value != 1.0:
+            rows = shape == value
+            out[rows] = top * (out[rows] / top) ** value
+    return out
 
 
 def _link(np: Any, cluster: ClusterSpec, span: Any, ring_ranks: Any = 1) -> tuple[Any, Any, Any]:
@@ -186,26 +255,105 @@ def precision_peak_flops(model: ModelSpec, cluster: ClusterSpec, workload: Workl
     return 1.0 / (at_bf16 / bf16 + (1.0 - at_bf16) / fp8)
 
 
-def matmul_efficiency(
-    model: ModelSpec, cluster: ClusterSpec, tokens: Any, tp: Any, ceiling: float | None = None, etp: Any = None
-) -> tuple[Any, Any]:
-    """Share of peak the per-GPU matmuls reach: ``tokens`` (= mb·s/cp) rows against weight shards ``/tp``; a
-    mixture of experts' expert matmuls against shards ``/etp`` (default ``tp``) with ``tokens·etp/tp`` rows.
-
-    The smooth roofline of :func:`coursekit.roofline.achieved_flops` at the FLOP-weighted intensity of one
-    layer's four linear matmuls, with ceiling ``ceiling`` (default: the device's,
-    :func:`coursekit.planner.calibration.ceiling_for`). For a mixture of experts the
-    MLP width is ``top_k`` experts side by side (a grouped GEMM with every routed token), an
-    approximation that ignores how few tokens each expert gets.
-    """
-    ffn = (model.moe_ffn_hidden or model.ffn_hidden) * model.top_k if model.is_moe else model.ffn_hidden
-    intensity = _transformer_layer_matmul_intensity(
-        tokens, model.hidden, ffn, model.kv_hidden, tp, 3 if model.mlp == "swiglu" else 2, ACTIVATION_BYTES, etp
-    )
+def _share_of_peak(cluster: ClusterSpec, intensity: Any, ceiling: float | None) -> Any:
+    """Share of peak the smooth roofline gives matmuls of ``intensity`` with ceiling ``ceiling`` (default: the
+    device's, :func:`coursekit.planner.calibration.ceiling_for`)."""
     peak = cluster.peak_flops
     ceiling = ceiling_for(peak) if ceiling is None else ceiling
     achieved = _achieved_flops(intensity, peak, cluster.memory_bandwidth_bytes_per_s, ceiling, EFFICIENCY_SMOOTHNESS)
-    return achieved / peak, intensity
+    return achieved / peak
+
+
+def matmul_efficiency(
+    model: ModelSpec, cluster: ClusterSpec, tokens: Any, tp: Any, ceiling: float | None = None, etp: Any = None
+) -> tuple[Any, Any]:
+    """Share of peak the per-GPU matmuls outside the routed experts reach: ``tokens`` (= mb·s/cp) rows against
+    weight shards ``/tp``.
+
+    The smooth roofline of :func:`coursekit.roofline.achieved_flops` at the FLOP-weighted intensity of one
+    layer's linear matmuls, with ceiling ``ceiling`` (default: the device's,
+    :func:`coursekit.planner.calibration.ceiling_for`). Dense model: the four matmuls of attention and MLP. Mixture
+    of experts: the attention projections and the shared experts (an MLP ``shared_experts·moe_ffn_hidden`` wide over
+    TP); the routed experts multiply their own shapes, :func:`expert_matmul_efficiency`. (The first ``first_k_dense``
+    dense layers are taken at the MoE layers' shape.) ``etp`` is accepted for the signature's sake and unused.
+    """
+    mats = 3 if model.mlp == "swiglu" else 2
+    if model.is_moe:
+        flops, moved = _attention_matmul_totals(tokens, model.hidden, model.kv_hidden, tp, ACTIVATION_BYTES)
+        if model.shared_experts:
+            width = model.shared_experts * (model.moe_ffn_hidden or model.ffn_hidden)
+            shared_flops, shared_moved = _mlp_matmul_totals(tokens, model.hidden, width, tp, mats, ACTIVATION_BYTES)
+            flops, moved = flops + shared_flops, moved + shared_moved
+        intensity = flops / moved
+    else:
+        intensity = _transformer_layer_matmul_intensity(
+            tokens, model.hidden, model.ffn_hidden, model.kv_hidden, tp, mats, ACTIVATION_BYTES
+        )
+    return _share_of_peak(cluster, intensity, ceiling), intensity
+
+
+def expert_rows(model: ModelSpec, tokens: Any, tp: Any, ep: Any, etp: Any) -> Any:
+    """Rows one routed expert multiplies per micro-batch on one rank (MoE): ``ep·(tokens·etp/tp)·top_k·c/E``.
+
+    Each rank of an expert-parallel group dispatches the tokens its expert-TP group needs, ``tokens·etp/tp``
+    (``tokens`` = mb·s/cp), ``top_k`` copies of each; the ``ep`` ranks' copies spread over the ``E`` experts.
+    Routing is taken as balanced — Megatron-Bridge's MoE benchmarks force-balance the tokens and DeepSeek-V3
+    balances without an auxiliary loss (arXiv:2412.19437, §2.1.2) — so every expert gets the even share; with a
+    capacity factor ``c`` the busiest expert may take up to ``c`` times it, and the step waits for the busiest, so
+    the bound is used (``c`` = 1 for drop-less routing without one).
+    """
+    capacity = model.capacity_factor or 1.0
+    return ep * tokens * etp / tp * model.top_k * capacity / model.num_experts
+
+
+def expert_matmul_efficiency(
+    model: ModelSpec, cluster: ClusterSpec, rows: Any, etp: Any, ceiling: float | None = None
+) -> tuple[Any, Any]:
+    """(share of peak, intensity) of the routed experts' matmuls: each local expert, one GEMM of a grouped GEMM,
+    multiplies ``rows`` (:func:`expert_rows`) by its own ``hidden × moe_ffn_hidden/etp`` shards
+    (:func:`coursekit.roofline.expert_matmul_intensity`), on the same smooth roofline as :func:`matmul_efficiency`.
+
+    Source of the shape: Megatron-Core's ``GroupedMLP`` / ``TEGroupedMLP`` (megatron/core/transformer/moe/experts.py)
+    runs one GEMM per local expert on the tokens the dispatcher sorted to it (``tokens_per_expert``).
+    """
+    width = model.moe_ffn_hidden or model.ffn_hidden
+    mats = 3 if model.mlp == "swiglu" else 2
+    intensity = _expert_matmul_intensity(rows, model.hidden, width, etp, mats, ACTIVATION_BYTES)
+    return _share_of_peak(cluster, intensity, ceiling), intensity
+
+
+def routed_expert_flops_per_token(model: ModelSpec, rc: Any) -> Any:
+    """Executed FLOPs per token of the routed experts' matmuls, all layers: ``(6 + 2·full)·moe_layers·top_k·P_e``.
+
+    PaLM's 6 FLOPs per parameter and token (forward 2, backward 4) over the ``top_k`` experts a token visits, each
+    of ``expert_params`` P_e; full recomputation (``rc`` = 2) repeats the forward, 2 more. Part of the executed FLOPs
+    of :func:`_flops_per_token`, which counts them among the active parameters.
+    """
+    return (6.0 + 2.0 * (rc == 2)) * model.moe_layers * model.top_k * float(model.expert_params)
+
+
+def token_permutation_bytes_per_token(model: ModelSpec, rc: Any, ep: Any = 1) -> Any:
+    """HBM bytes per token and MoE layer of sorting tokens to their experts and back (MoE; 0 for a dense model).
+
+    Counted for fused permute/unpermute kernels (Megatron-Core ``--moe-permute-fusion``, Transformer Engine's
+    ``moe_permute`` / ``moe_unpermute``), in units of one token's hidden vector h of ``ACTIVATION_BYTES`` each,
+    with k = top_k: forward, permute reads the token once and writes k copies (k + 1), unpermute reads the k
+    expert outputs and writes their probability-weighted sum (k + 1); backward, unpermute's gradient reads h and
+    writes k weighted copies and reads the k expert outputs again for the probabilities' gradient (2k + 1), and
+    permute's gradient reads k copies and writes their sum (k + 1): (5k + 4)·h. When a rank holds more than one
+    expert (``num_experts / ep`` > 1), Megatron-Core's all-to-all dispatcher sorts the received copies by local
+    expert after the dispatch and back before the combine ("Permutation 2" / "Unpermutation 2",
+    ``sort_chunks_by_idxs`` in megatron/core/transformer/moe/token_dispatcher.py): each pass reads and writes the k
+    copies, forward and backward, 8k·h more. Full recomputation repeats the forward: 2(k + 1)·h, and 4k·h for the
+    sort. The router's softmax and top-k over E fp32 scores per token are left out: a few E·4 bytes, under 3 % of
+    the (5k + 4)·h for the course's MoE presets.
+    """
+    if not model.is_moe:
+        return 0.0 * rc
+    k = float(model.top_k)
+    full = rc == 2
+    sort = (model.num_experts / ep > 1) * (8.0 * k + 4.0 * k * full)
+    return (5.0 * k + 4.0 + 2.0 * (k + 1.0) * full + sort) * model.hidden * ACTIVATION_BYTES
 
 
 @dataclass(frozen=True)
@@ -337,7 +485,8 @@ def _memory_ledger(np: Any, model: ModelSpec, workload: WorkloadSpec, k: _Column
 
     stages = [stage_memory(kind) for kind in STAGE_KINDS]
     heaviest = np.argmax(np.stack([stage["total"] for stage in stages]), axis=0)
-    return {key: np.choose(heaviest, [stage[key] for stage in stages]) for key in stages[0]}
+    first, mid = heaviest == 0, heaviest == 1  # the values np.choose would pick, in about half its time
+    return {key: np.where(first, stages[0][key], np.where(mid, stages[1][key], stages[2][key])) for key in stages[0]}
 
 
 def _compute_time(
@@ -347,13 +496,13 @@ def _compute_time(
     workload: WorkloadSpec,
     k: _Columns,
     st: _Stages,
-    efficiency_shape: float,
+    efficiency_shape: Any,
 ) -> dict[str, Any]:
     """Executed FLOPs of the slowest stage at the efficiency its matmul shapes allow: seconds of compute per step.
 
     Returns ``compute_s``, ``efficiency``, ``intensity``, ``executed_flops_per_token`` and
-    ``model_flops_per_token``. ``efficiency_shape`` k bends the efficiency below its ceiling,
-    ``ceiling · (efficiency / ceiling)**k``; a stated ``achievable_flops_fraction`` replaces the curve.
+    ``model_flops_per_token``. ``efficiency_shape`` k (a scalar or one per row) bends the efficiency below its
+    ceiling, ``ceiling · (efficiency / ceiling)**k``; a stated ``achievable_flops_fraction`` replaces the curve.
     """
     s = workload.tokens_per_sequence(model)
     executed, model_flops, output_flops = _flops_per_token(model, s, k.rc, np)
@@ -362,33 +511,82 @@ def _compute_time(
     non_layer = 6.0 * (model.input_embedding_params + model.output_params)
     per_layer_flops = (executed - non_layer) / model.layers
     first, mid, last = (st.layers[kind] for kind in STAGE_KINDS)
+
+    def per_shape(mb: Any, cp: Any, tp: Any, etp: Any, ep: Any) -> tuple[Any, ...]:  # once per distinct shape
+        tokens_rank = mb.astype(np.float64) * s / cp.astype(np.float64)
+        tpf, etpf, epf = tp.astype(np.float64), etp.astype(np.float64), ep.astype(np.float64)
+        efficiency, intensity = matmul_efficiency(model, cluster, tokens_rank, tpf, workload.efficiency_ceiling, etpf)
+        expert_efficiency, expert_intensity, rows = _expert_efficiency(
+            np, model, cluster, workload, tokens_rank, tpf, epf, etpf
+        )
+        return efficiency, intensity, expert_efficiency, expert_intensity, rows
+
+    efficiency, intensity, expert_efficiency, expert_intensity, rows = on_distinct(
+        np, per_shape, k.mb, k.cp, k.tp, k.etp, k.ep
+    )
+    if np.ndim(efficiency_shape) or efficiency_shape != 1.0:
+        ceiling = workload.efficiency_ceiling
+        top = ceiling_for(cluster.peak_flops) if ceiling is None else ceiling
+        efficiency = _bent(np, efficiency, top, efficiency_shape)
+        expert_efficiency = _bent(np, expert_efficiency, top, efficiency_shape)
+    if workload.achievable_flops_fraction is not None:
+        efficiency = np.full_like(k.tpf, workload.achievable_flops_fraction)
+        expert_efficiency = efficiency
+    # The routed experts' FLOPs run at their own efficiency: counted in units of the rest's efficiency, each of
+    # their FLOPs weighs efficiency / expert_efficiency (per layer, averaged over the layers like the rest).
+    routed = routed_expert_flops_per_token(model, k.rc) / model.layers
+    per_layer_flops = per_layer_flops + routed * (efficiency / expert_efficiency - 1.0)
     work = np.maximum(
         np.maximum(first * per_layer_flops + st.single * output_flops, mid * per_layer_flops),
         last * per_layer_flops + output_flops,
     )
-
-    def per_shape(mb: Any, cp: Any, tp: Any, etp: Any) -> tuple[Any, Any]:  # once per distinct (mb, cp, tp, etp)
-        tokens_rank = mb.astype(np.float64) * s / cp.astype(np.float64)
-        tpf, etpf = tp.astype(np.float64), etp.astype(np.float64)
-        efficiency, intensity = matmul_efficiency(model, cluster, tokens_rank, tpf, workload.efficiency_ceiling, etpf)
-        if efficiency_shape != 1.0:
-            ceiling = workload.efficiency_ceiling
-            top = ceiling_for(cluster.peak_flops) if ceiling is None else ceiling
-            efficiency = top * (efficiency / top) ** efficiency_shape
-        return efficiency, intensity
-
-    efficiency, intensity = on_distinct(np, per_shape, k.mb, k.cp, k.tp, k.etp)
-    if workload.achievable_flops_fraction is not None:
-        efficiency = np.full_like(k.tpf, workload.achievable_flops_fraction)
     tokens_step = float(workload.global_batch) * s
     peak = precision_peak_flops(model, cluster, workload, executed, k.rc)
+    permutation_s = _permutation_s(np, model, cluster, workload, k, st)
     return {
-        "compute_s": tokens_step * work / (k.tpf * k.cpf * k.dpf * peak * efficiency),
+        "compute_s": tokens_step * work / (k.tpf * k.cpf * k.dpf * peak * efficiency) + permutation_s,
         "efficiency": efficiency,
         "intensity": intensity,
+        "expert_efficiency": expert_efficiency,
+        "expert_intensity": expert_intensity,
+        "expert_rows": rows,
+        "permutation_s": permutation_s,
         "executed_flops_per_token": executed,
         "model_flops_per_token": model_flops,
     }
+
+
+def _expert_efficiency(
+    np: Any,
+    model: ModelSpec,
+    cluster: ClusterSpec,
+    workload: WorkloadSpec,
+    tokens_rank: Any,
+    tp: Any,
+    ep: Any,
+    etp: Any,
+) -> tuple[Any, Any, Any]:
+    """(share of peak, intensity, rows per expert) of the routed experts' matmuls per candidate; ones (and no
+    rows) for a dense model."""
+    if not model.is_moe:
+        return np.ones_like(tokens_rank), np.ones_like(tokens_rank), np.zeros_like(tokens_rank)
+    rows = expert_rows(model, tokens_rank, tp, ep, etp)
+    return (*expert_matmul_efficiency(model, cluster, rows, etp, workload.efficiency_ceiling), rows)
+
+
+def _permutation_s(
+    np: Any, model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec, k: _Columns, st: _Stages
+) -> Any:
+    """Seconds per step of the slowest stage's token permutation and unpermutation (MoE), memory-bound: the
+    tokens each rank dispatches, ``global_batch·s/(dp·cp)·etp/tp``, times its MoE layers (the stage's layers times
+    the model's MoE share), times :func:`token_permutation_bytes_per_token`, at the device's HBM bandwidth."""
+    if not model.is_moe:
+        return np.zeros_like(k.tpf)
+    s = float(workload.tokens_per_sequence(model))
+    tokens = float(workload.global_batch) * s / (k.dpf * k.cpf) * k.etpf / k.tpf
+    moe_layers = st.layers_max * model.moe_layers / model.layers
+    moved = tokens * moe_layers * token_permutation_bytes_per_token(model, k.rc, k.epf)
+    return moved / cluster.memory_bandwidth_bytes_per_s
 
 
 class _Ring(NamedTuple):
@@ -437,6 +635,17 @@ def _tp_cp_comm(
     return tp_s, intra_tp, cp_s, intra_cp, ring
 
 
+def ep_element_bytes(workload: WorkloadSpec) -> float:
+    """Mean bytes per element of EP's four all-to-alls (dispatch, combine and their gradients) per MoE layer.
+
+    ``ACTIVATION_BYTES`` (bf16) by default. With ``workload.ep_fp8_dispatch`` (DeepSeek-V3, arXiv:2412.19437,
+    §3.3.3): the dispatch forward and the activation gradient before the experts' down-projection go in FP8, 1 byte;
+    the combine forward and the other gradient stay in bf16, 2 bytes: (1 + 2 + 1 + 2) / 4 = 1.5. FP8's per-block
+    scaling factors (one fp32 per 128 elements, 4/128 of a byte each) are left out.
+    """
+    return (1.0 + ACTIVATION_BYTES) / 2.0 if workload.ep_fp8_dispatch else float(ACTIVATION_BYTES)
+
+
 def _ep_comm(
     np: Any, model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec, k: _Columns, st: _Stages
 ) -> dict[str, Any]:
@@ -452,7 +661,7 @@ def _ep_comm(
     # Each rank dispatches the tokens its expert-TP group needs: s/cp · etp/tp (at etp = tp the whole micro-batch,
     # at etp = 1 its sequence-parallel share, as Megatron-Core's all-to-all dispatcher sends).
     tokens = float(workload.tokens_per_sequence(model)) / k.cpf * k.etpf / k.tpf
-    payload = _ep_payload_bytes(tokens, k.mbf, model.hidden, ACTIVATION_BYTES, model.top_k)
+    payload = _ep_payload_bytes(tokens, k.mbf, model.hidden, ep_element_bytes(workload), model.top_k)
     calls = _ep_calls(st.layers_max, k.gaf)
     one_intra, one_inter = _all_to_all_two_tier_s(
         k.epf,
@@ -466,6 +675,43 @@ def _ep_comm(
     )
     ep_intra, ep_inter = (k.ep > 1) * calls * one_intra, (k.ep > 1) * calls * one_inter
     return {"EP": np.maximum(ep_intra, ep_inter), "EP_intra": ep_intra, "EP_inter": ep_inter, "link": members >= k.epf}
+
+
+def _ep_overlap_share(np: Any, k: _Columns, o_ep: float, schedule: str = "megatron") -> Any:
+    """Share of the expert-parallel all-to-all that can hide, at overlap ``o_ep``: only passes that run merged with
+    another micro-batch's opposite pass hide it (MoE).
+
+    Megatron-Core's EP all-to-all overlap (``--overlap-moe-expert-parallel-comm``) runs the forward of one
+    micro-batch merged with the backward of another, so only the 1F1B steady state hides it; the warm-up's forwards
+    and the cool-down's backwards run alone. The first pipeline rank warms up with
+    ``W = 2(p - 1) + (v - 1)·p + 1`` of its ``m·v`` chunk passes (interleaved; ``p - 1 + 1`` without interleaving;
+    ``1`` without a pipeline: the first forward and the last backward) — megatron/core/pipeline_parallel/
+    schedules.py, ``get_pp_rank_microbatches``, with the extra forward it schedules for this overlap, and
+    combined_1f1b.py, ``combined_1f1b_schedule_for_no_pipelining``. Other schedules that overlap the all-to-all
+    across micro-batches (DeepSeek-V3's DualPipe) are taken at the same count. So a share
+    ``W / (m·v)`` of the all-to-all (capped at 1) cannot hide; the rest hides at ``o_ep``. Under ``schedule``
+    ``"megatron"`` nothing hides where Megatron-Core's ``TransformerConfig`` refuses the overlap: pp > 1 without
+    interleaving, or full recomputation (:data:`coursekit.specs.EP_OVERLAP_SCHEDULES`).
+    """
+    p, v, m = k.ppf, k.vf, k.gaf
+    warmup = np.where(k.pp > 1, (p - 1.0) * (1.0 + (k.v > 1)) + (v - 1.0) * p, 0.0) + 1.0
+    share = o_ep * (1.0 - np.minimum(warmup / (m * v), 1.0))
+    if schedule == "megatron":  # TransformerConfig refuses the overlap at pp > 1 without VPP, and under full recompute
+        share = share * (((k.pp == 1) | (k.v > 1)) & (k.rc != 2))
+    return share
+
+
+def _ep_overlap_slowdown_s(np: Any, ep_s: Any, o_ep: Any, compute: Any) -> Any:
+    """Seconds the matmuls lose to an expert-parallel all-to-all that runs under them (MoE), at overlap ``o_ep``.
+
+    Overlapped dispatch and combine kernels occupy SMs: ``EP_ALL_TO_ALL_SMS`` of ``H100_SMS`` (DeepSeek-V3, §3.2.2).
+    While ``hidden`` seconds of all-to-all run under compute, the matmuls have the rest of the SMs, so the compute
+    takes ``hidden · sms/total`` longer; ``hidden`` is the share ``o_ep`` (:func:`_ep_overlap_share`) of the
+    all-to-all, at most the compute it hides under. The SM share of the H100/H800 is used for every device (an
+    approximation where SM counts differ).
+    """
+    hidden = np.minimum(o_ep * ep_s, compute)
+    return hidden * (EP_ALL_TO_ALL_SMS / H100_SMS)
 
 
 class _ZeroParts(NamedTuple):
@@ -617,6 +863,7 @@ def training_estimate(
     efficiency_shape: float = 1.0,
     bubble_scale: float = 1.0,
     with_memory: bool = True,
+    assumptions: Assumptions | None = None,
 ) -> dict[str, Any]:
     """Memory ledger, communication per dimension, efficiency and step time for the columns ``c``.
 
@@ -628,22 +875,28 @@ def training_estimate(
     matmuls lose — what :mod:`coursekit.planner.ties` moves within its uncertainty); ``bubble_scale``
     multiplies the pipeline bubble (1: the schedule's formula). ``with_memory=False`` skips the memory ledger
     (``"memory"`` is then empty): the step time does not depend on it, and the tie scenarios need only the step.
+    ``assumptions`` replaces the bandwidths and overlap shares the cluster and the workload state, and both
+    keywords above, with values that may differ per row (:class:`Assumptions`; the tie scenarios in one pass).
     """
     import numpy as np
 
+    a = Assumptions.of(cluster, workload, efficiency_shape, bubble_scale) if assumptions is None else assumptions
+    cluster = a.links(cluster)
     k = _Columns.of(np, c)
     st = _Stages.of(np, model, workload, k)
     memory = _memory_ledger(np, model, workload, k, st) if with_memory else {}
-    run = _compute_time(np, model, cluster, workload, k, st, efficiency_shape)
-    compute = run["compute_s"]
-    bubble = np.where(k.pp > 1, _bubble_fraction(k.ppf, k.gaf, k.vf), 0.0)
-    bubble_s = bubble_scale * bubble / (1 - bubble) * compute
-
+    run = _compute_time(np, model, cluster, workload, k, st, a.efficiency_shape)
     comm, links, ring, dense, experts = _communication(np, model, cluster, workload, k, st, run["efficiency"])
+    ep_share = _ep_overlap_share(np, k, a.overlap["ep"], workload.ep_overlap_schedule)
+    ep_slowdown = _ep_overlap_slowdown_s(np, comm["EP"], ep_share, run["compute_s"])
+    compute = run["compute_s"] + ep_slowdown
+    bubble = np.where(k.pp > 1, _bubble_fraction(k.ppf, k.gaf, k.vf), 0.0)
+    bubble_s = a.bubble_scale * bubble / (1 - bubble) * compute
+
     total_comm = sum(comm[d] for d in COMM_DIMENSIONS)
 
     # ---- overlap: what each dimension cannot hide (coursekit.overlap)
-    o = {dim: workload.overlap(dim) for dim in ("dp", "pp", "cp", "tp", "ep")}
+    o = a.overlap
     exposed_cp = _exposed_cp_s(ring, o["cp"])
     shared_nic = (~links["DP"]) & (~links["CP"]) & (k.cp > 1)
     exposed_dp = _exposed_dp_s(np, k, compute, ring, shared_nic, dense, experts, o["dp"])
@@ -651,7 +904,7 @@ def training_estimate(
         "CP": comm["CP"] - exposed_cp,
         "DP": comm["DP"] + comm["EDP"] - exposed_dp,
         "TP": o["tp"] * comm["TP"],
-        "EP": o["ep"] * comm["EP"],
+        "EP": ep_share * comm["EP"],
         # Megatron-Core overlaps pipeline send/recv only in the interleaved schedule (--overlap-p2p-communication
         # raises "Non-interleaved pipeline parallelism does not support overlapping p2p communication")
         "PP": np.where(k.v > 1, o["pp"], 0.0) * comm["PP"],
@@ -671,6 +924,11 @@ def training_estimate(
         "step_s": compute + exposed + bubble_s,
         "efficiency": run["efficiency"],
         "intensity": run["intensity"],
+        "expert_efficiency": run["expert_efficiency"],
+        "expert_intensity": run["expert_intensity"],
+        "expert_rows": run["expert_rows"],
+        "permutation_s": run["permutation_s"],
+        "ep_overlap_slowdown_s": ep_slowdown,
         "exposed_cp_s": exposed_cp,
         "exposed_dp_s": exposed_dp,
         "executed_flops_per_token": run["executed_flops_per_token"],

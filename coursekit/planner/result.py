@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from .._validate import check_choice, check_int, check_number
 from ..capacity import RECOMPUTE_MODES
 from ..communication import TrafficTime
+from ..hardware import EP_ALL_TO_ALL_SMS, H100_SMS
 from ..i18n import Reason, Text, register, tr
 from ..scaling import StepTimeline
 from ..units import bytes_to_gib
@@ -43,6 +44,21 @@ register(
             "zh": "  矩阵乘效率 {efficiency:.0%} 峰值（每 GPU 矩阵乘的计算强度 {intensity:.0f} FLOP/字节，平滑屋顶线）",
             "en": "  Matmul efficiency {efficiency:.0%} of peak (per-GPU matmul intensity {intensity:.0f} FLOP/byte, "
             "smooth roofline)",
+        },
+        "planner.efficiency_line_moe": {
+            "zh": "  注意力与共享专家的矩阵乘效率 {efficiency:.0%} 峰值（计算强度 {intensity:.0f} FLOP/字节，"
+            "平滑屋顶线）",
+            "en": "  Attention and shared-expert matmul efficiency {efficiency:.0%} of peak (intensity {intensity:.0f} "
+            "FLOP/byte, smooth roofline)",
+        },
+        "planner.expert_efficiency_line": {
+            "zh": "  路由专家矩阵乘效率 {efficiency:.0%} 峰值（每个本地专家乘 {rows:.0f} 行 token，"
+            "计算强度 {intensity:.0f} FLOP/字节）；token 重排 (token permutation) 与还原 {permute_ms:.1f} ms"
+            "（按显存带宽计）；藏在计算下的全对全占用 {sms} 个 SM，计算因此多 {slowdown_ms:.1f} ms",
+            "en": "  Routed-expert matmul efficiency {efficiency:.0%} of peak (each local expert multiplies {rows:.0f} "
+            "token rows, intensity {intensity:.0f} FLOP/byte); token permutation and unpermutation {permute_ms:.1f} ms "
+            "(at memory bandwidth); the all-to-all hidden under compute holds {sms} SMs, {slowdown_ms:.1f} ms more "
+            "compute",
         },
         "planner.ties_sorted": {
             "zh": "step_s 必须按从小到大排好序（并列组从最快的候选开始）。",
@@ -166,6 +182,11 @@ class PlanCandidate:
     stage_layers: tuple[int, int, int] | None = None
     serving: ServingCandidate | None = None
     etp: int | None = None  # expert TP of a mixture of experts (Megatron-Core parallel folding); None: dense
+    expert_efficiency: float | None = None  # share of peak of the routed experts' matmuls (MoE); None: dense
+    expert_intensity_flop_per_byte: float | None = None
+    expert_rows: float | None = None  # token rows one local expert multiplies per micro-batch
+    permutation_s: float | None = None  # the slowest stage's token permutation and unpermutation per step
+    ep_overlap_slowdown_s: float | None = None  # compute lost to the SMs a hidden EP all-to-all holds
 
     @property
     def ranks(self) -> int:
@@ -301,9 +322,21 @@ class PlanCandidate:
         if self.efficiency is not None:
             lines.append(
                 tr(
-                    "planner.efficiency_line",
+                    "planner.efficiency_line" if self.expert_efficiency is None else "planner.efficiency_line_moe",
                     efficiency=self.efficiency,
                     intensity=self.intensity_flop_per_byte or 0.0,
+                )
+            )
+        if self.expert_efficiency is not None:
+            lines.append(
+                tr(
+                    "planner.expert_efficiency_line",
+                    efficiency=self.expert_efficiency,
+                    rows=self.expert_rows or 0.0,
+                    intensity=self.expert_intensity_flop_per_byte or 0.0,
+                    permute_ms=(self.permutation_s or 0.0) * 1e3,
+                    sms=EP_ALL_TO_ALL_SMS,
+                    slowdown_ms=(self.ep_overlap_slowdown_s or 0.0) * 1e3,
                 )
             )
         if self.timeline is not None:
@@ -375,6 +408,11 @@ class PlanCandidate:
                 "estimated_mfu": self.estimated_mfu,
                 "matmul_efficiency": self.efficiency,
             }
+            if self.expert_efficiency is not None:
+                out["estimate"]["expert_matmul_efficiency"] = self.expert_efficiency
+                out["estimate"]["expert_rows"] = self.expert_rows
+                out["estimate"]["token_permutation_s"] = self.permutation_s
+                out["estimate"]["ep_overlap_slowdown_s"] = self.ep_overlap_slowdown_s
         if self.serving is not None and self.serving.estimate is not None:
             # The serving search's own fields (time_to_first_token_s, time_per_output_token_s, tokens_per_s per
             # replica, ...), as ``python -m coursekit plan --mode serving --json`` prints them.
@@ -430,11 +468,17 @@ ESTIMATE_NOTES: tuple[Text, ...] = (
     Text(
         zh="矩阵乘效率：每个 GPU 的矩阵乘是 (mb·s/cp) 个 token 乘以 hidden/tp 宽的权重分片；其计算强度放到平滑 "
         "屋顶线 (roofline) 上得到峰值占比。天花板 = Megatron-LM 表 1（A100）上标定的整步份额 × "
-        "该 GPU 实测的最佳矩阵乘占峰值之比（A100 85.9%，H100 80.1%）；MoE 的专家矩阵乘按 top_k 个专家并排近似。",
+        "该 GPU 实测的最佳矩阵乘占峰值之比（A100 85.9%，H100 80.1%）。MoE 的每个路由专家按自己的形状算："
+        "ep·(token 数·etp/tp)·top_k/专家数 行乘以 hidden × 专家宽度/etp 的分片（路由按均衡计）；"
+        f"token 重排与还原按显存带宽计时；藏在计算下的 EP 全对全占用 {EP_ALL_TO_ALL_SMS} 个 SM（共 {H100_SMS} 个），"
+        "计算相应变慢。",
         en="Matmul efficiency: each GPU multiplies (mb·s/cp) tokens by weight shards hidden/tp wide; their "
         "arithmetic intensity on a smooth roofline gives the share of peak. The ceiling is the step share fitted on "
         "Megatron-LM Table 1 (A100) times the GPU's measured best-matmul share of peak (A100 85.9 %, H100 80.1 %); "
-        "MoE expert matmuls are approximated as top_k experts side by side.",
+        "each routed expert of an MoE multiplies its own shape: ep·(tokens·etp/tp)·top_k/experts rows by "
+        "hidden × expert width/etp shards (routing taken as balanced); token permutation and unpermutation are timed "
+        f"at memory bandwidth; an EP all-to-all hidden under compute holds {EP_ALL_TO_ALL_SMS} SMs (of {H100_SMS}) "
+        "and slows the compute by that share.",
     ),
     Text(
         zh="通信 = 各维度在其链路上的 ring alpha-beta 时间之和（组留在节点内用节点内带宽，否则跨节点带宽）。"
@@ -708,7 +752,8 @@ class PlanResult:
         A group's members lie within ``(1 + u)`` of its leader, so the groups led by the first ``count`` are
         decided by the candidates up to ``(1 + u)`` times the ``count``-th's step: the scenario estimates run on
         that prefix only (:func:`coursekit.planner.ties.scenario_steps`, extended when a later call needs more) and
-        :func:`coursekit.planner.ties.robust_tie_groups` groups it. Cached per uncertainty (the longest prefix)."""
+        :func:`coursekit.planner.ties.robust_tie_groups` forms the groups its first ``count`` lead (those before a
+        group are formed before it, so the later ones change nothing). Cached per uncertainty (the most leaders)."""
         import numpy as np
 
         from .ties import robust_tie_groups
@@ -718,9 +763,9 @@ class PlanResult:
         if needed == 0:
             return [], {}
         key = f"groups:{u!r}"
-        if key not in self._ties or self._ties[key][0] < needed:
-            positions, why = robust_tie_groups(base[:needed], self._scenario_steps(needed), u)
-            self._ties[key] = (needed, positions, why)
+        if key not in self._ties or self._ties[key][0] < count:
+            positions, why = robust_tie_groups(base[:needed], self._scenario_steps(needed), u, leaders=count)
+            self._ties[key] = (count, positions, why)
         _, positions, why = self._ties[key]
         groups: list[list[int]] = [group for group in positions if group[0] < count]
         return groups, why

@@ -32,7 +32,13 @@ from ..i18n import Reason, Text, tr
 from ..scaling import StepTimeline
 from ..specs import _group_link, _inter_node_ring_bandwidth, type_error
 from ..units import GIB_BYTES
-from .estimate import COMM_DIMENSIONS, EFFICIENCY_CALIBRATION, MODEL_UNCERTAINTY, training_estimate
+from .estimate import (
+    COMM_DIMENSIONS,
+    EFFICIENCY_CALIBRATION,
+    MODEL_UNCERTAINTY,
+    ep_element_bytes,
+    training_estimate,
+)
 from .gate_table import GATE_CODES, PLAN_GATES, WELL_FORMED_CODES, GateInput, reasons_of
 from .gate_table import ContextTwins as ContextTwins
 from .gate_table import context_twins as context_twins
@@ -279,6 +285,7 @@ def _training_candidate(g: GateInput, mode: str, i: int = 0) -> PlanCandidate:
     rows = _training_rows(model, cluster, workload, est, i, mode=mode, **degrees) if est is not None else ()
     first, mid, last = (int(x[i]) for x in g.stage_layers)
     tokens = workload.global_batch * g.seq_len
+    moe = _moe_fields(model, est, i)
     return PlanCandidate(
         mode="training",
         tp=degrees["tp"],
@@ -307,7 +314,26 @@ def _training_candidate(g: GateInput, mode: str, i: int = 0) -> PlanCandidate:
         efficiency=float(est["efficiency"][i]) if est is not None else None,
         intensity_flop_per_byte=float(est["intensity"][i]) if est is not None else None,
         stage_layers=(first, mid, last),
+        expert_efficiency=moe.get("expert_efficiency"),
+        expert_intensity_flop_per_byte=moe.get("expert_intensity_flop_per_byte"),
+        expert_rows=moe.get("expert_rows"),
+        permutation_s=moe.get("permutation_s"),
+        ep_overlap_slowdown_s=moe.get("ep_overlap_slowdown_s"),
     )
+
+
+def _moe_fields(model: ModelSpec, est: dict[str, Any] | None, i: int) -> dict[str, float]:
+    """The routed experts' efficiency, intensity and rows and the token permutation seconds of candidate ``i``
+    (MoE with an estimate; empty otherwise)."""
+    if est is None or not model.is_moe:
+        return {}
+    return {
+        "expert_efficiency": float(est["expert_efficiency"][i]),
+        "expert_intensity_flop_per_byte": float(est["expert_intensity"][i]),
+        "expert_rows": float(est["expert_rows"][i]),
+        "permutation_s": float(est["permutation_s"][i]),
+        "ep_overlap_slowdown_s": float(est["ep_overlap_slowdown_s"][i]),
+    }
 
 
 def _training_rows(
@@ -355,7 +381,8 @@ def _training_rows(
         rows.append(_comm_row("CP", entries, cp, cluster, tp * cp, comm["CP"]))
     if model.is_moe and ep > 1:
         dispatched = tokens * etp / tp  # what each rank dispatches (see coursekit.planner.estimate._ep_comm)
-        entries = _ep_entries(dispatched, mb, model.hidden, layers, ep, model.top_k, ACTIVATION_BYTES, ga)
+        element = ep_element_bytes(workload)
+        entries = _ep_entries(dispatched, mb, model.hidden, layers, ep, model.top_k, element, ga)
         split = (comm["EP_intra"], comm["EP_inter"])
         rows.append(_comm_row("EP", entries, ep, cluster, etp * ep, comm["EP"], split))
     if pp > 1:

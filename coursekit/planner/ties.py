@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .._validate import check_number
+from .._validate import check_int, check_number
 from ..i18n import Reason, Text, register, shown_repr, tr
 from ..specs import _replace_valid
 from .calibration import ASSUMPTION_UNCERTAINTY
@@ -184,18 +184,28 @@ def scenario_steps(
     """Step time of each candidate in ``columns`` under each of :data:`SCENARIOS` (seconds, arrays).
 
     Efficiency scenarios are skipped when the workload sets a flat ``achievable_flops_fraction`` (no curve).
+    One estimate runs them all: the columns are tiled once per scenario, and each block of rows gets its
+    scenario's :class:`coursekit.planner.estimate.Assumptions` (what :func:`_scenario_specs` moves) — the same
+    numbers as one estimate per scenario, bit for bit (``tests/test_planner_ties_one_pass.py``).
     """
-    from .estimate import training_estimate
+    import numpy as np
 
-    out: dict[str, Any] = {}
+    from .estimate import Assumptions, training_estimate
+
+    codes: list[str] = []
+    blocks: list[Assumptions] = []
     for code, assumption in SCENARIOS:
         if assumption == "efficiency" and workload.achievable_flops_fraction is not None:
             continue
         c2, w2, shape = _scenario_specs(code, cluster, workload)
         bubble = 1 - ASSUMPTION_UNCERTAINTY["pipeline"] if code == "bubble_lower" else 1.0
-        est = training_estimate(model, c2, w2, columns, efficiency_shape=shape, bubble_scale=bubble, with_memory=False)
-        out[code] = est["step_s"]
-    return out
+        codes.append(code)
+        blocks.append(Assumptions.of(c2, w2, shape, bubble))
+    rows = len(np.asarray(columns["tp"]))
+    tiled = {name: np.tile(np.asarray(column), len(codes)) for name, column in columns.items()}
+    assumptions = Assumptions.stacked(np, blocks, rows)
+    est = training_estimate(model, cluster, workload, tiled, with_memory=False, assumptions=assumptions)
+    return dict(zip(codes, np.asarray(est["step_s"]).reshape(len(codes), rows), strict=True))
 
 
 @dataclass(frozen=True)
@@ -311,13 +321,15 @@ def _check_scenarios(scenarios: Any, length: int | None) -> dict[str, Any]:
 
 
 def robust_tie_groups(
-    base: Any, scenarios: Mapping[str, Any], uncertainty: float
+    base: Any, scenarios: Mapping[str, Any], uncertainty: float, leaders: int | None = None
 ) -> tuple[list[list[int]], dict[int, tuple[str, ...]]]:
     """Group positions of ascending ``base`` step times into ties (see the module docstring).
 
     ``scenarios`` maps a scenario code to step times aligned with ``base``. Returns the groups (positions,
     each group led by its fastest) and, for every non-leading member, the scenario codes under which it is at
     least as fast as its group's fastest (``("same",)`` when none is but the estimates never separate).
+    With ``leaders``, only the groups led by the first ``leaders`` positions: groups are formed fastest first,
+    each from what the ones before it left, so they are the same as in the whole grouping.
 
     >>> import numpy as np
     >>> base = np.array([1.00, 1.05, 1.10, 1.30])
@@ -327,18 +339,27 @@ def robust_tie_groups(
 
     Taught in: lesson 9 (decision workbench).
     """
-    import numpy as np
-
     base = _check_steps("base", base)
     scenarios = _check_scenarios(scenarios, len(base))
     uncertainty = check_number("uncertainty", uncertainty, ge=0, le=10)
+    if leaders is not None:
+        leaders = check_int("leaders", leaders, ge=0)
+    return _tie_groups(base, scenarios, uncertainty, leaders)
+
+
+def _tie_groups(
+    base: Any, scenarios: Mapping[str, Any], uncertainty: float, leaders: int | None
+) -> tuple[list[list[int]], dict[int, tuple[str, ...]]]:
+    """Kernel of :func:`robust_tie_groups` for checked inputs (float arrays)."""
+    import numpy as np
+
     codes = list(scenarios)
     table = np.stack([np.asarray(scenarios[c], dtype=float) for c in codes]) if codes else np.empty((0, len(base)))
     assigned = np.zeros(len(base), dtype=bool)
     groups: list[list[int]] = []
     why: dict[int, tuple[str, ...]] = {}
     names: dict[int, tuple[str, ...]] = {}
-    for leader in range(len(base)):
+    for leader in range(len(base) if leaders is None else min(leaders, len(base))):
         if assigned[leader]:
             continue
         assigned[leader] = True
