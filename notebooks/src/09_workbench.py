@@ -649,8 +649,8 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 # - **Qwen3 30B-A3B，EP 16（26.04）**：估算吞吐是实测的 0.93 倍，但 EP 16 跨 2 个节点，估算认为全对全通信占了步时的
 #   17.9 s（配方关掉了 EP 全对全重叠），于是偏爱留在节点内的 EP 8（快 1.82 倍）；配方用的 HybridEP 分发器可能每个节点
 #   只发一次 token，这一点没有建模，这个排序靠不住。
-# - **加大全局批的同一布局**（Megatron-Bridge 26.02 的 Llama 3 70B GBS 256、Qwen3 235B GBS 8192）：结论与上面
-#   较小全局批的同一布局相同。
+# - **加大全局批的同一布局**（Megatron-Bridge 26.02 的 Qwen3 235B，GBS 8192）：结论与上面较小全局批的同一布局相同。
+#   同一份表里 Llama 3 70B 的 GBS 256 与 Llama 3.1 405B 的 GBS 1536 两行，按同一份配方登记，都通过了。
 #
 # Llama 3 405B 的三行按论文 (arXiv 2407.21783 §3.3.2) 登记：全分片数据并行只切梯度和优化器状态、前向之后不再把权重切回去，
 # 即 ZeRO-2；首末两段各少一层，于是“第一段的第一个模型块只有嵌入层，最后一段的最后一个模型块只有输出层和损失”——每个模型块
@@ -730,8 +730,9 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 #   the estimate puts 17.9 s of the step in the all-to-all (the recipe turns the EP all-to-all overlap off), so it
 #   prefers EP 8 inside a node (1.82x faster); the recipe's HybridEP dispatcher may send a token once per node, which
 #   is not modelled, so that ranking is not to be trusted.
-# - **The same layouts at larger global batches** (Megatron-Bridge 26.02's Llama 3 70B at GBS 256 and Qwen3 235B at
-#   GBS 8192): the same verdict as the same layouts at the smaller batch above.
+# - **The same layout at a larger global batch** (Megatron-Bridge 26.02's Qwen3 235B at GBS 8192): the same verdict
+#   as the same layout at the smaller batch above. The same table's Llama 3 70B at GBS 256 and Llama 3.1 405B at
+#   GBS 1536, registered with the same recipes, both pass.
 #
 # Llama 3 405B's three rows are registered as its paper (arXiv 2407.21783 §3.3.2) states: fully sharded data
 # parallelism that shards gradients and optimizer states and does not reshard the weights after the forward pass,
