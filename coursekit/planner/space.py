@@ -103,6 +103,7 @@ def _v_options(model: ModelSpec, workload: WorkloadSpec, pp: int) -> list[int]:
     >>> from coursekit.specs import WorkloadSpec
     >>> gpt119 = MODELS["mcore-gpt-119b"]
     >>> _v_options(gpt119, WorkloadSpec(global_batch=768), 4), _v_options(gpt119, WorkloadSpec(global_batch=768), 2)
+    ([1, 23], [1, 2])
     >>> _v_options(gpt119, WorkloadSpec(global_batch=768, max_virtual_stages=1), 4)
     [1]
     """
