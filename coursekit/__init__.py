@@ -187,6 +187,8 @@ _MODULE_EXPORTS: dict[str, tuple[str, ...]] = {
         "megatron_paper_param_count",
         "megatron_paper_flops_per_step",
         "megatron_core_flops_per_step",
+        "megatron_core_model_flops_per_step",
+        "megatron_padded_vocab",
     ),
     "presets": ("MODELS", "CLUSTERS", "MEGATRON_TABLE1", "MegatronRun"),
     "strategies": ("STRATEGY_TABLE", "STRATEGY_COLUMNS", "StrategyRow", "strategy_row", "strategy_table"),

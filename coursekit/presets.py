@@ -463,9 +463,10 @@ class PublishedRun:
     ``source`` cites the paper (English, as published) and ``note`` says in the learner's language what it
     reports for this run. ``measured_tflops_per_gpu`` is the paper's figure with the paper's own FLOP convention
     (``flop_convention``: ``"palm"`` = 6N + 12·L·h·s per token, ``"megatron"`` = Megatron-LM's
-    eq. 3 with recomputation, ``"megatron-core"`` = Megatron-Core r0.8.0's logged model FLOPs, or ``"tokens"`` when
-    the paper reports tokens per GPU-second
-    instead — then ``measured_tokens_per_gpu_s`` holds it).
+    eq. 3 with recomputation, ``"megatron-core"`` = Megatron-Core r0.8.0's logged model FLOPs,
+    ``"megatron-core-2025"`` = those of its 2025 count (both
+    :func:`coursekit.planner.specs.megatron_core_model_flops_per_step`), or ``"tokens"`` when the paper reports
+    tokens per GPU-second instead — then ``measured_tokens_per_gpu_s`` holds it).
     """
 
     name: str

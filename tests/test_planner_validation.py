@@ -19,6 +19,8 @@ from coursekit.planner import (
     PublishedComparison,
     compare_published,
     megatron_core_flops_per_step,
+    megatron_core_model_flops_per_step,
+    megatron_padded_vocab,
     megatron_paper_flops_per_step,
     plan,
 )
@@ -138,7 +140,7 @@ def test_megatron_core_table_rows_in_its_own_flop_count() -> None:
     """Megatron-Core's 2024 H100 model table: nine bf16 rows, each the layout as published (TP · PP · DP = GPUs), in
     Megatron-Core's own FLOP count. The table's MFU column is its teraFLOP/s over the H100's dense bf16 peak (989.4
     TFLOP/s, the cluster preset's datasheet figure): the transcription reproduces it to the printed percent."""
-    rows = [run for run in PUBLISHED_RUNS_2025 if run.flop_convention == "megatron-core"]
+    rows = [run for run in PUBLISHED_RUNS_2025 if run.model.startswith("mcore-gpt")]
     mfu_column = (41, 47, 49, 46, 42, 43, 44, 48, 47)  # the table's MFU, %
     assert len(rows) == len(mfu_column) == 9
     for run, mfu in zip(rows, mfu_column, strict=True):
@@ -153,6 +155,66 @@ def test_megatron_core_table_rows_in_its_own_flop_count() -> None:
     per_token = 72 * 24 * 2048**2 + 12 * 24 * 2048 * 4096 + 6 * 2048 * 131072
     assert megatron_core_flops_per_step(24, 2048, 192, 131072, 4096) == pytest.approx(per_token * 192 * 4096)
     assert per_token * 192 * 4096 / (408.8e12 * 48) == pytest.approx(0.4518, abs=1e-4)
+
+
+def test_megatron_core_count_of_a_gpt_layer_is_the_table_formula() -> None:
+    """The general count (GQA, SwiGLU, MoE) reduces, for the table's GPT layers (MHA, 4h GELU MLP), to the formula
+    the table rows use, for every row's model; its 2025 release halves only the attention-score term."""
+    for run in PUBLISHED_RUNS_2025:
+        if not run.model.startswith("mcore-gpt"):
+            continue
+        m = MODELS[run.model]
+        old = megatron_core_flops_per_step(m.layers, m.hidden, run.global_batch, m.vocab, run.seq_len)
+        assert megatron_core_model_flops_per_step(m, run.global_batch, run.seq_len) == pytest.approx(old, rel=1e-12)
+        causal_half = 12 * run.global_batch * run.seq_len * m.layers * m.hidden * run.seq_len / 2
+        new = megatron_core_model_flops_per_step(m, run.global_batch, run.seq_len, "2025")
+        assert new == pytest.approx(old - causal_half, rel=1e-12)
+
+
+def test_megatron_core_count_of_moe_and_mla_models_by_hand() -> None:
+    """Megatron-LM's ``num_floating_point_operations`` worked by hand from each model's public config.
+
+    Mixtral 8x7B, r0.8 count (core_r0.8.0 ... core_r0.10.0): L 32, h 4096, 32 heads of 128, 8 KV heads, FFN 14336
+    (SwiGLU, 3/2), top-2, V 32000: per token 12·L·h²·[(1 + 8/32 + 4096/4096)·1 + 14336/4096·2·3/2] + 6·h·V
+    = 12·32·4096²·(2.25 + 10.5) + 6·4096·32000. At 468 TFLOP/s on 64 GPUs, a step of 256 × 4096 tokens takes 2.90 s.
+    """
+    mixtral = 12 * 32 * 4096**2 * (2.25 + 10.5) + 6 * 4096 * 32000
+    assert mixtral == 82_927_681_536
+    assert megatron_core_model_flops_per_step(MODELS["mixtral-8x7b"], 256, 4096) == pytest.approx(
+        mixtral * 256 * 4096, rel=1e-12
+    )
+    assert mixtral * 256 * 4096 / (468e12 * 64) == pytest.approx(2.903, abs=1e-3)
+    # Qwen3 235B-A22B, 2025 count at TP 2: L 94, h 4096, 64 heads of 128 (query width 8192 = 2h), 4 KV heads;
+    # 128 experts of width 1536, top-8, no shared expert, no dense layer; V 151936 padded to a multiple of 128·2.
+    assert megatron_padded_vocab(151936, 2) == 152064
+    attention = 12 * 94 * 4096**2 * (1 + 4 / 64 + 4096 / (2 * 4096)) * 2
+    mlp = 12 * 4096 * 1.5 * 94 * 8 * 1536
+    qwen = attention + mlp + 6 * 4096 * 152064
+    got = megatron_core_model_flops_per_step(MODELS["qwen3-235b-a22b"], 2048, 4096, "2025", tp=2)
+    assert got == pytest.approx(qwen * 2048 * 4096, rel=1e-12)
+    # DeepSeek-V3, 2025 count, MLA: h 7168, 128 heads, q_lora 1536, kv_lora 512, nope 128, rope 64, v 128; 61
+    # layers, the first 3 dense (FFN 18432), 58 MoE (top-8 of width 2048 plus 1 shared of 2048); V 129280; s 4096.
+    q_term = 1536 * (7168 + 128 * (128 + 64) + 1)
+    per_layer = q_term + 512 * (7168 + 128 * (128 + 128) + 1) + 7168 * 64 + 128 * 128 * 7168
+    per_layer += 4096 * 128 * (128 + 64 + 128) / 2
+    mla = 6 * 61 * per_layer
+    mlp = 12 * 7168 * 1.5 * (3 * 18432 + 58 * (8 * 2048 + 2048))
+    deepseek = mla + mlp + 6 * 7168 * 129280
+    assert deepseek == pytest.approx(249.812e9, rel=1e-5)
+    got = megatron_core_model_flops_per_step(MODELS["deepseek-v3"], 1, 4096, "2025")
+    assert got == pytest.approx(deepseek * 4096, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [({"global_batch": 0}, "global_batch"), ({"release": "2026"}, "release"), ({"tp": 0}, "tp")],
+)
+def test_megatron_core_count_refuses_bad_input(kwargs: dict[str, object], name: str) -> None:
+    args: dict[str, object] = {"model": MODELS["mixtral-8x7b"], "global_batch": 8, "seq_len": 4096, **kwargs}
+    with pytest.raises(ValueError, match=name):
+        megatron_core_model_flops_per_step(**args)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="model"):
+        megatron_core_model_flops_per_step("mixtral-8x7b", 8, 4096)  # type: ignore[arg-type]
 
 
 def test_no_run_both_fits_and_validates() -> None:

@@ -96,6 +96,8 @@ __all__ = [
     "MAX_SEQ_LEN",
     "MAX_WORLD_SIZE",
     "MEGATRON_2021_SOURCE",
+    "MEGATRON_CORE_FLOP_RELEASES",
+    "MEGATRON_VOCAB_DIVISOR",
     "MLP_KINDS",
     "NORM_KINDS",
     "OVERLAP_DEFAULTS",
@@ -109,6 +111,8 @@ __all__ = [
     "divisors",
     "group_link",
     "megatron_core_flops_per_step",
+    "megatron_core_model_flops_per_step",
+    "megatron_padded_vocab",
     "megatron_paper_flops_per_step",
     "megatron_paper_param_count",
     "param_part_name",
@@ -309,6 +313,89 @@ def megatron_core_flops_per_step(layers: int, hidden: int, global_batch: int, vo
     """
     l_, h, b, v, s = _flop_count_inputs(layers, hidden, global_batch, vocab, seq_len)
     return 12 * b * s * l_ * h * h * (2 + s / h + 4 + v / (2 * l_ * h))
+
+
+#: Megatron-Core's model-FLOP counts by release: ``"r0.8"`` is Megatron-LM core_r0.8.0 to core_r0.10.0
+#: (``megatron/training/training.py``, ``num_floating_point_operations``); ``"2025"`` is the count from
+#: commit 8873b55 (March 2025, "Fixes in number of floating-point operation estimates for MoE and attention layer")
+#: on: causal attention counted at half, dense and MoE layers apart, ``moe_ffn_hidden_size``, shared experts, MLA.
+MEGATRON_CORE_FLOP_RELEASES: tuple[str, ...] = ("r0.8", "2025")
+#: Megatron-LM pads the vocabulary to a multiple of ``make_vocab_size_divisible_by`` (default 128) times TP
+#: (``megatron/training/tokenizer``, ``_vocab_size_with_padding``); its FLOP count uses the padded size.
+MEGATRON_VOCAB_DIVISOR: int = 128
+
+
+def megatron_padded_vocab(vocab: int, tp: int = 1) -> int:
+    """The vocabulary Megatron-LM builds: ``vocab`` rounded up to a multiple of 128·tp.
+
+    >>> megatron_padded_vocab(151936, 2), megatron_padded_vocab(32000, 8)
+    (152064, 32768)
+    """
+    vocab = check_int("vocab", vocab, ge=1, le=MAX_SEQ_LEN)
+    tp = check_int("tp", tp, ge=1, le=MAX_WORLD_SIZE)
+    multiple = MEGATRON_VOCAB_DIVISOR * tp
+    return -(-vocab // multiple) * multiple
+
+
+def megatron_core_model_flops_per_step(
+    model: ModelSpec, global_batch: int, seq_len: int, release: str = "r0.8", tp: int = 1
+) -> float:
+    """Model FLOPs of one training step as Megatron-Core logs them (its "throughput per GPU (TFLOP/s/GPU)"), for any
+    :class:`ModelSpec`: grouped-query attention, head_dim, SwiGLU, mixture of experts and, from ``release``
+    ``"2025"``, multi-head latent attention. No recomputation is counted; the logits use the padded vocabulary V
+    (:func:`megatron_padded_vocab` at ``tp``).
+
+    Per token, with L layers, h hidden, a heads of width d, g KV heads, F = ``ffn_hidden``, k = ``top_k`` (1 when
+    dense) and γ = 3/2 for SwiGLU (else 1) — Megatron-LM ``num_floating_point_operations``:
+
+    * ``"r0.8"`` (core_r0.8.0 to core_r0.10.0, 2024): 12·L·h²·[(1 + g/a + s/h)·(a·d/h) + (F/h)·k·γ] + 6·h·V.
+      A mixture of experts counts every layer's k routed experts at width F (the config's ``ffn_hidden_size``);
+      attention counts all s keys.
+    * ``"2025"`` (commit 8873b55, March 2025, on): 12·L·h²·(1 + g/a + s/(2h))·(a·d/h) — causal attention at half
+      — plus 12·h·γ·(L_dense·F + L_moe·(k·F_e + F_s)) + 6·h·V, with F_e = ``moe_ffn_hidden`` and F_s the shared
+      experts' width. MLA replaces the attention term by 6·L·[q + r_kv·(h + a·(d_nope + d_v) + 1) + h·d_rope +
+      a·d_v·h + s·a·(d_nope + d_rope + d_v)/2], q = r_q·(h + a·(d_nope + d_rope) + 1) (or h·a·(d_nope + d_rope)
+      without a query low rank). Multi-token-prediction layers are not counted (the course's presets have none).
+
+    A GPT layer (a = g, d = h/a, F = 4h, no gate) under ``"r0.8"`` is :func:`megatron_core_flops_per_step`.
+
+    >>> from coursekit.presets import MODELS
+    >>> f"{megatron_core_model_flops_per_step(MODELS['mixtral-8x7b'], 256, 4096):.4e}"
+    '8.6956e+16'
+
+    Taught in: lesson 9 (decision workbench).
+    """
+    from ..specs import type_error
+
+    if not isinstance(model, ModelSpec):
+        raise type_error("model", model, "ModelSpec")
+    b = check_int("global_batch", global_batch, ge=1, le=MAX_GLOBAL_BATCH)
+    s = check_int("seq_len", seq_len, ge=1, le=MAX_SEQ_LEN)
+    release = check_choice("release", release, MEGATRON_CORE_FLOP_RELEASES)
+    v = megatron_padded_vocab(model.vocab, tp)
+    L, h, a = model.layers, model.hidden, model.heads
+    gate = 1.5 if model.mlp == "swiglu" else 1.0
+    k = model.top_k if model.is_moe else 1
+    logits = 6.0 * h * v
+    if release == "r0.8":
+        q_ratio = a * model.head_dim / h
+        attention = (1 + model.kv_heads / a + s / h) * q_ratio
+        return float(b * s * (12.0 * L * h * h * (attention + model.ffn_hidden / h * k * gate) + logits))
+    if model.attention_kind == "mla":
+        d_nope, d_rope, d_v, r_kv = model.qk_nope_head_dim, model.qk_rope_head_dim, model.v_head_dim, model.kv_lora_rank
+        assert r_kv is not None
+        r_q = model.q_lora_rank
+        q_term = h * a * (d_nope + d_rope) if r_q is None else r_q * (h + a * (d_nope + d_rope) + 1)
+        per_layer = q_term + r_kv * (h + a * (d_nope + d_v) + 1) + h * d_rope + a * d_v * h
+        attention = 6.0 * L * (per_layer + s * a * (d_nope + d_rope + d_v) / 2)
+    else:
+        q_ratio = a * model.head_dim / h
+        attention = 12.0 * L * h * h * (1 + model.kv_heads / a + s / (2 * h)) * q_ratio
+    dense_layers = L - model.moe_layers
+    expert_width = model.moe_ffn_hidden or model.ffn_hidden
+    moe_width = k * expert_width + model.shared_experts * expert_width if model.is_moe else 0
+    mlp = 12.0 * h * gate * (dense_layers * model.ffn_hidden + model.moe_layers * moe_width)
+    return float(b * s * (attention + mlp + logits))
 
 
 def megatron_paper_flops_per_step(

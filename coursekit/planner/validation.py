@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .specs import megatron_core_flops_per_step, megatron_paper_flops_per_step
+from .specs import megatron_core_model_flops_per_step, megatron_paper_flops_per_step
 
 __all__ = ["PublishedComparison", "compare_published"]
 
@@ -41,7 +41,8 @@ def compare_published(run: object) -> PublishedComparison:
 
     Throughput uses the paper's convention: ``"palm"`` model FLOPs (6N + 12·L·h·s per token) per second
     per GPU, ``"megatron"`` Megatron-LM's eq. 3 (recomputation included), ``"megatron-core"`` Megatron-Core r0.8.0's
-    logged model FLOPs (:func:`coursekit.planner.specs.megatron_core_flops_per_step`), or ``"tokens"`` per GPU-second.
+    logged model FLOPs, ``"megatron-core-2025"`` those of its 2025 count (causal attention at half, MoE and MLA
+    terms; both :func:`coursekit.planner.specs.megatron_core_model_flops_per_step`), or ``"tokens"`` per GPU-second.
     """
     from ..presets import CLUSTERS, MODELS, PublishedRun
     from ..specs import type_error
@@ -74,8 +75,9 @@ def compare_published(run: object) -> PublishedComparison:
     elif run.flop_convention == "megatron":
         flops = megatron_paper_flops_per_step(model.layers, model.hidden, run.global_batch, model.vocab, run.seq_len)
         estimated = flops / (cand.step_s * gpus) / 1e12
-    elif run.flop_convention == "megatron-core":
-        flops = megatron_core_flops_per_step(model.layers, model.hidden, run.global_batch, model.vocab, run.seq_len)
+    elif run.flop_convention in ("megatron-core", "megatron-core-2025"):
+        release = "2025" if run.flop_convention == "megatron-core-2025" else "r0.8"
+        flops = megatron_core_model_flops_per_step(model, run.global_batch, run.seq_len, release, degrees.get("tp", 1))
         estimated = flops / (cand.step_s * gpus) / 1e12
     else:
         estimated = cand.tokens_per_step / cand.step_s / gpus

@@ -196,6 +196,14 @@ BASELINES: dict[str, Callable[[], dict[str, Any]]] = {
         "vocab": 131072,
         "seq_len": 4096,
     },
+    "megatron_core_model_flops_per_step": lambda: {
+        "model": coursekit.MODELS["mixtral-8x7b"],
+        "global_batch": 256,
+        "seq_len": 4096,
+        "release": "2025",
+        "tp": 2,
+    },
+    "megatron_padded_vocab": lambda: {"vocab": 151936, "tp": 2},
     # roofline
     "achieved_flops": lambda: {
         "intensity_flop_per_byte": 100.0,
