@@ -24,6 +24,8 @@ __all__ = [
     "MEGATRON_BRIDGE_2604_SOURCE",
     "NEMO_2407_SOURCE",
     "PUBLISHED_RUNS_2024",
+    "MOE_ZOO_QWEN3_RUNS",
+    "MOE_ZOO_QWEN3_SOURCE",
     "PUBLISHED_RUNS_2025",
     "RUN_ROLES",
     "all_published_runs",
@@ -551,6 +553,147 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
     # Megatron-Core's 2024 weak-scaling table on H100 (bf16): its teraFLOP/s per GPU in Megatron-Core's own count.
     *(_mcore_run(*row) for row in MEGATRON_CORE_WEAK_SCALING),
 )
+
+#: The Megatron-MoE-ModelZoo's Qwen3 page, H100 table (256 H100s, NVLink 4, InfiniBand 8 x 50 GB/s a node; BF16,
+#: sequence 4096, GBS 2048): step time and "Per GPU TF", Megatron-Core's logged TFLOP/s per GPU. The rows ran
+#: Megatron-LM main 1e057005 (2025-05-24) or a moe_dev build (f3e6c5, mid-2025); 1e057005 contains 8873b55 (March
+#: 2025), so the figure is the 2025 count (:func:`coursekit.planner.specs.megatron_core_model_flops_per_step`,
+#: ``"2025"``): 1.2418e18 FLOPs a step, 245 TFLOP/s x 256 GPUs x 19.7 s = 1.2356e18. (The zoo pads the vocabulary
+#: to a multiple of 1187·TP, leaving 151936 as it is; the count's 128·TP padding adds 0.002 %.)
+MOE_ZOO_QWEN3_SOURCE: str = (
+    "Megatron-MoE-ModelZoo (github.com/yanring/Megatron-MoE-ModelZoo) best_practice/qwen3/readme.md @ "
+    "e8650517d60d71ab73fc6b3b0388cac4ba435181, H100 table"
+)
+#: What every H100 row of that table set, read from the same commit: model_configs/benchmarking/Qwen3-235B-A22B.yaml
+#: (--use-distributed-optimizer, --overlap-grad-reduce, --overlap-param-gather: ZeRO-1; --sequence-parallel;
+#: --expert-tensor-parallel-size 1; --account-for-embedding-in-pipeline-split and
+#: --account-for-loss-in-pipeline-split, with runtime_configs/benchmarking/runtime.conf counting 96 = 94 + 2 layers:
+#: the embedding and the loss take one layer's slot on the first and the last stage) and sbatch_benchmarking.sh
+#: (PR=bf16 adds --tp-comm-overlap; DISPATCHER=deepep selects --moe-token-dispatcher-type flex
+#: --moe-flex-dispatcher-backend deepep; A2A_OVERLAP=1 adds --overlap-moe-expert-parallel-comm
+#: --delay-wgrad-compute). The BF16 rows keep Megatron's fp32 main gradients (the precision-aware optimizer is set
+#: only for FP8): the ``megatron-bf16`` recipe.
+MOE_ZOO_QWEN3_CONFIG: str = (
+    "; model_configs/benchmarking/Qwen3-235B-A22B.yaml, runtime_configs/benchmarking/runtime.conf, "
+    "sbatch_benchmarking.sh and best_practice/qwen3/run_235b.sh @ e8650517d60d71ab73fc6b3b0388cac4ba435181"
+)
+#: DeepEP's normal (training) kernels send a token over RDMA once to each node that holds any of its experts and
+#: forward it inside the node over NVLink (deepseek-ai/DeepEP README, "asymmetric-domain bandwidth forwarding";
+#: DeepSeek-V3 §3.2.1): the ``ep_dedup_per_node`` option.
+DEEPEP_SOURCE: str = (
+    "deepseek-ai/DeepEP README (normal kernels: NVLink and RDMA forwarding, one RDMA copy per destination node); "
+    "DeepSeek-V3, arXiv:2412.19437, §3.2.1"
+)
+MOE_ZOO_COMMON: tuple[tuple[str, Any], ...] = (
+    ("overlap_tp", TP_COMM_OVERLAP_ON),  # PR=bf16: --tp-comm-overlap
+    ("pipeline_edge_layers", 1),  # the embedding and the loss each count as a layer of the pipeline split
+)
+
+
+def _zoo_run(
+    label: str,
+    layout: dict[str, int],
+    micro_batch: int,
+    virtual: int,
+    step_s: float,
+    tflops: float,
+    row: str,
+    options: tuple[tuple[str, Any], ...],
+) -> PublishedRun:
+    """One H100 row of the Megatron-MoE-ModelZoo's Qwen3 table: Qwen3 235B-A22B, BF16, 256 H100s, sequence 4096,
+    GBS 2048, ETP 1, the layout as published; ``options`` are what that row's command set beyond the common ones."""
+    keys = ("tp", "cp", "pp", "dp", "ep", "etp")
+    full = {"cp": 1, "etp": 1, **layout}
+    degrees = tuple((k, full[k]) for k in keys)
+    shape = ", ".join(f"{k.upper()} {full[k]}" for k in ("tp", "ep", "pp") if k in full)
+    shape += f", VP {virtual}" if virtual > 1 else ""
+    return PublishedRun(
+        f"MoE-ModelZoo Qwen3 235B-A22B (MoE), 4K, 256 H100 ({label})",
+        "qwen3-235b-a22b",
+        "h100-8",
+        32,
+        2048,
+        4096,
+        degrees,
+        "megatron-core-2025",
+        tflops,
+        MOE_ZOO_QWEN3_SOURCE + ", row " + row + MOE_ZOO_QWEN3_CONFIG,
+        workload_options=(
+            ("max_micro_batch", micro_batch),
+            ("max_virtual_stages", virtual),
+            *MOE_ZOO_COMMON,
+            *options,
+        ),
+        note=Text(
+            zh=f"256 张 H100，{shape}，微批次 {micro_batch}，全局批 2048：每步 {step_s:g} s，每 GPU {tflops:g} TFLOP/s"
+            "（bf16，Megatron-Core 2025 计数）",
+            en=f"256 H100s, {shape}, micro-batch {micro_batch}, global batch 2048: {step_s:g} s a step, {tflops:g} "
+            "TFLOP/s per GPU (bf16, Megatron-Core's 2025 count)",
+        ),
+    )
+
+
+#: The zoo's five H100 rows. Their recompute column: "norm, act" is Megatron-Core's module-level selective
+#: recomputation (--recompute-modules layernorm moe_act), which the workbench cannot state (its "selective" mode
+#: recomputes the attention core), so those rows search the workbench's modes; "full" and "" (none) are stated.
+#: The FSDP row ran Megatron-FSDP (``--use-custom-fsdp``) without stating its sharding strategy; the search tries
+#: ZeRO-1 to 3, the strategies it offers besides ``no_shard``.
+MOE_ZOO_QWEN3_RUNS: tuple[PublishedRun, ...] = (
+    _zoo_run(
+        "DeepEP, EP 32",
+        {"tp": 2, "ep": 32, "pp": 8, "dp": 16},
+        1,
+        4,
+        19.7,
+        245.0,
+        "235B DeepEP TP 2 EP 32 PP 8 VPP 4 (norm, act recompute)",
+        (("zero_stages", (1,)), ("ep_dedup_per_node", True)),  # DISPATCHER=deepep
+    ),
+    _zoo_run(
+        "DeepEP, EP 32, 1F1B overlap",
+        {"tp": 2, "ep": 32, "pp": 8, "dp": 16},
+        1,
+        4,
+        17.6,
+        276.0,
+        "235B DeepEP TP 2 EP 32 PP 8 VPP 4 (norm, act recompute; +1f1b overlap)",
+        # A2A_OVERLAP=1: --overlap-moe-expert-parallel-comm, Megatron-Core's 1F1B all-to-all overlap
+        (("zero_stages", (1,)), ("ep_dedup_per_node", True), ("overlap_ep", 1.0)),
+    ),
+    _zoo_run(
+        "DeepEP, EP 8, FSDP",
+        {"tp": 2, "ep": 8, "pp": 1, "dp": 128},
+        4,
+        1,
+        17.6,
+        276.0,
+        "235B DeepEP TP 2 EP 8 PP 1 EDP 32 FSDP MBS 4 (full recompute)",
+        # FSDP on, its sharding strategy not stated: Megatron-LM 1e057005 --use-custom-fsdp with
+        # --data-parallel-sharding-strategy optim | optim_grads | optim_grads_params (ZeRO-1, -2, -3), so 1 to 3
+        (("zero_stages", (1, 2, 3)), ("ep_dedup_per_node", True), ("recompute_modes", ("full",))),
+    ),
+    _zoo_run(
+        "all-to-all, EP 8, PP 32",
+        {"tp": 2, "ep": 8, "pp": 32, "dp": 4},
+        1,
+        3,
+        24.2,
+        200.0,
+        "235B A2A TP 2 EP 8 PP 32 VPP 3 (norm, act recompute)",
+        (("zero_stages", (1,)),),  # DISPATCHER=alltoall: every copy sent (EP 8 stays inside a node anyway)
+    ),
+    _zoo_run(
+        "DeepEP, TP 4, EP 8",
+        {"tp": 4, "ep": 8, "pp": 8, "dp": 8},
+        1,
+        4,
+        29.0,
+        167.0,
+        "235B DeepEP TP 4 EP 8 PP 8 VPP 4 (no recompute)",
+        (("zero_stages", (1,)), ("ep_dedup_per_node", True), ("recompute_modes", ("none",))),
+    ),
+)
+PUBLISHED_RUNS_2025 = (*PUBLISHED_RUNS_2025, *MOE_ZOO_QWEN3_RUNS)
 
 #: Every run's role: the calibration rows fit; the published runs validate. No run is both.
 RUN_ROLES: dict[str, str] = {
