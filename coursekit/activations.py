@@ -36,7 +36,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._validate import check_bool, check_choice, check_divides, check_instance, check_int, check_number
-from .specs import PRECISIONS, RECOMPUTE_MODES, LayerWidths
+from .specs import PRECISIONS, RECOMPUTE_MODES, RECOMPUTE_MODULES, LayerWidths, _check_str_tuple
 
 __all__ = [
     "ELEMENT_BYTES",
@@ -95,13 +95,29 @@ def korthikanti_widths(*, hidden: int, heads: int) -> LayerWidths:
 
 
 def _layer_terms(
-    w: LayerWidths, s: Any, b: Any, t: Any, sp: Any, recompute_code: Any, cp: Any, flash: Any, fp8: Any = False
+    w: LayerWidths,
+    s: Any,
+    b: Any,
+    t: Any,
+    sp: Any,
+    recompute_code: Any,
+    cp: Any,
+    flash: Any,
+    fp8: Any = False,
+    modules: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     """Numerators (bytes over t·cp) of each saved tensor of one layer on one rank; array-generic.
 
     ``recompute_code`` indexes ("none", "selective", "full"); ``sp`` sequence parallelism; ``flash`` flash
-    attention; ``fp8`` the linear layers run in FP8 (their saved inputs take 1 byte). Every tensor holds s/cp
-    tokens (context parallelism), so every entry is over t·cp.
+    attention; ``fp8`` the linear layers run in FP8 (their saved inputs take 1 byte); ``modules`` the
+    module-level recomputation (:data:`coursekit.specs.RECOMPUTE_MODULES`). Every tensor holds s/cp tokens
+    (context parallelism), so every entry is over t·cp.
+
+    Module-level recomputation discards a module's 16-bit output after the forward: ``"layernorm"`` the MoE
+    layer's pre-MLP norm output (the router's input; the shared experts' FP8 copy stays) and, with MLA, the
+    input norm's output in bf16 (in FP8 the down projections keep their own copies); ``"moe_act"`` the routed
+    experts' activation output in bf16 (in FP8 their down projection keeps its FP8 copy, which is what the
+    ledger counts).
     """
     e, m = ELEMENT_BYTES, MASK_BYTES
     q8 = fp8 * 1
@@ -125,6 +141,10 @@ def _layer_terms(
     # MLP input: the fused norm + fc1 saves it once; an MoE layer's router keeps it in bf16, and its shared
     # experts save one more FP8 copy.
     mlp_input = lin + (w.router * 1) * (e - lin + q8 * FP8_ELEMENT_BYTES * w.shared_expert_input)
+    norm = "layernorm" in modules
+    mlp_input = mlp_input - norm * (w.router * 1) * e  # the pre-MLP norm's bf16 output, discarded
+    attention_input = attention_input - norm * (w.latent_width > 0) * (1 - q8) * e  # MLA's separate input norm
+    act_discarded = ("moe_act" in modules) * (1 - q8) * e * w.moe_act_width
     terms = {
         "layer norm inputs (2)": keep * e * 2 * h * tokens * whole,
         "attention input": keep * attention_input * h * tokens * whole,
@@ -137,7 +157,7 @@ def _layer_terms(
         # the projection keeps an FP8 copy besides it.
         "attention output (flash kernel's bf16 copy)": none * (flash * 1) * q8 * e * a * w.v_head_dim * tokens,
         "MLP input": keep * mlp_input * h * tokens * whole,
-        "MLP inner": keep * (e * w.mlp_split - saved * w.mlp_down_inputs) * tokens,
+        "MLP inner": keep * (e * w.mlp_split - saved * w.mlp_down_inputs - act_discarded) * tokens,
         "MoE routed inputs and outputs": keep * (e * w.mlp_replicated - saved * w.moe_expert_inputs) * tokens * whole,
         "dropout masks (2)": keep * drop * m * 2 * h * tokens * whole,
         "full recompute: layer input": full * e * h * tokens * whole,
@@ -157,6 +177,7 @@ def _layer_activation_terms(
     cp: Any,
     flash: Any = False,
     fp8: Any = False,
+    modules: tuple[str, ...] = (),
 ) -> tuple[Any, Any, Any]:
     """(linear, attention-score, total) bytes per layer per rank; array-generic.
 
@@ -164,7 +185,7 @@ def _layer_activation_terms(
     per-row statistics). Each part is an integer numerator divided once by t·cp, so integer inputs give the
     correctly rounded value of the exact fraction.
     """
-    terms = _layer_terms(w, s, b, t, sp, recompute_code, cp, flash, fp8)
+    terms = _layer_terms(w, s, b, t, sp, recompute_code, cp, flash, fp8, modules)
     scores = terms.pop("attention scores (softmax, dropout)") + terms.pop("attention scores (flash softmax stats)")
     linear = sum(terms.values())
     denominator = t * cp
@@ -182,6 +203,7 @@ def layer_activation_ledger(
     cp: int = 1,
     flash_attention: bool = False,
     precision: str = "bf16",
+    recompute_modules: tuple[str, ...] = (),
 ) -> dict[str, float]:
     """Bytes each saved tensor of one layer takes on one rank, as a ledger ``{tensor: bytes}``.
 
@@ -200,6 +222,11 @@ def layer_activation_ledger(
             its dropout mask is regenerated from the random state, not saved.
         precision: ``"bf16"``, or ``"fp8"``: the linear layers run in FP8 and save their inputs at
             :data:`FP8_ELEMENT_BYTES` (Transformer Engine; :data:`FP8_SAVED_INPUTS_SOURCE`).
+        recompute_modules: Megatron-Core's module-level recomputation on top of ``recompute`` (any of
+            :data:`coursekit.specs.RECOMPUTE_MODULES`; nothing changes under ``"full"``): ``"layernorm"``
+            discards an MoE layer's pre-MLP norm output (and MLA's input norm output in bf16), ``"moe_act"`` the
+            routed experts' bf16 activation output, e·copies·expert width per token
+            (:data:`coursekit.specs.RECOMPUTE_MODULES_SOURCE`).
 
     The entries, in bytes before the division by t·cp (e = 2 bytes per element, masks 1 byte):
     layer-norm inputs 2·e·s·b·h, attention input e·s·b·h, Q e·s·b·a·d_qk, K e·s·b·kv·d_qk, V e·s·b·kv·d_v,
@@ -234,5 +261,8 @@ def layer_activation_ledger(
     check_number("mlp_split", widths.mlp_split, ge=0)
     check_divides("tp", t, "heads", widths.heads)
     check_divides("cp", c, "seq_len", s)
-    terms = _layer_terms(widths, s, b, t, sp, RECOMPUTE_MODES.index(mode), c, flash, fp8)
+    modules: tuple[str, ...] = ()
+    if recompute_modules != ():
+        modules = _check_str_tuple("recompute_modules", recompute_modules, RECOMPUTE_MODULES)
+    terms = _layer_terms(widths, s, b, t, sp, RECOMPUTE_MODES.index(mode), c, flash, fp8, modules)
     return {name: float(value / (t * c)) for name, value in terms.items() if value}

@@ -584,6 +584,10 @@ DEEPEP_SOURCE: str = (
     "deepseek-ai/DeepEP README (normal kernels: NVLink and RDMA forwarding, one RDMA copy per destination node); "
     "DeepSeek-V3, arXiv:2412.19437, §3.2.1"
 )
+MOE_ZOO_NORM_ACT: tuple[tuple[str, Any], ...] = (
+    ("recompute_modes", ("none",)),
+    ("recompute_modules", ("layernorm", "moe_act")),
+)
 MOE_ZOO_COMMON: tuple[tuple[str, Any], ...] = (
     ("overlap_tp", TP_COMM_OVERLAP_ON),  # PR=bf16: --tp-comm-overlap
     ("pipeline_edge_layers", 1),  # the embedding and the loss each count as a layer of the pipeline split
@@ -634,8 +638,9 @@ def _zoo_run(
 
 
 #: The zoo's five H100 rows. Their recompute column: "norm, act" is Megatron-Core's module-level selective
-#: recomputation (--recompute-modules layernorm moe_act), which the workbench cannot state (its "selective" mode
-#: recomputes the attention core), so those rows search the workbench's modes; "full" and "" (none) are stated.
+#: recomputation, --recompute-granularity selective --recompute-modules moe_act layernorm (run_235b.sh), whose list
+#: replaces the default core_attn: no recompute mode plus the modules (:data:`MOE_ZOO_NORM_ACT`); "full" and ""
+#: (none) are stated as such.
 #: The FSDP row ran Megatron-FSDP (``--use-custom-fsdp``) without stating its sharding strategy; the search tries
 #: ZeRO-1 to 3, the strategies it offers besides ``no_shard``.
 MOE_ZOO_QWEN3_RUNS: tuple[PublishedRun, ...] = (
@@ -647,7 +652,7 @@ MOE_ZOO_QWEN3_RUNS: tuple[PublishedRun, ...] = (
         19.7,
         245.0,
         "235B DeepEP TP 2 EP 32 PP 8 VPP 4 (norm, act recompute)",
-        (("zero_stages", (1,)), ("ep_dedup_per_node", True)),  # DISPATCHER=deepep
+        (("zero_stages", (1,)), ("ep_dedup_per_node", True), *MOE_ZOO_NORM_ACT),  # DISPATCHER=deepep
     ),
     _zoo_run(
         "DeepEP, EP 32, 1F1B overlap",
@@ -658,7 +663,7 @@ MOE_ZOO_QWEN3_RUNS: tuple[PublishedRun, ...] = (
         276.0,
         "235B DeepEP TP 2 EP 32 PP 8 VPP 4 (norm, act recompute; +1f1b overlap)",
         # A2A_OVERLAP=1: --overlap-moe-expert-parallel-comm, Megatron-Core's 1F1B all-to-all overlap
-        (("zero_stages", (1,)), ("ep_dedup_per_node", True), ("overlap_ep", 1.0)),
+        (("zero_stages", (1,)), ("ep_dedup_per_node", True), ("overlap_ep", 1.0), *MOE_ZOO_NORM_ACT),
     ),
     _zoo_run(
         "DeepEP, EP 8, FSDP",
@@ -680,7 +685,8 @@ MOE_ZOO_QWEN3_RUNS: tuple[PublishedRun, ...] = (
         24.2,
         200.0,
         "235B A2A TP 2 EP 8 PP 32 VPP 3 (norm, act recompute)",
-        (("zero_stages", (1,)),),  # DISPATCHER=alltoall: every copy sent (EP 8 stays inside a node anyway)
+        # DISPATCHER=alltoall: every copy sent (EP 8 stays inside a node anyway)
+        (("zero_stages", (1,)), *MOE_ZOO_NORM_ACT),
     ),
     _zoo_run(
         "DeepEP, TP 4, EP 8",

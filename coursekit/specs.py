@@ -26,6 +26,7 @@ __all__ = [
     "LOGITS_BYTES",
     "PRECISION_RECIPES",
     "RECOMPUTE_MODES",
+    "RECOMPUTE_MODULES",
     "ClusterSpec",
     "ModelSpec",
     "PrecisionRecipe",
@@ -302,6 +303,22 @@ DEFAULT_RECIPE: str = "zero-fp16-adam"
 #: Activation recomputation modes: keep everything, recompute the attention core
 #: ("selective", Korthikanti §5), or keep only each layer's input ("full").
 RECOMPUTE_MODES: tuple[str, ...] = ("none", "selective", "full")
+#: Megatron-Core's module-level recomputation that the workbench can add to a recompute mode (the workload's
+#: ``recompute_modules``): ``"layernorm"`` recomputes the norms that are separate modules — in an MoE layer the
+#: pre-MLP norm, whose output feeds the router and the token permutation, and with multi-head latent attention
+#: also the input norm; elsewhere the norm is fused into the next linear layer and nothing changes — and
+#: ``"moe_act"`` the routed experts' activation function (SwiGLU), whose output is the experts' down-projection
+#: input. Both discard their output after the forward and recompute it from the input the layer keeps anyway
+#: (:data:`RECOMPUTE_MODULES_SOURCE`).
+RECOMPUTE_MODULES: tuple[str, ...] = ("layernorm", "moe_act")
+RECOMPUTE_MODULES_SOURCE: str = (
+    "NVIDIA/Megatron-LM 1e057005959b75e8bc62f610a335bd03080bc659: megatron/core/transformer/transformer_config.py "
+    "(recompute_modules: \"moe_act\", \"layernorm\" ... use output-discarding checkpointing; the list replaces the "
+    "default [\"core_attn\"]); transformer_layer.py (a norm is recomputed only when it is not an IdentityOp); "
+    "megatron/core/models/gpt/gpt_layer_specs.py (with Transformer Engine the input norm is fused into linear_qkv "
+    "except for MLA, the pre-MLP norm is a TENorm only with experts); megatron/core/transformer/moe/experts.py "
+    "TEGroupedMLP (moe_act: CheckpointWithoutOutput around the activation, its output discarded after linear_fc2)"
+)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -489,8 +506,10 @@ class LayerWidths:
         router: MoE only: the MLP input also feeds the router, a plain matmul that keeps it in bf16.
         shared_expert_input: MoE only: shared experts read the MLP input through their own linear layer (an FP8
             run saves one more 1-byte copy of it).
+        moe_act_width: MoE only: of ``mlp_down_inputs``, the routed copies' (copies · expert width): the output of
+            the routed experts' activation function, which module-level recomputation ``"moe_act"`` discards.
 
-    The five fields after ``dropout`` matter only at FP8 (:mod:`coursekit.activations`); their defaults (0,
+    The five fields after ``dropout`` up to ``shared_expert_input`` matter only at FP8 (:mod:`coursekit.activations`); their defaults (0,
     ``False``) keep those tensors at 16 bits.
 
     >>> LayerWidths(hidden=1024, heads=8, qk_head_dim=128, v_head_dim=128, kv_heads=2, mlp_split=3 * 4096).kv_heads
@@ -516,6 +535,7 @@ class LayerWidths:
     moe_expert_inputs: float = 0
     router: bool = False
     shared_expert_input: bool = False
+    moe_act_width: float = 0
 
 
 # --------------------------------------------------------------------------- the three specs
@@ -744,6 +764,7 @@ class ModelSpec:
         down_inputs: float = self.ffn_hidden
         replicated: float = 0
         expert_inputs: float = 0
+        act_width: float = 0
         moe_layer = False
         if self.is_moe:
             width = self.moe_ffn_hidden or self.ffn_hidden
@@ -753,6 +774,7 @@ class ModelSpec:
             if not self.first_k_dense or moe_split + moe_replicated >= dense_split:
                 dense_split, replicated, moe_layer = moe_split, moe_replicated, True
                 down_inputs, expert_inputs = (copies + self.shared_experts) * width, copies * self.hidden
+                act_width = copies * width
         mla = self.kv_lora_rank is not None
         return LayerWidths(
             hidden=self.hidden,
@@ -769,6 +791,7 @@ class ModelSpec:
             moe_expert_inputs=expert_inputs,
             router=moe_layer,
             shared_expert_input=moe_layer and self.shared_experts > 0,
+            moe_act_width=act_width,
         )
 
     @classmethod
@@ -1079,6 +1102,10 @@ class WorkloadSpec:
             Megatron-Core and NeMo); ``False`` materialises them (Korthikanti et al.'s 5·a·s²·b per layer).
         sequence_parallel: Megatron sequence parallelism inside TP groups.
         zero_stages, recompute_modes: the ZeRO stages and recompute modes the search tries.
+        recompute_modules: module-level recomputation added to every mode but ``"full"`` (which keeps only the
+            layer input anyway): any of :data:`RECOMPUTE_MODULES`, Megatron-Core's ``--recompute-modules
+            layernorm moe_act``; ``()`` (the default) none. Megatron-Core's list replaces its default
+            ``core_attn``, so a run that names only these modules is ``recompute_modes=("none",)`` here.
         max_micro_batch: largest micro-batch (sequences) the search tries.
         max_virtual_stages: largest number of model chunks per pipeline device it tries; when no v up to it splits
             every stage into equal chunks (23 layers a stage), the smallest v that does; 1 turns interleaving off.
@@ -1105,6 +1132,7 @@ class WorkloadSpec:
     sequence_parallel: bool = True
     zero_stages: tuple[int, ...] = (0, 1, 2, 3)
     recompute_modes: tuple[str, ...] = RECOMPUTE_MODES
+    recompute_modules: tuple[str, ...] = ()
     max_micro_batch: int = DEFAULT_MAX_MICRO_BATCH
     max_virtual_stages: int = DEFAULT_MAX_VIRTUAL_STAGES
     max_cp: int | None = None
@@ -1165,6 +1193,9 @@ class WorkloadSpec:
         object.__setattr__(
             self, "recompute_modes", _check_str_tuple("recompute_modes", raw.recompute_modes, RECOMPUTE_MODES)
         )
+        if raw.recompute_modules != ():
+            modules = _check_str_tuple("recompute_modules", raw.recompute_modules, RECOMPUTE_MODULES)
+            object.__setattr__(self, "recompute_modules", modules)
         check_int("max_micro_batch", raw.max_micro_batch, ge=1)
         check_int("max_virtual_stages", raw.max_virtual_stages, ge=1)
         if raw.max_cp is not None:

@@ -210,3 +210,49 @@ def test_korthikanti_layer_in_fp8_keeps_27_sbh() -> None:
     assert scores == 5 * a * s * s * b and sum(ledger.values()) == 27 * s * b * h
     tp8 = layer_activation_ledger(widths, seq_len=s, micro_batch=b, tp=8, sequence_parallel=True, precision="fp8")
     assert sum(tp8.values()) == (27 * s * b * h + 5 * a * s * s * b) / 8
+
+
+def test_module_recompute_discards_the_moe_norm_and_activation_outputs_by_hand() -> None:
+    """Megatron-Core's --recompute-modules layernorm moe_act on a Qwen3 235B-A22B MoE layer (h 4096, 8 routed
+    copies of width 1536, no MLA): the pre-MLP norm's bf16 output (2·h bytes per token) and the routed experts'
+    bf16 activation output (2·8·1536 bytes per token) are discarded after the forward (output-discarding
+    checkpoints, megatron/core/transformer/moe/experts.py and transformer_layer.py at 1e057005); every other
+    tensor stays. Under full recomputation nothing changes (only the layer input is kept anyway). In FP8 the
+    experts' down projection keeps its own FP8 copy of the activation output, so moe_act discards nothing there;
+    the norm output (the router's bf16 input) still goes."""
+    from coursekit.presets import MODELS
+
+    w = MODELS["qwen3-235b-a22b"].layer_widths()
+    shape = {"seq_len": 4096, "micro_batch": 1, "tp": 2, "sequence_parallel": True, "flash_attention": True}
+    modules = ("layernorm", "moe_act")
+    plain = layer_activation_ledger(w, **shape)
+    both = layer_activation_ledger(w, **shape, recompute_modules=modules)
+    tokens_rank = 4096 / 2
+    assert plain["MLP input"] - both.get("MLP input", 0.0) == 2 * 4096 * tokens_rank
+    assert plain["MLP inner"] - both["MLP inner"] == 2 * 8 * 1536 * tokens_rank
+    assert {k: v for k, v in plain.items() if k not in ("MLP input", "MLP inner")} == {
+        k: v for k, v in both.items() if k not in ("MLP input", "MLP inner")
+    }
+    full = layer_activation_ledger(w, **shape, recompute="full")
+    assert layer_activation_ledger(w, **shape, recompute="full", recompute_modules=modules) == full
+    fp8 = layer_activation_ledger(w, **shape, precision="fp8")
+    fp8_both = layer_activation_ledger(w, **shape, precision="fp8", recompute_modules=modules)
+    assert sum(fp8.values()) - sum(fp8_both.values()) == 2 * 4096 * tokens_rank
+    dense = layer_activation_ledger(MODELS["llama3-8b"].layer_widths(), **shape)  # norms fused, no experts
+    assert layer_activation_ledger(MODELS["llama3-8b"].layer_widths(), **shape, recompute_modules=modules) == dense
+    with pytest.raises(ValueError, match="recompute_modules"):
+        layer_activation_ledger(w, **shape, recompute_modules=("core_attn",))
+
+
+def test_workload_refuses_unknown_recompute_modules() -> None:
+    from coursekit.planner import WorkloadSpec
+
+    assert WorkloadSpec(global_batch=8).recompute_modules == ()
+    assert WorkloadSpec(global_batch=8, recompute_modules=["moe_act", "layernorm"]).recompute_modules == (
+        "layernorm",
+        "moe_act",
+    )
+    with pytest.raises(ValueError, match="recompute_modules"):
+        WorkloadSpec(global_batch=8, recompute_modules=("core_attn",))
+    with pytest.raises(TypeError, match="recompute_modules"):
+        WorkloadSpec(global_batch=8, recompute_modules="layernorm")

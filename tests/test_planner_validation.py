@@ -503,3 +503,29 @@ def test_nemo_gpt3_20b_states_its_config_and_syncs_data_parallel_under_one_micro
     tp_exposed_s = {row.dimension: row.time_s for row in layout.communication}["TP"] / 16
     assert hidden_dp_s == pytest.approx(dp_s, rel=0.01)
     assert tp_exposed_s < layout.timeline.exposed_communication_s < tp_exposed_s + 0.01 * dp_s
+
+
+def test_moe_zoo_norm_and_activation_recompute_in_the_estimate_by_hand() -> None:
+    """The EP 32 row states its --recompute-modules layernorm moe_act. Memory: each layer-micro-batch in flight on
+    the heaviest stage keeps (2·4096 + 2·8·1536)·4096/2 bytes less (the test of
+    coursekit.activations works it tensor by tensor). Time: both modules re-run in the forward of the backward
+    pass at HBM bandwidth (3.35 TB/s): the norm reads and writes h = 4096 bf16 values on each rank's
+    sequence-parallel share, the SwiGLU reads 2·1536 and writes 1536 bf16 values for each of 8 copies of the
+    tokens the rank dispatches (4096·2048/16 tokens a rank, over TP 2), on 12 layers."""
+    from coursekit.published_runs import MOE_ZOO_QWEN3_RUNS
+
+    run = MOE_ZOO_QWEN3_RUNS[0]
+    assert dict(run.workload_options)["recompute_modules"] == ("layernorm", "moe_act")
+    cluster = CLUSTERS[run.cluster].with_nodes(run.nodes)
+    code = "tp=2,pp=8,dp=16,ep=32,etp=1,v=4,zero=1,mb=1,recompute=none"
+    with_modules = plan(MODELS[run.model], cluster, run.workload()).explain(code)
+    options = {k: v for k, v in run.workload_options if k != "recompute_modules"}
+    plain_workload = run.workload().__class__(global_batch=2048, seq_len=4096, **options)
+    plain = plan(MODELS[run.model], cluster, plain_workload).explain(code)
+    tokens = 2048 * 4096 / 16
+    seconds = tokens * 12 * (2 * 2 * 4096 / 2 + 8 * 3 * 1536 * 2 / 2) / 3.35e12
+    assert with_modules.timeline.compute_s - plain.timeline.compute_s == pytest.approx(seconds, rel=1e-9)
+    # the heaviest stage is the second pipeline rank (12 layers): 2·(8 - 2) + 3·8 + 1 = 37 chunk forwards of 3
+    # layers in flight (Megatron-Core's interleaved warm-up), 111 layer-micro-batches
+    freed_gib = 37 * 3 * (2 * 4096 + 2 * 8 * 1536) * 4096 / 2 / 2**30
+    assert plain.memory.activations_gib - with_modules.memory.activations_gib == pytest.approx(freed_gib, rel=1e-12)

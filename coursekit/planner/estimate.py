@@ -447,11 +447,12 @@ def _memory_ledger(np: Any, model: ModelSpec, workload: WorkloadSpec, k: _Column
     s = float(workload.tokens_per_sequence(model))
     widths, flash, sp = model.layer_widths(), workload.flash_attention, workload.sequence_parallel
     fp8 = workload.precision == "fp8"  # FP8 linear layers save their inputs at 1 byte (coursekit.activations)
+    modules = workload.recompute_modules  # module-level recomputation (coursekit.specs.RECOMPUTE_MODULES)
 
     def per_shape(mb: Any, tp: Any, cp: Any, rc: Any) -> tuple[Any, Any, Any]:  # once per distinct (mb, tp, cp, rc)
         mbf, tpf, cpf = (x.astype(np.float64) for x in (mb, tp, cp))
         full_none = _layer_activation_terms(widths, s, mbf, tpf, sp, np.ones_like(rc), cpf, flash, fp8)[2]
-        per_layer = _layer_activation_terms(widths, s, mbf, tpf, sp, rc, cpf, flash, fp8)[2]
+        per_layer = _layer_activation_terms(widths, s, mbf, tpf, sp, rc, cpf, flash, fp8, modules)[2]
         return per_layer, (rc == 2) * full_none, model.logits_bytes(s * mbf, tpf * cpf)
 
     per_layer, full_extra, logits = on_distinct(np, per_shape, k.mb, k.tp, k.cp, k.rc)
@@ -543,8 +544,11 @@ def _compute_time(
     tokens_step = float(workload.global_batch) * s
     peak = precision_peak_flops(model, cluster, workload, executed, k.rc)
     permutation_s = _permutation_s(np, model, cluster, workload, k, st)
+    recompute_modules_s = _module_recompute_s(np, model, cluster, workload, k, st)
     return {
-        "compute_s": tokens_step * work / (k.tpf * k.cpf * k.dpf * peak * efficiency) + permutation_s,
+        "compute_s": tokens_step * work / (k.tpf * k.cpf * k.dpf * peak * efficiency)
+        + permutation_s
+        + recompute_modules_s,
         "efficiency": efficiency,
         "intensity": intensity,
         "expert_efficiency": expert_efficiency,
@@ -586,6 +590,48 @@ def _permutation_s(
     tokens = float(workload.global_batch) * s / (k.dpf * k.cpf) * k.etpf / k.tpf
     moe_layers = st.layers_max * model.moe_layers / model.layers
     moved = tokens * moe_layers * token_permutation_bytes_per_token(model, k.rc, k.epf)
+    return moved / cluster.memory_bandwidth_bytes_per_s
+
+
+def module_recompute_bytes_per_token(model: ModelSpec, modules: tuple[str, ...], rc: Any) -> tuple[Any, Any]:
+    """HBM bytes per token and layer that module-level recomputation re-runs, as (norm, experts' activation).
+
+    Both are elementwise kernels, memory-bound. ``"layernorm"`` re-runs an MoE layer's pre-MLP RMSNorm (and with
+    MLA the input norm): it reads the h-wide input and writes the h-wide output, 2·h·ACTIVATION_BYTES each.
+    ``"moe_act"`` re-runs the routed experts' SwiGLU on each of the top_k·c copies: it reads the 2·F-wide fc1
+    output (F for a non-gated activation) and writes the F-wide product, (2 + 1)·F·ACTIVATION_BYTES per copy
+    (the routing probability each copy is scaled by, one fp32 number, is left out). Nothing is re-run under full
+    recomputation (``rc`` = 2), which recomputes the whole layer, nor for a dense model (its norms are fused into
+    the next linear layer and it has no experts): :data:`coursekit.specs.RECOMPUTE_MODULES_SOURCE`.
+    """
+    if not model.is_moe:
+        return 0.0 * rc, 0.0 * rc
+    not_full = rc != 2
+    norms = 1.0 + (model.attention_kind == "mla")
+    norm_bytes = ("layernorm" in modules) * norms * 2.0 * model.hidden * ACTIVATION_BYTES
+    width = float(model.moe_ffn_hidden or model.ffn_hidden)
+    copies = model.top_k * (model.capacity_factor or 1.0)
+    act_in = 2.0 if model.mlp == "swiglu" else 1.0
+    act_bytes = ("moe_act" in modules) * copies * (act_in + 1.0) * width * ACTIVATION_BYTES
+    return not_full * norm_bytes, not_full * act_bytes
+
+
+def _module_recompute_s(
+    np: Any, model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec, k: _Columns, st: _Stages
+) -> Any:
+    """Seconds per step the slowest stage spends re-running the recomputed modules (MoE), at HBM bandwidth:
+    the norm on each rank's share of the tokens, ``global_batch·s/(dp·cp)`` over tp with sequence parallelism;
+    the experts' activation on the copies the rank's experts receive, on average the copies of the tokens it
+    dispatches, ``global_batch·s/(dp·cp)·etp/tp``, each ``1/etp`` of the expert width
+    (:func:`module_recompute_bytes_per_token`)."""
+    if not workload.recompute_modules or not model.is_moe:
+        return np.zeros_like(k.tpf)
+    s = float(workload.tokens_per_sequence(model))
+    tokens = float(workload.global_batch) * s / (k.dpf * k.cpf)
+    norm_bytes, act_bytes = module_recompute_bytes_per_token(model, workload.recompute_modules, k.rc)
+    t_sp = np.where(workload.sequence_parallel, k.tpf, 1.0)
+    moe_layers = st.layers_max * model.moe_layers / model.layers
+    moved = tokens * moe_layers * (norm_bytes / t_sp + act_bytes / k.tpf)
     return moved / cluster.memory_bandwidth_bytes_per_s
 
 
