@@ -509,8 +509,8 @@ class LayerWidths:
         moe_act_width: MoE only: of ``mlp_down_inputs``, the routed copies' (copies · expert width): the output of
             the routed experts' activation function, which module-level recomputation ``"moe_act"`` discards.
 
-    The five fields after ``dropout`` up to ``shared_expert_input`` matter only at FP8 (:mod:`coursekit.activations`); their defaults (0,
-    ``False``) keep those tensors at 16 bits.
+    The five fields after ``dropout`` up to ``shared_expert_input`` matter only at FP8
+    (:mod:`coursekit.activations`); their defaults (0, ``False``) keep those tensors at 16 bits.
 
     >>> LayerWidths(hidden=1024, heads=8, qk_head_dim=128, v_head_dim=128, kv_heads=2, mlp_split=3 * 4096).kv_heads
     2
