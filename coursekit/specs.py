@@ -313,8 +313,8 @@ RECOMPUTE_MODES: tuple[str, ...] = ("none", "selective", "full")
 RECOMPUTE_MODULES: tuple[str, ...] = ("layernorm", "moe_act")
 RECOMPUTE_MODULES_SOURCE: str = (
     "NVIDIA/Megatron-LM 1e057005959b75e8bc62f610a335bd03080bc659: megatron/core/transformer/transformer_config.py "
-    "(recompute_modules: \"moe_act\", \"layernorm\" ... use output-discarding checkpointing; the list replaces the "
-    "default [\"core_attn\"]); transformer_layer.py (a norm is recomputed only when it is not an IdentityOp); "
+    '(recompute_modules: "moe_act", "layernorm" ... use output-discarding checkpointing; the list replaces the '
+    'default ["core_attn"]); transformer_layer.py (a norm is recomputed only when it is not an IdentityOp); '
     "megatron/core/models/gpt/gpt_layer_specs.py (with Transformer Engine the input norm is fused into linear_qkv "
     "except for MLA, the pre-MLP norm is a TENorm only with experts); megatron/core/transformer/moe/experts.py "
     "TEGroupedMLP (moe_act: CheckpointWithoutOutput around the activation, its output discarded after linear_fc2)"
