@@ -1076,8 +1076,10 @@ class WorkloadSpec:
         efficiency_ceiling: the compute-efficiency model's ceiling (share of peak the largest matmuls reach);
             ``None`` = the calibrated :data:`coursekit.planner.estimate.EFFICIENCY_CEILING`. Set it from your
             own measurement (lesson 8).
-        ep_dedup_per_node: send a token once per node even when several of its experts live there, and fan
-            out inside the node over NVLink (DeepSeek-V3 §3.2.1).
+        ep_dedup_per_node: send a token once per node even when several of its experts live there, to the GPU
+            with the same in-node index there, and fan out inside the node over NVLink (DeepSeek-V3 §3.2.1;
+            DeepEP's normal kernels): fewer bytes, and one inter-node peer per other node instead of one per
+            off-node EP rank.
         ep_fp8_dispatch: EP's all-to-all sends the dispatched tokens and the activation gradient before the
             experts' down-projection in FP8 (1 byte), the combine and the other gradient in bf16 (DeepSeek-V3
             §3.3.3): 1.5 bytes per element on average instead of 2.

@@ -88,47 +88,48 @@ KNOWN_GAPS: dict[str, tuple[frozenset[str], str]] = {
     ),
     "MoE-ModelZoo Qwen3 235B-A22B (MoE), 4K, 256 H100 (DeepEP, EP 32)": (
         frozenset({"group1_or_top10", "within_1.25x"}),
-        "accepted at the published v = 4 without recomputation (77.7 GiB; the run recomputed the norms and the "
-        "experts' activation function, which the workbench cannot state); its 32 EP ranks span 4 nodes and "
-        "DeepEP's all-to-all, one RDMA copy per destination node (2.70 of the 3 other nodes a token reaches), is "
-        "7.63 s a step over InfiniBand, all exposed without the 1F1B overlap: 23.7 s against the measured 19.7 s "
-        "(0.83x the throughput, inside ±30 %), 1.28x the best estimate (rank 373, tie group 11); the measured "
-        "2.1 s that the overlap row saves bounds what was exposed, so the all-to-all's per-peer latency "
-        "(24 x 14 us a call) and bandwidth are taken too high for DeepEP's kernels",
+        "accepted at the published v = 4 with the run's norm and activation recomputation (70.8 GiB); its 32 EP "
+        "ranks span 4 nodes and DeepEP's all-to-all (a token crosses InfiniBand once per other node it reaches, "
+        "2.70 of 3, to the GPU with its in-node index) is 5.8 s a step, all exposed without the 1F1B overlap: "
+        "22.0 s against the measured 19.7 s (0.90x the throughput), 1.27x the best estimate (rank 161, tie group "
+        "5; the best runs TP 4, PP 2, EP 16, 17.2 s): the estimate prefers TP 4 layouts, which the zoo's TP 4 row "
+        "measured the slowest",
     ),
     "MoE-ModelZoo Qwen3 235B-A22B (MoE), 4K, 256 H100 (DeepEP, EP 32, 1F1B overlap)": (
         frozenset({"group1_or_top10"}),
         "the same layout with --overlap-moe-expert-parallel-comm: the all-to-all hides in the 1F1B steady state "
-        "at the cost of the SMs it holds (1.07 s), 17.7 s against the measured 17.6 s (0.99x), 1.14x the best "
-        "estimate but rank 102 (tie group 7): many layouts with CP 2 and fewer pipeline stages are estimated "
-        "within 14 %",
+        "at the cost of the SMs it holds (0.82 s), 17.4 s against the measured 17.6 s (1.01x the throughput), "
+        "1.16x the best estimate (tie group 2) but rank 143: many layouts with CP 2 or fewer pipeline stages are "
+        "estimated within 16 %",
     ),
     "MoE-ModelZoo Qwen3 235B-A22B (MoE), 4K, 256 H100 (DeepEP, EP 8, FSDP)": (
         frozenset({"group1_or_top10", "within_1.25x"}),
         "Megatron-FSDP's sharding strategy is not stated; the memory gate leaves ZeRO-3 (ZeRO-1 to 3 searched), "
-        "which all-gathers the 28.4 billion expert parameters of each rank twice and reduce-scatters their "
-        "gradients per micro-batch over the 32 expert-data-parallel ranks, one per node: 18.1 s of traffic, 5.4 s "
-        "of it exposed beside 17.0 s of compute (full recomputation): 22.4 s against the measured 17.6 s (0.79x), "
-        "1.27x the best estimate (plain ZeRO-3 data parallelism without EP, 17.6 s; rank 66); Megatron-FSDP's "
-        "handling of gradient accumulation (reducing once per step) is not modelled",
+        "which, as Megatron-FSDP's optim_grads_params does (Megatron-LM 1e057005, custom_fsdp/"
+        "fully_sharded_data_parallel.py: grad_reduce_every_bprop), all-gathers each rank's 28.4 billion expert "
+        "parameters for every forward and backward and reduce-scatters their gradients after every micro-batch, "
+        "over the 32 expert-data-parallel ranks, one per node: 18.1 s of traffic against 17.0 s of compute (full "
+        "recomputation), 5.4 s exposed: 22.4 s against the measured 17.6 s (0.79x), 1.27x the best estimate "
+        "(plain ZeRO-3 data parallelism without EP, 17.6 s; rank 97)",
     ),
     "MoE-ModelZoo Qwen3 235B-A22B (MoE), 4K, 256 H100 (all-to-all, EP 8, PP 32)": (
         frozenset({"group1_or_top10", "within_1.25x"}),
-        "the published v = 3 needs 83.2 GiB without the run's norm and activation recomputation, so v = 1 is "
-        "taken; 94 layers and the two edge slots on 32 stages leave the last stage 2 layers and the output layer "
-        "(151936 x 4096, 2.4 layers' FLOPs): 25.8 s of compute against 16-17 s on the other layouts, a 29.5 s "
-        "step against the measured 24.2 s (0.82x), 1.57x the best estimate (rank 497); the estimate runs the "
-        "output layer's large GEMM at the layers' efficiency and so weighs it too heavily against MoE layers "
-        "whose real time (grouped GEMMs, dispatch, permutation) exceeds their FLOPs",
+        "accepted at the published v = 3 once the run's norm and activation recomputation is stated (75.4 GiB; "
+        "83.2 GiB without it); 94 layers and the two edge slots on 32 stages leave the last stage 2 layers and the "
+        "output layer (151936 x 4096, 2.4 layers' FLOPs): 25.9 s of compute against 16-17 s on the other layouts, "
+        "a 28.2 s step against the measured 24.2 s (0.86x), 1.50x the best estimate (rank 154); the estimate "
+        "weighs the output layer's large GEMM by its FLOPs against MoE layers whose measured time (grouped GEMMs, "
+        "dispatch, permutation, kernel launches) exceeds their FLOPs' share",
     ),
     "MoE-ModelZoo Qwen3 235B-A22B (MoE), 4K, 256 H100 (DeepEP, TP 4, EP 8)": (
         frozenset({"group1_or_top10", "throughput_30pct"}),
-        "measured the slowest (29.0 s) but estimated at 19.6 s (1.48x the throughput; 1.06x the best estimate, "
-        "rank 16, tie group 4): with TP 4 each rank runs 256 micro-batches of 12 layers, twice the layer passes of "
+        "measured the slowest (29.0 s) but estimated at 19.6 s (1.48x the throughput; 1.14x the best estimate, "
+        "rank 55, tie group 6): with TP 4 each rank runs 256 micro-batches of 12 layers, twice the layer passes of "
         "the TP 2 rows, each half the work; the estimate charges FLOPs, bytes and the TP traffic (0.81 s, 15/16 "
-        "hidden by --tp-comm-overlap) but no fixed cost per layer pass (kernel launches, the dropless "
-        "dispatcher's host synchronisation for the tokens each expert receives), which a run of small passes pays "
-        "twice as often",
+        "hidden by --tp-comm-overlap) but no host time per layer pass (Python, kernel launches, DeepEP's "
+        "CPU wait for the received-token count), which Megatron-Core's MoE guide names as the CPU-overhead "
+        "bottleneck, relieved by a smaller TP or a larger micro-batch; it would take 3.1 ms per layer pass "
+        "(9.4 s over 3072) to explain the row",
     ),
 }
 
@@ -304,8 +305,9 @@ def test_moe_zoo_qwen3_rows_are_in_the_2025_count() -> None:
 def test_moe_zoo_deepep_all_to_all_by_hand() -> None:
     """The EP 32 row's all-to-all, worked by hand: each rank dispatches its sequence-parallel share, 4096 / 2 = 2048
     tokens of h = 4096 in bf16, 8 copies each: 134.2 MB. 24 of the 32 EP ranks are off-node; DeepEP sends a token
-    once to each other node it reaches: (4 - 1)·(1 - (3/4)^8) of the 8·24/32 = 6 off-node copies. Per call
-    24 peers x 14 us plus that share of 134.2 MB·24/32 over 50 GB/s; 4 calls per layer and micro-batch, 12 layers
+    once to each other node it reaches: (4 - 1)·(1 - (3/4)^8) of the 8·24/32 = 6 off-node copies, over InfiniBand
+    to the GPU with its in-node index on each of the 3 other nodes (which forwards it over NVLink). Per call
+    3 peers x 14 us plus that share of 134.2 MB·24/32 over 50 GB/s; 4 calls per layer and micro-batch, 12 layers
     on the heaviest stage, 128 micro-batches."""
     from coursekit.published_runs import MOE_ZOO_QWEN3_RUNS
 
@@ -314,7 +316,7 @@ def test_moe_zoo_deepep_all_to_all_by_hand() -> None:
     c = result.explain("tp=2,pp=8,dp=16,ep=32,etp=1,v=4,zero=1,mb=1,recompute=none")
     payload = 2048 * 4096 * 2 * 8
     share = 3 * (1 - 0.75**8) / 6
-    per_call = 24 * 14e-6 + payload * 24 / 32 * share / 50e9
+    per_call = 3 * 14e-6 + payload * 24 / 32 * share / 50e9
     ep = next(row for row in c.communication if row.dimension == "EP")
     assert ep.time_s == pytest.approx(4 * 12 * 128 * per_call, rel=1e-9)
     assert c.stage_layers == (11, 12, 11)  # 94 layers + the embedding's and the loss's slots = 96 over 8 stages

@@ -437,6 +437,7 @@ def _all_to_all_two_tier_s(
     intra_latency: Any,
     inter_bandwidth: Any,
     inter_latency: Any,
+    node_forwarding: Any = False,
 ) -> tuple[Any, Any]:
     """(intra-node s, inter-node s) of one all-to-all whose ``n`` ranks sit ``members_per_node`` to a node.
 
@@ -444,10 +445,16 @@ def _all_to_all_two_tier_s(
     to the others, scaled by ``remote_share`` (1 = every copy sent; smaller with per-node
     de-duplication or node-limited routing). The two parts use different links and run concurrently, so
     the call takes the larger of the two. With r = n it is :func:`collective_time_s` of an all_to_all.
+
+    Each inter-node peer costs one ``inter_latency``: n - r of them when every copy goes to its expert's rank;
+    with ``node_forwarding`` (DeepSeek-V3, arXiv:2412.19437, §3.2.1, and DeepEP's normal kernels: a token crosses
+    InfiniBand once, to the GPU with the same in-node index on each target node, which forwards it over NVLink)
+    a rank's inter-node peers are those GPUs, one per other node: n/r - 1.
     """
     r = members_per_node
     intra = (r > 1) * ((r - 1) * intra_latency + payload_bytes * (r - 1) / n / intra_bandwidth)
-    inter = (n > r) * ((n - r) * inter_latency + payload_bytes * (n - r) / n * remote_share / inter_bandwidth)
+    peers = (n - r) + node_forwarding * ((n / r - 1) - (n - r))
+    inter = (n > r) * (peers * inter_latency + payload_bytes * (n - r) / n * remote_share / inter_bandwidth)
     return intra, inter
 
 

@@ -718,6 +718,7 @@ def _ep_comm(
         cluster.intra_node_latency_s,
         cluster.inter_node_bandwidth_bytes_per_s,
         cluster.inter_node_latency_s,
+        workload.ep_dedup_per_node,  # one InfiniBand peer per other node, forwarded over NVLink
     )
     ep_intra, ep_inter = (k.ep > 1) * calls * one_intra, (k.ep > 1) * calls * one_inter
     return {"EP": np.maximum(ep_intra, ep_inter), "EP_intra": ep_intra, "EP_inter": ep_inter, "link": members >= k.epf}
