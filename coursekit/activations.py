@@ -117,7 +117,8 @@ def _layer_terms(
     layer's pre-MLP norm output (the router's input; the shared experts' FP8 copy stays) and, with MLA, the
     input norm's output in bf16 (in FP8 the down projections keep their own copies); ``"moe_act"`` the routed
     experts' activation output in bf16 (in FP8 their down projection keeps its FP8 copy, which is what the
-    ledger counts).
+    ledger counts); ``"moe"`` keeps of an MoE layer's MLP part only the block's input (the MLP input): its inner
+    activations and its routed copies' inputs and outputs go.
     """
     e, m = ELEMENT_BYTES, MASK_BYTES
     q8 = fp8 * 1
@@ -145,6 +146,8 @@ def _layer_terms(
     mlp_input = mlp_input - norm * (w.router * 1) * e  # the pre-MLP norm's bf16 output, discarded
     attention_input = attention_input - norm * (w.latent_width > 0) * (1 - q8) * e  # MLA's separate input norm
     act_discarded = ("moe_act" in modules) * (1 - q8) * e * w.moe_act_width
+    block = 1 - ("moe" in modules) * (w.router * 1)  # 0 where the whole MoE block is recomputed from its input
+    act_discarded = act_discarded * block
     terms = {
         "layer norm inputs (2)": keep * e * 2 * h * tokens * whole,
         "attention input": keep * attention_input * h * tokens * whole,
@@ -157,8 +160,12 @@ def _layer_terms(
         # the projection keeps an FP8 copy besides it.
         "attention output (flash kernel's bf16 copy)": none * (flash * 1) * q8 * e * a * w.v_head_dim * tokens,
         "MLP input": keep * mlp_input * h * tokens * whole,
-        "MLP inner": keep * (e * w.mlp_split - saved * w.mlp_down_inputs - act_discarded) * tokens,
-        "MoE routed inputs and outputs": keep * (e * w.mlp_replicated - saved * w.moe_expert_inputs) * tokens * whole,
+        "MLP inner": keep * block * (e * w.mlp_split - saved * w.mlp_down_inputs - act_discarded) * tokens,
+        "MoE routed inputs and outputs": keep
+        * block
+        * (e * w.mlp_replicated - saved * w.moe_expert_inputs)
+        * tokens
+        * whole,
         "dropout masks (2)": keep * drop * m * 2 * h * tokens * whole,
         "full recompute: layer input": full * e * h * tokens * whole,
     }
@@ -225,8 +232,8 @@ def layer_activation_ledger(
         recompute_modules: Megatron-Core's module-level recomputation on top of ``recompute`` (any of
             :data:`coursekit.specs.RECOMPUTE_MODULES`; nothing changes under ``"full"``): ``"layernorm"``
             discards an MoE layer's pre-MLP norm output (and MLA's input norm output in bf16), ``"moe_act"`` the
-            routed experts' bf16 activation output, e·copies·expert width per token
-            (:data:`coursekit.specs.RECOMPUTE_MODULES_SOURCE`).
+            routed experts' bf16 activation output, e·copies·expert width per token, ``"moe"`` everything an MoE
+            layer's MLP part saves but its input (:data:`coursekit.specs.RECOMPUTE_MODULES_SOURCE`).
 
     The entries, in bytes before the division by t·cp (e = 2 bytes per element, masks 1 byte):
     layer-norm inputs 2·e·s·b·h, attention input e·s·b·h, Q e·s·b·a·d_qk, K e·s·b·kv·d_qk, V e·s·b·kv·d_v,

@@ -306,18 +306,22 @@ RECOMPUTE_MODES: tuple[str, ...] = ("none", "selective", "full")
 #: Megatron-Core's module-level recomputation that the workbench can add to a recompute mode (the workload's
 #: ``recompute_modules``): ``"layernorm"`` recomputes the norms that are separate modules — in an MoE layer the
 #: pre-MLP norm, whose output feeds the router and the token permutation, and with multi-head latent attention
-#: also the input norm; elsewhere the norm is fused into the next linear layer and nothing changes — and
+#: also the input norm; elsewhere the norm is fused into the next linear layer and nothing changes —,
 #: ``"moe_act"`` the routed experts' activation function (SwiGLU), whose output is the experts' down-projection
-#: input. Both discard their output after the forward and recompute it from the input the layer keeps anyway
+#: input, and ``"moe"`` the whole MoE block (router, dispatch, experts, combine) from its input. The first two
+#: discard their output after the forward and recompute it from the input the layer keeps anyway; ``"moe"`` keeps
+#: only the block's input and runs the block's forward again, all-to-alls included
 #: (:data:`RECOMPUTE_MODULES_SOURCE`).
-RECOMPUTE_MODULES: tuple[str, ...] = ("layernorm", "moe_act")
+RECOMPUTE_MODULES: tuple[str, ...] = ("layernorm", "moe_act", "moe")
 RECOMPUTE_MODULES_SOURCE: str = (
     "NVIDIA/Megatron-LM 1e057005959b75e8bc62f610a335bd03080bc659: megatron/core/transformer/transformer_config.py "
     '(recompute_modules: "moe_act", "layernorm" ... use output-discarding checkpointing; the list replaces the '
     'default ["core_attn"]); transformer_layer.py (a norm is recomputed only when it is not an IdentityOp); '
     "megatron/core/models/gpt/gpt_layer_specs.py (with Transformer Engine the input norm is fused into linear_qkv "
     "except for MLA, the pre-MLP norm is a TENorm only with experts); megatron/core/transformer/moe/experts.py "
-    "TEGroupedMLP (moe_act: CheckpointWithoutOutput around the activation, its output discarded after linear_fc2)"
+    "TEGroupedMLP (moe_act: CheckpointWithoutOutput around the activation, its output discarded after linear_fc2); "
+    "megatron/core/transformer/moe/moe_layer.py MoELayer.forward (moe: tensor_parallel.checkpoint around router, "
+    "token_permutation, experts and token_unpermutation)"
 )
 
 
@@ -1106,7 +1110,7 @@ class WorkloadSpec:
         zero_stages, recompute_modes: the ZeRO stages and recompute modes the search tries.
         recompute_modules: module-level recomputation added to every mode but ``"full"`` (which keeps only the
             layer input anyway): any of :data:`RECOMPUTE_MODULES`, Megatron-Core's ``--recompute-modules
-            layernorm moe_act``; ``()`` (the default) none. Megatron-Core's list replaces its default
+            layernorm moe_act moe``; ``()`` (the default) none. Megatron-Core's list replaces its default
             ``core_attn``, so a run that names only these modules is ``recompute_modes=("none",)`` here.
         max_micro_batch: largest micro-batch (sequences) the search tries.
         max_virtual_stages: largest number of model chunks per pipeline device it tries; when no v up to it splits

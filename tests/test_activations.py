@@ -256,3 +256,21 @@ def test_workload_refuses_unknown_recompute_modules() -> None:
         WorkloadSpec(global_batch=8, recompute_modules=("core_attn",))
     with pytest.raises(TypeError, match="recompute_modules"):
         WorkloadSpec(global_batch=8, recompute_modules="layernorm")
+
+
+def test_moe_block_recompute_keeps_only_the_block_input_by_hand() -> None:
+    """--recompute-modules moe (Megatron-LM 1e057005, moe_layer.py: tensor_parallel.checkpoint around the router,
+    the dispatch, the experts and the combine): of a Qwen3 235B-A22B MoE layer's MLP part only the block's input
+    stays. Per token it drops the routed experts' inner activations, 8 copies x 3 x 1536 bf16 values, and the copies'
+    expert inputs and outputs, 8 x 2 x 4096 bf16 values, and the fp32 router probabilities, 128 x 4 bytes; with
+    "layernorm" also the block's input (the pre-MLP norm output, 4096 bf16 values), recomputed from the norm's."""
+    from coursekit.presets import MODELS
+
+    w = MODELS["qwen3-235b-a22b"].layer_widths()
+    shape = {"seq_len": 4096, "micro_batch": 1, "tp": 2, "sequence_parallel": True, "flash_attention": True}
+    plain = sum(layer_activation_ledger(w, **shape).values())
+    moe = sum(layer_activation_ledger(w, **shape, recompute_modules=("moe",)).values())
+    both = sum(layer_activation_ledger(w, **shape, recompute_modules=("layernorm", "moe", "moe_act")).values())
+    per_token = 2 * 8 * 3 * 1536 + 2 * 8 * 2 * 4096 + 4 * 128
+    assert plain - moe == per_token * 4096 / 2
+    assert moe - both == 2 * 4096 * 4096 / 2

@@ -279,3 +279,27 @@ def test_pipeline_memory_by_hand_edge_stages_and_in_flight_micro_batches() -> No
     result = plan(HAND, BOX, workload)
     (index,) = result.find(tp=1, pp=2, dp=4, v=1, zero=0, mb=1, recompute="full")
     assert float(result._table.memory_gib[index]) * GIB == pytest.approx(max(first, last), rel=1e-12)
+
+
+def test_moe_block_recompute_repeats_the_block_forward_by_hand() -> None:
+    """--recompute-modules moe runs the MoE block's forward again in backward: per token and MoE layer 2 FLOPs per
+    parameter of the 8 routed experts (3·4096·1536 each) and the router (4096·128), for Qwen3 235B-A22B's 94 layers;
+    and its dispatch and combine all-to-alls again, 6 instead of 4 per layer and micro-batch. Nothing is added under
+    full recomputation, which repeats the whole layer."""
+    from coursekit.planner.estimate import moe_block_recompute_flops_per_token
+
+    model = MODELS["qwen3-235b-a22b"]
+    per_layer = 8 * 3 * 4096 * 1536 + 4096 * 128
+    assert moe_block_recompute_flops_per_token(model, 0, ("moe",)) == 2 * 94 * per_layer
+    assert moe_block_recompute_flops_per_token(model, 2, ("moe",)) == 0
+    assert moe_block_recompute_flops_per_token(MODELS["llama3-8b"], 0, ("moe",)) == 0
+    cluster = CLUSTERS["h100-8"].with_nodes(4)
+    workload = WorkloadSpec(global_batch=64, seq_len=4096, recompute_modules=("moe",))
+    args = {"tp": 1, "pp": 4, "dp": 8, "ep": 8, "mb": 1, "zero": 1, "recompute": "none"}
+    again = evaluate_composition(model, cluster, workload, **args)
+    once = evaluate_composition(model, cluster, replace(workload, recompute_modules=()), **args)
+    (row_again,) = [r for r in again.communication if r.dimension == "EP"]
+    (row_once,) = [r for r in once.communication if r.dimension == "EP"]
+    assert row_again.time_s == pytest.approx(1.5 * row_once.time_s, rel=1e-12)
+    # the ledger lists the recomputed pair as a third entry of the same calls and payload
+    assert len(row_again.traffic.rows) == 3 and row_again.calls == 1.5 * row_once.calls

@@ -97,7 +97,11 @@ def test_qwen3_runs_state_their_recipes_ep_overlap() -> None:
     # 26.04 EP 16 recipe (perf_recipes/qwen/h100/qwen3_moe.py @ 067f987) sets moe_a2a_overlap = False.
     from coursekit.published_runs import PUBLISHED_RUNS_2025
 
-    qwen = {run.name: run for run in PUBLISHED_RUNS_2025 if run.model.startswith("qwen3-")}
+    qwen = {
+        run.name: run
+        for run in PUBLISHED_RUNS_2025
+        if run.model.startswith("qwen3-") and run.name.startswith("Megatron-Bridge")
+    }
     overlapped = [run for name, run in qwen.items() if "EP 16" not in name]
     assert len(overlapped) == 3
     for run in overlapped:
@@ -105,6 +109,28 @@ def test_qwen3_runs_state_their_recipes_ep_overlap() -> None:
         assert "moe_a2a_overlap=True" in run.source
     ep16 = qwen["Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8, EP 16)"]
     assert ep16.workload().overlap("ep") == 0.0
+
+
+def test_moe_zoo_rows_state_what_their_commands_set() -> None:
+    """The Megatron-MoE-ModelZoo's Qwen3 H100 rows (e865051): sbatch_benchmarking.sh adds --tp-comm-overlap for
+    PR=bf16 and --overlap-moe-expert-parallel-comm only with A2A_OVERLAP=1 (the "+1f1b overlap" row); the model
+    config sets the distributed optimizer with overlapped gradient reduce and parameter gather (ZeRO-1) and counts the
+    embedding and the loss as pipeline layers; DISPATCHER=deepep (all but the A2A row) sends a token once per node;
+    the "norm, act" rows recompute --recompute-modules moe_act layernorm and nothing else."""
+    from coursekit.published_runs import MOE_ZOO_QWEN3_RUNS
+    from coursekit.specs import TP_COMM_OVERLAP_ON
+
+    assert len(MOE_ZOO_QWEN3_RUNS) == 5
+    for run in MOE_ZOO_QWEN3_RUNS:
+        w = run.workload()
+        assert w.overlap("tp") == TP_COMM_OVERLAP_ON and w.pipeline_edge_layers == 1 and w.precision == "bf16"
+        assert w.overlap("ep") == (1.0 if "1F1B overlap" in run.name else 0.0)
+        assert w.ep_dedup_per_node == ("DeepEP" in run.name)
+        assert w.zero_stages == ((1, 2, 3) if "FSDP" in run.name else (1,))
+        norm_act = "norm, act" in run.source
+        assert w.recompute_modules == (("layernorm", "moe_act") if norm_act else ())
+        if norm_act:  # the modules list replaces Megatron-Core's default core_attn: no recompute mode besides
+            assert w.recompute_modes == ("none",)
 
 
 @pytest.mark.parametrize(

@@ -70,6 +70,7 @@ from .traffic import _entry as _entry
 from .traffic import _ep_calls as _ep_calls
 from .traffic import _ep_entries as _ep_entries
 from .traffic import _ep_payload_bytes as _ep_payload_bytes
+from .traffic import _ep_recompute_entries as _ep_recompute_entries
 from .traffic import _ep_remote_share as _ep_remote_share
 from .traffic import _layer_collective_calls as _layer_collective_calls
 from .traffic import _pp_entries as _pp_entries

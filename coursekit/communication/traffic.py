@@ -766,6 +766,29 @@ def ep_traffic(
     return _ep_entries(s, b, h, n_layers, e, k, element, m)
 
 
+def _ep_recompute_entries(
+    s: Any, b: Any, h: Any, n_layers: Any, e: Any, k: Any, element: Any, m: Any
+) -> tuple[TrafficEntry, ...]:
+    """The dispatch and combine that Megatron-Core's module-level recomputation of the whole MoE block
+    (``--recompute-modules moe``) runs again in backward: the forward pair once more (the planner calls it)."""
+    if e == 1:
+        return ()
+    return (
+        _entry(
+            "all_to_all",
+            _ep_payload_bytes(s, b, h, element, k),
+            _layer_collective_calls(n_layers, m),
+            "ep",
+            e,
+            Text(
+                zh="反向中重计算 MoE 块：dispatch 与 combine 再各一次",
+                en="Backward, the MoE block recomputed: dispatch and combine once more",
+            ),
+            MOE_SOURCE,
+        ),
+    )
+
+
 def _ep_entries(
     s: Any, b: Any, h: Any, n_layers: Any, e: Any, k: Any, element: Any, m: Any
 ) -> tuple[TrafficEntry, ...]:

@@ -322,17 +322,30 @@ def expert_matmul_efficiency(
     return _share_of_peak(cluster, intensity, ceiling), intensity
 
 
-def routed_expert_flops_per_token(model: ModelSpec, rc: Any) -> Any:
+def routed_expert_flops_per_token(model: ModelSpec, rc: Any, modules: tuple[str, ...] = ()) -> Any:
     """Executed FLOPs per token of the routed experts' matmuls, all layers: ``(6 + 2·full)·moe_layers·top_k·P_e``.
 
     PaLM's 6 FLOPs per parameter and token (forward 2, backward 4) over the ``top_k`` experts a token visits, each
-    of ``expert_params`` P_e; full recomputation (``rc`` = 2) repeats the forward, 2 more. Part of the executed FLOPs
-    of :func:`_flops_per_token`, which counts them among the active parameters.
+    of ``expert_params`` P_e; full recomputation (``rc`` = 2) repeats the forward, 2 more, and so does the
+    module-level recomputation of the whole MoE block (``"moe"`` in ``modules``). Part of the executed FLOPs of
+    :func:`_flops_per_token` (plus :func:`moe_block_recompute_flops_per_token`), which counts them among the active
+    parameters.
     """
-    return (6.0 + 2.0 * (rc == 2)) * model.moe_layers * model.top_k * float(model.expert_params)
+    again = (rc == 2) | (("moe" in modules) & (rc != 2))
+    return (6.0 + 2.0 * again) * model.moe_layers * model.top_k * float(model.expert_params)
 
 
-def token_permutation_bytes_per_token(model: ModelSpec, rc: Any, ep: Any = 1) -> Any:
+def moe_block_recompute_flops_per_token(model: ModelSpec, rc: Any, modules: tuple[str, ...]) -> Any:
+    """FLOPs per token the module-level recomputation ``"moe"`` adds: the MoE block's forward once more on every MoE
+    layer, ``2·moe_layers·(top_k·P_e + shared·P_e + h·E)`` (routed and shared experts and the router); nothing under
+    full recomputation (``rc`` = 2), which repeats the whole layer already, nor for a dense model."""
+    if not model.is_moe or "moe" not in modules:
+        return 0.0 * rc
+    per_layer = (model.top_k + model.shared_experts) * float(model.expert_params) + model.hidden * model.num_experts
+    return (rc != 2) * 2.0 * model.moe_layers * per_layer
+
+
+def token_permutation_bytes_per_token(model: ModelSpec, rc: Any, ep: Any = 1, modules: tuple[str, ...] = ()) -> Any:
     """HBM bytes per token and MoE layer of sorting tokens to their experts and back (MoE; 0 for a dense model).
 
     Counted for fused permute/unpermute kernels (Megatron-Core ``--moe-permute-fusion``, Transformer Engine's
@@ -346,12 +359,13 @@ def token_permutation_bytes_per_token(model: ModelSpec, rc: Any, ep: Any = 1) ->
     ``sort_chunks_by_idxs`` in megatron/core/transformer/moe/token_dispatcher.py): each pass reads and writes the k
     copies, forward and backward, 8k·h more. Full recomputation repeats the forward: 2(k + 1)·h, and 4k·h for the
     sort. The router's softmax and top-k over E fp32 scores per token are left out: a few E·4 bytes, under 3 % of
-    the (5k + 4)·h for the course's MoE presets.
+    the (5k + 4)·h for the course's MoE presets. The module-level recomputation of the whole MoE block (``"moe"``
+    in ``modules``) repeats the forward as full recomputation does.
     """
     if not model.is_moe:
         return 0.0 * rc
     k = float(model.top_k)
-    full = rc == 2
+    full = (rc == 2) | ("moe" in modules)
     sort = (model.num_experts / ep > 1) * (8.0 * k + 4.0 * k * full)
     return (5.0 * k + 4.0 + 2.0 * (k + 1.0) * full + sort) * model.hidden * ACTIVATION_BYTES
 
@@ -453,7 +467,11 @@ def _memory_ledger(np: Any, model: ModelSpec, workload: WorkloadSpec, k: _Column
         mbf, tpf, cpf = (x.astype(np.float64) for x in (mb, tp, cp))
         full_none = _layer_activation_terms(widths, s, mbf, tpf, sp, np.ones_like(rc), cpf, flash, fp8)[2]
         per_layer = _layer_activation_terms(widths, s, mbf, tpf, sp, rc, cpf, flash, fp8, modules)[2]
-        return per_layer, (rc == 2) * full_none, model.logits_bytes(s * mbf, tpf * cpf)
+        extra = (rc == 2) * full_none
+        if "moe" in modules:  # one MoE block's activations exist again while its recomputation runs
+            kept = tuple(m for m in modules if m != "moe")
+            extra = extra + _layer_activation_terms(widths, s, mbf, tpf, sp, rc, cpf, flash, fp8, kept)[2] - per_layer
+        return per_layer, extra, model.logits_bytes(s * mbf, tpf * cpf)
 
     per_layer, full_extra, logits = on_distinct(np, per_shape, k.mb, k.tp, k.cp, k.rc)
     inflight = dict(zip(STAGE_KINDS, _microbatches_in_flight(k.ppf, k.gaf, k.vf), strict=True))
@@ -507,6 +525,7 @@ def _compute_time(
     """
     s = workload.tokens_per_sequence(model)
     executed, model_flops, output_flops = _flops_per_token(model, s, k.rc, np)
+    executed = executed + moe_block_recompute_flops_per_token(model, k.rc, workload.recompute_modules)
     # The layers' share: executed FLOPs minus PaLM's 6·N share of the parameters outside the layers (the
     # embedding lookup does no matmul); the output layer's matmul, 6·V·h, is the last stage's.
     non_layer = 6.0 * (model.input_embedding_params + model.output_params)
@@ -535,7 +554,7 @@ def _compute_time(
         expert_efficiency = efficiency
     # The routed experts' FLOPs run at their own efficiency: counted in units of the rest's efficiency, each of
     # their FLOPs weighs efficiency / expert_efficiency (per layer, averaged over the layers like the rest).
-    routed = routed_expert_flops_per_token(model, k.rc) / model.layers
+    routed = routed_expert_flops_per_token(model, k.rc, workload.recompute_modules) / model.layers
     per_layer_flops = per_layer_flops + routed * (efficiency / expert_efficiency - 1.0)
     work = np.maximum(
         np.maximum(first * per_layer_flops + st.single * output_flops, mid * per_layer_flops),
@@ -589,7 +608,7 @@ def _permutation_s(
     s = float(workload.tokens_per_sequence(model))
     tokens = float(workload.global_batch) * s / (k.dpf * k.cpf) * k.etpf / k.tpf
     moe_layers = st.layers_max * model.moe_layers / model.layers
-    moved = tokens * moe_layers * token_permutation_bytes_per_token(model, k.rc, k.epf)
+    moved = tokens * moe_layers * token_permutation_bytes_per_token(model, k.rc, k.epf, workload.recompute_modules)
     return moved / cluster.memory_bandwidth_bytes_per_s
 
 
@@ -600,9 +619,10 @@ def module_recompute_bytes_per_token(model: ModelSpec, modules: tuple[str, ...],
     MLA the input norm): it reads the h-wide input and writes the h-wide output, 2·h·ACTIVATION_BYTES each.
     ``"moe_act"`` re-runs the routed experts' SwiGLU on each of the top_k·c copies: it reads the 2·F-wide fc1
     output (F for a non-gated activation) and writes the F-wide product, (2 + 1)·F·ACTIVATION_BYTES per copy
-    (the routing probability each copy is scaled by, one fp32 number, is left out). Nothing is re-run under full
-    recomputation (``rc`` = 2), which recomputes the whole layer, nor for a dense model (its norms are fused into
-    the next linear layer and it has no experts): :data:`coursekit.specs.RECOMPUTE_MODULES_SOURCE`.
+    (the routing probability each copy is scaled by, one fp32 number, is left out); with ``"moe"`` it is part of
+    the whole block's recomputation (:func:`moe_block_recompute_flops_per_token`) and not counted here. Nothing is
+    re-run under full recomputation (``rc`` = 2), which recomputes the whole layer, nor for a dense model (its norms
+    are fused into the next linear layer and it has no experts): :data:`coursekit.specs.RECOMPUTE_MODULES_SOURCE`.
     """
     if not model.is_moe:
         return 0.0 * rc, 0.0 * rc
@@ -612,7 +632,8 @@ def module_recompute_bytes_per_token(model: ModelSpec, modules: tuple[str, ...],
     width = float(model.moe_ffn_hidden or model.ffn_hidden)
     copies = model.top_k * (model.capacity_factor or 1.0)
     act_in = 2.0 if model.mlp == "swiglu" else 1.0
-    act_bytes = ("moe_act" in modules) * copies * (act_in + 1.0) * width * ACTIVATION_BYTES
+    act_alone = ("moe_act" in modules) and ("moe" not in modules)  # "moe" re-runs it with the whole block
+    act_bytes = act_alone * copies * (act_in + 1.0) * width * ACTIVATION_BYTES
     return not_full * norm_bytes, not_full * act_bytes
 
 
@@ -709,6 +730,8 @@ def _ep_comm(
     tokens = float(workload.tokens_per_sequence(model)) / k.cpf * k.etpf / k.tpf
     payload = _ep_payload_bytes(tokens, k.mbf, model.hidden, ep_element_bytes(workload), model.top_k)
     calls = _ep_calls(st.layers_max, k.gaf)
+    if "moe" in workload.recompute_modules:  # the block's forward runs again: its dispatch and combine too (4 -> 6)
+        calls = calls * (1.0 + 0.5 * (k.rc != 2))
     one_intra, one_inter = _all_to_all_two_tier_s(
         k.epf,
         members,

@@ -22,6 +22,7 @@ from ..communication import (
     TrafficEntry,
     _cp_entries,
     _ep_entries,
+    _ep_recompute_entries,
     _pp_entries,
     _tp_entries,
     _traffic_time,
@@ -383,6 +384,8 @@ def _training_rows(
         dispatched = tokens * etp / tp  # what each rank dispatches (see coursekit.planner.estimate._ep_comm)
         element = ep_element_bytes(workload)
         entries = _ep_entries(dispatched, mb, model.hidden, layers, ep, model.top_k, element, ga)
+        if "moe" in workload.recompute_modules and mode != "full":  # the block's forward again (estimate._ep_comm)
+            entries += _ep_recompute_entries(dispatched, mb, model.hidden, layers, ep, model.top_k, element, ga)
         split = (comm["EP_intra"], comm["EP_inter"])
         rows.append(_comm_row("EP", entries, ep, cluster, etp * ep, comm["EP"], split))
     if pp > 1:
