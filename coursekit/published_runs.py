@@ -22,6 +22,7 @@ __all__ = [
     "MEGATRON_BRIDGE_2511_SOURCE",
     "MEGATRON_BRIDGE_2602_SOURCE",
     "MEGATRON_BRIDGE_2604_SOURCE",
+    "MOE_ZOO_QWEN3_LONG_RUNS",
     "MOE_ZOO_QWEN3_RUNS",
     "MOE_ZOO_QWEN3_SOURCE",
     "NEMO_2407_SOURCE",
@@ -699,7 +700,56 @@ MOE_ZOO_QWEN3_RUNS: tuple[PublishedRun, ...] = (
         (("zero_stages", (1,)), ("ep_dedup_per_node", True), ("recompute_modes", ("none",))),
     ),
 )
-PUBLISHED_RUNS_2025 = (*PUBLISHED_RUNS_2025, *MOE_ZOO_QWEN3_RUNS)
+
+#: The same page's long-context table (Qwen3 235B-A22B, DeepEP, bf16, 32 nodes of 8 H100s, GBS 256; TFLOP/s per GPU
+#: only): sequence, CP, TFLOP/s with forced load balancing, TFLOP/s dropless. Its command (best_practice/qwen3/
+#: run_235b.sh, "Long context"): OPTIMIZER_OFFLOAD=0 A2A_OVERLAP=0 PP=8 VPP=4 TP=4 EP=8, MBS 1, PR=bf16,
+#: --recompute-granularity selective --recompute-modules layernorm moe, and --moe-router-force-load-balancing for
+#: the forced figure. The workbench routes tokens evenly, so the forced figure is compared; the dropless one is in the
+#: note. The table names no code version; the count is the 2025 one, as for the 4K rows of the same page.
+MOE_ZOO_QWEN3_LONG: tuple[tuple[int, int, float, float], ...] = (
+    (16384, 1, 295.0, 237.0),
+    (32768, 2, 335.0, 277.0),
+    (65536, 4, 368.0, 320.0),
+    (131072, 8, 389.0, 357.0),
+)
+
+
+def _zoo_long_run(seq_len: int, cp: int, forced: float, dropless: float) -> PublishedRun:
+    """One row of the zoo's Qwen3 long-context table: TP 4, CP ``cp``, PP 8, VP 4, EP 8, ETP 1, DP the rest."""
+    dp = 256 // (4 * cp * 8)
+    k = seq_len // 1024
+    return PublishedRun(
+        f"MoE-ModelZoo Qwen3 235B-A22B (MoE), {k}K, 256 H100 (CP {cp})",
+        "qwen3-235b-a22b",
+        "h100-8",
+        32,
+        256,
+        seq_len,
+        (("tp", 4), ("cp", cp), ("pp", 8), ("dp", dp), ("ep", 8), ("etp", 1)),
+        "megatron-core-2025",
+        forced,
+        MOE_ZOO_QWEN3_SOURCE + f", Long Context table, row {seq_len} (forced balance)" + MOE_ZOO_QWEN3_CONFIG,
+        workload_options=(
+            ("max_micro_batch", 1),
+            ("max_virtual_stages", 4),
+            *MOE_ZOO_COMMON,
+            ("zero_stages", (1,)),
+            ("ep_dedup_per_node", True),  # Dispatcher: DeepEP
+            ("recompute_modes", ("none",)),  # --recompute-modules replaces the default core_attn
+            ("recompute_modules", ("layernorm", "moe")),
+        ),
+        note=Text(
+            zh=f"256 张 H100，TP 4、CP {cp}、PP 8、VP 4、EP 8，序列 {seq_len}，全局批 256：每 GPU {forced:g} TFLOP/s"
+            f"（强制负载均衡；不丢 token 时 {dropless:g}；bf16，Megatron-Core 2025 计数）",
+            en=f"256 H100s, TP 4, CP {cp}, PP 8, VP 4, EP 8, sequence {seq_len}, global batch 256: {forced:g} TFLOP/s "
+            f"per GPU (forced load balance; {dropless:g} dropless; bf16, Megatron-Core's 2025 count)",
+        ),
+    )
+
+
+MOE_ZOO_QWEN3_LONG_RUNS: tuple[PublishedRun, ...] = tuple(_zoo_long_run(*row) for row in MOE_ZOO_QWEN3_LONG)
+PUBLISHED_RUNS_2025 = (*PUBLISHED_RUNS_2025, *MOE_ZOO_QWEN3_RUNS, *MOE_ZOO_QWEN3_LONG_RUNS)
 
 #: Every run's role: the calibration rows fit; the published runs validate. No run is both.
 RUN_ROLES: dict[str, str] = {
