@@ -963,42 +963,42 @@ zoo = {run.name.split("(")[-1].rstrip(")"): (by_name[run.name], *published_expla
 
 
 def zoo_row(key):
-    c, result, layout = zoo[key]
-    comm = {row.dimension: row.time_s for row in layout.communication}
-    return c, result, layout, comm
+    row_c, row_result, row_layout = zoo[key]
+    row_comm = {row.dimension: row.time_s for row in row_layout.communication}
+    return row_c, row_result, row_layout, row_comm
 
 
-c, _, layout, comm = zoo_row("DeepEP, EP 32")
-assert (c.rank, c.tie_group, round(c.step_over_best, 2), round(c.estimated_over_published, 2)) == (161, 5, 1.28, 0.90)
-assert (round(comm["EP"], 1), round(layout.step_s, 1)) == (5.8, 22.0) and c.best_layout.startswith("tp=4,pp=2,")
-assert ",ep=16," in c.best_layout
-c, _, layout, _ = zoo_row("DeepEP, EP 32, 1F1B overlap")
-assert (c.rank, c.tie_group, round(c.step_over_best, 2), round(c.estimated_over_published, 2)) == (143, 2, 1.16, 1.01)
-assert round(layout.step_s, 1) == 17.4
-c, _, layout, comm = zoo_row("DeepEP, EP 8, FSDP")
-assert (round(c.step_over_best, 2), round(c.estimated_over_published, 2), layout.zero_stage) == (1.27, 0.79, 3)
-assert (round(comm["EDP"], 1), round(layout.timeline.compute_s, 1), round(layout.timeline.exposed_communication_s, 1),
-        round(layout.step_s, 1)) == (18.1, 17.0, 5.4, 22.4)
+zc, _, zl, zcomm = zoo_row("DeepEP, EP 32")
+assert (zc.rank, zc.tie_group, round(zc.step_over_best, 2), round(zc.estimated_over_published, 2)) == (161, 5, 1.28, 0.90)
+assert (round(zcomm["EP"], 1), round(zl.step_s, 1)) == (5.8, 22.0) and zc.best_layout.startswith("tp=4,pp=2,")
+assert ",ep=16," in zc.best_layout
+zc, _, zl, _ = zoo_row("DeepEP, EP 32, 1F1B overlap")
+assert (zc.rank, zc.tie_group, round(zc.step_over_best, 2), round(zc.estimated_over_published, 2)) == (143, 2, 1.16, 1.01)
+assert round(zl.step_s, 1) == 17.4
+zc, _, zl, zcomm = zoo_row("DeepEP, EP 8, FSDP")
+assert (round(zc.step_over_best, 2), round(zc.estimated_over_published, 2), zl.zero_stage) == (1.27, 0.79, 3)
+assert (round(zcomm["EDP"], 1), round(zl.timeline.compute_s, 1), round(zl.timeline.exposed_communication_s, 1),
+        round(zl.step_s, 1)) == (18.1, 17.0, 5.4, 22.4)
 assert round(qwen_model.layers * 128 // 8 * qwen_model.expert_params / 1e9, 1) == 28.4
-c, result, layout, _ = zoo_row("all-to-all, EP 8, PP 32")
-without_modules = plan(qwen_model, CLUSTERS["h100-8"].with_nodes(32), replace(result.workload, recompute_modules=()))
-assert layout.virtual_stages == 3 and round(layout.memory.total_gib, 1) == 75.4
-assert round(without_modules.explain(c.layout).memory.total_gib, 1) == 83.2
-assert (round(layout.timeline.compute_s, 1), round(layout.step_s, 1)) == (25.9, 28.2)
-assert (round(c.step_over_best, 2), round(c.estimated_over_published, 2)) == (1.50, 0.86)
+zc, zoo_result, zl, _ = zoo_row("all-to-all, EP 8, PP 32")
+without_modules = plan(qwen_model, CLUSTERS["h100-8"].with_nodes(32), replace(zoo_result.workload, recompute_modules=()))
+assert zl.virtual_stages == 3 and round(zl.memory.total_gib, 1) == 75.4
+assert round(without_modules.explain(zc.layout).memory.total_gib, 1) == 83.2
+assert (round(zl.timeline.compute_s, 1), round(zl.step_s, 1)) == (25.9, 28.2)
+assert (round(zc.step_over_best, 2), round(zc.estimated_over_published, 2)) == (1.50, 0.86)
 others = [zoo_row(key)[2].timeline.compute_s for key in ("DeepEP, EP 32", "DeepEP, EP 32, 1F1B overlap",
                                                          "DeepEP, EP 8, FSDP", "DeepEP, TP 4, EP 8")]
 assert (round(min(others), 1), round(max(others), 1)) == (15.9, 17.5)
 layer_flops = (6 * qwen_model.active_params + 12 * qwen_model.layers * qwen_model.attention_flops_width * 4096
                - 6 * (qwen_model.input_embedding_params + qwen_model.output_params)) / qwen_model.layers
 assert round(6 * qwen_model.vocab * qwen_model.hidden / layer_flops, 1) == 2.1
-c, _, layout, comm = zoo_row("DeepEP, TP 4, EP 8")
-assert (round(layout.step_s, 1), round(c.estimated_over_published, 2), round(c.step_over_best, 2)) == (19.6, 1.48, 1.14)
-assert round(comm["TP"], 2) == 0.81 and layout.grad_accum == 256
-assert round((29.0 - layout.step_s) / (256 * 12) * 1e3, 1) == 3.1
+zc, _, zl, zcomm = zoo_row("DeepEP, TP 4, EP 8")
+assert (round(zl.step_s, 1), round(zc.estimated_over_published, 2), round(zc.step_over_best, 2)) == (19.6, 1.48, 1.14)
+assert round(zcomm["TP"], 2) == 0.81 and zl.grad_accum == 256
+assert round((29.0 - zl.step_s) / (256 * 12) * 1e3, 1) == 3.1
 long_rows = [zoo[f"CP {cp}"][0] for cp in (1, 2, 4, 8)]
-assert [round(c.estimated_over_published, 2) for c in long_rows] == [0.75, 0.69, 0.63, 0.59]
-assert all(c.step_over_best < 1.09 for c in long_rows) and all(",recompute=none" in c.layout for c in long_rows)
+assert [round(lc.estimated_over_published, 2) for lc in long_rows] == [0.75, 0.69, 0.63, 0.59]
+assert all(lc.step_over_best < 1.09 for lc in long_rows) and all(",recompute=none" in lc.layout for lc in long_rows)
 attention_128k = 12 * qwen_model.layers * qwen_model.attention_flops_width * 131072
 executed_128k = attention_128k + 6 * qwen_model.active_params + moe_block_recompute_flops_per_token(
     qwen_model, 0, ("layernorm", "moe"))
