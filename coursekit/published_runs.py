@@ -563,7 +563,7 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
 #: to a multiple of 1187·TP, leaving 151936 as it is; the count's 128·TP padding adds 0.002 %.)
 MOE_ZOO_QWEN3_SOURCE: str = (
     "Megatron-MoE-ModelZoo (github.com/yanring/Megatron-MoE-ModelZoo) best_practice/qwen3/readme.md @ "
-    "e8650517d60d71ab73fc6b3b0388cac4ba435181, H100 table"
+    "e8650517d60d71ab73fc6b3b0388cac4ba435181, H100"
 )
 #: What every H100 row of that table set, read from the same commit: model_configs/benchmarking/Qwen3-235B-A22B.yaml
 #: (--use-distributed-optimizer, --overlap-grad-reduce, --overlap-param-gather: ZeRO-1; --sequence-parallel;
@@ -622,7 +622,7 @@ def _zoo_run(
         degrees,
         "megatron-core-2025",
         tflops,
-        MOE_ZOO_QWEN3_SOURCE + ", row " + row + MOE_ZOO_QWEN3_CONFIG,
+        MOE_ZOO_QWEN3_SOURCE + ", row “" + row + "”" + MOE_ZOO_QWEN3_CONFIG,
         workload_options=(
             ("max_micro_batch", micro_batch),
             ("max_virtual_stages", virtual),
@@ -729,7 +729,7 @@ def _zoo_long_run(seq_len: int, cp: int, forced: float, dropless: float) -> Publ
         (("tp", 4), ("cp", cp), ("pp", 8), ("dp", dp), ("ep", 8), ("etp", 1)),
         "megatron-core-2025",
         forced,
-        MOE_ZOO_QWEN3_SOURCE + f", Long Context table, row {seq_len} (forced balance)" + MOE_ZOO_QWEN3_CONFIG,
+        MOE_ZOO_QWEN3_SOURCE + f", “Long Context” {seq_len} (“forced balance”)" + MOE_ZOO_QWEN3_CONFIG,
         workload_options=(
             ("max_micro_batch", 1),
             ("max_virtual_stages", 4),
