@@ -669,9 +669,10 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 # - **加大全局批的同一布局**（Megatron-Bridge 26.02 的 Qwen3 235B，GBS 8192）：结论与上面较小全局批的同一布局相同。
 #   同一份表里 Llama 3 70B 的 GBS 256 与 Llama 3.1 405B 的 GBS 1536 两行，按同一份配方登记，都通过了。
 # - **Megatron-MoE-ModelZoo 的 Qwen3 235B（256 张 H100，4K，GBS 2048）**：同一个模型、同一批卡上实测的 5 种布局，
-#   正好检验估算能不能排对顺序。表里的 TFLOP/s 是 Megatron-Core 日志里的数，跑的代码 (1e057005) 已含 2025 年 3 月改过的
-#   计数（因果注意力只算一半、按专家宽度计 MoE）：每步 1.2418e18 FLOP，拿表里的步时一除就得到表里的数（19.7 s 对应
-#   246.2，表里是 245），用旧计数会高 13%。每行按它的启动脚本登记：TP 通信重叠 (`--tp-comm-overlap`)、分布式优化器
+#   正好检验估算能不能排对顺序。表里的 TFLOP/s 是 Megatron-Core 日志里的数，跑的代码是 Megatron-LM 主干 1e057005
+#   （2025 年 5 月，已含 3 月改过的计数：因果注意力只算一半、按专家宽度计 MoE），EP 32 两行是 moe_dev 分支的 f3e6c5：
+#   按这个计数每步 1.2418e18 FLOP，拿表里的步时一除就得到表里的数（19.7 s 对应 246.2，表里是 245；EP 32 的两行
+#   也对得上），用旧计数会高 13%。每行按它的启动脚本登记：TP 通信重叠 (`--tp-comm-overlap`)、分布式优化器
 #   (ZeRO-1)、嵌入层与损失各占一层的流水线切分；DeepEP 分发器每个 token 对每个目标节点只过一次 InfiniBand，送到那个节点
 #   上同一序号的 GPU 再经 NVLink 转发（DeepSeek-V3 §3.2.1），所以跨节点的对端是其余每个节点各一张卡，而不是每个节点外的
 #   EP rank；“norm, act” 是 Megatron-Core 的模块级重计算 (module-level recomputation)：丢掉 MoE 层前归一化的输出和专家
@@ -788,10 +789,11 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 #   GBS 1536, registered with the same recipes, both pass.
 # - **The Megatron-MoE-ModelZoo's Qwen3 235B (256 H100s, 4K, GBS 2048)**: five layouts measured for the same model on
 #   the same GPUs, a direct test of whether the estimate orders them right. The table's TFLOP/s are Megatron-Core's
-#   logged figures, and the code it ran (1e057005) has the count as changed in March 2025 (causal attention at half,
-#   MoE at the experts' width): 1.2418e18 FLOPs a step, which divided by the table's step times gives the table's
-#   figures (19.7 s: 246.2, the table says 245); the older count is 13 % higher. Each row is registered as its launch
-#   script sets it: TP communication overlap (`--tp-comm-overlap`), the distributed optimizer (ZeRO-1), a pipeline
+#   logged figures. Most rows ran Megatron-LM main at 1e057005 (May 2025), which has the count as changed in March
+#   2025 (causal attention at half, MoE at the experts' width), the two EP 32 rows a moe_dev build, f3e6c5: by that
+#   count a step is 1.2418e18 FLOPs, which divided by the table's step times gives the table's figures (19.7 s:
+#   246.2, the table says 245; the EP 32 rows match too); the older count is 13 % higher. Each row is registered as
+#   its launch script sets it: TP communication overlap (`--tp-comm-overlap`), the distributed optimizer (ZeRO-1), a pipeline
 #   split that counts the embedding and the loss as a layer each; the DeepEP dispatcher sends a token over InfiniBand
 #   once per target node, to the GPU with the same in-node index there, which forwards it over NVLink (DeepSeek-V3
 #   §3.2.1), so a rank's inter-node peers are one GPU on each other node rather than every off-node EP rank; "norm,
