@@ -312,8 +312,9 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         Text(zh="模块级重计算", en="module-level recomputation"),
         "",
         Text(
-            zh="只重计算指定的模块（Megatron-Core 的 --recompute-modules，例如 MoE 层前的归一化 layernorm、专家激活函数 "
-            "moe_act、整个 MoE 块 moe）：丢掉它们保存的输出，反向前再算一遍；比完全重计算省的显存少，多花的计算也少。",
+            zh="只重计算指定的模块（Megatron-Core 的 --recompute-modules，例如 MoE 层前的归一化 layernorm、"
+            "专家激活函数 moe_act、整个 MoE 块 moe）：丢掉它们保存的输出，反向前再算一遍；"
+            "比完全重计算省的显存少，多花的计算也少。",
             en="Recomputes only the named modules (Megatron-Core's --recompute-modules, e.g. the MoE layer's pre-MLP "
             "norm layernorm, the experts' activation moe_act, the whole MoE block moe): their saved outputs are "
             "dropped and computed again before backward; it saves less memory than full recomputation and costs "
@@ -727,9 +728,9 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         Text(
             zh="CPU 一侧为每次计算付出的时间：Python 代码、内核启动、等待 GPU 结果的同步。GPU 上每个内核很短时（TP 大、"
             "微批次小、MoE 的小矩阵乘），GPU 会空等 CPU；减小 TP、加大微批次或用 CUDA Graph 可以缓解。",
-            en="Time the CPU spends per computation: Python code, kernel launches, synchronisations that wait for a GPU "
-            "result. When each GPU kernel is short (large TP, small micro-batches, MoE's small matmuls) the GPU waits "
-            "for the CPU; a smaller TP, a larger micro-batch or CUDA graphs relieve it.",
+            en="Time the CPU spends per computation: Python code, kernel launches, synchronisations that wait for a "
+            "GPU result. When each GPU kernel is short (large TP, small micro-batches, MoE's small matmuls) the GPU "
+            "waits for the CPU; a smaller TP, a larger micro-batch or CUDA graphs relieve it.",
         ),
     ),
     # -- compute efficiency (lesson 7) -------------------------------------------------------

@@ -678,6 +678,41 @@ MOE_ZOO_QWEN3_RUNS: tuple[PublishedRun, ...] = (
         # --data-parallel-sharding-strategy optim | optim_grads | optim_grads_params (ZeRO-1, -2, -3), so 1 to 3
         (("zero_stages", (1, 2, 3)), ("ep_dedup_per_node", True), ("recompute_modes", ("full",))),
     ),
+    # best_practice/qwen3/run_h100_235b.sh: "# H100 config, 320 TFLOPS" — the layout of the row above with
+    # DISPATCHER=deepep A2A_OVERLAP=1, --recompute-modules moe_act layernorm, --moe-router-force-load-balancing and
+    # --cuda-graph-impl transformer_engine --cuda-graph-scope moe_router moe_preprocess (CUDA graphs for the router
+    # and the dispatcher's preprocessing, which the workbench does not model). No step time is given; at the 2025
+    # count 320 TFLOP/s is a 15.2 s step.
+    PublishedRun(
+        "MoE-ModelZoo Qwen3 235B-A22B (MoE), 4K, 256 H100 (DeepEP, EP 32, 1F1B overlap, CUDA graphs)",
+        "qwen3-235b-a22b",
+        "h100-8",
+        32,
+        2048,
+        4096,
+        (("tp", 2), ("cp", 1), ("pp", 8), ("dp", 16), ("ep", 32), ("etp", 1)),
+        "megatron-core-2025",
+        320.0,
+        "Megatron-MoE-ModelZoo (github.com/yanring/Megatron-MoE-ModelZoo) best_practice/qwen3/run_h100_235b.sh @ "
+        "e8650517d60d71ab73fc6b3b0388cac4ba435181 (“H100 config, 320 TFLOPS”; “--recompute-modules moe_act layernorm”)"
+        + MOE_ZOO_QWEN3_CONFIG,
+        workload_options=(
+            ("max_micro_batch", 1),
+            ("max_virtual_stages", 4),
+            *MOE_ZOO_COMMON,
+            ("zero_stages", (1,)),
+            ("ep_dedup_per_node", True),
+            ("overlap_ep", 1.0),
+            *MOE_ZOO_NORM_ACT,
+        ),
+        note=Text(
+            zh="256 张 H100，TP 2、EP 32、PP 8、VP 4，微批次 1，全局批 2048，1F1B 全对全重叠，路由器与分发预处理用 "
+            "CUDA Graph：每 GPU 320 TFLOP/s（bf16，Megatron-Core 2025 计数）",
+            en="256 H100s, TP 2, EP 32, PP 8, VP 4, micro-batch 1, global batch 2048, 1F1B all-to-all overlap, CUDA "
+            "graphs for the router and the dispatch preprocessing: 320 TFLOP/s per GPU (bf16, Megatron-Core's 2025 "
+            "count)",
+        ),
+    ),
     _zoo_run(
         "all-to-all, EP 8, PP 32",
         {"tp": 2, "ep": 8, "pp": 32, "dp": 4},

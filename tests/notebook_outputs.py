@@ -122,8 +122,8 @@ def shows(text: str, form: str, exercise_id: str = "") -> bool:
 #: Outputs that show an exercise's answer by coincidence, by exercise id: the source of the cell that prints it (or,
 #: for a long cell, a line only that cell has) and why it tells the learner nothing. Lesson 8's all_reduce fit table
 #: has a pred/meas ratio of 0.16 at 8 KiB, the same two digits as the recorded E(4) but an unrelated quantity (a live
-#: run changes both independently). Lesson 9's published-run table prints 47 ratios of estimated to published
-#: throughput near 1 with two decimals and 47 step ratios to the best with three; some read 1.02, as plan.cp_gate's
+#: run changes both independently). Lesson 9's published-run table prints 48 ratios of estimated to published
+#: throughput near 1 with two decimals and 48 step ratios to the best with three; some read 1.02, as plan.cp_gate's
 #: step ratio of CP 2 to its twin does, and one reads 1.116 (Megatron-Core's GPT 70B row, 1.116 of the best), as
 #: plan.slow_link's ratio of step times with the inter-node bandwidth cut to 1/5 does: unrelated quantities.
 COINCIDENCES: dict[str, tuple[str, ...]] = {

@@ -102,6 +102,13 @@ KNOWN_GAPS: dict[str, tuple[frozenset[str], str]] = {
         "1.16x the best estimate (tie group 2) but rank 143: many layouts with CP 2 or fewer pipeline stages are "
         "estimated within 16 %",
     ),
+    "MoE-ModelZoo Qwen3 235B-A22B (MoE), 4K, 256 H100 (DeepEP, EP 32, 1F1B overlap, CUDA graphs)": (
+        frozenset({"group1_or_top10"}),
+        "the overlap row's layout and options with CUDA graphs for the router and the dispatcher's preprocessing, "
+        "which the estimate does not model: the same 17.4 s, 0.87x the 320 TFLOP/s (a 15.2 s step), 1.16x the best "
+        "estimate, rank 143; the graphs took 2.4 s off the overlap row's 17.6 s, 1.6 ms per layer pass (1536 a "
+        "step): host time the estimate leaves out",
+    ),
     "MoE-ModelZoo Qwen3 235B-A22B (MoE), 4K, 256 H100 (DeepEP, EP 8, FSDP)": (
         frozenset({"group1_or_top10", "within_1.25x"}),
         "Megatron-FSDP's sharding strategy is not stated; the memory gate leaves ZeRO-3 (ZeRO-1 to 3 searched), "
@@ -321,7 +328,9 @@ def test_moe_zoo_qwen3_rows_are_in_the_2025_count() -> None:
     for step_s, tflops in published.items():
         assert new / (step_s * 256) / 1e12 == pytest.approx(tflops, rel=0.01)
         assert old / (step_s * 256) / 1e12 > 1.12 * tflops
-    assert {run.measured_tflops_per_gpu for run in MOE_ZOO_QWEN3_RUNS} == set(published.values())
+    # and run_h100_235b.sh's "H100 config, 320 TFLOPS" (no step time): 1.2418e18 / (320e12 · 256) = 15.2 s
+    assert {run.measured_tflops_per_gpu for run in MOE_ZOO_QWEN3_RUNS} == set(published.values()) | {320.0}
+    assert round(new / (320e12 * 256), 1) == 15.2
     assert all(run.flop_convention == "megatron-core-2025" and run.gpus == 256 for run in MOE_ZOO_QWEN3_RUNS)
 
 

@@ -116,18 +116,19 @@ def test_moe_zoo_rows_state_what_their_commands_set() -> None:
     PR=bf16 and --overlap-moe-expert-parallel-comm only with A2A_OVERLAP=1 (the "+1f1b overlap" row); the model
     config sets the distributed optimizer with overlapped gradient reduce and parameter gather (ZeRO-1) and counts the
     embedding and the loss as pipeline layers; DISPATCHER=deepep (all but the A2A row) sends a token once per node;
-    the "norm, act" rows recompute --recompute-modules moe_act layernorm and nothing else."""
+    the "norm, act" rows (and run_h100_235b.sh's 320 TFLOPS config) recompute --recompute-modules moe_act layernorm
+    and nothing else."""
     from coursekit.published_runs import MOE_ZOO_QWEN3_RUNS
     from coursekit.specs import TP_COMM_OVERLAP_ON
 
-    assert len(MOE_ZOO_QWEN3_RUNS) == 5
+    assert len(MOE_ZOO_QWEN3_RUNS) == 6
     for run in MOE_ZOO_QWEN3_RUNS:
         w = run.workload()
         assert w.overlap("tp") == TP_COMM_OVERLAP_ON and w.pipeline_edge_layers == 1 and w.precision == "bf16"
         assert w.overlap("ep") == (1.0 if "1F1B overlap" in run.name else 0.0)
         assert w.ep_dedup_per_node == ("DeepEP" in run.name)
         assert w.zero_stages == ((1, 2, 3) if "FSDP" in run.name else (1,))
-        norm_act = "norm, act" in run.source
+        norm_act = "norm, act" in run.source or "moe_act layernorm" in run.source
         assert w.recompute_modules == (("layernorm", "moe_act") if norm_act else ())
         if norm_act:  # the modules list replaces Megatron-Core's default core_attn: no recompute mode besides
             assert w.recompute_modes == ("none",)
