@@ -401,10 +401,12 @@ class CourseCanvas(FigureCanvasAgg):
 #: the two blend the same coverage, but a rotated glyph's rounding can differ by one level.
 TEXT_CACHE_TOLERANCE: int = 2
 #: Texts :func:`check_text_cache` draws both ways: Latin, digits and symbols at two sizes, a
-#: rotated axis label, math text (a log axis's tick label) and Chinese; (x, y) in pixels.
+#: rotated axis label, math text (a log axis's tick label), Chinese, and a number drawn from the
+#: glyph positions its measurement kept (:data:`POSITIONED_CHARS`); (x, y) in pixels.
 _PROBE_TEXTS: tuple[tuple[int, int, str, float, float], ...] = (
     (6, 70, "Agg 0.123 GiB", 10.0, 0.0),
     (6, 40, "p95 <= 50 ms", 8.0, 0.0),
+    (6, 14, "-1,208 \u2192 34%", 7.0, 0.0),
     (200, 6, "memory per rank", 9.0, 90.0),
     (90, 14, "$10^{3}$", 9.0, 0.0),
     (120, 60, "数据并行", 10.0, 0.0),
