@@ -143,8 +143,12 @@ def _next_values(control: Any, count: int) -> list[Any]:
     return []
 
 
-def _time_widget(widget: Any, updates_per_control: int) -> dict[str, float]:
-    """Update and floor timings of one widget: after each update, the same figure redrawn and encoded unchanged."""
+def _time_widget(widget: Any, updates_per_control: int, profile: Any = None) -> dict[str, float]:
+    """Update and floor timings of one widget: after each update, the same figure redrawn and encoded unchanged.
+
+    With ``profile`` (a ``cProfile.Profile``), the updates alone (not the floors) run under it: the profile of
+    exactly the sequence timed here. Timings taken with a profile on are slower and only indicative.
+    """
     from coursekit.plotting import figure_to_png
 
     samples: list[float] = []
@@ -155,7 +159,11 @@ def _time_widget(widget: Any, updates_per_control: int) -> dict[str, float]:
         original = control.value
         for value in _next_values(control, updates_per_control):
             start, cpu_start = time.perf_counter(), time.process_time()
+            if profile is not None:
+                profile.enable()
             control.value = value  # observe -> update() -> compute, draw, PNG
+            if profile is not None:
+                profile.disable()
             samples.append((time.perf_counter() - start) * 1000)
             cpu_samples.append((time.process_time() - cpu_start) * 1000)
             start, cpu_start = time.perf_counter(), time.process_time()
@@ -181,7 +189,13 @@ def _time_widget(widget: Any, updates_per_control: int) -> dict[str, float]:
     }
 
 
-def bench_widgets(updates_per_control: int = 12, only: tuple[str, ...] = ()) -> dict[str, Any]:
+def bench_widgets(updates_per_control: int = 12, only: tuple[str, ...] = (), profile: str = "") -> dict[str, Any]:
+    """Time every lesson widget (or those named in ``only``); with ``profile``, write the cProfile statistics of
+    their updates to that file and print the 30 functions with the most cumulative time."""
+    import cProfile
+    import pstats
+
+    profiler = cProfile.Profile() if profile else None
     per_widget: dict[str, dict[str, float]] = {}
     for cls in _widget_classes():
         if only and cls.__name__ not in only:
@@ -190,9 +204,12 @@ def bench_widgets(updates_per_control: int = 12, only: tuple[str, ...] = ()) -> 
             widget = cls()
         except TypeError:
             continue  # needs arguments; not a lesson's default widget
-        timings = _time_widget(widget, updates_per_control)
+        timings = _time_widget(widget, updates_per_control, profiler)
         if timings:
             per_widget[cls.__name__] = timings
+    if profiler is not None:
+        profiler.dump_stats(profile)
+        pstats.Stats(profiler).sort_stats("cumulative").print_stats(30)
     worst = max(per_widget, key=lambda k: per_widget[k]["p95_ms"])
     worst_cpu = max(per_widget, key=lambda k: per_widget[k]["cpu_p95_ms"])
     worst_ratio = max(per_widget, key=lambda k: per_widget[k]["floor_ratio"])
@@ -322,13 +339,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--updates", type=int, default=12, metavar="N", help="updates per control of each widget (default 12)"
     )
+    parser.add_argument(
+        "--profile",
+        default="",
+        metavar="FILE",
+        help="write cProfile statistics of the widget updates to FILE (timings then only indicative)",
+    )
     args = parser.parse_args(argv)
 
     results: dict[str, Any] = {"machine": machine(), "goals": GOALS}
     steps: dict[str, Callable[[], dict[str, Any]]] = {
         "import": bench_import,
         "notebooks": bench_notebooks,
-        "widgets": lambda: bench_widgets(args.updates, tuple(args.widget)),
+        "widgets": lambda: bench_widgets(args.updates, tuple(args.widget), args.profile),
         "browser": bench_browser,
     }
     for name, step in steps.items():

@@ -18,7 +18,11 @@ vocab                     vocab_size
 seq_len                   max_position_embeddings, n_positions, seq_length
 experts                   n_routed_experts, num_local_experts, num_experts; num_experts_per_tok
 expert width              moe_intermediate_size (default: intermediate_size)
-shared experts            n_shared_experts; dense layers first: first_k_dense_replace
+shared experts            n_shared_experts, or shared_expert_intermediate_size (a multiple of the expert
+                          width: Qwen2-MoE); dense layers first: first_k_dense_replace, or mlp_only_layers
+                          = [0, ..., k - 1]
+MoE spacing               decoder_sparse_step, moe_layer_freq, interleave_moe_layer_step: must be 1 (a MoE
+                          layer in every layer after the dense ones; other spacings are refused)
 MLA                       kv_lora_rank, q_lora_rank, qk_rope_head_dim, qk_nope_head_dim, v_head_dim
 dropout                   attention_dropout, hidden_dropout, resid_pdrop, attn_pdrop (the largest)
 ========================  ===================================================================
@@ -26,6 +30,10 @@ dropout                   attention_dropout, hidden_dropout, resid_pdrop, attn_p
 The MLP kind, the norm, the positions and the biases follow ``model_type`` (GPT-2, GPT-NeoX, BLOOM, OPT
 and Falcon use a 2-matrix GELU MLP, LayerNorm and biases; the Llama family and the MoE models a gated
 3-matrix MLP and RMSNorm without biases), and ``tie_word_embeddings`` (Hugging Face's default: True).
+A multimodal config that keeps its language model under ``text_config`` (Llama 4, Gemma 3) is read from
+there. Llama 4 (``model_type`` ``llama4_text``): ``intermediate_size`` is each expert's width,
+``intermediate_size_mlp`` the dense MLP's, and every MoE layer has one shared expert of the expert width
+(``Llama4TextMoe`` in ``transformers``).
 
 >>> fields = model_fields_from_config({"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
 ...     "num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 128256,
@@ -91,6 +99,22 @@ register(
             "zh": "无法读取模型配置文件 {path}：{reason}",
             "en": "Cannot read the model config file {path}: {reason}",
         },
+        "config.moe_spacing": {
+            "zh": "模型配置的 {key!r} = {value!r}：这里只能表示“开头若干稠密层之后每层都是 MoE”，"
+            "每隔几层才有一个 MoE 层的模型无法表示（需要 1）。",
+            "en": "The model config's {key!r} = {value!r}: the spec can only express a MoE layer in every layer "
+            "after the first dense ones; MoE layers spaced apart cannot be expressed (needs 1).",
+        },
+        "config.dense_layers": {
+            "zh": "模型配置的 {key!r} = {value!r}：稠密层必须是开头连续的几层 [0, 1, ..., k - 1]。",
+            "en": "The model config's {key!r} = {value!r}: the dense layers must be the first ones, "
+            "[0, 1, ..., k - 1].",
+        },
+        "config.shared_width": {
+            "zh": "模型配置的 {key!r} = {value!r}：必须是专家宽度 {width} 的整数倍（共享专家按个数表示）。",
+            "en": "The model config's {key!r} = {value!r}: must be a whole multiple of the expert width {width} "
+            "(shared experts are counted in experts).",
+        },
         "config.not_json": {
             "zh": "模型配置文件 {path} 不是合法的 JSON：第 {line} 行第 {column} 列，{reason}。",
             "en": "The model config file {path} is not valid JSON: line {line}, column {column}, {reason}.",
@@ -98,6 +122,8 @@ register(
     }
 )
 
+#: Keys that space MoE layers apart (Qwen2/3-MoE, DeepSeek, Llama 4): the spec needs them at 1.
+MOE_SPACING_KEYS: tuple[str, ...] = ("decoder_sparse_step", "moe_layer_freq", "interleave_moe_layer_step")
 #: model_type values whose models use a 2-matrix GELU MLP, LayerNorm and biases (their transformers configs).
 GPT_STYLE_TYPES: frozenset[str] = frozenset({"gpt2", "gpt_neox", "bloom", "opt", "falcon", "gpt_bigcode", "gptj"})
 #: model_type values with learned absolute position embeddings (a seq_len × hidden table).
@@ -181,6 +207,10 @@ def model_fields_from_config(config: Mapping[str, Any], name: str | None = None)
     """
     if not isinstance(config, Mapping):
         raise TypeError(tr("config.not_mapping", type=type(config).__name__))
+    text = config.get("text_config")
+    if isinstance(text, Mapping) and _find(config, "layers") is None:  # a multimodal config's language model
+        outer_name = config.get("_name_or_path")
+        config = {**text, **({"_name_or_path": outer_name} if outer_name else {})}
     model_type = config.get("model_type", "")
     if not isinstance(model_type, str):
         raise ValueError(tr("config.str", key="model_type", value=model_type))
@@ -221,19 +251,46 @@ def model_fields_from_config(config: Mapping[str, Any], name: str | None = None)
     found = _find(config, "experts")
     experts = _int(found[0], found[1], 0) if found is not None else 0
     if experts > 0:
-        fields["num_experts"] = experts
-        fields["top_k"] = _optional(config, "num_experts_per_tok", None)
-        if fields["top_k"] is None:
-            raise ValueError(tr("config.missing_one", key="num_experts_per_tok"))
-        fields["moe_ffn_hidden"] = _optional(config, "moe_intermediate_size", ffn)
-        fields["shared_experts"] = _optional(config, "n_shared_experts", 0, low=0)
-        fields["first_k_dense"] = _optional(config, "first_k_dense_replace", 0, low=0)
+        fields.update(_moe_fields(config, model_type, experts, ffn))
     if config.get("kv_lora_rank") is not None:
         fields["kv_lora_rank"] = _int("kv_lora_rank", config["kv_lora_rank"])
         fields["q_lora_rank"] = _optional(config, "q_lora_rank", None)
         fields["qk_rope_head_dim"] = _optional(config, "qk_rope_head_dim", 0, low=0)
         fields["qk_nope_head_dim"] = _optional(config, "qk_nope_head_dim", None)
         fields["v_head_dim"] = _optional(config, "v_head_dim", None)
+    return fields
+
+
+def _moe_fields(config: Mapping[str, Any], model_type: str, experts: int, ffn: int) -> dict[str, Any]:
+    """The mixture-of-experts fields: experts, top-k, expert width, shared experts, dense layers first."""
+    top_k = _optional(config, "num_experts_per_tok", None)
+    if top_k is None:
+        raise ValueError(tr("config.missing_one", key="num_experts_per_tok"))
+    for key in MOE_SPACING_KEYS:
+        if config.get(key) is not None and _int(key, config[key]) != 1:
+            raise ValueError(tr("config.moe_spacing", key=key, value=config[key]))
+    fields: dict[str, Any] = {"num_experts": experts, "top_k": top_k}
+    if model_type == "llama4_text":  # experts of intermediate_size, one shared expert, dense MLPs wider
+        fields["moe_ffn_hidden"] = ffn
+        fields["ffn_hidden"] = _optional(config, "intermediate_size_mlp", ffn)
+        fields["shared_experts"] = 1
+    else:
+        fields["moe_ffn_hidden"] = _optional(config, "moe_intermediate_size", ffn)
+        fields["shared_experts"] = _optional(config, "n_shared_experts", 0, low=0)
+        shared_width = _optional(config, "shared_expert_intermediate_size", None, low=0)
+        if shared_width:
+            width = fields["moe_ffn_hidden"]
+            if shared_width % width:
+                key = "shared_expert_intermediate_size"
+                raise ValueError(tr("config.shared_width", key=key, value=shared_width, width=width))
+            fields["shared_experts"] = shared_width // width
+    dense = _optional(config, "first_k_dense_replace", 0, low=0)
+    only = config.get("mlp_only_layers")
+    if only:
+        if not isinstance(only, list) or sorted(only) != list(range(len(only))):
+            raise ValueError(tr("config.dense_layers", key="mlp_only_layers", value=only))
+        dense = max(dense or 0, len(only))
+    fields["first_k_dense"] = dense
     return fields
 
 

@@ -232,3 +232,88 @@ def test_fp8_peak_mix_by_hand() -> None:
     assert precision_peak_flops(model, cluster, workload, executed, np.asarray(0)) == pytest.approx(expected)
     bf16 = WorkloadSpec(global_batch=8, seq_len=s)
     assert precision_peak_flops(model, cluster, bf16, executed, np.asarray(0)) == 989e12
+
+
+#: Llama 4 Scout's config.json (meta-llama/Llama-4-Scout-17B-16E): the language model sits under text_config.
+LLAMA4_SCOUT: dict[str, Any] = {
+    "model_type": "llama4",
+    "text_config": {
+        "model_type": "llama4_text",
+        "hidden_size": 5120,
+        "num_hidden_layers": 48,
+        "num_attention_heads": 40,
+        "num_key_value_heads": 8,
+        "head_dim": 128,
+        "intermediate_size": 8192,
+        "intermediate_size_mlp": 16384,
+        "num_local_experts": 16,
+        "num_experts_per_tok": 1,
+        "interleave_moe_layer_step": 1,
+        "vocab_size": 202048,
+        "max_position_embeddings": 10485760,
+        "tie_word_embeddings": False,
+    },
+}
+#: Qwen2-57B-A14B's config.json: 64 experts of 2560, top-8, one shared expert MLP of 20480 = 8 expert widths.
+QWEN2_57B: dict[str, Any] = {
+    "model_type": "qwen2_moe",
+    "hidden_size": 3584,
+    "num_hidden_layers": 28,
+    "num_attention_heads": 28,
+    "num_key_value_heads": 4,
+    "intermediate_size": 18944,
+    "moe_intermediate_size": 2560,
+    "shared_expert_intermediate_size": 20480,
+    "num_experts": 64,
+    "num_experts_per_tok": 8,
+    "decoder_sparse_step": 1,
+    "mlp_only_layers": [],
+    "vocab_size": 151936,
+    "max_position_embeddings": 32768,
+    "tie_word_embeddings": False,
+}
+
+
+def test_llama4_scout_from_its_text_config_by_hand() -> None:
+    """Every layer: attention (Q and O 5120 x 5120, K and V 5120 x 1024), 2 norms, 16 experts and 1 shared expert
+    of 3 x 5120 x 8192 (transformers' Llama4TextMoe), a 5120 x 16 router; untied 202048 x 5120 embeddings. Meta
+    states 17B active parameters (109B in all, vision encoder included)."""
+    m = coursekit.ModelSpec.from_config(LLAMA4_SCOUT)
+    layer = 2 * 5120 * 5120 + 2 * 5120 * 1024 + 2 * 5120
+    expert = 3 * 5120 * 8192
+    edges = 5120 + 2 * 202048 * 5120
+    assert (m.num_experts, m.top_k, m.shared_experts, m.moe_ffn_hidden, m.ffn_hidden) == (16, 1, 1, 8192, 16384)
+    assert m.num_params == 48 * (layer + 17 * expert + 5120 * 16) + edges
+    assert m.active_params == 48 * (layer + 2 * expert + 5120 * 16) + edges
+    assert round(m.active_params / 1e9) == 17
+
+
+def test_qwen2_moe_shared_expert_width_in_expert_widths() -> None:
+    """Qwen2 technical report (arXiv:2407.10671), Table 1: 57B parameters, 14B activated."""
+    m = coursekit.ModelSpec.from_config(QWEN2_57B)
+    assert m.shared_experts == 8 and m.first_k_dense == 0
+    assert (round(m.num_params / 1e9), round(m.active_params / 1e9)) == (57, 14)
+    assert coursekit.ModelSpec.from_config({**QWEN2_57B, "mlp_only_layers": [0, 1]}).first_k_dense == 2
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        (
+            {**LLAMA4_SCOUT, "text_config": {**LLAMA4_SCOUT["text_config"], "interleave_moe_layer_step": 2}},
+            "'interleave_moe_layer_step' = 2: the spec can only express a MoE layer in every layer",
+        ),
+        ({**QWEN2_57B, "decoder_sparse_step": 2}, "'decoder_sparse_step' = 2"),
+        ({**QWEN2_57B, "shared_expert_intermediate_size": 5000}, "must be a whole multiple of the expert width 2560"),
+        ({**QWEN2_57B, "mlp_only_layers": [3]}, "'mlp_only_layers' = \\[3\\]: the dense layers must be the first"),
+    ],
+)
+def test_moe_configs_the_spec_cannot_express_are_refused(config: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        coursekit.ModelSpec.from_config(config)
+    coursekit.set_language("zh")
+    try:
+        with pytest.raises(ValueError, match="模型配置的"):
+            coursekit.ModelSpec.from_config(config)
+    finally:
+        coursekit.set_language("en")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from coursekit.planner import WorkloadSpec, evaluate_composition, plan
+from coursekit.planner import ClusterSpec, ModelSpec, WorkloadSpec, evaluate_composition, plan
 from coursekit.planner.estimate import DISTINCT_MIN_ROWS, distinct_rows, on_distinct, training_estimate
 from coursekit.planner.space import training_space
 from coursekit.presets import CLUSTERS, MODELS
@@ -79,3 +79,62 @@ def test_the_search_lists_and_steps_what_evaluating_alone_gives() -> None:
         assert alone.memory is not None and not alone.accepted
         assert result.estimated_step_s(index) == alone.step_s
         assert result._table.memory_gib[index] == pytest.approx(alone.memory.total_gib, rel=1e-12, abs=0)
+
+
+def _plain_space(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec) -> list[tuple[int, ...]]:
+    """Every training composition, one row at a time, in the search's order: (tp, cp, pp, dp, ep, etp, v, zero, mb,
+    ga, rc) — ZeRO stages are tried only where dp·cp > 1 (else the first stage stands for all), and the virtual
+    stages are each v the schedule gate lets through, asked afresh for every row."""
+    from coursekit.capacity import RECOMPUTE_MODES
+    from coursekit.planner.gate_table import chunks_divide_stages
+    from coursekit.planner.space import etp_options
+    from coursekit.specs import _divisors, stage_layer_counts
+
+    def v_options(pp: int) -> list[int]:
+        if pp == 1 or workload.max_virtual_stages == 1:
+            return [1]
+        edge = workload.pipeline_edge_layers
+        first, mid, last = stage_layer_counts(model.layers, pp, edge)
+        fewest = min(min(first, last) + edge, mid) if pp > 2 else min(first, last) + edge
+        splitting = [v for v in range(2, max(fewest, 1) + 1) if chunks_divide_stages(first, mid, last, pp, edge, v)]
+        return [1, *([v for v in splitting if v <= workload.max_virtual_stages] or splitting[:1])]
+
+    world = cluster.world_size
+    moe = model.is_moe
+    eps = _divisors(model.num_experts) if moe else (1,)
+    mbs = [d for d in _divisors(workload.global_batch) if d <= workload.max_micro_batch]
+    rows: list[tuple[int, ...]] = []
+    for tp in _divisors(world):
+        for cp in (d for d in _divisors(world // tp) if workload.max_cp is None or d <= workload.max_cp):
+            for pp in _divisors(world // (tp * cp)):
+                dp = world // (tp * cp * pp)
+                for v in v_options(pp):
+                    for ep in eps:
+                        for etp in etp_options(model, tp):
+                            zeros = workload.zero_stages if dp * cp > 1 else workload.zero_stages[:1]
+                            for zero in zeros:
+                                for mb in mbs:
+                                    for mode in workload.recompute_modes:
+                                        ga = max(1, workload.global_batch // (dp * mb))
+                                        rc = RECOMPUTE_MODES.index(mode)
+                                        rows.append((tp, cp, pp, dp, ep, etp, v, zero, mb, ga, rc))
+    return rows
+
+
+@pytest.mark.parametrize(
+    ("name", "nodes", "workload"),
+    [
+        ("llama3-70b", 16, WorkloadSpec(global_batch=1024, seq_len=8192)),
+        ("mixtral-8x7b", 4, WorkloadSpec(global_batch=256, seq_len=4096)),
+        ("llama3-405b", 8, WorkloadSpec(global_batch=512, seq_len=8192, zero_stages=(1, 3), max_virtual_stages=2)),
+        ("mcore-gpt-119b", 4, WorkloadSpec(global_batch=768, seq_len=2048)),  # 92 layers: v = 23 at pp = 4
+    ],
+)
+def test_the_space_holds_every_composition_in_order(name: str, nodes: int, workload: WorkloadSpec) -> None:
+    # the search builds the columns with numpy (the ZeRO column by offsets, the virtual stages asked once per pp)
+    model, cluster = MODELS[name], CLUSTERS["h100-8"].with_nodes(nodes)
+    space = training_space(model, cluster, workload)
+    keys = ("tp", "cp", "pp", "dp", "ep", "etp", "v", "zero", "mb", "ga", "rc")
+    built = list(zip(*(space[key].tolist() for key in keys), strict=True))
+    assert built == _plain_space(model, cluster, workload)
+    assert space["replicas"].tolist() == [1] * len(built)

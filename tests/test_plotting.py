@@ -270,3 +270,40 @@ def test_new_strings_drawn_from_kept_glyphs_match_matplotlib() -> None:
     plain = _texts_pixels(later, cached=False)
     assert int(np.abs(plain - cached).max()) <= plotting.TEXT_CACHE_TOLERANCE
     assert (plain[:, :, :3] < 128).sum() > 300  # dark glyphs were drawn
+
+
+def test_numbers_drawn_from_their_measurement_match_a_second_layout() -> None:
+    """A number is laid out once, when matplotlib measures it; drawn from that layout's glyph positions, its mask is
+    the one a second layout (Agg's own draw_text) gives, bit for bit, for random numbers, sizes and angles."""
+    import random
+
+    from matplotlib.font_manager import FontProperties
+
+    from coursekit import plotting
+
+    cache = plotting.text_cache
+    if not cache._glyph_api or not cache._fast_text:
+        pytest.skip("this matplotlib renders glyphs another way: numbers are laid out twice")
+    fig = plotting.new_figure(2, 1, dpi=200)
+    plotting.figure_to_png(fig)
+    renderer: Any = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    gc = renderer.new_gc()
+    rng = random.Random(5)
+    alphabet = sorted(cache.POSITIONED_CHARS)
+    drawn_from_positions = 0
+    for case in range(300):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 16)))
+        prop = FontProperties(family=plotting.font_families(), size=rng.choice([6.5, 7.0, 8.0, 9.0, 11.0]))
+        angle = rng.choice([0.0, 0.0, 90.0])
+        key = cache._position_key(renderer, text, prop)
+        cache._positions.pop(key, None)
+        renderer.get_text_width_height_descent(text, prop, False)  # the measurement keeps the positions
+        kept = cache._positioned_glyphs(renderer, text, prop, None) is not None
+        drawn_from_positions += kept
+        once = renderer._rasterise(gc, text, prop, angle, False, None)
+        cache._positions.pop(key, None)  # now the glyphs come from a second layout
+        twice = renderer._rasterise(gc, text, prop, angle, False, None)
+        assert (once is None) == (twice is None), text
+        if once is not None and twice is not None:
+            assert np.array_equal(once[0], twice[0]) and once[1:] == twice[1:], (case, text, prop.get_size(), angle)
+    assert drawn_from_positions > 250  # the shortcut ran (strings of spaces only may draw nothing)

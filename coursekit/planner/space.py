@@ -6,6 +6,7 @@ Taught in: lesson 9 (decision workbench).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from .._validate import check_choice, check_int
@@ -107,15 +108,20 @@ def _v_options(model: ModelSpec, workload: WorkloadSpec, pp: int) -> list[int]:
     >>> _v_options(gpt119, WorkloadSpec(global_batch=768, max_virtual_stages=1), 4)
     [1]
     """
-    if pp == 1 or workload.max_virtual_stages == 1:
-        return [1]
-    edge = workload.pipeline_edge_layers
-    first, mid, last = stage_layer_counts(model.layers, pp, edge)
+    return list(_v_options_of(model.layers, workload.pipeline_edge_layers, workload.max_virtual_stages, pp))
+
+
+@lru_cache(maxsize=1024)
+def _v_options_of(layers: int, edge: int, max_virtual_stages: int, pp: int) -> tuple[int, ...]:
+    """:func:`_v_options` from the four integers it depends on (each search asks for every pp, several times)."""
+    if pp == 1 or max_virtual_stages == 1:
+        return (1,)
+    first, mid, last = stage_layer_counts(layers, pp, edge)
     edges = min(first, last) + edge
     fewest = min(edges, mid) if pp > 2 else edges
     splitting = [v for v in range(2, max(fewest, 1) + 1) if chunks_divide_stages(first, mid, last, pp, edge, v)]
-    within = [v for v in splitting if v <= workload.max_virtual_stages]
-    return [1, *(within or splitting[:1])]
+    within = [v for v in splitting if v <= max_virtual_stages]
+    return (1, *(within or splitting[:1]))
 
 
 def etp_options(model: ModelSpec, tp: int) -> tuple[int, ...]:
@@ -168,11 +174,12 @@ def training_space(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpe
         raise ValueError(tr("planner.space_too_large", size=size, limit=MAX_SPACE_SIZE))
     base = np.array(structs, dtype=np.int64).reshape(-1, 7)
     zeros_all = np.array(workload.zero_stages, dtype=np.int64)
-    zero_single = np.array([workload.zero_stages[0]], dtype=np.int64)
     sharded = base[:, 1] * base[:, 3] > 1  # dp·cp > 1: ZeRO stages differ
     counts = np.where(sharded, zeros_all.size, 1)
     rows = np.repeat(base, counts, axis=0)
-    zero_col = np.concatenate([zeros_all if flag else zero_single for flag in sharded]) if len(base) else zeros_all[:0]
+    # each base row's ZeRO stages in order: its k-th copy takes stage k (a row that is not sharded has one copy)
+    offsets = np.arange(rows.shape[0]) - np.repeat(np.cumsum(counts) - counts, counts)
+    zero_col = zeros_all[offsets] if len(base) else zeros_all[:0]
     mbs = np.array(mb_values, dtype=np.int64)
     rcs = np.array([RECOMPUTE_MODES.index(mode) for mode in workload.recompute_modes], dtype=np.int64)
     rows = np.repeat(rows, inner, axis=0)

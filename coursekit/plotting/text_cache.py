@@ -130,6 +130,26 @@ class TextCachingRenderer(RendererAgg):
             self._renderer.draw_text_image(mask, ix + dx, iy + dy, 0, gc)
         return True
 
+    def get_text_width_height_descent(self, s: str, prop: Any, ismath: Any) -> tuple[float, float, float]:
+        """Agg's own measurement (the same calls, the same numbers), keeping a plain number's glyph positions.
+
+        Agg lays a string out once to measure it and again to draw it. For a string of
+        :data:`POSITIONED_CHARS` (numbers: tick labels, funnel counts) the positions this layout gives are
+        those the drawing's layout would give, one glyph per character (``tests/test_plotting.py`` checks
+        that both draw the same pixels), so :meth:`_rasterise` draws from them instead of laying out again.
+        """
+        if ismath is not False or not _fast_text or not s or not POSITIONED_CHARS.issuperset(s):
+            width, height, descent = _AGG.get_text_width_height_descent(self, s, prop, ismath)
+            return width, height, descent
+        font = _AGG._prepare_font(self, prop)
+        xys = font.set_text(s, 0.0, flags=_AGG_MODULE.get_hinting_flag())
+        w, h = font.get_width_height()  # width and height of the unrotated string
+        d = font.get_descent()
+        _positions[_position_key(self, s, prop)] = (font, xys)
+        while len(_positions) > TEXT_CACHE_SIZE:
+            _positions.popitem(last=False)
+        return w / 64.0, h / 64.0, d / 64.0
+
     def _get_font_height_metrics(self, prop: FontProperties) -> tuple[float | None, float | None, float | None]:
         """Ascent, descent and line gap of ``prop``'s first font in pixels, cached per font and dpi.
 
@@ -180,7 +200,11 @@ class TextCachingRenderer(RendererAgg):
         scratch_gc.set_foreground((0.0, 0.0, 0.0, 1.0))
         scratch_gc.set_antialiased(gc.get_antialiased())
         ox, oy = -left, top  # the origin on the scratch canvas (y downwards)
-        _AGG.draw_text(scratch, scratch_gc, ox, oy, s, prop, angle, ismath, mtext)
+        glyphs = None if ismath else _positioned_glyphs(self, s, prop, mtext)
+        if glyphs is None:
+            _AGG.draw_text(scratch, scratch_gc, ox, oy, s, prop, angle, ismath, mtext)
+        else:  # what Agg's draw_text passes on, from the measurement's layout
+            scratch._draw_text_glyphs_and_boxes(scratch_gc, ox, oy, angle, glyphs, [])
         scratch_gc.restore()
         alpha = np.asarray(scratch.buffer_rgba())[:, :, 3]
         used_rows = np.flatnonzero(alpha.any(axis=1))
@@ -261,6 +285,36 @@ _glyph_api: bool = (
 #: matplotlib's Agg helpers, untyped: for calls from the typed code above.
 _AGG_MODULE: Any = backend_agg
 _FT2FONT: Any = ft2font
+
+
+#: Characters of the strings whose glyph positions the measurement keeps (:meth:`TextCachingRenderer.\
+#: get_text_width_height_descent`): digits and what numbers and the funnel's counts are written with. Each is one
+#: glyph of the first font, placed where Agg's drawing layout places it (no ligature or substitution among them).
+POSITIONED_CHARS: frozenset[str] = frozenset("0123456789 ,.+-\u2212\u2192%")
+#: Glyph positions (26.6 pixels) of the strings measured last, by string, font and dpi: (font, positions).
+_positions: OrderedDict[tuple[Any, ...], tuple[Any, Any]] = OrderedDict()
+
+
+def _position_key(renderer: Any, s: str, prop: FontProperties) -> tuple[Any, ...]:
+    return (s, _font_key(prop), renderer.dpi, _AGG_MODULE.get_hinting_flag(), _rc_values(_TEXT_RC_KEYS))
+
+
+def _positioned_glyphs(renderer: Any, s: str, prop: FontProperties, mtext: Any) -> list[tuple[Any, ...]] | None:
+    """The glyphs Agg's ``draw_text`` would draw for ``s``, from its measurement's positions; None unless every
+    character is one glyph of the first font, with no font features or language set on the text."""
+    if getattr(mtext, "get_fontfeatures", lambda: None)() is not None:
+        return None
+    if getattr(mtext, "get_language", lambda: None)() is not None:
+        return None
+    kept = _positions.get(_position_key(renderer, s, prop))
+    if kept is None:
+        return None
+    font, xys = kept
+    indices = [font.get_char_index(ord(c)) for c in s]
+    if len(xys) != len(s) or 0 in indices:  # a glyph from a fallback font, or a shaped run: lay out again
+        return None
+    size = prop.get_size_in_points()
+    return [(font, size, index, 0, 1, x / 64.0, y / 64.0) for index, (x, y) in zip(indices, xys.tolist(), strict=True)]
 
 
 def _text_metrics(renderer: Any, s: str, prop: FontProperties, ismath: bool, dpi: float) -> tuple[float, float, float]:
@@ -347,10 +401,12 @@ class CourseCanvas(FigureCanvasAgg):
 #: the two blend the same coverage, but a rotated glyph's rounding can differ by one level.
 TEXT_CACHE_TOLERANCE: int = 2
 #: Texts :func:`check_text_cache` draws both ways: Latin, digits and symbols at two sizes, a
-#: rotated axis label, math text (a log axis's tick label) and Chinese; (x, y) in pixels.
+#: rotated axis label, math text (a log axis's tick label), Chinese, and a number drawn from the
+#: glyph positions its measurement kept (:data:`POSITIONED_CHARS`); (x, y) in pixels.
 _PROBE_TEXTS: tuple[tuple[int, int, str, float, float], ...] = (
     (6, 70, "Agg 0.123 GiB", 10.0, 0.0),
     (6, 40, "p95 <= 50 ms", 8.0, 0.0),
+    (6, 14, "-1,208 \u2192 34%", 7.0, 0.0),
     (200, 6, "memory per rank", 9.0, 90.0),
     (90, 14, "$10^{3}$", 9.0, 0.0),
     (120, 60, "数据并行", 10.0, 0.0),
