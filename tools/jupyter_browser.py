@@ -280,7 +280,9 @@ class LessonPage:
     def move_main_control(self, timeout_ms: int = 30_000, step: int = 1) -> Interaction:
         """Change the first ``ck-main`` control as a user would; wait for the page to update.
 
-        ``step`` +1 moves a slider right / picks the next option; -1 moves left / the previous one.
+        ``step`` +1 moves a slider right / picks the next option / doubles a number box; -1 moves left / the
+        previous one / halves it. ``elapsed_ms`` runs from the keypress (or pick) that sends the new value to the
+        kernel to the figure's new ``src``: for a number box that is the Enter that commits the typed number.
         """
         main = self.page.locator(".ck-main").first
         main.scroll_into_view_if_needed()
@@ -313,11 +315,14 @@ class LessonPage:
             self.page.evaluate("() => { window.__ckT0 = performance.now(); }")
             checkbox.first.click()
         else:
+            # A number box sends its value when Enter commits it (ipywidgets' continuous_update=False): the
+            # clock starts at that keypress, after the new number is typed. +1 doubles the value, -1 halves it,
+            # so alternate presses stay between two values as a slider does.
             kind = "text"
             box = main.locator("input").first
-            value = box.input_value()
+            value = float(box.input_value() or 0) or 1.0
+            box.fill(f"{value * 2 if step > 0 else value / 2:g}")
             self.page.evaluate("() => { window.__ckT0 = performance.now(); }")
-            box.fill(str(float(value or 0) * 2 or 1))
             box.press("Enter")
         self.page.wait_for_function("() => window.__ckChanged !== null", timeout=timeout_ms)
         elapsed = float(self.page.evaluate("() => window.__ckChanged"))

@@ -640,7 +640,7 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 # 只能用 1F1B，气泡占步时的 3/19；现在上限以内没有能整除的 v 时，搜索会试能整除的最小 v，v = 23 的气泡降到 3/371，
 # 发表的布局排第 2，步时在估算最优的 1.01 倍以内（吞吐是实测的 1.07 倍）。
 # Megatron-Core 的 MoE 指南给出的 Mixtral 8x7B 参考布局（64 张 H100，TP 1、EP 8、PP 4、VP 8）也通过：名次第 6
-# （第 3 并列组），步时是估算最优的 1.02 倍，估算吞吐是实测 468 TFLOP/s 的 0.93 倍。这个实测数按 Megatron-Core 自己的计数：
+# （第 3 并列组），步时比估算最优只慢 2%，估算吞吐是实测 468 TFLOP/s 的 0.93 倍。这个实测数按 Megatron-Core 自己的计数：
 # 它把分组查询注意力 (grouped-query attention, GQA)、SwiGLU 的三个矩阵和每个 token 去的 2 个专家都算进去，每 token
 # 82.9 GFLOP；按稠密 GPT 层的公式（4h 宽的 MLP、不分组的注意力）去数只有它的 0.55 倍，这一行就会像只跑出了实测的一半。
 # 没通过的，正是估算**漏掉**或**不确定**的东西：
@@ -752,7 +752,7 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 # 3/19 of the step; now, when no v within its bound splits the stages, it tries the smallest v that does, and at
 # v = 23 the bubble falls to 3/371 and the published layout ranks 2nd, its step within 1.01x of the best estimate
 # (1.07x the measured throughput). The Mixtral 8x7B reference mapping of Megatron-Core's MoE guide (64 H100s, TP 1,
-# EP 8, PP 4, VP 8) passes too: rank 6 (tie group 3), its step 1.02x the best estimate, its estimated throughput 0.93x
+# EP 8, PP 4, VP 8) passes too: rank 6 (tie group 3), its step within 2% of the best estimate, its estimated throughput 0.93x
 # the measured 468 TFLOP/s. That figure is in Megatron-Core's own count, which includes grouped-query attention (GQA),
 # SwiGLU's three matrices and the 2 experts each token goes to: 82.9 GFLOP per token; the dense GPT-layer formula
 # (a 4h MLP, ungrouped attention) counts only 0.55x of it, and the row would look as if it ran at half its measured
@@ -946,7 +946,7 @@ assert (mcore119.rank, mcore119.tie_group, round(mcore119.estimated_over_publish
 assert mcore119.step_over_best < 1.01
 mixtral_run = next(run for run in runs if run.model == "mixtral-8x7b")
 mixtral = by_name[mixtral_run.name]
-assert (mixtral.rank, mixtral.tie_group, round(mixtral.step_over_best, 2)) == (6, 3, 1.02)
+assert (mixtral.rank, mixtral.tie_group, round(100 * (mixtral.step_over_best - 1))) == (6, 3, 2)
 assert round(mixtral.estimated_over_published, 2) == 0.93 and passes(mixtral)
 mixtral_model = MODELS["mixtral-8x7b"]
 mixtral_count = megatron_core_model_flops_per_step(mixtral_model, 1, 4096) / 4096
