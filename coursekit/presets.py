@@ -679,6 +679,9 @@ PUBLISHED_RUNS: tuple[PublishedRun, ...] = (
             ("overlap_ep", 1.0),  # DualPipe overlaps dispatch and combine with compute (§3.2.1)
             ("ep_overlap_schedule", "dualpipe"),
             ("ep_fp8_dispatch", True),  # dispatch and the down-projection's input gradient in FP8 (§3.3.3)
+            # Tile- and block-wise scales computed online (§3.3.2): charged as current scaling's passes (an amax
+            # read before each cast), an upper bound where a kernel finds a tile's amax in the cast's own pass.
+            ("fp8_recipe", "current"),
             ("max_micro_batch", 2),
         ),
     ),

@@ -53,7 +53,8 @@ MEGATRON_BRIDGE_LLAMA_RECIPE: str = (
 #: weights and gradients, fp32 master weights and Adam moments, 2 + 2 + 12 bytes per parameter.
 MEGATRON_BRIDGE_LLAMA_GRADS: tuple[str, Any] = ("recipe", "zero-fp16-adam")
 
-#: NVIDIA's measured H100 configurations (NeMo 24.07, FP8, per-tensor current scaling), tokens per GPU-second.
+#: NVIDIA's measured H100 configurations (NeMo 24.07, FP8 with delayed scaling, Megatron-Core's default recipe),
+#: tokens per GPU-second.
 PUBLISHED_RUNS_2024: tuple[PublishedRun, ...] = (
     PublishedRun(
         "NeMo Llama 3 8B, 8K, 8 H100 (FP8)",
@@ -212,9 +213,10 @@ def _run(
     zero_stages: tuple[int, ...] = (0, 1, 2),
     options: tuple[tuple[str, Any], ...] = (),
 ) -> PublishedRun:
-    """One row of a vendor table: FP8 (per-tensor current scaling), tokens per GPU-second, the published micro-batch
-    and interleaving depth as upper bounds of the search (the layout as published); ``options`` are further
-    workload settings the run's own training config states."""
+    """One row of a vendor table: FP8, tokens per GPU-second, the published micro-batch and interleaving depth as
+    upper bounds of the search (the layout as published); ``options`` are further workload settings the run's own
+    training config states. The FP8 recipe: NeMo 24.07's rows delayed scaling (the default; Transformer Engine 1.x
+    had no other per-tensor recipe), Megatron-Bridge's per-tensor current scaling (:data:`MEGATRON_BRIDGE_FP8_CS`)."""
     keys = ("tp", "cp", "pp", "dp", "ep", "etp")
     degrees = tuple((k, layout.get(k, 1)) for k in keys if k not in ("ep", "etp") or k in layout)
     parts = [f"TP {layout.get('tp', 1)}", f"PP {layout.get('pp', 1)}", f"CP {layout.get('cp', 1)}"]
@@ -239,6 +241,7 @@ def _run(
             ("max_micro_batch", micro_batch),
             ("max_virtual_stages", virtual),
             ("zero_stages", zero_stages),
+            *((("fp8_recipe", "current"),) if name.startswith("Megatron-Bridge") else ()),
             *options,
         ),
         note=Text(
@@ -255,6 +258,15 @@ NEMOTRON4_340B_CONFIG: str = (
     "NVIDIA NeMo-Framework-Launcher, launcher_scripts/conf/training/nemotron/nemotron_340b.yaml @ "
     "3be81fc10dfe2bcb51da024e2ebcdaf4d4eb3261 (optim: mcore_distributed_optim; grad_sync_dtype: bf16; "
     "ub_tp_comm_overlap: True)"
+)
+
+#: Megatron-Bridge's H100 FP8 rows are its ``fp8_cs`` configs, per-tensor current scaling (the config names end in
+#: ``_FP8_CS_V1``; DeepSeek-V3's table entry gives the current-scaling figure, the blockwise one in parentheses).
+MEGATRON_BRIDGE_FP8_CS: str = (
+    "Megatron-Bridge docs/performance-summary-archive.md @ 067f987df03b8355b03192d88d70f1709fedf51a (25.09, DGX-H100: "
+    "“The numbers in parentheses indicate the use of different quantization granularities”); "
+    "scripts/performance/configs/deepseek/deepseek_v3_llm_pretrain.yaml @ fa0315ae2684693a666be9d247adf9baf1e30028 "
+    "(h100 num_gpus_1024: fp8_cs)"
 )
 
 #: The H100 FP8 training configs of the Qwen3 MoE rows at EP 32 and EP 8: they set ``moe_a2a_overlap=True``

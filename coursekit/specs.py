@@ -23,6 +23,7 @@ __all__ = [
     "ACTIVATION_BYTES",
     "DEFAULT_RECIPE",
     "EP_OVERLAP_SCHEDULES",
+    "FP8_RECIPES",
     "LOGITS_BYTES",
     "PRECISION_RECIPES",
     "RECOMPUTE_MODES",
@@ -49,6 +50,12 @@ PRECISIONS: tuple[str, ...] = ("bf16", "fp8")
 #: (megatron/core/transformer/transformer_config.py); ``"dualpipe"``, DeepSeek-V3's bidirectional pipeline schedule
 #: (arXiv:2412.19437, §3.2.1), which has neither rule.
 EP_OVERLAP_SCHEDULES: tuple[str, ...] = ("megatron", "dualpipe")
+#: How FP8 tensors get their scale (``WorkloadSpec(fp8_recipe=...)``), as Transformer Engine names the recipes:
+#: ``"delayed"`` (``DelayedScaling``: the scale comes from earlier steps' amax history, the amax of this cast is
+#: fused into it; Megatron-Core's ``--fp8-recipe`` default) or ``"current"`` (``Float8CurrentScaling``: a pass over
+#: the tensor for its amax before the cast). They differ in the passes over memory
+#: (:func:`coursekit.planner.estimate.fp8_quantisation_bytes_per_token`).
+FP8_RECIPES: tuple[str, ...] = ("delayed", "current")
 #: MLP kinds: SwiGLU has three h×f matrices (gate, up, down), GELU two (up, down).
 MLP_KINDS: tuple[str, ...] = ("swiglu", "gelu")
 #: Normalisation layers: LayerNorm has a scale and a bias (2h), RMSNorm a scale (h).
@@ -1103,7 +1110,11 @@ class WorkloadSpec:
             activation function's input and the router's input stay 16-bit, and flash attention keeps its own
             bf16 output besides the projection's FP8 copy (:mod:`coursekit.activations`). FP8 weights
             (Megatron-Core ``--fp8-param-gather``) and DeepSeek-V3's own activation formats (§3.3.3) are not
-            modelled.
+            modelled. Quantising to FP8 costs memory passes besides the GEMMs, charged at HBM bandwidth
+            (:func:`coursekit.planner.estimate.fp8_quantisation_bytes_per_token`).
+        fp8_recipe: how the FP8 casts get their scale (:data:`FP8_RECIPES`): ``"delayed"`` (default, Megatron-Core's
+            ``--fp8-recipe`` default; NeMo 24.07) or ``"current"`` (per-tensor current scaling, an amax pass before
+            each unfused cast; Megatron-Bridge's ``FP8_CS`` configs). Matters only at ``precision="fp8"``.
         flash_attention: attention runs in a fused kernel that keeps no s×s scores (the default, as in today's
             Megatron-Core and NeMo); ``False`` materialises them (Korthikanti et al.'s 5·a·s²·b per layer).
         sequence_parallel: Megatron sequence parallelism inside TP groups.
@@ -1156,10 +1167,12 @@ class WorkloadSpec:
     output_tokens: int = DEFAULT_OUTPUT_TOKENS
     precision: str = "bf16"
     flash_attention: bool = True
+    fp8_recipe: str = "delayed"
 
     def __post_init__(self) -> None:
         raw: Any = self
         check_choice("precision", raw.precision, PRECISIONS)
+        check_choice("fp8_recipe", raw.fp8_recipe, FP8_RECIPES)
         check_bool("flash_attention", raw.flash_attention)
         check_int("global_batch", raw.global_batch, ge=1, le=MAX_GLOBAL_BATCH)
         check_int("output_tokens", raw.output_tokens, ge=1, le=MAX_SEQ_LEN)

@@ -370,6 +370,195 @@ def token_permutation_bytes_per_token(model: ModelSpec, rc: Any, ep: Any = 1, mo
     return (5.0 * k + 4.0 + 2.0 * (k + 1.0) * full + sort) * model.hidden * ACTIVATION_BYTES
 
 
+#: Bytes of one FP8 element (E4M3 or E5M2).
+FP8_BYTES: int = 1
+#: Where the passes below are read: Transformer Engine's PyTorch modules and their C++ casts.
+FP8_QUANTISATION_SOURCE: str = (
+    "NVIDIA TransformerEngine @ d0067d0da6cb01811b8072a7d304f0e00344ce2b: transformer_engine/pytorch/module/"
+    "linear.py (input cast before the sequence-parallel all-gather row-wise only, the gathered copy made "
+    "column-wise for wgrad; grad_output quantised row- and column-wise; quantize_weight with "
+    "update_workspace = is_first_microbatch), tensor/storage/float8_tensor_storage.py (_create_transpose: "
+    "tex.fp8_transpose), csrc/quantizer.cpp (Float8CurrentScalingQuantizer::quantize_impl: "
+    "nvte_compute_amax, then nvte_quantize_v2), csrc/extensions/normalization.cpp and activation.cpp (FULLY_FUSED "
+    "FP8 output for delayed scaling, FUSED_NORM_AMAX_FP8: norm in bf16 with its amax, then a quantize pass, for "
+    "current scaling)"
+)
+
+#: The linear layers of one transformer layer as Megatron-Core's Transformer Engine layer spec builds them:
+#: (input width, input side, output width, output side, input cast fused into a norm). A side is ``"split"`` (the
+#: tensor is divided over the TP ranks), ``"gathered"`` (whole on every TP rank; with sequence parallelism each
+#: rank casts its 1/tp shard and the FP8 copies are all-gathered) or ``"whole"`` (whole on every rank, no FP8
+#: gather). Column-parallel layers take a gathered input and give a split output; row-parallel ones the reverse.
+_Linear = tuple[float, str, float, str, bool]
+
+
+def _attention_linears(model: ModelSpec) -> list[_Linear]:
+    """Attention's linear layers (the core stays bf16): MHA/GQA ``TELayerNormColumnParallelLinear`` QKV (the
+    input norm fused) and ``TERowParallelLinear`` output projection; MLA (DeepSeek-V2/V3) its q and kv
+    down-projections (``TELinear`` after a separate ``TENorm``, their outputs whole), the up-projections with the
+    latent norms fused, and the output projection."""
+    h, a = float(model.hidden), float(model.heads)
+    if model.kv_lora_rank is None:
+        q, kv = a * model.head_dim, float(model.kv_hidden)
+        return [(h, "gathered", q + 2.0 * kv, "split", True), (q, "split", h, "gathered", False)]
+    q_lora, kv_lora = model.q_lora_rank, float(model.kv_lora_rank)
+    d_qk, d_v = float(model.qk_head_dim), float(model.value_head_dim)
+    linears: list[_Linear] = [(h, "gathered", kv_lora + model.qk_rope_head_dim, "whole", False)]
+    if q_lora is None:
+        linears.append((h, "gathered", a * d_qk, "split", False))
+    else:
+        linears += [(h, "gathered", float(q_lora), "whole", False), (float(q_lora), "whole", a * d_qk, "split", True)]
+    linears += [
+        (kv_lora, "whole", a * (model.qk_nope_head_dim + d_v), "split", True),
+        (a * d_v, "split", h, "gathered", False),
+    ]
+    return linears
+
+
+def _mlp_linears(model: ModelSpec, width: float, fused_norm: bool) -> list[_Linear]:
+    """fc1 (a column-parallel layer, ``2·width`` out for SwiGLU) and fc2 (row-parallel) of an MLP of ``width``;
+    ``fused_norm``: fc1 is ``TELayerNormColumnParallelLinear`` (a dense layer's MLP), else its input comes from
+    a separate norm (an MoE layer's shared experts)."""
+    h, gate = float(model.hidden), (2.0 if model.mlp == "swiglu" else 1.0)
+    return [(h, "gathered", gate * width, "split", fused_norm), (width, "split", h, "gathered", False)]
+
+
+def _cast_bytes(recipe: str, fused: bool) -> float:
+    """Bytes per element of one FP8 cast kernel, without a transpose: delayed scaling reads bf16 and writes FP8
+    (its amax fused), 2 + 1; current scaling first reads the tensor for its amax, 2 + 2 + 1. Fused into the
+    preceding norm: delayed scaling's norm writes FP8 itself (no pass); current scaling's norm writes bf16 with
+    its amax and a quantize pass follows, 2 + 1."""
+    bf16, fp8 = float(ACTIVATION_BYTES), float(FP8_BYTES)
+    if fused:
+        return 0.0 if recipe == "delayed" else bf16 + fp8
+    return bf16 + fp8 + (bf16 if recipe == "current" else 0.0)
+
+
+def _side_bytes(width: float, side: str, cast: float, tp: Any, gather: Any, backward: bool) -> Any:
+    """Bytes per token on one rank of quantising one tensor ``width`` elements wide per token, on its ``side``
+    (:data:`_Linear`), with ``cast`` bytes per element (:func:`_cast_bytes`); ``gather`` is 1 where sequence
+    parallelism all-gathers the FP8 copies (tp > 1), else 0. ``backward`` False: the row-wise cast alone (the
+    forward that full recomputation re-runs without grad, when no column-wise copy is asked for).
+
+    With ``backward`` the column-wise (transposed) copy Hopper's wgrad GEMM needs is added: written by the cast
+    kernel itself (1 byte per element), or, after an FP8 all-gather or a norm that wrote FP8 itself, made from the
+    whole FP8 copy by a transpose kernel (read 1, write 1).
+    """
+    whole = width / tp if side == "split" else width + 0.0 * tp
+    shard = gather * (width / tp) + (1 - gather) * width if side == "gathered" else whole
+    if not backward:
+        return cast * shard
+    separate = 1.0 if cast == 0.0 else (gather if side == "gathered" else 0.0)
+    fp8 = float(FP8_BYTES)
+    return cast * shard + separate * 2.0 * fp8 * whole + (1 - separate) * fp8 * shard
+
+
+def _linears_bytes(linears: list[_Linear], recipe: str, tp: Any, gather: Any, backward: bool) -> Any:
+    """Sum of :func:`_side_bytes` over the linear layers' inputs (forward) and, with ``backward``, their output
+    gradients (always a kernel of their own: the gradient arrives in bf16)."""
+    total: Any = 0.0 * tp
+    for in_width, in_side, out_width, out_side, fused in linears:
+        total = total + _side_bytes(in_width, in_side, _cast_bytes(recipe, fused), tp, gather, backward)
+        if backward:
+            total = total + _side_bytes(out_width, out_side, _cast_bytes(recipe, False), tp, gather, True)
+    return total
+
+
+class Fp8CastBytes(NamedTuple):
+    """HBM bytes of FP8 quantisation per token and layer on one rank (:func:`fp8_quantisation_bytes_per_token`)."""
+
+    dense_layer: Any  # a dense layer: attention's and the MLP's linear layers, per token of the TP group
+    moe_layer: Any  # an MoE layer outside the routed experts: attention and the shared experts, per token
+    routed: Any  # an MoE layer's routed experts, per token the rank dispatches (top_k·c copies)
+
+
+def _moe_parts(model: ModelSpec) -> tuple[list[_Linear], list[_Linear], float]:
+    """(shared experts' linear layers, one routed expert's, copies per token top_k·c) of an MoE layer."""
+    width = float(model.moe_ffn_hidden or model.ffn_hidden)
+    shared = _mlp_linears(model, model.shared_experts * width, False) if model.shared_experts else []
+    routed = [
+        (w_in, "whole" if side == "gathered" else side, w_out, "whole" if o_side == "gathered" else o_side, f)
+        for w_in, side, w_out, o_side, f in _mlp_linears(model, width, False)
+    ]
+    return shared, routed, model.top_k * (model.capacity_factor or 1.0)
+
+
+def fp8_quantisation_bytes_per_token(
+    model: ModelSpec,
+    recipe: str = "delayed",
+    tp: Any = 1,
+    etp: Any = None,
+    sequence_parallel: bool = True,
+    rc: Any = 0,
+    modules: tuple[str, ...] = (),
+) -> Fp8CastBytes:
+    """HBM bytes per token and layer one rank moves quantising tensors to FP8, besides the GEMMs; array-generic.
+
+    Passes counted from Transformer Engine's modules (:data:`FP8_QUANTISATION_SOURCE`), per micro-batch, for
+    each linear layer Megatron-Core builds with them (attention's core and the output layer stay bf16, as in
+    :func:`precision_peak_flops`; the router is a plain bf16 linear): forward, its input is cast to FP8; backward,
+    its output gradient is cast to FP8 and, on Hopper, both also get a column-wise (transposed) FP8 copy for the
+    weight-gradient GEMM. One cast kernel per element, by ``recipe`` (:data:`coursekit.specs.FP8_RECIPES`):
+    ``"delayed"`` reads bf16 and writes FP8, 2 + 1 bytes (the amax fused into it), ``"current"`` reads the tensor
+    once more for its amax first, 2 + 2 + 1; the transposed copy adds 1 written byte when the cast kernel writes
+    it, or a transpose kernel of its own over the whole FP8 tensor, 1 + 1, after a sequence-parallel FP8
+    all-gather (column-parallel inputs, row-parallel output gradients: the cast runs on the 1/tp shard). A norm
+    fused into the next linear layer (``TELayerNormColumnParallelLinear``: QKV, a dense layer's fc1, MLA's up
+    projections) writes FP8 itself under delayed scaling (no cast pass, only the transpose); under current
+    scaling it writes bf16 with the amax and a quantize pass follows, 2 + 1. Widths per token: QKV ``h`` in,
+    ``q + 2·kv`` out; projection ``q`` in, ``h`` out; fc1 ``h`` in, ``2·F`` (SwiGLU) or ``F`` out; fc2 ``F`` in,
+    ``h`` out; a routed expert the same at its own width on each of the top_k·c copies, split over ``etp``.
+    Full recomputation (``rc`` = 2) re-runs the forward, the row-wise input casts once more, and so does
+    ``"moe"`` in ``modules`` for the shared and routed experts. Weights are cast once per step, not per token
+    (:func:`fp8_weight_cast_bytes`).
+
+    Llama 3 8B at TP 1, delayed scaling: QKV input (fused norm) transpose 2·4096, output gradient 4·6144; projection
+    input 4·4096, gradient 4·4096; fc1 input transpose 2·4096, gradient 4·28672; fc2 input 4·14336, gradient 4·4096:
+
+    >>> from coursekit.presets import MODELS
+    >>> fp8_quantisation_bytes_per_token(MODELS["llama3-8b"]).dense_layer
+    262144.0
+    """
+    etp = tp if etp is None else etp
+    gather = (tp > 1) * (1.0 if sequence_parallel else 0.0)
+    full = rc == 2
+    attention = _attention_linears(model)
+    dense_mlp = _mlp_linears(model, float(model.ffn_hidden), True)
+
+    def both(linears: list[_Linear], shards: Any, again: Any) -> Any:  # the routed experts have no gathered side
+        once = _linears_bytes(linears, recipe, shards, gather, True)
+        return once + again * _linears_bytes(linears, recipe, shards, gather, False)
+
+    dense_layer = both(attention + dense_mlp, tp, full)
+    if not model.is_moe:
+        return Fp8CastBytes(dense_layer, 0.0 * dense_layer, 0.0 * dense_layer)
+    shared, routed, copies = _moe_parts(model)
+    expert_again = full | (("moe" in modules) & (rc != 2))
+    moe_layer = both(attention, tp, full) + both(shared, tp, expert_again)
+    return Fp8CastBytes(dense_layer, moe_layer, copies * both(routed, etp, expert_again))
+
+
+def fp8_weight_cast_bytes(model: ModelSpec, recipe: str = "delayed", tp: Any = 1, ep: Any = 1, etp: Any = None) -> Any:
+    """HBM bytes per step and layer one rank moves casting its linear layers' weights to FP8 (an MoE layer's
+    when the model has experts, with its E/ep local experts split over ``etp``; a dense layer's otherwise).
+
+    Transformer Engine casts a weight once per step and caches it over the micro-batches (``quantize_weight``'s
+    ``update_workspace = is_first_microbatch is None or is_first_microbatch``, which Megatron-Core's wrappers
+    pass): the bf16 weight read, its FP8 copy and the transposed copy written, ``_cast_bytes + 1`` per parameter.
+    """
+    etp = tp if etp is None else etp
+    per_param = _cast_bytes(recipe, False) + FP8_BYTES
+
+    def params(linears: list[_Linear]) -> float:
+        return sum(w_in * w_out for w_in, _, w_out, _, _ in linears)
+
+    attention = params(_attention_linears(model))
+    if not model.is_moe:
+        return per_param * (attention + params(_mlp_linears(model, float(model.ffn_hidden), True))) / tp
+    shared, routed, _ = _moe_parts(model)
+    return per_param * ((attention + params(shared)) / tp + model.num_experts / ep * params(routed) / etp)
+
+
 @dataclass(frozen=True)
 class _Columns:
     """The candidate columns of :func:`training_estimate`: integer arrays and their float64 copies (``*f``)."""
@@ -564,10 +753,12 @@ def _compute_time(
     peak = precision_peak_flops(model, cluster, workload, executed, k.rc)
     permutation_s = _permutation_s(np, model, cluster, workload, k, st)
     recompute_modules_s = _module_recompute_s(np, model, cluster, workload, k, st)
+    quantisation_s = _fp8_quantisation_s(np, model, cluster, workload, k, st)
     return {
         "compute_s": tokens_step * work / (k.tpf * k.cpf * k.dpf * peak * efficiency)
         + permutation_s
-        + recompute_modules_s,
+        + recompute_modules_s
+        + quantisation_s,
         "efficiency": efficiency,
         "intensity": intensity,
         "expert_efficiency": expert_efficiency,
@@ -610,6 +801,34 @@ def _permutation_s(
     moe_layers = st.layers_max * model.moe_layers / model.layers
     moved = tokens * moe_layers * token_permutation_bytes_per_token(model, k.rc, k.epf, workload.recompute_modules)
     return moved / cluster.memory_bandwidth_bytes_per_s
+
+
+def _fp8_quantisation_s(
+    np: Any, model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec, k: _Columns, st: _Stages
+) -> Any:
+    """Seconds per step the slowest stage spends quantising to FP8 (``precision="fp8"``; 0 at bf16), memory-bound
+    at the device's HBM bandwidth: :func:`fp8_quantisation_bytes_per_token` on each rank's tokens,
+    ``global_batch·s/(dp·cp)`` for attention, the dense MLPs and the shared experts, and for the routed experts the
+    tokens it dispatches, ``global_batch·s/(dp·cp)·etp/tp``, over the stage's dense and MoE layers; plus
+    :func:`fp8_weight_cast_bytes` once per step for each of the stage's layers."""
+    if workload.precision != "fp8":
+        return np.zeros_like(k.tpf)
+    s = float(workload.tokens_per_sequence(model))
+    tokens = float(workload.global_batch) * s / (k.dpf * k.cpf)
+
+    def per_shape(tp: Any, etp: Any, ep: Any, rc: Any) -> tuple[Any, Any, Any, Any]:  # once per distinct shape
+        tpf, etpf, epf = tp.astype(np.float64), etp.astype(np.float64), ep.astype(np.float64)
+        cast = fp8_quantisation_bytes_per_token(
+            model, workload.fp8_recipe, tpf, etpf, workload.sequence_parallel, rc, workload.recompute_modules
+        )
+        weights = fp8_weight_cast_bytes(model, workload.fp8_recipe, tpf, epf, etpf)
+        return cast.dense_layer, cast.moe_layer, cast.routed, weights
+
+    dense_layer, moe_layer, routed, weights = on_distinct(np, per_shape, k.tp, k.etp, k.ep, k.rc)
+    moe_layers = st.layers_max * model.moe_layers / model.layers
+    dense_layers = st.layers_max - moe_layers
+    moved = tokens * (dense_layers * dense_layer + moe_layers * (moe_layer + routed * k.etpf / k.tpf))
+    return (moved + st.layers_max * weights) / cluster.memory_bandwidth_bytes_per_s
 
 
 def module_recompute_bytes_per_token(model: ModelSpec, modules: tuple[str, ...], rc: Any) -> tuple[Any, Any]:
