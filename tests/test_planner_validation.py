@@ -41,49 +41,53 @@ KNOWN_GAPS: dict[str, tuple[frozenset[str], str]] = {
         "module are not modelled",
     ),
     "Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8)": (
-        frozenset({"group1_or_top10", "throughput_30pct"}),
-        "rank 11 (tie group 2), 1.10x of the best (TP 1, DP 16 with EP 8 and no pipeline, whose gradient rings cross "
-        "the 2 nodes on 8 NICs each: coursekit.specs.ring_nics), and 3.1x the published 5275 tokens/s. The "
+        frozenset({"throughput_30pct"}),
+        "rank 10 (tie group 1), 1.09x of the best (TP 1, DP 16 with EP 8 and no pipeline, whose gradient rings cross "
+        "the 2 nodes on 8 NICs each: coursekit.specs.ring_nics), and 2.9x the published 5275 tokens/s. The "
         "routed experts are taken at their "
         "own grouped-GEMM shape (2048 rows per expert at EP 8), the fused token permutation and the dispatcher's "
-        "second sort by local expert at HBM bandwidth (0.83 s of an 8.0 s step), and the recipe's moe_a2a_overlap "
+        "second sort by local expert at HBM bandwidth (0.83 s of an 8.7 s step), Transformer Engine's FP8 casts "
+        "under current scaling (amax, cast and transpose of each linear layer's input and output gradient, 0.72 s), "
+        "and the recipe's moe_a2a_overlap "
         "hides the all-to-all in the 1F1B steady state at the cost of the SMs it holds; what the estimate still "
-        "leaves out (FP8 casts of narrow h = 2048 GEMM inputs, elementwise kernels, the dropless dispatcher's "
+        "leaves out (elementwise kernels, the dropless dispatcher's "
         "host synchronisation and the kernel launches of 48 small layers) must take most of the measured 24.8 s "
         "step; the same document's 25.09 token-dropping run measured 10494 tokens/s on this layout",
     ),
     "Megatron-Bridge Qwen3 235B-A22B (MoE), 4K, 256 H100 (FP8)": (
-        frozenset({"group1_or_top10", "within_1.25x", "throughput_30pct"}),
+        frozenset({"group1_or_top10", "throughput_30pct"}),
         "with the recipe's expert tensor parallelism 1 (Megatron-Core's MoE parallel folding; Megatron-Bridge "
         "scripts/performance/configs/qwen/qwen3_workload_base_configs.py @ "
         "01b2977e518f0a58ec870daba2fb2c04d76a91b2, BASE_QWEN3_235B_A22B_CONFIG: expert_tensor_parallel_size=1) "
         "the layout is accepted, interleaved without recomputation (FP8 activations counted); its 32 EP ranks "
-        "span 4 nodes and the all-to-all over InfiniBand, 14.4 s a step, hides under the 12.4 s of compute the "
-        "recipe's moe_a2a_overlap puts it under: a 15.3 s step, 1.253x the best (rank 101; the best runs TP 4 and "
-        "PP 2 with 47 chunks a stage, EP 16 over 2 nodes, 12.2 s) and 1.36x the published throughput (measured "
-        "20.8 s): the estimate takes the overlap as complete in the 1F1B steady state, charging only the SMs the "
-        "all-to-all holds",
+        "span 4 nodes and the all-to-all over InfiniBand, 14.4 s a step, hides under the 13.3 s of compute the "
+        "recipe's moe_a2a_overlap puts it under (0.85 s of it Transformer Engine's FP8 casts, which lengthen the "
+        "compute the all-to-all hides under, not the step): a 15.2 s step, 1.19x the best (rank 56, tie group 3; "
+        "the best runs TP 4 and PP 2 with 47 chunks a stage, EP 16 over 2 nodes, 12.8 s) and 1.37x the published "
+        "throughput (measured 20.8 s): the estimate takes the overlap as complete in the 1F1B steady state, "
+        "charging only the SMs the all-to-all holds",
     ),
     "Megatron-Bridge DeepSeek-V3 (MoE), 4K, 1024 H100 (FP8)": (
         frozenset({"group1_or_top10"}),
         "the published v = 4 needs 91.5 GiB in the ledger (ZeRO-2, selective recompute), so it runs v = 1; EP 64 "
         "spans 8 nodes and the all-to-all over InfiniBand (12.8 s, EP overlap assumed 0) and the dense gradients' "
         "DP traffic (3.7 s, its rings crossing nodes on the NICs of the group's 4 ranks a node) leave 13.3 s "
-        "exposed: 34.8 s a step against the measured 25.3 s (0.73x), 1.095x the best estimate (rank 26, tie group "
-        "3; the best runs PP 4, CP 2 and EP 32, 31.8 s); the pipeline layout the recipe sets (the embedding and "
+        "exposed: 36.0 s a step against the measured 25.3 s (0.70x; 1.1 s of it the FP8 casts under current "
+        "scaling), 1.09x the best estimate (rank 25, tie group "
+        "3; the best runs PP 4, CP 2 and EP 32, 32.9 s); the pipeline layout the recipe sets (the embedding and "
         "one layer on the first stage, "
         "the MTP module and loss on the last) is not modelled",
     ),
     "Megatron-Bridge Qwen3 235B-A22B (MoE), 4K, 256 H100 (FP8, GBS 8192)": (
-        frozenset({"group1_or_top10", "within_1.25x", "throughput_30pct"}),
-        "the same layout as the 25.11 row at four times the global batch, with the same reason: 1.30x the best "
-        "(rank 103) and 1.34x the published throughput",
+        frozenset({"group1_or_top10", "throughput_30pct"}),
+        "the same layout as the 25.11 row at four times the global batch, with the same reason: 1.23x the best "
+        "(rank 68) and 1.34x the published throughput",
     ),
     "Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8, EP 16)": (
         frozenset({"group1_or_top10", "within_1.25x"}),
-        "the published layout's estimated throughput is 0.93x the measured one (31.6 s a step against 29.5 s), "
+        "the published layout's estimated throughput is 0.89x the measured one (33.0 s a step against 29.5 s), "
         "but EP 16 spans 2 nodes and the all-to-all over InfiniBand is 17.9 s of it (the recipe turns "
-        "moe_a2a_overlap off); the estimate prefers EP 8 inside a node (17.5 s, 1.80x faster); the recipe's "
+        "moe_a2a_overlap off); the estimate prefers EP 8 inside a node (18.8 s, 1.76x faster); the recipe's "
         "HybridEP dispatcher, which may send a token once per node, is not modelled",
     ),
     "MoE-ModelZoo Qwen3 235B-A22B (MoE), 4K, 256 H100 (DeepEP, EP 32)": (
@@ -520,7 +524,8 @@ def test_nemo_gpt3_20b_states_its_config_and_syncs_data_parallel_under_one_micro
     400 Gb/s NICs (NVIDIA/nccl#569; 4 · 50 GB/s, below NVLink's 450 GB/s): 1.178 s / 4 = 0.294 s. NeMo runs every
     micro-batch but the last under the optimizer's ``no_sync``, so the reduce-scatter hides only under the last
     micro-batch's backward (2/3 of it) and the all-gather under the first forward (1/3): one micro-batch of the 4,
-    a quarter of the compute (0.294 s), hides nearly all of it; what stays exposed is a few milliseconds."""
+    a quarter of the compute (0.308 s with the FP8 casts' memory passes, 0.295 s without), hides all of it; what
+    stays exposed is TP's share the comm-GEMM overlap leaves."""
     run = next(r for r in all_published_runs() if r.name == "NeMo GPT-3 20B, 2K, 64 H100 (FP8)")
     workload = run.workload()
     assert (workload.overlap_tp, workload.recipe, workload.max_micro_batch) == (15 / 16, "megatron-bf16", 2)
@@ -535,8 +540,8 @@ def test_nemo_gpt3_20b_states_its_config_and_syncs_data_parallel_under_one_micro
     assert dp_s == pytest.approx(traffic_s, rel=0.005)
     hidden_dp_s = layout.timeline.compute_s / 4  # one micro-batch of the 4: its backward and its forward
     tp_exposed_s = {row.dimension: row.time_s for row in layout.communication}["TP"] / 16
-    assert hidden_dp_s == pytest.approx(dp_s, rel=0.01)
-    assert tp_exposed_s < layout.timeline.exposed_communication_s < tp_exposed_s + 0.01 * dp_s
+    assert dp_s <= hidden_dp_s < 1.05 * dp_s
+    assert tp_exposed_s <= layout.timeline.exposed_communication_s < tp_exposed_s + 0.01 * dp_s
 
 
 def test_moe_zoo_norm_and_activation_recompute_in_the_estimate_by_hand() -> None:
