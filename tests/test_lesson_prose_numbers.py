@@ -74,7 +74,40 @@ PROSE: list[tuple[str, str, Callable[[], str]]] = [
         "12.9 billion, not all 46.7 billion",
         lambda: "{:.1f} billion, not all {:.1f} billion".format(*_mixtral(1e9)),
     ),
+    # lesson 9, section 8: what FP8's casts cost besides the GEMMs, one Llama 3 8B layer at TP 1 on an H100
+    ("09_workbench.py", "每个 token 读写 256 KiB", lambda: f"每个 token 读写 {_fp8_cast_kib('delayed'):.0f} KiB"),
+    ("09_workbench.py", "当前缩放下 392 KiB", lambda: f"当前缩放下 {_fp8_cast_kib('current'):.0f} KiB"),
+    ("09_workbench.py", "256 KiB read and written", lambda: f"{_fp8_cast_kib('delayed'):.0f} KiB read and written"),
+    ("09_workbench.py", "392 KiB with current", lambda: f"{_fp8_cast_kib('current'):.0f} KiB with current"),
+    (
+        "09_workbench.py",
+        "所需时间的 12% 和 18%",
+        lambda: f"所需时间的 {_percent(_fp8_cast_share('delayed'))} 和 {_percent(_fp8_cast_share('current'))}",
+    ),
+    (
+        "09_workbench.py",
+        "that is 12% and 18%",
+        lambda: f"that is {_percent(_fp8_cast_share('delayed'))} and {_percent(_fp8_cast_share('current'))}",
+    ),
 ]
+
+
+def _fp8_cast_kib(recipe: str) -> float:
+    """FP8 quantisation traffic of one Llama 3 8B layer at TP 1, KiB per token."""
+    from coursekit.planner.estimate import fp8_quantisation_bytes_per_token
+    from coursekit.presets import MODELS
+
+    return float(fp8_quantisation_bytes_per_token(MODELS["llama3-8b"], recipe).dense_layer) / 1024
+
+
+def _fp8_cast_share(recipe: str) -> float:
+    """That traffic at H100 memory bandwidth over the layer's matmuls (6 FLOPs per linear weight) at the FP8 peak."""
+    from coursekit.presets import CLUSTERS, MODELS
+
+    model, h100 = MODELS["llama3-8b"], CLUSTERS["h100-8"]
+    linear_params = model.dense_params_per_layer - 2 * model.hidden  # no biases; two RMSNorms of h
+    matmul_s = 6 * linear_params / h100.peak("fp8")
+    return _fp8_cast_kib(recipe) * 1024 / h100.memory_bandwidth_bytes_per_s / matmul_s
 
 
 def _llama3_8k_gib(v: int) -> float:
