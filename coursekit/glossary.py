@@ -967,6 +967,27 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         ),
     ),
     _e(
+        Text(zh="延迟缩放", en="delayed scaling"),
+        "",
+        Text(
+            zh="FP8 转换的一种缩放方式：比例因子取自前几步记下的最大绝对值 (amax)，本次的 amax 在转换时顺带求出，"
+            "不必先把张量读一遍；Transformer Engine 与 Megatron-Core 的默认方式。",
+            en="A way of scaling FP8 casts: the scale comes from the largest absolute values (amax) recorded in "
+            "earlier steps, and this cast's amax is found while casting, with no extra pass over the tensor; "
+            "Transformer Engine's and Megatron-Core's default.",
+        ),
+    ),
+    _e(
+        Text(zh="当前缩放", en="current scaling"),
+        "",
+        Text(
+            zh="FP8 转换的另一种缩放方式：先把张量读一遍求出它自己的 amax，再按它转换；多一次显存遍历，"
+            "换来不依赖历史的比例因子（Megatron-Bridge 的 FP8-CS 配置）。",
+            en="The other way of scaling FP8 casts: the tensor is read once for its own amax, then cast with it; one "
+            "more pass over memory for a scale that does not depend on history (Megatron-Bridge's FP8-CS configs).",
+        ),
+    ),
+    _e(
         Text(zh="连续批处理", en="continuous batching"),
         "",
         Text(
