@@ -151,3 +151,14 @@ def test_the_step_grows_by_exactly_the_quantisation_time(monkeypatch: pytest.Mon
 def test_bf16_adds_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     workload = WorkloadSpec(global_batch=8, recompute_modes=("none",))
     assert _one_gpu_step(monkeypatch, workload, zero=False) == _one_gpu_step(monkeypatch, workload, zero=True)
+
+
+def test_the_planner_cli_passes_the_fp8_recipe() -> None:
+    import argparse
+
+    from coursekit.planner.cli import _workload, add_plan_command
+
+    plan_parser = add_plan_command(argparse.ArgumentParser().add_subparsers())
+    base = ["--model", "llama3-8b", "--cluster", "h100-8", "--global-batch", "8", "--precision", "fp8"]
+    assert _workload(plan_parser.parse_args([*base, "--fp8-recipe", "current"])).fp8_recipe == "current"
+    assert _workload(plan_parser.parse_args(base)).fp8_recipe == "delayed"

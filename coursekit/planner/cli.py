@@ -35,7 +35,7 @@ from .._cli import (
 from .._validate import check_int
 from ..capacity import PRECISION_RECIPES, RECOMPUTE_MODES
 from ..i18n import LANGUAGES, Text, register, tr
-from ..specs import DEFAULT_MAX_MICRO_BATCH, DEFAULT_RUNTIME_RESERVE_GIB, PRECISIONS
+from ..specs import DEFAULT_MAX_MICRO_BATCH, DEFAULT_RUNTIME_RESERVE_GIB, FP8_RECIPES, PRECISIONS
 from .specs import (
     MAX_GLOBAL_BATCH,
     MAX_NODES,
@@ -229,6 +229,15 @@ def _add_workload_arguments(p: argparse.ArgumentParser) -> None:
         choices=PRECISIONS,
         default="bf16",
         help=Text(zh="矩阵乘的精度（fp8 需要 H100/H800）", en="matmul precision (fp8: H100/H800)").render(),
+    )
+    p.add_argument(
+        "--fp8-recipe",
+        choices=FP8_RECIPES,
+        default="delayed",
+        help=Text(
+            zh="FP8 转换的缩放方式：delayed（延迟缩放，默认）或 current（当前缩放，每次转换前多读一遍求 amax）",
+            en="how FP8 casts are scaled: delayed (the default) or current (an extra amax pass before each cast)",
+        ).render(),
     )
     p.add_argument(
         "--no-flash-attention",
@@ -530,6 +539,7 @@ def _workload(args: argparse.Namespace) -> WorkloadSpec:
         "recipe": args.recipe,
         "sequence_parallel": not args.no_sequence_parallel,
         "precision": args.precision,
+        "fp8_recipe": args.fp8_recipe,
         "flash_attention": not args.no_flash_attention,
     }
     for flag, field_name in _WORKLOAD_FLAGS:
