@@ -1,0 +1,181 @@
+"""The instructor guides' notes on lesson 9's published runs quote what the workbench computes.
+
+Each row: a phrase of the guide (zh or en) and the same phrase built from :func:`compare_published`. When the estimate
+or a run changes, this test says which sentence of which guide is now wrong (the guides had once gone stale: they
+still quoted figures from two rounds of the model before).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from coursekit.planner import PublishedComparison, compare_published
+from coursekit.presets import MODELS
+from coursekit.published_runs import all_published_runs
+
+GUIDES = Path(__file__).resolve().parents[1] / "docs" / "instructor"
+
+
+@cache
+def _table() -> dict[str, PublishedComparison]:
+    return {run.name: compare_published(run) for run in all_published_runs()}
+
+
+def _passes(c: PublishedComparison) -> bool:
+    return bool(
+        c.accepted
+        and c.rank is not None
+        and c.step_over_best is not None
+        and c.estimated_over_published is not None
+        and (c.tie_group == 1 or c.rank <= 10)
+        and c.step_over_best <= 1.25
+        and abs(c.estimated_over_published - 1) <= 0.3
+    )
+
+
+def _counts() -> tuple[int, int, int, int, int]:
+    """(runs, passing, dense runs, MoE runs, passing MoE runs)."""
+    moe = {run.name for run in all_published_runs() if MODELS[run.model].is_moe}
+    table = _table()
+    passing = {name for name, c in table.items() if _passes(c)}
+    return len(table), len(passing), len(table) - len(moe), len(moe), len(passing & moe)
+
+
+def _c(name: str) -> PublishedComparison:
+    return _table()[name]
+
+
+def _x(value: float | None, digits: int = 2) -> str:
+    assert value is not None
+    return f"{value:.{digits}f}"
+
+
+MIXTRAL = "Megatron-Core Mixtral 8x7B (MoE), 4K, 64 H100"
+DSV3 = "DeepSeek-V3 (MoE), 2048 H800 GPUs"
+LLAMA_8192 = "Llama 3 405B, 8K, 8192 GPUs"
+LLAMA_16384 = "Llama 3 405B, 8K, 16384 GPUs"
+QWEN30 = "Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8)"
+QWEN235 = "Megatron-Bridge Qwen3 235B-A22B (MoE), 4K, 256 H100 (FP8)"
+DSV3_BRIDGE = "Megatron-Bridge DeepSeek-V3 (MoE), 4K, 1024 H100 (FP8)"
+QWEN30_EP16 = "Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8, EP 16)"
+
+PHRASES: list[tuple[str, str, Callable[[], str]]] = [
+    (
+        "en",
+        "32 pass: every one of the 31 dense runs and one of the 17 mixture-of-experts runs",
+        lambda: (
+            "{1} pass: every one of the {2} dense runs and one of the {3} mixture-of-experts runs".format(*_counts())
+            if _counts()[1] - _counts()[4] == _counts()[2] and _counts()[4] == 1
+            else "counts changed"
+        ),
+    ),
+    (
+        "zh",
+        "通过 32 次：31 次稠密训练全部通过，17 次混合专家训练只通过 1 次",
+        lambda: (
+            "通过 {1} 次：{2} 次稠密训练全部通过，{3} 次混合专家训练只通过 {4} 次".format(*_counts())
+            if _counts()[1] - _counts()[4] == _counts()[2]
+            else "counts changed"
+        ),
+    ),
+    ("en", "48 published runs", lambda: f"{_counts()[0]} published runs"),
+    ("zh", "48 次公开发表的训练", lambda: f"{_counts()[0]} 次公开发表的训练"),
+    (
+        "en",
+        "on 8192 GPUs ranks 1st (0.92x the reported",
+        lambda: (
+            f"on 8192 GPUs ranks {_c(LLAMA_8192).rank}st ({_x(_c(LLAMA_8192).estimated_over_published)}x the reported"
+        ),
+    ),
+    (
+        "zh",
+        "在 8192 张卡上排第 1（吞吐是论文的 0.92 倍）",
+        lambda: (
+            f"在 8192 张卡上排第 {_c(LLAMA_8192).rank}（吞吐是论文的 {_x(_c(LLAMA_8192).estimated_over_published)} 倍）"
+        ),
+    ),
+    (
+        "en",
+        "on 16384 GPUs 6th (1.04x the best)",
+        lambda: f"on 16384 GPUs {_c(LLAMA_16384).rank}th ({_x(_c(LLAMA_16384).step_over_best)}x the best)",
+    ),
+    (
+        "zh",
+        "16384 张卡上排第 6（最优的\n  1.04 倍）",
+        lambda: f"16384 张卡上排第 {_c(LLAMA_16384).rank}（最优的\n  {_x(_c(LLAMA_16384).step_over_best)} 倍）",
+    ),
+    (
+        "en",
+        "(rank 1602, 1.92x the best, 0.59x)",
+        lambda: (
+            f"(rank {_c(DSV3).rank}, {_x(_c(DSV3).step_over_best)}x the best, {_x(_c(DSV3).estimated_over_published)}x)"
+        ),
+    ),
+    (
+        "zh",
+        "（第 1602 名，最优的\n  1.92 倍，吞吐 0.59 倍）",
+        lambda: (
+            f"（第 {_c(DSV3).rank} 名，最优的\n  {_x(_c(DSV3).step_over_best)} 倍，吞吐 "
+            f"{_x(_c(DSV3).estimated_over_published)} 倍）"
+        ),
+    ),
+    ("en", "Qwen3 30B-A3B at 2.85x", lambda: f"Qwen3 30B-A3B at {_x(_c(QWEN30).estimated_over_published)}x"),
+    (
+        "zh",
+        "Qwen3 30B-A3B 的估算吞吐是实测的 2.85 倍",
+        lambda: f"Qwen3 30B-A3B 的估算吞吐是实测的 {_x(_c(QWEN30).estimated_over_published)} 倍",
+    ),
+    (
+        "en",
+        "Qwen3 235B-A22B at 1.37x and rank 56",
+        lambda: f"Qwen3 235B-A22B at {_x(_c(QWEN235).estimated_over_published)}x and rank {_c(QWEN235).rank}",
+    ),
+    (
+        "zh",
+        "Qwen3 235B-A22B 是 1.37 倍、第 56 名",
+        lambda: f"Qwen3 235B-A22B 是 {_x(_c(QWEN235).estimated_over_published)} 倍、第 {_c(QWEN235).rank} 名",
+    ),
+    (
+        "en",
+        "(0.70x, 1.09x the best)",
+        lambda: f"({_x(_c(DSV3_BRIDGE).estimated_over_published)}x, {_x(_c(DSV3_BRIDGE).step_over_best)}x the best)",
+    ),
+    (
+        "zh",
+        "（0.70 倍，最优的 1.09 倍）",
+        lambda: (
+            f"（{_x(_c(DSV3_BRIDGE).estimated_over_published)} 倍，最优的 {_x(_c(DSV3_BRIDGE).step_over_best)} 倍）"
+        ),
+    ),
+    ("en", "EP 16 at 1.76x the best", lambda: f"EP 16 at {_x(_c(QWEN30_EP16).step_over_best)}x the best"),
+    ("zh", "最优的 1.76 倍", lambda: f"最优的 {_x(_c(QWEN30_EP16).step_over_best)} 倍"),
+    (
+        "en",
+        "passes (rank 6, 0.93x)",
+        lambda: (
+            f"passes (rank {_c(MIXTRAL).rank}, {_x(_c(MIXTRAL).estimated_over_published)}x)"
+            if _passes(_c(MIXTRAL))
+            else "Mixtral no longer passes"
+        ),
+    ),
+    (
+        "zh",
+        "通过（第 6 名，0.93 倍）",
+        lambda: (
+            f"通过（第 {_c(MIXTRAL).rank} 名，{_x(_c(MIXTRAL).estimated_over_published)} 倍）"
+            if _passes(_c(MIXTRAL))
+            else "Mixtral no longer passes"
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize(("lang", "phrase", "computed"), PHRASES, ids=[f"{p[0]}:{p[1][:30]}" for p in PHRASES])
+def test_guide_quotes_the_computed_published_run_figures(lang: str, phrase: str, computed: Callable[[], str]) -> None:
+    text = (GUIDES / lang / "09_workbench.md").read_text(encoding="utf-8")
+    assert phrase in text, f"{lang}/09_workbench.md no longer says {phrase!r}: update the guide and this table together"
+    assert computed() == phrase
