@@ -617,9 +617,22 @@ md_table(
 print(Text(zh=f"H100 的效率天花板 {ceiling_for(CLUSTERS['h100-8'].peak_flops):.1%}，A100 {ceiling_for(CLUSTERS['a100-8'].peak_flops):.1%}",
            en=f"Efficiency ceiling on H100 {ceiling_for(CLUSTERS['h100-8'].peak_flops):.1%}, on A100 {ceiling_for(CLUSTERS['a100-8'].peak_flops):.1%}"))
 print(Text(zh="来源（论文与表格）：", en="Sources (paper and table):"))
+
+
+def after_shared(source, previous):
+    """What ``source`` adds to the previous line's source when they share a long prefix (cut at ', '), else None."""
+    k = next((i for i, (a, b) in enumerate(zip(source, previous)) if a != b), min(len(source), len(previous)))
+    cut = source.rfind(", ", 0, k)
+    return source[cut + 2:] if k >= 60 and cut > 0 else None
+
+
+previous = ""
 for run in runs:
     note = Text(zh=f"（{run.note.zh}）", en=f" ({run.note.en})") if run.note else ""
-    print(f"- {run.label}: {run.source}{note}")
+    rest = after_shared(run.source, previous)
+    shown = run.source if rest is None else Text(zh=f"同上，{rest}", en=f"as above, {rest}")
+    print(f"- {run.label}: {shown}{note}")
+    previous = run.source
 refused = {c.name for c in comparisons if not c.accepted}
 assert refused == set()
 passed = {c.name for c in comparisons if c.accepted and passes(c)}
