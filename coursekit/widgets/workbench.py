@@ -41,6 +41,7 @@ from matplotlib.transforms import blended_transform_factory
 
 from ..i18n import Text, register, tr
 from ..planner import DEFAULT_OUTPUT_TOKENS, PLAN_GATES, PlanCandidate, PlanResult, WorkloadSpec, what_if
+from ..planner.calibration import MEASUREMENT_REPEATABILITY
 from ..plotting import cache_drawing, label
 from ..presets import CLUSTERS, MODELS
 from ..serving import SERVING_GATES, ServingPlanResult, plan_serving
@@ -156,8 +157,8 @@ register(
         },
         "widgets.workbench.col_degrees": {"zh": "组合", "en": "composition"},
         "widgets.workbench.col_rank": {
-            "zh": "# （并列组：相差 < {uncertainty:.0%} 且有假设能反转次序）",
-            "en": "# (tie group: within {uncertainty:.0%} and reordered by some assumption)",
+            "zh": "# （并列组：相差 < {uncertainty:.0%} 且有假设能反转次序，或相差 < {repeat:.1%}）",
+            "en": "# (tie group: within {uncertainty:.0%} and reordered by some assumption, or within {repeat:.1%})",
         },
         "widgets.workbench.ties_why": {
             "zh": "并列组 1 为何分不出先后：",
@@ -651,7 +652,13 @@ class WorkbenchWidget(LessonWidget[Any]):
                 "widgets.workbench.col_parts",
             )
         )
-        rank_head = html.escape(tr("widgets.workbench.col_rank", uncertainty=result.assumptions.uncertainty))
+        rank_head = html.escape(
+            tr(
+                "widgets.workbench.col_rank",
+                uncertainty=result.assumptions.uncertainty,
+                repeat=MEASUREMENT_REPEATABILITY,
+            )
+        )
         rows = [f"<tr><th style='{cell}'>{rank_head}</th>{header}</tr>"]
         shown = result.accepted_indices(len(best))
         # the tie groups of the rows shown (each whole): only the candidates near them are estimated again
