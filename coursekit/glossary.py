@@ -1038,7 +1038,8 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         Text(zh="代理模型", en="proxy model"),
         "",
         Text(
-            zh="照某个模型的形状（层数、宽度、专家数）搭出来、只用来测速度的模型，例如 DGX Cloud 配方里的 Grok-1 代理模型。",
+            zh="照某个模型的形状（层数、宽度、专家数）搭出来、只用来测速度的模型，"
+            "例如 DGX Cloud 配方里的 Grok-1 代理模型。",
             en="A model built to another model's shape (layers, widths, experts) only to measure speed, e.g. the "
             "Grok-1 proxy of NVIDIA's DGX Cloud recipes.",
         ),

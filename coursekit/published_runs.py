@@ -900,6 +900,10 @@ def _dgxc_run(
 #: ``zero-fp16-adam`` recipe's 2 + 2 + 12 bytes), ``ub_tp_comm_overlap`` (TP comm-GEMM overlap) and the
 #: recompute granularity; NeMo 24.09-24.11 (Transformer Engine 1.x) scales FP8 with delayed scaling, the default.
 _DGXC_BF16_GRADS: tuple[str, Any] = ("recipe", "zero-fp16-adam")
+#: The dense recipes' configs keep torch FSDP off (``fsdp: false``, NeMo's default where unstated) and train with
+#: ``distributed_fused_adam``, which shards the optimizer states and the gradients but not the weights: ZeRO up to 2,
+#: as NeMo 24.07's rows (:func:`_run`).
+_DGXC_NO_FSDP: tuple[str, Any] = ("zero_stages", (0, 1, 2))
 _DGXC_ROWS: tuple[tuple[Any, ...], ...] = (
     # model, label, GPUs, GBS, seq, layout, MBS, VP, step s (BF16, FP8), README and table, config, options
     (
@@ -914,7 +918,7 @@ _DGXC_ROWS: tuple[tuple[Any, ...], ...] = (
         (12.91, 9.67),
         "llama3.1/README_8b.md, “Llama 3.1 8b 24.09 {p} (TP=1, PP=1, CP=2, MBS=1, GA=32)”, 8x H100",
         "llama3.1/llama3.1_8b.yaml: grad_sync_dtype bf16, sequence_parallel false, ub_tp_comm_overlap false",
-        (_DGXC_BF16_GRADS,),
+        (_DGXC_BF16_GRADS, _DGXC_NO_FSDP),
     ),
     (
         "llama3-70b",
@@ -928,7 +932,7 @@ _DGXC_ROWS: tuple[tuple[Any, ...], ...] = (
         (14.72, 11.01),
         "llama3.1/README_70b.md, “Llama 3.1 70b 24.09 {p} (TP=4, PP=4, CP=2, VP=5, MBS=1, GA=64)”, 64x H100",
         "llama3.1/llama3.1_70b.yaml: grad_sync_dtype bf16, ub_tp_comm_overlap true",
-        (_DGXC_BF16_GRADS, ("overlap_tp", TP_COMM_OVERLAP_ON)),
+        (_DGXC_BF16_GRADS, _DGXC_NO_FSDP, ("overlap_tp", TP_COMM_OVERLAP_ON)),
     ),
     (
         "gpt3-175b",
@@ -942,7 +946,7 @@ _DGXC_ROWS: tuple[tuple[Any, ...], ...] = (
         (8.91, 5.92),
         "nemo_megatron/README_175b.md, “NeMo Megatron 24.11 {p} (TP=4,PP=8, MBS=1, VP=12, SEQ=2048)”, 128x H100",
         "nemo_megatron/gpt3_175b_hydra.yaml: grad_sync_dtype bf16, ub_tp_comm_overlap true",
-        (_DGXC_BF16_GRADS, ("overlap_tp", TP_COMM_OVERLAP_ON)),
+        (_DGXC_BF16_GRADS, _DGXC_NO_FSDP, ("overlap_tp", TP_COMM_OVERLAP_ON)),
     ),
     (
         "nemotron4-15b",
@@ -956,7 +960,7 @@ _DGXC_ROWS: tuple[tuple[Any, ...], ...] = (
         (2.83, 2.08),
         "nemotron/README_15b.md, “Nemotron4 15b 24.11 {p} (TP=4, PP=1, MBS=4, GA=4)”, 16x H100",
         "nemotron/nemotron4-15b-synth.yaml: grad_sync_dtype bf16, ub_tp_comm_overlap true",
-        (_DGXC_BF16_GRADS, ("overlap_tp", TP_COMM_OVERLAP_ON)),
+        (_DGXC_BF16_GRADS, _DGXC_NO_FSDP, ("overlap_tp", TP_COMM_OVERLAP_ON)),
     ),
     (
         "nemotron4-340b",
@@ -971,7 +975,7 @@ _DGXC_ROWS: tuple[tuple[Any, ...], ...] = (
         "nemotron/README_340b.md, “Nemotron4 340b 24.11 {p} (TP=8, PP=8, MBS=1, GA=16, VP=12)”, 128x H100",
         "nemotron/nemotron4-340b-synth.yaml: grad_sync_dtype bf16, activations_checkpoint_granularity selective, "
         "ub_tp_comm_overlap false",
-        (_DGXC_BF16_GRADS, ("recompute_modes", ("selective",))),
+        (_DGXC_BF16_GRADS, _DGXC_NO_FSDP, ("recompute_modes", ("selective",))),
     ),
     (
         "grok1-314b",

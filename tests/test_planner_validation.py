@@ -174,8 +174,8 @@ KNOWN_GAPS: dict[str, tuple[frozenset[str], str]] = {
     ),
     "DGX Cloud Llama 3.1 70B, 8K, 64 H100 (BF16)": (
         frozenset({"group1_or_top10"}),
-        "1.055x the best estimate (rank 60, tie group 2), just outside the 4.5 % measurement spread; its FP8 twin "
-        "passes in tie group 1. The best estimate drops the pipeline (TP 2, PP 1, ZeRO-3) for the recipe's PP 4",
+        "1.050x the best estimate (rank 32, tie group 2), just outside the 4.5 % measurement spread; its FP8 twin "
+        "passes in tie group 1. The best estimate drops the pipeline (TP 4, CP 2, DP 8, PP 1) for the recipe's PP 4",
     ),
     "DGX Cloud Grok-1 314B (MoE), 8K, 512 H100 (BF16)": (
         frozenset({"group1_or_top10", "within_1.25x"}),
