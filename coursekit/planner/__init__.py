@@ -49,6 +49,7 @@ Taught in: lesson 9 (decision workbench).
 
 from __future__ import annotations
 
+from .calibration import MEASUREMENT_REPEATABILITY, measurement_repeatability
 from .estimate import (
     COMM_DIMENSIONS,
     EFFICIENCY_CALIBRATION,
@@ -127,6 +128,7 @@ __all__ = [
     "MAX_SEQ_LEN",
     "MAX_SPACE_SIZE",
     "MAX_WORLD_SIZE",
+    "MEASUREMENT_REPEATABILITY",
     "MEGATRON_2021_SOURCE",
     "MLP_KINDS",
     "MODEL_UNCERTAINTY",
@@ -154,6 +156,7 @@ __all__ = [
     "divisors",
     "evaluate_composition",
     "group_link",
+    "measurement_repeatability",
     "megatron_core_flops_per_step",
     "megatron_core_model_flops_per_step",
     "megatron_padded_vocab",
