@@ -597,18 +597,13 @@ runs = all_published_runs()
 comparisons = [compare_published(run) for run in runs]
 
 
-def passes(c):
-    return (c.accepted and (c.tie_group == 1 or c.rank <= 10) and c.step_over_best <= 1.25
-            and 0.7 <= c.estimated_over_published <= 1.3)
-
-
 md_table(
     [Text(zh="训练", en="run"), Text(zh="名次 / 通过数（并列组）", en="rank / accepted (tie group)"),
      Text(zh="步时 ÷ 最优", en="step ÷ best"), Text(zh="估算", en="estimated"), Text(zh="实测", en="published"),
      Text(zh="估算 ÷ 实测", en="est. ÷ published"), Text(zh="四条都满足", en="all four met")],
     [(run.label, f"{c.rank} / {c.accepted_count} ({c.tie_group})", f"{c.step_over_best:.3f}",
       f"{c.estimated:.0f} {c.unit}", f"{c.published:.0f}", f"{c.estimated_over_published:.2f}",
-      Text(zh="是", en="yes") if passes(c) else Text(zh="否", en="no"))
+      Text(zh="是", en="yes") if c.passes else Text(zh="否", en="no"))
      if c.accepted else
      (run.label, Text(zh=f"未接受 / {c.accepted_count}", en=f"refused / {c.accepted_count}"), "-", "-",
       f"{c.published:.0f}", "-", Text(zh="否", en="no"))
@@ -635,7 +630,7 @@ for run in runs:
     previous = run.source
 refused = {c.name for c in comparisons if not c.accepted}
 assert refused == set()
-passed = {c.name for c in comparisons if c.accepted and passes(c)}
+passed = {c.name for c in comparisons if c.passes}
 assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 
 # %% [markdown] lang="zh"
@@ -993,13 +988,13 @@ assert round(qwen30_ep16.estimated_over_published, 2) == 0.89 and round(qwen30_e
 assert round({row.dimension: row.time_s for row in qwen30_ep16_layout.communication}["EP"], 1) == 17.9
 mcore = [c for c in comparisons if c.name.startswith("Megatron-Core GPT")]
 mcore119 = by_name["Megatron-Core GPT 119B, 4K, 1536 H100"]
-assert len(mcore) == 9 and sum(passes(c) for c in mcore) == 9 and ",v=23," in mcore119.layout
+assert len(mcore) == 9 and sum(c.passes for c in mcore) == 9 and ",v=23," in mcore119.layout
 assert (mcore119.rank, mcore119.tie_group, round(mcore119.estimated_over_published, 2)) == (2, 1, 1.07)
 assert mcore119.step_over_best < 1.01
 mixtral_run = next(run for run in runs if run.model == "mixtral-8x7b")
 mixtral = by_name[mixtral_run.name]
 assert (mixtral.rank, mixtral.tie_group, round(100 * (mixtral.step_over_best - 1))) == (6, 3, 2)
-assert round(mixtral.estimated_over_published, 2) == 0.93 and passes(mixtral)
+assert round(mixtral.estimated_over_published, 2) == 0.93 and mixtral.passes
 mixtral_model = MODELS["mixtral-8x7b"]
 mixtral_count = megatron_core_model_flops_per_step(mixtral_model, 1, 4096) / 4096
 dense_count = megatron_core_flops_per_step(mixtral_model.layers, mixtral_model.hidden, 1, mixtral_model.vocab, 4096) / 4096
