@@ -275,7 +275,7 @@ def test_new_strings_drawn_from_kept_glyphs_match_matplotlib() -> None:
 def test_numbers_drawn_from_their_measurement_match_a_second_layout() -> None:
     """A number or an English label is laid out once, when matplotlib measures it; drawn from that layout's glyph
     positions, its mask is the one a second layout (Agg's own draw_text) gives, bit for bit, for random strings of
-    printable ASCII, sizes and angles."""
+    printable ASCII, sizes, weights and angles."""
     import random
 
     from matplotlib.font_manager import FontProperties
@@ -294,7 +294,8 @@ def test_numbers_drawn_from_their_measurement_match_a_second_layout() -> None:
     drawn_from_positions = 0
     for case in range(300):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 16)))
-        prop = FontProperties(family=plotting.font_families(), size=rng.choice([6.5, 7.0, 8.0, 9.0, 11.0]))
+        size, weight = rng.choice([6.5, 7.0, 8.0, 9.0, 11.0]), rng.choice(["normal", "bold"])
+        prop = FontProperties(family=plotting.font_families(), size=size, weight=weight)
         angle = rng.choice([0.0, 0.0, 90.0])
         key = cache._position_key(renderer, text, prop)
         cache._positions.pop(key, None)
