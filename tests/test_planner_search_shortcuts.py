@@ -192,3 +192,21 @@ def test_gated_space_kept_across_efficiency_overlap_and_link_speed_gives_the_pla
     small = replace(base, memory_per_device_gib=24.0)
     assert plan(model, small, workloads[0]).funnel != plan(model, base, workloads[0]).funnel
     assert len(search._gated_spaces) == 2
+
+
+def test_gated_spaces_kept_hold_at_most_the_row_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    from coursekit.planner import search
+
+    model, cluster = MODELS["llama3-70b"], CLUSTERS["h100-8"].with_nodes(4)
+    small, large = WorkloadSpec(global_batch=64, seq_len=4096), WorkloadSpec(global_batch=256, seq_len=4096)
+    search._gated_spaces.clear()
+    rows = plan(model, cluster, small).space_size + plan(model, cluster, large).space_size
+    assert len(search._gated_spaces) == 2
+    monkeypatch.setattr(search, "GATED_SPACE_CACHE_ROWS", rows - 1)
+    search._gated_spaces.clear()
+    plan(model, cluster, small)
+    plan(model, cluster, large)
+    assert len(search._gated_spaces) == 1  # the older one went
+    monkeypatch.setattr(search, "GATED_SPACE_CACHE_ROWS", 0)
+    plan(model, cluster, small)
+    assert not search._gated_spaces  # a space larger than the budget is not kept

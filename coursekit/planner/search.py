@@ -501,8 +501,9 @@ def _serving_plan_candidate(
 # --------------------------------------------------------------------------- the search
 
 
-#: Gated spaces kept by :func:`_gated_space` (least recently used dropped first).
-GATED_SPACE_CACHE_SIZE: int = 16
+#: Candidate rows of the gated spaces :func:`_gated_space` keeps, all together (least recently used dropped first;
+#: about 170 bytes a row: a lesson's searches of 10,000 to 30,000 rows, not a 4,096-GPU one).
+GATED_SPACE_CACHE_ROWS: int = 200_000
 _gated_spaces: OrderedDict[tuple[Any, ...], tuple[dict[str, Any], dict[str, Any], dict[str, Any], Any]] = OrderedDict()
 
 
@@ -520,6 +521,8 @@ def _gated_space(
     """(columns, each gate's failures, memory ledger, memory GiB or NaN) of every training candidate, kept per
     :func:`_gate_inputs_key`: a learner moving the efficiency, the overlap or a link's speed re-estimates the
     steps only. The arrays are shared between plans, so they are read-only."""
+    import numpy as np
+
     key = _gate_inputs_key(model, cluster, workload)
     kept = _gated_spaces.get(key)
     if kept is not None:
@@ -527,16 +530,14 @@ def _gated_space(
         return kept
     c = training_space(model, cluster, workload)
     g = GateInput(model, cluster, workload, c)
-    import numpy as np
-
     fails = {code: g.fails(code) for code in GATE_CODES}  # the memory gate estimates the well-formed rows' ledgers
     memory_gib = np.where(g.well_formed, g.memory["total"] / GIB_BYTES, np.nan)
     kept = (c, fails, g.memory, memory_gib)
     for column in (*c.values(), *fails.values(), *g.memory.values(), memory_gib):
         column.flags.writeable = False
     _gated_spaces[key] = kept
-    while len(_gated_spaces) > GATED_SPACE_CACHE_SIZE:
-        _gated_spaces.popitem(last=False)
+    while sum(len(part[3]) for part in _gated_spaces.values()) > GATED_SPACE_CACHE_ROWS:
+        _gated_spaces.popitem(last=False)  # the space just kept too, when it alone is larger
     return kept
 
 
