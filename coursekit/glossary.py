@@ -1024,6 +1024,26 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         ),
     ),
     _e(
+        Text(zh="实测可重复性", en="measurement repeatability"),
+        "",
+        Text(
+            zh="同一配置各测一次、两次结果能差多远。课程取 NVIDIA 两次发表的同一张性能表：12 行两次实测之差的均方根的"
+            "两倍，4.5%；估算相差不到它的候选算并列，因为各跑一次也分不出先后。",
+            en="How far apart two single measurements of one configuration can land. The course takes NVIDIA's two "
+            "publications of one performance table: twice the root-mean-square difference of its 12 rows, 4.5 %; "
+            "candidates whose estimates are closer are tied, since one run of each could not order them either.",
+        ),
+    ),
+    _e(
+        Text(zh="代理模型", en="proxy model"),
+        "",
+        Text(
+            zh="照某个模型的形状（层数、宽度、专家数）搭出来、只用来测速度的模型，例如 DGX Cloud 配方里的 Grok-1 代理模型。",
+            en="A model built to another model's shape (layers, widths, experts) only to measure speed, e.g. the "
+            "Grok-1 proxy of NVIDIA's DGX Cloud recipes.",
+        ),
+    ),
+    _e(
         Text(zh="Transformer 引擎", en="Transformer Engine"),
         "TE",
         Text(

@@ -202,7 +202,10 @@ def tr(key: str, /, lang: str | None = None, **params: Any) -> str:
         raise ValueError(tr("i18n.unknown_key", value=key))
     if lang is not None and lang not in LANGUAGES:
         raise ValueError(tr("validate.choice", name="lang", value=lang, choices=", ".join(map(repr, LANGUAGES))))
-    return _catalog[key][lang or _current].format(**{name: _shown(value) for name, value in params.items()})
+    lang = lang or _current
+    # a bilingual parameter renders in the entry's language, not only in the current one
+    shown = {name: _shown(value.render(lang) if isinstance(value, Text) else value) for name, value in params.items()}
+    return _catalog[key][lang].format(**shown)
 
 
 def pick(zh: str, en: str) -> str:

@@ -167,6 +167,33 @@ NEMOTRON4_340B_2024: str = (
     "NVIDIA, “Nemotron-4 340B Technical Report”, arXiv:2406.11704, Table 1 (96 layers, hidden 18432, 96 heads, 8 KV "
     "heads, sequence 4096, vocabulary 256000; squared-ReLU MLP of width 73728, no biases, untied embeddings)"
 )
+#: The Nemotron family's tokenizer, which NVIDIA's DGX Cloud recipes ship with their Nemotron-4 configs.
+NEMOTRON_TOKENIZER: str = (
+    "NVIDIA dgxc-benchmarking @ 35a9aecc8d5b17d99d80f52f38c75ade0dbab7ae nemotron/nemotron_2_256k.model (the "
+    "256000-token SentencePiece model the Nemotron-4 configs name)"
+)
+NEMOTRON4_15B_2024: str = (
+    "NVIDIA, “Nemotron-4 15B Technical Report”, arXiv:2402.16819, §2 (32 layers, hidden 6144, 48 heads, 8 KV heads, "
+    "sequence 4096, vocabulary 256000, squared-ReLU MLP, no biases, untied embeddings); dgxc-benchmarking "
+    "nemotron/nemotron4-15b-synth.yaml @ 35a9aecc8d5b17d99d80f52f38c75ade0dbab7ae (ffn_hidden_size 24576, "
+    "num_query_groups 8, layernorm1p)"
+)
+#: NeMo's Nemotron-3 configs of its 24.07 table. The configs leave the tokenizer to the user; the table's own count
+#: fixes the vocabulary: its 653 TFLOP/s ÷ 12701 tokens/s = 51.4 GFLOP per token for the 8B is 6 × 8.54B
+#: parameters, which holds only with 256000 tokens (a 32000 vocabulary makes 6.70B, 40.2 GFLOP).
+NEMOTRON3_CONFIGS: str = (
+    "NVIDIA NeMo-Framework-Launcher 24.07 (8325688d8345a5513660f0f8390f0482a721c009), "
+    "launcher_scripts/conf/training/nemotron/nemotron_8b.yaml and nemotron_22b.yaml (8B: 32 layers, hidden 4096, "
+    "ffn 16384, 32 heads; 22B: 40 layers, hidden 6144, ffn 24576, 48 heads; squared-ReLU, layernorm1p, rope, no "
+    "biases, untied, no dropout, sequence 4096); vocabulary 256000: " + NEMOTRON_TOKENIZER
+)
+#: The DGX Cloud recipe's Grok-1 proxy: Grok-1's shape with Llama 3's tokenizer, capacity factor 1 with padding.
+GROK1_PROXY_CONFIG: str = (
+    "NVIDIA dgxc-benchmarking grok1/grok1_314b.yaml @ 35a9aecc8d5b17d99d80f52f38c75ade0dbab7ae (“grok-1-proxy”: 64 "
+    "layers, hidden 6144, 48 heads, 8 query groups, ffn 32768 fast-geglu, 8 experts, top 2, "
+    "moe_expert_capacity_factor 1.0 with moe_pad_expert_input_to_capacity, RMSNorm, no biases, untied, tokenizer "
+    "meta-llama/Meta-Llama-3-70B: vocabulary 128256)"
+)
 QWEN3_2025: str = (
     "Qwen Team, “Qwen3 Technical Report”, arXiv:2505.09388, Table 2; Hugging Face Qwen/Qwen3-30B-A3B and "
     "Qwen/Qwen3-235B-A22B config.json (head_dim 128, 4 KV heads, 128 experts, 8 per token, no shared expert, "
@@ -394,6 +421,48 @@ MODELS: dict[str, ModelSpec] = {
             mlp="gelu",  # squared ReLU: a 2-matrix, non-gated MLP like GELU's (same weights, FLOPs and saved tensors)
             norm="layernorm",
             source=NEMOTRON4_340B_2024,
+        ),
+        ModelSpec(
+            name="nemotron4-15b",
+            layers=32,
+            hidden=6144,
+            heads=48,
+            kv_heads=8,
+            ffn_hidden=24576,
+            vocab=256000,
+            seq_len=4096,
+            mlp="gelu",  # squared ReLU, 2 matrices
+            norm="layernorm",
+            source=NEMOTRON4_15B_2024,
+        ),
+        *(
+            ModelSpec(
+                name=name,
+                layers=layers,
+                hidden=hidden,
+                heads=heads,
+                ffn_hidden=4 * hidden,
+                vocab=256000,
+                seq_len=4096,
+                mlp="gelu",  # squared ReLU, 2 matrices
+                norm="layernorm",
+                source=NEMOTRON3_CONFIGS,
+            )
+            for name, layers, hidden, heads in (("nemotron3-8b", 32, 4096, 32), ("nemotron3-22b", 40, 6144, 48))
+        ),
+        ModelSpec(
+            name="grok1-314b",
+            layers=64,
+            hidden=6144,
+            heads=48,
+            kv_heads=8,
+            ffn_hidden=32768,
+            vocab=128256,
+            seq_len=8192,
+            num_experts=8,
+            top_k=2,
+            capacity_factor=1.0,
+            source=GROK1_PROXY_CONFIG,
         ),
         _qwen3_moe("qwen3-30b-a3b", 48, 2048, 32, 768),
         _qwen3_moe("qwen3-235b-a22b", 94, 4096, 64, 1536),

@@ -4,7 +4,10 @@
 :data:`coursekit.presets.PUBLISHED_RUNS`. Every run is marked in :data:`RUN_ROLES`: ``"fit"`` runs set a
 constant of the estimate and are never used to check it; ``"validation"`` runs only check it. Today the only
 fitted constant is the efficiency ceiling, fitted on Megatron-LM's Table 1
-(:data:`coursekit.presets.MEGATRON_TABLE1`); every published run here is validation.
+(:data:`coursekit.presets.MEGATRON_TABLE1`); every published run here is validation. (The tie rule's
+:data:`coursekit.planner.calibration.MEASUREMENT_REPEATABILITY` reads how far NeMo 24.07's rows moved between two
+publications of its table — the measurements against each other, never against the estimate — so it tunes
+nothing the rows check.)
 
 Taught in: lesson 9 (decision workbench).
 """
@@ -18,6 +21,8 @@ from .presets import MEGATRON_CORE_2024, MEGATRON_TABLE1, PUBLISHED_RUNS, Publis
 from .specs import TP_COMM_OVERLAP_ON
 
 __all__ = [
+    "DGXC_RUNS",
+    "DGXC_SOURCE",
     "MEGATRON_BRIDGE_2509_SOURCE",
     "MEGATRON_BRIDGE_2511_SOURCE",
     "MEGATRON_BRIDGE_2602_SOURCE",
@@ -295,6 +300,13 @@ NEMO_2407_GPT3_20B_CONFIG: str = (
 #: instead of 782 tokens/s for GPT-3 175B on 512 GPUs).
 NEMO_2407_COMMIT: str = " @ 070a0bb168d405d653b9734c0017cf5078e77c0d"
 
+#: NeMo's launcher configs of the table's Nemotron-3 rows: TP comm-GEMM overlap on, NeMo's distributed Adam.
+NEMO_2407_NEMOTRON3_CONFIG: str = (
+    "NVIDIA NeMo-Framework-Launcher 24.07 (8325688d8345a5513660f0f8390f0482a721c009), "
+    "launcher_scripts/conf/training/nemotron/nemotron_{size}.yaml: ub_tp_comm_overlap=true; "
+    "optim.name=distributed_fused_adam, optim.overlap_grad_sync=true, optim.overlap_param_sync=true"
+)
+
 #: More vendor-table rows on H100 (FP8): NeMo 24.07's other large rows and Megatron-Bridge 25.11's H100 table, dense
 #: and MoE. ZeRO: the tables' FSDP column is 0 (Megatron's distributed optimizer, ZeRO-1, or plain DDP) except where
 #: it says FSDP (ZeRO-3).
@@ -463,6 +475,34 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
         1,
         5851.0,
         NEMO_2407_SOURCE + NEMO_2407_COMMIT + ", row GPT3-20B; " + NEMO_2407_GPT3_20B_CONFIG,
+        options=(("overlap_tp", TP_COMM_OVERLAP_ON),),
+    ),
+    # The table's two Nemotron-3 rows (configs: presets.NEMOTRON3_CONFIGS; both set ub_tp_comm_overlap: true and
+    # distributed_fused_adam with overlap_grad_sync and overlap_param_sync, no grad_sync_dtype: fp32 gradients).
+    _run(
+        "NeMo Nemotron-3 8B, 4K, 64 H100 (FP8)",
+        "nemotron3-8b",
+        64,
+        256,
+        4096,
+        {"tp": 2, "dp": 32},
+        4,
+        1,
+        12701.0,
+        NEMO_2407_SOURCE + NEMO_2407_COMMIT + ", row Nemotron-8B; " + NEMO_2407_NEMOTRON3_CONFIG.format(size="8b"),
+        options=(("overlap_tp", TP_COMM_OVERLAP_ON),),
+    ),
+    _run(
+        "NeMo Nemotron-3 22B, 4K, 64 H100 (FP8)",
+        "nemotron3-22b",
+        64,
+        256,
+        4096,
+        {"tp": 2, "pp": 4, "dp": 8},
+        2,
+        10,
+        4256.0,
+        NEMO_2407_SOURCE + NEMO_2407_COMMIT + ", row Nemotron-22B; " + NEMO_2407_NEMOTRON3_CONFIG.format(size="22b"),
         options=(("overlap_tp", TP_COMM_OVERLAP_ON),),
     ),
     _run(
@@ -798,13 +838,182 @@ def _zoo_long_run(seq_len: int, cp: int, forced: float, dropless: float) -> Publ
 MOE_ZOO_QWEN3_LONG_RUNS: tuple[PublishedRun, ...] = tuple(_zoo_long_run(*row) for row in MOE_ZOO_QWEN3_LONG)
 PUBLISHED_RUNS_2025 = (*PUBLISHED_RUNS_2025, *MOE_ZOO_QWEN3_RUNS, *MOE_ZOO_QWEN3_LONG_RUNS)
 
+#: NVIDIA's DGX Cloud Benchmarking recipes, release v24.11.1: each recipe's README lists, under "Expected
+#: Performance", the step time of one layout on DGX-H100 at several scales (weak scaling), in BF16 and in FP8, with
+#: the recipe's NeMo config beside it. The rows here are each table's smallest scale, both precisions.
+DGXC_SOURCE: str = (
+    "NVIDIA “DGX Cloud Benchmarking” (github.com/NVIDIA/dgxc-benchmarking) @ 35a9aecc8d5b17d99d80f52f38c75ade0dbab7ae "
+    "(v24.11.1)"
+)
+
+
+def _dgxc_run(
+    model: str,
+    label: str,
+    gpus: int,
+    batch: int,
+    seq: int,
+    layout: dict[str, int],
+    micro_batch: int,
+    virtual: int,
+    precision: str,
+    step_s: float,
+    table: str,
+    options: tuple[tuple[str, Any], ...],
+) -> PublishedRun:
+    """One DGX Cloud Benchmarking row: ``table`` names the README, its table title and the recipe's config;
+    ``step_s`` is the README's "Training step time" at ``gpus``; the throughput compared is tokens per GPU-second,
+    ``batch·seq / (step_s·gpus)`` (the README's own formula, per GPU)."""
+    keys = ("tp", "cp", "pp", "dp", "ep")
+    full = {"cp": 1, "pp": 1, **layout}
+    degrees = tuple((k, full[k]) for k in keys if k in full)
+    tokens = batch * seq / (step_s * gpus)
+    shape = ", ".join(f"{k.upper()} {full[k]}" for k in ("tp", "pp", "cp", "ep") if full.get(k, 1) > 1)
+    shape += f", VP {virtual}" if virtual > 1 else ""
+    upper = precision.upper()
+    return PublishedRun(
+        f"DGX Cloud {label}, {seq // 1024}K, {gpus} H100 ({upper})",
+        model,
+        "h100-8",
+        gpus // 8,
+        batch,
+        seq,
+        degrees,
+        "tokens",
+        0.0,
+        DGXC_SOURCE + ", " + table,
+        measured_tokens_per_gpu_s=tokens,
+        workload_options=(
+            ("precision", precision),
+            ("max_micro_batch", micro_batch),
+            ("max_virtual_stages", virtual),
+            *options,
+        ),
+        note=Text(
+            zh=f"{gpus} 张 H100，{shape}，微批次 {micro_batch}，全局批 {batch}：每步 {step_s:g} s（{upper}）",
+            en=f"{gpus} H100s, {shape}, micro-batch {micro_batch}, global batch {batch}: {step_s:g} s a step ({upper})",
+        ),
+    )
+
+
+#: What the recipes' configs set that the workbench models: ``grad_sync_dtype: bf16`` (bf16 gradients, the
+#: ``zero-fp16-adam`` recipe's 2 + 2 + 12 bytes), ``ub_tp_comm_overlap`` (TP comm-GEMM overlap) and the
+#: recompute granularity; NeMo 24.09-24.11 (Transformer Engine 1.x) scales FP8 with delayed scaling, the default.
+_DGXC_BF16_GRADS: tuple[str, Any] = ("recipe", "zero-fp16-adam")
+_DGXC_ROWS: tuple[tuple[Any, ...], ...] = (
+    # model, label, GPUs, GBS, seq, layout, MBS, VP, step s (BF16, FP8), README and table, config, options
+    (
+        "llama3-8b",
+        "Llama 3.1 8B",
+        8,
+        128,
+        8192,
+        {"tp": 1, "cp": 2, "dp": 4},
+        1,
+        1,
+        (12.91, 9.67),
+        "llama3.1/README_8b.md, “Llama 3.1 8b 24.09 {p} (TP=1, PP=1, CP=2, MBS=1, GA=32)”, 8x H100",
+        "llama3.1/llama3.1_8b.yaml: grad_sync_dtype bf16, sequence_parallel false, ub_tp_comm_overlap false",
+        (_DGXC_BF16_GRADS,),
+    ),
+    (
+        "llama3-70b",
+        "Llama 3.1 70B",
+        64,
+        128,
+        8192,
+        {"tp": 4, "pp": 4, "cp": 2, "dp": 2},
+        1,
+        5,
+        (14.72, 11.01),
+        "llama3.1/README_70b.md, “Llama 3.1 70b 24.09 {p} (TP=4, PP=4, CP=2, VP=5, MBS=1, GA=64)”, 64x H100",
+        "llama3.1/llama3.1_70b.yaml: grad_sync_dtype bf16, ub_tp_comm_overlap true",
+        (_DGXC_BF16_GRADS, ("overlap_tp", TP_COMM_OVERLAP_ON)),
+    ),
+    (
+        "gpt3-175b",
+        "GPT-3 175B",
+        128,
+        256,
+        2048,
+        {"tp": 4, "pp": 8, "dp": 4},
+        1,
+        12,
+        (8.91, 5.92),
+        "nemo_megatron/README_175b.md, “NeMo Megatron 24.11 {p} (TP=4,PP=8, MBS=1, VP=12, SEQ=2048)”, 128x H100",
+        "nemo_megatron/gpt3_175b_hydra.yaml: grad_sync_dtype bf16, ub_tp_comm_overlap true",
+        (_DGXC_BF16_GRADS, ("overlap_tp", TP_COMM_OVERLAP_ON)),
+    ),
+    (
+        "nemotron4-15b",
+        "Nemotron-4 15B",
+        16,
+        64,
+        4096,
+        {"tp": 4, "dp": 4},
+        4,
+        1,
+        (2.83, 2.08),
+        "nemotron/README_15b.md, “Nemotron4 15b 24.11 {p} (TP=4, PP=1, MBS=4, GA=4)”, 16x H100",
+        "nemotron/nemotron4-15b-synth.yaml: grad_sync_dtype bf16, ub_tp_comm_overlap true",
+        (_DGXC_BF16_GRADS, ("overlap_tp", TP_COMM_OVERLAP_ON)),
+    ),
+    (
+        "nemotron4-340b",
+        "Nemotron-4 340B",
+        128,
+        32,
+        4096,
+        {"tp": 8, "pp": 8, "dp": 2},
+        1,
+        12,
+        (4.61, 3.16),
+        "nemotron/README_340b.md, “Nemotron4 340b 24.11 {p} (TP=8, PP=8, MBS=1, GA=16, VP=12)”, 128x H100",
+        "nemotron/nemotron4-340b-synth.yaml: grad_sync_dtype bf16, activations_checkpoint_granularity selective, "
+        "ub_tp_comm_overlap false",
+        (_DGXC_BF16_GRADS, ("recompute_modes", ("selective",))),
+    ),
+    (
+        "grok1-314b",
+        "Grok-1 314B (MoE)",
+        512,
+        1024,
+        8192,
+        {"tp": 4, "pp": 8, "cp": 2, "ep": 8, "dp": 8},
+        1,
+        8,
+        (20.83, 16.69),
+        "grok1/README_314b.md, “Grok 1 314b Dev {p}”, 512 H100 (TP 4, PP 8, CP 2, EP 8, VP 8, MBS 1, GBS 1024)",
+        "grok1/grok1_314b.yaml: mcore_distributed_optim, grad_sync_dtype bf16, ub_tp_comm_overlap false",
+        (_DGXC_BF16_GRADS, ("zero_stages", (1,))),
+    ),
+)
+DGXC_RUNS: tuple[PublishedRun, ...] = tuple(
+    _dgxc_run(
+        model,
+        label,
+        gpus,
+        batch,
+        seq,
+        layout,
+        mbs,
+        vp,
+        precision,
+        step,
+        table.format(p=precision.upper()) + "; " + config,
+        options,
+    )
+    for model, label, gpus, batch, seq, layout, mbs, vp, steps, table, config, options in _DGXC_ROWS
+    for precision, step in zip(("bf16", "fp8"), steps, strict=True)
+)
+
 #: Every run's role: the calibration rows fit; the published runs validate. No run is both.
 RUN_ROLES: dict[str, str] = {
     **{f"Megatron-LM Table 1, {run.name}": "fit" for run in MEGATRON_TABLE1},
-    **{run.name: "validation" for run in (*PUBLISHED_RUNS, *PUBLISHED_RUNS_2024, *PUBLISHED_RUNS_2025)},
+    **{run.name: "validation" for run in (*PUBLISHED_RUNS, *PUBLISHED_RUNS_2024, *PUBLISHED_RUNS_2025, *DGXC_RUNS)},
 }
 
 
 def all_published_runs() -> tuple[PublishedRun, ...]:
     """The paper runs and the vendor-table runs, every one a validation run."""
-    return (*PUBLISHED_RUNS, *PUBLISHED_RUNS_2024, *PUBLISHED_RUNS_2025)
+    return (*PUBLISHED_RUNS, *PUBLISHED_RUNS_2024, *PUBLISHED_RUNS_2025, *DGXC_RUNS)

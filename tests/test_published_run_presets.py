@@ -91,6 +91,32 @@ def test_nemotron4_340b_preset_by_hand() -> None:
     assert round(total / 1e9) == 341 and round(2 * vocab * h / 1e9, 1) == 9.4
 
 
+def test_nemotron_family_presets_by_hand() -> None:
+    """Nemotron-4 15B (arXiv:2402.16819 §2): 32 layers, h 6144, 48 heads with 8 KV heads, squared-ReLU MLP of 24576,
+    LayerNorm, untied 256000 vocabulary — per layer 2·6144² + 2·6144·1024 + 2·6144·24576 + 4·6144 = 390,094,848,
+    so 32 · 390,094,848 + 2 · 256000 · 6144 + 2 · 6144 = 15,628,775,424, of which 12.48B are not embeddings (the
+    report's "12.5 billion non-embedding parameters"). NeMo's Nemotron-3 configs: 8B per layer 4·4096² + 2·4096·16384
+    + 4·4096 = 201,342,976 (x 32, plus 2,097,152,000 of embeddings and 8192 of final norm: 8,540,135,424, the 8.54B
+    whose 6N = 51.2 GFLOP the 24.07 table's 653 TFLOP/s ÷ 12701 tokens/s = 51.4 GFLOP per token matches); 22B per
+    layer 4·6144² + 2·6144·24576 + 4·6144 = 453,009,408 (x 40, plus 3,145,728,000 and 12,288: 21,266,116,608)."""
+    assert MODELS["nemotron4-15b"].num_params == 15_628_775_424
+    assert round((15_628_775_424 - 2 * 256000 * 6144) / 1e9, 2) == 12.48
+    assert MODELS["nemotron3-8b"].num_params == 8_540_135_424
+    assert round(653e12 / 12701 / 1e9, 1) == 51.4 and round(6 * 8_540_135_424 / 1e9, 1) == 51.2
+    assert MODELS["nemotron3-22b"].num_params == 21_266_116_608
+    assert all(MODELS[name].mlp == "gelu" for name in ("nemotron4-15b", "nemotron3-8b", "nemotron3-22b"))
+
+
+def test_grok1_proxy_preset_by_hand() -> None:
+    """dgxc-benchmarking grok1_314b.yaml: per layer attention 6144·6144 (Q) + 2·6144·1024 (K, V: 8 groups of 128)
+    + 6144·6144 (output) = 88,080,384; eight gated experts 8·3·6144·32768 = 4,831,838,208; router 6144·8 = 49,152;
+    two RMSNorms 12,288: 4,919,980,032 a layer, x 64 = 314,878,722,048; embedding and output 2·128256·6144 =
+    1,576,009,728 and the final norm 6144: 316,454,737,920 in all (xAI's "314B" counts without embeddings: 314.9B)."""
+    model = MODELS["grok1-314b"]
+    assert model.num_params == 316_454_737_920
+    assert (model.num_experts, model.top_k, model.capacity_factor, model.vocab) == (8, 2, 1.0, 128256)
+
+
 def test_qwen3_runs_state_their_recipes_ep_overlap() -> None:
     # Megatron-Bridge qwen3_workload_base_configs.py @ df0289c: QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1 and
     # QWEN3_235B_A22B_PRETRAIN_CONFIG_H100_FP8_CS_V1 (and V2, the same with GBS 8192) set moe_a2a_overlap=True; the

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import functools
+import html as html_module
 import json
 import os
 import re
@@ -360,6 +361,25 @@ def test_table_only_rule() -> None:
     assert not build_site.table_only(table, later="print(rows)")  # a later cell reads what it built
     assert not build_site.table_only("x = 1\nprint(x)", later="")
     assert not build_site.table_only("import os\n" + table, later="")
+
+
+def test_plain_code_tokens_lose_their_spans_and_nothing_else(site: Path) -> None:
+    """The theme's Pygments stylesheet paints names (n) and punctuation (p) in the code block's own colour in the
+    light (#080808) and the dark (#F8F8F2) mode, and keywords (k), operators (o) and strings (s2) in their own: the
+    finished pages drop only the first kind's spans, and every code cell still reads as its source."""
+    import finish
+
+    plain = finish.plain_token_classes((site / "_static" / "pygments.css").read_text(encoding="utf-8"))
+    assert {"n", "p"} <= plain and not {"k", "o", "s2", "mi"} & plain
+    notebook = json.loads((ROOT / "notebooks" / "en" / "09_workbench.ipynb").read_text(encoding="utf-8"))
+    page = (site / "notebooks" / "en" / "09_workbench.html").read_text(encoding="utf-8")
+    blocks = re.findall(r'<div class="highlight[^"]*"><pre>(.*?)</pre></div>', page, flags=re.S)
+    assert blocks and not any('<span class="n">' in block or '<span class="p">' in block for block in blocks)
+    assert any('<span class="k">' in block for block in blocks)
+    shown = "\n".join(html_module.unescape(re.sub(r"<[^>]+>", "", block)) for block in blocks)
+    code = [("".join(c["source"])) for c in notebook["cells"] if c["cell_type"] == "code"]
+    assert "result = plan(model, cluster, workload)" in shown
+    assert sum(source.strip() in shown for source in code if source.strip()) >= len(code) // 2
 
 
 def test_download_button_gives_the_repositorys_notebook(site: Path) -> None:

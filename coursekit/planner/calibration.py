@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from .._validate import check_number
 from ..hardware import A100_BF16_DENSE_FLOPS, H100_BF16_DENSE_FLOPS
+from ..i18n import register, shown_repr, tr
 
 __all__ = [
     "ASSUMPTION_SOURCES",
@@ -27,9 +28,13 @@ __all__ = [
     "FIT_SET",
     "MAMF_FRACTION",
     "MAMF_SOURCE",
+    "MEASUREMENT_REPEATABILITY",
+    "REMEASURED_RUNS",
+    "REMEASURED_SOURCE",
     "VALIDATION_SET",
     "ceiling_for",
     "matmul_fraction",
+    "measurement_repeatability",
 ]
 
 #: Measured best bf16 dense matmul over datasheet peak, by peak FLOP/s of the device.
@@ -94,6 +99,20 @@ def ceiling_for(peak_flops: float) -> float:
     return EFFICIENCY_RELATIVE_CEILING * matmul_fraction(peak_flops)
 
 
+register(
+    {
+        "calibration.pairs": {
+            "zh": "{name} = {value}：必须是非空元组，每项是 (名称, 第一次实测, 第二次实测)，两次实测都是正数。",
+            "en": "{name} = {value}: must be a non-empty tuple of (name, first measurement, second measurement), both "
+            "measurements positive.",
+        },
+        "calibration.pair": {
+            "zh": "{name} = {value}：必须是 3 元组 (名称, 第一次实测, 第二次实测)。",
+            "en": "{name} = {value}: must be a 3-tuple (name, first measurement, second measurement).",
+        },
+    }
+)
+
 #: How far each assumption may be off, as a relative change; what explain_ties moves it by.
 ASSUMPTION_UNCERTAINTY: dict[str, float] = {
     # the roofline curve's shape-dependence: halved or doubled (log-efficiency scaled by 0.5 .. 2)
@@ -115,3 +134,59 @@ ASSUMPTION_SOURCES: dict[str, str] = {
     "pipeline": "the calibration's residuals fall with pipeline depth (estimated / published 1.18 at pp 1, 0.85 at "
     "pp 64 on Megatron-LM Table 1): the bubble formula is the least certain term; moved to half",
 }
+
+
+#: Where :data:`REMEASURED_RUNS` come from: NVIDIA published its NeMo 24.07 pre-training table on DGX-H100 (FP8) and,
+#: four weeks later, the same table again with every row measured anew, same model, GPUs, batch and layout.
+REMEASURED_SOURCE: str = (
+    "NVIDIA NeMo docs/source/performance/performance_summary.md @ 164b0097f83a187ccfea1513ea5ef76679569dd9 "
+    "(2024-08-14, “24.07 perf”) and @ 9c5c5e9709407d3511005fc966e45374998bb478 (2024-09-09, “24.07 perf numbers”)"
+)
+#: The twelve rows of that table as published first and second: (row, tokens per GPU-second first, second).
+REMEASURED_RUNS: tuple[tuple[str, float, float], ...] = (
+    ("GPT3-5B", 22521.0, 23406.0),
+    ("GPT3-20B", 5851.0, 5851.0),
+    ("GPT3-175B, 128 GPUs", 726.0, 716.0),
+    ("GPT3-175B, 512 GPUs", 782.0, 825.0),
+    ("LLAMA2-7B", 16847.0, 16934.0),
+    ("LLAMA2-13B", 8646.0, 8715.0),
+    ("LLAMA2-70B", 1707.0, 1728.0),
+    ("Nemotron-8B", 12701.0, 12507.0),
+    ("Nemotron-22B", 4256.0, 4312.0),
+    ("Nemotron-340B", 322.0, 326.0),
+    ("LLAMA3-8B", 12036.0, 12273.0),
+    ("LLAMA3-70B", 1533.0, 1524.0),
+)
+
+
+def measurement_repeatability(pairs: tuple[tuple[str, float, float], ...] = REMEASURED_RUNS) -> float:
+    """How far apart two single measurements of one configuration can land: twice the root-mean-square of the
+    relative difference ``second / first - 1`` over ``pairs`` (a difference two single runs resolve at about 95 %,
+    if the differences are roughly normal).
+
+    Two candidates whose estimates are closer than this cannot be ordered by one run of each either, so the
+    planner ties them (:mod:`coursekit.planner.ties`): only repeated measurements can.
+
+    >>> round(measurement_repeatability(), 4)    # NeMo 24.07's twelve rows, published twice
+    0.0447
+
+    Taught in: lesson 9 (decision workbench).
+    """
+    import math
+
+    if not isinstance(pairs, tuple):
+        raise TypeError(tr("calibration.pairs", name="pairs", value=shown_repr(pairs)))
+    if not pairs:
+        raise ValueError(tr("calibration.pairs", name="pairs", value=shown_repr(pairs)))
+    diffs = []
+    for i, pair in enumerate(pairs):
+        if not (isinstance(pair, tuple) and len(pair) == 3):
+            raise TypeError(tr("calibration.pair", name=f"pairs[{i}]", value=shown_repr(pair)))
+        first = check_number(f"pairs[{i}][1]", pair[1], gt=0)
+        second = check_number(f"pairs[{i}][2]", pair[2], gt=0)
+        diffs.append(second / first - 1.0)
+    return 2.0 * math.sqrt(sum(d * d for d in diffs) / len(diffs))
+
+
+#: :func:`measurement_repeatability` of :data:`REMEASURED_RUNS`: 4.47 %.
+MEASUREMENT_REPEATABILITY: float = measurement_repeatability()

@@ -804,7 +804,9 @@ class PlanResult:
         By default the rows are the group's fastest and its *contenders*: the members that one assumption, moved
         within its uncertainty, makes the fastest of the group (:func:`coursekit.planner.ties.contenders`), and
         those whose estimate never separates from the fastest — the candidates worth measuring.
-        ``every_member=True`` lists every member with the assumptions that let it catch up with the fastest.
+        (Members tied only by closeness, within :data:`~coursekit.planner.calibration.MEASUREMENT_REPEATABILITY`,
+        are left out: there are many, and each needs the same repeated runs.) ``every_member=True`` lists every
+        member with the assumptions that let it catch up with the fastest, or ``("noise",)``.
         Training only (a serving plan's ties come from its own tolerance: ``[]``).
 
         Taught in: lesson 9 (decision workbench).
@@ -820,6 +822,7 @@ class PlanResult:
         members = groups[group - 1]  # positions among the accepted, fastest first
         if not every_member:
             reasons = contenders(members, self._ties["scenarios"])
+            # the ones the estimate never separates; those tied only by closeness ("noise") are too many to list
             reasons.update({pos: ("same",) for pos in members[1:] if why.get(pos) == ("same",)})
             why = reasons
             members = [members[0], *(pos for pos in members[1:] if pos in reasons)]

@@ -10,7 +10,11 @@ member joins the group when
 * some scenario makes it at least as fast as that fastest member — the scenario names the assumption that
   decides, and :data:`MEASUREMENTS` the measurement that settles it; or
 * its estimate stays within :data:`SAME_ESTIMATE` of the fastest under every scenario — the model sees
-  the same step (e.g. ZeRO-1 and ZeRO-2 move the same bytes), and only running both tells them apart.
+  the same step (e.g. ZeRO-1 and ZeRO-2 move the same bytes), and only running both tells them apart; or
+* its estimate is within :data:`coursekit.planner.calibration.MEASUREMENT_REPEATABILITY` of the fastest — closer
+  than two published measurements of one configuration have landed apart
+  (:func:`coursekit.planner.calibration.measurement_repeatability`), so one run of each could not order them
+  either: only repeated runs can.
 
 A candidate that every scenario keeps slower is ordered, not tied, however close its estimate. Within a group,
 :func:`contenders` picks the members some scenario makes the group's fastest: those are the ones to measure.
@@ -27,13 +31,14 @@ from typing import Any
 from .._validate import check_int, check_number
 from ..i18n import Reason, Text, register, shown_repr, tr
 from ..specs import _replace_valid
-from .calibration import ASSUMPTION_UNCERTAINTY
+from .calibration import ASSUMPTION_UNCERTAINTY, MEASUREMENT_REPEATABILITY
 from .specs import ClusterSpec, ModelSpec, WorkloadSpec
 
 __all__ = [
     "MEASUREMENTS",
     "SAME_ESTIMATE",
     "SCENARIOS",
+    "UNSEPARATED",
     "TieRow",
     "contenders",
     "robust_tie_groups",
@@ -60,7 +65,11 @@ MEASUREMENTS: dict[str, str] = {
     "bandwidth": "planner.measure_bandwidth",
     "pipeline": "planner.measure_pipeline",
     "same": "planner.measure_same",
+    "noise": "planner.measure_noise",
 }
+#: The reasons that name no assumption: the estimates never separate (``same``), or they are closer than two runs
+#: of one configuration land apart (``noise``).
+UNSEPARATED: tuple[str, ...] = ("same", "noise")
 
 register(
     {
@@ -95,6 +104,16 @@ register(
         "planner.scenario_same": {
             "zh": "在每种假设下估算都与组首相差不到 {share:.0%}",
             "en": "its estimate stays within {share:.0%} of the group's fastest under every assumption",
+        },
+        "planner.scenario_noise": {
+            "zh": "估算与组首相差不到 {share:.1%}，而同一配置的两次公开实测就曾相差这么多",
+            "en": "its estimate is within {share:.1%} of the group's fastest, as far apart as two published "
+            "measurements of one configuration have landed",
+        },
+        "planner.measure_noise": {
+            "zh": "两者各跑多次（换用不同的节点），比较平均步时：各跑一次分不出这么小的差别",
+            "en": "run each several times (on different nodes) and compare the mean step times: one run each cannot "
+            "resolve so small a difference",
         },
         "planner.measure_efficiency": {
             "zh": "在一张 GPU 上按两者的形状（micro-batch、TP、CP）计时一层的前向与反向，读出矩阵乘效率",
@@ -213,9 +232,10 @@ class TieRow:
     """One member of a tie group: its rank, degrees label and estimate, and what would reorder it.
 
     ``scenarios`` are the codes of :data:`SCENARIOS` under which it becomes the fastest of its group
-    (empty for the fastest itself; ``("same",)`` when no assumption separates them);
+    (empty for the fastest itself; ``("same",)`` when no assumption separates them, ``("noise",)`` when only
+    their closeness ties them: within :data:`~coursekit.planner.calibration.MEASUREMENT_REPEATABILITY`);
     ``assumption`` the first of them's assumption (``"efficiency"``, ``"overlap"``, ``"bandwidth"`` or
-    ``"same"``); ``reason`` renders the row in the learner's language.
+    ``"same"`` or ``"noise"``); ``reason`` renders the row in the learner's language.
     """
 
     rank: int
@@ -239,6 +259,8 @@ def _both(key: str, **params: Any) -> Text:
 
 
 def _scenario_text(code: str) -> Text:
+    if code == "noise":
+        return _both("planner.scenario_noise", share=MEASUREMENT_REPEATABILITY)
     share = ASSUMPTION_UNCERTAINTY["bandwidth"] if "bandwidth" in code else SAME_ESTIMATE
     return _both(f"planner.scenario_{code}", share=share)
 
@@ -256,7 +278,7 @@ def tie_row(
     if not scenarios:
         reason = Reason("leader", "planner.tie_leader", {"rank": rank, "label": label, "step_s": step_s})
         return TieRow(rank, index, label, step_s, 1.0, (), "", reason)
-    assumption = "same" if scenarios == ("same",) else dict(SCENARIOS)[scenarios[0]]
+    assumption = scenarios[0] if scenarios[0] in UNSEPARATED else dict(SCENARIOS)[scenarios[0]]
     params = {
         "rank": rank,
         "label": label,
@@ -265,7 +287,7 @@ def tie_row(
         "scenario": _scenario_text(scenarios[0]),
         "measurement": _both(MEASUREMENTS[assumption]),
     }
-    reason = Reason(assumption, "planner.tie_row_same" if assumption == "same" else key, params)
+    reason = Reason(assumption, "planner.tie_row_same" if assumption in UNSEPARATED else key, params)
     return TieRow(rank, index, label, step_s, step_s / leader_s, scenarios, assumption, reason)
 
 
@@ -327,7 +349,9 @@ def robust_tie_groups(
 
     ``scenarios`` maps a scenario code to step times aligned with ``base``. Returns the groups (positions,
     each group led by its fastest) and, for every non-leading member, the scenario codes under which it is at
-    least as fast as its group's fastest (``("same",)`` when none is but the estimates never separate).
+    least as fast as its group's fastest (``("same",)`` when none is but the estimates never separate,
+    ``("noise",)`` when none is but the base estimates are within
+    :data:`~coursekit.planner.calibration.MEASUREMENT_REPEATABILITY`).
     With ``leaders``, only the groups led by the first ``leaders`` positions: groups are formed fastest first,
     each from what the ones before it left, so they are the same as in the whole grouping.
 
@@ -373,7 +397,8 @@ def _tie_groups(
                 [base[[leader]][:, None], table[:, [leader]]]
             )
             same = np.all(np.abs(ratio - 1) <= SAME_ESTIMATE, axis=0)
-            tied = faster.any(axis=0) | same
+            close = base[window] <= base[leader] * (1 + MEASUREMENT_REPEATABILITY)
+            tied = faster.any(axis=0) | same | close
             members = window[tied]
             group.extend(members.tolist())
             assigned[members] = True
@@ -382,6 +407,8 @@ def _tie_groups(
             for member, pattern, alike in zip(members.tolist(), patterns.tolist(), same[tied].tolist(), strict=True):
                 if alike:
                     why[member] = ("same",)
+                elif not pattern:  # no scenario and no sameness: only its closeness ties it
+                    why[member] = ("noise",)
                 else:
                     if pattern not in names:
                         names[pattern] = tuple(code for k, code in enumerate(codes) if pattern >> k & 1)

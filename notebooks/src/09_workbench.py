@@ -77,7 +77,7 @@ from coursekit.planner import (
     ring_nics,
     what_if,
 )
-from coursekit.planner.calibration import ceiling_for
+from coursekit.planner.calibration import MEASUREMENT_REPEATABILITY, REMEASURED_RUNS, ceiling_for
 from coursekit.planner.estimate import fp8_quantisation_bytes_per_token, moe_block_recompute_flops_per_token
 from coursekit.plotting import figure_image, new_figure
 from coursekit.presets import CLUSTERS, MEGATRON_TABLE1, MODELS
@@ -289,8 +289,12 @@ for note in result.assumptions.notes:
 # 估算有不确定度：在标定集上，它和实测最多差约 ±20%（`MODEL_UNCERTAINTY`）。但相差不到 20% 不等于分不出先后：
 # 两个候选只有在**某个假设在其自身不确定度内变动就能改变次序**时才算并列——矩阵乘效率随形状下降得更缓或更陡、
 # 重叠份额少四分之一或多四分之一、节点内或跨节点带宽低 25%、流水线气泡只有公式的一半——或者在所有这些假设下
-# 估算都相差不到 1%。`result.explain_ties()` 逐行列出第 1 组里值得实测的成员——某个假设一变就成为本组最快的那些——
-# 以及那个假设和用什么测量来判断（`every_member=True` 列出全组）。这就是“只有测量能定”的因素：哪一个假设，测什么。
+# 估算都相差不到 1%，或者两者的估算本来就相差不到 4.5%：NVIDIA 把 NeMo 24.07 的性能表发表过两次，12 行每行都重测了一遍，
+# 同一配置的两次实测相差的均方根 (root-mean-square) 是 2.2%，两倍是 4.5%，即实测可重复性 (measurement repeatability,
+# `MEASUREMENT_REPEATABILITY`)；差得比这还小，各跑一次也分不出先后，
+# 只能各跑多次比平均。`result.explain_ties()` 逐行列出第 1 组里值得实测的成员——某个假设一变就成为本组最快的那些——
+# 以及那个假设和用什么测量来判断（只因相差不到 4.5% 而并列的成员太多，不逐个列出；`every_member=True` 列出全组）。
+# 这就是“只有测量能定”的因素：哪一个假设，测什么。
 
 # %% [markdown] lang="en"
 # ### How to read tie groups
@@ -299,10 +303,14 @@ for note in result.assumptions.notes:
 # ±20 % (`MODEL_UNCERTAINTY`). Being within 20 % does not make two candidates a tie, though: they are tied only when
 # **some assumption, moved within its own uncertainty, reorders them** — matmul efficiency falling more gently or more
 # steeply with shape, overlap a quarter lower or higher, intra- or inter-node bandwidth 25 % lower, the pipeline bubble
-# half the formula's — or when their estimates stay within 1 % under all of these. `result.explain_ties()` lists the
-# members of tie group 1 worth measuring — those one assumption would make the group's fastest — with that assumption
-# and the measurement that decides (`every_member=True` lists the whole group). These are the factors only
-# measurement settles, made concrete: which assumption, and what to measure.
+# half the formula's — or when their estimates stay within 1 % under all of these, or are within 4.5 % of each other
+# to begin with: NVIDIA published its NeMo 24.07 performance table twice, each of its 12 rows measured anew, and two
+# measurements of one configuration differ by 2.2 % root-mean-square, twice that being 4.5 %
+# (`MEASUREMENT_REPEATABILITY`); closer than that, one run of each cannot order them either, only several runs each,
+# compared by their means. `result.explain_ties()` lists the members of tie group 1 worth measuring — those one
+# assumption would make the group's fastest — with that assumption and the measurement that decides (members tied only
+# by being within 4.5 % are too many to list one by one; `every_member=True` lists the whole group). These are the
+# factors only measurement settles, made concrete: which assumption, and what to measure.
 
 # %%
 groups = result.tie_groups()
@@ -314,6 +322,9 @@ for row in result.explain_ties(1, top=6):
 first = [result.estimated_step_s(i) for i in groups[0]]
 assert max(first) <= min(first) * (1 + MODEL_UNCERTAINTY) and len(groups[0]) <= within
 assert MODEL_UNCERTAINTY == 0.20  # the figure the prose above quotes
+spread = [second / first - 1 for _, first, second in REMEASURED_RUNS]
+assert len(REMEASURED_RUNS) == 12 and round(100 * (sum(d * d for d in spread) / len(spread)) ** 0.5, 1) == 2.2
+assert round(100 * MEASUREMENT_REPEATABILITY, 1) == 4.5  # twice the root-mean-square spread
 
 # %% [markdown] lang="zh"
 # 前几名是**值得实测的候选**，不是结论：估算不知道拥塞、抖动和负载不均，这些要靠第 8 课的测量。
@@ -559,7 +570,9 @@ md_table(
 # ## 8. 对照已发表的大规模训练
 #
 # 标定集之外，用已发表的训练检验估算：8 次论文里的训练（稠密与 MoE，A100、H100 与 H800），加上 NVIDIA 性能表里
-# 20 个 H100 配置（FP8；NeMo 24.07 的表格与 Megatron-Bridge 25.09 到 26.04 各版的表格，稠密与 MoE），再加上 Megatron-Core
+# 22 个 H100 配置（FP8；NeMo 24.07 的整张表格与 Megatron-Bridge 25.09 到 26.04 各版的表格，稠密与 MoE），NVIDIA DGX Cloud
+# 基准配方 (v24.11.1) 的 12 行（6 个配方各取最小规模的 BF16 与 FP8 两行：Llama 3.1 8B 与 70B、GPT-3 175B、Nemotron-4 15B
+# 与 340B、Grok-1 314B 的 MoE 代理模型 (proxy model)；配方给出每步时间，换算成每 GPU 每秒 token 数比较），再加上 Megatron-Core
 # 2024 年在 H100 上的扩展表里的 9 行（bf16，1.7B 到 462B 的 GPT，48 到 6144 张卡，按它自己的 FLOP 计数比较 TFLOP/s），
 # 以及 Megatron-MoE-ModelZoo（公开的 Megatron-Core MoE 基准配置仓库）里 Qwen3 235B-A22B 在 256 张 H100 上的
 # 10 行（bf16：4K 序列的 5 种布局、同一仓库脚本里注明 320 TFLOP/s 的一种配置，与 16K 到 128K 的 4 行长上下文；
@@ -575,8 +588,11 @@ md_table(
 # ## 8. Against published large-scale runs
 #
 # Beyond the calibration set, published runs test the estimate: eight from papers (dense and MoE; A100, H100 and
-# H800) and twenty H100 configurations (FP8; NVIDIA's NeMo 24.07 table and Megatron-Bridge's tables from 25.09 to 26.04,
-# dense and MoE), nine rows of Megatron-Core's 2024 H100 scaling table (bf16, GPT models from 1.7B to 462B on 48 to
+# H800), twenty-two H100 configurations (FP8; NVIDIA's whole NeMo 24.07 table and Megatron-Bridge's tables from 25.09 to
+# 26.04, dense and MoE), twelve rows of NVIDIA's DGX Cloud benchmarking recipes (v24.11.1: each of six recipes at its
+# smallest scale in BF16 and in FP8 — Llama 3.1 8B and 70B, GPT-3 175B, Nemotron-4 15B and 340B, and a Grok-1 314B MoE
+# proxy; the recipes give a step time, compared as tokens per GPU-second), nine rows of Megatron-Core's 2024 H100
+# scaling table (bf16, GPT models from 1.7B to 462B on 48 to
 # 6144 GPUs, compared in TFLOP/s by its own FLOP count), and ten rows of Qwen3 235B-A22B on 256 H100s from the
 # Megatron-MoE-ModelZoo (a public repository of Megatron-Core MoE benchmark configurations; bf16: five layouts at 4K,
 # one configuration its H100 script marks as 320 TFLOP/s, and four long-context rows from 16K to 128K, compared in
@@ -649,10 +665,23 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 # 只能用 1F1B，气泡占步时的 3/19；现在上限以内没有能整除的 v 时，搜索会试能整除的最小 v，v = 23 的气泡降到 3/371，
 # 发表的布局排第 2，步时在估算最优的 1.01 倍以内（吞吐是实测的 1.07 倍）。
 # Megatron-Core 的 MoE 指南给出的 Mixtral 8x7B 参考布局（64 张 H100，TP 1、EP 8、PP 4、VP 8）也通过：名次第 6
-# （第 3 并列组），步时比估算最优只慢 2%，估算吞吐是实测 468 TFLOP/s 的 0.93 倍。这个实测数按 Megatron-Core 自己的计数：
+# （第 1 并列组），步时比估算最优只慢 2%，估算吞吐是实测 468 TFLOP/s 的 0.93 倍。这个实测数按 Megatron-Core 自己的计数：
 # 它把分组查询注意力 (grouped-query attention, GQA)、SwiGLU 的三个矩阵和每个 token 去的 2 个专家都算进去，每 token
 # 82.9 GFLOP；按稠密 GPT 层的公式（4h 宽的 MLP、不分组的注意力）去数只有它的 0.55 倍，这一行就会像只跑出了实测的一半。
-# 没通过的，正是估算**漏掉**或**不确定**的东西：
+# NeMo 24.07 表里的 Nemotron-3 8B（TP 2、DP 32）也通过。DGX Cloud 配方的 10 行稠密配置有 9 行通过：Nemotron-4 15B 的两行
+# （TP 4、DP 4、微批次 4）步时只比估算最优（TP 1、DP 16、ZeRO-3）慢 1% 和 2%，排第 23 和第 32 名，靠上面“相差不到 4.5%”
+# 那条规则进了第 1 并列组——单次实测本来就分不出这么小的差别；Nemotron-4 340B 按配方的选择性重计算与 bf16 梯度登记，
+# BF16 与 FP8 两行都排第 1。
+# 没通过的，正是估算**漏掉**或**不确定**的东西，或者发表的布局本来就不是最快的：
+#
+# - **Nemotron-3 22B（NeMo 24.07，TP 2、PP 4、VP 10）**：估算最优是 TP 1、DP 64、ZeRO-2，发表的布局慢 1.23 倍，排第
+#   276 名。同一张表自己支持这个判断：宽度相同（hidden 6144）的 GPT-3 20B 在同样的 64 张卡上用 TP 2、不切流水线，
+#   跑出每 GPU 750 模型 TFLOP/s，这一行只有 554。
+# - **DGX Cloud 的 Llama 3.1 70B（BF16）**：与通过的 FP8 那行同一布局（TP 4、PP 4、CP 2、VP 5），步时是估算最优
+#   （TP 2、CP 2、DP 16、ZeRO-3，不切流水线）的 1.055 倍，刚超出 4.5%，排第 60 名（第 2 并列组）。
+# - **DGX Cloud 的 Grok-1 314B 代理模型（MoE，512 张 H100，TP 4、PP 8、CP 2、EP 8）**：配方没有设专家张量并行，
+#   Megatron 默认 ETP = TP = 4，每个专家的矩阵乘再切成四份；估算偏爱 ETP 1（并行折叠）加更大的 CP，快 1.33 倍
+#   （FP8 时 1.62 倍），吞吐是实测的 0.76 与 0.89 倍。
 #
 # - **Qwen3 30B-A3B (MoE)**：名次第 10（第 1 并列组）、在最优的 1.09 倍以内（最优是 TP 1、DP 16、EP 8、不切流水线，
 #   梯度环跨 2 个节点、每节点用 8 块网卡），但估算的吞吐约是实测的 2.9 倍。估算已经按每个
@@ -691,7 +720,7 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 #   最快（都是 17.6 s），EP 32 不重叠 19.7 s，PP 32 24.2 s，TP 4 最慢 29.0 s。估算：
 #   - EP 32、DeepEP，不重叠：全对全每步 5.8 s，全部露在外面，估算 22.0 s（吞吐是实测的 0.90 倍），是最优估算的 1.28 倍
 #     （第 161 名）；估算最优是 TP 4、PP 2、EP 16——偏爱 TP 4，而实测里 TP 4 最慢。
-#   - 同一布局加 1F1B 全对全重叠：估算 17.4 s 对实测 17.6 s（1.01 倍），最优的 1.16 倍（第 2 并列组），但有很多
+#   - 同一布局加 1F1B 全对全重叠：估算 17.4 s 对实测 17.6 s（1.01 倍），最优的 1.16 倍（第 3 并列组），但有很多
 #     CP 2 或更少流水线段的布局估在 16% 以内，排第 143 名。
 #   - EP 8、FSDP（全重计算，微批次 4）：表里没写 FSDP 的切分方式，显存只容得下 ZeRO-3；Megatron 的 FSDP 在这种方式下
 #     每个微批次的前向和反向都 all-gather 参数、每个微批次之后 reduce-scatter 梯度，每卡 284 亿专家参数跨 32 个节点
@@ -710,7 +739,8 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 #     估算没有的主机时间。估算给它的仍是 17.4 s（0.87 倍），这一行只差名次。
 # - **同一仓库的长上下文表（Qwen3 235B，TP 4、PP 8、VP 4、EP 8，CP 1 到 8，序列 16K 到 128K，GBS 256）**：按它的命令
 #   登记 `--recompute-modules layernorm moe`（整个 MoE 块重计算：只留块的输入，反向时把路由、分发、专家、合并再跑一遍，
-#   全对全也多两次），比较强制负载均衡的数（工作台假设路由均匀）。四行都被接受，步时在最优估算的 1.09 倍以内，但吞吐
+#   全对全也多两次），比较强制负载均衡的数（工作台假设路由均匀）。四行都被接受，步时在最优估算的 1.09 倍以内（32K 到
+#   128K 三行在 1.05 倍以内，进了第 1 并列组），但吞吐
 #   只有实测的 0.75、0.69、0.63、0.59 倍，序列越长差得越多：估算把注意力的 s × s 乘积整个算上（每 token 12·L·a·d·s），
 #   而因果掩码下的 flash attention 只算下三角那一半，Megatron-Core 2025 年的计数也只算一半；128K 时注意力约占执行
 #   FLOP 的九成。改成一半会动到所有训练的估算和表 1 上的标定，这里没有改，记为已知差距。
@@ -761,12 +791,25 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 # 3/19 of the step; now, when no v within its bound splits the stages, it tries the smallest v that does, and at
 # v = 23 the bubble falls to 3/371 and the published layout ranks 2nd, its step within 1.01x of the best estimate
 # (1.07x the measured throughput). The Mixtral 8x7B reference mapping of Megatron-Core's MoE guide (64 H100s, TP 1,
-# EP 8, PP 4, VP 8) passes too: rank 6 (tie group 3), its step within 2% of the best estimate, its estimated throughput 0.93x
+# EP 8, PP 4, VP 8) passes too: rank 6 (tie group 1), its step within 2% of the best estimate, its estimated throughput 0.93x
 # the measured 468 TFLOP/s. That figure is in Megatron-Core's own count, which includes grouped-query attention (GQA),
 # SwiGLU's three matrices and the 2 experts each token goes to: 82.9 GFLOP per token; the dense GPT-layer formula
 # (a 4h MLP, ungrouped attention) counts only 0.55x of it, and the row would look as if it ran at half its measured
-# speed. The misses are what
-# the estimate **leaves out** or is **unsure of**:
+# speed. NeMo 24.07's Nemotron-3 8B (TP 2, DP 32) passes too. Of the DGX Cloud recipes' 10 dense rows, 9 pass:
+# Nemotron-4 15B's two rows (TP 4, DP 4, micro-batch 4) are only 1 % and 2 % slower than the best estimate (TP 1,
+# DP 16, ZeRO-3) and rank 23rd and 32nd, in tie group 1 by the within-4.5 % rule above — one measurement each could
+# not tell so small a difference anyway; Nemotron-4 340B, registered with its recipe's selective recomputation and
+# bf16 gradients, ranks 1st in BF16 and in FP8. The misses are what the estimate **leaves out** or is **unsure of**, or
+# a published layout that is not the fastest:
+#
+# - **Nemotron-3 22B (NeMo 24.07, TP 2, PP 4, VP 10)**: the best estimate is TP 1, DP 64, ZeRO-2, and the published
+#   layout is 1.23x slower, rank 276. The same table agrees: GPT-3 20B, as wide (hidden 6144), on the same 64 GPUs
+#   with TP 2 and no pipeline ran 750 model TFLOP/s per GPU, this row 554.
+# - **DGX Cloud's Llama 3.1 70B (BF16)**: the layout of the FP8 row that passes (TP 4, PP 4, CP 2, VP 5), 1.055x the
+#   best estimate (TP 2, CP 2, DP 16, ZeRO-3, no pipeline), just beyond 4.5 %: rank 60 (tie group 2).
+# - **DGX Cloud's Grok-1 314B proxy (MoE, 512 H100s, TP 4, PP 8, CP 2, EP 8)**: the recipe sets no expert tensor
+#   parallelism, so Megatron's default ETP = TP = 4 splits each expert's matmuls four ways again; the estimate prefers
+#   ETP 1 (parallel folding) with more CP, 1.33x faster (1.62x in FP8), at 0.76 and 0.89 of the measured throughput.
 #
 # - **Qwen3 30B-A3B (MoE)**: rank 10 (tie group 1) and within 1.09x of the best (TP 1, DP 16, EP 8 without a
 #   pipeline, its gradient rings crossing the 2 nodes on 8 NICs each), but the estimated throughput is about 2.9 times the
@@ -820,7 +863,7 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 #     1.28x the best estimate (rank 161); the best runs TP 4, PP 2, EP 16 — the estimate likes TP 4, which measured
 #     the slowest.
 #   - The same layout with the 1F1B all-to-all overlap: 17.4 s against the measured 17.6 s (1.01x), 1.16x the best
-#     (tie group 2), but many layouts with CP 2 or fewer pipeline stages are estimated within 16 %: rank 143.
+#     (tie group 3), but many layouts with CP 2 or fewer pipeline stages are estimated within 16 %: rank 143.
 #   - EP 8 with FSDP (full recomputation, micro-batch 4): the table does not say how FSDP shards, and memory leaves
 #     ZeRO-3; in that mode Megatron's FSDP all-gathers the parameters for every micro-batch's forward and backward and
 #     reduce-scatters the gradients after every micro-batch, each rank's 28.4 billion expert parameters travelling over
@@ -845,7 +888,8 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 #   GBS 256)**: registered with its command's `--recompute-modules layernorm moe` (the whole MoE block recomputed: only
 #   its input is kept, and backward runs the router, dispatch, experts and combine again, two more all-to-alls) and
 #   compared with the forced-load-balance figures (the workbench routes tokens evenly). All four are accepted within
-#   1.09x of the best estimate, but at 0.75, 0.69, 0.63 and 0.59 of the measured throughput, worse as the sequence
+#   1.09x of the best estimate (the 32K to 128K rows within 1.05x, in tie group 1), but at 0.75, 0.69, 0.63 and 0.59 of
+#   the measured throughput, worse as the sequence
 #   grows: the estimate executes attention's whole s × s product (12·L·a·d·s per token), while flash attention under
 #   the causal mask computes the lower half, and Megatron-Core's 2025 count counts half too; at 128K attention is about
 #   nine tenths of the executed FLOPs. Halving it moves every run's estimate and the calibration on Table 1, so it is
@@ -932,7 +976,9 @@ assert passed == {c.name for c in comparisons} - zoo_names - {
     "Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8)", "Megatron-Bridge Qwen3 235B-A22B (MoE), 4K, 256 H100 (FP8)",
     "Megatron-Bridge DeepSeek-V3 (MoE), 4K, 1024 H100 (FP8)",
     "Megatron-Bridge Qwen3 235B-A22B (MoE), 4K, 256 H100 (FP8, GBS 8192)",
-    "Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8, EP 16)"}
+    "Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8, EP 16)",
+    "NeMo Nemotron-3 22B, 4K, 64 H100 (FP8)", "DGX Cloud Llama 3.1 70B, 8K, 64 H100 (BF16)",
+    "DGX Cloud Grok-1 314B (MoE), 8K, 512 H100 (BF16)", "DGX Cloud Grok-1 314B (MoE), 8K, 512 H100 (FP8)"}
 by_name = {c.name: c for c in comparisons}
 assert all(by_name[name].step_over_best < 1.25 and 0.7 < by_name[name].estimated_over_published < 1.3
            for name in ("NeMo Llama 2 70B, 4K, 64 H100 (FP8)", "Megatron-Bridge Llama 3 70B, 8K, 64 H100 (FP8)"))
@@ -986,6 +1032,18 @@ qwen30_ep16 = by_name["Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8, EP
 _, qwen30_ep16_layout = published_explained(qwen30_ep16.name)
 assert round(qwen30_ep16.estimated_over_published, 2) == 0.89 and round(qwen30_ep16.step_over_best, 2) == 1.76
 assert round({row.dimension: row.time_s for row in qwen30_ep16_layout.communication}["EP"], 1) == 17.9
+new_runs = {name: by_name[name] for name in by_name if name.startswith(("DGX Cloud", "NeMo Nemotron-3"))}
+assert len(new_runs) == 14 and sum(c.passes for c in new_runs.values()) == 10
+nemotron15 = [by_name[f"DGX Cloud Nemotron-4 15B, 4K, 16 H100 ({p})"] for p in ("BF16", "FP8")]
+assert [(c.rank, c.tie_group, round(100 * (c.step_over_best - 1))) for c in nemotron15] == [(23, 1, 1), (32, 1, 2)]
+assert all(by_name[f"DGX Cloud Nemotron-4 340B, 4K, 128 H100 ({p})"].rank == 1 for p in ("BF16", "FP8"))
+n22, l70 = by_name["NeMo Nemotron-3 22B, 4K, 64 H100 (FP8)"], by_name["DGX Cloud Llama 3.1 70B, 8K, 64 H100 (BF16)"]
+assert (n22.rank, round(n22.step_over_best, 2)) == (276, 1.23) and n22.best_layout.startswith("tp=1,pp=1,dp=64,")
+assert (l70.rank, l70.tie_group, round(l70.step_over_best, 3)) == (60, 2, 1.055)
+assert l70.best_layout.startswith("tp=2,pp=1,dp=16,cp=2,") and ",zero=3," in l70.best_layout
+grok = [by_name[f"DGX Cloud Grok-1 314B (MoE), 8K, 512 H100 ({p})"] for p in ("BF16", "FP8")]
+assert [round(c.step_over_best, 2) for c in grok] == [1.33, 1.62] and all(",etp=1," in c.best_layout for c in grok)
+assert [round(c.estimated_over_published, 2) for c in grok] == [0.76, 0.89]
 mcore = [c for c in comparisons if c.name.startswith("Megatron-Core GPT")]
 mcore119 = by_name["Megatron-Core GPT 119B, 4K, 1536 H100"]
 assert len(mcore) == 9 and sum(c.passes for c in mcore) == 9 and ",v=23," in mcore119.layout
@@ -993,7 +1051,7 @@ assert (mcore119.rank, mcore119.tie_group, round(mcore119.estimated_over_publish
 assert mcore119.step_over_best < 1.01
 mixtral_run = next(run for run in runs if run.model == "mixtral-8x7b")
 mixtral = by_name[mixtral_run.name]
-assert (mixtral.rank, mixtral.tie_group, round(100 * (mixtral.step_over_best - 1))) == (6, 3, 2)
+assert (mixtral.rank, mixtral.tie_group, round(100 * (mixtral.step_over_best - 1))) == (6, 1, 2)
 assert round(mixtral.estimated_over_published, 2) == 0.93 and mixtral.passes
 mixtral_model = MODELS["mixtral-8x7b"]
 mixtral_count = megatron_core_model_flops_per_step(mixtral_model, 1, 4096) / 4096
@@ -1027,11 +1085,11 @@ def zoo_row(key):
 
 
 zc, _, zl, zcomm = zoo_row("DeepEP, EP 32")
-assert (zc.rank, zc.tie_group, round(zc.step_over_best, 2), round(zc.estimated_over_published, 2)) == (161, 5, 1.28, 0.90)
+assert (zc.rank, zc.tie_group, round(zc.step_over_best, 2), round(zc.estimated_over_published, 2)) == (161, 4, 1.28, 0.90)
 assert (round(zcomm["EP"], 1), round(zl.step_s, 1)) == (5.8, 22.0) and zc.best_layout.startswith("tp=4,pp=2,")
 assert ",ep=16," in zc.best_layout
 zc, _, zl, _ = zoo_row("DeepEP, EP 32, 1F1B overlap")
-assert (zc.rank, zc.tie_group, round(zc.step_over_best, 2), round(zc.estimated_over_published, 2)) == (143, 2, 1.16, 1.01)
+assert (zc.rank, zc.tie_group, round(zc.step_over_best, 2), round(zc.estimated_over_published, 2)) == (143, 3, 1.16, 1.01)
 assert round(zl.step_s, 1) == 17.4
 zc, _, zl, _ = zoo_row("DeepEP, EP 32, 1F1B overlap, CUDA graphs")
 assert (round(zl.step_s, 1), round(zc.estimated_over_published, 2), zc.rank) == (17.4, 0.87, 143)
@@ -1062,6 +1120,7 @@ assert round((29.0 - zl.step_s) / (256 * 12) * 1e3, 1) == 3.1
 long_rows = [zoo[f"CP {cp}"][0] for cp in (1, 2, 4, 8)]
 assert [round(lc.estimated_over_published, 2) for lc in long_rows] == [0.75, 0.69, 0.63, 0.59]
 assert all(lc.step_over_best < 1.09 for lc in long_rows) and all(",recompute=none" in lc.layout for lc in long_rows)
+assert [lc.tie_group for lc in long_rows[1:]] == [1, 1, 1] and all(lc.step_over_best < 1.05 for lc in long_rows[1:])
 attention_128k = 12 * qwen_model.layers * qwen_model.attention_flops_width * 131072
 executed_128k = attention_128k + 6 * qwen_model.active_params + moe_block_recompute_flops_per_token(
     qwen_model, 0, ("layernorm", "moe"))

@@ -6,7 +6,10 @@ Run by :func:`build_site.build` after Sphinx, on the HTML it wrote:
   local stylesheet and fonts and no script; the MathJax CDN tags go away;
 * the theme's Font Awesome script (1.56 MB, every icon there is) gives way to the few icons the pages use,
   inlined as SVG taken from that same script;
-* Chinese pages get the theme's labels (search, colour mode, previous/next ...) in Chinese.
+* Chinese pages get the theme's labels (search, colour mode, previous/next ...) in Chinese;
+* code blocks lose the highlighting spans that change nothing: a token class the theme's Pygments stylesheet
+  paints in the code block's own colour, and in nothing else, in every colour mode (names, punctuation, white
+  space) — about half of a code-heavy lesson page's markup.
 
 The npm packages (KaTeX for the site, axe-core for the accessibility tests) are installed once into a cache
 folder (``build/site-vendor``); their licences are copied beside the files the site serves.
@@ -280,6 +283,66 @@ def offer_repository_notebook(text: str, page: str, notebooks: Path, out: Path) 
     return text.replace(staged, f'href="{source.name}" download="{source.name}"')
 
 
+_PYGMENTS_RULE = re.compile(
+    r'^(?:html\[data-theme="(?P<theme>[a-z]+)"\] )?\.highlight(?: \.(?P<cls>[a-z0-9]+))? \{(?P<body>[^}]*)\}'
+)
+_CODE_BLOCK = re.compile(r'<div class="highlight[^"]*"><pre>.*?</pre></div>', re.S)
+
+
+def plain_token_classes(pygments_css: str) -> frozenset[str]:
+    """Pygments token classes drawn exactly as the code around them: in every colour mode of ``pygments_css`` the
+    class's only declaration is ``color`` equal to that mode's ``.highlight`` colour.
+
+    >>> css = "\\n".join([
+    ...     'html[data-theme="light"] .highlight { background: #fefefe; color: #080808 }',
+    ...     'html[data-theme="light"] .highlight .n { color: #080808 }',
+    ...     'html[data-theme="light"] .highlight .k { color: #0000FF; font-weight: bold }',
+    ...     'html[data-theme="light"] .highlight .p { color: #080808 }',
+    ...     'html[data-theme="dark"] .highlight { background: #2b2b2b; color: #F8F8F2 }',
+    ...     'html[data-theme="dark"] .highlight .n { color: #F8F8F2 }',
+    ...     'html[data-theme="dark"] .highlight .p { color: #FF0000 }',
+    ... ])
+    >>> sorted(plain_token_classes(css))    # p is red in dark mode, k blue and bold
+    ['n']
+    """
+    base: dict[str, str] = {}
+    rules: dict[str, dict[str, str]] = {}
+    for line in pygments_css.splitlines():
+        match = _PYGMENTS_RULE.match(line.strip())
+        if match is None:
+            continue
+        theme = match["theme"] or ""
+        declarations = {
+            name.strip().lower(): value.strip().lower()
+            for name, _, value in (part.partition(":") for part in match["body"].split(";"))
+            if name.strip()
+        }
+        if match["cls"] is None:
+            base[theme] = declarations.get("color", "")
+        else:
+            rules.setdefault(match["cls"], {})[theme] = ";".join(f"{k}:{v}" for k, v in sorted(declarations.items()))
+    return frozenset(
+        cls
+        for cls, by_theme in rules.items()
+        if base and by_theme.keys() == base.keys() and all(rule == f"color:{base[t]}" for t, rule in by_theme.items())
+    )
+
+
+def unwrap_plain_tokens(text: str, classes: frozenset[str]) -> str:
+    """``text`` with each code block's ``<span class="C">token</span>`` of a plain class ``C`` (see
+    :func:`plain_token_classes`) replaced by the token itself; nothing outside code blocks changes.
+
+    >>> page = '<div class="highlight"><pre><span class="n">x</span><span class="o">=</span></pre></div>'
+    >>> unwrap_plain_tokens(page + '<span class="n">kept</span>', frozenset({"n"}))
+    '<div class="highlight"><pre>x<span class="o">=</span></pre></div><span class="n">kept</span>'
+    """
+    if not classes:
+        return text
+    names = "|".join(map(re.escape, sorted(classes)))
+    span = re.compile(f'<span class="(?:{names})">([^<]*)</span>')
+    return _CODE_BLOCK.sub(lambda block: span.sub(r"\1", block.group(0)), text)
+
+
 def finish(out: Path, cache: Path, notebooks: Path | None = None) -> dict[str, int]:
     """Apply every step above to the site in ``out``; returns counts for the build summary.
 
@@ -291,9 +354,12 @@ def finish(out: Path, cache: Path, notebooks: Path | None = None) -> dict[str, i
     formulas = render_math(pages, modules, static, out)
     script = static / "scripts" / "fontawesome.js"
     icons = icon_table(script.read_text(encoding="utf-8"))
+    pygments_css = static / "pygments.css"
+    plain = plain_token_classes(pygments_css.read_text(encoding="utf-8")) if pygments_css.exists() else frozenset()
     localized = 0
     for page in pages:
         text = name_by_visible_text(inline_icons(page.read_text(encoding="utf-8"), icons))
+        text = unwrap_plain_tokens(text, plain)
         if notebooks is not None:
             text = offer_repository_notebook(text, page.relative_to(out).as_posix(), notebooks, out)
         if page != out / "search.html":  # only the search page searches (the theme's box submits to it)
