@@ -26,23 +26,11 @@ def _table() -> dict[str, PublishedComparison]:
     return {run.name: compare_published(run) for run in all_published_runs()}
 
 
-def _passes(c: PublishedComparison) -> bool:
-    return bool(
-        c.accepted
-        and c.rank is not None
-        and c.step_over_best is not None
-        and c.estimated_over_published is not None
-        and (c.tie_group == 1 or c.rank <= 10)
-        and c.step_over_best <= 1.25
-        and abs(c.estimated_over_published - 1) <= 0.3
-    )
-
-
 def _counts() -> tuple[int, int, int, int, int]:
     """(runs, passing, dense runs, MoE runs, passing MoE runs)."""
     moe = {run.name for run in all_published_runs() if MODELS[run.model].is_moe}
     table = _table()
-    passing = {name for name, c in table.items() if _passes(c)}
+    passing = {name for name, c in table.items() if c.passes}
     return len(table), len(passing), len(table) - len(moe), len(moe), len(passing & moe)
 
 
@@ -171,7 +159,7 @@ PHRASES: list[tuple[str, str, Callable[[], str]]] = [
         "passes (rank 6, 0.93x)",
         lambda: (
             f"passes (rank {_c(MIXTRAL).rank}, {_x(_c(MIXTRAL).estimated_over_published)}x)"
-            if _passes(_c(MIXTRAL))
+            if _c(MIXTRAL).passes
             else "Mixtral no longer passes"
         ),
     ),
@@ -180,7 +168,7 @@ PHRASES: list[tuple[str, str, Callable[[], str]]] = [
         "通过（第 6 名，0.93 倍）",
         lambda: (
             f"通过（第 {_c(MIXTRAL).rank} 名，{_x(_c(MIXTRAL).estimated_over_published)} 倍）"
-            if _passes(_c(MIXTRAL))
+            if _c(MIXTRAL).passes
             else "Mixtral no longer passes"
         ),
     ),

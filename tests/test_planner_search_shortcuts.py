@@ -138,3 +138,75 @@ def test_the_space_holds_every_composition_in_order(name: str, nodes: int, workl
     built = list(zip(*(space[key].tolist() for key in keys), strict=True))
     assert built == _plain_space(model, cluster, workload)
     assert space["replicas"].tolist() == [1] * len(built)
+
+
+def _same_plan(a: object, b: object) -> None:
+    """Two plans agree on the funnel, every candidate's failures, step and memory, the order and the top five."""
+    from coursekit.planner import PlanResult
+
+    assert isinstance(a, PlanResult) and isinstance(b, PlanResult)
+    assert a.funnel == b.funnel and a.space_size == b.space_size
+    ta, tb = a._table, b._table
+    assert all(np.array_equal(ta.fails[code], tb.fails[code]) for code in ta.fails)
+    assert np.array_equal(ta.step_s, tb.step_s, equal_nan=True)
+    assert np.array_equal(ta.memory_gib, tb.memory_gib, equal_nan=True)
+    assert a.accepted_indices() == b.accepted_indices()
+    assert a.accepted(5) == b.accepted(5)
+    rejected = a.rejected_indices()
+    assert [a.candidate(i) for i in rejected[:: max(1, len(rejected) // 7)]] == [
+        b.candidate(i) for i in rejected[:: max(1, len(rejected) // 7)]
+    ]
+
+
+def test_gated_space_kept_across_efficiency_overlap_and_link_speed_gives_the_plain_plan() -> None:
+    """The space, the gates and the memory ledger are kept per model, cluster shape, device memory and workload
+    without its flat efficiency and overlap; plans that move only those (and the links' speeds, latencies and peak
+    FLOP/s) reuse them. Each such plan equals the plan computed with nothing kept."""
+    from dataclasses import replace
+
+    from coursekit.planner import search
+
+    model = MODELS["llama3-70b"]
+    base = CLUSTERS["h100-8"].with_nodes(4)
+    slow = replace(
+        base,
+        inter_node_bandwidth_bytes_per_s=base.inter_node_bandwidth_bytes_per_s / 8,
+        intra_node_bandwidth_bytes_per_s=base.intra_node_bandwidth_bytes_per_s / 2,
+        inter_node_latency_s=base.inter_node_latency_s * 3,
+        peak_flops=base.peak_flops / 2,
+    )
+    workloads = [
+        WorkloadSpec(global_batch=256, seq_len=8192),
+        WorkloadSpec(global_batch=256, seq_len=8192, achievable_flops_fraction=0.3),
+        WorkloadSpec(global_batch=256, seq_len=8192, overlap_fraction=1.0),
+    ]
+    search._gated_spaces.clear()
+    for cluster in (base, slow):
+        for workload in workloads:
+            kept = plan(model, cluster, workload)
+            assert len(search._gated_spaces) == 1  # one gated space serves all six plans
+            search._gated_spaces.clear()
+            _same_plan(kept, plan(model, cluster, workload))
+            plan(model, base, workloads[0])  # the kept one again, for the next plan to reuse
+    # device memory and the cluster's shape are gate inputs: other values are other gated spaces, other funnels
+    small = replace(base, memory_per_device_gib=24.0)
+    assert plan(model, small, workloads[0]).funnel != plan(model, base, workloads[0]).funnel
+    assert len(search._gated_spaces) == 2
+
+
+def test_gated_spaces_kept_hold_at_most_the_row_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    from coursekit.planner import search
+
+    model, cluster = MODELS["llama3-70b"], CLUSTERS["h100-8"].with_nodes(4)
+    small, large = WorkloadSpec(global_batch=64, seq_len=4096), WorkloadSpec(global_batch=256, seq_len=4096)
+    search._gated_spaces.clear()
+    rows = plan(model, cluster, small).space_size + plan(model, cluster, large).space_size
+    assert len(search._gated_spaces) == 2
+    monkeypatch.setattr(search, "GATED_SPACE_CACHE_ROWS", rows - 1)
+    search._gated_spaces.clear()
+    plan(model, cluster, small)
+    plan(model, cluster, large)
+    assert len(search._gated_spaces) == 1  # the older one went
+    monkeypatch.setattr(search, "GATED_SPACE_CACHE_ROWS", 0)
+    plan(model, cluster, small)
+    assert not search._gated_spaces  # a space larger than the budget is not kept

@@ -27,10 +27,6 @@ from coursekit.planner import (
 from coursekit.presets import CLUSTERS, MEGATRON_TABLE1, MODELS, PUBLISHED_RUNS, PublishedRun
 from coursekit.published_runs import PUBLISHED_RUNS_2024, PUBLISHED_RUNS_2025, RUN_ROLES, all_published_runs
 
-#: The issue's pass criteria for one run: the published layout is accepted; it is in tie group 1 or the top 10; its
-#: estimated step is within 1.25x of the best; its estimated throughput is within ±30 % of the published one.
-CRITERIA: tuple[str, ...] = ("accepted", "group1_or_top10", "within_1.25x", "throughput_30pct")
-
 #: Runs that miss a criterion, which ones, and why (the same reasons lesson 9 gives). The test holds each run to
 #: exactly these misses, so a change that closes (or opens) a gap shows up here.
 KNOWN_GAPS: dict[str, tuple[frozenset[str], str]] = {
@@ -191,19 +187,39 @@ KNOWN_GAPS: dict[str, tuple[frozenset[str], str]] = {
 }
 
 
-def missed(c: PublishedComparison) -> frozenset[str]:
-    """The criteria comparison ``c`` misses."""
-    if not c.accepted:
-        return frozenset(CRITERIA)
-    assert c.rank is not None and c.tie_group is not None
-    assert c.step_over_best is not None and c.estimated_over_published is not None
-    checks = {
-        "accepted": True,
-        "group1_or_top10": c.tie_group == 1 or c.rank <= 10,
-        "within_1.25x": c.step_over_best <= 1.25,
-        "throughput_30pct": 0.70 <= c.estimated_over_published <= 1.30,
-    }
-    return frozenset(name for name, ok in checks.items() if not ok)
+def _comparison(
+    rank: int | None, tie_group: int | None, step_over_best: float, over_published: float
+) -> PublishedComparison:
+    accepted = rank is not None
+    return PublishedComparison(
+        "hand-made", accepted, rank, 100, tie_group, step_over_best if accepted else None,
+        over_published if accepted else None, None, 400.0, "TFLOP/s/GPU", "", "", "",
+    )  # fmt: skip
+
+
+#: The rule of issue 19's "Done when", read off its words (accepted; first tie group or top 10; within 1.25x of the
+#: best; throughput within ±30 %), at and just past each bound.
+RULE_CASES = [
+    ((None, None, 1.0, 1.0), {"accepted", "group1_or_top10", "within_1.25x", "throughput_30pct"}),
+    ((1, 1, 1.0, 1.0), set()),
+    ((10, 4, 1.0, 1.0), set()),
+    ((11, 4, 1.0, 1.0), {"group1_or_top10"}),
+    ((60, 1, 1.0, 1.0), set()),
+    ((3, 2, 1.25, 1.0), set()),
+    ((3, 2, 1.26, 1.0), {"within_1.25x"}),
+    ((3, 2, 1.0, 1.29), set()),
+    ((3, 2, 1.0, 1.31), {"throughput_30pct"}),
+    ((3, 2, 1.0, 0.71), set()),
+    ((3, 2, 1.0, 0.69), {"throughput_30pct"}),
+    ((11, 2, 1.3, 0.5), {"group1_or_top10", "within_1.25x", "throughput_30pct"}),
+]
+
+
+@pytest.mark.parametrize(("fields", "missed"), RULE_CASES)
+def test_pass_rule_follows_the_issue(fields: tuple[int | None, int | None, float, float], missed: set[str]) -> None:
+    c = _comparison(*fields)
+    assert c.missed == missed
+    assert c.passes is (not missed)
 
 
 @pytest.fixture(scope="module", params=all_published_runs(), ids=lambda run: run.name)
@@ -332,8 +348,8 @@ def test_published_layout_meets_the_criteria_or_its_stated_gap(
 ) -> None:
     run, c = comparison
     expected, reason = KNOWN_GAPS.get(run.name, (frozenset(), ""))
-    assert missed(c) == expected, (
-        f"{run.name}: misses {sorted(missed(c))}, stated {sorted(expected)} ({reason}); rank {c.rank}, group "
+    assert c.missed == expected, (
+        f"{run.name}: misses {sorted(c.missed)}, stated {sorted(expected)} ({reason}); rank {c.rank}, group "
         f"{c.tie_group}, {c.step_over_best}x of the best, {c.estimated_over_published}x the published throughput"
     )
 

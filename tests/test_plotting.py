@@ -273,8 +273,9 @@ def test_new_strings_drawn_from_kept_glyphs_match_matplotlib() -> None:
 
 
 def test_numbers_drawn_from_their_measurement_match_a_second_layout() -> None:
-    """A number is laid out once, when matplotlib measures it; drawn from that layout's glyph positions, its mask is
-    the one a second layout (Agg's own draw_text) gives, bit for bit, for random numbers, sizes and angles."""
+    """A number or an English label is laid out once, when matplotlib measures it; drawn from that layout's glyph
+    positions, its mask is the one a second layout (Agg's own draw_text) gives, bit for bit, for random strings of
+    printable ASCII, sizes, weights and angles."""
     import random
 
     from matplotlib.font_manager import FontProperties
@@ -289,11 +290,12 @@ def test_numbers_drawn_from_their_measurement_match_a_second_layout() -> None:
     renderer: Any = fig.canvas.get_renderer()  # type: ignore[attr-defined]
     gc = renderer.new_gc()
     rng = random.Random(5)
-    alphabet = sorted(cache.POSITIONED_CHARS)
+    alphabet = sorted(cache.LATIN_POSITIONED_CHARS)
     drawn_from_positions = 0
     for case in range(300):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 16)))
-        prop = FontProperties(family=plotting.font_families(), size=rng.choice([6.5, 7.0, 8.0, 9.0, 11.0]))
+        size, weight = rng.choice([6.5, 7.0, 8.0, 9.0, 11.0]), rng.choice(["normal", "bold"])
+        prop = FontProperties(family=plotting.font_families(), size=size, weight=weight)
         angle = rng.choice([0.0, 0.0, 90.0])
         key = cache._position_key(renderer, text, prop)
         cache._positions.pop(key, None)
@@ -307,3 +309,23 @@ def test_numbers_drawn_from_their_measurement_match_a_second_layout() -> None:
         if once is not None and twice is not None:
             assert np.array_equal(once[0], twice[0]) and once[1:] == twice[1:], (case, text, prop.get_size(), angle)
     assert drawn_from_positions > 250  # the shortcut ran (strings of spaces only may draw nothing)
+
+
+def test_letters_are_laid_out_again_when_the_first_font_is_not_the_latin_font() -> None:
+    """Noto Sans CJK (the first font of a Chinese figure) substitutes a digit next to letters ('9' in 'U9RFl' takes
+    another glyph than the character's own), so there a string with letters is drawn from a second layout; in the
+    Latin font the same string is drawn from its measurement."""
+    from matplotlib.font_manager import FontProperties
+
+    cache = plotting.text_cache
+    if not cache._glyph_api or not cache._fast_text:
+        pytest.skip("this matplotlib renders glyphs another way: every string is laid out twice")
+    cjk = _require_cjk_font()
+    fig = plotting.new_figure(2, 1, dpi=200)
+    plotting.figure_to_png(fig)
+    renderer: Any = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    for families, kept in (([cjk, LATIN_FONT], False), ([LATIN_FONT, cjk], True)):
+        prop = FontProperties(family=families, size=7.0)
+        cache._positions.pop(cache._position_key(renderer, "U9RFl", prop), None)
+        renderer.get_text_width_height_descent("U9RFl", prop, False)
+        assert (cache._positioned_glyphs(renderer, "U9RFl", prop, None) is not None) is kept, families

@@ -12,6 +12,7 @@ Taught in: lesson 9 (decision workbench).
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -500,20 +501,58 @@ def _serving_plan_candidate(
 # --------------------------------------------------------------------------- the search
 
 
+#: Candidate rows of the gated spaces :func:`_gated_space` keeps, all together (least recently used dropped first;
+#: about 170 bytes a row: a lesson's searches of 10,000 to 30,000 rows, not a 4,096-GPU one).
+GATED_SPACE_CACHE_ROWS: int = 200_000
+_gated_spaces: OrderedDict[tuple[Any, ...], tuple[dict[str, Any], dict[str, Any], dict[str, Any], Any]] = OrderedDict()
+
+
+def _gate_inputs_key(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec) -> tuple[Any, ...]:
+    """What the training space, the gates and the memory ledger read: the model, the cluster's shape and device
+    memory, and the workload but its flat efficiency and overlap (the step estimate alone reads those, and the
+    cluster's bandwidths, latencies and peak FLOP/s)."""
+    rest = replace(workload, achievable_flops_fraction=None, overlap_fraction=None)
+    return (model, cluster.nodes, cluster.gpus_per_node, cluster.memory_per_device_gib, rest)
+
+
+def _gated_space(
+    model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], Any]:
+    """(columns, each gate's failures, memory ledger, memory GiB or NaN) of every training candidate, kept per
+    :func:`_gate_inputs_key`: a learner moving the efficiency, the overlap or a link's speed re-estimates the
+    steps only. The arrays are shared between plans, so they are read-only."""
+    import numpy as np
+
+    key = _gate_inputs_key(model, cluster, workload)
+    kept = _gated_spaces.get(key)
+    if kept is not None:
+        _gated_spaces.move_to_end(key)
+        return kept
+    c = training_space(model, cluster, workload)
+    g = GateInput(model, cluster, workload, c)
+    fails = {code: g.fails(code) for code in GATE_CODES}  # the memory gate estimates the well-formed rows' ledgers
+    memory_gib = np.where(g.well_formed, g.memory["total"] / GIB_BYTES, np.nan)
+    kept = (c, fails, g.memory, memory_gib)
+    for column in (*c.values(), *fails.values(), *g.memory.values(), memory_gib):
+        column.flags.writeable = False
+    _gated_spaces[key] = kept
+    while sum(len(part[3]) for part in _gated_spaces.values()) > GATED_SPACE_CACHE_ROWS:
+        _gated_spaces.popitem(last=False)  # the space just kept too, when it alone is larger
+    return kept
+
+
 def _training_table(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec) -> CandidateTable:
     """Every training candidate: the structural checks, then the estimate (memory, context, step time)."""
     import numpy as np
 
-    c = training_space(model, cluster, workload)
-    g = GateInput(model, cluster, workload, c)
-    fails = {code: g.fails(code) for code in GATE_CODES}  # the memory gate estimates the well-formed rows' ledgers
+    c, fails, memory, memory_gib = _gated_space(model, cluster, workload)
     accepted = ~np.logical_or.reduce(list(fails.values()))
     # The step is estimated for the accepted candidates, the ones ordered, tied and listed; a rejected candidate's
     # when asked for (PlanResult.estimated_step_s, .candidate): the same estimate, on its own row.
     rows = np.flatnonzero(accepted)
     listed = GateInput(model, cluster, workload, {key: column[rows] for key, column in c.items()})
     est = training_estimate(model, cluster, workload, listed.columns, with_memory=False)
-    est["memory"] = {key: value[rows] for key, value in g.memory.items()}
+    est["memory"] = {key: value[rows] for key, value in memory.items()}
     listed.estimate = est  # the search's own estimate: a listed candidate is not estimated again
     listed._fails.update((code, np.zeros(rows.size, dtype=bool)) for code in GATE_CODES)  # they pass every gate
     step_s = np.full(len(accepted), np.nan)
@@ -527,7 +566,7 @@ def _training_table(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSp
         columns={key: c[key] for key in INT_COLUMNS},
         fails=fails,
         step_s=step_s,
-        memory_gib=np.where(g.well_formed, g.memory["total"] / GIB_BYTES, np.nan),
+        memory_gib=memory_gib,
         accepted=accepted,
         accepted_candidates=candidates,
     )

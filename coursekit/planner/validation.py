@@ -15,11 +15,32 @@ from typing import NamedTuple
 
 from .specs import megatron_core_model_flops_per_step, megatron_paper_flops_per_step
 
-__all__ = ["PublishedComparison", "compare_published"]
+__all__ = [
+    "PASS_CRITERIA",
+    "PASS_STEP_OVER_BEST_MAX",
+    "PASS_THROUGHPUT_TOLERANCE",
+    "PASS_TOP_RANK",
+    "PublishedComparison",
+    "compare_published",
+]
+
+# The pass rule for one published run, from issue 19's "Done when": a run passes when it is accepted; it is in the
+# first tie group or the top 10; the best step is within 1.25x of it; and throughput is within ±30 %.
+#: Rank at or above which an accepted layout outside the first tie group still counts as found.
+PASS_TOP_RANK = 10
+#: Largest estimated step of the published layout divided by the best estimated step.
+PASS_STEP_OVER_BEST_MAX = 1.25
+#: Largest |estimated throughput / published throughput - 1|.
+PASS_THROUGHPUT_TOLERANCE = 0.3
+#: The four criteria, by name (:attr:`PublishedComparison.missed` names those a comparison misses).
+PASS_CRITERIA: tuple[str, ...] = ("accepted", "group1_or_top10", "within_1.25x", "throughput_30pct")
 
 
 class PublishedComparison(NamedTuple):
-    """One published run against the estimate (see :func:`compare_published`)."""
+    """One published run against the estimate (see :func:`compare_published`).
+
+    :attr:`passes` applies the pass rule (:data:`PASS_CRITERIA`); :attr:`missed` names the criteria it misses.
+    """
 
     name: str
     accepted: bool
@@ -34,6 +55,26 @@ class PublishedComparison(NamedTuple):
     layout: str
     best_layout: str
     source: str
+
+    @property
+    def missed(self) -> frozenset[str]:
+        """The names (from :data:`PASS_CRITERIA`) of the criteria this comparison misses; all four if refused."""
+        if not self.accepted:
+            return frozenset(PASS_CRITERIA)
+        assert self.rank is not None and self.step_over_best is not None
+        assert self.estimated_over_published is not None
+        met = (
+            True,
+            self.tie_group == 1 or self.rank <= PASS_TOP_RANK,
+            self.step_over_best <= PASS_STEP_OVER_BEST_MAX,
+            abs(self.estimated_over_published - 1) <= PASS_THROUGHPUT_TOLERANCE,
+        )
+        return frozenset(name for name, ok in zip(PASS_CRITERIA, met, strict=True) if not ok)
+
+    @property
+    def passes(self) -> bool:
+        """Whether the run meets all four criteria of the pass rule."""
+        return not self.missed
 
 
 def compare_published(run: object) -> PublishedComparison:

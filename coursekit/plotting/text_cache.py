@@ -29,7 +29,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
 from matplotlib.font_manager import FontProperties
 from matplotlib.transforms import IdentityTransform
 
-from .fonts import CourseFigure
+from .fonts import LATIN_FONT, CourseFigure
 
 #: Dots per inch of the probe figure :func:`check_text_cache` draws (the lessons' own resolution).
 PROBE_DPI: int = 100
@@ -131,17 +131,21 @@ class TextCachingRenderer(RendererAgg):
         return True
 
     def get_text_width_height_descent(self, s: str, prop: Any, ismath: Any) -> tuple[float, float, float]:
-        """Agg's own measurement (the same calls, the same numbers), keeping a plain number's glyph positions.
+        """Agg's own measurement (the same calls, the same numbers), keeping a plain string's glyph positions.
 
         Agg lays a string out once to measure it and again to draw it. For a string of
-        :data:`POSITIONED_CHARS` (numbers: tick labels, funnel counts) the positions this layout gives are
-        those the drawing's layout would give, one glyph per character (``tests/test_plotting.py`` checks
-        that both draw the same pixels), so :meth:`_rasterise` draws from them instead of laying out again.
+        :data:`POSITIONED_CHARS` (numbers: tick labels, funnel counts), or of :data:`LATIN_POSITIONED_CHARS` in
+        :data:`LATIN_FONT` (English labels), the positions this layout gives are those the drawing's layout
+        would give, one glyph per character (``tests/test_plotting.py`` checks that both draw the same pixels),
+        so :meth:`_rasterise` draws from them instead of laying out again.
         """
-        if ismath is not False or not _fast_text or not s or not POSITIONED_CHARS.issuperset(s):
+        if ismath is not False or not _fast_text or not s or not LATIN_POSITIONED_CHARS.issuperset(s):
             width, height, descent = _AGG.get_text_width_height_descent(self, s, prop, ismath)
             return width, height, descent
         font = _AGG._prepare_font(self, prop)
+        if font.family_name != LATIN_FONT and not POSITIONED_CHARS.issuperset(s):
+            width, height, descent = _AGG.get_text_width_height_descent(self, s, prop, ismath)
+            return width, height, descent
         xys = font.set_text(s, 0.0, flags=_AGG_MODULE.get_hinting_flag())
         w, h = font.get_width_height()  # width and height of the unrotated string
         d = font.get_descent()
@@ -291,6 +295,12 @@ _FT2FONT: Any = ft2font
 #: get_text_width_height_descent`): digits and what numbers and the funnel's counts are written with. Each is one
 #: glyph of the first font, placed where Agg's drawing layout places it (no ligature or substitution among them).
 POSITIONED_CHARS: frozenset[str] = frozenset("0123456789 ,.+-\u2212\u2192%")
+#: Characters whose glyph positions the measurement also keeps when the first font is :data:`LATIN_FONT`: printable
+#: ASCII (the English labels and value labels). In that font each is one glyph, placed where Agg's drawing layout
+#: places it, except the ligatures ``ff``, ``fi`` and ``fl`` (fewer glyphs than characters: such a string is laid
+#: out again, see :func:`_positioned_glyphs`). Other fonts may substitute glyphs in context (Noto Sans CJK's
+#: digits next to letters), so their letters take the second layout.
+LATIN_POSITIONED_CHARS: frozenset[str] = POSITIONED_CHARS | frozenset(chr(code) for code in range(0x20, 0x7F))
 #: Glyph positions (26.6 pixels) of the strings measured last, by string, font and dpi: (font, positions).
 _positions: OrderedDict[tuple[Any, ...], tuple[Any, Any]] = OrderedDict()
 

@@ -613,18 +613,13 @@ runs = all_published_runs()
 comparisons = [compare_published(run) for run in runs]
 
 
-def passes(c):
-    return (c.accepted and (c.tie_group == 1 or c.rank <= 10) and c.step_over_best <= 1.25
-            and 0.7 <= c.estimated_over_published <= 1.3)
-
-
 md_table(
     [Text(zh="训练", en="run"), Text(zh="名次 / 通过数（并列组）", en="rank / accepted (tie group)"),
      Text(zh="步时 ÷ 最优", en="step ÷ best"), Text(zh="估算", en="estimated"), Text(zh="实测", en="published"),
      Text(zh="估算 ÷ 实测", en="est. ÷ published"), Text(zh="四条都满足", en="all four met")],
     [(run.label, f"{c.rank} / {c.accepted_count} ({c.tie_group})", f"{c.step_over_best:.3f}",
       f"{c.estimated:.0f} {c.unit}", f"{c.published:.0f}", f"{c.estimated_over_published:.2f}",
-      Text(zh="是", en="yes") if passes(c) else Text(zh="否", en="no"))
+      Text(zh="是", en="yes") if c.passes else Text(zh="否", en="no"))
      if c.accepted else
      (run.label, Text(zh=f"未接受 / {c.accepted_count}", en=f"refused / {c.accepted_count}"), "-", "-",
       f"{c.published:.0f}", "-", Text(zh="否", en="no"))
@@ -651,7 +646,7 @@ for run in runs:
     previous = run.source
 refused = {c.name for c in comparisons if not c.accepted}
 assert refused == set()
-passed = {c.name for c in comparisons if c.accepted and passes(c)}
+passed = {c.name for c in comparisons if c.passes}
 assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 
 # %% [markdown] lang="zh"
@@ -1038,7 +1033,7 @@ _, qwen30_ep16_layout = published_explained(qwen30_ep16.name)
 assert round(qwen30_ep16.estimated_over_published, 2) == 0.89 and round(qwen30_ep16.step_over_best, 2) == 1.76
 assert round({row.dimension: row.time_s for row in qwen30_ep16_layout.communication}["EP"], 1) == 17.9
 new_runs = {name: by_name[name] for name in by_name if name.startswith(("DGX Cloud", "NeMo Nemotron-3"))}
-assert len(new_runs) == 14 and sum(passes(c) for c in new_runs.values()) == 10
+assert len(new_runs) == 14 and sum(c.passes for c in new_runs.values()) == 10
 nemotron15 = [by_name[f"DGX Cloud Nemotron-4 15B, 4K, 16 H100 ({p})"] for p in ("BF16", "FP8")]
 assert [(c.rank, c.tie_group, round(100 * (c.step_over_best - 1))) for c in nemotron15] == [(14, 1, 1), (18, 1, 2)]
 assert all(by_name[f"DGX Cloud Nemotron-4 340B, 4K, 128 H100 ({p})"].rank == 1 for p in ("BF16", "FP8"))
@@ -1051,13 +1046,13 @@ assert [round(c.step_over_best, 2) for c in grok] == [1.33, 1.62] and all(",etp=
 assert [round(c.estimated_over_published, 2) for c in grok] == [0.76, 0.89]
 mcore = [c for c in comparisons if c.name.startswith("Megatron-Core GPT")]
 mcore119 = by_name["Megatron-Core GPT 119B, 4K, 1536 H100"]
-assert len(mcore) == 9 and sum(passes(c) for c in mcore) == 9 and ",v=23," in mcore119.layout
+assert len(mcore) == 9 and sum(c.passes for c in mcore) == 9 and ",v=23," in mcore119.layout
 assert (mcore119.rank, mcore119.tie_group, round(mcore119.estimated_over_published, 2)) == (2, 1, 1.07)
 assert mcore119.step_over_best < 1.01
 mixtral_run = next(run for run in runs if run.model == "mixtral-8x7b")
 mixtral = by_name[mixtral_run.name]
 assert (mixtral.rank, mixtral.tie_group, round(100 * (mixtral.step_over_best - 1))) == (6, 1, 2)
-assert round(mixtral.estimated_over_published, 2) == 0.93 and passes(mixtral)
+assert round(mixtral.estimated_over_published, 2) == 0.93 and mixtral.passes
 mixtral_model = MODELS["mixtral-8x7b"]
 mixtral_count = megatron_core_model_flops_per_step(mixtral_model, 1, 4096) / 4096
 dense_count = megatron_core_flops_per_step(mixtral_model.layers, mixtral_model.hidden, 1, mixtral_model.vocab, 4096) / 4096
