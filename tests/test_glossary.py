@@ -137,3 +137,14 @@ def test_markdown_lists_every_entry_and_escapes_pipes() -> None:
 def test_docs_glossary_is_current() -> None:
     path = ROOT / "docs" / "GLOSSARY.md"
     assert path.read_text(encoding="utf-8") == render_markdown(), "regenerate: python tools/build_notebooks.py"
+
+
+def test_measurement_repeatability_entry_quotes_the_constant() -> None:
+    """The glossary's entry states the tie rule's figures: 12 re-measured rows, 4.5 % (twice their RMS spread)."""
+    from coursekit.glossary import lookup
+    from coursekit.planner.calibration import MEASUREMENT_REPEATABILITY, REMEASURED_RUNS
+
+    entry = lookup("measurement repeatability").definition
+    assert f"{len(REMEASURED_RUNS)} 行" in entry.zh and f"{len(REMEASURED_RUNS)} rows" in entry.en
+    assert f"{100 * MEASUREMENT_REPEATABILITY:.1f}%" in entry.zh
+    assert f"{100 * MEASUREMENT_REPEATABILITY:.1f} %" in entry.en

@@ -17,6 +17,7 @@ from ..hardware import EP_ALL_TO_ALL_SMS, H100_SMS
 from ..i18n import Reason, Text, register, tr
 from ..scaling import StepTimeline
 from ..units import bytes_to_gib
+from .calibration import MEASUREMENT_REPEATABILITY
 from .gate_table import GATE_CODES
 from .space import parse_degrees
 from .specs import ClusterSpec, ModelSpec, WorkloadSpec
@@ -523,12 +524,13 @@ ESTIMATE_NOTES: tuple[Text, ...] = (
     ),
     Text(
         zh="估算不含：kernel 启动与同步抖动、网络拥塞与拓扑（胖树、轨道优化）、数据加载、优化器步、掉队节点与故障。"
-        "相差小于所述不确定度、且有某个假设在其不确定度内能反转次序的候选是并列的；估算相差不到 4.5%"
-        "（同一配置两次公开实测之差）的也是并列的。",
+        "相差小于所述不确定度、且有某个假设在其不确定度内能反转次序的候选是并列的；估算相差不到 "
+        f"{100 * MEASUREMENT_REPEATABILITY:.1f}%（同一配置两次公开实测之差）的也是并列的。",
         en="Left out: kernel launch and synchronisation jitter, network congestion and topology (fat tree, rail "
         "optimisation), data loading, the optimizer step, stragglers and failures. Candidates closer than the "
         "stated uncertainty are tied when some assumption, moved within its own, reorders them, and so are "
-        "estimates within 4.5 % (as far apart as two published measurements of one configuration).",
+        f"estimates within {100 * MEASUREMENT_REPEATABILITY:.1f} % (as far apart as two published measurements of one "
+        "configuration).",
     ),
 )
 
