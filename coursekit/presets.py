@@ -360,8 +360,8 @@ class MegatronRun:
         """The paper's set-up as the course reads it (arXiv:2104.04473, §5.1 and §3.5): fp16 mixed precision
         with fp32 master weights and Adam states (16 bytes per parameter, no distributed optimizer, so ZeRO
         stage 0), activation recomputation of every layer ("full"), no sequence parallelism (introduced a
-        year later, arXiv:2205.05198), sequences of 2048 tokens; the batch of the row. ``overrides`` are
-        further :class:`~coursekit.planner.WorkloadSpec` fields."""
+        year later, arXiv:2205.05198) nor flash attention (2022), sequences of 2048 tokens; the batch of the row.
+        ``overrides`` are further :class:`~coursekit.planner.WorkloadSpec` fields."""
         options: dict[str, Any] = {
             "global_batch": self.global_batch,
             "seq_len": 2048,
@@ -369,6 +369,7 @@ class MegatronRun:
             "sequence_parallel": False,
             "zero_stages": (0,),
             "recompute_modes": ("full",),
+            "flash_attention": False,  # 2021: no flash attention (arXiv:2205.14135 is of May 2022)
             **overrides,
         }
         return WorkloadSpec(**options)
@@ -592,6 +593,10 @@ _LLAMA3_SETUP: tuple[tuple[str, Any], ...] = (("pipeline_edge_layers", 1), _LLAM
 #: pipeline parallelism) and BLOOM (arXiv:2211.05100, §3.4: the same three with ZeRO), had no context parallelism
 #: (Megatron-Core added it in 2024, ``--context-parallel-size``): its runs search CP 1 only.
 _NO_CONTEXT_PARALLEL: tuple[str, Any] = ("max_cp", 1)
+#: Nor had the engines of 2021-2022 (Megatron-LM's Table 1, Megatron-DeepSpeed for MT-NLG and BLOOM) flash attention
+#: (FlashAttention, arXiv:2205.14135, May 2022): the scores were batched matmuls over every query-key pair, masked
+#: afterwards, and kept for backward.
+_NO_FLASH_ATTENTION: tuple[str, Any] = ("flash_attention", False)
 
 _MTNLG_SETUP: tuple[tuple[str, Any], ...] = (
     ("recipe", "zero-fp16-adam"),
@@ -599,6 +604,7 @@ _MTNLG_SETUP: tuple[tuple[str, Any], ...] = (
     ("recompute_modes", ("full",)),
     ("sequence_parallel", False),
     _NO_CONTEXT_PARALLEL,
+    _NO_FLASH_ATTENTION,
 )
 
 #: Published runs the course checks its estimate against (none of them calibrates it).
@@ -719,6 +725,7 @@ PUBLISHED_RUNS: tuple[PublishedRun, ...] = (
             ("sequence_parallel", False),
             ("pipeline_edge_layers", 1),
             _NO_CONTEXT_PARALLEL,
+            _NO_FLASH_ATTENTION,
         ),
     ),
     PublishedRun(

@@ -70,15 +70,15 @@ GROK = ("DGX Cloud Grok-1 314B (MoE), 8K, 512 H100 (BF16)", "DGX Cloud Grok-1 31
 PHRASES: list[tuple[str, str, Callable[[], str]]] = [
     (
         "en",
-        "42 pass: 41 of the 43 dense runs and one of the 19 mixture-of-experts runs",
+        "43 pass: 40 of the 43 dense runs and 3 of the 19 mixture-of-experts runs",
         lambda: _counts_quote(
-            "{passing} pass: {passing_dense} of the {dense} dense runs and one of the {moe} mixture-of-experts runs",
-            one_moe_passes=True,
+            "{passing} pass: {passing_dense} of the {dense} dense runs and {passing_moe} of the {moe} "
+            "mixture-of-experts runs"
         ),
     ),
     (
         "zh",
-        "通过 42 次：43 次稠密训练通过 41 次，19 次混合专家训练只通过 1 次",
+        "通过 43 次：43 次稠密训练通过 40 次，19 次混合专家训练只通过 3 次",
         lambda: _counts_quote(
             "通过 {passing} 次：{dense} 次稠密训练通过 {passing_dense} 次，{moe} 次混合专家训练只通过 {passing_moe} 次"
         ),
@@ -87,14 +87,14 @@ PHRASES: list[tuple[str, str, Callable[[], str]]] = [
     ("zh", "62 次公开发表的训练", lambda: _counts_quote("{runs} 次公开发表的训练")),
     (
         "en",
-        "on 8192 GPUs ranks 1st (0.92x the reported",
+        "on 8192 GPUs ranks 1st (0.93x the reported",
         lambda: (
             f"on 8192 GPUs ranks {_c(LLAMA_8192).rank}st ({_x(_c(LLAMA_8192).estimated_over_published)}x the reported"
         ),
     ),
     (
         "zh",
-        "在 8192 张卡上排第 1（吞吐是论文的 0.92 倍）",
+        "在 8192 张卡上排第 1（吞吐是论文的 0.93 倍）",
         lambda: (
             f"在 8192 张卡上排第 {_c(LLAMA_8192).rank}（吞吐是论文的 {_x(_c(LLAMA_8192).estimated_over_published)} 倍）"
         ),
@@ -111,52 +111,52 @@ PHRASES: list[tuple[str, str, Callable[[], str]]] = [
     ),
     (
         "en",
-        "(rank 1602, 1.92x the best, 0.59x)",
+        "(rank 1580, 1.92x the best, 0.62x)",
         lambda: (
             f"(rank {_c(DSV3).rank}, {_x(_c(DSV3).step_over_best)}x the best, {_x(_c(DSV3).estimated_over_published)}x)"
         ),
     ),
     (
         "zh",
-        "（第 1602 名，最优的\n  1.92 倍，吞吐 0.59 倍）",
+        "（第 1580 名，最优的\n  1.92 倍，吞吐 0.62 倍）",
         lambda: (
             f"（第 {_c(DSV3).rank} 名，最优的\n  {_x(_c(DSV3).step_over_best)} 倍，吞吐 "
             f"{_x(_c(DSV3).estimated_over_published)} 倍）"
         ),
     ),
-    ("en", "Qwen3 30B-A3B at 2.85x", lambda: f"Qwen3 30B-A3B at {_x(_c(QWEN30).estimated_over_published)}x"),
+    ("en", "Qwen3 30B-A3B at 3.06x", lambda: f"Qwen3 30B-A3B at {_x(_c(QWEN30).estimated_over_published)}x"),
     (
         "zh",
-        "Qwen3 30B-A3B 的估算吞吐是实测的 2.85 倍",
+        "Qwen3 30B-A3B 的估算吞吐是实测的 3.06 倍",
         lambda: f"Qwen3 30B-A3B 的估算吞吐是实测的 {_x(_c(QWEN30).estimated_over_published)} 倍",
     ),
     (
         "en",
-        "Qwen3 235B-A22B at 1.37x and rank 56",
+        "Qwen3 235B-A22B at 1.37x and rank 101",
         lambda: f"Qwen3 235B-A22B at {_x(_c(QWEN235).estimated_over_published)}x and rank {_c(QWEN235).rank}",
     ),
     (
         "zh",
-        "Qwen3 235B-A22B 是 1.37 倍、第 56 名",
+        "Qwen3 235B-A22B 是 1.37 倍、第 101 名",
         lambda: f"Qwen3 235B-A22B 是 {_x(_c(QWEN235).estimated_over_published)} 倍、第 {_c(QWEN235).rank} 名",
     ),
     (
         "en",
-        "(0.70x, 1.09x the best)",
+        "(0.73x, 1.09x the best)",
         lambda: f"({_x(_c(DSV3_BRIDGE).estimated_over_published)}x, {_x(_c(DSV3_BRIDGE).step_over_best)}x the best)",
     ),
     (
         "zh",
-        "（0.70 倍，最优的 1.09 倍）",
+        "（0.73 倍，最优的 1.09 倍）",
         lambda: (
             f"（{_x(_c(DSV3_BRIDGE).estimated_over_published)} 倍，最优的 {_x(_c(DSV3_BRIDGE).step_over_best)} 倍）"
         ),
     ),
-    ("en", "EP 16 at 1.76x the best", lambda: f"EP 16 at {_x(_c(QWEN30_EP16).step_over_best)}x the best"),
-    ("zh", "最优的 1.76 倍", lambda: f"最优的 {_x(_c(QWEN30_EP16).step_over_best)} 倍"),
+    ("en", "EP 16 at 1.81x the best", lambda: f"EP 16 at {_x(_c(QWEN30_EP16).step_over_best)}x the best"),
+    ("zh", "最优的 1.81 倍", lambda: f"最优的 {_x(_c(QWEN30_EP16).step_over_best)} 倍"),
     (
         "en",
-        "passes (rank 6, 0.93x)",
+        "passes (rank 6, 0.95x)",
         lambda: (
             f"passes (rank {_c(MIXTRAL).rank}, {_x(_c(MIXTRAL).estimated_over_published)}x)"
             if _c(MIXTRAL).passes
@@ -165,7 +165,7 @@ PHRASES: list[tuple[str, str, Callable[[], str]]] = [
     ),
     (
         "zh",
-        "通过（第 6 名，0.93 倍）",
+        "通过（第 6 名，0.95 倍）",
         lambda: (
             f"通过（第 {_c(MIXTRAL).rank} 名，{_x(_c(MIXTRAL).estimated_over_published)} 倍）"
             if _c(MIXTRAL).passes
@@ -174,12 +174,12 @@ PHRASES: list[tuple[str, str, Callable[[], str]]] = [
     ),
     (
         "en",
-        "misses (rank 276, 1.23x the best)",
+        "misses (rank 303, 1.23x the best)",
         lambda: f"misses (rank {_c(NEMOTRON22).rank}, {_x(_c(NEMOTRON22).step_over_best)}x the best)",
     ),
     (
         "zh",
-        "没通过（第 276 名，最优的 1.23 倍）",
+        "没通过（第 303 名，最优的 1.23 倍）",
         lambda: f"没通过（第 {_c(NEMOTRON22).rank} 名，最优的 {_x(_c(NEMOTRON22).step_over_best)} 倍）",
     ),
     (
@@ -208,22 +208,22 @@ PHRASES: list[tuple[str, str, Callable[[], str]]] = [
     ),
     (
         "en",
-        "misses at 1.050x\n  the best (rank 32)",
+        "misses at 1.051x\n  the best (rank 38)",
         lambda: f"misses at {_x(_c(LLAMA70_BF16).step_over_best, 3)}x\n  the best (rank {_c(LLAMA70_BF16).rank})",
     ),
     (
         "zh",
-        "（最优的 1.050 倍，第 32 名）",
+        "（最优的 1.051 倍，第 38 名）",
         lambda: f"（最优的 {_x(_c(LLAMA70_BF16).step_over_best, 3)} 倍，第 {_c(LLAMA70_BF16).rank} 名）",
     ),
     (
         "en",
-        "(1.33x, 1.62x in FP8)",
+        "(1.34x, 1.64x in FP8)",
         lambda: "({}x, {}x in FP8)".format(*(_x(_c(n).step_over_best) for n in GROK)),
     ),
     (
         "zh",
-        "（快 1.33 倍，FP8 时 1.62 倍）",
+        "（快 1.34 倍，FP8 时 1.64 倍）",
         lambda: "（快 {} 倍，FP8 时 {} 倍）".format(*(_x(_c(n).step_over_best) for n in GROK)),
     ),
 ]

@@ -189,11 +189,13 @@ def test_uneven_stages_represent_llama3_405b() -> None:
     cand = evaluate_composition(model, cluster, workload, tp=8, pp=16, v=4, mb=1, zero=1, recompute="full")
     assert "pp_schedule" not in cand.codes and "pp_layers" not in cand.codes  # 126 % (16·4) != 0 is fine now
     assert cand.stage_layers == (7, 8, 7)
-    # The slowest stage sets the pace. Output layer in layer-equivalents: 6·V·h over a layer's executed FLOPs
-    # (full recompute: 8·N_layer + 16·h·s of attention per token, PaLM's 12 plus the recomputed 4).
+    # The slowest stage sets the pace. Output layer in layer-equivalents: 6·V·h over a layer's charged FLOPs
+    # (full recompute: 8·N_layer + 16·h·s of attention per token, PaLM's 12 plus the recomputed 4, each of the
+    # causal flash core's FLOPs weighing 0.5 / rate, the rate worked in the causal flash test below).
     n_layers = model.active_params - model.input_embedding_params - model.output_params
     s = 8192
-    per_layer = (8 * n_layers + 16 * model.layers * model.hidden * s) / model.layers
+    weight = 0.5 / (3 / (1 / 644 + 2 / (554 * 0.8)) / 792.1)
+    per_layer = (8 * n_layers + 16 * model.layers * model.hidden * s * weight) / model.layers
     x = 6 * model.vocab * model.hidden / per_layer
     even = evaluate_composition(
         model, cluster, replace(workload, pipeline_edge_layers=0), tp=8, pp=16, v=4, mb=1, zero=1, recompute="full"
@@ -303,3 +305,33 @@ def test_moe_block_recompute_repeats_the_block_forward_by_hand() -> None:
     assert row_again.time_s == pytest.approx(1.5 * row_once.time_s, rel=1e-12)
     # the ledger lists the recomputed pair as a third entry of the same calls and payload
     assert len(row_again.traffic.rows) == 3 and row_again.calls == 1.5 * row_once.calls
+
+
+def test_causal_flash_attention_charges_half_the_pairs_at_the_kernels_speed_by_hand() -> None:
+    """With flash attention the core (QKᵀ, AV: PaLM's 12·L·h·s per token) is causal and skips the masked half
+    (FlashAttention-2, §3.1.1) and runs at FlashAttention-3's measured speed (H100 SXM5, BF16, head dim 128; means
+    over 4K, 8K, 16K: forward (638 + 646 + 648)/3 = 644, backward (542 + 559 + 561)/3 = 554 TFLOP/s, backward
+    counted as 2.5 forwards) over the H100's best matmul, 792.1 TFLOP/s. Without flash attention (2021-2022
+    engines) every pair is a matmul FLOP. The two estimates differ by exactly that share of the compute."""
+    from coursekit.planner.calibration import ATTENTION_RELATIVE_RATE
+
+    forward, backward = 644.0, 554.0
+    rate = 3.0 / (1.0 / forward + 2.0 / (backward * 2.0 / 2.5)) / 792.1
+    assert ATTENTION_RELATIVE_RATE == pytest.approx(rate, rel=1e-12)
+    assert rate == pytest.approx(0.6244, abs=1e-4)
+    weight = 0.5 / rate  # linear-layer FLOPs one counted FLOP of the causal core costs: 0.80
+    batch, dp = 64, 8
+    workload = WorkloadSpec(global_batch=batch, seq_len=S)
+    args = {"tp": 1, "pp": 1, "dp": dp, "mb": 1, "zero": 1, "recompute": "none"}
+    flash = evaluate_composition(HAND, BOX, workload, **args)
+    plain = evaluate_composition(HAND, BOX, replace(workload, flash_attention=False), **args)
+    assert flash.efficiency == plain.efficiency  # the same matmul shapes
+    core_per_token = 12 * L * H * S
+    saved_s = batch * S * core_per_token * (1.0 - weight) / (dp * 989e12 * flash.efficiency)
+    assert plain.timeline.compute_s - flash.timeline.compute_s == pytest.approx(saved_s, rel=1e-9)
+    # selective recomputation repeats the core's forward, 4·L·h·s more, at the same weight
+    sel = {**args, "recompute": "selective"}
+    flash_sel = evaluate_composition(HAND, BOX, workload, **sel)
+    plain_sel = evaluate_composition(HAND, BOX, replace(workload, flash_attention=False), **sel)
+    saved_sel_s = batch * S * (16 * L * H * S) * (1.0 - weight) / (dp * 989e12 * flash_sel.efficiency)
+    assert plain_sel.timeline.compute_s - flash_sel.timeline.compute_s == pytest.approx(saved_sel_s, rel=1e-9)

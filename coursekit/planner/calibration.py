@@ -8,6 +8,10 @@ checked on runs of other devices and years (:data:`VALIDATION_SET`). The size-de
 :func:`coursekit.planner.estimate.matmul_efficiency` then applies below that ceiling. A device without a
 measurement keeps the calibration device's fraction.
 
+Attention's core under flash attention runs at its own measured speed: FlashAttention-3's H100 figures over the
+H100's best matmul (:data:`ATTENTION_RELATIVE_RATE`), on the causal half of the query-key pairs
+(:data:`CAUSAL_EXECUTED_SHARE`); carried to other devices as the ceiling is.
+
 Uncertainty: each assumption the order of two layouts can hinge on is moved within
 :data:`ASSUMPTION_UNCERTAINTY` by :meth:`coursekit.planner.PlanResult.explain_ties`.
 
@@ -23,15 +27,20 @@ from ..i18n import register, shown_repr, tr
 __all__ = [
     "ASSUMPTION_SOURCES",
     "ASSUMPTION_UNCERTAINTY",
+    "ATTENTION_RELATIVE_RATE",
+    "CAUSAL_EXECUTED_SHARE",
     "EFFICIENCY_CEILING",
     "EFFICIENCY_RELATIVE_CEILING",
     "FIT_SET",
+    "FLASH_ATTENTION_H100_TFLOPS",
+    "FLASH_ATTENTION_SOURCE",
     "MAMF_FRACTION",
     "MAMF_SOURCE",
     "MEASUREMENT_REPEATABILITY",
     "REMEASURED_RUNS",
     "REMEASURED_SOURCE",
     "VALIDATION_SET",
+    "attention_relative_rate",
     "ceiling_for",
     "matmul_fraction",
     "measurement_repeatability",
@@ -81,7 +90,7 @@ def matmul_fraction(peak_flops: float) -> float:
 #: planned with the paper's set-up and its (t, p, d), fastest accepted micro-batch and schedule
 #: (``benchmarks/report_megatron_table1.py`` prints the fit; ``tests/test_planner_validation.py``
 #: re-derives it). No other data set tunes the estimate.
-EFFICIENCY_CEILING: float = 0.522
+EFFICIENCY_CEILING: float = 0.524
 
 #: Share of the device's best matmul a whole training step keeps: EFFICIENCY_CEILING (fitted on A100) over
 #: the A100's measured matmul share.
@@ -92,11 +101,60 @@ def ceiling_for(peak_flops: float) -> float:
     """The efficiency ceiling on a device: :data:`EFFICIENCY_RELATIVE_CEILING` × its :func:`matmul_fraction`.
 
     >>> round(ceiling_for(312e12), 3), round(ceiling_for(989e12), 3)    # A100 (the fit), H100 (carried over)
-    (0.522, 0.487)
+    (0.524, 0.489)
 
     Taught in: lesson 9 (decision workbench).
     """
     return EFFICIENCY_RELATIVE_CEILING * matmul_fraction(peak_flops)
+
+
+#: Share of the s x s query-key pairs a causal flash-attention kernel computes: it skips the key blocks above the
+#: diagonal (FlashAttention-2, arXiv:2307.08691, §3.1.1: "we only need to compute about half the blocks"); the
+#: diagonal blocks' extra is left out (under 1 % at 128-token blocks and 4K keys).
+CAUSAL_EXECUTED_SHARE: float = 0.5
+
+#: FlashAttention-3's measured BF16 speed on one H100 80GB SXM5, head dimension 128, at sequences 4K, 8K and 16K:
+#: (sequence, forward TFLOP/s, backward TFLOP/s), each in the paper's own count, where the backward pass counts
+#: 2.5 times the forward's FLOPs (it computes QKᵀ again). :data:`FLASH_ATTENTION_SOURCE`.
+FLASH_ATTENTION_H100_TFLOPS: tuple[tuple[int, float, float], ...] = (
+    (4096, 638.0, 542.0),
+    (8192, 646.0, 559.0),
+    (16384, 648.0, 561.0),
+)
+FLASH_ATTENTION_SOURCE: str = (
+    "Shah et al., FlashAttention-3: Fast and Accurate Attention with Asynchrony and Low-precision, arXiv:2407.08608, "
+    "speed figures for head dim 128 on H100 80GB SXM5, BF16 (FlashAttention-3 bars at 4k, 8k, 16k; backward "
+    "counted as 2.5x the forward FLOPs, as in the flash-attention repository's benchmarks)"
+)
+
+
+def attention_relative_rate(
+    figures: tuple[tuple[int, float, float], ...] = FLASH_ATTENTION_H100_TFLOPS,
+    peak_flops: float = H100_BF16_DENSE_FLOPS,
+) -> float:
+    """Speed of the attention kernel per counted FLOP over the device's best matmul (:func:`matmul_fraction`).
+
+    The training count of attention's core is PaLM's: a forward of F and a backward of 2F. The kernel measures a
+    forward at rate f and a backward of 2.5F at rate b, so the backward's 2F in that count run at 2b/2.5 and a
+    forward plus backward takes F/f + 2F/(0.8·b): a rate of 3 / (1/f + 2/(0.8·b)), with f and b the means over
+    ``figures``. Over the H100's measured best matmul (792.1 TFLOP/s).
+
+    >>> round(attention_relative_rate(), 3)
+    0.624
+
+    Taught in: lesson 9 (decision workbench).
+    """
+    forward = sum(row[1] for row in figures) / len(figures)
+    backward = sum(row[2] for row in figures) / len(figures)
+    rate_tflops = 3.0 / (1.0 / forward + 2.0 / (backward * 2.0 / 2.5))
+    return rate_tflops * 1e12 / (matmul_fraction(peak_flops) * peak_flops)
+
+
+#: How fast the attention core runs per counted FLOP against the linear layers' matmuls, under the same share of
+#: the best matmul a whole step keeps (:data:`EFFICIENCY_RELATIVE_CEILING`): measured on H100 (FlashAttention-3)
+#: and carried to other devices, as the efficiency ceiling is. With causal flash attention each counted FLOP of
+#: the core costs CAUSAL_EXECUTED_SHARE / ATTENTION_RELATIVE_RATE = 0.80 of a linear layer's FLOP.
+ATTENTION_RELATIVE_RATE: float = attention_relative_rate()
 
 
 register(

@@ -49,6 +49,7 @@ from ..pipeline import _bubble_fraction, _microbatches_in_flight
 from ..roofline import (
     ROOFLINE_SMOOTHNESS,
     _achieved_flops,
+    _attention_forward_flops_per_token,
     _attention_matmul_totals,
     _expert_matmul_intensity,
     _hardware_flops_per_token,
@@ -57,7 +58,13 @@ from ..roofline import (
     _transformer_layer_matmul_intensity,
 )
 from ..specs import _inter_node_ring_bandwidth, _peak_flops, _replace_valid, stage_layer_counts
-from .calibration import EFFICIENCY_CEILING, MAMF_SOURCE, ceiling_for
+from .calibration import (
+    ATTENTION_RELATIVE_RATE,
+    CAUSAL_EXECUTED_SHARE,
+    EFFICIENCY_CEILING,
+    MAMF_SOURCE,
+    ceiling_for,
+)
 from .specs import ACTIVATION_BYTES, ClusterSpec, ModelSpec, WorkloadSpec
 
 __all__ = [
@@ -232,13 +239,35 @@ def _flops_per_token(model: ModelSpec, s: int, rc: Any, np: Any) -> tuple[Any, f
     return executed, model_flops, output_flops
 
 
+def attention_core_flops_per_token(model: ModelSpec, s: int, rc: Any) -> Any:
+    """Counted FLOPs per token of attention's core (QKᵀ and AV), all layers, by recompute code ``rc``: PaLM's
+    12·L·w·s (forward 4·L·w·s, backward twice that, w = ``model.attention_flops_width``), plus the forward again
+    (4·L·w·s) under selective and full recomputation. Part of :func:`_flops_per_token`'s executed FLOPs."""
+    forward = _attention_forward_flops_per_token(model.layers, model.attention_flops_width, s)
+    return (3.0 + (rc >= 1)) * forward
+
+
+def attention_core_weight(workload: WorkloadSpec) -> float:
+    """What one counted FLOP of attention's core costs in linear-layer FLOPs (FLOPs at the matmul efficiency).
+
+    Flash attention (``workload.flash_attention``), causal: the kernel computes
+    :data:`~coursekit.planner.calibration.CAUSAL_EXECUTED_SHARE` of the counted pairs at
+    :data:`~coursekit.planner.calibration.ATTENTION_RELATIVE_RATE` of a matmul's speed, 0.5 / 0.624 = 0.80.
+    Without flash attention (2021-2022 engines: Megatron-LM, Megatron-DeepSpeed) the scores are full batched
+    matmuls over every pair, masked afterwards: 1.
+    """
+    return CAUSAL_EXECUTED_SHARE / ATTENTION_RELATIVE_RATE if workload.flash_attention else 1.0
+
+
 def precision_peak_flops(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec, executed: Any, rc: Any) -> Any:
     """Peak FLOP/s of one device for the step's mix of matmuls at the workload's precision; array-generic.
 
     bf16: the device's bf16 peak. fp8: the transformer layers' linear GEMMs at the FP8 peak; at bf16 attention's
     core (12·L·h·s per token, plus the 4·L·h·s forward that selective and full recomputation repeat) and the
     output layer (6·V·h per token); combined by their shares of the executed FLOPs per token ``executed`` (a
-    harmonic mean). ``rc`` is the recompute code. A device without FP8 is refused (:meth:`ClusterSpec.peak`).
+    harmonic mean), attention's core weighted by :func:`attention_core_weight` — ``executed`` is the weighted
+    count :func:`_compute_time` charges. ``rc`` is the recompute code. A device without FP8 is refused
+    (:meth:`ClusterSpec.peak`).
 
     The output layer stays in bf16: Transformer Engine's ``fp8_autocast`` casts only its own modules' GEMMs
     (``te.Linear`` and the fused layers Megatron-Core's layer specs build), while Megatron-Core's output layer is
@@ -249,9 +278,9 @@ def precision_peak_flops(model: ModelSpec, cluster: ClusterSpec, workload: Workl
     if workload.precision == "bf16":
         return bf16
     fp8 = _peak_flops(cluster, "fp8")
-    forward_core = 4.0 * model.layers * model.attention_flops_width * workload.tokens_per_sequence(model)
+    core = attention_core_flops_per_token(model, workload.tokens_per_sequence(model), rc)
     output_layer = 6.0 * model.vocab * model.hidden
-    at_bf16 = ((3.0 + (rc >= 1)) * forward_core + output_layer) / executed
+    at_bf16 = (core * attention_core_weight(workload) + output_layer) / executed
     return 1.0 / (at_bf16 / bf16 + (1.0 - at_bf16) / fp8)
 
 
@@ -715,10 +744,13 @@ def _compute_time(
     s = workload.tokens_per_sequence(model)
     executed, model_flops, output_flops = _flops_per_token(model, s, k.rc, np)
     executed = executed + moe_block_recompute_flops_per_token(model, k.rc, workload.recompute_modules)
-    # The layers' share: executed FLOPs minus PaLM's 6·N share of the parameters outside the layers (the
+    # Attention's core costs attention_core_weight linear-layer FLOPs per counted FLOP (causal flash attention:
+    # half the pairs at its own kernel's speed): the charged count.
+    charged = executed + attention_core_flops_per_token(model, s, k.rc) * (attention_core_weight(workload) - 1.0)
+    # The layers' share: charged FLOPs minus PaLM's 6·N share of the parameters outside the layers (the
     # embedding lookup does no matmul); the output layer's matmul, 6·V·h, is the last stage's.
     non_layer = 6.0 * (model.input_embedding_params + model.output_params)
-    per_layer_flops = (executed - non_layer) / model.layers
+    per_layer_flops = (charged - non_layer) / model.layers
     first, mid, last = (st.layers[kind] for kind in STAGE_KINDS)
 
     def per_shape(mb: Any, cp: Any, tp: Any, etp: Any, ep: Any) -> tuple[Any, ...]:  # once per distinct shape
@@ -750,7 +782,7 @@ def _compute_time(
         last * per_layer_flops + output_flops,
     )
     tokens_step = float(workload.global_batch) * s
-    peak = precision_peak_flops(model, cluster, workload, executed, k.rc)
+    peak = precision_peak_flops(model, cluster, workload, charged, k.rc)
     permutation_s = _permutation_s(np, model, cluster, workload, k, st)
     recompute_modules_s = _module_recompute_s(np, model, cluster, workload, k, st)
     quantisation_s = _fp8_quantisation_s(np, model, cluster, workload, k, st)
@@ -915,7 +947,9 @@ def _tp_cp_comm(
     forward_rings = 1.0 + (k.rc == 2)
     dkv_home = (k.cp > 1) * st.layers_max * k.gaf * send_f
     width = float(model.attention_flops_width)
-    attention_f = _cp_block_attention_flops(s, k.cpf, k.mbf, width, k.tpf) / (cluster.peak_flops * efficiency)
+    # the block's executed FLOPs (causal, zig-zag) at flash attention's kernel speed (ATTENTION_RELATIVE_RATE)
+    rate = ATTENTION_RELATIVE_RATE if workload.flash_attention else 1.0
+    attention_f = _cp_block_attention_flops(s, k.cpf, k.mbf, width, k.tpf) / (cluster.peak_flops * efficiency * rate)
     ring = _Ring(send_f, send_b, steps, forward_rings, dkv_home, attention_f)
     cp_s = steps * (forward_rings * send_f + send_b) + dkv_home
     return tp_s, intra_tp, cp_s, intra_cp, ring
