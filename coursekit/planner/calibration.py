@@ -154,7 +154,7 @@ def attention_relative_rate(
 #: the best matmul a whole step keeps (:data:`EFFICIENCY_RELATIVE_CEILING`): measured on H100 (FlashAttention-3)
 #: and carried to other devices, as the efficiency ceiling is. With causal flash attention each counted FLOP of
 #: the core costs CAUSAL_EXECUTED_SHARE / ATTENTION_RELATIVE_RATE = 0.80 of a linear layer's FLOP. Uncertainty: the
-#: same paper's cuDNN bars (the kernel Transformer Engine calls on H100) are about 7 % slower forward and 8 %
+#: same paper's cuDNN bars (a backend Transformer Engine can call on H100) are about 7 % slower forward and 8 %
 #: backward, a rate near 0.58; the rate is not one of the assumptions explain_ties moves.
 ATTENTION_RELATIVE_RATE: float = attention_relative_rate()
 
