@@ -198,13 +198,23 @@ def distinct_rows(np: Any, *columns: Any) -> tuple[Any, Any]:
     and for every row which combination it holds, so that ``term(*(c[rows] for c in columns))[inverse]`` equals
     ``term(*columns)`` for any elementwise ``term``: a term of a few columns is computed once per combination, not
     once per candidate. ``rows`` lists each combination's last row, in ascending code order."""
-    count, code = _factor(np, np.asarray(columns[0]))
-    for column in columns[1:]:
-        n, inverse = _factor(np, np.asarray(column))
-        count, code = count * n, code * n + inverse
-        if count > _COUNTING_LIMIT:  # keep the code small: number the combinations that occur
-            count, code = _factor(np, code)
-    if len(columns) > 1:  # number the combinations that occur (one column's values all occur)
+    arrays = [np.asarray(column) for column in columns]
+    if len(arrays) == 1:
+        count, code = _factor(np, arrays[0])
+    else:
+        # each column's values themselves as the digits of the code (no numbering per column): the same
+        # combinations, in the same order, then numbered once
+        code: Any = None
+        bound = 1  # the codes so far lie in 0..bound-1
+        for column in arrays:
+            low, high = (int(column.min()), int(column.max())) if column.size else (0, 0)
+            if low < 0 or high >= _COUNTING_LIMIT:  # number the values first
+                n, column = _factor(np, column)
+                high = n - 1
+            if bound * (high + 1) > _COUNTING_LIMIT:  # keep the code small: number the combinations that occur
+                bound, code = _factor(np, code)
+            code = column if code is None else code * (high + 1) + column
+            bound *= high + 1
         count, code = _factor(np, code)
     rows = np.empty(count, dtype=np.int64)
     rows[code] = np.arange(code.size)
