@@ -199,12 +199,13 @@ def distinct_rows(np: Any, *columns: Any) -> tuple[Any, Any]:
     ``term(*columns)`` for any elementwise ``term``: a term of a few columns is computed once per combination, not
     once per candidate. ``rows`` lists each combination's last row, in ascending code order."""
     arrays = [np.asarray(column) for column in columns]
+    code: Any
     if len(arrays) == 1:
         count, code = _factor(np, arrays[0])
     else:
         # each column's values themselves as the digits of the code (no numbering per column): the same
         # combinations, in the same order, then numbered once
-        code: Any = None
+        code = None
         bound = 1  # the codes so far lie in 0..bound-1
         for column in arrays:
             low, high = (int(column.min()), int(column.max())) if column.size else (0, 0)
