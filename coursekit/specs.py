@@ -443,14 +443,12 @@ def _ring_nics(span: Any, group_ranks: Any, gpus_per_node: int) -> Any:
     return 1 + aligned * (gpus_per_node // stride - 1)
 
 
-def _inter_node_ring_bandwidth(np: Any, cluster: Any, span: Any, ring_ranks: Any, nics: Any = None) -> Any:
+def _inter_node_ring_bandwidth(np: Any, cluster: Any, span: Any, ring_ranks: Any) -> Any:
     """Bytes/s per rank and direction of a group crossing nodes: ``ring_nics`` NICs' worth for ring collectives
     (``ring_ranks`` the group's ranks; 1 for point-to-point), capped by the intra-node bandwidth each channel also
-    crosses, never below one NIC. Array-generic (``np`` is numpy); the planner's links and ledger rows call it.
-    ``nics``: :func:`_ring_nics` of ``span`` and ``ring_ranks`` when the caller has it already."""
+    crosses, never below one NIC. Array-generic (``np`` is numpy); the planner's links and ledger rows call it."""
     inter_bw, intra_bw = cluster.inter_node_bandwidth_bytes_per_s, cluster.intra_node_bandwidth_bytes_per_s
-    if nics is None:
-        nics = _ring_nics(span, ring_ranks, cluster.gpus_per_node)
+    nics = _ring_nics(span, ring_ranks, cluster.gpus_per_node)
     return np.maximum(inter_bw, np.minimum(nics * inter_bw, intra_bw))
 
 

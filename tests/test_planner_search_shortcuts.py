@@ -56,10 +56,6 @@ def test_on_distinct_equals_the_term_on_every_row() -> None:
         assert np.array_equal(want, got)
     few = {key: value[: DISTINCT_MIN_ROWS - 1] for key, value in {"mb": mb, "tp": tp, "rc": rc}.items()}
     assert np.array_equal(on_distinct(np, term, few["mb"], few["tp"], few["rc"])[0], term(**few)[0])
-    # values: derived columns (each a function of the row's integer columns) passed to the term instead
-    derived = (mb * 2, tp.astype(np.float64), rc)
-    for want, got in zip(term(*derived), on_distinct(np, term, mb, tp, rc, values=derived), strict=True):
-        assert np.array_equal(want, got)
 
 
 @pytest.mark.parametrize("moe", [False, True])

@@ -56,7 +56,7 @@ from ..roofline import (
     _model_flops_per_token,
     _transformer_layer_matmul_intensity,
 )
-from ..specs import _inter_node_ring_bandwidth, _peak_flops, _replace_valid, _ring_nics, stage_layer_counts
+from ..specs import _inter_node_ring_bandwidth, _peak_flops, _replace_valid, stage_layer_counts
 from .calibration import EFFICIENCY_CEILING, MAMF_SOURCE, ceiling_for
 from .specs import ACTIVATION_BYTES, ClusterSpec, ModelSpec, WorkloadSpec
 
@@ -162,17 +162,8 @@ def _link(np: Any, cluster: ClusterSpec, span: Any, ring_ranks: Any = 1) -> tupl
     crosses, never below one NIC); 1 (the default) for point-to-point traffic, which leaves on the rank's own NIC.
     """
     g = cluster.gpus_per_node
-
-    def shape(span: Any, ring_ranks: Any) -> tuple[Any, Any]:  # integer arithmetic of the span and the ring alone
-        return (span <= g) & (g % np.maximum(span, 1) == 0), _ring_nics(span, ring_ranks, g)
-
-    if np.ndim(span) == 0:
-        intra, nics = shape(span, ring_ranks)
-    elif np.ndim(ring_ranks) == 0:
-        intra, nics = on_distinct(np, lambda span: shape(span, ring_ranks), span)
-    else:
-        intra, nics = on_distinct(np, shape, span, ring_ranks)
-    ring_bw = _inter_node_ring_bandwidth(np, cluster, span, ring_ranks, nics)
+    intra = (span <= g) & (g % np.maximum(span, 1) == 0)
+    ring_bw = _inter_node_ring_bandwidth(np, cluster, span, ring_ranks)
     bandwidth = np.where(intra, cluster.intra_node_bandwidth_bytes_per_s, ring_bw)
     latency = np.where(intra, cluster.intra_node_latency_s, cluster.inter_node_latency_s)
     return intra, bandwidth, latency
@@ -198,41 +189,27 @@ def distinct_rows(np: Any, *columns: Any) -> tuple[Any, Any]:
     and for every row which combination it holds, so that ``term(*(c[rows] for c in columns))[inverse]`` equals
     ``term(*columns)`` for any elementwise ``term``: a term of a few columns is computed once per combination, not
     once per candidate. ``rows`` lists each combination's last row, in ascending code order."""
-    arrays = [np.asarray(column) for column in columns]
-    code: Any
-    if len(arrays) == 1:
-        count, code = _factor(np, arrays[0])
-    else:
-        # each column's values themselves as the digits of the code (no numbering per column): the same
-        # combinations, in the same order, then numbered once
-        code = None
-        bound = 1  # the codes so far lie in 0..bound-1
-        for column in arrays:
-            low, high = (int(column.min()), int(column.max())) if column.size else (0, 0)
-            if low < 0 or high >= _COUNTING_LIMIT:  # number the values first
-                n, column = _factor(np, column)
-                high = n - 1
-            if bound * (high + 1) > _COUNTING_LIMIT:  # keep the code small: number the combinations that occur
-                bound, code = _factor(np, code)
-            code = column if code is None else code * (high + 1) + column
-            bound *= high + 1
+    count, code = _factor(np, np.asarray(columns[0]))
+    for column in columns[1:]:
+        n, inverse = _factor(np, np.asarray(column))
+        count, code = count * n, code * n + inverse
+        if count > _COUNTING_LIMIT:  # keep the code small: number the combinations that occur
+            count, code = _factor(np, code)
+    if len(columns) > 1:  # number the combinations that occur (one column's values all occur)
         count, code = _factor(np, code)
     rows = np.empty(count, dtype=np.int64)
     rows[code] = np.arange(code.size)
     return rows, code
 
 
-def on_distinct(np: Any, term: Any, *columns: Any, values: tuple[Any, ...] | None = None) -> Any:
+def on_distinct(np: Any, term: Any, *columns: Any) -> Any:
     """``term(*columns)`` — an elementwise function of the integer ``columns`` returning an array or a tuple of
     arrays — computed once per distinct row of ``columns`` (:func:`distinct_rows`) and broadcast back; on fewer
-    than :data:`DISTINCT_MIN_ROWS` rows, on every row (the same numbers either way). With ``values`` (arrays as
-    long as the columns, each row's a function of that row's ``columns``), ``term(*values)`` instead: a term of
-    columns derived from a few integer ones."""
-    args = columns if values is None else values
+    than :data:`DISTINCT_MIN_ROWS` rows, on every row (the same numbers either way)."""
     if len(columns[0]) < DISTINCT_MIN_ROWS:
-        return term(*(np.asarray(arg) for arg in args))
+        return term(*(np.asarray(column) for column in columns))
     rows, inverse = distinct_rows(np, *columns)
-    out = term(*(np.asarray(arg)[rows] for arg in args))
+    out = term(*(np.asarray(column)[rows] for column in columns))
     if isinstance(out, tuple):
         return tuple(np.broadcast_to(part, rows.shape)[inverse] for part in out)
     return np.broadcast_to(out, rows.shape)[inverse]
@@ -689,42 +666,26 @@ def _memory_ledger(np: Any, model: ModelSpec, workload: WorkloadSpec, k: _Column
     inflight = dict(zip(STAGE_KINDS, _microbatches_in_flight(k.ppf, k.gaf, k.vf), strict=True))
     p_layer = float(model.dense_params_per_layer)
     p_experts = float(model.num_experts * model.expert_params)
+    dpc, edp = k.dpc, k.edp
+    workspace = (k.zero == 3) * (dpc > 1) * pb * p_layer / k.tpf
+    if model.is_moe:
+        workspace = workspace + (k.zero == 3) * (edp > 1) * pb * p_experts / k.expert_shards
     reserve = workload.runtime_reserve_gib * float(1 << 30)
 
-    def model_states(tpf: Any, dpc: Any, zero: Any, shards: Any, edp: Any, *stages: Any) -> tuple[Any, ...]:
-        """Workspace, then each stage kind's (params, grads, optimizer, fixed): a function of pp, tp, dp, cp, zero
-        (and etp, ep for experts) alone, so computed once per distinct combination."""
-        dense, layers = stages[:3], stages[3:]
-        workspace = (zero == 3) * (dpc > 1) * pb * p_layer / tpf
-        if model.is_moe:
-            workspace = workspace + (zero == 3) * (edp > 1) * pb * p_experts / shards
-        out: list[Any] = [workspace]
-        for dense_params, stage_layers in zip(dense, layers, strict=True):
-            params, grads, optimizer = _state_bytes(dense_params / tpf, dpc, zero, pb, gb_, kb)
-            if model.is_moe:
-                expert_shard = stage_layers * p_experts / shards
-                ep_par, ep_grad, ep_opt = _state_bytes(expert_shard, edp, zero, pb, gb_, kb)
-                params, grads, optimizer = params + ep_par, grads + ep_grad, optimizer + ep_opt
-            out.extend((params, grads, optimizer, params + grads + optimizer + workspace + reserve))
-        return tuple(out)
-
-    keys = (k.pp, k.tp, k.dp, k.cp, k.zero, *((k.etp, k.ep) if model.is_moe else ()))
-    dense = tuple(st.dense[kind] for kind in STAGE_KINDS)
-    layers = tuple(st.layers[kind] for kind in STAGE_KINDS)
-    shards, edp = (k.expert_shards, k.edp) if model.is_moe else (k.tpf, k.tpf)  # (unused by a dense model)
-    values = (k.tpf, k.dpc, k.zero, shards, edp, *dense, *layers)
-    workspace, *states = on_distinct(np, model_states, *keys, values=values)
-
     def stage_memory(kind: str) -> dict[str, Any]:
-        at = 4 * STAGE_KINDS.index(kind)
-        params, grads, optimizer, fixed = states[at : at + 4]
+        params, grads, optimizer = _state_bytes(st.dense[kind] / k.tpf, dpc, k.zero, pb, gb_, kb)
+        if model.is_moe:
+            expert_shard = st.layers[kind] * p_experts / k.expert_shards
+            ep_par, ep_grad, ep_opt = _state_bytes(expert_shard, edp, k.zero, pb, gb_, kb)
+            params, grads, optimizer = params + ep_par, grads + ep_grad, optimizer + ep_opt
         has_logits = 1.0 if kind == "last" else st.single
         activations = per_layer * st.layers[kind] * inflight[kind] + full_extra + has_logits * logits
+        fixed = params + grads + optimizer + workspace + reserve
         return {
             "params": params,
             "grads": grads,
             "optimizer": optimizer,
-            "workspace": workspace,  # an array as long as the columns (on_distinct broadcasts it back)
+            "workspace": workspace + 0 * params,
             "activations": activations,
             "fixed": fixed,
             "total": fixed + activations,
@@ -1118,7 +1079,8 @@ def _communication(
     ep = _ep_comm(np, model, cluster, workload, k, st)
     links["EP"] = ep.pop("link")
     comm.update(ep)
-    links["PP"], bw, lat = _link(np, cluster, k.tp * k.cp * k.dp * k.pp)  # k.used in ints
+    # the span in ints (k.used's value): the link's integer arithmetic runs about 3x faster on ints than on floats
+    links["PP"], bw, lat = _link(np, cluster, k.tp * k.cp * k.dp * k.pp)
     tokens = float(workload.tokens_per_sequence(model)) / k.cpf
     width = float(model.hidden) / k.tpf
     comm["PP"] = _pp_time_s(tokens, k.mbf, width, k.ppf, k.gaf * k.vf, ACTIVATION_BYTES, bw, lat)
