@@ -439,8 +439,9 @@ def _ring_nics(span: Any, group_ranks: Any, gpus_per_node: int) -> Any:
     """:func:`ring_nics` without validation; array-generic (integer arithmetic, so numpy columns or ints)."""
     stride = span // (group_ranks + (group_ranks < 1))  # rows no layout can have (a search's refused candidates)
     stride = stride + (stride < 1)  # stay defined: a stride of at least 1
-    aligned = (span % gpus_per_node == 0) & (gpus_per_node % stride == 0)
-    return 1 + aligned * (gpus_per_node // stride - 1)
+    per_node, rest = divmod(gpus_per_node, stride)  # one division for both (numpy's divmod on columns)
+    aligned = (span % gpus_per_node == 0) & (rest == 0)
+    return 1 + aligned * (per_node - 1)
 
 
 def _inter_node_ring_bandwidth(np: Any, cluster: Any, span: Any, ring_ranks: Any) -> Any:

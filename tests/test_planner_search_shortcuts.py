@@ -28,6 +28,19 @@ def test_distinct_rows_number_every_combination_once() -> None:
         assert np.array_equal(column[rows][inverse], column)
 
 
+def test_distinct_rows_of_many_columns_list_each_combination_last_row_in_order() -> None:
+    rng = np.random.default_rng(5)
+    n = 6000
+    # small values whose digits overflow the counting limit together, a negative column and a large one
+    columns = [rng.integers(0, 64, n), rng.integers(0, 300, n), rng.integers(-3, 3, n), rng.integers(0, 5, n)]
+    columns.append(rng.integers(0, 1 << 20, n) * (rng.random(n) < 0.01))
+    rows, inverse = distinct_rows(np, *columns)
+    keys = [tuple(int(column[i]) for column in columns) for i in range(n)]
+    last = {key: i for i, key in enumerate(keys)}
+    assert rows.tolist() == [last[key] for key in sorted(last)]  # ascending combinations, each its last row
+    assert [keys[i] for i in rows[inverse].tolist()] == keys
+
+
 def test_on_distinct_equals_the_term_on_every_row() -> None:
     rng = np.random.default_rng(11)
     n = 4 * DISTINCT_MIN_ROWS

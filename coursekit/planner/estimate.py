@@ -692,38 +692,32 @@ def _memory_ledger(np: Any, model: ModelSpec, workload: WorkloadSpec, k: _Column
         return per_layer, extra, model.logits_bytes(s * mbf, tpf * cpf)
 
     per_layer, full_extra, logits = on_distinct(np, per_shape, k.mb, k.tp, k.cp, k.rc)
-    inflight = dict(zip(STAGE_KINDS, _microbatches_in_flight(k.ppf, k.gaf, k.vf), strict=True))
     p_layer = float(model.dense_params_per_layer)
     p_experts = float(model.num_experts * model.expert_params)
-    dpc, edp = k.dpc, k.edp
-    workspace = (k.zero == 3) * (dpc > 1) * pb * p_layer / k.tpf
-    if model.is_moe:
-        workspace = workspace + (k.zero == 3) * (edp > 1) * pb * p_experts / k.expert_shards
+    zero, dpc = k.zero, k.dpc
+    workspace = (zero == 3) * (dpc > 1) * pb * p_layer / k.tpf
     reserve = workload.runtime_reserve_gib * float(1 << 30)
-
-    def stage_memory(kind: str) -> dict[str, Any]:
-        params, grads, optimizer = _state_bytes(st.dense[kind] / k.tpf, dpc, k.zero, pb, gb_, kb)
-        if model.is_moe:
-            expert_shard = st.layers[kind] * p_experts / k.expert_shards
-            ep_par, ep_grad, ep_opt = _state_bytes(expert_shard, edp, k.zero, pb, gb_, kb)
-            params, grads, optimizer = params + ep_par, grads + ep_grad, optimizer + ep_opt
-        has_logits = 1.0 if kind == "last" else st.single
-        activations = per_layer * st.layers[kind] * inflight[kind] + full_extra + has_logits * logits
-        fixed = params + grads + optimizer + workspace + reserve
-        return {
-            "params": params,
-            "grads": grads,
-            "optimizer": optimizer,
-            "workspace": workspace + 0 * params,
-            "activations": activations,
-            "fixed": fixed,
-            "total": fixed + activations,
-        }
-
-    stages = [stage_memory(kind) for kind in STAGE_KINDS]
-    heaviest = np.argmax(np.stack([stage["total"] for stage in stages]), axis=0)
-    first, mid = heaviest == 0, heaviest == 1  # the values np.choose would pick, in about half its time
-    return {key: np.where(first, stages[0][key], np.where(mid, stages[1][key], stages[2][key])) for key in stages[0]}
+    # every stage kind at once: rows of (3, candidates) arrays, first, heaviest middle and last stage (STAGE_KINDS)
+    layers = np.stack([st.layers[kind] for kind in STAGE_KINDS])
+    dense = np.stack([st.dense[kind] for kind in STAGE_KINDS])
+    params, grads, optimizer = _state_bytes(dense / k.tpf, dpc, zero, pb, gb_, kb)
+    if model.is_moe:
+        edp, shards = k.edp, k.expert_shards
+        workspace = workspace + (zero == 3) * (edp > 1) * pb * p_experts / shards
+        ep_par, ep_grad, ep_opt = _state_bytes(layers * p_experts / shards, edp, zero, pb, gb_, kb)
+        params, grads, optimizer = params + ep_par, grads + ep_grad, optimizer + ep_opt
+    inflight = np.stack(_microbatches_in_flight(k.ppf, k.gaf, k.vf))
+    has_logits = np.stack([st.single, st.single, np.ones_like(st.single)])  # the last stage, or the only one
+    activations = per_layer * layers * inflight + full_extra + has_logits * logits
+    fixed = params + grads + optimizer + workspace + reserve
+    total = fixed + activations
+    # the heaviest stage's row of each: one gather per key from the flattened (3, candidates) array
+    count = total.shape[1]
+    pick = np.argmax(total, axis=0) * count + np.arange(count)
+    ledger = {"params": params, "grads": grads, "optimizer": optimizer, "workspace": workspace}
+    ledger.update(activations=activations, fixed=fixed, total=total)
+    # the workspace is the same on every stage (one row already)
+    return {key: value if value.ndim == 1 else value.reshape(-1)[pick] for key, value in ledger.items()}
 
 
 def _compute_time(
@@ -1113,7 +1107,8 @@ def _communication(
     ep = _ep_comm(np, model, cluster, workload, k, st)
     links["EP"] = ep.pop("link")
     comm.update(ep)
-    links["PP"], bw, lat = _link(np, cluster, k.used)
+    # the span in ints (k.used's value): the link's integer arithmetic runs about 3x faster on ints than on floats
+    links["PP"], bw, lat = _link(np, cluster, k.tp * k.cp * k.dp * k.pp)
     tokens = float(workload.tokens_per_sequence(model)) / k.cpf
     width = float(model.hidden) / k.tpf
     comm["PP"] = _pp_time_s(tokens, k.mbf, width, k.ppf, k.gaf * k.vf, ACTIVATION_BYTES, bw, lat)

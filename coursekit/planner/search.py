@@ -710,7 +710,8 @@ def plan(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec) -> Plan
     for gate in PLAN_GATES:
         removed = alive & table.fails[gate.code]
         alive &= ~removed
-        funnel.append(FunnelStep(gate.code, gate.description, int(removed.sum()), int(alive.sum())))
+        counts = int(np.count_nonzero(removed)), int(np.count_nonzero(alive))  # (bool.sum() adds them as ints)
+        funnel.append(FunnelStep(gate.code, gate.description, *counts))
     elapsed = time.perf_counter() - start
     dims, assumptions = _dimensions_and_assumptions(model, cluster, workload, table.columns)
     return PlanResult(

@@ -674,8 +674,11 @@ class WorkbenchWidget(LessonWidget[Any]):
                 f'<td style="{cell}">{mem.total_gib:.1f} / {mem.device_gib:g}</td>'
                 f'<td style="{cell}">{t.step_s:.3g}</td><td style="{cell}">{parts}</td></tr>'
             )
-        # group 1's rows come fastest first, so the rows of the candidates shown are among its first len(best)
-        why = [row for row in result.explain_ties(1, top=len(best)) if row.scenarios and row.index in set(shown)]
+        # group 1's explained rows come fastest first (its fastest, then its contenders), so the rows of the
+        # candidates shown are among its first k, k = group 1's members shown: the others are not explained
+        in_view = set(shown)
+        explained = sum(1 for index in groups[0] if index in in_view) if groups else 0
+        why = [row for row in result.explain_ties(1, top=explained) if row.scenarios and row.index in in_view]
         ties = ""
         if why:
             items = "".join(f"<li>{html.escape(row.message)}</li>" for row in why)
