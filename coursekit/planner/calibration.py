@@ -141,9 +141,22 @@ def attention_relative_rate(
 
     >>> round(attention_relative_rate(), 3)
     0.624
+    >>> round(attention_relative_rate(((8192, 600.0, 500.0),), 989e12), 3)   # one sequence's bars
+    0.568
 
     Taught in: lesson 9 (decision workbench).
     """
+    if not isinstance(figures, tuple):
+        raise TypeError(tr("calibration.figures", name="figures", value=shown_repr(figures)))
+    if not figures:
+        raise ValueError(tr("calibration.figures", name="figures", value=shown_repr(figures)))
+    for i, row in enumerate(figures):
+        if not (isinstance(row, tuple) and len(row) == 3):
+            raise TypeError(tr("calibration.figure", name=f"figures[{i}]", value=shown_repr(row)))
+        check_number(f"figures[{i}][0]", row[0], gt=0)
+        check_number(f"figures[{i}][1]", row[1], gt=0, le=1e6)
+        check_number(f"figures[{i}][2]", row[2], gt=0, le=1e6)
+    peak_flops = check_number("peak_flops", peak_flops, gt=0, le=1e21)
     forward = sum(row[1] for row in figures) / len(figures)
     backward = sum(row[2] for row in figures) / len(figures)
     rate_tflops = 3.0 / (1.0 / forward + 2.0 / (backward * 2.0 / 2.5))
@@ -165,6 +178,15 @@ register(
             "zh": "{name} = {value}：必须是非空元组，每项是 (名称, 第一次实测, 第二次实测)，两次实测都是正数。",
             "en": "{name} = {value}: must be a non-empty tuple of (name, first measurement, second measurement), both "
             "measurements positive.",
+        },
+        "calibration.figures": {
+            "zh": "{name} = {value}：必须是非空元组，每项是 (序列长度, 前向 TFLOP/s, 反向 TFLOP/s)，三个都是正数。",
+            "en": "{name} = {value}: must be a non-empty tuple of (sequence length, forward TFLOP/s, backward "
+            "TFLOP/s), all three positive.",
+        },
+        "calibration.figure": {
+            "zh": "{name} = {value}：必须是 3 元组 (序列长度, 前向 TFLOP/s, 反向 TFLOP/s)。",
+            "en": "{name} = {value}: must be a 3-tuple (sequence length, forward TFLOP/s, backward TFLOP/s).",
         },
         "calibration.pair": {
             "zh": "{name} = {value}：必须是 3 元组 (名称, 第一次实测, 第二次实测)。",
