@@ -118,7 +118,8 @@ def _layer_terms(
     input norm's output in bf16 (in FP8 the down projections keep their own copies); ``"moe_act"`` the routed
     experts' activation output in bf16 (in FP8 their down projection keeps its FP8 copy, which is what the
     ledger counts); ``"moe"`` keeps of an MoE layer's MLP part only the block's input (the MLP input): its inner
-    activations and its routed copies' inputs and outputs go.
+    activations and its routed copies' inputs and outputs go; ``"mla_up_proj"`` (multi-head latent attention only)
+    discards the up-projected Q, K and V, which backward recomputes from the latents.
     """
     e, m = ELEMENT_BYTES, MASK_BYTES
     q8 = fp8 * 1
@@ -147,14 +148,15 @@ def _layer_terms(
     attention_input = attention_input - norm * (w.latent_width > 0) * (1 - q8) * e  # MLA's separate input norm
     act_discarded = ("moe_act" in modules) * (1 - q8) * e * w.moe_act_width
     block = 1 - ("moe" in modules) * (w.router * 1)  # 0 where the whole MoE block is recomputed from its input
+    qkv = 1 - ("mla_up_proj" in modules) * (w.latent_width > 0)  # 0 where MLA's Q, K, V are recomputed
     act_discarded = act_discarded * block
     terms = {
         "layer norm inputs (2)": keep * e * 2 * h * tokens * whole,
         "attention input": keep * attention_input * h * tokens * whole,
         "MLA latents": keep * (e * w.latent_width - saved * w.latent_linear_inputs) * tokens * whole,
-        "Q": keep * e * a * w.qk_head_dim * tokens,
-        "K": keep * e * kv_heads_all_ranks * w.qk_head_dim * tokens,
-        "V": keep * e * kv_heads_all_ranks * w.v_head_dim * tokens,
+        "Q": keep * qkv * e * a * w.qk_head_dim * tokens,
+        "K": keep * qkv * e * kv_heads_all_ranks * w.qk_head_dim * tokens,
+        "V": keep * qkv * e * kv_heads_all_ranks * w.v_head_dim * tokens,
         "attention output (projection input)": keep * lin * a * w.v_head_dim * tokens,
         # Flash attention saves its output for its own backward; in bf16 that is the projection's input, in FP8
         # the projection keeps an FP8 copy besides it.
@@ -233,7 +235,8 @@ def layer_activation_ledger(
             :data:`coursekit.specs.RECOMPUTE_MODULES`; nothing changes under ``"full"``): ``"layernorm"``
             discards an MoE layer's pre-MLP norm output (and MLA's input norm output in bf16), ``"moe_act"`` the
             routed experts' bf16 activation output, e·copies·expert width per token, ``"moe"`` everything an MoE
-            layer's MLP part saves but its input (:data:`coursekit.specs.RECOMPUTE_MODULES_SOURCE`).
+            layer's MLP part saves but its input, ``"mla_up_proj"`` MLA's up-projected Q, K and V
+            (:data:`coursekit.specs.RECOMPUTE_MODULES_SOURCE`).
 
     The entries, in bytes before the division by t·cp (e = 2 bytes per element, masks 1 byte):
     layer-norm inputs 2·e·s·b·h, attention input e·s·b·h, Q e·s·b·a·d_qk, K e·s·b·kv·d_qk, V e·s·b·kv·d_v,

@@ -759,6 +759,9 @@ PUBLISHED_RUNS: tuple[PublishedRun, ...] = (
             # read before each cast), an upper bound where a kernel finds a tile's amax in the cast's own pass.
             ("fp8_recipe", "current"),
             ("max_micro_batch", 2),
+            # Recomputation of every RMSNorm and of MLA's up-projections (§3.2.3), and of the MoE SwiGLU's output
+            # from its cached input (§3.3.4): Megatron-Core's modules "layernorm", "mla_up_proj" and "moe_act".
+            ("recompute_modules", ("layernorm", "mla_up_proj", "moe_act")),
         ),
     ),
 )

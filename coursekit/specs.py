@@ -315,11 +315,13 @@ RECOMPUTE_MODES: tuple[str, ...] = ("none", "selective", "full")
 #: pre-MLP norm, whose output feeds the router and the token permutation, and with multi-head latent attention
 #: also the input norm; elsewhere the norm is fused into the next linear layer and nothing changes —,
 #: ``"moe_act"`` the routed experts' activation function (SwiGLU), whose output is the experts' down-projection
-#: input, and ``"moe"`` the whole MoE block (router, dispatch, experts, combine) from its input. The first two
-#: discard their output after the forward and recompute it from the input the layer keeps anyway; ``"moe"`` keeps
+#: input, ``"moe"`` the whole MoE block (router, dispatch, experts, combine) from its input, and ``"mla_up_proj"``
+#: multi-head latent attention's up-projections with the rotary embedding: the per-head Q, K and V, recomputed
+#: from the latents the layer keeps (DeepSeek-V3 recomputes them too, arXiv:2412.19437 §3.2.3). All but ``"moe"``
+#: discard their output after the forward and recompute it from an input the layer keeps anyway; ``"moe"`` keeps
 #: only the block's input and runs the block's forward again, all-to-alls included
 #: (:data:`RECOMPUTE_MODULES_SOURCE`).
-RECOMPUTE_MODULES: tuple[str, ...] = ("layernorm", "moe_act", "moe")
+RECOMPUTE_MODULES: tuple[str, ...] = ("layernorm", "moe_act", "moe", "mla_up_proj")
 RECOMPUTE_MODULES_SOURCE: str = (
     "NVIDIA/Megatron-LM 1e057005959b75e8bc62f610a335bd03080bc659: megatron/core/transformer/transformer_config.py "
     '(recompute_modules: "moe_act", "layernorm" ... use output-discarding checkpointing; the list replaces the '
@@ -328,7 +330,9 @@ RECOMPUTE_MODULES_SOURCE: str = (
     "except for MLA, the pre-MLP norm is a TENorm only with experts); megatron/core/transformer/moe/experts.py "
     "TEGroupedMLP (moe_act: CheckpointWithoutOutput around the activation, its output discarded after linear_fc2); "
     "megatron/core/transformer/moe/moe_layer.py MoELayer.forward (moe: tensor_parallel.checkpoint around router, "
-    "token_permutation, experts and token_unpermutation)"
+    "token_permutation, experts and token_unpermutation); megatron/core/transformer/multi_latent_attention.py "
+    '("mla_up_proj": the up projections and the rotary embedding under CheckpointWithoutOutput, their output '
+    "discarded after core attention and recomputed before its backward)"
 )
 
 

@@ -274,3 +274,27 @@ def test_moe_block_recompute_keeps_only_the_block_input_by_hand() -> None:
     per_token = 2 * 8 * 3 * 1536 + 2 * 8 * 2 * 4096 + 4 * 128
     assert plain - moe == per_token * 4096 / 2
     assert moe - both == 2 * 4096 * 4096 / 2
+
+
+def test_mla_up_proj_recompute_discards_q_k_v_by_hand() -> None:
+    """Megatron-Core's --recompute-modules mla_up_proj (megatron/core/transformer/multi_latent_attention.py: the up
+    projections and the rotary embedding under CheckpointWithoutOutput, their output discarded after core
+    attention) on a DeepSeek-V3 layer (arXiv:2412.19437 §3.2.3 recomputes them too): 128 heads, Q and K of
+    128 + 64 = 192 per head, V of 128, all 16-bit, so 2·128·(192 + 192 + 128) = 131072 bytes per token go, in bf16
+    and in FP8 alike (the flash kernel's inputs stay 16-bit). The latents stay; nothing changes under full
+    recomputation, nor for a model without MLA."""
+    from coursekit.presets import MODELS
+
+    w = MODELS["deepseek-v3"].layer_widths()
+    shape = {"seq_len": 4096, "micro_batch": 1, "flash_attention": True}
+    for precision in ("bf16", "fp8"):
+        plain = layer_activation_ledger(w, **shape, precision=precision)
+        up = layer_activation_ledger(w, **shape, precision=precision, recompute_modules=("mla_up_proj",))
+        assert sum(plain.values()) - sum(up.values()) == 2 * 128 * (192 + 192 + 128) * 4096
+        assert "MLA latents" in up and up["MLA latents"] == plain["MLA latents"]
+    full = layer_activation_ledger(w, **shape, recompute="full")
+    assert layer_activation_ledger(w, **shape, recompute="full", recompute_modules=("mla_up_proj",)) == full
+    gqa = MODELS["llama3-8b"].layer_widths()
+    assert layer_activation_ledger(gqa, **shape, recompute_modules=("mla_up_proj",)) == layer_activation_ledger(
+        gqa, **shape
+    )

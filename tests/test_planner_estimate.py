@@ -335,3 +335,34 @@ def test_causal_flash_attention_charges_half_the_pairs_at_the_kernels_speed_by_h
     plain_sel = evaluate_composition(HAND, BOX, replace(workload, flash_attention=False), **sel)
     saved_sel_s = batch * S * (16 * L * H * S) * (1.0 - weight) / (dp * 989e12 * flash_sel.efficiency)
     assert plain_sel.timeline.compute_s - flash_sel.timeline.compute_s == pytest.approx(saved_sel_s, rel=1e-9)
+
+
+def test_mla_up_proj_recompute_repeats_the_up_projections_by_hand() -> None:
+    """--recompute-modules mla_up_proj runs MLA's up-projections forward again in backward: per token and layer 2
+    FLOPs per parameter of the query's (rank 1536 to 128 heads of 128 + 64) and the keys' and values' (rank 512
+    to 128 heads of 128 + 128) up-projections, DeepSeek-V3's 61 layers: 2 · 61 · (1536·128·192 + 512·128·256) =
+    6,652,166,144. Nothing under full recomputation; nothing for a model without MLA. The estimate's compute
+    grows by exactly those FLOPs at the layers' efficiency."""
+    from coursekit.planner.estimate import mla_up_proj_recompute_flops_per_token
+
+    model = MODELS["deepseek-v3"]
+    assert mla_up_proj_recompute_flops_per_token(model, 0, ("mla_up_proj",)) == 6_652_166_144
+    assert mla_up_proj_recompute_flops_per_token(model, 1, ("mla_up_proj",)) == 6_652_166_144
+    assert mla_up_proj_recompute_flops_per_token(model, 2, ("mla_up_proj",)) == 0
+    assert mla_up_proj_recompute_flops_per_token(model, 0, ()) == 0
+    assert mla_up_proj_recompute_flops_per_token(MODELS["llama3-8b"], 0, ("mla_up_proj",)) == 0
+    cluster = CLUSTERS["h800-8"].with_nodes(32)
+    workload = WorkloadSpec(global_batch=256, seq_len=4096)
+    args = {"tp": 1, "pp": 16, "dp": 16, "ep": 16, "etp": 1, "mb": 1, "zero": 1, "recompute": "full"}
+    sel = {**args, "recompute": "selective"}
+    up = evaluate_composition(model, cluster, replace(workload, recompute_modules=("mla_up_proj",)), **sel)
+    plain = evaluate_composition(model, cluster, workload, **sel)
+    assert up.efficiency == plain.efficiency and up.timeline is not None and plain.timeline is not None
+    # the stages' layers: 61 over 16, the heaviest 4 layers; tokens per rank per step 256·4096/16
+    per_layer = 6_652_166_144 / 61
+    assert up.timeline.compute_s - plain.timeline.compute_s == pytest.approx(
+        256 * 4096 / 16 * 4 * per_layer / (989e12 * up.efficiency), rel=1e-9
+    )
+    assert evaluate_composition(
+        model, cluster, replace(workload, recompute_modules=("mla_up_proj",)), **args
+    ).memory == (evaluate_composition(model, cluster, workload, **args).memory)

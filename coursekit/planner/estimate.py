@@ -364,6 +364,21 @@ def routed_expert_flops_per_token(model: ModelSpec, rc: Any, modules: tuple[str,
     return (6.0 + 2.0 * again) * model.moe_layers * model.top_k * float(model.expert_params)
 
 
+def mla_up_proj_recompute_flops_per_token(model: ModelSpec, rc: Any, modules: tuple[str, ...]) -> Any:
+    """FLOPs per token the module-level recomputation ``"mla_up_proj"`` adds (multi-head latent attention): the
+    up-projections' forward once more on every layer, ``2·L·(r_q·a·(d_nope + d_rope) + r_kv·a·(d_nope + d_v))``
+    (the query's from its latent of rank r_q, or from the hidden size h without one; the keys' and values' from
+    the KV latent of rank r_kv); the rotary embedding is elementwise and left out. Nothing under full
+    recomputation, which repeats the whole layer, nor for other attention."""
+    if model.attention_kind != "mla" or "mla_up_proj" not in modules:
+        return 0.0
+    assert model.kv_lora_rank is not None
+    a, d_nope, d_rope, d_v = model.heads, model.qk_nope_head_dim, model.qk_rope_head_dim, model.v_head_dim
+    q_in = model.q_lora_rank or model.hidden
+    per_layer = q_in * a * (d_nope + d_rope) + model.kv_lora_rank * a * (d_nope + d_v)
+    return (rc != 2) * 2.0 * model.layers * float(per_layer)
+
+
 def moe_block_recompute_flops_per_token(model: ModelSpec, rc: Any, modules: tuple[str, ...]) -> Any:
     """FLOPs per token the module-level recomputation ``"moe"`` adds: the MoE block's forward once more on every MoE
     layer, ``2·moe_layers·(top_k·P_e + shared·P_e + h·E)`` (routed and shared experts and the router); nothing under
@@ -737,7 +752,9 @@ def _compute_time(
     """
     s = workload.tokens_per_sequence(model)
     executed, model_flops, output_flops = _flops_per_token(model, s, k.rc, np)
-    executed = executed + moe_block_recompute_flops_per_token(model, k.rc, workload.recompute_modules)
+    modules = workload.recompute_modules
+    executed = executed + moe_block_recompute_flops_per_token(model, k.rc, modules)
+    executed = executed + mla_up_proj_recompute_flops_per_token(model, k.rc, modules)
     # Attention's core costs attention_core_weight linear-layer FLOPs per counted FLOP (causal flash attention:
     # half the pairs at its own kernel's speed): the charged count.
     charged = executed + attention_core_flops_per_token(model, s, k.rc) * (attention_core_weight(workload) - 1.0)
