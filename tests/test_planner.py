@@ -653,6 +653,24 @@ def test_cli_max_cp_bounds_the_searched_cp(capsys: pytest.CaptureFixture[str]) -
     assert full["space_dimensions"]["cp"] == [1, 2, 4, 8, 16, 32, 64, 128]
 
 
+def test_cli_recompute_modules_reach_the_workload(capsys: pytest.CaptureFixture[str]) -> None:
+    """--recompute-modules sets the workload's module-level recomputation; the report names it, and the memory of an
+    MLA model's layout drops by its up-projected Q, K, V (the ledger's own test works the bytes by hand)."""
+    dsv3 = ["plan", "--model", "deepseek-v3", "--cluster", "h800-8", "--nodes", "256", "--global-batch", "15360"]
+    layout = ["--explain", "tp=1,pp=16,dp=128,ep=64,etp=1,zero=1,mb=1,recompute=none", "--top", "0", "--lang", "en"]
+    assert main([*dsv3, *layout, "--json"]) == 0
+    plain = json.loads(capsys.readouterr().out)["explain"]["memory_gib"]["activations"]
+    assert main([*dsv3, *layout, "--json", "--recompute-modules", "mla_up_proj"]) == 0
+    fewer = json.loads(capsys.readouterr().out)["explain"]["memory_gib"]["activations"]
+    assert fewer < plain
+    assert main([*dsv3, *layout, "--recompute-modules", "layernorm,mla_up_proj"]) == 0
+    assert "module-level recomputation: layernorm, mla_up_proj" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as refused:
+        main([*EXAMPLE, "--recompute-modules", "core_attn", "--lang", "zh"])
+    assert refused.value.code == 2
+    assert "'core_attn' 不是 layernorm, moe_act, moe, mla_up_proj 之一" in capsys.readouterr().err
+
+
 def test_cli_explain(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([*EXAMPLE, "--top", "0", "--explain", "tp=16,pp=4,dp=2,zero=1,mb=1"]) == 0
     out = capsys.readouterr().out

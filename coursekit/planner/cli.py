@@ -35,7 +35,7 @@ from .._cli import (
 from .._validate import check_int
 from ..capacity import PRECISION_RECIPES, RECOMPUTE_MODES
 from ..i18n import LANGUAGES, Text, register, tr
-from ..specs import DEFAULT_MAX_MICRO_BATCH, DEFAULT_RUNTIME_RESERVE_GIB, FP8_RECIPES, PRECISIONS
+from ..specs import DEFAULT_MAX_MICRO_BATCH, DEFAULT_RUNTIME_RESERVE_GIB, FP8_RECIPES, PRECISIONS, RECOMPUTE_MODULES
 from .specs import (
     MAX_GLOBAL_BATCH,
     MAX_NODES,
@@ -350,6 +350,17 @@ def _add_search_arguments(p: argparse.ArgumentParser) -> None:
         help=Text(zh="要搜索的激活重计算模式，例如 selective,full", en="recompute modes, e.g. selective,full").render(),
     )
     p.add_argument(
+        "--recompute-modules",
+        type=_choice_list("recompute_modules", RECOMPUTE_MODULES),
+        default=None,
+        help=Text(
+            zh="在重计算模式之上再做的模块级重计算（Megatron-Core 的 --recompute-modules），例如 layernorm,moe_act；"
+            "可选 " + ", ".join(RECOMPUTE_MODULES),
+            en="module-level recomputation on top of the recompute mode (Megatron-Core's --recompute-modules), e.g. "
+            "layernorm,moe_act; any of " + ", ".join(RECOMPUTE_MODULES),
+        ).render(),
+    )
+    p.add_argument(
         "--max-micro-batch",
         type=number_arg(int, "max_micro_batch", ge=1, le=4096),
         default=None,
@@ -441,6 +452,7 @@ _WORKLOAD_FLAGS: tuple[tuple[str, str], ...] = (
     ("reserve_gib", "runtime_reserve_gib"),
     ("zero", "zero_stages"),
     ("recompute", "recompute_modes"),
+    ("recompute_modules", "recompute_modules"),
     ("max_micro_batch", "max_micro_batch"),
     ("max_cp", "max_cp"),
     ("edge_layers", "pipeline_edge_layers"),

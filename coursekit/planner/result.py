@@ -920,9 +920,13 @@ class PlanResult:
                 intra_gb_s=c.intra_node_bandwidth_bytes_per_s / 1e9,
                 inter_gb_s=c.inter_node_bandwidth_bytes_per_s / 1e9,
             )
-            assumptions += tr(
-                "planner.attention_kernel_flash" if w.flash_attention else "planner.attention_kernel_eager"
+            assumptions += (
+                tr("planner.attention_kernel_flash", share=CAUSAL_EXECUTED_SHARE, rate=ATTENTION_RELATIVE_RATE)
+                if w.flash_attention
+                else tr("planner.attention_kernel_eager")
             )
+            if w.recompute_modules:
+                assumptions += tr("planner.recompute_modules", modules=", ".join(w.recompute_modules))
             if w.precision == "fp8":
                 assumptions += tr("planner.precision_fp8", fp8_tflops=c.peak("fp8") / 1e12)
         lines = [

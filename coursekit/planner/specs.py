@@ -168,20 +168,26 @@ register(
             "estimate's uncertainty is about ±{uncertainty:.0%}",
         },
         "planner.attention_kernel_flash": {
-            "zh": "；注意力用融合注意力内核（不保存 s×s 分数，完全重计算的工作集也按此计）",
+            "zh": "；注意力用融合注意力内核（不保存 s×s 分数，完全重计算的工作集也按此计；因果掩码下只算 {share:g} 的"
+            "查询-键对，速度是最佳矩阵乘的 {rate:.3f}）",
             "en": "; attention in a fused flash-attention kernel (no s×s scores kept; full recomputation's working "
-            "set assumes it too)",
+            "set assumes it too; under the causal mask it computes {share:g} of the query-key pairs at {rate:.3f} of "
+            "the best matmul's speed)",
+        },
+        "planner.recompute_modules": {
+            "zh": "；模块级重计算：{modules}",
+            "en": "; module-level recomputation: {modules}",
         },
         "planner.attention_kernel_eager": {
             "zh": "；注意力分数显式保存（每层 5·a·s²·b 字节，Korthikanti 等）",
             "en": "; attention scores materialised (5·a·s²·b bytes per layer, Korthikanti et al.)",
         },
         "planner.precision_fp8": {
-            "zh": "；FP8：线性层矩阵乘按 FP8 峰值 {fp8_tflops:.0f} TFLOP/s、注意力核心按 bf16 计，效率比例相同"
+            "zh": "；FP8：线性层矩阵乘按 FP8 峰值 {fp8_tflops:.0f} TFLOP/s、注意力核心与输出层按 bf16 计，效率比例相同"
             "（假设），线性层为反向保存的输入按每元素 1 字节计；MFU 仍以 bf16 峰值为分母",
-            "en": "; FP8: the linear layers' matmuls at the FP8 peak {fp8_tflops:.0f} TFLOP/s, attention's core at "
-            "bf16, the same share of peak (an assumption), the inputs the linear layers save for backward at 1 byte "
-            "per element; MFU is still counted against the bf16 peak",
+            "en": "; FP8: the linear layers' matmuls at the FP8 peak {fp8_tflops:.0f} TFLOP/s, attention's core and "
+            "the output layer at bf16, the same share of peak (an assumption), the inputs the linear layers save for "
+            "backward at 1 byte per element; MFU is still counted against the bf16 peak",
         },
         "planner.efficiency_model": {
             "zh": "按每 GPU 矩阵乘形状在屋顶线上估算（在 Megatron-LM 表 1 上标定一次）",
