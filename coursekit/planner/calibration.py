@@ -20,6 +20,8 @@ Taught in: lesson 9 (decision workbench).
 
 from __future__ import annotations
 
+from typing import Any
+
 from .._validate import check_number
 from ..hardware import A100_BF16_DENSE_FLOPS, H100_BF16_DENSE_FLOPS
 from ..i18n import register, shown_repr, tr
@@ -128,6 +130,19 @@ FLASH_ATTENTION_SOURCE: str = (
 )
 
 
+def _triples(name: str, value: Any, key_all: str, key_one: str) -> tuple[tuple[Any, Any, Any], ...]:
+    """``value`` when it is a non-empty tuple of 3-tuples; else TypeError / ValueError worded by the catalog entries
+    ``key_all`` (the whole) and ``key_one`` (one entry), naming ``name`` or ``name[i]``."""
+    if not isinstance(value, tuple):
+        raise TypeError(tr(key_all, name=name, value=shown_repr(value)))
+    if not value:
+        raise ValueError(tr(key_all, name=name, value=shown_repr(value)))
+    for i, row in enumerate(value):
+        if not (isinstance(row, tuple) and len(row) == 3):
+            raise TypeError(tr(key_one, name=f"{name}[{i}]", value=shown_repr(row)))
+    return value
+
+
 def attention_relative_rate(
     figures: tuple[tuple[int, float, float], ...] = FLASH_ATTENTION_H100_TFLOPS,
     peak_flops: float = H100_BF16_DENSE_FLOPS,
@@ -146,13 +161,7 @@ def attention_relative_rate(
 
     Taught in: lesson 9 (decision workbench).
     """
-    if not isinstance(figures, tuple):
-        raise TypeError(tr("calibration.figures", name="figures", value=shown_repr(figures)))
-    if not figures:
-        raise ValueError(tr("calibration.figures", name="figures", value=shown_repr(figures)))
-    for i, row in enumerate(figures):
-        if not (isinstance(row, tuple) and len(row) == 3):
-            raise TypeError(tr("calibration.figure", name=f"figures[{i}]", value=shown_repr(row)))
+    for i, row in enumerate(_triples("figures", figures, "calibration.figures", "calibration.figure")):
         check_number(f"figures[{i}][0]", row[0], gt=0)
         check_number(f"figures[{i}][1]", row[1], gt=0, le=1e6)
         check_number(f"figures[{i}][2]", row[2], gt=0, le=1e6)
@@ -256,14 +265,8 @@ def measurement_repeatability(pairs: tuple[tuple[str, float, float], ...] = REME
     """
     import math
 
-    if not isinstance(pairs, tuple):
-        raise TypeError(tr("calibration.pairs", name="pairs", value=shown_repr(pairs)))
-    if not pairs:
-        raise ValueError(tr("calibration.pairs", name="pairs", value=shown_repr(pairs)))
     diffs = []
-    for i, pair in enumerate(pairs):
-        if not (isinstance(pair, tuple) and len(pair) == 3):
-            raise TypeError(tr("calibration.pair", name=f"pairs[{i}]", value=shown_repr(pair)))
+    for i, pair in enumerate(_triples("pairs", pairs, "calibration.pairs", "calibration.pair")):
         first = check_number(f"pairs[{i}][1]", pair[1], gt=0)
         second = check_number(f"pairs[{i}][2]", pair[2], gt=0)
         diffs.append(second / first - 1.0)

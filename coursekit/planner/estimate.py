@@ -256,7 +256,13 @@ def attention_core_weight(workload: WorkloadSpec) -> float:
     Without flash attention (2021-2022 engines: Megatron-LM, Megatron-DeepSpeed) the scores are full batched
     matmuls over every pair, masked afterwards: 1.
     """
-    return CAUSAL_EXECUTED_SHARE / ATTENTION_RELATIVE_RATE if workload.flash_attention else 1.0
+    return CAUSAL_EXECUTED_SHARE / attention_kernel_rate(workload) if workload.flash_attention else 1.0
+
+
+def attention_kernel_rate(workload: WorkloadSpec) -> float:
+    """Speed of attention's kernel per executed FLOP against a linear layer's matmul: flash attention's measured
+    :data:`~coursekit.planner.calibration.ATTENTION_RELATIVE_RATE`, or 1 for plain batched matmuls."""
+    return ATTENTION_RELATIVE_RATE if workload.flash_attention else 1.0
 
 
 def precision_peak_flops(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec, executed: Any, rc: Any) -> Any:
@@ -959,7 +965,7 @@ def _tp_cp_comm(
     dkv_home = (k.cp > 1) * st.layers_max * k.gaf * send_f
     width = float(model.attention_flops_width)
     # the block's executed FLOPs (causal, zig-zag) at flash attention's kernel speed (ATTENTION_RELATIVE_RATE)
-    rate = ATTENTION_RELATIVE_RATE if workload.flash_attention else 1.0
+    rate = attention_kernel_rate(workload)
     attention_f = _cp_block_attention_flops(s, k.cpf, k.mbf, width, k.tpf) / (cluster.peak_flops * efficiency * rate)
     ring = _Ring(send_f, send_b, steps, forward_rings, dkv_home, attention_f)
     cp_s = steps * (forward_rings * send_f + send_b) + dkv_home
