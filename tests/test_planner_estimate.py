@@ -205,6 +205,50 @@ def test_uneven_stages_represent_llama3_405b() -> None:
     assert cand.timeline.compute_s / even.timeline.compute_s == pytest.approx(max(8, 7 + x) / (8 + x), rel=1e-9)
 
 
+#: Qwen3-32B's config.json (Qwen/Qwen3-32B): 64 query heads of 128 make attention 8192 wide on a 5120-wide model.
+QWEN3_32B = {
+    "model_type": "qwen3",
+    "hidden_size": 5120,
+    "num_hidden_layers": 64,
+    "num_attention_heads": 64,
+    "num_key_value_heads": 8,
+    "head_dim": 128,
+    "intermediate_size": 25600,
+    "vocab_size": 151936,
+    "max_position_embeddings": 40960,
+    "tie_word_embeddings": False,
+}
+
+
+def test_output_layer_weighs_the_hidden_width_not_the_attention_width() -> None:
+    """The last stage's output layer multiplies the 5120-wide hidden state by the vocabulary (6·V·h per token),
+    whatever attention's width (64·128 = 8192): a model whose heads are wider than its hidden size must not put
+    a heavier output layer on its last pipeline stage."""
+    from coursekit.planner import ModelSpec
+
+    model = ModelSpec.from_config(QWEN3_32B)
+    assert model.hidden == 5120 and model.attention_flops_width == 8192
+    cluster = CLUSTERS["h100-8"].with_nodes(1)
+    s = 4096
+    workload = WorkloadSpec(global_batch=64, seq_len=s, pipeline_edge_layers=0)
+    one = evaluate_composition(model, cluster, workload, tp=8, pp=1, dp=1, mb=1, zero=1, recompute="none")
+    two = evaluate_composition(model, cluster, workload, tp=4, pp=2, dp=1, mb=1, zero=1, recompute="none")
+    # By hand, FLOPs per token: a layer's 6·N_layer + 12·w·s of attention (w = 8192), each counted FLOP of the
+    # causal flash core weighing 0.5 / rate (rate as in the causal flash test below); the output layer 6·V·h.
+    # q and o, k and v (8 heads of 128), SwiGLU's three matrices, two RMSNorms (Qwen3's per-head q/k norms, 256
+    # parameters a layer, are not in the spec: 16,384 of 32.8e9)
+    n_layer = (5120 * 8192 * 2 + 5120 * 1024 * 2) + 3 * 5120 * 25600 + 2 * 5120
+    weight = 0.5 / (3 / (1 / 644 + 2 / (554 * 0.8)) / 792.1)
+    per_layer = 6 * n_layer + 12 * 8192 * s * weight
+    output = 6 * 151936 * 5120  # 4.67e9, 0.73 of a layer (it would be 1.17 at 8192)
+    assert model.layers * n_layer + 2 * 151936 * 5120 + 5120 == model.active_params  # 32.76e9
+    # pp = 1 runs all 64 layers and the output layer on 8 ranks; pp = 2 runs 32 layers + output on 4 ranks each.
+    assert one.timeline is not None and two.timeline is not None
+    ratio = (32 * per_layer + output) / 4 / ((64 * per_layer + output) / 8)
+    efficiencies = one.efficiency / two.efficiency  # tp 8 and tp 4 multiply different shapes
+    assert two.timeline.compute_s / one.timeline.compute_s == pytest.approx(ratio * efficiencies, rel=1e-9)
+
+
 def test_expert_all_to_all_split_by_the_group_span() -> None:
     model = MODELS["mixtral-8x7b"]
     cluster = CLUSTERS["h100-8"].with_nodes(2)
@@ -216,7 +260,9 @@ def test_expert_all_to_all_split_by_the_group_span() -> None:
     across = evaluate_composition(model, cluster, workload, tp=2, dp=8, ep=8, mb=1, zero=1, recompute="full")
     (row,) = [r for r in across.communication if r.dimension == "EP"]
     tokens, k, n, r_node = 4096, 2, 8, 4
-    payload = tokens * 1 * model.hidden * 2 * k
+    # Megatron-Core's all-to-all dispatcher sends each rank's sequence-parallel share, tokens / tp = 2048, in k
+    # copies (the expert-TP all-gather after it is TP traffic): token_dispatcher.py, MoEAlltoAllTokenDispatcher.
+    payload = tokens // 2 * 1 * model.hidden * 2 * k
     calls = 4 * model.layers * (32 // 8)  # dispatch + combine, forward + backward, per micro-batch
     inter = calls * ((n - r_node) * cluster.inter_node_latency_s + payload * (n - r_node) / n / 50e9)
     intra = calls * ((r_node - 1) * cluster.intra_node_latency_s + payload * (r_node - 1) / n / 450e9)
@@ -227,6 +273,9 @@ def test_expert_all_to_all_split_by_the_group_span() -> None:
         model, cluster, replace(workload, ep_dedup_per_node=True), tp=2, dp=8, ep=8, mb=1, zero=1, recompute="full"
     )
     (row_d,) = [r for r in dedup.communication if r.dimension == "EP"]
+    # DeepEP runs under the flex dispatcher, whose one group spans TP x EP: each token goes to both expert-TP ranks
+    # of its expert (MoEFlexTokenDispatcher), tokens / tp · etp = 4096 per micro-batch.
+    payload = tokens * 1 * model.hidden * 2 * k
     remote_copies = k * (n - r_node) / n  # 1.0 expected remote copies per token
     distinct_nodes = 1 * (1 - (1 - 1 / 2) ** k)  # 0.75 expected other nodes reached
     share = distinct_nodes / remote_copies

@@ -11,6 +11,8 @@ on one node of 8 H100s with tp = 2, dp = 4, ep = 4, pp = 1, one 1024-token seque
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from coursekit.capacity import PRECISION_RECIPES
@@ -69,31 +71,40 @@ def test_expert_parameter_bytes_per_gpu_follow_etp() -> None:
     assert saved_one - saved_two == pytest.approx(ALL_EXPERTS / 4 / 2 * kb)
 
 
-def _rows(etp: int) -> dict[str, CommRow]:
-    cand = evaluate_composition(TINY_MOE, NODE, WORK, tp=2, dp=4, ep=4, etp=etp, zero=0, mb=1, recompute="none")
+def _rows(etp: int, **workload: object) -> dict[str, CommRow]:
+    work = replace(WORK, **workload)
+    cand = evaluate_composition(TINY_MOE, NODE, work, tp=2, dp=4, ep=4, etp=etp, zero=0, mb=1, recompute="none")
     return {row.dimension: row for row in cand.communication}
 
 
-def test_all_to_all_bytes_follow_etp() -> None:
+def test_all_to_all_bytes_follow_the_dispatcher() -> None:
     # 4 all-to-alls per MoE layer and micro-batch (dispatch, combine, and their gradients): 4·4·1 = 16 calls.
-    # Each rank dispatches the tokens its expert-TP group needs, s·etp/tp, top-2 copies of h = 1024 bf16 values:
-    # etp = 2: 1024 tokens x 2 x 1024 x 2 bytes = 4 MiB a call; etp = 1: its sequence-parallel half, 2 MiB.
-    for etp, per_call in ((2, 4 * MIB), (1, 2 * MIB)):
+    # Megatron-Core's all-to-all dispatcher (MoEAlltoAllTokenDispatcher: "A2A(EP)" then "AG(TP)") sends each
+    # rank's sequence-parallel share, s/tp = 512 tokens, top-2 copies of h = 1024 bf16 values: 2 MiB a call at
+    # either ETP. The flex dispatcher DeepEP runs under (one group over TP x EP) sends a token to each expert-TP
+    # rank of its expert: s·etp/tp, 4 MiB at ETP 2, 2 MiB at ETP 1.
+    for etp in (2, 1):
         ep = _rows(etp)["EP"]
         assert ep.calls == 16
-        assert ep.payload_bytes == 16 * per_call
+        assert ep.payload_bytes == 16 * 2 * MIB
+    for etp, per_call in ((2, 4 * MIB), (1, 2 * MIB)):
+        assert _rows(etp, ep_dedup_per_node=True)["EP"].payload_bytes == 16 * per_call
 
 
 def test_tp_traffic_of_the_moe_block_follows_etp() -> None:
     # Sequence parallelism: per layer and phase (forward, backward) one all-gather and one reduce-scatter per
-    # block, each the 1024 x 1024 bf16 activation = 2 MiB. Attention block over TP 2: 2 phases x 2 kinds x 4 layers
-    # = 16 calls, 32 MiB. Expert block over ETP 2 (tokens·etp/tp = 1024): the same 16 calls, 32 MiB — 64 MiB in
-    # all, the dense layer's count. At ETP 1 the expert block has no TP collectives: 32 MiB.
+    # block. Attention block over TP 2, the 1024 x 1024 bf16 activation = 2 MiB each: 2 phases x 2 kinds x 4 layers
+    # = 16 calls, 32 MiB. Expert block over ETP 2 (all-to-all dispatcher): after the all-to-all each rank holds about
+    # top-2 x 512 = 1024 routed rows; the all-gather over ETP 2 gathers 2048 rows x 1024 x 2 bytes = 4 MiB (the
+    # reduce-scatter before the combine returns them): 16 calls, 64 MiB — 96 MiB in all. At ETP 1 the expert block
+    # has no TP collectives: 32 MiB; nor under the flex dispatcher, whose all-to-all reached both ETP ranks.
     assert WORK.sequence_parallel
     two, one = _rows(2)["TP"], _rows(1)["TP"]
-    assert (two.calls, two.payload_bytes) == (32, 64 * MIB)
+    assert (two.calls, two.payload_bytes) == (32, 96 * MIB)
     assert (one.calls, one.payload_bytes) == (16, 32 * MIB)
-    assert one.time_s < two.time_s
+    flex = _rows(2, ep_dedup_per_node=True)["TP"]
+    assert (flex.calls, flex.payload_bytes) == (16, 32 * MIB)
+    assert one.time_s < two.time_s and flex.time_s < two.time_s
 
 
 def test_expert_matmul_shapes_follow_etp() -> None:

@@ -163,8 +163,9 @@ def test_a_hidden_all_to_all_slows_the_matmuls_by_its_sm_share() -> None:
 
 def test_fp8_dispatch_sends_a_quarter_fewer_bytes() -> None:
     # DeepSeek-V3 §3.3.3: dispatch and the gradient before the down-projection in FP8 (1 byte), combine and the other
-    # gradient in bf16 (2 bytes): (1 + 2 + 1 + 2) / 4 = 1.5 bytes an element. The tiny model at tp 2, ep 4, etp 2:
-    # 16 all-to-alls of 1024 tokens x top-2 x 1024 x 1.5 bytes = 3 MiB each, 48 MiB (bf16: 64 MiB).
+    # gradient in bf16 (2 bytes): (1 + 2 + 1 + 2) / 4 = 1.5 bytes an element. The tiny model at tp 2, ep 4, etp 2,
+    # Megatron-Core's all-to-all dispatcher (each rank sends its sequence-parallel share, 1024 / 2 = 512 tokens):
+    # 16 all-to-alls of 512 tokens x top-2 x 1024 x 1.5 bytes = 1.5 MiB each, 24 MiB (bf16: 32 MiB).
     from coursekit.planner import evaluate_composition
     from coursekit.planner.estimate import ep_element_bytes
 
@@ -172,4 +173,4 @@ def test_fp8_dispatch_sends_a_quarter_fewer_bytes() -> None:
     assert ep_element_bytes(fp8) == 1.5 and ep_element_bytes(WORK) == 2.0
     cand = evaluate_composition(TINY_MOE, NODE, fp8, tp=2, dp=4, ep=4, etp=2, zero=0, mb=1, recompute="none")
     ep = next(row for row in cand.communication if row.dimension == "EP")
-    assert ep.calls == 16 and ep.payload_bytes == 16 * 3 * (1 << 20)
+    assert ep.calls == 16 and ep.payload_bytes == 16 * 1.5 * (1 << 20)

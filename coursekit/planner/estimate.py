@@ -232,7 +232,7 @@ def _flops_per_token(model: ModelSpec, s: int, rc: Any, np: Any) -> tuple[Any, f
     L, h = model.layers, model.attention_flops_width  # = hidden, except for MLA's wider query/key heads
     active = float(model.active_params)
     model_flops = float(_model_flops_per_token(active, L, h, s))
-    output_flops = 6.0 * model.vocab * h
+    output_flops = 6.0 * model.vocab * model.hidden  # the output layer multiplies the hidden state (not attention's w)
     layer_params = float(model.active_params - model.input_embedding_params - model.output_params)
     by_mode = [float(_hardware_flops_per_token(active, L, h, s, mode, layer_params)) for mode in RECOMPUTE_MODES]
     executed = np.select([rc == code for code in range(len(RECOMPUTE_MODES))], by_mode, model_flops)
@@ -945,12 +945,11 @@ def _tp_cp_comm(
     h, sp, full = float(model.hidden), workload.sequence_parallel, k.rc == 2
     if model.is_moe:
         # Parallel folding: the attention block's collectives run over TP; the expert block's over expert TP, on
-        # the tokens its ETP group gathers (tokens·etp/tp: each rank's sequence-parallel share, etp of them).
-        # At etp = tp this is the dense layer's pair; at etp = 1 the expert block has no TP traffic.
+        # the routed rows its ETP group gathers (expert_tp_gathered_tokens; none under the flex dispatcher).
         layers, act = st.layers_max, ACTIVATION_BYTES
         attention = _tp_time_s(tokens, k.mbf, h, layers, k.tpf, act, sp, full, k.gaf, bw, lat, 1)
         _, bw_e, lat_e = _link(np, cluster, k.etp, k.etp)
-        tokens_e = tokens * k.etpf / k.tpf
+        tokens_e = expert_tp_gathered_tokens(model, workload, tokens, k.tpf, k.etpf, k.ep)
         experts = _tp_time_s(tokens_e, k.mbf, h, layers, k.etpf, act, sp, full, k.gaf, bw_e, lat_e, 1)
         tp_s = (k.tp > 1) * attention + (k.etp > 1) * experts
     else:
@@ -970,6 +969,43 @@ def _tp_cp_comm(
     ring = _Ring(send_f, send_b, steps, forward_rings, dkv_home, attention_f)
     cp_s = steps * (forward_rings * send_f + send_b) + dkv_home
     return tp_s, intra_tp, cp_s, intra_cp, ring
+
+
+def ep_dispatched_tokens(workload: WorkloadSpec, tokens: Any, tp: Any, etp: Any) -> Any:
+    """Tokens one rank's expert-parallel all-to-all dispatches (each in top_k copies) out of ``tokens`` (a micro-batch
+    sequence's share on one CP rank); array-generic.
+
+    Megatron-Core hands the MoE layer each rank's sequence-parallel share, tokens/tp. Its all-to-all dispatcher
+    (``MoEAlltoAllTokenDispatcher``: A2A over EP, then an all-gather over expert TP; r0.8's ``all_to_all_sp2hp``
+    first moves the same bytes) sends that share once: ``tokens/tp``. The flex dispatcher that runs DeepEP
+    (``MoEFlexTokenDispatcher``, ``workload.ep_dedup_per_node``) has one group over TP × EP and sends each token to
+    every expert-TP rank of its expert: ``tokens·etp/tp`` (megatron/core/transformer/moe/token_dispatcher.py).
+
+    >>> from coursekit.planner import WorkloadSpec
+    >>> ep_dispatched_tokens(WorkloadSpec(global_batch=8), 4096, 4, 4), ep_dispatched_tokens(
+    ...     WorkloadSpec(global_batch=8, ep_dedup_per_node=True), 4096, 4, 4)
+    (1024.0, 4096.0)
+    """
+    return tokens / tp * (etp if workload.ep_dedup_per_node else 1.0)
+
+
+def expert_tp_gathered_tokens(model: ModelSpec, workload: WorkloadSpec, tokens: Any, tp: Any, etp: Any, ep: Any) -> Any:
+    """Rows the expert block's tensor-parallel all-gather (and, backward of it, reduce-scatter) gathers over its
+    ``etp`` ranks per micro-batch, in tokens of ``hidden`` values (MoE); array-generic.
+
+    The all-to-all dispatcher gathers, after the all-to-all, the routed rows of its ETP group: each rank received
+    about top_k·tokens/tp, so ``top_k·tokens·etp/tp``; the reduce-scatter before the combine returns them
+    (``dispatch_postprocess`` / ``combine_preprocess``). The flex dispatcher (``workload.ep_dedup_per_node``) already
+    delivered every expert-TP rank its rows (:func:`ep_dispatched_tokens`), so with ep > 1 there is nothing to
+    gather: 0. Uniform routing, no capacity padding, as :func:`_ep_payload_bytes`.
+
+    >>> from coursekit.planner import WorkloadSpec
+    >>> from coursekit.presets import MODELS
+    >>> expert_tp_gathered_tokens(MODELS["mixtral-8x7b"], WorkloadSpec(global_batch=8), 4096, 4, 4, 8)
+    8192.0
+    """
+    flex_with_ep = workload.ep_dedup_per_node * (ep > 1)
+    return model.top_k * tokens * etp / tp * (1 - flex_with_ep)
 
 
 def ep_element_bytes(workload: WorkloadSpec) -> float:
@@ -995,9 +1031,7 @@ def _ep_comm(
     per_node = np.clip(g // np.minimum(k.etp, g), 1, None)
     members = np.minimum(k.epf, per_node.astype(np.float64))  # EP ranks that share a node (EP ranks are etp apart)
     share = _ep_remote_share(k.epf, members, model.top_k, workload.ep_dedup_per_node, workload.ep_node_limit)
-    # Each rank dispatches the tokens its expert-TP group needs: s/cp · etp/tp (at etp = tp the whole micro-batch,
-    # at etp = 1 its sequence-parallel share, as Megatron-Core's all-to-all dispatcher sends).
-    tokens = float(workload.tokens_per_sequence(model)) / k.cpf * k.etpf / k.tpf
+    tokens = ep_dispatched_tokens(workload, float(workload.tokens_per_sequence(model)) / k.cpf, k.tpf, k.etpf)
     payload = _ep_payload_bytes(tokens, k.mbf, model.hidden, ep_element_bytes(workload), model.top_k)
     calls = _ep_calls(st.layers_max, k.gaf)
     if "moe" in workload.recompute_modules:  # the block's forward runs again: its dispatch and combine too (4 -> 6)

@@ -492,12 +492,17 @@ ESTIMATE_NOTES: tuple[Text, ...] = (
         zh="通信 = 各维度在其链路上的 ring alpha-beta 时间之和（组留在节点内用节点内带宽，否则跨节点带宽）。"
         "ZeRO-2 每个微批次 reduce-scatter 梯度，ZeRO-3 每个微批次前向、反向各 all-gather "
         "一次参数。CP 每层 cp-1 步环形传递 K/V（反向连同 dK、dV），反向后 dK、dV 传回原 rank。EP 的 all-to-all "
-        "按组跨越的节点分成节点内和跨节点两部分，两者并行，取较慢者。",
+        "按组跨越的节点分成节点内和跨节点两部分，两者并行，取较慢者；每个 rank 发出自己的序列并行份额（token 数/tp，"
+        "每个 token top_k 份），再在专家张量并行组内 all-gather（Megatron-Core 的 all-to-all 分发器）；DeepEP "
+        "所用的 flex 分发器把 token 直接发给专家的每个 etp rank（token 数·etp/tp），不再 all-gather。",
         en="Communication = the sum over dimensions of ring alpha-beta time on each group's link (intra-node if the "
         "group stays in a node, else inter-node). ZeRO-2 reduce-scatters gradients every micro-batch, ZeRO-3 also "
         "all-gathers weights for every micro-batch's forward and backward. CP passes K/V around the ring in cp-1 "
         "steps per layer (with dK, dV backward), and dK, dV travel home after backward. EP's all-to-all is split "
-        "into intra- and inter-node shares by the group's span; they run concurrently, the slower counts.",
+        "into intra- and inter-node shares by the group's span; they run concurrently, the slower counts. Each rank "
+        "sends its sequence-parallel share (tokens/tp, top_k copies of each), then gathers over expert TP "
+        "(Megatron-Core's all-to-all dispatcher); the flex dispatcher DeepEP runs under sends a token to each of "
+        "its expert's etp ranks (tokens·etp/tp) and gathers nothing.",
     ),
     Text(
         zh="暴露的通信是藏不住的部分：梯度的最后一个桶（Megatron 默认 max(4×10⁷, 10⁶·dp·cp) 个参数）"

@@ -38,7 +38,9 @@ from .estimate import (
     COMM_DIMENSIONS,
     EFFICIENCY_CALIBRATION,
     MODEL_UNCERTAINTY,
+    ep_dispatched_tokens,
     ep_element_bytes,
+    expert_tp_gathered_tokens,
     training_estimate,
 )
 from .gate_table import GATE_CODES, PLAN_GATES, WELL_FORMED_CODES, GateInput, reasons_of
@@ -372,7 +374,9 @@ def _training_rows(
     sp = workload.sequence_parallel
     if model.is_moe and (tp > 1 or etp > 1):  # the attention block over TP, the expert block over expert TP
         attention = _tp_entries(tokens, mb, model.hidden, layers, tp, ACTIVATION_BYTES, sp, mode, ga, 1)
-        experts = _tp_entries(tokens * etp // tp, mb, model.hidden, layers, etp, ACTIVATION_BYTES, sp, mode, ga, 1)
+        gathered = expert_tp_gathered_tokens(model, workload, tokens, tp, etp, ep)
+        experts = _tp_entries(gathered, mb, model.hidden, layers, etp, ACTIVATION_BYTES, sp, mode, ga, 1)
+        experts = experts if gathered else ()  # the flex dispatcher's all-to-all already reached every ETP rank
         t = max(tp, etp)
         rows.append(_comm_row("TP", attention + experts, t, cluster, t, comm["TP"], ring_ranks=t))
     elif tp > 1:
@@ -382,7 +386,7 @@ def _training_rows(
         entries = _cp_entries(s, mb, model.kv_width_per_rank(tp), layers, cp, ACTIVATION_BYTES, ga)
         rows.append(_comm_row("CP", entries, cp, cluster, tp * cp, comm["CP"]))
     if model.is_moe and ep > 1:
-        dispatched = tokens * etp / tp  # what each rank dispatches (see coursekit.planner.estimate._ep_comm)
+        dispatched = ep_dispatched_tokens(workload, tokens, tp, etp)
         element = ep_element_bytes(workload)
         entries = _ep_entries(dispatched, mb, model.hidden, layers, ep, model.top_k, element, ga)
         if "moe" in workload.recompute_modules and mode != "full":  # the block's forward again (estimate._ep_comm)
