@@ -760,12 +760,12 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 #   并列组，步时在最优的 1.05 倍以内）。吞吐是实测的 0.88、0.81、0.75、0.71 倍，仍随序列变长而变差：随序列增长的
 #   还有别的开销没有建模。
 #
-# 这一版的两处更正改变了 MoE 各行的结果。其一，输出层拿隐藏状态（Qwen3 235B 的 h = 4096）去乘词表，每 token 6·V·h 次
-# FLOP；估算原先在这里用的是注意力的宽度（64 个头 × 128 = 8192），对头比隐藏层宽的模型（Qwen3、DeepSeek-V3 的 MLA）
-# 把末段多出的工作算成了两倍以上，于是每种深流水线都吃亏。其二，Megatron-Core 的全对全分发器 (all-to-all dispatcher)
-# 让每个 rank 只发出自己的序列并行份额（s/tp 个 token，每个 top_k 份），之后才在专家张量并行组内 all-gather
-# （token_dispatcher.py：先 “A2A(EP)” 再 “AG(TP)”）；估算原先发的是 ETP 组收齐后的量 (s·etp/tp)，在 ETP = TP 时多算了
-# ETP 倍。DeepEP 所用的 flex 分发器确实把 token 发给专家的每个 ETP rank，估算对它仍这样算。
+# MoE 各行的结果取决于模型和引擎的两个细节，两者都容易算错。其一，输出层拿隐藏状态（Qwen3 235B 的 h = 4096）去乘词表，
+# 每 token 6·V·h 次 FLOP，用的不是注意力的宽度（64 个头 × 128 = 8192）；对头比隐藏层宽的模型（Qwen3、DeepSeek-V3 的 MLA），
+# 若取较宽的那个，末段多出的工作会被算成两倍以上，每种深流水线都会吃亏。其二，Megatron-Core 的全对全分发器
+# (all-to-all dispatcher) 让每个 rank 只发出自己的序列并行份额（s/tp 个 token，每个 top_k 份），之后才在专家张量并行组内
+# all-gather（token_dispatcher.py：先 “A2A(EP)” 再 “AG(TP)”）；若按 ETP 组收齐后的量 (s·etp/tp) 发送，在 ETP = TP 时
+# 会多算 ETP 倍。DeepEP 所用的 flex 分发器确实把 token 发给专家的每个 ETP rank，估算对它就这样算。
 #
 # Llama 3 405B 的三行按论文 (arXiv 2407.21783 §3.3.2) 登记：全分片数据并行只切梯度和优化器状态、前向之后不再把权重切回去，
 # 即 ZeRO-2；首末两段各少一层，于是“第一段的第一个模型块只有嵌入层，最后一段的最后一个模型块只有输出层和损失”——每个模型块
@@ -927,14 +927,14 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 #   0.524). All four rows pass (tie group 1, within 1.05x of the best). Their throughput is 0.88, 0.81, 0.75 and 0.71
 #   of the measured, still worse as the sequence grows: something else that grows with it is not modelled.
 #
-# Two corrections in this version changed the MoE rows. First, the output layer multiplies the hidden state (h = 4096
-# for Qwen3 235B) by the vocabulary, 6·V·h FLOPs per token; the estimate used to take attention's width there (64 heads
-# × 128 = 8192), which for models whose heads are wider than the hidden size (Qwen3, DeepSeek-V3's MLA) counted the last
-# stage's extra work two or more times over and so held every deep pipeline back. Second, Megatron-Core's all-to-all
-# dispatcher sends each rank's sequence-parallel share of the tokens (s/tp, top_k copies of each) and only then
-# all-gathers over expert TP (token_dispatcher.py: "A2A(EP)", then "AG(TP)"); the estimate used to send what the ETP
-# group gathers (s·etp/tp), ETP times too much at ETP = TP. The flex dispatcher DeepEP runs under does send a token to
-# each of its expert's ETP ranks, and the estimate still counts it so.
+# Two details of these models and engines decide the MoE rows, and both are easy to get wrong. The output layer
+# multiplies the hidden state (h = 4096 for Qwen3 235B) by the vocabulary: 6·V·h FLOPs per token, not attention's
+# width (64 heads × 128 = 8192); for models whose heads are wider than the hidden size (Qwen3, DeepSeek-V3's MLA),
+# taking the wider one would load the last pipeline stage with two or more times its real extra work and hold every
+# deep pipeline back. And Megatron-Core's all-to-all dispatcher sends each rank's sequence-parallel share of the tokens
+# (s/tp, top_k copies of each) and only then all-gathers over expert TP (token_dispatcher.py: "A2A(EP)", then
+# "AG(TP)"); sending what the ETP group gathers (s·etp/tp) would count ETP times too much at ETP = TP. The flex
+# dispatcher DeepEP runs under does send a token to each of its expert's ETP ranks, and the estimate counts it so.
 #
 # Llama 3 405B's three rows are registered as its paper (arXiv 2407.21783 §3.3.2) states: fully sharded data
 # parallelism that shards gradients and optimizer states and does not reshard the weights after the forward pass,
@@ -1159,6 +1159,7 @@ assert (round(min(others), 1), round(max(others), 1)) == (13.3, 16.0)
 layer_flops = (6 * qwen_model.active_params + 12 * qwen_model.layers * qwen_model.attention_flops_width * 4096
                - 6 * (qwen_model.input_embedding_params + qwen_model.output_params)) / qwen_model.layers
 assert round(6 * qwen_model.vocab * qwen_model.hidden / layer_flops, 1) == 2.1
+assert (qwen_model.hidden, qwen_model.heads * qwen_model.head_dim) == (4096, 8192)  # the output layer's h, attention's
 zc, _, zl, zcomm = zoo_row("DeepEP, TP 4, EP 8")
 assert (round(zl.step_s, 1), round(zc.estimated_over_published, 2), round(zc.step_over_best, 2)) == (16.8, 1.73, 1.08)
 assert round(zcomm["TP"], 2) == 0.81 and zl.grad_accum == 256
