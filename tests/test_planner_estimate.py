@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
 from coursekit.communication import zero_traffic
@@ -191,10 +192,11 @@ def test_uneven_stages_represent_llama3_405b() -> None:
     assert cand.stage_layers == (7, 8, 7)
     # The slowest stage sets the pace. Output layer in layer-equivalents: 6·V·h over a layer's charged FLOPs
     # (full recompute: 8·N_layer + 16·h·s of attention per token, PaLM's 12 plus the recomputed 4, each of the
-    # causal flash core's FLOPs weighing 0.5 / rate, the rate worked in the causal flash test below).
+    # causal flash core's FLOPs weighing 0.5 / rate, the rate from FlashAttention-3's 8K bars, forward 646 and
+    # backward 559 TFLOP/s, as in the causal flash test below).
     n_layers = model.active_params - model.input_embedding_params - model.output_params
     s = 8192
-    weight = 0.5 / (3 / (1 / 644 + 2 / (554 * 0.8)) / 792.1)
+    weight = 0.5 / _fa3_rate(646.0, 559.0)
     per_layer = (8 * n_layers + 16 * model.layers * model.hidden * s * weight) / model.layers
     x = 6 * model.vocab * model.hidden / per_layer
     even = evaluate_composition(
@@ -234,11 +236,12 @@ def test_output_layer_weighs_the_hidden_width_not_the_attention_width() -> None:
     one = evaluate_composition(model, cluster, workload, tp=8, pp=1, dp=1, mb=1, zero=1, recompute="none")
     two = evaluate_composition(model, cluster, workload, tp=4, pp=2, dp=1, mb=1, zero=1, recompute="none")
     # By hand, FLOPs per token: a layer's 6·N_layer + 12·w·s of attention (w = 8192), each counted FLOP of the
-    # causal flash core weighing 0.5 / rate (rate as in the causal flash test below); the output layer 6·V·h.
+    # causal flash core weighing 0.5 / rate (FlashAttention-3's 4K bars, as in the causal flash test below); the
+    # output layer 6·V·h.
     # q and o, k and v (8 heads of 128), SwiGLU's three matrices, two RMSNorms (Qwen3's per-head q/k norms, 256
     # parameters a layer, are not in the spec: 16,384 of 32.8e9)
     n_layer = (5120 * 8192 * 2 + 5120 * 1024 * 2) + 3 * 5120 * 25600 + 2 * 5120
-    weight = 0.5 / (3 / (1 / 644 + 2 / (554 * 0.8)) / 792.1)
+    weight = 0.5 / _fa3_rate(638.0, 542.0)
     per_layer = 6 * n_layer + 12 * 8192 * s * weight
     output = 6 * 151936 * 5120  # 4.67e9, 0.73 of a layer (it would be 1.17 at 8192)
     assert model.layers * n_layer + 2 * 151936 * 5120 + 5120 == model.active_params  # 32.76e9
@@ -356,19 +359,26 @@ def test_moe_block_recompute_repeats_the_block_forward_by_hand() -> None:
     assert len(row_again.traffic.rows) == 3 and row_again.calls == 1.5 * row_once.calls
 
 
+def _fa3_rate(forward: float, backward: float) -> float:
+    """FlashAttention-3's forward and backward TFLOP/s as one rate per counted FLOP (backward counted as 2.5
+    forwards in the paper, 2 in PaLM's count) over the H100's best matmul, 792.1 TFLOP/s."""
+    return 3.0 / (1.0 / forward + 2.0 / (backward * 2.0 / 2.5)) / 792.1
+
+
 def test_causal_flash_attention_charges_half_the_pairs_at_the_kernels_speed_by_hand() -> None:
     """With flash attention the core (QKᵀ, AV: PaLM's 12·L·h·s per token) is causal and skips the masked half
-    (FlashAttention-2, §3.1.1) and runs at FlashAttention-3's measured speed (H100 SXM5, BF16, head dim 128; means
-    over 4K, 8K, 16K: forward (638 + 646 + 648)/3 = 644, backward (542 + 559 + 561)/3 = 554 TFLOP/s, backward
-    counted as 2.5 forwards) over the H100's best matmul, 792.1 TFLOP/s. Without flash attention (2021-2022
-    engines) every pair is a matmul FLOP. The two estimates differ by exactly that share of the compute."""
+    (FlashAttention-2, §3.1.1) and runs at FlashAttention-3's measured speed (H100 SXM5, BF16, head dim 128) over the
+    H100's best matmul. On long sequences (means over 4K, 8K, 16K: forward (638 + 646 + 648)/3 = 644, backward
+    (542 + 559 + 561)/3 = 554 TFLOP/s) that is 0.6244; the hand model's 1024-token sequence runs at the paper's 1K bars
+    (forward 565, backward 424). Without flash attention (2021-2022 engines) every pair is a matmul FLOP. The two
+    estimates differ by exactly that share of the compute."""
     from coursekit.planner.calibration import ATTENTION_RELATIVE_RATE
 
-    forward, backward = 644.0, 554.0
-    rate = 3.0 / (1.0 / forward + 2.0 / (backward * 2.0 / 2.5)) / 792.1
-    assert ATTENTION_RELATIVE_RATE == pytest.approx(rate, rel=1e-12)
-    assert rate == pytest.approx(0.6244, abs=1e-4)
-    weight = 0.5 / rate  # linear-layer FLOPs one counted FLOP of the causal core costs: 0.80
+    assert ATTENTION_RELATIVE_RATE == pytest.approx(_fa3_rate(644.0, 554.0), rel=1e-12)
+    assert _fa3_rate(644.0, 554.0) == pytest.approx(0.6244, abs=1e-4)
+    rate = _fa3_rate(565.0, 424.0)
+    assert rate == pytest.approx(0.4940, abs=1e-4)
+    weight = 0.5 / rate  # linear-layer FLOPs one counted FLOP of the causal core costs at 1K tokens: 1.01
     batch, dp = 64, 8
     workload = WorkloadSpec(global_batch=batch, seq_len=S)
     args = {"tp": 1, "pp": 1, "dp": dp, "mb": 1, "zero": 1, "recompute": "none"}
@@ -384,6 +394,30 @@ def test_causal_flash_attention_charges_half_the_pairs_at_the_kernels_speed_by_h
     plain_sel = evaluate_composition(HAND, BOX, replace(workload, flash_attention=False), **sel)
     saved_sel_s = batch * S * (16 * L * H * S) * (1.0 - weight) / (dp * 989e12 * flash_sel.efficiency)
     assert plain_sel.timeline.compute_s - flash_sel.timeline.compute_s == pytest.approx(saved_sel_s, rel=1e-9)
+
+
+def test_attention_kernel_slows_on_short_sequences_and_under_context_parallelism_by_hand() -> None:
+    """FlashAttention-3's bars (arXiv:2407.08608, H100, head dim 128) at 1K, 2K and 4K give the rates 0.4940, 0.5747
+    and 0.6129 of the best matmul; between two bars the rate runs linearly in log2 of the length (2^11.5 tokens: the
+    mean of the 2K and 4K TFLOP/s), and outside the table it stays at the nearest bar. A kernel call runs over one
+    rank's s/cp tokens, so at 4K tokens CP 2 and CP 4 take the 2K and 1K rates."""
+    from coursekit.planner.calibration import attention_rate_at
+    from coursekit.planner.estimate import attention_core_weight
+
+    r1k, r2k, r4k, r16k = _fa3_rate(565, 424), _fa3_rate(625, 501), _fa3_rate(638, 542), _fa3_rate(648, 561)
+    assert (round(r1k, 4), round(r2k, 4), round(r4k, 4)) == (0.4940, 0.5747, 0.6129)
+    assert attention_rate_at(2048) == pytest.approx(r2k, rel=1e-12)
+    assert attention_rate_at(2**11.5) == pytest.approx((r2k + r4k) / 2, rel=1e-12)
+    assert attention_rate_at(512) == pytest.approx(r1k, rel=1e-12)
+    assert attention_rate_at(131072) == pytest.approx(r16k, rel=1e-12)
+    workload = WorkloadSpec(global_batch=8, seq_len=4096)
+    weights = attention_core_weight(workload, 4096, np.array([1.0, 2.0, 4.0]))
+    assert weights == pytest.approx([0.5 / r4k, 0.5 / r2k, 0.5 / r1k], rel=1e-12)  # 0.82, 0.87, 1.01
+    assert attention_core_weight(replace(workload, flash_attention=False), 4096, 2) == 1.0
+    with pytest.raises(ValueError, match="tokens"):
+        attention_rate_at(0)
+    with pytest.raises(ValueError, match="tokens"):
+        attention_rate_at(np.array([1024.0, -1.0]))
 
 
 def test_mla_up_proj_recompute_repeats_the_up_projections_by_hand() -> None:

@@ -101,7 +101,8 @@ def test_cp_ring_exposure_worked_by_hand() -> None:
     """Llama 3 8B, s = 4096, tp = 4, cp = 4 on two H100 nodes: the CP group spans 16 ranks, so its ring crosses the
     inter-node link. K/V block = 2 · b · (s/cp) · (8 KV heads / 4 · 128) · 2 bytes = 1 MiB; a step's causal attention
     is 2 · b · (s/cp)² · 4096 / tp FLOPs at the estimate's matmul efficiency times flash attention's speed over the
-    best matmul's (FlashAttention-3 on H100: forward 644, backward 554 TFLOP/s, backward = 2.5 forwards; 792.1)."""
+    best matmul's on the rank's s/cp = 1024 tokens (FlashAttention-3's 1K bars on H100: forward 565, backward 424
+    TFLOP/s, backward = 2.5 forwards; 792.1)."""
     model, cluster = MODELS["llama3-8b"], CLUSTERS["h100-8"].with_nodes(2)
     workload = WorkloadSpec(global_batch=8, seq_len=4096)
     cols = _columns(tp=4, cp=4, dp=1, zero=1, mb=1, ga=8, rc=1)
@@ -110,7 +111,7 @@ def test_cp_ring_exposure_worked_by_hand() -> None:
     assert block == 1 << 20
     bw, lat = cluster.inter_node_bandwidth_bytes_per_s, cluster.inter_node_latency_s
     send_f, send_b = lat + block / bw, lat + 2 * block / bw
-    rate = 3 / (1 / 644 + 2 / (554 * 0.8)) / 792.1
+    rate = 3 / (1 / 565 + 2 / (424 * 0.8)) / 792.1
     attention = 2 * 1 * 1024**2 * 4096 / 4 / (cluster.peak_flops * float(est["efficiency"][0]) * rate)
     steps = (4 - 1) * 32 * 8
     home = 32 * 8 * send_f  # the dK, dV block's trip home after each layer's last backward step

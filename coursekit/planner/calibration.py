@@ -9,7 +9,8 @@ checked on runs of other devices and years (:data:`VALIDATION_SET`). The size-de
 measurement keeps the calibration device's fraction.
 
 Attention's core under flash attention runs at its own measured speed: FlashAttention-3's H100 figures over the
-H100's best matmul (:data:`ATTENTION_RELATIVE_RATE`), on the causal half of the query-key pairs
+H100's best matmul, which depend on the length of the sequence each kernel call runs over (:func:`attention_rate_at`;
+from 4K tokens on about :data:`ATTENTION_RELATIVE_RATE`), on the causal half of the query-key pairs
 (:data:`CAUSAL_EXECUTED_SHARE`); carried to other devices as the ceiling is.
 
 Uncertainty: each assumption the order of two layouts can hinge on is moved within
@@ -20,6 +21,7 @@ Taught in: lesson 9 (decision workbench).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from .._validate import check_number
@@ -34,6 +36,8 @@ __all__ = [
     "EFFICIENCY_CEILING",
     "EFFICIENCY_RELATIVE_CEILING",
     "FIT_SET",
+    "FLASH_ATTENTION_H100_BY_LENGTH",
+    "FLASH_ATTENTION_H100_SHORT_TFLOPS",
     "FLASH_ATTENTION_H100_TFLOPS",
     "FLASH_ATTENTION_SOURCE",
     "MAMF_FRACTION",
@@ -42,6 +46,7 @@ __all__ = [
     "REMEASURED_RUNS",
     "REMEASURED_SOURCE",
     "VALIDATION_SET",
+    "attention_rate_at",
     "attention_relative_rate",
     "ceiling_for",
     "matmul_fraction",
@@ -123,9 +128,21 @@ FLASH_ATTENTION_H100_TFLOPS: tuple[tuple[int, float, float], ...] = (
     (8192, 646.0, 559.0),
     (16384, 648.0, 561.0),
 )
+#: The same figures' FlashAttention-3 bars at the shorter sequences 1K and 2K: with fewer keys for each query tile the
+#: kernel spends more of its time starting and finishing tiles. (The 512-token bars are not used: shorter sequences
+#: take the 1K rate.)
+FLASH_ATTENTION_H100_SHORT_TFLOPS: tuple[tuple[int, float, float], ...] = (
+    (1024, 565.0, 424.0),
+    (2048, 625.0, 501.0),
+)
+#: Every bar :func:`attention_rate_at` interpolates between, shortest first.
+FLASH_ATTENTION_H100_BY_LENGTH: tuple[tuple[int, float, float], ...] = (
+    *FLASH_ATTENTION_H100_SHORT_TFLOPS,
+    *FLASH_ATTENTION_H100_TFLOPS,
+)
 FLASH_ATTENTION_SOURCE: str = (
     "Shah et al., FlashAttention-3: Fast and Accurate Attention with Asynchrony and Low-precision, arXiv:2407.08608, "
-    "speed figures for head dim 128 on H100 80GB SXM5, BF16 (FlashAttention-3 bars at 4k, 8k, 16k; backward "
+    "speed figures for head dim 128 on H100 80GB SXM5, BF16 (FlashAttention-3 bars at 1k, 2k, 4k, 8k, 16k; backward "
     "counted as 2.5x the forward FLOPs, as in the flash-attention repository's benchmarks)"
 )
 
@@ -141,6 +158,21 @@ def _triples(name: str, value: Any, key_all: str, key_one: str) -> tuple[tuple[A
         if not (isinstance(row, tuple) and len(row) == 3):
             raise TypeError(tr(key_one, name=f"{name}[{i}]", value=shown_repr(row)))
     return value
+
+
+def _kernel_tflops(forward: Any, backward: Any) -> Any:
+    """TFLOP/s of one forward plus backward per counted FLOP: 3 / (1/f + 2/(0.8·b)) (see
+    :func:`attention_relative_rate`)."""
+    return 3.0 / (1.0 / forward + 2.0 / (backward * 2.0 / 2.5))
+
+
+def _checked_figures(figures: Any) -> tuple[tuple[Any, Any, Any], ...]:
+    """``figures`` when it is a non-empty tuple of (length, forward, backward) with positive numbers."""
+    for i, row in enumerate(_triples("figures", figures, "calibration.figures", "calibration.figure")):
+        check_number(f"figures[{i}][0]", row[0], gt=0)
+        check_number(f"figures[{i}][1]", row[1], gt=0, le=1e6)
+        check_number(f"figures[{i}][2]", row[2], gt=0, le=1e6)
+    return figures  # type: ignore[no-any-return]
 
 
 def attention_relative_rate(
@@ -161,20 +193,74 @@ def attention_relative_rate(
 
     Taught in: lesson 9 (decision workbench).
     """
-    for i, row in enumerate(_triples("figures", figures, "calibration.figures", "calibration.figure")):
-        check_number(f"figures[{i}][0]", row[0], gt=0)
-        check_number(f"figures[{i}][1]", row[1], gt=0, le=1e6)
-        check_number(f"figures[{i}][2]", row[2], gt=0, le=1e6)
+    figures = _checked_figures(figures)
     peak_flops = check_number("peak_flops", peak_flops, gt=0, le=1e21)
     forward = sum(row[1] for row in figures) / len(figures)
     backward = sum(row[2] for row in figures) / len(figures)
-    rate_tflops = 3.0 / (1.0 / forward + 2.0 / (backward * 2.0 / 2.5))
-    return rate_tflops * 1e12 / (matmul_fraction(peak_flops) * peak_flops)
+    return float(_kernel_tflops(forward, backward)) * 1e12 / (matmul_fraction(peak_flops) * peak_flops)
 
 
-#: How fast the attention core runs per counted FLOP against the linear layers' matmuls, under the same share of
-#: the best matmul a whole step keeps (:data:`EFFICIENCY_RELATIVE_CEILING`): measured on H100 (FlashAttention-3)
-#: and carried to other devices, as the efficiency ceiling is. With causal flash attention each counted FLOP of
+def attention_rate_at(
+    tokens: Any,
+    figures: tuple[tuple[int, float, float], ...] = FLASH_ATTENTION_H100_BY_LENGTH,
+    peak_flops: float = H100_BF16_DENSE_FLOPS,
+) -> Any:
+    """Speed of the attention kernel per counted FLOP over the device's best matmul when one kernel call runs over a
+    sequence of ``tokens`` queries and keys; array-generic.
+
+    Each bar of ``figures`` (ascending lengths) gives the rate 3 / (1/f + 2/(0.8·b)) of
+    :func:`attention_relative_rate`; between two lengths the rate is interpolated linearly in log2 of the length,
+    and outside the table it is the nearest end's.
+
+    >>> round(attention_rate_at(2048), 3), round(attention_rate_at(4096), 3), round(attention_rate_at(65536), 3)
+    (0.575, 0.613, 0.631)
+    >>> attention_rate_at([1024, 512, 2896.3]).round(3).tolist()   # 512 takes the 1K rate; 2896 ≈ 2^11.5
+    [0.494, 0.494, 0.594]
+
+    Taught in: lesson 9 (decision workbench).
+    """
+    import numpy as np
+
+    if figures is FLASH_ATTENTION_H100_BY_LENGTH and peak_flops == H100_BF16_DENSE_FLOPS:
+        log2_lengths, rates = _H100_TABLE  # the estimate's path: the module's own checked figures, no checks again
+    else:
+        figures = _checked_figures(figures)
+        lengths = [float(row[0]) for row in figures]
+        if lengths != sorted(set(lengths)):
+            raise ValueError(tr("calibration.figures_order", name="figures", value=shown_repr(figures)))
+        peak_flops = check_number("peak_flops", peak_flops, gt=0, le=1e21)
+        log2_lengths, rates = _rate_table(figures, peak_flops)
+    scalar = np.ndim(tokens) == 0
+    if scalar:
+        check_number("tokens", tokens, gt=0)
+    length = np.asarray(tokens, dtype=np.float64)
+    if not scalar and not bool(np.all(length > 0)):
+        raise ValueError(tr("calibration.tokens", name="tokens", value=shown_repr(tokens)))
+    out = np.interp(np.log2(length), log2_lengths, rates)  # np.interp holds the end values beyond the table
+    return float(out) if scalar else out
+
+
+def _rate_table(
+    figures: tuple[tuple[int, float, float], ...], peak_flops: float
+) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """(log2 of each bar's length, its rate over the device's best matmul) for :func:`attention_rate_at`."""
+    best = MAMF_FRACTION.get(peak_flops, MAMF_FRACTION[_CALIBRATION_PEAK]) * peak_flops
+    return (
+        tuple(math.log2(row[0]) for row in figures),
+        tuple(float(_kernel_tflops(row[1], row[2])) * 1e12 / best for row in figures),
+    )
+
+
+_H100_TABLE: tuple[tuple[float, ...], tuple[float, ...]] = _rate_table(
+    FLASH_ATTENTION_H100_BY_LENGTH, H100_BF16_DENSE_FLOPS
+)
+
+
+#: How fast the attention core runs per counted FLOP against the linear layers' matmuls on sequences of 4K to 16K
+#: tokens (the mean of those bars), under the same share of the best matmul a whole step keeps
+#: (:data:`EFFICIENCY_RELATIVE_CEILING`): measured on H100 (FlashAttention-3) and carried to other devices, as the
+#: efficiency ceiling is; shorter sequences run slower (:func:`attention_rate_at`). With causal flash attention on
+#: such sequences each counted FLOP of
 #: the core costs CAUSAL_EXECUTED_SHARE / ATTENTION_RELATIVE_RATE = 0.80 of a linear layer's FLOP. Uncertainty: the
 #: same paper's cuDNN bars (a backend Transformer Engine can call on H100) are about 7 % slower forward and 8 %
 #: backward, a rate near 0.58; the rate is not one of the assumptions explain_ties moves.
@@ -196,6 +282,14 @@ register(
         "calibration.figure": {
             "zh": "{name} = {value}：必须是 3 元组 (序列长度, 前向 TFLOP/s, 反向 TFLOP/s)。",
             "en": "{name} = {value}: must be a 3-tuple (sequence length, forward TFLOP/s, backward TFLOP/s).",
+        },
+        "calibration.figures_order": {
+            "zh": "{name} = {value}：序列长度必须严格递增。",
+            "en": "{name} = {value}: the sequence lengths must be strictly increasing.",
+        },
+        "calibration.tokens": {
+            "zh": "{name} = {value}：每个元素都必须是正数。",
+            "en": "{name} = {value}: every element must be positive.",
         },
         "calibration.pair": {
             "zh": "{name} = {value}：必须是 3 元组 (名称, 第一次实测, 第二次实测)。",

@@ -59,10 +59,10 @@ from ..roofline import (
 )
 from ..specs import _inter_node_ring_bandwidth, _peak_flops, _replace_valid, stage_layer_counts
 from .calibration import (
-    ATTENTION_RELATIVE_RATE,
     CAUSAL_EXECUTED_SHARE,
     EFFICIENCY_CEILING,
     MAMF_SOURCE,
+    attention_rate_at,
     ceiling_for,
 )
 from .specs import ACTIVATION_BYTES, ClusterSpec, ModelSpec, WorkloadSpec
@@ -247,25 +247,53 @@ def attention_core_flops_per_token(model: ModelSpec, s: int, rc: Any) -> Any:
     return (3.0 + (rc >= 1)) * forward
 
 
-def attention_core_weight(workload: WorkloadSpec) -> float:
-    """What one counted FLOP of attention's core costs in linear-layer FLOPs (FLOPs at the matmul efficiency).
+def attention_kernel_tokens(s: Any, cp: Any = 1) -> Any:
+    """The sequence length one call of the attention kernel runs over, with a sequence of ``s`` tokens on ``cp``
+    context-parallel ranks; array-generic: s/cp.
+
+    Without context parallelism the causal kernel runs over the whole sequence. With it each rank holds s/cp tokens
+    (Transformer Engine's ring, zig-zag: two chunks of s/(2·cp)) and calls the kernel once per ring step on its own
+    queries against the visiting keys, at most s/cp of each.
+
+    >>> attention_kernel_tokens(8192), attention_kernel_tokens(8192, 4)
+    (8192.0, 2048.0)
+    """
+    return s / (1.0 * cp)
+
+
+def attention_core_weight(workload: WorkloadSpec, s: Any, cp: Any = 1) -> Any:
+    """What one counted FLOP of attention's core costs in linear-layer FLOPs (FLOPs at the matmul efficiency), with
+    a sequence of ``s`` tokens on ``cp`` context-parallel ranks; array-generic in ``cp``.
 
     Flash attention (``workload.flash_attention``), causal: the kernel computes
     :data:`~coursekit.planner.calibration.CAUSAL_EXECUTED_SHARE` of the counted pairs at
-    :data:`~coursekit.planner.calibration.ATTENTION_RELATIVE_RATE` of a matmul's speed, 0.5 / 0.624 = 0.80.
+    :func:`attention_kernel_rate` of a matmul's speed: 0.5 / 0.613 = 0.82 over 4K tokens, 0.5 / 0.629 = 0.79 over 8K.
     Without flash attention (2021-2022 engines: Megatron-LM, Megatron-DeepSpeed) the scores are full batched
     matmuls over every pair, masked afterwards: 1.
+
+    >>> from coursekit.planner import WorkloadSpec
+    >>> round(attention_core_weight(WorkloadSpec(global_batch=8, seq_len=8192), 8192), 2)
+    0.79
+    >>> round(attention_core_weight(WorkloadSpec(global_batch=8, seq_len=8192), 8192, cp=4), 2)   # 2K tokens a rank
+    0.87
     """
-    return CAUSAL_EXECUTED_SHARE / attention_kernel_rate(workload) if workload.flash_attention else 1.0
+    if not workload.flash_attention:
+        return 1.0
+    return CAUSAL_EXECUTED_SHARE / attention_kernel_rate(workload, s, cp)
 
 
-def attention_kernel_rate(workload: WorkloadSpec) -> float:
-    """Speed of attention's kernel per executed FLOP against a linear layer's matmul: flash attention's measured
-    :data:`~coursekit.planner.calibration.ATTENTION_RELATIVE_RATE`, or 1 for plain batched matmuls."""
-    return ATTENTION_RELATIVE_RATE if workload.flash_attention else 1.0
+def attention_kernel_rate(workload: WorkloadSpec, s: Any, cp: Any = 1) -> Any:
+    """Speed of attention's kernel per executed FLOP against a linear layer's matmul: flash attention's measured rate
+    over :func:`attention_kernel_tokens` (:func:`~coursekit.planner.calibration.attention_rate_at`, FlashAttention-3
+    on H100), or 1 for plain batched matmuls; array-generic in ``cp``."""
+    if not workload.flash_attention:
+        return 1.0
+    return attention_rate_at(attention_kernel_tokens(s, cp))
 
 
-def precision_peak_flops(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec, executed: Any, rc: Any) -> Any:
+def precision_peak_flops(
+    model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec, executed: Any, rc: Any, cp: Any = 1
+) -> Any:
     """Peak FLOP/s of one device for the step's mix of matmuls at the workload's precision; array-generic.
 
     bf16: the device's bf16 peak. fp8: the transformer layers' linear GEMMs at the FP8 peak; at bf16 attention's
@@ -284,9 +312,10 @@ def precision_peak_flops(model: ModelSpec, cluster: ClusterSpec, workload: Workl
     if workload.precision == "bf16":
         return bf16
     fp8 = _peak_flops(cluster, "fp8")
-    core = attention_core_flops_per_token(model, workload.tokens_per_sequence(model), rc)
+    s = workload.tokens_per_sequence(model)
+    core = attention_core_flops_per_token(model, s, rc)
     output_layer = 6.0 * model.vocab * model.hidden
-    at_bf16 = (core * attention_core_weight(workload) + output_layer) / executed
+    at_bf16 = (core * attention_core_weight(workload, s, cp) + output_layer) / executed
     return 1.0 / (at_bf16 / bf16 + (1.0 - at_bf16) / fp8)
 
 
@@ -763,7 +792,8 @@ def _compute_time(
     executed = executed + mla_up_proj_recompute_flops_per_token(model, k.rc, modules)
     # Attention's core costs attention_core_weight linear-layer FLOPs per counted FLOP (causal flash attention:
     # half the pairs at its own kernel's speed): the charged count.
-    charged = executed + attention_core_flops_per_token(model, s, k.rc) * (attention_core_weight(workload) - 1.0)
+    weight = attention_core_weight(workload, s, k.cpf)
+    charged = executed + attention_core_flops_per_token(model, s, k.rc) * (weight - 1.0)
     # The layers' share: charged FLOPs minus PaLM's 6·N share of the parameters outside the layers (the
     # embedding lookup does no matmul); the output layer's matmul, 6·V·h, is the last stage's.
     non_layer = 6.0 * (model.input_embedding_params + model.output_params)
@@ -799,7 +829,7 @@ def _compute_time(
         last * per_layer_flops + output_flops,
     )
     tokens_step = float(workload.global_batch) * s
-    peak = precision_peak_flops(model, cluster, workload, charged, k.rc)
+    peak = precision_peak_flops(model, cluster, workload, charged, k.rc, k.cpf)
     permutation_s = _permutation_s(np, model, cluster, workload, k, st)
     recompute_modules_s = _module_recompute_s(np, model, cluster, workload, k, st)
     quantisation_s = _fp8_quantisation_s(np, model, cluster, workload, k, st)
@@ -963,8 +993,8 @@ def _tp_cp_comm(
     forward_rings = 1.0 + (k.rc == 2)
     dkv_home = (k.cp > 1) * st.layers_max * k.gaf * send_f
     width = float(model.attention_flops_width)
-    # the block's executed FLOPs (causal, zig-zag) at flash attention's kernel speed (ATTENTION_RELATIVE_RATE)
-    rate = attention_kernel_rate(workload)
+    # the block's executed FLOPs (causal, zig-zag) at flash attention's kernel speed over the rank's s/cp tokens
+    rate = attention_kernel_rate(workload, s, k.cpf)
     attention_f = _cp_block_attention_flops(s, k.cpf, k.mbf, width, k.tpf) / (cluster.peak_flops * efficiency * rate)
     ring = _Ring(send_f, send_b, steps, forward_rings, dkv_home, attention_f)
     cp_s = steps * (forward_rings * send_f + send_b) + dkv_home

@@ -17,7 +17,13 @@ from ..hardware import EP_ALL_TO_ALL_SMS, H100_SMS
 from ..i18n import Reason, Text, register, tr
 from ..scaling import StepTimeline
 from ..units import bytes_to_gib
-from .calibration import ATTENTION_RELATIVE_RATE, CAUSAL_EXECUTED_SHARE, MEASUREMENT_REPEATABILITY
+from .calibration import (
+    ATTENTION_RELATIVE_RATE,
+    CAUSAL_EXECUTED_SHARE,
+    FLASH_ATTENTION_H100_SHORT_TFLOPS,
+    MEASUREMENT_REPEATABILITY,
+    attention_relative_rate,
+)
 from .gate_table import GATE_CODES
 from .space import parse_degrees
 from .specs import ClusterSpec, ModelSpec, WorkloadSpec
@@ -455,22 +461,29 @@ class Assumptions:
     uncertainty: float = 0.0
 
 
+#: FlashAttention-3's rate at 1K tokens (its shortest bar the estimate uses), quoted by the notes.
+_RATE_1K: float = attention_relative_rate(FLASH_ATTENTION_H100_SHORT_TFLOPS[:1])
+
 #: The modelling choices behind every estimate, shown with the results.
 ESTIMATE_NOTES: tuple[Text, ...] = (
     Text(
         zh="计算 = 最慢流水线阶段的执行 FLOPs / (该阶段 rank 数·峰值·矩阵乘效率)。模型 FLOPs 按 PaLM 附录 B："
         "6·N_active + 12·L·h·s 每 token（含 Attention 的两个矩阵乘，不按因果减半）；选择性重计算加 4·L·h·s，"
         f"完全重计算再加各层的 2·N。用融合注意力时，因果核只算一部分查询-键对（{CAUSAL_EXECUTED_SHARE:g}），"
-        f"速度是最佳矩阵乘的 {ATTENTION_RELATIVE_RATE:.3f}（FlashAttention-3 在 H100 上的实测），所以 Attention 核心"
-        f"每计一个 FLOP 只花 {CAUSAL_EXECUTED_SHARE / ATTENTION_RELATIVE_RATE:.2f} 个线性层 FLOP 的时间。"
+        f"在 4K 到 16K 个 token 的序列上速度约是最佳矩阵乘的 {ATTENTION_RELATIVE_RATE:.3f}"
+        f"（FlashAttention-3 在 H100 上的实测），所以 Attention 核心每计一个 FLOP 约花 "
+        f"{CAUSAL_EXECUTED_SHARE / ATTENTION_RELATIVE_RATE:.2f} 个线性层 FLOP 的时间；序列越短越慢"
+        f"（同一组实测，1K 时 {_RATE_1K:.2f}），每次调用只跑一个 rank 的 s/cp 个 token。"
         "首/末阶段算嵌入与输出层，可以少放几层（pipeline_edge_layers）。",
         en="Compute = the slowest pipeline stage's executed FLOPs / (its ranks·peak·matmul efficiency). Model "
         "FLOPs follow PaLM appendix B: 6·N_active + 12·L·h·s per token (attention's two matmuls, not halved for "
         "causality); selective recompute adds 4·L·h·s, full recompute also the layers' 2·N. With flash attention "
         f"the causal kernel computes a share of the query-key pairs ({CAUSAL_EXECUTED_SHARE:g}) at "
-        f"{ATTENTION_RELATIVE_RATE:.3f} of the best matmul's speed (FlashAttention-3 measured on H100), so each "
-        f"counted FLOP of attention's core takes {CAUSAL_EXECUTED_SHARE / ATTENTION_RELATIVE_RATE:.2f} of a linear "
-        "layer's FLOP. The first and last stages carry the embedding and the output layer and may hold fewer "
+        f"about {ATTENTION_RELATIVE_RATE:.3f} of the best matmul's speed on sequences of 4K to 16K tokens "
+        f"(FlashAttention-3 measured on H100), so each counted FLOP of attention's core takes about "
+        f"{CAUSAL_EXECUTED_SHARE / ATTENTION_RELATIVE_RATE:.2f} of a linear layer's FLOP; shorter sequences run slower "
+        f"({_RATE_1K:.2f} at 1K tokens in the same figures), and each call runs over one rank's s/cp "
+        "tokens. The first and last stages carry the embedding and the output layer and may hold fewer "
         "layers (pipeline_edge_layers).",
     ),
     Text(
