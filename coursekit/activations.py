@@ -105,6 +105,7 @@ def _layer_terms(
     flash: Any,
     fp8: Any = False,
     modules: tuple[str, ...] = (),
+    probs_in_experts: Any = False,
 ) -> dict[str, Any]:
     """Numerators (bytes over t·cp) of each saved tensor of one layer on one rank; array-generic.
 
@@ -120,6 +121,9 @@ def _layer_terms(
     ledger counts); ``"moe"`` keeps of an MoE layer's MLP part only the block's input (the MLP input): its inner
     activations and its routed copies' inputs and outputs go; ``"mla_up_proj"`` (multi-head latent attention only)
     discards the up-projected Q, K and V, which backward recomputes from the latents.
+
+    ``probs_in_experts``: the router's probabilities multiply the experts' activation (Megatron-Core from 0.13), so
+    the combine keeps no copy of the routed copies' outputs (copies · h, as many as their inputs).
     """
     e, m = ELEMENT_BYTES, MASK_BYTES
     q8 = fp8 * 1
@@ -165,7 +169,7 @@ def _layer_terms(
         "MLP inner": keep * block * (e * w.mlp_split - saved * w.mlp_down_inputs - act_discarded) * tokens,
         "MoE routed inputs and outputs": keep
         * block
-        * (e * w.mlp_replicated - saved * w.moe_expert_inputs)
+        * (e * (w.mlp_replicated - (probs_in_experts * 1) * w.moe_expert_inputs) - saved * w.moe_expert_inputs)
         * tokens
         * whole,
         "dropout masks (2)": keep * drop * m * 2 * h * tokens * whole,
@@ -187,6 +191,7 @@ def _layer_activation_terms(
     flash: Any = False,
     fp8: Any = False,
     modules: tuple[str, ...] = (),
+    probs_in_experts: Any = False,
 ) -> tuple[Any, Any, Any]:
     """(linear, attention-score, total) bytes per layer per rank; array-generic.
 
@@ -194,7 +199,7 @@ def _layer_activation_terms(
     per-row statistics). Each part is an integer numerator divided once by t·cp, so integer inputs give the
     correctly rounded value of the exact fraction.
     """
-    terms = _layer_terms(w, s, b, t, sp, recompute_code, cp, flash, fp8, modules)
+    terms = _layer_terms(w, s, b, t, sp, recompute_code, cp, flash, fp8, modules, probs_in_experts)
     scores = terms.pop("attention scores (softmax, dropout)") + terms.pop("attention scores (flash softmax stats)")
     linear = sum(terms.values())
     denominator = t * cp
@@ -213,6 +218,7 @@ def layer_activation_ledger(
     flash_attention: bool = False,
     precision: str = "bf16",
     recompute_modules: tuple[str, ...] = (),
+    moe_probs_in_experts: bool = False,
 ) -> dict[str, float]:
     """Bytes each saved tensor of one layer takes on one rank, as a ledger ``{tensor: bytes}``.
 
@@ -237,6 +243,8 @@ def layer_activation_ledger(
             routed experts' bf16 activation output, e·copies·expert width per token, ``"moe"`` everything an MoE
             layer's MLP part saves but its input, ``"mla_up_proj"`` MLA's up-projected Q, K and V
             (:data:`coursekit.specs.RECOMPUTE_MODULES_SOURCE`).
+        moe_probs_in_experts: the router's probabilities multiply the experts' activation (Megatron-Core from
+            0.13), so the combine keeps no copy of the routed copies' outputs: e·copies·h per token less.
 
     The entries, in bytes before the division by t·cp (e = 2 bytes per element, masks 1 byte):
     layer-norm inputs 2·e·s·b·h, attention input e·s·b·h, Q e·s·b·a·d_qk, K e·s·b·kv·d_qk, V e·s·b·kv·d_v,
@@ -274,5 +282,6 @@ def layer_activation_ledger(
     modules: tuple[str, ...] = ()
     if recompute_modules != ():
         modules = _check_str_tuple("recompute_modules", recompute_modules, RECOMPUTE_MODULES)
-    terms = _layer_terms(widths, s, b, t, sp, RECOMPUTE_MODES.index(mode), c, flash, fp8, modules)
+    probs = check_bool("moe_probs_in_experts", moe_probs_in_experts)
+    terms = _layer_terms(widths, s, b, t, sp, RECOMPUTE_MODES.index(mode), c, flash, fp8, modules, probs)
     return {name: float(value / (t * c)) for name, value in terms.items() if value}

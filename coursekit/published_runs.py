@@ -204,6 +204,17 @@ def _mcore_run(size: str, tp: int, pp: int, dp: int, gpus: int, batch: int, tflo
     )
 
 
+#: Megatron-Bridge's performance releases (25.09 on) require megatron-core >= 0.14 (Megatron-Bridge pyproject.toml @
+#: fa0315ae2684693a666be9d247adf9baf1e30028: "megatron-core[dev,mlm]>=0.14.0a0,<0.16.0"), which contains Megatron-LM
+#: 2659630721 ("perf(MoE): Memory efficient token permutation", 2025-04-09): the router's probabilities multiply the
+#: routed experts' activation and the combine keeps no copy of their outputs (``moe_probs_in_experts``).
+MEGATRON_BRIDGE_PROBS_IN_EXPERTS: str = (
+    "Megatron-Bridge pyproject.toml @ fa0315ae2684693a666be9d247adf9baf1e30028 (megatron-core >= 0.14.0a0); "
+    "Megatron-LM 2659630721, megatron/core/transformer/moe/experts.py (activation_func_with_probs) and "
+    "token_dispatcher.py (unpermute without probs)"
+)
+
+
 def _run(
     name: str,
     model: str,
@@ -221,7 +232,9 @@ def _run(
     """One row of a vendor table: FP8, tokens per GPU-second, the published micro-batch and interleaving depth as
     upper bounds of the search (the layout as published); ``options`` are further workload settings the run's own
     training config states. The FP8 recipe: NeMo 24.07's rows delayed scaling (the default; Transformer Engine 1.x
-    had no other per-tensor recipe), Megatron-Bridge's per-tensor current scaling (:data:`MEGATRON_BRIDGE_FP8_CS`)."""
+    had no other per-tensor recipe), Megatron-Bridge's per-tensor current scaling (:data:`MEGATRON_BRIDGE_FP8_CS`).
+    Megatron-Bridge's rows run a Megatron-Core whose MoE layers multiply the router's probabilities into the experts'
+    activation (:data:`MEGATRON_BRIDGE_PROBS_IN_EXPERTS`)."""
     keys = ("tp", "cp", "pp", "dp", "ep", "etp")
     degrees = tuple((k, layout.get(k, 1)) for k in keys if k not in ("ep", "etp") or k in layout)
     parts = [f"TP {layout.get('tp', 1)}", f"PP {layout.get('pp', 1)}", f"CP {layout.get('cp', 1)}"]
@@ -247,6 +260,7 @@ def _run(
             ("max_virtual_stages", virtual),
             ("zero_stages", zero_stages),
             *((("fp8_recipe", "current"),) if name.startswith("Megatron-Bridge") else ()),
+            *((("moe_probs_in_experts", True),) if name.startswith("Megatron-Bridge") else ()),
             *options,
         ),
         note=Text(

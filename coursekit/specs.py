@@ -1122,6 +1122,11 @@ class WorkloadSpec:
             each unfused cast; Megatron-Bridge's ``FP8_CS`` configs). Matters only at ``precision="fp8"``.
         flash_attention: attention runs in a fused kernel that keeps no s×s scores (the default, as in today's
             Megatron-Core and NeMo); ``False`` materialises them (Korthikanti et al.'s 5·a·s²·b per layer).
+        moe_probs_in_experts: the router's probabilities multiply the routed experts' activation (Megatron-Core from
+            0.13: megatron-lm 2659630721, "Memory efficient token permutation", April 2025), so the combine adds the
+            expert outputs up unweighted and keeps no copy of them for backward: an MoE layer saves top_k·h fewer
+            elements per token. ``False`` (the default): the combine weighs the outputs and keeps them (Megatron-Core
+            up to 0.12; the safe assumption when the engine is not known).
         sequence_parallel: Megatron sequence parallelism inside TP groups.
         zero_stages, recompute_modes: the ZeRO stages and recompute modes the search tries.
         recompute_modules: module-level recomputation added to every mode but ``"full"`` (which keeps only the
@@ -1173,6 +1178,7 @@ class WorkloadSpec:
     precision: str = "bf16"
     flash_attention: bool = True
     fp8_recipe: str = "delayed"
+    moe_probs_in_experts: bool = False
 
     def __post_init__(self) -> None:
         raw: Any = self
@@ -1204,6 +1210,7 @@ class WorkloadSpec:
             check_int("ep_node_limit", raw.ep_node_limit, ge=1, le=MAX_NODES)
         check_bool("ep_dedup_per_node", raw.ep_dedup_per_node)
         check_bool("ep_fp8_dispatch", raw.ep_fp8_dispatch)
+        check_bool("moe_probs_in_experts", raw.moe_probs_in_experts)
         check_choice("ep_overlap_schedule", raw.ep_overlap_schedule, EP_OVERLAP_SCHEDULES)
         if raw.efficiency_ceiling is not None:
             object.__setattr__(

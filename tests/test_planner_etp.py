@@ -162,3 +162,31 @@ def test_space_labels_and_dense_models() -> None:
                 evaluate_composition(dense, NODE, WORK, tp=2, etp=1)
         finally:
             set_language("en")
+
+
+def test_probabilities_in_the_experts_keep_no_copy_of_their_outputs() -> None:
+    # Megatron-Core from 0.13 (Megatron-LM 2659630721) multiplies the router's probabilities into the experts'
+    # activation, so the combine sums the expert outputs unweighted and saves none of them: per token, top-2 copies
+    # of h = 1024 bf16 values, 2 · 1024 · 2 = 4 KiB. At TP 2 with sequence parallelism a rank holds 512 of the 1024
+    # tokens: 2 MiB less per layer, 8 MiB over the 4 layers of the one stage (one micro-batch in flight).
+    from coursekit.activations import layer_activation_ledger
+
+    widths = TINY_MOE.layer_widths()
+    args = {"seq_len": 1024, "micro_batch": 1, "tp": 2, "sequence_parallel": True, "flash_attention": True}
+    weighed = layer_activation_ledger(widths, **args)["MoE routed inputs and outputs"]
+    unweighed = layer_activation_ledger(widths, **args, moe_probs_in_experts=True)["MoE routed inputs and outputs"]
+    assert weighed - unweighed == 2 * MIB
+    # the expert inputs and the fp32 router probabilities stay: 1024 · (2 · 1024 + 2 · 8) · 2 bytes / 2
+    assert unweighed == 1024 * (2 * 1024 + 2 * 8) * 2 / 2
+    plain = evaluate_composition(TINY_MOE, NODE, WORK, tp=2, dp=4, ep=4, etp=1, zero=0, mb=1, recompute="none")
+    work = replace(WORK, moe_probs_in_experts=True)
+    lean = evaluate_composition(TINY_MOE, NODE, work, tp=2, dp=4, ep=4, etp=1, zero=0, mb=1, recompute="none")
+    assert plain.memory is not None and lean.memory is not None
+    assert (plain.memory.activations_gib - lean.memory.activations_gib) * (1 << 30) == pytest.approx(8 * MIB)
+    for language, words in (("en", "moe_probs_in_experts"), ("zh", "moe_probs_in_experts")):
+        set_language(language)
+        try:
+            with pytest.raises(TypeError, match=words):
+                WorkloadSpec(global_batch=4, moe_probs_in_experts="yes")  # type: ignore[arg-type]
+        finally:
+            set_language("en")

@@ -730,15 +730,18 @@ def _memory_ledger(np: Any, model: ModelSpec, workload: WorkloadSpec, k: _Column
     widths, flash, sp = model.layer_widths(), workload.flash_attention, workload.sequence_parallel
     fp8 = workload.precision == "fp8"  # FP8 linear layers save their inputs at 1 byte (coursekit.activations)
     modules = workload.recompute_modules  # module-level recomputation (coursekit.specs.RECOMPUTE_MODULES)
+    probs = workload.moe_probs_in_experts  # the combine keeps no copy of the expert outputs (Megatron-Core >= 0.13)
 
     def per_shape(mb: Any, tp: Any, cp: Any, rc: Any) -> tuple[Any, Any, Any]:  # once per distinct (mb, tp, cp, rc)
         mbf, tpf, cpf = (x.astype(np.float64) for x in (mb, tp, cp))
-        full_none = _layer_activation_terms(widths, s, mbf, tpf, sp, np.ones_like(rc), cpf, flash, fp8)[2]
-        per_layer = _layer_activation_terms(widths, s, mbf, tpf, sp, rc, cpf, flash, fp8, modules)[2]
+        one = np.ones_like(rc)
+        full_none = _layer_activation_terms(widths, s, mbf, tpf, sp, one, cpf, flash, fp8, (), probs)[2]
+        per_layer = _layer_activation_terms(widths, s, mbf, tpf, sp, rc, cpf, flash, fp8, modules, probs)[2]
         extra = (rc == 2) * full_none
         if "moe" in modules:  # one MoE block's activations exist again while its recomputation runs
             kept = tuple(m for m in modules if m != "moe")
-            extra = extra + _layer_activation_terms(widths, s, mbf, tpf, sp, rc, cpf, flash, fp8, kept)[2] - per_layer
+            again = _layer_activation_terms(widths, s, mbf, tpf, sp, rc, cpf, flash, fp8, kept, probs)[2]
+            extra = extra + again - per_layer
         return per_layer, extra, model.logits_bytes(s * mbf, tpf * cpf)
 
     per_layer, full_extra, logits = on_distinct(np, per_shape, k.mb, k.tp, k.cp, k.rc)
