@@ -671,6 +671,25 @@ def test_cli_recompute_modules_reach_the_workload(capsys: pytest.CaptureFixture[
     assert "'core_attn' 不是 layernorm, moe_act, moe, mla_up_proj 之一" in capsys.readouterr().err
 
 
+def test_cli_moe_probs_in_experts_reaches_the_workload(capsys: pytest.CaptureFixture[str]) -> None:
+    """--moe-probs-in-experts: the combine keeps no copy of the routed experts' outputs (Megatron-Core from 0.13), so
+    an MoE layout's activations drop by the ledger's "MoE routed inputs and outputs" difference (worked by hand in
+    tests/test_planner_etp.py), the same as the Python API's WorkloadSpec(moe_probs_in_experts=True) gives."""
+    from coursekit.planner import WorkloadSpec, evaluate_composition
+
+    mixtral = ["plan", "--model", "mixtral-8x7b", "--cluster", "h100-8", "--nodes", "8", "--global-batch", "256"]
+    layout = ["--explain", "tp=1,pp=4,dp=16,ep=8,zero=1,mb=1,recompute=none", "--top", "0", "--json"]
+    assert main([*mixtral, *layout, "--seq-len", "4096"]) == 0
+    kept = json.loads(capsys.readouterr().out)["explain"]["memory_gib"]["activations"]
+    assert main([*mixtral, *layout, "--seq-len", "4096", "--moe-probs-in-experts"]) == 0
+    lean = json.loads(capsys.readouterr().out)["explain"]["memory_gib"]["activations"]
+    assert lean < kept
+    cluster = CLUSTERS["h100-8"].with_nodes(8)
+    work = WorkloadSpec(global_batch=256, seq_len=4096, moe_probs_in_experts=True)
+    api = evaluate_composition(MODELS["mixtral-8x7b"], cluster, work, tp=1, pp=4, dp=16, ep=8, zero=1, mb=1)
+    assert api.memory is not None and lean == pytest.approx(api.memory.activations_gib)
+
+
 def test_cli_explain(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([*EXAMPLE, "--top", "0", "--explain", "tp=16,pp=4,dp=2,zero=1,mb=1"]) == 0
     out = capsys.readouterr().out

@@ -240,6 +240,15 @@ def _add_workload_arguments(p: argparse.ArgumentParser) -> None:
         ).render(),
     )
     p.add_argument(
+        "--moe-probs-in-experts",
+        action="store_true",
+        help=Text(
+            zh="路由概率乘进专家的激活函数，合并时不保存专家输出（Megatron-Core 0.13 起；默认按保存计）",
+            en="the router's probabilities multiply the experts' activation and the combine keeps no copy of their "
+            "outputs (Megatron-Core 0.13 on; by default they are kept)",
+        ).render(),
+    )
+    p.add_argument(
         "--no-flash-attention",
         action="store_true",
         help=Text(
@@ -553,6 +562,7 @@ def _workload(args: argparse.Namespace) -> WorkloadSpec:
         "precision": args.precision,
         "fp8_recipe": args.fp8_recipe,
         "flash_attention": not args.no_flash_attention,
+        "moe_probs_in_experts": args.moe_probs_in_experts,
     }
     for flag, field_name in _WORKLOAD_FLAGS:
         if getattr(args, flag) is not None:
