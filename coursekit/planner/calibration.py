@@ -244,7 +244,7 @@ def _rate_table(
     figures: tuple[tuple[int, float, float], ...], peak_flops: float
 ) -> tuple[tuple[float, ...], tuple[float, ...]]:
     """(log2 of each bar's length, its rate over the device's best matmul) for :func:`attention_rate_at`."""
-    best = MAMF_FRACTION.get(peak_flops, MAMF_FRACTION[_CALIBRATION_PEAK]) * peak_flops
+    best = matmul_fraction(peak_flops) * peak_flops
     return (
         tuple(math.log2(row[0]) for row in figures),
         tuple(float(_kernel_tflops(row[1], row[2])) * 1e12 / best for row in figures),

@@ -375,8 +375,9 @@ def _training_rows(
     if model.is_moe and (tp > 1 or etp > 1):  # the attention block over TP, the expert block over expert TP
         attention = _tp_entries(tokens, mb, model.hidden, layers, tp, ACTIVATION_BYTES, sp, mode, ga, 1)
         gathered = expert_tp_gathered_tokens(model, workload, tokens, tp, etp, ep)
-        experts = _tp_entries(gathered, mb, model.hidden, layers, etp, ACTIVATION_BYTES, sp, mode, ga, 1)
-        experts = experts if gathered else ()  # the flex dispatcher's all-to-all already reached every ETP rank
+        experts = (  # none where the flex dispatcher's all-to-all already reached every ETP rank
+            _tp_entries(gathered, mb, model.hidden, layers, etp, ACTIVATION_BYTES, sp, mode, ga, 1) if gathered else ()
+        )
         t = max(tp, etp)
         rows.append(_comm_row("TP", attention + experts, t, cluster, t, comm["TP"], ring_ranks=t))
     elif tp > 1:
