@@ -587,7 +587,8 @@ class ModelSpec:
         first_k_dense: the first layers keep a dense MLP of width ``ffn_hidden`` (DeepSeek-V3: 3).
         capacity_factor: each expert processes at most capacity_factor × its even share of the routed tokens
             (padded to it; Switch Transformer, Fedus et al. 2021, §2.2); ``None`` = dropless. It sizes the
-            MoE activations (:meth:`layer_widths`).
+            MoE activations (:meth:`layer_widths`) and, in the planner's estimate, the experts' matmuls, the token
+            permutation and the all-to-all dispatcher's buffers (:func:`coursekit.planner.estimate.routed_copies`).
         q_lora_rank, kv_lora_rank, qk_rope_head_dim, qk_nope_head_dim, v_head_dim: multi-head latent
             attention (DeepSeek-V2, arXiv:2405.04434, §2.1): set ``kv_lora_rank`` to use it; the query and key
             heads are qk_nope + qk_rope wide, the value heads v_head_dim; ``q_lora_rank`` ``None`` = a full-rank

@@ -175,3 +175,38 @@ def test_fp8_dispatch_sends_a_quarter_fewer_bytes() -> None:
     cand = evaluate_composition(TINY_MOE, NODE, fp8, tp=2, dp=4, ep=4, etp=2, zero=0, mb=1, recompute="none")
     ep = next(row for row in cand.communication if row.dimension == "EP")
     assert ep.calls == 16 and ep.payload_bytes == 16 * 1.5 * (1 << 20)
+
+
+def test_a_capacity_factor_pads_the_experts_work_and_the_all_to_all_by_hand() -> None:
+    """Megatron-Core pads every expert's input to its capacity, ceil(top_k·tokens/E·c) rows (``get_capacity`` in
+    moe_utils.py; token_dispatcher.py's ``drop_and_pad`` branches: the all-to-all dispatcher sends each expert its
+    capacity, the flex dispatcher pads after the dispatch). With c = 1.25 the tiny model's experts multiply
+    2 x 1.25 = 2.5 rows per token instead of 2: every per-copy term grows by a quarter, and the step slows."""
+    import dataclasses
+
+    from coursekit.planner import evaluate_composition
+
+    padded = dataclasses.replace(TINY_MOE, capacity_factor=1.25)
+    # Routed FLOPs: 4 MoE layers x 2.5 rows x 1,572,864 parameters x 6 = 94,371,840 per token (75,497,472 at c = 1).
+    assert routed_expert_flops_per_token(padded, 0) == 94_371_840
+    # Permutation with k = 2.5 copies and two local experts (ep 4): (5k + 4 + 8k)·h·2 bytes = 36.5 x 1024 x 2.
+    assert token_permutation_bytes_per_token(padded, 0, 4) == 36.5 * 1024 * 2
+    # 4 EP ranks x 1024 tokens x 2.5 rows over 8 experts = 1280 rows per expert.
+    assert expert_rows(padded, 1024.0, 1, 4, 1) == 1280
+    # The executed FLOPs grow by the padding, 94,371,840 - 75,497,472 = 18,874,368 per token; model FLOPs do not.
+    base = training_estimate(TINY_MOE, NODE, WORK, _columns())
+    pad = training_estimate(padded, NODE, WORK, _columns())
+    grown = float(pad["executed_flops_per_token"][0]) - float(base["executed_flops_per_token"][0])
+    assert grown == pytest.approx(18_874_368)
+    assert float(pad["model_flops_per_token"]) == float(base["model_flops_per_token"])
+    assert float(pad["compute_s"][0]) > float(base["compute_s"][0])
+    # The all-to-all dispatcher sends the padded buffers: at tp 1, ep 4 each of the 4 all-to-alls per layer carries
+    # 1024 tokens x 2.5 x 1024 x 2 bytes = 5 MiB (4 MiB at c = 1). The flex dispatcher (DeepEP) sends the routed
+    # tokens unpadded: 4 MiB.
+    for work, mib in ((WORK, 5.0), (dataclasses.replace(WORK, ep_dedup_per_node=True), 4.0)):
+        cand = evaluate_composition(padded, NODE, work, dp=4, ep=4, zero=0, mb=1, recompute="none")
+        ep = next(row for row in cand.communication if row.dimension == "EP")
+        assert ep.calls == 16 and ep.payload_bytes == 16 * mib * (1 << 20)
+    unpadded = evaluate_composition(TINY_MOE, NODE, WORK, dp=4, ep=4, zero=0, mb=1, recompute="none")
+    padded_step = evaluate_composition(padded, NODE, WORK, dp=4, ep=4, zero=0, mb=1, recompute="none")
+    assert padded_step.step_s > unpadded.step_s

@@ -356,6 +356,45 @@ def matmul_efficiency(
     return _share_of_peak(cluster, intensity, ceiling), intensity
 
 
+def routed_copies(model: ModelSpec) -> float:
+    """Rows the routed experts multiply per token a rank routes (MoE): ``top_k·c``, with ``c`` the capacity factor
+    (1 without one).
+
+    With a capacity factor Megatron-Core pads every expert's input to its capacity, ``ceil(top_k·tokens/E·c)``
+    rows (``--moe-pad-expert-input-to-capacity``: ``get_capacity`` in megatron/core/transformer/moe/moe_utils.py,
+    and the ``drop_and_pad`` branches of token_dispatcher.py, whose permuted buffer holds ``capacity·E`` rows), so
+    the experts' matmuls, the permutation and the saved activations work on ``c`` times the even share. Model
+    FLOPs (MFU) still count the ``top_k`` copies: the padding is executed, not useful, work.
+
+    >>> from coursekit.presets import MODELS
+    >>> import dataclasses
+    >>> routed_copies(MODELS["mixtral-8x7b"]), routed_copies(dataclasses.replace(MODELS["mixtral-8x7b"],
+    ...     capacity_factor=1.25))
+    (2.0, 2.5)
+    """
+    return model.top_k * (model.capacity_factor or 1.0)
+
+
+def ep_sent_copies(model: ModelSpec, workload: WorkloadSpec) -> float:
+    """Copies of each dispatched token that one expert-parallel all-to-all carries (MoE).
+
+    Megatron-Core's all-to-all dispatcher pads before it sends: with a capacity factor every rank sends each
+    expert exactly its capacity (``num_global_tokens_per_local_expert`` is filled with ``capacity``), so
+    :func:`routed_copies`. The flex dispatcher that runs DeepEP (``workload.ep_dedup_per_node``) sends the routed
+    tokens themselves and pads after the dispatch (``num_permuted_tokens = capacity·ranks·local experts``), so
+    ``top_k`` (megatron/core/transformer/moe/token_dispatcher.py).
+
+    >>> import dataclasses
+    >>> from coursekit.planner import WorkloadSpec
+    >>> from coursekit.presets import MODELS
+    >>> padded = dataclasses.replace(MODELS["mixtral-8x7b"], capacity_factor=1.5)
+    >>> ep_sent_copies(padded, WorkloadSpec(global_batch=8)), ep_sent_copies(
+    ...     padded, WorkloadSpec(global_batch=8, ep_dedup_per_node=True))
+    (3.0, 2.0)
+    """
+    return float(model.top_k) if workload.ep_dedup_per_node else routed_copies(model)
+
+
 def expert_rows(model: ModelSpec, tokens: Any, tp: Any, ep: Any, etp: Any) -> Any:
     """Rows one routed expert multiplies per micro-batch on one rank (MoE): ``ep·(tokens·etp/tp)·top_k·c/E``.
 
@@ -366,8 +405,7 @@ def expert_rows(model: ModelSpec, tokens: Any, tp: Any, ep: Any, etp: Any) -> An
     capacity factor ``c`` the busiest expert may take up to ``c`` times it, and the step waits for the busiest, so
     the bound is used (``c`` = 1 for drop-less routing without one).
     """
-    capacity = model.capacity_factor or 1.0
-    return ep * tokens * etp / tp * model.top_k * capacity / model.num_experts
+    return ep * tokens * etp / tp * routed_copies(model) / model.num_experts
 
 
 def expert_matmul_efficiency(
@@ -387,16 +425,16 @@ def expert_matmul_efficiency(
 
 
 def routed_expert_flops_per_token(model: ModelSpec, rc: Any, modules: tuple[str, ...] = ()) -> Any:
-    """Executed FLOPs per token of the routed experts' matmuls, all layers: ``(6 + 2·full)·moe_layers·top_k·P_e``.
+    """Executed FLOPs per token of the routed experts' matmuls, all layers: ``(6 + 2·full)·moe_layers·top_k·c·P_e``.
 
-    PaLM's 6 FLOPs per parameter and token (forward 2, backward 4) over the ``top_k`` experts a token visits, each
-    of ``expert_params`` P_e; full recomputation (``rc`` = 2) repeats the forward, 2 more, and so does the
-    module-level recomputation of the whole MoE block (``"moe"`` in ``modules``). Part of the executed FLOPs of
-    :func:`_flops_per_token` (plus :func:`moe_block_recompute_flops_per_token`), which counts them among the active
-    parameters.
+    PaLM's 6 FLOPs per parameter and token (forward 2, backward 4) over the :func:`routed_copies` rows a token
+    brings, ``top_k·c``, each through one expert of ``expert_params`` P_e; full recomputation (``rc`` = 2) repeats
+    the forward, 2 more, and so does the module-level recomputation of the whole MoE block (``"moe"`` in
+    ``modules``). :func:`_flops_per_token` (plus :func:`moe_block_recompute_flops_per_token`) counts the ``top_k``
+    copies among the active parameters; :func:`_compute_time` adds the capacity padding, the share ``1 - 1/c``.
     """
     again = (rc == 2) | (("moe" in modules) & (rc != 2))
-    return (6.0 + 2.0 * again) * model.moe_layers * model.top_k * float(model.expert_params)
+    return (6.0 + 2.0 * again) * model.moe_layers * routed_copies(model) * float(model.expert_params)
 
 
 def mla_up_proj_recompute_flops_per_token(model: ModelSpec, rc: Any, modules: tuple[str, ...]) -> Any:
@@ -416,11 +454,13 @@ def mla_up_proj_recompute_flops_per_token(model: ModelSpec, rc: Any, modules: tu
 
 def moe_block_recompute_flops_per_token(model: ModelSpec, rc: Any, modules: tuple[str, ...]) -> Any:
     """FLOPs per token the module-level recomputation ``"moe"`` adds: the MoE block's forward once more on every MoE
-    layer, ``2·moe_layers·(top_k·P_e + shared·P_e + h·E)`` (routed and shared experts and the router); nothing under
-    full recomputation (``rc`` = 2), which repeats the whole layer already, nor for a dense model."""
+    layer, ``2·moe_layers·(top_k·c·P_e + shared·P_e + h·E)`` (routed experts on their :func:`routed_copies`, shared
+    experts and the router); nothing under full recomputation (``rc`` = 2), which repeats the whole layer already,
+    nor for a dense model."""
     if not model.is_moe or "moe" not in modules:
         return 0.0 * rc
-    per_layer = (model.top_k + model.shared_experts) * float(model.expert_params) + model.hidden * model.num_experts
+    copies = routed_copies(model) + model.shared_experts
+    per_layer = copies * float(model.expert_params) + model.hidden * model.num_experts
     return (rc != 2) * 2.0 * model.moe_layers * per_layer
 
 
@@ -429,7 +469,7 @@ def token_permutation_bytes_per_token(model: ModelSpec, rc: Any, ep: Any = 1, mo
 
     Counted for fused permute/unpermute kernels (Megatron-Core ``--moe-permute-fusion``, Transformer Engine's
     ``moe_permute`` / ``moe_unpermute``), in units of one token's hidden vector h of ``ACTIVATION_BYTES`` each,
-    with k = top_k: forward, permute reads the token once and writes k copies (k + 1), unpermute reads the k
+    with k the :func:`routed_copies` (top_k, times the capacity factor when experts are padded): forward, permute reads the token once and writes k copies (k + 1), unpermute reads the k
     expert outputs and writes their probability-weighted sum (k + 1); backward, unpermute's gradient reads h and
     writes k weighted copies and reads the k expert outputs again for the probabilities' gradient (2k + 1), and
     permute's gradient reads k copies and writes their sum (k + 1): (5k + 4)·h. When a rank holds more than one
@@ -443,7 +483,7 @@ def token_permutation_bytes_per_token(model: ModelSpec, rc: Any, ep: Any = 1, mo
     """
     if not model.is_moe:
         return 0.0 * rc
-    k = float(model.top_k)
+    k = routed_copies(model)
     full = (rc == 2) | ("moe" in modules)
     sort = (model.num_experts / ep > 1) * (8.0 * k + 4.0 * k * full)
     return (5.0 * k + 4.0 + 2.0 * (k + 1.0) * full + sort) * model.hidden * ACTIVATION_BYTES
@@ -559,7 +599,7 @@ def _moe_parts(model: ModelSpec) -> tuple[list[_Linear], list[_Linear], float]:
         (w_in, "whole" if side == "gathered" else side, w_out, "whole" if o_side == "gathered" else o_side, f)
         for w_in, side, w_out, o_side, f in _mlp_linears(model, width, False)
     ]
-    return shared, routed, model.top_k * (model.capacity_factor or 1.0)
+    return shared, routed, routed_copies(model)
 
 
 def fp8_quantisation_bytes_per_token(
@@ -793,6 +833,10 @@ def _compute_time(
     modules = workload.recompute_modules
     executed = executed + moe_block_recompute_flops_per_token(model, k.rc, modules)
     executed = executed + mla_up_proj_recompute_flops_per_token(model, k.rc, modules)
+    routed_all = routed_expert_flops_per_token(model, k.rc, modules)
+    # A capacity factor c pads every expert's input to its capacity (routed_copies): the experts multiply c times
+    # the top_k copies _flops_per_token counts, so the padding, 1 - 1/c of their FLOPs, is executed too.
+    executed = executed + routed_all * (1.0 - 1.0 / (model.capacity_factor or 1.0))
     # Attention's core costs attention_core_weight linear-layer FLOPs per counted FLOP (causal flash attention:
     # half the pairs at its own kernel's speed): the charged count.
     weight = attention_core_weight(workload, s, k.cpf)
@@ -825,7 +869,7 @@ def _compute_time(
         expert_efficiency = efficiency
     # The routed experts' FLOPs run at their own efficiency: counted in units of the rest's efficiency, each of
     # their FLOPs weighs efficiency / expert_efficiency (per layer, averaged over the layers like the rest).
-    routed = routed_expert_flops_per_token(model, k.rc, workload.recompute_modules) / model.layers
+    routed = routed_all / model.layers
     per_layer_flops = per_layer_flops + routed * (efficiency / expert_efficiency - 1.0)
     work = np.maximum(
         np.maximum(first * per_layer_flops + st.single * output_flops, mid * per_layer_flops),
@@ -931,7 +975,7 @@ def module_recompute_bytes_per_token(model: ModelSpec, modules: tuple[str, ...],
     norms = 1.0 + (model.attention_kind == "mla")
     norm_bytes = ("layernorm" in modules) * norms * 2.0 * model.hidden * ACTIVATION_BYTES
     width = float(model.moe_ffn_hidden or model.ffn_hidden)
-    copies = model.top_k * (model.capacity_factor or 1.0)
+    copies = routed_copies(model)
     act_in = 2.0 if model.mlp == "swiglu" else 1.0
     act_alone = ("moe_act" in modules) and ("moe" not in modules)  # "moe" re-runs it with the whole block
     act_bytes = act_alone * copies * (act_in + 1.0) * width * ACTIVATION_BYTES
@@ -1027,10 +1071,11 @@ def expert_tp_gathered_tokens(model: ModelSpec, workload: WorkloadSpec, tokens: 
     ``etp`` ranks per micro-batch, in tokens of ``hidden`` values (MoE); array-generic.
 
     The all-to-all dispatcher gathers, after the all-to-all, the routed rows of its ETP group: each rank received
-    about top_k·tokens/tp, so ``top_k·tokens·etp/tp``; the reduce-scatter before the combine returns them
+    about top_k·tokens/tp (:func:`routed_copies` per token: padded to capacity with a capacity factor), so
+    ``top_k·c·tokens·etp/tp``; the reduce-scatter before the combine returns them
     (``dispatch_postprocess`` / ``combine_preprocess``). The flex dispatcher (``workload.ep_dedup_per_node``) already
     delivered every expert-TP rank its rows (:func:`ep_dispatched_tokens`), so with ep > 1 there is nothing to
-    gather: 0. Uniform routing, no capacity padding, as :func:`_ep_payload_bytes`.
+    gather: 0. Uniform routing.
 
     >>> from coursekit.planner import WorkloadSpec
     >>> from coursekit.presets import MODELS
@@ -1038,7 +1083,7 @@ def expert_tp_gathered_tokens(model: ModelSpec, workload: WorkloadSpec, tokens: 
     8192.0
     """
     flex_with_ep = workload.ep_dedup_per_node * (ep > 1)
-    return model.top_k * tokens * etp / tp * (1 - flex_with_ep)
+    return routed_copies(model) * tokens * etp / tp * (1 - flex_with_ep)
 
 
 def ep_element_bytes(workload: WorkloadSpec) -> float:
@@ -1065,7 +1110,7 @@ def _ep_comm(
     members = np.minimum(k.epf, per_node.astype(np.float64))  # EP ranks that share a node (EP ranks are etp apart)
     share = _ep_remote_share(k.epf, members, model.top_k, workload.ep_dedup_per_node, workload.ep_node_limit)
     tokens = ep_dispatched_tokens(workload, float(workload.tokens_per_sequence(model)) / k.cpf, k.tpf, k.etpf)
-    payload = _ep_payload_bytes(tokens, k.mbf, model.hidden, ep_element_bytes(workload), model.top_k)
+    payload = _ep_payload_bytes(tokens, k.mbf, model.hidden, ep_element_bytes(workload), ep_sent_copies(model, workload))
     calls = _ep_calls(st.layers_max, k.gaf)
     if "moe" in workload.recompute_modules:  # the block's forward runs again: its dispatch and combine too (4 -> 6)
         calls = calls * (1.0 + 0.5 * (k.rc != 2))

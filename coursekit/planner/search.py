@@ -39,6 +39,7 @@ from .estimate import (
     EFFICIENCY_CALIBRATION,
     MODEL_UNCERTAINTY,
     ep_dispatched_tokens,
+    ep_sent_copies,
     ep_element_bytes,
     expert_tp_gathered_tokens,
     training_estimate,
@@ -389,9 +390,10 @@ def _training_rows(
     if model.is_moe and ep > 1:
         dispatched = ep_dispatched_tokens(workload, tokens, tp, etp)
         element = ep_element_bytes(workload)
-        entries = _ep_entries(dispatched, mb, model.hidden, layers, ep, model.top_k, element, ga)
+        copies = ep_sent_copies(model, workload)
+        entries = _ep_entries(dispatched, mb, model.hidden, layers, ep, copies, element, ga)
         if "moe" in workload.recompute_modules and mode != "full":  # the block's forward again (estimate._ep_comm)
-            entries += _ep_recompute_entries(dispatched, mb, model.hidden, layers, ep, model.top_k, element, ga)
+            entries += _ep_recompute_entries(dispatched, mb, model.hidden, layers, ep, copies, element, ga)
         split = (comm["EP_intra"], comm["EP_inter"])
         rows.append(_comm_row("EP", entries, ep, cluster, etp * ep, comm["EP"], split))
     if pp > 1:
