@@ -7,6 +7,7 @@ read back from the code under test.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import replace
 
 import numpy as np
@@ -449,3 +450,48 @@ def test_mla_up_proj_recompute_repeats_the_up_projections_by_hand() -> None:
     assert evaluate_composition(
         model, cluster, replace(workload, recompute_modules=("mla_up_proj",)), **args
     ).memory == (evaluate_composition(model, cluster, workload, **args).memory)
+
+
+def test_a_device_between_measured_ones_takes_an_interpolated_matmul_share_by_hand() -> None:
+    """The measured best-matmul shares (Bekman's MAMF table): A100 SXM 267.9 of 312 TFLOP/s, H100 SXM 792.1 of 989.
+    A peak between them takes the share linear in log(peak); outside them, the nearest device's."""
+    import math
+
+    from coursekit.planner.calibration import matmul_fraction
+
+    a100, h100 = 267.9 / 312, 792.1 / 989
+    # L40S, 362 TFLOP/s: 0.858654 + (0.800910 - 0.858654) x ln(362/312) / ln(989/312) = 0.851214
+    assert matmul_fraction(362e12) == pytest.approx(a100 + (h100 - a100) * math.log(362 / 312) / math.log(989 / 312))
+    assert matmul_fraction(362e12) == pytest.approx(0.851214, abs=1e-6)
+    assert matmul_fraction(2250e12) == pytest.approx(h100) and matmul_fraction(125e12) == pytest.approx(a100)
+    # the best matmul's speed, share x peak, rises with the peak across the whole range
+    peaks = [p * 1e12 for p in (100, 200, 312, 400, 600, 900, 960, 989, 1000, 2000)]
+    speeds = [matmul_fraction(p) * p for p in peaks]
+    assert all(b > a for a, b in itertools.pairwise(speeds))
+
+
+def test_a_slower_device_is_never_estimated_faster() -> None:
+    """A device a few per cent below the H100's peak (same memory, links) cannot run a layout faster than the H100.
+    Before, the matmul share was looked up by the exact peak, so 960 TFLOP/s took the A100's 85.9 % and came out 4 %
+    faster than 989 TFLOP/s."""
+    model, work = MODELS["llama3-8b"], WorkloadSpec(global_batch=64)
+    layout = dict(tp=1, pp=1, dp=8, zero=2, mb=1, recompute="none")
+    steps = []
+    for peak in (900e12, 960e12, 989e12, 1000e12):
+        cluster = replace(CLUSTERS["h100-8"].with_nodes(1), peak_flops=peak)
+        steps.append(evaluate_composition(model, cluster, work, **layout).step_s)
+    assert steps == sorted(steps, reverse=True) and len(set(steps)) == 4
+
+
+def test_two_link_kinds_overflowing_the_compute_run_their_overflow_side_by_side() -> None:
+    """Hideable traffic on NVLink and on InfiniBand runs concurrently with the compute and with each other; what
+    overruns the compute runs on concurrently too, so only the longer overrun shows. By hand: 3 s of NVLink and 5 s of
+    InfiniBand under 4 s of compute hide 7 s (1 s of InfiniBand overruns); under 2 s of compute they hide 5 s: the
+    step is 2 + 8 - 5 = 5 s, the longer link's 5 s, not 2 + 1 + 3 = 6 s."""
+    from coursekit.planner.estimate import _hidden_s
+
+    comm = {"TP": np.array([3.0]), "DP": np.array([5.0])}
+    links = {"TP": np.array([True]), "DP": np.array([False])}
+    assert float(_hidden_s(np, comm, links, np.array([4.0]))[0]) == 7.0
+    assert float(_hidden_s(np, comm, links, np.array([2.0]))[0]) == 5.0
+    assert float(_hidden_s(np, comm, links, np.array([9.0]))[0]) == 8.0

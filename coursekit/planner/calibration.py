@@ -21,6 +21,7 @@ Taught in: lesson 9 (decision workbench).
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any
 
@@ -78,16 +79,32 @@ VALIDATION_SET: str = (
 
 
 def matmul_fraction(peak_flops: float) -> float:
-    """The measured best-matmul share of peak for the device with this bf16 peak (:data:`MAMF_FRACTION`);
-    a device without a measurement gets the calibration device's (A100) share.
+    """The measured best-matmul share of peak for the device with this bf16 peak (:data:`MAMF_FRACTION`).
+
+    A peak between two measured devices takes a share interpolated linearly in log(peak); one outside them takes
+    the nearest measured device's. This is an assumption, not a measurement: a faster device of a newer generation
+    has so far kept a smaller share of its peak (A100 85.9 %, H100 80.1 %). It keeps the best matmul's speed,
+    share × peak, rising with the peak, so a custom device a few per cent slower than an H100 is never estimated
+    faster (a lookup of the exact peak gave it the A100's share).
 
     >>> round(matmul_fraction(989e12), 3), round(matmul_fraction(312e12), 3)
     (0.801, 0.859)
+    >>> round(matmul_fraction(362e12), 4), round(matmul_fraction(2250e12), 3), round(matmul_fraction(125e12), 3)
+    (0.8512, 0.801, 0.859)
 
     Taught in: lesson 9 (decision workbench).
     """
     peak = check_number("peak_flops", peak_flops, gt=0)
-    return MAMF_FRACTION.get(peak, MAMF_FRACTION[_CALIBRATION_PEAK])
+    measured = MAMF_FRACTION.get(peak)
+    if measured is not None:
+        return measured
+    points = sorted(MAMF_FRACTION.items())
+    if peak <= points[0][0]:
+        return points[0][1]
+    if peak >= points[-1][0]:
+        return points[-1][1]
+    (low, f_low), (high, f_high) = next((a, b) for a, b in itertools.pairwise(points) if a[0] < peak < b[0])
+    return f_low + (f_high - f_low) * math.log(peak / low) / math.log(high / low)
 
 
 #: Share of peak FLOP/s the largest matmuls reach inside a whole training step on the calibration device

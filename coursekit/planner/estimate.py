@@ -469,8 +469,9 @@ def token_permutation_bytes_per_token(model: ModelSpec, rc: Any, ep: Any = 1, mo
 
     Counted for fused permute/unpermute kernels (Megatron-Core ``--moe-permute-fusion``, Transformer Engine's
     ``moe_permute`` / ``moe_unpermute``), in units of one token's hidden vector h of ``ACTIVATION_BYTES`` each,
-    with k the :func:`routed_copies` (top_k, times the capacity factor when experts are padded): forward, permute reads the token once and writes k copies (k + 1), unpermute reads the k
-    expert outputs and writes their probability-weighted sum (k + 1); backward, unpermute's gradient reads h and
+    with k the :func:`routed_copies` (top_k, times the capacity factor when experts are padded): forward, permute
+    reads the token once and writes k copies (k + 1), unpermute reads the k expert outputs and writes their
+    probability-weighted sum (k + 1); backward, unpermute's gradient reads h and
     writes k weighted copies and reads the k expert outputs again for the probabilities' gradient (2k + 1), and
     permute's gradient reads k copies and writes their sum (k + 1): (5k + 4)·h. When a rank holds more than one
     expert (``num_experts / ep`` > 1), Megatron-Core's all-to-all dispatcher sorts the received copies by local
@@ -1110,7 +1111,9 @@ def _ep_comm(
     members = np.minimum(k.epf, per_node.astype(np.float64))  # EP ranks that share a node (EP ranks are etp apart)
     share = _ep_remote_share(k.epf, members, model.top_k, workload.ep_dedup_per_node, workload.ep_node_limit)
     tokens = ep_dispatched_tokens(workload, float(workload.tokens_per_sequence(model)) / k.cpf, k.tpf, k.etpf)
-    payload = _ep_payload_bytes(tokens, k.mbf, model.hidden, ep_element_bytes(workload), ep_sent_copies(model, workload))
+    payload = _ep_payload_bytes(
+        tokens, k.mbf, model.hidden, ep_element_bytes(workload), ep_sent_copies(model, workload)
+    )
     calls = _ep_calls(st.layers_max, k.gaf)
     if "moe" in workload.recompute_modules:  # the block's forward runs again: its dispatch and combine too (4 -> 6)
         calls = calls * (1.0 + 0.5 * (k.rc != 2))
@@ -1289,11 +1292,24 @@ def _exposed_cp_s(ring: _Ring, o: float) -> Any:
 
 
 def _hidden_s(np: Any, comm: Mapping[str, Any], links: Mapping[str, Any], compute: Any) -> Any:
-    """Seconds that hide, from what each dimension of ``comm`` could hide alone: what hides on one link kind
-    cannot exceed the compute it hides under, so intra-node and inter-node links are each capped at it."""
+    """Seconds that hide, from what each dimension of ``comm`` could hide alone.
+
+    The hideable traffic of the intra-node links and of the inter-node links runs concurrently, with the compute
+    and with each other. What one link kind cannot finish under the compute runs on past it, alongside the other
+    kind's overflow, so only the longer overflow shows: ``hidden = I + X - max(I - C, X - C, 0)`` for I and X
+    seconds of hideable intra- and inter-node traffic under C seconds of compute. With one link kind over C this is
+    ``min(I, C) + min(X, C)``; with both over C it is ``C + min(I, X)``. The step, ``C + I + X - hidden`` plus what
+    cannot hide, then never shrinks when the compute grows (a slower device, a longer sequence).
+
+    >>> import numpy as np
+    >>> comm, links = {"TP": np.array(3.0), "DP": np.array(5.0)}, {"TP": np.array(True), "DP": np.array(False)}
+    >>> float(_hidden_s(np, comm, links, 4.0)), float(_hidden_s(np, comm, links, 2.0))   # 3 s of NVLink, 5 s of IB
+    (7.0, 5.0)
+    """
     hidden_intra = sum(np.where(links[dim], part, 0.0) for dim, part in comm.items())
     hidden_inter = sum(np.where(links[dim], 0.0, part) for dim, part in comm.items())
-    return np.minimum(hidden_intra, compute) + np.minimum(hidden_inter, compute)
+    overflow = np.maximum(np.maximum(hidden_intra - compute, hidden_inter - compute), 0.0)
+    return hidden_intra + hidden_inter - overflow
 
 
 def training_memory(

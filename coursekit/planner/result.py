@@ -489,17 +489,21 @@ ESTIMATE_NOTES: tuple[Text, ...] = (
     Text(
         zh="矩阵乘效率：每个 GPU 的矩阵乘是 (mb·s/cp) 个 token 乘以 hidden/tp 宽的权重分片；其计算强度放到平滑 "
         "屋顶线 (roofline) 上得到峰值占比。天花板 = Megatron-LM 表 1（A100）上标定的整步份额 × "
-        "该 GPU 实测的最佳矩阵乘占峰值之比（A100 85.9%，H100 80.1%）。MoE 的每个路由专家按自己的形状算："
-        "ep·(token 数·etp/tp)·top_k/专家数 行乘以 hidden × 专家宽度/etp 的分片（路由按均衡计）；"
+        "该 GPU 实测的最佳矩阵乘占峰值之比（A100 85.9%，H100 80.1%；其他 GPU 按峰值的对数在两者之间插值，"
+        "超出范围取较近的一个：这是假设，不是实测）。MoE 的每个路由专家按自己的形状算："
+        "ep·(token 数·etp/tp)·top_k·c/专家数 行乘以 hidden × 专家宽度/etp 的分片（路由按均衡计；c 是容量因子，"
+        "专家输入补齐到容量，没有容量因子时为 1）；"
         f"token 重排与还原按显存带宽计时；藏在计算下的 EP 全对全占用 {EP_ALL_TO_ALL_SMS} 个 SM（共 {H100_SMS} 个），"
         "计算相应变慢。",
         en="Matmul efficiency: each GPU multiplies (mb·s/cp) tokens by weight shards hidden/tp wide; their "
         "arithmetic intensity on a smooth roofline gives the share of peak. The ceiling is the step share fitted on "
-        "Megatron-LM Table 1 (A100) times the GPU's measured best-matmul share of peak (A100 85.9 %, H100 80.1 %); "
-        "each routed expert of an MoE multiplies its own shape: ep·(tokens·etp/tp)·top_k/experts rows by "
-        "hidden × expert width/etp shards (routing taken as balanced); token permutation and unpermutation are timed "
-        f"at memory bandwidth; an EP all-to-all hidden under compute holds {EP_ALL_TO_ALL_SMS} SMs (of {H100_SMS}) "
-        "and slows the compute by that share.",
+        "Megatron-LM Table 1 (A100) times the GPU's measured best-matmul share of peak (A100 85.9 %, H100 80.1 %; "
+        "another GPU's share is interpolated in log(peak) between them, the nearer one's outside them: an "
+        "assumption, not a measurement); each routed expert of an MoE multiplies its own shape: "
+        "ep·(tokens·etp/tp)·top_k·c/experts rows by hidden × expert width/etp shards (routing taken as balanced; c is "
+        "the capacity factor, to which the experts' inputs are padded, 1 without one); token permutation and "
+        "unpermutation are timed at memory bandwidth; an EP all-to-all hidden under compute holds "
+        f"{EP_ALL_TO_ALL_SMS} SMs (of {H100_SMS}) and slows the compute by that share.",
     ),
     Text(
         zh="通信 = 各维度在其链路上的 ring alpha-beta 时间之和（组留在节点内用节点内带宽，否则跨节点带宽）。"

@@ -39,8 +39,8 @@ from .estimate import (
     EFFICIENCY_CALIBRATION,
     MODEL_UNCERTAINTY,
     ep_dispatched_tokens,
-    ep_sent_copies,
     ep_element_bytes,
+    ep_sent_copies,
     expert_tp_gathered_tokens,
     training_estimate,
 )
