@@ -495,3 +495,24 @@ def test_two_link_kinds_overflowing_the_compute_run_their_overflow_side_by_side(
     assert float(_hidden_s(np, comm, links, np.array([4.0]))[0]) == 7.0
     assert float(_hidden_s(np, comm, links, np.array([2.0]))[0]) == 5.0
     assert float(_hidden_s(np, comm, links, np.array([9.0]))[0]) == 8.0
+
+
+def test_data_parallel_buckets_also_move_while_other_links_stall_the_passes_by_hand() -> None:
+    """Megatron-Core reduces gradient buckets on their own stream while backward runs; a pass that waits on a TP
+    collective over NVLink (or on an all-to-all) lasts longer than its compute, and the buckets keep moving on the
+    InfiniBand link meanwhile. ZeRO-2, 4 micro-batches, 6 s of compute (backward 2/3 of it), 7 s of reduce-scatter
+    of which the last bucket's 0.5 s never hides: the window is 4 s of backward, 3 s exposed; with 2 s of stalls
+    (1 s in backward) the window is 5 s, and 2 s stay exposed."""
+    from coursekit.planner.estimate import _Columns, _exposed_dp_s, _Ring, _ZeroParts
+
+    k = _Columns.of(
+        np, {key: np.array([v]) for key, v in dict(tp=8, cp=1, pp=1, dp=8, ep=1, v=1, zero=2, mb=1, ga=4, rc=0).items()}
+    )
+    zero = np.zeros(1)
+    ring = _Ring(zero, zero, zero, np.ones(1), zero, zero)
+    dense = _ZeroParts(np.array([7.0]), zero, np.array([0.5]), zero)
+    experts = _ZeroParts(zero, zero, zero, zero)
+    compute, alone = np.array([6.0]), np.array([False])
+    assert float(_exposed_dp_s(np, k, compute, ring, alone, dense, experts, 1.0)[0]) == pytest.approx(3.0)
+    stalled = _exposed_dp_s(np, k, compute, ring, alone, dense, experts, 1.0, np.array([1.0]), np.array([1.0]))
+    assert float(stalled[0]) == pytest.approx(2.0)

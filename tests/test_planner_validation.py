@@ -73,7 +73,7 @@ KNOWN_GAPS: dict[str, tuple[frozenset[str], str]] = {
         frozenset({"group1_or_top10", "within_1.25x"}),
         "the published layout's estimated throughput is 0.94x the measured one (31.2 s a step against 29.5 s), "
         "but EP 16 spans 2 nodes and the all-to-all over InfiniBand is 17.9 s of it (the recipe turns "
-        "moe_a2a_overlap off); the estimate prefers EP 8 inside a node (17.0 s, 1.83x faster); the recipe's "
+        "moe_a2a_overlap off); the estimate prefers EP 8 inside a node (17.0 s, 1.84x faster); the recipe's "
         "HybridEP dispatcher, which may send a token once per node, is not modelled",
     ),
     "MoE-ModelZoo Qwen3 235B-A22B (MoE), 4K, 256 H100 (DeepEP, EP 32)": (

@@ -1258,7 +1258,16 @@ def _communication(
 
 
 def _exposed_dp_s(
-    np: Any, k: _Columns, compute: Any, ring: _Ring, shared_nic: Any, dense: _ZeroParts, experts: _ZeroParts, o: float
+    np: Any,
+    k: _Columns,
+    compute: Any,
+    ring: _Ring,
+    shared_nic: Any,
+    dense: _ZeroParts,
+    experts: _ZeroParts,
+    o: float,
+    stall_f_s: Any = 0.0,
+    stall_b_s: Any = 0.0,
 ) -> Any:
     """DP/ZeRO seconds that cannot hide, at overlap ``o``.
 
@@ -1266,14 +1275,16 @@ def _exposed_dp_s(
     bucket; gathers run under forward — the first micro-batch's (1-2), all compute (3) — except the first. With an
     interleaved pipeline the once-per-step reduction and gather hide under ``min(pp, m)·(v-1)/v`` micro-batches
     instead of one, the last (first) chunk exposed (:func:`coursekit.overlap.interleaved_sync_window_microbatches`).
-    A CP ring on the same inter-node NIC (``shared_nic``) takes its share of the backward window.
+    A CP ring on the same inter-node NIC (``shared_nic``) takes its share of the backward window. The passes last
+    longer than their compute by the stalls other dimensions cause in them on another link (``stall_f_s`` forward,
+    ``stall_b_s`` backward, per step): the buckets move during those stalls too, so the windows include them.
     """
-    micro_batch_s = compute / k.gaf
     once = _interleaved_sync_window_microbatches(k.ppf, k.gaf, k.vf)  # micro-batches a once-per-step sync hides under
     cp_in_backward = np.where(shared_nic, ring.steps * ring.send_b_s / k.gaf, 0.0)
-    reduce_window = np.where(k.zero >= 2, compute * 2.0 / 3.0, once * micro_batch_s * 2.0 / 3.0)
-    reduce_window = np.maximum(reduce_window - cp_in_backward * np.where(k.zero >= 2, k.gaf, once), 0.0)
-    gather_window = np.where(k.zero == 3, compute, once * micro_batch_s / 3.0)
+    backward_s = (compute * 2.0 / 3.0 + stall_b_s) / k.gaf  # one micro-batch's backward pass, with its stalls
+    forward_s = (compute / 3.0 + stall_f_s) / k.gaf
+    reduce_window = np.where(k.zero >= 2, k.gaf, once) * np.maximum(backward_s - cp_in_backward, 0.0)
+    gather_window = np.where(k.zero == 3, k.gaf * (forward_s + backward_s), once * forward_s)
     exposed = _exposed_after_window_s(
         dense.reduce_s + experts.reduce_s, dense.tail_reduce_s + experts.tail_reduce_s, reduce_window, o
     )
@@ -1368,16 +1379,22 @@ def training_estimate(
     o = a.overlap
     exposed_cp = _exposed_cp_s(ring, o["cp"])
     shared_nic = (~links["DP"]) & (~links["CP"]) & (k.cp > 1)
-    exposed_dp = _exposed_dp_s(np, k, compute, ring, shared_nic, dense, experts, o["dp"])
     hidden_by_dim = {
         "CP": comm["CP"] - exposed_cp,
-        "DP": comm["DP"] + comm["EDP"] - exposed_dp,
         "TP": o["tp"] * comm["TP"],
         "EP": ep_share * comm["EP"],
         # Megatron-Core overlaps pipeline send/recv only in the interleaved schedule (--overlap-p2p-communication
         # raises "Non-interleaved pipeline parallelism does not support overlapping p2p communication")
         "PP": np.where(k.v > 1, o["pp"], 0.0) * comm["PP"],
     }
+    # What TP, CP and EP stall the passes for on a link other than DP's — the part they cannot hide, and what their
+    # link cannot finish under the compute — lengthens the passes DP's buckets move under (half in each direction).
+    other = {dim: links[dim] != links["DP"] for dim in ("TP", "CP", "EP")}
+    unhidden = sum(other[dim] * (comm[dim] - hidden_by_dim[dim]) for dim in ("TP", "CP", "EP"))
+    overrun = np.maximum(sum(other[dim] * hidden_by_dim[dim] for dim in ("TP", "CP", "EP")) - compute, 0.0)
+    stall = 0.5 * (unhidden + overrun)
+    exposed_dp = _exposed_dp_s(np, k, compute, ring, shared_nic, dense, experts, o["dp"], stall, stall)
+    hidden_by_dim["DP"] = comm["DP"] + comm["EDP"] - exposed_dp
     hidden = _hidden_s(np, hidden_by_dim, links, compute)
     exposed = total_comm - hidden
     return {

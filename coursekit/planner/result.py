@@ -527,8 +527,9 @@ ESTIMATE_NOTES: tuple[Text, ...] = (
         "reduce-scatter）；其余最多藏在同一窗口的计算下（每步一次的同步只有最后一个微批次的反向；交错调度下每个"
         "模型分块在自己最后一次反向后归约，窗口是 min(pp, m)·(v-1)/v 个微批次，最后一个分块暴露）。"
         "CP 每步只藏在这一步的因果 Attention 下；PP 只在交错调度下重叠；TP 与 EP 默认在关键路径上"
-        "（打开 TP 通信-矩阵乘重叠时藏住 15/16）。"
-        "同一种链路上藏住的总量不超过计算时间；DP 与 CP 同跨节点时共用网卡。"
+        "（打开 TP 通信-矩阵乘重叠时藏住 15/16）。TP、CP、EP 在另一种链路上让前向或反向停下等待的时间也算进 DP 的窗口："
+        "等待时梯度桶照样在传。同一种链路上藏住的总量不超过计算时间，两种链路各自超出计算的部分同时进行，只有较长的"
+        "那段露出来；DP 与 CP 同跨节点时共用网卡。"
         "气泡 = bubble_fraction/(1-bubble_fraction)·计算。",
         en="Exposed communication is what cannot hide: the last gradient bucket (Megatron's default max(4×10⁷, "
         "10⁶·dp·cp) parameters) reduces after backward ends, the first parameter all-gather comes before any compute "
@@ -537,8 +538,11 @@ ESTIMATE_NOTES: tuple[Text, ...] = (
         "each model chunk reduces after its own last backward, a window of min(pp, m)·(v-1)/v micro-batches, the last "
         "chunk exposed). CP hides each ring step only under that step's causal attention; PP overlaps only in the "
         "interleaved schedule; TP and EP are on the critical path by default (with TP's comm-GEMM overlap on, "
-        "15/16 hides). What hides on one kind of link cannot exceed the compute; DP and CP crossing "
-        "nodes share the NIC. Bubble = bubble_fraction/(1-bubble_fraction)·compute.",
+        "15/16 hides). The time TP, CP and EP make a forward or backward pass wait on another kind of link counts in "
+        "DP's window too: the gradient buckets keep moving while the pass waits. What hides on one kind of link "
+        "cannot exceed the compute; what each kind of link runs past the compute runs side by side, so only the "
+        "longer overrun shows; DP and CP crossing nodes share the NIC. "
+        "Bubble = bubble_fraction/(1-bubble_fraction)·compute.",
     ),
     Text(
         zh="显存按最重的流水线阶段：首/末阶段的嵌入或输出层、1F1B 在途的微批次（交错调度乘 1+(p-1)/(pv)）、"
