@@ -514,5 +514,5 @@ def test_data_parallel_buckets_also_move_while_other_links_stall_the_passes_by_h
     experts = _ZeroParts(zero, zero, zero, zero)
     compute, alone = np.array([6.0]), np.array([False])
     assert float(_exposed_dp_s(np, k, compute, ring, alone, dense, experts, 1.0)[0]) == pytest.approx(3.0)
-    stalled = _exposed_dp_s(np, k, compute, ring, alone, dense, experts, 1.0, np.array([1.0]), np.array([1.0]))
+    stalled = _exposed_dp_s(np, k, compute, ring, alone, dense, experts, 1.0, np.array([1.0]))
     assert float(stalled[0]) == pytest.approx(2.0)

@@ -1266,8 +1266,7 @@ def _exposed_dp_s(
     dense: _ZeroParts,
     experts: _ZeroParts,
     o: float,
-    stall_f_s: Any = 0.0,
-    stall_b_s: Any = 0.0,
+    stall_s: Any = 0.0,
 ) -> Any:
     """DP/ZeRO seconds that cannot hide, at overlap ``o``.
 
@@ -1276,13 +1275,13 @@ def _exposed_dp_s(
     interleaved pipeline the once-per-step reduction and gather hide under ``min(pp, m)·(v-1)/v`` micro-batches
     instead of one, the last (first) chunk exposed (:func:`coursekit.overlap.interleaved_sync_window_microbatches`).
     A CP ring on the same inter-node NIC (``shared_nic``) takes its share of the backward window. The passes last
-    longer than their compute by the stalls other dimensions cause in them on another link (``stall_f_s`` forward,
-    ``stall_b_s`` backward, per step): the buckets move during those stalls too, so the windows include them.
+    longer than their compute by the stalls other dimensions cause in them on another link (``stall_s`` in each
+    direction, per step): the buckets move during those stalls too, so the windows include them.
     """
     once = _interleaved_sync_window_microbatches(k.ppf, k.gaf, k.vf)  # micro-batches a once-per-step sync hides under
     cp_in_backward = np.where(shared_nic, ring.steps * ring.send_b_s / k.gaf, 0.0)
-    backward_s = (compute * 2.0 / 3.0 + stall_b_s) / k.gaf  # one micro-batch's backward pass, with its stalls
-    forward_s = (compute / 3.0 + stall_f_s) / k.gaf
+    backward_s = (compute * 2.0 / 3.0 + stall_s) / k.gaf  # one micro-batch's backward pass, with its stalls
+    forward_s = (compute / 3.0 + stall_s) / k.gaf
     reduce_window = np.where(k.zero >= 2, k.gaf, once) * np.maximum(backward_s - cp_in_backward, 0.0)
     gather_window = np.where(k.zero == 3, k.gaf * (forward_s + backward_s), once * forward_s)
     exposed = _exposed_after_window_s(
@@ -1390,10 +1389,9 @@ def training_estimate(
     # What TP, CP and EP stall the passes for on a link other than DP's — the part they cannot hide, and what their
     # link cannot finish under the compute — lengthens the passes DP's buckets move under (half in each direction).
     other = {dim: links[dim] != links["DP"] for dim in ("TP", "CP", "EP")}
-    unhidden = sum(other[dim] * (comm[dim] - hidden_by_dim[dim]) for dim in ("TP", "CP", "EP"))
-    overrun = np.maximum(sum(other[dim] * hidden_by_dim[dim] for dim in ("TP", "CP", "EP")) - compute, 0.0)
-    stall = 0.5 * (unhidden + overrun)
-    exposed_dp = _exposed_dp_s(np, k, compute, ring, shared_nic, dense, experts, o["dp"], stall, stall)
+    unhidden = sum(away * (comm[dim] - hidden_by_dim[dim]) for dim, away in other.items())
+    overrun = np.maximum(sum(away * hidden_by_dim[dim] for dim, away in other.items()) - compute, 0.0)
+    exposed_dp = _exposed_dp_s(np, k, compute, ring, shared_nic, dense, experts, o["dp"], 0.5 * (unhidden + overrun))
     hidden_by_dim["DP"] = comm["DP"] + comm["EDP"] - exposed_dp
     hidden = _hidden_s(np, hidden_by_dim, links, compute)
     exposed = total_comm - hidden
