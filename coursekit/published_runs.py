@@ -2,9 +2,10 @@
 
 :data:`PUBLISHED_RUNS_2024` adds NVIDIA's own measured configurations to the paper runs of
 :data:`coursekit.presets.PUBLISHED_RUNS`. Every run is marked in :data:`RUN_ROLES`: ``"fit"`` runs set a
-constant of the estimate and are never used to check it; ``"validation"`` runs only check it. Today the only
-fitted constant is the efficiency ceiling, fitted on Megatron-LM's Table 1
-(:data:`coursekit.presets.MEGATRON_TABLE1`); every published run here is validation. (The tie rule's
+constant of the estimate and are never used to check it; ``"validation"`` runs only check it. Two constants are
+fitted: the efficiency ceiling, on Megatron-LM's Table 1 (:data:`coursekit.presets.MEGATRON_TABLE1`), and the host
+time per MoE layer, on two Megatron-MoE-ModelZoo rows
+(:data:`MOE_HOST_FIT_RUNS`); every other published run here is validation. (The tie rule's
 :data:`coursekit.planner.calibration.MEASUREMENT_REPEATABILITY` reads how far NeMo 24.07's rows moved between two
 publications of its table — the measurements against each other, never against the estimate — so it tunes
 nothing the rows check.)
@@ -27,6 +28,7 @@ __all__ = [
     "MEGATRON_BRIDGE_2511_SOURCE",
     "MEGATRON_BRIDGE_2602_SOURCE",
     "MEGATRON_BRIDGE_2604_SOURCE",
+    "MOE_HOST_FIT_RUNS",
     "MOE_ZOO_QWEN3_LONG_RUNS",
     "MOE_ZOO_QWEN3_RUNS",
     "MOE_ZOO_QWEN3_SOURCE",
@@ -1025,13 +1027,24 @@ DGXC_RUNS: tuple[PublishedRun, ...] = tuple(
     for precision, step in zip(("bf16", "fp8"), steps, strict=True)
 )
 
-#: Every run's role: the calibration rows fit; the published runs validate. No run is both.
+#: The two rows that fit :data:`coursekit.planner.calibration.MOE_LAYER_HOST_S`, the host time per MoE layer: the
+#: ModelZoo's Qwen3 235B-A22B on 256 H100s (DeepEP, 4K tokens, micro-batch 1, PP 8, VPP 4, no all-to-all overlap) at
+#: TP 2, EP 32 and at TP 4, EP 8 (their measured 245 and 167 TFLOP/s per GPU). Marked ``"fit"`` in :data:`RUN_ROLES`.
+MOE_HOST_FIT_RUNS: tuple[str, ...] = (
+    "MoE-ModelZoo Qwen3 235B-A22B (MoE), 4K, 256 H100 (DeepEP, EP 32)",
+    "MoE-ModelZoo Qwen3 235B-A22B (MoE), 4K, 256 H100 (DeepEP, TP 4, EP 8)",
+)
+
+#: Every run's role: the calibration rows fit the efficiency ceiling, two ModelZoo rows fit the host time per MoE
+#: layer (:data:`MOE_HOST_FIT_RUNS`); the other published runs validate. No run is both.
 RUN_ROLES: dict[str, str] = {
     **{f"Megatron-LM Table 1, {run.name}": "fit" for run in MEGATRON_TABLE1},
     **{run.name: "validation" for run in (*PUBLISHED_RUNS, *PUBLISHED_RUNS_2024, *PUBLISHED_RUNS_2025, *DGXC_RUNS)},
+    **{name: "fit" for name in MOE_HOST_FIT_RUNS},
 }
 
 
 def all_published_runs() -> tuple[PublishedRun, ...]:
-    """The paper runs and the vendor-table runs, every one a validation run."""
+    """The paper runs and the vendor-table runs: validation runs, and the two that fit the host time per MoE layer
+    (:data:`RUN_ROLES`)."""
     return (*PUBLISHED_RUNS, *PUBLISHED_RUNS_2024, *PUBLISHED_RUNS_2025, *DGXC_RUNS)

@@ -54,6 +54,7 @@ register(
         "scaling.segment_bubble": {"zh": "等待：流水线气泡", "en": "wait: pipeline bubble"},
         "scaling.segment_input": {"zh": "等待：输入数据", "en": "wait: input data"},
         "scaling.segment_load_imbalance": {"zh": "等待：负载不均", "en": "wait: load imbalance"},
+        "scaling.segment_host": {"zh": "等待：主机发射 kernel", "en": "wait: host launching kernels"},
         "scaling.comm_model_missing": {
             "zh": (
                 "通信模型缺失：请给出 communication_s_fn，或同时给出 gradient_bytes 与 bandwidth_bytes_per_s"
@@ -176,8 +177,9 @@ def _label(kind: str) -> Text:
 class StepTimeline:
     """One training step split into compute, communication and waits (all in seconds).
 
-    ``step_s = compute_s + exposed_communication_s + bubble_s + input_wait_s + load_imbalance_s``;
-    ``hidden_communication_s`` runs under compute and costs nothing.
+    ``step_s = compute_s + exposed_communication_s + bubble_s + input_wait_s + load_imbalance_s + host_wait_s``;
+    ``hidden_communication_s`` runs under compute and costs nothing. ``host_wait_s`` is the time the GPU waits for the
+    host (CPU) to launch its kernels (:func:`coursekit.planner.estimate.moe_host_wait_s`).
 
     >>> t = step_timeline(0.100, 0.040, overlap_fraction=0.5)
     >>> [(str(seg.label), seg.start_s, seg.duration_s) for seg in t.segments()]
@@ -195,10 +197,11 @@ class StepTimeline:
     input_wait_s: float
     step_s: float
     load_imbalance_s: float = 0.0
+    host_wait_s: float = 0.0
 
     def segments(self) -> tuple[TimelineSegment, ...]:
         """Bars for a chart, in step order: compute (with hidden communication at its end), exposed
-        communication, then the waits (bubble, input, load imbalance). Zero-length waits are left out."""
+        communication, then the waits (bubble, input, load imbalance, host). Zero-length waits are left out."""
         bars = [TimelineSegment("compute", _label("compute"), 0.0, self.compute_s)]
         if self.hidden_communication_s > 0:
             start = self.compute_s - self.hidden_communication_s
@@ -213,6 +216,7 @@ class StepTimeline:
             ("bubble", self.bubble_s),
             ("input", self.input_wait_s),
             ("load_imbalance", self.load_imbalance_s),
+            ("host", self.host_wait_s),
         ):
             if duration > 0:
                 bars.append(TimelineSegment(kind, _label(kind), clock, duration))

@@ -1128,6 +1128,13 @@ class WorkloadSpec:
             expert outputs up unweighted and keeps no copy of them for backward: an MoE layer saves top_k·h fewer
             elements per token. ``False`` (the default): the combine weighs the outputs and keeps them (Megatron-Core
             up to 0.12; the safe assumption when the engine is not known).
+        moe_layer_host_s: seconds the host (CPU) takes to launch one MoE layer's forward and backward for one
+            micro-batch; ``None`` (default) = the calibrated
+            :data:`coursekit.planner.calibration.MOE_LAYER_HOST_S` (eager Megatron-Core). Both Megatron-Core
+            dispatchers make the host wait for the GPU once per MoE layer, so a layer whose GPU work is shorter
+            leaves the GPU waiting (:func:`coursekit.planner.estimate.moe_host_wait_s`). ``0`` turns the limit off
+            (a layer captured whole in a CUDA graph, or a dispatcher that never waits). Dense layers never wait:
+            their host runs ahead.
         sequence_parallel: Megatron sequence parallelism inside TP groups.
         zero_stages, recompute_modes: the ZeRO stages and recompute modes the search tries.
         recompute_modules: module-level recomputation added to every mode but ``"full"`` (which keeps only the
@@ -1180,9 +1187,14 @@ class WorkloadSpec:
     flash_attention: bool = True
     fp8_recipe: str = "delayed"
     moe_probs_in_experts: bool = False
+    moe_layer_host_s: float | None = None
 
     def __post_init__(self) -> None:
         raw: Any = self
+        if raw.moe_layer_host_s is not None:
+            object.__setattr__(
+                self, "moe_layer_host_s", check_number("moe_layer_host_s", raw.moe_layer_host_s, ge=0, le=1)
+            )
         check_choice("precision", raw.precision, PRECISIONS)
         check_choice("fp8_recipe", raw.fp8_recipe, FP8_RECIPES)
         check_bool("flash_attention", raw.flash_attention)

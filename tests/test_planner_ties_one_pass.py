@@ -9,13 +9,14 @@ approximately: the tie rule compares step times at 1e-9, so the one pass must no
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import pytest
 
 from coursekit.planner import WorkloadSpec, plan
-from coursekit.planner.calibration import ASSUMPTION_UNCERTAINTY
+from coursekit.planner.calibration import ASSUMPTION_UNCERTAINTY, MOE_LAYER_HOST_S
 from coursekit.planner.estimate import DISTINCT_MIN_ROWS, Assumptions, training_estimate
 from coursekit.planner.ties import SCENARIOS, _scenario_specs, scenario_steps
 from coursekit.presets import CLUSTERS, MODELS
@@ -38,6 +39,9 @@ def _per_scenario(model: Any, cluster: Any, workload: Any, columns: dict[str, An
             continue
         c2, w2, shape = _scenario_specs(code, cluster, workload)
         bubble = 1 - ASSUMPTION_UNCERTAINTY["pipeline"] if code == "bubble_lower" else 1.0
+        if code == "host_lower":  # the host's launch time per MoE layer, stated on the workload instead
+            host_s = MOE_LAYER_HOST_S if workload.moe_layer_host_s is None else workload.moe_layer_host_s
+            w2 = replace(w2, moe_layer_host_s=(1 - ASSUMPTION_UNCERTAINTY["host"]) * host_s)
         est = training_estimate(model, c2, w2, columns, efficiency_shape=shape, bubble_scale=bubble, with_memory=False)
         out[code] = est["step_s"]
     return out

@@ -28,6 +28,7 @@ from typing import Any
 from .._validate import check_number
 from ..hardware import A100_BF16_DENSE_FLOPS, H100_BF16_DENSE_FLOPS
 from ..i18n import register, shown_repr, tr
+from ..published_runs import MOE_HOST_FIT_RUNS
 
 __all__ = [
     "ASSUMPTION_SOURCES",
@@ -44,6 +45,9 @@ __all__ = [
     "MAMF_FRACTION",
     "MAMF_SOURCE",
     "MEASUREMENT_REPEATABILITY",
+    "MOE_HOST_FIT_RUNS",
+    "MOE_LAYER_HOST_S",
+    "MOE_LAYER_HOST_SOURCE",
     "REMEASURED_RUNS",
     "REMEASURED_SOURCE",
     "VALIDATION_SET",
@@ -131,6 +135,28 @@ def ceiling_for(peak_flops: float) -> float:
     """
     return EFFICIENCY_RELATIVE_CEILING * matmul_fraction(peak_flops)
 
+
+#: Host (CPU) seconds to launch one MoE layer's forward and backward for one micro-batch in eager Megatron-Core
+#: (no CUDA graphs). Both of Megatron-Core's dispatchers make the host wait for the device once per MoE layer forward:
+#: the all-to-all dispatcher needs the token counts on the host before its all-to-all (token_dispatcher.py, "A
+#: synchronization is needed before expert parallel AlltoAll communication to get the `input_splits` and
+#: `output_splits` CPU values"), and DeepEP's normal dispatch, which the flex dispatcher runs, waits on the host for
+#: the receive counts ("the CPU will wait for GPU's signal to arrive, so this is not compatible with CUDA graph").
+#: The host cannot run ahead past the wait, so an MoE layer whose GPU work is shorter than this leaves the GPU idle
+#: (Megatron-Core's MoE guide, "CPU Overhead Bottleneck": "Reduce kernel launches — decrease TP size or increase
+#: micro-batch size"). Fitted ONCE, on :data:`MOE_HOST_FIT_RUNS` (see :data:`MOE_LAYER_HOST_SOURCE`); no other run
+#: tunes it. Uncertain by a factor 2 (:data:`ASSUMPTION_UNCERTAINTY` ``"host"``): it depends on the CPU, the Python
+#: and library versions and how much of the layer CUDA graphs capture.
+MOE_LAYER_HOST_S: float = 9.4e-3
+#: Where MOE_LAYER_HOST_S comes from (the fit pair's run names: :data:`coursekit.published_runs.MOE_HOST_FIT_RUNS`,
+#: re-exported here).
+MOE_LAYER_HOST_SOURCE: str = (
+    "Megatron-MoE-ModelZoo best_practice/qwen3/readme.md @ e8650517d60d71ab73fc6b3b0388cac4ba435181, H100 table: "
+    "235B DeepEP TP 2 EP 32 PP 8 VPP 4, 245 TFLOP/s, and TP 4 EP 8 PP 8 VPP 4, 167 TFLOP/s. Without a host limit the "
+    "estimate makes the TP 4 row 1.15x the TP 2 row's throughput; measured it is 0.68x. MOE_LAYER_HOST_S is the value "
+    "(to 0.1 ms) at which the estimate's ratio of the two equals the measured one (tests/test_planner_moe_host.py "
+    "re-derives it). Megatron-LM megatron/core/transformer/moe/README.md, 'CPU Overhead Bottleneck', names the effect"
+)
 
 #: Share of the s x s query-key pairs a causal flash-attention kernel computes: it skips the key blocks above the
 #: diagonal (FlashAttention-2, arXiv:2307.08691, §3.1.1: "we only need to compute about half the blocks"); the
@@ -325,6 +351,8 @@ ASSUMPTION_UNCERTAINTY: dict[str, float] = {
     "bandwidth": 0.25,
     # the pipeline bubble's share, smaller by this much
     "pipeline": 0.5,
+    # the host's launch time per MoE layer, smaller by this much (CUDA graphs over part of the layer, a faster CPU)
+    "host": 0.5,
 }
 ASSUMPTION_SOURCES: dict[str, str] = {
     "efficiency": "the calibration fits one ceiling; how efficiency falls with smaller matmuls is the course's "
@@ -335,6 +363,9 @@ ASSUMPTION_SOURCES: dict[str, str] = {
     "assumption of up to 25 % below",
     "pipeline": "the calibration's residuals fall with pipeline depth (estimated / published 1.18 at pp 1, 0.85 at "
     "pp 64 on Megatron-LM Table 1): the bubble formula is the least certain term; moved to half",
+    "host": "MOE_LAYER_HOST_S is fitted on one pair of runs (MOE_LAYER_HOST_SOURCE); CUDA graphs over the router and "
+    "the dispatch preprocessing (Megatron-Core --cuda-graph-scope moe_router moe_preprocess) or a faster host shorten "
+    "it: moved to half",
 }
 
 

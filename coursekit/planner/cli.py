@@ -36,6 +36,7 @@ from .._validate import check_int
 from ..capacity import PRECISION_RECIPES, RECOMPUTE_MODES
 from ..i18n import LANGUAGES, Text, register, tr
 from ..specs import DEFAULT_MAX_MICRO_BATCH, DEFAULT_RUNTIME_RESERVE_GIB, FP8_RECIPES, PRECISIONS, RECOMPUTE_MODULES
+from .calibration import MOE_LAYER_HOST_S
 from .specs import (
     MAX_GLOBAL_BATCH,
     MAX_NODES,
@@ -388,6 +389,18 @@ def _add_search_arguments(p: argparse.ArgumentParser) -> None:
         ).render(),
     )
     p.add_argument(
+        "--moe-layer-host-s",
+        type=number_arg(float, "moe_layer_host_s", ge=0, le=1),
+        default=None,
+        help=Text(
+            zh="主机发射一个 MoE 层（一个微批次的前向加反向）所需的秒数；GPU 上更短的层要等它"
+            f"（默认：标定值 {MOE_LAYER_HOST_S:g}；0 表示不受主机限制，例如整层用 CUDA graph）",
+            en="seconds the host takes to launch one MoE layer's forward and backward of one micro-batch; a layer "
+            f"shorter on the GPU waits for it (default: the calibrated {MOE_LAYER_HOST_S:g}; 0 for no host limit, "
+            "e.g. a whole layer in a CUDA graph)",
+        ).render(),
+    )
+    p.add_argument(
         "--max-cp",
         type=number_arg(int, "max_cp", ge=1, le=1 << 20),
         default=None,
@@ -465,6 +478,7 @@ _WORKLOAD_FLAGS: tuple[tuple[str, str], ...] = (
     ("max_micro_batch", "max_micro_batch"),
     ("max_cp", "max_cp"),
     ("edge_layers", "pipeline_edge_layers"),
+    ("moe_layer_host_s", "moe_layer_host_s"),
     *((f"overlap_{dim}", f"overlap_{dim}") for dim in OVERLAP_DEFAULTS),
 )
 

@@ -62,6 +62,7 @@ from .calibration import (
     CAUSAL_EXECUTED_SHARE,
     EFFICIENCY_CEILING,
     MAMF_SOURCE,
+    MOE_LAYER_HOST_S,
     attention_rate_at,
     ceiling_for,
 )
@@ -101,7 +102,8 @@ STAGE_KINDS: tuple[str, ...] = ("first", "mid", "last")
 class Assumptions:
     """What the estimate assumes that :mod:`coursekit.planner.ties` moves within its uncertainty: the links' bus
     bandwidths (bytes/s, unidirectional), each dimension's overlap share (``dp, pp, cp, tp, ep``), the
-    efficiency curve's shape and the pipeline bubble's scale (see :func:`training_estimate`).
+    efficiency curve's shape, the pipeline bubble's scale and the scale of the host's launch time per MoE layer
+    (see :func:`training_estimate`).
 
     Each value is a scalar or one value per row of the columns, so that one estimate runs several scenarios at
     once (:meth:`stacked`); a scalar is what the cluster and the workload state (:meth:`of`).
@@ -112,15 +114,22 @@ class Assumptions:
     overlap: Mapping[str, Any]
     efficiency_shape: Any = 1.0
     bubble_scale: Any = 1.0
+    host_scale: Any = 1.0
 
     @classmethod
     def of(
-        cls, cluster: ClusterSpec, workload: WorkloadSpec, efficiency_shape: float = 1.0, bubble_scale: float = 1.0
+        cls,
+        cluster: ClusterSpec,
+        workload: WorkloadSpec,
+        efficiency_shape: float = 1.0,
+        bubble_scale: float = 1.0,
+        host_scale: float = 1.0,
     ) -> Assumptions:
-        """The assumptions ``cluster`` and ``workload`` state, with the curve's shape and the bubble's scale."""
+        """The assumptions ``cluster`` and ``workload`` state, with the curve's shape, the bubble's scale and the
+        scale of the host's launch time per MoE layer."""
         overlap = {dim: workload.overlap(dim) for dim in ("dp", "pp", "cp", "tp", "ep")}
         intra, inter = cluster.intra_node_bandwidth_bytes_per_s, cluster.inter_node_bandwidth_bytes_per_s
-        return cls(intra, inter, overlap, efficiency_shape, bubble_scale)
+        return cls(intra, inter, overlap, efficiency_shape, bubble_scale, host_scale)
 
     @classmethod
     def stacked(cls, np: Any, blocks: Sequence[Assumptions], rows: int) -> Assumptions:
@@ -136,6 +145,7 @@ class Assumptions:
             {dim: per_row([b.overlap[dim] for b in blocks]) for dim in blocks[0].overlap},
             per_row([b.efficiency_shape for b in blocks]),
             per_row([b.bubble_scale for b in blocks]),
+            per_row([b.host_scale for b in blocks]),
         )
 
     def links(self, cluster: ClusterSpec) -> ClusterSpec:
@@ -1322,6 +1332,26 @@ def _hidden_s(np: Any, comm: Mapping[str, Any], links: Mapping[str, Any], comput
     return hidden_intra + hidden_inter - overflow
 
 
+def moe_host_wait_s(np: Any, layer_gpu_s: Any, host_s: Any, moe_layer_passes: Any) -> Any:
+    """Seconds per step the GPU waits for the host to launch MoE layers: ``passes · max(host_s − layer_gpu_s, 0)``.
+
+    ``layer_gpu_s`` is the GPU's time for one layer's forward and backward of one micro-batch (its compute and
+    the communication it waits for), ``host_s`` the host's time to launch them, ``moe_layer_passes`` how many MoE
+    layers a GPU runs per step (its MoE layers × micro-batches). The host waits for the device once per MoE layer
+    (the dispatcher needs the token counts, :data:`coursekit.planner.calibration.MOE_LAYER_HOST_S`), so it cannot
+    get ahead: a layer takes the longer of the two. Elementwise (numpy arrays or floats).
+
+    >>> import numpy as np
+    >>> round(float(moe_host_wait_s(np, 0.005, 0.0094, 12 * 128)), 6)   # 1536 layer passes, 4.4 ms each
+    6.7584
+    >>> moe_host_wait_s(np, np.array([0.02, 0.009]), 0.0094, 100.0).round(6).tolist()  # long layers never wait
+    [0.0, 0.04]
+
+    Taught in: lesson 9 (decision workbench).
+    """
+    return moe_layer_passes * np.maximum(host_s - layer_gpu_s, 0.0)
+
+
 def training_memory(
     model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec, c: Mapping[str, Any]
 ) -> dict[str, Any]:
@@ -1370,7 +1400,6 @@ def training_estimate(
     ep_slowdown = _ep_overlap_slowdown_s(np, comm["EP"], ep_share, run["compute_s"])
     compute = run["compute_s"] + ep_slowdown
     bubble = np.where(k.pp > 1, _bubble_fraction(k.ppf, k.gaf, k.vf), 0.0)
-    bubble_s = a.bubble_scale * bubble / (1 - bubble) * compute
 
     total_comm = sum(comm[d] for d in COMM_DIMENSIONS)
 
@@ -1395,6 +1424,19 @@ def training_estimate(
     hidden_by_dim["DP"] = comm["DP"] + comm["EDP"] - exposed_dp
     hidden = _hidden_s(np, hidden_by_dim, links, compute)
     exposed = total_comm - hidden
+
+    # ---- the host: an MoE layer takes at least the host's time to launch it (one wait per layer)
+    host_wait = np.zeros_like(compute)
+    if model.is_moe:
+        layer_passes = st.layers_max * k.gaf  # the busiest stage's layers x micro-batches
+        host_s = MOE_LAYER_HOST_S if workload.moe_layer_host_s is None else workload.moe_layer_host_s
+        moe_share = model.moe_layers / model.layers
+        host_wait = moe_host_wait_s(
+            np, (compute + exposed) / layer_passes, a.host_scale * host_s, moe_share * layer_passes
+        )
+    # the bubble's idle slots are counted on the compute alone, as without a host limit: a faster link or more overlap,
+    # which shortens a layer on the GPU and lengthens its wait for the host by as much, then never slows the step
+    bubble_s = a.bubble_scale * bubble / (1 - bubble) * compute
     return {
         "memory": memory,
         "comm": comm,
@@ -1405,7 +1447,8 @@ def training_estimate(
         "compute_s": compute,
         "bubble": bubble,
         "bubble_s": bubble_s,
-        "step_s": compute + exposed + bubble_s,
+        "host_wait_s": host_wait,
+        "step_s": compute + exposed + bubble_s + host_wait,
         "efficiency": run["efficiency"],
         "intensity": run["intensity"],
         "expert_efficiency": run["expert_efficiency"],

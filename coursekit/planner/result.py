@@ -22,6 +22,7 @@ from .calibration import (
     CAUSAL_EXECUTED_SHARE,
     FLASH_ATTENTION_H100_SHORT_TFLOPS,
     MEASUREMENT_REPEATABILITY,
+    MOE_LAYER_HOST_S,
     attention_relative_rate,
 )
 from .gate_table import GATE_CODES
@@ -350,7 +351,7 @@ class PlanCandidate:
             t = self.timeline
             lines.append(
                 tr(
-                    "planner.step_line",
+                    "planner.step_line_host" if t.host_wait_s > 0 else "planner.step_line",
                     step_s=t.step_s,
                     compute_s=t.compute_s,
                     exposed_s=t.exposed_communication_s,
@@ -358,6 +359,7 @@ class PlanCandidate:
                     comm_s=t.communication_s,
                     hidden_s=t.hidden_communication_s,
                     bubble=self.bubble_fraction or 0.0,
+                    host_s=t.host_wait_s,
                 )
             )
             lines.append(
@@ -420,6 +422,7 @@ class PlanCandidate:
                 out["estimate"]["expert_rows"] = self.expert_rows
                 out["estimate"]["token_permutation_s"] = self.permutation_s
                 out["estimate"]["ep_overlap_slowdown_s"] = self.ep_overlap_slowdown_s
+                out["estimate"]["host_wait_s"] = t.host_wait_s
         if self.serving is not None and self.serving.estimate is not None:
             # The serving search's own fields (time_to_first_token_s, time_per_output_token_s, tokens_per_s per
             # replica, ...), as ``python -m coursekit plan --mode serving --json`` prints them.
@@ -545,6 +548,23 @@ ESTIMATE_NOTES: tuple[Text, ...] = (
         "Bubble = bubble_fraction/(1-bubble_fraction)·compute.",
     ),
     Text(
+        zh="主机 (host)：MoE 层每次前向都让 CPU 等 GPU 一次（分发器要先把各专家的 token 数拿到 CPU 上，"
+        "Megatron-Core 的 all-to-all 分发器与 DeepEP 都是如此），CPU 无法提前发射后面的 kernel，所以一个 MoE 层"
+        "至少要花 CPU 发射它的时间。每个 MoE 层一个微批次的前向加反向默认估为 "
+        f"{MOE_LAYER_HOST_S * 1e3:.1f} ms（moe_layer_host_s 可以改；无 CUDA graph 的 Megatron-Core；"
+        "用一对 ModelZoo 实测拟合：Qwen3 235B 在 256 张 H100 上 TP 2/EP 32 与 TP 4/EP 8 两行，"
+        "这是假设，不确定度按一半计）。"
+        "GPU 上一层比这更短时，差额就是等待；TP 越大、微批次越小，越容易等。稠密层不等：CPU 可以提前发射。",
+        en="The host: every MoE layer's forward makes the CPU wait for the GPU once (the dispatcher needs each "
+        "expert's token count on the CPU; so do Megatron-Core's all-to-all dispatcher and DeepEP), so the CPU cannot "
+        "launch later kernels ahead and an MoE layer takes at least the CPU's time to launch it. One MoE layer's "
+        f"forward and backward of one micro-batch is taken as {MOE_LAYER_HOST_S * 1e3:.1f} ms of host time by default "
+        "(moe_layer_host_s sets it; Megatron-Core without CUDA graphs; fitted on one pair of ModelZoo measurements, "
+        "Qwen3 235B on 256 H100s at TP 2/EP 32 and TP 4/EP 8: an assumption, uncertain by half). A layer shorter "
+        "than that on the GPU waits for the difference; larger TP and smaller micro-batches wait sooner. Dense "
+        "layers do not wait: the CPU launches ahead.",
+    ),
+    Text(
         zh="显存按最重的流水线阶段：首/末阶段的嵌入或输出层、1F1B 在途的微批次（交错调度乘 1+(p-1)/(pv)）、"
         "完全重计算时一层的工作集、末阶段 fp32 logits；激活按模型的真实宽度逐个张量计（GQA、SwiGLU、MLA、MoE、"
         "dropout），默认用融合注意力（不存 s×s 分数，完全重计算的工作集也按此计），"
@@ -556,13 +576,14 @@ ESTIMATE_NOTES: tuple[Text, ...] = (
         "working set); Korthikanti et al.'s GPT layer is the special case.",
     ),
     Text(
-        zh="估算不含：kernel 启动与同步抖动、网络拥塞与拓扑（胖树、轨道优化）、数据加载、优化器步、掉队节点与故障。"
-        "相差小于所述不确定度、且有某个假设在其不确定度内能反转次序的候选是并列的；估算相差不到 "
+        zh="估算不含：稠密层的 kernel 启动开销与同步抖动、网络拥塞与拓扑（胖树、轨道优化）、数据加载、优化器步、"
+        "掉队节点与故障。相差小于所述不确定度、且有某个假设在其不确定度内能反转次序的候选是并列的；估算相差不到 "
         f"{100 * MEASUREMENT_REPEATABILITY:.1f}%（同一配置两次公开实测之差）的也是并列的。",
-        en="Left out: kernel launch and synchronisation jitter, network congestion and topology (fat tree, rail "
-        "optimisation), data loading, the optimizer step, stragglers and failures. Candidates closer than the "
-        "stated uncertainty are tied when some assumption, moved within its own, reorders them, and so are "
-        f"estimates within {100 * MEASUREMENT_REPEATABILITY:.1f} % (as far apart as two published measurements of one "
+        en="Left out: dense layers' kernel launch overhead and synchronisation jitter, network congestion and "
+        "topology (fat tree, rail optimisation), data loading, the optimizer step, stragglers and failures. "
+        "Candidates closer than the stated uncertainty are tied when some assumption, moved within its own, "
+        f"reorders them, and so are estimates within {100 * MEASUREMENT_REPEATABILITY:.1f} % (as far apart as two "
+        "published measurements of one "
         "configuration).",
     ),
 )

@@ -276,6 +276,7 @@ def _training_timeline(est: dict[str, Any], i: int = 0) -> StepTimeline:
         input_wait_s=0.0,
         step_s=float(est["step_s"][i]),
         load_imbalance_s=0.0,
+        host_wait_s=float(est["host_wait_s"][i]),
     )
 
 

@@ -263,6 +263,15 @@ register(
             "+ bubble {bubble_s:.3f} (communication {comm_s:.3f} s, {hidden_s:.3f} s hidden under compute; "
             "bubble share {bubble:.1%})",
         },
+        "planner.step_line_host": {
+            "zh": "  估算步时 {step_s:.3f} s = 计算 {compute_s:.3f} + 暴露的通信 {exposed_s:.3f} + 气泡 {bubble_s:.3f} "
+            "+ 等待主机发射 MoE 层 {host_s:.3f}（通信共 {comm_s:.3f} s，其中 {hidden_s:.3f} s 藏在计算下；"
+            "气泡占比 {bubble:.1%}；主机时间是估算，见注释）",
+            "en": "  Estimated step {step_s:.3f} s = compute {compute_s:.3f} + exposed communication {exposed_s:.3f} "
+            "+ bubble {bubble_s:.3f} + waiting for the host to launch MoE layers {host_s:.3f} (communication "
+            "{comm_s:.3f} s, {hidden_s:.3f} s hidden under compute; bubble share {bubble:.1%}; the host time is an "
+            "estimate, see the notes)",
+        },
         "planner.throughput_line": {
             "zh": "  估算吞吐 {tokens_per_s:,.0f} tokens/s，模型 FLOP/s 利用率 {mfu:.1%}",
             "en": "  Estimated throughput {tokens_per_s:,.0f} tokens/s, model FLOP/s utilisation {mfu:.1%}",

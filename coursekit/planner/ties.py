@@ -54,6 +54,7 @@ SCENARIOS: tuple[tuple[str, str], ...] = (
     ("intra_bandwidth_lower", "bandwidth"),
     ("inter_bandwidth_lower", "bandwidth"),
     ("bubble_lower", "pipeline"),
+    ("host_lower", "host"),
 )
 #: Relative difference below which two estimates count as the same step under every scenario.
 SAME_ESTIMATE: float = 0.01
@@ -64,6 +65,7 @@ MEASUREMENTS: dict[str, str] = {
     "overlap": "planner.measure_overlap",
     "bandwidth": "planner.measure_bandwidth",
     "pipeline": "planner.measure_pipeline",
+    "host": "planner.measure_host",
     "same": "planner.measure_same",
     "noise": "planner.measure_noise",
 }
@@ -101,6 +103,11 @@ register(
             "zh": "流水线气泡只有公式的一半",
             "en": "the pipeline bubble is half the formula's",
         },
+        "planner.scenario_host_lower": {
+            "zh": "主机发射每个 MoE 层 kernel 的时间只有一半（CUDA graph 捕获路由与分发的准备，或更快的 CPU）",
+            "en": "the host launches each MoE layer's kernels in half the time (CUDA graphs over the router and the "
+            "dispatch preparation, or a faster CPU)",
+        },
         "planner.scenario_same": {
             "zh": "在每种假设下估算都与组首相差不到 {share:.0%}",
             "en": "its estimate stays within {share:.0%} of the group's fastest under every assumption",
@@ -133,6 +140,11 @@ register(
         "planner.measure_pipeline": {
             "zh": "用 profiler 时间线量出流水线预热与收尾阶段的空闲时间",
             "en": "measure the idle time of the pipeline's warm-up and cool-down on a profiler timeline",
+        },
+        "planner.measure_host": {
+            "zh": "用 Nsight Systems 时间线看 MoE 层里 kernel 之间的空隙：GPU 在等主机发射时，空隙就是主机的耗时",
+            "en": "read the gaps between kernels inside an MoE layer off an Nsight Systems timeline: while the GPU "
+            "waits for the host to launch, the gaps are the host's time",
         },
         "planner.measure_same": {
             "zh": "估算分不出两者：只有把两者都跑起来才能比较",
@@ -171,7 +183,7 @@ def _scenario_specs(code: str, cluster: ClusterSpec, workload: WorkloadSpec) -> 
     (:func:`coursekit.specs._replace_valid`): one widget update checks its inputs once, not once per scenario.
     """
     u = ASSUMPTION_UNCERTAINTY
-    if code == "bubble_lower":
+    if code in ("bubble_lower", "host_lower"):
         return cluster, workload, 1.0
     if code == "efficiency_flatter":
         return cluster, workload, 1 - u["efficiency"]
@@ -218,8 +230,9 @@ def scenario_steps(
             continue
         c2, w2, shape = _scenario_specs(code, cluster, workload)
         bubble = 1 - ASSUMPTION_UNCERTAINTY["pipeline"] if code == "bubble_lower" else 1.0
+        host = 1 - ASSUMPTION_UNCERTAINTY["host"] if code == "host_lower" else 1.0
         codes.append(code)
-        blocks.append(Assumptions.of(c2, w2, shape, bubble))
+        blocks.append(Assumptions.of(c2, w2, shape, bubble, host))
     rows = len(np.asarray(columns["tp"]))
     tiled = {name: np.tile(np.asarray(column), len(codes)) for name, column in columns.items()}
     assumptions = Assumptions.stacked(np, blocks, rows)

@@ -128,6 +128,7 @@ _SEGMENTS: tuple[tuple[str, Text, str], ...] = (
     ("compute", Text(zh="计算", en="compute"), "#4c72b0"),
     ("communication", Text(zh="暴露的通信", en="exposed communication"), "#dd8452"),
     ("bubble", Text(zh="流水线气泡", en="pipeline bubble"), "#8c8c8c"),
+    ("host", Text(zh="等待主机发射 kernel", en="waiting for the host"), "#55a868"),
 )
 
 register(
@@ -166,7 +167,10 @@ register(
         },
         "widgets.workbench.col_memory": {"zh": "每 rank 显存 (GiB)", "en": "memory per rank (GiB)"},
         "widgets.workbench.col_step": {"zh": "估算步时 (s)", "en": "estimated step (s)"},
-        "widgets.workbench.col_parts": {"zh": "计算 / 通信 / 气泡 (s)", "en": "compute / comm. / bubble (s)"},
+        "widgets.workbench.col_parts": {
+            "zh": "计算 / 通信 / 气泡 / 等主机 (s)",
+            "en": "compute / comm. / bubble / host (s)",
+        },
         "widgets.workbench.concurrency": {"zh": "并发请求数", "en": "concurrent requests"},
         "widgets.workbench.prompt_tokens": {"zh": "提示 token 数", "en": "prompt tokens"},
         "widgets.workbench.serving_summary": {
@@ -216,17 +220,19 @@ def funnel_chart(ax: Axes, result: PlanResult) -> None:
 
 
 def breakdown_chart(ax: Axes, candidates: list[PlanCandidate]) -> None:
-    """Stacked horizontal bars of the estimated step: compute, exposed communication, bubble (seconds)."""
+    """Stacked horizontal bars of the estimated step: compute, exposed communication, bubble, waiting for the host
+    (seconds)."""
     ax.clear()
     chart = _Breakdown(ax, len(candidates))
     chart.update(candidates)
 
 
-def _segments(cand: PlanCandidate) -> tuple[float, float, float]:
-    """The compute, exposed communication and bubble seconds of an accepted candidate (order of ``_SEGMENTS``)."""
+def _segments(cand: PlanCandidate) -> tuple[float, float, float, float]:
+    """The compute, exposed communication, bubble and host-wait seconds of an accepted candidate (order of
+    ``_SEGMENTS``); they add up to its estimated step."""
     t = cand.timeline
     assert t is not None
-    return (t.compute_s, t.exposed_communication_s, t.bubble_s)
+    return (t.compute_s, t.exposed_communication_s, t.bubble_s, t.host_wait_s)
 
 
 class _Funnel:
@@ -299,7 +305,7 @@ class _Breakdown:
         totals = []
         for row in range(rows):
             left = 0.0
-            widths = _segments(candidates[row]) if row < len(candidates) else (0.0, 0.0, 0.0)
+            widths = _segments(candidates[row]) if row < len(candidates) else (0.0, 0.0, 0.0, 0.0)
             for bars, width in zip(self.bars, widths, strict=True):
                 bars[row].set_x(left)
                 bars[row].set_width(width)
@@ -667,7 +673,7 @@ class WorkbenchWidget(LessonWidget[Any]):
         for rank, (index, cand) in enumerate(zip(shown, best, strict=True), 1):
             t, mem = cand.timeline, cand.memory
             assert t is not None and mem is not None
-            parts = f"{t.compute_s:.3g} / {t.exposed_communication_s:.3g} / {t.bubble_s:.3g}"
+            parts = f"{t.compute_s:.3g} / {t.exposed_communication_s:.3g} / {t.bubble_s:.3g} / {t.host_wait_s:.3g}"
             rows.append(
                 f'<tr><td style="{cell}">{rank} ({group_of.get(index, "")})</td>'
                 f'<td style="{cell}"><code>{html.escape(cand.label())}</code></td>'
