@@ -38,10 +38,25 @@ def _columns(**over: int) -> dict[str, np.ndarray]:
 
 def test_the_wait_is_passes_times_what_the_host_takes_beyond_the_gpu_by_hand() -> None:
     # 12 MoE layers x 128 micro-batches; the GPU needs 5 ms a layer, the host 9.4 ms: 1536 x 4.4 ms = 6.7584 s
-    assert float(moe_host_wait_s(np, 0.005, 0.0094, 12 * 128)) == pytest.approx(6.7584)
+    assert float(moe_host_wait_s(0.005, 0.0094, 12 * 128)) == pytest.approx(6.7584)
     # a layer the GPU takes longer over than the host never waits; elementwise over arrays
-    got = moe_host_wait_s(np, np.array([0.010, 0.0094, 0.0014]), 0.0094, np.array([10.0, 10.0, 10.0]))
+    got = moe_host_wait_s(np.array([0.010, 0.0094, 0.0014]), 0.0094, np.array([10.0, 10.0, 10.0]))
     assert got.tolist() == pytest.approx([0.0, 0.0, 0.08])
+
+
+@pytest.mark.parametrize(
+    ("args", "name", "error"),
+    [
+        (("5 ms", 0.0094, 10), "layer_gpu_s", TypeError),
+        ((0.005, -0.001, 10), "host_s", ValueError),
+        ((0.005, 0.0094, [1.0, float("nan")]), "moe_layer_passes", ValueError),
+        ((0.005, None, 10), "host_s", TypeError),
+        ((True, 0.0094, 10), "layer_gpu_s", TypeError),
+    ],
+)
+def test_the_host_wait_refuses_bad_input_naming_it(args: tuple[object, ...], name: str, error: type) -> None:
+    with pytest.raises(error, match=name):
+        moe_host_wait_s(*args)
 
 
 def test_a_small_moe_waits_for_the_host_and_dense_models_never_do() -> None:

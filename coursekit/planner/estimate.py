@@ -19,10 +19,12 @@ Taught in: lesson 9 (decision workbench); the roofline itself in lesson 7.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from .._validate import check_number
 from ..activations import _layer_activation_terms
 from ..capacity import PRECISION_RECIPES, RECOMPUTE_MODES, _state_bytes
 from ..communication import (
@@ -38,6 +40,7 @@ from ..communication import (
     _zero_payloads,
 )
 from ..hardware import EP_ALL_TO_ALL_SMS, H100_SMS
+from ..i18n import register, shown_repr, tr
 from ..overlap import (
     _bucket_params,
     _cp_block_attention_flops,
@@ -75,6 +78,7 @@ __all__ = [
     "EFFICIENCY_SMOOTHNESS",
     "MODEL_UNCERTAINTY",
     "Assumptions",
+    "moe_host_wait_s",
     "training_estimate",
     "training_memory",
 ]
@@ -1332,23 +1336,69 @@ def _hidden_s(np: Any, comm: Mapping[str, Any], links: Mapping[str, Any], comput
     return hidden_intra + hidden_inter - overflow
 
 
-def moe_host_wait_s(np: Any, layer_gpu_s: Any, host_s: Any, moe_layer_passes: Any) -> Any:
+register(
+    {
+        "planner.nonnegative_values": {
+            "zh": "{name} = {value}：必须是有限的非负数，或由这样的数组成的数组。",
+            "en": "{name} = {value}: must be a finite non-negative number, or an array of them.",
+        },
+        "planner.host_wait_shapes": {
+            "zh": "layer_gpu_s、host_s、moe_layer_passes 的形状 {shapes} 不能逐元素对齐："
+            "数组的长度必须相同（数可以配任何数组）。",
+            "en": "layer_gpu_s, host_s, moe_layer_passes have shapes {shapes} that do not line up element by element: "
+            "arrays must have the same length (a number goes with any array).",
+        },
+    }
+)
+
+
+def _nonnegative_values(np: Any, name: str, value: Any) -> Any:
+    """``value`` as a float or a float array of finite values >= 0; else TypeError / ValueError naming ``name``."""
+    if isinstance(value, (str, bytes, bool)) or value is None:
+        raise TypeError(tr("planner.nonnegative_values", name=name, value=shown_repr(value)))
+    if isinstance(value, numbers.Real):
+        return check_number(name, value, ge=0)
+    try:
+        array = np.asarray(value, dtype=float)
+    except (TypeError, ValueError, OverflowError):
+        raise TypeError(tr("planner.nonnegative_values", name=name, value=shown_repr(value))) from None
+    if not np.all(np.isfinite(array) & (array >= 0)):
+        raise ValueError(tr("planner.nonnegative_values", name=name, value=shown_repr(value)))
+    return array
+
+
+def moe_host_wait_s(layer_gpu_s: Any, host_s: Any, moe_layer_passes: Any) -> Any:
     """Seconds per step the GPU waits for the host to launch MoE layers: ``passes · max(host_s − layer_gpu_s, 0)``.
 
     ``layer_gpu_s`` is the GPU's time for one layer's forward and backward of one micro-batch (its compute and
     the communication it waits for), ``host_s`` the host's time to launch them, ``moe_layer_passes`` how many MoE
     layers a GPU runs per step (its MoE layers × micro-batches). The host waits for the device once per MoE layer
     (the dispatcher needs the token counts, :data:`coursekit.planner.calibration.MOE_LAYER_HOST_S`), so it cannot
-    get ahead: a layer takes the longer of the two. Elementwise (numpy arrays or floats).
+    get ahead: a layer takes the longer of the two. Numbers or arrays (elementwise), each finite and >= 0.
 
-    >>> import numpy as np
-    >>> round(float(moe_host_wait_s(np, 0.005, 0.0094, 12 * 128)), 6)   # 1536 layer passes, 4.4 ms each
+    >>> round(float(moe_host_wait_s(0.005, 0.0094, 12 * 128)), 6)   # 1536 layer passes, 4.4 ms each
     6.7584
-    >>> moe_host_wait_s(np, np.array([0.02, 0.009]), 0.0094, 100.0).round(6).tolist()  # long layers never wait
+    >>> moe_host_wait_s([0.02, 0.009], 0.0094, 100.0).round(6).tolist()  # long layers never wait
     [0.0, 0.04]
 
     Taught in: lesson 9 (decision workbench).
     """
+    import numpy as np
+
+    checked = [
+        _nonnegative_values(np, name, value)
+        for name, value in (("layer_gpu_s", layer_gpu_s), ("host_s", host_s), ("moe_layer_passes", moe_layer_passes))
+    ]
+    shapes = [np.shape(value) for value in checked]
+    try:
+        np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise ValueError(tr("planner.host_wait_shapes", shapes=", ".join(str(shape) for shape in shapes))) from None
+    return _moe_host_wait_s(np, *checked)
+
+
+def _moe_host_wait_s(np: Any, layer_gpu_s: Any, host_s: Any, moe_layer_passes: Any) -> Any:
+    """Kernel of :func:`moe_host_wait_s` on checked values (the estimate's own columns)."""
     return moe_layer_passes * np.maximum(host_s - layer_gpu_s, 0.0)
 
 
@@ -1431,7 +1481,7 @@ def training_estimate(
         layer_passes = st.layers_max * k.gaf  # the busiest stage's layers x micro-batches
         host_s = MOE_LAYER_HOST_S if workload.moe_layer_host_s is None else workload.moe_layer_host_s
         moe_share = model.moe_layers / model.layers
-        host_wait = moe_host_wait_s(
+        host_wait = _moe_host_wait_s(
             np, (compute + exposed) / layer_passes, a.host_scale * host_s, moe_share * layer_passes
         )
     # the bubble's idle slots are counted on the compute alone, as without a host limit: a faster link or more overlap,
