@@ -1298,30 +1298,33 @@ assert with_cp.step_s * 1.2 < full_twin.step_s and cp_short.step_s > twin_short.
 # %% [markdown] lang="zh"
 # ### 估算漏掉了什么
 #
-# 除了上面几条，估算还不含：kernel 启动与同步的抖动、网络拥塞与拓扑（胖树、轨道优化）、数据加载、优化器步、
-# 掉队节点与故障重启。它也只在一个数据集上标定过。所以它适合**排除**（门槛是硬的）和**分组**（并列组），
+# 除了上面几条，估算还不含：稠密层的 kernel 启动开销与同步的抖动（MoE 层等主机的时间算了，但只是一个标定过的下限）、
+# 网络拥塞与拓扑（胖树、轨道优化）、数据加载、优化器步、掉队节点与故障重启。效率只在一个数据集上标定过，MoE 的主机时间只用
+# 一对实测标定。所以它适合**排除**（门槛是硬的）和**分组**（并列组），
 # 不适合在一个组里挑第一名——那要实测。
 
 # %% [markdown] lang="en"
 # ### What the estimate leaves out
 #
-# Besides the points above, the estimate does not include kernel launch and synchronisation jitter, network congestion and
-# topology (fat tree, rail optimisation), data loading, the optimizer step, stragglers and restarts after failures. And
-# it was calibrated on one data set. So it is good for **excluding** (the gates are hard) and **grouping** (tie groups),
+# Besides the points above, the estimate does not include dense layers' kernel launch overhead and synchronisation
+# jitter (MoE layers' wait for the host is in, but only as a fitted floor), network congestion and topology (fat tree,
+# rail optimisation), data loading, the optimizer step, stragglers and restarts after failures. Its efficiency was
+# calibrated on one data set, and the MoE host time on one pair of measurements. So it is good for **excluding** (the gates are hard) and **grouping** (tie groups),
 # not for picking the winner inside a group — that takes a measurement.
 
 # %% [markdown] lang="zh"
 # ## 9. 交互式工作台
 #
-# 选模型、节点类型和节点数、工作负载，调整假设，打开 what-if 开关。左图是漏斗，右图是估算最快的五个候选的分解，
-# 下面的表格给出它们的组合、每 rank 显存和步时。
+# 选模型、节点类型和节点数、工作负载，调整假设，打开 what-if 开关。左图是漏斗，右图是估算最快的五个候选的分解
+# （计算、暴露的通信、流水线气泡，MoE 模型还有等待主机发射 kernel 的时间），下面的表格给出它们的组合、每 rank 显存和步时。
 
 # %% [markdown] lang="en"
 # ## 9. The interactive workbench
 #
 # Choose the model, node type and node count and the workload, adjust the assumptions, flip the what-if switches. Left:
-# the funnel; right: the breakdown of the five fastest candidates by estimate; the table lists their compositions,
-# memory per rank and step time.
+# the funnel; right: the breakdown of the five fastest candidates by estimate (compute, exposed communication, pipeline
+# bubble and, for an MoE model, waiting for the host to launch kernels); the table lists their compositions, memory per
+# rank and step time.
 
 # %%
 workbench = WorkbenchWidget()
