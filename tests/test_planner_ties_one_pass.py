@@ -39,9 +39,10 @@ def _per_scenario(model: Any, cluster: Any, workload: Any, columns: dict[str, An
             continue
         c2, w2, shape = _scenario_specs(code, cluster, workload)
         bubble = 1 - ASSUMPTION_UNCERTAINTY["pipeline"] if code == "bubble_lower" else 1.0
-        if code == "host_lower":  # the host's launch time per MoE layer, stated on the workload instead
+        if code in ("host_lower", "host_higher"):  # the host's launch time per MoE layer, stated on the workload
             host_s = MOE_LAYER_HOST_S if workload.moe_layer_host_s is None else workload.moe_layer_host_s
-            w2 = replace(w2, moe_layer_host_s=(1 - ASSUMPTION_UNCERTAINTY["host"]) * host_s)
+            sign = -1 if code == "host_lower" else 1
+            w2 = replace(w2, moe_layer_host_s=(1 + sign * ASSUMPTION_UNCERTAINTY["host"]) * host_s)
         est = training_estimate(model, c2, w2, columns, efficiency_shape=shape, bubble_scale=bubble, with_memory=False)
         out[code] = est["step_s"]
     return out

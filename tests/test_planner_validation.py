@@ -76,7 +76,7 @@ KNOWN_GAPS: dict[str, tuple[frozenset[str], str]] = {
         "ranks span 4 nodes and DeepEP's all-to-all (a token crosses InfiniBand once per other node it reaches, "
         "2.70 of 3, to the GPU with its in-node index) is 5.8 s a step, all exposed without the 1F1B overlap: "
         "19.3 s against the measured 19.7 s (1.02x the throughput), 1.22x the best estimate (rank 24, tie group "
-        "4; the best keeps TP 2 and PP 8 with EP 16, 15.8 s): EP 16 spans 2 nodes, where a token crosses "
+        "2; the best keeps TP 2 and PP 8 with EP 16, 15.8 s): EP 16 spans 2 nodes, where a token crosses "
         "InfiniBand once, to the one other node. One of the two rows that fit the host time per MoE layer",
     ),
     "MoE-ModelZoo Qwen3 235B-A22B (MoE), 4K, 256 H100 (DeepEP, EP 8, FSDP)": (
@@ -88,14 +88,6 @@ KNOWN_GAPS: dict[str, tuple[frozenset[str], str]] = {
         "over the 32 expert-data-parallel ranks, one per node: 18.1 s of traffic against 16.0 s of compute (full "
         "recomputation), 6.3 s exposed: 22.4 s against the measured 17.6 s (0.79x), 1.35x the best estimate "
         "(plain ZeRO-3 data parallelism without EP, 16.6 s; rank 282)",
-    ),
-    "MoE-ModelZoo Qwen3 235B-A22B (MoE), 4K, 256 H100 (all-to-all, EP 8, PP 32)": (
-        frozenset({"group1_or_top10"}),
-        "accepted at the published v = 3 once the run's norm and activation recomputation is stated (75.4 GiB; "
-        "83.2 GiB without it); 94 layers and the two edge slots on 32 stages leave the last stage 2 layers and the "
-        "output layer (151936 x 4096, 2.1 layers' FLOPs): 17.1 s of compute against 13.3-16.0 s on the other layouts, "
-        "a 19.2 s step against the measured 24.2 s (1.26x), 1.16x the best estimate (rank 12, tie group 3; the "
-        "best runs PP 8 without interleaving)",
     ),
     "MoE-ModelZoo Qwen3 235B-A22B (MoE), 4K, 256 H100 (DeepEP, TP 4, EP 8)": (
         frozenset({"group1_or_top10", "within_1.25x"}),

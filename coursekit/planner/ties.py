@@ -55,6 +55,7 @@ SCENARIOS: tuple[tuple[str, str], ...] = (
     ("inter_bandwidth_lower", "bandwidth"),
     ("bubble_lower", "pipeline"),
     ("host_lower", "host"),
+    ("host_higher", "host"),
 )
 #: Relative difference below which two estimates count as the same step under every scenario.
 SAME_ESTIMATE: float = 0.01
@@ -107,6 +108,11 @@ register(
             "zh": "主机发射每个 MoE 层 kernel 的时间只有一半（CUDA graph 捕获路由与分发的准备，或更快的 CPU）",
             "en": "the host launches each MoE layer's kernels in half the time (CUDA graphs over the router and the "
             "dispatch preparation, or a faster CPU)",
+        },
+        "planner.scenario_host_higher": {
+            "zh": "主机发射每个 MoE 层 kernel 的时间多一半（更慢的 CPU，或更多的 Python 开销）",
+            "en": "the host takes half as long again to launch each MoE layer's kernels (a slower CPU, or more Python "
+            "overhead)",
         },
         "planner.scenario_same": {
             "zh": "在每种假设下估算都与组首相差不到 {share:.0%}",
@@ -183,7 +189,7 @@ def _scenario_specs(code: str, cluster: ClusterSpec, workload: WorkloadSpec) -> 
     (:func:`coursekit.specs._replace_valid`): one widget update checks its inputs once, not once per scenario.
     """
     u = ASSUMPTION_UNCERTAINTY
-    if code in ("bubble_lower", "host_lower"):
+    if code in ("bubble_lower", "host_lower", "host_higher"):
         return cluster, workload, 1.0
     if code == "efficiency_flatter":
         return cluster, workload, 1 - u["efficiency"]
@@ -230,7 +236,10 @@ def scenario_steps(
             continue
         c2, w2, shape = _scenario_specs(code, cluster, workload)
         bubble = 1 - ASSUMPTION_UNCERTAINTY["pipeline"] if code == "bubble_lower" else 1.0
-        host = 1 - ASSUMPTION_UNCERTAINTY["host"] if code == "host_lower" else 1.0
+        host = {
+            "host_lower": 1 - ASSUMPTION_UNCERTAINTY["host"],
+            "host_higher": 1 + ASSUMPTION_UNCERTAINTY["host"],
+        }.get(code, 1.0)
         codes.append(code)
         blocks.append(Assumptions.of(c2, w2, shape, bubble, host))
     rows = len(np.asarray(columns["tp"]))
