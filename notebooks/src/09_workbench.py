@@ -751,7 +751,7 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 #     两个边缘位置分给 32 段，末段是 2 层加输出层（151936 × 4096，按 FLOP 算约 2.1 层），计算 17.1 s，别的布局是
 #     13.3 到 16.0 s：估算 19.2 s（吞吐 1.26 倍），最优的 1.16 倍，排第 12 名，但在第 1 并列组，通过：若主机发射每个 MoE 层
 #     的时间多一半，估算最优（PP 8、不交错）的层要等主机，而 PP 32 每段的层少、末段还带着输出层，GPU 上的活更长，
-#     就不比它慢——要判断，得实测主机时间（见最后一条）。
+#     就不比它慢——要判断，得实测主机时间（见下一条）。
 #   - TP 4、EP 8：实测最慢 (29.0 s)，估算也最慢：29.0 s（吞吐 1.00 倍），是最优的 1.77 倍。TP 4 让每张卡跑 256 个微批次、
 #     每个 12 层，层的前向加反向次数是 TP 2 各行的两倍，每次的工作量只有一半。这里起作用的是主机 (host) 开销：两种分发器
 #     在每个 MoE 层的前向都让 CPU 等 GPU 一次（要先把各专家的 token 数拿到 CPU 上：Megatron-Core 的 all-to-all 分发器如此，
@@ -928,7 +928,7 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 #     19.2 s step (1.26x the throughput), 1.16x the best, rank 12, yet in tie group 1, so it passes: were the host's
 #     time per MoE layer half as long again, the best (PP 8, no interleaving) would wait for the host, while PP 32's
 #     stages, with few layers and the output layer on the last, keep the GPU busy longer, and it would be no slower;
-#     measuring the host time (the last point) decides.
+#     measuring the host time (the next point) decides.
 #   - TP 4, EP 8: measured the slowest (29.0 s), and estimated the slowest too: 29.0 s (1.00x the throughput), 1.77x the
 #     best. With TP 4 each GPU runs 256 micro-batches of 12 layers, twice the layer forward-and-backward passes of the
 #     TP 2 rows, each with half the work. What tells here is the host: both dispatchers make the CPU wait for the GPU
