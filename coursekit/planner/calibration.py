@@ -145,7 +145,7 @@ def ceiling_for(peak_flops: float) -> float:
 #: The host cannot run ahead past the wait, so an MoE layer whose GPU work is shorter than this leaves the GPU idle
 #: (Megatron-Core's MoE guide, "CPU Overhead Bottleneck": "Reduce kernel launches — decrease TP size or increase
 #: micro-batch size"). Fitted ONCE, on :data:`MOE_HOST_FIT_RUNS` (see :data:`MOE_LAYER_HOST_SOURCE`); no other run
-#: tunes it. Uncertain by a factor 2 (:data:`ASSUMPTION_UNCERTAINTY` ``"host"``): it depends on the CPU, the Python
+#: tunes it. Uncertain by half either way (:data:`ASSUMPTION_UNCERTAINTY` ``"host"``): it depends on the CPU, the Python
 #: and library versions and how much of the layer CUDA graphs capture.
 MOE_LAYER_HOST_S: float = 9.4e-3
 #: Where MOE_LAYER_HOST_S comes from (the fit pair's run names: :data:`coursekit.published_runs.MOE_HOST_FIT_RUNS`,
@@ -351,7 +351,8 @@ ASSUMPTION_UNCERTAINTY: dict[str, float] = {
     "bandwidth": 0.25,
     # the pipeline bubble's share, smaller by this much
     "pipeline": 0.5,
-    # the host's launch time per MoE layer, smaller by this much (CUDA graphs over part of the layer, a faster CPU)
+    # the host's launch time per MoE layer, smaller or larger by this much (CUDA graphs over part of the layer or a
+    # faster CPU; a slower CPU)
     "host": 0.5,
 }
 ASSUMPTION_SOURCES: dict[str, str] = {
@@ -365,7 +366,7 @@ ASSUMPTION_SOURCES: dict[str, str] = {
     "pp 64 on Megatron-LM Table 1): the bubble formula is the least certain term; moved to half",
     "host": "MOE_LAYER_HOST_S is fitted on one pair of runs (MOE_LAYER_HOST_SOURCE); CUDA graphs over the router and "
     "the dispatch preprocessing (Megatron-Core --cuda-graph-scope moe_router moe_preprocess) or a faster host shorten "
-    "it: moved to half",
+    "it, a slower host lengthens it: moved to half and to half as much again",
 }
 
 

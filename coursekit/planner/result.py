@@ -349,9 +349,10 @@ class PlanCandidate:
             )
         if self.timeline is not None:
             t = self.timeline
+            waits = t.host_wait_s > 0
             lines.append(
                 tr(
-                    "planner.step_line_host" if t.host_wait_s > 0 else "planner.step_line",
+                    "planner.step_line",
                     step_s=t.step_s,
                     compute_s=t.compute_s,
                     exposed_s=t.exposed_communication_s,
@@ -359,7 +360,8 @@ class PlanCandidate:
                     comm_s=t.communication_s,
                     hidden_s=t.hidden_communication_s,
                     bubble=self.bubble_fraction or 0.0,
-                    host_s=t.host_wait_s,
+                    host=tr("planner.step_host", host_s=t.host_wait_s) if waits else "",
+                    host_note=tr("planner.step_host_note") if waits else "",
                 )
             )
             lines.append(
@@ -583,8 +585,7 @@ ESTIMATE_NOTES: tuple[Text, ...] = (
         "topology (fat tree, rail optimisation), data loading, the optimizer step, stragglers and failures. "
         "Candidates closer than the stated uncertainty are tied when some assumption, moved within its own, "
         f"reorders them, and so are estimates within {100 * MEASUREMENT_REPEATABILITY:.1f} % (as far apart as two "
-        "published measurements of one "
-        "configuration).",
+        "published measurements of one configuration).",
     ),
 )
 

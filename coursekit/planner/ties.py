@@ -181,6 +181,13 @@ register(
 )
 
 
+#: The host-time scenarios' scale of :data:`coursekit.planner.calibration.MOE_LAYER_HOST_S`.
+_HOST_SCALE: dict[str, float] = {
+    "host_lower": 1 - ASSUMPTION_UNCERTAINTY["host"],
+    "host_higher": 1 + ASSUMPTION_UNCERTAINTY["host"],
+}
+
+
 def _scenario_specs(code: str, cluster: ClusterSpec, workload: WorkloadSpec) -> tuple[ClusterSpec, WorkloadSpec, float]:
     """(cluster, workload, efficiency shape) of scenario ``code``.
 
@@ -189,7 +196,7 @@ def _scenario_specs(code: str, cluster: ClusterSpec, workload: WorkloadSpec) -> 
     (:func:`coursekit.specs._replace_valid`): one widget update checks its inputs once, not once per scenario.
     """
     u = ASSUMPTION_UNCERTAINTY
-    if code in ("bubble_lower", "host_lower", "host_higher"):
+    if code == "bubble_lower" or code in _HOST_SCALE:
         return cluster, workload, 1.0
     if code == "efficiency_flatter":
         return cluster, workload, 1 - u["efficiency"]
@@ -236,10 +243,7 @@ def scenario_steps(
             continue
         c2, w2, shape = _scenario_specs(code, cluster, workload)
         bubble = 1 - ASSUMPTION_UNCERTAINTY["pipeline"] if code == "bubble_lower" else 1.0
-        host = {
-            "host_lower": 1 - ASSUMPTION_UNCERTAINTY["host"],
-            "host_higher": 1 + ASSUMPTION_UNCERTAINTY["host"],
-        }.get(code, 1.0)
+        host = _HOST_SCALE.get(code, 1.0)
         codes.append(code)
         blocks.append(Assumptions.of(c2, w2, shape, bubble, host))
     rows = len(np.asarray(columns["tp"]))
