@@ -24,6 +24,7 @@ from .specs import TP_COMM_OVERLAP_ON
 __all__ = [
     "DGXC_RUNS",
     "DGXC_SOURCE",
+    "FP8_FIT_RUNS",
     "MEGATRON_BRIDGE_2509_SOURCE",
     "MEGATRON_BRIDGE_2511_SOURCE",
     "MEGATRON_BRIDGE_2602_SOURCE",
@@ -1035,12 +1036,22 @@ MOE_HOST_FIT_RUNS: tuple[str, ...] = (
     "MoE-ModelZoo Qwen3 235B-A22B (MoE), 4K, 256 H100 (DeepEP, TP 4, EP 8)",
 )
 
+#: The two rows that fit :data:`coursekit.planner.calibration.FP8_MATMUL_SHARE`, how much of the FP8 peak's speed-up
+#: an FP8 matmul keeps: DGX Cloud Benchmarking's Llama 3.1 8B on 8 H100s (one node, no pipeline, the least
+#: communication of its recipes) in BF16 and in FP8, same layout. Marked ``"fit"`` in :data:`RUN_ROLES`.
+FP8_FIT_RUNS: tuple[str, ...] = (
+    "DGX Cloud Llama 3.1 8B, 8K, 8 H100 (BF16)",
+    "DGX Cloud Llama 3.1 8B, 8K, 8 H100 (FP8)",
+)
+
 #: Every run's role: the calibration rows fit the efficiency ceiling, two ModelZoo rows fit the host time per MoE
-#: layer (:data:`MOE_HOST_FIT_RUNS`); the other published runs validate. No run is both.
+#: layer (:data:`MOE_HOST_FIT_RUNS`), two DGX Cloud rows the FP8 matmul share (:data:`FP8_FIT_RUNS`); the other
+#: published runs validate. No run is both.
 RUN_ROLES: dict[str, str] = {
     **{f"Megatron-LM Table 1, {run.name}": "fit" for run in MEGATRON_TABLE1},
     **{run.name: "validation" for run in (*PUBLISHED_RUNS, *PUBLISHED_RUNS_2024, *PUBLISHED_RUNS_2025, *DGXC_RUNS)},
     **{name: "fit" for name in MOE_HOST_FIT_RUNS},
+    **{name: "fit" for name in FP8_FIT_RUNS},
 }
 
 

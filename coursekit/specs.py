@@ -1105,22 +1105,21 @@ class WorkloadSpec:
             ``"dualpipe"``.
         runtime_reserve_gib: memory kept free per device, GiB.
         precision: ``"bf16"`` (default) or ``"fp8"``: the linear layers' matmuls run at the device's FP8 peak
-            (:meth:`ClusterSpec.peak`), attention's core at bf16, both at the same share of peak the efficiency
-            model gives (an assumption: FP8 GEMMs reach a similar share of their own peak; the measured gain is
-            smaller than 2x because the rest of the step does not speed up). Weights, gradients and optimizer
-            states are unchanged: Transformer Engine's FP8 recipe keeps bf16 weights with fp32 master copies and
-            casts to FP8 per GEMM (the FP8 weight copies are transient); DeepSeek-V3 keeps fp32 master weights and
-            gradients and bf16 Adam moments (arXiv:2412.19437 §3.3.3: the recipe ``"deepseek-v3-fp8"``).
-            Activations shrink: each linear layer that runs in FP8 saves its input for backward after the cast,
-            1 byte per element (QKV, output projection, fc1, fc2, experts); layer-norm inputs, Q, K, V, the
-            activation function's input and the router's input stay 16-bit, and flash attention keeps its own
-            bf16 output besides the projection's FP8 copy (:mod:`coursekit.activations`). FP8 weights
-            (Megatron-Core ``--fp8-param-gather``) and DeepSeek-V3's own activation formats (§3.3.3) are not
-            modelled. Quantising to FP8 costs memory passes besides the GEMMs, charged at HBM bandwidth
-            (:func:`coursekit.planner.estimate.fp8_quantisation_bytes_per_token`).
+            (:meth:`ClusterSpec.peak`) times ``fp8_matmul_share`` (FP8 matmuls keep only part of the speed-up the
+            doubled peak promises: fitted on a DGX Cloud BF16/FP8 pair), attention's core at bf16, both at the share of
+            peak the efficiency model gives; the rest of the step does not speed up. Weights, gradients and optimizer
+            states are unchanged: Transformer Engine's FP8 recipe keeps bf16 weights with fp32 master copies and casts
+            to FP8 per GEMM (the FP8 weight copies are transient); DeepSeek-V3 keeps fp32 master weights and gradients
+            and bf16 Adam moments (arXiv:2412.19437 §3.3.3: the recipe ``"deepseek-v3-fp8"``). Activations shrink: each
+            linear layer that runs in FP8 saves its input for backward after the cast, 1 byte per element (QKV, output
+            projection, fc1, fc2, experts); layer-norm inputs, Q, K, V, the activation function's input and the router's
+            input stay 16-bit, and flash attention keeps its own bf16 output besides the projection's FP8 copy
+            (:mod:`coursekit.activations`). FP8 weights (Megatron-Core ``--fp8-param-gather``) and DeepSeek-V3's own
+            activation formats (§3.3.3) are not modelled. Quantising to FP8 costs memory passes besides the GEMMs,
+            charged at HBM bandwidth (:func:`coursekit.planner.estimate.fp8_quantisation_bytes_per_token`).
         fp8_recipe: how the FP8 casts get their scale (:data:`FP8_RECIPES`): ``"delayed"`` (default, Megatron-Core's
-            ``--fp8-recipe`` default; NeMo 24.07) or ``"current"`` (per-tensor current scaling, an amax pass before
-            each unfused cast; Megatron-Bridge's ``FP8_CS`` configs). Matters only at ``precision="fp8"``.
+            ``--fp8-recipe`` default; NeMo 24.07) or ``"current"`` (per-tensor current scaling, an amax pass before each
+            unfused cast; Megatron-Bridge's ``FP8_CS`` configs). Matters only at ``precision="fp8"``.
         flash_attention: attention runs in a fused kernel that keeps no s×s scores (the default, as in today's
             Megatron-Core and NeMo); ``False`` materialises them (Korthikanti et al.'s 5·a·s²·b per layer).
         moe_probs_in_experts: the router's probabilities multiply the routed experts' activation (Megatron-Core from
@@ -1135,6 +1134,10 @@ class WorkloadSpec:
             leaves the GPU waiting (:func:`coursekit.planner.estimate.moe_host_wait_s`). ``0`` turns the limit off
             (a layer captured whole in a CUDA graph, or a dispatcher that never waits). Dense layers never wait:
             their host runs ahead.
+        fp8_matmul_share: how much of the FP8 peak's speed-up the FP8 linear layers' matmuls keep, in (0, 1]: their
+            share of the FP8 peak over a bf16 matmul's share of the bf16 peak. ``None`` (default) = the calibrated
+            :data:`coursekit.planner.calibration.FP8_MATMUL_SHARE` (fitted on a DGX Cloud BF16/FP8 pair); ``1``
+            takes the datasheet's doubling at face value. Matters only at ``precision="fp8"``.
         sequence_parallel: Megatron sequence parallelism inside TP groups.
         zero_stages, recompute_modes: the ZeRO stages and recompute modes the search tries.
         recompute_modules: module-level recomputation added to every mode but ``"full"`` (which keeps only the
@@ -1188,9 +1191,14 @@ class WorkloadSpec:
     fp8_recipe: str = "delayed"
     moe_probs_in_experts: bool = False
     moe_layer_host_s: float | None = None
+    fp8_matmul_share: float | None = None
 
     def __post_init__(self) -> None:
         raw: Any = self
+        if raw.fp8_matmul_share is not None:
+            object.__setattr__(
+                self, "fp8_matmul_share", check_number("fp8_matmul_share", raw.fp8_matmul_share, gt=0, le=1)
+            )
         if raw.moe_layer_host_s is not None:
             object.__setattr__(
                 self, "moe_layer_host_s", check_number("moe_layer_host_s", raw.moe_layer_host_s, ge=0, le=1)

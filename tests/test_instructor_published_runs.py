@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from coursekit.planner import PublishedComparison, compare_published
-from coursekit.planner.calibration import MEASUREMENT_REPEATABILITY, MOE_LAYER_HOST_S
+from coursekit.planner import PublishedComparison, compare_published, fp8_speedups
+from coursekit.planner.calibration import FP8_MATMUL_SHARE, MEASUREMENT_REPEATABILITY, MOE_LAYER_HOST_S
 from coursekit.presets import MODELS
 from coursekit.published_runs import all_published_runs
 
@@ -52,6 +52,20 @@ def _c(name: str) -> PublishedComparison:
 def _x(value: float | None, digits: int = 2) -> str:
     assert value is not None
     return f"{value:.{digits}f}"
+
+
+@cache
+def _fp8_face_value_percents() -> tuple[int, int]:
+    """How far above the measured FP8 speed-ups the estimate lands at face value (share 1), in whole per cent."""
+    over = [pair.estimated_over_measured for pair in fp8_speedups(1.0)]
+    return round(100 * (min(over) - 1)), round(100 * (max(over) - 1))
+
+
+@cache
+def _fp8_checks() -> tuple[str, str]:
+    """The five validation pairs' estimated ÷ measured FP8 speed-up, lowest and highest."""
+    over = [pair.estimated_over_measured for pair in fp8_speedups() if pair.role == "validation"]
+    return _x(min(over)), _x(max(over))
 
 
 MIXTRAL = "Megatron-Core Mixtral 8x7B (MoE), 4K, 64 H100"
@@ -141,6 +155,12 @@ PHRASES: list[tuple[str, str, Callable[[], str]]] = [
         lambda: f"the host time per MoE layer ({MOE_LAYER_HOST_S * 1e3:.1f} ms)",
     ),
     ("zh", "MoE 每层的主机时间（9.4 ms）", lambda: f"MoE 每层的主机时间（{MOE_LAYER_HOST_S * 1e3:.1f} ms）"),
+    ("en", "the FP8 matmul share (0.775)", lambda: f"the FP8 matmul share ({FP8_MATMUL_SHARE:.3f})"),
+    ("zh", "FP8 矩阵乘份额（0.775）", lambda: f"FP8 矩阵乘份额（{FP8_MATMUL_SHARE:.3f}）"),
+    ("en", "by 17 % to 30 %", lambda: "by {} % to {} %".format(*_fp8_face_value_percents())),
+    ("zh", "都被估高了\n  17% 到 30%", lambda: "都被估高了\n  {}% 到 {}%".format(*_fp8_face_value_percents())),
+    ("en", "land at 0.97x to 1.09x the measured", lambda: "land at {}x to {}x the measured".format(*_fp8_checks())),
+    ("zh", "落在实测的\n  0.97 到 1.09 倍之间", lambda: "落在实测的\n  {} 到 {} 倍之间".format(*_fp8_checks())),
     (
         "en",
         "the ledger still needs 117.6 GiB",
@@ -190,49 +210,49 @@ PHRASES: list[tuple[str, str, Callable[[], str]]] = [
     ),
     (
         "en",
-        "(rank 1176, 1.49x the best, 0.79x)",
+        "(rank 1248, 1.57x the best, 0.69x)",
         lambda: (
             f"(rank {_c(DSV3).rank}, {_x(_c(DSV3).step_over_best)}x the best, {_x(_c(DSV3).estimated_over_published)}x)"
         ),
     ),
     (
         "zh",
-        "（第 1176 名，最优的\n  1.49 倍，吞吐 0.79 倍）",
+        "（第 1248 名，最优的\n  1.57 倍，吞吐 0.69 倍）",
         lambda: (
             f"（第 {_c(DSV3).rank} 名，最优的\n  {_x(_c(DSV3).step_over_best)} 倍，吞吐 "
             f"{_x(_c(DSV3).estimated_over_published)} 倍）"
         ),
     ),
-    ("en", "Qwen3 30B-A3B at 3.37x", lambda: f"Qwen3 30B-A3B at {_x(_c(QWEN30).estimated_over_published)}x"),
+    ("en", "Qwen3 30B-A3B at 3.05x", lambda: f"Qwen3 30B-A3B at {_x(_c(QWEN30).estimated_over_published)}x"),
     (
         "zh",
-        "Qwen3 30B-A3B 的估算吞吐是实测的 3.37 倍",
+        "Qwen3 30B-A3B 的估算吞吐是实测的 3.05 倍",
         lambda: f"Qwen3 30B-A3B 的估算吞吐是实测的 {_x(_c(QWEN30).estimated_over_published)} 倍",
     ),
     (
         "en",
-        "Qwen3 235B-A22B at 1.37x and rank 107",
+        "Qwen3 235B-A22B at 1.37x and rank 42",
         lambda: f"Qwen3 235B-A22B at {_x(_c(QWEN235).estimated_over_published)}x and rank {_c(QWEN235).rank}",
     ),
     (
         "zh",
-        "Qwen3 235B-A22B 是 1.37 倍、第 107 名",
+        "Qwen3 235B-A22B 是 1.37 倍、第 42 名",
         lambda: f"Qwen3 235B-A22B 是 {_x(_c(QWEN235).estimated_over_published)} 倍、第 {_c(QWEN235).rank} 名",
     ),
     (
         "en",
-        "(0.84x, 1.19x the best)",
+        "(0.77x, 1.14x the best)",
         lambda: f"({_x(_c(DSV3_BRIDGE).estimated_over_published)}x, {_x(_c(DSV3_BRIDGE).step_over_best)}x the best)",
     ),
     (
         "zh",
-        "（0.84 倍，最优的 1.19 倍）",
+        "（0.77 倍，最优的 1.14 倍）",
         lambda: (
             f"（{_x(_c(DSV3_BRIDGE).estimated_over_published)} 倍，最优的 {_x(_c(DSV3_BRIDGE).step_over_best)} 倍）"
         ),
     ),
-    ("en", "EP 16 at 1.08x the best", lambda: f"EP 16 at {_x(_c(QWEN30_EP16).step_over_best)}x the best"),
-    ("zh", "最优的 1.08 倍", lambda: f"最优的 {_x(_c(QWEN30_EP16).step_over_best)} 倍"),
+    ("en", "EP 16 at 1.13x the best", lambda: f"EP 16 at {_x(_c(QWEN30_EP16).step_over_best)}x the best"),
+    ("zh", "最优的 1.13 倍", lambda: f"最优的 {_x(_c(QWEN30_EP16).step_over_best)} 倍"),
     (
         "en",
         "passes (rank 5, 0.95x)",
@@ -253,12 +273,12 @@ PHRASES: list[tuple[str, str, Callable[[], str]]] = [
     ),
     (
         "en",
-        "misses (rank 294, 1.23x the best)",
+        "misses (rank 327, 1.23x the best)",
         lambda: f"misses (rank {_c(NEMOTRON22).rank}, {_x(_c(NEMOTRON22).step_over_best)}x the best)",
     ),
     (
         "zh",
-        "没通过（第 294 名，最优的 1.23 倍）",
+        "没通过（第 327 名，最优的 1.23 倍）",
         lambda: f"没通过（第 {_c(NEMOTRON22).rank} 名，最优的 {_x(_c(NEMOTRON22).step_over_best)} 倍）",
     ),
     (
@@ -297,12 +317,12 @@ PHRASES: list[tuple[str, str, Callable[[], str]]] = [
     ),
     (
         "en",
-        "(1.12x, 1.25x in FP8)",
+        "(1.12x, 1.21x in FP8)",
         lambda: "({}x, {}x in FP8)".format(*(_x(_c(n).step_over_best) for n in GROK)),
     ),
     (
         "zh",
-        "（快 1.12 倍，FP8 时 1.25 倍）",
+        "（快 1.12 倍，FP8 时 1.21 倍）",
         lambda: "（快 {} 倍，FP8 时 {} 倍）".format(*(_x(_c(n).step_over_best) for n in GROK)),
     ),
     (

@@ -231,8 +231,14 @@ def test_fp8_peak_mix_by_hand() -> None:
     expected = 1 / (at_bf16 / 989e12 + (1 - at_bf16) / 1979e12)
     # By hand: 6·N = 48.18e9, 12·L·h·s = 12.88e9 (x 0.795 = 10.24e9), 6·V·h = 3.152e9: 13.39e9 of 58.42e9 at bf16.
     assert at_bf16 == pytest.approx(0.2292, abs=1e-4)
-    workload = WorkloadSpec(global_batch=8, seq_len=s, precision="fp8")
+    # at face value (the datasheet's doubling kept whole: fp8_matmul_share = 1)
+    workload = WorkloadSpec(global_batch=8, seq_len=s, precision="fp8", fp8_matmul_share=1.0)
     assert precision_peak_flops(model, cluster, workload, executed, np.asarray(0)) == pytest.approx(expected)
+    # keeping half the speed-up runs the linear GEMMs at 1979 / 2 = 989.5 TFLOP/s: the mix is then about the bf16 peak
+    half = WorkloadSpec(global_batch=8, seq_len=s, precision="fp8", fp8_matmul_share=0.5)
+    expected_half = 1 / (at_bf16 / 989e12 + (1 - at_bf16) / 989.5e12)
+    assert precision_peak_flops(model, cluster, half, executed, np.asarray(0)) == pytest.approx(expected_half)
+    assert expected_half == pytest.approx(989.4e12, rel=1e-4)
     bf16 = WorkloadSpec(global_batch=8, seq_len=s)
     assert precision_peak_flops(model, cluster, bf16, executed, np.asarray(0)) == 989e12
 

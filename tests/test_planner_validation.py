@@ -24,7 +24,7 @@ from coursekit.planner import (
     megatron_paper_flops_per_step,
     plan,
 )
-from coursekit.planner.calibration import MOE_HOST_FIT_RUNS
+from coursekit.planner.calibration import FP8_FIT_RUNS, MOE_HOST_FIT_RUNS
 from coursekit.presets import CLUSTERS, MEGATRON_TABLE1, MODELS, PUBLISHED_RUNS, PublishedRun
 from coursekit.published_runs import PUBLISHED_RUNS_2024, PUBLISHED_RUNS_2025, RUN_ROLES, all_published_runs
 
@@ -32,18 +32,20 @@ from coursekit.published_runs import PUBLISHED_RUNS_2024, PUBLISHED_RUNS_2025, R
 #: exactly these misses, so a change that closes (or opens) a gap shows up here.
 KNOWN_GAPS: dict[str, tuple[frozenset[str], str]] = {
     "DeepSeek-V3 (MoE), 2048 H800 GPUs": (
-        frozenset({"group1_or_top10", "within_1.25x"}),
+        frozenset({"group1_or_top10", "within_1.25x", "throughput_30pct"}),
         "pp = 16 over 61 layers gives every stage 4 layers and the last one also the output layer (about 1.3x the "
-        "average stage's work, against about 1.1x with pp = 4): 1.49x the best estimate (rank 1176) at 0.80x the "
-        "measured throughput; DualPipe's schedule and the multi-token-prediction module are not modelled",
+        "average stage's work, against about 1.1x with pp = 4): 1.57x the best estimate (rank 1248) at 0.69x the "
+        "measured throughput; DualPipe's schedule and the multi-token-prediction module are not modelled, and the "
+        "FP8 matmul share fitted on Transformer Engine's per-tensor-scaled GEMMs is applied to DeepSeek's own "
+        "fine-grained (1x128 tile, 128x128 block) FP8 GEMMs too (0.80x before it)",
     ),
     "Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8)": (
         frozenset({"throughput_30pct"}),
-        "rank 2 (tie group 1), 1.02x of the best (TP 1, DP 16 with EP 8 and no pipeline, whose gradient rings cross "
-        "the 2 nodes on 8 NICs each: coursekit.specs.ring_nics), and 3.4x the published 5275 tokens/s. The "
+        "rank 2 (tie group 2), 1.05x of the best (TP 1, DP 16 with EP 8 and no pipeline, whose gradient rings cross "
+        "the 2 nodes on 8 NICs each: coursekit.specs.ring_nics), and 3.1x the published 5275 tokens/s. The "
         "routed experts are taken at their "
         "own grouped-GEMM shape (2048 rows per expert at EP 8), the fused token permutation and the dispatcher's "
-        "second sort by local expert at HBM bandwidth (0.83 s of a 7.4 s step), Transformer Engine's FP8 casts "
+        "second sort by local expert at HBM bandwidth (0.83 s of an 8.1 s step), Transformer Engine's FP8 casts "
         "under current scaling (amax, cast and transpose of each linear layer's input and output gradient, 0.72 s), "
         "and the recipe's moe_a2a_overlap "
         "hides the all-to-all in the 1F1B steady state at the cost of the SMs it holds; what the estimate still "
@@ -58,17 +60,17 @@ KNOWN_GAPS: dict[str, tuple[frozenset[str], str]] = {
         "01b2977e518f0a58ec870daba2fb2c04d76a91b2, BASE_QWEN3_235B_A22B_CONFIG: expert_tensor_parallel_size=1) "
         "the layout is accepted, interleaved without recomputation (FP8 activations counted, and no copy of the "
         "experts' outputs: Megatron-Core from 0.13); its 32 EP ranks "
-        "span 4 nodes and the all-to-all over InfiniBand, 14.4 s a step, hides under the 11.1 s of compute the "
+        "span 4 nodes and the all-to-all over InfiniBand, 14.4 s a step, hides under the 12.9 s of compute the "
         "recipe's moe_a2a_overlap puts it under (0.74 s of it Transformer Engine's FP8 casts, which lengthen the "
-        "compute the all-to-all hides under, not the step): a 15.2 s step, 1.04x the best (rank 107, tie group 1; "
-        "the best keeps EP 8 inside a node, and its shorter layers wait 3.8 s for the host) and 1.37x the published "
+        "compute the all-to-all hides under, not the step): a 15.2 s step, 1.04x the best (rank 42, tie group 1; "
+        "the best keeps EP 8 inside a node, and its shorter layers wait 2.2 s for the host) and 1.37x the published "
         "throughput (measured 20.8 s): the estimate takes the overlap as complete in the 1F1B steady state, "
         "charging only the SMs the all-to-all holds",
     ),
     "Megatron-Bridge Qwen3 235B-A22B (MoE), 4K, 256 H100 (FP8, GBS 8192)": (
-        frozenset({"group1_or_top10", "throughput_30pct"}),
-        "the same layout as the 25.11 row at four times the global batch, with the same reason: 1.07x the best "
-        "(rank 117) and 1.34x the published throughput",
+        frozenset({"throughput_30pct"}),
+        "the same layout as the 25.11 row at four times the global batch, with the same reason: 1.03x the best "
+        "(rank 58, tie group 1) and 1.34x the published throughput",
     ),
     "MoE-ModelZoo Qwen3 235B-A22B (MoE), 4K, 256 H100 (DeepEP, EP 32)": (
         frozenset({"group1_or_top10"}),
@@ -279,15 +281,16 @@ def test_megatron_core_count_refuses_bad_input(kwargs: dict[str, object], name: 
 
 
 def test_no_run_both_fits_and_validates() -> None:
-    """Megatron-LM's Table 1 fits the efficiency ceiling and two ModelZoo rows the host time per MoE layer; they
-    check nothing. Every other published run only checks."""
+    """Megatron-LM's Table 1 fits the efficiency ceiling, two ModelZoo rows the host time per MoE layer and one DGX
+    Cloud BF16/FP8 pair the FP8 matmul share; they check nothing. Every other published run only checks."""
     runs = all_published_runs()
-    host_fit = set(MOE_HOST_FIT_RUNS)
+    host_fit, fp8_fit = set(MOE_HOST_FIT_RUNS), set(FP8_FIT_RUNS)
     assert len(host_fit) == 2 and host_fit <= {run.name for run in runs}
-    assert {run.name for run in runs if RUN_ROLES[run.name] == "fit"} == host_fit
-    assert {RUN_ROLES[run.name] for run in runs if run.name not in host_fit} == {"validation"}
+    assert len(fp8_fit) == 2 and fp8_fit <= {run.name for run in runs} and not fp8_fit & host_fit
+    assert {run.name for run in runs if RUN_ROLES[run.name] == "fit"} == host_fit | fp8_fit
+    assert {RUN_ROLES[run.name] for run in runs if run.name not in host_fit | fp8_fit} == {"validation"}
     fit = {name for name, role in RUN_ROLES.items() if role == "fit"}
-    assert len(fit) == len(MEGATRON_TABLE1) + 2
+    assert len(fit) == len(MEGATRON_TABLE1) + 4
 
 
 def test_published_layout_meets_the_criteria_or_its_stated_gap(
@@ -510,7 +513,8 @@ def test_nemo_gpt3_20b_states_its_config_and_syncs_data_parallel_under_one_micro
     400 Gb/s NICs (NVIDIA/nccl#569; 4 · 50 GB/s, below NVLink's 450 GB/s): 1.178 s / 4 = 0.294 s. NeMo runs every
     micro-batch but the last under the optimizer's ``no_sync``, so the reduce-scatter hides only under the last
     micro-batch's backward (2/3 of it) and the all-gather under the first forward (1/3): one micro-batch of the 4,
-    a quarter of the compute (0.308 s with the FP8 casts' memory passes, 0.295 s without), hides all of it; what
+    a quarter of the compute (0.378 s with the FP8 casts' memory passes, the FP8 matmuls keeping
+    FP8_MATMUL_SHARE of the FP8 peak's speed-up), hides all of it; what
     stays exposed is TP's share the comm-GEMM overlap leaves."""
     run = next(r for r in all_published_runs() if r.name == "NeMo GPT-3 20B, 2K, 64 H100 (FP8)")
     workload = run.workload()
@@ -526,7 +530,7 @@ def test_nemo_gpt3_20b_states_its_config_and_syncs_data_parallel_under_one_micro
     assert dp_s == pytest.approx(traffic_s, rel=0.005)
     hidden_dp_s = layout.timeline.compute_s / 4  # one micro-batch of the 4: its backward and its forward
     tp_exposed_s = {row.dimension: row.time_s for row in layout.communication}["TP"] / 16
-    assert dp_s <= hidden_dp_s < 1.05 * dp_s
+    assert dp_s <= hidden_dp_s < 1.3 * dp_s
     assert tp_exposed_s <= layout.timeline.exposed_communication_s < tp_exposed_s + 0.01 * dp_s
 
 

@@ -105,7 +105,7 @@ from .specs import (
     param_part_name,
     ring_nics,
 )
-from .validation import PublishedComparison, compare_published
+from .validation import Fp8Speedup, PublishedComparison, compare_published, fp8_speedups
 
 __all__ = [
     "ACTIVATION_BYTES",
@@ -143,6 +143,7 @@ __all__ = [
     "ClusterSpec",
     "CommRow",
     "ContextTwins",
+    "Fp8Speedup",
     "FunnelStep",
     "MemoryLedger",
     "ModelSpec",
@@ -155,6 +156,7 @@ __all__ = [
     "context_twins",
     "divisors",
     "evaluate_composition",
+    "fp8_speedups",
     "group_link",
     "measurement_repeatability",
     "megatron_core_flops_per_step",

@@ -36,7 +36,7 @@ from .._validate import check_int
 from ..capacity import PRECISION_RECIPES, RECOMPUTE_MODES
 from ..i18n import LANGUAGES, Text, register, tr
 from ..specs import DEFAULT_MAX_MICRO_BATCH, DEFAULT_RUNTIME_RESERVE_GIB, FP8_RECIPES, PRECISIONS, RECOMPUTE_MODULES
-from .calibration import MOE_LAYER_HOST_S
+from .calibration import FP8_MATMUL_SHARE, MOE_LAYER_HOST_S
 from .specs import (
     MAX_GLOBAL_BATCH,
     MAX_NODES,
@@ -401,6 +401,18 @@ def _add_search_arguments(p: argparse.ArgumentParser) -> None:
         ).render(),
     )
     p.add_argument(
+        "--fp8-matmul-share",
+        type=number_arg(float, "fp8_matmul_share", gt=0, le=1),
+        default=None,
+        help=Text(
+            zh="FP8 线性层矩阵乘保留 FP8 峰值翻倍所带来提速的比例，取 (0, 1]（默认：标定值 "
+            f"{FP8_MATMUL_SHARE:g}；1 表示按规格表的翻倍计；只在 --precision fp8 时起作用）",
+            en="share of the speed-up the doubled FP8 peak promises that the FP8 linear layers' matmuls keep, in "
+            f"(0, 1] (default: the calibrated {FP8_MATMUL_SHARE:g}; 1 takes the datasheet's doubling; matters only "
+            "with --precision fp8)",
+        ).render(),
+    )
+    p.add_argument(
         "--max-cp",
         type=number_arg(int, "max_cp", ge=1, le=1 << 20),
         default=None,
@@ -479,6 +491,7 @@ _WORKLOAD_FLAGS: tuple[tuple[str, str], ...] = (
     ("max_cp", "max_cp"),
     ("edge_layers", "pipeline_edge_layers"),
     ("moe_layer_host_s", "moe_layer_host_s"),
+    ("fp8_matmul_share", "fp8_matmul_share"),
     *((f"overlap_{dim}", f"overlap_{dim}") for dim in OVERLAP_DEFAULTS),
 )
 

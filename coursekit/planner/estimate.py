@@ -64,6 +64,7 @@ from ..specs import _inter_node_ring_bandwidth, _peak_flops, _replace_valid, sta
 from .calibration import (
     CAUSAL_EXECUTED_SHARE,
     EFFICIENCY_CEILING,
+    FP8_MATMUL_SHARE,
     MAMF_SOURCE,
     MOE_LAYER_HOST_S,
     attention_rate_at,
@@ -310,7 +311,10 @@ def precision_peak_flops(
 ) -> Any:
     """Peak FLOP/s of one device for the step's mix of matmuls at the workload's precision; array-generic.
 
-    bf16: the device's bf16 peak. fp8: the transformer layers' linear GEMMs at the FP8 peak; at bf16 attention's
+    bf16: the device's bf16 peak. fp8: the transformer layers' linear GEMMs at the FP8 peak times the share of its
+    speed-up they keep (``workload.fp8_matmul_share``, by default the fitted
+    :data:`~coursekit.planner.calibration.FP8_MATMUL_SHARE`: the datasheet doubles the peak, a step's matmuls do not
+    double their speed); at bf16 attention's
     core (12·L·h·s per token, plus the 4·L·h·s forward that selective and full recomputation repeat) and the
     output layer (6·V·h per token); combined by their shares of the executed FLOPs per token ``executed`` (a
     harmonic mean), attention's core weighted by :func:`attention_core_weight` — ``executed`` is the weighted
@@ -325,7 +329,8 @@ def precision_peak_flops(
     bf16 = _peak_flops(cluster, "bf16")  # the workload's precision was checked when it was built
     if workload.precision == "bf16":
         return bf16
-    fp8 = _peak_flops(cluster, "fp8")
+    share = FP8_MATMUL_SHARE if workload.fp8_matmul_share is None else workload.fp8_matmul_share
+    fp8 = _peak_flops(cluster, "fp8") * share
     s = workload.tokens_per_sequence(model)
     core = attention_core_flops_per_token(model, s, rc)
     output_layer = 6.0 * model.vocab * model.hidden

@@ -21,6 +21,7 @@ from .calibration import (
     ATTENTION_RELATIVE_RATE,
     CAUSAL_EXECUTED_SHARE,
     FLASH_ATTENTION_H100_SHORT_TFLOPS,
+    FP8_MATMUL_SHARE,
     MEASUREMENT_REPEATABILITY,
     MOE_LAYER_HOST_S,
     attention_relative_rate,
@@ -976,7 +977,13 @@ class PlanResult:
             if w.recompute_modules:
                 assumptions += tr("planner.recompute_modules", modules=", ".join(w.recompute_modules))
             if w.precision == "fp8":
-                assumptions += tr("planner.precision_fp8", fp8_tflops=c.peak("fp8") / 1e12)
+                fitted = w.fp8_matmul_share is None
+                assumptions += tr(
+                    "planner.precision_fp8",
+                    fp8_tflops=c.peak("fp8") / 1e12,
+                    share=FP8_MATMUL_SHARE if fitted else w.fp8_matmul_share,
+                    share_source=tr("planner.fp8_share_fitted" if fitted else "planner.fp8_share_set"),
+                )
         lines = [
             tr(
                 "planner.header",

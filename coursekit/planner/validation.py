@@ -20,8 +20,10 @@ __all__ = [
     "PASS_STEP_OVER_BEST_MAX",
     "PASS_THROUGHPUT_TOLERANCE",
     "PASS_TOP_RANK",
+    "Fp8Speedup",
     "PublishedComparison",
     "compare_published",
+    "fp8_speedups",
 ]
 
 # The pass rule for one published run, from issue 19's "Done when": a run passes when it is accepted; it is in the
@@ -138,3 +140,69 @@ def compare_published(run: object) -> PublishedComparison:
         best_layout=best_layout,
         source=run.source,
     )
+
+
+class Fp8Speedup(NamedTuple):
+    """One pair of published runs, the same model, GPUs, batch and layout in BF16 and in FP8 (see
+    :func:`fp8_speedups`): FP8's speed-up as measured and as estimated, and the pair's role (``"fit"`` for the pair
+    :data:`coursekit.planner.calibration.FP8_MATMUL_SHARE` is fitted on, else ``"validation"``)."""
+
+    bf16_name: str
+    fp8_name: str
+    measured: float
+    estimated: float
+    role: str
+
+    @property
+    def estimated_over_measured(self) -> float:
+        """The estimated speed-up divided by the measured one: above 1, the estimate makes FP8 too fast."""
+        return self.estimated / self.measured
+
+
+def _published_step_s(run: object, workload: object) -> float:
+    """The estimated step (s) of ``run``'s published layout (its fastest accepted candidate) under ``workload``."""
+    from ..presets import CLUSTERS, MODELS
+    from .search import plan
+
+    model = MODELS[run.model]  # type: ignore[attr-defined]
+    result = plan(model, CLUSTERS[run.cluster].with_nodes(run.nodes), workload)  # type: ignore[attr-defined,arg-type]
+    degrees = dict(run.degrees)  # type: ignore[attr-defined]
+    if model.is_moe:
+        degrees.setdefault("etp", degrees.get("tp", 1))
+    wanted = set(result.find(**degrees))
+    index = next(i for i in result.accepted_indices() if i in wanted)
+    step = result.candidate(index).step_s
+    assert step is not None
+    return step
+
+
+def fp8_speedups(fp8_matmul_share: float | None = None) -> tuple[Fp8Speedup, ...]:
+    """FP8's speed-up over BF16, measured and estimated, for every published pair that ran one layout in both
+    (DGX Cloud Benchmarking's recipes: each at its smallest scale in BF16 and in FP8).
+
+    The measured speed-up is the FP8 row's throughput over the BF16 row's (the recipes' step times, inverted); the
+    estimated one is the BF16 row's estimated step over the FP8 row's, each at its published layout. FP8's linear
+    matmuls keep ``fp8_matmul_share`` of the speed-up the doubled peak promises (``None``: the fitted
+    :data:`coursekit.planner.calibration.FP8_MATMUL_SHARE`; ``1``: the datasheet's doubling at face value).
+
+    Taught in: lesson 9 (decision workbench).
+    """
+    import dataclasses
+
+    from .._validate import check_number
+    from ..published_runs import FP8_FIT_RUNS, RUN_ROLES, all_published_runs
+
+    share = None if fp8_matmul_share is None else check_number("fp8_matmul_share", fp8_matmul_share, gt=0, le=1)
+    runs = {run.name: run for run in all_published_runs()}
+    pairs = []
+    for name, bf16 in runs.items():
+        fp8 = runs.get(name.replace("(BF16)", "(FP8)")) if name.endswith("(BF16)") else None
+        if fp8 is None:
+            continue
+        measured = fp8.measured_tokens_per_gpu_s / bf16.measured_tokens_per_gpu_s
+        steps = [
+            _published_step_s(run, dataclasses.replace(run.workload(), fp8_matmul_share=share)) for run in (bf16, fp8)
+        ]
+        role = "fit" if {name, fp8.name} <= set(FP8_FIT_RUNS) else RUN_ROLES[fp8.name]
+        pairs.append(Fp8Speedup(name, fp8.name, measured, steps[0] / steps[1], role))
+    return tuple(pairs)
