@@ -141,9 +141,10 @@ def ceiling_for(peak_flops: float) -> float:
 
 #: How much of the FP8 peak's speed-up an FP8 linear layer's matmuls keep inside a training step: their share of the
 #: FP8 peak over a bf16 matmul's share of the bf16 peak (Transformer Engine's per-tensor-scaled FP8 GEMMs, H100).
-#: The datasheet doubles the peak; a training step does not double its matmul speed (the FP8 GEMMs of a layer's
-#: shapes reach a smaller share of their peak, and the scaling bookkeeping around them is not all memory traffic,
-#: which the estimate counts apart). Without it the estimate made FP8 1.17x to 1.30x too fast against BF16 on all six
+#: The datasheet doubles the peak; a training step does not double its matmul speed: the FP8 GEMMs of a layer's
+#: shapes reach a smaller share of their peak, the scaling bookkeeping around them is not all memory traffic (which
+#: the estimate counts apart), and the efficiency ceiling, fitted on bf16 steps, folds in work that FP8 does not speed
+#: up at all (elementwise kernels, launches). Without it the estimate made FP8 1.17x to 1.30x too fast against BF16 on all six
 #: of DGX Cloud's BF16/FP8 pairs. Fitted ONCE, on :data:`FP8_FIT_RUNS` (see :data:`FP8_MATMUL_SOURCE`); the other
 #: five pairs check it. Uncertain by about a tenth: the five checks land within 0.97x to 1.09x of their measured
 #: speed-ups (it scales every layout's matmul time alike; the efficiency scenarios already move compute against

@@ -1054,7 +1054,8 @@ assert (round(100 * cast_share["delayed"]), round(100 * cast_share["current"])) 
 
 # %% [markdown] lang="zh"
 # 规格表上 H100 的 FP8 峰值 (1979 TFLOP/s) 是 bf16 (989) 的两倍，可一步训练的矩阵乘并不会快一倍：这些层形状的 FP8 矩阵乘
-# 达到的峰值比例更低，缩放因子的簿记也不全是上面那种显存遍历。DGX Cloud 的配方给了最直接的证据：6 个模型各在同一批卡上、
+# 达到的峰值比例更低，缩放因子的簿记也不全是上面那种显存遍历，而在 bf16 训练上标定的效率天花板里还含着 FP8 根本加速不了的
+# 工作（逐元素运算、kernel 启动）。DGX Cloud 的配方给了最直接的证据：6 个模型各在同一批卡上、
 # 用同一布局跑了 BF16 和 FP8，两行步时之比就是 FP8 的实测提速。若按翻倍计，估算的提速比实测高 17% 到 30%，6 对无一例外。
 # 估算因此让 FP8 线性层的矩阵乘只保留翻倍所带来提速的一部分 (`FP8_MATMUL_SHARE`)：只在一对上标定（Llama 3.1 8B，8 张卡、
 # 单节点、不切流水线，通信最少，最接近纯计算），另外五对用来检验。这是一个假设，不确定度约一成；想换一个值，
@@ -1062,8 +1063,9 @@ assert (round(100 * cast_share["delayed"]), round(100 * cast_share["current"])) 
 
 # %% [markdown] lang="en"
 # On the datasheet H100's FP8 peak (1979 TFLOP/s) is twice bf16's (989), yet a training step's matmuls do not run twice
-# as fast: FP8 matmuls of these layers' shapes reach a smaller share of their peak, and the scaling bookkeeping is not
-# all memory passes like those above. DGX Cloud's recipes give the most direct evidence: six models, each run on the
+# as fast: FP8 matmuls of these layers' shapes reach a smaller share of their peak, the scaling bookkeeping is not
+# all memory passes like those above, and the efficiency ceiling, fitted on bf16 steps, folds in work FP8 does not
+# speed up at all (elementwise kernels, kernel launches). DGX Cloud's recipes give the most direct evidence: six models, each run on the
 # same GPUs with the same layout in BF16 and in FP8, so the ratio of the two step times is FP8's measured speed-up.
 # Taking the doubling at face value, the estimated speed-up is 17 % to 30 % above the measured one, on all six pairs.
 # The estimate therefore lets the FP8 linear layers' matmuls keep only a share of the speed-up the doubling promises
