@@ -857,7 +857,8 @@ PUBLISHED_RUNS_2025 = (*PUBLISHED_RUNS_2025, *MOE_ZOO_QWEN3_RUNS, *MOE_ZOO_QWEN3
 
 #: NVIDIA's DGX Cloud Benchmarking recipes, release v24.11.1: each recipe's README lists, under "Expected
 #: Performance", the step time of one layout on DGX-H100 at several scales (weak scaling), in BF16 and in FP8, with
-#: the recipe's NeMo config beside it. The rows here are each table's smallest scale, both precisions.
+#: the recipe's NeMo config beside it. The rows here are each table's smallest scale, both precisions (Llama 3.1 405B's
+#: smallest that runs the whole model: its smaller columns are proxies with fewer layers).
 DGXC_SOURCE: str = (
     "NVIDIA “DGX Cloud Benchmarking” (github.com/NVIDIA/dgxc-benchmarking) @ 35a9aecc8d5b17d99d80f52f38c75ade0dbab7ae "
     "(v24.11.1)"
@@ -949,6 +950,20 @@ _DGXC_ROWS: tuple[tuple[Any, ...], ...] = (
         (14.72, 11.01),
         "llama3.1/README_70b.md, “Llama 3.1 70b 24.09 {p} (TP=4, PP=4, CP=2, VP=5, MBS=1, GA=64)”, 64x H100",
         "llama3.1/llama3.1_70b.yaml: grad_sync_dtype bf16, ub_tp_comm_overlap true",
+        (_DGXC_BF16_GRADS, _DGXC_NO_FSDP, ("overlap_tp", TP_COMM_OVERLAP_ON)),
+    ),
+    (  # the recipe's smallest scale that runs all 126 layers: its 32- to 192-GPU columns are proxies of 7 to 42
+        "llama3-405b",
+        "Llama 3.1 405B",
+        576,
+        252,
+        8192,
+        {"tp": 8, "pp": 9, "cp": 2, "dp": 4},
+        1,
+        7,
+        (17.20, 11.24),
+        "llama3.1/README_405b.md, “Llama 3.1 405b 24.09 {p} (TP=8, PP=9, CP=2, VP=7, MBS=1, GA=63)”, 576x H100",
+        "llama3.1/llama3.1_405b.yaml: grad_sync_dtype bf16, ub_tp_comm_overlap true",
         (_DGXC_BF16_GRADS, _DGXC_NO_FSDP, ("overlap_tp", TP_COMM_OVERLAP_ON)),
     ),
     (

@@ -144,9 +144,9 @@ def ceiling_for(peak_flops: float) -> float:
 #: The datasheet doubles the peak; a training step does not double its matmul speed: the FP8 GEMMs of a layer's
 #: shapes reach a smaller share of their peak, the scaling bookkeeping around them is not all memory traffic (which
 #: the estimate counts apart), and the efficiency ceiling, fitted on bf16 steps, folds in work that FP8 does not speed
-#: up at all (elementwise kernels, launches). Without it the estimate made FP8 1.17x to 1.30x too fast against BF16 on all six
-#: of DGX Cloud's BF16/FP8 pairs. Fitted ONCE, on :data:`FP8_FIT_RUNS` (see :data:`FP8_MATMUL_SOURCE`); the other
-#: five pairs check it. Uncertain by about a tenth: the five checks land within 0.97x to 1.09x of their measured
+#: up at all (elementwise kernels, launches). Without it the estimate made FP8 1.17x to 1.30x too fast against BF16 on
+#: all seven of DGX Cloud's BF16/FP8 pairs. Fitted ONCE, on :data:`FP8_FIT_RUNS` (see :data:`FP8_MATMUL_SOURCE`); the
+#: other six pairs check it. Uncertain by about a tenth: the six checks land within 0.95x to 1.09x of their measured
 #: speed-ups (it scales every layout's matmul time alike; the efficiency scenarios already move compute against
 #: communication). Every FP8 recipe takes it (one GEMM path); a workload may set its own
 #: (``WorkloadSpec.fp8_matmul_share``).
@@ -158,7 +158,7 @@ FP8_MATMUL_SOURCE: str = (
     "MBS 1, GA 32, sequence 8192, global batch 128, training step time 12.91 s in BF16 and 9.67 s in FP8 (delayed "
     "scaling), 1.335x the throughput. With FP8 matmuls at the full FP8 peak the estimate made it 1.56x. "
     "FP8_MATMUL_SHARE is the value (to 0.005) at which the estimate's FP8/BF16 ratio of the pair equals the measured "
-    "one (tests/test_planner_fp8_share.py re-derives it and checks the five other pairs)"
+    "one (tests/test_planner_fp8_share.py re-derives it and checks the six other pairs)"
 )
 
 

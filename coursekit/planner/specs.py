@@ -194,8 +194,8 @@ register(
             "bf16 peak",
         },
         "planner.fp8_share_fitted": {
-            "zh": "在 DGX Cloud 的一对 BF16/FP8 实测上标定，另外五对检验，不确定度约一成",
-            "en": "fitted on one DGX Cloud BF16/FP8 pair of measurements, checked on five others, uncertain by about a "
+            "zh": "在 DGX Cloud 的一对 BF16/FP8 实测上标定，另外六对检验，不确定度约一成",
+            "en": "fitted on one DGX Cloud BF16/FP8 pair of measurements, checked on six others, uncertain by about a "
             "tenth",
         },
         "planner.fp8_share_set": {

@@ -178,7 +178,7 @@ def _published_step_s(run: object, workload: object) -> float:
 
 def fp8_speedups(fp8_matmul_share: float | None = None) -> tuple[Fp8Speedup, ...]:
     """FP8's speed-up over BF16, measured and estimated, for every published pair that ran one layout in both
-    (DGX Cloud Benchmarking's recipes: each at its smallest scale in BF16 and in FP8).
+    (DGX Cloud Benchmarking's recipes: each at its smallest scale that runs the whole model, in BF16 and in FP8).
 
     The measured speed-up is the FP8 row's throughput over the BF16 row's (the recipes' step times, inverted); the
     estimated one is the BF16 row's estimated step over the FP8 row's, each at its published layout. FP8's linear
