@@ -11,7 +11,7 @@ Taught in: lesson 9 (decision workbench).
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from .specs import megatron_core_model_flops_per_step, megatron_paper_flops_per_step
 
@@ -79,6 +79,23 @@ class PublishedComparison(NamedTuple):
         return not self.missed
 
 
+def _published_layout(run: Any, workload: Any) -> tuple[Any, list[int], list[int], dict[str, int]]:
+    """Plan ``run``'s model and cluster under ``workload``: (the result, its accepted indices fastest first, those of
+    them in the published layout, the published degrees). A run that states no expert TP ran Megatron's default,
+    expert TP = TP."""
+    from ..presets import CLUSTERS, MODELS
+    from .search import plan
+
+    model = MODELS[run.model]
+    result = plan(model, CLUSTERS[run.cluster].with_nodes(run.nodes), workload)
+    order = result.accepted_indices()
+    degrees = dict(run.degrees)
+    if model.is_moe:
+        degrees.setdefault("etp", degrees.get("tp", 1))
+    wanted = set(result.find(**degrees))
+    return result, order, [i for i in order if i in wanted], degrees
+
+
 def compare_published(run: object) -> PublishedComparison:
     """Plan ``run`` (a :class:`coursekit.presets.PublishedRun`) and compare it with what its paper measured.
 
@@ -89,19 +106,12 @@ def compare_published(run: object) -> PublishedComparison:
     """
     from ..presets import CLUSTERS, MODELS, PublishedRun
     from ..specs import type_error
-    from .search import plan
 
     if not isinstance(run, PublishedRun):
         raise type_error("run", run, "PublishedRun")
     model = MODELS[run.model]
     cluster = CLUSTERS[run.cluster].with_nodes(run.nodes)
-    result = plan(model, cluster, run.workload())
-    order = result.accepted_indices()
-    degrees = dict(run.degrees)
-    if model.is_moe:  # a run that states no expert TP ran Megatron's default, expert TP = TP
-        degrees.setdefault("etp", degrees.get("tp", 1))
-    wanted = set(result.find(**degrees))
-    matching = [i for i in order if i in wanted]
+    result, order, matching, degrees = _published_layout(run, run.workload())
     best_layout = result.candidate(order[0]).label() if order else ""
     unit = "tokens/s/GPU" if run.flop_convention == "tokens" else "TFLOP/s/GPU"
     published = run.measured_tokens_per_gpu_s if run.flop_convention == "tokens" else run.measured_tflops_per_gpu
@@ -161,19 +171,10 @@ class Fp8Speedup(NamedTuple):
 
 def _published_step_s(run: object, workload: object) -> float:
     """The estimated step (s) of ``run``'s published layout (its fastest accepted candidate) under ``workload``."""
-    from ..presets import CLUSTERS, MODELS
-    from .search import plan
-
-    model = MODELS[run.model]  # type: ignore[attr-defined]
-    result = plan(model, CLUSTERS[run.cluster].with_nodes(run.nodes), workload)  # type: ignore[attr-defined,arg-type]
-    degrees = dict(run.degrees)  # type: ignore[attr-defined]
-    if model.is_moe:
-        degrees.setdefault("etp", degrees.get("tp", 1))
-    wanted = set(result.find(**degrees))
-    index = next(i for i in result.accepted_indices() if i in wanted)
-    step = result.candidate(index).step_s
+    result, _, matching, _ = _published_layout(run, workload)
+    step = result.candidate(matching[0]).step_s
     assert step is not None
-    return step
+    return float(step)
 
 
 def fp8_speedups(fp8_matmul_share: float | None = None) -> tuple[Fp8Speedup, ...]:
