@@ -98,7 +98,8 @@ OVERLAP_SOURCES: dict[str, str] = {
     "here: it needs Transformer Engine userbuffers and sequence parallelism, and each recipe turns it on for "
     "its model). NVIDIA's H100 recipes for Llama 2/3 70B, Llama 3.1 405B and Nemotron-4 340B do; a run whose "
     "config says so uses TP_COMM_OVERLAP_ON = 15/16 (coursekit.overlap.tp_comm_overlap_share: only the last of "
-    "4 chunks of the two forward reduce-scatters stays exposed)",
+    "4 chunks of the two forward reduce-scatters stays exposed). It runs only with sequence parallelism "
+    "(TP_OVERLAP_NEEDS_SP): without it the share in force is 0",
     "ep": "MoE dispatch and combine sit between the router and the experts: on the critical path by default "
     "(Megatron-Core's overlap of all-to-all with compute is an option, DeepSeek-V3 §3.2.1 DualPipe builds it in)",
 }
@@ -108,6 +109,13 @@ OVERLAP_SOURCES: dict[str, str] = {
 #: chunks of each layer's two forward reduce-scatters, 1 - 2/(4·8) = 15/16. The formula and its source are
 #: :func:`coursekit.overlap.tp_comm_overlap_share` (a higher layer; a test holds the two equal).
 TP_COMM_OVERLAP_ON: float = 15 / 16
+#: Megatron-LM refuses TP comm-GEMM overlap without sequence parallelism (``validate_args``: "Tensor parallel
+#: communication/GEMM overlap can happen only when sequence parallelism is enabled"): the overlap kernels split
+#: sequence parallelism's all-gathers and reduce-scatters; without it TP's all-reduces stay on the critical path.
+TP_OVERLAP_NEEDS_SP: str = (
+    "NVIDIA/Megatron-LM megatron/training/arguments.py validate_args: 'if args.tp_comm_overlap: assert "
+    "args.sequence_parallel'"
+)
 
 #: Upper bounds on sizes, so every bounded call answers quickly: the largest GPU count, global batch and
 #: sequence the planner accepts (larger ones are refused with a message, not searched).
@@ -1254,12 +1262,23 @@ class WorkloadSpec:
             check_int("max_cp", raw.max_cp, ge=1)
 
     def overlap(self, dimension: str) -> float:
-        """Share of ``dimension``'s communication (dp, pp, cp, tp, ep) hidden under compute."""
+        """Share of ``dimension``'s communication (dp, pp, cp, tp, ep) hidden under compute.
+
+        ``overlap_fraction``, when set, answers for every dimension. Otherwise each dimension's own share, except
+        that TP's is 0 without sequence parallelism: the engine's TP comm-GEMM overlap splits the all-gathers and
+        reduce-scatters of sequence parallelism and refuses to run without it (:data:`TP_OVERLAP_NEEDS_SP`).
+
+        >>> on = WorkloadSpec(global_batch=64, overlap_tp=TP_COMM_OVERLAP_ON)
+        >>> on.overlap("tp") == TP_COMM_OVERLAP_ON, replace(on, sequence_parallel=False).overlap("tp")
+        (True, 0.0)
+        """
         dim = dimension  # checked only when it is not one of the five (the searches ask many times)
         if not (isinstance(dim, str) and dim in OVERLAP_DEFAULTS):
             dim = check_choice("dimension", dimension, tuple(OVERLAP_DEFAULTS))
         if self.overlap_fraction is not None:
             return self.overlap_fraction
+        if dim == "tp" and not self.sequence_parallel:
+            return 0.0  # comm-GEMM overlap runs on sequence parallelism's collectives only (TP_OVERLAP_NEEDS_SP)
         value: float = getattr(self, f"overlap_{dim}")
         return value
 

@@ -10,6 +10,8 @@ Sources: NeMo-Framework-Launcher 24.07 ``conf/training/tp_overlap/ub_cfg_h100_h8
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -69,6 +71,46 @@ def test_tp_overlap_leaves_a_sixteenth_exposed() -> None:
     assert 0 < tp_s < float(on["compute_s"][0])
     assert float(on["exposed_s"][0]) == pytest.approx(tp_s / 16, rel=1e-9)
     assert float(off["exposed_s"][0]) == pytest.approx(tp_s, rel=1e-9)
+
+
+def test_tp_overlap_needs_sequence_parallelism() -> None:
+    """Megatron-LM refuses --tp-comm-overlap without --sequence-parallel (validate_args asserts it): the overlap
+    kernels split sequence parallelism's all-gathers and reduce-scatters. Without sequence parallelism TP's
+    all-reduces stay on the critical path, whatever overlap_tp says: the same Llama 3 8B TP 8 layout as above
+    exposes all its TP traffic, as with the overlap off; with sequence parallelism on, a sixteenth."""
+    model, cluster = MODELS["llama3-8b"], CLUSTERS["h100-8"]
+    cols = _columns(tp=8, dp=1, zero=1, ga=4)
+    no_sp = WorkloadSpec(global_batch=4, overlap_tp=TP_COMM_OVERLAP_ON, sequence_parallel=False)
+    assert no_sp.overlap("tp") == 0.0 and no_sp.overlap_tp == TP_COMM_OVERLAP_ON  # the stated share is kept
+    asked = training_estimate(model, cluster, no_sp, cols)
+    off = training_estimate(model, cluster, replace(no_sp, overlap_tp=0.0), cols)
+    tp_s = float(asked["comm"]["TP"][0])
+    assert 0 < tp_s < float(asked["compute_s"][0])
+    assert float(asked["exposed_s"][0]) == float(off["exposed_s"][0]) == pytest.approx(tp_s, rel=1e-9)
+    on = training_estimate(model, cluster, replace(no_sp, sequence_parallel=True), cols)
+    assert float(on["exposed_s"][0]) == pytest.approx(float(on["comm"]["TP"][0]) / 16, rel=1e-9)
+    # the uniform what-if override still answers for every dimension
+    assert replace(no_sp, overlap_fraction=0.5).overlap("tp") == 0.5
+
+
+def test_report_says_when_asked_tp_overlap_cannot_run() -> None:
+    """A learner who asks for TP overlap with sequence parallelism off is told, in the report's assumptions, that
+    the overlap in force is 0 and why (zh and en); nothing is said when sequence parallelism is on."""
+    from coursekit.i18n import get_language, set_language
+    from coursekit.planner import plan
+
+    model, cluster = MODELS["llama3-8b"], CLUSTERS["h100-8"]
+    asked = WorkloadSpec(global_batch=8, overlap_tp=0.9, sequence_parallel=False, zero_stages=(1,))
+    before = get_language()
+    try:
+        set_language("en")
+        told = "TP overlap 90% asked, but it runs only with sequence parallelism"
+        assert told in plan(model, cluster, asked).report()
+        assert "TP overlap" not in plan(model, cluster, replace(asked, sequence_parallel=True)).report()
+        set_language("zh")
+        assert "TP 通信重叠要求 90%" in plan(model, cluster, asked).report()
+    finally:
+        set_language(before)
 
 
 def test_overlap_lower_scenario_lowers_tp_only_where_it_is_on() -> None:

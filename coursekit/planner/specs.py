@@ -176,6 +176,12 @@ register(
             "{rate:.3f} of the best matmul's speed on sequences of 4K to 16K tokens, slower on shorter ones and where "
             "context parallelism splits the sequence)",
         },
+        "planner.tp_overlap_needs_sp": {
+            "zh": "；TP 通信重叠要求 {asked:.0%}，但它只在序列并行 (sequence parallelism) 下运行"
+            "（Megatron-LM 不开序列并行就拒绝 --tp-comm-overlap）：按 0% 计",
+            "en": "; TP overlap {asked:.0%} asked, but it runs only with sequence parallelism (Megatron-LM refuses "
+            "--tp-comm-overlap without it): 0% in force",
+        },
         "planner.recompute_modules": {
             "zh": "；模块级重计算：{modules}",
             "en": "; module-level recomputation: {modules}",
