@@ -183,7 +183,8 @@ md_table(
 # 就开始归约（Megatron-Core 的调度），能藏在最后 min(pp, m) 个微批次反向的 (v-1)/v 下，只有最后一个分块暴露。CP 的环形传递每一步只能藏在这一步的
 # Attention 计算下，反向结束后 dK、dV 还要传回原 rank；PP 的 send/recv 只有交错调度才能重叠（Megatron-Core 的规定）；
 # TP 和 EP 的集合通信夹在相互依赖的矩阵乘之间，默认在关键路径 (critical path) 上（打开 TP 的通信-矩阵乘重叠时藏住 15/16，
-# 见第 6 节）。DP 和 CP 都跨节点时共用同一块网卡，
+# 见第 6 节；这种重叠切分的是序列并行 (sequence parallelism) 的 all-gather 和 reduce-scatter，Megatron-LM 不开序列并行
+# 就拒绝它，所以关掉序列并行时 TP 的重叠按 0 计）。DP 和 CP 都跨节点时共用同一块网卡，
 # 一个占用的时间另一个就不能用。每个维度的重叠份额仍然可以自己设（`WorkloadSpec(overlap_dp=...)`）。
 
 # %% [markdown] lang="en"
@@ -197,7 +198,9 @@ md_table(
 # last chunk is exposed. CP's ring hides each step only under that step's attention, and after backward dK, dV travel
 # home; PP send/recv overlaps only in the interleaved schedule (Megatron-Core's rule); TP's and EP's collectives sit
 # between dependent matmuls and are on the critical path by default (with TP's communication-GEMM overlap on, 15/16
-# hides; see section 6). When DP and CP both cross nodes they share one
+# hides; see section 6; that overlap splits sequence parallelism's all-gathers and reduce-scatters, and Megatron-LM
+# refuses it without sequence parallelism, so with sequence parallelism off TP's overlap counts as 0). When DP and CP
+# both cross nodes they share one
 # NIC: time one uses, the other cannot. You can still set each dimension's share (`WorkloadSpec(overlap_dp=...)`).
 
 # %% [markdown] lang="zh"
