@@ -974,7 +974,7 @@ class PlanResult:
                 if w.flash_attention
                 else tr("planner.attention_kernel_eager")
             )
-            if w.overlap_fraction is None and w.overlap_tp > 0 and not w.sequence_parallel:
+            if w.overlap_fraction is None and w.overlap("tp") < w.overlap_tp:  # asked, but cannot run
                 assumptions += tr("planner.tp_overlap_needs_sp", asked=w.overlap_tp)
             if w.recompute_modules:
                 assumptions += tr("planner.recompute_modules", modules=", ".join(w.recompute_modules))
