@@ -1,10 +1,12 @@
 """A spawned rank lives no longer than the process that started it.
 
 The parent (the lab's command line, a notebook's kernel) owns Ctrl-C and the
-clean-up: it ignores SIGINT while it starts the ranks, so they inherit "ignore"
-across ``exec`` and a Ctrl-C typed while PyTorch is still importing prints no
-rank tracebacks (the parent catches it, stops the ranks and removes the
-temporary folders). A rank ends at once when its parent dies, through two paths:
+clean-up: it blocks SIGINT while it starts the ranks, so they start with SIGINT
+blocked (inherited across ``exec``) and ignore it from their first line on; a
+Ctrl-C typed while PyTorch is still importing prints no rank tracebacks (the
+parent catches it, stops the ranks and removes the temporary folders). A Ctrl-C
+typed while the ranks start is held and delivered to the parent afterwards,
+never dropped. A rank ends at once when its parent dies, through two paths:
 
 * Linux ``prctl(PR_SET_PDEATHSIG, SIGKILL)`` (via ctypes): the kernel kills the
   rank the moment the parent dies, whatever the rank is doing (importing
@@ -28,6 +30,7 @@ import contextlib
 import ctypes
 import multiprocessing
 import multiprocessing.connection
+import multiprocessing.resource_tracker
 import os
 import pickle
 import signal
@@ -74,18 +77,37 @@ def set_parent_death_signal(signum: int) -> bool:
 
 @contextlib.contextmanager
 def ranks_ignore_sigint() -> Iterator[None]:
-    """While starting ranks: ignore SIGINT here, so the ranks inherit "ignore" (restored afterwards).
+    """While starting ranks: hold any Ctrl-C here, and let the ranks start with SIGINT held too.
 
-    Only the main thread may change signal handlers; elsewhere this does nothing.
+    Where POSIX signal masks exist, this thread blocks SIGINT, and a spawned rank inherits the
+    block across ``exec`` (a Ctrl-C to the terminal's group stays pending in it until
+    :func:`end_with_parent` ignores it). A Ctrl-C that reaches this process meanwhile is not acted
+    on mid-start, nor dropped: it is recorded (or stays pending) and handed to the previous handler
+    on the way out -- a ``KeyboardInterrupt`` under Python's default handler. Elsewhere (Windows)
+    SIGINT is ignored instead, so the ranks inherit "ignore". Only the main thread may change
+    signal handlers; in other threads this does nothing.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if not hasattr(signal, "pthread_sigmask"):
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGINT, previous)
+        return
+    held: list[int] = []
+    # Another thread may take a process-wide Ctrl-C while this one blocks it: record it there.
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)  # one pending in this thread arrives here
+        if held:
+            signal.raise_signal(signal.SIGINT)
 
 
 def _leave_if_orphaned(parent_pid: int) -> None:
@@ -101,7 +123,9 @@ def _watch(parent_pid: int) -> None:
 
 def end_with_parent(parent_pid: int) -> None:
     """In a freshly spawned rank: ignore Ctrl-C (the parent handles it) and end when ``parent_pid`` dies."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # also drops a Ctrl-C held since the rank started
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # inherited blocked; ignored from now on
     set_parent_death_signal(signal.SIGKILL)
     threading.Thread(target=_watch, args=(parent_pid,), name="coursekit-lab-watchdog", daemon=True).start()
     _leave_if_orphaned(parent_pid)  # the parent died before the signal was armed
@@ -127,18 +151,28 @@ def spawn_entry(rank: int, parent_pid: int, payload: bytes, error_path: str) -> 
 def start_ranks(function: Callable[..., Any], ranks: int, args: tuple[Any, ...], folder: str) -> list[Any]:
     """Spawn ``ranks`` processes running ``function(rank, *args)``; they ignore SIGINT and end with this process.
 
+    A Ctrl-C while they start is held until all have started; then the ranks go and it is re-raised.
+
     This module imports no PyTorch, so a rank arms its parent-death signal within the first second,
     before it imports PyTorch (``torch.multiprocessing`` would import it first, through its own entry).
     """
     spawn = multiprocessing.get_context("spawn")
     payload = pickle.dumps((function, args))
-    processes = []
-    with ranks_ignore_sigint():  # inherited across exec: a Ctrl-C while a rank imports stays with us
-        for rank in range(ranks):
-            error_path = str(Path(folder) / f"rank{rank}.error")
-            process = spawn.Process(target=spawn_entry, args=(rank, os.getpid(), payload, error_path))
-            process.start()
-            processes.append(process)
+    processes: list[Any] = []
+    if os.name == "posix":
+        # The spawn start method starts multiprocessing's resource tracker with the first rank, and
+        # unblocks SIGINT after it: start it now, so the ranks below start with SIGINT still held.
+        multiprocessing.resource_tracker.ensure_running()
+    try:
+        with ranks_ignore_sigint():  # inherited across exec: a Ctrl-C while a rank imports stays with us
+            for rank in range(ranks):
+                error_path = str(Path(folder) / f"rank{rank}.error")
+                process = spawn.Process(target=spawn_entry, args=(rank, os.getpid(), payload, error_path))
+                process.start()
+                processes.append(process)
+    except BaseException:  # a Ctrl-C held while starting: the ranks already started go too
+        stop_ranks(processes)
+        raise
     return processes
 
 
