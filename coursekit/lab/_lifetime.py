@@ -30,7 +30,6 @@ import contextlib
 import ctypes
 import multiprocessing
 import multiprocessing.connection
-import multiprocessing.resource_tracker
 import os
 import pickle
 import signal
@@ -162,7 +161,9 @@ def start_ranks(function: Callable[..., Any], ranks: int, args: tuple[Any, ...],
     if os.name == "posix":
         # The spawn start method starts multiprocessing's resource tracker with the first rank, and
         # unblocks SIGINT after it: start it now, so the ranks below start with SIGINT still held.
-        multiprocessing.resource_tracker.ensure_running()
+        from multiprocessing import resource_tracker  # here: it needs _multiprocessing, which Pyodide lacks
+
+        resource_tracker.ensure_running()
     try:
         with ranks_ignore_sigint():  # inherited across exec: a Ctrl-C while a rank imports stays with us
             for rank in range(ranks):
