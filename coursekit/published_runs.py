@@ -51,6 +51,15 @@ NEMO_2407_LLAMA_CONFIGS: str = (
     "; NVIDIA NeMo-Framework-Launcher 24.07 (8325688d8345a5513660f0f8390f0482a721c009), "
     "launcher_scripts/conf/training/llama/{name}.yaml: ub_tp_comm_overlap: true"
 )
+#: NeMo's launcher config of the table's GPT-3 175B rows leaves TP comm-GEMM overlap off (the course's default
+#: is on, as NVIDIA's newer performance recipes set it: :data:`coursekit.specs.OVERLAP_SOURCES`).
+NEMO_2407_GPT3_CONFIG: str = (
+    "; NVIDIA NeMo-Framework-Launcher launcher_scripts/conf/training/gpt3/175b.yaml @ "
+    "8325688d8345a5513660f0f8390f0482a721c009 (24.07), @ 26e42fa91d9e608897ce485b4911c263a4b57008: "
+    "ub_tp_comm_overlap: False"
+)
+#: The option for a run whose config leaves the engine's TP comm-GEMM overlap off.
+TP_OVERLAP_OFF: tuple[str, Any] = ("overlap_tp", 0.0)
 MEGATRON_BRIDGE_LLAMA_RECIPE: str = (
     "; Megatron-Bridge (df0289c180dd20ff26933455c7a0a11084f6a36f) src/megatron/bridge/recipes/llama/llama3.py "
     "{name}: CommOverlapConfig(tp_comm_overlap=True)"
@@ -115,9 +124,9 @@ PUBLISHED_RUNS_2024: tuple[PublishedRun, ...] = (
         (("tp", 4), ("cp", 1), ("pp", 8), ("dp", 4)),
         "tokens",
         0.0,
-        NEMO_2407_SOURCE + ", row GPT3-175B (128 GPUs)",
+        NEMO_2407_SOURCE + ", row GPT3-175B (128 GPUs)" + NEMO_2407_GPT3_CONFIG,
         measured_tokens_per_gpu_s=726.0,
-        workload_options=(("precision", "fp8"), ("max_micro_batch", 1), ("max_virtual_stages", 6)),
+        workload_options=(("precision", "fp8"), ("max_micro_batch", 1), ("max_virtual_stages", 6), TP_OVERLAP_OFF),
         note=Text(
             zh="128 张 H100，TP 4、PP 8、VP 6，微批次 1，每 GPU 每秒 726 tokens（FP8）",
             en="128 H100s, TP 4, PP 8, VP 6, micro-batch 1: 726 tokens per GPU-second (FP8)",
@@ -152,7 +161,9 @@ MEGATRON_BRIDGE_2604_SOURCE: str = (
 DEEPSEEK_V3_BRIDGE_CONFIG: str = (
     "Megatron-Bridge scripts/performance/configs/deepseek/deepseek_v3_llm_pretrain.yaml @ "
     "fa0315ae2684693a666be9d247adf9baf1e30028 (h100 num_gpus_1024: tp 2, pp 8, vp 4, ep 64, etp 1, mbs 1, gbs 8192; "
-    "recompute_granularity: selective; grad_reduce_in_fp32: false)"
+    "recompute_granularity: selective; grad_reduce_in_fp32: false); Megatron-Bridge scripts/performance/run_script.py, "
+    "src/megatron/bridge/recipes/deepseek/deepseek_v3.py @ fa0315ae2684693a666be9d247adf9baf1e30028: "
+    "CommOverlapConfig(tp_comm_overlap=False)"
 )
 
 
@@ -338,7 +349,8 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
         2,
         6,
         782.0,
-        NEMO_2407_SOURCE + NEMO_2407_COMMIT + ", row GPT3-175B (512 GPUs)",
+        NEMO_2407_SOURCE + NEMO_2407_COMMIT + ", row GPT3-175B (512 GPUs)" + NEMO_2407_GPT3_CONFIG,
+        options=(TP_OVERLAP_OFF,),
     ),
     _run(
         "NeMo Llama 2 7B, 4K, 8 H100 (FP8)",
@@ -538,6 +550,7 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
             ("recompute_modes", ("selective",)),  # recompute_granularity: selective
             # The model's group-limited routing (8 groups, 4 per token); EP 64 puts one group on each node.
             ("ep_node_limit", 4),
+            TP_OVERLAP_OFF,  # the recipe's CommOverlapConfig(tp_comm_overlap=False)
         ),
     ),
     _run(
@@ -1007,7 +1020,7 @@ _DGXC_ROWS: tuple[tuple[Any, ...], ...] = (
         "nemotron/README_340b.md, “Nemotron4 340b 24.11 {p} (TP=8, PP=8, MBS=1, GA=16, VP=12)”, 128x H100",
         "nemotron/nemotron4-340b-synth.yaml: grad_sync_dtype bf16, activations_checkpoint_granularity selective, "
         "ub_tp_comm_overlap false",
-        (_DGXC_BF16_GRADS, _DGXC_NO_FSDP, ("recompute_modes", ("selective",))),
+        (_DGXC_BF16_GRADS, _DGXC_NO_FSDP, ("recompute_modes", ("selective",)), TP_OVERLAP_OFF),
     ),
     (
         "grok1-314b",
@@ -1021,7 +1034,7 @@ _DGXC_ROWS: tuple[tuple[Any, ...], ...] = (
         (20.83, 16.69),
         "grok1/README_314b.md, “Grok 1 314b Dev {p}”, 512 H100 (TP 4, PP 8, CP 2, EP 8, VP 8, MBS 1, GBS 1024)",
         "grok1/grok1_314b.yaml: mcore_distributed_optim, grad_sync_dtype bf16, ub_tp_comm_overlap false",
-        (_DGXC_BF16_GRADS, ("zero_stages", (1,))),
+        (_DGXC_BF16_GRADS, ("zero_stages", (1,)), TP_OVERLAP_OFF),
     ),
 )
 DGXC_RUNS: tuple[PublishedRun, ...] = tuple(

@@ -76,10 +76,15 @@ DEFAULT_ACHIEVABLE_FLOPS_FRACTION: float = 0.5
 #: The uniform overlap override's old default; by default each dimension has its own overlap (:data:`OVERLAP_DEFAULTS`).
 DEFAULT_OVERLAP_FRACTION: float = 0.0
 
+#: Share of TP traffic hidden when the engine's comm-GEMM overlap is on (Transformer Engine userbuffers,
+#: NeMo ``ub_tp_comm_overlap: true``, Megatron-Bridge ``tp_comm_overlap=True``): everything but the last of 4
+#: chunks of each layer's two forward reduce-scatters, 1 - 2/(4·8) = 15/16. The formula and its source are
+#: :func:`coursekit.overlap.tp_comm_overlap_share` (a higher layer; a test holds the two equal).
+TP_COMM_OVERLAP_ON: float = 15 / 16
 #: Share of each dimension's communication the engines hide under compute, by default, with the reason.
 #: The learner can change each (``WorkloadSpec(overlap_tp=..., ...)``); hiding is capped by the compute it
 #: can hide under (see :data:`coursekit.planner.result.ESTIMATE_NOTES`).
-OVERLAP_DEFAULTS: dict[str, float] = {"dp": 1.0, "pp": 1.0, "cp": 1.0, "tp": 0.0, "ep": 0.0}
+OVERLAP_DEFAULTS: dict[str, float] = {"dp": 1.0, "pp": 1.0, "cp": 1.0, "tp": TP_COMM_OVERLAP_ON, "ep": 0.0}
 OVERLAP_SOURCES: dict[str, str] = {
     "dp": "Megatron-Core --overlap-grad-reduce reduces gradient buckets (max(40M, 1M x dp*cp) parameters) during "
     "backward and --overlap-param-gather gathers the next bucket during forward; PyTorch DDP buckets of 25 MiB "
@@ -93,22 +98,21 @@ OVERLAP_SOURCES: dict[str, str] = {
     "cp": "ring attention passes the next K/V block while the current block is computed (Liu et al., Ring "
     "Attention, arXiv:2310.01889, §3; Megatron-Core context parallelism): each step hides under that step's "
     "attention only, and the dK, dV block's trip home after backward stays exposed",
-    "tp": "TP's all-reduces / all-gathers sit between dependent matmuls: on the critical path unless a "
-    "communication-overlap kernel is switched on (Megatron-Core --tp-comm-overlap, off by default; kept off "
-    "here: it needs Transformer Engine userbuffers and sequence parallelism, and each recipe turns it on for "
-    "its model). NVIDIA's H100 recipes for Llama 2/3 70B, Llama 3.1 405B and Nemotron-4 340B do; a run whose "
-    "config says so uses TP_COMM_OVERLAP_ON = 15/16 (coursekit.overlap.tp_comm_overlap_share: only the last of "
-    "4 chunks of the two forward reduce-scatters stays exposed). It runs only with sequence parallelism "
+    "tp": "TP's all-gathers / reduce-scatters sit between dependent matmuls, and the engine's comm-GEMM overlap "
+    "(Transformer Engine userbuffers) splits each into chunks that run under the neighbouring GEMM: "
+    "TP_COMM_OVERLAP_ON = 15/16 hidden (coursekit.overlap.tp_comm_overlap_share: only the last of 4 chunks of the "
+    "two forward reduce-scatters stays exposed). On by default because NVIDIA's performance recipes turn it on "
+    "whenever TP > 1 (Megatron-Bridge scripts/performance/utils/overrides.py @ "
+    "067f987df03b8355b03192d88d70f1709fedf51a: tp_comm_overlap = tensor_model_parallel_size > 1; NeMo 2.0 "
+    "recipes' performance mode, e.g. nemo/collections/llm/recipes/gpt3_175b.py @ "
+    "8cfedd7203462cb251a914e700e5605444277561: tp_comm_overlap=True). Megatron-LM's own --tp-comm-overlap is off "
+    "by default and older configs left it off (NeMo-Framework-Launcher 24.07 gpt3/175b.yaml: "
+    "ub_tp_comm_overlap: False): set overlap_tp=0 for them. It runs only with sequence parallelism "
     "(TP_OVERLAP_NEEDS_SP): without it the share in force is 0",
     "ep": "MoE dispatch and combine sit between the router and the experts: on the critical path by default "
     "(Megatron-Core's overlap of all-to-all with compute is an option, DeepSeek-V3 §3.2.1 DualPipe builds it in)",
 }
 
-#: Share of TP traffic hidden when the engine's comm-GEMM overlap is on (Transformer Engine userbuffers,
-#: NeMo ``ub_tp_comm_overlap: true``, Megatron-Bridge ``tp_comm_overlap=True``): everything but the last of 4
-#: chunks of each layer's two forward reduce-scatters, 1 - 2/(4·8) = 15/16. The formula and its source are
-#: :func:`coursekit.overlap.tp_comm_overlap_share` (a higher layer; a test holds the two equal).
-TP_COMM_OVERLAP_ON: float = 15 / 16
 #: Megatron-LM refuses TP comm-GEMM overlap without sequence parallelism (``validate_args``: "Tensor parallel
 #: communication/GEMM overlap can happen only when sequence parallelism is enabled"): the overlap kernels split
 #: sequence parallelism's all-gathers and reduce-scatters; without it TP's all-reduces stay on the critical path.
@@ -1159,7 +1163,9 @@ class WorkloadSpec:
             without context parallelism (Megatron-DeepSpeed, which trained MT-NLG and BLOOM) is ``max_cp=1``.
 
     >>> WorkloadSpec(global_batch=1024).overlap("tp"), WorkloadSpec(global_batch=1024).overlap("dp")
-    (0.0, 1.0)
+    (0.9375, 1.0)
+    >>> WorkloadSpec(global_batch=1024, overlap_tp=0).overlap("tp")  # an engine without TP comm-GEMM overlap
+    0.0
     >>> WorkloadSpec(global_batch=1024, overlap_fraction=1.5)
     Traceback (most recent call last):
     ...

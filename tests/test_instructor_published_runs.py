@@ -148,6 +148,19 @@ def _zoo_tp4_last(template: str) -> str:
     return template.format(_zoo_step_s(TP4), timeline.host_wait_s)
 
 
+def _ordinal(n: int | None) -> str:
+    """1st, 2nd, 3rd, 4th, ... 11th, 12th, 13th, ... 21st (English ordinals, as the guide writes ranks)."""
+    assert n is not None
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def test_ordinals_by_hand() -> None:
+    assert [_ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 101, 111)] == [
+        "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st", "111th"
+    ]  # fmt: skip
+
+
 PHRASES: list[tuple[str, str, Callable[[], str]]] = [
     (
         "en",
@@ -186,38 +199,39 @@ PHRASES: list[tuple[str, str, Callable[[], str]]] = [
     ("zh", "64 次公开发表的训练", lambda: _counts_quote("{runs} 次公开发表的训练")),
     (
         "en",
-        "on 8192 GPUs ranks 1st (0.97x the reported",
+        "on 8192 GPUs ranks 1st (1.01x the reported",
         lambda: (
-            f"on 8192 GPUs ranks {_c(LLAMA_8192).rank}st ({_x(_c(LLAMA_8192).estimated_over_published)}x the reported"
+            f"on 8192 GPUs ranks {_ordinal(_c(LLAMA_8192).rank)} "
+            f"({_x(_c(LLAMA_8192).estimated_over_published)}x the reported"
         ),
     ),
     (
         "zh",
-        "在 8192 张卡上排第 1（吞吐是论文的 0.97 倍）",
+        "在 8192 张卡上排第 1（吞吐是论文的 1.01 倍）",
         lambda: (
             f"在 8192 张卡上排第 {_c(LLAMA_8192).rank}（吞吐是论文的 {_x(_c(LLAMA_8192).estimated_over_published)} 倍）"
         ),
     ),
     (
         "en",
-        "on 16384 GPUs 4th (1.02x the best)",
-        lambda: f"on 16384 GPUs {_c(LLAMA_16384).rank}th ({_x(_c(LLAMA_16384).step_over_best)}x the best)",
+        "on 16384 GPUs 2nd (1.00x the best)",
+        lambda: f"on 16384 GPUs {_ordinal(_c(LLAMA_16384).rank)} ({_x(_c(LLAMA_16384).step_over_best)}x the best)",
     ),
     (
         "zh",
-        "16384 张卡上排第 4（最优的\n  1.02 倍）",
+        "16384 张卡上排第 2（最优的\n  1.00 倍）",
         lambda: f"16384 张卡上排第 {_c(LLAMA_16384).rank}（最优的\n  {_x(_c(LLAMA_16384).step_over_best)} 倍）",
     ),
     (
         "en",
-        "(rank 1248, 1.57x the best, 0.69x)",
+        "(rank 1425, 1.68x the best, 0.69x)",
         lambda: (
             f"(rank {_c(DSV3).rank}, {_x(_c(DSV3).step_over_best)}x the best, {_x(_c(DSV3).estimated_over_published)}x)"
         ),
     ),
     (
         "zh",
-        "（第 1248 名，最优的\n  1.57 倍，吞吐 0.69 倍）",
+        "（第 1425 名，最优的\n  1.68 倍，吞吐 0.69 倍）",
         lambda: (
             f"（第 {_c(DSV3).rank} 名，最优的\n  {_x(_c(DSV3).step_over_best)} 倍，吞吐 "
             f"{_x(_c(DSV3).estimated_over_published)} 倍）"
@@ -231,12 +245,12 @@ PHRASES: list[tuple[str, str, Callable[[], str]]] = [
     ),
     (
         "en",
-        "Qwen3 235B-A22B at 1.37x and rank 42",
+        "Qwen3 235B-A22B at 1.39x and rank 41",
         lambda: f"Qwen3 235B-A22B at {_x(_c(QWEN235).estimated_over_published)}x and rank {_c(QWEN235).rank}",
     ),
     (
         "zh",
-        "Qwen3 235B-A22B 是 1.37 倍、第 42 名",
+        "Qwen3 235B-A22B 是 1.39 倍、第 41 名",
         lambda: f"Qwen3 235B-A22B 是 {_x(_c(QWEN235).estimated_over_published)} 倍、第 {_c(QWEN235).rank} 名",
     ),
     (
@@ -255,7 +269,7 @@ PHRASES: list[tuple[str, str, Callable[[], str]]] = [
     ("zh", "最优的 1.13 倍", lambda: f"最优的 {_x(_c(QWEN30_EP16).step_over_best)} 倍"),
     (
         "en",
-        "passes (rank 5, 0.95x)",
+        "passes (rank 7, 0.95x)",
         lambda: (
             f"passes (rank {_c(MIXTRAL).rank}, {_x(_c(MIXTRAL).estimated_over_published)}x)"
             if _c(MIXTRAL).passes
@@ -264,7 +278,7 @@ PHRASES: list[tuple[str, str, Callable[[], str]]] = [
     ),
     (
         "zh",
-        "通过（第 5 名，0.95 倍）",
+        "通过（第 7 名，0.95 倍）",
         lambda: (
             f"通过（第 {_c(MIXTRAL).rank} 名，{_x(_c(MIXTRAL).estimated_over_published)} 倍）"
             if _c(MIXTRAL).passes
@@ -284,8 +298,9 @@ PHRASES: list[tuple[str, str, Callable[[], str]]] = [
     (
         "en",
         "1 % and\n  2 % behind the best estimate and rank 7th and 10th",
-        lambda: "{} % and\n  {} % behind the best estimate and rank {}th and {}th".format(
-            *(round(100 * (_c(n).step_over_best or 0) - 100) for n in NEMOTRON15), *(_c(n).rank for n in NEMOTRON15)
+        lambda: "{} % and\n  {} % behind the best estimate and rank {} and {}".format(
+            *(round(100 * (_c(n).step_over_best or 0) - 100) for n in NEMOTRON15),
+            *(_ordinal(_c(n).rank) for n in NEMOTRON15),
         ),
     ),
     (

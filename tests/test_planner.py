@@ -272,7 +272,7 @@ def test_accepted_are_ordered_by_estimated_step_time(example: PlanResult) -> Non
 def test_result_carries_its_assumptions(example: PlanResult) -> None:
     a = example.assumptions
     assert (a.peak_flops, a.achievable_flops_fraction, a.overlap_fraction) == (989e12, None, None)
-    assert dict(a.overlap) == {"dp": 1.0, "pp": 1.0, "cp": 1.0, "tp": 0.0, "ep": 0.0}
+    assert dict(a.overlap) == {"dp": 1.0, "pp": 1.0, "cp": 1.0, "tp": 15 / 16, "ep": 0.0}  # TP: the engine's overlap
     assert "Megatron-LM Table 1" in a.efficiency_calibration and 0 < a.uncertainty < 0.5
     assert a.inter_node_bandwidth_bytes_per_s == 50e9 and a.recipe == "megatron-bf16"
     text = example.report(top=2)

@@ -52,7 +52,14 @@ def test_tp_overlap_share_from_the_userbuffers_config() -> None:
         ("NeMo Llama 3 70B, 8K, 64 H100 (FP8)", 15 / 16),  # llama3_70b.yaml @ 24.07: ub_tp_comm_overlap: true
         ("NeMo GPT-3 175B, 2K, 128 H100 (FP8)", 0.0),  # gpt3/175b.yaml @ 24.07: ub_tp_comm_overlap: False
         ("Megatron-Bridge Llama 3 70B, 8K, 64 H100 (FP8)", 15 / 16),  # llama3_70b_pretrain_config: tp_comm_overlap=True
-        ("Llama 3 405B, 8K, 16384 GPUs", 0.0),  # Meta's paper states no TP overlap: the default
+        ("Llama 3 405B, 8K, 16384 GPUs", 15 / 16),  # Meta's paper states none either way: the default, on
+        ("NeMo GPT-3 175B, 2K, 512 H100 (FP8)", 0.0),  # the same launcher config as the 128-GPU row
+        ("DGX Cloud Nemotron-4 340B, 4K, 128 H100 (FP8)", 0.0),  # nemotron4-340b-synth.yaml: ub_tp_comm_overlap False
+        ("DGX Cloud Grok-1 314B (MoE), 8K, 512 H100 (BF16)", 0.0),  # grok1_314b.yaml: ub_tp_comm_overlap: false
+        ("DGX Cloud Nemotron-4 15B, 4K, 16 H100 (FP8)", 15 / 16),  # nemotron4-15b-synth.yaml: ... True
+        ("Megatron-Bridge DeepSeek-V3 (MoE), 4K, 1024 H100 (FP8)", 0.0),  # recipe: CommOverlapConfig(..=False)
+        ("Megatron-Bridge Qwen3 235B-A22B (MoE), 4K, 256 H100 (FP8)", 15 / 16),  # run_script: tp_comm_overlap=True
+        ("BLOOM 176B, 384 GPUs", 0.0),  # no sequence parallelism (Megatron-DeepSpeed): the overlap cannot run
     ],
 )
 def test_runs_state_the_tp_overlap_their_config_sets(name: str, overlap_tp: float) -> None:
@@ -65,8 +72,8 @@ def test_tp_overlap_leaves_a_sixteenth_exposed() -> None:
     compute, so with the overlap on exactly 1/16 of it is exposed; off, all of it."""
     model, cluster = MODELS["llama3-8b"], CLUSTERS["h100-8"]
     cols = _columns(tp=8, dp=1, zero=1, ga=4)
-    on = training_estimate(model, cluster, WorkloadSpec(global_batch=4, overlap_tp=TP_COMM_OVERLAP_ON), cols)
-    off = training_estimate(model, cluster, WorkloadSpec(global_batch=4), cols)
+    on = training_estimate(model, cluster, WorkloadSpec(global_batch=4), cols)  # on by default
+    off = training_estimate(model, cluster, WorkloadSpec(global_batch=4, overlap_tp=0.0), cols)
     tp_s = float(on["comm"]["TP"][0])
     assert 0 < tp_s < float(on["compute_s"][0])
     assert float(on["exposed_s"][0]) == pytest.approx(tp_s / 16, rel=1e-9)
@@ -114,14 +121,14 @@ def test_report_says_when_asked_tp_overlap_cannot_run() -> None:
 
 
 def test_overlap_lower_scenario_lowers_tp_only_where_it_is_on() -> None:
-    """The overlap uncertainty (a quarter) moves every share down in the 'lower' scenario: a TP overlap a run turns
-    on drops to 15/16 · 3/4; the default 0 stays 0."""
+    """The overlap uncertainty (a quarter) moves every share down in the 'lower' scenario: TP's overlap (on by
+    default) drops to 15/16 · 3/4; a TP overlap switched off and EP's default 0 stay 0."""
     cluster = CLUSTERS["h100-8"]
-    _, moved, _ = _scenario_specs("overlap_lower", cluster, WorkloadSpec(global_batch=8, overlap_tp=15 / 16))
+    _, moved, _ = _scenario_specs("overlap_lower", cluster, WorkloadSpec(global_batch=8))
     assert moved.overlap("tp") == pytest.approx(15 / 16 * 0.75)
     assert moved.overlap("dp") == pytest.approx(0.75)
-    _, default, _ = _scenario_specs("overlap_lower", cluster, WorkloadSpec(global_batch=8))
-    assert default.overlap("tp") == 0.0 and default.overlap("ep") == 0.0
+    _, off, _ = _scenario_specs("overlap_lower", cluster, WorkloadSpec(global_batch=8, overlap_tp=0.0))
+    assert off.overlap("tp") == 0.0 and off.overlap("ep") == 0.0
 
 
 def test_interleaved_sync_window_by_hand() -> None:

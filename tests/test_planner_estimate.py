@@ -26,6 +26,7 @@ from coursekit.planner import (
     tie_groups,
 )
 from coursekit.presets import CLUSTERS, MODELS
+from coursekit.specs import TP_COMM_OVERLAP_ON
 
 GIB = 2**30
 
@@ -169,9 +170,9 @@ def test_efficiency_sees_the_cp_split_tokens_per_rank() -> None:
 
 def test_overlap_defaults_have_sources_and_can_be_changed() -> None:
     assert set(OVERLAP_DEFAULTS) == set(OVERLAP_SOURCES) == {"dp", "pp", "cp", "tp", "ep"}
-    assert OVERLAP_DEFAULTS["tp"] == 0.0 and OVERLAP_DEFAULTS["dp"] == 1.0
+    assert OVERLAP_DEFAULTS["tp"] == TP_COMM_OVERLAP_ON and OVERLAP_DEFAULTS["dp"] == 1.0
     model, cluster = MODELS["llama3-8b"], CLUSTERS["h100-8"]
-    base = WorkloadSpec(global_batch=16, seq_len=4096)
+    base = WorkloadSpec(global_batch=16, seq_len=4096, overlap_tp=0.0)  # the engine's TP overlap switched off
     critical = evaluate_composition(model, cluster, base, tp=8, dp=1, mb=1, recompute="selective")
     hidden = evaluate_composition(
         model, cluster, replace(base, overlap_tp=1.0), tp=8, dp=1, mb=1, recompute="selective"

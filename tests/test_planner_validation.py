@@ -34,7 +34,7 @@ KNOWN_GAPS: dict[str, tuple[frozenset[str], str]] = {
     "DeepSeek-V3 (MoE), 2048 H800 GPUs": (
         frozenset({"group1_or_top10", "within_1.25x", "throughput_30pct"}),
         "pp = 16 over 61 layers gives every stage 4 layers and the last one also the output layer (about 1.3x the "
-        "average stage's work, against about 1.1x with pp = 4): 1.57x the best estimate (rank 1248) at 0.69x the "
+        "average stage's work, against about 1.1x with pp = 4): 1.68x the best estimate (rank 1425) at 0.69x the "
         "measured throughput; DualPipe's schedule and the multi-token-prediction module are not modelled, and the "
         "FP8 matmul share fitted on Transformer Engine's per-tensor-scaled GEMMs is applied to DeepSeek's own "
         "fine-grained (1x128 tile, 128x128 block) FP8 GEMMs too (0.80x before it)",
@@ -62,15 +62,15 @@ KNOWN_GAPS: dict[str, tuple[frozenset[str], str]] = {
         "experts' outputs: Megatron-Core from 0.13); its 32 EP ranks "
         "span 4 nodes and the all-to-all over InfiniBand, 14.4 s a step, hides under the 12.9 s of compute the "
         "recipe's moe_a2a_overlap puts it under (0.74 s of it Transformer Engine's FP8 casts, which lengthen the "
-        "compute the all-to-all hides under, not the step): a 15.2 s step, 1.04x the best (rank 42, tie group 1; "
-        "the best keeps EP 8 inside a node, and its shorter layers wait 2.2 s for the host) and 1.37x the published "
+        "compute the all-to-all hides under, not the step): a 15.0 s step, 1.03x the best (rank 41, tie group 1; "
+        "the best keeps EP 8 inside a node, and its shorter layers wait 2.5 s for the host) and 1.39x the published "
         "throughput (measured 20.8 s): the estimate takes the overlap as complete in the 1F1B steady state, "
         "charging only the SMs the all-to-all holds",
     ),
     "Megatron-Bridge Qwen3 235B-A22B (MoE), 4K, 256 H100 (FP8, GBS 8192)": (
         frozenset({"throughput_30pct"}),
-        "the same layout as the 25.11 row at four times the global batch, with the same reason: 1.03x the best "
-        "(rank 58, tie group 1) and 1.34x the published throughput",
+        "the same layout as the 25.11 row at four times the global batch, with the same reason: 1.02x the best "
+        "(rank 59, tie group 1) and 1.36x the published throughput",
     ),
     "MoE-ModelZoo Qwen3 235B-A22B (MoE), 4K, 256 H100 (DeepEP, EP 32)": (
         frozenset({"group1_or_top10"}),
@@ -108,7 +108,7 @@ KNOWN_GAPS: dict[str, tuple[frozenset[str], str]] = {
     ),
     "NeMo Nemotron-3 22B, 4K, 64 H100 (FP8)": (
         frozenset({"group1_or_top10"}),
-        "the estimate puts TP 2, PP 4, VP 10 1.23x behind its best (rank 294) and the same table agrees: GPT-3 20B, "
+        "the estimate puts TP 2, PP 4, VP 10 1.23x behind its best (rank 327) and the same table agrees: GPT-3 20B, "
         "a model of the same width (hidden 6144) on the same 64 GPUs, ran TP 2, PP 1 at 750 model TFLOP/s against "
         "this row's 554; the published layout is not the fastest one",
     ),
@@ -125,7 +125,7 @@ KNOWN_GAPS: dict[str, tuple[frozenset[str], str]] = {
     ),
     "DGX Cloud Grok-1 314B (MoE), 8K, 512 H100 (FP8)": (
         frozenset({"group1_or_top10"}),
-        "as the BF16 row (1.25x behind the best estimate, just inside the bound, rank 236; throughput 1.18x): the "
+        "as the BF16 row (1.21x behind the best estimate, rank 218; throughput 1.00x): the "
         "FP8 peak doubles the "
         "matmuls' speed and leaves the ETP 4 layout's communication as it was",
     ),
