@@ -326,23 +326,20 @@ def _add_estimate_arguments(p: argparse.ArgumentParser) -> None:
             f"{defaults})",
         ).render(),
     )
-    notes = {
-        "tp": Text(
-            zh="：引擎的通信-矩阵乘重叠，只在序列并行下运行；没有这种重叠的引擎设 0",
-            en=": the engine's comm-GEMM overlap, which runs only with sequence parallelism; 0 for an engine "
-            "without it",
-        )
-    }
+    tp_note = Text(
+        zh="：引擎的通信-矩阵乘重叠，只在序列并行下运行；没有这种重叠的引擎设 0",
+        en=": the engine's comm-GEMM overlap, which runs only with sequence parallelism; 0 for an engine without it",
+    )
     for dim, share in OVERLAP_DEFAULTS.items():
         name = dim.upper()
-        note = notes.get(dim, Text(zh="", en=""))
+        note_zh, note_en = (tp_note.zh, tp_note.en) if dim == "tp" else ("", "")
         p.add_argument(
             f"--overlap-{dim}",
             type=number_arg(float, f"overlap_{dim}", ge=0, le=1),
             default=None,
             help=Text(
-                zh=f"{name} 通信被计算掩盖的比例（默认 {share:g}{note.zh}）",
-                en=f"share of {name} communication hidden under compute (default {share:g}{note.en})",
+                zh=f"{name} 通信被计算掩盖的比例（默认 {share:g}{note_zh}）",
+                en=f"share of {name} communication hidden under compute (default {share:g}{note_en})",
             ).render(),
         )
     p.add_argument(
