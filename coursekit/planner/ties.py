@@ -214,8 +214,8 @@ def _scenario_specs(code: str, cluster: ClusterSpec, workload: WorkloadSpec) -> 
         return cluster, _replace_valid(workload, overlap_fraction=min(1.0, moved)), 1.0
     changes: dict[str, Any]
     if code == "overlap_lower":
-        # every share a quarter lower: DP, PP and CP, and TP and EP where the workload turns an overlap kernel on
-        # (their default 0 stays 0)
+        # every share a quarter lower: DP, PP and CP, and TP and EP where an overlap kernel is on (TP's is by
+        # default, with sequence parallelism; EP's default 0 stays 0)
         changes = {f"overlap_{dim}": workload.overlap(dim) * (1 - share) for dim in ("dp", "pp", "cp", "tp", "ep")}
     else:
         changes = {f"overlap_{dim}": min(1.0, workload.overlap(dim) + share) for dim in ("tp", "ep")}
