@@ -183,8 +183,8 @@ md_table(
 # 就开始归约（Megatron-Core 的调度），能藏在最后 min(pp, m) 个微批次反向的 (v-1)/v 下，只有最后一个分块暴露。CP 的环形传递每一步只能藏在这一步的
 # Attention 计算下，反向结束后 dK、dV 还要传回原 rank；PP 的 send/recv 只有交错调度才能重叠（Megatron-Core 的规定）；
 # TP 和 EP 的集合通信夹在相互依赖的矩阵乘之间，本身在关键路径 (critical path) 上。EP 默认就这样算；TP 默认按藏住 15/16 算，
-# 因为 NVIDIA 的性能配方在 TP > 1 时都打开通信-矩阵乘重叠（见第 6 节；Megatron-LM 自己的开关默认关，老配置没开时设
-# `overlap_tp=0`）。这种重叠切分的是序列并行 (sequence parallelism) 的 all-gather 和 reduce-scatter，Megatron-LM 不开
+# 因为 NVIDIA 如今为稠密模型写的性能配方在 TP > 1 时大多打开通信-矩阵乘重叠（见第 6 节；Megatron-LM 自己的开关默认关，
+# 没开它的配置设 `overlap_tp=0`）。这种重叠切分的是序列并行 (sequence parallelism) 的 all-gather 和 reduce-scatter，Megatron-LM 不开
 # 序列并行就拒绝它，所以关掉序列并行时 TP 的重叠按 0 计。DP 和 CP 都跨节点时共用同一块网卡，
 # 一个占用的时间另一个就不能用。每个维度的重叠份额仍然可以自己设（`WorkloadSpec(overlap_dp=...)`）。
 
@@ -199,9 +199,9 @@ md_table(
 # last chunk is exposed. CP's ring hides each step only under that step's attention, and after backward dK, dV travel
 # home; PP send/recv overlaps only in the interleaved schedule (Megatron-Core's rule); TP's and EP's collectives sit
 # between dependent matmuls and are on the critical path by themselves. EP's are counted so by default; TP's count as
-# 15/16 hidden by default, because NVIDIA's performance recipes switch on the communication-GEMM overlap whenever
-# TP > 1 (see section 6; Megatron-LM's own switch is off by default: for an older config without it set
-# `overlap_tp=0`). That overlap splits sequence parallelism's all-gathers and reduce-scatters, and Megatron-LM refuses
+# 15/16 hidden by default, because NVIDIA's current performance recipes for dense models mostly switch on the
+# communication-GEMM overlap when TP > 1 (see section 6; Megatron-LM's own switch is off by default: for a config
+# without it set `overlap_tp=0`). That overlap splits sequence parallelism's all-gathers and reduce-scatters, and Megatron-LM refuses
 # it without sequence parallelism, so with sequence parallelism off TP's overlap counts as 0. When DP and CP
 # both cross nodes they share one
 # NIC: time one uses, the other cannot. You can still set each dimension's share (`WorkloadSpec(overlap_dp=...)`).
@@ -531,7 +531,7 @@ md_table(
 # - **TP 切的是每一层**：权重、梯度、优化器状态和（开序列并行时）激活都除以 TP，不需要流水线那样的气泡，也不像 ZeRO
 #   那样每个微批次重新收集参数。所以大模型先用 TP 把单层放下、把激活切小。
 # - **但 TP 每层每个微批次都要 4 次集合通信**（前向 2 次、反向 2 次），而且夹在矩阵乘之间，本身藏不住。
-#   NVIDIA 的性能配方在 TP > 1 时都打开 Transformer Engine 的通信-矩阵乘重叠（把 all-gather 拆成分块的环形交换、把
+#   NVIDIA 如今为稠密模型写的性能配方在 TP > 1 时大多打开 Transformer Engine 的通信-矩阵乘重叠（把 all-gather 拆成分块的环形交换、把
 #   reduce-scatter 拆成 4 块跟在分块矩阵乘后面），只剩每层前向两次 reduce-scatter 的最后一块露在外面，即 1/16。
 #   工作台默认就这样算；`overlap_tp=0` 算没有这种重叠的引擎，这时 TP 的通信全部露出。
 #   节点内 NVLink 单向 450 GB/s，跨节点 50 GB/s/GPU：TP 组一旦跨节点，这些通信慢约 9 倍——互连门槛直接拒绝。
@@ -546,8 +546,8 @@ md_table(
 #   divided by TP, with no pipeline bubble and no per-micro-batch weight gathering as in ZeRO. So large models use TP
 #   first, to make one layer fit and to shrink the activations.
 # - **But TP issues 4 collectives per layer and micro-batch** (2 forward, 2 backward), between dependent matmuls, so
-#   by themselves they cannot hide. NVIDIA's performance recipes switch on Transformer Engine's communication-GEMM
-#   overlap whenever TP > 1 (all-gathers become chunked ring exchanges, reduce-scatters are split into 4 chunks behind
+#   by themselves they cannot hide. NVIDIA's current performance recipes for dense models mostly switch on Transformer
+#   Engine's communication-GEMM overlap when TP > 1 (all-gathers become chunked ring exchanges, reduce-scatters are split into 4 chunks behind
 #   chunked GEMMs), which leaves only the last chunk of each layer's two forward reduce-scatters exposed: 1/16. The
 #   workbench counts it so by default; `overlap_tp=0` counts an engine without this overlap, where all of TP's
 #   communication is exposed. NVLink gives 450 GB/s each way inside a node, the network 50 GB/s per GPU: a TP group
