@@ -392,7 +392,7 @@ def _probe(path: Path, kind: str) -> None:
     with open(path, "ab"):
         pass
     if not existed:
-        path.unlink()
+        path.unlink(missing_ok=True)  # another process trying the same name may have removed it already
 
 
 def check_output_file(option: str, text: str | os.PathLike[str], *, create: bool = False) -> Path:

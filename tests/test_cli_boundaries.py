@@ -130,6 +130,54 @@ def test_paths_are_refused_with_the_rule(tmp_path: Path) -> None:
     assert target.parent.is_dir() and not target.exists()
 
 
+def test_trying_a_new_file_survives_another_process_trying_it_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two torchrun ranks tried one new ``--json`` file at once: both saw it missing, both created it, and the
+    second removal failed (exit 2 on one rank). Here the other process removes the trial file right after this
+    one opened it; trying it must still succeed and leave nothing behind."""
+    import builtins
+
+    import coursekit._cli as cli_module
+
+    real_open = builtins.open
+
+    class OpenThenLoseIt:
+        def __init__(self, path: Path, mode: str) -> None:
+            self.path, self.handle = path, real_open(path, mode)
+
+        def __enter__(self) -> object:
+            return self.handle
+
+        def __exit__(self, *exc: object) -> None:
+            self.handle.close()
+            Path(self.path).unlink()  # the other rank's removal, first
+
+    monkeypatch.setattr(cli_module, "open", OpenThenLoseIt, raising=False)
+    target = tmp_path / "fits.json"
+    assert check_output_file("--json", target, create=True) == target
+    assert not target.exists()
+
+
+def test_under_torchrun_only_rank_zero_tries_the_json_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only rank 0 writes ``--json``; another rank must not try (nor refuse) it: here the folder is a file, which
+    rank 0 refuses with exit 2 and rank 1 passes over."""
+    from coursekit.lab import cli as lab_cli
+
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("x", encoding="utf-8")
+    args = argparse.Namespace(json=str(a_file / "fits.json"), trace=None)
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    monkeypatch.setenv("LOCAL_RANK", "0")
+    monkeypatch.setenv("RANK", "0")
+    with pytest.raises(ValueError, match="is a file, not a folder"):
+        lab_cli._check_paths(args)
+    monkeypatch.setenv("RANK", "1")
+    monkeypatch.setenv("LOCAL_RANK", "1")
+    lab_cli._check_paths(args)  # nothing to try: rank 1 writes no --json
+    assert a_file.read_text(encoding="utf-8") == "x"
+
+
 def test_os_errors_become_one_localized_line() -> None:
     error = PermissionError(13, "Permission denied", "/somewhere/x.json")
     assert os_error_message(error, "--json") == "--json /somewhere/x.json: permission denied"

@@ -569,8 +569,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _check_paths(args: argparse.Namespace) -> None:
-    """Refuse a ``--json`` or ``--trace`` target that cannot be written, before any rank starts."""
-    if args.json is not None:
+    """Refuse a ``--json`` or ``--trace`` target that cannot be written, before any rank starts.
+
+    Under torchrun only rank 0 writes ``--json``, so only rank 0 tries it: every rank trying the same new file at
+    once raced (one removed the trial file the other was about to remove, and that rank stopped with exit 2).
+    """
+    if args.json is not None and _is_rank_zero():
         check_output_file("--json", args.json, create=True)
     if getattr(args, "trace", None) is not None:
         check_output_folder("--trace", args.trace, create=True)
