@@ -89,22 +89,19 @@ def ranks_ignore_sigint() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    if not hasattr(signal, "pthread_sigmask"):
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-        try:
-            yield
-        finally:
-            signal.signal(signal.SIGINT, previous)
-        return
+    can_block = hasattr(signal, "pthread_sigmask")
     held: list[int] = []
     # Another thread may take a process-wide Ctrl-C while this one blocks it: record it there.
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
-    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    previous = signal.signal(
+        signal.SIGINT, (lambda signum, frame: held.append(signum)) if can_block else signal.SIG_IGN
+    )
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if can_block else set()
     try:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
-        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)  # one pending in this thread arrives here
+        if can_block:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)  # one pending in this thread arrives here
         if held:
             signal.raise_signal(signal.SIGINT)
 
