@@ -62,6 +62,7 @@ from .result import (
     Assumptions,
     CommRow,
     FunnelStep,
+    LayoutCheck,
     MemoryLedger,
     PlanCandidate,
     PlanResult,
@@ -105,7 +106,7 @@ from .specs import (
     param_part_name,
     ring_nics,
 )
-from .validation import Fp8Speedup, PublishedComparison, compare_published, fp8_speedups
+from .validation import Fp8Speedup, PublishedComparison, compare_published, fp8_speedups, published_degrees
 
 __all__ = [
     "ACTIVATION_BYTES",
@@ -145,6 +146,7 @@ __all__ = [
     "ContextTwins",
     "Fp8Speedup",
     "FunnelStep",
+    "LayoutCheck",
     "MemoryLedger",
     "ModelSpec",
     "PlanCandidate",
@@ -167,6 +169,7 @@ __all__ = [
     "param_part_name",
     "parse_degrees",
     "plan",
+    "published_degrees",
     "ring_nics",
     "stage_layers",
     "tie_groups",

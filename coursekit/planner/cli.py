@@ -35,8 +35,16 @@ from .._cli import (
 from .._validate import check_int
 from ..capacity import PRECISION_RECIPES, RECOMPUTE_MODES
 from ..i18n import LANGUAGES, Text, register, tr
-from ..specs import DEFAULT_MAX_MICRO_BATCH, DEFAULT_RUNTIME_RESERVE_GIB, FP8_RECIPES, PRECISIONS, RECOMPUTE_MODULES
-from .calibration import FP8_MATMUL_SHARE, MOE_LAYER_HOST_S
+from ..specs import (
+    DEFAULT_MAX_MICRO_BATCH,
+    DEFAULT_MAX_VIRTUAL_STAGES,
+    DEFAULT_RUNTIME_RESERVE_GIB,
+    EP_OVERLAP_SCHEDULES,
+    FP8_RECIPES,
+    PRECISIONS,
+    RECOMPUTE_MODULES,
+)
+from .calibration import EFFICIENCY_CEILING, FP8_MATMUL_SHARE, MOE_LAYER_HOST_S
 from .specs import (
     MAX_GLOBAL_BATCH,
     MAX_NODES,
@@ -58,7 +66,9 @@ __all__ = [
     "add_plan_command",
     "argparse_language",
     "pre_language",
+    "published_run_argv",
     "run_plan",
+    "workload_argv",
 ]
 
 #: Largest link bandwidth a what-if may state, GB/s per GPU (a thousand times NVLink 4).
@@ -385,12 +395,72 @@ def _add_search_arguments(p: argparse.ArgumentParser) -> None:
         ).render(),
     )
     p.add_argument(
+        "--max-virtual-stages",
+        type=number_arg(int, "max_virtual_stages", ge=1, le=1024),
+        default=None,
+        help=Text(
+            zh="搜索的最大虚拟流水线段数（交错调度 (interleaved schedule) 中每个设备的模型块数，"
+            f"Megatron 的 VP）；1 表示不交错（默认 {DEFAULT_MAX_VIRTUAL_STAGES}）",
+            en="largest number of model chunks per pipeline device searched (the interleaved schedule's virtual "
+            f"stages, Megatron's VP); 1 turns interleaving off (default {DEFAULT_MAX_VIRTUAL_STAGES})",
+        ).render(),
+    )
+    p.add_argument(
         "--edge-layers",
         type=number_arg(int, "pipeline_edge_layers", ge=0, le=1024),
         default=None,
         help=Text(
             zh="从第一个和最后一个流水线阶段各拿掉的层数（Llama 3 405B：1）",
             en="layers taken off the first and last pipeline stage (Llama 3 405B: 1)",
+        ).render(),
+    )
+    p.add_argument(
+        "--ep-node-limit",
+        type=number_arg(int, "ep_node_limit", ge=1, le=MAX_NODES),
+        default=None,
+        help=Text(
+            zh="按节点限制的路由：每个 token 最多发往这么多个其他节点（DeepSeek-V3：4；默认不限）",
+            en="node-limited routing: each token reaches at most this many other nodes (DeepSeek-V3: 4; default: "
+            "no limit)",
+        ).render(),
+    )
+    p.add_argument(
+        "--ep-dedup-per-node",
+        action="store_true",
+        help=Text(
+            zh="专家并行 (EP) 的全对全每个目标节点只发一次 token，再在节点内经 NVLink 分发（DeepSeek-V3、DeepEP）",
+            en="expert parallelism's (EP) all-to-all sends a token once per target node, which fans it out over "
+            "NVLink (DeepSeek-V3, DeepEP)",
+        ).render(),
+    )
+    p.add_argument(
+        "--ep-fp8-dispatch",
+        action="store_true",
+        help=Text(
+            zh="EP 的 dispatch 与下投影前的激活梯度用 FP8 发送，其余用 bf16（DeepSeek-V3）",
+            en="EP's dispatch and the activation gradient before the down-projection go in FP8, the rest in bf16 "
+            "(DeepSeek-V3)",
+        ).render(),
+    )
+    p.add_argument(
+        "--ep-overlap-schedule",
+        choices=EP_OVERLAP_SCHEDULES,
+        default=None,
+        help=Text(
+            zh="掩盖 EP 全对全的调度：megatron（默认；流水线不交错或完全重计算时不掩盖）或 dualpipe",
+            en="the schedule that hides EP's all-to-all: megatron (the default; none hides with a non-interleaved "
+            "pipeline or under full recomputation) or dualpipe",
+        ).render(),
+    )
+    p.add_argument(
+        "--efficiency-ceiling",
+        type=number_arg(float, "efficiency_ceiling", gt=0, le=1),
+        default=None,
+        help=Text(
+            zh=f"计算效率模型的上限：最大的矩阵乘能达到的峰值比例（默认：标定值 {EFFICIENCY_CEILING:g}；"
+            "可用你自己实测的值）",
+            en=f"the compute-efficiency model's ceiling: the share of peak the largest matmuls reach (default: the "
+            f"calibrated {EFFICIENCY_CEILING:g}; set it from your own measurement)",
         ).render(),
     )
     p.add_argument(
@@ -464,6 +534,18 @@ def _add_output_arguments(p: argparse.ArgumentParser) -> None:
         ).render(),
     )
     p.add_argument(
+        "--layout",
+        metavar="DEGREES",
+        default=None,
+        help=Text(
+            zh="检查一个布局（例如论文或厂商表格里的 tp=4,pp=4,cp=2,dp=2）：在具有这些度数的组合中"
+            "找出通过门槛且估算最快的，给出它的名次、并列组和相对最快候选的倍数；没写出的度数取任意值",
+            en="check a layout (e.g. a paper's or a vendor table's tp=4,pp=4,cp=2,dp=2): the fastest accepted "
+            "composition with these degrees, its rank, tie group and ratio to the fastest; the degrees not given "
+            "take any value",
+        ).render(),
+    )
+    p.add_argument(
         "--json", action="store_true", help=Text(zh="以 JSON 打印完整结果", en="print the full result as JSON").render()
     )
     p.add_argument(
@@ -494,10 +576,101 @@ _WORKLOAD_FLAGS: tuple[tuple[str, str], ...] = (
     ("recompute_modules", "recompute_modules"),
     ("max_micro_batch", "max_micro_batch"),
     ("max_cp", "max_cp"),
+    ("max_virtual_stages", "max_virtual_stages"),
     ("edge_layers", "pipeline_edge_layers"),
+    ("ep_node_limit", "ep_node_limit"),
+    ("ep_overlap_schedule", "ep_overlap_schedule"),
+    ("efficiency_ceiling", "efficiency_ceiling"),
     ("moe_layer_host_s", "moe_layer_host_s"),
     ("fp8_matmul_share", "fp8_matmul_share"),
     *((f"overlap_{dim}", f"overlap_{dim}") for dim in OVERLAP_DEFAULTS),
+)
+
+
+#: ``plan``'s flags for the WorkloadSpec fields :data:`_WORKLOAD_FLAGS` leaves out: (field, flag, kind), where a
+#: ``"value"`` flag takes the field's value and an ``"on"`` / ``"off"`` flag is given when the field is True / False.
+_OTHER_WORKLOAD_FLAGS: tuple[tuple[str, str, str], ...] = (
+    ("seq_len", "--seq-len", "value"),
+    ("recipe", "--recipe", "value"),
+    ("precision", "--precision", "value"),
+    ("fp8_recipe", "--fp8-recipe", "value"),
+    ("sequence_parallel", "--no-sequence-parallel", "off"),
+    ("flash_attention", "--no-flash-attention", "off"),
+    ("moe_probs_in_experts", "--moe-probs-in-experts", "on"),
+    ("ep_dedup_per_node", "--ep-dedup-per-node", "on"),
+    ("ep_fp8_dispatch", "--ep-fp8-dispatch", "on"),
+)
+#: WorkloadSpec fields no ``plan`` flag sets: the batch (``--global-batch``, always given), the mode (training
+#: here; ``--mode serving`` has its own flags) and what only serving reads.
+_NOT_WORKLOAD_FLAGS: tuple[str, ...] = ("global_batch", "mode", "output_tokens")
+
+
+def _flag_value(value: Any) -> str:
+    """A field's value as its flag takes it: tuples comma-joined, floats exactly (``repr``)."""
+    if isinstance(value, tuple):
+        return ",".join(_flag_value(item) for item in value)
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+def workload_argv(workload: WorkloadSpec) -> list[str]:
+    """The ``python -m coursekit plan`` flags that describe a training ``workload``: ``--global-batch`` and a flag
+    for every field that differs from WorkloadSpec's default (the command line reads them back into an equal
+    WorkloadSpec). ValueError for a serving workload (its flags are ``--mode serving``'s).
+
+    >>> from coursekit.planner import WorkloadSpec
+    >>> workload_argv(WorkloadSpec(global_batch=512, seq_len=8192, precision="fp8", zero_stages=(0, 1)))
+    ['--global-batch', '512', '--seq-len', '8192', '--precision', 'fp8', '--zero', '0,1']
+    """
+    from dataclasses import fields
+
+    from ..specs import type_error
+
+    if not isinstance(workload, WorkloadSpec):
+        raise type_error("workload", workload, "WorkloadSpec")
+    if workload.mode != "training":
+        raise ValueError(tr("cli.workload_argv_training", mode=workload.mode))
+    defaults = WorkloadSpec(global_batch=workload.global_batch)
+    flag_of = {field_name: "--" + flag.replace("_", "-") for flag, field_name in _WORKLOAD_FLAGS}
+    argv = ["--global-batch", str(workload.global_batch)]
+    for name, flag, kind in _OTHER_WORKLOAD_FLAGS:
+        value = getattr(workload, name)
+        if value != getattr(defaults, name):
+            argv += [flag] if kind in ("on", "off") else [flag, _flag_value(value)]
+    for item in fields(WorkloadSpec):
+        value = getattr(workload, item.name)
+        if item.name in flag_of and value != getattr(defaults, item.name):
+            argv += [flag_of[item.name], _flag_value(value)]
+    return argv
+
+
+def published_run_argv(run: object) -> list[str]:
+    """The ``python -m coursekit`` arguments that check a published run (a :class:`coursekit.presets.PublishedRun`)
+    on the command line: its model, cluster and nodes, :func:`workload_argv` of its workload (batch, sequence and
+    every option it states) and ``--layout`` with its published degrees. The layout's rank, tie group and ratio to
+    the best are :func:`coursekit.planner.compare_published`'s.
+
+    >>> from coursekit.published_runs import all_published_runs
+    >>> run = next(r for r in all_published_runs() if r.name == "Megatron-Core Mixtral 8x7B (MoE), 4K, 64 H100")
+    >>> print(" ".join(published_run_argv(run)))  # doctest: +NORMALIZE_WHITESPACE
+    plan --model mixtral-8x7b --cluster h100-8 --nodes 8 --global-batch 256 --seq-len 4096 --zero 1
+    --max-micro-batch 1 --max-virtual-stages 8 --layout tp=1,cp=1,pp=4,dp=16,ep=8,etp=1
+    """
+    from .validation import published_degrees
+
+    degrees = published_degrees(run)  # checks the type
+    layout = ",".join(f"{key}={value}" for key, value in degrees.items())
+    head = ["plan", "--model", run.model, "--cluster", run.cluster, "--nodes", str(run.nodes)]  # type: ignore[attr-defined]
+    return [*head, *workload_argv(run.workload()), "--layout", layout]  # type: ignore[attr-defined]
+
+
+register(
+    {
+        "cli.workload_argv_training": {
+            "zh": "workload.mode = {mode!r}：只能为训练负载生成 plan 的参数（服务的参数见 --mode serving --help）",
+            "en": "workload.mode = {mode!r}: plan's flags describe training workloads only (serving's are those of "
+            "--mode serving --help)",
+        }
+    }
 )
 
 
@@ -505,28 +678,32 @@ def run_plan(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Run ``plan`` for parsed ``args``; every bad value ends as exit status 2 with a message, no traceback."""
     from .search import plan
 
-    degrees = _explain_degrees(args, parser)
+    degrees = _degrees_flag(args, parser, "explain")
+    layout = _degrees_flag(args, parser, "layout")
     model = _model(args, parser)
     custom = _custom_cluster_values(args, parser)
     try:
         cluster = _cluster(args, custom)
         result = plan(model, cluster, _workload(args))
         explained = result.explain(degrees) if degrees is not None else None
+        checked = result.check_layout(layout) if layout is not None else None
     except (TypeError, ValueError) as exc:
         return _fail(parser, str(exc))
-    return _print_result(args, result, explained)
+    return _print_result(args, result, explained, checked)
 
 
-def _explain_degrees(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dict[str, Any] | None:
-    """The degrees ``--explain`` names (None without it); a malformed one ends as exit status 2."""
+def _degrees_flag(args: argparse.Namespace, parser: argparse.ArgumentParser, flag: str) -> dict[str, Any] | None:
+    """The degrees ``--explain`` or ``--layout`` (``flag``) names (None without it); a malformed one ends as exit
+    status 2."""
     from .space import parse_degrees
 
-    if args.explain is None:
+    text = getattr(args, flag)
+    if text is None:
         return None
     try:
-        return parse_degrees(args.explain, name="degrees")
+        return parse_degrees(text, name="degrees")
     except (TypeError, ValueError) as exc:
-        _fail(parser, tr("argparse.argument") % {"argument_name": "--explain", "message": exc})
+        _fail(parser, tr("argparse.argument") % {"argument_name": f"--{flag}", "message": exc})
 
 
 def _model(args: argparse.Namespace, parser: argparse.ArgumentParser) -> ModelSpec:
@@ -595,6 +772,8 @@ def _workload(args: argparse.Namespace) -> WorkloadSpec:
         "fp8_recipe": args.fp8_recipe,
         "flash_attention": not args.no_flash_attention,
         "moe_probs_in_experts": args.moe_probs_in_experts,
+        "ep_dedup_per_node": args.ep_dedup_per_node,
+        "ep_fp8_dispatch": args.ep_fp8_dispatch,
     }
     for flag, field_name in _WORKLOAD_FLAGS:
         if getattr(args, flag) is not None:
@@ -602,12 +781,15 @@ def _workload(args: argparse.Namespace) -> WorkloadSpec:
     return WorkloadSpec(**options)
 
 
-def _print_result(args: argparse.Namespace, result: PlanResult, explained: Any) -> int:
-    """The result as JSON (``--json``) or as the report, with the explained composition after it; returns 0."""
+def _print_result(args: argparse.Namespace, result: PlanResult, explained: Any, checked: Any = None) -> int:
+    """The result as JSON (``--json``) or as the report, with the explained composition and the checked layout
+    after it; returns 0."""
     if args.json:
         payload = result.to_dict(top=args.top, include_rejected=args.all)
         if explained is not None:
             payload["explain"] = explained.to_dict()
+        if checked is not None:
+            payload["layout"] = checked.to_dict()
         json.dump(payload, sys.stdout, ensure_ascii=False, indent=1)
         sys.stdout.write("\n")
         return 0
@@ -615,4 +797,7 @@ def _print_result(args: argparse.Namespace, result: PlanResult, explained: Any) 
     if explained is not None:
         print()
         print(explained.explain())
+    if checked is not None:
+        print()
+        print(checked.report())
     return 0

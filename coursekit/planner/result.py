@@ -436,6 +436,128 @@ class PlanCandidate:
         return out
 
 
+register(
+    {
+        "planner.layout_header": {"zh": "你的布局 {degrees}：", "en": "Your layout {degrees}:"},
+        "planner.layout_variants": {
+            "zh": "  搜索空间里有 {variants} 个组合具有这些度数（没写出的度数取任意值），"
+            "其中 {accepted} 个通过全部门槛。",
+            "en": "  The searched space holds {variants} compositions with these degrees (the degrees not given take "
+            "any value); {accepted} of them pass every gate.",
+        },
+        "planner.layout_rank": {
+            "zh": "  通过门槛的变体中估算最快的是 {label}：在 {count} 个通过门槛的候选中排第 {rank}，属于并列组 {group}"
+            "（组内的估算相差不到 {uncertainty:.0%}，模型分不出先后）；{measure}是最快候选 {best} 的 {ratio:.3f} 倍"
+            "（估算，不是测量）。",
+            "en": "  The fastest accepted variant by the estimate is {label}: rank {rank} of {count} accepted, in tie "
+            "group {group} (estimates within {uncertainty:.0%}; the model cannot order them); its {measure} is "
+            "{ratio:.3f}x that of the fastest, {best} (estimated, not measured).",
+        },
+        "planner.layout_measure_training": {"zh": "估算步时", "en": "estimated step time"},
+        "planner.layout_measure_serving": {"zh": "每个输出 token 的 GPU 秒数", "en": "GPU-seconds per output token"},
+        "planner.layout_rejected": {
+            "zh": "  没有一个变体通过门槛。各变体最先未通过的门槛：{counts}。最接近通过的变体（通过的门槛最多，"
+            "其中显存最少）：",
+            "en": "  No variant passes every gate. The gate each variant fails first: {counts}. The variant that comes "
+            "closest (the most gates passed; of those, the least memory):",
+        },
+        "planner.layout_outside": {
+            "zh": "  搜索空间里没有具有这些度数的组合（搜索空间：{space}）。用 --explain 查看这个组合本身，"
+            "或放宽搜索（例如 --max-virtual-stages、--max-micro-batch、--zero、--recompute）。",
+            "en": "  The searched space holds no composition with these degrees (space: {space}). Use --explain for "
+            "the composition itself, or widen the search (e.g. --max-virtual-stages, --max-micro-batch, --zero, "
+            "--recompute).",
+        },
+    }
+)
+
+
+@dataclass(frozen=True)
+class LayoutCheck:
+    """What the workbench says of one layout (:meth:`PlanResult.check_layout`): a published or planned layout given
+    by some degrees, the others left free.
+
+    * ``degrees``: the degrees given; ``variants``: the searched compositions that have them (any value of the
+      degrees not given); ``accepted_variants``: those of them that pass every gate;
+    * ``index``, ``rank``, ``tie_group``: the fastest accepted variant by the estimate (space index; position among
+      all ``accepted_count`` accepted candidates, 1-based; tie group, 1-based), ``None`` when no variant passes;
+    * ``over_best``: its estimated step time (serving: GPU-seconds per output token) over the fastest candidate's;
+    * ``candidate``: that variant, or when none passes the one that comes closest (the latest first failing gate;
+      of those, the least memory); ``None`` when no searched composition has the degrees;
+    * ``first_failures``: for the rejected variants, how many fail each gate first (gate order);
+    * ``best``: the fastest accepted candidate of the whole search (``None`` when none passes).
+
+    Taught in: lesson 9 (decision workbench).
+    """
+
+    degrees: dict[str, Any]
+    variants: int
+    accepted_variants: int
+    accepted_count: int
+    index: int | None
+    rank: int | None
+    tie_group: int | None
+    over_best: float | None
+    candidate: PlanCandidate | None
+    first_failures: dict[str, int]
+    best: PlanCandidate | None
+    mode: str = "training"
+    uncertainty: float = 0.0
+    space: str = ""
+
+    @property
+    def accepted(self) -> bool:
+        """Whether some variant of the layout passes every gate."""
+        return self.index is not None
+
+    def report(self) -> str:
+        """The check as text (current language), with the variant's breakdown."""
+        lines = [tr("planner.layout_header", degrees=",".join(f"{key}={value}" for key, value in self.degrees.items()))]
+        if self.variants == 0:
+            lines.append(tr("planner.layout_outside", space=self.space))
+            return "\n".join(lines)
+        lines.append(tr("planner.layout_variants", variants=self.variants, accepted=self.accepted_variants))
+        assert self.candidate is not None
+        if self.accepted:
+            assert self.best is not None
+            lines.append(
+                tr(
+                    "planner.layout_rank",
+                    label=self.candidate.label(),
+                    rank=self.rank,
+                    count=self.accepted_count,
+                    group=self.tie_group,
+                    uncertainty=self.uncertainty,
+                    measure=tr(f"planner.layout_measure_{self.mode}"),
+                    ratio=self.over_best,
+                    best=self.best.label(),
+                )
+            )
+        else:
+            counts = Text(zh="、", en=", ").render().join(f"{code} {count}" for code, count in self.first_failures.items())
+            lines.append(tr("planner.layout_rejected", counts=counts))
+        lines.append(self.candidate.explain())
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: the fields, the variant as :meth:`PlanCandidate.to_dict` and the best as its degrees."""
+        return {
+            "degrees": dict(self.degrees),
+            "variants": self.variants,
+            "accepted_variants": self.accepted_variants,
+            "accepted_count": self.accepted_count,
+            "accepted": self.accepted,
+            "index": self.index,
+            "rank": self.rank,
+            "tie_group": self.tie_group,
+            "over_best": self.over_best,
+            "first_failures": dict(self.first_failures),
+            "candidate": None if self.candidate is None else self.candidate.to_dict(),
+            "best": None if self.best is None else self.best.label(),
+            "estimate": "estimated, not measured",
+        }
+
+
 @dataclass(frozen=True)
 class FunnelStep:
     """One gate of the funnel: how many candidates it removed first, and how many remain after it."""
@@ -935,6 +1057,65 @@ class PlanResult:
             wanted = RECOMPUTE_MODES.index(value) if key == "recompute" else value
             mask &= self._table.columns[column] == wanted
         return [int(i) for i in np.flatnonzero(mask)]
+
+    def check_layout(self, degrees: str | Mapping[str, Any]) -> LayoutCheck:
+        """Where one layout stands: the fastest accepted variant of the compositions with ``degrees`` (text like
+        ``"tp=4,pp=4,cp=2,dp=2"`` or a mapping; the degrees not given take any value), its rank and tie group among
+        all accepted candidates and its estimate over the fastest's; when no variant passes, how many fail each
+        gate first and the one that comes closest. This is how a published run is checked
+        (:func:`coursekit.planner.validation.compare_published`) and what ``python -m coursekit plan --layout``
+        prints.
+        """
+        import numpy as np
+
+        wanted = parse_degrees(degrees, name="degrees")
+        variants = self.find(**wanted)
+        order = self.accepted_indices()
+        chosen = set(variants)
+        accepted = [i for i in order if i in chosen]
+        best = self._candidate(order[0]) if order else None
+        measure = self._table.tie_value if self._table.tie_value is not None else self._table.step_s
+        space = ", ".join(f"{key} {'/'.join(map(str, values))}" for key, values in self.space_dimensions.items())
+        common: dict[str, Any] = {
+            "degrees": wanted,
+            "variants": len(variants),
+            "accepted_variants": len(accepted),
+            "accepted_count": len(order),
+            "best": best,
+            "mode": self.workload.mode,
+            "uncertainty": self.assumptions.uncertainty,
+            "space": space,
+        }
+        if accepted:
+            index = accepted[0]
+            rank, group = self.rank_of(index)
+            over = float(measure[index] / measure[order[0]])
+            return LayoutCheck(
+                index=index,
+                rank=rank,
+                tie_group=group,
+                over_best=over,
+                candidate=self._candidate(index),
+                first_failures={},
+                **common,
+            )
+        first = {}
+        for index in variants:
+            first[index] = next(pos for pos, code in enumerate(GATE_CODES) if self._table.fails[code][index])
+        counts = {code: sum(1 for pos in first.values() if pos == p) for p, code in enumerate(GATE_CODES)}
+        nearest = None
+        if variants:
+            memory = np.nan_to_num(self._table.memory_gib, nan=np.inf)
+            nearest = min(variants, key=lambda i: (-first[i], float(memory[i]), i))
+        return LayoutCheck(
+            index=None,
+            rank=None,
+            tie_group=None,
+            over_best=None,
+            candidate=None if nearest is None else self._candidate(nearest),
+            first_failures={code: count for code, count in counts.items() if count},
+            **common,
+        )
 
     def explain(self, degrees: str | Mapping[str, Any]) -> PlanCandidate:
         """Evaluate one composition (text like ``"tp=8,pp=4,dp=4,zero=1,mb=1"`` or a mapping).

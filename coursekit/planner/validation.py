@@ -24,6 +24,7 @@ __all__ = [
     "PublishedComparison",
     "compare_published",
     "fp8_speedups",
+    "published_degrees",
 ]
 
 # The pass rule for one published run, from issue 19's "Done when": a run passes when it is accepted; it is in the
@@ -79,21 +80,35 @@ class PublishedComparison(NamedTuple):
         return not self.missed
 
 
-def _published_layout(run: Any, workload: Any) -> tuple[Any, list[int], list[int], dict[str, int]]:
-    """Plan ``run``'s model and cluster under ``workload``: (the result, its accepted indices fastest first, those of
-    them in the published layout, the published degrees). A run that states no expert TP ran Megatron's default,
-    expert TP = TP."""
+def published_degrees(run: object) -> dict[str, int]:
+    """The degrees of ``run``'s published layout (a :class:`coursekit.presets.PublishedRun`) as
+    :meth:`coursekit.planner.PlanResult.check_layout` takes them. An MoE run that states no expert TP ran
+    Megatron's default, expert TP = TP.
+
+    >>> from coursekit.published_runs import all_published_runs
+    >>> run = next(r for r in all_published_runs() if r.name == "Megatron-Core Mixtral 8x7B (MoE), 4K, 64 H100")
+    >>> published_degrees(run)
+    {'tp': 1, 'cp': 1, 'pp': 4, 'dp': 16, 'ep': 8, 'etp': 1}
+    """
+    from ..presets import MODELS, PublishedRun
+    from ..specs import type_error
+
+    if not isinstance(run, PublishedRun):
+        raise type_error("run", run, "PublishedRun")
+    degrees = dict(run.degrees)
+    if MODELS[run.model].is_moe:
+        degrees.setdefault("etp", degrees.get("tp", 1))
+    return degrees
+
+
+def _published_layout(run: Any, workload: Any) -> tuple[Any, Any]:
+    """Plan ``run``'s model and cluster under ``workload`` and check its published layout
+    (:meth:`coursekit.planner.PlanResult.check_layout` of :func:`published_degrees`): (the result, the check)."""
     from ..presets import CLUSTERS, MODELS
     from .search import plan
 
-    model = MODELS[run.model]
-    result = plan(model, CLUSTERS[run.cluster].with_nodes(run.nodes), workload)
-    order = result.accepted_indices()
-    degrees = dict(run.degrees)
-    if model.is_moe:
-        degrees.setdefault("etp", degrees.get("tp", 1))
-    wanted = set(result.find(**degrees))
-    return result, order, [i for i in order if i in wanted], degrees
+    result = plan(MODELS[run.model], CLUSTERS[run.cluster].with_nodes(run.nodes), workload)
+    return result, result.check_layout(published_degrees(run))
 
 
 def compare_published(run: object) -> PublishedComparison:
@@ -111,17 +126,17 @@ def compare_published(run: object) -> PublishedComparison:
         raise type_error("run", run, "PublishedRun")
     model = MODELS[run.model]
     cluster = CLUSTERS[run.cluster].with_nodes(run.nodes)
-    result, order, matching, degrees = _published_layout(run, run.workload())
-    best_layout = result.candidate(order[0]).label() if order else ""
+    _, check = _published_layout(run, run.workload())
+    best_layout = "" if check.best is None else check.best.label()
     unit = "tokens/s/GPU" if run.flop_convention == "tokens" else "TFLOP/s/GPU"
     published = run.measured_tokens_per_gpu_s if run.flop_convention == "tokens" else run.measured_tflops_per_gpu
-    if not matching:
+    if not check.accepted:
         return PublishedComparison(
-            run.name, False, None, len(order), None, None, None, None, published, unit, "", best_layout, run.source
-        )
-    cand = result.candidate(matching[0])
-    best = result.candidate(order[0])
-    assert cand.step_s is not None and best.step_s is not None
+            run.name, False, None, check.accepted_count, None, None, None, None, published, unit, "", best_layout,
+            run.source,
+        )  # fmt: skip
+    cand = check.candidate
+    assert cand is not None and cand.step_s is not None and check.over_best is not None
     gpus = cluster.world_size
     if run.flop_convention == "palm":
         estimated = cand.model_flops_per_step / (cand.step_s * gpus) / 1e12
@@ -130,18 +145,18 @@ def compare_published(run: object) -> PublishedComparison:
         estimated = flops / (cand.step_s * gpus) / 1e12
     elif run.flop_convention in ("megatron-core", "megatron-core-2025"):
         release = "2025" if run.flop_convention == "megatron-core-2025" else "r0.8"
-        flops = megatron_core_model_flops_per_step(model, run.global_batch, run.seq_len, release, degrees.get("tp", 1))
+        tp = int(check.degrees.get("tp", 1))
+        flops = megatron_core_model_flops_per_step(model, run.global_batch, run.seq_len, release, tp)
         estimated = flops / (cand.step_s * gpus) / 1e12
     else:
         estimated = cand.tokens_per_step / cand.step_s / gpus
-    rank, group = result.rank_of(matching[0])
     return PublishedComparison(
         name=run.name,
         accepted=True,
-        rank=rank,
-        accepted_count=len(order),
-        tie_group=group,
-        step_over_best=cand.step_s / best.step_s,
+        rank=check.rank,
+        accepted_count=check.accepted_count,
+        tie_group=check.tie_group,
+        step_over_best=check.over_best,
         estimated_over_published=estimated / published,
         estimated=estimated,
         published=published,
@@ -171,8 +186,8 @@ class Fp8Speedup(NamedTuple):
 
 def _published_step_s(run: object, workload: object) -> float:
     """The estimated step (s) of ``run``'s published layout (its fastest accepted candidate) under ``workload``."""
-    result, _, matching, _ = _published_layout(run, workload)
-    step = result.candidate(matching[0]).step_s
+    _, check = _published_layout(run, workload)
+    step = check.candidate.step_s if check.accepted and check.candidate is not None else None
     assert step is not None
     return float(step)
 
