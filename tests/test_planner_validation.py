@@ -51,7 +51,10 @@ KNOWN_GAPS: dict[str, tuple[frozenset[str], str]] = {
         "hides the all-to-all in the 1F1B steady state at the cost of the SMs it holds; what the estimate still "
         "leaves out (elementwise kernels, and host time beyond the fitted 9.4 ms per MoE layer, which this layout's "
         "micro-batch 2 layers outlast on the GPU) must take most of the measured 24.8 s "
-        "step; the same document's 25.09 token-dropping run measured 10494 tokens/s on this layout",
+        "step; the same document's 25.09 token-dropping run measured 10494 tokens/s on this layout, and the same "
+        "layout family (TP 1, PP 2, EP 8, at VP 12 and global batch 1024) measured 2557 tokens/s in the 26.02 "
+        "container (docs/performance-summary.md @ df0289c1) and 9058 in 26.02.01 (performance-summary-archive.md @ "
+        "067f987d): a 3.5x spread between releases of one engine, which no layout model can follow",
     ),
     "Megatron-Bridge Qwen3 235B-A22B (MoE), 4K, 256 H100 (FP8)": (
         frozenset({"throughput_30pct"}),
