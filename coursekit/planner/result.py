@@ -534,7 +534,8 @@ class LayoutCheck:
                 )
             )
         else:
-            counts = Text(zh="、", en=", ").render().join(f"{code} {count}" for code, count in self.first_failures.items())
+            separator = Text(zh="、", en=", ").render()
+            counts = separator.join(f"{code} {count}" for code, count in self.first_failures.items())
             lines.append(tr("planner.layout_rejected", counts=counts))
         lines.append(self.candidate.explain())
         return "\n".join(lines)
