@@ -203,3 +203,16 @@ def test_custom_cluster_layout_check_matches_the_preset() -> None:
         preset["tie_group"],
         preset["over_best"],
     )
+
+
+def test_serving_layout_is_ranked_by_the_serving_order() -> None:
+    serving = plan(MODELS["llama3-70b"], CLUSTERS["h100-8"].with_nodes(2), WorkloadSpec(64, mode="serving"))
+    accepted = serving.accepted()
+    check = serving.check_layout("tp=2")
+    position = next(pos for pos, cand in enumerate(accepted) if cand.degrees()["tp"] == 2)
+    assert check.accepted and check.rank == position + 1
+    assert check.candidate.label() == accepted[position].label()
+    # serving orders by GPU-seconds per output token (the inverse of tokens/s per GPU)
+    per_gpu = [cand.serving.cluster_tokens_per_s / cand.serving.gpus for cand in accepted]
+    assert check.over_best == pytest.approx(per_gpu[0] / per_gpu[position], rel=1e-9)
+    assert "GPU-seconds per output token" in check.report()

@@ -454,7 +454,10 @@ register(
             "{ratio:.3f}x that of the fastest, {best} (estimated, not measured).",
         },
         "planner.layout_measure_training": {"zh": "估算步时", "en": "estimated step time"},
-        "planner.layout_measure_serving": {"zh": "每个输出 token 的 GPU 秒数", "en": "GPU-seconds per output token"},
+        "planner.layout_measure_serving": {
+            "zh": "每个输出 token 花的 GPU 秒数",
+            "en": "cost in GPU-seconds per output token",
+        },
         "planner.layout_rejected": {
             "zh": "  没有一个变体通过门槛。各变体最先未通过的门槛：{counts}。最接近通过的变体（通过的门槛最多，"
             "其中显存最少）：",
