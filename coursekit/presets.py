@@ -530,6 +530,9 @@ class PublishedRun:
     ``degrees`` is the published layout (tp, cp, pp, dp and, for MoE, ep and — when the recipe sets it — etp,
     else etp = tp, Megatron's default); the planner searches the
     rest (micro-batch, schedule, ZeRO stage, recompute) within ``workload_options``.
+    ``model`` and ``cluster`` are preset names (:data:`MODELS`, :data:`CLUSTERS`) or specs of your own (a
+    :class:`ModelSpec`, e.g. from :meth:`ModelSpec.from_config`; a one-node :class:`ClusterSpec`), so a run on a
+    model the presets do not hold can be checked too (:func:`coursekit.planner.compare_published`).
     ``source`` cites the paper (English, as published) and ``note`` says in the learner's language what it
     reports for this run. ``measured_tflops_per_gpu`` is the paper's figure with the paper's own FLOP convention
     (``flop_convention``: ``"palm"`` = 6N + 12·L·h·s per token, ``"megatron"`` = Megatron-LM's
@@ -540,8 +543,8 @@ class PublishedRun:
     """
 
     name: str
-    model: str
-    cluster: str
+    model: str | ModelSpec
+    cluster: str | ClusterSpec
     nodes: int
     global_batch: int
     seq_len: int
@@ -554,18 +557,29 @@ class PublishedRun:
     #: What the source reports for this run, in both languages (layout, time per iteration, throughput).
     note: Text | None = None
 
+    def model_spec(self) -> ModelSpec:
+        """The model: the preset ``model`` names, or ``model`` itself."""
+        return MODELS[self.model] if isinstance(self.model, str) else self.model
+
+    def cluster_spec(self) -> ClusterSpec:
+        """The whole cluster the run used: the preset ``cluster`` names (or ``cluster`` itself) on ``nodes`` nodes."""
+        base = CLUSTERS[self.cluster] if isinstance(self.cluster, str) else self.cluster
+        return base.with_nodes(self.nodes)
+
     @property
     def gpus(self) -> int:
         """GPUs the run used."""
-        return self.nodes * CLUSTERS[self.cluster].gpus_per_node
+        return self.cluster_spec().world_size
 
     @property
     def label(self) -> str:
         """A language-neutral label: model preset, GPUs × device, sequence length, global batch (GBS) and the
         published model-parallel degrees above 1 (several tables ran one model on the same GPUs)."""
-        device = self.cluster.split("-")[0].upper()
+        cluster = self.cluster if isinstance(self.cluster, str) else self.cluster.name
+        device = cluster.split("-")[0].upper()
         device = "A100" if device == "JEANZAY" else device
-        parts = [self.model, f"{self.gpus} × {device}", f"s = {self.seq_len}", f"GBS {self.global_batch}"]
+        model = self.model if isinstance(self.model, str) else self.model.name
+        parts = [model, f"{self.gpus} × {device}", f"s = {self.seq_len}", f"GBS {self.global_batch}"]
         parts += [" ".join(f"{k.upper()} {v}" for k, v in self.degrees if k != "dp" and v > 1)]
         return " · ".join(part for part in parts if part)
 

@@ -216,3 +216,41 @@ def test_serving_layout_is_ranked_by_the_serving_order() -> None:
     per_gpu = [cand.serving.cluster_tokens_per_s / cand.serving.gpus for cand in accepted]
     assert check.over_best == pytest.approx(per_gpu[0] / per_gpu[position], rel=1e-9)
     assert "GPU-seconds per output token" in check.report()
+
+
+def test_published_run_of_specs_checks_as_the_presets_do() -> None:
+    """A published run may name its model and cluster by preset or give the specs: the same answer."""
+    for name in ("Megatron-Core Mixtral 8x7B (MoE), 4K, 64 H100", "DGX Cloud Llama 3.1 70B, 8K, 64 H100 (FP8)"):
+        run = next(r for r in all_published_runs() if r.name == name)
+        own = dataclasses.replace(run, model=MODELS[run.model], cluster=CLUSTERS[run.cluster])
+        assert own.gpus == run.gpus and own.label == run.label
+        assert compare_published(own) == compare_published(run)
+        # a one-node ClusterSpec of your own becomes the custom-cluster flags (the preset's latencies are NCCL's)
+        argv = published_run_argv(own)
+        assert "--cluster" not in argv and "--inter-gb-s" in argv
+        layout = _cli_json(argv)["layout"]
+        assert (layout["rank"], layout["tie_group"]) == (compare_published(run).rank, compare_published(run).tie_group)
+
+
+def test_published_run_of_a_model_of_your_own() -> None:
+    from coursekit.planner import ModelSpec
+
+    config = {
+        "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+        "head_dim": 128, "intermediate_size": 14336, "vocab_size": 32000, "max_position_embeddings": 8192,
+        "hidden_act": "silu",
+    }  # fmt: skip
+    mistral = ModelSpec.from_config(config, name="mistral-7b")
+    run = dataclasses.replace(
+        next(r for r in all_published_runs() if r.name == "DGX Cloud Llama 3.1 8B, 8K, 8 H100 (FP8)"),
+        name="Mistral 7B on the Llama 3.1 8B recipe",
+        model=mistral,
+    )
+    comparison = compare_published(run)
+    assert comparison.accepted and comparison.rank >= 1
+    direct = plan(mistral, CLUSTERS["h100-8"].with_nodes(run.nodes), run.workload()).check_layout(
+        published_degrees(run)
+    )
+    assert (direct.rank, direct.tie_group) == (comparison.rank, comparison.tie_group)
+    with pytest.raises(ValueError, match="Mistral 7B"):
+        published_run_argv(run)

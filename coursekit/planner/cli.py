@@ -645,8 +645,10 @@ def workload_argv(workload: WorkloadSpec) -> list[str]:
 
 def published_run_argv(run: object) -> list[str]:
     """The ``python -m coursekit`` arguments that check a published run (a :class:`coursekit.presets.PublishedRun`)
-    on the command line: its model, cluster and nodes, :func:`workload_argv` of its workload (batch, sequence and
-    every option it states) and ``--layout`` with its published degrees. The layout's rank, tie group and ratio to
+    on the command line: its model (a preset; ValueError for a model of your own, which the command line reads from
+    a config.json), its cluster (a preset, or a one-node ClusterSpec as the custom-cluster flags) and nodes,
+    :func:`workload_argv` of its workload (batch, sequence and every option it states) and ``--layout`` with its
+    published degrees. The layout's rank, tie group and ratio to
     the best are :func:`coursekit.planner.compare_published`'s.
 
     >>> from coursekit.published_runs import all_published_runs
@@ -655,21 +657,46 @@ def published_run_argv(run: object) -> list[str]:
     plan --model mixtral-8x7b --cluster h100-8 --nodes 8 --global-batch 256 --seq-len 4096 --zero 1
     --max-micro-batch 1 --max-virtual-stages 8 --layout tp=1,cp=1,pp=4,dp=16,ep=8,etp=1
     """
+    from ..presets import MODELS, PublishedRun
     from .validation import published_degrees
 
     degrees = published_degrees(run)  # checks the type
+    assert isinstance(run, PublishedRun)
+    model = run.model if isinstance(run.model, str) else next((k for k, m in MODELS.items() if m == run.model), None)
+    if model is None:  # a model of your own: the command line reads it from a config.json (--model-config)
+        raise ValueError(tr("cli.published_run_preset", name=run.name[:200]))
     layout = ",".join(f"{key}={value}" for key, value in degrees.items())
-    head = ["plan", "--model", run.model, "--cluster", run.cluster, "--nodes", str(run.nodes)]  # type: ignore[attr-defined]
-    return [*head, *workload_argv(run.workload()), "--layout", layout]  # type: ignore[attr-defined]
+    head = ["plan", "--model", model, *_cluster_argv(run.cluster), "--nodes", str(run.nodes)]
+    return [*head, *workload_argv(run.workload()), "--layout", layout]
+
+
+def _cluster_argv(cluster: str | ClusterSpec) -> list[str]:
+    """``--cluster NAME``, or a one-node ClusterSpec of your own as the custom-cluster flags (its latencies are the
+    command line's: NCCL's ring latencies)."""
+    if isinstance(cluster, str):
+        return ["--cluster", cluster]
+    argv = []
+    for flag, field_name, _, _ in CUSTOM_CLUSTER_FLAGS:
+        value = getattr(cluster, field_name)
+        if value is not None:
+            scaled = value / _CUSTOM_SCALE[field_name]
+            argv += [f"--{flag}", str(int(scaled)) if flag == "gpus-per-node" else repr(float(scaled))]
+    return argv
 
 
 register(
     {
+        "cli.published_run_preset": {
+            "zh": "已发表训练 {name!r} 的模型不是预设：命令行要用 --model-config 读一个 config.json，请对它的 "
+            "ModelSpec 直接调用 plan 与 check_layout",
+            "en": "published run {name!r} has a model that is not a preset: the command line reads one with "
+            "--model-config from a config.json; call plan and check_layout on its ModelSpec directly",
+        },
         "cli.workload_argv_training": {
             "zh": "workload.mode = {mode!r}：只能为训练负载生成 plan 的参数（服务的参数见 --mode serving --help）",
             "en": "workload.mode = {mode!r}: plan's flags describe training workloads only (serving's are those of "
             "--mode serving --help)",
-        }
+        },
     }
 )
 

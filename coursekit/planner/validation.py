@@ -90,13 +90,13 @@ def published_degrees(run: object) -> dict[str, int]:
     >>> published_degrees(run)
     {'tp': 1, 'cp': 1, 'pp': 4, 'dp': 16, 'ep': 8, 'etp': 1}
     """
-    from ..presets import MODELS, PublishedRun
+    from ..presets import PublishedRun
     from ..specs import type_error
 
     if not isinstance(run, PublishedRun):
         raise type_error("run", run, "PublishedRun")
     degrees = dict(run.degrees)
-    if MODELS[run.model].is_moe:
+    if run.model_spec().is_moe:
         degrees.setdefault("etp", degrees.get("tp", 1))
     return degrees
 
@@ -104,10 +104,9 @@ def published_degrees(run: object) -> dict[str, int]:
 def _published_layout(run: Any, workload: Any) -> tuple[Any, Any]:
     """Plan ``run``'s model and cluster under ``workload`` and check its published layout
     (:meth:`coursekit.planner.PlanResult.check_layout` of :func:`published_degrees`): (the result, the check)."""
-    from ..presets import CLUSTERS, MODELS
     from .search import plan
 
-    result = plan(MODELS[run.model], CLUSTERS[run.cluster].with_nodes(run.nodes), workload)
+    result = plan(run.model_spec(), run.cluster_spec(), workload)
     return result, result.check_layout(published_degrees(run))
 
 
@@ -118,14 +117,15 @@ def compare_published(run: object) -> PublishedComparison:
     per GPU, ``"megatron"`` Megatron-LM's eq. 3 (recomputation included), ``"megatron-core"`` Megatron-Core r0.8.0's
     logged model FLOPs, ``"megatron-core-2025"`` those of its 2025 count (causal attention at half, MoE and MLA
     terms; both :func:`coursekit.planner.specs.megatron_core_model_flops_per_step`), or ``"tokens"`` per GPU-second.
+    The run's model and cluster may be presets or specs of your own (:class:`coursekit.presets.PublishedRun`).
     """
-    from ..presets import CLUSTERS, MODELS, PublishedRun
+    from ..presets import PublishedRun
     from ..specs import type_error
 
     if not isinstance(run, PublishedRun):
         raise type_error("run", run, "PublishedRun")
-    model = MODELS[run.model]
-    cluster = CLUSTERS[run.cluster].with_nodes(run.nodes)
+    model = run.model_spec()
+    cluster = run.cluster_spec()
     _, check = _published_layout(run, run.workload())
     best_layout = "" if check.best is None else check.best.label()
     unit = "tokens/s/GPU" if run.flop_convention == "tokens" else "TFLOP/s/GPU"
