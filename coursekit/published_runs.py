@@ -305,6 +305,20 @@ MEGATRON_BRIDGE_FP8_CS: str = (
 #: The H100 FP8 training configs of the Qwen3 MoE rows at EP 32 and EP 8: they set ``moe_a2a_overlap=True``
 #: (Megatron-Core's expert-parallel all-to-all overlap: one micro-batch's dispatch and combine run under another's
 #: compute), the ``alltoall`` token dispatcher, expert TP 1 and force-balanced, token-dropless routing.
+#: Megatron-Bridge's 26.02.01 patch release (the archive's "26.02.01 NeMo Container" table).
+MEGATRON_BRIDGE_260201_SOURCE: str = (
+    "NVIDIA NeMo Megatron-Bridge, “Performance”, 26.02.01 NeMo container, DGX-H100, "
+    "github.com/NVIDIA-NeMo/Megatron-Bridge docs/performance-summary-archive.md @ "
+    "067f987df03b8355b03192d88d70f1709fedf51a"
+)
+#: The 26.02 config of Qwen3 30B-A3B on 16 H100s at FP8: TP 1, PP 2, VP 12, global batch 1024, the all-to-all overlap
+#: and DeepEP (the flex dispatcher's backend: one copy of a token per node, ``ep_dedup_per_node``).
+QWEN3_30B_H100_2602_CONFIG: str = (
+    "NVIDIA-NeMo/Megatron-Bridge scripts/performance/configs/qwen/qwen3_workload_base_configs.py @ "
+    "df0289c180dd20ff26933455c7a0a11084f6a36f (QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1: num_gpus 16, "
+    "global_batch_size 1024, pipeline_model_parallel_size 2, virtual_pipeline_model_parallel_size 12, "
+    "moe_a2a_overlap=True, moe_flex_dispatcher_backend='deepep')"
+)
 QWEN3_H100_CONFIG: str = (
     "NVIDIA-NeMo/Megatron-Bridge scripts/performance/configs/qwen/qwen3_workload_base_configs.py and "
     "qwen3_llm_pretrain.py @ df0289c180dd20ff26933455c7a0a11084f6a36f (QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1, "
@@ -608,6 +622,34 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
         1,
         8901.0,
         MEGATRON_BRIDGE_2604_SOURCE + ", row Qwen3_30B_a3B (DGX-H100)",
+    ),
+    # The 26.02 table's Qwen3 30B-A3B row and the 26.02.01 patch release's row for the same config (TP 1, PP 2, VP 12,
+    # EP 8, global batch 1024, DeepEP, moe_a2a_overlap): one layout measured 3.5x apart by two releases of the engine.
+    _run(
+        "Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8, GBS 1024, 26.02)",
+        "qwen3-30b-a3b",
+        16,
+        1024,
+        4096,
+        {"tp": 1, "pp": 2, "dp": 8, "ep": 8},
+        1,
+        12,
+        2557.0,
+        MEGATRON_BRIDGE_2602_SOURCE + ", row Qwen3_30B_a3B; " + QWEN3_30B_H100_2602_CONFIG,
+        options=(("overlap_ep", 1.0), ("ep_dedup_per_node", True)),
+    ),
+    _run(
+        "Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8, GBS 1024, 26.02.01)",
+        "qwen3-30b-a3b",
+        16,
+        1024,
+        4096,
+        {"tp": 1, "pp": 2, "dp": 8, "ep": 8},
+        1,
+        12,
+        9058.0,
+        MEGATRON_BRIDGE_260201_SOURCE + ", row Qwen3_30B_a3B (DGX-H100); " + QWEN3_30B_H100_2602_CONFIG,
+        options=(("overlap_ep", 1.0), ("ep_dedup_per_node", True)),
     ),
     PublishedRun(
         "Megatron-Core Mixtral 8x7B (MoE), 4K, 64 H100",

@@ -56,6 +56,12 @@ KNOWN_GAPS: dict[str, tuple[frozenset[str], str]] = {
         "container (docs/performance-summary.md @ df0289c1) and 9058 in 26.02.01 (performance-summary-archive.md @ "
         "067f987d): a 3.5x spread between releases of one engine, which no layout model can follow",
     ),
+    "Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8, GBS 1024, 26.02)": (
+        frozenset({"throughput_30pct"}),
+        "the estimate is 3.5x the published 2557 tokens/s, and 1.00x the 9058 that the 26.02.01 patch release "
+        "measured on the same config (TP 1, PP 2, VP 12, EP 8, global batch 1024, DeepEP and the all-to-all "
+        "overlap; the next run): the two releases of one engine are 3.5x apart, and the estimate sits on the faster",
+    ),
     "Megatron-Bridge Qwen3 235B-A22B (MoE), 4K, 256 H100 (FP8)": (
         frozenset({"throughput_30pct"}),
         "with the recipe's expert tensor parallelism 1 (Megatron-Core's MoE parallel folding; Megatron-Bridge "
@@ -190,7 +196,7 @@ def test_vendor_table_runs_cover_dense_and_moe_at_fp8_with_a_versioned_source() 
     runs FP8 as published, and the rows hold dense and MoE models."""
     vendor = (*PUBLISHED_RUNS_2024, *(run for run in PUBLISHED_RUNS_2025 if run.flop_convention == "tokens"))
     assert len(vendor) >= 20 and {MODELS[run.model].kind for run in vendor} == {"dense", "moe"}
-    bridge_releases = ("25.09", "25.11", "26.02", "26.04")
+    bridge_releases = ("25.09", "25.11", "26.02", "26.02.01", "26.04")
     assert all(", row " in run.source for run in vendor)
     assert all(
         "NeMo 24.07" in run.source

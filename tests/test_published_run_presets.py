@@ -120,7 +120,8 @@ def test_grok1_proxy_preset_by_hand() -> None:
 def test_qwen3_runs_state_their_recipes_ep_overlap() -> None:
     # Megatron-Bridge qwen3_workload_base_configs.py @ df0289c: QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1 and
     # QWEN3_235B_A22B_PRETRAIN_CONFIG_H100_FP8_CS_V1 (and V2, the same with GBS 8192) set moe_a2a_overlap=True; the
-    # 26.04 EP 16 recipe (perf_recipes/qwen/h100/qwen3_moe.py @ 067f987) sets moe_a2a_overlap = False.
+    # 26.04 EP 16 recipe (perf_recipes/qwen/h100/qwen3_moe.py @ 067f987) sets moe_a2a_overlap = False. The 26.02 and
+    # 26.02.01 rows of Qwen3 30B-A3B at global batch 1024 ran the 26.02 V1 config (VP 12, DeepEP, the overlap on).
     from coursekit.published_runs import PUBLISHED_RUNS_2025
 
     qwen = {
@@ -129,7 +130,7 @@ def test_qwen3_runs_state_their_recipes_ep_overlap() -> None:
         if run.model.startswith("qwen3-") and run.name.startswith("Megatron-Bridge")
     }
     overlapped = [run for name, run in qwen.items() if "EP 16" not in name]
-    assert len(overlapped) == 3
+    assert len(overlapped) == 5
     for run in overlapped:
         assert run.workload().overlap("ep") == 1.0
         assert "moe_a2a_overlap=True" in run.source

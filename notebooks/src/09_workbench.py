@@ -759,6 +759,9 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 #   第二次排序，每步 0.83 s），FP8 转换的显存遍历也按显存带宽计时（见下文），并按配方的 EP 全对全重叠把通信藏在稳态的
 #   计算下、扣掉它占用的 SM，也算了等主机的时间（这个布局微批次为 2，每层在 GPU 上比主机发射它的时间长，所以不用等）；
 #   仍没有建模的是逐元素运算和超出估算的那部分主机时间，按实测推算它们占了步时的大半。同一份性能文档里 25.09 版丢 token 的同一布局实测快一倍，可见这些开销之大。
+#   引擎版本本身就能差这么多：26.02 版的配置（VP 12、全局批 1024、DeepEP、打开全对全重叠）实测每 GPU 每秒 2557 个 token，
+#   同一配置在 26.02.01 补丁版是 9058 个，相差 3.5 倍；估算正好落在后者上（1.00 倍，这一行通过），前者是它的 3.5 倍，
+#   没通过。没有哪个布局模型能跟上同一引擎两个版本之间的差别：这类差距只能靠在你自己的软件版本上实测来发现。
 # - **Qwen3 235B-A22B (MoE)**：配方把专家张量并行 (expert tensor parallelism, ETP) 设成 1——Megatron-Core 的 MoE 并行折叠
 #   (parallel folding) 让专家层把同样的 256 卡重新排成 ETP × EP × EDP × PP = 1 × 32 × 1 × 8，注意力层仍是 TP 2。
 #   工作台把 ETP 当作一个搜索维度，这个布局被接受；v = 4 不重计算要 59.0 GiB，放得下（激活全按 16 位记是
@@ -925,6 +928,11 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 #   here: at micro-batch 2 each layer is longer on the GPU than the host's time to launch it); still left out are
 #   elementwise kernels and host time beyond the estimate's, which by the measurement take most of the step. The
 #   same document's 25.09 token-dropping run of this layout measured twice the throughput: these costs are large.
+#   Releases of the engine alone differ this much: the 26.02 config (VP 12, global batch 1024, DeepEP, the all-to-all
+#   overlap on) measured 2557 tokens per GPU-second, and the same config in the 26.02.01 patch release 9058, 3.5x
+#   more; the estimate lands on the latter (1.00x, that row passes) and is 3.5x the former, which does not pass. No
+#   layout model can follow the difference between two releases of one engine: only measuring on your own software
+#   version finds such gaps.
 # - **Qwen3 235B-A22B (MoE)**: the recipe sets expert tensor parallelism (ETP) to 1 — Megatron-Core's MoE parallel
 #   folding lays the same 256 GPUs out again for the expert layers as ETP × EP × EDP × PP = 1 × 32 × 1 × 8, while
 #   attention keeps TP 2. The workbench searches ETP as a dimension and accepts the layout; v = 4 without
@@ -1151,6 +1159,7 @@ assert len(zoo_passing) == 7
 assert passed == {c.name for c in comparisons} - (zoo_names - zoo_passing) - {
     "DeepSeek-V3 (MoE), 2048 H800 GPUs",
     "Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8)", "Megatron-Bridge Qwen3 235B-A22B (MoE), 4K, 256 H100 (FP8)",
+    "Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8, GBS 1024, 26.02)",
     "Megatron-Bridge Qwen3 235B-A22B (MoE), 4K, 256 H100 (FP8, GBS 8192)",
     "NeMo Nemotron-3 22B, 4K, 64 H100 (FP8)", "DGX Cloud Llama 3.1 70B, 8K, 64 H100 (BF16)",
     "DGX Cloud Grok-1 314B (MoE), 8K, 512 H100 (BF16)", "DGX Cloud Grok-1 314B (MoE), 8K, 512 H100 (FP8)",
@@ -1159,6 +1168,10 @@ by_name = {c.name: c for c in comparisons}
 assert all(by_name[name].step_over_best < 1.25 and 0.7 < by_name[name].estimated_over_published < 1.3
            for name in ("NeMo Llama 2 70B, 4K, 64 H100 (FP8)", "Megatron-Bridge Llama 3 70B, 8K, 64 H100 (FP8)"))
 qwen30 = by_name["Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8)"]
+qwen30_releases = [by_name[f"Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8, GBS 1024, {r})"] for r in ("26.02", "26.02.01")]
+assert [round(c.estimated_over_published, 1) for c in qwen30_releases] == [3.5, 1.0]  # what the text says
+assert round(qwen30_releases[1].published / qwen30_releases[0].published, 1) == 3.5
+assert [c.passes for c in qwen30_releases] == [False, True] and qwen30_releases[0].layout == qwen30_releases[1].layout
 assert round(qwen30.estimated_over_published, 1) == 3.1 and qwen30.rank == 2 and round(qwen30.step_over_best, 2) == 1.05
 assert qwen30.tie_group == 2
 qwen235 = by_name["Megatron-Bridge Qwen3 235B-A22B (MoE), 4K, 256 H100 (FP8)"]
