@@ -625,31 +625,24 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
     ),
     # The 26.02 table's Qwen3 30B-A3B row and the 26.02.01 patch release's row for the same config (TP 1, PP 2, VP 12,
     # EP 8, global batch 1024, DeepEP, moe_a2a_overlap): one layout measured 3.5x apart by two releases of the engine.
-    _run(
-        "Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8, GBS 1024, 26.02)",
-        "qwen3-30b-a3b",
-        16,
-        1024,
-        4096,
-        {"tp": 1, "pp": 2, "dp": 8, "ep": 8},
-        1,
-        12,
-        2557.0,
-        MEGATRON_BRIDGE_2602_SOURCE + ", row Qwen3_30B_a3B; " + QWEN3_30B_H100_2602_CONFIG,
-        options=(("overlap_ep", 1.0), ("ep_dedup_per_node", True)),
-    ),
-    _run(
-        "Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8, GBS 1024, 26.02.01)",
-        "qwen3-30b-a3b",
-        16,
-        1024,
-        4096,
-        {"tp": 1, "pp": 2, "dp": 8, "ep": 8},
-        1,
-        12,
-        9058.0,
-        MEGATRON_BRIDGE_260201_SOURCE + ", row Qwen3_30B_a3B (DGX-H100); " + QWEN3_30B_H100_2602_CONFIG,
-        options=(("overlap_ep", 1.0), ("ep_dedup_per_node", True)),
+    *(
+        _run(
+            f"Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8, GBS 1024, {release})",
+            "qwen3-30b-a3b",
+            16,
+            1024,
+            4096,
+            {"tp": 1, "pp": 2, "dp": 8, "ep": 8},
+            1,
+            12,
+            tokens,
+            f"{table}, row Qwen3_30B_a3B (DGX-H100); {QWEN3_30B_H100_2602_CONFIG}",
+            options=(("overlap_ep", 1.0), ("ep_dedup_per_node", True)),
+        )
+        for release, tokens, table in (
+            ("26.02", 2557.0, MEGATRON_BRIDGE_2602_SOURCE),
+            ("26.02.01", 9058.0, MEGATRON_BRIDGE_260201_SOURCE),
+        )
     ),
     PublishedRun(
         "Megatron-Core Mixtral 8x7B (MoE), 4K, 64 H100",
