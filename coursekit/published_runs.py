@@ -967,8 +967,15 @@ def _dgxc_run(
 #: recompute granularity; NeMo 24.09-24.11 (Transformer Engine 1.x) scales FP8 with delayed scaling, the default.
 _DGXC_BF16_GRADS: tuple[str, Any] = ("recipe", "zero-fp16-adam")
 #: The dense recipes' configs keep torch FSDP off (``fsdp: false``, NeMo's default where unstated) and train with
-#: ``distributed_fused_adam``, which shards the optimizer states and the gradients but not the weights: ZeRO up to 2,
-#: as NeMo 24.07's rows (:func:`_run`).
+#: ``distributed_fused_adam`` (Apex's DistributedFusedAdam, ZeRO-2 by its own description: optimizer states sharded,
+#: gradients reduce-scattered to their owners), as NeMo 24.07's rows (:func:`_run`). The search may try ZeRO up to 2.
+#: A caveat on memory: the configs set ``contiguous_grad_buffer: true``, and Apex then keeps every gradient in one
+#: full-size buffer (its docstring: "maximizes memory usage"), as Megatron-Core's distributed optimizer does with its
+#: full ``grad_data`` buffer (Megatron-Bridge's rows): ZeRO-1's gradient memory, where ZeRO-2 counts a 1/dp share.
+#: Three passes rest on that smaller count (``benchmarks/report_published_options.py --keep`` without
+#: ``zero_stages`` shows them): DGX Cloud's Nemotron-4 340B in BF16 (its VP 12 layout fits only with sharded
+#: gradients) and Megatron-Bridge's two Llama 3 70B rows (with ZeRO-1 only, the fastest competitor changes and
+#: they fall to tie group 2 at 1.08x).
 _DGXC_NO_FSDP: tuple[str, Any] = ("zero_stages", (0, 1, 2))
 _DGXC_ROWS: tuple[tuple[Any, ...], ...] = (
     # model, label, GPUs, GBS, seq, layout, MBS, VP, step s (BF16, FP8), README and table, config, options
