@@ -43,10 +43,11 @@ from .hardware import (
     PCIE_LATENCY_S,
 )
 from .i18n import Text
-from .specs import ClusterSpec, ModelSpec, WorkloadSpec
+from .specs import MAX_GLOBAL_BATCH, MAX_NODES, MAX_SEQ_LEN, ClusterSpec, ModelSpec, WorkloadSpec
 
 __all__ = [
     "CLUSTERS",
+    "FLOP_CONVENTIONS",
     "MEGATRON_TABLE1",
     "MODELS",
     "PUBLISHED_RUNS",
@@ -523,6 +524,10 @@ MODELS: dict[str, ModelSpec] = {
 # --------------------------------------------------------------------------- published runs
 
 
+#: How a published run counts its throughput (:class:`PublishedRun` ``flop_convention``).
+FLOP_CONVENTIONS: tuple[str, ...] = ("palm", "megatron", "megatron-core", "megatron-core-2025", "tokens")
+
+
 @dataclass(frozen=True)
 class PublishedRun:
     """A large training run as its authors published it: model, GPUs, layout, batch and measured throughput.
@@ -556,6 +561,46 @@ class PublishedRun:
     workload_options: tuple[tuple[str, Any], ...] = ()
     #: What the source reports for this run, in both languages (layout, time per iteration, throughput).
     note: Text | None = None
+
+    def __post_init__(self) -> None:
+        """Refuse what no comparison can use, naming the field (a run of your own is built by hand)."""
+        from dataclasses import fields
+
+        from ._validate import check_choice, check_int, check_number
+        from .specs import _check_name, type_error
+
+        _check_name("name", self.name)
+        _check_name("source", self.source)
+        for field_name, value, presets, kind in (
+            ("model", self.model, MODELS, ModelSpec),
+            ("cluster", self.cluster, CLUSTERS, ClusterSpec),
+        ):
+            if isinstance(value, str):
+                check_choice(field_name, value, tuple(presets))
+            elif not isinstance(value, kind):
+                raise type_error(field_name, value, f"preset name or {kind.__name__}")
+        check_int("nodes", self.nodes, ge=1, le=MAX_NODES)
+        check_int("global_batch", self.global_batch, ge=1, le=MAX_GLOBAL_BATCH)
+        check_int("seq_len", self.seq_len, ge=1, le=MAX_SEQ_LEN)
+        if not isinstance(self.degrees, tuple) or not all(
+            isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str) for item in self.degrees
+        ):
+            raise type_error("degrees", self.degrees, "tuple of (name, degree) pairs")
+        for key, degree in self.degrees:
+            check_choice("degrees", key, ("tp", "cp", "pp", "dp", "ep", "etp"))
+            check_int(f"degrees[{key!r}]", degree, ge=1, le=MAX_NODES * 1024)
+        check_choice("flop_convention", self.flop_convention, FLOP_CONVENTIONS)
+        measured = "measured_tokens_per_gpu_s" if self.flop_convention == "tokens" else "measured_tflops_per_gpu"
+        check_number("measured_tflops_per_gpu", self.measured_tflops_per_gpu, ge=0, le=1e9)
+        check_number("measured_tokens_per_gpu_s", self.measured_tokens_per_gpu_s, ge=0, le=1e12)
+        check_number(measured, getattr(self, measured), gt=0, le=1e12)
+        if not isinstance(self.workload_options, tuple) or not all(
+            isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str) for item in self.workload_options
+        ):
+            raise type_error("workload_options", self.workload_options, "tuple of (WorkloadSpec field, value) pairs")
+        settable = tuple(f.name for f in fields(WorkloadSpec) if f.name not in ("global_batch", "seq_len"))
+        for key, _ in self.workload_options:
+            check_choice("workload_options", key, settable)
 
     def model_spec(self) -> ModelSpec:
         """The model: the preset ``model`` names, or ``model`` itself."""

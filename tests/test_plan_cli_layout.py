@@ -254,3 +254,27 @@ def test_published_run_of_a_model_of_your_own() -> None:
     assert (direct.rank, direct.tie_group) == (comparison.rank, comparison.tie_group)
     with pytest.raises(ValueError, match="Mistral 7B"):
         published_run_argv(run)
+
+
+@pytest.mark.parametrize(
+    ("change", "error", "named"),
+    [
+        ({"model": "gpt5"}, ValueError, "model"),
+        ({"model": 3}, TypeError, "model"),
+        ({"cluster": CLUSTERS["h100-8"].with_nodes(1).name + "-x"}, ValueError, "cluster"),
+        ({"nodes": 0}, ValueError, "nodes"),
+        ({"global_batch": 2.5}, TypeError, "global_batch"),
+        ({"degrees": (("xp", 2),)}, ValueError, "degrees"),
+        ({"degrees": (("tp", 0),)}, ValueError, "tp"),
+        ({"degrees": "tp=2"}, TypeError, "degrees"),
+        ({"flop_convention": "hfu"}, ValueError, "flop_convention"),
+        ({"measured_tokens_per_gpu_s": 0.0}, ValueError, "measured_tokens_per_gpu_s"),
+        ({"workload_options": (("global_batch", 8),)}, ValueError, "workload_options"),
+        ({"workload_options": {"zero_stages": (1,)}}, TypeError, "workload_options"),
+        ({"name": ""}, TypeError, "name"),
+    ],
+)
+def test_a_run_built_by_hand_is_refused_by_field(change: dict, error: type, named: str) -> None:
+    run = next(r for r in all_published_runs() if r.name == "DGX Cloud Llama 3.1 8B, 8K, 8 H100 (FP8)")
+    with pytest.raises(error, match=named):
+        dataclasses.replace(run, **change)
