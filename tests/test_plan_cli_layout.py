@@ -278,3 +278,16 @@ def test_a_run_built_by_hand_is_refused_by_field(change: dict, error: type, name
     run = next(r for r in all_published_runs() if r.name == "DGX Cloud Llama 3.1 8B, 8K, 8 H100 (FP8)")
     with pytest.raises(error, match=named):
         dataclasses.replace(run, **change)
+
+
+def test_omitted_model_parallel_degrees_are_megatrons_defaults(result) -> None:
+    """A layout written as a paper writes it means CP 1 and EP 1 (and expert TP = TP); the rest stays free."""
+    short = result.check_layout("tp=4,pp=4")
+    assert short == result.check_layout("tp=4,pp=4,cp=1,ep=1")
+    assert short.candidate.cp == 1 and short.variants == len(result.find(tp=4, pp=4, cp=1, ep=1))
+    assert result.check_layout("tp=4,pp=4,cp=2").candidate.cp == 2
+    moe = plan(MODELS["mixtral-8x7b"], CLUSTERS["h100-8"].with_nodes(8), WorkloadSpec(256, 4096))
+    guide = moe.check_layout("tp=2,ep=8,pp=4")  # expert TP not given: TP's, as Megatron's default
+    assert guide.candidate.etp == 2 and guide.candidate.cp == 1
+    assert guide.variants == len(moe.find(tp=2, ep=8, pp=4, cp=1, etp=2))
+    assert moe.check_layout("tp=2,ep=8,pp=4,etp=1").candidate.etp == 1

@@ -539,10 +539,11 @@ def _add_output_arguments(p: argparse.ArgumentParser) -> None:
         default=None,
         help=Text(
             zh="检查一个布局（例如论文或厂商表格里的 tp=4,pp=4,cp=2,dp=2）：在具有这些度数的组合中"
-            "找出通过门槛且估算最快的，给出它的名次、并列组和相对最快候选的倍数；没写出的度数取任意值",
+            "找出通过门槛且估算最快的，给出它的名次、并列组和相对最快候选的倍数；没写出的 CP、EP 取 1、专家 TP 取 TP，"
+            "其余（DP、交错段数、ZeRO、微批次、重计算）取任意值",
             en="check a layout (e.g. a paper's or a vendor table's tp=4,pp=4,cp=2,dp=2): the fastest accepted "
-            "composition with these degrees, its rank, tie group and ratio to the fastest; the degrees not given "
-            "take any value",
+            "composition with these degrees, its rank, tie group and ratio to the fastest; CP and EP not given are 1 "
+            "and expert TP is TP, the rest (DP, interleaving, ZeRO, micro-batch, recomputation) take any value",
         ).render(),
     )
     p.add_argument(

@@ -440,10 +440,11 @@ register(
     {
         "planner.layout_header": {"zh": "你的布局 {degrees}：", "en": "Your layout {degrees}:"},
         "planner.layout_variants": {
-            "zh": "  搜索空间里有 {variants} 个组合具有这些度数（没写出的度数取任意值），"
-            "其中 {accepted} 个通过全部门槛。",
-            "en": "  The searched space holds {variants} compositions with these degrees (the degrees not given take "
-            "any value); {accepted} of them pass every gate.",
+            "zh": "  搜索空间里有 {variants} 个组合具有这些度数（没写出的 CP、EP 取 1，专家 TP 取 TP；"
+            "DP、交错段数、ZeRO 阶段、微批次和重计算取任意值），其中 {accepted} 个通过全部门槛。",
+            "en": "  The searched space holds {variants} compositions with these degrees (CP and EP not given are 1, "
+            "expert TP is TP; DP, interleaving, ZeRO stage, micro-batch and recomputation take any value); "
+            "{accepted} of them pass every gate.",
         },
         "planner.layout_rank": {
             "zh": "  通过门槛的变体中估算最快的是 {label}：在 {count} 个通过门槛的候选中排第 {rank}，属于并列组 {group}"
@@ -1064,15 +1065,22 @@ class PlanResult:
 
     def check_layout(self, degrees: str | Mapping[str, Any]) -> LayoutCheck:
         """Where one layout stands: the fastest accepted variant of the compositions with ``degrees`` (text like
-        ``"tp=4,pp=4,cp=2,dp=2"`` or a mapping; the degrees not given take any value), its rank and tie group among
-        all accepted candidates and its estimate over the fastest's; when no variant passes, how many fail each
-        gate first and the one that comes closest. This is how a published run is checked
-        (:func:`coursekit.planner.validation.compare_published`) and what ``python -m coursekit plan --layout``
-        prints.
+        ``"tp=4,pp=4,cp=2,dp=2"`` or a mapping), its rank and tie group among all accepted candidates and its
+        estimate over the fastest's. Training: CP, EP and expert TP not given are Megatron's defaults (1, 1 and, for
+        an MoE model, TP), as a paper's or a vendor table's layout means them; the data-parallel degree, the
+        interleaving depth, the ZeRO stage, the micro-batch and the recomputation not given take any value. When no
+        variant passes: how many fail each gate first, and the one that comes closest. This is how a published run
+        is checked (:func:`coursekit.planner.validation.compare_published`) and what ``python -m coursekit plan
+        --layout`` prints.
         """
         import numpy as np
 
         wanted = parse_degrees(degrees, name="degrees")
+        if self.workload.mode == "training":  # the engine's defaults for the model-parallel degrees not given
+            wanted.setdefault("cp", 1)
+            wanted.setdefault("ep", 1)
+            if self.model.is_moe and "tp" in wanted:
+                wanted.setdefault("etp", wanted["tp"])
         variants = self.find(**wanted)
         order = self.accepted_indices()
         chosen = set(variants)

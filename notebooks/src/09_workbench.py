@@ -498,15 +498,17 @@ assert best_own.tp == 1 and best_own.pp > 1 and best_own.recompute == "none"  # 
 
 # %% [markdown] lang="zh"
 # 手里已经有一个布局（论文、厂商表格或同事的配置）时，不必在列表里找它：`check_layout` 在具有这些度数的组合里
-# （没写出的度数取任意值）找出通过门槛且估算最快的那个，给出它在全部通过门槛的候选中的名次、所在并列组和相对
-# 最快候选的倍数；一个都通不过时，给出各变体最先卡在哪道门槛。命令行上是 `plan ... --layout tp=8,pp=1`。
+# （没写出的 CP、EP 按 Megatron 的默认取 1；微批次、交错段数、ZeRO 阶段和重计算取任意值）找出通过门槛且估算最快的
+# 那个，给出它在全部通过门槛的候选中的名次、所在并列组和相对最快候选的倍数；一个都通不过时，给出各变体最先卡在
+# 哪道门槛。命令行上是 `plan ... --layout tp=8,pp=1`。
 # 下面检查从 NVLink 机器上照搬来的习惯：节点内 TP = 8。
 
 # %% [markdown] lang="en"
 # When you already have a layout (a paper's, a vendor table's, a colleague's config), there is no need to search the
-# list for it: `check_layout` takes the compositions with its degrees (the degrees not given take any value), finds
-# the fastest accepted one by the estimate, and gives its rank among all accepted candidates, its tie group and its
-# ratio to the fastest; when none passes, the gate each variant fails first. On the command line it is
+# list for it: `check_layout` takes the compositions with its degrees (CP and EP not given are 1, Megatron's
+# defaults; the micro-batch, interleaving, ZeRO stage and recomputation take any value), finds the fastest accepted
+# one by the estimate, and gives its rank among all accepted candidates, its tie group and its ratio to the fastest;
+# when none passes, the gate each variant fails first. On the command line it is
 # `plan ... --layout tp=8,pp=1`. Below, the habit carried over from NVLink machines is checked: TP = 8 inside a node.
 
 # %%
