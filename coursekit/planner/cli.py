@@ -34,6 +34,7 @@ from .._cli import (
 )
 from .._validate import check_int
 from ..capacity import PRECISION_RECIPES, RECOMPUTE_MODES
+from ..hardware import H100_BF16_DENSE_FLOPS
 from ..i18n import LANGUAGES, Text, register, tr
 from ..specs import (
     DEFAULT_MAX_MICRO_BATCH,
@@ -44,7 +45,7 @@ from ..specs import (
     PRECISIONS,
     RECOMPUTE_MODULES,
 )
-from .calibration import EFFICIENCY_CEILING, FP8_MATMUL_SHARE, MOE_LAYER_HOST_S
+from .calibration import EFFICIENCY_CEILING, FP8_MATMUL_SHARE, MOE_LAYER_HOST_S, ceiling_for
 from .specs import (
     MAX_GLOBAL_BATCH,
     MAX_NODES,
@@ -437,7 +438,8 @@ def _add_search_arguments(p: argparse.ArgumentParser) -> None:
         "--ep-fp8-dispatch",
         action="store_true",
         help=Text(
-            zh="EP 的 dispatch 与下投影前的激活梯度用 FP8 发送，其余用 bf16（DeepSeek-V3）",
+            zh="EP 的分发 (dispatch) 与专家下投影 (down projection) 之前的激活梯度用 FP8 发送，其余用 bf16"
+            "（DeepSeek-V3）",
             en="EP's dispatch and the activation gradient before the down-projection go in FP8, the rest in bf16 "
             "(DeepSeek-V3)",
         ).render(),
@@ -457,10 +459,11 @@ def _add_search_arguments(p: argparse.ArgumentParser) -> None:
         type=number_arg(float, "efficiency_ceiling", gt=0, le=1),
         default=None,
         help=Text(
-            zh=f"计算效率模型的上限：最大的矩阵乘能达到的峰值比例（默认：标定值 {EFFICIENCY_CEILING:g}；"
-            "可用你自己实测的值）",
-            en=f"the compute-efficiency model's ceiling: the share of peak the largest matmuls reach (default: the "
-            f"calibrated {EFFICIENCY_CEILING:g}; set it from your own measurement)",
+            zh=f"计算效率模型的上限：最大的矩阵乘能达到的峰值比例（默认：按设备标定，A100 为 {EFFICIENCY_CEILING:g}、"
+            f"H100 为 {ceiling_for(H100_BF16_DENSE_FLOPS):.3f}；可用你自己实测的值）",
+            en="the compute-efficiency model's ceiling: the share of peak the largest matmuls reach (default: "
+            f"calibrated per device, {EFFICIENCY_CEILING:g} on A100 and {ceiling_for(H100_BF16_DENSE_FLOPS):.3f} on "
+            "H100; set it from your own measurement)",
         ).render(),
     )
     p.add_argument(
