@@ -291,3 +291,21 @@ def test_omitted_model_parallel_degrees_are_megatrons_defaults(result) -> None:
     assert guide.candidate.etp == 2 and guide.candidate.cp == 1
     assert guide.variants == len(moe.find(tp=2, ep=8, pp=4, cp=1, etp=2))
     assert moe.check_layout("tp=2,ep=8,pp=4,etp=1").candidate.etp == 1
+
+
+def test_the_check_carries_its_row_of_the_tie_explanation(result) -> None:
+    """The variant's tie row is the one ``explain_ties(group, every_member=True)`` gives for it: the group's fastest,
+    or the assumption that lets it catch up and the measurement that decides."""
+    for layout in ("tp=4,pp=1,dp=16", "tp=8,pp=1,dp=8", "tp=4,pp=4,cp=2,dp=2"):
+        check = result.check_layout(layout)
+        rows = result.explain_ties(check.tie_group, every_member=True)
+        row = next(r for r in rows if r.index == check.index)
+        assert (check.tie_row.rank, check.tie_row.scenarios, check.tie_row.message) == (
+            row.rank,
+            row.scenarios,
+            row.message,
+        )
+        assert row.message in check.report()
+    assert result.check_layout("tp=4,pp=1,dp=16").tie_row.scenarios == ()  # tie group 1's fastest
+    serving = plan(MODELS["llama3-70b"], CLUSTERS["h100-8"].with_nodes(2), WorkloadSpec(64, mode="serving"))
+    assert serving.check_layout("tp=4").tie_row is None

@@ -454,6 +454,7 @@ register(
             "group {group} (estimates within {uncertainty:.0%}; the model cannot order them); its {measure} is "
             "{ratio:.3f}x that of the fastest, {best} (estimated, not measured).",
         },
+        "planner.layout_tie_row": {"zh": "  在它的并列组里：{row}", "en": "  Within its tie group: {row}"},
         "planner.layout_measure_training": {"zh": "估算步时", "en": "estimated step time"},
         "planner.layout_measure_serving": {
             "zh": "每个输出 token 花的 GPU 秒数",
@@ -508,6 +509,9 @@ class LayoutCheck:
     mode: str = "training"
     uncertainty: float = 0.0
     space: str = ""
+    #: Training: the variant's row of :meth:`PlanResult.explain_ties` for its tie group (``every_member=True``): the
+    #: group's fastest, or the assumption that lets it catch up and the measurement that decides.
+    tie_row: TieRow | None = None
 
     @property
     def accepted(self) -> bool:
@@ -541,6 +545,8 @@ class LayoutCheck:
             separator = Text(zh="、", en=", ").render()
             counts = separator.join(f"{code} {count}" for code, count in self.first_failures.items())
             lines.append(tr("planner.layout_rejected", counts=counts))
+        if self.tie_row is not None:
+            lines.append(tr("planner.layout_tie_row", row=self.tie_row.message))
         lines.append(self.candidate.explain())
         return "\n".join(lines)
 
@@ -557,6 +563,9 @@ class LayoutCheck:
             "tie_group": self.tie_group,
             "over_best": self.over_best,
             "first_failures": dict(self.first_failures),
+            "tie_row": None
+            if self.tie_row is None
+            else {"assumption": self.tie_row.assumption, "scenarios": list(self.tie_row.scenarios)},
             "candidate": None if self.candidate is None else self.candidate.to_dict(),
             "best": None if self.best is None else self.best.label(),
             "estimate": "estimated, not measured",
@@ -1024,6 +1033,21 @@ class PlanResult:
             for pos, cand in zip(members, candidates, strict=True)
         ]
 
+    def _tie_row_of(self, index: int, rank: int, group: int) -> TieRow | None:
+        """The :meth:`explain_ties` row (``every_member=True``) of accepted candidate ``index`` at ``rank`` in tie
+        group ``group``, built for that one member; ``None`` for serving (its ties have no scenarios)."""
+        from .ties import tie_row
+
+        if self._table.tie_value is not None:
+            return None
+        groups, why = self._groups_through(self.assumptions.uncertainty, group)
+        base = self._ordered_step_s()
+        leader_s = float(base[groups[group - 1][0]])
+        label = self._candidate(index).label()
+        return tie_row(
+            rank, index, label, float(base[rank - 1]), leader_s, why.get(rank - 1, ()), "planner.tie_row_catch_up"
+        )
+
     def rank_of(self, index: int) -> tuple[int, int]:
         """(position among accepted, 1-based; tie group, 1-based) of accepted candidate ``index``."""
         order = self.accepted_indices()
@@ -1109,6 +1133,7 @@ class PlanResult:
                 over_best=over,
                 candidate=self._candidate(index),
                 first_failures={},
+                tie_row=self._tie_row_of(index, rank, group),
                 **common,
             )
         first = {}
