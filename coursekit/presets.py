@@ -50,6 +50,7 @@ __all__ = [
     "FLOP_CONVENTIONS",
     "MEGATRON_TABLE1",
     "MODELS",
+    "PUBLISHED_DEGREE_KEYS",
     "PUBLISHED_RUNS",
     "MegatronRun",
     "PublishedRun",
@@ -524,6 +525,8 @@ MODELS: dict[str, ModelSpec] = {
 # --------------------------------------------------------------------------- published runs
 
 
+#: The degrees a published layout states (:class:`PublishedRun` ``degrees``).
+PUBLISHED_DEGREE_KEYS: tuple[str, ...] = ("tp", "cp", "pp", "dp", "ep", "etp")
 #: How a published run counts its throughput (:class:`PublishedRun` ``flop_convention``).
 FLOP_CONVENTIONS: tuple[str, ...] = ("palm", "megatron", "megatron-core", "megatron-core-2025", "tokens")
 
@@ -587,7 +590,7 @@ class PublishedRun:
         ):
             raise type_error("degrees", self.degrees, "tuple of (name, degree) pairs")
         for key, degree in self.degrees:
-            check_choice("degrees", key, ("tp", "cp", "pp", "dp", "ep", "etp"))
+            check_choice("degrees", key, PUBLISHED_DEGREE_KEYS)
             check_int(f"degrees[{key!r}]", degree, ge=1, le=MAX_NODES * 1024)
         check_choice("flop_convention", self.flop_convention, FLOP_CONVENTIONS)
         measured = "measured_tokens_per_gpu_s" if self.flop_convention == "tokens" else "measured_tflops_per_gpu"

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from .i18n import Text
-from .presets import MEGATRON_CORE_2024, MEGATRON_TABLE1, PUBLISHED_RUNS, PublishedRun
+from .presets import MEGATRON_CORE_2024, MEGATRON_TABLE1, PUBLISHED_DEGREE_KEYS, PUBLISHED_RUNS, PublishedRun
 from .specs import TP_COMM_OVERLAP_ON
 
 __all__ = [
@@ -249,7 +249,7 @@ def _run(
     had no other per-tensor recipe), Megatron-Bridge's per-tensor current scaling (:data:`MEGATRON_BRIDGE_FP8_CS`).
     Megatron-Bridge's rows run a Megatron-Core whose MoE layers multiply the router's probabilities into the experts'
     activation (:data:`MEGATRON_BRIDGE_PROBS_IN_EXPERTS`)."""
-    keys = ("tp", "cp", "pp", "dp", "ep", "etp")
+    keys = PUBLISHED_DEGREE_KEYS
     degrees = tuple((k, layout.get(k, 1)) for k in keys if k not in ("ep", "etp") or k in layout)
     parts = [f"TP {layout.get('tp', 1)}", f"PP {layout.get('pp', 1)}", f"CP {layout.get('cp', 1)}"]
     parts += [f"EP {layout['ep']}"] if "ep" in layout else []
@@ -724,7 +724,7 @@ def _zoo_run(
 ) -> PublishedRun:
     """One H100 row of the Megatron-MoE-ModelZoo's Qwen3 table: Qwen3 235B-A22B, BF16, 256 H100s, sequence 4096,
     GBS 2048, ETP 1, the layout as published; ``options`` are what that row's command set beyond the common ones."""
-    keys = ("tp", "cp", "pp", "dp", "ep", "etp")
+    keys = PUBLISHED_DEGREE_KEYS
     full = {"cp": 1, "etp": 1, **layout}
     degrees = tuple((k, full[k]) for k in keys)
     shape = ", ".join(f"{k.upper()} {full[k]}" for k in ("tp", "ep", "pp") if k in full)

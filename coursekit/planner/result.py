@@ -27,7 +27,7 @@ from .calibration import (
     attention_relative_rate,
 )
 from .gate_table import GATE_CODES
-from .space import parse_degrees
+from .space import expert_tp_default, parse_degrees
 from .specs import ClusterSpec, ModelSpec, WorkloadSpec
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; numpy is imported inside the search
@@ -1103,8 +1103,7 @@ class PlanResult:
         if self.workload.mode == "training":  # the engine's defaults for the model-parallel degrees not given
             wanted.setdefault("cp", 1)
             wanted.setdefault("ep", 1)
-            if self.model.is_moe and "tp" in wanted:
-                wanted.setdefault("etp", wanted["tp"])
+            expert_tp_default(self.model.is_moe, wanted)
         variants = self.find(**wanted)
         order = self.accepted_indices()
         chosen = set(variants)
@@ -1136,9 +1135,7 @@ class PlanResult:
                 tie_row=self._tie_row_of(index, rank, group),
                 **common,
             )
-        first = {}
-        for index in variants:
-            first[index] = next(pos for pos, code in enumerate(GATE_CODES) if self._table.fails[code][index])
+        first = {index: GATE_CODES.index(self.codes(index)[0]) for index in variants}  # the first gate each fails
         counts = {code: sum(1 for pos in first.values() if pos == p) for p, code in enumerate(GATE_CODES)}
         nearest = None
         if variants:

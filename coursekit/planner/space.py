@@ -215,6 +215,21 @@ def _degree_bounds(key: str) -> tuple[int, int]:
     return 1, MAX_GLOBAL_BATCH if key in ("mb", "ga") else MAX_WORLD_SIZE
 
 
+def expert_tp_default(is_moe: bool, degrees: dict[str, Any]) -> dict[str, Any]:
+    """``degrees`` with Megatron's default expert tensor parallelism, ETP = TP, where an MoE layout gives TP but no
+    ETP (a paper's or a vendor table's layout means it so); other layouts unchanged. Updates ``degrees`` in place
+    and returns it.
+
+    >>> expert_tp_default(True, {"tp": 2, "ep": 8}), expert_tp_default(False, {"tp": 2})
+    ({'tp': 2, 'ep': 8, 'etp': 2}, {'tp': 2})
+
+    Taught in: lesson 9 (decision workbench).
+    """
+    if is_moe and "tp" in degrees:
+        degrees.setdefault("etp", degrees["tp"])
+    return degrees
+
+
 def parse_degrees(text: str | Mapping[str, Any], *, name: str = "text") -> dict[str, Any]:
     """Read ``"tp=8,pp=4,dp=4,zero=1,mb=1"`` (or a mapping) into keyword arguments of :func:`evaluate_composition`.
 

@@ -95,10 +95,9 @@ def published_degrees(run: object) -> dict[str, int]:
 
     if not isinstance(run, PublishedRun):
         raise type_error("run", run, "PublishedRun")
-    degrees = dict(run.degrees)
-    if run.model_spec().is_moe:
-        degrees.setdefault("etp", degrees.get("tp", 1))
-    return degrees
+    from .space import expert_tp_default
+
+    return expert_tp_default(run.model_spec().is_moe, dict(run.degrees))
 
 
 def _published_layout(run: Any, workload: Any) -> tuple[Any, Any]:
