@@ -106,7 +106,15 @@ from .specs import (
     param_part_name,
     ring_nics,
 )
-from .validation import Fp8Speedup, PublishedComparison, compare_published, fp8_speedups, published_degrees
+from .validation import (
+    Fp8Speedup,
+    LayoutPair,
+    PublishedComparison,
+    compare_published,
+    fp8_speedups,
+    layout_pairs,
+    published_degrees,
+)
 
 __all__ = [
     "ACTIVATION_BYTES",
@@ -147,6 +155,7 @@ __all__ = [
     "Fp8Speedup",
     "FunnelStep",
     "LayoutCheck",
+    "LayoutPair",
     "MemoryLedger",
     "ModelSpec",
     "PlanCandidate",
@@ -160,6 +169,7 @@ __all__ = [
     "evaluate_composition",
     "fp8_speedups",
     "group_link",
+    "layout_pairs",
     "measurement_repeatability",
     "megatron_core_flops_per_step",
     "megatron_core_model_flops_per_step",

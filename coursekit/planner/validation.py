@@ -21,9 +21,11 @@ __all__ = [
     "PASS_THROUGHPUT_TOLERANCE",
     "PASS_TOP_RANK",
     "Fp8Speedup",
+    "LayoutPair",
     "PublishedComparison",
     "compare_published",
     "fp8_speedups",
+    "layout_pairs",
     "published_degrees",
 ]
 
@@ -220,4 +222,75 @@ def fp8_speedups(fp8_matmul_share: float | None = None) -> tuple[Fp8Speedup, ...
         ]
         role = "fit" if {name, fp8.name} <= set(FP8_FIT_RUNS) else RUN_ROLES[fp8.name]
         pairs.append(Fp8Speedup(name, fp8.name, measured, steps[0] / steps[1], role))
+    return tuple(pairs)
+
+
+class LayoutPair(NamedTuple):
+    """Two published runs of one model on the same GPUs, batch, sequence and precision, in two different layouts
+    (see :func:`layout_pairs`): how much faster the first ran than the second, measured and estimated.
+
+    ``measured`` is the first run's published throughput over the second's; ``estimated`` is the same ratio of the
+    workbench's estimates, each at its published layout. A ratio above 1 means the first layout is the faster one.
+    ``same_source``: both rows come from one table (their sources agree up to the row), so one team measured both
+    with one set-up; otherwise the pair also spans engines or releases.
+    """
+
+    first_name: str
+    second_name: str
+    measured: float
+    estimated: float
+    same_source: bool
+
+    @property
+    def estimated_over_measured(self) -> float:
+        """The estimated ratio divided by the measured one: 1 when the estimate gets the gap between them right."""
+        return self.estimated / self.measured
+
+    @property
+    def same_order(self) -> bool | None:
+        """Whether the estimate puts the two layouts in the order they were measured in; ``None`` when the two
+        measurements are closer than :data:`~coursekit.planner.calibration.MEASUREMENT_REPEATABILITY` (one run of
+        each does not order them either).
+
+        >>> LayoutPair("a", "b", 1.30, 0.95, True).same_order, LayoutPair("a", "b", 1.02, 0.95, True).same_order
+        (False, None)
+        """
+        from .calibration import MEASUREMENT_REPEATABILITY
+
+        if abs(self.measured - 1) <= MEASUREMENT_REPEATABILITY:
+            return None
+        return (self.estimated > 1) == (self.measured > 1)
+
+
+def layout_pairs() -> tuple[LayoutPair, ...]:
+    """Every pair of registered published runs (:func:`coursekit.published_runs.all_published_runs`) that ran one
+    model on the same GPUs (cluster and node count) with the same global batch, sequence length and precision, in two
+    different layouts (published degrees), both accepted: the measured and the estimated throughput ratio.
+
+    This is the test of what the search does — put layouts of one model in order — against measurement: each pair
+    is two measured layouts, and the estimate either orders them as measured (:attr:`LayoutPair.same_order`) or
+    not. Pairs may come from different tables or engine releases (:attr:`LayoutPair.same_source` says which);
+    throughput is compared in each run's own convention (a ratio of two runs of one batch on the same GPUs is their
+    step times' ratio inverted, whatever the convention).
+
+    Taught in: lesson 9 (decision workbench).
+    """
+    from itertools import combinations
+
+    from ..published_runs import all_published_runs
+
+    groups: dict[tuple[Any, ...], list[tuple[Any, PublishedComparison]]] = {}
+    for run in all_published_runs():
+        setting = (run.nodes, run.global_batch, run.seq_len, run.workload().precision)
+        key = (repr(run.model_spec()), repr(run.cluster_spec()), *setting)
+        groups.setdefault(key, []).append((run, compare_published(run)))
+    pairs = []
+    for members in groups.values():
+        for (first, a), (second, b) in combinations(members, 2):
+            if published_degrees(first) == published_degrees(second) or not (a.accepted and b.accepted):
+                continue
+            assert a.estimated is not None and b.estimated is not None
+            same = first.source.split(", row")[0] == second.source.split(", row")[0]
+            measured, estimated = a.published / b.published, a.estimated / b.estimated
+            pairs.append(LayoutPair(first.name, second.name, measured, estimated, same))
     return tuple(pairs)

@@ -70,6 +70,7 @@ from coursekit.planner import (
     WorkloadSpec,
     compare_published,
     fp8_speedups,
+    layout_pairs,
     megatron_core_flops_per_step,
     megatron_core_model_flops_per_step,
     megatron_paper_flops_per_step,
@@ -318,6 +319,7 @@ for note in result.assumptions.notes:
 # 只能各跑多次比平均。`result.explain_ties()` 逐行列出第 1 组里值得实测的成员——某个假设一变就成为本组最快的那些——
 # 以及那个假设和用什么测量来判断（只因相差不到 4.5% 而并列的成员太多，不逐个列出；`every_member=True` 列出全组）。
 # 这就是“只有测量能定”的因素：哪一个假设，测什么。
+# 没有哪个假设能反转的次序也还是估算：后文“估算能排对两个实测布局的先后吗？”拿公开的实测对检验了它。
 
 # %% [markdown] lang="en"
 # ### How to read tie groups
@@ -335,6 +337,8 @@ for note in result.assumptions.notes:
 # assumption would make the group's fastest — with that assumption and the measurement that decides (members tied only
 # by being within 4.5 % are too many to list one by one; `every_member=True` lists the whole group). These are the
 # factors only measurement settles, made concrete: which assumption, and what to measure.
+# An order that no assumption reverses is still an estimate: "Can the estimate order two measured layouts?" below
+# checks it against published pairs.
 
 # %%
 groups = result.tie_groups()
@@ -1438,6 +1442,86 @@ assert with_cp.step_s * 1.2 < full_twin.step_s and cp_short.step_s > twin_short.
 # not for picking the winner inside a group — that takes a measurement.
 
 # %% [markdown] lang="zh"
+# ### 估算能排对两个实测布局的先后吗？
+#
+# 搜索做的事就是给同一个模型的各种布局排先后。上面的公开训练里，有些是同一个模型、同样的 GPU、同样的全局批和序列长度、
+# 同样的精度，只是布局不同：每一对都是两个实测布局，可以直接检验估算排的先后。`layout_pairs()` 找出全部这样的对
+# （两个布局都被接受），给出实测的吞吐之比和估算之比。两次实测相差不到 4.5%（实测可重复性）的，实测本身也分不出先后，不计对错。
+# 下表按估算之比是否超出估算的不确定度 ±20% 分成两类：
+#
+# - 估算相差超过 20% 的对，估算排的先后和实测**全部一致**；
+# - 估算相差不到 20% 的对，估算排的先后和实测**没有一对一致**——有的对两行来自同一张表、同一个团队，有的跨了引擎版本。
+#
+# 所以并列组之外的次序有实测支持；相差不到 20% 的候选，即使没有哪个已知假设能反转它们（见上文“怎样读并列组”），
+# 估算给出的先后也只是估算，不能代替实测。对数还少（一半来自一张表），这是目前能拿到的证据，不是定论。
+
+# %% [markdown] lang="en"
+# ### Can the estimate order two measured layouts?
+#
+# Putting layouts of one model in order is what the search does. Some of the published runs above ran one model on the
+# same GPUs, with the same global batch, sequence length and precision, in different layouts: each such pair is two
+# measured layouts, a direct test of the order the estimate gives. `layout_pairs()` finds every such pair (both layouts
+# accepted) with the measured and the estimated throughput ratio. A pair measured less than 4.5 % apart (the
+# measurement repeatability) is not ordered by its measurements either, and counts neither way. The table splits the
+# pairs by whether the estimates differ by more than the estimate's ±20 % uncertainty:
+#
+# - where the estimates differ by more than 20 %, the estimate orders **every** pair as measured;
+# - where they differ by less, it orders **no** pair as measured — some pairs are two rows of one team's table, some
+#   span engine releases.
+#
+# So the order between tie groups has measurements behind it. Between candidates within 20 % of each other, even when no
+# known assumption reverses them (see "How to read tie groups" above), the order the estimate gives is only an estimate
+# and does not replace a measurement. The pairs are few (half come from one table): this is the evidence there is, not
+# a settled result.
+
+# %%
+pairs = layout_pairs()
+label_of = {run.name: run.label for run in runs}
+
+
+def order_word(pair):
+    """The pair's verdict in the learner's language."""
+    if pair.same_order is None:
+        return Text(zh="实测分不出", en="measured as a tie")
+    return Text(zh="一致", en="as measured") if pair.same_order else Text(zh="相反", en="reversed")
+
+
+def published_of(name):
+    """The run's published throughput with its unit (tells apart rows of one layout)."""
+    return f"{by_name[name].published:.0f} {by_name[name].unit}"
+
+
+md_table(
+    [Text(zh="布局 A", en="layout A"), Text(zh="A 实测", en="A published"), Text(zh="布局 B", en="layout B"),
+     Text(zh="B 实测", en="B published"), Text(zh="实测 A ÷ B", en="measured A ÷ B"),
+     Text(zh="估算 A ÷ B", en="estimated A ÷ B"), Text(zh="同一张表", en="one table"), Text(zh="次序", en="order")],
+    [(label_of[p.first_name], published_of(p.first_name), label_of[p.second_name], published_of(p.second_name),
+      f"{p.measured:.2f}", f"{p.estimated:.2f}", Text(zh="是", en="yes") if p.same_source else Text(zh="否", en="no"),
+      order_word(p)) for p in pairs],
+)
+apart = [p for p in pairs if max(p.estimated, 1 / p.estimated) > 1 + MODEL_UNCERTAINTY]
+close = [p for p in pairs if p not in apart]
+
+
+def verdicts(group):
+    """(as measured, reversed, measured as a tie) counts of ``group``."""
+    orders = [p.same_order for p in group]
+    return orders.count(True), orders.count(False), orders.count(None)
+
+
+for group, farther in ((apart, True), (close, False)):
+    right, wrong, tie = verdicts(group)
+    print(Text(zh=f"估算相差{'超过' if farther else '不到'} {MODEL_UNCERTAINTY:.0%}：{len(group)} 对，一致 {right}，相反 {wrong}，"
+               f"实测分不出 {tie}",
+               en=f"estimates {'more than' if farther else 'within'} {MODEL_UNCERTAINTY:.0%}{' apart' if farther else ''}: "
+               f"{len(group)} pairs, {right} as measured, {wrong} reversed, {tie} measured as a tie"))
+assert MODEL_UNCERTAINTY == 0.20 and round(100 * MEASUREMENT_REPEATABILITY, 1) == 4.5  # the figures the prose quotes
+assert verdicts(apart)[:2] == (8, 0) and verdicts(close)[:2] == (0, 7)  # "every pair" / "no pair", as the prose says
+assert any(p.same_source and p.same_order is False for p in close)  # a reversed pair from one team's table
+assert any(not p.same_source and p.same_order is False for p in close)  # and one across engine releases
+assert 2 * sum(p.same_source for p in pairs) == len(pairs)  # "half come from one table"
+
+# %% [markdown] lang="zh"
 # ## 9. 交互式工作台
 #
 # 选模型、节点类型和节点数、工作负载，调整假设，打开 what-if 开关。左图是漏斗，右图是估算最快的五个候选的分解
@@ -1580,7 +1664,8 @@ verify("plan.slow_link", answer)
 # 4. 最快的组合把高频通信（TP、CP，每层都有）放在节点内，只有低频的 PP 点对点和 DP 梯度同步走跨节点链路，所以慢 8 倍影响很小。
 #    受影响最大的是高频通信跨节点的组合（TP 或 CP 组跨节点），以及 DP 组很大、每步要在跨节点同步大量梯度的组合。
 # 5. 不一定。估算的不确定度约 ±20%；差 5% 的两个候选只有在某个假设（效率、重叠、带宽、流水线气泡）在其不确定度内
-#    变动就能反转次序时才算并列——`explain_ties()` 会说是哪个假设、该测什么；若没有这样的假设，估算的次序是稳的，但仍是估算。
+#    变动就能反转次序时才算并列——`explain_ties()` 会说是哪个假设、该测什么；若没有这样的假设，已知的假设都反转不了它们，
+#    但公开的实测对里，估算相差不到 20% 的布局没有一对被排对（见“估算能排对两个实测布局的先后吗？”）：仍要实测。
 
 # %% [markdown] lang="en" tags=["answer"]
 # **Answers**
@@ -1601,8 +1686,9 @@ verify("plan.slow_link", answer)
 #    gradient bytes across nodes every step.
 # 5. Not necessarily. The estimate's uncertainty is about ±20 %; two candidates 5 % apart are tied only when some
 #    assumption (efficiency, overlap, bandwidth, pipeline bubble) moved within its uncertainty reverses them —
-#    `explain_ties()` says which and what to measure; if none does, the estimate's order is robust, but still an
-#    estimate.
+#    `explain_ties()` says which and what to measure; if none does, no known assumption reverses them — but among the
+#    published pairs, the estimate ordered no two measured layouts within 20 % of each other as measured (see "Can the
+#    estimate order two measured layouts?"): measure them.
 
 # %% [markdown] lang="zh"
 # ## 要点
