@@ -19,6 +19,7 @@ import coursekit
 from coursekit.i18n import Text, register
 from coursekit.plotting.png import palette_png
 from coursekit.widgets import LessonWidget, checkbox, dropdown, slider
+from coursekit.widgets.frames import expand_styles
 
 register(
     {
@@ -122,6 +123,25 @@ def test_display_keeps_the_live_view_and_adds_the_static_one() -> None:
     assert isinstance(widget.view, ipywidgets.VBox)
 
 
+def test_shared_styles_are_written_once_and_expand_to_the_original() -> None:
+    """Two messages that repeat two styles (one single-quoted, as the workbench's table headers are): each style is
+    listed once, and expanding gives back the messages character for character."""
+    from coursekit.widgets.frames import share_styles
+
+    cell = "padding:1px 6px;border-bottom:1px solid #ddd"
+    messages = [
+        f'<table><tr><th style=\'{cell};text-align:left\'>#</th><td style="{cell}">1</td><td style="{cell}">2</td>',
+        f'<div class="x" style="{cell}">3</div><p>style="not an attribute"</p>',
+    ]
+    shared, styles = share_styles(messages)
+    assert len(styles) == 2 and sorted(len(v) for v in styles.values()) == sorted(
+        [len(f' style="{cell}"'), len(f" style='{cell};text-align:left'")]
+    )
+    assert [expand_styles(m, styles) for m in shared] == messages
+    assert sum(len(m) for m in shared) < sum(len(m) for m in messages)
+    assert 'class="x" data-cks=' in shared[1] and '<p>style="not an attribute"</p>' in shared[1]
+
+
 def _frames(markup: str) -> dict[str, Any]:
     (data,) = re.findall(r'<script type="application/json" class="ck-live-frames">(.*?)</script>', markup, re.S)
     replay: dict[str, Any] = json.loads(data)
@@ -138,7 +158,9 @@ def test_live_frames_are_the_widgets_own_states_on_the_main_controls_grid() -> N
     for value, frame in zip(range(1, 9), frames, strict=True):
         fresh = Demo()  # what the notebook shows at that value
         fresh.controls["tp"].value = value
-        assert frame["message"] == fresh.message_html.value
+        # the page's script turns the shared style references back into the notebook's inline styles
+        assert expand_styles(frame["message"], replay["styles"]) == fresh.message_html.value
+        assert " style=" not in frame["message"]
         assert base64.b64decode(frame["png"]).startswith(b"\x89PNG")
     assert "must be at most 6" in frames[-1]["message"] and "Traceback" not in frames[-1]["message"]
     assert widget.controls["tp"].value == 4 and widget.status == "ok"  # put back as it was
@@ -184,7 +206,7 @@ def test_preset_frames_are_the_widgets_own_states_for_each_case() -> None:
         fresh = Demo()  # what the notebook shows with those controls set by hand
         for name, value in changes.items():
             fresh.controls[name].value = value
-        assert case["message"] == fresh.message_html.value
+        assert expand_styles(case["message"], replay["styles"]) == fresh.message_html.value
         labels = [control.description for control in fresh.controls.values()]
         assert case["controls"] == [list(row) for row in zip(labels, _shown(fresh), strict=True)]
         assert base64.b64decode(case["png"]).startswith(b"\x89PNG") and case["alt"]

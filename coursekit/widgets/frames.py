@@ -9,7 +9,9 @@ figure. No formula is rewritten for the page: each state is what ``compute``, ``
 returned. The other controls stay at their values; the widget is put back as it was.
 
 Frames are PNGs reduced to a 64-colour palette (about a quarter of the size; the widget's own PNG keeps
-every colour), so a widget's frames weigh about 0.3-0.5 MB in the page.
+every colour), so a widget's frames weigh about 0.3-0.5 MB in the page. The frames' verdict boxes repeat the same
+inline styles on every table cell; :func:`share_styles` lists each style once and the page's script turns the short
+references back into styles (:func:`expand_styles` does the same in Python).
 
 A widget whose controls span too many combinations for one control's grid to say much (the workbench)
 names the lesson's cases instead (``presets``): :func:`preset_frames` records each case the same way, with
@@ -21,6 +23,8 @@ Taught in: every widget lesson, on the course website.
 from __future__ import annotations
 
 import base64
+import hashlib
+import re
 from typing import Any
 
 import ipywidgets
@@ -32,11 +36,45 @@ __all__ = [
     "MAX_FRAMES",
     "PALETTE_COLOURS",
     "control_steps",
+    "expand_styles",
     "live_frames",
     "live_replay",
     "palette_png",
     "preset_frames",
+    "share_styles",
 ]
+
+#: An inline style attribute, double- or single-quoted, with its leading space.
+_STYLE_ATTRIBUTE = re.compile(r""" style=(?:"[^"]*"|'[^']*')""")
+#: A reference :func:`share_styles` leaves in its place.
+_STYLE_REFERENCE = re.compile(r' data-cks="([0-9a-f]+)"')
+
+
+def share_styles(messages: list[str]) -> tuple[list[str], dict[str, str]]:
+    """``messages`` (HTML) with every inline ``style`` attribute replaced by a short reference ``data-cks="key"``,
+    and the styles by key (each the attribute as written, with its leading space and quotes). The key is the first
+    8 hex digits of the attribute's SHA-1, so two widgets on one page give one style the same key.
+
+    >>> shared, styles = share_styles(['<td style="color:red">1</td><td style="color:red">2</td>'])
+    >>> shared, styles
+    (['<td data-cks="fa0e8297">1</td><td data-cks="fa0e8297">2</td>'], {'fa0e8297': ' style="color:red"'})
+    >>> expand_styles(shared[0], styles)
+    '<td style="color:red">1</td><td style="color:red">2</td>'
+    """
+    styles: dict[str, str] = {}
+
+    def reference(match: re.Match[str]) -> str:
+        key = hashlib.sha1(match.group(0).encode("utf-8")).hexdigest()[:8]
+        styles[key] = match.group(0)
+        return f' data-cks="{key}"'
+
+    return [_STYLE_ATTRIBUTE.sub(reference, message) for message in messages], styles
+
+
+def expand_styles(message: str, styles: dict[str, str]) -> str:
+    """``message`` with :func:`share_styles`' references turned back into its ``styles`` (what the page shows)."""
+    return _STYLE_REFERENCE.sub(lambda match: styles[match.group(1)], message)
+
 
 #: At most this many precomputed states per widget (the page's weight grows with each).
 MAX_FRAMES = 16
@@ -139,15 +177,25 @@ def live_replay(widget: Any) -> tuple[dict[str, Any] | None, str]:
     """
     replay: dict[str, Any]
     if getattr(widget, "presets", ()):
-        replay = {"label": tr("widgets.preset_label"), "live": tr("widgets.run_live"), "presets": preset_frames(widget)}
+        cases = preset_frames(widget)
+        replay = {"label": tr("widgets.preset_label"), "live": tr("widgets.run_live"), "presets": cases}
+        replay["styles"] = _share_frame_styles(cases)
         return replay, tr("widgets.preset_note")
     name, frames = live_frames(widget)
     if not frames:
         return None, tr("widgets.static_note")
     description = str(widget.controls[name].description)
     position = list(widget.controls).index(name)  # the control's row in the page's list of controls
-    replay = {"control": position, "label": description, "frames": frames}
+    replay = {"control": position, "label": description, "frames": frames, "styles": _share_frame_styles(frames)}
     return replay, tr("widgets.live_note", control=description)
+
+
+def _share_frame_styles(frames: list[dict[str, Any]]) -> dict[str, str]:
+    """Replace the inline styles of ``frames``' messages by references (:func:`share_styles`); the styles by key."""
+    messages, styles = share_styles([frame["message"] for frame in frames])
+    for frame, message in zip(frames, messages, strict=True):
+        frame["message"] = message
+    return styles
 
 
 def live_frames(widget: Any, limit: int = MAX_FRAMES) -> tuple[str, list[dict[str, str]]]:

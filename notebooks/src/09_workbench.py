@@ -1476,49 +1476,32 @@ assert with_cp.step_s * 1.2 < full_twin.step_s and cp_short.step_s > twin_short.
 
 # %%
 pairs = layout_pairs()
-label_of = {run.name: run.label for run in runs}
+run_of = {run.name: run for run in runs}
 
 
-def order_word(pair):
-    """The pair's verdict in the learner's language."""
-    if pair.same_order is None:
-        return Text(zh="实测分不出", en="measured as a tie")
-    return Text(zh="一致", en="as measured") if pair.same_order else Text(zh="相反", en="reversed")
+def layout_of(name):  # published degrees above 1, and the published figure (rows of one layout differ in it)
+    return " ".join(f"{k.upper()} {v}" for k, v in run_of[name].degrees if k != "dp" and v > 1) + f" ({by_name[name].published:.0f})"
 
 
-def published_of(name):
-    """The run's published throughput with its unit (tells apart rows of one layout)."""
-    return f"{by_name[name].published:.0f} {by_name[name].unit}"
-
-
+verdict = {True: Text(zh="一致", en="as measured"), False: Text(zh="相反", en="reversed"), None: Text(zh="实测分不出", en="measured tie")}
+yes_no = {True: Text(zh="是", en="yes"), False: Text(zh="否", en="no")}
 md_table(
-    [Text(zh="布局 A", en="layout A"), Text(zh="A 实测", en="A published"), Text(zh="布局 B", en="layout B"),
-     Text(zh="B 实测", en="B published"), Text(zh="实测 A ÷ B", en="measured A ÷ B"),
-     Text(zh="估算 A ÷ B", en="estimated A ÷ B"), Text(zh="同一张表", en="one table"), Text(zh="次序", en="order")],
-    [(label_of[p.first_name], published_of(p.first_name), label_of[p.second_name], published_of(p.second_name),
-      f"{p.measured:.2f}", f"{p.estimated:.2f}", Text(zh="是", en="yes") if p.same_source else Text(zh="否", en="no"),
-      order_word(p)) for p in pairs],
+    [Text(zh="模型与 GPU", en="model, GPUs"), Text(zh="A（实测）", en="A (published)"), Text(zh="B（实测）", en="B (published)"), Text(zh="实测 A÷B", en="measured A÷B"),
+     Text(zh="估算 A÷B", en="estimated A÷B"), Text(zh="同一张表", en="one table"), Text(zh="次序", en="order")],
+    [(" · ".join(run_of[p.first_name].label.split(" · ")[:2]), layout_of(p.first_name), layout_of(p.second_name),
+      f"{p.measured:.2f}", f"{p.estimated:.2f}", yes_no[p.same_source], verdict[p.same_order])
+     for p in pairs],
 )
 apart = [p for p in pairs if max(p.estimated, 1 / p.estimated) > 1 + MODEL_UNCERTAINTY]
 close = [p for p in pairs if p not in apart]
-
-
-def verdicts(group):
-    """(as measured, reversed, measured as a tie) counts of ``group``."""
-    orders = [p.same_order for p in group]
-    return orders.count(True), orders.count(False), orders.count(None)
-
-
 for group, farther in ((apart, True), (close, False)):
-    right, wrong, tie = verdicts(group)
-    print(Text(zh=f"估算相差{'超过' if farther else '不到'} {MODEL_UNCERTAINTY:.0%}：{len(group)} 对，一致 {right}，相反 {wrong}，"
-               f"实测分不出 {tie}",
+    right, wrong, tie = ([p.same_order for p in group].count(v) for v in (True, False, None))
+    print(Text(zh=f"估算相差{'超过' if farther else '不到'} {MODEL_UNCERTAINTY:.0%}：{len(group)} 对，一致 {right}，相反 {wrong}，实测分不出 {tie}",
                en=f"estimates {'more than' if farther else 'within'} {MODEL_UNCERTAINTY:.0%}{' apart' if farther else ''}: "
-               f"{len(group)} pairs, {right} as measured, {wrong} reversed, {tie} measured as a tie"))
+               f"{len(group)} pairs, {right} as measured, {wrong} reversed, {tie} measured ties"))
 assert MODEL_UNCERTAINTY == 0.20 and round(100 * MEASUREMENT_REPEATABILITY, 1) == 4.5  # the figures the prose quotes
-assert verdicts(apart)[:2] == (8, 0) and verdicts(close)[:2] == (0, 7)  # "every pair" / "no pair", as the prose says
-assert any(p.same_source and p.same_order is False for p in close)  # a reversed pair from one team's table
-assert any(not p.same_source and p.same_order is False for p in close)  # and one across engine releases
+assert [sum(p.same_order is v for p in g) for g in (apart, close) for v in (True, False)] == [8, 0, 0, 7]  # the prose
+assert {p.same_source for p in close if p.same_order is False} == {True, False}  # reversed: in one table and across
 assert 2 * sum(p.same_source for p in pairs) == len(pairs)  # "half come from one table"
 
 # %% [markdown] lang="zh"

@@ -151,10 +151,24 @@ function ckPresets(block, replay, rows, message) {
   if (launch) label.before(launch);
 }
 
+// The frames' verdict boxes refer to shared inline styles (coursekit.widgets.frames.share_styles): each style is
+// written once, as a rule on its reference, important so that it wins as the inline style did.
+function ckSharedStyles(block, styles) {
+  const rules = Object.entries(styles || {}).map(([key, attribute]) => {
+    const declarations = attribute.slice(8, -1).split(";").filter((d) => d.trim());
+    return `[data-cks="${key}"]{${declarations.map((d) => `${d} !important`).join(";")}}`;
+  });
+  if (!rules.length) return;
+  const sheet = document.createElement("style");
+  sheet.textContent = rules.join("\n");
+  block.append(sheet);
+}
+
 document.querySelectorAll(".ck-static").forEach((block) => {
   const data = block.querySelector("script.ck-live-frames");
   if (!data) return;
   const replay = JSON.parse(data.textContent);
+  ckSharedStyles(block, replay.styles);
   const rows = [...block.querySelectorAll(".ck-static-controls > li")];
   const message = block.querySelector(".ck-static-message");
   if (replay.presets) ckPresets(block, replay, rows, message);
