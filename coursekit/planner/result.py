@@ -22,7 +22,6 @@ from .calibration import (
     CAUSAL_EXECUTED_SHARE,
     FLASH_ATTENTION_H100_SHORT_TFLOPS,
     FP8_MATMUL_SHARE,
-    MEASUREMENT_REPEATABILITY,
     MOE_LAYER_HOST_S,
     attention_relative_rate,
 )
@@ -716,13 +715,13 @@ ESTIMATE_NOTES: tuple[Text, ...] = (
     ),
     Text(
         zh="估算不含：稠密层的 kernel 启动开销与同步抖动、网络拥塞与拓扑（胖树、轨道优化）、数据加载、优化器步、"
-        "掉队节点与故障。相差小于所述不确定度、且有某个假设在其不确定度内能反转次序的候选是并列的；估算相差不到 "
-        f"{100 * MEASUREMENT_REPEATABILITY:.1f}%（同一配置两次公开实测之差）的也是并列的。",
+        "掉队节点与故障。估算相差小于所述不确定度的候选是并列的：估算相差这么小的公开实测布局对，估算一对也没有排对；"
+        "并列组里每个候选都注明哪个假设能让它追上组首、该测什么。",
         en="Left out: dense layers' kernel launch overhead and synchronisation jitter, network congestion and "
         "topology (fat tree, rail optimisation), data loading, the optimizer step, stragglers and failures. "
-        "Candidates closer than the stated uncertainty are tied when some assumption, moved within its own, "
-        f"reorders them, and so are estimates within {100 * MEASUREMENT_REPEATABILITY:.1f} % (as far apart as two "
-        "published measurements of one configuration).",
+        "Candidates closer than the stated uncertainty are tied: the estimate ordered no published pair of measured "
+        "layouts this close as measured. Each member of a tie group says which assumption would let it catch up "
+        "and what to measure.",
     ),
 )
 
@@ -1000,9 +999,9 @@ class PlanResult:
         By default the rows are the group's fastest and its *contenders*: the members that one assumption, moved
         within its uncertainty, makes the fastest of the group (:func:`coursekit.planner.ties.contenders`), and
         those whose estimate never separates from the fastest — the candidates worth measuring.
-        (Members tied only by closeness, within :data:`~coursekit.planner.calibration.MEASUREMENT_REPEATABILITY`,
-        are left out: there are many, and each needs the same repeated runs.) ``every_member=True`` lists every
-        member with the assumptions that let it catch up with the fastest, or ``("noise",)``.
+        (Members no named assumption lets catch up, ``("noise",)`` or ``("unordered",)``, are left out: there are
+        many, and each needs the same measurement of both.) ``every_member=True`` lists every member with the
+        assumptions that let it catch up with the fastest, or its reason without one.
         Training only (a serving plan's ties come from its own tolerance: ``[]``).
 
         Taught in: lesson 9 (decision workbench).
@@ -1018,7 +1017,7 @@ class PlanResult:
         members = groups[group - 1]  # positions among the accepted, fastest first
         if not every_member:
             reasons = contenders(members, self._ties["scenarios"])
-            # the ones the estimate never separates; those tied only by closeness ("noise") are too many to list
+            # the ones the estimate never separates; those no assumption reorders ("noise", "unordered") are too many
             reasons.update({pos: ("same",) for pos in members[1:] if why.get(pos) == ("same",)})
             why = reasons
             members = [members[0], *(pos for pos in members[1:] if pos in reasons)]

@@ -1,23 +1,28 @@
 """Ties that say why: which assumption, moved within its uncertainty, would reorder two candidates.
 
-Two accepted candidates are *tied* when the estimate cannot order them. The estimate rests on a few
-assumptions whose error is stated (:data:`coursekit.planner.calibration.ASSUMPTION_UNCERTAINTY`): how
-matmul efficiency falls with smaller matmuls, how much communication each engine overlaps, and the bus
-bandwidth each link reaches. Each :data:`SCENARIOS` entry moves one of them to the edge of its
-uncertainty and re-runs the estimate. A candidate within the model's uncertainty of a group's fastest
-member joins the group when
+Two accepted candidates are *tied* when the estimate cannot order them: every candidate within the model's
+uncertainty (:data:`coursekit.planner.estimate.MODEL_UNCERTAINTY`) of a group's fastest member joins the group.
+That is what the published pairs show (:func:`coursekit.planner.layout_pairs`): where two measured layouts' estimates
+differ by more than the uncertainty, the estimate ordered every pair as measured; where they differ by less, it
+ordered none.
 
-* some scenario makes it at least as fast as that fastest member — the scenario names the assumption that
-  decides, and :data:`MEASUREMENTS` the measurement that settles it; or
-* its estimate stays within :data:`SAME_ESTIMATE` of the fastest under every scenario — the model sees
+Within a group, each member gets the reason it could be the faster one. The estimate rests on a few assumptions whose
+error is stated (:data:`coursekit.planner.calibration.ASSUMPTION_UNCERTAINTY`): how matmul efficiency falls with
+smaller matmuls, how much communication each engine overlaps, the bus bandwidth each link reaches, the pipeline
+bubble and the host's launch time. Each :data:`SCENARIOS` entry moves one of them to the edge of its uncertainty and
+re-runs the estimate. A member's reason is
+
+* the scenarios that make it at least as fast as the group's fastest — they name the assumption that decides, and
+  :data:`MEASUREMENTS` the measurement that settles it; or
+* ``"same"``: its estimate stays within :data:`SAME_ESTIMATE` of the fastest under every scenario — the model sees
   the same step (e.g. ZeRO-1 and ZeRO-2 move the same bytes), and only running both tells them apart; or
-* its estimate is within :data:`coursekit.planner.calibration.MEASUREMENT_REPEATABILITY` of the fastest — closer
-  than two published measurements of one configuration have landed apart
-  (:func:`coursekit.planner.calibration.measurement_repeatability`), so one run of each could not order them
-  either: only repeated runs can.
+* ``"noise"``: its estimate is within :data:`coursekit.planner.calibration.MEASUREMENT_REPEATABILITY` of the
+  fastest — closer than two published measurements of one configuration have landed apart
+  (:func:`coursekit.planner.calibration.measurement_repeatability`), so only repeated runs can order them; or
+* ``"unordered"``: no assumption the model names reverses them, but the model's own uncertainty does: measuring both
+  decides.
 
-A candidate that every scenario keeps slower is ordered, not tied, however close its estimate. Within a group,
-:func:`contenders` picks the members some scenario makes the group's fastest: those are the ones to measure.
+:func:`contenders` picks the members some scenario makes the group's fastest: those are the ones to measure first.
 
 Taught in: lesson 9 (decision workbench).
 """
@@ -69,10 +74,12 @@ MEASUREMENTS: dict[str, str] = {
     "host": "planner.measure_host",
     "same": "planner.measure_same",
     "noise": "planner.measure_noise",
+    "unordered": "planner.measure_unordered",
 }
-#: The reasons that name no assumption: the estimates never separate (``same``), or they are closer than two runs
-#: of one configuration land apart (``noise``).
-UNSEPARATED: tuple[str, ...] = ("same", "noise")
+#: The reasons that name no assumption: the estimates never separate (``same``), they are closer than two runs
+#: of one configuration land apart (``noise``), or they differ by less than the model's uncertainty and no named
+#: assumption reverses them (``unordered``).
+UNSEPARATED: tuple[str, ...] = ("same", "noise", "unordered")
 
 register(
     {
@@ -122,6 +129,17 @@ register(
             "zh": "估算与组首相差不到 {share:.1%}，而同一配置的两次公开实测就曾相差这么多",
             "en": "its estimate is within {share:.1%} of the group's fastest, as far apart as two published "
             "measurements of one configuration have landed",
+        },
+        "planner.scenario_unordered": {
+            "zh": "没有哪个已知假设能让它追上组首，但两者的估算相差不到 {share:.0%}（估算的不确定度），"
+            "而估算相差这么小的公开实测布局对，估算一对也没有排对",
+            "en": "no named assumption lets it catch up, but the two estimates differ by less than {share:.0%} (the "
+            "estimate's uncertainty), and the estimate ordered no published pair of measured layouts this close as "
+            "measured",
+        },
+        "planner.measure_unordered": {
+            "zh": "两者都跑几步，比较实测步时",
+            "en": "run a few steps of both and compare the measured step times",
         },
         "planner.measure_noise": {
             "zh": "两者各跑多次（换用不同的节点），比较平均步时：各跑一次分不出这么小的差别",
@@ -258,10 +276,11 @@ class TieRow:
     """One member of a tie group: its rank, degrees label and estimate, and what would reorder it.
 
     ``scenarios`` are the codes of :data:`SCENARIOS` under which it becomes the fastest of its group
-    (empty for the fastest itself; ``("same",)`` when no assumption separates them, ``("noise",)`` when only
-    their closeness ties them: within :data:`~coursekit.planner.calibration.MEASUREMENT_REPEATABILITY`);
-    ``assumption`` the first of them's assumption (``"efficiency"``, ``"overlap"``, ``"bandwidth"`` or
-    ``"same"`` or ``"noise"``); ``reason`` renders the row in the learner's language.
+    (empty for the fastest itself; ``("same",)`` when no assumption separates them, ``("noise",)`` when they are
+    within :data:`~coursekit.planner.calibration.MEASUREMENT_REPEATABILITY`, ``("unordered",)`` when no named
+    assumption lets it catch up but the model's uncertainty does); ``assumption`` the first of them's assumption
+    (``"efficiency"``, ``"overlap"``, ``"bandwidth"``, ``"pipeline"``, ``"host"``, or one of :data:`UNSEPARATED`);
+    ``reason`` renders the row in the learner's language.
     """
 
     rank: int
@@ -287,6 +306,10 @@ def _both(key: str, **params: Any) -> Text:
 def _scenario_text(code: str) -> Text:
     if code == "noise":
         return _both("planner.scenario_noise", share=MEASUREMENT_REPEATABILITY)
+    if code == "unordered":
+        from .estimate import MODEL_UNCERTAINTY
+
+        return _both("planner.scenario_unordered", share=MODEL_UNCERTAINTY)
     share = ASSUMPTION_UNCERTAINTY["bandwidth"] if "bandwidth" in code else SAME_ESTIMATE
     return _both(f"planner.scenario_{code}", share=share)
 
@@ -377,15 +400,16 @@ def robust_tie_groups(
     each group led by its fastest) and, for every non-leading member, the scenario codes under which it is at
     least as fast as its group's fastest (``("same",)`` when none is but the estimates never separate,
     ``("noise",)`` when none is but the base estimates are within
-    :data:`~coursekit.planner.calibration.MEASUREMENT_REPEATABILITY`).
+    :data:`~coursekit.planner.calibration.MEASUREMENT_REPEATABILITY`, ``("unordered",)`` when none is and they are
+    farther apart). Every candidate within ``(1 + uncertainty)`` of a group's fastest is in the group.
     With ``leaders``, only the groups led by the first ``leaders`` positions: groups are formed fastest first,
     each from what the ones before it left, so they are the same as in the whole grouping.
 
     >>> import numpy as np
     >>> base = np.array([1.00, 1.05, 1.10, 1.30])
     >>> groups, why = robust_tie_groups(base, {"overlap_lower": np.array([1.2, 1.1, 1.3, 1.3])}, 0.2)
-    >>> groups, why    # 1 ties with 0 when overlap is lower; 3 ties with 2 (1.3 <= 1.3)
-    ([[0, 1], [2, 3]], {1: ('overlap_lower',), 3: ('overlap_lower',)})
+    >>> groups, why    # 1 is as fast as 0 when overlap is lower; 2 is within 20 % but no scenario makes it as fast
+    ([[0, 1, 2], [3]], {1: ('overlap_lower',), 2: ('unordered',)})
 
     Taught in: lesson 9 (decision workbench).
     """
@@ -424,17 +448,20 @@ def _tie_groups(
             )
             same = np.all(np.abs(ratio - 1) <= SAME_ESTIMATE, axis=0)
             close = base[window] <= base[leader] * (1 + MEASUREMENT_REPEATABILITY)
-            tied = faster.any(axis=0) | same | close
-            members = window[tied]
+            # every member within the uncertainty is tied (the estimate has not ordered measured layouts this close:
+            # coursekit.planner.layout_pairs); the scenarios say what could reorder each one
+            members = window
             group.extend(members.tolist())
             assigned[members] = True
             # which scenarios make each member as fast: a bit per scenario, named once per distinct pattern
-            patterns = (faster[:, tied].T.astype(np.int64) << np.arange(len(codes))).sum(axis=1)
-            for member, pattern, alike in zip(members.tolist(), patterns.tolist(), same[tied].tolist(), strict=True):
+            patterns = (faster.T.astype(np.int64) << np.arange(len(codes))).sum(axis=1)
+            for member, pattern, alike, near in zip(
+                members.tolist(), patterns.tolist(), same.tolist(), close.tolist(), strict=True
+            ):
                 if alike:
                     why[member] = ("same",)
-                elif not pattern:  # no scenario and no sameness: only its closeness ties it
-                    why[member] = ("noise",)
+                elif not pattern:  # no scenario and no sameness: within repeatability, or no named assumption at all
+                    why[member] = ("noise",) if near else ("unordered",)
                 else:
                     if pattern not in names:
                         names[pattern] = tuple(code for k, code in enumerate(codes) if pattern >> k & 1)

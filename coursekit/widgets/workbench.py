@@ -41,7 +41,6 @@ from matplotlib.transforms import blended_transform_factory
 
 from ..i18n import Text, register, tr
 from ..planner import DEFAULT_OUTPUT_TOKENS, PLAN_GATES, PlanCandidate, PlanResult, WorkloadSpec, what_if
-from ..planner.calibration import MEASUREMENT_REPEATABILITY
 from ..plotting import cache_drawing, label
 from ..presets import CLUSTERS, MODELS
 from ..serving import SERVING_GATES, ServingPlanResult, plan_serving
@@ -158,8 +157,8 @@ register(
         },
         "widgets.workbench.col_degrees": {"zh": "组合", "en": "composition"},
         "widgets.workbench.col_rank": {
-            "zh": "# （并列组：相差 < {uncertainty:.0%} 且有假设能反转次序，或相差 < {repeat:.1%}）",
-            "en": "# (tie group: within {uncertainty:.0%} and reordered by some assumption, or within {repeat:.1%})",
+            "zh": "# （并列组：估算相差 < {uncertainty:.0%}，分不出先后）",
+            "en": "# (tie group: estimates within {uncertainty:.0%}, not ordered)",
         },
         "widgets.workbench.ties_why": {
             "zh": "并列组 1 为何分不出先后：",
@@ -662,7 +661,6 @@ class WorkbenchWidget(LessonWidget[Any]):
             tr(
                 "widgets.workbench.col_rank",
                 uncertainty=result.assumptions.uncertainty,
-                repeat=MEASUREMENT_REPEATABILITY,
             )
         )
         rows = [f"<tr><th style='{cell}'>{rank_head}</th>{header}</tr>"]
