@@ -161,7 +161,30 @@ def test_ordinals_by_hand() -> None:
     ]  # fmt: skip
 
 
+@cache
+def _lesson_group_one() -> tuple[int, int]:
+    """(members of tie group 1, rows explain_ties lists besides the fastest) for lesson 9's section 2 plan: Llama 3
+    70B on 16 H100 nodes, global batch 1024 (the workbench's start)."""
+    from coursekit.planner import WorkloadSpec, plan
+    from coursekit.presets import CLUSTERS
+
+    result = plan(MODELS["llama3-70b"], CLUSTERS["h100-8"].with_nodes(16), WorkloadSpec(global_batch=1024))
+    return len(result.tie_groups()[0]), len(result.explain_ties(1)) - 1
+
+
 PHRASES: list[tuple[str, str, Callable[[], str]]] = [
+    (
+        "en",
+        "hold hundreds (816 in section 2's 70B example)",
+        lambda: f"hold hundreds ({_lesson_group_one()[0]} in section 2's 70B example)",
+    ),
+    ("en", "worth measuring first (8 there)", lambda: f"worth measuring first ({_lesson_group_one()[1]} there)"),
+    (
+        "zh",
+        "第 2 节的 70B 例子是 816 个",
+        lambda: f"第 2 节的 70B 例子是 {_lesson_group_one()[0]} 个",
+    ),
+    ("zh", "值得先测的几个（那里是 8 个）", lambda: f"值得先测的几个（那里是 {_lesson_group_one()[1]} 个）"),
     (
         "en",
         "the host time per MoE layer (9.4 ms)",
