@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from .calibration import MEASUREMENT_REPEATABILITY
 from .specs import megatron_core_model_flops_per_step, megatron_paper_flops_per_step
 
 __all__ = [
@@ -255,8 +256,6 @@ class LayoutPair(NamedTuple):
         >>> LayoutPair("a", "b", 1.30, 0.95, True).same_order, LayoutPair("a", "b", 1.02, 0.95, True).same_order
         (False, None)
         """
-        from .calibration import MEASUREMENT_REPEATABILITY
-
         if abs(self.measured - 1) <= MEASUREMENT_REPEATABILITY:
             return None
         return (self.estimated > 1) == (self.measured > 1)
@@ -281,8 +280,7 @@ def layout_pairs() -> tuple[LayoutPair, ...]:
 
     groups: dict[tuple[Any, ...], list[tuple[Any, PublishedComparison]]] = {}
     for run in all_published_runs():
-        setting = (run.nodes, run.global_batch, run.seq_len, run.workload().precision)
-        key = (repr(run.model_spec()), repr(run.cluster_spec()), *setting)
+        key = (run.model_spec(), run.cluster_spec(), run.nodes, run.global_batch, run.seq_len, run.workload().precision)
         groups.setdefault(key, []).append((run, compare_published(run)))
     pairs = []
     for members in groups.values():
