@@ -207,6 +207,29 @@ DEEPSEEK_V3_ARCHITECTURE: str = (
     "128 + 64 rope, 1 shared + 256 routed experts of width 2048, 8 per token, the first 3 layers dense of width "
     "18432, vocabulary 129280, pre-training at 4K tokens); 671B parameters in total, 37B activated per token"
 )
+#: Mixtral 8x22B: Mistral AI's announcement gives its size, its Hugging Face config the shape.
+MIXTRAL_8X22B_2024: str = (
+    "Mistral AI, “Cheaper, Better, Faster, Stronger” (mistral.ai/news/mixtral-8x22b, 2024-04-17: 141B parameters, "
+    "39B active); Hugging Face mistralai/Mixtral-8x22B-v0.1 config.json (56 layers, hidden 6144, 48 heads, 8 KV "
+    "heads, 8 experts of width 16384, 2 per token, vocabulary 32768, context 65536, untied embeddings)"
+)
+#: DeepSeek-V2 and its Lite model: multi-head latent attention and fine-grained experts with shared ones.
+DEEPSEEK_V2_2024: str = (
+    "DeepSeek-AI, “DeepSeek-V2: A Strong, Economical, and Efficient Mixture-of-Experts Language Model”, "
+    "arXiv:2405.04434, §3.1.2 (60 layers, h 5120, 128 heads of 128, MLA with d_c 512, d_c' 1536, rope 64; 2 shared + "
+    "160 routed experts of width 1536, 6 per token, every layer MoE but the first; 236B total, 21B activated; "
+    "pre-training at 4K tokens) and Appendix B (DeepSeek-V2-Lite: 27 layers, h 2048, 16 heads, no query compression, "
+    "2 shared + 64 routed experts of width 1408, 6 per token; 15.7B total, 2.4B activated); Hugging Face "
+    "deepseek-ai/DeepSeek-V2 and DeepSeek-V2-Lite config.json (vocabulary 102400, first-layer MLP width 12288 and "
+    "10944, untied embeddings)"
+)
+#: Qwen2-57B-A14B: 64 experts and a shared expert eight experts wide.
+QWEN2_MOE_2024: str = (
+    "Qwen Team, “Qwen2 Technical Report”, arXiv:2407.10671, Table 1 (28 layers, hidden 3584, 28 query heads, 4 KV "
+    "heads, 64 experts of width 2560, 8 per token, a shared expert of width 20480; 57B total, 14B activated); "
+    "Hugging Face Qwen/Qwen2-57B-A14B config.json (vocabulary 151936, untied; the q, k, v biases and the "
+    "shared expert's one-output gate, 229,376 parameters in all, are left out); pre-training at 4K tokens (§3.1)"
+)
 #: NeMo's GPT-3 configs of the 5B and 20B rows of its 24.07 performance table (GPT-2 BPE vocabulary, its 50257
 #: tokens before Megatron pads them; tied embeddings and learned positions are the megatron_gpt defaults).
 NEMO_GPT3_CONFIGS: str = (
@@ -470,6 +493,34 @@ MODELS: dict[str, ModelSpec] = {
         _qwen3_moe("qwen3-30b-a3b", 48, 2048, 32, 768),
         _qwen3_moe("qwen3-235b-a22b", 94, 4096, 64, 1536),
         ModelSpec(
+            name="qwen2-57b-a14b",
+            layers=28,
+            hidden=3584,
+            heads=28,
+            kv_heads=4,
+            ffn_hidden=18944,
+            vocab=151936,
+            seq_len=4096,
+            num_experts=64,
+            top_k=8,
+            moe_ffn_hidden=2560,
+            shared_experts=8,  # shared_expert_intermediate_size 20480 = 8 x 2560
+            source=QWEN2_MOE_2024,
+        ),
+        ModelSpec(
+            name="mixtral-8x22b",
+            layers=56,
+            hidden=6144,
+            heads=48,
+            kv_heads=8,
+            ffn_hidden=16384,
+            vocab=32768,
+            seq_len=65536,
+            num_experts=8,
+            top_k=2,
+            source=MIXTRAL_8X22B_2024,
+        ),
+        ModelSpec(
             name="mixtral-8x7b",
             layers=32,
             hidden=4096,
@@ -518,6 +569,32 @@ MODELS: dict[str, ModelSpec] = {
             qk_nope_head_dim=128,
             v_head_dim=128,
             source=DEEPSEEK_V3_ARCHITECTURE,
+        ),
+        *(
+            ModelSpec(
+                name=name,
+                layers=layers,
+                hidden=hidden,
+                heads=heads,
+                ffn_hidden=dense_width,
+                vocab=102400,
+                seq_len=4096,
+                num_experts=experts,
+                top_k=6,
+                moe_ffn_hidden=expert_width,
+                shared_experts=2,
+                first_k_dense=1,
+                q_lora_rank=q_rank,
+                kv_lora_rank=512,
+                qk_rope_head_dim=64,
+                qk_nope_head_dim=128,
+                v_head_dim=128,
+                source=DEEPSEEK_V2_2024,
+            )
+            for name, layers, hidden, heads, dense_width, experts, expert_width, q_rank in (
+                ("deepseek-v2", 60, 5120, 128, 12288, 160, 1536, 1536),
+                ("deepseek-v2-lite", 27, 2048, 16, 10944, 64, 1408, None),
+            )
         ),
     )
 }

@@ -326,3 +326,75 @@ def test_moe_configs_the_spec_cannot_express_are_refused(config: dict[str, Any],
             coursekit.ModelSpec.from_config(config)
     finally:
         coursekit.set_language("en")
+
+
+# The four MoE presets of Megatron-Core's MoE model zoo that the course adds: their configs as published, and their
+# totals worked by hand. DeepSeek's "activated" counts match ours without the input embedding (a lookup, not a
+# matmul): DeepSeek-V3 37.55B - 129280 x 7168 = 36.6B, its report's 37B; V2 and V2-Lite below.
+MIXTRAL_8X22B = {**MIXTRAL, "hidden_size": 6144, "intermediate_size": 16384, "num_attention_heads": 48,
+                 "num_hidden_layers": 56, "vocab_size": 32768, "max_position_embeddings": 65536}  # fmt: skip
+DEEPSEEK_V2 = {**DEEPSEEK_V3, "model_type": "deepseek_v2", "hidden_size": 5120, "intermediate_size": 12288,
+               "moe_intermediate_size": 1536, "num_hidden_layers": 60, "num_attention_heads": 128,
+               "num_key_value_heads": 128, "n_shared_experts": 2, "n_routed_experts": 160, "num_experts_per_tok": 6,
+               "first_k_dense_replace": 1, "vocab_size": 102400, "max_position_embeddings": 4096}  # fmt: skip
+DEEPSEEK_V2_LITE = {**DEEPSEEK_V2, "hidden_size": 2048, "intermediate_size": 10944, "moe_intermediate_size": 1408,
+                    "num_hidden_layers": 27, "num_attention_heads": 16, "num_key_value_heads": 16,
+                    "n_routed_experts": 64, "q_lora_rank": None}  # fmt: skip
+
+
+def _mla_attention(h: int, a: int, q_rank: int | None) -> int:
+    """MLA's weights (DeepSeek-V2 §2.1.2-2.1.3): the query path (W_DQ, its norm, W_UQ; or one W_Q without query
+    compression), W_DKV with the shared rope key, the kv latent's norm, W_UK and W_UV, and W_O."""
+    kv_rank, rope, nope, v = 512, 64, 128, 128
+    query = h * q_rank + q_rank + q_rank * a * (nope + rope) if q_rank else h * a * (nope + rope)
+    return query + h * (kv_rank + rope) + kv_rank + kv_rank * a * (nope + v) + a * v * h
+
+
+@pytest.mark.parametrize(
+    ("config", "preset", "dense_width", "q_rank", "published"),
+    [
+        (DEEPSEEK_V2, "deepseek-v2", 12288, 1536, (236, 21)),
+        (DEEPSEEK_V2_LITE, "deepseek-v2-lite", 10944, None, (15.7, 2.4)),
+    ],
+)
+def test_deepseek_v2_counts_by_hand(
+    config: dict[str, Any], preset: str, dense_width: int, q_rank: int | None, published: tuple[float, float]
+) -> None:
+    h, a, layers, vocab = config["hidden_size"], config["num_attention_heads"], config["num_hidden_layers"], 102400
+    experts, width = config["n_routed_experts"], config["moe_intermediate_size"]
+    expert = 3 * h * width
+    moe_mlp = experts * expert + 2 * expert + h * experts  # routed, 2 shared, router
+    total = layers * (_mla_attention(h, a, q_rank) + 2 * h) + 3 * h * dense_width + (layers - 1) * moe_mlp
+    total += 2 * vocab * h + h
+    active = total - (layers - 1) * (experts - 6) * expert
+    model = ModelSpec.from_config(config)
+    assert (model.num_params, model.active_params) == (total, active)
+    assert (MODELS[preset].num_params, MODELS[preset].active_params) == (total, active)
+    digits = 0 if published[0] > 100 else 1
+    assert round(total / 1e9, digits) == published[0]
+    # activated without the input embedding: 20.85B (printed 21B) and 2.451B (printed 2.4B), within 3 %
+    assert (active - vocab * h) / 1e9 == pytest.approx(published[1], rel=0.03)
+    assert model.attention_kind == "mla" and model.moe_layers == layers - 1
+
+
+def test_mixtral_8x22b_counts_by_hand() -> None:
+    h, f, a, kv, layers, vocab, experts = 6144, 16384, 48, 8, 56, 32768, 8
+    attention = 2 * h * a * (h // a) + 2 * h * kv * (h // a)
+    expert = 3 * h * f
+    total = layers * (attention + experts * expert + h * experts + 2 * h) + 2 * vocab * h + h
+    active = total - layers * (experts - 2) * expert
+    assert (ModelSpec.from_config(MIXTRAL_8X22B).num_params, MODELS["mixtral-8x22b"].num_params) == (total, total)
+    assert MODELS["mixtral-8x22b"].active_params == active
+    assert (round(total / 1e9), round(active / 1e9)) == (141, 39)  # Mistral AI: 141B parameters, 39B active
+
+
+def test_qwen2_57b_preset_by_hand() -> None:
+    h, a, kv, layers, vocab, experts, width = 3584, 28, 4, 28, 151936, 64, 2560
+    attention = 2 * h * a * 128 + 2 * h * kv * 128
+    expert = 3 * h * width
+    total = layers * (attention + experts * expert + 8 * expert + h * experts + 2 * h) + 2 * vocab * h + h
+    active = total - layers * (experts - 8) * expert
+    model = MODELS["qwen2-57b-a14b"]
+    assert (model.num_params, model.active_params) == (total, active)
+    assert ModelSpec.from_config(QWEN2_57B).num_params == total
+    assert (round(total / 1e9), round(active / 1e9)) == (57, 14)
