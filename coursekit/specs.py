@@ -182,6 +182,14 @@ register(
             "zh": "{name} = {value!r}：必须是 {expected}，而不是 {type}。",
             "en": "{name} = {value!r}: must be a {expected}, not {type}.",
         },
+        "planner.layer_kind": {
+            "zh": 'kind = {value!r}：必须是 None、"dense"（稠密层）或 "moe"（混合专家层）。',
+            "en": 'kind = {value!r}: must be None, "dense" or "moe".',
+        },
+        "planner.layer_kind_moe": {
+            "zh": "kind = 'moe'：只有混合专家模型才有混合专家层，本模型是稠密模型。",
+            "en": "kind = 'moe': only a mixture-of-experts model has MoE layers; this model is dense.",
+        },
         "planner.empty_choices": {
             "zh": "{name} = {value!r}：至少要有一个取值。",
             "en": "{name} = {value!r}: must hold at least one value.",
@@ -773,7 +781,7 @@ class ModelSpec:
             return self.kv_lora_rank + self.qk_rope_head_dim + 0 * tp
         return 2 * self.kv_width_per_rank(tp)
 
-    def layer_widths(self) -> LayerWidths:
+    def layer_widths(self, kind: str | None = None) -> LayerWidths:
         """What one layer saves for backward, as widths per token (:class:`coursekit.activations.LayerWidths`).
 
         Attention: Q a·d_qk, K and V kv_heads·d_qk and kv_heads·d_v (GQA), or for MLA K and V expanded to
@@ -782,14 +790,20 @@ class ModelSpec:
         (top_k of them, times the capacity factor when experts are padded to capacity), the expert's input
         and output (2·h, whole on every TP rank unless sequence parallelism splits the tokens) and its inner
         activations (2 or 3 × the expert width), the shared experts' inner activations, and the fp32 router
-        probabilities (4 bytes = 2 elements per expert). With dense layers first, the heavier kind is returned
-        (the planner counts every layer of a stage alike).
+        probabilities (4 bytes = 2 elements per expert). ``kind`` picks the layer: ``"dense"`` (an MLP of
+        ``ffn_hidden``), ``"moe"`` (the experts; a mixture-of-experts model only) or ``None``, the model's own: an
+        MoE layer, or with dense layers first the heavier of the two kinds (what the planner counts for a pipeline
+        stage whose mix of kinds it does not know, :meth:`stage_layer_kinds`).
 
         >>> from coursekit.presets import MODELS
         >>> w = MODELS["llama3-8b"].layer_widths()
         >>> w.kv_heads, w.mlp_split, w.dropout
         (8, 43008, False)
         """
+        if kind not in (None, "dense", "moe"):
+            raise ValueError(tr("planner.layer_kind", value=kind))
+        if kind == "moe" and not self.is_moe:
+            raise ValueError(tr("planner.layer_kind_moe"))
         inner = 3 if self.mlp == "swiglu" else 2  # saved inner tensors of MLP width: GELU 2, SwiGLU 3
         dense_split: float = inner * self.ffn_hidden
         down_inputs: float = self.ffn_hidden
@@ -797,12 +811,12 @@ class ModelSpec:
         expert_inputs: float = 0
         act_width: float = 0
         moe_layer = False
-        if self.is_moe:
+        if self.is_moe and kind != "dense":
             width = self.moe_ffn_hidden or self.ffn_hidden
             copies = self.top_k * (self.capacity_factor or 1)
             moe_split = copies * inner * width + self.shared_experts * inner * width
             moe_replicated = copies * 2 * self.hidden + 2 * self.num_experts
-            if not self.first_k_dense or moe_split + moe_replicated >= dense_split:
+            if kind == "moe" or not self.first_k_dense or moe_split + moe_replicated >= dense_split:
                 dense_split, replicated, moe_layer = moe_split, moe_replicated, True
                 down_inputs, expert_inputs = (copies + self.shared_experts) * width, copies * self.hidden
                 act_width = copies * width
@@ -910,8 +924,8 @@ class ModelSpec:
     @property
     def dense_params_per_layer(self) -> int:
         """Per-layer parameters every token uses: attention, norms, and the MLP (dense) or the router and the
-        shared experts (MoE). With dense layers before the MoE layers it is the heavier of the two kinds, so
-        a pipeline stage's count is an upper bound (exact for stages made of MoE layers only)."""
+        shared experts (MoE). With dense layers before the MoE layers it is the heavier of the two kinds: what a
+        layer counts when its stage's mix of kinds is not known (:meth:`stage_layer_kinds`)."""
         base = self.attention_params_per_layer + 2 * self._norm_params()
         if not self.is_moe:
             return base + self._mlp_params(self.ffn_hidden)
@@ -965,27 +979,64 @@ class ModelSpec:
         """
         return LOGITS_BYTES * tokens * self.vocab / shards
 
+    def stage_layer_kinds(self, pp: Any, edge_layers: Any = 0) -> tuple[tuple[Any, Any, Any], ...]:
+        """(dense, MoE, either) layers of the (first, heaviest middle, last) pipeline stage; array-generic in ``pp``.
+
+        A dense model's layers are all dense, an MoE model's all MoE but its ``first_k_dense`` = k first ones,
+        which sit at the front of the pipeline: the first stage holds min(k, its layers) of them, the last stage
+        the ones past every earlier stage. The middle stages are MoE when the first stage holds every dense
+        layer; when some reach past it, which middle stage is heaviest depends on the shards, and its layers are
+        counted as "either": each as the heavier kind (:attr:`dense_params_per_layer`, :meth:`layer_widths`), an
+        upper bound. The stage sizes are :func:`stage_layer_counts`.
+
+        >>> from coursekit.presets import MODELS
+        >>> MODELS["deepseek-v3"].stage_layer_kinds(8, 1)  # 61 layers: 7, 8, 7; the first 3 dense
+        ((3, 4, 0), (0, 8, 0), (0, 7, 0))
+        """
+        first, mid, last = stage_layer_counts(self.layers, pp, edge_layers)
+        if not self.is_moe:
+            return (first, 0 * first, 0 * first), (mid, 0 * mid, 0 * mid), (last, 0 * last, 0 * last)
+        k = self.first_k_dense
+        first_dense = (first > k) * k + (first <= k) * first  # min(k, first), array-generic
+        past = k - (self.layers - last)  # dense layers that reach the last stage (pp == 1: all k)
+        last_dense = (past > 0) * ((past < last) * past + (past >= last) * last)
+        spill = (k > first) * 1  # dense layers beyond the first stage: the middle ones are "either"
+        return (
+            (first_dense, first - first_dense, 0 * first),
+            (0 * mid, (1 - spill) * mid, spill * mid),
+            (last_dense, last - last_dense, 0 * last),
+        )
+
     def stage_dense_params(self, pp: Any, edge_layers: Any = 0) -> tuple[Any, Any, Any]:
         """Parameters of the (first, heaviest middle, last) pipeline stage outside the experts; array-generic in ``pp``.
 
-        Each stage holds its layers' :attr:`dense_params_per_layer` (:func:`stage_layer_counts`); the first adds the
-        input embedding, the last the output layer and final norm. With ``pp == 1`` the one stage holds everything
-        (a tied output layer counted once); with ``pp > 1`` the last stage keeps its own copy of a tied output layer.
+        Each stage holds its layers' parameters outside the experts (:meth:`stage_layer_kinds`): a dense layer its
+        attention, norms and MLP; an MoE layer its attention, norms, router and shared experts; a layer of either
+        kind the heavier, :attr:`dense_params_per_layer`. The first stage adds the input embedding, the last the
+        output layer and final norm. With ``pp == 1`` the one stage holds everything (a tied output layer counted
+        once); with ``pp > 1`` the last stage keeps its own copy of a tied output layer.
 
         >>> tiny = ModelSpec("tiny", 4, 64, 4, 256, 1000, 128, tied_embeddings=True)
         >>> first, mid, last = tiny.stage_dense_params(2)
         >>> first - last == tiny.input_embedding_params - tiny.vocab * tiny.hidden - tiny.hidden
         True
         """
-        first, mid, last = stage_layer_counts(self.layers, pp, edge_layers)
+        base = self.attention_params_per_layer + 2 * self._norm_params()
+        dense_layer = base + self._mlp_params(self.ffn_hidden)
+        moe_layer = base + self.hidden * self.num_experts + self.shared_experts * self.expert_params
+        either = self.dense_params_per_layer
+
+        def params(kinds: tuple[Any, Any, Any]) -> Any:
+            return kinds[0] * dense_layer + kinds[1] * moe_layer + kinds[2] * either
+
+        first, mid, last = self.stage_layer_kinds(pp, edge_layers)
         single = (pp == 1) * 1
-        per_layer = self.dense_params_per_layer
         out_many = self.vocab * self.hidden + self._norm_params()
         out_last = single * self.output_params + (1 - single) * out_many
         return (
-            first * per_layer + self.input_embedding_params + single * self.output_params,
-            mid * per_layer,
-            last * per_layer + out_last,
+            params(first) + self.input_embedding_params + single * self.output_params,
+            params(mid),
+            params(last) + out_last,
         )
 
     @property

@@ -56,6 +56,54 @@ def test_stage_dense_params_by_hand() -> None:
     assert tied.stage_dense_params(2)[2] == 2 * TINY_LAYER + 64064
 
 
+# A tiny MoE model with dense layers first, worked by hand: the TINY layer's attention and norms (8192 + 8192 + 128),
+# 6 layers of which the first k are dense (MLP 3·64·256 = 49152); an MoE layer has a router 64·4 = 256 and one
+# shared expert of 3·64·32 = 6144 besides 4 routed experts of 6144.
+def _tiny_moe(k: int) -> ModelSpec:
+    return ModelSpec("tiny-moe", 6, 64, 4, 256, 1000, 128, num_experts=4, top_k=2, moe_ffn_hidden=32,
+                     shared_experts=1, first_k_dense=k)  # fmt: skip
+
+
+TINY_DENSE_LAYER, TINY_MOE_LAYER = 16512 + 49152, 16512 + 256 + 6144
+
+
+@pytest.mark.parametrize(
+    ("k", "pp", "kinds"),
+    [
+        (2, 1, ((2, 4, 0), (0, 0, 0), (2, 4, 0))),  # one stage: first and last are the same
+        (2, 2, ((2, 1, 0), (0, 0, 0), (0, 3, 0))),  # 3 + 3 layers
+        (2, 3, ((2, 0, 0), (0, 2, 0), (0, 2, 0))),  # 2 + 2 + 2: the dense layers fill the first stage
+        (3, 3, ((2, 0, 0), (0, 0, 2), (0, 2, 0))),  # one dense layer reaches a middle stage: "either"
+        (5, 3, ((2, 0, 0), (0, 0, 2), (1, 1, 0))),  # and one the last stage
+        (0, 3, ((0, 2, 0), (0, 2, 0), (0, 2, 0))),
+    ],
+)
+def test_stage_layer_kinds_by_hand(k: int, pp: int, kinds: tuple[tuple[int, int, int], ...]) -> None:
+    model = _tiny_moe(k)
+    assert model.stage_layer_kinds(pp) == kinds
+    stages = model.stage_layer_kinds(np.array([pp, pp]))
+    assert tuple(tuple(int(n[1]) for n in stage) for stage in stages) == kinds
+    either = max(TINY_DENSE_LAYER, TINY_MOE_LAYER) if k else TINY_MOE_LAYER
+    assert model.dense_params_per_layer == either
+    layers = [d * TINY_DENSE_LAYER + m * TINY_MOE_LAYER + e * either for d, m, e in kinds]
+    first, mid, last = model.stage_dense_params(pp)
+    single = pp == 1
+    assert first == layers[0] + 64000 + single * 64064
+    assert mid == layers[1]
+    assert last == layers[2] + 64064
+
+
+def test_layer_widths_by_kind() -> None:
+    model = _tiny_moe(2)
+    assert model.layer_widths("dense").mlp_split == 3 * 256 and not model.layer_widths("dense").router
+    assert model.layer_widths("moe").mlp_split == 2 * 3 * 32 + 1 * 3 * 32 and model.layer_widths("moe").router
+    assert model.layer_widths() == model.layer_widths("dense")  # 768 wide beats the MoE layer's 288 + 264
+    with pytest.raises(ValueError, match="only a mixture-of-experts model has MoE layers"):
+        TINY.layer_widths("moe")
+    with pytest.raises(ValueError, match='must be None, "dense" or "moe"'):
+        model.layer_widths("expert")
+
+
 def test_stage_layer_counts_llama3_405b() -> None:
     # Llama Team 2024, §3.3.2: 126 layers on 16 stages, one fewer on the first and the last: 7, 8 (middle), 7.
     assert stage_layer_counts(126, 16, 1) == (7, 8, 7)

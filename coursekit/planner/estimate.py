@@ -761,6 +761,8 @@ class _Stages:
     dense: dict[str, Any]
     layers_max: Any
     single: Any  # 1.0 where pp == 1: the one stage is first and last
+    #: (dense, MoE, either) layers of each stage kind (ModelSpec.stage_layer_kinds)
+    kinds: dict[str, tuple[Any, Any, Any]]
 
     @classmethod
     def of(cls, np: Any, model: ModelSpec, workload: WorkloadSpec, k: _Columns) -> _Stages:
@@ -768,13 +770,15 @@ class _Stages:
 
         def per_pp(pp: Any) -> tuple[Any, ...]:  # the stages depend on pp alone: once per distinct pp
             counts = stage_layer_counts(model.layers, pp, edge)
-            return (*counts, *model.stage_dense_params(pp, edge))
+            kinds = [n * np.ones_like(pp) for stage in model.stage_layer_kinds(pp, edge) for n in stage]
+            return (*counts, *model.stage_dense_params(pp, edge), *kinds)
 
         parts = [x.astype(np.float64) for x in on_distinct(np, per_pp, k.pp)]
         layers = dict(zip(STAGE_KINDS, parts[:3], strict=True))
-        dense = dict(zip(STAGE_KINDS, parts[3:], strict=True))
+        dense = dict(zip(STAGE_KINDS, parts[3:6], strict=True))
+        kinds = {kind: (parts[6 + 3 * i], parts[7 + 3 * i], parts[8 + 3 * i]) for i, kind in enumerate(STAGE_KINDS)}
         layers_max = np.maximum(np.maximum(layers["first"], layers["mid"]), layers["last"])
-        return cls(layers, dense, layers_max, (k.pp == 1).astype(np.float64))
+        return cls(layers, dense, layers_max, (k.pp == 1).astype(np.float64), kinds)
 
 
 def _memory_ledger(np: Any, model: ModelSpec, workload: WorkloadSpec, k: _Columns, st: _Stages) -> dict[str, Any]:
@@ -792,19 +796,27 @@ def _memory_ledger(np: Any, model: ModelSpec, workload: WorkloadSpec, k: _Column
     modules = workload.recompute_modules  # module-level recomputation (coursekit.specs.RECOMPUTE_MODULES)
     probs = workload.moe_probs_in_experts  # the combine keeps no copy of the expert outputs (Megatron-Core >= 0.13)
 
-    def per_shape(mb: Any, tp: Any, cp: Any, rc: Any) -> tuple[Any, Any, Any]:  # once per distinct (mb, tp, cp, rc)
+    # one layer of each kind a stage holds (dense, MoE, either: ModelSpec.stage_layer_kinds); one kind suffices unless
+    # an MoE model has dense layers first
+    mixed = model.is_moe and model.first_k_dense > 0
+    kind_widths = (model.layer_widths("dense"), model.layer_widths("moe"), widths) if mixed else (widths,)
+
+    def per_shape(mb: Any, tp: Any, cp: Any, rc: Any) -> tuple[Any, ...]:  # once per distinct (mb, tp, cp, rc)
         mbf, tpf, cpf = (x.astype(np.float64) for x in (mb, tp, cp))
         one = np.ones_like(rc)
         full_none = _layer_activation_terms(widths, s, mbf, tpf, sp, one, cpf, flash, fp8, (), probs)[2]
-        per_layer = _layer_activation_terms(widths, s, mbf, tpf, sp, rc, cpf, flash, fp8, modules, probs)[2]
+        per_kind = [
+            _layer_activation_terms(w, s, mbf, tpf, sp, rc, cpf, flash, fp8, modules, probs)[2] for w in kind_widths
+        ]
+        per_layer = per_kind[-1]
         extra = (rc == 2) * full_none
         if "moe" in modules:  # one MoE block's activations exist again while its recomputation runs
             kept = tuple(m for m in modules if m != "moe")
             again = _layer_activation_terms(widths, s, mbf, tpf, sp, rc, cpf, flash, fp8, kept, probs)[2]
             extra = extra + again - per_layer
-        return per_layer, extra, model.logits_bytes(s * mbf, tpf * cpf)
+        return (*per_kind, extra, model.logits_bytes(s * mbf, tpf * cpf))
 
-    per_layer, full_extra, logits = on_distinct(np, per_shape, k.mb, k.tp, k.cp, k.rc)
+    *per_kind, full_extra, logits = on_distinct(np, per_shape, k.mb, k.tp, k.cp, k.rc)
     p_layer = float(model.dense_params_per_layer)
     p_experts = float(model.num_experts * model.expert_params)
     zero, dpc = k.zero, k.dpc
@@ -813,15 +825,18 @@ def _memory_ledger(np: Any, model: ModelSpec, workload: WorkloadSpec, k: _Column
     # every stage kind at once: rows of (3, candidates) arrays, first, heaviest middle and last stage (STAGE_KINDS)
     layers = np.stack([st.layers[kind] for kind in STAGE_KINDS])
     dense = np.stack([st.dense[kind] for kind in STAGE_KINDS])
+    counts = [np.stack([st.kinds[kind][i] for kind in STAGE_KINDS]) for i in range(3)]  # dense, MoE, either
     params, grads, optimizer = _state_bytes(dense / k.tpf, dpc, zero, pb, gb_, kb)
     if model.is_moe:
         edp, shards = k.edp, k.expert_shards
         workspace = workspace + (zero == 3) * (edp > 1) * pb * p_experts / shards
-        ep_par, ep_grad, ep_opt = _state_bytes(layers * p_experts / shards, edp, zero, pb, gb_, kb)
+        expert_layers = counts[1] + counts[2]  # the layers that hold experts (either: counted as holding them)
+        ep_par, ep_grad, ep_opt = _state_bytes(expert_layers * p_experts / shards, edp, zero, pb, gb_, kb)
         params, grads, optimizer = params + ep_par, grads + ep_grad, optimizer + ep_opt
     inflight = np.stack(_microbatches_in_flight(k.ppf, k.gaf, k.vf))
     has_logits = np.stack([st.single, st.single, np.ones_like(st.single)])  # the last stage, or the only one
-    activations = per_layer * layers * inflight + full_extra + has_logits * logits
+    saved = sum(n * a for n, a in zip(counts, per_kind, strict=True)) if mixed else layers * per_kind[0]
+    activations = saved * inflight + full_extra + has_logits * logits
     fixed = params + grads + optimizer + workspace + reserve
     total = fixed + activations
     # the heaviest stage's row of each: one gather per key from the flattened (3, candidates) array
