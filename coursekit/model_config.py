@@ -252,6 +252,9 @@ def model_fields_from_config(config: Mapping[str, Any], name: str | None = None)
     experts = _int(found[0], found[1], 0) if found is not None else 0
     if experts > 0:
         fields.update(_moe_fields(config, model_type, experts, ffn))
+    mtp = _optional(config, "num_nextn_predict_layers", 0, low=0)  # DeepSeek-V3's multi-token prediction modules
+    if mtp:
+        fields["mtp_layers"] = mtp
     if config.get("kv_lora_rank") is not None:
         fields["kv_lora_rank"] = _int("kv_lora_rank", config["kv_lora_rank"])
         fields["q_lora_rank"] = _optional(config, "q_lora_rank", None)

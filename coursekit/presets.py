@@ -205,7 +205,8 @@ QWEN3_2025: str = (
 DEEPSEEK_V3_ARCHITECTURE: str = (
     DEEPSEEK_V3_2024 + ", §2.1 and §4.2 (61 layers, h 7168, 128 heads, MLA with d_c 512, d_c' 1536, per-head "
     "128 + 64 rope, 1 shared + 256 routed experts of width 2048, 8 per token, the first 3 layers dense of width "
-    "18432, vocabulary 129280, pre-training at 4K tokens); 671B parameters in total, 37B activated per token"
+    "18432, vocabulary 129280, pre-training at 4K tokens); 671B parameters in total, 37B activated per token; §2.2: "
+    "one multi-token prediction module (D = 1) trained beside it"
 )
 #: Mixtral 8x22B: Mistral AI's announcement gives its size, its Hugging Face config the shape.
 MIXTRAL_8X22B_2024: str = (
@@ -568,6 +569,7 @@ MODELS: dict[str, ModelSpec] = {
             qk_rope_head_dim=64,
             qk_nope_head_dim=128,
             v_head_dim=128,
+            mtp_layers=1,
             source=DEEPSEEK_V3_ARCHITECTURE,
         ),
         *(

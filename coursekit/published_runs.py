@@ -156,14 +156,19 @@ MEGATRON_BRIDGE_2604_SOURCE: str = (
     "github.com/NVIDIA-NeMo/Megatron-Bridge docs/performance-summary-archive.md @ "
     "067f987df03b8355b03192d88d70f1709fedf51a"
 )
-#: The 25.09 DeepSeek-V3 H100 row's recipe: expert tensor parallelism 1, selective recomputation, bf16 gradient
-#: reduction (grad_reduce_in_fp32: false).
+#: The 25.09 DeepSeek-V3 H100 row's recipe: expert tensor parallelism 1, bf16 gradient reduction
+#: (grad_reduce_in_fp32: false), and what run_script.py sets for the H100: DeepEP (enable_deepep, the flex
+#: dispatcher), the 1F1B all-to-all overlap (overlap_moe_expert_parallel_comm, delay_wgrad_compute), no overlap of the
+#: gradient reduction (overlap_grad_reduce = False), selective recomputation of recompute_modules = ["mla_up_proj",
+#: "mlp"] only (the list replaces Megatron-Core's default ["core_attn"]), and the pipeline layout "Et|(tt|)*30mL".
 DEEPSEEK_V3_BRIDGE_CONFIG: str = (
     "Megatron-Bridge scripts/performance/configs/deepseek/deepseek_v3_llm_pretrain.yaml @ "
     "fa0315ae2684693a666be9d247adf9baf1e30028 (h100 num_gpus_1024: tp 2, pp 8, vp 4, ep 64, etp 1, mbs 1, gbs 8192; "
     "recompute_granularity: selective; grad_reduce_in_fp32: false); Megatron-Bridge scripts/performance/run_script.py, "
     "src/megatron/bridge/recipes/deepseek/deepseek_v3.py @ fa0315ae2684693a666be9d247adf9baf1e30028: "
-    "CommOverlapConfig(tp_comm_overlap=False)"
+    "CommOverlapConfig(tp_comm_overlap=False); run_script.py, H100: enable_deepep, overlap_moe_expert_parallel_comm, "
+    'delay_wgrad_compute, overlap_grad_reduce = False, recompute_modules = ["mla_up_proj", "mlp"], layout '
+    '"Et|(tt|)*30mL"'
 )
 
 
@@ -323,7 +328,8 @@ QWEN3_H100_CONFIG: str = (
     "NVIDIA-NeMo/Megatron-Bridge scripts/performance/configs/qwen/qwen3_workload_base_configs.py and "
     "qwen3_llm_pretrain.py @ df0289c180dd20ff26933455c7a0a11084f6a36f (QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1, "
     "QWEN3_235B_A22B_PRETRAIN_CONFIG_H100_FP8_CS_V1: moe_a2a_overlap=True, expert_tensor_parallel_size=1; "
-    "moe_token_dispatcher_type alltoall; moe_router_force_load_balancing=True)"
+    "moe_token_dispatcher_type alltoall; moe_router_force_load_balancing=True; qwen3_235b_a22b_pretrain_config_h100: "
+    "CommOverlapConfig(tp_comm_overlap=False))"
 )
 
 #: The launcher's 24.07 training config of GPT-3 20B: TP 2, micro-batch 2, Transformer Engine's TP comm-GEMM overlap
@@ -490,7 +496,8 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
         4,
         1575.0,
         MEGATRON_BRIDGE_2511_SOURCE + ", row Qwen3_235B_a22B; " + QWEN3_H100_CONFIG,
-        options=(("overlap_ep", 1.0),),  # moe_a2a_overlap=True
+        # moe_a2a_overlap=True; qwen3_235b_a22b_pretrain_config_h100: CommOverlapConfig(tp_comm_overlap=False)
+        options=(("overlap_ep", 1.0), TP_OVERLAP_OFF),
     ),
     # More validation rows (none fits a constant): the rest of NeMo 24.07's pre-training table that the presets
     # cover (GPT-3 5B and 20B), and Megatron-Bridge's other H100 configurations: DeepSeek-V3 on H100 (25.09), the
@@ -561,9 +568,16 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
         MEGATRON_BRIDGE_2509_SOURCE + ", row DeepSeekV3 (dropless); " + DEEPSEEK_V3_BRIDGE_CONFIG,
         options=(
             ("recipe", "zero-fp16-adam"),  # grad_reduce_in_fp32: false, bf16 gradients: 2 + 2 + 12
-            ("recompute_modes", ("selective",)),  # recompute_granularity: selective
+            # recompute_modules ["mla_up_proj", "mlp"]: no core-attention recomputation; the "mlp" module (the three
+            # dense layers' MLPs) is left out
+            ("recompute_modes", ("none",)),
+            ("recompute_modules", ("mla_up_proj",)),
             # The model's group-limited routing (8 groups, 4 per token); EP 64 puts one group on each node.
             ("ep_node_limit", 4),
+            ("ep_dedup_per_node", True),  # enable_deepep on the H100: DeepEP's flex dispatcher
+            ("overlap_ep", 1.0),  # overlap_moe_expert_parallel_comm with delay_wgrad_compute
+            ("overlap_dp", 0.0),  # overlap_grad_reduce = False on the H100
+            ("pipeline_edge_layers", 1),  # "Et|(tt|)*30mL": the first stage's chunk holds the embedding and 1 layer
             TP_OVERLAP_OFF,  # the recipe's CommOverlapConfig(tp_comm_overlap=False)
         ),
     ),
@@ -609,7 +623,7 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
         4,
         1633.0,
         MEGATRON_BRIDGE_2602_SOURCE + ", row Qwen3_235B_a22B; " + QWEN3_H100_CONFIG + " (V2: V1 with GBS 8192)",
-        options=(("overlap_ep", 1.0),),  # moe_a2a_overlap=True
+        options=(("overlap_ep", 1.0), TP_OVERLAP_OFF),  # moe_a2a_overlap=True, tp_comm_overlap=False as above
     ),
     _run(
         "Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8, EP 16)",

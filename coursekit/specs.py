@@ -615,6 +615,12 @@ class ModelSpec:
             attention (DeepSeek-V2, arXiv:2405.04434, §2.1): set ``kv_lora_rank`` to use it; the query and key
             heads are qk_nope + qk_rope wide, the value heads v_head_dim; ``q_lora_rank`` ``None`` = a full-rank
             query projection. :attr:`attention_kind` says ``"mha"``, ``"gqa"`` or ``"mla"``.
+        mtp_layers: multi-token prediction modules trained beside the model (DeepSeek-V3, arXiv:2412.19437, §2.2:
+            D = 1), each predicting one more token ahead: two norms and a 2h → h projection that join the previous
+            depth's hidden state with the next token's embedding, one transformer block (an MoE layer in an MoE
+            model), and the output layer and embedding shared with the model. Training only: they sit on the last
+            pipeline stage (Megatron-Core's ``--mtp-num-layers``; the layout ``...mL``), and their weights,
+            :attr:`mtp_params`, are not in :attr:`num_params` (DeepSeek-V3's 671B leave out its 14B-weight module).
 
     Parameter count (:attr:`num_params`), with hd = head_dim and kv = kv_heads·hd:
 
@@ -666,6 +672,7 @@ class ModelSpec:
     qk_rope_head_dim: int = 0
     qk_nope_head_dim: int = _SAME_AS_HEADS
     v_head_dim: int = _SAME_AS_HEADS
+    mtp_layers: int = 0
 
     def __post_init__(self) -> None:
         raw: Any = self
@@ -694,6 +701,7 @@ class ModelSpec:
             check_int("moe_ffn_hidden", raw.moe_ffn_hidden, ge=1)
         check_int("shared_experts", raw.shared_experts, ge=0, le=1 << 10)
         check_int("first_k_dense", raw.first_k_dense, ge=0, le=raw.layers - 1 if experts > 0 else 0)
+        check_int("mtp_layers", raw.mtp_layers, ge=0, le=1 << 10)
         if raw.capacity_factor is not None:
             object.__setattr__(
                 self, "capacity_factor", check_number("capacity_factor", raw.capacity_factor, ge=1, le=1 << 10)
@@ -987,15 +995,16 @@ class ModelSpec:
         the ones past every earlier stage. The middle stages are MoE when the first stage holds every dense
         layer; when some reach past it, which middle stage is heaviest depends on the shards, and its layers are
         counted as "either": each as the heavier kind (:attr:`dense_params_per_layer`, :meth:`layer_widths`), an
-        upper bound. The stage sizes are :func:`stage_layer_counts`.
+        upper bound. The stage sizes are :func:`stage_layer_counts`; the last stage also holds the
+        :attr:`mtp_layers` multi-token prediction modules' transformer blocks, counted as layers of the model's kind.
 
         >>> from coursekit.presets import MODELS
-        >>> MODELS["deepseek-v3"].stage_layer_kinds(8, 1)  # 61 layers: 7, 8, 7; the first 3 dense
-        ((3, 4, 0), (0, 8, 0), (0, 7, 0))
+        >>> MODELS["deepseek-v3"].stage_layer_kinds(8, 1)  # 61 layers: 7, 8, 7; the first 3 dense; 1 MTP block
+        ((3, 4, 0), (0, 8, 0), (0, 8, 0))
         """
         first, mid, last = stage_layer_counts(self.layers, pp, edge_layers)
         if not self.is_moe:
-            return (first, 0 * first, 0 * first), (mid, 0 * mid, 0 * mid), (last, 0 * last, 0 * last)
+            return (first, 0 * first, 0 * first), (mid, 0 * mid, 0 * mid), (last + self.mtp_layers, 0 * last, 0 * last)
         k = self.first_k_dense
         first_dense = (first > k) * k + (first <= k) * first  # min(k, first), array-generic
         past = k - (self.layers - last)  # dense layers that reach the last stage (pp == 1: all k)
@@ -1004,7 +1013,7 @@ class ModelSpec:
         return (
             (first_dense, first - first_dense, 0 * first),
             (0 * mid, (1 - spill) * mid, spill * mid),
-            (last_dense, last - last_dense, 0 * last),
+            (last_dense, last - last_dense + self.mtp_layers, 0 * last),
         )
 
     def stage_dense_params(self, pp: Any, edge_layers: Any = 0) -> tuple[Any, Any, Any]:
@@ -1014,7 +1023,8 @@ class ModelSpec:
         attention, norms and MLP; an MoE layer its attention, norms, router and shared experts; a layer of either
         kind the heavier, :attr:`dense_params_per_layer`. The first stage adds the input embedding, the last the
         output layer and final norm. With ``pp == 1`` the one stage holds everything (a tied output layer counted
-        once); with ``pp > 1`` the last stage keeps its own copy of a tied output layer.
+        once); with ``pp > 1`` the last stage keeps its own copy of a tied output layer. The last stage also holds the
+        multi-token prediction modules (:attr:`mtp_block_params` each).
 
         >>> tiny = ModelSpec("tiny", 4, 64, 4, 256, 1000, 128, tied_embeddings=True)
         >>> first, mid, last = tiny.stage_dense_params(2)
@@ -1033,16 +1043,43 @@ class ModelSpec:
         single = (pp == 1) * 1
         out_many = self.vocab * self.hidden + self._norm_params()
         out_last = single * self.output_params + (1 - single) * out_many
+        # the MTP blocks are among the last stage's layers; their projection and three norms come on top
+        mtp_extra = self.mtp_layers * (self.mtp_block_params - (moe_layer if self.is_moe else dense_layer))
         return (
             params(first) + self.input_embedding_params + single * self.output_params,
             params(mid),
-            params(last) + out_last,
+            params(last) + out_last + mtp_extra,
         )
 
     @property
     def active_params(self) -> int:
         """Parameters one token passes through: ``top_k`` routed experts per MoE layer instead of all."""
         return self.num_params - self.moe_layers * (self.num_experts - self.top_k) * self.expert_params
+
+    @property
+    def mtp_block_params(self) -> int:
+        """Parameters of one multi-token prediction module outside its transformer block's routed experts: the
+        block's attention, norms and MLP (dense) or router and shared experts (MoE), the two input norms, the final
+        norm and the 2h → h projection (DeepSeek-V3 §2.2). 0 without MTP modules."""
+        if not self.mtp_layers:
+            return 0
+        base = self.attention_params_per_layer + 2 * self._norm_params()
+        if self.is_moe:
+            block = base + self.hidden * self.num_experts + self.shared_experts * self.expert_params
+        else:
+            block = base + self._mlp_params(self.ffn_hidden)
+        return block + 3 * self._norm_params() + 2 * self.hidden * self.hidden
+
+    @property
+    def mtp_params(self) -> int:
+        """Weights of the multi-token prediction modules (:attr:`mtp_layers`), routed experts included; the
+        embedding and the output layer they share with the model are not counted again.
+
+        >>> from coursekit.presets import MODELS
+        >>> round(MODELS["deepseek-v3"].mtp_params / 1e9, 1)  # its report's 14B with the embedding and head stored
+        11.6
+        """
+        return self.mtp_layers * (self.mtp_block_params + self.num_experts * self.expert_params)
 
 
 @dataclass(frozen=True)

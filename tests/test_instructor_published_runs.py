@@ -247,14 +247,14 @@ PHRASES: list[tuple[str, str, Callable[[], str]]] = [
     ),
     (
         "en",
-        "(rank 1806, 1.74x the best, 0.69x)",
+        "(rank 2597, 2.26x the best, 0.51x)",
         lambda: (
             f"(rank {_c(DSV3).rank}, {_x(_c(DSV3).step_over_best)}x the best, {_x(_c(DSV3).estimated_over_published)}x)"
         ),
     ),
     (
         "zh",
-        "（第 1806 名，最优的\n  1.74 倍，吞吐 0.69 倍）",
+        "（第 2597 名，最优的\n  2.26 倍，吞吐 0.51 倍）",
         lambda: (
             f"（第 {_c(DSV3).rank} 名，最优的\n  {_x(_c(DSV3).step_over_best)} 倍，吞吐 "
             f"{_x(_c(DSV3).estimated_over_published)} 倍）"
@@ -268,22 +268,22 @@ PHRASES: list[tuple[str, str, Callable[[], str]]] = [
     ),
     (
         "en",
-        "Qwen3 235B-A22B at 1.39x and rank 41",
+        "Qwen3 235B-A22B at 1.37x and rank 42",
         lambda: f"Qwen3 235B-A22B at {_x(_c(QWEN235).estimated_over_published)}x and rank {_c(QWEN235).rank}",
     ),
     (
         "zh",
-        "Qwen3 235B-A22B 是 1.39 倍、第 41 名",
+        "Qwen3 235B-A22B 是 1.37 倍、第 42 名",
         lambda: f"Qwen3 235B-A22B 是 {_x(_c(QWEN235).estimated_over_published)} 倍、第 {_c(QWEN235).rank} 名",
     ),
     (
         "en",
-        "(0.77x, 1.21x the best)",
+        "(1.07x, 1.24x the best)",
         lambda: f"({_x(_c(DSV3_BRIDGE).estimated_over_published)}x, {_x(_c(DSV3_BRIDGE).step_over_best)}x the best)",
     ),
     (
         "zh",
-        "（0.77 倍，最优的 1.21 倍）",
+        "（1.07 倍，最优的 1.24 倍）",
         lambda: (
             f"（{_x(_c(DSV3_BRIDGE).estimated_over_published)} 倍，最优的 {_x(_c(DSV3_BRIDGE).step_over_best)} 倍）"
         ),

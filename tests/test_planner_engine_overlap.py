@@ -58,7 +58,9 @@ def test_tp_overlap_share_from_the_userbuffers_config() -> None:
         ("DGX Cloud Grok-1 314B (MoE), 8K, 512 H100 (BF16)", 0.0),  # grok1_314b.yaml: ub_tp_comm_overlap: false
         ("DGX Cloud Nemotron-4 15B, 4K, 16 H100 (FP8)", 15 / 16),  # nemotron4-15b-synth.yaml: ... True
         ("Megatron-Bridge DeepSeek-V3 (MoE), 4K, 1024 H100 (FP8)", 0.0),  # recipe: CommOverlapConfig(..=False)
-        ("Megatron-Bridge Qwen3 235B-A22B (MoE), 4K, 256 H100 (FP8)", 15 / 16),  # run_script: tp_comm_overlap=True
+        # the 25.11 row's config (qwen3_llm_pretrain.py @ df0289c1, qwen3_235b_a22b_pretrain_config_h100):
+        # CommOverlapConfig(tp_comm_overlap=False); the 25.09 run_script.py (fa0315ae) had set it True
+        ("Megatron-Bridge Qwen3 235B-A22B (MoE), 4K, 256 H100 (FP8)", 0.0),
         ("BLOOM 176B, 384 GPUs", 0.0),  # no sequence parallelism (Megatron-DeepSpeed): the overlap cannot run
     ],
 )

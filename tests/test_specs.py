@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -117,3 +119,44 @@ def test_planner_specs_reexports_the_same_objects() -> None:
 
     assert PRECISION_RECIPES is specs.PRECISION_RECIPES and RECOMPUTE_MODES is specs.RECOMPUTE_MODES
     assert ServingWorkload is specs.ServingWorkload
+
+
+def test_mtp_module_params_by_hand() -> None:
+    """DeepSeek-V3 §2.2: each multi-token prediction module has two input RMSNorms, a 2h -> h projection, one
+    transformer block and the model's embedding and output head. The block is an MoE layer (MLA, two norms, router,
+    1 shared and 256 routed experts of 3 x 7168 x 2048); a final norm closes the module. The model card counts
+    685B weights: 671B for the model and 14B for the module with its own stored copy of the embedding and head."""
+    from coursekit.presets import MODELS
+
+    model = MODELS["deepseek-v3"]
+    h, expert = 7168, 3 * 7168 * 2048
+    block = model.attention_params_per_layer + 2 * h + h * 256 + expert
+    assert model.mtp_block_params == block + 3 * h + 2 * h * h
+    assert model.mtp_params == model.mtp_block_params + 256 * expert
+    stored = model.num_params + model.mtp_params + 2 * 129280 * h
+    assert stored == pytest.approx(685e9, rel=1e-3)
+    assert (
+        model.mtp_layers == 1 and ModelSpec.from_config({**_DSV3_CONFIG, "num_nextn_predict_layers": 1}).mtp_layers == 1
+    )
+    assert dataclasses.replace(model, mtp_layers=0).mtp_params == 0
+
+
+_DSV3_CONFIG = {"model_type": "deepseek_v3", "hidden_size": 7168, "intermediate_size": 18432,
+                "moe_intermediate_size": 2048, "num_hidden_layers": 61, "num_attention_heads": 128,
+                "num_key_value_heads": 128, "n_shared_experts": 1, "n_routed_experts": 256, "num_experts_per_tok": 8,
+                "first_k_dense_replace": 3, "kv_lora_rank": 512, "q_lora_rank": 1536, "qk_rope_head_dim": 64,
+                "qk_nope_head_dim": 128, "v_head_dim": 128, "vocab_size": 129280, "max_position_embeddings": 4096,
+                "tie_word_embeddings": False}  # fmt: skip
+
+
+def test_mtp_sits_on_the_last_stage() -> None:
+    moe = dataclasses.replace(_tiny_moe(2), mtp_layers=1)
+    assert moe.stage_layer_kinds(3) == ((2, 0, 0), (0, 2, 0), (0, 3, 0))  # the MTP block counts as an MoE layer
+    extra = 3 * 64 + 2 * 64 * 64  # the module's three norms and its 2h -> h projection
+    assert moe.stage_dense_params(3)[2] == _tiny_moe(2).stage_dense_params(3)[2] + TINY_MOE_LAYER + extra
+    dense = dataclasses.replace(TINY, mtp_layers=2)
+    assert dense.stage_layer_kinds(2)[2] == (4, 0, 0)
+    assert dense.mtp_block_params == TINY_LAYER + extra
+    assert dense.stage_dense_params(2)[2] == TINY.stage_dense_params(2)[2] + 2 * (TINY_LAYER + extra)
+    with pytest.raises(ValueError, match="mtp_layers"):
+        dataclasses.replace(TINY, mtp_layers=-1)

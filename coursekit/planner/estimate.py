@@ -823,7 +823,6 @@ def _memory_ledger(np: Any, model: ModelSpec, workload: WorkloadSpec, k: _Column
     workspace = (zero == 3) * (dpc > 1) * pb * p_layer / k.tpf
     reserve = workload.runtime_reserve_gib * float(1 << 30)
     # every stage kind at once: rows of (3, candidates) arrays, first, heaviest middle and last stage (STAGE_KINDS)
-    layers = np.stack([st.layers[kind] for kind in STAGE_KINDS])
     dense = np.stack([st.dense[kind] for kind in STAGE_KINDS])
     counts = [np.stack([st.kinds[kind][i] for kind in STAGE_KINDS]) for i in range(3)]  # dense, MoE, either
     params, grads, optimizer = _state_bytes(dense / k.tpf, dpc, zero, pb, gb_, kb)
@@ -834,8 +833,9 @@ def _memory_ledger(np: Any, model: ModelSpec, workload: WorkloadSpec, k: _Column
         ep_par, ep_grad, ep_opt = _state_bytes(expert_layers * p_experts / shards, edp, zero, pb, gb_, kb)
         params, grads, optimizer = params + ep_par, grads + ep_grad, optimizer + ep_opt
     inflight = np.stack(_microbatches_in_flight(k.ppf, k.gaf, k.vf))
-    has_logits = np.stack([st.single, st.single, np.ones_like(st.single)])  # the last stage, or the only one
-    saved = sum(n * a for n, a in zip(counts, per_kind, strict=True)) if mixed else layers * per_kind[0]
+    # the last stage, or the only one, keeps the logits: once more for each multi-token prediction module
+    has_logits = np.stack([st.single, st.single, np.ones_like(st.single)]) * (1.0 + model.mtp_layers)
+    saved = sum(n * a for n, a in zip(counts, per_kind, strict=True)) if mixed else sum(counts) * per_kind[0]
     activations = saved * inflight + full_extra + has_logits * logits
     fixed = params + grads + optimizer + workspace + reserve
     total = fixed + activations
@@ -906,9 +906,13 @@ def _compute_time(
     # their FLOPs weighs efficiency / expert_efficiency (per layer, averaged over the layers like the rest).
     routed = routed_all / model.layers
     per_layer_flops = per_layer_flops + routed * (efficiency / expert_efficiency - 1.0)
+    # the last stage also runs the multi-token prediction modules: a transformer block (a layer's FLOPs), the 2h -> h
+    # projection (6·2h² per token) and the shared output layer once more each (DeepSeek-V3 §2.2)
+    mtp = float(model.mtp_layers)
+    mtp_work = mtp * (per_layer_flops + 12.0 * model.hidden * model.hidden + output_flops)
     work = np.maximum(
         np.maximum(first * per_layer_flops + st.single * output_flops, mid * per_layer_flops),
-        last * per_layer_flops + output_flops,
+        last * per_layer_flops + output_flops + mtp_work,
     )
     tokens_step = float(workload.global_batch) * s
     peak = precision_peak_flops(model, cluster, workload, charged, k.rc, k.cpf)
