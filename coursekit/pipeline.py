@@ -194,6 +194,28 @@ def _microbatches_in_flight(stages: Any, microbatches: Any, virtual_stages: Any 
     )
 
 
+#: DualPipe's bubble per device (DeepSeek-V3, arXiv:2412.19437, §3.2.1, Table 2) is (PP/2 - 1)(F&B + B - 3W): F a
+#: forward chunk, B a full backward chunk, W its weight-gradient part, F&B a forward and a backward chunk run together.
+#: Taken at F : B : W = 1 : 2 : 1 (a backward twice a forward, half of it the weight gradients, as Zero Bubble splits
+#: it) and F&B = F + B (the two chunks share the GPU; what they overlap is communication): (PP/2 - 1)·2F, which is
+#: this share of one micro-batch's F + B per pair of stages.
+DUALPIPE_BUBBLE_PER_STAGE_PAIR: float = 2.0 / 3.0
+
+
+def _dualpipe_bubble_fraction(stages: Any, microbatches: Any) -> Any:
+    """Share of the step DualPipe leaves idle: the bubble over the m micro-batches' F + B of a device and the bubble,
+    r/(1 + r) with r = (p/2 - 1)·2/3 / m; array-generic, no validation. Each device runs a stage of each direction
+    (stage i and stage p - 1 - i), so its compute is m micro-batches' worth of their mean.
+
+    >>> round(float(_dualpipe_bubble_fraction(16, 120)), 4)  # DeepSeek-V3: PP 16; 1F1B's (p-1)/(m+p-1) is 0.1111
+    0.0374
+    """
+    import numpy as np
+
+    r = np.maximum(stages / 2.0 - 1.0, 0.0) * DUALPIPE_BUBBLE_PER_STAGE_PAIR / microbatches
+    return r / (1.0 + r)
+
+
 @finite_result
 def bubble_fraction(stages: int, microbatches: int, virtual_stages: int = 1) -> float:
     """Share of the whole step that each device spends idle: ``(p-1)/(v·m + p-1)``.

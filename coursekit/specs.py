@@ -48,7 +48,9 @@ PRECISIONS: tuple[str, ...] = ("bf16", "fp8")
 #: ``--overlap-moe-expert-parallel-comm`` (one micro-batch's forward merged with another's backward), which its
 #: ``TransformerConfig`` allows only with interleaving when pp > 1 and never with full recomputation
 #: (megatron/core/transformer/transformer_config.py); ``"dualpipe"``, DeepSeek-V3's bidirectional pipeline schedule
-#: (arXiv:2412.19437, §3.2.1), which has neither rule.
+#: (arXiv:2412.19437, §3.2.1), which has neither rule and also changes the pipeline (Table 2): each GPU holds stage i
+#: and stage p - 1 - i (their work averaged, both stages' weights and states, p + 1 micro-batches of activations) and
+#: the bubble is (p/2 - 1)(F&B + B - 3W) (:data:`coursekit.pipeline.DUALPIPE_BUBBLE_PER_STAGE_PAIR`).
 EP_OVERLAP_SCHEDULES: tuple[str, ...] = ("megatron", "dualpipe")
 #: How FP8 tensors get their scale (``WorkloadSpec(fp8_recipe=...)``), as Transformer Engine names the recipes:
 #: ``"delayed"`` (``DelayedScaling``: the scale comes from earlier steps' amax history, the amax of this cast is
@@ -1204,7 +1206,7 @@ class WorkloadSpec:
             §3.3.3): 1.5 bytes per element on average instead of 2.
         ep_overlap_schedule: the schedule that overlaps EP's all-to-all (:data:`EP_OVERLAP_SCHEDULES`):
             ``"megatron"`` (default; no overlap at pp > 1 without interleaving, nor under full recomputation) or
-            ``"dualpipe"``.
+            ``"dualpipe"`` (DeepSeek-V3's pipeline: its stage pairing, bubble and memory as well).
         runtime_reserve_gib: memory kept free per device, GiB.
         precision: ``"bf16"`` (default) or ``"fp8"``: the linear layers' matmuls run at the device's FP8 peak
             (:meth:`ClusterSpec.peak`) times ``fp8_matmul_share`` (FP8 matmuls keep only part of the speed-up the

@@ -199,10 +199,10 @@ PHRASES: list[tuple[str, str, Callable[[], str]]] = [
     ("zh", "落在实测的\n  0.95 到 1.09 倍之间", lambda: "落在实测的\n  {} 到 {} 倍之间".format(*_fp8_checks())),
     (
         "en",
-        "the ledger still needs 98.8 GiB",
+        "the ledger still needs 136.1 GiB",
         lambda: f"the ledger still needs {_dsv3_without_full_recompute_gib():.1f} GiB",
     ),
-    ("zh", "不做完全重计算仍要 98.8 GiB", lambda: f"不做完全重计算仍要 {_dsv3_without_full_recompute_gib():.1f} GiB"),
+    ("zh", "不做完全重计算仍要 136.1 GiB", lambda: f"不做完全重计算仍要 {_dsv3_without_full_recompute_gib():.1f} GiB"),
     (
         "en",
         "55 pass: 44 of the 45 dense runs and 11 of the 21 mixture-of-experts runs",
@@ -247,14 +247,14 @@ PHRASES: list[tuple[str, str, Callable[[], str]]] = [
     ),
     (
         "en",
-        "(rank 2597, 2.26x the best, 0.51x)",
+        "(rank 947, 1.70x the best, 0.68x)",
         lambda: (
             f"(rank {_c(DSV3).rank}, {_x(_c(DSV3).step_over_best)}x the best, {_x(_c(DSV3).estimated_over_published)}x)"
         ),
     ),
     (
         "zh",
-        "（第 2597 名，最优的\n  2.26 倍，吞吐 0.51 倍）",
+        "（第 947 名，最优的\n  1.70 倍，吞吐 0.68 倍）",
         lambda: (
             f"（第 {_c(DSV3).rank} 名，最优的\n  {_x(_c(DSV3).step_over_best)} 倍，吞吐 "
             f"{_x(_c(DSV3).estimated_over_published)} 倍）"

@@ -48,7 +48,7 @@ from ..overlap import (
     _interleaved_sync_window_microbatches,
     _ring_step_exposed_s,
 )
-from ..pipeline import _bubble_fraction, _microbatches_in_flight
+from ..pipeline import _bubble_fraction, _dualpipe_bubble_fraction, _microbatches_in_flight
 from ..roofline import (
     ROOFLINE_SMOOTHNESS,
     _achieved_flops,
@@ -837,6 +837,15 @@ def _memory_ledger(np: Any, model: ModelSpec, workload: WorkloadSpec, k: _Column
     has_logits = np.stack([st.single, st.single, np.ones_like(st.single)]) * (1.0 + model.mtp_layers)
     saved = sum(n * a for n, a in zip(counts, per_kind, strict=True)) if mixed else sum(counts) * per_kind[0]
     activations = saved * inflight + full_extra + has_logits * logits
+    if workload.ep_overlap_schedule == "dualpipe":
+        # DualPipe (DeepSeek-V3 §3.2.1, Table 2): each GPU holds stage i and stage p - 1 - i, so two stages' weights,
+        # gradients and optimizer states ("parameter 2x"), and p + 1 micro-batches of their activations
+        piped = k.pp > 1
+        states = [_dualpipe_pairs(np, x, piped) for x in (params, grads, optimizer)]
+        params, grads, optimizer = states
+        pairs = _dualpipe_pairs(np, saved, piped) / 2.0 * (k.ppf + 1.0)
+        edge_logits = np.stack([np.ones_like(k.ppf), np.zeros_like(k.ppf), np.ones_like(k.ppf)]) * logits
+        activations = np.where(piped, pairs + full_extra + edge_logits * (1.0 + model.mtp_layers), activations)
     fixed = params + grads + optimizer + workspace + reserve
     total = fixed + activations
     # the heaviest stage's row of each: one gather per key from the flattened (3, candidates) array
@@ -846,6 +855,13 @@ def _memory_ledger(np: Any, model: ModelSpec, workload: WorkloadSpec, k: _Column
     ledger.update(activations=activations, fixed=fixed, total=total)
     # the workspace is the same on every stage (one row already)
     return {key: value if value.ndim == 1 else value.reshape(-1)[pick] for key, value in ledger.items()}
+
+
+def _dualpipe_pairs(np: Any, rows: Any, piped: Any) -> Any:
+    """(first, heaviest middle, last) stage rows as DualPipe's GPUs hold them, where ``piped`` (pp > 1): the first and
+    the last stage on one GPU, and a middle stage with its mirror, counted as two of the heaviest middle."""
+    edge = rows[0] + rows[2]
+    return np.where(piped, np.stack([edge, 2.0 * rows[1], edge]), rows)
 
 
 def _compute_time(
@@ -910,10 +926,14 @@ def _compute_time(
     # projection (6·2h² per token) and the shared output layer once more each (DeepSeek-V3 §2.2)
     mtp = float(model.mtp_layers)
     mtp_work = mtp * (per_layer_flops + 12.0 * model.hidden * model.hidden + output_flops)
-    work = np.maximum(
-        np.maximum(first * per_layer_flops + st.single * output_flops, mid * per_layer_flops),
-        last * per_layer_flops + output_flops + mtp_work,
-    )
+    first_work = first * per_layer_flops + st.single * output_flops
+    last_work = last * per_layer_flops + output_flops + mtp_work
+    work = np.maximum(np.maximum(first_work, mid * per_layer_flops), last_work)
+    if workload.ep_overlap_schedule == "dualpipe":
+        # DualPipe runs stage i and stage p - 1 - i on one GPU, half of the micro-batches through each: the first
+        # and the last stage share a GPU's time (DeepSeek-V3 §3.2.1)
+        paired = np.maximum(mid * per_layer_flops, (first_work + last_work) / 2.0)
+        work = np.where(k.pp > 1, paired, work)
     tokens_step = float(workload.global_batch) * s
     peak = precision_peak_flops(model, cluster, workload, charged, k.rc, k.cpf)
     permutation_s = _permutation_s(np, model, cluster, workload, k, st)
@@ -1473,7 +1493,10 @@ def training_estimate(
     ep_share = _ep_overlap_share(np, k, a.overlap["ep"], workload.ep_overlap_schedule)
     ep_slowdown = _ep_overlap_slowdown_s(np, comm["EP"], ep_share, run["compute_s"])
     compute = run["compute_s"] + ep_slowdown
-    bubble = np.where(k.pp > 1, _bubble_fraction(k.ppf, k.gaf, k.vf), 0.0)
+    if workload.ep_overlap_schedule == "dualpipe":
+        bubble = np.where(k.pp > 1, _dualpipe_bubble_fraction(k.ppf, k.gaf), 0.0)
+    else:
+        bubble = np.where(k.pp > 1, _bubble_fraction(k.ppf, k.gaf, k.vf), 0.0)
 
     total_comm = sum(comm[d] for d in COMM_DIMENSIONS)
 
