@@ -11,11 +11,13 @@ field                     config.json keys
 layers                    num_hidden_layers, n_layer, num_layers
 hidden                    hidden_size, n_embd, d_model
 heads                     num_attention_heads, n_head
-kv_heads                  num_key_value_heads (default: heads)
+kv_heads                  num_key_value_heads, num_kv_heads, n_head_kv; 1 with multi_query (Falcon);
+                          default: heads
 head_dim                  head_dim (default: hidden / heads)
 ffn_hidden                intermediate_size, n_inner, ffn_hidden_size (default 4·hidden: GPT-2, BLOOM)
 vocab                     vocab_size
-seq_len                   max_position_embeddings, n_positions, seq_length
+seq_len                   max_position_embeddings, n_positions, seq_length (BLOOM, Falcon without one:
+                          2048, their training length)
 experts                   n_routed_experts, num_local_experts, num_experts; num_experts_per_tok
 expert width              moe_intermediate_size (default: intermediate_size)
 shared experts            n_shared_experts, or shared_expert_intermediate_size (a multiple of the expert
@@ -24,12 +26,14 @@ shared experts            n_shared_experts, or shared_expert_intermediate_size (
 MoE spacing               decoder_sparse_step, moe_layer_freq, interleave_moe_layer_step: must be 1 (a MoE
                           layer in every layer after the dense ones; other spacings are refused)
 MLA                       kv_lora_rank, q_lora_rank, qk_rope_head_dim, qk_nope_head_dim, v_head_dim
+mtp_layers                num_nextn_predict_layers (DeepSeek-V3's multi-token prediction modules)
 dropout                   attention_dropout, hidden_dropout, resid_pdrop, attn_pdrop (the largest)
 ========================  ===================================================================
 
 The MLP kind, the norm, the positions and the biases follow ``model_type`` (GPT-2, GPT-NeoX, BLOOM, OPT
-and Falcon use a 2-matrix GELU MLP, LayerNorm and biases; the Llama family and the MoE models a gated
-3-matrix MLP and RMSNorm without biases), and ``tie_word_embeddings`` (Hugging Face's default: True).
+and Falcon use a 2-matrix GELU MLP, LayerNorm and biases, Falcon's biases as its ``bias`` key says; the Llama
+family and the MoE models a gated 3-matrix MLP and RMSNorm without biases), and ``tie_word_embeddings`` (Hugging
+Face's default: True).
 A multimodal config that keeps its language model under ``text_config`` (Llama 4, Gemma 3) is read from
 there. Llama 4 (``model_type`` ``llama4_text``): ``intermediate_size`` is each expert's width,
 ``intermediate_size_mlp`` the dense MLP's, and every MoE layer has one shared expert of the expert width
@@ -169,6 +173,15 @@ def _optional(config: Mapping[str, Any], key: str, default: int | None, low: int
     return default if value is None else _int(key, value, low)
 
 
+def _kv_heads(config: Mapping[str, Any]) -> int | None:
+    """Key/value heads: ``num_key_value_heads`` (Llama and most), Falcon's ``num_kv_heads`` or ``n_head_kv``, or one
+    head for Falcon's ``multi_query`` models; ``None`` (as many as the query heads) when the config names none."""
+    for key in ("num_key_value_heads", "num_kv_heads", "n_head_kv"):
+        if config.get(key) is not None:
+            return _int(key, config[key])
+    return 1 if _bool(config, "multi_query", False) else None
+
+
 def _bool(config: Mapping[str, Any], key: str, default: bool) -> bool:
     value = config.get(key, default)
     if not isinstance(value, bool):
@@ -234,18 +247,22 @@ def model_fields_from_config(config: Mapping[str, Any], name: str | None = None)
         "heads": heads,
         "ffn_hidden": ffn,
         "vocab": _required(config, "vocab"),
-        "kv_heads": _optional(config, "num_key_value_heads", None),
+        "kv_heads": _kv_heads(config),
         "head_dim": _optional(config, "head_dim", None),
         "mlp": "gelu" if gpt_style else "swiglu",
         "norm": "layernorm" if gpt_style else "rmsnorm",
         "position": "learned" if model_type in LEARNED_POSITION_TYPES else "rope",
-        "biases": gpt_style or _bool(config, "attention_bias", False),
+        "biases": _bool(config, "bias", True)
+        if model_type == "falcon"
+        else gpt_style or _bool(config, "attention_bias", False),
         "tied_embeddings": _bool(config, "tie_word_embeddings", True),
         "dropout": _dropout(config),
         "source": f"config.json (model_type {model_type or 'unknown'})",
     }
-    if model_type == "bloom" and _find(config, "seq_len") is None:
-        fields["seq_len"] = 2048  # BLOOM's config has no length key; ALiBi, trained at 2048 (arXiv:2211.05100)
+    if model_type in ("bloom", "falcon") and _find(config, "seq_len") is None:
+        # BLOOM's and Falcon's configs have no length key; both were trained on 2048-token sequences (BLOOM:
+        # arXiv:2211.05100; Falcon: Almazrouei et al., arXiv:2311.16867)
+        fields["seq_len"] = 2048
     else:
         fields["seq_len"] = _required(config, "seq_len")
     found = _find(config, "experts")

@@ -398,3 +398,27 @@ def test_qwen2_57b_preset_by_hand() -> None:
     assert (model.num_params, model.active_params) == (total, active)
     assert ModelSpec.from_config(QWEN2_57B).num_params == total
     assert (round(total / 1e9), round(active / 1e9)) == (57, 14)
+
+
+# Falcon's configs (Hugging Face tiiuae/falcon-7b and falcon-40b config.json): GPT-style layers (LayerNorm, a GELU
+# MLP of 4h) without biases ("bias": false), tied embeddings, no length key; multi-query attention in the 7B
+# ("multi_query": true, one K/V head), 8 K/V heads in the 40B ("num_kv_heads").
+FALCON_7B = {"model_type": "falcon", "vocab_size": 65024, "hidden_size": 4544, "num_hidden_layers": 32,
+             "num_attention_heads": 71, "multi_query": True, "parallel_attn": True, "bias": False}  # fmt: skip
+FALCON_40B = {"model_type": "falcon", "vocab_size": 65024, "hidden_size": 8192, "num_hidden_layers": 60,
+              "num_attention_heads": 128, "num_kv_heads": 8, "new_decoder_architecture": True,
+              "bias": False}  # fmt: skip
+
+
+@pytest.mark.parametrize(("config", "kv"), [(FALCON_7B, 1), (FALCON_40B, 8)])
+def test_falcon_configs_by_hand(config: dict[str, Any], kv: int) -> None:
+    h, a, layers, vocab = config["hidden_size"], config["num_attention_heads"], config["num_hidden_layers"], 65024
+    hd = h // a
+    attention = 2 * h * a * hd + 2 * h * kv * hd  # Q and O, K and V
+    mlp = 2 * h * 4 * h
+    norms = 2 * 2 * h  # two LayerNorms (scale and bias) per layer, as the spec counts every layer
+    model = ModelSpec.from_config(config)
+    assert (model.kv_heads, model.biases, model.seq_len, model.tied_embeddings) == (kv, False, 2048, True)
+    assert model.num_params == layers * (attention + mlp + norms) + vocab * h + 2 * h
+    with pytest.raises(ValueError, match="'num_kv_heads' = 0"):
+        ModelSpec.from_config({**config, "num_kv_heads": 0})
