@@ -791,7 +791,7 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 #   (parallel folding) 让专家层把同样的 256 卡重新排成 ETP × EP × EDP × PP = 1 × 32 × 1 × 8，注意力层仍是 TP 2。
 #   工作台把 ETP 当作一个搜索维度，这个布局被接受；v = 4 不重计算要 59.0 GiB，放得下（激活全按 16 位记是
 #   68.2 GiB；它的 Megatron-Core 把路由概率乘进专家的激活函数，合并时不再保存专家输出，见下文）。它的 32 个 EP rank 跨 4 个节点，全对全通信走 InfiniBand，每步 14.4 s；配方打开了
-#   EP 全对全重叠，估算把它藏在 12.9 s 的计算下，步时 15.2 s，是最优的 1.04 倍（第 42 名，第 1 并列组；最优同样是 TP 2、
+#   EP 全对全重叠，估算把它藏在 12.9 s 的计算下，步时 15.2 s，比最优长 4%（第 42 名，第 1 并列组；最优同样是 TP 2、
 #   PP 8，只把 EP 8 留在节点内，它更短的层要等主机 2.2 s），吞吐是实测的 1.37 倍（实测步时 20.8 s）：估算把稳态里的重叠当作完全藏住，只扣了全对全占用的 SM。
 #
 # - **DeepSeek-V3**：PP 16 让只有 4 层的末段再带上输出层和多 token 预测模块；DualPipe（DeepSeek-V3 的双向流水线调度：
@@ -976,7 +976,7 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 #   recomputation needs 59.0 GiB and fits (68.2 GiB with every activation counted at 16 bits; its Megatron-Core
 #   multiplies the router's probabilities into the experts' activation and keeps no copy of their outputs, see above). Its 32 EP ranks span
 #   4 nodes and the all-to-all over InfiniBand takes 14.4 s a step; the recipe turns the EP all-to-all overlap on and
-#   the estimate hides it under 12.9 s of compute: a 15.2 s step, 1.04x the best (rank 42, tie group 1; the best also
+#   the estimate hides it under 12.9 s of compute: a 15.2 s step, 4 % longer than the best (rank 42, tie group 1; the best also
 #   runs TP 2 and PP 8 but keeps EP 8 inside a node, its shorter layers waiting 2.2 s for the host), and 1.37x the
 #   measured throughput (measured step 20.8 s): the estimate takes the steady
 #   state's overlap as complete, charging only the SMs the all-to-all holds.
@@ -1213,7 +1213,7 @@ assert [c.passes for c in qwen30_releases] == [False, True] and qwen30_releases[
 assert round(qwen30.estimated_over_published, 1) == 3.1 and qwen30.rank == 2 and round(qwen30.step_over_best, 2) == 1.05
 assert qwen30.tie_group == 1
 qwen235 = by_name["Megatron-Bridge Qwen3 235B-A22B (MoE), 4K, 256 H100 (FP8)"]
-assert round(qwen235.estimated_over_published, 2) == 1.37 and round(qwen235.step_over_best, 2) == 1.04
+assert round(qwen235.estimated_over_published, 2) == 1.37 and round(qwen235.step_over_best, 3) == 1.042  # 4 % longer
 assert ",etp=1," in qwen235.layout and (qwen235.rank, qwen235.tie_group) == (42, 1)
 assert qwen235.best_layout.startswith("tp=2,pp=8,dp=16,cp=1,ep=8,etp=1,")
 qwen235_plan = plan(MODELS["qwen3-235b-a22b"], CLUSTERS["h100-8"].with_nodes(32),
