@@ -517,6 +517,15 @@ def stage_layer_counts(layers: Any, pp: Any, edge_layers: Any = 0) -> tuple[Any,
     return first, mid, last
 
 
+def _check_stage_args(pp: Any, edge_layers: Any) -> None:
+    """A plain number given for ``pp`` or ``edge_layers`` must be an int in range; arrays (the planner's vectorised
+    search, which checks its columns once) pass as they are."""
+    if not hasattr(pp, "shape"):
+        check_int("pp", pp, ge=1, le=1 << 20)
+    if not hasattr(edge_layers, "shape"):
+        check_int("edge_layers", edge_layers, ge=0, le=1 << 16)
+
+
 # --------------------------------------------------------------------------- what one layer saves
 
 
@@ -1004,6 +1013,11 @@ class ModelSpec:
         >>> MODELS["deepseek-v3"].stage_layer_kinds(8, 1)  # 61 layers: 7, 8, 7; the first 3 dense; 1 MTP block
         ((3, 4, 0), (0, 8, 0), (0, 8, 0))
         """
+        _check_stage_args(pp, edge_layers)
+        return self._stage_layer_kinds(pp, edge_layers)
+
+    def _stage_layer_kinds(self, pp: Any, edge_layers: Any) -> tuple[tuple[Any, Any, Any], ...]:
+        """:meth:`stage_layer_kinds` on checked arguments (the planner's columns)."""
         first, mid, last = stage_layer_counts(self.layers, pp, edge_layers)
         if not self.is_moe:
             return (first, 0 * first, 0 * first), (mid, 0 * mid, 0 * mid), (last + self.mtp_layers, 0 * last, 0 * last)
@@ -1033,6 +1047,11 @@ class ModelSpec:
         >>> first - last == tiny.input_embedding_params - tiny.vocab * tiny.hidden - tiny.hidden
         True
         """
+        _check_stage_args(pp, edge_layers)
+        return self._stage_dense_params(pp, edge_layers)
+
+    def _stage_dense_params(self, pp: Any, edge_layers: Any) -> tuple[Any, Any, Any]:
+        """:meth:`stage_dense_params` on checked arguments (the planner's columns)."""
         base = self.attention_params_per_layer + 2 * self._norm_params()
         dense_layer = base + self._mlp_params(self.ffn_hidden)
         moe_layer = base + self.hidden * self.num_experts + self.shared_experts * self.expert_params
@@ -1041,7 +1060,7 @@ class ModelSpec:
         def params(kinds: tuple[Any, Any, Any]) -> Any:
             return kinds[0] * dense_layer + kinds[1] * moe_layer + kinds[2] * either
 
-        first, mid, last = self.stage_layer_kinds(pp, edge_layers)
+        first, mid, last = self._stage_layer_kinds(pp, edge_layers)
         single = (pp == 1) * 1
         out_many = self.vocab * self.hidden + self._norm_params()
         out_last = single * self.output_params + (1 - single) * out_many

@@ -160,3 +160,18 @@ def test_mtp_sits_on_the_last_stage() -> None:
     assert dense.stage_dense_params(2)[2] == TINY.stage_dense_params(2)[2] + 2 * (TINY_LAYER + extra)
     with pytest.raises(ValueError, match="mtp_layers"):
         dataclasses.replace(TINY, mtp_layers=-1)
+
+
+@pytest.mark.parametrize(
+    ("args", "error", "message"),
+    [
+        ((0,), ValueError, "pp = 0: must be >= 1"),
+        ((2.5,), TypeError, "pp = 2.5: must be an integer"),
+        (("4",), TypeError, "pp = '4': must be an integer"),
+        ((4, -1), ValueError, "edge_layers = -1: must be >= 0"),
+    ],
+)
+def test_stage_methods_refuse_bad_scalars(args: tuple[object, ...], error: type[Exception], message: str) -> None:
+    for method in (TINY.stage_layer_kinds, TINY.stage_dense_params):
+        with pytest.raises(error, match=message):
+            method(*args)

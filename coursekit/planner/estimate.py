@@ -770,8 +770,8 @@ class _Stages:
 
         def per_pp(pp: Any) -> tuple[Any, ...]:  # the stages depend on pp alone: once per distinct pp
             counts = stage_layer_counts(model.layers, pp, edge)
-            kinds = [n * np.ones_like(pp) for stage in model.stage_layer_kinds(pp, edge) for n in stage]
-            return (*counts, *model.stage_dense_params(pp, edge), *kinds)
+            kinds = [n * np.ones_like(pp) for stage in model._stage_layer_kinds(pp, edge) for n in stage]
+            return (*counts, *model._stage_dense_params(pp, edge), *kinds)
 
         parts = [x.astype(np.float64) for x in on_distinct(np, per_pp, k.pp)]
         layers = dict(zip(STAGE_KINDS, parts[:3], strict=True))

@@ -401,7 +401,7 @@ def _training_rows(
         entries = _pp_entries(tokens, mb, max(1, model.hidden // tp), pp, ga * v, ACTIVATION_BYTES)
         rows.append(_comm_row("PP", entries, pp, cluster, world, comm["PP"]))
     units = layers if zero == 3 else 1
-    dense_stage = max(model.stage_dense_params(pp, workload.pipeline_edge_layers))
+    dense_stage = max(model._stage_dense_params(pp, workload.pipeline_edge_layers))
     for dimension, params, ranks in (
         ("DP", dense_stage / tp, dpc),
         ("EDP", layers * model.num_experts * model.expert_params / (etp * ep), edp if model.is_moe else 1),
