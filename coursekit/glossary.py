@@ -473,6 +473,17 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         ),
     ),
     _e(
+        Text(zh="多 token 预测", en="multi-token prediction"),
+        "MTP",
+        Text(
+            zh="DeepSeek-V3 训练时在模型之后多接的模块：每个模块再跑一个 Transformer 块，预测更远一个位置的 token，"
+            "与模型共用嵌入层和输出层；它放在流水线的最后一段，让那一段多出一个块和一次输出层的计算。",
+            en="Modules DeepSeek-V3 trains after the model: each runs one more transformer block to predict the token "
+            "one position further ahead, sharing the model's embedding and output layer; it sits on the pipeline's "
+            "last stage, which then runs one more block and the output layer once more.",
+        ),
+    ),
+    _e(
         Text(zh="参数高效微调", en="parameter-efficient fine-tuning"),
         "PEFT",
         Text(
