@@ -60,8 +60,9 @@ def test_moe_model_zoo_deepseek_v3_h100_best_config_is_accepted() -> None:
     2 + 4 + 8 bytes), ``--recompute-modules mla_up_proj mlp`` and no other recomputation, the pipeline layout
     ``Et|(tt|)*30mL`` (``pipeline_edge_layers`` 1: stages of 7, 8 and 7 layers). It fits only because the first
     stage's three dense layers hold no experts: counting every layer of a stage as the heavier kind (a dense
-    layer's MLP and an MoE layer's experts) put it at 82.9 GiB. The ledger leaves out the ``mlp`` recomputation
-    module (the dense layers' MLPs), the MTP layer on the last stage and ``--fp8-param-gather``."""
+    layer's MLP and an MoE layer's experts) put it at 82.9 GiB. The preset's MTP module (``--mtp-num-layers 1``) is
+    on the last stage; the ledger leaves out the ``mlp`` recomputation module (the dense layers' MLPs) and
+    ``--fp8-param-gather``."""
     workload = WorkloadSpec(
         global_batch=8192,
         seq_len=4096,
