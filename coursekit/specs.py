@@ -945,11 +945,18 @@ class ModelSpec:
         """Per-layer parameters every token uses: attention, norms, and the MLP (dense) or the router and the
         shared experts (MoE). With dense layers before the MoE layers it is the heavier of the two kinds: what a
         layer counts when its stage's mix of kinds is not known (:meth:`stage_layer_kinds`)."""
-        base = self.attention_params_per_layer + 2 * self._norm_params()
         if not self.is_moe:
-            return base + self._mlp_params(self.ffn_hidden)
-        moe = base + self.hidden * self.num_experts + self.shared_experts * self.expert_params
-        return max(moe, base + self._mlp_params(self.ffn_hidden)) if self.first_k_dense else moe
+            return self._layer_params(moe=False)
+        moe = self._layer_params(moe=True)
+        return max(moe, self._layer_params(moe=False)) if self.first_k_dense else moe
+
+    def _layer_params(self, moe: bool) -> int:
+        """One layer's parameters outside the routed experts: attention, two norms, and the MLP (a dense layer) or
+        the router and the shared experts (an MoE layer)."""
+        base = self.attention_params_per_layer + 2 * self._norm_params()
+        if moe:
+            return base + self.hidden * self.num_experts + self.shared_experts * self.expert_params
+        return base + self._mlp_params(self.ffn_hidden)
 
     @property
     def input_embedding_params(self) -> int:
@@ -1052,9 +1059,7 @@ class ModelSpec:
 
     def _stage_dense_params(self, pp: Any, edge_layers: Any) -> tuple[Any, Any, Any]:
         """:meth:`stage_dense_params` on checked arguments (the planner's columns)."""
-        base = self.attention_params_per_layer + 2 * self._norm_params()
-        dense_layer = base + self._mlp_params(self.ffn_hidden)
-        moe_layer = base + self.hidden * self.num_experts + self.shared_experts * self.expert_params
+        dense_layer, moe_layer = self._layer_params(moe=False), self._layer_params(moe=True)
         either = self.dense_params_per_layer
 
         def params(kinds: tuple[Any, Any, Any]) -> Any:
@@ -1065,7 +1070,7 @@ class ModelSpec:
         out_many = self.vocab * self.hidden + self._norm_params()
         out_last = single * self.output_params + (1 - single) * out_many
         # the MTP blocks are among the last stage's layers; their projection and three norms come on top
-        mtp_extra = self.mtp_layers * (self.mtp_block_params - (moe_layer if self.is_moe else dense_layer))
+        mtp_extra = self.mtp_layers * self._mtp_joint_params
         return (
             params(first) + self.input_embedding_params + single * self.output_params,
             params(mid),
@@ -1084,12 +1089,13 @@ class ModelSpec:
         norm and the 2h → h projection (DeepSeek-V3 §2.2). 0 without MTP modules."""
         if not self.mtp_layers:
             return 0
-        base = self.attention_params_per_layer + 2 * self._norm_params()
-        if self.is_moe:
-            block = base + self.hidden * self.num_experts + self.shared_experts * self.expert_params
-        else:
-            block = base + self._mlp_params(self.ffn_hidden)
-        return block + 3 * self._norm_params() + 2 * self.hidden * self.hidden
+        return self._layer_params(moe=self.is_moe) + self._mtp_joint_params
+
+    @property
+    def _mtp_joint_params(self) -> int:
+        """What an MTP module adds to its transformer block: the two input norms, the final norm, the 2h -> h
+        projection."""
+        return 3 * self._norm_params() + 2 * self.hidden * self.hidden
 
     @property
     def mtp_params(self) -> int:
