@@ -22,6 +22,8 @@ from .presets import MEGATRON_CORE_2024, MEGATRON_TABLE1, PUBLISHED_DEGREE_KEYS,
 from .specs import TP_COMM_OVERLAP_ON
 
 __all__ = [
+    "DGXC_DEEPSEEK_V3_RUN",
+    "DGXC_DEEPSEEK_V3_SOURCE",
     "DGXC_RUNS",
     "DGXC_SOURCE",
     "FP8_FIT_RUNS",
@@ -34,10 +36,14 @@ __all__ = [
     "MOE_ZOO_QWEN3_RUNS",
     "MOE_ZOO_QWEN3_SOURCE",
     "NEMO_2407_SOURCE",
+    "NEMO_LONG_CONTEXT_ROWS",
+    "NEMO_LONG_CONTEXT_RUNS",
+    "NEMO_LONG_CONTEXT_SOURCE",
     "PUBLISHED_RUNS_2024",
     "PUBLISHED_RUNS_2025",
     "RUN_ROLES",
     "all_published_runs",
+    "nemo_llama2_flops_per_token",
 ]
 
 NEMO_2407_SOURCE: str = (
@@ -1112,6 +1118,142 @@ DGXC_RUNS: tuple[PublishedRun, ...] = tuple(
     for precision, step in zip(("bf16", "fp8"), steps, strict=True)
 )
 
+#: DGX Cloud Benchmarking v25.05's DeepSeek-V3 recipe on 1024 H100s (BF16; NeMo 25.04.01, Megatron-Core at
+#: 7094270c): the README's layout and step time, and what the recipe sets that the workbench models.
+DGXC_DEEPSEEK_V3_SOURCE: str = (
+    "NVIDIA “DGX Cloud Benchmarking” (github.com/NVIDIA/dgxc-benchmarking) @ "
+    "68eaf7e117bf16cb018861ce101e8f80925f74d8 (v25.05), deepseek_v3/pretraining/README.md, “Deepseek V3 BF16 "
+    "H100”, 1024 H100 (TP 2, PP 16, EP 64, ETP 1, DP 32, VP 1, MBS 1, GBS 8192): 52.04 s; launch.sh: "
+    "--recompute_modules mla_up_proj; NVIDIA/NeMo @ 7a8f1cc7bc40a84447c0681a9e4e956a135ae8a2: "
+    "scripts/performance/llm/pretrain_deepseek_v3.py (recompute_granularity = selective, "
+    "num_layers_in_first_pipeline_stage = 3, num_layers_in_last_pipeline_stage = 2, tp_comm_overlap = False, "
+    "MegatronTokenDropCallback), nemo/collections/llm/recipes/deepseek_v3.py (mtp_num_layers = 1), "
+    "recipes/precision/mixed_precision.py bf16_mixed (grad_reduce_in_fp32 = True); MLA + CP: "
+    "NVIDIA/TransformerEngine @ faee0e8bb046bfe9a481158e7ac9796d10e8640f (v2.5, 2025-06-11), "
+    "NVIDIA/TransformerEngine#1552"
+)
+#: The recipe's first and last stage hold 3 and 2 layers (61 = 3 + 14 · 4 + 2); the workbench's edge rule takes one
+#: layer off both edges (3, 4 and 3), one layer more on the last stage than the recipe. Its token-drop callback (expert
+#: capacity 1.0, padded) changes nothing under the balanced routing the estimate assumes.
+DGXC_DEEPSEEK_V3_RUN: PublishedRun = PublishedRun(
+    "DGX Cloud DeepSeek-V3 (MoE), 4K, 1024 H100 (BF16)",
+    "deepseek-v3",
+    "h100-8",
+    128,
+    8192,
+    4096,
+    (("tp", 2), ("cp", 1), ("pp", 16), ("dp", 32), ("ep", 64), ("etp", 1)),
+    "tokens",
+    0.0,
+    DGXC_DEEPSEEK_V3_SOURCE,
+    measured_tokens_per_gpu_s=8192 * 4096 / (52.04 * 1024),
+    workload_options=(
+        ("precision", "bf16"),
+        ("recipe", "megatron-bf16"),  # bf16 weights, fp32 gradients (grad_reduce_in_fp32), distributed Adam
+        ("zero_stages", (1,)),
+        ("max_micro_batch", 1),
+        ("max_virtual_stages", 1),
+        ("recompute_modes", ("none",)),
+        ("recompute_modules", ("mla_up_proj",)),
+        ("pipeline_edge_layers", 1),
+        TP_OVERLAP_OFF,
+        ("max_cp", 1),  # the container's Transformer Engine predates MLA with CP
+    ),
+    note=Text(
+        zh="1024 张 H100，TP 2、PP 16、EP 64、ETP 1，微批次 1，全局批 8192：每步 52.04 s（BF16）",
+        en="1024 H100s, TP 2, PP 16, EP 64, ETP 1, micro-batch 1, global batch 8192: 52.04 s a step (BF16)",
+    ),
+)
+
+
+#: NeMo's long-sequence table (Llama 2 7B, FP8, NeMo 24.03.01 on DGX-H100): the same model from 4K to 1024K tokens,
+#: one GPU per 1K tokens of sequence and 4M tokens a step, each length at its fastest layout with context parallelism
+#: and at the fastest without it ("the most performant model- and data-parallel configurations without CP given the
+#: memory capacity constraint"; that layout is not given).
+NEMO_LONG_CONTEXT_SOURCE: str = (
+    "NVIDIA NeMo, “Long Sequence Performance”, LLAMA2-7B (FP8) - H100 (NeMo 24.03.01, DGX-H100), "
+    "github.com/NVIDIA/NeMo docs/source/performance/performance_long_sequence.md @ "
+    "19fadb67b09ba94c55094d34df119d6f9c565068"
+)
+#: The table gives TFLOP/s per GPU in NeMo's model-FLOP count of Llama 2 of the time, which counts the attention
+#: scores over every query-key pair (no causal half):
+#: l·h²·(12 + 12·g/a + 18·f/h + 12·s/h + 6·V/(l·h)) per sequence-token (nemo/utils/flops_formulas.py ``llama2`` at
+#: f0bf77bcf7f38cb1eebf4c16979f8a0fc2641852, its first version; the causal half came in 6251117f, August 2025). The
+#: same count turns NeMo 24.07's LLAMA2-7B row (16934 tokens/s) into that row's 780 TFLOP/s, and it is the count under
+#: which the 1024K row's 536 TFLOP/s is physically possible: counted causally, it would ask of the bf16 attention
+#: kernels 54 % of the H100's dense peak across forward, backward and the CP ring, above what fused attention reached
+#: in 2024. The rows below divide the table's TFLOP/s by it.
+NEMO_LLAMA2_FLOPS_SOURCE: str = (
+    "TFLOP/s -> tokens/s: NVIDIA NeMo, nemo/utils/flops_formulas.py llama2 @ f0bf77bcf7f38cb1eebf4c16979f8a0fc2641852"
+)
+#: The H100 rows: (sequence length in K tokens, GPUs, global batch, TP, PP, DP, CP, TFLOP/s per GPU with CP,
+#: TFLOP/s per GPU without CP). The 4K row (4 GPUs, half a node) is left out of the registered runs, which count
+#: whole 8-GPU nodes.
+NEMO_LONG_CONTEXT_ROWS: tuple[tuple[int, int, int, int, int, int, int, float, float], ...] = (
+    (4, 4, 1024, 1, 1, 4, 1, 768.0, 768.0),
+    (8, 8, 512, 1, 2, 4, 1, 730.0, 730.0),
+    (16, 16, 256, 2, 1, 8, 1, 660.0, 660.0),
+    (32, 32, 128, 2, 1, 8, 2, 610.0, 595.0),
+    (64, 64, 64, 4, 1, 8, 2, 574.0, 534.0),
+    (128, 128, 32, 4, 1, 8, 4, 555.0, 424.0),
+    (256, 256, 16, 4, 1, 8, 8, 549.0, 392.0),
+    (512, 512, 8, 8, 1, 4, 16, 549.0, 104.0),
+    (1024, 1024, 4, 8, 1, 4, 32, 536.0, 26.5),
+)
+
+
+def nemo_llama2_flops_per_token(seq_len: int) -> float:
+    """NeMo's model FLOPs per token of Llama 2 7B at ``seq_len`` tokens (:data:`NEMO_LLAMA2_FLOPS_SOURCE`: full
+    attention scores, no causal half), from the preset's config (32 layers, h 4096, 32 heads and K/V heads, f 11008,
+    vocabulary 32000).
+
+    >>> round(16934 * nemo_llama2_flops_per_token(4096) / 1e12)  # NeMo 24.07's LLAMA2-7B row: 780 TFLOP/s
+    780
+    """
+    from ._validate import check_int
+    from .presets import MODELS
+    from .specs import MAX_SEQ_LEN
+
+    s = check_int("seq_len", seq_len, ge=1, le=MAX_SEQ_LEN)
+    m = MODELS["llama2-7b"]
+    layers, h = m.layers, m.hidden
+    ratio = 12 + 12 * m.kv_heads / m.heads + 18 * m.ffn_hidden / h + 12 * s / h + 6 * m.vocab / (layers * h)
+    return float(layers * h * h * ratio)
+
+
+def _long_context_run(row: tuple[int, int, int, int, int, int, int, float, float]) -> PublishedRun:
+    k, gpus, batch, tp, pp, dp, cp, tflops, _ = row
+    seq = k * 1024
+    tokens = tflops * 1e12 / nemo_llama2_flops_per_token(seq)
+    layout = f"TP {tp}, PP {pp}, DP {dp}, CP {cp}"
+    return PublishedRun(
+        f"NeMo Llama 2 7B, {k}K, {gpus} H100 (FP8, CP {cp})",
+        "llama2-7b",
+        "h100-8",
+        gpus // 8,
+        batch,
+        seq,
+        (("tp", tp), ("cp", cp), ("pp", pp), ("dp", dp)),
+        "tokens",
+        0.0,
+        f"{NEMO_LONG_CONTEXT_SOURCE}, row {k}K ({tflops:g} TFLOP/s); {NEMO_LLAMA2_FLOPS_SOURCE}",
+        measured_tokens_per_gpu_s=tokens,
+        # The table gives no micro-batch nor interleaving: 1 and none. The FP8 recipe: delayed scaling (NeMo 24.03).
+        workload_options=(("precision", "fp8"), ("max_micro_batch", 1), ("max_virtual_stages", 1)),
+        note=Text(
+            zh=f"{gpus} 张 H100，序列 {k}K，{layout}，每步 {batch} 条序列；每 GPU {tflops:g} TFLOP/s"
+            f"（按 NeMo 的 FLOP 计数折合每 GPU 每秒 {tokens:.0f} tokens，FP8）",
+            en=f"{gpus} H100s, {k}K sequence, {layout}, {batch} sequences a step; {tflops:g} TFLOP/s per GPU "
+            f"({tokens:.0f} tokens per GPU-second in NeMo's FLOP count, FP8)",
+        ),
+    )
+
+
+#: The long-sequence table's H100 rows on whole nodes (8K to 1024K), each at its published layout with CP.
+NEMO_LONG_CONTEXT_RUNS: tuple[PublishedRun, ...] = tuple(
+    _long_context_run(row) for row in NEMO_LONG_CONTEXT_ROWS if row[1] % 8 == 0
+)
+
 #: The two rows that fit :data:`coursekit.planner.calibration.MOE_LAYER_HOST_S`, the host time per MoE layer: the
 #: ModelZoo's Qwen3 235B-A22B on 256 H100s (DeepEP, 4K tokens, micro-batch 1, PP 8, VPP 4, no all-to-all overlap) at
 #: TP 2, EP 32 and at TP 4, EP 8 (their measured 245 and 167 TFLOP/s per GPU). Marked ``"fit"`` in :data:`RUN_ROLES`.
@@ -1133,7 +1275,17 @@ FP8_FIT_RUNS: tuple[str, ...] = (
 #: published runs validate. No run is both.
 RUN_ROLES: dict[str, str] = {
     **{f"Megatron-LM Table 1, {run.name}": "fit" for run in MEGATRON_TABLE1},
-    **{run.name: "validation" for run in (*PUBLISHED_RUNS, *PUBLISHED_RUNS_2024, *PUBLISHED_RUNS_2025, *DGXC_RUNS)},
+    **{
+        run.name: "validation"
+        for run in (
+            *PUBLISHED_RUNS,
+            *PUBLISHED_RUNS_2024,
+            *PUBLISHED_RUNS_2025,
+            *DGXC_RUNS,
+            DGXC_DEEPSEEK_V3_RUN,
+            *NEMO_LONG_CONTEXT_RUNS,
+        )
+    },
     **{name: "fit" for name in MOE_HOST_FIT_RUNS},
     **{name: "fit" for name in FP8_FIT_RUNS},
 }
@@ -1142,4 +1294,11 @@ RUN_ROLES: dict[str, str] = {
 def all_published_runs() -> tuple[PublishedRun, ...]:
     """The paper runs and the vendor-table runs: validation runs, and the two that fit the host time per MoE layer
     (:data:`RUN_ROLES`)."""
-    return (*PUBLISHED_RUNS, *PUBLISHED_RUNS_2024, *PUBLISHED_RUNS_2025, *DGXC_RUNS)
+    return (
+        *PUBLISHED_RUNS,
+        *PUBLISHED_RUNS_2024,
+        *PUBLISHED_RUNS_2025,
+        *DGXC_RUNS,
+        DGXC_DEEPSEEK_V3_RUN,
+        *NEMO_LONG_CONTEXT_RUNS,
+    )

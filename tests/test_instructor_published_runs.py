@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from coursekit.planner import PublishedComparison, compare_published, fp8_speedups
+from coursekit.planner import PublishedComparison, compare_published, cp_speedups, fp8_speedups
 from coursekit.planner.calibration import FP8_MATMUL_SHARE, MEASUREMENT_REPEATABILITY, MOE_LAYER_HOST_S
 from coursekit.presets import MODELS
 from coursekit.published_runs import all_published_runs
@@ -43,6 +43,45 @@ def _counts_quote(template: str, one_moe_passes: bool = False) -> str:
     return template.format(
         runs=runs, passing=passing, dense=dense, moe=moe, passing_moe=passing_moe, passing_dense=passing - passing_moe
     )
+
+
+def _fit_and_checking() -> tuple[int, int]:
+    """(fit rows in the published-runs table, the rows that only check)."""
+    from coursekit.published_runs import RUN_ROLES
+
+    names = [run.name for run in all_published_runs()]
+    fit = sum(RUN_ROLES[name] == "fit" for name in names)
+    return fit, len(names) - fit
+
+
+@cache
+def _long_context_pass() -> tuple[str, str, str]:
+    """NeMo's long-sequence rows: their one tie group (else a marker), and the range of estimated over measured."""
+    from coursekit.published_runs import NEMO_LONG_CONTEXT_RUNS
+
+    rows = [_c(run.name) for run in NEMO_LONG_CONTEXT_RUNS]
+    groups = {row.tie_group for row in rows}
+    over = [row.estimated_over_published for row in rows if row.estimated_over_published is not None]
+    group = str(groups.pop()) if len(groups) == 1 else "several"
+    return group, _x(min(over)), _x(max(over))
+
+
+@cache
+def _cp_gaps() -> tuple[str, str, str]:
+    """How far the estimate overstates CP's speed-up from 256K (one decimal), and the measured speed-up at 128K, where
+    the estimate finds the two even (else a marker)."""
+    rows = {row.seq_len // 1024: row for row in cp_speedups()}
+    over = [rows[k].estimated_over_measured for k in (256, 512, 1024)]
+    assert all(value is not None for value in over)
+    even = rows[128].estimated is not None and abs(rows[128].estimated - 1) < 0.05
+    return f"{min(over):.1f}", f"{max(over):.1f}", _x(rows[128].measured) if even else "not even"
+
+
+def _dgxc_dsv3() -> tuple[str, int, str]:
+    """DGX Cloud's DeepSeek-V3: estimated over measured throughput, rank, and step over the best (if it misses)."""
+    c = _c("DGX Cloud DeepSeek-V3 (MoE), 4K, 1024 H100 (BF16)")
+    assert c.rank is not None and c.step_over_best is not None and not c.passes
+    return _x(c.estimated_over_published), c.rank, _x(c.step_over_best)
 
 
 def _c(name: str) -> PublishedComparison:
@@ -205,7 +244,7 @@ PHRASES: list[tuple[str, str, Callable[[], str]]] = [
     ("zh", "不做完全重计算仍要 136.1 GiB", lambda: f"不做完全重计算仍要 {_dsv3_without_full_recompute_gib():.1f} GiB"),
     (
         "en",
-        "55 pass: 44 of the 45 dense runs and 11 of the 21 mixture-of-experts runs",
+        "63 pass: 52 of the 53 dense runs and 11 of the 22 mixture-of-experts runs",
         lambda: _counts_quote(
             "{passing} pass: {passing_dense} of the {dense} dense runs and {passing_moe} of the {moe} "
             "mixture-of-experts runs"
@@ -213,13 +252,51 @@ PHRASES: list[tuple[str, str, Callable[[], str]]] = [
     ),
     (
         "zh",
-        "通过 55 次：45 次稠密训练通过 44 次，21 次混合专家训练只通过 11 次",
+        "通过 63 次：53 次稠密训练通过 52 次，22 次混合专家训练只通过 11 次",
         lambda: _counts_quote(
             "通过 {passing} 次：{dense} 次稠密训练通过 {passing_dense} 次，{moe} 次混合专家训练只通过 {passing_moe} 次"
         ),
     ),
-    ("en", "66 published runs", lambda: _counts_quote("{runs} published runs")),
-    ("zh", "66 次公开发表的训练", lambda: _counts_quote("{runs} 次公开发表的训练")),
+    ("en", "and the other 71 only check", lambda: f"and the other {_fit_and_checking()[1]} only check"),
+    ("zh", "其余 71 行只做检验", lambda: f"其余 {_fit_and_checking()[1]} 行只做检验"),
+    (
+        "en",
+        "each in tie group 1, at 0.91x to 1.10x the measured throughput",
+        lambda: "each in tie group {}, at {}x to {}x the measured throughput".format(*_long_context_pass()),
+    ),
+    (
+        "zh",
+        "每行都在第 1 并列组，吞吐在实测的 0.91 到 1.10 倍之间",
+        lambda: "每行都在第 {} 并列组，吞吐在实测的 {} 到 {} 倍之间".format(*_long_context_pass()),
+    ),
+    (
+        "en",
+        "the estimate overstates the speed-up by 1.4x to 1.6x; at 128K the estimate finds the two even where CP "
+        "measured 1.31x",
+        lambda: (
+            "the estimate overstates the speed-up by {}x to {}x; at 128K the estimate finds the two even where CP "
+            "measured {}x".format(*_cp_gaps())
+        ),
+    ),
+    (
+        "zh",
+        "估算把加速比估高了 1.4 到 1.6 倍；128K 估算认为两者持平，实测 CP 快 1.31 倍",
+        lambda: "估算把加速比估高了 {} 到 {} 倍；128K 估算认为两者持平，实测 CP 快 {} 倍".format(*_cp_gaps()),
+    ),
+    (
+        "en",
+        "lands at 0.93x the measured throughput but\n  misses on rank (rank 38, 1.34x the best)",
+        lambda: "lands at {}x the measured throughput but\n  misses on rank (rank {}, {}x the best)".format(
+            *_dgxc_dsv3()
+        ),
+    ),
+    (
+        "zh",
+        "估算吞吐是实测的 0.93 倍，但没通过名次（第 38 名，\n  最优的 1.34 倍）",
+        lambda: "估算吞吐是实测的 {} 倍，但没通过名次（第 {} 名，\n  最优的 {} 倍）".format(*_dgxc_dsv3()),
+    ),
+    ("en", "75 published runs", lambda: _counts_quote("{runs} published runs")),
+    ("zh", "75 次公开发表的训练", lambda: _counts_quote("{runs} 次公开发表的训练")),
     (
         "en",
         "on 8192 GPUs ranks 1st (1.01x the reported",

@@ -107,10 +107,12 @@ from .specs import (
     ring_nics,
 )
 from .validation import (
+    CpSpeedup,
     Fp8Speedup,
     LayoutPair,
     PublishedComparison,
     compare_published,
+    cp_speedups,
     fp8_speedups,
     layout_pairs,
     published_degrees,
@@ -152,6 +154,7 @@ __all__ = [
     "ClusterSpec",
     "CommRow",
     "ContextTwins",
+    "CpSpeedup",
     "Fp8Speedup",
     "FunnelStep",
     "LayoutCheck",
@@ -165,6 +168,7 @@ __all__ = [
     "WorkloadSpec",
     "compare_published",
     "context_twins",
+    "cp_speedups",
     "divisors",
     "evaluate_composition",
     "fp8_speedups",

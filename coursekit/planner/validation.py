@@ -21,10 +21,12 @@ __all__ = [
     "PASS_STEP_OVER_BEST_MAX",
     "PASS_THROUGHPUT_TOLERANCE",
     "PASS_TOP_RANK",
+    "CpSpeedup",
     "Fp8Speedup",
     "LayoutPair",
     "PublishedComparison",
     "compare_published",
+    "cp_speedups",
     "fp8_speedups",
     "layout_pairs",
     "published_degrees",
@@ -224,6 +226,55 @@ def fp8_speedups(fp8_matmul_share: float | None = None) -> tuple[Fp8Speedup, ...
         role = "fit" if {name, fp8.name} <= set(FP8_FIT_RUNS) else RUN_ROLES[fp8.name]
         pairs.append(Fp8Speedup(name, fp8.name, measured, steps[0] / steps[1], role))
     return tuple(pairs)
+
+
+class CpSpeedup(NamedTuple):
+    """What context parallelism buys at one sequence length, measured and estimated (see :func:`cp_speedups`).
+
+    ``measured``: the published run's throughput with CP over the vendor's fastest run without it (their table's
+    "speedup" column); ``estimated``: the best accepted layout's estimated step when the search may not use CP
+    (``max_cp`` 1), over the estimated step of the published CP layout. ``no_cp_layout`` is that best CP-free layout
+    (the vendor does not publish theirs), or ``""`` when no CP-free layout fits.
+    """
+
+    name: str
+    seq_len: int
+    measured: float
+    estimated: float | None
+    no_cp_layout: str
+
+    @property
+    def estimated_over_measured(self) -> float | None:
+        """The estimated speed-up over the measured one: above 1, the estimate makes CP pay more than it did."""
+        return None if self.estimated is None else self.estimated / self.measured
+
+
+def cp_speedups() -> tuple[CpSpeedup, ...]:
+    """Context parallelism's speed-up over the fastest layout without it, measured and estimated, for each row of
+    NeMo's long-sequence table on whole nodes (:data:`coursekit.published_runs.NEMO_LONG_CONTEXT_ROWS`: Llama 2 7B
+    on H100s from 8K to 1024K tokens). The measured one is the row's TFLOP/s with CP over its TFLOP/s without (the
+    same FLOP count, so the ratio needs no conversion).
+
+    Taught in: lesson 9 (decision workbench).
+    """
+    import dataclasses
+
+    from ..published_runs import NEMO_LONG_CONTEXT_ROWS, NEMO_LONG_CONTEXT_RUNS
+    from .search import plan
+
+    rows = {row[0] * 1024: row for row in NEMO_LONG_CONTEXT_ROWS}
+    out = []
+    for run in NEMO_LONG_CONTEXT_RUNS:
+        row = rows[run.seq_len]
+        workload = run.workload()
+        with_cp = _published_step_s(run, workload)
+        free = plan(run.model_spec(), run.cluster_spec(), dataclasses.replace(workload, max_cp=1))
+        order = free.accepted_indices()
+        best = free._candidate(order[0]) if order else None
+        estimated = None if best is None or best.step_s is None else float(best.step_s) / with_cp
+        layout = "" if best is None else best.label()
+        out.append(CpSpeedup(run.name, run.seq_len, row[7] / row[8], estimated, layout))
+    return tuple(out)
 
 
 class LayoutPair(NamedTuple):

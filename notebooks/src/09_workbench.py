@@ -10,7 +10,7 @@
 #
 # [English version](../en/09_workbench.ipynb) · [课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 8 课 公式与实测](08_lab.ipynb) · 下一课：[第 10 课 推理服务](10_serving.ipynb)
 #
-# > **时间：** 约 125 分钟（讲解与阅读 110 分钟，练习 15 分钟）
+# > **时间：** 约 130 分钟（讲解与阅读 115 分钟，练习 15 分钟）
 # >
 # > **问题：**
 # > - 前几课的方法——登记约束、用硬门槛排除并写明原因、检查组合、最后才估算——能不能用在一整个搜索空间上？
@@ -30,7 +30,7 @@
 #
 # [中文版](../zh/09_workbench.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 8, formula vs measurement](08_lab.ipynb) · Next: [lesson 10, serving](10_serving.ipynb)
 #
-# > **Time:** about 125 min (teaching and reading 110 min, exercises 15 min)
+# > **Time:** about 130 min (teaching and reading 115 min, exercises 15 min)
 # >
 # > **Questions:**
 # > - Can the course's method — register constraints, exclude by hard gates with reasons, check the composition,
@@ -69,6 +69,7 @@ from coursekit.planner import (
     PLAN_GATES,
     WorkloadSpec,
     compare_published,
+    cp_speedups,
     fp8_speedups,
     layout_pairs,
     megatron_core_flops_per_step,
@@ -100,6 +101,7 @@ from coursekit.presets import CLUSTERS, MEGATRON_TABLE1, MODELS
 from coursekit.specs import FP8_RECIPES
 from coursekit.published_runs import (
     MOE_ZOO_QWEN3_LONG_RUNS,
+    NEMO_LONG_CONTEXT_RUNS,
     MOE_ZOO_QWEN3_RUNS,
     PUBLISHED_RUNS_2024,
     RUN_ROLES,
@@ -771,6 +773,13 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 #   成了最慢的一段。估算步时 23.5 s，实测 25.3 s（吞吐 1.07 倍）；不算 MTP 模块是 19.3 s。可估算最优不切流水线
 #   （TP 2、CP 2、EP 256、DP 256，67.3 GiB），没有最慢的一段，也没有气泡：发表的布局是它的 1.24 倍，第 74 名，在第 2 并列组。
 #
+# - **DGX Cloud 的 DeepSeek-V3（1024 张 H100，BF16，TP 2、PP 16、EP 64）**：按它的配方登记：只重计算 MLA 的上投影、
+#   TP 通信不重叠、不用 CP（这个容器里的 Transformer Engine 还不能让 MLA 用上下文并行，2025 年 6 月的 2.5 版才支持）。
+#   估算吞吐是实测的 0.93 倍，这个布局本身估得准；没通过的是名次：EP 64 跨 8 个节点，每步 20.0 s 的全对全通信走 InfiniBand，
+#   流水线不交错时 Megatron-Core 不把它藏在计算下。估算最优（TP 4、PP 8、EP 16，67.6 GiB）让每次全对全只跨 2 个节点
+#   （10.5 s），发表的布局是它的 1.34 倍，第 38 名，在第 2 并列组。两个 DeepSeek-V3 的厂商配置都用 EP 64 加流水线，
+#   估算对两者都另有所好（上一个不切流水线、EP 256，这一个 EP 16、只跨 2 个节点）：也许是账本没算到的显存（全对全的缓冲、
+#   按容量补齐的专家输入）让他们这样选，也许只是没有试过——这要实测才能定。
 # - **Nemotron-3 22B（NeMo 24.07，TP 2、PP 4、VP 10）**：估算最优是 TP 1、DP 64、ZeRO-2，发表的布局慢 1.23 倍，排第
 #   327 名。同一张表自己支持这个判断：宽度相同（hidden 6144）的 GPT-3 20B 在同样的 64 张卡上用 TP 2、不切流水线，
 #   跑出每 GPU 750 模型 TFLOP/s，这一行只有 554。
@@ -948,6 +957,16 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 #   estimated step is 23.5 s against the measured 25.3 s (1.07x the throughput); without the MTP module it would be
 #   19.3 s. Yet the best estimate drops the pipeline (TP 2, CP 2, EP 256, DP 256, 67.3 GiB): no slowest stage and no
 #   bubble. The published layout is 1.24x of it, rank 74, tie group 2.
+# - **DGX Cloud's DeepSeek-V3 (1024 H100s, BF16, TP 2, PP 16, EP 64)**: registered as its recipe sets it: only MLA's
+#   up-projections recomputed, no TP comm overlap, no CP (that container's Transformer Engine could not yet run MLA
+#   with context parallelism; version 2.5, June 2025, added it). The estimated throughput is 0.93x the measured, so the
+#   layout itself is estimated well; what misses is the rank. EP 64 spans 8 nodes, and 20.0 s of all-to-all per step
+#   cross InfiniBand, which Megatron-Core does not hide under compute when the pipeline is not interleaved. The best
+#   estimate (TP 4, PP 8, EP 16, 67.6 GiB) keeps each all-to-all within 2 nodes (10.5 s); the published layout is 1.34x
+#   of it, rank 38, tie group 2. Both vendor configurations of DeepSeek-V3 run EP 64 with a pipeline, and the estimate
+#   prefers something else for each (EP 256 without a pipeline above, EP 16 within 2 nodes here): perhaps memory the
+#   ledger leaves out (all-to-all buffers, expert inputs padded to capacity) led to that choice, perhaps nobody tried.
+#   Only a measurement settles it.
 #
 # - **Nemotron-3 22B (NeMo 24.07, TP 2, PP 4, VP 10)**: the best estimate is TP 1, DP 64, ZeRO-2, and the published
 #   layout is 1.23x slower, rank 327. The same table agrees: GPT-3 20B, as wide (hidden 6144), on the same 64 GPUs
@@ -1201,7 +1220,8 @@ assert passed == {c.name for c in comparisons} - (zoo_names - zoo_passing) - {
     "Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8)", "Megatron-Bridge Qwen3 235B-A22B (MoE), 4K, 256 H100 (FP8)",
     "Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8, GBS 1024, 26.02)",
     "Megatron-Bridge Qwen3 235B-A22B (MoE), 4K, 256 H100 (FP8, GBS 8192)",
-    "NeMo Nemotron-3 22B, 4K, 64 H100 (FP8)", "DGX Cloud Grok-1 314B (MoE), 8K, 512 H100 (FP8)"}
+    "NeMo Nemotron-3 22B, 4K, 64 H100 (FP8)", "DGX Cloud Grok-1 314B (MoE), 8K, 512 H100 (FP8)",
+    "DGX Cloud DeepSeek-V3 (MoE), 4K, 1024 H100 (BF16)"}
 by_name = {c.name: c for c in comparisons}
 assert all(by_name[name].step_over_best < 1.25 and 0.7 < by_name[name].estimated_over_published < 1.3
            for name in ("NeMo Llama 2 70B, 4K, 64 H100 (FP8)", "Megatron-Bridge Llama 3 70B, 8K, 64 H100 (FP8)"))
@@ -1261,6 +1281,18 @@ assert round(by_name[dsv3_name].step_over_best, 2) == 1.24 and not by_name[dsv3_
 assert (by_name[dsv3_name].rank, by_name[dsv3_name].tie_group) == (74, 2)
 dsv3_best = dsv3_result.explain(by_name[dsv3_name].best_layout)
 assert by_name[dsv3_name].best_layout.startswith("tp=2,pp=1,dp=256,cp=2,ep=256,") and round(dsv3_best.memory.total_gib, 1) == 67.3
+dgxc_dsv3_name = "DGX Cloud DeepSeek-V3 (MoE), 4K, 1024 H100 (BF16)"
+dgxc_dsv3 = by_name[dgxc_dsv3_name]
+dgxc_dsv3_result, dgxc_dsv3_layout = published_explained(dgxc_dsv3_name)
+dgxc_dsv3_best = dgxc_dsv3_result.explain(dgxc_dsv3.best_layout)
+dgxc_ep = {name: {row.dimension: row for row in c.communication}["EP"] for name, c in
+           (("published", dgxc_dsv3_layout), ("best", dgxc_dsv3_best))}
+assert (dgxc_dsv3.rank, dgxc_dsv3.tie_group, round(dgxc_dsv3.step_over_best, 2)) == (38, 2, 1.34) and not dgxc_dsv3.passes
+assert round(dgxc_dsv3.estimated_over_published, 2) == 0.93 and ",cp=1," in dgxc_dsv3.layout
+assert dgxc_dsv3.best_layout.startswith("tp=4,pp=8,dp=32,cp=1,ep=16,") and round(dgxc_dsv3_best.memory.total_gib, 1) == 67.6
+assert [round(row.inter_node_s, 1) for row in dgxc_ep.values()] == [20.0, 10.5]
+assert dgxc_ep["published"].time_s - dgxc_dsv3_layout.timeline.exposed_communication_s < 0.5  # not hidden
+assert by_name[dsv3_name].best_layout.startswith("tp=2,pp=1,") and ",ep=256," in by_name[dsv3_name].best_layout
 dsv3_2048 = by_name["DeepSeek-V3 (MoE), 2048 H800 GPUs"]
 assert (round(dsv3_2048.step_over_best, 2), round(dsv3_2048.estimated_over_published, 2)) == (1.70, 0.68)
 assert round(measured_step_s(dsv3_name), 1) == 25.3 and round(by_name[dsv3_name].estimated_over_published, 2) == 1.07
@@ -1275,7 +1307,7 @@ qwen30_ep16_best = published_explained(qwen30_ep16.name)[0].explain(qwen30_ep16.
 assert ",recompute=full" in qwen30_ep16.best_layout and round(qwen30_ep16_best.timeline.host_wait_s, 1) == 5.5
 assert round({row.dimension: row.time_s for row in qwen30_ep16_layout.communication}["EP"], 1) == 17.9
 new_runs = {name: by_name[name] for name in by_name if name.startswith(("DGX Cloud", "NeMo Nemotron-3"))}
-assert len(new_runs) == 16 and sum(c.passes for c in new_runs.values()) == 14
+assert len(new_runs) == 17 and sum(c.passes for c in new_runs.values()) == 14
 llama405_dgx = [by_name[f"DGX Cloud Llama 3.1 405B, 8K, 576 H100 ({p})"] for p in ("BF16", "FP8")]
 assert [(c.rank, c.tie_group) for c in llama405_dgx] == [(4, 1), (3, 1)]
 nemotron15 = [by_name[f"DGX Cloud Nemotron-4 15B, 4K, 16 H100 ({p})"] for p in ("BF16", "FP8")]
@@ -1457,6 +1489,76 @@ assert with_cp.step_s * 1.2 < full_twin.step_s and cp_short.step_s > twin_short.
 # and its K/V ring stays in the node and is shorter than each step's attention, so it almost all hides. At 2K there is
 # nothing to remove: the same CP is only cost. To judge your own case, ask what CP removes (recomputation, pipeline
 # bubble) and whether its ring can hide.
+
+# %% [markdown] lang="zh"
+# ### 长序列：CP 省掉了流水线
+#
+# 序列越长，CP 能省掉的越多。NVIDIA 的 NeMo 发表过一张长序列表：Llama 2 7B 在 H100 上训练（FP8），序列从 8K 到 1024K，
+# 每 1K 个 token 用一张 GPU，每步 4M 个 token；每个长度给出用 CP 时最快的布局和吞吐，以及不用 CP 时最快的吞吐
+# （这种布局没有写出）。这几行也登记在上面的公开训练里。`cp_speedups()` 把表里 CP 带来的加速比和估算的加速比并排：
+# 估算的是“不许用 CP 时估算最快的布局”的步时除以“发表的 CP 布局”的步时。
+
+# %% [markdown] lang="en"
+# ### Long sequences: CP removes the pipeline
+#
+# The longer the sequence, the more CP can remove. NVIDIA's NeMo published a long-sequence table: Llama 2 7B trained on
+# H100s (FP8) at 8K to 1024K tokens, one GPU per 1K tokens and 4M tokens a step; for each length it gives the fastest
+# layout with CP and its throughput, and the fastest throughput without CP (that layout is not given). These rows are
+# among the published runs above too. `cp_speedups()` sets the table's speed-up from CP beside the estimated one: the
+# estimated step of the fastest layout the search finds without CP, over that of the published CP layout.
+
+# %%
+cp_rows = cp_speedups()
+md_table(
+    [Text(zh="序列", en="sequence"), Text(zh="GPU", en="GPUs"), Text(zh="发表的布局", en="published layout"),
+     Text(zh="实测加速比", en="measured speed-up"), Text(zh="估算加速比", en="estimated speed-up"),
+     Text(zh="估算最快的无 CP 布局", en="fastest estimated layout without CP")],
+    [(f"{row.seq_len // 1024}K", run.gpus, " ".join(f"{k.upper()} {v}" for k, v in run.degrees),
+      f"{row.measured:.2f}", f"{row.estimated:.2f}", f"`{row.no_cp_layout}`")
+     for row, run in zip(cp_rows, NEMO_LONG_CONTEXT_RUNS, strict=True)],
+)
+short_rows = [row for row in cp_rows if row.seq_len <= 64 * 1024]
+long_rows_cp = [row for row in cp_rows if row.seq_len >= 256 * 1024]
+row_128k = next(row for row in cp_rows if row.seq_len == 128 * 1024)
+over_long = [row.estimated_over_measured for row in long_rows_cp]
+print(Text(
+    zh=f"到 64K 为止：实测 CP 最多快 {max(r.measured for r in short_rows):.2f} 倍，估算的加速比在 "
+    f"{min(r.estimated for r in short_rows):.2f} 到 {max(r.estimated for r in short_rows):.2f} 之间。\n"
+    f"128K：实测快 {row_128k.measured:.2f} 倍，估算 {row_128k.estimated:.2f} 倍。\n"
+    f"256K 起：实测快 {min(r.measured for r in long_rows_cp):.2f} 到 {max(r.measured for r in long_rows_cp):.2f} 倍，"
+    f"估算是实测的 {min(over_long):.2f} 到 {max(over_long):.2f} 倍。",
+    en=f"Up to 64K: CP measured at most {max(r.measured for r in short_rows):.2f}x faster; the estimated speed-up lies "
+    f"between {min(r.estimated for r in short_rows):.2f} and {max(r.estimated for r in short_rows):.2f}.\n"
+    f"128K: measured {row_128k.measured:.2f}x faster, estimated {row_128k.estimated:.2f}x.\n"
+    f"From 256K: measured {min(r.measured for r in long_rows_cp):.2f}x to {max(r.measured for r in long_rows_cp):.2f}x "
+    f"faster; the estimate is {min(over_long):.2f}x to {max(over_long):.2f}x the measured speed-up.",
+))
+assert max(r.measured for r in short_rows) < 1.1 and all(abs(r.estimated - 1) <= 0.05 for r in short_rows)
+assert row_128k.measured > 1.25 and row_128k.estimated < 1.1  # the estimate misses this one
+assert all(r.measured > 1.25 and r.estimated > 1.25 for r in long_rows_cp) and 1 < min(over_long) and max(over_long) < 1.7
+assert all(", pp=1," not in r.no_cp_layout for r in long_rows_cp)  # without CP the estimate needs a pipeline
+assert all(int(r.no_cp_layout.split("ga=")[1].split(",")[0]) <= 2 for r in long_rows_cp)  # of 1 or 2 micro-batches
+assert all(run.global_batch < run.gpus for run in NEMO_LONG_CONTEXT_RUNS if run.seq_len >= 256 * 1024)
+assert row_128k.no_cp_layout.startswith("tp=8,") and all(
+    run.gpus * 1024 == run.seq_len and run.global_batch * run.seq_len == 4 * 1024**3 // 1024 for run in NEMO_LONG_CONTEXT_RUNS)
+
+# %% [markdown] lang="zh"
+# 到 64K 为止，两边都说 CP 几乎不划算：一个长度的 CP 布局和不用 CP 的最快布局相差不到一成，估算分不出。
+# 256K 起两边都说 CP 划算得多，原因是同一个：每步的序列比 GPU 少得多，数据并行的路数不能超过序列数，TP 又不宜跨出
+# 一个节点，不用 CP 就只能靠流水线凑满 GPU，而每条流水线只有一两个微批次，气泡吃掉大半（第 6 课的
+# (p-1)/(m+p-1)）。估算把这个加速比估高了：厂商没有写出不用 CP 时的布局，也可能用了更少的 GPU、完全重计算或更宽的 TP，
+# 而估算只在同样多的 GPU 上找。128K 是估算漏掉的一行：它认为 TP 8 不用 CP 和发表的 CP 布局一样快，实测 CP 明显更快。
+# 能定下来的只有实测。
+
+# %% [markdown] lang="en"
+# Up to 64K both sides say CP hardly pays: a length's CP layout and the fastest layout without CP are less than a tenth
+# apart, which the estimate cannot tell apart. From 256K both say CP pays a lot, for one reason: a step holds far fewer
+# sequences than there are GPUs, data parallelism cannot have more ways than sequences, and TP should not leave a node,
+# so without CP only a pipeline fills the GPUs, and each pipeline gets one or two micro-batches: the bubble takes most
+# of the step (lesson 6's (p-1)/(m+p-1)). The estimate overstates this speed-up: the vendor does not give its layout
+# without CP, which may have used fewer GPUs, full recomputation or wider TP, while the estimate searches the same GPUs
+# only. 128K is a row the estimate misses: it finds TP 8 without CP as fast as the published CP layout, where CP
+# measured clearly faster. Only a measurement settles these.
 
 # %% [markdown] lang="zh"
 # ### 估算漏掉了什么
