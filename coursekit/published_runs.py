@@ -22,6 +22,8 @@ from .presets import MEGATRON_CORE_2024, MEGATRON_TABLE1, PUBLISHED_DEGREE_KEYS,
 from .specs import TP_COMM_OVERLAP_ON
 
 __all__ = [
+    "DGXC_2505_RUNS",
+    "DGXC_2505_SOURCE",
     "DGXC_DEEPSEEK_V3_RUN",
     "DGXC_DEEPSEEK_V3_SOURCE",
     "DGXC_RUNS",
@@ -946,19 +948,23 @@ def _dgxc_run(
     step_s: float,
     table: str,
     options: tuple[tuple[str, Any], ...],
+    source: str = DGXC_SOURCE,
+    release: str = "",
 ) -> PublishedRun:
     """One DGX Cloud Benchmarking row: ``table`` names the README, its table title and the recipe's config;
     ``step_s`` is the README's "Training step time" at ``gpus``; the throughput compared is tokens per GPU-second,
-    ``batch·seq / (step_s·gpus)`` (the README's own formula, per GPU)."""
-    keys = ("tp", "cp", "pp", "dp", "ep")
+    ``batch·seq / (step_s·gpus)`` (the README's own formula, per GPU). ``source`` names the release read, and
+    ``release`` (e.g. ``"25.05 "``) starts the name of a row whose model and GPUs an earlier release also ran."""
+    keys = ("tp", "cp", "pp", "dp", "ep", "etp")
     full = {"cp": 1, "pp": 1, **layout}
     degrees = tuple((k, full[k]) for k in keys if k in full)
     tokens = batch * seq / (step_s * gpus)
-    shape = ", ".join(f"{k.upper()} {full[k]}" for k in ("tp", "pp", "cp", "ep") if full.get(k, 1) > 1)
+    shape = ", ".join(f"{k.upper()} {full[k]}" for k in ("tp", "pp", "cp", "ep", "etp") if k in full and full[k] > 1)
+    shape += ", ETP 1" if full.get("etp") == 1 else ""
     shape += f", VP {virtual}" if virtual > 1 else ""
     upper = precision.upper()
     return PublishedRun(
-        f"DGX Cloud {label}, {seq // 1024}K, {gpus} H100 ({upper})",
+        f"DGX Cloud {release}{label}, {seq // 1024}K, {gpus} H100 ({upper})",
         model,
         "h100-8",
         gpus // 8,
@@ -967,7 +973,7 @@ def _dgxc_run(
         degrees,
         "tokens",
         0.0,
-        DGXC_SOURCE + ", " + table,
+        source + ", " + table,
         measured_tokens_per_gpu_s=tokens,
         workload_options=(
             ("precision", precision),
@@ -1099,24 +1105,116 @@ _DGXC_ROWS: tuple[tuple[Any, ...], ...] = (
         (_DGXC_BF16_GRADS, ("zero_stages", (1,)), TP_OVERLAP_OFF),
     ),
 )
-DGXC_RUNS: tuple[PublishedRun, ...] = tuple(
-    _dgxc_run(
-        model,
-        label,
-        gpus,
-        batch,
-        seq,
-        layout,
-        mbs,
-        vp,
-        precision,
-        step,
-        table.format(p=precision.upper()) + "; " + config,
-        options,
+
+
+def _dgxc_runs(
+    rows: tuple[tuple[Any, ...], ...], source: str = DGXC_SOURCE, release: str = "", common: tuple[Any, ...] = ()
+) -> tuple[PublishedRun, ...]:
+    """A release's rows (model, label, GPUs, GBS, seq, layout, MBS, VP, step s (BF16, FP8), README and table, config
+    and, optionally, the row's own options) as runs, BF16 then FP8, each with the release's ``common`` options."""
+    return tuple(
+        _dgxc_run(
+            model,
+            label,
+            gpus,
+            batch,
+            seq,
+            layout,
+            mbs,
+            vp,
+            precision,
+            step,
+            table.format(p=precision.upper()) + "; " + config,
+            (*common, *(own[0] if own else ())),
+            source=source,
+            release=release,
+        )
+        for model, label, gpus, batch, seq, layout, mbs, vp, steps, table, config, *own in rows
+        for precision, step in zip(("bf16", "fp8"), steps, strict=True)
     )
-    for model, label, gpus, batch, seq, layout, mbs, vp, steps, table, config, options in _DGXC_ROWS
-    for precision, step in zip(("bf16", "fp8"), steps, strict=True)
+
+
+DGXC_RUNS: tuple[PublishedRun, ...] = _dgxc_runs(_DGXC_ROWS)
+
+#: DGX Cloud Benchmarking's v25.05.02 release: the H100 recipes moved to NeMo 2.0 (NeMo 25.04 containers; each
+#: recipe's setup.sh pins the NeMo commit its options are read at). Every one runs NeMo's
+#: ``pretrain_recipe(performance_mode=True)``: bf16 gradient reduction (``grad_reduce_in_fp32 = False``, the
+#: ``zero-fp16-adam`` recipe's 2 + 2 + 12 bytes), Megatron-Core's distributed optimizer (ZeRO-1) and TP comm overlap
+#: (``tp_comm_overlap=True``, userbuffers); no recomputation is set. FP8 is NeMo's default delayed scaling. Grok-1 now
+#: runs expert TP 1 (``-et 1``, launch.sh).
+DGXC_2505_SOURCE: str = (
+    "NVIDIA “DGX Cloud Benchmarking” (github.com/NVIDIA/dgxc-benchmarking) @ f041145fd100054c03ad37f1fe5a7689b672ee64 "
+    "(v25.05.02)"
 )
+_DGXC_2505_OPTIONS: tuple[tuple[str, Any], ...] = (
+    ("recipe", "zero-fp16-adam"),
+    ("zero_stages", (1,)),
+    ("overlap_tp", TP_COMM_OVERLAP_ON),
+)
+_DGXC_2505_ROWS: tuple[tuple[Any, ...], ...] = (
+    # model, label, GPUs, GBS, seq, layout, MBS, VP, step s (BF16, FP8), README and table, config
+    (
+        "llama3-405b",
+        "Llama 3.1 405B",
+        512,
+        256,
+        8192,
+        {"tp": 8, "pp": 8, "cp": 2, "dp": 4},
+        1,
+        8,
+        (19.810, 13.020),
+        "llama3.1/README.md, “Llama3.1 405b {p}”, 512x H100 (TP 8, PP 8, CP 2, DP 4, VP 8, MBS 1, GBS 256)",
+        "NVIDIA/NeMo @ 6f2c6fdaffcc0af97a9e2219fcc104e2399627e4: nemo/collections/llm/recipes/llama31_405b.py "
+        "performance_optimizations (tp_comm_overlap = True, grad_reduce_in_fp32 = False)",
+    ),
+    (
+        "nemotron4-15b",
+        "Nemotron-4 15B",
+        16,
+        64,
+        4096,
+        {"tp": 2, "dp": 8},
+        2,
+        1,
+        (2.746, 1.988),
+        "nemotron/README.md, “Nemotron4 15b {p} H100”, 16x H100 (TP 2, DP 8, MBS 2, GBS 64)",
+        "NVIDIA/NeMo @ b4148d21695de467d50ebf050566555429c26919: nemo/collections/llm/recipes/nemotron4_15b.py "
+        "(tp_comm_overlap = True, grad_reduce_in_fp32 = False)",
+    ),
+    (
+        "nemotron4-340b",
+        "Nemotron-4 340B",
+        256,
+        64,
+        4096,
+        {"tp": 8, "pp": 8, "dp": 4},
+        1,
+        12,
+        (4.606, 3.107),
+        "nemotron/README.md, “Nemotron4 340b {p} H100”, 256x H100 (TP 8, PP 8, DP 4, VP 12, MBS 1, GBS 64)",
+        "NVIDIA/NeMo @ b4148d21695de467d50ebf050566555429c26919: nemo/collections/llm/recipes/nemotron4_340b.py "
+        "(tp_comm_overlap = True, grad_reduce_in_fp32 = False)",
+    ),
+    (
+        "grok1-314b",
+        "Grok-1 314B (MoE)",
+        512,
+        1024,
+        8192,
+        {"tp": 4, "pp": 8, "cp": 2, "ep": 8, "etp": 1, "dp": 8},
+        1,
+        8,
+        (15.933, 13.433),
+        "grok1/README.md, “Grok1 314b {p}”, 512x H100 (TP 4, PP 8, CP 2, EP 8, ETP 1, DP 8, VP 8, MBS 1, GBS 1024)",
+        "grok1/launch.sh (-et 1, --cuda_graphs false); NVIDIA/NeMo @ 6f2c6fdaffcc0af97a9e2219fcc104e2399627e4: "
+        "scripts/performance/llm/pretrain_grok1_314b.py (tp_comm_overlap = True, grad_reduce_in_fp32 = False, "
+        "MegatronTokenDropCallback)",
+    ),
+)
+#: The v25.05.02 rows. Two of them run a model on the same GPUs, batch and sequence as a v24.11.1 row, in another
+#: layout (Nemotron-4 15B: TP 2 for TP 4; Grok-1: expert TP 1 for 4), which :func:`coursekit.planner.layout_pairs`
+#: compares; the name starts with the release to tell them apart.
+DGXC_2505_RUNS: tuple[PublishedRun, ...] = _dgxc_runs(_DGXC_2505_ROWS, DGXC_2505_SOURCE, "25.05 ", _DGXC_2505_OPTIONS)
 
 #: DGX Cloud Benchmarking v25.05's DeepSeek-V3 recipe on 1024 H100s (BF16; NeMo 25.04.01, Megatron-Core at
 #: 7094270c): the README's layout and step time, and what the recipe sets that the workbench models.
@@ -1282,6 +1380,7 @@ RUN_ROLES: dict[str, str] = {
             *PUBLISHED_RUNS_2024,
             *PUBLISHED_RUNS_2025,
             *DGXC_RUNS,
+            *DGXC_2505_RUNS,
             DGXC_DEEPSEEK_V3_RUN,
             *NEMO_LONG_CONTEXT_RUNS,
         )
@@ -1299,6 +1398,7 @@ def all_published_runs() -> tuple[PublishedRun, ...]:
         *PUBLISHED_RUNS_2024,
         *PUBLISHED_RUNS_2025,
         *DGXC_RUNS,
+        *DGXC_2505_RUNS,
         DGXC_DEEPSEEK_V3_RUN,
         *NEMO_LONG_CONTEXT_RUNS,
     )

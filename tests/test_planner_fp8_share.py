@@ -1,9 +1,9 @@
 """FP8 does not double a training step's matmul speed: the FP8 matmul share, its fit and its checks.
 
 The datasheet doubles H100's peak for FP8 (1979 against 989 TFLOP/s). NVIDIA's DGX Cloud Benchmarking recipes
-(v24.11.1) ran seven models in BF16 and in FP8 on the same GPUs with the same layout, so their step times give FP8's
-measured speed-up directly. Expected values here are those published step times, worked by hand; none is read back
-from the code under test.
+(v24.11.1: seven models; v25.05.02: four) ran each model in BF16 and in FP8 on the same GPUs with the same layout,
+so their step times give FP8's measured speed-up directly. Expected values here are those published step times,
+worked by hand; none is read back from the code under test.
 """
 
 from __future__ import annotations
@@ -26,6 +26,11 @@ PUBLISHED_STEPS_S: dict[str, tuple[float, float]] = {
     "Nemotron-4 15B, 4K, 16 H100": (2.83, 2.08),
     "Nemotron-4 340B, 4K, 128 H100": (4.61, 3.16),
     "Grok-1 314B (MoE), 8K, 512 H100": (20.83, 16.69),
+    # v25.05.02 (NeMo 2.0 recipes), the READMEs' "Training step time"
+    "25.05 Llama 3.1 405B, 8K, 512 H100": (19.810, 13.020),
+    "25.05 Nemotron-4 15B, 4K, 16 H100": (2.746, 1.988),
+    "25.05 Nemotron-4 340B, 4K, 256 H100": (4.606, 3.107),
+    "25.05 Grok-1 314B (MoE), 8K, 512 H100": (15.933, 13.433),
 }
 
 
@@ -39,12 +44,12 @@ def test_the_measured_speedups_are_the_published_step_times_inverted() -> None:
     for label, (bf16_s, fp8_s) in PUBLISHED_STEPS_S.items():
         # same batch, sequence and GPUs in both rows, so the throughput ratio is the step times' ratio
         assert pairs[label].measured == pytest.approx(bf16_s / fp8_s, rel=1e-9)  # type: ignore[attr-defined]
-    # by hand: 12.91 / 9.67 = 1.335; Grok's 20.83 / 16.69 = 1.248, the smallest of the six
+    # by hand: 12.91 / 9.67 = 1.335; Grok's 15.933 / 13.433 = 1.186 (v25.05.02), the smallest
     assert pairs["Llama 3.1 8B, 8K, 8 H100"].measured == pytest.approx(1.335, abs=5e-4)  # type: ignore[attr-defined]
 
 
 def test_at_face_value_every_pair_made_fp8_too_fast() -> None:
-    # the doubled peak taken whole: all seven estimated speed-ups exceed the measured ones by 15 % or more
+    # the doubled peak taken whole: all eleven estimated speed-ups exceed the measured ones by 15 % or more
     for label, pair in _by_label(1.0).items():
         assert pair.estimated_over_measured > 1.15, label  # type: ignore[attr-defined]
 
@@ -63,11 +68,17 @@ def test_the_share_is_the_fit_of_its_one_pair_to_0_005() -> None:
     assert estimated(FP8_MATMUL_SHARE - 0.005) < measured < estimated(FP8_MATMUL_SHARE + 0.005)
 
 
-def test_the_six_other_pairs_check_it_within_a_tenth() -> None:
+def test_the_other_pairs_check_it_within_a_tenth_for_dense_models_not_for_the_moe() -> None:
+    """The eight dense pairs land within a tenth of their measured speed-ups. Grok-1, the one MoE model, does not in
+    its 2025 recipe: measured 15.933 / 13.433 = 1.186, estimated about 1.22x that (the estimate gives its narrow
+    experts FP8's matmul speed-up as it gives a dense layer's)."""
     checked = [pair for pair in fp8_speedups() if pair.role == "validation"]
-    assert len(checked) == 6
+    assert len(checked) == 10
     for pair in checked:
-        assert 0.9 < pair.estimated_over_measured < 1.1, pair.bf16_name
+        moe = "Grok-1" in pair.bf16_name
+        assert 0.9 < pair.estimated_over_measured < (1.3 if moe else 1.1), pair.bf16_name
+    grok = [round(p.estimated_over_measured, 2) for p in checked if "Grok-1" in p.bf16_name]
+    assert grok[0] < 1.1 < grok[1]
 
 
 def test_bf16_ignores_the_share_and_fp8_slows_as_it_falls() -> None:

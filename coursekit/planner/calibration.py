@@ -140,16 +140,17 @@ def ceiling_for(peak_flops: float) -> float:
 
 
 #: How much of the FP8 peak's speed-up an FP8 linear layer's matmuls keep inside a training step: their share of the
-#: FP8 peak over a bf16 matmul's share of the bf16 peak (Transformer Engine's per-tensor-scaled FP8 GEMMs, H100).
-#: The datasheet doubles the peak; a training step does not double its matmul speed: the FP8 GEMMs of a layer's
-#: shapes reach a smaller share of their peak, the scaling bookkeeping around them is not all memory traffic (which
-#: the estimate counts apart), and the efficiency ceiling, fitted on bf16 steps, folds in work that FP8 does not speed
-#: up at all (elementwise kernels, launches). Without it the estimate made FP8 1.17x to 1.30x too fast against BF16 on
-#: all seven of DGX Cloud's BF16/FP8 pairs. Fitted ONCE, on :data:`FP8_FIT_RUNS` (see :data:`FP8_MATMUL_SOURCE`); the
-#: other six pairs check it. Uncertain by about a tenth: the six checks land within 0.95x to 1.09x of their measured
-#: speed-ups (it scales every layout's matmul time alike; the efficiency scenarios already move compute against
-#: communication). Every FP8 recipe takes it (one GEMM path); a workload may set its own
-#: (``WorkloadSpec.fp8_matmul_share``).
+#: FP8 peak over a bf16 matmul's share of the bf16 peak (Transformer Engine's per-tensor-scaled FP8 GEMMs, H100). The
+#: datasheet doubles the peak; a training step does not double its matmul speed: the FP8 GEMMs of a layer's shapes
+#: reach a smaller share of their peak, the scaling bookkeeping around them is not all memory traffic (which the
+#: estimate counts apart), and the efficiency ceiling, fitted on bf16 steps, folds in work that FP8 does not speed up
+#: at all (elementwise kernels, launches). Without it the estimate made FP8 1.17x to 1.30x too fast against BF16 on all
+#: seven of DGX Cloud's v24.11.1 BF16/FP8 pairs. Fitted ONCE, on :data:`FP8_FIT_RUNS` (see :data:`FP8_MATMUL_SOURCE`);
+#: the other pairs (six of v24.11.1, four of v25.05.02) check it. Uncertain by about a tenth for dense models: their
+#: eight checks land within 0.95x to 1.06x of their measured speed-ups (it scales every layout's matmul time alike; the
+#: efficiency scenarios already move compute against communication). Grok-1's (MoE) land at 1.09x and 1.22x: an MoE
+#: layer's narrow expert matmuls keep less of FP8's speed-up. Every FP8 recipe takes it (one GEMM path); a workload may
+#: set its own (``WorkloadSpec.fp8_matmul_share``).
 FP8_MATMUL_SHARE: float = 0.775
 #: Where FP8_MATMUL_SHARE comes from (the fit pair's run names: :data:`coursekit.published_runs.FP8_FIT_RUNS`,
 #: re-exported here).
@@ -158,7 +159,7 @@ FP8_MATMUL_SOURCE: str = (
     "MBS 1, GA 32, sequence 8192, global batch 128, training step time 12.91 s in BF16 and 9.67 s in FP8 (delayed "
     "scaling), 1.335x the throughput. With FP8 matmuls at the full FP8 peak the estimate made it 1.56x. "
     "FP8_MATMUL_SHARE is the value (to 0.005) at which the estimate's FP8/BF16 ratio of the pair equals the measured "
-    "one (tests/test_planner_fp8_share.py re-derives it and checks the six other pairs)"
+    "one (tests/test_planner_fp8_share.py re-derives it and checks the other pairs)"
 )
 
 
