@@ -959,8 +959,8 @@ def _dgxc_run(
     full = {"cp": 1, "pp": 1, **layout}
     degrees = tuple((k, full[k]) for k in keys if k in full)
     tokens = batch * seq / (step_s * gpus)
-    shape = ", ".join(f"{k.upper()} {full[k]}" for k in ("tp", "pp", "cp", "ep", "etp") if k in full and full[k] > 1)
-    shape += ", ETP 1" if full.get("etp") == 1 else ""
+    shown = [k for k in ("tp", "pp", "cp", "ep", "etp") if full.get(k, 1) > 1 or (k == "etp" and k in full)]
+    shape = ", ".join(f"{k.upper()} {full[k]}" for k in shown)
     shape += f", VP {virtual}" if virtual > 1 else ""
     upper = precision.upper()
     return PublishedRun(
@@ -1303,7 +1303,9 @@ NEMO_LONG_CONTEXT_ROWS: tuple[tuple[int, int, int, int, int, int, int, float, fl
 def nemo_llama2_flops_per_token(seq_len: int) -> float:
     """NeMo's model FLOPs per token of Llama 2 7B at ``seq_len`` tokens (:data:`NEMO_LLAMA2_FLOPS_SOURCE`: full
     attention scores, no causal half), from the preset's config (32 layers, h 4096, 32 heads and K/V heads, f 11008,
-    vocabulary 32000).
+    vocabulary 32000). Term for term it is Megatron-Core r0.8's count at TP 1
+    (:func:`coursekit.planner.megatron_core_model_flops_per_step`), which this module cannot call while the planner
+    imports it; a test holds the two equal.
 
     >>> round(16934 * nemo_llama2_flops_per_token(4096) / 1e12)  # NeMo 24.07's LLAMA2-7B row: 780 TFLOP/s
     780

@@ -50,6 +50,17 @@ def test_nemo_llama2_count_by_hand() -> None:
     assert 16934 * nemo_llama2_flops_per_token(4096) / 1e12 == pytest.approx(780, abs=0.5)
 
 
+def test_nemo_llama2_count_is_megatron_cores_r08_count_at_tp_1() -> None:
+    """NeMo's Llama 2 count and Megatron-Core r0.8's are the same formula (one place in spirit: kept apart only because
+    the registry cannot call the planner at import); at TP 1 the vocabulary, 32000, needs no padding."""
+    from coursekit.planner import megatron_core_model_flops_per_step
+    from coursekit.presets import MODELS
+
+    for s in (4096, 131072, 1048576):
+        by_megatron = megatron_core_model_flops_per_step(MODELS["llama2-7b"], 1, s, "r0.8", 1) / s
+        assert nemo_llama2_flops_per_token(s) == pytest.approx(by_megatron, rel=1e-12)
+
+
 def test_registered_runs_are_the_whole_node_rows_and_validate() -> None:
     """The 4K row runs on half a node and stays out; the others are validation runs, each at its published layout, with
     tokens per GPU-second from the row's TFLOP/s (1024K: 536e12 / (536,870,912 · 3145.84) = 317.4)."""

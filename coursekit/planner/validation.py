@@ -269,8 +269,7 @@ def cp_speedups() -> tuple[CpSpeedup, ...]:
         workload = run.workload()
         with_cp = _published_step_s(run, workload)
         free = plan(run.model_spec(), run.cluster_spec(), dataclasses.replace(workload, max_cp=1))
-        order = free.accepted_indices()
-        best = free._candidate(order[0]) if order else None
+        best = next(iter(free.accepted(1)), None)
         estimated = None if best is None or best.step_s is None else float(best.step_s) / with_cp
         layout = "" if best is None else best.label()
         out.append(CpSpeedup(run.name, run.seq_len, row[7] / row[8], estimated, layout))

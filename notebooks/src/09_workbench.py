@@ -1407,11 +1407,10 @@ assert row_128k.estimated < 1.1 < row_128k.measured and all(r.estimated > 1.25 <
 
 # %%
 pairs = layout_pairs()
-run_of = {run.name: run for run in runs}
 
 
 def layout_of(name):  # published degrees above 1, and the published figure (rows of one layout differ in it)
-    return " ".join(f"{k.upper()} {v}" for k, v in run_of[name].degrees if k != "dp" and v > 1) + f" ({by_name[name].published:.0f})"
+    return " ".join(f"{k.upper()} {v}" for k, v in run_of_name[name].degrees if k != "dp" and v > 1) + f" ({by_name[name].published:.0f})"
 
 
 verdict = {True: Text(zh="一致", en="as measured"), False: Text(zh="相反", en="reversed"), None: Text(zh="实测分不出", en="measured tie")}
@@ -1419,7 +1418,7 @@ yes_no = {True: Text(zh="是", en="yes"), False: Text(zh="否", en="no")}
 md_table(
     [Text(zh="模型与 GPU", en="model, GPUs"), Text(zh="A（实测）", en="A (published)"), Text(zh="B（实测）", en="B (published)"), Text(zh="实测 A÷B", en="measured A÷B"),
      Text(zh="估算 A÷B", en="estimated A÷B"), Text(zh="同一张表", en="one table"), Text(zh="次序", en="order")],
-    [(" · ".join(run_of[p.first_name].label.split(" · ")[:2]), layout_of(p.first_name), layout_of(p.second_name),
+    [(" · ".join(run_of_name[p.first_name].label.split(" · ")[:2]), layout_of(p.first_name), layout_of(p.second_name),
       f"{p.measured:.2f}", f"{p.estimated:.2f}", yes_no[p.same_source], verdict[p.same_order])
      for p in pairs],
 )
