@@ -37,6 +37,11 @@ __all__ = [
     "A10_MEMORY_BYTES_PER_S",
     "A100_80GB_HBM_BYTES_PER_S",
     "A100_BF16_DENSE_FLOPS",
+    "B200_BF16_DENSE_FLOPS",
+    "B200_FP8_DENSE_FLOPS",
+    "B200_HBM_BYTES_PER_S",
+    "B200_MEMORY_GB",
+    "B200_SOURCE",
     "CPU_BF16_FLOPS",
     "CPU_DRAM_BYTES_PER_S",
     "CPU_MEMORY_GIB",
@@ -62,6 +67,8 @@ __all__ = [
     "NVLINK3_UNIDIRECTIONAL_BYTES_PER_S",
     "NVLINK4_H100_BIDIRECTIONAL_BYTES_PER_S",
     "NVLINK4_H100_BYTES_PER_S",
+    "NVLINK5_B200_BIDIRECTIONAL_BYTES_PER_S",
+    "NVLINK5_B200_BYTES_PER_S",
     "NVLINK_H800_BYTES_PER_S",
     "OMNIPATH_4X100G_PER_GPU_BYTES_PER_S",
     "PCIE4_X16_BYTES_PER_S",
@@ -178,6 +185,26 @@ H200_HBM_BYTES_PER_S: float = 4.8e12
 #: directions -> 200 GB/s each way (DeepSeek-V3 technical report, arXiv:2412.19437, §3.1; it measures about
 #: 160 GB/s achievable, §3.2.2). Its InfiniBand is 50 GB/s per GPU (§3.2.2), IB_NDR_BYTES_PER_S.
 NVLINK_H800_BYTES_PER_S: float = 400e9 / 2
+#: NVIDIA B200 (DGX B200 / HGX B200, Blackwell), as NVIDIA's DGX Cloud Benchmarking recipes state it: the peak table
+#: of its Llama 3.1 recipe gives B200 2,250 TFLOP/s BF16 and 4,500 TFLOP/s FP8, both dense (the sparse figures of the
+#: datasheet halved), and its B200 reference architecture 180 GB of HBM3e at 7.7 TB/s per GPU, fifth-generation NVLink
+#: at 1.8 TB/s per GPU (both directions added) and 8 x 400 Gb/s InfiniBand compute links a node (one per GPU, 50 GB/s
+#: per GPU and direction: IB_NDR_BYTES_PER_S).
+B200_SOURCE: str = (
+    "NVIDIA DGX Cloud Benchmarking, llama3.1/README.md @ 14fb6ae60402b08f7ca26f2fa86a9408806d3b62 (v25.07, “Peak "
+    "theoretical throughput across GPUs and Data Types”: B200 BF16 2250, FP8 4500 TFLOPS) and README.md @ "
+    "841f5466cd86b66abd48049e839c563776f6d716 (“B200 Reference Architecture”: 8x B200 180 GB HBM3e, memory bandwidth "
+    "7.7 TB/s per GPU, NVLink 5th generation 1.8 TB/s per GPU, 8x 400 Gbit/s InfiniBand compute links)"
+)
+B200_BF16_DENSE_FLOPS: float = 2250e12
+B200_FP8_DENSE_FLOPS: float = 4500e12
+B200_HBM_BYTES_PER_S: float = 7.7e12
+#: GPU memory in the datasheet's GB; the preset takes it as GiB, as the H100 preset takes its "80GB".
+B200_MEMORY_GB: float = 180.0
+NVLINK5_B200_BIDIRECTIONAL_BYTES_PER_S: float = 1800.0 * GB_BYTES
+#: The same link in one direction: 900 GB/s per GPU.
+NVLINK5_B200_BYTES_PER_S: float = NVLINK5_B200_BIDIRECTIONAL_BYTES_PER_S / 2
+
 #: Jean Zay's A100 nodes (BLOOM, Le Scao et al. 2022, arXiv:2211.05100, §3.4.1): four Omni-Path 100 Gb/s
 #: links per 8-GPU node -> 4 x 100e9 / 8 bits / 8 GPUs = 6.25 GB/s per GPU each way.
 OMNIPATH_4X100G_PER_GPU_BYTES_PER_S: float = 4 * 100e9 / BITS_PER_BYTE / 8

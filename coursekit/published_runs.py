@@ -33,6 +33,9 @@ __all__ = [
     "MEGATRON_BRIDGE_2511_SOURCE",
     "MEGATRON_BRIDGE_2602_SOURCE",
     "MEGATRON_BRIDGE_2604_SOURCE",
+    "MEGATRON_BRIDGE_B200_CONFIG",
+    "MEGATRON_BRIDGE_B200_RUNS",
+    "MEGATRON_BRIDGE_B200_SOURCE",
     "MOE_HOST_FIT_RUNS",
     "MOE_ZOO_QWEN3_LONG_RUNS",
     "MOE_ZOO_QWEN3_RUNS",
@@ -146,7 +149,7 @@ PUBLISHED_RUNS_2024: tuple[PublishedRun, ...] = (
 #: force-balanced routing, as the page states).
 MEGATRON_BRIDGE_2511_SOURCE: str = (
     "NVIDIA NeMo Megatron-Bridge, “Performance”, 25.11 NeMo container, DGX-H100, "
-    "github.com/NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md @ df0289c180dd20ff26933455c7a0a11084f6a36f"
+    "github.com/NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md @ c0b9a00031b79b731ccefb56d0aba9629b4dd01b"
 )
 
 
@@ -157,7 +160,7 @@ MEGATRON_BRIDGE_2509_SOURCE: str = (
 )
 MEGATRON_BRIDGE_2602_SOURCE: str = (
     "NVIDIA NeMo Megatron-Bridge, “Performance”, 26.02 NeMo container, DGX-H100, "
-    "github.com/NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md @ df0289c180dd20ff26933455c7a0a11084f6a36f"
+    "github.com/NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md @ c0b9a00031b79b731ccefb56d0aba9629b4dd01b"
 )
 MEGATRON_BRIDGE_2604_SOURCE: str = (
     "NVIDIA NeMo Megatron-Bridge, “Performance”, 26.04 NeMo container, DGX-H100, "
@@ -255,13 +258,15 @@ def _run(
     source: str,
     zero_stages: tuple[int, ...] = (0, 1, 2),
     options: tuple[tuple[str, Any], ...] = (),
+    cluster: str = "h100-8",
 ) -> PublishedRun:
     """One row of a vendor table: FP8, tokens per GPU-second, the published micro-batch and interleaving depth as
     upper bounds of the search (the layout as published); ``options`` are further workload settings the run's own
     training config states. The FP8 recipe: NeMo 24.07's rows delayed scaling (the default; Transformer Engine 1.x
     had no other per-tensor recipe), Megatron-Bridge's per-tensor current scaling (:data:`MEGATRON_BRIDGE_FP8_CS`).
     Megatron-Bridge's rows run a Megatron-Core whose MoE layers multiply the router's probabilities into the experts'
-    activation (:data:`MEGATRON_BRIDGE_PROBS_IN_EXPERTS`)."""
+    activation (:data:`MEGATRON_BRIDGE_PROBS_IN_EXPERTS`). ``cluster`` is the node preset (H100 unless a row says
+    otherwise)."""
     keys = PUBLISHED_DEGREE_KEYS
     degrees = tuple((k, layout.get(k, 1)) for k in keys if k not in ("ep", "etp") or k in layout)
     parts = [f"TP {layout.get('tp', 1)}", f"PP {layout.get('pp', 1)}", f"CP {layout.get('cp', 1)}"]
@@ -269,10 +274,11 @@ def _run(
     parts += [f"ETP {layout['etp']}"] if "etp" in layout else []
     parts += [f"VP {virtual}"] if virtual > 1 else []
     shape = ", ".join(parts)
+    device = {"h100-8": "H100", "b200-8": "B200"}[cluster]
     return PublishedRun(
         name,
         model,
-        "h100-8",
+        cluster,
         gpus // 8,
         batch,
         seq,
@@ -291,8 +297,8 @@ def _run(
             *options,
         ),
         note=Text(
-            zh=f"{gpus} 张 H100，{shape}，微批次 {micro_batch}，每 GPU 每秒 {tokens:g} tokens（FP8）",
-            en=f"{gpus} H100s, {shape}, micro-batch {micro_batch}: {tokens:g} tokens per GPU-second (FP8)",
+            zh=f"{gpus} 张 {device}，{shape}，微批次 {micro_batch}，每 GPU 每秒 {tokens:g} tokens（FP8）",
+            en=f"{gpus} {device}s, {shape}, micro-batch {micro_batch}: {tokens:g} tokens per GPU-second (FP8)",
         ),
     )
 
@@ -646,7 +652,10 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
         MEGATRON_BRIDGE_2604_SOURCE + ", row Qwen3_30B_a3B (DGX-H100)",
     ),
     # The 26.02 table's Qwen3 30B-A3B row and the 26.02.01 patch release's row for the same config (TP 1, PP 2, VP 12,
-    # EP 8, global batch 1024, DeepEP, moe_a2a_overlap): one layout measured 3.5x apart by two releases of the engine.
+    # EP 8, global batch 1024, DeepEP, moe_a2a_overlap): one layout measured 1.77x apart by two releases of the engine.
+    # The 26.02 row as merged (PR #2492, c0b9a000) reads 5113 tokens/s at 118 TFLOP/s; the PR's draft (df0289c1)
+    # printed 2557 beside the same 118 TFLOP/s, half what that TFLOP/s means at this model's count
+    # (tests/test_bridge_tables.py checks every registered row's two columns against each other).
     *(
         _run(
             f"Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8, GBS 1024, {release})",
@@ -662,7 +671,7 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
             options=(("overlap_ep", 1.0), ("ep_dedup_per_node", True)),
         )
         for release, tokens, table in (
-            ("26.02", 2557.0, MEGATRON_BRIDGE_2602_SOURCE),
+            ("26.02", 5113.0, MEGATRON_BRIDGE_2602_SOURCE),
             ("26.02.01", 9058.0, MEGATRON_BRIDGE_260201_SOURCE),
         )
     ),
@@ -1370,6 +1379,76 @@ FP8_FIT_RUNS: tuple[str, ...] = (
     "DGX Cloud Llama 3.1 8B, 8K, 8 H100 (FP8)",
 )
 
+#: Megatron-Bridge's DGX-B200 tables (25.09 and 25.11; B200: :data:`coursekit.presets.CLUSTERS` ``"b200-8"``).
+MEGATRON_BRIDGE_B200_SOURCE: str = (
+    "NVIDIA NeMo Megatron-Bridge, “Performance”, {release} NeMo container, DGX-B200, "
+    "github.com/NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md @ {commit}"
+)
+#: The B200 configs of those rows (scripts/performance/configs/llama @ df0289c180dd20ff26933455c7a0a11084f6a36f):
+#: LLAMA3_8B_PRETRAIN_CONFIG_B200_FP8_CS_V1 (micro-batch 2, no FSDP, CUDA graphs over the whole iteration) and
+#: LLAMA31_405B_PRETRAIN_CONFIG_B200_FP8_CS_V1 (TP 4, PP 8, CP 2, VP 8, global batch 64) with the B200 userbuffers
+#: TP comm overlap config (llama31_llm_pretrain.py: userbuffers_fp8_b200_h16384_tp4_cp2_mbs1_seqlen8192); both
+#: reduce gradients in bf16 (set_llama3_common_configs, set_llama31_common_configs) and keep the recipes' distributed
+#: optimizer (ZeRO-1).
+MEGATRON_BRIDGE_B200_CONFIG: str = (
+    "NVIDIA-NeMo/Megatron-Bridge scripts/performance/configs/llama/llama3_workload_base_configs.py, "
+    "llama31_workload_base_configs.py, llama3_llm_pretrain.py and llama31_llm_pretrain.py @ "
+    "df0289c180dd20ff26933455c7a0a11084f6a36f (LLAMA3_8B_PRETRAIN_CONFIG_B200_FP8_CS_V1, "
+    "LLAMA31_405B_PRETRAIN_CONFIG_B200_FP8_CS_V1; grad_reduce_in_fp32 = False; "
+    "userbuffers_fp8_b200_h16384_tp4_cp2_mbs1_seqlen8192); src/megatron/bridge/recipes/llama/llama3.py: "
+    "use_distributed_optimizer = True"
+)
+
+#: The rows of those tables that run a precision the course models: FP8 with per-tensor current scaling (FP8-CS).
+#: Their FP8-MX figures (in parentheses in the tables) and the MXFP8 MoE rows use block scaling, which the FP8
+#: recipes here do not count. No constant was fitted on a B200: the efficiency ceiling carries over through the
+#: B200's measured best matmul (:data:`coursekit.planner.calibration.MAMF_FRACTION`), as it does to the H100.
+MEGATRON_BRIDGE_B200_RUNS: tuple[PublishedRun, ...] = tuple(
+    run
+    for release, commit, llama8b, llama405b in (
+        ("25.09", "fa0315ae2684693a666be9d247adf9baf1e30028", 29994.0, 664.0),
+        ("25.11", "c0b9a00031b79b731ccefb56d0aba9629b4dd01b", 30624.0, 661.0),
+    )
+    for run in (
+        _run(
+            f"Megatron-Bridge Llama 3 8B, 8K, 8 B200 (FP8, {release})",
+            "llama3-8b",
+            8,
+            128,
+            8192,
+            {"dp": 8},
+            2,
+            1,
+            llama8b,
+            MEGATRON_BRIDGE_B200_SOURCE.format(release=release, commit=commit)
+            + ", row LLAMA3_8B; "
+            + MEGATRON_BRIDGE_B200_CONFIG,
+            zero_stages=(1,),
+            options=(MEGATRON_BRIDGE_LLAMA_GRADS,),
+            cluster="b200-8",
+        ),
+        _run(
+            f"Megatron-Bridge Llama 3.1 405B, 8K, 128 B200 (FP8, {release})",
+            "llama3-405b",
+            128,
+            64,
+            8192,
+            {"tp": 4, "pp": 8, "cp": 2, "dp": 2},
+            1,
+            8,
+            llama405b,
+            MEGATRON_BRIDGE_B200_SOURCE.format(release=release, commit=commit)
+            + ", row LLAMA3.1_405B; "
+            + MEGATRON_BRIDGE_B200_CONFIG
+            + "; account_for_embedding_in_pipeline_split = account_for_loss_in_pipeline_split = True",
+            zero_stages=(1,),
+            options=(("overlap_tp", TP_COMM_OVERLAP_ON), ("pipeline_edge_layers", 1), MEGATRON_BRIDGE_LLAMA_GRADS),
+            cluster="b200-8",
+        ),
+    )
+)
+
+
 #: Every run's role: the calibration rows fit the efficiency ceiling, two ModelZoo rows fit the host time per MoE
 #: layer (:data:`MOE_HOST_FIT_RUNS`), two DGX Cloud rows the FP8 matmul share (:data:`FP8_FIT_RUNS`); the other
 #: published runs validate. No run is both.
@@ -1385,6 +1464,7 @@ RUN_ROLES: dict[str, str] = {
             *DGXC_2505_RUNS,
             DGXC_DEEPSEEK_V3_RUN,
             *NEMO_LONG_CONTEXT_RUNS,
+            *MEGATRON_BRIDGE_B200_RUNS,
         )
     },
     **{name: "fit" for name in MOE_HOST_FIT_RUNS},
@@ -1403,4 +1483,5 @@ def all_published_runs() -> tuple[PublishedRun, ...]:
         *DGXC_2505_RUNS,
         DGXC_DEEPSEEK_V3_RUN,
         *NEMO_LONG_CONTEXT_RUNS,
+        *MEGATRON_BRIDGE_B200_RUNS,
     )

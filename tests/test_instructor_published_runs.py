@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from coursekit.planner import PublishedComparison, compare_published, cp_speedups, fp8_speedups
-from coursekit.planner.calibration import FP8_MATMUL_SHARE, MEASUREMENT_REPEATABILITY, MOE_LAYER_HOST_S
+from coursekit.planner.calibration import FP8_MATMUL_SHARE, MEASUREMENT_REPEATABILITY, MOE_LAYER_HOST_S, matmul_fraction
 from coursekit.presets import MODELS
 from coursekit.published_runs import all_published_runs
 
@@ -96,6 +96,18 @@ def _pair_counts() -> tuple[int, int, int]:
     if any(p.same_order is False for p in apart):
         return -1, -1, -1
     return len(pairs), sum(p.same_order is False for p in close), sum(p.same_order is True for p in close)
+
+
+def _b200_rows() -> list[PublishedComparison]:
+    """The B200 rows, all passing (else the guide's sentence is wrong)."""
+    rows = [c for c in _table().values() if " B200 " in c.name]
+    assert rows and all(c.passes for c in rows)
+    return rows
+
+
+def _b200() -> tuple[str, str]:
+    ratios = [c.estimated_over_published for c in _b200_rows()]
+    return _x(min(ratios)), _x(max(ratios))
 
 
 def _c(name: str) -> PublishedComparison:
@@ -258,7 +270,7 @@ PHRASES: list[tuple[str, str, Callable[[], str]]] = [
     ("zh", "不做完全重计算仍要 136.1 GiB", lambda: f"不做完全重计算仍要 {_dsv3_without_full_recompute_gib():.1f} GiB"),
     (
         "en",
-        "71 pass: 58 of the 59 dense runs and 13 of the 24 mixture-of-experts runs",
+        "75 pass: 62 of the 63 dense runs and 13 of the 24 mixture-of-experts runs",
         lambda: _counts_quote(
             "{passing} pass: {passing_dense} of the {dense} dense runs and {passing_moe} of the {moe} "
             "mixture-of-experts runs"
@@ -266,13 +278,13 @@ PHRASES: list[tuple[str, str, Callable[[], str]]] = [
     ),
     (
         "zh",
-        "通过 71 次：59 次稠密训练通过 58 次，24 次混合专家训练只通过 13 次",
+        "通过 75 次：63 次稠密训练通过 62 次，24 次混合专家训练只通过 13 次",
         lambda: _counts_quote(
             "通过 {passing} 次：{dense} 次稠密训练通过 {passing_dense} 次，{moe} 次混合专家训练只通过 {passing_moe} 次"
         ),
     ),
-    ("en", "and the other 79 only check", lambda: f"and the other {_fit_and_checking()[1]} only check"),
-    ("zh", "其余 79 行只做检验", lambda: f"其余 {_fit_and_checking()[1]} 行只做检验"),
+    ("en", "and the other 83 only check", lambda: f"and the other {_fit_and_checking()[1]} only check"),
+    ("zh", "其余 83 行只做检验", lambda: f"其余 {_fit_and_checking()[1]} 行只做检验"),
     (
         "en",
         "each in tie group 1, at 0.91x to 1.10x the measured throughput",
@@ -327,8 +339,24 @@ PHRASES: list[tuple[str, str, Callable[[], str]]] = [
             )
         ),
     ),
-    ("en", "83 published runs", lambda: _counts_quote("{runs} published runs")),
-    ("zh", "83 次公开发表的训练", lambda: _counts_quote("{runs} 次公开发表的训练")),
+    (
+        "en",
+        "all four\n  pass at 0.82x to 0.86x the measured",
+        lambda: "all four\n  pass at {}x to {}x the measured".format(*_b200()),
+    ),
+    (
+        "zh",
+        "4 行全部通过，估算吞吐是实测的 0.82 到 0.86 倍",
+        lambda: "{} 行全部通过，估算吞吐是实测的 {} 到 {} 倍".format(len(_b200_rows()), *_b200()),
+    ),
+    (
+        "en",
+        "measured best-matmul share (77.6 %)",
+        lambda: f"measured best-matmul share ({matmul_fraction(2250e12):.1%})".replace("%", " %"),
+    ),
+    ("zh", "最佳矩阵乘占峰值之比（77.6%）", lambda: f"最佳矩阵乘占峰值之比（{matmul_fraction(2250e12):.1%}）"),
+    ("en", "87 published runs", lambda: _counts_quote("{runs} published runs")),
+    ("zh", "87 次公开发表的训练", lambda: _counts_quote("{runs} 次公开发表的训练")),
     (
         "en",
         "on 8192 GPUs ranks 1st (1.01x the reported",

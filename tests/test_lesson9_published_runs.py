@@ -61,8 +61,9 @@ def test_lesson9_published_run_figures() -> None:
     qwen30_releases = [
         by_name[f"Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8, GBS 1024, {r})"] for r in ("26.02", "26.02.01")
     ]
-    assert [round(c.estimated_over_published, 1) for c in qwen30_releases] == [3.5, 1.0]  # what the text says
-    assert round(qwen30_releases[1].published / qwen30_releases[0].published, 1) == 3.5
+    assert [round(c.estimated_over_published, 2) for c in qwen30_releases] == [1.77, 1.0]  # what the text says
+    assert round(qwen30_releases[1].published / qwen30_releases[0].published, 2) == 1.77
+    assert (qwen30_releases[0].published, qwen30_releases[1].published) == (5113, 9058)
     assert [c.passes for c in qwen30_releases] == [False, True] and qwen30_releases[0].layout == qwen30_releases[
         1
     ].layout

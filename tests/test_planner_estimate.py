@@ -455,19 +455,23 @@ def test_mla_up_proj_recompute_repeats_the_up_projections_by_hand() -> None:
 
 
 def test_a_device_between_measured_ones_takes_an_interpolated_matmul_share_by_hand() -> None:
-    """The measured best-matmul shares (Bekman's MAMF table): A100 SXM 267.9 of 312 TFLOP/s, H100 SXM 792.1 of 989.
-    A peak between them takes the share linear in log(peak); outside them, the nearest device's."""
+    """The measured best-matmul shares (Bekman's MAMF table): A100 SXM 267.9 of 312 TFLOP/s, H100 SXM 792.1 of 989,
+    B200 SXM 1745.0 of 2250. A peak between two takes the share linear in log(peak); outside them, the nearest
+    device's."""
     import math
 
     from coursekit.planner.calibration import matmul_fraction
 
-    a100, h100 = 267.9 / 312, 792.1 / 989
+    a100, h100, b200 = 267.9 / 312, 792.1 / 989, 1745.0 / 2250
     # L40S, 362 TFLOP/s: 0.858654 + (0.800910 - 0.858654) x ln(362/312) / ln(989/312) = 0.851214
     assert matmul_fraction(362e12) == pytest.approx(a100 + (h100 - a100) * math.log(362 / 312) / math.log(989 / 312))
     assert matmul_fraction(362e12) == pytest.approx(0.851214, abs=1e-6)
-    assert matmul_fraction(2250e12) == pytest.approx(h100) and matmul_fraction(125e12) == pytest.approx(a100)
+    # 1500 TFLOP/s: 0.800910 + (0.775556 - 0.800910) x ln(1500/989) / ln(2250/989) = 0.788062
+    assert matmul_fraction(1500e12) == pytest.approx(0.788062, abs=1e-6)
+    assert matmul_fraction(2250e12) == pytest.approx(b200) and matmul_fraction(5000e12) == pytest.approx(b200)
+    assert matmul_fraction(125e12) == pytest.approx(a100)
     # the best matmul's speed, share x peak, rises with the peak across the whole range
-    peaks = [p * 1e12 for p in (100, 200, 312, 400, 600, 900, 960, 989, 1000, 2000)]
+    peaks = [p * 1e12 for p in (100, 200, 312, 400, 600, 900, 960, 989, 1000, 1500, 2000, 2250, 3000)]
     speeds = [matmul_fraction(p) * p for p in peaks]
     assert all(b > a for a, b in itertools.pairwise(speeds))
 

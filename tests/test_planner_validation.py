@@ -72,15 +72,15 @@ KNOWN_GAPS: dict[str, tuple[frozenset[str], str]] = {
         "leaves out (elementwise kernels, and host time beyond the fitted 9.4 ms per MoE layer, which this layout's "
         "micro-batch 2 layers outlast on the GPU) must take most of the measured 24.8 s "
         "step; the same document's 25.09 token-dropping run measured 10494 tokens/s on this layout, and the same "
-        "layout family (TP 1, PP 2, EP 8, at VP 12 and global batch 1024) measured 2557 tokens/s in the 26.02 "
-        "container (docs/performance-summary.md @ df0289c1) and 9058 in 26.02.01 (performance-summary-archive.md @ "
-        "067f987d): a 3.5x spread between releases of one engine, which no layout model can follow",
+        "layout family (TP 1, PP 2, EP 8, at VP 12 and global batch 1024) measured 5113 tokens/s in the 26.02 "
+        "container (docs/performance-summary.md @ c0b9a000) and 9058 in 26.02.01 (performance-summary-archive.md @ "
+        "067f987d): a 1.77x spread between releases of one engine, which no layout model can follow",
     ),
     "Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8, GBS 1024, 26.02)": (
         frozenset({"throughput_30pct"}),
-        "the estimate is 3.5x the published 2557 tokens/s, and 1.00x the 9058 that the 26.02.01 patch release "
+        "the estimate is 1.77x the published 5113 tokens/s, and 1.00x the 9058 that the 26.02.01 patch release "
         "measured on the same config (TP 1, PP 2, VP 12, EP 8, global batch 1024, DeepEP and the all-to-all "
-        "overlap; the next run): the two releases of one engine are 3.5x apart, and the estimate sits on the faster",
+        "overlap; the next run): the two releases of one engine are 1.77x apart, and the estimate sits on the faster",
     ),
     "Megatron-Bridge Qwen3 235B-A22B (MoE), 4K, 256 H100 (FP8)": (
         frozenset({"throughput_30pct"}),
@@ -479,7 +479,8 @@ def test_megatron_bridge_llama_runs_reduce_gradients_in_bf16() -> None:
     parameters, the output layer 128256·8192 and the final norm 8192: 9,607,225,344 parameters, a quarter per TP
     rank, 2 bytes of gradient each (ZeRO-1 keeps them whole)."""
     runs = [run for run in all_published_runs() if run.name.startswith("Megatron-Bridge Llama")]
-    assert len(runs) == 5 and all(run.workload().recipe == "zero-fp16-adam" for run in runs)  # 25.11 and 26.02
+    # H100: 25.11 and 26.02; B200: 25.09 and 25.11
+    assert len(runs) == 9 and all(run.workload().recipe == "zero-fp16-adam" for run in runs)
     _, result = _plan_run("Megatron-Bridge Llama 3 70B, 8K, 64 H100 (FP8)")
     layer = 2 * 8192**2 + 2 * 8192 * 1024 + 3 * 8192 * 28672 + 2 * 8192
     last = 10 * layer + 128256 * 8192 + 8192

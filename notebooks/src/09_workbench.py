@@ -10,7 +10,7 @@
 #
 # [English version](../en/09_workbench.ipynb) · [课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 8 课 公式与实测](08_lab.ipynb) · 下一课：[第 10 课 推理服务](10_serving.ipynb)
 #
-# > **时间：** 约 130 分钟（讲解与阅读 115 分钟，练习 15 分钟）
+# > **时间：** 约 135 分钟（讲解与阅读 120 分钟，练习 15 分钟）
 # >
 # > **问题：**
 # > - 前几课的方法——登记约束、用硬门槛排除并写明原因、检查组合、最后才估算——能不能用在一整个搜索空间上？
@@ -30,7 +30,7 @@
 #
 # [中文版](../zh/09_workbench.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 8, formula vs measurement](08_lab.ipynb) · Next: [lesson 10, serving](10_serving.ipynb)
 #
-# > **Time:** about 130 min (teaching and reading 115 min, exercises 15 min)
+# > **Time:** about 135 min (teaching and reading 120 min, exercises 15 min)
 # >
 # > **Questions:**
 # > - Can the course's method — register constraints, exclude by hard gates with reasons, check the composition,
@@ -650,15 +650,18 @@ md_table(
 # 2024 年在 H100 上的扩展表里的 9 行（bf16，1.7B 到 462B 的 GPT，48 到 6144 张卡，按它自己的 FLOP 计数比较 TFLOP/s），
 # 以及 Megatron-MoE-ModelZoo（公开的 Megatron-Core MoE 基准配置仓库）里 Qwen3 235B-A22B 在 256 张 H100 上的
 # 10 行（bf16：4K 序列的 5 种布局、同一仓库脚本里注明 320 TFLOP/s 的一种配置，与 16K 到 128K 的 4 行长上下文；
-# 按 Megatron-Core 2025 年起的 FLOP 计数比较 TFLOP/s）。
+# 按 Megatron-Core 2025 年起的 FLOP 计数比较 TFLOP/s），以及 Megatron-Bridge 25.09 与 25.11 两版 DGX-B200 表里的
+# 4 个 B200 配置（FP8 按张量当前缩放：Llama 3 8B 在 8 张卡上、Llama 3.1 405B 在 128 张卡上，各两版）。
 # 表中每行写出模型、GPU 数、序列长度、全局批大小 (GBS) 和发表的并行度。每一次都按原始设定登记：层布局 (TP, CP, PP, DP, EP；配方设了专家张量并行时还有 ETP，否则 ETP = TP) 用发表的，其余（微批次、调度、
 # ZeRO 阶段、重计算）让工作台在允许的范围里找。除了 ModelZoo 的两行和 DGX Cloud 的 Llama 3.1 8B 两行，它们都只用来**检验**：
 # 效率天花板只用 Megatron-LM 表 1 标定；ModelZoo 那两行（下面讲）标定 MoE 每层的主机时间，DGX Cloud 那两行（BF16 与 FP8）
 # 标定 FP8 矩阵乘保留多少提速（见下文），所以这四行不算检验。
 # 一行通过要满足四条：被接受；在第 1 并列组或前 10 名；步时在最优估算的 1.25 倍以内；吞吐相差不超过 ±30%。
 #
-# 效率怎样从 A100 带到 H100：天花板 = 表 1 上标定的“整步保留的最佳矩阵乘份额” × 该 GPU 实测的最佳 bf16 矩阵乘占峰值之比
-# （A100 85.9%，H100 80.1%，出自公开的 MAMF 测量表）。H100 不需要另调参数。
+# 效率怎样从 A100 带到 H100 和 B200：天花板 = 表 1 上标定的“整步保留的最佳矩阵乘份额” × 该 GPU 实测的最佳 bf16 矩阵乘
+# 占峰值之比（A100 85.9%，H100 80.1%，B200 77.6%，出自公开的 MAMF 测量表）。H100 和 B200 都不另调参数。B200 的 4 行
+# 登记时没有改动任何常数：4 行全部通过，估算吞吐是实测的 0.82 到 0.86 倍，也就是说在这一代上估算偏慢、偏保守；
+# 只有 2 个模型、2 个版本，还不足以说明这是 B200 的普遍规律。
 
 # %% [markdown] lang="en"
 # ## 8. Against published large-scale runs
@@ -675,7 +678,9 @@ md_table(
 # 6144 GPUs, compared in TFLOP/s by its own FLOP count), and ten rows of Qwen3 235B-A22B on 256 H100s from the
 # Megatron-MoE-ModelZoo (a public repository of Megatron-Core MoE benchmark configurations; bf16: five layouts at 4K,
 # one configuration its H100 script marks as 320 TFLOP/s, and four long-context rows from 16K to 128K, compared in
-# TFLOP/s by Megatron-Core's count from 2025 on). Each row names
+# TFLOP/s by Megatron-Core's count from 2025 on), and four B200 configurations from Megatron-Bridge's DGX-B200 tables
+# of 25.09 and 25.11 (FP8 with per-tensor current scaling: Llama 3 8B on 8 GPUs and Llama 3.1 405B on 128, one row of
+# each per release). Each row names
 # the model, GPUs, sequence length, global batch
 # size (GBS) and the published parallel degrees. Each is registered with its original
 # set-up: the layout (TP, CP, PP, DP, EP; and ETP where the recipe sets it, else ETP = TP) as published; the rest (micro-batch, schedule, ZeRO stage, recompute) the
@@ -685,9 +690,11 @@ md_table(
 # FP8 matmul keeps (see below), so these four check nothing. A row passes when it meets four criteria: accepted; in tie group 1 or the top 10;
 # within 1.25x of the best estimate; throughput within ±30 %.
 #
-# How efficiency carries from A100 to H100: the ceiling is the share of the best matmul a whole step keeps (fitted on
-# Table 1) times the GPU's measured best bf16 matmul share of peak (A100 85.9 %, H100 80.1 %, from a public MAMF
-# table). Nothing is retuned for H100.
+# How efficiency carries from A100 to H100 and B200: the ceiling is the share of the best matmul a whole step keeps
+# (fitted on Table 1) times the GPU's measured best bf16 matmul share of peak (A100 85.9 %, H100 80.1 %, B200 77.6 %,
+# from a public MAMF table). Nothing is retuned for H100 or B200. The four B200 rows were registered without changing
+# any constant: all four pass, with estimated throughput 0.82 to 0.86 of the measured, so on this generation the
+# estimate is slow, on the cautious side; two models in two releases are too few to call that a rule for the B200.
 
 # %%
 runs = all_published_runs()
@@ -706,8 +713,9 @@ md_table(
       f"{c.published:.0f}", "-", Text(zh="否", en="no"))
      for run, c in zip(runs, comparisons)],
 )
-print(Text(zh=f"H100 的效率天花板 {ceiling_for(CLUSTERS['h100-8'].peak_flops):.1%}，A100 {ceiling_for(CLUSTERS['a100-8'].peak_flops):.1%}",
-           en=f"Efficiency ceiling on H100 {ceiling_for(CLUSTERS['h100-8'].peak_flops):.1%}, on A100 {ceiling_for(CLUSTERS['a100-8'].peak_flops):.1%}"))
+ceilings = {gpu: ceiling_for(CLUSTERS[f"{gpu.lower()}-8"].peak_flops) for gpu in ("A100", "H100", "B200")}
+print(Text(zh="效率天花板：" + "，".join(f"{gpu} {c:.1%}" for gpu, c in ceilings.items()),
+           en="Efficiency ceiling: " + ", ".join(f"{gpu} {c:.1%}" for gpu, c in ceilings.items())))
 print(Text(zh="来源（论文与表格；训练配置文件等完整出处在每次训练的 run.source 里）：",
            en="Sources (paper and table; the full citation, with the training configs, is in each run's run.source):"))
 
@@ -802,9 +810,11 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 #   第二次排序，每步 0.83 s），FP8 转换的显存遍历也按显存带宽计时（见下文），并按配方的 EP 全对全重叠把通信藏在稳态的
 #   计算下、扣掉它占用的 SM，也算了等主机的时间（这个布局微批次为 2，每层在 GPU 上比主机发射它的时间长，所以不用等）；
 #   仍没有建模的是逐元素运算和超出估算的那部分主机时间，按实测推算它们占了步时的大半。同一份性能文档里 25.09 版丢 token 的同一布局实测快一倍，可见这些开销之大。
-#   引擎版本本身就能差这么多：26.02 版的配置（VP 12、全局批 1024、DeepEP、打开全对全重叠）实测每 GPU 每秒 2557 个 token，
-#   同一配置在 26.02.01 补丁版是 9058 个，相差 3.5 倍；估算正好落在后者上（1.00 倍，这一行通过），前者是它的 3.5 倍，
+#   引擎版本本身就能差这么多：26.02 版的配置（VP 12、全局批 1024、DeepEP、打开全对全重叠）实测每 GPU 每秒 5113 个 token，
+#   同一配置在 26.02.01 补丁版是 9058 个，快 1.77 倍；估算正好落在后者上（1.00 倍，这一行通过），是前者的 1.77 倍，
 #   没通过。没有哪个布局模型能跟上同一引擎两个版本之间的差别：这类差距只能靠在你自己的软件版本上实测来发现。
+#   （表格本身也会出错：26.02 表的草稿把这一行印成 2557，旁边的 118 TFLOP/s 却对应 5113；每一行的两列互相核对，
+#   才发现并改用合并后的数字。）
 # - **Qwen3 235B-A22B (MoE)**：配方把专家张量并行 (expert tensor parallelism, ETP) 设成 1——Megatron-Core 的 MoE 并行折叠
 #   (parallel folding) 让专家层把同样的 256 卡重新排成 ETP × EP × EDP × PP = 1 × 32 × 1 × 8，注意力层仍是 TP 2。
 #   工作台把 ETP 当作一个搜索维度，这个布局被接受；v = 4 不重计算要 59.0 GiB，放得下（激活全按 16 位记是
@@ -996,10 +1006,12 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 #   elementwise kernels and host time beyond the estimate's, which by the measurement take most of the step. The
 #   same document's 25.09 token-dropping run of this layout measured twice the throughput: these costs are large.
 #   Releases of the engine alone differ this much: the 26.02 config (VP 12, global batch 1024, DeepEP, the all-to-all
-#   overlap on) measured 2557 tokens per GPU-second, and the same config in the 26.02.01 patch release 9058, 3.5x
-#   more; the estimate lands on the latter (1.00x, that row passes) and is 3.5x the former, which does not pass. No
+#   overlap on) measured 5113 tokens per GPU-second, and the same config in the 26.02.01 patch release 9058, 1.77x
+#   more; the estimate lands on the latter (1.00x, that row passes) and is 1.77x the former, which does not pass. No
 #   layout model can follow the difference between two releases of one engine: only measuring on your own software
-#   version finds such gaps.
+#   version finds such gaps. (Tables err too: the 26.02 table's draft printed this row as 2557 beside the same
+#   118 TFLOP/s, which means 5113; checking each row's two columns against each other found it, and the merged
+#   figure is used.)
 # - **Qwen3 235B-A22B (MoE)**: the recipe sets expert tensor parallelism (ETP) to 1 — Megatron-Core's MoE parallel
 #   folding lays the same 256 GPUs out again for the expert layers as ETP × EP × EDP × PP = 1 × 32 × 1 × 8, while
 #   attention keeps TP 2. The workbench searches ETP as a dimension and accepts the layout; v = 4 without
