@@ -655,7 +655,7 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
     # EP 8, global batch 1024, DeepEP, moe_a2a_overlap): one layout measured 1.77x apart by two releases of the engine.
     # The 26.02 row as merged (PR #2492, c0b9a000) reads 5113 tokens/s at 118 TFLOP/s; the PR's draft (df0289c1)
     # printed 2557 beside the same 118 TFLOP/s, half what that TFLOP/s means at this model's count
-    # (tests/test_bridge_tables.py checks every registered row's two columns against each other).
+    # (tests/test_vendor_table_columns.py checks every registered row's two columns against each other).
     *(
         _run(
             f"Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8, GBS 1024, {release})",

@@ -1,4 +1,4 @@
-"""Every registered Megatron-Bridge row, its two measured columns held against each other.
+"""Every registered vendor-table row that prints both throughputs, its two columns held against each other.
 
 Megatron-Bridge's performance tables print each row's tokens per GPU-second and its model TFLOP/s per GPU. The TFLOP/s
 are Megatron-Core's logged count of the model (its 2025 count: causal attention at half, GQA, SwiGLU, routed
@@ -14,7 +14,7 @@ import pytest
 
 from coursekit.planner.specs import megatron_core_model_flops_per_step
 from coursekit.presets import MODELS
-from coursekit.published_runs import all_published_runs
+from coursekit.published_runs import MOE_ZOO_QWEN3_RUNS, NEMO_LONG_CONTEXT_RUNS, all_published_runs
 
 #: The table's "Model TFLOP / sec / GPU" of each registered row (the FP8-CS figure where a row gives two).
 TABLE_TFLOPS: dict[str, float] = {
@@ -65,3 +65,54 @@ def test_the_draft_figure_would_have_failed() -> None:
     run = next(run for run in all_published_runs() if run.name.endswith("GBS 1024, 26.02)"))
     assert run.measured_tokens_per_gpu_s == 5113.0
     assert _tflops(run) * 2557.0 / 5113.0 == pytest.approx(59.0, abs=0.5)  # half of the printed 118
+
+
+#: NeMo 24.07's pre-training table (performance_summary.md @ 164b0097, 2024-08-14): "Model TFLOP / sec / GPU" of each
+#: registered row, in Megatron-Core r0.8's count (full attention scores, GQA, SwiGLU), which NeMo logged then.
+NEMO_2407_TFLOPS: dict[str, float] = {
+    "NeMo GPT-3 5B, 2K, 64 H100 (FP8)": 736.0,
+    "NeMo GPT-3 20B, 2K, 64 H100 (FP8)": 750.0,
+    "NeMo GPT-3 175B, 2K, 128 H100 (FP8)": 782.0,
+    "NeMo GPT-3 175B, 2K, 512 H100 (FP8)": 842.0,
+    "NeMo Llama 2 7B, 4K, 8 H100 (FP8)": 776.0,
+    "NeMo Llama 2 13B, 4K, 16 H100 (FP8)": 754.0,
+    "NeMo Llama 2 70B, 4K, 64 H100 (FP8)": 759.0,
+    "NeMo Nemotron-3 8B, 4K, 64 H100 (FP8)": 653.0,
+    "NeMo Nemotron-3 22B, 4K, 64 H100 (FP8)": 554.0,
+    "NeMo Nemotron-4 340B, 4K, 128 H100 (FP8)": 678.0,
+    "NeMo Llama 3 8B, 8K, 8 H100 (FP8)": 697.0,
+    "NeMo Llama 3 70B, 8K, 64 H100 (FP8)": 738.0,
+}
+
+
+def test_every_nemo_2407_row_is_checked() -> None:
+    long_context = {run.name for run in NEMO_LONG_CONTEXT_RUNS}  # their table gives TFLOP/s only
+    rows = {run.name for run in all_published_runs() if run.name.startswith("NeMo")} - long_context
+    assert rows == set(NEMO_2407_TFLOPS)
+
+
+@pytest.mark.parametrize("name", sorted(NEMO_2407_TFLOPS))
+def test_nemo_2407_tokens_and_tflops_columns_agree(name: str) -> None:
+    run = next(run for run in all_published_runs() if run.name == name)
+    per_token = megatron_core_model_flops_per_step(MODELS[run.model], 1, run.seq_len, release="r0.8") / run.seq_len
+    assert run.measured_tokens_per_gpu_s * per_token / 1e12 == pytest.approx(NEMO_2407_TFLOPS[name], rel=0.01)
+
+
+#: The Megatron-MoE-ModelZoo's Qwen3 H100 table (best_practice/qwen3/readme.md @ e8650517): step time (s) and "Per GPU
+#: TF" of its 4K rows (256 H100s, global batch 2048), in Megatron-Core's 2025 count.
+MOE_ZOO_STEP_AND_TFLOPS: dict[str, tuple[float, float]] = {
+    "DeepEP, EP 32": (19.7, 245.0),
+    "DeepEP, EP 32, 1F1B overlap": (17.6, 276.0),
+    "DeepEP, EP 8, FSDP": (17.6, 276.0),
+    "all-to-all, EP 8, PP 32": (24.2, 200.0),
+    "DeepEP, TP 4, EP 8": (29.0, 167.0),
+}
+
+
+@pytest.mark.parametrize("label", sorted(MOE_ZOO_STEP_AND_TFLOPS))
+def test_moe_zoo_step_time_and_tflops_columns_agree(label: str) -> None:
+    step_s, tflops = MOE_ZOO_STEP_AND_TFLOPS[label]
+    run = next(run for run in MOE_ZOO_QWEN3_RUNS if run.name.endswith(f"({label})"))
+    assert run.measured_tflops_per_gpu == tflops
+    flops = megatron_core_model_flops_per_step(MODELS[run.model], run.global_batch, run.seq_len, release="2025")
+    assert flops / step_s / (run.nodes * 8) / 1e12 == pytest.approx(tflops, rel=0.01)
