@@ -41,6 +41,9 @@ __all__ = [
     "MOE_ZOO_QWEN3_RUNS",
     "MOE_ZOO_QWEN3_SOURCE",
     "NEMO_2407_SOURCE",
+    "NEMO_2502_B200_CONFIG",
+    "NEMO_2502_B200_RUNS",
+    "NEMO_2502_B200_SOURCE",
     "NEMO_LONG_CONTEXT_ROWS",
     "NEMO_LONG_CONTEXT_RUNS",
     "NEMO_LONG_CONTEXT_SOURCE",
@@ -1449,6 +1452,54 @@ MEGATRON_BRIDGE_B200_RUNS: tuple[PublishedRun, ...] = tuple(
 )
 
 
+#: NVIDIA NeMo Framework's performance page for the NeMo 25.02 container, DGX-B200 pre-training table (FP8, NeMo 2.0).
+#: Published as a web page, not in a repository; the page shows each row's layout, tokens/s and model TFLOP/s.
+NEMO_2502_B200_SOURCE: str = (
+    "NVIDIA NeMo, “Performance”, NeMo 25.02, DGX-B200, FP8, "
+    "docs.nvidia.com/nemo-framework/user-guide/latest/performance/performance_summary.html"
+)
+#: What those rows ran: NeMo's performance scripts of that release (scripts/llm/performance/pretrain_*.py @ v2.2.0,
+#: 7192a2c944c48ab253f3f711ee52fe2dc986a3bb) build ``pretrain_recipe(performance_mode=True)`` (Megatron-Core's
+#: distributed optimizer, TP comm overlap) and, at FP8, ``bf16_with_fp8_mixed()`` (delayed scaling) with
+#: ``grad_reduce_in_fp32 = False`` (bf16 gradients: the ``zero-fp16-adam`` recipe's 2 + 2 + 12 bytes).
+NEMO_2502_B200_CONFIG: str = (
+    "NVIDIA NeMo scripts/llm/performance/pretrain_llama3_8b.py (and the other pretrain_*.py) @ "
+    "7192a2c944c48ab253f3f711ee52fe2dc986a3bb (v2.2.0): pretrain_recipe(performance_mode=True); fp8: "
+    "bf16_with_fp8_mixed(), grad_reduce_in_fp32 = False"
+)
+#: The table's eight rows (model, label, GPUs, GBS, micro-batch, sequence, TP, PP, CP, VP, EP, tokens/s per GPU). The
+#: Mixtral 8x22B row prints GBS 1 and MBS 64 in swapped columns: its GA 16 on DP 4 (256 / (2 · 4 · 8)) at micro-batch 1
+#: gives the global batch of 64.
+_NEMO_2502_B200_ROWS: tuple[tuple[Any, ...], ...] = (
+    ("gpt3-175b", "GPT-3 175B, 2K", 512, 2048, 2, 2048, 4, 4, 1, 6, 1, 1600.0),
+    ("llama3-8b", "Llama 3 8B, 8K", 8, 128, 2, 8192, 1, 1, 1, 1, 1, 26006.0),
+    ("llama3-70b", "Llama 3 70B, 8K", 64, 128, 1, 8192, 2, 4, 2, 5, 1, 3062.0),
+    ("llama3-405b", "Llama 3 405B, 8K", 128, 64, 1, 8192, 4, 8, 2, 8, 1, 625.0),
+    ("nemotron4-15b", "Nemotron-4 15B, 4K", 64, 256, 2, 4096, 1, 1, 1, 1, 1, 14760.0),
+    ("nemotron4-340b", "Nemotron-4 340B, 4K", 128, 32, 1, 4096, 8, 4, 1, 12, 1, 602.0),
+    ("mixtral-8x7b", "Mixtral 8x7B (MoE), 4K", 64, 256, 2, 4096, 1, 1, 1, 1, 8, 15457.0),
+    ("mixtral-8x22b", "Mixtral 8x22B (MoE), 64K", 256, 64, 1, 65536, 2, 4, 8, 14, 8, 2232.0),
+)
+NEMO_2502_B200_RUNS: tuple[PublishedRun, ...] = tuple(
+    _run(
+        f"NeMo 25.02 {label}, {gpus} B200 (FP8)",
+        model,
+        gpus,
+        batch,
+        seq,
+        {"tp": tp, "pp": pp, "cp": cp, "dp": gpus // (tp * pp * cp), **({"ep": ep} if ep > 1 else {})},
+        micro_batch,
+        virtual,
+        tokens,
+        f"{NEMO_2502_B200_SOURCE}, row {label.split(',')[0]}; {NEMO_2502_B200_CONFIG}",
+        zero_stages=(1,),
+        options=(("recipe", "zero-fp16-adam"), ("overlap_tp", TP_COMM_OVERLAP_ON)),
+        cluster="b200-8",
+    )
+    for model, label, gpus, batch, micro_batch, seq, tp, pp, cp, virtual, ep, tokens in _NEMO_2502_B200_ROWS
+)
+
+
 #: Every run's role: the calibration rows fit the efficiency ceiling, two ModelZoo rows fit the host time per MoE
 #: layer (:data:`MOE_HOST_FIT_RUNS`), two DGX Cloud rows the FP8 matmul share (:data:`FP8_FIT_RUNS`); the other
 #: published runs validate. No run is both.
@@ -1465,6 +1516,7 @@ RUN_ROLES: dict[str, str] = {
             DGXC_DEEPSEEK_V3_RUN,
             *NEMO_LONG_CONTEXT_RUNS,
             *MEGATRON_BRIDGE_B200_RUNS,
+            *NEMO_2502_B200_RUNS,
         )
     },
     **{name: "fit" for name in MOE_HOST_FIT_RUNS},
@@ -1484,4 +1536,5 @@ def all_published_runs() -> tuple[PublishedRun, ...]:
         DGXC_DEEPSEEK_V3_RUN,
         *NEMO_LONG_CONTEXT_RUNS,
         *MEGATRON_BRIDGE_B200_RUNS,
+        *NEMO_2502_B200_RUNS,
     )
