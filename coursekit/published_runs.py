@@ -339,15 +339,20 @@ QWEN3_30B_H100_2602_CONFIG: str = (
     "NVIDIA-NeMo/Megatron-Bridge scripts/performance/configs/qwen/qwen3_workload_base_configs.py @ "
     "df0289c180dd20ff26933455c7a0a11084f6a36f (QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1: num_gpus 16, "
     "global_batch_size 1024, pipeline_model_parallel_size 2, virtual_pipeline_model_parallel_size 12, "
-    "moe_a2a_overlap=True, moe_flex_dispatcher_backend='deepep')"
+    "moe_a2a_overlap=True, moe_flex_dispatcher_backend='deepep'; set_qwen3_common_configs: "
+    "grad_reduce_in_fp32 = False)"
 )
 QWEN3_H100_CONFIG: str = (
     "NVIDIA-NeMo/Megatron-Bridge scripts/performance/configs/qwen/qwen3_workload_base_configs.py and "
     "qwen3_llm_pretrain.py @ df0289c180dd20ff26933455c7a0a11084f6a36f (QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1, "
     "QWEN3_235B_A22B_PRETRAIN_CONFIG_H100_FP8_CS_V1: moe_a2a_overlap=True, expert_tensor_parallel_size=1; "
     "moe_token_dispatcher_type alltoall; moe_router_force_load_balancing=True; qwen3_235b_a22b_pretrain_config_h100: "
-    "CommOverlapConfig(tp_comm_overlap=False))"
+    "CommOverlapConfig(tp_comm_overlap=False); set_qwen3_common_configs: grad_reduce_in_fp32 = False)"
 )
+#: Megatron-Bridge's Qwen3 performance scripts reduce gradients in bf16 (``set_qwen3_common_configs``:
+#: ``cfg.ddp.grad_reduce_in_fp32 = False``, in scripts/performance/configs/qwen3/qwen3_llm_pretrain.py before the
+#: launchers were unified in c3e43e6a and in configs/qwen/ after): 2 + 2 + 12 bytes per parameter, as for Llama.
+MEGATRON_BRIDGE_QWEN3_GRADS: tuple[str, Any] = ("recipe", "zero-fp16-adam")
 
 #: The launcher's 24.07 training config of GPT-3 20B: TP 2, micro-batch 2, Transformer Engine's TP comm-GEMM overlap
 #: (the ``overlap_tp`` option), and NeMo's ``distributed_fused_adam`` (Apex's distributed Adam: fp32 optimizer states,
@@ -500,7 +505,7 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
         24,
         5275.0,
         MEGATRON_BRIDGE_2511_SOURCE + ", row Qwen3_30B_a3B; " + QWEN3_H100_CONFIG,
-        options=(("overlap_ep", 1.0),),  # moe_a2a_overlap=True
+        options=(("overlap_ep", 1.0), MEGATRON_BRIDGE_QWEN3_GRADS),  # moe_a2a_overlap=True
     ),
     _run(
         "Megatron-Bridge Qwen3 235B-A22B (MoE), 4K, 256 H100 (FP8)",
@@ -514,7 +519,7 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
         1575.0,
         MEGATRON_BRIDGE_2511_SOURCE + ", row Qwen3_235B_a22B; " + QWEN3_H100_CONFIG,
         # moe_a2a_overlap=True; qwen3_235b_a22b_pretrain_config_h100: CommOverlapConfig(tp_comm_overlap=False)
-        options=(("overlap_ep", 1.0), TP_OVERLAP_OFF),
+        options=(("overlap_ep", 1.0), TP_OVERLAP_OFF, MEGATRON_BRIDGE_QWEN3_GRADS),
     ),
     # More validation rows (none fits a constant): the rest of NeMo 24.07's pre-training table that the presets
     # cover (GPT-3 5B and 20B), and Megatron-Bridge's other H100 configurations: DeepSeek-V3 on H100 (25.09), the
@@ -640,7 +645,8 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
         4,
         1633.0,
         MEGATRON_BRIDGE_2602_SOURCE + ", row Qwen3_235B_a22B; " + QWEN3_H100_CONFIG + " (V2: V1 with GBS 8192)",
-        options=(("overlap_ep", 1.0), TP_OVERLAP_OFF),  # moe_a2a_overlap=True, tp_comm_overlap=False as above
+        # moe_a2a_overlap=True, tp_comm_overlap=False and bf16 gradients as above
+        options=(("overlap_ep", 1.0), TP_OVERLAP_OFF, MEGATRON_BRIDGE_QWEN3_GRADS),
     ),
     _run(
         "Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8, EP 16)",
@@ -653,6 +659,7 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
         1,
         8901.0,
         MEGATRON_BRIDGE_2604_SOURCE + ", row Qwen3_30B_a3B (DGX-H100)",
+        options=(MEGATRON_BRIDGE_QWEN3_GRADS,),  # set_qwen3_common_configs, as above
     ),
     # The 26.02 table's Qwen3 30B-A3B row and the 26.02.01 patch release's row for the same config (TP 1, PP 2, VP 12,
     # EP 8, global batch 1024, DeepEP, moe_a2a_overlap): one layout measured 1.77x apart by two releases of the engine.
@@ -671,7 +678,7 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
             12,
             tokens,
             f"{table}, row Qwen3_30B_a3B (DGX-H100); {QWEN3_30B_H100_2602_CONFIG}",
-            options=(("overlap_ep", 1.0), ("ep_dedup_per_node", True)),
+            options=(("overlap_ep", 1.0), ("ep_dedup_per_node", True), MEGATRON_BRIDGE_QWEN3_GRADS),
         )
         for release, tokens, table in (
             ("26.02", 5113.0, MEGATRON_BRIDGE_2602_SOURCE),

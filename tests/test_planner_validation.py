@@ -61,7 +61,7 @@ KNOWN_GAPS: dict[str, tuple[frozenset[str], str]] = {
     ),
     "Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8)": (
         frozenset({"throughput_30pct"}),
-        "rank 2 (tie group 2), 1.05x of the best (TP 1, DP 16 with EP 8 and no pipeline, whose gradient rings cross "
+        "rank 4 (tie group 1), 1.05x of the best (TP 1, DP 16 with EP 8 and no pipeline, whose gradient rings cross "
         "the 2 nodes on 8 NICs each: coursekit.specs.ring_nics), and 3.1x the published 5275 tokens/s. The "
         "routed experts are taken at their "
         "own grouped-GEMM shape (2048 rows per expert at EP 8), the fused token permutation and the dispatcher's "
@@ -91,15 +91,16 @@ KNOWN_GAPS: dict[str, tuple[frozenset[str], str]] = {
         "experts' outputs: Megatron-Core from 0.13); its 32 EP ranks "
         "span 4 nodes and the all-to-all over InfiniBand, 14.4 s a step, hides under the 12.9 s of compute the "
         "recipe's moe_a2a_overlap puts it under (0.74 s of it Transformer Engine's FP8 casts, which lengthen the "
-        "compute the all-to-all hides under, not the step): a 15.0 s step, 1.03x the best (rank 41, tie group 1; "
-        "the best keeps EP 8 inside a node, and its shorter layers wait 2.5 s for the host) and 1.39x the published "
+        "compute the all-to-all hides under, not the step): a 15.2 s step, 1.07x the best (rank 78, tie group 1; "
+        "the best runs TP 2, PP 2 and EP 16 over 2 nodes, and its shorter layers wait 2.1 s for the host) and 1.37x "
+        "the published "
         "throughput (measured 20.8 s): the estimate takes the overlap as complete in the 1F1B steady state, "
         "charging only the SMs the all-to-all holds",
     ),
     "Megatron-Bridge Qwen3 235B-A22B (MoE), 4K, 256 H100 (FP8, GBS 8192)": (
         frozenset({"throughput_30pct"}),
-        "the same layout as the 25.11 row at four times the global batch, with the same reason: 1.02x the best "
-        "(rank 59, tie group 1) and 1.36x the published throughput",
+        "the same layout as the 25.11 row at four times the global batch, with the same reason: 1.07x the best "
+        "(rank 93, tie group 1) and 1.34x the published throughput",
     ),
     "MoE-ModelZoo Qwen3 235B-A22B (MoE), 4K, 256 H100 (DeepEP, EP 32)": (
         frozenset({"group1_or_top10"}),

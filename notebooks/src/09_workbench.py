@@ -771,8 +771,8 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 # （TP 4、DP 4、微批次 4）步时只比估算最优（TP 1、DP 16、ZeRO-2）慢 1% 和 2%，排第 7 和第 10 名，在第 1 并列组，
 # 而且相差不到 4.5%——单次实测本来就分不出这么小的差别；Nemotron-4 340B 按配方的选择性重计算与 bf16 梯度登记，
 # BF16 与 FP8 两行都排第 1。Megatron-Bridge 26.04 的 Qwen3 30B-A3B（16 张 H100，EP 16）也通过：估算吞吐是实测的 0.90 倍；EP 16 跨 2 个节点，
-# 全对全通信占了 17.9 s（配方关掉了 EP 全对全重叠），可把 EP 8 留在节点内的布局也快不了多少——它们每层在 GPU 上太短，要等主机
-# 发射 kernel（见下面 ModelZoo 那几行）：估算最优（EP 8、完全重计算）有 5.5 s 在等主机，发表的布局是它的 1.13 倍。
+# 全对全通信占了 17.9 s（配方关掉了 EP 全对全重叠），可把 EP 留在节点内的布局也快不了多少——它们每层在 GPU 上太短，要等主机
+# 发射 kernel（见下面 ModelZoo 那几行）：估算最优（EP 4、完全重计算）有 5.6 s 在等主机，发表的布局是它的 1.13 倍。
 # 还有三行在估算最优的 1.2 倍以内、因此在第 1 并列组，但没有哪个已知假设能让它们追上最优；它们通过，正说明估算在这个范围里
 # 分不出先后（见后文“估算能排对两个实测布局的先后吗？”）：
 #
@@ -808,7 +808,7 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 #   吞吐是实测的 1.00 倍；仍在最优的 1.25 倍以内，只差名次。DGX Cloud 2025 年的配方 (v25.05.02) 把这个模型改成了 ETP 1，
 #   估算偏爱的正是它，两行（BF16 与 FP8）都通过（见后文“估算能排对两个实测布局的先后吗？”）。
 #
-# - **Qwen3 30B-A3B (MoE)**：名次第 2（第 1 并列组）、是最优的 1.05 倍（最优是 TP 1、DP 16、EP 8、不切流水线，
+# - **Qwen3 30B-A3B (MoE)**：名次第 4（第 1 并列组）、是最优的 1.05 倍（最优是 TP 1、DP 16、EP 8、不切流水线，
 #   梯度环跨 2 个节点、每节点用 8 块网卡），但估算的吞吐约是实测的 3.1 倍。估算已经按每个
 #   路由专家自己的矩阵乘形状算效率（分组矩阵乘 (grouped GEMM)：EP 8 时每个专家乘 2048 行 token），
 #   把 token 重排 (token permutation) 与还原按显存带宽计时（含 Megatron 分发器在全对全前后按本地专家做的
@@ -822,10 +822,10 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 #   才发现并改用合并后的数字。）
 # - **Qwen3 235B-A22B (MoE)**：配方把专家张量并行 (expert tensor parallelism, ETP) 设成 1——Megatron-Core 的 MoE 并行折叠
 #   (parallel folding) 让专家层把同样的 256 卡重新排成 ETP × EP × EDP × PP = 1 × 32 × 1 × 8，注意力层仍是 TP 2。
-#   工作台把 ETP 当作一个搜索维度，这个布局被接受；v = 4 不重计算要 59.0 GiB，放得下（激活全按 16 位记是
-#   68.2 GiB；它的 Megatron-Core 把路由概率乘进专家的激活函数，合并时不再保存专家输出，见下文）。它的 32 个 EP rank 跨 4 个节点，全对全通信走 InfiniBand，每步 14.4 s；配方打开了
-#   EP 全对全重叠，估算把它藏在 12.9 s 的计算下，步时 15.2 s，比最优长 4%（第 42 名，第 1 并列组；最优同样是 TP 2、
-#   PP 8，只把 EP 8 留在节点内，它更短的层要等主机 2.2 s），吞吐是实测的 1.37 倍（实测步时 20.8 s）：估算把稳态里的重叠当作完全藏住，只扣了全对全占用的 SM。
+#   工作台把 ETP 当作一个搜索维度，这个布局被接受；v = 4 不重计算要 56.0 GiB，放得下（激活全按 16 位记是
+#   65.1 GiB；它的 Megatron-Core 把路由概率乘进专家的激活函数，合并时不再保存专家输出，见下文）。它的 32 个 EP rank 跨 4 个节点，全对全通信走 InfiniBand，每步 14.4 s；配方打开了
+#   EP 全对全重叠，估算把它藏在 12.9 s 的计算下，步时 15.2 s，比最优长 7%（第 78 名，第 1 并列组；最优是 TP 2、
+#   PP 2、EP 16，EP 只跨 2 个节点，每个交错块一层，它更短的层要等主机 2.1 s），吞吐是实测的 1.37 倍（实测步时 20.8 s）：估算把稳态里的重叠当作完全藏住，只扣了全对全占用的 SM。
 #
 # - **DeepSeek-V3**：PP 16 让只有 4 层的末段再带上输出层和多 token 预测模块；DualPipe（DeepSeek-V3 的双向流水线调度：
 #   微批次从流水线两端同时送入，并让前向、反向的计算与 EP 的全对全通信相互重叠）把这份活分给了首段所在的卡。FP8 矩阵乘保留的
@@ -951,9 +951,9 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 # small a difference anyway; Nemotron-4 340B, registered with its recipe's selective recomputation and
 # bf16 gradients, ranks 1st in BF16 and in FP8. Megatron-Bridge 26.04's Qwen3 30B-A3B (16 H100s,
 # EP 16) passes too: its estimated throughput is 0.90x the measured; EP 16 spans 2 nodes and its all-to-all takes 17.9 s
-# (the recipe turns the EP all-to-all overlap off), yet the layouts that keep EP 8 inside a node are not much faster:
+# (the recipe turns the EP all-to-all overlap off), yet the layouts that keep EP inside a node are not much faster:
 # their layers are so short on the GPU that they wait for the host to launch kernels (see the ModelZoo rows below); the
-# best estimate (EP 8, full recomputation) waits 5.5 s for the host, and the published layout is 1.13x of it.
+# best estimate (EP 4, full recomputation) waits 5.6 s for the host, and the published layout is 1.13x of it.
 # Three more rows are within 1.2x of the best estimate, so in tie group 1, though no known assumption lets them catch up
 # with it; that they pass says the estimate cannot order layouts this close (see "Can the estimate order two measured
 # layouts?" below):
@@ -1000,7 +1000,7 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 #   recipe (v25.05.02) moved this model to ETP 1, the layout the estimate prefers, and both its rows (BF16 and FP8) pass
 #   (see "Can the estimate order two measured layouts?" below).
 #
-# - **Qwen3 30B-A3B (MoE)**: rank 2 (tie group 1) and 1.05x the best (TP 1, DP 16, EP 8 without a
+# - **Qwen3 30B-A3B (MoE)**: rank 4 (tie group 1) and 1.05x the best (TP 1, DP 16, EP 8 without a
 #   pipeline, its gradient rings crossing the 2 nodes on 8 NICs each), but the estimated throughput is about 3.1 times the
 #   measured one. The estimate already takes each routed expert's efficiency from its own matmul shape (a grouped GEMM:
 #   at EP 8 each expert multiplies 2048 token rows), times token permutation and unpermutation at memory bandwidth,
@@ -1020,11 +1020,12 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 # - **Qwen3 235B-A22B (MoE)**: the recipe sets expert tensor parallelism (ETP) to 1 — Megatron-Core's MoE parallel
 #   folding lays the same 256 GPUs out again for the expert layers as ETP × EP × EDP × PP = 1 × 32 × 1 × 8, while
 #   attention keeps TP 2. The workbench searches ETP as a dimension and accepts the layout; v = 4 without
-#   recomputation needs 59.0 GiB and fits (68.2 GiB with every activation counted at 16 bits; its Megatron-Core
+#   recomputation needs 56.0 GiB and fits (65.1 GiB with every activation counted at 16 bits; its Megatron-Core
 #   multiplies the router's probabilities into the experts' activation and keeps no copy of their outputs, see above). Its 32 EP ranks span
 #   4 nodes and the all-to-all over InfiniBand takes 14.4 s a step; the recipe turns the EP all-to-all overlap on and
-#   the estimate hides it under 12.9 s of compute: a 15.2 s step, 4 % longer than the best (rank 42, tie group 1; the best also
-#   runs TP 2 and PP 8 but keeps EP 8 inside a node, its shorter layers waiting 2.2 s for the host), and 1.37x the
+#   the estimate hides it under 12.9 s of compute: a 15.2 s step, 7 % longer than the best (rank 78, tie group 1; the best
+#   runs TP 2, PP 2 and EP 16 over only 2 nodes, one layer per interleaved chunk, its shorter layers waiting 2.1 s for
+#   the host), and 1.37x the
 #   measured throughput (measured step 20.8 s): the estimate takes the steady
 #   state's overlap as complete, charging only the SMs the all-to-all holds.
 #
