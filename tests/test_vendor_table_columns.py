@@ -1,4 +1,8 @@
-"""Every registered vendor-table row that prints both throughputs, its two columns held against each other.
+"""Every registered vendor-table row that prints two measures of one run, the two held against each other.
+
+Megatron-Bridge and NeMo print tokens/s and model TFLOP/s; the Megatron-MoE-ModelZoo step time and TFLOP/s; DGX Cloud
+Benchmarking step time and tokens/s. Each pair must agree through the row's global batch, sequence and GPU count (and,
+for TFLOP/s, Megatron-Core's FLOP count), so a value mistyped here or in the table shows.
 
 Megatron-Bridge's performance tables print each row's tokens per GPU-second and its model TFLOP/s per GPU. The TFLOP/s
 are Megatron-Core's logged count of the model (its 2025 count: causal attention at half, GQA, SwiGLU, routed
@@ -149,3 +153,43 @@ def test_nemo_2502_b200_tokens_and_tflops_columns_agree(name: str) -> None:
     per_token = megatron_core_model_flops_per_step(MODELS[run.model], 1, run.seq_len, release=release) / run.seq_len
     # within 1.5 %: NeMo 2.0's own count of the 405B row is 1.0 % above r0.8's (1658 against 1641 TFLOP/s)
     assert run.measured_tokens_per_gpu_s * per_token / 1e12 == pytest.approx(tflops, rel=0.015)
+
+
+#: DGX Cloud Benchmarking's README tables: "Throughput in tokens per second" at the registered GPU count, typed from
+#: each run's README and table (v24.11.1, v25.05.02, v25.05). The registry stores the table's step time; GBS x sequence
+#: / step time must give the printed throughput.
+DGXC_TOKENS_PER_S: dict[str, float] = {
+    "DGX Cloud Llama 3.1 8B, 8K, 8 H100 (BF16)": 81222.0,
+    "DGX Cloud Llama 3.1 8B, 8K, 8 H100 (FP8)": 108436.0,
+    "DGX Cloud Llama 3.1 70B, 8K, 64 H100 (BF16)": 71235.0,
+    "DGX Cloud Llama 3.1 70B, 8K, 64 H100 (FP8)": 95239.0,
+    "DGX Cloud Llama 3.1 405B, 8K, 576 H100 (BF16)": 120022.0,
+    "DGX Cloud Llama 3.1 405B, 8K, 576 H100 (FP8)": 183664.0,
+    "DGX Cloud GPT-3 175B, 2K, 128 H100 (BF16)": 58843.0,
+    "DGX Cloud GPT-3 175B, 2K, 128 H100 (FP8)": 88562.0,
+    "DGX Cloud Nemotron-4 15B, 4K, 16 H100 (BF16)": 92630.0,
+    "DGX Cloud Nemotron-4 15B, 4K, 16 H100 (FP8)": 126031.0,
+    "DGX Cloud Nemotron-4 340B, 4K, 128 H100 (BF16)": 28432.0,
+    "DGX Cloud Nemotron-4 340B, 4K, 128 H100 (FP8)": 41478.0,
+    "DGX Cloud Grok-1 314B (MoE), 8K, 512 H100 (BF16)": 402718.0,
+    "DGX Cloud Grok-1 314B (MoE), 8K, 512 H100 (FP8)": 502613.0,
+    "DGX Cloud 25.05 Llama 3.1 405B, 8K, 512 H100 (BF16)": 105863.0,
+    "DGX Cloud 25.05 Llama 3.1 405B, 8K, 512 H100 (FP8)": 161072.0,
+    "DGX Cloud 25.05 Nemotron-4 15B, 4K, 16 H100 (BF16)": 95463.0,
+    "DGX Cloud 25.05 Nemotron-4 15B, 4K, 16 H100 (FP8)": 131863.0,
+    "DGX Cloud 25.05 Nemotron-4 340B, 4K, 256 H100 (BF16)": 56913.0,
+    "DGX Cloud 25.05 Nemotron-4 340B, 4K, 256 H100 (FP8)": 84372.0,
+    "DGX Cloud 25.05 Grok-1 314B (MoE), 8K, 512 H100 (BF16)": 526493.0,
+    "DGX Cloud 25.05 Grok-1 314B (MoE), 8K, 512 H100 (FP8)": 624478.0,
+    "DGX Cloud DeepSeek-V3 (MoE), 4K, 1024 H100 (BF16)": 644781.55,
+}
+
+
+def test_every_dgx_cloud_row_is_checked() -> None:
+    assert {run.name for run in all_published_runs() if run.name.startswith("DGX Cloud")} == set(DGXC_TOKENS_PER_S)
+
+
+@pytest.mark.parametrize("name", sorted(DGXC_TOKENS_PER_S))
+def test_dgx_cloud_step_time_and_tokens_columns_agree(name: str) -> None:
+    run = next(run for run in all_published_runs() if run.name == name)
+    assert run.measured_tokens_per_gpu_s * run.nodes * 8 == pytest.approx(DGXC_TOKENS_PER_S[name], rel=1e-4)
