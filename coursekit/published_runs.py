@@ -44,6 +44,8 @@ __all__ = [
     "NEMO_2502_B200_CONFIG",
     "NEMO_2502_B200_RUNS",
     "NEMO_2502_B200_SOURCE",
+    "NEMO_2502_H100_RUNS",
+    "NEMO_2502_H100_SOURCE",
     "NEMO_LONG_CONTEXT_ROWS",
     "NEMO_LONG_CONTEXT_RUNS",
     "NEMO_LONG_CONTEXT_SOURCE",
@@ -1465,6 +1467,9 @@ NEMO_2502_B200_SOURCE: str = (
     "NVIDIA NeMo, “Performance”, NeMo 25.02, DGX-B200, FP8, "
     "docs.nvidia.com/nemo-framework/user-guide/latest/performance/performance_summary.html"
 )
+#: The same page's DGX-H100 table. The stored copy of the page shows its first row in full (GPT-3 175B on 512 GPUs)
+#: and is cut off after it, so that row alone is registered.
+NEMO_2502_H100_SOURCE: str = NEMO_2502_B200_SOURCE.replace("DGX-B200", "DGX-H100")
 #: What those rows ran: NeMo's performance scripts of that release (scripts/llm/performance/pretrain_*.py @ v2.2.0,
 #: 7192a2c944c48ab253f3f711ee52fe2dc986a3bb) build ``pretrain_recipe(performance_mode=True)`` (Megatron-Core's
 #: distributed optimizer, TP comm overlap) and, at FP8, ``bf16_with_fp8_mixed()`` (delayed scaling) with
@@ -1505,6 +1510,24 @@ NEMO_2502_B200_RUNS: tuple[PublishedRun, ...] = tuple(
     )
     for model, label, gpus, batch, micro_batch, seq, tp, pp, cp, virtual, ep, tokens in _NEMO_2502_B200_ROWS
 )
+#: That H100 row: GPT-3 175B, 512 GPUs, GBS 2048, MBS 2, TP 4, PP 8, VP 6, GA 64: 866 tokens/s per GPU. The same options
+#: as the B200 rows (one release of the same scripts).
+NEMO_2502_H100_RUNS: tuple[PublishedRun, ...] = (
+    _run(
+        "NeMo 25.02 GPT-3 175B, 2K, 512 H100 (FP8)",
+        "gpt3-175b",
+        512,
+        2048,
+        2048,
+        {"tp": 4, "pp": 8, "cp": 1, "dp": 16},
+        2,
+        6,
+        866.0,
+        f"{NEMO_2502_H100_SOURCE}, row GPT3-175B; {NEMO_2502_B200_CONFIG}",
+        zero_stages=(1,),
+        options=(("recipe", "zero-fp16-adam"), ("overlap_tp", TP_COMM_OVERLAP_ON)),
+    ),
+)
 
 
 #: Every run's role: the calibration rows fit the efficiency ceiling, two ModelZoo rows fit the host time per MoE
@@ -1524,6 +1547,7 @@ RUN_ROLES: dict[str, str] = {
             *NEMO_LONG_CONTEXT_RUNS,
             *MEGATRON_BRIDGE_B200_RUNS,
             *NEMO_2502_B200_RUNS,
+            *NEMO_2502_H100_RUNS,
         )
     },
     **{name: "fit" for name in MOE_HOST_FIT_RUNS},
@@ -1544,4 +1568,5 @@ def all_published_runs() -> tuple[PublishedRun, ...]:
         *NEMO_LONG_CONTEXT_RUNS,
         *MEGATRON_BRIDGE_B200_RUNS,
         *NEMO_2502_B200_RUNS,
+        *NEMO_2502_H100_RUNS,
     )

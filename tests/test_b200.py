@@ -20,7 +20,13 @@ from coursekit.hardware import (
 from coursekit.planner import compare_published, evaluate_composition
 from coursekit.planner.calibration import EFFICIENCY_CEILING, MAMF_SOURCE, ceiling_for, matmul_fraction
 from coursekit.presets import CLUSTERS, MODELS
-from coursekit.published_runs import MEGATRON_BRIDGE_B200_RUNS, NEMO_2502_B200_RUNS, RUN_ROLES, all_published_runs
+from coursekit.published_runs import (
+    MEGATRON_BRIDGE_B200_RUNS,
+    NEMO_2502_B200_RUNS,
+    NEMO_2502_H100_RUNS,
+    RUN_ROLES,
+    all_published_runs,
+)
 from coursekit.specs import WorkloadSpec
 from coursekit.units import GB_BYTES
 
@@ -121,3 +127,16 @@ def test_the_same_layout_runs_faster_on_b200_than_on_h100() -> None:
     steps = {gpu: evaluate_composition(model, CLUSTERS[gpu], work, **layout).step_s for gpu in ("h100-8", "b200-8")}
     # faster by less than the peaks' ratio (2250 / 989 = 2.28): the B200 keeps a smaller share of its peak
     assert 1.5 < steps["h100-8"] / steps["b200-8"] < 2250 / 989
+
+
+def test_nemo_2502_h100_row_against_the_same_model_in_nemo_2407() -> None:
+    """What lesson 9 says of GPT-3 175B on 512 H100s: NeMo 25.02 measured 866 tokens/s per GPU, 11 % above NeMo
+    24.07's 782; the estimate rises 8 % (the stated TP overlap and bf16 gradients); 0.75 and 0.73 of the two."""
+    (new_run,) = NEMO_2502_H100_RUNS
+    old_run = next(run for run in all_published_runs() if run.name == "NeMo GPT-3 175B, 2K, 512 H100 (FP8)")
+    assert new_run.cluster == "h100-8" and dict(new_run.degrees) == dict(old_run.degrees)
+    new, old = compare_published(new_run), compare_published(old_run)
+    assert new.passes and old.passes
+    assert round(new.published / old.published - 1, 2) == 0.11
+    assert round(new.estimated / old.estimated - 1, 2) == 0.08
+    assert (round(old.estimated_over_published, 2), round(new.estimated_over_published, 2)) == (0.75, 0.73)

@@ -21,6 +21,7 @@ from coursekit.presets import MODELS
 from coursekit.published_runs import (
     MOE_ZOO_QWEN3_RUNS,
     NEMO_2502_B200_RUNS,
+    NEMO_2502_H100_RUNS,
     NEMO_LONG_CONTEXT_RUNS,
     all_published_runs,
 )
@@ -95,7 +96,7 @@ NEMO_2407_TFLOPS: dict[str, float] = {
 
 
 def test_every_nemo_2407_row_is_checked() -> None:
-    other = {run.name for run in (*NEMO_LONG_CONTEXT_RUNS, *NEMO_2502_B200_RUNS)}  # long context: TFLOP/s only
+    other = {run.name for run in (*NEMO_LONG_CONTEXT_RUNS, *NEMO_2502_B200_RUNS, *NEMO_2502_H100_RUNS)}
     rows = {run.name for run in all_published_runs() if run.name.startswith("NeMo")} - other
     assert rows == set(NEMO_2407_TFLOPS)
 
@@ -127,9 +128,10 @@ def test_moe_zoo_step_time_and_tflops_columns_agree(label: str) -> None:
     assert flops / step_s / (run.nodes * 8) / 1e12 == pytest.approx(tflops, rel=0.01)
 
 
-#: NeMo 25.02's DGX-B200 table (NeMo Framework performance page): each row's TFLOP/s and the Megatron-Core count it
-#: agrees with. NeMo 2.0 logs r0.8's count (full attention scores) for these models, except Mixtral 8x22B at 64K,
-#: whose figure is the 2025 count (causal attention at half; at r0.8's count its tokens/s would mean 1126 TFLOP/s).
+#: NeMo 25.02's DGX-B200 table and its DGX-H100 row (NeMo Framework performance page): each row's TFLOP/s and the
+#: Megatron-Core count it agrees with. NeMo 2.0 logs r0.8's count (full attention scores) for these models, except
+#: Mixtral 8x22B at 64K, whose figure is the 2025 count (causal attention at half; at r0.8's count its tokens/s would
+#: mean 1126 TFLOP/s).
 NEMO_2502_B200_TFLOPS: dict[str, tuple[float, str]] = {
     "NeMo 25.02 GPT-3 175B, 2K, 512 B200 (FP8)": (1722.0, "r0.8"),
     "NeMo 25.02 Llama 3 8B, 8K, 8 B200 (FP8)": (1506.0, "r0.8"),
@@ -139,17 +141,18 @@ NEMO_2502_B200_TFLOPS: dict[str, tuple[float, str]] = {
     "NeMo 25.02 Nemotron-4 340B, 4K, 128 B200 (FP8)": (1268.0, "r0.8"),
     "NeMo 25.02 Mixtral 8x7B (MoE), 4K, 64 B200 (FP8)": (1282.0, "r0.8"),
     "NeMo 25.02 Mixtral 8x22B (MoE), 64K, 256 B200 (FP8)": (824.0, "2025"),
+    "NeMo 25.02 GPT-3 175B, 2K, 512 H100 (FP8)": (932.0, "r0.8"),  # the page's DGX-H100 table
 }
 
 
 def test_every_nemo_2502_b200_row_is_checked() -> None:
-    assert {run.name for run in NEMO_2502_B200_RUNS} == set(NEMO_2502_B200_TFLOPS)
+    assert {run.name for run in (*NEMO_2502_B200_RUNS, *NEMO_2502_H100_RUNS)} == set(NEMO_2502_B200_TFLOPS)
 
 
 @pytest.mark.parametrize("name", sorted(NEMO_2502_B200_TFLOPS))
 def test_nemo_2502_b200_tokens_and_tflops_columns_agree(name: str) -> None:
     tflops, release = NEMO_2502_B200_TFLOPS[name]
-    run = next(run for run in NEMO_2502_B200_RUNS if run.name == name)
+    run = next(run for run in (*NEMO_2502_B200_RUNS, *NEMO_2502_H100_RUNS) if run.name == name)
     per_token = megatron_core_model_flops_per_step(MODELS[run.model], 1, run.seq_len, release=release) / run.seq_len
     # within 1.5 %: NeMo 2.0's own count of the 405B row is 1.0 % above r0.8's (1658 against 1641 TFLOP/s)
     assert run.measured_tokens_per_gpu_s * per_token / 1e12 == pytest.approx(tflops, rel=0.015)
