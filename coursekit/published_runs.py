@@ -279,7 +279,7 @@ def _run(
     parts += [f"ETP {layout['etp']}"] if "etp" in layout else []
     parts += [f"VP {virtual}"] if virtual > 1 else []
     shape = ", ".join(parts)
-    device = {"h100-8": "H100", "b200-8": "B200"}[cluster]
+    device = cluster.split("-")[0].upper()  # the preset's GPU: "h100-8" -> "H100"
     return PublishedRun(
         name,
         model,
@@ -354,7 +354,7 @@ QWEN3_H100_CONFIG: str = (
 #: Megatron-Bridge's Qwen3 performance scripts reduce gradients in bf16 (``set_qwen3_common_configs``:
 #: ``cfg.ddp.grad_reduce_in_fp32 = False``, in scripts/performance/configs/qwen3/qwen3_llm_pretrain.py before the
 #: launchers were unified in c3e43e6a and in configs/qwen/ after): 2 + 2 + 12 bytes per parameter, as for Llama.
-MEGATRON_BRIDGE_QWEN3_GRADS: tuple[str, Any] = ("recipe", "zero-fp16-adam")
+MEGATRON_BRIDGE_QWEN3_GRADS: tuple[str, Any] = MEGATRON_BRIDGE_LLAMA_GRADS
 
 #: The launcher's 24.07 training config of GPT-3 20B: TP 2, micro-batch 2, Transformer Engine's TP comm-GEMM overlap
 #: (the ``overlap_tp`` option), and NeMo's ``distributed_fused_adam`` (Apex's distributed Adam: fp32 optimizer states,
@@ -1463,13 +1463,14 @@ MEGATRON_BRIDGE_B200_RUNS: tuple[PublishedRun, ...] = tuple(
 
 #: NVIDIA NeMo Framework's performance page for the NeMo 25.02 container, DGX-B200 pre-training table (FP8, NeMo 2.0).
 #: Published as a web page, not in a repository; the page shows each row's layout, tokens/s and model TFLOP/s.
-NEMO_2502_B200_SOURCE: str = (
-    "NVIDIA NeMo, “Performance”, NeMo 25.02, DGX-B200, FP8, "
+_NEMO_2502_SOURCE: str = (
+    "NVIDIA NeMo, “Performance”, NeMo 25.02, {system}, FP8, "
     "docs.nvidia.com/nemo-framework/user-guide/latest/performance/performance_summary.html"
 )
+NEMO_2502_B200_SOURCE: str = _NEMO_2502_SOURCE.format(system="DGX-B200")
 #: The same page's DGX-H100 table. The stored copy of the page shows its first row in full (GPT-3 175B on 512 GPUs)
 #: and is cut off after it, so that row alone is registered.
-NEMO_2502_H100_SOURCE: str = NEMO_2502_B200_SOURCE.replace("DGX-B200", "DGX-H100")
+NEMO_2502_H100_SOURCE: str = _NEMO_2502_SOURCE.format(system="DGX-H100")
 #: What those rows ran: NeMo's performance scripts of that release (scripts/llm/performance/pretrain_*.py @ v2.2.0,
 #: 7192a2c944c48ab253f3f711ee52fe2dc986a3bb) build ``pretrain_recipe(performance_mode=True)`` (Megatron-Core's
 #: distributed optimizer, TP comm overlap) and, at FP8, ``bf16_with_fp8_mixed()`` (delayed scaling) with
@@ -1492,9 +1493,13 @@ _NEMO_2502_B200_ROWS: tuple[tuple[Any, ...], ...] = (
     ("mixtral-8x7b", "Mixtral 8x7B (MoE), 4K", 64, 256, 2, 4096, 1, 1, 1, 1, 8, 15457.0),
     ("mixtral-8x22b", "Mixtral 8x22B (MoE), 64K", 256, 64, 1, 65536, 2, 4, 8, 14, 8, 2232.0),
 )
-NEMO_2502_B200_RUNS: tuple[PublishedRun, ...] = tuple(
-    _run(
-        f"NeMo 25.02 {label}, {gpus} B200 (FP8)",
+
+
+def _nemo_2502_run(row: tuple[Any, ...], cluster: str, source: str) -> PublishedRun:
+    """One row of NeMo 25.02's page (the layout of :data:`_NEMO_2502_B200_ROWS`), with its scripts' options."""
+    model, label, gpus, batch, micro_batch, seq, tp, pp, cp, virtual, ep, tokens = row
+    return _run(
+        f"NeMo 25.02 {label}, {gpus} {cluster.split('-')[0].upper()} (FP8)",
         model,
         gpus,
         batch,
@@ -1503,29 +1508,21 @@ NEMO_2502_B200_RUNS: tuple[PublishedRun, ...] = tuple(
         micro_batch,
         virtual,
         tokens,
-        f"{NEMO_2502_B200_SOURCE}, row {label.split(',')[0]}; {NEMO_2502_B200_CONFIG}",
+        f"{source}, row {label.split(',')[0]}; {NEMO_2502_B200_CONFIG}",
         zero_stages=(1,),
         options=(("recipe", "zero-fp16-adam"), ("overlap_tp", TP_COMM_OVERLAP_ON)),
-        cluster="b200-8",
+        cluster=cluster,
     )
-    for model, label, gpus, batch, micro_batch, seq, tp, pp, cp, virtual, ep, tokens in _NEMO_2502_B200_ROWS
+
+
+NEMO_2502_B200_RUNS: tuple[PublishedRun, ...] = tuple(
+    _nemo_2502_run(row, "b200-8", NEMO_2502_B200_SOURCE) for row in _NEMO_2502_B200_ROWS
 )
 #: That H100 row: GPT-3 175B, 512 GPUs, GBS 2048, MBS 2, TP 4, PP 8, VP 6, GA 64: 866 tokens/s per GPU. The same options
 #: as the B200 rows (one release of the same scripts).
 NEMO_2502_H100_RUNS: tuple[PublishedRun, ...] = (
-    _run(
-        "NeMo 25.02 GPT-3 175B, 2K, 512 H100 (FP8)",
-        "gpt3-175b",
-        512,
-        2048,
-        2048,
-        {"tp": 4, "pp": 8, "cp": 1, "dp": 16},
-        2,
-        6,
-        866.0,
-        f"{NEMO_2502_H100_SOURCE}, row GPT3-175B; {NEMO_2502_B200_CONFIG}",
-        zero_stages=(1,),
-        options=(("recipe", "zero-fp16-adam"), ("overlap_tp", TP_COMM_OVERLAP_ON)),
+    _nemo_2502_run(
+        ("gpt3-175b", "GPT-3 175B, 2K", 512, 2048, 2, 2048, 4, 8, 1, 6, 1, 866.0), "h100-8", NEMO_2502_H100_SOURCE
     ),
 )
 

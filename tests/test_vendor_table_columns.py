@@ -49,8 +49,9 @@ TABLE_TFLOPS: dict[str, float] = {
 DEEPSEEK_V3_ROW = ("Megatron-Bridge DeepSeek-V3 (MoE), 4K, 1024 H100 (FP8)", 338.0)
 
 
-def _tflops(run: object) -> float:
-    per_token = megatron_core_model_flops_per_step(MODELS[run.model], 1, run.seq_len, release="2025") / run.seq_len
+def _tflops(run: object, release: str = "2025") -> float:
+    """The run's tokens/s per GPU in model TFLOP/s per GPU, by Megatron-Core's count of ``release``."""
+    per_token = megatron_core_model_flops_per_step(MODELS[run.model], 1, run.seq_len, release=release) / run.seq_len
     return run.measured_tokens_per_gpu_s * per_token / 1e12
 
 
@@ -104,8 +105,7 @@ def test_every_nemo_2407_row_is_checked() -> None:
 @pytest.mark.parametrize("name", sorted(NEMO_2407_TFLOPS))
 def test_nemo_2407_tokens_and_tflops_columns_agree(name: str) -> None:
     run = next(run for run in all_published_runs() if run.name == name)
-    per_token = megatron_core_model_flops_per_step(MODELS[run.model], 1, run.seq_len, release="r0.8") / run.seq_len
-    assert run.measured_tokens_per_gpu_s * per_token / 1e12 == pytest.approx(NEMO_2407_TFLOPS[name], rel=0.01)
+    assert _tflops(run, "r0.8") == pytest.approx(NEMO_2407_TFLOPS[name], rel=0.01)
 
 
 #: The Megatron-MoE-ModelZoo's Qwen3 H100 table (best_practice/qwen3/readme.md @ e8650517): step time (s) and "Per GPU
@@ -153,9 +153,8 @@ def test_every_nemo_2502_b200_row_is_checked() -> None:
 def test_nemo_2502_b200_tokens_and_tflops_columns_agree(name: str) -> None:
     tflops, release = NEMO_2502_B200_TFLOPS[name]
     run = next(run for run in (*NEMO_2502_B200_RUNS, *NEMO_2502_H100_RUNS) if run.name == name)
-    per_token = megatron_core_model_flops_per_step(MODELS[run.model], 1, run.seq_len, release=release) / run.seq_len
     # within 1.5 %: NeMo 2.0's own count of the 405B row is 1.0 % above r0.8's (1658 against 1641 TFLOP/s)
-    assert run.measured_tokens_per_gpu_s * per_token / 1e12 == pytest.approx(tflops, rel=0.015)
+    assert _tflops(run, release) == pytest.approx(tflops, rel=0.015)
 
 
 #: DGX Cloud Benchmarking's README tables: "Throughput in tokens per second" at the registered GPU count, typed from
