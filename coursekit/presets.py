@@ -748,7 +748,16 @@ _LLAMA3_FSDP: tuple[str, Any] = ("zero_stages", (2,))
 #: (§3.3.2): one layer per model chunk, so 126 layers and the two edge slots on pp = 16 make v = 128 / 16 = 8 chunks
 #: per rank; the search goes up to it.
 _LLAMA3_CHUNKS: tuple[str, Any] = ("max_virtual_stages", 8)
-_LLAMA3_SETUP: tuple[tuple[str, Any], ...] = (("pipeline_edge_layers", 1), _LLAMA3_FSDP, _LLAMA3_CHUNKS, _LLAMA3_CP)
+#: Llama 3 accumulates gradients over micro-batches in FP32 and reduce-scatters them in FP32 (§3.3.2, "Numerical
+#: stability"): bf16 weights with fp32 gradients, the ``megatron-bf16`` recipe (2 + 4 + 12 bytes per parameter).
+_LLAMA3_GRADS: tuple[str, Any] = ("recipe", "megatron-bf16")
+_LLAMA3_SETUP: tuple[tuple[str, Any], ...] = (
+    ("pipeline_edge_layers", 1),
+    _LLAMA3_FSDP,
+    _LLAMA3_CHUNKS,
+    _LLAMA3_CP,
+    _LLAMA3_GRADS,
+)
 
 #: Megatron-DeepSpeed, the engine that trained MT-NLG (arXiv:2201.11990, §2: "3D parallelism" of data, tensor and
 #: pipeline parallelism) and BLOOM (arXiv:2211.05100, §3.4: the same three with ZeRO), had no context parallelism
@@ -881,6 +890,9 @@ PUBLISHED_RUNS: tuple[PublishedRun, ...] = (
             "embedding; the model card gives about 150 TFLOPs",
         ),
         workload_options=(
+            # DeepSpeed's BF16Optimizer, written for BLOOM, accumulates gradients in fp32 (Hugging Face blog, "The
+            # Technology Behind BLOOM Training", section BF16Optimizer): bf16 weights, fp32 gradients.
+            ("recipe", "megatron-bf16"),
             ("zero_stages", (1,)),
             ("recompute_modes", ("full",)),
             ("sequence_parallel", False),

@@ -15,6 +15,7 @@ Taught in: lesson 9 (decision workbench).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from .i18n import Text
@@ -80,6 +81,14 @@ MEGATRON_BRIDGE_LLAMA_RECIPE: str = (
     "; Megatron-Bridge (df0289c180dd20ff26933455c7a0a11084f6a36f) src/megatron/bridge/recipes/llama/llama3.py "
     "{name}: CommOverlapConfig(tp_comm_overlap=True)"
 )
+#: Gradients accumulated and reduced in fp32: the ``megatron-bf16`` recipe (bf16 weights, fp32 main gradients, fp32
+#: master weights and Adam moments, 2 + 4 + 12 bytes per parameter). Megatron-LM's trainer sets it whenever ``--bf16``
+#: is on and ``--grad-reduce-in-bf16`` is not (megatron/training/arguments.py @ d98e8a64: "accumulate and all-reduce
+#: gradients in fp32 for bfloat16 data type"), and NeMo's 24.03-24.07 launcher configs set it through
+#: ``distributed_fused_adam`` with no ``grad_sync_dtype`` (NeMo-Framework-Launcher 8325688d, launcher_scripts/conf/
+#: training/{llama,gpt3,nemotron}/*.yaml). The runs of those engines name it, because the workload's default is the
+#: bf16-gradient recipe of NVIDIA's performance scripts (:data:`coursekit.specs.DEFAULT_RECIPE`).
+FP32_GRADS: tuple[str, Any] = ("recipe", "megatron-bf16")
 #: Megatron-Bridge's Llama performance scripts reduce gradients in bf16 (df0289c, scripts/performance/configs/llama/
 #: llama3_llm_pretrain.py set_llama3_common_configs and llama31_llm_pretrain.py set_llama31_common_configs:
 #: ``cfg.ddp.grad_reduce_in_fp32 = False``), so Megatron-Core's gradient buffer holds the parameters' dtype: bf16
@@ -149,6 +158,20 @@ PUBLISHED_RUNS_2024: tuple[PublishedRun, ...] = (
         ),
     ),
 )
+
+
+def _nemo_2407_grads(runs: tuple[PublishedRun, ...]) -> tuple[PublishedRun, ...]:
+    """``runs`` with NeMo 24.07's fp32 gradients (:data:`FP32_GRADS`) added to each row of its table that names no
+    recipe: every row but Nemotron-4 340B, whose config sets ``grad_sync_dtype: bf16``."""
+    return tuple(
+        replace(run, workload_options=(*run.workload_options, FP32_GRADS))
+        if run.source.startswith(NEMO_2407_SOURCE) and "recipe" not in dict(run.workload_options)
+        else run
+        for run in runs
+    )
+
+
+PUBLISHED_RUNS_2024 = _nemo_2407_grads(PUBLISHED_RUNS_2024)
 
 #: Megatron-Bridge's performance page, 25.11 release, DGX-H100 table (its MoE rows are token-dropless with
 #: force-balanced routing, as the page states).
@@ -231,7 +254,7 @@ def _mcore_run(size: str, tp: int, pp: int, dp: int, gpus: int, batch: int, tflo
         "megatron-core",
         tflops,
         MEGATRON_CORE_2024 + f", row {size.upper()}",
-        workload_options=(("zero_stages", (1,)), ("overlap_tp", TP_COMM_OVERLAP_ON)),
+        workload_options=(("zero_stages", (1,)), ("overlap_tp", TP_COMM_OVERLAP_ON), FP32_GRADS),
         note=Text(
             zh=f"{gpus} 张 H100，TP {tp}、PP {pp}、DP {dp}，全局批 {batch}：每 GPU {tflops:g} TFLOP/s（bf16）",
             en=f"{gpus} H100s, TP {tp}, PP {pp}, DP {dp}, global batch {batch}: {tflops:g} TFLOP/s per GPU (bf16)",
@@ -703,6 +726,7 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
             ("max_virtual_stages", 8),
             # The guide's best practice: the distributed optimizer with --overlap-grad-reduce/--overlap-param-gather.
             ("zero_stages", (1,)),
+            FP32_GRADS,  # Megatron-LM's trainer at --bf16
         ),
         note=Text(
             zh="64 张 H100，TP 1、EP 8、PP 4、VP 8，微批次 1，全局批 256：每 GPU 468 TFLOP/s"
@@ -750,6 +774,7 @@ MOE_ZOO_NORM_ACT: tuple[tuple[str, Any], ...] = (
     ("recompute_modules", ("layernorm", "moe_act")),
 )
 MOE_ZOO_COMMON: tuple[tuple[str, Any], ...] = (
+    FP32_GRADS,  # the BF16 rows keep Megatron-LM's fp32 main gradients (MOE_ZOO_QWEN3_CONFIG)
     ("overlap_tp", TP_COMM_OVERLAP_ON),  # PR=bf16: --tp-comm-overlap
     ("pipeline_edge_layers", 1),  # the embedding and the loss each count as a layer of the pipeline split
 )
@@ -944,7 +969,7 @@ def _zoo_long_run(seq_len: int, cp: int, forced: float, dropless: float) -> Publ
 
 
 MOE_ZOO_QWEN3_LONG_RUNS: tuple[PublishedRun, ...] = tuple(_zoo_long_run(*row) for row in MOE_ZOO_QWEN3_LONG)
-PUBLISHED_RUNS_2025 = (*PUBLISHED_RUNS_2025, *MOE_ZOO_QWEN3_RUNS, *MOE_ZOO_QWEN3_LONG_RUNS)
+PUBLISHED_RUNS_2025 = (*_nemo_2407_grads(PUBLISHED_RUNS_2025), *MOE_ZOO_QWEN3_RUNS, *MOE_ZOO_QWEN3_LONG_RUNS)
 
 #: NVIDIA's DGX Cloud Benchmarking recipes, release v24.11.1: each recipe's README lists, under "Expected
 #: Performance", the step time of one layout on DGX-H100 at several scales (weak scaling), in BF16 and in FP8, with
@@ -1359,8 +1384,9 @@ def _long_context_run(row: tuple[int, int, int, int, int, int, int, float, float
         0.0,
         f"{NEMO_LONG_CONTEXT_SOURCE}, row {k}K ({tflops:g} TFLOP/s); {NEMO_LLAMA2_FLOPS_SOURCE}",
         measured_tokens_per_gpu_s=tokens,
-        # The table gives no micro-batch nor interleaving: 1 and none. The FP8 recipe: delayed scaling (NeMo 24.03).
-        workload_options=(("precision", "fp8"), ("max_micro_batch", 1), ("max_virtual_stages", 1)),
+        # The table gives no micro-batch nor interleaving: 1 and none. The FP8 recipe: delayed scaling (NeMo 24.03),
+        # and the launcher's fp32 gradients (FP32_GRADS).
+        workload_options=(("precision", "fp8"), ("max_micro_batch", 1), ("max_virtual_stages", 1), FP32_GRADS),
         note=Text(
             zh=f"{gpus} 张 H100，序列 {k}K，{layout}，每步 {batch} 条序列；每 GPU {tflops:g} TFLOP/s"
             f"（按 NeMo 的 FLOP 计数折合每 GPU 每秒 {tokens:.0f} tokens，FP8）",

@@ -327,7 +327,11 @@ PRECISION_RECIPES: dict[str, PrecisionRecipe] = {
     )
 }
 
-#: The recipe used when none is named (the ZeRO paper's accounting).
+#: The recipe used when none is named: the ZeRO paper's accounting (2 + 2 + 12 bytes per parameter), which is also
+#: what NVIDIA's performance scripts, behind its published H100/B200 tables, run: bf16 gradients reduced in bf16
+#: (Megatron-Bridge scripts/performance ``cfg.ddp.grad_reduce_in_fp32 = False``; NeMo 2 performance scripts;
+#: DGX Cloud Benchmarking recipes). Megatron-LM's own trainer and NeMo's 24.07 launcher keep fp32 gradients
+#: (``"megatron-bf16"``, 2 + 4 + 12): a run of theirs names that recipe.
 DEFAULT_RECIPE: str = "zero-fp16-adam"
 
 
@@ -1208,7 +1212,9 @@ class WorkloadSpec:
         seq_len: tokens per sequence (training) or per prompt (serving); ``None`` = the model's ``seq_len``.
         output_tokens: serving only: tokens each request generates (default :data:`DEFAULT_OUTPUT_TOKENS`).
             Serving mode is :func:`coursekit.serving.plan_serving` on :meth:`serving_workload`.
-        recipe: a precision recipe name of :data:`coursekit.capacity.PRECISION_RECIPES`.
+        recipe: a precision recipe name of :data:`coursekit.capacity.PRECISION_RECIPES`; default
+            :data:`DEFAULT_RECIPE` (bf16 gradients, as NVIDIA's performance scripts run; ``"megatron-bf16"`` for
+            Megatron-LM's trainer, which keeps fp32 gradients under ``--bf16``).
         achievable_flops_fraction: ``None`` (default): the compute-efficiency model (each GPU's matmul
             shapes on the roofline, calibrated once); a number in (0, 1]: a flat share of peak instead.
         overlap_fraction: ``None`` (default): per-dimension overlap ``overlap_dp`` ... ``overlap_ep``;
@@ -1294,7 +1300,7 @@ class WorkloadSpec:
     global_batch: int
     seq_len: int | None = None
     mode: str = "training"
-    recipe: str = "megatron-bf16"
+    recipe: str = DEFAULT_RECIPE
     achievable_flops_fraction: float | None = None
     overlap_fraction: float | None = None
     runtime_reserve_gib: float = DEFAULT_RUNTIME_RESERVE_GIB

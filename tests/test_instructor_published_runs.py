@@ -264,16 +264,16 @@ def _lesson_group_one() -> tuple[int, int]:
 PHRASES: list[tuple[str, str, Callable[[], str]]] = [
     (
         "en",
-        "hold hundreds (816 in section 2's 70B example)",
+        "hold hundreds (1061 in section 2's 70B example)",
         lambda: f"hold hundreds ({_lesson_group_one()[0]} in section 2's 70B example)",
     ),
-    ("en", "worth measuring first (8 there)", lambda: f"worth measuring first ({_lesson_group_one()[1]} there)"),
+    ("en", "worth measuring first (11 there)", lambda: f"worth measuring first ({_lesson_group_one()[1]} there)"),
     (
         "zh",
-        "第 2 节的 70B 例子是 816 个",
+        "第 2 节的 70B 例子是 1061 个",
         lambda: f"第 2 节的 70B 例子是 {_lesson_group_one()[0]} 个",
     ),
-    ("zh", "值得先测的几个（那里是 8 个）", lambda: f"值得先测的几个（那里是 {_lesson_group_one()[1]} 个）"),
+    ("zh", "值得先测的几个（那里是 11 个）", lambda: f"值得先测的几个（那里是 {_lesson_group_one()[1]} 个）"),
     (
         "en",
         "the host time per MoE layer (9.4 ms)",

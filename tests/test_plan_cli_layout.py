@@ -32,7 +32,7 @@ from coursekit.published_runs import all_published_runs
 #: A valid value other than the default for every WorkloadSpec field a ``plan`` flag sets.
 NON_DEFAULT: dict[str, object] = {
     "seq_len": 8192,
-    "recipe": "zero-fp16-adam",
+    "recipe": "megatron-bf16",
     "achievable_flops_fraction": 0.4,
     "overlap_fraction": 0.5,
     "runtime_reserve_gib": 3.5,

@@ -62,7 +62,9 @@ def test_memory_ledger_by_hand_zero_over_dp_times_cp_and_the_reserve() -> None:
     weights (Megatron-Core shards over the data-parallel *and* context-parallel group); the runtime reserve is
     2 GiB. Either deliberate bug of the review — sharding over dp only, or dropping the reserve — changes the
     total by gigabytes and fails here, in the search's table as well as in explain."""
-    workload = WorkloadSpec(global_batch=4, seq_len=S, recompute_modes=("selective",), zero_stages=(1,))
+    workload = WorkloadSpec(
+        global_batch=4, seq_len=S, recipe="megatron-bf16", recompute_modes=("selective",), zero_stages=(1,)
+    )
     psi = (L * PER_LAYER + EMBEDDING + OUTPUT) / 2  # per TP rank
     params, grads, optimizer = 2 * psi, 4 * psi, 12 * psi / (2 * 2)
     per_layer = 34 * S * 1 * H / 2 / 2  # Korthikanti Table 2, selective + SP: 34·s·b·h/t, then /cp
@@ -95,7 +97,7 @@ def test_zero_traffic_per_micro_batch_by_hand() -> None:
 
 
 def test_planner_dp_row_counts_micro_batches_for_zero3() -> None:
-    workload = WorkloadSpec(global_batch=64, seq_len=S, recompute_modes=("selective",))
+    workload = WorkloadSpec(global_batch=64, seq_len=S, recipe="megatron-bf16", recompute_modes=("selective",))
     rows = {}
     for zero in (1, 3):
         cand = evaluate_composition(HAND, BOX, workload, tp=1, dp=8, zero=zero, mb=1, recompute="selective")
@@ -323,7 +325,12 @@ def test_pipeline_memory_by_hand_edge_stages_and_in_flight_micro_batches() -> No
     input, 2·s·b·h (Korthikanti Table 2), plus one layer's working set while it recomputes (34·s·b·h without SP:
     s·b·h·(10 + 24/t) at t = 1). The ledger is the heavier stage."""
     workload = WorkloadSpec(
-        global_batch=16, seq_len=S, recompute_modes=("full",), zero_stages=(0,), sequence_parallel=False
+        global_batch=16,
+        seq_len=S,
+        recipe="megatron-bf16",
+        recompute_modes=("full",),
+        zero_stages=(0,),
+        sequence_parallel=False,
     )
     sbh = S * 1 * H
     working_set = sbh * (10 + 24)

@@ -23,7 +23,7 @@ from coursekit.specs import ModelSpec
 
 # A small dense model: 4 layers of h 1024, SwiGLU of 4096, vocabulary 32000; on 8 H100s as TP 1, PP 2, DP 4.
 MODEL = ModelSpec("small", 4, 1024, 8, 4096, 32000, 2048)
-WORKLOAD = WorkloadSpec(global_batch=8, seq_len=2048, achievable_flops_fraction=0.5)
+WORKLOAD = WorkloadSpec(global_batch=8, seq_len=2048, recipe="megatron-bf16", achievable_flops_fraction=0.5)
 CLUSTER = CLUSTERS["h100-8"]
 OUT = 6 * 32000 * 1024  # the output layer's FLOPs per token, 6·V·h (PaLM's 6 FLOPs per weight)
 
@@ -55,7 +55,7 @@ def test_mtp_work_on_the_last_stage_by_hand() -> None:
 def test_mtp_memory_on_the_last_stage_by_hand() -> None:
     """One module adds to the last stage: its block's saved activations for each micro-batch in flight (1F1B's last
     stage holds one), one more set of fp32 logits, and its weights (a layer, three norms of h, the 2h x h projection)
-    at the recipe's bytes, the optimizer's sharded by ZeRO-1 over DP 4 (the default megatron-bf16: 2 + 4 + 12/4)."""
+    at the recipe's bytes, the optimizer's sharded by ZeRO-1 over DP 4 (the recipe megatron-bf16: 2 + 4 + 12/4)."""
     without, with_mtp = _candidate(), _candidate(1)
     assert without.memory is not None and with_mtp.memory is not None
     layer = sum(

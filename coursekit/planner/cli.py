@@ -39,6 +39,7 @@ from ..i18n import LANGUAGES, Text, register, tr
 from ..specs import (
     DEFAULT_MAX_MICRO_BATCH,
     DEFAULT_MAX_VIRTUAL_STAGES,
+    DEFAULT_RECIPE,
     DEFAULT_RUNTIME_RESERVE_GIB,
     EP_OVERLAP_SCHEDULES,
     FP8_RECIPES,
@@ -306,7 +307,7 @@ def _add_workload_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--recipe",
         choices=sorted(PRECISION_RECIPES),
-        default="megatron-bf16",
+        default=DEFAULT_RECIPE,
         metavar="RECIPE",
         help=Text(
             zh=f"精度方案 (precision recipe)：{recipes}（默认 %(default)s）",
@@ -658,8 +659,8 @@ def published_run_argv(run: object) -> list[str]:
     >>> from coursekit.published_runs import all_published_runs
     >>> run = next(r for r in all_published_runs() if r.name == "Megatron-Core Mixtral 8x7B (MoE), 4K, 64 H100")
     >>> print(" ".join(published_run_argv(run)))  # doctest: +NORMALIZE_WHITESPACE
-    plan --model mixtral-8x7b --cluster h100-8 --nodes 8 --global-batch 256 --seq-len 4096 --zero 1
-    --max-micro-batch 1 --max-virtual-stages 8 --layout tp=1,cp=1,pp=4,dp=16,ep=8,etp=1
+    plan --model mixtral-8x7b --cluster h100-8 --nodes 8 --global-batch 256 --seq-len 4096 --recipe megatron-bf16
+    --zero 1 --max-micro-batch 1 --max-virtual-stages 8 --layout tp=1,cp=1,pp=4,dp=16,ep=8,etp=1
     """
     from ..presets import MODELS, PublishedRun
     from .validation import published_degrees

@@ -98,7 +98,7 @@ from coursekit.planner.calibration import (
 from coursekit.planner.estimate import fp8_quantisation_bytes_per_token, moe_block_recompute_flops_per_token
 from coursekit.plotting import figure_image, new_figure
 from coursekit.presets import CLUSTERS, MEGATRON_TABLE1, MODELS
-from coursekit.specs import FP8_RECIPES
+from coursekit.specs import FP8_RECIPES, PRECISION_RECIPES
 from coursekit.published_runs import (
     MOE_ZOO_QWEN3_LONG_RUNS,
     NEMO_LONG_CONTEXT_RUNS,
@@ -151,7 +151,10 @@ assert abs(model.num_params / 70e9 - 1) < 0.01  # the paper's 70B, within 1 %
 # `ClusterSpec` 记录设备与两种链路。带宽一律是**每 GPU 的单向带宽**：NVLink 4 的 900 GB/s 是双向之和，单向是 450 GB/s；
 # 每节点 8 个 400 Gb/s NDR 网卡，即每 GPU 50 GB/s。`WorkloadSpec` 记录要做的事（训练还是服务、global batch、序列长度、
 # 精度方案）和估算所依赖的假设：计算效率默认由每个 GPU 的矩阵乘形状在屋顶线上估出（第 7 课），
-# 也可以改成一个固定的可达峰值比例；通信重叠按维度给默认值（下表），每一项都可以改。
+# 也可以改成一个固定的可达峰值比例；通信重叠按维度给默认值（下表），每一项都可以改。精度方案默认是 bf16 参数与梯度、
+# fp32 主参数与 Adam 状态（每参数 2 + 2 + 12 字节），这是 NVIDIA 性能脚本（它公开的性能表背后的配置）的设置；
+# Megatron-LM 自己的训练脚本开 bf16 时把梯度留在 fp32 累加和归约（`recipe="megatron-bf16"`，2 + 4 + 12 字节），
+# 复现这样的配置时要写明。
 
 # %% [markdown] lang="en"
 # `ClusterSpec` records the devices and the two kinds of links. Bandwidth is always **unidirectional per GPU**: NVLink
@@ -159,7 +162,10 @@ assert abs(model.num_params / 70e9 - 1) < 0.01  # the paper's 70B, within 1 %
 # `WorkloadSpec` records the job (training or serving, global batch, sequence length, precision recipe) and the
 # assumptions the estimate rests on: compute efficiency comes by default from each GPU's matmul shapes on the roofline
 # (lesson 7), or from a flat achievable fraction of peak if you state one; communication overlap has a default per
-# dimension (table below), each of which you can change.
+# dimension (table below), each of which you can change. The precision recipe defaults to bf16 weights and gradients
+# with fp32 master weights and Adam states (2 + 2 + 12 bytes per parameter), what NVIDIA's performance scripts (the
+# configurations behind its published performance tables) set; Megatron-LM's own trainer keeps gradients in fp32 when
+# bf16 is on (`recipe="megatron-bf16"`, 2 + 4 + 12 bytes), so state that recipe when you reproduce such a config.
 
 # %%
 cluster = CLUSTERS["h100-8"].with_nodes(16)
@@ -175,6 +181,8 @@ md_table(
         (Text(zh="global batch × 序列长度", en="global batch × sequence"), f"{workload.global_batch} × {workload.tokens_per_sequence(model)}"),
         (Text(zh="计算效率", en="compute efficiency"), Text(zh=f"屋顶线模型，天花板 {ceiling_for(cluster.peak_flops):.1%}（A100 上标定的 {EFFICIENCY_CEILING:.1%} × 实测最佳矩阵乘占峰值之比）", en=f"roofline model, ceiling {ceiling_for(cluster.peak_flops):.1%} (the A100 fit {EFFICIENCY_CEILING:.1%} × the measured best-matmul share of peak)")),
         (Text(zh="通信重叠（按维度）", en="overlap (per dimension)"), ", ".join(f"{dim} {workload.overlap(dim):.0%}" for dim in OVERLAP_DEFAULTS)),
+        (Text(zh="精度方案（每参数字节：参数 + 梯度 + 优化器）", en="precision recipe (bytes per parameter: weights + gradients + optimizer)"),
+         f"{workload.recipe} ({PRECISION_RECIPES[workload.recipe].param_bytes:g} + {PRECISION_RECIPES[workload.recipe].grad_bytes:g} + {PRECISION_RECIPES[workload.recipe].optimizer_bytes:g})"),
     ],
 )
 
@@ -1262,7 +1270,8 @@ for run, c in zip(runs, comparisons):
 # cp-1 步 K/V 环形传递（GQA 下只有 kv_heads 份宽），每一步只能藏在这一步的因果 Attention 计算下（按 Megatron 的
 # 之字形切分，每个 rank 的工作量相同）；反向结束后 dK、dV 传回原 rank，藏不住；每个 GPU 的矩阵乘 token 减半，效率略降。
 # 所以短序列时 CP 不划算；它划算的时候，是它**省掉了别的东西**。下面是 Llama 3 70B 在 64 张 H100 上、8K 序列：
-# 厂商配置 TP 4、PP 4、CP 2、VP 5；不用 CP 的同一布局只有完全重计算才放得下。
+# 厂商配置 TP 4、PP 4、CP 2、VP 5。按 Megatron-LM 训练脚本的默认，梯度以 fp32 累加和归约（精度方案
+# `megatron-bf16`，每参数 2 + 4 + 12 字节），不用 CP 的同一布局只有完全重计算才放得下。
 
 # %% [markdown] lang="en"
 # ### When CP pays at 8K
@@ -1272,12 +1281,13 @@ for run, c in zip(runs, comparisons):
 # kv_heads wide with GQA), each hidden only under that step's causal attention (Megatron's zig-zag split gives every
 # rank the same work); after backward the dK, dV block travels home, unhidden; each GPU's matmuls get half the tokens,
 # a little less efficient. So CP does not pay at short sequences; it pays when it **removes something else**. Below:
-# Llama 3 70B on 64 H100s at 8K, the vendor layout TP 4, PP 4, CP 2, VP 5; the same layout without CP fits only with
-# full recomputation.
+# Llama 3 70B on 64 H100s at 8K, the vendor layout TP 4, PP 4, CP 2, VP 5. With Megatron-LM's trainer default,
+# gradients accumulated and reduced in fp32 (the recipe `megatron-bf16`, 2 + 4 + 12 bytes per parameter), the same
+# layout without CP fits only with full recomputation.
 
 # %%
 cp_plan = plan(MODELS["llama3-70b"], CLUSTERS["h100-8"].with_nodes(8),
-               WorkloadSpec(global_batch=128, seq_len=8192, max_virtual_stages=5))
+               WorkloadSpec(global_batch=128, seq_len=8192, max_virtual_stages=5, recipe="megatron-bf16"))
 vendor = {"tp": 4, "pp": 4, "v": 5, "zero": 1, "mb": 1}
 with_cp = cp_plan.explain({**vendor, "cp": 2, "dp": 2, "recompute": "none"})
 without = cp_plan.explain({**vendor, "cp": 1, "dp": 4, "recompute": "none"})
@@ -1297,13 +1307,32 @@ cp_short = short.explain("tp=4,cp=2,dp=1,zero=1,mb=1,recompute=full")
 twin_short = short.explain("tp=4,cp=1,dp=2,zero=1,mb=1,recompute=full")
 print(Text(zh=f"对照：Llama 3 8B 在 2K 序列时，CP 2 的估算步时是不用 CP 的孪生布局的 {cp_short.step_s / twin_short.step_s:.2f} 倍",
            en=f"Compare: Llama 3 8B at 2K tokens, CP 2's estimated step is {cp_short.step_s / twin_short.step_s:.2f}x its twin without CP"))
+bf16_grads = plan(MODELS["llama3-70b"], CLUSTERS["h100-8"].with_nodes(8),
+                  WorkloadSpec(global_batch=128, seq_len=8192, max_virtual_stages=5))  # the default recipe
+bf16_without = bf16_grads.explain({**vendor, "cp": 1, "dp": 4, "recompute": "none"})
+bf16_with = bf16_grads.explain({**vendor, "cp": 2, "dp": 2, "recompute": "none"})
+margin_gib = bf16_without.memory.device_gib - bf16_without.memory.total_gib
+print(Text(zh=f"换成 bf16 梯度（工作台的默认方案，也是 NVIDIA 性能脚本的设置）：不用 CP、不重计算的布局要 "
+              f"{bf16_without.memory.total_gib:.1f} GiB，离 {bf16_without.memory.device_gib:.0f} GiB 只剩 {margin_gib:.1f} GiB；"
+              f"CP 2 要 {bf16_with.memory.total_gib:.1f} GiB，两者估算步时 {bf16_without.step_s:.2f} s 与 {bf16_with.step_s:.2f} s",
+           en=f"With bf16 gradients (the workbench's default recipe, and what NVIDIA's performance scripts set): without CP "
+              f"and without recomputation the layout needs {bf16_without.memory.total_gib:.1f} GiB, {margin_gib:.1f} GiB short "
+              f"of {bf16_without.memory.device_gib:.0f} GiB; CP 2 needs {bf16_with.memory.total_gib:.1f} GiB; estimated steps "
+              f"{bf16_without.step_s:.2f} s and {bf16_with.step_s:.2f} s"))
 assert with_cp.accepted and without.codes == ("memory",) and full_twin.accepted
 assert with_cp.step_s * 1.2 < full_twin.step_s and cp_short.step_s > twin_short.step_s
+assert bf16_without.accepted and 0 <= margin_gib < 1  # the prose below: "less than 1 GiB to spare"
+assert bf16_with.memory.device_gib - bf16_with.memory.total_gib > 20  # "more than 20 GiB of margin"
+assert abs(bf16_without.step_s / bf16_with.step_s - 1) < 0.01  # "nearly the same"
 
 # %% [markdown] lang="zh"
 # 8K 时 CP 2 值得：不用 CP 的布局放不下不重计算的激活，只好每层前向算两遍（完全重计算多花约三分之一的计算）；
 # CP 2 把每个 GPU 的激活减半，不重计算也放得下，而它的 K/V 环在节点内、每一步都比这一步的 Attention 短，几乎全藏住。
 # 2K 时没有什么可省：同样的 CP 只剩代价。要判断你的情况，看 CP 省掉了什么（重计算、流水线气泡），和它的环是否藏得住。
+#
+# 梯度精度也会改变这个结论。用 bf16 梯度时，不用 CP 的布局按估算刚好放得下，余量不到 1 GiB；这比估算自身的误差还小，
+# 分配器的碎片就可能把它吃掉。所以账本说“放得下”时，还要看余量：余量落在误差范围里，就只能实测来定。两种布局的估算
+# 步时几乎一样，工作台分不出谁快；厂商选 CP 2，换来的是 20 多 GiB 的余量。
 
 # %% [markdown] lang="en"
 # At 8K, CP 2 pays: without CP the activations without recomputation do not fit, so every layer's forward runs twice
@@ -1311,6 +1340,12 @@ assert with_cp.step_s * 1.2 < full_twin.step_s and cp_short.step_s > twin_short.
 # and its K/V ring stays in the node and is shorter than each step's attention, so it almost all hides. At 2K there is
 # nothing to remove: the same CP is only cost. To judge your own case, ask what CP removes (recomputation, pipeline
 # bubble) and whether its ring can hide.
+#
+# The gradients' precision changes this verdict too. With bf16 gradients, the layout without CP just fits by the
+# estimate, with less than 1 GiB to spare; that is smaller than the estimate's own error, and the allocator's
+# fragmentation can eat it. So when the ledger says "fits", look at the margin as well: a margin inside the error can
+# only be settled by measurement. The two layouts' estimated steps are nearly the same, and the workbench cannot tell
+# which is faster; by choosing CP 2 the vendor buys more than 20 GiB of margin.
 
 # %% [markdown] lang="zh"
 # ### 长序列：CP 省掉了流水线
