@@ -1322,6 +1322,7 @@ print(Text(zh=f"换成 bf16 梯度（工作台的默认方案，也是 NVIDIA �
 assert with_cp.accepted and without.codes == ("memory",) and full_twin.accepted
 assert with_cp.step_s * 1.2 < full_twin.step_s and cp_short.step_s > twin_short.step_s
 assert bf16_without.accepted and 0 <= margin_gib < 1  # the prose below: "less than 1 GiB to spare"
+assert bf16_without.memory.reserve_gib == 2  # "a 2 GiB runtime reserve"
 assert bf16_with.memory.device_gib - bf16_with.memory.total_gib > 20  # "more than 20 GiB of margin"
 assert abs(bf16_without.step_s / bf16_with.step_s - 1) < 0.01  # "nearly the same"
 
@@ -1330,9 +1331,9 @@ assert abs(bf16_without.step_s / bf16_with.step_s - 1) < 0.01  # "nearly the sam
 # CP 2 把每个 GPU 的激活减半，不重计算也放得下，而它的 K/V 环在节点内、每一步都比这一步的 Attention 短，几乎全藏住。
 # 2K 时没有什么可省：同样的 CP 只剩代价。要判断你的情况，看 CP 省掉了什么（重计算、流水线气泡），和它的环是否藏得住。
 #
-# 梯度精度也会改变这个结论。用 bf16 梯度时，不用 CP 的布局按估算刚好放得下，余量不到 1 GiB；这比估算自身的误差还小，
-# 分配器的碎片就可能把它吃掉。所以账本说“放得下”时，还要看余量：余量落在误差范围里，就只能实测来定。两种布局的估算
-# 步时几乎一样，工作台分不出谁快；厂商选 CP 2，换来的是 20 多 GiB 的余量。
+# 梯度精度也会改变这个结论。用 bf16 梯度时，不用 CP 的布局按估算刚好放得下，余量不到 1 GiB。账本算了张量和 2 GiB 的
+# 运行余量，却没有算显存分配器 (memory allocator) 的碎片；不到 1 GiB 的余量太薄，不实测就不能信。所以账本说“放得下”时，
+# 还要看余量。两种布局的估算步时几乎一样，工作台分不出谁快；厂商选 CP 2，换来的是 20 多 GiB 的余量。
 
 # %% [markdown] lang="en"
 # At 8K, CP 2 pays: without CP the activations without recomputation do not fit, so every layer's forward runs twice
@@ -1342,10 +1343,10 @@ assert abs(bf16_without.step_s / bf16_with.step_s - 1) < 0.01  # "nearly the sam
 # bubble) and whether its ring can hide.
 #
 # The gradients' precision changes this verdict too. With bf16 gradients, the layout without CP just fits by the
-# estimate, with less than 1 GiB to spare; that is smaller than the estimate's own error, and the allocator's
-# fragmentation can eat it. So when the ledger says "fits", look at the margin as well: a margin inside the error can
-# only be settled by measurement. The two layouts' estimated steps are nearly the same, and the workbench cannot tell
-# which is faster; by choosing CP 2 the vendor buys more than 20 GiB of margin.
+# estimate, with less than 1 GiB to spare. The ledger counts the tensors and a 2 GiB runtime reserve, but not the memory
+# allocator's fragmentation; a margin under 1 GiB is too thin to trust without measuring. So when the ledger says
+# "fits", look at the margin as well. The two layouts' estimated steps are nearly the same, and the workbench cannot
+# tell which is faster; by choosing CP 2 the vendor buys more than 20 GiB of margin.
 
 # %% [markdown] lang="zh"
 # ### 长序列：CP 省掉了流水线
