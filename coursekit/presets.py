@@ -48,7 +48,7 @@ from .hardware import (
     PCIE4_X16_BYTES_PER_S,
     PCIE_LATENCY_S,
 )
-from .i18n import Text
+from .i18n import Text, register, tr
 from .specs import MAX_GLOBAL_BATCH, MAX_NODES, MAX_SEQ_LEN, ClusterSpec, ModelSpec, WorkloadSpec
 
 __all__ = [
@@ -626,6 +626,27 @@ MODELS: dict[str, ModelSpec] = {
 
 #: The degrees a published layout states (:class:`PublishedRun` ``degrees``).
 PUBLISHED_DEGREE_KEYS: tuple[str, ...] = ("tp", "cp", "pp", "dp", "ep", "etp")
+#: What a vendor table prints beside the degrees but the planner searches: each name a table uses, and the workload
+#: option that bounds the search instead (the published value as the upper bound).
+_SEARCHED_NOT_DEGREES: dict[str, str] = {
+    "v": "max_virtual_stages",
+    "vp": "max_virtual_stages",
+    "vpp": "max_virtual_stages",
+    "mb": "max_micro_batch",
+    "mbs": "max_micro_batch",
+    "micro_batch": "max_micro_batch",
+    "zero": "zero_stages",
+}
+register(
+    {
+        "presets.degree_is_searched": {
+            "zh": "degrees 里的 {key!r}：它不是布局的并行度，而是规划器搜索的量；请把 {option!r} 写进 "
+            "workload_options，以发表的值为搜索范围。degrees 只收 {keys}。",
+            "en": "degrees has {key!r}: it is not a parallel degree of the layout but something the planner searches; "
+            "put {option!r} in workload_options, the published value bounding the search. degrees takes only {keys}.",
+        }
+    }
+)
 #: How a published run counts its throughput (:class:`PublishedRun` ``flop_convention``).
 FLOP_CONVENTIONS: tuple[str, ...] = ("palm", "megatron", "megatron-core", "megatron-core-2025", "tokens")
 
@@ -636,7 +657,9 @@ class PublishedRun:
 
     ``degrees`` is the published layout (tp, cp, pp, dp and, for MoE, ep and — when the recipe sets it — etp,
     else etp = tp, Megatron's default); the planner searches the
-    rest (micro-batch, schedule, ZeRO stage, recompute) within ``workload_options``.
+    rest (micro-batch, schedule, ZeRO stage, recompute) within ``workload_options``: a table's VP, MBS and ZeRO
+    columns go there as ``("max_virtual_stages", vp)``, ``("max_micro_batch", mbs)`` and ``("zero_stages",
+    (stage,))`` (``degrees`` refuses them and says so).
     ``model`` and ``cluster`` are preset names (:data:`MODELS`, :data:`CLUSTERS`) or specs of your own (a
     :class:`ModelSpec`, e.g. from :meth:`ModelSpec.from_config`; a one-node :class:`ClusterSpec`), so a run on a
     model the presets do not hold can be checked too (:func:`coursekit.planner.compare_published`).
@@ -689,6 +712,11 @@ class PublishedRun:
         ):
             raise type_error("degrees", self.degrees, "tuple of (name, degree) pairs")
         for key, degree in self.degrees:
+            if key in _SEARCHED_NOT_DEGREES:
+                option = _SEARCHED_NOT_DEGREES[key]
+                bound = (degree,) if option == "zero_stages" else degree
+                keys = ", ".join(PUBLISHED_DEGREE_KEYS)
+                raise ValueError(tr("presets.degree_is_searched", key=key, option=(option, bound), keys=keys))
             check_choice("degrees", key, PUBLISHED_DEGREE_KEYS)
             check_int(f"degrees[{key!r}]", degree, ge=1, le=MAX_NODES * 1024)
         check_choice("flop_convention", self.flop_convention, FLOP_CONVENTIONS)
