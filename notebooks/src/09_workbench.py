@@ -1316,8 +1316,8 @@ print(Text(zh=f"换成 bf16 梯度（工作台的默认方案，也是 NVIDIA �
               f"{bf16_without.memory.total_gib:.1f} GiB，离 {bf16_without.memory.device_gib:.0f} GiB 只剩 {margin_gib:.1f} GiB；"
               f"CP 2 要 {bf16_with.memory.total_gib:.1f} GiB，两者估算步时 {bf16_without.step_s:.2f} s 与 {bf16_with.step_s:.2f} s",
            en=f"With bf16 gradients (the workbench's default recipe, and what NVIDIA's performance scripts set): without CP "
-              f"and without recomputation the layout needs {bf16_without.memory.total_gib:.1f} GiB, {margin_gib:.1f} GiB short "
-              f"of {bf16_without.memory.device_gib:.0f} GiB; CP 2 needs {bf16_with.memory.total_gib:.1f} GiB; estimated steps "
+              f"and without recomputation the layout needs {bf16_without.memory.total_gib:.1f} GiB, leaving {margin_gib:.1f} GiB "
+              f"of the {bf16_without.memory.device_gib:.0f} GiB; CP 2 needs {bf16_with.memory.total_gib:.1f} GiB; estimated steps "
               f"{bf16_without.step_s:.2f} s and {bf16_with.step_s:.2f} s"))
 assert with_cp.accepted and without.codes == ("memory",) and full_twin.accepted
 assert with_cp.step_s * 1.2 < full_twin.step_s and cp_short.step_s > twin_short.step_s
