@@ -416,6 +416,7 @@ class MegatronRun:
             "zero_stages": (0,),
             "recompute_modes": ("full",),
             "flash_attention": False,  # 2021: no flash attention (arXiv:2205.14135 is of May 2022)
+            "pipeline_edge_layers": 0,  # transformer layers only in every stage (Megatron-LM of 2021)
             **overrides,
         }
         return WorkloadSpec(**options)

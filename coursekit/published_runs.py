@@ -89,6 +89,18 @@ MEGATRON_BRIDGE_LLAMA_RECIPE: str = (
 #: training/{llama,gpt3,nemotron}/*.yaml). The runs of those engines name it, because the workload's default is the
 #: bf16-gradient recipe of NVIDIA's performance scripts (:data:`coursekit.specs.DEFAULT_RECIPE`).
 FP32_GRADS: tuple[str, Any] = ("recipe", "megatron-bf16")
+#: The pipeline split of an engine from before Megatron-Core's ``--account-for-embedding-in-pipeline-split`` and
+#: ``--account-for-loss-in-pipeline-split`` (:data:`coursekit.specs.EDGE_LAYERS_SOURCE`, February 2025), or of a config
+#: that leaves them off: every stage holds transformer layers only. Named by each run whose model's layers a search
+#: could split that way (the workload's default, ``None``, would: :func:`coursekit.specs.edge_layers_at`).
+NO_EDGE_SPLIT: tuple[str, Any] = ("pipeline_edge_layers", 0)
+#: The split that counts the embedding and the loss as a layer each, as configs that set both options run it: NeMo's
+#: ``llama31_405b`` recipe from v2.2.0 (25.02; NVIDIA/NeMo e446337779, "interface for asymmetric pipeline schedule",
+#: nemo/collections/llm/recipes/llama31_405b.py: ``account_for_embedding_in_pipeline_split = True``,
+#: ``account_for_loss_in_pipeline_split = True``; also @ 6f2c6fda, DGX Cloud's 25.05 recipe) and Megatron-Bridge's
+#: ``qwen3_235b_a22b_pretrain_config`` (src/megatron/bridge/recipes/qwen/qwen3_moe.py @ df0289c and c0b9a000: both
+#: True).
+EDGE_SPLIT: tuple[str, Any] = ("pipeline_edge_layers", 1)
 #: Megatron-Bridge's Llama performance scripts reduce gradients in bf16 (df0289c, scripts/performance/configs/llama/
 #: llama3_llm_pretrain.py set_llama3_common_configs and llama31_llm_pretrain.py set_llama31_common_configs:
 #: ``cfg.ddp.grad_reduce_in_fp32 = False``), so Megatron-Core's gradient buffer holds the parameters' dtype: bf16
@@ -254,7 +266,7 @@ def _mcore_run(size: str, tp: int, pp: int, dp: int, gpus: int, batch: int, tflo
         "megatron-core",
         tflops,
         MEGATRON_CORE_2024 + f", row {size.upper()}",
-        workload_options=(("zero_stages", (1,)), ("overlap_tp", TP_COMM_OVERLAP_ON), FP32_GRADS),
+        workload_options=(("zero_stages", (1,)), ("overlap_tp", TP_COMM_OVERLAP_ON), FP32_GRADS, NO_EDGE_SPLIT),
         note=Text(
             zh=f"{gpus} 张 H100，TP {tp}、PP {pp}、DP {dp}，全局批 {batch}：每 GPU {tflops:g} TFLOP/s（bf16）",
             en=f"{gpus} H100s, TP {tp}, PP {pp}, DP {dp}, global batch {batch}: {tflops:g} TFLOP/s per GPU (bf16)",
@@ -544,7 +556,7 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
         1575.0,
         MEGATRON_BRIDGE_2511_SOURCE + ", row Qwen3_235B_a22B; " + QWEN3_H100_CONFIG,
         # moe_a2a_overlap=True; qwen3_235b_a22b_pretrain_config_h100: CommOverlapConfig(tp_comm_overlap=False)
-        options=(("overlap_ep", 1.0), TP_OVERLAP_OFF, MEGATRON_BRIDGE_QWEN3_GRADS),
+        options=(("overlap_ep", 1.0), TP_OVERLAP_OFF, MEGATRON_BRIDGE_QWEN3_GRADS, EDGE_SPLIT),
     ),
     # More validation rows (none fits a constant): the rest of NeMo 24.07's pre-training table that the presets
     # cover (GPT-3 5B and 20B), and Megatron-Bridge's other H100 configurations: DeepSeek-V3 on H100 (25.09), the
@@ -671,7 +683,7 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
         1633.0,
         MEGATRON_BRIDGE_2602_SOURCE + ", row Qwen3_235B_a22B; " + QWEN3_H100_CONFIG + " (V2: V1 with GBS 8192)",
         # moe_a2a_overlap=True, tp_comm_overlap=False and bf16 gradients as above
-        options=(("overlap_ep", 1.0), TP_OVERLAP_OFF, MEGATRON_BRIDGE_QWEN3_GRADS),
+        options=(("overlap_ep", 1.0), TP_OVERLAP_OFF, MEGATRON_BRIDGE_QWEN3_GRADS, EDGE_SPLIT),
     ),
     _run(
         "Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8, EP 16)",
@@ -1180,7 +1192,7 @@ def _dgxc_runs(
     )
 
 
-DGXC_RUNS: tuple[PublishedRun, ...] = _dgxc_runs(_DGXC_ROWS)
+DGXC_RUNS: tuple[PublishedRun, ...] = _dgxc_runs(_DGXC_ROWS, common=(NO_EDGE_SPLIT,))  # NeMo of 2024
 
 #: DGX Cloud Benchmarking's v25.05.02 release: the H100 recipes moved to NeMo 2.0 (NeMo 25.04 containers; each
 #: recipe's setup.sh pins the NeMo commit its options are read at). Every one runs NeMo's
@@ -1211,7 +1223,9 @@ _DGXC_2505_ROWS: tuple[tuple[Any, ...], ...] = (
         (19.810, 13.020),
         "llama3.1/README.md, “Llama3.1 405b {p}”, 512x H100 (TP 8, PP 8, CP 2, DP 4, VP 8, MBS 1, GBS 256)",
         "NVIDIA/NeMo @ 6f2c6fdaffcc0af97a9e2219fcc104e2399627e4: nemo/collections/llm/recipes/llama31_405b.py "
-        "performance_optimizations (tp_comm_overlap = True, grad_reduce_in_fp32 = False)",
+        "performance_optimizations (tp_comm_overlap = True, grad_reduce_in_fp32 = False; "
+        "account_for_embedding_in_pipeline_split = account_for_loss_in_pipeline_split = True)",
+        (EDGE_SPLIT,),
     ),
     (
         "nemotron4-15b",
@@ -1536,7 +1550,11 @@ def _nemo_2502_run(row: tuple[Any, ...], cluster: str, source: str) -> Published
         tokens,
         f"{source}, row {label.split(',')[0]}; {NEMO_2502_B200_CONFIG}",
         zero_stages=(1,),
-        options=(("recipe", "zero-fp16-adam"), ("overlap_tp", TP_COMM_OVERLAP_ON)),
+        options=(
+            ("recipe", "zero-fp16-adam"),
+            ("overlap_tp", TP_COMM_OVERLAP_ON),
+            *((EDGE_SPLIT,) if model == "llama3-405b" else ()),  # v2.2.0's llama31_405b recipe (EDGE_SPLIT)
+        ),
         cluster=cluster,
     )
 

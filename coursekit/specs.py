@@ -22,6 +22,7 @@ from .model_config import model_fields_from_config
 __all__ = [
     "ACTIVATION_BYTES",
     "DEFAULT_RECIPE",
+    "EDGE_LAYERS_SOURCE",
     "EP_OVERLAP_SCHEDULES",
     "FP8_RECIPES",
     "LOGITS_BYTES",
@@ -495,6 +496,36 @@ def kv_heads_split(kv_heads: Any, tp: Any) -> Any:
     (2, 1, 1)
     """
     return -(-kv_heads // tp)
+
+
+#: Megatron-Core's option to count the embedding and the loss as a layer each of the pipeline split
+#: (``--account-for-embedding-in-pipeline-split`` / ``--account-for-loss-in-pipeline-split``), added with uneven
+#: virtual pipeline parallelism: Megatron-LM ef490839 (2025-02-03, "Uneven Virtual Pipeline Parallelism").
+EDGE_LAYERS_SOURCE: str = (
+    "NVIDIA/Megatron-LM ef490839e8 (2025-02-03, !1961 Uneven Virtual Pipeline Parallelism): "
+    "megatron/core/transformer/transformer_config.py account_for_embedding_in_pipeline_split, "
+    "account_for_loss_in_pipeline_split"
+)
+
+
+def edge_layers_at(layers: Any, pp: Any, option: int | None) -> Any:
+    """The layers each edge pipeline stage gives up to the embedding and the loss at ``pp`` stages; array-generic
+    over ``pp``, unvalidated.
+
+    ``option`` is :attr:`WorkloadSpec.pipeline_edge_layers`: a number is used as given; ``None`` (the default)
+    counts the embedding and the loss as one layer each (1) exactly where that evens a split that is otherwise
+    uneven — ``layers`` not a multiple of ``pp`` but ``layers + 2`` one, with more than two stages — and 0
+    elsewhere (:data:`EDGE_LAYERS_SOURCE`). Llama 3 405B's 126 layers on 16 stages: 128 = 16 · 8 (arXiv:2407.21783,
+    §3.3.2); Qwen3 235B-A22B's 94 on 8: 96 = 8 · 12; 80 layers split evenly and keep 0.
+
+    >>> edge_layers_at(126, 16, None), edge_layers_at(94, 8, None), edge_layers_at(80, 16, None)
+    (1, 1, 0)
+    >>> edge_layers_at(126, 2, None), edge_layers_at(61, 16, None), edge_layers_at(126, 16, 0)
+    (0, 0, 0)
+    """
+    if option is not None:
+        return option
+    return ((layers % pp != 0) & ((layers + 2) % pp == 0) & (pp > 2)) * 1
 
 
 def stage_layer_counts(layers: Any, pp: Any, edge_layers: Any = 0) -> tuple[Any, Any, Any]:
@@ -1222,7 +1253,10 @@ class WorkloadSpec:
         overlap_dp, overlap_pp, overlap_cp, overlap_tp, overlap_ep: share of that dimension's communication
             hidden under compute, [0, 1]; defaults and sources in :data:`OVERLAP_DEFAULTS` / :data:`OVERLAP_SOURCES`.
         pipeline_edge_layers: layers taken off the first and the last pipeline stage to make room for the
-            embedding and the output layer + loss (Llama 3 405B: 1; Llama Team 2024, §3.3.2).
+            embedding and the output layer + loss (Llama 3 405B: 1; Llama Team 2024, §3.3.2); ``0`` never.
+            ``None`` (the default): 1 at each pp where that evens a split that is otherwise uneven, as Megatron-Core's
+            ``--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split`` do (from February
+            2025), else 0 (:func:`edge_layers_at`). An engine or config without those options is ``0``.
         ep_node_limit: node-limited routing, each token reaches at most this many other nodes (DeepSeek-V3
             §2.1.2: 4); ``None`` = unlimited.
         efficiency_ceiling: the compute-efficiency model's ceiling (share of peak the largest matmuls reach);
@@ -1316,7 +1350,7 @@ class WorkloadSpec:
     overlap_cp: float = OVERLAP_DEFAULTS["cp"]
     overlap_tp: float = OVERLAP_DEFAULTS["tp"]
     overlap_ep: float = OVERLAP_DEFAULTS["ep"]
-    pipeline_edge_layers: int = 0
+    pipeline_edge_layers: int | None = None
     ep_node_limit: int | None = None
     ep_dedup_per_node: bool = False
     ep_fp8_dispatch: bool = False
@@ -1363,7 +1397,8 @@ class WorkloadSpec:
         for dim in OVERLAP_DEFAULTS:
             name = f"overlap_{dim}"
             object.__setattr__(self, name, check_number(name, getattr(raw, name), ge=0, le=1))
-        check_int("pipeline_edge_layers", raw.pipeline_edge_layers, ge=0, le=1 << 16)
+        if raw.pipeline_edge_layers is not None:
+            check_int("pipeline_edge_layers", raw.pipeline_edge_layers, ge=0, le=1 << 16)
         if raw.ep_node_limit is not None:
             check_int("ep_node_limit", raw.ep_node_limit, ge=1, le=MAX_NODES)
         check_bool("ep_dedup_per_node", raw.ep_dedup_per_node)

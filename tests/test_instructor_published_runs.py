@@ -448,12 +448,12 @@ PHRASES: list[tuple[str, str, Callable[[], str]]] = [
     ),
     (
         "en",
-        "Qwen3 235B-A22B at 1.37x and rank 78",
+        "Qwen3 235B-A22B at 1.37x and rank 225",
         lambda: f"Qwen3 235B-A22B at {_x(_c(QWEN235).estimated_over_published)}x and rank {_c(QWEN235).rank}",
     ),
     (
         "zh",
-        "Qwen3 235B-A22B 是 1.37 倍、第 78 名",
+        "Qwen3 235B-A22B 是 1.37 倍、第 225 名",
         lambda: f"Qwen3 235B-A22B 是 {_x(_c(QWEN235).estimated_over_published)} 倍、第 {_c(QWEN235).rank} 名",
     ),
     (

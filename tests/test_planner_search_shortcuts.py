@@ -107,6 +107,9 @@ def _plain_space(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec)
         if pp == 1 or workload.max_virtual_stages == 1:
             return [1]
         edge = workload.pipeline_edge_layers
+        if edge is None:  # the default: the embedding and the loss take a layer's slot where that evens the split
+            layers = model.layers
+            edge = 1 if pp > 2 and layers % pp != 0 and (layers + 2) % pp == 0 else 0
         first, mid, last = stage_layer_counts(model.layers, pp, edge)
         fewest = min(min(first, last) + edge, mid) if pp > 2 else min(first, last) + edge
         splitting = [v for v in range(2, max(fewest, 1) + 1) if chunks_divide_stages(first, mid, last, pp, edge, v)]

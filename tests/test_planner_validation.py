@@ -88,19 +88,20 @@ KNOWN_GAPS: dict[str, tuple[frozenset[str], str]] = {
         "scripts/performance/configs/qwen/qwen3_workload_base_configs.py @ "
         "01b2977e518f0a58ec870daba2fb2c04d76a91b2, BASE_QWEN3_235B_A22B_CONFIG: expert_tensor_parallel_size=1) "
         "the layout is accepted, interleaved without recomputation (FP8 activations counted, and no copy of the "
-        "experts' outputs: Megatron-Core from 0.13); its 32 EP ranks "
-        "span 4 nodes and the all-to-all over InfiniBand, 14.4 s a step, hides under the 12.9 s of compute the "
-        "recipe's moe_a2a_overlap puts it under (0.74 s of it Transformer Engine's FP8 casts, which lengthen the "
-        "compute the all-to-all hides under, not the step): a 15.2 s step, 1.07x the best (rank 78, tie group 1; "
-        "the best runs TP 2, PP 2 and EP 16 over 2 nodes, and its shorter layers wait 2.1 s for the host) and 1.37x "
+        "experts' outputs: Megatron-Core from 0.13; the recipe's split counts the embedding and the loss as a layer "
+        "each, 94 + 2 = 8 x 12); its 32 EP ranks "
+        "span 4 nodes and the all-to-all over InfiniBand, 14.4 s a step, hides under the 12.1 s of compute the "
+        "recipe's moe_a2a_overlap puts it under (Transformer Engine's FP8 casts lengthen the "
+        "compute the all-to-all hides under, not the step): a 15.2 s step, 1.13x the best (rank 225, tie group 1; "
+        "the best runs TP 1, PP 8 and EP 8 inside a node, with ZeRO-2 at 78.2 GiB) and 1.37x "
         "the published "
         "throughput (measured 20.8 s): the estimate takes the overlap as complete in the 1F1B steady state, "
         "charging only the SMs the all-to-all holds",
     ),
     "Megatron-Bridge Qwen3 235B-A22B (MoE), 4K, 256 H100 (FP8, GBS 8192)": (
         frozenset({"throughput_30pct"}),
-        "the same layout as the 25.11 row at four times the global batch, with the same reason: 1.07x the best "
-        "(rank 93, tie group 1) and 1.34x the published throughput",
+        "the same layout as the 25.11 row at four times the global batch, with the same reason: 1.19x the best "
+        "(rank 241, tie group 1) and 1.34x the published throughput",
     ),
     "MoE-ModelZoo Qwen3 235B-A22B (MoE), 4K, 256 H100 (DeepEP, EP 32)": (
         frozenset({"group1_or_top10"}),

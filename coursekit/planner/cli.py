@@ -412,8 +412,12 @@ def _add_search_arguments(p: argparse.ArgumentParser) -> None:
         type=number_arg(int, "pipeline_edge_layers", ge=0, le=1024),
         default=None,
         help=Text(
-            zh="从第一个和最后一个流水线阶段各拿掉的层数（Llama 3 405B：1）",
-            en="layers taken off the first and last pipeline stage (Llama 3 405B: 1)",
+            zh="从第一个和最后一个流水线阶段各拿掉的层数（Llama 3 405B：1；0 表示从不）；默认：只在它能把"
+            "不均匀的切分变均匀时取 1（如 Megatron-Core 的 --account-for-embedding-in-pipeline-split 与 "
+            "--account-for-loss-in-pipeline-split）",
+            en="layers taken off the first and last pipeline stage (Llama 3 405B: 1; 0 never); default: 1 only "
+            "where it evens a split that is otherwise uneven (as Megatron-Core's "
+            "--account-for-embedding-in-pipeline-split and --account-for-loss-in-pipeline-split do)",
         ).render(),
     )
     p.add_argument(

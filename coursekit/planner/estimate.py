@@ -60,7 +60,7 @@ from ..roofline import (
     _model_flops_per_token,
     _transformer_layer_matmul_intensity,
 )
-from ..specs import _inter_node_ring_bandwidth, _peak_flops, _replace_valid, stage_layer_counts
+from ..specs import _inter_node_ring_bandwidth, _peak_flops, _replace_valid, edge_layers_at, stage_layer_counts
 from .calibration import (
     CAUSAL_EXECUTED_SHARE,
     EFFICIENCY_CEILING,
@@ -766,9 +766,8 @@ class _Stages:
 
     @classmethod
     def of(cls, np: Any, model: ModelSpec, workload: WorkloadSpec, k: _Columns) -> _Stages:
-        edge = workload.pipeline_edge_layers
-
         def per_pp(pp: Any) -> tuple[Any, ...]:  # the stages depend on pp alone: once per distinct pp
+            edge = edge_layers_at(model.layers, pp, workload.pipeline_edge_layers)
             counts = stage_layer_counts(model.layers, pp, edge)
             kinds = [n * np.ones_like(pp) for stage in model._stage_layer_kinds(pp, edge) for n in stage]
             return (*counts, *model._stage_dense_params(pp, edge), *kinds)

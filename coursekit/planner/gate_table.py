@@ -19,7 +19,15 @@ from typing import Any, NamedTuple
 from .. import composition  # noqa: F401  (registers the composition.* messages the rank and EP reasons name)
 from .._validate import check_instance
 from ..i18n import Reason, Text, register
-from ..specs import RECOMPUTE_MODES, ClusterSpec, ModelSpec, WorkloadSpec, _divisors, stage_layer_counts
+from ..specs import (
+    RECOMPUTE_MODES,
+    ClusterSpec,
+    ModelSpec,
+    WorkloadSpec,
+    _divisors,
+    edge_layers_at,
+    stage_layer_counts,
+)
 from ..units import GIB_BYTES, bytes_to_gib
 from .estimate import on_distinct, training_estimate, training_memory
 
@@ -139,9 +147,20 @@ class GateInput:
         """Layers of the (first, heaviest middle, last) pipeline stage (computed once per distinct pp)."""
         import numpy as np
 
-        layers, edge = self.model.layers, self.workload.pipeline_edge_layers
-        counts: tuple[Any, Any, Any] = on_distinct(np, lambda pp: stage_layer_counts(layers, pp, edge), self["pp"])
+        layers, option = self.model.layers, self.workload.pipeline_edge_layers
+        counts: tuple[Any, Any, Any] = on_distinct(
+            np, lambda pp: stage_layer_counts(layers, pp, edge_layers_at(layers, pp, option)), self["pp"]
+        )
         return counts
+
+    @cached_property
+    def edge_layers(self) -> Any:
+        """Layers each edge stage gives up to the embedding and the loss, per candidate
+        (:func:`coursekit.specs.edge_layers_at`)."""
+        import numpy as np
+
+        pp = self["pp"]
+        return np.zeros_like(pp) + edge_layers_at(self.model.layers, pp, self.workload.pipeline_edge_layers)
 
     @cached_property
     def fewest_layers(self) -> Any:
@@ -158,8 +177,7 @@ class GateInput:
         import numpy as np
 
         first, mid, last = self.stage_layers
-        edge = self.workload.pipeline_edge_layers
-        edges = np.minimum(first, last) + edge
+        edges = np.minimum(first, last) + self.edge_layers
         return np.where(self["pp"] > 2, np.minimum(edges, mid), edges)
 
     @cached_property
@@ -234,7 +252,7 @@ def _pp_layers_reason(g: GateInput, i: int) -> Reason:
     pp, layers = g.value("pp", i), g.model.layers
     if pp > layers:
         return Reason("pp_layers", "gates.pp_layers", {"pp": pp, "layers": layers})
-    return Reason("pp_layers", "planner.pp_edge", {"layers": layers, "pp": pp, "edge": g.workload.pipeline_edge_layers})
+    return Reason("pp_layers", "planner.pp_edge", {"layers": layers, "pp": pp, "edge": int(g.edge_layers[i])})
 
 
 def _ep_experts_test(g: GateInput) -> Any:
@@ -255,7 +273,7 @@ def _ep_fold_reason(g: GateInput, i: int) -> Reason:
     return Reason("ep_fold", "planner.etp_fold", {**params, "product": etp * ep * pp})
 
 
-def chunks_divide_stages(first: Any, mid: Any, last: Any, pp: Any, edge_layers: int, v: Any) -> Any:
+def chunks_divide_stages(first: Any, mid: Any, last: Any, pp: Any, edge_layers: Any, v: Any) -> Any:
     """True where ``v`` model chunks split every pipeline stage into equal chunks; array-generic.
 
     Megatron-Core's rule for the interleaved schedule (``TransformerConfig``: "number of layers on each pipeline
@@ -279,7 +297,7 @@ def chunks_divide_stages(first: Any, mid: Any, last: Any, pp: Any, edge_layers: 
 
 def _pp_schedule_test(g: GateInput) -> Any:
     pp, v = g["pp"], g["v"]
-    uneven = ~chunks_divide_stages(*g.stage_layers, pp, g.workload.pipeline_edge_layers, v)
+    uneven = ~chunks_divide_stages(*g.stage_layers, pp, g.edge_layers, v)
     return (v > 1) & ((pp == 1) | (g.fewest_chunk_slots < v) | uneven | (g["ga"] % pp != 0))
 
 
@@ -287,13 +305,12 @@ def _pp_schedule_reason(g: GateInput, i: int) -> Reason:
     pp, v, fewest = g.value("pp", i), g.value("v", i), int(g.fewest_chunk_slots[i])
     if pp == 1:
         return Reason("pp_schedule", "planner.virtual_needs_pp", {"v": v})
+    edge = int(g.edge_layers[i])
     if fewest < v:
-        edge = g.workload.pipeline_edge_layers
         return Reason("pp_schedule", "planner.virtual_chunk_layers", {"v": v, "fewest": fewest, "edge": edge})
     first, mid, last = (int(x[i]) for x in g.stage_layers)
-    if not chunks_divide_stages(first, mid, last, pp, g.workload.pipeline_edge_layers, v):
+    if not chunks_divide_stages(first, mid, last, pp, edge, v):
         stages = f"{first}, {mid}, {last}" if pp > 2 else f"{first}, {last}"
-        edge = g.workload.pipeline_edge_layers
         return Reason("pp_schedule", "planner.virtual_chunk_divide", {"v": v, "stages": stages, "edge": edge})
     return Reason("pp_schedule", "pipeline.interleaved_multiple", {"microbatches": g.value("ga", i), "stages": pp})
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from .._validate import check_choice, check_int
 from ..capacity import RECOMPUTE_MODES
 from ..i18n import register, tr
-from ..specs import _divisors, stage_layer_counts, type_error
+from ..specs import _divisors, edge_layers_at, stage_layer_counts, type_error
 from .gate_table import PLAN_GATES as PLAN_GATES
 from .gate_table import PlanGate as PlanGate
 from .gate_table import chunks_divide_stages
@@ -108,7 +108,8 @@ def _v_options(model: ModelSpec, workload: WorkloadSpec, pp: int) -> list[int]:
     >>> _v_options(gpt119, WorkloadSpec(global_batch=768, max_virtual_stages=1), 4)
     [1]
     """
-    return list(_v_options_of(model.layers, workload.pipeline_edge_layers, workload.max_virtual_stages, pp))
+    edge = edge_layers_at(model.layers, pp, workload.pipeline_edge_layers)
+    return list(_v_options_of(model.layers, edge, workload.max_virtual_stages, pp))
 
 
 @lru_cache(maxsize=1024)

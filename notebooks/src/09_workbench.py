@@ -836,10 +836,11 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 #   才发现并改用合并后的数字。）
 # - **Qwen3 235B-A22B (MoE)**：配方把专家张量并行 (expert tensor parallelism, ETP) 设成 1——Megatron-Core 的 MoE 并行折叠
 #   (parallel folding) 让专家层把同样的 256 卡重新排成 ETP × EP × EDP × PP = 1 × 32 × 1 × 8，注意力层仍是 TP 2。
-#   工作台把 ETP 当作一个搜索维度，这个布局被接受；v = 4 不重计算要 56.0 GiB，放得下（激活全按 16 位记是
-#   65.1 GiB；它的 Megatron-Core 把路由概率乘进专家的激活函数，合并时不再保存专家输出，见下文）。它的 32 个 EP rank 跨 4 个节点，全对全通信走 InfiniBand，每步 14.4 s；配方打开了
-#   EP 全对全重叠，估算把它藏在 12.9 s 的计算下，步时 15.2 s，比最优长 7%（第 78 名，第 1 并列组；最优是 TP 2、
-#   PP 2、EP 16，EP 只跨 2 个节点，每个交错块一层，它更短的层要等主机 2.1 s），吞吐是实测的 1.37 倍（实测步时 20.8 s）：估算把稳态里的重叠当作完全藏住，只扣了全对全占用的 SM。
+#   工作台把 ETP 当作一个搜索维度，这个布局被接受。配方让嵌入层和损失各占首末段一层的位置（94 + 2 = 8 × 12），
+#   v = 4 不重计算要 52.7 GiB，放得下（激活全按 16 位记是 61.4 GiB；它的 Megatron-Core 把路由概率乘进专家的激活函数，
+#   合并时不再保存专家输出，见下文）。它的 32 个 EP rank 跨 4 个节点，全对全通信走 InfiniBand，每步 14.4 s；配方打开了
+#   EP 全对全重叠，估算把它藏在 12.1 s 的计算下，步时 15.2 s，比最优长 13%（第 225 名，第 1 并列组；最优是 TP 1、
+#   PP 8、EP 8，EP 留在节点内，用 ZeRO-2，要 78.2 GiB），吞吐是实测的 1.37 倍（实测步时 20.8 s）：估算把稳态里的重叠当作完全藏住，只扣了全对全占用的 SM。
 #
 # - **DeepSeek-V3**：PP 16 让只有 4 层的末段再带上输出层和多 token 预测模块；DualPipe（DeepSeek-V3 的双向流水线调度：
 #   微批次从流水线两端同时送入，并让前向、反向的计算与 EP 的全对全通信相互重叠）把这份活分给了首段所在的卡。FP8 矩阵乘保留的
@@ -913,6 +914,9 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 # 同时存着 32 个微批次中 77 个两层分块的激活，不重计算每卡要 85 GiB，放不进 80 GiB；v = 8 时是 141 个一层分块，
 # 每卡 79 GiB，放得下，气泡从 1F1B 的 15/47 降到 15/271。三行都进了第 1 并列组：8192 卡的 8K 行排第 1；16384 卡的两行排第 2，
 # 步时都在估算最优的 1.01 倍以内（估算最优同样是 TP 8，只把流水线从 16 段减到 8 段、DP 加倍）。
+# 这种切法如今 Megatron-Core 也有（2025 年 2 月起的 `--account-for-embedding-in-pipeline-split` 与
+# `--account-for-loss-in-pipeline-split`）。工作台默认在它能把不均匀的切分变均匀的地方用它（层数不能被段数整除、加 2 后能），
+# 别处不用；`pipeline_edge_layers=0` 关掉它（2025 年以前的引擎、没开这两个选项的配置），写一个数则照用。
 #
 # Megatron-Bridge 的 Llama 3 70B 按配方登记 TP 通信重叠和 bf16 梯度 (`grad_reduce_in_fp32 = False`)。配方没有设
 # `account_for_embedding_in_pipeline_split` / `account_for_loss_in_pipeline_split`，Megatron-Core 于是把 80 层平均分给
@@ -1033,13 +1037,13 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 #   figure is used.)
 # - **Qwen3 235B-A22B (MoE)**: the recipe sets expert tensor parallelism (ETP) to 1 — Megatron-Core's MoE parallel
 #   folding lays the same 256 GPUs out again for the expert layers as ETP × EP × EDP × PP = 1 × 32 × 1 × 8, while
-#   attention keeps TP 2. The workbench searches ETP as a dimension and accepts the layout; v = 4 without
-#   recomputation needs 56.0 GiB and fits (65.1 GiB with every activation counted at 16 bits; its Megatron-Core
+#   attention keeps TP 2. The workbench searches ETP as a dimension and accepts the layout. The recipe's pipeline
+#   split counts the embedding and the loss as a layer each (94 + 2 = 8 × 12); v = 4 without
+#   recomputation needs 52.7 GiB and fits (61.4 GiB with every activation counted at 16 bits; its Megatron-Core
 #   multiplies the router's probabilities into the experts' activation and keeps no copy of their outputs, see above). Its 32 EP ranks span
 #   4 nodes and the all-to-all over InfiniBand takes 14.4 s a step; the recipe turns the EP all-to-all overlap on and
-#   the estimate hides it under 12.9 s of compute: a 15.2 s step, 7 % longer than the best (rank 78, tie group 1; the best
-#   runs TP 2, PP 2 and EP 16 over only 2 nodes, one layer per interleaved chunk, its shorter layers waiting 2.1 s for
-#   the host), and 1.37x the
+#   the estimate hides it under 12.1 s of compute: a 15.2 s step, 13 % longer than the best (rank 225, tie group 1; the
+#   best runs TP 1, PP 8 and EP 8, keeping EP inside a node, with ZeRO-2 at 78.2 GiB), and 1.37x the
 #   measured throughput (measured step 20.8 s): the estimate takes the steady
 #   state's overlap as complete, charging only the SMs the all-to-all holds.
 #
@@ -1140,6 +1144,11 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 # which fits, and the bubble falls from 1F1B's 15/47 to 15/271. All three rows land in tie group 1:
 # the 8K row at 8192 GPUs ranks 1st; both rows at 16384 GPUs rank 2nd, their steps within 1.01x of the best
 # estimate's (which also runs TP 8, with 8 pipeline stages instead of 16 and twice the DP).
+# Megatron-Core has this split too now (`--account-for-embedding-in-pipeline-split` and
+# `--account-for-loss-in-pipeline-split`, since February 2025). The workbench uses it by default wherever it evens a
+# split that is otherwise uneven (the layers do not divide the stages, the layers plus two do), and nowhere else;
+# `pipeline_edge_layers=0` turns it off (engines from before 2025, configs without the two options), and a number is
+# used as given.
 #
 # Megatron-Bridge's Llama 3 70B is registered with its recipe's TP communication overlap and bf16 gradients
 # (`grad_reduce_in_fp32 = False`). The recipe sets neither `account_for_embedding_in_pipeline_split` nor
