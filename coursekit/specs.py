@@ -137,8 +137,11 @@ MAX_SEQ_LEN: int = 1 << 24
 DEFAULT_RUNTIME_RESERVE_GIB: float = 2.0
 #: Default largest micro-batch (sequences) the search tries.
 DEFAULT_MAX_MICRO_BATCH: int = 8
-#: Default largest number of model chunks per pipeline device (interleaved schedule) the search tries.
-DEFAULT_MAX_VIRTUAL_STAGES: int = 4
+#: Default largest number of model chunks per pipeline device (interleaved schedule) the search tries: 8, as deep as
+#: today's published layouts commonly interleave (Llama 3 405B: v = 8 at PP 16, arXiv:2407.21783 §3.3.2; NeMo 24.07's
+#: H100 table: VP 5 to 20; Megatron-Core's MoE guide: Mixtral 8x7B at VP 8). A deeper published v is searched by
+#: stating it (``max_virtual_stages``).
+DEFAULT_MAX_VIRTUAL_STAGES: int = 8
 #: Serving: tokens each request generates when a :class:`WorkloadSpec` in serving mode does not say (lesson 9's
 #: workbench widget and lesson 10's examples use 256).
 DEFAULT_OUTPUT_TOKENS: int = 256

@@ -264,16 +264,16 @@ def _lesson_group_one() -> tuple[int, int]:
 PHRASES: list[tuple[str, str, Callable[[], str]]] = [
     (
         "en",
-        "hold hundreds (1061 in section 2's 70B example)",
-        lambda: f"hold hundreds ({_lesson_group_one()[0]} in section 2's 70B example)",
+        "hold hundreds or thousands (1558 in section 2's 70B example)",
+        lambda: f"hold hundreds or thousands ({_lesson_group_one()[0]} in section 2's 70B example)",
     ),
-    ("en", "worth measuring first (11 there)", lambda: f"worth measuring first ({_lesson_group_one()[1]} there)"),
+    ("en", "worth measuring first (13 there)", lambda: f"worth measuring first ({_lesson_group_one()[1]} there)"),
     (
         "zh",
-        "第 2 节的 70B 例子是 1061 个",
+        "第 2 节的 70B 例子是 1558 个",
         lambda: f"第 2 节的 70B 例子是 {_lesson_group_one()[0]} 个",
     ),
-    ("zh", "值得先测的几个（那里是 11 个）", lambda: f"值得先测的几个（那里是 {_lesson_group_one()[1]} 个）"),
+    ("zh", "值得先测的几个（那里是 13 个）", lambda: f"值得先测的几个（那里是 {_lesson_group_one()[1]} 个）"),
     (
         "en",
         "the host time per MoE layer (9.4 ms)",
@@ -427,14 +427,14 @@ PHRASES: list[tuple[str, str, Callable[[], str]]] = [
     ),
     (
         "en",
-        "(rank 947, 1.70x the best, 0.68x)",
+        "(rank 1088, 1.70x the best, 0.68x)",
         lambda: (
             f"(rank {_c(DSV3).rank}, {_x(_c(DSV3).step_over_best)}x the best, {_x(_c(DSV3).estimated_over_published)}x)"
         ),
     ),
     (
         "zh",
-        "（第 947 名，最优的\n  1.70 倍，吞吐 0.68 倍）",
+        "（第 1088 名，最优的\n  1.70 倍，吞吐 0.68 倍）",
         lambda: (
             f"（第 {_c(DSV3).rank} 名，最优的\n  {_x(_c(DSV3).step_over_best)} 倍，吞吐 "
             f"{_x(_c(DSV3).estimated_over_published)} 倍）"

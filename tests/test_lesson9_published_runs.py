@@ -222,7 +222,12 @@ def test_lesson9_published_run_figures() -> None:
     mcore119 = by_name["Megatron-Core GPT 119B, 4K, 1536 H100"]
     assert len(mcore) == 9 and sum(c.passes for c in mcore) == 9 and ",v=23," in mcore119.layout
     mcore70 = by_name["Megatron-Core GPT 70B, 4K, 768 H100"]
-    assert (mcore70.rank, mcore70.tie_group, round(100 * (mcore70.step_over_best - 1))) == (11, 1, 11)
+    assert (mcore70.rank, mcore70.tie_group, round(100 * (mcore70.step_over_best - 1))) == (5, 1, 4)
+    assert ",v=7," in mcore70.layout and round(mcore70.estimated_over_published, 2) == 1.04
+    mcore70_run = next(run for run in runs if run.name == mcore70.name)
+    mcore70_plan = plan(mcore70_run.model_spec(), mcore70_run.cluster_spec(), mcore70_run.workload())
+    mcore70_why = next(row for row in mcore70_plan.explain_ties(1, every_member=True) if row.label == mcore70.layout)
+    assert mcore70_why.scenarios[0] == "overlap_lower"  # "with every overlap share a quarter lower it catches up"
     assert mcore70.best_layout.startswith("tp=8,pp=1,dp=96,")
     assert (mcore119.rank, mcore119.tie_group, round(mcore119.estimated_over_published, 2)) == (2, 1, 1.08)
     assert mcore119.step_over_best < 1.01

@@ -7,6 +7,7 @@ candidates as columns, runs one gate's test over them at once, and checks the re
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -179,13 +180,15 @@ def test_llama3_405b_virtual_stages_follow_megatron_split() -> None:
     # embedding and the loss counted as a layer each: (126 + 2) / 16 = 8 per rank at pp 16, 4 at pp 32. Chunks
     # must be equal, so v = 3 splits neither. At pp 32 the edge stages hold 3 layers, and v = 4 leaves the first
     # rank a chunk with the embedding alone, as Llama 3's own first chunk is (§3.3.2; Megatron-Core builds a chunk
-    # of zero layers), so v = 4 is tried there too; v = 8 at pp 16 only when the search goes that far.
+    # of zero layers), so v = 4 is tried there too; v = 8 at pp 16, one layer per chunk as Llama 3 ran, within the
+    # default bound (8).
     from coursekit.planner.space import _v_options
     from coursekit.presets import MODELS
 
     llama, edge = MODELS["llama3-405b"], WorkloadSpec(global_batch=2048, pipeline_edge_layers=1)
-    assert _v_options(llama, edge, 16) == [1, 2, 4]
+    assert _v_options(llama, edge, 16) == [1, 2, 4, 8]
     assert _v_options(llama, edge, 32) == [1, 2, 4]
+    assert _v_options(llama, replace(edge, max_virtual_stages=4), 16) == [1, 2, 4]
     # MT-NLG-like 105 layers on 35 stages, no edge layers: 3 per stage, so only v = 3 interleaves
     mtnlg = ModelSpec("mtnlg-like", 105, 20480, 128, 81920, 50257, 2048)
     assert _v_options(mtnlg, WorkloadSpec(global_batch=1920), 35) == [1, 3]
@@ -293,9 +296,9 @@ def test_a_stage_no_small_v_splits_interleaves_at_the_smallest_v_that_does() -> 
     """Megatron-Core accepts any v that divides every stage's layers (``TransformerConfig``). 92 layers over
     PP 4 (Megatron-Core's 119B table row) are 23 a stage: 23 is prime, so v = 2, 3, 4 do not split it and only
     v = 23 (one layer per chunk) does; the search tries it instead of leaving the layout at 1F1B. Over PP 2 a stage
-    holds 46 layers, which v = 2 splits, so the default bound (4) keeps the search at 2. ``max_virtual_stages=1``
-    turns interleaving off. 126 layers over PP 7 are 18 a stage: v = 2 and 3 split it, 18 beyond the bound is not
-    tried."""
+    holds 46 layers = 2 · 23, which only v = 2 splits within the default bound (8). ``max_virtual_stages=1``
+    turns interleaving off. 126 layers over PP 7 are 18 a stage: v = 2, 3 and 6 split it, 9 and 18 beyond the bound
+    are not tried."""
     from coursekit.planner.space import _v_options
 
     model = ModelSpec("l92", 92, 1024, 8, 4096, 1000, 128)
@@ -303,7 +306,7 @@ def test_a_stage_no_small_v_splits_interleaves_at_the_smallest_v_that_does() -> 
     assert _v_options(model, default, 4) == [1, 23]
     assert _v_options(model, default, 2) == [1, 2]
     assert _v_options(model, WorkloadSpec(global_batch=768, max_virtual_stages=1), 4) == [1]
-    assert _v_options(ModelSpec("l126", 126, 1024, 8, 4096, 1000, 128), default, 7) == [1, 2, 3]
+    assert _v_options(ModelSpec("l126", 126, 1024, 8, 4096, 1000, 128), default, 7) == [1, 2, 3, 6]
     # the pp_schedule gate accepts v = 23 at PP 4 (micro-batches a multiple of PP) and refuses v = 46
     rows = [{"pp": 4, "dp": 1, "v": v, "ga": 16} for v in (23, 46)]
     g = gate_input(rows, model=model, cluster=ClusterSpec("box4", 1, 4, 80.0, 100e12, 100e9, 10e9, 1e-6, 5e-6, 1e12),

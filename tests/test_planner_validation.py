@@ -36,7 +36,7 @@ KNOWN_GAPS: dict[str, tuple[frozenset[str], str]] = {
         "pp = 16 over 61 layers gives every stage 4 layers and the last one also the output layer (about 1.3x the "
         "average stage's work, against about 1.1x with pp = 4), and the multi-token prediction module too; DualPipe, "
         "modelled, runs the first and the last stage on one GPU, which shares that work out but holds both stages' "
-        "weights, and the ledger needs full recomputation (136.1 GiB without): 1.70x the best estimate (rank 947) at "
+        "weights, and the ledger needs full recomputation (136.1 GiB without): 1.70x the best estimate (rank 1088) at "
         "0.68x the measured throughput; the "
         "FP8 matmul share fitted on Transformer Engine's per-tensor-scaled GEMMs is applied to DeepSeek's own "
         "fine-grained (1x128 tile, 128x128 block) FP8 GEMMs too (0.80x before it)",

@@ -664,7 +664,7 @@ def published_run_argv(run: object) -> list[str]:
     >>> run = next(r for r in all_published_runs() if r.name == "Megatron-Core Mixtral 8x7B (MoE), 4K, 64 H100")
     >>> print(" ".join(published_run_argv(run)))  # doctest: +NORMALIZE_WHITESPACE
     plan --model mixtral-8x7b --cluster h100-8 --nodes 8 --global-batch 256 --seq-len 4096 --recipe megatron-bf16
-    --zero 1 --max-micro-batch 1 --max-virtual-stages 8 --layout tp=1,cp=1,pp=4,dp=16,ep=8,etp=1
+    --zero 1 --max-micro-batch 1 --layout tp=1,cp=1,pp=4,dp=16,ep=8,etp=1
     """
     from ..presets import MODELS, PublishedRun
     from .validation import published_degrees
