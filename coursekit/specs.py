@@ -25,6 +25,8 @@ __all__ = [
     "EDGE_LAYERS_SOURCE",
     "EP_OVERLAP_SCHEDULES",
     "FP8_RECIPES",
+    "FP8_WEIGHT_CACHE_BYTES",
+    "FP8_WEIGHT_CACHE_SOURCE",
     "LOGITS_BYTES",
     "PRECISION_RECIPES",
     "RECOMPUTE_MODES",
@@ -59,6 +61,21 @@ EP_OVERLAP_SCHEDULES: tuple[str, ...] = ("megatron", "dualpipe")
 #: the tensor for its amax before the cast). They differ in the passes over memory
 #: (:func:`coursekit.planner.estimate.fp8_quantisation_bytes_per_token`).
 FP8_RECIPES: tuple[str, ...] = ("delayed", "current")
+
+#: Bytes per linear-layer weight that Transformer Engine keeps cached in FP8 between the micro-batches of a step when
+#: the engine keeps bf16 weights (``WorkloadSpec(fp8_weight_cache=True)``): the weight cast to FP8 for the forward GEMM
+#: and its FP8 transpose for the backward's data-gradient GEMM, 1 byte each on Hopper (:data:`FP8_WEIGHT_CACHE_SOURCE`).
+FP8_WEIGHT_CACHE_BYTES: float = 2.0
+FP8_WEIGHT_CACHE_SOURCE: str = (
+    "TransformerEngine transformer_engine/pytorch/module/linear.py @ d0067d0d (Linear.forward: with "
+    "is_first_microbatch given, the quantized weight is kept in self._fp8_workspaces['weight'] and updated only on "
+    "the first micro-batch; the weight quantizer is set to rowwise and, for backward, columnwise usage; skipped for "
+    "FSDP2 modules) and grouped_linear.py likewise; Megatron-LM megatron/core/extensions/transformer_engine.py @ "
+    "d98e8a64 (TELinear, TEGroupedLinear pass is_first_microbatch unless disable_parameter_transpose_cache, "
+    "default False). With --fp8-param-gather the weights themselves are FP8 (NeMo 2 "
+    "nemo/collections/llm/recipes/precision/mixed_precision.py @ 8cfedd72 and Megatron-Bridge "
+    "src/megatron/bridge/training/mixed_precision.py @ 067f987d set fp8_param_gather = True in their FP8 recipes)"
+)
 #: MLP kinds: SwiGLU has three h×f matrices (gate, up, down), GELU two (up, down).
 MLP_KINDS: tuple[str, ...] = ("swiglu", "gelu")
 #: Normalisation layers: LayerNorm has a scale and a bias (2h), RMSNorm a scale (h).
@@ -229,7 +246,12 @@ class PrecisionRecipe:
 
     A recipe counts model states only. What FP8 training changes is elsewhere: its matmuls run at the FP8 peak and the
     inputs its linear layers save for backward take 1 byte per element (``WorkloadSpec(precision="fp8")``,
-    :mod:`coursekit.activations`); FP8 weight copies are transient, so the bytes per parameter stay the recipe's.
+    :mod:`coursekit.activations`). The weights' bytes per parameter stay the recipe's, which is exact when the FP8
+    weights replace the bf16 ones (Megatron-Core ``--fp8-param-gather``, which NeMo 2's and Megatron-Bridge's FP8
+    recipes set: on Hopper an FP8 weight and its FP8 transpose, 1 + 1 bytes, where bf16 took 2). Without it,
+    Transformer Engine keeps each linear layer's FP8 weight and transpose between micro-batches besides the bf16
+    weight (``_fp8_workspaces``, filled while Megatron-Core passes ``is_first_microbatch``), 2 bytes more per
+    linear-layer parameter on the rank, which the ledger does not count.
 
     >>> PRECISION_RECIPES["megatron-bf16"].bytes_per_param
     18.0
@@ -996,6 +1018,38 @@ class ModelSpec:
             return base + self.hidden * self.num_experts + self.shared_experts * self.expert_params
         return base + self._mlp_params(self.ffn_hidden)
 
+    def linear_weights_per_layer(self, kind: str = "dense") -> int:
+        """Weights of one layer's linear layers outside the routed experts, without biases: the attention
+        projections (MLA: its down and up projections) and the MLP (``kind="dense"``) or the shared experts
+        (``kind="moe"``). The norms, the router and the biases are not linear-layer weights; a routed expert's are
+        :attr:`expert_linear_weights`. What Transformer Engine casts to FP8 (:data:`FP8_WEIGHT_CACHE_BYTES`).
+
+        >>> from coursekit.presets import MODELS
+        >>> MODELS["llama3-8b"].linear_weights_per_layer()  # 2·4096·4096 + 2·4096·1024 + 3·4096·14336
+        218103808
+        """
+        kind = check_choice("kind", kind, ("dense", "moe"))
+        h, a = self.hidden, self.heads
+        if self.kv_lora_rank is None:
+            attention = 2 * h * a * self.head_dim + 2 * h * self.kv_hidden
+        else:
+            d_qk, rank_q = self.qk_head_dim, self.q_lora_rank
+            query = h * a * d_qk if rank_q is None else h * rank_q + rank_q * a * d_qk
+            latent = h * (self.kv_lora_rank + self.qk_rope_head_dim)
+            up = self.kv_lora_rank * a * (self.qk_nope_head_dim + self.value_head_dim)
+            attention = query + latent + up + a * self.value_head_dim * h
+        mats = 3 if self.mlp == "swiglu" else 2
+        if kind == "dense" or not self.is_moe:
+            return attention + mats * h * self.ffn_hidden
+        return attention + self.shared_experts * self.expert_linear_weights
+
+    @property
+    def expert_linear_weights(self) -> int:
+        """Weights of one routed expert's linear layers, without biases (0 for a dense model)."""
+        if not self.is_moe:
+            return 0
+        return (3 if self.mlp == "swiglu" else 2) * self.hidden * (self.moe_ffn_hidden or self.ffn_hidden)
+
     @property
     def input_embedding_params(self) -> int:
         """Token embedding V·h, plus seq_len·h for learned positions."""
@@ -1280,15 +1334,19 @@ class WorkloadSpec:
             (:meth:`ClusterSpec.peak`) times ``fp8_matmul_share`` (FP8 matmuls keep only part of the speed-up the
             doubled peak promises: fitted on a DGX Cloud BF16/FP8 pair), attention's core at bf16, both at the share of
             peak the efficiency model gives; the rest of the step does not speed up. Weights, gradients and optimizer
-            states are unchanged: Transformer Engine's FP8 recipe keeps bf16 weights with fp32 master copies and casts
-            to FP8 per GEMM (the FP8 weight copies are transient); DeepSeek-V3 keeps fp32 master weights and gradients
+            states are counted as the recipe's: exact when FP8 weights replace the bf16 ones (``--fp8-param-gather``,
+            set by NeMo 2's and Megatron-Bridge's FP8 recipes; on Hopper an FP8 weight plus its FP8 transpose, 2 bytes
+            as in bf16); without it Transformer Engine caches each linear layer's FP8 weight and transpose between
+            micro-batches beside the bf16 weight, 2 bytes more per linear-layer parameter that the ledger does not
+            count (:class:`PrecisionRecipe`); DeepSeek-V3 keeps fp32 master weights and gradients
             and bf16 Adam moments (arXiv:2412.19437 §3.3.3: the recipe ``"deepseek-v3-fp8"``). Activations shrink: each
             linear layer that runs in FP8 saves its input for backward after the cast, 1 byte per element (QKV, output
             projection, fc1, fc2, experts); layer-norm inputs, Q, K, V, the activation function's input and the router's
             input stay 16-bit, and flash attention keeps its own bf16 output besides the projection's FP8 copy
-            (:mod:`coursekit.activations`). FP8 weights (Megatron-Core ``--fp8-param-gather``) and DeepSeek-V3's own
-            activation formats (§3.3.3) are not modelled. Quantising to FP8 costs memory passes besides the GEMMs,
-            charged at HBM bandwidth (:func:`coursekit.planner.estimate.fp8_quantisation_bytes_per_token`).
+            (:mod:`coursekit.activations`). The FP8 weights' smaller all-gather under ``--fp8-param-gather`` and
+            DeepSeek-V3's own activation formats (§3.3.3) are not modelled. Quantising to FP8 costs memory passes
+            besides the GEMMs, charged at HBM bandwidth
+            (:func:`coursekit.planner.estimate.fp8_quantisation_bytes_per_token`).
         fp8_recipe: how the FP8 casts get their scale (:data:`FP8_RECIPES`): ``"delayed"`` (default, Megatron-Core's
             ``--fp8-recipe`` default; NeMo 24.07) or ``"current"`` (per-tensor current scaling, an amax pass before each
             unfused cast; Megatron-Bridge's ``FP8_CS`` configs). Matters only at ``precision="fp8"``.
@@ -1310,6 +1368,14 @@ class WorkloadSpec:
             share of the FP8 peak over a bf16 matmul's share of the bf16 peak. ``None`` (default) = the calibrated
             :data:`coursekit.planner.calibration.FP8_MATMUL_SHARE` (fitted on a DGX Cloud BF16/FP8 pair); ``1``
             takes the datasheet's doubling at face value. Matters only at ``precision="fp8"``.
+        fp8_weight_cache: the engine keeps bf16 weights and Transformer Engine caches each linear layer's FP8 weight
+            and its transpose between the micro-batches of a step (Megatron-LM's trainer without
+            ``--fp8-param-gather``; NeMo 1): :data:`FP8_WEIGHT_CACHE_BYTES` more per linear-layer weight on the rank
+            (attention projections, MLP or shared experts, routed experts; not the embedding, output layer, norms
+            or router), counted with the weights. ``False`` (the default): the FP8 weights replace the bf16 ones
+            (``--fp8-param-gather``, as NeMo 2's and Megatron-Bridge's FP8 recipes set), the same bytes. At ZeRO-3
+            nothing is cached: the gathered weights are freed after use (Transformer Engine skips the cache for
+            FSDP2). Matters only at ``precision="fp8"``.
         sequence_parallel: Megatron sequence parallelism inside TP groups.
         zero_stages, recompute_modes: the ZeRO stages and recompute modes the search tries.
         recompute_modules: module-level recomputation added to every mode but ``"full"`` (which keeps only the
@@ -1366,9 +1432,11 @@ class WorkloadSpec:
     moe_probs_in_experts: bool = False
     moe_layer_host_s: float | None = None
     fp8_matmul_share: float | None = None
+    fp8_weight_cache: bool = False
 
     def __post_init__(self) -> None:
         raw: Any = self
+        check_bool("fp8_weight_cache", raw.fp8_weight_cache)
         if raw.fp8_matmul_share is not None:
             object.__setattr__(
                 self, "fp8_matmul_share", check_number("fp8_matmul_share", raw.fp8_matmul_share, gt=0, le=1)

@@ -43,6 +43,7 @@ from ..specs import (
     DEFAULT_RUNTIME_RESERVE_GIB,
     EP_OVERLAP_SCHEDULES,
     FP8_RECIPES,
+    FP8_WEIGHT_CACHE_BYTES,
     PRECISIONS,
     RECOMPUTE_MODULES,
 )
@@ -250,6 +251,18 @@ def _add_workload_arguments(p: argparse.ArgumentParser) -> None:
         help=Text(
             zh="FP8 转换的缩放方式：delayed（延迟缩放，默认）或 current（当前缩放，每次转换前多读一遍求 amax）",
             en="how FP8 casts are scaled: delayed (the default) or current (an extra amax pass before each cast)",
+        ).render(),
+    )
+    p.add_argument(
+        "--fp8-weight-cache",
+        action="store_true",
+        help=Text(
+            zh="FP8 训练时引擎保留 bf16 权重，并在微批次之间缓存每个线性层的 FP8 权重及其转置（Megatron-LM 不加 "
+            f"--fp8-param-gather 时），每个线性层参数多占 {FP8_WEIGHT_CACHE_BYTES:.0f} 字节；默认按 FP8 权重取代 bf16 "
+            "权重计",
+            en="at FP8 the engine keeps bf16 weights and caches each linear layer's FP8 weight and its transpose "
+            f"between micro-batches (Megatron-LM without --fp8-param-gather): {FP8_WEIGHT_CACHE_BYTES:.0f} more bytes "
+            "per linear-layer weight; by default the FP8 weights replace the bf16 ones",
         ).render(),
     )
     p.add_argument(
@@ -603,6 +616,7 @@ _OTHER_WORKLOAD_FLAGS: tuple[tuple[str, str, str], ...] = (
     ("recipe", "--recipe", "value"),
     ("precision", "--precision", "value"),
     ("fp8_recipe", "--fp8-recipe", "value"),
+    ("fp8_weight_cache", "--fp8-weight-cache", "on"),
     ("sequence_parallel", "--no-sequence-parallel", "off"),
     ("flash_attention", "--no-flash-attention", "off"),
     ("moe_probs_in_experts", "--moe-probs-in-experts", "on"),
@@ -806,6 +820,7 @@ def _workload(args: argparse.Namespace) -> WorkloadSpec:
         "sequence_parallel": not args.no_sequence_parallel,
         "precision": args.precision,
         "fp8_recipe": args.fp8_recipe,
+        "fp8_weight_cache": args.fp8_weight_cache,
         "flash_attention": not args.no_flash_attention,
         "moe_probs_in_experts": args.moe_probs_in_experts,
         "ep_dedup_per_node": args.ep_dedup_per_node,

@@ -60,7 +60,14 @@ from ..roofline import (
     _model_flops_per_token,
     _transformer_layer_matmul_intensity,
 )
-from ..specs import _inter_node_ring_bandwidth, _peak_flops, _replace_valid, edge_layers_at, stage_layer_counts
+from ..specs import (
+    FP8_WEIGHT_CACHE_BYTES,
+    _inter_node_ring_bandwidth,
+    _peak_flops,
+    _replace_valid,
+    edge_layers_at,
+    stage_layer_counts,
+)
 from .calibration import (
     CAUSAL_EXECUTED_SHARE,
     EFFICIENCY_CEILING,
@@ -831,6 +838,8 @@ def _memory_ledger(np: Any, model: ModelSpec, workload: WorkloadSpec, k: _Column
         expert_layers = counts[1] + counts[2]  # the layers that hold experts (either: counted as holding them)
         ep_par, ep_grad, ep_opt = _state_bytes(expert_layers * p_experts / shards, edp, zero, pb, gb_, kb)
         params, grads, optimizer = params + ep_par, grads + ep_grad, optimizer + ep_opt
+    if fp8 and workload.fp8_weight_cache:
+        params = params + (zero != 3) * _fp8_weight_cache_bytes(model, counts, k.tpf, k.expert_shards)
     inflight = np.stack(_microbatches_in_flight(k.ppf, k.gaf, k.vf))
     # the last stage, or the only one, keeps the logits: once more for each multi-token prediction module
     has_logits = np.stack([st.single, st.single, np.ones_like(st.single)]) * (1.0 + model.mtp_layers)
@@ -854,6 +863,24 @@ def _memory_ledger(np: Any, model: ModelSpec, workload: WorkloadSpec, k: _Column
     ledger.update(activations=activations, fixed=fixed, total=total)
     # the workspace is the same on every stage (one row already)
     return {key: value if value.ndim == 1 else value.reshape(-1)[pick] for key, value in ledger.items()}
+
+
+def _fp8_weight_cache_bytes(model: ModelSpec, kinds: Any, tp: Any, expert_shards: Any = 1) -> Any:
+    """Bytes of the FP8 weight copies Transformer Engine caches between micro-batches on one rank whose stage holds
+    ``kinds`` = (dense, MoE, either) layers (:meth:`ModelSpec.stage_layer_kinds`), at tensor-parallel degree ``tp``
+    and with each routed expert's weights split over ``expert_shards`` ranks (ep·etp): :data:`FP8_WEIGHT_CACHE_BYTES`
+    per linear-layer weight (:meth:`ModelSpec.linear_weights_per_layer`, :attr:`ModelSpec.expert_linear_weights`);
+    a layer of either kind counts as the heavier. Only under ``WorkloadSpec(precision="fp8",
+    fp8_weight_cache=True)`` and below ZeRO-3; array-generic.
+
+    >>> from coursekit.presets import MODELS
+    >>> _fp8_weight_cache_bytes(MODELS["llama3-8b"], (32, 0, 0), 2) / 2**30  # 2 bytes x 32 x 218103808 / 2
+    6.5
+    """
+    dense, moe = model.linear_weights_per_layer("dense"), model.linear_weights_per_layer("moe")
+    layers = kinds[0] * dense + kinds[1] * moe + kinds[2] * max(dense, moe)
+    experts = (kinds[1] + kinds[2]) * model.num_experts * model.expert_linear_weights / expert_shards
+    return FP8_WEIGHT_CACHE_BYTES * (layers / tp + experts)
 
 
 def _dualpipe_pairs(np: Any, rows: Any, piped: Any) -> Any:

@@ -16,6 +16,7 @@ from ..communication import TrafficTime
 from ..hardware import EP_ALL_TO_ALL_SMS, H100_SMS
 from ..i18n import Reason, Text, register, tr
 from ..scaling import StepTimeline
+from ..specs import FP8_WEIGHT_CACHE_BYTES
 from ..units import bytes_to_gib
 from .calibration import (
     ATTENTION_RELATIVE_RATE,
@@ -609,10 +610,10 @@ _RATE_1K: float = attention_relative_rate(FLASH_ATTENTION_H100_SHORT_TFLOPS[:1])
 ESTIMATE_NOTES: tuple[Text, ...] = (
     Text(
         zh="计算 = 最慢流水线阶段的执行 FLOPs / (该阶段 rank 数·峰值·矩阵乘效率)。模型 FLOPs 按 PaLM 附录 B："
-        "6·N_active + 12·L·h·s 每 token（含 Attention 的两个矩阵乘，不按因果减半）；选择性重计算加 4·L·h·s，"
+        "6·N_active + 12·L·h·s 每 token（含注意力的两个矩阵乘，不按因果减半）；选择性重计算加 4·L·h·s，"
         f"完全重计算再加各层的 2·N。用融合注意力时，因果核只算一部分查询-键对（{CAUSAL_EXECUTED_SHARE:g}），"
         f"在 4K 到 16K 个 token 的序列上速度约是最佳矩阵乘的 {ATTENTION_RELATIVE_RATE:.3f}"
-        f"（FlashAttention-3 在 H100 上的实测），所以 Attention 核心每计一个 FLOP 约花 "
+        f"（FlashAttention-3 在 H100 上的实测），所以注意力核心每计一个 FLOP 约花 "
         f"{CAUSAL_EXECUTED_SHARE / ATTENTION_RELATIVE_RATE:.2f} 个线性层 FLOP 的时间；序列越短越慢"
         f"（同一组实测，1K 时 {_RATE_1K:.2f}），每次调用只跑一个 rank 的 s/cp 个 token。"
         "首/末阶段算嵌入与输出层，可以少放几层（pipeline_edge_layers）。",
@@ -667,7 +668,7 @@ ESTIMATE_NOTES: tuple[Text, ...] = (
         "在反向结束后才归约，参数的第一次 all-gather 在任何计算之前（ZeRO-3：第一层的 gather 和最后一层的 "
         "reduce-scatter）；其余最多藏在同一窗口的计算下（每步一次的同步只有最后一个微批次的反向；交错调度下每个"
         "模型分块在自己最后一次反向后归约，窗口是 min(pp, m)·(v-1)/v 个微批次，最后一个分块暴露）。"
-        "CP 每步只藏在这一步的因果 Attention 下；PP 只在交错调度下重叠；TP 与 EP 默认在关键路径上"
+        "CP 每步只藏在这一步的因果注意力计算下；PP 只在交错调度下重叠；TP 与 EP 默认在关键路径上"
         "（打开 TP 通信-矩阵乘重叠时藏住 15/16）。TP、CP、EP 在另一种链路上让前向或反向停下等待的时间也算进 DP 的窗口："
         "等待时梯度桶照样在传。同一种链路上藏住的总量不超过计算时间，两种链路各自超出计算的部分同时进行，只有较长的"
         "那段露出来；DP 与 CP 同跨节点时共用网卡。"
@@ -687,7 +688,7 @@ ESTIMATE_NOTES: tuple[Text, ...] = (
     ),
     Text(
         zh="主机 (host)：MoE 层每次前向都让 CPU 等 GPU 一次（分发器要先把各专家的 token 数拿到 CPU 上，"
-        "Megatron-Core 的 all-to-all 分发器与 DeepEP 都是如此），CPU 无法提前发射后面的 kernel，所以一个 MoE 层"
+        "Megatron-Core 的 all-to-all 分发器与 DeepEP 都是如此），CPU 无法提前发射后面的内核 (kernel)，所以一个 MoE 层"
         "至少要花 CPU 发射它的时间。每个 MoE 层一个微批次的前向加反向默认估为 "
         f"{MOE_LAYER_HOST_S * 1e3:.1f} ms（moe_layer_host_s 可以改；无 CUDA graph 的 Megatron-Core；"
         "用一对 ModelZoo 实测拟合：Qwen3 235B 在 256 张 H100 上 TP 2/EP 32 与 TP 4/EP 8 两行，"
@@ -714,7 +715,7 @@ ESTIMATE_NOTES: tuple[Text, ...] = (
         "working set); Korthikanti et al.'s GPT layer is the special case.",
     ),
     Text(
-        zh="估算不含：稠密层的 kernel 启动开销与同步抖动、网络拥塞与拓扑（胖树、轨道优化）、数据加载、优化器步、"
+        zh="估算不含：稠密层的内核 (kernel) 启动开销与同步抖动、网络拥塞与拓扑（胖树、轨道优化）、数据加载、优化器步、"
         "掉队节点与故障。估算相差小于所述不确定度的候选是并列的：估算相差这么小的公开实测布局对，估算一对也没有排对；"
         "并列组里每个候选都注明哪个假设能让它追上组首、该测什么。",
         en="Left out: dense layers' kernel launch overhead and synchronisation jitter, network congestion and "
@@ -1199,6 +1200,11 @@ class PlanResult:
                     fp8_tflops=c.peak("fp8") / 1e12,
                     share=FP8_MATMUL_SHARE if fitted else w.fp8_matmul_share,
                     share_source=tr("planner.fp8_share_fitted" if fitted else "planner.fp8_share_set"),
+                )
+                assumptions += (
+                    tr("planner.fp8_weight_cache", bytes=FP8_WEIGHT_CACHE_BYTES)
+                    if w.fp8_weight_cache
+                    else tr("planner.fp8_weights_replace")
                 )
         lines = [
             tr(

@@ -150,7 +150,7 @@ register(
             "en": "Decision workbench: {model} on {cluster} ({nodes} nodes × {gpn} devices = {world} ranks), {mode}",
         },
         "planner.mode_training": {
-            "zh": "训练，global batch {global_batch} 条序列 × {seq_len} tokens",
+            "zh": "训练，全局批大小 {global_batch} 条序列 × {seq_len} token",
             "en": "training, global batch {global_batch} sequences × {seq_len} tokens",
         },
         "planner.mode_serving": {
@@ -160,8 +160,8 @@ register(
         },
         "planner.assumptions": {
             "zh": "假设：峰值 {peak_tflops:.0f} TFLOP/s（bf16 稠密），计算效率 {mfu}，通信重叠（按维度）{overlap}，"
-            "精度方案 {recipe}，运行余量 {reserve_gib:.1f} GiB/设备；带宽为每 GPU 单向：节点内 {intra_gb_s:.0f} GB/s，"
-            "跨节点 {inter_gb_s:.1f} GB/s；估算的不确定度约 ±{uncertainty:.0%}",
+            "精度方案 {recipe}，运行时预留 {reserve_gib:.1f} GiB/设备；带宽为每 GPU 单向："
+            "节点内 {intra_gb_s:.0f} GB/s，跨节点 {inter_gb_s:.1f} GB/s；估算的不确定度约 ±{uncertainty:.0%}",
             "en": "Assumptions: peak {peak_tflops:.0f} TFLOP/s (bf16 dense), compute efficiency {mfu}, overlap per "
             "dimension {overlap}, recipe {recipe}, runtime reserve {reserve_gib:.1f} GiB per device; bandwidth "
             "unidirectional per GPU: intra-node {intra_gb_s:.0f} GB/s, inter-node {inter_gb_s:.1f} GB/s; the "
@@ -203,6 +203,16 @@ register(
             "zh": "在 DGX Cloud 的一对 BF16/FP8 实测上标定，另外十对检验：稠密模型不确定度约一成，MoE 的提速估高达两成",
             "en": "fitted on one DGX Cloud BF16/FP8 pair of measurements, checked on ten others: uncertain by about a "
             "tenth for dense models, the speed-up up to a fifth too high for MoE",
+        },
+        "planner.fp8_weights_replace": {
+            "zh": "；FP8 权重取代 bf16 权重（--fp8-param-gather），权重字节数按配方计",
+            "en": "; FP8 weights replace the bf16 ones (--fp8-param-gather): the weights at the recipe's bytes",
+        },
+        "planner.fp8_weight_cache": {
+            "zh": "；bf16 权重之外，每个线性层的 FP8 权重及其转置在微批次之间缓存，每个线性层参数多 {bytes:.0f} 字节"
+            "（ZeRO-3 不缓存）",
+            "en": "; beside the bf16 weights, each linear layer's FP8 weight and its transpose cached between "
+            "micro-batches, {bytes:.0f} more bytes per linear-layer weight (none at ZeRO-3)",
         },
         "planner.fp8_share_set": {
             "zh": "由 fp8_matmul_share 设定",
@@ -256,7 +266,7 @@ register(
         },
         "planner.memory_line": {
             "zh": "  每 rank 显存：参数 {params:.2f} + 梯度 {grads:.2f} + 优化器 {optimizer:.2f} "
-            "+ 工作区 {workspace:.2f} + {act_label} {activations:.2f} + 余量 {reserve:.2f} "
+            "+ 工作区 {workspace:.2f} + {act_label} {activations:.2f} + 运行时预留 {reserve:.2f} "
             "= {total:.2f} GiB / 设备 {device:.1f} GiB",
             "en": "  Memory per rank: params {params:.2f} + grads {grads:.2f} + optimizer {optimizer:.2f} + workspace "
             "{workspace:.2f} + {act_label} {activations:.2f} + reserve {reserve:.2f} = {total:.2f} GiB of {device:.1f} "
