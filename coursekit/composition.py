@@ -129,7 +129,7 @@ register(
         },
         "composition.group_crosses_nodes": {
             "zh": "{dim} 的 {total} 个组中有 {count} 个跨节点（例如 {example} 位于节点 {nodes}）："
-            "{dim} 每层的 collective 会走慢速的跨节点链路",
+            "{dim} 每层的集合通信会走慢速的跨节点链路",
             "en": "{count} of {total} {dim} groups span more than one node (e.g. {example} on nodes {nodes}): "
             "{dim}'s per-layer collectives would cross the slow inter-node link",
         },

@@ -79,13 +79,18 @@ def _axes_parts(ax: Any, lang: str) -> list[str]:
     for container in ax.containers:
         if not isinstance(container, BarContainer) or not container.patches:
             continue
-        heights = [patch.get_height() for patch in container.patches]
+        # a horizontal bar's value is its width and its name sits on the y axis
+        horizontal = getattr(container, "orientation", "vertical") == "horizontal"
+        heights = [patch.get_width() if horizontal else patch.get_height() for patch in container.patches]
         top = max(range(len(heights)), key=lambda i: heights[i])
         patch = container.patches[top]
-        centre = patch.get_x() + patch.get_width() / 2
-        ticks = {
-            round(float(loc), 6): t.get_text() for loc, t in zip(ax.get_xticks(), ax.get_xticklabels(), strict=False)
-        }
+        if horizontal:
+            centre = patch.get_y() + patch.get_height() / 2
+            locations, tick_labels = ax.get_yticks(), ax.get_yticklabels()
+        else:
+            centre = patch.get_x() + patch.get_width() / 2
+            locations, tick_labels = ax.get_xticks(), ax.get_xticklabels()
+        ticks = {round(float(loc), 6): t.get_text() for loc, t in zip(locations, tick_labels, strict=False)}
         name = str(container.get_label())
         which = ticks.get(round(centre, 6)) or (name if not name.startswith("_") else "") or str(top + 1)
         parts.append(_BARS.render(lang).format(n=len(heights), label=which, high=_number(heights[top])))

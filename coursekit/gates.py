@@ -96,15 +96,15 @@ register(
             "(weakest to strongest: none < cross_node < intra_node)",
         },
         "gates.context_unknown": {
-            "zh": "{name} 切分上下文，但环境没有声明上下文长度和单卡可容纳的 Attention 状态"
+            "zh": "{name} 切分上下文，但环境没有声明上下文长度和单卡可容纳的注意力状态"
             "（context_len、max_context_per_device）：无法证明需要上下文并行 (context parallelism, CP)",
             "en": "{name} splits the context, but the environment declares no context length and no per-device "
             "attention capacity (context_len, max_context_per_device): nothing shows that context "
             "parallelism (CP) is needed",
         },
         "gates.context_short": {
-            "zh": "上下文 {context_len} tokens 不超过单卡 Attention 状态上限 {max_tokens} tokens："
-            "{name} 只会增加每层的 Attention 状态交换，却没有要解决的容量缺口",
+            "zh": "上下文 {context_len} token 不超过单卡注意力状态上限 {max_tokens} token："
+            "{name} 只会增加每层的注意力状态交换，却没有要解决的容量缺口",
             "en": "a context of {context_len} tokens fits one device's attention state ({max_tokens} tokens): "
             "{name} would add per-layer attention-state exchange with no capacity gap to close",
         },
@@ -121,7 +121,7 @@ register(
         },
         "gates.global_batch": {
             "zh": "dp {dp} × 微批次 {micro_batch} × 梯度累积 (gradient accumulation) {grad_accum} "
-            "= {product} 条序列，但 global batch 是 {global_batch}",
+            "= {product} 条序列，但全局批大小是 {global_batch}",
             "en": "dp {dp} × micro-batch {micro_batch} × gradient accumulation {grad_accum} = {product} "
             "sequences, but the global batch is {global_batch}",
         },
@@ -131,7 +131,7 @@ register(
         },
         "gates.tp_leaves_node": {
             "zh": "tp = {tp} 超过每节点 {gpus_per_node} 张 GPU：张量并行 (TP) 组会离开节点内高速互连，"
-            "每层的 collective 都要走跨节点链路",
+            "每层的集合通信都要走跨节点链路",
             "en": "tp = {tp} exceeds the {gpus_per_node} GPUs per node: the TP group would leave the fast "
             "intra-node domain and run every layer's collectives over the inter-node link",
         },
@@ -580,7 +580,7 @@ GATES: tuple[Gate, ...] = (
         "context",
         gate_context,
         Text(
-            zh="上下文门槛 (context gate)：只有单卡放不下 Attention 状态时，上下文并行 (CP) 才进入候选",
+            zh="上下文门槛 (context gate)：只有单卡放不下注意力状态时，上下文并行 (CP) 才进入候选",
             en="Context gate: context parallelism (CP) enters only when one device cannot hold the attention state",
         ),
     ),

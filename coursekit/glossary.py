@@ -344,8 +344,10 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         Text(zh="余量", en="headroom"),
         "",
         Text(
-            zh="设备显存减去所需显存；为负表示放不下。",
-            en="Device memory minus required memory; negative means it does not fit.",
+            zh="设备显存减去所需显存（所需显存已含运行时预留）后剩下的空闲显存；为负表示放不下。"
+            "不要把它和运行时预留混为一谈。",
+            en="The free device memory left after the required memory (runtime reserve included) is taken; negative "
+            "means it does not fit. Not to be confused with the runtime reserve.",
         ),
     ),
     _e(
@@ -398,7 +400,7 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         Text(zh="梯度累积步数", en="gradient-accumulation steps"),
         "ga",
         Text(
-            zh="一个优化器步里累加梯度的微批次数 = global batch ÷ (dp × mb)；工作台的组合标签里写作 ga。",
+            zh="一个优化器步里累加梯度的微批次数 = 全局批大小 ÷ (dp × mb)；工作台的组合标签里写作 ga。",
             en="The number of micro-batches whose gradients one optimizer step sums = global batch ÷ (dp × mb); "
             "written ga in the workbench's composition labels.",
         ),

@@ -139,7 +139,8 @@ register(
             "en": "strategy = {value!r}: this evaluation has no verdict for it; the strategies are {choices}.",
         },
         "matrix.dp_simplest": {
-            "zh": "DP = {dp}：完整训练状态加激活和余量共 {need_gib:.1f} GiB，放得进单卡；DP 是增加吞吐最简单的方式",
+            "zh": "DP = {dp}：完整训练状态加激活和运行时预留共 {need_gib:.1f} GiB，放得进单卡；"
+            "DP 是增加吞吐最简单的方式",
             "en": "DP = {dp}: the full training state with activations and reserve, {need_gib:.1f} GiB, fits one "
             "device; DP is the simplest way to add throughput",
         },
@@ -155,7 +156,7 @@ register(
             "sharding would add per-layer all-gathers and reduce-scatters for no capacity gain",
         },
         "matrix.fsdp_shards": {
-            "zh": "FSDP 分片到 {degree} 个 rank：每个 rank {need_gib:.1f} GiB（状态 / {degree} + 激活 + 余量 + "
+            "zh": "FSDP 分片到 {degree} 个 rank：每个 rank {need_gib:.1f} GiB（状态 / {degree} + 激活 + 运行时预留 + "
             "gather 峰值 {peak_gib:.1f} GiB：预取时两层参数加一层未分片梯度，每层 {layer_gib:.1f} GiB）",
             "en": "FSDP over {degree} ranks: {need_gib:.1f} GiB per rank (state / {degree} + activations + "
             "reserve + a gather peak of {peak_gib:.1f} GiB: with prefetch two layers of parameters and one of "
@@ -176,14 +177,14 @@ register(
             "overlaps compute",
         },
         "matrix.fsdp_layer": {
-            "zh": "FSDP 计算每层前要 gather 整层：最大一层的权重就有 {layer_gib:.1f} GiB，加上激活和余量超过 "
+            "zh": "FSDP 计算每层前要 gather 整层：最大一层的权重就有 {layer_gib:.1f} GiB，加上激活和运行时预留超过 "
             "{have_gib:.1f} GiB；需先用 TP 切开这一层",
             "en": "FSDP gathers a whole layer before computing it: the largest layer's weights alone are "
             "{layer_gib:.1f} GiB, which with activations and reserve exceed {have_gib:.1f} GiB; split the "
             "layer with TP first",
         },
         "matrix.tp_unneeded": {
-            "zh": "没有哪一层超过单卡（TP = 1 已放得下）：容量由分片或分段解决，TP 每层的 collective 不是必需的；"
+            "zh": "没有哪一层超过单卡（TP = 1 已放得下）：容量由分片或分段解决，TP 每层的集合通信不是必需的；"
             "TP 配合序列并行还能按 1/t 切分激活（ZeRO/FSDP 不切激活），激活成为瓶颈时再考虑它",
             "en": "no single layer exceeds one device (TP = 1 already fits): sharding or stages solve the capacity, "
             "so TP's collectives in every layer are not required; TP with sequence parallelism also divides "
@@ -199,13 +200,13 @@ register(
             "{need_gib:.1f} GiB",
         },
         "matrix.tp_inside_node": {
-            "zh": "TP = {tp} 放在一个 {gpus_per_node} 卡节点之内：每层的 collective 留在高速链路上；"
+            "zh": "TP = {tp} 放在一个 {gpus_per_node} 卡节点之内：每层的集合通信留在高速链路上；"
             "跨节点的维度交给 DP/FSDP 或 PP",
             "en": "TP = {tp} fits inside one node of {gpus_per_node} GPUs: its per-layer collectives stay on the "
             "fast links; give the across-node dimension to DP/FSDP or PP",
         },
         "matrix.link_unknown": {
-            "zh": "TP 每层都需要高速链路来做 collective，而这个案例没有说明拓扑：先补充链路信息"
+            "zh": "TP 每层都需要高速链路来做集合通信，而这个案例没有说明拓扑：先补充链路信息"
             "（如 topology='hierarchical'）再决定",
             "en": "TP needs fast links for the collectives in every layer, and this case declares no topology: "
             "add the link information (e.g. topology='hierarchical') before deciding",
@@ -237,19 +238,19 @@ register(
             "and stage balancing for no capacity gain",
         },
         "matrix.pp_layer": {
-            "zh": "流水线的每个阶段都持有整层：最大一层 {layer_gib:.1f} GiB 加上激活和余量超过 {have_gib:.1f} GiB，"
-            "PP 单独无济于事；需先用 TP 切开这一层",
+            "zh": "流水线的每个阶段都持有整层：最大一层 {layer_gib:.1f} GiB 加上激活和运行时预留超过 "
+            "{have_gib:.1f} GiB，PP 单独无济于事；需先用 TP 切开这一层",
             "en": "a pipeline stage holds whole layers: the largest layer, {layer_gib:.1f} GiB, with activations "
             "and reserve exceeds {have_gib:.1f} GiB, so PP alone cannot help; split the layer with TP first",
         },
         "matrix.pp_stages": {
-            "zh": "PP = {pp} 个阶段（每个 rank {need_gib:.1f} GiB），DP = {dp} 条流水线，每条 m = {m} 个 "
+            "zh": "PP = {pp} 个阶段（每个 rank {need_gib:.1f} GiB），DP = {dp} 条流水线，每条 m = {m} 个"
             "微批次：气泡比例 (p-1)/(m+p-1) = {bubble:.0%}",
             "en": "PP = {pp} stages ({need_gib:.1f} GiB per rank), DP = {dp} pipelines with m = {m} "
             "micro-batches each: bubble fraction (p-1)/(m+p-1) = {bubble:.0%}",
         },
         "matrix.pp_across_nodes": {
-            "zh": "把各阶段放在不同节点：只有阶段边界上的点对点 activation 走慢速链路",
+            "zh": "把各阶段放在不同节点：只有阶段边界上的点对点激活传输走慢速链路",
             "en": "place the stages on different nodes: only the point-to-point activations at stage boundaries "
             "cross the slow link",
         },
@@ -286,7 +287,7 @@ SELECTION_MATRIX: tuple[MatrixRow, ...] = (
     MatrixRow(
         "DP",
         Text(
-            zh="吞吐：模型与优化器状态放得进单卡时，用更多 batch 铺开计算",
+            zh="吞吐：模型与优化器状态放得进单卡时，用更大的批次铺开计算",
             en="Throughput: when the model and optimizer state fit one device, spread more batch over more devices",
         ),
         Text(
@@ -294,12 +295,12 @@ SELECTION_MATRIX: tuple[MatrixRow, ...] = (
             en="One gradient all-reduce per step (infrequent, but it covers every gradient)",
         ),
         Text(
-            zh="完整训练状态 M_model 不超过单卡可用显存 C_device；global batch 足以分给 DP degree 个 rank",
+            zh="完整训练状态 M_model 不超过单卡可用显存 C_device；全局批大小足以分给 DP 并行度个 rank",
             en="The full training state M_model fits the device memory C_device; the global batch is large "
             "enough to split over the DP degree",
         ),
         Text(
-            zh="每卡完整复制状态；DP degree 过大会迫使 global batch 变大或微批次变小",
+            zh="每卡完整复制状态；DP 并行度过大会迫使全局批大小变大或微批次变小",
             en="Every device replicates the full state; a large DP degree forces a larger global batch or "
             "smaller micro-batches",
         ),
@@ -337,16 +338,16 @@ SELECTION_MATRIX: tuple[MatrixRow, ...] = (
             "sequence parallelism it also cuts the activations to 1/t (ZeRO / FSDP does not)",
         ),
         Text(
-            zh="每层前向和反向都有 collective（all-reduce 或 all-gather / reduce-scatter），频率高",
+            zh="每层前向和反向都有集合通信（all-reduce 或 all-gather / reduce-scatter），频率高",
             en="Collectives in every layer, forward and backward (all-reduce or all-gather / reduce-scatter): "
             "high frequency",
         ),
         Text(
-            zh="高速节点内互连（如 NVLink）；TP degree 整除注意力头数",
+            zh="高速节点内互连（如 NVLink）；TP 并行度整除注意力头数",
             en="Fast intra-node links (e.g. NVLink); the TP degree divides the attention heads",
         ),
         Text(
-            zh="每层高频通信；degree 越大矩阵越小、kernel 效率越低",
+            zh="每层高频通信；并行度越大矩阵越小、内核 (kernel) 效率越低",
             en="High-frequency communication in every layer; a larger degree means smaller matrices and "
             "less efficient kernels",
         ),
@@ -358,7 +359,7 @@ SELECTION_MATRIX: tuple[MatrixRow, ...] = (
             en="Capacity: layers are cut into stages and each device holds one stage",
         ),
         Text(
-            zh="阶段边界上点对点传 activation（前向）和 gradient（反向）",
+            zh="阶段边界上点对点传激活（前向）和梯度（反向）",
             en="Point-to-point activations (forward) and gradients (backward) at stage boundaries",
         ),
         Text(

@@ -54,7 +54,7 @@ register(
         "scaling.segment_bubble": {"zh": "等待：流水线气泡", "en": "wait: pipeline bubble"},
         "scaling.segment_input": {"zh": "等待：输入数据", "en": "wait: input data"},
         "scaling.segment_load_imbalance": {"zh": "等待：负载不均", "en": "wait: load imbalance"},
-        "scaling.segment_host": {"zh": "等待：主机发射 kernel", "en": "wait: host launching kernels"},
+        "scaling.segment_host": {"zh": "等待：主机发射内核", "en": "wait: host launching kernels"},
         "scaling.comm_model_missing": {
             "zh": (
                 "通信模型缺失：请给出 communication_s_fn，或同时给出 gradient_bytes 与 bandwidth_bytes_per_s"
@@ -87,33 +87,33 @@ register(
             "en": "timeline = {value!r}: must be a StepTimeline returned by step_timeline, not {type}.",
         },
         "scaling.diagnosis_none": {
-            "zh": "step 只有计算（{compute_ms:.3g} ms），没有暴露的开销；若 E(P) 仍下降，"
+            "zh": "这一步只有计算（{compute_ms:.3g} ms），没有暴露的开销；若 E(P) 仍下降，"
             "请测量单卡计算本身是否变慢（例如每卡微批次太小）。",
             "en": "the step is pure compute ({compute_ms:.3g} ms) with no exposed overhead; if E(P) still falls, "
             "measure whether per-device compute itself slowed down (e.g. a too-small per-device micro-batch).",
         },
         "scaling.diagnosis_communication": {
-            "zh": "暴露的通信 (communication) 占 step 的 {share:.0%}（{overhead_ms:.3g} ms）：先提高与计算的重叠、"
-            "减少通信量，或把高频 collective 放到更快的链路上。",
+            "zh": "暴露的通信 (communication) 占一步时间的 {share:.0%}（{overhead_ms:.3g} ms）：先提高与计算的重叠、"
+            "减少通信量，或把高频集合通信放到更快的链路上。",
             "en": "exposed communication takes {share:.0%} of the step ({overhead_ms:.3g} ms): overlap it with "
             "compute, send fewer bytes, or keep the frequent collectives on faster links.",
         },
         "scaling.diagnosis_bubble": {
-            "zh": "流水线气泡 (pipeline bubble) 占 step 的 {share:.0%}（{overhead_ms:.3g} ms）：增加微批次 "
+            "zh": "流水线气泡 (pipeline bubble) 占一步时间的 {share:.0%}（{overhead_ms:.3g} ms）：增加微批次 "
             "数、使用交错调度 (interleaved schedule)，或减少流水线阶段数。",
             "en": "the pipeline bubble takes {share:.0%} of the step ({overhead_ms:.3g} ms): use more "
             "micro-batches, an interleaved schedule, or fewer pipeline stages.",
         },
         "scaling.diagnosis_input": {
-            "zh": "等待输入数据占 step 的 {share:.0%}（{overhead_ms:.3g} ms）：数据加载跟不上，"
+            "zh": "等待输入数据占一步时间的 {share:.0%}（{overhead_ms:.3g} ms）：数据加载跟不上，"
             "增加 dataloader worker、预取或缓存，与并行策略无关。",
             "en": "waiting for input data takes {share:.0%} of the step ({overhead_ms:.3g} ms): the input "
             "pipeline cannot keep up; add loader workers, prefetching or caching; the parallel strategy is "
             "not the cause.",
         },
         "scaling.diagnosis_load_imbalance": {
-            "zh": "负载不均 (load imbalance) 占 step 的 {share:.0%}（{overhead_ms:.3g} ms）：其他设备在同步点"
-            "等最慢的设备 (straggler)；请平衡各 stage / rank 的工作量，或排查慢节点。",
+            "zh": "负载不均 (load imbalance) 占一步时间的 {share:.0%}（{overhead_ms:.3g} ms）：其他设备在同步点"
+            "等最慢的设备 (straggler)；请平衡各流水线阶段 / rank 的工作量，或排查慢节点。",
             "en": "load imbalance takes {share:.0%} of the step ({overhead_ms:.3g} ms): the other devices wait "
             "for the slowest one (straggler) at the synchronization point; balance the work per stage / "
             "rank or find the slow node.",

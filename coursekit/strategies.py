@@ -133,15 +133,15 @@ STRATEGY_TABLE: tuple[StrategyRow, ...] = (
     StrategyRow(
         name="CP",
         solves=Text(zh="长序列怎么切分", en="how a long sequence is split"),
-        assumes=Text(zh="Attention 状态交换可承受", en="exchanging attention state is affordable"),
+        assumes=Text(zh="注意力状态交换可承受", en="exchanging attention state is affordable"),
         splits=Text(zh="序列 / 上下文", en="sequence / context"),
-        pressure=Text(zh="Attention 状态交换", en="attention-state exchange"),
+        pressure=Text(zh="注意力状态交换", en="attention-state exchange"),
         key_precondition=Text(
             zh="长上下文收益覆盖通信代价",
             en="the long-context benefit outweighs the communication cost",
         ),
         communication=Text(
-            zh="随上下文长度交换 Attention 状态，需要同时记录序列长度和通信轮数",
+            zh="随上下文长度交换注意力状态，需要同时记录序列长度和通信轮数",
             en="exchanges attention state that grows with the context; record the sequence length and the "
             "number of communication rounds together",
         ),

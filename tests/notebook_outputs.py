@@ -123,14 +123,14 @@ def shows(text: str, form: str, exercise_id: str = "") -> bool:
 #: for a long cell, a line only that cell has) and why it tells the learner nothing. Lesson 8's all_reduce fit table
 #: has a pred/meas ratio of 0.16 at 8 KiB, the same two digits as the recorded E(4) but an unrelated quantity (a live
 #: run changes both independently). Lesson 9's published-run table prints 48 ratios of estimated to published
-#: throughput near 1 with two decimals and its step ratios to the best with three; some read 1.03, as plan.cp_gate's
+#: throughput near 1 with two decimals and its step ratios to the best with three; some read 1.03, as plan.cp_cost's
 #: step ratio of CP 2 to its twin (1.026) does, and as plan.slow_link's ratio of step times with the inter-node
 #: bandwidth cut to 1/5 (1.034) does: unrelated quantities. The same lesson's first workbench report lists each
 #: candidate's memory, where the 70B example's parameters (and, under bf16 gradients, its gradients) take 1.03 GiB per
 #: rank: not a step ratio either; nor are the long-sequence table's speed-ups from CP (one reads 1.03).
 COINCIDENCES: dict[str, tuple[str, ...]] = {
     "lab.efficiency_4": ('print(report.detail_table("all_reduce"))',),
-    "plan.cp_gate": ("comparisons = [compare_published(run) for run in runs]", 'print(f"#{rank} " + cand.explain())'),
+    "plan.cp_cost": ("comparisons = [compare_published(run) for run in runs]", 'print(f"#{rank} " + cand.explain())'),
     "plan.slow_link": (
         "comparisons = [compare_published(run) for run in runs]",
         'print(f"#{rank} " + cand.explain())',

@@ -140,7 +140,7 @@ def test_lesson_prose_quotes_the_comparison() -> None:
     ttft_low, ttft_high, throughput = _ratios()
     # "1.4-1.5 times the bound" / "约为下界的 1.4-1.5 倍"; "about 70 % of peak" / "七成"; "about 0.8" / "八成".
     assert 1.4 <= min(ttft_low, ttft_high) and max(ttft_low, ttft_high) <= 1.5
-    assert "1.4-1.5" in LESSON and "1.4×" in LESSON
+    assert "1.4-1.5 倍" in LESSON and "1.4-1.5 times" in LESSON
     assert round(1 / ttft_low, 1) == round(1 / ttft_high, 1) == 0.7 and "70 %" in LESSON and "七成" in LESSON
     assert round(throughput, 1) == 0.8 and "about 0.8" in LESSON and "八成" in LESSON
 
@@ -152,4 +152,4 @@ def test_lesson_prose_quotes_nccl_and_gpt2() -> None:
     assert 2 * MODELS["gpt2-small"].layers == 24 and "24 all-reduces" in LESSON and "24 次全归约" in LESSON
     # the KV section's worked example is Llama-3 8B (exercise 10.1 asks the same of the 70B model)
     mha_factor = MODELS["llama3-8b"].heads // MODELS["llama3-8b"].kv_heads  # type: ignore[operator]
-    assert mha_factor == 4 and "4 times larger" in LESSON and "缓存要大 4 倍" in LESSON
+    assert mha_factor == 4 and "4 times as large" in LESSON and "缓存是 GQA 时的 4 倍" in LESSON

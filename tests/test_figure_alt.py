@@ -25,6 +25,15 @@ def test_a_line_is_described_by_its_points_and_range() -> None:
     assert "x axis ranks" in text and "bytes: 3 points, y from 4 to 16" in text
 
 
+def test_bars_are_described_by_their_values_and_names_either_way_up() -> None:
+    for draw in ("bar", "barh"):
+        fig = new_figure(3, 2)
+        ax = fig.add_subplot()
+        # thickness 0.8 everywhere: the largest value (7.4, "optimizer") must be reported, not the bar's thickness
+        getattr(ax, draw)(["params", "grads", "optimizer"], [0.62, 1.5, 7.4], 0.8)
+        assert "3 bars, the highest optimizer (7.4)" in describe_figure(fig, "en"), draw
+
+
 def test_a_grid_of_labelled_cells_is_described_by_its_labels_in_the_page_language() -> None:
     fig = new_figure(3, 2)
     ax = fig.add_subplot()

@@ -329,8 +329,8 @@ def test_chinese_messages_for_the_serving_and_context_gates() -> None:
     short = gate_context(_cand(name="CP", splits_context=True), replace(ENV, context_len=10, max_context_per_device=20))
     assert short is not None
     assert (
-        short.message == "上下文 10 tokens 不超过单卡 Attention 状态上限 20 tokens："
-        "CP 只会增加每层的 Attention 状态交换，却没有要解决的容量缺口"
+        short.message == "上下文 10 token 不超过单卡注意力状态上限 20 token："
+        "CP 只会增加每层的注意力状态交换，却没有要解决的容量缺口"
     )
 
 
@@ -552,7 +552,7 @@ def test_check_global_batch_in_chinese() -> None:
     coursekit.set_language("zh")
     reason = check_global_batch(16, 4, 2, 64)
     assert reason is not None
-    assert reason.message == "dp 16 × 微批次 4 × 梯度累积 (gradient accumulation) 2 = 128 条序列，但 global batch 是 64"
+    assert reason.message == "dp 16 × 微批次 4 × 梯度累积 (gradient accumulation) 2 = 128 条序列，但全局批大小是 64"
 
 
 def test_megatron_batch_rule_reference() -> None:

@@ -148,7 +148,7 @@ ANSWERS = {
     ],
     "09_workbench": [
         ("plan.memory_removed", "**{}**"),
-        ("plan.cp_gate", "**{:.3f}**"),
+        ("plan.cp_cost", "**{:.3f}**"),
         ("plan.moe_active", "**{:.1f}**"),
         ("plan.slow_link", "**{:.3f}**"),
     ],

@@ -145,9 +145,16 @@ def test_serving_ledger_adds_up_by_hand() -> None:
         ledger.weights_gib + ledger.kv_cache_gib + ledger.workspace_gib + ledger.reserve_gib
     )
     assert ledger.fits and ledger.headroom_gib == pytest.approx(80 - ledger.total_gib)
-    # The most requests that fit: the free memory over one request's KV cache.
-    free = 80 - ledger.weights_gib - ledger.workspace_gib - ledger.reserve_gib
-    assert ledger.max_concurrency == int(free // (2304 * 2 * 80 * 128 * 2 / GIB))
+    # The most requests that fit: the free memory over what one request adds (its KV cache and its logits).
+    logits = 4 * llama.vocab / 8 / GIB
+    free = 80 - ledger.weights_gib - (ledger.workspace_gib - 64 * logits) - ledger.reserve_gib
+    most = int(free // (2304 * 2 * 80 * 128 * 2 / GIB + logits))
+    assert ledger.max_concurrency == most
+    # ... the same whatever concurrency the ledger was built for: the ledger of that many fits, one more does not.
+    for concurrency in (1, most, most + 1, 5000):
+        other = serving_memory_ledger(llama, H100, tp=8, concurrency=concurrency, context_tokens=2304)
+        assert other.max_concurrency == most
+        assert other.fits == (concurrency <= most)
 
 
 def test_weights_that_do_not_fit_hold_no_request() -> None:

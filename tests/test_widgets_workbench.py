@@ -73,7 +73,7 @@ def test_what_if_slower_link_never_speeds_up() -> None:
     assert steps == sorted(steps)  # type: ignore[type-var]
 
 
-LESSON9 = ("plan.memory_removed", "plan.cp_gate", "plan.moe_active", "plan.slow_link")
+LESSON9 = ("plan.memory_removed", "plan.cp_cost", "plan.moe_active", "plan.slow_link")
 
 
 @pytest.mark.parametrize("exercise_id", LESSON9)
@@ -97,7 +97,7 @@ def test_lesson9_exercise_answers_from_the_planner() -> None:
         )
     )
     assert cp.accepted and twin.accepted and cp.step_s is not None and twin.step_s is not None
-    assert get_exercise("plan.cp_gate").expected_value() == pytest.approx(cp.step_s / twin.step_s)
+    assert get_exercise("plan.cp_cost").expected_value() == pytest.approx(cp.step_s / twin.step_s)
     assert cp.step_s > twin.step_s
     small = plan(MODELS["llama3-8b"], CLUSTERS["pcie-24g-8"], WorkloadSpec(global_batch=64, seq_len=4096))
     assert get_exercise("plan.memory_removed").expected_value() == small.funnel[8].removed > 0

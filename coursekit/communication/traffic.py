@@ -625,7 +625,7 @@ def _pp_entries(s: Any, b: Any, h: Any, p: Any, m: Any, element: Any) -> tuple[T
             "pp",
             2,
             Text(
-                zh="前向：每个微批次把激活发给下一个 stage（每个 stage 边界）",
+                zh="前向：每个微批次把激活发给下一个流水线阶段（每个阶段边界）",
                 en="Forward: each micro-batch's activation to the next stage (per stage boundary)",
             ),
             PIPELINE_SOURCE,
@@ -637,7 +637,7 @@ def _pp_entries(s: Any, b: Any, h: Any, p: Any, m: Any, element: Any) -> tuple[T
             "pp",
             2,
             Text(
-                zh="反向：每个微批次把激活梯度发回上一个 stage（每个 stage 边界）",
+                zh="反向：每个微批次把激活梯度发回上一个流水线阶段（每个阶段边界）",
                 en="Backward: each micro-batch's activation gradient to the previous stage (per stage boundary)",
             ),
             PIPELINE_SOURCE,

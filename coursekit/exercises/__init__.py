@@ -563,6 +563,8 @@ def _display(feedback: Feedback) -> None:
 
 
 _registry: dict[str, Exercise] = {}
+#: Former exercise ids and the id each is registered under now, so a notebook saved before a rename still checks.
+RENAMED_IDS: dict[str, str] = {"plan.cp_gate": "plan.cp_cost"}
 
 
 def register(exercise: Exercise, *, replace: bool = False) -> Exercise:
@@ -595,6 +597,7 @@ def get_exercise(exercise_id: str) -> Exercise:
         raise TypeError(
             tr("validate.type_choice", name="exercise_id", value=exercise_id, type=type(exercise_id).__name__)
         )
+    exercise_id = RENAMED_IDS.get(exercise_id, exercise_id)
     if exercise_id not in _registry:
         _load_lesson(exercise_id.split(".", 1)[0])
     try:

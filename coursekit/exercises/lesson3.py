@@ -115,7 +115,7 @@ FIRST_GATE = register(
             "declaration the new environment no longer meets.",
         ),
         why=lambda code: Text(
-            zh=f"'{code}'：TP 每层都有 collective，声明需要 intra_node；cross_node 更弱。其余门槛都通过。",
+            zh=f"'{code}'：TP 每层都有集合通信，声明需要 intra_node；cross_node 更弱。其余门槛都通过。",
             en=f"'{code}': TP runs collectives in every layer and declares intra_node; cross_node is weaker. "
             "Every other gate passes.",
         ),
@@ -190,8 +190,8 @@ DP_DEGREES = register(
         id="q3.dp_degrees",
         lesson=3,
         prompt=Text(
-            zh="global batch 是 64 条序列，每个 rank 的微批次是 4。哪些数据并行度 (DP degree) 能让 "
-            "dp × 微批次 × 梯度累积 正好等于 global batch？用从小到大的元组作答，如 (1, 2)。",
+            zh="全局批大小是 64 条序列，每个 rank 的微批次是 4。哪些数据并行度 (DP degree) 能让 "
+            "dp × 微批次 × 梯度累积正好等于全局批大小？用从小到大的元组作答，如 (1, 2)。",
             en="The global batch is 64 sequences and the micro-batch per rank is 4. Which DP degrees make "
             "dp × micro-batch × gradient accumulation equal the global batch exactly? Answer with an ascending "
             "tuple, e.g. (1, 2).",
@@ -199,12 +199,12 @@ DP_DEGREES = register(
         expected=dp_degrees,
         kind="exact",
         hint=Text(
-            zh="梯度累积步数必须是正整数：dp × 微批次要整除 global batch。",
+            zh="梯度累积步数必须是正整数：dp × 微批次要整除全局批大小。",
             en="The gradient accumulation must be a whole number of steps: dp × micro-batch must divide the "
             "global batch.",
         ),
         why=lambda degrees: Text(
-            zh=f"{degrees}：最大的 DP 是 {degrees[-1]}（不做梯度累积）；再大就只能增大 global batch 或缩小微批次。",
+            zh=f"{degrees}：最大的 DP 是 {degrees[-1]}（不做梯度累积）；再大就只能增大全局批大小或缩小微批次。",
             en=f"{degrees}: the largest DP is {degrees[-1]} (no accumulation); beyond it the global batch must grow "
             "or the micro-batch shrink.",
         ),

@@ -167,7 +167,7 @@ _CELL_HINTS: dict[str, Text] = {
         "layer before computing it; does one layer fit? If not, can it still be TP's second dimension?",
     ),
     "TP": Text(
-        zh="有没有哪一层超过单卡？没有就不需要 TP。有的话 TP 必须切开它——而 TP 每层的 collective 需要什么样的链路，"
+        zh="有没有哪一层超过单卡？没有就不需要 TP。有的话 TP 必须切开它——而 TP 每层的集合通信需要什么样的链路，"
         "这个案例说明了吗？",
         en="Does any single layer exceed the device? If not, TP is not needed. If so, TP must split it, and what "
         "links do its per-layer collectives need? Does the case say?",
@@ -270,8 +270,8 @@ MAX_DP = register(
         id="matrix.max_dp",
         lesson=5,
         prompt=Text(
-            zh=f"global batch = {MAX_DP_GLOBAL_BATCH} 条序列，每个 rank 的微批次 = {MAX_DP_MICRO_BATCH}。"
-            "不改 global batch、也不缩小微批次，DP degree 最大是多少？答一个整数。",
+            zh=f"全局批大小 = {MAX_DP_GLOBAL_BATCH} 条序列，每个 rank 的微批次 = {MAX_DP_MICRO_BATCH}。"
+            "不改全局批大小、也不缩小微批次，DP 并行度最大是多少？答一个整数。",
             en=f"The global batch is {MAX_DP_GLOBAL_BATCH} sequences and each rank's micro-batch is "
             f"{MAX_DP_MICRO_BATCH}. Without changing the global batch or shrinking the micro-batch, what is the "
             "largest DP degree? Answer an integer.",
@@ -290,12 +290,12 @@ MAX_DP = register(
             ),
         ),
         hint=Text(
-            zh="dp × 微批次 × 梯度累积 = global batch，梯度累积至少是 1。",
+            zh="dp × 微批次 × 梯度累积 = 全局批大小，梯度累积至少是 1。",
             en="dp × micro-batch × gradient accumulation = global batch, and the accumulation is at least 1.",
         ),
         why=lambda value: Text(
-            zh=f"梯度累积为 1 时 dp = {MAX_DP_GLOBAL_BATCH} / {MAX_DP_MICRO_BATCH} = {value}；再大就要么加大 global "
-            "batch，要么把每个 rank 的微批次缩小。",
+            zh=f"梯度累积为 1 时 dp = {MAX_DP_GLOBAL_BATCH} / {MAX_DP_MICRO_BATCH} = {value}；"
+            "再大就要么加大全局批大小，要么把每个 rank 的微批次缩小。",
             en=f"With a gradient accumulation of 1 dp = {MAX_DP_GLOBAL_BATCH} / {MAX_DP_MICRO_BATCH} = {value}; "
             "beyond that you must grow the global batch or shrink each rank's micro-batch.",
         ),

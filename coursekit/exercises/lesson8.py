@@ -377,6 +377,18 @@ def _grown_most(part: str) -> str:
     )
 
 
+def _growth_ms(part: str, run: str) -> float:
+    """How much ``part`` grew in mystery run ``run`` over the baseline (mean of ranks), in ms."""
+    timeline = recording().timeline
+    base = getattr(timeline.result(MYSTERY_STRATEGY, "baseline").mean, f"{part}_s")
+    return (getattr(timeline.result(MYSTERY_STRATEGY, MYSTERY_RUNS[run]).mean, f"{part}_s") - base) * MS_PER_S
+
+
+def _injected_delay_ms() -> float:
+    """The input delay the recording injected, in ms."""
+    return recording().timeline.result(MYSTERY_STRATEGY, "input_delay").scenario.input_delay_s * MS_PER_S
+
+
 def _efficiency() -> float:
     points = {p.ranks: p for p in recording().efficiency()}
     return points[EFFICIENCY_RANKS].efficiency
@@ -483,11 +495,13 @@ INPUT_DELAY_RUN = register(
             "in one place only.",
         ),
         why=lambda run: Text(
-            zh=f"运行 {run} 的“等输入”每步多出约 20 ms，正是注入的延迟；输入延迟只会出现在这一列（其他列的变化是"
-            "本机的噪声）。数据加载跟不上，与并行策略无关。",
-            en=f"In run {run}, 'wait: input' grew by about 20 ms per step, the injected delay; an input delay shows "
-            "in that column only (changes elsewhere are this machine's noise). The input pipeline is too slow, "
-            "whatever the parallel strategy.",
+            zh=f"运行 {run} 的“等输入”每步比基线多出 {_growth_ms('input_wait', run):.1f} ms，正是注入的 "
+            f"{_injected_delay_ms():g} ms 延迟；输入延迟只会出现在这一列（其他列的变化是本机的噪声）。"
+            "数据加载跟不上，与并行策略无关。",
+            en=f"In run {run}, 'wait: input' grew by {_growth_ms('input_wait', run):.1f} ms per step over the "
+            f"baseline, the injected delay of {_injected_delay_ms():g} ms; an input delay shows in that column only "
+            "(changes elsewhere are this machine's noise). The input pipeline is too slow, whatever the parallel "
+            "strategy.",
         ),
     ),
     replace=True,
@@ -511,9 +525,11 @@ STRAGGLER_RUN = register(
             "'wait: slower rank' grow most?",
         ),
         why=lambda run: Text(
-            zh=f"运行 {run}：一个 rank 的计算变长，另一个 rank 的“等慢 rank”随之变长，步时由最慢的 rank 决定。",
-            en=f"Run {run}: one rank's compute grew and the other's 'wait: slower rank' grew with it; the slowest "
-            "rank sets the step.",
+            zh=f"运行 {run}：一个 rank 的计算变长，另一个 rank 的“等慢 rank”随之变长（各 rank 平均比基线多出 "
+            f"{_growth_ms('wait_slower_rank', run):.1f} ms），步时由最慢的 rank 决定。",
+            en=f"Run {run}: one rank's compute grew and the other's 'wait: slower rank' grew with it (by "
+            f"{_growth_ms('wait_slower_rank', run):.1f} ms over the baseline, mean of ranks); the slowest rank sets "
+            "the step.",
         ),
     ),
     replace=True,

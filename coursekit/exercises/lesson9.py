@@ -4,7 +4,7 @@ Every expected answer is computed with :func:`coursekit.planner.plan` from the i
 below (module constants, so the notebook quotes the same set-up).
 
 >>> from coursekit.exercises import get_exercise
->>> round(get_exercise("plan.cp_gate").expected_value(), 2) > 1
+>>> round(get_exercise("plan.cp_cost").expected_value(), 2) > 1
 True
 
 Taught in: lesson 9 (decision workbench).
@@ -25,12 +25,12 @@ BOX_MODEL: str = "llama3-8b"
 BOX_CLUSTER: str = "pcie-24g-8"
 BOX_WORKLOAD: WorkloadSpec = WorkloadSpec(global_batch=64, seq_len=4096)
 
-#: plan.cp_gate and plan.slow_link: Llama-3 70B on 16 H100 nodes, global batch 1024 (the CLI example).
+#: plan.cp_cost and plan.slow_link: Llama-3 70B on 16 H100 nodes, global batch 1024 (the CLI example).
 EXAMPLE_MODEL: str = "llama3-70b"
 EXAMPLE_CLUSTER: str = "h100-8"
 EXAMPLE_NODES: int = 16
 EXAMPLE_WORKLOAD: WorkloadSpec = WorkloadSpec(global_batch=1024)
-#: The composition of plan.cp_gate: context parallelism at 8K tokens on the same example, and its twin with CP
+#: The composition of plan.cp_cost: context parallelism at 8K tokens on the same example, and its twin with CP
 #: folded back into data parallelism.
 CP_DEGREES: str = "tp=8,pp=2,dp=4,cp=2,zero=1,mb=1,recompute=selective"
 CP_TWIN_DEGREES: str = "tp=8,pp=2,dp=8,cp=1,zero=1,mb=1,recompute=selective"
@@ -63,8 +63,8 @@ def memory_removed() -> int:
     return _memory_step().removed
 
 
-def cp_gate() -> float:
-    """plan.cp_gate: estimated step of :data:`CP_DEGREES` over that of its twin :data:`CP_TWIN_DEGREES`."""
+def cp_cost() -> float:
+    """plan.cp_cost: estimated step of :data:`CP_DEGREES` over that of its twin :data:`CP_TWIN_DEGREES`."""
     with_cp, twin = _example().explain(CP_DEGREES), _example().explain(CP_TWIN_DEGREES)
     assert with_cp.step_s is not None and twin.step_s is not None
     return with_cp.step_s / twin.step_s
@@ -99,7 +99,7 @@ MEMORY_REMOVED = register(
         id="plan.memory_removed",
         lesson=9,
         prompt=Text(
-            zh="在课程的 8 × 24 GiB 机器上规划 Llama-3 8B，global batch 64 条 × 4096 tokens。"
+            zh="在课程的 8 × 24 GiB 机器上规划 Llama-3 8B，全局批大小 64 条 × 4096 token。"
             "容量门槛 (memory) 第一个排除了多少个候选？用整数作答。",
             en="Plan Llama-3 8B on the course's box of 8 × 24 GiB cards, global batch 64 × 4096 tokens. How many "
             "candidates does the fit gate (memory) remove first? Answer with an integer.",
@@ -131,19 +131,19 @@ MEMORY_REMOVED = register(
     replace=True,
 )
 
-CP_GATE = register(
+CP_COST = register(
     Exercise(
-        id="plan.cp_gate",
+        id="plan.cp_cost",
         lesson=9,
         prompt=Text(
-            zh="Llama-3 70B，16 个 H100 节点，global batch 1024 条 × 8192 tokens。组合 "
+            zh="Llama-3 70B，16 个 H100 节点，全局批大小 1024 条 × 8192 个 token。组合 "
             f"{CP_DEGREES} 的估算步时是它把 CP 折回数据并行的孪生布局 {CP_TWIN_DEGREES} 的多少倍？"
             "（保留 3 位有效数字。）",
             en=f"Llama-3 70B on 16 H100 nodes, global batch 1024 × 8192 tokens. By what factor is the estimated step "
             f"of {CP_DEGREES} that of its twin with CP folded back into data parallelism, {CP_TWIN_DEGREES}? "
             "(3 significant digits.)",
         ),
-        expected=cp_gate,
+        expected=cp_cost,
         kind="number",
         rel_tol=5e-3,
         hint=Text(
@@ -160,7 +160,7 @@ CP_GATE = register(
         slips=(
             mistake(
                 "inverted",
-                lambda: 1 / cp_gate(),
+                lambda: 1 / cp_cost(),
                 Text(
                     zh="这是孪生布局除以 CP 布局：题目问的是 CP 布局的步时是孪生布局的多少倍。",
                     en="That is the twin over the CP layout: the question asks for the CP layout's step over the "

@@ -381,7 +381,7 @@ PLAN_GATES: tuple[PlanGate, ...] = (
     ),
     PlanGate(
         "global_batch",
-        Text(zh="dp × 微批次 × 梯度累积 = global batch", en="dp × micro-batch × accumulation = global batch"),
+        Text(zh="dp × 微批次 × 梯度累积 = 全局批大小", en="dp × micro-batch × accumulation = global batch"),
         False,
         _global_batch_test,
         _global_batch_reason,

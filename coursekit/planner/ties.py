@@ -92,11 +92,11 @@ register(
             "en": "smaller matmuls lose twice as much efficiency",
         },
         "planner.scenario_overlap_lower": {
-            "zh": "各维的重叠份额少四分之一（DP、PP、CP，以及打开了重叠 kernel 的 TP、EP）",
+            "zh": "各维的重叠份额少四分之一（DP、PP、CP，以及打开了重叠内核的 TP、EP）",
             "en": "every overlap share a quarter lower (DP, PP, CP, and TP and EP where an overlap kernel is on)",
         },
         "planner.scenario_overlap_higher": {
-            "zh": "TP 与 EP 的通信有四分之一藏在计算下（打开通信重叠 kernel）",
+            "zh": "TP 与 EP 的通信有四分之一藏在计算下（打开通信重叠内核）",
             "en": "a quarter of TP and EP communication hides under compute (overlap kernels on)",
         },
         "planner.scenario_intra_bandwidth_lower": {
@@ -112,12 +112,12 @@ register(
             "en": "the pipeline bubble is half the formula's",
         },
         "planner.scenario_host_lower": {
-            "zh": "主机发射每个 MoE 层 kernel 的时间只有一半（CUDA graph 捕获路由与分发的准备，或更快的 CPU）",
+            "zh": "主机发射每个 MoE 层内核 (kernel) 的时间只有一半（CUDA graph 捕获路由与分发的准备，或更快的 CPU）",
             "en": "the host launches each MoE layer's kernels in half the time (CUDA graphs over the router and the "
             "dispatch preparation, or a faster CPU)",
         },
         "planner.scenario_host_higher": {
-            "zh": "主机发射每个 MoE 层 kernel 的时间多一半（更慢的 CPU，或更多的 Python 开销）",
+            "zh": "主机发射每个 MoE 层内核 (kernel) 的时间多一半（更慢的 CPU，或更多的 Python 开销）",
             "en": "the host takes half as long again to launch each MoE layer's kernels (a slower CPU, or more Python "
             "overhead)",
         },
@@ -147,7 +147,7 @@ register(
             "resolve so small a difference",
         },
         "planner.measure_efficiency": {
-            "zh": "在一张 GPU 上按两者的形状（micro-batch、TP、CP）计时一层的前向与反向，读出矩阵乘效率",
+            "zh": "在一张 GPU 上按两者的形状（微批次、TP、CP）计时一层的前向与反向，读出矩阵乘效率",
             "en": "time one layer's forward and backward on one GPU at both shapes (micro-batch, TP, CP) and read "
             "the matmul efficiency",
         },
@@ -166,7 +166,7 @@ register(
             "en": "measure the idle time of the pipeline's warm-up and cool-down on a profiler timeline",
         },
         "planner.measure_host": {
-            "zh": "用 Nsight Systems 时间线看 MoE 层里 kernel 之间的空隙：GPU 在等主机发射时，空隙就是主机的耗时",
+            "zh": "用 Nsight Systems 时间线看 MoE 层里内核之间的空隙：GPU 在等主机发射时，空隙就是主机的耗时",
             "en": "read the gaps between kernels inside an MoE layer off an Nsight Systems timeline: while the GPU "
             "waits for the host to launch, the gaps are the host's time",
         },

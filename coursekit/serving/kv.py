@@ -96,8 +96,10 @@ def kv_cache_bytes(model: ModelSpec, *, tokens: int, tp: int = 1, pp: int = 1, k
 class ServingLedger:
     """Memory of one serving rank, GiB: weights, KV cache, activation workspace, runtime reserve.
 
-    ``kv_per_request_gib`` is one request's full context on this rank; ``max_concurrency`` the most
-    requests one replica holds before the KV cache no longer fits (0 when the weights alone do not).
+    ``kv_per_request_gib`` is one request's full context on this rank; ``workspace_per_request_gib`` the part of
+    the workspace each request adds (the fp32 logits of its last token); ``max_concurrency`` the most requests one
+    replica holds before they no longer fit (0 when the weights alone do not). It counts every request's KV cache
+    and logits, so it is the same whatever ``concurrency`` the ledger was built for.
     """
 
     weights_gib: float
@@ -107,6 +109,7 @@ class ServingLedger:
     device_gib: float
     kv_per_request_gib: float
     concurrency: int
+    workspace_per_request_gib: float = 0.0
 
     @property
     def total_gib(self) -> float:
@@ -125,11 +128,23 @@ class ServingLedger:
 
     @property
     def max_concurrency(self) -> int:
-        """Requests one replica holds before its KV cache overflows the device."""
-        free = self.device_gib - self.weights_gib - self.workspace_gib - self.reserve_gib
+        """Requests one replica holds before their KV cache and logits overflow the device.
+
+        The largest n for which the ledger of n requests still fits: what one request needs (its KV cache and its
+        share of the workspace) is set against what is left besides them.
+        """
+        per_request = self.kv_per_request_gib + self.workspace_per_request_gib
+        held = max(self.concurrency, 1)  # the workspace is sized for at least one request
+        fixed = self.weights_gib + self.workspace_gib - held * self.workspace_per_request_gib + self.reserve_gib
+        free = self.device_gib - fixed
         if free <= 0:
             return 0
-        return int(free // self.kv_per_request_gib) if self.kv_per_request_gib > 0 else MAX_CONCURRENCY
+        if per_request <= 0:
+            return MAX_CONCURRENCY
+        most = int(free // per_request)
+        if most > 0 and fixed + most * per_request > self.device_gib:  # rounding at the boundary
+            most -= 1
+        return most
 
     def verdict(self) -> str:
         """``fits, x GiB headroom`` or ``does not fit, x GiB short``, in the current language."""
@@ -235,4 +250,5 @@ def _memory_ledger(
         device_gib=cluster.memory_per_device_gib,
         kv_per_request_gib=per_request / GIB_BYTES,
         concurrency=concurrency,
+        workspace_per_request_gib=model.logits_bytes(1, tp) / GIB_BYTES,
     )

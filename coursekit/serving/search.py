@@ -32,7 +32,7 @@ register(
             "zh": "形状：TP 整除注意力头数，PP 不超过层数",
             "en": "shape: TP divides the heads, PP <= layers",
         },
-        "serving.gate.interconnect": {"zh": "互联：TP 留在一个节点内", "en": "interconnect: TP stays inside a node"},
+        "serving.gate.interconnect": {"zh": "互连：TP 留在一个节点内", "en": "interconnect: TP stays inside a node"},
         "serving.gate.memory": {
             "zh": "显存：权重 + KV 缓存 + 工作区 + 预留",
             "en": "memory: weights + KV cache + workspace + reserve",

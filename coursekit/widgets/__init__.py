@@ -596,13 +596,15 @@ def stepper(
     >>> s = stepper("demo_doc.tp", [(Text(zh="一", en="one"), 1), (Text(zh="二", en="two"), 2)], value=2)
     >>> type(s).__name__, s.value, s.label
     ('SelectionSlider', 2, 'two')
+    >>> stepper("demo_doc.tp", [(Text(zh="一", en="one"), 1), (Text(zh="二", en="two"), 2)], value=1).label
+    'one'
     >>> stepper("demo_doc.tp", [1, 2], value=3)
     Traceback (most recent call last):
     ...
     ValueError: tp = 3: must be one of 1, 2.
     """
     menu = dropdown(key, options, value=value, argument=argument)  # the same labels and the same checks
-    return ipywidgets.SelectionSlider(
+    slider = ipywidgets.SelectionSlider(
         description=menu.description,
         options=menu.options,
         value=menu.value,
@@ -610,6 +612,9 @@ def stepper(
         style=_style(),
         layout=ipywidgets.Layout(width=CONTROL_WIDTH),
     )
+    # A SelectionSlider built at its first choice leaves ``label`` empty (ipywidgets 8): set it from the choice.
+    slider.label = menu.label
+    return slider
 
 
 def checkbox(key: str, *, value: bool = False, argument: str | None = None) -> ipywidgets.ValueWidget:

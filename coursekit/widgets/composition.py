@@ -143,7 +143,7 @@ register(
         "widgets.composition.none": {"zh": "无", "en": "none"},
         "widgets.composition.separator": {"zh": "；", "en": "; "},
         "widgets.composition.topology_ok": {
-            "zh": "TP 组都在节点之内：每层的 collective 留在高速链路上。",
+            "zh": "TP 组都在节点之内：每层的集合通信留在高速链路上。",
             "en": "Every TP group stays inside a node: per-layer collectives stay on the fast links.",
         },
         "widgets.composition.colour_crossing": {

@@ -104,9 +104,9 @@ register(
         "widgets.gates.mode": {"zh": "工作负载模式", "en": "workload mode"},
         "widgets.gates.model_kind": {"zh": "模型结构", "en": "model structure"},
         "widgets.gates.link_scope": {"zh": "并行组可用的链路域", "en": "link scope for the group"},
-        "widgets.gates.context_len": {"zh": "上下文长度 (tokens)", "en": "context length (tokens)"},
+        "widgets.gates.context_len": {"zh": "上下文长度 (token)", "en": "context length (tokens)"},
         "widgets.gates.max_context_per_device": {
-            "zh": "单卡可容纳的上下文 (tokens)",
+            "zh": "单卡可容纳的上下文 (token)",
             "en": "context one device holds (tokens)",
         },
         "widgets.gates.summary": {

@@ -53,6 +53,7 @@ __all__ = [
     "MatrixView",
     "MatrixWidget",
     "matrix_view",
+    "short_model_name",
     "verdict_grid_chart",
 ]
 
@@ -70,7 +71,7 @@ register(
         "widgets.matrix.model": {"zh": "模型（训练状态）", "en": "model (training state)"},
         "widgets.matrix.device_memory_gib": {"zh": "单卡显存 (GiB)", "en": "device memory (GiB)"},
         "widgets.matrix.topology": {"zh": "互连", "en": "interconnect"},
-        "widgets.matrix.global_batch": {"zh": "global batch（序列数）", "en": "global batch (sequences)"},
+        "widgets.matrix.global_batch": {"zh": "全局批大小（序列数）", "en": "global batch (sequences)"},
         "widgets.matrix.seq_len": {"zh": "序列长度 (token)", "en": "sequence length (tokens)"},
         "widgets.matrix.topology.unspecified": {"zh": "未知（案例没说）", "en": "unknown (the case does not say)"},
         "widgets.matrix.topology.hierarchical": {
@@ -139,7 +140,7 @@ def verdict_grid_chart(ax: Axes, views: Sequence[MatrixView]) -> None:
     ax.set_xticks([c + 0.48 for c in range(len(STRATEGIES))], labels=list(STRATEGIES), fontsize=8)
     ax.set_yticks(
         [r + 0.46 for r in range(len(views))],
-        labels=[f"{_short_name(view.model)}  {view.case.training_state_gib:.0f} GiB" for view in views],
+        labels=[f"{short_model_name(view.model)}  {view.case.training_state_gib:.0f} GiB" for view in views],
         fontsize=7,
     )  # fmt: skip
     ax.tick_params(length=0)
@@ -147,8 +148,12 @@ def verdict_grid_chart(ax: Axes, views: Sequence[MatrixView]) -> None:
         spine.set_visible(False)
 
 
-def _short_name(model: str) -> str:
-    """``megatron-7.5b`` -> ``7.5B``; ``gpt3-175b`` -> ``GPT-3 175B``."""
+def short_model_name(model: str) -> str:
+    """The name a row of the figure shows: ``megatron-7.5b`` -> ``7.5B``; ``gpt3-175b`` -> ``GPT-3 175B``.
+
+    >>> short_model_name("megatron-7.5b"), short_model_name("gpt3-175b")
+    ('7.5B', 'GPT-3 175B')
+    """
     size = model.rsplit("-", 1)[-1].upper()
     return f"GPT-3 {size}" if model.startswith("gpt3") else size
 
@@ -174,7 +179,7 @@ class MatrixWidget(LessonWidget[MatrixView]):
                             en=tr(f"widgets.matrix.topology.{t}", lang="en")), t) for t in TOPOLOGIES]  # fmt: skip
         super().__init__(
             {
-                "model": stepper("widgets.matrix.model", [(_short_name(m), m) for m in MODEL_SHAPES], value=model),
+                "model": stepper("widgets.matrix.model", [(short_model_name(m), m) for m in MODEL_SHAPES], value=model),
                 "device_memory_gib": dropdown(
                     "widgets.matrix.device_memory_gib", list(DEVICE_MEMORY_OPTIONS), value=device_memory_gib
                 ),
@@ -228,7 +233,7 @@ class MatrixWidget(LessonWidget[MatrixView]):
             html.escape(
                 tr(
                     "widgets.matrix.case",
-                    model=_short_name(result.model),
+                    model=short_model_name(result.model),
                     state=case.training_state_gib,
                     act=case.activation_gib,
                     layer=case.largest_layer_gib,

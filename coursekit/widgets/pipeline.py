@@ -172,6 +172,12 @@ SCHEDULE_LABELS: dict[str, Text] = {
     "1f1b": Text(zh="1F1B（一前一后）", en="1F1B (one forward, one backward)"),
     "interleaved": Text(zh="交错 1F1B（interleaved，v >= 2）", en="interleaved 1F1B (v >= 2)"),
 }
+#: Short names of the schedules, for the figure's title.
+SCHEDULE_NAMES: dict[str, Text] = {
+    "gpipe": Text(zh="GPipe", en="GPipe"),
+    "1f1b": Text(zh="1F1B", en="1F1B"),
+    "interleaved": Text(zh="交错 1F1B", en="interleaved 1F1B"),
+}
 
 #: Dropdown label and value of "no slow stage" (a dropdown value of None would mean "nothing selected").
 NO_SLOW_STAGE: Text = Text(zh="无", en="none")
@@ -481,7 +487,8 @@ class PipelineWidget(LessonWidget[PipelineView]):
             tick.set_color(_SLOW_COLOUR if stage == result.slow_stage else "black")
         idle = _label("widgets.pipeline.title_idle", idle=result.simulated_fraction)
         self.title.set_text(
-            f"{schedule.schedule}: p = {p}, m = {schedule.microbatches}, v = {schedule.virtual_stages}  ·  "
+            f"{label(SCHEDULE_NAMES[schedule.schedule])}: p = {p}, m = {schedule.microbatches}, "
+            f"v = {schedule.virtual_stages}  ·  "
             f"{idle}  ·  (p-1)/(v·m+p-1) = {result.formula_fraction:.1%}"
         )
 

@@ -346,7 +346,7 @@ display(Markdown("\n".join(rows)))
 # %% [markdown] lang="zh"
 # 完全重计算的 2sbh/层只是**下限**：反向时重算某一层，那一层的完整激活（不重计算时的那一份）要在那一刻临时存在。
 # 所以峰值约为“所有层保存的输入 + 一层的完整激活”。这一层的完整激活取决于注意力怎么实现：这里先按**不用融合注意力 (flash attention)**
-# 计，重算时 s×s 的注意力分数会被物化，工作集是 sbh·(34 + 5as/h)；用融合内核时的工作集在下一段算：
+# 计，重算时 s×s 的注意力分数会被物化，工作集是 sbh·(34 + 5as/h)；用融合内核 (kernel) 时的工作集在下一段算：
 
 # %% [markdown] lang="en"
 # Full recomputation's 2sbh per layer is only a **floor**: while one layer is recomputed in backward, that layer's full
@@ -374,17 +374,21 @@ assert saved.total_bytes == 2 * 2048 * 4096 * 36 and working_set.total_bytes == 
 # %% [markdown] lang="zh"
 # 这个工作集按 Korthikanti 等人的设定算：注意力分数显式保存。今天的 Megatron-Core、NeMo 默认用融合注意力 (flash attention) 内核，
 # 它不保存 s×s 分数，只为每个头、每个查询保存一个 fp32 的 logsumexp（FlashAttention-2），于是一层的工作集只剩线性项。
-# 第 9 课的工作台按 flash attention 记账（`WorkloadSpec(flash_attention=True)` 是默认值），完全重计算的工作集也这样算；
-# “不重计算”因此成了一个真正可选的设置。它也按模型的真实宽度逐个张量计数（GQA 的 K、V 更窄，SwiGLU 存三份 MLP 宽度，
-# 没有 dropout 就没有掩码）：`activation_memory_breakdown(..., widths=model.layer_widths(), flash_attention=True)`。
+# 第 9 课的工作台按融合注意力记账（`WorkloadSpec(flash_attention=True)` 是默认值），完全重计算的工作集也这样算；
+# “不重计算”因此成了一个真正可选的设置。它也按模型的真实宽度逐个张量计数：分组查询注意力 (grouped-query attention, GQA)
+# 让几个查询头共用一组键值头，K、V 因而更窄；SwiGLU（一种门控 MLP：多一个门控投影，与上投影逐元素相乘）要存三份 MLP
+# 宽度的张量；没有 dropout 就没有掩码。对应的调用是
+# `activation_memory_breakdown(..., widths=model.layer_widths(), flash_attention=True)`。
 
 # %% [markdown] lang="en"
 # This working set follows Korthikanti et al.'s setting: the attention scores are materialised. Today's Megatron-Core
 # and NeMo use a fused flash-attention kernel by default, which keeps no s×s scores, only one fp32 logsumexp per head
 # and query (FlashAttention-2), so one layer's working set is its linear terms. Lesson 9's workbench counts with flash
 # attention (`WorkloadSpec(flash_attention=True)` is the default), full recomputation's working set included; "no
-# recomputation" thereby becomes a real option. It also counts tensor by tensor at the model's real widths (GQA's
-# narrower K and V, SwiGLU's three MLP-wide tensors, no masks without dropout):
+# recomputation" thereby becomes a real option. It also counts tensor by tensor at the model's real widths:
+# grouped-query attention (GQA) lets several query heads share one key/value head, so K and V are narrower; SwiGLU (a
+# gated MLP: one more gate projection, multiplied element-wise with the up projection) stores three MLP-wide tensors;
+# without dropout there are no masks. The call is
 # `activation_memory_breakdown(..., widths=model.layer_widths(), flash_attention=True)`.
 
 # %%

@@ -451,7 +451,7 @@ assert by_hand["ZeRO-3"] / by_hand["DP"] == 3 * MICRO_BATCHES / 2  # 12x DP at 8
 # parallelism.
 
 # %% [markdown] lang="zh"
-# 读表时注意：PP 一行只计一个 stage 边界（p - 1 个边界在不同链路上并行）；服务副本之间不交换模型张量，所以是空的。
+# 读表时注意：PP 一行只计一个流水线阶段 (pipeline stage) 边界（p - 1 个边界在不同链路上并行）；服务副本之间不交换模型张量，所以是空的。
 # 每一项的说明和出处：
 
 # %% [markdown] lang="en"
@@ -486,22 +486,22 @@ for phase, seq_len in ((Text(zh="预填充 s = 4096", en="prefill, s = 4096"), 4
                 f"{on_intra.latency_s * MS_PER_S:.3f} | {on_intra.transfer_s * MS_PER_S:.3f} | "
                 f"{TERM[on_intra.dominant_term]} |")
 display(Markdown("\n".join(rows)))
-# The numbers the next paragraph quotes: 2(n-1) ring steps at n = 8, and the preset's 3.4 us per step.
+# Check the numbers used in the next paragraph: 2(n-1) ring steps at n = 8, and the preset's 3.4 us per step.
 assert 2 * (DEGREE - 1) == 14 and round(intra.latency_us, 6) == 3.4
 
 # %% [markdown] lang="zh"
 # 解码一行的时延项按环形算法估算：每次全归约 2(n-1) = 14 个环步，每步 3.4 µs。对这么小的消息，NCCL 实际上会改用
 # 低时延的协议和算法，一次调用的时延可能明显低于这个估计。协议 (protocol) 决定数据和“已到达”标志怎样一起写：
-# LL (low latency) 每 8 字节里 4 字节数据、4 字节标志，LL128 每 128 字节里 120 字节数据、8 字节标志，Simple 整块写完再同步；
+# 低时延协议 (low latency, LL) 每 8 字节里 4 字节数据、4 字节标志，LL128 每 128 字节里 120 字节数据、8 字节标志，Simple 整块写完再同步；
 # 算法除环形外还有树形，以及 NVSwitch 上在交换机内做归约的 NVLS。
 # 结论“解码阶段的 TP 由时延主导”不变，但具体的毫秒数要实测（第 8 课）。
 
 # %% [markdown] lang="en"
 # The decode row's latency term is a ring estimate: 2(n-1) = 14 ring steps per all-reduce at 3.4 µs each. For messages
 # this small NCCL actually switches to low-latency protocols and algorithms, so one call may take noticeably less than
-# this estimate. A protocol decides how data and its "arrived" flag are written together: LL (low latency) puts 4 bytes
-# of data and a 4-byte flag in every 8 bytes, LL128 120 bytes of data and an 8-byte flag in every 128 bytes, and Simple
-# writes whole blocks and then synchronises; besides the ring the algorithms include tree and, on NVSwitch, NVLS,
+# this estimate. A protocol decides how data and its "arrived" flag are written together: the low-latency protocol
+# (LL) puts 4 bytes of data and a 4-byte flag in every 8 bytes, LL128 120 bytes of data and an 8-byte flag in every
+# 128 bytes, and Simple writes whole blocks and then synchronises; besides the ring the algorithms include tree and, on NVSwitch, NVLS,
 # which reduces inside the switch. The conclusion "TP while decoding is latency-bound" holds,
 # but the milliseconds need measuring (lesson 8).
 
@@ -515,10 +515,10 @@ assert 2 * (DEGREE - 1) == 14 and round(intra.latency_us, 6) == 3.4
 #    高频又量大的 TP 放在节点内；每步一次的 DP 梯度同步可以跨节点。EP 的全对全每层都有，小规模时也常放在节点内；
 #    但大规模 MoE 训练让 EP 跨节点是常见做法（例如 EP = 64 走 InfiniBand），代价要靠通信与计算重叠、路由均衡来控制。
 # 3. **它是不是会卡在同步点上，压掉计算重叠？** TP 的全归约夹在每层的两次矩阵乘之间，下一步计算要等它；
-#    EP 的 dispatch 也必须先到，专家才能开算，负载不均时所有 rank 等最慢的那个；PP 在 stage 边界等待，切不均就放大气泡；
+#    EP 的 dispatch 也必须先到，专家才能开算，负载不均时所有 rank 等最慢的那个；PP 在阶段边界等待，切不均就放大气泡；
 #    DP 的梯度全归约可以分桶、与反向计算重叠，ZeRO-3 的全收集可以预取；CP 的环形传递可以和分块注意力计算重叠。
 #
-# 如果频率高、带宽弱，策略再“高级”，最后也会被通信拖回去。常见误区“TP degree 越大越好”（第 5 课还会谈）正是忽略了第 1、3 个问题：
+# 如果频率高、带宽弱，策略再“高级”，最后也会被通信拖回去。常见误区“TP 并行度越大越好”（第 5 课还会谈）正是忽略了第 1、3 个问题：
 # TP 越大，每个 rank 的矩阵越小、算得越快，但每层的集合通信次数不变、环步数还在增加。
 
 # %% [markdown] lang="en"
@@ -592,7 +592,7 @@ assert 2 * (DEGREE - 1) == 14 and round(intra.latency_us, 6) == 3.4
 # - 通信时间 ≈ 次数 × (α + 载荷 / B)：带宽项看单次数据量，频率项看次数；账本给的是不计重叠的下界。
 # - 分界载荷 payload* = α × B：小于它时延主导（减少次数），大于它带宽主导（减少载荷或加带宽）。
 # - 带宽一律按每块 GPU 每个方向（单向）计；环形集合通信的传输系数（nccl-tests 的 busbw 系数）趋于常数，环步数随 n 线性增长。
-# - DP 每步一次、量大；TP、EP 每层都有；PP 在 stage 边界；CP 每层走环；服务副本不交换张量。
+# - DP 每步一次、量大；TP、EP 每层都有；PP 在阶段边界；CP 每层走环；服务副本不交换张量。
 # - 三个问题：是否高频？能否被节点内互连吃掉？会不会卡在同步点上？高频、量大、阻塞的通信放在节点内。
 
 # %% [markdown] lang="en"

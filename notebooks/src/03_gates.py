@@ -98,7 +98,7 @@ def md_table(header, rows):
 #    和专家并行 (expert parallelism, EP)；弱互连更偏向降低同步频率的策略。
 # 3. **结构门槛 (structure gate)**：模型是稠密模型 (dense model) 还是混合专家模型 (mixture of experts, MoE)。
 #    稠密模型常见组合是 DP / TP / PP；MoE 要把 EP 纳入主决策。
-# 4. **上下文门槛 (context gate)**：上下文是否长到要跨卡切分 Attention 状态。单卡放不下时，
+# 4. **上下文门槛 (context gate)**：上下文是否长到要跨卡切分注意力状态。单卡放不下时，
 #    上下文并行 (context parallelism, CP) 才进入候选。
 # 5. **服务门槛 (serving gate)**：目标是同步训练状态，还是分发独立请求。多副本服务优先评估服务副本 (serving replica, Replica) 路由，
 #    不把它误写成训练 DP。
@@ -421,9 +421,9 @@ assert [r.accepted for r in gates_widget.result.reports] == [r.accepted for r in
 # %% [markdown] lang="zh"
 # ### 8.1 全局批大小 (global batch size) 限制 DP
 #
-# 每个优化器步处理的序列数是 global batch = dp × 微批次 × 梯度累积 (gradient accumulation)。
-# DP 度数太大，要么迫使 global batch 变大（影响优化），要么迫使每个 rank 的微批次 (micro-batch) 变小（影响 kernel 效率）。
-# 例如 4 个节点 × 8 张 GPU = 32 张卡，global batch = 64 条序列：
+# 每个优化器步处理的序列数是全局批大小 = dp × 微批次 (micro-batch) × 梯度累积 (gradient accumulation)。
+# DP 度数太大，要么迫使全局批大小变大（影响优化），要么迫使每个 rank 的微批次变小（影响内核 (kernel) 效率）。
+# 例如 4 个节点 × 8 张 GPU = 32 张卡，全局批大小 = 64 条序列：
 
 # %% [markdown] lang="en"
 # ### 8.1 The global batch size limits DP
@@ -436,7 +436,7 @@ assert [r.accepted for r in gates_widget.result.reports] == [r.accepted for r in
 global_batch, devices = 64, 4 * 8
 print(Text(zh="微批次 = 1 时可行的 DP 度数：", en="DP degrees admissible at micro-batch 1:"),
       dp_degrees_for_batch(global_batch, micro_batch=1))
-print(Text(zh="最大 DP（micro-batch = 1, 2）：", en="largest DP (micro-batch 1, 2):"),
+print(Text(zh="最大 DP（微批次 = 1、2）：", en="largest DP (micro-batch 1, 2):"),
       max_dp_degree(global_batch, micro_batch=1), max_dp_degree(global_batch, micro_batch=2))
 assert check_global_batch(devices, micro_batch=1, grad_accum=2, global_batch=global_batch) is None
 too_wide = check_global_batch(devices, micro_batch=4, grad_accum=1, global_batch=global_batch)
@@ -563,7 +563,7 @@ verify("q3.accepted", answer)
 # %% [markdown] lang="zh"
 # ### 练习 3.3
 #
-# global batch 是 64 条序列，每个 rank 的微批次是 4。哪些 DP 度数能让 dp × 微批次 × 梯度累积 正好等于 global batch？
+# 全局批大小是 64 条序列，每个 rank 的微批次是 4。哪些 DP 度数能让 dp × 微批次 × 梯度累积正好等于全局批大小？
 # 用从小到大的元组作答，如 `(1, 2)`。
 
 # %% [markdown] lang="en"
@@ -606,7 +606,7 @@ verify("q3.tp_rule", answer)
 #
 # 1. 哪个条件会直接排除纯 DP？
 # 2. 为什么 TP 往往更依赖高速的节点内互连？
-# 3. global batch 限制如何反过来约束 DP 度数？
+# 3. 全局批大小的限制如何反过来约束 DP 度数？
 # 4. 一位同事提议：“给每个候选按显存、通信、复杂度各打 1-5 分，加权求和取最高。”用本课的门槛说明这样做会丢掉什么。
 
 # %% [markdown] lang="en"
@@ -625,8 +625,8 @@ verify("q3.tp_rule", answer)
 #    此时 ZeRO / FSDP 分片、PP 或 TP 先进入候选。
 # 2. TP 每层前向和反向都要做集合通信，调用次数多、单次载荷不大，时延和带宽都被放大；跨节点链路慢得多（第 0、2 课），
 #    所以 TP 的组要放在节点内，`check_tp_degree` 和互连门槛都检查这一点。
-# 3. global batch = dp × 微批次 × 梯度累积，梯度累积至少是 1，所以 dp ≤ global batch / 微批次；
-#    而且 dp × 微批次要整除 global batch。DP 再大，只能增大 global batch（影响收敛）或缩小微批次（影响 kernel 效率）。
+# 3. 全局批大小 = dp × 微批次 × 梯度累积，梯度累积至少是 1，所以 dp ≤ 全局批大小 / 微批次；
+#    而且 dp × 微批次要整除全局批大小。DP 再大，只能增大全局批大小（影响收敛）或缩小微批次（影响内核效率）。
 # 4. 会丢掉三件事：哪条规则没通过、差多少、能不能修。分数相同的 DP 和 EP 一个差 5 GiB 可修、一个结构上不适用；
 #    加权求和还会让某一项的高分掩盖一次硬失败（放不下的候选根本跑不起来）。
 
@@ -652,7 +652,7 @@ verify("q3.tp_rule", answer)
 # - 筛选顺序：容量 → 互连 → 结构 → 上下文 → 模式 → 服务角色。“服务门槛”拆成模式和服务角色两道，每条原因只说一件事。
 # - 候选公开自己的要求（显存/rank、模式、结构、链路域、是否切分上下文、执行角色），环境给出事实；任何一项不满足就拒绝。
 # - 不打综合分：结论加原因，原因写明规则和数字，告诉你该改变哪个事实。
-# - 三条排除规则筛并行度：dp × 微批次要整除 global batch；TP 整除注意力头且留在节点内；PP 不超过层数（不整除只是警告）。
+# - 三条排除规则筛并行度：dp × 微批次要整除全局批大小；TP 整除注意力头且留在节点内；PP 不超过层数（不整除只是警告）。
 # - 通过门槛只是进入实测的资格，不是性能的保证；组合之后的检查见第 4 课。
 
 # %% [markdown] lang="en"
@@ -690,7 +690,7 @@ verify("q3.tp_rule", answer)
 # - 我的环境（设备显存、训练还是服务、稠密还是 MoE、链路域、上下文）：
 # - 在我的环境里，第一个拒绝我原本想用的策略的门槛是：
 # - 为了让它通过，我需要改变的事实是：
-# - 我的 global batch 和微批次允许的 DP 度数：
+# - 我的全局批大小和微批次允许的 DP 度数：
 
 # %% [markdown] lang="en" tags=["learner"]
 # ## Notes after the lesson

@@ -276,8 +276,9 @@ show_issues(layout)
 expert = expert_rank_groups({'TP': 4, 'PP': 2, 'DP': 2, 'EP': 2})
 dense = rank_groups({'TP': 4, 'PP': 2, 'DP': 2, 'EP': 2})
 # No group lists here: exercise 4.1 asks you to predict a DP group first.
-print(Text(zh="专家层的 EP 组与稠密层的 DP 组相同：", en="expert layers' EP groups equal the dense layers' DP groups:"),
-      dense["DP"] == expert["EP"])
+same_groups = dense["DP"] == expert["EP"]
+print(Text(zh=f"专家层的 EP 组与稠密层的 DP 组相同吗：{'是' if same_groups else '否'}",
+           en=f"do the expert layers' EP groups equal the dense layers' DP groups: {'yes' if same_groups else 'no'}"))
 assert dense["DP"] == expert["EP"]  # EDP = 1: the expert layers' EP groups are the dense layers' DP groups
 
 # %% [markdown] lang="zh"
@@ -374,7 +375,8 @@ assert report.ok and not mapping.crosses["TP"] and mapping.crosses["PP"]
 # %%
 bad = topology_report({'TP': 8, 'DP': 2}, gpus_per_node=8, order="DP-TP-PP")
 good = topology_report({'TP': 8, 'DP': 2}, gpus_per_node=8, order=DEFAULT_ORDER)
-print(Text(zh="TP 组都在节点内（默认顺序，DP-TP-PP）：", en="TP groups inside nodes (default order, DP-TP-PP):"), good.ok, bad.ok)
+print(Text(zh=f"TP 组都在节点内吗？默认顺序：{'是' if good.ok else '否'}；DP-TP-PP 顺序：{'是' if bad.ok else '否'}",
+           en=f"TP groups inside nodes? default order: {'yes' if good.ok else 'no'}; order DP-TP-PP: {'yes' if bad.ok else 'no'}"))
 for reason in bad.reasons:
     print(f"  [{reason.code}] {reason.message}")
 assert good.ok and not bad.ok

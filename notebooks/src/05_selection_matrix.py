@@ -14,11 +14,11 @@
 # >
 # > **问题：**
 # > - 数据并行 (data parallelism, DP)、全分片数据并行 (fully sharded data parallel, FSDP)、张量并行 (tensor parallelism, TP) 和流水线并行 (pipeline parallelism, PP) 各解决什么瓶颈，代价是什么？
-# > - 模型放不下、单层放不下、互连分快慢、global batch 有上限时，选择怎样变化？
+# > - 模型放不下、单层放不下、互连分快慢、全局批大小 (global batch size) 有上限时，选择怎样变化？
 # >
 # > **目标：**
 # > 1. 能为 DP/FSDP/TP/PP 建立“解决的瓶颈—主要通信—适用条件—代价”矩阵。
-# > 2. 能根据模型容量、单卡内存、互连和 batch 特征做初步排除，亲手填出三个案例的 4 × 3 矩阵。
+# > 2. 能根据模型容量、单卡内存、互连和批次 (batch) 特征做初步排除，亲手填出三个案例的 4 × 3 矩阵。
 # > 3. 能理解混合并行 (hybrid parallelism) 的层次与拓扑亲和性：为什么单层放不下时答案是 TP × FSDP 这样的组合。
 # >
 # > **前置：** 第 1 课（容量账本）、第 2 课（通信账本）、第 3 课（硬门槛）、第 4 课（组合检查）。
@@ -75,7 +75,7 @@ from coursekit.matrix import (
 from coursekit.plotting import figure_image, new_figure
 from coursekit.shapes import MODEL_SHAPES
 from coursekit.units import gib_to_bytes
-from coursekit.widgets.matrix import MatrixWidget, matrix_view, verdict_grid_chart
+from coursekit.widgets.matrix import MatrixWidget, matrix_view, short_model_name, verdict_grid_chart
 
 
 def show_table(header, rows):
@@ -88,10 +88,10 @@ def show_table(header, rows):
 # %% [markdown] lang="zh"
 # ## 一句话定义
 #
-# > 并行策略选择是在**模型能否放下、计算强度、通信拓扑、batch/context、故障恢复和实现复杂度**之间寻找可接受的组合，
+# > 并行策略选择是在**模型能否放下、计算强度、通信拓扑、批大小与上下文、故障恢复和实现复杂度**之间寻找可接受的组合，
 # > 而不是寻找普遍最优的算法。
 #
-# 这句话决定了本课的做法：先用硬约束排除（放不下、batch 不允许、互连不匹配），再在留下的候选之间比较代价；
+# 这句话决定了本课的做法：先用硬约束排除（放不下、批大小不允许、互连不匹配），再在留下的候选之间比较代价；
 # 最后列出只有测量才能确认的因素。没有哪一种策略“总是最好”。
 
 # %% [markdown] lang="en"
@@ -126,14 +126,14 @@ assert len(table[0]) == len(MATRIX_HEADERS) == 5
 # %% [markdown] lang="zh"
 # ## 核心知识
 #
-# **四种策略各管一件事。** 如果模型与优化器状态 (optimizer state) 能放入单卡，DP 最简单：用更多 batch 提高吞吐，
+# **四种策略各管一件事。** 如果模型与优化器状态 (optimizer state) 能放入单卡，DP 最简单：用更大的批次提高吞吐，
 # 但每张卡都完整复制一份状态。模型状态放不下时，FSDP / 零冗余优化器 (ZeRO) 把状态分片 (shard)，需要时再全收集 (all-gather)，
 # 代价是更频繁的通信和更多实现细节。单层矩阵本身放不下，或者希望分摊层内计算时，可以用 TP，但它每层都有集合通信，
 # 通常需要高速互连；TP 配合 Megatron 的序列并行 (sequence parallelism, SP) 还把层内的激活按 1/t 切开，而 ZeRO / FSDP
 # 只切训练状态、不切激活。PP 按层切分，只在阶段 (stage) 边界传激活和梯度，可以跨较慢的互连，但会出现气泡、阶段不平衡和调度复杂性。
 #
-# **选择还受 batch 和 context 限制。** DP degree 太大，会迫使全局批大小 (global batch size) 增大，或者每个 rank 的
-# 微批次 (micro-batch) 过小，影响优化效果和 kernel 效率。长上下文 (long context) 让激活和注意力计算变大，其中注意力分数
+# **选择还受批大小和上下文限制。** DP 并行度 (parallel degree) 太大，会迫使全局批大小增大，或者每个 rank 的
+# 微批次 (micro-batch) 过小，影响优化效果和内核效率。长上下文 (long context) 让激活和注意力计算变大，其中注意力分数
 # 随序列长度平方增长。能把这个平方项分到多个 rank 上的是上下文并行 (context parallelism, CP，如环形注意力 ring attention)
 # 或 Ulysses 式的序列切分（按注意力头做 all-to-all）；Megatron 的序列并行只切 TP 区域之外的逐元素激活（LayerNorm、dropout），
 # 不碰平方项。选择性激活重计算 (activation recomputation) 则干脆不保存平方项。需要的是这些，而不是一味增加 DP。混合专家模型 (mixture of experts, MoE) 还要考虑专家并行 (expert parallelism, EP) 和 token 路由的负载均衡。
@@ -289,7 +289,7 @@ assert abs(per_rank[8] - evaluate_paper_case(example, "hierarchical").verdict_of
 # ## 三个纸面案例：先由你来构造
 #
 # 选择矩阵要落到具体案例上才有用。下面三个模型都在同一个集群上训练：每张设备 24 GiB，4 个节点 × 8 卡，
-# global batch 64，每个 rank 的微批次为 1。表里给的是每个模型的**参数量**和其它几项；训练状态要你自己算。
+# 全局批大小 64，每个 rank 的微批次为 1。表里给的是每个模型的**参数量**和其它几项；训练状态要你自己算。
 
 # %% [markdown] lang="en"
 # ## Three paper cases: you build them first
@@ -357,10 +357,10 @@ for n, case in enumerate(PAPER_CASES, start=1):
 # ## 先排除，后比较：亲手填 4 × 3 矩阵
 #
 # 评判顺序与第 3 课相同：**先排除，后比较**。
-# 1. 硬排除：容量门槛、一层是否拆得开、global batch 是否允许；知道拓扑时，TP 组是否离开节点。
-# 2. 不需要：最小可行 degree 是 1 时，这个策略只增加通信和复杂度，没有容量收益，记“不优先”。
+# 1. 硬排除：容量门槛、一层是否拆得开、全局批大小是否允许；知道拓扑时，TP 组是否离开节点。
+# 2. 不需要：最小可行并行度是 1 时，这个策略只增加通信和复杂度，没有容量收益，记“不优先”。
 # 3. 缺信息：TP 需要高速链路，而案例没说明拓扑，记“需更多信息”。
-# 4. 其余记“可行”，并写出 degree、每 rank 显存等。
+# 4. 其余记“可行”，并写出并行度、每 rank 显存等。
 #
 # 每 rank 显存用本课的粗模型（单位 GiB；S 训练状态，A 激活，R 预留，W 最大一层，G = 3W 是 FSDP 的 gather 峰值，N = 32 张卡）：
 # DP：S + A + R；FSDP 分到 d 个 rank：S/d + A + R + G；只用 TP = t：S/t + A/t + R；PP = p 个阶段：S/p + A + R，
@@ -566,7 +566,7 @@ for case in PAPER_CASES:
 
 
 def show_topology_changes() -> None:
-    print(Text(zh="格式：加拓扑前 (degree) → 加拓扑后 (degree)", en="Format: before (degree) → after (degree)"))
+    print(Text(zh="格式：加拓扑前（并行度）→ 加拓扑后（并行度）", en="Format: before (degree) → after (degree)"))
     show_table([Text(zh="案例", en="Case"), *STRATEGIES], rows)
     for case in (CASE_STATE_EXCEEDS_DEVICE, CASE_LAYER_EXCEEDS_DEVICE):
         lines = [f"**{case.title}**"]
@@ -590,7 +590,7 @@ assert evaluate_paper_case(CASE_STATE_EXCEEDS_DEVICE, "hierarchical").verdict_of
 # - 案例 3 的 TP 从“需更多信息”变成“可行”：TP = 8 正好放在一个 8 卡节点之内，每层的集合通信留在高速链路上。
 #   它的第二个维度 FSDP（4 路）于是跨节点：每层的 all-gather 走慢链路，要实测它能否与计算重叠。
 #   如果 TP 组必须跨节点（`check_tp_degree` 会拒绝 tp > 每节点卡数），结论就会是硬排除。
-# - 案例 2 的 FSDP 结论没变，但**做法**变了：只在节点内分片（degree 32 → 8），节点之间复制。这样每层的 all-gather
+# - 案例 2 的 FSDP 结论没变，但**做法**变了：只在节点内分片（并行度 32 → 8），节点之间复制。这样每层的 all-gather
 #   走节点内高速链路，跨节点的只有每步一次梯度全归约——这就是 PyTorch 的 HYBRID_SHARD 思路。
 # - DP 和 PP 适合放在跨节点的维度：DP 每步只同步一次，PP 只在阶段边界传点对点 (point-to-point) 激活。
 #
@@ -615,15 +615,15 @@ assert evaluate_paper_case(CASE_STATE_EXCEEDS_DEVICE, "hierarchical").verdict_of
 # at all.
 
 # %% [markdown] lang="zh"
-# ## global batch 反过来约束 DP degree
+# ## 全局批大小反过来约束 DP 并行度
 #
 # 每个优化器步处理的样本数是
 #
-# $$\text{global batch} = \text{dp} \times \text{微批次} \times \text{梯度累积步数 (gradient accumulation)}.$$
+# $$\text{全局批大小} = \text{dp} \times \text{微批次} \times \text{梯度累积步数 (gradient accumulation)}.$$
 #
-# global batch 通常由优化（收敛、学习率）决定，不能随意变大。于是 DP degree 越大，每个 rank 分到的就越少：
-# 梯度累积降到 1 之后，要么增大 global batch（改变优化），要么缩小每个 rank 的微批次（kernel 效率变差，
-# 到 1 就不能再小）。`check_global_batch` 检查这个等式，`dp_degrees_for_batch` 列出允许的 DP degree。
+# 全局批大小通常由优化（收敛、学习率）决定，不能随意变大。于是 DP 并行度越大，每个 rank 分到的就越少：
+# 梯度累积降到 1 之后，要么增大全局批大小（改变优化），要么缩小每个 rank 的微批次（内核效率变差，
+# 到 1 就不能再小）。`check_global_batch` 检查这个等式，`dp_degrees_for_batch` 列出允许的 DP 并行度。
 
 # %% [markdown] lang="en"
 # ## The global batch caps the DP degree
@@ -641,7 +641,7 @@ assert evaluate_paper_case(CASE_STATE_EXCEEDS_DEVICE, "hierarchical").verdict_of
 global_batch = CASE_FITS_ONE_DEVICE.global_batch
 for micro_batch in (1, 4):
     degrees = dp_degrees_for_batch(global_batch, micro_batch)
-    print(Text(zh=f"global batch {global_batch}，微批次 {micro_batch}：允许的 DP degree {degrees}",
+    print(Text(zh=f"全局批大小 {global_batch}，微批次 {micro_batch}：允许的 DP 并行度 {degrees}",
                en=f"global batch {global_batch}, micro-batch {micro_batch}: allowed DP degrees {degrees}"))
 too_many = max_dp_degree(global_batch, 1) + 32  # 32 ranks more than the batch has sequences
 reason = check_global_batch(too_many, 1, 1, global_batch)
@@ -650,7 +650,7 @@ assert reason is not None and reason.code == "global_batch"
 assert max(dp_degrees_for_batch(global_batch, 4)) == max_dp_degree(global_batch, 4) == global_batch // 4
 
 # %% [markdown] lang="zh"
-# 所以在 96 个 rank 上训练 global batch 64 的模型，纯 DP 行不通：多出来的 rank 必须交给 TP / PP 等模型并行维度，
+# 所以在 96 个 rank 上训练全局批大小 64 的模型，纯 DP 行不通：多出来的 rank 必须交给 TP / PP 等模型并行维度，
 # 或者改变优化设置。
 
 # %% [markdown] lang="en"
@@ -660,7 +660,7 @@ assert max(dp_degrees_for_batch(global_batch, 4)) == max_dp_degree(global_batch,
 # %% [markdown] lang="zh"
 # ### 练习 5.4
 #
-# global batch = 512 条序列，每个 rank 的微批次 = 4。不改 global batch、也不缩小微批次，DP degree 最大是多少？
+# 全局批大小 = 512 条序列，每个 rank 的微批次 = 4。不改全局批大小、也不缩小微批次，DP 并行度最大是多少？
 
 # %% [markdown] lang="en"
 # ### Exercise 5.4
@@ -680,7 +680,7 @@ verify("matrix.max_dp", answer)
 # ## 动手：改变约束，看矩阵的格子怎么变
 #
 # 下面的小部件把前面的方法用在你设定的约束上：选模型（它的训练状态按每参数 16 字节算，和单卡显存比）、单卡显存、
-# 互连（未知，或节点内快、跨节点慢）、global batch 和序列长度，集群固定为 4 个节点 × 8 卡、每个 rank 的微批次为 1。
+# 互连（未知，或节点内快、跨节点慢）、全局批大小和序列长度，集群固定为 4 个节点 × 8 卡、每个 rank 的微批次为 1。
 # `constraint_case` 用第 1 课的函数算出训练状态、激活（选择性重计算）和最大一层的权重，`evaluate_paper_case` 给出
 # 每一格的结论。图里每个策略一条横条：长度是它在所选并行度下的每 rank 显存，颜色是结论（绿色可行、灰色不优先、
 # 黄色需更多信息），红色虚线是单卡显存；消息框列出每一格的第一条理由。主控件（模型）可以用方向键逐档切换。
@@ -689,7 +689,7 @@ verify("matrix.max_dp", answer)
 #
 # 1. 从 7.5B 开始，把单卡显存从 24 GiB 降到 16 GiB：哪几格变了？再升到 80 GiB：为什么 DP 仍然不行？
 # 2. 选 18.4B，把互连从“未知”换成“节点内快、跨节点慢”：TP 的结论为什么变了？
-# 3. 把序列长度加到 32768：激活变大，哪一格不再可行、哪一格开始需要 TP？换回 2048、把 global batch 降到 16：
+# 3. 把序列长度加到 32768：激活变大，哪一格不再可行、哪一格开始需要 TP？换回 2048、把全局批大小降到 16：
 #    32 张卡分不完 16 条序列，哪些格子因此被排除，哪一格留下？
 
 # %% [markdown] lang="en"
@@ -727,23 +727,70 @@ assert view.evaluation == evaluate_paper_case(
 )
 
 # %% [markdown] lang="zh"
-# 下图把同样的规则用在全部八个模型上（单卡 24 GiB、拓扑已知、global batch 64、序列 2048、32 张卡）：
-# 每行一个模型，每列一个策略。模型越大，可行的格子先从 DP 移到 FSDP 和 PP，再移到 TP（单层或训练状态的份额太大时），
-# 最后全部不优先——32 张 24 GiB 的卡装不下，要更多设备或更大的显存。
+# 下图把同样的规则用在全部八个模型上（单卡 24 GiB、拓扑已知、全局批大小 64、序列 2048、32 张卡）：
+# 每行一个模型（行标签带着它的训练状态），每列一个策略；图下按列列出每个策略在哪些模型上可行。从小到大读：
+#
+# - **DP 一格也不可行**：连最小的模型，训练状态本身就超过了单卡显存。
+# - **最小的几个模型**：FSDP 和 PP 可行；TP 不优先，因为没有哪一层需要切开。
+# - **再大一档**：FSDP 单独分片、PP 分段都放不下了，只有 TP 可行（它的做法里已经带着跨 TP 组的 FSDP 分片）。
+# - **再大一档**：FSDP 又变回可行，但做法不同：它作为 TP 的第二个维度（TP × FSDP）；PP 仍不优先。
+#   所以一列的结论并不随模型变大单调变化，同一个“可行”在不同的行上可以是不同的做法。
+# - **最大的几个模型全部不优先**：32 张这样的卡装不下，要更多设备或更大的显存。
 
 # %% [markdown] lang="en"
 # The figure applies the same rules to all eight models (24 GiB devices, topology known, global batch 64, sequence
-# 2048, 32 devices): one row per model, one column per strategy. As the model grows the feasible cells move from DP to
-# FSDP and PP, then to TP (once one layer or the state's share is too large), and finally none is left: 32 devices of
-# 24 GiB cannot hold it, and it needs more devices or more memory.
+# 2048, 32 devices): one row per model (its label carries the training state), one column per strategy; below the
+# figure, each strategy's column is listed as the models on which it is feasible. Read it from small to large:
+#
+# - **DP is feasible nowhere**: even the smallest model's training state alone exceeds the device memory.
+# - **The smallest models**: FSDP and PP are feasible; TP is not preferred, as no layer needs splitting.
+# - **One size up**: FSDP sharding alone and PP stages no longer fit, and only TP is feasible (its layout already
+#   includes FSDP sharding across the TP groups).
+# - **One more size up**: FSDP is feasible again, but in another way: as TP's second dimension (TP × FSDP); PP stays
+#   not preferred. So a column's verdict does not change monotonically with the model's size, and the same "feasible"
+#   can be a different layout on different rows.
+# - **The largest models: nothing is feasible**: 32 such devices cannot hold them; they need more devices or more
+#   memory.
 
 # %%
 grid_views = [matrix_view(name, 24, "hierarchical", 64, 2048) for name in MODEL_SHAPES]
 fig = new_figure(6.0, 3.2)
 verdict_grid_chart(fig.add_subplot(), grid_views)
 display(figure_image(fig))
-assert grid_views[0].evaluation.summary()["FSDP"] == "feasible"
-assert all(v == "not_preferred" for v in grid_views[-1].evaluation.summary().values())
+
+# Each column of the figure as a list: the models on which the strategy is feasible.
+names = [short_model_name(view.model) for view in grid_views]
+verdicts = [view.evaluation.summary() for view in grid_views]
+for strategy in STRATEGIES:
+    zh_items, en_items = [], []
+    for name, view in zip(names, grid_views):
+        verdict = view.evaluation.verdict_of(strategy)
+        if verdict.verdict == "feasible":
+            with_tp = verdict.codes[0] == "fsdp_with_tp"  # FSDP as TP's second dimension
+            zh_items.append(name + ("（TP × FSDP）" if with_tp else ""))
+            en_items.append(name + (" (TP × FSDP)" if with_tp else ""))
+    print(Text(zh=f"{strategy} 可行：{'、'.join(zh_items) or '没有'}",
+               en=f"{strategy} feasible: {', '.join(en_items) or 'none'}"))
+nothing = [name for name, summary in zip(names, verdicts) if "feasible" not in summary.values()]
+print(Text(zh="全部不优先：" + "、".join(nothing), en="nothing feasible: " + ", ".join(nothing)))
+smallest = grid_views[0].case
+print(Text(zh=f"最小的模型 {names[0]}：训练状态 {smallest.training_state_gib:.1f} GiB，单卡 {smallest.device_memory_gib:g} GiB",
+           en=f"smallest model, {names[0]}: training state {smallest.training_state_gib:.1f} GiB, "
+              f"device {smallest.device_memory_gib:g} GiB"))
+
+# Check the reading of the figure given above, on the same data.
+assert all(summary["DP"] == "not_preferred" for summary in verdicts)
+assert smallest.training_state_gib > smallest.device_memory_gib
+small = 0  # the smallest models: FSDP and PP feasible, TP not needed
+while verdicts[small]["FSDP"] == verdicts[small]["PP"] == "feasible":
+    assert verdicts[small]["TP"] == "not_preferred"
+    small += 1
+assert small >= 2
+assert verdicts[small] == {"DP": "not_preferred", "FSDP": "not_preferred", "TP": "feasible", "PP": "not_preferred"}
+assert grid_views[small].evaluation.verdict_of("TP").reasons[0].params["fsdp"] > 1  # TP's layout shards with FSDP too
+assert verdicts[small + 1] == {"DP": "not_preferred", "FSDP": "feasible", "TP": "feasible", "PP": "not_preferred"}
+assert grid_views[small + 1].evaluation.verdict_of("FSDP").codes[0] == "fsdp_with_tp"
+assert nothing == names[small + 2:] and len(nothing) >= 2
 
 # %% [markdown] lang="zh"
 # ## 系统场景连接
@@ -794,7 +841,7 @@ assert full_finetune.total_gib > device_gib > peft_gib + reserve_gib
 #
 # 1. 哪个条件会直接排除纯 DP？
 # 2. 为什么 TP 往往更依赖高速节点内互连？
-# 3. global batch 限制如何反过来约束 DP degree？
+# 3. 全局批大小的限制如何反过来约束 DP 并行度？
 # 4. 单层放不下单卡时，为什么只用 TP 常常还不够？用案例 3 的数字说明。
 
 # %% [markdown] lang="en"
@@ -812,8 +859,8 @@ assert full_finetune.total_gib > device_gib > peft_gib + reserve_gib
 #    全部状态，容量门槛直接排除它，不必再比较通信。
 # 2. TP 每层前向、反向都有集合通信（每层各 2 次全归约），频率高、位于计算的关键路径上，很难被掩盖；
 #    跨节点的带宽低一个数量级，每层都付这笔账，时间会成倍增加。所以 TP 组通常限制在一个节点内。
-# 3. global batch = dp × 微批次 × 梯度累积。global batch 固定时，dp 最大为 global batch / 微批次
-#    （梯度累积为 1）；再增大 dp，只能加大 global batch（改变优化）或缩小每个 rank 的微批次（kernel 效率下降），
+# 3. 全局批大小 = dp × 微批次 × 梯度累积。全局批大小固定时，dp 最大为全局批大小 / 微批次
+#    （梯度累积为 1）；再增大 dp，只能加大全局批大小（改变优化）或缩小每个 rank 的微批次（内核效率下降），
 #    多出的设备应交给 TP / PP 等模型并行维度。
 # 4. TP = t 只把训练状态分成 t 份：案例 3 的 320 GiB 在 TP = 8 时每个 rank 仍有 40 GiB，加上激活和预留共 43 GiB，
 #    超过 24 GiB。训练状态还要跨 TP 组分片（TP 8 × FSDP 4）：320/32 + (3 × 26 + 8)/8 + 2 = 22.75 GiB，才放得下。
@@ -848,7 +895,7 @@ assert full_finetune.total_gib > device_gib > peft_gib + reserve_gib
 #   （[arXiv:2309.14509](https://arxiv.org/abs/2309.14509)）：把注意力的平方项分到多个 rank 上的两种做法。
 # - **CMU Deep Learning Systems（10-414/714）** 的分布式训练部分：把计算图的切分映射成 DP / TP / PP 的数据运动，对照矩阵里的“主要通信”一列。
 #
-# 深入学习时：**先用硬约束排除，再比较成本**；遇到“X 比 Y 快”的材料，**主动追问**模型、硬件拓扑、batch、精度和规模。
+# 深入学习时：**先用硬约束排除，再比较成本**；遇到“X 比 Y 快”的材料，**主动追问**模型、硬件拓扑、批次、精度和规模。
 
 # %% [markdown] lang="en"
 # ## Related reading and deeper study
@@ -873,12 +920,12 @@ assert full_finetune.total_gib > device_gib > peft_gib + reserve_gib
 # %% [markdown] lang="zh"
 # ## 要点
 #
-# - 并行策略选择是在容量、计算、拓扑、batch/context、恢复和复杂度之间找可接受的组合，不是找普遍最优。
+# - 并行策略选择是在容量、计算、拓扑、批大小与上下文、恢复和复杂度之间找可接受的组合，不是找普遍最优。
 # - 先排除后比较：$M_\text{model} > C_\text{device}$ 直接排除纯 DP；FSDP 约为 $M_\text{model}/P$，再加激活和 gather 峰值（预取时约两层参数加一层未分片梯度）。
 # - 单层放不下，或需要分摊层内计算、切分激活（配合序列并行）时用 TP；TP 每层都通信，留在节点内。DP / PP 通信频率低，放在跨节点的维度。
 # - 单层放不下时没有哪个策略能单独解决：TP 切开这一层，FSDP 再把训练状态分到 TP 组之间（TP × FSDP）。
 # - 长上下文的注意力平方项由上下文并行（环形注意力）或 Ulysses 分摊，Megatron 的序列并行不切它。
-# - global batch = dp × 微批次 × 梯度累积：它给 DP degree 设了上限。
+# - 全局批大小 = dp × 微批次 × 梯度累积：它给 DP 并行度设了上限。
 
 # %% [markdown] lang="en"
 # ## Key points

@@ -20,7 +20,7 @@
 # > **目标：**
 # > 1. 能用 (p-1)/(m+p-1) 计算朴素流水线的气泡，并区分它和 Megatron 的开销 (p-1)/m。
 # > 2. 能为一个策略画出一步的时间线（计算、暴露的通信、等待），并从中读出 E(P)。
-# > 3. 能识别掉队者 (straggler)、流水线气泡和小 batch 效率问题，说出至少三个必须靠测量确认的因素。
+# > 3. 能识别掉队者 (straggler)、流水线气泡和小批次 (batch) 效率问题，说出至少三个必须靠测量确认的因素。
 # >
 # > **前置：** 第 2 课（通信账本）、第 5 课（选择矩阵）。
 
@@ -295,7 +295,7 @@ for part, value in my_timeline_ms.items():
 #
 # $$E(P) = \frac{\text{吞吐}(P)}{P \cdot \text{吞吐}(1)}$$
 #
-# $E(P) = 1$ 是线性扩展。**$E(P)$ 下降并不自动说明策略错了**：原因可能是通信、负载不均、输入瓶颈或 batch 限制。
+# $E(P) = 1$ 是线性扩展。**$E(P)$ 下降并不自动说明策略错了**：原因可能是通信、负载不均、输入瓶颈或批大小限制。
 # 要找到原因，必须把一步的时间线 (step timeline) 拆成**计算、通信、等待**三类。
 #
 # ### 练习 6.3
@@ -381,7 +381,7 @@ figure_image(fig)
 # %% [markdown] lang="zh"
 # ### 动手：扩展效率小部件
 #
-# 这个小部件画的是数据并行的弱扩展 (weak scaling)：每个设备的 batch 不变，每步做一次环形全归约。
+# 这个小部件画的是数据并行的弱扩展 (weak scaling)：每个设备的批次不变，每步做一次环形全归约。
 #
 # 1. 把**重叠比例**从 0 拉到 0.8：E(512) 怎样变？诊断从哪一项变成哪一项？
 # 2. 把**带宽**从 50 GB/s（约一个 400 Gb/s 网卡）拉到 450 GB/s（约 H100 NVLink 单向）：跨节点和节点内差多少？
@@ -409,7 +409,8 @@ scaling_widget
 # 上面每个数字都来自模型。下面这些因素公式给不出，必须测：
 #
 # 1. **争用下实际达到的总线带宽 (bus bandwidth)**：厂商标称值、nccl-tests 测得值和训练中多个集合通信同时跑时的值，常常差很多。
-# 2. **小微批次、小矩阵下的 kernel 效率**：TP degree 越大、微批次越小，每个 GEMM 越小，算力利用率越低。
+# 2. **小微批次、小矩阵下的内核 (kernel) 效率**：TP 并行度 (parallel degree) 越大、微批次越小，
+#    每个通用矩阵乘 (general matrix multiply, GEMM) 越小，算力利用率越低。
 # 3. **掉队者与负载不均**：慢节点、降频、不均匀的阶段或数据长度不一，会让所有设备在同步点等待。
 # 4. **输入流水线**：数据加载、解码、分词跟不上时，加卡只会加等待。
 # 5. **实际达到的计算—通信重叠**：框架能不能把梯度同步或 FSDP 的 gather 藏在计算之下，要看时间线。
@@ -425,7 +426,7 @@ scaling_widget
 # 1. **Achieved bus bandwidth under contention**: the vendor's figure, the nccl-tests result and the value while
 #    several collectives run at once during training often differ a lot.
 # 2. **Kernel efficiency at small micro-batches and small matrices**: the larger the TP degree and the smaller the
-#    micro-batch, the smaller each GEMM and the lower the achieved FLOP rate.
+#    micro-batch, the smaller each general matrix multiply (GEMM) and the lower the achieved FLOP rate.
 # 3. **Stragglers and load imbalance**: a slow node, thermal throttling, uneven stages or uneven sequence lengths make
 #    every device wait at the synchronization point.
 # 4. **The input pipeline**: when loading, decoding or tokenizing cannot keep up, more devices only add waiting.
@@ -476,13 +477,13 @@ for seq_len in (2048, 8192):
                  f"{ledger.required_gib:.2f}", ledger.explain()])
 show_table([Text(zh="算什么", en="What is counted"), "GiB", Text(zh="容量账本", en="capacity ledger")], rows)
 assert state.params_gib < 1.5 and fits == {2048: True, 8192: False}
-assert round(state.total_gib) == 11  # the prose above quotes "11 GiB"
+assert round(state.total_gib) == 11  # check the "11 GiB" stated above
 
 # %% [markdown] lang="zh"
-# ### 误区 2：TP degree 越大越好
+# ### 误区 2：TP 并行度越大越好
 #
-# TP 每层前向、反向各有 2 次全归约，次数与 TP degree 无关，每次传的激活大小 (b·s·h) 也不变；而每个 rank 的计算量按 1/t 缩小。
-# 于是 t 越大，通信在一步中的占比越高，矩阵也越小（kernel 效率下降）；t 超过每节点卡数时，TP 组还要跨节点，
+# TP 每层前向、反向各有 2 次全归约，次数与 TP 并行度无关，每次传的激活大小 (b·s·h) 也不变；而每个 rank 的计算量按 1/t 缩小。
+# 于是 t 越大，通信在一步中的占比越高，矩阵也越小（内核效率下降）；t 超过每节点卡数时，TP 组还要跨节点，
 # 通信时间成倍增加。下面是一个 32 层、隐藏维度 4096 的模型，上下文 2048，链路用 `coursekit.hardware` 的预设：
 # 节点内按 H100 NVLink 单向 450 GB/s，跨节点按一块 400 Gb/s 网卡 (50 GB/s) 计。
 
@@ -673,7 +674,7 @@ assert [v.codes[0] for v in case1.verdicts[1:]] == ["unneeded", "unneeded", "unn
 # %% [markdown] lang="zh" tags=["learner"]
 # ## 学后填写区
 #
-# - 一个 bubble 计算：
+# - 一次气泡计算：
 # - 我画的一步时间线，最大的开销是：
 # - 最重要的未测因素：
 

@@ -130,11 +130,16 @@ for name, (peak, bandwidth) in GPUS.items():
     print(f"{name} | {peak / 1e12:.0f} | {bandwidth / 1e12:.2f} | {ridge[name]:.1f}")
 
 # %%
-# The figures the prose quotes.
+peak_ratio = H100_BF16_DENSE_FLOPS / A100_BF16_DENSE_FLOPS
+bandwidth_ratio = H100_HBM_BYTES_PER_S / A100_80GB_HBM_BYTES_PER_S
+print(Text(zh=f"H100 与 A100 之比：峰值算力 {peak_ratio:.1f}，显存带宽 {bandwidth_ratio:.1f}；脊点 {ridge['A100']:.0f} → {ridge['H100']:.0f} FLOP/字节",
+           en=f"H100 over A100: peak {peak_ratio:.1f}, memory bandwidth {bandwidth_ratio:.1f}; ridge {ridge['A100']:.0f} → {ridge['H100']:.0f} FLOP/byte"))
+# 核对下文引用的数字 / Checking the figures the text below quotes
 assert round(ridge["A100"]) == 153 and round(ridge["H100"]) == 295
+assert round(peak_ratio, 1) == 3.2 and round(bandwidth_ratio, 1) == 1.6
 
 # %% [markdown] lang="zh"
-# H100 的算力是 A100 的 3.2 倍，显存带宽只多 1.6 倍，所以它的脊点从 153 右移到 295 FLOP/字节：
+# H100 的算力是 A100 的 3.2 倍，显存带宽却只是 A100 的 1.6 倍，所以它的脊点从 153 右移到 295 FLOP/字节：
 # **更快的 GPU 需要更“厚”的矩阵乘才能喂饱。** 同一个内核在 A100 上计算受限，到了 H100 上可能就访存受限了。
 
 # %% [markdown] lang="en"
@@ -361,16 +366,16 @@ for seq_len in (8192, 131072):
 
 # %%
 assert round(100 * attention_share[8192]) == 13 and round(100 * attention_share[131072]) == 71
-assert model_flops_per_token(n70, llama70.layers, llama70.hidden, 131072) / (6 * n70) > 3  # "more than threefold"
+assert round(100 * 6 * n70 / model_flops_per_token(n70, llama70.layers, llama70.hidden, 131072)) == 29  # 6N alone at 128K
 
 # %% [markdown] lang="zh"
-# 8K 上下文时注意力占 13%，128K 时占 71%。只数 6N 的估算在长上下文下会把计算量少算三倍多，
+# 8K 上下文时注意力占 13%，128K 时占 71%。只数 6N 的估算在 128K 时只数到实际计算量的 29%（不到三分之一），
 # 也会让长上下文训练的 MFU 看起来低得离谱。这一项也是第 9 课工作台为什么要把注意力 FLOP 算进去的原因。
 
 # %% [markdown] lang="en"
-# Attention is 13% of the FLOPs at an 8K context and 71% at 128K. An estimate that counts only 6N undercounts
-# long-context training more than threefold, and makes its MFU look absurdly low. It is also why lesson 9's workbench
-# counts attention FLOPs.
+# Attention is 13% of the FLOPs at an 8K context and 71% at 128K. An estimate that counts only 6N sees only 29% of
+# the FLOPs at 128K (less than a third), and makes long-context training's MFU look absurdly low. It is also why
+# lesson 9's workbench counts attention FLOPs.
 
 # %% [markdown] lang="zh"
 # ## 6. MFU 与 HFU：重计算算不算？
@@ -691,7 +696,7 @@ verify("eff.decode_share", answer)
 # %% [markdown] lang="zh" tags=["answer"]
 # **参考答案**
 #
-# 1. 可能。H100 的算力是 A100 的 3.2 倍，带宽只多 1.6 倍，脊点从 153 移到 295 FLOP/字节。
+# 1. 可能。H100 的算力是 A100 的 3.2 倍，带宽却只是 A100 的 1.6 倍，脊点从 153 移到 295 FLOP/字节。
 #    计算强度在 153 到 295 之间的内核，在 A100 上计算受限，在 H100 上访存受限。
 # 2. I = 1 / (1/m + 1/k + 1/n)，分母里的每一项都是正的，所以 I < 1/(1/最小维) = 最小维。
 #    解码时 m 是批里的序列数（每条序列一个新 token），通常远小于 h 和 MLP 宽度，所以 I ≈ 批大小。

@@ -62,7 +62,7 @@ import importlib.util
 from IPython.display import Markdown, display
 
 from coursekit.communication import COLLECTIVES, bus_bandwidth_factor, collective_time_s
-from coursekit.exercises import check, show_solution, verify
+from coursekit.exercises import check, reveal, show_solution, verify
 from coursekit.exercises.lesson8 import MYSTERY_RUNS, use_run
 from coursekit.i18n import Text, tr
 from coursekit.lab import (
@@ -79,10 +79,13 @@ from coursekit.lab.timeline import efficiency_table
 from coursekit.plotting import figure_image
 from coursekit.units import GB_BYTES, GIB_BYTES, MIB_BYTES, MS_PER_S, US_PER_S
 
-#: False: read the run recorded with the course (seconds). True: measure everything again on this machine,
-#: in one start of the PyTorch processes, then one each for 1, 2 and 4 ranks (about 2 minutes on 2 CPU cores;
-#: needs PyTorch: pip install -e ".[lab]" in the course's folder).
-#: The same as: python -m coursekit.lab record --json my-run.json
+#: LIVE = False：读取随课程发布的录制结果（几秒）。LIVE = True：在本机重新测量全部实验：先启动一次 PyTorch 进程，
+#: 再用 1、2、4 个 rank 各启动一次（在 2 个 CPU 核上约 2 分钟；需要 PyTorch：在课程文件夹中运行 pip install -e ".[lab]"）。
+#: 等同于在终端运行：python -m coursekit.lab record --json my-run.json
+#: LIVE = False: read the run recorded with the course (seconds). LIVE = True: measure everything again on this
+#: machine, in one start of the PyTorch processes, then one each for 1, 2 and 4 ranks (about 2 minutes on 2 CPU
+#: cores; needs PyTorch: pip install -e ".[lab]" in the course's folder).
+#: The same as running in a terminal: python -m coursekit.lab record --json my-run.json
 LIVE = False
 RANKS = 2
 MEASURE_NOW = LIVE and importlib.util.find_spec("torch") is not None
@@ -90,7 +93,9 @@ if LIVE and not MEASURE_NOW:
     print(Text(zh='没有安装 PyTorch（在课程文件夹中运行 pip install -e ".[lab]"），下面仍使用录制结果。',
                en='PyTorch is not installed (pip install -e ".[lab]" in the course\'s folder); the recorded run is used below.'))
 run = record_lesson(ranks=RANKS) if MEASURE_NOW else load_recorded()
-use_run(run)  # the exercises are judged against the run shown here: yours when LIVE, else the recording
+# 练习按这里显示的数据判分：LIVE = True 时是你自己的测量，否则是录制结果。
+# The exercises are judged against the run shown here: yours when LIVE = True, else the recording.
+use_run(run)
 print(Text(zh="实测数据：" + ("刚刚在本机测得" if MEASURE_NOW else "随课程发布的录制结果"),
            en="Measurements: " + ("just taken on this machine" if MEASURE_NOW else "the run recorded with the course")))
 print(run.where())
@@ -527,68 +532,26 @@ for result in baselines:
 # Even with nothing injected, the two ranks wait for each other: they share 2 cores with the operating system and other processes, and a rank that is scheduled out for a moment is a temporary straggler.
 
 # %% [markdown] lang="zh"
-# ### 6.2 实测与模型：三种注入的故障
+# ### 6.2 三种注入的故障：只看数字诊断
 #
 # 接着对同一个 DDP 任务各注入一种故障，每次只改一处：
 #
-# 1. **慢 rank**：被放慢的 rank R 在每步前多做 (3 - 1) 倍于它基线计算时间的矩阵乘法；
+# 1. **慢 rank**：被放慢的 rank R 每步前先额外做一段矩阵乘法，时长是它基线计算时间的 3 - 1 = 2 倍，所以它每步的计算时间变为基线的 3 倍；
 # 2. **输入延迟**：每步取数据时多睡 20 ms（一个跟不上的数据加载器）；
 # 3. **关闭重叠**：DDP 在前向和反向中都不再按桶通信（`no_sync`），反向结束后一次性 all-reduce 全部梯度。
 #
-# 表中“模型预测”一行来自第 6 课的 `step_timeline`，输入取自**同一次录制的基线**：各 rank 的基线计算（计算 + 其他）、基线的通信量和被掩盖的比例，再加上注入的量（慢 rank 的计算乘以 3，输入等待 20 ms，关闭重叠时掩盖比例为 0）。模型的“等慢 rank”是 `load_imbalance_s`：各 rank 计算时间的最大值减平均值。
+# 下面先打印 6.1 节的 DDP 基线作对照，再打印这三次运行。它们叫 X、Y、Z（顺序与上面的列表无关），标题里不写注入的是哪一种，表中也没有模型预测。最后是 TP 的慢 rank 运行，同样不说明哪个 rank 被拖慢。先想一想：每种故障应当让哪一列、哪个 rank 的数字变大？然后做练习 8.6–8.9。6.3 节揭晓答案，并把实测与模型对照。
 
 # %% [markdown] lang="en"
-# ### 6.2 Measured against the model: three injected faults
+# ### 6.2 Three injected faults: diagnosis from the numbers alone
 #
 # Next, the same DDP job gets one fault at a time:
 #
-# 1. **a slow rank**: before every step, the slowed rank R multiplies matrices for (3 - 1) times its baseline compute;
+# 1. **a slow rank**: before every step, the slowed rank R does extra matrix multiplications lasting 3 - 1 = 2 times its baseline compute, so its compute per step becomes 3 times the baseline;
 # 2. **an input delay**: every step sleeps 20 ms while loading its batch (a data loader that cannot keep up);
 # 3. **overlap off**: DDP no longer communicates bucket by bucket (`no_sync` around forward and backward); it all-reduces every gradient in one call after backward.
 #
-# The "model" row comes from lesson 6's `step_timeline`, fed with the **baseline of the same recording**: each rank's baseline compute (compute + other), the baseline's communication and the share of it hidden, plus the injected amounts (the slow rank's compute times 3, 20 ms of input wait, no hidden share without overlap). The model's "wait: slower rank" is `load_imbalance_s`: the maximum of the ranks' compute times minus their mean.
-
-# %%
-for scenario in ("slow_rank", "input_delay", "no_overlap"):
-    print(timeline.result("ddp", scenario).table(notes=False))
-    print()
-for scenario in ("slow_rank", "input_delay", "no_overlap"):
-    result = timeline.result("ddp", scenario)
-    ratio = result.mean.step_s / result.predicted.step_s
-    print(Text(zh=f"{result.scenario.label()}：实测步时 / 模型步时 = {ratio:.2f}",
-               en=f"{result.scenario.label()}: measured step / model step = {ratio:.2f}"))
-for scenario in ("baseline", "no_overlap"):
-    result = timeline.result("ddp", scenario)
-    mean, calls = result.mean, len(result.sample[0].collectives)
-    print(Text(zh=f"{result.scenario.label()}：每步 {calls} 次 all-reduce，暴露的通信 {mean.exposed_communication_s * MS_PER_S:.2f} ms，"
-                  f"被掩盖的通信 {mean.hidden_communication_s * MS_PER_S:.2f} ms，步时 {mean.step_s * MS_PER_S:.2f} ms",
-               en=f"{result.scenario.label()}: all-reduce calls per step {calls}, exposed comm {mean.exposed_communication_s * MS_PER_S:.2f} ms, "
-                  f"hidden comm {mean.hidden_communication_s * MS_PER_S:.2f} ms, step {mean.step_s * MS_PER_S:.2f} ms"))
-display(figure_image(plot_step_lanes([timeline.result("ddp", "slow_rank")])))
-
-# %% [markdown] lang="zh"
-# 三点观察：
-#
-# - 慢 rank 和输入延迟都**以自己的样子**出现：前者让另一个 rank 的“等慢 rank”变长，而慢 rank 自己几乎不等；后者让“等输入”每步多出约 20 ms。
-# - 关闭重叠本该表现为“暴露的通信变多”，但**在本机（2 个 CPU 核、gloo）上看不出来**：录制里恰恰相反，关闭重叠后暴露的通信和步时都变少了（见上面打印的“基线”与“关闭重叠”两行）。原因有二。其一，gloo 在 CPU 上通信本身就要占用 CPU，而 2 个核已被两个 rank 的计算占满，“被掩盖”的通信只是和计算轮流使用同一个核，计算随之变慢，步时省不下来。其二，按桶通信每步要做 7 次 all-reduce，每次都付一次固定开销（第 3 节拟合的 α），还要等另一个 rank 到齐；一次性 all-reduce 只付一次。模型一行假设关闭重叠后通信时间不变、只是不再被掩盖，所以高估了这次运行的步时。在 GPU 上，NCCL 的通信由计算之外的硬件（NVLink、网卡、拷贝引擎）完成，按桶重叠才真正省时间；DDP 的桶大小 (`bucket_cap_mb`) 就是在“每次调用的固定开销”和“能重叠多少”之间取舍。
-# - 实测步时与模型之比偏离 1 的地方，是模型不知道的东西：没有注入时“等慢 rank”也不为零，“其他”占一成左右，而别的进程占用 CPU 时计算本身也会变慢。模型把“其他”算作计算，把操作系统的调度噪声当作不存在。
-
-# %% [markdown] lang="en"
-# Three observations:
-#
-# - The slow rank and the input delay each show up **as themselves**: the first lengthens the other rank's "wait: slower rank" while the slow rank itself hardly waits; the second adds about 20 ms of "wait: input" per step.
-# - Turning overlap off should show as more exposed communication, but **on this machine (2 CPU cores, gloo) it does not**: the recording shows the opposite, less exposed communication and a shorter step with overlap off (see the two lines printed above for the baseline and for overlap off). There are two reasons. First, gloo's communication on CPUs needs the CPU itself, and the 2 cores are already busy with the two ranks' compute: "hidden" communication only takes turns with compute on the same core, compute slows down by as much, and the step saves nothing. Second, bucketed communication makes 7 all-reduces per step, each paying a fixed cost (the α fitted in section 3) and waiting for the other rank to arrive; one all-reduce after backward pays once. The model's row assumes the communication takes as long without overlap, only no longer hidden, so it overestimates this run's step. On a GPU, NCCL's communication runs on hardware other than the compute (NVLink, the NIC, copy engines), and bucketed overlap really saves time; DDP's bucket size (`bucket_cap_mb`) trades the fixed cost per call against how much can overlap.
-# - Where the ratio of measured to model step strays from 1, something the model does not know is at work: "wait: slower rank" is not zero even with nothing injected, "other" is around a tenth of the step, and compute itself slows when other processes take the CPUs. The model counts "other" as compute and treats the operating system's scheduling noise as absent.
-
-# %% [markdown] lang="zh"
-# ### 6.3 只看数字诊断
-#
-# 下面是同一个 DDP 任务的三次运行 X、Y、Z，各注入了上面三种故障之一，但标题里不写是哪一种；表中也去掉了模型预测。另外，TP 的慢 rank 运行也放在这里，同样不说明哪个 rank 被拖慢。
-
-# %% [markdown] lang="en"
-# ### 6.3 Diagnosis from the numbers alone
-#
-# Below are three runs X, Y and Z of the same DDP job, each with one of the three faults above; the titles do not say which, and the model's row is left out. The TP run with a slow rank is here too, without saying which rank was slowed.
+# The cell first prints section 6.1's DDP baseline for comparison, then the three runs. They are called X, Y and Z (in no relation to the order of the list above); the titles do not say which fault each had, and the model's row is left out. Last comes the TP run with a slow rank, again without saying which rank was slowed. Think first: which column, and which rank's numbers, should each fault make larger? Then do exercises 8.6–8.9. Section 6.3 reveals the answers and sets the measurements against the model.
 
 # %%
 print(timeline.result("ddp", "baseline").table(model=False, notes=False))
@@ -597,6 +560,8 @@ for name, scenario in MYSTERY_RUNS.items():  # which fault each run had is the q
     print(timeline.result("ddp", scenario).table(str(Text(zh=f"运行 {name}", en=f"run {name}")), model=False, notes=False))
     print()
 print(timeline.result("tp", "slow_rank").table(str(Text(zh="注入了一个慢 rank", en="one rank slowed")), model=False, notes=False))
+injected = {scenario: timeline.result("ddp", scenario).scenario for scenario in MYSTERY_RUNS.values()}
+assert injected["slow_rank"].slow_factor == 3 and round(injected["input_delay"].input_delay_s * MS_PER_S) == 20
 
 # %% [markdown] lang="zh"
 # ### 练习 8.6
@@ -675,6 +640,58 @@ check("lab.straggler_run", answer)
 base = timeline.result("ddp", "baseline").mean.wait_slower_rank_s
 answer = max(MYSTERY_RUNS, key=lambda name: timeline.result("ddp", MYSTERY_RUNS[name]).mean.wait_slower_rank_s - base)
 verify("lab.straggler_run", answer, reveal=lambda: print(MYSTERY_RUNS))
+
+# %% [markdown] lang="zh"
+# ### 6.3 揭晓：实测与模型
+#
+# 做完练习 8.6–8.9 再按下面单元格里的按钮：它打印三次运行带标题的表（也就揭晓了 X、Y、Z 各是哪种故障，以及慢 rank 的编号），并在每张表里加上“模型预测”一行。
+#
+# “模型预测”一行来自第 6 课的 `step_timeline`，输入取自**同一次运行的基线**：各 rank 的基线计算（计算 + 其他）、基线的通信量和被掩盖的比例，再加上注入的量（慢 rank 的计算乘以 3，输入等待 20 ms，关闭重叠时掩盖比例为 0）。模型的“等慢 rank”是 `load_imbalance_s`：各 rank 计算时间的最大值减平均值。
+
+# %% [markdown] lang="en"
+# ### 6.3 The answers: measured against the model
+#
+# Press the button in the cell below after exercises 8.6–8.9: it prints the three runs' tables under their titles (which reveals the fault each of X, Y and Z had, and the slow rank's number) and adds the model's row to each table.
+#
+# The "model" row comes from lesson 6's `step_timeline`, fed with the **baseline of the same run**: each rank's baseline compute (compute + other), the baseline's communication and the share of it hidden, plus the injected amounts (the slow rank's compute times 3, 20 ms of input wait, no hidden share without overlap). The model's "wait: slower rank" is `load_imbalance_s`: the maximum of the ranks' compute times minus their mean.
+
+# %%
+def show_injected_runs():
+    for scenario in ("slow_rank", "input_delay", "no_overlap"):
+        print(timeline.result("ddp", scenario).table(notes=False))
+        print()
+    for scenario in ("slow_rank", "input_delay", "no_overlap"):
+        result = timeline.result("ddp", scenario)
+        ratio = result.mean.step_s / result.predicted.step_s
+        print(Text(zh=f"{result.scenario.label()}：实测步时 / 模型步时 = {ratio:.2f}",
+                   en=f"{result.scenario.label()}: measured step / model step = {ratio:.2f}"))
+    for scenario in ("baseline", "no_overlap"):
+        result = timeline.result("ddp", scenario)
+        mean, calls = result.mean, len(result.sample[0].collectives)
+        print(Text(zh=f"{result.scenario.label()}：每步 {calls} 次 all-reduce，暴露的通信 {mean.exposed_communication_s * MS_PER_S:.2f} ms，"
+                      f"被掩盖的通信 {mean.hidden_communication_s * MS_PER_S:.2f} ms，步时 {mean.step_s * MS_PER_S:.2f} ms",
+                   en=f"{result.scenario.label()}: all-reduce calls per step {calls}, exposed comm {mean.exposed_communication_s * MS_PER_S:.2f} ms, "
+                      f"hidden comm {mean.hidden_communication_s * MS_PER_S:.2f} ms, step {mean.step_s * MS_PER_S:.2f} ms"))
+    display(figure_image(plot_step_lanes([timeline.result("ddp", "slow_rank")])))
+
+
+# 这些表给出练习 8.6、8.8 和 8.9 的答案：按下按钮才显示。
+# These tables give the answers of exercises 8.6, 8.8 and 8.9: they are shown when you press the button.
+reveal(show_injected_runs)
+
+# %% [markdown] lang="zh"
+# 三点观察：
+#
+# - 慢 rank 和输入延迟都**以自己的样子**出现：前者让另一个 rank 的“等慢 rank”变长，而慢 rank 自己几乎不等；后者让“等输入”每步多出约 20 ms。
+# - 关闭重叠本该表现为“暴露的通信变多”，但**在本机（2 个 CPU 核、gloo）上看不出来**：录制里恰恰相反，关闭重叠后暴露的通信和步时都变少了（见按下按钮后打印的“基线”与“关闭重叠”两行）。原因有二。其一，gloo 在 CPU 上通信本身就要占用 CPU，而 2 个核已被两个 rank 的计算占满，“被掩盖”的通信只是和计算轮流使用同一个核，计算随之变慢，步时省不下来。其二，按桶通信每步要做 7 次 all-reduce，每次都付一次固定开销（第 3 节拟合的 α），还要等另一个 rank 到齐；一次性 all-reduce 只付一次。模型一行假设关闭重叠后通信时间不变、只是不再被掩盖，所以高估了这次运行的步时。在 GPU 上，NCCL 的通信由计算之外的硬件（NVLink、网卡、拷贝引擎）完成，按桶重叠才真正省时间；DDP 的桶大小 (`bucket_cap_mb`) 就是在“每次调用的固定开销”和“能重叠多少”之间取舍。
+# - 实测步时与模型之比偏离 1 的地方，是模型不知道的东西：没有注入时“等慢 rank”也不为零，“其他”占一成左右，而别的进程占用 CPU 时计算本身也会变慢。模型把“其他”算作计算，把操作系统的调度噪声当作不存在。
+
+# %% [markdown] lang="en"
+# Three observations:
+#
+# - The slow rank and the input delay each show up **as themselves**: the first lengthens the other rank's "wait: slower rank" while the slow rank itself hardly waits; the second adds about 20 ms of "wait: input" per step.
+# - Turning overlap off should show as more exposed communication, but **on this machine (2 CPU cores, gloo) it does not**: the recording shows the opposite, less exposed communication and a shorter step with overlap off (see the two lines the button prints for the baseline and for overlap off). There are two reasons. First, gloo's communication on CPUs needs the CPU itself, and the 2 cores are already busy with the two ranks' compute: "hidden" communication only takes turns with compute on the same core, compute slows down by as much, and the step saves nothing. Second, bucketed communication makes 7 all-reduces per step, each paying a fixed cost (the α fitted in section 3) and waiting for the other rank to arrive; one all-reduce after backward pays once. The model's row assumes the communication takes as long without overlap, only no longer hidden, so it overestimates this run's step. On a GPU, NCCL's communication runs on hardware other than the compute (NVLink, the NIC, copy engines), and bucketed overlap really saves time; DDP's bucket size (`bucket_cap_mb`) trades the fixed cost per call against how much can overlap.
+# - Where the ratio of measured to model step strays from 1, something the model does not know is at work: "wait: slower rank" is not zero even with nothing injected, "other" is around a tenth of the step, and compute itself slows when other processes take the CPUs. The model counts "other" as compute and treats the operating system's scheduling noise as absent.
 
 # %% [markdown] lang="zh"
 # ### 6.4 本机上的扩展效率 E(P)

@@ -110,8 +110,10 @@ def md_table(header, rows):
 # reads its weights once per token; lowering that floor takes TP (section 5). Replicas have no communication ledger:
 
 # %%
-print(replica_traffic(replicas=4))
-assert replica_traffic(replicas=4) == ()
+traffic = replica_traffic(replicas=4)
+assert traffic == ()
+print(Text(zh=f"replica_traffic(replicas=4) = {traffic}：副本之间没有通信",
+           en=f"replica_traffic(replicas=4) = {traffic}: replicas exchange nothing"))
 
 # %% [markdown] lang="zh"
 # 两者的差别会在搜索里变成门槛：副本之间不切分同一个批次，并发请求少于副本数时，多出来的副本只是闲着（门槛 `replica`）；
@@ -153,11 +155,11 @@ assert per_token == 2 * 32 * 8 * 128 * 2 == 128 * 1024
 
 # %% [markdown] lang="zh"
 # 8 个 KV 头是分组查询注意力：32 个查询头每 4 个共享一组 K、V。如果是多头注意力 (MHA)，KV 头数等于查询头数，
-# 缓存要大 4 倍；只有一个 KV 头时叫多查询注意力 (MQA)。下表对比课程的预设模型，并给出“同一模型改成 MHA”的假设情形：
+# 缓存是 GQA 时的 4 倍；只有一个 KV 头时叫多查询注意力 (MQA)。下表对比课程的预设模型，并给出“同一模型改成 MHA”的假设情形：
 
 # %% [markdown] lang="en"
 # Eight KV heads is grouped-query attention: the 32 query heads share K and V in groups of 4. With multi-head attention
-# (MHA) there would be as many KV heads as query heads and the cache would be 4 times larger; with a single KV head it
+# (MHA) there would be as many KV heads as query heads and the cache would be 4 times as large; with a single KV head it
 # is multi-query attention (MQA). The table compares the course's preset models with the what-if "the same model with
 # MHA":
 
@@ -176,6 +178,10 @@ for name in ("gpt2-small", "llama3-8b", "llama3-405b", "mixtral-8x7b", "gpt3-175
             f"{request / 2**30:.2f}",
         )
     )
+mha8 = ModelSpec(
+    "llama3-8b-mha", LLAMA8.layers, LLAMA8.hidden, LLAMA8.heads, LLAMA8.ffn_hidden, LLAMA8.vocab, LLAMA8.seq_len
+)
+assert kv_cache_bytes(mha8, tokens=1) == 4 * kv_cache_bytes(LLAMA8, tokens=1)
 md_table(
     [
         Text(zh="模型", en="model"),
@@ -454,8 +460,9 @@ print(
         f"communication {tp8_comm_share:.0%} of TPOT",
     )
 )
-# The prose: about a third of TPOT at TP = 8 (5.27 ms of reads against 2.45 ms of all-reduce); 70B at TP = 1 does
-# not fit one H100 (its bf16 weights alone are 141 GB), from TP = 2 on it does.
+# 核对上文引用的数字：TP = 8 时通信约占 TPOT 的三成；70B 在 TP = 1 时放不进一张 H100（仅 bf16 权重就有 141 GB），TP = 2 起放得下。
+# Checking the figures the text above quotes: about a third of TPOT at TP = 8; 70B at TP = 1 does not fit one H100
+# (its bf16 weights alone are 141 GB), from TP = 2 on it does.
 assert round(tp8_reads_ms, 2) == 5.27 and round(tp8.decode_comm_s * 1e3, 2) == 2.45 and round(tp8_comm_share, 2) == 0.32
 assert round(LLAMA70.num_params * 2 / 1e9) == 141
 assert not fits_by_row["llama3-70b", 1] and all(fits_by_row["llama3-70b", tp] for tp in (2, 4, 8))
@@ -519,8 +526,9 @@ md_table(
     ],
     rows,
 )
-# Section 1's claim: 4 replicas instead of 1 take a replica's batch from 64 to 16 and its TPOT from 12.7 to 8.9 ms;
-# no replica count gets below the batch-1 row.
+# 核对第 1 节的说法：4 个副本代替 1 个，每个副本的批从 64 降到 16，TPOT 从 12.7 ms 降到 8.9 ms；再多副本也低不过批 1 那一行。
+# Checking section 1's claim: 4 replicas instead of 1 take a replica's batch from 64 to 16 and its TPOT from 12.7 to
+# 8.9 ms; no replica count gets below the batch-1 row.
 assert round(tpot_at_batch_ms[64], 1) == 12.7 and round(tpot_at_batch_ms[16], 1) == 8.9
 assert tpot_at_batch_ms[1] == min(tpot_at_batch_ms.values())
 
@@ -557,7 +565,7 @@ print(
 # %% [markdown] lang="zh"
 # ## 8. 搜索 replicas × TP × PP
 #
-# `plan_serving` 枚举所有 replicas × tp × pp = 设备数 的布局，按顺序过门槛：形状（TP 整除注意力头数）、互联（TP 留在节点内）、
+# `plan_serving` 枚举所有 replicas × tp × pp = 设备数 的布局，按顺序过门槛：形状（TP 整除注意力头数）、互连（TP 留在节点内）、
 # 显存、副本（每个副本都有请求）、SLO（TTFT、TPOT、请求速率），对留下的给出下界估计，按每 GPU 吞吐排序；
 # 相差不到 15% 的标为“分不出高下”。命令行版本：
 #
@@ -593,23 +601,26 @@ print(crowded.report(top=1).split("\n\n")[2])
 # %% [markdown] lang="zh"
 # ## 9. 与公开测量对比
 #
-# 估计是下界，测量应当更慢（吞吐更低）。TensorRT-LLM 公布过 A100 80GB 上 FP16 的测量（其文档 `performance.md`）；
-# 与本课的下界对比：
+# 估计的时间是下界、吞吐是上界，所以测量应当更慢（吞吐更低）。TensorRT-LLM 公布过 A100 80GB 上 FP16 的测量
+# （其文档 `performance.md`）；与本课的界对比：
 
 # %% [markdown] lang="en"
 # ## 9. Against published measurements
 #
-# The estimates are lower bounds, so measurements should be slower (lower throughput). TensorRT-LLM published FP16
-# measurements on A100 80GB (its `performance.md` documentation); against this lesson's bounds:
+# The estimated times are lower bounds and the throughputs upper bounds, so measurements should be slower (lower
+# throughput). TensorRT-LLM published FP16 measurements on A100 80GB (its `performance.md` documentation); against
+# this lesson's bounds:
 
 # %%
 rows = []
+ratios = {"ttft_s": [], "tokens_per_s": []}
 for m in PUBLISHED_MEASUREMENTS:
     est = serving_estimate(
         m.model, CLUSTERS[m.gpu], tp=m.tp, batch=m.batch, prompt_tokens=m.prompt_tokens, output_tokens=m.output_tokens
     )
     bound = est.time_to_first_token_s if m.metric == "ttft_s" else est.tokens_per_s
     metric = Text(zh="首 token 时间 (s)", en="TTFT (s)") if m.metric == "ttft_s" else Text(zh="输出 token/秒", en="output tokens/s")
+    ratios[m.metric].append(m.value / bound)
     rows.append(
         (m.model.name, f"{m.tp} × A100", m.batch, f"{m.prompt_tokens} / {m.output_tokens}", metric, f"{m.value:g}",
          f"{bound:.3g}" if m.metric == "ttft_s" else f"{bound:,.0f}", f"{m.value / bound:.2f}")
@@ -622,11 +633,13 @@ md_table(
         Text(zh="提示 / 输出", en="prompt / output"),
         Text(zh="指标", en="metric"),
         Text(zh="公布值", en="published"),
-        Text(zh="本课下界", en="this lesson's bound"),
+        Text(zh="本课的界（时间为下界，吞吐为上界）", en="this lesson's bound (time: lower, throughput: upper)"),
         Text(zh="比值", en="ratio"),
     ],
     rows,
 )
+# 核对下文引用的比值 / Checking the ratios the text below quotes
+assert all(1.4 <= r <= 1.5 for r in ratios["ttft_s"]) and all(round(r, 1) == 0.8 for r in ratios["tokens_per_s"])
 
 # %% [markdown] lang="zh"
 # 首 token 时间实测约为下界的 1.4-1.5 倍：真实的预填充内核只达到峰值算力的七成左右（softmax、归一化和内核间隙都不是矩阵乘）。
@@ -767,7 +780,7 @@ verify("serve.littles_law", answer)
 # 2. TP 超过 KV 头数以后，每张卡的 KV 缓存为什么不再变小？
 # 3. 为什么解码的 TPOT 不可能低于“每 GPU 权重字节 / HBM 带宽”？批大小变大时，哪一项跟着变大？
 # 4. 给设备更多显存，一个原来通过的服务布局会不会被拒绝？
-# 5. 下界估计和 TensorRT-LLM 的测量差 1.4 倍左右。这说明估计错了吗？哪些量只能实测？
+# 5. TensorRT-LLM 测得的首 token 时间约是下界估计的 1.4-1.5 倍。这说明估计错了吗？哪些量只能实测？
 
 # %% [markdown] lang="en"
 # ### Self-check questions
@@ -776,8 +789,8 @@ verify("serve.littles_law", answer)
 # 2. Why does the KV cache per GPU stop shrinking once TP exceeds the KV head count?
 # 3. Why can decode's TPOT never be below "weight bytes per GPU / HBM bandwidth"? Which term grows with the batch?
 # 4. Give the devices more memory: can an accepted serving layout become rejected?
-# 5. The lower bound and TensorRT-LLM's measurement differ by about 1.4×. Does that make the estimate wrong? What can
-#    only be measured?
+# 5. TensorRT-LLM's measured time to first token is about 1.4-1.5 times the lower bound. Does that make the estimate
+#    wrong? What can only be measured?
 
 # %% [markdown] lang="zh" tags=["answer"]
 # **参考答案**
@@ -787,7 +800,7 @@ verify("serve.littles_law", answer)
 #    分到多张卡上并行读，所以连这个下限也降低（直到通信时延占主导）。
 # 2. TP 按 KV 头切分缓存；头数不够分时，每张卡至少要有一个完整的 KV 头来算自己的查询头，只能复制。
 # 3. 每个解码步都要用到全部权重，每张卡至少要把自己那份从 HBM 读一遍。批变大时，KV 缓存的读取和运算随之增加，权重读取不变。
-# 4. 不会：显存只出现在显存门槛里，变大只会放行更多布局；其余门槛（形状、互联、副本、SLO）与显存无关（测试里检查了这一性质）。
+# 4. 不会：显存只出现在显存门槛里，变大只会放行更多布局；其余门槛（形状、互连、副本、SLO）与显存无关。
 # 5. 不是：下界假设内核跑满峰值、没有排队和调度开销；稳定的比值说明主导项抓对了。尾延迟、排队、缓存命中率和路由均衡只能实测。
 
 # %% [markdown] lang="en" tags=["answer"]
@@ -803,7 +816,7 @@ verify("serve.littles_law", answer)
 # 3. Every decode step uses all the weights, and each GPU must read its share from HBM at least once. With a bigger
 #    batch, the KV cache reads and the arithmetic grow; the weight reads do not.
 # 4. No: memory appears only in the memory gate, and more of it only lets more layouts through; the other gates (shape,
-#    interconnect, replica, SLO) do not depend on memory (the tests check this property).
+#    interconnect, replica, SLO) do not depend on memory.
 # 5. No: the bound assumes kernels at peak and no queueing or scheduling overhead; a stable ratio says the dominant
 #    terms are right. Tail latency, queueing, cache hit rates and routing balance can only be measured.
 
