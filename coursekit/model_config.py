@@ -51,7 +51,7 @@ Taught in: lesson 9 (decision workbench).
 from __future__ import annotations
 
 import json
-import math
+import numbers
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -119,6 +119,20 @@ register(
             "en": "The model config's {key!r} = {value!r}: must be a whole multiple of the expert width {width} "
             "(shared experts are counted in experts).",
         },
+        "config.too_large": {
+            "zh": "模型配置文件 {path} 超过 {limit} 字节的上限：config.json 只有几 KB，这多半是权重文件。",
+            "en": "The model config file {path} is over the limit of {limit} bytes: a config.json is a few KB; this "
+            "is likely a weights file.",
+        },
+        "config.too_deep": {
+            "zh": "模型配置文件 {path} 不是可用的 JSON：嵌套太深（config.json 只有几层）。",
+            "en": "The model config file {path} is not usable JSON: nested too deeply (a config.json has a few "
+            "levels).",
+        },
+        "config.not_json_value": {
+            "zh": "模型配置文件 {path} 不是可用的 JSON：{reason}",
+            "en": "The model config file {path} is not usable JSON: {reason}",
+        },
         "config.not_json": {
             "zh": "模型配置文件 {path} 不是合法的 JSON：第 {line} 行第 {column} 列，{reason}。",
             "en": "The model config file {path} is not valid JSON: line {line}, column {column}, {reason}.",
@@ -153,9 +167,9 @@ def _find(config: Mapping[str, Any], field: str) -> tuple[str, Any] | None:
 
 
 def _int(key: str, value: Any, low: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
         raise ValueError(tr("config.int", key=key, value=value, low=low))
-    return value
+    return int(value)  # a numpy integer as a Python int, whose arithmetic does not wrap
 
 
 def _required(config: Mapping[str, Any], field: str) -> int:
@@ -183,7 +197,9 @@ def _kv_heads(config: Mapping[str, Any]) -> int | None:
 
 
 def _bool(config: Mapping[str, Any], key: str, default: bool) -> bool:
-    value = config.get(key, default)
+    value = config.get(key)
+    if value is None:  # absent or JSON null, as for the integer keys
+        return default
     if not isinstance(value, bool):
         raise ValueError(tr("config.bool", key=key, value=value))
     return value
@@ -195,7 +211,7 @@ def _dropout(config: Mapping[str, Any]) -> float:
         value = config.get(key)
         if value is None:
             continue
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= float(value) <= 1:
             raise ValueError(tr("config.number", key=key, value=value))
         rates.append(float(value))
     return max(rates)
@@ -228,8 +244,10 @@ def model_fields_from_config(config: Mapping[str, Any], name: str | None = None)
     if not isinstance(model_type, str):
         raise ValueError(tr("config.str", key="model_type", value=model_type))
     if name is None:
-        label = config.get("_name_or_path") or model_type or "custom"
-        name = label if isinstance(label, str) else "custom"
+        path = config.get("_name_or_path")
+        path = path.strip() if isinstance(path, str) and path.isprintable() else ""
+        label = path or model_type.strip() or "custom"
+        name = label if label.isprintable() else "custom"
     layers = _required(config, "layers")
     hidden = _required(config, "hidden")
     heads = _required(config, "heads")
@@ -307,11 +325,17 @@ def _moe_fields(config: Mapping[str, Any], model_type: str, experts: int, ffn: i
     dense = _optional(config, "first_k_dense_replace", 0, low=0)
     only = config.get("mlp_only_layers")
     if only:
-        if not isinstance(only, list) or sorted(only) != list(range(len(only))):
+        plain = isinstance(only, list) and all(isinstance(i, int) and not isinstance(i, bool) for i in only)
+        if not plain or sorted(only) != list(range(len(only))):
             raise ValueError(tr("config.dense_layers", key="mlp_only_layers", value=only))
         dense = max(dense or 0, len(only))
     fields["first_k_dense"] = dense
     return fields
+
+
+#: Largest model config file :func:`load_model_config` reads, in bytes (a Hugging Face config.json is a few KB; the
+#: largest multimodal ones are tens of KB).
+MAX_CONFIG_BYTES: int = 1 << 20
 
 
 def load_model_config(path: str | Path) -> dict[str, Any]:
@@ -329,20 +353,30 @@ def load_model_config(path: str | Path) -> dict[str, Any]:
     """
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(tr("config.path_type", value=shown_repr(path), type=type(path).__name__))
+    if not str(path).strip():
+        raise ValueError(tr("config.file_missing", path=repr(str(path))))
     file = Path(path)
     if not file.exists():
         raise ValueError(tr("config.file_missing", path=str(path)))
     try:
-        text = file.read_text(encoding="utf-8")
+        with file.open("rb") as stream:  # read at most one byte past the limit: /dev/zero or a weights file ends here
+            raw = stream.read(MAX_CONFIG_BYTES + 1)
+        if len(raw) > MAX_CONFIG_BYTES:
+            raise ValueError(tr("config.too_large", path=str(path), limit=MAX_CONFIG_BYTES))
+        text = raw.decode("utf-8")
     except (OSError, UnicodeDecodeError) as error:
         reason = getattr(error, "strerror", None) or error
         raise ValueError(tr("config.file_unreadable", path=str(path), reason=reason)) from None
     try:
-        data = json.loads(text, parse_constant=lambda token: math.nan)
+        data = json.loads(text, parse_constant=float)  # NaN, Infinity, -Infinity as the numbers they name
     except json.JSONDecodeError as error:
         raise ValueError(
             tr("config.not_json", path=str(path), line=error.lineno, column=error.colno, reason=error.msg)
         ) from None
+    except RecursionError:
+        raise ValueError(tr("config.too_deep", path=str(path))) from None
+    except ValueError as error:  # e.g. an integer of more digits than Python converts
+        raise ValueError(tr("config.not_json_value", path=str(path), reason=error)) from None
     if not isinstance(data, dict):
         raise TypeError(tr("config.not_mapping", type=type(data).__name__))
     return data

@@ -693,8 +693,9 @@ class PublishedRun:
         from dataclasses import fields
 
         from ._validate import check_choice, check_int, check_number
-        from .specs import _check_name, type_error
+        from .specs import _check_name, _plain_fields, type_error
 
+        _plain_fields(self)
         _check_name("name", self.name)
         _check_name("source", self.source)
         for field_name, value, presets, kind in (

@@ -230,6 +230,29 @@ register(
 # --------------------------------------------------------------------------- precision recipes
 
 
+def _plain(value: Any) -> Any:
+    """``value`` with numpy scalars as the Python number they hold (tuples item by item); anything else as given.
+
+    A numpy integer keeps its width in arithmetic: ``np.int32(4096)`` squared in a parameter count wraps around to a
+    negative number, silently. Specs store Python ints, floats and bools, whose arithmetic does not wrap.
+    """
+    if isinstance(value, tuple):
+        return tuple(_plain(item) for item in value)
+    if type(value).__module__ == "numpy" and hasattr(value, "item") and getattr(value, "ndim", None) == 0:
+        return value.item()
+    return value
+
+
+def _plain_fields(spec: Any) -> None:
+    """Store every field of the frozen dataclass ``spec`` with numpy scalars turned into Python numbers
+    (:func:`_plain`), before its checks run."""
+    for item in fields(spec):
+        value = getattr(spec, item.name)
+        plain = _plain(value)
+        if plain is not value:
+            object.__setattr__(spec, item.name, plain)
+
+
 @dataclass(frozen=True)
 class PrecisionRecipe:
     """Bytes per parameter that training keeps for weights, gradients and optimizer states.
@@ -267,6 +290,7 @@ class PrecisionRecipe:
     source: str
 
     def __post_init__(self) -> None:
+        _plain_fields(self)
         for field_name in ("param_bytes", "grad_bytes", "optimizer_bytes"):
             value = check_number(field_name, getattr(self, field_name), ge=0)
             object.__setattr__(self, field_name, value)
@@ -746,6 +770,7 @@ class ModelSpec:
     mtp_layers: int = 0
 
     def __post_init__(self) -> None:
+        _plain_fields(self)
         raw: Any = self
         _check_name("name", raw.name)
         for attr in ("layers", "hidden", "heads", "ffn_hidden", "vocab", "seq_len"):
@@ -815,6 +840,12 @@ class ModelSpec:
         >>> ModelSpec("gqa", 2, 1024, 16, 4096, 1000, 128, kv_heads=4).kv_width_per_rank(8)  # 4 heads over 8 ranks
         64
         """
+        if not hasattr(tp, "shape"):
+            check_int("tp", tp, ge=1, le=MAX_WORLD_SIZE)
+        return self._kv_width_per_rank(tp)
+
+    def _kv_width_per_rank(self, tp: Any) -> Any:
+        """:meth:`kv_width_per_rank` without the check (the planner's and the serving ledger's kernels)."""
         return kv_heads_split(self.kv_heads, tp) * self.head_dim
 
     @property
@@ -856,9 +887,15 @@ class ModelSpec:
         >>> MODELS["deepseek-v3"].kv_cache_elements_per_token(), MODELS["llama3-70b"].kv_cache_elements_per_token(8)
         (576, 256)
         """
+        if not hasattr(tp, "shape"):
+            check_int("tp", tp, ge=1, le=MAX_WORLD_SIZE)
+        return self._kv_cache_elements_per_token(tp)
+
+    def _kv_cache_elements_per_token(self, tp: Any) -> Any:
+        """:meth:`kv_cache_elements_per_token` without the check (the serving ledger's kernel)."""
         if self.kv_lora_rank is not None:
             return self.kv_lora_rank + self.qk_rope_head_dim + 0 * tp
-        return 2 * self.kv_width_per_rank(tp)
+        return 2 * self._kv_width_per_rank(tp)
 
     def layer_widths(self, kind: str | None = None) -> LayerWidths:
         """What one layer saves for backward, as widths per token (:class:`coursekit.activations.LayerWidths`).
@@ -1095,6 +1132,14 @@ class ModelSpec:
         >>> ModelSpec("tiny", 2, 64, 4, 256, 1000, 128).logits_bytes(8, 2)   # 4 bytes · 8 tokens · 1000 / 2
         16000.0
         """
+        if not hasattr(tokens, "shape"):
+            check_number("tokens", tokens, ge=0)
+        if not hasattr(shards, "shape"):
+            check_number("shards", shards, ge=1)
+        return self._logits_bytes(tokens, shards)
+
+    def _logits_bytes(self, tokens: Any, shards: Any = 1) -> Any:
+        """:meth:`logits_bytes` without the checks (the planner's and the serving ledger's kernels)."""
         return LOGITS_BYTES * tokens * self.vocab / shards
 
     def stage_layer_kinds(self, pp: Any, edge_layers: Any = 0) -> tuple[tuple[Any, Any, Any], ...]:
@@ -1201,6 +1246,21 @@ class ModelSpec:
         return self.mtp_layers * (self.mtp_block_params + self.num_experts * self.expert_params)
 
 
+#: Bounds a :class:`ClusterSpec`'s device figures must lie in. Real devices sit orders of magnitude inside them (a
+#: CPU core does ~1e11 FLOP/s, a GB200 5e15 at FP8; PCIe 3 x1 carries ~1e9 bytes/s, NVLink 5 9e11); outside them
+#: the estimate's arithmetic overflows or underflows (1e-320 bytes/s is a valid positive float) and a step time
+#: would come out infinite or NaN.
+MIN_PEAK_FLOPS: float = 1e9
+MAX_PEAK_FLOPS: float = 1e18
+MIN_BANDWIDTH_BYTES_PER_S: float = 1e6
+MAX_BANDWIDTH_BYTES_PER_S: float = 1e15
+MAX_LATENCY_S: float = 1.0
+MAX_DEVICE_MEMORY_GIB: float = 1e6
+#: Smallest share of peak a workload may assume (``achievable_flops_fraction``, ``efficiency_ceiling``,
+#: ``fp8_matmul_share``): 0.1 %, far below any measured training step, far above where the step time overflows.
+MIN_SHARE: float = 1e-3
+
+
 @dataclass(frozen=True)
 class ClusterSpec:
     """Devices, their memory and peak, and the two kinds of links between them.
@@ -1240,23 +1300,32 @@ class ClusterSpec:
     peak_flops_fp8: float | None = None
 
     def __post_init__(self) -> None:
+        _plain_fields(self)
         raw: Any = self
         _check_name("name", raw.name)
         if raw.peak_flops_fp8 is not None:
-            object.__setattr__(self, "peak_flops_fp8", check_number("peak_flops_fp8", raw.peak_flops_fp8, gt=0))
+            peak_fp8 = check_number("peak_flops_fp8", raw.peak_flops_fp8, ge=MIN_PEAK_FLOPS, le=MAX_PEAK_FLOPS)
+            object.__setattr__(self, "peak_flops_fp8", peak_fp8)
         check_int("nodes", raw.nodes, ge=1, le=MAX_NODES)
         check_int("gpus_per_node", raw.gpus_per_node, ge=1, le=1024)
         check_int("world size (nodes × gpus_per_node)", raw.nodes * raw.gpus_per_node, le=MAX_WORLD_SIZE)
-        for attr in (
+        object.__setattr__(
+            self,
             "memory_per_device_gib",
-            "peak_flops",
+            check_number("memory_per_device_gib", raw.memory_per_device_gib, gt=0, le=MAX_DEVICE_MEMORY_GIB),
+        )
+        object.__setattr__(
+            self, "peak_flops", check_number("peak_flops", raw.peak_flops, ge=MIN_PEAK_FLOPS, le=MAX_PEAK_FLOPS)
+        )
+        for attr in (
             "intra_node_bandwidth_bytes_per_s",
             "inter_node_bandwidth_bytes_per_s",
             "memory_bandwidth_bytes_per_s",
         ):
-            object.__setattr__(self, attr, check_number(attr, getattr(raw, attr), gt=0))
+            value = check_number(attr, getattr(raw, attr), ge=MIN_BANDWIDTH_BYTES_PER_S, le=MAX_BANDWIDTH_BYTES_PER_S)
+            object.__setattr__(self, attr, value)
         for attr in ("intra_node_latency_s", "inter_node_latency_s"):
-            object.__setattr__(self, attr, check_number(attr, getattr(raw, attr), ge=0))
+            object.__setattr__(self, attr, check_number(attr, getattr(raw, attr), ge=0, le=MAX_LATENCY_S))
         if not isinstance(raw.source, str):
             raise type_error("source", raw.source, "str")
 
@@ -1435,11 +1504,12 @@ class WorkloadSpec:
     fp8_weight_cache: bool = False
 
     def __post_init__(self) -> None:
+        _plain_fields(self)
         raw: Any = self
         check_bool("fp8_weight_cache", raw.fp8_weight_cache)
         if raw.fp8_matmul_share is not None:
             object.__setattr__(
-                self, "fp8_matmul_share", check_number("fp8_matmul_share", raw.fp8_matmul_share, gt=0, le=1)
+                self, "fp8_matmul_share", check_number("fp8_matmul_share", raw.fp8_matmul_share, ge=MIN_SHARE, le=1)
             )
         if raw.moe_layer_host_s is not None:
             object.__setattr__(
@@ -1459,7 +1529,7 @@ class WorkloadSpec:
             object.__setattr__(
                 self,
                 "achievable_flops_fraction",
-                check_number("achievable_flops_fraction", raw.achievable_flops_fraction, gt=0, le=1),
+                check_number("achievable_flops_fraction", raw.achievable_flops_fraction, ge=MIN_SHARE, le=1),
             )
         if raw.overlap_fraction is not None:
             object.__setattr__(
@@ -1478,7 +1548,9 @@ class WorkloadSpec:
         check_choice("ep_overlap_schedule", raw.ep_overlap_schedule, EP_OVERLAP_SCHEDULES)
         if raw.efficiency_ceiling is not None:
             object.__setattr__(
-                self, "efficiency_ceiling", check_number("efficiency_ceiling", raw.efficiency_ceiling, gt=0, le=1)
+                self,
+                "efficiency_ceiling",
+                check_number("efficiency_ceiling", raw.efficiency_ceiling, ge=MIN_SHARE, le=1),
             )
         object.__setattr__(
             self, "runtime_reserve_gib", check_number("runtime_reserve_gib", raw.runtime_reserve_gib, ge=0)
@@ -1519,6 +1591,8 @@ class WorkloadSpec:
 
     def tokens_per_sequence(self, model: ModelSpec) -> int:
         """The sequence length in force: this workload's, else the model's."""
+        if not isinstance(model, ModelSpec):
+            raise type_error("model", model, "ModelSpec")
         return self.seq_len if self.seq_len is not None else model.seq_len
 
     def serving_workload(self, model: ModelSpec) -> Any:
@@ -1582,6 +1656,7 @@ class ServingWorkload:
     max_pp: int = 8
 
     def __post_init__(self) -> None:
+        _plain_fields(self)
         raw: Any = self
         check_int("prompt_tokens", raw.prompt_tokens, ge=1)
         check_int("output_tokens", raw.output_tokens, ge=1)

@@ -154,7 +154,7 @@ def test_cluster_presets_state_unidirectional_per_gpu_bandwidth() -> None:
         (
             lambda: replace(CLUSTERS["h100-8"], inter_node_bandwidth_bytes_per_s=0),
             ValueError,
-            "inter_node_bandwidth_bytes_per_s = 0: must be > 0.",
+            "inter_node_bandwidth_bytes_per_s = 0: must be >= 1000000.0.",
         ),
         (lambda: WorkloadSpec(global_batch=0), ValueError, "global_batch = 0: must be >= 1."),
         (
@@ -165,7 +165,7 @@ def test_cluster_presets_state_unidirectional_per_gpu_bandwidth() -> None:
         (
             lambda: WorkloadSpec(global_batch=8, achievable_flops_fraction=0),
             ValueError,
-            "achievable_flops_fraction = 0: must be > 0.",
+            "achievable_flops_fraction = 0: must be >= 0.001.",
         ),
         (
             lambda: WorkloadSpec(global_batch=8, zero_stages=()),

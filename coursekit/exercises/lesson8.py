@@ -381,7 +381,8 @@ def _growth_ms(part: str, run: str) -> float:
     """How much ``part`` grew in mystery run ``run`` over the baseline (mean of ranks), in ms."""
     timeline = recording().timeline
     base = getattr(timeline.result(MYSTERY_STRATEGY, "baseline").mean, f"{part}_s")
-    return (getattr(timeline.result(MYSTERY_STRATEGY, MYSTERY_RUNS[run]).mean, f"{part}_s") - base) * MS_PER_S
+    grown: float = getattr(timeline.result(MYSTERY_STRATEGY, MYSTERY_RUNS[run]).mean, f"{part}_s") - base
+    return grown * MS_PER_S
 
 
 def _injected_delay_ms() -> float:

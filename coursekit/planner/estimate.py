@@ -820,7 +820,7 @@ def _memory_ledger(np: Any, model: ModelSpec, workload: WorkloadSpec, k: _Column
             kept = tuple(m for m in modules if m != "moe")
             again = _layer_activation_terms(widths, s, mbf, tpf, sp, rc, cpf, flash, fp8, kept, probs)[2]
             extra = extra + again - per_layer
-        return (*per_kind, extra, model.logits_bytes(s * mbf, tpf * cpf))
+        return (*per_kind, extra, model._logits_bytes(s * mbf, tpf * cpf))
 
     *per_kind, full_extra, logits = on_distinct(np, per_shape, k.mb, k.tp, k.cp, k.rc)
     p_layer = float(model.dense_params_per_layer)
@@ -1119,7 +1119,7 @@ def _tp_cp_comm(
             tokens, k.mbf, h, st.layers_max, k.tpf, ACTIVATION_BYTES, sp, full, k.gaf, bw, lat
         )
     intra_cp, bw, lat = _link(np, cluster, k.tp * k.cp)
-    kv_rank = model.kv_width_per_rank(k.tpf)
+    kv_rank = model._kv_width_per_rank(k.tpf)
     send_f, send_b = _cp_step_times_s(s, k.cpf, k.mbf, kv_rank, ACTIVATION_BYTES, bw, lat)
     steps = (k.cp > 1) * (k.cpf - 1) * st.layers_max * k.gaf
     forward_rings = 1.0 + (k.rc == 2)

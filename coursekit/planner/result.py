@@ -825,10 +825,12 @@ class PlanResult:
 
     def codes(self, index: int) -> tuple[str, ...]:
         """Codes of the checks candidate ``index`` fails (from the vectorised table)."""
+        index = check_int("index", index, ge=0, lt=self.space_size)
         return tuple(code for code in GATE_CODES if bool(self._table.fails[code][index]))
 
     def degrees(self, index: int) -> dict[str, Any]:
         """The degrees of candidate ``index`` as keyword arguments of :func:`evaluate_composition`."""
+        index = check_int("index", index, ge=0, lt=self.space_size)
         col = self._table.columns
         if self.workload.mode == "serving":
             return {"tp": int(col["tp"][index]), "pp": int(col["pp"][index]), "replicas": int(col["replicas"][index])}
@@ -848,6 +850,7 @@ class PlanResult:
 
     def estimated_step_s(self, index: int) -> float | None:
         """The vectorised step-time estimate of candidate ``index`` (None if malformed)."""
+        index = check_int("index", index, ge=0, lt=self.space_size)
         value = float(self._table.step_s[index])
         if math.isnan(value) and self.workload.mode == "training" and not math.isnan(self._table.memory_gib[index]):
             return self._candidate(index).step_s  # rejected but well formed: the search estimated accepted ones only
@@ -1263,6 +1266,7 @@ class PlanResult:
         degrees + codes."""
         from dataclasses import asdict
 
+        top = check_int("top", top, ge=0)
         accepted = self.accepted_indices()
         out: dict[str, Any] = {
             "model": asdict(self.model),

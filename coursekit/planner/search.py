@@ -174,6 +174,11 @@ def evaluate_composition(
             raise ValueError(tr("planner.etp_dense", etp=etp, model=model.name))
     if replicas is not None:
         replicas = check_int("replicas", replicas, ge=1, le=MAX_WORLD_SIZE)
+        training = {"dp": dp, "cp": cp, "ep": ep, "v": v, "zero": zero, "mb": mb, "ga": ga, "recompute": recompute}
+        defaults = {"dp": None, "cp": 1, "ep": 1, "v": 1, "zero": 0, "mb": 1, "ga": None, "recompute": None}
+        given = [f"{key} = {value!r}" for key, value in training.items() if value != defaults[key]]
+        if given:
+            raise ValueError(tr("planner.replicas_with_training", given=", ".join(given), replicas=replicas))
         return _evaluate_serving(model, cluster, workload, tp=tp, pp=pp, replicas=replicas)
     dp = max(1, cluster.world_size // (tp * cp * pp)) if dp is None else dp
     dp = check_int("dp", dp, ge=1, le=MAX_WORLD_SIZE)
@@ -386,7 +391,7 @@ def _training_rows(
         entries = _tp_entries(tokens, mb, model.hidden, layers, tp, ACTIVATION_BYTES, sp, mode, ga)
         rows.append(_comm_row("TP", entries, tp, cluster, tp, comm["TP"], ring_ranks=tp))
     if cp > 1:
-        entries = _cp_entries(s, mb, model.kv_width_per_rank(tp), layers, cp, ACTIVATION_BYTES, ga)
+        entries = _cp_entries(s, mb, model._kv_width_per_rank(tp), layers, cp, ACTIVATION_BYTES, ga)
         rows.append(_comm_row("CP", entries, cp, cluster, tp * cp, comm["CP"]))
     if model.is_moe and ep > 1:
         dispatched = ep_dispatched_tokens(workload, tokens, tp, etp)

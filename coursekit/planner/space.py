@@ -5,6 +5,7 @@ Taught in: lesson 9 (decision workbench).
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -276,6 +277,8 @@ ga, recompute, replicas.
             number = int(raw_value) if isinstance(raw_value, str) else raw_value
         except ValueError:
             number = None
+        if type(number).__module__ == "numpy" and isinstance(number, numbers.Integral):
+            number = int(number)  # a numpy integer as a Python int
         if isinstance(number, bool) or not isinstance(number, int) or not low <= number <= high:
             message = tr(
                 "planner.degrees_int",

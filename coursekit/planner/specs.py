@@ -139,6 +139,11 @@ register(
             "en": "etp = {etp}: expert tensor parallelism (ETP) applies only to training a mixture-of-experts (MoE) "
             "model; {model} has no expert layers here",
         },
+        "planner.replicas_with_training": {
+            "zh": "replicas = {replicas}：服务副本只由 tp、pp 与 replicas 描述，不能再给训练的 {given}。",
+            "en": "replicas = {replicas}: a serving copy is described by tp, pp and replicas only; the training "
+            "arguments {given} cannot be given with it.",
+        },
         "planner.degrees_mixed": {
             "zh": "{name} = {value!r}：replicas 描述服务副本，不能与训练的 dp、zero、ga 同时给出。",
             "en": "{name} = {value!r}: replicas describe serving copies and cannot be given together with the "

@@ -52,7 +52,7 @@ def kv_heads_per_rank(kv_heads: int, tp: int) -> int:
 
 def _kv_bytes(model: ModelSpec, tokens: Any, tp: int, pp: int, kv_bytes: Any) -> Any:
     layers_per_stage = -(-model.layers // pp)
-    return tokens * layers_per_stage * model.kv_cache_elements_per_token(tp) * kv_bytes
+    return tokens * layers_per_stage * model._kv_cache_elements_per_token(tp) * kv_bytes
 
 
 @finite_result
@@ -182,7 +182,7 @@ def _workspace_bytes(model: ModelSpec, tp: int, chunk_tokens: int, batch: int) -
     matrices = 3 if model.mlp == "swiglu" else 2
     width = model.moe_ffn_hidden or model.ffn_hidden
     per_token = 2 * model.hidden + (model.hidden + 2 * model.kv_hidden) / tp + (matrices - 1) * width / tp
-    return float(ACTIVATION_BYTES * chunk_tokens * per_token + model.logits_bytes(batch, tp))
+    return float(ACTIVATION_BYTES * chunk_tokens * per_token + model._logits_bytes(batch, tp))
 
 
 @finite_result
@@ -250,5 +250,5 @@ def _memory_ledger(
         device_gib=cluster.memory_per_device_gib,
         kv_per_request_gib=per_request / GIB_BYTES,
         concurrency=concurrency,
-        workspace_per_request_gib=model.logits_bytes(1, tp) / GIB_BYTES,
+        workspace_per_request_gib=model._logits_bytes(1, tp) / GIB_BYTES,
     )

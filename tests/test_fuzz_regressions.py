@@ -1,0 +1,190 @@
+"""Inputs an adversarial fuzzing pass found wrong, each with the behaviour it must have now.
+
+numpy integers narrower than Python's wrap around silently in arithmetic; positive floats as small as 1e-320 are valid
+floats yet make a step time infinite; a deeply nested or huge JSON file reaches Python's recursion or memory limit. Each
+must now give a clear ``TypeError``/``ValueError`` naming the parameter, or be taken as the number it holds.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from coursekit.model_config import MAX_CONFIG_BYTES, load_model_config
+from coursekit.planner import ClusterSpec, ModelSpec, WorkloadSpec, plan
+from coursekit.presets import CLUSTERS, MODELS
+
+# A Llama-2-7B-like shape: 32 layers, hidden 4096, 32 heads, SwiGLU 14336, vocabulary 32000, sequence 4096.
+SHAPE = (32, 4096, 32, 14336, 32000, 4096)
+
+
+def test_numpy_integers_are_stored_as_python_ints() -> None:
+    plain = ModelSpec("m", *SHAPE)
+    for kind in (np.int16, np.int32, np.uint32, np.int64):
+        narrow = ModelSpec("m", SHAPE[0], kind(SHAPE[1]), *SHAPE[2:])
+        assert type(narrow.hidden) is int
+        # 4096² in int32 would wrap: the parameter count must equal the plain-int model's, worked by hand below
+        assert narrow.num_params == plain.num_params
+    # attention 2·4096·4096 + 2·4096·4096 (MHA), SwiGLU 3·4096·14336, 2 RMSNorms of 4096 per layer; embedding and
+    # untied output 32000·4096 each; the final norm 4096
+    per_layer = 4 * 4096 * 4096 + 3 * 4096 * 14336 + 2 * 4096
+    assert plain.num_params == 32 * per_layer + 2 * 32000 * 4096 + 4096
+
+
+def test_numpy_cluster_sizes_cannot_bypass_the_world_size_limit() -> None:
+    with pytest.raises(ValueError, match="world size"):
+        ClusterSpec("c", np.int16(1000), np.int16(200), 80, 312e12, 300e9, 25e9, 0, 0, 2e12)
+
+
+def test_a_plan_with_numpy_sizes_equals_the_plain_plan() -> None:
+    cluster = CLUSTERS["h100-8"]
+    narrow = plan(
+        ModelSpec("m", SHAPE[0], np.int32(SHAPE[1]), *SHAPE[2:]),
+        cluster,
+        WorkloadSpec(global_batch=np.int32(64), seq_len=np.int16(4096)),
+    )
+    plain = plan(ModelSpec("m", *SHAPE), cluster, WorkloadSpec(global_batch=64, seq_len=4096))
+    best, expected = narrow.accepted(1)[0], plain.accepted(1)[0]
+    assert best.label() == expected.label() and best.step_s == pytest.approx(expected.step_s) and best.step_s > 0
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("inter_node_bandwidth_bytes_per_s", 1e-320),
+        ("intra_node_bandwidth_bytes_per_s", 5e-324),
+        ("memory_bandwidth_bytes_per_s", 1e-300),
+        ("peak_flops", 5e-324),
+        ("peak_flops", 1e308),
+        ("memory_per_device_gib", 1e308),
+        ("inter_node_latency_s", 1e300),
+    ],
+)
+def test_device_figures_outside_physical_bounds_are_refused(field: str, value: float) -> None:
+    with pytest.raises(ValueError, match=field):
+        dataclasses.replace(CLUSTERS["h100-8"], **{field: value})
+
+
+@pytest.mark.parametrize("field", ["achievable_flops_fraction", "efficiency_ceiling", "fp8_matmul_share"])
+def test_vanishing_shares_of_peak_are_refused(field: str) -> None:
+    with pytest.raises(ValueError, match=field):
+        WorkloadSpec(global_batch=8, **{field: 1e-310})
+
+
+def test_index_accessors_check_their_index() -> None:
+    result = plan(MODELS["gpt2-small"], CLUSTERS["a100-8"], WorkloadSpec(global_batch=16))
+    for call in (
+        lambda: result.codes(len(result)),
+        lambda: result.degrees(-1),
+        lambda: result.estimated_step_s(-1),
+        lambda: result.to_dict(top=-1),
+    ):
+        with pytest.raises(ValueError, match=r"index|top"):
+            call()
+    with pytest.raises(TypeError, match="index"):
+        result.degrees(1.0)  # type: ignore[arg-type]
+    assert result.explain({"tp": np.int64(2)}).tp == 2
+
+
+def test_model_methods_check_plain_numbers() -> None:
+    model = MODELS["gpt2-small"]
+    with pytest.raises(ValueError, match="shards"):
+        model.logits_bytes(5, 0)
+    with pytest.raises(ValueError, match="tokens"):
+        model.logits_bytes(-5)
+    with pytest.raises(ValueError, match="tp"):
+        MODELS["llama3-8b"].kv_width_per_rank(0)
+    with pytest.raises(TypeError, match="model"):
+        WorkloadSpec(global_batch=4).tokens_per_sequence("x")  # type: ignore[arg-type]
+    # 4 bytes x 8 tokens x 50257 / 2, the documented formula, worked by hand
+    assert model.logits_bytes(8, 2) == 4 * 8 * 50257 / 2
+
+
+def test_config_files_that_are_too_deep_or_too_large(tmp_path: Path) -> None:
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(ValueError, match="nested too deeply"):
+        load_model_config(deep)
+    big = tmp_path / "big.json"
+    big.write_text(json.dumps({"pad": "x" * MAX_CONFIG_BYTES}))
+    with pytest.raises(ValueError, match="over the limit"):
+        load_model_config(big)
+    with pytest.raises(ValueError, match="does not exist"):
+        load_model_config("")
+
+
+def test_config_numbers_from_numpy_and_null_booleans() -> None:
+    config = {
+        "hidden_size": np.int64(512),
+        "num_hidden_layers": 2,
+        "num_attention_heads": 8,
+        "intermediate_size": 1024,
+        "vocab_size": 1000,
+        "max_position_embeddings": 256,
+        "tie_word_embeddings": None,  # JSON null: absent, as for the integer keys
+        "attention_dropout": np.float32(0.0),
+    }
+    model = ModelSpec.from_config(config)
+    assert type(model.hidden) is int and model.hidden == 512
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [
+        ["--inter-node-gb-s", "1e-320"],
+        ["--mfu", "1e-310"],
+        ["--precision", "fp8", "--fp8-matmul-share", "1e-320"],
+    ],
+)
+def test_command_line_refuses_vanishing_figures_without_a_traceback(flags: list[str]) -> None:
+    out = subprocess.run(
+        [
+            *(sys.executable, "-m", "coursekit", "plan", "--model", "gpt2-small", "--cluster", "h100-8"),
+            *("--global-batch", "16", "--nodes", "2", *flags),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={"COURSEKIT_LANG": "en", "PATH": ""},
+    )
+    assert out.returncode == 2, out.stderr
+    assert "Traceback" not in out.stderr and "must be >=" in out.stderr
+
+
+def test_config_odd_values_are_named(tmp_path: Path) -> None:
+    base = {
+        "num_hidden_layers": 2,
+        "num_attention_heads": 8,
+        "intermediate_size": 1024,
+        "vocab_size": 1000,
+        "max_position_embeddings": 256,
+    }
+    infinite = tmp_path / "inf.json"
+    infinite.write_text(json.dumps(base)[:-1] + ', "hidden_size": Infinity}')
+    with pytest.raises(ValueError, match=r"'hidden_size' = inf"):
+        ModelSpec.from_config(load_model_config(infinite))
+    digits = tmp_path / "digits.json"
+    digits.write_text('{"hidden_size": ' + "9" * 5000 + "}")
+    with pytest.raises(ValueError, match="not usable JSON"):
+        load_model_config(digits)
+    moe = {**base, "hidden_size": 512, "num_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 256}
+    with pytest.raises(ValueError, match="mlp_only_layers"):
+        ModelSpec.from_config({**moe, "mlp_only_layers": [0, "a"]})
+    assert ModelSpec.from_config({**base, "hidden_size": 512, "_name_or_path": "   ", "model_type": "llama"}).name == (
+        "llama"
+    )
+
+
+def test_serving_replicas_refuse_training_arguments() -> None:
+    from coursekit.planner import evaluate_composition
+
+    serving = WorkloadSpec(global_batch=8, mode="serving")
+    with pytest.raises(ValueError, match=r"dp = 2, cp = 2, ep = 2, zero = 3"):
+        evaluate_composition(MODELS["llama3-8b"], CLUSTERS["h100-8"], serving, replicas=4, ep=2, cp=2, dp=2, zero=3)
+    assert evaluate_composition(MODELS["llama3-8b"], CLUSTERS["h100-8"], serving, tp=2, replicas=4).replicas == 4
