@@ -1552,9 +1552,8 @@ class WorkloadSpec:
                 "efficiency_ceiling",
                 check_number("efficiency_ceiling", raw.efficiency_ceiling, ge=MIN_SHARE, le=1),
             )
-        object.__setattr__(
-            self, "runtime_reserve_gib", check_number("runtime_reserve_gib", raw.runtime_reserve_gib, ge=0)
-        )
+        reserve = check_number("runtime_reserve_gib", raw.runtime_reserve_gib, ge=0, le=MAX_DEVICE_MEMORY_GIB)
+        object.__setattr__(self, "runtime_reserve_gib", reserve)
         check_bool("sequence_parallel", raw.sequence_parallel)
         object.__setattr__(self, "zero_stages", _check_int_tuple("zero_stages", raw.zero_stages, ge=0, le=3))
         object.__setattr__(
@@ -1671,11 +1670,11 @@ class ServingWorkload:
         for name in ("ttft_slo_s", "tpot_slo_s"):
             if getattr(raw, name) is not None:
                 object.__setattr__(self, name, check_number(name, getattr(raw, name), gt=0))
-        object.__setattr__(self, "weight_bytes", check_number("weight_bytes", raw.weight_bytes, gt=0))
-        check_int("kv_bytes", raw.kv_bytes, ge=1)
-        object.__setattr__(
-            self, "runtime_reserve_gib", check_number("runtime_reserve_gib", raw.runtime_reserve_gib, ge=0)
-        )
+        # bytes per element: at most 8 (fp64); a 4-bit weight is 0.5
+        object.__setattr__(self, "weight_bytes", check_number("weight_bytes", raw.weight_bytes, gt=0, le=8))
+        check_int("kv_bytes", raw.kv_bytes, ge=1, le=8)
+        reserve = check_number("runtime_reserve_gib", raw.runtime_reserve_gib, ge=0, le=MAX_DEVICE_MEMORY_GIB)
+        object.__setattr__(self, "runtime_reserve_gib", reserve)
         check_int("max_pp", raw.max_pp, ge=1)
 
     @property

@@ -188,3 +188,14 @@ def test_serving_replicas_refuse_training_arguments() -> None:
     with pytest.raises(ValueError, match=r"dp = 2, cp = 2, ep = 2, zero = 3"):
         evaluate_composition(MODELS["llama3-8b"], CLUSTERS["h100-8"], serving, replicas=4, ep=2, cp=2, dp=2, zero=3)
     assert evaluate_composition(MODELS["llama3-8b"], CLUSTERS["h100-8"], serving, tp=2, replicas=4).replicas == 4
+
+
+def test_serving_bytes_per_element_are_bounded() -> None:
+    from coursekit.serving import ServingWorkload
+
+    with pytest.raises(ValueError, match="weight_bytes"):
+        ServingWorkload(prompt_tokens=1, output_tokens=1, concurrency=8, weight_bytes=1e308)
+    with pytest.raises(ValueError, match="kv_bytes"):
+        ServingWorkload(prompt_tokens=1, output_tokens=1, concurrency=8, kv_bytes=10**15)
+    with pytest.raises(ValueError, match="runtime_reserve_gib"):
+        WorkloadSpec(global_batch=8, runtime_reserve_gib=1e308)
