@@ -190,8 +190,9 @@ def _round_sig(value: float, digits: int) -> float:
 
 @pytest.mark.parametrize("exercise", _numeric_exercises(), ids=lambda ex: ex.id)
 def test_every_numeric_exercise_accepts_its_answer_at_2_and_3_significant_digits(exercise: Exercise) -> None:
+    # an exercise that asks for 3 significant digits (min_digits = 3) accepts 3, not 2
     expected = exercise.expected_value()
-    for digits in (2, 3):
+    for digits in range(max(2, exercise.min_digits), 4):
         assert check(exercise.id, _round_sig(expected, digits)).correct, (exercise.id, digits)
 
 
@@ -324,3 +325,14 @@ def test_feedback_words_not_glyphs() -> None:
         for answer in (..., 25.77, 3.0, "x"):
             message = check("intro.device_gb", answer).message
             assert not any(glyph in message for glyph in "✅❌⏳⚠✓✗")
+
+
+def test_three_digit_factors_just_above_one_do_not_accept_one() -> None:
+    # plan.slow_link and plan.cp_cost ask for 3 significant digits of a factor just above 1 (1.029 and 1.016 in the
+    # guides): "no change" must not pass by being read as 1.0 +- 0.05
+    from coursekit.exercises import check
+
+    for exercise_id in ("plan.slow_link", "plan.cp_cost"):
+        assert not check(exercise_id, 1).correct
+        assert not check(exercise_id, 1.0).correct
+    assert written_tolerance(1, min_digits=3) == 0.005

@@ -90,8 +90,9 @@ def test_messages_in_chinese() -> None:
     coursekit.set_language("zh")
     feedback = check("q1.headroom_gib", get_exercise("q1.headroom_gib").expected_value())
     assert feedback.message == (
-        "正确：q1.headroom_gib。余量 -1.47 GiB：ZeRO-3 之后激活成了最大的一项，"
-        "下一步该看重计算或微批次，而不是更多 DP。"
+        # states 16 bytes x 7.47e9 / 8 = 13.91 GiB; activations 34·s·b·h x 36 layers = 9.56 GiB (s 2048, h 4096)
+        "正确：q1.headroom_gib。余量 -1.47 GiB：ZeRO-3 把模型状态切到 13.91 GiB，但激活 9.56 GiB 不受 ZeRO 影响，"
+        "把合计推过了 24 GiB；下一步该看重计算或微批次，而不是更多 DP。"
     )
     assert check("q1.min_zero_stage", 0).message.startswith("还不对：q1.min_zero_stage。提示：对每个阶段建一本账")
     # ZeRO-1: the model states alone (about 38 GiB) fit 40 GiB; activations and the reserve do not.

@@ -405,7 +405,9 @@ class Exercise:
     * ``why``: one line shown when the answer is right; a ``Text`` or a callable
       ``expected -> Text`` (to show the computed value);
     * ``rel_tol`` / ``abs_tol``: tolerances of ``number`` exercises (as in :func:`math.isclose`) for answers
-      given at full precision; a rounded answer is also judged at the precision written (:func:`written_tolerance`);
+      given at full precision; a rounded answer is also judged at the precision written (:func:`written_tolerance`),
+      taken as at least ``min_digits`` significant digits (3 where the question asks for 3, so that ``1`` is read as
+      1.00 and does not match 1.029);
     * ``forms``: other forms of the same number the exercise accepts, names of :data:`FORMS`
       (``("percent",)``: a fraction may also be answered as a percentage);
     * ``slips``: the likely mistakes (:class:`Slip`), tested in order when an answer is wrong;
@@ -429,6 +431,7 @@ class Exercise:
     kind: str = "number"
     rel_tol: float = DEFAULT_REL_TOL
     abs_tol: float = 0.0
+    min_digits: int = MIN_SIGNIFICANT_DIGITS
     choices: tuple[str, ...] = ()
     normalize: Callable[[Any], Any] | None = field(default=None, compare=False)
     forms: tuple[str, ...] = ()
@@ -456,6 +459,7 @@ class Exercise:
             raise TypeError(tr("exercises.author_expected", id=self.id, type=type(self.expected).__name__))
         check_number("rel_tol", self.rel_tol, ge=0)
         check_number("abs_tol", self.abs_tol, ge=0)
+        check_int("min_digits", self.min_digits, ge=1, le=15)
         if self.kind == "choice" and not self.choices:
             raise ValueError(tr("exercises.author_choices", id=self.id))
         for form in self.forms:
@@ -637,20 +641,22 @@ def _significant_digits(value: float) -> int:
     return max(len(digits), 1)
 
 
-def written_tolerance(answer: float) -> float:
-    """Half a unit in the last significant digit of ``answer`` as written, with at least 2 significant digits.
+def written_tolerance(answer: float, min_digits: int = MIN_SIGNIFICANT_DIGITS) -> float:
+    """Half a unit in the last significant digit of ``answer`` as written, with at least ``min_digits`` significant
+    digits (2 by default).
 
     An answer is right when it rounds the expected value to the digits the learner wrote.
 
     >>> written_tolerance(0.16), written_tolerance(0.2), written_tolerance(26)
     (0.005, 0.005, 0.5)
-    >>> written_tolerance(25.77), written_tolerance(0.0)
-    (0.005, 0.0)
+    >>> written_tolerance(25.77), written_tolerance(0.0), written_tolerance(1, min_digits=3)
+    (0.005, 0.0, 0.005)
     """
     value = abs(check_number("answer", answer))
+    min_digits = check_int("min_digits", min_digits, ge=1, le=15)
     if value == 0.0:
         return 0.0
-    digits = max(_significant_digits(value), MIN_SIGNIFICANT_DIGITS)
+    digits = max(_significant_digits(value), min_digits)
     exponent = math.floor(math.log10(value))
     return float(f"{0.5 * 10.0 ** (exponent - digits + 1):.1g}")
 
@@ -659,7 +665,7 @@ def _number_matches(exercise: Exercise, answer: float, target: float) -> bool:
     if math.isclose(answer, target, rel_tol=exercise.rel_tol, abs_tol=exercise.abs_tol):
         return True
     slack = 1e-9 * max(abs(answer), abs(target))  # binary floating point: 0.165 is not quite 0.165
-    return abs(answer - target) <= written_tolerance(answer) + slack
+    return abs(answer - target) <= written_tolerance(answer, exercise.min_digits) + slack
 
 
 def _targets(exercise: Exercise, expected: float) -> list[float]:

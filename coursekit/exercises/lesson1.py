@@ -81,8 +81,12 @@ def _min_stage_states_only() -> int:
     return 3
 
 
+def _headroom_ledger() -> ResourceLedger:
+    return ledger_for_stage(HEADROOM_STAGE, HEADROOM_DEVICE_GIB)
+
+
 def _headroom_gib() -> float:
-    return ledger_for_stage(HEADROOM_STAGE, HEADROOM_DEVICE_GIB).headroom_gib
+    return float(_headroom_ledger().headroom_gib)
 
 
 ZERO2_GIB = register(
@@ -191,9 +195,12 @@ HEADROOM_GIB = register(
             "(36 layers), plus the 2 GiB reserve; headroom = 24 - total.",
         ),
         why=lambda gib: Text(
-            zh=f"余量 {gib:.2f} GiB：ZeRO-3 之后激活成了最大的一项，下一步该看重计算或微批次，而不是更多 DP。",
-            en=f"Headroom {gib:.2f} GiB: after ZeRO-3 the activations are the largest item, so look at "
-            "recomputation or the micro-batch next, not at more DP.",
+            zh=f"余量 {gib:.2f} GiB：ZeRO-3 把模型状态切到 {_headroom_ledger().state_gib:.2f} GiB，但激活 "
+            f"{_headroom_ledger().activation_gib:.2f} GiB 不受 ZeRO 影响，把合计推过了 {HEADROOM_DEVICE_GIB:g} GiB；"
+            "下一步该看重计算或微批次，而不是更多 DP。",
+            en=f"Headroom {gib:.2f} GiB: ZeRO-3 cuts the model states to {_headroom_ledger().state_gib:.2f} GiB, but "
+            f"the activations, {_headroom_ledger().activation_gib:.2f} GiB, are untouched by ZeRO and push the total "
+            f"past {HEADROOM_DEVICE_GIB:g} GiB; look at recomputation or the micro-batch next, not at more DP.",
         ),
         slips=(
             mistake(

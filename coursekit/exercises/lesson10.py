@@ -28,8 +28,9 @@ CLUSTER: str = "h100-8"
 REPLICA_TP: int = 8
 PROMPT_TOKENS: int = 8192
 OUTPUT_TOKENS: int = 512
-#: serve.best_tp: GPT-2 small (124M) decoding one request on an H100 node; the TP degrees tried.
-SMALL_MODEL: str = "gpt2-small"
+#: serve.best_tp: Megatron-LM's 1.7B model (Table 1: 24 layers, h = 2304, 24 heads) decoding one request on an
+#: H100 node; the TP degrees tried (each divides the 24 heads). The lesson's table shows GPT-2 small, not this model.
+SMALL_MODEL: str = "megatron-1.7b"
 TP_DEGREES: tuple[int, ...] = (1, 2, 4, 8)
 #: serve.littles_law: arrivals per second and seconds each request spends in the system.
 RATE_PER_S: float = 20.0
@@ -76,14 +77,24 @@ def _max_requests_kv_not_split() -> int:
     return replace(ledger, kv_per_request_gib=ledger.kv_per_request_gib * REPLICA_TP).max_concurrency
 
 
-def best_tp() -> int:
-    """serve.best_tp: the TP degree of :data:`TP_DEGREES` with the lowest TPOT for GPT-2 small at batch 1."""
-    times = {
+def _best_tp_times() -> dict[int, float]:
+    """TPOT bound (s) of :data:`SMALL_MODEL` at batch 1 for each of :data:`TP_DEGREES`."""
+    return {
         tp: serving_estimate(
             MODELS[SMALL_MODEL], CLUSTERS[CLUSTER], tp=tp, batch=1, prompt_tokens=512, output_tokens=128
         ).time_per_output_token_s
         for tp in TP_DEGREES
     }
+
+
+def _weight_read_us(tp: int) -> float:
+    """Microseconds one GPU takes to read its 1/tp of :data:`SMALL_MODEL`'s bf16 weights from HBM."""
+    return MODELS[SMALL_MODEL].num_params * 2 / tp / CLUSTERS[CLUSTER].memory_bandwidth_bytes_per_s * 1e6
+
+
+def best_tp() -> int:
+    """serve.best_tp: the TP degree of :data:`TP_DEGREES` with the lowest TPOT for :data:`SMALL_MODEL` at batch 1."""
+    times = _best_tp_times()
     return min(times, key=times.__getitem__)
 
 
@@ -151,10 +162,12 @@ MAX_REQUESTS = register(
         lesson=10,
         prompt=Text(
             zh=f"一个副本用一个 H100 节点的 8 卡 (TP=8) 服务 Llama-3 70B，每个请求 {PROMPT_TOKENS} 个提示 token 加 "
-            f"{OUTPUT_TOKENS} 个输出 token。按每 rank 的显存账本，这个副本最多能同时容纳多少个请求？用整数作答。",
+            f"{OUTPUT_TOKENS} 个输出 token，提示一次预填充完（prefill_chunk_tokens={PROMPT_TOKENS}）。"
+            "按每 rank 的显存账本，这个副本最多能同时容纳多少个请求？用整数作答。",
             en="One replica serves Llama-3 70B on the 8 GPUs of one H100 node (TP=8); each request has "
-            f"{PROMPT_TOKENS} prompt tokens and {OUTPUT_TOKENS} output tokens. By the per-rank memory ledger, how "
-            "many requests can the replica hold at once? Answer with an integer.",
+            f"{PROMPT_TOKENS} prompt tokens and {OUTPUT_TOKENS} output tokens, the prompt prefilled in one chunk "
+            f"(prefill_chunk_tokens={PROMPT_TOKENS}). By the per-rank memory ledger, how many requests can the "
+            "replica hold at once? Answer with an integer.",
         ),
         expected=max_requests,
         kind="exact",
@@ -200,16 +213,19 @@ BEST_TP = register(
         id="serve.best_tp",
         lesson=10,
         prompt=Text(
-            zh="GPT-2 small（124M 参数）在 H100 节点上解码单个请求（批 1）。TP = 1、2、4、8 中哪一个的 TPOT 下界最小？",
-            en="GPT-2 small (124M parameters) decodes a single request (batch 1) on an H100 node. Which of TP = 1, 2, "
-            "4, 8 gives the lowest TPOT bound?",
+            zh="Megatron-LM 表 1 的 1.7B 模型（24 层，h = 2304，24 个头，MODELS['megatron-1.7b']）在 H100 节点上解码"
+            "单个请求（批 1，提示 512 个 token，输出 128 个）。TP = 1、2、4、8 中哪一个的 TPOT 下界最小？",
+            en="Megatron-LM's Table 1 1.7B model (24 layers, h = 2304, 24 heads, MODELS['megatron-1.7b']) decodes a "
+            "single request (batch 1, 512 prompt tokens, 128 output tokens) on an H100 node. Which of TP = 1, 2, 4, "
+            "8 gives the lowest TPOT bound?",
         ),
         expected=best_tp,
         kind="exact",
         hint=Text(
-            zh="比较权重读取时间（0.25 GB ÷ 3.35 TB/s）和每 token 2 × 12 次全归约的时延（每次至少几微秒）。",
-            en="Compare the time to read the weights (0.25 GB ÷ 3.35 TB/s) with the latency of 2 × 12 all-reduces "
-            "per token (several microseconds each).",
+            zh="对每个 TP 调用 serving_estimate(...)，比较 time_per_output_token_s：每翻一倍 TP，每卡读的权重减半，"
+            "但每 token 2 × 24 次全归约的时延随 TP 变大。",
+            en="Call serving_estimate(...) for each TP and compare time_per_output_token_s: each doubling of TP halves "
+            "the weights a GPU reads, but the latency of the 2 × 24 all-reduces per token grows with TP.",
         ),
         slips=(
             mistake(
@@ -223,9 +239,15 @@ BEST_TP = register(
             ),
         ),
         why=lambda tp: Text(
-            zh=f"TP = {tp}：读权重只要约 74 µs，TP=2 最多省一半，却要加 24 次全归约，每次至少 6.6 µs 的基础时延。",
-            en=f"TP = {tp}: reading the weights takes about 74 µs, TP=2 saves at most half of that, but adds 24 "
-            "all-reduces, each with at least 6.6 µs of base latency.",
+            zh=f"TP = {tp}：每卡读权重从 TP = 1 的约 {_weight_read_us(1):.0f} µs 减到 {_weight_read_us(tp):.0f} µs；"
+            f"再到 TP = 8 只能再省 {_weight_read_us(tp) - _weight_read_us(8):.0f} µs，"
+            "而每 token 48 次全归约变慢得更多："
+            f"TPOT 下界从 {_best_tp_times()[tp] * 1e3:.3f} ms 升到 {_best_tp_times()[8] * 1e3:.3f} ms。",
+            en=f"TP = {tp}: each GPU's weight read drops from about {_weight_read_us(1):.0f} µs at TP = 1 to "
+            f"{_weight_read_us(tp):.0f} µs; going on to TP = 8 saves only "
+            f"{_weight_read_us(tp) - _weight_read_us(8):.0f} µs more, while the 48 all-reduces per token slow down "
+            "by more: the TPOT bound rises from "
+            f"{_best_tp_times()[tp] * 1e3:.3f} ms to {_best_tp_times()[8] * 1e3:.3f} ms.",
         ),
     ),
     replace=True,

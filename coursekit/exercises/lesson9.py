@@ -146,6 +146,7 @@ CP_COST = register(
         expected=cp_cost,
         kind="number",
         rel_tol=5e-3,
+        min_digits=3,  # "3 significant digits": 1 is read as 1.00, not a match for a factor just above 1
         hint=Text(
             zh="两个都用 result.explain('...')，比较 step_s；再看两者的账本：CP 省掉了什么？",
             en="Use result.explain('...') for both and compare step_s; then read both ledgers: what does CP remove?",
@@ -238,6 +239,7 @@ SLOW_LINK = register(
         expected=slow_link_ratio,
         kind="number",
         rel_tol=5e-3,
+        min_digits=3,  # "3 significant digits": 1 is read as 1.00, not a match for a factor just above 1
         hint=Text(
             zh=f"用 coursekit.planner.what_if(..., link_slowdown={SLOWDOWN})，比较两次 accepted(1)[0].step_s。",
             en=f"Use coursekit.planner.what_if(..., link_slowdown={SLOWDOWN}) and compare accepted(1)[0].step_s of "

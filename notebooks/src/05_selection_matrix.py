@@ -388,13 +388,16 @@ for n, case in enumerate(PAPER_CASES, start=1):
 # ### 练习 5.2：填矩阵（不知道拓扑）
 #
 # 三个案例 × 四个策略，共 12 格。每格答 `"feasible"`、`"not_preferred"` 或 `"needs_info"`
-# （也可以写“可行 / 不优先 / 需更多信息”），每格单独检查，答错的格子会得到针对这个策略的提示。
+# （也可以写“可行 / 不优先 / 需更多信息”），每格单独检查，答错的格子会得到针对这个策略的提示。被硬性排除的格子
+# （例如放不下）也答 `"not_preferred"`：矩阵里“不优先”既包括排除，也包括不需要。
 
 # %% [markdown] lang="en"
 # ### Exercise 5.2: fill in the matrix (no topology given)
 #
 # Three cases × four strategies, 12 cells. Answer each with `"feasible"`, `"not_preferred"` or `"needs_info"`; each
-# cell is checked on its own, and a wrong cell gets a hint about that strategy.
+# cell is checked on its own, and a wrong cell gets a hint about that strategy. A cell that a hard exclusion rules out
+# (it does not fit, say) is answered `"not_preferred"` too: in the matrix, "not preferred" covers both excluded and
+# not needed.
 
 # %% tags=["learner"]
 my_matrix = {

@@ -100,7 +100,9 @@ from coursekit.plotting import figure_image, new_figure
 from coursekit.presets import CLUSTERS, MEGATRON_TABLE1, MODELS
 from coursekit.specs import FP8_RECIPES, PRECISION_RECIPES
 from coursekit.published_runs import (
+    MEGATRON_BRIDGE_2511_SOURCE,
     MOE_ZOO_QWEN3_LONG_RUNS,
+    NEMO_2407_SOURCE,
     NEMO_LONG_CONTEXT_RUNS,
     MOE_ZOO_QWEN3_RUNS,
     PUBLISHED_RUNS_2024,
@@ -661,7 +663,7 @@ md_table(
 # ## 8. 对照已发表的大规模训练
 #
 # 标定集之外，用已发表的训练检验估算：8 次论文里的训练（稠密与 MoE，A100、H100 与 H800），加上 NVIDIA 性能表里
-# 22 个 H100 配置（FP8；NeMo 24.07 的整张表格与 Megatron-Bridge 25.09 到 26.04 各版的表格，稠密与 MoE），NVIDIA DGX Cloud
+# 24 个 H100 配置（FP8；NeMo 24.07 的整张表格与 Megatron-Bridge 25.09 到 26.04 各版的表格，稠密与 MoE），NVIDIA DGX Cloud
 # 基准配方 (v24.11.1) 的 14 行（7 个配方各取能跑完整模型的最小规模的 BF16 与 FP8 两行：Llama 3.1 8B、70B 与 405B、GPT-3 175B、
 # Nemotron-4 15B 与 340B、Grok-1 314B 的 MoE 代理模型 (proxy model)；配方给出每步时间，换算成每 GPU 每秒 token 数比较），
 # 它 2025 年的版本 (v25.05.02) 换到 NeMo 2.0 后的 9 行（Llama 3.1 405B、Nemotron-4 15B 与 340B、Grok-1 各有 BF16 与 FP8，
@@ -691,7 +693,7 @@ md_table(
 # ## 8. Against published large-scale runs
 #
 # Beyond the calibration set, published runs test the estimate: eight from papers (dense and MoE; A100, H100 and
-# H800), twenty-two H100 configurations (FP8; NVIDIA's whole NeMo 24.07 table and Megatron-Bridge's tables from 25.09 to
+# H800), twenty-four H100 configurations (FP8; NVIDIA's whole NeMo 24.07 table and Megatron-Bridge's tables from 25.09 to
 # 26.04, dense and MoE), fourteen rows of NVIDIA's DGX Cloud benchmarking recipes (v24.11.1: each of seven recipes at its
 # smallest scale that runs the whole model, in BF16 and in FP8 — Llama 3.1 8B, 70B and 405B, GPT-3 175B, Nemotron-4 15B
 # and 340B, and a Grok-1 314B MoE
@@ -772,6 +774,14 @@ passed = {c.name for c in comparisons if c.passes}
 by_name = {c.name: c for c in comparisons}
 run_of_name = {run.name: run for run in runs}
 assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
+# the vendor tables' H100 rows the section counts: 24 configurations, 17 dense (16 pass) and 7 MoE (2 pass)
+bridge = MEGATRON_BRIDGE_2511_SOURCE.split(",")[0]  # every Megatron-Bridge release's table starts so
+vendor_h100 = [(run, c) for run, c in zip(runs, comparisons)
+               if run.source.startswith((NEMO_2407_SOURCE, bridge)) and run.cluster == "h100-8"]
+vendor_counts = {kind: [c.passes for run, c in vendor_h100 if run.model_spec().is_moe == (kind == "moe")]
+                 for kind in ("dense", "moe")}
+assert len(vendor_h100) == 24
+assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 2)]
 
 # %% [markdown] lang="zh"
 # NeMo 24.07 表里的 Llama 3、GPT-3、Llama 2 7B 与 13B 配置全部通过，其中 Llama 3 70B 用的正是 CP 2；Llama 3 8B 的全分片数据并行
@@ -1622,13 +1632,15 @@ verify("plan.moe_active", answer)
 # %% [markdown] lang="zh"
 # ### 练习 9.4
 #
-# 同一个 70B 例子，跨节点带宽降到 1/5。估算最快的通过候选的步时变为原来的多少倍？
+# 同一个 70B 例子，跨节点带宽降到 1/5。估算最快的通过候选的步时变为原来的多少倍？（两次各取估算最快的通过候选，
+# 它们可以是不同的组合；保留 3 位有效数字。）
 
 # %% [markdown] lang="en"
 # ### Exercise 9.4
 #
 # Same 70B example, with the inter-node bandwidth cut to 1/5. By what factor does the fastest accepted candidate's
-# estimated step time grow?
+# estimated step time grow? (Take the fastest accepted candidate each time; they may be different compositions. 3
+# significant digits.)
 
 # %% tags=["learner"]
 answer = ...

@@ -714,14 +714,15 @@ verify("serve.kv_kib_per_token", answer)
 # %% [markdown] lang="zh"
 # ### 练习 10.2
 #
-# 一个 TP = 8 的副本（一个 H100 节点）服务 Llama-3 70B，这次每个请求 8192 + 512 token（比第 3 节的例子长）。
-# 按每 rank 账本，最多容纳多少个请求？
+# 一个 TP = 8 的副本（一个 H100 节点）服务 Llama-3 70B，这次每个请求 8192 + 512 token（比第 3 节的例子长），
+# 提示一次预填充完（`prefill_chunk_tokens=8192`，不是第 3 节的 2048）。按每 rank 账本，最多容纳多少个请求？
 
 # %% [markdown] lang="en"
 # ### Exercise 10.2
 #
 # One TP = 8 replica (one H100 node) serves Llama-3 70B, this time with requests of 8192 + 512 tokens (longer than
-# section 3's example). By the per-rank ledger, how many requests does it hold at most?
+# section 3's example), each prompt prefilled in one chunk (`prefill_chunk_tokens=8192`, not section 3's 2048). By the
+# per-rank ledger, how many requests does it hold at most?
 
 # %% tags=["learner"]
 answer = ...
@@ -736,12 +737,14 @@ verify("serve.max_requests", answer)
 # %% [markdown] lang="zh"
 # ### 练习 10.3
 #
-# GPT-2 small 在 H100 节点上解码单个请求。TP = 1、2、4、8 中哪一个的 TPOT 下界最小？
+# Megatron-LM 表 1 的 1.7B 模型（`MODELS["megatron-1.7b"]`：24 层，h = 2304，24 个头）在 H100 节点上解码单个请求
+# （提示 512 个 token，输出 128 个）。TP = 1、2、4、8 中哪一个的 TPOT 下界最小？
 
 # %% [markdown] lang="en"
 # ### Exercise 10.3
 #
-# GPT-2 small decodes a single request on an H100 node. Which of TP = 1, 2, 4, 8 has the lowest TPOT bound?
+# Megatron-LM's Table 1 1.7B model (`MODELS["megatron-1.7b"]`: 24 layers, h = 2304, 24 heads) decodes a single request
+# on an H100 node (512 prompt tokens, 128 output tokens). Which of TP = 1, 2, 4, 8 has the lowest TPOT bound?
 
 # %% tags=["learner"]
 answer = ...
@@ -749,7 +752,7 @@ check("serve.best_tp", answer)
 
 # %% tags=["solution"]
 times = {
-    tp: serving_estimate(MODELS["gpt2-small"], H100, tp=tp, prompt_tokens=512, output_tokens=128).time_per_output_token_s
+    tp: serving_estimate(MODELS["megatron-1.7b"], H100, tp=tp, prompt_tokens=512, output_tokens=128).time_per_output_token_s
     for tp in (1, 2, 4, 8)
 }
 answer = min(times, key=times.get)
