@@ -124,7 +124,7 @@ PUBLISHED_RUNS_2024: tuple[PublishedRun, ...] = (
         measured_tokens_per_gpu_s=12036.0,
         workload_options=(("precision", "fp8"), ("max_micro_batch", 1)),
         note=Text(
-            zh="8 张 H100，TP 1、PP 1、CP 2，微批次 1，每 GPU 每秒 12036 tokens（FP8）",
+            zh="8 张 H100，TP 1、PP 1、CP 2，微批次 1，每 GPU 每秒 12036 个 token（FP8）",
             en="8 H100s, TP 1, PP 1, CP 2, micro-batch 1: 12036 tokens per GPU-second (FP8)",
         ),
     ),
@@ -147,7 +147,7 @@ PUBLISHED_RUNS_2024: tuple[PublishedRun, ...] = (
             ("overlap_tp", TP_COMM_OVERLAP_ON),
         ),
         note=Text(
-            zh="64 张 H100，TP 4、PP 4、CP 2、VP 5，微批次 1，每 GPU 每秒 1533 tokens（FP8）",
+            zh="64 张 H100，TP 4、PP 4、CP 2、VP 5，微批次 1，每 GPU 每秒 1533 个 token（FP8）",
             en="64 H100s, TP 4, PP 4, CP 2, VP 5, micro-batch 1: 1533 tokens per GPU-second (FP8)",
         ),
     ),
@@ -165,7 +165,7 @@ PUBLISHED_RUNS_2024: tuple[PublishedRun, ...] = (
         measured_tokens_per_gpu_s=726.0,
         workload_options=(("precision", "fp8"), ("max_micro_batch", 1), ("max_virtual_stages", 6), TP_OVERLAP_OFF),
         note=Text(
-            zh="128 张 H100，TP 4、PP 8、VP 6，微批次 1，每 GPU 每秒 726 tokens（FP8）",
+            zh="128 张 H100，TP 4、PP 8、VP 6，微批次 1，每 GPU 每秒 726 个 token（FP8）",
             en="128 H100s, TP 4, PP 8, VP 6, micro-batch 1: 726 tokens per GPU-second (FP8)",
         ),
     ),
@@ -337,7 +337,7 @@ def _run(
             *options,
         ),
         note=Text(
-            zh=f"{gpus} 张 {device}，{shape}，微批次 {micro_batch}，每 GPU 每秒 {tokens:g} tokens（FP8）",
+            zh=f"{gpus} 张 {device}，{shape}，微批次 {micro_batch}，每 GPU 每秒 {tokens:g} 个 token（FP8）",
             en=f"{gpus} {device}s, {shape}, micro-batch {micro_batch}: {tokens:g} tokens per GPU-second (FP8)",
         ),
     )
@@ -1403,7 +1403,7 @@ def _long_context_run(row: tuple[int, int, int, int, int, int, int, float, float
         workload_options=(("precision", "fp8"), ("max_micro_batch", 1), ("max_virtual_stages", 1), FP32_GRADS),
         note=Text(
             zh=f"{gpus} 张 H100，序列 {k}K，{layout}，每步 {batch} 条序列；每 GPU {tflops:g} TFLOP/s"
-            f"（按 NeMo 的 FLOP 计数折合每 GPU 每秒 {tokens:.0f} tokens，FP8）",
+            f"（按 NeMo 的 FLOP 计数折合每 GPU 每秒 {tokens:.0f} 个 token，FP8）",
             en=f"{gpus} H100s, {k}K sequence, {layout}, {batch} sequences a step; {tflops:g} TFLOP/s per GPU "
             f"({tokens:.0f} tokens per GPU-second in NeMo's FLOP count, FP8)",
         ),

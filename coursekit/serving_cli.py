@@ -68,9 +68,9 @@ def _serving_parser() -> argparse.ArgumentParser:
         prog="python -m coursekit plan --mode serving",
         description=Text(
             zh="服务规划：枚举副本数 × TP × PP 的布局，用门槛筛选（显存、互连、副本、服务目标 SLO），"
-            "估算其余布局（TTFT、TPOT、tokens/s 的下界）。",
+            "估算其余布局（TTFT、TPOT 的下界与每秒 token 数的上界）。",
             en="Serving plan: replicas × TP × PP layouts, gated (memory, interconnect, replicas, SLO) and "
-            "estimated (lower bounds of TTFT, TPOT, tokens/s).",
+            "estimated (lower bounds of TTFT and TPOT, an upper bound of tokens/s).",
         ).render(),
     )
     p.add_argument(

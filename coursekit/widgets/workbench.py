@@ -137,7 +137,7 @@ register(
         "widgets.workbench.nodes": {"zh": "节点数", "en": "nodes"},
         "widgets.workbench.mode": {"zh": "工作负载", "en": "workload"},
         "widgets.workbench.global_batch": {"zh": "global batch（序列）", "en": "global batch (sequences)"},
-        "widgets.workbench.seq_len": {"zh": "序列长度（tokens）", "en": "sequence length (tokens)"},
+        "widgets.workbench.seq_len": {"zh": "序列长度 (token)", "en": "sequence length (tokens)"},
         "widgets.workbench.mfu": {"zh": "可达峰值比例", "en": "achievable fraction of peak"},
         "widgets.workbench.overlap": {"zh": "通信重叠比例", "en": "communication overlap"},
         "widgets.workbench.link_slowdown": {"zh": "跨节点带宽 ÷", "en": "inter-node bandwidth ÷"},
