@@ -237,7 +237,8 @@ def _plain(value: Any) -> Any:
     negative number, silently. Specs store Python ints, floats and bools, whose arithmetic does not wrap.
     """
     if isinstance(value, tuple):
-        return tuple(_plain(item) for item in value)
+        items = tuple(_plain(item) for item in value)
+        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
     if type(value).__module__ == "numpy" and hasattr(value, "item") and getattr(value, "ndim", None) == 0:
         return value.item()
     return value
@@ -1004,11 +1005,25 @@ class ModelSpec:
     def _norm_params(self) -> int:
         return 2 * self.hidden if self.norm == "layernorm" else self.hidden
 
+    def _mlp_weights(self, width: int) -> int:
+        """Weights of an MLP ``width`` wide: three h×f matrices (SwiGLU) or two (GELU)."""
+        return (3 if self.mlp == "swiglu" else 2) * self.hidden * width
+
     def _mlp_params(self, width: int) -> int:
         h = self.hidden
-        if self.mlp == "swiglu":
-            return 3 * h * width + ((2 * width + h) if self.biases else 0)
-        return 2 * h * width + ((width + h) if self.biases else 0)
+        biases = ((2 * width + h) if self.mlp == "swiglu" else (width + h)) if self.biases else 0
+        return self._mlp_weights(width) + biases
+
+    def _attention_weights(self) -> int:
+        """Weights of the attention projections (MLA: its down and up projections), without biases or norms."""
+        h, a = self.hidden, self.heads
+        if self.kv_lora_rank is None:
+            return 2 * h * a * self.head_dim + 2 * h * self.kv_hidden
+        d_qk, d_v, rank_q, rank_kv = self.qk_head_dim, self.value_head_dim, self.q_lora_rank, self.kv_lora_rank
+        query = h * a * d_qk if rank_q is None else h * rank_q + rank_q * a * d_qk
+        latent = h * (rank_kv + self.qk_rope_head_dim)
+        up = rank_kv * a * (self.qk_nope_head_dim + d_v)
+        return query + latent + up + a * d_v * h
 
     @property
     def attention_params_per_layer(self) -> int:
@@ -1019,16 +1034,13 @@ class ModelSpec:
         (h·q_lora + q_lora·a·d_qk, or h·a·d_qk without one), the KV latent and the shared rope key
         h·(kv_lora + d_rope), its up-projection kv_lora·a·(d_nope + d_v), O a·d_v·h, and a norm on each latent.
         """
-        h, a = self.hidden, self.heads
+        h = self.hidden
         if self.kv_lora_rank is None:
-            q, kv = a * self.head_dim, self.kv_hidden
-            return 2 * h * q + 2 * h * kv + ((q + 2 * kv + h) if self.biases else 0)
-        d_qk, d_v, rank_q, rank_kv = self.qk_head_dim, self.value_head_dim, self.q_lora_rank, self.kv_lora_rank
+            q, kv = self.heads * self.head_dim, self.kv_hidden
+            return self._attention_weights() + ((q + 2 * kv + h) if self.biases else 0)
         unit = self._norm_params() // h  # parameters per normalised element: 1 (RMSNorm) or 2 (LayerNorm)
-        query = h * a * d_qk if rank_q is None else h * rank_q + unit * rank_q + rank_q * a * d_qk
-        latent = h * (rank_kv + self.qk_rope_head_dim) + unit * rank_kv
-        up = rank_kv * a * (self.qk_nope_head_dim + d_v)
-        return query + latent + up + a * d_v * h
+        latent_norms = unit * ((self.q_lora_rank or 0) + self.kv_lora_rank)
+        return self._attention_weights() + latent_norms
 
     @property
     def expert_params(self) -> int:
@@ -1066,26 +1078,16 @@ class ModelSpec:
         218103808
         """
         kind = check_choice("kind", kind, ("dense", "moe"))
-        h, a = self.hidden, self.heads
-        if self.kv_lora_rank is None:
-            attention = 2 * h * a * self.head_dim + 2 * h * self.kv_hidden
-        else:
-            d_qk, rank_q = self.qk_head_dim, self.q_lora_rank
-            query = h * a * d_qk if rank_q is None else h * rank_q + rank_q * a * d_qk
-            latent = h * (self.kv_lora_rank + self.qk_rope_head_dim)
-            up = self.kv_lora_rank * a * (self.qk_nope_head_dim + self.value_head_dim)
-            attention = query + latent + up + a * self.value_head_dim * h
-        mats = 3 if self.mlp == "swiglu" else 2
         if kind == "dense" or not self.is_moe:
-            return attention + mats * h * self.ffn_hidden
-        return attention + self.shared_experts * self.expert_linear_weights
+            return self._attention_weights() + self._mlp_weights(self.ffn_hidden)
+        return self._attention_weights() + self.shared_experts * self.expert_linear_weights
 
     @property
     def expert_linear_weights(self) -> int:
         """Weights of one routed expert's linear layers, without biases (0 for a dense model)."""
         if not self.is_moe:
             return 0
-        return (3 if self.mlp == "swiglu" else 2) * self.hidden * (self.moe_ffn_hidden or self.ffn_hidden)
+        return self._mlp_weights(self.moe_ffn_hidden or self.ffn_hidden)
 
     @property
     def input_embedding_params(self) -> int:

@@ -5,7 +5,6 @@ Taught in: lesson 9 (decision workbench).
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -13,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from .._validate import check_choice, check_int
 from ..capacity import RECOMPUTE_MODES
 from ..i18n import register, tr
-from ..specs import _divisors, edge_layers_at, stage_layer_counts, type_error
+from ..specs import _divisors, _plain, edge_layers_at, stage_layer_counts, type_error
 from .gate_table import PLAN_GATES as PLAN_GATES
 from .gate_table import PlanGate as PlanGate
 from .gate_table import chunks_divide_stages
@@ -277,8 +276,7 @@ ga, recompute, replicas.
             number = int(raw_value) if isinstance(raw_value, str) else raw_value
         except ValueError:
             number = None
-        if type(number).__module__ == "numpy" and isinstance(number, numbers.Integral):
-            number = int(number)  # a numpy integer as a Python int
+        number = _plain(number)  # a numpy integer as the Python int it holds
         if isinstance(number, bool) or not isinstance(number, int) or not low <= number <= high:
             message = tr(
                 "planner.degrees_int",
