@@ -199,3 +199,54 @@ def test_serving_bytes_per_element_are_bounded() -> None:
         ServingWorkload(prompt_tokens=1, output_tokens=1, concurrency=8, kv_bytes=10**15)
     with pytest.raises(ValueError, match="runtime_reserve_gib"):
         WorkloadSpec(global_batch=8, runtime_reserve_gib=1e308)
+
+
+# A custom cluster an H100 node would state on the command line: 80 GiB, 989 TFLOP/s, 3350 GB/s HBM, 8 GPUs,
+# 450 GB/s NVLink and 50 GB/s InfiniBand per GPU per direction.
+H100_FLAGS = {
+    "gpu-memory-gib": "80",
+    "peak-tflops": "989",
+    "hbm-gb-s": "3350",
+    "gpus-per-node": "8",
+    "intra-gb-s": "450",
+    "inter-gb-s": "50",
+}
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "spec_field", "spec_value"),
+    [
+        # ClusterSpec takes a peak of 1e9..1e18 FLOP/s: 0.001..1e6 TFLOP/s on the command line
+        ("peak-tflops", "1e7", "peak_flops", 1e19),
+        ("peak-tflops", "1e-4", "peak_flops", 1e8),
+        # and a bandwidth of 1e6..1e15 B/s: 0.001..1e6 GB/s
+        ("inter-gb-s", "1e-4", "inter_node_bandwidth_bytes_per_s", 1e5),
+        ("hbm-gb-s", "2e6", "memory_bandwidth_bytes_per_s", 2e15),
+    ],
+)
+def test_custom_cluster_flags_are_refused_in_their_own_unit(
+    flag: str, value: str, spec_field: str, spec_value: float
+) -> None:
+    h100 = CLUSTERS["h100-8"]
+    with pytest.raises(ValueError, match=spec_field):  # the spec refuses the same figure in its own unit
+        dataclasses.replace(h100, **{spec_field: spec_value})
+    flags = [item for key, default in H100_FLAGS.items() for item in (f"--{key}", value if key == flag else default)]
+    out = subprocess.run(
+        [sys.executable, "-m", "coursekit", "plan", "--model", "gpt2-small", *flags, "--global-batch", "16"],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={"COURSEKIT_LANG": "en", "PATH": ""},
+    )
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert f"argument --{flag}:" in out.stderr, out.stderr  # named as typed, not as the spec's FLOP/s field
+
+
+def test_stage_layers_refuses_edges_that_leave_a_negative_stage() -> None:
+    from coursekit.planner import stage_layers
+
+    # 12 layers, 4 stages, 100 edge layers: q = ceil((12 + 200) / 4) = 53, edge stages 53 - 100 = -47
+    with pytest.raises(ValueError, match=r"edge_layers = 100.*-47"):
+        stage_layers(12, 4, 100)
+    # 6 edge layers: q = ceil(24 / 4) = 6, edge stages 0 (malformed, named by the pp_layers gate), middle 12 / 2 = 6
+    assert stage_layers(12, 4, 6) == (0, 6, 0)

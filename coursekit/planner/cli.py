@@ -44,6 +44,12 @@ from ..specs import (
     EP_OVERLAP_SCHEDULES,
     FP8_RECIPES,
     FP8_WEIGHT_CACHE_BYTES,
+    MAX_BANDWIDTH_BYTES_PER_S,
+    MAX_DEVICE_MEMORY_GIB,
+    MAX_PEAK_FLOPS,
+    MIN_BANDWIDTH_BYTES_PER_S,
+    MIN_PEAK_FLOPS,
+    MIN_SHARE,
     PRECISIONS,
     RECOMPUTE_MODULES,
 )
@@ -74,17 +80,23 @@ __all__ = [
     "workload_argv",
 ]
 
-#: Largest link bandwidth a what-if may state, GB/s per GPU (a thousand times NVLink 4).
-MAX_LINK_GB_S: float = 1e6
+#: Largest link bandwidth a what-if may state, GB/s per GPU (:data:`coursekit.specs.MAX_BANDWIDTH_BYTES_PER_S`).
+MAX_LINK_GB_S: float = MAX_BANDWIDTH_BYTES_PER_S / 1e9
+#: Smallest link or memory bandwidth, GB/s (:data:`coursekit.specs.MIN_BANDWIDTH_BYTES_PER_S`).
+MIN_LINK_GB_S: float = MIN_BANDWIDTH_BYTES_PER_S / 1e9
+#: The custom peaks' bounds in TFLOP/s: :class:`coursekit.specs.ClusterSpec`'s, so a flag is refused in its own unit.
+_PEAK_TFLOPS_BOUNDS: dict[str, float] = {"ge": MIN_PEAK_FLOPS / 1e12, "le": MAX_PEAK_FLOPS / 1e12}
+_LINK_BOUNDS: dict[str, float] = {"ge": MIN_LINK_GB_S, "le": MAX_LINK_GB_S}
 #: A custom cluster's flags: (flag, ClusterSpec field, name in messages, bounds). Bandwidths per GPU per direction.
+#: The bounds are ClusterSpec's, scaled to the flag's unit.
 CUSTOM_CLUSTER_FLAGS: tuple[tuple[str, str, str, dict[str, float]], ...] = (
-    ("gpu-memory-gib", "memory_per_device_gib", "gpu_memory_gib", {"gt": 0, "le": 1e6}),
-    ("peak-tflops", "peak_flops", "peak_tflops", {"gt": 0, "le": 1e9}),
-    ("peak-fp8-tflops", "peak_flops_fp8", "peak_fp8_tflops", {"gt": 0, "le": 1e9}),
-    ("hbm-gb-s", "memory_bandwidth_bytes_per_s", "hbm_gb_s", {"gt": 0, "le": MAX_LINK_GB_S}),
+    ("gpu-memory-gib", "memory_per_device_gib", "gpu_memory_gib", {"gt": 0, "le": MAX_DEVICE_MEMORY_GIB}),
+    ("peak-tflops", "peak_flops", "peak_tflops", _PEAK_TFLOPS_BOUNDS),
+    ("peak-fp8-tflops", "peak_flops_fp8", "peak_fp8_tflops", _PEAK_TFLOPS_BOUNDS),
+    ("hbm-gb-s", "memory_bandwidth_bytes_per_s", "hbm_gb_s", _LINK_BOUNDS),
     ("gpus-per-node", "gpus_per_node", "gpus_per_node", {"ge": 1, "le": 1024}),
-    ("intra-gb-s", "intra_node_bandwidth_bytes_per_s", "intra_gb_s", {"gt": 0, "le": MAX_LINK_GB_S}),
-    ("inter-gb-s", "inter_node_bandwidth_bytes_per_s", "inter_gb_s", {"gt": 0, "le": MAX_LINK_GB_S}),
+    ("intra-gb-s", "intra_node_bandwidth_bytes_per_s", "intra_gb_s", _LINK_BOUNDS),
+    ("inter-gb-s", "inter_node_bandwidth_bytes_per_s", "inter_gb_s", _LINK_BOUNDS),
 )
 #: What each custom-cluster flag states (its help, after "custom cluster: ").
 CUSTOM_CLUSTER_HELP: dict[str, Text] = {
@@ -333,7 +345,7 @@ def _add_estimate_arguments(p: argparse.ArgumentParser) -> None:
     """The estimate's assumptions: achievable FLOP/s, communication hidden under compute, runtime reserve."""
     p.add_argument(
         "--mfu",
-        type=number_arg(float, "achievable_flops_fraction", gt=0, le=1),
+        type=number_arg(float, "achievable_flops_fraction", ge=MIN_SHARE, le=1),
         default=None,
         help=Text(
             zh="用一个固定的可达比例（峰值 FLOP/s 的几成）代替计算效率模型",
@@ -474,7 +486,7 @@ def _add_search_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--efficiency-ceiling",
-        type=number_arg(float, "efficiency_ceiling", gt=0, le=1),
+        type=number_arg(float, "efficiency_ceiling", ge=MIN_SHARE, le=1),
         default=None,
         help=Text(
             zh=f"计算效率模型的上限：最大的矩阵乘能达到的峰值比例（默认：按设备标定，A100 为 {EFFICIENCY_CEILING:g}、"
@@ -498,7 +510,7 @@ def _add_search_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--fp8-matmul-share",
-        type=number_arg(float, "fp8_matmul_share", gt=0, le=1),
+        type=number_arg(float, "fp8_matmul_share", ge=MIN_SHARE, le=1),
         default=None,
         help=Text(
             zh="FP8 线性层矩阵乘保留 FP8 峰值翻倍所带来提速的比例，取 (0, 1]（默认：标定值 "
@@ -526,7 +538,7 @@ def _add_search_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--inter-node-gb-s",
-        type=number_arg(float, "inter_node_gb_s", gt=0, le=MAX_LINK_GB_S),
+        type=number_arg(float, "inter_node_gb_s", **_LINK_BOUNDS),
         default=None,
         help=Text(
             zh="假设分析 (what-if)：跨节点每块 GPU 的带宽，GB/s，单向",

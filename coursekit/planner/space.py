@@ -34,6 +34,12 @@ register(
             "zh": "{name} = {value!r}：键 {key!r} 出现了不止一次；每个并行度只能给一个值。",
             "en": "{name} = {value!r}: key {key!r} is given more than once; give each degree one value.",
         },
+        "planner.edge_layers_negative": {
+            "zh": "edge_layers = {edge}：{layers} 层分成 {pp} 个流水线阶段时，首尾阶段只剩 {stage} 层；"
+            "每个阶段至少要有 0 层，请减小 edge_layers。",
+            "en": "edge_layers = {edge}: with {layers} layers in {pp} pipeline stages the first and last stages would "
+            "hold {stage} layers; a stage holds at least 0 layers, so use a smaller edge_layers.",
+        },
         "planner.space_too_large": {
             "zh": "搜索空间有 {size:,} 个组合，超过上限 {limit:,}：请减少 ZeRO 阶段、重计算模式或微批次上限，"
             "或换一个约数较少的 GPU 总数。",
@@ -79,6 +85,10 @@ def stage_layers(layers: int, pp: int, edge_layers: int = 0) -> tuple[int, int, 
     pp = check_int("pp", pp, ge=1, le=1 << 20)
     edge_layers = check_int("edge_layers", edge_layers, ge=0, le=1 << 20)
     first, mid, last = stage_layer_counts(layers, pp, edge_layers)
+    if min(first, mid, last) < 0:  # zero layers is a malformed stage the gate names; fewer is no stage at all
+        raise ValueError(
+            tr("planner.edge_layers_negative", edge=edge_layers, layers=layers, pp=pp, stage=int(min(first, last)))
+        )
     return int(first), int(mid), int(last)
 
 
