@@ -95,13 +95,15 @@ def test_code_parity_between_languages(source: Path) -> None:
     zh_code = [(c.id, c.source) for c in zh.cells if c.cell_type == "code"]
     en_code = [(c.id, c.source) for c in en.cells if c.cell_type == "code"]
     assert [i for i, _ in zh_code] == [i for i, _ in en_code]
-    # a worked solution opens with a comment line in the notebook's language; the code below it is shared
+    # a worked solution opens with a comment line in the notebook's language, and comments are written in both
+    # languages (each notebook keeps its own); the code itself is shared
     solution_lines = (bn.SOLUTION_FIRST_LINE.zh, bn.SOLUTION_FIRST_LINE.en)
     differing = []
     for (_, a), (_, b) in zip(zh_code, en_code, strict=True):
         if a.split("\n", 1)[0] == solution_lines[0]:
             assert b.split("\n", 1)[0] == solution_lines[1]
             a, b = a.split("\n", 1)[1], b.split("\n", 1)[1]
+        a, b = (_without_comment_lines(text) for text in (a, b))
         if a != b:
             differing.append((a, b))
     assert len(differing) == 1, "only the first code cell (the language line) may differ"
@@ -109,6 +111,34 @@ def test_code_parity_between_languages(source: Path) -> None:
     diff = [(a, b) for a, b in zip(zh_lines, en_lines, strict=True) if a != b]
     assert diff == [('coursekit.set_language("zh")', 'coursekit.set_language("en")')]
     assert zh.metadata["coursekit"]["lang"] == "zh" and en.metadata["coursekit"]["lang"] == "en"
+
+
+def _without_comment_lines(text: str) -> str:
+    return "\n".join(line for line in text.split("\n") if not line.lstrip().startswith("#"))
+
+
+#: A comment that reads as English prose: three words of three letters or more, and no Chinese character.
+ENGLISH_PROSE = re.compile(r"(?:\b[A-Za-z]{3,}\b[^\n]*){3}")
+
+
+@pytest.mark.parametrize("source", LESSON_SOURCES, ids=lambda p: p.stem)
+def test_zh_code_comments_are_chinese(source: Path) -> None:
+    zh = _read(bn.notebook_path(ROOT, source, "zh"))
+    english = [
+        line.strip()
+        for cell in zh.cells
+        if cell.cell_type == "code"
+        for line in cell.source.split("\n")
+        if line.lstrip().startswith("#") and ENGLISH_PROSE.search(line) and not CJK.search(line)
+    ]
+    assert english == [], "write code comments as '# zh: ...' and '# en: ...' lines"
+
+
+def test_marked_comments_keep_their_own_language() -> None:
+    text = "x = 1\n    # zh: 第一行\n    # en: first line\n    # zh: 第二行\n    # en: second line\ny = 2"
+    assert bn.localized_comments(text, "zh") == "x = 1\n    # 第一行\n    # 第二行\ny = 2"
+    assert bn.localized_comments(text, "en") == "x = 1\n    # first line\n    # second line\ny = 2"
+    assert bn.localized_comments("# plain comment\nx = 1", "zh") == "# plain comment\nx = 1"
 
 
 def _cjk_fraction(text: str) -> float:
@@ -156,6 +186,7 @@ def test_every_lesson_installs_coursekit_on_colab_first(source: Path) -> None:
         assert first.metadata["slideshow"] == {"slide_type": "skip"}
         assert 'if "google.colab" in sys.modules:' in first.source
         assert f'%pip install -q "coursekit @ git+https://github.com/{repo}"' in first.source
+        assert bool(CJK.search(first.source.split("\n", 1)[0])) == (lang == "zh")  # its comment in the language
         assert f'coursekit.set_language("{lang}")' in second.source  # the lesson's own first code cell follows
 
 
@@ -471,6 +502,7 @@ GOOD_CODE = '# %%\nimport coursekit\ncoursekit.set_language("{{LANG}}")\n'
         ("# %% [markdown]\n# only prose\n", "no code cell"),
         (GOOD_CODE + '\n# %%\nprint("{{LANG}}")\n', "{{LANG}} appears 2 times"),
         (GOOD_CODE + '\n# %% tags="solution"\nx = 1\n', "jupytext cannot parse it: 'solution' is not of type 'array'"),
+        (GOOD_CODE + "\n# %%\n# zh: 只有中文\nx = 1\n", "marked comments '# zh: 只有中文'... have {'zh': 1, 'en': 0}"),
     ],
 )
 def test_source_format_errors(text: str, message: str) -> None:

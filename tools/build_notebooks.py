@@ -22,9 +22,12 @@ Source format (``notebooks/src/NN_slug.py``, jupytext "percent")::
     # %% tags=["learner"]                <- a cell that belongs to the learner (fill-in, notes)
 
 The first code cell contains the line ``coursekit.set_language("{{LANG}}")``;
-``{{LANG}}`` becomes ``zh`` / ``en`` and may appear nowhere else, so the two
-notebooks' code differs only in that line and in the comment that opens each
-worked solution.
+``{{LANG}}`` becomes ``zh`` / ``en`` and may appear nowhere else. A comment in
+code is written in both languages, each line marked (``# zh: ...`` then
+``# en: ...``, same indentation, as many of each in a run of such lines); each
+notebook keeps its own as ``# ...``. So the two notebooks' code differs only in
+that first line, in those comments and in the comment that opens each worked
+solution.
 
 Answers stay hidden in every front end (JupyterLab, Notebook 7, VS Code, Colab, the
 website), not only where cell metadata is honoured: a worked solution prints nothing
@@ -102,11 +105,10 @@ COLAB_TAG = "colab-install"
 COLAB_CELL_ID = "colab-install"
 
 
-def colab_install_source(repo: str) -> str:
-    """The Colab-only install cell for the GitHub repository ``repo`` (``owner/name``), the same in both languages.
+def colab_install_source(repo: str, lang: str = "en") -> str:
+    """The Colab-only install cell for the GitHub repository ``repo`` (``owner/name``), its comment in ``lang``.
 
     >>> print(colab_install_source("owner/name"))
-    # 仅在 Google Colab 中运行：从课程的代码仓库安装 coursekit；在其他环境中什么也不做。
     # Runs only on Google Colab: installs coursekit from the course's repository; does nothing anywhere else.
     import sys
     <BLANKLINE>
@@ -115,20 +117,22 @@ def colab_install_source(repo: str) -> str:
     """
     if not re.fullmatch(r"[\w.-]+/[\w.-]+", repo):
         raise ValueError(f"repo = {repo!r}: must be a GitHub owner/name")
-    return (
-        "# 仅在 Google Colab 中运行：从课程的代码仓库安装 coursekit；在其他环境中什么也不做。\n"
-        "# Runs only on Google Colab: installs coursekit from the course's repository; does nothing anywhere else.\n"
+    marked = (
+        "# zh: 仅在 Google Colab 中运行：从课程的代码仓库安装 coursekit；在其他环境中什么也不做。\n"
+        "# en: Runs only on Google Colab: installs coursekit from the course's repository; does nothing anywhere "
+        "else.\n"
         "import sys\n"
         "\n"
         'if "google.colab" in sys.modules:\n'
         f'    %pip install -q "coursekit @ git+https://github.com/{repo}"'
     )
+    return localized_comments(marked, lang, "the Colab install cell")
 
 
-def colab_install_cell(repo: str) -> Any:
+def colab_install_cell(repo: str, lang: str = "en") -> Any:
     """The Colab-only install cell (tagged :data:`COLAB_TAG`, skipped in the slides)."""
     metadata = {"tags": [COLAB_TAG], "slideshow": {"slide_type": "skip"}}
-    return new_code_cell(colab_install_source(repo), id=COLAB_CELL_ID, metadata=metadata)
+    return new_code_cell(colab_install_source(repo, lang), id=COLAB_CELL_ID, metadata=metadata)
 
 
 class SourceError(ValueError):
@@ -233,6 +237,42 @@ def _folded(jupyter: dict[str, Any]) -> dict[str, Any]:
     return {**jupyter, "source_hidden": True, "outputs_hidden": True}
 
 
+#: A code comment of one language: ``# zh: text`` / ``# en: text`` (any indentation).
+COMMENT_LANG = re.compile(r"^(?P<indent>[ \t]*)# (?P<lang>zh|en): (?P<text>.*)$")
+
+
+def localized_comments(source: str, lang: str, where: str = "code") -> str:
+    r"""``source`` with its language-marked comment lines resolved for ``lang``.
+
+    Each run of consecutive marked lines must hold as many ``zh`` as ``en`` lines (equal substance, no
+    untranslated comment); ``lang``'s lines stay as plain comments, the others go.
+
+    >>> print(localized_comments("# zh: 求和\n# en: the sum\nx = 1 + 1", "zh"))
+    # 求和
+    x = 1 + 1
+    """
+    lines, run, out = source.split("\n"), [], []
+
+    def flush() -> None:
+        counts = {code: sum(m["lang"] == code for m in run) for code in LANGS}
+        if len(set(counts.values())) > 1:
+            raise SourceError(f"{where}: marked comments {run[0].group(0)!r}... have {counts}: give each language")
+        out.extend(f"{m['indent']}# {m['text']}" for m in run if m["lang"] == lang)
+        run.clear()
+
+    for line in lines:
+        match = COMMENT_LANG.match(line)
+        if match:
+            run.append(match)
+            continue
+        if run:
+            flush()
+        out.append(line)
+    if run:
+        flush()
+    return "\n".join(out)
+
+
 def solution_source(source: str, lang: str) -> str:
     """A worked solution's code under the neutral first line of ``lang``.
 
@@ -299,7 +339,7 @@ def build_notebook(source_text: str, source_rel: str, lang: str, repo: str | Non
         raise ValueError(f"lang = {lang!r}: must be one of {', '.join(LANGS)}")
     cells_in = parse_source(source_text, source_rel)
     cells_out = []
-    colab = colab_install_cell(repository() if repo is None else repo)
+    colab = colab_install_cell(repository() if repo is None else repo, lang)
     for index, cell in enumerate(cells_in):
         cell_lang = cell.metadata.get("lang")
         if cell_lang is not None and cell_lang != lang:
@@ -308,6 +348,8 @@ def build_notebook(source_text: str, source_rel: str, lang: str, repo: str | Non
         tags = set(metadata.get("tags", []))
         cell_id = f"cell-{index:03d}"
         source = cell.source.replace(PLACEHOLDER, lang)
+        if cell.cell_type == "code":
+            source = localized_comments(source, lang, _where(source_rel, index, cell))
         if "solution" in tags and cell.cell_type == "code":
             metadata["jupyter"] = _folded(metadata.get("jupyter", {}))
             source = solution_source(source, lang)

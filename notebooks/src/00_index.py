@@ -202,7 +202,8 @@ for stage, num_bytes in per_device_bytes.items():
     gb, gib = bytes_to_gb(num_bytes), bytes_to_gib(num_bytes)
     print(Text(zh=f"{stage:7s} 每设备 {gb:7.2f} GB = {gib:7.2f} GiB", en=f"{stage:7s} {gb:7.2f} GB = {gib:7.2f} GiB per device"))
 
-# ZeRO paper, Figure 1 (GB, one decimal): the same four numbers.
+# zh: ZeRO 论文图 1（GB，一位小数）：同样的四个数。
+# en: ZeRO paper, Figure 1 (GB, one decimal): the same four numbers.
 ZERO_FIGURE_1_GB = [120.0, 31.4, 16.6, 1.9]
 assert [round(bytes_to_gb(b), 1) for b in per_device_bytes.values()] == ZERO_FIGURE_1_GB
 

@@ -367,8 +367,10 @@ print(Text(
     en=f"full recomputation: saved inputs {saved.total_gib:.2f} GiB + the working set of one recomputed layer "
     f"{working_set.total_gib:.2f} GiB ≈ peak {peak_gib:.2f} GiB",
 ))
-# By hand (s = 2048, b = 1, h = 4096, a = 32, 36 layers): 2sbh x 36 = 603,979,776 bytes = 0.5625 GiB;
-# one layer without recomputation sbh(34 + 5as/h) = 2048 x 4096 x 114 = 956,301,312 bytes = 0.890625 GiB.
+# zh: 手算（s = 2048, b = 1, h = 4096, a = 32, 36 层）：2sbh x 36 = 603,979,776 字节 = 0.5625 GiB；
+# en: By hand (s = 2048, b = 1, h = 4096, a = 32, 36 layers): 2sbh x 36 = 603,979,776 bytes = 0.5625 GiB;
+# zh: 不重计算时一层为 sbh(34 + 5as/h) = 2048 x 4096 x 114 = 956,301,312 字节 = 0.890625 GiB。
+# en: one layer without recomputation sbh(34 + 5as/h) = 2048 x 4096 x 114 = 956,301,312 bytes = 0.890625 GiB.
 assert saved.total_bytes == 2 * 2048 * 4096 * 36 and working_set.total_bytes == 2048 * 4096 * 114
 
 # %% [markdown] lang="zh"
@@ -396,7 +398,8 @@ flash_set = activation_memory_breakdown(seq_len=2048, micro_batch=1, hidden=shap
                                         layers=1, recompute="none", flash_attention=True)
 print(Text(zh=f"融合注意力下一层的工作集：{flash_set.total_gib:.3f} GiB（原来 {working_set.total_gib:.3f} GiB）",
            en=f"one layer's working set with flash attention: {flash_set.total_gib:.3f} GiB (was {working_set.total_gib:.3f} GiB)"))
-# By hand: 34·sbh plus 4 bytes x a heads x s queries = 2048 x 4096 x 34 + 4 x 32 x 2048 bytes.
+# zh: 手算：34·sbh 加上 4 字节 x a 个头 x s 个查询 = 2048 x 4096 x 34 + 4 x 32 x 2048 字节。
+# en: By hand: 34·sbh plus 4 bytes x a heads x s queries = 2048 x 4096 x 34 + 4 x 32 x 2048 bytes.
 assert flash_set.total_bytes == 2048 * 4096 * 34 + 4 * 32 * 2048
 
 # %% [markdown] lang="zh"

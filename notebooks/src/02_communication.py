@@ -381,7 +381,8 @@ check("q2.tp_calls", answer)
 tp_entries = strategy_traffic("tp", seq_len=4096, micro_batch=1, micro_batches=8, hidden=4096, layers=36, tp=8)
 answer = sum(entry.calls_per_step for entry in tp_entries)
 
-# The traffic of every strategy (the table below shows answer 2.4 in its TP row: it appears with the solution)
+# zh: 每种策略的通信（下表的 TP 行就是练习 2.4 的答案，所以这张表随参考解答一起出现）
+# en: The traffic of every strategy (the table below shows answer 2.4 in its TP row: it appears with the solution)
 shape = model_shape("megatron-7.5b")
 SEQ, MICRO_BATCH, MICRO_BATCHES, DEGREE = 4096, 1, 8, 8
 activation = dict(seq_len=SEQ, micro_batch=MICRO_BATCH, micro_batches=MICRO_BATCHES)
@@ -486,7 +487,8 @@ for phase, seq_len in ((Text(zh="预填充 s = 4096", en="prefill, s = 4096"), 4
                 f"{on_intra.latency_s * MS_PER_S:.3f} | {on_intra.transfer_s * MS_PER_S:.3f} | "
                 f"{TERM[on_intra.dominant_term]} |")
 display(Markdown("\n".join(rows)))
-# Check the numbers used in the next paragraph: 2(n-1) ring steps at n = 8, and the preset's 3.4 us per step.
+# zh: 核对下一段用到的数字：n = 8 时环有 2(n-1) 步，预设的每步时延 3.4 us。
+# en: Check the numbers used in the next paragraph: 2(n-1) ring steps at n = 8, and the preset's 3.4 us per step.
 assert 2 * (DEGREE - 1) == 14 and round(intra.latency_us, 6) == 3.4
 
 # %% [markdown] lang="zh"

@@ -402,7 +402,8 @@ gates_widget = GatesWidget()
 gates_widget
 
 # %%
-# Check the widget against a direct call (the widget only calls coursekit).
+# zh: 用直接调用核对小部件（小部件只调用 coursekit）。
+# en: Check the widget against a direct call (the widget only calls coursekit).
 assert gates_widget.status == "ok"
 assert [r.accepted for r in gates_widget.result.reports] == [r.accepted for r in evaluate_candidates(candidates, EXAMPLE_ENVIRONMENT)]
 

@@ -144,7 +144,8 @@ show_plan(invalid_plan)
 show_issues(invalid_plan)
 
 # %%
-# Worked by hand: TP=4, PP=2, DP=2 needs 4 x 2 x 2 = 16 ranks; the second plan fails on ranks and on structure.
+# zh: 手算：TP=4、PP=2、DP=2 需要 4 x 2 x 2 = 16 个 rank；第二个方案在 rank 数和结构两项上都不通过。
+# en: Worked by hand: TP=4, PP=2, DP=2 needs 4 x 2 x 2 = 16 ranks; the second plan fails on ranks and on structure.
 assert valid_plan.required_ranks == 16
 assert invalid_plan.codes == ('ranks', 'structure')
 
@@ -275,7 +276,8 @@ print(Text(zh="稠密模型上的引擎检查，问题代码：", en="engine che
 show_issues(layout)
 expert = expert_rank_groups({'TP': 4, 'PP': 2, 'DP': 2, 'EP': 2})
 dense = rank_groups({'TP': 4, 'PP': 2, 'DP': 2, 'EP': 2})
-# No group lists here: exercise 4.1 asks you to predict a DP group first.
+# zh: 这里不列出各组：练习 4.1 要你先预测一个 DP 组。
+# en: No group lists here: exercise 4.1 asks you to predict a DP group first.
 same_groups = dense["DP"] == expert["EP"]
 print(Text(zh=f"专家层的 EP 组与稠密层的 DP 组相同吗：{'是' if same_groups else '否'}",
            en=f"do the expert layers' EP groups equal the dense layers' DP groups: {'yes' if same_groups else 'no'}"))
@@ -334,8 +336,10 @@ def show_groups() -> None:
 
 
 verify("q4.dp_group", answer, reveal=show_groups)
-# Reference: NVIDIA/Megatron-LM megatron/core/parallel_state.py, initialize_model_parallel docstring
-# (16 GPUs g0 ... g15, tensor-parallel size 2, pipeline-parallel size 4).
+# zh: 出处：NVIDIA/Megatron-LM megatron/core/parallel_state.py 中 initialize_model_parallel 的文档字符串
+# en: Reference: NVIDIA/Megatron-LM megatron/core/parallel_state.py, initialize_model_parallel docstring
+# zh: （16 张 GPU g0 ... g15，张量并行度 2，流水线并行度 4）。
+# en: (16 GPUs g0 ... g15, tensor-parallel size 2, pipeline-parallel size 4).
 MEGATRON_DOCSTRING_GROUPS = {
     "DP": [[0, 2], [1, 3], [4, 6], [5, 7], [8, 10], [9, 11], [12, 14], [13, 15]],
     "TP": [[0, 1], [2, 3], [4, 5], [6, 7], [8, 9], [10, 11], [12, 13], [14, 15]],
@@ -450,7 +454,8 @@ composition_widget = CompositionWidget()
 composition_widget
 
 # %%
-# Check the widget against direct calls (the widget only calls coursekit).
+# zh: 用直接调用核对小部件（小部件只调用 coursekit）。
+# en: Check the widget against direct calls (the widget only calls coursekit).
 assert composition_widget.status == "ok"
 assert composition_widget.result.topology.groups == rank_groups(reference)
 assert composition_widget.result.naive.required_ranks == validate_parallel_composition(reference, 16, "dense").required_ranks

@@ -263,7 +263,8 @@ show_table(
      Text(zh="每 rank 合计 (GiB)", en="per rank, total (GiB)"), Text(zh="容量账本", en="capacity ledger")],
     rows,
 )
-# Two ways to the same number: the ledger above and the case evaluation.
+# zh: 两条路得到同一个数：上面的账本与案例评估。
+# en: Two ways to the same number: the ledger above and the case evaluation.
 assert abs(peak_gib - 3 * example.largest_layer_gib) < 1e-12  # two layers of parameters + one of gradients
 assert abs(per_rank[32] - evaluate_paper_case(example).verdict_of("FSDP").memory_per_rank_gib) < 0.01
 assert abs(per_rank[8] - evaluate_paper_case(example, "hierarchical").verdict_of("FSDP").memory_per_rank_gib) < 0.01
@@ -411,13 +412,18 @@ for n, row in my_matrix.items():
 
 # %% tags=["solution"]
 my_matrix = {
-    # Case 1: S + A + R = 13 + 4 + 2 = 19 <= 24, so DP fits; every split has degree 1 -> not needed.
+    # zh: 案例 1：S + A + R = 13 + 4 + 2 = 19 <= 24，DP 放得下；各种切分的并行度都是 1 -> 不需要。
+    # en: Case 1: S + A + R = 13 + 4 + 2 = 19 <= 24, so DP fits; every split has degree 1 -> not needed.
     1: {"DP": "feasible", "FSDP": "not_preferred", "TP": "not_preferred", "PP": "not_preferred"},
-    # Case 2: DP needs 40 + 5 + 2 = 47 > 24 (hard); FSDP over 32: 1.25 + 5 + 2 + 0.9 = 9.15 fits;
-    # no layer exceeds the device -> TP not needed; PP = 4: 10 + 5 + 2 = 17 fits.
+    # zh: 案例 2：DP 需要 40 + 5 + 2 = 47 > 24（硬约束）；32 路 FSDP：1.25 + 5 + 2 + 0.9 = 9.15，放得下；
+    # en: Case 2: DP needs 40 + 5 + 2 = 47 > 24 (hard); FSDP over 32: 1.25 + 5 + 2 + 0.9 = 9.15 fits;
+    # zh: 没有哪一层超过设备显存 -> 不需要 TP；PP = 4：10 + 5 + 2 = 17，放得下。
+    # en: no layer exceeds the device -> TP not needed; PP = 4: 10 + 5 + 2 = 17 fits.
     2: {"DP": "not_preferred", "FSDP": "feasible", "TP": "not_preferred", "PP": "feasible"},
-    # Case 3: a 26 GiB layer; TP = 8 x FSDP = 4: 10 + (78 + 8)/8 + 2 = 22.75 fits, but TP's links are unknown;
-    # FSDP is TP's second dimension; PP alone cannot split the layer and TP x FSDP already fits with no bubble.
+    # zh: 案例 3：单层 26 GiB；TP = 8 x FSDP = 4：10 + (78 + 8)/8 + 2 = 22.75，放得下，但 TP 的链路未知；
+    # en: Case 3: a 26 GiB layer; TP = 8 x FSDP = 4: 10 + (78 + 8)/8 + 2 = 22.75 fits, but TP's links are unknown;
+    # zh: FSDP 是 TP 的第二个维度；PP 单独切不开这一层，而 TP x FSDP 已经放得下且没有气泡。
+    # en: FSDP is TP's second dimension; PP alone cannot split the layer and TP x FSDP already fits with no bubble.
     3: {"DP": "not_preferred", "FSDP": "feasible", "TP": "needs_info", "PP": "not_preferred"},
 }
 for n, row in my_matrix.items():
@@ -551,7 +557,8 @@ answer = ...
 check("matrix.topology_changed", answer)
 
 # %% tags=["solution"]
-# Only TP's verdict rested on the missing link information; with 8 fast GPUs per node TP = 8 stays inside one node.
+# zh: 只有 TP 的结论取决于缺失的链路信息；每节点 8 张高速互连的 GPU 时，TP = 8 留在一个节点内。
+# en: Only TP's verdict rested on the missing link information; with 8 fast GPUs per node TP = 8 stays inside one node.
 answer = "TP"
 verify("matrix.topology_changed", answer)
 
@@ -723,7 +730,8 @@ matrix_widget = MatrixWidget()
 matrix_widget
 
 # %%
-# The widget's cells are evaluate_paper_case's on the case constraint_case builds.
+# zh: 小部件的每一格都是 evaluate_paper_case 对 constraint_case 所建案例给出的结论。
+# en: The widget's cells are evaluate_paper_case's on the case constraint_case builds.
 view = matrix_widget.result
 assert view.evaluation == evaluate_paper_case(
     constraint_case("megatron-7.5b", device_memory_gib=24, global_batch=64, seq_len=2048), "unspecified"
@@ -761,7 +769,8 @@ fig = new_figure(6.0, 3.2)
 verdict_grid_chart(fig.add_subplot(), grid_views)
 display(figure_image(fig))
 
-# Each column of the figure as a list: the models on which the strategy is feasible.
+# zh: 把图的每一列写成列表：该策略可行的那些模型。
+# en: Each column of the figure as a list: the models on which the strategy is feasible.
 names = [short_model_name(view.model) for view in grid_views]
 verdicts = [view.evaluation.summary() for view in grid_views]
 for strategy in STRATEGIES:
@@ -781,7 +790,8 @@ print(Text(zh=f"最小的模型 {names[0]}：训练状态 {smallest.training_sta
            en=f"smallest model, {names[0]}: training state {smallest.training_state_gib:.1f} GiB, "
               f"device {smallest.device_memory_gib:g} GiB"))
 
-# Check the reading of the figure given above, on the same data.
+# zh: 用同一份数据核对上文对这张图的解读。
+# en: Check the reading of the figure given above, on the same data.
 assert all(summary["DP"] == "not_preferred" for summary in verdicts)
 assert smallest.training_state_gib > smallest.device_memory_gib
 small = 0  # the smallest models: FSDP and PP feasible, TP not needed

@@ -134,7 +134,8 @@ peak_ratio = H100_BF16_DENSE_FLOPS / A100_BF16_DENSE_FLOPS
 bandwidth_ratio = H100_HBM_BYTES_PER_S / A100_80GB_HBM_BYTES_PER_S
 print(Text(zh=f"H100 与 A100 之比：峰值算力 {peak_ratio:.1f}，显存带宽 {bandwidth_ratio:.1f}；脊点 {ridge['A100']:.0f} → {ridge['H100']:.0f} FLOP/字节",
            en=f"H100 over A100: peak {peak_ratio:.1f}, memory bandwidth {bandwidth_ratio:.1f}; ridge {ridge['A100']:.0f} → {ridge['H100']:.0f} FLOP/byte"))
-# 核对下文引用的数字 / Checking the figures the text below quotes
+# zh: 核对下文引用的数字
+# en: Checking the figures the text below quotes
 assert round(ridge["A100"]) == 153 and round(ridge["H100"]) == 295
 assert round(peak_ratio, 1) == 3.2 and round(bandwidth_ratio, 1) == 1.6
 
@@ -321,7 +322,8 @@ roofline_widget = RooflineWidget()
 roofline_widget
 
 # %%
-# The widget only calls coursekit: check it against a direct call.
+# zh: 小部件只调用 coursekit：用直接调用核对它。
+# en: The widget only calls coursekit: check it against a direct call.
 assert roofline_widget.status == "ok"
 assert roofline_widget.result.intensity_flop_per_byte == layout_matmul_intensity(llama70, tp=8, micro_batch=1, seq_len=8192)
 
@@ -483,12 +485,15 @@ decode_share, decode_step_ms = {}, {}
 for batch in (1, 8, 64, 256, 1024):
     intensity = layout_matmul_intensity(llama70, tp=8, micro_batch=batch, seq_len=1)
     decode_share[batch] = roofline_flops(intensity, peak, bandwidth) / peak
-    # each step multiplies every weight by b new tokens (2 FLOPs per weight and token) and reads every weight once
+    # zh: 每一步把每个权重与 b 个新 token 相乘（每个权重每个 token 2 FLOPs），每个权重读一次
+    # en: each step multiplies every weight by b new tokens (2 FLOPs per weight and token) and reads every weight once
     step_s = roofline_time_s(2 * n70 / 8 * batch, weight_bytes_per_gpu, H100_BF16_DENSE_FLOPS, H100_HBM_BYTES_PER_S)
     decode_step_ms[batch] = step_s * 1e3
     print(f"{batch} | {intensity:.1f} | {decode_share[batch]:.1%} | {decode_step_ms[batch]:.1f}")
-# Counting weights only, a step does 2·b FLOPs per weight and reads 2 bytes per weight: an intensity of b FLOP/byte.
-# The step turns compute-bound at the first whole batch at or past the ridge point.
+# zh: 只计权重时，一步对每个权重做 2·b FLOPs、读 2 字节：计算强度为 b FLOP/byte。
+# en: Counting weights only, a step does 2·b FLOPs per weight and reads 2 bytes per weight: an intensity of b FLOP/byte.
+# zh: 批大小取到脊点 (ridge point) 或更大的第一个整数时，这一步变成计算受限。
+# en: The step turns compute-bound at the first whole batch at or past the ridge point.
 compute_bound_batch = next(b for b in range(1, 4096) if b >= ridge["H100"])
 print(Text(zh=f"只算权重时，批大小 {compute_bound_batch} 起步时由计算决定（H100 脊点 {ridge['H100']:.1f} FLOP/字节）",
            en=f"Counting weights only, arithmetic sets the step time from batch {compute_bound_batch} on (H100 ridge {ridge['H100']:.1f} FLOP/byte)"))

@@ -79,13 +79,14 @@ from coursekit.lab.timeline import efficiency_table
 from coursekit.plotting import figure_image
 from coursekit.units import GB_BYTES, GIB_BYTES, MIB_BYTES, MS_PER_S, US_PER_S
 
-#: LIVE = False：读取随课程发布的录制结果（几秒）。LIVE = True：在本机重新测量全部实验：先启动一次 PyTorch 进程，
-#: 再用 1、2、4 个 rank 各启动一次（在 2 个 CPU 核上约 2 分钟；需要 PyTorch：在课程文件夹中运行 pip install -e ".[lab]"）。
-#: 等同于在终端运行：python -m coursekit.lab record --json my-run.json
-#: LIVE = False: read the run recorded with the course (seconds). LIVE = True: measure everything again on this
-#: machine, in one start of the PyTorch processes, then one each for 1, 2 and 4 ranks (about 2 minutes on 2 CPU
-#: cores; needs PyTorch: pip install -e ".[lab]" in the course's folder).
-#: The same as running in a terminal: python -m coursekit.lab record --json my-run.json
+# zh: LIVE = False：读取随课程发布的录制结果（几秒）。LIVE = True：在本机重新测量全部实验：先启动一次 PyTorch 进程，
+# zh: 再用 1、2、4 个 rank 各启动一次（在 2 个 CPU 核上约 2 分钟；
+# zh: 需要 PyTorch：在课程文件夹中运行 pip install -e ".[lab]"）。
+# zh: 等同于在终端运行：python -m coursekit.lab record --json my-run.json
+# en: LIVE = False: read the run recorded with the course (seconds). LIVE = True: measure everything again on this
+# en: machine, in one start of the PyTorch processes, then one each for 1, 2 and 4 ranks (about 2 minutes on 2 CPU
+# en: cores; needs PyTorch: pip install -e ".[lab]" in the course's folder).
+# en: The same as running in a terminal: python -m coursekit.lab record --json my-run.json
 LIVE = False
 RANKS = 2
 MEASURE_NOW = LIVE and importlib.util.find_spec("torch") is not None
@@ -93,8 +94,8 @@ if LIVE and not MEASURE_NOW:
     print(Text(zh='没有安装 PyTorch（在课程文件夹中运行 pip install -e ".[lab]"），下面仍使用录制结果。',
                en='PyTorch is not installed (pip install -e ".[lab]" in the course\'s folder); the recorded run is used below.'))
 run = record_lesson(ranks=RANKS) if MEASURE_NOW else load_recorded()
-# 练习按这里显示的数据判分：LIVE = True 时是你自己的测量，否则是录制结果。
-# The exercises are judged against the run shown here: yours when LIVE = True, else the recording.
+# zh: 练习按这里显示的数据判分：LIVE = True 时是你自己的测量，否则是录制结果。
+# en: The exercises are judged against the run shown here: yours when LIVE = True, else the recording.
 use_run(run)
 print(Text(zh="实测数据：" + ("刚刚在本机测得" if MEASURE_NOW else "随课程发布的录制结果"),
            en="Measurements: " + ("just taken on this machine" if MEASURE_NOW else "the run recorded with the course")))
@@ -224,7 +225,8 @@ display(figure_image(plot_measured_vs_predicted(report)))
 # If the ratio is far from 2 (with gloo on this machine it usually is), the backend does not run all_gather / reduce_scatter as the model's ring: each collective's fitted α and B then describe the **implementation**, not the link. That is what measuring is for — it tests the model's structure, not only its parameters.
 
 # %%
-# NVIDIA H100 SXM datasheet: 900 GB/s NVLink in total (both directions) per GPU -> 450 GB/s one way (lesson 0).
+# zh: NVIDIA H100 SXM 数据手册：每块 GPU 的 NVLink 合计 900 GB/s（双向）-> 单向 450 GB/s（第 0 课）。
+# en: NVIDIA H100 SXM datasheet: 900 GB/s NVLink in total (both directions) per GPU -> 450 GB/s one way (lesson 0).
 NVLINK_H100_BYTES_PER_S = 900 * GB_BYTES / 2
 largest = {r.kind: r.points[-1] for r in report.results if r.points}
 ar, ag, rs = largest["all_reduce"], largest["all_gather"], largest["reduce_scatter"]
@@ -261,7 +263,8 @@ answer = ...
 check("lab.busbw_gib_s", answer)
 
 # %% tags=["solution"]
-# algbw = 256 MiB / 4 ms = 0.25 GiB / 0.004 s = 62.5 GiB/s; all_gather's bus factor over 8 ranks is 7/8.
+# zh: algbw = 256 MiB / 4 ms = 0.25 GiB / 0.004 s = 62.5 GiB/s；8 个 rank 上 all_gather 的总线系数是 7/8。
+# en: algbw = 256 MiB / 4 ms = 0.25 GiB / 0.004 s = 62.5 GiB/s; all_gather's bus factor over 8 ranks is 7/8.
 answer = 62.5 * 7 / 8  # 54.6875 GiB/s
 verify("lab.busbw_gib_s", answer)
 
@@ -280,7 +283,8 @@ answer = ...
 check("lab.crossover_bytes", answer)
 
 # %% tags=["solution"]
-# all_reduce over n = 2: steps = 2(n-1) = 2, factor = 2(n-1)/n = 1. Set 2 · α = 1 · S / B:
+# zh: n = 2 的 all_reduce：步数 = 2(n-1) = 2，系数 = 2(n-1)/n = 1。令 2 · α = 1 · S / B：
+# en: all_reduce over n = 2: steps = 2(n-1) = 2, factor = 2(n-1)/n = 1. Set 2 · α = 1 · S / B:
 answer = 2 * 50e-6 * 2**30  # S* = 2 · 50 µs · 2**30 B/s = 107,374 bytes (about 105 KiB)
 verify("lab.crossover_bytes", answer)
 
@@ -404,8 +408,10 @@ answer = ...
 check("lab.fsdp_padding_bytes", answer)
 
 # %% tags=["solution"]
-# Only the head's dim 0 (5 rows) does not divide by 4: each rank stores ceil(5/4) = 2 rows of the 5 x 64 weight
-# and 2 of the 5 biases, 2 · 64 + 2 = 130 elements, against an even share of (5 · 64 + 5) / 4 = 81.25.
+# zh: 只有分类头的第 0 维（5 行）不能被 4 整除：每个 rank 存 5 x 64 权重中的 ceil(5/4) = 2 行
+# en: Only the head's dim 0 (5 rows) does not divide by 4: each rank stores ceil(5/4) = 2 rows of the 5 x 64 weight
+# zh: 和 5 个偏置中的 2 个，共 2 · 64 + 2 = 130 个元素，而平均分摊是 (5 · 64 + 5) / 4 = 81.25。
+# en: and 2 of the 5 biases, 2 · 64 + 2 = 130 elements, against an even share of (5 · 64 + 5) / 4 = 81.25.
 answer = (130 - 81.25) * 4  # 195 bytes of fp32 padding
 verify("lab.fsdp_padding_bytes", answer)
 
@@ -424,8 +430,10 @@ answer = ...
 check("lab.tp_replicated_bytes", answer)
 
 # %% tags=["solution"]
-# Replicated per block: ln1 and ln2 (2 · 64 each) and the biases of o and fc2 (64 each) = 384; 2 blocks = 768.
-# The head: its LayerNorm (128) and the classifier (5 · 64 + 5 = 325) = 453. In all 1,221 parameters.
+# zh: 每个块中复制的：ln1 和 ln2（各 2 · 64）以及 o 和 fc2 的偏置（各 64）= 384；2 个块 = 768。
+# en: Replicated per block: ln1 and ln2 (2 · 64 each) and the biases of o and fc2 (64 each) = 384; 2 blocks = 768.
+# zh: 分类头：它的 LayerNorm (128) 和分类器 (5 · 64 + 5 = 325) = 453。共 1,221 个参数。
+# en: The head: its LayerNorm (128) and the classifier (5 · 64 + 5 = 325) = 453. In all 1,221 parameters.
 answer = 1221 * (1 - 1 / 4) * 4  # each rank holds them whole where the ledger counts 1/4: 3,663 bytes more
 verify("lab.tp_replicated_bytes", answer)
 
@@ -444,8 +452,10 @@ answer = ...
 check("lab.most_param_bytes", answer)
 
 # %% tags=["solution"]
-# Copies of the parameters per rank after forward, with n = 2: DDP 1; ZeRO-3 1/2 (resharded); TP about 1/2;
-# ZeRO-2 keeps the gathered full copy (1) and FSDP2's own shard (1/2): 1.5 copies, the most.
+# zh: n = 2 时前向之后每个 rank 上的参数份数：DDP 1；ZeRO-3 1/2（重新分片）；TP 约 1/2；
+# en: Copies of the parameters per rank after forward, with n = 2: DDP 1; ZeRO-3 1/2 (resharded); TP about 1/2;
+# zh: ZeRO-2 保留聚合出的完整副本 (1) 和 FSDP2 自己的分片 (1/2)：1.5 份，最多。
+# en: ZeRO-2 keeps the gathered full copy (1) and FSDP2's own shard (1/2): 1.5 copies, the most.
 answer = "fsdp2-zero2"
 verify("lab.most_param_bytes", answer)
 
@@ -675,8 +685,8 @@ def show_injected_runs():
     display(figure_image(plot_step_lanes([timeline.result("ddp", "slow_rank")])))
 
 
-# 这些表给出练习 8.6、8.8 和 8.9 的答案：按下按钮才显示。
-# These tables give the answers of exercises 8.6, 8.8 and 8.9: they are shown when you press the button.
+# zh: 这些表给出练习 8.6、8.8 和 8.9 的答案：按下按钮才显示。
+# en: These tables give the answers of exercises 8.6, 8.8 and 8.9: they are shown when you press the button.
 reveal(show_injected_runs)
 
 # %% [markdown] lang="zh"

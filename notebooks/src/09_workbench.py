@@ -458,7 +458,8 @@ md_table(
     ],
     rows,
 )
-# The slow link changes which composition is fastest; the baseline's fastest, planned on the slow link, is much slower.
+# zh: 慢链路改变了哪个组合最快；基线的最快组合放到慢链路上要慢得多。
+# en: The slow link changes which composition is fastest; the baseline's fastest, planned on the slow link, is much slower.
 baseline_best, slow_link = scenarios[0][1].accepted(1)[0], scenarios[1][1]
 baseline_on_slow = slow_link.explain(baseline_best.label())
 print(Text(zh=f"基线最快的 `{baseline_best.label()}` 放到慢 8 倍的跨节点链路上：估算 {baseline_on_slow.step_s:.1f} s，"
@@ -774,7 +775,8 @@ passed = {c.name for c in comparisons if c.passes}
 by_name = {c.name: c for c in comparisons}
 run_of_name = {run.name: run for run in runs}
 assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
-# the vendor tables' H100 rows the section counts: 24 configurations, 17 dense (16 pass) and 7 MoE (2 pass)
+# zh: 本节统计的厂商表格 H100 行：24 个配置，17 个稠密模型（16 个通过），7 个 MoE（2 个通过）
+# en: the vendor tables' H100 rows the section counts: 24 configurations, 17 dense (16 pass) and 7 MoE (2 pass)
 bridge = MEGATRON_BRIDGE_2511_SOURCE.split(",")[0]  # every Megatron-Bridge release's table starts so
 vendor_h100 = [(run, c) for run, c in zip(runs, comparisons)
                if run.source.startswith((NEMO_2407_SOURCE, bridge)) and run.cluster == "h100-8"]

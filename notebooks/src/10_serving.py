@@ -460,9 +460,10 @@ print(
         f"communication {tp8_comm_share:.0%} of TPOT",
     )
 )
-# 核对上文引用的数字：TP = 8 时通信约占 TPOT 的三成；70B 在 TP = 1 时放不进一张 H100（仅 bf16 权重就有 141 GB），TP = 2 起放得下。
-# Checking the figures the text above quotes: about a third of TPOT at TP = 8; 70B at TP = 1 does not fit one H100
-# (its bf16 weights alone are 141 GB), from TP = 2 on it does.
+# zh: 核对上文引用的数字：TP = 8 时通信约占 TPOT 的三成；
+# zh: 70B 在 TP = 1 时放不进一张 H100（仅 bf16 权重就有 141 GB），TP = 2 起放得下。
+# en: Checking the figures the text above quotes: about a third of TPOT at TP = 8; 70B at TP = 1 does not fit one H100
+# en: (its bf16 weights alone are 141 GB), from TP = 2 on it does.
 assert round(tp8_reads_ms, 2) == 5.27 and round(tp8.decode_comm_s * 1e3, 2) == 2.45 and round(tp8_comm_share, 2) == 0.32
 assert round(LLAMA70.num_params * 2 / 1e9) == 141
 assert not fits_by_row["llama3-70b", 1] and all(fits_by_row["llama3-70b", tp] for tp in (2, 4, 8))
@@ -526,9 +527,10 @@ md_table(
     ],
     rows,
 )
-# 核对第 1 节的说法：4 个副本代替 1 个，每个副本的批从 64 降到 16，TPOT 从 12.7 ms 降到 8.9 ms；再多副本也低不过批 1 那一行。
-# Checking section 1's claim: 4 replicas instead of 1 take a replica's batch from 64 to 16 and its TPOT from 12.7 to
-# 8.9 ms; no replica count gets below the batch-1 row.
+# zh: 核对第 1 节的说法：4 个副本代替 1 个，每个副本的批从 64 降到 16，TPOT 从 12.7 ms 降到 8.9 ms；
+# zh: 再多副本也低不过批 1 那一行。
+# en: Checking section 1's claim: 4 replicas instead of 1 take a replica's batch from 64 to 16 and its TPOT from 12.7 to
+# en: 8.9 ms; no replica count gets below the batch-1 row.
 assert round(tpot_at_batch_ms[64], 1) == 12.7 and round(tpot_at_batch_ms[16], 1) == 8.9
 assert tpot_at_batch_ms[1] == min(tpot_at_batch_ms.values())
 
@@ -638,7 +640,8 @@ md_table(
     ],
     rows,
 )
-# 核对下文引用的比值 / Checking the ratios the text below quotes
+# zh: 核对下文引用的比值
+# en: Checking the ratios the text below quotes
 assert all(1.4 <= r <= 1.5 for r in ratios["ttft_s"]) and all(round(r, 1) == 0.8 for r in ratios["tokens_per_s"])
 
 # %% [markdown] lang="zh"
