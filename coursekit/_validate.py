@@ -163,6 +163,26 @@ def check_items(name: str, value: Any, *, max_items: int = MAX_ITEMS) -> tuple[A
     return tuple(value)
 
 
+def check_sequence(name: str, value: Any, *, max_items: int = MAX_ITEMS) -> tuple[Any, ...]:
+    """Return ``value`` as a tuple after checking it is an ordered sequence: a list, a tuple, a range or a
+    one-dimensional numpy array, of at most ``max_items`` items.
+
+    For arguments whose items pair up by position with another's (measured payloads and their times): a set or a
+    dict has no order to pair by and is refused, as :func:`check_items` refuses it. Items are checked by the caller,
+    which names them ``f"{name}[{index}]"``.
+
+    >>> check_sequence("times_s", {"a": 1e-5})
+    Traceback (most recent call last):
+    ...
+    TypeError: times_s = {'a': 1e-05}: must be a list or tuple, not dict.
+    """
+    if isinstance(value, range):
+        value = list(value)
+    elif type(value).__module__ == "numpy" and getattr(value, "ndim", None) == 1 and hasattr(value, "tolist"):
+        value = value.tolist()
+    return check_items(name, value, max_items=max_items)
+
+
 def check_choice(name: str, value: Any, choices: Iterable[str]) -> str:
     """Return ``value`` after checking it is one of ``choices`` (strings)."""
     options = tuple(choices)

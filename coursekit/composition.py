@@ -83,6 +83,11 @@ register(
             "zh": "未知的并行维度 {dims}：可用的维度是 {supported}。",
             "en": "unknown parallel dimension(s) {dims}: the supported ones are {supported}.",
         },
+        "composition.duplicate_dim": {
+            "zh": "degrees = {value!r}：维度 {dim} 出现了不止一次（不区分大小写）；每个维度只能给一个并行度。",
+            "en": "degrees = {value!r}: dimension {dim} is given more than once (case does not matter); give each "
+            "dimension one degree.",
+        },
         "composition.type_degrees": {
             "zh": "degrees = {value!r}：必须是维度到并行度的字典，如 {{'TP': 4, 'DP': 2}}，而不是 {type}。",
             "en": "degrees = {value!r}: must be a mapping of dimension to degree such as {{'TP': 4, 'DP': 2}}, "
@@ -158,12 +163,19 @@ def _check_degrees(degrees: Any, supported: tuple[str, ...]) -> dict[str, int]:
     """Validate a ``{dimension: degree}`` mapping; return a plain dict of ints."""
     if not isinstance(degrees, Mapping):
         raise TypeError(tr("composition.type_degrees", value=degrees, type=type(degrees).__name__))
-    unknown = sorted(str(dim) for dim in degrees if dim not in supported)
+    canonical = {name.lower(): name for name in supported}  # 'tp' or 'TP' (the planner's spelling) is TP
+    unknown = sorted(str(dim) for dim in degrees if not isinstance(dim, str) or dim.lower() not in canonical)
     if unknown:
         raise ValueError(
             tr("composition.unknown_dims", dims=unknown, supported=", ".join(supported)),
         )
-    return {dim: check_int(f"degrees[{dim!r}]", degree, ge=1) for dim, degree in degrees.items()}
+    checked: dict[str, int] = {}
+    for dim, degree in degrees.items():
+        name = canonical[dim.lower()]
+        if name in checked:
+            raise ValueError(tr("composition.duplicate_dim", value=dict(degrees), dim=name))
+        checked[name] = check_int(f"degrees[{dim!r}]", degree, ge=1)
+    return checked
 
 
 # --------------------------------------------------------------------------- the naive rule
@@ -197,8 +209,8 @@ def validate_parallel_composition(
         available_ranks: ranks (devices) on hand, >= 1.
         model_kind: ``"dense"`` or ``"moe"``.
 
-    Unknown dimensions raise ``ValueError`` naming them; a degree that is not an
-    ``int`` (``bool`` and ``4.0`` included) raises ``TypeError``, one below 1
+    Dimension names are read case-insensitively (``tp`` is TP); unknown ones raise ``ValueError`` naming them; a
+    degree that is not an ``int`` (``bool`` and ``4.0`` included) raises ``TypeError``, one below 1
     ``ValueError``. Spare ranks are not an issue (they stay idle).
 
     >>> validate_parallel_composition({'TP': 4, 'PP': 2, 'EP': 2}, 8, 'dense').codes

@@ -70,7 +70,7 @@ from .gates import Candidate, Environment, check_global_batch, check_pp_degree, 
 from .i18n import Reason, Text, get_language, register, tr
 from .pipeline import bubble_fraction
 from .shapes import MODEL_SHAPES, model_shape, transformer_params
-from .specs import _divisors
+from .specs import MAX_DEVICE_MEMORY_GIB, MAX_NODES, MAX_WORLD_SIZE, _divisors
 
 #: The strategies of the matrix, in its order.
 STRATEGIES: tuple[str, ...] = ("DP", "FSDP", "TP", "PP")
@@ -403,6 +403,11 @@ def matrix_table(lang: str | None = None) -> list[list[str]]:
 # --------------------------------------------------------------------------- paper cases
 
 
+#: Largest training state, activation or reserve a paper case may state, GiB: a million devices' worth of the
+#: largest device memory :class:`coursekit.specs.ClusterSpec` takes, so sums over a case stay finite.
+MAX_CASE_GIB: float = 1e6 * MAX_DEVICE_MEMORY_GIB
+
+
 @dataclass(frozen=True)
 class PaperCase:
     """One paper case: a model, a cluster and a batch, with every number in GiB or counts.
@@ -445,12 +450,16 @@ class PaperCase:
             raise TypeError(tr("matrix.type_title", value=raw.title, type=type(raw.title).__name__))
         layer_shown = raw.largest_layer_gib
         for name in ("training_state_gib", "activation_gib", "runtime_reserve_gib", "largest_layer_gib"):
-            object.__setattr__(self, name, check_number(name, getattr(raw, name), ge=0))
-        object.__setattr__(self, "device_memory_gib", check_number("device_memory_gib", raw.device_memory_gib, gt=0))
+            object.__setattr__(self, name, check_number(name, getattr(raw, name), ge=0, le=MAX_CASE_GIB))
+        memory = check_number("device_memory_gib", raw.device_memory_gib, gt=0, le=MAX_DEVICE_MEMORY_GIB)
+        object.__setattr__(self, "device_memory_gib", memory)
         if self.largest_layer_gib > self.training_state_gib:
             raise ValueError(tr("matrix.layer_in_state", value=layer_shown, state=self.training_state_gib))
-        for name in ("num_layers", "num_heads", "nodes", "gpus_per_node", "global_batch", "micro_batch"):
+        for name in ("num_layers", "num_heads", "global_batch", "micro_batch"):
             check_int(name, getattr(raw, name), ge=1)
+        check_int("nodes", raw.nodes, ge=1, le=MAX_NODES)
+        check_int("gpus_per_node", raw.gpus_per_node, ge=1, le=MAX_WORLD_SIZE)
+        check_int("nodes × gpus_per_node", raw.nodes * raw.gpus_per_node, le=MAX_WORLD_SIZE)
 
     @property
     def num_devices(self) -> int:

@@ -32,8 +32,12 @@ dropout                   attention_dropout, hidden_dropout, resid_pdrop, attn_p
 
 The MLP kind, the norm, the positions and the biases follow ``model_type`` (GPT-2, GPT-NeoX, BLOOM, OPT
 and Falcon use a 2-matrix GELU MLP, LayerNorm and biases, Falcon's biases as its ``bias`` key says; the Llama
-family and the MoE models a gated 3-matrix MLP and RMSNorm without biases), and ``tie_word_embeddings`` (Hugging
-Face's default: True).
+family, Mistral, Qwen, Gemma, DeepSeek and the others of :data:`GATED_TYPES` a gated 3-matrix MLP and RMSNorm
+without biases), and ``tie_word_embeddings`` (Hugging Face's default: True). A ``model_type`` in neither list
+(Phi-2, StarCoder2, Nemotron ...) is read from its own keys: a SiLU activation means a gated MLP, any other a
+2-matrix one; ``norm_type`` or the norm's epsilon key (``rms_norm_eps`` / ``layer_norm_eps``) the norm;
+``use_bias`` / ``bias`` / ``attention_bias`` the biases (default: biases with a 2-matrix MLP). A config naming no
+activation is read as Llama-style, and the spec's ``source`` says so.
 A multimodal config that keeps its language model under ``text_config`` (Llama 4, Gemma 3) is read from
 there. Llama 4 (``model_type`` ``llama4_text``): ``intermediate_size`` is each expert's width,
 ``intermediate_size_mlp`` the dense MLP's, and every MoE layer has one shared expert of the expert width
@@ -144,6 +148,19 @@ register(
 MOE_SPACING_KEYS: tuple[str, ...] = ("decoder_sparse_step", "moe_layer_freq", "interleave_moe_layer_step")
 #: model_type values whose models use a 2-matrix GELU MLP, LayerNorm and biases (their transformers configs).
 GPT_STYLE_TYPES: frozenset[str] = frozenset({"gpt2", "gpt_neox", "bloom", "opt", "falcon", "gpt_bigcode", "gptj"})
+#: model_type values whose models use a gated 3-matrix MLP (SwiGLU, or Gemma's GeGLU), RMSNorm and no biases but
+#: what ``attention_bias`` / ``mlp_bias`` state (their transformers configs and modeling files).
+GATED_TYPES: frozenset[str] = frozenset(
+    {
+        "llama", "llama4_text", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "deepseek",
+        "deepseek_v2", "deepseek_v3", "gemma", "gemma2", "gemma3_text", "olmo", "olmo2", "olmoe", "phi3",
+        "internlm2", "granite", "granitemoe", "minicpm", "exaone", "yi", "baichuan", "glm", "glm4",
+    }
+)  # fmt: skip
+#: Activations (``hidden_act``, ``activation_function``, ``hidden_activation``) that HF models of other types use
+#: only in a gated MLP: SiLU (Swish). A GELU or ReLU activation of such a model is read as a 2-matrix MLP.
+GATED_ACTIVATIONS: frozenset[str] = frozenset({"silu", "swish", "swiglu"})
+_ACTIVATION_KEYS: tuple[str, ...] = ("hidden_act", "activation_function", "hidden_activation")
 #: model_type values with learned absolute position embeddings (a seq_len × hidden table).
 LEARNED_POSITION_TYPES: frozenset[str] = frozenset({"gpt2", "opt", "gpt_bigcode"})
 
@@ -156,7 +173,15 @@ _ALIASES: dict[str, tuple[str, ...]] = {
     "ffn_hidden": ("intermediate_size", "n_inner", "ffn_hidden_size"),
     "experts": ("n_routed_experts", "num_local_experts", "num_experts"),
 }
-_DROPOUT_KEYS: tuple[str, ...] = ("attention_dropout", "hidden_dropout", "resid_pdrop", "attn_pdrop")
+_DROPOUT_KEYS: tuple[str, ...] = (
+    "attention_dropout",
+    "hidden_dropout",
+    "resid_pdrop",
+    "attn_pdrop",
+    "dropout",  # OPT
+    "hidden_dropout_prob",  # BERT-style configs
+    "attention_probs_dropout_prob",
+)
 
 
 def _find(config: Mapping[str, Any], field: str) -> tuple[str, Any] | None:
@@ -217,6 +242,39 @@ def _dropout(config: Mapping[str, Any]) -> float:
     return max(rates)
 
 
+def _architecture(config: Mapping[str, Any], model_type: str) -> tuple[bool, str, bool, str]:
+    """(gated MLP, norm, biases, how it was decided) of a config.
+
+    A known ``model_type`` decides (:data:`GPT_STYLE_TYPES`, :data:`GATED_TYPES`). Any other type is read from its
+    own keys: the activation (SiLU only in a gated MLP), the norm's epsilon key (``rms_norm_eps`` or
+    ``layer_norm_eps`` / ``layer_norm_epsilon``) or ``norm_type``, and ``use_bias`` / ``bias`` /
+    ``attention_bias`` for the biases; a config that names no activation keeps the gated default and says so.
+    """
+    if model_type in GPT_STYLE_TYPES:
+        biases = _bool(config, "bias", True) if model_type == "falcon" else True
+        return False, "layernorm", biases, "model_type"
+    if model_type in GATED_TYPES:
+        return True, "rmsnorm", _bool(config, "attention_bias", False), "model_type"
+    activation = next((config[k] for k in _ACTIVATION_KEYS if config.get(k) is not None), None)
+    if activation is not None and not isinstance(activation, str):
+        raise ValueError(tr("config.str", key=next(k for k in _ACTIVATION_KEYS if config.get(k) is not None),
+                            value=activation))  # fmt: skip
+    gated = activation is None or activation.strip().lower() in GATED_ACTIVATIONS
+    norm_type = config.get("norm_type")
+    if isinstance(norm_type, str) and norm_type.strip():
+        norm = "rmsnorm" if "rms" in norm_type.lower() else "layernorm"
+    elif config.get("rms_norm_eps") is not None:
+        norm = "rmsnorm"
+    elif config.get("layer_norm_eps") is not None or config.get("layer_norm_epsilon") is not None:
+        norm = "layernorm"
+    else:
+        norm = "rmsnorm" if gated else "layernorm"
+    bias_key = next((k for k in ("use_bias", "bias", "attention_bias") if config.get(k) is not None), None)
+    biases = _bool(config, bias_key, False) if bias_key is not None else not gated
+    how = f"hidden_act {activation}" if activation is not None else "assumed Llama-style: no activation key"
+    return gated, norm, biases, how
+
+
 def model_fields_from_config(config: Mapping[str, Any], name: str | None = None) -> dict[str, Any]:
     """The :class:`~coursekit.planner.ModelSpec` fields a Hugging Face ``config.json`` dict describes.
 
@@ -251,6 +309,7 @@ def model_fields_from_config(config: Mapping[str, Any], name: str | None = None)
     layers = _required(config, "layers")
     hidden = _required(config, "hidden")
     heads = _required(config, "heads")
+    gated, norm, biases, decided_by = _architecture(config, model_type)
     gpt_style = model_type in GPT_STYLE_TYPES
     found_ffn = _find(config, "ffn_hidden")
     ffn = _int(*found_ffn) if found_ffn is not None else None
@@ -267,15 +326,15 @@ def model_fields_from_config(config: Mapping[str, Any], name: str | None = None)
         "vocab": _required(config, "vocab"),
         "kv_heads": _kv_heads(config),
         "head_dim": _optional(config, "head_dim", None),
-        "mlp": "gelu" if gpt_style else "swiglu",
-        "norm": "layernorm" if gpt_style else "rmsnorm",
+        "mlp": "swiglu" if gated else "gelu",
+        "norm": norm,
         "position": "learned" if model_type in LEARNED_POSITION_TYPES else "rope",
-        "biases": _bool(config, "bias", True)
-        if model_type == "falcon"
-        else gpt_style or _bool(config, "attention_bias", False),
+        "biases": biases,
         "tied_embeddings": _bool(config, "tie_word_embeddings", True),
         "dropout": _dropout(config),
-        "source": f"config.json (model_type {model_type or 'unknown'})",
+        "source": f"config.json (model_type {model_type or 'unknown'}"
+        + ("" if decided_by == "model_type" else f"; MLP, norm and biases from {decided_by}")
+        + ")",
     }
     if model_type in ("bloom", "falcon") and _find(config, "seq_len") is None:
         # BLOOM's and Falcon's configs have no length key; both were trained on 2048-token sequences (BLOOM:

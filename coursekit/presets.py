@@ -15,6 +15,7 @@ Taught in: lesson 9 (decision workbench).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -640,12 +641,18 @@ _SEARCHED_NOT_DEGREES: dict[str, str] = {
 }
 register(
     {
+        "presets.degrees_world": {
+            "zh": "degrees = {degrees}：tp × cp × pp × dp = {ranks} 个 rank，而这次训练用了 {world} 张 GPU；"
+            "已发表的布局要占满集群，请核对抄录的并行度。",
+            "en": "degrees = {degrees}: tp × cp × pp × dp = {ranks} ranks, but the run used {world} GPUs; a published "
+            "layout fills its cluster, so check the transcribed degrees.",
+        },
         "presets.degree_is_searched": {
             "zh": "degrees 里的 {key!r}：它不是布局的并行度，而是规划器搜索的量；请把 {option!r} 写进 "
             "workload_options，以发表的值为搜索范围。degrees 只收 {keys}。",
             "en": "degrees has {key!r}: it is not a parallel degree of the layout but something the planner searches; "
             "put {option!r} in workload_options, the published value bounding the search. degrees takes only {keys}.",
-        }
+        },
     }
 )
 #: How a published run counts its throughput (:class:`PublishedRun` ``flop_convention``).
@@ -721,6 +728,14 @@ class PublishedRun:
                 raise ValueError(tr("presets.degree_is_searched", key=key, option=(option, bound), keys=keys))
             check_choice("degrees", key, PUBLISHED_DEGREE_KEYS)
             check_int(f"degrees[{key!r}]", degree, ge=1, le=MAX_NODES * 1024)
+        given = dict(self.degrees)
+        if "dp" in given:  # a stated layout fills the cluster: tp · cp · pp · dp ranks = nodes · GPUs per node
+            ranks = math.prod(given.get(key, 1) for key in ("tp", "cp", "pp", "dp"))
+            world = (
+                self.nodes * (CLUSTERS[self.cluster] if isinstance(self.cluster, str) else self.cluster).gpus_per_node
+            )
+            if ranks != world:
+                raise ValueError(tr("presets.degrees_world", degrees=given, ranks=ranks, world=world))
         check_choice("flop_convention", self.flop_convention, FLOP_CONVENTIONS)
         measured = "measured_tokens_per_gpu_s" if self.flop_convention == "tokens" else "measured_tflops_per_gpu"
         check_number("measured_tflops_per_gpu", self.measured_tflops_per_gpu, ge=0, le=1e9)

@@ -46,6 +46,14 @@ from .i18n import register, shown_repr, tr
 
 register(
     {
+        "roofline.mfu_above_one": {
+            "zh": "model_flops_per_token = {flops!r}，tokens_per_s = {tokens!r}，devices = {devices}，peak_flops = "
+            "{peak!r}：MFU = {value:.4g} > 1，模型每秒的 FLOPs 超过了这些设备的峰值之和，这不可能。请检查 tokens_per_s "
+            "是否是全部设备合计的每秒 token 数、peak_flops 是否是单个设备的峰值。",
+            "en": "model_flops_per_token = {flops!r}, tokens_per_s = {tokens!r}, devices = {devices}, peak_flops = "
+            "{peak!r}: MFU = {value:.4g} > 1, the model FLOPs per second exceed those devices' summed peak, which "
+            "cannot happen. Check that tokens_per_s counts all devices together and peak_flops is one device's.",
+        },
         "roofline.not_a_layer_shape": {
             "zh": "model = {value}：必须是带 hidden、ffn_hidden、kv_hidden、mlp 的模型（如 ModelSpec），"
             "而不是 {type}。",
@@ -209,7 +217,19 @@ def mfu(model_flops_per_token: float, tokens_per_s: float, devices: int, peak_fl
     tokens_per_s = check_number("tokens_per_s", tokens_per_s, ge=0)
     devices = check_int("devices", devices, ge=1)
     peak_flops = check_number("peak_flops", peak_flops, gt=0)
-    return float(_mfu(model_flops_per_token, tokens_per_s, devices, peak_flops))
+    value = float(_mfu(model_flops_per_token, tokens_per_s, devices, peak_flops))
+    if value > 1:
+        raise ValueError(
+            tr(
+                "roofline.mfu_above_one",
+                flops=model_flops_per_token,
+                tokens=tokens_per_s,
+                devices=devices,
+                peak=peak_flops,
+                value=value,
+            )
+        )
+    return value
 
 
 # --------------------------------------------------------------------------- matmuls and the roofline

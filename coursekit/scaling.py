@@ -17,6 +17,7 @@ Taught in: lesson 6 (pipeline bubble and scaling efficiency).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -288,7 +289,9 @@ def load_imbalance_s(device_compute_s: Sequence[float]) -> float:
     Taught in: lesson 6 (pipeline bubble and scaling efficiency).
     """
     times = _number_sequence("device_compute_s", device_compute_s, gt=0)
-    return max(times) - sum(times) / len(times)
+    slowest = max(times)
+    # the mean of the waits max(t) - t_i: each wait is >= 0, so equal times give exactly 0 (max - mean can round below)
+    return math.fsum((slowest - t) / len(times) for t in times)  # each term <= max(t) / n: no overflow
 
 
 def _number_sequence(name: str, values: Any, **bounds: float) -> tuple[float, ...]:

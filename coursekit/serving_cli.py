@@ -31,6 +31,7 @@ from ._cli import (
 from .i18n import Text
 from .planner.cli import NODES_HELP, RESERVE_HELP, model_preset_help
 from .planner.specs import MAX_CONCURRENCY, MAX_NODES, MAX_SEQ_LEN
+from .specs import MAX_ELEMENT_BYTES
 
 __all__ = ["build_serving_parser", "run_serving", "wants_serving"]
 
@@ -146,7 +147,7 @@ def _serving_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--kv-bytes",
-        type=number_arg(int, "kv_bytes", ge=1, le=4),
+        type=number_arg(int, "kv_bytes", ge=1, le=MAX_ELEMENT_BYTES),
         default=2,
         help=Text(
             zh="KV 缓存每个元素的字节数（默认 %(default)s）", en="bytes per KV element (default %(default)s)"

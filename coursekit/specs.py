@@ -218,7 +218,7 @@ register(
             "en": "{name} = {value!r}: must hold at least one value.",
         },
         "serving.both_load": {
-            "zh": "concurrency = {concurrency!r}，request_rate_per_s = {rate!r}：两者只能给一个"
+            "zh": "concurrency = {concurrency!r}，request_rate_per_s = {rate!r}：必须给出其中一个，且只能给一个"
             "（并发数，或用利特尔定律从请求速率推出并发）。",
             "en": "concurrency = {concurrency!r}, request_rate_per_s = {rate!r}: give exactly one (a concurrency, "
             "or a request rate that Little's law turns into one).",
@@ -418,7 +418,24 @@ RECOMPUTE_MODULES_SOURCE: str = (
 # --------------------------------------------------------------------------- helpers
 
 
+#: The words of a type description (``"tuple of int"``, ``"str or mapping"``) in both languages, applied in order;
+#: type and class names (str, int, ModelSpec ...) stay as Python spells them.
+_TYPE_WORDS: tuple[Text, ...] = (
+    Text(zh="str 或映射 (mapping)", en="str or mapping"),
+    Text(zh="(名称, 并行度) 对组成的元组 (tuple)", en="tuple of (name, degree) pairs"),
+    Text(zh="(WorkloadSpec 字段, 值) 对组成的元组 (tuple)", en="tuple of (WorkloadSpec field, value) pairs"),
+    Text(zh="str 组成的元组 (tuple)", en="tuple of str"),
+    Text(zh="int 组成的元组 (tuple)", en="tuple of int"),
+    Text(zh="非空 str", en="non-empty str"),
+    Text(zh="预设名称", en="preset name"),
+    Text(zh=" 或 ", en=" or "),
+)
+
+
 def type_error(name: str, value: Any, expected: str) -> TypeError:
+    """A localized ``TypeError``: ``name = value: must be a <expected>, not <type>``."""
+    for words in _TYPE_WORDS:  # the current language's words (English ones stay as they are)
+        expected = expected.replace(words.en, words.render())
     return TypeError(tr("planner.type_spec", name=name, value=value, expected=expected, type=type(value).__name__))
 
 
@@ -461,7 +478,7 @@ def _divisors(n: int) -> tuple[int, ...]:
     return tuple(sorted(set(small + [n // d for d in small])))
 
 
-def group_link(span: int, gpus_per_node: int) -> str:
+def group_link(span: int, gpus_per_node: int, used_ranks: int | None = None) -> str:
     """``"intra_node"`` if every group spanning ``span`` consecutive ranks stays inside one node, else ``"inter_node"``.
 
     Ranks are placed contiguously (rank r on node r // gpus_per_node) and a
@@ -470,21 +487,24 @@ def group_link(span: int, gpus_per_node: int) -> str:
     tp·cp·dp, PP spans the world). A block lies in one node exactly when ``span``
     divides ``gpus_per_node``; otherwise some group crosses a node and — since a
     ring runs at its slowest link — the whole dimension is timed on the
-    inter-node link.
+    inter-node link. ``used_ranks``: the ranks a layout occupies (default: more than a node); when they fit in one
+    node (ranks 0 .. used_ranks - 1 on node 0) every group does.
 
-    >>> group_link(8, 8), group_link(16, 8), group_link(3, 8)
-    ('intra_node', 'inter_node', 'inter_node')
+    >>> group_link(8, 8), group_link(16, 8), group_link(3, 8), group_link(3, 8, used_ranks=6)
+    ('intra_node', 'inter_node', 'inter_node', 'intra_node')
 
     Taught in: lesson 9 (decision workbench).
     """
     span = check_int("span", span, ge=1)
     gpus_per_node = check_int("gpus_per_node", gpus_per_node, ge=1)
-    return _group_link(span, gpus_per_node)
+    used = None if used_ranks is None else check_int("used_ranks", used_ranks, ge=1)
+    return _group_link(span, gpus_per_node, used)
 
 
-def _group_link(span: int, gpus_per_node: int) -> str:
+def _group_link(span: int, gpus_per_node: int, used_ranks: int | None = None) -> str:
     """:func:`group_link` without validation."""
-    return "intra_node" if gpus_per_node % span == 0 else "inter_node"
+    one_node = used_ranks is not None and used_ranks <= gpus_per_node
+    return "intra_node" if gpus_per_node % span == 0 or one_node else "inter_node"
 
 
 def ring_nics(span: int, group_ranks: int, gpus_per_node: int) -> int:
@@ -1621,6 +1641,11 @@ class WorkloadSpec:
 
 # --------------------------------------------------------------------------- serving
 
+#: Most bytes one weight or one cached K/V element may take: 8 (fp64). The one bound of ``ServingWorkload``'s
+#: ``weight_bytes`` and ``kv_bytes``, of the serving functions' (:func:`coursekit.serving.serving_estimate`, ...)
+#: and of ``--kv-bytes``.
+MAX_ELEMENT_BYTES: int = 8
+
 
 @dataclass(frozen=True)
 class ServingWorkload:
@@ -1629,9 +1654,10 @@ class ServingWorkload:
     Parameters:
         prompt_tokens, output_tokens: tokens per request read (P) and generated (O), >= 1.
         concurrency: requests in flight over the whole cluster; or
-        request_rate_per_s: arrivals per second, turned into a concurrency by Little's law (give one).
+        request_rate_per_s: arrivals per second, turned into a concurrency by Little's law (give exactly one).
         ttft_slo_s, tpot_slo_s: objectives for TTFT and TPOT, seconds; ``None`` = none.
-        weight_bytes: bytes per weight (2 for bf16); kv_bytes: bytes per cached K/V element.
+        weight_bytes: bytes per weight (2 for bf16); kv_bytes: bytes per cached K/V element (an int); both at most
+            :data:`MAX_ELEMENT_BYTES`.
         runtime_reserve_gib: memory kept free per device (CUDA context, allocator), GiB.
         max_pp: largest pipeline degree the search tries.
 
@@ -1672,9 +1698,10 @@ class ServingWorkload:
         for name in ("ttft_slo_s", "tpot_slo_s"):
             if getattr(raw, name) is not None:
                 object.__setattr__(self, name, check_number(name, getattr(raw, name), gt=0))
-        # bytes per element: at most 8 (fp64); a 4-bit weight is 0.5
-        object.__setattr__(self, "weight_bytes", check_number("weight_bytes", raw.weight_bytes, gt=0, le=8))
-        check_int("kv_bytes", raw.kv_bytes, ge=1, le=8)
+        # bytes per element: at most MAX_ELEMENT_BYTES (fp64); a 4-bit weight is 0.5
+        weight_bytes = check_number("weight_bytes", raw.weight_bytes, gt=0, le=MAX_ELEMENT_BYTES)
+        object.__setattr__(self, "weight_bytes", weight_bytes)
+        check_int("kv_bytes", raw.kv_bytes, ge=1, le=MAX_ELEMENT_BYTES)
         reserve = check_number("runtime_reserve_gib", raw.runtime_reserve_gib, ge=0, le=MAX_DEVICE_MEMORY_GIB)
         object.__setattr__(self, "runtime_reserve_gib", reserve)
         check_int("max_pp", raw.max_pp, ge=1)

@@ -111,9 +111,9 @@ def test_spare_ranks_are_not_an_issue() -> None:
             "unknown parallel dimension(s) ['XP']: the supported ones are DP, TP, PP, CP, EP, Replica.",
         ),
         (
-            ({"tp": 2}, 8, "dense"),
+            ({"tpp": 2}, 8, "dense"),
             ValueError,
-            "unknown parallel dimension(s) ['tp']: the supported ones are DP, TP, PP, CP, EP, Replica.",
+            "unknown parallel dimension(s) ['tpp']: the supported ones are DP, TP, PP, CP, EP, Replica.",
         ),
         # The seed raises ValueError for a non-int degree; coursekit follows the TypeError/ValueError split.
         (({"TP": True}, 8, "dense"), TypeError, "degrees['TP'] = True: must be an integer (int), not bool."),
@@ -427,3 +427,12 @@ def test_tp_larger_than_a_node_crosses_even_when_first() -> None:
     report = topology_report({"TP": 16, "DP": 2}, gpus_per_node=8)
     assert report.mapping.crossing["TP"] == [list(range(16)), list(range(16, 32))]
     assert report.reasons[0].params["count"] == 2
+
+
+def test_dimension_names_are_case_insensitive() -> None:
+    # the planner spells degrees tp, pp, ep (parse_degrees); lesson 4 spells them TP, PP, EP: the same plan
+    lower = validate_parallel_composition({"tp": 4, "pp": 2, "ep": 2}, 8, "dense")
+    upper = validate_parallel_composition({"TP": 4, "PP": 2, "EP": 2}, 8, "dense")
+    assert lower == upper and lower.codes == ("ranks", "structure") and lower.required_ranks == 16
+    with pytest.raises(ValueError, match="TP is given more than once"):
+        validate_parallel_composition({"TP": 2, "tp": 2}, 8, "dense")

@@ -222,8 +222,10 @@ def test_exact_other_types() -> None:
     )
     assert check(shape.id, (2, 4)).correct
     assert check(shape.id, (4, 2)).status == "incorrect"
-    assert check(shape.id, [2, 4]).message == (
-        "Cannot check: demo.shape. The answer should be a tuple, not a list ([2, 4])."
+    assert check(shape.id, [2, 4]).correct  # a list and a tuple are the same sequence
+    assert check(shape.id, {2, 4}).message == (
+        "Cannot check: demo.shape. The answer should be a list or tuple, its items in the order the question asks "
+        "for; not a set ({2, 4})."
     )
 
 

@@ -72,7 +72,7 @@ def test_unanswered(exercise_id: str) -> None:
 
 
 def test_wrong_kind_of_answer_is_explained_not_raised() -> None:
-    assert check("q4.dp_group", (5, 7)).status == "invalid"  # a list is asked for
+    assert check("q4.dp_group", {5, 7}).status == "invalid"  # a sequence is asked for, in order
     assert check("q4.naive_ranks", 64.5).status == "invalid"
     assert check("q4.tp_crosses", "yes").status == "invalid"
 

@@ -250,3 +250,141 @@ def test_stage_layers_refuses_edges_that_leave_a_negative_stage() -> None:
         stage_layers(12, 4, 100)
     # 6 edge layers: q = ceil(24 / 4) = 6, edge stages 0 (malformed, named by the pp_layers gate), middle 12 / 2 = 6
     assert stage_layers(12, 4, 6) == (0, 6, 0)
+
+
+def test_load_imbalance_of_equal_times_is_exactly_zero() -> None:
+    from coursekit.scaling import load_imbalance_s, step_timeline
+
+    # max(t) - mean(t) with t = 0.1 three times rounds to -1.4e-17; the mean of the waits max(t) - t_i is 0 exactly
+    assert load_imbalance_s([0.1, 0.1, 0.1]) == 0.0 and load_imbalance_s([0.7] * 3) == 0.0
+    assert load_imbalance_s([1.0, 1.0, 1.0, 1.4]) == pytest.approx(0.3)  # waits 0.4, 0.4, 0.4 and 0: mean 0.3
+    assert step_timeline(0.1, 0.05, load_imbalance_s=load_imbalance_s([0.1] * 3)).load_imbalance_s == 0.0
+    # near the float limit: equal times wait 0 (max - mean overflowed the sum), and the waits' mean stays finite
+    assert load_imbalance_s([1e308] * 4) == 0.0
+    assert load_imbalance_s([1.7e308, 1e-300, 1e-300, 1e-300]) == pytest.approx(0.75 * 1.7e308)
+
+
+# Phi-2 (huggingface.co/microsoft/phi-2 config.json): model_type "phi", GELU ("gelu_new"), layer_norm_eps, biases
+PHI2 = {
+    "model_type": "phi",
+    "hidden_size": 2560,
+    "intermediate_size": 10240,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 32,
+    "num_hidden_layers": 32,
+    "vocab_size": 51200,
+    "max_position_embeddings": 2048,
+    "hidden_act": "gelu_new",
+    "layer_norm_eps": 1e-5,
+    "tie_word_embeddings": False,
+}
+
+
+def test_an_unknown_model_type_is_read_from_its_own_keys() -> None:
+    phi = ModelSpec.from_config(PHI2)
+    assert (phi.mlp, phi.norm, phi.biases) == ("gelu", "layernorm", True)
+    h, f, layers, vocab = 2560, 10240, 32, 51200
+    # the spec's structure: 4 projections with biases, a 2-matrix MLP with biases, 2 LayerNorms (weight and bias) a
+    # layer; a final LayerNorm; untied embedding and output layer. (Phi-2's own block is parallel with one norm and
+    # its output layer has a bias: 2,779,683,840 published, 0.004 % less.)
+    per_layer = 4 * h * h + 4 * h + 2 * h * f + f + h + 2 * 2 * h
+    assert phi.num_params == layers * per_layer + 2 * h + 2 * vocab * h == 2_779_796_480
+    # StarCoder2 names its norm and biases: norm_type layer_norm, use_bias true
+    star = ModelSpec.from_config(
+        {**PHI2, "model_type": "starcoder2", "hidden_act": "gelu_pytorch_tanh", "norm_type": "layer_norm"}
+        | {"use_bias": True, "layer_norm_eps": None, "norm_epsilon": 1e-5}
+    )
+    assert (star.mlp, star.norm, star.biases) == ("gelu", "layernorm", True)
+    # Nemotron: squared ReLU (2 matrices), no biases as attention_bias says
+    nemotron = ModelSpec.from_config({**PHI2, "model_type": "nemotron", "hidden_act": "relu2", "attention_bias": False})
+    assert (nemotron.mlp, nemotron.biases) == ("gelu", False)
+    # an unknown type with SiLU is gated, as Llama; with no activation key the spec says it assumed so
+    silu = ModelSpec.from_config({**PHI2, "model_type": "newmodel", "hidden_act": "silu", "layer_norm_eps": None})
+    assert (silu.mlp, silu.norm, silu.biases) == ("swiglu", "rmsnorm", False)
+    bare = {k: v for k, v in PHI2.items() if k not in ("model_type", "hidden_act", "layer_norm_eps")}
+    assert "assumed Llama-style" in ModelSpec.from_config(bare).source
+    # a known type still decides, whatever its activation key says (Gemma's GeGLU is gated)
+    gemma = ModelSpec.from_config({**PHI2, "model_type": "gemma", "hidden_act": "gelu_pytorch_tanh"})
+    assert (gemma.mlp, gemma.norm) == ("swiglu", "rmsnorm")
+
+
+def test_opt_dropout_key_is_read() -> None:
+    assert ModelSpec.from_config({**PHI2, "model_type": "opt", "dropout": 0.1}).dropout == 0.1
+
+
+def test_groups_of_a_layout_on_one_node_stay_inside_it() -> None:
+    from coursekit.planner import group_link
+
+    # contiguous ranks: TP 3 over 6 ranks of one 8-GPU node holds {0, 1, 2} and {3, 4, 5}; over 12 ranks {6, 7, 8}
+    # spans nodes 0 and 1
+    assert group_link(3, 8, used_ranks=6) == "intra_node" and group_link(3, 8, used_ranks=12) == "inter_node"
+    result = plan(MODELS["gpt2-small"], CLUSTERS["a100-8"], WorkloadSpec(global_batch=16))
+    one_node = result.explain("tp=3")
+    assert "interconnect" not in one_node.codes
+    assert {row.link for row in one_node.communication} == {"intra_node"}
+
+
+def test_what_if_bounds_the_slowdown_by_the_link_it_divides() -> None:
+    from coursekit.planner import what_if
+
+    # H100 nodes' 50 GB/s InfiniBand over ClusterSpec's floor of 1e6 B/s: a slowdown of at most 50,000
+    with pytest.raises(ValueError, match=r"link_slowdown = 100000.0: must be <= 50000"):
+        what_if("llama3-8b", "h100-8", 2, WorkloadSpec(global_batch=64), link_slowdown=1e5)
+
+
+def test_type_descriptions_follow_the_language() -> None:
+    import coursekit
+    from coursekit.planner import parse_degrees
+
+    coursekit.set_language("zh")
+    try:
+        with pytest.raises(TypeError) as info:
+            parse_degrees([("tp", 2)])
+        assert "str 或映射 (mapping)" in str(info.value) and " or " not in str(info.value)
+    finally:
+        coursekit.set_language("en")
+    # a mapping's keys are read as the text form reads them: case and spaces do not matter
+    assert parse_degrees({"TP": 2, " pp ": 4}) == parse_degrees("TP=2, pp=4") == {"tp": 2, "pp": 4}
+
+
+def test_mfu_above_one_is_refused() -> None:
+    from coursekit.roofline import mfu
+
+    # 8e9 FLOPs a token × 1e9 tokens/s = 8e18 FLOP/s on one 312 TFLOP/s device: 25,641 times its peak
+    with pytest.raises(ValueError, match=r"MFU = 2\.564e\+04 > 1"):
+        mfu(model_flops_per_token=8e9, tokens_per_s=1e9, devices=1, peak_flops=312e12)
+    assert mfu(6 * 175e9, 1.0e5, 1024, 312e12) == pytest.approx(6 * 175e9 * 1e5 / (1024 * 312e12))
+
+
+def test_paper_case_names_its_own_fields() -> None:
+    from coursekit.matrix import PAPER_CASES
+
+    case = PAPER_CASES[0]
+    with pytest.raises(ValueError, match="nodes = 9007199254740992"):
+        dataclasses.replace(case, nodes=2**53, gpus_per_node=2**53)
+    with pytest.raises(ValueError, match="training_state_gib = 1e\\+308"):
+        dataclasses.replace(case, training_state_gib=1e308)
+
+
+def test_the_command_line_refuses_two_inter_node_bandwidths() -> None:
+    out = subprocess.run(
+        [
+            *(sys.executable, "-m", "coursekit", "plan", "--model", "gpt2-small", "--cluster", "h100-8"),
+            *("--global-batch", "16", "--nodes", "2", "--inter-gb-s", "10", "--inter-node-gb-s", "40"),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={"COURSEKIT_LANG": "en", "PATH": ""},
+    )
+    assert out.returncode == 2 and "both set the inter-node bandwidth" in out.stderr
+
+
+def test_a_published_layout_fills_its_cluster() -> None:
+    from coursekit.presets import PublishedRun
+
+    # 128 nodes of 8 H100s are 1024 GPUs; TP 8 × DP 16 covers 128 of them (a transcription slip: DP is 128)
+    args = ("x", "llama3-70b", "h100-8", 128, 512, 8192)
+    with pytest.raises(ValueError, match="128 ranks, but the run used 1024 GPUs"):
+        PublishedRun(*args, (("tp", 8), ("pp", 1), ("dp", 16)), "megatron-core-2025", 400.0, "source")
+    assert PublishedRun(*args, (("tp", 8), ("pp", 1), ("dp", 128)), "megatron-core-2025", 400.0, "source").nodes == 128

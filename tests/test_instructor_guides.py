@@ -25,8 +25,10 @@ from coursekit.matrix import (
 from coursekit.pipeline import bubble_fraction, bubble_overhead, simulate_schedule
 from coursekit.scaling import diagnose_efficiency, load_imbalance_s, scaling_curve, step_timeline
 from coursekit.units import GB_BYTES, GIB_BYTES, bytes_to_gib
-from coursekit.widgets.pipeline import pipeline_view
-from coursekit.widgets.scaling import scaling_view
+from coursekit.widgets import significant
+from coursekit.widgets.pipeline import PipelineWidget
+from coursekit.widgets.scaling import ScalingWidget
+from coursekit.widgets.workbench import WorkbenchWidget
 
 ROOT = Path(__file__).resolve().parents[1]
 GUIDES = ROOT / "docs" / "instructor"
@@ -84,17 +86,6 @@ def _lesson6_numbers() -> list[str]:
     values = {f"{diagnose_efficiency(t).compute_fraction:.2f}" for t in jobs}
     assert len(values) == 1
     numbers.append(f"**{values.pop()}**")
-    numbers.append(f"**{pipeline_view(4, 8).simulated_fraction:.1%}**")
-    numbers.append(f"{pipeline_view(4, 8).schedule.makespan_s:.1f} s")
-    numbers.append(f"**{pipeline_view(4, 2).simulated_fraction:.1%}**")
-    numbers.append(str(simulate_schedule(4, 8, schedule="gpipe").peak_inflight_per_stage))
-    numbers.append(str(simulate_schedule(4, 8).peak_inflight_per_stage))
-    numbers.append(f"**{pipeline_view(4, 8, 'interleaved', 2).simulated_fraction:.1%}**")
-    numbers.append(f"**{pipeline_view(4, 8, slow_stage=2, slow_factor=1.5).simulated_fraction:.1%}**")
-    numbers.append(f"**{pipeline_view(4, 8, slow_stage=2, slow_factor=2.0).simulated_fraction:.1%}**")
-    for overlap, bandwidth, compute in ((0.0, 50.0, 500.0), (0.5, 50.0, 500.0), (0.8, 50.0, 500.0),
-                                        (0.0, 450.0, 500.0), (0.0, 50.0, 100.0)):  # fmt: skip
-        numbers.append(f"**{scaling_view(overlap, bandwidth, 14.0, compute).last_efficiency:.2f}**")
     numbers += [
         f"**{get_exercise('pipeline.bubble_p4_m16').expected_value():.3f}**",
         f"**{get_exercise('pipeline.efficiency').expected_value():.3f}**",
@@ -129,6 +120,114 @@ def test_guide_quotes_coursekit_numbers(lang: str, stem: str, numbers) -> None: 
     text = _guide(lang, stem)
     missing = [number for number in numbers() if number not in text]
     assert not missing, f"{lang}/{stem}.md does not quote: {missing}"
+
+
+# --------------------------------------------------------------------------- live demos, step by step
+
+# A live demo is followed literally, in order, on one widget: each step starts where the previous one left the
+# controls. These functions do the same and return what the screen shows at each step, formatted as the guide
+# quotes it (in the order the guide quotes it).
+
+
+def _set(widget, **values) -> None:  # type: ignore[no-untyped-def]
+    """Move the controls one at a time, in the order given, as a presenter does."""
+    for name, value in values.items():
+        widget.controls[name].value = value
+        assert widget.controls[name].value == value
+
+
+def _pipeline_demo() -> list[str]:
+    w = PipelineWidget()
+    shown = [f"**{w.result.simulated_fraction:.1%}**", f"{w.result.schedule.makespan_s:.1f} s"]
+    in_flight_1f1b = str(w.result.schedule.peak_inflight_per_stage)
+    _set(w, microbatches=16)  # step 1
+    shown.append(f"**{w.result.simulated_fraction:.1%}**")
+    _set(w, microbatches=2)
+    shown.append(f"**{w.result.simulated_fraction:.1%}**")
+    _set(w, microbatches=8, schedule="gpipe")  # step 2: back to m = 8, then GPipe
+    assert f"{w.result.simulated_fraction:.1%}" == shown[0].strip("*")  # the same bubble
+    shown += [str(w.result.schedule.peak_inflight_per_stage), in_flight_1f1b]
+    _set(w, schedule="interleaved")  # step 3: v set to 2 by the widget
+    assert w.controls["virtual_stages"].value == 2
+    shown.append(f"**{w.result.simulated_fraction:.1%}**")
+    _set(w, microbatches=6)
+    assert w.status == "invalid" and "4, 8, 12, 16" in w.message  # the sliders to move, not a traceback
+    _set(w, schedule="1f1b")
+    assert w.status == "ok" and w.controls["virtual_stages"].value == 1 and w.controls["virtual_stages"].disabled
+    _set(w, microbatches=8, slow_stage=2, slow_factor=1.5)  # step 4
+    shown += [f"**{w.result.simulated_fraction:.1%}**", f"{w.result.formula_fraction:.1%}"]
+    _set(w, slow_factor=2.0)
+    shown.append(f"**{w.result.simulated_fraction:.1%}**")
+    _set(w, stages=8, slow_stage=6)  # step 5
+    shown += [f"**{w.result.simulated_fraction:.1%}**", f"{w.result.formula_fraction:.1%}"]
+    _set(w, stages=4)
+    assert w.status == "invalid" and "0 to 3" in w.message and "Traceback" not in w.message
+    return shown
+
+
+def _scaling_demo() -> list[str]:
+    w = ScalingWidget(gradient_gb=14.0)  # the guide's defaults: 50 GB/s, 14 GB, 500 ms, no overlap
+    assert (w.controls["bandwidth_gb_s"].value, w.controls["compute_ms"].value) == (50.0, 500.0)
+    shown = [f"**{w.result.last_efficiency:.2f}**"]
+    default = shown[0].strip("*")
+    assert w.result.diagnosis.dominant == "communication"
+    for overlap in (0.5, 0.8):  # step 1
+        _set(w, overlap=overlap)
+        shown.append(f"**{w.result.last_efficiency:.2f}**")
+    _set(w, overlap=0.0, bandwidth_gb_s=450.0)  # step 2
+    shown.append(f"**{w.result.last_efficiency:.2f}**")
+    _set(w, compute_ms=100.0)  # step 3, at 450 GB/s still
+    shown.append(f"**{w.result.last_efficiency:.2f}**")
+    _set(w, bandwidth_gb_s=50.0)
+    shown += [f"**{w.result.last_efficiency:.2f}**", default]
+    return shown
+
+
+def _workbench_demo() -> list[str]:
+    w = WorkbenchWidget()
+    fastest = w.top(w.result)[0]
+    shown = [f"**{significant(fastest.step_s)} s**"]  # step 1, as the widget's table writes a step
+    _set(w, link_slowdown=8)  # step 2: a new fastest, barely slower
+    slow = w.top(w.result)[0]
+    assert slow.label() != fastest.label() and slow.step_s < 1.1 * fastest.step_s
+    _set(w, link_slowdown=1, seq_len=32768, global_batch=256)  # step 3, section 5's longer context
+    long_context = w.top(w.result)[0]
+    assert long_context.degrees()["cp"] == 4
+    shown.append(f"**{significant(long_context.step_s)} s**")
+    _set(w, global_batch=1024)  # only the sequence changed: four times the tokens per step
+    shown.append(f"**{significant(w.top(w.result)[0].step_s)} s**")
+    _set(w, seq_len=8192, moe=True)  # step 4
+    assert w.status == "ok" and set(w.result.space_dimensions["ep"]) == {1, 2, 4, 8}
+    return shown
+
+
+def _in_order(text: str, quoted: list[str]) -> list[str]:
+    """The items of ``quoted`` not found in ``text`` after the one before them."""
+    missing, at = [], 0
+    for item in quoted:
+        found = text.find(item, at)
+        if found < 0:
+            missing.append(item)
+        else:
+            at = found + len(item)
+    return missing
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize(
+    ("stem", "heading", "demo"),
+    [
+        ("06_pipeline_scaling", "PipelineWidget", _pipeline_demo),
+        ("06_pipeline_scaling", "ScalingWidget", _scaling_demo),
+        ("09_workbench", "WorkbenchWidget", _workbench_demo),
+    ],
+)
+def test_live_demo_steps_done_in_order_show_what_the_guide_says(lang: str, stem: str, heading: str, demo) -> None:  # type: ignore[no-untyped-def]
+    """Each live demo, done step by step in the guide's order on one widget, shows the numbers the guide quotes."""
+    section = _section(_guide(lang, stem), heading)  # the "## " heading of the demo names the widget
+    assert section.strip(), f"{lang}/{stem}.md: no live demo of {heading}"
+    missing = _in_order(section, demo())
+    assert not missing, f"{lang}/{stem}.md, live demo of {heading}: not quoted in order: {missing}"
 
 
 # Exercise answers quoted by the pages of lessons 0, 8 and 9, formatted as the pages show them.

@@ -93,7 +93,9 @@ def test_tp_splits_kv_heads_and_replicates_beyond_them() -> None:
     assert kv_cache_bytes(llama, tokens=1, tp=8) == 2 * 80 * 1 * 128 * 2
     assert kv_cache_bytes(llama, tokens=1, tp=16) == 2 * 80 * 1 * 128 * 2  # replicated: still one head each
     assert kv_cache_bytes(FALCON_7B, tokens=1, tp=8) == kv_cache_bytes(FALCON_7B, tokens=1)  # MQA: every rank
-    assert kv_heads_per_rank(8, 3) == 3  # uneven split: the fullest rank
+    # 8 KV heads over 3 ranks can be neither split evenly nor copied whole (vLLM's QKVParallelLinear refuses it)
+    with pytest.raises(ValueError, match=r"tp = 3: must divide kv_heads = 8 or be a multiple of it"):
+        kv_heads_per_rank(8, 3)
 
 
 def test_pp_splits_layers() -> None:
@@ -215,6 +217,10 @@ DENSE_PRESETS = ["gpt2-small", "llama3-8b", "llama3-70b", "gpt3-175b", "mixtral-
 @pytest.mark.parametrize("batch", [1, 32])
 def test_decode_never_beats_weights_per_gpu_over_hbm_bandwidth(name: str, tp: int, pp: int, batch: int) -> None:
     model = MODELS[name]
+    if model.heads % tp:  # gpt2-small's 12 heads at tp = 8: no rank gets whole heads, refused as the shape gate does
+        with pytest.raises(ValueError, match=f"tp = {tp}: must divide heads = {model.heads}"):
+            serving_estimate(model, H100, tp=tp, pp=pp, batch=batch, prompt_tokens=512, output_tokens=128)
+        return
     for cluster in (H100, A100):
         est = serving_estimate(model, cluster, tp=tp, pp=pp, batch=batch, prompt_tokens=512, output_tokens=128)
         params = model.num_params

@@ -204,3 +204,30 @@ def test_fail_colour_marks_exactly_the_failing_cells() -> None:
     passed = np.array(w.result.passed)
     # the pass colour is greener than red, the fail colour redder than green
     assert np.all((rgb[..., 1] > rgb[..., 0]) == passed)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_context_reason_names_the_value_still_missing(lang: str) -> None:
+    """Guide 3's step 4 in order: the context length declared first, the per-device capacity not yet; CP's reason
+    names the capacity as missing (not both), then CP passes once the capacity is declared too."""
+    coursekit.set_language(lang)
+    try:
+        w = GatesWidget()
+        cp = [r.name for r in w.result.reports].index("CP")  # type: ignore[union-attr]
+        both = w.result.reports[cp].reasons[0].message  # type: ignore[union-attr]
+        assert both == evaluate_candidate(_candidate("CP"), EXAMPLE_ENVIRONMENT).reasons[0].message  # neither declared
+        w.controls["context_len"].value = 131072
+        assert w.result is not None and not w.result.reports[cp].accepted
+        (reason,) = w.result.reports[cp].reasons
+        assert reason.code == "context" and reason.message != both
+        assert "131,072" in reason.message and "max_context_per_device" in reason.message
+        assert "context_len" not in reason.message  # the context length is declared: only the capacity is missing
+        assert html.escape(reason.message) in w.message
+        w.controls["max_context_per_device"].value = 32768
+        assert w.result.reports[cp].accepted
+        w.controls["context_len"].value = None  # only the capacity declared: the context length is missing
+        (reason,) = w.result.reports[cp].reasons
+        assert "32,768" in reason.message and "context_len" in reason.message
+        assert "max_context_per_device" not in reason.message
+    finally:
+        coursekit.set_language("en")

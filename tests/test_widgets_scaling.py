@@ -8,6 +8,7 @@ import coursekit
 from coursekit.hardware import IB_NDR_BYTES_PER_S
 from coursekit.scaling import ScalingCurve, diagnose_efficiency, scaling_curve, step_timeline
 from coursekit.units import GB_BYTES, MS_PER_S
+from coursekit.widgets import significant
 from coursekit.widgets.scaling import DEVICE_COUNTS, ScalingWidget, scaling_view
 
 
@@ -99,3 +100,39 @@ def test_invalid_value_in_the_widget_is_a_message() -> None:
     w.controls["gradient_gb"].value = -1.0
     assert w.status == "invalid" and w.result is None
     assert w.message == "These inputs cannot be computed: gradient_gb = -1.0: must be > 0."
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_at_the_ideal_the_verdict_says_it_is_reached(lang: str) -> None:
+    """E = 1.00 is not "512x, not 512x": all communication hidden says the ideal is reached; next to it, nearly."""
+    coursekit.set_language(lang)
+    try:
+        ideal = ScalingWidget(overlap=1.0, gradient_gb=0.5)
+        assert ideal.result is not None and ideal.result.last_efficiency == 1.0
+        first = ideal.message.split("<br>")[0]
+        assert ("不是 512 倍" not in first) and ("not 512×" not in first)
+        assert ("达到了理想的线性扩展" if lang == "zh" else "the ideal linear scaling") in first
+        near = ScalingWidget(bandwidth_gb_s=450.0, gradient_gb=0.5, compute_ms=2000.0)  # E = 0.999, shown as 1.00
+        assert (
+            near.result is not None
+            and f"{near.result.last_efficiency:.2f}" == "1.00"
+            and near.result.last_efficiency < 1
+        )
+        first = near.message.split("<br>")[0]
+        assert ("不是 512 倍" not in first) and ("not 512×" not in first)
+        assert ("接近理想的线性扩展" if lang == "zh" else "close to the ideal linear scaling") in first
+        below = ScalingWidget()
+        assert ("不是 512 倍" if lang == "zh" else "not 512×") in below.message
+    finally:
+        coursekit.set_language("en")
+
+
+@pytest.mark.parametrize(("gradient_gb", "compute_ms"), [(40.0, 500.0), (14.0, 2000.0), (40.0, 2000.0), (0.5, 50.0)])
+def test_milliseconds_are_plain_numbers_and_agree_between_lines(gradient_gb: float, compute_ms: float) -> None:
+    """The diagnosis writes its milliseconds as the step line does: 1497 ms, never 1.5e+03 ms."""
+    w = ScalingWidget(gradient_gb=gradient_gb, compute_ms=compute_ms)
+    assert w.result is not None and "e+" not in w.message and "e-" not in w.message
+    step, diagnosis = w.message.split("<br>")[1:3]
+    timeline = w.result.curve.points[-1].timeline
+    exposed = significant(timeline.exposed_communication_s * MS_PER_S)
+    assert f"exposed communication {exposed} ms" in step and f"({exposed} ms)" in diagnosis

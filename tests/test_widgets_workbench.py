@@ -11,6 +11,7 @@ import coursekit
 from coursekit.exercises import check, exercises, get_exercise
 from coursekit.planner import WorkloadSpec, plan
 from coursekit.presets import CLUSTERS, MODELS
+from coursekit.widgets import significant
 from coursekit.widgets.workbench import TOP_SHOWN, WorkbenchWidget, what_if
 
 
@@ -127,10 +128,30 @@ def test_verdict_level_pass_when_plans_are_accepted_fail_when_none_is() -> None:
         w.controls["nodes"].value = 1
     assert w.status == "ok" and w.result.accepted_count == 0
     assert w.verdict == "fail" and "coursekit-fail" in w.message_html.value and "Fail: " in w.message_html.value
-    assert "No composition passes every gate" in w.message
+    assert "none passes every gate, so there is no table" in w.message and "<table" not in w.message
+    assert "The table shows" not in w.message and "fail the gate memory" in w.message  # why: the last gate
     coursekit.set_language("zh")
     w.redraw()
-    assert "不通过：" in w.message_html.value and "没有组合通过全部门槛" in w.message
+    assert "不通过：" in w.message_html.value and "没有一个通过全部门槛，所以没有候选表" in w.message
+    assert "下表" not in w.message and "没通过门槛 memory" in w.message
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_one_node_for_a_70b_model_says_why_nothing_passes(lang: str) -> None:
+    """Nodes = 1 (the slider's Home) for Llama 3 70B on H100s: no table of "the 0 fastest", but the gate that
+    removed the last compositions, with what would help."""
+    coursekit.set_language(lang)
+    try:
+        w = WorkbenchWidget()
+        w.controls["nodes"].value = 1
+        assert w.status == "ok" and w.result is not None and w.result.accepted_count == 0
+        last = [step for step in w.result.funnel if step.removed][-1]
+        assert last.code == "memory" and last.remaining == 0  # it took all that was left
+        assert f" {last.removed} " in w.message and html.escape(str(last.description)) in w.message
+        assert " 0 " not in w.message.replace("<br>", " ") and "<table" not in w.message
+        assert ("增加节点数" if lang == "zh" else "add nodes") in w.message
+    finally:
+        coursekit.set_language("en")
 
 
 def test_funnel_shows_each_gates_numbers(widget: WorkbenchWidget) -> None:
@@ -196,7 +217,7 @@ def test_widget_rows_and_ties_are_the_plans(controls: dict[str, Any], expected_p
         cand = direct.candidate(i)
         assert cand.timeline is not None and cand.memory is not None
         assert f"{cand.memory.total_gib:.1f} / {cand.memory.device_gib:g}" in w.message
-        assert f">{cand.timeline.step_s:.3g}<" in w.message
+        assert f">{significant(cand.timeline.step_s)}<" in w.message
     explained = [html.escape(row.message) for row in direct.explain_ties(1) if row.scenarios and row.index in order]
     assert re.findall(r"<li>(.*?)</li>", w.message) == explained
 
@@ -236,3 +257,82 @@ def test_site_presets_are_the_lessons_cases() -> None:
         (level,) = re.findall(r'<div class="coursekit-ok coursekit-(\w+)"', case["message"])
         assert case["message"].split("</b>")[0].endswith({"pass": "Pass: ", "fail": "Fail: "}[level])
     assert widget.message == start and widget.controls["mode"].value == "training"
+
+
+def test_chinese_labels_are_chinese() -> None:
+    """The zh workbench says 全局批大小 and 内核, as the lessons do, and the site's case names them so too."""
+    from coursekit.widgets.workbench import SITE_PRESETS
+
+    coursekit.set_language("zh")
+    try:
+        w = WorkbenchWidget()
+        assert w.controls["global_batch"].description == "全局批大小（序列数）"
+        legend = [t.get_text() for t in w._breakdown.legend.get_texts()]
+        assert "等待主机发射内核" in legend and not any("kernel" in t for t in legend)
+        assert all("global batch" not in name.zh for name, _ in SITE_PRESETS)
+        w.controls["mode"].value = "serving"
+        assert "副本数 × TP × PP" in w.message and "replicas ×" not in w.message
+    finally:
+        coursekit.set_language("en")
+
+
+def _extent(artist: Any, renderer: Any) -> Any:
+    return artist.get_window_extent(renderer)
+
+
+def test_legends_sit_below_the_charts_and_inside_the_figure() -> None:
+    """No legend covers a bar: each lies below its axes (and its axis label), within the figure."""
+    coursekit.set_language("en")
+    w = WorkbenchWidget()
+    w.controls["moe"].value = True  # the MoE case, whose #5 bar the legend used to hide
+    renderer = w.figure.canvas.get_renderer()
+    figure_box = w.figure.bbox
+    for legend, ax in ((w._funnel.legend, w.funnel_ax), (w._breakdown.legend, w.breakdown_ax)):
+        box, axes_box = _extent(legend, renderer), _extent(ax, renderer)
+        assert box.y1 <= ax.xaxis.label.get_window_extent(renderer).y0 < axes_box.y0
+        assert figure_box.x0 <= box.x0 and box.x1 <= figure_box.x1 and box.y0 >= figure_box.y0
+
+
+def test_serving_charts_are_labelled_inside_the_figure() -> None:
+    """Serving mode (its axes hidden on the first render): the funnel's and the curve's axis labels are drawn in
+    the figure, clear of the tick labels, also once the tick labels widen (gpt2-small on B200: 100000)."""
+    coursekit.set_language("en")
+    w = WorkbenchWidget()
+    w.controls["mode"].value = "serving"
+    for model, cluster in (("llama3-70b", "h100-8"), ("gpt2-small", "b200-8")):
+        with w.hold_updates():
+            w.controls["model"].value = model
+            w.controls["cluster"].value = cluster
+        assert w.status == "ok"
+        renderer = w.figure.canvas.get_renderer()
+        figure_box = w.figure.bbox
+        labels = {
+            "funnel x": w.serving_funnel_ax.xaxis.label,
+            "curve x": w.serving_curve_ax.xaxis.label,
+            "curve y": w.serving_curve_ax.yaxis.label,
+        }
+        assert labels["funnel x"].get_text() == "layouts" and "TPOT" in labels["curve x"].get_text()
+        assert labels["curve y"].get_text() == "tokens/s per GPU"
+        for name, text in labels.items():
+            box = text.get_window_extent(renderer)
+            assert figure_box.x0 <= box.x0 and box.x1 <= figure_box.x1, (model, name)
+            assert figure_box.y0 <= box.y0 and box.y1 <= figure_box.y1, (model, name)
+        ticks = [t.get_window_extent(renderer) for t in w.serving_curve_ax.get_yticklabels() if t.get_text()]
+        y_label = labels["curve y"].get_window_extent(renderer)
+        assert ticks and all(y_label.x1 <= tick.x0 for tick in ticks), model
+
+
+def test_serving_times_keep_their_digits() -> None:
+    """gpt2-small's TTFT bound is well under a millisecond: the table says so (0.215), not 0."""
+    import re
+
+    coursekit.set_language("en")
+    w = WorkbenchWidget()
+    with w.hold_updates():
+        w.controls["mode"].value = "serving"
+        w.controls["model"].value = "gpt2-small"
+    best = w.result.accepted[0]
+    cells = re.findall(r"<td[^>]*>([^<]*)</td>", w.message.split("</tr>", 2)[1])
+    ttft, tpot = best.estimate.time_to_first_token_s * 1e3, best.estimate.time_per_output_token_s * 1e3
+    assert cells[1:3] == [significant(ttft, grouping=True), significant(tpot, grouping=True)]  # after memory
+    assert float(cells[1]) > 0 and float(cells[2]) > 0 and abs(float(cells[1]) / ttft - 1) < 0.01

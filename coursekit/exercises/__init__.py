@@ -54,10 +54,19 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._validate import check_bool, check_callable, check_choice, check_instance, check_int, check_number
+from .._validate import (
+    check_bool,
+    check_callable,
+    check_choice,
+    check_instance,
+    check_int,
+    check_number,
+    check_sequence,
+)
 from ..i18n import Text, shown_repr, tr
 from ..i18n import register as _register_messages
 from ..lessons import prefix_modules
+from ..specs import _plain
 from ..units import GB_BYTES, GIB_BYTES
 
 _register_messages(
@@ -147,7 +156,10 @@ PREFIX_MODULES: dict[str, str] = prefix_modules()
 
 #: How an answer is compared with the expected one.
 #: ``number``: a real number within ``rel_tol`` / ``abs_tol``;
-#: ``exact``: equal, with the same kind of value (int, str, bool, tuple ...);
+#: ``exact``: equal, with the same kind of value (int, str, bool ...), by one rule on its own and inside a sequence:
+#: a bool is never a number and an int is never a bool or a float (``1152.0`` is refused, saying to write ``1152``);
+#: a list, a tuple and a one-dimensional numpy array are the same sequence, compared item by item in order; numpy
+#: scalars count as the Python values they hold;
 #: ``choice``: one of ``choices`` (or, if the expected value is a frozenset, a set of them).
 KINDS: tuple[str, ...] = ("number", "exact", "choice")
 
@@ -193,6 +205,17 @@ _register_messages(
         "exercises.expect_choice_set": {
             "zh": "答案应当是由 {choices} 中的选项组成的集合，例如 {{{example!r}}}。",
             "en": "The answer should be a set of options from {choices}, e.g. {{{example!r}}}.",
+        },
+        "exercises.expect_sequence": {
+            "zh": "答案应当是列表或元组（list / tuple），按题目要求的顺序写出各项，而不是 {type}（{value!r}）。",
+            "en": "The answer should be a list or tuple, its items in the order the question asks for; not a {type} "
+            "({value!r}).",
+        },
+        "exercises.whole_number": {
+            "zh": "{name} = {value!r}：必须是整数 (int)；请写成 {whole}，不带小数点"
+            "（在代码里用 // 或 int()，而不是 /）。",
+            "en": "{name} = {value!r}: must be an integer (int); write {whole}, without the decimal point "
+            "(in code, use // or int() rather than /).",
         },
         "exercises.expect_type": {
             "zh": "答案应当是 {expected_type}，而不是 {type}（{value!r}）。",
@@ -673,6 +696,64 @@ def _targets(exercise: Exercise, expected: float) -> list[float]:
     return [expected] + [expected * FORMS[form] for form in exercise.forms]
 
 
+def _plain_answer(answer: Any) -> Any:
+    """``answer`` with numpy scalars and 0-d arrays as the Python values they hold, in lists, tuples and sets too.
+
+    A learner who computes with numpy gets ``np.True_`` from ``1 < np.float64(2)`` and ``np.int64(16)`` from an
+    array's sum: the same answers as ``True`` and ``16`` (:func:`coursekit.specs._plain`, the rule every spec uses).
+    """
+    for kind in (list, tuple, set, frozenset):
+        if isinstance(answer, kind):
+            return kind(_plain_answer(item) for item in answer)
+    return _plain(answer)
+
+
+def _whole_number(name: str, value: Any) -> int:
+    """``value`` as an int; an integral float such as ``1152.0`` is refused with a message saying to write ``1152``.
+
+    The rule of :func:`coursekit._validate.check_int` (a count or a degree is an ``int``, never a bool), for an answer
+    on its own and for each item of a sequence alike.
+    """
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        raise TypeError(tr("exercises.whole_number", name=name, value=value, whole=int(value)))
+    return check_int(name, value)
+
+
+def _as_expected(name: str, answer: Any, expected: Any) -> Any:
+    """``answer`` checked to be the kind of value ``expected`` is, with one rule alone and inside a sequence.
+
+    A bool answers a bool (never 0 or 1); an int an int (never a bool or a float, :func:`_whole_number`); a list, a
+    tuple and a one-dimensional numpy array are the same sequence, compared item by item in order, each item by the
+    same rules (a set has no order and is refused). TypeError / ValueError
+    (localized) naming ``answer`` or ``answer[i]`` otherwise.
+    """
+    if isinstance(expected, bool):
+        return check_bool(name, answer)
+    if isinstance(expected, int):
+        return _whole_number(name, answer)
+    if isinstance(expected, (list, tuple)):
+        try:
+            items = check_sequence(name, answer)  # a list, a tuple, or a one-dimensional numpy array
+        except TypeError:
+            raise TypeError(tr("exercises.expect_sequence", type=type(answer).__name__, value=answer)) from None
+        if not expected:
+            return items
+        return tuple(
+            _as_expected(f"{name}[{index}]", item, expected[min(index, len(expected) - 1)])
+            for index, item in enumerate(items)
+        )
+    if type(answer) is not type(expected):
+        raise TypeError(
+            tr(
+                "exercises.expect_type",
+                expected_type=type(expected).__name__,
+                type=type(answer).__name__,
+                value=answer,
+            )
+        )
+    return answer
+
+
 def _judge(exercise: Exercise, answer: Any, expected: Any) -> bool:
     """True if ``answer`` is right; TypeError / ValueError (localized) if it cannot be compared."""
     if exercise.kind == "number":
@@ -688,21 +769,10 @@ def _judge(exercise: Exercise, answer: Any, expected: Any) -> bool:
             return picked == set(expected)
         return bool(check_choice("answer", _normalized(exercise, answer), exercise.choices) == expected)
     # exact
-    answer = _normalized(exercise, answer)
-    if isinstance(expected, bool):
-        return bool(check_bool("answer", answer) == expected)
-    if isinstance(expected, int):
-        return bool(check_int("answer", answer) == expected)
-    if type(answer) is not type(expected):
-        raise TypeError(
-            tr(
-                "exercises.expect_type",
-                expected_type=type(expected).__name__,
-                type=type(answer).__name__,
-                value=answer,
-            )
-        )
-    return bool(answer == expected)
+    value = _as_expected("answer", _normalized(exercise, answer), expected)
+    if isinstance(expected, list):
+        expected = tuple(expected)
+    return bool(value == expected)
 
 
 def _slip_of(exercise: Exercise, answer: Any, expected: Any) -> Slip | None:
@@ -780,6 +850,7 @@ def _evaluate(exercise: Exercise, answer: Any) -> Feedback:
         _log.error("exercise %s: computing the expected answer failed", eid, exc_info=True)
         return Feedback(eid, "error", "exercises.error", {"id": eid, "error": f"{type(exc).__name__}: {exc}"})
     try:
+        answer = _plain_answer(answer)
         right = _judge(exercise, answer, expected)
     except (TypeError, ValueError) as exc:
         return Feedback(eid, "invalid", "exercises.invalid", {"id": eid, "error": str(exc)})

@@ -51,6 +51,7 @@ from ..communication import COLLECTIVES, bus_bandwidth_factor
 from ..i18n import Reason, register, tr
 from ._env import launched_by_torchrun, torchrun_world_size
 from ._format import fmt_bytes, fmt_gib_s, fmt_seconds, render_table
+from ._json import Field, read_source
 from .fit import AlphaBetaFit, crossover_bytes, fit_alpha_beta
 from .known_tensors import ELEMENT_BYTES, expected_output, verification_input
 from .known_tensors import RANK_OFFSET as RANK_OFFSET
@@ -403,6 +404,8 @@ def load_collectives_json(source: str | Path | Mapping[str, Any]) -> Collectives
 
     Fits are rebuilt from the stored ``alpha_s`` / ``bandwidth_bytes_per_s``;
     an unsupported collective comes back with its code and English message.
+    A path that cannot be read, or a result with a key missing or a value of the wrong kind, is a ``ValueError``
+    or ``TypeError`` naming the path or the key, in the current language.
 
     >>> fit = AlphaBetaFit("broadcast", 2, 1e-5, 1e9, 1, 0.0, False)
     >>> point = CollectivePoint(1024, 1.2e-5, (1.1e-5, 1.2e-5), 1024 / 1.2e-5, 1024 / 1.2e-5, fit.predict_s(1024))
@@ -413,46 +416,58 @@ def load_collectives_json(source: str | Path | Mapping[str, Any]) -> Collectives
 
     Taught in: lesson 8 (formula vs measurement).
     """
-    data = dict(source) if isinstance(source, Mapping) else json.loads(Path(source).read_text(encoding="utf-8"))
-    if data.get("schema") != COLLECTIVES_SCHEMA:
-        raise ValueError(tr("lab.bad_schema", value=data.get("schema"), expected=COLLECTIVES_SCHEMA))
+    return collectives_report_from(read_source(source, COLLECTIVES_WRITER))
+
+
+#: The command that writes what :func:`load_collectives_json` reads (named in its messages).
+COLLECTIVES_WRITER: str = "python -m coursekit.lab collectives --json"
+
+
+def collectives_report_from(data: Field) -> CollectivesReport:
+    """A :class:`CollectivesReport` from its JSON object (see :func:`load_collectives_json`)."""
+    schema = data.mapping().get("schema")
+    if schema != COLLECTIVES_SCHEMA:
+        raise ValueError(tr("lab.bad_schema", value=schema, expected=COLLECTIVES_SCHEMA))
     results = []
-    for kind, entry in data["collectives"].items():
+    entries = data["collectives"]
+    for kind, entry in entries.entries():
+        check_choice(f"{entries.name} key", kind, COLLECTIVES)
         points = tuple(
             CollectivePoint(
-                payload_bytes=int(p["payload_bytes"]),
-                time_s=float(p["time_s"]),
-                rank_medians_s=tuple(float(t) for t in p["rank_medians_s"]),
-                algbw_bytes_per_s=float(p["algbw_bytes_per_s"]),
-                busbw_bytes_per_s=float(p["busbw_bytes_per_s"]),
-                predicted_s=None if p["predicted_s"] is None else float(p["predicted_s"]),
+                payload_bytes=p["payload_bytes"].int(ge=0),
+                time_s=p["time_s"].number(gt=0),
+                rank_medians_s=tuple(t.number(gt=0) for t in p["rank_medians_s"].items()),
+                algbw_bytes_per_s=p["algbw_bytes_per_s"].number(ge=0),
+                busbw_bytes_per_s=p["busbw_bytes_per_s"].number(ge=0),
+                predicted_s=None if p.get("predicted_s") is None else p["predicted_s"].number(ge=0),
             )
-            for p in entry["points"]
+            for p in entry["points"].items()
         )
-        n = int(entry["ranks"])
+        n = entry["ranks"].int(ge=1)
         fit = None
-        if entry["alpha_s"] is not None:
-            bandwidth = entry["bandwidth_bytes_per_s"]
+        if entry.get("alpha_s") is not None:
+            bandwidth = entry.get("bandwidth_bytes_per_s")
             fit = AlphaBetaFit(
                 kind=kind,
                 ranks=n,
-                alpha_s=float(entry["alpha_s"]),
-                bandwidth_bytes_per_s=None if bandwidth is None else float(bandwidth),
+                alpha_s=entry["alpha_s"].number(ge=0),
+                bandwidth_bytes_per_s=None if bandwidth is None else bandwidth.number(gt=0),
                 num_points=len(points),
-                rms_relative_error=float(entry["rms_relative_error"]),
-                degenerate=bool(entry["degenerate"]),
-                note=_reason_from_json(entry["fit_note"]),
+                rms_relative_error=entry["rms_relative_error"].number(ge=0),
+                degenerate=entry["degenerate"].flag(),
+                note=entry["fit_note"].reason(),
             )
-        unsupported = _reason_from_json(entry["unsupported"])
-        results.append(CollectiveResult(kind, n, points, fit, bool(entry["verified"]), unsupported))
+        unsupported = entry["unsupported"].reason()
+        results.append(CollectiveResult(kind, n, points, fit, entry["verified"].flag(), unsupported))
+    timing = data["timing"]
     return CollectivesReport(
-        ranks=int(data["ranks"]),
-        backend=str(data["backend"]),
-        device=str(data["device"]),
-        launcher=str(data["launcher"]),
-        torch_version=str(data["torch_version"]),
-        warmup=int(data["timing"]["warmup"]),
-        repeats=int(data["timing"]["repeats"]),
+        ranks=data["ranks"].int(ge=1),
+        backend=data["backend"].text(),
+        device=data["device"].text(),
+        launcher=data["launcher"].text(),
+        torch_version=data["torch_version"].text(),
+        warmup=timing["warmup"].int(ge=0),
+        repeats=timing["repeats"].int(ge=1),
         results=tuple(results),
     )
 
@@ -461,12 +476,6 @@ def _reason_to_json(reason: Reason | None) -> dict[str, Any] | None:
     if reason is None:
         return None
     return {"code": reason.code, "key": reason.key, "params": dict(reason.params), "message": reason.render("en")}
-
-
-def _reason_from_json(data: Mapping[str, Any] | None) -> Reason | None:
-    if data is None:
-        return None
-    return Reason(str(data["code"]), str(data["key"]), dict(data["params"]))
 
 
 def check_collectives(collectives: Iterable[str] | None) -> tuple[str, ...]:

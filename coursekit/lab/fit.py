@@ -34,12 +34,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from .._validate import check_choice, check_int, check_number
+from .._validate import check_choice, check_int, check_number, check_sequence
 from ..communication import COLLECTIVES, collective_cost, collective_time_s
-from ..i18n import Reason, register
+from ..i18n import Reason, register, tr
 from ..units import GIB_BYTES
 
 __all__ = ["AlphaBetaFit", "crossover_bytes", "fit_alpha_beta", "model_coefficients"]
@@ -49,6 +50,10 @@ register(
         "lab.fit_lengths": {
             "zh": "payload_bytes 有 {payloads} 个值，times_s 有 {times} 个值：两者必须一一对应。",
             "en": "payload_bytes has {payloads} values and times_s has {times}: they must pair up one to one.",
+        },
+        "lab.fit_empty": {
+            "zh": "payload_bytes 与 times_s 都是空的：至少需要一个实测点（载荷，时间）。",
+            "en": "payload_bytes and times_s are empty: give at least one measured point (payload, time).",
         },
         "lab.fit_too_few_payloads": {
             "zh": "只有 {distinct} 种不同的载荷：至少需要 2 种才能把时延 α 与带宽 B 分开，"
@@ -77,6 +82,13 @@ register(
 
 #: A fitted term that explains less than this share of every measured time is rounding noise, not a term.
 NEGLIGIBLE_SHARE: float = 1e-9
+#: Shortest and longest measured time the fit takes, seconds: a picosecond is far below any clock's resolution
+#: (``time.perf_counter`` counts nanoseconds), a million seconds (11.6 days) far above any collective. Outside them a
+#: row of the relative-error system (divided by its time) overflows or loses every digit.
+MIN_TIME_S: float = 1e-12
+MAX_TIME_S: float = 1e6
+#: Largest payload the fit takes, bytes (2**60, an exbibyte: no buffer is larger).
+MAX_PAYLOAD_BYTES: float = float(2**60)
 
 
 def model_coefficients(kind: str, ranks: int) -> tuple[int, float]:
@@ -173,6 +185,18 @@ def crossover_bytes(fit: AlphaBetaFit) -> float | None:
     return steps * fit.alpha_s * fit.bandwidth_bytes_per_s / factor
 
 
+def _payload(name: str, value: Any) -> float:
+    """A measured payload, bytes: finite, >= 0 and at most :data:`MAX_PAYLOAD_BYTES`."""
+    check_number(name, value, ge=0)
+    return check_number(name, value, le=MAX_PAYLOAD_BYTES)
+
+
+def _time(name: str, value: Any) -> float:
+    """A measured time, seconds: > 0, within :data:`MIN_TIME_S` … :data:`MAX_TIME_S`."""
+    check_number(name, value, gt=0)
+    return check_number(name, value, ge=MIN_TIME_S, le=MAX_TIME_S)
+
+
 def _solve_nonnegative(matrix: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, bool]:
     """Exact two-variable NNLS: the interior least-squares point, else the best face.
 
@@ -211,8 +235,10 @@ def fit_alpha_beta(
     Parameters:
         kind: one of :data:`coursekit.communication.COLLECTIVES`.
         ranks: ranks n the collective ran over, >= 1.
-        payload_bytes: nccl-tests' S of each point, bytes, >= 0.
-        times_s: measured seconds of each point, > 0.
+        payload_bytes: nccl-tests' S of each point, bytes, 0 … :data:`MAX_PAYLOAD_BYTES`; a list, tuple or
+            one-dimensional numpy array (a set or a dict has no order to pair the times by, and is refused).
+        times_s: measured seconds of each point, :data:`MIN_TIME_S` … :data:`MAX_TIME_S`, in the same order;
+            at least one point.
 
     Solves ``[steps, factor·S_i] · [α, 1/B] = t_i`` with every row divided by
     ``t_i`` (relative error), α >= 0 and 1/B >= 0, using ``numpy.linalg.lstsq``.
@@ -228,16 +254,20 @@ def fit_alpha_beta(
     """
     kind = check_choice("kind", kind, COLLECTIVES)
     n = check_int("ranks", ranks, ge=1)
-    sizes = [check_number(f"payload_bytes[{i}]", value, ge=0) for i, value in enumerate(payload_bytes)]
-    times = [check_number(f"times_s[{i}]", value, gt=0) for i, value in enumerate(times_s)]
+    sizes = [
+        _payload(f"payload_bytes[{i}]", value) for i, value in enumerate(check_sequence("payload_bytes", payload_bytes))
+    ]
+    times = [_time(f"times_s[{i}]", value) for i, value in enumerate(check_sequence("times_s", times_s))]
     if len(sizes) != len(times):
         raise ValueError(Reason("lengths", "lab.fit_lengths", {"payloads": len(sizes), "times": len(times)}).message)
+    if not sizes:
+        raise ValueError(tr("lab.fit_empty"))
     steps, factor = model_coefficients(kind, n)
 
     def result(alpha: float, inverse_bandwidth: float, degenerate: bool, note: Reason | None) -> AlphaBetaFit:
         predicted = [steps * alpha + factor * size * inverse_bandwidth for size in sizes]
         errors = [(p - t) / t for p, t in zip(predicted, times, strict=True)]
-        rms = math.sqrt(sum(e * e for e in errors) / len(errors)) if errors else math.nan
+        rms = math.sqrt(sum(e * e for e in errors) / len(errors))
         return AlphaBetaFit(
             kind=kind,
             ranks=n,

@@ -51,8 +51,9 @@ from typing import Any
 
 from .._validate import check_choice, check_instance, check_int
 from ..capacity import PRECISION_RECIPES, TrainingStateMemory, training_state_memory
-from ..i18n import Reason, register, tr
+from ..i18n import Reason, register, shown_repr, tr
 from ._format import fmt_count, render_table
+from ._json import Field, read_source
 from .collectives import DEVICES, check_ranks
 from .tiny_config import TinyTransformerConfig
 
@@ -111,9 +112,20 @@ register(
         "lab.mem_grads": {"zh": "梯度", "en": "grads"},
         "lab.mem_optimizer": {"zh": "优化器状态", "en": "optimizer"},
         "lab.mem_total": {"zh": "合计", "en": "total"},
-        "lab.mem_bad_json": {
-            "zh": "不是 coursekit 显存实验的结果（schema 应为 {schema}）。",
-            "en": "not a result of coursekit's memory lab (schema should be {schema}).",
+        "lab.mem_measured_type": {
+            "zh": "measured = {value}：必须是把 {keys} 各自映射到字节数（int >= 0）的 dict，而不是 {type}。",
+            "en": "measured = {value}: must be a dict mapping each of {keys} to a byte count (an int >= 0), not "
+            "{type}.",
+        },
+        "lab.mem_measured_missing": {
+            "zh": "measured 缺少 {missing}：{keys} 每一项都要给出字节数。",
+            "en": "measured has no {missing}: give a byte count for each of {keys}.",
+        },
+        "lab.mem_json_ranks": {
+            "zh": "{name}：给出的 rank 是 {found}，而结果有 {ranks} 个 rank："
+            "每个 rank 0 … {ranks} - 1 必须恰好出现一次。",
+            "en": "{name}: the ranks given are {found}, but the result has {ranks} ranks: each rank 0 … {ranks} - 1 "
+            "must appear exactly once.",
         },
         "lab.mem_exact": {"zh": "与账本一致", "en": "equals the ledger"},
         "lab.mem_sum": {"zh": "上面各行之和", "en": "sum of the rows above"},
@@ -220,6 +232,7 @@ def parameter_layout(config: TinyTransformerConfig) -> tuple[ParameterSpec, ...]
 
     Taught in: lesson 8 (formula vs measurement).
     """
+    check_instance("config", config, TinyTransformerConfig)
     d, f = config.d_model, config.d_ff
     specs: list[ParameterSpec] = []
 
@@ -254,6 +267,7 @@ def tp_supported(config: TinyTransformerConfig, ranks: int) -> Reason | None:
 
     Taught in: lesson 8 (formula vs measurement).
     """
+    check_instance("config", config, TinyTransformerConfig)
     n = check_int("ranks", ranks, ge=1)
     if config.heads % n or config.d_model % n or config.d_ff % n:
         params = {"heads": config.heads, "d_model": config.d_model, "d_ff": config.d_ff, "ranks": n}
@@ -460,8 +474,9 @@ def compare_memory(
     ledger = ledger_for(strategy, num_params, ranks)
     adjustments = expected_adjustments(strategy, config, ranks, rank)
     ledger_bytes = {"params": ledger.params_bytes, "grads": ledger.grads_bytes, "optimizer": ledger.optimizer_bytes}
+    counts = _measured_bytes(measured)
     rows = [
-        MemoryRow(component, int(measured[component]), ledger_bytes[component], adjustments[component])
+        MemoryRow(component, counts[component], ledger_bytes[component], adjustments[component])
         for component in COMPONENTS[:-1]
     ]
     total = MemoryRow(
@@ -471,6 +486,25 @@ def compare_memory(
         tuple(a for row in rows for a in row.adjustments),
     )
     return StrategyMemory(strategy, ranks, rank, (*rows, total))
+
+
+def _measured_bytes(measured: Any) -> dict[str, int]:
+    """``measured`` checked: a mapping with a byte count (an int >= 0) for each component but the total."""
+    if not isinstance(measured, Mapping):
+        raise TypeError(
+            tr("lab.mem_measured_type", value=shown_repr(measured), type=type(measured).__name__, keys=_COUNTED)
+        )
+    counts = {}
+    for component in COMPONENTS[:-1]:
+        if component not in measured:
+            missing = ", ".join(repr(c) for c in COMPONENTS[:-1] if c not in measured)
+            raise ValueError(tr("lab.mem_measured_missing", missing=missing, keys=_COUNTED))
+        counts[component] = check_int(f"measured[{component!r}]", measured[component], ge=0)
+    return counts
+
+
+#: The components :func:`compare_memory` needs measured, as its messages list them.
+_COUNTED: str = ", ".join(repr(component) for component in COMPONENTS[:-1])
 
 
 @dataclass(frozen=True)
@@ -638,41 +672,63 @@ class MemoryReport:
         Path(path).write_text(json.dumps(self.to_json_dict(), indent=2, allow_nan=False) + "\n", encoding="utf-8")
 
 
+#: The command that writes what :func:`load_memory_json` reads (named in its messages).
+MEMORY_WRITER: str = "python -m coursekit.lab memory --json"
+
+
 def load_memory_json(source: str | Path | Mapping[str, Any]) -> MemoryReport:
     """A :class:`MemoryReport` from what :meth:`MemoryReport.write_json` wrote (a path or the parsed dict).
 
     Only the measured bytes, the model and where it ran are read back; the
     ledger and every explanation are computed again, so a recorded run is
-    checked by today's code.
+    checked by today's code. A path that cannot be read, or a result with a key missing or a value of the wrong
+    kind, is a ``ValueError`` or ``TypeError`` naming the path or the key, in the current language.
+
+    >>> load_memory_json({"schema": MEMORY_SCHEMA, "config": {"layers": 0}})
+    Traceback (most recent call last):
+    ...
+    ValueError: layers = 0: must be >= 1.
 
     Taught in: lesson 8 (formula vs measurement).
     """
-    data = source if isinstance(source, Mapping) else json.loads(Path(source).read_text(encoding="utf-8"))
-    if data.get("schema") != MEMORY_SCHEMA:
-        raise ValueError(tr("lab.mem_bad_json", schema=MEMORY_SCHEMA))
-    config = TinyTransformerConfig(**data["config"])
-    strategies = [name for name, entry in data["strategies"].items() if entry["skipped"] is None]
-    measured = {
-        name: [
-            {row["component"]: row["measured_bytes"] for row in rank["rows"] if row["component"] != "total"}
-            for rank in sorted(data["strategies"][name]["ranks"], key=lambda r: r["rank"])
-        ]
-        for name in strategies
-    }
+    return memory_report_from(read_source(source, MEMORY_WRITER))
+
+
+def memory_report_from(data: Field) -> MemoryReport:
+    """A :class:`MemoryReport` from its JSON object (see :func:`load_memory_json`)."""
+    data.check_schema(MEMORY_SCHEMA)
+    config = data["config"].build(TinyTransformerConfig)
+    ranks = data["ranks"].int(ge=1)
+    entries = dict(data["strategies"].entries())
+    for name, entry in entries.items():
+        check_choice(f"{data['strategies'].name} key", name, STRATEGIES)
+        entry.mapping()
+    strategies = [name for name, entry in entries.items() if entry["skipped"].value is None]
+    measured = {}
+    for name in strategies:
+        per_rank: dict[int, dict[str, int]] = {}
+        for rank in entries[name]["ranks"].items():
+            index = rank["rank"].int(ge=0, lt=ranks)
+            rows = {row["component"].choice(COMPONENTS): row["measured_bytes"] for row in rank["rows"].items()}
+            per_rank[index] = {component: value.int(ge=0) for component, value in rows.items() if component != "total"}
+        if sorted(per_rank) != list(range(ranks)):
+            ranks_field = entries[name]["ranks"]
+            raise ValueError(tr("lab.mem_json_ranks", name=ranks_field.name, found=sorted(per_rank), ranks=ranks))
+        measured[name] = [per_rank[r] for r in range(ranks)]
     skipped = {}
-    if "tp" in data["strategies"] and data["strategies"]["tp"]["skipped"] is not None:
-        reason = tp_supported(config, int(data["ranks"]))
+    if "tp" in entries and entries["tp"]["skipped"].value is not None:
+        reason = tp_supported(config, ranks)
         if reason is not None:
             skipped["tp"] = reason
     raw = {
-        "world_size": data["ranks"],
-        "backend": data["backend"],
-        "device": data["device"],
-        "launcher": data["launcher"],
-        "torch_version": data["torch_version"],
+        "world_size": ranks,
+        "backend": data["backend"].text(),
+        "device": data["device"].text(),
+        "launcher": data["launcher"].text(),
+        "torch_version": data["torch_version"].text(),
         "strategies": strategies,
         "measured": measured,
-        "losses": {name: data["strategies"][name]["loss"] for name in strategies},
+        "losses": {name: loss.number() for name in strategies if (loss := entries[name].get("loss")) is not None},
     }
     return build_memory_report(raw, config, skipped)
 

@@ -15,9 +15,10 @@ from collections.abc import Sequence
 
 from matplotlib.figure import Figure
 
+from .._validate import check_instance, check_int, check_items
 from ..i18n import Text
 from ..plotting import label, new_figure
-from .collectives import CollectivesReport
+from .collectives import CollectivesReport, check_collectives
 from .fit import crossover_bytes
 from .timeline import ScenarioResult, step_intervals
 
@@ -46,6 +47,8 @@ LINE_POINTS: int = 64
 #: Panel size in inches.
 PANEL_WIDTH_IN: float = 3.4
 PANEL_HEIGHT_IN: float = 2.7
+#: Most panels per row (there are six collectives).
+MAX_COLUMNS: int = 6
 
 
 def plot_measured_vs_predicted(
@@ -65,6 +68,10 @@ def plot_measured_vs_predicted(
 
     Taught in: lesson 8 (formula vs measurement).
     """
+    check_instance("report", report, CollectivesReport)
+    if kinds is not None:
+        kinds = check_collectives(kinds)
+    columns = check_int("columns", columns, ge=1, le=MAX_COLUMNS)
     chosen = [r for r in report.results if r.points and (kinds is None or r.kind in kinds)]
     columns = max(1, min(columns, len(chosen) or 1))
     rows = max(1, math.ceil(len(chosen) / columns))
@@ -125,6 +132,8 @@ def plot_step_lanes(results: Sequence[ScenarioResult]) -> Figure:
 
     Taught in: lesson 8 (formula vs measurement).
     """
+    for index, result in enumerate(check_items("results", results)):
+        check_instance(f"results[{index}]", result, ScenarioResult)
     chosen = [r for r in results if r.sample]
     fig = new_figure(9.0, 1.0 + 1.1 * sum(len(r.sample) for r in chosen))
     for index, result in enumerate(chosen):

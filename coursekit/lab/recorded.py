@@ -28,16 +28,17 @@ from typing import Any
 
 from ..i18n import register, tr
 from ._env import launched_by_torchrun, quiet_profiler, temporary_folder
+from ._json import Field, read_source
 from .collectives import (
     DEFAULT_MIN_BYTES,
     CollectivesReport,
     build_report,
     check_collectives,
     check_ranks,
-    load_collectives_json,
+    collectives_report_from,
     payload_sizes,
 )
-from .memory import STRATEGIES, MemoryReport, TinyTransformerConfig, build_memory_report, load_memory_json
+from .memory import STRATEGIES, MemoryReport, TinyTransformerConfig, build_memory_report, memory_report_from
 from .timeline import (
     TIMELINE_STRATEGIES,
     EfficiencyPoint,
@@ -46,9 +47,10 @@ from .timeline import (
     build_timeline_report,
     efficiency_points,
     efficiency_table,
-    load_timeline_json,
     run_timeline,
+    scenario_result_from,
     scenarios_for,
+    timeline_report_from,
     without_folders,
 )
 
@@ -75,6 +77,10 @@ register(
             "collectives 或 memory。",
             "en": "record starts 1, 2 and 4 ranks on one machine itself and cannot run under torchrun; on a cluster "
             "use timeline, collectives or memory.",
+        },
+        "lab.rec_rank_key": {
+            "zh": "{name} 的键 {value!r}：必须是写成文本的 rank 数（>= 1 的整数，如 '2'）。",
+            "en": "{name} key {value!r}: must be a rank count written as text (an integer >= 1, such as '2').",
         },
         "lab.rec_where": {
             "zh": "测量环境：{arch}，{cpus} 个 CPU 核，PyTorch {torch}，{backend} / {device}，{ranks} 个 rank。",
@@ -143,31 +149,48 @@ class LessonRecording:
         Path(path).write_text(text + "\n", encoding="utf-8")
 
 
+#: The command that writes what :func:`load_recorded` reads (named in its messages).
+RECORDING_WRITER: str = "python -m coursekit.lab record --json"
+
+
 def load_recorded(source: str | Path | Mapping[str, Any] | None = None) -> LessonRecording:
     """The shipped recording (or one written by ``python -m coursekit.lab record --json PATH``).
+
+    ``source`` is that file's path, or the dict parsed from it; ``None`` reads the recording shipped with the course.
+    A path that cannot be read (missing, a folder, empty), or a recording with a key missing or a value of the wrong
+    kind, is a ``ValueError`` or ``TypeError`` naming the path or the key, in the current language:
+
+    >>> load_recorded({"schema": LESSON_SCHEMA})
+    Traceback (most recent call last):
+    ...
+    ValueError: source['scaling'] is missing; every result python -m coursekit.lab record --json writes has it.
 
     Taught in: lesson 8 (formula vs measurement).
     """
     if source is None:
         text = resources.files(__package__).joinpath("recorded").joinpath(RECORDED_FILE).read_text(encoding="utf-8")
-        data: Mapping[str, Any] = json.loads(text)
-    elif isinstance(source, Mapping):
-        data = source
+        data = Field(json.loads(text), RECORDED_FILE, RECORDING_WRITER)
     else:
-        data = json.loads(Path(source).read_text(encoding="utf-8"))
-    if data.get("schema") != LESSON_SCHEMA:
-        raise ValueError(tr("lab.tl_bad_json", schema=LESSON_SCHEMA))
+        data = read_source(source, RECORDING_WRITER)
+    data.check_schema(LESSON_SCHEMA)
     scaling = {}
-    for p, item in data["scaling"].items():
-        wrapper = {**data["timeline"], "ranks": int(p), "results": [item]}
-        scaling[int(p)] = load_timeline_json(wrapper).results[0]
+    for p, item in data["scaling"].entries():
+        scaling[_rank_count(data["scaling"], p)] = scenario_result_from(item)
+    machine = data.get("machine")
     return LessonRecording(
-        collectives=load_collectives_json(data["collectives"]),
-        memory=load_memory_json(data["memory"]),
-        timeline=load_timeline_json(data["timeline"]),
+        collectives=collectives_report_from(data["collectives"]),
+        memory=memory_report_from(data["memory"]),
+        timeline=timeline_report_from(data["timeline"]),
         scaling=scaling,
-        machine=dict(data.get("machine", {})),
+        machine={} if machine is None else dict(machine.mapping()),
     )
+
+
+def _rank_count(scaling: Field, key: str) -> int:
+    """A key of ``scaling``: a rank count written as text (``"2"``), else ``ValueError`` naming it."""
+    if not (isinstance(key, str) and key.isascii() and key.isdigit() and int(key) >= 1):
+        raise ValueError(tr("lab.rec_rank_key", name=scaling.name, value=key))
+    return int(key)
 
 
 def _machine() -> dict[str, Any]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from statistics import fmean
 from typing import Any
 
-from .._validate import check_int, check_number
+from .._validate import check_instance, check_int, check_items, check_number
 from ..i18n import Reason, register, tr
 from ..units import MS_PER_S
 
@@ -53,6 +53,14 @@ register(
         "lab.tl_no_steps": {
             "zh": "{name}：追踪中没有名为 {region} 的步区间。",
             "en": "{name}: the trace has no step region named {region}.",
+        },
+        "lab.tl_interval": {
+            "zh": "{name} = {value!r}：必须是区间 (start, end)，两端为有限的微秒数，且 end >= start。",
+            "en": "{name} = {value!r}: must be an interval (start, end) of finite µs with end >= start.",
+        },
+        "lab.tl_collective": {
+            "zh": "{name} = {value!r}：必须是 (名称, 开始 µs, 时长 µs) 三项。",
+            "en": "{name} = {value!r}: must be the three items (name, start µs, duration µs).",
         },
         "lab.tl_not_trace": {
             "zh": "{name}：不是 PyTorch profiler 导出的 Chrome 追踪（缺少 traceEvents 列表）。",
@@ -254,6 +262,20 @@ def _is_comm(name: str) -> bool:
     return name.startswith(COMM_PREFIXES)
 
 
+#: Most intervals or collectives one step of one trace may hold (a slow rank's busy loop is thousands of operators).
+MAX_TRACE_ITEMS: int = 10_000_000
+
+
+def _check_interval(name: str, interval: Any) -> None:
+    """``interval`` is a ``(start, end)`` pair of finite µs with ``end >= start``, else an error naming ``name``."""
+    if not isinstance(interval, (list, tuple)) or len(interval) != 2:
+        raise ValueError(tr("lab.tl_interval", name=name, value=interval))
+    start = check_number(f"{name}[0]", interval[0])
+    end = check_number(f"{name}[1]", interval[1])
+    if end < start:
+        raise ValueError(tr("lab.tl_interval", name=name, value=interval))
+
+
 @dataclass(frozen=True)
 class RankStepEvents:
     """What one rank's trace says about one step (all times in µs of that trace's clock).
@@ -273,6 +295,31 @@ class RankStepEvents:
     comm: tuple[Interval, ...]
     collectives: tuple[tuple[str, float, float], ...]
     wall_s: float | None = None
+
+    def __post_init__(self) -> None:
+        """Every interval ends at or after it starts (finite µs), every collective lasts >= 0 µs: a step of
+        ``(100, 0)`` would give negative times."""
+        _check_interval("step", self.step)
+        for name in ("input", "compute", "comm"):
+            for index, interval in enumerate(check_items(name, getattr(self, name), max_items=MAX_TRACE_ITEMS)):
+                _check_interval(f"{name}[{index}]", interval)
+        for index, collective in enumerate(check_items("collectives", self.collectives, max_items=MAX_TRACE_ITEMS)):
+            label = f"collectives[{index}]"
+            if not isinstance(collective, (list, tuple)) or len(collective) != 3:
+                raise ValueError(tr("lab.tl_collective", name=label, value=collective))
+            if not isinstance(collective[0], str):
+                raise TypeError(
+                    tr(
+                        "validate.type_choice",
+                        name=f"{label}[0]",
+                        value=collective[0],
+                        type=type(collective[0]).__name__,
+                    )
+                )
+            check_number(f"{label}[1]", collective[1])
+            check_number(f"{label}[2]", collective[2], ge=0)
+        if self.wall_s is not None:
+            check_number("wall_s", self.wall_s, ge=0)
 
 
 def extract_steps(trace: Mapping[str, Any], name: str = "trace", device: str = "cpu") -> tuple[RankStepEvents, ...]:
@@ -394,6 +441,8 @@ def step_intervals(events: Sequence[RankStepEvents]) -> list[dict[str, list[Inte
 
     Taught in: lesson 8 (formula vs measurement).
     """
+    for index, item in enumerate(check_items("events", events)):
+        check_instance(f"events[{index}]", item, RankStepEvents)
     counts = {len(e.collectives) for e in events}
     matched = len(counts) == 1
     count = counts.pop() if matched else 0
@@ -443,6 +492,10 @@ def breakdown_steps(per_rank: Sequence[Sequence[RankStepEvents]]) -> tuple[tuple
 
     Taught in: lesson 8 (formula vs measurement).
     """
+    per_rank = check_items("per_rank", per_rank)
+    for r, rank_steps in enumerate(per_rank):
+        for k, events in enumerate(check_items(f"per_rank[{r}]", rank_steps)):
+            check_instance(f"per_rank[{r}][{k}]", events, RankStepEvents)
     ranks = len(per_rank)
     steps = min((len(s) for s in per_rank), default=0)
     out: list[list[StepBreakdown]] = [[] for _ in range(ranks)]

@@ -52,12 +52,13 @@ from pathlib import Path
 from statistics import fmean
 from typing import Any
 
-from .._validate import check_choice, check_int
+from .._validate import check_choice, check_instance, check_int, check_items
 from ..i18n import Reason, register, tr
 from ..scaling import StepTimeline, load_imbalance_s, scaling_efficiency, step_timeline
 from ..units import MS_PER_S
 from ._env import quiet_profiler, temporary_folder
 from ._format import render_table
+from ._json import Field, read_source
 from .collectives import DEVICES, check_ranks
 from .steps import (
     BACKEND_PREFIXES as BACKEND_PREFIXES,
@@ -165,9 +166,9 @@ register(
             "zh": "{strategy}，{scenario}：跳过，{message}",
             "en": "{strategy}, {scenario}: skipped, {message}",
         },
-        "lab.tl_bad_json": {
-            "zh": "不是 coursekit 时间线实验的结果（schema 应为 {schema}）。",
-            "en": "not a result of coursekit's timeline lab (schema should be {schema}).",
+        "lab.tl_json_items": {
+            "zh": "{name} = {value!r}：必须恰好有 {size} 项。",
+            "en": "{name} = {value!r}: must have exactly {size} items.",
         },
         "lab.tl_eff_title": {
             "zh": "扩展效率 E(P)（弱扩展：每个 rank 的 batch 固定），{strategy}，本机",
@@ -403,30 +404,54 @@ class TimelineReport:
 def load_timeline_json(source: str | Path | Mapping[str, Any]) -> TimelineReport:
     """A :class:`TimelineReport` from what :meth:`TimelineReport.write_json` wrote (a path or the parsed dict).
 
+    A path that cannot be read, or a result with a key missing or a value of the wrong kind, is a ``ValueError``
+    or ``TypeError`` naming the path or the key (``source['results'][0]['steps']``), in the current language.
+
+    >>> load_timeline_json({"schema": TIMELINE_SCHEMA})
+    Traceback (most recent call last):
+    ...
+    ValueError: source['ranks'] is missing; every result python -m coursekit.lab timeline --json writes has it.
+
     Taught in: lesson 8 (formula vs measurement).
     """
-    data = source if isinstance(source, Mapping) else json.loads(Path(source).read_text(encoding="utf-8"))
-    if data.get("schema") != TIMELINE_SCHEMA:
-        raise ValueError(tr("lab.tl_bad_json", schema=TIMELINE_SCHEMA))
-    results = []
-    for item in data["results"]:
-        scenario = Scenario(**item["scenario"])
-        steps = tuple(tuple(StepBreakdown(**b) for b in rank) for rank in item["steps"])
-        predicted = None if item["predicted"] is None else StepTimeline(**item["predicted"])
-        skipped = item["skipped"]
-        reason = None if skipped is None else Reason(skipped["code"], skipped["key"], skipped["params"])
-        sample = tuple(_events(e) for e in item.get("sample", ()))
-        files = tuple(item.get("trace_files", ()))
-        results.append(ScenarioResult(item["strategy"], scenario, steps, predicted, files, reason, sample))
+    return timeline_report_from(read_source(source, TIMELINE_WRITER))
+
+
+#: The command that writes what :func:`load_timeline_json` reads (named in its messages).
+TIMELINE_WRITER: str = "python -m coursekit.lab timeline --json"
+
+
+def timeline_report_from(data: Field) -> TimelineReport:
+    """A :class:`TimelineReport` from its JSON object (see :func:`load_timeline_json`)."""
+    data.check_schema(TIMELINE_SCHEMA)
+    config = data.get("config")
     return TimelineReport(
-        ranks=int(data["ranks"]),
-        backend=str(data["backend"]),
-        device=str(data["device"]),
-        launcher=str(data["launcher"]),
-        torch_version=str(data["torch_version"]),
-        steps=int(data["steps"]),
-        results=tuple(results),
-        config=dict(data.get("config", {})),
+        ranks=data["ranks"].int(ge=1),
+        backend=data["backend"].text(),
+        device=data["device"].text(),
+        launcher=data["launcher"].text(),
+        torch_version=data["torch_version"].text(),
+        steps=data["steps"].int(ge=0),
+        results=tuple(scenario_result_from(item) for item in data["results"].items()),
+        config={} if config is None else {key: value.int(ge=0) for key, value in config.entries()},
+    )
+
+
+def scenario_result_from(item: Field) -> ScenarioResult:
+    """A :class:`ScenarioResult` from its JSON object (:meth:`ScenarioResult.to_json_dict`), every value checked."""
+    scenario = item["scenario"]
+    scenario["name"].choice(SCENARIOS)
+    predicted = item.get("predicted")
+    files = item.get("trace_files")
+    sample = item.get("sample")
+    return ScenarioResult(
+        strategy=item["strategy"].choice(TIMELINE_STRATEGIES),
+        scenario=scenario.build(Scenario),
+        steps=tuple(tuple(b.build(StepBreakdown) for b in rank.items()) for rank in item["steps"].items()),
+        predicted=None if predicted is None else predicted.build(StepTimeline),
+        trace_files=() if files is None else tuple(name.text() for name in files.items()),
+        skipped=item["skipped"].reason(),
+        sample=() if sample is None else tuple(_events(e) for e in sample.items()),
     )
 
 
@@ -462,6 +487,8 @@ def efficiency_points(baselines: Sequence[ScenarioResult]) -> tuple[EfficiencyPo
 
     Taught in: lesson 8 (formula vs measurement).
     """
+    for index, result in enumerate(check_items("baselines", baselines)):
+        check_instance(f"baselines[{index}]", result, ScenarioResult)
     if not baselines:
         raise ValueError(tr("scaling.empty_sequence", name="baselines"))
     reference = baselines[0].mean
@@ -596,7 +623,10 @@ def build_timeline_report(raw: Mapping[str, Any]) -> TimelineReport:
                 reason = Reason(skipped["code"], skipped["key"], skipped["params"])
                 results.append(ScenarioResult(strategy, scenario, (), None, (), reason))
                 continue
-            per_rank = [[_events(e) for e in rank_steps] for rank_steps in run["events"]]
+            per_rank = [
+                [_events(Field(e, f"events[{r}][{k}]", TIMELINE_WRITER)) for k, e in enumerate(rank_steps)]
+                for r, rank_steps in enumerate(run["events"])
+            ]
             sample = tuple(rank_steps[0] for rank_steps in per_rank if rank_steps)
             files = tuple(run["trace_files"])
             result = ScenarioResult(strategy, scenario, breakdown_steps(per_rank), None, files, None, sample)
@@ -617,16 +647,37 @@ def build_timeline_report(raw: Mapping[str, Any]) -> TimelineReport:
     )
 
 
-def _events(data: Mapping[str, Any]) -> RankStepEvents:
-    """A :class:`RankStepEvents` from its dict (JSON lists back to tuples)."""
+def _events(data: Field) -> RankStepEvents:
+    """A :class:`RankStepEvents` from its JSON object (JSON lists back to tuples), every number checked."""
+
+    def pair(value: Field) -> Interval:
+        a, b = _exactly(value, 2)
+        return a.number(), b.number()
+
+    def intervals(key: str) -> tuple[Interval, ...]:
+        return tuple(pair(value) for value in data[key].items())
+
+    def collective(value: Field) -> tuple[str, float, float]:
+        name, start, duration = _exactly(value, 3)
+        return name.text(), start.number(), duration.number(ge=0)
+
+    wall = data.get("wall_s")
     return RankStepEvents(
-        step=(float(data["step"][0]), float(data["step"][1])),
-        input=tuple((float(a), float(b)) for a, b in data["input"]),
-        compute=tuple((float(a), float(b)) for a, b in data["compute"]),
-        comm=tuple((float(a), float(b)) for a, b in data["comm"]),
-        collectives=tuple((str(n), float(a), float(d)) for n, a, d in data["collectives"]),
-        wall_s=None if data.get("wall_s") is None else float(data["wall_s"]),
+        step=pair(data["step"]),
+        input=intervals("input"),
+        compute=intervals("compute"),
+        comm=intervals("comm"),
+        collectives=tuple(collective(value) for value in data["collectives"].items()),
+        wall_s=None if wall is None else wall.number(ge=0),
     )
+
+
+def _exactly(value: Field, size: int) -> list[Field]:
+    """The ``size`` items of a JSON list (an interval, a collective), else ``ValueError`` naming it."""
+    items = value.items()
+    if len(items) != size:
+        raise ValueError(tr("lab.tl_json_items", name=value.name, value=value.value, size=size))
+    return items
 
 
 def step_inside_wall_clock(breakdown: StepBreakdown) -> bool:

@@ -721,6 +721,11 @@ def _cluster_argv(cluster: str | ClusterSpec) -> list[str]:
 
 register(
     {
+        "cli.inter_twice": {
+            "zh": "--inter-gb-s {custom:g} 与 --inter-node-gb-s {what_if:g} 都设定跨节点带宽：只给其中一个。",
+            "en": "--inter-gb-s {custom:g} and --inter-node-gb-s {what_if:g} both set the inter-node bandwidth: give "
+            "one of them.",
+        },
         "cli.published_run_preset": {
             "zh": "已发表训练 {name!r} 的模型不是预设：命令行要用 --model-config 读一个 config.json，请对它的 "
             "ModelSpec 直接调用 plan 与 check_layout",
@@ -790,6 +795,8 @@ def _custom_cluster_values(args: argparse.Namespace, parser: argparse.ArgumentPa
         for flag, field_name, _, _ in CUSTOM_CLUSTER_FLAGS
         if getattr(args, flag.replace("-", "_")) is not None
     }
+    if args.inter_gb_s is not None and args.inter_node_gb_s is not None:  # both set the same field
+        _fail(parser, tr("cli.inter_twice", custom=args.inter_gb_s, what_if=args.inter_node_gb_s))
     if args.cluster is None:
         missing = [f"--{flag}" for flag, field_name, _, _ in CUSTOM_CLUSTER_FLAGS if field_name not in custom]
         missing = [flag for flag in missing if flag != "--peak-fp8-tflops"]

@@ -183,8 +183,9 @@ def _bent(np: Any, efficiency: Any, top: float, shape: Any) -> Any:
     return out
 
 
-def _link(np: Any, cluster: ClusterSpec, span: Any, ring_ranks: Any = 1) -> tuple[Any, Any, Any]:
-    """(intra?, bandwidth, latency) of groups spanning ``span`` consecutive ranks (see ``group_link``).
+def _link(np: Any, cluster: ClusterSpec, span: Any, ring_ranks: Any = 1, used: Any = None) -> tuple[Any, Any, Any]:
+    """(intra?, bandwidth, latency) of groups spanning ``span`` consecutive ranks (see ``group_link``; ``used`` the
+    ranks the layout occupies: all of them on one node keeps every group inside it).
 
     ``ring_ranks``: the group's ranks when it runs NCCL ring collectives, which cross nodes on the NICs of all the
     group's ranks on a node (``coursekit.specs.ring_nics``; capped by the intra-node bandwidth each channel also
@@ -192,6 +193,8 @@ def _link(np: Any, cluster: ClusterSpec, span: Any, ring_ranks: Any = 1) -> tupl
     """
     g = cluster.gpus_per_node
     intra = (span <= g) & (g % np.maximum(span, 1) == 0)
+    if used is not None:
+        intra = intra | (used <= g)
     ring_bw = _inter_node_ring_bandwidth(np, cluster, span, ring_ranks)
     bandwidth = np.where(intra, cluster.intra_node_bandwidth_bytes_per_s, ring_bw)
     latency = np.where(intra, cluster.intra_node_latency_s, cluster.inter_node_latency_s)
@@ -1103,14 +1106,14 @@ def _tp_cp_comm(
     """(TP seconds, TP intra-node?, CP seconds, CP intra-node?, the CP ring's parts) per step."""
     s = float(workload.tokens_per_sequence(model))
     tokens = s / k.cpf
-    intra_tp, bw, lat = _link(np, cluster, k.tp, k.tp)
+    intra_tp, bw, lat = _link(np, cluster, k.tp, k.tp, k.used)
     h, sp, full = float(model.hidden), workload.sequence_parallel, k.rc == 2
     if model.is_moe:
         # Parallel folding: the attention block's collectives run over TP; the expert block's over expert TP, on
         # the routed rows its ETP group gathers (expert_tp_gathered_tokens; none under the flex dispatcher).
         layers, act = st.layers_max, ACTIVATION_BYTES
         attention = _tp_time_s(tokens, k.mbf, h, layers, k.tpf, act, sp, full, k.gaf, bw, lat, 1)
-        _, bw_e, lat_e = _link(np, cluster, k.etp, k.etp)
+        _, bw_e, lat_e = _link(np, cluster, k.etp, k.etp, k.used)
         tokens_e = expert_tp_gathered_tokens(model, workload, tokens, k.tpf, k.etpf, k.ep)
         experts = _tp_time_s(tokens_e, k.mbf, h, layers, k.etpf, act, sp, full, k.gaf, bw_e, lat_e, 1)
         tp_s = (k.tp > 1) * attention + (k.etp > 1) * experts
@@ -1118,7 +1121,7 @@ def _tp_cp_comm(
         tp_s = (k.tp > 1) * _tp_time_s(
             tokens, k.mbf, h, st.layers_max, k.tpf, ACTIVATION_BYTES, sp, full, k.gaf, bw, lat
         )
-    intra_cp, bw, lat = _link(np, cluster, k.tp * k.cp)
+    intra_cp, bw, lat = _link(np, cluster, k.tp * k.cp, 1, k.used)
     kv_rank = model._kv_width_per_rank(k.tpf)
     send_f, send_b = _cp_step_times_s(s, k.cpf, k.mbf, kv_rank, ACTIVATION_BYTES, bw, lat)
     steps = (k.cp > 1) * (k.cpf - 1) * st.layers_max * k.gaf
@@ -1299,13 +1302,13 @@ def _data_parallel_comm(
     """ZeRO traffic of the dense weights (over dp · cp) and of the experts (over the expert-data-parallel group),
     and whether that group is inside one node."""
     span = k.tp * k.cp * k.dp  # ints: the ring's NIC count (coursekit.specs.ring_nics) is integer arithmetic
-    intra, bw, lat = _link(np, cluster, span, k.dp * k.cp)
+    intra, bw, lat = _link(np, cluster, span, k.dp * k.cp, k.used)
     units = np.where(k.zero == 3, st.layers_max, 1.0)
     psi_dense = np.max(np.stack([st.dense[kind] for kind in STAGE_KINDS]), axis=0) / k.tpf
     dense = _zero_parts(np, workload, k, units, psi_dense, k.dpc, bw, lat)
     if model.is_moe:
         p_experts = float(model.num_experts * model.expert_params)
-        _, bw, lat = _link(np, cluster, span, span // (k.etp * k.ep))
+        _, bw, lat = _link(np, cluster, span, span // (k.etp * k.ep), k.used)
         experts = _zero_parts(np, workload, k, units, st.layers_max * p_experts / k.expert_shards, k.edp, bw, lat)
     else:
         zeros = np.zeros_like(k.tpf)
@@ -1330,7 +1333,7 @@ def _communication(
     links["EP"] = ep.pop("link")
     comm.update(ep)
     # the span in ints (k.used's value): the link's integer arithmetic runs about 3x faster on ints than on floats
-    links["PP"], bw, lat = _link(np, cluster, k.tp * k.cp * k.dp * k.pp)
+    links["PP"], bw, lat = _link(np, cluster, k.tp * k.cp * k.dp * k.pp, 1, k.used)
     tokens = float(workload.tokens_per_sequence(model)) / k.cpf
     width = float(model.hidden) / k.tpf
     comm["PP"] = _pp_time_s(tokens, k.mbf, width, k.ppf, k.gaf * k.vf, ACTIVATION_BYTES, bw, lat)

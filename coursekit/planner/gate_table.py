@@ -447,7 +447,11 @@ PLAN_GATES: tuple[PlanGate, ...] = (
         "interconnect",
         Text(zh="互连门槛：TP 与 ETP 组留在一个节点内", en="interconnect gate: TP and ETP groups stay inside a node"),
         False,
-        lambda g: (g.cluster.gpus_per_node % g["tp"] != 0) | (g.cluster.gpus_per_node % g.etp != 0),
+        # a group that does not divide the node crosses one, unless the layout's ranks all sit on one node
+        lambda g: (
+            ((g.cluster.gpus_per_node % g["tp"] != 0) | (g.cluster.gpus_per_node % g.etp != 0))
+            & (g.used_ranks > g.cluster.gpus_per_node)
+        ),
         _interconnect_reason,
     ),
     PlanGate(

@@ -32,7 +32,7 @@ from ..communication import (
 from ..gates import _pp_rule
 from ..i18n import Reason, Text, tr
 from ..scaling import StepTimeline
-from ..specs import _group_link, _inter_node_ring_bandwidth, edge_layers_at, type_error
+from ..specs import MIN_BANDWIDTH_BYTES_PER_S, _group_link, _inter_node_ring_bandwidth, edge_layers_at, type_error
 from ..units import GIB_BYTES
 from .estimate import (
     COMM_DIMENSIONS,
@@ -68,11 +68,13 @@ from .specs import (
 )
 
 
-def _link_kind(cluster: ClusterSpec, span: int, ring_ranks: int = 1) -> tuple[str, float, float]:
+def _link_kind(
+    cluster: ClusterSpec, span: int, ring_ranks: int = 1, used: int | None = None
+) -> tuple[str, float, float]:
     """The link of groups spanning ``span`` ranks, timed as the estimate times it (``estimate._link``)."""
     import numpy as np
 
-    kind = _group_link(span, cluster.gpus_per_node)
+    kind = _group_link(span, cluster.gpus_per_node, used)
     bandwidth, latency = cluster.link(kind)
     if kind == "inter_node":
         bandwidth = float(_inter_node_ring_bandwidth(np, cluster, span, ring_ranks))
@@ -88,10 +90,11 @@ def _comm_row(
     time_s: float | None = None,
     split: tuple[float, float] = (0.0, 0.0),
     ring_ranks: int = 1,
+    used: int | None = None,
 ) -> CommRow:
     """A ledger row: the entries' calls and bytes; ``time_s`` from the estimate (or the entries' ring time);
     ``ring_ranks`` as ``estimate._link`` takes it (the group's ranks for ring collectives, 1 for point-to-point)."""
-    kind, bandwidth, latency = _link_kind(cluster, span, ring_ranks)
+    kind, bandwidth, latency = _link_kind(cluster, span, ring_ranks, used)
     timed = _traffic_time(entries, bandwidth, latency)
     if dimension == "EP":
         kind = "inter_node" if split[1] > 0 else "intra_node"
@@ -386,13 +389,13 @@ def _training_rows(
             _tp_entries(gathered, mb, model.hidden, layers, etp, ACTIVATION_BYTES, sp, mode, ga, 1) if gathered else ()
         )
         t = max(tp, etp)
-        rows.append(_comm_row("TP", attention + experts, t, cluster, t, comm["TP"], ring_ranks=t))
+        rows.append(_comm_row("TP", attention + experts, t, cluster, t, comm["TP"], ring_ranks=t, used=world))
     elif tp > 1:
         entries = _tp_entries(tokens, mb, model.hidden, layers, tp, ACTIVATION_BYTES, sp, mode, ga)
-        rows.append(_comm_row("TP", entries, tp, cluster, tp, comm["TP"], ring_ranks=tp))
+        rows.append(_comm_row("TP", entries, tp, cluster, tp, comm["TP"], ring_ranks=tp, used=world))
     if cp > 1:
         entries = _cp_entries(s, mb, model._kv_width_per_rank(tp), layers, cp, ACTIVATION_BYTES, ga)
-        rows.append(_comm_row("CP", entries, cp, cluster, tp * cp, comm["CP"]))
+        rows.append(_comm_row("CP", entries, cp, cluster, tp * cp, comm["CP"], used=world))
     if model.is_moe and ep > 1:
         dispatched = ep_dispatched_tokens(workload, tokens, tp, etp)
         element = ep_element_bytes(workload)
@@ -401,10 +404,10 @@ def _training_rows(
         if "moe" in workload.recompute_modules and mode != "full":  # the block's forward again (estimate._ep_comm)
             entries += _ep_recompute_entries(dispatched, mb, model.hidden, layers, ep, copies, element, ga)
         split = (comm["EP_intra"], comm["EP_inter"])
-        rows.append(_comm_row("EP", entries, ep, cluster, etp * ep, comm["EP"], split))
+        rows.append(_comm_row("EP", entries, ep, cluster, etp * ep, comm["EP"], split, used=world))
     if pp > 1:
         entries = _pp_entries(tokens, mb, max(1, model.hidden // tp), pp, ga * v, ACTIVATION_BYTES)
-        rows.append(_comm_row("PP", entries, pp, cluster, world, comm["PP"]))
+        rows.append(_comm_row("PP", entries, pp, cluster, world, comm["PP"], used=world))
     units = layers if zero == 3 else 1
     dense_stage = max(model._stage_dense_params(pp, edge_layers_at(model.layers, pp, workload.pipeline_edge_layers)))
     for dimension, params, ranks in (
@@ -413,7 +416,11 @@ def _training_rows(
     ):
         if ranks > 1 and params > 0:
             entries = _zero_entries(params, ranks, zero, recipe.param_bytes, recipe.grad_bytes, units, ga)
-            rows.append(_comm_row(dimension, entries, ranks, cluster, world // pp, comm[dimension], ring_ranks=ranks))
+            rows.append(
+                _comm_row(
+                    dimension, entries, ranks, cluster, world // pp, comm[dimension], ring_ranks=ranks, used=world
+                )
+            )
     return tuple(rows)
 
 
@@ -482,7 +489,7 @@ def _serving_plan_candidate(
         )
     reasons.update((reason.code, reason) for reason in reasons_of(g, codes=("mode", "serving")))
     ordered = tuple(reasons[code] for code in GATE_CODES if code in reasons)
-    tokens = replicas * serving.concurrency_per_replica  # one output token per request per decode step
+    tokens = serving.requests  # one output token per request per decode step (replicas may hold one fewer)
     return PlanCandidate(
         mode="serving",
         tp=tp,
@@ -772,7 +779,9 @@ def what_if(
         raise type_error("model", spec, "ModelSpec or preset name")
     if not isinstance(node, ClusterSpec):
         raise type_error("cluster", node, "ClusterSpec or preset name")
-    slowdown = check_number("link_slowdown", link_slowdown, ge=1, le=1e6)
+    # at most the slowdown that leaves the link at ClusterSpec's floor, so the refusal names link_slowdown
+    slowest = node.inter_node_bandwidth_bytes_per_s / MIN_BANDWIDTH_BYTES_PER_S
+    slowdown = check_number("link_slowdown", link_slowdown, ge=1, le=min(1e6, slowest))
     if check_bool("moe", moe) and not spec.is_moe:
         spec = spec.as_moe(8, 2)
     node = node.with_nodes(nodes)

@@ -260,7 +260,7 @@ ga, recompute, replicas.
     """
     keys = ", ".join(DEGREE_KEYS)
     if isinstance(text, Mapping):
-        items = [(str(key), value) for key, value in text.items()]
+        items = [(str(key).strip().lower(), value) for key, value in text.items()]  # as the text form reads them
     elif isinstance(text, str):
         items = []
         for part in (chunk.strip() for chunk in text.split(",")):

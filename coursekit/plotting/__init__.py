@@ -197,6 +197,9 @@ def pin_labels(fig: Figure, pinned: bool = True) -> None:
     keep their size, so after a first draw the labels can stay where they are. Only
     labels and titles matplotlib was placing itself are pinned, and only those are
     released again (a widget releases them for one draw after a language switch).
+    Hidden axes are left alone: they were not drawn, so their labels were never placed
+    (pinned there, a label would stay wherever it was created, possibly off the figure).
+    Call it again after the first draw that shows them.
 
     >>> fig = new_figure(2, 2); ax = fig.add_subplot(); _ = ax.set_xlabel("x"); _ = figure_to_png(fig)
     >>> freeze_layout(fig); pin_labels(fig); y = float(ax.xaxis.label.get_position()[1])
@@ -205,6 +208,9 @@ def pin_labels(fig: Figure, pinned: bool = True) -> None:
     True
     >>> pin_labels(fig, pinned=False); _ = figure_to_png(fig)
     >>> float(ax.xaxis.label.get_position()[1]) < y  # released: moves below the taller tick label
+    True
+    >>> hidden = fig.add_axes((0.2, 0.2, 0.6, 0.6)); _ = hidden.set_xlabel("later"); hidden.set_visible(False)
+    >>> pin_labels(fig); hidden.xaxis._autolabelpos  # not drawn yet: left to be placed when first shown
     True
 
     Taught in: lesson 0 (course index).
@@ -218,6 +224,8 @@ def pin_labels(fig: Figure, pinned: bool = True) -> None:
         held.clear()
         return
     for ax in fig.axes:
+        if not ax.get_visible():  # never drawn while hidden: its labels have not been placed yet
+            continue
         for owner, flag in ((ax.xaxis, "_autolabelpos"), (ax.yaxis, "_autolabelpos"), (ax, "_autotitlepos")):
             if getattr(owner, flag, False):  # placed by matplotlib (a private flag; absent means: leave it alone)
                 setattr(owner, flag, False)

@@ -17,11 +17,12 @@ from ..i18n import register, tr
 from ..roofline import _attention_forward_flops_per_token, _roofline_time_s
 from ..specs import (
     ACTIVATION_BYTES,
+    MAX_ELEMENT_BYTES,
     ClusterSpec,
     ModelSpec,
     _group_link,
 )
-from .kv import _check_specs, _kv_bytes, _matmul_params
+from .kv import _check_specs, _check_tp, _kv_bytes, _matmul_params
 from .nccl import AllReduceChoice, _tp_all_reduce
 
 #: Keys of the assumptions every serving estimate rests on (``serving.assume.<key>`` in the message catalog).
@@ -236,6 +237,10 @@ def serving_estimate(
       :func:`tp_all_reduce`, and (pp - 1) hand-offs. PP splits the batch into pp groups that keep every
       stage busy, but one token still passes all pp stages in turn.
 
+    ``tp`` must divide the attention heads and divide the KV heads or be a multiple of them (the serving search's
+    shape gate); ``weight_bytes`` and ``kv_bytes`` are at most :data:`~coursekit.specs.MAX_ELEMENT_BYTES`, as in
+    :class:`~coursekit.serving.ServingWorkload`.
+
     >>> from coursekit.presets import CLUSTERS, MODELS
     >>> est = serving_estimate(MODELS["llama3-70b"], CLUSTERS["h100-8"], tp=8, batch=64, prompt_tokens=2048,
     ...                        output_tokens=256)
@@ -245,13 +250,13 @@ def serving_estimate(
     Taught in: lesson 10 (serving).
     """
     _check_specs(model, cluster)
-    tp = check_int("tp", tp, ge=1)
+    tp = _check_tp(model, tp)
     pp = check_int("pp", pp, ge=1, le=model.layers)
     batch = check_int("batch", batch, ge=1)
     prompt = check_int("prompt_tokens", prompt_tokens, ge=1)
     output = check_int("output_tokens", output_tokens, ge=1)
-    weight_bytes = check_number("weight_bytes", weight_bytes, gt=0)
-    kv_bytes = check_int("kv_bytes", kv_bytes, ge=1)
+    weight_bytes = check_number("weight_bytes", weight_bytes, gt=0, le=MAX_ELEMENT_BYTES)
+    kv_bytes = check_int("kv_bytes", kv_bytes, ge=1, le=MAX_ELEMENT_BYTES)
     return _estimate(model, cluster, tp, pp, batch, prompt, output, weight_bytes, kv_bytes)
 
 

@@ -14,6 +14,7 @@ from ..specs import (
     ACTIVATION_BYTES,
     DEFAULT_RUNTIME_RESERVE_GIB,
     MAX_CONCURRENCY,
+    MAX_ELEMENT_BYTES,
     ClusterSpec,
     ModelSpec,
     kv_heads_split,
@@ -24,6 +25,18 @@ register(
     {
         "serving.fits": {"zh": "放得下，余量 {headroom_gib:.1f} GiB", "en": "fits, {headroom_gib:.1f} GiB headroom"},
         "serving.short": {"zh": "放不下，差 {short_gib:.1f} GiB", "en": "does not fit, {short_gib:.1f} GiB short"},
+        "serving.tp_kv_heads": {
+            "zh": "tp = {tp!r}：必须整除 kv_heads = {kv_heads!r}，或是它的整数倍"
+            "（KV 头要么平分给各个 rank，要么整头复制到几个 rank 上）。",
+            "en": "tp = {tp!r}: must divide kv_heads = {kv_heads!r} or be a multiple of it (the KV heads are either "
+            "split evenly over the ranks or copied whole to several ranks).",
+        },
+        "serving.tp_heads": {
+            "zh": "tp = {tp!r}：必须整除 heads = {heads!r}（{model} 的注意力头数：每个 rank 要拿到整数个头；"
+            "规划器的形状门槛同样拒绝这样的 TP）。",
+            "en": "tp = {tp!r}: must divide heads = {heads!r}, the attention heads of {model} (each rank needs whole "
+            "heads; the planner's shape gate refuses such a TP too).",
+        },
     }
 )
 
@@ -39,15 +52,49 @@ def _check_specs(model: Any, cluster: Any = None, *, with_cluster: bool = True) 
 # --------------------------------------------------------------------------- the KV cache
 
 
+def _splits_kv_heads(kv_heads: int, tp: int) -> bool:
+    """True when tp divides kv_heads (each rank holds kv_heads / tp heads) or is a multiple of it (each head is
+    copied whole to tp / kv_heads ranks): vLLM's ``QKVParallelLinear`` accepts nothing else
+    (vllm/model_executor/layers/linear.py, ``divide(total_num_kv_heads, tp_size)`` or
+    ``divide(tp_size, total_num_kv_heads)``)."""
+    return kv_heads % tp == 0 or tp % kv_heads == 0
+
+
+def _check_kv_split(tp: int, kv_heads: int) -> None:
+    """ValueError naming ``tp`` when it neither divides ``kv_heads`` nor is a multiple of it."""
+    if not _splits_kv_heads(kv_heads, tp):
+        raise ValueError(tr("serving.tp_kv_heads", tp=tp, kv_heads=kv_heads))
+
+
+def _check_tp(model: ModelSpec, tp: Any) -> int:
+    """``tp`` checked for a model: an int >= 1 that divides the attention heads (the planner's and the serving
+    search's shape gate) and splits the KV heads evenly or copies them whole (:func:`kv_heads_per_rank`)."""
+    checked: int = check_int("tp", tp, ge=1)
+    if model.heads % checked:
+        raise ValueError(tr("serving.tp_heads", tp=checked, heads=model.heads, model=model.name))
+    _check_kv_split(checked, model.kv_heads)
+    return checked
+
+
 def kv_heads_per_rank(kv_heads: int, tp: int) -> int:
-    """KV heads one TP rank holds: kv_heads / tp, or 1 when tp exceeds kv_heads (each head is replicated).
+    """KV heads one TP rank holds: kv_heads / tp, or 1 when tp is a multiple of kv_heads (each head is replicated).
+
+    A ``tp`` that neither divides ``kv_heads`` nor is a multiple of it is refused: the heads could be neither split
+    evenly nor copied whole (serving engines such as vLLM refuse it too).
 
     >>> kv_heads_per_rank(8, 4), kv_heads_per_rank(8, 16), kv_heads_per_rank(1, 8)
     (2, 1, 1)
+    >>> kv_heads_per_rank(8, 3)
+    Traceback (most recent call last):
+    ...
+    ValueError: tp = 3: must divide kv_heads = 8 or be a multiple of it (the KV heads are either split evenly ...).
 
     Taught in: lesson 10 (serving).
     """
-    return int(kv_heads_split(check_int("kv_heads", kv_heads, ge=1), check_int("tp", tp, ge=1)))
+    kv_heads = check_int("kv_heads", kv_heads, ge=1)
+    tp = check_int("tp", tp, ge=1)
+    _check_kv_split(tp, kv_heads)
+    return int(kv_heads_split(kv_heads, tp))
 
 
 def _kv_bytes(model: ModelSpec, tokens: Any, tp: int, pp: int, kv_bytes: Any) -> Any:
@@ -70,8 +117,10 @@ def kv_cache_bytes(model: ModelSpec, *, tokens: int, tp: int = 1, pp: int = 1, k
     Parameters:
         model: a :class:`~coursekit.planner.ModelSpec`.
         tokens: cached tokens, summed over the requests on the rank, >= 0.
-        tp, pp: tensor- and pipeline-parallel degrees, >= 1; pp <= layers.
-        kv_bytes: bytes per cached element (2 for bf16/fp16, 1 for fp8), >= 1.
+        tp, pp: tensor- and pipeline-parallel degrees, >= 1; tp divides the KV heads or is a multiple of them
+            (:func:`kv_heads_per_rank`); pp <= layers.
+        kv_bytes: bytes per cached element (2 for bf16/fp16, 1 for fp8), 1 to
+            :data:`~coursekit.specs.MAX_ELEMENT_BYTES`.
 
     >>> from coursekit.presets import MODELS
     >>> kv_cache_bytes(MODELS["llama3-70b"], tokens=2048, tp=8) / 2**20   # one 2K-token request on one of 8 GPUs
@@ -84,8 +133,9 @@ def kv_cache_bytes(model: ModelSpec, *, tokens: int, tp: int = 1, pp: int = 1, k
     _check_specs(model, with_cluster=False)
     tokens = check_int("tokens", tokens, ge=0)
     tp = check_int("tp", tp, ge=1)
+    _check_kv_split(tp, model.kv_heads)  # the cache needs only the KV heads split or copied whole
     pp = check_int("pp", pp, ge=1, le=model.layers)
-    kv_bytes = check_int("kv_bytes", kv_bytes, ge=1)
+    kv_bytes = check_int("kv_bytes", kv_bytes, ge=1, le=MAX_ELEMENT_BYTES)
     return int(_kv_bytes(model, tokens, tp, pp, kv_bytes))
 
 
@@ -203,6 +253,8 @@ def serving_memory_ledger(
 
     weights · weight_bytes / (tp · pp) + KV cache of every request's context + activation workspace
     (one layer's tensors for a prefill chunk, default one whole prompt of ``context_tokens``) + reserve.
+    ``tp`` must divide the attention heads and divide the KV heads or be a multiple of them (the serving search's
+    shape gate); ``weight_bytes`` and ``kv_bytes`` are at most :data:`~coursekit.specs.MAX_ELEMENT_BYTES`.
 
     >>> from coursekit.presets import CLUSTERS, MODELS
     >>> ledger = serving_memory_ledger(MODELS["llama3-70b"], CLUSTERS["h100-8"], tp=8, concurrency=64,
@@ -213,12 +265,12 @@ def serving_memory_ledger(
     Taught in: lesson 10 (serving).
     """
     _check_specs(model, cluster)
-    tp = check_int("tp", tp, ge=1)
+    tp = _check_tp(model, tp)
     pp = check_int("pp", pp, ge=1, le=model.layers)
     concurrency = check_int("concurrency", concurrency, ge=0)
     context_tokens = check_int("context_tokens", context_tokens, ge=1)
-    weight_bytes = check_number("weight_bytes", weight_bytes, gt=0)
-    kv_bytes = check_int("kv_bytes", kv_bytes, ge=1)
+    weight_bytes = check_number("weight_bytes", weight_bytes, gt=0, le=MAX_ELEMENT_BYTES)
+    kv_bytes = check_int("kv_bytes", kv_bytes, ge=1, le=MAX_ELEMENT_BYTES)
     chunk = (
         context_tokens
         if prefill_chunk_tokens is None

@@ -6,7 +6,8 @@ Taught in: lesson 10 (serving).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..i18n import Reason, register, tr
@@ -17,7 +18,7 @@ from ..specs import (
 )
 from ..units import US_PER_S
 from .estimate import SERVING_ASSUMPTIONS, ServingEstimate, _estimate
-from .kv import ServingLedger, _check_specs, _memory_ledger
+from .kv import ServingLedger, _check_specs, _memory_ledger, _splits_kv_heads
 
 #: The serving search's gates, in the order the funnel applies them.
 SERVING_GATES: tuple[str, ...] = ("shape", "interconnect", "memory", "replica", "slo")
@@ -29,8 +30,8 @@ TIE_TOLERANCE: float = 0.15
 register(
     {
         "serving.gate.shape": {
-            "zh": "形状：TP 整除注意力头数，PP 不超过层数",
-            "en": "shape: TP divides the heads, PP <= layers",
+            "zh": "形状：TP 整除注意力头数（KV 头平分或整头复制），PP 不超过层数",
+            "en": "shape: TP divides the heads (KV heads split evenly or copied whole), PP <= layers",
         },
         "serving.gate.interconnect": {"zh": "互连：TP 留在一个节点内", "en": "interconnect: TP stays inside a node"},
         "serving.gate.memory": {
@@ -48,6 +49,11 @@ register(
         "serving.reason.tp_heads": {
             "zh": "tp = {tp} 不整除 {heads} 个注意力头：每个 rank 必须拿到整数个头",
             "en": "tp = {tp} does not divide the {heads} attention heads: each rank needs whole heads",
+        },
+        "serving.reason.tp_kv_heads": {
+            "zh": "tp = {tp} 既不整除 {kv_heads} 个 KV 头，也不是它的整数倍：KV 头既不能平分，也不能整头复制",
+            "en": "tp = {tp} neither divides the {kv_heads} KV heads nor is a multiple of them: the KV heads can be "
+            "neither split evenly nor copied whole",
         },
         "serving.reason.pp_layers": {
             "zh": "pp = {pp} 超过 {layers} 层：有的流水线阶段没有层",
@@ -82,11 +88,12 @@ register(
             "en": "time per output token (TPOT) is at least {tpot_ms:.1f} ms, above the {slo_ms:.1f} ms objective",
         },
         "serving.reason.rate": {
-            "zh": "每个副本 {rate:.2f} 请求/秒：按利特尔定律 (Little's law) 并发数 = 速率 × 时延，而时延随并发上升，"
-            "在显存能容纳的 {max_concurrency} 个并发内不收敛，这个布局撑不住该速率",
+            "zh": "每个副本 {rate:.2f} 请求/秒：按利特尔定律 (Little's law) 并发数 = 速率 × 时延，而时延随并发上升；"
+            "在显存能容纳的 {max_concurrency} 个并发内，没有一个并发既容纳得下速率 × 时延个请求、吞吐又跟得上该速率，"
+            "这个布局撑不住该速率",
             "en": "{rate:.2f} requests/s per replica: by Little's law concurrency = rate × latency, and latency grows "
-            "with concurrency; within the {max_concurrency} concurrent requests memory holds it does not settle, so "
-            "this layout cannot sustain the rate",
+            "with concurrency; no concurrency within the {max_concurrency} concurrent requests memory holds both "
+            "holds rate × latency requests and keeps up with the rate, so this layout cannot sustain the rate",
         },
         "serving.title": {
             "zh": "服务规划：{model} 在 {cluster}（{world} 个设备）上，{load}，"
@@ -114,6 +121,14 @@ register(
             "{tpot_ms:.1f} ms，每副本 <= {tps:,.0f} token/秒，每 GPU <= {tps_gpu:,.0f} token/秒{tie}",
             "en": "  replicas={replicas} tp={tp} pp={pp}: {batch} requests per replica; TTFT >= {ttft_ms:.0f} ms, "
             "TPOT >= {tpot_ms:.1f} ms, <= {tps:,.0f} tokens/s per replica, <= {tps_gpu:,.0f} tokens/s per GPU{tie}",
+        },
+        "serving.candidate_split": {
+            "zh": "  replicas={replicas} tp={tp} pp={pp}：{full} 个副本各 {batch} 个请求，其余 {rest} 个各 {less} 个；"
+            "最满的副本 TTFT >= {ttft_ms:.0f} ms，TPOT >= {tpot_ms:.1f} ms；平均每副本 <= {tps:,.0f} token/秒，"
+            "每 GPU <= {tps_gpu:,.0f} token/秒{tie}",
+            "en": "  replicas={replicas} tp={tp} pp={pp}: {batch} requests on {full} of the replicas, {less} on the "
+            "other {rest}; the fullest has TTFT >= {ttft_ms:.0f} ms, TPOT >= {tpot_ms:.1f} ms; <= {tps:,.0f} tokens/s "
+            "per replica on average, <= {tps_gpu:,.0f} tokens/s per GPU{tie}",
         },
         "serving.tie": {
             "zh": "（与最佳相差不到 {tol:.0%}，模型分不出高下）",
@@ -156,7 +171,13 @@ register(
 
 @dataclass(frozen=True)
 class ServingCandidate:
-    """One layout ``replicas × tp × pp``: its gate verdicts, ledger and lower-bound estimate."""
+    """One layout ``replicas × tp × pp``: its gate verdicts, ledger and lower-bound estimate.
+
+    ``concurrency_per_replica`` is the fullest replica's requests: ``ledger`` and ``estimate`` are its. With a
+    concurrency that ``replicas`` does not divide, only ``full_replicas`` of them hold that many and the others
+    one fewer (``lighter_estimate``; None when that is no request at all): the ceiling sizes the memory gate and the
+    latencies, the real split the throughput (:attr:`cluster_tokens_per_s`). ``full_replicas`` None: all of them.
+    """
 
     tp: int
     pp: int
@@ -166,6 +187,8 @@ class ServingCandidate:
     ledger: ServingLedger | None
     estimate: ServingEstimate | None
     tie: bool = False
+    full_replicas: int | None = None
+    lighter_estimate: ServingEstimate | None = None
 
     @property
     def accepted(self) -> bool:
@@ -183,9 +206,27 @@ class ServingCandidate:
         return _GATE_OF[self.reasons[0].code] if self.reasons else None
 
     @property
+    def _full(self) -> int:
+        return self.replicas if self.full_replicas is None else self.full_replicas
+
+    @property
+    def requests(self) -> int:
+        """Requests in flight over all replicas: ``full_replicas`` hold ``concurrency_per_replica``, the rest one
+        fewer."""
+        return self.replicas * self.concurrency_per_replica - (self.replicas - self._full)
+
+    @property
     def cluster_tokens_per_s(self) -> float:
-        """Output tokens/s of all replicas together (0 without an estimate)."""
-        return self.estimate.tokens_per_s * self.replicas if self.estimate is not None else 0.0
+        """Output tokens/s of all replicas together, each at its own batch (0 without an estimate)."""
+        if self.estimate is None:
+            return 0.0
+        lighter = self.lighter_estimate.tokens_per_s if self.lighter_estimate is not None else 0.0
+        return self.estimate.tokens_per_s * self._full + lighter * (self.replicas - self._full)
+
+    @property
+    def tokens_per_s_per_gpu(self) -> float:
+        """:attr:`cluster_tokens_per_s` per device of the layout: what the search ranks by."""
+        return self.cluster_tokens_per_s / self.gpus
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: ``accepted``, ``degrees``, ``reasons``, ``ledger``, ``estimate``."""
@@ -193,10 +234,13 @@ class ServingCandidate:
         if self.estimate is not None:
             estimate = self.estimate.to_dict()
             estimate["cluster_tokens_per_s"] = self.cluster_tokens_per_s
+            estimate["cluster_tokens_per_s_per_gpu"] = self.tokens_per_s_per_gpu
         return {
             "accepted": self.accepted,
             "degrees": {"tp": self.tp, "pp": self.pp, "replicas": self.replicas},
             "concurrency_per_replica": self.concurrency_per_replica,
+            "replicas_at_concurrency": self._full,
+            "requests": self.requests,
             "tie_with_best": self.tie,
             "reasons": [{"code": r.code, "message": r.message} for r in self.reasons],
             "ledger": self.ledger.to_dict() if self.ledger is not None else None,
@@ -216,33 +260,76 @@ _GATE_OF: dict[str, str] = {
 }
 
 
+def _sustains(estimate: ServingEstimate, rate: float) -> bool:
+    """True when one replica serving ``estimate.batch`` requests keeps up with ``rate`` arrivals/s.
+
+    Little's law (L = λ·W, :func:`~coursekit.serving.littles_law_concurrency`): the requests in flight,
+    ceil(rate · latency), fit in the batch, latency = TTFT + O · TPOT; and throughput: the replica finishes
+    tokens_per_s / O >= rate requests per second.
+    """
+    output = estimate.output_tokens
+    latency = estimate.time_to_first_token_s + output * estimate.time_per_output_token_s
+    return max(1, math.ceil(rate * latency)) <= estimate.batch and rate <= estimate.tokens_per_s / output
+
+
+def _first(low: int, high: int, holds: Callable[[int], bool]) -> int | None:
+    """The smallest n in [low, high] with ``holds(n)``, for a ``holds`` false below some n and true from it on
+    (bisection); None when ``holds(high)`` is false (or the range is empty)."""
+    if low > high or not holds(high):
+        return None
+    while low < high:
+        middle = (low + high) // 2
+        if holds(middle):
+            high = middle
+        else:
+            low = middle + 1
+    return low
+
+
 def _rate_concurrency(
     model: ModelSpec, cluster: ClusterSpec, w: ServingWorkload, tp: int, pp: int, rate: float, cap: int
 ) -> int | None:
-    """Concurrency per replica that Little's law settles on for ``rate`` arrivals/s, or None if none <= cap."""
-    concurrency = 1
-    for _ in range(200):
+    """The smallest concurrency c <= ``cap`` per replica that sustains ``rate`` arrivals/s (:func:`_sustains`:
+    ceil(rate · latency(c)) <= c and rate <= throughput(c)), or None when no c <= cap does.
+
+    Exact by bisection, on this monotonicity. TTFT does not depend on c; TPOT depends only on the decode group
+    g = ceil(c / pp) and is a sum, max and min of terms a + b·g (a, b >= 0: roofline limbs, NCCL's
+    latency + size/bandwidth, PP hand-offs) and of a mixture of experts' concave expert reads, which are 0 at
+    g = 0; so TPOT(g) / g does not grow with g. Both conditions read rate · (k·TTFT + O·TPOT) <= c
+    (k = 1: Little's law; k = c: throughput, tokens_per_s = c·O / (c·TTFT + O·TPOT)). Hence:
+
+    * inside one group (TPOT fixed) each condition, once true, stays true as c grows;
+    * at the groups' last concurrencies c = g·pp, divided by c: rate · (k·TTFT / c + O·TPOT(g) / (g·pp)) <= 1,
+      whose left side does not grow with g, so once true it stays true.
+
+    Between groups it can fail again (with pp > 1, c = g·pp + 1 opens a new decode group of one request), so
+    the search bisects the full groups' last concurrencies, then the first group that sustains (any group with a
+    sustaining c sustains at its end, so the first such group holds the smallest c); a last, partial group
+    (``cap`` not a multiple of pp) is tried after the full ones. ``tests/test_serving_fuzz2.py`` checks the
+    monotonicity and compares with a scan of every c.
+    """
+
+    def holds(concurrency: int) -> bool:
         est = _estimate(
             model, cluster, tp, pp, concurrency, w.prompt_tokens, w.output_tokens, w.weight_bytes, w.kv_bytes
         )
-        latency = est.time_to_first_token_s + w.output_tokens * est.time_per_output_token_s
-        needed = max(1, math.ceil(rate * latency))  # Little's law, L = λ·W (littles_law_concurrency)
-        # Throughput must also keep up: the replica finishes at most tokens_per_s / O requests per second.
-        if rate > est.tokens_per_s / w.output_tokens:
-            needed = max(needed, concurrency + 1)
-        if needed <= concurrency:
-            return concurrency
-        if needed > cap:
-            return None
-        concurrency = needed
-    return None
+        return _sustains(est, rate)
+
+    full_groups = cap // pp
+    group = _first(1, full_groups, lambda g: holds(g * pp))
+    if group is not None:
+        return _first((group - 1) * pp + 1, group * pp, holds)
+    return _first(full_groups * pp + 1, cap, holds)
 
 
 def _shape_reasons(model: ModelSpec, cluster: ClusterSpec, tp: int, pp: int) -> list[Reason]:
-    """The shape and interconnect gates: TP divides the heads, PP <= layers, TP inside one node."""
+    """The shape and interconnect gates: TP divides the heads (and divides the KV heads or is a multiple of them),
+    PP <= layers, TP inside one node."""
     reasons: list[Reason] = []
     if model.heads % tp:
         reasons.append(Reason("tp_heads", "serving.reason.tp_heads", {"tp": tp, "heads": model.heads}))
+    elif not _splits_kv_heads(model.kv_heads, tp):
+        reasons.append(Reason("tp_heads", "serving.reason.tp_kv_heads", {"tp": tp, "kv_heads": model.kv_heads}))
     if pp > model.layers:
         reasons.append(Reason("pp_layers", "serving.reason.pp_layers", {"pp": pp, "layers": model.layers}))
     if tp > cluster.gpus_per_node or cluster.gpus_per_node % tp:
@@ -302,7 +389,7 @@ def evaluate_layout(
     )
     rate_reason: Reason | None = None
     if w.concurrency is not None:
-        per_replica = -(-w.concurrency // replicas)
+        per_replica = -(-w.concurrency // replicas)  # the fullest replica: memory gate and latencies
         total = w.concurrency
     else:
         assert w.request_rate_per_s is not None
@@ -335,11 +422,20 @@ def evaluate_layout(
     estimate = _estimate(
         model, cluster, tp, pp, per_replica, w.prompt_tokens, w.output_tokens, w.weight_bytes, w.kv_bytes
     )
+    # Throughput from the real split: total = full · per_replica + (replicas - full) · (per_replica - 1).
+    full = min(total - (per_replica - 1) * replicas, replicas)
+    lighter = None
+    if full < replicas and per_replica > 1:
+        lighter = _estimate(
+            model, cluster, tp, pp, per_replica - 1, w.prompt_tokens, w.output_tokens, w.weight_bytes, w.kv_bytes
+        )
     reasons.extend(_slo_reasons(w, estimate))
     if rate_reason is not None:
         reasons.append(rate_reason)
     reasons.sort(key=lambda r: SERVING_GATES.index(_GATE_OF[r.code]))
-    return ServingCandidate(tp, pp, replicas, per_replica, tuple(reasons), ledger, estimate)
+    return ServingCandidate(
+        tp, pp, replicas, per_replica, tuple(reasons), ledger, estimate, full_replicas=full, lighter_estimate=lighter
+    )
 
 
 @dataclass(frozen=True)
@@ -473,24 +569,31 @@ class ServingPlanResult:
 def _rank_key(c: ServingCandidate) -> tuple[bool, float, float]:
     if c.estimate is None:
         return (not c.accepted, math.inf, math.inf)
-    return (not c.accepted, -c.estimate.tokens_per_s_per_gpu, c.estimate.time_per_output_token_s)
+    return (not c.accepted, -c.tokens_per_s_per_gpu, c.estimate.time_per_output_token_s)
 
 
 def candidate_lines(c: ServingCandidate) -> list[str]:
+    """The report's lines of one layout: requests per replica, times of the fullest replica, throughput of the real
+    split of the requests (per replica on average and per GPU), ledger and TP all-reduces."""
     lines: list[str] = []
     if c.estimate is not None:
         e = c.estimate
+        batch, full = c.concurrency_per_replica, c._full
+        split: dict[str, Any] = (
+            {"full": full, "rest": c.replicas - full, "less": batch - 1} if full < c.replicas else {}
+        )
         lines.append(
             tr(
-                "serving.candidate",
+                "serving.candidate_split" if split else "serving.candidate",
+                **split,
                 replicas=c.replicas,
                 tp=c.tp,
                 pp=c.pp,
-                batch=c.concurrency_per_replica,
+                batch=batch,
                 ttft_ms=e.time_to_first_token_s * 1e3,
                 tpot_ms=e.time_per_output_token_s * 1e3,
-                tps=e.tokens_per_s,
-                tps_gpu=e.tokens_per_s_per_gpu,
+                tps=c.cluster_tokens_per_s / c.replicas,
+                tps_gpu=c.tokens_per_s_per_gpu,
                 tie=tr("serving.tie", tol=TIE_TOLERANCE) if c.tie else "",
             )
         )
@@ -527,9 +630,12 @@ def candidate_lines(c: ServingCandidate) -> list[str]:
 def plan_serving(model: ModelSpec, cluster: ClusterSpec, workload: ServingWorkload) -> ServingPlanResult:
     """Search every serving layout replicas × tp × pp = world, gate it and estimate the rest.
 
-    Gates, in order (:data:`SERVING_GATES`): shape (TP divides the heads, PP <= layers), interconnect (TP
-    inside one node), memory (the per-rank ledger fits), replica (every replica gets requests: replicas
-    are independent queues, not DP), SLO (TTFT, TPOT, and a request rate Little's law can settle).
+    Gates, in order (:data:`SERVING_GATES`): shape (TP divides the heads and divides the KV heads or is a multiple
+    of them, PP <= layers), interconnect (TP inside one node), memory (the per-rank ledger fits), replica (every
+    replica gets requests: replicas are independent queues, not DP), SLO (TTFT, TPOT, and a request rate that some
+    concurrency memory holds sustains). A concurrency that the replicas do not divide gives the fullest replica
+    ceil(concurrency / replicas) requests (memory and latencies) and counts each replica's own throughput; the
+    ranking is by that throughput per GPU.
 
     >>> from coursekit.presets import CLUSTERS, MODELS
     >>> result = plan_serving(MODELS["llama3-70b"], CLUSTERS["h100-8"],
@@ -554,10 +660,10 @@ def plan_serving(model: ModelSpec, cluster: ClusterSpec, workload: ServingWorklo
     ranked = sorted(evaluated, key=_rank_key)
     best = next((c for c in ranked if c.accepted), None)
     if best is not None and best.estimate is not None:
-        floor = best.estimate.tokens_per_s_per_gpu * (1 - TIE_TOLERANCE)
+        floor = best.tokens_per_s_per_gpu * (1 - TIE_TOLERANCE)
         ranked = [
-            ServingCandidate(c.tp, c.pp, c.replicas, c.concurrency_per_replica, c.reasons, c.ledger, c.estimate, True)
-            if c.accepted and c is not best and c.estimate is not None and c.estimate.tokens_per_s_per_gpu >= floor
+            replace(c, tie=True)
+            if c.accepted and c is not best and c.estimate is not None and c.tokens_per_s_per_gpu >= floor
             else c
             for c in ranked
         ]

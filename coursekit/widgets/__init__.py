@@ -63,6 +63,7 @@ import base64
 import html
 import json
 import logging
+import math
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
@@ -88,7 +89,7 @@ from ..plotting import (
     plot_language,
 )
 
-__all__ = ["LEVELS", "LessonWidget", "checkbox", "dropdown", "number", "slider", "stepper"]
+__all__ = ["LEVELS", "LessonWidget", "checkbox", "dropdown", "number", "significant", "slider", "stepper"]
 
 _log = logging.getLogger(__name__)
 _log.addHandler(logging.NullHandler())  # never print a traceback into the learner's notebook
@@ -345,8 +346,10 @@ class LessonWidget(abc.ABC, Generic[R]):
         self.image.value = figure_to_png(self.figure, describe=False)
         if self.render_count == 0:
             freeze_layout(self.figure)  # data changes from now on, not structure
-        if self._labels_language is None and self.status == "ok":
-            pin_labels(self.figure)  # nor do the tick labels' sizes: axis labels and titles stay put
+        if self.status == "ok":
+            # nor do the tick labels' sizes: axis labels and titles stay put; axes shown for the first time (a
+            # widget that swaps its axes) had their labels placed by this draw and are pinned now
+            pin_labels(self.figure)
             self._labels_language = language
         self.render_count += 1
         self._rendered_key = key
@@ -413,6 +416,33 @@ class LessonWidget(abc.ABC, Generic[R]):
             ),
             "image/png": data,
         }
+
+
+def significant(value: float, digits: int = 3, *, grouping: bool = False) -> str:
+    """``value`` to ``digits`` significant figures in plain notation, as ``:.3g`` would but never ``1.5e+03``.
+
+    Digits left of the decimal point are all kept (1497 stays 1497), trailing zeros after it are dropped (as
+    ``:g`` does), and ``grouping`` separates thousands. What a widget writes for a time in ms or s: a small
+    value keeps its digits (0.215, not 0) and a large one stays a plain number.
+
+    >>> significant(1497.3), significant(0.2153), significant(64.25), significant(50.0), significant(0.0)
+    ('1497', '0.215', '64.2', '50', '0')
+    >>> significant(12345.6, grouping=True), significant(0.000123456)
+    ('12,346', '0.000123')
+    """
+    number, places = check_number("value", value), check_int("digits", digits, ge=1)
+    return significant_unchecked(number, places, grouping=bool(grouping))
+
+
+def significant_unchecked(number: float, digits: int = 3, *, grouping: bool = False) -> str:
+    """:func:`significant` without its checks: what a widget update calls on numbers the library computed."""
+    if number == 0 or not math.isfinite(number):
+        return f"{number:g}"
+    decimals = max(0, digits - 1 - math.floor(math.log10(abs(number))))
+    text = f"{number:{',' if grouping else ''}.{decimals}f}"
+    if decimals and "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text
 
 
 def _script_safe(text: str) -> str:

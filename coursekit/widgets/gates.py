@@ -24,7 +24,7 @@ Taught in: lesson 3 (Q3 gates).
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -44,7 +44,7 @@ from ..gates import (
     Environment,
     evaluate_candidates,
 )
-from ..i18n import Text, register, tr
+from ..i18n import Reason, Text, register, tr
 from ..plotting import label, plot_language
 from . import LessonWidget, dropdown, number
 
@@ -52,6 +52,7 @@ __all__ = [
     "CONTEXT_OPTIONS",
     "GATE_SHORT_LABELS",
     "MAX_CONTEXT_OPTIONS",
+    "OPTION_TEXTS",
     "WIDGET_CANDIDATES",
     "GateGrid",
     "GatesWidget",
@@ -79,7 +80,9 @@ GATE_SHORT_LABELS: dict[str, Text] = {
 
 _PASS_RGB = (0.78, 0.90, 0.79)  # light green
 _FAIL_RGB = (0.94, 0.60, 0.60)  # light red
-_OPTION_TEXTS: dict[str, Text] = {
+#: How the widget and lesson 3's tables name the environment's and candidates' codes (modes, model kinds, link
+#: scopes, execution roles): Chinese first with the code the API takes.
+OPTION_TEXTS: dict[str, Text] = {
     "training": Text(zh="训练 (training)", en="training"),
     "serving": Text(zh="服务 (serving)", en="serving"),
     "dense": Text(zh="稠密 (dense)", en="dense"),
@@ -87,6 +90,8 @@ _OPTION_TEXTS: dict[str, Text] = {
     "none": Text(zh="无保证 (none)", en="none promised"),
     "cross_node": Text(zh="跨节点 (cross_node)", en="across nodes (cross_node)"),
     "intra_node": Text(zh="节点内 (intra_node)", en="inside a node (intra_node)"),
+    "training-sync": Text(zh="训练同步 (training-sync)", en="training sync (training-sync)"),
+    "serving-replica": Text(zh="服务副本 (serving-replica)", en="serving replica (serving-replica)"),
 }
 _NOT_DECLARED = Text(zh="未声明", en="not declared")
 _ACCEPTED_RGB = "#1b5e20"  # dark green
@@ -119,6 +124,20 @@ register(
         "widgets.gates.col_reasons": {"zh": "拒绝原因（按门槛顺序）", "en": "reasons (in gate order)"},
         "widgets.gates.accepted": {"zh": "通过，进入实测", "en": "accepted: measure next"},
         "widgets.gates.rejected": {"zh": "拒绝", "en": "rejected"},
+        "widgets.gates.context_len_missing": {
+            "zh": "{name} 切分上下文；环境声明了单卡可容纳 {max_tokens:,} 个 token 的注意力状态，但没有声明上下文长度"
+            "（context_len）：无法证明单卡放不下，也就无法证明需要上下文并行 (context parallelism, CP)",
+            "en": "{name} splits the context; the environment declares that one device holds the attention state of "
+            "{max_tokens:,} tokens but no context length (context_len): nothing shows that one device cannot hold "
+            "it, so nothing shows that context parallelism (CP) is needed",
+        },
+        "widgets.gates.capacity_missing": {
+            "zh": "{name} 切分上下文；环境声明了上下文长度 {context_len:,} 个 token，但没有声明单卡可容纳的注意力状态"
+            "（max_context_per_device）：无法证明单卡放不下，也就无法证明需要上下文并行 (context parallelism, CP)",
+            "en": "{name} splits the context; the environment declares a context of {context_len:,} tokens but no "
+            "per-device attention capacity (max_context_per_device): nothing shows that one device cannot hold it, "
+            "so nothing shows that context parallelism (CP) is needed",
+        },
         "widgets.gates.no_score": {
             "zh": "没有综合分：每个被拒绝的候选都写明是哪条规则、差多少；加粗的是第一道不通过的门槛。",
             "en": "No blended score: every rejection names the rule and the numbers; the first failing gate "
@@ -163,8 +182,35 @@ def gate_grid(environment: Environment, candidates: tuple[Candidate, ...] = WIDG
     Taught in: lesson 3 (Q3 gates).
     """
     passed = tuple(tuple(gate.check(cand, environment) is None for gate in GATES) for cand in candidates)
-    reports = evaluate_candidates(candidates, environment)
+    reports = tuple(
+        _name_the_missing_value(report, environment) for report in evaluate_candidates(candidates, environment)
+    )
     return GateGrid(environment, reports, tuple(gate.code for gate in GATES), passed)
+
+
+def _name_the_missing_value(report: CandidateReport, environment: Environment) -> CandidateReport:
+    """``report`` with its context reason naming the one value the environment left undeclared, if only one is.
+
+    The context gate gives one reason whether one or both of ``context_len`` and ``max_context_per_device`` are
+    missing; a learner who has just declared one of them reads which one is still missing instead.
+
+    >>> env = replace(EXAMPLE_ENVIRONMENT, context_len=131072)
+    >>> cp = next(c for c in WIDGET_CANDIDATES if c.splits_context)
+    >>> print(gate_grid(env, (cp,)).reports[0].reasons[0].message)  # doctest: +ELLIPSIS
+    CP splits the context; the environment declares a context of 131,072 tokens but no per-device attention ...
+    """
+    context, capacity = environment.context_len, environment.max_context_per_device
+    if (context is None) == (capacity is None):  # both declared (the gate's own reasons), or neither
+        return report
+    key, params = (
+        ("widgets.gates.capacity_missing", {"context_len": context})
+        if capacity is None
+        else ("widgets.gates.context_len_missing", {"max_tokens": capacity})
+    )
+    reasons = tuple(
+        Reason(r.code, key, {**r.params, **params}) if r.key == "gates.context_unknown" else r for r in report.reasons
+    )
+    return replace(report, reasons=reasons)
 
 
 def _not_declared_first(key: str, options: list[tuple[Text | str, int | None]]) -> Any:
@@ -192,7 +238,7 @@ class GatesWidget(LessonWidget[GateGrid]):
 
     def __init__(self) -> None:
         def options(values: tuple[str, ...]) -> list[tuple[Text, str]]:
-            return [(_OPTION_TEXTS[value], value) for value in values]
+            return [(OPTION_TEXTS[value], value) for value in values]
 
         def tokens(values: tuple[int | None, ...]) -> list[tuple[Text | str, int | None]]:
             return [(_NOT_DECLARED if v is None else f"{v:,}", v) for v in values]
@@ -280,8 +326,8 @@ class GatesWidget(LessonWidget[GateGrid]):
         self.legend.set_text(label(_LEGEND))
         env = result.environment
         self.title.set_text(
-            f"{env.memory_per_device_gib:g} GiB · {label(_OPTION_TEXTS[env.mode])} · "
-            f"{label(_OPTION_TEXTS[env.model_kind])} · {label(_OPTION_TEXTS[env.link_scope])}"
+            f"{env.memory_per_device_gib:g} GiB · {label(OPTION_TEXTS[env.mode])} · "
+            f"{label(OPTION_TEXTS[env.model_kind])} · {label(OPTION_TEXTS[env.link_scope])}"
         )
 
     def describe(self, result: GateGrid) -> str:

@@ -35,7 +35,7 @@ from ..i18n import Text, register, tr
 from ..plotting import cache_drawing, label
 from ..scaling import EfficiencyDiagnosis, ScalingCurve, diagnose_efficiency, scaling_curve
 from ..units import GB_BYTES, MS_PER_S
-from . import LessonWidget, slider
+from . import LessonWidget, significant_unchecked, slider
 
 __all__ = [
     "DEFAULT_BANDWIDTH_GB_S",
@@ -80,11 +80,23 @@ register(
             "en": "E({devices}) = <b>{efficiency:.2f}</b>: {devices} devices give {speedup:.0f}× the throughput of "
             "one, not {devices}×.",
         },
+        "widgets.scaling.efficiency_ideal": {
+            "zh": "E({devices}) = <b>{efficiency:.2f}</b>：{devices} 个设备的吞吐是单设备的 {devices} 倍，"
+            "达到了理想的线性扩展：通信全部藏在计算之下。",
+            "en": "E({devices}) = <b>{efficiency:.2f}</b>: {devices} devices give {devices}× the throughput of one, "
+            "the ideal linear scaling: all communication is hidden under compute.",
+        },
+        "widgets.scaling.efficiency_near": {
+            "zh": "E({devices}) = <b>{efficiency:.2f}</b>：{devices} 个设备的吞吐约是单设备的 {devices} 倍，"
+            "接近理想的线性扩展：暴露的通信只占一步的 {share_percent}%。",
+            "en": "E({devices}) = <b>{efficiency:.2f}</b>: {devices} devices give about {devices}× the throughput of "
+            "one, close to the ideal linear scaling: exposed communication takes only {share_percent}% of the step.",
+        },
         "widgets.scaling.step": {
-            "zh": "P = {devices} 时一步 {step_ms:.0f} ms：计算 {compute_ms:.0f} ms，暴露的通信 {exposed_ms:.0f} ms"
-            "（另有 {hidden_ms:.0f} ms 被计算掩盖）。",
-            "en": "At P = {devices} a step takes {step_ms:.0f} ms: compute {compute_ms:.0f} ms, exposed communication "
-            "{exposed_ms:.0f} ms ({hidden_ms:.0f} ms more hidden under compute).",
+            "zh": "P = {devices} 时一步 {step_ms} ms：计算 {compute_ms} ms，暴露的通信 {exposed_ms} ms"
+            "（另有 {hidden_ms} ms 被计算掩盖）。",
+            "en": "At P = {devices} a step takes {step_ms} ms: compute {compute_ms} ms, exposed communication "
+            "{exposed_ms} ms ({hidden_ms} ms more hidden under compute).",
         },
         "widgets.scaling.diagnosis": {"zh": "诊断：{reason}", "en": "Diagnosis: {reason}"},
         "widgets.scaling.model_note": {
@@ -231,19 +243,59 @@ class ScalingWidget(LessonWidget[ScalingView]):
     def describe(self, result: ScalingView) -> str:
         point = result.curve.points[-1]
         timeline = point.timeline
+        # "512 devices give 512x, not 512x" says nothing: at (or, as shown, next to) the ideal, say so instead
+        if timeline.step_s <= timeline.compute_s:
+            key = "widgets.scaling.efficiency_ideal"
+        elif f"{point.efficiency:.2f}" == f"{1.0:.2f}" or round(point.speedup) >= point.devices:
+            key = "widgets.scaling.efficiency_near"
+        else:
+            key = "widgets.scaling.efficiency"
+        share_percent = significant_unchecked(100 * (1.0 - timeline.compute_s / timeline.step_s), 2)
         lines = [
-            tr("widgets.scaling.efficiency", devices=point.devices, efficiency=point.efficiency, speedup=point.speedup),
+            tr(
+                key,
+                devices=point.devices,
+                efficiency=point.efficiency,
+                speedup=point.speedup,
+                share_percent=share_percent,
+            ),
             html.escape(
                 tr(
                     "widgets.scaling.step",
                     devices=point.devices,
-                    step_ms=timeline.step_s * MS_PER_S,
-                    compute_ms=timeline.compute_s * MS_PER_S,
-                    exposed_ms=timeline.exposed_communication_s * MS_PER_S,
-                    hidden_ms=timeline.hidden_communication_s * MS_PER_S,
+                    step_ms=shown_ms(timeline.step_s),
+                    compute_ms=shown_ms(timeline.compute_s),
+                    exposed_ms=shown_ms(timeline.exposed_communication_s),
+                    hidden_ms=shown_ms(timeline.hidden_communication_s),
                 )
             ),
-            html.escape(tr("widgets.scaling.diagnosis", reason=result.diagnosis.reason.message)),
+            html.escape(tr("widgets.scaling.diagnosis", reason=_diagnosis_message(result.diagnosis))),
             html.escape(tr("widgets.scaling.model_note")),
         ]
         return "<br>".join(lines)
+
+
+def shown_ms(seconds: float) -> str:
+    """Seconds as the widget writes milliseconds: whole ms from 100 ms up, else three significant figures.
+
+    >>> shown_ms(1.4968), shown_ms(0.5), shown_ms(0.0022222), shown_ms(0.0)
+    ('1497', '500', '2.22', '0')
+    """
+    return significant_unchecked(seconds * MS_PER_S)
+
+
+class _Milliseconds(float):
+    """A time in ms that formats as :func:`shown_ms` whatever format spec a message gives it (``.3g`` would
+    write 1497 ms as ``1.5e+03``)."""
+
+    def __format__(self, spec: str) -> str:
+        return significant_unchecked(float(self))
+
+
+def _diagnosis_message(diagnosis: EfficiencyDiagnosis) -> str:
+    """The diagnosis in the current language, its milliseconds written as the step line writes them."""
+    reason = diagnosis.reason
+    params: dict[str, Any] = {
+        key: _Milliseconds(value) if key.endswith("_ms") else value for key, value in reason.params.items()
+    }
+    return tr(reason.key, **params)

@@ -28,6 +28,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+from matplotlib.transforms import offset_copy
 
 from .._validate import check_choice, check_int
 from ..i18n import Text, register, tr
@@ -188,6 +189,24 @@ def log_axes(ax: Axes) -> None:
         axis.set_minor_formatter(NullFormatter())
 
 
+#: Where a log axes' y label sits, in points left of the axes: clear of the widest tick label ("100000" at 7 pt,
+#: the tick and its pad).
+YLABEL_OFFSET_PT: float = 36.0
+
+
+def place_ylabel(ax: Axes) -> None:
+    """Put ``ax``'s y label at a fixed distance left of the axes, clear of tick labels of up to six digits.
+
+    A live widget places its axis labels once (:func:`coursekit.plotting.pin_labels`); on log axes whose
+    limits follow the data the tick labels change width ("50" to "20000"), so the y label is given a place
+    that clears the widest of them instead.
+    """
+    figure = ax.get_figure(root=True)
+    ax.yaxis.set_label_coords(
+        0.0, 0.5, transform=offset_copy(ax.transAxes, fig=figure, x=-YLABEL_OFFSET_PT, units="points")
+    )
+
+
 def _label(key: str) -> str:
     return label(Text(zh=tr(key, lang="zh"), en=tr(key, lang="en")))
 
@@ -263,6 +282,7 @@ class ServingWidget(LessonWidget[ServingView]):
         log_axes(self.ax_curve)
         self.ax_curve.set_xlabel(_label("widgets.serving.axis_tpot"), fontsize=8)
         self.ax_curve.set_ylabel(_label("widgets.serving.axis_tps"), fontsize=8)
+        place_ylabel(self.ax_curve)
         self.ax_curve.tick_params(labelsize=7)
         self.ax_curve.legend(handles=[self.misfit_line], fontsize=6, loc="lower right", frameon=False)
 

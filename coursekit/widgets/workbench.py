@@ -36,6 +36,7 @@ from typing import Any, ClassVar
 
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.legend import Legend
 from matplotlib.patches import Patch
 from matplotlib.transforms import blended_transform_factory
 
@@ -44,8 +45,8 @@ from ..planner import DEFAULT_OUTPUT_TOKENS, PLAN_GATES, PlanCandidate, PlanResu
 from ..plotting import cache_drawing, label
 from ..presets import CLUSTERS, MODELS
 from ..serving import SERVING_GATES, ServingPlanResult, plan_serving
-from . import LessonWidget, checkbox, dropdown, stepper
-from .serving import log_axes, tradeoff_curve
+from . import LessonWidget, checkbox, dropdown, significant_unchecked, stepper
+from .serving import log_axes, place_ylabel, tradeoff_curve
 
 __all__ = [
     "BATCH_OPTIONS",
@@ -79,6 +80,8 @@ LINK_SLOWDOWN_OPTIONS: tuple[int, ...] = (1, 2, 4, 5, 8, 16)  # 5: exercise 9.4'
 SERVING_DEFAULT_CONCURRENCY: int = 64
 SERVING_DEFAULT_PROMPT_TOKENS: int = 2048
 SERVING_OUTPUT_TOKENS: int = DEFAULT_OUTPUT_TOKENS
+#: How far below its axes a chart's legend starts, in font sizes: clear of the tick labels and the axis label.
+_LEGEND_DROP: float = 4.0
 #: Accepted candidates drawn and listed.
 TOP_SHOWN: int = 5
 #: Plans the widget keeps for control values seen recently (each holds its searched table and the search's
@@ -109,13 +112,13 @@ SITE_PRESETS: tuple[tuple[Text, dict[str, Any]], ...] = (
     ),
     (Text(zh="第 5 节：跨节点带宽 ÷ 8", en="Section 5: inter-node bandwidth ÷ 8"), {"link_slowdown": 8}),
     (
-        Text(zh="第 5 节：序列 32768，global batch 256", en="Section 5: sequence 32768, global batch 256"),
+        Text(zh="第 5 节：序列 32768，全局批大小 256", en="Section 5: sequence 32768, global batch 256"),
         {"global_batch": 256, "seq_len": 32768},
     ),
     (Text(zh="第 5 节：MoE 8 专家 top-2", en="Section 5: MoE 8 experts top-2"), {"moe": True}),
     (
         Text(
-            zh="第 8 节：8 个节点上的 8K 序列，global batch 128",
+            zh="第 8 节：8 个节点上的 8K 序列，全局批大小 128",
             en="Section 8: 8K tokens on 8 nodes, global batch 128",
         ),
         {"nodes": 8, "global_batch": 128},
@@ -127,7 +130,7 @@ _SEGMENTS: tuple[tuple[str, Text, str], ...] = (
     ("compute", Text(zh="计算", en="compute"), "#4c72b0"),
     ("communication", Text(zh="暴露的通信", en="exposed communication"), "#dd8452"),
     ("bubble", Text(zh="流水线气泡", en="pipeline bubble"), "#8c8c8c"),
-    ("host", Text(zh="等待主机发射 kernel", en="waiting for the host"), "#55a868"),
+    ("host", Text(zh="等待主机发射内核", en="waiting for the host"), "#55a868"),
 )
 
 register(
@@ -136,7 +139,7 @@ register(
         "widgets.workbench.cluster": {"zh": "节点类型", "en": "node type"},
         "widgets.workbench.nodes": {"zh": "节点数", "en": "nodes"},
         "widgets.workbench.mode": {"zh": "工作负载", "en": "workload"},
-        "widgets.workbench.global_batch": {"zh": "global batch（序列）", "en": "global batch (sequences)"},
+        "widgets.workbench.global_batch": {"zh": "全局批大小（序列数）", "en": "global batch (sequences)"},
         "widgets.workbench.seq_len": {"zh": "序列长度 (token)", "en": "sequence length (tokens)"},
         "widgets.workbench.mfu": {"zh": "可达峰值比例", "en": "achievable fraction of peak"},
         "widgets.workbench.overlap": {"zh": "通信重叠比例", "en": "communication overlap"},
@@ -152,8 +155,20 @@ register(
             "The table shows the {top} fastest by estimate — an estimate, not a measurement.",
         },
         "widgets.workbench.none": {
-            "zh": "没有组合通过全部门槛；漏斗显示每道门槛排除了多少。",
-            "en": "No composition passes every gate; the funnel shows how many each gate removed.",
+            "zh": "{model} 在 {world} 个 rank 上：搜索 {size} 个组合，没有一个通过全部门槛，所以没有候选表。",
+            "en": "{model} on {world} ranks: {size} compositions searched, none passes every gate, so there is no "
+            "table of candidates.",
+        },
+        "widgets.workbench.none_why": {
+            "zh": "最后剩下的 {count} 个组合都没通过门槛 {code}（{gate}）；漏斗显示每道门槛排除了多少。",
+            "en": "The last {count} compositions left all fail the gate {code} ({gate}); the funnel shows how many "
+            "each gate removed.",
+        },
+        "widgets.workbench.none_memory": {
+            "zh": "每个组合每 rank 需要的显存都超过一张设备：增加节点数（ZeRO、TP、PP 能分得更细），"
+            "或换显存更大的节点类型。",
+            "en": "Every composition needs more memory per rank than one device holds: add nodes (ZeRO, TP and PP "
+            "can then split finer) or pick a node type with more memory.",
         },
         "widgets.workbench.col_degrees": {"zh": "组合", "en": "composition"},
         "widgets.workbench.col_rank": {
@@ -173,9 +188,8 @@ register(
         "widgets.workbench.concurrency": {"zh": "并发请求数", "en": "concurrent requests"},
         "widgets.workbench.prompt_tokens": {"zh": "提示 token 数", "en": "prompt tokens"},
         "widgets.workbench.serving_summary": {
-            "zh": "{model} 在 {world} 个 GPU 上服务：搜索 {size} 个 replicas × TP × PP 布局，"
-            "{accepted} 个通过全部门槛。",
-            "en": "{model} serving on {world} GPUs: {size} layouts replicas × TP × PP searched, "
+            "zh": "{model} 在 {world} 个 GPU 上服务：搜索 {size} 个“副本数 × TP × PP”布局，{accepted} 个通过全部门槛。",
+            "en": "{model} serving on {world} GPUs: {size} layouts (replicas × TP × PP) searched, "
             "{accepted} pass every gate.",
         },
         "widgets.workbench.serving_terms": {
@@ -251,8 +265,8 @@ class _Funnel:
         ax.set_xlabel(label(Text(zh="候选数", en="candidates")), fontsize=8)
         ax.tick_params(axis="x", labelsize=7)
         ax.set_title(label(Text(zh="漏斗（按门槛顺序）", en="Funnel (gate order)")), fontsize=9)
-        # lower left but clear of the y axis, where the last gates' short bars are; the numbers sit at the right
-        self.legend = ax.legend(fontsize=7, loc="lower left", bbox_to_anchor=(0.12, 0.0))
+        # below the axes, clear of every bar (the numbers sit at the right edge)
+        self.legend = _legend_below(ax, ncols=2)
         # each row's numbers, at the right edge of the axes: "-removed -> remaining"
         where = blended_transform_factory(ax.transAxes, ax.transData)
         self.numbers = [
@@ -294,7 +308,8 @@ class _Breakdown:
         ax.tick_params(axis="x", labelsize=7)
         ax.set_title(label(Text(zh="最快的候选（估算）", en="Fastest accepted (estimate)")), fontsize=9)
         handles = [Patch(facecolor=colour, label=label(text)) for _kind, text, colour in _SEGMENTS]
-        self.legend = ax.legend(handles=handles, fontsize=7, loc="lower right")
+        # below the axes, where it hides no bar's end; flush right: it may be wider than the axes
+        self.legend = _legend_below(ax, handles=handles, ncols=2, align="right")
         self.shown: int | None = None
 
     def update(self, candidates: list[PlanCandidate]) -> None:
@@ -333,7 +348,7 @@ class _ServingFunnel:
         ax.set_xlabel(label(Text(zh="布局数", en="layouts")), fontsize=8)
         ax.tick_params(axis="x", labelsize=7)
         ax.set_title(label(Text(zh="服务漏斗（按门槛顺序）", en="Serving funnel (gate order)")), fontsize=9)
-        self.legend = ax.legend(fontsize=7, loc="lower right")
+        self.legend = _legend_below(ax, ncols=2)
 
     def update(self, result: ServingPlanResult) -> None:
         left = len(result.candidates)
@@ -358,16 +373,11 @@ class _ServingCurve:
         ax.set_xlim(1.0, 100.0)  # log axes need positive limits before the first curve
         ax.set_ylim(1.0, 1000.0)
         ax.tick_params(labelsize=7)
-        ax.set_title(
-            label(
-                Text(
-                    zh="最佳布局随批增大：TPOT (ms) 对每 GPU token/秒",
-                    en="Best layout, batch growing: TPOT (ms) vs tokens/s per GPU",
-                )
-            ),
-            fontsize=8,
-        )
-        self.legend = ax.legend(handles=[self.misfit], fontsize=7, loc="lower right")
+        ax.set_xlabel(_catalog_label("widgets.serving.axis_tpot"), fontsize=8)
+        ax.set_ylabel(_catalog_label("widgets.serving.axis_tps"), fontsize=8)
+        place_ylabel(ax)  # the tick labels' width follows the data
+        ax.set_title(label(Text(zh="最佳布局：批增大时", en="Best layout as the batch grows")), fontsize=9)
+        self.legend = _legend_below(ax, handles=[self.misfit], ncols=1)
 
     def update(self, curve: tuple[tuple[int, float, float, bool], ...]) -> None:
         fit = [(t * 1e3, r) for _, t, r, ok in curve if ok]
@@ -379,6 +389,30 @@ class _ServingCurve:
             ys = [r for _, _, r, _ in curve]
             self.ax.set_xlim(min(xs) * 0.8, max(xs) * 1.25)
             self.ax.set_ylim(min(ys) * 0.7, max(ys) * 1.4)
+
+
+def _legend_below(ax: Axes, ncols: int, handles: list[Any] | None = None, align: str = "center") -> Legend:
+    """A frameless legend under ``ax`` (centred, or flush ``"right"``), below its tick labels and axis label, where
+    it covers no data."""
+    kwargs: dict[str, Any] = {
+        "handles": handles if handles is not None else ax.get_legend_handles_labels()[0],
+        "loc": "upper right" if align == "right" else "upper center",
+        "bbox_to_anchor": (1.0 if align == "right" else 0.5, 0.0),
+    }
+    return ax.legend(
+        **kwargs,
+        fontsize=7,
+        borderaxespad=_LEGEND_DROP,
+        ncols=ncols,
+        frameon=False,
+        handlelength=1.2,
+        columnspacing=1.2,
+    )
+
+
+def _catalog_label(key: str) -> str:
+    """A catalog entry in the figure's language (the serving widget's axis labels)."""
+    return label(Text(zh=tr(key, lang="zh"), en=tr(key, lang="en")))
 
 
 def _best_serving(result: ServingPlanResult) -> Any:
@@ -401,7 +435,7 @@ class WorkbenchWidget(LessonWidget[Any]):
     funnel and the best layout's latency–throughput curve.
     """
 
-    figure_size_in: ClassVar[tuple[float, float]] = (7.0, 3.2)
+    figure_size_in: ClassVar[tuple[float, float]] = (7.0, 3.6)
     main_control: ClassVar[str | None] = "nodes"
     presets: ClassVar[tuple[tuple[Text, dict[str, Any]], ...]] = SITE_PRESETS
 
@@ -454,7 +488,8 @@ class WorkbenchWidget(LessonWidget[Any]):
     def setup(self, fig: Figure) -> None:
         # Fixed margins instead of constrained layout: one draw per PNG instead of two.
         fig.set_layout_engine(None)
-        fig.subplots_adjust(left=0.135, right=0.975, top=0.91, bottom=0.15, wspace=0.16)
+        # Room below the axes for the legends, and between them for the serving curve's y label.
+        fig.subplots_adjust(left=0.135, right=0.975, top=0.92, bottom=0.235, wspace=0.3)
         self.funnel_ax, self.breakdown_ax = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.1, 1.0]})
         # The artists are created once and updated in place (ax.clear() would rebuild every tick and legend).
         self._funnel = _Funnel(self.funnel_ax)
@@ -588,9 +623,9 @@ class WorkbenchWidget(LessonWidget[Any]):
                 rows.append(
                     f'<tr><td style="{cell}"><code>replicas={c.replicas} tp={c.tp} pp={c.pp}</code></td>'
                     f'<td style="{cell}">{lg.total_gib:.1f} / {lg.device_gib:g}</td>'
-                    f'<td style="{cell}">{e.time_to_first_token_s * 1e3:.0f}</td>'
-                    f'<td style="{cell}">{e.time_per_output_token_s * 1e3:.1f}</td>'
-                    f'<td style="{cell}">{e.tokens_per_s_per_gpu:,.0f}</td></tr>'
+                    f'<td style="{cell}">{significant_unchecked(e.time_to_first_token_s * 1e3, grouping=True)}</td>'
+                    f'<td style="{cell}">{significant_unchecked(e.time_per_output_token_s * 1e3, grouping=True)}</td>'
+                    f'<td style="{cell}">{c.tokens_per_s_per_gpu:,.0f}</td></tr>'
                 )
             parts.append(f'<table style="border-collapse:collapse;font-size:90%;margin:4px 0">{"".join(rows)}</table>')
         best = _best_serving(result)
@@ -604,7 +639,7 @@ class WorkbenchWidget(LessonWidget[Any]):
                         "widgets.workbench.tradeoff",
                         layout=f"replicas={best.replicas} tp={best.tp} pp={best.pp}",
                         batches=" → ".join(str(b) for b, *_ in shown),
-                        tpots=" → ".join(f"{t * 1e3:.1f}" for _, t, _, _ in shown),
+                        tpots=" → ".join(significant_unchecked(t * 1e3, grouping=True) for _, t, _, _ in shown),
                         rates=" → ".join(f"{r:,.0f}" for _, _, r, _ in shown),
                         misfit=""
                         if first_misfit is None
@@ -628,6 +663,8 @@ class WorkbenchWidget(LessonWidget[Any]):
             return self._describe_serving(result)
         best = self.top(result)
         cluster = result.cluster
+        if not best:
+            return _describe_none(result)
         head = tr(
             "widgets.workbench.summary",
             model=result.model.name,
@@ -645,8 +682,6 @@ class WorkbenchWidget(LessonWidget[Any]):
             overlap=", ".join(f"{dim} {share:.0%}" for dim, share in result.assumptions.overlap),
             inter=cluster.inter_node_bandwidth_bytes_per_s / 1e9,
         )
-        if not best:
-            return f"<b>{html.escape(head)}</b><br>{html.escape(tr('widgets.workbench.none'))}"
         cell = "padding:1px 6px;border-bottom:1px solid #ddd;text-align:left"
         header = "".join(
             f'<th style="{cell}">{html.escape(tr(key))}</th>'
@@ -671,12 +706,14 @@ class WorkbenchWidget(LessonWidget[Any]):
         for rank, (index, cand) in enumerate(zip(shown, best, strict=True), 1):
             t, mem = cand.timeline, cand.memory
             assert t is not None and mem is not None
-            parts = f"{t.compute_s:.3g} / {t.exposed_communication_s:.3g} / {t.bubble_s:.3g} / {t.host_wait_s:.3g}"
+            parts = " / ".join(
+                significant_unchecked(s) for s in (t.compute_s, t.exposed_communication_s, t.bubble_s, t.host_wait_s)
+            )
             rows.append(
                 f'<tr><td style="{cell}">{rank} ({group_of.get(index, "")})</td>'
                 f'<td style="{cell}"><code>{html.escape(cand.label())}</code></td>'
                 f'<td style="{cell}">{mem.total_gib:.1f} / {mem.device_gib:g}</td>'
-                f'<td style="{cell}">{t.step_s:.3g}</td><td style="{cell}">{parts}</td></tr>'
+                f'<td style="{cell}">{significant_unchecked(t.step_s)}</td><td style="{cell}">{parts}</td></tr>'
             )
         # group 1's explained rows come fastest first (its fastest, then its contenders), so the rows of the
         # candidates shown are among its first k, k = group 1's members shown: the others are not explained
@@ -692,6 +729,21 @@ class WorkbenchWidget(LessonWidget[Any]):
             f'<table style="border-collapse:collapse;font-size:90%;margin:4px 0">{"".join(rows)}</table>'
             f"{ties}<i>{html.escape(assumptions)}</i>"
         )
+
+
+def _describe_none(result: PlanResult) -> str:
+    """The verdict when no composition passes: the search, no table, and the gate that removed the last ones."""
+    head = tr(
+        "widgets.workbench.none", model=result.model.name, world=result.cluster.world_size, size=result.space_size
+    )
+    parts = [f"<b>{html.escape(head)}</b>"]
+    last = next((step for step in reversed(result.funnel) if step.removed), None)
+    if last is not None:  # the gate that removed the last survivors (an empty space has none)
+        why = tr("widgets.workbench.none_why", count=last.removed, code=last.code, gate=str(last.description))
+        parts.append(html.escape(why))
+        if last.code == "memory":
+            parts.append(html.escape(tr("widgets.workbench.none_memory")))
+    return "<br>".join(parts)
 
 
 #: Gate codes in funnel order (for lessons that label the chart).

@@ -75,7 +75,7 @@ from coursekit.gates import (
 )
 from coursekit.i18n import Text
 from coursekit.shapes import model_shape
-from coursekit.widgets.gates import GatesWidget
+from coursekit.widgets.gates import GATE_SHORT_LABELS, OPTION_TEXTS, GatesWidget
 
 
 def md_table(header, rows):
@@ -209,11 +209,11 @@ md_table(
         (
             c.name,
             f"{c.memory_per_rank_gib:g}",
-            ", ".join(sorted(c.modes)),
-            ", ".join(sorted(c.model_kinds)),
-            c.required_link_scope,
+            str(Text(zh="、", en=", ")).join(str(OPTION_TEXTS[m]) for m in ("training", "serving") if m in c.modes),
+            str(Text(zh="、", en=", ")).join(str(OPTION_TEXTS[k]) for k in ("dense", "moe") if k in c.model_kinds),
+            OPTION_TEXTS[c.required_link_scope],
             Text(zh="是", en="yes") if c.splits_context else "—",
-            c.role or "—",
+            OPTION_TEXTS[c.role] if c.role else "—",
             c.description,
         )
         for c in candidates
@@ -221,10 +221,11 @@ md_table(
 )
 env = EXAMPLE_ENVIRONMENT
 print(Text(
-    zh=f"本课的示例环境：单设备 {env.memory_per_device_gib:g} GiB，工作负载 '{env.mode}'，模型结构 '{env.model_kind}'，"
-    f"链路域 '{env.link_scope}'，上下文长度未声明",
-    en=f"the lesson's example environment: {env.memory_per_device_gib:g} GiB per device, workload '{env.mode}', "
-    f"model '{env.model_kind}', link scope '{env.link_scope}', context length not declared",
+    zh=f"本课的示例环境：单设备 {env.memory_per_device_gib:g} GiB，工作负载：{OPTION_TEXTS[env.mode].zh}，"
+    f"模型结构：{OPTION_TEXTS[env.model_kind].zh}，链路域：{OPTION_TEXTS[env.link_scope].zh}，上下文长度未声明",
+    en=f"the lesson's example environment: {env.memory_per_device_gib:g} GiB per device, workload: "
+    f"{OPTION_TEXTS[env.mode].en}, model: {OPTION_TEXTS[env.model_kind].en}, link scope: "
+    f"{OPTION_TEXTS[env.link_scope].en}, context length not declared",
 ))
 assert env.context_len is None and env.max_context_per_device is None
 
@@ -367,8 +368,9 @@ mislabelled = Candidate(
     "Replica*", 20, {"training", "serving"}, {"dense", "moe"}, "none", role="serving-replica"
 )
 report = evaluate_candidate(mislabelled, EXAMPLE_ENVIRONMENT)
-print(Text(zh=f"拒绝它的门槛：{', '.join(report.codes)}。原因：{report.reasons[0].message}",
-           en=f"gates that reject it: {', '.join(report.codes)}. Reason: {report.reasons[0].message}"))
+gates = Text(zh="、".join(GATE_SHORT_LABELS[code].zh + f" ({code})" for code in report.codes), en=", ".join(report.codes))
+print(Text(zh=f"拒绝它的门槛：{gates}。原因：{report.reasons[0].message}",
+           en=f"gates that reject it: {gates}. Reason: {report.reasons[0].message}"))
 assert report.codes == ('serving',)
 
 # %% [markdown] lang="zh"

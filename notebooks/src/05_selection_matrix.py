@@ -253,9 +253,9 @@ for ranks in (1, 8, 32):
     )
     per_rank[ranks] = ledger.required_gib
     rows.append([ranks, f"{shard_gib:.2f}", f"{gathered_gib:.2f}", f"{ledger.required_gib:.2f}", ledger.explain()])
-print(Text(zh=f"示例模型的参数量：{example_params:.3g}（{recipe.bytes_per_param:g} 字节/参数）；"
+print(Text(zh=f"示例模型的参数量：{example_params / 1e9:.2f}B（{recipe.bytes_per_param:g} 字节/参数）；"
               f"最大一层 {example.largest_layer_gib:g} GiB，gather 峰值 {peak_gib:.2f} GiB",
-           en=f"The example as parameters: {example_params:.3g} ({recipe.bytes_per_param:g} bytes per parameter); "
+           en=f"The example as parameters: {example_params / 1e9:.2f}B ({recipe.bytes_per_param:g} bytes per parameter); "
               f"largest layer {example.largest_layer_gib:g} GiB, gather peak {peak_gib:.2f} GiB"))
 show_table(
     [Text(zh="FSDP 分片数 P", en="FSDP ranks P"), Text(zh="M_model/P (GiB)", en="M_model/P (GiB)"),

@@ -300,7 +300,7 @@ for part, value in my_timeline_ms.items():
 #
 # ### 练习 6.3
 #
-# 单设备吞吐 250 samples/s，32 个设备吞吐 6800 samples/s。E(32) 是多少？
+# 单设备吞吐为每秒 250 个样本，32 个设备吞吐为每秒 6800 个样本。E(32) 是多少？
 
 # %% [markdown] lang="en"
 # ## Scaling efficiency E(P)

@@ -408,17 +408,20 @@ for degrees in ("tp=1,pp=1,dp=8,zero=0,recompute=full", "tp=1,pp=1,dp=8,zero=3,r
 # %% [markdown] lang="zh"
 # ## 5. What-if：链路、上下文、MoE
 #
-# 结论依赖约束。`what_if` 用同样的预设重新规划，只改一处：跨节点带宽除以 8、序列变长到 32768、或者把每层 MLP 换成
-# 8 个专家、每个 token 选 2 个。MoE 不是“参数多了、计算几乎不变”：top-2 让每个 token 经过两个 MLP，
-# 下一格算出每个 token 的激活参数 (active parameters) 变了多少。
+# 结论依赖约束。`what_if` 用同样的预设重新规划，每个情形只改变一个条件：跨节点带宽除以 8；上下文变长；或者把每层 MLP 换成
+# 8 个专家、每个 token 选 2 个。上下文变长要改两个数：序列从 8192 变长到 32768 个 token，全局批大小同时从 1024 降到
+# 256 条序列，这样每步训练的 token 数不变（1024 × 8192 = 256 × 32768），变的只是每条序列有多长（工作台里也要把这两个控件都改掉）。
+# MoE 不是“参数多了、计算几乎不变”：top-2 让每个 token 经过两个 MLP，下一格算出每个 token 的激活参数 (active parameters) 变了多少。
 
 # %% [markdown] lang="en"
 # ## 5. What-ifs: link, context, MoE
 #
-# Conclusions depend on constraints. `what_if` re-plans with the same presets and changes one thing: the inter-node
-# bandwidth divided by 8, the sequence lengthened to 32768, or every MLP replaced by 8 experts with 2 routed per token.
-# MoE is not "many more parameters, the same compute": top-2 sends every token through two MLPs; the next cell
-# computes how the active parameters per token change.
+# Conclusions depend on constraints. `what_if` re-plans with the same presets, each case changing one condition: the
+# inter-node bandwidth divided by 8, a longer context, or every MLP replaced by 8 experts with 2 routed per token. The
+# longer context takes two numbers: the sequence grows from 8192 to 32768 tokens while the global batch drops from 1024
+# to 256 sequences, so a step trains on the same number of tokens (1024 × 8192 = 256 × 32768) and only the length of
+# each sequence changes (in the workbench, set both controls too). MoE is not "many more parameters, the same compute":
+# top-2 sends every token through two MLPs; the next cell computes how the active parameters per token change.
 
 # %%
 dense_model, moe_model = MODELS["llama3-70b"], MODELS["llama3-70b"].as_moe(8, 2)
@@ -430,10 +433,18 @@ md_table(
 assert moe_model.active_params > 1.7 * dense_model.active_params  # nearly twice the compute per token
 
 # %%
+# zh: 上下文变长：序列是 4 倍，序列条数是四分之一，每步的 token 数不变（工作负载没有设序列长度，用模型自己的）
+# en: the longer context: 4x the sequence, 1/4 of the sequences, the same tokens per step (the model's own sequence)
+seq_len = workload.tokens_per_sequence(MODELS["llama3-70b"])
+long_context = replace(workload, global_batch=workload.global_batch // 4, seq_len=seq_len * 4)
+assert (workload.global_batch, seq_len, long_context.global_batch, long_context.seq_len) == (1024, 8192, 256, 32768)
+assert long_context.global_batch * long_context.seq_len == workload.global_batch * seq_len  # as the prose says
 scenarios = [
     (Text(zh="基线", en="baseline"), what_if("llama3-70b", "h100-8", 16, workload)),
     (Text(zh="跨节点带宽 ÷ 8", en="inter-node bandwidth ÷ 8"), what_if("llama3-70b", "h100-8", 16, workload, link_slowdown=8)),
-    (Text(zh="序列 32768", en="sequence 32768"), what_if("llama3-70b", "h100-8", 16, replace(workload, global_batch=256, seq_len=32768))),
+    (Text(zh=f"序列 {long_context.seq_len}，全局批大小 {long_context.global_batch}（每步 token 数不变）",
+          en=f"sequence {long_context.seq_len}, global batch {long_context.global_batch} (same tokens per step)"),
+     what_if("llama3-70b", "h100-8", 16, long_context)),
     (Text(zh="MoE 8 专家 top-2", en="MoE 8 experts top-2"), what_if("llama3-70b", "h100-8", 16, workload, moe=True)),
 ]
 rows = []
@@ -734,12 +745,17 @@ runs = all_published_runs()
 comparisons = [compare_published(run) for run in runs]
 
 
+# zh: 估算的单位，与这次训练发表吞吐时用的单位相同
+# en: the estimate's unit, as the run reports its throughput
+units = {"TFLOP/s/GPU": Text(zh="每 GPU {} TFLOP/s", en="{} TFLOP/s/GPU"),
+         "tokens/s/GPU": Text(zh="每 GPU 每秒 {} 个 token", en="{} tokens/s/GPU")}
+assert {c.unit for c in comparisons} == set(units)
 md_table(
     [Text(zh="序号", en="no."), Text(zh="训练", en="run"), Text(zh="名次 / 通过数（并列组）", en="rank / accepted (tie group)"),
      Text(zh="步时 ÷ 最优", en="step ÷ best"), Text(zh="估算", en="estimated"), Text(zh="实测", en="published"),
      Text(zh="估算 ÷ 实测", en="est. ÷ published"), Text(zh="四条都满足", en="all four met")],
     [(number, run.label, f"{c.rank} / {c.accepted_count} ({c.tie_group})", f"{c.step_over_best:.3f}",
-      f"{c.estimated:.0f} {c.unit}", f"{c.published:.0f}", f"{c.estimated_over_published:.2f}",
+      str(units[c.unit]).format(f"{c.estimated:.0f}"), f"{c.published:.0f}", f"{c.estimated_over_published:.2f}",
       Text(zh="是", en="yes") if c.passes else Text(zh="否", en="no"))
      if c.accepted else
      (number, run.label, Text(zh=f"未接受 / {c.accepted_count}", en=f"refused / {c.accepted_count}"), "-", "-",

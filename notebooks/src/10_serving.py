@@ -538,16 +538,17 @@ assert tpot_at_batch_ms[1] == min(tpot_at_batch_ms.values())
 # ## 7. 利特尔定律：从请求速率到并发
 #
 # 稳态下，系统里的请求数 L = 到达速率 λ × 每个请求的时间 W。请求时间 W = TTFT + 输出长度 × TPOT，而 TPOT 又随并发增长，
-# 所以并发要解一个不动点。`plan_serving` 给定请求速率时就这样做；速率太高、不动点在显存能容纳的并发内不存在时，
-# 布局被 SLO 门槛以 `rate` 拒绝。
+# 所以并发要解一个不动点。`plan_serving` 给定请求速率时就这样做：它找每个副本最小的并发 c，使 λ × W(c) ≤ c
+# （利特尔定律），且副本的吞吐跟得上 λ；速率太高、显存能容纳的并发内没有这样的 c 时，布局被 SLO 门槛以 `rate` 拒绝。
 
 # %% [markdown] lang="en"
 # ## 7. Little's law: from a request rate to a concurrency
 #
 # In steady state the requests in the system are L = arrival rate λ × the time W each spends in it. W = TTFT + output
 # length × TPOT, and TPOT grows with concurrency, so the concurrency is a fixed point. `plan_serving` solves it when
-# given a request rate; when the rate is too high and no fixed point exists within the concurrency memory holds, the
-# SLO gate rejects the layout with `rate`.
+# given a request rate: it finds the smallest concurrency c per replica with λ × W(c) ≤ c (Little's law) at which the
+# replica's throughput also keeps up with λ; when the rate is too high and no such c exists within the concurrency
+# memory holds, the SLO gate rejects the layout with `rate`.
 
 # %%
 print(littles_law_concurrency(8.0, 2.5))  # 8 requests/s that each stay 2.5 s: 20 in the system on average
@@ -567,9 +568,10 @@ print(
 # %% [markdown] lang="zh"
 # ## 8. 搜索 replicas × TP × PP
 #
-# `plan_serving` 枚举所有 replicas × tp × pp = 设备数 的布局，按顺序过门槛：形状（TP 整除注意力头数）、互连（TP 留在节点内）、
-# 显存、副本（每个副本都有请求）、SLO（TTFT、TPOT、请求速率），对留下的给出下界估计，按每 GPU 吞吐排序；
-# 相差不到 15% 的标为“分不出高下”。命令行版本：
+# `plan_serving` 枚举所有 replicas × tp × pp = 设备数 的布局，按顺序过门槛：形状（TP 整除注意力头数，KV 头平分或整头复制）、
+# 互连（TP 留在节点内）、显存、副本（每个副本都有请求）、SLO（TTFT、TPOT、请求速率），对留下的给出下界估计，
+# 按每 GPU 吞吐排序；相差不到 15% 的标为“分不出高下”。并发不能被副本数整除时，最满的副本决定显存和时延，
+# 吞吐则按每个副本实际的请求数相加。命令行版本：
 #
 # `python -m coursekit plan --mode serving --model llama3-70b --cluster h100-8 --concurrency 64 --prompt-tokens 2048 --output-tokens 256 --ttft-ms 500 --tpot-ms 50 --lang zh`
 
@@ -577,9 +579,11 @@ print(
 # ## 8. Searching replicas × TP × PP
 #
 # `plan_serving` enumerates every layout with replicas × tp × pp = devices and runs the gates in order: shape (TP
-# divides the heads), interconnect (TP inside a node), memory, replica (every replica gets requests), SLO (TTFT, TPOT,
-# request rate). It gives lower-bound estimates for the survivors and orders them by throughput per GPU, marking those
-# within 15 % of the best as a tie. On the command line:
+# divides the heads; the KV heads split evenly or are copied whole), interconnect (TP inside a node), memory, replica
+# (every replica gets requests), SLO (TTFT, TPOT, request rate). It gives lower-bound estimates for the survivors and
+# orders them by throughput per GPU, marking those within 15 % of the best as a tie. When the replicas do not divide
+# the concurrency, the fullest replica sets memory and latency, and the throughput adds up each replica's own
+# requests. On the command line:
 #
 # `python -m coursekit plan --mode serving --model llama3-70b --cluster h100-8 --concurrency 64 --prompt-tokens 2048 --output-tokens 256 --ttft-ms 500 --tpot-ms 50 --lang en`
 

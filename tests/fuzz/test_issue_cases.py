@@ -30,7 +30,6 @@ from coursekit.exercises import check
         (lambda: coursekit.training_state_memory(1e308), ValueError, ("num_params = 1e+308", "finite")),
         (lambda: coursekit.scaling_efficiency(700, 8, 5e-324), ValueError, ("single_device_throughput = 5e-324",)),
         (lambda: coursekit.simulate_schedule(4, 8, forward_s=1e308), ValueError, ("forward_s = 1e+308",)),
-        (lambda: coursekit.load_imbalance_s([1e308] * 4), ValueError, ("device_compute_s",)),
         # hung or ran out of memory: refused by a documented bound
         (lambda: coursekit.rank_groups({"DP": 10**6}), ValueError, ("degrees", "4096")),
         (lambda: coursekit.dp_degrees_for_batch(10**8, 1), ValueError, ("global_batch = 100000000", "16777216")),
