@@ -133,7 +133,7 @@ print(Text(zh=f"replica_traffic(replicas=4) = {traffic}：副本之间没有通�
 # $$\text{KV 字节/token} = 2 \cdot L \cdot n_{kv} \cdot d_{head} \cdot e$$
 #
 # 其中 e 是每个元素的字节数（本课程里 b 只表示批大小）。以 Llama-3 8B 为例：32 层、8 个 KV 头、head_dim 128，bf16 时 e = 2
-# （第 7 节的练习 10.1 换成 70B，自己算）：
+# （第 12 节的练习 10.1 换成 70B，自己算）：
 
 # %% [markdown] lang="en"
 # ## 2. The KV cache and GQA
@@ -144,7 +144,7 @@ print(Text(zh=f"replica_traffic(replicas=4) = {traffic}：副本之间没有通�
 # $$\text{KV bytes per token} = 2 \cdot L \cdot n_{kv} \cdot d_{head} \cdot e$$
 #
 # where e is the bytes per element (b means the batch size throughout the course). Take Llama-3 8B: 32 layers, 8 KV
-# heads and head_dim 128, with e = 2 in bf16 (exercise 10.1 in section 7 asks the same of the 70B model: work that one
+# heads and head_dim 128, with e = 2 in bf16 (exercise 10.1 in section 12 asks the same of the 70B model: work that one
 # out yourself):
 
 # %%
@@ -212,8 +212,8 @@ assert kv_cache_bytes(LLAMA8, tokens=1, tp=16) == kv_cache_bytes(LLAMA8, tokens=
 # %% [markdown] lang="zh"
 # ## 3. 服务显存账本
 #
-# 每个 rank 的账本和第 1 课一样按项相加：权重 / (tp·pp) + 并发请求的 KV 缓存（按完整上下文：提示 + 输出）
-# + 激活工作区（一次预填充块在一层里的临时张量，逐层复用）+ 运行时预留，再和设备显存比较。
+# 每个 rank 的账本和第 1 课一样按项相加：权重 / (tp·pp) + 并发请求的 KV 缓存（按完整上下文：提示 + 输出） +
+# 激活工作区（一次预填充块在一层里的临时张量，逐层复用）+ 运行时预留，再和设备显存比较。
 # 下面是 Llama-3 70B 在一个 H100 节点上作为一个 TP = 8 的副本，服务 64 个 2048 + 256 token 的请求：
 
 # %% [markdown] lang="en"
