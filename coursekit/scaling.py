@@ -107,7 +107,7 @@ register(
         },
         "scaling.diagnosis_input": {
             "zh": "等待输入数据占一步时间的 {share:.0%}（{overhead_ms:.3g} ms）：数据加载跟不上，"
-            "增加 dataloader worker、预取或缓存，与并行策略无关。",
+            "增加数据加载进程 (dataloader worker)、预取或缓存，与并行策略无关。",
             "en": "waiting for input data takes {share:.0%} of the step ({overhead_ms:.3g} ms): the input "
             "pipeline cannot keep up; add loader workers, prefetching or caching; the parallel strategy is "
             "not the cause.",

@@ -270,8 +270,8 @@ EFFICIENCY = register(
         id="pipeline.efficiency",
         lesson=6,
         prompt=Text(
-            zh=f"单设备吞吐 {EFFICIENCY_SINGLE_DEVICE:g} samples/s，{EFFICIENCY_DEVICES} 个设备吞吐 "
-            f"{EFFICIENCY_THROUGHPUT:g} samples/s。扩展效率 E({EFFICIENCY_DEVICES}) 是多少？",
+            zh=f"单设备吞吐为每秒 {EFFICIENCY_SINGLE_DEVICE:g} 个样本，{EFFICIENCY_DEVICES} 个设备吞吐为每秒 "
+            f"{EFFICIENCY_THROUGHPUT:g} 个样本。扩展效率 E({EFFICIENCY_DEVICES}) 是多少？",
             en=f"One device gives {EFFICIENCY_SINGLE_DEVICE:g} samples/s and {EFFICIENCY_DEVICES} devices give "
             f"{EFFICIENCY_THROUGHPUT:g} samples/s. What is the scaling efficiency E({EFFICIENCY_DEVICES})?",
         ),
