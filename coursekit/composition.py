@@ -61,8 +61,30 @@ register(
             "zh": "需要 {required} 个 rank，但只有 {available} 个可用",
             "en": "requires {required} ranks but only {available} are available",
         },
+        "composition.ranks_idle": {
+            "zh": "只用到 {required} 个 rank，而集群有 {available} 个：TP × CP × PP × DP 必须等于 rank 总数"
+            "（Megatron-Core 由 rank 总数 / (TP × CP × PP) 得出 DP），否则 {idle} 个 rank 闲置，"
+            "估算的吞吐量也只是 {required} 个 GPU 的；例如 dp = {dp} 用满集群",
+            "en": "uses {required} of the {available} ranks: TP × CP × PP × DP must equal the world size "
+            "(Megatron-Core derives DP = world size / (TP × CP × PP)); otherwise {idle} ranks sit idle and the "
+            "estimated throughput is that of {required} GPUs; e.g. dp = {dp} fills the cluster",
+        },
+        "composition.ranks_idle_no_dp": {
+            "zh": "只用到 {required} 个 rank，而集群有 {available} 个：TP × CP × PP × DP 必须等于 rank 总数"
+            "（Megatron-Core 由 rank 总数 / (TP × CP × PP) 得出 DP），否则 {idle} 个 rank 闲置；"
+            "{available} 不能被 TP × CP × PP = {model_ranks} 整除，没有哪个 DP 能用满集群",
+            "en": "uses {required} of the {available} ranks: TP × CP × PP × DP must equal the world size "
+            "(Megatron-Core derives DP = world size / (TP × CP × PP)); otherwise {idle} ranks sit idle; "
+            "{available} is not divisible by TP × CP × PP = {model_ranks}, so no DP fills the cluster",
+        },
+        "composition.replicas_idle": {
+            "zh": "只用到 {required} 个 rank，而集群有 {available} 个：副本数 × TP × PP 必须等于 rank 总数，"
+            "否则 {idle} 个 rank 闲置，估算的吞吐量也只是 {required} 个 GPU 的",
+            "en": "uses {required} of the {available} ranks: replicas × TP × PP must equal the world size; "
+            "otherwise {idle} ranks sit idle and the estimated throughput is that of {required} GPUs",
+        },
         "composition.structure": {
-            "zh": "EP = {ep} > 1 需要混合专家 (MoE) 模型，而当前模型是 {kind!r}",
+            "zh": "EP = {ep} > 1 需要混合专家 (MoE) 模型，而当前模型是稠密模型（model_kind = {kind!r}）",
             "en": "EP = {ep} > 1 requires an MoE model, but the model is {kind!r}",
         },
         "composition.roles": {
@@ -113,7 +135,7 @@ register(
             "en": "order = {value!r}: dimension {token} appears more than once.",
         },
         "composition.order_missing": {
-            "zh": "order = {value!r}：{dim} = {degree} > 1，但 order 中没有 {dim}。",
+            "zh": "order = {value!r}：{dim} = {degree} > 1，但顺序字符串中没有 {dim}。",
             "en": "order = {value!r}: {dim} = {degree} > 1 but {dim} is not in the order.",
         },
         "composition.order_pp_last": {

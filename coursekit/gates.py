@@ -83,15 +83,18 @@ register(
             "en": "per-rank memory {need_gib:.1f} GiB exceeds device memory {have_gib:.1f} GiB",
         },
         "gates.mode": {
-            "zh": "工作负载模式 {mode!r} 不在 {name} 声明的模式（{modes}）之中",
+            "zh": "工作负载模式 {mode!r} 不在 {name} 声明的模式 `{modes}` 之中"
+            "（模式代码：'training' 训练，'serving' 服务）",
             "en": "workload mode {mode!r} is not among the modes {name} declares ({modes})",
         },
         "gates.structure": {
-            "zh": "模型结构 {kind!r} 不受支持：{name} 只适用于 {kinds}",
+            "zh": "模型结构 {kind!r} 不受支持：{name} 只适用于 `{kinds}`"
+            "（结构代码：'dense' 稠密模型，'moe' 混合专家 (MoE) 模型）",
             "en": "model structure {kind!r} is unsupported: {name} applies to {kinds} only",
         },
         "gates.interconnect": {
-            "zh": "链路域 {have!r} 弱于 {name} 要求的 {need!r}（由弱到强：none < cross_node < intra_node）",
+            "zh": "链路域 {have!r} 弱于 {name} 要求的 {need!r}"
+            "（由弱到强：'none' 无保证 < 'cross_node' 跨节点 < 'intra_node' 节点内）",
             "en": "link scope {have!r} is weaker than the {need!r} that {name} requires "
             "(weakest to strongest: none < cross_node < intra_node)",
         },
@@ -808,21 +811,31 @@ def dp_degrees_for_batch(global_batch: int, micro_batch: int) -> tuple[int, ...]
     """Every DP degree the global batch admits at this micro-batch (ascending).
 
     ``dp`` is admissible when ``dp · micro_batch`` divides ``global_batch``; the
-    gradient accumulation is then ``global_batch / (dp · micro_batch)``. Empty when
-    ``micro_batch`` does not divide ``global_batch``.
+    gradient accumulation is then ``global_batch / (dp · micro_batch)``.
+
+    A ``micro_batch`` that does not divide ``global_batch`` admits no DP degree at all
+    (not even ``dp = 1``: no whole number of micro-batches makes the batch), so it is
+    refused with the same ``ValueError`` as :func:`max_dp_degree` gives: the message
+    names the rule to fix rather than an empty tuple that hides it, as Megatron-Core
+    refuses it (``num_microbatches_calculator.py`` asserts the divisibility). Every
+    answer is then a non-empty tuple, and ``max(dp_degrees_for_batch(g, m)) ==
+    max_dp_degree(g, m)``.
 
     ``global_batch`` is at most :data:`MAX_GLOBAL_BATCH` sequences (the divisors
     are listed one by one).
 
     >>> dp_degrees_for_batch(64, 4)
     (1, 2, 4, 8, 16)
+    >>> dp_degrees_for_batch(64, 3)
+    Traceback (most recent call last):
+    ...
+    ValueError: micro_batch = 3: must divide global_batch = 64.
 
     Taught in: lesson 5 (selection matrix).
     """
     global_batch = check_int("global_batch", global_batch, ge=1, le=MAX_GLOBAL_BATCH)
     micro_batch = check_int("micro_batch", micro_batch, ge=1)
-    if global_batch % micro_batch:
-        return ()
+    check_divides("micro_batch", micro_batch, "global_batch", global_batch)
     per_micro = global_batch // micro_batch
     small = [dp for dp in range(1, math.isqrt(per_micro) + 1) if per_micro % dp == 0]
     return tuple(sorted({*small, *(per_micro // dp for dp in small)}))
@@ -831,12 +844,16 @@ def dp_degrees_for_batch(global_batch: int, micro_batch: int) -> tuple[int, ...]
 def max_dp_degree(global_batch: int, micro_batch: int = 1) -> int:
     """The largest DP degree a global batch allows: ``global_batch / micro_batch`` (no accumulation).
 
+    A ``micro_batch`` that does not divide ``global_batch`` admits no DP degree (see
+    :func:`dp_degrees_for_batch`, which refuses it with the same message): there is no
+    largest one to return, so it is a ``ValueError`` naming the rule.
+
     >>> max_dp_degree(1024, 4)
     256
     >>> max_dp_degree(64, 3)
     Traceback (most recent call last):
     ...
-    ValueError: micro_batch = 3: must divide global_batch == 64.
+    ValueError: micro_batch = 3: must divide global_batch = 64.
 
     Taught in: lesson 5 (selection matrix).
     """

@@ -300,6 +300,28 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         ),
     ),
     _e(
+        Text(zh="丢弃", en="dropout"),
+        "",
+        Text(
+            zh="训练时按给定概率把激活中的元素随机置零、其余按比例放大的正则化方法；反向要用同一个掩码，"
+            "每个元素存 1 字节，计入激活显存。",
+            en="A regularisation that zeroes activation elements at random with a given probability during training "
+            "and scales the rest up; backward reuses the same mask, stored at 1 byte per element and counted in "
+            "activation memory.",
+        ),
+    ),
+    _e(
+        Text(zh="输出分数", en="logits"),
+        "",
+        Text(
+            zh="输出层给词表中每一项打的未归一化分数，经过归一化 (softmax) 才成为概率；每个 token 有词表大小那么多个，"
+            "末阶段按 fp32 保存时是一块不小的显存。",
+            en="The output layer's unnormalised scores for every vocabulary entry, which softmax turns into "
+            "probabilities; each token has as many as the vocabulary has entries, a sizeable block of memory on the "
+            "last stage when kept in fp32.",
+        ),
+    ),
+    _e(
         Text(zh="激活重计算", en="activation recomputation"),
         "",
         Text(

@@ -653,6 +653,7 @@ register(
             "en": "degrees has {key!r}: it is not a parallel degree of the layout but something the planner searches; "
             "put {option!r} in workload_options, the published value bounding the search. degrees takes only {keys}.",
         },
+        "presets.run_label_batch": {"zh": "全局批 {batch}", "en": "GBS {batch}"},
     }
 )
 #: How a published run counts its throughput (:class:`PublishedRun` ``flop_convention``).
@@ -765,13 +766,18 @@ class PublishedRun:
 
     @property
     def label(self) -> str:
-        """A language-neutral label: model preset, GPUs × device, sequence length, global batch (GBS) and the
+        """A label in the learner's language: model preset, GPUs × device, sequence length, global batch and the
         published model-parallel degrees above 1 (several tables ran one model on the same GPUs)."""
         cluster = self.cluster if isinstance(self.cluster, str) else self.cluster.name
         device = cluster.split("-")[0].upper()
         device = "A100" if device == "JEANZAY" else device
         model = self.model if isinstance(self.model, str) else self.model.name
-        parts = [model, f"{self.gpus} × {device}", f"s = {self.seq_len}", f"GBS {self.global_batch}"]
+        parts = [
+            model,
+            f"{self.gpus} × {device}",
+            f"s = {self.seq_len}",
+            tr("presets.run_label_batch", batch=self.global_batch),
+        ]
         parts += [" ".join(f"{k.upper()} {v}" for k, v in self.degrees if k != "dp" and v > 1)]
         return " · ".join(part for part in parts if part)
 

@@ -320,8 +320,8 @@ def test_groups_of_a_layout_on_one_node_stay_inside_it() -> None:
     assert group_link(3, 8, used_ranks=6) == "intra_node" and group_link(3, 8, used_ranks=12) == "inter_node"
     result = plan(MODELS["gpt2-small"], CLUSTERS["a100-8"], WorkloadSpec(global_batch=16))
     one_node = result.explain("tp=3")
-    assert "interconnect" not in one_node.codes
-    assert {row.link for row in one_node.communication} == {"intra_node"}
+    # the 2 idle ranks (Megatron-Core needs TP·CP·PP·DP = world size) are the reason it is refused, not the node
+    assert "interconnect" not in one_node.codes and one_node.codes[0] == "ranks"
 
 
 def test_what_if_bounds_the_slowdown_by_the_link_it_divides() -> None:

@@ -129,11 +129,11 @@ def test_cluster_presets_state_unidirectional_per_gpu_bandwidth() -> None:
 @pytest.mark.parametrize(
     ("build", "exc", "message"),
     [
-        (lambda: ModelSpec("m", 2, 100, 3, 400, 10, 16), ValueError, "heads = 3: must divide hidden == 100."),
+        (lambda: ModelSpec("m", 2, 100, 3, 400, 10, 16), ValueError, "heads = 3: must divide hidden = 100."),
         (
             lambda: ModelSpec("m", 2, 96, 8, 400, 10, 16, kv_heads=3),
             ValueError,
-            "kv_heads = 3: must divide heads == 8.",
+            "kv_heads = 3: must divide heads = 8.",
         ),
         (
             lambda: ModelSpec("m", 2, 96, 8, 400, 10, 16, num_experts=8),
@@ -295,12 +295,18 @@ def test_tp_beyond_a_node_is_rejected_for_interconnect(example: PlanResult) -> N
 def test_malformed_composition_has_reasons_but_no_ledger() -> None:
     result = plan(MODELS["llama3-8b"], CLUSTERS["h100-8"], WorkloadSpec(global_batch=16, seq_len=2048))
     cand = result.explain("tp=3,pp=2,dp=1,ga=3")
-    # 6 ranks on one 8-GPU node: the TP groups {0, 1, 2} and {3, 4, 5} stay inside it, so no interconnect reason
-    assert cand.codes == ("global_batch", "tp_heads")
+    # 6 ranks on one 8-GPU node: 2 would sit idle (Megatron-Core derives DP = world / (TP·CP·PP), and 8 / 6 is no
+    # whole number), so the ranks gate refuses it; the TP groups {0, 1, 2} and {3, 4, 5} stay inside the node, so no
+    # interconnect reason
+    assert cand.codes == ("ranks", "global_batch", "tp_heads")
+    assert cand.reasons[0].key == "composition.ranks_idle_no_dp" and cand.reasons[0].params["idle"] == 2
     assert "interconnect" in result.explain("tp=3,pp=4,dp=1,ga=3").codes  # 12 ranks: {6, 7, 8} crosses nodes
     assert cand.memory is None and cand.timeline is None and not cand.accepted
     assert "no memory ledger" in cand.explain()
-    uneven = result.explain("tp=1,pp=3,dp=2,mb=1,zero=3,recompute=full")
+    six = plan(
+        MODELS["llama3-8b"], replace(CLUSTERS["h100-8"], gpus_per_node=6), WorkloadSpec(global_batch=16, seq_len=2048)
+    )
+    uneven = six.explain("tp=1,pp=3,dp=2,mb=1,zero=3,recompute=full")  # 32 layers on 3 stages, all 6 ranks used
     assert [w.code for w in uneven.warnings] == ["pp_balance"] and uneven.memory is not None
     too_many = result.explain("tp=8,pp=2,dp=2")
     assert too_many.codes[0] == "ranks" and too_many.ranks == 32

@@ -73,6 +73,28 @@ def test_ranks() -> None:
     assert reason(g, "ranks", 1) == ("ranks", "composition.ranks", {"required": 16, "available": 8})
 
 
+def test_ranks_refuses_idle_ranks_and_names_the_dp_that_fills_the_cluster() -> None:
+    # Megatron-Core derives DP = world / (TP·CP·PP): on 8 ranks tp 2 · dp 2 = 4 leaves 4 idle, and dp = 8 / 2 = 4
+    # fills the box; tp 3 · dp 2 = 6 leaves 2 idle and no dp fills it (8 is not a multiple of 3).
+    g = gate_input([{"tp": 2, "dp": 2, "ga": 8}, {"tp": 3, "dp": 2, "ga": 8}, {"tp": 2, "dp": 4, "ga": 4}])
+    assert fails(g, "ranks") == [True, True, False]
+    idle = {"required": 4, "available": 8, "idle": 4, "dp": 4}
+    assert reason(g, "ranks", 0) == ("ranks", "composition.ranks_idle", idle)
+    none = {"required": 6, "available": 8, "idle": 2, "model_ranks": 3}
+    assert reason(g, "ranks", 1) == ("ranks", "composition.ranks_idle_no_dp", none)
+    first = reasons_of(g, 0, codes=("ranks",))[0]
+    for lang, idle_words in (("en", "4 ranks sit idle"), ("zh", "4 个 rank 闲置")):
+        assert idle_words in first.render(lang) and "dp = 4" in first.render(lang)
+
+
+def test_serving_replicas_that_leave_ranks_idle_are_refused() -> None:
+    # 8 ranks: 3 replicas of tp 2 use 6 and leave 2 idle; 4 replicas of tp 2 use them all.
+    g = gate_input([{"replicas": 3, "tp": 2, "pp": 1}, {"replicas": 4, "tp": 2, "pp": 1}], candidate_mode="serving")
+    assert fails(g, "ranks") == [True, False]
+    params = {"required": 6, "available": 8, "idle": 2}
+    assert reason(g, "ranks", 0) == ("ranks", "composition.replicas_idle", params)
+
+
 def test_global_batch() -> None:
     # global batch 16: 8·1·2 = 16 holds; 8·1·1 = 8 does not; 8·3 = 24 does not divide 16.
     g = gate_input([{"ga": 2}, {"ga": 1}, {"mb": 3, "ga": 1}])
@@ -253,10 +275,10 @@ def test_mode_and_serving_gates_for_both_kinds_of_candidate() -> None:
 
 
 def test_reasons_come_in_funnel_order_and_explain_uses_the_table() -> None:
-    # tp 3 breaks the heads and the node, ep 2 the structure: three gates, in table order (6 of 8 ranks used,
-    # 2 · 1 · 8 = 16 sequences, 3 · 2 · 1 divides 6).
+    # 6 of 8 ranks used leaves 2 idle, tp 3 breaks the heads and the node, ep 2 the structure: four gates, in table
+    # order (2 · 1 · 8 = 16 sequences, 3 · 2 · 1 divides 6).
     g = gate_input([{"tp": 3, "ep": 2, "dp": 2, "ga": 8}])
-    assert [r.code for r in reasons_of(g)] == ["tp_heads", "interconnect", "structure"]
+    assert [r.code for r in reasons_of(g)] == ["ranks", "tp_heads", "interconnect", "structure"]
     one = evaluate_composition(TINY, BOX, WorkloadSpec(global_batch=16), tp=3, dp=2, ep=2)
     assert one.reasons == reasons_of(g)
 

@@ -205,10 +205,11 @@ def test_a_capacity_factor_pads_the_experts_work_and_the_all_to_all_by_hand() ->
     # The all-to-all dispatcher sends the padded buffers: at tp 1, ep 4 each of the 4 all-to-alls per layer carries
     # 1024 tokens x 2.5 x 1024 x 2 bytes = 5 MiB (4 MiB at c = 1). The flex dispatcher (DeepEP) sends the routed
     # tokens unpadded: 4 MiB.
+    four = dataclasses.replace(NODE, gpus_per_node=4)  # dp 4 fills it (idle ranks are refused)
     for work, mib in ((WORK, 5.0), (dataclasses.replace(WORK, ep_dedup_per_node=True), 4.0)):
-        cand = evaluate_composition(padded, NODE, work, dp=4, ep=4, zero=0, mb=1, recompute="none")
+        cand = evaluate_composition(padded, four, work, dp=4, ep=4, zero=0, mb=1, recompute="none")
         ep = next(row for row in cand.communication if row.dimension == "EP")
         assert ep.calls == 16 and ep.payload_bytes == 16 * mib * (1 << 20)
-    unpadded = evaluate_composition(TINY_MOE, NODE, WORK, dp=4, ep=4, zero=0, mb=1, recompute="none")
-    padded_step = evaluate_composition(padded, NODE, WORK, dp=4, ep=4, zero=0, mb=1, recompute="none")
+    unpadded = evaluate_composition(TINY_MOE, four, WORK, dp=4, ep=4, zero=0, mb=1, recompute="none")
+    padded_step = evaluate_composition(padded, four, WORK, dp=4, ep=4, zero=0, mb=1, recompute="none")
     assert padded_step.step_s > unpadded.step_s

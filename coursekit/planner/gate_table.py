@@ -233,8 +233,16 @@ class PlanGate(NamedTuple):
 
 
 def _ranks_reason(g: GateInput, i: int) -> Reason:
-    required = int(g.used_ranks[i])
-    return Reason("ranks", "composition.ranks", {"required": required, "available": g.cluster.world_size})
+    required, available = int(g.used_ranks[i]), g.cluster.world_size
+    if required > available:
+        return Reason("ranks", "composition.ranks", {"required": required, "available": available})
+    params = {"required": required, "available": available, "idle": available - required}
+    if g.candidate_mode == "serving":
+        return Reason("ranks", "composition.replicas_idle", params)
+    model_ranks = int(g["tp"][i] * g["cp"][i] * g["pp"][i])
+    if available % model_ranks:
+        return Reason("ranks", "composition.ranks_idle_no_dp", {**params, "model_ranks": model_ranks})
+    return Reason("ranks", "composition.ranks_idle", {**params, "dp": available // model_ranks})
 
 
 def _global_batch_test(g: GateInput) -> Any:
@@ -374,9 +382,9 @@ def _serving_reason(g: GateInput, i: int) -> Reason:
 PLAN_GATES: tuple[PlanGate, ...] = (
     PlanGate(
         "ranks",
-        Text(zh="组合需要的 rank 数不超过集群", en="the composition needs no more ranks than exist"),
+        Text(zh="组合恰好用满集群的 rank", en="the composition uses exactly the ranks that exist"),
         False,
-        lambda g: g.used_ranks > g.cluster.world_size,
+        lambda g: g.used_ranks != g.cluster.world_size,
         _ranks_reason,
     ),
     PlanGate(

@@ -512,6 +512,9 @@ class LayoutCheck:
     #: Training: the variant's row of :meth:`PlanResult.explain_ties` for its tie group (``every_member=True``): the
     #: group's fastest, or the assumption that lets it catch up and the measurement that decides.
     tie_row: TieRow | None = None
+    #: When no searched composition has the degrees because they do not use the cluster's ranks exactly (all of
+    #: tp, pp and dp given; serving: replicas, tp and pp): the ``ranks`` gate's reason, which says so.
+    ranks_reason: Reason | None = None
 
     @property
     def accepted(self) -> bool:
@@ -522,6 +525,8 @@ class LayoutCheck:
         """The check as text (current language), with the variant's breakdown."""
         lines = [tr("planner.layout_header", degrees=",".join(f"{key}={value}" for key, value in self.degrees.items()))]
         if self.variants == 0:
+            if self.ranks_reason is not None:
+                lines.append(f"  {self.ranks_reason.render()}")
             lines.append(tr("planner.layout_outside", space=self.space))
             return "\n".join(lines)
         lines.append(tr("planner.layout_variants", variants=self.variants, accepted=self.accepted_variants))
@@ -616,7 +621,7 @@ ESTIMATE_NOTES: tuple[Text, ...] = (
         f"（FlashAttention-3 在 H100 上的实测），所以注意力核心每计一个 FLOP 约花 "
         f"{CAUSAL_EXECUTED_SHARE / ATTENTION_RELATIVE_RATE:.2f} 个线性层 FLOP 的时间；序列越短越慢"
         f"（同一组实测，1K 时 {_RATE_1K:.2f}），每次调用只跑一个 rank 的 s/cp 个 token。"
-        "首/末阶段算嵌入与输出层，可以少放几层（pipeline_edge_layers）。",
+        "首/末阶段算嵌入与输出层，可以少放几层（参数 `pipeline_edge_layers`）。",
         en="Compute = the slowest pipeline stage's executed FLOPs / (its ranks·peak·matmul efficiency). Model "
         "FLOPs follow PaLM appendix B: 6·N_active + 12·L·h·s per token (attention's two matmuls, not halved for "
         "causality); selective recompute adds 4·L·h·s, full recompute also the layers' 2·N. With flash attention "
@@ -629,11 +634,11 @@ ESTIMATE_NOTES: tuple[Text, ...] = (
         "layers (pipeline_edge_layers).",
     ),
     Text(
-        zh="矩阵乘效率：每个 GPU 的矩阵乘是 (mb·s/cp) 个 token 乘以 hidden/tp 宽的权重分片；其计算强度放到平滑 "
-        "屋顶线 (roofline) 上得到峰值占比。天花板 = Megatron-LM 表 1（A100）上标定的整步份额 × "
+        zh="矩阵乘效率：每个 GPU 的矩阵乘是 (mb·s/cp) 个 token 乘以 h/tp 宽（h 为隐藏维度）的权重分片；"
+        "其计算强度放到平滑屋顶线 (roofline) 上得到峰值占比。天花板 = Megatron-LM 表 1（A100）上标定的整步份额 × "
         "该 GPU 实测的最佳矩阵乘占峰值之比（A100 85.9%，H100 80.1%；其他 GPU 按峰值的对数在两者之间插值，"
         "超出范围取较近的一个：这是假设，不是实测）。MoE 的每个路由专家按自己的形状算："
-        "ep·(token 数·etp/tp)·top_k·c/专家数 行乘以 hidden × 专家宽度/etp 的分片（路由按均衡计；c 是容量因子，"
+        "ep·(token 数·etp/tp)·top_k·c/专家数 行乘以 h × 专家宽度/etp 的分片（路由按均衡计；c 是容量因子，"
         "专家输入补齐到容量，没有容量因子时为 1）；"
         f"token 重排与还原按显存带宽计时；藏在计算下的 EP 全对全占用 {EP_ALL_TO_ALL_SMS} 个 SM（共 {H100_SMS} 个），"
         "计算相应变慢。",
@@ -648,12 +653,14 @@ ESTIMATE_NOTES: tuple[Text, ...] = (
         f"{EP_ALL_TO_ALL_SMS} SMs (of {H100_SMS}) and slows the compute by that share.",
     ),
     Text(
-        zh="通信 = 各维度在其链路上的 ring alpha-beta 时间之和（组留在节点内用节点内带宽，否则跨节点带宽）。"
-        "ZeRO-2 每个微批次 reduce-scatter 梯度，ZeRO-3 每个微批次前向、反向各 all-gather "
-        "一次参数。CP 每层 cp-1 步环形传递 K/V（反向连同 dK、dV），反向后 dK、dV 传回原 rank。EP 的 all-to-all "
+        zh="通信 = 各维度在其链路上按环形算法 (ring) 的 α-β 模型（时延 + 字节数/带宽）算出的时间之和"
+        "（组留在节点内用节点内带宽，否则跨节点带宽）。"
+        "ZeRO-2 每个微批次对梯度做一次归约散射 (reduce-scatter)，ZeRO-3 每个微批次前向、反向各全收集 (all-gather) "
+        "一次参数。CP 每层 cp-1 步环形传递 K/V（反向连同 dK、dV），反向后 dK、dV 传回原 rank。EP 的全对全 (all-to-all) "
         "按组跨越的节点分成节点内和跨节点两部分，两者并行，取较慢者；每个 rank 发出自己的序列并行份额（token 数/tp，"
-        "每个 token top_k 份），再在专家张量并行组内 all-gather（Megatron-Core 的 all-to-all 分发器）；DeepEP "
-        "所用的 flex 分发器把 token 直接发给专家的每个 etp rank（token 数·etp/tp），不再 all-gather。",
+        "每个 token top_k 份），再在专家张量并行组内全收集（Megatron-Core 的全对全分发器）；DeepEP "
+        "所用的分发器（Megatron-Core 中的 `flex` 分发器）把 token 直接发给专家的每个 etp rank（token 数·etp/tp），"
+        "不再全收集。",
         en="Communication = the sum over dimensions of ring alpha-beta time on each group's link (intra-node if the "
         "group stays in a node, else inter-node). ZeRO-2 reduce-scatters gradients every micro-batch, ZeRO-3 also "
         "all-gathers weights for every micro-batch's forward and backward. CP passes K/V around the ring in cp-1 "
@@ -665,14 +672,14 @@ ESTIMATE_NOTES: tuple[Text, ...] = (
     ),
     Text(
         zh="暴露的通信是藏不住的部分：梯度的最后一个桶（Megatron 默认 max(4×10⁷, 10⁶·dp·cp) 个参数）"
-        "在反向结束后才归约，参数的第一次 all-gather 在任何计算之前（ZeRO-3：第一层的 gather 和最后一层的 "
-        "reduce-scatter）；其余最多藏在同一窗口的计算下（每步一次的同步只有最后一个微批次的反向；交错调度下每个"
+        "在反向结束后才归约，参数的第一次全收集在任何计算之前（ZeRO-3：第一层的全收集和最后一层的 "
+        "归约散射）；其余最多藏在同一窗口的计算下（每步一次的同步只有最后一个微批次的反向；交错调度下每个"
         "模型分块在自己最后一次反向后归约，窗口是 min(pp, m)·(v-1)/v 个微批次，最后一个分块暴露）。"
         "CP 每步只藏在这一步的因果注意力计算下；PP 只在交错调度下重叠；TP 与 EP 默认在关键路径上"
         "（打开 TP 通信-矩阵乘重叠时藏住 15/16）。TP、CP、EP 在另一种链路上让前向或反向停下等待的时间也算进 DP 的窗口："
         "等待时梯度桶照样在传。同一种链路上藏住的总量不超过计算时间，两种链路各自超出计算的部分同时进行，只有较长的"
         "那段露出来；DP 与 CP 同跨节点时共用网卡。"
-        "气泡 = bubble_fraction/(1-bubble_fraction)·计算。",
+        "气泡 = f/(1-f)·计算（f 为气泡占比 `bubble_fraction`）。",
         en="Exposed communication is what cannot hide: the last gradient bucket (Megatron's default max(4×10⁷, "
         "10⁶·dp·cp) parameters) reduces after backward ends, the first parameter all-gather comes before any compute "
         "(ZeRO-3: the first layer's gather and the last layer's reduce-scatter); the rest hides at most under the "
@@ -688,9 +695,10 @@ ESTIMATE_NOTES: tuple[Text, ...] = (
     ),
     Text(
         zh="主机 (host)：MoE 层每次前向都让 CPU 等 GPU 一次（分发器要先把各专家的 token 数拿到 CPU 上，"
-        "Megatron-Core 的 all-to-all 分发器与 DeepEP 都是如此），CPU 无法提前发射后面的内核 (kernel)，所以一个 MoE 层"
+        "Megatron-Core 的全对全分发器与 DeepEP 都是如此），CPU 无法提前发射后面的内核 (kernel)，所以一个 MoE 层"
         "至少要花 CPU 发射它的时间。每个 MoE 层一个微批次的前向加反向默认估为 "
-        f"{MOE_LAYER_HOST_S * 1e3:.1f} ms（moe_layer_host_s 可以改；无 CUDA graph 的 Megatron-Core；"
+        f"{MOE_LAYER_HOST_S * 1e3:.1f} ms（参数 `moe_layer_host_s` 可以改；"
+        "不用 CUDA 图 (CUDA graphs) 的 Megatron-Core；"
         "用一对 ModelZoo 实测拟合：Qwen3 235B 在 256 张 H100 上 TP 2/EP 32 与 TP 4/EP 8 两行，"
         "这是假设，不确定度按一半计）。"
         "GPU 上一层比这更短时，差额就是等待；TP 越大、微批次越小，越容易等。稠密层不等：CPU 可以提前发射。",
@@ -705,9 +713,9 @@ ESTIMATE_NOTES: tuple[Text, ...] = (
     ),
     Text(
         zh="显存按最重的流水线阶段：首/末阶段的嵌入或输出层、1F1B 在途的微批次（交错调度乘 1+(p-1)/(pv)）、"
-        "完全重计算时一层的工作集、末阶段 fp32 logits；激活按模型的真实宽度逐个张量计（GQA、SwiGLU、MLA、MoE、"
-        "dropout），默认用融合注意力（不存 s×s 分数，完全重计算的工作集也按此计），"
-        "Korthikanti et al. 的 GPT 层是其特例。",
+        "完全重计算时一层的工作集、末阶段 fp32 的输出分数 (logits)；激活按模型的真实宽度逐个张量计"
+        "（GQA、SwiGLU、MLA、MoE、丢弃 (dropout)），默认用融合注意力（不存 s×s 分数，完全重计算的工作集也按此计），"
+        "Korthikanti 等人的 GPT 层是其特例。",
         en="Memory is the heaviest pipeline stage's: the embedding or output layer, the micro-batches 1F1B keeps "
         "in flight (times 1+(p-1)/(pv) when interleaved), one layer's working set under full recompute, fp32 "
         "logits on the last stage; activations are counted tensor by tensor at the model's real widths (GQA, "
@@ -1008,16 +1016,32 @@ class PlanResult:
         assumptions that let it catch up with the fastest, or its reason without one.
         Training only (a serving plan's ties come from its own tolerance: ``[]``).
 
+        ``group`` counts the plan's tie groups (:meth:`tie_groups`) from 1: a larger one is a ``ValueError`` that
+        says how many there are. Group 1 is always allowed: a plan that accepted no candidate has no ties to
+        explain, and its ``explain_ties(1)`` is ``[]`` (as for a serving plan), so a report or a lesson asks for
+        it without checking first. ``top`` is an int >= 0 or ``None`` (every row); ``every_member`` a bool.
+
         Taught in: lesson 9 (decision workbench).
         """
+        from .._validate import check_bool
         from .ties import contenders, tie_row
 
         group = check_int("group", group, ge=1)
+        if top is not None:
+            top = check_int("top", top, ge=0)
+        every_member = check_bool("every_member", every_member)
         if self._table.tie_value is not None or not self.accepted_count:
+            # serving (ties from its tolerance, no scenarios) or nothing accepted: no rows, but a group that does
+            # not exist is still refused
+            if group > 1:
+                existing = len(self.tie_groups()) if self.accepted_count else 0
+                if group > existing:
+                    key = "planner.tie_group_missing" if existing else "planner.tie_group_none"
+                    raise ValueError(tr(key, value=group, count=existing))
             return []
         groups, why = self._groups_through(self.assumptions.uncertainty, group)
-        if group > len(groups):
-            return []
+        if group > len(groups):  # _groups_through gave every group: there are fewer
+            raise ValueError(tr("planner.tie_group_missing", value=group, count=len(groups)))
         members = groups[group - 1]  # positions among the accepted, fastest first
         if not every_member:
             reasons = contenders(members, self._ties["scenarios"])
@@ -1026,7 +1050,7 @@ class PlanResult:
             why = reasons
             members = [members[0], *(pos for pos in members[1:] if pos in reasons)]
         if top is not None:
-            members = members[: check_int("top", top, ge=0)]
+            members = members[:top]
         order, base = self._order(), self._ordered_step_s()
         leader_s = float(base[groups[group - 1][0]])
         key = "planner.tie_row_catch_up" if every_member else "planner.tie_row"
@@ -1138,6 +1162,10 @@ class PlanResult:
                 tie_row=self._tie_row_of(index, rank, group),
                 **common,
             )
+        ranks_reason = None
+        given = ("replicas", "tp", "pp") if self.workload.mode == "serving" else ("tp", "pp", "dp")
+        if not variants and all(key in wanted for key in given):  # degrees that cannot fill the cluster
+            ranks_reason = next((r for r in self.explain(wanted).reasons if r.code == "ranks"), None)
         first = {index: GATE_CODES.index(self.codes(index)[0]) for index in variants}  # the first gate each fails
         counts = {code: sum(1 for pos in first.values() if pos == p) for p, code in enumerate(GATE_CODES)}
         nearest = None
@@ -1151,6 +1179,7 @@ class PlanResult:
             over_best=None,
             candidate=None if nearest is None else self._candidate(nearest),
             first_failures={code: count for code, count in counts.items() if count},
+            ranks_reason=ranks_reason,
             **common,
         )
 
