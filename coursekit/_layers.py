@@ -82,6 +82,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...], str], ...] = (
             "coursekit.lessons_cli",
             "coursekit.serving_cli",
             "coursekit.planner.cli",
+            "coursekit.planner.__main__",
             "coursekit.widgets",
             "coursekit.widgets.*",
             "coursekit.exercises",

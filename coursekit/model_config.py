@@ -14,7 +14,8 @@ heads                     num_attention_heads, n_head
 kv_heads                  num_key_value_heads, num_kv_heads, n_head_kv; 1 with multi_query (Falcon);
                           default: heads
 head_dim                  head_dim (default: hidden / heads)
-ffn_hidden                intermediate_size, n_inner, ffn_hidden_size (default 4·hidden: GPT-2, BLOOM)
+ffn_hidden                intermediate_size, n_inner, ffn_hidden_size, ffn_dim (OPT) (default 4·hidden: GPT-2,
+                          BLOOM)
 vocab                     vocab_size
 seq_len                   max_position_embeddings, n_positions, seq_length (BLOOM, Falcon without one:
                           2048, their training length)
@@ -43,6 +44,16 @@ there. Llama 4 (``model_type`` ``llama4_text``): ``intermediate_size`` is each e
 ``intermediate_size_mlp`` the dense MLP's, and every MoE layer has one shared expert of the expert width
 (``Llama4TextMoe`` in ``transformers``).
 
+Keys that change the cost but that the spec cannot express are not dropped silently: :func:`config_notes` names
+each one with its value and what the planner counts instead, in both languages, and the spec's ``source`` carries
+them (in the language current when it is built). They are a partial rotary embedding (``rotary_pct``,
+``partial_rotary_factor``, ``rotary_dim``), attention and MLP in parallel (``use_parallel_residual``,
+``parallel_attn``, ``new_decoder_architecture``; GPT-J, CodeGen, Phi and Cohere by ``model_type``), attention
+limited to a window or chunk on some layers (``sliding_window`` with ``layer_types``, ``sliding_window_pattern``,
+``max_window_layers`` or ``use_sliding_window``; ``attention_chunk_size``), layers that are not softmax attention
+(``layer_types``), GPT-OSS's attention sinks and group-limited expert routing (``n_group``, ``topk_group``). A key
+at its neutral value (``rotary_pct`` 1, ``sliding_window`` null, ``parallel_attn`` false ...) gets no note.
+
 >>> fields = model_fields_from_config({"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
 ...     "num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 128256,
 ...     "max_position_embeddings": 8192, "hidden_act": "silu", "tie_word_embeddings": False})
@@ -61,9 +72,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .i18n import register, shown_repr, tr
+from .i18n import Text, register, shown_repr, tr
 
-__all__ = ["load_model_config", "model_fields_from_config"]
+__all__ = ["config_notes", "load_model_config", "model_fields_from_config"]
 
 register(
     {
@@ -141,6 +152,65 @@ register(
             "zh": "模型配置文件 {path} 不是合法的 JSON：第 {line} 行第 {column} 列，{reason}。",
             "en": "The model config file {path} is not valid JSON: line {line}, column {column}, {reason}.",
         },
+        # What config_notes says of a key the spec does not model: the key, its value, what is counted instead.
+        "config.note_rotary": {
+            "zh": "{key}={value}：旋转位置编码 (RoPE) 只作用于每个注意力头 {share} 的维度；"
+            "未建模：规划器不计旋转位置编码的开销（逐元素运算，略去），无论它作用于多少维度，所以估算与完整的旋转位置编码相同。",
+            "en": "{key}={value}: the rotary position embedding turns {share} of each attention head's dimensions; "
+            "not modelled: the planner counts no cost for the rotary embedding whatever its share (an elementwise "
+            "step, left out), so the estimate is that of a full rotary embedding.",
+        },
+        "config.note_parallel_block": {
+            "zh": "{key}={value}：注意力与 MLP 读同一个输入、并行计算；未建模：每层按先注意力、后 MLP 的顺序块计，"
+            "前向与反向各有两次张量并行 (TP) 集合通信，并保存每个块的输入，所以 TP > 1 时 TP 通信可能被高估"
+            "（把两个输出相加后只做一次 all-reduce 的引擎只发一半），激活显存也略被高估；FLOP 数不变。",
+            "en": "{key}={value}: attention and the MLP read the same input and run in parallel; not modelled: each "
+            "layer is counted as the sequential block, attention then MLP, with two tensor-parallel (TP) "
+            "collectives forward and two backward and each block's input saved, so with TP > 1 the TP "
+            "communication may be overestimated (an engine that adds the two outputs before one all-reduce sends "
+            "half) and the activation memory slightly; the FLOPs are the same.",
+        },
+        "config.note_window": {
+            "zh": "{key}={value}，作用于 {layers} 层中的 {count} 层（{which}）：这些层的注意力只看最近 {value} 个 "
+            "token；未建模：每层的注意力都按整个因果序列计，所以序列比窗口长时，注意力的 FLOP 与时间（不用融合注意力"
+            "内核时还有注意力分数的显存）被高估。",
+            "en": "{key}={value} on {count} of {layers} layers ({which}): their attention sees only the last "
+            "{value} tokens; not modelled: every layer's attention is counted over the full causal sequence, so on "
+            "sequences longer than the window attention's FLOPs and time (and, without flash attention, its score "
+            "memory) are overestimated.",
+        },
+        "config.note_chunked": {
+            "zh": "{key}={value}，作用于 {layers} 层中的 {count} 层（{which}）：这些层的注意力只在 {value} 个 token 的"
+            "块内计算；未建模：每层的注意力都按整个因果序列计，所以序列比块长时，注意力的 FLOP 与时间（不用融合注意力"
+            "内核时还有注意力分数的显存）被高估。",
+            "en": "{key}={value} on {count} of {layers} layers ({which}): their attention stays within chunks of "
+            "{value} tokens; not modelled: every layer's attention is counted over the full causal sequence, so on "
+            "sequences longer than a chunk attention's FLOPs and time (and, without flash attention, its score "
+            "memory) are overestimated.",
+        },
+        "config.note_layer_kind": {
+            "zh": "layer_types：{layers} 层中有 {count} 层是 {kind!r}；未建模：每层都按对整个序列的 softmax 注意力计"
+            "（参数、FLOP、激活与 KV 缓存），所以这些层的开销与实际不符。",
+            "en": "layer_types: {count} of {layers} layers are {kind!r}; not modelled: every layer is counted as "
+            "softmax attention over the full sequence (parameters, FLOPs, activations and KV cache), so these "
+            "layers' cost is misstated.",
+        },
+        "config.note_sinks": {
+            "zh": "model_type={value}：注意力汇 (attention sink，每层每个注意力头一个学习到的 logit，加进 softmax)；"
+            "未建模：略去它们的 {count} 个参数和 softmax 多出的一项（与各层相比可忽略）。",
+            "en": "model_type={value}: attention sinks (one learned logit per attention head in every layer, added to "
+            "the softmax); not modelled: their {count} parameters and the extra softmax term are left out "
+            "(negligible beside the layers).",
+        },
+        "config.note_group_routing": {
+            "zh": "topk_group={value}（n_group={groups}）：每个 token 的专家最多来自 {groups} 个专家组中的 {value} 个"
+            "（分组限制路由）；未建模：除非负载设定了 ep_node_limit（--ep-node-limit），token 可路由到任何专家，"
+            "所以专家并行 (EP) 的跨节点流量可能被高估。",
+            "en": "topk_group={value} of n_group={groups}: each token's experts come from at most {value} of "
+            "{groups} expert groups (group-limited routing); not modelled: tokens are routed to any expert unless "
+            "the workload sets ep_node_limit (--ep-node-limit), so expert parallelism's (EP) inter-node traffic "
+            "may be overestimated.",
+        },
     }
 )
 
@@ -170,7 +240,7 @@ _ALIASES: dict[str, tuple[str, ...]] = {
     "heads": ("num_attention_heads", "n_head"),
     "vocab": ("vocab_size",),
     "seq_len": ("max_position_embeddings", "n_positions", "seq_length"),
-    "ffn_hidden": ("intermediate_size", "n_inner", "ffn_hidden_size"),
+    "ffn_hidden": ("intermediate_size", "n_inner", "ffn_hidden_size", "ffn_dim"),
     "experts": ("n_routed_experts", "num_local_experts", "num_experts"),
 }
 _DROPOUT_KEYS: tuple[str, ...] = (
@@ -275,11 +345,204 @@ def _architecture(config: Mapping[str, Any], model_type: str) -> tuple[bool, str
     return gated, norm, biases, how
 
 
+#: model_type values whose blocks run attention and the MLP in parallel with no key saying so (their transformers
+#: modeling files: GPTJBlock, CodeGenBlock, PhiDecoderLayer, CohereDecoderLayer).
+PARALLEL_BLOCK_TYPES: frozenset[str] = frozenset({"gptj", "codegen", "phi", "cohere"})
+#: model_type values whose layers alternate sliding-window and full attention when the config lists no
+#: ``layer_types`` (transformers' Gemma2Config and GptOssConfig: sliding on layers 0, 2, 4, ...).
+ALTERNATING_WINDOW_TYPES: frozenset[str] = frozenset({"gemma2", "gpt_oss"})
+#: model_type values whose ``sliding_window`` is off unless ``use_sliding_window`` is true (Qwen2Config and kin).
+OPT_IN_WINDOW_TYPES: frozenset[str] = frozenset({"qwen2", "qwen2_moe", "qwen3", "qwen3_moe"})
+#: ``layer_types`` entries that are softmax attention the spec counts (a window or a chunk has its own note).
+_ATTENTION_LAYER_TYPES: frozenset[str] = frozenset({"full_attention", "sliding_attention", "chunked_attention"})
+
+
+def _language_model(config: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A multimodal config's language model (its ``text_config``, with the outer ``_name_or_path``), else it."""
+    text = config.get("text_config")
+    if isinstance(text, Mapping) and _find(config, "layers") is None:
+        outer_name = config.get("_name_or_path")
+        return {**text, **({"_name_or_path": outer_name} if outer_name else {})}
+    return config
+
+
+def _shown_value(value: Any) -> str:
+    """A config value as the file spells it (``true``, ``0.25``, ``128``)."""
+    try:
+        return json.dumps(value)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def _count(value: Any) -> int | None:
+    """A positive plain integer, else None (a note reads what it can and never refuses a config)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        return None
+    return int(value)
+
+
+def _share(value: Any) -> float | None:
+    """A real number, else None."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return None
+    return float(value)
+
+
+def _note(entry: str, /, **params: Any) -> Text:
+    """Catalog entry ``entry`` rendered in both languages."""
+    return Text(zh=tr(entry, "zh", **params), en=tr(entry, "en", **params))
+
+
+def _rotary_notes(config: Mapping[str, Any]) -> list[Text]:
+    """A rotary embedding on part of each head: ``rotary_pct`` (GPT-NeoX), ``partial_rotary_factor`` (Phi,
+    StableLM ...), ``rotary_dim`` (GPT-J, CodeGen); neutral at 1, at the head's width or null."""
+    notes = []
+    for key in ("rotary_pct", "partial_rotary_factor"):
+        share = _share(config.get(key))
+        if share is not None and 0 <= share < 1:
+            notes.append(_note("config.note_rotary", key=key, value=_shown_value(config[key]), share=f"{share:.0%}"))
+    dim, hidden, heads = (
+        _count(config.get("rotary_dim")),
+        _count(_value(config, "hidden")),
+        _count(_value(config, "heads")),
+    )
+    head_dim = _count(config.get("head_dim")) or (hidden // heads if hidden and heads else None)
+    if dim is not None and head_dim and dim < head_dim:
+        share_text = f"{dim / head_dim:.0%}"
+        notes.append(_note("config.note_rotary", key="rotary_dim", value=_shown_value(dim), share=share_text))
+    return notes
+
+
+def _value(config: Mapping[str, Any], field: str) -> Any:
+    found = _find(config, field)
+    return None if found is None else found[1]
+
+
+def _parallel_block_notes(config: Mapping[str, Any], model_type: str) -> list[Text]:
+    """Attention and MLP in parallel: ``use_parallel_residual`` (GPT-NeoX; transformers' default true),
+    ``parallel_attn`` (Falcon; default true) or ``new_decoder_architecture`` (Falcon 40B/180B), or a model_type
+    of :data:`PARALLEL_BLOCK_TYPES`; neutral when false."""
+    keys = ("use_parallel_residual", "parallel_attn", "new_decoder_architecture")
+    for key in keys:
+        if config.get(key) is True:
+            return [_note("config.note_parallel_block", key=key, value="true")]
+    default = {"gpt_neox": "use_parallel_residual", "falcon": "parallel_attn"}.get(model_type)
+    if default is not None and config.get(default) is None:  # absent: the transformers config's default, true
+        value = Text(zh="true（缺省值）", en="true (the default)")
+        return [_note("config.note_parallel_block", key=default, value=value)]
+    if model_type in PARALLEL_BLOCK_TYPES:
+        return [_note("config.note_parallel_block", key="model_type", value=_shown_value(model_type))]
+    return []
+
+
+def _windowed_layers(config: Mapping[str, Any], model_type: str, layers: int, kind: str) -> tuple[int, Text]:
+    """(layers with a window or chunk, how that was read): ``layer_types`` entries ``kind`` when listed, else the
+    model_type's rule (transformers' configs)."""
+    types = config.get("layer_types")
+    if isinstance(types, list) and types:
+        count = sum(1 for item in types if item == kind)
+        return count, Text(zh="按 layer_types", en="as layer_types lists")
+    if kind == "chunked_attention":  # Llama 4: no_rope_layers marks the chunked (RoPE) layers, else 3 of every 4
+        marks = config.get("no_rope_layers")
+        if isinstance(marks, list) and marks:
+            return sum(1 for item in marks if item), Text(zh="按 no_rope_layers", en="as no_rope_layers marks")
+        return layers - layers // 4, Text(zh="每 4 层中的前 3 层", en="the first 3 of every 4 layers")
+    pattern = _count(config.get("sliding_window_pattern"))
+    if pattern is not None:  # Gemma 3: every pattern-th layer is global
+        return layers - layers // pattern, Text(
+            zh=f"sliding_window_pattern={pattern}：每 {pattern} 层中有一层全注意力",
+            en=f"sliding_window_pattern={pattern}: one full-attention layer in every {pattern}",
+        )
+    if model_type in ALTERNATING_WINDOW_TYPES:
+        return (layers + 1) // 2, Text(
+            zh=f"{model_type} 的默认：隔层交替", en=f"{model_type}'s default: alternate layers"
+        )
+    first = _count(config.get("max_window_layers"))
+    if model_type in OPT_IN_WINDOW_TYPES and first is not None:  # Qwen2: the window from that layer on
+        start = min(first, layers)
+        return layers - start, Text(zh=f"max_window_layers={start} 起", en=f"from max_window_layers={start} on")
+    return layers, Text(zh="每一层", en="every layer")
+
+
+def _attention_span_notes(config: Mapping[str, Any], model_type: str) -> list[Text]:
+    """Attention limited on some layers: a sliding window (neutral when null, off by ``use_sliding_window``, or
+    at least the model's length), Llama 4's chunks, and ``layer_types`` entries that are not softmax attention."""
+    layers = _count(_value(config, "layers")) or 0
+    length = _count(_value(config, "seq_len"))
+    notes = []
+    window = _count(config.get("sliding_window"))
+    use = config.get("use_sliding_window")
+    off = use is False or (use is None and model_type in OPT_IN_WINDOW_TYPES)
+    if window is not None and not off and (length is None or window < length):
+        count, which = _windowed_layers(config, model_type, layers, "sliding_attention")
+        if count:
+            value = _shown_value(window)
+            notes.append(_note("config.note_window", key="sliding_window", value=value, count=count, layers=layers,
+                               which=which))  # fmt: skip
+    chunk = _count(config.get("attention_chunk_size"))
+    if chunk is not None and (length is None or chunk < length):
+        count, which = _windowed_layers(config, model_type, layers, "chunked_attention")
+        if count:
+            value = _shown_value(chunk)
+            notes.append(_note("config.note_chunked", key="attention_chunk_size", value=value, count=count,
+                               layers=layers, which=which))  # fmt: skip
+    types = config.get("layer_types")
+    if isinstance(types, list):
+        others: dict[str, int] = {}
+        for item in types:
+            if isinstance(item, str) and item not in _ATTENTION_LAYER_TYPES:
+                others[item] = others.get(item, 0) + 1
+        for kind, count in others.items():
+            notes.append(_note("config.note_layer_kind", kind=kind, count=count, layers=len(types)))
+    return notes
+
+
+def _other_notes(config: Mapping[str, Any], model_type: str) -> list[Text]:
+    """GPT-OSS's attention sinks (no key: every GptOssAttention has them) and group-limited routing (DeepSeek's
+    ``n_group`` / ``topk_group``; neutral when every group may be used)."""
+    notes = []
+    if model_type == "gpt_oss":
+        count = (_count(_value(config, "layers")) or 0) * (_count(_value(config, "heads")) or 0)
+        notes.append(_note("config.note_sinks", value=_shown_value(model_type), count=count))
+    groups, top = _count(config.get("n_group")), _count(config.get("topk_group"))
+    if groups is not None and top is not None and top < groups:
+        notes.append(_note("config.note_group_routing", value=top, groups=groups))
+    return notes
+
+
+def config_notes(config: Mapping[str, Any]) -> tuple[Text, ...]:
+    """What a Hugging Face ``config.json`` dict states that changes the cost but the spec does not model: one
+    bilingual note per key, naming it, its value and what the planner counts instead (empty for a plain Llama).
+
+    The keys are listed in the module's docstring; one at its neutral value (``rotary_pct`` 1, ``sliding_window``
+    null, ``parallel_attn`` false ...) gets no note. A value of an unexpected type is passed over: the notes
+    never refuse a config (:func:`model_fields_from_config` checks the keys it reads).
+
+    >>> notes = config_notes({"model_type": "gpt_neox", "num_hidden_layers": 44, "hidden_size": 6144,
+    ...     "num_attention_heads": 64, "rotary_pct": 0.25, "use_parallel_residual": True})
+    >>> print(notes[0].render("en"))  # doctest: +ELLIPSIS
+    rotary_pct=0.25: the rotary position embedding turns 25% of each attention head's dimensions; not modelled: ...
+    >>> config_notes({"model_type": "llama", "rotary_pct": 1.0, "sliding_window": None, "parallel_attn": False})
+    ()
+
+    Taught in: lesson 9 (decision workbench).
+    """
+    if not isinstance(config, Mapping):
+        raise TypeError(tr("config.not_mapping", type=type(config).__name__))
+    config = _language_model(config)
+    model_type = config.get("model_type", "")
+    model_type = model_type if isinstance(model_type, str) else ""
+    notes = _rotary_notes(config) + _parallel_block_notes(config, model_type)
+    notes += _attention_span_notes(config, model_type) + _other_notes(config, model_type)
+    return tuple(notes)
+
+
 def model_fields_from_config(config: Mapping[str, Any], name: str | None = None) -> dict[str, Any]:
     """The :class:`~coursekit.planner.ModelSpec` fields a Hugging Face ``config.json`` dict describes.
 
     Parameters:
-        config: the parsed ``config.json`` (keys in the module's table; unknown keys are ignored).
+        config: the parsed ``config.json`` (keys in the module's table; unknown keys are ignored, and those that
+            change the cost unmodelled are named at the end of ``source``, as :func:`config_notes` says them).
         name: the spec's label; default the config's ``_name_or_path``, else its ``model_type``.
 
     A missing required key or a value of the wrong type raises ``ValueError`` naming the key, in the
@@ -294,10 +557,7 @@ def model_fields_from_config(config: Mapping[str, Any], name: str | None = None)
     """
     if not isinstance(config, Mapping):
         raise TypeError(tr("config.not_mapping", type=type(config).__name__))
-    text = config.get("text_config")
-    if isinstance(text, Mapping) and _find(config, "layers") is None:  # a multimodal config's language model
-        outer_name = config.get("_name_or_path")
-        config = {**text, **({"_name_or_path": outer_name} if outer_name else {})}
+    config = _language_model(config)  # a multimodal config's language model
     model_type = config.get("model_type", "")
     if not isinstance(model_type, str):
         raise ValueError(tr("config.str", key="model_type", value=model_type))
@@ -334,7 +594,8 @@ def model_fields_from_config(config: Mapping[str, Any], name: str | None = None)
         "dropout": _dropout(config),
         "source": f"config.json (model_type {model_type or 'unknown'}"
         + ("" if decided_by == "model_type" else f"; MLP, norm and biases from {decided_by}")
-        + ")",
+        + ")"
+        + "".join(f"; {note}" for note in config_notes(config)),  # the keys not modelled, in the current language
     }
     if model_type in ("bloom", "falcon") and _find(config, "seq_len") is None:
         # BLOOM's and Falcon's configs have no length key; both were trained on 2048-token sequences (BLOOM:

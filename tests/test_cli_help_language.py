@@ -45,6 +45,7 @@ COMMANDS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("coursekit", "coursekit", ()),
     ("plan", "coursekit", ("plan",)),
     ("serving", "coursekit", ("plan", "--mode", "serving")),
+    ("planner", "coursekit.planner", ()),
     ("lessons", "coursekit", ("lessons",)),
     ("lab", "coursekit.lab", ()),
     ("lab collectives", "coursekit.lab", ("collectives",)),

@@ -4,6 +4,10 @@ Prints the funnel (how many candidates each gate removed, in gate order), the as
 top accepted candidates grouped into ties; ``--explain tp=8,pp=4,dp=4,zero=1,mb=1`` says why one
 composition was rejected (or shows its breakdown); ``--json`` prints the full result as JSON;
 ``--lang zh|en`` picks the language — of coursekit's messages, of argparse's own and of ``--help``.
+With ``--model-config FILE.json`` the report starts with the config's keys the planner does not model (a
+sliding window, attention and MLP in parallel ...: :func:`coursekit.model_config.config_notes`), each with its
+value and what is counted instead; ``--json`` lists them as ``model_config_notes``. ``python -m coursekit.planner``
+runs this same command.
 
 Bad arguments — unknown, malformed, out of their documented bounds, or making a search too large —
 exit with status 2 and a message naming the argument, never a traceback. Sizes are bounded
@@ -34,7 +38,7 @@ from .._cli import (
 )
 from .._validate import check_int
 from ..capacity import PRECISION_RECIPES, RECOMPUTE_MODES
-from ..hardware import H100_BF16_DENSE_FLOPS
+from ..hardware import H100_BF16_DENSE_FLOPS, NCCL_RING_NET_LATENCY_S, NCCL_RING_NVLINK_LATENCY_S
 from ..i18n import LANGUAGES, Text, register, tr
 from ..specs import (
     DEFAULT_MAX_MICRO_BATCH,
@@ -46,6 +50,7 @@ from ..specs import (
     FP8_WEIGHT_CACHE_BYTES,
     MAX_BANDWIDTH_BYTES_PER_S,
     MAX_DEVICE_MEMORY_GIB,
+    MAX_LATENCY_S,
     MAX_PEAK_FLOPS,
     MIN_BANDWIDTH_BYTES_PER_S,
     MIN_PEAK_FLOPS,
@@ -87,6 +92,8 @@ MIN_LINK_GB_S: float = MIN_BANDWIDTH_BYTES_PER_S / 1e9
 #: The custom peaks' bounds in TFLOP/s: :class:`coursekit.specs.ClusterSpec`'s, so a flag is refused in its own unit.
 _PEAK_TFLOPS_BOUNDS: dict[str, float] = {"ge": MIN_PEAK_FLOPS / 1e12, "le": MAX_PEAK_FLOPS / 1e12}
 _LINK_BOUNDS: dict[str, float] = {"ge": MIN_LINK_GB_S, "le": MAX_LINK_GB_S}
+#: The latencies' bounds in microseconds: ClusterSpec's 0..MAX_LATENCY_S seconds.
+_LATENCY_US_BOUNDS: dict[str, float] = {"ge": 0, "le": MAX_LATENCY_S * 1e6}
 #: A custom cluster's flags: (flag, ClusterSpec field, name in messages, bounds). Bandwidths per GPU per direction.
 #: The bounds are ClusterSpec's, scaled to the flag's unit.
 CUSTOM_CLUSTER_FLAGS: tuple[tuple[str, str, str, dict[str, float]], ...] = (
@@ -97,7 +104,17 @@ CUSTOM_CLUSTER_FLAGS: tuple[tuple[str, str, str, dict[str, float]], ...] = (
     ("gpus-per-node", "gpus_per_node", "gpus_per_node", {"ge": 1, "le": 1024}),
     ("intra-gb-s", "intra_node_bandwidth_bytes_per_s", "intra_gb_s", _LINK_BOUNDS),
     ("inter-gb-s", "inter_node_bandwidth_bytes_per_s", "inter_gb_s", _LINK_BOUNDS),
+    ("intra-latency-us", "intra_node_latency_s", "intra_latency_us", _LATENCY_US_BOUNDS),
+    ("inter-latency-us", "inter_node_latency_s", "inter_latency_us", _LATENCY_US_BOUNDS),
 )
+#: Custom-cluster flags a cluster without ``--cluster`` may leave out: no FP8 peak, NCCL's ring latencies.
+OPTIONAL_CUSTOM_FLAGS: tuple[str, ...] = ("peak-fp8-tflops", "intra-latency-us", "inter-latency-us")
+#: The latencies a custom cluster gets without ``--intra-latency-us`` / ``--inter-latency-us``: NCCL's ring latencies
+#: (:data:`coursekit.hardware.NCCL_RING_NVLINK_LATENCY_S`, :data:`~coursekit.hardware.NCCL_RING_NET_LATENCY_S`).
+DEFAULT_LATENCIES_S: dict[str, float] = {
+    "intra_node_latency_s": NCCL_RING_NVLINK_LATENCY_S,
+    "inter_node_latency_s": NCCL_RING_NET_LATENCY_S,
+}
 #: What each custom-cluster flag states (its help, after "custom cluster: ").
 CUSTOM_CLUSTER_HELP: dict[str, Text] = {
     "memory_per_device_gib": Text(zh="每块 GPU 可用的显存，GiB", en="usable memory per GPU, GiB"),
@@ -112,6 +129,18 @@ CUSTOM_CLUSTER_HELP: dict[str, Text] = {
     ),
     "inter_node_bandwidth_bytes_per_s": Text(
         zh="跨节点每块 GPU 每个方向的带宽（单向），GB/s", en="inter-node bandwidth per GPU per direction, GB/s"
+    ),
+    "intra_node_latency_s": Text(
+        zh=f"节点内环形通信每一步的固定延迟 (alpha)，微秒（可选；默认 NCCL 环形算法的 "
+        f"{NCCL_RING_NVLINK_LATENCY_S * 1e6:g}，与 --cluster 一起用时取代预设的值）",
+        en=f"intra-node latency of one ring step (alpha), microseconds (optional; default NCCL's ring "
+        f"{NCCL_RING_NVLINK_LATENCY_S * 1e6:g}; with --cluster it replaces the preset's)",
+    ),
+    "inter_node_latency_s": Text(
+        zh=f"跨节点环形通信每一步的固定延迟 (alpha)，微秒（可选；默认 NCCL 环形算法的 "
+        f"{NCCL_RING_NET_LATENCY_S * 1e6:g}，与 --cluster 一起用时取代预设的值）",
+        en=f"inter-node latency of one ring step (alpha), microseconds (optional; default NCCL's ring "
+        f"{NCCL_RING_NET_LATENCY_S * 1e6:g}; with --cluster it replaces the preset's)",
     ),
 }
 #: Help of ``--nodes`` (training and serving).
@@ -132,14 +161,33 @@ _CUSTOM_SCALE: dict[str, float] = {
     "gpus_per_node": 1,
     "intra_node_bandwidth_bytes_per_s": 1e9,
     "inter_node_bandwidth_bytes_per_s": 1e9,
+    "intra_node_latency_s": 1e-6,
+    "inter_node_latency_s": 1e-6,
 }
 
 register(
     {
         "cli.or_custom": {"zh": "（或自定义集群，还缺：{flags}）", "en": "(or a custom cluster, missing: {flags})"},
         "cli.help_custom": {"zh": "自定义集群：{what}", "en": "custom cluster: {what}"},
+        "cli.config_notes": {
+            "zh": "模型配置 {path} 中规划器未建模的键（估算按下面所说的计）：",
+            "en": "Keys of the model config {path} the planner does not model (the estimate counts as each says):",
+        },
     }
 )
+
+
+def _to_spec_unit(field_name: str, value: float) -> float:
+    """A custom-cluster flag's value in ClusterSpec's unit; a latency is divided by 1e6 (3.4 µs is 3.4e-6 s exactly,
+    where multiplying by 1e-6 gives 3.3999999999999996e-06)."""
+    scale = _CUSTOM_SCALE[field_name]
+    return value / round(1 / scale) if scale < 1 else value * scale
+
+
+def _from_spec_unit(field_name: str, value: float) -> float:
+    """A ClusterSpec field's value in its custom-cluster flag's unit."""
+    scale = _CUSTOM_SCALE[field_name]
+    return value * round(1 / scale) if scale < 1 else value / scale
 
 
 def _int_list(name: str, low: int, high: int) -> Callable[[str], tuple[int, ...]]:
@@ -228,6 +276,18 @@ def _add_model_and_cluster_arguments(p: argparse.ArgumentParser) -> None:
         help=Text(
             zh="你自己的模型：一个 Hugging Face 的 config.json（hidden_size、num_hidden_layers 等字段）",
             en="your own model: a Hugging Face config.json (hidden_size, num_hidden_layers, ...)",
+        ).render(),
+    )
+    p.add_argument(
+        "--dropout",
+        type=number_arg(float, "dropout", ge=0, lt=1),
+        default=None,
+        metavar="P",
+        help=Text(
+            zh="模型的 dropout 概率，0 <= P < 1，取代预设的值或 config.json 的 dropout 键（缺省时为 0）；"
+            "大于 0 时每层要保存 dropout 掩码",
+            en="the model's dropout probability, 0 <= P < 1, replacing the preset's or the config.json's dropout "
+            "keys (0 when it has none); above 0 each layer saves dropout masks",
         ).render(),
     )
     p.add_argument(
@@ -706,15 +766,15 @@ def published_run_argv(run: object) -> list[str]:
 
 
 def _cluster_argv(cluster: str | ClusterSpec) -> list[str]:
-    """``--cluster NAME``, or a one-node ClusterSpec of your own as the custom-cluster flags (its latencies are the
-    command line's: NCCL's ring latencies)."""
+    """``--cluster NAME``, or a one-node ClusterSpec of your own as the custom-cluster flags (a latency only when it
+    is not the command line's default, NCCL's ring latency)."""
     if isinstance(cluster, str):
         return ["--cluster", cluster]
     argv = []
     for flag, field_name, _, _ in CUSTOM_CLUSTER_FLAGS:
         value = getattr(cluster, field_name)
-        if value is not None:
-            scaled = value / _CUSTOM_SCALE[field_name]
+        if value is not None and value != DEFAULT_LATENCIES_S.get(field_name):
+            scaled = _from_spec_unit(field_name, value)
             argv += [f"--{flag}", str(int(scaled)) if flag == "gpus-per-node" else repr(float(scaled))]
     return argv
 
@@ -747,7 +807,7 @@ def run_plan(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
     degrees = _degrees_flag(args, parser, "explain")
     layout = _degrees_flag(args, parser, "layout")
-    model = _model(args, parser)
+    model, notes = _model(args, parser)
     custom = _custom_cluster_values(args, parser)
     try:
         cluster = _cluster(args, custom)
@@ -756,7 +816,7 @@ def run_plan(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         checked = result.check_layout(layout) if layout is not None else None
     except (TypeError, ValueError) as exc:
         return _fail(parser, str(exc))
-    return _print_result(args, result, explained, checked)
+    return _print_result(args, result, explained, checked, notes)
 
 
 def _degrees_flag(args: argparse.Namespace, parser: argparse.ArgumentParser, flag: str) -> dict[str, Any] | None:
@@ -773,25 +833,33 @@ def _degrees_flag(args: argparse.Namespace, parser: argparse.ArgumentParser, fla
         _fail(parser, tr("argparse.argument") % {"argument_name": f"--{flag}", "message": exc})
 
 
-def _model(args: argparse.Namespace, parser: argparse.ArgumentParser) -> ModelSpec:
-    """The ``--model`` preset, or the model ``--model-config`` describes (a bad file ends as exit status 2)."""
-    from ..model_config import load_model_config
+def _model(args: argparse.Namespace, parser: argparse.ArgumentParser) -> tuple[ModelSpec, tuple[Text, ...]]:
+    """The ``--model`` preset, or the model ``--model-config`` describes (a bad file ends as exit status 2) with the
+    notes on the config's keys it does not model (:func:`coursekit.model_config.config_notes`); ``--dropout``
+    replaces the model's dropout."""
+    from ..model_config import config_notes, load_model_config
     from ..presets import MODELS
 
+    notes: tuple[Text, ...] = ()
     if args.model_config is None:
-        return MODELS[args.model]
-    try:
-        return ModelSpec.from_config(load_model_config(args.model_config))
-    except (TypeError, ValueError) as exc:
-        sys.stderr.write(tr("cli.error", prog=parser.prog, message=exc) + "\n")
-        raise SystemExit(EXIT_USAGE) from None
+        model = MODELS[args.model]
+    else:
+        try:
+            config = load_model_config(args.model_config)
+            model, notes = ModelSpec.from_config(config), config_notes(config)
+        except (TypeError, ValueError) as exc:
+            sys.stderr.write(tr("cli.error", prog=parser.prog, message=exc) + "\n")
+            raise SystemExit(EXIT_USAGE) from None
+    if args.dropout is not None:
+        model = replace(model, dropout=args.dropout)
+    return model, notes
 
 
 def _custom_cluster_values(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dict[str, Any]:
     """The custom cluster's flags given, in ClusterSpec's fields and units; without ``--cluster`` each is required
-    (but ``--peak-fp8-tflops``), and a missing one ends as exit status 2."""
+    (but those of :data:`OPTIONAL_CUSTOM_FLAGS`), and a missing one ends as exit status 2."""
     custom = {
-        field_name: getattr(args, flag.replace("-", "_")) * _CUSTOM_SCALE[field_name]
+        field_name: _to_spec_unit(field_name, getattr(args, flag.replace("-", "_")))
         for flag, field_name, _, _ in CUSTOM_CLUSTER_FLAGS
         if getattr(args, flag.replace("-", "_")) is not None
     }
@@ -799,27 +867,20 @@ def _custom_cluster_values(args: argparse.Namespace, parser: argparse.ArgumentPa
         _fail(parser, tr("cli.inter_twice", custom=args.inter_gb_s, what_if=args.inter_node_gb_s))
     if args.cluster is None:
         missing = [f"--{flag}" for flag, field_name, _, _ in CUSTOM_CLUSTER_FLAGS if field_name not in custom]
-        missing = [flag for flag in missing if flag != "--peak-fp8-tflops"]
+        missing = [flag for flag in missing if flag[2:] not in OPTIONAL_CUSTOM_FLAGS]
         if missing:
             _fail(parser, tr("argparse.required") % ("--cluster " + tr("cli.or_custom", flags=", ".join(missing))))
     return custom
 
 
 def _cluster(args: argparse.Namespace, custom: dict[str, Any]) -> ClusterSpec:
-    """The ``--cluster`` preset with the custom values over it (or a custom cluster), on ``--nodes`` nodes, with the
-    ``--inter-node-gb-s`` what-if; ValueError / TypeError for values ClusterSpec refuses."""
-    from ..hardware import NCCL_RING_NET_LATENCY_S, NCCL_RING_NVLINK_LATENCY_S
+    """The ``--cluster`` preset with the custom values over it (or a custom cluster, its latencies
+    :data:`DEFAULT_LATENCIES_S` unless given), on ``--nodes`` nodes, with the ``--inter-node-gb-s`` what-if;
+    ValueError / TypeError for values ClusterSpec refuses."""
     from ..presets import CLUSTERS
 
     if args.cluster is None:
-        base = ClusterSpec(
-            name="custom",
-            nodes=1,
-            intra_node_latency_s=NCCL_RING_NVLINK_LATENCY_S,
-            inter_node_latency_s=NCCL_RING_NET_LATENCY_S,
-            source="command line",
-            **custom,
-        )
+        base = ClusterSpec(name="custom", nodes=1, source="command line", **{**DEFAULT_LATENCIES_S, **custom})
     else:
         base = replace(CLUSTERS[args.cluster], **custom)
     cluster = base.with_nodes(args.nodes)
@@ -851,11 +912,16 @@ def _workload(args: argparse.Namespace) -> WorkloadSpec:
     return WorkloadSpec(**options)
 
 
-def _print_result(args: argparse.Namespace, result: PlanResult, explained: Any, checked: Any = None) -> int:
+def _print_result(
+    args: argparse.Namespace, result: PlanResult, explained: Any, checked: Any = None, notes: tuple[Text, ...] = ()
+) -> int:
     """The result as JSON (``--json``) or as the report, with the explained composition and the checked layout
-    after it; returns 0."""
+    after it; the notes on ``--model-config``'s keys not modelled come first (JSON: ``model_config_notes``, a list
+    for every ``--model-config``); returns 0."""
     if args.json:
         payload = result.to_dict(top=args.top, include_rejected=args.all)
+        if args.model_config is not None:
+            payload["model_config_notes"] = [note.render() for note in notes]
         if explained is not None:
             payload["explain"] = explained.to_dict()
         if checked is not None:
@@ -863,6 +929,11 @@ def _print_result(args: argparse.Namespace, result: PlanResult, explained: Any, 
         json.dump(payload, sys.stdout, ensure_ascii=False, indent=1)
         sys.stdout.write("\n")
         return 0
+    if notes:
+        print(tr("cli.config_notes", path=args.model_config))
+        for note in notes:
+            print(f"  - {note}")
+        print()
     print(result.report(top=args.top))
     if explained is not None:
         print()
