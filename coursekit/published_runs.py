@@ -904,7 +904,7 @@ MOE_ZOO_QWEN3_RUNS: tuple[PublishedRun, ...] = (
         ),
         note=Text(
             zh="256 张 H100，TP 2、EP 32、PP 8、VP 4，微批次 1，全局批 2048，1F1B 全对全重叠，路由器与分发预处理用 "
-            "CUDA Graph：每 GPU 320 TFLOP/s（bf16，Megatron-Core 2025 计数）",
+            "CUDA 图 (CUDA Graph)：每 GPU 320 TFLOP/s（bf16，Megatron-Core 2025 计数）",
             en="256 H100s, TP 2, EP 32, PP 8, VP 4, micro-batch 1, global batch 2048, 1F1B all-to-all overlap, CUDA "
             "graphs for the router and the dispatch preprocessing: 320 TFLOP/s per GPU (bf16, Megatron-Core's 2025 "
             "count)",
