@@ -612,7 +612,7 @@ def activation_memory(
     >>> activation_memory(seq_len=2048, micro_batch=1, hidden=12288, heads=96, tp=5)
     Traceback (most recent call last):
     ...
-    ValueError: tp = 5: must divide heads == 96.
+    ValueError: tp = 5: must divide heads = 96.
 
     Taught in: lesson 1 (Q1 capacity).
     """

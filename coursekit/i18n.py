@@ -315,7 +315,7 @@ register(
         },
         "validate.divides": {
             "zh": "{name} = {value!r}：必须整除 {other_name} = {other!r}。",
-            "en": "{name} = {value!r}: must divide {other_name} == {other!r}.",
+            "en": "{name} = {value!r}: must divide {other_name} = {other!r}.",
         },
     }
 )

@@ -207,9 +207,10 @@ register(
         },
         "matrix.link_unknown": {
             "zh": "TP 每层都需要高速链路来做集合通信，而这个案例没有说明拓扑：先补充链路信息"
-            "（如 topology='hierarchical'）再决定",
+            "（例如节点内快、跨节点慢的分层互连）再决定",
             "en": "TP needs fast links for the collectives in every layer, and this case declares no topology: "
-            "add the link information (e.g. topology='hierarchical') before deciding",
+            "add the link information (for example, a hierarchical interconnect: fast inside a node, slow between "
+            "nodes) before deciding",
         },
         "matrix.fsdp_with_tp": {
             "zh": "FSDP 单独做不到（要 gather 整层），但它是 TP 的第二个维度：TP {tp} 先切开这一层，训练状态再分片到 "

@@ -392,8 +392,8 @@ def test_layers_and_breakdown() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "exc", "message"),
     [
-        ({"tp": 5}, ValueError, "tp = 5: must divide heads == 96."),
-        ({"cp": 3}, ValueError, "cp = 3: must divide seq_len == 2048."),
+        ({"tp": 5}, ValueError, "tp = 5: must divide heads = 96."),
+        ({"cp": 3}, ValueError, "cp = 3: must divide seq_len = 2048."),
         ({"seq_len": 0}, ValueError, "seq_len = 0: must be >= 1."),
         ({"micro_batch": 1.0}, TypeError, "micro_batch = 1.0: must be an integer (int), not float."),
         ({"layers": 0}, ValueError, "layers = 0: must be >= 1."),

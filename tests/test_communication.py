@@ -428,7 +428,7 @@ def test_strategy_traffic_dispatches() -> None:
         (
             lambda: cp_traffic(seq_len=1000, micro_batch=1, kv_hidden=1024, layers=1, cp=3),
             ValueError,
-            "cp = 3: must divide seq_len == 1000.",
+            "cp = 3: must divide seq_len = 1000.",
         ),
         (
             lambda: ep_traffic(seq_len=8, micro_batch=1, hidden=8, moe_layers=1, ep=2, top_k=0),

@@ -93,7 +93,7 @@ def test_roles_issue_and_its_chinese_message() -> None:
     over = validate_parallel_composition({"TP": 8, "EP": 2}, 4, "dense")
     assert [issue.message for issue in over.issues] == [
         "需要 16 个 rank，但只有 4 个可用",
-        "EP = 2 > 1 需要混合专家 (MoE) 模型，而当前模型是 'dense'",
+        "EP = 2 > 1 需要混合专家 (MoE) 模型，而当前模型是稠密模型（model_kind = 'dense'）",
     ]
 
 

@@ -568,21 +568,25 @@ def test_megatron_batch_rule_reference() -> None:
 
 @given(st.integers(1, 512), st.integers(1, 16))
 def test_admissible_dp_degrees_are_exactly_those_with_an_integer_accumulation(global_batch: int, micro: int) -> None:
+    if global_batch % micro:  # no DP degree at all, not even 1: both refuse, naming the rule
+        for call in (dp_degrees_for_batch, max_dp_degree):
+            with pytest.raises(ValueError, match=f"micro_batch = {micro}: must divide global_batch = {global_batch}"):
+                call(global_batch, micro)
+        for dp in range(1, global_batch + 1):
+            assert all(check_global_batch(dp, micro, a, global_batch) for a in range(1, global_batch // micro + 1))
+        return
     admissible = dp_degrees_for_batch(global_batch, micro)
     for dp in range(1, global_batch + 1):
         largest_accum = global_batch // (dp * micro)  # any larger accumulation overshoots the batch
         ok = any(check_global_batch(dp, micro, accum, global_batch) is None for accum in range(1, largest_accum + 1))
         assert (dp in admissible) == ok
-    if global_batch % micro == 0:
-        assert max(admissible) == max_dp_degree(global_batch, micro)
-    else:
-        assert admissible == ()
+    assert max(admissible) == max_dp_degree(global_batch, micro)
 
 
 @pytest.mark.parametrize(
     ("call", "error", "message"),
     [
-        (lambda: max_dp_degree(64, 3), ValueError, "micro_batch = 3: must divide global_batch == 64."),
+        (lambda: max_dp_degree(64, 3), ValueError, "micro_batch = 3: must divide global_batch = 64."),
         (lambda: max_dp_degree(0), ValueError, "global_batch = 0: must be >= 1."),
         (lambda: check_global_batch(True, 1, 1, 1), TypeError, "dp = True: must be an integer (int), not bool."),
         (lambda: dp_degrees_for_batch(64, 0), ValueError, "micro_batch = 0: must be >= 1."),

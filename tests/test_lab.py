@@ -585,7 +585,7 @@ def test_tp_with_ranks_not_dividing_heads_is_skipped_without_spawning() -> None:
 
 
 def test_config_is_validated() -> None:
-    with pytest.raises(ValueError, match=r"^heads = 5: must divide d_model == 64\.$"):
+    with pytest.raises(ValueError, match=r"^heads = 5: must divide d_model = 64\.$"):
         TinyTransformerConfig(heads=5)
     with pytest.raises(TypeError, match=r"^layers = True: must be an integer \(int\), not bool\.$"):
         TinyTransformerConfig(layers=True)

@@ -304,7 +304,8 @@ def test_verdict_labels_are_bilingual() -> None:
     coursekit.set_language("zh")
     assert verdict.label == "需更多信息"
     assert verdict.reasons[0].message == (
-        "TP 每层都需要高速链路来做集合通信，而这个案例没有说明拓扑：先补充链路信息（如 topology='hierarchical'）再决定"
+        "TP 每层都需要高速链路来做集合通信，而这个案例没有说明拓扑："
+        "先补充链路信息（例如节点内快、跨节点慢的分层互连）再决定"
     )
 
 

@@ -52,7 +52,7 @@ def test_every_knob_moves_intensity_the_documented_way() -> None:
 @pytest.mark.parametrize(
     ("call", "error", "message"),
     [
-        (lambda: rl.tokens_per_gpu(1, 1000, 16), ValueError, "cp = 16: must divide seq_len == 1000."),
+        (lambda: rl.tokens_per_gpu(1, 1000, 16), ValueError, "cp = 16: must divide seq_len = 1000."),
         (lambda: rl.tokens_per_gpu(0, 1024), ValueError, "micro_batch = 0: must be >= 1."),
         (lambda: rl.tokens_per_gpu(1, 1024, True), TypeError, "cp = True: must be an integer"),
         (

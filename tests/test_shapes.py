@@ -90,7 +90,7 @@ def test_transformer_params_rejects(kwargs: dict[str, Any], exc: type[Exception]
 def test_shape_rejects_heads_that_do_not_divide_hidden() -> None:
     with pytest.raises(ValueError) as info:
         ModelShape("odd", Text(zh="奇", en="odd"), layers=2, hidden=100, heads=3, vocab_size=0, seq_len=0, source="-")
-    assert str(info.value) == "heads = 3: must divide hidden == 100."
+    assert str(info.value) == "heads = 3: must divide hidden = 100."
 
 
 def test_unknown_shape_in_chinese() -> None:

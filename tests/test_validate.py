@@ -30,7 +30,7 @@ from coursekit._validate import check_bool, check_choice, check_divides, check_i
         (lambda: check_bool("sp", 1), TypeError, "sp = 1: must be True or False, not int."),
         (lambda: check_choice("kind", "ring", ("a", "b")), ValueError, "kind = 'ring': must be one of 'a', 'b'."),
         (lambda: check_choice("kind", 3, ("a",)), TypeError, "kind = 3: must be a string, not int."),
-        (lambda: check_divides("tp", 3, "heads", 32), ValueError, "tp = 3: must divide heads == 32."),
+        (lambda: check_divides("tp", 3, "heads", 32), ValueError, "tp = 3: must divide heads = 32."),
     ],
 )
 def test_messages(call, error: type[Exception], message: str) -> None:  # type: ignore[no-untyped-def]

@@ -167,7 +167,7 @@ def test_figure_is_updated_in_place() -> None:
 @pytest.mark.parametrize(
     ("changes", "message"),
     [
-        ({"model": "megatron-1.7b", "tp": 16}, "These inputs cannot be computed: tp = 16: must divide heads == 24."),
+        ({"model": "megatron-1.7b", "tp": 16}, "These inputs cannot be computed: tp = 16: must divide heads = 24."),
     ],
 )
 def test_invalid_combinations_give_a_friendly_message(changes: dict[str, object], message: str) -> None:

@@ -124,7 +124,7 @@ def test_invalid_layout_is_a_message_not_a_traceback() -> None:
     w = RooflineWidget()
     w.controls["model"].value = "gpt2-small"  # 12 heads: TP = 8 does not divide them
     assert w.status == "invalid" and w.result is None
-    assert w.message == "These inputs cannot be computed: tp = 8: must divide heads == 12."
+    assert w.message == "These inputs cannot be computed: tp = 8: must divide heads = 12."
     w.controls["tp"].value = 4
     assert w.status == "ok"
 
@@ -148,7 +148,7 @@ def test_constructor_validates(kwargs: dict[str, object], error: type[Exception]
 def test_view_refuses_cp_that_does_not_divide_the_sequence() -> None:
     with pytest.raises(ValueError) as info:
         roofline_view("h100", "llama3-70b", 8, 1, 1000, 16)
-    assert str(info.value) == "cp = 16: must divide seq_len == 1000."
+    assert str(info.value) == "cp = 16: must divide seq_len = 1000."
 
 
 def test_every_offered_layout_stays_inside_the_axes() -> None:

@@ -351,6 +351,16 @@ register(
             "zh": "group = {value}：必须是列表，各项是 0 到 {high} 之间的整数位置。",
             "en": "group = {value}: must be a list of integer positions from 0 to {high}.",
         },
+        "planner.tie_group_missing": {
+            "zh": "group = {value!r}：这份计划只有 {count} 个并列组，group 必须在 1 到 {count} 之间（从 1 数起）。",
+            "en": "group = {value!r}: this plan has {count} tie groups; group must be from 1 to {count} (counted "
+            "from 1).",
+        },
+        "planner.tie_group_none": {
+            "zh": "group = {value!r}：这份计划没有并列组（没有通过的候选）：explain_ties(1) 给出空列表，没有别的组。",
+            "en": "group = {value!r}: this plan has no tie groups (no candidate was accepted): explain_ties(1) "
+            "gives an empty list, and no other group exists.",
+        },
     }
 )
 

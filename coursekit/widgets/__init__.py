@@ -4,7 +4,10 @@ A lesson widget is a small class that subclasses :class:`LessonWidget` and
 fills in four methods:
 
 * ``setup(fig)`` creates the axes and artists of the figure, once;
-* ``compute(**values)`` calls coursekit with the control values (pure);
+* ``compute(**values)`` calls coursekit with the control values (pure); it starts with
+  ``values = self.check_values(values)``, so a direct call with a value no control offers (a string for a
+  slider, a number that is not an option, NaN) is refused with a named, localized message, as the controls
+  would never send it;
 * ``draw(result)`` updates those artists in place (``set_data``, ``set_height``, ``set_text``);
 * ``describe(result)`` returns the verdict as a short HTML string;
 * optionally ``verdict_level(result)``: ``"pass"``, ``"warning"``, ``"fail"`` or
@@ -89,7 +92,17 @@ from ..plotting import (
     plot_language,
 )
 
-__all__ = ["LEVELS", "LessonWidget", "checkbox", "dropdown", "number", "significant", "slider", "stepper"]
+__all__ = [
+    "LEVELS",
+    "LessonWidget",
+    "check_control",
+    "checkbox",
+    "dropdown",
+    "number",
+    "significant",
+    "slider",
+    "stepper",
+]
 
 _log = logging.getLogger(__name__)
 _log.addHandler(logging.NullHandler())  # never print a traceback into the learner's notebook
@@ -134,6 +147,14 @@ register(
             "要调节所有控件，请运行本课（启动按钮）。",
             "en": "Precomputed states: move “{control}” to see the result at each value; the other controls "
             "keep the values below. Run the lesson (launch buttons) to move every control.",
+        },
+        "widgets.unknown_values": {
+            "zh": "{names}：不是这个控件组的控件；它的控件是 {controls}。",
+            "en": "{names}: not a control of this widget; its controls are {controls}.",
+        },
+        "widgets.missing_values": {
+            "zh": "缺少 {names}：compute 需要每个控件的值（{controls}）。",
+            "en": "{names} missing: compute needs a value for every control ({controls}).",
         },
         "widgets.yes": {"zh": "是", "en": "yes"},
         "widgets.no": {"zh": "否", "en": "no"},
@@ -262,6 +283,23 @@ class LessonWidget(abc.ABC, Generic[R]):
     def values(self) -> dict[str, Any]:
         """The current control values by name."""
         return {name: control.value for name, control in self.controls.items()}
+
+    def check_values(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """``values`` checked against the controls, what each widget's ``compute`` does first.
+
+        ``compute`` may be called directly (a test, a learner trying a value the controls do not offer): every
+        control needs a value and every value a control, and each value must be one its control can hold
+        (:func:`check_control`). Otherwise a ``TypeError`` / ``ValueError`` names the control's keyword, the value
+        and the rule, in the learner's language: :meth:`update` shows it in the message box like any other
+        invalid input, never a traceback. Returns the values, each dropdown's as its option.
+        """
+        unknown = [name for name in values if name not in self.controls]
+        missing = [name for name in self.controls if name not in values]
+        if unknown or missing:
+            key = "widgets.unknown_values" if unknown else "widgets.missing_values"
+            names = ", ".join(unknown or missing)
+            raise TypeError(tr(key, names=names, controls=", ".join(self.controls)))
+        return {name: check_control(name, self.controls[name], value) for name, value in values.items()}
 
     @contextmanager
     def hold_updates(self) -> Iterator[None]:
@@ -491,10 +529,11 @@ def check_in_range(name: str, value: Any, low: float, high: float, integral: boo
     return number
 
 
-def _check_option(name: str, value: Any, values: Sequence[Any]) -> None:
+def _check_option(name: str, value: Any, values: Sequence[Any]) -> Any:
+    """The option of ``values`` equal to ``value`` (``True`` is not ``1``), else a ``ValueError`` naming ``name``."""
     for option in values:
         if isinstance(option, bool) == isinstance(value, bool) and _same(option, value):
-            return
+            return option
     choices = ", ".join(shown_repr(option) for option in values)
     raise ValueError(tr("validate.choice", name=name, value=value, choices=choices))
 
@@ -504,6 +543,38 @@ def _same(option: Any, value: Any) -> bool:
         return bool(option == value)
     except Exception:  # an array or an odd object: not one of the options
         return False
+
+
+def check_control(name: str, control: ipywidgets.ValueWidget, value: Any) -> Any:
+    """``value`` checked as one ``control`` can hold, named ``name``: an option of a dropdown or a stepper (returned
+    as that option: ``8.0`` gives the option ``8``), a number in a slider's range (an int for an ``IntSlider``),
+    a bool for a checkbox, a finite number for a number box (an int for an ``IntText``). Other controls pass it on.
+
+    >>> from coursekit.i18n import register
+    >>> register({"demo_doc.tp": {"zh": "张量并行度 TP", "en": "tensor-parallel degree TP"}})
+    >>> check_control("tp", dropdown("demo_doc.tp", [1, 2, 4]), 3)
+    Traceback (most recent call last):
+    ...
+    ValueError: tp = 3: must be one of 1, 2, 4.
+    >>> check_control("tp", slider("demo_doc.tp", value=2, min=1, max=8, step=1), "4")
+    Traceback (most recent call last):
+    ...
+    TypeError: tp = '4': must be an integer (int), not str.
+    """
+    if isinstance(control, ipywidgets.widgets.widget_selection._Selection):  # Dropdown, SelectionSlider ...
+        options = [
+            option[1] if isinstance(option, tuple) and len(option) == 2 else option for option in control.options
+        ]
+        return _check_option(name, value, options)
+    if isinstance(control, ipywidgets.Checkbox):
+        return check_bool(name, value)
+    if isinstance(control, (ipywidgets.IntSlider, ipywidgets.FloatSlider)):
+        return check_in_range(name, value, control.min, control.max, isinstance(control, ipywidgets.IntSlider))
+    if isinstance(control, ipywidgets.IntText):
+        return check_int(name, value)
+    if isinstance(control, ipywidgets.FloatText):
+        return check_number(name, value)
+    return value
 
 
 def _style() -> dict[str, Any]:

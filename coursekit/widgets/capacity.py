@@ -94,7 +94,7 @@ register(
             "+ 激活 {activation_gib:.2f}（{in_flight} 个微批次在途）+ 预留 {reserve_gib:.2f} GiB。"
             "模型共 {billions:.2f}B 参数，每个 rank 的模型并行分片 {shard_billions:.2f}B。",
             "en": "Per rank: parameters {params_gib:.2f} + gradients {grads_gib:.2f} + optimizer state "
-            "{optimizer_gib:.2f} + activations {activation_gib:.2f} ({in_flight} micro-batch(es) in flight) "
+            "{optimizer_gib:.2f} + activations {activation_gib:.2f} (micro-batches in flight: {in_flight}) "
             "+ reserve {reserve_gib:.2f} GiB. The model has {billions:.2f}B parameters; each rank's "
             "model-parallel shard holds {shard_billions:.2f}B.",
         },
@@ -285,6 +285,7 @@ class CapacityWidget(LessonWidget[CapacityView]):
         ax.set_xlim(0.0, 100.0)
 
     def compute(self, **values: Any) -> CapacityView:
+        values = self.check_values(values)  # a direct call may pass what no control offers
         shape = model_shape(values["model"])
         recipe = check_choice("recipe", values["recipe"], PRECISION_RECIPES)
         chosen_stage = check_int("zero_stage", values["zero_stage"], ge=0, le=3)

@@ -60,15 +60,15 @@ register(
         },
         "widgets.communication.latency_us": {"zh": "时延 (µs/次)", "en": "latency (µs per call)"},
         "widgets.communication.per_call_latency": {
-            "zh": "每次调用：时延 {latency_us:.3g} µs，传输 {transfer_us:.3g} µs。载荷 {payload} 低于分界载荷 "
+            "zh": "每次调用：时延 {latency}，传输 {transfer}。载荷 {payload} 低于分界载荷 "
             "payload* = {crossover}：时延主导。",
-            "en": "Per call: latency {latency_us:.3g} µs, transfer {transfer_us:.3g} µs. The payload {payload} is "
+            "en": "Per call: latency {latency}, transfer {transfer}. The payload {payload} is "
             "below the crossover payload* = {crossover}: latency-bound.",
         },
         "widgets.communication.per_call_bandwidth": {
-            "zh": "每次调用：时延 {latency_us:.3g} µs，传输 {transfer_us:.3g} µs。载荷 {payload} 不低于分界载荷 "
+            "zh": "每次调用：时延 {latency}，传输 {transfer}。载荷 {payload} 不低于分界载荷 "
             "payload* = {crossover}：带宽主导。",
-            "en": "Per call: latency {latency_us:.3g} µs, transfer {transfer_us:.3g} µs. The payload {payload} is "
+            "en": "Per call: latency {latency}, transfer {transfer}. The payload {payload} is "
             "at or above the crossover payload* = {crossover}: bandwidth-bound.",
         },
         "widgets.communication.per_call_none": {
@@ -89,6 +89,20 @@ _CURVE_BYTES = np.array([mib_to_bytes(mib) for mib in _CURVE_MIB])
 _Y_RANGE_US: tuple[float, float] = (1e-3, 1e7)
 #: The presets drawn faintly for comparison, with their colours.
 _COMPARISON: tuple[tuple[str, str], ...] = (("intra_node", "#55a868"), ("cross_node", "#c44e52"))
+
+
+def duration_label(us: float) -> str:
+    """A duration in µs below 1000 µs, in ms below 1000 ms, else in s, to three significant figures.
+
+    >>> duration_label(6.6), duration_label(31_200), duration_label(2.5e6)
+    ('6.6 µs', '31.2 ms', '2.5 s')
+    """
+    value = check_number("us", us, ge=0)
+    if value >= 1e6:
+        return f"{value / 1e6:.3g} s"
+    if value >= 1e3:
+        return f"{value / 1e3:.3g} ms"
+    return f"{value:.3g} µs"
 
 
 def payload_label(mib: float) -> str:
@@ -289,6 +303,7 @@ class CommunicationWidget(LessonWidget[CommunicationView]):
         cache_drawing(ax.yaxis, key=ax.yaxis.get_view_interval)
 
     def compute(self, **values: Any) -> CommunicationView:
+        values = self.check_values(values)  # a direct call may pass what no control offers
         payload = values["payload_mib"]
         bandwidth = values["bandwidth_gib_s"]
         latency = values["latency_us"]
@@ -328,8 +343,8 @@ class CommunicationWidget(LessonWidget[CommunicationView]):
         else:
             first = tr(
                 f"widgets.communication.per_call_{dominant}",
-                latency_us=per_call.latency_s * US_PER_S,
-                transfer_us=per_call.transfer_s * US_PER_S,
+                latency=duration_label(per_call.latency_s * US_PER_S),
+                transfer=duration_label(per_call.transfer_s * US_PER_S),
                 payload=payload_label(result.ledger.payload_per_call_mib),
                 crossover=f"{result.crossover_mib:.3g} MiB",
             )

@@ -130,7 +130,7 @@ register(
             "zh": "朴素规则（所有并行度相乘，EP 也算）：{naive} 个 rank；Megatron-Core 规则（EP 复用 DP·CP 的 rank）："
             "{engine} 个 rank = {nodes} 个节点 × 每节点 {gpus_per_node} 张 GPU。",
             "en": "Naive rule (every degree multiplies, EP included): {naive} ranks; Megatron-Core rule (EP reuses "
-            "the DP·CP ranks): {engine} ranks = {nodes} node(s) × {gpus_per_node} GPUs.",
+            "the DP·CP ranks): {engine} ranks = {nodes} × {gpus_per_node} GPUs (nodes × GPUs per node).",
         },
         "widgets.composition.counts_differ": {
             "zh": "两种计数相差 {diff} 个 rank：朴素规则把 EP 当作独立的一维；引擎让专家层在同一批 rank 上重新分组。",
@@ -293,6 +293,7 @@ class CompositionWidget(LessonWidget[CompositionView]):
         self._node_labels: list[str] | None = None  # the y tick labels set last
 
     def compute(self, **values: Any) -> CompositionView:
+        values = self.check_values(values)  # a direct call may pass what no control offers
         degrees = {dim: values[dim.lower()] for dim in ENGINE_DIMENSIONS}
         engine = validate_megatron_composition(
             tp=degrees["TP"],
@@ -387,7 +388,8 @@ class CompositionWidget(LessonWidget[CompositionView]):
             count=len(result.topology.mapping.crossing[result.colour_by]),
             total=len(result.topology.groups[result.colour_by]),
         )
-        parts.append(html.escape(tr("widgets.composition.topology", issues=f"{topology} {crossing}")))
+        parts.append(html.escape(tr("widgets.composition.topology", issues=topology)))
+        parts.append(html.escape(crossing))
         if not result.drawn:
             parts.append(
                 html.escape(tr("widgets.composition.too_many", world=result.world_size, limit=MAX_DRAWN_RANKS))

@@ -294,6 +294,7 @@ class GatesWidget(LessonWidget[GateGrid]):
         self._labels_lang: str | None = None
 
     def compute(self, **values: Any) -> GateGrid:
+        values = self.check_values(values)  # a direct call may pass what no control offers
         environment = Environment(
             memory_per_device_gib=values["memory_per_device_gib"],
             mode=values["mode"],

@@ -207,6 +207,7 @@ class MatrixWidget(LessonWidget[MatrixView]):
         self.ax.tick_params(axis="x", labelsize=7)
 
     def compute(self, **values: Any) -> MatrixView:
+        values = self.check_values(values)  # a direct call may pass what no control offers
         return matrix_view(
             values["model"], values["device_memory_gib"], values["topology"], values["global_batch"], values["seq_len"]
         )

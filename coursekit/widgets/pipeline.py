@@ -422,6 +422,7 @@ class PipelineWidget(LessonWidget[PipelineView]):
         self.ax.xaxis.set_major_locator(MaxNLocator(nbins=6, integer=True))
 
     def compute(self, **values: Any) -> PipelineView:
+        values = self.check_values(values)  # a direct call may pass what no control offers
         self._check_controls(values["stages"], values["microbatches"], values["schedule"], values["virtual_stages"])
         slow_stage = values["slow_stage"]
         return pipeline_view(

@@ -307,6 +307,7 @@ class RooflineWidget(LessonWidget[RooflineView]):
             cache_drawing(axis, key=axis.get_view_interval)
 
     def compute(self, **values: Any) -> RooflineView:
+        values = self.check_values(values)  # a direct call may pass what no control offers
         return roofline_view(
             values["gpu"], values["model"], values["tp"], values["micro_batch"], values["seq_len"], values["cp"]
         )

@@ -223,6 +223,7 @@ class ScalingWidget(LessonWidget[ScalingView]):
             cache_drawing(axis, key=axis.get_view_interval)
 
     def compute(self, **values: Any) -> ScalingView:
+        values = self.check_values(values)  # a direct call may pass what no control offers
         return scaling_view(values["overlap"], values["bandwidth_gb_s"], values["gradient_gb"], values["compute_ms"])
 
     def draw(self, result: ScalingView) -> None:

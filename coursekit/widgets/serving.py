@@ -287,6 +287,7 @@ class ServingWidget(LessonWidget[ServingView]):
         self.ax_curve.legend(handles=[self.misfit_line], fontsize=6, loc="lower right", frameon=False)
 
     def compute(self, **values: Any) -> ServingView:
+        values = self.check_values(values)  # a direct call may pass what no control offers
         return serving_view(
             values["model"],
             values["gpu"],

@@ -507,6 +507,7 @@ class WorkbenchWidget(LessonWidget[Any]):
         self._top: tuple[PlanResult, list[PlanCandidate]] | None = None
 
     def compute(self, **values: Any) -> Any:
+        values = self.check_values(values)  # a direct call may pass what no control offers
         # Every control feeds the plan (mfu and overlap change the estimates and so the order); a learner
         # going back to earlier values gets the plan from the cache instead of a new search.
         key = tuple(values[name] for name in _PLAN_INPUTS)
