@@ -363,15 +363,16 @@ verify("q2.allreduce_ms", answer)
 # ### 练习 2.4
 #
 # 先预测：Megatron 张量并行 TP = 8，模型 36 层，每步 8 个微批次，不开序列并行、不重计算。
-# 每个 rank 每步发起多少次 all-reduce？作答后再展开下面折叠的单元格：参考解答，以及每种策略每步通信的表（表里也有本题的答案）。
+# 每个 rank 每步发起多少次 all-reduce？作答后按下面单元格里的“显示参考解答与结果”按钮：它显示参考解答，以及每种策略每步通信的表
+# （表里也有本题的答案）。本节后面几段都要对照这张表。
 
 # %% [markdown] lang="en"
 # ### Exercise 2.4
 #
 # Predict first: Megatron tensor parallelism with TP = 8, a 36-layer model, 8 micro-batches per step, no sequence
-# parallelism and no recomputation. How many all-reduces does each rank issue per step? After answering, unfold the
-# folded cells below: the worked solution, then the table of every strategy's communication per step (it holds this
-# exercise's answer too).
+# parallelism and no recomputation. How many all-reduces does each rank issue per step? After answering, press the
+# "Show the worked solution and result" button in the cell below: it shows the worked solution, then the table of every
+# strategy's communication per step (it holds this exercise's answer too). The rest of this section reads that table.
 
 # %% tags=["learner"]
 answer = ...
@@ -414,20 +415,23 @@ for label_, (key, params) in plans.items():
     rows.append(f"| {label_} | {kinds} | {sum(e.calls_per_step for e in entries)} | {payloads} | "
                 f"{bytes_to_gib(on_intra.bus_bytes):.1f} | {on_intra.total_s * MS_PER_S:.1f} | "
                 f"{on_cross.total_s * MS_PER_S:.1f} | {TERM[on_intra.dominant_term]} |")
-verify("q2.tp_calls", answer, reveal=lambda: display(Markdown("\n".join(rows))))
+# zh: 表格在这里就定下来（默认参数）：后面的单元格会重新使用 rows 这个名字。
+# en: The table is fixed here (a default argument): later cells reuse the name rows.
+verify("q2.tp_calls", answer, reveal=lambda table="\n".join(rows): display(Markdown(table)))
 
 # %% [markdown] lang="zh"
 # ZeRO 的几行要看微批次：每步 8 个微批次时，ZeRO-2 每个 rank 只保留自己那一片梯度，所以**每个微批次**的反向都要
 # reduce-scatter 一次梯度；ZeRO-3 连参数也只保留一片，**每个微批次**的前向和反向都要 all-gather 一次参数。
 # 只有 DP（ZeRO-0）和 ZeRO-1 保留完整梯度、在本地累加，每步同步一次。按 ZeRO 论文 §7 的环形通信量
-# （n 个 rank 各收发 (n-1)/n 份）手算一遍，和上表核对：
+# （n 个 rank 各收发 (n-1)/n 份）手算一遍，和上表（练习 2.4 的按钮显示的那张表）核对：
 
 # %% [markdown] lang="en"
 # The ZeRO rows depend on the micro-batches: with 8 micro-batches per step, ZeRO-2 keeps only its slice of the
 # gradients, so it reduce-scatters them in **every micro-batch's** backward; ZeRO-3 also keeps only a slice of the
 # weights, so it all-gathers them for **every micro-batch's** forward and backward. Only DP (ZeRO-0) and ZeRO-1 keep
 # full gradients, accumulate them locally and synchronise once per step. Worked by hand with the ring volumes of the
-# ZeRO paper, §7 (each of n ranks moves (n-1)/n of the buffer), and checked against the table:
+# ZeRO paper, §7 (each of n ranks moves (n-1)/n of the buffer), and checked against the table (the one exercise 2.4's
+# button shows):
 
 # %%
 psi_bytes = 2 * shape.num_params  # bf16 weights and gradients, 2 bytes each

@@ -70,13 +70,15 @@ from coursekit.widgets.composition import CompositionWidget
 
 
 def show_issues(report):
-    """Print each issue of a composition report: its code and its message in the current language."""
+    # zh: 逐条打印组合检查报告里的问题：问题代码和当前语言的说明。
+    # en: Print each issue of a composition report: its code and its message in the current language.
     for issue in report.issues:
         print(f"  [{issue.code}] {issue.message}")
 
 
 def show_plan(report):
-    """One sentence about a composition report: ranks needed, valid or not, and the issue codes."""
+    # zh: 用一句话说明组合检查报告：需要多少 rank、是否可行、有哪些问题代码。
+    # en: One sentence about a composition report: ranks needed, valid or not, and the issue codes.
     verdict = Text(zh="可行", en="valid") if report.valid else Text(zh="不可行", en="not valid")
     codes = ", ".join(report.codes) or Text(zh="无", en="none")
     print(Text(zh=f"需要 {report.required_ranks} 个 rank，{verdict}；问题代码：{codes}",
@@ -84,7 +86,8 @@ def show_plan(report):
 
 
 def show_counts(comparison):
-    """One sentence comparing the naive count with the engine's world size for a plan with EP."""
+    # zh: 对带 EP 的方案，用一句话比较朴素计数和引擎的世界大小。
+    # en: One sentence comparing the naive count with the engine's world size for a plan with EP.
     verdict = Text(zh="能", en="can") if comparison.engine_valid else Text(zh="不能", en="cannot")
     print(Text(zh=f"朴素规则：{comparison.naive_required_ranks} 个 rank；引擎的世界大小：{comparison.engine_world_size}；"
                   f"引擎{verdict}排出这个方案",
@@ -297,28 +300,29 @@ assert dense["DP"] == expert["EP"]  # EDP = 1: the expert layers' EP groups are 
 #
 # 引擎按一个 **rank 顺序 (rank order)** 给 rank 编号：默认 `TP-CP-EP-DP-PP`，排在前面的维度变化最快。
 # Megatron-Core 的 `initialize_model_parallel` 文档给了一个参考例子：16 张 GPU，TP = 2，PP = 4（所以 DP = 2）。
-# 到这里为止，本课还没有打印过任何一个组：先做下面的练习 4.1；答完后再展开它下面折叠的单元格，看 `rank_groups` 的结果与文档中列出的组是否逐一相同。
+# 到这里为止，本课还没有打印过任何一个组：先做下面的练习 4.1；答完后再按它下面单元格里的“显示参考解答与结果”按钮，看 `rank_groups` 给出的各个组（单元格里的断言核对了它们与文档中列出的组逐一相同）。
 
 # %% [markdown] lang="en"
 # ## 6. Topology mapping: which nodes a rank group lands on
 #
 # The engine numbers ranks in an **order**: by default `TP-CP-EP-DP-PP`, the first dimension varying fastest.
 # Megatron-Core's `initialize_model_parallel` docstring gives a reference example: 16 GPUs, TP = 2, PP = 4 (so
-# DP = 2). So far this lesson has printed no group at all: do exercise 4.1 below first; once you have answered, unfold
-# the folded cells under it to see whether `rank_groups` returns exactly the groups the docstring lists.
+# DP = 2). So far this lesson has printed no group at all: do exercise 4.1 below first; once you have answered, press
+# the "Show the worked solution and result" button in the cell under it to see the groups `rank_groups` returns (an
+# assertion in that cell checks they are exactly the groups the docstring lists).
 
 # %% [markdown] lang="zh"
 # ### 练习 4.1（先预测，再看结果）
 #
 # 参考例子（16 张 GPU，TP = 2，PP = 4，所以 DP = 2，默认顺序）中，rank 5 所在的 DP 组有哪些 rank？用从小到大的列表作答，如 `[0, 1]`。
-# 先用“TP 变化最快、DP 其次”的规则自己推，作答后再展开下面折叠的单元格：参考解答，以及全部的组和文档中列出的组的对照。
+# 先用“TP 变化最快、DP 其次”的规则自己推，作答后再按下面单元格里的“显示参考解答与结果”按钮：它显示参考解答和全部的组。
 
 # %% [markdown] lang="en"
 # ### Exercise 4.1 (predict first, then look)
 #
 # In the reference example (16 GPUs, TP = 2, PP = 4, so DP = 2, default order), which ranks form the DP group of rank 5?
 # Answer with an ascending list, e.g. `[0, 1]`. Work it out from "TP varies fastest, DP next" first; after answering,
-# unfold the folded cells below: the worked solution, then every group side by side with the docstring's.
+# press the "Show the worked solution and result" button in the cell below: it shows the worked solution and every group.
 
 # %% tags=["learner"]
 answer = ...

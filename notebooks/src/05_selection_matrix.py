@@ -79,7 +79,8 @@ from coursekit.widgets.matrix import MatrixWidget, matrix_view, short_model_name
 
 
 def show_table(header, rows):
-    """Display rows of cells as a Markdown table (presentation only; the numbers come from coursekit)."""
+    # zh: 把若干行单元格显示成 Markdown 表格（只负责排版；数字都来自 coursekit）。
+    # en: Display rows of cells as a Markdown table (presentation only; the numbers come from coursekit).
     lines = ["| " + " | ".join(str(cell) for cell in header) + " |", "|" + " --- |" * len(header)]
     lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
     display(Markdown("\n".join(lines)))
@@ -464,15 +465,15 @@ assert [e.summary() for e in evaluations] == [
 ]
 
 # %% [markdown] lang="zh"
-# 读表时注意两种“不优先”的区别：案例 2 的 DP 是**硬排除**（放不下，`hard_excluded=True`）；案例 1 的 FSDP / TP / PP 是
+# 读表时注意两种“不优先”的区别：案例 2 的 DP 是**硬排除**（放不下，理由前标着“硬排除”）；案例 1 的 FSDP / TP / PP 是
 # **不需要**（放得下，再切只增加通信和复杂度）。
 #
 # 案例 2 的 TP 是“不需要”，但理由不是“TP 换不来任何东西”：容量问题由分片或分段就能解决，TP 每层的集合通信不是必需的；
 # 可 TP 配合序列并行会把激活按 1/t 切开，而 ZeRO / FSDP 不切激活——激活成为瓶颈（长上下文、大微批次）时，TP 又有了理由。
 
 # %% [markdown] lang="en"
-# Tell the two kinds of "not preferred" apart: DP in case 2 is **hard-excluded** (it does not fit,
-# `hard_excluded=True`); FSDP / TP / PP in case 1 are **not needed** (it already fits; splitting only adds
+# Tell the two kinds of "not preferred" apart: DP in case 2 is **hard-excluded** (it does not fit; its reason is
+# marked "hard exclusion"); FSDP / TP / PP in case 1 are **not needed** (it already fits; splitting only adds
 # communication and complexity).
 #
 # TP in case 2 is "not needed", but not because "TP buys nothing": sharding or stages already solve the capacity, so
@@ -699,8 +700,8 @@ verify("matrix.max_dp", answer)
 #
 # 1. 从 7.5B 开始，把单卡显存从 24 GiB 降到 16 GiB：哪几格变了？再升到 80 GiB：为什么 DP 仍然不行？
 # 2. 选 18.4B，把互连从“未知”换成“节点内快、跨节点慢”：TP 的结论为什么变了？
-# 3. 把序列长度加到 32768：激活变大，哪一格不再可行、哪一格开始需要 TP？换回 2048、把全局批大小降到 16：
-#    32 张卡分不完 16 条序列，哪些格子因此被排除，哪一格留下？
+# 3. 回到 7.5B、互连换回“未知”，再把序列长度加到 32768：激活变大，哪一格不再可行、哪一格开始需要 TP？
+#    换回 2048、把全局批大小降到 16：32 张卡分不完 16 条序列，哪些格子因此被排除，哪一格留下？
 
 # %% [markdown] lang="en"
 # ## Hands on: change the constraints and watch the matrix's cells
@@ -721,9 +722,9 @@ verify("matrix.max_dp", answer)
 #    DP still out?
 # 2. Pick 18.4B and change the interconnect from "unknown" to "fast inside a node, slow between nodes": why does TP's
 #    verdict change?
-# 3. Raise the sequence length to 32768: the activations grow; which cell is no longer feasible, and which starts to
-#    need TP? Back at 2048, lower the global batch to 16: 32 devices cannot share 16 sequences; which cells does that
-#    exclude, and which one is left?
+# 3. Go back to 7.5B with the interconnect "unknown", then raise the sequence length to 32768: the activations grow;
+#    which cell is no longer feasible, and which starts to need TP? Back at 2048, lower the global batch to 16:
+#    32 devices cannot share 16 sequences; which cells does that exclude, and which one is left?
 
 # %%
 matrix_widget = MatrixWidget()
@@ -736,6 +737,18 @@ view = matrix_widget.result
 assert view.evaluation == evaluate_paper_case(
     constraint_case("megatron-7.5b", device_memory_gib=24, global_batch=64, seq_len=2048), "unspecified"
 )
+# zh: 核对“试一试”第 3 步（7.5B，互连未知）：32768 个 token 时 PP 不再可行、FSDP 要靠 TP 先切开一层；
+# en: Check step 3 of "Try this" (7.5B, interconnect unknown): at 32768 tokens PP is no longer feasible and FSDP needs
+# zh: 全局批大小 16 时 FSDP 因批大小被排除，只剩 PP。
+# en: TP to split a layer first; with a global batch of 16, FSDP is excluded by the batch and only PP is left.
+long_context = evaluate_paper_case(constraint_case("megatron-7.5b", device_memory_gib=24, global_batch=64,
+                                                   seq_len=32768), "unspecified")
+assert long_context.verdict_of("PP").verdict == "not_preferred"
+assert long_context.verdict_of("FSDP").codes == ("fsdp_with_tp",)
+small_batch = evaluate_paper_case(constraint_case("megatron-7.5b", device_memory_gib=24, global_batch=16,
+                                                  seq_len=2048), "unspecified")
+assert small_batch.verdict_of("FSDP").codes == ("global_batch",)
+assert [s for s, v in small_batch.summary().items() if v == "feasible"] == ["PP"]
 
 # %% [markdown] lang="zh"
 # 下图把同样的规则用在全部八个模型上（单卡 24 GiB、拓扑已知、全局批大小 64、序列 2048、32 张卡）：

@@ -64,6 +64,10 @@ from coursekit.hardware import (
     A100_BF16_DENSE_FLOPS,
     H100_BF16_DENSE_FLOPS,
     H100_HBM_BYTES_PER_S,
+    HDR_PER_GPU_BYTES_PER_S,
+    IB_NDR_BYTES_PER_S,
+    NVLINK3_UNIDIRECTIONAL_BYTES_PER_S,
+    NVLINK4_H100_BYTES_PER_S,
     TPU_V4_BF16_FLOPS,
 )
 from coursekit.i18n import Text
@@ -262,6 +266,12 @@ assert round(layer_intensity[8, 1, 1]) == 1487 and round(layer_intensity[32, 1, 
 tp4_share, tp8_share = (achieved_flops(layer_intensity[tp, 1, 1], peak, bandwidth) / peak for tp in (4, 8))
 assert (round(100 * tp4_share, 1), round(100 * tp8_share, 1)) == (98.8, 98.1)
 assert round(layer_intensity[8, 1, 8]) == 420
+# zh: 核对下文的链路带宽（数据手册，每块 GPU 每个方向）：A100 / H100 的 NVLink 300 / 450 GB/s；
+# en: Check the link bandwidths below (datasheets, per GPU and direction): NVLink 300 / 450 GB/s on A100 / H100;
+# zh: 跨节点每块 GPU 一个 InfiniBand 端口，HDR 200 Gb/s、NDR 400 Gb/s，即 25 / 50 GB/s。
+# en: across nodes one InfiniBand port per GPU, HDR 200 Gb/s or NDR 400 Gb/s, that is 25 / 50 GB/s.
+assert (NVLINK3_UNIDIRECTIONAL_BYTES_PER_S, NVLINK4_H100_BYTES_PER_S) == (300e9, 450e9)
+assert (HDR_PER_GPU_BYTES_PER_S, IB_NDR_BYTES_PER_S) == (25e9, 50e9)
 
 # %% [markdown] lang="zh"
 # 有两点值得注意。
@@ -610,7 +620,7 @@ verify("eff.h200_ridge", answer)
 # Megatron-LM（Narayanan 等，2021）表 1 中 145.6B 的一行：80 层，h = 12288，s = 2048，词表 51200，
 # 每张 A100 达到 148 TFLOP/s。论文按它的公式 (3) 数 FLOP，计入了完全重计算，而且重计算不包括输出层。
 # 它的 MFU 是多少（0 到 1 之间的小数）？提示：参数按公式 (3) 的口径取 N = 12·L·h² + V·h，
-# 其中前一项是会被重计算的部分（`recomputed_params`）。
+# 其中前一项是会被重计算的部分：把它作为第 6 节 `hardware_flops_per_token` 的参数 `recomputed_params` 传入。
 
 # %% [markdown] lang="en"
 # ### Exercise 7.3
@@ -618,7 +628,8 @@ verify("eff.h200_ridge", answer)
 # The 145.6B row of Megatron-LM's Table 1 (Narayanan et al., 2021): 80 layers, h = 12288, s = 2048, vocabulary 51200,
 # 148 TFLOP/s per A100. The paper counts FLOPs with its eq. (3), which includes full recomputation, and the output
 # layer is not recomputed. What is its MFU (a fraction between 0 and 1)? Hint: count parameters as eq. (3) does,
-# N = 12·L·h² + V·h, where the first term is what recomputation repeats (`recomputed_params`).
+# N = 12·L·h² + V·h, where the first term is what recomputation repeats: pass it to section 6's
+# `hardware_flops_per_token` as its `recomputed_params` argument.
 
 # %% tags=["learner"]
 answer = ...
@@ -633,7 +644,9 @@ executed = hardware_flops_per_token(params, run.layers, run.hidden, 2048, "full"
 tokens_per_s_per_gpu = run.tflops_per_gpu * 1e12 / executed
 answer = mfu(model, tokens_per_s_per_gpu, 1, A100_BF16_DENSE_FLOPS)
 hfu_value = run.tflops_per_gpu * 1e12 / A100_BF16_DENSE_FLOPS
-verify("eff.megatron_mfu", answer, reveal=lambda: print(f"HFU = {hfu_value:.3f}, MFU = {answer:.3f}"))
+# zh: 数值在这里就定下来（默认参数）：后面的练习会给 answer 赋新值。
+# en: The values are fixed here (default arguments): later exercises assign answer again.
+verify("eff.megatron_mfu", answer, reveal=lambda hfu=hfu_value, value=answer: print(f"HFU = {hfu:.3f}, MFU = {value:.3f}"))
 
 # %% [markdown] lang="zh"
 # ### 练习 7.4
@@ -657,7 +670,7 @@ base = {"tp": 8, "micro_batch": 1, "seq_len": 4096, "cp": 1}
 changes = {"tp16": {"tp": 16}, "cp2": {"cp": 2}, "mb2": {"micro_batch": 2}}
 after = {name: layout_matmul_intensity(llama70, **{**base, **change}) for name, change in changes.items()}
 answer = max(after, key=after.get)
-verify("eff.best_change", answer, reveal=lambda: print({name: round(value) for name, value in after.items()}))
+verify("eff.best_change", answer, reveal=lambda after=after: print({name: round(value) for name, value in after.items()}))
 
 # %% [markdown] lang="zh"
 # ### 练习 7.5

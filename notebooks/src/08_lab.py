@@ -541,6 +541,18 @@ for result in baselines:
 #
 # Even with nothing injected, the two ranks wait for each other: they share 2 cores with the operating system and other processes, and a rank that is scheduled out for a moment is a temporary straggler.
 
+# %%
+# zh: 核对上面的数字：时间线实验的模型约有 1.6 MB 的 fp32 梯度，DDP 默认的桶（第一个 1 MiB，其余 25 MiB）把它装成两桶；
+# en: Check the numbers above: the timeline model has about 1.6 MB of fp32 gradients, which DDP's default buckets (the
+# zh: 录制的 DDP 基线按 0.25 MiB 的桶每步做 7 次 all-reduce。
+# en: first 1 MiB, the rest 25 MiB) hold in two; the recorded DDP baseline makes 7 all-reduces per step with 0.25 MiB buckets.
+timeline_config = TinyTransformerConfig(**timeline.config)
+timeline_gradient_bytes = 4 * sum(spec.numel for spec in parameter_layout(timeline_config))
+assert round(timeline_gradient_bytes / 1e6, 1) == 1.6
+assert MIB_BYTES < timeline_gradient_bytes <= MIB_BYTES + 25 * MIB_BYTES  # more than the first bucket: two buckets
+if not MEASURE_NOW:
+    assert len(timeline.result("ddp", "baseline").sample[0].collectives) == 7
+
 # %% [markdown] lang="zh"
 # ### 6.2 三种注入的故障：只看数字诊断
 #
@@ -590,9 +602,11 @@ check("lab.slow_rank", answer)
 # %% tags=["solution"]
 tp_slow = timeline.result("tp", "slow_rank").per_rank
 answer = min(tp_slow, key=lambda b: b.wait_slower_rank_s).rank  # the rank the others wait for
-verify("lab.slow_rank", answer, reveal=lambda: print(
+# zh: rank 编号在这里就定下来（默认参数）：后面的练习会给 answer 赋新值。
+# en: The rank is fixed here (a default argument): later exercises assign answer again.
+verify("lab.slow_rank", answer, reveal=lambda slow=answer: print(
     f"python -m coursekit.lab timeline --ranks {timeline.ranks} --strategy ddp,fsdp,tp --steps 5 "
-    f"--slow-rank {answer} --slow-factor 3 --input-delay-ms 20 --no-overlap --trace traces/"))
+    f"--slow-rank {slow} --slow-factor 3 --input-delay-ms 20 --no-overlap --trace traces/"))
 
 # %% [markdown] lang="zh"
 # ### 练习 8.7
