@@ -598,37 +598,58 @@ def edge_layers_at(layers: Any, pp: Any, option: int | None) -> Any:
     return ((layers % pp != 0) & ((layers + 2) % pp == 0) & (pp > 2)) * 1
 
 
-def stage_layer_counts(layers: Any, pp: Any, edge_layers: Any = 0) -> tuple[Any, Any, Any]:
+def pipeline_edges_at(layers: Any, pp: Any, option: int | None, last_option: int | None = None) -> tuple[Any, Any]:
+    """The layers the (first, last) pipeline stage gives up at ``pp`` stages; array-generic over ``pp``, unvalidated.
+
+    ``option`` is :attr:`WorkloadSpec.pipeline_edge_layers` (the first stage's, by :func:`edge_layers_at`),
+    ``last_option`` :attr:`WorkloadSpec.pipeline_last_edge_layers`: a number is the last stage's as given; ``None``
+    (the default) the same as the first stage's. DeepSeek-V3 on 16 stages as Megatron-Bridge lays it out states
+    (0, 3): the embedding shares the first stage with 4 layers, the last holds 1 layer, the MTP block and the loss.
+
+    >>> pipeline_edges_at(126, 16, None), pipeline_edges_at(61, 16, 0, 3), pipeline_edges_at(61, 8, 1, None)
+    ((1, 1), (0, 3), (1, 1))
+    """
+    first = edge_layers_at(layers, pp, option)
+    return first, first if last_option is None else last_option
+
+
+def stage_layer_counts(
+    layers: Any, pp: Any, edge_layers: Any = 0, last_edge_layers: Any = None
+) -> tuple[Any, Any, Any]:
     """Layers of the (first, heaviest middle, last) pipeline stage; array-generic over ``pp``, unvalidated.
 
-    The rule (edge stages give up ``edge_layers`` to the embedding and the output layer) is documented at
-    :func:`coursekit.planner.stage_layers`, the public, validated form.
+    The rule (the first stage gives up ``edge_layers`` to the embedding, the last ``last_edge_layers`` — ``None``:
+    as many — to the output layer and the loss) is documented at :func:`coursekit.planner.stage_layers`, the
+    public, validated form.
 
-    >>> stage_layer_counts(126, 16, 1)
-    (7, 8, 7)
+    >>> stage_layer_counts(126, 16, 1), stage_layer_counts(61, 16, 0, 3)
+    ((7, 8, 7), (4, 4, 1))
     """
+    last_edge = edge_layers if last_edge_layers is None else last_edge_layers
     pp_safe = pp + (pp < 1)
-    q = -(-(layers + 2 * edge_layers) // pp_safe)
-    edge = q - edge_layers
+    q = -(-(layers + edge_layers + last_edge) // pp_safe)
+    first_many = q - edge_layers  # pp == 2 too: the larger half of L + e1 + e2, less the first edge
+    last_many = q - last_edge
     many = pp_safe > 2
-    middle_total = layers - 2 * edge
+    middle_total = layers - first_many - last_many
     middle = -(-middle_total // (pp_safe - 2 + (pp_safe <= 2) * (3 - pp_safe)))  # ceil(/max(pp - 2, 1))
-    half = -(-layers // 2)
     single = pp_safe == 1
     two = pp_safe == 2
-    first = single * layers + two * half + many * edge
-    last = single * layers + two * (layers - half) + many * edge
+    first = single * layers + (1 - single) * first_many
+    last = single * layers + two * (layers - first_many) + many * last_many
     mid = many * middle
     return first, mid, last
 
 
-def _check_stage_args(pp: Any, edge_layers: Any) -> None:
-    """A plain number given for ``pp`` or ``edge_layers`` must be an int in range; arrays (the planner's vectorised
-    search, which checks its columns once) pass as they are."""
+def _check_stage_args(pp: Any, edge_layers: Any, last_edge_layers: Any = None) -> None:
+    """A plain number given for ``pp``, ``edge_layers`` or ``last_edge_layers`` must be an int in range; arrays (the
+    planner's vectorised search, which checks its columns once) pass as they are."""
     if not hasattr(pp, "shape"):
         check_int("pp", pp, ge=1, le=1 << 20)
     if not hasattr(edge_layers, "shape"):
         check_int("edge_layers", edge_layers, ge=0, le=1 << 16)
+    if last_edge_layers is not None and not hasattr(last_edge_layers, "shape"):
+        check_int("last_edge_layers", last_edge_layers, ge=0, le=1 << 16)
 
 
 # --------------------------------------------------------------------------- what one layer saves
@@ -1164,7 +1185,9 @@ class ModelSpec:
         """:meth:`logits_bytes` without the checks (the planner's and the serving ledger's kernels)."""
         return LOGITS_BYTES * tokens * self.vocab / shards
 
-    def stage_layer_kinds(self, pp: Any, edge_layers: Any = 0) -> tuple[tuple[Any, Any, Any], ...]:
+    def stage_layer_kinds(
+        self, pp: Any, edge_layers: Any = 0, last_edge_layers: Any = None
+    ) -> tuple[tuple[Any, Any, Any], ...]:
         """(dense, MoE, either) layers of the (first, heaviest middle, last) pipeline stage; array-generic in ``pp``.
 
         A dense model's layers are all dense, an MoE model's all MoE but its ``first_k_dense`` = k first ones,
@@ -1172,19 +1195,22 @@ class ModelSpec:
         the ones past every earlier stage. The middle stages are MoE when the first stage holds every dense
         layer; when some reach past it, which middle stage is heaviest depends on the shards, and its layers are
         counted as "either": each as the heavier kind (:attr:`dense_params_per_layer`, :meth:`layer_widths`), an
-        upper bound. The stage sizes are :func:`stage_layer_counts`; the last stage also holds the
-        :attr:`mtp_layers` multi-token prediction modules' transformer blocks, counted as layers of the model's kind.
+        upper bound. The stage sizes are :func:`stage_layer_counts` (``last_edge_layers`` ``None``: as many as
+        ``edge_layers``); the last stage also holds the :attr:`mtp_layers` multi-token prediction modules'
+        transformer blocks, counted as layers of the model's kind.
 
         >>> from coursekit.presets import MODELS
         >>> MODELS["deepseek-v3"].stage_layer_kinds(8, 1)  # 61 layers: 7, 8, 7; the first 3 dense; 1 MTP block
         ((3, 4, 0), (0, 8, 0), (0, 8, 0))
         """
-        _check_stage_args(pp, edge_layers)
-        return self._stage_layer_kinds(pp, edge_layers)
+        _check_stage_args(pp, edge_layers, last_edge_layers)
+        return self._stage_layer_kinds(pp, edge_layers, last_edge_layers)
 
-    def _stage_layer_kinds(self, pp: Any, edge_layers: Any) -> tuple[tuple[Any, Any, Any], ...]:
+    def _stage_layer_kinds(
+        self, pp: Any, edge_layers: Any, last_edge_layers: Any = None
+    ) -> tuple[tuple[Any, Any, Any], ...]:
         """:meth:`stage_layer_kinds` on checked arguments (the planner's columns)."""
-        first, mid, last = stage_layer_counts(self.layers, pp, edge_layers)
+        first, mid, last = stage_layer_counts(self.layers, pp, edge_layers, last_edge_layers)
         if not self.is_moe:
             return (first, 0 * first, 0 * first), (mid, 0 * mid, 0 * mid), (last + self.mtp_layers, 0 * last, 0 * last)
         k = self.first_k_dense
@@ -1198,7 +1224,7 @@ class ModelSpec:
             (last_dense, last - last_dense + self.mtp_layers, 0 * last),
         )
 
-    def stage_dense_params(self, pp: Any, edge_layers: Any = 0) -> tuple[Any, Any, Any]:
+    def stage_dense_params(self, pp: Any, edge_layers: Any = 0, last_edge_layers: Any = None) -> tuple[Any, Any, Any]:
         """Parameters of the (first, heaviest middle, last) pipeline stage outside the experts; array-generic in ``pp``.
 
         Each stage holds its layers' parameters outside the experts (:meth:`stage_layer_kinds`): a dense layer its
@@ -1213,10 +1239,10 @@ class ModelSpec:
         >>> first - last == tiny.input_embedding_params - tiny.vocab * tiny.hidden - tiny.hidden
         True
         """
-        _check_stage_args(pp, edge_layers)
-        return self._stage_dense_params(pp, edge_layers)
+        _check_stage_args(pp, edge_layers, last_edge_layers)
+        return self._stage_dense_params(pp, edge_layers, last_edge_layers)
 
-    def _stage_dense_params(self, pp: Any, edge_layers: Any) -> tuple[Any, Any, Any]:
+    def _stage_dense_params(self, pp: Any, edge_layers: Any, last_edge_layers: Any = None) -> tuple[Any, Any, Any]:
         """:meth:`stage_dense_params` on checked arguments (the planner's columns)."""
         dense_layer, moe_layer = self._layer_params(moe=False), self._layer_params(moe=True)
         either = self.dense_params_per_layer
@@ -1224,7 +1250,7 @@ class ModelSpec:
         def params(kinds: tuple[Any, Any, Any]) -> Any:
             return kinds[0] * dense_layer + kinds[1] * moe_layer + kinds[2] * either
 
-        first, mid, last = self._stage_layer_kinds(pp, edge_layers)
+        first, mid, last = self._stage_layer_kinds(pp, edge_layers, last_edge_layers)
         single = (pp == 1) * 1
         out_many = self.vocab * self.hidden + self._norm_params()
         out_last = single * self.output_params + (1 - single) * out_many
@@ -1405,6 +1431,17 @@ class WorkloadSpec:
             ``None`` (the default): 1 at each pp where that evens a split that is otherwise uneven, as Megatron-Core's
             ``--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split`` do (from February
             2025), else 0 (:func:`edge_layers_at`). An engine or config without those options is ``0``.
+            With :attr:`pipeline_last_edge_layers` set, this is the first stage's alone.
+        pipeline_last_edge_layers: layers taken off the last pipeline stage alone, for the output layer, the loss
+            and the multi-token prediction block (:func:`pipeline_edges_at`); ``None`` (the default): the same as
+            the first stage's, :attr:`pipeline_edge_layers` (its ``None`` rule included). Megatron-Core's layouts
+            are asymmetric: ``--account-for-embedding-in-pipeline-split`` and ``--account-for-loss-in-pipeline-split``
+            are separate options, and ``--decoder-first-pipeline-num-layers`` /
+            ``--decoder-last-pipeline-num-layers`` and ``pipeline_model_parallel_layout`` size the two edge stages
+            apart (NVIDIA/Megatron-LM, ``megatron/core/transformer/transformer_config.py``). Megatron-Bridge's
+            DeepSeek-V3 recipe (``recipes/deepseek/deepseek_v3.py``, ``layout_map[(16, 1)]``) puts the embedding and
+            4 layers on the first of 16 stages, 4 on each middle one, and 1 layer, the MTP block and the loss on the
+            last: ``pipeline_edge_layers=0, pipeline_last_edge_layers=3``.
         ep_node_limit: node-limited routing, each token reaches at most this many other nodes (DeepSeek-V3
             §2.1.2: 4); ``None`` = unlimited.
         efficiency_ceiling: the compute-efficiency model's ceiling (share of peak the largest matmuls reach);
@@ -1524,6 +1561,7 @@ class WorkloadSpec:
     moe_layer_host_s: float | None = None
     fp8_matmul_share: float | None = None
     fp8_weight_cache: bool = False
+    pipeline_last_edge_layers: int | None = None
 
     def __post_init__(self) -> None:
         _plain_fields(self)
@@ -1562,6 +1600,8 @@ class WorkloadSpec:
             object.__setattr__(self, name, check_number(name, getattr(raw, name), ge=0, le=1))
         if raw.pipeline_edge_layers is not None:
             check_int("pipeline_edge_layers", raw.pipeline_edge_layers, ge=0, le=1 << 16)
+        if raw.pipeline_last_edge_layers is not None:
+            check_int("pipeline_last_edge_layers", raw.pipeline_last_edge_layers, ge=0, le=1 << 16)
         if raw.ep_node_limit is not None:
             check_int("ep_node_limit", raw.ep_node_limit, ge=1, le=MAX_NODES)
         check_bool("ep_dedup_per_node", raw.ep_dedup_per_node)

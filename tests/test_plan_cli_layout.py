@@ -50,6 +50,7 @@ NON_DEFAULT: dict[str, object] = {
     "overlap_tp": 0.0,
     "overlap_ep": 1.0,
     "pipeline_edge_layers": 1,
+    "pipeline_last_edge_layers": 2,
     "ep_node_limit": 4,
     "ep_dedup_per_node": True,
     "ep_fp8_dispatch": True,

@@ -110,9 +110,13 @@ def _plain_space(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec)
         if edge is None:  # the default: the embedding and the loss take a layer's slot where that evens the split
             layers = model.layers
             edge = 1 if pp > 2 and layers % pp != 0 and (layers + 2) % pp == 0 else 0
-        first, mid, last = stage_layer_counts(model.layers, pp, edge)
-        fewest = min(min(first, last) + edge, mid) if pp > 2 else min(first, last) + edge
-        splitting = [v for v in range(2, max(fewest, 1) + 1) if chunks_divide_stages(first, mid, last, pp, edge, v)]
+        last_edge = edge if workload.pipeline_last_edge_layers is None else workload.pipeline_last_edge_layers
+        first, mid, last = stage_layer_counts(model.layers, pp, edge, last_edge)
+        edges = min(first + edge, last + last_edge)
+        fewest = min(edges, mid) if pp > 2 else edges
+        splitting = [
+            v for v in range(2, max(fewest, 1) + 1) if chunks_divide_stages(first, mid, last, pp, edge, v, last_edge)
+        ]
         return [1, *([v for v in splitting if v <= workload.max_virtual_stages] or splitting[:1])]
 
     world = cluster.world_size
@@ -144,6 +148,12 @@ def _plain_space(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec)
         ("mixtral-8x7b", 4, WorkloadSpec(global_batch=256, seq_len=4096)),
         ("llama3-405b", 8, WorkloadSpec(global_batch=512, seq_len=8192, zero_stages=(1, 3), max_virtual_stages=2)),
         ("mcore-gpt-119b", 4, WorkloadSpec(global_batch=768, seq_len=2048)),  # 92 layers: v = 23 at pp = 4
+        # the last stage alone gives up 2: at pp = 4 the stages hold 24, 23, 22 (q = ceil(94 / 4) = 24)
+        (
+            "mcore-gpt-119b",
+            4,
+            WorkloadSpec(global_batch=768, seq_len=2048, pipeline_edge_layers=0, pipeline_last_edge_layers=2),
+        ),
     ],
 )
 def test_the_space_holds_every_composition_in_order(name: str, nodes: int, workload: WorkloadSpec) -> None:

@@ -506,6 +506,18 @@ def _add_search_arguments(p: argparse.ArgumentParser) -> None:
         ).render(),
     )
     p.add_argument(
+        "--last-edge-layers",
+        type=number_arg(int, "pipeline_last_edge_layers", ge=0, le=1024),
+        default=None,
+        help=Text(
+            zh="只从最后一个流水线阶段拿掉的层数（输出层、损失与多 token 预测 (MTP) 块；Megatron-Bridge 的 "
+            "DeepSeek-V3 在 16 个阶段上：3，配 --edge-layers 0）；默认与 --edge-layers 相同",
+            en="layers taken off the last pipeline stage alone (the output layer, the loss and a multi-token "
+            "prediction block; Megatron-Bridge's DeepSeek-V3 on 16 stages: 3, with --edge-layers 0); default: the "
+            "same as --edge-layers",
+        ).render(),
+    )
+    p.add_argument(
         "--ep-node-limit",
         type=number_arg(int, "ep_node_limit", ge=1, le=MAX_NODES),
         default=None,
@@ -672,6 +684,7 @@ _WORKLOAD_FLAGS: tuple[tuple[str, str], ...] = (
     ("max_cp", "max_cp"),
     ("max_virtual_stages", "max_virtual_stages"),
     ("edge_layers", "pipeline_edge_layers"),
+    ("last_edge_layers", "pipeline_last_edge_layers"),
     ("ep_node_limit", "ep_node_limit"),
     ("ep_overlap_schedule", "ep_overlap_schedule"),
     ("efficiency_ceiling", "efficiency_ceiling"),

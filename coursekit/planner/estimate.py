@@ -65,7 +65,7 @@ from ..specs import (
     _inter_node_ring_bandwidth,
     _peak_flops,
     _replace_valid,
-    edge_layers_at,
+    pipeline_edges_at,
     stage_layer_counts,
 )
 from .calibration import (
@@ -777,10 +777,12 @@ class _Stages:
     @classmethod
     def of(cls, np: Any, model: ModelSpec, workload: WorkloadSpec, k: _Columns) -> _Stages:
         def per_pp(pp: Any) -> tuple[Any, ...]:  # the stages depend on pp alone: once per distinct pp
-            edge = edge_layers_at(model.layers, pp, workload.pipeline_edge_layers)
-            counts = stage_layer_counts(model.layers, pp, edge)
-            kinds = [n * np.ones_like(pp) for stage in model._stage_layer_kinds(pp, edge) for n in stage]
-            return (*counts, *model._stage_dense_params(pp, edge), *kinds)
+            edges = pipeline_edges_at(
+                model.layers, pp, workload.pipeline_edge_layers, workload.pipeline_last_edge_layers
+            )
+            counts = stage_layer_counts(model.layers, pp, *edges)
+            kinds = [n * np.ones_like(pp) for stage in model._stage_layer_kinds(pp, *edges) for n in stage]
+            return (*counts, *model._stage_dense_params(pp, *edges), *kinds)
 
         parts = [x.astype(np.float64) for x in on_distinct(np, per_pp, k.pp)]
         layers = dict(zip(STAGE_KINDS, parts[:3], strict=True))

@@ -25,7 +25,7 @@ from ..specs import (
     ModelSpec,
     WorkloadSpec,
     _divisors,
-    edge_layers_at,
+    pipeline_edges_at,
     stage_layer_counts,
 )
 from ..units import GIB_BYTES, bytes_to_gib
@@ -66,6 +66,27 @@ register(
             "zh": "{layers} 层分给 pp = {pp} 个阶段、首末各少 {edge} 层时，有阶段一层都没有",
             "en": "{layers} layers over pp = {pp} stages with {edge} fewer on the first and last leave a stage "
             "without a layer",
+        },
+        "planner.pp_edges": {
+            "zh": "{layers} 层分给 pp = {pp} 个阶段、首阶段少 {edge} 层（pipeline_edge_layers）、"
+            "末阶段少 {last_edge} 层（pipeline_last_edge_layers）时，首、中、末阶段是 {stages} 层：有阶段一层都没有",
+            "en": "{layers} layers over pp = {pp} stages with {edge} fewer on the first (pipeline_edge_layers) and "
+            "{last_edge} fewer on the last (pipeline_last_edge_layers) leave a stage without a layer: the first, "
+            "middle and last stages hold {stages}",
+        },
+        "planner.virtual_chunk_layers_edges": {
+            "zh": "v = {v} 个模型块需要每个流水线阶段至少 {v} 层（首阶段把嵌入算作 {edge} 层，末阶段把输出层与损失"
+            "算作 {last_edge} 层，一个模型块可以只放它们）；最少的阶段只有 {fewest} 层",
+            "en": "v = {v} model chunks need at least {v} layers on every pipeline stage (the first counts the "
+            "embedding as {edge} layers, the last the output layer and the loss as {last_edge}, and a chunk may hold "
+            "only them); the smallest holds {fewest}",
+        },
+        "planner.virtual_chunk_divide_edges": {
+            "zh": "v = {v} 个模型块要把每个流水线阶段的层数等分（首阶段把嵌入算作 {edge} 层，末阶段把输出层与损失"
+            "算作 {last_edge} 层）；首、中、末阶段的层数是 {stages}",
+            "en": "v = {v} model chunks must split every pipeline stage's layers equally (the first counts the "
+            "embedding as {edge} layers, the last the output layer and the loss as {last_edge}); the first, middle "
+            "and last stages hold {stages}",
         },
         "planner.virtual_chunk_layers": {
             "zh": "v = {v} 个模型块需要每个流水线阶段至少 {v} 层（首末阶段把嵌入与损失各算作 {edge} 层，"
@@ -147,20 +168,36 @@ class GateInput:
         """Layers of the (first, heaviest middle, last) pipeline stage (computed once per distinct pp)."""
         import numpy as np
 
-        layers, option = self.model.layers, self.workload.pipeline_edge_layers
+        layers, option, last = (
+            self.model.layers,
+            self.workload.pipeline_edge_layers,
+            self.workload.pipeline_last_edge_layers,
+        )
         counts: tuple[Any, Any, Any] = on_distinct(
-            np, lambda pp: stage_layer_counts(layers, pp, edge_layers_at(layers, pp, option)), self["pp"]
+            np, lambda pp: stage_layer_counts(layers, pp, *pipeline_edges_at(layers, pp, option, last)), self["pp"]
         )
         return counts
 
     @cached_property
     def edge_layers(self) -> Any:
-        """Layers each edge stage gives up to the embedding and the loss, per candidate
-        (:func:`coursekit.specs.edge_layers_at`)."""
+        """Layers the first stage gives up to the embedding, per candidate (:func:`coursekit.specs.edge_layers_at`;
+        the last stage's too unless ``pipeline_last_edge_layers`` says otherwise)."""
         import numpy as np
 
         pp = self["pp"]
-        return np.zeros_like(pp) + edge_layers_at(self.model.layers, pp, self.workload.pipeline_edge_layers)
+        return np.zeros_like(pp) + pipeline_edges_at(self.model.layers, pp, self.workload.pipeline_edge_layers)[0]
+
+    @cached_property
+    def last_edge_layers(self) -> Any:
+        """Layers the last stage gives up to the output layer and the loss, per candidate
+        (:func:`coursekit.specs.pipeline_edges_at`)."""
+        import numpy as np
+
+        pp, workload = self["pp"], self.workload
+        edges = pipeline_edges_at(
+            self.model.layers, pp, workload.pipeline_edge_layers, workload.pipeline_last_edge_layers
+        )
+        return np.zeros_like(pp) + edges[1]
 
     @cached_property
     def fewest_layers(self) -> Any:
@@ -173,11 +210,12 @@ class GateInput:
     @cached_property
     def fewest_chunk_slots(self) -> Any:
         """Layers of the smallest pipeline stage as the interleaved schedule splits it: the first and last stages also
-        count the ``pipeline_edge_layers`` the embedding and the loss stand for (see :func:`chunks_divide_stages`)."""
+        count the ``pipeline_edge_layers`` / ``pipeline_last_edge_layers`` the embedding and the loss stand for (see
+        :func:`chunks_divide_stages`)."""
         import numpy as np
 
         first, mid, last = self.stage_layers
-        edges = np.minimum(first, last) + self.edge_layers
+        edges = np.minimum(first + self.edge_layers, last + self.last_edge_layers)
         return np.where(self["pp"] > 2, np.minimum(edges, mid), edges)
 
     @cached_property
@@ -260,7 +298,13 @@ def _pp_layers_reason(g: GateInput, i: int) -> Reason:
     pp, layers = g.value("pp", i), g.model.layers
     if pp > layers:
         return Reason("pp_layers", "gates.pp_layers", {"pp": pp, "layers": layers})
-    return Reason("pp_layers", "planner.pp_edge", {"layers": layers, "pp": pp, "edge": int(g.edge_layers[i])})
+    edge, last_edge = int(g.edge_layers[i]), int(g.last_edge_layers[i])
+    if edge == last_edge:
+        return Reason("pp_layers", "planner.pp_edge", {"layers": layers, "pp": pp, "edge": edge})
+    first, mid, last = (int(x[i]) for x in g.stage_layers)
+    stages = f"{first}, {mid}, {last}" if pp > 2 else f"{first}, {last}"
+    params = {"layers": layers, "pp": pp, "edge": edge, "last_edge": last_edge, "stages": stages}
+    return Reason("pp_layers", "planner.pp_edges", params)
 
 
 def _ep_experts_test(g: GateInput) -> Any:
@@ -281,12 +325,15 @@ def _ep_fold_reason(g: GateInput, i: int) -> Reason:
     return Reason("ep_fold", "planner.etp_fold", {**params, "product": etp * ep * pp})
 
 
-def chunks_divide_stages(first: Any, mid: Any, last: Any, pp: Any, edge_layers: Any, v: Any) -> Any:
+def chunks_divide_stages(
+    first: Any, mid: Any, last: Any, pp: Any, edge_layers: Any, v: Any, last_edge_layers: Any = None
+) -> Any:
     """True where ``v`` model chunks split every pipeline stage into equal chunks; array-generic.
 
     Megatron-Core's rule for the interleaved schedule (``TransformerConfig``: "number of layers on each pipeline
     rank ... must be divisible by virtual_pipeline_model_parallel_size"): each stage's layers — the first and
-    last counting the ``edge_layers`` that the embedding and the loss stand for, as
+    last counting the ``edge_layers`` / ``last_edge_layers`` (``None``: as many) that the embedding and the loss
+    stand for, as
     ``--account-for-embedding-in-pipeline-split`` / ``--account-for-loss-in-pipeline-split`` count them — are a
     multiple of ``v``. ``first, mid, last`` are :func:`coursekit.specs.stage_layer_counts`; ``mid`` counts only
     when pp > 2. Only a hand-written ``--pipeline-model-parallel-layout`` lifts the rule. A chunk may hold only the
@@ -298,14 +345,17 @@ def chunks_divide_stages(first: Any, mid: Any, last: Any, pp: Any, edge_layers: 
 
     >>> bool(chunks_divide_stages(7, 8, 7, 16, 1, 4)), bool(chunks_divide_stages(3, 4, 3, 32, 1, 3))
     (True, False)
+    >>> bool(chunks_divide_stages(7, 8, 6, 8, 1, 4, 2))  # Megatron-Bridge's DeepSeek-V3 "Et|(tt|)*30mL" on 8 x 4
+    True
     """
-    edge = first + edge_layers, last + edge_layers
+    last_edge = edge_layers if last_edge_layers is None else last_edge_layers
+    edge = first + edge_layers, last + last_edge
     return (edge[0] % v == 0) & (edge[1] % v == 0) & ((pp <= 2) | (mid % v == 0))
 
 
 def _pp_schedule_test(g: GateInput) -> Any:
     pp, v = g["pp"], g["v"]
-    uneven = ~chunks_divide_stages(*g.stage_layers, pp, g.edge_layers, v)
+    uneven = ~chunks_divide_stages(*g.stage_layers, pp, g.edge_layers, v, g.last_edge_layers)
     return (v > 1) & ((pp == 1) | (g.fewest_chunk_slots < v) | uneven | (g["ga"] % pp != 0))
 
 
@@ -313,13 +363,17 @@ def _pp_schedule_reason(g: GateInput, i: int) -> Reason:
     pp, v, fewest = g.value("pp", i), g.value("v", i), int(g.fewest_chunk_slots[i])
     if pp == 1:
         return Reason("pp_schedule", "planner.virtual_needs_pp", {"v": v})
-    edge = int(g.edge_layers[i])
+    edge, last_edge = int(g.edge_layers[i]), int(g.last_edge_layers[i])
+    same = edge == last_edge  # the symmetric messages, as before pipeline_last_edge_layers
+    edges: dict[str, int] = {"edge": edge} if same else {"edge": edge, "last_edge": last_edge}
     if fewest < v:
-        return Reason("pp_schedule", "planner.virtual_chunk_layers", {"v": v, "fewest": fewest, "edge": edge})
+        key = "planner.virtual_chunk_layers" if same else "planner.virtual_chunk_layers_edges"
+        return Reason("pp_schedule", key, {"v": v, "fewest": fewest, **edges})
     first, mid, last = (int(x[i]) for x in g.stage_layers)
-    if not chunks_divide_stages(first, mid, last, pp, edge, v):
+    if not chunks_divide_stages(first, mid, last, pp, edge, v, last_edge):
         stages = f"{first}, {mid}, {last}" if pp > 2 else f"{first}, {last}"
-        return Reason("pp_schedule", "planner.virtual_chunk_divide", {"v": v, "stages": stages, "edge": edge})
+        key = "planner.virtual_chunk_divide" if same else "planner.virtual_chunk_divide_edges"
+        return Reason("pp_schedule", key, {"v": v, "stages": stages, **edges})
     return Reason("pp_schedule", "pipeline.interleaved_multiple", {"microbatches": g.value("ga", i), "stages": pp})
 
 

@@ -621,7 +621,8 @@ ESTIMATE_NOTES: tuple[Text, ...] = (
         f"（FlashAttention-3 在 H100 上的实测），所以注意力核心每计一个 FLOP 约花 "
         f"{CAUSAL_EXECUTED_SHARE / ATTENTION_RELATIVE_RATE:.2f} 个线性层 FLOP 的时间；序列越短越慢"
         f"（同一组实测，1K 时 {_RATE_1K:.2f}），每次调用只跑一个 rank 的 s/cp 个 token。"
-        "首/末阶段算嵌入与输出层，可以少放几层（参数 `pipeline_edge_layers`）。",
+        "首/末阶段算嵌入与输出层，可以少放几层（参数 `pipeline_edge_layers`；"
+        "只设末阶段用 `pipeline_last_edge_layers`）。",
         en="Compute = the slowest pipeline stage's executed FLOPs / (its ranks·peak·matmul efficiency). Model "
         "FLOPs follow PaLM appendix B: 6·N_active + 12·L·h·s per token (attention's two matmuls, not halved for "
         "causality); selective recompute adds 4·L·h·s, full recompute also the layers' 2·N. With flash attention "
@@ -631,7 +632,7 @@ ESTIMATE_NOTES: tuple[Text, ...] = (
         f"{CAUSAL_EXECUTED_SHARE / ATTENTION_RELATIVE_RATE:.2f} of a linear layer's FLOP; shorter sequences run slower "
         f"({_RATE_1K:.2f} at 1K tokens in the same figures), and each call runs over one rank's s/cp "
         "tokens. The first and last stages carry the embedding and the output layer and may hold fewer "
-        "layers (pipeline_edge_layers).",
+        "layers (pipeline_edge_layers; the last stage's alone: pipeline_last_edge_layers).",
     ),
     Text(
         zh="矩阵乘效率：每个 GPU 的矩阵乘是 (mb·s/cp) 个 token 乘以 h/tp 宽（h 为隐藏维度）的权重分片；"

@@ -32,7 +32,7 @@ from ..communication import (
 from ..gates import _pp_rule
 from ..i18n import Reason, Text, tr
 from ..scaling import StepTimeline
-from ..specs import MIN_BANDWIDTH_BYTES_PER_S, _group_link, _inter_node_ring_bandwidth, edge_layers_at, type_error
+from ..specs import MIN_BANDWIDTH_BYTES_PER_S, _group_link, _inter_node_ring_bandwidth, pipeline_edges_at, type_error
 from ..units import GIB_BYTES
 from .estimate import (
     COMM_DIMENSIONS,
@@ -409,7 +409,8 @@ def _training_rows(
         entries = _pp_entries(tokens, mb, max(1, model.hidden // tp), pp, ga * v, ACTIVATION_BYTES)
         rows.append(_comm_row("PP", entries, pp, cluster, world, comm["PP"], used=world))
     units = layers if zero == 3 else 1
-    dense_stage = max(model._stage_dense_params(pp, edge_layers_at(model.layers, pp, workload.pipeline_edge_layers)))
+    edges = pipeline_edges_at(model.layers, pp, workload.pipeline_edge_layers, workload.pipeline_last_edge_layers)
+    dense_stage = max(model._stage_dense_params(pp, *edges))
     for dimension, params, ranks in (
         ("DP", dense_stage / tp, dpc),
         ("EDP", layers * model.num_experts * model.expert_params / (etp * ep), edp if model.is_moe else 1),

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from .._validate import check_choice, check_int
 from ..capacity import RECOMPUTE_MODES
 from ..i18n import register, tr
-from ..specs import _divisors, _plain, edge_layers_at, stage_layer_counts, type_error
+from ..specs import _divisors, _plain, pipeline_edges_at, stage_layer_counts, type_error
 from .gate_table import PLAN_GATES as PLAN_GATES
 from .gate_table import PlanGate as PlanGate
 from .gate_table import chunks_divide_stages
@@ -40,6 +40,14 @@ register(
             "en": "edge_layers = {edge}: with {layers} layers in {pp} pipeline stages the first and last stages would "
             "hold {stage} layers; a stage holds at least 0 layers, so use a smaller edge_layers.",
         },
+        "planner.edge_layers_negative_asymmetric": {
+            "zh": "edge_layers = {edge}、last_edge_layers = {last_edge}：{layers} 层分成 {pp} 个流水线阶段时，"
+            "首、中、末阶段只剩 {first}、{mid}、{last} 层；每个阶段至少要有 0 层，"
+            "请减小 last_edge_layers 或 edge_layers。",
+            "en": "edge_layers = {edge}, last_edge_layers = {last_edge}: with {layers} layers in {pp} pipeline stages "
+            "the first, middle and last stages would hold {first}, {mid} and {last} layers; a stage holds at least "
+            "0 layers, so use a smaller last_edge_layers or edge_layers.",
+        },
         "planner.space_too_large": {
             "zh": "搜索空间有 {size:,} 个组合，超过上限 {limit:,}：请减少 ZeRO 阶段、重计算模式或微批次上限，"
             "或换一个约数较少的 GPU 总数。",
@@ -65,29 +73,50 @@ def _short(value: Any) -> Any:
 # --------------------------------------------------------------------------- pipeline stage layout
 
 
-def stage_layers(layers: int, pp: int, edge_layers: int = 0) -> tuple[int, int, int]:
+def stage_layers(
+    layers: int, pp: int, edge_layers: int = 0, last_edge_layers: int | None = None
+) -> tuple[int, int, int]:
     """Layers of the (first, heaviest middle, last) pipeline stage.
 
-    With ``pp == 1`` the one stage holds every layer (first = last = L, middle 0). With ``pp == 2`` the
-    first stage holds ceil(L/2). With ``pp > 2`` and ``edge_layers`` = e (layers taken off each edge
-    stage to make room for the embedding and the output layer + loss), the middle stages hold
-    q = ceil((L + 2e)/pp), the edge stages q - e each, and the middle stages share the rest evenly;
-    the heaviest middle stage holds ceil((L - 2(q - e))/(pp - 2)). Llama 3 405B: L = 126, pp = 16,
-    e = 1 gives 7, 8, 7 (Llama Team 2024, §3.3.2). A stage with fewer than one layer is malformed
-    (the ``pp_layers`` gate).
+    The first stage gives up ``edge_layers`` = e1 layers to the embedding, the last ``last_edge_layers`` = e2 to the
+    output layer and the loss (and a multi-token prediction block); ``last_edge_layers`` ``None`` (the default) is
+    e2 = e1. One rule: q = ceil((L + e1 + e2)/pp) slots a stage, the first stage holds q - e1 layers, the last
+    q - e2, and the middle stages share the rest evenly, the heaviest ceil((L - (q - e1) - (q - e2))/(pp - 2)).
+    With ``pp == 1`` the one stage holds every layer (first = last = L, middle 0). With ``pp == 2`` there is no
+    middle: the first stage holds q - e1 (the larger half of L + e1 + e2, less its edge), the last the rest; with
+    e1 = e2 that is ceil(L/2), whatever the edges. Llama 3 405B: L = 126, pp = 16, e1 = e2 = 1 gives 7, 8, 7 (Llama
+    Team 2024, §3.3.2). DeepSeek-V3 as Megatron-Bridge lays out 16 stages: L = 61, e1 = 0, e2 = 3 gives q = 4 and
+    4, 4, 1. A stage with fewer than one layer is malformed (the ``pp_layers`` gate); fewer than none is refused
+    here.
 
     >>> stage_layers(126, 16, 1), stage_layers(80, 3), stage_layers(10, 1)
     ((7, 8, 7), (27, 26, 27), (10, 0, 10))
+    >>> stage_layers(61, 16, 0, 3), stage_layers(61, 8, 0, 3), stage_layers(61, 2, 0, 3)
+    ((4, 4, 1), (8, 8, 5), (32, 0, 29))
 
     Taught in: lesson 9 (decision workbench).
     """
     layers = check_int("layers", layers, ge=1, le=1 << 20)
     pp = check_int("pp", pp, ge=1, le=1 << 20)
     edge_layers = check_int("edge_layers", edge_layers, ge=0, le=1 << 20)
-    first, mid, last = stage_layer_counts(layers, pp, edge_layers)
+    if last_edge_layers is not None:
+        last_edge_layers = check_int("last_edge_layers", last_edge_layers, ge=0, le=1 << 20)
+    first, mid, last = stage_layer_counts(layers, pp, edge_layers, last_edge_layers)
     if min(first, mid, last) < 0:  # zero layers is a malformed stage the gate names; fewer is no stage at all
+        if last_edge_layers is None or last_edge_layers == edge_layers:
+            stage = int(min(first, last))
+            raise ValueError(tr("planner.edge_layers_negative", edge=edge_layers, layers=layers, pp=pp, stage=stage))
         raise ValueError(
-            tr("planner.edge_layers_negative", edge=edge_layers, layers=layers, pp=pp, stage=int(min(first, last)))
+            tr(
+                "planner.edge_layers_negative_asymmetric",
+                edge=edge_layers,
+                last_edge=last_edge_layers,
+                layers=layers,
+                pp=pp,
+                first=int(first),
+                mid=int(mid),
+                last=int(last),
+            )
         )
     return int(first), int(mid), int(last)
 
@@ -100,8 +129,9 @@ INT_COLUMNS: tuple[str, ...] = ("tp", "pp", "dp", "cp", "ep", "etp", "v", "zero"
 
 def _v_options(model: ModelSpec, workload: WorkloadSpec, pp: int) -> list[int]:
     """Virtual stages tried at ``pp``: 1, and each v in 2..max that keeps at least one layer per chunk (the first
-    and last stages counting the embedding and the loss as ``pipeline_edge_layers`` layers: a chunk may hold only
-    them) and splits every stage into equal chunks (:func:`coursekit.planner.gate_table.chunks_divide_stages`).
+    and last stages counting the embedding and the loss as ``pipeline_edge_layers`` and
+    ``pipeline_last_edge_layers`` layers: a chunk may hold only them) and splits every stage into equal chunks
+    (:func:`coursekit.planner.gate_table.chunks_divide_stages`).
 
     Megatron-Core accepts any v that splits the stages, up to one layer per chunk; ``max_virtual_stages`` bounds
     how deep the search interleaves. When no v up to it splits the stages — 92 layers over 4 stages are 23 a
@@ -118,19 +148,27 @@ def _v_options(model: ModelSpec, workload: WorkloadSpec, pp: int) -> list[int]:
     >>> _v_options(gpt119, WorkloadSpec(global_batch=768, max_virtual_stages=1), 4)
     [1]
     """
-    edge = edge_layers_at(model.layers, pp, workload.pipeline_edge_layers)
-    return list(_v_options_of(model.layers, edge, workload.max_virtual_stages, pp))
+    edge, last_edge = pipeline_edges_at(
+        model.layers, pp, workload.pipeline_edge_layers, workload.pipeline_last_edge_layers
+    )
+    return list(_v_options_of(model.layers, edge, workload.max_virtual_stages, pp, last_edge))
 
 
 @lru_cache(maxsize=1024)
-def _v_options_of(layers: int, edge: int, max_virtual_stages: int, pp: int) -> tuple[int, ...]:
-    """:func:`_v_options` from the four integers it depends on (each search asks for every pp, several times)."""
+def _v_options_of(
+    layers: int, edge: int, max_virtual_stages: int, pp: int, last_edge: int | None = None
+) -> tuple[int, ...]:
+    """:func:`_v_options` from the integers it depends on (each search asks for every pp, several times);
+    ``last_edge`` ``None``: the same as ``edge``."""
     if pp == 1 or max_virtual_stages == 1:
         return (1,)
-    first, mid, last = stage_layer_counts(layers, pp, edge)
-    edges = min(first, last) + edge
+    last_edge = edge if last_edge is None else last_edge
+    first, mid, last = stage_layer_counts(layers, pp, edge, last_edge)
+    edges = min(first + edge, last + last_edge)
     fewest = min(edges, mid) if pp > 2 else edges
-    splitting = [v for v in range(2, max(fewest, 1) + 1) if chunks_divide_stages(first, mid, last, pp, edge, v)]
+    splitting = [
+        v for v in range(2, max(fewest, 1) + 1) if chunks_divide_stages(first, mid, last, pp, edge, v, last_edge)
+    ]
     within = [v for v in splitting if v <= max_virtual_stages]
     return (1, *(within or splitting[:1]))
 
