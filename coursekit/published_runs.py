@@ -636,7 +636,10 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
             ("ep_dedup_per_node", True),  # enable_deepep on the H100: DeepEP's flex dispatcher
             ("overlap_ep", 1.0),  # overlap_moe_expert_parallel_comm with delay_wgrad_compute
             ("overlap_dp", 0.0),  # overlap_grad_reduce = False on the H100
-            ("pipeline_edge_layers", 1),  # "Et|(tt|)*30mL": the first stage's chunk holds the embedding and 1 layer
+            # "Et|(tt|)*30mL" (32 chunks of 2 layer slots): the first chunk holds the embedding and 1 layer, the last
+            # the MTP block and the loss and no layer. Per stage of 4 chunks: 7, 8 and 6 layers (61 + 1 + 2 = 8 · 8).
+            ("pipeline_edge_layers", 1),
+            ("pipeline_last_edge_layers", 2),
             TP_OVERLAP_OFF,  # the recipe's CommOverlapConfig(tp_comm_overlap=False)
         ),
     ),
@@ -1290,9 +1293,10 @@ DGXC_DEEPSEEK_V3_SOURCE: str = (
     "NVIDIA/TransformerEngine @ faee0e8bb046bfe9a481158e7ac9796d10e8640f (v2.5, 2025-06-11), "
     "NVIDIA/TransformerEngine#1552"
 )
-#: The recipe's first and last stage hold 3 and 2 layers (61 = 3 + 14 · 4 + 2); the workbench's edge rule takes one
-#: layer off both edges (3, 4 and 3), one layer more on the last stage than the recipe. Its token-drop callback (expert
-#: capacity 1.0, padded) changes nothing under the balanced routing the estimate assumes.
+#: The recipe's first and last stage hold 3 and 2 layers (61 = 3 + 14 · 4 + 2): edges of 1 and 2 layers
+#: (``pipeline_edge_layers``, ``pipeline_last_edge_layers``), the embedding standing for one layer and the MTP block
+#: with the loss for two. Its token-drop callback (expert capacity 1.0, padded) changes nothing under the balanced
+#: routing the estimate assumes.
 DGXC_DEEPSEEK_V3_RUN: PublishedRun = PublishedRun(
     "DGX Cloud DeepSeek-V3 (MoE), 4K, 1024 H100 (BF16)",
     "deepseek-v3",
@@ -1314,6 +1318,7 @@ DGXC_DEEPSEEK_V3_RUN: PublishedRun = PublishedRun(
         ("recompute_modes", ("none",)),
         ("recompute_modules", ("mla_up_proj",)),
         ("pipeline_edge_layers", 1),
+        ("pipeline_last_edge_layers", 2),
         TP_OVERLAP_OFF,
         ("max_cp", 1),  # the container's Transformer Engine predates MLA with CP
     ),

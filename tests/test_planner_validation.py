@@ -41,23 +41,15 @@ KNOWN_GAPS: dict[str, tuple[frozenset[str], str]] = {
         "FP8 matmul share fitted on Transformer Engine's per-tensor-scaled GEMMs is applied to DeepSeek's own "
         "fine-grained (1x128 tile, 128x128 block) FP8 GEMMs too (0.80x before it)",
     ),
-    "Megatron-Bridge DeepSeek-V3 (MoE), 4K, 1024 H100 (FP8)": (
-        frozenset({"group1_or_top10"}),
-        "rank 74 (tie group 2), 1.24x the best estimate, at 1.07x the measured throughput. Registered as its H100 run "
-        "script sets it (DeepEP, the 1F1B all-to-all overlap, no gradient-reduction overlap, MLA up-projection "
-        "recomputation, layout Et|(tt|)*30mL), the published layout (TP 2, PP 8, VP 4, EP 64) fits at 57.0 GiB; the "
-        "multi-token prediction module on its last stage makes that stage the slowest (23.5 s a step, 19.3 s "
-        "without it). The best estimate drops the pipeline (TP 2, CP 2, EP 256, DP 256, 67.3 GiB)",
-    ),
     "DGX Cloud DeepSeek-V3 (MoE), 4K, 1024 H100 (BF16)": (
         frozenset({"group1_or_top10", "within_1.25x"}),
-        "rank 38 (tie group 2), 1.34x the best estimate, at 0.93x the measured throughput. Registered as its recipe "
+        "rank 28 (tie group 2), 1.35x the best estimate, at 1.02x the measured throughput. Registered as its recipe "
         "sets it (no CP: the container's Transformer Engine predates MLA with CP; MLA up-projection recomputation; no "
         "TP comm overlap; the alltoall dispatcher, whose all-to-all Megatron-Core does not overlap at PP 16 without "
         "interleaving): "
         "EP 64 spans 8 nodes, and 20.0 s of its all-to-all per step cross InfiniBand, exposed. The best estimate "
-        "(TP 4, PP 8, EP 16, 67.6 GiB) keeps each all-to-all within 2 nodes (10.5 s); the recipe's first and last "
-        "stage hold 3 and 2 layers, the edge rule 3 and 3",
+        "(TP 4, PP 16, EP 8, 68.0 GiB) keeps each all-to-all inside a node (2.1 s); the recipe's first and last "
+        "stage hold 3 and 2 layers, stated as edges of 1 and 2",
     ),
     "Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8)": (
         frozenset({"throughput_30pct"}),
