@@ -249,3 +249,29 @@ def test_update_time_report(capsys: pytest.CaptureFixture[str]) -> None:
             f"p95 {times[int(0.95 * len(times)) - 1] * 1e3:.1f} ms"
         )
     assert w.render_count >= 50
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+@pytest.mark.parametrize("model", [None, "largest"])
+def test_total_labels_sit_right_of_their_bars_inside_the_axes(language: str, model: str | None) -> None:
+    """Each stage's "… GiB" label starts after its bar ends and ends inside the axes, for every stage (the longest
+    bar need not be the chosen stage's) and in both languages (the English label is the longer)."""
+    previous = coursekit.i18n.get_language()
+    coursekit.i18n.set_language(language)
+    try:
+        w = CapacityWidget()
+        if model == "largest":
+            option = w.controls["model"].options[-1]
+            w.controls["model"].value = option[1] if isinstance(option, tuple) else option
+        assert w.status == "ok"
+        fig = w.figure
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        axes_box = w.ax.get_window_extent(renderer)
+        for row, text in enumerate(w.value_texts):
+            bar_end = max(bars[row].get_window_extent(renderer).x1 for bars in w.bars)
+            box = text.get_window_extent(renderer)
+            assert box.x0 > bar_end, (row, box.x0, bar_end)
+            assert box.x1 < axes_box.x1, (row, box.x1, axes_box.x1)
+    finally:
+        coursekit.i18n.set_language(previous)

@@ -338,7 +338,8 @@ class CapacityWidget(LessonWidget[CapacityView]):
     def draw(self, result: CapacityView) -> None:
         device = result.ledger.device_memory_gib
         chosen = ZERO_STAGES.index(result.state.zero_stage)
-        x_max = max(device * 1.3, sum(result.segments_gib) * 1.15)
+        # Room right of the longest bar (any stage's, not only the chosen one) for its "… GiB" label.
+        x_max = max(device * 1.3, max(sum(segments) for segments in result.stage_segments_gib) * 1.45)
         for row, segments in enumerate(result.stage_segments_gib):
             left = 0.0
             alpha = 1.0 if row == chosen else 0.3
@@ -351,7 +352,7 @@ class CapacityWidget(LessonWidget[CapacityView]):
             text = self.value_texts[row]
             fits = result.stage_ledgers[row].fits_one_device
             text.set_text(f"{left:.1f} GiB {label(_FIT_LABELS[fits])}")
-            text.set_x(min(left, x_max * 0.82) + x_max * 0.01)
+            text.set_x(left + x_max * 0.01)
             text.set_color("#2e7d32" if fits else "#c62828")
             text.set_fontweight("bold" if row == chosen else "normal")
         self.ax.set_xlim(0.0, x_max)
