@@ -189,8 +189,8 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         Text(zh="序列并行", en="sequence parallelism"),
         "SP",
         Text(
-            zh="Megatron-LM 中配合张量并行使用（Korthikanti et al., 2022）：层归一化、dropout 等不在矩阵乘切分内的部"
-            "分沿序列维度切分，把张量并行的全归约换成归约散射加全收集，这部分激活显存也除以 TP 度。",
+            zh="Megatron-LM 中配合张量并行使用（Korthikanti et al., 2022）：层归一化、丢弃 (dropout) 等不在矩阵乘"
+            "切分内的部分沿序列维度切分，把张量并行的全归约换成归约散射加全收集，这部分激活显存也除以 TP 度。",
             en="Megatron-LM's companion to tensor parallelism (Korthikanti et al., 2022): the parts of a layer "
             "outside the split matrix multiplies (layer norm, dropout) are split along the sequence, TP's all-reduce "
             "becomes a reduce-scatter plus an all-gather, and those activations shrink by the TP degree.",
