@@ -87,12 +87,12 @@ def train_step(
             busy_compute(extra_s, ctx.device)
         if scenario.overlap or not isinstance(model, nn.parallel.DistributedDataParallel):
             loss = F.cross_entropy(model(inputs), labels)
-            loss.backward()  # type: ignore[no-untyped-call]
+            loss.backward()  # type: ignore[no-untyped-call,unused-ignore]
         else:
             # DDP decides in forward whether backward all-reduces its buckets: no_sync must cover both.
             with model.no_sync():
                 loss = F.cross_entropy(model(inputs), labels)
-                loss.backward()  # type: ignore[no-untyped-call]
+                loss.backward()  # type: ignore[no-untyped-call,unused-ignore]
             all_reduce_after_backward(model, ctx.world_size)
         optimizer.step()
         optimizer.zero_grad()
