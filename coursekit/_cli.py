@@ -72,6 +72,14 @@ register(
         },
         "cli.kind_file": {"zh": "文件", "en": "file"},
         "cli.kind_folder": {"zh": "文件夹（当前文件夹写作 .）", "en": "folder (. for the current one)"},
+        "cli.path_type": {
+            "zh": "{option} = {value}：必须是路径（str 或 pathlib.Path），而不是 {type}。",
+            "en": "{option} = {value}: must be a path (str or pathlib.Path), not {type}.",
+        },
+        "cli.path_nul": {
+            "zh": "{option} {path!r}：路径中有空字符 (\\0)，操作系统不接受这样的路径。",
+            "en": "{option} {path!r}: the path holds a NUL character (\\0), which no operating system accepts.",
+        },
         "cli.path_is_folder": {
             "zh": "{option} {path}：这是一个文件夹；请给出其中的一个文件名。",
             "en": "{option} {path}: is a folder; name a file inside it.",
@@ -325,11 +333,16 @@ def fail_line(prog: str, message: str) -> int:
     return EXIT_USAGE
 
 
+def os_error_reason(exc: OSError) -> str:
+    """Why the operating system refused, in the current language (its own words, with the error number, for an error
+    the catalog does not name)."""
+    key = _ERRNO_KEYS.get(exc.errno or 0)
+    return tr(key) if key else tr("cli.errno_other", code=exc.errno, text=exc.strerror or str(exc))
+
+
 def os_error_message(exc: OSError, option: str = "") -> str:
     """One line saying which path failed and why, in the current language."""
-    key = _ERRNO_KEYS.get(exc.errno or 0)
-    text = exc.strerror or str(exc)
-    reason = tr(key) if key else tr("cli.errno_other", code=exc.errno, text=text)
+    reason = os_error_reason(exc)
     path = "" if exc.filename is None else str(exc.filename)[:SHOWN_CHARS]
     return tr("cli.os_error", option=f"{option} " if option and path else option, path=path, reason=reason)
 
@@ -361,6 +374,10 @@ def _check_creatable(option: str, path: Path) -> None:
 
 
 def _check_path(option: str, text: str | os.PathLike[str], kind: str, create: bool) -> Path:
+    if not isinstance(text, (str, os.PathLike)):  # None or a number would be read as the path "None", "5"
+        raise TypeError(tr("cli.path_type", option=option, value=i18n.shown_repr(text), type=type(text).__name__))
+    if "\0" in str(text):
+        raise ValueError(tr("cli.path_nul", option=option, path=str(text)[:SHOWN_CHARS]))
     if not str(text).strip():
         raise ValueError(tr("cli.path_empty", option=option, path=str(text), kind=tr(f"cli.kind_{kind}")))
     path = Path(text)

@@ -205,7 +205,23 @@ def tr(key: str, /, lang: str | None = None, **params: Any) -> str:
     lang = lang or _current
     # a bilingual parameter renders in the entry's language, not only in the current one
     shown = {name: _shown(value.render(lang) if isinstance(value, Text) else value) for name, value in params.items()}
-    return _catalog[key][lang].format(**shown)
+    text = _catalog[key][lang]
+    try:
+        return text.format(**shown)
+    except KeyError:  # a {name} the caller did not give: named, as Python names a missing argument
+        missing = ", ".join(sorted(placeholders(text) - set(params)))
+        raise TypeError(tr("i18n.missing_params", key=key, names=missing)) from None
+    except (TypeError, ValueError):  # a parameter its format spec cannot show, e.g. {size:,} given a str
+        for _, name, spec, _ in string.Formatter().parse(text):
+            if name in params and spec:
+                try:
+                    format(params[name], spec)
+                except (TypeError, ValueError):
+                    kind = type(params[name]).__name__
+                    raise TypeError(
+                        tr("i18n.param_format", key=key, name=name, value=params[name], spec=spec, type=kind)
+                    ) from None
+        raise
 
 
 def pick(zh: str, en: str) -> str:
@@ -264,6 +280,15 @@ register(
         "i18n.unknown_key": {
             "zh": "key = {value!r}：课程的消息目录中没有这个键。",
             "en": "key = {value!r}: no message with this key in the coursekit catalog.",
+        },
+        "i18n.missing_params": {
+            "zh": "key = {key!r}：这条消息还需要参数 {names}。",
+            "en": "key = {key!r}: the message also needs the parameters {names}.",
+        },
+        "i18n.param_format": {
+            "zh": "{name} = {value!r}：消息 {key!r} 按格式 {spec!r} 显示它，需要数而不是 {type}。",
+            "en": "{name} = {value!r}: message {key!r} shows it in the format {spec!r}, which needs a number, not "
+            "{type}.",
         },
         "validate.type_number": {
             "zh": "{name} = {value!r}：必须是实数（int 或 float），而不是 {type}。",

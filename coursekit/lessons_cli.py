@@ -26,7 +26,7 @@ from pathlib import Path
 
 from . import i18n
 from ._cli import CourseParser, argparse_language, check_output_folder, fail_line, guard, pre_language
-from ._validate import check_choice
+from ._validate import check_choice, check_sequence
 from .i18n import Text, register, tr
 
 #: Where the wheel puts the notebooks (setup.py ships notebooks/zh and notebooks/en there).
@@ -80,8 +80,9 @@ def copy_lessons(target: str | Path, langs: Sequence[str] = i18n.LANGUAGES) -> C
     ``target`` must name a folder that exists or can be created (an empty name is refused, not read as
     the current folder): else ``ValueError`` naming it and the rule.
     """
-    for lang in langs:
-        check_choice("lang", lang, i18n.LANGUAGES)
+    langs = check_sequence("langs", langs)  # a list or tuple: a string "en" would be read letter by letter
+    for index, lang in enumerate(langs):
+        check_choice(f"langs[{index}]", lang, i18n.LANGUAGES)
     root = check_output_folder("target", target)
     source = lessons_source()
     report = CopyReport()

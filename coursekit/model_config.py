@@ -66,6 +66,7 @@ Taught in: lesson 9 (decision workbench).
 from __future__ import annotations
 
 import json
+import math
 import numbers
 import os
 from collections.abc import Mapping
@@ -95,8 +96,8 @@ register(
             "en": "The model config's {key!r} = {value!r}: must be an integer >= {low}.",
         },
         "config.number": {
-            "zh": "模型配置的 {key!r} = {value!r}：必须是 0 到 1 之间的数。",
-            "en": "The model config's {key!r} = {value!r}: must be a number from 0 to 1.",
+            "zh": "模型配置的 {key!r} = {value!r}：必须是 0 到 1 之间的数（不含 1）。",
+            "en": "The model config's {key!r} = {value!r}: must be a number from 0 to 1 (1 excluded).",
         },
         "config.bool": {
             "zh": "模型配置的 {key!r} = {value!r}：必须是 true 或 false。",
@@ -133,6 +134,10 @@ register(
             "zh": "模型配置的 {key!r} = {value!r}：必须是专家宽度 {width} 的整数倍（共享专家按个数表示）。",
             "en": "The model config's {key!r} = {value!r}: must be a whole multiple of the expert width {width} "
             "(shared experts are counted in experts).",
+        },
+        "config.not_utf8": {
+            "zh": "模型配置文件 {path} 不是 UTF-8 文本：第 {position} 个字节（从 0 数起）无法解码。",
+            "en": "The model config file {path} is not UTF-8 text: byte {position} (counted from 0) cannot be decoded.",
         },
         "config.too_large": {
             "zh": "模型配置文件 {path} 超过 {limit} 字节的上限：config.json 只有几 KB，这多半是权重文件。",
@@ -306,9 +311,10 @@ def _dropout(config: Mapping[str, Any]) -> float:
         value = config.get(key)
         if value is None:
             continue
-        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= float(value) <= 1:
+        rate = _share(value)  # None for a non-number; an integer beyond the float range, infinite
+        if rate is None or not 0 <= rate < 1:  # a probability below 1, as ModelSpec.dropout takes it
             raise ValueError(tr("config.number", key=key, value=value))
-        rates.append(float(value))
+        rates.append(rate)
     return max(rates)
 
 
@@ -382,10 +388,14 @@ def _count(value: Any) -> int | None:
 
 
 def _share(value: Any) -> float | None:
-    """A real number, else None."""
+    """A real number, else None; an integer beyond the float range (JSON allows 10**400) as an infinity of its sign."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         return None
-    return float(value)
+    number: Any = value
+    try:
+        return float(number)
+    except OverflowError:
+        return math.inf if number > 0 else -math.inf
 
 
 def _note(entry: str, /, **params: Any) -> Text:
@@ -683,10 +693,13 @@ def load_model_config(path: str | Path) -> dict[str, Any]:
             raw = stream.read(MAX_CONFIG_BYTES + 1)
         if len(raw) > MAX_CONFIG_BYTES:
             raise ValueError(tr("config.too_large", path=str(path), limit=MAX_CONFIG_BYTES))
-        text = raw.decode("utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        reason = getattr(error, "strerror", None) or error
-        raise ValueError(tr("config.file_unreadable", path=str(path), reason=reason)) from None
+        text = raw.decode("utf-8-sig")  # a byte-order mark (Windows editors write one) is not part of the JSON
+    except UnicodeDecodeError as error:
+        raise ValueError(tr("config.not_utf8", path=str(path), position=error.start)) from None
+    except OSError as error:
+        from ._cli import os_error_reason  # the operating system's refusal in the learner's language
+
+        raise ValueError(tr("config.file_unreadable", path=str(path), reason=os_error_reason(error))) from None
     try:
         data = json.loads(text, parse_constant=float)  # NaN, Infinity, -Infinity as the numbers they name
     except json.JSONDecodeError as error:

@@ -188,6 +188,20 @@ MEGATRON_2021_SOURCE: str = (
 
 register(
     {
+        "planner.edge_layers_negative": {
+            "zh": "edge_layers = {edge}：{layers} 层分成 {pp} 个流水线阶段时，首尾阶段只剩 {stage} 层；"
+            "每个阶段至少要有 0 层，请减小 edge_layers。",
+            "en": "edge_layers = {edge}: with {layers} layers in {pp} pipeline stages the first and last stages would "
+            "hold {stage} layers; a stage holds at least 0 layers, so use a smaller edge_layers.",
+        },
+        "planner.edge_layers_negative_asymmetric": {
+            "zh": "edge_layers = {edge}、last_edge_layers = {last_edge}：{layers} 层分成 {pp} 个流水线阶段时，"
+            "首、中、末阶段只剩 {first}、{mid}、{last} 层；每个阶段至少要有 0 层，"
+            "请减小 last_edge_layers 或 edge_layers。",
+            "en": "edge_layers = {edge}, last_edge_layers = {last_edge}: with {layers} layers in {pp} pipeline stages "
+            "the first, middle and last stages would hold {first}, {mid} and {last} layers; a stage holds at least "
+            "0 layers, so use a smaller last_edge_layers or edge_layers.",
+        },
         "planner.mla_only": {
             "zh": "{name} = {value!r}：只属于多头潜在注意力 (MLA)，需要同时给出 kv_lora_rank。",
             "en": "{name} = {value!r}: belongs to multi-head latent attention (MLA) and needs kv_lora_rank too.",
@@ -629,7 +643,10 @@ def stage_layer_counts(
     pp_safe = pp + (pp < 1)
     q = -(-(layers + edge_layers + last_edge) // pp_safe)
     first_many = q - edge_layers  # pp == 2 too: the larger half of L + e1 + e2, less the first edge
-    last_many = q - last_edge
+    last_rule = q - last_edge
+    rest = layers - first_many
+    # the last stage holds q - e2, but never more layers than the first leaves (1 layer on 3+ stages: 1, 0, 0)
+    last_many = (last_rule <= rest) * last_rule + (last_rule > rest) * rest
     many = pp_safe > 2
     middle_total = layers - first_many - last_many
     middle = -(-middle_total // (pp_safe - 2 + (pp_safe <= 2) * (3 - pp_safe)))  # ceil(/max(pp - 2, 1))
@@ -641,15 +658,50 @@ def stage_layer_counts(
     return first, mid, last
 
 
-def _check_stage_args(pp: Any, edge_layers: Any, last_edge_layers: Any = None) -> None:
-    """A plain number given for ``pp``, ``edge_layers`` or ``last_edge_layers`` must be an int in range; arrays (the
-    planner's vectorised search, which checks its columns once) pass as they are."""
+def _check_stage_args(layers: int, pp: Any, edge_layers: Any, last_edge_layers: Any = None) -> None:
+    """A plain number given for ``pp``, ``edge_layers`` or ``last_edge_layers`` must be an int in range, and edges
+    that would leave a stage fewer than no layers are refused (:func:`_check_stage_counts`); arrays (the planner's
+    vectorised search, which checks its columns once and gates such stages) pass as they are."""
     if not hasattr(pp, "shape"):
         check_int("pp", pp, ge=1, le=1 << 20)
     if not hasattr(edge_layers, "shape"):
         check_int("edge_layers", edge_layers, ge=0, le=1 << 16)
     if last_edge_layers is not None and not hasattr(last_edge_layers, "shape"):
         check_int("last_edge_layers", last_edge_layers, ge=0, le=1 << 16)
+    if not any(hasattr(value, "shape") for value in (pp, edge_layers, last_edge_layers)):
+        _check_stage_counts(layers, pp, edge_layers, last_edge_layers)
+
+
+def _check_stage_counts(
+    layers: int, pp: int, edge_layers: int, last_edge_layers: int | None = None
+) -> tuple[int, int, int]:
+    """:func:`stage_layer_counts` of checked plain ints, as ints; ``ValueError`` naming the edges when a stage would
+    hold fewer than no layers (zero layers is a malformed stage the planner's ``pp_layers`` gate names).
+
+    >>> _check_stage_counts(32, 4, 100)
+    Traceback (most recent call last):
+    ...
+    ValueError: edge_layers = 100: with 32 layers in 4 pipeline stages the first and last stages would hold -42 \
+layers; a stage holds at least 0 layers, so use a smaller edge_layers.
+    """
+    first, mid, last = (int(x) for x in stage_layer_counts(layers, pp, edge_layers, last_edge_layers))
+    if min(first, mid, last) >= 0:
+        return first, mid, last
+    if last_edge_layers is None or last_edge_layers == edge_layers:
+        stage = min(first, last)
+        raise ValueError(tr("planner.edge_layers_negative", edge=edge_layers, layers=layers, pp=pp, stage=stage))
+    raise ValueError(
+        tr(
+            "planner.edge_layers_negative_asymmetric",
+            edge=edge_layers,
+            last_edge=last_edge_layers,
+            layers=layers,
+            pp=pp,
+            first=first,
+            mid=mid,
+            last=last,
+        )
+    )
 
 
 # --------------------------------------------------------------------------- what one layer saves
@@ -1203,7 +1255,7 @@ class ModelSpec:
         >>> MODELS["deepseek-v3"].stage_layer_kinds(8, 1)  # 61 layers: 7, 8, 7; the first 3 dense; 1 MTP block
         ((3, 4, 0), (0, 8, 0), (0, 8, 0))
         """
-        _check_stage_args(pp, edge_layers, last_edge_layers)
+        _check_stage_args(self.layers, pp, edge_layers, last_edge_layers)
         return self._stage_layer_kinds(pp, edge_layers, last_edge_layers)
 
     def _stage_layer_kinds(
@@ -1239,7 +1291,7 @@ class ModelSpec:
         >>> first - last == tiny.input_embedding_params - tiny.vocab * tiny.hidden - tiny.hidden
         True
         """
-        _check_stage_args(pp, edge_layers, last_edge_layers)
+        _check_stage_args(self.layers, pp, edge_layers, last_edge_layers)
         return self._stage_dense_params(pp, edge_layers, last_edge_layers)
 
     def _stage_dense_params(self, pp: Any, edge_layers: Any, last_edge_layers: Any = None) -> tuple[Any, Any, Any]:

@@ -292,6 +292,14 @@ def test_lesson_3_2_forgetting_pp_no_longer_blames_the_context_gate() -> None:
         assert "PP" in message and "上下文" not in message and "context" not in message
 
 
+def test_a_wrong_item_of_a_set_answer_is_named_as_an_item() -> None:
+    # (1, 2) for a set of option names: the message is about one item, so it must not call 1 the answer
+    for lang, item in (("zh", "answer 中的一项 = 1"), ("en", "an item of answer = 1")):
+        coursekit.set_language(lang)
+        feedback = check("q3.accepted", (1, 2))
+        assert feedback.status == "invalid" and item in feedback.message, feedback.message
+
+
 def test_intro_device_gb_against_the_units_by_hand() -> None:
     # 1 GiB = 2**30 bytes and 1 GB = 10**9 bytes (IEC 80000-13 / SI): 24 GiB = 25.769803776 GB.
     assert math.isclose(get_exercise("intro.device_gb").expected_value(), 25.769803776, rel_tol=1e-12)

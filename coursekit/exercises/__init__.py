@@ -202,6 +202,7 @@ _register_messages(
             "en": "Checker error: {id}. Unexpected error while checking (not your fault; please tell the course "
             "authors): {error}",
         },
+        "exercises.answer_item": {"zh": "answer 中的一项", "en": "an item of answer"},
         "exercises.expect_choice_set": {
             "zh": "答案应当是由 {choices} 中的选项组成的集合，例如 {{{example!r}}}。",
             "en": "The answer should be a set of options from {choices}, e.g. {{{example!r}}}.",
@@ -765,7 +766,8 @@ def _judge(exercise: Exercise, answer: Any, expected: Any) -> bool:
                 raise TypeError(
                     tr("exercises.expect_choice_set", choices=", ".join(exercise.choices), example=exercise.choices[0])
                 )
-            picked = {check_choice("answer", _normalized(exercise, item), exercise.choices) for item in answer}
+            item_name = tr("exercises.answer_item")  # an item is checked, not the whole answer
+            picked = {check_choice(item_name, _normalized(exercise, item), exercise.choices) for item in answer}
             return picked == set(expected)
         return bool(check_choice("answer", _normalized(exercise, answer), exercise.choices) == expected)
     # exact

@@ -85,6 +85,30 @@ def dense_active_billion() -> float:
     return MODELS[EXAMPLE_MODEL].active_params / 1e9
 
 
+def slow_link_winners() -> tuple[str, str, float]:
+    """plan.slow_link's story: the fastest composition with the normal link, the fastest with the slow link, and the
+    first's estimated step on the slow link over the second's (how much the old winner would lose)."""
+    fast, slow = _example().accepted(1)[0], _example(SLOWDOWN).accepted(1)[0]
+    old_on_slow = _example(SLOWDOWN).explain(fast.label())
+    assert old_on_slow.step_s is not None and slow.step_s is not None
+    return fast.label(), slow.label(), old_on_slow.step_s / slow.step_s
+
+
+def _slow_link_why(ratio: float) -> Text:
+    old, new, loss = slow_link_winners()
+    return Text(
+        zh=f"约 {ratio:.3g} 倍：最快的组合换了一个。原来最快的 {old} 用 ZeRO-3 跨节点切分，每个微批次都要跨节点"
+        f"收集参数、归约梯度，放到慢 {SLOWDOWN} 倍的链路上，估算步时是新的最快组合的 {loss:.1f} 倍；新的最快组合 "
+        f"{new} 把 TP 留在节点内，跨节点只剩 PP 的点对点和每步一次、能藏在反向计算下的 DP 梯度同步，"
+        "所以步时只多了一点。",
+        en=f"About {ratio:.3g}×: the fastest composition changes. The old fastest, {old}, shards with ZeRO-3 across "
+        f"nodes and gathers weights and reduces gradients across nodes every micro-batch; on the {SLOWDOWN}x slower "
+        f"link its estimated step is {loss:.1f}x the new fastest's. The new fastest, {new}, keeps TP inside a node, "
+        "and only PP's point-to-point traffic and the once-per-step DP gradient sync, which hides under backward, "
+        "cross nodes, so the step grows only a little.",
+    )
+
+
 def slow_link_ratio() -> float:
     """plan.slow_link: best estimated step with the inter-node link ÷ :data:`SLOWDOWN`, over the best with the
     normal link."""
@@ -100,9 +124,9 @@ MEMORY_REMOVED = register(
         lesson=9,
         prompt=Text(
             zh="在课程的 8 × 24 GiB 机器上规划 Llama-3 8B，全局批大小 64 条 × 4096 token。"
-            "容量门槛 (memory) 第一个排除了多少个候选？用整数作答。",
+            "在漏斗里，容量门槛 (memory) 那一行排除了多少个候选？用整数作答。",
             en="Plan Llama-3 8B on the course's box of 8 × 24 GiB cards, global batch 64 × 4096 tokens. How many "
-            "candidates does the fit gate (memory) remove first? Answer with an integer.",
+            "candidates does the fit gate (memory) remove in the funnel? Answer with an integer.",
         ),
         expected=memory_removed,
         kind="exact",
@@ -245,13 +269,7 @@ SLOW_LINK = register(
             en=f"Use coursekit.planner.what_if(..., link_slowdown={SLOWDOWN}) and compare accepted(1)[0].step_s of "
             "both runs.",
         ),
-        why=lambda ratio: Text(
-            zh=f"约 {ratio:.3g} 倍：最快的组合本来就把高频通信留在节点内，只有低频的 PP/DP 走跨节点链路，"
-            "而 DP 的梯度同步还能藏在反向计算下——组合也可能随之改变。",
-            en=f"About {ratio:.3g}×: the fastest composition already keeps frequent traffic inside nodes and only "
-            "the infrequent PP/DP traffic crosses them, and the DP gradient sync hides under backward — and the "
-            "winner may change.",
-        ),
+        why=_slow_link_why,
         slips=(
             mistake(
                 "inverted",

@@ -25,10 +25,11 @@ import itertools
 import math
 from typing import Any
 
-from .._validate import check_number
+from .._validate import check_number, finite_result
 from ..hardware import A100_BF16_DENSE_FLOPS, B200_BF16_DENSE_FLOPS, H100_BF16_DENSE_FLOPS
 from ..i18n import register, shown_repr, tr
 from ..published_runs import FP8_FIT_RUNS, MOE_HOST_FIT_RUNS
+from ..specs import MAX_PEAK_FLOPS, MIN_PEAK_FLOPS
 
 __all__ = [
     "ASSUMPTION_SOURCES",
@@ -270,7 +271,7 @@ def attention_relative_rate(
     Taught in: lesson 9 (decision workbench).
     """
     figures = _checked_figures(figures)
-    peak_flops = check_number("peak_flops", peak_flops, gt=0, le=1e21)
+    peak_flops = check_number("peak_flops", peak_flops, ge=MIN_PEAK_FLOPS, le=MAX_PEAK_FLOPS)  # ClusterSpec's
     forward = sum(row[1] for row in figures) / len(figures)
     backward = sum(row[2] for row in figures) / len(figures)
     return float(_kernel_tflops(forward, backward)) * 1e12 / (matmul_fraction(peak_flops) * peak_flops)
@@ -304,13 +305,19 @@ def attention_rate_at(
         lengths = [float(row[0]) for row in figures]
         if lengths != sorted(set(lengths)):
             raise ValueError(tr("calibration.figures_order", name="figures", value=shown_repr(figures)))
-        peak_flops = check_number("peak_flops", peak_flops, gt=0, le=1e21)
+        peak_flops = check_number("peak_flops", peak_flops, ge=MIN_PEAK_FLOPS, le=MAX_PEAK_FLOPS)  # ClusterSpec's
         log2_lengths, rates = _rate_table(figures, peak_flops)
-    scalar = np.ndim(tokens) == 0
+    try:
+        scalar = np.ndim(tokens) == 0
+    except ValueError:  # a ragged list
+        scalar = False
     if scalar:
         check_number("tokens", tokens, gt=0)
-    length = np.asarray(tokens, dtype=np.float64)
-    if not scalar and not bool(np.all(length > 0)):
+    try:
+        length = np.asarray(tokens, dtype=np.float64)
+    except (TypeError, ValueError):  # an element that is no number ("x", a ragged list)
+        length = np.array([np.nan])
+    if not scalar and not bool(np.all(np.isfinite(length) & (length > 0))):  # inf would take the longest bar's rate
         raise ValueError(tr("calibration.tokens", name="tokens", value=shown_repr(tokens)))
     out = np.interp(np.log2(length), log2_lengths, rates)  # np.interp holds the end values beyond the table
     return float(out) if scalar else out
@@ -364,8 +371,8 @@ register(
             "en": "{name} = {value}: the sequence lengths must be strictly increasing.",
         },
         "calibration.tokens": {
-            "zh": "{name} = {value}：每个元素都必须是正数。",
-            "en": "{name} = {value}: every element must be positive.",
+            "zh": "{name} = {value}：每个元素都必须是有限的正数。",
+            "en": "{name} = {value}: every element must be a finite positive number.",
         },
         "calibration.pair": {
             "zh": "{name} = {value}：必须是 3 元组 (名称, 第一次实测, 第二次实测)。",
@@ -426,6 +433,7 @@ REMEASURED_RUNS: tuple[tuple[str, float, float], ...] = (
 )
 
 
+@finite_result  # two finite measurements 1e-300 and 1e300 apart differ by more than a float holds
 def measurement_repeatability(pairs: tuple[tuple[str, float, float], ...] = REMEASURED_RUNS) -> float:
     """How far apart two single measurements of one configuration can land: twice the root-mean-square of the
     relative difference ``second / first - 1`` over ``pairs`` (a difference two single runs resolve at about 95 %,

@@ -494,7 +494,7 @@ def _add_search_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--edge-layers",
-        type=number_arg(int, "pipeline_edge_layers", ge=0, le=1024),
+        type=number_arg(int, "pipeline_edge_layers", ge=0, le=1 << 16),  # WorkloadSpec's bound
         default=None,
         help=Text(
             zh="从第一个和最后一个流水线阶段各拿掉的层数（Llama 3 405B：1；0 表示从不）；默认：只在它能把"
@@ -507,7 +507,7 @@ def _add_search_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--last-edge-layers",
-        type=number_arg(int, "pipeline_last_edge_layers", ge=0, le=1024),
+        type=number_arg(int, "pipeline_last_edge_layers", ge=0, le=1 << 16),  # WorkloadSpec's bound
         default=None,
         help=Text(
             zh="只从最后一个流水线阶段拿掉的层数（输出层、损失与多 token 预测 (MTP) 块；Megatron-Bridge 的 "
@@ -799,6 +799,12 @@ register(
             "en": "--inter-gb-s {custom:g} and --inter-node-gb-s {what_if:g} both set the inter-node bandwidth: give "
             "one of them.",
         },
+        "cli.overlap_twice": {
+            "zh": "--overlap {all:g} 为每个维度设定被计算掩盖的通信比例，会让 --overlap-{dim} {value:g} 不起作用："
+            "只给其中一个。",
+            "en": "--overlap {all:g} sets the share of communication hidden under compute for every dimension, so "
+            "--overlap-{dim} {value:g} would be ignored: give one of them.",
+        },
         "cli.published_run_preset": {
             "zh": "已发表训练 {name!r} 的模型不是预设：命令行要用 --model-config 读一个 config.json，请对它的 "
             "ModelSpec 直接调用 plan 与 check_layout",
@@ -878,6 +884,11 @@ def _custom_cluster_values(args: argparse.Namespace, parser: argparse.ArgumentPa
     }
     if args.inter_gb_s is not None and args.inter_node_gb_s is not None:  # both set the same field
         _fail(parser, tr("cli.inter_twice", custom=args.inter_gb_s, what_if=args.inter_node_gb_s))
+    if args.overlap is not None:  # it answers for every dimension (WorkloadSpec.overlap): a dimension's flag is dead
+        for dim in OVERLAP_DEFAULTS:
+            value = getattr(args, f"overlap_{dim}")
+            if value is not None:
+                _fail(parser, tr("cli.overlap_twice", all=args.overlap, dim=dim, value=value))
     if args.cluster is None:
         missing = [f"--{flag}" for flag, field_name, _, _ in CUSTOM_CLUSTER_FLAGS if field_name not in custom]
         missing = [flag for flag in missing if flag[2:] not in OPTIONAL_CUSTOM_FLAGS]

@@ -74,6 +74,13 @@ register(
             "{last_edge} fewer on the last (pipeline_last_edge_layers) leave a stage without a layer: the first, "
             "middle and last stages hold {stages}",
         },
+        "planner.pp_balance_edges": {
+            "zh": "{layers} 层分给 pp = {pp} 个阶段、首阶段少 {edge} 层（pipeline_edge_layers）、"
+            "末阶段少 {last_edge} 层（pipeline_last_edge_layers）时，每阶段 {low} 到 {high} 层：最慢的阶段决定节奏",
+            "en": "{layers} layers over pp = {pp} stages with {edge} fewer on the first (pipeline_edge_layers) and "
+            "{last_edge} fewer on the last (pipeline_last_edge_layers) hold {low} to {high} layers per stage: the "
+            "slowest stage sets the pace",
+        },
         "planner.virtual_chunk_layers_edges": {
             "zh": "v = {v} 个模型块需要每个流水线阶段至少 {v} 层（首阶段把嵌入算作 {edge} 层，末阶段把输出层与损失"
             "算作 {last_edge} 层，一个模型块可以只放它们）；最少的阶段只有 {fewest} 层",

@@ -44,6 +44,11 @@ register(
             "en": "  Pipeline of {pp} stages: first {first} layers, middle up to {mid}, last {last} (the first holds "
             "the embedding, the last the output layer and loss)",
         },
+        "planner.stages_line_two": {
+            "zh": "  流水线 2 段：首段 {first} 层、末段 {last} 层（首段含嵌入，末段含输出层与损失）",
+            "en": "  Pipeline of 2 stages: first {first} layers, last {last} (the first holds the embedding, the last "
+            "the output layer and loss)",
+        },
         "planner.ep_split_line": {
             "zh": "        其中节点内 {intra_ms:.1f} ms、跨节点 {inter_ms:.1f} ms（并行进行，取较慢者）",
             "en": "        of which intra-node {intra_ms:.1f} ms, inter-node {inter_ms:.1f} ms "
@@ -299,7 +304,8 @@ class PlanCandidate:
         )
         if self.stage_layers is not None and self.pp > 1:
             first, mid, last = self.stage_layers
-            lines.append(tr("planner.stages_line", pp=self.pp, first=first, mid=mid, last=last))
+            key = "planner.stages_line" if self.pp > 2 else "planner.stages_line_two"  # two stages have no middle
+            lines.append(tr(key, pp=self.pp, first=first, mid=mid, last=last))
         return lines
 
     def _communication_lines(self) -> list[str]:
@@ -725,12 +731,12 @@ ESTIMATE_NOTES: tuple[Text, ...] = (
     ),
     Text(
         zh="估算不含：稠密层的内核 (kernel) 启动开销与同步抖动、网络拥塞与拓扑（胖树、轨道优化）、数据加载、优化器步、"
-        "掉队节点与故障。估算相差小于所述不确定度的候选是并列的：估算相差这么小的公开实测布局对，估算一对也没有排对；"
+        "掉队节点与故障。估算相差小于所述不确定度的候选是并列的：估算相差这么小的公开实测布局对，估算多数排反了；"
         "并列组里每个候选都注明哪个假设能让它追上组首、该测什么。",
         en="Left out: dense layers' kernel launch overhead and synchronisation jitter, network congestion and "
         "topology (fat tree, rail optimisation), data loading, the optimizer step, stragglers and failures. "
-        "Candidates closer than the stated uncertainty are tied: the estimate ordered no published pair of measured "
-        "layouts this close as measured. Each member of a tie group says which assumption would let it catch up "
+        "Candidates closer than the stated uncertainty are tied: the estimate reversed most published pairs of "
+        "measured layouts this close. Each member of a tie group says which assumption would let it catch up "
         "and what to measure.",
     ),
 )
@@ -1128,6 +1134,9 @@ class PlanResult:
         import numpy as np
 
         wanted = parse_degrees(degrees, name="degrees")
+        if "etp" in wanted and (not self.model.is_moe or self.workload.mode != "training"):
+            # no expert layers to split: refused as explain (evaluate_composition) refuses it, not read as tp
+            raise ValueError(tr("planner.etp_dense", etp=wanted["etp"], model=self.model.name))
         if self.workload.mode == "training":  # the engine's defaults for the model-parallel degrees not given
             wanted.setdefault("cp", 1)
             wanted.setdefault("ep", 1)

@@ -32,7 +32,14 @@ from ..communication import (
 from ..gates import _pp_rule
 from ..i18n import Reason, Text, tr
 from ..scaling import StepTimeline
-from ..specs import MIN_BANDWIDTH_BYTES_PER_S, _group_link, _inter_node_ring_bandwidth, pipeline_edges_at, type_error
+from ..specs import (
+    MIN_BANDWIDTH_BYTES_PER_S,
+    _group_link,
+    _inter_node_ring_bandwidth,
+    pipeline_edges_at,
+    stage_layer_counts,
+    type_error,
+)
 from ..units import GIB_BYTES
 from .estimate import (
     COMM_DIMENSIONS,
@@ -252,10 +259,27 @@ def _check_specs(model: Any, cluster: Any, workload: Any) -> None:
             raise type_error(name, value, kind.__name__)
 
 
-def _pp_warnings(model: ModelSpec, pp: int) -> tuple[Reason, ...]:
-    """The selection matrix's warning for an uneven pipeline split (``pp_balance``), if any."""
+def _pp_warnings(model: ModelSpec, pp: int, edges: tuple[int, int] = (0, 0)) -> tuple[Reason, ...]:
+    """The selection matrix's warning for an uneven pipeline split (``pp_balance``), if any.
+
+    With edge layers (the first and last stages' ``edges``, :func:`coursekit.specs.pipeline_edges_at`) the range is
+    that of the split the plan counts (:func:`coursekit.specs.stage_layer_counts`, the explanation's pipeline line),
+    not of an even split: DeepSeek-V3's 61 layers on 16 stages with edges (0, 3) hold 1 to 4 layers, not 3 to 4. A
+    split that leaves a stage without a layer has the ``pp_layers`` reason instead.
+    """
     rule = _pp_rule(pp, model.layers)
-    return (rule,) if rule is not None and rule.code == "pp_balance" else ()
+    if not any(edges) or pp == 1 or (rule is not None and rule.code == "pp_layers"):
+        return (rule,) if rule is not None and rule.code == "pp_balance" else ()
+    layers = model.layers
+    first, mid, last = (int(x) for x in stage_layer_counts(layers, pp, *edges))
+    sizes = [first, last] if pp == 2 else [first, last, mid, (layers - first - last) // (pp - 2)]
+    low, high = min(sizes), max(sizes)
+    if low < 1 or low == high:
+        return ()
+    if rule is not None and (rule.params["low"], rule.params["high"]) == (low, high):
+        return (rule,)  # the even split's range: its own words (Llama 3 405B's 7 to 8 on 16 stages)
+    params = {"layers": layers, "pp": pp, "edge": edges[0], "last_edge": edges[1], "low": low, "high": high}
+    return (Reason("pp_balance", "planner.pp_balance_edges", params),)
 
 
 def _memory_ledger(est: dict[str, Any], cluster: ClusterSpec, workload: WorkloadSpec, i: int = 0) -> MemoryLedger:
@@ -316,7 +340,7 @@ def _training_candidate(g: GateInput, mode: str, i: int = 0) -> PlanCandidate:
         replicas=1,
         accepted=not reasons,
         reasons=reasons,
-        warnings=_pp_warnings(model, degrees["pp"]),
+        warnings=_pp_warnings(model, degrees["pp"], (int(g.edge_layers[i]), int(g.last_edge_layers[i]))),
         memory=ledger,
         communication=rows,
         bubble_fraction=float(est["bubble"][i]) if est is not None else None,

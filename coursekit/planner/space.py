@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from .._validate import check_choice, check_int
 from ..capacity import RECOMPUTE_MODES
 from ..i18n import register, tr
-from ..specs import _divisors, _plain, pipeline_edges_at, stage_layer_counts, type_error
+from ..specs import _check_stage_counts, _divisors, _plain, pipeline_edges_at, stage_layer_counts, type_error
 from .gate_table import PLAN_GATES as PLAN_GATES
 from .gate_table import PlanGate as PlanGate
 from .gate_table import chunks_divide_stages
@@ -33,20 +33,6 @@ register(
         "planner.degrees_duplicate": {
             "zh": "{name} = {value!r}：键 {key!r} 出现了不止一次；每个并行度只能给一个值。",
             "en": "{name} = {value!r}: key {key!r} is given more than once; give each degree one value.",
-        },
-        "planner.edge_layers_negative": {
-            "zh": "edge_layers = {edge}：{layers} 层分成 {pp} 个流水线阶段时，首尾阶段只剩 {stage} 层；"
-            "每个阶段至少要有 0 层，请减小 edge_layers。",
-            "en": "edge_layers = {edge}: with {layers} layers in {pp} pipeline stages the first and last stages would "
-            "hold {stage} layers; a stage holds at least 0 layers, so use a smaller edge_layers.",
-        },
-        "planner.edge_layers_negative_asymmetric": {
-            "zh": "edge_layers = {edge}、last_edge_layers = {last_edge}：{layers} 层分成 {pp} 个流水线阶段时，"
-            "首、中、末阶段只剩 {first}、{mid}、{last} 层；每个阶段至少要有 0 层，"
-            "请减小 last_edge_layers 或 edge_layers。",
-            "en": "edge_layers = {edge}, last_edge_layers = {last_edge}: with {layers} layers in {pp} pipeline stages "
-            "the first, middle and last stages would hold {first}, {mid} and {last} layers; a stage holds at least "
-            "0 layers, so use a smaller last_edge_layers or edge_layers.",
         },
         "planner.space_too_large": {
             "zh": "搜索空间有 {size:,} 个组合，超过上限 {limit:,}：请减少 ZeRO 阶段、重计算模式或微批次上限，"
@@ -101,24 +87,8 @@ def stage_layers(
     edge_layers = check_int("edge_layers", edge_layers, ge=0, le=1 << 20)
     if last_edge_layers is not None:
         last_edge_layers = check_int("last_edge_layers", last_edge_layers, ge=0, le=1 << 20)
-    first, mid, last = stage_layer_counts(layers, pp, edge_layers, last_edge_layers)
-    if min(first, mid, last) < 0:  # zero layers is a malformed stage the gate names; fewer is no stage at all
-        if last_edge_layers is None or last_edge_layers == edge_layers:
-            stage = int(min(first, last))
-            raise ValueError(tr("planner.edge_layers_negative", edge=edge_layers, layers=layers, pp=pp, stage=stage))
-        raise ValueError(
-            tr(
-                "planner.edge_layers_negative_asymmetric",
-                edge=edge_layers,
-                last_edge=last_edge_layers,
-                layers=layers,
-                pp=pp,
-                first=int(first),
-                mid=int(mid),
-                last=int(last),
-            )
-        )
-    return int(first), int(mid), int(last)
+    # zero layers is a malformed stage the gate names; fewer is no stage at all, refused
+    return _check_stage_counts(layers, pp, edge_layers, last_edge_layers)
 
 
 # --------------------------------------------------------------------------- the space as columns

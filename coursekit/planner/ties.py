@@ -4,7 +4,7 @@ Two accepted candidates are *tied* when the estimate cannot order them: every ca
 uncertainty (:data:`coursekit.planner.estimate.MODEL_UNCERTAINTY`) of a group's fastest member joins the group.
 That is what the published pairs show (:func:`coursekit.planner.layout_pairs`): where two measured layouts' estimates
 differ by more than the uncertainty, the estimate ordered every pair as measured; where they differ by less, it
-ordered none.
+reversed most of the pairs whose measurements tell them apart.
 
 Within a group, each member gets the reason it could be the faster one. The estimate rests on a few assumptions whose
 error is stated (:data:`coursekit.planner.calibration.ASSUMPTION_UNCERTAINTY`): how matmul efficiency falls with
@@ -132,10 +132,9 @@ register(
         },
         "planner.scenario_unordered": {
             "zh": "没有哪个已知假设能让它追上组首，但两者的估算相差不到 {share:.0%}（估算的不确定度），"
-            "而估算相差这么小的公开实测布局对，估算一对也没有排对",
+            "而估算相差这么小的公开实测布局对，估算多数排反了",
             "en": "no named assumption lets it catch up, but the two estimates differ by less than {share:.0%} (the "
-            "estimate's uncertainty), and the estimate ordered no published pair of measured layouts this close as "
-            "measured",
+            "estimate's uncertainty), and the estimate reversed most published pairs of measured layouts this close",
         },
         "planner.measure_unordered": {
             "zh": "两者都跑几步，比较实测步时",

@@ -590,21 +590,28 @@ assert habit.accepted and habit.tie_group >= 3 and habit.over_best > 1.25  # wha
 
 # %%
 rows = []
+group_of = {i: number for number, members in enumerate(groups, start=1) for i in members}  # tie groups of section 3
+best_by_tp = {}
 for tp in (1, 2, 4, 8, 16):
     accepted_tp = [i for i in result.accepted_indices() if result.degrees(i)["tp"] == tp]
     if not accepted_tp:
         cand = result.explain(f"tp={tp},pp=4,zero=1,mb=1,recompute=selective")
-        rows.append((tp, "—", "—", "—", "—", ", ".join(cand.codes)))
+        rows.append((tp, "—", "—", "—", "—", "—", ", ".join(cand.codes)))
         continue
     cand = result.candidate(accepted_tp[0])
+    best_by_tp[tp] = (accepted_tp[0], cand.step_s)
     tp_ms = sum(row.time_s for row in cand.communication if row.dimension == "TP") * 1e3
-    rows.append((tp, f"`{cand.label()}`", f"{cand.step_s:.1f}", f"{tp_ms:.0f}", f"{cand.efficiency:.0%}", f"{cand.memory.total_gib:.0f}"))
+    rows.append((tp, f"`{cand.label()}`", f"{cand.step_s:.1f}", group_of[accepted_tp[0]], f"{tp_ms:.0f}",
+                 f"{cand.efficiency:.0%}", f"{cand.memory.total_gib:.0f}"))
 md_table(
     [Text(zh="TP", en="TP"), Text(zh="估算最快的组合", en="fastest by estimate"), Text(zh="步时 (s)", en="step (s)"),
-     Text(zh="TP 通信 (ms)", en="TP comm. (ms)"), Text(zh="矩阵乘效率", en="matmul efficiency"),
-     Text(zh="显存 (GiB) / 拒绝原因", en="memory (GiB) / rejected by")],
+     Text(zh="并列组", en="tie group"), Text(zh="TP 通信 (ms)", en="TP comm. (ms)"),
+     Text(zh="矩阵乘效率", en="matmul efficiency"), Text(zh="显存 (GiB) / 拒绝原因", en="memory (GiB) / rejected by")],
     rows,
 )
+steps_by_tp = [step for _, step in best_by_tp.values()]
+assert sorted(best_by_tp) == [1, 2, 4, 8] and {group_of[i] for i, _ in best_by_tp.values()} == {1}  # the prose below
+assert max(steps_by_tp) / min(steps_by_tp) - 1 < 0.02  # "less than 2 % apart"
 
 # %% [markdown] lang="zh"
 # - **TP 切的是每一层**：权重、梯度、优化器状态和（开序列并行时）激活都除以 TP，不需要流水线那样的气泡，也不像 ZeRO
@@ -617,8 +624,8 @@ md_table(
 # - **TP 越大，每个 GPU 的矩阵越瘦**：隐藏维度/tp 变小，计算强度下降，效率跟着降（第 7 课）。
 #
 # 一个 DGX/HGX 节点正好 8 卡，于是 TP = 8 是“不出节点的最大切分”：再大就跨节点，再小就要靠更多流水线阶段或
-# ZeRO 来装下模型。表里的估算把这些画成数字；在本例（70B、每条序列 8192 个 token）里 TP = 4 与 TP = 8 落在同一个或相邻的
-# 并列组里——模型分不出来，实测才能分。
+# ZeRO 来装下模型。表里的估算把这些画成数字；在本例（70B、每条序列 8192 个 token）里，TP = 1、2、4、8 各自估算最快的组合
+# 都在第 1 并列组，步时相差不到 2%——TP 小了，就由 ZeRO-3 和 CP 来装下模型和激活。估算分不出它们，实测才能分。
 
 # %% [markdown] lang="en"
 # - **TP splits every layer**: weights, gradients, optimizer states and (with sequence parallelism) activations are
@@ -636,8 +643,9 @@ md_table(
 #
 # A DGX/HGX node has exactly 8 GPUs, so TP = 8 is "the largest split that stays inside a node": larger crosses nodes,
 # smaller needs more pipeline stages or ZeRO to fit the model. The estimate turns this into numbers; in this example
-# (70B, 8192 tokens) TP = 4 and TP = 8 land in the same or neighbouring tie groups — the model cannot tell them apart,
-# a measurement can.
+# (70B, 8192 tokens) the fastest composition of each of TP = 1, 2, 4 and 8 is in tie group 1, less than 2 % apart —
+# with a smaller TP, ZeRO-3 and CP make the model and its activations fit. The estimate cannot tell them apart; a
+# measurement can.
 
 # %% [markdown] lang="zh"
 # ## 7. 标定：Megatron-LM 的表 1
@@ -680,7 +688,8 @@ md_table(
 # Nemotron-4 15B 与 340B、Grok-1 314B 的 MoE 代理模型 (proxy model)；配方给出每步时间，换算成每 GPU 每秒 token 数比较），
 # 它 2025 年的版本 (v25.05.02) 换到 NeMo 2.0 后的 9 行（Llama 3.1 405B、Nemotron-4 15B 与 340B、Grok-1 各有 BF16 与 FP8，
 # 再加 DeepSeek-V3 的 BF16 一行），NeMo 长序列表的 8 行（Llama 2 7B，8K 到 1024K，见后文），再加上 Megatron-Core
-# 2024 年在 H100 上的扩展表里的 9 行（bf16，1.7B 到 462B 的 GPT，48 到 6144 张卡，按它自己的 FLOP 计数比较 TFLOP/s），
+# 2024 年在 H100 上的扩展表里的 9 行（bf16，1.7B 到 462B 的 GPT，48 到 6144 张卡，按它自己的 FLOP 计数比较 TFLOP/s）
+# 和它的 MoE 指南给出的 Mixtral 8x7B 参考布局一行（64 张 H100，见后文），
 # 以及 Megatron-MoE-ModelZoo（公开的 Megatron-Core MoE 基准配置仓库）里 Qwen3 235B-A22B 在 256 张 H100 上的
 # 10 行（bf16：4K 序列的 5 种布局、同一仓库脚本里注明 320 TFLOP/s 的一种配置，与 16K 到 128K 的 4 行长上下文；
 # 按 Megatron-Core 2025 年起的 FLOP 计数比较 TFLOP/s），以及 B200 上的 12 个配置：Megatron-Bridge 25.09 与 25.11 两版
@@ -713,7 +722,8 @@ md_table(
 # NeMo 2.0: Llama 3.1 405B, Nemotron-4 15B and 340B and Grok-1, each in BF16 and FP8, and DeepSeek-V3 in BF16), eight
 # rows of NeMo's long-sequence table (Llama 2 7B, 8K to 1024K; see below), nine rows of Megatron-Core's 2024 H100
 # scaling table (bf16, GPT models from 1.7B to 462B on 48 to
-# 6144 GPUs, compared in TFLOP/s by its own FLOP count), and ten rows of Qwen3 235B-A22B on 256 H100s from the
+# 6144 GPUs, compared in TFLOP/s by its own FLOP count) and the one Mixtral 8x7B reference layout of its MoE guide (64
+# H100s; see below), ten rows of Qwen3 235B-A22B on 256 H100s from the
 # Megatron-MoE-ModelZoo (a public repository of Megatron-Core MoE benchmark configurations; bf16: five layouts at 4K,
 # one configuration its H100 script marks as 320 TFLOP/s, and four long-context rows from 16K to 128K, compared in
 # TFLOP/s by Megatron-Core's count from 2025 on), and twelve B200 configurations: four from Megatron-Bridge's
@@ -770,21 +780,39 @@ print(Text(zh="来源，按表中序号（论文与表格；训练配置文件�
               "each run's run.source):"))
 
 
+def top_level(source, separator):
+    """Where ``separator`` occurs in ``source`` outside parentheses and quotation marks (“...”)."""
+    depth, found = 0, []
+    for i, char in enumerate(source):
+        depth += (char in "(“") - (char in ")”")
+        if depth == 0 and source.startswith(separator, i):
+            found.append(i)
+    return found
+
+
 def after_shared(source, previous):
-    """What ``source`` adds to the previous line's source when they share a long prefix (cut at ', '), else None."""
+    """What ``source`` adds to the previous line's source when they share a long prefix (cut at a top-level ', '),
+    else None."""
     k = next((i for i, (a, b) in enumerate(zip(source, previous)) if a != b), min(len(source), len(previous)))
-    cut = source.rfind(", ", 0, k)
-    return source[cut + 2:] if k >= 60 and cut > 0 else None
+    cuts = [i for i in top_level(source, ", ") if i < k]
+    return source[cuts[-1] + 2:] if k >= 60 and cuts else None
 
 
 previous = ""
 for number, run in enumerate(runs, start=1):
     note = Text(zh=f"（{run.note.zh}）", en=f" ({run.note.en})") if run.note else ""
-    cited = run.source.split("; ")[0]  # the paper or table and its row; the configs follow in run.source
+    ends = top_level(run.source, "; ")  # the paper or table and its row; the configs follow in run.source
+    cited = run.source[:ends[0]] if ends else run.source
+    assert cited.count("(") == cited.count(")") and cited.count("“") == cited.count("”")  # no citation cut short
     rest = after_shared(cited, previous)
     shown = cited if rest is None else Text(zh=f"同上，{rest}", en=f"as above, {rest}")
     print(f"{number}. {run.label}: {shown}{note}")
     previous = cited
+# zh: 上面列举的各组行数：论文 8、厂商 H100 表 24、DGX Cloud 14 + 9、长序列 8、Megatron-Core 扩展表 9 与 MoE 指南 1、
+# zh: ModelZoo 10、B200 12、DGX-H100 1
+# en: the rows the paragraph above counts: papers 8, vendor H100 tables 24, DGX Cloud 14 + 9, long sequences 8,
+# en: Megatron-Core's scaling table 9 and MoE guide 1, ModelZoo 10, B200 12, DGX-H100 1
+assert len(runs) == 8 + 24 + 14 + 9 + 8 + 9 + 1 + 10 + 12 + 1
 refused = {c.name for c in comparisons if not c.accepted}
 assert refused == set()
 passed = {c.name for c in comparisons if c.passes}
@@ -1592,7 +1620,7 @@ workbench
 # ### 练习 9.1
 #
 # 在课程的 8 × 24 GiB 机器（`pcie-24g-8`，1 个节点）上规划 Llama-3 8B，全局批大小 64 条 × 4096 个 token。
-# 容量门槛 (`memory`) 第一个排除了多少个候选？
+# 在漏斗里，容量门槛 (`memory`) 那一行排除了多少个候选？
 
 # %% [markdown] lang="en"
 # ## 10. Exercises
@@ -1600,7 +1628,7 @@ workbench
 # ### Exercise 9.1
 #
 # Plan Llama-3 8B on the course's box of 8 × 24 GiB cards (`pcie-24g-8`, one node), global batch 64 × 4096 tokens. How
-# many candidates does the fit gate (`memory`) remove first?
+# many candidates does the fit gate (`memory`) remove in the funnel?
 
 # %% tags=["learner"]
 answer = ...
