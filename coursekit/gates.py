@@ -83,12 +83,12 @@ register(
             "en": "per-rank memory {need_gib:.1f} GiB exceeds device memory {have_gib:.1f} GiB",
         },
         "gates.mode": {
-            "zh": "工作负载模式 {mode!r} 不在 {name} 声明的模式 {modes} 之中"
+            "zh": "工作负载模式 {mode!r} 不在 {name} 声明的模式 `{modes}` 之中"
             "（模式代码：'training' 训练，'serving' 服务）",
             "en": "workload mode {mode!r} is not among the modes {name} declares ({modes})",
         },
         "gates.structure": {
-            "zh": "模型结构 {kind!r} 不受支持：{name} 只适用于 {kinds}"
+            "zh": "模型结构 {kind!r} 不受支持：{name} 只适用于 `{kinds}`"
             "（结构代码：'dense' 稠密模型，'moe' 混合专家 (MoE) 模型）",
             "en": "model structure {kind!r} is unsupported: {name} applies to {kinds} only",
         },

@@ -24,6 +24,7 @@ Taught in: lesson 3 (Q3 gates).
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
@@ -145,6 +146,16 @@ register(
         },
     }
 )
+
+
+def _html_message(message: str) -> str:
+    """A reason's text as HTML: escaped, its code spans (between backticks, as the catalog marks API codes) shown as
+    code rather than with their backticks.
+
+    >>> _html_message("modes `('training',)` <b>")
+    'modes <code>(&#x27;training&#x27;,)</code> &lt;b&gt;'
+    """
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(message))
 
 
 @dataclass(frozen=True)
@@ -350,9 +361,9 @@ class GatesWidget(LessonWidget[GateGrid]):
             verdict = tr("widgets.gates.accepted" if report.accepted else "widgets.gates.rejected")
             reasons = "<br>".join(
                 (
-                    f"<b>[{html.escape(r.code)}] {html.escape(r.message)}</b>"
+                    f"<b>[{html.escape(r.code)}] {_html_message(r.message)}</b>"
                     if k == 0
-                    else f"[{html.escape(r.code)}] {html.escape(r.message)}"
+                    else f"[{html.escape(r.code)}] {_html_message(r.message)}"
                 )
                 for k, r in enumerate(report.reasons)
             )
