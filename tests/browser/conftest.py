@@ -51,3 +51,21 @@ def lab_server(browser: Any) -> Iterator[jupyter_browser.LabServer]:
     server = jupyter_browser.LabServer()
     yield server
     server.close()
+
+
+@pytest.fixture
+def open_lesson(browser: Any, lab_server: jupyter_browser.LabServer) -> Iterator[Any]:
+    """Opens a lesson (``"zh/09_workbench.ipynb"``) in the session's JupyterLab at 1280 × 1000, runs it all (waiting
+    up to 10 minutes: lesson 9 plans dozens of runs), checks that no cell failed, and closes it after the test."""
+    pages: list[jupyter_browser.LessonPage] = []
+
+    def open_(notebook: str) -> jupyter_browser.LessonPage:
+        page = jupyter_browser.LessonPage(browser, lab_server, notebook, viewport=(1280, 1000))
+        pages.append(page)
+        state = page.run_all(timeout_s=600)
+        assert state["errors"] == [], f"{notebook}: {state['errors']}"
+        return page
+
+    yield open_
+    for page in pages:
+        page.close()

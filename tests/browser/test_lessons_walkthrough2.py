@@ -16,8 +16,6 @@ import pytest
 import coursekit.exercises  # noqa: F401  (registers the solution button's label in the catalog)
 from coursekit.i18n import tr
 
-from .conftest import jupyter_browser
-
 _CELL_TEXTS = "() => window.jupyterapp.shell.currentWidget.content.widgets.map(cell => cell.node.innerText)"
 _CELL_INDEX = """(button) => { const cell = button.closest('.jp-Cell');
   return window.jupyterapp.shell.currentWidget.content.widgets.findIndex(widget => widget.node === cell); }"""
@@ -25,22 +23,6 @@ _CELL_INDEX = """(button) => { const cell = button.closest('.jp-Cell');
 
 def _norm(text: str) -> str:
     return text.replace("\xa0", " ").strip()
-
-
-@pytest.fixture
-def open_lesson(browser: Any, lab_server: jupyter_browser.LabServer) -> Any:
-    pages: list[jupyter_browser.LessonPage] = []
-
-    def open_(notebook: str) -> jupyter_browser.LessonPage:
-        page = jupyter_browser.LessonPage(browser, lab_server, notebook, viewport=(1280, 1000))
-        pages.append(page)
-        state = page.run_all()
-        assert state["errors"] == [], f"{notebook}: {state['errors']}"
-        return page
-
-    yield open_
-    for page in pages:
-        page.close()
 
 
 def _cell_of_button(page: Any, index: int) -> Any:

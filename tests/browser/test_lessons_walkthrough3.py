@@ -14,24 +14,7 @@ import pytest
 
 import coursekit.exercises  # noqa: F401  (registers the solution button's label in the catalog)
 
-from .conftest import jupyter_browser
 from .test_lessons_walkthrough2 import _CELL_TEXTS, _norm, _press_and_read, _solution_button
-
-
-@pytest.fixture
-def open_lesson(browser: Any, lab_server: jupyter_browser.LabServer) -> Any:
-    pages: list[jupyter_browser.LessonPage] = []
-
-    def open_(notebook: str) -> jupyter_browser.LessonPage:
-        page = jupyter_browser.LessonPage(browser, lab_server, notebook, viewport=(1280, 1000))
-        pages.append(page)
-        state = page.run_all(timeout_s=600)
-        assert state["errors"] == [], f"{notebook}: {state['errors']}"
-        return page
-
-    yield open_
-    for page in pages:
-        page.close()
 
 
 def _cell_with(page: Any, needle: str) -> str:
