@@ -2,10 +2,12 @@
 
 :data:`PUBLISHED_RUNS_2024` adds NVIDIA's own measured configurations to the paper runs of
 :data:`coursekit.presets.PUBLISHED_RUNS`. Every run is marked in :data:`RUN_ROLES`: ``"fit"`` runs set a
-constant of the estimate and are never used to check it; ``"validation"`` runs only check it. Two constants are
-fitted: the efficiency ceiling, on Megatron-LM's Table 1 (:data:`coursekit.presets.MEGATRON_TABLE1`), and the host
-time per MoE layer, on two Megatron-MoE-ModelZoo rows
-(:data:`MOE_HOST_FIT_RUNS`); every other published run here is validation. (The tie rule's
+constant of the estimate and are never used to check it; ``"validation"`` runs only check it. Four constants are
+fitted on runs: the efficiency ceiling, on Megatron-LM's Table 1 (:data:`coursekit.presets.MEGATRON_TABLE1`); the host
+time per MoE layer, on two Megatron-MoE-ModelZoo rows (:data:`MOE_HOST_FIT_RUNS`); the share of its speed-up an FP8
+matmul keeps, on a BF16/FP8 pair (:data:`FP8_FIT_RUNS`); and the share of the EP all-to-all Megatron-Core's overlap
+hides, on two ModelZoo rows without and with it (:data:`EP_OVERLAP_FIT_RUNS`); every other published run here is
+validation. (The tie rule's
 :data:`coursekit.planner.calibration.MEASUREMENT_REPEATABILITY` reads how far NeMo 24.07's rows moved between two
 publications of its table — the measurements against each other, never against the estimate — so it tunes
 nothing the rows check.)
@@ -20,7 +22,7 @@ from typing import Any
 
 from .i18n import Text
 from .presets import MEGATRON_CORE_2024, MEGATRON_TABLE1, PUBLISHED_DEGREE_KEYS, PUBLISHED_RUNS, PublishedRun
-from .specs import TP_COMM_OVERLAP_ON
+from .specs import EP_A2A_OVERLAP_ON, TP_COMM_OVERLAP_ON
 
 __all__ = [
     "DGXC_2505_RUNS",
@@ -29,6 +31,7 @@ __all__ = [
     "DGXC_DEEPSEEK_V3_SOURCE",
     "DGXC_RUNS",
     "DGXC_SOURCE",
+    "EP_OVERLAP_FIT_RUNS",
     "FP8_FIT_RUNS",
     "MEGATRON_BRIDGE_2509_SOURCE",
     "MEGATRON_BRIDGE_2511_SOURCE",
@@ -542,7 +545,7 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
         24,
         5275.0,
         MEGATRON_BRIDGE_2511_SOURCE + ", row Qwen3_30B_a3B; " + QWEN3_H100_CONFIG,
-        options=(("overlap_ep", 1.0), MEGATRON_BRIDGE_QWEN3_GRADS),  # moe_a2a_overlap=True
+        options=(("overlap_ep", EP_A2A_OVERLAP_ON), MEGATRON_BRIDGE_QWEN3_GRADS),  # moe_a2a_overlap=True
     ),
     _run(
         "Megatron-Bridge Qwen3 235B-A22B (MoE), 4K, 256 H100 (FP8)",
@@ -556,7 +559,7 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
         1575.0,
         MEGATRON_BRIDGE_2511_SOURCE + ", row Qwen3_235B_a22B; " + QWEN3_H100_CONFIG,
         # moe_a2a_overlap=True; qwen3_235b_a22b_pretrain_config_h100: CommOverlapConfig(tp_comm_overlap=False)
-        options=(("overlap_ep", 1.0), TP_OVERLAP_OFF, MEGATRON_BRIDGE_QWEN3_GRADS, EDGE_SPLIT),
+        options=(("overlap_ep", EP_A2A_OVERLAP_ON), TP_OVERLAP_OFF, MEGATRON_BRIDGE_QWEN3_GRADS, EDGE_SPLIT),
     ),
     # More validation rows (none fits a constant): the rest of NeMo 24.07's pre-training table that the presets
     # cover (GPT-3 5B and 20B), and Megatron-Bridge's other H100 configurations: DeepSeek-V3 on H100 (25.09), the
@@ -634,7 +637,7 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
             # The model's group-limited routing (8 groups, 4 per token); EP 64 puts one group on each node.
             ("ep_node_limit", 4),
             ("ep_dedup_per_node", True),  # enable_deepep on the H100: DeepEP's flex dispatcher
-            ("overlap_ep", 1.0),  # overlap_moe_expert_parallel_comm with delay_wgrad_compute
+            ("overlap_ep", EP_A2A_OVERLAP_ON),  # overlap_moe_expert_parallel_comm with delay_wgrad_compute
             ("overlap_dp", 0.0),  # overlap_grad_reduce = False on the H100
             # "Et|(tt|)*30mL" (32 chunks of 2 layer slots): the first chunk holds the embedding and 1 layer, the last
             # the MTP block and the loss and no layer. Per stage of 4 chunks: 7, 8 and 6 layers (61 + 1 + 2 = 8 · 8).
@@ -686,7 +689,7 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
         1633.0,
         MEGATRON_BRIDGE_2602_SOURCE + ", row Qwen3_235B_a22B; " + QWEN3_H100_CONFIG + " (V2: V1 with GBS 8192)",
         # moe_a2a_overlap=True, tp_comm_overlap=False and bf16 gradients as above
-        options=(("overlap_ep", 1.0), TP_OVERLAP_OFF, MEGATRON_BRIDGE_QWEN3_GRADS, EDGE_SPLIT),
+        options=(("overlap_ep", EP_A2A_OVERLAP_ON), TP_OVERLAP_OFF, MEGATRON_BRIDGE_QWEN3_GRADS, EDGE_SPLIT),
     ),
     _run(
         "Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8, EP 16)",
@@ -718,7 +721,7 @@ PUBLISHED_RUNS_2025: tuple[PublishedRun, ...] = (
             12,
             tokens,
             f"{table}, row Qwen3_30B_a3B (DGX-H100); {QWEN3_30B_H100_2602_CONFIG}",
-            options=(("overlap_ep", 1.0), ("ep_dedup_per_node", True), MEGATRON_BRIDGE_QWEN3_GRADS),
+            options=(("overlap_ep", EP_A2A_OVERLAP_ON), ("ep_dedup_per_node", True), MEGATRON_BRIDGE_QWEN3_GRADS),
         )
         for release, tokens, table in (
             ("26.02", 5113.0, MEGATRON_BRIDGE_2602_SOURCE),
@@ -864,7 +867,7 @@ MOE_ZOO_QWEN3_RUNS: tuple[PublishedRun, ...] = (
         276.0,
         "235B DeepEP TP 2 EP 32 PP 8 VPP 4 (norm, act recompute; +1f1b overlap)",
         # A2A_OVERLAP=1: --overlap-moe-expert-parallel-comm, Megatron-Core's 1F1B all-to-all overlap
-        (("zero_stages", (1,)), ("ep_dedup_per_node", True), ("overlap_ep", 1.0), *MOE_ZOO_NORM_ACT),
+        (("zero_stages", (1,)), ("ep_dedup_per_node", True), ("overlap_ep", EP_A2A_OVERLAP_ON), *MOE_ZOO_NORM_ACT),
     ),
     _zoo_run(
         "DeepEP, EP 8, FSDP",
@@ -902,7 +905,7 @@ MOE_ZOO_QWEN3_RUNS: tuple[PublishedRun, ...] = (
             *MOE_ZOO_COMMON,
             ("zero_stages", (1,)),
             ("ep_dedup_per_node", True),
-            ("overlap_ep", 1.0),
+            ("overlap_ep", EP_A2A_OVERLAP_ON),
             *MOE_ZOO_NORM_ACT,
         ),
         note=Text(
@@ -1428,6 +1431,16 @@ MOE_HOST_FIT_RUNS: tuple[str, ...] = (
     "MoE-ModelZoo Qwen3 235B-A22B (MoE), 4K, 256 H100 (DeepEP, TP 4, EP 8)",
 )
 
+#: The two rows that fit :data:`coursekit.specs.EP_A2A_OVERLAP_ON`, the share of the EP all-to-all Megatron-Core's
+#: 1F1B all-to-all overlap hides: the ModelZoo's Qwen3 235B-A22B on 256 H100s (DeepEP, TP 2, EP 32, PP 8, VPP 4, the
+#: same moe_dev build) without and with ``--overlap-moe-expert-parallel-comm`` (245 and 276 TFLOP/s per GPU). The first
+#: also fits the host time (:data:`MOE_HOST_FIT_RUNS`; that fit has no overlap in it, so the two fits are independent).
+#: Marked ``"fit"`` in :data:`RUN_ROLES`.
+EP_OVERLAP_FIT_RUNS: tuple[str, ...] = (
+    "MoE-ModelZoo Qwen3 235B-A22B (MoE), 4K, 256 H100 (DeepEP, EP 32)",
+    "MoE-ModelZoo Qwen3 235B-A22B (MoE), 4K, 256 H100 (DeepEP, EP 32, 1F1B overlap)",
+)
+
 #: The two rows that fit :data:`coursekit.planner.calibration.FP8_MATMUL_SHARE`, how much of the FP8 peak's speed-up
 #: an FP8 matmul keeps: DGX Cloud Benchmarking's Llama 3.1 8B on 8 H100s (one node, no pipeline, the least
 #: communication of its recipes) in BF16 and in FP8, same layout. Marked ``"fit"`` in :data:`RUN_ROLES`.
@@ -1598,6 +1611,7 @@ RUN_ROLES: dict[str, str] = {
     },
     **{name: "fit" for name in MOE_HOST_FIT_RUNS},
     **{name: "fit" for name in FP8_FIT_RUNS},
+    **{name: "fit" for name in EP_OVERLAP_FIT_RUNS},
 }
 
 

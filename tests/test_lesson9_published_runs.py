@@ -67,16 +67,15 @@ def test_lesson9_published_run_figures() -> None:
         1
     ].layout
     assert (
-        round(qwen30.estimated_over_published, 1) == 3.1
-        and qwen30.rank == 4
-        and round(qwen30.step_over_best, 2) == 1.05
+        round(qwen30.estimated_over_published, 1) == 2.8
+        and qwen30.rank == 22
+        and round(qwen30.step_over_best, 2) == 1.06
     )
     assert qwen30.tie_group == 1
     qwen235 = by_name["Megatron-Bridge Qwen3 235B-A22B (MoE), 4K, 256 H100 (FP8)"]
-    assert (
-        round(qwen235.estimated_over_published, 2) == 1.37 and round(qwen235.step_over_best, 3) == 1.129
-    )  # 13 % longer
-    assert ",etp=1," in qwen235.layout and (qwen235.rank, qwen235.tie_group) == (225, 1)
+    assert round(qwen235.estimated_over_published, 2) == 1.05 and round(qwen235.step_over_best, 2) == 1.48
+    assert ",etp=1," in qwen235.layout and (qwen235.rank, qwen235.tie_group) == (678, 3)
+    assert {"group1_or_top10", "within_1.25x"} == set(qwen235.missed)  # the throughput holds, the rank misses
     assert qwen235.best_layout.startswith("tp=1,pp=8,dp=32,cp=1,ep=8,etp=1,v=1,zero=2,")
     qwen235_plan = plan(
         MODELS["qwen3-235b-a22b"],
@@ -148,21 +147,21 @@ def test_lesson9_published_run_figures() -> None:
     no_mtp = plan(
         replace(MODELS["deepseek-v3"], mtp_layers=0), CLUSTERS["h100-8"].with_nodes(128), dsv3_result.workload
     )
-    assert (round(dsv3.step_s, 1), round(no_mtp.explain(dsv3.label()).step_s, 1)) == (21.8, 18.9)
+    assert (round(dsv3.step_s, 1), round(no_mtp.explain(dsv3.label()).step_s, 1)) == (25.8, 22.9)
     # "Et|(tt|)*30mL" on 8 stages of 4 two-layer chunks: 7, 8 and 6 layers (61 + 1 + 2 = 64 = 8 · 8)
     assert dsv3.stage_layers == (7, 8, 6)
-    assert round(by_name[dsv3_name].step_over_best, 2) == 1.15 and by_name[dsv3_name].passes
-    assert (by_name[dsv3_name].rank, by_name[dsv3_name].tie_group) == (97, 1)
+    assert round(by_name[dsv3_name].step_over_best, 2) == 1.18 and by_name[dsv3_name].passes
+    assert (by_name[dsv3_name].rank, by_name[dsv3_name].tie_group) == (120, 1)
     # The text's counterfactual: both ends giving up 1 layer (7, 8, 7 layers) makes the last stage the slowest.
     dsv3_run = next(run for run in runs if run.name == dsv3_name)
     symmetric = compare_published(
         replace(dsv3_run, workload_options=(*dsv3_run.workload_options, ("pipeline_last_edge_layers", 1)))
     )
-    assert (round(symmetric.step_over_best, 2), symmetric.rank, symmetric.tie_group) == (1.24, 74, 2)
+    assert (round(symmetric.step_over_best, 2), symmetric.rank, symmetric.tie_group) == (1.20, 102, 1)
     dsv3_best = dsv3_result.explain(by_name[dsv3_name].best_layout)
     assert (
-        by_name[dsv3_name].best_layout.startswith("tp=2,pp=1,dp=256,cp=2,ep=256,")
-        and round(dsv3_best.memory.total_gib, 1) == 67.3
+        by_name[dsv3_name].best_layout.startswith("tp=2,pp=8,dp=64,cp=1,ep=16,etp=1,v=4,")
+        and round(dsv3_best.memory.total_gib, 1) == 72.7
     )
     dgxc_dsv3_name = "DGX Cloud DeepSeek-V3 (MoE), 4K, 1024 H100 (BF16)"
     dgxc_dsv3 = by_name[dgxc_dsv3_name]
@@ -186,16 +185,19 @@ def test_lesson9_published_run_figures() -> None:
     assert [round(row.inter_node_s, 1) for row in dgxc_ep.values()] == [20.0, 0.0]
     assert round(dgxc_ep["best"].time_s, 1) == 2.1
     assert dgxc_ep["published"].time_s - dgxc_dsv3_layout.timeline.exposed_communication_s < 0.5  # not hidden
-    assert by_name[dsv3_name].best_layout.startswith("tp=2,pp=1,") and ",ep=256," in by_name[dsv3_name].best_layout
+    assert by_name[dsv3_name].best_layout.startswith("tp=2,pp=8,") and ",ep=16," in by_name[dsv3_name].best_layout
     dsv3_2048 = by_name["DeepSeek-V3 (MoE), 2048 H800 GPUs"]
     assert (round(dsv3_2048.step_over_best, 2), round(dsv3_2048.estimated_over_published, 2)) == (1.70, 0.68)
     assert (
-        round(measured_step_s(dsv3_name), 1) == 25.3 and round(by_name[dsv3_name].estimated_over_published, 2) == 1.16
+        round(measured_step_s(dsv3_name), 1) == 25.3 and round(by_name[dsv3_name].estimated_over_published, 2) == 0.98
     )
-    assert round(published_explained(qwen235.name)[1].timeline.compute_s, 1) == 12.1
-    assert round(published_explained(qwen235.name)[1].step_s, 1) == 15.2
+    qwen235_layout = published_explained(qwen235.name)[1]
+    assert round({row.dimension: row.time_s for row in qwen235_layout.communication}["EP"], 1) == 14.4
+    assert (round(qwen235_layout.timeline.exposed_communication_s, 1), round(qwen235_layout.step_s, 1)) == (8.3, 19.9)
+    assert round(measured_step_s(qwen235.name), 1) == 20.8
     qwen235_best = published_explained(qwen235.name)[0].explain(qwen235.best_layout)
     assert qwen235_best.timeline.host_wait_s == 0 and round(qwen235_best.memory.total_gib, 1) == 78.2
+    assert round(qwen235_best.step_s, 1) == 13.4
     qwen30_ep16 = by_name["Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8, EP 16)"]
     _, qwen30_ep16_layout = published_explained(qwen30_ep16.name)
     assert round(qwen30_ep16.estimated_over_published, 2) == 0.90 and round(qwen30_ep16.step_over_best, 2) == 1.13
@@ -274,6 +276,9 @@ def test_lesson9_published_run_figures() -> None:
         for run in (*MOE_ZOO_QWEN3_RUNS, *MOE_ZOO_QWEN3_LONG_RUNS)
     }
 
+    def zoo_result_of(key):
+        return zoo[key][1]
+
     def zoo_row(key):
         row_c, row_result, row_layout = zoo[key]
         row_comm = {row.dimension: row.time_s for row in row_layout.communication}
@@ -292,15 +297,40 @@ def test_lesson9_published_run_figures() -> None:
     assert ",ep=16," in zc.best_layout
     zc, _, zl, _ = zoo_row("DeepEP, EP 32, 1F1B overlap")
     assert (zc.rank, zc.tie_group, round(zc.step_over_best, 2), round(zc.estimated_over_published, 2)) == (
-        6,
+        12,
         1,
-        1.01,
-        1.19,
+        1.14,
+        1.02,
     )
-    assert round(zl.step_s, 1) == 14.8 and zc.best_layout.startswith("tp=2,pp=4,dp=32,cp=1,ep=32,") and zc.passes
-    assert zl.timeline.host_wait_s == 0
+    assert round(zl.step_s, 1) == 17.2 and zc.best_layout.startswith("tp=2,pp=8,dp=16,cp=1,ep=16,") and zc.passes
+    assert zl.timeline.host_wait_s == 0 and RUN_ROLES[zc.name] == "fit"  # it fits EP_A2A_OVERLAP_ON
+    # the text's "taken as complete, 14.8 s, 1.31x faster" against the measured 276 / 245 = 1.127x
+    complete = replace(zoo_result_of("DeepEP, EP 32, 1F1B overlap").workload, overlap_ep=1.0)
+    complete_step = plan(qwen_model, CLUSTERS["h100-8"].with_nodes(32), complete).explain(zc.layout).step_s
+    assert (round(complete_step, 1), round(zoo_row("DeepEP, EP 32")[2].step_s / complete_step, 2)) == (14.8, 1.31)
+    assert (round(276 / 245, 3), round(zoo_row("DeepEP, EP 32")[2].step_s / zl.step_s, 3)) == (1.127, 1.127)
     zc, _, zl, _ = zoo_row("DeepEP, EP 32, 1F1B overlap, CUDA graphs")
-    assert (round(zl.step_s, 1), round(100 * (zc.estimated_over_published - 1)), zc.rank) == (14.8, 3, 6) and zc.passes
+    assert (round(zl.step_s, 1), round(zc.estimated_over_published, 2), zc.rank) == (17.2, 0.88, 12) and zc.passes
+    bridge_overlap = [
+        by_name[name]
+        for name in (
+            "Megatron-Bridge Qwen3 235B-A22B (MoE), 4K, 256 H100 (FP8)",
+            "Megatron-Bridge Qwen3 235B-A22B (MoE), 4K, 256 H100 (FP8, GBS 8192)",
+            dsv3_name,
+        )
+    ]
+    assert [round(c.estimated_over_published, 2) for c in bridge_overlap] == [1.05, 1.03, 0.98]
+    assert [round(100 * (c.estimated_over_published - 1)) for c in bridge_overlap] == [5, 3, -2]  # the lesson's words
+    # and with the overlap taken as complete, what the text says they fall from
+    as_complete = [
+        compare_published(
+            replace(run, workload_options=(*run.workload_options, ("overlap_ep", 1.0)))
+        ).estimated_over_published
+        for run in runs
+        if run.name in {c.name for c in bridge_overlap}
+    ]
+    assert sorted(round(x, 2) for x in as_complete) == [1.16, 1.34, 1.37]
+    assert sorted(round(100 * (x - 1)) for x in as_complete) == [16, 34, 37]
     graphs_step_s = zoo_count / (320e12 * 256)
     assert (round(graphs_step_s, 1), round(17.6 - graphs_step_s, 1), round((17.6 - graphs_step_s) / 1536 * 1e3, 1)) == (
         15.2,

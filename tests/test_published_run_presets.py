@@ -123,6 +123,7 @@ def test_qwen3_runs_state_their_recipes_ep_overlap() -> None:
     # 26.04 EP 16 recipe (perf_recipes/qwen/h100/qwen3_moe.py @ 067f987) sets moe_a2a_overlap = False. The 26.02 and
     # 26.02.01 rows of Qwen3 30B-A3B at global batch 1024 ran the 26.02 V1 config (VP 12, DeepEP, the overlap on).
     from coursekit.published_runs import PUBLISHED_RUNS_2025
+    from coursekit.specs import EP_A2A_OVERLAP_ON
 
     qwen = {
         run.name: run
@@ -131,8 +132,8 @@ def test_qwen3_runs_state_their_recipes_ep_overlap() -> None:
     }
     overlapped = [run for name, run in qwen.items() if "EP 16" not in name]
     assert len(overlapped) == 5
-    for run in overlapped:
-        assert run.workload().overlap("ep") == 1.0
+    for run in overlapped:  # the overlap on: the share of the all-to-all it was measured to hide
+        assert run.workload().overlap("ep") == EP_A2A_OVERLAP_ON == 0.48
         assert "moe_a2a_overlap=True" in run.source
     ep16 = qwen["Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8, EP 16)"]
     assert ep16.workload().overlap("ep") == 0.0
@@ -146,13 +147,13 @@ def test_moe_zoo_rows_state_what_their_commands_set() -> None:
     the "norm, act" rows (and run_h100_235b.sh's 320 TFLOPS config) recompute --recompute-modules moe_act layernorm
     and nothing else."""
     from coursekit.published_runs import MOE_ZOO_QWEN3_RUNS
-    from coursekit.specs import TP_COMM_OVERLAP_ON
+    from coursekit.specs import EP_A2A_OVERLAP_ON, TP_COMM_OVERLAP_ON
 
     assert len(MOE_ZOO_QWEN3_RUNS) == 6
     for run in MOE_ZOO_QWEN3_RUNS:
         w = run.workload()
         assert w.overlap("tp") == TP_COMM_OVERLAP_ON and w.pipeline_edge_layers == 1 and w.precision == "bf16"
-        assert w.overlap("ep") == (1.0 if "1F1B overlap" in run.name else 0.0)
+        assert w.overlap("ep") == (EP_A2A_OVERLAP_ON if "1F1B overlap" in run.name else 0.0)
         assert w.ep_dedup_per_node == ("DeepEP" in run.name)
         assert w.zero_stages == ((1, 2, 3) if "FSDP" in run.name else (1,))
         norm_act = "norm, act" in run.source or "moe_act layernorm" in run.source

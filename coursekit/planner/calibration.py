@@ -28,8 +28,8 @@ from typing import Any
 from .._validate import check_number, finite_result
 from ..hardware import A100_BF16_DENSE_FLOPS, B200_BF16_DENSE_FLOPS, H100_BF16_DENSE_FLOPS
 from ..i18n import register, shown_repr, tr
-from ..published_runs import FP8_FIT_RUNS, MOE_HOST_FIT_RUNS
-from ..specs import MAX_PEAK_FLOPS, MIN_PEAK_FLOPS
+from ..published_runs import EP_OVERLAP_FIT_RUNS, FP8_FIT_RUNS, MOE_HOST_FIT_RUNS
+from ..specs import EP_A2A_OVERLAP_ON, MAX_PEAK_FLOPS, MIN_PEAK_FLOPS
 
 __all__ = [
     "ASSUMPTION_SOURCES",
@@ -38,6 +38,9 @@ __all__ = [
     "CAUSAL_EXECUTED_SHARE",
     "EFFICIENCY_CEILING",
     "EFFICIENCY_RELATIVE_CEILING",
+    "EP_A2A_OVERLAP_ON",
+    "EP_A2A_OVERLAP_SOURCE",
+    "EP_OVERLAP_FIT_RUNS",
     "FIT_SET",
     "FLASH_ATTENTION_H100_BY_LENGTH",
     "FLASH_ATTENTION_H100_SHORT_TFLOPS",
@@ -190,6 +193,16 @@ MOE_LAYER_HOST_SOURCE: str = (
     "estimate makes the TP 4 row 1.15x the TP 2 row's throughput; measured it is 0.68x. MOE_LAYER_HOST_S is the value "
     "(to 0.1 ms) at which the estimate's ratio of the two equals the measured one (tests/test_planner_moe_host.py "
     "re-derives it). Megatron-LM megatron/core/transformer/moe/README.md, 'CPU Overhead Bottleneck', names the effect"
+)
+
+#: Where :data:`coursekit.specs.EP_A2A_OVERLAP_ON` (re-exported here) comes from: the fit pair's run names are
+#: :data:`coursekit.published_runs.EP_OVERLAP_FIT_RUNS`, re-exported here.
+EP_A2A_OVERLAP_SOURCE: str = (
+    "Megatron-MoE-ModelZoo best_practice/qwen3/readme.md @ e8650517d60d71ab73fc6b3b0388cac4ba435181, H100 table: "
+    "235B DeepEP TP 2 EP 32 PP 8 VPP 4, 245 TFLOP/s, and the same with +1f1b overlap (A2A_OVERLAP=1: "
+    "--overlap-moe-expert-parallel-comm), 276 TFLOP/s: 1.127x. With the overlap taken as complete the estimate made "
+    "the gain 1.31x. EP_A2A_OVERLAP_ON is the share (to 0.01) at which the estimate's gain equals the measured one "
+    "(tests/test_planner_ep_overlap.py re-derives it)"
 )
 
 #: Share of the s x s query-key pairs a causal flash-attention kernel computes: it skips the key blocks above the
@@ -399,7 +412,8 @@ ASSUMPTION_SOURCES: dict[str, str] = {
     "efficiency": "the calibration fits one ceiling; how efficiency falls with smaller matmuls is the course's "
     "smooth-roofline shape (ROOFLINE_SMOOTHNESS), not fitted: moved by a factor 2 either way",
     "overlap": "engines differ (Megatron-Core --overlap-grad-reduce / --overlap-param-gather / --tp-comm-overlap, "
-    "FSDP prefetch); a profile of one step shows the exposed share",
+    "FSDP prefetch; the EP all-to-all overlap's share EP_A2A_OVERLAP_ON is fitted on one pair of runs, "
+    "EP_A2A_OVERLAP_SOURCE); a profile of one step shows the exposed share",
     "bandwidth": "nccl-tests bus bandwidth commonly reaches 70-90 % of the link's datasheet figure; course "
     "assumption of up to 25 % below",
     "pipeline": "the calibration's residuals fall with pipeline depth (estimated / published 1.18 at pp 1, 0.85 at "
