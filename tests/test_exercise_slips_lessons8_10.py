@@ -170,7 +170,7 @@ def test_hand_worked_moe_counts_are_the_presets() -> None:
 KV_BYTES_PER_TOKEN = 2 * 80 * 8 * 128 * 2
 
 
-def _max_requests_by_hand(tokens: int, kv_split: int) -> int:
+def _max_requests_by_hand(tokens: int, kv_split: int, workspace: bool = True) -> int:
     """Free memory of one H100 (80 GiB) at TP = 8 over one request's KV cache on it.
 
     Weights: 70,553,706,496 parameters x 2 bytes / 8 ranks; workspace and reserve read from the ledger's own
@@ -184,7 +184,7 @@ def _max_requests_by_hand(tokens: int, kv_split: int) -> int:
     )
     weights_gib = 70_553_706_496 * 2 / 8 / 2**30
     assert ledger.weights_gib == pytest.approx(weights_gib, rel=1e-9)
-    free_gib = 80 - weights_gib - ledger.workspace_gib - ledger.reserve_gib
+    free_gib = 80 - weights_gib - (ledger.workspace_gib if workspace else 0.0) - ledger.reserve_gib
     return int(free_gib // (tokens * KV_BYTES_PER_TOKEN / kv_split / 2**30))
 
 
@@ -196,6 +196,8 @@ def _lesson10_wrong() -> list[tuple[str, Any, str]]:
         ("serve.max_requests", _max_requests_by_hand(8192, 8), "prompt_only"),  # 195: output tokens left out
         ("serve.max_requests", _max_requests_by_hand(8192 + 512, 1), "kv_not_split"),  # 23: KV not split by TP
         ("serve.max_requests", 180, "rounded_count"),  # the exact count rounded to two digits
+        # 185: free memory over per-request KV with the activation workspace left out
+        ("serve.max_requests", _max_requests_by_hand(8192 + 512, 8, workspace=False), "no_workspace"),
         ("serve.best_tp", 8, "most_tp"),
         ("serve.littles_law", 20 * 3200, "seconds_vs_ms"),  # 3.2 s taken as 3200
         ("serve.littles_law", 20 / 3.2, "divided"),  # 6.25
@@ -205,6 +207,8 @@ def _lesson10_wrong() -> list[tuple[str, Any, str]]:
 def test_max_requests_by_hand_is_the_exercise_answer() -> None:
     # (8192 + 512) tokens x 40 KiB per GPU per request: about 184 requests in the free memory.
     assert _max_requests_by_hand(8192 + 512, 8) == get_exercise("serve.max_requests").expected_value()
+    # leaving the workspace out gives one request more: a distinct answer, which the exercise names as a slip
+    assert _max_requests_by_hand(8192 + 512, 8, workspace=False) == 185
 
 
 # -- lesson 1 ---------------------------------------------------------------------------------------------------

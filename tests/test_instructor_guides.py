@@ -364,6 +364,18 @@ def _serving_numbers() -> list[str]:
     ]
 
 
+@pytest.mark.parametrize(("lang", "template"), [("en", "{:.1f} GiB of weights"), ("zh", "{:.1f} GiB 的权重")])
+def test_serving_guide_quotes_the_tp1_weights_in_gib(lang: str, template: str) -> None:
+    """Live-demo step 2: Llama 3 70B's weights at TP = 1, in the ledger's unit (GiB) against the 80 GiB device:
+    70,553,706,496 parameters x 2 bytes / 2**30 = 131.4 GiB (141 GB in decimal units)."""
+    from coursekit.presets import MODELS
+
+    weights_gib = MODELS["llama3-70b"].num_params * 2 / 2**30
+    assert round(weights_gib, 1) == 131.4
+    text = _guide(lang, "10_serving")
+    assert template.format(weights_gib) in text and "80 GiB" in text and "80 GB" not in text
+
+
 def _zero_collectives() -> list[str]:
     from coursekit.communication import strategy_traffic
     from coursekit.shapes import model_shape

@@ -61,6 +61,25 @@ def test_weights_that_do_not_fit_are_shown_not_raised() -> None:
     assert w.status == "ok" and w.result is not None and not w.result.ledger.fits
 
 
+def test_weights_alone_too_big_say_so_instead_of_holding_zero_requests() -> None:
+    # Llama 3 70B at TP 1: 70,553,706,496 x 2 bytes = 131.4 GiB of weights against an 80 GiB H100
+    previous = i18n.get_language()
+    try:
+        for lang, said, not_said in (
+            ("en", "alone do not fit", "holds at most 0"),
+            ("zh", "本身就放不下", "最多容纳 0"),
+        ):
+            i18n.set_language(lang)
+            w = ServingWidget(tp=1)
+            assert w.result is not None and w.result.ledger.max_concurrency == 0
+            assert said in w.message and not_said not in w.message
+            w.controls["tp"].value = 8  # 16.4 GiB of weights per rank: requests fit, and the count is shown
+            assert w.result is not None and w.result.ledger.max_concurrency > 0
+            assert said not in w.message
+    finally:
+        i18n.set_language(previous)
+
+
 def test_chinese_message() -> None:
     previous = i18n.get_language()
     try:

@@ -77,6 +77,12 @@ def _max_requests_kv_not_split() -> int:
     return replace(ledger, kv_per_request_gib=ledger.kv_per_request_gib * REPLICA_TP).max_concurrency
 
 
+def _max_requests_no_workspace() -> int:
+    """The slip of leaving the activation workspace (prefill activations, logits) out of the ledger."""
+    ledger = _replica_ledger(PROMPT_TOKENS + OUTPUT_TOKENS)
+    return replace(ledger, workspace_gib=0.0, workspace_per_request_gib=0.0).max_concurrency
+
+
 def _best_tp_times() -> dict[int, float]:
     """TPOT bound (s) of :data:`SMALL_MODEL` at batch 1 for each of :data:`TP_DEGREES`."""
     return {
@@ -191,6 +197,17 @@ MAX_REQUESTS = register(
                     zh="你只算了提示 token；请求生成的输出 token 也留在 KV 缓存里，每个请求的上下文是提示加输出。",
                     en="You counted the prompt tokens only; the output tokens a request generates stay in the KV "
                     "cache too, so its context is prompt plus output.",
+                ),
+            ),
+            mistake(
+                "no_workspace",
+                _max_requests_no_workspace,
+                Text(
+                    zh="你没算激活工作区 (activation workspace)：预填充一个提示块的激活和输出层的 logits 也占显存，"
+                    "账本在权重和运行时预留之外还要扣掉它，剩下的才分给 KV 缓存。",
+                    en="You left out the activation workspace: the activations of prefilling one prompt chunk and the "
+                    "output layer's logits take memory too, and the ledger sets it aside with the weights and the "
+                    "runtime reserve before the rest goes to the KV cache.",
                 ),
             ),
             mistake(

@@ -37,7 +37,7 @@ from ..presets import CLUSTERS, MODELS
 from ..serving import ServingEstimate, ServingLedger
 from ..serving.estimate import _estimate
 from ..serving.kv import _check_specs, _memory_ledger
-from ..specs import DEFAULT_RUNTIME_RESERVE_GIB, ClusterSpec, ModelSpec
+from ..specs import DEFAULT_RUNTIME_RESERVE_GIB, ClusterSpec, ModelSpec, type_error
 from ..units import MS_PER_S
 from . import LessonWidget, dropdown, slider
 
@@ -47,6 +47,7 @@ __all__ = [
     "TP_OPTIONS",
     "ServingView",
     "ServingWidget",
+    "ledger_sentence",
     "log_axes",
     "serving_view",
     "tradeoff_curve",
@@ -73,10 +74,18 @@ register(
         "widgets.serving.output_tokens": {"zh": "输出 token 数", "en": "output tokens"},
         "widgets.serving.ledger": {
             "zh": "每 rank：权重 {weights_gib:.1f} + KV 缓存 {kv_gib:.1f} + 工作区与预留 {other_gib:.1f} = "
-            "<b>{total_gib:.1f}</b> / {device_gib:.0f} GiB，{verdict}；一个副本最多容纳 {max_concurrency} 个请求。",
+            "<b>{total_gib:.1f}</b> / {device_gib:.0f} GiB，{verdict}；{capacity}",
             "en": "Per rank: weights {weights_gib:.1f} + KV cache {kv_gib:.1f} + workspace and reserve "
-            "{other_gib:.1f} = <b>{total_gib:.1f}</b> / {device_gib:.0f} GiB, {verdict}; one replica holds at most "
-            "{max_concurrency} requests.",
+            "{other_gib:.1f} = <b>{total_gib:.1f}</b> / {device_gib:.0f} GiB, {verdict}; {capacity}",
+        },
+        "widgets.serving.capacity": {
+            "zh": "一个副本最多容纳 {max_concurrency} 个请求。",
+            "en": "one replica holds at most {max_concurrency} requests.",
+        },
+        "widgets.serving.capacity_none": {
+            "zh": "权重、工作区与预留本身就放不下，一个请求也容纳不了：加大 TP 或换显存更大的 GPU。",
+            "en": "the weights, workspace and reserve alone do not fit, so not one request does: raise TP or pick a "
+            "GPU with more memory.",
         },
         "widgets.serving.times": {
             "zh": "TTFT >= <b>{ttft_ms:.0f} ms</b>，TPOT >= <b>{tpot_ms:.1f} ms</b>（其中 TP 通信 {comm_ms:.1f} ms，"
@@ -197,9 +206,9 @@ YLABEL_OFFSET_PT: float = 36.0
 def place_ylabel(ax: Axes) -> None:
     """Put ``ax``'s y label at a fixed distance left of the axes, clear of tick labels of up to six digits.
 
-    A live widget places its axis labels once (:func:`coursekit.plotting.pin_labels`); on log axes whose
-    limits follow the data the tick labels change width ("50" to "20000"), so the y label is given a place
-    that clears the widest of them instead.
+    A live widget places its axis labels once (:func:`coursekit.plotting.pin_labels`); on axes whose limits
+    follow the data the tick labels change width ("50" to "20000", or a ledger's "80" to "2500" GiB), so the
+    y label is given a place that clears the widest of them instead.
     """
     figure = ax.get_figure(root=True)
     ax.yaxis.set_label_coords(
@@ -209,6 +218,33 @@ def place_ylabel(ax: Axes) -> None:
 
 def _label(key: str) -> str:
     return label(Text(zh=tr(key, lang="zh"), en=tr(key, lang="en")))
+
+
+def ledger_sentence(ledger: ServingLedger, bold: bool = True) -> str:
+    """One rank's serving ledger in a sentence, in the learner's language: its terms, the verdict, and how many
+    requests one replica holds (or that the weights, workspace and reserve alone do not fit). HTML with the total in
+    bold; ``bold=False`` gives plain text.
+
+    Taught in: lesson 10 (serving).
+    """
+    if not isinstance(ledger, ServingLedger):
+        raise type_error("ledger", ledger, "ServingLedger")
+    capacity = (
+        tr("widgets.serving.capacity", max_concurrency=ledger.max_concurrency)
+        if ledger.max_concurrency > 0
+        else tr("widgets.serving.capacity_none")
+    )
+    text = tr(
+        "widgets.serving.ledger",
+        weights_gib=ledger.weights_gib,
+        kv_gib=ledger.kv_cache_gib,
+        other_gib=ledger.workspace_gib + ledger.reserve_gib,
+        total_gib=ledger.total_gib,
+        device_gib=ledger.device_gib,
+        verdict=html.escape(ledger.verdict()) if bold else ledger.verdict(),
+        capacity=html.escape(capacity) if bold else capacity,
+    )
+    return text if bold else text.replace("<b>", "").replace("</b>", "")
 
 
 class ServingWidget(LessonWidget[ServingView]):
@@ -252,7 +288,9 @@ class ServingWidget(LessonWidget[ServingView]):
 
     def setup(self, fig: Figure) -> None:
         fig.set_layout_engine("none")
-        self.ax_mem = fig.add_axes((0.08, 0.2, 0.3, 0.68))
+        # the memory axis reaches thousands of GiB (a long context at batch 512): its y label sits left of the widest
+        # tick label (place_ylabel), so the axes start far enough right for the label to stay on the figure
+        self.ax_mem = fig.add_axes((0.11, 0.2, 0.27, 0.68))
         self.ax_curve = fig.add_axes((0.52, 0.2, 0.44, 0.68))
         self.bars = {
             key: Rectangle((0.0, 0.0), 0.6, 0.0, facecolor=colour, label=_label(f"widgets.serving.bar_{key}"))
@@ -264,6 +302,7 @@ class ServingWidget(LessonWidget[ServingView]):
         self.ax_mem.set_xlim(-0.2, 1.6)
         self.ax_mem.set_xticks([])
         self.ax_mem.set_ylabel(_label("widgets.serving.axis_gib"), fontsize=8)
+        place_ylabel(self.ax_mem)
         self.ax_mem.tick_params(labelsize=7)
         self.ax_mem.legend(handles=list(self.bars.values()), fontsize=6, loc="upper right", frameon=False)
         (self.fit_line,) = self.ax_curve.plot([], [], marker="o", markersize=3, color="#4c72b0")
@@ -334,16 +373,7 @@ class ServingWidget(LessonWidget[ServingView]):
         ledger, est = result.ledger, result.estimate
         return "<br>".join(
             [
-                tr(
-                    "widgets.serving.ledger",
-                    weights_gib=ledger.weights_gib,
-                    kv_gib=ledger.kv_cache_gib,
-                    other_gib=ledger.workspace_gib + ledger.reserve_gib,
-                    total_gib=ledger.total_gib,
-                    device_gib=ledger.device_gib,
-                    verdict=html.escape(ledger.verdict()),
-                    max_concurrency=ledger.max_concurrency,
-                ),
+                ledger_sentence(ledger),
                 tr(
                     "widgets.serving.times",
                     ttft_ms=est.time_to_first_token_s * MS_PER_S,

@@ -58,14 +58,13 @@ coursekit.set_language("{{LANG}}")
 
 from IPython.display import Markdown, display
 
-from coursekit import tr
 from coursekit.communication import replica_traffic
 from coursekit.exercises import check, show_solution, verify
 from coursekit.i18n import Text
 from coursekit.planner import ModelSpec
 from coursekit.plotting import figure_image, label, new_figure
 from coursekit.presets import CLUSTERS, MODELS
-from coursekit.roofline import ridge_point_flop_per_byte
+from coursekit.roofline import ridge_point_flop_per_byte, roofline_flops
 from coursekit.serving import (
     PUBLISHED_MEASUREMENTS,
     ServingWorkload,
@@ -76,7 +75,7 @@ from coursekit.serving import (
     serving_memory_ledger,
     tp_all_reduce,
 )
-from coursekit.widgets.serving import ServingWidget
+from coursekit.widgets.serving import ServingWidget, ledger_sentence
 
 H100 = CLUSTERS["h100-8"]
 LLAMA70 = MODELS["llama3-70b"]
@@ -237,18 +236,31 @@ md_table(
     ],
 )
 print(ledger.verdict())
-print(tr("widgets.serving.ledger", weights_gib=ledger.weights_gib, kv_gib=ledger.kv_cache_gib,
-         other_gib=ledger.workspace_gib + ledger.reserve_gib, total_gib=ledger.total_gib,
-         device_gib=ledger.device_gib, verdict=ledger.verdict(),
-         max_concurrency=ledger.max_concurrency).replace("<b>", "").replace("</b>", ""))
+print(ledger_sentence(ledger, bold=False))
 
 # %% [markdown] lang="zh"
-# 如果把训练的 global batch（如 1024 条 × 8192 token）当作并发请求，KV 缓存远远放不下，任何布局都通不过。
+# 如果把训练的全局批次 (global batch)（如 1024 条 × 8192 token）当作并发请求，KV 缓存远远放不下：即使一个节点的 8 张卡
+# 平分，每张卡也要几百 GiB（下面的单元格算出来），这个节点上任何布局都通不过。
 # 服务的负载要用并发请求数（或请求速率）和提示、输出长度来描述。
 
 # %% [markdown] lang="en"
-# Take a training global batch (say 1024 × 8192 tokens) as concurrent requests and that KV cache cannot fit: no layout
-# passes. A serving load is described by concurrent requests (or a request rate) and the prompt and output lengths.
+# Take a training global batch (say 1024 × 8192 tokens) as concurrent requests and that KV cache cannot fit: even split
+# over the 8 GPUs of a node it is hundreds of GiB per GPU (the cell below computes it), so no layout on the node passes.
+# A serving load is described by concurrent requests (or a request rate) and the prompt and output lengths.
+
+# %%
+training_batch = serving_memory_ledger(
+    LLAMA70, H100, tp=8, concurrency=1024, context_tokens=8192, prefill_chunk_tokens=2048
+)
+print(
+    Text(
+        zh=f"1024 条 × 8192 token 当作并发请求，一个节点的 8 张卡 (TP = 8) 平分：每 rank 合计 "
+        f"{training_batch.total_gib:.0f} / {training_batch.device_gib:.0f} GiB，{training_batch.verdict()}",
+        en=f"1024 × 8192 tokens as concurrent requests, split over the 8 GPUs of a node (TP = 8): "
+        f"{training_batch.total_gib:.0f} / {training_batch.device_gib:.0f} GiB per rank, {training_batch.verdict()}",
+    )
+)
+assert not training_batch.fits
 
 # %% [markdown] lang="zh"
 # ## 4. 预填充与解码在屋顶线上
@@ -312,13 +324,19 @@ assert prefill.prefill_compute_s > prefill.prefill_memory_s and points[2][2].dec
 # %%
 fig = new_figure(6.0, 3.0)
 ax = fig.add_subplot()
-intensities = [2**k for k in range(0, 14)]
-attainable = [min(H100.peak_flops, i * H100.memory_bandwidth_bytes_per_s) / 1e12 for i in intensities]
+# zh: 屋顶线在脊点处拐弯：采样点里要有脊点本身，否则两侧的点会被一条斜线连起来
+# en: The roof bends at the ridge point: sample the ridge itself, or a slanted segment joins the points either side
+intensities = sorted([2**k for k in range(0, 14)] + [ridge])
+attainable = [roofline_flops(i, H100.peak_flops, H100.memory_bandwidth_bytes_per_s) / 1e12 for i in intensities]
 ax.plot(intensities, attainable, color="#4c72b0")
 ax.axvline(ridge, color="grey", linestyle=":", linewidth=0.8)
+ax.annotate(
+    label(Text(zh=f"脊点 {ridge:.0f}", en=f"ridge {ridge:.0f}")), (ridge * 1.08, 1.5), fontsize=7, color="grey"
+)
 for _, b, _e in points:
-    ax.plot([b], [min(H100.peak_flops, b * H100.memory_bandwidth_bytes_per_s) / 1e12], "o", color="#dd8452")
-    ax.annotate(label(Text(zh=f"解码 批{b}", en=f"decode b={b}")), (b, b * 3.35 * 0.6), fontsize=7)
+    on_roof = roofline_flops(b, H100.peak_flops, H100.memory_bandwidth_bytes_per_s) / 1e12
+    ax.plot([b], [on_roof], "o", color="#dd8452")
+    ax.annotate(label(Text(zh=f"解码 批{b}", en=f"decode b={b}")), (b, on_roof * 0.6), fontsize=7)
 ax.plot([2048], [H100.peak_flops / 1e12], "s", color="#c44e52")
 ax.annotate(label(Text(zh="预填充 2048", en="prefill 2048")), (700, H100.peak_flops / 1e12 * 0.55), fontsize=7)
 ax.set_xscale("log", base=2)
@@ -540,6 +558,7 @@ assert tpot_at_batch_ms[1] == min(tpot_at_batch_ms.values())
 # 稳态下，系统里的请求数 L = 到达速率 λ × 每个请求的时间 W。请求时间 W = TTFT + 输出长度 × TPOT，而 TPOT 又随并发增长，
 # 所以并发要解一个不动点。`plan_serving` 给定请求速率时就这样做：它找每个副本最小的并发 c，使 λ × W(c) ≤ c
 # （利特尔定律），且副本的吞吐跟得上 λ；速率太高、显存能容纳的并发内没有这样的 c 时，布局被 SLO 门槛以 `rate` 拒绝。
+# 下面的例子里，决定 c 的是吞吐条件，不是 λ × W：
 
 # %% [markdown] lang="en"
 # ## 7. Little's law: from a request rate to a concurrency
@@ -548,22 +567,56 @@ assert tpot_at_batch_ms[1] == min(tpot_at_batch_ms.values())
 # length × TPOT, and TPOT grows with concurrency, so the concurrency is a fixed point. `plan_serving` solves it when
 # given a request rate: it finds the smallest concurrency c per replica with λ × W(c) ≤ c (Little's law) at which the
 # replica's throughput also keeps up with λ; when the rate is too high and no such c exists within the concurrency
-# memory holds, the SLO gate rejects the layout with `rate`.
+# memory holds, the SLO gate rejects the layout with `rate`. In the example below the throughput condition sets c, not
+# λ × W:
 
 # %%
-print(littles_law_concurrency(8.0, 2.5))  # 8 requests/s that each stay 2.5 s: 20 in the system on average
+in_system = littles_law_concurrency(8.0, 2.5)
+print(
+    Text(
+        zh=f"littles_law_concurrency(8.0, 2.5) = {in_system:g}：每秒到达 8 个请求、每个停留 2.5 秒，系统里平均有 {in_system:g} 个",
+        en=f"littles_law_concurrency(8.0, 2.5) = {in_system:g}: 8 requests/s that each stay 2.5 s keep {in_system:g} "
+        "in the system on average",
+    )
+)
+TWO_NODES = H100.with_nodes(2)
 rate_plan = plan_serving(
-    LLAMA70, H100.with_nodes(2), ServingWorkload(prompt_tokens=2048, output_tokens=256, request_rate_per_s=8.0)
+    LLAMA70, TWO_NODES, ServingWorkload(prompt_tokens=2048, output_tokens=256, request_rate_per_s=8.0)
 )
 best = rate_plan.accepted[0]
+c = best.concurrency_per_replica
+rate_per_replica = 8.0 / best.replicas
+
+
+def in_flight(concurrency):
+    """W (s) of one request and requests/s a replica of the best layout completes, at this concurrency."""
+    est = serving_estimate(
+        LLAMA70, TWO_NODES, tp=best.tp, pp=best.pp, batch=concurrency, prompt_tokens=2048, output_tokens=256
+    )
+    return est.time_to_first_token_s + 256 * est.time_per_output_token_s, est.tokens_per_s / 256
+
+
+w_c, served_c = in_flight(c)
+w_below, served_below = in_flight(c - 1)
 print(
     Text(
         zh=f"每秒 8 个请求、2 个节点：最佳布局 replicas={best.replicas} tp={best.tp} pp={best.pp}，"
-        f"每副本稳态并发 {best.concurrency_per_replica} 个",
+        f"每个副本每秒分到 {rate_per_replica:g} 个请求，稳态并发 c = {c} 个。\n"
+        f"c = {c} 时：W = {w_c:.2f} s，λ × W = {rate_per_replica * w_c:.2f} ≤ {c}，"
+        f"副本每秒完成 {served_c:.2f} 个请求，跟得上；\n"
+        f"c = {c - 1} 时：λ × W = {rate_per_replica * w_below:.2f}，但副本每秒只完成 {served_below:.2f} 个请求，跟不上。",
         en=f"8 requests/s on 2 nodes: best layout replicas={best.replicas} tp={best.tp} pp={best.pp}, "
-        f"{best.concurrency_per_replica} requests in flight per replica",
+        f"{rate_per_replica:g} request/s per replica, c = {c} requests in flight per replica.\n"
+        f"At c = {c}: W = {w_c:.2f} s, λ × W = {rate_per_replica * w_c:.2f} ≤ {c}, and the replica completes "
+        f"{served_c:.2f} requests/s: it keeps up;\n"
+        f"at c = {c - 1}: λ × W = {rate_per_replica * w_below:.2f}, but the replica completes only "
+        f"{served_below:.2f} requests/s: it falls behind.",
     )
 )
+# zh: 核对上面的说法：c 是同时满足利特尔定律和吞吐条件的最小并发
+# en: Checking the lines above: c is the smallest concurrency that meets both Little's law and the throughput condition
+assert rate_per_replica * w_c <= c and served_c >= rate_per_replica
+assert rate_per_replica * w_below <= c - 1 and served_below < rate_per_replica
 
 # %% [markdown] lang="zh"
 # ## 8. 搜索 replicas × TP × PP
@@ -628,7 +681,7 @@ for m in PUBLISHED_MEASUREMENTS:
     metric = Text(zh="首 token 时间 (s)", en="TTFT (s)") if m.metric == "ttft_s" else Text(zh="输出 token/秒", en="output tokens/s")
     ratios[m.metric].append(m.value / bound)
     rows.append(
-        (m.model.name, f"{m.tp} × A100", m.batch, f"{m.prompt_tokens} / {m.output_tokens}", metric, f"{m.value:g}",
+        (m.model.name, f"{m.tp} × A100", m.batch, f"{m.prompt_tokens} / {m.output_tokens}", metric, f"{m.value:.3g}" if m.metric == "ttft_s" else f"{m.value:,.0f}",
          f"{bound:.3g}" if m.metric == "ttft_s" else f"{bound:,.0f}", f"{m.value / bound:.2f}")
     )
 md_table(
@@ -809,7 +862,8 @@ verify("serve.littles_law", answer)
 #    但一个请求始终只在一个副本上跑，批为 1 时它的时延由该副本读一遍权重的时间决定，副本数改变不了；TP 把每个 token 要读的权重
 #    分到多张卡上并行读，所以连这个下限也降低（直到通信时延占主导）。
 # 2. TP 按 KV 头切分缓存；头数不够分时，每张卡至少要有一个完整的 KV 头来算自己的查询头，只能复制。
-# 3. 每个解码步都要用到全部权重，每张卡至少要把自己那份从 HBM 读一遍。批变大时，KV 缓存的读取和运算随之增加，权重读取不变。
+# 3. 每个解码步都要用到这一步的权重（稠密模型是全部权重；MoE 是批里的 token 被路由到的专家，批为 1 时就是激活参数），
+#    每张卡至少要把自己那份从 HBM 读一遍。批变大时，KV 缓存的读取和运算随之增加；稠密模型的权重读取不变。
 # 4. 不会：显存只出现在显存门槛里，变大只会放行更多布局；其余门槛（形状、互连、副本、SLO）与显存无关。
 # 5. 不是：下界假设内核跑满峰值、没有排队和调度开销；稳定的比值说明主导项抓对了。尾延迟、排队、缓存命中率和路由均衡只能实测。
 
@@ -823,8 +877,9 @@ verify("serve.littles_law", answer)
 #    communication latency dominates).
 # 2. TP splits the cache by KV heads; when there are not enough heads to go round, every GPU still needs one whole KV
 #    head for its query heads, so heads are replicated.
-# 3. Every decode step uses all the weights, and each GPU must read its share from HBM at least once. With a bigger
-#    batch, the KV cache reads and the arithmetic grow; the weight reads do not.
+# 3. Every decode step uses the step's weights (all of them in a dense model; in an MoE the experts the batch's tokens
+#    are routed to, its active parameters at batch 1), and each GPU must read its share from HBM at least once. With a
+#    bigger batch, the KV cache reads and the arithmetic grow; a dense model's weight reads do not.
 # 4. No: memory appears only in the memory gate, and more of it only lets more layouts through; the other gates (shape,
 #    interconnect, replica, SLO) do not depend on memory.
 # 5. No: the bound assumes kernels at peak and no queueing or scheduling overhead; a stable ratio says the dominant
