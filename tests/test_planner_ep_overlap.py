@@ -82,3 +82,21 @@ def test_the_default_leaves_the_overlap_off_and_says_what_it_hides_when_on() -> 
 
     assert WorkloadSpec(global_batch=8).overlap("ep") == 0.0
     assert "0.48" in OVERLAP_SOURCES["ep"] and "245" in OVERLAP_SOURCES["ep"] and "276" in OVERLAP_SOURCES["ep"]
+
+
+def test_the_cli_help_gives_the_measured_share_in_both_languages() -> None:
+    import subprocess
+    import sys
+
+    for lang, words in (("en", "was measured to"), ("zh", "实测藏")):
+        out = subprocess.run(
+            [sys.executable, "-m", "coursekit.planner", "--lang", lang, "--help"],
+            capture_output=True,
+            text=True,
+            env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"},
+            check=True,
+        ).stdout
+        start = out.index("--overlap-ep")
+        end = out.find("\n  -", start)
+        entry = " ".join(out[start : None if end < 0 else end].split())  # the option's help, unwrapped
+        assert words in entry and f"{EP_A2A_OVERLAP_ON:g}" in entry, entry

@@ -45,6 +45,7 @@ from ..specs import (
     DEFAULT_MAX_VIRTUAL_STAGES,
     DEFAULT_RECIPE,
     DEFAULT_RUNTIME_RESERVE_GIB,
+    EP_A2A_OVERLAP_ON,
     EP_OVERLAP_SCHEDULES,
     FP8_RECIPES,
     FP8_WEIGHT_CACHE_BYTES,
@@ -427,9 +428,16 @@ def _add_estimate_arguments(p: argparse.ArgumentParser) -> None:
         zh="：引擎的通信-矩阵乘重叠，只在序列并行下运行；没有这种重叠的引擎设 0",
         en=": the engine's comm-GEMM overlap, which runs only with sequence parallelism; 0 for an engine without it",
     )
+    ep_note = Text(
+        zh=f"；Megatron-Core 的 1F1B 全对全重叠 (--overlap-moe-expert-parallel-comm) 实测藏住 {EP_A2A_OVERLAP_ON:g}，"
+        "DualPipe 取 1",
+        en=f"; Megatron-Core's 1F1B all-to-all overlap (--overlap-moe-expert-parallel-comm) was measured to hide "
+        f"{EP_A2A_OVERLAP_ON:g}, DualPipe 1",
+    )
+    notes = {"tp": tp_note, "ep": ep_note}
     for dim, share in OVERLAP_DEFAULTS.items():
         name = dim.upper()
-        note_zh, note_en = (tp_note.zh, tp_note.en) if dim == "tp" else ("", "")
+        note_zh, note_en = (notes[dim].zh, notes[dim].en) if dim in notes else ("", "")
         p.add_argument(
             f"--overlap-{dim}",
             type=number_arg(float, f"overlap_{dim}", ge=0, le=1),
