@@ -1248,6 +1248,8 @@ class PlanResult:
                     if w.fp8_weight_cache
                     else tr("planner.fp8_weights_replace")
                 )
+            # notes about this model and workload (e.g. sequences longer than a learned position table)
+            assumptions += "".join(f"\n  - {note}" for note in self.assumptions.notes if note not in ESTIMATE_NOTES)
         lines = [
             tr(
                 "planner.header",

@@ -666,6 +666,25 @@ def _distinct(column: Any) -> tuple[int, ...]:
     return tuple(int(x) for x in np.unique(column))
 
 
+def _position_table_notes(model: ModelSpec, workload: WorkloadSpec) -> tuple[Text, ...]:
+    """A note when the sequences are longer than a learned position table holds (GPT-2/3 style): such a model cannot
+    run them as given, and the estimate still counts the given model's table."""
+    seq = workload.tokens_per_sequence(model)
+    if model.position != "learned" or seq <= model.seq_len:
+        return ()
+    extra = (seq - model.seq_len) * model.hidden
+    return (
+        Text(
+            zh=f"{model.name} 的位置嵌入 (position embedding) 是学出来的一张表，只有 {model.seq_len} 个位置；每条序列 "
+            f"{seq} 个 token 要一个有 {seq} 个位置的模型（多 {extra:,} 个参数），或者换成旋转位置编码 (RoPE)。"
+            f"估算仍按给定的模型（{model.seq_len} 个位置）计参数。",
+            en=f"{model.name}'s position embedding is a learned table of {model.seq_len} positions; sequences of {seq} "
+            f"tokens need a model with {seq} positions ({extra:,} more parameters) or rotary positions (RoPE). The "
+            f"estimate still counts the given model's parameters ({model.seq_len} positions).",
+        ),
+    )
+
+
 def _dimensions_and_assumptions(
     model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec, columns: Mapping[str, Any]
 ) -> tuple[dict[str, tuple[Any, ...]], Assumptions]:
@@ -674,7 +693,7 @@ def _dimensions_and_assumptions(
     keys = ("tp", "pp", "dp", "cp", "ep", "etp", "v", "zero", "mb") if model.is_moe else DEGREE_KEYS_SEARCHED
     dims: dict[str, tuple[Any, ...]] = {key: _distinct(columns[key]) for key in keys}
     uncertainty = MODEL_UNCERTAINTY
-    notes = ESTIMATE_NOTES
+    notes = _position_table_notes(model, workload) + ESTIMATE_NOTES
     if workload.mode == "training":
         dims["recompute"] = workload.recompute_modes
     else:
