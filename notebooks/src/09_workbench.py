@@ -323,8 +323,8 @@ for note in result.assumptions.notes:
 #
 # 估算有不确定度：在标定集上，它和实测最多差约 ±20%（`MODEL_UNCERTAINTY`）。估算相差不到 20% 的候选，估算就分不出先后，
 # 它们是一个并列组：从最快的候选起，凡估算在它 1.2 倍以内的都归入第 1 组，其余的再从最快的起分第 2 组，依此类推。
-# 这不只是谨慎：后文“估算能排对两个实测布局的先后吗？”拿公开的实测布局对检验过——估算相差超过 20% 的对，估算全都排对了；
-# 相差不到 20% 的，多数排反了。
+# 这不只是谨慎：后文“估算能排对两个实测布局的先后吗？”拿公开的实测布局对检验过——估算相差超过 20% 的对，实测分得出先后的，
+# 估算全都排对了（有一对实测一样快，估算却差 30%）；相差不到 20% 的，多数排反了。
 #
 # 并列组里谁可能更快，要看哪个假设出了错。`result.explain_ties()` 为组里每个值得实测的成员说明：哪个假设在其自身不确定度内
 # 变动就能让它追上组首——矩阵乘效率随形状下降得更缓或更陡、重叠份额少四分之一或多四分之一、节点内或跨节点带宽低 25%、
@@ -343,7 +343,8 @@ for note in result.assumptions.notes:
 # form a tie group. From the fastest candidate, every candidate estimated within 1.2 times its step is in group 1; the
 # rest form group 2 from their fastest, and so on. This is not mere caution: "Can the estimate order two measured
 # layouts?" below checks it on published pairs of measured layouts — where the estimates differ by more than 20 %, the
-# estimate ordered every pair as measured; where they differ by less, it reversed most.
+# estimate ordered every pair the measurements tell apart as measured (one pair measured equally fast, estimated 30 %
+# apart); where they differ by less, it reversed most.
 #
 # Which member of a group may be faster depends on which assumption is wrong. `result.explain_ties()` says, for each
 # member of the group worth measuring, which assumption, moved within its own uncertainty, lets it catch up with the
