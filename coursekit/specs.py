@@ -1005,6 +1005,32 @@ class ModelSpec:
             return self.kv_lora_rank + self.qk_rope_head_dim + 0 * tp
         return 2 * self._kv_width_per_rank(tp)
 
+    def position_table_note(self, tokens: int) -> Text | None:
+        """A note when sequences of ``tokens`` tokens (a training sequence, or a request's prompt plus output) are
+        longer than a learned position table holds (GPT-2/3 style): such a model cannot run them as given, and the
+        ledgers still count the given model's table. ``None`` for rotary positions or sequences that fit.
+
+        >>> from coursekit.presets import MODELS
+        >>> print(MODELS["gpt2-small"].position_table_note(2048).render("en"))  # doctest: +NORMALIZE_WHITESPACE
+        gpt2-small's position embedding is a learned table of 1024 positions; sequences of 2048 tokens need a model
+        with 2048 positions (786,432 more parameters) or rotary positions (RoPE). The estimate still counts the given
+        model's parameters (1024 positions).
+        >>> MODELS["gpt2-small"].position_table_note(1024) is None, MODELS["llama3-8b"].position_table_note(65536)
+        (True, None)
+        """
+        tokens = check_int("tokens", tokens, ge=1)
+        if self.position != "learned" or tokens <= self.seq_len:
+            return None
+        extra = (tokens - self.seq_len) * self.hidden
+        return Text(
+            zh=f"{self.name} 的位置嵌入 (position embedding) 是学出来的一张表，只有 {self.seq_len} 个位置；每条序列 "
+            f"{tokens} 个 token 要一个有 {tokens} 个位置的模型（多 {extra:,} 个参数），或者换成旋转位置编码 (RoPE)。"
+            f"估算仍按给定的模型（{self.seq_len} 个位置）计参数。",
+            en=f"{self.name}'s position embedding is a learned table of {self.seq_len} positions; sequences of "
+            f"{tokens} tokens need a model with {tokens} positions ({extra:,} more parameters) or rotary positions "
+            f"(RoPE). The estimate still counts the given model's parameters ({self.seq_len} positions).",
+        )
+
     def layer_widths(self, kind: str | None = None) -> LayerWidths:
         """What one layer saves for backward, as widths per token (:class:`coursekit.activations.LayerWidths`).
 

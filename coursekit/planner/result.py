@@ -1209,8 +1209,14 @@ class PlanResult:
         if w.mode == "serving":
             from ..serving import SERVING_ASSUMPTIONS  # the serving search's own assumptions
 
+            shared = {tr(f"serving.assume.{key}", lang="en") for key in SERVING_ASSUMPTIONS}
             assumptions = "\n".join(
-                [tr("serving.assumptions_head"), *(f"  - {tr(f'serving.assume.{key}')}" for key in SERVING_ASSUMPTIONS)]
+                [
+                    tr("serving.assumptions_head"),
+                    *(f"  - {tr(f'serving.assume.{key}')}" for key in SERVING_ASSUMPTIONS),
+                    # notes about this model and workload (a request longer than a learned position table)
+                    *(f"  - {note}" for note in self.assumptions.notes if note.render("en") not in shared),
+                ]
             )
         else:
             assumptions = tr(

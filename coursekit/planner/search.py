@@ -667,22 +667,14 @@ def _distinct(column: Any) -> tuple[int, ...]:
 
 
 def _position_table_notes(model: ModelSpec, workload: WorkloadSpec) -> tuple[Text, ...]:
-    """A note when the sequences are longer than a learned position table holds (GPT-2/3 style): such a model cannot
-    run them as given, and the estimate still counts the given model's table."""
-    seq = workload.tokens_per_sequence(model)
-    if model.position != "learned" or seq <= model.seq_len:
-        return ()
-    extra = (seq - model.seq_len) * model.hidden
-    return (
-        Text(
-            zh=f"{model.name} 的位置嵌入 (position embedding) 是学出来的一张表，只有 {model.seq_len} 个位置；每条序列 "
-            f"{seq} 个 token 要一个有 {seq} 个位置的模型（多 {extra:,} 个参数），或者换成旋转位置编码 (RoPE)。"
-            f"估算仍按给定的模型（{model.seq_len} 个位置）计参数。",
-            en=f"{model.name}'s position embedding is a learned table of {model.seq_len} positions; sequences of {seq} "
-            f"tokens need a model with {seq} positions ({extra:,} more parameters) or rotary positions (RoPE). The "
-            f"estimate still counts the given model's parameters ({model.seq_len} positions).",
-        ),
-    )
+    """A note when the sequences are longer than a learned position table holds
+    (:meth:`~coursekit.specs.ModelSpec.position_table_note`): a training sequence, or in serving mode a request's
+    prompt plus its output tokens."""
+    tokens = workload.tokens_per_sequence(model)
+    if workload.mode != "training":
+        tokens += workload.output_tokens
+    note = model.position_table_note(tokens)
+    return () if note is None else (note,)
 
 
 def _dimensions_and_assumptions(
@@ -701,7 +693,7 @@ def _dimensions_and_assumptions(
 
         dims = {key: _distinct(columns[key]) for key in ("replicas", "tp", "pp")}
         uncertainty = TIE_TOLERANCE
-        notes = tuple(
+        notes = _position_table_notes(model, workload) + tuple(
             Text(zh=tr(f"serving.assume.{key}", lang="zh"), en=tr(f"serving.assume.{key}", lang="en"))
             for key in SERVING_ASSUMPTIONS
         )

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..i18n import Reason, register, tr
+from ..i18n import Reason, Text, register, tr
 from ..specs import (
     ClusterSpec,
     ModelSpec,
@@ -477,6 +477,13 @@ class ServingPlanResult:
             )
         )
 
+    @property
+    def notes(self) -> tuple[Text, ...]:
+        """Notes about this model and workload: a request longer than a learned position table holds
+        (:meth:`~coursekit.specs.ModelSpec.position_table_note`, prompt plus output tokens)."""
+        note = self.model.position_table_note(self.workload.context_tokens)
+        return () if note is None else (note,)
+
     def _load_text(self) -> str:
         w = self.workload
         if w.concurrency is not None:
@@ -531,6 +538,7 @@ class ServingPlanResult:
         lines.append("")
         lines.append(tr("serving.assumptions_head"))
         lines.extend(f"  - {tr(f'serving.assume.{key}')}" for key in SERVING_ASSUMPTIONS)
+        lines.extend(f"  - {note}" for note in self.notes)
         return "\n".join(lines)
 
     def to_dict(self, top: int = 5, include_rejected: bool = False) -> dict[str, Any]:
@@ -560,6 +568,7 @@ class ServingPlanResult:
                 "max_concurrency_per_replica": misfit.ledger.max_concurrency,
             },
             "assumptions": [tr(f"serving.assume.{key}") for key in SERVING_ASSUMPTIONS],
+            "notes": [str(note) for note in self.notes],
         }
         if include_rejected:
             payload["rejected"] = [c.to_dict() for c in ranked if not c.accepted]

@@ -113,12 +113,14 @@ register(
 class ServingView:
     """What :class:`ServingWidget` shows: the chosen batch's ledger and estimate, and the curve over batches.
 
-    ``curve`` holds ``(batch, tpot_s, tokens_per_s_per_gpu, fits)`` for every batch of :data:`BATCH_OPTIONS`.
+    ``curve`` holds ``(batch, tpot_s, tokens_per_s_per_gpu, fits)`` for every batch of :data:`BATCH_OPTIONS`;
+    ``note`` says when a request (prompt plus output) is longer than the model's learned position table.
     """
 
     ledger: ServingLedger
     estimate: ServingEstimate
     curve: tuple[tuple[int, float, float, bool], ...]
+    note: Text | None = None  # a request longer than a learned position table (ModelSpec.position_table_note)
 
 
 def _check_tp(tp: Any) -> int:
@@ -148,7 +150,8 @@ def serving_view(model: str, gpu: str, tp: int, batch: int, prompt_tokens: int, 
 
     curve = _tradeoff_curve(spec, cluster, tp, 1, prompt, output)
     ledger, estimate = _replica_at(spec, cluster, tp, 1, batch, prompt, output)
-    return ServingView(ledger=ledger, estimate=estimate, curve=curve)
+    note = spec.position_table_note(prompt + output)
+    return ServingView(ledger=ledger, estimate=estimate, curve=curve, note=note)
 
 
 def _replica_at(
@@ -366,8 +369,11 @@ class ServingWidget(LessonWidget[ServingView]):
         self.ax_curve.set_ylim(min(ys) * 0.6, max(ys) * 1.6)
 
     def verdict_level(self, result: ServingView) -> str:
-        """Pass when the chosen batch fits one rank's memory, fail when it does not (the ledger says so in words)."""
-        return "pass" if result.ledger.fits else "fail"
+        """Pass when the chosen batch fits one rank's memory, fail when it does not (the ledger says so in words); a
+        warning when it fits but a request is longer than the model's learned position table (the note says so)."""
+        if not result.ledger.fits:
+            return "fail"
+        return "warning" if result.note is not None else "pass"
 
     def describe(self, result: ServingView) -> str:
         ledger, est = result.ledger, result.estimate
@@ -385,4 +391,5 @@ class ServingWidget(LessonWidget[ServingView]):
                 ),
                 html.escape(tr("widgets.serving.note")),
             ]
+            + ([] if result.note is None else [f"<b>{html.escape(str(result.note))}</b>"])
         )
