@@ -1,0 +1,156 @@
+"""Inputs a seventh adversarial fuzzing pass found wrong, each with the behaviour the project's rules ask for.
+
+The rules: bad input is a ``TypeError`` / ``ValueError`` naming the parameter, the value and the rule in the learner's
+language (no English fragment in a Chinese message); a real Hugging Face ``config.json`` the docstrings say is read
+is read as transformers reads it. The expected values come from those rules and from the sources named in each test
+(transformers' configuration classes, the published config files), not from running the code.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from coursekit.i18n import get_language, set_language
+from coursekit.model_config import config_notes, load_model_config
+from coursekit.planner import ModelSpec
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+#: ASCII words of Python's JSON decoder (json.decoder / _json), which must not reach a Chinese message.
+DECODER_WORDS = re.compile(r"Expecting|delimiter|Unterminated|Invalid|Extra data|Exceeds the limit")
+
+
+@pytest.fixture
+def zh() -> Any:
+    before = get_language()
+    set_language("zh")
+    yield
+    set_language(before)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",  # an empty file
+        "hello",
+        '{"hidden_size" 64}',
+        '{"hidden_size": 64 "num_hidden_layers": 2}',
+        '{"model_type": "llama',
+        '{"model_type": "llama"} trailing',
+        '{"model_type": "\\q"}',
+        "{'hidden_size': 64}",
+    ],
+)
+def test_json_syntax_errors_are_said_in_chinese(tmp_path: Path, text: str, zh: Any) -> None:
+    """The line and column were localized, the decoder's reason ("Expecting value") was not."""
+    path = tmp_path / "config.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError) as info:
+        load_model_config(path)
+    message = str(info.value)
+    assert CJK.search(message) and "第 1 行" in message
+    assert not DECODER_WORDS.search(message), message
+
+
+def test_json_reason_in_english_names_what_was_expected(tmp_path: Path) -> None:
+    path = tmp_path / "config.json"
+    path.write_text('{"hidden_size" 64}', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"not valid JSON: line 1, column 16, a ':' was expected here\.$"):
+        load_model_config(path)
+
+
+def test_an_integer_past_pythons_digit_limit_is_said_in_chinese(tmp_path: Path, zh: Any) -> None:
+    """Python refuses to convert an integer of more than sys.get_int_max_str_digits() digits (4300 by default)."""
+    path = tmp_path / "config.json"
+    path.write_text('{"hidden_size": ' + "9" * (sys.get_int_max_str_digits() + 1) + "}", encoding="utf-8")
+    with pytest.raises(ValueError) as info:
+        load_model_config(path)
+    message = str(info.value)
+    assert CJK.search(message) and str(sys.get_int_max_str_digits()) in message
+    assert not DECODER_WORDS.search(message), message
+
+
+#: google/gemma-3-27b-it's config.json as published: the text_config states neither vocab_size nor
+#: max_position_embeddings nor sliding_window_pattern (transformers' Gemma3TextConfig supplies 262_208, 131_072, 6).
+GEMMA3_27B: dict[str, Any] = {
+    "architectures": ["Gemma3ForConditionalGeneration"],
+    "model_type": "gemma3",
+    "mm_tokens_per_image": 256,
+    "text_config": {
+        "head_dim": 128,
+        "hidden_size": 5376,
+        "intermediate_size": 21504,
+        "model_type": "gemma3_text",
+        "num_attention_heads": 32,
+        "num_hidden_layers": 62,
+        "num_key_value_heads": 16,
+        "query_pre_attn_scalar": 168,
+        "rope_scaling": {"factor": 8.0, "rope_type": "linear"},
+        "sliding_window": 1024,
+    },
+    "vision_config": {"hidden_size": 1152, "model_type": "siglip_vision_model", "num_hidden_layers": 27},
+}
+
+
+def test_gemma3_published_config_reads_with_transformers_defaults() -> None:
+    """Before, the published file was refused ("no key 'vocab_size'") though the module says Gemma 3 is read."""
+    m = ModelSpec.from_config(GEMMA3_27B)
+    assert (m.vocab, m.seq_len, m.tied_embeddings, m.layers, m.kv_heads) == (262_208, 131_072, True, 62, 16)
+    # every 6th layer is global (Gemma3TextConfig's sliding_window_pattern = 6): 62 - 62 // 6 = 52 windowed layers
+    (note,) = config_notes(GEMMA3_27B)
+    assert "on 52 of 62 layers" in note.render("en")
+    # a value the file states wins over the default
+    stated = {**GEMMA3_27B, "text_config": {**GEMMA3_27B["text_config"], "vocab_size": 262_144}}
+    assert ModelSpec.from_config(stated).vocab == 262_144
+
+
+#: meta-llama/Llama-4-Scout-17B-16E's config.json as published: tie_word_embeddings sits beside text_config, not in
+#: it; transformers' Llama4TextConfig defaults it to False.
+LLAMA4_SCOUT: dict[str, Any] = {
+    "model_type": "llama4",
+    "text_config": {
+        "attention_chunk_size": 8192,
+        "head_dim": 128,
+        "hidden_act": "silu",
+        "hidden_size": 5120,
+        "interleave_moe_layer_step": 1,
+        "intermediate_size": 8192,
+        "intermediate_size_mlp": 16384,
+        "max_position_embeddings": 10485760,
+        "model_type": "llama4_text",
+        "no_rope_layers": [],
+        "num_attention_heads": 40,
+        "num_experts_per_tok": 1,
+        "num_hidden_layers": 48,
+        "num_key_value_heads": 8,
+        "num_local_experts": 16,
+        "vocab_size": 202048,
+    },
+    "tie_word_embeddings": False,
+}
+
+
+def test_llama4_published_config_has_an_untied_output_layer() -> None:
+    """Before, the absent key read as Hugging Face's generic default (tied): 202048 x 5120 = 1,034,485,760 parameters
+    short of Meta's model."""
+    m = ModelSpec.from_config(LLAMA4_SCOUT)
+    assert m.tied_embeddings is False
+    layer = 2 * 5120 * 5120 + 2 * 5120 * 1024 + 2 * 5120  # attention and two RMSNorms
+    expert = 3 * 5120 * 8192
+    assert m.num_params == 48 * (layer + 17 * expert + 5120 * 16) + 5120 + 2 * 202048 * 5120
+    flat = ModelSpec.from_config(LLAMA4_SCOUT["text_config"])  # a text-only llama4_text config.json
+    assert flat.num_params == m.num_params
+    tied = {**LLAMA4_SCOUT["text_config"], "tie_word_embeddings": True}
+    assert m.num_params - ModelSpec.from_config(tied).num_params == 202048 * 5120
+
+
+def test_published_configs_load_from_file(tmp_path: Path) -> None:
+    for name, config in (("gemma3", GEMMA3_27B), ("llama4", LLAMA4_SCOUT)):
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(config), encoding="utf-8")
+        assert ModelSpec.from_config(load_model_config(path)) == ModelSpec.from_config(config)
