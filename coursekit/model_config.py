@@ -11,12 +11,12 @@ field                     config.json keys
 layers                    num_hidden_layers, n_layer, num_layers
 hidden                    hidden_size, n_embd, d_model
 heads                     num_attention_heads, n_head
-kv_heads                  num_key_value_heads, num_kv_heads, n_head_kv; 1 with multi_query (Falcon);
-                          default: heads
+kv_heads                  num_key_value_heads, num_kv_heads, n_head_kv; multi_query_group_num with
+                          multi_query_attention (ChatGLM); 1 with multi_query (Falcon); default: heads
 head_dim                  head_dim (default: hidden / heads)
 ffn_hidden                intermediate_size, n_inner, ffn_hidden_size, ffn_dim (OPT) (default 4·hidden: GPT-2,
                           BLOOM)
-vocab                     vocab_size
+vocab                     vocab_size, padded_vocab_size (ChatGLM)
 seq_len                   max_position_embeddings, n_positions, seq_length (BLOOM, Falcon without one:
                           2048, their training length)
 experts                   n_routed_experts, num_local_experts, num_experts; num_experts_per_tok
@@ -267,7 +267,7 @@ _ALIASES: dict[str, tuple[str, ...]] = {
     "layers": ("num_hidden_layers", "n_layer", "num_layers"),
     "hidden": ("hidden_size", "n_embd", "d_model"),
     "heads": ("num_attention_heads", "n_head"),
-    "vocab": ("vocab_size",),
+    "vocab": ("vocab_size", "padded_vocab_size"),
     "seq_len": ("max_position_embeddings", "n_positions", "seq_length"),
     "ffn_hidden": ("intermediate_size", "n_inner", "ffn_hidden_size", "ffn_dim"),
     "experts": ("n_routed_experts", "num_local_experts", "num_experts"),
@@ -312,11 +312,14 @@ def _optional(config: Mapping[str, Any], key: str, default: int | None, low: int
 
 
 def _kv_heads(config: Mapping[str, Any]) -> int | None:
-    """Key/value heads: ``num_key_value_heads`` (Llama and most), Falcon's ``num_kv_heads`` or ``n_head_kv``, or one
+    """Key/value heads: ``num_key_value_heads`` (Llama and most), Falcon's ``num_kv_heads`` or ``n_head_kv``,
+    ChatGLM's ``multi_query_group_num`` when its ``multi_query_attention`` is true (ChatGLM2/3, GLM-4: 2), or one
     head for Falcon's ``multi_query`` models; ``None`` (as many as the query heads) when the config names none."""
     for key in ("num_key_value_heads", "num_kv_heads", "n_head_kv"):
         if config.get(key) is not None:
             return _int(key, config[key])
+    if _bool(config, "multi_query_attention", False) and config.get("multi_query_group_num") is not None:
+        return _int("multi_query_group_num", config["multi_query_group_num"])
     return 1 if _bool(config, "multi_query", False) else None
 
 

@@ -154,3 +154,46 @@ def test_published_configs_load_from_file(tmp_path: Path) -> None:
         path = tmp_path / f"{name}.json"
         path.write_text(json.dumps(config), encoding="utf-8")
         assert ModelSpec.from_config(load_model_config(path)) == ModelSpec.from_config(config)
+
+
+#: THUDM/chatglm3-6b's config.json: ChatGLM names its key/value groups multi_query_group_num (2), read by its
+#: modeling_chatglm.py only when multi_query_attention is true; its embedding and output layer are padded_vocab_size
+#: wide.
+CHATGLM3_6B: dict[str, Any] = {
+    "model_type": "chatglm",
+    "add_bias_linear": False,
+    "add_qkv_bias": True,
+    "ffn_hidden_size": 13696,
+    "hidden_size": 4096,
+    "kv_channels": 128,
+    "layernorm_epsilon": 1e-05,
+    "multi_query_attention": True,
+    "multi_query_group_num": 2,
+    "num_attention_heads": 32,
+    "num_layers": 28,
+    "padded_vocab_size": 65024,
+    "rmsnorm": True,
+    "seq_length": 8192,
+    "tie_word_embeddings": False,
+    "vocab_size": 65024,
+}
+
+
+def test_chatglm_key_value_groups_are_read() -> None:
+    """Before, the config loaded as multi-head attention (32 key/value heads): K and V 16 times too wide, 880 M
+    parameters too many and a KV cache 16 times too large. THUDM states 6.24 B parameters (6,243,584,000 with the
+    query/key/value biases the spec leaves out: 28 x 4608)."""
+    m = ModelSpec.from_config(CHATGLM3_6B)
+    assert (m.kv_heads, m.mlp, m.norm) == (2, "swiglu", "rmsnorm")
+    h, kv, f, v = 4096, 2 * 128, 13696, 65024
+    layer = h * (h + 2 * kv) + h * h + 3 * h * f + 2 * h
+    assert m.num_params == 28 * layer + 2 * v * h + h
+    assert round(m.num_params / 1e9, 2) == 6.24
+    # without multi_query_attention the groups are not used (every head has its own keys and values)
+    assert ModelSpec.from_config({**CHATGLM3_6B, "multi_query_attention": False}).kv_heads == 32
+
+
+def test_chatglm_padded_vocabulary_is_read() -> None:
+    """GLM-4-9B-chat's config.json names only padded_vocab_size (151552); it was refused as having no vocab_size."""
+    config = {key: value for key, value in CHATGLM3_6B.items() if key != "vocab_size"}
+    assert ModelSpec.from_config({**config, "padded_vocab_size": 151552}).vocab == 151552
