@@ -17,8 +17,8 @@ head_dim                  head_dim (default: hidden / heads)
 ffn_hidden                intermediate_size, n_inner, ffn_hidden_size, ffn_dim (OPT) (default 4·hidden: GPT-2,
                           BLOOM)
 vocab                     vocab_size, padded_vocab_size (ChatGLM)
-seq_len                   max_position_embeddings, n_positions, seq_length (BLOOM, Falcon without one:
-                          2048, their training length)
+seq_len                   max_position_embeddings, n_positions, seq_length, model_max_length (Baichuan 2
+                          13B); BLOOM and Falcon without one: 2048, their training length
 experts                   n_routed_experts, num_local_experts, num_experts; num_experts_per_tok
 expert width              moe_intermediate_size (default: intermediate_size)
 shared experts            n_shared_experts, or shared_expert_intermediate_size (a multiple of the expert
@@ -268,7 +268,7 @@ _ALIASES: dict[str, tuple[str, ...]] = {
     "hidden": ("hidden_size", "n_embd", "d_model"),
     "heads": ("num_attention_heads", "n_head"),
     "vocab": ("vocab_size", "padded_vocab_size"),
-    "seq_len": ("max_position_embeddings", "n_positions", "seq_length"),
+    "seq_len": ("max_position_embeddings", "n_positions", "seq_length", "model_max_length"),
     "ffn_hidden": ("intermediate_size", "n_inner", "ffn_hidden_size", "ffn_dim"),
     "experts": ("n_routed_experts", "num_local_experts", "num_experts"),
 }

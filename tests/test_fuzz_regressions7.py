@@ -197,3 +197,28 @@ def test_chatglm_padded_vocabulary_is_read() -> None:
     """GLM-4-9B-chat's config.json names only padded_vocab_size (151552); it was refused as having no vocab_size."""
     config = {key: value for key, value in CHATGLM3_6B.items() if key != "vocab_size"}
     assert ModelSpec.from_config({**config, "padded_vocab_size": 151552}).vocab == 151552
+
+
+#: baichuan-inc/Baichuan2-13B-Base's config.json: ALiBi positions, so no max_position_embeddings; its
+#: modeling_baichuan.py builds the ALiBi mask for model_max_length (4096) tokens.
+BAICHUAN2_13B: dict[str, Any] = {
+    "model_type": "baichuan",
+    "hidden_act": "silu",
+    "hidden_size": 5120,
+    "intermediate_size": 13696,
+    "model_max_length": 4096,
+    "num_attention_heads": 40,
+    "num_hidden_layers": 40,
+    "rms_norm_eps": 1e-06,
+    "tie_word_embeddings": False,
+    "vocab_size": 125696,
+}
+
+
+def test_baichuan2_13b_length_is_read() -> None:
+    """Before, the published file was refused: no key 'max_position_embeddings'."""
+    m = ModelSpec.from_config(BAICHUAN2_13B)
+    assert m.seq_len == 4096
+    layer = 4 * 5120 * 5120 + 3 * 5120 * 13696 + 2 * 5120
+    assert m.num_params == 40 * layer + 2 * 125696 * 5120 + 5120  # Baichuan states 13.9 B
+    assert round(m.num_params / 1e9, 1) == 13.9
