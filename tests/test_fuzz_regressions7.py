@@ -222,3 +222,24 @@ def test_baichuan2_13b_length_is_read() -> None:
     layer = 4 * 5120 * 5120 + 3 * 5120 * 13696 + 2 * 5120
     assert m.num_params == 40 * layer + 2 * 125696 * 5120 + 5120  # Baichuan states 13.9 B
     assert round(m.num_params / 1e9, 1) == 13.9
+
+
+def test_serving_plan_ties_follow_the_serving_rank_with_a_lighter_replica() -> None:
+    """3 requests on 2 replicas: one replica serves 2, the other 1. The serving search ranks by every replica's
+    tokens/s per GPU (the lighter one at its own batch), the planner grouped ties by the full replica's alone, so
+    the values were out of order and ``to_dict`` / ``tie_groups`` raised "step_s must be sorted ascending"."""
+    from coursekit.planner import WorkloadSpec, plan
+    from coursekit.presets import CLUSTERS
+    from coursekit.serving import TIE_TOLERANCE
+
+    model = ModelSpec(name="tiny", layers=32, hidden=64, heads=8, ffn_hidden=199, vocab=50257, seq_len=2)
+    workload = WorkloadSpec(global_batch=3, seq_len=4096, mode="serving")
+    result = plan(model, CLUSTERS["h800-8"].with_nodes(4), workload)
+    accepted = result.accepted()
+    assert any(c.replicas > 1 and 3 % c.replicas for c in accepted)  # a layout with a lighter replica is ranked
+    json.dumps(result.to_dict(top=5), allow_nan=False)
+    per_gpu = [c.serving.tokens_per_s_per_gpu for c in accepted if c.serving is not None]
+    assert per_gpu == sorted(per_gpu, reverse=True)  # the serving search's order
+    first = result.tie_groups()[0]
+    floor = per_gpu[0] * (1 - TIE_TOLERANCE)  # the serving search's tie rule
+    assert len(first) == sum(1 for value in per_gpu if value >= floor)
