@@ -11,14 +11,14 @@ field                     config.json keys
 layers                    num_hidden_layers, n_layer, num_layers
 hidden                    hidden_size, n_embd, d_model
 heads                     num_attention_heads, n_head
-kv_heads                  num_key_value_heads, num_kv_heads, n_head_kv; 1 with multi_query (Falcon);
-                          default: heads
+kv_heads                  num_key_value_heads, num_kv_heads, n_head_kv; multi_query_group_num with
+                          multi_query_attention (ChatGLM); 1 with multi_query (Falcon); default: heads
 head_dim                  head_dim (default: hidden / heads)
 ffn_hidden                intermediate_size, n_inner, ffn_hidden_size, ffn_dim (OPT) (default 4·hidden: GPT-2,
                           BLOOM)
-vocab                     vocab_size
-seq_len                   max_position_embeddings, n_positions, seq_length (BLOOM, Falcon without one:
-                          2048, their training length)
+vocab                     vocab_size, padded_vocab_size (ChatGLM)
+seq_len                   max_position_embeddings, n_positions, seq_length, model_max_length (Baichuan 2
+                          13B); BLOOM and Falcon without one: 2048, their training length
 experts                   n_routed_experts, num_local_experts, num_experts; num_experts_per_tok
 expert width              moe_intermediate_size (default: intermediate_size)
 shared experts            n_shared_experts, or shared_expert_intermediate_size (a multiple of the expert
@@ -40,7 +40,9 @@ without biases), and ``tie_word_embeddings`` (Hugging Face's default: True). A `
 ``use_bias`` / ``bias`` / ``attention_bias`` the biases (default: biases with a 2-matrix MLP). A config naming no
 activation is read as Llama-style, and the spec's ``source`` says so.
 A multimodal config that keeps its language model under ``text_config`` (Llama 4, Gemma 3) is read from
-there. Llama 4 (``model_type`` ``llama4_text``): ``intermediate_size`` is each expert's width,
+there. A key a published config leaves out takes the value of its transformers configuration class where that
+differs from the reading of an absent key (:data:`TYPE_DEFAULTS`: Gemma 3's vocabulary, length and window pattern,
+Llama 4's untied output layer). Llama 4 (``model_type`` ``llama4_text``): ``intermediate_size`` is each expert's width,
 ``intermediate_size_mlp`` the dense MLP's, and every MoE layer has one shared expert of the expert width
 (``Llama4TextMoe`` in ``transformers``).
 
@@ -69,6 +71,7 @@ import json
 import math
 import numbers
 import os
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -149,14 +152,35 @@ register(
             "en": "The model config file {path} is not usable JSON: nested too deeply (a config.json has a few "
             "levels).",
         },
-        "config.not_json_value": {
-            "zh": "模型配置文件 {path} 不是可用的 JSON：{reason}",
-            "en": "The model config file {path} is not usable JSON: {reason}",
-        },
         "config.not_json": {
             "zh": "模型配置文件 {path} 不是合法的 JSON：第 {line} 行第 {column} 列，{reason}。",
             "en": "The model config file {path} is not valid JSON: line {line}, column {column}, {reason}.",
         },
+        "config.too_many_digits": {
+            "zh": "模型配置文件 {path} 不是可用的 JSON：有一个整数超过 {limit} 位（config.json 中的数最多十几位）。",
+            "en": "The model config file {path} is not usable JSON: an integer has more than {limit} digits (the "
+            "numbers of a config.json have at most a dozen or so).",
+        },
+        # The JSON decoder's reasons (json.decoder, the C scanner _json), in the learner's language.
+        "config.json_value": {"zh": "这里应当是一个值", "en": "a value was expected here"},
+        "config.json_name": {
+            "zh": "这里应当是用双引号括起的键名",
+            "en": "a key enclosed in double quotes was expected here",
+        },
+        "config.json_colon": {"zh": "这里应当是冒号 ':'", "en": "a ':' was expected here"},
+        "config.json_comma": {"zh": "这里应当是逗号 ','", "en": "a ',' was expected here"},
+        "config.json_string": {"zh": "字符串从这里开始却没有结束", "en": "a string starts here and never ends"},
+        "config.json_control": {
+            "zh": "字符串中有控制字符（如未转义的换行）",
+            "en": "a control character (such as an unescaped line break) in a string",
+        },
+        "config.json_escape": {"zh": "无效的反斜杠转义", "en": "an invalid backslash escape"},
+        "config.json_trailing": {"zh": "结尾多了一个逗号", "en": "a trailing comma before the end"},
+        "config.json_extra": {
+            "zh": "JSON 值结束后还有多余的内容",
+            "en": "more text after the end of the JSON value",
+        },
+        "config.json_other": {"zh": "语法错误", "en": "a syntax error"},
         # What config_notes says of a key the spec does not model: the key, its value, what is counted instead.
         "config.note_rotary": {
             "zh": "{key}={value}：旋转位置编码 (RoPE) 只作用于每个注意力头 {share} 的维度；"
@@ -243,8 +267,8 @@ _ALIASES: dict[str, tuple[str, ...]] = {
     "layers": ("num_hidden_layers", "n_layer", "num_layers"),
     "hidden": ("hidden_size", "n_embd", "d_model"),
     "heads": ("num_attention_heads", "n_head"),
-    "vocab": ("vocab_size",),
-    "seq_len": ("max_position_embeddings", "n_positions", "seq_length"),
+    "vocab": ("vocab_size", "padded_vocab_size"),
+    "seq_len": ("max_position_embeddings", "n_positions", "seq_length", "model_max_length"),
     "ffn_hidden": ("intermediate_size", "n_inner", "ffn_hidden_size", "ffn_dim"),
     "experts": ("n_routed_experts", "num_local_experts", "num_experts"),
 }
@@ -288,11 +312,14 @@ def _optional(config: Mapping[str, Any], key: str, default: int | None, low: int
 
 
 def _kv_heads(config: Mapping[str, Any]) -> int | None:
-    """Key/value heads: ``num_key_value_heads`` (Llama and most), Falcon's ``num_kv_heads`` or ``n_head_kv``, or one
+    """Key/value heads: ``num_key_value_heads`` (Llama and most), Falcon's ``num_kv_heads`` or ``n_head_kv``,
+    ChatGLM's ``multi_query_group_num`` when its ``multi_query_attention`` is true (ChatGLM2/3, GLM-4: 2), or one
     head for Falcon's ``multi_query`` models; ``None`` (as many as the query heads) when the config names none."""
     for key in ("num_key_value_heads", "num_kv_heads", "n_head_kv"):
         if config.get(key) is not None:
             return _int(key, config[key])
+    if _bool(config, "multi_query_attention", False) and config.get("multi_query_group_num") is not None:
+        return _int("multi_query_group_num", config["multi_query_group_num"])
     return 1 if _bool(config, "multi_query", False) else None
 
 
@@ -363,13 +390,28 @@ OPT_IN_WINDOW_TYPES: frozenset[str] = frozenset({"qwen2", "qwen2_moe", "qwen3", 
 _ATTENTION_LAYER_TYPES: frozenset[str] = frozenset({"full_attention", "sliding_attention", "chunked_attention"})
 
 
+#: What transformers' configuration classes take for a key that a published config.json leaves out, where the
+#: default differs from the reading of an absent key (the ``PretrainedConfig`` defaults, e.g. tied embeddings).
+#: Gemma3TextConfig: vocab_size=262_208, max_position_embeddings=131_072, sliding_window_pattern=6 (google/gemma-3-
+#: 27b-it's text_config states none of them); Llama4TextConfig: tie_word_embeddings=False (Llama 4 Scout's and
+#: Maverick's text_config states none; Meta's untied 202048 x 5120 output layer).
+TYPE_DEFAULTS: dict[str, dict[str, Any]] = {
+    "gemma3_text": {"vocab_size": 262_208, "max_position_embeddings": 131_072, "sliding_window_pattern": 6},
+    "llama4_text": {"tie_word_embeddings": False},
+}
+
+
 def _language_model(config: Mapping[str, Any]) -> Mapping[str, Any]:
-    """A multimodal config's language model (its ``text_config``, with the outer ``_name_or_path``), else it."""
+    """A multimodal config's language model (its ``text_config``, with the outer ``_name_or_path``), else it; a key
+    it leaves out (or sets to null) takes its model_type's :data:`TYPE_DEFAULTS` value."""
     text = config.get("text_config")
     if isinstance(text, Mapping) and _find(config, "layers") is None:
         outer_name = config.get("_name_or_path")
-        return {**text, **({"_name_or_path": outer_name} if outer_name else {})}
-    return config
+        config = {**text, **({"_name_or_path": outer_name} if outer_name else {})}
+    model_type = config.get("model_type")
+    defaults = TYPE_DEFAULTS.get(model_type, {}) if isinstance(model_type, str) else {}
+    missing = {key: value for key, value in defaults.items() if config.get(key) is None}
+    return {**config, **missing} if missing else config
 
 
 def _shown_value(value: Any) -> str:
@@ -668,6 +710,26 @@ def _moe_fields(config: Mapping[str, Any], model_type: str, experts: int, ffn: i
 MAX_CONFIG_BYTES: int = 1 << 20
 
 
+#: The JSON decoder's reasons (the start of ``JSONDecodeError.msg``, Python's json.decoder and its C scanner) and
+#: the catalog entries that say them in the learner's language; any other is "a syntax error".
+_JSON_REASONS: tuple[tuple[str, str], ...] = (
+    ("Expecting value", "config.json_value"),
+    ("Expecting property name", "config.json_name"),
+    ("Expecting ':'", "config.json_colon"),
+    ("Expecting ','", "config.json_comma"),
+    ("Unterminated string", "config.json_string"),
+    ("Invalid control character", "config.json_control"),
+    ("Invalid \\", "config.json_escape"),
+    ("Illegal trailing comma", "config.json_trailing"),
+    ("Extra data", "config.json_extra"),
+)
+
+
+def _json_reason_key(message: str) -> str:
+    """The catalog entry saying the JSON decoder's ``message`` (its English words never reach a Chinese reader)."""
+    return next((key for start, key in _JSON_REASONS if message.startswith(start)), "config.json_other")
+
+
 def load_model_config(path: str | Path) -> dict[str, Any]:
     """Read a ``config.json`` file into a dict, with one localized line for each way it can fail.
 
@@ -703,13 +765,14 @@ def load_model_config(path: str | Path) -> dict[str, Any]:
     try:
         data = json.loads(text, parse_constant=float)  # NaN, Infinity, -Infinity as the numbers they name
     except json.JSONDecodeError as error:
+        reason = tr(_json_reason_key(error.msg))
         raise ValueError(
-            tr("config.not_json", path=str(path), line=error.lineno, column=error.colno, reason=error.msg)
+            tr("config.not_json", path=str(path), line=error.lineno, column=error.colno, reason=reason)
         ) from None
     except RecursionError:
         raise ValueError(tr("config.too_deep", path=str(path))) from None
-    except ValueError as error:  # e.g. an integer of more digits than Python converts
-        raise ValueError(tr("config.not_json_value", path=str(path), reason=error)) from None
+    except ValueError:  # the one other refusal of json.loads: an integer of more digits than Python converts
+        raise ValueError(tr("config.too_many_digits", path=str(path), limit=sys.get_int_max_str_digits())) from None
     if not isinstance(data, dict):
         raise TypeError(tr("config.not_mapping", type=type(data).__name__))
     return data

@@ -635,8 +635,9 @@ def _serving_table(
         [cand.memory.total_gib if cand.memory is not None else np.nan for cand in candidates], dtype=np.float64
     )
     accepted = np.array([cand.accepted for cand in candidates], dtype=bool)
+    # what plan_serving ranks by: every replica's output tokens/s (a lighter last replica at its own batch) per GPU
     gpu_s_per_token = np.array(
-        [1.0 / c.estimate.tokens_per_s_per_gpu if c.estimate is not None else np.nan for c in searched.candidates],
+        [1.0 / c.tokens_per_s_per_gpu if c.estimate is not None else np.nan for c in searched.candidates],
         dtype=np.float64,
     )
     order = np.arange(len(candidates), dtype=np.float64)
