@@ -202,11 +202,13 @@ register(
         "config.note_window": {
             "zh": "{key}={value}，作用于 {layers} 层中的 {count} 层（{which}）：这些层的注意力只看最近 {value} 个 "
             "token；未建模：每层的注意力都按整个因果序列计，所以序列比窗口长时，注意力的 FLOP 与时间（不用融合注意力"
-            "内核时还有注意力分数的显存）被高估。",
+            "内核时还有注意力分数的显存）被高估；推理时这些层的 KV 缓存也按整个上下文计（只保留窗口内 token 的推理"
+            "引擎，每个请求在这些层只存最近 {value} 个 token）。",
             "en": "{key}={value} on {count} of {layers} layers ({which}): their attention sees only the last "
             "{value} tokens; not modelled: every layer's attention is counted over the full causal sequence, so on "
             "sequences longer than the window attention's FLOPs and time (and, without flash attention, its score "
-            "memory) are overestimated.",
+            "memory) are overestimated; in serving, so is those layers' KV cache, counted over the whole context (an "
+            "engine that keeps only the window stores the last {value} tokens of each request on those layers).",
         },
         "config.note_chunked": {
             "zh": "{key}={value}，作用于 {layers} 层中的 {count} 层（{which}）：这些层的注意力只在 {value} 个 token 的"

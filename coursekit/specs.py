@@ -1360,6 +1360,24 @@ class ModelSpec:
         return self.num_params - self.moe_layers * (self.num_experts - self.top_k) * self.expert_params
 
     @property
+    def matmul_params(self) -> int:
+        """Active parameters a token multiplies through: :attr:`active_params` less the tables it only looks up in —
+        the input embedding when it is not tied to the output layer, and learned positions. A lookup does no
+        multiply-add, so these are the N of PaLM's 6·N model FLOPs (Chowdhery et al. 2022, appendix B; PaLM ties
+        its embeddings, so its N counts the shared matrix once, as the output layer's matmul).
+
+        >>> from coursekit.presets import MODELS
+        >>> m = MODELS["llama3-8b"]
+        >>> m.active_params - m.matmul_params == 128256 * 4096   # the untied input embedding
+        True
+        >>> g = MODELS["gpt2-small"]
+        >>> g.active_params - g.matmul_params == 1024 * 768      # tied: only the learned positions
+        True
+        """
+        lookup = self.input_embedding_params - (self.vocab * self.hidden if self.tied_embeddings else 0)
+        return self.active_params - lookup
+
+    @property
     def mtp_block_params(self) -> int:
         """Parameters of one multi-token prediction module outside its transformer block's routed experts: the
         block's attention, norms and MLP (dense) or router and shared experts (MoE), the two input norms, the final

@@ -171,6 +171,13 @@ NOTED = [
         id="gemma3-pattern",
     ),
     pytest.param(
+        GEMMA_3_27B,
+        "sliding_window=1024 on 52 of 62 layers",
+        "so is those layers' KV cache",
+        "只存最近 1024 个 token",
+        id="gemma3-window-kv-cache",
+    ),
+    pytest.param(
         {**QWEN2_7B, "use_sliding_window": True, "sliding_window": 4096, "max_window_layers": 20},
         "sliding_window=4096 on 8 of 28 layers (from max_window_layers=20 on)",
         "overestimated",

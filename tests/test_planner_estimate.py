@@ -48,6 +48,9 @@ HAND = ModelSpec(
 H, F, V, L, S = 1024, 4096, 1000, 4, 1024
 PER_LAYER = 4 * H * H + 2 * H * F + 2 * (2 * H)  # Q, K, V, O + up, down + two LayerNorms
 EMBEDDING = V * H
+# PaLM's N in 6·N: the parameters a token multiplies through. The untied input embedding is a lookup (no matmul);
+# the layers, the output layer V·H and the final LayerNorm (2H) count.
+PALM_N = L * PER_LAYER + V * H + 2 * H
 OUTPUT = V * H + 2 * H  # output layer + final LayerNorm
 BOX = ClusterSpec("box", 1, 8, 80.0, 989e12, 450e9, 50e9, 3.4e-6, 14e-6, 3.35e12)
 
@@ -114,14 +117,15 @@ def test_planner_dp_row_counts_micro_batches_for_zero3() -> None:
 
 def test_model_flops_follow_palm_and_attention_grows_with_s_squared() -> None:
     """PaLM appendix B: 6·N + 12·L·h·s per token; per sequence the attention part grows with s²."""
+    assert HAND.active_params - PALM_N == EMBEDDING  # the one lookup table: the input embedding
     flops = {}
     for s in (1024, 2048, 4096):
         workload = WorkloadSpec(global_batch=8, seq_len=s, recompute_modes=("none",))
         cand = evaluate_composition(HAND, BOX, workload, tp=1, dp=8, mb=1, recompute="none")
-        expected = (6 * HAND.active_params + 12 * L * H * s) * 8 * s
+        expected = (6 * PALM_N + 12 * L * H * s) * 8 * s
         assert cand.model_flops_per_step == pytest.approx(expected, rel=1e-12)
         flops[s] = cand.model_flops_per_step / 8  # per sequence
-    attention = {s: flops[s] - 6 * HAND.active_params * s for s in flops}
+    attention = {s: flops[s] - 6 * PALM_N * s for s in flops}
     assert attention[2048] == pytest.approx(4 * attention[1024]) and attention[4096] == pytest.approx(
         16 * attention[1024]
     )
@@ -131,8 +135,30 @@ def test_mfu_uses_the_palm_convention() -> None:
     workload = WorkloadSpec(global_batch=16, seq_len=S)
     cand = evaluate_composition(HAND, BOX, workload, tp=2, dp=4, mb=1, recompute="selective")
     assert cand.step_s is not None and cand.estimated_mfu is not None
-    palm = (6 * HAND.active_params + 12 * L * H * S) * 16 * S / (cand.step_s * 8 * BOX.peak_flops)
+    palm = (6 * PALM_N + 12 * L * H * S) * 16 * S / (cand.step_s * 8 * BOX.peak_flops)
     assert cand.estimated_mfu == pytest.approx(palm, rel=1e-12)
+
+
+@pytest.mark.parametrize("position", ["learned", "rope"])
+def test_mfu_stays_below_one_when_a_lookup_table_dominates_the_parameters(position: str) -> None:
+    """A one-layer model whose untied input embedding (50000 x 256) and learned positions (8192 x 256) are most of its
+    parameters: they are looked up, not multiplied, so they add no model FLOPs. Counting them in 6·N (as before) put
+    the estimated MFU at 2.02 and 1.02 of peak on the CPU box, which no run can reach."""
+    toy = ModelSpec("toy", layers=1, hidden=256, heads=2, ffn_hidden=1024, vocab=50000, seq_len=8192, position=position)
+    lookups = 50000 * 256 + (8192 * 256 if position == "learned" else 0)
+    assert toy.active_params - toy.matmul_params == lookups
+    result = plan(toy, CLUSTERS["cpu-box"], WorkloadSpec(global_batch=8, seq_len=512, max_cp=1))
+    mfus = [c.estimated_mfu for c in result.accepted(50)]
+    assert mfus and all(m is not None and 0 < m < 1 for m in mfus)
+
+
+def test_serving_mfu_counts_two_flops_per_multiplied_parameter() -> None:
+    """A served output token multiplies through the active parameters once: 2·N model FLOPs, N without the input
+    embedding it looks up (PALM_N, counted by hand above)."""
+    workload = WorkloadSpec(mode="serving", global_batch=8, seq_len=512, output_tokens=64)
+    result = plan(HAND, BOX, workload)
+    best = result.accepted(1)[0]
+    assert best.model_flops_per_step == pytest.approx(2 * PALM_N * best.tokens_per_step, rel=1e-12)
 
 
 def test_efficiency_falls_as_per_gpu_matmuls_shrink() -> None:

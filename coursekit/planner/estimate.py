@@ -250,13 +250,15 @@ def on_distinct(np: Any, term: Any, *columns: Any) -> Any:
 def _flops_per_token(model: ModelSpec, s: int, rc: Any, np: Any) -> tuple[Any, float, float]:
     """(executed FLOPs per token by recompute code, model FLOPs per token, output-layer FLOPs per token).
 
-    Model FLOPs are PaLM's 6·N_active + 12·L·h·s (:func:`coursekit.roofline.model_flops_per_token`).
+    Model FLOPs are PaLM's 6·N + 12·L·h·s (:func:`coursekit.roofline.model_flops_per_token`), N the active
+    parameters a token multiplies through (:attr:`~coursekit.specs.ModelSpec.matmul_params`: an untied input
+    embedding and learned positions are lookups, no matmul, and the estimate charges them no time either).
     Selective recomputation repeats attention's core forward (4·L·h·s); full recomputation repeats the
     layers' forward (2·N_layers + 4·L·h·s), not the output layer (Megatron-LM does not recompute it).
     """
     L, h = model.layers, model.attention_flops_width  # = hidden, except for MLA's wider query/key heads
     active = float(model.active_params)
-    model_flops = float(_model_flops_per_token(active, L, h, s))
+    model_flops = float(_model_flops_per_token(float(model.matmul_params), L, h, s))
     output_flops = 6.0 * model.vocab * model.hidden  # the output layer multiplies the hidden state (not attention's w)
     layer_params = float(model.active_params - model.input_embedding_params - model.output_params)
     by_mode = [float(_hardware_flops_per_token(active, L, h, s, mode, layer_params)) for mode in RECOMPUTE_MODES]

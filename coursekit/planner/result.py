@@ -227,8 +227,9 @@ class PlanCandidate:
 
     @property
     def estimated_mfu(self) -> float | None:
-        """Model FLOP/s over peak, estimated: PaLM's 6·N_active + 12·L·h·s per trained token (appendix B),
-        2·N_active per served output token."""
+        """Model FLOP/s over peak, estimated: PaLM's 6·N + 12·L·h·s per trained token (appendix B), 2·N per served
+        output token; N the active parameters a token multiplies through (:attr:`coursekit.specs.ModelSpec.
+        matmul_params`: not an untied input embedding or learned positions, which are looked up)."""
         rate = self.tokens_per_s
         if rate is None or rate <= 0 or self.tokens_per_step <= 0:
             return None
@@ -621,7 +622,8 @@ _RATE_1K: float = attention_relative_rate(FLASH_ATTENTION_H100_SHORT_TFLOPS[:1])
 ESTIMATE_NOTES: tuple[Text, ...] = (
     Text(
         zh="计算 = 最慢流水线阶段的执行 FLOPs / (该阶段 rank 数·峰值·矩阵乘效率)。模型 FLOPs 按 PaLM 附录 B："
-        "6·N_active + 12·L·h·s 每 token（含注意力的两个矩阵乘，不按因果减半）；选择性重计算加 4·L·h·s，"
+        "6·N + 12·L·h·s 每 token（N 是一个 token 经过矩阵乘的激活参数，不含只查表的输入嵌入与位置表；"
+        "含注意力的两个矩阵乘，不按因果减半）；选择性重计算加 4·L·h·s，"
         f"完全重计算再加各层的 2·N。用融合注意力时，因果核只算一部分查询-键对（{CAUSAL_EXECUTED_SHARE:g}），"
         f"在 4K 到 16K 个 token 的序列上速度约是最佳矩阵乘的 {ATTENTION_RELATIVE_RATE:.3f}"
         f"（FlashAttention-3 在 H100 上的实测），所以注意力核心每计一个 FLOP 约花 "
@@ -630,9 +632,10 @@ ESTIMATE_NOTES: tuple[Text, ...] = (
         "首/末阶段算嵌入与输出层，可以少放几层（参数 `pipeline_edge_layers`；"
         "只设末阶段用 `pipeline_last_edge_layers`）。",
         en="Compute = the slowest pipeline stage's executed FLOPs / (its ranks·peak·matmul efficiency). Model "
-        "FLOPs follow PaLM appendix B: 6·N_active + 12·L·h·s per token (attention's two matmuls, not halved for "
-        "causality); selective recompute adds 4·L·h·s, full recompute also the layers' 2·N. With flash attention "
-        f"the causal kernel computes a share of the query-key pairs ({CAUSAL_EXECUTED_SHARE:g}) at "
+        "FLOPs follow PaLM appendix B: 6·N + 12·L·h·s per token (N: the active parameters a token multiplies "
+        "through, not the input embedding or position tables it only looks up in; attention's two matmuls, not "
+        "halved for causality); selective recompute adds 4·L·h·s, full recompute also the layers' 2·N. With flash "
+        f"attention the causal kernel computes a share of the query-key pairs ({CAUSAL_EXECUTED_SHARE:g}) at "
         f"about {ATTENTION_RELATIVE_RATE:.3f} of the best matmul's speed on sequences of 4K to 16K tokens "
         f"(FlashAttention-3 measured on H100), so each counted FLOP of attention's core takes about "
         f"{CAUSAL_EXECUTED_SHARE / ATTENTION_RELATIVE_RATE:.2f} of a linear layer's FLOP; shorter sequences run slower "

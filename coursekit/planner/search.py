@@ -536,7 +536,7 @@ def _serving_plan_candidate(
         bubble_fraction=0.0 if estimate is not None else None,
         timeline=timeline,
         tokens_per_step=tokens,
-        model_flops_per_step=2.0 * model.active_params * tokens,
+        model_flops_per_step=2.0 * model.matmul_params * tokens,
         world_size=world,
         peak_flops=cluster.peak_flops,
         serving=serving if well_formed else None,

@@ -218,9 +218,8 @@ class ServingLedger:
 
 
 def _matmul_params(model: ModelSpec) -> float:
-    """Parameters a token multiplies through (``active_params`` minus the input embedding lookup)."""
-    lookup = model.input_embedding_params - (model.vocab * model.hidden if model.tied_embeddings else 0)
-    return float(model.active_params - lookup)
+    """Parameters a token multiplies through (:attr:`~coursekit.specs.ModelSpec.matmul_params`)."""
+    return float(model.matmul_params)
 
 
 def _workspace_bytes(model: ModelSpec, tp: int, chunk_tokens: int, batch: int) -> float:
