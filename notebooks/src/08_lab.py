@@ -390,7 +390,7 @@ for strategy in ("ddp", "fsdp2-zero3", "fsdp2-zero2", "tp"):
     rows.append(f"| {strategy} | {worst.rank} | {total.measured_bytes:,} | {total.ledger_bytes:,.0f} | "
                 f"{total.measured_bytes / total.ledger_bytes:.3f} |")
 display(Markdown("\n".join(rows)))
-losses = ", ".join(f"{k} {v:.6f}" for k, v in memory.losses.items())
+losses = str(Text(zh="，", en=", ")).join(f"{k} {v:.6f}" for k, v in memory.losses.items())
 print(Text(zh=f"第一步的损失：{losses}", en=f"losses of the first step: {losses}"))
 
 # %% [markdown] lang="zh"
@@ -677,7 +677,10 @@ check("lab.straggler_run", answer)
 # %% tags=["solution"]
 base = timeline.result("ddp", "baseline").mean.wait_slower_rank_s
 answer = max(MYSTERY_RUNS, key=lambda name: timeline.result("ddp", MYSTERY_RUNS[name]).mean.wait_slower_rank_s - base)
-verify("lab.straggler_run", answer, reveal=lambda: print(MYSTERY_RUNS))
+verify("lab.straggler_run", answer, reveal=lambda: print("\n".join(
+    str(Text(zh=f"运行 {name}（{timeline.result('ddp', scenario).scenario.label()}）",
+             en=f"run {name}: {timeline.result('ddp', scenario).scenario.label()}"))
+    for name, scenario in MYSTERY_RUNS.items())))
 
 # %% [markdown] lang="zh"
 # ### 6.3 揭晓：实测与模型
@@ -748,8 +751,10 @@ points = run.efficiency()
 print(efficiency_table(points, "ddp", with_efficiency=False))
 print()
 for point in points[1:]:
-    grown = ", ".join(f"{tr(f'lab.tl_part_{part}')} {value * MS_PER_S:+.1f} ms" for part, value in point.extra_s.items())
-    print(f"P = {point.ranks}: {grown}")
+    grown = str(Text(zh="，", en=", ")).join(
+        f"{tr(f'lab.tl_part_{part}')} {value * MS_PER_S:+.1f} ms" for part, value in point.extra_s.items()
+    )
+    print(Text(zh=f"P = {point.ranks}：{grown}", en=f"P = {point.ranks}: {grown}"))
 
 # %% [markdown] lang="zh"
 # 怎样读最后一列的原因：
