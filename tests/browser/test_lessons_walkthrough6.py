@@ -14,7 +14,7 @@ import pytest
 
 import coursekit.exercises  # noqa: F401  (registers the solution button's label in the catalog)
 
-from .test_lessons_walkthrough2 import _message, _press_and_read, _solution_button
+from .test_lessons_walkthrough2 import _message, _norm, _press_and_read, _solution_button
 from .test_lessons_walkthrough3 import _cell_with
 
 
@@ -72,3 +72,26 @@ def test_lesson8_straggler_solution_names_the_faults_in_words(
     assert not re.search(r"slow_rank|input_delay|no_overlap", shown.split("verify(")[-1]), shown[-500:]
     # Section 6.4's growth lines ran "P = 2: 计算 +10.8 ms, 暴露的通信 ..." with ASCII punctuation in zh.
     assert growth.search(_cell_with(page, "efficiency_table(points")), _cell_with(page, "efficiency_table(points")
+
+
+@pytest.mark.parametrize("notebook", ["zh/01_capacity.ipynb", "en/01_capacity.ipynb"])
+def test_lesson1_zero_stage_readout_shows_each_stage_whole(open_lesson: Any, notebook: str) -> None:
+    # The ZeRO stage slider's readout cut its label off: "3 (+ parameters shard" and "3（再切分参数，类 FSDF", and in
+    # English already at the start, "0 (plain DP, nothing sh". Each stage's label must fit the readout.
+    page = open_lesson(notebook).page
+    widget = page.locator(".ck-widget").first
+    widget.scroll_into_view_if_needed()
+    handle = widget.locator(".ck-main .noUi-handle").first
+    readout = widget.locator(".ck-main .widget-readout").first
+    handle.focus()
+    handle.press("Home")
+    shown = []
+    for stage in range(4):
+        page.wait_for_timeout(300)
+        text = _norm(readout.inner_text())
+        assert text.startswith(str(stage)), (stage, text)
+        widths = readout.evaluate("(el) => [el.scrollWidth, el.clientWidth]")
+        assert widths[0] <= widths[1], f"stage {stage}: {text!r} is cut off ({widths})"
+        shown.append(text)
+        handle.press("ArrowRight")
+    assert len(set(shown)) == 4, shown
