@@ -147,6 +147,10 @@ def test_message_in_chinese() -> None:
     w = GatesWidget()
     assert w.result is not None
     assert "个候选中有" in w.message and "没有综合分" in w.message
+    # The accepted candidates are a Chinese enumeration (、), as in the lesson's prose; it read "ZeRO-3, TP, PP".
+    accepted = [r.name for r in w.result.reports if r.accepted]
+    assert len(accepted) == 3
+    assert f"{len(WIDGET_CANDIDATES)} 个候选中有 3 个通过全部 {len(GATES)} 道门槛：{'、'.join(accepted)}。" in w.message
     shown = _shown_text(w.message)
     for report in w.result.reports:
         for reason in report.reasons:

@@ -343,7 +343,7 @@ class GatesWidget(LessonWidget[GateGrid]):
         )
 
     def describe(self, result: GateGrid) -> str:
-        names = ", ".join(result.accepted) or tr("widgets.gates.none_accepted")
+        names = Text(zh="、", en=", ").render().join(result.accepted) or tr("widgets.gates.none_accepted")
         summary = tr(
             "widgets.gates.summary",
             count=len(result.accepted),

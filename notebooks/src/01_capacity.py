@@ -233,7 +233,9 @@ display(Markdown("\n".join(rows)))
 # become assertions (the paper counts GB = 10^9 bytes; it rounds the last one to 1.9):
 
 # %%
-ZERO_FIGURE_1_PARAMS, ZERO_FIGURE_1_DP = 7.5e9, 64  # ZeRO paper (arXiv:1910.02054), Figure 1
+# zh: ZeRO 论文 (arXiv:1910.02054) 图 1 的模型与数据并行度
+# en: the ZeRO paper (arXiv:1910.02054), Figure 1
+ZERO_FIGURE_1_PARAMS, ZERO_FIGURE_1_DP = 7.5e9, 64
 per_stage = [training_state_memory(ZERO_FIGURE_1_PARAMS, dp=ZERO_FIGURE_1_DP, zero_stage=s) for s in range(4)]
 for memory in per_stage:
     print(f"ZeRO-{memory.zero_stage}: {memory.total_gb:8.3f} GB = {memory.total_gib:8.3f} GiB",

@@ -378,7 +378,9 @@ for seq_len in (8192, 131072):
 
 # %%
 assert round(100 * attention_share[8192]) == 13 and round(100 * attention_share[131072]) == 71
-assert round(100 * 6 * n70 / model_flops_per_token(n70, llama70.layers, llama70.hidden, 131072)) == 29  # 6N alone at 128K
+# zh: 128K 时只数 6N 得到的占比
+# en: 6N alone at 128K
+assert round(100 * 6 * n70 / model_flops_per_token(n70, llama70.layers, llama70.hidden, 131072)) == 29
 
 # %% [markdown] lang="zh"
 # 8K 上下文时注意力占 13%，128K 时占 71%。只数 6N 的估算在 128K 时只数到实际计算量的 29%（不到三分之一），
@@ -460,7 +462,9 @@ print(Text(zh="MFU：", en="MFU:"), f"{palm_mfu:.1%}")
 print(Text(zh="只数 6N 时的 MFU：", en="MFU counting 6N only:"), f"{palm_mfu_6n:.1%}")
 
 # %%
-assert round(palm_mfu, 3) == 0.462  # PaLM, Table 3
+# zh: PaLM 表 3
+# en: PaLM, Table 3
+assert round(palm_mfu, 3) == 0.462
 assert round(palm_mfu_6n, 3) == 0.457
 
 # %% [markdown] lang="zh"
@@ -490,7 +494,9 @@ assert round(palm_mfu_6n, 3) == 0.457
 
 # %%
 print(Text(zh="批大小 b | 计算强度 | 硬屋顶线占峰值 | 每步下限 (ms)", en="batch b | intensity | hard roofline, share of peak | step lower bound (ms)"))
-weight_bytes_per_gpu = 2 * n70 / 8  # bf16 weights, one eighth per GPU at TP = 8
+# zh: bf16 权重，TP = 8 时每张 GPU 存八分之一
+# en: bf16 weights, one eighth per GPU at TP = 8
+weight_bytes_per_gpu = 2 * n70 / 8
 decode_share, decode_step_ms = {}, {}
 for batch in (1, 8, 64, 256, 1024):
     intensity = layout_matmul_intensity(llama70, tp=8, micro_batch=batch, seq_len=1)
@@ -512,7 +518,9 @@ print(Text(zh=f"只算权重时，批大小 {compute_bound_batch} 起步时由�
 assert round(100 * decode_share[8], 1) == 2.7 and decode_share[1024] == 1.0
 assert round(2 * n70 / 1e9) == 141
 assert round(decode_step_ms[1], 1) == round(decode_step_ms[256], 1) == 5.3 and round(decode_step_ms[1024], 1) == 18.3
-assert compute_bound_batch == 296  # the ridge point, 989.4 TFLOP/s / 3.35 TB/s = 295.3, rounded up to a whole batch
+# zh: 脊点 989 TFLOP/s ÷ 3.35 TB/s = 295.2，向上取整到整数批大小
+# en: the ridge point, 989 TFLOP/s / 3.35 TB/s = 295.2, rounded up to a whole batch
+assert compute_bound_batch == 296
 
 # %% [markdown] lang="zh"
 # 批大小 8 时只能用到峰值的 2.7%：每一步都要把整套权重从显存读一遍，却只拿它们乘 8 行。

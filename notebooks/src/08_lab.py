@@ -239,7 +239,9 @@ print(Text(
        f"all_reduce / all_gather = {ar.time_s / ag.time_s:.2f} (ring model: 2)",
 ))
 for kind, point in largest.items():
-    print(f"  busbw {'dist.' + kind:20s} {point.busbw_bytes_per_s / GIB_BYTES:6.2f} GiB/s")  # torch.distributed calls
+    # zh: dist.* 是 torch.distributed 的调用名
+    # en: dist.* names the torch.distributed calls
+    print(f"  busbw {'dist.' + kind:20s} {point.busbw_bytes_per_s / GIB_BYTES:6.2f} GiB/s")
 fitted = report.result("all_reduce").fit
 if fitted is not None and fitted.bandwidth_bytes_per_s is not None:
     ratio = NVLINK_H100_BYTES_PER_S / fitted.bandwidth_bytes_per_s
@@ -285,7 +287,9 @@ check("lab.crossover_bytes", answer)
 # %% tags=["solution"]
 # zh: n = 2 的 all_reduce：步数 = 2(n-1) = 2，系数 = 2(n-1)/n = 1。令 2 · α = 1 · S / B：
 # en: all_reduce over n = 2: steps = 2(n-1) = 2, factor = 2(n-1)/n = 1. Set 2 · α = 1 · S / B:
-answer = 2 * 50e-6 * 2**30  # S* = 2 · 50 µs · 2**30 B/s = 107,374 bytes (about 105 KiB)
+# zh: S* = 2 · 50 µs · 2**30 字节/秒 = 107,374 字节（约 105 KiB）
+# en: S* = 2 · 50 µs · 2**30 B/s = 107,374 bytes (about 105 KiB)
+answer = 2 * 50e-6 * 2**30
 verify("lab.crossover_bytes", answer)
 
 # %% [markdown] lang="zh"
@@ -386,7 +390,7 @@ for strategy in ("ddp", "fsdp2-zero3", "fsdp2-zero2", "tp"):
     rows.append(f"| {strategy} | {worst.rank} | {total.measured_bytes:,} | {total.ledger_bytes:,.0f} | "
                 f"{total.measured_bytes / total.ledger_bytes:.3f} |")
 display(Markdown("\n".join(rows)))
-losses = ", ".join(f"{k} {v:.6f}" for k, v in memory.losses.items())
+losses = str(Text(zh="，", en=", ")).join(f"{k} {v:.6f}" for k, v in memory.losses.items())
 print(Text(zh=f"第一步的损失：{losses}", en=f"losses of the first step: {losses}"))
 
 # %% [markdown] lang="zh"
@@ -412,7 +416,9 @@ check("lab.fsdp_padding_bytes", answer)
 # en: Only the head's dim 0 (5 rows) does not divide by 4: each rank stores ceil(5/4) = 2 rows of the 5 x 64 weight
 # zh: 和 5 个偏置中的 2 个，共 2 · 64 + 2 = 130 个元素，而平均分摊是 (5 · 64 + 5) / 4 = 81.25。
 # en: and 2 of the 5 biases, 2 · 64 + 2 = 130 elements, against an even share of (5 · 64 + 5) / 4 = 81.25.
-answer = (130 - 81.25) * 4  # 195 bytes of fp32 padding
+# zh: 195 字节的 fp32 填充
+# en: 195 bytes of fp32 padding
+answer = (130 - 81.25) * 4
 verify("lab.fsdp_padding_bytes", answer)
 
 # %% [markdown] lang="zh"
@@ -434,7 +440,9 @@ check("lab.tp_replicated_bytes", answer)
 # en: Replicated per block: ln1 and ln2 (2 · 64 each) and the biases of o and fc2 (64 each) = 384; 2 blocks = 768.
 # zh: 分类头：它的 LayerNorm (128) 和分类器 (5 · 64 + 5 = 325) = 453。共 1,221 个参数。
 # en: The head: its LayerNorm (128) and the classifier (5 · 64 + 5 = 325) = 453. In all 1,221 parameters.
-answer = 1221 * (1 - 1 / 4) * 4  # each rank holds them whole where the ledger counts 1/4: 3,663 bytes more
+# zh: 每个 rank 存全量，账本只算 1/4：多 3,663 字节
+# en: each rank holds them whole where the ledger counts 1/4: 3,663 bytes more
+answer = 1221 * (1 - 1 / 4) * 4
 verify("lab.tp_replicated_bytes", answer)
 
 # %% [markdown] lang="zh"
@@ -549,7 +557,9 @@ for result in baselines:
 timeline_config = TinyTransformerConfig(**timeline.config)
 timeline_gradient_bytes = 4 * sum(spec.numel for spec in parameter_layout(timeline_config))
 assert round(timeline_gradient_bytes / 1e6, 1) == 1.6
-assert MIB_BYTES < timeline_gradient_bytes <= MIB_BYTES + 25 * MIB_BYTES  # more than the first bucket: two buckets
+# zh: 超过第一个桶：装成两桶
+# en: more than the first bucket: two buckets
+assert MIB_BYTES < timeline_gradient_bytes <= MIB_BYTES + 25 * MIB_BYTES
 if not MEASURE_NOW:
     assert len(timeline.result("ddp", "baseline").sample[0].collectives) == 7
 
@@ -578,7 +588,9 @@ if not MEASURE_NOW:
 # %%
 print(timeline.result("ddp", "baseline").table(model=False, notes=False))
 print()
-for name, scenario in MYSTERY_RUNS.items():  # which fault each run had is the question of exercises 8.8 and 8.9
+# zh: 每次运行注入的是哪种故障，是练习 8.8 和 8.9 的问题
+# en: which fault each run had is the question of exercises 8.8 and 8.9
+for name, scenario in MYSTERY_RUNS.items():
     print(timeline.result("ddp", scenario).table(str(Text(zh=f"运行 {name}", en=f"run {name}")), model=False, notes=False))
     print()
 print(timeline.result("tp", "slow_rank").table(str(Text(zh="注入了一个慢 rank", en="one rank slowed")), model=False, notes=False))
@@ -601,7 +613,9 @@ check("lab.slow_rank", answer)
 
 # %% tags=["solution"]
 tp_slow = timeline.result("tp", "slow_rank").per_rank
-answer = min(tp_slow, key=lambda b: b.wait_slower_rank_s).rank  # the rank the others wait for
+# zh: 其他 rank 都在等的那个 rank
+# en: the rank the others wait for
+answer = min(tp_slow, key=lambda b: b.wait_slower_rank_s).rank
 # zh: rank 编号在这里就定下来（默认参数）：后面的练习会给 answer 赋新值。
 # en: The rank is fixed here (a default argument): later exercises assign answer again.
 verify("lab.slow_rank", answer, reveal=lambda slow=answer: print(
@@ -663,7 +677,10 @@ check("lab.straggler_run", answer)
 # %% tags=["solution"]
 base = timeline.result("ddp", "baseline").mean.wait_slower_rank_s
 answer = max(MYSTERY_RUNS, key=lambda name: timeline.result("ddp", MYSTERY_RUNS[name]).mean.wait_slower_rank_s - base)
-verify("lab.straggler_run", answer, reveal=lambda: print(MYSTERY_RUNS))
+verify("lab.straggler_run", answer, reveal=lambda: print("\n".join(
+    str(Text(zh=f"运行 {name}（{timeline.result('ddp', scenario).scenario.label()}）",
+             en=f"run {name}: {timeline.result('ddp', scenario).scenario.label()}"))
+    for name, scenario in MYSTERY_RUNS.items())))
 
 # %% [markdown] lang="zh"
 # ### 6.3 揭晓：实测与模型
@@ -729,11 +746,15 @@ reveal(show_injected_runs)
 
 # %%
 points = run.efficiency()
-print(efficiency_table(points, "ddp", with_efficiency=False))  # E(P) itself is exercise 8.10
+# zh: E(P) 本身留给练习 8.10
+# en: E(P) itself is exercise 8.10
+print(efficiency_table(points, "ddp", with_efficiency=False))
 print()
 for point in points[1:]:
-    grown = ", ".join(f"{tr(f'lab.tl_part_{part}')} {value * MS_PER_S:+.1f} ms" for part, value in point.extra_s.items())
-    print(f"P = {point.ranks}: {grown}")
+    grown = str(Text(zh="，", en=", ")).join(
+        f"{tr(f'lab.tl_part_{part}')} {value * MS_PER_S:+.1f} ms" for part, value in point.extra_s.items()
+    )
+    print(Text(zh=f"P = {point.ranks}：{grown}", en=f"P = {point.ranks}: {grown}"))
 
 # %% [markdown] lang="zh"
 # 怎样读最后一列的原因：
@@ -773,7 +794,9 @@ check("lab.efficiency_4", answer)
 
 # %% tags=["solution"]
 steps_s = {point.ranks: point.step_s for point in points}
-answer = steps_s[1] / steps_s[4]  # E(P) = step(1) / step(P) under weak scaling
+# zh: 弱扩展下 E(P) = step(1) / step(P)
+# en: E(P) = step(1) / step(P) under weak scaling
+answer = steps_s[1] / steps_s[4]
 verify("lab.efficiency_4", answer, reveal=lambda: print(efficiency_table(points, "ddp")))
 
 # %% [markdown] lang="zh"
@@ -819,10 +842,14 @@ verify("lab.efficiency_4", answer, reveal=lambda: print(efficiency_table(points,
 # In the file `--json` writes, every collective has `alpha_s` and `bandwidth_bytes_per_s`, ready to be lesson 2's `latency_s` and `bandwidth_bytes_per_s` of `collective_time_s`; the cell shows it with this machine's fit.
 
 # %%
-fits = report.to_json_dict()["collectives"]  # what --json writes, per collective
+# zh: --json 写出的内容，每种集合通信一项
+# en: what --json writes, per collective
+fits = report.to_json_dict()["collectives"]
 entry = fits["all_reduce"]
 if entry["bandwidth_bytes_per_s"] is not None:
-    gradient_bytes = 4 * num_params  # fp32 gradients of the lab model, all-reduced once per step by DDP
+    # zh: 本课模型的 fp32 梯度，DDP 每步全归约一次
+    # en: fp32 gradients of the lab model, all-reduced once per step by DDP
+    gradient_bytes = 4 * num_params
     seconds = collective_time_s("all_reduce", payload_bytes=gradient_bytes, ranks=RANKS,
                                 bandwidth_bytes_per_s=entry["bandwidth_bytes_per_s"], latency_s=entry["alpha_s"])
     print(Text(zh=f"本机上 {RANKS} 个 rank 对 {gradient_bytes:,} 字节的 DDP 梯度做 all-reduce：预测 {seconds * US_PER_S:.0f} µs",
