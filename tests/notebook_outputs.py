@@ -129,7 +129,7 @@ def shows(text: str, form: str, exercise_id: str = "") -> bool:
 #: candidate's memory, where the 70B example's parameters (and, under bf16 gradients, its gradients) take 1.03 GiB per
 #: rank: not a step ratio either; nor are the long-sequence table's speed-ups from CP (one reads 1.03).
 COINCIDENCES: dict[str, tuple[str, ...]] = {
-    "lab.efficiency_4": ('print(report.detail_table("all_reduce"))',),
+    "lab.efficiency_4": ('display(report.detail_view("all_reduce"))',),
     "plan.cp_cost": ("comparisons = [compare_published(run) for run in runs]", 'print(f"#{rank} " + cand.explain())'),
     "plan.slow_link": (
         "comparisons = [compare_published(run) for run in runs]",

@@ -1,8 +1,16 @@
-"""Number formatting for the lab's text tables (units via coursekit.units)."""
+"""Number formatting for the lab's tables (units via coursekit.units), and the tables themselves.
+
+A table is printed as padded text in a terminal (the CLI, ``print``) and shown as an HTML table in a notebook
+(``display``): padding to "two columns per CJK character" does not hold in a browser's fonts, so zh rows drifted.
+"""
 
 from __future__ import annotations
 
+import html
 import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from ..units import GIB_BYTES, KIB_BYTES, MIB_BYTES, MS_PER_S, US_PER_S
 
@@ -86,3 +94,84 @@ def render_table(header: list[str], rows: list[list[str]], right: set[int] | Non
         return "  ".join(parts).rstrip()
 
     return "\n".join([line(header), line(["-" * w for w in widths]), *(line(row) for row in rows)])
+
+
+@dataclass(frozen=True)
+class LabTable:
+    """A lab table with the lines above and below it: :meth:`text` for a terminal, :meth:`html` for a notebook.
+
+    ``display(table)`` in a notebook shows the HTML table (``_repr_html_``); ``print(table)`` prints the text.
+
+    >>> table = LabTable.of(["title"], ["a", "bb"], [["1", "22"], ["333", "4"]], right={1}, after=["note"])
+    >>> print(table)
+    title
+    a    bb
+    ---  --
+    1    22
+    333   4
+    note
+    >>> print(LabTable.of(["<x>"], ["显存"], [["4"]], right={0}).html())
+    <div class="ck-lab-table">
+    <p>&lt;x&gt;</p>
+    <table>
+    <thead><tr><th style="text-align:right">显存</th></tr></thead>
+    <tbody>
+    <tr><td style="text-align:right">4</td></tr>
+    </tbody>
+    </table>
+    </div>
+    """
+
+    before: tuple[str, ...]
+    header: tuple[str, ...] = ()
+    rows: tuple[tuple[str, ...], ...] = ()
+    right: frozenset[int] = frozenset()
+    after: tuple[str, ...] = ()
+
+    @classmethod
+    def of(
+        cls,
+        before: Iterable[str],
+        header: Sequence[str] = (),
+        rows: Iterable[Sequence[str]] = (),
+        right: Iterable[int] = (),
+        after: Iterable[str] = (),
+    ) -> LabTable:
+        """A table from lists (the lines ``before`` and ``after`` it, its ``header`` and ``rows``)."""
+        return cls(tuple(before), tuple(header), tuple(tuple(row) for row in rows), frozenset(right), tuple(after))
+
+    def text(self) -> str:
+        """The table as padded plain text, for a terminal (a CJK character counted two columns wide)."""
+        body = (
+            [render_table(list(self.header), [list(row) for row in self.rows], set(self.right))] if self.header else []
+        )
+        return "\n".join([*self.before, *body, *self.after])
+
+    def __str__(self) -> str:
+        return self.text()
+
+    def html(self) -> str:
+        """The table as HTML: a ``<table>`` with the lines above and below it as paragraphs."""
+
+        def paragraph(line: str) -> str:
+            return "<p>" + html.escape(line).replace("\n", "<br>") + "</p>"
+
+        def cells(tag: str, row: Sequence[str]) -> str:
+            return "".join(
+                f'<{tag} style="text-align:{"right" if i in self.right else "left"}">{html.escape(cell)}</{tag}>'
+                for i, cell in enumerate(row)
+            )
+
+        parts = ['<div class="ck-lab-table">', *(paragraph(line) for line in self.before)]
+        if self.header:
+            parts += ["<table>", f"<thead><tr>{cells('th', self.header)}</tr></thead>", "<tbody>"]
+            parts += [f"<tr>{cells('td', row)}</tr>" for row in self.rows]
+            parts += ["</tbody>", "</table>"]
+        parts += [*(paragraph(line) for line in self.after), "</div>"]
+        return "\n".join(parts)
+
+    def _repr_html_(self) -> str:
+        return self.html()
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(self.text())

@@ -50,7 +50,7 @@ from .._validate import check_choice, check_int
 from ..communication import COLLECTIVES, bus_bandwidth_factor
 from ..i18n import Reason, register, tr
 from ._env import launched_by_torchrun, torchrun_world_size
-from ._format import fmt_bytes, fmt_gib_s, fmt_seconds, render_table
+from ._format import LabTable, fmt_bytes, fmt_gib_s, fmt_seconds
 from ._json import Field, read_source
 from .fit import AlphaBetaFit, crossover_bytes, fit_alpha_beta
 from .known_tensors import ELEMENT_BYTES, expected_output, verification_input
@@ -277,6 +277,10 @@ class CollectivesReport:
 
     def summary_table(self) -> str:
         """One line per collective: fitted α, B, rms error and status, in the current language."""
+        return self.summary_view().text()
+
+    def summary_view(self) -> LabTable:
+        """:meth:`summary_table` as a :class:`~coursekit.lab._format.LabTable` (an HTML table in a notebook)."""
         header = [tr(f"lab.col_{name}") for name in ("collective", "alpha", "bandwidth", "rms", "status")]
         rows = []
         for item in self.results:
@@ -300,15 +304,19 @@ class CollectivesReport:
         title = tr(
             "lab.summary_title", ranks=self.ranks, backend=self.backend, device=self.device, repeats=self.repeats
         )
-        return title + "\n" + render_table(header, rows, right={1, 2, 3})
+        return LabTable.of([title], header, rows, right={1, 2, 3})
 
     def detail_table(self, kind: str) -> str:
         """Measured vs predicted for every payload of one collective, in the current language."""
+        return self.detail_view(kind).text()
+
+    def detail_view(self, kind: str) -> LabTable:
+        """:meth:`detail_table` as a :class:`~coursekit.lab._format.LabTable` (an HTML table in a notebook)."""
         item = self.result(kind)
         lines = [tr("lab.collectives_title", kind=kind, ranks=self.ranks, backend=self.backend, device=self.device)]
         if item.unsupported is not None:
             lines.append(tr("lab.note_line", message=item.unsupported.message))
-            return "\n".join(lines)
+            return LabTable.of(lines)
         fit = item.fit
         if fit is not None:
             crossover = crossover_bytes(fit)
@@ -337,8 +345,7 @@ class CollectivesReport:
                     "—" if predicted is None else f"{predicted / point.time_s:.2f}",
                 ]
             )
-        lines.append(render_table(header, rows, right={0, 1, 2, 3, 4, 5}))
-        return "\n".join(lines)
+        return LabTable.of(lines, header, rows, right={0, 1, 2, 3, 4, 5})
 
     def format(self) -> str:
         """Every detail table, then the fit summary."""

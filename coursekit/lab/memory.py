@@ -52,7 +52,7 @@ from typing import Any
 from .._validate import check_choice, check_instance, check_int
 from ..capacity import PRECISION_RECIPES, TrainingStateMemory, training_state_memory
 from ..i18n import Reason, register, shown_repr, tr
-from ._format import fmt_count, render_table
+from ._format import LabTable, fmt_count
 from ._json import Field, read_source
 from .collectives import DEVICES, check_ranks
 from .tiny_config import TinyTransformerConfig
@@ -551,10 +551,13 @@ class MemoryReport:
 
     def table(self, strategy: str) -> str:
         """The table of one strategy for its largest rank, with numbered explanations, in the current language."""
+        return self.table_view(strategy).text()
+
+    def table_view(self, strategy: str) -> LabTable:
+        """:meth:`table` as a :class:`~coursekit.lab._format.LabTable` (an HTML table in a notebook)."""
         if strategy in self.skipped:
-            return tr(
-                "lab.mem_skipped", strategy=tr(f"lab.strategy_{strategy}"), message=self.skipped[strategy].message
-            )
+            message = self.skipped[strategy].message
+            return LabTable.of([tr("lab.mem_skipped", strategy=tr(f"lab.strategy_{strategy}"), message=message)])
         result = self.largest_rank(strategy)
         ledger = ledger_for(strategy, self.num_params, self.ranks)
         call = f'training_state_memory({self.num_params}, recipe="{RECIPE}", ' + (
@@ -592,9 +595,8 @@ class MemoryReport:
             tr(f"lab.mem_col_{name}")
             for name in ("component", "measured", "ledger", "difference", "explanation", "unexplained")
         ]
-        body = render_table(header, rows, right={1, 2, 3, 5})
         footnotes = [f"[{i}] {note}" for i, note in enumerate(notes, start=1)]
-        return "\n".join([title, body, *footnotes])
+        return LabTable.of([title], header, rows, right={1, 2, 3, 5}, after=footnotes)
 
     def verdict(self) -> str:
         """One sentence: every number explained, or which one is not."""

@@ -57,7 +57,7 @@ from ..i18n import Reason, register, tr
 from ..scaling import StepTimeline, load_imbalance_s, scaling_efficiency, step_timeline
 from ..units import MS_PER_S
 from ._env import quiet_profiler, temporary_folder
-from ._format import render_table
+from ._format import LabTable
 from ._json import Field, read_source
 from .collectives import DEVICES, check_ranks
 from .steps import (
@@ -233,6 +233,10 @@ class ScenarioResult:
         was injected); ``model=False`` leaves the model's row out, ``notes=False``
         the legend and the sum check below the table.
         """
+        return self.table_view(name, model=model, notes=notes).text()
+
+    def table_view(self, name: str | None = None, *, model: bool = True, notes: bool = True) -> LabTable:
+        """:meth:`table` as a :class:`~coursekit.lab._format.LabTable` (an HTML table in a notebook)."""
         title = tr(
             "lab.tl_title",
             strategy=self.strategy.upper(),
@@ -241,11 +245,15 @@ class ScenarioResult:
             steps=min((len(s) for s in self.steps), default=0),
         )
         if self.skipped is not None:
-            return tr(
-                "lab.tl_skipped",
-                strategy=self.strategy.upper(),
-                scenario=self.scenario.label(),
-                message=self.skipped.message,
+            return LabTable.of(
+                [
+                    tr(
+                        "lab.tl_skipped",
+                        strategy=self.strategy.upper(),
+                        scenario=self.scenario.label(),
+                        message=self.skipped.message,
+                    )
+                ]
             )
         columns = [*PARTS, "hidden_communication", "step"]
         header = [tr("lab.tl_col_rank"), *(tr(f"lab.tl_part_{c}") for c in columns)]
@@ -262,7 +270,6 @@ class ScenarioResult:
             values = [f"{v * MS_PER_S:.2f}" for v in [*parts, p.hidden_communication_s, p.step_s]]
             values[PARTS.index("other")] = "—"
             rows.append([tr("lab.tl_model"), *values])
-        body = render_table(header, rows, right=set(range(1, len(header))))
         mean = self.mean
         lines = [
             tr("lab.tl_legend"),
@@ -270,7 +277,7 @@ class ScenarioResult:
         ]
         if self.scenario.name == "slow_rank" and self.ranks > 1 and name is None:
             lines.append(tr("lab.tl_slowest", rank=self.least_waiting_rank))
-        return "\n".join([title, body, *(lines if notes else [])])
+        return LabTable.of([title], header, rows, right=range(1, len(header)), after=lines if notes else [])
 
     def to_json_dict(self) -> dict[str, Any]:
         """A JSON-ready dict: the scenario, every step of every rank, the prediction."""
@@ -517,6 +524,13 @@ def efficiency_table(points: Sequence[EfficiencyPoint], strategy: str, *, with_e
 
     ``with_efficiency=False`` leaves the E(P) column out (the lesson asks the learner to work it out from the steps).
     """
+    return efficiency_table_view(points, strategy, with_efficiency=with_efficiency).text()
+
+
+def efficiency_table_view(
+    points: Sequence[EfficiencyPoint], strategy: str, *, with_efficiency: bool = True
+) -> LabTable:
+    """:func:`efficiency_table` as a :class:`~coursekit.lab._format.LabTable` (an HTML table in a notebook)."""
     columns = ("p", "step", "e", "cause") if with_efficiency else ("p", "step", "cause")
     header = [tr(f"lab.tl_eff_col_{c}") for c in columns]
     rows = []
@@ -529,7 +543,7 @@ def efficiency_table(points: Sequence[EfficiencyPoint], strategy: str, *, with_e
         efficiency = [f"{p.efficiency:.2f}"] if with_efficiency else []
         rows.append([str(p.ranks), f"{p.step_s * MS_PER_S:.2f}", *efficiency, cause])
     right = {0, 1, 2} if with_efficiency else {0, 1}
-    return "\n".join([tr("lab.tl_eff_title", strategy=strategy.upper()), render_table(header, rows, right=right)])
+    return LabTable.of([tr("lab.tl_eff_title", strategy=strategy.upper())], header, rows, right=right)
 
 
 # ---------------------------------------------------------------------------

@@ -129,8 +129,12 @@ from coursekit.units import GB_BYTES, MS_PER_S, bytes_to_gb, bytes_to_gib, gib_t
 from coursekit.hardware import LINK_PRESETS
 
 ranks = 8
-params = 7.5e9  # the ZeRO paper's example model
-gradient_bytes = coursekit.training_state_memory(params, recipe="zero-fp16-adam").grads_bytes  # 2 bytes/param
+# zh: ZeRO 论文的示例模型
+# en: the ZeRO paper's example model
+params = 7.5e9
+# zh: 每个参数 2 字节的梯度
+# en: 2 bytes of gradient per parameter
+gradient_bytes = coursekit.training_state_memory(params, recipe="zero-fp16-adam").grads_bytes
 intra, cross = LINK_PRESETS["intra_node"], LINK_PRESETS["cross_node"]
 for link in (intra, cross):
     seconds = coursekit.collective_time_s(
@@ -185,8 +189,12 @@ print(Text(zh=f"两种链路的带宽之比：{ratio:.0f} 倍", en=f"bandwidth r
 # come on top, and lesson 1 puts all of them into the capacity ledger.
 
 # %%
-dp_ranks = 64  # N_d of the ZeRO paper's Figure 1
-recipe = coursekit.PRECISION_RECIPES["zero-fp16-adam"]  # ZeRO section 3.1: 2 + 2 + K = 12 bytes
+# zh: ZeRO 论文图 1 的 N_d
+# en: N_d of the ZeRO paper's Figure 1
+dp_ranks = 64
+# zh: ZeRO 论文第 3.1 节：每个参数 2 + 2 + K = 16 字节（K = 12）
+# en: ZeRO paper, section 3.1: 2 + 2 + K = 16 bytes per parameter (K = 12)
+recipe = coursekit.PRECISION_RECIPES["zero-fp16-adam"]
 per_device_bytes = {
     ("DP" if stage == 0 else f"ZeRO-{stage}"): coursekit.training_state_memory(
         params, recipe=recipe.name, dp=dp_ranks, zero_stage=stage
@@ -216,7 +224,9 @@ assert [round(bytes_to_gb(b), 1) for b in per_device_bytes.values()] == ZERO_FIG
 # in GiB (2^30 bytes) they are smaller. The figure puts them next to the 24 GiB device of lesson 1's first ledger.
 
 # %%
-device_gib = 24.0  # the device of lesson 1's first ledger
+# zh: 第 1 课第一本账里的设备
+# en: the device of lesson 1's first ledger
+device_gib = 24.0
 
 fig = new_figure(5.5, 2.8)
 ax = fig.add_subplot()

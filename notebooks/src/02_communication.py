@@ -156,7 +156,9 @@ time_ratio = high_frequency.lower_bound_ms / low_frequency.lower_bound_ms
 print(Text(zh=f"高频账本：总载荷是低频账本的 {payload_ratio:g} 倍，时间是 {time_ratio:.2f} 倍",
            en=f"High-frequency ledger: {payload_ratio:g} x the payload and {time_ratio:.2f} x the time of the low-frequency one"))
 print(f"payload* = 5 µs × 100 GiB/s = {crossover_payload_mib(100, 5):.3f} MiB")
-small_calls = communication_ledger(0.125, 96, 100, 5)  # 128 KiB per call, 96 calls per step
+# zh: 每次调用 128 KiB，每步 96 次调用
+# en: 128 KiB per call, 96 calls per step
+small_calls = communication_ledger(0.125, 96, 100, 5)
 print(small_calls.explain())
 
 # %% [markdown] lang="zh"
@@ -434,17 +436,27 @@ verify("q2.tp_calls", answer, reveal=lambda table="\n".join(rows): display(Markd
 # button shows):
 
 # %%
-psi_bytes = 2 * shape.num_params  # bf16 weights and gradients, 2 bytes each
+# zh: bf16 权重和梯度，各占 2 字节
+# en: bf16 weights and gradients, 2 bytes each
+psi_bytes = 2 * shape.num_params
 ring = (DEGREE - 1) / DEGREE
 by_hand = {
-    "DP": ring * 2 * psi_bytes,  # one all-reduce = reduce-scatter + all-gather, once per step
-    "ZeRO-2": ring * psi_bytes * (MICRO_BATCHES + 1),  # m gradient reduce-scatters + one weight all-gather
-    "ZeRO-3": ring * psi_bytes * (MICRO_BATCHES + 2 * MICRO_BATCHES),  # m reduce-scatters + 2m all-gathers
+    # zh: 一次全归约 = reduce-scatter + all-gather，每步一次
+    # en: one all-reduce = reduce-scatter + all-gather, once per step
+    "DP": ring * 2 * psi_bytes,
+    # zh: m 次梯度 reduce-scatter + 一次权重 all-gather
+    # en: m gradient reduce-scatters + one weight all-gather
+    "ZeRO-2": ring * psi_bytes * (MICRO_BATCHES + 1),
+    # zh: m 次 reduce-scatter + 2m 次 all-gather
+    # en: m reduce-scatters + 2m all-gathers
+    "ZeRO-3": ring * psi_bytes * (MICRO_BATCHES + 2 * MICRO_BATCHES),
 }
 for label_, expected in by_hand.items():
     assert abs(traffic[label_][1].bus_bytes - expected) <= 1e-9 * expected
     print(f"{label_:7s} {bytes_to_gib(expected):7.1f} GiB")
-assert by_hand["ZeRO-3"] / by_hand["DP"] == 3 * MICRO_BATCHES / 2  # 12x DP at 8 micro-batches, not 1.5x
+# zh: 8 个微批次时是 DP 的 12 倍，不是 1.5 倍
+# en: 12x DP at 8 micro-batches, not 1.5x
+assert by_hand["ZeRO-3"] / by_hand["DP"] == 3 * MICRO_BATCHES / 2
 
 # %% [markdown] lang="zh"
 # 所以 ZeRO 论文里“ZeRO-3 是 DP 的 1.5 倍”只在每步一个微批次时成立；梯度累积越多，ZeRO-3 越贵，
@@ -485,7 +497,9 @@ rows = ["| " + " | ".join(str(h) for h in header) + " |", "|" + " --- |" * len(h
 for phase, seq_len in ((Text(zh="预填充 s = 4096", en="prefill, s = 4096"), 4096),
                        (Text(zh="解码 s = 1", en="decode, s = 1"), 1)):
     entries = strategy_traffic("tp", seq_len=seq_len, micro_batch=8, hidden=shape.hidden, layers=shape.layers, tp=DEGREE)
-    forward = entries[:1]  # serving runs the forward pass only
+    # zh: 服务只跑前向
+    # en: serving runs the forward pass only
+    forward = entries[:1]
     on_intra = traffic_time(forward, bandwidth_bytes_per_s=intra.bandwidth_bytes_per_s, latency_s=intra.latency_s)
     rows.append(f"| {phase} | {forward[0].calls_per_step} | {payload_label(bytes_to_mib(forward[0].payload_bytes))} | "
                 f"{on_intra.latency_s * MS_PER_S:.3f} | {on_intra.transfer_s * MS_PER_S:.3f} | "

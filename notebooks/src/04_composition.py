@@ -284,7 +284,9 @@ dense = rank_groups({'TP': 4, 'PP': 2, 'DP': 2, 'EP': 2})
 same_groups = dense["DP"] == expert["EP"]
 print(Text(zh=f"专家层的 EP 组与稠密层的 DP 组相同吗：{'是' if same_groups else '否'}",
            en=f"do the expert layers' EP groups equal the dense layers' DP groups: {'yes' if same_groups else 'no'}"))
-assert dense["DP"] == expert["EP"]  # EDP = 1: the expert layers' EP groups are the dense layers' DP groups
+# zh: EDP = 1：专家层的 EP 组就是稠密层的 DP 组
+# en: EDP = 1: the expert layers' EP groups are the dense layers' DP groups
+assert dense["DP"] == expert["EP"]
 
 # %% [markdown] lang="zh"
 # 这里 EDP = 1：专家层的 EP 组正好就是稠密层的 DP 组。引擎同样检查结构：在稠密模型上设 EP = 2 也得到 `structure` 问题。

@@ -195,7 +195,9 @@ assert len(table[0]) == len(MATRIX_HEADERS) == 5
 
 # %%
 example = replace(
-    CASE_STATE_EXCEEDS_DEVICE,  # the same cluster and batch as the paper cases, another model
+    # zh: 集群和批大小与论文案例相同，只换了模型
+    # en: the same cluster and batch as the paper cases, another model
+    CASE_STATE_EXCEEDS_DEVICE,
     key="example",
     title=Text(zh="示例模型：训练状态 64 GiB", en="Example model: 64 GiB of training state"),
     training_state_gib=64.0,
@@ -248,7 +250,9 @@ rows = []
 per_rank = {}
 for ranks in (1, 8, 32):
     shard_gib = training_state_memory(example_params, dp=ranks, zero_stage=3).total_gib
-    gathered_gib = peak_gib if ranks > 1 else 0.0  # one rank holds everything already: nothing to gather
+    # zh: 只有一个 rank 时它本来就持有全部参数：没有什么要 gather
+    # en: one rank holds everything already: nothing to gather
+    gathered_gib = peak_gib if ranks > 1 else 0.0
     ledger = build_resource_ledger(
         shard_gib + gathered_gib, example.activation_gib, example.runtime_reserve_gib, example.device_memory_gib
     )
@@ -264,9 +268,11 @@ show_table(
      Text(zh="每 rank 合计 (GiB)", en="per rank, total (GiB)"), Text(zh="容量账本", en="capacity ledger")],
     rows,
 )
+# zh: gather 峰值：两层参数 + 一层梯度
+# en: the gather peak: two layers of parameters + one of gradients
+assert abs(peak_gib - 3 * example.largest_layer_gib) < 1e-12
 # zh: 两条路得到同一个数：上面的账本与案例评估。
 # en: Two ways to the same number: the ledger above and the case evaluation.
-assert abs(peak_gib - 3 * example.largest_layer_gib) < 1e-12  # two layers of parameters + one of gradients
 assert abs(per_rank[32] - evaluate_paper_case(example).verdict_of("FSDP").memory_per_rank_gib) < 0.01
 assert abs(per_rank[8] - evaluate_paper_case(example, "hierarchical").verdict_of("FSDP").memory_per_rank_gib) < 0.01
 
@@ -343,7 +349,9 @@ for n in (1, 2, 3):
 # %% tags=["solution"]
 my_state_gib, my_kind = {}, {}
 for n, case in enumerate(PAPER_CASES, start=1):
-    my_state_gib[n] = CASE_PARAMS[case.key] * 16 / 2**30  # bytes -> GiB
+    # zh: 字节 -> GiB
+    # en: bytes -> GiB
+    my_state_gib[n] = CASE_PARAMS[case.key] * 16 / 2**30
     layer_need_gib = case.largest_layer_gib + case.activation_gib + case.runtime_reserve_gib
     state_need_gib = my_state_gib[n] + case.activation_gib + case.runtime_reserve_gib
     if layer_need_gib > case.device_memory_gib:
@@ -456,7 +464,9 @@ def show_evaluations() -> None:
         display(Markdown("\n".join(lines)))
 
 
-reveal(show_evaluations)  # the table holds the answers of exercises 5.1 and 5.2: shown when you press the button
+# zh: 这张表含练习 5.1 和 5.2 的答案：按下按钮才显示
+# en: the table holds the answers of exercises 5.1 and 5.2: shown when you press the button
+reveal(show_evaluations)
 assert [case_kind(case) for case in PAPER_CASES] == list(CASE_KINDS)
 assert [e.summary() for e in evaluations] == [
     {"DP": "feasible", "FSDP": "not_preferred", "TP": "not_preferred", "PP": "not_preferred"},
@@ -589,7 +599,9 @@ def show_topology_changes() -> None:
         display(Markdown("\n".join(lines)))
 
 
-reveal(show_topology_changes)  # the table holds the answer of exercise 5.3: shown when you press the button
+# zh: 这张表含练习 5.3 的答案：按下按钮才显示
+# en: the table holds the answer of exercise 5.3: shown when you press the button
+reveal(show_topology_changes)
 
 changed = {case.key: [c.strategy for c in topology_changes(case) if c.changed] for case in PAPER_CASES}
 assert changed == {"fits_one_device": [], "state_exceeds_device": [], "layer_exceeds_device": ["TP"]}
@@ -654,7 +666,9 @@ for micro_batch in (1, 4):
     degrees = dp_degrees_for_batch(global_batch, micro_batch)
     print(Text(zh=f"全局批大小 {global_batch}，微批次 {micro_batch}：允许的 DP 并行度 {degrees}",
                en=f"global batch {global_batch}, micro-batch {micro_batch}: allowed DP degrees {degrees}"))
-too_many = max_dp_degree(global_batch, 1) + 32  # 32 ranks more than the batch has sequences
+# zh: rank 数比这批的序列条数多 32
+# en: 32 ranks more than the batch has sequences
+too_many = max_dp_degree(global_batch, 1) + 32
 reason = check_global_batch(too_many, 1, 1, global_batch)
 print(Text(zh=f"{too_many} 个 rank 做纯 DP：", en=f"Pure DP on {too_many} ranks: ").render() + reason.message)
 assert reason is not None and reason.code == "global_batch"
@@ -684,7 +698,9 @@ answer = ...
 check("matrix.max_dp", answer)
 
 # %% tags=["solution"]
-answer = 512 // 4  # gradient accumulation 1: dp x micro-batch = global batch
+# zh: 梯度累积步数为 1：dp x 微批次 = 全局批大小
+# en: gradient accumulation 1: dp x micro-batch = global batch
+answer = 512 // 4
 verify("matrix.max_dp", answer)
 
 # %% [markdown] lang="zh"
@@ -791,7 +807,9 @@ for strategy in STRATEGIES:
     for name, view in zip(names, grid_views):
         verdict = view.evaluation.verdict_of(strategy)
         if verdict.verdict == "feasible":
-            with_tp = verdict.codes[0] == "fsdp_with_tp"  # FSDP as TP's second dimension
+            # zh: FSDP 是 TP 的第二个维度
+            # en: FSDP as TP's second dimension
+            with_tp = verdict.codes[0] == "fsdp_with_tp"
             zh_items.append(name + ("（TP × FSDP）" if with_tp else ""))
             en_items.append(name + (" (TP × FSDP)" if with_tp else ""))
     print(Text(zh=f"{strategy} 可行：{'、'.join(zh_items) or '没有'}",
@@ -807,13 +825,17 @@ print(Text(zh=f"最小的模型 {names[0]}：训练状态 {smallest.training_sta
 # en: Check the reading of the figure given above, on the same data.
 assert all(summary["DP"] == "not_preferred" for summary in verdicts)
 assert smallest.training_state_gib > smallest.device_memory_gib
-small = 0  # the smallest models: FSDP and PP feasible, TP not needed
+# zh: 最小的几个模型：FSDP 和 PP 可行，不需要 TP
+# en: the smallest models: FSDP and PP feasible, TP not needed
+small = 0
 while verdicts[small]["FSDP"] == verdicts[small]["PP"] == "feasible":
     assert verdicts[small]["TP"] == "not_preferred"
     small += 1
 assert small >= 2
 assert verdicts[small] == {"DP": "not_preferred", "FSDP": "not_preferred", "TP": "feasible", "PP": "not_preferred"}
-assert grid_views[small].evaluation.verdict_of("TP").reasons[0].params["fsdp"] > 1  # TP's layout shards with FSDP too
+# zh: TP 的布局同时也用 FSDP 切分
+# en: TP's layout shards with FSDP too
+assert grid_views[small].evaluation.verdict_of("TP").reasons[0].params["fsdp"] > 1
 assert verdicts[small + 1] == {"DP": "not_preferred", "FSDP": "feasible", "TP": "feasible", "PP": "not_preferred"}
 assert grid_views[small + 1].evaluation.verdict_of("FSDP").codes[0] == "fsdp_with_tp"
 assert nothing == names[small + 2:] and len(nothing) >= 2
@@ -845,10 +867,16 @@ assert nothing == names[small + 2:] and len(nothing) >= 2
 #   complex strategies includes knowing when not to use them.
 
 # %%
-device_gib, reserve_gib = 24.0, 2.0  # the paper cases' device and runtime reserve
+# zh: 论文案例的设备显存和运行时预留
+# en: the paper cases' device and runtime reserve
+device_gib, reserve_gib = 24.0, 2.0
 full_finetune = training_state_memory(7e9)
-frozen_base = training_state_memory(7e9, param_bytes=2, grad_bytes=0, optimizer_bytes=0)  # no grads, no optimizer
-adapters = training_state_memory(40e6)  # illustrative LoRA size; trained with mixed-precision Adam
+# zh: 没有梯度，也没有优化器状态
+# en: no grads, no optimizer
+frozen_base = training_state_memory(7e9, param_bytes=2, grad_bytes=0, optimizer_bytes=0)
+# zh: 示意的 LoRA 规模；用混合精度 Adam 训练
+# en: illustrative LoRA size; trained with mixed-precision Adam
+adapters = training_state_memory(40e6)
 peft_gib = frozen_base.total_gib + adapters.total_gib
 yes_no = {True: Text(zh="是", en="yes"), False: Text(zh="否", en="no")}
 show_table(

@@ -143,8 +143,12 @@ for microbatches in (4, 16):
     schedules[microbatches] = simulated = simulate_schedule(stages, microbatches, schedule="1f1b")
     rows.append([stages, microbatches, f"{fraction:.1%}", f"{overhead:.1%}", f"{simulated.idle_fraction:.1%}",
                  f"{simulated.makespan_s:g}"])
-    assert abs(simulated.idle_fraction - fraction) < 1e-12  # balanced stages: simulation = formula
-    assert abs(overhead / (1 + overhead) - fraction) < 1e-12  # fraction = overhead / (1 + overhead)
+    # zh: 各阶段均衡：模拟 = 公式
+    # en: balanced stages: simulation = formula
+    assert abs(simulated.idle_fraction - fraction) < 1e-12
+    # zh: 比例 = 开销 / (1 + 开销)
+    # en: fraction = overhead / (1 + overhead)
+    assert abs(overhead / (1 + overhead) - fraction) < 1e-12
 show_table(
     ["p", "m", Text(zh="比例 (p-1)/(m+p-1)", en="fraction (p-1)/(m+p-1)"),
      Text(zh="开销 (p-1)/m", en="overhead (p-1)/m"), Text(zh="模拟空闲比例", en="simulated idle share"),
@@ -273,9 +277,15 @@ if all(isinstance(value, (int, float)) for value in my_timeline_ms.values()):
 # %% tags=["solution"]
 t_ms = 30.0
 my_timeline_ms = {
-    "compute_ms": 8 * t_ms,  # every device runs all m = 8 micro-batches
-    "bubble_ms": (4 - 1) * t_ms,  # fill and drain: (p-1) micro-batch times; (p-1)/m = 3/8 of the compute
-    "exposed_ms": (1 - 0.5) * 60.0,  # the half of the all-reduce not hidden under compute
+    # zh: 每个设备都要跑完全部 m = 8 个微批次
+    # en: every device runs all m = 8 micro-batches
+    "compute_ms": 8 * t_ms,
+    # zh: 灌满和排空：(p-1) 个微批次的时间，是计算时间的 (p-1)/m = 3/8
+    # en: fill and drain: (p-1) micro-batch times; (p-1)/m = 3/8 of the compute
+    "bubble_ms": (4 - 1) * t_ms,
+    # zh: 全归约中没有被计算掩盖的那一半
+    # en: the half of the all-reduce not hidden under compute
+    "exposed_ms": (1 - 0.5) * 60.0,
 }
 my_timeline_ms["step_ms"] = sum(my_timeline_ms.values())
 for part, value in my_timeline_ms.items():
@@ -320,7 +330,9 @@ answer = ...
 check("pipeline.efficiency", answer)
 
 # %% tags=["solution"]
-answer = 6800.0 / (32 * 250.0)  # throughput(P) / (P * throughput(1))
+# zh: 吞吐(P) / (P * 吞吐(1))
+# en: throughput(P) / (P * throughput(1))
+answer = 6800.0 / (32 * 250.0)
 verify("pipeline.efficiency", answer)
 
 # %% [markdown] lang="zh"
@@ -337,7 +349,9 @@ verify("pipeline.efficiency", answer)
 # %%
 devices = 32
 samples_per_device = 8
-compute_s = 0.40  # one device's compute per step; with one device there is nothing else
+# zh: 一个设备每步的计算时间；只有一个设备时没有别的开销
+# en: one device's compute per step; with one device there is nothing else
+compute_s = 0.40
 timelines = {
     "A": step_timeline(compute_s, 0.12, overlap_fraction=0.25),
     "B": step_timeline(compute_s, 0.12, overlap_fraction=1.0, input_wait_s=0.09),
@@ -350,7 +364,9 @@ for name, timeline in timelines.items():
     throughput = devices * samples_per_device / timeline.step_s
     efficiency = scaling_efficiency(throughput, devices, single_throughput)
     diagnosis = diagnose_efficiency(timeline)
-    assert abs(efficiency - diagnosis.compute_fraction) < 1e-12  # two ways to E(P)
+    # zh: 两条路得到同一个 E(P)
+    # en: two ways to E(P)
+    assert abs(efficiency - diagnosis.compute_fraction) < 1e-12
     rows.append([name, f"{timeline.step_s * MS_PER_S:.0f}", f"{efficiency:.2f}",
                  tr(f"scaling.segment_{diagnosis.dominant}"), diagnosis.reason.message])
 show_table(
@@ -463,7 +479,9 @@ scaling_widget
 # zh: GPT-3 Large（Brown 等 2020，表 2.1）：760M 参数，24 层，d_model 1536，16 个头。
 # en: GPT-3 Large (Brown et al. 2020, Table 2.1): 760M parameters, 24 layers, d_model 1536, 16 heads.
 gpt3_large = dict(params=760e6, layers=24, hidden=1536, heads=16)
-device_gib, reserve_gib = 24.0, 2.0  # lesson 1's device and runtime reserve
+# zh: 第 1 课的设备显存和运行时预留
+# en: lesson 1's device and runtime reserve
+device_gib, reserve_gib = 24.0, 2.0
 state = training_state_memory(gpt3_large["params"])
 rows = [[Text(zh="只看 bf16 权重", en="bf16 weights only"), f"{state.params_gib:.2f}", "-"],
         [Text(zh="完整训练状态（混合精度 Adam）", en="full training state (mixed-precision Adam)"),
@@ -478,7 +496,9 @@ for seq_len in (2048, 8192):
                  f"{ledger.required_gib:.2f}", ledger.explain()])
 show_table([Text(zh="算什么", en="What is counted"), "GiB", Text(zh="容量账本", en="capacity ledger")], rows)
 assert state.params_gib < 1.5 and fits == {2048: True, 8192: False}
-assert round(state.total_gib) == 11  # check the "11 GiB" stated above
+# zh: 核对上文说的“11 GiB”
+# en: check the "11 GiB" stated above
+assert round(state.total_gib) == 11
 
 # %% [markdown] lang="zh"
 # ### 误区 2：TP 并行度越大越好
@@ -499,7 +519,9 @@ assert round(state.total_gib) == 11  # check the "11 GiB" stated above
 # inside a node and one 400 Gb/s NIC (50 GB/s) across nodes.
 
 # %%
-intra_node, cross_node = link_preset("intra_node"), link_preset("cross_node")  # H100 NVLink, InfiniBand NDR
+# zh: 节点内按 H100 NVLink，跨节点按 InfiniBand NDR
+# en: H100 NVLink, InfiniBand NDR
+intra_node, cross_node = link_preset("intra_node"), link_preset("cross_node")
 model = dict(seq_len=2048, micro_batch=1, hidden=4096, layers=32, heads=32, gpus_per_node=8)
 rows = []
 times = {}

@@ -75,7 +75,7 @@ from coursekit.lab import (
 )
 from coursekit.lab.plot import plot_step_lanes
 from coursekit.lab.recorded import load_recorded, record_lesson
-from coursekit.lab.timeline import efficiency_table
+from coursekit.lab.timeline import efficiency_table_view
 from coursekit.plotting import figure_image
 from coursekit.units import GB_BYTES, GIB_BYTES, MIB_BYTES, MS_PER_S, US_PER_S
 
@@ -190,7 +190,7 @@ display(Markdown(f"n = {RANKS}\n\n" + "\n".join(rows)))
 
 # %%
 report = run.collectives
-print(report.summary_table())
+display(report.summary_view())
 
 # %% [markdown] lang="zh"
 # 逐点看一个集合通信：实测时间、algbw、busbw、用拟合出的 α 和 B 代入 `collective_time_s` 得到的预测，以及预测与实测之比。
@@ -199,7 +199,7 @@ print(report.summary_table())
 # One collective point by point: the measured time, algbw, busbw, the prediction of `collective_time_s` with the fitted α and B, and the ratio of prediction to measurement.
 
 # %%
-print(report.detail_table("all_reduce"))
+display(report.detail_view("all_reduce"))
 
 # %% [markdown] lang="zh"
 # 下图是对数-对数坐标：点是实测，线是拟合后的公式。虚线是分界载荷 $S^* = \text{steps}\cdot\alpha\cdot B / \text{factor}$：左侧（着色）由时延主导，曲线几乎是平的；右侧由带宽主导，斜率趋近 1（载荷翻倍，时间翻倍）。
@@ -528,8 +528,7 @@ timeline = run.timeline
 baselines = [timeline.result(strategy, "baseline") for strategy in ("ddp", "fsdp", "tp")]
 display(figure_image(plot_step_lanes(baselines)))
 for result in baselines:
-    print(result.table(model=False, notes=result is baselines[0]))
-    print()
+    display(result.table_view(model=False, notes=result is baselines[0]))
 
 # %% [markdown] lang="zh"
 # 读图时注意三点：
@@ -586,14 +585,12 @@ if not MEASURE_NOW:
 # The cell first prints section 6.1's DDP baseline for comparison, then the three runs. They are called X, Y and Z (in no relation to the order of the list above); the titles do not say which fault each had, and the model's row is left out. Last comes the TP run with a slow rank, again without saying which rank was slowed. Think first: which column, and which rank's numbers, should each fault make larger? Then do exercises 8.6–8.9. Section 6.3 reveals the answers and sets the measurements against the model.
 
 # %%
-print(timeline.result("ddp", "baseline").table(model=False, notes=False))
-print()
+display(timeline.result("ddp", "baseline").table_view(model=False, notes=False))
 # zh: 每次运行注入的是哪种故障，是练习 8.8 和 8.9 的问题
 # en: which fault each run had is the question of exercises 8.8 and 8.9
 for name, scenario in MYSTERY_RUNS.items():
-    print(timeline.result("ddp", scenario).table(str(Text(zh=f"运行 {name}", en=f"run {name}")), model=False, notes=False))
-    print()
-print(timeline.result("tp", "slow_rank").table(str(Text(zh="注入了一个慢 rank", en="one rank slowed")), model=False, notes=False))
+    display(timeline.result("ddp", scenario).table_view(str(Text(zh=f"运行 {name}", en=f"run {name}")), model=False, notes=False))
+display(timeline.result("tp", "slow_rank").table_view(str(Text(zh="注入了一个慢 rank", en="one rank slowed")), model=False, notes=False))
 injected = {scenario: timeline.result("ddp", scenario).scenario for scenario in MYSTERY_RUNS.values()}
 assert injected["slow_rank"].slow_factor == 3 and round(injected["input_delay"].input_delay_s * MS_PER_S) == 20
 
@@ -699,8 +696,7 @@ verify("lab.straggler_run", answer, reveal=lambda: print("\n".join(
 # %%
 def show_injected_runs():
     for scenario in ("slow_rank", "input_delay", "no_overlap"):
-        print(timeline.result("ddp", scenario).table(notes=False))
-        print()
+        display(timeline.result("ddp", scenario).table_view(notes=False))
     for scenario in ("slow_rank", "input_delay", "no_overlap"):
         result = timeline.result("ddp", scenario)
         ratio = result.mean.step_s / result.predicted.step_s
@@ -748,8 +744,7 @@ reveal(show_injected_runs)
 points = run.efficiency()
 # zh: E(P) 本身留给练习 8.10
 # en: E(P) itself is exercise 8.10
-print(efficiency_table(points, "ddp", with_efficiency=False))
-print()
+display(efficiency_table_view(points, "ddp", with_efficiency=False))
 for point in points[1:]:
     grown = str(Text(zh="，", en=", ")).join(
         f"{tr(f'lab.tl_part_{part}')} {value * MS_PER_S:+.1f} ms" for part, value in point.extra_s.items()
@@ -797,7 +792,7 @@ steps_s = {point.ranks: point.step_s for point in points}
 # zh: 弱扩展下 E(P) = step(1) / step(P)
 # en: E(P) = step(1) / step(P) under weak scaling
 answer = steps_s[1] / steps_s[4]
-verify("lab.efficiency_4", answer, reveal=lambda: print(efficiency_table(points, "ddp")))
+verify("lab.efficiency_4", answer, reveal=lambda: display(efficiency_table_view(points, "ddp")))
 
 # %% [markdown] lang="zh"
 # ## 7. 在真实集群上运行
@@ -907,7 +902,7 @@ RANKS_TRY = 2
 if RANKS_TRY != RANKS:
     from coursekit.lab import run_collectives, run_memory
 
-    print(run_collectives(ranks=RANKS_TRY, max_bytes=4 * MIB_BYTES, repeats=10, warmup=3).summary_table())
+    display(run_collectives(ranks=RANKS_TRY, max_bytes=4 * MIB_BYTES, repeats=10, warmup=3).summary_view())
     print(run_memory(ranks=RANKS_TRY).format())
 
 # %% [markdown] lang="zh"

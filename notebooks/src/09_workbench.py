@@ -147,7 +147,9 @@ md_table(
     [(param_part_name(part), f"{count / 1e9:.3f}") for part, count in ledger.items()]
     + [(Text(zh="合计", en="total"), f"{model.num_params / 1e9:.2f}")],
 )
-assert abs(model.num_params / 70e9 - 1) < 0.01  # the paper's 70B, within 1 %
+# zh: 与论文的 70B 相差不到 1%
+# en: the paper's 70B, within 1 %
+assert abs(model.num_params / 70e9 - 1) < 0.01
 
 # %% [markdown] lang="zh"
 # `ClusterSpec` 记录设备与两种链路。带宽一律是**每 GPU 的单向带宽**：NVLink 4 的 900 GB/s 是双向之和，单向是 450 GB/s；
@@ -372,10 +374,18 @@ print(Text(zh=f"{result.accepted_count} 个通过的候选中，并列组 1 有 
 for row in why[:6]:
     print(" ", row.message)
 first = [result.estimated_step_s(i) for i in groups[0]]
-assert max(first) <= min(first) * (1 + MODEL_UNCERTAINTY) and len(groups[0]) == within  # the band, as the prose says
-assert MODEL_UNCERTAINTY == 0.20  # the figure the prose above quotes
-assert len(REMEASURED_RUNS) == 12 and round(100 * MEASUREMENT_REPEATABILITY / 2, 1) == 2.2  # the spread's RMS
-assert round(100 * MEASUREMENT_REPEATABILITY, 1) == 4.5  # twice it: the figures the prose above quotes
+# zh: 第 1 组都在最快者的 1.2 倍以内，与上文一致
+# en: the band, as the prose says
+assert max(first) <= min(first) * (1 + MODEL_UNCERTAINTY) and len(groups[0]) == within
+# zh: 上文引用的数字
+# en: the figure the prose above quotes
+assert MODEL_UNCERTAINTY == 0.20
+# zh: 两次实测之差的均方根
+# en: the spread's RMS
+assert len(REMEASURED_RUNS) == 12 and round(100 * MEASUREMENT_REPEATABILITY / 2, 1) == 2.2
+# zh: 它的两倍：上文引用的数字
+# en: twice it: the figures the prose above quotes
+assert round(100 * MEASUREMENT_REPEATABILITY, 1) == 4.5
 
 # %% [markdown] lang="zh"
 # 前几名是**值得实测的候选**，不是结论：估算不知道拥塞、抖动和负载不均，这些要靠第 8 课的测量。
@@ -431,7 +441,9 @@ md_table(
      Text(zh="每 token 激活参数（十亿）", en="active per token (billion)")],
     [(m.name, f"{m.num_params / 1e9:.1f}", f"{m.active_params / 1e9:.1f}") for m in (dense_model, moe_model)],
 )
-assert moe_model.active_params > 1.7 * dense_model.active_params  # nearly twice the compute per token
+# zh: 每个 token 的计算量接近两倍
+# en: nearly twice the compute per token
+assert moe_model.active_params > 1.7 * dense_model.active_params
 
 # %%
 # zh: 上下文变长：序列是 4 倍，序列条数是四分之一，每步的 token 数不变（工作负载没有设序列长度，用模型自己的）
@@ -439,7 +451,9 @@ assert moe_model.active_params > 1.7 * dense_model.active_params  # nearly twice
 seq_len = workload.tokens_per_sequence(MODELS["llama3-70b"])
 long_context = replace(workload, global_batch=workload.global_batch // 4, seq_len=seq_len * 4)
 assert (workload.global_batch, seq_len, long_context.global_batch, long_context.seq_len) == (1024, 8192, 256, 32768)
-assert long_context.global_batch * long_context.seq_len == workload.global_batch * seq_len  # as the prose says
+# zh: 与上文一致：1024 × 8192 = 256 × 32768
+# en: as the prose says: 1024 × 8192 = 256 × 32768
+assert long_context.global_batch * long_context.seq_len == workload.global_batch * seq_len
 scenarios = [
     (Text(zh="基线", en="baseline"), what_if("llama3-70b", "h100-8", 16, workload)),
     (Text(zh="跨节点带宽 ÷ 8", en="inter-node bandwidth ÷ 8"), what_if("llama3-70b", "h100-8", 16, workload, link_slowdown=8)),
@@ -481,7 +495,9 @@ print(Text(zh=f"基线最快的 `{baseline_best.label()}` 放到慢 8 倍的跨�
               "the new fastest"))
 assert slow_link.accepted(1)[0].label() != baseline_best.label()
 assert baseline_on_slow.accepted and baseline_on_slow.step_s > 2 * slow_link.accepted(1)[0].step_s
-assert slow_link.accepted(1)[0].step_s < 1.1 * baseline_best.step_s  # the new fastest is barely slower
+# zh: 新的最快组合几乎不比原来的最快组合慢（不到 1.1 倍）
+# en: the new fastest is barely slower (less than 1.1x)
+assert slow_link.accepted(1)[0].step_s < 1.1 * baseline_best.step_s
 
 # %% [markdown] lang="zh"
 # ### 你自己的模型和集群
@@ -532,9 +548,13 @@ print(Text(zh=f"{own.space_size} 个组合，{own.accepted_count} 个通过；�
            en=f"{own.space_size} compositions, {own.accepted_count} accepted; the three fastest by estimate:"))
 for cand in own.accepted(3):
     print(f"  {cand.label()}  {cand.memory.total_gib:.1f} GiB  {cand.step_s:.1f} s")
-assert round(own_model.num_params / 1e9, 2) == 7.24  # Mistral 7B: 7,241,732,096 parameters
+# zh: Mistral 7B：7,241,732,096 个参数
+# en: Mistral 7B: 7,241,732,096 parameters
+assert round(own_model.num_params / 1e9, 2) == 7.24
 best_own = own.accepted(1)[0]
-assert best_own.tp == 1 and best_own.pp > 1 and best_own.recompute == "none"  # what the next paragraph says
+# zh: 下一段所说的
+# en: what the next paragraph says
+assert best_own.tp == 1 and best_own.pp > 1 and best_own.recompute == "none"
 
 # %% [markdown] lang="zh"
 # 没有 NVLink 时，TP 每层的集合通信都要走 PCIe，估算最快的布局因此不用 TP（tp = 1），改用流水线切分模型
@@ -565,7 +585,9 @@ assert best_own.tp == 1 and best_own.pp > 1 and best_own.recompute == "none"  # 
 # %%
 habit = own.check_layout("tp=8,pp=1")
 print(habit.report().splitlines()[2])
-assert habit.accepted and habit.tie_group >= 3 and habit.over_best > 1.25  # what the next paragraph says
+# zh: 下一段所说的
+# en: what the next paragraph says
+assert habit.accepted and habit.tie_group >= 3 and habit.over_best > 1.25
 
 # %% [markdown] lang="zh"
 # 它放得下，也通过了全部门槛，但排在很靠后的并列组里，估算步时是最快的 1.25 倍以上（已发表训练的检验标准之外）：
@@ -591,7 +613,9 @@ assert habit.accepted and habit.tie_group >= 3 and habit.over_best > 1.25  # wha
 
 # %%
 rows = []
-group_of = {i: number for number, members in enumerate(groups, start=1) for i in members}  # tie groups of section 3
+# zh: 第 3 节的并列组
+# en: tie groups of section 3
+group_of = {i: number for number, members in enumerate(groups, start=1) for i in members}
 best_by_tp = {}
 for tp in (1, 2, 4, 8, 16):
     accepted_tp = [i for i in result.accepted_indices() if result.degrees(i)["tp"] == tp]
@@ -611,8 +635,12 @@ md_table(
     rows,
 )
 steps_by_tp = [step for _, step in best_by_tp.values()]
-assert sorted(best_by_tp) == [1, 2, 4, 8] and {group_of[i] for i, _ in best_by_tp.values()} == {1}  # the prose below
-assert max(steps_by_tp) / min(steps_by_tp) - 1 < 0.02  # "less than 2 % apart"
+# zh: 与下文一致
+# en: the prose below
+assert sorted(best_by_tp) == [1, 2, 4, 8] and {group_of[i] for i, _ in best_by_tp.values()} == {1}
+# zh: 下文的“步时相差不到 2%”
+# en: "less than 2 % apart"
+assert max(steps_by_tp) / min(steps_by_tp) - 1 < 0.02
 
 # %% [markdown] lang="zh"
 # - **TP 切的是每一层**：权重、梯度、优化器状态和（开序列并行时）激活都除以 TP，不需要流水线那样的气泡，也不像 ZeRO
@@ -804,15 +832,19 @@ def after_shared(source, previous):
 previous = ""
 for number, run in enumerate(runs, start=1):
     note = Text(zh=f"（{run.note.zh}）", en=f" ({run.note.en})") if run.note else ""
-    ends = top_level(run.source, "; ")  # the paper or table and its row; the configs follow in run.source
+    # zh: 论文或表格及其行；配置写在 run.source 的后面
+    # en: the paper or table and its row; the configs follow in run.source
+    ends = top_level(run.source, "; ")
     cited = run.source[:ends[0]] if ends else run.source
-    assert cited.count("(") == cited.count(")") and cited.count("“") == cited.count("”")  # no citation cut short
+    # zh: 引文没有被截断
+    # en: no citation cut short
+    assert cited.count("(") == cited.count(")") and cited.count("“") == cited.count("”")
     rest = after_shared(cited, previous)
     shown = cited if rest is None else Text(zh=f"同上，{rest}", en=f"as above, {rest}")
     print(f"{number}. {run.label}: {shown}{note}")
     previous = cited
-# zh: 上面列举的各组行数：论文 8、厂商 H100 表 24、DGX Cloud 14 + 9、长序列 8、Megatron-Core 扩展表 9 与 MoE 指南 1、
-# zh: ModelZoo 10、B200 12、DGX-H100 1
+# zh: 上面列举的各组行数：论文 8、厂商 H100 表 24、DGX Cloud 14 + 9、长序列 8、
+# zh: Megatron-Core 扩展表 9 与 MoE 指南 1、ModelZoo 10、B200 12、DGX-H100 1
 # en: the rows the paragraph above counts: papers 8, vendor H100 tables 24, DGX Cloud 14 + 9, long sequences 8,
 # en: Megatron-Core's scaling table 9 and MoE guide 1, ModelZoo 10, B200 12, DGX-H100 1
 assert len(runs) == 8 + 24 + 14 + 9 + 8 + 9 + 1 + 10 + 12 + 1
@@ -822,9 +854,11 @@ passed = {c.name for c in comparisons if c.passes}
 by_name = {c.name: c for c in comparisons}
 run_of_name = {run.name: run for run in runs}
 assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
+# zh: 每个 Megatron-Bridge 版本的表格来源都以这一段开头
+# en: every Megatron-Bridge release's table starts so
+bridge = MEGATRON_BRIDGE_2511_SOURCE.split(",")[0]
 # zh: 本节统计的厂商表格 H100 行：24 个配置，17 个稠密模型（16 个通过），7 个 MoE（3 个通过）
 # en: the vendor tables' H100 rows the section counts: 24 configurations, 17 dense (16 pass) and 7 MoE (3 pass)
-bridge = MEGATRON_BRIDGE_2511_SOURCE.split(",")[0]  # every Megatron-Bridge release's table starts so
 vendor_h100 = [(run, c) for run, c in zip(runs, comparisons)
                if run.source.startswith((NEMO_2407_SOURCE, bridge)) and run.cluster == "h100-8"]
 vendor_counts = {kind: [c.passes for run, c in vendor_h100 if run.model_spec().is_moe == (kind == "moe")]
@@ -1319,7 +1353,9 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 llama8, h100 = MODELS["llama3-8b"], CLUSTERS["h100-8"]
 cast_kib = {recipe: fp8_quantisation_bytes_per_token(llama8, recipe).dense_layer / 1024
             for recipe in FP8_RECIPES}
-layer_matmul_s = 6 * (llama8.dense_params_per_layer - 2 * llama8.hidden) / h100.peak("fp8")  # no biases; 2 RMSNorms
+# zh: 没有偏置；减去 2 个 RMSNorm
+# en: no biases; minus 2 RMSNorms
+layer_matmul_s = 6 * (llama8.dense_params_per_layer - 2 * llama8.hidden) / h100.peak("fp8")
 cast_share = {recipe: kib * 1024 / h100.memory_bandwidth_bytes_per_s / layer_matmul_s
               for recipe, kib in cast_kib.items()}
 recipe_names = {"delayed": Text(zh="延迟缩放", en="delayed scaling"), "current": Text(zh="当前缩放", en="current scaling")}
@@ -1438,7 +1474,9 @@ twin_short = short.explain("tp=4,cp=1,dp=2,zero=1,mb=1,recompute=full")
 print(Text(zh=f"对照：Llama 3 8B 在 2K 序列时，CP 2 的估算步时是不用 CP 的孪生布局的 {cp_short.step_s / twin_short.step_s:.2f} 倍",
            en=f"Compare: Llama 3 8B at 2K tokens, CP 2's estimated step is {cp_short.step_s / twin_short.step_s:.2f}x its twin without CP"))
 bf16_grads = plan(MODELS["llama3-70b"], CLUSTERS["h100-8"].with_nodes(8),
-                  WorkloadSpec(global_batch=128, seq_len=8192, max_virtual_stages=5))  # the default recipe
+                  # zh: 默认方案
+                  # en: the default recipe
+                  WorkloadSpec(global_batch=128, seq_len=8192, max_virtual_stages=5))
 bf16_without = bf16_grads.explain({**vendor, "cp": 1, "dp": 4, "recompute": "none"})
 bf16_with = bf16_grads.explain({**vendor, "cp": 2, "dp": 2, "recompute": "none"})
 margin_gib = bf16_without.memory.device_gib - bf16_without.memory.total_gib
@@ -1451,10 +1489,18 @@ print(Text(zh=f"换成 bf16 梯度（工作台的默认方案，也是 NVIDIA �
               f"{bf16_without.step_s:.2f} s and {bf16_with.step_s:.2f} s"))
 assert with_cp.accepted and without.codes == ("memory",) and full_twin.accepted
 assert with_cp.step_s * 1.2 < full_twin.step_s and cp_short.step_s > twin_short.step_s
-assert bf16_without.accepted and 0 <= margin_gib < 1  # the prose below: "less than 1 GiB to spare"
-assert bf16_without.memory.reserve_gib == 2  # "a 2 GiB runtime reserve"
-assert bf16_with.memory.device_gib - bf16_with.memory.total_gib > 20  # "more than 20 GiB of margin"
-assert abs(bf16_without.step_s / bf16_with.step_s - 1) < 0.01  # "nearly the same"
+# zh: 下文的“余量不到 1 GiB”
+# en: the prose below: "less than 1 GiB to spare"
+assert bf16_without.accepted and 0 <= margin_gib < 1
+# zh: 下文的“2 GiB 的运行时预留”
+# en: "a 2 GiB runtime reserve"
+assert bf16_without.memory.reserve_gib == 2
+# zh: 下文的“20 多 GiB 的余量”
+# en: "more than 20 GiB of margin"
+assert bf16_with.memory.device_gib - bf16_with.memory.total_gib > 20
+# zh: 下文的“几乎一样”
+# en: "nearly the same"
+assert abs(bf16_without.step_s / bf16_with.step_s - 1) < 0.01
 
 # %% [markdown] lang="zh"
 # 8K 时 CP 2 值得：不用 CP 的布局放不下不重计算的激活，只好每层前向算两遍（完全重计算多花约三分之一的计算）；
@@ -1604,7 +1650,9 @@ assert row_128k.estimated < 1.1 < row_128k.measured and all(r.estimated > 1.25 <
 pairs = layout_pairs()
 
 
-def layout_of(name):  # published degrees above 1 (DP alone when no other is), and the published figure
+# zh: 公开的大于 1 的并行度（都不大于 1 时只写 DP）和公开的数字
+# en: published degrees above 1 (DP alone when no other is), and the published figure
+def layout_of(name):
     degrees = dict(run_of_name[name].degrees)
     shown = " ".join(f"{k.upper()} {v}" for k, v in degrees.items() if k != "dp" and v > 1) or f"DP {degrees['dp']}"
     return f"{shown} ({by_name[name].published:.0f})"
@@ -1626,20 +1674,32 @@ for group, farther in ((apart, True), (close, False)):
     print(Text(zh=f"估算相差{'超过' if farther else '不到'} {MODEL_UNCERTAINTY:.0%}：{len(group)} 对，一致 {right}，相反 {wrong}，实测分不出 {tie}",
                en=f"estimates {'more than' if farther else 'within'} {MODEL_UNCERTAINTY:.0%}{' apart' if farther else ''}: "
                f"{len(group)} pairs, {right} as measured, {wrong} reversed, {tie} measured ties"))
-assert MODEL_UNCERTAINTY == 0.20 and round(100 * MEASUREMENT_REPEATABILITY, 1) == 4.5  # the figures the prose quotes
-assert [sum(p.same_order is v for p in g) for g in (apart, close) for v in (True, False)] == [6, 0, 4, 7]  # the prose
-assert {p.same_source for p in close if p.same_order is False} == {True, False}  # reversed: in one table and across
-apart_tie = [p for p in apart if p.same_order is None]  # "one pair measured equally fast ... 30 % apart"
+# zh: 上文引用的数字
+# en: the figures the prose quotes
+assert MODEL_UNCERTAINTY == 0.20 and round(100 * MEASUREMENT_REPEATABILITY, 1) == 4.5
+# zh: 与上文一致
+# en: the prose
+assert [sum(p.same_order is v for p in g) for g in (apart, close) for v in (True, False)] == [6, 0, 4, 7]
+# zh: 排反的对：有同一张表内的，也有跨表的
+# en: reversed: in one table and across
+assert {p.same_source for p in close if p.same_order is False} == {True, False}
+# zh: 上文的“有一对实测一样快……估算却让它们差 30%”
+# en: "one pair measured equally fast ... 30 % apart"
+apart_tie = [p for p in apart if p.same_order is None]
 assert len(apart_tie) == 1 and apart_tie[0].measured == 1.0 and round(apart_tie[0].estimated, 2) == 1.30
 assert {apart_tie[0].first_name, apart_tie[0].second_name} == {
     f"MoE-ModelZoo Qwen3 235B-A22B (MoE), 4K, 256 H100 (DeepEP, {x})" for x in ("EP 32, 1F1B overlap", "EP 8, FSDP")}
 grok_pairs = [p for p in close if p.same_order and p.first_name.startswith("DGX Cloud Grok-1")]
 zoo_pairs = [p for p in close if p.same_order and p.first_name.startswith("MoE-ModelZoo")]
 assert len(grok_pairs) == 2 and len(zoo_pairs) == 2 and len(grok_pairs) + len(zoo_pairs) == sum(1 for p in close if p.same_order)
-assert all(p.measured < 1 / 1.2 and 1 / 1.2 < p.estimated < 1 for p in grok_pairs)  # "over a fifth", "< 20 %"
+# zh: 上文的“快了两成多”“差得不到 20%”
+# en: "over a fifth", "< 20 %"
+assert all(p.measured < 1 / 1.2 and 1 / 1.2 < p.estimated < 1 for p in grok_pairs)
 assert all(p.second_name.endswith("(all-to-all, EP 8, PP 32)") for p in zoo_pairs)
 assert sorted(round(100 * (p.measured - 1)) for p in zoo_pairs) == [38, 60] and {round(100 * (p.estimated - 1)) for p in zoo_pairs} == {12}
-assert 0.4 < sum(p.same_source for p in pairs) / len(pairs) < 0.5  # "nearly half come from one table"
+# zh: 上文的“近一半来自一张表”
+# en: "nearly half come from one table"
+assert 0.4 < sum(p.same_source for p in pairs) / len(pairs) < 0.5
 
 # %% [markdown] lang="zh"
 # ## 9. 交互式工作台
@@ -1726,7 +1786,9 @@ check("plan.moe_active", answer)
 
 # %% tags=["solution"]
 base = MODELS["llama3-70b"]
-extra_per_layer = 3 * (3 * base.hidden * base.ffn_hidden) + base.hidden * 16  # three more SwiGLU MLPs + the router
+# zh: 多 3 个 SwiGLU MLP + 路由器
+# en: three more SwiGLU MLPs + the router
+extra_per_layer = 3 * (3 * base.hidden * base.ffn_hidden) + base.hidden * 16
 answer = (base.active_params + base.layers * extra_per_layer) / 1e9
 verify("plan.moe_active", answer)
 

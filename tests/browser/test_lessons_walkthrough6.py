@@ -71,7 +71,8 @@ def test_lesson8_straggler_solution_names_the_faults_in_words(
         assert run in shown, shown[-500:]
     assert not re.search(r"slow_rank|input_delay|no_overlap", shown.split("verify(")[-1]), shown[-500:]
     # Section 6.4's growth lines ran "P = 2: 计算 +10.8 ms, 暴露的通信 ..." with ASCII punctuation in zh.
-    assert growth.search(_cell_with(page, "efficiency_table(points")), _cell_with(page, "efficiency_table(points")
+    growth_cell = _cell_with(page, "efficiency_table_view(points")
+    assert growth.search(growth_cell), growth_cell
 
 
 @pytest.mark.parametrize("notebook", ["zh/01_capacity.ipynb", "en/01_capacity.ipynb"])
