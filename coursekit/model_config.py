@@ -86,6 +86,14 @@ register(
             "zh": "模型配置必须是 JSON 对象（键值对），而不是 {type}。",
             "en": "The model config must be a JSON object (keys and values), not {type}.",
         },
+        "config.spec_refused": {
+            "zh": "配置键 {key!r}（读作规格的 {field}）：{reason}",
+            "en": "config key {key!r} (read as the spec's {field}): {reason}",
+        },
+        "config.spec_refused_derived": {
+            "zh": "由这份配置得到的 {field} 不被接受：{reason}",
+            "en": "the {field} this config gives is refused: {reason}",
+        },
         "config.missing": {
             "zh": "模型配置缺少键 {key!r}（也接受：{alternatives}）。",
             "en": "The model config has no key {key!r} (also accepted: {alternatives}).",
@@ -283,6 +291,44 @@ _DROPOUT_KEYS: tuple[str, ...] = (
     "hidden_dropout_prob",  # BERT-style configs
     "attention_probs_dropout_prob",
 )
+
+
+#: The config keys each :class:`~coursekit.specs.ModelSpec` field is read from, beyond :data:`_ALIASES` (first present
+#: wins): what :func:`_spec_error` names when the spec refuses a value.
+_FIELD_KEYS: dict[str, tuple[str, ...]] = {
+    **{field: keys for field, keys in _ALIASES.items() if field != "experts"},
+    "num_experts": _ALIASES["experts"],
+    "kv_heads": ("num_key_value_heads", "n_head_kv", "num_kv_heads", "multi_query_group_num"),
+    "head_dim": ("head_dim",),
+    "top_k": ("num_experts_per_tok",),
+    "moe_ffn_hidden": ("moe_intermediate_size",),
+    "shared_experts": ("n_shared_experts", "shared_expert_intermediate_size"),
+    "first_k_dense": ("first_k_dense_replace", "mlp_only_layers"),
+    "mtp_layers": ("num_nextn_predict_layers",),
+    "kv_lora_rank": ("kv_lora_rank",),
+    "q_lora_rank": ("q_lora_rank",),
+    "qk_rope_head_dim": ("qk_rope_head_dim",),
+    "qk_nope_head_dim": ("qk_nope_head_dim",),
+    "v_head_dim": ("v_head_dim",),
+}
+
+
+def _spec_error(config: Mapping[str, Any], exc: Exception) -> Exception:
+    """The error a spec built from ``config`` raised (``exc``: ``"field = value: rule"``), restated to name the config
+    key the field was read from, in the learner's language; of the same type (``TypeError`` or ``ValueError``).
+
+    >>> _spec_error({"hidden_size": 10**15}, ValueError("hidden = 1000000000000000: must be <= 1048576."))
+    ValueError("config key 'hidden_size' (read as the spec's hidden): hidden = 1000000000000000: must be <= 1048576.")
+    """
+    reason = str(exc)
+    field = reason.split(" = ", 1)[0] if " = " in reason else ""
+    config = _language_model(config)
+    key = next((k for k in _FIELD_KEYS.get(field, ()) if config.get(k) is not None), None)
+    if key is not None:
+        return type(exc)(tr("config.spec_refused", key=key, field=field, reason=reason))
+    if field.isidentifier():
+        return type(exc)(tr("config.spec_refused_derived", field=field, reason=reason))
+    return exc
 
 
 def _find(config: Mapping[str, Any], field: str) -> tuple[str, Any] | None:
