@@ -310,7 +310,8 @@ assert (HDR_PER_GPU_BYTES_PER_S, IB_NDR_BYTES_PER_S) == (25e9, 50e9)
 # 试一试：
 # 1. 从默认值（Llama 3 70B，H100，TP 8，微批次 1，序列 8192）出发，把 TP 调到 16、32：点往哪里走？还在脊点右边吗？
 # 2. 换成 Llama 3 8B，TP 调回 8，序列 4096，CP 调到 8、16、32：什么时候跌到脊点左边？
-# 3. 换成 GPT-2 small，TP 4，序列 1024，CP 4：访存受限。再把微批次调到 16：发生了什么？
+# 3. 先把 TP 调到 4，再换成 GPT-2 small（12 个头，TP 8 不能整除），序列 1024，CP 4：访存受限。再把微批次调到 16：
+#    发生了什么？
 # 4. 在 A100 和 H100 之间切换：同一个布局，哪张卡离脊点更近？
 
 # %% [markdown] lang="en"
@@ -325,7 +326,8 @@ assert (HDR_PER_GPU_BYTES_PER_S, IB_NDR_BYTES_PER_S) == (25e9, 50e9)
 #    the point go? Is it still right of the ridge?
 # 2. Switch to Llama 3 8B, TP back to 8, sequence 4096, and raise CP to 8, 16, 32: when does it drop left of
 #    the ridge?
-# 3. Switch to GPT-2 small, TP 4, sequence 1024, CP 4: memory-bound. Now raise the micro-batch to 16: what happens?
+# 3. Set TP to 4, then switch to GPT-2 small (12 heads, which TP 8 does not divide), sequence 1024, CP 4:
+#    memory-bound. Now raise the micro-batch to 16: what happens?
 # 4. Switch between A100 and H100: for the same layout, which GPU is closer to its ridge?
 
 # %%
