@@ -76,6 +76,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ._validate import check_instance
 from .i18n import Text, register, shown_repr, tr
 
 __all__ = ["config_notes", "load_model_config", "model_fields_from_config"]
@@ -294,7 +295,7 @@ _DROPOUT_KEYS: tuple[str, ...] = (
 
 
 #: The config keys each :class:`~coursekit.specs.ModelSpec` field is read from, beyond :data:`_ALIASES` (first present
-#: wins): what :func:`_spec_error` names when the spec refuses a value.
+#: wins): what :func:`spec_error` names when the spec refuses a value.
 _FIELD_KEYS: dict[str, tuple[str, ...]] = {
     **{field: keys for field, keys in _ALIASES.items() if field != "experts"},
     "num_experts": _ALIASES["experts"],
@@ -313,13 +314,16 @@ _FIELD_KEYS: dict[str, tuple[str, ...]] = {
 }
 
 
-def _spec_error(config: Mapping[str, Any], exc: Exception) -> Exception:
+def spec_error(config: Mapping[str, Any], exc: Exception) -> Exception:
     """The error a spec built from ``config`` raised (``exc``: ``"field = value: rule"``), restated to name the config
     key the field was read from, in the learner's language; of the same type (``TypeError`` or ``ValueError``).
 
-    >>> _spec_error({"hidden_size": 10**15}, ValueError("hidden = 1000000000000000: must be <= 1048576."))
+    >>> spec_error({"hidden_size": 10**15}, ValueError("hidden = 1000000000000000: must be <= 1048576."))
     ValueError("config key 'hidden_size' (read as the spec's hidden): hidden = 1000000000000000: must be <= 1048576.")
     """
+    if not isinstance(config, Mapping):
+        raise TypeError(tr("config.not_mapping", type=type(config).__name__))
+    check_instance("exc", exc, Exception)
     reason = str(exc)
     field = reason.split(" = ", 1)[0] if " = " in reason else ""
     config = _language_model(config)

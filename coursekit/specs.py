@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 from ._validate import check_bool, check_choice, check_divides, check_int, check_number
 from .i18n import Text, register, tr
-from .model_config import _spec_error, model_fields_from_config
+from .model_config import model_fields_from_config, spec_error
 
 __all__ = [
     "ACTIVATION_BYTES",
@@ -1108,7 +1108,7 @@ class ModelSpec:
         try:
             return cls(**fields)
         except (TypeError, ValueError) as exc:  # name the config key the refused field was read from
-            raise _spec_error(config, exc) from exc
+            raise spec_error(config, exc) from exc
 
     @property
     def moe_layers(self) -> int:

@@ -566,7 +566,7 @@ PHRASES: list[tuple[str, str, Callable[[], str]]] = [
     ("zh", "96 次公开发表的训练", lambda: _counts_quote("{runs} 次公开发表的训练")),
     (
         "en",
-        "on 8192 GPUs ranks 1st (1.01x the reported",
+        "on 8192 GPUs ranks 1st (1.00x the reported",
         lambda: (
             f"on 8192 GPUs ranks {_ordinal(_c(LLAMA_8192).rank)} "
             f"({_x(_c(LLAMA_8192).estimated_over_published)}x the reported"
@@ -574,7 +574,7 @@ PHRASES: list[tuple[str, str, Callable[[], str]]] = [
     ),
     (
         "zh",
-        "在 8192 张卡上排第 1（吞吐是论文的 1.01 倍）",
+        "在 8192 张卡上排第 1（吞吐是论文的 1.00 倍）",
         lambda: (
             f"在 8192 张卡上排第 {_c(LLAMA_8192).rank}（吞吐是论文的 {_x(_c(LLAMA_8192).estimated_over_published)} 倍）"
         ),
