@@ -96,3 +96,22 @@ def test_fp8_and_eager_attention_are_stated(capsys: pytest.CaptureFixture[str]) 
     out = capsys.readouterr().out
     assert "FP8: the linear layers' matmuls at the FP8 peak 1979 TFLOP/s" in out
     assert "attention scores materialised" in out
+
+
+@pytest.mark.parametrize(
+    ("flags", "expected"),
+    [
+        ([], "h100-8"),
+        (["--inter-latency-us", "30"], "h100-8 + --inter-latency-us 30"),
+        (["--gpu-memory-gib", "94", "--inter-node-gb-s", "25"], "h100-8 + --gpu-memory-gib 94 --inter-node-gb-s 25"),
+    ],
+)
+def test_a_changed_preset_is_named_with_its_changes(
+    flags: list[str], expected: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a preset the flags changed is not the preset any more: its name in the header and the JSON says what changed
+    argv = ["plan", "--model", "llama3-8b", "--cluster", "h100-8", *flags, "--global-batch", "16", "--top", "1"]
+    assert main([*argv, "--lang", "en", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["cluster"]["name"] == expected
+    assert main([*argv, "--lang", "zh"]) == 0
+    assert f"llama3-8b 在 {expected}（" in capsys.readouterr().out.splitlines()[0]

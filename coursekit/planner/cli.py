@@ -918,6 +918,13 @@ def _cluster(args: argparse.Namespace, custom: dict[str, Any]) -> ClusterSpec:
     cluster = base.with_nodes(args.nodes)
     if args.inter_node_gb_s is not None:
         cluster = replace(cluster, inter_node_bandwidth_bytes_per_s=args.inter_node_gb_s * 1e9)
+    changed = [
+        f"--{flag} {getattr(args, flag.replace('-', '_')):g}"
+        for flag in [flag for flag, _, _, _ in CUSTOM_CLUSTER_FLAGS] + ["inter-node-gb-s"]
+        if getattr(args, flag.replace("-", "_")) is not None
+    ]
+    if args.cluster is not None and changed:  # a preset the flags changed is no longer the preset its name says
+        cluster = replace(cluster, name=f"{args.cluster} + {' '.join(changed)}")
     return cluster
 
 
