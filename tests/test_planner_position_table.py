@@ -17,7 +17,10 @@ from coursekit.presets import CLUSTERS, MODELS
 
 def _extra_notes(model: str, seq_len: int) -> list[object]:
     result = plan(MODELS[model], CLUSTERS["h100-8"], WorkloadSpec(global_batch=64, seq_len=seq_len))
-    return [note for note in result.assumptions.notes if note not in ESTIMATE_NOTES]
+    extra = [note for note in result.assumptions.notes if note not in ESTIMATE_NOTES]
+    assert list(result.assumptions.workload_notes) == extra  # the notes on this model and workload, apart
+    assert result.to_dict()["assumptions"]["workload_notes"] == [str(note) for note in extra]
+    return extra
 
 
 def test_a_sequence_past_the_learned_table_gets_a_note_in_both_languages() -> None:
@@ -73,9 +76,10 @@ def test_the_planners_serving_mode_counts_the_output_tokens_too() -> None:
     result = plan(MODELS["gpt2-small"], CLUSTERS["h100-8"], workload)
     notes = [note for note in result.assumptions.notes if "58,368" in note.en]  # type: ignore[attr-defined]
     assert len(notes) == 1 and "1100 tokens" in notes[0].en  # type: ignore[attr-defined]
-    assert "58,368" in result.report()
+    assert "58,368" in result.report() and result.assumptions.workload_notes == tuple(notes)
     training = plan(MODELS["gpt2-small"], CLUSTERS["h100-8"], WorkloadSpec(global_batch=8, seq_len=1000))
     assert [note for note in training.assumptions.notes if note not in ESTIMATE_NOTES] == []
+    assert training.assumptions.workload_notes == ()
 
 
 def test_the_serving_widget_warns_in_the_learners_language_when_a_request_passes_the_table() -> None:

@@ -613,6 +613,9 @@ class Assumptions:
     overlap: tuple[tuple[str, float], ...] = ()
     efficiency_calibration: str = ""
     uncertainty: float = 0.0
+    #: The notes of ``notes`` about this model and workload (a sequence longer than a learned position table), apart
+    #: from the method's notes every estimate carries (:data:`ESTIMATE_NOTES`, the serving search's assumptions).
+    workload_notes: tuple[Text, ...] = ()
 
 
 #: FlashAttention-3's rate at 1K tokens (its shortest bar the estimate uses), quoted by the notes.
@@ -1212,13 +1215,11 @@ class PlanResult:
         if w.mode == "serving":
             from ..serving import SERVING_ASSUMPTIONS  # the serving search's own assumptions
 
-            shared = {tr(f"serving.assume.{key}", lang="en") for key in SERVING_ASSUMPTIONS}
             assumptions = "\n".join(
                 [
                     tr("serving.assumptions_head"),
                     *(f"  - {tr(f'serving.assume.{key}')}" for key in SERVING_ASSUMPTIONS),
-                    # notes about this model and workload (a request longer than a learned position table)
-                    *(f"  - {note}" for note in self.assumptions.notes if note.render("en") not in shared),
+                    *(f"  - {note}" for note in self.assumptions.workload_notes),
                 ]
             )
         else:
@@ -1257,8 +1258,7 @@ class PlanResult:
                     if w.fp8_weight_cache
                     else tr("planner.fp8_weights_replace")
                 )
-            # notes about this model and workload (e.g. sequences longer than a learned position table)
-            assumptions += "".join(f"\n  - {note}" for note in self.assumptions.notes if note not in ESTIMATE_NOTES)
+            assumptions += "".join(f"\n  - {note}" for note in self.assumptions.workload_notes)
         lines = [
             tr(
                 "planner.header",
@@ -1325,6 +1325,7 @@ class PlanResult:
             "assumptions": {
                 **{k: val for k, val in asdict(self.assumptions).items() if k != "notes"},
                 "notes": [str(note) for note in self.assumptions.notes],
+                "workload_notes": [str(note) for note in self.assumptions.workload_notes],
                 "estimate": "estimated, not measured",
             },
             "space_size": self.space_size,

@@ -686,7 +686,8 @@ def _dimensions_and_assumptions(
     keys = ("tp", "pp", "dp", "cp", "ep", "etp", "v", "zero", "mb") if model.is_moe else DEGREE_KEYS_SEARCHED
     dims: dict[str, tuple[Any, ...]] = {key: _distinct(columns[key]) for key in keys}
     uncertainty = MODEL_UNCERTAINTY
-    notes = _position_table_notes(model, workload) + ESTIMATE_NOTES
+    workload_notes = _position_table_notes(model, workload)
+    notes = workload_notes + ESTIMATE_NOTES
     if workload.mode == "training":
         dims["recompute"] = workload.recompute_modes
     else:
@@ -694,7 +695,7 @@ def _dimensions_and_assumptions(
 
         dims = {key: _distinct(columns[key]) for key in ("replicas", "tp", "pp")}
         uncertainty = TIE_TOLERANCE
-        notes = _position_table_notes(model, workload) + tuple(
+        notes = workload_notes + tuple(
             Text(zh=tr(f"serving.assume.{key}", lang="zh"), en=tr(f"serving.assume.{key}", lang="en"))
             for key in SERVING_ASSUMPTIONS
         )
@@ -711,6 +712,7 @@ def _dimensions_and_assumptions(
         inter_node_latency_s=cluster.inter_node_latency_s,
         memory_bandwidth_bytes_per_s=cluster.memory_bandwidth_bytes_per_s,
         notes=notes,
+        workload_notes=workload_notes,
         overlap=tuple((dim, workload.overlap(dim)) for dim in ("dp", "pp", "cp", "tp", "ep")),
         efficiency_calibration=EFFICIENCY_CALIBRATION if workload.achievable_flops_fraction is None else "",
         uncertainty=uncertainty,
