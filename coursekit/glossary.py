@@ -979,6 +979,20 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         ),
     ),
     _e(
+        Text(zh="滑动窗口注意力", en="sliding-window attention"),
+        "SWA",
+        Text(
+            zh="每个查询只看最近 w 个 token（含自己）的注意力（Mistral 7B：w = 4096；"
+            "Gemma 3 每 6 层中有 5 层 w = 1024；GPT-OSS 隔层 w = 128）。"
+            "序列比窗口长时，这些层算的查询-键对从约 s²/2 降到约 s·w，"
+            "推理时每个请求在这些层最多缓存 w 个 token 的 K/V。",
+            en="Attention in which each query sees only the last w tokens, itself included (Mistral 7B: w = 4096; "
+            "Gemma 3: w = 1024 on 5 of every 6 layers; GPT-OSS: w = 128 on alternate layers). On sequences longer than "
+            "the window those layers compute about s·w query-key pairs instead of s²/2, and in serving cache at most "
+            "w tokens of K/V per request.",
+        ),
+    ),
+    _e(
         Text(zh="共享专家", en="shared expert"),
         "",
         Text(

@@ -46,15 +46,17 @@ Llama 4's untied output layer). Llama 4 (``model_type`` ``llama4_text``): ``inte
 ``intermediate_size_mlp`` the dense MLP's, and every MoE layer has one shared expert of the expert width
 (``Llama4TextMoe`` in ``transformers``).
 
-Keys that change the cost but that the spec cannot express are not dropped silently: :func:`config_notes` names
-each one with its value and what the planner counts instead, in both languages, and the spec's ``source`` carries
-them (in the language current when it is built). They are a partial rotary embedding (``rotary_pct``,
-``partial_rotary_factor``, ``rotary_dim``), attention and MLP in parallel (``use_parallel_residual``,
-``parallel_attn``, ``new_decoder_architecture``; GPT-J, CodeGen, Phi and Cohere by ``model_type``), attention
-limited to a window or chunk on some layers (``sliding_window`` with ``layer_types``, ``sliding_window_pattern``,
-``max_window_layers`` or ``use_sliding_window``; ``attention_chunk_size``), layers that are not softmax attention
-(``layer_types``), GPT-OSS's attention sinks and group-limited expert routing (``n_group``, ``topk_group``). A key
-at its neutral value (``rotary_pct`` 1, ``sliding_window`` null, ``parallel_attn`` false ...) gets no note.
+Keys that change the cost but that the spec cannot express, or expresses only in part, are not dropped silently:
+:func:`config_notes` names each one with its value and what the planner counts instead, in both languages, and the
+spec's ``source`` carries them (in the language current when it is built). They are a partial rotary embedding
+(``rotary_pct``, ``partial_rotary_factor``, ``rotary_dim``), attention and MLP in parallel
+(``use_parallel_residual``, ``parallel_attn``, ``new_decoder_architecture``; GPT-J, CodeGen, Phi and Cohere by
+``model_type``), attention limited to a window or chunk on some layers (``sliding_window`` with ``layer_types``,
+``sliding_window_pattern``, ``max_window_layers`` or ``use_sliding_window``, read into the spec's ``window_tokens``
+and ``window_layers``, whose note says what is counted and what is not; ``attention_chunk_size``), layers that are
+not softmax attention (``layer_types``), GPT-OSS's attention sinks and group-limited expert routing (``n_group``,
+``topk_group``). A key at its neutral value (``rotary_pct`` 1, ``sliding_window`` null, ``parallel_attn`` false ...)
+gets no note.
 
 >>> fields = model_fields_from_config({"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
 ...     "num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 128256,
@@ -210,14 +212,17 @@ register(
         },
         "config.note_window": {
             "zh": "{key}={value}，作用于 {layers} 层中的 {count} 层（{which}）：这些层的注意力只看最近 {value} 个 "
-            "token；未建模：每层的注意力都按整个因果序列计，所以序列比窗口长时，注意力的 FLOP 与时间（不用融合注意力"
-            "内核时还有注意力分数的显存）被高估；推理时这些层的 KV 缓存也按整个上下文计（只保留窗口内 token 的推理"
-            "引擎，每个请求在这些层只存最近 {value} 个 token）。",
+            "token。已计入：这些层的注意力 FLOP 只算窗口内的查询-键对；推理时这些层的 KV 缓存每个请求最多存 {value} "
+            "个 token（按会释放窗口外 token 的推理引擎计，如 vLLM 的混合 KV 缓存管理器）。未建模：注意力内核在短窗口上"
+            "的速度（按整段序列上的速度计）、上下文并行 (CP) 的环（按全注意力传递每层的 K/V），以及不用融合注意力内核"
+            "时的注意力分数显存（按整个序列计）。",
             "en": "{key}={value} on {count} of {layers} layers ({which}): their attention sees only the last "
-            "{value} tokens; not modelled: every layer's attention is counted over the full causal sequence, so on "
-            "sequences longer than the window attention's FLOPs and time (and, without flash attention, its score "
-            "memory) are overestimated; in serving, so is those layers' KV cache, counted over the whole context (an "
-            "engine that keeps only the window stores the last {value} tokens of each request on those layers).",
+            "{value} tokens. Counted: those layers' attention FLOPs cover only the query-key pairs inside the window; "
+            "in serving their KV cache holds at most {value} tokens per request (an engine that frees what leaves "
+            "the window, as vLLM's hybrid KV cache manager does). Not modelled: the attention kernel's speed on a "
+            "short window (taken as on a whole sequence), context parallelism's (CP) ring (it passes every layer's "
+            "K/V as for full attention), and without flash attention the score memory (counted over the whole "
+            "sequence).",
         },
         "config.note_chunked": {
             "zh": "{key}={value}，作用于 {layers} 层中的 {count} 层（{which}）：这些层的注意力只在 {value} 个 token 的"
@@ -568,21 +573,32 @@ def _windowed_layers(config: Mapping[str, Any], model_type: str, layers: int, ki
     return layers, Text(zh="每一层", en="every layer")
 
 
+def _sliding_window(
+    config: Mapping[str, Any], model_type: str, layers: int, length: int | None
+) -> tuple[int, int] | None:
+    """(window_tokens, window_layers) of a sliding window the config turns on, or None: ``sliding_window`` not null,
+    not switched off (``use_sliding_window`` false, or absent for Qwen2-style configs), shorter than the model's
+    length, on at least one layer (:func:`_windowed_layers`)."""
+    window = _count(config.get("sliding_window"))
+    use = config.get("use_sliding_window")
+    off = use is False or (use is None and model_type in OPT_IN_WINDOW_TYPES)
+    if window is None or off or (length is not None and window >= length):
+        return None
+    count = min(_windowed_layers(config, model_type, layers, "sliding_attention")[0], layers)
+    return (window, count) if count > 0 else None
+
+
 def _attention_span_notes(config: Mapping[str, Any], model_type: str) -> list[Text]:
     """Attention limited on some layers: a sliding window (neutral when null, off by ``use_sliding_window``, or
     at least the model's length), Llama 4's chunks, and ``layer_types`` entries that are not softmax attention."""
     layers = _count(_value(config, "layers")) or 0
     length = _count(_value(config, "seq_len"))
     notes = []
-    window = _count(config.get("sliding_window"))
-    use = config.get("use_sliding_window")
-    off = use is False or (use is None and model_type in OPT_IN_WINDOW_TYPES)
-    if window is not None and not off and (length is None or window < length):
-        count, which = _windowed_layers(config, model_type, layers, "sliding_attention")
-        if count:
-            value = _shown_value(window)
-            notes.append(_note("config.note_window", key="sliding_window", value=value, count=count, layers=layers,
-                               which=which))  # fmt: skip
+    window = _sliding_window(config, model_type, layers, length)
+    if window is not None:
+        which = _windowed_layers(config, model_type, layers, "sliding_attention")[1]
+        notes.append(_note("config.note_window", key="sliding_window", value=window[0], count=window[1],
+                           layers=layers, which=which))  # fmt: skip
     chunk = _count(config.get("attention_chunk_size"))
     if chunk is not None and (length is None or chunk < length):
         count, which = _windowed_layers(config, model_type, layers, "chunked_attention")
@@ -714,6 +730,9 @@ def model_fields_from_config(config: Mapping[str, Any], name: str | None = None)
     mtp = _optional(config, "num_nextn_predict_layers", 0, low=0)  # DeepSeek-V3's multi-token prediction modules
     if mtp:
         fields["mtp_layers"] = mtp
+    window = _sliding_window(config, model_type, layers, fields["seq_len"])
+    if window is not None:
+        fields["window_tokens"], fields["window_layers"] = window
     if config.get("kv_lora_rank") is not None:
         fields["kv_lora_rank"] = _int("kv_lora_rank", config["kv_lora_rank"])
         fields["q_lora_rank"] = _optional(config, "q_lora_rank", None)

@@ -29,7 +29,14 @@ from ._cli import (
     pre_language,
 )
 from .i18n import Text
-from .planner.cli import NODES_HELP, RESERVE_HELP, model_preset_help
+from .planner.cli import (
+    MODEL_CONFIG_HELP,
+    NODES_HELP,
+    RESERVE_HELP,
+    _model,
+    model_preset_help,
+    print_config_notes,
+)
 from .planner.specs import MAX_CONCURRENCY, MAX_NODES, MAX_SEQ_LEN
 from .specs import MAX_ELEMENT_BYTES
 
@@ -82,13 +89,14 @@ def _serving_parser() -> argparse.ArgumentParser:
             zh="规划服务（训练的选项见 plan --help）", en="plan serving (training's options: plan --help)"
         ).render(),
     )
-    p.add_argument(
+    which_model = p.add_mutually_exclusive_group(required=True)
+    which_model.add_argument(
         "--model",
-        required=True,
         choices=sorted(MODELS),
         metavar="MODEL",
         help=model_preset_help(),
     )
+    which_model.add_argument("--model-config", metavar="FILE.json", help=MODEL_CONFIG_HELP.render())
     p.add_argument(
         "--cluster",
         required=True,
@@ -196,21 +204,26 @@ def run_serving(argv: Sequence[str]) -> int:
     parser = build_serving_parser()
     with argparse_language():
         args = parser.parse_args(list(argv))
+    model, notes = _model(args, parser)  # a bad --model-config file ends as exit status 2, with one line
     try:
-        result = _plan(args)
+        result = _plan(args, model)
     except (TypeError, ValueError) as exc:
         parser.print_usage(sys.stderr)
         return fail_line(parser.prog, str(exc))
     if args.json:
-        json.dump(result.to_dict(top=args.top, include_rejected=args.all), sys.stdout, ensure_ascii=False, indent=1)
+        payload = result.to_dict(top=args.top, include_rejected=args.all)
+        if args.model_config is not None:
+            payload["model_config_notes"] = [note.render() for note in notes]
+        json.dump(payload, sys.stdout, ensure_ascii=False, indent=1)
         sys.stdout.write("\n")
         return 0
+    print_config_notes(args.model_config, notes)
     print(result.report(top=args.top))
     return 0
 
 
-def _plan(args: argparse.Namespace) -> Any:
-    from .presets import CLUSTERS, MODELS
+def _plan(args: argparse.Namespace, model: Any) -> Any:
+    from .presets import CLUSTERS
     from .serving import ServingWorkload, plan_serving
 
     options: dict[str, Any] = {
@@ -226,4 +239,4 @@ def _plan(args: argparse.Namespace) -> Any:
     if args.reserve_gib is not None:
         options["runtime_reserve_gib"] = args.reserve_gib
     workload = ServingWorkload(**options)
-    return plan_serving(MODELS[args.model], CLUSTERS[args.cluster].with_nodes(args.nodes), workload)
+    return plan_serving(model, CLUSTERS[args.cluster].with_nodes(args.nodes), workload)

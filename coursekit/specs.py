@@ -216,6 +216,12 @@ register(
             "the first, middle and last stages would hold {first}, {mid} and {last} layers; a stage holds at least "
             "0 layers, so use a smaller last_edge_layers or edge_layers.",
         },
+        "planner.window_pair": {
+            "zh": "window_tokens = {tokens!r}，window_layers = {layers!r}：两者要么都不给（没有滑动窗口），要么一起给"
+            "（窗口宽度 >= 1 个 token，作用于 1 到 {total} 层）。",
+            "en": "window_tokens = {tokens!r}, window_layers = {layers!r}: give both (a window of >= 1 token on 1 to "
+            "{total} layers) or neither (no sliding window).",
+        },
         "planner.mla_only": {
             "zh": "{name} = {value!r}：只属于多头潜在注意力 (MLA)，需要同时给出 kv_lora_rank。",
             "en": "{name} = {value!r}: belongs to multi-head latent attention (MLA) and needs kv_lora_rank too.",
@@ -584,6 +590,15 @@ def _inter_node_ring_bandwidth(np: Any, cluster: Any, span: Any, ring_ranks: Any
     return np.maximum(inter_bw, np.minimum(nics * inter_bw, intra_bw))
 
 
+def _elementwise(pick: Any, a: Any, b: Any) -> Any:
+    """``min`` or ``max`` of two numbers, elementwise when either is a numpy array (numbers stay plain numbers)."""
+    if hasattr(a, "shape") or hasattr(b, "shape"):
+        import numpy as np
+
+        return (np.minimum if pick is min else np.maximum)(a, b)
+    return pick(a, b)
+
+
 def kv_heads_split(kv_heads: Any, tp: Any) -> Any:
     """KV heads one TP rank holds: ceil(kv_heads / tp), so 1 when tp exceeds kv_heads (each head is replicated).
 
@@ -824,6 +839,12 @@ class ModelSpec:
             model), and the output layer and embedding shared with the model. Training only: they sit on the last
             pipeline stage (Megatron-Core's ``--mtp-num-layers``; the layout ``...mL``), and their weights,
             :attr:`mtp_params`, are not in :attr:`num_params` (DeepSeek-V3's 671B leave out its 14B-weight module).
+        window_tokens, window_layers: sliding-window attention (Mistral 7B, Jiang et al. 2023, §2; Gemma 2 and 3;
+            GPT-OSS): on ``window_layers`` of the layers a query attends only the last ``window_tokens`` tokens,
+            itself included (transformers' ``sliding_window``); ``None`` and 0 (the default) = every layer attends
+            the whole causal sequence. Give both or neither. They change attention's FLOPs
+            (:meth:`attention_span`, :meth:`attended_keys`) and the serving KV cache (:meth:`kv_token_layers`),
+            not the parameters.
 
     Parameter count (:attr:`num_params`), with hd = head_dim and kv = kv_heads·hd:
 
@@ -876,6 +897,8 @@ class ModelSpec:
     qk_nope_head_dim: int = _SAME_AS_HEADS
     v_head_dim: int = _SAME_AS_HEADS
     mtp_layers: int = 0
+    window_tokens: int | None = None
+    window_layers: int = 0
 
     def __post_init__(self) -> None:
         _plain_fields(self)
@@ -906,6 +929,7 @@ class ModelSpec:
         check_int("shared_experts", raw.shared_experts, ge=0, le=1 << 10)
         check_int("first_k_dense", raw.first_k_dense, ge=0, le=raw.layers - 1 if experts > 0 else 0)
         check_int("mtp_layers", raw.mtp_layers, ge=0, le=1 << 10)
+        self._check_window(raw)
         if raw.capacity_factor is not None:
             object.__setattr__(
                 self, "capacity_factor", check_number("capacity_factor", raw.capacity_factor, ge=1, le=1 << 10)
@@ -913,6 +937,18 @@ class ModelSpec:
         object.__setattr__(self, "dropout", check_number("dropout", raw.dropout, ge=0, lt=1))
         if not isinstance(raw.source, str):
             raise type_error("source", raw.source, "str")
+
+    def _check_window(self, raw: Any) -> None:
+        """A sliding window: its width and its layer count, both or neither."""
+        if raw.window_tokens is None:
+            if raw.window_layers != 0:
+                check_int("window_layers", raw.window_layers, ge=0, le=raw.layers)
+                raise ValueError(tr("planner.window_pair", tokens=None, layers=raw.window_layers, total=raw.layers))
+            return
+        check_int("window_tokens", raw.window_tokens, ge=1, le=MAX_SEQ_LEN)
+        check_int("window_layers", raw.window_layers, ge=0, le=raw.layers)
+        if raw.window_layers == 0:
+            raise ValueError(tr("planner.window_pair", tokens=raw.window_tokens, layers=0, total=raw.layers))
 
     def _check_mla(self, raw: Any) -> None:
         """Multi-head latent attention's ranks: all or nothing, positive; the head widths default to head_dim."""
@@ -984,6 +1020,67 @@ class ModelSpec:
         """
         return self.heads * (self.qk_head_dim + self.value_head_dim) // 2
 
+    # -- sliding-window attention
+    def attention_span(self, seq_len: Any) -> Any:
+        """The s of PaLM's 12·L·h·s attention FLOPs per token for training sequences of ``seq_len`` tokens, as a
+        mean over the layers; array-generic.
+
+        PaLM (appendix B) counts every query against all s keys, twice the pairs a causal kernel computes. A layer
+        with a sliding window of w tokens computes sum_i min(i, w) pairs instead of s(s+1)/2, so it counts
+        s · (window pairs / causal pairs): s while s <= w, about 2w - w²/s beyond. Without a window: ``seq_len``.
+
+        >>> m = ModelSpec("swa", layers=2, hidden=64, heads=4, ffn_hidden=128, vocab=100, seq_len=8192,
+        ...               window_tokens=4, window_layers=1)
+        >>> float(m.attention_span(8))  # full layer 8; window layer 8 · (1+2+3+4·5 = 26) / 36 = 5.78
+        6.888888888888889
+        """
+        s = seq_len * 1.0
+        if self.window_tokens is None:
+            return s
+        w = float(self.window_tokens)
+        causal = s * (s + 1) / 2
+        window = causal - _elementwise(max, s - w, 0.0) * (s - w + 1) / 2  # pairs farther back than w: not computed
+        full = self.layers - self.window_layers
+        return (full * s + self.window_layers * s * window / causal) / self.layers
+
+    def attended_keys(self, position: Any) -> Any:
+        """Keys the query at ``position`` (1-based: the tokens cached before it plus itself) attends, as a mean
+        over the layers; array-generic. Full attention: ``position``; a window layer: min(position, window_tokens).
+        Decoding counts attention's FLOPs and reads with it.
+
+        >>> m = ModelSpec("swa", layers=4, hidden=64, heads=4, ffn_hidden=128, vocab=100, seq_len=8192,
+        ...               window_tokens=128, window_layers=2)
+        >>> float(m.attended_keys(1000)), float(m.attended_keys(100))  # (2·1000 + 2·128) / 4
+        (564.0, 100.0)
+        """
+        keys = position * 1.0
+        if self.window_tokens is None:
+            return keys
+        full = self.layers - self.window_layers
+        return (full * keys + self.window_layers * _elementwise(min, keys, self.window_tokens)) / self.layers
+
+    def kv_token_layers(self, tokens: Any, pp: Any = 1, requests: Any = 1) -> Any:
+        """Token-layers of KV cache on the fullest pipeline stage for ``tokens`` cached tokens over ``requests``
+        requests; array-generic.
+
+        Without a window: ceil(layers / pp) · tokens. A window layer keeps at most the last ``window_tokens`` of each
+        request (an engine that frees what leaves the window: vLLM's hybrid KV cache manager, SGLang's), so at most
+        min(tokens, requests · window_tokens). The fullest stage holds ceil(layers / pp) layers, of them
+        ceil(full layers / pp) with full attention (the window layers are spread through the model: Gemma's one
+        full layer in 6, GPT-OSS's alternate layers).
+
+        >>> m = ModelSpec("swa", layers=4, hidden=64, heads=4, ffn_hidden=128, vocab=100, seq_len=8192,
+        ...               window_tokens=128, window_layers=2)
+        >>> m.kv_token_layers(1000), m.kv_token_layers(1000, pp=2), m.kv_token_layers(4000, requests=4)
+        (2256, 1128, 9024)
+        """
+        per_stage = -(-self.layers // pp)
+        if self.window_tokens is None:
+            return per_stage * tokens
+        full = _elementwise(min, -(-(self.layers - self.window_layers) // pp), per_stage)
+        window = _elementwise(min, tokens, requests * self.window_tokens)
+        return full * tokens + (per_stage - full) * window
+
     def kv_cache_elements_per_token(self, tp: Any = 1) -> Any:
         """Cached elements per token and layer on one TP rank; array-generic in ``tp``.
 
@@ -1029,6 +1126,42 @@ class ModelSpec:
             en=f"{self.name}'s position embedding is a learned table of {self.seq_len} positions; sequences of "
             f"{tokens} tokens need a model with {tokens} positions ({extra:,} more parameters) or rotary positions "
             f"(RoPE). The estimate still counts the given model's parameters ({self.seq_len} positions).",
+        )
+
+    def window_note(self, tokens: int, serving: bool = False) -> Text | None:
+        """What the estimate counts and assumes for a model with sliding-window layers, at sequences (training) or
+        requests (``serving``: prompt plus output) of ``tokens`` tokens; ``None`` without a window.
+
+        >>> m = ModelSpec("swa", layers=4, hidden=64, heads=4, ffn_hidden=128, vocab=100, seq_len=8192,
+        ...               window_tokens=128, window_layers=2)
+        >>> print(m.window_note(4096).render("en"))  # doctest: +NORMALIZE_WHITESPACE
+        2 of 4 layers of swa attend a sliding window of the last 128 tokens: attention's FLOPs count only the
+        query-key pairs inside it (12·L·h·s with s = 2174, not 4096). Assumed: the attention kernel runs as fast on
+        the window as on a whole sequence; context parallelism's ring passes every layer's keys and values as for
+        full attention.
+        """
+        tokens = check_int("tokens", tokens, ge=1)
+        if self.window_tokens is None:
+            return None
+        w, count, span = self.window_tokens, self.window_layers, float(self.attention_span(tokens))
+        if serving:
+            return Text(
+                zh=f"{self.name} 的 {self.layers} 层中有 {count} 层用滑动窗口注意力，只看最近 {w} 个 token：这些层的"
+                f"注意力 FLOP 与读取只算窗口内的 token，KV 缓存每个请求最多存 {w} 个 token（按会释放窗口外 token 的推理"
+                "引擎计，如 vLLM 的混合 KV 缓存管理器；把整个上下文都留在显存里的引擎要多存）。",
+                en=f"{count} of {self.layers} layers of {self.name} attend a sliding window of the last {w} tokens: "
+                "their attention FLOPs and reads count only the tokens inside it, and their KV cache holds at most "
+                f"{w} tokens per request (an engine that frees what leaves the window, as vLLM's hybrid KV cache "
+                "manager does; an engine that keeps the whole context needs more).",
+            )
+        return Text(
+            zh=f"{self.name} 的 {self.layers} 层中有 {count} 层用滑动窗口注意力，只看最近 {w} 个 token：注意力 FLOP "
+            f"只算窗口内的查询-键对（12·L·h·s 中 s = {span:.0f}，而不是 {tokens}）。假设：注意力内核在窗口上与整段"
+            "序列上一样快；上下文并行 (CP) 的环按全注意力传递每层的 K 与 V。",
+            en=f"{count} of {self.layers} layers of {self.name} attend a sliding window of the last {w} tokens: "
+            f"attention's FLOPs count only the query-key pairs inside it (12·L·h·s with s = {span:.0f}, not {tokens}). "
+            "Assumed: the attention kernel runs as fast on the window as on a whole sequence; context parallelism's "
+            "ring passes every layer's keys and values as for full attention.",
         )
 
     def layer_widths(self, kind: str | None = None) -> LayerWidths:

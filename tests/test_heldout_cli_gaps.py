@@ -28,6 +28,7 @@ from coursekit.planner import ClusterSpec, ModelSpec
 from coursekit.planner.cli import _cluster_argv
 from coursekit.presets import CLUSTERS
 from coursekit.specs import MAX_LATENCY_S
+from tests.model_configs import GEMMA_3_27B, GPT_OSS_120B
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -46,12 +47,6 @@ FALCON_180B = {
     "num_kv_heads": 8, "vocab_size": 65024, "bias": False, "parallel_attn": True, "new_decoder_architecture": True,
     "alibi": False,
 }  # fmt: skip
-GPT_OSS_120B = {
-    "model_type": "gpt_oss", "hidden_size": 2880, "intermediate_size": 2880, "num_hidden_layers": 36,
-    "num_attention_heads": 64, "num_key_value_heads": 8, "head_dim": 64, "num_local_experts": 128,
-    "num_experts_per_tok": 4, "vocab_size": 201088, "max_position_embeddings": 131072, "sliding_window": 128,
-    "attention_bias": True, "tie_word_embeddings": False, "hidden_act": "silu",
-}  # fmt: skip
 PHI_2 = {
     "model_type": "phi", "hidden_size": 2560, "intermediate_size": 10240, "num_attention_heads": 32,
     "num_hidden_layers": 32, "vocab_size": 51200, "max_position_embeddings": 2048, "hidden_act": "gelu_new",
@@ -60,11 +55,6 @@ PHI_2 = {
 GPT_J = {
     "model_type": "gptj", "n_embd": 4096, "n_layer": 28, "n_head": 16, "n_positions": 2048, "vocab_size": 50400,
     "rotary_dim": 64, "activation_function": "gelu_new", "tie_word_embeddings": False,
-}  # fmt: skip
-GEMMA_3_27B = {
-    "model_type": "gemma3_text", "hidden_size": 5376, "intermediate_size": 21504, "num_hidden_layers": 62,
-    "num_attention_heads": 32, "num_key_value_heads": 16, "head_dim": 128, "vocab_size": 262208,
-    "max_position_embeddings": 131072, "sliding_window": 1024, "sliding_window_pattern": 6,
 }  # fmt: skip
 QWEN2_7B = {
     "model_type": "qwen2", "hidden_size": 3584, "intermediate_size": 18944, "num_hidden_layers": 28,
@@ -148,14 +138,14 @@ NOTED = [
     pytest.param(
         GPT_OSS_120B,
         "sliding_window=128 on 18 of 36 layers",
-        "counted over the full causal sequence",
+        "cover only the query-key pairs inside the window",
         "sliding_window=128，作用于 36 层中的 18 层",
         id="gpt-oss-sliding-window",
     ),
     pytest.param(
         {**GPT_OSS_120B, "layer_types": ["sliding_attention", "full_attention"] * 18},
         "sliding_window=128 on 18 of 36 layers (as layer_types lists)",
-        "overestimated",
+        "passes every layer's K/V as for full attention",
         "按 layer_types",
         id="gpt-oss-layer_types",
     ),
@@ -173,19 +163,19 @@ NOTED = [
     pytest.param(
         GEMMA_3_27B,
         "sliding_window=1024 on 52 of 62 layers",
-        "so is those layers' KV cache",
-        "只存最近 1024 个 token",
+        "KV cache holds at most 1024 tokens per request",
+        "每个请求最多存 1024 个 token",
         id="gemma3-window-kv-cache",
     ),
     pytest.param(
         {**QWEN2_7B, "use_sliding_window": True, "sliding_window": 4096, "max_window_layers": 20},
         "sliding_window=4096 on 8 of 28 layers (from max_window_layers=20 on)",
-        "overestimated",
+        "taken as on a whole sequence",
         "28 层中的 8 层",
         id="qwen2-window-on",
     ),
     pytest.param(
-        MISTRAL_V01, "sliding_window=4096 on 32 of 32 layers (every layer)", "overestimated", "每一层", id="mistral"
+        MISTRAL_V01, "sliding_window=4096 on 32 of 32 layers (every layer)", "Not modelled", "每一层", id="mistral"
     ),
     pytest.param(
         LLAMA4_SCOUT,
@@ -216,7 +206,7 @@ def test_a_key_not_modelled_is_named_in_both_languages(
     assert len(english) == 1, [en for _zh, en in notes]
     zh, en = next(pair for pair in notes if pair[1] == english[0])
     key = named.split("=")[0].split(":")[0]
-    assert key in zh and zh_phrase in zh and "未建模" in zh and "not modelled" in en
+    assert key in zh and zh_phrase in zh and "未建模" in zh and "not modelled" in en.lower()
     # ModelSpec.from_config carries the note in its source, in the current language
     assert en in ModelSpec.from_config(config).source
     i18n.set_language("zh")

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from coursekit.__main__ import main
+from tests.model_configs import GEMMA_3_27B
 
 LLAMA3_8B = {
     "model_type": "llama",
@@ -115,3 +116,31 @@ def test_a_changed_preset_is_named_with_its_changes(
     assert json.loads(capsys.readouterr().out)["cluster"]["name"] == expected
     assert main([*argv, "--lang", "zh"]) == 0
     assert f"llama3-8b 在 {expected}（" in capsys.readouterr().out.splitlines()[0]
+
+
+def test_serving_plans_your_own_model_config(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _config(tmp_path, json.dumps(GEMMA_3_27B))
+    argv = ["plan", "--mode", "serving", "--model-config", path, "--cluster", "h100-8", "--concurrency", "16",
+            "--prompt-tokens", "30000", "--output-tokens", "2000"]  # fmt: skip
+    assert main([*argv, "--lang", "en", "--json", "--top", "10"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert any("sliding_window=1024 on 52 of 62 layers" in note for note in data["model_config_notes"])
+    # a request of 32,000 tokens: 10 full layers hold them all, 52 window layers 1024; on one of 8 TP ranks
+    # 2 (K and V) · 16 / 8 KV heads · 128 · 2 bytes per token and layer
+    per_request_gib = (10 * 32000 + 52 * 1024) * 2 * (16 // 8) * 128 * 2 / 2**30
+    tp8 = next(row for row in data["top"] if row["degrees"]["tp"] == 8 and row["degrees"]["pp"] == 1)
+    kv_per_request = tp8["ledger"]["kv_cache_gib"] / tp8["concurrency_per_replica"]
+    assert kv_per_request == pytest.approx(per_request_gib, rel=1e-9)
+    assert main([*argv, "--lang", "zh"]) == 0
+    out = capsys.readouterr().out
+    assert "未建模或只部分建模的键" in out and "每个请求最多存 1024 个 token" in out
+
+
+def test_serving_refuses_a_bad_model_config_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _config(tmp_path, json.dumps({"hidden_size": 64}))
+    with pytest.raises(SystemExit) as exit_info:
+        main(["plan", "--mode", "serving", "--model-config", path, "--cluster", "h100-8", "--concurrency", "4",
+              "--lang", "en"])  # fmt: skip
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "num_hidden_layers" in err[0] and "Traceback" not in err[0]

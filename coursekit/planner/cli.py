@@ -144,6 +144,11 @@ CUSTOM_CLUSTER_HELP: dict[str, Text] = {
         f"{NCCL_RING_NET_LATENCY_S * 1e6:g}; with --cluster it replaces the preset's)",
     ),
 }
+#: ``--model-config``'s help, for the training and the serving planner.
+MODEL_CONFIG_HELP: Text = Text(
+    zh="你自己的模型：一个 Hugging Face 的 config.json（hidden_size、num_hidden_layers 等字段）",
+    en="your own model: a Hugging Face config.json (hidden_size, num_hidden_layers, ...)",
+)
 #: Help of ``--nodes`` (training and serving).
 NODES_HELP: Text = Text(zh=f"节点数（1 到 {MAX_NODES}）", en=f"number of nodes (1 to {MAX_NODES})")
 #: Help of ``--reserve-gib`` (training and serving).
@@ -171,8 +176,9 @@ register(
         "cli.or_custom": {"zh": "（或自定义集群，还缺：{flags}）", "en": "(or a custom cluster, missing: {flags})"},
         "cli.help_custom": {"zh": "自定义集群：{what}", "en": "custom cluster: {what}"},
         "cli.config_notes": {
-            "zh": "模型配置 {path} 中规划器未建模的键（估算按下面所说的计）：",
-            "en": "Keys of the model config {path} the planner does not model (the estimate counts as each says):",
+            "zh": "模型配置 {path} 中规划器未建模或只部分建模的键（估算按下面所说的计）：",
+            "en": "Keys of the model config {path} the planner does not model, or models only in part (the "
+            "estimate counts as each says):",
         },
     }
 )
@@ -271,14 +277,7 @@ def _add_model_and_cluster_arguments(p: argparse.ArgumentParser) -> None:
         metavar="MODEL",
         help=model_preset_help(),
     )
-    which_model.add_argument(
-        "--model-config",
-        metavar="FILE.json",
-        help=Text(
-            zh="你自己的模型：一个 Hugging Face 的 config.json（hidden_size、num_hidden_layers 等字段）",
-            en="your own model: a Hugging Face config.json (hidden_size, num_hidden_layers, ...)",
-        ).render(),
-    )
+    which_model.add_argument("--model-config", metavar="FILE.json", help=MODEL_CONFIG_HELP.render())
     p.add_argument(
         "--dropout",
         type=number_arg(float, "dropout", ge=0, lt=1),
@@ -877,9 +876,18 @@ def _model(args: argparse.Namespace, parser: argparse.ArgumentParser) -> tuple[M
         except (TypeError, ValueError) as exc:
             sys.stderr.write(tr("cli.error", prog=parser.prog, message=exc) + "\n")
             raise SystemExit(EXIT_USAGE) from None
-    if args.dropout is not None:
+    if getattr(args, "dropout", None) is not None:  # the serving parser has no --dropout
         model = replace(model, dropout=args.dropout)
     return model, notes
+
+
+def print_config_notes(path: str, notes: tuple[Text, ...]) -> None:
+    """The notes on ``--model-config``'s keys the planner does not model (or only in part), before a report."""
+    if notes:
+        print(tr("cli.config_notes", path=path))
+        for note in notes:
+            print(f"  - {note}")
+        print()
 
 
 def _custom_cluster_values(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dict[str, Any]:
@@ -968,11 +976,7 @@ def _print_result(
         json.dump(payload, sys.stdout, ensure_ascii=False, indent=1)
         sys.stdout.write("\n")
         return 0
-    if notes:
-        print(tr("cli.config_notes", path=args.model_config))
-        for note in notes:
-            print(f"  - {note}")
-        print()
+    print_config_notes(args.model_config, notes)
     print(result.report(top=args.top))
     if explained is not None:
         print()

@@ -252,16 +252,19 @@ def _flops_per_token(model: ModelSpec, s: int, rc: Any, np: Any) -> tuple[Any, f
 
     Model FLOPs are PaLM's 6·N + 12·L·h·s (:func:`coursekit.roofline.model_flops_per_token`), N the active
     parameters a token multiplies through (:attr:`~coursekit.specs.ModelSpec.matmul_params`: an untied input
-    embedding and learned positions are lookups, no matmul, and the estimate charges them no time either).
-    Selective recomputation repeats attention's core forward (4·L·h·s); full recomputation repeats the
-    layers' forward (2·N_layers + 4·L·h·s), not the output layer (Megatron-LM does not recompute it).
+    embedding and learned positions are lookups, no matmul, and the estimate charges them no time either), s the
+    attention span (:meth:`~coursekit.specs.ModelSpec.attention_span`: the sequence length, less where sliding-window
+    layers compute fewer query-key pairs). Selective recomputation repeats attention's core forward (4·L·h·s);
+    full recomputation repeats the layers' forward (2·N_layers + 4·L·h·s), not the output layer (Megatron-LM does
+    not recompute it).
     """
     L, h = model.layers, model.attention_flops_width  # = hidden, except for MLA's wider query/key heads
+    span = float(model.attention_span(s))  # = s, or less where sliding-window layers compute fewer pairs
     active = float(model.active_params)
-    model_flops = float(_model_flops_per_token(float(model.matmul_params), L, h, s))
+    model_flops = float(_model_flops_per_token(float(model.matmul_params), L, h, span))
     output_flops = 6.0 * model.vocab * model.hidden  # the output layer multiplies the hidden state (not attention's w)
     layer_params = float(model.active_params - model.input_embedding_params - model.output_params)
-    by_mode = [float(_hardware_flops_per_token(active, L, h, s, mode, layer_params)) for mode in RECOMPUTE_MODES]
+    by_mode = [float(_hardware_flops_per_token(active, L, h, span, mode, layer_params)) for mode in RECOMPUTE_MODES]
     executed = np.select([rc == code for code in range(len(RECOMPUTE_MODES))], by_mode, model_flops)
     return executed, model_flops, output_flops
 
@@ -270,7 +273,7 @@ def attention_core_flops_per_token(model: ModelSpec, s: int, rc: Any) -> Any:
     """Counted FLOPs per token of attention's core (QKᵀ and AV), all layers, by recompute code ``rc``: PaLM's
     12·L·w·s (forward 4·L·w·s, backward twice that, w = ``model.attention_flops_width``), plus the forward again
     (4·L·w·s) under selective and full recomputation. Part of :func:`_flops_per_token`'s executed FLOPs."""
-    forward = _attention_forward_flops_per_token(model.layers, model.attention_flops_width, s)
+    forward = _attention_forward_flops_per_token(model.layers, model.attention_flops_width, model.attention_span(s))
     return (3.0 + (rc >= 1)) * forward
 
 

@@ -668,14 +668,15 @@ def _distinct(column: Any) -> tuple[int, ...]:
 
 
 def _position_table_notes(model: ModelSpec, workload: WorkloadSpec) -> tuple[Text, ...]:
-    """A note when the sequences are longer than a learned position table holds
-    (:meth:`~coursekit.specs.ModelSpec.position_table_note`): a training sequence, or in serving mode a request's
-    prompt plus its output tokens."""
+    """The notes on this model at this workload's sequences (a training sequence, or in serving mode a request's
+    prompt plus its output tokens): longer than a learned position table holds
+    (:meth:`~coursekit.specs.ModelSpec.position_table_note`), and what a sliding window changes
+    (:meth:`~coursekit.specs.ModelSpec.window_note`)."""
     tokens = workload.tokens_per_sequence(model)
     if workload.mode != "training":
         tokens += workload.output_tokens
-    note = model.position_table_note(tokens)
-    return () if note is None else (note,)
+    notes = (model.position_table_note(tokens), model.window_note(tokens, serving=workload.mode != "training"))
+    return tuple(note for note in notes if note is not None)
 
 
 def _dimensions_and_assumptions(

@@ -174,7 +174,11 @@ def _estimate(
     layers, hidden = model.layers, model.attention_flops_width
     all_reduces = 2 * layers if tp > 1 else 0
     # Prefill of one prompt: 2·N per token plus causal attention (half the full 4·L·h·s per token, forward).
-    prefill_flops = 2 * n_matmul * prompt + _attention_forward_flops_per_token(layers, hidden, prompt) / 2 * prompt
+    # (a sliding window on some layers shortens the span: ModelSpec.attention_span)
+    prefill_flops = (
+        2 * n_matmul * prompt
+        + _attention_forward_flops_per_token(layers, hidden, model.attention_span(prompt)) / 2 * prompt
+    )
     prefill_bytes = _weight_read_params(model, prompt) * weight_bytes + _kv_bytes(model, prompt, 1, 1, kv_bytes)
     prefill_compute = prefill_flops / ranks / peak * pp
     prefill_memory = prefill_bytes / ranks / hbm * pp
@@ -185,8 +189,9 @@ def _estimate(
     # Decode: the batch is split into pp groups that keep the pipeline full; one token passes every stage.
     group = -(-batch // pp)
     context = prompt + output / 2
-    step_flops = 2 * n_matmul * group + _attention_forward_flops_per_token(layers, hidden, 1) * context * group
-    step_bytes = _weight_read_params(model, group) * weight_bytes + _kv_bytes(model, group * context, 1, 1, kv_bytes)
+    keys = model.attended_keys(context)  # the context, or less on sliding-window layers
+    step_flops = 2 * n_matmul * group + _attention_forward_flops_per_token(layers, hidden, 1) * keys * group
+    step_bytes = _weight_read_params(model, group) * weight_bytes + group * _kv_bytes(model, context, 1, 1, kv_bytes)
     stage = float(_roofline_time_s(step_flops / ranks, step_bytes / ranks, peak, hbm))
     choice = _all_reduce(model, cluster, tp, group)
     decode_comm = all_reduces * choice.time_s + _handoff_s(model, cluster, tp, pp, group)

@@ -97,13 +97,14 @@ def kv_heads_per_rank(kv_heads: int, tp: int) -> int:
     return int(kv_heads_split(kv_heads, tp))
 
 
-def _kv_bytes(model: ModelSpec, tokens: Any, tp: int, pp: int, kv_bytes: Any) -> Any:
-    layers_per_stage = -(-model.layers // pp)
-    return tokens * layers_per_stage * model._kv_cache_elements_per_token(tp) * kv_bytes
+def _kv_bytes(model: ModelSpec, tokens: Any, tp: int, pp: int, kv_bytes: Any, requests: Any = 1) -> Any:
+    return model.kv_token_layers(tokens, pp, requests) * model._kv_cache_elements_per_token(tp) * kv_bytes
 
 
 @finite_result
-def kv_cache_bytes(model: ModelSpec, *, tokens: int, tp: int = 1, pp: int = 1, kv_bytes: int = 2) -> int:
+def kv_cache_bytes(
+    model: ModelSpec, *, tokens: int, tp: int = 1, pp: int = 1, kv_bytes: int = 2, requests: int = 1
+) -> int:
     """Bytes of keys and values for ``tokens`` cached tokens on one rank (the fullest one).
 
     2 (K and V) · layers per stage · KV heads per rank · head_dim · kv_bytes · tokens. Grouped-query
@@ -112,7 +113,10 @@ def kv_cache_bytes(model: ModelSpec, *, tokens: int, tp: int = 1, pp: int = 1, k
     and a shared rope key, kv_lora_rank + qk_rope_head_dim elements per token and layer, on every TP rank
     (:meth:`~coursekit.specs.ModelSpec.kv_cache_elements_per_token`).
     TP splits the KV heads (:func:`kv_heads_per_rank`: replicated when tp > kv_heads);
-    PP splits the layers (the first stages hold ceil(layers / pp)).
+    PP splits the layers (the first stages hold ceil(layers / pp)). A model with sliding-window layers
+    (``window_tokens``: Mistral 7B, Gemma 2/3, GPT-OSS) keeps at most the last ``window_tokens`` of each of the
+    ``requests`` requests on those layers (:meth:`~coursekit.specs.ModelSpec.kv_token_layers`: an engine that frees
+    what leaves the window, as vLLM's hybrid KV cache manager does).
 
     Parameters:
         model: a :class:`~coursekit.planner.ModelSpec`.
@@ -121,6 +125,8 @@ def kv_cache_bytes(model: ModelSpec, *, tokens: int, tp: int = 1, pp: int = 1, k
             (:func:`kv_heads_per_rank`); pp <= layers.
         kv_bytes: bytes per cached element (2 for bf16/fp16, 1 for fp8), 1 to
             :data:`~coursekit.specs.MAX_ELEMENT_BYTES`.
+        requests: how many requests the ``tokens`` belong to, 1 to ``tokens`` (at least 1); it matters only on
+            sliding-window layers, which keep at most ``window_tokens`` per request.
 
     >>> from coursekit.presets import MODELS
     >>> kv_cache_bytes(MODELS["llama3-70b"], tokens=2048, tp=8) / 2**20   # one 2K-token request on one of 8 GPUs
@@ -136,7 +142,8 @@ def kv_cache_bytes(model: ModelSpec, *, tokens: int, tp: int = 1, pp: int = 1, k
     _check_kv_split(tp, model.kv_heads)  # the cache needs only the KV heads split or copied whole
     pp = check_int("pp", pp, ge=1, le=model.layers)
     kv_bytes = check_int("kv_bytes", kv_bytes, ge=1, le=MAX_ELEMENT_BYTES)
-    return int(_kv_bytes(model, tokens, tp, pp, kv_bytes))
+    requests = check_int("requests", requests, ge=1, le=max(tokens, 1))
+    return int(_kv_bytes(model, tokens, tp, pp, kv_bytes, requests))
 
 
 # --------------------------------------------------------------------------- the memory ledger

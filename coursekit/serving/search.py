@@ -479,10 +479,12 @@ class ServingPlanResult:
 
     @property
     def notes(self) -> tuple[Text, ...]:
-        """Notes about this model and workload: a request longer than a learned position table holds
-        (:meth:`~coursekit.specs.ModelSpec.position_table_note`, prompt plus output tokens)."""
-        note = self.model.position_table_note(self.workload.context_tokens)
-        return () if note is None else (note,)
+        """Notes about this model and workload: a request (prompt plus output tokens) longer than a learned position
+        table holds (:meth:`~coursekit.specs.ModelSpec.position_table_note`), and what a sliding window changes
+        (:meth:`~coursekit.specs.ModelSpec.window_note`)."""
+        tokens = self.workload.context_tokens
+        notes = (self.model.position_table_note(tokens), self.model.window_note(tokens, serving=True))
+        return tuple(note for note in notes if note is not None)
 
     def _load_text(self) -> str:
         w = self.workload
