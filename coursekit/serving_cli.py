@@ -33,7 +33,7 @@ from .planner.cli import (
     MODEL_CONFIG_HELP,
     NODES_HELP,
     RESERVE_HELP,
-    _model,
+    model_from_args,
     model_preset_help,
     print_config_notes,
 )
@@ -204,7 +204,7 @@ def run_serving(argv: Sequence[str]) -> int:
     parser = build_serving_parser()
     with argparse_language():
         args = parser.parse_args(list(argv))
-    model, notes = _model(args, parser)  # a bad --model-config file ends as exit status 2, with one line
+    model, notes = model_from_args(args, parser)  # a bad --model-config file ends as exit status 2, with one line
     try:
         result = _plan(args, model)
     except (TypeError, ValueError) as exc:

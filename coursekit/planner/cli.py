@@ -833,7 +833,7 @@ def run_plan(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
     degrees = _degrees_flag(args, parser, "explain")
     layout = _degrees_flag(args, parser, "layout")
-    model, notes = _model(args, parser)
+    model, notes = model_from_args(args, parser)
     custom = _custom_cluster_values(args, parser)
     try:
         cluster = _cluster(args, custom)
@@ -859,7 +859,7 @@ def _degrees_flag(args: argparse.Namespace, parser: argparse.ArgumentParser, fla
         _fail(parser, tr("argparse.argument") % {"argument_name": f"--{flag}", "message": exc})
 
 
-def _model(args: argparse.Namespace, parser: argparse.ArgumentParser) -> tuple[ModelSpec, tuple[Text, ...]]:
+def model_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser) -> tuple[ModelSpec, tuple[Text, ...]]:
     """The ``--model`` preset, or the model ``--model-config`` describes (a bad file ends as exit status 2) with the
     notes on the config's keys it does not model (:func:`coursekit.model_config.config_notes`); ``--dropout``
     replaces the model's dropout."""
