@@ -923,18 +923,19 @@ class ModelSpec:
                 check_int("q_lora_rank", raw.q_lora_rank, ge=1, le=1 << 16)
             check_int("qk_rope_head_dim", raw.qk_rope_head_dim, ge=0, le=1 << 16)
         else:
-            for attr, default in (("q_lora_rank", None), ("qk_rope_head_dim", 0)):
-                if getattr(raw, attr) != default:
-                    raise ValueError(tr("planner.mla_only", name=attr, value=getattr(raw, attr)))
+            # an int first (0.0, False or 64.0 equal the defaults but are no widths), then the default
+            if raw.q_lora_rank is not None:
+                raise ValueError(tr("planner.mla_only", name="q_lora_rank", value=raw.q_lora_rank))
+            if check_int("qk_rope_head_dim", raw.qk_rope_head_dim, ge=0, le=1 << 16) != 0:
+                raise ValueError(tr("planner.mla_only", name="qk_rope_head_dim", value=raw.qk_rope_head_dim))
         for attr in ("qk_nope_head_dim", "v_head_dim"):
             value = getattr(raw, attr)
             if value is None:
                 object.__setattr__(self, attr, self.head_dim)
-            elif not mla:
-                if value != self.head_dim:  # a copy made by dataclasses.replace carries the resolved head_dim
-                    raise ValueError(tr("planner.mla_only", name=attr, value=value))
-            else:
-                check_int(attr, value, ge=1, le=1 << 16)
+                continue
+            check_int(attr, value, ge=1, le=1 << 16)
+            if not mla and value != self.head_dim:  # a copy made by dataclasses.replace carries the resolved head_dim
+                raise ValueError(tr("planner.mla_only", name=attr, value=value))
 
     # -- shape
     @property
