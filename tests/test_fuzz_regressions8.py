@@ -239,3 +239,52 @@ def test_crossover_bytes_names_a_fit_that_is_not_one(value: Any) -> None:
 
     message = _refusal(lambda: crossover_bytes(value), TypeError)
     assert message.startswith("fit = ") and "AlphaBetaFit" in message
+
+
+def _two_rank_baseline() -> Any:
+    from coursekit.lab import Scenario, ScenarioResult, StepBreakdown
+
+    def flat(rank: int) -> Any:  # 80 ms compute, 40 ms communication of which 10 ms hidden, 20 ms other
+        return StepBreakdown(rank, 0.13, 0.08, 0.04, 0.01, 0.03, 0.0, 0.0, 0.02)
+
+    return ScenarioResult("ddp", Scenario("baseline"), ((flat(0),), (flat(1),)))
+
+
+@pytest.mark.parametrize("slow_rank", [2, 5])
+def test_predict_names_a_slow_rank_the_baseline_does_not_have(slow_rank: int) -> None:
+    """Before: IndexError (list index out of range) from the baseline's two ranks."""
+    from coursekit.lab import Scenario, predict
+
+    scenario = Scenario("slow_rank", slow_rank=slow_rank, slow_factor=3.0)
+    message = _refusal(lambda: predict(_two_rank_baseline(), scenario), ValueError)
+    assert message.startswith(f"slow_rank = {slow_rank}") and "1" in message  # the last rank of two is 1
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "error"),
+    [
+        ("name", "bogus", ValueError),
+        ("slow_rank", -1, ValueError),  # indexed the last rank from the end
+        ("slow_factor", math.nan, ValueError),  # predicted a NaN compute, blamed on compute_s
+        ("slow_factor", 1e6, ValueError),  # the command line and scenarios_for stop at 20
+        ("input_delay_s", -0.5, ValueError),
+        ("input_delay_s", math.inf, ValueError),
+        ("overlap", "no", TypeError),  # a truthy string read as overlap on
+    ],
+)
+def test_a_scenario_checks_its_fields(field: str, value: Any, error: type[Exception]) -> None:
+    """Scenario took any value; predict then raised IndexError, returned a NaN-born error naming another argument,
+    or silently used the wrong rank."""
+    from coursekit.lab import Scenario
+
+    base = {"name": "slow_rank", "slow_rank": 1, "slow_factor": 3.0}
+    message = _refusal(lambda: Scenario(**{**base, field: value}), error)
+    assert message.startswith(f"{field} = ")
+
+
+def test_predict_still_predicts_a_slow_rank() -> None:
+    from coursekit.lab import Scenario, predict
+
+    slow = predict(_two_rank_baseline(), Scenario("slow_rank", slow_rank=1, slow_factor=3.0))
+    # per-rank compute (compute + other) 0.10 s; rank 1 computes 3x: 0.10 and 0.30, mean 0.20
+    assert math.isclose(slow.compute_s, 0.20)
