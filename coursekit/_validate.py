@@ -46,6 +46,8 @@ register(
             "zh": "{name} 有 {count} 项：最多 {limit} 项。",
             "en": "{name} has {count} items: at most {limit}.",
         },
+        # the name of one item of a list argument, for the messages above (zero_stages item = 9: must be <= 3.)
+        "validate.item_of": {"zh": "{name} 中的一项", "en": "{name} item"},
         "validate.not_finite_result": {
             "zh": "{result} 不是有限数（{value}），输入为 {inputs}：请用更小的值。",
             "en": "{result} is not a finite number ({value}) for {inputs}: use smaller values.",

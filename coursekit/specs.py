@@ -202,6 +202,10 @@ MEGATRON_2021_SOURCE: str = (
 
 register(
     {
+        "specs.world_size": {
+            "zh": "设备总数 (nodes × gpus_per_node)",
+            "en": "world size (nodes × gpus_per_node)",
+        },
         "planner.edge_layers_negative": {
             "zh": "edge_layers = {edge}：{layers} 层分成 {pp} 个流水线阶段时，首尾阶段只剩 {stage} 层；"
             "每个阶段至少要有 0 层，请减小 edge_layers。",
@@ -476,7 +480,7 @@ def _check_name(name: str, value: Any) -> str:
 def _check_int_tuple(name: str, value: Any, *, ge: int, le: int | None = None) -> tuple[int, ...]:
     if isinstance(value, (str, bytes)) or not isinstance(value, (tuple, list)):
         raise type_error(name, value, "tuple of int")
-    items = tuple(check_int(f"{name} item", item, ge=ge, le=le) for item in value)
+    items = tuple(check_int(tr("validate.item_of", name=name), item, ge=ge, le=le) for item in value)
     if not items:
         raise ValueError(tr("planner.empty_choices", name=name, value=value))
     return tuple(sorted(set(items)))
@@ -485,7 +489,7 @@ def _check_int_tuple(name: str, value: Any, *, ge: int, le: int | None = None) -
 def _check_str_tuple(name: str, value: Any, choices: tuple[str, ...]) -> tuple[str, ...]:
     if isinstance(value, (str, bytes)) or not isinstance(value, (tuple, list)):
         raise type_error(name, value, "tuple of str")
-    items = tuple(check_choice(f"{name} item", item, choices) for item in value)
+    items = tuple(check_choice(tr("validate.item_of", name=name), item, choices) for item in value)
     if not items:
         raise ValueError(tr("planner.empty_choices", name=name, value=value))
     return tuple(mode for mode in choices if mode in items)
@@ -1471,7 +1475,7 @@ class ClusterSpec:
             object.__setattr__(self, "peak_flops_fp8", peak_fp8)
         check_int("nodes", raw.nodes, ge=1, le=MAX_NODES)
         check_int("gpus_per_node", raw.gpus_per_node, ge=1, le=1024)
-        check_int("world size (nodes × gpus_per_node)", raw.nodes * raw.gpus_per_node, le=MAX_WORLD_SIZE)
+        check_int(tr("specs.world_size"), raw.nodes * raw.gpus_per_node, le=MAX_WORLD_SIZE)
         object.__setattr__(
             self,
             "memory_per_device_gib",

@@ -288,3 +288,42 @@ def test_predict_still_predicts_a_slow_rank() -> None:
     slow = predict(_two_rank_baseline(), Scenario("slow_rank", slow_rank=1, slow_factor=3.0))
     # per-rank compute (compute + other) 0.10 s; rank 1 computes 3x: 0.10 and 0.30, mean 0.20
     assert math.isclose(slow.compute_s, 0.20)
+
+
+# --------------------------------------------------------------------------- no English inside a Chinese message
+
+
+@pytest.mark.parametrize(
+    ("make", "shown"),
+    [
+        (lambda: CLUSTERS["h100-8"].with_nodes(131072), "(nodes × gpus_per_node) = 1048576"),  # 8 per node
+        (lambda: WorkloadSpec(global_batch=8, zero_stages=(0, 9)), "zero_stages"),
+        (lambda: WorkloadSpec(global_batch=8, recompute_modes=("none", "x")), "recompute_modes"),
+    ],
+)
+def test_a_derived_name_is_said_in_chinese(make: Any, shown: str, zh: Any) -> None:
+    """The names "world size (nodes × gpus_per_node)" and "zero_stages item" were English words inside the zh
+    message (the CLI printed "错误：world size (nodes × gpus_per_node) = 1048576：必须 <= 131072。")."""
+    message = _refusal(make, ValueError)
+    assert shown in message
+    words = re.findall(r"[A-Za-z_]{3,}", message)
+    assert set(words) <= {"nodes", "gpus_per_node", "zero_stages", "recompute_modes", "none", "selective", "full"}
+    assert "world" not in message and "item" not in message
+
+
+def test_a_rank_out_of_range_in_groups_is_said_in_chinese(zh: Any) -> None:
+    import coursekit
+
+    message = _refusal(lambda: coursekit.map_groups_to_nodes(groups={"TP": [[0, -1]]}, gpus_per_node=2), ValueError)
+    assert "groups['TP']" in message and "-1" in message and "rank in" not in message and CJK.search(message)
+
+
+def test_the_command_line_says_the_world_size_limit_in_chinese() -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "coursekit", "plan", "--model", "gpt2-small", "--cluster", "h100-8",
+         "--global-batch", "8", "--nodes", "131072", "--lang", "zh"],
+        capture_output=True, text=True, timeout=120, cwd=ROOT,
+    )  # fmt: skip
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    last = run.stderr.strip().splitlines()[-1]
+    assert "1048576" in last and "131072" in last and "world size" not in last
