@@ -46,6 +46,8 @@ register(
             "zh": "{name} 有 {count} 项：最多 {limit} 项。",
             "en": "{name} has {count} items: at most {limit}.",
         },
+        # the name of one item of a list argument, for the messages above (zero_stages item = 9: must be <= 3.)
+        "validate.item_of": {"zh": "{name} 中的一项", "en": "{name} item"},
         "validate.not_finite_result": {
             "zh": "{result} 不是有限数（{value}），输入为 {inputs}：请用更小的值。",
             "en": "{result} is not a finite number ({value}) for {inputs}: use smaller values.",
@@ -67,7 +69,11 @@ def check_number(
     le: float | None = None,
     lt: float | None = None,
 ) -> float:
-    """Return ``value`` as a float after checking it is a finite real in range."""
+    """Return ``value`` as a float after checking it is a finite real in range (``-0.0`` comes back as ``0.0``).
+
+    >>> check_number("overlap_fraction", -0.0, ge=0, le=1)
+    0.0
+    """
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(tr("validate.type_number", name=name, value=value, type=_type_name(value)))
     try:
@@ -77,7 +83,7 @@ def check_number(
     if not math.isfinite(number):
         raise ValueError(tr("validate.finite", name=name, value=value))
     _check_bounds(name, value, number, ge=ge, gt=gt, le=le, lt=lt)
-    return number
+    return number + 0.0  # -0.0 is zero: returned (so stored and shown) as 0.0, never as "-0.0" or "-0%"
 
 
 def check_int(
@@ -104,11 +110,29 @@ def check_int(
     return number
 
 
+def is_bool(value: Any) -> bool:
+    """``value`` is a truth value: Python's ``bool`` or numpy's (``np.True_``, an item of a boolean mask).
+
+    >>> import numpy as np
+    >>> is_bool(np.True_), is_bool(True), is_bool(1)
+    (True, True, False)
+    """
+    if isinstance(value, bool):
+        return True
+    numpy = sys.modules.get("numpy")  # a numpy bool exists only once numpy is loaded; the planner does not load it
+    return numpy is not None and isinstance(value, numpy.bool_)
+
+
 def check_bool(name: str, value: Any) -> bool:
-    """Return ``value`` after checking it is a ``bool``."""
-    if not isinstance(value, bool):
+    """Return ``value`` as a Python ``bool`` after checking it is a truth value (:func:`is_bool`).
+
+    >>> import numpy as np
+    >>> check_bool("every_member", np.True_)
+    True
+    """
+    if not is_bool(value):
         raise TypeError(tr("validate.type_bool", name=name, value=value, type=_type_name(value)))
-    return value
+    return bool(value)
 
 
 def check_instance(name: str, value: Any, expected: type) -> Any:

@@ -150,6 +150,7 @@ register(
             "en": "order = {value!r}: the expert layers' pipeline (PP) groups differ from the dense layers', "
             "which Megatron-Core refuses; put PP last.",
         },
+        "composition.rank_in_groups": {"zh": "groups[{dim!r}] 中的 rank", "en": "rank in groups[{dim!r}]"},
         "composition.type_groups": {
             "zh": "groups = {value!r}：必须是维度到 rank 列表的列表的字典，如 rank_groups() 的结果。",
             "en": "groups = {value!r}: must map each dimension to a list of rank lists, as rank_groups() returns.",
@@ -639,7 +640,8 @@ def map_groups_to_nodes(groups: Mapping[str, Sequence[Sequence[int]]], gpus_per_
         for group in dim_groups:
             if isinstance(group, (str, bytes)) or not isinstance(group, Sequence):
                 raise TypeError(tr("composition.type_groups", value=groups))
-            rows.append([check_int(f"rank in groups[{dim!r}]", rank, ge=0, le=MAX_RANKS - 1) for rank in group])
+            name = tr("composition.rank_in_groups", dim=dim)
+            rows.append([check_int(name, rank, ge=0, le=MAX_RANKS - 1) for rank in group])
         cleaned[str(dim)] = rows
     world = 1 + max((rank for rows in cleaned.values() for group in rows for rank in group), default=-1)
     node_of_rank = tuple(rank // gpus_per_node for rank in range(world))

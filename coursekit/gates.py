@@ -201,7 +201,7 @@ def _check_name(name: str, value: Any) -> str:
 def _check_string_set(name: str, value: Any, choices: tuple[str, ...]) -> frozenset[str]:
     if isinstance(value, str) or not isinstance(value, (set, frozenset, list, tuple)):
         raise TypeError(tr("gates.type_set", name=name, value=value, type=_type_name(value)))
-    items = frozenset(check_choice(f"{name} item", item, choices) for item in value)
+    items = frozenset(check_choice(tr("validate.item_of", name=name), item, choices) for item in value)
     if not items:
         raise ValueError(tr("gates.empty_set", name=name, value=value, choices=", ".join(map(repr, choices))))
     return items

@@ -202,6 +202,10 @@ MEGATRON_2021_SOURCE: str = (
 
 register(
     {
+        "specs.world_size": {
+            "zh": "设备总数 (nodes × gpus_per_node)",
+            "en": "world size (nodes × gpus_per_node)",
+        },
         "planner.edge_layers_negative": {
             "zh": "edge_layers = {edge}：{layers} 层分成 {pp} 个流水线阶段时，首尾阶段只剩 {stage} 层；"
             "每个阶段至少要有 0 层，请减小 edge_layers。",
@@ -482,7 +486,7 @@ def _check_name(name: str, value: Any) -> str:
 def _check_int_tuple(name: str, value: Any, *, ge: int, le: int | None = None) -> tuple[int, ...]:
     if isinstance(value, (str, bytes)) or not isinstance(value, (tuple, list)):
         raise type_error(name, value, "tuple of int")
-    items = tuple(check_int(f"{name} item", item, ge=ge, le=le) for item in value)
+    items = tuple(check_int(tr("validate.item_of", name=name), item, ge=ge, le=le) for item in value)
     if not items:
         raise ValueError(tr("planner.empty_choices", name=name, value=value))
     return tuple(sorted(set(items)))
@@ -491,7 +495,7 @@ def _check_int_tuple(name: str, value: Any, *, ge: int, le: int | None = None) -
 def _check_str_tuple(name: str, value: Any, choices: tuple[str, ...]) -> tuple[str, ...]:
     if isinstance(value, (str, bytes)) or not isinstance(value, (tuple, list)):
         raise type_error(name, value, "tuple of str")
-    items = tuple(check_choice(f"{name} item", item, choices) for item in value)
+    items = tuple(check_choice(tr("validate.item_of", name=name), item, choices) for item in value)
     if not items:
         raise ValueError(tr("planner.empty_choices", name=name, value=value))
     return tuple(mode for mode in choices if mode in items)
@@ -959,18 +963,19 @@ class ModelSpec:
                 check_int("q_lora_rank", raw.q_lora_rank, ge=1, le=1 << 16)
             check_int("qk_rope_head_dim", raw.qk_rope_head_dim, ge=0, le=1 << 16)
         else:
-            for attr, default in (("q_lora_rank", None), ("qk_rope_head_dim", 0)):
-                if getattr(raw, attr) != default:
-                    raise ValueError(tr("planner.mla_only", name=attr, value=getattr(raw, attr)))
+            # an int first (0.0, False or 64.0 equal the defaults but are no widths), then the default
+            if raw.q_lora_rank is not None:
+                raise ValueError(tr("planner.mla_only", name="q_lora_rank", value=raw.q_lora_rank))
+            if check_int("qk_rope_head_dim", raw.qk_rope_head_dim, ge=0, le=1 << 16) != 0:
+                raise ValueError(tr("planner.mla_only", name="qk_rope_head_dim", value=raw.qk_rope_head_dim))
         for attr in ("qk_nope_head_dim", "v_head_dim"):
             value = getattr(raw, attr)
             if value is None:
                 object.__setattr__(self, attr, self.head_dim)
-            elif not mla:
-                if value != self.head_dim:  # a copy made by dataclasses.replace carries the resolved head_dim
-                    raise ValueError(tr("planner.mla_only", name=attr, value=value))
-            else:
-                check_int(attr, value, ge=1, le=1 << 16)
+                continue
+            check_int(attr, value, ge=1, le=1 << 16)
+            if not mla and value != self.head_dim:  # a copy made by dataclasses.replace carries the resolved head_dim
+                raise ValueError(tr("planner.mla_only", name=attr, value=value))
 
     # -- shape
     @property
@@ -1603,7 +1608,7 @@ class ClusterSpec:
             object.__setattr__(self, "peak_flops_fp8", peak_fp8)
         check_int("nodes", raw.nodes, ge=1, le=MAX_NODES)
         check_int("gpus_per_node", raw.gpus_per_node, ge=1, le=1024)
-        check_int("world size (nodes × gpus_per_node)", raw.nodes * raw.gpus_per_node, le=MAX_WORLD_SIZE)
+        check_int(tr("specs.world_size"), raw.nodes * raw.gpus_per_node, le=MAX_WORLD_SIZE)
         object.__setattr__(
             self,
             "memory_per_device_gib",

@@ -128,6 +128,11 @@ def _dismiss(janitor: subprocess.Popen[bytes]) -> None:
 TORCHRUN_ENV_VARS: tuple[str, ...] = ("RANK", "WORLD_SIZE", "LOCAL_RANK")
 
 
+#: Most ranks the lab spawns on one machine (each rank is a process importing PyTorch, ~0.3-0.5 GiB); the command
+#: line's ``--force`` ceiling too. Under torchrun the launcher decides and its WORLD_SIZE is taken as it is.
+FORCED_RANKS_CEILING: int = 64
+
+
 def launched_by_torchrun() -> bool:
     """True when this process is a torchrun worker (``RANK``, ``WORLD_SIZE`` and ``LOCAL_RANK`` are set)."""
     return all(name in os.environ for name in TORCHRUN_ENV_VARS)

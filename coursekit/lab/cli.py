@@ -64,7 +64,7 @@ from .._cli import (
 from .._validate import check_choice
 from ..communication import COLLECTIVES
 from ..i18n import LANGUAGES, Text, register, tr
-from ._env import WorkerFailed, launched_by_torchrun
+from ._env import FORCED_RANKS_CEILING, WorkerFailed, launched_by_torchrun
 from ._format import fmt_bytes
 from .collectives import (
     DEFAULT_MAX_BYTES,
@@ -110,8 +110,6 @@ EXIT_TERMINATED: int = 128 + signal.SIGTERM
 
 #: Ranks per CPU core allowed without --force (2: the lab's E(P) runs 4 ranks on 2 cores).
 RANKS_PER_CPU: int = 2
-#: Most ranks even with --force (each rank is a process importing PyTorch, ~0.3-0.5 GiB).
-FORCED_RANKS_CEILING: int = 64
 #: Share of the available memory the collectives' buffers may take.
 MEMORY_SHARE: float = 0.5
 #: Buffers a rank holds per payload byte at most (all_to_all: a send and a receive buffer of S).

@@ -49,7 +49,7 @@ from typing import Any
 from .._validate import check_choice, check_int
 from ..communication import COLLECTIVES, bus_bandwidth_factor
 from ..i18n import Reason, register, tr
-from ._env import launched_by_torchrun, torchrun_world_size
+from ._env import FORCED_RANKS_CEILING, launched_by_torchrun, torchrun_world_size
 from ._format import LabTable, fmt_bytes, fmt_gib_s, fmt_seconds
 from ._json import Field, read_source
 from .fit import AlphaBetaFit, crossover_bytes, fit_alpha_beta
@@ -499,17 +499,22 @@ def check_collectives(collectives: Iterable[str] | None) -> tuple[str, ...]:
 def check_ranks(ranks: int | None) -> int:
     """Validate ``ranks`` (>= 1) and reconcile it with torchrun's WORLD_SIZE when torchrun started us.
 
-    ``None`` means "torchrun's WORLD_SIZE" and is accepted only under torchrun.
+    ``None`` means "torchrun's WORLD_SIZE" and is accepted only under torchrun. Without torchrun the lab spawns the
+    ranks itself, at most :data:`FORCED_RANKS_CEILING` of them (each a process importing PyTorch).
 
     >>> check_ranks(2)
     2
+    >>> check_ranks(1000)
+    Traceback (most recent call last):
+    ...
+    ValueError: ranks = 1000: must be <= 64.
 
     Taught in: lesson 8 (formula vs measurement).
     """
     under_torchrun = launched_by_torchrun()
     if ranks is None and under_torchrun:
         return torchrun_world_size()
-    n = check_int("ranks", ranks, ge=1)
+    n = check_int("ranks", ranks, ge=1, le=None if under_torchrun else FORCED_RANKS_CEILING)
     if under_torchrun and torchrun_world_size() != n:
         raise ValueError(tr("lab.ranks_mismatch", ranks=n, world=torchrun_world_size()))
     return n

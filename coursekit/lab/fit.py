@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_choice, check_int, check_number, check_sequence
+from .._validate import check_choice, check_instance, check_int, check_number, check_sequence
 from ..communication import COLLECTIVES, collective_cost, collective_time_s
 from ..i18n import Reason, register, tr
 from ..units import GIB_BYTES
@@ -179,6 +179,7 @@ def crossover_bytes(fit: AlphaBetaFit) -> float | None:
 
     Taught in: lesson 8 (formula vs measurement).
     """
+    check_instance("fit", fit, AlphaBetaFit)
     steps, factor = model_coefficients(fit.kind, fit.ranks)
     if fit.bandwidth_bytes_per_s is None or factor == 0:
         return None

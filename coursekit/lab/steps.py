@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from statistics import fmean
 from typing import Any
 
-from .._validate import check_instance, check_int, check_items, check_number
+from .._validate import check_bool, check_choice, check_instance, check_int, check_items, check_number
 from ..i18n import Reason, register, tr
 from ..units import MS_PER_S
 
@@ -131,6 +131,16 @@ class Scenario:
     slow_factor: float = 1.0
     input_delay_s: float = 0.0
     overlap: bool = True
+
+    def __post_init__(self) -> None:
+        """The bounds :func:`scenarios_for` and the command line keep (whether ``slow_rank`` exists is the
+        run's: :func:`coursekit.lab.timeline.predict` checks it against the baseline's ranks)."""
+        check_choice("name", self.name, SCENARIOS)
+        if self.slow_rank is not None:
+            check_int("slow_rank", self.slow_rank, ge=0)
+        check_number("slow_factor", self.slow_factor, ge=1, le=MAX_SLOW_FACTOR)
+        check_number("input_delay_s", self.input_delay_s, ge=0, le=MAX_INPUT_DELAY_MS / MS_PER_S)
+        check_bool("overlap", self.overlap)
 
     def label(self) -> str:
         """The scenario in words, in the current language."""

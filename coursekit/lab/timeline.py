@@ -347,9 +347,13 @@ def predict(baseline: ScenarioResult, scenario: Scenario) -> StepTimeline:
 
     Taught in: lesson 8 (formula vs measurement).
     """
+    check_instance("baseline", baseline, ScenarioResult)
+    check_instance("scenario", scenario, Scenario)
     per_rank = baseline.per_rank
     compute = [b.compute_s + b.other_s for b in per_rank]
     if scenario.slow_rank is not None:
+        if scenario.slow_rank >= len(compute):
+            raise ValueError(tr("lab.tl_slow_rank_range", value=scenario.slow_rank, last=len(compute) - 1))
         compute[scenario.slow_rank] *= scenario.slow_factor
     mean = baseline.mean
     overlap = mean.hidden_communication_s / mean.communication_s if mean.communication_s > 0 else 0.0

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .._validate import check_choice, check_int, check_number
+from .._validate import check_bool, check_choice, check_int, check_number
 from ..capacity import RECOMPUTE_MODES
 from ..communication import TrafficTime
 from ..hardware import EP_ALL_TO_ALL_SMS, H100_SMS
@@ -1036,7 +1036,6 @@ class PlanResult:
 
         Taught in: lesson 9 (decision workbench).
         """
-        from .._validate import check_bool
         from .ties import contenders, tie_row
 
         group = check_int("group", group, ge=1)
@@ -1317,6 +1316,7 @@ class PlanResult:
         from dataclasses import asdict
 
         top = check_int("top", top, ge=0)
+        include_rejected = check_bool("include_rejected", include_rejected)
         accepted = self.accepted_indices()
         out: dict[str, Any] = {
             "model": asdict(self.model),

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from .._validate import check_bool, check_int
 from ..i18n import Reason, Text, register, tr
 from ..specs import (
     ClusterSpec,
@@ -494,6 +495,7 @@ class ServingPlanResult:
 
     def report(self, top: int = 5) -> str:
         """The funnel, the accepted layouts with their ledgers, or why none fits; then the assumptions."""
+        top = check_int("top", top, ge=0)
         w = self.workload
         lines = [
             tr(
@@ -545,6 +547,8 @@ class ServingPlanResult:
 
     def to_dict(self, top: int = 5, include_rejected: bool = False) -> dict[str, Any]:
         """JSON-ready result: ``top`` holds the best layouts, accepted ones first."""
+        top = check_int("top", top, ge=0)
+        include_rejected = check_bool("include_rejected", include_rejected)
         ranked = sorted(self.candidates, key=_rank_key)
         misfit = self.closest_misfit
         left = len(self.candidates)

@@ -77,7 +77,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from .. import i18n
-from .._validate import check_bool, check_int, check_number
+from .._validate import check_bool, check_int, check_number, is_bool
 from ..figure_alt import describe_figure
 from ..i18n import Text, register, shown_repr, tr
 from ..plotting import (
@@ -530,9 +530,10 @@ def check_in_range(name: str, value: Any, low: float, high: float, integral: boo
 
 
 def _check_option(name: str, value: Any, values: Sequence[Any]) -> Any:
-    """The option of ``values`` equal to ``value`` (``True`` is not ``1``), else a ``ValueError`` naming ``name``."""
+    """The option of ``values`` equal to ``value`` (``True``, numpy's too, is not ``1``), else a ``ValueError`` naming
+    ``name``."""
     for option in values:
-        if isinstance(option, bool) == isinstance(value, bool) and _same(option, value):
+        if is_bool(option) == is_bool(value) and _same(option, value):
             return option
     choices = ", ".join(shown_repr(option) for option in values)
     raise ValueError(tr("validate.choice", name=name, value=value, choices=choices))
