@@ -681,7 +681,13 @@ base = {"tp": 8, "micro_batch": 1, "seq_len": 4096, "cp": 1}
 changes = {"tp16": {"tp": 16}, "cp2": {"cp": 2}, "mb2": {"micro_batch": 2}}
 after = {name: layout_matmul_intensity(llama70, **{**base, **change}) for name, change in changes.items()}
 answer = max(after, key=after.get)
-verify("eff.best_change", answer, reveal=lambda after=after: print({name: round(value) for name, value in after.items()}))
+shown = Text(
+    zh=f"每层矩阵乘的计算强度（FLOP/字节）：原布局 {layout_matmul_intensity(llama70, **base):.0f}；"
+    + "，".join(f"{name} 之后 {value:.0f}" for name, value in after.items()),
+    en=f"layer matmul intensity (FLOP/byte): {layout_matmul_intensity(llama70, **base):.0f} as is; "
+    + ", ".join(f"{value:.0f} after {name}" for name, value in after.items()),
+)
+verify("eff.best_change", answer, reveal=lambda shown=shown: print(shown))
 
 # %% [markdown] lang="zh"
 # ### 练习 7.5
