@@ -215,3 +215,19 @@ def test_lesson8_try_it_cell_shows_html_tables_like_the_rest_of_the_lesson(open_
         assert tr(key, lang="zh") in headers, headers
     shown = cell.locator(".jp-OutputArea").first.inner_text()
     assert not re.search(r"^-{3,}  -{2,}", shown, re.M), shown[:600]  # no padded text table's rule line
+
+
+@pytest.mark.parametrize(
+    ("notebook", "prose"),
+    [("zh/00_index.ipynb", "按 GB (10^9 字节) 计"), ("en/00_index.ipynb", "(10^9 bytes)")],
+)
+def test_lesson0_solution_writes_powers_as_the_lesson_does(open_lesson: Any, notebook: str, prose: str) -> None:
+    # Exercise 0.1's prose writes GB (10^9 字节) and GiB (2^30 字节); its worked solution wrote them as Python,
+    # "10**9" and "2**30", in the question it repeats and in the result.
+    page = open_lesson(notebook).page
+    assert prose in " ".join(_norm(text).replace("\n", " ") for text in page.evaluate(_CELL_TEXTS))
+    button, cell = _solution_button(page, "intro.device_gb")
+    shown = _press_and_read(page, button, cell, re.compile(r"24 × 2\^30"))
+    solution = shown.split(_norm(button.inner_text()))[-1]
+    assert "24 × 2^30" in solution and "10^9" in solution, solution
+    assert "**" not in solution, solution
