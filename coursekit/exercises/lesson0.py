@@ -38,8 +38,7 @@ DEVICE_GB = register(
             "coursekit.units has the conversions.",
         ),
         why=lambda gb: Text(
-            zh=f"24 × 2^30 字节 = {gb:.2f} × 10^9 字节；"
-            f"GiB 比 GB 大 {GIB_BYTES / GB_BYTES - 1:.1%}，账本里不能混用。",
+            zh=f"24 × 2^30 字节 = {gb:.2f} × 10^9 字节；GiB 比 GB 大 {GIB_BYTES / GB_BYTES - 1:.1%}，账本里不能混用。",
             en=f"24 × 2^30 bytes = {gb:.2f} × 10^9 bytes; a GiB is {GIB_BYTES / GB_BYTES - 1:.1%} larger than a GB, "
             "so a ledger must not mix them.",
         ),
