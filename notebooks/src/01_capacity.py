@@ -238,8 +238,8 @@ display(Markdown("\n".join(rows)))
 ZERO_FIGURE_1_PARAMS, ZERO_FIGURE_1_DP = 7.5e9, 64
 per_stage = [training_state_memory(ZERO_FIGURE_1_PARAMS, dp=ZERO_FIGURE_1_DP, zero_stage=s) for s in range(4)]
 for memory in per_stage:
-    print(f"ZeRO-{memory.zero_stage}: {memory.total_gb:8.3f} GB = {memory.total_gib:8.3f} GiB",
-          Text(zh="（每个 rank）", en="per rank"))
+    print(Text(zh=f"ZeRO-{memory.zero_stage}：每个 rank {memory.total_gb:8.3f} GB = {memory.total_gib:8.3f} GiB",
+               en=f"ZeRO-{memory.zero_stage}: {memory.total_gb:8.3f} GB = {memory.total_gib:8.3f} GiB per rank"))
 assert round(per_stage[0].total_gb, 1) == 120.0
 assert round(per_stage[1].total_gb, 1) == 31.4
 assert round(per_stage[2].total_gb, 1) == 16.6

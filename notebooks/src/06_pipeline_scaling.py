@@ -604,7 +604,8 @@ assert curve.points[-1].efficiency < 0.9
 # %%
 case1 = evaluate_paper_case(CASE_FITS_ONE_DEVICE, "hierarchical")
 for verdict in case1.verdicts:
-    print(f"{verdict.strategy} · {verdict.label}: {verdict.reasons[0].message}")
+    print(Text(zh=f"{verdict.strategy} · {verdict.label}：{verdict.reasons[0].message}",
+               en=f"{verdict.strategy} · {verdict.label}: {verdict.reasons[0].message}"))
 assert [v.codes[0] for v in case1.verdicts[1:]] == ["unneeded", "unneeded", "unneeded"]
 
 

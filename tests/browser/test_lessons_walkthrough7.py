@@ -96,6 +96,8 @@ def test_lesson1_menus_show_every_label_whole_and_try_this_step3_shows_the_warni
     assert shown.startswith(warning), shown
     assert re.search(r"36 (层|layers).*pp = 8", shown), shown
     assert "18.45B" in _set(page, widget, model, "18.4B")  # step 4: the 18.4B shape has 18.45B parameters
+    if notebook.startswith("zh"):  # section 3.2's lines read "ZeRO-0:  120.000 GB = ... GiB （每个 rank）"
+        assert re.search(r"^ZeRO-0：每个 rank +120\.000 GB", _cell_with(page, "ZERO_FIGURE_1_PARAMS"), re.M)
 
 
 @pytest.mark.parametrize(
@@ -140,6 +142,9 @@ def test_lesson6_slow_stage_menu_offers_only_the_pipelines_devices(
     chosen = widget.locator(".ck-control-slow_stage select").first.evaluate("(s) => s.options[s.selectedIndex].text")
     assert _norm(chosen) == none
     assert "Traceback" not in after and not after.startswith(tr("widgets.invalid", lang=lang, error=""))
+    if lang == "zh":  # misconception 5's verdicts read "FSDP · 不优先: ..." with an ASCII colon
+        verdicts = _cell_with(page, "evaluate_paper_case(CASE_FITS_ONE_DEVICE")
+        assert len(re.findall(r"^(?:DP|FSDP|TP|PP) · [^:：\n]+：", verdicts, re.M)) == 4, verdicts
     assert tr("widgets.pipeline.slow", lang=lang, stage=6, factor=2, excess=0).split("0.0%")[0] not in after
 
 
@@ -183,6 +188,10 @@ def test_lesson7_widget_menus_fit_and_exercise_7_4_solution_reads_in_words(
     shown = _press_and_read(page, button, cell, line)
     assert line.search(shown), shown[-400:]
     assert "{'tp16'" not in shown
+    if notebook.startswith("zh"):  # section 7's and exercise 7.3's lines used ASCII punctuation in zh
+        assert re.search(r"^每 token 的模型 FLOP：3\.278e\+12", _cell_with(page, "palm_flops_per_token ="), re.M)
+        button, cell = _solution_button(page, "eff.megatron_mfu")
+        assert "HFU = 0.474，MFU = 0.356" in _press_and_read(page, button, cell, re.compile("MFU = 0"))
 
 
 _RUN_CELL = """([index, source]) => { const panel = window.jupyterapp.shell.currentWidget;
