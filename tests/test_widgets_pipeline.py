@@ -171,6 +171,9 @@ def test_messages_name_the_controls_not_code_parameters() -> None:
     assert w.status == "invalid"
     assert "virtual_stages" not in w.message and "schedule=" not in w.message
     assert "“每设备模型块数 v”" in w.message and "“调度 (schedule)”" in w.message
+    w.controls["virtual_stages"].value = 2
+    w.controls["microbatches"].value = 6
+    assert "请把 m 调到 4、8、12、16 之一" in w.message  # a Chinese list, not "4, 8, 12, 16"
 
 
 def test_slow_stage_menu_offers_the_devices_of_the_pipeline_only() -> None:

@@ -45,7 +45,7 @@ from matplotlib.path import Path
 from matplotlib.ticker import MaxNLocator
 
 from .._validate import check_choice, check_int, check_number
-from ..i18n import Text, register, tr
+from ..i18n import Text, pick, register, tr
 from ..pipeline import (
     DEFAULT_BACKWARD_S,
     DEFAULT_FORWARD_S,
@@ -477,7 +477,8 @@ class PipelineWidget(LessonWidget[PipelineView]):
         if schedule != "interleaved" and v > 1:
             raise ValueError(tr("widgets.pipeline.chunks_need_interleaved", v=v, **names))
         if schedule == "interleaved" and m % p:
-            choices = ", ".join(str(k) for k in range(p, MAX_MICROBATCHES + 1, p)) or str(p)
+            # "4、8、12、16" in zh, "4, 8, 12, 16" in en
+            choices = pick("、", ", ").join(str(k) for k in range(p, MAX_MICROBATCHES + 1, p)) or str(p)
             raise ValueError(tr("widgets.pipeline.needs_multiple", m=m, p=p, choices=choices, **names))
 
     def draw(self, result: PipelineView) -> None:

@@ -142,6 +142,9 @@ def test_lesson6_slow_stage_menu_offers_only_the_pipelines_devices(
     chosen = widget.locator(".ck-control-slow_stage select").first.evaluate("(s) => s.options[s.selectedIndex].text")
     assert _norm(chosen) == none
     assert "Traceback" not in after and not after.startswith(tr("widgets.invalid", lang=lang, error=""))
+    if lang == "zh":  # Try this step 3, m not a multiple of p: the message listed the m to pick as "4, 8, 12, 16"
+        _set(page, widget, "调度", "交错")
+        assert "请把 m 调到 4、8、12、16 之一" in _set(page, widget, "微批次数 m", "6")
     if lang == "zh":  # misconception 5's verdicts read "FSDP · 不优先: ..." with an ASCII colon
         verdicts = _cell_with(page, "evaluate_paper_case(CASE_FITS_ONE_DEVICE")
         assert len(re.findall(r"^(?:DP|FSDP|TP|PP) · [^:：\n]+：", verdicts, re.M)) == 4, verdicts
