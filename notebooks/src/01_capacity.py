@@ -336,8 +336,11 @@ display(Markdown("\n".join(rows)))
 shape = model_shape("megatron-7.5b")
 header = [Text(zh="重计算", en="Recompute"), "TP = 1 (GiB)", "TP = 8 (GiB)", "TP = 8 + SP (GiB)"]
 rows = ["| " + " | ".join(str(h) for h in header) + " |", "|" + " --- |" * len(header)]
+recompute_names = {"none": Text(zh="不重计算 (none)", en="none"),
+                   "selective": Text(zh="选择性重计算 (selective)", en="selective"),
+                   "full": Text(zh="完全重计算 (full)", en="full")}
 for mode in RECOMPUTE_MODES:
-    cells = [mode]
+    cells = [str(recompute_names[mode])]
     for tp, sp in ((1, False), (8, False), (8, True)):
         act = activation_memory_breakdown(seq_len=2048, micro_batch=1, hidden=shape.hidden, heads=shape.heads,
                                           layers=shape.layers, tp=tp, sequence_parallel=sp, recompute=mode)

@@ -1,4 +1,4 @@
-"""Walk-through of lessons 1, 3, 6, 7 and 8 in real JupyterLab, read as a Chinese self-learner would, checked in
+"""Walk-through of lessons 0, 1, 3, 6, 7 and 8 in real JupyterLab, read as a Chinese self-learner would, checked in
 English.
 
 What a file-level test cannot see: whether a menu's option fits the width the browser gives the menu, what a widget's
@@ -98,6 +98,9 @@ def test_lesson1_menus_show_every_label_whole_and_try_this_step3_shows_the_warni
     assert "18.45B" in _set(page, widget, model, "18.4B")  # step 4: the 18.4B shape has 18.45B parameters
     if notebook.startswith("zh"):  # section 3.2's lines read "ZeRO-0:  120.000 GB = ... GiB （每个 rank）"
         assert re.search(r"^ZeRO-0：每个 rank +120\.000 GB", _cell_with(page, "ZERO_FIGURE_1_PARAMS"), re.M)
+        # section 4's table named its rows none / selective / full; the prose above it names the modes in Chinese
+        activations = _cell_with(page, "TP = 8 + SP (GiB)")
+        assert re.search(r"^选择性重计算 \(selective\)\t9\.56\t", activations, re.M), activations
 
 
 @pytest.mark.parametrize(
