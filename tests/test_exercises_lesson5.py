@@ -135,7 +135,7 @@ def test_right_answers_pass(exercise_id: str, answer: object) -> None:
 @pytest.mark.parametrize(
     ("exercise_id", "answer", "hint_words"),
     [
-        ("matrix.case2_state_gib", 42.95, "GiB (2**30 bytes)"),  # GB instead of GiB: the named slip
+        ("matrix.case2_state_gib", 42.95, "GiB (2^30 bytes)"),  # GB instead of GiB: the named slip
         ("matrix.case3_kind", "state_exceeds_device", "largest layer"),
         ("matrix.case3_fsdp", "not_preferred", "second dimension"),
         ("matrix.case3_pp", "feasible", "without a bubble"),

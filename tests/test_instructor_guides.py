@@ -160,8 +160,10 @@ def _pipeline_demo() -> list[str]:
     shown.append(f"**{w.result.simulated_fraction:.1%}**")
     _set(w, stages=8, slow_stage=6)  # step 5
     shown += [f"**{w.result.simulated_fraction:.1%}**", f"{w.result.formula_fraction:.1%}"]
-    _set(w, stages=4)
-    assert w.status == "invalid" and "0 to 3" in w.message and "Traceback" not in w.message
+    _set(w, stages=4)  # device 6 is gone: the menu offers none and devices 0 to 3, and "none" is chosen
+    assert w.status == "ok" and w.controls["slow_stage"].value == "none" and w.result.slow_stage is None
+    assert [value for _, value in w.controls["slow_stage"].options] == ["none", 0, 1, 2, 3]
+    shown.append(f"**{w.result.simulated_fraction:.1%}**")
     return shown
 
 

@@ -21,7 +21,7 @@ from IPython.core.formatters import DisplayFormatter
 
 import coursekit
 from coursekit.i18n import tr
-from coursekit.lab import collectives, timeline  # noqa: F401  (their messages: the tables' headers)
+from coursekit.lab import collectives, memory, timeline  # noqa: F401  (their messages: the tables' headers)
 from coursekit.lab._format import LabTable
 from tests.notebook_outputs import executed
 
@@ -33,6 +33,7 @@ TABLE_CELLS: dict[str, tuple[str, ...]] = {
     'display(report.detail_view("all_reduce"))': ("lab.col_payload", "lab.col_time", "lab.col_busbw"),
     "display(result.table_view(model=False": ("lab.tl_col_rank", "lab.tl_part_step"),
     'display(timeline.result("ddp", "baseline").table_view(': ("lab.tl_col_rank", "lab.tl_part_step"),
+    "display(*memory.views())": ("lab.mem_col_component", "lab.mem_col_measured", "lab.mem_col_unexplained"),
     'display(efficiency_table_view(points, "ddp", with_efficiency=False))': (
         "lab.tl_eff_col_p",
         "lab.tl_eff_col_step",

@@ -150,11 +150,6 @@ def test_captions_only_for_small_shapes() -> None:
             "of 'pipeline stages p' (now m = 6, p = 4): move m to one of 4, 8, 12, 16, or pick 1F1B under "
             "'schedule'.",
         ),
-        (
-            {"slow_stage": 6},
-            "These inputs cannot be computed: the slow stage is device 6, but with p = 4 the devices are 0 to 3: "
-            "choose another device or 'none'.",
-        ),
     ],
 )
 def test_invalid_combinations_give_a_friendly_message(values: dict[str, object], message: str) -> None:
@@ -176,13 +171,39 @@ def test_messages_name_the_controls_not_code_parameters() -> None:
     assert w.status == "invalid"
     assert "virtual_stages" not in w.message and "schedule=" not in w.message
     assert "“每设备模型块数 v”" in w.message and "“调度 (schedule)”" in w.message
+    w.controls["virtual_stages"].value = 2
+    w.controls["microbatches"].value = 6
+    assert "请把 m 调到 4、8、12、16 之一" in w.message  # a Chinese list, not "4, 8, 12, 16"
 
 
-def test_invalid_message_in_chinese() -> None:
+def test_slow_stage_menu_offers_the_devices_of_the_pipeline_only() -> None:
+    # The menu listed devices 0 to 7 whatever p was: at p = 4, devices 4 to 7 do not exist.
+    w = PipelineWidget()
+    menu = w.controls["slow_stage"]
+    for stages in (4, 8, 2, 1, 4):
+        w.controls["stages"].value = stages
+        assert [value for _, value in menu.options] == ["none", *range(stages)], stages
+        assert w.status == "ok"
+    w.controls["stages"].value = 8
+    w.controls["slow_stage"].value = 6
+    assert w.result is not None and w.result.slow_stage == 6
+    renders = w.render_count
+    w.controls["stages"].value = 4  # device 6 is gone: back to "none", in one update
+    assert (menu.value, w.status, w.result.slow_stage, w.render_count) == ("none", "ok", None, renders + 1)
+    w.controls["slow_stage"].value = 2
+    w.controls["stages"].value = 3  # device 2 is still there: kept
+    assert menu.value == 2 and w.result.slow_stage == 2
+
+
+def test_compute_refuses_a_slow_stage_the_pipeline_does_not_have() -> None:
     coursekit.set_language("zh")
-    w = PipelineWidget(stages=2, slow_stage=3)
-    assert w.status == "invalid"
-    assert w.message == "这些输入无法计算：慢阶段选了设备 3，但 p = 2 时设备编号只有 0 到 1：请换一个设备，或选“无”。"
+    w = PipelineWidget()
+    with pytest.raises(ValueError) as info:
+        w.compute(**{**w.values(), "stages": 2, "slow_stage": 3})
+    assert str(info.value) == "慢阶段选了设备 3，但 p = 2 时设备编号只有 0 到 1：请换一个设备，或选“无”。"
+    assert w.compute(**{**w.values(), "stages": 8, "slow_stage": 6}).slow_stage == 6  # not the menu of p = 4
+    with pytest.raises(ValueError, match=r"^slow_stage = 8：必须在 0 到 7 之间。$"):
+        w.compute(**{**w.values(), "slow_stage": 8})
 
 
 def test_switching_to_interleaved_and_back_keeps_v_consistent() -> None:
@@ -219,7 +240,8 @@ def test_recovers_after_an_invalid_combination() -> None:
         ({"microbatches": 0}, ValueError, "microbatches = 0: must be between 1 and 16."),
         ({"schedule": "zb"}, ValueError, "schedule = 'zb': must be one of 'gpipe', '1f1b', 'interleaved'."),
         ({"virtual_stages": 5}, ValueError, "virtual_stages = 5: must be between 1 and 4."),
-        ({"slow_stage": 8}, ValueError, "slow_stage = 8: must be between 0 and 7."),
+        ({"slow_stage": 8}, ValueError, "slow_stage = 8: must be between 0 and 3."),
+        ({"stages": 2, "slow_stage": 3}, ValueError, "slow_stage = 3: must be between 0 and 1."),
         ({"slow_factor": 4.0}, ValueError, "slow_factor = 4.0: must be between 1.0 and 3.0."),
         ({"stages": 2.0}, TypeError, "stages = 2.0: must be an integer (int), not float."),
     ],

@@ -252,10 +252,10 @@ _register_messages(
         },
         # Slip hints: each names a mistake, never the answer.
         "exercises.slip.gib_vs_gb": {
-            "zh": "你的答案与正确值正好差 GiB 与 GB 之比 (2**30 / 10**9 ≈ 1.074)：检查题目要的是 GiB (2**30 字节) "
-            "还是 GB (10**9 字节)。",
-            "en": "Your answer is off by exactly the GiB / GB ratio (2**30 / 10**9 ≈ 1.074): check whether the "
-            "question asks for GiB (2**30 bytes) or GB (10**9 bytes).",
+            "zh": "你的答案与正确值正好差 GiB 与 GB 之比 (2^30 / 10^9 ≈ 1.074)：检查题目要的是 GiB (2^30 字节) "
+            "还是 GB (10^9 字节)。",
+            "en": "Your answer is off by exactly the GiB / GB ratio (2^30 / 10^9 ≈ 1.074): check whether the "
+            "question asks for GiB (2^30 bytes) or GB (10^9 bytes).",
         },
         "exercises.slip.percent_vs_fraction": {
             "zh": "你的答案与正确值正好差 100 倍：检查题目要的是分数（如 0.25）还是百分数（如 25）。",

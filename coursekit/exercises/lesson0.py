@@ -28,19 +28,18 @@ DEVICE_GB = register(
         id="intro.device_gb",
         lesson=0,
         prompt=Text(
-            zh="一块 24 GiB 显存的设备，按 GB (10**9 字节) 计是多少 GB？",
-            en="A device with 24 GiB of memory: how many GB (10**9 bytes) is that?",
+            zh="一块 24 GiB 显存的设备，按 GB (10^9 字节) 计是多少 GB？",
+            en="A device with 24 GiB of memory: how many GB (10^9 bytes) is that?",
         ),
         expected=_device_gb,
         hint=Text(
-            zh="1 GiB = 2**30 字节，1 GB = 10**9 字节；先换成字节，再换成 GB。coursekit.units 里有换算函数。",
-            en="1 GiB = 2**30 bytes and 1 GB = 10**9 bytes: convert to bytes first, then to GB. "
+            zh="1 GiB = 2^30 字节，1 GB = 10^9 字节；先换成字节，再换成 GB。coursekit.units 里有换算函数。",
+            en="1 GiB = 2^30 bytes and 1 GB = 10^9 bytes: convert to bytes first, then to GB. "
             "coursekit.units has the conversions.",
         ),
         why=lambda gb: Text(
-            zh=f"24 × 2**30 字节 = {gb:.2f} × 10**9 字节；"
-            f"GiB 比 GB 大 {GIB_BYTES / GB_BYTES - 1:.1%}，账本里不能混用。",
-            en=f"24 × 2**30 bytes = {gb:.2f} × 10**9 bytes; a GiB is {GIB_BYTES / GB_BYTES - 1:.1%} larger than a GB, "
+            zh=f"24 × 2^30 字节 = {gb:.2f} × 10^9 字节；GiB 比 GB 大 {GIB_BYTES / GB_BYTES - 1:.1%}，账本里不能混用。",
+            en=f"24 × 2^30 bytes = {gb:.2f} × 10^9 bytes; a GiB is {GIB_BYTES / GB_BYTES - 1:.1%} larger than a GB, "
             "so a ledger must not mix them.",
         ),
         slips=(GIB_VS_GB,),

@@ -101,10 +101,10 @@ ZERO2_GIB = register(
         ),
         expected=_zero2_gib,
         hint=Text(
-            zh="ZeRO-2 切分梯度和优化器状态，参数不切分：2Ψ + (2 + 12)Ψ/N_d 字节；再除以 2**30。"
+            zh="ZeRO-2 切分梯度和优化器状态，参数不切分：2Ψ + (2 + 12)Ψ/N_d 字节；再除以 2^30。"
             "可以用 training_state_memory(..., dp=..., zero_stage=...).total_gib 核对。",
             en="ZeRO-2 shards gradients and optimizer state but not the parameters: 2Ψ + (2 + 12)Ψ/N_d bytes, "
-            "then divide by 2**30. training_state_memory(..., dp=..., zero_stage=...).total_gib checks it.",
+            "then divide by 2^30. training_state_memory(..., dp=..., zero_stage=...).total_gib checks it.",
         ),
         why=lambda gib: Text(
             zh=f"2 × 7.5e9 + 14 × 7.5e9 / 8 字节 = {gib:.2f} GiB：参数仍是完整的一份，占了大头。",

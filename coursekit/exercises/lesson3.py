@@ -73,6 +73,15 @@ def _candidate_name(text: str) -> str:
     return by_lower.get(text.strip().lower(), text.strip())
 
 
+def _set_literal(names: frozenset[str]) -> str:
+    """The set as the learner writes it, in sorted order: ``{'EP', 'TP'}`` (not the list ``sorted`` gives).
+
+    >>> _set_literal(frozenset({"TP", "EP"}))
+    "{'EP', 'TP'}"
+    """
+    return "{" + ", ".join(repr(name) for name in sorted(names)) + "}"
+
+
 def first_gate() -> str:
     """q3.first_gate: the code of the first gate that rejects TP in :data:`FIRST_GATE_ENVIRONMENT`."""
     return evaluate_candidate(_candidate(FIRST_GATE_CANDIDATE), FIRST_GATE_ENVIRONMENT).codes[0]
@@ -145,8 +154,9 @@ ACCEPTED = register(
             "MoE, is its link scope met, does it split the context?",
         ),
         why=lambda names: Text(
-            zh=f"{sorted(names)}：DP 和 ZeRO-3 只声明了训练；CP 没有证据表明需要切分上下文；EP 在 MoE 上可用。",
-            en=f"{sorted(names)}: DP and ZeRO-3 declare training only; nothing shows CP is needed; EP applies to MoE.",
+            zh=f"{_set_literal(names)}：DP 和 ZeRO-3 只声明了训练；CP 没有证据表明需要切分上下文；EP 在 MoE 上可用。",
+            en=f"{_set_literal(names)}: DP and ZeRO-3 declare training only; nothing shows CP is needed; "
+            "EP applies to MoE.",
         ),
         slips=(
             member_left_out(

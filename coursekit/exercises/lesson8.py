@@ -153,14 +153,14 @@ CROSSOVER = register(
         ),
         expected=_crossover_bytes,
         hint=Text(
-            zh="令 steps·α = factor·S/B。n = 2 时 all_reduce 有 2(n-1) 步，factor = 2(n-1)/n；1 GiB = 2**30 字节。",
+            zh="令 steps·α = factor·S/B。n = 2 时 all_reduce 有 2(n-1) 步，factor = 2(n-1)/n；1 GiB = 2^30 字节。",
             en="Set steps·α = factor·S/B. With n = 2, all_reduce has 2(n-1) steps and factor = 2(n-1)/n; "
-            "1 GiB = 2**30 bytes.",
+            "1 GiB = 2^30 bytes.",
         ),
         why=lambda s: Text(
-            zh=f"S* = 2 × {CROSSOVER_ALPHA_S * US_PER_S:g} µs × 2**30 B/s / 1 = {s:,.0f} 字节"
+            zh=f"S* = 2 × {CROSSOVER_ALPHA_S * US_PER_S:g} µs × 2^30 B/s / 1 = {s:,.0f} 字节"
             f"（约 {s / KIB_BYTES:.0f} KiB）；更小的载荷由时延主导。",
-            en=f"S* = 2 × {CROSSOVER_ALPHA_S * US_PER_S:g} µs × 2**30 B/s / 1 = {s:,.0f} bytes "
+            en=f"S* = 2 × {CROSSOVER_ALPHA_S * US_PER_S:g} µs × 2^30 B/s / 1 = {s:,.0f} bytes "
             f"(about {s / KIB_BYTES:.0f} KiB); smaller payloads are latency-bound.",
         ),
         slips=(

@@ -614,10 +614,18 @@ class MemoryReport:
             expected=fmt_count(row.expected_bytes),
         )
 
+    def _strategies_shown(self) -> list[str]:
+        """The strategies that ran or were skipped, in the order of :data:`STRATEGIES`."""
+        return [s for s in STRATEGIES if s in self.skipped or self.strategy_results(s)]
+
     def format(self) -> str:
         """Every strategy's table, then the verdict."""
-        strategies = [s for s in STRATEGIES if s in self.skipped or self.strategy_results(s)]
-        return "\n\n".join([*(self.table(s) for s in strategies), self.verdict()])
+        return "\n\n".join([*(self.table(s) for s in self._strategies_shown()), self.verdict()])
+
+    def views(self) -> tuple[LabTable, ...]:
+        """:meth:`format` as :class:`~coursekit.lab._format.LabTable` s: every strategy's table, then the verdict
+        (``display(*report.views())`` in a notebook shows HTML tables)."""
+        return (*(self.table_view(s) for s in self._strategies_shown()), LabTable.of([self.verdict()]))
 
     def to_json_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (schema :data:`MEMORY_SCHEMA`), every rank of every strategy."""

@@ -116,6 +116,10 @@ ZERO_STAGES: tuple[int, ...] = (0, 1, 2, 3)
 DEFAULT_RUNTIME_RESERVE_GIB: float = 2.0
 #: Device memory sizes offered, GiB; 24 is the device of lesson 1's first ledger.
 DEVICE_MEMORY_CHOICES_GIB: tuple[float, ...] = (16.0, 24.0, 32.0, 40.0, 48.0, 80.0, 96.0, 128.0)
+#: Width of a control in one of the two columns, and of a menu with long labels, which spans both.
+_COLUMN_WIDTH: str = "30em"
+_WIDE_WIDTH: str = "60em"
+_WIDE_CONTROLS: tuple[str, ...] = ("model", "recipe")
 #: Parallel degrees offered (some split some shapes unevenly, e.g. PP = 8 with 36 layers: a warning).
 _DP_CHOICES: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 128)
 _TP_CHOICES: tuple[int, ...] = (1, 2, 4, 8, 16)
@@ -250,13 +254,16 @@ class CapacityWidget(LessonWidget[CapacityView]):
                 ),
             }
         )
-        # Two columns of controls keep the widget short.
-        for control in self.controls.values():
-            control.layout.width = "30em"
-        names = list(self.controls)
+        # Two columns of controls keep the widget short. The menus of the model shape and the precision recipe
+        # span both: in a column their labels were cut off ("7.5B（Megatron 表 1：36 层，h=4096，32 个", and in
+        # English "bf16-adam-no-master (12 bytes/pa").
+        for name, control in self.controls.items():
+            control.layout.width = _WIDE_WIDTH if name in _WIDE_CONTROLS else _COLUMN_WIDTH
+        names = [name for name in self.controls if name not in _WIDE_CONTROLS]
         half = (len(names) + 1) // 2
         columns = [ipywidgets.VBox([self.controls[n] for n in part]) for part in (names[:half], names[half:])]
-        self.view.children = (ipywidgets.HBox(columns), *self.view.children[1:])
+        wide = [self.controls[name] for name in _WIDE_CONTROLS]
+        self.view.children = (ipywidgets.VBox([*wide, ipywidgets.HBox(columns)]), *self.view.children[1:])
 
     # -- LessonWidget -------------------------------------------------------------------
 

@@ -33,7 +33,7 @@ Taught in: lesson 6 (pipeline bubble and scaling efficiency).
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,7 +45,7 @@ from matplotlib.path import Path
 from matplotlib.ticker import MaxNLocator
 
 from .._validate import check_choice, check_int, check_number
-from ..i18n import Text, register, tr
+from ..i18n import Text, pick, register, tr
 from ..pipeline import (
     DEFAULT_BACKWARD_S,
     DEFAULT_FORWARD_S,
@@ -179,6 +179,12 @@ SCHEDULE_NAMES: dict[str, Text] = {
     "interleaved": Text(zh="交错 1F1B", en="interleaved 1F1B"),
 }
 
+
+def _device_options(stages: int) -> list[tuple[str, int]]:
+    """The slow-stage menu's devices for a pipeline of ``stages``: 0 .. stages-1 (no stage that does not exist)."""
+    return [(str(device), device) for device in range(stages)]
+
+
 #: Dropdown label and value of "no slow stage" (a dropdown value of None would mean "nothing selected").
 NO_SLOW_STAGE: Text = Text(zh="无", en="none")
 NO_SLOW_STAGE_VALUE: str = "none"
@@ -300,7 +306,7 @@ class PipelineWidget(LessonWidget[PipelineView]):
 
     Controls: ``stages`` (1-8), ``microbatches`` (1-16), ``schedule``
     (gpipe / 1f1b / interleaved), ``virtual_stages`` (1-4), ``slow_stage``
-    (``"none"`` or a device index 0-7) and ``slow_factor`` (1.0-3.0).
+    (``"none"`` or a device of the pipeline, 0 to p-1: the menu follows p) and ``slow_factor`` (1.0-3.0).
 
     Taught in: lesson 6 (pipeline bubble and scaling efficiency).
     """
@@ -322,8 +328,8 @@ class PipelineWidget(LessonWidget[PipelineView]):
         microbatches = check_in_range("microbatches", microbatches, 1, MAX_MICROBATCHES, integral=True)
         schedule = check_choice("schedule", schedule, SCHEDULES)
         virtual_stages = check_in_range("virtual_stages", virtual_stages, 1, MAX_VIRTUAL_STAGES, integral=True)
-        if slow_stage is not None:
-            slow_stage = check_in_range("slow_stage", slow_stage, 0, MAX_STAGES - 1, integral=True)
+        if slow_stage is not None:  # the slow-stage menu offers the devices of this pipeline only
+            slow_stage = check_in_range("slow_stage", slow_stage, 0, stages - 1, integral=True)
         slow_factor = check_in_range("slow_factor", slow_factor, 1.0, MAX_SLOW_FACTOR, integral=False)
         if schedule == "interleaved" and virtual_stages == 1:
             virtual_stages = 2  # the interleaved schedule needs at least two chunks per device
@@ -340,7 +346,7 @@ class PipelineWidget(LessonWidget[PipelineView]):
             ),
             "slow_stage": dropdown(
                 "widgets.pipeline.slow_stage",
-                [(NO_SLOW_STAGE, NO_SLOW_STAGE_VALUE), *[(str(s), s) for s in range(MAX_STAGES)]],
+                [(NO_SLOW_STAGE, NO_SLOW_STAGE_VALUE), *_device_options(stages)],
                 value=NO_SLOW_STAGE_VALUE if slow_stage is None else slow_stage,
             ),
             "slow_factor": slider(
@@ -354,8 +360,29 @@ class PipelineWidget(LessonWidget[PipelineView]):
         }
         # Registered before the base class's own observer, so v is already right when the chart updates.
         controls["schedule"].observe(self._on_schedule, names="value")
+        controls["stages"].observe(self._on_stages, names="value")
         controls["virtual_stages"].disabled = schedule != "interleaved"
         super().__init__(controls)
+
+    def _on_stages(self, change: Any) -> None:
+        """Offer the devices 0 .. p-1 as slow stages; a slow device that no longer exists goes back to "none"."""
+        menu, stages = self.controls["slow_stage"], change["new"]
+        chosen = menu.value
+        keep = chosen if chosen == NO_SLOW_STAGE_VALUE or chosen < stages else NO_SLOW_STAGE_VALUE
+        with self.hold_updates():  # new options select the first one: one update, for the value kept
+            menu.options = [menu.options[0], *_device_options(stages)]
+            menu.value = keep
+
+    def check_values(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """As :meth:`LessonWidget.check_values`, but a slow stage is checked against every device the widget can
+        show (0 .. 7), not the menu of the current p: a direct ``compute(stages=8, slow_stage=6)`` is fine, and
+        ``compute(stages=4, slow_stage=6)`` is refused by :func:`pipeline_view`, naming p and the devices."""
+        slow = values.get("slow_stage", NO_SLOW_STAGE_VALUE)
+        if isinstance(slow, str) and slow == NO_SLOW_STAGE_VALUE:
+            return super().check_values(values)
+        checked = super().check_values({**values, "slow_stage": NO_SLOW_STAGE_VALUE})
+        checked["slow_stage"] = check_in_range("slow_stage", slow, 0, MAX_STAGES - 1, integral=True)
+        return checked
 
     def _on_schedule(self, change: Any) -> None:
         """Keep v consistent with the schedule: 2 when interleaved is picked with v = 1, 1 (greyed) otherwise."""
@@ -450,7 +477,8 @@ class PipelineWidget(LessonWidget[PipelineView]):
         if schedule != "interleaved" and v > 1:
             raise ValueError(tr("widgets.pipeline.chunks_need_interleaved", v=v, **names))
         if schedule == "interleaved" and m % p:
-            choices = ", ".join(str(k) for k in range(p, MAX_MICROBATCHES + 1, p)) or str(p)
+            # "4、8、12、16" in zh, "4, 8, 12, 16" in en
+            choices = pick("、", ", ").join(str(k) for k in range(p, MAX_MICROBATCHES + 1, p)) or str(p)
             raise ValueError(tr("widgets.pipeline.needs_multiple", m=m, p=p, choices=choices, **names))
 
     def draw(self, result: PipelineView) -> None:

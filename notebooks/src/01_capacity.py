@@ -238,8 +238,8 @@ display(Markdown("\n".join(rows)))
 ZERO_FIGURE_1_PARAMS, ZERO_FIGURE_1_DP = 7.5e9, 64
 per_stage = [training_state_memory(ZERO_FIGURE_1_PARAMS, dp=ZERO_FIGURE_1_DP, zero_stage=s) for s in range(4)]
 for memory in per_stage:
-    print(f"ZeRO-{memory.zero_stage}: {memory.total_gb:8.3f} GB = {memory.total_gib:8.3f} GiB",
-          Text(zh="（每个 rank）", en="per rank"))
+    print(Text(zh=f"ZeRO-{memory.zero_stage}：每个 rank {memory.total_gb:8.3f} GB = {memory.total_gib:8.3f} GiB",
+               en=f"ZeRO-{memory.zero_stage}: {memory.total_gb:8.3f} GB = {memory.total_gib:8.3f} GiB per rank"))
 assert round(per_stage[0].total_gb, 1) == 120.0
 assert round(per_stage[1].total_gb, 1) == 31.4
 assert round(per_stage[2].total_gb, 1) == 16.6
@@ -336,8 +336,11 @@ display(Markdown("\n".join(rows)))
 shape = model_shape("megatron-7.5b")
 header = [Text(zh="重计算", en="Recompute"), "TP = 1 (GiB)", "TP = 8 (GiB)", "TP = 8 + SP (GiB)"]
 rows = ["| " + " | ".join(str(h) for h in header) + " |", "|" + " --- |" * len(header)]
+recompute_names = {"none": Text(zh="不重计算 (none)", en="none"),
+                   "selective": Text(zh="选择性重计算 (selective)", en="selective"),
+                   "full": Text(zh="完全重计算 (full)", en="full")}
 for mode in RECOMPUTE_MODES:
-    cells = [mode]
+    cells = [str(recompute_names[mode])]
     for tp, sp in ((1, False), (8, False), (8, True)):
         act = activation_memory_breakdown(seq_len=2048, micro_batch=1, hidden=shape.hidden, heads=shape.heads,
                                           layers=shape.layers, tp=tp, sequence_parallel=sp, recompute=mode)
@@ -451,7 +454,7 @@ display(Markdown("\n".join(rows)))
 #
 # 1. 从 ZeRO-0 开始逐级提高 ZeRO 阶段，看优化器状态、梯度、参数依次缩小；
 # 2. 选择性重计算改成不重计算，再把序列长度加到 8192，看激活怎样超过模型状态；
-# 3. 把 PP 设成 8：36 层不能均分成 8 个阶段（有的 4 层、有的 5 层）。消息框变成“警告”：流水线仍然能跑，
+# 3. 把重计算改回选择性、序列长度改回 2048，再把 PP 设成 8：36 层不能均分成 8 个阶段（有的 4 层、有的 5 层）。消息框变成“警告”：流水线仍然能跑，
 #    但层数最多的阶段决定节奏，账本按最重的阶段（5 层）记。第 3 课把这条规则当作门槛；
 # 4. 换成 18.4B 的形状，找出 80 GiB 设备上能放下的组合。
 
@@ -472,8 +475,8 @@ display(Markdown("\n".join(rows)))
 # 1. Raise the ZeRO stage from 0 step by step and watch the optimizer state, the gradients and the parameters shrink;
 # 2. Change selective recomputation to none, then raise the sequence length to 8192: see the activations outgrow the
 #    model states;
-# 3. Set PP to 8: 36 layers do not split evenly into 8 stages (some get 4 layers, some 5). The message turns into a
-#    "Warning": the pipeline still runs, but the stage with the most layers sets the pace, and the ledger is that
+# 3. Set recomputation back to selective and the sequence length back to 2048, then PP to 8: 36 layers do not split
+#    evenly into 8 stages (some get 4 layers, some 5). The message turns into a "Warning": the pipeline still runs, but the stage with the most layers sets the pace, and the ledger is that
 #    heaviest stage's (5 layers). Lesson 3 uses this rule as a gate;
 # 4. Switch to the 18.4B shape and find a combination that fits an 80 GiB device.
 

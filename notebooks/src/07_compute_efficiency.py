@@ -460,9 +460,9 @@ assert round(executed_ratio["full"], 3) == 1.333 and round(executed_ratio["selec
 palm_flops_per_token = model_flops_per_token(540.35e9, 118, 48 * 256, 2048)
 palm_mfu = mfu(palm_flops_per_token, 238.3e3, 6144, TPU_V4_BF16_FLOPS)
 palm_mfu_6n = mfu(6 * 540.35e9, 238.3e3, 6144, TPU_V4_BF16_FLOPS)
-print(Text(zh="每 token 的模型 FLOP：", en="model FLOPs per token:"), f"{palm_flops_per_token:.4g}")
-print(Text(zh="MFU：", en="MFU:"), f"{palm_mfu:.1%}")
-print(Text(zh="只数 6N 时的 MFU：", en="MFU counting 6N only:"), f"{palm_mfu_6n:.1%}")
+print(Text(zh=f"每 token 的模型 FLOP：{palm_flops_per_token:.4g}", en=f"model FLOPs per token: {palm_flops_per_token:.4g}"))
+print(Text(zh=f"MFU：{palm_mfu:.1%}", en=f"MFU: {palm_mfu:.1%}"))
+print(Text(zh=f"只数 6N 时的 MFU：{palm_mfu_6n:.1%}", en=f"MFU counting 6N only: {palm_mfu_6n:.1%}"))
 
 # %%
 # zh: PaLM 表 3
@@ -657,7 +657,8 @@ answer = mfu(model, tokens_per_s_per_gpu, 1, A100_BF16_DENSE_FLOPS)
 hfu_value = run.tflops_per_gpu * 1e12 / A100_BF16_DENSE_FLOPS
 # zh: 数值在这里就定下来（默认参数）：后面的练习会给 answer 赋新值。
 # en: The values are fixed here (default arguments): later exercises assign answer again.
-verify("eff.megatron_mfu", answer, reveal=lambda hfu=hfu_value, value=answer: print(f"HFU = {hfu:.3f}, MFU = {value:.3f}"))
+utilisation = Text(zh=f"HFU = {hfu_value:.3f}，MFU = {answer:.3f}", en=f"HFU = {hfu_value:.3f}, MFU = {answer:.3f}")
+verify("eff.megatron_mfu", answer, reveal=lambda shown=utilisation: print(shown))
 
 # %% [markdown] lang="zh"
 # ### 练习 7.4
@@ -681,7 +682,13 @@ base = {"tp": 8, "micro_batch": 1, "seq_len": 4096, "cp": 1}
 changes = {"tp16": {"tp": 16}, "cp2": {"cp": 2}, "mb2": {"micro_batch": 2}}
 after = {name: layout_matmul_intensity(llama70, **{**base, **change}) for name, change in changes.items()}
 answer = max(after, key=after.get)
-verify("eff.best_change", answer, reveal=lambda after=after: print({name: round(value) for name, value in after.items()}))
+shown = Text(
+    zh=f"每层矩阵乘的计算强度（FLOP/字节）：原布局 {layout_matmul_intensity(llama70, **base):.0f}；"
+    + "，".join(f"{name} 之后 {value:.0f}" for name, value in after.items()),
+    en=f"layer matmul intensity (FLOP/byte): {layout_matmul_intensity(llama70, **base):.0f} as is; "
+    + ", ".join(f"{value:.0f} after {name}" for name, value in after.items()),
+)
+verify("eff.best_change", answer, reveal=lambda shown=shown: print(shown))
 
 # %% [markdown] lang="zh"
 # ### 练习 7.5

@@ -356,7 +356,7 @@ num_params = sum(spec.numel for spec in parameter_layout(config))
 tensors = len(parameter_layout(config))
 print(Text(zh=f"{num_params:,} 个参数，分布在 {tensors} 个张量中", en=f"{num_params:,} parameters in {tensors} tensors"))
 memory = run.memory
-print(memory.format())
+display(*memory.views())
 
 # %% [markdown] lang="zh"
 # 每张表的“未解释”一列都应当是 0：实测 = 账本 + 有名字的差额。逐项看这些差额：
@@ -903,7 +903,7 @@ if RANKS_TRY != RANKS:
     from coursekit.lab import run_collectives, run_memory
 
     display(run_collectives(ranks=RANKS_TRY, max_bytes=4 * MIB_BYTES, repeats=10, warmup=3).summary_view())
-    print(run_memory(ranks=RANKS_TRY).format())
+    display(*run_memory(ranks=RANKS_TRY).views())
 
 # %% [markdown] lang="zh"
 # ## 要点

@@ -112,7 +112,7 @@ def test_lesson6_misconception5_quotes_the_verdict_its_cell_prints(
     # verdict "not preferred" (不优先) for each, "not needed" being the reason.
     page = open_lesson(notebook).page
     output = _cell_with(page, "evaluate_paper_case(CASE_FITS_ONE_DEVICE")
-    verdicts = dict(re.findall(r"^(FSDP|TP|PP) · ([^:]+):", output, re.M))
+    verdicts = dict(re.findall(r"^(FSDP|TP|PP) · ([^:：]+)[:：]", output, re.M))
     assert sorted(verdicts) == ["FSDP", "PP", "TP"] and len(set(verdicts.values())) == 1, verdicts
     prose = _cell_with(page, heading).replace("\n", " ")
     assert quoted.format(verdicts["TP"]) in prose, prose
