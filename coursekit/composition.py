@@ -150,7 +150,7 @@ register(
             "en": "order = {value!r}: the expert layers' pipeline (PP) groups differ from the dense layers', "
             "which Megatron-Core refuses; put PP last.",
         },
-        "composition.rank_in_groups": {"zh": "groups[{dim!r}] 中的 rank", "en": "rank in groups[{dim!r}]"},
+        "composition.rank_in_groups": {"zh": "`groups[{dim!r}]` 中的 rank", "en": "rank in groups[{dim!r}]"},
         "composition.type_groups": {
             "zh": "groups = {value!r}：必须是维度到 rank 列表的列表的字典，如 rank_groups() 的结果。",
             "en": "groups = {value!r}: must map each dimension to a list of rank lists, as rank_groups() returns.",

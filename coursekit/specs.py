@@ -594,13 +594,13 @@ def _inter_node_ring_bandwidth(np: Any, cluster: Any, span: Any, ring_ranks: Any
     return np.maximum(inter_bw, np.minimum(nics * inter_bw, intra_bw))
 
 
-def _elementwise(pick: Any, a: Any, b: Any) -> Any:
+def _elementwise(op: Any, a: Any, b: Any) -> Any:
     """``min`` or ``max`` of two numbers, elementwise when either is a numpy array (numbers stay plain numbers)."""
     if hasattr(a, "shape") or hasattr(b, "shape"):
         import numpy as np
 
-        return (np.minimum if pick is min else np.maximum)(a, b)
-    return pick(a, b)
+        return (np.minimum if op is min else np.maximum)(a, b)
+    return op(a, b)
 
 
 def kv_heads_split(kv_heads: Any, tp: Any) -> Any:

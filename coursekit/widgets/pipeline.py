@@ -45,7 +45,7 @@ from matplotlib.path import Path
 from matplotlib.ticker import MaxNLocator
 
 from .._validate import check_choice, check_int, check_number
-from ..i18n import Text, pick, register, tr
+from ..i18n import Text, register, tr
 from ..pipeline import (
     DEFAULT_BACKWARD_S,
     DEFAULT_FORWARD_S,
@@ -152,6 +152,7 @@ register(
             "en": "'{virtual}' = {v} only means something for '{interleaved}': pick it under '{schedule_control}', "
             "or move v back to 1.",
         },
+        "widgets.pipeline.list_separator": {"zh": "、", "en": ", "},
         "widgets.pipeline.needs_multiple": {
             "zh": "“{interleaved}”要求“{microbatches}”是“{stages}”的整数倍（现在 m = {m}，p = {p}）："
             "请把 m 调到 {choices} 之一，或在“{schedule_control}”中选 1F1B。",
@@ -478,7 +479,8 @@ class PipelineWidget(LessonWidget[PipelineView]):
             raise ValueError(tr("widgets.pipeline.chunks_need_interleaved", v=v, **names))
         if schedule == "interleaved" and m % p:
             # "4、8、12、16" in zh, "4, 8, 12, 16" in en
-            choices = pick("、", ", ").join(str(k) for k in range(p, MAX_MICROBATCHES + 1, p)) or str(p)
+            separator = tr("widgets.pipeline.list_separator")
+            choices = separator.join(str(k) for k in range(p, MAX_MICROBATCHES + 1, p)) or str(p)
             raise ValueError(tr("widgets.pipeline.needs_multiple", m=m, p=p, choices=choices, **names))
 
     def draw(self, result: PipelineView) -> None:
