@@ -319,7 +319,7 @@ SELECTION_MATRIX: tuple[MatrixRow, ...] = (
             "more often than DP",
         ),
         Text(
-            zh="分片状态加激活 (activation) 和 gather 峰值 (gather peak，预取时约两层参数加一层未分片梯度) 放得下；"
+            zh="分片状态加激活 (activation) 和 gather 峰值 (gather peak)（预取时约两层参数加一层未分片梯度）放得下；"
             "互连能让 gather 与计算重叠",
             en="The shard plus activations and the gather peak (with prefetch about two layers of parameters and "
             "one layer of unsharded gradients) fit; the links let gathers overlap compute",

@@ -241,7 +241,7 @@ register(
             "layers' cost is misstated.",
         },
         "config.note_sinks": {
-            "zh": "model_type={value}：注意力汇 (attention sink，每层每个注意力头一个学习到的 logit，加进 softmax)；"
+            "zh": "model_type={value}：注意力汇 (attention sink)（每层每个注意力头一个学习到的 logit，加进 softmax）；"
             "未建模：略去它们的 {count} 个参数和 softmax 多出的一项（与各层相比可忽略）。",
             "en": "model_type={value}: attention sinks (one learned logit per attention head in every layer, added to "
             "the softmax); not modelled: their {count} parameters and the extra softmax term are left out "

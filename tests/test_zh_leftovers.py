@@ -255,3 +255,33 @@ def test_published_run_labels_are_chinese() -> None:
     with chinese():
         labels = {run.name: run.label for run in all_published_runs()}
     assert {name: english_words(label) for name, label in labels.items() if english_words(label)} == {}
+
+
+#: ASCII parentheses around Chinese prose: a Chinese aside takes full-width （）; ASCII ones stay for formulas and
+#: shapes (ASCII punctuation in numbers and shapes: "(峰值算力, 计算强度 × 显存带宽)", "(1 - 重叠比例)") and for
+#: an English original after its Chinese term ("丢弃 (dropout)").
+_ASCII_ASIDE = re.compile(r"\(([^()]*[\u4e00-\u9fff][^()]*)\)")
+_FORMULA = re.compile(r"[,×·/+÷^=<>{}µ]| - |FLOP|^\s*\d")
+
+
+def zh_prose_in_ascii_parentheses(text: str) -> list[str]:
+    """The ASCII-parenthesised asides of ``text`` that hold Chinese prose, not a formula or a shape."""
+    return [m.group(0) for m in _ASCII_ASIDE.finditer(text) if not _FORMULA.search(m.group(1))]
+
+
+def test_the_aside_scan_finds_prose_and_passes_formulas() -> None:
+    assert zh_prose_in_ascii_parentheses("到不了峰值 (第 9 课校准这个上限)。") == ["(第 9 课校准这个上限)"]
+    aside = "(QKV、输出投影、MLP 上投影和下投影)"
+    assert zh_prose_in_ascii_parentheses(f"矩阵乘 {aside}，") == [aside]
+    aside = "(gather peak，预取时约两层参数)"
+    assert zh_prose_in_ascii_parentheses(f"gather 峰值 {aside}") == [aside]
+    assert zh_prose_in_ascii_parentheses("(峰值算力, 计算强度 × 显存带宽)、(1 - 重叠比例)、(名称, 并行度)") == []
+    assert zh_prose_in_ascii_parentheses("(2^30 字节)、(FLOP/字节)、(高, 宽, 4)、(µs/次)") == []
+    assert zh_prose_in_ascii_parentheses("丢弃 (dropout)、矩阵乘（QKV、输出投影）") == []
+
+
+@pytest.mark.parametrize("path", sorted(str(p.relative_to(ROOT)) for p in (ROOT / "coursekit").rglob("*.py")))
+def test_chinese_asides_take_full_width_parentheses(path: str) -> None:
+    texts = chinese_texts(ROOT / path)
+    found = [(line, aside) for line, text in texts for aside in zh_prose_in_ascii_parentheses(text)]
+    assert found == []

@@ -104,7 +104,7 @@ register(
         "widgets.roofline.gpu": {"zh": "GPU 型号", "en": "GPU"},
         "widgets.roofline.model": {"zh": "模型", "en": "model"},
         "widgets.roofline.tp": {"zh": "张量并行度 TP", "en": "tensor-parallel degree TP"},
-        "widgets.roofline.micro_batch": {"zh": "微批次大小 (序列数)", "en": "micro-batch (sequences)"},
+        "widgets.roofline.micro_batch": {"zh": "微批次大小（序列数）", "en": "micro-batch (sequences)"},
         "widgets.roofline.seq_len": {"zh": "序列长度 (token)", "en": "sequence length (tokens)"},
         "widgets.roofline.cp": {"zh": "上下文并行度 CP", "en": "context-parallel degree CP"},
         "widgets.roofline.compute_bound": {
@@ -131,8 +131,8 @@ register(
             "= {tflops:.0f} TFLOP/s.",
         },
         "widgets.roofline.note": {
-            "zh": "这是上限，不是测量：只算每层的四个线性矩阵乘 (QKV、输出投影、MLP 上投影和下投影)，"
-            "不含注意力核心、归一化、通信和内核开销；真实内核到不了峰值 (第 9 课校准这个上限)。",
+            "zh": "这是上限，不是测量：只算每层的四个线性矩阵乘（QKV、输出投影、MLP 上投影和下投影），"
+            "不含注意力核心、归一化、通信和内核开销；真实内核到不了峰值（第 9 课校准这个上限）。",
             "en": "An upper bound, not a measurement: only the layer's four linear matmuls (QKV, output projection, "
             "MLP up and down) count; attention's core, normalisation, communication and kernel overheads are left "
             "out, and real kernels do not reach peak (lesson 9 calibrates that ceiling).",
