@@ -1694,6 +1694,12 @@ class WorkloadSpec:
             DeepSeek-V3 recipe (``recipes/deepseek/deepseek_v3.py``, ``layout_map[(16, 1)]``) puts the embedding and
             4 layers on the first of 16 stages, 4 on each middle one, and 1 layer, the MTP block and the loss on the
             last: ``pipeline_edge_layers=0, pipeline_last_edge_layers=3``.
+        pipeline_uneven_chunks: the engine places any number of layers on each model chunk of the interleaved
+            schedule: Megatron-Core's hand-written ``--pipeline-model-parallel-layout`` (from 0.13), or PyTorch's
+            ``torch.distributed.pipelining`` (TorchTitan, NeMo Automodel), which split a stage's layers into v
+            chunks of ceil or floor(layers / v). ``False`` (the default): Megatron-Core's rule without a layout, v
+            divides every stage's layers. Either way each chunk holds at least one layer (or the embedding or the
+            loss), and the bubble is counted as for equal chunks (:func:`coursekit.pipeline.bubble_fraction`).
         ep_node_limit: node-limited routing, each token reaches at most this many other nodes (DeepSeek-V3
             §2.1.2: 4); ``None`` = unlimited.
         efficiency_ceiling: the compute-efficiency model's ceiling (share of peak the largest matmuls reach);
@@ -1814,11 +1820,13 @@ class WorkloadSpec:
     fp8_matmul_share: float | None = None
     fp8_weight_cache: bool = False
     pipeline_last_edge_layers: int | None = None
+    pipeline_uneven_chunks: bool = False
 
     def __post_init__(self) -> None:
         _plain_fields(self)
         raw: Any = self
         check_bool("fp8_weight_cache", raw.fp8_weight_cache)
+        check_bool("pipeline_uneven_chunks", raw.pipeline_uneven_chunks)
         if raw.fp8_matmul_share is not None:
             object.__setattr__(
                 self, "fp8_matmul_share", check_number("fp8_matmul_share", raw.fp8_matmul_share, ge=MIN_SHARE, le=1)

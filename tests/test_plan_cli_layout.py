@@ -53,6 +53,7 @@ NON_DEFAULT: dict[str, object] = {
     "pipeline_last_edge_layers": 2,
     "ep_node_limit": 4,
     "ep_dedup_per_node": True,
+    "pipeline_uneven_chunks": True,
     "ep_fp8_dispatch": True,
     "ep_overlap_schedule": "dualpipe",
     "efficiency_ceiling": 0.61,

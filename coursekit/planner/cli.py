@@ -525,6 +525,17 @@ def _add_search_arguments(p: argparse.ArgumentParser) -> None:
         ).render(),
     )
     p.add_argument(
+        "--pipeline-uneven-chunks",
+        action="store_true",
+        help=Text(
+            zh="交错调度的各模型块可放任意层数（Megatron-Core 手写的 --pipeline-model-parallel-layout，或 PyTorch 的 "
+            "torch.distributed.pipelining）；默认每个阶段的层数要能被 v 整除",
+            en="the interleaved schedule's model chunks may hold any number of layers (Megatron-Core's hand-written "
+            "--pipeline-model-parallel-layout, or PyTorch's torch.distributed.pipelining); by default v divides "
+            "every stage's layers",
+        ).render(),
+    )
+    p.add_argument(
         "--ep-node-limit",
         type=number_arg(int, "ep_node_limit", ge=1, le=MAX_NODES),
         default=None,
@@ -714,6 +725,7 @@ _OTHER_WORKLOAD_FLAGS: tuple[tuple[str, str, str], ...] = (
     ("moe_probs_in_experts", "--moe-probs-in-experts", "on"),
     ("ep_dedup_per_node", "--ep-dedup-per-node", "on"),
     ("ep_fp8_dispatch", "--ep-fp8-dispatch", "on"),
+    ("pipeline_uneven_chunks", "--pipeline-uneven-chunks", "on"),
 )
 #: WorkloadSpec fields no ``plan`` flag sets: the batch (``--global-batch``, always given), the mode (training
 #: here; ``--mode serving`` has its own flags) and what only serving reads.
@@ -951,6 +963,7 @@ def _workload(args: argparse.Namespace) -> WorkloadSpec:
         "flash_attention": not args.no_flash_attention,
         "moe_probs_in_experts": args.moe_probs_in_experts,
         "ep_dedup_per_node": args.ep_dedup_per_node,
+        "pipeline_uneven_chunks": args.pipeline_uneven_chunks,
         "ep_fp8_dispatch": args.ep_fp8_dispatch,
     }
     for flag, field_name in _WORKLOAD_FLAGS:

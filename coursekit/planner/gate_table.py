@@ -90,10 +90,12 @@ register(
         },
         "planner.virtual_chunk_divide_edges": {
             "zh": "v = {v} 个模型块要把每个流水线阶段的层数等分（首阶段把嵌入算作 {edge} 层，末阶段把输出层与损失"
-            "算作 {last_edge} 层）；首、中、末阶段的层数是 {stages}",
+            "算作 {last_edge} 层）；首、中、末阶段的层数是 {stages}（引擎能给各块放任意层数时：pipeline_uneven_chunks，"
+            "命令行 --pipeline-uneven-chunks）",
             "en": "v = {v} model chunks must split every pipeline stage's layers equally (the first counts the "
             "embedding as {edge} layers, the last the output layer and the loss as {last_edge}); the first, middle "
-            "and last stages hold {stages}",
+            "and last stages hold {stages} (an engine that puts any number of layers on a chunk: "
+            "pipeline_uneven_chunks, on the command line --pipeline-uneven-chunks)",
         },
         "planner.virtual_chunk_layers": {
             "zh": "v = {v} 个模型块需要每个流水线阶段至少 {v} 层（首末阶段把嵌入与损失各算作 {edge} 层，"
@@ -104,9 +106,12 @@ register(
         },
         "planner.virtual_chunk_divide": {
             "zh": "v = {v} 个模型块要把每个流水线阶段的层数等分（首末阶段把嵌入与损失各算作 {edge} 层）；"
-            "首、中、末阶段的层数是 {stages}",
+            "首、中、末阶段的层数是 {stages}（引擎能给各块放任意层数时：pipeline_uneven_chunks，"
+            "命令行 --pipeline-uneven-chunks）",
             "en": "v = {v} model chunks must split every pipeline stage's layers equally (the first and last count "
-            "the embedding and the loss as {edge} layer each); the first, middle and last stages hold {stages}",
+            "the embedding and the loss as {edge} layer each); the first, middle and last stages hold {stages} (an "
+            "engine that puts any number of layers on a chunk: pipeline_uneven_chunks, on the command line "
+            "--pipeline-uneven-chunks)",
         },
         "planner.context_chunks": {
             "zh": "cp = {cp}：因果注意力的负载均衡切分要把序列分成 2·cp = {chunks} 段等长的块（每个 CP rank "
@@ -363,6 +368,7 @@ def chunks_divide_stages(
 def _pp_schedule_test(g: GateInput) -> Any:
     pp, v = g["pp"], g["v"]
     uneven = ~chunks_divide_stages(*g.stage_layers, pp, g.edge_layers, v, g.last_edge_layers)
+    uneven = uneven & (not g.workload.pipeline_uneven_chunks)  # a layout that places layers freely
     return (v > 1) & ((pp == 1) | (g.fewest_chunk_slots < v) | uneven | (g["ga"] % pp != 0))
 
 
@@ -377,7 +383,7 @@ def _pp_schedule_reason(g: GateInput, i: int) -> Reason:
         key = "planner.virtual_chunk_layers" if same else "planner.virtual_chunk_layers_edges"
         return Reason("pp_schedule", key, {"v": v, "fewest": fewest, **edges})
     first, mid, last = (int(x[i]) for x in g.stage_layers)
-    if not chunks_divide_stages(first, mid, last, pp, edge, v, last_edge):
+    if not g.workload.pipeline_uneven_chunks and not chunks_divide_stages(first, mid, last, pp, edge, v, last_edge):
         stages = f"{first}, {mid}, {last}" if pp > 2 else f"{first}, {last}"
         key = "planner.virtual_chunk_divide" if same else "planner.virtual_chunk_divide_edges"
         return Reason("pp_schedule", key, {"v": v, "stages": stages, **edges})

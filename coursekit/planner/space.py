@@ -101,7 +101,8 @@ def _v_options(model: ModelSpec, workload: WorkloadSpec, pp: int) -> list[int]:
     """Virtual stages tried at ``pp``: 1, and each v in 2..max that keeps at least one layer per chunk (the first
     and last stages counting the embedding and the loss as ``pipeline_edge_layers`` and
     ``pipeline_last_edge_layers`` layers: a chunk may hold only them) and splits every stage into equal chunks
-    (:func:`coursekit.planner.gate_table.chunks_divide_stages`).
+    (:func:`coursekit.planner.gate_table.chunks_divide_stages`); under
+    :attr:`~coursekit.specs.WorkloadSpec.pipeline_uneven_chunks` every such v, split or not.
 
     Megatron-Core accepts any v that splits the stages, up to one layer per chunk; ``max_virtual_stages`` bounds
     how deep the search interleaves. When no v up to it splits the stages — 92 layers over 4 stages are 23 a
@@ -121,15 +122,17 @@ def _v_options(model: ModelSpec, workload: WorkloadSpec, pp: int) -> list[int]:
     edge, last_edge = pipeline_edges_at(
         model.layers, pp, workload.pipeline_edge_layers, workload.pipeline_last_edge_layers
     )
-    return list(_v_options_of(model.layers, edge, workload.max_virtual_stages, pp, last_edge))
+    uneven = workload.pipeline_uneven_chunks
+    return list(_v_options_of(model.layers, edge, workload.max_virtual_stages, pp, last_edge, uneven))
 
 
 @lru_cache(maxsize=1024)
 def _v_options_of(
-    layers: int, edge: int, max_virtual_stages: int, pp: int, last_edge: int | None = None
+    layers: int, edge: int, max_virtual_stages: int, pp: int, last_edge: int | None = None, uneven: bool = False
 ) -> tuple[int, ...]:
     """:func:`_v_options` from the integers it depends on (each search asks for every pp, several times);
-    ``last_edge`` ``None``: the same as ``edge``."""
+    ``last_edge`` ``None``: the same as ``edge``; ``uneven`` (:attr:`WorkloadSpec.pipeline_uneven_chunks`): every v
+    up to one layer per chunk, split or not."""
     if pp == 1 or max_virtual_stages == 1:
         return (1,)
     last_edge = edge if last_edge is None else last_edge
@@ -137,7 +140,9 @@ def _v_options_of(
     edges = min(first + edge, last + last_edge)
     fewest = min(edges, mid) if pp > 2 else edges
     splitting = [
-        v for v in range(2, max(fewest, 1) + 1) if chunks_divide_stages(first, mid, last, pp, edge, v, last_edge)
+        v
+        for v in range(2, max(fewest, 1) + 1)
+        if uneven or chunks_divide_stages(first, mid, last, pp, edge, v, last_edge)
     ]
     within = [v for v in splitting if v <= max_virtual_stages]
     return (1, *(within or splitting[:1]))
