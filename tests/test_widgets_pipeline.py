@@ -200,7 +200,8 @@ def test_compute_refuses_a_slow_stage_the_pipeline_does_not_have() -> None:
     w = PipelineWidget()
     with pytest.raises(ValueError) as info:
         w.compute(**{**w.values(), "stages": 2, "slow_stage": 3})
-    assert str(info.value) == "慢阶段选了设备 3，但 p = 2 时设备编号只有 0 到 1：请换一个设备，或选“无”。"
+    expected = "slow_stage = 3：慢阶段选了设备 3，但 p = 2 时设备编号只有 0 到 1；请换一个设备，或选“无”。"
+    assert str(info.value) == expected
     assert w.compute(**{**w.values(), "stages": 8, "slow_stage": 6}).slow_stage == 6  # not the menu of p = 4
     with pytest.raises(ValueError, match=r"^slow_stage = 8：必须在 0 到 7 之间。$"):
         w.compute(**{**w.values(), "slow_stage": 8})

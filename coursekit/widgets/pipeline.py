@@ -102,9 +102,10 @@ register(
         "widgets.pipeline.slow_stage": {"zh": "慢阶段 (slow stage)", "en": "slow stage"},
         "widgets.pipeline.slow_factor": {"zh": "慢阶段耗时倍数", "en": "slow-stage time factor"},
         "widgets.pipeline.slow_stage_missing": {
-            "zh": "慢阶段选了设备 {stage}，但 p = {stages} 时设备编号只有 0 到 {last}：请换一个设备，或选“无”。",
-            "en": "the slow stage is device {stage}, but with p = {stages} the devices are 0 to {last}: "
-            "choose another device or 'none'.",
+            "zh": "slow_stage = {stage}：慢阶段选了设备 {stage}，但 p = {stages} 时设备编号只有 0 到 {last}；"
+            "请换一个设备，或选“无”。",
+            "en": "slow_stage = {stage}: the slow stage is device {stage}, but with p = {stages} the devices are 0 to "
+            "{last}; choose another device or 'none'.",
         },
         "widgets.pipeline.bubble": {
             "zh": "模拟的气泡（一步中设备空闲的占比）：<b>{simulated:.1%}</b>；"
