@@ -14,7 +14,6 @@ hand, never read off the code under test:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import replace
 
 import pytest
@@ -33,14 +32,6 @@ LLAMA_LIKE = {
 # mistralai/Mistral-7B-v0.1 config.json: a 4096-token window on every layer, 32768 positions
 MISTRAL_7B_V01 = {**LLAMA_LIKE, "model_type": "mistral", "max_position_embeddings": 32768, "sliding_window": 4096}
 GPT_OSS_120B = {**OSS_CONFIG, "layer_types": ["sliding_attention", "full_attention"] * 18}
-
-
-@pytest.fixture(autouse=True)
-def _english() -> Iterator[None]:
-    saved = i18n.get_language()
-    i18n.set_language("en")
-    yield
-    i18n.set_language(saved)
 
 
 def _causal_pairs(s: int) -> int:
