@@ -73,6 +73,7 @@ import json
 import math
 import numbers
 import os
+import reprlib
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -116,6 +117,12 @@ register(
         "config.bool": {
             "zh": "模型配置的 {key!r} = {value!r}：必须是 true 或 false。",
             "en": "The model config's {key!r} = {value!r}: must be true or false.",
+        },
+        "config.layer_types": {
+            "zh": "模型配置的 'layer_types' = {value}：必须是每层一项的列表（字符串，共 {layers} 项），"
+            "与 num_hidden_layers 一致。",
+            "en": "The model config's 'layer_types' = {value}: must be a list with one entry (a string) per layer, "
+            "{layers} of them, as num_hidden_layers says.",
         },
         "config.str": {
             "zh": "模型配置的 {key!r} = {value!r}：必须是字符串。",
@@ -573,6 +580,29 @@ def _windowed_layers(config: Mapping[str, Any], model_type: str, layers: int, ki
     return layers, Text(zh="每一层", en="every layer")
 
 
+def _check_window_keys(config: Mapping[str, Any], model_type: str, layers: int) -> None:
+    """Refuse the malformed keys that would set the spec's window fields (a note reads what it can, a field is not
+    guessed): ``use_sliding_window`` true, false or null; ``sliding_window`` an integer (null, false, 0 or below: no
+    window, as engines write it); and while a window is on, ``max_window_layers`` (Qwen2-style configs) an integer
+    >= 0, ``sliding_window_pattern`` an integer >= 1, ``layer_types`` a list of strings, one per layer."""
+    window = config.get("sliding_window")
+    if not _bool(config, "use_sliding_window", model_type not in OPT_IN_WINDOW_TYPES) or window in (None, False):
+        return
+    if isinstance(window, bool) or not isinstance(window, numbers.Integral):
+        raise ValueError(tr("config.int", key="sliding_window", value=window, low=1))
+    if window < 1:
+        return
+    if model_type in OPT_IN_WINDOW_TYPES and config.get("max_window_layers") is not None:
+        _int("max_window_layers", config["max_window_layers"], 0)
+    if config.get("sliding_window_pattern") is not None:
+        _int("sliding_window_pattern", config["sliding_window_pattern"])
+    types = config.get("layer_types")
+    if types is not None and (
+        not isinstance(types, list) or len(types) != layers or not all(isinstance(item, str) for item in types)
+    ):
+        raise ValueError(tr("config.layer_types", value=reprlib.repr(types), layers=layers))
+
+
 def _sliding_window(
     config: Mapping[str, Any], model_type: str, layers: int, length: int | None
 ) -> tuple[int, int] | None:
@@ -730,6 +760,7 @@ def model_fields_from_config(config: Mapping[str, Any], name: str | None = None)
     mtp = _optional(config, "num_nextn_predict_layers", 0, low=0)  # DeepSeek-V3's multi-token prediction modules
     if mtp:
         fields["mtp_layers"] = mtp
+    _check_window_keys(config, model_type, layers)
     window = _sliding_window(config, model_type, layers, fields["seq_len"])
     if window is not None:
         fields["window_tokens"], fields["window_layers"] = window

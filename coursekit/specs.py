@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass, fields, replace
 from typing import Any, TypeVar
 
-from ._validate import check_bool, check_choice, check_divides, check_int, check_number
+from ._validate import MAX_INT, check_bool, check_choice, check_divides, check_int, check_number
 from .i18n import Text, register, tr
 from .model_config import model_fields_from_config, spec_error
 
@@ -850,6 +850,10 @@ class ModelSpec:
             (:meth:`attention_span`, :meth:`attended_keys`) and the serving KV cache (:meth:`kv_token_layers`),
             not the parameters.
 
+    ``head_dim``, ``kv_heads``, ``qk_nope_head_dim`` and ``v_head_dim`` left at ``None`` are stored resolved, so
+    :func:`dataclasses.replace` copies them as they are: ``dataclasses.replace(spec, hidden=2048)`` keeps the old
+    head_dim. :meth:`replace` derives again those the spec holds at their derived value.
+
     Parameter count (:attr:`num_params`), with hd = head_dim and kv = kv_heads·hd:
 
     * embeddings: V·h, plus seq_len·h for learned positions; output layer V·h unless tied;
@@ -977,6 +981,27 @@ class ModelSpec:
             if not mla and value != self.head_dim:  # a copy made by dataclasses.replace carries the resolved head_dim
                 raise ValueError(tr("planner.mla_only", name=attr, value=value))
 
+    def replace(self, **changes: Any) -> ModelSpec:
+        """A copy with ``changes``, as :func:`dataclasses.replace` makes it, except that the widths at their derived
+        value and not named in ``changes`` are derived again from the new fields: head_dim = hidden / heads,
+        kv_heads = heads, qk_nope_head_dim and v_head_dim = head_dim. (``dataclasses.replace`` copies them as stored,
+        so ``dataclasses.replace(spec, hidden=2048)`` keeps the head width the old hidden gave.)
+
+        >>> m = ModelSpec("m", layers=2, hidden=1024, heads=16, ffn_hidden=4096, vocab=1000, seq_len=128)
+        >>> wide = m.replace(hidden=2048)  # 2048 / 16 heads
+        >>> wide.head_dim, m.replace(heads=8).kv_heads, m.replace(head_dim=128).v_head_dim
+        (128, 8, 128)
+        """
+        derived: dict[str, Any] = {}
+        if self.hidden % self.heads == 0 and self.head_dim == self.hidden // self.heads:
+            derived["head_dim"] = None
+        if self.kv_heads == self.heads:
+            derived["kv_heads"] = None
+        for attr in ("qk_nope_head_dim", "v_head_dim"):
+            if getattr(self, attr) == self.head_dim:
+                derived[attr] = None
+        return replace(self, **{**derived, **changes})
+
     # -- shape
     @property
     def kv_hidden(self) -> int:
@@ -1039,6 +1064,12 @@ class ModelSpec:
         >>> float(m.attention_span(8))  # full layer 8; window layer 8 · (1+2+3+4·5 = 26) / 36 = 5.78
         6.888888888888889
         """
+        if not hasattr(seq_len, "shape"):
+            check_number("seq_len", seq_len, ge=1, le=MAX_SEQ_LEN)
+        return self._attention_span(seq_len)
+
+    def _attention_span(self, seq_len: Any) -> Any:
+        """:meth:`attention_span` without the check (the planner's and the serving estimate's kernels)."""
         s = seq_len * 1.0
         if self.window_tokens is None:
             return s
@@ -1058,6 +1089,12 @@ class ModelSpec:
         >>> float(m.attended_keys(1000)), float(m.attended_keys(100))  # (2·1000 + 2·128) / 4
         (564.0, 100.0)
         """
+        if not hasattr(position, "shape"):
+            check_number("position", position, ge=1, le=MAX_SEQ_LEN)
+        return self._attended_keys(position)
+
+    def _attended_keys(self, position: Any) -> Any:
+        """:meth:`attended_keys` without the check (the serving estimate's kernel)."""
         keys = position * 1.0
         if self.window_tokens is None:
             return keys
@@ -1079,6 +1116,17 @@ class ModelSpec:
         >>> m.kv_token_layers(1000), m.kv_token_layers(1000, pp=2), m.kv_token_layers(4000, requests=4)
         (2256, 1128, 9024)
         """
+        if not hasattr(tokens, "shape"):
+            check_number("tokens", tokens, ge=0, le=MAX_INT)
+            tokens = tokens + 0  # -0.0 counts as 0
+        if not hasattr(pp, "shape"):
+            check_int("pp", pp, ge=1, le=self.layers)
+        if not hasattr(requests, "shape"):
+            check_int("requests", requests, ge=1)
+        return self._kv_token_layers(tokens, pp, requests)
+
+    def _kv_token_layers(self, tokens: Any, pp: Any = 1, requests: Any = 1) -> Any:
+        """:meth:`kv_token_layers` without the checks (the serving ledger's kernel)."""
         per_stage = -(-self.layers // pp)
         if self.window_tokens is None:
             return per_stage * tokens
@@ -1146,9 +1194,10 @@ class ModelSpec:
         full attention.
         """
         tokens = check_int("tokens", tokens, ge=1)
+        serving = check_bool("serving", serving)
         if self.window_tokens is None:
             return None
-        w, count, span = self.window_tokens, self.window_layers, float(self.attention_span(tokens))
+        w, count, span = self.window_tokens, self.window_layers, float(self._attention_span(tokens))
         if serving:
             return Text(
                 zh=f"{self.name} 的 {self.layers} 层中有 {count} 层用滑动窗口注意力，只看最近 {w} 个 token：这些层的"

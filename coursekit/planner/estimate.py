@@ -259,7 +259,7 @@ def _flops_per_token(model: ModelSpec, s: int, rc: Any, np: Any) -> tuple[Any, f
     not recompute it).
     """
     L, h = model.layers, model.attention_flops_width  # = hidden, except for MLA's wider query/key heads
-    span = float(model.attention_span(s))  # = s, or less where sliding-window layers compute fewer pairs
+    span = float(model._attention_span(s))  # = s, or less where sliding-window layers compute fewer pairs
     active = float(model.active_params)
     model_flops = float(_model_flops_per_token(float(model.matmul_params), L, h, span))
     output_flops = 6.0 * model.vocab * model.hidden  # the output layer multiplies the hidden state (not attention's w)
@@ -273,7 +273,7 @@ def attention_core_flops_per_token(model: ModelSpec, s: int, rc: Any) -> Any:
     """Counted FLOPs per token of attention's core (QKᵀ and AV), all layers, by recompute code ``rc``: PaLM's
     12·L·w·s (forward 4·L·w·s, backward twice that, w = ``model.attention_flops_width``), plus the forward again
     (4·L·w·s) under selective and full recomputation. Part of :func:`_flops_per_token`'s executed FLOPs."""
-    forward = _attention_forward_flops_per_token(model.layers, model.attention_flops_width, model.attention_span(s))
+    forward = _attention_forward_flops_per_token(model.layers, model.attention_flops_width, model._attention_span(s))
     return (3.0 + (rc >= 1)) * forward
 
 

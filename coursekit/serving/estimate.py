@@ -177,7 +177,7 @@ def _estimate(
     # (a sliding window on some layers shortens the span: ModelSpec.attention_span)
     prefill_flops = (
         2 * n_matmul * prompt
-        + _attention_forward_flops_per_token(layers, hidden, model.attention_span(prompt)) / 2 * prompt
+        + _attention_forward_flops_per_token(layers, hidden, model._attention_span(prompt)) / 2 * prompt
     )
     prefill_bytes = _weight_read_params(model, prompt) * weight_bytes + _kv_bytes(model, prompt, 1, 1, kv_bytes)
     prefill_compute = prefill_flops / ranks / peak * pp
@@ -189,7 +189,7 @@ def _estimate(
     # Decode: the batch is split into pp groups that keep the pipeline full; one token passes every stage.
     group = -(-batch // pp)
     context = prompt + output / 2
-    keys = model.attended_keys(context)  # the context, or less on sliding-window layers
+    keys = model._attended_keys(context)  # the context, or less on sliding-window layers
     step_flops = 2 * n_matmul * group + _attention_forward_flops_per_token(layers, hidden, 1) * keys * group
     step_bytes = _weight_read_params(model, group) * weight_bytes + group * _kv_bytes(model, context, 1, 1, kv_bytes)
     stage = float(_roofline_time_s(step_flops / ranks, step_bytes / ranks, peak, hbm))

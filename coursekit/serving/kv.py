@@ -98,7 +98,7 @@ def kv_heads_per_rank(kv_heads: int, tp: int) -> int:
 
 
 def _kv_bytes(model: ModelSpec, tokens: Any, tp: int, pp: int, kv_bytes: Any, requests: Any = 1) -> Any:
-    return model.kv_token_layers(tokens, pp, requests) * model._kv_cache_elements_per_token(tp) * kv_bytes
+    return model._kv_token_layers(tokens, pp, requests) * model._kv_cache_elements_per_token(tp) * kv_bytes
 
 
 @finite_result
