@@ -48,6 +48,24 @@ register(
         },
         # the name of one item of a list argument, for the messages above (zero_stages item = 9: must be <= 3.)
         "validate.item_of": {"zh": "{name} 中的一项", "en": "{name} item"},
+        "validate.unknown_argument": {
+            "zh": "{cls} 没有参数 {name!r}：它的参数是 {names}。{hint}",
+            "en": "{cls} has no argument {name!r}: its arguments are {names}.{hint}",
+        },
+        # a hint after a sentence: Chinese needs no space after "。"
+        "validate.then_hint": {"zh": "{hint}", "en": " {hint}"},
+        "validate.missing_argument": {
+            "zh": "{cls} 缺少必填参数 {name}：必填的是 {required}。",
+            "en": "{cls} is missing the required argument {name}: the required ones are {required}.",
+        },
+        "validate.too_many_positional": {
+            "zh": "{cls} 按位置最多接受 {limit} 个参数（{names}），却给了 {count} 个。",
+            "en": "{cls} takes at most {limit} positional arguments ({names}), but {count} were given.",
+        },
+        "validate.argument_twice": {
+            "zh": "{cls} 的参数 {name} 给了两次：按位置给了一次，又按名字给了一次。",
+            "en": "{cls} got the argument {name} twice: once by position and once by name.",
+        },
         "validate.not_finite_result": {
             "zh": "{result} 不是有限数（{value}），输入为 {inputs}：请用更小的值。",
             "en": "{result} is not a finite number ({value}) for {inputs}: use smaller values.",
@@ -304,6 +322,77 @@ def _public_fields(cls: Any) -> tuple[str, ...]:
 
 
 _PUBLIC_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+_T = TypeVar("_T")
+
+
+def learner_arguments(hint: str | None = None) -> Callable[[type[_T]], type[_T]]:
+    """Class decorator for a dataclass a learner constructs: the argument errors Python's generated ``__init__``
+    raises (an unknown keyword, a required field left out, too many positional arguments, one given twice) become
+    ``TypeError``s in the learner's language that name the argument and list the ones the class takes. ``hint``
+    (a catalog key) adds a sentence to the unknown-keyword message (e.g. where a config.json's keys belong).
+    The checked call then goes to the generated ``__init__`` unchanged, so the field checks run as before.
+
+    >>> from dataclasses import dataclass
+    >>> @learner_arguments()
+    ... @dataclass(frozen=True)
+    ... class Box:
+    ...     width: int
+    ...     depth: int = 1
+    >>> Box(2, depth=3).depth
+    3
+    >>> Box(2, height=3)
+    Traceback (most recent call last):
+    ...
+    TypeError: Box has no argument 'height': its arguments are width, depth.
+    >>> Box(depth=3)
+    Traceback (most recent call last):
+    ...
+    TypeError: Box is missing the required argument width: the required ones are width.
+    """
+
+    def wrap(cls: type[_T]) -> type[_T]:
+        init = cls.__init__
+        taken = [f for f in dataclasses.fields(cls) if f.init]  # type: ignore[arg-type]
+        names = [f.name for f in taken]
+        known = frozenset(names)
+        required = [
+            f.name for f in taken if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+        ]
+
+        @functools.wraps(init)
+        def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+            label = cls.__name__
+            if len(args) > len(names):
+                raise TypeError(
+                    tr(
+                        "validate.too_many_positional",
+                        cls=label,
+                        limit=len(names),
+                        names=", ".join(names),
+                        count=len(args),
+                    )
+                )
+            for name in kwargs:
+                if name not in known:
+                    extra = tr("validate.then_hint", hint=tr(hint)) if hint is not None else ""
+                    raise TypeError(
+                        tr("validate.unknown_argument", cls=label, name=name, names=", ".join(names), hint=extra)
+                    )
+            by_position = names[: len(args)]
+            for name in by_position:
+                if name in kwargs:
+                    raise TypeError(tr("validate.argument_twice", cls=label, name=name))
+            for name in required:
+                if name not in kwargs and name not in by_position:
+                    raise TypeError(tr("validate.missing_argument", cls=label, name=name, required=", ".join(required)))
+            init(self, *args, **kwargs)
+
+        setattr(cls, "__init__", __init__)  # noqa: B010 (mypy refuses assigning a method)
+        return cls
+
+    return wrap
 
 
 def finite_result(func: Callable[_P, _R]) -> Callable[_P, _R]:

@@ -33,7 +33,15 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, ClassVar, NamedTuple, TypeAlias
 
-from ._validate import check_bool, check_choice, check_divides, check_int, check_items, check_number
+from ._validate import (
+    check_bool,
+    check_choice,
+    check_divides,
+    check_int,
+    check_items,
+    check_number,
+    learner_arguments,
+)
 from .i18n import Reason, Text, register, tr
 
 # --------------------------------------------------------------------------- vocabulary
@@ -238,6 +246,7 @@ def _join(items: frozenset[str], order: tuple[str, ...]) -> str:
 # --------------------------------------------------------------------------- candidate, environment
 
 
+@learner_arguments()
 @dataclass(frozen=True)
 class Candidate:
     """A parallel-strategy candidate and the hard requirements it declares.
@@ -317,6 +326,7 @@ class Candidate:
         return cls(**{key: data[key] for key in (*cls._REQUIRED, *cls._OPTIONAL) if key in data})
 
 
+@learner_arguments()
 @dataclass(frozen=True)
 class Environment:
     """What the current cluster and workload offer to the gates.

@@ -19,6 +19,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from ._validate import learner_arguments
 from .hardware import (
     A10_BF16_DENSE_FLOPS,
     A10_MEMORY_BYTES_PER_S,
@@ -660,6 +661,7 @@ register(
 FLOP_CONVENTIONS: tuple[str, ...] = ("palm", "megatron", "megatron-core", "megatron-core-2025", "tokens")
 
 
+@learner_arguments()
 @dataclass(frozen=True)
 class PublishedRun:
     """A large training run as its authors published it: model, GPUs, layout, batch and measured throughput.

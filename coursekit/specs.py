@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass, fields, replace
 from typing import Any, TypeVar
 
-from ._validate import MAX_INT, check_bool, check_choice, check_divides, check_int, check_number
+from ._validate import MAX_INT, check_bool, check_choice, check_divides, check_int, check_number, learner_arguments
 from .i18n import Text, register, tr
 from .model_config import model_fields_from_config, spec_error
 
@@ -220,6 +220,12 @@ register(
             "the first, middle and last stages would hold {first}, {mid} and {last} layers; a stage holds at least "
             "0 layers, so use a smaller last_edge_layers or edge_layers.",
         },
+        "planner.model_from_config_hint": {
+            "zh": "Hugging Face 的 config.json 请用 ModelSpec.from_config(...) 读取，它认得 hidden_size、"
+            "num_hidden_layers 这类键。",
+            "en": "Read a Hugging Face config.json with ModelSpec.from_config(...), which knows keys such as "
+            "hidden_size and num_hidden_layers.",
+        },
         "planner.window_pair": {
             "zh": "window_tokens = {tokens!r}，window_layers = {layers!r}：两者要么都不给（没有滑动窗口），要么一起给"
             "（窗口宽度 >= 1 个 token，作用于 1 到 {total} 层）。",
@@ -292,6 +298,7 @@ def _plain_fields(spec: Any) -> None:
             object.__setattr__(spec, item.name, plain)
 
 
+@learner_arguments()
 @dataclass(frozen=True)
 class PrecisionRecipe:
     """Bytes per parameter that training keeps for weights, gradients and optimizer states.
@@ -804,6 +811,7 @@ class LayerWidths:
 _SAME_AS_HEADS: Any = None
 
 
+@learner_arguments(hint="planner.model_from_config_hint")
 @dataclass(frozen=True)
 class ModelSpec:
     """A transformer's shape, enough to count its parameters, FLOPs, activations and traffic.
@@ -1610,6 +1618,7 @@ MAX_DEVICE_MEMORY_GIB: float = 1e6
 MIN_SHARE: float = 1e-3
 
 
+@learner_arguments()
 @dataclass(frozen=True)
 class ClusterSpec:
     """Devices, their memory and peak, and the two kinds of links between them.
@@ -1707,6 +1716,7 @@ class ClusterSpec:
         raise AssertionError("unreachable")  # pragma: no cover
 
 
+@learner_arguments()
 @dataclass(frozen=True)
 class WorkloadSpec:
     """What the cluster should do, and the assumptions the estimate rests on.
@@ -1996,6 +2006,7 @@ class WorkloadSpec:
 MAX_ELEMENT_BYTES: int = 8
 
 
+@learner_arguments()
 @dataclass(frozen=True)
 class ServingWorkload:
     """What to serve: request shape, load and the optional service-level objectives (SLO).
