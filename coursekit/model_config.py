@@ -232,13 +232,25 @@ register(
             "sequence).",
         },
         "config.note_chunked": {
-            "zh": "{key}={value}，作用于 {layers} 层中的 {count} 层（{which}）：这些层的注意力只在 {value} 个 token 的"
-            "块内计算；未建模：每层的注意力都按整个因果序列计，所以序列比块长时，注意力的 FLOP 与时间（不用融合注意力"
-            "内核时还有注意力分数的显存）被高估。",
-            "en": "{key}={value} on {count} of {layers} layers ({which}): their attention stays within chunks of "
-            "{value} tokens; not modelled: every layer's attention is counted over the full causal sequence, so on "
-            "sequences longer than a chunk attention's FLOPs and time (and, without flash attention, its score "
-            "memory) are overestimated.",
+            "zh": "{key}={value}，作用于 {layers} 层中的 {count} 层（{which}）：序列从头切成每块 {value} 个 token，"
+            "这些层的查询只看本块内在它之前的 token。已计入：这些层的注意力 FLOP 只算块内的查询-键对；推理时这些层"
+            "每个请求的 KV 缓存最多存 {value} 个 token（按会释放前面各块的推理引擎计，如 vLLM），解码时读的键按输出 "
+            "token 的平均计。未建模：注意力内核在短块上的速度（按整段序列上的速度计）、上下文并行 (CP) 的环（按全注意力"
+            "传递每层的 K/V），以及不用融合注意力内核时的注意力分数显存（按整个序列计）。",
+            "en": "{key}={value} on {count} of {layers} layers ({which}): the sequence is cut into chunks of {value} "
+            "tokens from its start, and on those layers a query sees only the earlier tokens of its own chunk. "
+            "Counted: those layers' attention FLOPs cover only the query-key pairs inside a chunk; in serving their "
+            "KV cache holds at most {value} tokens per request (an engine that frees the earlier chunks, as vLLM "
+            "does), and a decoding query's keys are averaged over the output tokens. Not modelled: the attention "
+            "kernel's speed on a short chunk (taken as on a whole sequence), context parallelism's (CP) ring (it "
+            "passes every layer's K/V as for full attention), and without flash attention the score memory "
+            "(counted over the whole sequence).",
+        },
+        "config.no_rope_layers": {
+            "zh": "模型配置的 'no_rope_layers' = {value}：必须是由 0 和 1 组成的列表，每层至少一项（共 {layers} 层），"
+            "1 表示该层用旋转位置编码、做分块注意力。",
+            "en": "The model config's 'no_rope_layers' = {value}: must be a list of 0s and 1s with at least one entry "
+            "per layer ({layers} layers), 1 marking a layer with rotary positions and chunked attention.",
         },
         "config.note_layer_kind": {
             "zh": "layer_types：{layers} 层中有 {count} 层是 {kind!r}；未建模：每层都按对整个序列的 softmax 注意力计"
@@ -463,11 +475,15 @@ TYPE_DEFAULTS: dict[str, dict[str, Any]] = {
     "gemma3_text": {"vocab_size": 262_208, "max_position_embeddings": 131_072, "sliding_window_pattern": 6},
     "llama4_text": {"tie_word_embeddings": False},
 }
+#: Defaults for a key the config leaves out, where an explicit null means something else: Llama4TextConfig's
+#: attention_chunk_size=8192 when absent, while a config.json's null is kept as None and turns the chunks off.
+ABSENT_DEFAULTS: dict[str, dict[str, Any]] = {"llama4_text": {"attention_chunk_size": 8192}}
 
 
 def _language_model(config: Mapping[str, Any]) -> Mapping[str, Any]:
     """A multimodal config's language model (its ``text_config``, with the outer ``_name_or_path``), else it; a key
-    it leaves out (or sets to null) takes its model_type's :data:`TYPE_DEFAULTS` value."""
+    it leaves out (or sets to null) takes its model_type's :data:`TYPE_DEFAULTS` value, one it leaves out its
+    :data:`ABSENT_DEFAULTS` value."""
     text = config.get("text_config")
     if isinstance(text, Mapping) and _find(config, "layers") is None:
         outer_name = config.get("_name_or_path")
@@ -475,6 +491,8 @@ def _language_model(config: Mapping[str, Any]) -> Mapping[str, Any]:
     model_type = config.get("model_type")
     defaults = TYPE_DEFAULTS.get(model_type, {}) if isinstance(model_type, str) else {}
     missing = {key: value for key, value in defaults.items() if config.get(key) is None}
+    absent = ABSENT_DEFAULTS.get(model_type, {}) if isinstance(model_type, str) else {}
+    missing.update({key: value for key, value in absent.items() if key not in config})
     return {**config, **missing} if missing else config
 
 
@@ -560,8 +578,8 @@ def _windowed_layers(config: Mapping[str, Any], model_type: str, layers: int, ki
         return count, Text(zh="按 layer_types", en="as layer_types lists")
     if kind == "chunked_attention":  # Llama 4: no_rope_layers marks the chunked (RoPE) layers, else 3 of every 4
         marks = config.get("no_rope_layers")
-        if isinstance(marks, list) and marks:
-            return sum(1 for item in marks if item), Text(zh="按 no_rope_layers", en="as no_rope_layers marks")
+        if isinstance(marks, list) and marks:  # 1 = a layer with rotary positions, the chunked ones
+            return sum(1 for item in marks[:layers] if item), Text(zh="按 no_rope_layers", en="as no_rope_layers marks")
         return layers - layers // 4, Text(zh="每 4 层中的前 3 层", en="the first 3 of every 4 layers")
     pattern = _count(config.get("sliding_window_pattern"))
     if pattern is not None:  # Gemma 3: every pattern-th layer is global
@@ -603,6 +621,43 @@ def _check_window_keys(config: Mapping[str, Any], model_type: str, layers: int) 
         raise ValueError(tr("config.layer_types", value=reprlib.repr(types), layers=layers))
 
 
+def _check_chunk_keys(config: Mapping[str, Any], layers: int) -> None:
+    """Refuse the malformed keys that would set the spec's chunk fields: ``attention_chunk_size`` an integer (null,
+    false, 0 or below: no chunks); and while chunks are on, ``no_rope_layers`` a list of 0/1 marks covering every
+    layer (transformers: at least one per layer), ``layer_types`` a list of strings, one per layer."""
+    chunk = config.get("attention_chunk_size")
+    if chunk in (None, False):
+        return
+    if isinstance(chunk, bool) or not isinstance(chunk, numbers.Integral):
+        raise ValueError(tr("config.int", key="attention_chunk_size", value=chunk, low=1))
+    if chunk < 1:
+        return
+    marks = config.get("no_rope_layers")
+    if (
+        marks is not None
+        and marks != []
+        and (not isinstance(marks, list) or len(marks) < layers or not all(item in (0, 1) for item in marks))
+    ):
+        raise ValueError(tr("config.no_rope_layers", value=reprlib.repr(marks), layers=layers))
+    types = config.get("layer_types")
+    if types is not None and (
+        not isinstance(types, list) or len(types) != layers or not all(isinstance(item, str) for item in types)
+    ):
+        raise ValueError(tr("config.layer_types", value=reprlib.repr(types), layers=layers))
+
+
+def _chunked_attention(
+    config: Mapping[str, Any], model_type: str, layers: int, length: int | None
+) -> tuple[int, int] | None:
+    """(chunk_tokens, chunk_layers) of Llama 4-style chunked attention, or None: ``attention_chunk_size`` a positive
+    integer shorter than the model's length, on at least one layer (:func:`_windowed_layers`)."""
+    chunk = _count(config.get("attention_chunk_size"))
+    if chunk is None or (length is not None and chunk >= length):
+        return None
+    count = min(_windowed_layers(config, model_type, layers, "chunked_attention")[0], layers)
+    return (chunk, count) if count > 0 else None
+
+
 def _sliding_window(
     config: Mapping[str, Any], model_type: str, layers: int, length: int | None
 ) -> tuple[int, int] | None:
@@ -629,13 +684,11 @@ def _attention_span_notes(config: Mapping[str, Any], model_type: str) -> list[Te
         which = _windowed_layers(config, model_type, layers, "sliding_attention")[1]
         notes.append(_note("config.note_window", key="sliding_window", value=window[0], count=window[1],
                            layers=layers, which=which))  # fmt: skip
-    chunk = _count(config.get("attention_chunk_size"))
-    if chunk is not None and (length is None or chunk < length):
-        count, which = _windowed_layers(config, model_type, layers, "chunked_attention")
-        if count:
-            value = _shown_value(chunk)
-            notes.append(_note("config.note_chunked", key="attention_chunk_size", value=value, count=count,
-                               layers=layers, which=which))  # fmt: skip
+    chunk = _chunked_attention(config, model_type, layers, length)
+    if chunk is not None:
+        which = _windowed_layers(config, model_type, layers, "chunked_attention")[1]
+        notes.append(_note("config.note_chunked", key="attention_chunk_size", value=chunk[0], count=chunk[1],
+                           layers=layers, which=which))  # fmt: skip
     types = config.get("layer_types")
     if isinstance(types, list):
         others: dict[str, int] = {}
@@ -764,6 +817,10 @@ def model_fields_from_config(config: Mapping[str, Any], name: str | None = None)
     window = _sliding_window(config, model_type, layers, fields["seq_len"])
     if window is not None:
         fields["window_tokens"], fields["window_layers"] = window
+    _check_chunk_keys(config, layers)
+    chunk = _chunked_attention(config, model_type, layers, fields["seq_len"])
+    if chunk is not None and window is None:  # a config with both keeps the window (the spec takes one of them)
+        fields["chunk_tokens"], fields["chunk_layers"] = chunk
     if config.get("kv_lora_rank") is not None:
         fields["kv_lora_rank"] = _int("kv_lora_rank", config["kv_lora_rank"])
         fields["q_lora_rank"] = _optional(config, "q_lora_rank", None)

@@ -232,6 +232,18 @@ register(
             "en": "window_tokens = {tokens!r}, window_layers = {layers!r}: give both (a window of >= 1 token on 1 to "
             "{total} layers) or neither (no sliding window).",
         },
+        "planner.chunk_pair": {
+            "zh": "chunk_tokens = {tokens!r}，chunk_layers = {layers!r}：两者要么都不给（没有分块注意力），要么一起给"
+            "（块长 >= 1 个 token，作用于 1 到 {total} 层）。",
+            "en": "chunk_tokens = {tokens!r}, chunk_layers = {layers!r}: give both (chunks of >= 1 token on 1 to "
+            "{total} layers) or neither (no chunked attention).",
+        },
+        "planner.window_and_chunk": {
+            "zh": "window_tokens = {window!r} 与 chunk_tokens = {chunk!r}：一个模型在这里要么有滑动窗口层，要么有分块"
+            "注意力层，不能两者都有（已知的模型没有同时用两者的）。",
+            "en": "window_tokens = {window!r} and chunk_tokens = {chunk!r}: a model here has sliding-window layers or "
+            "chunked-attention layers, not both (no known model uses both).",
+        },
         "planner.mla_only": {
             "zh": "{name} = {value!r}：只属于多头潜在注意力 (MLA)，需要同时给出 kv_lora_rank。",
             "en": "{name} = {value!r}: belongs to multi-head latent attention (MLA) and needs kv_lora_rank too.",
@@ -857,6 +869,11 @@ class ModelSpec:
             the whole causal sequence. Give both or neither. They change attention's FLOPs
             (:meth:`attention_span`, :meth:`attended_keys`) and the serving KV cache (:meth:`kv_token_layers`),
             not the parameters.
+        chunk_tokens, chunk_layers: chunked attention (Llama 4: 8192-token chunks on 3 of every 4 layers, the ones
+            with rotary positions; transformers' ``attention_chunk_size``): the sequence is cut into chunks of
+            ``chunk_tokens`` tokens from its start, and on ``chunk_layers`` of the layers a query attends only the
+            earlier tokens of its own chunk, itself included. Give both or neither, and not with a window. Like a
+            window they change attention's FLOPs and the serving KV cache, not the parameters.
 
     ``head_dim``, ``kv_heads``, ``qk_nope_head_dim`` and ``v_head_dim`` left at ``None`` are stored resolved, so
     :func:`dataclasses.replace` copies them as they are: ``dataclasses.replace(spec, hidden=2048)`` keeps the old
@@ -915,6 +932,8 @@ class ModelSpec:
     mtp_layers: int = 0
     window_tokens: int | None = None
     window_layers: int = 0
+    chunk_tokens: int | None = None
+    chunk_layers: int = 0
 
     def __post_init__(self) -> None:
         _plain_fields(self)
@@ -955,16 +974,20 @@ class ModelSpec:
             raise type_error("source", raw.source, "str")
 
     def _check_window(self, raw: Any) -> None:
-        """A sliding window: its width and its layer count, both or neither."""
-        if raw.window_tokens is None:
-            if raw.window_layers != 0:
-                check_int("window_layers", raw.window_layers, ge=0, le=raw.layers)
-                raise ValueError(tr("planner.window_pair", tokens=None, layers=raw.window_layers, total=raw.layers))
-            return
-        check_int("window_tokens", raw.window_tokens, ge=1, le=MAX_SEQ_LEN)
-        check_int("window_layers", raw.window_layers, ge=0, le=raw.layers)
-        if raw.window_layers == 0:
-            raise ValueError(tr("planner.window_pair", tokens=raw.window_tokens, layers=0, total=raw.layers))
+        """A sliding window and chunked attention: each a width and a layer count, both or neither; not both."""
+        for kind in ("window", "chunk"):
+            tokens, layers = getattr(raw, f"{kind}_tokens"), getattr(raw, f"{kind}_layers")
+            if tokens is None:
+                if layers != 0:
+                    check_int(f"{kind}_layers", layers, ge=0, le=raw.layers)
+                    raise ValueError(tr(f"planner.{kind}_pair", tokens=None, layers=layers, total=raw.layers))
+                continue
+            check_int(f"{kind}_tokens", tokens, ge=1, le=MAX_SEQ_LEN)
+            check_int(f"{kind}_layers", layers, ge=0, le=raw.layers)
+            if layers == 0:
+                raise ValueError(tr(f"planner.{kind}_pair", tokens=tokens, layers=0, total=raw.layers))
+        if raw.window_tokens is not None and raw.chunk_tokens is not None:
+            raise ValueError(tr("planner.window_and_chunk", window=raw.window_tokens, chunk=raw.chunk_tokens))
 
     def _check_mla(self, raw: Any) -> None:
         """Multi-head latent attention's ranks: all or nothing, positive; the head widths default to head_dim."""
@@ -1058,66 +1081,135 @@ class ModelSpec:
         """
         return self.heads * (self.qk_head_dim + self.value_head_dim) // 2
 
-    # -- sliding-window attention
+    # -- sliding-window and chunked attention
     def attention_span(self, seq_len: Any) -> Any:
         """The s of PaLM's 12·L·h·s attention FLOPs per token for training sequences of ``seq_len`` tokens, as a
         mean over the layers; array-generic.
 
         PaLM (appendix B) counts every query against all s keys, twice the pairs a causal kernel computes. A layer
         with a sliding window of w tokens computes sum_i min(i, w) pairs instead of s(s+1)/2, so it counts
-        s · (window pairs / causal pairs): s while s <= w, about 2w - w²/s beyond. Without a window: ``seq_len``.
+        s · (window pairs / causal pairs): s while s <= w, about 2w - w²/s beyond. A chunked layer (chunks of C
+        tokens) computes q·C(C+1)/2 + r(r+1)/2 pairs, with q whole chunks and r tokens left (s = qC + r), and
+        counts s · (chunk pairs / causal pairs). Without either: ``seq_len``.
 
         >>> m = ModelSpec("swa", layers=2, hidden=64, heads=4, ffn_hidden=128, vocab=100, seq_len=8192,
         ...               window_tokens=4, window_layers=1)
         >>> float(m.attention_span(8))  # full layer 8; window layer 8 · (1+2+3+4·5 = 26) / 36 = 5.78
         6.888888888888889
+        >>> c = ModelSpec("chunked", layers=2, hidden=64, heads=4, ffn_hidden=128, vocab=100, seq_len=8192,
+        ...               chunk_tokens=4, chunk_layers=1)
+        >>> float(c.attention_span(10))  # full layer 10; chunked layer 10 · (10 + 10 + 3 = 23) / 55 = 4.18
+        7.090909090909091
         """
         if not hasattr(seq_len, "shape"):
             check_number("seq_len", seq_len, ge=1, le=MAX_SEQ_LEN)
         return self._attention_span(seq_len)
 
+    def _limited(self) -> tuple[int, float] | None:
+        """(layers, tokens) of the window or the chunks (a spec has at most one of them), or None."""
+        if self.window_tokens is not None:
+            return self.window_layers, float(self.window_tokens)
+        if self.chunk_tokens is not None:
+            return self.chunk_layers, float(self.chunk_tokens)
+        return None
+
+    def _limited_pairs(self, n: Any) -> Any:
+        """Query-key pairs one window or chunked layer computes over the first ``n`` tokens of a sequence (each
+        query with the keys it attends, itself included); array-generic. Window of w: n(n+1)/2 less the pairs
+        farther back than w, (n-w)(n-w+1)/2 when n > w. Chunks of C: q·C(C+1)/2 + r(r+1)/2, n = qC + r. It is also
+        the sum over positions 1 to n of the keys one query attends."""
+        causal = n * (n + 1) / 2
+        if self.window_tokens is not None:
+            w = float(self.window_tokens)
+            return causal - _elementwise(max, n - w, 0.0) * (n - w + 1) / 2
+        c = float(self.chunk_tokens)  # type: ignore[arg-type]
+        whole = n // c
+        rest = n - whole * c
+        return whole * c * (c + 1) / 2 + rest * (rest + 1) / 2
+
     def _attention_span(self, seq_len: Any) -> Any:
         """:meth:`attention_span` without the check (the planner's and the serving estimate's kernels)."""
         s = seq_len * 1.0
-        if self.window_tokens is None:
+        limited = self._limited()
+        if limited is None:
             return s
-        w = float(self.window_tokens)
+        count = limited[0]
         causal = s * (s + 1) / 2
-        window = causal - _elementwise(max, s - w, 0.0) * (s - w + 1) / 2  # pairs farther back than w: not computed
-        full = self.layers - self.window_layers
-        return (full * s + self.window_layers * s * window / causal) / self.layers
+        full = self.layers - count
+        return (full * s + count * s * self._limited_pairs(s) / causal) / self.layers
 
     def attended_keys(self, position: Any) -> Any:
         """Keys the query at ``position`` (1-based: the tokens cached before it plus itself) attends, as a mean
-        over the layers; array-generic. Full attention: ``position``; a window layer: min(position, window_tokens).
-        Decoding counts attention's FLOPs and reads with it.
+        over the layers; array-generic. Full attention: ``position``; a window layer: min(position, window_tokens);
+        a chunked layer: the tokens of its own chunk up to it, (position - 1) mod chunk_tokens + 1.
 
         >>> m = ModelSpec("swa", layers=4, hidden=64, heads=4, ffn_hidden=128, vocab=100, seq_len=8192,
         ...               window_tokens=128, window_layers=2)
         >>> float(m.attended_keys(1000)), float(m.attended_keys(100))  # (2·1000 + 2·128) / 4
         (564.0, 100.0)
+        >>> c = ModelSpec("chunked", layers=4, hidden=64, heads=4, ffn_hidden=128, vocab=100, seq_len=8192,
+        ...               chunk_tokens=128, chunk_layers=3)
+        >>> float(c.attended_keys(1000))  # (1000 + 3 · (999 mod 128 + 1 = 104)) / 4
+        328.0
         """
         if not hasattr(position, "shape"):
             check_number("position", position, ge=1, le=MAX_SEQ_LEN)
         return self._attended_keys(position)
 
     def _attended_keys(self, position: Any) -> Any:
-        """:meth:`attended_keys` without the check (the serving estimate's kernel)."""
+        """:meth:`attended_keys` without the check."""
         keys = position * 1.0
-        if self.window_tokens is None:
-            return keys
-        full = self.layers - self.window_layers
-        return (full * keys + self.window_layers * _elementwise(min, keys, self.window_tokens)) / self.layers
+        if self.window_tokens is not None:
+            full = self.layers - self.window_layers
+            return (full * keys + self.window_layers * _elementwise(min, keys, self.window_tokens)) / self.layers
+        if self.chunk_tokens is not None:
+            full = self.layers - self.chunk_layers
+            return (full * keys + self.chunk_layers * ((keys - 1) % self.chunk_tokens + 1)) / self.layers
+        return keys
+
+    def decode_keys(self, prompt: Any, output: Any) -> Any:
+        """Keys a decoding query attends for a request of ``prompt`` tokens that generates ``output`` more, as a
+        mean over the layers and the output tokens; array-generic. The serving estimate's decode step counts
+        attention's FLOPs and KV reads with it.
+
+        Full attention and a window take the middle query, :meth:`attended_keys` at prompt + output / 2 (for full
+        attention half a key below the mean over the queries at prompt + 1 to prompt + output; a window's mean of
+        min(position, w) differs only where the output crosses w). A chunked layer's keys fall back to 1 at each
+        chunk's start, so it takes the exact mean over those queries, from the chunk pairs
+        (:meth:`attention_span`'s count): (pairs(prompt + output) - pairs(prompt)) / output.
+
+        >>> c = ModelSpec("chunked", layers=4, hidden=64, heads=4, ffn_hidden=128, vocab=100, seq_len=8192,
+        ...               chunk_tokens=128, chunk_layers=3)
+        >>> float(c.decode_keys(120, 16))  # full: 128; chunked: (121..128, then 1..8) mean 64.5
+        80.375
+        """
+        if not hasattr(prompt, "shape"):
+            check_number("prompt", prompt, ge=1, le=MAX_SEQ_LEN)
+        if not hasattr(output, "shape"):
+            check_number("output", output, ge=1, le=MAX_SEQ_LEN)
+        return self._decode_keys(prompt, output)
+
+    def _decode_keys(self, prompt: Any, output: Any) -> Any:
+        """:meth:`decode_keys` without the checks (the serving estimate's kernel)."""
+        middle = prompt + output / 2
+        if self.chunk_tokens is None:
+            return self._attended_keys(middle)
+        full = self.layers - self.chunk_layers
+        end = prompt + output * 1.0
+        chunked = (self._limited_pairs(end) - self._limited_pairs(prompt * 1.0)) / output
+        return (full * middle + self.chunk_layers * chunked) / self.layers
 
     def kv_token_layers(self, tokens: Any, pp: Any = 1, requests: Any = 1) -> Any:
         """Token-layers of KV cache on the fullest pipeline stage for ``tokens`` cached tokens over ``requests``
         requests; array-generic.
 
-        Without a window: ceil(layers / pp) · tokens. A window layer keeps at most the last ``window_tokens`` of each
-        request (an engine that frees what leaves the window: vLLM's hybrid KV cache manager, SGLang's), so at most
-        min(tokens, requests · window_tokens). The fullest stage holds ceil(layers / pp) layers, of them
-        ceil(full layers / pp) with full attention (the window layers are spread through the model: Gemma's one
-        full layer in 6, GPT-OSS's alternate layers).
+        Without a window or chunks: ceil(layers / pp) · tokens. A window layer keeps at most the last
+        ``window_tokens`` of each request (an engine that frees what leaves the window: vLLM's hybrid KV cache
+        manager, SGLang's), so at most min(tokens, requests · window_tokens); a chunked layer keeps at most the
+        current chunk of each request, min(tokens, requests · chunk_tokens) (vLLM frees a past chunk's blocks the
+        same way). The fullest stage holds ceil(layers / pp) layers, of them ceil(full layers / pp) with full
+        attention (the limited layers are spread through the model: Gemma's one full layer in 6, GPT-OSS's
+        alternate layers, Llama 4's one in 4).
 
         >>> m = ModelSpec("swa", layers=4, hidden=64, heads=4, ffn_hidden=128, vocab=100, seq_len=8192,
         ...               window_tokens=128, window_layers=2)
@@ -1136,11 +1228,15 @@ class ModelSpec:
     def _kv_token_layers(self, tokens: Any, pp: Any = 1, requests: Any = 1) -> Any:
         """:meth:`kv_token_layers` without the checks (the serving ledger's kernel)."""
         per_stage = -(-self.layers // pp)
-        if self.window_tokens is None:
+        if self.window_tokens is not None:
+            count, cap = self.window_layers, self.window_tokens
+        elif self.chunk_tokens is not None:
+            count, cap = self.chunk_layers, self.chunk_tokens
+        else:
             return per_stage * tokens
-        full = _elementwise(min, -(-(self.layers - self.window_layers) // pp), per_stage)
-        window = _elementwise(min, tokens, requests * self.window_tokens)
-        return full * tokens + (per_stage - full) * window
+        full = _elementwise(min, -(-(self.layers - count) // pp), per_stage)
+        limited = _elementwise(min, tokens, requests * cap)
+        return full * tokens + (per_stage - full) * limited
 
     def kv_cache_elements_per_token(self, tp: Any = 1) -> Any:
         """Cached elements per token and layer on one TP rank; array-generic in ``tp``.
@@ -1191,7 +1287,8 @@ class ModelSpec:
 
     def window_note(self, tokens: int, serving: bool = False) -> Text | None:
         """What the estimate counts and assumes for a model with sliding-window layers, at sequences (training) or
-        requests (``serving``: prompt plus output) of ``tokens`` tokens; ``None`` without a window.
+        requests (``serving``: prompt plus output) of ``tokens`` tokens; the same for chunked attention; ``None``
+        without either.
 
         >>> m = ModelSpec("swa", layers=4, hidden=64, heads=4, ffn_hidden=128, vocab=100, seq_len=8192,
         ...               window_tokens=128, window_layers=2)
@@ -1203,6 +1300,8 @@ class ModelSpec:
         """
         tokens = check_int("tokens", tokens, ge=1)
         serving = check_bool("serving", serving)
+        if self.chunk_tokens is not None:
+            return self._chunk_note(tokens, serving)
         if self.window_tokens is None:
             return None
         w, count, span = self.window_tokens, self.window_layers, float(self._attention_span(tokens))
@@ -1224,6 +1323,31 @@ class ModelSpec:
             f"attention's FLOPs count only the query-key pairs inside it (12·L·h·s with s = {span:.0f}, not {tokens}). "
             "Assumed: the attention kernel runs as fast on the window as on a whole sequence; context parallelism's "
             "ring passes every layer's keys and values as for full attention.",
+        )
+
+    def _chunk_note(self, tokens: int, serving: bool) -> Text:
+        """:meth:`window_note` for a model with chunked-attention layers."""
+        c, count, span = self.chunk_tokens, self.chunk_layers, float(self._attention_span(tokens))
+        if serving:
+            return Text(
+                zh=f"{self.name} 的 {self.layers} 层中有 {count} 层用分块注意力 (chunked attention)，每块 {c} 个 "
+                "token，查询只看本块内在它之前的 token：这些层的注意力 FLOP 与读取只算本块内的 token"
+                f"（解码时按输出 token 的平均计），KV 缓存每个请求最多存 {c} 个 token（按会释放前面各块的推理引擎计，"
+                "如 vLLM；把整个上下文都留在显存里的引擎要多存）。",
+                en=f"{count} of {self.layers} layers of {self.name} use chunked attention in chunks of {c} tokens, a "
+                "query attending only the earlier tokens of its own chunk: their attention FLOPs and reads count only "
+                f"those tokens (averaged over the output tokens when decoding), and their KV cache holds at most {c} "
+                "tokens per request (an engine that frees the earlier chunks, as vLLM does; an engine that keeps the "
+                "whole context needs more).",
+            )
+        return Text(
+            zh=f"{self.name} 的 {self.layers} 层中有 {count} 层用分块注意力 (chunked attention)，每块 {c} 个 token："
+            f"注意力 FLOP 只算块内的查询-键对（12·L·h·s 中 s = {span:.0f}，而不是 {tokens}）。假设：注意力内核在短块"
+            "上与整段序列上一样快；上下文并行 (CP) 的环按全注意力传递每层的 K 与 V。",
+            en=f"{count} of {self.layers} layers of {self.name} use chunked attention in chunks of {c} tokens: "
+            f"attention's FLOPs count only the query-key pairs inside a chunk (12·L·h·s with s = {span:.0f}, not "
+            f"{tokens}). Assumed: the attention kernel runs as fast on a chunk as on a whole sequence; context "
+            "parallelism's ring passes every layer's keys and values as for full attention.",
         )
 
     def layer_widths(self, kind: str | None = None) -> LayerWidths:

@@ -189,9 +189,13 @@ def _estimate(
     # Decode: the batch is split into pp groups that keep the pipeline full; one token passes every stage.
     group = -(-batch // pp)
     context = prompt + output / 2
-    keys = model._attended_keys(context)  # the context, or less on sliding-window layers
+    keys = model._decode_keys(prompt, output)  # about the context, less on sliding-window or chunked layers
     step_flops = 2 * n_matmul * group + _attention_forward_flops_per_token(layers, hidden, 1) * keys * group
-    step_bytes = _weight_read_params(model, group) * weight_bytes + group * _kv_bytes(model, context, 1, 1, kv_bytes)
+    if model.chunk_tokens is None:  # the cache a step reads: the context, or at most the window on window layers
+        kv_read = _kv_bytes(model, context, 1, 1, kv_bytes)
+    else:  # a chunked layer reads only its current chunk: the keys its queries attend, averaged over the output
+        kv_read = layers * keys * model._kv_cache_elements_per_token(1) * kv_bytes
+    step_bytes = _weight_read_params(model, group) * weight_bytes + group * kv_read
     stage = float(_roofline_time_s(step_flops / ranks, step_bytes / ranks, peak, hbm))
     choice = _all_reduce(model, cluster, tp, group)
     decode_comm = all_reduces * choice.time_s + _handoff_s(model, cluster, tp, pp, group)
@@ -240,7 +244,8 @@ def serving_estimate(
     * **Decode** (TPOT): a step reads the weights and the batch's KV cache (mean context P + O/2) and
       does 2·N + 4·L·h·context FLOPs per request; plus 2·L all-reduces of batch·h activations, priced by
       :func:`tp_all_reduce`, and (pp - 1) hand-offs. PP splits the batch into pp groups that keep every
-      stage busy, but one token still passes all pp stages in turn.
+      stage busy, but one token still passes all pp stages in turn. On sliding-window or chunked layers the keys
+      a query attends, and so the cache it reads, are fewer (:meth:`~coursekit.specs.ModelSpec.decode_keys`).
 
     ``tp`` must divide the attention heads and divide the KV heads or be a multiple of them (the serving search's
     shape gate); ``weight_bytes`` and ``kv_bytes`` are at most :data:`~coursekit.specs.MAX_ELEMENT_BYTES`, as in

@@ -116,7 +116,8 @@ def kv_cache_bytes(
     PP splits the layers (the first stages hold ceil(layers / pp)). A model with sliding-window layers
     (``window_tokens``: Mistral 7B, Gemma 2/3, GPT-OSS) keeps at most the last ``window_tokens`` of each of the
     ``requests`` requests on those layers (:meth:`~coursekit.specs.ModelSpec.kv_token_layers`: an engine that frees
-    what leaves the window, as vLLM's hybrid KV cache manager does).
+    what leaves the window, as vLLM's hybrid KV cache manager does), and one with chunked-attention layers
+    (``chunk_tokens``: Llama 4) at most ``chunk_tokens`` of each, the current chunk.
 
     Parameters:
         model: a :class:`~coursekit.planner.ModelSpec`.
@@ -126,7 +127,7 @@ def kv_cache_bytes(
         kv_bytes: bytes per cached element (2 for bf16/fp16, 1 for fp8), 1 to
             :data:`~coursekit.specs.MAX_ELEMENT_BYTES`.
         requests: how many requests the ``tokens`` belong to, 1 to ``tokens`` (at least 1); it matters only on
-            sliding-window layers, which keep at most ``window_tokens`` per request.
+            sliding-window or chunked layers, which keep at most ``window_tokens`` or ``chunk_tokens`` per request.
 
     >>> from coursekit.presets import MODELS
     >>> kv_cache_bytes(MODELS["llama3-70b"], tokens=2048, tp=8) / 2**20   # one 2K-token request on one of 8 GPUs
