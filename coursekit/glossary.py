@@ -998,7 +998,7 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         Text(
             zh="把序列从头切成每块 C 个 token，查询只看本块内在它之前的 token（含自己）的注意力（Llama 4：C = 8192，"
             "每 4 层中有 3 层，其余一层看整个序列）。序列比块长时，这些层算的查询-键对约为 s·C/2 而不是 s²/2；"
-            "推理时每个请求在这些层最多缓存一块的 K/V，每块开头的查询只看 1 个键。",
+            "推理时每个请求在这些层最多缓存一块的 K/V，每块开头的查询只看它自己这一个键。",
             en="Attention in which the sequence is cut into chunks of C tokens from its start and each query sees only "
             "the earlier tokens of its own chunk, itself included (Llama 4: C = 8192 on 3 of every 4 layers, the "
             "fourth attending the whole sequence). On sequences longer than a chunk those layers compute about s·C/2 "
