@@ -1,5 +1,12 @@
 """Command line for serving: ``python -m coursekit plan --mode serving --model llama3-70b --cluster h100-8``.
 
+The cluster is a preset (``--cluster``) or your own, described by the same flags as training's
+(``--gpu-memory-gib --peak-tflops --hbm-gb-s --gpus-per-node --intra-gb-s --inter-gb-s``, optional
+``--peak-fp8-tflops --intra-latency-us --inter-latency-us``; bandwidths per GPU per direction), read by the
+same code (:func:`coursekit.planner.cli.add_cluster_arguments`, :func:`~coursekit.planner.cli.custom_cluster_values`,
+:func:`~coursekit.planner.cli.cluster_from_args`); with ``--cluster`` they replace the preset's values and the
+output names the preset with its changes (``h100-8 + --hbm-gb-s 1675``).
+
 ``--concurrency 64`` (or ``--request-rate 20``, requests per second, turned into a concurrency by
 Little's law), ``--prompt-tokens 2048 --output-tokens 256``, optional objectives ``--ttft-ms 500
 --tpot-ms 50``; ``--json`` prints the result as JSON, ``--lang zh|en`` picks the language. It prints
@@ -30,9 +37,13 @@ from ._cli import (
 )
 from .i18n import Text
 from .planner.cli import (
+    CLUSTER_USAGE,
     MODEL_CONFIG_HELP,
     NODES_HELP,
     RESERVE_HELP,
+    add_cluster_arguments,
+    cluster_from_args,
+    custom_cluster_values,
     model_from_args,
     model_preset_help,
     print_config_notes,
@@ -60,6 +71,13 @@ MAX_REQUEST_RATE_PER_S: float = 1e6
 MAX_SLO_MS: float = 3.6e6
 #: Largest pipeline degree ``--max-pp`` may ask for (more stages than any preset model has layers).
 MAX_PP: int = 1024
+#: What serving adds to a custom-cluster flag's help: its estimate prices every matmul at the bf16 peak.
+SERVING_CLUSTER_NOTES: dict[str, Text] = {
+    "peak-fp8-tflops": Text(
+        zh="；服务的估算按 bf16 峰值计，只把它记在集群里",
+        en="; serving's estimate uses the bf16 peak and only records it",
+    ),
+}
 
 
 def build_serving_parser() -> argparse.ArgumentParser:
@@ -69,11 +87,12 @@ def build_serving_parser() -> argparse.ArgumentParser:
 
 
 def _serving_parser() -> argparse.ArgumentParser:
-    from .presets import CLUSTERS, MODELS
+    from .presets import MODELS
 
-    clusters = ", ".join(sorted(CLUSTERS))
+    required = f"(--model MODEL | --model-config FILE.json) {CLUSTER_USAGE} (--concurrency N | --request-rate R)"
     p = CourseParser(
         prog="python -m coursekit plan --mode serving",
+        usage=Text(zh=f"%(prog)s {required} [选项]", en=f"%(prog)s {required} [options]").render(),
         description=Text(
             zh="服务规划：枚举副本数 × TP × PP 的布局，用门槛筛选（显存、互连、副本、服务目标 SLO），"
             "估算其余布局（TTFT、TPOT 的下界与每秒 token 数的上界）。",
@@ -97,13 +116,7 @@ def _serving_parser() -> argparse.ArgumentParser:
         help=model_preset_help(),
     )
     which_model.add_argument("--model-config", metavar="FILE.json", help=MODEL_CONFIG_HELP.render())
-    p.add_argument(
-        "--cluster",
-        required=True,
-        choices=sorted(CLUSTERS),
-        metavar="CLUSTER",
-        help=Text(zh=f"集群预设（一个节点）：{clusters}", en=f"cluster preset (one node): {clusters}").render(),
-    )
+    add_cluster_arguments(p, notes=SERVING_CLUSTER_NOTES)
     p.add_argument(
         "--nodes",
         type=number_arg(int, "nodes", ge=1, le=MAX_NODES),
@@ -202,14 +215,15 @@ def run_serving(argv: Sequence[str]) -> int:
     """
     pre_language(argv)
     parser = build_serving_parser()
-    with argparse_language():
+    with argparse_language():  # the usage printed before a refusal is in that language too
         args = parser.parse_args(list(argv))
-    model, notes = model_from_args(args, parser)  # a bad --model-config file ends as exit status 2, with one line
-    try:
-        result = _plan(args, model)
-    except (TypeError, ValueError) as exc:
-        parser.print_usage(sys.stderr)
-        return fail_line(parser.prog, str(exc))
+        model, notes = model_from_args(args, parser)  # a bad --model-config file ends as exit status 2, one line
+        custom = custom_cluster_values(args, parser)  # a custom cluster missing a flag ends as exit status 2
+        try:
+            result = _plan(args, model, cluster_from_args(args, custom))
+        except (TypeError, ValueError) as exc:
+            parser.print_usage(sys.stderr)
+            return fail_line(parser.prog, str(exc))
     if args.json:
         payload = result.to_dict(top=args.top, include_rejected=args.all)
         if args.model_config is not None:
@@ -222,8 +236,7 @@ def run_serving(argv: Sequence[str]) -> int:
     return 0
 
 
-def _plan(args: argparse.Namespace, model: Any) -> Any:
-    from .presets import CLUSTERS
+def _plan(args: argparse.Namespace, model: Any, cluster: Any) -> Any:
     from .serving import ServingWorkload, plan_serving
 
     options: dict[str, Any] = {
@@ -239,4 +252,4 @@ def _plan(args: argparse.Namespace, model: Any) -> Any:
     if args.reserve_gib is not None:
         options["runtime_reserve_gib"] = args.reserve_gib
     workload = ServingWorkload(**options)
-    return plan_serving(model, CLUSTERS[args.cluster].with_nodes(args.nodes), workload)
+    return plan_serving(model, cluster, workload)

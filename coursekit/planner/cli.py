@@ -22,7 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -75,11 +75,15 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ARGPARSE_ZH",
+    "CLUSTER_USAGE",
     "EXIT_USAGE",
     "NODES_HELP",
     "RESERVE_HELP",
+    "add_cluster_arguments",
     "add_plan_command",
     "argparse_language",
+    "cluster_from_args",
+    "custom_cluster_values",
     "pre_language",
     "published_run_argv",
     "run_plan",
@@ -107,6 +111,11 @@ CUSTOM_CLUSTER_FLAGS: tuple[tuple[str, str, str, dict[str, float]], ...] = (
     ("inter-gb-s", "inter_node_bandwidth_bytes_per_s", "inter_gb_s", _LINK_BOUNDS),
     ("intra-latency-us", "intra_node_latency_s", "intra_latency_us", _LATENCY_US_BOUNDS),
     ("inter-latency-us", "inter_node_latency_s", "inter_latency_us", _LATENCY_US_BOUNDS),
+)
+#: The cluster in a ``plan`` usage line (training and serving): a preset, or the custom cluster's required flags.
+CLUSTER_USAGE: str = (
+    "(--cluster CLUSTER | --gpu-memory-gib GIB --peak-tflops T --hbm-gb-s B --gpus-per-node N --intra-gb-s B "
+    "--inter-gb-s B)"
 )
 #: Custom-cluster flags a cluster without ``--cluster`` may leave out: no FP8 peak, NCCL's ring latencies.
 OPTIONAL_CUSTOM_FLAGS: tuple[str, ...] = ("peak-fp8-tflops", "intra-latency-us", "inter-latency-us")
@@ -232,10 +241,7 @@ def add_plan_command(commands: Any) -> argparse.ArgumentParser:
 
     Its help is in the current language: build it after ``--lang`` is applied, inside :func:`argparse_language`.
     """
-    required = (
-        "(--model MODEL | --model-config FILE.json) (--cluster CLUSTER | --gpu-memory-gib GIB --peak-tflops T "
-        "--hbm-gb-s B --gpus-per-node N --intra-gb-s B --inter-gb-s B) --global-batch N"
-    )
+    required = f"(--model MODEL | --model-config FILE.json) {CLUSTER_USAGE} --global-batch N"
     p: argparse.ArgumentParser = commands.add_parser(
         "plan",
         help=Text(
@@ -266,10 +272,8 @@ def model_preset_help() -> str:
 
 def _add_model_and_cluster_arguments(p: argparse.ArgumentParser) -> None:
     """``--model`` or ``--model-config``; ``--cluster`` or a custom cluster's flags."""
-    from ..presets import CLUSTERS, MODELS
+    from ..presets import MODELS
 
-    clusters = ", ".join(sorted(CLUSTERS))
-    flags = ", ".join(f"--{flag}" for flag, _, _, _ in CUSTOM_CLUSTER_FLAGS)
     which_model = p.add_mutually_exclusive_group(required=True)
     which_model.add_argument(
         "--model",
@@ -290,6 +294,17 @@ def _add_model_and_cluster_arguments(p: argparse.ArgumentParser) -> None:
             "keys (0 when it has none); above 0 each layer saves dropout masks",
         ).render(),
     )
+    add_cluster_arguments(p)
+
+
+def add_cluster_arguments(p: argparse.ArgumentParser, notes: Mapping[str, Text] | None = None) -> None:
+    """``--cluster`` (a preset, not required here) and the custom cluster's flags (:data:`CUSTOM_CLUSTER_FLAGS`),
+    the same for training and serving; ``notes`` adds a sentence to the help of the flags it names (serving says
+    which one its estimate does not read). :func:`custom_cluster_values` and :func:`cluster_from_args` read them."""
+    from ..presets import CLUSTERS
+
+    clusters = ", ".join(sorted(CLUSTERS))
+    flags = ", ".join(f"--{flag}" for flag, _, _, _ in CUSTOM_CLUSTER_FLAGS)
     p.add_argument(
         "--cluster",
         choices=sorted(CLUSTERS),
@@ -300,11 +315,13 @@ def _add_model_and_cluster_arguments(p: argparse.ArgumentParser) -> None:
         ).render(),
     )
     for flag, field_name, unit_name, bounds in CUSTOM_CLUSTER_FLAGS:
+        note = (notes or {}).get(flag)
+        what = CUSTOM_CLUSTER_HELP[field_name].render() + ("" if note is None else note.render())
         p.add_argument(
             f"--{flag}",
             type=number_arg(int if flag == "gpus-per-node" else float, unit_name, **bounds),
             default=None,
-            help=tr("cli.help_custom", what=CUSTOM_CLUSTER_HELP[field_name]),
+            help=tr("cli.help_custom", what=what),
         )
 
 
@@ -848,7 +865,7 @@ def run_plan(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     model, notes = model_from_args(args, parser)
     custom = _custom_cluster_values(args, parser)
     try:
-        cluster = _cluster(args, custom)
+        cluster = cluster_from_args(args, custom)
         result = plan(model, cluster, _workload(args))
         explained = result.explain(degrees) if degrees is not None else None
         checked = result.check_layout(layout) if layout is not None else None
@@ -903,13 +920,8 @@ def print_config_notes(path: str, notes: tuple[Text, ...]) -> None:
 
 
 def _custom_cluster_values(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dict[str, Any]:
-    """The custom cluster's flags given, in ClusterSpec's fields and units; without ``--cluster`` each is required
-    (but those of :data:`OPTIONAL_CUSTOM_FLAGS`), and a missing one ends as exit status 2."""
-    custom = {
-        field_name: _to_spec_unit(field_name, getattr(args, flag.replace("-", "_")))
-        for flag, field_name, _, _ in CUSTOM_CLUSTER_FLAGS
-        if getattr(args, flag.replace("-", "_")) is not None
-    }
+    """Training's checks of flags that would set the same value twice (``--inter-gb-s`` and ``--inter-node-gb-s``,
+    ``--overlap`` and ``--overlap-DIM``), then :func:`custom_cluster_values`."""
     if args.inter_gb_s is not None and args.inter_node_gb_s is not None:  # both set the same field
         _fail(parser, tr("cli.inter_twice", custom=args.inter_gb_s, what_if=args.inter_node_gb_s))
     if args.overlap is not None:  # it answers for every dimension (WorkloadSpec.overlap): a dimension's flag is dead
@@ -917,6 +929,18 @@ def _custom_cluster_values(args: argparse.Namespace, parser: argparse.ArgumentPa
             value = getattr(args, f"overlap_{dim}")
             if value is not None:
                 _fail(parser, tr("cli.overlap_twice", all=args.overlap, dim=dim, value=value))
+    return custom_cluster_values(args, parser)
+
+
+def custom_cluster_values(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dict[str, Any]:
+    """The custom cluster's flags given (:func:`add_cluster_arguments`), in ClusterSpec's fields and units; without
+    ``--cluster`` each is required (but those of :data:`OPTIONAL_CUSTOM_FLAGS`), and a missing one ends as exit
+    status 2 with a message naming it (training and serving)."""
+    custom = {
+        field_name: _to_spec_unit(field_name, getattr(args, flag.replace("-", "_")))
+        for flag, field_name, _, _ in CUSTOM_CLUSTER_FLAGS
+        if getattr(args, flag.replace("-", "_")) is not None
+    }
     if args.cluster is None:
         missing = [f"--{flag}" for flag, field_name, _, _ in CUSTOM_CLUSTER_FLAGS if field_name not in custom]
         missing = [flag for flag in missing if flag[2:] not in OPTIONAL_CUSTOM_FLAGS]
@@ -925,10 +949,11 @@ def _custom_cluster_values(args: argparse.Namespace, parser: argparse.ArgumentPa
     return custom
 
 
-def _cluster(args: argparse.Namespace, custom: dict[str, Any]) -> ClusterSpec:
+def cluster_from_args(args: argparse.Namespace, custom: dict[str, Any]) -> ClusterSpec:
     """The ``--cluster`` preset with the custom values over it (or a custom cluster, its latencies
-    :data:`DEFAULT_LATENCIES_S` unless given), on ``--nodes`` nodes, with the ``--inter-node-gb-s`` what-if;
-    ValueError / TypeError for values ClusterSpec refuses."""
+    :data:`DEFAULT_LATENCIES_S` unless given), on ``--nodes`` nodes, with the ``--inter-node-gb-s`` what-if (training
+    only); ValueError / TypeError for values ClusterSpec refuses. A preset a flag changed is named with its changes
+    (``h100-8 + --inter-latency-us 30``). ``custom`` is :func:`custom_cluster_values`'s (training and serving)."""
     from ..presets import CLUSTERS
 
     if args.cluster is None:
@@ -936,12 +961,13 @@ def _cluster(args: argparse.Namespace, custom: dict[str, Any]) -> ClusterSpec:
     else:
         base = replace(CLUSTERS[args.cluster], **custom)
     cluster = base.with_nodes(args.nodes)
-    if args.inter_node_gb_s is not None:
-        cluster = replace(cluster, inter_node_bandwidth_bytes_per_s=args.inter_node_gb_s * 1e9)
+    what_if = getattr(args, "inter_node_gb_s", None)  # the serving parser has no --inter-node-gb-s
+    if what_if is not None:
+        cluster = replace(cluster, inter_node_bandwidth_bytes_per_s=what_if * 1e9)
     changed = [
-        f"--{flag} {getattr(args, flag.replace('-', '_')):g}"
+        f"--{flag} {getattr(args, flag.replace('-', '_'), None):g}"
         for flag in [flag for flag, _, _, _ in CUSTOM_CLUSTER_FLAGS] + ["inter-node-gb-s"]
-        if getattr(args, flag.replace("-", "_")) is not None
+        if getattr(args, flag.replace("-", "_"), None) is not None
     ]
     if args.cluster is not None and changed:  # a preset the flags changed is no longer the preset its name says
         cluster = replace(cluster, name=f"{args.cluster} + {' '.join(changed)}")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from .._validate import check_bool, check_int
@@ -546,7 +546,8 @@ class ServingPlanResult:
         return "\n".join(lines)
 
     def to_dict(self, top: int = 5, include_rejected: bool = False) -> dict[str, Any]:
-        """JSON-ready result: ``top`` holds the best layouts, accepted ones first."""
+        """JSON-ready result: ``top`` holds the best layouts, accepted ones first; ``cluster`` is the cluster's name,
+        ``cluster_spec`` all its fields."""
         top = check_int("top", top, ge=0)
         include_rejected = check_bool("include_rejected", include_rejected)
         ranked = sorted(self.candidates, key=_rank_key)
@@ -561,6 +562,7 @@ class ServingPlanResult:
             "model": self.model.name,
             "cluster": self.cluster.name,
             "world_size": self.cluster.world_size,
+            "cluster_spec": asdict(self.cluster),  # every figure the plan read (a custom cluster's own)
             "workload": self.workload.to_dict(),
             "candidates": len(self.candidates),
             "accepted": len(self.accepted),
