@@ -9,7 +9,9 @@ output names the preset with its changes (``h100-8 + --hbm-gb-s 1675``).
 
 ``--concurrency 64`` (or ``--request-rate 20``, requests per second, turned into a concurrency by
 Little's law), ``--prompt-tokens 2048 --output-tokens 256``, optional objectives ``--ttft-ms 500
---tpot-ms 50``; ``--json`` prints the result as JSON, ``--lang zh|en`` picks the language. It prints
+--tpot-ms 50``; ``--precision fp8`` (W8A8: 1-byte weights, the linear layers at the FP8 peak) and
+``--weight-bytes`` / ``--kv-bytes`` for quantised weights and cache; ``--json`` prints the result as JSON,
+``--lang zh|en`` picks the language. It prints
 the funnel and the accepted layouts with their ledgers (:func:`coursekit.serving.plan_serving`).
 
 Bad arguments exit with status 2 and a message naming the argument.
@@ -71,11 +73,11 @@ MAX_REQUEST_RATE_PER_S: float = 1e6
 MAX_SLO_MS: float = 3.6e6
 #: Largest pipeline degree ``--max-pp`` may ask for (more stages than any preset model has layers).
 MAX_PP: int = 1024
-#: What serving adds to a custom-cluster flag's help: its estimate prices every matmul at the bf16 peak.
+#: What serving adds to a custom-cluster flag's help: the FP8 peak times the linear layers at --precision fp8.
 SERVING_CLUSTER_NOTES: dict[str, Text] = {
     "peak-fp8-tflops": Text(
-        zh="；服务的估算按 bf16 峰值计，只把它记在集群里",
-        en="; serving's estimate uses the bf16 peak and only records it",
+        zh="；服务在 --precision fp8 时用它计线性层的矩阵乘",
+        en="; serving times the linear layers' matmuls at it with --precision fp8",
     ),
 }
 
@@ -167,6 +169,27 @@ def _serving_parser() -> argparse.ArgumentParser:
         help=Text(zh="每输出 token 时间 (TPOT) 的目标，ms", en="TPOT objective, ms").render(),
     )
     p.add_argument(
+        "--precision",
+        choices=("bf16", "fp8"),
+        default="bf16",
+        help=Text(
+            zh="矩阵乘精度：bf16（默认），或 fp8（W8A8：权重与激活都是 FP8，线性层按设备的 FP8 峰值计，"
+            "注意力仍按 bf16；权重每个 1 字节，除非另给 --weight-bytes；需要 FP8 张量核心，如 H100/H800/B200）",
+            en="matmul precision: bf16 (the default) or fp8 (W8A8: FP8 weights and activations, the linear layers at "
+            "the device's FP8 peak, attention still at bf16's; weights of 1 byte unless --weight-bytes says "
+            "otherwise; needs FP8 tensor cores, e.g. H100/H800/B200)",
+        ).render(),
+    )
+    p.add_argument(
+        "--weight-bytes",
+        type=number_arg(float, "weight_bytes", gt=0, le=MAX_ELEMENT_BYTES),
+        default=None,
+        help=Text(
+            zh="每个权重的字节数（默认 bf16 为 2，fp8 为 1；4 位量化为 0.5）",
+            en="bytes per weight (default 2 at bf16, 1 at fp8; 0.5 for 4-bit weights)",
+        ).render(),
+    )
+    p.add_argument(
         "--kv-bytes",
         type=number_arg(int, "kv_bytes", ge=1, le=MAX_ELEMENT_BYTES),
         default=2,
@@ -248,6 +271,10 @@ def _plan(args: argparse.Namespace, model: Any, cluster: Any) -> Any:
         "tpot_slo_s": None if args.tpot_ms is None else args.tpot_ms / 1e3,
         "kv_bytes": args.kv_bytes,
         "max_pp": args.max_pp,
+        "precision": args.precision,
+        "weight_bytes": args.weight_bytes
+        if args.weight_bytes is not None
+        else (1.0 if args.precision == "fp8" else 2.0),
     }
     if args.reserve_gib is not None:
         options["runtime_reserve_gib"] = args.reserve_gib

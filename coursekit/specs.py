@@ -252,6 +252,12 @@ register(
             "zh": "precision = 'fp8'：{cluster} 的设备没有 FP8 张量核心（例如 A100），请用 'bf16'。",
             "en": "precision = 'fp8': the devices of {cluster} have no FP8 tensor cores (e.g. A100); use 'bf16'.",
         },
+        "serving.fp8_weights": {
+            "zh": "precision = 'fp8'，weight_bytes = {weight_bytes!r}：FP8 矩阵乘的权重每个 1 字节（或更少），"
+            "请把 weight_bytes 设为 1。",
+            "en": "precision = 'fp8', weight_bytes = {weight_bytes!r}: FP8 matmuls take weights of 1 byte (or "
+            "fewer) each; set weight_bytes to 1.",
+        },
         "planner.moe_top_k": {
             "zh": "top_k = {top_k}：MoE 模型必须在 1 到 num_experts = {experts} 之间，稠密模型必须为 0。",
             "en": "top_k = {top_k}: must be between 1 and num_experts = {experts} for an MoE model, and 0 for "
@@ -2102,7 +2108,8 @@ class WorkloadSpec:
     def serving_workload(self, model: ModelSpec) -> Any:
         """This workload as a :class:`coursekit.serving.ServingWorkload`: ``global_batch`` concurrent requests of
         ``tokens_per_sequence(model)`` prompt tokens and ``output_tokens`` output tokens, weights in the recipe's
-        parameter bytes, the KV cache in bf16, the same runtime reserve. The planner's serving mode searches it with
+        parameter bytes (1 at ``precision="fp8"``: FP8 weights and matmuls), the KV cache in bf16, the same runtime
+        reserve. The planner's serving mode searches it with
         :func:`coursekit.serving.plan_serving` — there is one serving estimate.
 
         >>> from coursekit.presets import MODELS
@@ -2116,9 +2123,10 @@ class WorkloadSpec:
             prompt_tokens=self.tokens_per_sequence(model),
             output_tokens=self.output_tokens,
             concurrency=self.global_batch,
-            weight_bytes=float(PRECISION_RECIPES[self.recipe].param_bytes),
+            weight_bytes=float(PRECISION_RECIPES[self.recipe].param_bytes) if self.precision == "bf16" else 1.0,
             kv_bytes=ACTIVATION_BYTES,
             runtime_reserve_gib=self.runtime_reserve_gib,
+            precision=self.precision,
         )
 
 
@@ -2142,6 +2150,10 @@ class ServingWorkload:
         ttft_slo_s, tpot_slo_s: objectives for TTFT and TPOT, seconds; ``None`` = none.
         weight_bytes: bytes per weight (2 for bf16); kv_bytes: bytes per cached K/V element (an int); both at most
             :data:`MAX_ELEMENT_BYTES`.
+        precision: ``"bf16"`` (the default) or ``"fp8"``: the linear layers' matmuls multiply FP8 weights and
+            activations at the device's FP8 peak (W8A8, as vLLM's and TensorRT-LLM's FP8 checkpoints run on
+            Hopper), attention stays at the bf16 peak; ``"fp8"`` needs weights of at most 1 byte (``weight_bytes``)
+            and a device with FP8 tensor cores.
         runtime_reserve_gib: memory kept free per device (CUDA context, allocator), GiB.
         max_pp: largest pipeline degree the search tries.
 
@@ -2165,6 +2177,7 @@ class ServingWorkload:
     kv_bytes: int = 2
     runtime_reserve_gib: float = DEFAULT_RUNTIME_RESERVE_GIB
     max_pp: int = 8
+    precision: str = "bf16"
 
     def __post_init__(self) -> None:
         _plain_fields(self)
@@ -2189,6 +2202,9 @@ class ServingWorkload:
         reserve = check_number("runtime_reserve_gib", raw.runtime_reserve_gib, ge=0, le=MAX_DEVICE_MEMORY_GIB)
         object.__setattr__(self, "runtime_reserve_gib", reserve)
         check_int("max_pp", raw.max_pp, ge=1)
+        check_choice("precision", raw.precision, PRECISIONS)
+        if raw.precision == "fp8" and weight_bytes > 1:
+            raise ValueError(tr("serving.fp8_weights", weight_bytes=weight_bytes))
 
     @property
     def mode(self) -> str:
@@ -2212,6 +2228,7 @@ class ServingWorkload:
             "weight_bytes": self.weight_bytes,
             "kv_bytes": self.kv_bytes,
             "runtime_reserve_gib": self.runtime_reserve_gib,
+            "precision": self.precision,
         }
 
 

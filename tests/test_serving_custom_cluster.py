@@ -130,7 +130,9 @@ def test_the_fp8_peak_is_recorded_and_the_estimate_stays_bf16(capsys: pytest.Cap
     argv = [*SERVE, "--model", "llama3-70b", *LOAD, *H100]
     without, with_fp8 = _json(argv, capsys), _json([*argv, "--peak-fp8-tflops", "1979"], capsys)
     assert (without["cluster_spec"]["peak_flops_fp8"], with_fp8["cluster_spec"]["peak_flops_fp8"]) == (None, 1979e12)
-    assert with_fp8["top"] == without["top"]  # serving prices its matmuls at the bf16 peak, as its help says
+    assert with_fp8["top"] == without["top"]  # at bf16 (the default) serving prices its matmuls at the bf16 peak
+    fp8 = _json([*argv, "--peak-fp8-tflops", "1979", "--precision", "fp8"], capsys)
+    assert fp8["top"] != with_fp8["top"]  # with --precision fp8 the custom FP8 peak times the linear layers
 
 
 def test_json_records_the_custom_cluster(capsys: pytest.CaptureFixture[str]) -> None:
@@ -259,4 +261,4 @@ def test_serving_help_lists_the_custom_cluster(lang: str, capsys: pytest.Capture
                  "--intra-gb-s", "--inter-gb-s", "--intra-latency-us", "--inter-latency-us"):  # fmt: skip
         assert f"{flag}{flag[2:].upper().replace('-', '_')}" in flat, flag
     assert ("perdirection" if lang == "en" else "每个方向") in flat
-    assert ("bf16peak" if lang == "en" else "bf16峰值计") in flat  # what serving does with an FP8 peak
+    assert ("atitwith--precisionfp8" if lang == "en" else "在--precisionfp8时用它") in flat  # when the FP8 peak counts

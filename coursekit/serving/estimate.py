@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .._validate import check_int, check_number, finite_result
+from .._validate import check_choice, check_int, check_number, finite_result
 from ..communication import _collective_time_s
 from ..hardware import (
     NCCL_RING_NVLINK_LATENCY_S,
@@ -18,9 +18,11 @@ from ..roofline import _attention_forward_flops_per_token, _roofline_time_s
 from ..specs import (
     ACTIVATION_BYTES,
     MAX_ELEMENT_BYTES,
+    PRECISIONS,
     ClusterSpec,
     ModelSpec,
     _group_link,
+    _peak_flops,
 )
 from .kv import _check_specs, _check_tp, _kv_bytes, _matmul_params
 from .nccl import AllReduceChoice, _tp_all_reduce
@@ -166,17 +168,21 @@ def _estimate(
     output: int,
     weight_bytes: float,
     kv_bytes: int,
+    precision: str = "bf16",
 ) -> ServingEstimate:
     peak, hbm = cluster.peak_flops, cluster.memory_bandwidth_bytes_per_s
     ranks = tp * pp
     n_matmul = _matmul_params(model)
+    # FP8 (W8A8): the linear layers' matmuls run at the FP8 peak, attention at bf16's. The FLOPs below are timed at
+    # the bf16 peak, so each matmul FLOP counts peak / FP8 peak of one there (1/2 on H100).
+    matmul_weight = peak / _peak_flops(cluster, precision)
     # attention's h: hidden, or MLA's wider query/key heads (DeepSeek-V2 §2.1; no weight absorption assumed)
     layers, hidden = model.layers, model.attention_flops_width
     all_reduces = 2 * layers if tp > 1 else 0
     # Prefill of one prompt: 2·N per token plus causal attention (half the full 4·L·h·s per token, forward).
     # (a sliding window on some layers shortens the span: ModelSpec.attention_span)
     prefill_flops = (
-        2 * n_matmul * prompt
+        2 * n_matmul * prompt * matmul_weight
         + _attention_forward_flops_per_token(layers, hidden, model._attention_span(prompt)) / 2 * prompt
     )
     prefill_bytes = _weight_read_params(model, prompt) * weight_bytes + _kv_bytes(model, prompt, 1, 1, kv_bytes)
@@ -190,7 +196,9 @@ def _estimate(
     group = -(-batch // pp)
     context = prompt + output / 2
     keys = model._decode_keys(prompt, output)  # about the context, less on sliding-window or chunked layers
-    step_flops = 2 * n_matmul * group + _attention_forward_flops_per_token(layers, hidden, 1) * keys * group
+    step_flops = (
+        2 * n_matmul * group * matmul_weight + _attention_forward_flops_per_token(layers, hidden, 1) * keys * group
+    )
     if model.chunk_tokens is None:  # the cache a step reads: the context, or at most the window on window layers
         kv_read = _kv_bytes(model, context, 1, 1, kv_bytes)
     else:  # a chunked layer reads only its current chunk: the keys its queries attend, averaged over the output
@@ -235,6 +243,7 @@ def serving_estimate(
     output_tokens: int,
     weight_bytes: float = 2.0,
     kv_bytes: int = 2,
+    precision: str = "bf16",
 ) -> ServingEstimate:
     """Lower-bound TTFT, TPOT and tokens/s of one replica on ``tp · pp`` devices serving ``batch`` requests.
 
@@ -249,7 +258,8 @@ def serving_estimate(
 
     ``tp`` must divide the attention heads and divide the KV heads or be a multiple of them (the serving search's
     shape gate); ``weight_bytes`` and ``kv_bytes`` are at most :data:`~coursekit.specs.MAX_ELEMENT_BYTES`, as in
-    :class:`~coursekit.serving.ServingWorkload`.
+    :class:`~coursekit.serving.ServingWorkload`. ``precision="fp8"`` (W8A8, weights of at most 1 byte) times the
+    linear layers' 2·N FLOPs at the device's FP8 peak and attention's at the bf16 peak.
 
     >>> from coursekit.presets import CLUSTERS, MODELS
     >>> est = serving_estimate(MODELS["llama3-70b"], CLUSTERS["h100-8"], tp=8, batch=64, prompt_tokens=2048,
@@ -267,7 +277,10 @@ def serving_estimate(
     output = check_int("output_tokens", output_tokens, ge=1)
     weight_bytes = check_number("weight_bytes", weight_bytes, gt=0, le=MAX_ELEMENT_BYTES)
     kv_bytes = check_int("kv_bytes", kv_bytes, ge=1, le=MAX_ELEMENT_BYTES)
-    return _estimate(model, cluster, tp, pp, batch, prompt, output, weight_bytes, kv_bytes)
+    precision = check_choice("precision", precision, PRECISIONS)
+    if precision == "fp8" and weight_bytes > 1:
+        raise ValueError(tr("serving.fp8_weights", weight_bytes=weight_bytes))
+    return _estimate(model, cluster, tp, pp, batch, prompt, output, weight_bytes, kv_bytes, precision)
 
 
 @finite_result

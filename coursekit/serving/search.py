@@ -16,6 +16,7 @@ from ..specs import (
     ClusterSpec,
     ModelSpec,
     ServingWorkload,
+    _peak_flops,
 )
 from ..units import US_PER_S
 from .estimate import SERVING_ASSUMPTIONS, ServingEstimate, _estimate
@@ -101,6 +102,13 @@ register(
             "提示 {prompt} token，输出 {output} token",
             "en": "Serving plan: {model} on {cluster} ({world} devices), {load}, prompts of {prompt} tokens, "
             "{output} output tokens",
+        },
+        "serving.fp8_line": {
+            "zh": "FP8 (W8A8)：权重每个 {weight_bytes:g} 字节，线性层的矩阵乘按每设备 FP8 峰值 {fp8:.0f} TFLOP/s "
+            "计，注意力按 bf16 峰值 {bf16:.0f} TFLOP/s 计（屋顶线下界：不扣训练校准出的 FP8 加速折扣）",
+            "en": "FP8 (W8A8): {weight_bytes:g}-byte weights, the linear layers' matmuls at the FP8 peak of "
+            "{fp8:.0f} TFLOP/s a device, attention at the bf16 peak of {bf16:.0f} TFLOP/s (a roofline lower bound: "
+            "training's calibrated discount on the FP8 speed-up is not applied)",
         },
         "serving.load_concurrency": {"zh": "{concurrency} 个并发请求", "en": "{concurrency} concurrent requests"},
         "serving.load_rate": {"zh": "{rate:g} 请求/秒", "en": "{rate:g} requests/s"},
@@ -312,7 +320,16 @@ def _rate_concurrency(
 
     def holds(concurrency: int) -> bool:
         est = _estimate(
-            model, cluster, tp, pp, concurrency, w.prompt_tokens, w.output_tokens, w.weight_bytes, w.kv_bytes
+            model,
+            cluster,
+            tp,
+            pp,
+            concurrency,
+            w.prompt_tokens,
+            w.output_tokens,
+            w.weight_bytes,
+            w.kv_bytes,
+            w.precision,
         )
         return _sustains(est, rate)
 
@@ -421,14 +438,23 @@ def evaluate_layout(
     if w.concurrency is not None and replicas > total:
         reasons.append(Reason("replica", "serving.reason.replica", {"replicas": replicas, "concurrency": total}))
     estimate = _estimate(
-        model, cluster, tp, pp, per_replica, w.prompt_tokens, w.output_tokens, w.weight_bytes, w.kv_bytes
+        model, cluster, tp, pp, per_replica, w.prompt_tokens, w.output_tokens, w.weight_bytes, w.kv_bytes, w.precision
     )
     # Throughput from the real split: total = full · per_replica + (replicas - full) · (per_replica - 1).
     full = min(total - (per_replica - 1) * replicas, replicas)
     lighter = None
     if full < replicas and per_replica > 1:
         lighter = _estimate(
-            model, cluster, tp, pp, per_replica - 1, w.prompt_tokens, w.output_tokens, w.weight_bytes, w.kv_bytes
+            model,
+            cluster,
+            tp,
+            pp,
+            per_replica - 1,
+            w.prompt_tokens,
+            w.output_tokens,
+            w.weight_bytes,
+            w.kv_bytes,
+            w.precision,
         )
     reasons.extend(_slo_reasons(w, estimate))
     if rate_reason is not None:
@@ -493,6 +519,20 @@ class ServingPlanResult:
             return tr("serving.load_concurrency", concurrency=w.concurrency)
         return tr("serving.load_rate", rate=w.request_rate_per_s)
 
+    def _precision_lines(self) -> list[str]:
+        """The FP8 line under the title (none at bf16, the default)."""
+        if self.workload.precision == "bf16":
+            return []
+        fp8 = _peak_flops(self.cluster, "fp8")
+        return [
+            tr(
+                "serving.fp8_line",
+                weight_bytes=self.workload.weight_bytes,
+                fp8=fp8 / 1e12,
+                bf16=self.cluster.peak_flops / 1e12,
+            )
+        ]
+
     def report(self, top: int = 5) -> str:
         """The funnel, the accepted layouts with their ledgers, or why none fits; then the assumptions."""
         top = check_int("top", top, ge=0)
@@ -507,6 +547,7 @@ class ServingPlanResult:
                 prompt=w.prompt_tokens,
                 output=w.output_tokens,
             ),
+            *self._precision_lines(),
             "",
             tr("serving.funnel_head"),
             tr("serving.funnel_start", count=len(self.candidates)),
@@ -665,6 +706,7 @@ def plan_serving(model: ModelSpec, cluster: ClusterSpec, workload: ServingWorklo
     _check_specs(model, cluster)
     if not isinstance(workload, ServingWorkload):
         raise TypeError(tr("validate.type_choice", name="workload", value=workload, type=type(workload).__name__))
+    _peak_flops(cluster, workload.precision)  # FP8 on a device without FP8 tensor cores: refused before the search
     world = cluster.world_size
     layouts = [
         (tp, pp)
