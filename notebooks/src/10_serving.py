@@ -382,6 +382,51 @@ assert round(MIXTRAL.active_params / 1e8) == 129 and round(MIXTRAL.num_params / 
 assert round(MIXTRAL.num_params * 2 / 1e9) == 93 and mixtral_fits == {1: False, 2: True}
 
 # %% [markdown] lang="zh"
+# 用 FP8 服务时两头都变：权重与激活都用 8 位浮点 (FP8) 的 W8A8 做法（vLLM、TensorRT-LLM 在 H100 上的 FP8 模型），
+# 每个权重只读 1 字节，解码读权重的下限减半；线性层的矩阵乘按 FP8 峰值算（H100 为 bf16 的两倍），受算力限制的预填充变快，
+# 但注意力仍按 bf16 算，所以 TTFT 缩短不到一半。下面的单元格对同一个布局各估算一次。这些都是屋顶线下界：
+# 真实的 FP8 矩阵乘达不到数据手册上的两倍，量化对输出质量的影响也只有评测才知道。
+
+# %% [markdown] lang="en"
+# Serving in FP8 changes both ends. With W8A8, 8-bit floating point (FP8) weights and activations (vLLM's and
+# TensorRT-LLM's FP8 models on H100), each weight is read as 1 byte, halving decode's weight floor; the linear layers'
+# matmuls run at the FP8 peak (twice bf16's on H100), so the compute-bound prefill speeds up, but attention still
+# runs at bf16, so TTFT shrinks by less than half. The cell below estimates the same layout both ways. These are
+# roofline lower bounds: real FP8 matmuls fall short of the datasheet's doubling, and what quantisation does to the
+# output's quality only an evaluation tells.
+
+# %%
+bf16_est = serving_estimate(LLAMA70, H100, tp=8, batch=64, prompt_tokens=2048, output_tokens=256)
+fp8_est = serving_estimate(
+    LLAMA70, H100, tp=8, batch=64, prompt_tokens=2048, output_tokens=256, weight_bytes=1, precision="fp8"
+)
+md_table(
+    [
+        Text(zh="精度", en="precision"),
+        Text(zh="每个权重的字节数", en="bytes per weight"),
+        Text(zh="TTFT 下界 (ms)", en="TTFT lower bound (ms)"),
+        Text(zh="TPOT 下界 (ms)", en="TPOT lower bound (ms)"),
+    ],
+    [
+        ("bf16", 2, f"{bf16_est.time_to_first_token_s * 1e3:.1f}", f"{bf16_est.time_per_output_token_s * 1e3:.2f}"),
+        ("FP8 (W8A8)", 1, f"{fp8_est.time_to_first_token_s * 1e3:.1f}", f"{fp8_est.time_per_output_token_s * 1e3:.2f}"),
+    ],
+)
+ttft_ratio = fp8_est.time_to_first_token_s / bf16_est.time_to_first_token_s
+print(
+    Text(
+        zh=f"FP8 的 TTFT 是 bf16 的 {ttft_ratio:.2f} 倍（注意力仍按 bf16 峰值算，所以不到一半）；"
+        f"TPOT 是 {fp8_est.time_per_output_token_s / bf16_est.time_per_output_token_s:.2f} 倍"
+        "（解码受显存带宽限制，读的权重字节减半，KV 缓存不变）",
+        en=f"FP8's TTFT is {ttft_ratio:.2f} times bf16's (attention still runs at the bf16 peak, so not half); its TPOT "
+        f"{fp8_est.time_per_output_token_s / bf16_est.time_per_output_token_s:.2f} times (decode is memory-bound: "
+        "half the weight bytes, the same KV cache)",
+    )
+)
+assert 0.5 < ttft_ratio < 1 and fp8_est.time_per_output_token_s < bf16_est.time_per_output_token_s
+assert fp8_est.decode_bound == bf16_est.decode_bound == "memory"
+
+# %% [markdown] lang="zh"
 # ## 5. TP 降低时延，副本提高吞吐；TP 在哪里不再划算
 #
 # TP = t 让每张卡只读 1/t 的权重，解码下限也变成 1/t。代价是每层两次全归约（注意力之后和 MLP 之后），
