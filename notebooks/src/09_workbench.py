@@ -193,13 +193,13 @@ md_table(
 # %% [markdown] lang="zh"
 # 重叠不是假设全藏住，而是算出**藏不住的部分**：梯度按桶 (bucket) 边反向边归约（Megatron-Core `--overlap-grad-reduce`，
 # 默认桶 max(4000 万, 100 万 × dp·cp) 个参数；PyTorch DDP 25 MiB），但最后一个桶要等反向结束才开始，总是暴露；参数的
-# all-gather 与前向重叠（`--overlap-param-gather`、FSDP 预取），第一次 gather 之前没有计算可藏；ZeRO-3 暴露第一层的 gather
-# 和最后一层的 reduce-scatter。每步一次的同步只能藏在最后一个微批次的反向下；交错调度下每个模型分块在自己最后一次反向后
+# 全收集 (all-gather) 与前向重叠（`--overlap-param-gather`、FSDP 预取），第一次全收集之前没有计算可藏；ZeRO-3 暴露第一层的
+# 全收集和最后一层的归约散射 (reduce-scatter)。每步一次的同步只能藏在最后一个微批次的反向下；交错调度下每个模型分块在自己最后一次反向后
 # 就开始归约（Megatron-Core 的调度），能藏在最后 min(pp, m) 个微批次反向的 (v-1)/v 下，只有最后一个分块暴露。CP 的环形传递每一步只能藏在这一步的
 # 注意力计算下，反向结束后 dK、dV 还要传回原 rank；PP 的 send/recv 只有交错调度才能重叠（Megatron-Core 的规定）；
 # TP 和 EP 的集合通信夹在相互依赖的矩阵乘之间，本身在关键路径 (critical path) 上。EP 默认就这样算；TP 默认按藏住 15/16 算，
 # 因为 NVIDIA 如今为稠密模型写的性能配方在 TP > 1 时大多打开通信-矩阵乘重叠（见第 6 节；Megatron-LM 自己的开关默认关，
-# 没开它的配置设 `overlap_tp=0`）。这种重叠切分的是序列并行 (sequence parallelism) 的 all-gather 和 reduce-scatter，Megatron-LM 不开
+# 没开它的配置设 `overlap_tp=0`）。这种重叠切分的是序列并行 (sequence parallelism) 的全收集和归约散射，Megatron-LM 不开
 # 序列并行就拒绝它，所以关掉序列并行时 TP 的重叠按 0 计。DP 和 CP 都跨节点时共用同一块网卡，
 # 一个占用的时间另一个就不能用。每个维度的重叠份额仍然可以自己设（`WorkloadSpec(overlap_dp=...)`）。
 
@@ -288,7 +288,7 @@ display(figure_image(fig))
 #   它只乘路由给它的约 token 数 · top_k / 专家数 行（EP 越大，一个专家收到的行越多），专家多而窄时效率明显低于稠密层；
 #   token 重排 (token permutation) 只搬数据，按显存带宽计时。
 # - **通信**：每个维度按它所在的链路（组留在节点内走节点内带宽，否则走跨节点带宽）用 alpha-beta 模型计时；ZeRO-2/3 每个
-#   微批次都要通信（第 2 课）；EP 的 all-to-all 按组跨越的节点拆成节点内与跨节点两部分。
+#   微批次都要通信（第 2 课）；EP 的全对全 (all-to-all) 按组跨越的节点拆成节点内与跨节点两部分。
 # - **重叠与气泡**：按维度的重叠（上表）；气泡按第 6 课的 (p-1)/(v·m+p-1)。
 
 # %% [markdown] lang="en"
@@ -646,8 +646,8 @@ assert max(steps_by_tp) / min(steps_by_tp) - 1 < 0.02
 # - **TP 切的是每一层**：权重、梯度、优化器状态和（开序列并行时）激活都除以 TP，不需要流水线那样的气泡，也不像 ZeRO
 #   那样每个微批次重新收集参数。所以大模型先用 TP 把单层放下、把激活切小。
 # - **但 TP 每层每个微批次都要 4 次集合通信**（前向 2 次、反向 2 次），而且夹在矩阵乘之间，本身藏不住。
-#   NVIDIA 如今为稠密模型写的性能配方在 TP > 1 时大多打开 Transformer Engine 的通信-矩阵乘重叠（把 all-gather 拆成分块的环形交换、把
-#   reduce-scatter 拆成 4 块跟在分块矩阵乘后面），只剩每层前向两次 reduce-scatter 的最后一块露在外面，即 1/16。
+#   NVIDIA 如今为稠密模型写的性能配方在 TP > 1 时大多打开 Transformer Engine 的通信-矩阵乘重叠（把全收集拆成分块的环形交换、把
+#   归约散射拆成 4 块跟在分块矩阵乘后面），只剩每层前向两次归约散射的最后一块露在外面，即 1/16。
 #   工作台默认就这样算；`overlap_tp=0` 算没有这种重叠的引擎，这时 TP 的通信全部露出。
 #   节点内 NVLink 单向 450 GB/s，跨节点 50 GB/s/GPU：TP 组一旦跨节点，这些通信慢约 9 倍——互连门槛直接拒绝。
 # - **TP 越大，每个 GPU 的矩阵越瘦**：隐藏维度/tp 变小，计算强度下降，效率跟着降（第 7 课）。
@@ -878,7 +878,7 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 # 所以这份余量也要靠实测确认。）
 # NeMo 24.07 的 GPT-3 5B 和 Megatron-Bridge 26.02 的 Llama 3.1 405B（全局批 1536）也通过。
 # NeMo 24.07 的 GPT-3 20B（TP 2、DP 32 跨 8 个节点）现在也通过：NCCL 的环每个通道只进出每个节点一次，并把通道分到这个组
-# 在该节点上各 rank 旁边的网卡上（NVIDIA/nccl#569：同一个 8 rank 的环 all-reduce，每节点 1、2、4 张卡、各用一块网卡时
+# 在该节点上各 rank 旁边的网卡上（NVIDIA/nccl#569：同一个 8 rank 的环形全归约 (all-reduce)，每节点 1、2、4 张卡、各用一块网卡时
 # 分别用了 363、173、132 ms），所以每节点有 4 个 rank 的 DP 组跨节点时用 4 块网卡，DP 通信降到 0.30 s，全藏在一个
 # 微批次之下，估算吞吐是实测的 0.92 倍。点对点的通信（PP 的 send/recv、CP 环的相邻交换、EP 的全对全）仍各走自己的网卡。
 # Megatron-Core 扩展表的 9 行全部通过。其中 GPT 119B（1536 张 H100）的 92 层分成 PP 4，每段 23 层，是质数：Megatron-Core
@@ -992,7 +992,7 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 #     同样打开这种重叠的 Megatron-Bridge 各行只用来检验：Qwen3 235B 的两行、DeepSeek-V3 一行的估算吞吐原先比实测
 #     高 37%、34%、16%，现在高 5%、高 3%、低 2%。DeepSeek-V3 自己的 DualPipe 是围绕这种重叠设计的，仍按完全藏住计。
 #   - EP 8、FSDP（全重计算，微批次 4）：表里没写 FSDP 的切分方式，显存只容得下 ZeRO-3；Megatron 的 FSDP 在这种方式下
-#     每个微批次的前向和反向都 all-gather 参数、每个微批次之后 reduce-scatter 梯度，每卡 284 亿专家参数跨 32 个节点
+#     每个微批次的前向和反向都全收集参数、每个微批次之后归约散射梯度，每卡 284 亿专家参数跨 32 个节点
 #     往返，通信 18.1 s，比 16.0 s 的计算还多，露出 6.3 s：估算 22.4 s（0.79 倍），最优的 1.35 倍。
 #   - PP 32、VP 3（全对全分发器）：把重计算模块写进去后，发表的 v = 3 才放得下（75.4 GiB，不写是 83.2 GiB）；94 层加
 #     两个边缘位置分给 32 段，末段是 2 层加输出层（151936 × 4096，按 FLOP 算约 2.1 层），计算 17.1 s，别的布局是
@@ -1001,7 +1001,7 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 #     就不比它慢——要判断，得实测主机时间（见下一条）。
 #   - TP 4、EP 8：实测最慢 (29.0 s)，估算也最慢：29.0 s（吞吐 1.00 倍），是最优的 1.77 倍。TP 4 让每张卡跑 256 个微批次、
 #     每个 12 层，层的前向加反向次数是 TP 2 各行的两倍，每次的工作量只有一半。这里起作用的是主机 (host) 开销：两种分发器
-#     在每个 MoE 层的前向都让 CPU 等 GPU 一次（要先把各专家的 token 数拿到 CPU 上：Megatron-Core 的 all-to-all 分发器如此，
+#     在每个 MoE 层的前向都让 CPU 等 GPU 一次（要先把各专家的 token 数拿到 CPU 上：Megatron-Core 的全对全分发器如此，
 #     DeepEP 的说明也写着“CPU 会等 GPU 的信号”），CPU 没法提前发射后面的内核，所以一层至少要花 CPU 发射它的时间
 #     （Python、框架、内核启动）。Megatron-Core 的 MoE 指南把它列为“CPU 开销瓶颈”，办法正是减小 TP 或加大微批次。
 #     估算取每个 MoE 层一个微批次前向加反向的主机时间为 9.4 ms：这个数由这一行和 EP 32 不重叠那一行的实测之比拟合
@@ -1030,7 +1030,7 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 # 每 token 6·V·h 次 FLOP，用的不是注意力的宽度（64 个头 × 128 = 8192）；对头比隐藏层宽的模型（Qwen3、DeepSeek-V3 的 MLA），
 # 若取较宽的那个，末段多出的工作会被算成两倍以上，每种深流水线都会吃亏。其二，Megatron-Core 的全对全分发器
 # (all-to-all dispatcher) 让每个 rank 只发出自己的序列并行份额（s/tp 个 token，每个 top_k 份），之后才在专家张量并行组内
-# all-gather（token_dispatcher.py：先 “A2A(EP)” 再 “AG(TP)”）；若按 ETP 组收齐后的量 (s·etp/tp) 发送，在 ETP = TP 时
+# 全收集（token_dispatcher.py：先 “A2A(EP)” 再 “AG(TP)”）；若按 ETP 组收齐后的量 (s·etp/tp) 发送，在 ETP = TP 时
 # 会多算 ETP 倍。DeepEP 所用的 flex 分发器 (flex dispatcher) 确实把 token 发给专家的每个 ETP rank，估算对它就这样算。
 #
 # Llama 3 405B 的三行按论文 (arXiv 2407.21783 §3.3.2) 登记：全分片数据并行只切梯度和优化器状态、前向之后不再把权重切回去，
@@ -1056,7 +1056,7 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 #
 # BLOOM 按 BigScience 的切分登记：首末两段各少一层、各放一份嵌入层（25 万词表的嵌入层和一层差不多大），
 # 于是各段差不多一样重，发表的布局进了第 1 并列组。Llama 3 405B 的 128K 布局（CP 16）也进了第 1 并列组：Llama 3 的上下文并行
-# 先 all-gather 全部 K、V 再算本地查询，论文说这次 all-gather 露在关键路径上 (arXiv 2407.21783 §3.3.2)，
+# 先全收集全部 K、V 再算本地查询，论文说这次全收集露在关键路径上 (arXiv 2407.21783 §3.3.2)，
 # 这几行于是把 CP 的重叠记为 0，把序列切得更宽（CP 32、64）就不再显得便宜。
 
 

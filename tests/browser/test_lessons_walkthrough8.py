@@ -25,6 +25,8 @@ _ENGLISH_NAME = re.compile("|".join(_GLOSSARY_ZH))
 #: What the learner reads: markdown cells whole, code cells' outputs only (code and its comments are code).
 _READ_TEXTS = """() => window.jupyterapp.shell.currentWidget.content.widgets.map(cell => cell.model.type === 'code'
   ? [...cell.node.querySelectorAll('.jp-OutputArea')].map(area => area.innerText).join('\\n') : cell.node.innerText)"""
+_MARKDOWN_TEXTS = """() => window.jupyterapp.shell.currentWidget.content.widgets
+  .filter(cell => cell.model.type === 'markdown').map(cell => cell.node.innerText)"""
 _KERNEL_IDLE = "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status === 'idle'"
 
 
@@ -46,7 +48,8 @@ def _bare_english_collectives(texts: list[str]) -> list[str]:
     for text in texts:
         for match in _ENGLISH_NAME.finditer(text):
             before = text[: match.start()]
-            if not re.search(rf"{_GLOSSARY_ZH[match.group()]} \((ring )?$", before):
+            # 全归约 (all-reduce), 环形全归约 (ring all-reduce), 全对全分发器 (all-to-all dispatcher)
+            if not re.search(rf"{_GLOSSARY_ZH[match.group()]}[\u4e00-\u9fff]* \((ring )?$", before):
                 bare.append(text[max(0, match.start() - 30) : match.end() + 10].replace("\n", " "))
     return bare
 
@@ -94,7 +97,8 @@ def test_lesson2_zh_names_the_collectives_in_chinese_and_its_sliders_take_few_pr
 @pytest.mark.parametrize("notebook", ["zh/05_selection_matrix.ipynb", "zh/09_workbench.ipynb"])
 def test_zh_lessons_5_and_9_write_the_collectives_as_the_glossary_does(open_lesson: Any, notebook: str) -> None:
     # Lesson 5's verdicts, selection matrix and widget kept NCCL's names in English only ("每层计算前 all-gather 参数",
-    # "gather 峰值"); lesson 9 named its what-if section in English only.
+    # "gather 峰值"); lesson 9 named its what-if section and wrote its collectives in English only ("ZeRO-3 暴露第一层的
+    # gather 和最后一层的 reduce-scatter").
     page = open_lesson(notebook).page
     _press_every_button(page)
     texts = page.evaluate(_READ_TEXTS)
@@ -103,7 +107,8 @@ def test_zh_lessons_5_and_9_write_the_collectives_as_the_glossary_does(open_less
         shown = "\n".join(texts)
         assert "gather 峰值" not in shown and "全收集峰值" in widget_message(page.locator(".ck-widget").first)
         assert "每步一次梯度全归约 (all-reduce)" in shown
-    else:
+    else:  # the prose (the outputs name published runs as their sources do: "(all-to-all, EP 8, PP 32)")
+        assert _bare_english_collectives(page.evaluate(_MARKDOWN_TEXTS)) == []
         heading = _cell_with(page, "链路、上下文、MoE")
         assert "5. 假设分析 (what-if)：链路、上下文、MoE" in heading, heading[:200]
         for text in texts:
