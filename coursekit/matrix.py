@@ -145,40 +145,40 @@ register(
             "device; DP is the simplest way to add throughput",
         },
         "matrix.dp_across_nodes": {
-            "zh": "DP 每步只有一次梯度 all-reduce，能承受慢速的跨节点链路：适合放在跨节点的维度上",
+            "zh": "DP 每步只有一次梯度全归约 (all-reduce)，能承受慢速的跨节点链路：适合放在跨节点的维度上",
             "en": "DP's single gradient all-reduce per step tolerates the slow inter-node link: it suits the "
             "across-node dimension",
         },
         "matrix.fsdp_unneeded": {
-            "zh": "完整训练状态已放得进单卡（{dp_gib:.1f} GiB <= {have_gib:.1f} GiB）：分片只会增加每层的 "
-            "all-gather 和 reduce-scatter，没有容量收益",
+            "zh": "完整训练状态已放得进单卡（{dp_gib:.1f} GiB <= {have_gib:.1f} GiB）：分片只会增加每层的"
+            "全收集 (all-gather) 和归约散射 (reduce-scatter)，没有容量收益",
             "en": "the full training state already fits one device ({dp_gib:.1f} GiB <= {have_gib:.1f} GiB): "
             "sharding would add per-layer all-gathers and reduce-scatters for no capacity gain",
         },
         "matrix.fsdp_shards": {
             "zh": "FSDP 分片到 {degree} 个 rank：每个 rank {need_gib:.1f} GiB（状态 / {degree} + 激活 + 运行时预留 + "
-            "gather 峰值 {peak_gib:.1f} GiB：预取时两层参数加一层未分片梯度，每层 {layer_gib:.1f} GiB）",
+            "全收集峰值 {peak_gib:.1f} GiB：预取时两层参数加一层未分片梯度，每层 {layer_gib:.1f} GiB）",
             "en": "FSDP over {degree} ranks: {need_gib:.1f} GiB per rank (state / {degree} + activations + "
             "reserve + a gather peak of {peak_gib:.1f} GiB: with prefetch two layers of parameters and one of "
             "unsharded gradients, {layer_gib:.1f} GiB each)",
         },
         "matrix.fsdp_hybrid": {
             "zh": "节点内分片（{degree} 个 rank，每个 {need_gib:.1f} GiB）、跨节点复制："
-            "每层的 gather 留在节点内高速链路，只有每步一次梯度 all-reduce 跨节点",
+            "每层的全收集 (all-gather) 留在节点内高速链路，只有每步一次梯度全归约 (all-reduce) 跨节点",
             "en": "shard inside each node ({degree} ranks, {need_gib:.1f} GiB per rank) and replicate across "
             "nodes: per-layer gathers stay on the fast intra-node links and only one gradient all-reduce per "
             "step crosses nodes",
         },
         "matrix.fsdp_cross_node": {
             "zh": "只在节点内分片放不下（每个 rank {hybrid_gib:.1f} GiB）；分片到全部 {degree} 个 rank 时，"
-            "每层的 all-gather 都走慢速跨节点链路，需要实测它能否与计算重叠",
+            "每层的全收集 (all-gather) 都走慢速跨节点链路，需要实测它能否与计算重叠",
             "en": "sharding inside one node is not enough ({hybrid_gib:.1f} GiB per rank); sharding over all "
             "{degree} ranks puts every layer's all-gather on the slow inter-node link: measure whether it "
             "overlaps compute",
         },
         "matrix.fsdp_layer": {
-            "zh": "FSDP 计算每层前要 gather 整层：最大一层的权重就有 {layer_gib:.1f} GiB，加上激活和运行时预留超过 "
-            "{have_gib:.1f} GiB；需先用 TP 切开这一层",
+            "zh": "FSDP 计算每层前要全收集 (all-gather) 整层：最大一层的权重就有 {layer_gib:.1f} GiB，"
+            "加上激活和运行时预留超过 {have_gib:.1f} GiB；需先用 TP 切开这一层",
             "en": "FSDP gathers a whole layer before computing it: the largest layer's weights alone are "
             "{layer_gib:.1f} GiB, which with activations and reserve exceed {have_gib:.1f} GiB; split the "
             "layer with TP first",
@@ -213,14 +213,14 @@ register(
             "nodes) before deciding",
         },
         "matrix.fsdp_with_tp": {
-            "zh": "FSDP 单独做不到（要 gather 整层），但它是 TP 的第二个维度：TP {tp} 先切开这一层，训练状态再分片到 "
-            "{fsdp} 个 TP 组（TP {tp} × FSDP {fsdp}），每个 rank {need_gib:.1f} GiB",
+            "zh": "FSDP 单独做不到（要全收集 (all-gather) 整层），但它是 TP 的第二个维度：TP {tp} 先切开这一层，"
+            "训练状态再分片到 {fsdp} 个 TP 组（TP {tp} × FSDP {fsdp}），每个 rank {need_gib:.1f} GiB",
             "en": "FSDP alone cannot (it gathers a whole layer), but it is TP's second dimension: TP {tp} splits the "
             "layer first and the training state is sharded over {fsdp} TP groups (TP {tp} × FSDP {fsdp}), "
             "{need_gib:.1f} GiB per rank",
         },
         "matrix.fsdp_with_tp_cross_node": {
-            "zh": "TP 组占满节点内的卡，{fsdp} 路 FSDP 分片跨节点：每层的 all-gather 走慢速跨节点链路，"
+            "zh": "TP 组占满节点内的卡，{fsdp} 路 FSDP 分片跨节点：每层的全收集 (all-gather) 走慢速跨节点链路，"
             "需要实测它能否与计算重叠",
             "en": "the TP groups fill the nodes, so the {fsdp}-way FSDP sharding crosses nodes: every layer's "
             "all-gather runs on the slow inter-node link; measure whether it overlaps compute",
@@ -292,7 +292,7 @@ SELECTION_MATRIX: tuple[MatrixRow, ...] = (
             en="Throughput: when the model and optimizer state fit one device, spread more batch over more devices",
         ),
         Text(
-            zh="每步一次梯度 all-reduce（频率低，但每次覆盖全部梯度）",
+            zh="每步一次梯度全归约 (all-reduce)（频率低，但每次覆盖全部梯度）",
             en="One gradient all-reduce per step (infrequent, but it covers every gradient)",
         ),
         Text(
@@ -314,18 +314,18 @@ SELECTION_MATRIX: tuple[MatrixRow, ...] = (
             "optimizer state, ideally about M_model/P per device",
         ),
         Text(
-            zh="每层计算前 all-gather 参数、反向后 reduce-scatter 梯度，比 DP 更频繁",
+            zh="每层计算前全收集 (all-gather) 参数、反向后归约散射 (reduce-scatter) 梯度，比 DP 更频繁",
             en="An all-gather of parameters before each layer and a reduce-scatter of gradients after it, "
             "more often than DP",
         ),
         Text(
-            zh="分片状态加激活 (activation) 和 gather 峰值 (gather peak)（预取时约两层参数加一层未分片梯度）放得下；"
-            "互连能让 gather 与计算重叠",
+            zh="分片状态加激活 (activation) 和全收集峰值 (gather peak)（预取时约两层参数加一层未分片梯度）放得下；"
+            "互连能让全收集与计算重叠",
             en="The shard plus activations and the gather peak (with prefetch about two layers of parameters and "
             "one layer of unsharded gradients) fit; the links let gathers overlap compute",
         ),
         Text(
-            zh="更频繁的通信和更多实现细节（何时 gather、何时 shard、checkpoint 格式）",
+            zh="更频繁的通信和更多实现细节（何时全收集 (gather)、何时分片 (shard)、checkpoint 格式）",
             en="More frequent communication and more implementation detail (when to gather, when to shard, "
             "checkpoint format)",
         ),
@@ -339,7 +339,8 @@ SELECTION_MATRIX: tuple[MatrixRow, ...] = (
             "sequence parallelism it also cuts the activations to 1/t (ZeRO / FSDP does not)",
         ),
         Text(
-            zh="每层前向和反向都有集合通信（all-reduce 或 all-gather / reduce-scatter），频率高",
+            zh="每层前向和反向都有集合通信（全归约 (all-reduce)，或全收集 (all-gather) 加归约散射 (reduce-scatter)），"
+            "频率高",
             en="Collectives in every layer, forward and backward (all-reduce or all-gather / reduce-scatter): "
             "high frequency",
         ),

@@ -59,7 +59,7 @@ register(
         "scaling.comm_model_missing": {
             "zh": (
                 "通信模型缺失：请给出 communication_s_fn，或同时给出 gradient_bytes 与 bandwidth_bytes_per_s"
-                "（用环形 all-reduce 估算）。"
+                "（用环形全归约 (all-reduce) 估算）。"
             ),
             "en": (
                 "no communication model: give communication_s_fn, or both gradient_bytes and "

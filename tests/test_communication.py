@@ -471,7 +471,7 @@ def test_traffic_message_in_chinese() -> None:
         traffic_time([3], bandwidth_bytes_per_s=1e9, latency_s=0)  # type: ignore[list-item]
     assert str(info.value) == "entries[0] = 3：必须是 TrafficEntry，而不是 int。"
     (entry,) = dp_traffic(num_params=1e9, dp=8)
-    assert str(entry.description) == "反向结束后对梯度做 all-reduce（按桶切分时每桶一次）"
+    assert str(entry.description) == "反向结束后对梯度做全归约（按桶切分时每桶一次）"
 
 
 def test_traffic_time_by_hand() -> None:

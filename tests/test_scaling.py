@@ -361,5 +361,5 @@ def test_chinese_message() -> None:
         scaling_curve([1, 8], single_device_step_s=1.0)
     assert str(info.value) == (
         "通信模型缺失：请给出 communication_s_fn，或同时给出 gradient_bytes 与 bandwidth_bytes_per_s"
-        "（用环形 all-reduce 估算）。"
+        "（用环形全归约 (all-reduce) 估算）。"
     )

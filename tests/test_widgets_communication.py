@@ -49,7 +49,7 @@ def test_an_unknown_link_names_the_argument_and_the_choices() -> None:
 
 @pytest.mark.parametrize(
     ("payload", "calls", "bandwidth", "latency"),
-    [(256.0, 1, 100.0, 5.0), (1 / 64, 96, 100.0, 5.0), (4.0, 512, 25.5, 0.0), (1024.0, 0, 1.0, 50.0)],
+    [(256.0, 1, 100.0, 5.0), (1 / 64, 96, 100.0, 5.0), (4.0, 512, 25.0, 0.0), (1024.0, 0, 1.0, 50.0)],
 )
 def test_controls_drive_the_ledger(payload: float, calls: int, bandwidth: float, latency: float) -> None:
     w = CommunicationWidget()
@@ -158,8 +158,8 @@ def test_figure_is_updated_in_place() -> None:
 )
 def test_invalid_inputs_give_a_friendly_message(control: str, value: float, message: str) -> None:
     w = CommunicationWidget()
-    # the sliders clamp to their range; widen it as a learner's code could
-    w.controls[control].min = -10.0
+    # the sliders offer only valid stops; add one as a learner's code could
+    w.controls[control].options = (*w.controls[control].options, (str(value), value))
     w.controls[control].value = value
     assert w.status == "invalid" and w.result is None
     assert w.message == message
@@ -168,9 +168,26 @@ def test_invalid_inputs_give_a_friendly_message(control: str, value: float, mess
 def test_invalid_message_in_chinese() -> None:
     coursekit.set_language("zh")
     w = CommunicationWidget()
-    w.controls["bandwidth_gib_s"].min = 0.0
+    w.controls["bandwidth_gib_s"].options = (*w.controls["bandwidth_gib_s"].options, ("0", 0.0))
     w.controls["bandwidth_gib_s"].value = 0.0
     assert w.message == "这些输入无法计算：bandwidth_gib_s = 0.0：必须 > 0。"
+
+
+@pytest.mark.parametrize(
+    ("control", "start", "target"),
+    [("bandwidth_gib_s", 100.0, 200.0), ("latency_us", 5.0, 2.5), ("calls_per_step", 24, 512)],
+)
+def test_try_this_values_are_a_few_presses_apart(control: str, start: float, target: float) -> None:
+    """Try this, step 2 doubles the bandwidth and halves the latency; exercise 2.2 has 512 calls. With a 0.01 GiB/s
+    step, 100 to 200 GiB/s took 10,000 arrow presses; every value the lesson names is now a stop a few presses away,
+    and so is each link preset's."""
+    w = CommunicationWidget()
+    values = [value for _, value in w.controls[control].options]
+    assert abs(values.index(target) - values.index(start)) <= 6  # End reaches 512 at once
+    assert len(values) <= 16
+    for preset in LINK_PRESETS.values():
+        assert preset.bandwidth_gib_s in [value for _, value in w.controls["bandwidth_gib_s"].options]
+        assert preset.latency_us in [value for _, value in w.controls["latency_us"].options]
 
 
 def test_payload_label() -> None:
@@ -206,10 +223,8 @@ def test_shown_numbers_are_the_collective_formulas(
 ) -> None:
     """What the learner reads (message, crossover label) and sees (the three curves, the dot) for a few states,
     against collective_cost of one send_recv and crossover_payload_mib, called here on each payload."""
-    w = CommunicationWidget(link=link, payload_mib=payload_mib)
-    with w.hold_updates():
-        w.controls["bandwidth_gib_s"].value = bandwidth_gib_s
-        w.controls["latency_us"].value = latency_us
+    # a bandwidth or latency the sliders do not offer becomes one of their stops
+    w = CommunicationWidget(link=link, payload_mib=payload_mib, bandwidth_gib_s=bandwidth_gib_s, latency_us=latency_us)
     assert w.status == "ok" and w.result is not None
 
     def one_call(mib: float) -> tuple[float, float]:

@@ -96,10 +96,10 @@ def test_scaling_view_validates(kwargs: dict[str, object], error: type[Exception
 
 def test_invalid_value_in_the_widget_is_a_message() -> None:
     w = ScalingWidget()
-    w.controls["gradient_gb"].min = -1.0
-    w.controls["gradient_gb"].value = -1.0
+    w.controls["compute_ms"].min = -1.0
+    w.controls["compute_ms"].value = -1.0
     assert w.status == "invalid" and w.result is None
-    assert w.message == "These inputs cannot be computed: gradient_gb = -1.0: must be > 0."
+    assert w.message == "These inputs cannot be computed: compute_ms = -1.0: must be > 0."
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -136,3 +136,19 @@ def test_milliseconds_are_plain_numbers_and_agree_between_lines(gradient_gb: flo
     timeline = w.result.curve.points[-1].timeline
     exposed = significant(timeline.exposed_communication_s * MS_PER_S)
     assert f"exposed communication {exposed} ms" in step and f"({exposed} ms)" in diagnosis
+
+
+def test_the_bandwidth_steps_reach_the_lessons_values_in_a_few_presses() -> None:
+    """Try this, step 2 moves the bandwidth from 50 GB/s (one 400 Gb/s NDR port: 400 / 8) to 450 GB/s (H100 NVLink,
+    900 GB/s both directions / 2); with a 5 GB/s step that took 80 arrow presses, and crossing the slider 89. The
+    gradient slider's 0.5 GB step took 79 presses from end to end."""
+    w = ScalingWidget()
+    bandwidths = [value for _, value in w.controls["bandwidth_gb_s"].options]
+    assert w.controls["bandwidth_gb_s"].value == 400 / 8
+    assert abs(bandwidths.index(900 / 2) - bandwidths.index(400 / 8)) <= 5 and len(bandwidths) <= 12
+    gradients = [value for _, value in w.controls["gradient_gb"].options]
+    assert w.controls["gradient_gb"].value == 7 * 2  # 7e9 bf16 gradients: 14 GB
+    assert {0.5, 14.0, 40.0} <= set(gradients) and len(gradients) <= 12
+    assert [value for _, value in ScalingWidget(bandwidth_gb_s=37.0).controls["bandwidth_gb_s"].options].count(
+        37.0
+    ) == 1

@@ -30,6 +30,7 @@ Taught in: lesson 2 (Q2 communication).
 from __future__ import annotations
 
 from .collectives import BUS_BANDWIDTH_KINDS as BUS_BANDWIDTH_KINDS
+from .collectives import COLLECTIVE_NAMES as COLLECTIVE_NAMES
 from .collectives import COLLECTIVES as COLLECTIVES
 from .collectives import NCCL_TESTS_SOURCE as NCCL_TESTS_SOURCE
 from .collectives import CollectiveCost as CollectiveCost

@@ -17,6 +17,7 @@ from .._validate import (
     check_number,
     finite_result,
 )
+from ..i18n import Text
 from .ledger import _dominant
 
 #: The collectives the strategies of the course issue.
@@ -24,6 +25,17 @@ COLLECTIVES: tuple[str, ...] = ("all_reduce", "all_gather", "reduce_scatter", "a
 #: Every kind :func:`bus_bandwidth_factor` and :func:`collective_cost` accept
 #: (``reduce`` is in nccl-tests' table; no strategy here issues it).
 BUS_BANDWIDTH_KINDS: tuple[str, ...] = (*COLLECTIVES, "reduce")
+#: What a lesson calls each kind of :data:`BUS_BANDWIDTH_KINDS`: the glossary's Chinese terms and the English
+#: (NCCL) names.
+COLLECTIVE_NAMES: dict[str, Text] = {
+    "all_reduce": Text(zh="全归约", en="all-reduce"),
+    "all_gather": Text(zh="全收集", en="all-gather"),
+    "reduce_scatter": Text(zh="归约散射", en="reduce-scatter"),
+    "all_to_all": Text(zh="全对全", en="all-to-all"),
+    "broadcast": Text(zh="广播", en="broadcast"),
+    "send_recv": Text(zh="点对点收发", en="send/recv"),
+    "reduce": Text(zh="归约", en="reduce"),
+}
 
 NCCL_TESTS_SOURCE: str = "NVIDIA/nccl-tests, doc/PERFORMANCE.md (busbw = algbw x factor) and src/*.cu GetBw functions"
 

@@ -168,7 +168,7 @@ def dp_traffic(
             "dp",
             n,
             Text(
-                zh="反向结束后对梯度做 all-reduce（按桶切分时每桶一次）",
+                zh="反向结束后对梯度做全归约（按桶切分时每桶一次）",
                 en="Gradient all-reduce after backward (one per bucket when bucketed)",
             ),
             ZERO_SOURCE + "; " + DDP_BUCKET_SOURCE,
@@ -267,7 +267,7 @@ def _zero_entries(
                 "dp",
                 n,
                 Text(
-                    zh="梯度 all-reduce（ZeRO-0 即普通数据并行）",
+                    zh="梯度全归约（ZeRO-0 即普通数据并行）",
                     en="Gradient all-reduce (ZeRO-0 is plain data parallelism)",
                 ),
                 ZERO_SOURCE,
@@ -280,7 +280,7 @@ def _zero_entries(
         "dp",
         n,
         Text(
-            zh="梯度 reduce-scatter：每个 rank 只拿到自己那一片的归约结果",
+            zh="梯度归约散射：每个 rank 只拿到自己那一片的归约结果",
             en="Gradient reduce-scatter: each rank keeps the reduced slice it owns",
         ),
         ZERO_SOURCE,
@@ -295,7 +295,7 @@ def _zero_entries(
                 "dp",
                 n,
                 Text(
-                    zh="优化器更新后 all-gather 参数，各 rank 重新拿到完整参数",
+                    zh="优化器更新后全收集参数，各 rank 重新拿到完整参数",
                     en="All-gather of updated weights after the optimizer step",
                 ),
                 ZERO_SOURCE,
@@ -309,7 +309,7 @@ def _zero_entries(
             "dp",
             n,
             Text(
-                zh="前向：每个单元计算前 all-gather 它的参数，用完即释放",
+                zh="前向：每个单元计算前全收集它的参数，用完即释放",
                 en="Forward: all-gather each unit's weights before it runs, free them after",
             ),
             ZERO_SOURCE,
@@ -321,7 +321,7 @@ def _zero_entries(
             "dp",
             n,
             Text(
-                zh="反向：再次 all-gather 每个单元的参数",
+                zh="反向：再次全收集每个单元的参数",
                 en="Backward: all-gather each unit's weights again",
             ),
             ZERO_SOURCE,
@@ -534,7 +534,7 @@ def _tp_entries(
                     "tp",
                     t,
                     Text(
-                        zh=f"{phase.zh}：每层 {blocks} 次 all-gather（{which.zh}），把按序列切分的激活拼回完整序列",
+                        zh=f"{phase.zh}：每层 {blocks} 次全收集（{which.zh}），把按序列切分的激活拼回完整序列",
                         en=f"{phase.en}: {blocks} all-gathers per layer ({which.en}), sequence-sharded activations "
                         "to full sequence",
                     ),
@@ -549,7 +549,7 @@ def _tp_entries(
                     "tp",
                     t,
                     Text(
-                        zh=f"{phase.zh}：每层 {blocks} 次 reduce-scatter（{which.zh}），部分和归约后按序列切回",
+                        zh=f"{phase.zh}：每层 {blocks} 次归约散射（{which.zh}），部分和归约后按序列切回",
                         en=f"{phase.en}: {blocks} reduce-scatters per layer ({which.en}), partial sums reduced and "
                         "re-sharded by sequence",
                     ),
@@ -565,7 +565,7 @@ def _tp_entries(
                     "tp",
                     t,
                     Text(
-                        zh=f"{phase.zh}：每层 {blocks} 次 all-reduce（{which.zh}）",
+                        zh=f"{phase.zh}：每层 {blocks} 次全归约（{which.zh}）",
                         en=f"{phase.en}: {blocks} all-reduces per layer ({which.en})",
                     ),
                     MEGATRON_TP_SOURCE,
@@ -817,7 +817,7 @@ def _ep_entries(
             "ep",
             e,
             Text(
-                zh="反向：combine 与 dispatch 的梯度各一次 all-to-all",
+                zh="反向：combine 与 dispatch 的梯度各一次全对全",
                 en="Backward: one all-to-all each for the gradients of combine and dispatch",
             ),
             MOE_SOURCE,

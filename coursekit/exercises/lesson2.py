@@ -190,9 +190,9 @@ ALLREDUCE_MS = register(
                 "half_transfer",
                 lambda: _allreduce_parts_ms()[0] / 2 + _allreduce_parts_ms()[1],
                 Text(
-                    zh="时延项对了，传输项只有一半：环形全归约 = reduce-scatter + all-gather，每个 rank 发送 "
-                    "2(n-1)/n · S，不是 (n-1)/n · S。（如果这个因子 2 你算了，就检查带宽：100 GiB/s 已经是单向的，"
-                    "不要再乘 2。）",
+                    zh="时延项对了，传输项只有一半：环形全归约 = 归约散射 (reduce-scatter) + 全收集 (all-gather)，"
+                    "每个 rank 发送 2(n-1)/n · S，不是 (n-1)/n · S。"
+                    "（如果这个因子 2 你算了，就检查带宽：100 GiB/s 已经是单向的，不要再乘 2。）",
                     en="The latency term is right but the transfer term is half: a ring all-reduce is a "
                     "reduce-scatter plus an all-gather, so each rank sends 2(n-1)/n · S, not (n-1)/n · S. (If you "
                     "had that factor 2, check the bandwidth: 100 GiB/s is already one direction; do not multiply it "
@@ -214,7 +214,7 @@ ALLREDUCE_MS = register(
                 "ring_steps",
                 lambda: _allreduce_parts_ms()[0] + (ALLREDUCE_RANKS - 1) * LINK_LATENCY_US / US_PER_S * MS_PER_S,
                 Text(
-                    zh="传输项对了，环步数不对：环形全归约有 2(n-1) 步（reduce-scatter 与 all-gather 各 n-1 步），"
+                    zh="传输项对了，环步数不对：环形全归约有 2(n-1) 步（归约散射与全收集各 n-1 步），"
                     "每步付一次时延，不是 n-1 步。",
                     en="The transfer term is right but the step count is not: a ring all-reduce takes 2(n-1) steps "
                     "(n-1 each for the reduce-scatter and the all-gather), each paying the latency, not n-1.",
@@ -241,7 +241,7 @@ TP_CALLS = register(
         lesson=2,
         prompt=Text(
             zh="Megatron 张量并行 TP = 8，模型 36 层，每步 8 个微批次，不开序列并行、不重计算。"
-            "每个 rank 每步发起多少次 all-reduce？",
+            "每个 rank 每步发起多少次全归约 (all-reduce)？",
             en="Megatron tensor parallelism with TP = 8, a 36-layer model, 8 micro-batches per step, no sequence "
             "parallelism and no recomputation. How many all-reduces does each rank issue per step?",
         ),
@@ -262,7 +262,7 @@ TP_CALLS = register(
                 "forward_only",
                 lambda: _tp_calls() // 2,
                 Text(
-                    zh="你只数了前向：反向传播在每层同样需要 2 次 all-reduce（输入梯度的归约）。",
+                    zh="你只数了前向：反向传播在每层同样需要 2 次全归约（输入梯度的归约）。",
                     en="You counted the forward pass only: the backward pass needs 2 all-reduces per layer as well "
                     "(reducing the input gradients).",
                 ),

@@ -99,6 +99,7 @@ __all__ = [
     "checkbox",
     "dropdown",
     "number",
+    "number_stops",
     "significant",
     "slider",
     "stepper",
@@ -681,6 +682,28 @@ def dropdown(
         style=_style(),
         layout=ipywidgets.Layout(width=CONTROL_WIDTH),
     )
+
+
+def number_stops(
+    argument: str, value: float, stops: Sequence[float], *, ge: float | None = None, gt: float | None = None
+) -> list[tuple[str, float]]:
+    """Options for a :func:`stepper` over numbers: ``stops`` and ``value``, sorted, each labelled with up to four
+    significant digits.
+
+    A slider whose step is fine enough to reach every value a lesson names takes hundreds of arrow presses to cross
+    its range; a few stops a press apart reach the lesson's values at once. ``value`` (checked as a real number with
+    the bounds ``ge`` / ``gt``, naming ``argument``) becomes a stop if it is not one.
+
+    >>> number_stops("latency_us", 3.4, (0.0, 1.0, 5.0), ge=0)
+    [('0', 0.0), ('1', 1.0), ('3.4', 3.4), ('5', 5.0)]
+    >>> number_stops("latency_us", -1, (0.0, 1.0), ge=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: latency_us = -1: must be >= 0.
+    """
+    bounds = {key: bound for key, bound in (("ge", ge), ("gt", gt)) if bound is not None}
+    chosen = float(check_number(argument, value, **bounds))
+    return [(f"{stop:.4g}", stop) for stop in sorted({*(float(stop) for stop in stops), chosen})]
 
 
 def stepper(

@@ -37,7 +37,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import LogLocator, NullLocator
 
-from .._validate import check_number
+from .._validate import check_int, check_number
 from ..communication import CollectiveCost, CommunicationLedger, collective_cost, communication_ledger
 from ..communication import crossover_payload_mib as crossover_mib
 from ..communication.collectives import _collective_terms_s
@@ -45,9 +45,18 @@ from ..hardware import LINK_PRESETS, LinkPreset, link_preset_name
 from ..i18n import Text, register, tr
 from ..plotting import cache_drawing, label
 from ..units import GIB_BYTES, US_PER_S, mib_to_bytes
-from . import CONTROL_WIDTH, LessonWidget, dropdown, slider
+from . import CONTROL_WIDTH, LessonWidget, dropdown, number_stops, stepper
 
-__all__ = ["PAYLOAD_CHOICES_MIB", "CommunicationView", "CommunicationWidget", "call_cost", "payload_label"]
+__all__ = [
+    "BANDWIDTH_STOPS_GIB_S",
+    "CALLS_STOPS",
+    "LATENCY_STOPS_US",
+    "PAYLOAD_CHOICES_MIB",
+    "CommunicationView",
+    "CommunicationWidget",
+    "call_cost",
+    "payload_label",
+]
 
 register(
     {
@@ -82,6 +91,17 @@ register(
 PAYLOAD_CHOICES_MIB: tuple[float, ...] = tuple(4.0**k for k in range(-5, 7))
 #: Payloads of lesson 2's first two ledgers, added to the choices so the slider can show them exactly.
 _LEDGER_PAYLOADS_MIB: tuple[float, ...] = (32.0, 256.0)
+#: Stops of the bandwidth slider (GiB/s, one way), about 2x apart, with every link preset's bandwidth: a slider with
+#: a 0.01 GiB/s step needed 10,000 arrow presses to double the course's 100 GiB/s.
+BANDWIDTH_STOPS_GIB_S: tuple[float, ...] = tuple(
+    sorted({1.0, 2.0, 5.0, 10.0, 25.0, 50.0, 100.0, 200.0, 500.0} | {p.bandwidth_gib_s for p in LINK_PRESETS.values()})
+)
+#: Stops of the latency slider (µs per call), with every preset's latency and half the course's 5 µs.
+LATENCY_STOPS_US: tuple[float, ...] = tuple(
+    sorted({0.0, 0.5, 1.0, 2.0, 2.5, 5.0, 10.0, 20.0, 50.0} | {p.latency_us for p in LINK_PRESETS.values()})
+)
+#: Stops of the calls-per-step slider: powers of two up to 512, with lesson 2's 24 and 96 calls.
+CALLS_STOPS: tuple[int, ...] = (0, 1, 2, 4, 8, 16, 24, 32, 64, 96, 128, 256, 512)
 #: Payloads (MiB) where the curves are sampled: 2**-10 (1 KiB) to 2**12 (4 GiB), 4 points per octave.
 _CURVE_MIB: tuple[float, ...] = tuple(2.0 ** (k / 4) for k in range(-40, 49))
 _CURVE_BYTES = np.array([mib_to_bytes(mib) for mib in _CURVE_MIB])
@@ -225,6 +245,7 @@ class CommunicationWidget(LessonWidget[CommunicationView]):
             preset.bandwidth_gib_s if bandwidth_gib_s is None else check_number("bandwidth_gib_s", bandwidth_gib_s)
         )
         latency = preset.latency_us if latency_us is None else check_number("latency_us", latency_us)
+        calls = check_int("calls_per_step", calls_per_step, ge=0)
         link_control = dropdown(
             "widgets.communication.link", [(p.label, name) for name, p in LINK_PRESETS.items()], value=link
         )
@@ -235,24 +256,21 @@ class CommunicationWidget(LessonWidget[CommunicationView]):
             {
                 "link": link_control,
                 "payload_mib": _payload_slider("widgets.communication.payload_mib", choices, float(payload_mib)),
-                "calls_per_step": slider(
-                    "widgets.communication.calls_per_step", value=calls_per_step, min=0, max=512, step=1
+                # stops a press apart, not fine steps: see BANDWIDTH_STOPS_GIB_S
+                "calls_per_step": stepper(
+                    "widgets.communication.calls_per_step",
+                    [(str(n), n) for n in sorted({*CALLS_STOPS, calls})],
+                    value=calls,
                 ),
-                "bandwidth_gib_s": slider(
+                "bandwidth_gib_s": stepper(
                     "widgets.communication.bandwidth_gib_s",
+                    number_stops("bandwidth_gib_s", bandwidth, BANDWIDTH_STOPS_GIB_S, gt=0),
                     value=float(bandwidth),
-                    min=1.0,
-                    max=500.0,
-                    step=0.01,
-                    readout_format=".2f",
                 ),
-                "latency_us": slider(
+                "latency_us": stepper(
                     "widgets.communication.latency_us",
+                    number_stops("latency_us", latency, LATENCY_STOPS_US, ge=0),
                     value=float(latency),
-                    min=0.0,
-                    max=50.0,
-                    step=0.1,
-                    readout_format=".1f",
                 ),
             }
         )

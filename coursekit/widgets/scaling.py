@@ -30,17 +30,25 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from .._validate import check_number
-from ..hardware import IB_NDR_BYTES_PER_S, NVLINK4_H100_BYTES_PER_S
+from ..hardware import (
+    HDR_PER_GPU_BYTES_PER_S,
+    IB_NDR_BYTES_PER_S,
+    NVLINK3_UNIDIRECTIONAL_BYTES_PER_S,
+    NVLINK4_H100_BYTES_PER_S,
+    NVLINK_H800_BYTES_PER_S,
+)
 from ..i18n import Text, register, tr
 from ..plotting import cache_drawing, label
 from ..scaling import EfficiencyDiagnosis, ScalingCurve, diagnose_efficiency, scaling_curve
 from ..units import GB_BYTES, MS_PER_S
-from . import LessonWidget, significant_unchecked, slider
+from . import LessonWidget, number_stops, significant_unchecked, slider, stepper
 
 __all__ = [
+    "BANDWIDTH_STEPS_GB_S",
     "DEFAULT_BANDWIDTH_GB_S",
     "DEFAULT_GRADIENT_GB",
     "DEVICE_COUNTS",
+    "GRADIENT_STEPS_GB",
     "MAX_BANDWIDTH_GB_S",
     "ScalingView",
     "ScalingWidget",
@@ -55,6 +63,27 @@ DEFAULT_BANDWIDTH_GB_S: float = IB_NDR_BYTES_PER_S / GB_BYTES
 MAX_BANDWIDTH_GB_S: float = NVLINK4_H100_BYTES_PER_S / GB_BYTES
 #: Default gradients per step: a 7-billion-parameter model in bf16 (2 bytes per gradient), in GB (illustrative).
 DEFAULT_GRADIENT_GB: float = 7e9 * 2 / GB_BYTES
+
+#: The bandwidth slider's stops (GB/s, one way per GPU), a few presses apart: slow links, InfiniBand HDR and NDR per
+#: GPU, then the NVLink of H800, A100 and H100. A value given to the widget that is not a stop becomes one.
+BANDWIDTH_STEPS_GB_S: tuple[float, ...] = tuple(
+    sorted(
+        {5.0, 10.0, 100.0}
+        | {
+            rate / GB_BYTES
+            for rate in (
+                HDR_PER_GPU_BYTES_PER_S,
+                IB_NDR_BYTES_PER_S,
+                NVLINK_H800_BYTES_PER_S,
+                NVLINK3_UNIDIRECTIONAL_BYTES_PER_S,
+                NVLINK4_H100_BYTES_PER_S,
+            )
+        }
+    )
+)
+#: The gradient slider's stops (GB), 1-2-5 apart up to 40 GB, with the default 7B model's 14 GB.
+GRADIENT_STEPS_GB: tuple[float, ...] = (0.5, 1.0, 2.0, 5.0, 10.0, DEFAULT_GRADIENT_GB, 20.0, 40.0)
+
 
 #: Timeline colours by segment kind.
 _SEGMENT_COLOURS: dict[str, str] = {
@@ -179,10 +208,17 @@ class ScalingWidget(LessonWidget[ScalingView]):
                 "overlap": slider(
                     "widgets.scaling.overlap", value=overlap, min=0.0, max=1.0, step=0.05, readout_format=".2f"
                 ),
-                "bandwidth_gb_s": slider(
-                    "widgets.scaling.bandwidth_gb_s", value=bandwidth_gb_s, min=5.0, max=MAX_BANDWIDTH_GB_S, step=5.0
+                # stops, not a 5 GB/s step: 50 to 450 GB/s took 80 arrow presses
+                "bandwidth_gb_s": stepper(
+                    "widgets.scaling.bandwidth_gb_s",
+                    number_stops("bandwidth_gb_s", bandwidth_gb_s, BANDWIDTH_STEPS_GB_S, gt=0),
+                    value=float(bandwidth_gb_s),
                 ),
-                "gradient_gb": slider("widgets.scaling.gradient_gb", value=gradient_gb, min=0.5, max=40.0, step=0.5),
+                "gradient_gb": stepper(
+                    "widgets.scaling.gradient_gb",
+                    number_stops("gradient_gb", gradient_gb, GRADIENT_STEPS_GB, gt=0),
+                    value=float(gradient_gb),
+                ),
                 "compute_ms": slider("widgets.scaling.compute_ms", value=compute_ms, min=50.0, max=2000.0, step=50.0),
             }
         )

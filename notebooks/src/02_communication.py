@@ -58,6 +58,7 @@ coursekit.set_language("{{LANG}}")
 from IPython.display import Markdown, display
 
 from coursekit.communication import (
+    COLLECTIVE_NAMES,
     COLLECTIVES,
     bus_bandwidth_factor,
     collective_cost,
@@ -268,7 +269,15 @@ verify("q2.latency_bound", answer, reveal=lambda: print(ledger_a.explain(), ledg
 #
 # 第 2 节账本里的一次调用只经过一条链路。并行策略用的是集合通信：n 个 rank 排成环，每一步只和邻居交换一块数据。
 # 设 S 为 nccl-tests 意义下的整块缓冲区字节数、B 为每块 GPU 的单向带宽、α 为每个环步的时延。下面是**环形算法**的代价；
-# NCCL 还会按消息大小和拓扑改用树形 (tree) 算法，或在 NVSwitch 上用交换机内归约的 NVLS，它们的时延项和传输项不同：
+# NCCL 还会按消息大小和拓扑改用树形 (tree) 算法，或在 NVSwitch 上用交换机内归约的 NVLS，它们的时延项和传输项不同。
+#
+# 本课用到的集合通信（后面的表在中文名旁边写出它们在 coursekit 里的名字）：
+#
+# - 全归约 (all-reduce)：每个 rank 都得到所有 rank 缓冲区之和；
+# - 全收集 (all-gather)：每个 rank 都得到所有 rank 的分片；
+# - 归约散射 (reduce-scatter)：求和之后每个 rank 只留结果的一片；
+# - 全对全 (all-to-all)：每个 rank 给其他每个 rank 各发一块不同的数据；
+# - 广播 (broadcast)：一个 rank 的缓冲区复制到所有 rank；点对点收发 (send/recv)：一个 rank 发、一个 rank 收。
 
 # %% [markdown] lang="en"
 # ## 4. The ring cost of collectives (7 min)
@@ -277,9 +286,22 @@ verify("q2.latency_bound", answer, reveal=lambda: print(ledger_a.explain(), ledg
 # exchanges one block with a neighbour. With S the whole buffer in bytes (as nccl-tests defines it), B the
 # unidirectional bandwidth per GPU and α the latency of one ring step, these are the costs of the **ring algorithm**;
 # depending on message size and topology NCCL also switches to a tree algorithm, or NVLS (in-switch reduction on
-# NVSwitch), whose latency and transfer terms differ:
+# NVSwitch), whose latency and transfer terms differ.
+#
+# The collectives of this lesson (the tables below give their names in coursekit next to them):
+#
+# - all-reduce: every rank gets the sum of all ranks' buffers;
+# - all-gather: every rank gets every rank's shard;
+# - reduce-scatter: summed, then each rank keeps one shard of the result;
+# - all-to-all: each rank sends a different block to every other rank;
+# - broadcast: one rank's buffer is copied to every rank; send/recv: one rank sends, one receives.
 
-# %% [markdown]
+# %% [markdown] lang="zh"
+# $$t = \text{steps}(n)\cdot\alpha + \text{factor}(n)\cdot\frac{S}{B},\qquad
+# \text{全归约：} 2(n-1)\,\alpha + \frac{2(n-1)}{n}\frac{S}{B},\qquad
+# \text{全收集 / 归约散射 / 全对全：} (n-1)\,\alpha + \frac{n-1}{n}\frac{S}{B}$$
+
+# %% [markdown] lang="en"
 # $$t = \text{steps}(n)\cdot\alpha + \text{factor}(n)\cdot\frac{S}{B},\qquad
 # \text{all-reduce: } 2(n-1)\,\alpha + \frac{2(n-1)}{n}\frac{S}{B},\qquad
 # \text{all-gather / reduce-scatter / all-to-all: } (n-1)\,\alpha + \frac{n-1}{n}\frac{S}{B}$$
@@ -300,7 +322,7 @@ header = [Text(zh="集合通信", en="Collective")] + [f"factor(n={n})" for n in
 rows = ["| " + " | ".join(str(h) for h in header) + " |", "|" + " --- |" * len(header)]
 for kind in COLLECTIVES:
     costs = [collective_cost(kind, payload_bytes=1.0, ranks=n, bandwidth_bytes_per_s=1.0, latency_s=0.0) for n in sizes]
-    rows.append(f"| `{kind}` | " + " | ".join(f"{bus_bandwidth_factor(kind, n):.4g}" for n in sizes) + " | "
+    rows.append(f"| {COLLECTIVE_NAMES[kind]} `{kind}` | " + " | ".join(f"{bus_bandwidth_factor(kind, n):.4g}" for n in sizes) + " | "
                 + " | ".join(str(c.steps) for c in costs) + " |")
 display(Markdown("\n".join(rows)))
 
@@ -365,7 +387,7 @@ verify("q2.allreduce_ms", answer)
 # ### 练习 2.4
 #
 # 先预测：Megatron 张量并行 TP = 8，模型 36 层，每步 8 个微批次，不开序列并行、不重计算。
-# 每个 rank 每步发起多少次 all-reduce？作答后按下面单元格里的“显示参考解答与结果”按钮：它显示参考解答，以及每种策略每步通信的表
+# 每个 rank 每步发起多少次全归约？作答后按下面单元格里的“显示参考解答与结果”按钮：它显示参考解答，以及每种策略每步通信的表
 # （表里也有本题的答案）。本节后面几段都要对照这张表。
 
 # %% [markdown] lang="en"
@@ -423,7 +445,7 @@ verify("q2.tp_calls", answer, reveal=lambda table="\n".join(rows): display(Markd
 
 # %% [markdown] lang="zh"
 # ZeRO 的几行要看微批次：每步 8 个微批次时，ZeRO-2 每个 rank 只保留自己那一片梯度，所以**每个微批次**的反向都要
-# reduce-scatter 一次梯度；ZeRO-3 连参数也只保留一片，**每个微批次**的前向和反向都要 all-gather 一次参数。
+# 归约散射一次梯度；ZeRO-3 连参数也只保留一片，**每个微批次**的前向和反向都要全收集一次参数。
 # 只有 DP（ZeRO-0）和 ZeRO-1 保留完整梯度、在本地累加，每步同步一次。按 ZeRO 论文 §7 的环形通信量
 # （n 个 rank 各收发 (n-1)/n 份）手算一遍，和上表（练习 2.4 的按钮显示的那张表）核对：
 
@@ -441,13 +463,13 @@ verify("q2.tp_calls", answer, reveal=lambda table="\n".join(rows): display(Markd
 psi_bytes = 2 * shape.num_params
 ring = (DEGREE - 1) / DEGREE
 by_hand = {
-    # zh: 一次全归约 = reduce-scatter + all-gather，每步一次
+    # zh: 一次全归约 = 归约散射 + 全收集，每步一次
     # en: one all-reduce = reduce-scatter + all-gather, once per step
     "DP": ring * 2 * psi_bytes,
-    # zh: m 次梯度 reduce-scatter + 一次权重 all-gather
+    # zh: m 次梯度归约散射 + 一次权重全收集
     # en: m gradient reduce-scatters + one weight all-gather
     "ZeRO-2": ring * psi_bytes * (MICRO_BATCHES + 1),
-    # zh: m 次 reduce-scatter + 2m 次 all-gather
+    # zh: m 次归约散射 + 2m 次全收集
     # en: m reduce-scatters + 2m all-gathers
     "ZeRO-3": ring * psi_bytes * (MICRO_BATCHES + 2 * MICRO_BATCHES),
 }
@@ -490,7 +512,7 @@ for label_, (entries, _, _) in traffic.items():
 
 # %%
 header = [Text(zh="阶段（TP = 8，b = 8，节点内）", en="Phase (TP = 8, b = 8, intra-node)"),
-          Text(zh="前向 all-reduce 次数", en="Forward all-reduces"), Text(zh="单次载荷", en="Payload per call"),
+          Text(zh="前向全归约次数", en="Forward all-reduces"), Text(zh="单次载荷", en="Payload per call"),
           Text(zh="时延项 (ms)", en="Latency term (ms)"), Text(zh="传输项 (ms)", en="Transfer term (ms)"),
           Text(zh="主导项", en="Dominant term")]
 rows = ["| " + " | ".join(str(h) for h in header) + " |", "|" + " --- |" * len(header)]

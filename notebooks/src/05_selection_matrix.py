@@ -136,7 +136,7 @@ assert len(table[0]) == len(MATRIX_HEADERS) == 5
 # **选择还受批大小和上下文限制。** DP 并行度 (parallel degree) 太大，会迫使全局批大小增大，或者每个 rank 的
 # 微批次 (micro-batch) 过小，影响优化效果和内核效率。长上下文 (long context) 让激活和注意力计算变大，其中注意力分数
 # 随序列长度平方增长。能把这个平方项分到多个 rank 上的是上下文并行 (context parallelism, CP，如环形注意力 ring attention)
-# 或 Ulysses 式的序列切分（按注意力头做 all-to-all）；Megatron 的序列并行只切 TP 区域之外的逐元素激活（LayerNorm、dropout），
+# 或 Ulysses 式的序列切分（按注意力头做全对全 (all-to-all) 通信）；Megatron 的序列并行只切 TP 区域之外的逐元素激活（LayerNorm、dropout），
 # 不碰平方项。选择性激活重计算 (activation recomputation) 则干脆不保存平方项。需要的是这些，而不是一味增加 DP。混合专家模型 (mixture of experts, MoE) 还要考虑专家并行 (expert parallelism, EP) 和 token 路由的负载均衡。
 #
 # **混合并行的层次要贴合拓扑。** 常见做法是把节点内的高速互连留给 TP，把节点之间的维度给 DP / PP，但这不是固定规则。
@@ -214,14 +214,14 @@ assert evaluate_paper_case(example).verdict_of("DP").codes == ("memory",)
 
 
 # %% [markdown] lang="zh"
-# ## 机制二：FSDP ≈ M_model / P，再加激活和 gather 峰值
+# ## 机制二：FSDP ≈ M_model / P，再加激活和全收集峰值 (gather peak)
 #
 # FSDP（ZeRO-3）把参数、梯度和优化器状态都切成 $P$ 份，理想情况下每个 rank 只持有 $M_\text{model}/P$。
 # 但计算某一层之前，要先把这一层的参数全收集回来；为了让通信和计算重叠，FSDP 还会**预取 (prefetch)** 下一层。
-# 反向时，当前层未分片的梯度在 reduce-scatter 之前也要整份放着。所以峰值大约是**两层参数加一层未分片梯度**
+# 反向时，当前层未分片的梯度在归约散射 (reduce-scatter) 之前也要整份放着。所以峰值大约是**两层参数加一层未分片梯度**
 # （PyTorch FSDP 文档对 `BackwardPrefetch.BACKWARD_PRE` 的说明：峰值同时持有当前层参数、下一层参数和当前层梯度）：
 #
-# $$M_\text{rank} \approx \frac{M_\text{model}}{P} + \text{激活} + \text{预留} + \underbrace{2\,W_\text{layer} + W_\text{layer}}_{\text{gather 峰值}}.$$
+# $$M_\text{rank} \approx \frac{M_\text{model}}{P} + \text{激活} + \text{预留} + \underbrace{2\,W_\text{layer} + W_\text{layer}}_{\text{全收集峰值}}.$$
 #
 # 下面用 `training_state_memory(..., zero_stage=3)` 算分片后的状态（按混合精度 Adam 每参数 16 字节，把示例模型的 64 GiB
 # 换算成参数量），加上 `fsdp_gather_peak_gib` 给出的峰值，再把结果和 `evaluate_paper_case` 给 FSDP 的每 rank 显存对照——同一个数从两条路得到。
@@ -250,7 +250,7 @@ rows = []
 per_rank = {}
 for ranks in (1, 8, 32):
     shard_gib = training_state_memory(example_params, dp=ranks, zero_stage=3).total_gib
-    # zh: 只有一个 rank 时它本来就持有全部参数：没有什么要 gather
+    # zh: 只有一个 rank 时它本来就持有全部参数：没有什么要全收集
     # en: one rank holds everything already: nothing to gather
     gathered_gib = peak_gib if ranks > 1 else 0.0
     ledger = build_resource_ledger(
@@ -259,16 +259,16 @@ for ranks in (1, 8, 32):
     per_rank[ranks] = ledger.required_gib
     rows.append([ranks, f"{shard_gib:.2f}", f"{gathered_gib:.2f}", f"{ledger.required_gib:.2f}", ledger.explain()])
 print(Text(zh=f"示例模型的参数量：{example_params / 1e9:.2f}B（{recipe.bytes_per_param:g} 字节/参数）；"
-              f"最大一层 {example.largest_layer_gib:g} GiB，gather 峰值 {peak_gib:.2f} GiB",
+              f"最大一层 {example.largest_layer_gib:g} GiB，全收集峰值 {peak_gib:.2f} GiB",
            en=f"The example as parameters: {example_params / 1e9:.2f}B ({recipe.bytes_per_param:g} bytes per parameter); "
               f"largest layer {example.largest_layer_gib:g} GiB, gather peak {peak_gib:.2f} GiB"))
 show_table(
     [Text(zh="FSDP 分片数 P", en="FSDP ranks P"), Text(zh="M_model/P (GiB)", en="M_model/P (GiB)"),
-     Text(zh="gather 峰值 (GiB)", en="gather peak (GiB)"),
+     Text(zh="全收集峰值 (GiB)", en="gather peak (GiB)"),
      Text(zh="每 rank 合计 (GiB)", en="per rank, total (GiB)"), Text(zh="容量账本", en="capacity ledger")],
     rows,
 )
-# zh: gather 峰值：两层参数 + 一层梯度
+# zh: 全收集峰值：两层参数 + 一层梯度
 # en: the gather peak: two layers of parameters + one of gradients
 assert abs(peak_gib - 3 * example.largest_layer_gib) < 1e-12
 # zh: 两条路得到同一个数：上面的账本与案例评估。
@@ -278,9 +278,9 @@ assert abs(per_rank[8] - evaluate_paper_case(example, "hierarchical").verdict_of
 
 # %% [markdown] lang="zh"
 # P = 1 时 FSDP 就是 DP，放不下；分到 8 个或 32 个 rank 后都放得下。注意 P 越大，$M_\text{model}/P$ 越小，
-# 但激活、运行时预留和 gather 峰值**不随 P 缩小**——它们决定了 FSDP 的下限。
+# 但激活、运行时预留和全收集峰值**不随 P 缩小**——它们决定了 FSDP 的下限。
 #
-# TP 和 PP 的通信机制简述：TP 的通信量与层内张量大小 (b·s·h) 和每层集合通信的次数有关（每层前向、反向各 2 次 all-reduce）；
+# TP 和 PP 的通信机制简述：TP 的通信量与层内张量大小 (b·s·h) 和每层集合通信的次数有关（每层前向、反向各 2 次全归约 (all-reduce)）；
 # PP 只在阶段边界传激活，流水线利用率主要受微批次数 m 和阶段数 p 影响——第 6 课的气泡公式。
 
 # %% [markdown] lang="en"
@@ -372,7 +372,7 @@ for n, case in enumerate(PAPER_CASES, start=1):
 # 3. 缺信息：TP 需要高速链路，而案例没说明拓扑，记“需更多信息”。
 # 4. 其余记“可行”，并写出并行度、每 rank 显存等。
 #
-# 每 rank 显存用本课的粗模型（单位 GiB；S 训练状态，A 激活，R 预留，W 最大一层，G = 3W 是 FSDP 的 gather 峰值，N = 32 张卡）：
+# 每 rank 显存用本课的粗模型（单位 GiB；S 训练状态，A 激活，R 预留，W 最大一层，G = 3W 是 FSDP 的全收集峰值，N = 32 张卡）：
 # DP：S + A + R；FSDP 分到 d 个 rank：S/d + A + R + G；只用 TP = t：S/t + A/t + R；PP = p 个阶段：S/p + A + R，
 # 且一个阶段要放下整层 (W + A + R)。**单层放不下时，没有哪个策略能单独解决**：TP 先切开这一层，训练状态再跨 TP 组分片，
 # 即 TP × FSDP：S/N + (G + A)/t + R。这时 FSDP 是 TP 的第二个维度，也算“可行”。
@@ -611,9 +611,9 @@ assert evaluate_paper_case(CASE_STATE_EXCEEDS_DEVICE, "hierarchical").verdict_of
 # **选择怎样移动，为什么：**
 #
 # - 案例 3 的 TP 从“需更多信息”变成“可行”：TP = 8 正好放在一个 8 卡节点之内，每层的集合通信留在高速链路上。
-#   它的第二个维度 FSDP（4 路）于是跨节点：每层的 all-gather 走慢链路，要实测它能否与计算重叠。
+#   它的第二个维度 FSDP（4 路）于是跨节点：每层的全收集走慢链路，要实测它能否与计算重叠。
 #   如果 TP 组必须跨节点（`check_tp_degree` 会拒绝 tp > 每节点卡数），结论就会是硬排除。
-# - 案例 2 的 FSDP 结论没变，但**做法**变了：只在节点内分片（并行度 32 → 8），节点之间复制。这样每层的 all-gather
+# - 案例 2 的 FSDP 结论没变，但**做法**变了：只在节点内分片（并行度 32 → 8），节点之间复制。这样每层的全收集
 #   走节点内高速链路，跨节点的只有每步一次梯度全归约——这就是 PyTorch 的 HYBRID_SHARD 思路。
 # - DP 和 PP 适合放在跨节点的维度：DP 每步只同步一次，PP 只在阶段边界传点对点 (point-to-point) 激活。
 #
@@ -940,7 +940,7 @@ assert full_finetune.total_gib > device_gib > peft_gib + reserve_gib
 # ## 延伸阅读与深入学习提示
 #
 # - **PyTorch FSDP 文档**（[FSDP](https://pytorch.org/docs/stable/fsdp.html)，[FSDP2 `fully_shard`](https://pytorch.org/docs/stable/distributed.fsdp.fully_shard.html)）：
-#   读分片策略 (sharding strategy)、预取 (`BackwardPrefetch`) 和设备网格 (device mesh)，整理出“何时 gather、何时 shard”的时序，对照本课机制二的 gather 峰值。
+#   读分片策略 (sharding strategy)、预取 (`BackwardPrefetch`) 和设备网格 (device mesh)，整理出“何时全收集、何时分片”的时序，对照本课机制二的全收集峰值。
 # - **ZeRO 论文**：Rajbhandari et al., *ZeRO: Memory Optimizations Toward Training Trillion Parameter Models*, SC 2020
 #   （[arXiv:1910.02054](https://arxiv.org/abs/1910.02054)）：每参数 16 字节与三个分片阶段的来源。
 # - **Megatron-LM 论文**：Shoeybi et al. 2019（[arXiv:1909.08053](https://arxiv.org/abs/1909.08053)）讲 TP；
@@ -975,7 +975,7 @@ assert full_finetune.total_gib > device_gib > peft_gib + reserve_gib
 # ## 要点
 #
 # - 并行策略选择是在容量、计算、拓扑、批大小与上下文、恢复和复杂度之间找可接受的组合，不是找普遍最优。
-# - 先排除后比较：$M_\text{model} > C_\text{device}$ 直接排除纯 DP；FSDP 约为 $M_\text{model}/P$，再加激活和 gather 峰值（预取时约两层参数加一层未分片梯度）。
+# - 先排除后比较：$M_\text{model} > C_\text{device}$ 直接排除纯 DP；FSDP 约为 $M_\text{model}/P$，再加激活和全收集峰值（预取时约两层参数加一层未分片梯度）。
 # - 单层放不下，或需要分摊层内计算、切分激活（配合序列并行）时用 TP；TP 每层都通信，留在节点内。DP / PP 通信频率低，放在跨节点的维度。
 # - 单层放不下时没有哪个策略能单独解决：TP 切开这一层，FSDP 再把训练状态分到 TP 组之间（TP × FSDP）。
 # - 长上下文的注意力平方项由上下文并行（环形注意力）或 Ulysses 分摊，Megatron 的序列并行不切它。

@@ -591,15 +591,16 @@ assert curve.points[-1].efficiency < 0.9
 # %% [markdown] lang="zh"
 # ### 误区 5：混合并行堆叠越多越先进
 #
-# 复杂度本身就是成本。第 5 课案例 1 的模型单卡放得下：FSDP、TP、PP 的结论都是“不优先”，原因都是不需要（代码 `unneeded`）：
-# 它们会增加通信、气泡、checkpoint 格式和调试的负担，却换不来容量。
+# 复杂度本身就是成本。第 5 课案例 1 的模型单卡放得下：FSDP、TP、PP 的结论都是“不优先”，原因都是不需要：单卡已经放得下
+# （下面的代码核对的原因码就是 `unneeded`）。它们会增加通信、气泡、checkpoint 格式和调试的负担，却换不来容量。
 
 # %% [markdown] lang="en"
 # ### Misconception 5: the more parallel dimensions stacked, the more advanced
 #
 # Complexity is itself a cost. The model of lesson 5's case 1 fits one device: the verdict on FSDP, TP and PP is "Not
-# preferred", each because it is not needed (code `unneeded`) — they would add communication, a bubble,
-# checkpoint-format and debugging burden, and buy no capacity.
+# preferred", each because it is not needed: the model already fits one device (the reason code the cell below
+# checks is `unneeded`). They would add communication, a bubble, checkpoint-format and debugging burden, and buy no
+# capacity.
 
 # %%
 case1 = evaluate_paper_case(CASE_FITS_ONE_DEVICE, "hierarchical")

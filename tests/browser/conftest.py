@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -69,3 +69,43 @@ def open_lesson(browser: Any, lab_server: jupyter_browser.LabServer) -> Iterator
     yield open_
     for page in pages:
         page.close()
+
+
+def widget_message(widget: Any) -> str:
+    """The text of a lesson widget's message box, as the learner reads it (non-breaking spaces as spaces)."""
+    return str(widget.locator(".ck-message").first.inner_text()).replace("\xa0", " ").strip()
+
+
+def change_and_wait(page: Any, widget: Any, change: Callable[[], object], *, timeout_ms: int = 15_000) -> str:
+    """Make ``change`` to one of ``widget``'s controls, as a learner would (choose an option, press a key), and
+    wait until the widget's message box shows another text, or ``timeout_ms`` has passed; the message then.
+
+    A change that leaves the message as it was returns after the timeout with that message: the caller's
+    assertion says what was expected.
+    """
+    before = widget_message(widget)
+    change()
+    for _ in range(max(1, timeout_ms // 100)):
+        page.wait_for_timeout(100)
+        if widget_message(widget) != before:
+            break
+    return widget_message(widget)
+
+
+def choose(page: Any, widget: Any, key: str, label: str) -> str:
+    """Choose the option shown as ``label`` in the menu of control ``key`` (CSS class ``ck-control-<key>``); the
+    message once it has changed."""
+    select = widget.locator(f".ck-control-{key} select").first
+    return change_and_wait(page, widget, lambda: select.select_option(label=label))
+
+
+def press(page: Any, widget: Any, key: str, keyname: str) -> str:
+    """Focus the slider handle of control ``key`` and press ``keyname`` (``"Home"``, ``"ArrowRight"`` ...); the
+    message once it has changed."""
+    handle = widget.locator(f".ck-control-{key} .noUi-handle").first
+
+    def step() -> None:
+        handle.focus()
+        handle.press(keyname)
+
+    return change_and_wait(page, widget, step)

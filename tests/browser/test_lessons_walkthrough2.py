@@ -16,6 +16,8 @@ import pytest
 import coursekit.exercises  # noqa: F401  (registers the solution button's label in the catalog)
 from coursekit.i18n import tr
 
+from .conftest import change_and_wait, widget_message
+
 _CELL_TEXTS = "() => window.jupyterapp.shell.currentWidget.content.widgets.map(cell => cell.node.innerText)"
 _CELL_INDEX = """(button) => { const cell = button.closest('.jp-Cell');
   return window.jupyterapp.shell.currentWidget.content.widgets.findIndex(widget => widget.node === cell); }"""
@@ -53,8 +55,7 @@ def _press_and_read(page: Any, button: Any, cell: Any, expected: re.Pattern[str]
     return str(cell.inner_text())
 
 
-def _message(widget: Any) -> str:
-    return _norm(widget.locator(".ck-message").first.inner_text())
+_message = widget_message  # the name the other walk-throughs import
 
 
 def _set(page: Any, widget: Any, label: str, value: str) -> str:
@@ -68,13 +69,15 @@ def _set(page: Any, widget: Any, label: str, value: str) -> str:
             control = box
             break
     assert control is not None, f"no control labelled {label!r}: {widget.locator('.widget-label').all_inner_texts()}"
-    before = _message(widget)
     select = control.locator("select")
-    if select.count():
-        options = [_norm(text) for text in select.first.locator("option").all_inner_texts()]
-        choice = next((text for text in options if text == value), None) or next(t for t in options if value in t)
-        select.first.select_option(index=options.index(choice))
-    else:  # a selection slider: step from the first option with the keyboard, as the arrow keys do
+
+    def change() -> None:
+        if select.count():
+            options = [_norm(text) for text in select.first.locator("option").all_inner_texts()]
+            choice = next((text for text in options if text == value), None) or next(t for t in options if value in t)
+            select.first.select_option(index=options.index(choice))
+            return
+        # a selection slider: step from the first option with the keyboard, as the arrow keys do
         handle, readout = control.locator(".noUi-handle").first, control.locator(".widget-readout").first
         handle.focus()
         handle.press("Home")
@@ -84,10 +87,8 @@ def _set(page: Any, widget: Any, label: str, value: str) -> str:
             handle.press("ArrowRight")
             page.wait_for_timeout(30)
         assert _norm(readout.inner_text()) == value, f"{label}: the slider never showed {value!r}"
-    for _ in range(150):
-        page.wait_for_timeout(100)
-        if _message(widget) != before:
-            break
+
+    change_and_wait(page, widget, change)
     page.wait_for_timeout(200)
     return _message(widget)
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from .conftest import choose, press
 from .test_lessons_walkthrough2 import _message
 from .test_lessons_walkthrough3 import _cell_with
 
@@ -73,24 +74,10 @@ def test_lesson10_reads_whole_in_the_browser(open_lesson: Any, notebook: str, ke
     # The widget at its extremes: a message in the lesson's language, no traceback.
     widget = page.locator(".ck-widget").first
     widget.scroll_into_view_if_needed()
-    for key in ("model", "gpu", "tp"):
-        select = widget.locator(f".ck-control-{key} select")
-        value = {"model": "mixtral-8x7b", "gpu": "a100-8", "tp": "1"}[key]
-        before = _message(widget)
-        select.select_option(label=value)
-        for _ in range(100):
-            page.wait_for_timeout(100)
-            if _message(widget) != before:
-                break
+    for key, value in (("model", "mixtral-8x7b"), ("gpu", "a100-8"), ("tp", "1")):
+        choose(page, widget, key, value)
     for key in ("prompt_tokens", "output_tokens", "batch"):
-        handle = widget.locator(f".ck-control-{key} .noUi-handle").first
-        before = _message(widget)
-        handle.focus()
-        handle.press("End")
-        for _ in range(100):
-            page.wait_for_timeout(100)
-            if _message(widget) != before:
-                break
+        press(page, widget, key, "End")
     message = _message(widget)
     assert "Traceback" not in message and "2560.0" in message, message
     assert message.startswith("不通过" if zh else "Fail"), message

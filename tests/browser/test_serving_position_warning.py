@@ -13,31 +13,10 @@ from typing import Any
 
 import pytest
 
+from .conftest import choose, press
 from .test_lessons_walkthrough2 import _message
 
 EXTRA_PARAMS = (2048 + 256 - 1024) * 768
-
-
-def _choose(page: Any, widget: Any, key: str, label: str) -> str:
-    before = _message(widget)
-    widget.locator(f".ck-control-{key} select").select_option(label=label)
-    for _ in range(100):
-        page.wait_for_timeout(100)
-        if _message(widget) != before:
-            break
-    return _message(widget)
-
-
-def _to_start(page: Any, widget: Any, key: str) -> str:
-    before = _message(widget)
-    handle = widget.locator(f".ck-control-{key} .noUi-handle").first
-    handle.focus()
-    handle.press("Home")
-    for _ in range(100):
-        page.wait_for_timeout(100)
-        if _message(widget) != before:
-            break
-    return _message(widget)
 
 
 @pytest.mark.parametrize(
@@ -55,11 +34,11 @@ def test_a_request_past_gpt2s_position_table_warns_on_screen(
     widget = page.locator(".ck-widget").first
     widget.scroll_into_view_if_needed()
     assert _message(widget).startswith(passes), _message(widget)  # Llama 3 70B, rotary positions: no table
-    _choose(page, widget, "tp", "4")  # GPT-2 small's 12 heads do not split over TP 8
-    message = _choose(page, widget, "model", "gpt2-small")
+    choose(page, widget, "tp", "4")  # GPT-2 small's 12 heads do not split over TP 8
+    message = choose(page, widget, "model", "gpt2-small")
     assert message.startswith(warning), message
     assert f"{EXTRA_PARAMS:,}" in message and words in message and "Traceback" not in message, message
     assert widget.locator(".coursekit-warning").count() == 1
-    _to_start(page, widget, "prompt_tokens")  # 128 prompt tokens
-    message = _to_start(page, widget, "output_tokens")  # + 16 output tokens: inside the table
+    press(page, widget, "prompt_tokens", "Home")  # 128 prompt tokens
+    message = press(page, widget, "output_tokens", "Home")  # + 16 output tokens: inside the table
     assert message.startswith(passes) and f"{EXTRA_PARAMS:,}" not in message, message
