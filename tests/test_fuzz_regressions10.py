@@ -1,0 +1,118 @@
+"""Inputs a tenth adversarial fuzzing pass found wrong, each with the behaviour the project's rules ask for.
+
+The pass drove every widget's constructor and controls, the plan results' methods, the exercise checkers and the
+``lessons`` command. The rules: nonsense input is refused with a ``ValueError`` naming the parameter, the value and
+the rule in the learner's language, not silently matched or answered with misleading advice; a wrong answer gets a
+hint about what is wrong with it. The expected values below follow from those rules, not from running the code.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from coursekit.exercises import check
+from coursekit.planner import WorkloadSpec, plan
+from coursekit.presets import CLUSTERS, MODELS
+from tests.test_fuzz_regressions8 import _refusal, zh  # noqa: F401 (zh: the fixture setting Chinese)
+
+ROOT = Path(__file__).resolve().parents[1]
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+# --------------------------------------------------------------------------- check_layout keeps to the plan's mode
+
+
+@pytest.fixture(scope="module")
+def training() -> Any:
+    return plan(MODELS["gpt2-small"], CLUSTERS["a100-8"], WorkloadSpec(global_batch=16))
+
+
+@pytest.fixture(scope="module")
+def serving() -> Any:
+    return plan(
+        MODELS["llama3-8b"], CLUSTERS["h100-8"], WorkloadSpec(global_batch=16, mode="serving", output_tokens=10)
+    )
+
+
+@pytest.mark.parametrize("degrees", ["replicas=1", "replicas=2", "tp=1,pp=1,replicas=8", {"replicas": 1}])
+def test_a_training_plan_refuses_serving_replicas(training: Any, degrees: Any) -> None:
+    """Before: replicas=1 matched every training composition (their replicas column is 1), reported as "your
+    layout"; replicas=2 matched none and was sent to widen the training search."""
+    message = _refusal(lambda: training.check_layout(degrees), ValueError)
+    assert message.startswith("degrees = '") and "replicas" in message and "training" in message
+
+
+@pytest.mark.parametrize("key", ["dp", "cp", "ep", "v", "zero", "ga"])
+def test_a_serving_plan_refuses_a_training_degree(serving: Any, key: str) -> None:
+    """Before: 0 variants and the advice to widen --zero, --max-virtual-stages or --recompute, none of which a
+    serving search has."""
+    value = 1 if key == "zero" else 2
+    message = _refusal(lambda: serving.check_layout(f"tp=1,{key}={value}"), ValueError)
+    assert message.startswith(f"degrees = 'tp=1,{key}={value}': {key} ")
+    assert _refusal(lambda: serving.check_layout("recompute=full"), ValueError).startswith("degrees = 'recompute=full'")
+
+
+@pytest.mark.usefixtures("zh")
+def test_the_mode_refusal_is_said_in_chinese(training: Any, serving: Any) -> None:
+    for call in (lambda: training.check_layout("replicas=1"), lambda: serving.check_layout("dp=2")):
+        assert CJK.search(_refusal(call, ValueError))
+
+
+def test_each_mode_still_checks_its_own_degrees(training: Any, serving: Any) -> None:
+    # 8 ranks: tp 1 · pp 1 · dp 8 is a training layout; 8 replicas of tp 1 · pp 1 a serving one
+    assert training.check_layout("tp=1,pp=1,dp=8").variants > 0
+    assert serving.check_layout("tp=1,pp=1,replicas=8").variants == 1
+
+
+def test_the_layout_flag_refuses_replicas_of_a_training_plan_in_one_line() -> None:
+    args = ["plan", "--model", "gpt2-small", "--cluster", "a100-8", "--global-batch", "16", "--layout", "replicas=1"]
+    for lang in ("en", "zh"):
+        done = subprocess.run(
+            [sys.executable, "-m", "coursekit", "--lang", lang, *args],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            check=False,
+        )
+        last = done.stderr.strip().splitlines()[-1]
+        assert done.returncode == 2 and "Traceback" not in done.stderr
+        assert "degrees = 'replicas=1'" in last and (lang == "en" or CJK.search(last))
+
+
+# --------------------------------------------------------------------------- an ordered answer in another order
+
+
+@pytest.mark.parametrize(
+    ("exercise", "answer"),
+    [
+        # Megatron order TP-CP-EP-DP-PP, TP = 2, PP = 4 on 16 GPUs: rank 5 = tp 1 + 2·dp 0 + 4·pp 1, its DP group is
+        # ranks 5 and 7; the question asks for them ascending
+        ("q4.dp_group", [7, 5]),
+        # dp · 4 · ga = 64: dp divides 16, so (1, 2, 4, 8, 16), asked ascending
+        ("q3.dp_degrees", (16, 8, 4, 2, 1)),
+    ],
+)
+def test_the_right_items_in_another_order_are_told_so(exercise: str, answer: Any) -> None:
+    """Before: the exercise's own hint ("dp × micro-batch must divide the global batch", "ranks of one DP group differ
+    by TP"), which sends a learner who has every item right after wrong ones."""
+    feedback = check(exercise, answer)
+    assert feedback.status == "incorrect" and feedback.slip == "order"
+    assert "order" in feedback.message
+    assert check(exercise, sorted(answer)).correct
+
+
+@pytest.mark.usefixtures("zh")
+def test_the_order_hint_is_said_in_chinese() -> None:
+    feedback = check("q4.dp_group", [7, 5])
+    assert feedback.slip == "order" and CJK.search(feedback.message.split("：", 2)[-1])
+
+
+def test_wrong_items_keep_the_exercises_own_hint() -> None:
+    assert check("q4.dp_group", [5, 7, 7]).slip is None  # one item too many: not a question of order
+    assert check("q4.dp_group", [5, 9]).slip is None
