@@ -116,3 +116,54 @@ def test_the_order_hint_is_said_in_chinese() -> None:
 def test_wrong_items_keep_the_exercises_own_hint() -> None:
     assert check("q4.dp_group", [5, 7, 7]).slip is None  # one item too many: not a question of order
     assert check("q4.dp_group", [5, 9]).slip is None
+
+
+# --------------------------------------------------------------------------- the lab reports' lookups by name
+
+
+@pytest.fixture(scope="module")
+def recording() -> Any:
+    from coursekit.lab import load_recorded
+
+    return load_recorded()  # the lesson's recorded measurements: timeline of ddp, fsdp and tp; memory of 4 strategies
+
+
+@pytest.mark.parametrize(
+    ("call", "start", "named"),
+    [
+        # all were KeyError (no rule, no choices, English under zh)
+        (lambda r: r.timeline.result("fsdp2"), "strategy = 'fsdp2':", "'fsdp'"),
+        (lambda r: r.timeline.result("ddp", "slow"), "scenario = 'slow':", "'slow_rank'"),
+        (lambda r: r.collectives.result("allreduce"), "kind = 'allreduce':", "'all_reduce'"),
+        (lambda r: r.memory.largest_rank("ddp").row("activations"), "component = 'activations':", "'optimizer'"),
+        # these two were "max() arg is an empty sequence", naming nothing
+        (lambda r: r.memory.largest_rank("fsdp"), "strategy = 'fsdp':", "'fsdp2-zero3'"),
+        (lambda r: r.memory.table("zero3"), "strategy = 'zero3':", "'fsdp2-zero3'"),
+    ],
+)
+def test_a_lab_report_names_what_it_holds(recording: Any, call: Any, start: str, named: str) -> None:
+    message = _refusal(lambda: call(recording), ValueError)
+    assert message.startswith(start) and named in message
+
+
+def test_a_lab_lookup_of_a_non_string_is_a_type_error(recording: Any) -> None:
+    assert _refusal(lambda: recording.memory.table(["ddp"]), TypeError).startswith("strategy = ['ddp']:")  # unhashable
+    assert _refusal(lambda: recording.timeline.result(None), TypeError).startswith("strategy = None:")
+
+
+@pytest.mark.usefixtures("zh")
+def test_a_lab_lookup_is_refused_in_chinese(recording: Any) -> None:
+    assert CJK.search(_refusal(lambda: recording.timeline.result("fsdp2"), ValueError))
+
+
+def test_an_empty_collectives_report_says_it_holds_nothing() -> None:
+    from coursekit.lab import CollectivesReport
+
+    empty = CollectivesReport(2, "gloo", "cpu", "spawn", "2.13.0", 5, 20)
+    assert _refusal(lambda: empty.result("broadcast"), ValueError).startswith("kind = 'broadcast': ")
+
+
+def test_the_lab_lookups_still_find_what_is_there(recording: Any) -> None:
+    assert recording.timeline.result("tp", "slow_rank").scenario.name == "slow_rank"
+    assert recording.collectives.result("all_reduce").kind == "all_reduce"
+    assert recording.memory.largest_rank("ddp").row("total").component == "total"
