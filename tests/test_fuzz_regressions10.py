@@ -167,3 +167,23 @@ def test_the_lab_lookups_still_find_what_is_there(recording: Any) -> None:
     assert recording.timeline.result("tp", "slow_rank").scenario.name == "slow_rank"
     assert recording.collectives.result("all_reduce").kind == "all_reduce"
     assert recording.memory.largest_rank("ddp").row("total").component == "total"
+
+
+# --------------------------------------------------------------------------- the workbench funnel shows no "-0"
+
+
+def test_a_gate_that_removed_nothing_shows_zero_not_minus_zero() -> None:
+    """The workbench widget's funnel wrote "-0 → 11,052" beside every gate that removed no candidate."""
+    from coursekit.widgets.workbench import funnel_numbers
+
+    assert funnel_numbers(0, 11052) == "0 → 11,052"
+    assert funnel_numbers(1200, 34) == "-1,200 → 34"
+
+
+def test_the_workbench_figure_shows_no_minus_zero() -> None:
+    from coursekit.widgets.workbench import WorkbenchWidget
+
+    widget = WorkbenchWidget()
+    shown = [text.get_text() for ax in widget.figure.axes for text in ax.texts]
+    assert any("→" in text for text in shown)  # the funnel's numbers are drawn
+    assert not [text for text in shown if re.match(r"-0(?!\d)", text)]
