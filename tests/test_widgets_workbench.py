@@ -159,7 +159,9 @@ def test_funnel_shows_each_gates_numbers(widget: WorkbenchWidget) -> None:
     result = widget.result
     assert result is not None
     shown = [text.get_text() for text in widget._funnel.numbers]  # the widget's own artists
-    assert shown == [f"-{step.removed:,} → {step.remaining:,}" for step in result.funnel]
+    # a gate that removed none shows 0, never "-0"
+    removed = [f"-{step.removed:,}" if step.removed else "0" for step in result.funnel]
+    assert shown == [f"{gone} → {step.remaining:,}" for gone, step in zip(removed, result.funnel, strict=True)]
     assert sum(step.removed for step in result.funnel) + result.accepted_count == result.space_size
 
 

@@ -283,6 +283,10 @@ _register_messages(
             "en": "Your answer is close but looks rounded: this exercise needs the exact count. Count every term and "
             "do not round.",
         },
+        "exercises.slip.order": {
+            "zh": "你的答案各项都对，但顺序不对：按题目要求的顺序写出它们（例如从小到大）。",
+            "en": "Your answer has the right items but not in the order the question asks for (e.g. ascending).",
+        },
         "exercises.slip.degree": {
             "zh": "你的答案与正确值正好差 {name} = {degree} 倍：是不是漏掉了（或多算了）{name} 这一维的切分？",
             "en": "Your answer is off by exactly {name} = {degree}: did you leave out (or count twice) the split "
@@ -516,7 +520,8 @@ class Feedback:
 
     ``status`` is one of ``"unanswered"``, ``"correct"``, ``"incorrect"``,
     ``"invalid"`` (wrong kind of answer) or ``"error"`` (a bug in the exercise);
-    ``slip`` is the code of the declared :class:`Slip` a wrong answer matched, if any.
+    ``slip`` is the code of the declared :class:`Slip` a wrong answer matched, if any, or ``"order"``: the right
+    items of an ordered answer in another order.
     The message starts with the status in words, so colour is never the only signal.
 
     :func:`check` already displayed it, so showing a Feedback as the last
@@ -868,7 +873,22 @@ def _evaluate(exercise: Exercise, answer: Any) -> Feedback:
         slip = None
     if slip is not None:
         return Feedback(eid, "incorrect", "exercises.slip", {"id": eid, "slip": slip.hint}, slip=slip.code)
+    if _wrong_order(exercise, answer, expected):  # the exercise's hint would send the learner after wrong items
+        hint = Text(zh=tr("exercises.slip.order", lang="zh"), en=tr("exercises.slip.order", lang="en"))
+        return Feedback(eid, "incorrect", "exercises.slip", {"id": eid, "slip": hint}, slip="order")
     return Feedback(eid, "incorrect", "exercises.incorrect", {"id": eid, "hint": exercise.hint})
+
+
+def _wrong_order(exercise: Exercise, answer: Any, expected: Any) -> bool:
+    """True if ``answer`` (judged wrong) holds exactly the items of an exact ``expected`` list or tuple, in another
+    order: the slip every ordered answer has, said by :func:`check` after the exercise's own slips."""
+    if exercise.kind != "exact" or not isinstance(expected, (list, tuple)):
+        return False
+    try:
+        items = _as_expected("answer", _normalized(exercise, answer), expected)
+        return sorted(items) == sorted(expected)
+    except (TypeError, ValueError):
+        return False
 
 
 def solution_text(exercise_id: str) -> str:

@@ -92,6 +92,10 @@ COLLECTIVES_SCHEMA: str = "coursekit.lab.collectives/1"
 
 register(
     {
+        "lab.report_empty": {
+            "zh": "{name} = {value!r}：这份报告没有任何结果。",
+            "en": "{name} = {value!r}: this report holds no results.",
+        },
         "lab.min_gt_max": {
             "zh": "min_bytes = {min_bytes} 大于 max_bytes = {max_bytes}：载荷范围为空，"
             "请让 --min-bytes <= --max-bytes。",
@@ -265,15 +269,16 @@ class CollectivesReport:
     def result(self, kind: str) -> CollectiveResult:
         """The result of one collective.
 
+        A collective the report does not hold is a ``ValueError`` naming those it holds (a ``TypeError`` for a kind
+        that is not a string), never a ``KeyError``.
+
         >>> CollectivesReport(2, "gloo", "cpu", "spawn", "2.13.0", 5, 20).result("broadcast")
         Traceback (most recent call last):
         ...
-        KeyError: 'broadcast'
+        ValueError: kind = 'broadcast': this report holds no results.
         """
-        for item in self.results:
-            if item.kind == kind:
-                return item
-        raise KeyError(kind)
+        kind = check_listed("kind", kind, (item.kind for item in self.results))
+        return next(item for item in self.results if item.kind == kind)
 
     def summary_table(self) -> str:
         """One line per collective: fitted α, B, rms error and status, in the current language."""
@@ -494,6 +499,21 @@ def check_collectives(collectives: Iterable[str] | None) -> tuple[str, ...]:
     if not chosen:
         raise ValueError(tr("lab.no_collectives", choices=", ".join(COLLECTIVES)))
     return tuple(dict.fromkeys(chosen))
+
+
+def check_listed(name: str, value: Any, present: Iterable[str]) -> str:
+    """``value`` checked to be one of the names a report holds (``present``), what a report's lookup by name does
+    first: a ``TypeError`` / ``ValueError`` naming ``name``, the value and the names held, in the learner's language.
+
+    >>> check_listed("strategy", "fsdp", ("ddp", "tp"))
+    Traceback (most recent call last):
+    ...
+    ValueError: strategy = 'fsdp': must be one of 'ddp', 'tp'.
+    """
+    options = tuple(dict.fromkeys(present))
+    if options or not isinstance(value, str):
+        return check_choice(name, value, options)
+    raise ValueError(tr("lab.report_empty", name=name, value=value))
 
 
 def check_ranks(ranks: int | None) -> int:

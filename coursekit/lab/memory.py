@@ -54,7 +54,7 @@ from ..capacity import PRECISION_RECIPES, TrainingStateMemory, training_state_me
 from ..i18n import Reason, register, shown_repr, tr
 from ._format import LabTable, fmt_count
 from ._json import Field, read_source
-from .collectives import DEVICES, check_ranks
+from .collectives import DEVICES, check_listed, check_ranks
 from .tiny_config import TinyTransformerConfig
 
 __all__ = [
@@ -445,11 +445,9 @@ class StrategyMemory:
         return all(row.matches for row in self.rows)
 
     def row(self, component: str) -> MemoryRow:
-        """The row of ``component`` (one of :data:`COMPONENTS`)."""
-        for item in self.rows:
-            if item.component == component:
-                return item
-        raise KeyError(component)
+        """The row of ``component`` (one of :data:`COMPONENTS`); another is a ``ValueError``, never a ``KeyError``."""
+        component = check_listed("component", component, (item.component for item in self.rows))
+        return next(item for item in self.rows if item.component == component)
 
 
 def compare_memory(
@@ -540,11 +538,15 @@ class MemoryReport:
         return all(result.matches for result in self.results)
 
     def strategy_results(self, strategy: str) -> tuple[StrategyMemory, ...]:
-        """One :class:`StrategyMemory` per rank for ``strategy``."""
+        """One :class:`StrategyMemory` per rank for ``strategy`` (one of :data:`STRATEGIES`; none if the report did
+        not measure it)."""
+        strategy = check_choice("strategy", strategy, STRATEGIES)
         return tuple(result for result in self.results if result.strategy == strategy)
 
     def largest_rank(self, strategy: str) -> StrategyMemory:
-        """The rank of ``strategy`` with the most bytes in total (the one that runs out of memory first)."""
+        """The rank of ``strategy`` with the most bytes in total (the one that runs out of memory first); a strategy
+        the report did not measure is a ``ValueError`` naming those it measured."""
+        check_listed("strategy", strategy, (result.strategy for result in self.results))
         return max(
             self.strategy_results(strategy), key=lambda result: (result.row("total").measured_bytes, -result.rank)
         )
@@ -555,6 +557,7 @@ class MemoryReport:
 
     def table_view(self, strategy: str) -> LabTable:
         """:meth:`table` as a :class:`~coursekit.lab._format.LabTable` (an HTML table in a notebook)."""
+        strategy = check_listed("strategy", strategy, [*(result.strategy for result in self.results), *self.skipped])
         if strategy in self.skipped:
             message = self.skipped[strategy].message
             return LabTable.of([tr("lab.mem_skipped", strategy=tr(f"lab.strategy_{strategy}"), message=message)])

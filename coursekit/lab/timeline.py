@@ -59,7 +59,7 @@ from ..units import MS_PER_S
 from ._env import quiet_profiler, temporary_folder
 from ._format import LabTable
 from ._json import Field, read_source
-from .collectives import DEVICES, check_ranks
+from .collectives import DEVICES, check_listed, check_ranks
 from .steps import (
     BACKEND_PREFIXES as BACKEND_PREFIXES,
 )
@@ -383,11 +383,12 @@ class TimelineReport:
     config: Mapping[str, int] = field(default_factory=dict)
 
     def result(self, strategy: str, scenario: str = "baseline") -> ScenarioResult:
-        """The result of ``strategy`` under ``scenario``."""
-        for item in self.results:
-            if item.strategy == strategy and item.scenario.name == scenario:
-                return item
-        raise KeyError((strategy, scenario))
+        """The result of ``strategy`` under ``scenario``; a strategy or a scenario the report does not hold is a
+        ``ValueError`` naming those it holds, never a ``KeyError``."""
+        strategy = check_listed("strategy", strategy, (item.strategy for item in self.results))
+        runs = [item for item in self.results if item.strategy == strategy]
+        scenario = check_listed("scenario", scenario, (item.scenario.name for item in runs))
+        return next(item for item in runs if item.scenario.name == scenario)
 
     def format(self) -> str:
         """Every table, in the current language."""

@@ -622,6 +622,10 @@ class Assumptions:
 _RATE_1K: float = attention_relative_rate(FLASH_ATTENTION_H100_SHORT_TFLOPS[:1])
 
 #: The modelling choices behind every estimate, shown with the results.
+#: The degree keys of a training composition that a serving plan's layouts do not have (:meth:`PlanResult.check_layout`
+#: refuses them; ``etp`` has its own message).
+_TRAINING_ONLY_KEYS: tuple[str, ...] = ("dp", "cp", "ep", "v", "zero", "ga", "recompute")
+
 ESTIMATE_NOTES: tuple[Text, ...] = (
     Text(
         zh="计算 = 最慢流水线阶段的执行 FLOPs / (该阶段 rank 数·峰值·矩阵乘效率)。模型 FLOPs 按 PaLM 附录 B："
@@ -1134,11 +1138,22 @@ class PlanResult:
         interleaving depth, the ZeRO stage, the micro-batch and the recomputation not given take any value. When no
         variant passes: how many fail each gate first, and the one that comes closest. This is how a published run
         is checked (:func:`coursekit.planner.validation.compare_published`) and what ``python -m coursekit plan
-        --layout`` prints.
+        --layout`` prints. A key the plan's mode does not have is a ``ValueError``: ``replicas`` for a training plan,
+        a training degree (dp, cp, ep, v, zero, ga, recompute) for a serving one.
         """
         import numpy as np
 
         wanted = parse_degrees(degrees, name="degrees")
+        # a key the plan's mode has no column for is refused, not matched against a constant column (a training
+        # plan's replicas are all 1) or reported as "not in the searched space" with advice to widen it
+        foreign = ("replicas",) if self.workload.mode == "training" else _TRAINING_ONLY_KEYS
+        key = next((key for key in wanted if key in foreign), None)
+        if key is not None:
+            shown = degrees if isinstance(degrees, str) else ",".join(f"{k}={v}" for k, v in wanted.items())
+            message = (
+                "planner.layout_training_key" if self.workload.mode == "training" else "planner.layout_serving_key"
+            )
+            raise ValueError(tr(message, name="degrees", value=shown, key=key))
         if "etp" in wanted and (not self.model.is_moe or self.workload.mode != "training"):
             # no expert layers to split: refused as explain (evaluate_composition) refuses it, not read as tp
             raise ValueError(tr("planner.etp_dense", etp=wanted["etp"], model=self.model.name))

@@ -149,6 +149,16 @@ register(
             "en": "{name} = {value!r}: replicas describe serving copies and cannot be given together with the "
             "training keys dp, zero or ga.",
         },
+        "planner.layout_serving_key": {
+            "zh": "{name} = {value!r}：{key} 是训练的并行度；服务规划的布局只由 tp、pp 与 replicas 描述。",
+            "en": "{name} = {value!r}: {key} is a training degree; a serving plan's layouts are described by tp, pp "
+            "and replicas.",
+        },
+        "planner.layout_training_key": {
+            "zh": "{name} = {value!r}：replicas 描述服务副本；训练规划的布局没有它（数据并行用 dp）。",
+            "en": "{name} = {value!r}: replicas describe serving copies; a training plan's layouts have none (data "
+            "parallelism is dp).",
+        },
         # ---- reports
         "planner.header": {
             "zh": "决策工作台：{model} 在 {cluster}（{nodes} 个节点 × {gpn} 个设备 = {world} 个 rank）上{mode}",

@@ -286,12 +286,13 @@ class _Funnel:
 
 
 def funnel_numbers(removed: int, remaining: int) -> str:
-    """The numbers a funnel row shows: how many candidates the gate removed first, and how many are left.
+    """The numbers a funnel row shows: how many candidates the gate removed first, and how many are left (a gate that
+    removed none shows 0, not -0).
 
-    >>> funnel_numbers(1200, 34)
-    '-1,200 → 34'
+    >>> funnel_numbers(1200, 34), funnel_numbers(0, 34)
+    ('-1,200 → 34', '0 → 34')
     """
-    return f"-{removed:,} → {remaining:,}"
+    return f"{-removed:,} → {remaining:,}"
 
 
 class _Breakdown:
