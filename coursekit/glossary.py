@@ -72,7 +72,7 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "ZeRO",
         Text(
             zh="把模型状态在数据并行的 rank 之间切分而不是复制：阶段 1 切分优化器状态，阶段 2 再切分梯度，阶段 3 再切"
-            "分参数（Rajbhandari et al., 2020）。",
+            "分参数 (Rajbhandari et al., 2020)。",
             en="Partitions the model states across data-parallel ranks instead of replicating them: stage 1 the "
             "optimizer state, stage 2 also the gradients, stage 3 also the parameters (Rajbhandari et al., 2020).",
         ),
@@ -102,7 +102,7 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         Text(zh="流水线并行", en="pipeline parallelism"),
         "PP",
         Text(
-            zh="把模型的层按顺序分成若干流水线阶段（stage）放在不同 rank 上；相邻阶段之间用点对点通信传递激活及其梯度"
+            zh="把模型的层按顺序分成若干流水线阶段 (stage) 放在不同 rank 上；相邻阶段之间用点对点通信传递激活及其梯度"
             "，用微批次让各阶段同时工作。",
             en="Splits the model's layers into consecutive stages on different ranks; neighbouring stages pass "
             "activations and their gradients by point-to-point send/recv, and micro-batches keep the stages busy.",
@@ -124,7 +124,7 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "EP",
         Text(
             zh="在混合专家模型中把不同专家放在不同 rank 上；token "
-            "用全对全通信发往所属专家（dispatch）再取回（combine），负载取决于路由是否均衡。",
+            "用全对全通信发往所属专家 (dispatch) 再取回 (combine)，负载取决于路由是否均衡。",
             en="In a mixture-of-experts model, places different experts on different ranks; tokens travel to their "
             "experts and back with all-to-all (dispatch and combine), and the load depends on how evenly they are "
             "routed.",
@@ -178,8 +178,8 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         Text(zh="token 重排", en="token permutation"),
         "",
         Text(
-            zh="MoE 层在专家计算前把每个 token 复制 top_k 份并按专家排好（permute），算完再按路由概率加权合回原位"
-            "（unpermute）；只搬数据不做矩阵乘，耗时由显存带宽决定。",
+            zh="MoE 层在专家计算前把每个 token 复制 top_k 份并按专家排好 (permute)，算完再按路由概率加权合回原位"
+            " (unpermute)；只搬数据不做矩阵乘，耗时由显存带宽决定。",
             en="Before the experts run, an MoE layer copies each token top_k times and sorts the copies by expert "
             "(permute); afterwards it sums them back in place, weighted by the router's probabilities (unpermute). "
             "It moves data and does no matmul, so memory bandwidth sets its time.",
@@ -189,7 +189,7 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         Text(zh="序列并行", en="sequence parallelism"),
         "SP",
         Text(
-            zh="Megatron-LM 中配合张量并行使用（Korthikanti et al., 2022）：层归一化、丢弃 (dropout) 等不在矩阵乘"
+            zh="Megatron-LM 中配合张量并行使用 (Korthikanti et al., 2022)：层归一化、丢弃 (dropout) 等不在矩阵乘"
             "切分内的部分沿序列维度切分，把张量并行的全归约换成归约散射加全收集，这部分激活显存也除以 TP 度。",
             en="Megatron-LM's companion to tensor parallelism (Korthikanti et al., 2022): the parts of a layer "
             "outside the split matrix multiplies (layer norm, dropout) are split along the sequence, TP's all-reduce "
@@ -284,7 +284,7 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         Text(zh="混合精度训练", en="mixed-precision training"),
         "",
         Text(
-            zh="用 16 位浮点（fp16/bf16）做计算，同时保留 fp32 的主权重和优化器状态；按 ZeRO 论文，配合 Adam 时模型状"
+            zh="用 16 位浮点 (fp16/bf16) 做计算，同时保留 fp32 的主权重和优化器状态；按 ZeRO 论文，配合 Adam 时模型状"
             "态为 2 + 2 + 12 = 16 字节/参数。",
             en="Computes in 16-bit floats (fp16/bf16) while keeping fp32 master weights and optimizer state; with "
             "Adam the model states take 2 + 2 + 12 = 16 bytes per parameter (ZeRO paper).",
@@ -449,7 +449,7 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         Text(zh="GPipe 调度", en="GPipe schedule"),
         "GPipe",
         Text(
-            zh="朴素流水线调度之一（Huang et al., 2019）：先做完全部 m 个微批次的前向，再做全部反向；气泡与 1F1B 相同"
+            zh="朴素流水线调度之一 (Huang et al., 2019)：先做完全部 m 个微批次的前向，再做全部反向；气泡与 1F1B 相同"
             "，但要同时保存 m 个微批次的激活。",
             en="A simple pipeline schedule (Huang et al., 2019): the forward of all m micro-batches, then all "
             "backwards; the same bubble as 1F1B, but the activations of m micro-batches are kept at once.",
@@ -774,7 +774,7 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "",
         Text(
             zh="内核可达算力的上限：min(峰值算力, 计算强度 × "
-            "显存带宽)；在双对数坐标上先斜升、后变平，形似屋顶（Williams et al., 2009）。",
+            "显存带宽)；在双对数坐标上先斜升、后变平，形似屋顶 (Williams et al., 2009)。",
             en="An upper bound on a kernel's attainable FLOP/s: min(peak FLOP/s, arithmetic intensity × memory "
             "bandwidth); on log-log axes it rises and then goes flat, like a roof (Williams et al., 2009).",
         ),
@@ -1020,7 +1020,7 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         Text(zh="8 位浮点训练", en="FP8 training"),
         "FP8",
         Text(
-            zh="线性层的矩阵乘用 8 位浮点（E4M3/E5M2）计算，H100/H800 的 FP8 峰值是 bf16 的两倍；主参数、梯度和优化器"
+            zh="线性层的矩阵乘用 8 位浮点 (E4M3/E5M2) 计算，H100/H800 的 FP8 峰值是 bf16 的两倍；主参数、梯度和优化器"
             "状态仍用更高精度保存（Transformer Engine、DeepSeek-V3）。线性层为反向保存的输入是转成 FP8 后的，"
             "每元素 1 字节，其余激活仍按 16 位存。A100 没有 FP8 张量核心。",
             en="The linear layers' matmuls run in 8-bit floating point (FP8: E4M3/E5M2), whose peak on H100/H800 is "

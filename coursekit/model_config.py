@@ -210,7 +210,7 @@ register(
         "config.note_parallel_block": {
             "zh": "{key}={value}：注意力与 MLP 读同一个输入、并行计算；未建模：每层按先注意力、后 MLP 的顺序块计，"
             "前向与反向各有两次张量并行 (TP) 集合通信，并保存每个块的输入，所以 TP > 1 时 TP 通信可能被高估"
-            "（把两个输出相加后只做一次 all-reduce 的引擎只发一半），激活显存也略被高估；FLOP 数不变。",
+            "（把两个输出相加后只做一次全归约 (all-reduce) 的引擎只发一半），激活显存也略被高估；FLOP 数不变。",
             "en": "{key}={value}: attention and the MLP read the same input and run in parallel; not modelled: each "
             "layer is counted as the sequential block, attention then MLP, with two tensor-parallel (TP) "
             "collectives forward and two backward and each block's input saved, so with TP > 1 the TP "

@@ -161,7 +161,7 @@ _CELL_HINTS: dict[str, Text] = {
         en="Under pure DP every rank holds state + activations + reserve: compare it with the device (the fit gate).",
     ),
     "FSDP": Text(
-        zh="先问需不需要：DP 已经放得下吗？再问做不做得到：FSDP 计算每层前要 gather 整层，一层放得下吗？"
+        zh="先问需不需要：DP 已经放得下吗？再问做不做得到：FSDP 计算每层前要全收集 (all-gather) 整层，一层放得下吗？"
         "放不下时，它还能作为 TP 的第二个维度吗？",
         en="First ask whether it is needed: does DP already fit? Then whether it can work: FSDP gathers a whole "
         "layer before computing it; does one layer fit? If not, can it still be TP's second dimension?",

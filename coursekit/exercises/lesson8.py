@@ -105,15 +105,14 @@ BUSBW = register(
         id="lab.busbw_gib_s",
         lesson=8,
         prompt=Text(
-            zh="nccl-tests 在 8 个 rank 上做 S = 256 MiB 的 all_gather，耗时 4 ms。"
+            zh="nccl-tests 在 8 个 rank 上做 S = 256 MiB 的全收集 (all-gather)，耗时 4 ms。"
             "它报告的总线带宽 busbw 是多少 GiB/s？",
             en="nccl-tests runs an all_gather of S = 256 MiB over 8 ranks in 4 ms. "
             "What bus bandwidth (busbw) does it report, in GiB/s?",
         ),
         expected=_busbw_gib_s,
         hint=Text(
-            zh="先算 algbw = S / t，再乘以 all_gather 的总线因子 (n-1)/n"
-            "（coursekit.communication.bus_bandwidth_factor）。",
+            zh="先算 algbw = S / t，再乘以全收集的总线因子 (n-1)/n（coursekit.communication.bus_bandwidth_factor）。",
             en="First algbw = S / t, then multiply by all_gather's bus factor (n-1)/n "
             "(coursekit.communication.bus_bandwidth_factor).",
         ),
@@ -146,14 +145,14 @@ CROSSOVER = register(
         id="lab.crossover_bytes",
         lesson=8,
         prompt=Text(
-            zh="2 个 rank 上拟合 all_reduce 得到 α = 50 µs（每步）、B = 1 GiB/s。"
+            zh="2 个 rank 上拟合全归约 (all-reduce) 得到 α = 50 µs（每步）、B = 1 GiB/s。"
             "载荷 S 超过多少字节后，带宽项大于时延项？",
             en="A fit of all_reduce over 2 ranks gives α = 50 µs per step and B = 1 GiB/s. "
             "Above which payload S, in bytes, is the bandwidth term larger than the latency term?",
         ),
         expected=_crossover_bytes,
         hint=Text(
-            zh="令 steps·α = factor·S/B。n = 2 时 all_reduce 有 2(n-1) 步，factor = 2(n-1)/n；1 GiB = 2^30 字节。",
+            zh="令 steps·α = factor·S/B。n = 2 时全归约有 2(n-1) 步，factor = 2(n-1)/n；1 GiB = 2^30 字节。",
             en="Set steps·α = factor·S/B. With n = 2, all_reduce has 2(n-1) steps and factor = 2(n-1)/n; "
             "1 GiB = 2^30 bytes.",
         ),
@@ -169,7 +168,7 @@ CROSSOVER = register(
                 "one_step",
                 lambda: _crossover_bytes(steps=CROSSOVER_RANKS - 1),
                 Text(
-                    zh="你的 S* 是一半：all_reduce 在 n 个 rank 上有 2(n-1) 个环步（这里是 2 步），每步都付一次 α，"
+                    zh="你的 S* 是一半：全归约在 n 个 rank 上有 2(n-1) 个环步（这里是 2 步），每步都付一次 α，"
                     "不是 n-1 步。（如果步数你数对了，就检查 B：拟合出的 B 已经是单向带宽。）",
                     en="Your S* is half: an all_reduce over n ranks takes 2(n-1) ring steps (here 2), each paying α, "
                     "not n-1. (If you counted the steps right, check B: the fitted B is already per direction.)",
@@ -179,7 +178,7 @@ CROSSOVER = register(
                 "half_factor",
                 lambda: _crossover_bytes(factor_scale=0.5),
                 Text(
-                    zh="你的 S* 是两倍：all_reduce 的传输因子是 2(n-1)/n（reduce-scatter 加 all-gather，这里等于 1），"
+                    zh="你的 S* 是两倍：全归约的传输因子是 2(n-1)/n（一次归约散射加一次全收集，这里等于 1），"
                     "不是 (n-1)/n。（如果因子你用对了，就检查 B：拟合出的 B 已经是单向带宽。）",
                     en="Your S* is twice the answer: all_reduce's transfer factor is 2(n-1)/n (a reduce-scatter plus "
                     "an all-gather; here 1), not (n-1)/n. (If your factor was right, check B: the fitted B is "
@@ -448,7 +447,7 @@ EXPOSED_SHARE = register(
             en="Communication = exposed + hidden; use the two numbers of the 'measured (mean of ranks)' row.",
         ),
         why=lambda share: Text(
-            zh=f"暴露 / (暴露 + 掩盖) = {share:.2f}：DDP 在反向中就按桶启动 all-reduce，但在这台机器上只有 "
+            zh=f"暴露 / (暴露 + 掩盖) = {share:.2f}：DDP 在反向中就按桶启动全归约，但在这台机器上只有 "
             f"{1 - share:.0%} 真正与计算重叠。",
             en=f"exposed / (exposed + hidden) = {share:.2f}: DDP starts bucketed all-reduces during backward, yet on "
             f"this machine only {1 - share:.0%} of the communication really overlapped compute.",

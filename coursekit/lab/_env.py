@@ -32,7 +32,7 @@ register(
             "en": "unsupported by backend {backend}: {error}",
         },
         "lab.needs_two_ranks": {
-            "zh": "send_recv 需要至少 2 个 rank（环上每个 rank 发给下一个）。",
+            "zh": "点对点收发 (send_recv) 需要至少 2 个 rank（环上每个 rank 发给下一个）。",
             "en": "send_recv needs at least 2 ranks (each rank sends to the next one on the ring).",
         },
         "lab.no_cuda": {

@@ -148,7 +148,7 @@ register(
         },
         "lab.adj_gathered_padding_short": {"zh": "全量副本的填充", "en": "gathered padding"},
         "lab.adj_gathered_padding": {
-            "zh": "all-gather 得到的完整参数也带着这 {tensors} 个张量的填充（每个张量 ceil(d0/n)·n 行）。",
+            "zh": "全收集得到的完整参数也带着这 {tensors} 个张量的填充（每个张量 ceil(d0/n)·n 行）。",
             "en": "the all-gathered full parameters carry the padding of those {tensors} tensor(s) too "
             "(ceil(d0/n)·n rows each).",
         },

@@ -29,7 +29,7 @@ register(
             "en": "input delay: {delay_ms:g} ms per step",
         },
         "lab.tl_scenario_no_overlap": {
-            "zh": "关闭重叠：反向结束后一次性 all-reduce 全部梯度",
+            "zh": "关闭重叠：反向结束后对全部梯度一次性做全归约",
             "en": "no overlap: all gradients all-reduced after backward",
         },
         "lab.tl_slow_pair": {
@@ -41,7 +41,7 @@ register(
             "en": "slow_rank = {value!r}: must be between 0 and ranks - 1 = {last}.",
         },
         "lab.tl_no_overlap_ddp_only": {
-            "zh": "关闭重叠只对 DDP 有意义（它在反向中按桶重叠 all-reduce）。",
+            "zh": "关闭重叠只对 DDP 有意义（它在反向中按桶重叠全归约）。",
             "en": "turning overlap off applies to DDP only (it overlaps bucketed all-reduces with backward).",
         },
         "lab.tl_tp_unsupported": {

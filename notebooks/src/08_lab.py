@@ -61,7 +61,7 @@ import importlib.util
 
 from IPython.display import Markdown, display
 
-from coursekit.communication import COLLECTIVES, bus_bandwidth_factor, collective_time_s
+from coursekit.communication import COLLECTIVE_NAMES, COLLECTIVES, bus_bandwidth_factor, collective_time_s
 from coursekit.exercises import check, reveal, show_solution, verify
 from coursekit.exercises.lesson8 import MYSTERY_RUNS, use_run
 from coursekit.i18n import Text, tr
@@ -136,7 +136,7 @@ print(run.where())
 #
 # $$t(S) = \text{steps}(n)\cdot\alpha + \text{factor}(n)\cdot\frac{S}{B}$$
 #
-# - $S$ 是 nccl-tests 的载荷定义：**完整缓冲区**的字节数（all_reduce 的张量、all_gather 的输出、reduce_scatter 的输入、all_to_all 每个 rank 发出的全部数据、broadcast 的张量、send_recv 的消息）。
+# - $S$ 是 nccl-tests 的载荷定义：**完整缓冲区**的字节数（全归约 (all-reduce) 的张量、全收集 (all-gather) 的输出、归约散射 (reduce-scatter) 的输入、全对全 (all-to-all) 每个 rank 发出的全部数据、广播 (broadcast) 的张量、点对点收发 (send/recv) 的消息）。下面的表格和代码用 coursekit 的名字称呼它们：`all_reduce`、`all_gather`、`reduce_scatter`、`all_to_all`、`broadcast`、`send_recv`。
 # - $\alpha$ 是环上每一步的固定开销（秒），$B$ 是**每个 rank 每个方向的带宽（单向）**（字节/秒），与第 0、2 课的约定相同：在 GPU 上就是每块 GPU 每个方向、它所有链路加在一起的带宽（H100 的 NVLink 标称 900 GB/s 是 18 条链路、两个方向之和，每个方向 450 GB/s）。
 # - steps 与 factor 见下表（由 `model_coefficients` 计算，它直接读取第 2 课的 `collective_cost`）。
 #
@@ -151,7 +151,7 @@ print(run.where())
 #
 # $$t(S) = \text{steps}(n)\cdot\alpha + \text{factor}(n)\cdot\frac{S}{B}$$
 #
-# - $S$ is nccl-tests' payload: the bytes of the **full buffer** (the all-reduced tensor, the gathered output of all_gather, the input of reduce_scatter, everything one rank sends in all_to_all, the broadcast tensor, the message of send_recv).
+# - $S$ is nccl-tests' payload: the bytes of the **full buffer** (the all-reduced tensor, the gathered output of an all-gather, the input of a reduce-scatter, everything one rank sends in an all-to-all, the broadcast tensor, the message of a send/recv). The tables and the code below call them by coursekit's names: `all_reduce`, `all_gather`, `reduce_scatter`, `all_to_all`, `broadcast`, `send_recv`.
 # - $\alpha$ is the fixed cost of one ring step (seconds) and $B$ the **bandwidth per rank, per direction (unidirectional)** (bytes per second), the convention of lessons 0 and 2: on GPUs it is per GPU and direction, all of its links together (the H100's quoted 900 GB/s of NVLink sums 18 links and both directions; 450 GB/s per direction).
 # - steps and factor are in the table below (computed by `model_coefficients`, which reads lesson 2's `collective_cost`).
 #
@@ -163,7 +163,7 @@ print(run.where())
 rows = [str(Text(zh="| 集合通信 | steps(n) | factor(n) = busbw / algbw |", en="| collective | steps(n) | factor(n) = busbw / algbw |")), "| --- | --- | --- |"]
 for kind in COLLECTIVES:
     steps, factor = model_coefficients(kind, RANKS)
-    rows.append(f"| {kind} | {steps} | {factor:g} |")
+    rows.append(f"| {COLLECTIVE_NAMES[kind]} `{kind}` | {steps} | {factor:g} |")
 display(Markdown(f"n = {RANKS}\n\n" + "\n".join(rows)))
 
 # %% [markdown] lang="zh"
@@ -213,9 +213,9 @@ display(figure_image(plot_measured_vs_predicted(report)))
 # %% [markdown] lang="zh"
 # ### 用实测检验模型的结构
 #
-# 拟合只是第一步。模型还做了可以直接检验的**结构性**预测：在环形算法里 all_reduce = reduce_scatter + all_gather，所以大载荷下 all_reduce 的时间应约等于二者之和，约为 all_gather 的 2 倍；不同集合通信的 busbw 应接近同一个链路带宽。下面用实测数字核对，并把拟合出的 B 与第 0 课 H100 NVLink 的单向 450 GB/s 相比。
+# 拟合只是第一步。模型还做了可以直接检验的**结构性**预测：在环形算法里全归约 = 归约散射 + 全收集，所以大载荷下全归约的时间应约等于二者之和，约为全收集的 2 倍；不同集合通信的 busbw 应接近同一个链路带宽。下面用实测数字核对，并把拟合出的 B 与第 0 课 H100 NVLink 的单向 450 GB/s 相比。
 #
-# 如果比值离 2 很远（在这台机器的 gloo 上通常如此），说明后端并没有按模型里的环形算法执行 all_gather / reduce_scatter：这时每种集合通信各自拟合出的 α 和 B 描述的是**实现**，而不是链路。这正是实测的价值——它检验的不只是参数，还有模型的结构。
+# 如果比值离 2 很远（在这台机器的 gloo 上通常如此），说明后端并没有按模型里的环形算法执行全收集 / 归约散射：这时每种集合通信各自拟合出的 α 和 B 描述的是**实现**，而不是链路。这正是实测的价值——它检验的不只是参数，还有模型的结构。
 
 # %% [markdown] lang="en"
 # ### Testing the model's structure
@@ -231,9 +231,9 @@ NVLINK_H100_BYTES_PER_S = 900 * GB_BYTES / 2
 largest = {r.kind: r.points[-1] for r in report.results if r.points}
 ar, ag, rs = largest["all_reduce"], largest["all_gather"], largest["reduce_scatter"]
 print(Text(
-    zh=f"S = {ar.payload_bytes / MIB_BYTES:g} MiB：all_reduce {ar.time_s * US_PER_S:.0f} µs，"
-       f"reduce_scatter + all_gather {(rs.time_s + ag.time_s) * US_PER_S:.0f} µs，"
-       f"all_reduce / all_gather = {ar.time_s / ag.time_s:.2f}（环形模型：2）",
+    zh=f"S = {ar.payload_bytes / MIB_BYTES:g} MiB：全归约 {ar.time_s * US_PER_S:.0f} µs，"
+       f"归约散射 + 全收集 {(rs.time_s + ag.time_s) * US_PER_S:.0f} µs，"
+       f"全归约 / 全收集 = {ar.time_s / ag.time_s:.2f}（环形模型：2）",
     en=f"S = {ar.payload_bytes / MIB_BYTES:g} MiB: all_reduce {ar.time_s * US_PER_S:.0f} µs, "
        f"reduce_scatter + all_gather {(rs.time_s + ag.time_s) * US_PER_S:.0f} µs, "
        f"all_reduce / all_gather = {ar.time_s / ag.time_s:.2f} (ring model: 2)",
@@ -246,14 +246,14 @@ fitted = report.result("all_reduce").fit
 if fitted is not None and fitted.bandwidth_bytes_per_s is not None:
     ratio = NVLINK_H100_BYTES_PER_S / fitted.bandwidth_bytes_per_s
     print(Text(
-        zh=f"拟合出的 B（all_reduce）= {fitted.bandwidth_bytes_per_s / GIB_BYTES:.2f} GiB/s；H100 NVLink 单向带宽是它的 {ratio:.0f} 倍",
+        zh=f"拟合出的 B（全归约）= {fitted.bandwidth_bytes_per_s / GIB_BYTES:.2f} GiB/s；H100 NVLink 单向带宽是它的 {ratio:.0f} 倍",
         en=f"fitted B (all_reduce) = {fitted.bandwidth_bytes_per_s / GIB_BYTES:.2f} GiB/s; H100 NVLink one way is {ratio:.0f}x that",
     ))
 
 # %% [markdown] lang="zh"
 # ### 练习 8.1
 #
-# nccl-tests 在 8 个 rank 上做 S = 256 MiB 的 all_gather，耗时 4 ms。它报告的 busbw 是多少 GiB/s？
+# nccl-tests 在 8 个 rank 上做 S = 256 MiB 的全收集，耗时 4 ms。它报告的 busbw 是多少 GiB/s？
 
 # %% [markdown] lang="en"
 # ### Exercise 8.1
@@ -265,7 +265,7 @@ answer = ...
 check("lab.busbw_gib_s", answer)
 
 # %% tags=["solution"]
-# zh: algbw = 256 MiB / 4 ms = 0.25 GiB / 0.004 s = 62.5 GiB/s；8 个 rank 上 all_gather 的总线系数是 7/8。
+# zh: algbw = 256 MiB / 4 ms = 0.25 GiB / 0.004 s = 62.5 GiB/s；8 个 rank 上全收集的总线系数是 7/8。
 # en: algbw = 256 MiB / 4 ms = 0.25 GiB / 0.004 s = 62.5 GiB/s; all_gather's bus factor over 8 ranks is 7/8.
 answer = 62.5 * 7 / 8  # 54.6875 GiB/s
 verify("lab.busbw_gib_s", answer)
@@ -273,7 +273,7 @@ verify("lab.busbw_gib_s", answer)
 # %% [markdown] lang="zh"
 # ### 练习 8.2
 #
-# 在 2 个 rank 上拟合 all_reduce 得到 α = 50 µs（每步）、B = 1 GiB/s。载荷超过多少字节后带宽项大于时延项（分界载荷 S*）？
+# 在 2 个 rank 上拟合全归约得到 α = 50 µs（每步）、B = 1 GiB/s。载荷超过多少字节后带宽项大于时延项（分界载荷 S*）？
 
 # %% [markdown] lang="en"
 # ### Exercise 8.2
@@ -285,7 +285,7 @@ answer = ...
 check("lab.crossover_bytes", answer)
 
 # %% tags=["solution"]
-# zh: n = 2 的 all_reduce：步数 = 2(n-1) = 2，系数 = 2(n-1)/n = 1。令 2 · α = 1 · S / B：
+# zh: n = 2 的全归约：步数 = 2(n-1) = 2，系数 = 2(n-1)/n = 1。令 2 · α = 1 · S / B：
 # en: all_reduce over n = 2: steps = 2(n-1) = 2, factor = 2(n-1)/n = 1. Set 2 · α = 1 · S / B:
 # zh: S* = 2 · 50 µs · 2**30 字节/秒 = 107,374 字节（约 105 KiB）
 # en: S* = 2 · 50 µs · 2**30 B/s = 107,374 bytes (about 105 KiB)
@@ -298,7 +298,7 @@ verify("lab.crossover_bytes", answer)
 # 预测/实测之比偏离 1 的地方，就是模型省略的东西在起作用：
 #
 # - **启动开销 (launch overhead)**：每次调用都要经过 Python、c10d 的调度、gloo 的工作线程交接；在 GPU 上还有 kernel 启动。这些都被拟合进了 α，所以本机的 α 远大于“线缆上的时延”。
-# - **拷贝 (copies)**：gloo 在 CPU 上把数据拷进拷出发送缓冲区；all_gather 还要把各块拼成输出。回环上的“链路”本身就是经过内核 TCP 栈的内存拷贝，与计算争用同一份内存带宽。
+# - **拷贝 (copies)**：gloo 在 CPU 上把数据拷进拷出发送缓冲区；全收集还要把各块拼成输出。回环上的“链路”本身就是经过内核 TCP 栈的内存拷贝，与计算争用同一份内存带宽。
 # - **争用 (contention)**：2 个 rank 共用 2 个 CPU 核，还要和操作系统、其他进程分享；偶尔的调度延迟会产生毫秒级的离群点（所以我们取中位数）。在 GPU 节点上，同时进行的 DP 与 TP 通信会争用 NVLink、PCIe 和网卡。
 # - **回环 vs NVLink / InfiniBand**：真实集群的 α 和 B 与本机相差数个数量级，而且 NCCL 会按载荷大小在环 (ring)、树 (tree) 等算法和 LL / LL128 / Simple 等协议之间切换——曲线会出现拐点，一对 (α, B) 只能近似一段区间。
 # - **同步偏差**：barrier 之后各 rank 离开的时刻并不完全一致；我们报告最慢 rank 的中位数，这份偏差也算进了测量。
@@ -363,7 +363,7 @@ display(*memory.views())
 #
 # - **step 计数器**：PyTorch 的 Adam 为每个参数张量保留一个 float32 的 `step`，账本没有它——张量越多越明显，但和参数量相比很小。
 # - **填充 (padding)**：FSDP2 沿第 0 维切分；分类头只有 5 行，2 个 rank 时每个 rank 都存 ceil(5/2) = 3 行。而 Adam 状态按**未填充**的本地分片分配，所以各 rank 的优化器字节略有不同（“分片不均”）。
-# - **分片副本**：`reshard_after_forward=False` 时，all-gather 得到的完整参数从前向保留到反向，而 FSDP2 同时保留自己的分片参数（Adam 更新的那一份）。在前向与反向之间，每个 rank 约持有 1 + 1/n 份参数——2 个 rank 时比 DDP 还多。账本的 ZeRO-2 只算完整的一份。
+# - **分片副本**：`reshard_after_forward=False` 时，全收集得到的完整参数从前向保留到反向，而 FSDP2 同时保留自己的分片参数（Adam 更新的那一份）。在前向与反向之间，每个 rank 约持有 1 + 1/n 份参数——2 个 rank 时比 DDP 还多。账本的 ZeRO-2 只算完整的一份。
 # - **复制的参数**：TP 只切注意力和 MLP 的投影；LayerNorm、行切分层的偏置和分类头在每个 rank 上都是完整的，而账本假设所有参数都均分成 1/n。
 #
 # DDP 的梯度用 `gradient_as_bucket_view=True`，梯度就是通信桶 (bucket) 的视图；用默认的 `False` 时，DDP 会在桶里再存一份梯度——账本同样看不到，请在练习中自己试一试。
@@ -533,9 +533,9 @@ for result in baselines:
 # %% [markdown] lang="zh"
 # 读图时注意三点：
 #
-# - **DDP** 的通信集中在反向的后半段：梯度按桶 (bucket) 在反向中就开始 all-reduce，可以和剩下的反向计算重叠。这个模型只有约 1.6 MB 的梯度，DDP 默认的桶（25 MiB，第一个桶 1 MiB）只能装成两桶，都要到反向快结束时才凑满，什么也掩盖不了；所以实验里把桶设为 0.25 MiB（`bucket_cap_mb=0.25`），每步分 7 次 all-reduce，前几次在反向还在计算时就已开始，这就是“被掩盖的通信”一列的来源。但对比“暴露的通信”和“被掩盖的通信”两列：在 CPU 上，gloo 的工作线程要和计算抢同一批核，能掩盖的有限。重叠需要空闲的硬件（GPU 上是独立的 NCCL 流和 NVLink），不是调度出来的。
-# - **FSDP** 在每个 block 前都要 all-gather 参数、在反向里 reduce-scatter 梯度，通信次数多得多，且大多挡在计算前面。
-# - **TP** 在每个 block 的前向和反向里都有同步的 all-reduce，计算必须等它完成，所以几乎全部暴露。这正是第 3 课把 TP 留在节点内的原因。
+# - **DDP** 的通信集中在反向的后半段：梯度按桶 (bucket) 在反向中就开始全归约，可以和剩下的反向计算重叠。这个模型只有约 1.6 MB 的梯度，DDP 默认的桶（25 MiB，第一个桶 1 MiB）只能装成两桶，都要到反向快结束时才凑满，什么也掩盖不了；所以实验里把桶设为 0.25 MiB（`bucket_cap_mb=0.25`），每步分 7 次全归约，前几次在反向还在计算时就已开始，这就是“被掩盖的通信”一列的来源。但对比“暴露的通信”和“被掩盖的通信”两列：在 CPU 上，gloo 的工作线程要和计算抢同一批核，能掩盖的有限。重叠需要空闲的硬件（GPU 上是独立的 NCCL 流和 NVLink），不是调度出来的。
+# - **FSDP** 在每个 block 前都要全收集参数、在反向里对梯度做归约散射，通信次数多得多，且大多挡在计算前面。
+# - **TP** 在每个 block 的前向和反向里都有同步的全归约，计算必须等它完成，所以几乎全部暴露。这正是第 3 课把 TP 留在节点内的原因。
 #
 # 即使没有注入任何故障，两个 rank 也会互相等待：它们和操作系统、其他进程共用 2 个核，偶尔被调度出去的 rank 就是一个临时的掉队者。
 
@@ -551,7 +551,7 @@ for result in baselines:
 # %%
 # zh: 核对上面的数字：时间线实验的模型约有 1.6 MB 的 fp32 梯度，DDP 默认的桶（第一个 1 MiB，其余 25 MiB）把它装成两桶；
 # en: Check the numbers above: the timeline model has about 1.6 MB of fp32 gradients, which DDP's default buckets (the
-# zh: 录制的 DDP 基线按 0.25 MiB 的桶每步做 7 次 all-reduce。
+# zh: 录制的 DDP 基线按 0.25 MiB 的桶每步做 7 次全归约。
 # en: first 1 MiB, the rest 25 MiB) hold in two; the recorded DDP baseline makes 7 all-reduces per step with 0.25 MiB buckets.
 timeline_config = TinyTransformerConfig(**timeline.config)
 timeline_gradient_bytes = 4 * sum(spec.numel for spec in parameter_layout(timeline_config))
@@ -569,7 +569,7 @@ if not MEASURE_NOW:
 #
 # 1. **慢 rank**：被放慢的 rank R 每步前先额外做一段矩阵乘法，时长是它基线计算时间的 3 - 1 = 2 倍，所以它每步的计算时间变为基线的 3 倍；
 # 2. **输入延迟**：每步取数据时多睡 20 ms（一个跟不上的数据加载器）；
-# 3. **关闭重叠**：DDP 在前向和反向中都不再按桶通信（`no_sync`），反向结束后一次性 all-reduce 全部梯度。
+# 3. **关闭重叠**：DDP 在前向和反向中都不再按桶通信（`no_sync`），反向结束后对全部梯度一次性做全归约。
 #
 # 下面先打印 6.1 节的 DDP 基线作对照，再打印这三次运行。它们叫 X、Y、Z（顺序与上面的列表无关），标题里不写注入的是哪一种，表中也没有模型预测。最后是 TP 的慢 rank 运行，同样不说明哪个 rank 被拖慢。先想一想：每种故障应当让哪一列、哪个 rank 的数字变大？然后做练习 8.6–8.9。6.3 节揭晓答案，并把实测与模型对照。
 
@@ -705,7 +705,7 @@ def show_injected_runs():
     for scenario in ("baseline", "no_overlap"):
         result = timeline.result("ddp", scenario)
         mean, calls = result.mean, len(result.sample[0].collectives)
-        print(Text(zh=f"{result.scenario.label()}：每步 {calls} 次 all-reduce，暴露的通信 {mean.exposed_communication_s * MS_PER_S:.2f} ms，"
+        print(Text(zh=f"{result.scenario.label()}：每步 {calls} 次全归约，暴露的通信 {mean.exposed_communication_s * MS_PER_S:.2f} ms，"
                       f"被掩盖的通信 {mean.hidden_communication_s * MS_PER_S:.2f} ms，步时 {mean.step_s * MS_PER_S:.2f} ms",
                    en=f"{result.scenario.label()}: all-reduce calls per step {calls}, exposed comm {mean.exposed_communication_s * MS_PER_S:.2f} ms, "
                       f"hidden comm {mean.hidden_communication_s * MS_PER_S:.2f} ms, step {mean.step_s * MS_PER_S:.2f} ms"))
@@ -720,7 +720,7 @@ reveal(show_injected_runs)
 # 三点观察：
 #
 # - 慢 rank 和输入延迟都**以自己的样子**出现：前者让另一个 rank 的“等慢 rank”变长，而慢 rank 自己几乎不等；后者让“等输入”每步多出约 20 ms。
-# - 关闭重叠本该表现为“暴露的通信变多”，但**在本机（2 个 CPU 核、gloo）上看不出来**：录制里恰恰相反，关闭重叠后暴露的通信和步时都变少了（见按下按钮后打印的“基线”与“关闭重叠”两行）。原因有二。其一，gloo 在 CPU 上通信本身就要占用 CPU，而 2 个核已被两个 rank 的计算占满，“被掩盖”的通信只是和计算轮流使用同一个核，计算随之变慢，步时省不下来。其二，按桶通信每步要做 7 次 all-reduce，每次都付一次固定开销（第 3 节拟合的 α），还要等另一个 rank 到齐；一次性 all-reduce 只付一次。模型一行假设关闭重叠后通信时间不变、只是不再被掩盖，所以高估了这次运行的步时。在 GPU 上，NCCL 的通信由计算之外的硬件（NVLink、网卡、拷贝引擎）完成，按桶重叠才真正省时间；DDP 的桶大小 (`bucket_cap_mb`) 就是在“每次调用的固定开销”和“能重叠多少”之间取舍。
+# - 关闭重叠本该表现为“暴露的通信变多”，但**在本机（2 个 CPU 核、gloo）上看不出来**：录制里恰恰相反，关闭重叠后暴露的通信和步时都变少了（见按下按钮后打印的“基线”与“关闭重叠”两行）。原因有二。其一，gloo 在 CPU 上通信本身就要占用 CPU，而 2 个核已被两个 rank 的计算占满，“被掩盖”的通信只是和计算轮流使用同一个核，计算随之变慢，步时省不下来。其二，按桶通信每步要做 7 次全归约，每次都付一次固定开销（第 3 节拟合的 α），还要等另一个 rank 到齐；一次性全归约只付一次。模型一行假设关闭重叠后通信时间不变、只是不再被掩盖，所以高估了这次运行的步时。在 GPU 上，NCCL 的通信由计算之外的硬件（NVLink、网卡、拷贝引擎）完成，按桶重叠才真正省时间；DDP 的桶大小 (`bucket_cap_mb`) 就是在“每次调用的固定开销”和“能重叠多少”之间取舍。
 # - 实测步时与模型之比偏离 1 的地方，是模型不知道的东西：没有注入时“等慢 rank”也不为零，“其他”占一成左右，而别的进程占用 CPU 时计算本身也会变慢。模型把“其他”算作计算，把操作系统的调度噪声当作不存在。
 
 # %% [markdown] lang="en"
@@ -847,7 +847,7 @@ if entry["bandwidth_bytes_per_s"] is not None:
     gradient_bytes = 4 * num_params
     seconds = collective_time_s("all_reduce", payload_bytes=gradient_bytes, ranks=RANKS,
                                 bandwidth_bytes_per_s=entry["bandwidth_bytes_per_s"], latency_s=entry["alpha_s"])
-    print(Text(zh=f"本机上 {RANKS} 个 rank 对 {gradient_bytes:,} 字节的 DDP 梯度做 all-reduce：预测 {seconds * US_PER_S:.0f} µs",
+    print(Text(zh=f"本机上 {RANKS} 个 rank 对 {gradient_bytes:,} 字节的 DDP 梯度做全归约：预测 {seconds * US_PER_S:.0f} µs",
                en=f"DDP gradient all-reduce of {gradient_bytes:,} bytes over {RANKS} ranks on this machine: "
                   f"{seconds * US_PER_S:.0f} µs predicted"))
 
@@ -855,7 +855,7 @@ if entry["bandwidth_bytes_per_s"] is not None:
 # ### 自检问题
 #
 # 1. 为什么拟合要最小化**相对**误差，而不是秒数的平方和？
-# 2. 某次测量中，all_reduce 的 busbw 在大载荷下只有 all_gather 的一半。环形模型会怎样解释？你会先检查什么？
+# 2. 某次测量中，全归约的 busbw 在大载荷下只有全收集的一半。环形模型会怎样解释？你会先检查什么？
 # 3. FSDP2 的 `reshard_after_forward=False` 比 `True` 快在哪里？它在显存上付出的代价出现在什么时刻？
 # 4. 账本说 TP 把所有参数都切成 1/n。在本课的模型里，哪些参数没有被切？在真实的大模型里，这部分占比会变大还是变小？
 # 5. 为什么“等慢 rank”要用同一次集合通信在各 rank 上的**最短**时长作为传输时间，而不是直接比较各 rank 的时间戳？
@@ -873,8 +873,8 @@ if entry["bandwidth_bytes_per_s"] is not None:
 # **参考答案**
 #
 # 1. 小载荷只有几十到几百微秒，大载荷有几毫秒；按秒数拟合时，大载荷的一点点误差就会压过全部小载荷，α 几乎由噪声决定。除以实测时间后，每个点的权重相同，两个区间都能被拟合好。
-# 2. 按 busbw 的定义，同一条链路上不同集合通信的 busbw 应当接近。all_reduce 偏低说明它没有按“reduce_scatter + all_gather”的环形方式高效执行：可能是后端选了别的算法（例如树形或先归约再广播）、有额外的拷贝或归约计算成了瓶颈。先看载荷区间和后端实际用的算法与协议，再看 CPU / GPU 上的归约开销。
-# 3. 它省掉了反向开始前对每一层参数的第二次 all-gather（前向收集到的完整参数一直保留到反向）。代价出现在前向结束到反向结束之间：每个 rank 同时持有完整参数和自己的分片，约 1 + 1/n 份参数。
+# 2. 按 busbw 的定义，同一条链路上不同集合通信的 busbw 应当接近。全归约偏低说明它没有按“归约散射 + 全收集”的环形方式高效执行：可能是后端选了别的算法（例如树形或先归约再广播）、有额外的拷贝或归约计算成了瓶颈。先看载荷区间和后端实际用的算法与协议，再看 CPU / GPU 上的归约开销。
+# 3. 它省掉了反向开始前对每一层参数的第二次全收集（前向收集到的完整参数一直保留到反向）。代价出现在前向结束到反向结束之间：每个 rank 同时持有完整参数和自己的分片，约 1 + 1/n 份参数。
 # 4. LayerNorm 的权重与偏置、行切分层 (o、fc2) 的偏置，以及本例中未并行化的分类头。这些都是 O(d) 大小的向量（分类头是例外），而被切分的投影矩阵是 O(d²)；d 越大，复制部分的占比越小——但像词表嵌入 (embedding) 这样的大矩阵如果不切，就会成为大头。
 # 5. 不同 rank（尤其不同节点）的时钟并不严格一致，直接比较时间戳会把时钟偏差当成等待。而最后到达的 rank 不需要等任何人，它测到的时长就是传输本身；其他 rank 多出的时长只能是在等它。代价是假设各 rank 的传输时间相同。
 
@@ -964,7 +964,7 @@ if RANKS_TRY != RANKS:
 # %% [markdown] lang="zh" tags=["learner"]
 # ## 学后填写区
 #
-# - 本机拟合出的 α 与 B（all_reduce）：
+# - 本机拟合出的 α 与 B（全归约）：
 # - 我的目标集群上需要重新测量的载荷区间：
 # - 我的模型里 TP 不会切分的参数，以及它们的占比：
 

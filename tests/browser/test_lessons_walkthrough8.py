@@ -140,3 +140,20 @@ def test_lesson6_bandwidth_slider_reaches_nvlink_in_a_few_presses(
     assert _readout(widget, "gradient_gb") == "14"
     press(page, widget, "gradient_gb", "End")
     assert _readout(widget, "gradient_gb") == "40" and "Traceback" not in widget_message(widget)
+
+
+def test_lesson8_zh_names_the_collectives_in_chinese(open_lesson: Any) -> None:
+    # Walk-through 9: lesson 8 wrote its collectives in English only, in prose ("梯度按桶在反向中就开始 all-reduce",
+    # "在环形算法里 all_reduce = reduce_scatter + all_gather"), in outputs ("每步 7 次 all-reduce", "拟合出的 B
+    # （all_reduce）") and in its coefficient table (all_reduce ... as the only name). The lab's own tables still list
+    # each collective by its kind (all_reduce), the argument the learner passes: code, and no hyphenated English name.
+    page = open_lesson("zh/08_lab.ipynb").page
+    _press_every_button(page)
+    texts = page.evaluate(_READ_TEXTS)
+    assert _bare_english_collectives(texts) == []
+    table = _cell_with(page, "factor(n) = busbw / algbw")
+    for kind, name in (("all_reduce", "全归约"), ("all_to_all", "全对全"), ("send_recv", "点对点收发")):
+        assert re.search(rf"^{name} {kind}\t", table, re.M), table[-500:]
+    assert "全归约 (all-reduce) 的张量" in _cell_with(page, "完整缓冲区")
+    (structure,) = [text for text in texts if "环形模型：2" in text]  # the output, not the cell's code
+    assert "归约散射 + 全收集" in structure and "all_reduce" not in structure.split("busbw")[0], structure
