@@ -17,22 +17,29 @@ from .._validate import (
     check_number,
     finite_result,
 )
+from ..glossary import lookup
 from ..i18n import Text
 from .ledger import _dominant
+
+
+def _glossary_term(english: str) -> Text:
+    """The glossary entry ``english`` as a two-language term."""
+    entry = lookup(english)
+    return Text(zh=entry.zh, en=entry.en)
+
 
 #: The collectives the strategies of the course issue.
 COLLECTIVES: tuple[str, ...] = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast", "send_recv")
 #: Every kind :func:`bus_bandwidth_factor` and :func:`collective_cost` accept
 #: (``reduce`` is in nccl-tests' table; no strategy here issues it).
 BUS_BANDWIDTH_KINDS: tuple[str, ...] = (*COLLECTIVES, "reduce")
-#: What a lesson calls each kind of :data:`BUS_BANDWIDTH_KINDS`: the glossary's Chinese terms and the English
-#: (NCCL) names.
+#: What a lesson calls each kind of :data:`BUS_BANDWIDTH_KINDS`: the glossary's Chinese and English terms
+#: (:data:`coursekit.glossary.GLOSSARY`, one place for them), and for the two kinds it has no entry for, their own.
 COLLECTIVE_NAMES: dict[str, Text] = {
-    "all_reduce": Text(zh="全归约", en="all-reduce"),
-    "all_gather": Text(zh="全收集", en="all-gather"),
-    "reduce_scatter": Text(zh="归约散射", en="reduce-scatter"),
-    "all_to_all": Text(zh="全对全", en="all-to-all"),
-    "broadcast": Text(zh="广播", en="broadcast"),
+    **{
+        kind: _glossary_term(kind.replace("_", "-"))
+        for kind in ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast")
+    },
     "send_recv": Text(zh="点对点收发", en="send/recv"),
     "reduce": Text(zh="归约", en="reduce"),
 }

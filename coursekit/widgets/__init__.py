@@ -99,6 +99,7 @@ __all__ = [
     "checkbox",
     "dropdown",
     "number",
+    "number_stepper",
     "number_stops",
     "significant",
     "slider",
@@ -704,6 +705,14 @@ def number_stops(
     bounds = {key: bound for key, bound in (("ge", ge), ("gt", gt)) if bound is not None}
     chosen = float(check_number(argument, value, **bounds))
     return [(f"{stop:.4g}", stop) for stop in sorted({*(float(stop) for stop in stops), chosen})]
+
+
+def number_stepper(
+    key: str, argument: str, value: float, stops: Sequence[float], *, ge: float | None = None, gt: float | None = None
+) -> ipywidgets.ValueWidget:
+    """A :func:`stepper` over :func:`number_stops` (``stops`` and the checked ``value``), set to ``value``."""
+    options = number_stops(argument, value, stops, ge=ge, gt=gt)
+    return stepper(key, options, value=float(value))
 
 
 def stepper(

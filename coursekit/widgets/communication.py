@@ -45,7 +45,7 @@ from ..hardware import LINK_PRESETS, LinkPreset, link_preset_name
 from ..i18n import Text, register, tr
 from ..plotting import cache_drawing, label
 from ..units import GIB_BYTES, US_PER_S, mib_to_bytes
-from . import CONTROL_WIDTH, LessonWidget, dropdown, number_stops, stepper
+from . import CONTROL_WIDTH, LessonWidget, dropdown, number_stepper, stepper
 
 __all__ = [
     "BANDWIDTH_STOPS_GIB_S",
@@ -262,15 +262,11 @@ class CommunicationWidget(LessonWidget[CommunicationView]):
                     [(str(n), n) for n in sorted({*CALLS_STOPS, calls})],
                     value=calls,
                 ),
-                "bandwidth_gib_s": stepper(
-                    "widgets.communication.bandwidth_gib_s",
-                    number_stops("bandwidth_gib_s", bandwidth, BANDWIDTH_STOPS_GIB_S, gt=0),
-                    value=float(bandwidth),
+                "bandwidth_gib_s": number_stepper(
+                    "widgets.communication.bandwidth_gib_s", "bandwidth_gib_s", bandwidth, BANDWIDTH_STOPS_GIB_S, gt=0
                 ),
-                "latency_us": stepper(
-                    "widgets.communication.latency_us",
-                    number_stops("latency_us", latency, LATENCY_STOPS_US, ge=0),
-                    value=float(latency),
+                "latency_us": number_stepper(
+                    "widgets.communication.latency_us", "latency_us", latency, LATENCY_STOPS_US, ge=0
                 ),
             }
         )

@@ -41,7 +41,7 @@ from ..i18n import Text, register, tr
 from ..plotting import cache_drawing, label
 from ..scaling import EfficiencyDiagnosis, ScalingCurve, diagnose_efficiency, scaling_curve
 from ..units import GB_BYTES, MS_PER_S
-from . import LessonWidget, number_stops, significant_unchecked, slider, stepper
+from . import LessonWidget, number_stepper, significant_unchecked, slider
 
 __all__ = [
     "BANDWIDTH_STEPS_GB_S",
@@ -209,15 +209,11 @@ class ScalingWidget(LessonWidget[ScalingView]):
                     "widgets.scaling.overlap", value=overlap, min=0.0, max=1.0, step=0.05, readout_format=".2f"
                 ),
                 # stops, not a 5 GB/s step: 50 to 450 GB/s took 80 arrow presses
-                "bandwidth_gb_s": stepper(
-                    "widgets.scaling.bandwidth_gb_s",
-                    number_stops("bandwidth_gb_s", bandwidth_gb_s, BANDWIDTH_STEPS_GB_S, gt=0),
-                    value=float(bandwidth_gb_s),
+                "bandwidth_gb_s": number_stepper(
+                    "widgets.scaling.bandwidth_gb_s", "bandwidth_gb_s", bandwidth_gb_s, BANDWIDTH_STEPS_GB_S, gt=0
                 ),
-                "gradient_gb": stepper(
-                    "widgets.scaling.gradient_gb",
-                    number_stops("gradient_gb", gradient_gb, GRADIENT_STEPS_GB, gt=0),
-                    value=float(gradient_gb),
+                "gradient_gb": number_stepper(
+                    "widgets.scaling.gradient_gb", "gradient_gb", gradient_gb, GRADIENT_STEPS_GB, gt=0
                 ),
                 "compute_ms": slider("widgets.scaling.compute_ms", value=compute_ms, min=50.0, max=2000.0, step=50.0),
             }
