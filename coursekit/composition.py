@@ -38,7 +38,7 @@ from typing import Any
 
 from ._validate import check_choice, check_int
 from .gates import MODEL_KINDS
-from .i18n import Reason, register, tr
+from .i18n import Reason, Text, register, tr
 
 #: Dimensions the naive composition check (:func:`validate_parallel_composition`) accepts.
 DIMENSIONS: tuple[str, ...] = ("DP", "TP", "PP", "CP", "EP", "Replica")
@@ -704,7 +704,8 @@ def topology_report(degrees: Mapping[str, int], gpus_per_node: int, order: str =
                         "count": len(crossing),
                         "total": len(groups[dim]),
                         "example": example,
-                        "nodes": ", ".join(map(str, nodes)),
+                        # a Chinese list of numbers takes the enumeration comma: 节点 0、1
+                        "nodes": Text(zh="、".join(map(str, nodes)), en=", ".join(map(str, nodes))),
                     },
                 )
             )

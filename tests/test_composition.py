@@ -419,7 +419,7 @@ def test_topology_report_flags_tp_across_nodes() -> None:
     )
     coursekit.set_language("zh")
     assert bad.reasons[0].message == (
-        "TP 的 4 个组中有 4 个跨节点（例如 [0, 4, 8, 12] 位于节点 0, 1）：TP 每层的集合通信会走慢速的跨节点链路"
+        "TP 的 4 个组中有 4 个跨节点（例如 [0, 4, 8, 12] 位于节点 0、1）：TP 每层的集合通信会走慢速的跨节点链路"
     )
 
 

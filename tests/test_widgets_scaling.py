@@ -96,7 +96,7 @@ def test_scaling_view_validates(kwargs: dict[str, object], error: type[Exception
 
 def test_invalid_value_in_the_widget_is_a_message() -> None:
     w = ScalingWidget()
-    w.controls["compute_ms"].min = -1.0
+    w.controls["compute_ms"].options = [("-1", -1.0), ("500", 500.0)]
     w.controls["compute_ms"].value = -1.0
     assert w.status == "invalid" and w.result is None
     assert w.message == "These inputs cannot be computed: compute_ms = -1.0: must be > 0."

@@ -71,11 +71,11 @@ def _engine_why(n: int) -> Text:
 def _crosses_why(crosses: bool) -> Text:
     report = topology_report(CROSS_DEGREES, CROSS_GPUS_PER_NODE, CROSS_ORDER)
     group = next(g for g in report.groups["TP"] if 0 in g)
-    nodes = sorted({report.mapping.node_of_rank[rank] for rank in group})
+    nodes = [str(node) for node in sorted({report.mapping.node_of_rank[rank] for rank in group})]
     return Text(
-        zh=f"{crosses}：rank 0 的 TP 组是 {group}，位于节点 {nodes}；每层的集合通信都会走慢速链路。",
-        en=f"{crosses}: rank 0's TP group is {group}, on nodes {nodes}; every layer's collectives would take the "
-        "slow link.",
+        zh=f"{crosses}：rank 0 的 TP 组是 {group}，位于节点 {'、'.join(nodes)}；每层的集合通信都会走慢速链路。",
+        en=f"{crosses}: rank 0's TP group is {group}, on nodes {', '.join(nodes)}; every layer's collectives would"
+        " take the slow link.",
     )
 
 

@@ -45,6 +45,7 @@ from . import LessonWidget, number_stepper, significant_unchecked, slider
 
 __all__ = [
     "BANDWIDTH_STEPS_GB_S",
+    "COMPUTE_STEPS_MS",
     "DEFAULT_BANDWIDTH_GB_S",
     "DEFAULT_GRADIENT_GB",
     "DEVICE_COUNTS",
@@ -83,6 +84,8 @@ BANDWIDTH_STEPS_GB_S: tuple[float, ...] = tuple(
 )
 #: The gradient slider's stops (GB), 1-2-5 apart up to 40 GB, with the default 7B model's 14 GB.
 GRADIENT_STEPS_GB: tuple[float, ...] = (0.5, 1.0, 2.0, 5.0, 10.0, DEFAULT_GRADIENT_GB, 20.0, 40.0)
+#: The compute slider's stops (ms per step), 1-2-5 apart from 50 ms to 2 s: a 50 ms step took 39 presses end to end.
+COMPUTE_STEPS_MS: tuple[float, ...] = (50.0, 100.0, 200.0, 500.0, 1000.0, 2000.0)
 
 
 #: Timeline colours by segment kind.
@@ -215,7 +218,9 @@ class ScalingWidget(LessonWidget[ScalingView]):
                 "gradient_gb": number_stepper(
                     "widgets.scaling.gradient_gb", "gradient_gb", gradient_gb, GRADIENT_STEPS_GB, gt=0
                 ),
-                "compute_ms": slider("widgets.scaling.compute_ms", value=compute_ms, min=50.0, max=2000.0, step=50.0),
+                "compute_ms": number_stepper(
+                    "widgets.scaling.compute_ms", "compute_ms", compute_ms, COMPUTE_STEPS_MS, gt=0
+                ),
             }
         )
 
