@@ -741,3 +741,28 @@ def test_lab_conda_environment_is_the_course_plus_cpu_pytorch() -> None:
     (requirement,) = extra["lab"]
     assert requirement.startswith("torch")
     assert f"version='{requirement.removeprefix('torch')}'" in torch_spec
+
+
+@pytest.mark.parametrize(
+    ("lang", "title", "ylabel"), [("zh", "全归约 (n = 2)", "时间（毫秒）"), ("en", "all-reduce (n = 2)", "time (ms)")]
+)
+def test_plot_names_the_collective_and_labels_time_in_milliseconds(lang: str, title: str, ylabel: str) -> None:
+    """Titles take the lesson's name of the collective; the time axis (data in seconds) is labelled in ms at 1, 2 and 5
+    times each power of ten (2e-4 s reads 0.2), without minor ticks."""
+    from coursekit.lab.plot import plot_measured_vs_predicted
+    from coursekit.plotting import plot_language
+
+    coursekit.set_language(lang)
+    try:
+        if plot_language() != lang:
+            pytest.skip("no CJK font: figures fall back to English")
+        ax = plot_measured_vs_predicted(_synthetic_report()).axes[0]
+        assert ax.get_title() == title and ax.get_ylabel() == ylabel
+        formatter = ax.yaxis.get_major_formatter()
+        assert [formatter(seconds, 0) for seconds in (2e-4, 5e-3, 1.0)] == ["0.2", "5", "1000"]
+        low, high = ax.get_ylim()
+        ticks = [t for t in ax.yaxis.get_majorticklocs() if low <= t <= high]
+        assert ticks and all(round(t / 10 ** math.floor(math.log10(t) + 1e-9), 6) in (1.0, 2.0, 5.0) for t in ticks)
+        assert len(ax.yaxis.get_minorticklocs()) == 0 and len(ax.xaxis.get_minorticklocs()) == 0
+    finally:
+        coursekit.set_language("en")

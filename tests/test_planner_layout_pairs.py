@@ -102,3 +102,48 @@ def test_same_order_counts_a_pair_only_when_its_measurements_order_it() -> None:
     edge = 1 + MEASUREMENT_REPEATABILITY
     assert LayoutPair("a", "b", edge * 1.001, 1.1, True).same_order is True
     assert LayoutPair("a", "b", 1.30, 1.3 / 1.30, True).estimated_over_measured == pytest.approx(1 / 1.30)
+
+
+def test_comparisons_already_made_are_used_and_give_the_same_pairs(
+    pairs: tuple[LayoutPair, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Lesson 9 compares every run first and passes those comparisons: no run is planned again, and the pairs are
+    the ones made from scratch; runs the list leaves out are still compared."""
+    from coursekit.planner import validation
+
+    runs = all_published_runs()
+    made = [validation.compare_published(run) for run in runs]
+    planned: list[str] = []
+    original = validation.compare_published
+
+    def counting(run: object) -> object:
+        planned.append(run.name)  # type: ignore[attr-defined]
+        return original(run)
+
+    monkeypatch.setattr(validation, "compare_published", counting)
+    assert layout_pairs(made) == pairs and planned == []
+    assert layout_pairs(tuple(made[1:])) == pairs and planned == [runs[0].name]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_comparisons_of_something_else_are_refused_naming_the_item(lang: str) -> None:
+    import coursekit
+    from coursekit.planner import compare_published
+
+    run = all_published_runs()[0]
+    coursekit.set_language(lang)
+    try:
+        with pytest.raises(TypeError, match=r"comparisons = 'abc'"):
+            layout_pairs("abc")
+        with pytest.raises(TypeError, match=r"comparisons\[1\] = 3"):
+            layout_pairs([compare_published(run), 3])
+        renamed = compare_published(run)._replace(name="my run")
+        with pytest.raises(ValueError) as info:
+            layout_pairs([renamed])
+        assert str(info.value).startswith("comparisons[0] = 'my run'")
+        assert ("已登记" if lang == "zh" else "registered published run") in str(info.value)
+        resourced = compare_published(run)._replace(source="elsewhere")
+        with pytest.raises(ValueError, match=r"comparisons\[0\]"):
+            layout_pairs([resourced])
+    finally:
+        coursekit.set_language("en")

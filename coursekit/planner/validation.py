@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from ..i18n import register, tr
 from .calibration import MEASUREMENT_REPEATABILITY
 from .specs import megatron_core_model_flops_per_step, megatron_paper_flops_per_step
 
@@ -31,6 +32,17 @@ __all__ = [
     "layout_pairs",
     "published_degrees",
 ]
+
+register(
+    {
+        "planner.comparison_not_registered": {
+            "zh": "{name} = {value!r}：不是已登记的已发表训练的比较（名字或出处对不上）；用 compare_published(run) "
+            "对 all_published_runs() 中的训练做出的结果。",
+            "en": "{name} = {value!r}: not a comparison of a registered published run (its name or source does not "
+            "match); pass what compare_published(run) returns for the runs of all_published_runs().",
+        },
+    }
+)
 
 # The pass rule for one published run, from issue 19's "Done when": a run passes when it is accepted; it is in the
 # first tie group or the top 10; the best step is within 1.25x of it; and throughput is within ±30 %.
@@ -311,7 +323,7 @@ class LayoutPair(NamedTuple):
         return (self.estimated > 1) == (self.measured > 1)
 
 
-def layout_pairs() -> tuple[LayoutPair, ...]:
+def layout_pairs(comparisons: Any = None) -> tuple[LayoutPair, ...]:
     """Every pair of registered published runs (:func:`coursekit.published_runs.all_published_runs`) that ran one
     model on the same GPUs (cluster and node count) with the same global batch, sequence length and precision, in two
     different layouts (published degrees), both accepted: the measured and the estimated throughput ratio.
@@ -322,16 +334,35 @@ def layout_pairs() -> tuple[LayoutPair, ...]:
     throughput is compared in each run's own convention (a ratio of two runs of one batch on the same GPUs is their
     step times' ratio inverted, whatever the convention).
 
+    ``comparisons``, a list or tuple of :class:`PublishedComparison` already made with :func:`compare_published`
+    (lesson 9 makes one for every run before it asks for the pairs), is used instead of planning those runs again; a
+    run it does not cover is compared here. Each must be of a registered run (by name) and of its source.
+
     Taught in: lesson 9 (decision workbench).
     """
     from itertools import combinations
 
+    from .._validate import check_items
     from ..published_runs import all_published_runs
+    from ..specs import type_error
 
+    runs = all_published_runs()
+    given: dict[str, PublishedComparison] = {}
+    if comparisons is not None:
+        registered = {run.name: run for run in runs}
+        for index, comparison in enumerate(check_items("comparisons", comparisons, max_items=len(runs))):
+            if not isinstance(comparison, PublishedComparison):
+                raise type_error(f"comparisons[{index}]", comparison, "PublishedComparison")
+            run = registered.get(comparison.name)
+            if run is None or comparison.source != run.source:
+                raise ValueError(tr("planner.comparison_not_registered", name=f"comparisons[{index}]",
+                                    value=comparison.name))  # fmt: skip
+            given[comparison.name] = comparison
     groups: dict[tuple[Any, ...], list[tuple[Any, PublishedComparison]]] = {}
-    for run in all_published_runs():
+    for run in runs:
         key = (run.model_spec(), run.cluster_spec(), run.nodes, run.global_batch, run.seq_len, run.workload().precision)
-        groups.setdefault(key, []).append((run, compare_published(run)))
+        comparison = given.get(run.name)
+        groups.setdefault(key, []).append((run, compare_published(run) if comparison is None else comparison))
     pairs = []
     for members in groups.values():
         for (first, a), (second, b) in combinations(members, 2):

@@ -1647,7 +1647,7 @@ assert row_128k.estimated < 1.1 < row_128k.measured and all(r.estimated > 1.25 <
 # evidence there is, not a settled result.
 
 # %%
-pairs = layout_pairs()
+pairs = layout_pairs(comparisons)
 
 
 # zh: 公开的大于 1 的并行度（都不大于 1 时只写 DP）和公开的数字
