@@ -374,7 +374,7 @@ def test_plot_draws_measured_points_and_the_fitted_line() -> None:
     fit = report.results[0].fit
     assert fit is not None
     x, y = model.get_xdata()[10], model.get_ydata()[10]
-    assert y == pytest.approx(fit.predict_s(x))
+    assert y == pytest.approx(fit.predict_s(x) * 1000)  # drawn in milliseconds
     assert figure_to_png(fig)[:4] == b"\x89PNG"
 
 
@@ -747,8 +747,8 @@ def test_lab_conda_environment_is_the_course_plus_cpu_pytorch() -> None:
     ("lang", "title", "ylabel"), [("zh", "全归约 (n = 2)", "时间（毫秒）"), ("en", "all-reduce (n = 2)", "time (ms)")]
 )
 def test_plot_names_the_collective_and_labels_time_in_milliseconds(lang: str, title: str, ylabel: str) -> None:
-    """Titles take the lesson's name of the collective; the time axis (data in seconds) is labelled in ms at 1, 2 and 5
-    times each power of ten (2e-4 s reads 0.2), without minor ticks."""
+    """Titles take the lesson's name of the collective; time is drawn in ms (so the alt text read from the data
+    agrees with the label), labelled at 1, 2 and 5 times each power of ten as plain numbers, without minor ticks."""
     from coursekit.lab.plot import plot_measured_vs_predicted
     from coursekit.plotting import plot_language
 
@@ -759,7 +759,10 @@ def test_plot_names_the_collective_and_labels_time_in_milliseconds(lang: str, ti
         ax = plot_measured_vs_predicted(_synthetic_report()).axes[0]
         assert ax.get_title() == title and ax.get_ylabel() == ylabel
         formatter = ax.yaxis.get_major_formatter()
-        assert [formatter(seconds, 0) for seconds in (2e-4, 5e-3, 1.0)] == ["0.2", "5", "1000"]
+        assert [formatter(ms, 0) for ms in (0.2, 5.0, 1000.0)] == ["0.2", "5", "1000"]
+        report = _synthetic_report()
+        first = report.results[0].points[0]
+        assert ax.get_lines()[0].get_ydata()[0] == pytest.approx(first.time_s * 1000)
         low, high = ax.get_ylim()
         ticks = [t for t in ax.yaxis.get_majorticklocs() if low <= t <= high]
         assert ticks and all(round(t / 10 ** math.floor(math.log10(t) + 1e-9), 6) in (1.0, 2.0, 5.0) for t in ticks)

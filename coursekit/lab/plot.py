@@ -86,15 +86,15 @@ def plot_measured_vs_predicted(
     for index, result in enumerate(chosen):
         ax = fig.add_subplot(rows, columns, index + 1)
         sizes = [p.payload_bytes for p in result.points]
-        times = [p.time_s for p in result.points]
-        ax.loglog(sizes, times, "o", markersize=4, label=label(Text(zh="实测", en="measured")))
+        times_ms = [p.time_s * MS_PER_S for p in result.points]
+        ax.loglog(sizes, times_ms, "o", markersize=4, label=label(Text(zh="实测", en="measured")))
         low, high = min(sizes), max(sizes)
         fit = result.fit
         if fit is not None and fit.bandwidth_bytes_per_s is not None:
             grid = [low * (high / low) ** (i / (LINE_POINTS - 1)) for i in range(LINE_POINTS)] if high > low else [low]
             ax.loglog(
                 grid,
-                [fit.predict_s(s) for s in grid],
+                [fit.predict_s(s) * MS_PER_S for s in grid],
                 "-",
                 label=label(Text(zh="公式（拟合 α, B）", en="formula (fitted α, B)")),
             )
@@ -132,14 +132,14 @@ def plot_measured_vs_predicted(
 
 
 def _time_axis_in_ms(ax: Axes) -> None:
-    """Label a log time axis (data in seconds) in milliseconds at 1, 2 and 5 times each power of ten, without
+    """Label a log time axis (data in milliseconds) as plain numbers at 1, 2 and 5 times each power of ten, without
     minor ticks on either axis.
 
     Plain numbers read more easily than 2×10⁻⁴ s, and the minor ticks of six log-log panels (several hundred tick
     objects, drawn twice by the layout engine) were most of the figure's drawing time.
     """
     ax.yaxis.set_major_locator(LogLocator(base=10.0, subs=TIME_TICK_SUBS))
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda seconds, _: f"{seconds * MS_PER_S:g}"))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda ms, _: f"{ms:g}"))
     ax.yaxis.set_minor_locator(NullLocator())
     ax.xaxis.set_minor_locator(NullLocator())
 
