@@ -44,6 +44,9 @@ __all__ = [
     "MOE_ZOO_QWEN3_LONG_RUNS",
     "MOE_ZOO_QWEN3_RUNS",
     "MOE_ZOO_QWEN3_SOURCE",
+    "NEMO_2407_FINETUNE_SOURCE",
+    "NEMO_2407_LORA_CONFIG",
+    "NEMO_2407_LORA_RUNS",
     "NEMO_2407_SOURCE",
     "NEMO_2502_B200_CONFIG",
     "NEMO_2502_B200_RUNS",
@@ -1589,6 +1592,52 @@ NEMO_2502_H100_RUNS: tuple[PublishedRun, ...] = (
 )
 
 
+#: NeMo 24.07's fine-tuning table (the same page as :data:`NEMO_2407_SOURCE`): LoRA on SQuAD, inputs packed to 4096
+#: tokens, FP8, tokens per GPU-second.
+NEMO_2407_FINETUNE_SOURCE: str = (
+    "NVIDIA NeMo, “Performance Summary” (NeMo 24.07, DGX-H100, FP8), Finetuning table, "
+    "github.com/NVIDIA/NeMo docs/source/performance/performance_summary.md"
+)
+#: The launcher's H100 LoRA scripts of those rows: the ``peft=llama/sft`` config with ``peft_scheme=lora`` (adapter
+#: dim 32; NeMo's LoRA puts it on ``attention_qkv`` alone where the config names no target modules, the workbench
+#: on all four fused linear layers: at rank 32 the difference is under 1.5 % of the FLOPs and 0.2 GB), no activation
+#: checkpointing, sequence parallelism off (so no TP comm-GEMM overlap, which needs it), FP8 weights
+#: (``fp8_params``) and ``fused_adam`` (no distributed optimizer: ZeRO-0).
+NEMO_2407_LORA_CONFIG: str = (
+    "; NVIDIA NeMo-Framework-Launcher 24.07 (8325688d8345a5513660f0f8390f0482a721c009), "
+    "examples/peft/llama/h100/{name}_1node_lora.sh and launcher_scripts/conf/peft/llama/sft.yaml: "
+    "peft_scheme=lora, lora_tuning.adapter_dim 32, activations_checkpoint_granularity null, sequence_parallel False, "
+    "fp8=true, fp8_params=true, optim.name=fused_adam"
+)
+_NEMO_2407_LORA_OPTIONS: tuple[tuple[str, Any], ...] = (
+    ("lora_rank", 32),
+    ("sequence_parallel", False),
+    ("recompute_modes", ("none",)),
+)
+#: The three LoRA rows: every weight frozen but the adapters (``WorkloadSpec(lora_rank=32)``).
+NEMO_2407_LORA_RUNS: tuple[PublishedRun, ...] = tuple(
+    _run(
+        f"NeMo LoRA {label}, 4K, 8 H100 (FP8)",
+        model,
+        8,
+        32,
+        4096,
+        layout,
+        1,
+        1,
+        tokens,
+        NEMO_2407_FINETUNE_SOURCE + NEMO_2407_COMMIT + f", row {row} LoRA" + NEMO_2407_LORA_CONFIG.format(name=name),
+        zero_stages=(0,),
+        options=_NEMO_2407_LORA_OPTIONS,
+    )
+    for label, model, layout, tokens, row, name in (
+        ("Llama 2 7B", "llama2-7b", {"dp": 8}, 25206.0, "LLAMA2-7B", "7b"),
+        ("Llama 2 13B", "llama2-13b", {"dp": 8}, 14161.0, "LLAMA2-13B", "13b"),
+        ("Llama 2 70B", "llama2-70b", {"tp": 2, "pp": 4}, 2557.0, "LLAMA2-70B", "70b"),
+    )
+)
+
+
 #: Every run's role: the calibration rows fit the efficiency ceiling, two ModelZoo rows fit the host time per MoE
 #: layer (:data:`MOE_HOST_FIT_RUNS`), two DGX Cloud rows the FP8 matmul share (:data:`FP8_FIT_RUNS`); the other
 #: published runs validate. No run is both.
@@ -1604,6 +1653,7 @@ RUN_ROLES: dict[str, str] = {
             *DGXC_2505_RUNS,
             DGXC_DEEPSEEK_V3_RUN,
             *NEMO_LONG_CONTEXT_RUNS,
+            *NEMO_2407_LORA_RUNS,
             *MEGATRON_BRIDGE_B200_RUNS,
             *NEMO_2502_B200_RUNS,
             *NEMO_2502_H100_RUNS,
@@ -1626,6 +1676,7 @@ def all_published_runs() -> tuple[PublishedRun, ...]:
         *DGXC_2505_RUNS,
         DGXC_DEEPSEEK_V3_RUN,
         *NEMO_LONG_CONTEXT_RUNS,
+        *NEMO_2407_LORA_RUNS,
         *MEGATRON_BRIDGE_B200_RUNS,
         *NEMO_2502_B200_RUNS,
         *NEMO_2502_H100_RUNS,

@@ -28,6 +28,7 @@ __all__ = [
     "FP8_WEIGHT_CACHE_BYTES",
     "FP8_WEIGHT_CACHE_SOURCE",
     "LOGITS_BYTES",
+    "MAX_LORA_RANK",
     "PRECISION_RECIPES",
     "RECOMPUTE_MODES",
     "RECOMPUTE_MODULES",
@@ -1746,6 +1747,9 @@ MAX_DEVICE_MEMORY_GIB: float = 1e6
 #: Smallest share of peak a workload may assume (``achievable_flops_fraction``, ``efficiency_ceiling``,
 #: ``fp8_matmul_share``): 0.1 %, far below any measured training step, far above where the step time overflows.
 MIN_SHARE: float = 1e-3
+#: Largest LoRA adapter rank ``WorkloadSpec(lora_rank=...)`` takes (and ``plan --lora-rank``): 2^16, far above the
+#: 8 to 256 LoRA is run at (Hu et al., arXiv:2106.09685, §7.2; Megatron-Bridge's default is 32).
+MAX_LORA_RANK: int = 1 << 16
 
 
 @learner_arguments()
@@ -1962,6 +1966,15 @@ class WorkloadSpec:
             every stage into equal chunks (23 layers a stage), the smallest v that does; 1 turns interleaving off.
         max_cp: largest context-parallel degree the search tries; ``None`` (default) tries every divisor. An engine
             without context parallelism (Megatron-DeepSpeed, which trained MT-NLG and BLOOM) is ``max_cp=1``.
+        lora_rank: ``None`` (default): every weight trains (pre-training, full fine-tuning). A rank r: LoRA
+            fine-tuning (Hu et al., arXiv:2106.09685): every weight is frozen and a trainable low-rank adapter of rank
+            r sits beside each linear layer of every transformer layer — Megatron-Core's fused ``linear_qkv``,
+            ``linear_proj``, ``linear_fc1`` and ``linear_fc2`` (the target modules of Megatron-Bridge's and NeMo 2's
+            LoRA; MLA's projections; each routed expert its own) — r·(in + out) parameters each
+            (:func:`coursekit.planner.estimate.lora_adapters`). Frozen weights keep their bytes but have no
+            gradients or optimizer states and no weight-gradient matmuls (2 of PaLM's 6 FLOPs per parameter and
+            token); data parallelism reduces only the adapters' gradients. Activations are unchanged: each adapter
+            needs its layer's input for its own gradient.
 
     >>> WorkloadSpec(global_batch=1024).overlap("tp"), WorkloadSpec(global_batch=1024).overlap("dp")
     (0.9375, 1.0)
@@ -2010,10 +2023,13 @@ class WorkloadSpec:
     fp8_weight_cache: bool = False
     pipeline_last_edge_layers: int | None = None
     pipeline_uneven_chunks: bool = False
+    lora_rank: int | None = None
 
     def __post_init__(self) -> None:
         _plain_fields(self)
         raw: Any = self
+        if raw.lora_rank is not None:
+            check_int("lora_rank", raw.lora_rank, ge=1, le=MAX_LORA_RANK)
         check_bool("fp8_weight_cache", raw.fp8_weight_cache)
         check_bool("pipeline_uneven_chunks", raw.pipeline_uneven_chunks)
         if raw.fp8_matmul_share is not None:

@@ -18,6 +18,22 @@ import coursekit.matrix
 SRC = Path(__file__).resolve().parents[1] / "notebooks" / "src"
 
 
+def _lora_ratios() -> tuple[str, str]:
+    """The lowest and highest estimated ÷ published throughput of NeMo 24.07's LoRA rows, to 2 places."""
+    from coursekit.planner import compare_published
+    from coursekit.published_runs import NEMO_2407_LORA_RUNS
+
+    ratios = [compare_published(run).estimated_over_published for run in NEMO_2407_LORA_RUNS]
+    return f"{min(ratios):.2f}", f"{max(ratios):.2f}"  # type: ignore[type-var]
+
+
+def _llama2_70b_eighth_gb() -> float:
+    """An eighth of Llama 2 70B's parameters at 16 bytes each (2 + 2 + 12: weights, gradients, Adam), in GB."""
+    from coursekit.presets import MODELS
+
+    return MODELS["llama2-70b"].num_params / 8 * 16 / 1e9
+
+
 def _percent(value: float) -> str:
     return f"{round(100 * value)}%"
 
@@ -46,6 +62,19 @@ PROSE: list[tuple[str, str, Callable[[], str]]] = [
     # lesson 6, the timeline exercise: the bubble is (p-1)/(m+p-1) = 3/11 of compute + bubble at p = 4, m = 8
     ("06_pipeline_scaling.py", "占它的 3/11", lambda: f"占它的 {_fraction(coursekit.bubble_fraction(4, 8))}"),
     ("06_pipeline_scaling.py", "is 3/11 of it", lambda: f"is {_fraction(coursekit.bubble_fraction(4, 8))} of it"),
+    # lesson 9, LoRA fine-tuning: NeMo 24.07's three LoRA rows, and 16 bytes per parameter of an eighth of Llama 2 70B
+    ("09_workbench.py", "估算是实测的 0.76 到 0.79 倍", lambda: "估算是实测的 {} 到 {} 倍".format(*_lora_ratios())),
+    (
+        "09_workbench.py",
+        "is 0.76 to 0.79 of the measured",
+        lambda: "is {} to {} of the measured".format(*_lora_ratios()),
+    ),
+    ("09_workbench.py", "每参数 16 字节就是 138 GB", lambda: f"每参数 16 字节就是 {_llama2_70b_eighth_gb():.0f} GB"),
+    (
+        "09_workbench.py",
+        "16 bytes per parameter, 138 GB",
+        lambda: f"16 bytes per parameter, {_llama2_70b_eighth_gb():.0f} GB",
+    ),
     # lesson 9, section 8: the published Llama 3 405B runs (ZeRO-2, no recomputation, 8192 GPUs)
     ("09_workbench.py", "不重计算每卡要 85 GiB", lambda: f"不重计算每卡要 {_llama3_8k_gib(4):.0f} GiB"),
     ("09_workbench.py", "at 85 GiB per GPU", lambda: f"at {_llama3_8k_gib(4):.0f} GiB per GPU"),

@@ -20,6 +20,7 @@ from coursekit.planner.specs import megatron_core_model_flops_per_step
 from coursekit.presets import MODELS
 from coursekit.published_runs import (
     MOE_ZOO_QWEN3_RUNS,
+    NEMO_2407_LORA_RUNS,
     NEMO_2502_B200_RUNS,
     NEMO_2502_H100_RUNS,
     NEMO_LONG_CONTEXT_RUNS,
@@ -97,7 +98,11 @@ NEMO_2407_TFLOPS: dict[str, float] = {
 
 
 def test_every_nemo_2407_row_is_checked() -> None:
-    other = {run.name for run in (*NEMO_LONG_CONTEXT_RUNS, *NEMO_2502_B200_RUNS, *NEMO_2502_H100_RUNS)}
+    # the fine-tuning table's LoRA rows count model FLOPs over packed documents and without weight gradients: a
+    # count of its own, not Megatron-Core's pre-training one; they are compared in tokens per GPU-second only
+    other = {
+        run.name for run in (*NEMO_LONG_CONTEXT_RUNS, *NEMO_2502_B200_RUNS, *NEMO_2502_H100_RUNS, *NEMO_2407_LORA_RUNS)
+    }
     rows = {run.name for run in all_published_runs() if run.name.startswith("NeMo")} - other
     assert rows == set(NEMO_2407_TFLOPS)
 

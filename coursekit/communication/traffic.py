@@ -251,12 +251,15 @@ def zero_traffic(
 
 
 def _zero_entries(
-    params: Any, n: Any, zero_stage: Any, weight: Any, grad: Any, k: Any, m: Any
+    params: Any, n: Any, zero_stage: Any, weight: Any, grad: Any, k: Any, m: Any, trained: Any = None
 ) -> tuple[TrafficEntry, ...]:
-    """:func:`zero_traffic` on checked arguments (the planner calls it)."""
+    """:func:`zero_traffic` on checked arguments (the planner calls it). ``trained`` (default ``params``) of the
+    parameters have gradients (LoRA: the adapters): only they are reduced and, below ZeRO-3, gathered after the step."""
     if n == 1:
         return ()
-    grads_payload, params_payload = _zero_payloads(params, grad, weight, k)
+    trained = params if trained is None else trained
+    grads_payload = _zero_payloads(trained, grad, weight, k)[0]
+    params_payload = _zero_payloads(params if zero_stage == 3 else trained, grad, weight, k)[1]
     all_reduce_calls, reduce_scatter_calls, gather_calls = _zero_calls(zero_stage, k, m)
     if zero_stage == 0:
         return (

@@ -52,6 +52,7 @@ from ..specs import (
     MAX_BANDWIDTH_BYTES_PER_S,
     MAX_DEVICE_MEMORY_GIB,
     MAX_LATENCY_S,
+    MAX_LORA_RANK,
     MAX_PEAK_FLOPS,
     MIN_BANDWIDTH_BYTES_PER_S,
     MIN_PEAK_FLOPS,
@@ -628,6 +629,19 @@ def _add_search_arguments(p: argparse.ArgumentParser) -> None:
         ).render(),
     )
     p.add_argument(
+        "--lora-rank",
+        type=number_arg(int, "lora_rank", ge=1, le=MAX_LORA_RANK),
+        default=None,
+        help=Text(
+            zh="LoRA 微调：冻结全部权重，只训练每个线性层旁秩为 R 的低秩适配器（没有被冻结权重的梯度、优化器状态和权重"
+            "梯度矩阵乘；默认：训练全部权重）",
+            en="LoRA fine-tuning: every weight frozen, only a rank-R low-rank adapter beside each linear layer trains "
+            "(no gradients, optimizer states or weight-gradient matmuls for the frozen weights; default: every "
+            "weight trains)",
+        ).render(),
+        metavar="R",
+    )
+    p.add_argument(
         "--max-cp",
         type=number_arg(int, "max_cp", ge=1, le=1 << 20),
         default=None,
@@ -725,6 +739,7 @@ _WORKLOAD_FLAGS: tuple[tuple[str, str], ...] = (
     ("efficiency_ceiling", "efficiency_ceiling"),
     ("moe_layer_host_s", "moe_layer_host_s"),
     ("fp8_matmul_share", "fp8_matmul_share"),
+    ("lora_rank", "lora_rank"),
     *((f"overlap_{dim}", f"overlap_{dim}") for dim in OVERLAP_DEFAULTS),
 )
 

@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from .._validate import check_number
+from .._validate import check_int, check_number
 from ..activations import _layer_activation_terms
 from ..capacity import PRECISION_RECIPES, RECOMPUTE_MODES, _state_bytes
 from ..communication import (
@@ -62,11 +62,13 @@ from ..roofline import (
 )
 from ..specs import (
     FP8_WEIGHT_CACHE_BYTES,
+    MAX_LORA_RANK,
     _inter_node_ring_bandwidth,
     _peak_flops,
     _replace_valid,
     pipeline_edges_at,
     stage_layer_counts,
+    type_error,
 )
 from .calibration import (
     CAUSAL_EXECUTED_SHARE,
@@ -86,6 +88,9 @@ __all__ = [
     "EFFICIENCY_SMOOTHNESS",
     "MODEL_UNCERTAINTY",
     "Assumptions",
+    "LoraAdapters",
+    "frozen_weight_grad_flops_per_token",
+    "lora_adapters",
     "moe_host_wait_s",
     "training_estimate",
     "training_memory",
@@ -348,7 +353,7 @@ def precision_peak_flops(
     fp8 = _peak_flops(cluster, "fp8") * share
     s = workload.tokens_per_sequence(model)
     core = attention_core_flops_per_token(model, s, rc)
-    output_layer = 6.0 * model.vocab * model.hidden
+    output_layer = (6.0 - 2.0 * (workload.lora_rank is not None)) * model.vocab * model.hidden  # LoRA: no wgrad
     at_bf16 = (core * attention_core_weight(workload, s, cp) + output_layer) / executed
     return 1.0 / (at_bf16 / bf16 + (1.0 - at_bf16) / fp8)
 
@@ -458,8 +463,11 @@ def expert_matmul_efficiency(
     return _share_of_peak(cluster, intensity, ceiling), intensity
 
 
-def routed_expert_flops_per_token(model: ModelSpec, rc: Any, modules: tuple[str, ...] = ()) -> Any:
-    """Executed FLOPs per token of the routed experts' matmuls, all layers: ``(6 + 2·full)·moe_layers·top_k·c·P_e``.
+def routed_expert_flops_per_token(
+    model: ModelSpec, rc: Any, modules: tuple[str, ...] = (), frozen: bool = False
+) -> Any:
+    """Executed FLOPs per token of the routed experts' matmuls, all layers: ``(6 + 2·full)·moe_layers·top_k·c·P_e``
+    (``frozen``, LoRA: ``(4 + 2·full)·...``, no weight gradients).
 
     PaLM's 6 FLOPs per parameter and token (forward 2, backward 4) over the :func:`routed_copies` rows a token
     brings, ``top_k·c``, each through one expert of ``expert_params`` P_e; full recomputation (``rc`` = 2) repeats
@@ -468,7 +476,7 @@ def routed_expert_flops_per_token(model: ModelSpec, rc: Any, modules: tuple[str,
     copies among the active parameters; :func:`_compute_time` adds the capacity padding, the share ``1 - 1/c``.
     """
     again = (rc == 2) | (("moe" in modules) & (rc != 2))
-    return (6.0 + 2.0 * again) * model.moe_layers * routed_copies(model) * float(model.expert_params)
+    return (6.0 - 2.0 * frozen + 2.0 * again) * model.moe_layers * routed_copies(model) * float(model.expert_params)
 
 
 def mla_up_proj_recompute_flops_per_token(model: ModelSpec, rc: Any, modules: tuple[str, ...]) -> Any:
@@ -635,6 +643,61 @@ def _moe_parts(model: ModelSpec) -> tuple[list[_Linear], list[_Linear], float]:
         for w_in, side, w_out, o_side, f in _mlp_linears(model, width, False)
     ]
     return shared, routed, routed_copies(model)
+
+
+class LoraAdapters(NamedTuple):
+    """Trainable parameters of LoRA adapters of one rank r (:func:`lora_adapters`), by where they sit."""
+
+    dense_layer: float  # a dense layer's: attention's linear layers and the MLP's
+    moe_layer: float  # an MoE layer's outside the routed experts: attention's and the shared experts'
+    routed_expert: float  # the routed experts' of one MoE layer on one rank: one expert's fc1 and fc2 adapters
+    per_token: float  # adapter parameters a token passes through, all layers, routed copies top_k·c
+    model_per_token: float  # the same with top_k copies (model FLOPs count no capacity padding)
+
+
+def lora_adapters(model: ModelSpec, rank: int) -> LoraAdapters:
+    """LoRA adapters of rank ``rank`` on every linear layer of every transformer layer (:class:`LoraAdapters`).
+
+    An adapter beside a linear layer of ``in`` inputs and ``out`` outputs is two matrices, A (in × r) and B (r × out):
+    r·(in + out) parameters (Hu et al., "LoRA", arXiv:2106.09685, §4.1). The linear layers are Megatron-Core's fused
+    ones, the target modules Megatron-Bridge's ``LoRA`` takes by default (``linear_qkv``, ``linear_proj``,
+    ``linear_fc1``, ``linear_fc2``: src/megatron/bridge/peft/lora.py @ 067f987df), for MLA its projections
+    (:func:`_attention_linears`). The routed experts of a rank share one adapter per linear layer
+    (``share_expert_adapters=True``, the default there), so a rank holds one expert's worth per MoE layer; every
+    routed copy of a token passes through it. The embedding, the output layer and the router have none.
+
+    >>> from coursekit.presets import MODELS
+    >>> lora_adapters(MODELS["llama2-7b"], 16).dense_layer  # 16·((4096 + 12288) + 8192 + (4096 + 22016) + 15104)
+    1052672.0
+    """
+    if not isinstance(model, ModelSpec):
+        raise type_error("model", model, "ModelSpec")
+    r = float(check_int("rank", rank, ge=1, le=MAX_LORA_RANK))
+
+    def count(linears: list[_Linear]) -> float:
+        return r * sum(w_in + w_out for w_in, _, w_out, _, _ in linears)
+
+    attention = count(_attention_linears(model))
+    dense = attention + count(_mlp_linears(model, float(model.ffn_hidden), True))
+    dense_layers = float(model.layers - model.moe_layers)
+    if not model.is_moe:
+        total = dense_layers * dense
+        return LoraAdapters(dense, 0.0, 0.0, total, total)
+    shared, routed, copies = _moe_parts(model)
+    moe, expert = attention + count(shared), count(routed)
+    base = dense_layers * dense + model.moe_layers * moe
+    return LoraAdapters(
+        dense, moe, expert, base + model.moe_layers * copies * expert, base + model.moe_layers * model.top_k * expert
+    )
+
+
+def frozen_weight_grad_flops_per_token(model: ModelSpec) -> float:
+    """Weight-gradient FLOPs per token a LoRA run does not execute: 2 of PaLM's 6 per parameter and token (the
+    backward's weight gradient; its data gradient, 2, still runs) for every matmul weight a token multiplies
+    through, the output layer and the ``top_k`` routed experts included: ``2·N`` (N =
+    :attr:`~coursekit.specs.ModelSpec.matmul_params`). The routed experts' capacity padding, counted apart
+    (:func:`routed_expert_flops_per_token` with ``frozen``), follows it there."""
+    return 2.0 * float(model.matmul_params)
 
 
 def fp8_quantisation_bytes_per_token(
@@ -848,6 +911,14 @@ def _memory_ledger(np: Any, model: ModelSpec, workload: WorkloadSpec, k: _Column
         expert_layers = counts[1] + counts[2]  # the layers that hold experts (either: counted as holding them)
         ep_par, ep_grad, ep_opt = _state_bytes(expert_layers * p_experts / shards, edp, zero, pb, gb_, kb)
         params, grads, optimizer = params + ep_par, grads + ep_grad, optimizer + ep_opt
+    if workload.lora_rank is not None:
+        # frozen weights keep their bytes only; the adapters carry gradients and optimizer states
+        adapter, expert_adapter = _lora_stage_params(np, model, workload, k, counts)
+        a_par, grads, optimizer = _state_bytes(adapter, dpc, zero, pb, gb_, kb)
+        params = params + a_par
+        if model.is_moe:
+            e_par, e_grad, e_opt = _state_bytes(expert_adapter, k.edp, zero, pb, gb_, kb)
+            params, grads, optimizer = params + e_par, grads + e_grad, optimizer + e_opt
     if fp8 and workload.fp8_weight_cache:
         params = params + (zero != 3) * _fp8_weight_cache_bytes(model, counts, k.tpf, k.expert_shards)
     inflight = np.stack(_microbatches_in_flight(k.ppf, k.gaf, k.vf))
@@ -873,6 +944,29 @@ def _memory_ledger(np: Any, model: ModelSpec, workload: WorkloadSpec, k: _Column
     ledger.update(activations=activations, fixed=fixed, total=total)
     # the workspace is the same on every stage (one row already)
     return {key: value if value.ndim == 1 else value.reshape(-1)[pick] for key, value in ledger.items()}
+
+
+def _lora_stage_params(np: Any, model: ModelSpec, workload: WorkloadSpec, k: _Columns, counts: Any) -> tuple[Any, Any]:
+    """(adapters outside the routed experts, the routed experts' shared adapters) per rank of each stage holding
+    ``counts`` = (dense, MoE, either) layers (LoRA, :func:`lora_adapters`). The first are taken as divided over TP as
+    the layers' weights are (an adapter's A or B may be whole on every TP rank: a few MB more); the second over expert
+    TP, one per MoE layer on every expert-parallel rank."""
+    assert workload.lora_rank is not None
+    adapters = lora_adapters(model, workload.lora_rank)
+    dense, moe, either = counts
+    either_kind = adapters.moe_layer if model.is_moe else adapters.dense_layer
+    local = (dense * adapters.dense_layer + moe * adapters.moe_layer + either * either_kind) / k.tpf
+    return local, (moe + either) * adapters.routed_expert / k.etpf
+
+
+def _lora_trained(np: Any, model: ModelSpec, workload: WorkloadSpec, k: _Columns, st: _Stages) -> tuple[Any, Any]:
+    """(adapters outside the routed experts, routed experts' adapters) per rank of the heaviest stage: the parameters
+    data parallelism reduces under LoRA (:func:`_lora_stage_params`); ``(None, None)`` when every weight trains."""
+    if workload.lora_rank is None:
+        return None, None
+    counts = [np.stack([st.kinds[kind][i] for kind in STAGE_KINDS]) for i in range(3)]
+    adapter, expert_adapter = _lora_stage_params(np, model, workload, k, counts)
+    return np.max(adapter, axis=0), np.max(expert_adapter, axis=0)
 
 
 def _fp8_weight_cache_bytes(model: ModelSpec, kinds: Any, tp: Any, expert_shards: Any = 1) -> Any:
@@ -917,10 +1011,21 @@ def _compute_time(
     """
     s = workload.tokens_per_sequence(model)
     executed, model_flops, output_flops = _flops_per_token(model, s, k.rc, np)
+    frozen = workload.lora_rank is not None
+    # PaLM's FLOPs per parameter and token: forward 2, backward 4; 2 without the weight gradient (LoRA's frozen weights)
+    per_param = 6.0 - 2.0 * frozen
+    if workload.lora_rank is not None:
+        # frozen weights skip their weight-gradient matmuls; the adapters train: 6 FLOPs per parameter and token.
+        # The executed count is taken over the active parameters (the embedding lookup's share leaves with the
+        # non-layer term below), the model count over the matmul parameters (frozen_weight_grad_flops_per_token).
+        adapters = lora_adapters(model, workload.lora_rank)
+        executed = executed - 2.0 * float(model.active_params) + 6.0 * adapters.per_token
+        model_flops = model_flops - frozen_weight_grad_flops_per_token(model) + 6.0 * adapters.model_per_token
+        output_flops = per_param * model.vocab * model.hidden
     modules = workload.recompute_modules
     executed = executed + moe_block_recompute_flops_per_token(model, k.rc, modules)
     executed = executed + mla_up_proj_recompute_flops_per_token(model, k.rc, modules)
-    routed_all = routed_expert_flops_per_token(model, k.rc, modules)
+    routed_all = routed_expert_flops_per_token(model, k.rc, modules, frozen)
     # A capacity factor c pads every expert's input to its capacity (routed_copies): the experts multiply c times
     # the top_k copies _flops_per_token counts, so the padding, 1 - 1/c of their FLOPs, is executed too.
     executed = executed + routed_all * (1.0 - 1.0 / (model.capacity_factor or 1.0))
@@ -930,7 +1035,7 @@ def _compute_time(
     charged = executed + attention_core_flops_per_token(model, s, k.rc) * (weight - 1.0)
     # The layers' share: charged FLOPs minus PaLM's 6·N share of the parameters outside the layers (the
     # embedding lookup does no matmul); the output layer's matmul, 6·V·h, is the last stage's.
-    non_layer = 6.0 * (model.input_embedding_params + model.output_params)
+    non_layer = per_param * (model.input_embedding_params + model.output_params)
     per_layer_flops = (charged - non_layer) / model.layers
     first, mid, last = (st.layers[kind] for kind in STAGE_KINDS)
 
@@ -961,7 +1066,7 @@ def _compute_time(
     # the last stage also runs the multi-token prediction modules: a transformer block (a layer's FLOPs), the 2h -> h
     # projection (6·2h² per token) and the shared output layer once more each (DeepSeek-V3 §2.2)
     mtp = float(model.mtp_layers)
-    mtp_work = mtp * (per_layer_flops + 12.0 * model.hidden * model.hidden + output_flops)
+    mtp_work = mtp * (per_layer_flops + per_param * 2.0 * model.hidden * model.hidden + output_flops)
     first_work = first * per_layer_flops + st.single * output_flops
     last_work = last * per_layer_flops + output_flops + mtp_work
     work = np.maximum(np.maximum(first_work, mid * per_layer_flops), last_work)
@@ -1273,15 +1378,30 @@ class _ZeroParts(NamedTuple):
 
 
 def _zero_parts(
-    np: Any, workload: WorkloadSpec, k: _Columns, units: Any, psi: Any, n: Any, bw: Any, lat: Any
+    np: Any,
+    workload: WorkloadSpec,
+    k: _Columns,
+    units: Any,
+    psi: Any,
+    n: Any,
+    bw: Any,
+    lat: Any,
+    trained: Any = None,
 ) -> _ZeroParts:
     """ZeRO's reduce and gather seconds for ``psi`` parameters per rank over ``n`` ranks on link (``bw``, ``lat``);
-    ``units`` are the collectives one pass splits into (a layer each under ZeRO-3, else 1)."""
+    ``units`` are the collectives one pass splits into (a layer each under ZeRO-3, else 1). ``trained`` (default
+    ``psi``) of them have gradients (LoRA: the adapters): only they are reduced and, below ZeRO-3, gathered after the
+    optimizer step; ZeRO-3 gathers every weight before it is used."""
     recipe = PRECISION_RECIPES[workload.recipe]
     pb, gb_ = recipe.param_bytes, recipe.grad_bytes
     zero = k.zero
+    trained = psi if trained is None else trained
+    gathered = np.where(zero == 3, psi, trained)
     all_reduce_calls, reduce_scatter_calls, gather_calls = _zero_calls(zero, units, k.gaf)
-    grads_payload, params_payload = _zero_payloads(psi, gb_, pb, units)
+    grads_payload, params_payload = (
+        _zero_payloads(trained, gb_, pb, units)[0],
+        _zero_payloads(gathered, gb_, pb, units)[1],
+    )
     reduce_kind_time = np.where(
         zero == 0,
         _collective_time_s("all_reduce", n, grads_payload, bw, lat),
@@ -1289,17 +1409,21 @@ def _zero_parts(
     )
     reduce = (n > 1) * (all_reduce_calls + reduce_scatter_calls) * reduce_kind_time
     gather = (n > 1) * gather_calls * _collective_time_s("all_gather", n, params_payload, bw, lat)
+
     # the last unit to reduce: a layer under ZeRO-3; else the last bucket, or with an interleaved pipeline the last
     # model chunk (Megatron-Core launches each chunk's reduction after its last backward: coursekit.overlap)
-    tail_params = np.where(
-        zero == 3, psi / units, np.where(k.v > 1, psi / k.vf, np.minimum(psi, _bucket_params(k.dpc)))
-    )
+    def tail(params: Any) -> Any:
+        return np.where(
+            zero == 3, params / units, np.where(k.v > 1, params / k.vf, np.minimum(params, _bucket_params(k.dpc)))
+        )
+
+    tail_trained = tail(trained)
     tail_reduce = np.where(
         zero == 0,
-        _collective_time_s("all_reduce", n, tail_params * gb_, bw, lat),
-        _collective_time_s("reduce_scatter", n, tail_params * gb_, bw, lat),
+        _collective_time_s("all_reduce", n, tail_trained * gb_, bw, lat),
+        _collective_time_s("reduce_scatter", n, tail_trained * gb_, bw, lat),
     )
-    tail_gather = (zero >= 1) * _collective_time_s("all_gather", n, tail_params * pb, bw, lat)
+    tail_gather = (zero >= 1) * _collective_time_s("all_gather", n, tail(gathered) * pb, bw, lat)
     return _ZeroParts(reduce, gather, (n > 1) * tail_reduce, (n > 1) * tail_gather)
 
 
@@ -1312,11 +1436,13 @@ def _data_parallel_comm(
     intra, bw, lat = _link(np, cluster, span, k.dp * k.cp, k.used)
     units = np.where(k.zero == 3, st.layers_max, 1.0)
     psi_dense = np.max(np.stack([st.dense[kind] for kind in STAGE_KINDS]), axis=0) / k.tpf
-    dense = _zero_parts(np, workload, k, units, psi_dense, k.dpc, bw, lat)
+    trained_dense, trained_experts = _lora_trained(np, model, workload, k, st)
+    dense = _zero_parts(np, workload, k, units, psi_dense, k.dpc, bw, lat, trained_dense)
     if model.is_moe:
         p_experts = float(model.num_experts * model.expert_params)
         _, bw, lat = _link(np, cluster, span, span // (k.etp * k.ep), k.used)
-        experts = _zero_parts(np, workload, k, units, st.layers_max * p_experts / k.expert_shards, k.edp, bw, lat)
+        psi_experts = st.layers_max * p_experts / k.expert_shards
+        experts = _zero_parts(np, workload, k, units, psi_experts, k.edp, bw, lat, trained_experts)
     else:
         zeros = np.zeros_like(k.tpf)
         experts = _ZeroParts(zeros, zeros, zeros, zeros)
@@ -1594,4 +1720,5 @@ def training_estimate(
         "executed_flops_per_token": run["executed_flops_per_token"],
         "model_flops_per_token": run["model_flops_per_token"],
         "stage_layers": (st.layers["first"], st.layers["mid"], st.layers["last"]),
+        "lora_trained": _lora_trained(np, model, workload, k, st),
     }

@@ -1259,6 +1259,11 @@ class PlanResult:
                 assumptions += tr("planner.tp_overlap_needs_sp", asked=w.overlap_tp)
             if w.recompute_modules:
                 assumptions += tr("planner.recompute_modules", modules=", ".join(w.recompute_modules))
+            if w.lora_rank is not None:
+                from .estimate import lora_adapters
+
+                adapters = lora_adapters(m, w.lora_rank)
+                assumptions += tr("planner.lora", rank=w.lora_rank, adapters_m=adapters.model_per_token / 1e6)
             if w.precision == "fp8":
                 fitted = w.fp8_matmul_share is None
                 assumptions += tr(

@@ -435,12 +435,17 @@ def _training_rows(
     units = layers if zero == 3 else 1
     edges = pipeline_edges_at(model.layers, pp, workload.pipeline_edge_layers, workload.pipeline_last_edge_layers)
     dense_stage = max(model._stage_dense_params(pp, *edges))
+    trained: dict[str, float | None] = {"DP": None, "EDP": None}
+    if workload.lora_rank is not None:  # only the adapters have gradients (the estimate's _lora_stage_params)
+        trained["DP"], trained["EDP"] = (float(x[i]) for x in est["lora_trained"])
     for dimension, params, ranks in (
         ("DP", dense_stage / tp, dpc),
         ("EDP", layers * model.num_experts * model.expert_params / (etp * ep), edp if model.is_moe else 1),
     ):
         if ranks > 1 and params > 0:
-            entries = _zero_entries(params, ranks, zero, recipe.param_bytes, recipe.grad_bytes, units, ga)
+            entries = _zero_entries(
+                params, ranks, zero, recipe.param_bytes, recipe.grad_bytes, units, ga, trained[dimension]
+            )
             rows.append(
                 _comm_row(
                     dimension, entries, ranks, cluster, world // pp, comm[dimension], ring_ranks=ranks, used=world

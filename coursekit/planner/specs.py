@@ -219,6 +219,13 @@ register(
             "en": "fitted on one DGX Cloud BF16/FP8 pair of measurements, checked on ten others: uncertain by about a "
             "tenth for dense models, the speed-up up to a fifth too high for MoE",
         },
+        "planner.lora": {
+            "zh": "；LoRA 微调，秩 {rank}：全部权重冻结，没有它们的梯度、优化器状态和权重梯度矩阵乘，"
+            "只训练每个线性层旁的低秩适配器（每个 token 经过 {adapters_m:,.1f}M 个适配器参数）；激活不变",
+            "en": "; LoRA fine-tuning, rank {rank}: every weight frozen, with no gradients, optimizer states or "
+            "weight-gradient matmuls, only the low-rank adapters beside the linear layers train ({adapters_m:,.1f}M "
+            "adapter parameters per token); activations unchanged",
+        },
         "planner.fp8_weights_replace": {
             "zh": "；FP8 权重取代 bf16 权重（--fp8-param-gather），权重字节数按配方计",
             "en": "; FP8 weights replace the bf16 ones (--fp8-param-gather): the weights at the recipe's bytes",

@@ -10,7 +10,7 @@
 #
 # [English version](../en/09_workbench.ipynb) · [课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 8 课 公式与实测](08_lab.ipynb) · 下一课：[第 10 课 推理服务](10_serving.ipynb)
 #
-# > **时间：** 约 145 分钟（讲解与阅读 130 分钟，练习 15 分钟）
+# > **时间：** 约 150 分钟（讲解与阅读 135 分钟，练习 15 分钟）
 # >
 # > **问题：**
 # > - 前几课的方法——登记约束、用硬门槛排除并写明原因、检查组合、最后才估算——能不能用在一整个搜索空间上？
@@ -30,7 +30,7 @@
 #
 # [中文版](../zh/09_workbench.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 8, formula vs measurement](08_lab.ipynb) · Next: [lesson 10, serving](10_serving.ipynb)
 #
-# > **Time:** about 145 min (teaching and reading 130 min, exercises 15 min)
+# > **Time:** about 150 min (teaching and reading 135 min, exercises 15 min)
 # >
 # > **Questions:**
 # > - Can the course's method — register constraints, exclude by hard gates with reasons, check the composition,
@@ -101,6 +101,7 @@ from coursekit.presets import CLUSTERS, MEGATRON_TABLE1, MODELS
 from coursekit.specs import FP8_RECIPES, PRECISION_RECIPES
 from coursekit.published_runs import (
     MEGATRON_BRIDGE_2511_SOURCE,
+    NEMO_2407_LORA_RUNS,
     MOE_ZOO_QWEN3_LONG_RUNS,
     NEMO_2407_SOURCE,
     NEMO_LONG_CONTEXT_RUNS,
@@ -724,7 +725,8 @@ md_table(
 # 按 Megatron-Core 2025 年起的 FLOP 计数比较 TFLOP/s），以及 B200 上的 12 个配置：Megatron-Bridge 25.09 与 25.11 两版
 # DGX-B200 表里的 4 个（FP8 按张量当前缩放：Llama 3 8B 在 8 张卡上、Llama 3.1 405B 在 128 张卡上，各两版），和 NeMo 25.02
 # 的 DGX-B200 表的 8 行（FP8 延迟缩放：GPT-3 175B，Llama 3 8B、70B 与 405B，Nemotron-4 15B 与 340B，两个 MoE：Mixtral 8x7B
-# 与 64K 序列的 Mixtral 8x22B），再加同一页 DGX-H100 表的 GPT-3 175B 一行（512 张 H100）。
+# 与 64K 序列的 Mixtral 8x22B），再加同一页 DGX-H100 表的 GPT-3 175B 一行（512 张 H100），以及 NeMo 24.07 微调表里
+# LoRA 微调的 3 行（Llama 2 7B、13B 与 70B，各在 8 张 H100 上，见后文）。
 # 表中每行写出模型、GPU 数、序列长度、全局批大小 (global batch size, GBS) 和发表的并行度。每一次都按原始设定登记：层布局 (TP, CP, PP, DP, EP；配方设了专家张量并行时还有 ETP，否则 ETP = TP) 用发表的，其余（微批次、调度、
 # ZeRO 阶段、重计算）让工作台在允许的范围里找。除了 ModelZoo 的三行和 DGX Cloud 的 Llama 3.1 8B 两行，它们都只用来**检验**：
 # 效率天花板只用 Megatron-LM 表 1 标定；ModelZoo 的两行（下面讲）标定 MoE 每层的主机时间，其中一行和打开 1F1B 全对全重叠
@@ -760,7 +762,8 @@ md_table(
 # DGX-B200 tables of 25.09 and 25.11 (FP8 with per-tensor current scaling: Llama 3 8B on 8 GPUs and Llama 3.1 405B on
 # 128, one row of each per release) and the eight rows of NeMo 25.02's DGX-B200 table (FP8 with delayed scaling: GPT-3
 # 175B; Llama 3 8B, 70B and 405B; Nemotron-4 15B and 340B; and two MoE, Mixtral 8x7B and Mixtral 8x22B at 64K tokens),
-# with the GPT-3 175B row (512 H100s) of the same page's DGX-H100 table. Each row names
+# with the GPT-3 175B row (512 H100s) of the same page's DGX-H100 table, and the three LoRA fine-tuning rows of NeMo
+# 24.07's fine-tuning table (Llama 2 7B, 13B and 70B, each on 8 H100s; see below). Each row names
 # the model, GPUs, sequence length, global batch
 # size (GBS) and the published parallel degrees. Each is registered with its original
 # set-up: the layout (TP, CP, PP, DP, EP; and ETP where the recipe sets it, else ETP = TP) as published; the rest (micro-batch, schedule, ZeRO stage, recompute) the
@@ -844,10 +847,10 @@ for number, run in enumerate(runs, start=1):
     print(f"{number}. {run.label}: {shown}{note}")
     previous = cited
 # zh: 上面列举的各组行数：论文 8、厂商 H100 表 24、DGX Cloud 14 + 9、长序列 8、
-# zh: Megatron-Core 扩展表 9 与 MoE 指南 1、ModelZoo 10、B200 12、DGX-H100 1
+# zh: Megatron-Core 扩展表 9 与 MoE 指南 1、ModelZoo 10、B200 12、DGX-H100 1、LoRA 微调 3
 # en: the rows the paragraph above counts: papers 8, vendor H100 tables 24, DGX Cloud 14 + 9, long sequences 8,
-# en: Megatron-Core's scaling table 9 and MoE guide 1, ModelZoo 10, B200 12, DGX-H100 1
-assert len(runs) == 8 + 24 + 14 + 9 + 8 + 9 + 1 + 10 + 12 + 1
+# en: Megatron-Core's scaling table 9 and MoE guide 1, ModelZoo 10, B200 12, DGX-H100 1, LoRA fine-tuning 3
+assert len(runs) == 8 + 24 + 14 + 9 + 8 + 9 + 1 + 10 + 12 + 1 + 3
 refused = {c.name for c in comparisons if not c.accepted}
 assert refused == set()
 passed = {c.name for c in comparisons if c.passes}
@@ -1586,6 +1589,71 @@ assert row_128k.estimated < 1.1 < row_128k.measured and all(r.estimated > 1.25 <
 # without CP, which may have used fewer GPUs, full recomputation or wider TP, while the estimate searches the same GPUs
 # only. 128K is a row the estimate misses: it finds TP 8 without CP as fast as the published CP layout, where CP
 # measured clearly faster. Only a measurement settles these.
+
+# %% [markdown] lang="zh"
+# ### LoRA 微调：权重冻结以后
+#
+# 低秩适配 (low-rank adaptation, LoRA) 冻结全部预训练权重，只在每个线性层旁训练两个小矩阵 A (in × r) 和 B (r × out)，
+# 共 r·(in + out) 个参数。对并行策略来说，变的是三本账：
+#
+# 1. **容量**：冻结的权重只占它自己的字节（bf16 为 2 字节），没有梯度，也没有优化器状态；每参数 16 字节的账只落在适配器上。
+# 2. **计算**：反向传播仍要算激活的梯度 (data gradient)，但不算冻结权重的梯度 (weight gradient)：PaLM 的每参数每 token 6 次
+#    浮点运算降到 4 次。激活不变——每个适配器求自己的梯度时仍要用到这一层的输入。
+# 3. **通信**：数据并行只归约适配器的梯度；但 ZeRO-3 仍要在每次前向和反向之前全收集 (all-gather) 冻结的权重。
+#
+# `WorkloadSpec(lora_rank=r)`（命令行 `--lora-rank`）按这三条计。下面是 NeMo 24.07 微调表里的三行 LoRA，
+# 以及同样的布局如果训练全部权重会怎样：
+
+# %% [markdown] lang="en"
+# ### LoRA fine-tuning: once the weights are frozen
+#
+# Low-rank adaptation (LoRA) freezes every pretrained weight and trains only two small matrices beside each linear
+# layer, A (in × r) and B (r × out): r·(in + out) parameters. For the parallel strategy three ledgers change:
+#
+# 1. **Capacity**: a frozen weight takes only its own bytes (2 in bf16), with no gradient and no optimizer state; the
+#    16 bytes per parameter fall on the adapters alone.
+# 2. **Compute**: backward still computes the activations' gradient (data gradient) but not the frozen weights'
+#    gradient (weight gradient): PaLM's 6 FLOPs per parameter and token drop to 4. Activations stay: each adapter needs
+#    its layer's input for its own gradient.
+# 3. **Communication**: data parallelism reduces only the adapters' gradients; ZeRO-3 still all-gathers the frozen
+#    weights before every forward and backward.
+#
+# `WorkloadSpec(lora_rank=r)` (`--lora-rank` on the command line) counts these three. Below are the three LoRA rows of
+# NeMo 24.07's fine-tuning table, and what the same layouts would do training every weight:
+
+# %%
+from dataclasses import replace as with_options
+
+lora_rows = []
+for run in NEMO_2407_LORA_RUNS:
+    lora = compare_published(run)
+    full = compare_published(with_options(
+        run, workload_options=tuple((k, v) for k, v in run.workload_options if k != "lora_rank")))
+    assert lora.passes and not full.accepted
+    lora_rows.append((run.name.removeprefix("NeMo LoRA ").removesuffix(" (FP8)"), lora.layout.split(",mb=")[0],
+                      f"{lora.published:,.0f}", f"{lora.estimated:,.0f}", f"{lora.estimated_over_published:.2f}",
+                      f"{lora.rank} / {lora.accepted_count}", Text(zh="放不下", en="does not fit")))
+md_table(
+    [Text(zh="LoRA 微调（秩 32，8 张 H100）", en="LoRA fine-tuning (rank 32, 8 H100s)"), Text(zh="布局", en="layout"),
+     Text(zh="实测（每 GPU 每秒 token）", en="published (tokens/s/GPU)"), Text(zh="估算", en="estimated"),
+     Text(zh="估算 ÷ 实测", en="est. ÷ published"), Text(zh="名次 / 通过数", en="rank / accepted"),
+     Text(zh="同一布局训练全部权重", en="same layout, every weight trained")],
+    lora_rows,
+)
+
+# %% [markdown] lang="zh"
+# 三行都通过：估算是实测的 0.76 到 0.79 倍，发表的布局都在第 1 并列组。训练全部权重时，同样的布局连显存门槛都过不了：
+# 这张表用的是不分片的 Adam (ZeRO-0)，70B 的每张卡要装下 1/8 的模型，每参数 16 字节就是 138 GB。所以 LoRA 改变的首先是
+# **能不能放下**，其次才是快多少。估算一致偏慢约两成，原因之一是这张表把 SQuAD 的短文档打包 (packing) 成 4096 个 token：
+# 注意力只在每个文档之内计算，而工作台按整条 4096 的因果注意力计（打包后的逐文档注意力掩码没有建模）。
+
+# %% [markdown] lang="en"
+# All three pass: the estimate is 0.76 to 0.79 of the measured, and each published layout is in tie group 1. Training
+# every weight, the same layouts do not even pass the memory gate: the table ran unsharded Adam (ZeRO-0), and each GPU
+# of the 70B run would hold an eighth of the model at 16 bytes per parameter, 138 GB. So LoRA first changes **what
+# fits**, and only then how fast. The estimate runs about a fifth slow throughout; one reason is that the table packs
+# SQuAD's short documents into 4096 tokens: attention runs within each document, while the workbench counts causal
+# attention over all 4096 (the per-document mask of packed sequences is not modelled).
 
 # %% [markdown] lang="zh"
 # ### 估算漏掉了什么
