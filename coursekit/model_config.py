@@ -604,7 +604,9 @@ def _check_window_keys(config: Mapping[str, Any], model_type: str, layers: int) 
     window, as engines write it); and while a window is on, ``max_window_layers`` (Qwen2-style configs) an integer
     >= 0, ``sliding_window_pattern`` an integer >= 1, ``layer_types`` a list of strings, one per layer."""
     window = config.get("sliding_window")
-    if not _bool(config, "use_sliding_window", model_type not in OPT_IN_WINDOW_TYPES) or window in (None, False):
+    if not _bool(config, "use_sliding_window", model_type not in OPT_IN_WINDOW_TYPES):
+        return
+    if window is None or window is False:  # identity, not ==: 0.0 equals False but is no integer (refused below)
         return
     if isinstance(window, bool) or not isinstance(window, numbers.Integral):
         raise ValueError(tr("config.int", key="sliding_window", value=window, low=1))
@@ -626,7 +628,7 @@ def _check_chunk_keys(config: Mapping[str, Any], layers: int) -> None:
     false, 0 or below: no chunks); and while chunks are on, ``no_rope_layers`` a list of 0/1 marks covering every
     layer (transformers: at least one per layer), ``layer_types`` a list of strings, one per layer."""
     chunk = config.get("attention_chunk_size")
-    if chunk in (None, False):
+    if chunk is None or chunk is False:  # identity, not ==: 0.0 equals False but is no integer
         return
     if isinstance(chunk, bool) or not isinstance(chunk, numbers.Integral):
         raise ValueError(tr("config.int", key="attention_chunk_size", value=chunk, low=1))

@@ -984,8 +984,8 @@ class ModelSpec:
         for kind in ("window", "chunk"):
             tokens, layers = getattr(raw, f"{kind}_tokens"), getattr(raw, f"{kind}_layers")
             if tokens is None:
-                if layers != 0:
-                    check_int(f"{kind}_layers", layers, ge=0, le=raw.layers)
+                # an int first (False, 0.0 or -0.0 equal 0 but are no layer count), then the pair rule
+                if check_int(f"{kind}_layers", layers, ge=0, le=raw.layers) != 0:
                     raise ValueError(tr(f"planner.{kind}_pair", tokens=None, layers=layers, total=raw.layers))
                 continue
             check_int(f"{kind}_tokens", tokens, ge=1, le=MAX_SEQ_LEN)

@@ -278,7 +278,8 @@ def _sustains(estimate: ServingEstimate, rate: float) -> bool:
     """
     output = estimate.output_tokens
     latency = estimate.time_to_first_token_s + output * estimate.time_per_output_token_s
-    return max(1, math.ceil(rate * latency)) <= estimate.batch and rate <= estimate.tokens_per_s / output
+    # ceil(rate · latency) <= batch, an integer >= 1, is rate · latency <= batch: no ceil of an overflowed infinity
+    return rate * latency <= estimate.batch and rate <= estimate.tokens_per_s / output
 
 
 def _first(low: int, high: int, holds: Callable[[int], bool]) -> int | None:

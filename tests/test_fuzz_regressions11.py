@@ -1,0 +1,178 @@
+"""Inputs an eleventh adversarial fuzzing pass found wrong, each with the behaviour the project's rules ask for.
+
+The pass drove the newest surfaces: chunked attention (``ModelSpec(chunk_tokens=, chunk_layers=)``, Llama 4's
+``attention_chunk_size`` and ``no_rope_layers`` in a config.json, ``attention_span``, ``attended_keys``,
+``decode_keys``, ``kv_token_layers``, ``replace``), FP8 serving (``ServingWorkload(precision=)``,
+``serving_estimate(precision=)``, the serving command line's ``--precision``, ``--weight-bytes`` and custom-cluster
+flags), the argument checks of the spec classes, and the widgets' stop sliders (``number_stops``). The rules: a count
+is an ``int`` (never a bool or a float that equals one), nonsense is refused naming the parameter, the value and the
+rule in the learner's language, a valid extreme input gets an answer rather than a bare Python exception, and what a
+control shows is the value it holds. The expected values below follow from those rules, not from running the code.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from coursekit.presets import CLUSTERS, MODELS
+from coursekit.serving import ServingWorkload, plan_serving
+from coursekit.specs import ModelSpec
+from tests.test_chunked_attention import SCOUT
+from tests.test_fuzz_regressions8 import _refusal, zh  # noqa: F401 (zh: the fixture setting Chinese)
+from tests.test_fuzz_regressions9 import MISTRAL_7B
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+SHAPE: dict[str, Any] = {"name": "m", "layers": 4, "hidden": 64, "heads": 4, "ffn_hidden": 128, "vocab": 100,
+                         "seq_len": 8192}  # fmt: skip
+
+
+# --------------------------------------------------------------------------- a layer count is an int
+
+
+@pytest.mark.parametrize("kind", ["window", "chunk"])
+@pytest.mark.parametrize("layers", [False, 0.0, -0.0])
+def test_a_layer_count_without_tokens_must_still_be_an_int(kind: str, layers: Any) -> None:
+    """Before: ``chunk_layers=False`` (or 0.0, -0.0) beside ``chunk_tokens=None`` was accepted and stored as given,
+    a bool or a float where every other spec field holds an int (``chunk_layers=5`` was refused, ``True`` too)."""
+    message = _refusal(lambda: ModelSpec(**SHAPE, **{f"{kind}_layers": layers}), TypeError)
+    assert message.startswith(f"{kind}_layers = {layers!r}: ") and "int" in message
+
+
+@pytest.mark.usefixtures("zh")
+def test_the_layer_count_refusal_is_said_in_chinese() -> None:
+    assert CJK.search(_refusal(lambda: ModelSpec(**SHAPE, chunk_layers=False), TypeError))
+
+
+def test_no_window_and_no_chunks_are_still_the_default() -> None:
+    spec = ModelSpec(**SHAPE, window_layers=0, chunk_layers=0)
+    assert (spec.window_tokens, spec.window_layers, spec.chunk_tokens, spec.chunk_layers) == (None, 0, None, 0)
+    assert type(spec.chunk_layers) is int and type(spec.window_layers) is int
+
+
+# --------------------------------------------------------------------------- a config's 0.0 is no integer
+
+
+@pytest.mark.parametrize(
+    ("config", "key"),
+    [
+        ({**SCOUT, "attention_chunk_size": 0.0}, "attention_chunk_size"),
+        ({**SCOUT, "attention_chunk_size": -0.0}, "attention_chunk_size"),
+        ({**MISTRAL_7B, "sliding_window": 0.0}, "sliding_window"),
+        ({**MISTRAL_7B, "sliding_window": -0.0}, "sliding_window"),
+    ],
+)
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_float_zero_width_in_a_config_is_refused_as_other_floats_are(
+    config: dict[str, Any], key: str, lang: str
+) -> None:
+    """Before: 0.0 equals false, so it read as "no chunks" / "no window" while 8192.0 and -1.5 were refused as not
+    integers (the rule: an integer, or null / false / 0 or below for none)."""
+    import coursekit
+
+    before = coursekit.get_language()
+    coursekit.set_language(lang)
+    try:
+        message = _refusal(lambda: ModelSpec.from_config(config), ValueError)
+    finally:
+        coursekit.set_language(before)
+    assert f"'{key}'" in message and "0.0" in message
+    assert bool(CJK.search(message)) == (lang == "zh")
+
+
+@pytest.mark.parametrize(
+    ("config", "fields"),
+    [
+        ({**SCOUT, "attention_chunk_size": 0}, ("chunk_tokens", "chunk_layers")),
+        ({**SCOUT, "attention_chunk_size": False}, ("chunk_tokens", "chunk_layers")),
+        ({**SCOUT, "attention_chunk_size": None}, ("chunk_tokens", "chunk_layers")),
+        ({**MISTRAL_7B, "sliding_window": 0}, ("window_tokens", "window_layers")),
+        ({**MISTRAL_7B, "sliding_window": False}, ("window_tokens", "window_layers")),
+    ],
+)
+def test_the_integer_zero_false_and_null_still_mean_none(config: dict[str, Any], fields: tuple[str, str]) -> None:
+    spec = ModelSpec.from_config(config)
+    assert (getattr(spec, fields[0]), getattr(spec, fields[1])) == (None, 0)
+
+
+# --------------------------------------------------------------------------- a rate no layout sustains
+
+
+@pytest.mark.parametrize(
+    "workload",
+    [
+        ServingWorkload(prompt_tokens=2048, output_tokens=256, request_rate_per_s=1e308),
+        ServingWorkload(prompt_tokens=1, output_tokens=2**53, request_rate_per_s=1e300),
+    ],
+)
+def test_a_huge_request_rate_is_refused_by_the_slo_gate_not_an_overflow(workload: ServingWorkload) -> None:
+    """Before: OverflowError (ceil of rate × latency = infinity) from Little's law. By the rule, rate × latency
+    requests must be in flight: at 1e300 requests/s and a latency of at least one decode step that is beyond any
+    concurrency memory holds, so every layout is rejected, each one of the right shape with the rate reason."""
+    result = plan_serving(MODELS["llama3-8b"], CLUSTERS["h100-8"], workload)
+    assert result.accepted == ()
+    shaped = [c for c in result.candidates if c.ledger is not None]
+    assert shaped and all("rate" in [r.code for r in c.reasons] for c in shaped)
+
+
+def test_a_modest_rate_is_still_sustained() -> None:
+    workload = ServingWorkload(prompt_tokens=2048, output_tokens=256, request_rate_per_s=1.0)
+    assert plan_serving(MODELS["llama3-8b"], CLUSTERS["h100-8"], workload).accepted
+
+
+# --------------------------------------------------------------------------- a stop slider shows what it holds
+
+
+def test_a_value_beside_a_stop_reads_differently_from_it() -> None:
+    """Before: 25.001 beside the stop 25 was labelled "25" too: two "25" on one slider, the chosen one not 25."""
+    from coursekit.widgets import number_stops
+
+    options = number_stops("bandwidth_gib_s", 25.001, (10.0, 25.0, 50.0), gt=0)
+    assert options == [("10", 10.0), ("25", 25.0), ("25.001", 25.001), ("50", 50.0)]
+    tight = number_stops("x", 1.0000001, (1.0,), gt=0)
+    assert [label for label, _ in tight] == ["1", "1.0000001"]
+
+
+def test_a_stop_of_minus_zero_is_labelled_zero() -> None:
+    from coursekit.widgets import number_stops
+
+    assert number_stops("latency_us", 1.0, (-0.0, 5.0), ge=0)[0][0] == "0"
+
+
+@pytest.mark.parametrize(
+    ("stops", "error", "named"),
+    [
+        (None, TypeError, "stops = None"),
+        ({1.0: 2}, TypeError, "stops = {1.0: 2}"),
+        (("a",), TypeError, "stops[0] = 'a'"),
+        ((1.0, float("nan")), ValueError, "stops[1] = nan"),
+        ((True,), TypeError, "stops[0] = True"),
+        ((-1.0,), ValueError, "stops[0] = -1.0"),  # outside the argument's own bound, ge=0
+    ],
+)
+def test_bad_stops_are_refused_naming_them(stops: Any, error: type[Exception], named: str) -> None:
+    """Before: None and "a" raised Python's own TypeError / ValueError naming nothing; NaN became a stop "nan"; True a
+    stop 1; -1 a stop the argument itself refuses."""
+    from coursekit.widgets import number_stops
+
+    assert _refusal(lambda: number_stops("latency_us", 1.0, stops, ge=0), error).startswith(named)
+
+
+@pytest.mark.usefixtures("zh")
+def test_the_stops_refusal_is_said_in_chinese() -> None:
+    from coursekit.widgets import number_stops
+
+    stops: Any = None
+    assert CJK.search(_refusal(lambda: number_stops("latency_us", 1.0, stops, ge=0), TypeError))
+
+
+def test_the_widget_slider_shows_the_learners_value() -> None:
+    pytest.importorskip("ipywidgets")
+    from coursekit.widgets.communication import CommunicationWidget
+
+    control = CommunicationWidget(bandwidth_gib_s=25.001).controls["bandwidth_gib_s"]
+    labels = [label for label, _ in control.options]
+    assert control.label == "25.001" and control.value == 25.001
+    assert len(labels) == len(set(labels))
