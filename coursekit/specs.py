@@ -1018,7 +1018,7 @@ class ModelSpec:
             if not mla and value != self.head_dim:  # a copy made by dataclasses.replace carries the resolved head_dim
                 raise ValueError(tr("planner.mla_only", name=attr, value=value))
 
-    def replace(self, **changes: Any) -> ModelSpec:
+    def replace(self, /, **changes: Any) -> ModelSpec:
         """A copy with ``changes``, as :func:`dataclasses.replace` makes it, except that the widths at their derived
         value and not named in ``changes`` are derived again from the new fields: head_dim = hidden / heads,
         kv_heads = heads, qk_nope_head_dim and v_head_dim = head_dim. (``dataclasses.replace`` copies them as stored,

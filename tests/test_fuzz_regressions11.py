@@ -176,3 +176,64 @@ def test_the_widget_slider_shows_the_learners_value() -> None:
     labels = [label for label, _ in control.options]
     assert control.label == "25.001" and control.value == 25.001
     assert len(labels) == len(set(labels))
+
+
+# --------------------------------------------------------------------------- keywords refused in the learner's language
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_self_as_a_keyword_is_an_unknown_argument(lang: str) -> None:
+    """Before: Python's English "ModelSpec.__init__() got multiple values for argument 'self'" (the checking
+    ``__init__`` and ``ModelSpec.replace`` took ``self`` by keyword too); ``PlanResult.find`` the same."""
+    import coursekit
+    from coursekit.planner import WorkloadSpec, plan
+
+    before = coursekit.get_language()
+    coursekit.set_language(lang)
+    try:
+        made = _refusal(lambda: ModelSpec(**SHAPE, self=1), TypeError)
+        replaced = _refusal(lambda: ModelSpec(**SHAPE).replace(self=1), TypeError)
+        result = plan(MODELS["gpt2-small"], CLUSTERS["a100-8"], WorkloadSpec(global_batch=16))
+        found = _refusal(lambda: result.find(self=1), ValueError)
+    finally:
+        coursekit.set_language(before)
+    for message in (made, replaced):
+        assert message.startswith("ModelSpec ") and "'self'" in message and "name, layers" in message
+    assert found.startswith("degrees = {'self': 1}")
+    for message in (made, replaced, found):
+        assert "multiple values" not in message and bool(CJK.search(message)) == (lang == "zh")
+
+
+@pytest.mark.parametrize(
+    ("strategy", "params", "named"),
+    [
+        ("dp", {"num_params": 1e9, "dp": 2, "degree": 2}, ("dp_traffic", "'degree'", "num_params, dp, grad_bytes")),
+        ("tp", {"num_params": 1e9, "dp": 2}, ("tp_traffic", "'num_params'", "seq_len, micro_batch, hidden")),
+        ("dp", {"dp": 2}, ("dp_traffic", "num_params", "num_params, dp")),  # a required one left out
+        ("replica", {"replica": 2}, ("replica_traffic", "'replica'", "replicas")),
+    ],
+)
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_strategy_traffic_names_a_wrong_keyword_in_the_learners_language(
+    strategy: str, params: dict[str, Any], named: tuple[str, ...], lang: str
+) -> None:
+    """Before: Python's English "dp_traffic() got an unexpected keyword argument 'degree'" (or "missing 1 required
+    keyword-only argument") from the function strategy_traffic passes its keywords on to."""
+    import coursekit
+    from coursekit.communication import strategy_traffic
+
+    before = coursekit.get_language()
+    coursekit.set_language(lang)
+    try:
+        message = _refusal(lambda: strategy_traffic(strategy, **params), TypeError)
+    finally:
+        coursekit.set_language(before)
+    assert message.startswith(named[0] + " ") and all(part in message for part in named)
+    assert "unexpected keyword" not in message and bool(CJK.search(message)) == (lang == "zh")
+
+
+def test_strategy_traffic_still_passes_right_keywords_on() -> None:
+    from coursekit.communication import dp_traffic, strategy_traffic
+
+    assert strategy_traffic("dp", num_params=1e9, dp=2) == dp_traffic(num_params=1e9, dp=2)
+    assert strategy_traffic("replica") == ()
