@@ -237,3 +237,31 @@ def test_strategy_traffic_still_passes_right_keywords_on() -> None:
 
     assert strategy_traffic("dp", num_params=1e9, dp=2) == dp_traffic(num_params=1e9, dp=2)
     assert strategy_traffic("replica") == ()
+
+
+# --------------------------------------------------------------------------- a note says what the estimate counts
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_chunks_beside_a_window_are_noted_as_not_counted(lang: str) -> None:
+    """Before: a config with both ``sliding_window`` and ``attention_chunk_size`` became a spec with the window only
+    (a spec has one or the other), while its notes said of the chunks "Counted: those layers' attention FLOPs cover
+    only the query-key pairs inside a chunk; in serving their KV cache holds at most 512 tokens per request"."""
+    from coursekit.model_config import config_notes
+
+    config = {**SCOUT, "sliding_window": 4096, "attention_chunk_size": 512}
+    spec = ModelSpec.from_config(config)
+    assert (spec.window_tokens, spec.window_layers, spec.chunk_tokens, spec.chunk_layers) == (4096, 48, None, 0)
+    notes = [note.render(lang) for note in config_notes(config)]
+    chunk_notes = [note for note in notes if "attention_chunk_size=512" in note]
+    assert len(chunk_notes) == 1
+    assert ("未计入" if lang == "zh" else "not counted") in chunk_notes[0] and "sliding_window=4096" in chunk_notes[0]
+    assert not any("512 tokens per request" in note or "512 个 token" in note for note in notes)
+    assert any("sliding_window=4096" in note and ("Counted" in note or "已计入" in note) for note in notes)
+
+
+def test_chunks_alone_are_still_noted_as_counted() -> None:
+    from coursekit.model_config import config_notes
+
+    notes = [note.render("en") for note in config_notes({**SCOUT, "attention_chunk_size": 512})]
+    assert any(note.startswith("attention_chunk_size=512 on 36 of 48 layers") and "Counted" in note for note in notes)
