@@ -265,3 +265,28 @@ def test_chunks_alone_are_still_noted_as_counted() -> None:
 
     notes = [note.render("en") for note in config_notes({**SCOUT, "attention_chunk_size": 512})]
     assert any(note.startswith("attention_chunk_size=512 on 36 of 48 layers") and "Counted" in note for note in notes)
+
+
+@pytest.mark.parametrize("factory", ["stepper", "dropdown", "slider", "checkbox", "number_stepper"])
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_control_key_that_is_not_a_string_is_refused_by_name(factory: str, lang: str) -> None:
+    """Before: AttributeError "'NoneType' object has no attribute 'rsplit'" (the argument's name was cut from the
+    key before the key was checked)."""
+    pytest.importorskip("ipywidgets")
+    import coursekit
+    import coursekit.widgets as widgets
+
+    calls = {
+        "stepper": lambda: widgets.stepper(None, [1, 2]),  # type: ignore[arg-type]
+        "dropdown": lambda: widgets.dropdown(None, [1, 2]),  # type: ignore[arg-type]
+        "slider": lambda: widgets.slider(None, value=1, min=0, max=2, step=1),  # type: ignore[arg-type]
+        "checkbox": lambda: widgets.checkbox(None),  # type: ignore[arg-type]
+        "number_stepper": lambda: widgets.number_stepper(None, "x", 1.0, (1.0,)),  # type: ignore[arg-type]
+    }
+    before = coursekit.get_language()
+    coursekit.set_language(lang)
+    try:
+        message = _refusal(calls[factory], TypeError)
+    finally:
+        coursekit.set_language(before)
+    assert message.startswith("key = None") and bool(CJK.search(message)) == (lang == "zh")

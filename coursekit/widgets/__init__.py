@@ -514,7 +514,10 @@ def _label(key: str) -> str:
 
 
 def _argument(key: str, argument: str | None) -> str:
-    return argument if argument is not None else key.rsplit(".", 1)[-1]
+    if argument is not None:
+        return argument
+    _label(key)  # a key that is not a str (key=None) or no catalog entry is refused by name, before it is split
+    return key.rsplit(".", 1)[-1]
 
 
 def check_in_range(name: str, value: Any, low: float, high: float, integral: bool) -> Any:
