@@ -290,3 +290,24 @@ def test_a_control_key_that_is_not_a_string_is_refused_by_name(factory: str, lan
     finally:
         coursekit.set_language(before)
     assert message.startswith("key = None") and bool(CJK.search(message)) == (lang == "zh")
+
+
+# --------------------------------------------------------------------------- a bound that comes from another argument
+
+
+@pytest.mark.parametrize(("tokens", "requests", "limit"), [(0, 2, 1), (5, 6, 5)])
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_too_many_requests_for_the_tokens_names_tokens(tokens: int, requests: int, limit: int, lang: str) -> None:
+    """Before: "requests = 2: must be <= 1." with nothing saying the 1 is the cached tokens (each request holds at
+    least one of them)."""
+    import coursekit
+    from coursekit.serving import kv_cache_bytes
+
+    before = coursekit.get_language()
+    coursekit.set_language(lang)
+    try:
+        message = _refusal(lambda: kv_cache_bytes(MODELS["llama3-8b"], tokens=tokens, requests=requests), ValueError)
+    finally:
+        coursekit.set_language(before)
+    assert message.startswith(f"requests = {requests}") and f"<= {limit}" in message and f"tokens = {tokens}" in message
+    assert bool(CJK.search(message)) == (lang == "zh")
