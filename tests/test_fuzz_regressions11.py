@@ -311,3 +311,26 @@ def test_too_many_requests_for_the_tokens_names_tokens(tokens: int, requests: in
         coursekit.set_language(before)
     assert message.startswith(f"requests = {requests}") and f"<= {limit}" in message and f"tokens = {tokens}" in message
     assert bool(CJK.search(message)) == (lang == "zh")
+
+
+# --------------------------------------------------------------------------- a degree is an int
+
+
+@pytest.mark.parametrize(
+    ("degrees", "error", "start"),
+    [
+        ({"tp": True}, TypeError, "tp = True"),
+        ({"tp": 2.0}, TypeError, "tp = 2.0"),
+        ({"tp": 2, "pp": True}, TypeError, "pp = True"),
+        ({"tp": "2"}, TypeError, "tp = '2'"),
+        ({"tp": 0}, ValueError, "tp = 0"),
+    ],
+)
+def test_a_serving_plan_looks_layouts_up_by_int_degrees(degrees: dict[str, Any], error: type, start: str) -> None:
+    """Before: ``candidate(tp=True)`` returned the tp=1 layout and ``candidate(tp=2.0)`` the tp=2 one (True == 1,
+    2.0 == 2); "2" was "(tp, pp) = ('2', 1): must be one of ..."."""
+    result = plan_serving(
+        MODELS["llama3-8b"], CLUSTERS["h100-8"], ServingWorkload(prompt_tokens=128, output_tokens=16, concurrency=8)
+    )
+    assert _refusal(lambda: result.candidate(**degrees), error).startswith(start)
+    assert (result.candidate(tp=2).tp, result.candidate(tp=2, pp=2).pp) == (2, 2)

@@ -493,6 +493,7 @@ class ServingPlanResult:
 
     def candidate(self, *, tp: int, pp: int = 1) -> ServingCandidate:
         """The layout with these degrees (replicas follow from the cluster)."""
+        tp, pp = check_int("tp", tp, ge=1), check_int("pp", pp, ge=1)  # True is no degree, though True == 1
         for c in self.candidates:
             if c.tp == tp and c.pp == pp:
                 return c
