@@ -334,3 +334,25 @@ def test_a_serving_plan_looks_layouts_up_by_int_degrees(degrees: dict[str, Any],
     )
     assert _refusal(lambda: result.candidate(**degrees), error).startswith(start)
     assert (result.candidate(tp=2).tp, result.candidate(tp=2, pp=2).pp) == (2, 2)
+
+
+# --------------------------------------------------------------------------- the FP8 line names the weights it serves
+
+
+@pytest.mark.parametrize(("weight_bytes", "label"), [(1.0, "W8A8"), (0.5, "W4A8"), (0.25, "W2A8")])
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_fp8_line_names_the_weight_width_it_serves(weight_bytes: float, label: str, lang: str) -> None:
+    """Before: "FP8 (W8A8): 0.5-byte weights" — W8A8 means 8-bit weights, and --weight-bytes 0.5 (4-bit weights, the
+    help's own example) serves W4A8: 8 bits per byte times the bytes per weight, activations in FP8."""
+    workload = ServingWorkload(
+        prompt_tokens=128, output_tokens=16, concurrency=8, precision="fp8", weight_bytes=weight_bytes
+    )
+    import coursekit
+
+    before = coursekit.get_language()
+    coursekit.set_language(lang)
+    try:
+        line = plan_serving(MODELS["llama3-8b"], CLUSTERS["h100-8"], workload).report(top=0).splitlines()[1]
+    finally:
+        coursekit.set_language(before)
+    assert line.startswith(f"FP8 ({label})") and f"{weight_bytes:g}" in line
