@@ -22,7 +22,7 @@ import inspect
 import math
 import numbers
 import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, ParamSpec, TypeVar
 
 from .i18n import register, shown_repr, tr
@@ -327,6 +327,48 @@ _PUBLIC_FIELDS: dict[type, tuple[str, ...]] = {}
 _T = TypeVar("_T")
 
 
+def check_keywords(
+    label: str,
+    kwargs: Mapping[str, Any],
+    names: Sequence[str],
+    required: Iterable[str] = (),
+    *,
+    given: Iterable[str] = (),
+    hint: str | None = None,
+) -> None:
+    """Refuse, in the learner's language, a keyword argument of ``label`` (a class or a function) that is not one of
+    ``names``, then a ``required`` one that is neither in ``kwargs`` nor in ``given`` (those given by position): the
+    ``TypeError`` names the argument and lists the ones ``label`` takes. ``hint`` (a catalog key) adds a sentence to
+    the unknown-keyword message. :func:`learner_arguments` and the functions that pass keywords on check with it.
+
+    >>> check_keywords("dp_traffic", {"num_params": 1e9, "degree": 2}, ("num_params", "dp"), ("num_params", "dp"))
+    Traceback (most recent call last):
+    ...
+    TypeError: dp_traffic has no argument 'degree': its arguments are num_params, dp.
+    """
+    for name in kwargs:
+        if name not in names:
+            extra = tr("validate.then_hint", hint=tr(hint)) if hint is not None else ""
+            raise TypeError(tr("validate.unknown_argument", cls=label, name=name, names=", ".join(names), hint=extra))
+    listed = tuple(required)
+    for name in listed:
+        if name not in kwargs and name not in given:
+            raise TypeError(tr("validate.missing_argument", cls=label, name=name, required=", ".join(listed)))
+
+
+@functools.cache
+def keyword_parameters(func: Callable[..., Any]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(every parameter, the required ones) of ``func``, for :func:`check_keywords` before ``func(**kwargs)``.
+
+    >>> def traffic(*, num_params, dp, grad_bytes=2): ...
+    >>> keyword_parameters(traffic)
+    (('num_params', 'dp', 'grad_bytes'), ('num_params', 'dp'))
+    """
+    parameters = inspect.signature(func).parameters
+    required = tuple(name for name, p in parameters.items() if p.default is inspect.Parameter.empty)
+    return tuple(parameters), required
+
+
 def learner_arguments(hint: str | None = None) -> Callable[[type[_T]], type[_T]]:
     """Class decorator for a dataclass a learner constructs: the argument errors Python's generated ``__init__``
     raises (an unknown keyword, a required field left out, too many positional arguments, one given twice) become
@@ -356,13 +398,12 @@ def learner_arguments(hint: str | None = None) -> Callable[[type[_T]], type[_T]]
         init = cls.__init__
         taken = [f for f in dataclasses.fields(cls) if f.init]  # type: ignore[arg-type]
         names = [f.name for f in taken]
-        known = frozenset(names)
         required = [
             f.name for f in taken if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
         ]
 
         @functools.wraps(init)
-        def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        def __init__(self: Any, /, *args: Any, **kwargs: Any) -> None:  # self positional-only: self=1 is unknown
             label = cls.__name__
             if len(args) > len(names):
                 raise TypeError(
@@ -374,19 +415,11 @@ def learner_arguments(hint: str | None = None) -> Callable[[type[_T]], type[_T]]
                         count=len(args),
                     )
                 )
-            for name in kwargs:
-                if name not in known:
-                    extra = tr("validate.then_hint", hint=tr(hint)) if hint is not None else ""
-                    raise TypeError(
-                        tr("validate.unknown_argument", cls=label, name=name, names=", ".join(names), hint=extra)
-                    )
             by_position = names[: len(args)]
             for name in by_position:
                 if name in kwargs:
                     raise TypeError(tr("validate.argument_twice", cls=label, name=name))
-            for name in required:
-                if name not in kwargs and name not in by_position:
-                    raise TypeError(tr("validate.missing_argument", cls=label, name=name, required=", ".join(required)))
+            check_keywords(label, kwargs, names, required, given=by_position, hint=hint)
             init(self, *args, **kwargs)
 
         setattr(cls, "__init__", __init__)  # noqa: B010 (mypy refuses assigning a method)

@@ -246,6 +246,13 @@ register(
             "passes every layer's K/V as for full attention), and without flash attention the score memory "
             "(counted over the whole sequence).",
         },
+        # a config with both a window and chunks: the spec keeps the window (ModelSpec takes one of them)
+        "config.note_chunks_beside_window": {
+            "zh": "{key}={value}：未计入。这份配置同时给了滑动窗口 (sliding_window={window})，而这里的模型只能有其中"
+            "一种，估算按滑动窗口计，分块注意力的块不计。",
+            "en": "{key}={value}: not counted. The config also sets a sliding window (sliding_window={window}), and a "
+            "model here has one or the other: the estimate counts the window, not the chunks.",
+        },
         "config.no_rope_layers": {
             "zh": "模型配置的 'no_rope_layers' = {value}：必须是由 0 和 1 组成的列表，每层至少一项（共 {layers} 层），"
             "1 表示该层用旋转位置编码、做分块注意力。",
@@ -604,7 +611,9 @@ def _check_window_keys(config: Mapping[str, Any], model_type: str, layers: int) 
     window, as engines write it); and while a window is on, ``max_window_layers`` (Qwen2-style configs) an integer
     >= 0, ``sliding_window_pattern`` an integer >= 1, ``layer_types`` a list of strings, one per layer."""
     window = config.get("sliding_window")
-    if not _bool(config, "use_sliding_window", model_type not in OPT_IN_WINDOW_TYPES) or window in (None, False):
+    if not _bool(config, "use_sliding_window", model_type not in OPT_IN_WINDOW_TYPES):
+        return
+    if window is None or window is False:  # identity, not ==: 0.0 equals False but is no integer (refused below)
         return
     if isinstance(window, bool) or not isinstance(window, numbers.Integral):
         raise ValueError(tr("config.int", key="sliding_window", value=window, low=1))
@@ -626,7 +635,7 @@ def _check_chunk_keys(config: Mapping[str, Any], layers: int) -> None:
     false, 0 or below: no chunks); and while chunks are on, ``no_rope_layers`` a list of 0/1 marks covering every
     layer (transformers: at least one per layer), ``layer_types`` a list of strings, one per layer."""
     chunk = config.get("attention_chunk_size")
-    if chunk in (None, False):
+    if chunk is None or chunk is False:  # identity, not ==: 0.0 equals False but is no integer
         return
     if isinstance(chunk, bool) or not isinstance(chunk, numbers.Integral):
         raise ValueError(tr("config.int", key="attention_chunk_size", value=chunk, low=1))
@@ -685,7 +694,10 @@ def _attention_span_notes(config: Mapping[str, Any], model_type: str) -> list[Te
         notes.append(_note("config.note_window", key="sliding_window", value=window[0], count=window[1],
                            layers=layers, which=which))  # fmt: skip
     chunk = _chunked_attention(config, model_type, layers, length)
-    if chunk is not None:
+    if chunk is not None and window is not None:  # as ModelSpec.from_config reads it: the window, not the chunks
+        notes.append(_note("config.note_chunks_beside_window", key="attention_chunk_size", value=chunk[0],
+                           window=window[0]))  # fmt: skip
+    elif chunk is not None:
         which = _windowed_layers(config, model_type, layers, "chunked_attention")[1]
         notes.append(_note("config.note_chunked", key="attention_chunk_size", value=chunk[0], count=chunk[1],
                            layers=layers, which=which))  # fmt: skip
@@ -819,7 +831,8 @@ def model_fields_from_config(config: Mapping[str, Any], name: str | None = None)
         fields["window_tokens"], fields["window_layers"] = window
     _check_chunk_keys(config, layers)
     chunk = _chunked_attention(config, model_type, layers, fields["seq_len"])
-    if chunk is not None and window is None:  # a config with both keeps the window (the spec takes one of them)
+    if chunk is not None and window is None:  # a config with both keeps the window (the spec takes one of them;
+        # its note, config.note_chunks_beside_window, says the chunks are not counted)
         fields["chunk_tokens"], fields["chunk_layers"] = chunk
     if config.get("kv_lora_rank") is not None:
         fields["kv_lora_rank"] = _int("kv_lora_rank", config["kv_lora_rank"])

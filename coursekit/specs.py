@@ -985,8 +985,8 @@ class ModelSpec:
         for kind in ("window", "chunk"):
             tokens, layers = getattr(raw, f"{kind}_tokens"), getattr(raw, f"{kind}_layers")
             if tokens is None:
-                if layers != 0:
-                    check_int(f"{kind}_layers", layers, ge=0, le=raw.layers)
+                # an int first (False, 0.0 or -0.0 equal 0 but are no layer count), then the pair rule
+                if check_int(f"{kind}_layers", layers, ge=0, le=raw.layers) != 0:
                     raise ValueError(tr(f"planner.{kind}_pair", tokens=None, layers=layers, total=raw.layers))
                 continue
             check_int(f"{kind}_tokens", tokens, ge=1, le=MAX_SEQ_LEN)
@@ -1019,7 +1019,7 @@ class ModelSpec:
             if not mla and value != self.head_dim:  # a copy made by dataclasses.replace carries the resolved head_dim
                 raise ValueError(tr("planner.mla_only", name=attr, value=value))
 
-    def replace(self, **changes: Any) -> ModelSpec:
+    def replace(self, /, **changes: Any) -> ModelSpec:
         """A copy with ``changes``, as :func:`dataclasses.replace` makes it, except that the widths at their derived
         value and not named in ``changes`` are derived again from the new fields: head_dim = hidden / heads,
         kv_heads = heads, qk_nope_head_dim and v_head_dim = head_dim. (``dataclasses.replace`` copies them as stored,

@@ -17,8 +17,10 @@ from .._validate import (
     check_divides,
     check_int,
     check_items,
+    check_keywords,
     check_number,
     finite_result,
+    keyword_parameters,
 )
 from ..i18n import Text, register, tr
 from .collectives import BUS_BANDWIDTH_KINDS, CollectiveCost, _collective_cost, _collective_time_s
@@ -879,8 +881,9 @@ def strategy_traffic(strategy: str, **params: Any) -> tuple[TrafficEntry, ...]:
 
     Taught in: lesson 2 (Q2 communication).
     """
-    name = check_choice("strategy", strategy, STRATEGIES)
-    return _TRAFFIC_FUNCTIONS[name](**params)
+    function = _TRAFFIC_FUNCTIONS[check_choice("strategy", strategy, STRATEGIES)]
+    check_keywords(function.__name__, params, *keyword_parameters(function))  # not Python's English TypeError
+    return function(**params)
 
 
 @dataclass(frozen=True)

@@ -1119,7 +1119,7 @@ class PlanResult:
         """Up to ``limit`` rejected candidates (failing ``code``, if given), in space order."""
         return [self._candidate(i) for i in self.rejected_indices(code)[: check_int("limit", limit, ge=0)]]
 
-    def find(self, **degrees: Any) -> list[int]:
+    def find(self, /, **degrees: Any) -> list[int]:
         """Indices of the candidates whose degrees equal the given ones (keys of :data:`DEGREE_KEYS`)."""
         import numpy as np
 

@@ -37,6 +37,12 @@ register(
             "en": "tp = {tp!r}: must divide heads = {heads!r}, the attention heads of {model} (each rank needs whole "
             "heads; the planner's shape gate refuses such a TP too).",
         },
+        "serving.requests_tokens": {
+            "zh": "requests = {requests!r}：必须 <= {limit}（tokens = {tokens!r}：每个请求至少缓存一个 token；"
+            "没有缓存 token 时为 1）。",
+            "en": "requests = {requests!r}: must be <= {limit} (tokens = {tokens!r}: each request holds at least one "
+            "of the cached tokens; 1 when none are cached).",
+        },
     }
 )
 
@@ -143,7 +149,9 @@ def kv_cache_bytes(
     _check_kv_split(tp, model.kv_heads)  # the cache needs only the KV heads split or copied whole
     pp = check_int("pp", pp, ge=1, le=model.layers)
     kv_bytes = check_int("kv_bytes", kv_bytes, ge=1, le=MAX_ELEMENT_BYTES)
-    requests = check_int("requests", requests, ge=1, le=max(tokens, 1))
+    requests = check_int("requests", requests, ge=1)
+    if requests > max(tokens, 1):
+        raise ValueError(tr("serving.requests_tokens", requests=requests, limit=max(tokens, 1), tokens=tokens))
     return int(_kv_bytes(model, tokens, tp, pp, kv_bytes, requests))
 
 

@@ -104,10 +104,11 @@ register(
             "{output} output tokens",
         },
         "serving.fp8_line": {
-            "zh": "FP8 (W8A8)：权重每个 {weight_bytes:g} 字节，线性层的矩阵乘按每设备 FP8 峰值 {fp8:.0f} TFLOP/s "
-            "计，注意力按 bf16 峰值 {bf16:.0f} TFLOP/s 计（屋顶线下界：不扣训练校准出的 FP8 加速折扣）",
-            "en": "FP8 (W8A8): {weight_bytes:g}-byte weights, the linear layers' matmuls at the FP8 peak of "
-            "{fp8:.0f} TFLOP/s a device, attention at the bf16 peak of {bf16:.0f} TFLOP/s (a roofline lower bound: "
+            "zh": "FP8 (W{weight_bits:g}A8)：权重每个 {weight_bytes:g} 字节，线性层的矩阵乘按每设备 FP8 峰值 "
+            "{fp8:.0f} TFLOP/s 计，注意力按 bf16 峰值 {bf16:.0f} TFLOP/s 计"
+            "（屋顶线下界：不扣训练校准出的 FP8 加速折扣）",
+            "en": "FP8 (W{weight_bits:g}A8): {weight_bytes:g}-byte weights, the linear layers' matmuls at the FP8 peak "
+            "of {fp8:.0f} TFLOP/s a device, attention at the bf16 peak of {bf16:.0f} TFLOP/s (a roofline lower bound: "
             "training's calibrated discount on the FP8 speed-up is not applied)",
         },
         "serving.load_concurrency": {"zh": "{concurrency} 个并发请求", "en": "{concurrency} concurrent requests"},
@@ -278,7 +279,8 @@ def _sustains(estimate: ServingEstimate, rate: float) -> bool:
     """
     output = estimate.output_tokens
     latency = estimate.time_to_first_token_s + output * estimate.time_per_output_token_s
-    return max(1, math.ceil(rate * latency)) <= estimate.batch and rate <= estimate.tokens_per_s / output
+    # ceil(rate · latency) <= batch, an integer >= 1, is rate · latency <= batch: no ceil of an overflowed infinity
+    return rate * latency <= estimate.batch and rate <= estimate.tokens_per_s / output
 
 
 def _first(low: int, high: int, holds: Callable[[int], bool]) -> int | None:
@@ -492,6 +494,7 @@ class ServingPlanResult:
 
     def candidate(self, *, tp: int, pp: int = 1) -> ServingCandidate:
         """The layout with these degrees (replicas follow from the cluster)."""
+        tp, pp = check_int("tp", tp, ge=1), check_int("pp", pp, ge=1)  # True is no degree, though True == 1
         for c in self.candidates:
             if c.tp == tp and c.pp == pp:
                 return c
@@ -528,6 +531,7 @@ class ServingPlanResult:
             tr(
                 "serving.fp8_line",
                 weight_bytes=self.workload.weight_bytes,
+                weight_bits=8 * self.workload.weight_bytes,  # W8A8 at 1 byte, W4A8 at 0.5 (--weight-bytes)
                 fp8=fp8 / 1e12,
                 bf16=self.cluster.peak_flops / 1e12,
             )

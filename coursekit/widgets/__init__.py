@@ -77,7 +77,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from .. import i18n
-from .._validate import check_bool, check_int, check_number, is_bool
+from .._validate import check_bool, check_int, check_number, check_sequence, is_bool
 from ..figure_alt import describe_figure
 from ..i18n import Text, register, shown_repr, tr
 from ..plotting import (
@@ -514,7 +514,10 @@ def _label(key: str) -> str:
 
 
 def _argument(key: str, argument: str | None) -> str:
-    return argument if argument is not None else key.rsplit(".", 1)[-1]
+    if argument is not None:
+        return argument
+    _label(key)  # a key that is not a str (key=None) or no catalog entry is refused by name, before it is split
+    return key.rsplit(".", 1)[-1]
 
 
 def check_in_range(name: str, value: Any, low: float, high: float, integral: bool) -> Any:
@@ -688,15 +691,19 @@ def dropdown(
 def number_stops(
     argument: str, value: float, stops: Sequence[float], *, ge: float | None = None, gt: float | None = None
 ) -> list[tuple[str, float]]:
-    """Options for a :func:`stepper` over numbers: ``stops`` and ``value``, sorted, each labelled with up to four
-    significant digits.
+    """Options for a :func:`stepper` over numbers: ``stops`` and ``value``, sorted, each labelled with four
+    significant digits, or as many more as it takes to read differently from its neighbours (two stops both
+    labelled "25" would hide which one is chosen, and a value of 25.001 is not 25).
 
     A slider whose step is fine enough to reach every value a lesson names takes hundreds of arrow presses to cross
     its range; a few stops a press apart reach the lesson's values at once. ``value`` (checked as a real number with
-    the bounds ``ge`` / ``gt``, naming ``argument``) becomes a stop if it is not one.
+    the bounds ``ge`` / ``gt``, naming ``argument``) becomes a stop if it is not one; ``stops`` is a list or tuple
+    of real numbers within the same bounds.
 
     >>> number_stops("latency_us", 3.4, (0.0, 1.0, 5.0), ge=0)
     [('0', 0.0), ('1', 1.0), ('3.4', 3.4), ('5', 5.0)]
+    >>> number_stops("bandwidth_gib_s", 25.001, (10.0, 25.0, 50.0), gt=0)
+    [('10', 10.0), ('25', 25.0), ('25.001', 25.001), ('50', 50.0)]
     >>> number_stops("latency_us", -1, (0.0, 1.0), ge=0)
     Traceback (most recent call last):
     ...
@@ -704,7 +711,20 @@ def number_stops(
     """
     bounds = {key: bound for key, bound in (("ge", ge), ("gt", gt)) if bound is not None}
     chosen = float(check_number(argument, value, **bounds))
-    return [(f"{stop:.4g}", stop) for stop in sorted({*(float(stop) for stop in stops), chosen})]
+    given = check_sequence("stops", stops)
+    values = sorted({*(check_number(f"stops[{index}]", stop, **bounds) for index, stop in enumerate(given)), chosen})
+    return [(_stop_label(values, index), stop) for index, stop in enumerate(values)]
+
+
+def _stop_label(values: Sequence[float], index: int) -> str:
+    """``values[index]`` (``values`` sorted, distinct) with four significant digits, or the fewest more that read
+    differently from both its neighbours' at as many digits (17 tell any two floats apart)."""
+    value, neighbours = values[index], [*values[max(index - 1, 0) : index], *values[index + 1 : index + 2]]
+    for digits in range(4, 17):
+        label = f"{value:.{digits}g}"
+        if all(f"{other:.{digits}g}" != label for other in neighbours):
+            return label
+    return f"{value:.17g}"
 
 
 def number_stepper(

@@ -244,7 +244,14 @@ BASELINES: dict[str, Callable[[], dict[str, Any]]] = {
     },
     # serving
     "kv_heads_per_rank": lambda: {"kv_heads": 8, "tp": 4},
-    "kv_cache_bytes": lambda: {"model": coursekit.MODELS["llama3-8b"], "tokens": 2048, "tp": 2, "pp": 2, "kv_bytes": 2},
+    "kv_cache_bytes": lambda: {
+        "model": coursekit.MODELS["llama3-8b"],
+        "tokens": 2048,
+        "tp": 2,
+        "pp": 2,
+        "kv_bytes": 2,
+        "requests": 2,
+    },
     "serving_memory_ledger": lambda: {
         "model": coursekit.MODELS["llama3-8b"],
         "cluster": coursekit.CLUSTERS["h100-8"],
@@ -271,8 +278,9 @@ BASELINES: dict[str, Callable[[], dict[str, Any]]] = {
         "batch": 16,
         "prompt_tokens": 1024,
         "output_tokens": 128,
-        "weight_bytes": 2.0,
+        "weight_bytes": 1.0,
         "kv_bytes": 2,
+        "precision": "fp8",
     },
     "littles_law_concurrency": lambda: {"request_rate_per_s": 10.0, "latency_s": 3.2},
     "plan_serving": lambda: {
