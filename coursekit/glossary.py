@@ -693,6 +693,17 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         ),
     ),
     _e(
+        Text(zh="张量核心", en="tensor core"),
+        "",
+        Text(
+            zh="GPU 上专做小块矩阵乘的单元；数据手册按精度分别给出它的峰值算力。A100 的张量核心支持 TF32、BF16、"
+            "FP16、INT8、INT4，没有 FP8；H100 加了 FP8，峰值是 bf16 的两倍。",
+            en="The units of a GPU that do small matrix multiplications; the datasheet gives their peak FLOP/s for "
+            "each precision. A100's tensor cores take TF32, BF16, FP16, INT8 and INT4, not FP8; H100 adds FP8, at "
+            "twice bf16's peak.",
+        ),
+    ),
+    _e(
         Text(zh="节点", en="node"),
         "",
         Text(
@@ -944,6 +955,19 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
             zh="解码阶段相邻两个输出 token 之间的时间，即一个解码步的时间；它的下限是每 GPU 的权重字节数除以显存带宽。",
             en="Time between two output tokens during decode, i.e. one decode step; it is never below the weight "
             "bytes per GPU divided by the memory bandwidth.",
+        ),
+    ),
+    _e(
+        Text(zh="8 位权重与激活", en="8-bit weights and activations"),
+        "W8A8",
+        Text(
+            zh="FP8 服务的常见做法（vLLM、TensorRT-LLM 的 FP8 模型）：权重和线性层的输入都是 FP8，每个权重 1 字节，"
+            "解码读权重的下限减半，线性层的矩阵乘按 FP8 峰值算；注意力与 KV 缓存可以仍是 16 位。"
+            "量化对输出质量的影响要靠评测来看。",
+            en="A common way to serve in FP8 (vLLM's and TensorRT-LLM's FP8 models): the weights and the linear "
+            "layers' inputs are FP8, 1 byte a weight, so decode's weight floor halves and the linear layers' matmuls "
+            "run at the FP8 peak; attention and the KV cache may stay 16-bit. What quantisation does to the output's "
+            "quality is for an evaluation to show.",
         ),
     ),
     _e(

@@ -28,6 +28,7 @@ from coursekit.units import GB_BYTES, GIB_BYTES, bytes_to_gib
 from coursekit.widgets import significant
 from coursekit.widgets.pipeline import PipelineWidget
 from coursekit.widgets.scaling import ScalingWidget
+from coursekit.widgets.serving import ServingWidget
 from coursekit.widgets.workbench import WorkbenchWidget
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -203,6 +204,25 @@ def _workbench_demo() -> list[str]:
     return shown
 
 
+def _serving_demo() -> list[str]:
+    """Step 5 of lesson 10's demo (steps 1 to 4 are checked by their own tests): the defaults, then FP8, then A100."""
+    w = ServingWidget()
+
+    def times() -> list[str]:
+        est = w.result.estimate
+        return [f"**{est.time_to_first_token_s * 1e3:.0f} ms**", f"**{est.time_per_output_token_s * 1e3:.1f} ms**"]
+
+    bf16, weights = times(), w.result.ledger.weights_gib
+    _set(w, precision="fp8")
+    fp8 = times()
+    shown = [bf16[0], fp8[0], bf16[1], fp8[1], f"**{weights:.1f}**", f"**{w.result.ledger.weights_gib:.1f}**"]
+    cluster = w.result.cluster
+    shown += [f"{cluster.peak_flops_fp8 / 1e12:.0f} TFLOP/s", f"{cluster.peak_flops / 1e12:.0f} TFLOP/s"]
+    _set(w, gpu="a100-8")
+    assert w.status == "invalid" and "FP8" in w.message and "a100-8" in w.message
+    return shown
+
+
 def _in_order(text: str, quoted: list[str]) -> list[str]:
     """The items of ``quoted`` not found in ``text`` after the one before them."""
     missing, at = [], 0
@@ -222,6 +242,7 @@ def _in_order(text: str, quoted: list[str]) -> list[str]:
         ("06_pipeline_scaling", "PipelineWidget", _pipeline_demo),
         ("06_pipeline_scaling", "ScalingWidget", _scaling_demo),
         ("09_workbench", "WorkbenchWidget", _workbench_demo),
+        ("10_serving", "ServingWidget", _serving_demo),
     ],
 )
 def test_live_demo_steps_done_in_order_show_what_the_guide_says(lang: str, stem: str, heading: str, demo) -> None:  # type: ignore[no-untyped-def]

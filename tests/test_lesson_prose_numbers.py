@@ -14,6 +14,7 @@ import pytest
 
 import coursekit
 import coursekit.matrix
+from tests.serving_default import library_estimate
 
 SRC = Path(__file__).resolve().parents[1] / "notebooks" / "src"
 
@@ -103,6 +104,21 @@ PROSE: list[tuple[str, str, Callable[[], str]]] = [
         "12.9 billion, not all 46.7 billion",
         lambda: "{:.1f} billion, not all {:.1f} billion".format(*_mixtral(1e9)),
     ),
+    # lesson 10, section 11 and self-check 6: the widget's default layout in BF16 and in FP8 (W8A8)
+    (
+        "10_serving.py",
+        "TTFT 从 66 ms 降到 48 ms，TPOT 从 12.7 ms 降到 10.1 ms",
+        lambda: "TTFT 从 {:.0f} ms 降到 {:.0f} ms，TPOT 从 {:.1f} ms 降到 {:.1f} ms".format(*_serving_fp8_times()),
+    ),
+    (
+        "10_serving.py",
+        "TTFT falls from 66 ms to 48 ms and TPOT from 12.7 ms to 10.1 ms",
+        lambda: "TTFT falls from {:.0f} ms to {:.0f} ms and TPOT from {:.1f} ms to {:.1f} ms".format(
+            *_serving_fp8_times()
+        ),
+    ),
+    ("10_serving.py", "5.27 + 1.70 + 5.75 = 12.72 ms", lambda: _serving_decode_terms("bf16")),
+    ("10_serving.py", "2.63 + 1.70 + 5.75 = 10.08 ms", lambda: _serving_decode_terms("fp8")),
     # lesson 9, section 8: what FP8's casts cost besides the GEMMs, one Llama 3 8B layer at TP 1 on an H100
     ("09_workbench.py", "每个 token 读写 256 KiB", lambda: f"每个 token 读写 {_fp8_cast_kib('delayed'):.0f} KiB"),
     ("09_workbench.py", "当前缩放下 392 KiB", lambda: f"当前缩放下 {_fp8_cast_kib('current'):.0f} KiB"),
@@ -155,6 +171,25 @@ def _llama3_8k_gib(v: int) -> float:
 def _mixtral(unit: float) -> tuple[float, float]:
     mixtral = coursekit.MODELS["mixtral-8x7b"]
     return mixtral.active_params / unit, mixtral.num_params / unit
+
+
+def _serving_fp8_times() -> tuple[float, float, float, float]:
+    bf16, fp8 = library_estimate("bf16"), library_estimate("fp8")
+    return (
+        bf16.time_to_first_token_s * 1e3,
+        fp8.time_to_first_token_s * 1e3,
+        bf16.time_per_output_token_s * 1e3,
+        fp8.time_per_output_token_s * 1e3,
+    )
+
+
+def _serving_decode_terms(precision: str) -> str:
+    """A memory-bound decode step: the weights floor + the KV cache reads + the TP all-reduces = TPOT (ms)."""
+    est = library_estimate(precision)
+    assert est.decode_bound == "memory" and est.pp == 1
+    floor, comm = est.weights_floor_s * 1e3, est.decode_comm_s * 1e3
+    kv = est.decode_memory_s * 1e3 - floor
+    return f"{floor:.2f} + {kv:.2f} + {comm:.2f} = {est.time_per_output_token_s * 1e3:.2f} ms"
 
 
 def _case3() -> coursekit.matrix.PaperCase:

@@ -1,7 +1,9 @@
 """Lesson 10 widget: one serving replica's memory ledger and its latency–throughput curve as the batch grows.
 
 Controls pick a preset model and GPU, the tensor-parallel degree of the replica, the batch (concurrent
-requests on the replica) and the prompt and output lengths. The left panel is the memory ledger of
+requests on the replica), the prompt and output lengths and the precision: BF16, or FP8 (W8A8: 1-byte weights, the
+linear layers' matmuls at the device's FP8 peak, attention at BF16's, as ``serving_estimate(precision="fp8")`` times
+them; a GPU without an FP8 peak refuses it with a message). The left panel is the memory ledger of
 one rank (:func:`coursekit.serving.serving_memory_ledger`); the right panel places every batch of
 :data:`BATCH_OPTIONS` at its time per output token and its throughput per GPU
 (:func:`coursekit.serving.serving_estimate`), so the trade-off reads off one curve: a bigger batch buys
@@ -37,18 +39,23 @@ from ..presets import CLUSTERS, MODELS
 from ..serving import ServingEstimate, ServingLedger
 from ..serving.estimate import _estimate
 from ..serving.kv import _check_specs, _memory_ledger
-from ..specs import DEFAULT_RUNTIME_RESERVE_GIB, ClusterSpec, ModelSpec, type_error
-from ..units import MS_PER_S
+from ..specs import DEFAULT_RUNTIME_RESERVE_GIB, PRECISIONS, ClusterSpec, ModelSpec, type_error
+from ..units import MS_PER_S, TB_BYTES
 from . import LessonWidget, dropdown, slider
+from .roofline import FLOPS_PER_TFLOPS
 
 __all__ = [
     "BATCH_OPTIONS",
     "GPU_OPTIONS",
+    "KV_BYTES",
+    "PRECISION_OPTIONS",
+    "PRECISION_WEIGHT_BYTES",
     "TP_OPTIONS",
     "ServingView",
     "ServingWidget",
     "ledger_sentence",
     "log_axes",
+    "precision_sentence",
     "serving_view",
     "tradeoff_curve",
 ]
@@ -59,6 +66,13 @@ BATCH_OPTIONS: tuple[int, ...] = tuple(2**k for k in range(10))
 TP_OPTIONS: tuple[int, ...] = (1, 2, 4, 8)
 #: GPU presets offered (the cluster presets with GPUs).
 GPU_OPTIONS: tuple[str, ...] = ("h100-8", "a100-8", "pcie-24g-8")
+#: Bytes per weight of each precision offered: BF16's 2; FP8 (W8A8) 1, the largest ``serving_estimate`` takes with
+#: ``precision="fp8"``.
+PRECISION_WEIGHT_BYTES: dict[str, float] = {"bf16": 2.0, "fp8": 1.0}
+#: Precisions offered, as the library names them (:data:`coursekit.specs.PRECISIONS`).
+PRECISION_OPTIONS: tuple[str, ...] = PRECISIONS
+#: Bytes per cached K/V element, at either precision (the KV cache stays BF16, as in the lesson's FP8 comparison).
+KV_BYTES: int = 2
 #: Models offered.
 WIDGET_MODELS: tuple[str, ...] = ("llama3-8b", "llama3-70b", "mixtral-8x7b", "gpt3-175b", "gpt2-small")
 
@@ -72,6 +86,32 @@ register(
         "widgets.serving.batch": {"zh": "每副本并发请求（批）", "en": "requests per replica (batch)"},
         "widgets.serving.prompt_tokens": {"zh": "提示 token 数", "en": "prompt tokens"},
         "widgets.serving.output_tokens": {"zh": "输出 token 数", "en": "output tokens"},
+        "widgets.serving.precision": {"zh": "精度", "en": "precision"},
+        "widgets.serving.precision_bf16": {"zh": "bf16（权重 2 字节）", "en": "bf16 (2-byte weights)"},
+        "widgets.serving.precision_fp8": {"zh": "FP8 W8A8（权重 1 字节）", "en": "FP8 W8A8 (1-byte weights)"},
+        "widgets.serving.peaks_bf16": {
+            "zh": "精度 bf16：权重每个 {weight_bytes:g} 字节，矩阵乘按每设备 bf16 峰值 {bf16:.0f} TFLOP/s 计，"
+            "显存带宽 {hbm:.2f} TB/s；KV 缓存每个元素 {kv_bytes} 字节。",
+            "en": "Precision bf16: {weight_bytes:g}-byte weights, matmuls at the bf16 peak of {bf16:.0f} TFLOP/s a "
+            "device, memory bandwidth {hbm:.2f} TB/s; {kv_bytes}-byte KV cache elements.",
+        },
+        "widgets.serving.peaks_fp8": {
+            "zh": "精度 FP8 (W8A8)：权重每个 {weight_bytes:g} 字节，线性层的矩阵乘按每设备 FP8 峰值 {fp8:.0f} TFLOP/s "
+            "计，注意力仍按 bf16 峰值 {bf16:.0f} TFLOP/s 计，显存带宽 {hbm:.2f} TB/s；KV 缓存仍是每个元素 "
+            "{kv_bytes} 字节。FP8 的数字是屋顶线下界：真实的 FP8 矩阵乘达不到数据手册的峰值，"
+            "量化让输出质量付出多少代价，只有评测才知道。",
+            "en": "Precision FP8 (W8A8): {weight_bytes:g}-byte weights, the linear layers' matmuls at the FP8 peak of "
+            "{fp8:.0f} TFLOP/s a device, attention still at the bf16 peak of {bf16:.0f} TFLOP/s, memory bandwidth "
+            "{hbm:.2f} TB/s; the KV cache keeps {kv_bytes}-byte elements. The FP8 figures are roofline lower bounds"
+            ": real FP8 matmuls fall short of the datasheet's peak, and what quantisation costs in output quality "
+            "only an evaluation tells.",
+        },
+        "widgets.serving.no_fp8": {
+            "zh": "GPU 型号 {gpu} 没有 FP8 张量核心（数据手册上没有 FP8 峰值），FP8 的时间无从估算："
+            "请把“精度”选回 bf16，或选有 FP8 的 GPU（{fp8_gpus}）。",
+            "en": "GPU {gpu} has no FP8 tensor cores (its datasheet gives no FP8 peak), so there is no FP8 time to "
+            "estimate: set the precision back to bf16, or pick a GPU with FP8 ({fp8_gpus}).",
+        },
         "widgets.serving.ledger": {
             "zh": "每 rank：权重 {weights_gib:.1f} + KV 缓存 {kv_gib:.1f} + 工作区与预留 {other_gib:.1f} = "
             "<b>{total_gib:.1f}</b> / {device_gib:.0f} GiB，{verdict}；{capacity}",
@@ -114,13 +154,16 @@ class ServingView:
     """What :class:`ServingWidget` shows: the chosen batch's ledger and estimate, and the curve over batches.
 
     ``curve`` holds ``(batch, tpot_s, tokens_per_s_per_gpu, fits)`` for every batch of :data:`BATCH_OPTIONS`;
-    ``note`` says when a request (prompt plus output) is longer than the model's learned position table.
+    ``note`` says when a request (prompt plus output) is longer than the model's learned position table;
+    ``precision`` is the one everything was computed at, on ``cluster`` (whose peaks the description names).
     """
 
     ledger: ServingLedger
     estimate: ServingEstimate
     curve: tuple[tuple[int, float, float, bool], ...]
     note: Text | None = None  # a request longer than a learned position table (ModelSpec.position_table_note)
+    precision: str = "bf16"
+    cluster: ClusterSpec | None = None
 
 
 def _check_tp(tp: Any) -> int:
@@ -130,12 +173,28 @@ def _check_tp(tp: Any) -> int:
     return value
 
 
-def serving_view(model: str, gpu: str, tp: int, batch: int, prompt_tokens: int, output_tokens: int) -> ServingView:
+def serving_view(
+    model: str,
+    gpu: str,
+    tp: int,
+    batch: int,
+    prompt_tokens: int,
+    output_tokens: int,
+    precision: str = "bf16",
+) -> ServingView:
     """The ledger and estimate of one replica with ``batch`` requests, and the curve over :data:`BATCH_OPTIONS`.
+
+    ``precision`` is ``"bf16"`` or ``"fp8"`` (W8A8: weights of :data:`PRECISION_WEIGHT_BYTES` bytes, timed by
+    :func:`coursekit.serving.serving_estimate` with ``precision="fp8"``); FP8 on a GPU without an FP8 peak is a
+    ``ValueError`` that says so in the learner's language.
 
     >>> v = serving_view("llama3-70b", "h100-8", 8, 64, 2048, 256)
     >>> [fits for *_, fits in v.curve] == sorted((fits for *_, fits in v.curve), reverse=True)
     True
+    >>> serving_view("llama3-70b", "a100-8", 8, 64, 2048, 256, precision="fp8")
+    Traceback (most recent call last):
+    ...
+    ValueError: GPU a100-8 has no FP8 tensor cores (its datasheet gives no FP8 peak), so there is no FP8 time to ...
 
     Taught in: lesson 10 (serving).
     """
@@ -145,21 +204,35 @@ def serving_view(model: str, gpu: str, tp: int, batch: int, prompt_tokens: int, 
     batch = check_int("batch", batch, ge=1)
     prompt = check_int("prompt_tokens", prompt_tokens, ge=1)
     output = check_int("output_tokens", output_tokens, ge=1)
+    precision = check_choice("precision", precision, PRECISION_OPTIONS)
     if spec.heads % tp:
         raise ValueError(tr("serving.reason.tp_heads", tp=tp, heads=spec.heads))
+    if precision == "fp8" and cluster.peak_flops_fp8 is None:
+        fp8_gpus = ", ".join(name for name in GPU_OPTIONS if CLUSTERS[name].peak_flops_fp8 is not None)
+        raise ValueError(tr("widgets.serving.no_fp8", gpu=gpu, fp8_gpus=fp8_gpus))
 
-    curve = _tradeoff_curve(spec, cluster, tp, 1, prompt, output)
-    ledger, estimate = _replica_at(spec, cluster, tp, 1, batch, prompt, output)
+    curve = _tradeoff_curve(spec, cluster, tp, 1, prompt, output, precision)
+    ledger, estimate = _replica_at(spec, cluster, tp, 1, batch, prompt, output, precision)
     note = spec.position_table_note(prompt + output)
-    return ServingView(ledger=ledger, estimate=estimate, curve=curve, note=note)
+    return ServingView(ledger=ledger, estimate=estimate, curve=curve, note=note, precision=precision, cluster=cluster)
 
 
 def _replica_at(
-    spec: ModelSpec, cluster: ClusterSpec, tp: int, pp: int, batch: int, prompt: int, output: int
+    spec: ModelSpec,
+    cluster: ClusterSpec,
+    tp: int,
+    pp: int,
+    batch: int,
+    prompt: int,
+    output: int,
+    precision: str = "bf16",
 ) -> tuple[ServingLedger, ServingEstimate]:
     """One replica's ledger and estimate; the arguments come from the widget's own (checked) controls."""
-    ledger = _memory_ledger(spec, cluster, tp, pp, batch, prompt + output, 2.0, 2, prompt, DEFAULT_RUNTIME_RESERVE_GIB)
-    return ledger, _estimate(spec, cluster, tp, pp, batch, prompt, output, 2.0, 2)
+    weight_bytes = PRECISION_WEIGHT_BYTES[precision]
+    ledger = _memory_ledger(
+        spec, cluster, tp, pp, batch, prompt + output, weight_bytes, KV_BYTES, prompt, DEFAULT_RUNTIME_RESERVE_GIB
+    )
+    return ledger, _estimate(spec, cluster, tp, pp, batch, prompt, output, weight_bytes, KV_BYTES, precision)
 
 
 def tradeoff_curve(
@@ -181,12 +254,18 @@ def tradeoff_curve(
 
 
 def _tradeoff_curve(
-    model: ModelSpec, cluster: ClusterSpec, tp: int, pp: int, prompt_tokens: int, output_tokens: int
+    model: ModelSpec,
+    cluster: ClusterSpec,
+    tp: int,
+    pp: int,
+    prompt_tokens: int,
+    output_tokens: int,
+    precision: str = "bf16",
 ) -> tuple[tuple[int, float, float, bool], ...]:
     """:func:`tradeoff_curve` on checked arguments."""
     curve = []
     for b in BATCH_OPTIONS:
-        ledger, estimate = _replica_at(model, cluster, tp, pp, b, prompt_tokens, output_tokens)
+        ledger, estimate = _replica_at(model, cluster, tp, pp, b, prompt_tokens, output_tokens, precision)
         curve.append((b, estimate.time_per_output_token_s, estimate.tokens_per_s_per_gpu, ledger.fits))
     return tuple(curve)
 
@@ -250,8 +329,38 @@ def ledger_sentence(ledger: ServingLedger, bold: bool = True) -> str:
     return text if bold else text.replace("<b>", "").replace("</b>", "")
 
 
+def precision_sentence(precision: str, cluster: ClusterSpec) -> str:
+    """Which precision a serving view was computed at and the peaks it used, in the learner's language: BF16's peak
+    and the HBM bandwidth, or for FP8 (W8A8) the FP8 peak of the linear layers' matmuls, attention's BF16 peak and the
+    bandwidth, with the reminder that FP8 figures are roofline lower bounds whose quality cost only an evaluation
+    tells. Plain text (escape it for HTML).
+
+    >>> from coursekit.presets import CLUSTERS
+    >>> text = precision_sentence("fp8", CLUSTERS["h100-8"])   # H100 SXM: 1979 TFLOP/s FP8, 989 BF16, 3.35 TB/s
+    >>> "1979 TFLOP/s" in text, "989 TFLOP/s" in text, "3.35 TB/s" in text, "evaluation" in text
+    (True, True, True, True)
+
+    Taught in: lesson 10 (serving).
+    """
+    precision = check_choice("precision", precision, PRECISION_OPTIONS)
+    if not isinstance(cluster, ClusterSpec):
+        raise type_error("cluster", cluster, "ClusterSpec")
+    peaks: dict[str, Any] = {
+        "bf16": cluster.peak_flops / FLOPS_PER_TFLOPS,
+        "hbm": cluster.memory_bandwidth_bytes_per_s / TB_BYTES,
+        "weight_bytes": PRECISION_WEIGHT_BYTES[precision],
+        "kv_bytes": KV_BYTES,
+    }
+    if precision == "fp8":
+        if cluster.peak_flops_fp8 is None:
+            raise ValueError(tr("planner.no_fp8", cluster=cluster.name))
+        return tr("widgets.serving.peaks_fp8", fp8=cluster.peak_flops_fp8 / FLOPS_PER_TFLOPS, **peaks)
+    return tr("widgets.serving.peaks_bf16", **peaks)
+
+
 class ServingWidget(LessonWidget[ServingView]):
-    """One replica's memory ledger and latency–throughput curve; model, GPU, TP, batch and lengths as controls.
+    """One replica's memory ledger and latency–throughput curve; model, GPU, TP, batch, lengths and precision as
+    controls.
 
     Taught in: lesson 10 (serving).
     """
@@ -267,6 +376,7 @@ class ServingWidget(LessonWidget[ServingView]):
         batch: int = 64,
         prompt_tokens: int = 2048,
         output_tokens: int = 256,
+        precision: str = "bf16",
     ) -> None:
         check_choice("model", model, WIDGET_MODELS)
         check_choice("gpu", gpu, GPU_OPTIONS)
@@ -285,6 +395,11 @@ class ServingWidget(LessonWidget[ServingView]):
                 ),
                 "output_tokens": slider(
                     "widgets.serving.output_tokens", value=output_tokens, min=16, max=8192, step=16
+                ),
+                "precision": dropdown(
+                    "widgets.serving.precision",
+                    [(tr(f"widgets.serving.precision_{option}"), option) for option in PRECISION_OPTIONS],
+                    value=precision,
                 ),
             }
         )
@@ -322,6 +437,10 @@ class ServingWidget(LessonWidget[ServingView]):
         self.floor_line = self.ax_curve.axvline(0.0, color="grey", linestyle=":", linewidth=0.8)
         self.batch_labels = [self.ax_curve.text(0.0, 0.0, str(b), fontsize=6, color="#4c72b0") for b in BATCH_OPTIONS]
         log_axes(self.ax_curve)
+        # positive limits before any data: a widget whose first inputs cannot be computed (FP8 on an A100, a TP that
+        # does not divide the heads) draws its veil over empty log axes instead of failing to scale them
+        self.ax_curve.set_xlim(1.0, 100.0)
+        self.ax_curve.set_ylim(1.0, 1000.0)
         self.ax_curve.set_xlabel(_label("widgets.serving.axis_tpot"), fontsize=8)
         self.ax_curve.set_ylabel(_label("widgets.serving.axis_tps"), fontsize=8)
         place_ylabel(self.ax_curve)
@@ -337,6 +456,7 @@ class ServingWidget(LessonWidget[ServingView]):
             values["batch"],
             values["prompt_tokens"],
             values["output_tokens"],
+            values["precision"],
         )
 
     def draw(self, result: ServingView) -> None:
@@ -389,7 +509,8 @@ class ServingWidget(LessonWidget[ServingView]):
                     tps=est.tokens_per_s,
                     tps_gpu=est.tokens_per_s_per_gpu,
                 ),
-                html.escape(tr("widgets.serving.note")),
             ]
+            + ([] if result.cluster is None else [html.escape(precision_sentence(result.precision, result.cluster))])
+            + [html.escape(tr("widgets.serving.note"))]
             + ([] if result.note is None else [f"<b>{html.escape(str(result.note))}</b>"])
         )

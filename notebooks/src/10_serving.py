@@ -10,7 +10,7 @@
 #
 # [English version](../en/10_serving.ipynb) · [课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 9 课 决策工作台](09_workbench.ipynb)
 #
-# > **时间：** 约 60 分钟（讲解与阅读 45 分钟，练习 15 分钟）
+# > **时间：** 约 65 分钟（讲解与阅读 50 分钟，练习 15 分钟）
 # >
 # > **问题：**
 # > - 服务副本 (serving replica) 和数据并行 (data parallelism, DP) 都是“多份完整模型”，为什么不是一回事？
@@ -31,7 +31,7 @@
 #
 # [中文版](../zh/10_serving.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 9, decision workbench](09_workbench.ipynb)
 #
-# > **Time:** about 60 min (teaching and reading 45 min, exercises 15 min)
+# > **Time:** about 65 min (teaching and reading 50 min, exercises 15 min)
 # >
 # > **Questions:**
 # > - Serving replicas and data parallelism (DP) both keep "several whole copies of the model". Why are they not the
@@ -149,7 +149,12 @@ print(Text(zh=f"replica_traffic(replicas=4) = {traffic}：副本之间没有通�
 # %%
 LLAMA8 = MODELS["llama3-8b"]
 per_token = kv_cache_bytes(LLAMA8, tokens=1)
-print(per_token, "=", 2 * 32 * 8 * 128 * 2, "->", per_token / 1024, "KiB")
+print(
+    Text(
+        zh=f"kv_cache_bytes 给出每个 token {per_token:,} 字节 = 2 · 32 · 8 · 128 · 2 = {per_token / 1024:.0f} KiB",
+        en=f"kv_cache_bytes gives {per_token:,} bytes per token = 2 · 32 · 8 · 128 · 2 = {per_token / 1024:.0f} KiB",
+    )
+)
 assert per_token == 2 * 32 * 8 * 128 * 2 == 128 * 1024
 
 # %% [markdown] lang="zh"
@@ -779,16 +784,29 @@ assert all(1.4 <= r <= 1.5 for r in ratios["ttft_s"]) and all(round(r, 1) == 0.8
 # %% [markdown] lang="zh"
 # ## 11. 交互：服务账本与时延-吞吐曲线
 #
-# 选模型、GPU、每副本 TP、批大小和提示/输出长度。左图是每 rank 的显存账本（红线是设备显存），右图把每个批大小放在
+# 选模型、GPU、每副本 TP、批大小、提示/输出长度和精度。左图是每 rank 的显存账本（红线是设备显存），右图把每个批大小放在
 # (TPOT, 每 GPU 吞吐) 上：往右上走是拿时延换吞吐，灰色叉表示 KV 缓存放不下；虚线是权重下限。
+#
+# “精度”默认是 bf16；选 FP8 W8A8 时，部件按第 4 节的 FP8 估算重算一切：每个权重 1 字节（账本里的权重减半，虚线左移），
+# 线性层的矩阵乘按 FP8 峰值、注意力仍按 bf16 峰值，KV 缓存仍是 2 字节。说明里会写出用了哪种精度、哪些峰值。
+# 默认布局下 TTFT 从 66 ms 降到 48 ms，TPOT 从 12.7 ms 降到 10.1 ms，与第 4 节的表一致；它们仍是屋顶线下界，
+# 量化对输出质量的影响要靠评测。A100 没有 FP8 张量核心 (tensor core)：在 a100-8 上选 FP8，部件不给数字，只说明原因。
 
 # %% [markdown] lang="en"
 # ## 11. Interactive: the serving ledger and the latency–throughput curve
 #
-# Choose the model, GPU, TP per replica, batch and prompt/output lengths. Left: the memory ledger of one rank (the red
-# line is the device memory). Right: every batch size at its (TPOT, throughput per GPU); moving up and right trades
-# latency for throughput, grey crosses mark batches whose KV cache does not fit, and the dotted line is the weights
-# floor.
+# Choose the model, GPU, TP per replica, batch, prompt/output lengths and precision. Left: the memory ledger of one
+# rank (the red line is the device memory). Right: every batch size at its (TPOT, throughput per GPU); moving up and
+# right trades latency for throughput, grey crosses mark batches whose KV cache does not fit, and the dotted line is
+# the weights floor.
+#
+# The precision is bf16 by default. Choose FP8 W8A8 and the widget recomputes everything as section 4's FP8 estimate
+# does: 1 byte a weight (the ledger's weights halve, the dotted line moves left), the linear layers' matmuls at the
+# FP8 peak, attention still at the bf16 peak, the KV cache still 2 bytes. Its description names the precision and the
+# peaks it used. At the default layout TTFT falls from 66 ms to 48 ms and TPOT from 12.7 ms to 10.1 ms, as in section
+# 4's table; they are still roofline lower bounds, and what quantisation does to the output's quality is for an
+# evaluation to show. A100 has no FP8 tensor cores: choose FP8 on a100-8 and the widget gives no numbers, only the
+# reason.
 
 # %%
 widget = ServingWidget()
@@ -889,6 +907,8 @@ verify("serve.littles_law", answer)
 # 3. 为什么解码的 TPOT 不可能低于“每 GPU 权重字节 / HBM 带宽”？批大小变大时，哪一项跟着变大？
 # 4. 给设备更多显存，一个原来通过的服务布局会不会被拒绝？
 # 5. TensorRT-LLM 测得的首 token 时间约是下界估计的 1.4-1.5 倍。这说明估计错了吗？哪些量只能实测？
+# 6. 在第 11 节的部件里保持默认布局，把精度从 bf16 换成 FP8：每 rank 读的权重字节减半，TPOT 却只从 12.7 ms 降到
+#    10.1 ms。为什么没有减半？
 
 # %% [markdown] lang="en"
 # ### Self-check questions
@@ -899,6 +919,8 @@ verify("serve.littles_law", answer)
 # 4. Give the devices more memory: can an accepted serving layout become rejected?
 # 5. TensorRT-LLM's measured time to first token is about 1.4-1.5 times the lower bound. Does that make the estimate
 #    wrong? What can only be measured?
+# 6. In section 11's widget, keep the default layout and switch the precision from bf16 to FP8: each rank reads half the
+#    weight bytes, yet TPOT falls only from 12.7 ms to 10.1 ms. Why not by half?
 
 # %% [markdown] lang="zh" tags=["answer"]
 # **参考答案**
@@ -911,6 +933,10 @@ verify("serve.littles_law", answer)
 #    每张卡至少要把自己那份从 HBM 读一遍。批变大时，KV 缓存的读取和运算随之增加；稠密模型的权重读取不变。
 # 4. 不会：显存只出现在显存门槛里，变大只会放行更多布局；其余门槛（形状、互连、副本、SLO）与显存无关。
 # 5. 不是：下界假设内核跑满峰值、没有排队和调度开销；稳定的比值说明主导项抓对了。尾延迟、排队、缓存命中率和路由均衡只能实测。
+# 6. FP8 只减少了权重那一项：权重下限从 5.27 ms 降到 2.63 ms。同一个解码步里，批 64 个请求读 KV 缓存的 1.70 ms
+#    不变（KV 缓存仍是 2 字节），每个 token 160 次 TP 全归约的 5.75 ms 也不变（传的是激活，不是权重）。
+#    所以 5.27 + 1.70 + 5.75 = 12.72 ms 变成 2.63 + 1.70 + 5.75 = 10.08 ms。批越大、上下文越长，KV 缓存那一项越重，
+#    FP8 省下的比例就越小。
 
 # %% [markdown] lang="en" tags=["answer"]
 # **Answers**
@@ -929,6 +955,11 @@ verify("serve.littles_law", answer)
 #    interconnect, replica, SLO) do not depend on memory.
 # 5. No: the bound assumes kernels at peak and no queueing or scheduling overhead; a stable ratio says the dominant
 #    terms are right. Tail latency, queueing, cache hit rates and routing balance can only be measured.
+# 6. FP8 shrinks only the weights term: the weights floor falls from 5.27 ms to 2.63 ms. In the same decode step,
+#    reading the KV cache of the batch's 64 requests still takes 1.70 ms (the cache stays 2 bytes), and the 160 TP
+#    all-reduces per token still take 5.75 ms (they carry activations, not weights). So 5.27 + 1.70 + 5.75 = 12.72 ms
+#    becomes 2.63 + 1.70 + 5.75 = 10.08 ms. The bigger the batch and the longer the context, the heavier the KV cache
+#    term and the smaller the share FP8 saves.
 
 # %% [markdown] lang="zh"
 # ## 要点
