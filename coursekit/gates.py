@@ -43,6 +43,7 @@ from ._validate import (
     learner_arguments,
 )
 from .i18n import Reason, Text, register, tr
+from .units import telling_digits
 
 # --------------------------------------------------------------------------- vocabulary
 
@@ -87,8 +88,8 @@ WARNING_CODES: frozenset[str] = frozenset({"pp_balance"})
 register(
     {
         "gates.memory": {
-            "zh": "每个 rank 需要 {need_gib:.1f} GiB，超过设备显存 {have_gib:.1f} GiB",
-            "en": "per-rank memory {need_gib:.1f} GiB exceeds device memory {have_gib:.1f} GiB",
+            "zh": "每个 rank 需要 {need_gib:.{digits}f} GiB，超过设备显存 {have_gib:.{digits}f} GiB",
+            "en": "per-rank memory {need_gib:.{digits}f} GiB exceeds device memory {have_gib:.{digits}f} GiB",
         },
         "gates.mode": {
             "zh": "工作负载模式 {mode!r} 不在 {name} 声明的模式 `{modes}` 之中"
@@ -425,10 +426,21 @@ def gate_memory(candidate: CandidateLike, environment: EnvironmentLike) -> Reaso
     """
     cand, env = _as_candidate(candidate), _as_environment(environment)
     if cand.memory_per_rank_gib > env.memory_per_device_gib:
-        return Reason(
-            "memory", "gates.memory", {"need_gib": cand.memory_per_rank_gib, "have_gib": env.memory_per_device_gib}
-        )
+        return memory_reason(cand.memory_per_rank_gib, env.memory_per_device_gib)
     return None
+
+
+def memory_reason(need_gib: float, have_gib: float) -> Reason:
+    """The fit gate's reason: ``need_gib`` per rank exceeds ``have_gib``, both shown with one decimal, or as many
+    more as it takes for the two to read differently (:func:`coursekit.units.telling_digits`).
+
+    >>> memory_reason(29.0, 24.0).message
+    'per-rank memory 29.0 GiB exceeds device memory 24.0 GiB'
+    >>> memory_reason(80.04, 80.0).message
+    'per-rank memory 80.04 GiB exceeds device memory 80.00 GiB'
+    """
+    digits = telling_digits(need_gib, have_gib)
+    return Reason("memory", "gates.memory", {"need_gib": need_gib, "have_gib": have_gib, "digits": digits})
 
 
 def gate_interconnect(candidate: CandidateLike, environment: EnvironmentLike) -> Reason | None:

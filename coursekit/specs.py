@@ -250,8 +250,12 @@ register(
             "en": "{name} = {value!r}: belongs to multi-head latent attention (MLA) and needs kv_lora_rank too.",
         },
         "planner.no_fp8": {
-            "zh": "precision = 'fp8'：{cluster} 的设备没有 FP8 张量核心（例如 A100），请用 'bf16'。",
-            "en": "precision = 'fp8': the devices of {cluster} have no FP8 tensor cores (e.g. A100); use 'bf16'.",
+            "zh": "precision = 'fp8'：{cluster} 的设备没有 FP8 张量核心（例如 A100），请用 'bf16'；"
+            "自定义的设备若有这种张量核心，请给出它的 FP8 峰值（ClusterSpec(peak_flops_fp8=...)，"
+            "命令行 --peak-fp8-tflops）。",
+            "en": "precision = 'fp8': the devices of {cluster} have no FP8 tensor cores (e.g. A100); use 'bf16', or, "
+            "for a device of your own that has them, give its FP8 peak (ClusterSpec(peak_flops_fp8=...), "
+            "--peak-fp8-tflops on the command line).",
         },
         "serving.fp8_weights": {
             "zh": "precision = 'fp8'，weight_bytes = {weight_bytes!r}：FP8 矩阵乘的权重每个 1 字节（或更少），"

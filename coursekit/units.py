@@ -82,3 +82,21 @@ def mib_to_bytes(mib: float) -> float:
     1048576.0
     """
     return check_number("mib", mib) * MIB_BYTES
+
+
+#: Most decimals :func:`telling_digits` gives: past six a GiB figure is under a kilobyte.
+MAX_TELLING_DIGITS: int = 6
+
+
+def telling_digits(value: float, other: float = 0.0) -> int:
+    """Decimals to show ``value`` with (at least one) so that it does not read as ``other``: a shortfall of
+    0.04 GiB is "0.04", not "0.0"; 80.04 GiB against 80 GiB is "80.04" against "80.00". At most
+    :data:`MAX_TELLING_DIGITS`.
+
+    >>> telling_digits(29.0, 24.0), telling_digits(0.04), telling_digits(80.0004, 80.0)
+    (1, 2, 4)
+    """
+    digits = 1
+    while digits < MAX_TELLING_DIGITS and f"{value:.{digits}f}" == f"{other:.{digits}f}":
+        digits += 1
+    return digits

@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 
 from .. import composition  # noqa: F401  (registers the composition.* messages the rank and EP reasons name)
 from .._validate import check_instance
+from ..gates import memory_reason
 from ..i18n import Reason, Text, register
 from ..specs import (
     RECOMPUTE_MODES,
@@ -399,7 +400,7 @@ def _memory_test(g: GateInput) -> Any:
 
 def _memory_reason(g: GateInput, i: int) -> Reason:
     need_gib = bytes_to_gib(float(g.memory["total"][i]))
-    return Reason("memory", "gates.memory", {"need_gib": need_gib, "have_gib": g.cluster.memory_per_device_gib})
+    return memory_reason(need_gib, g.cluster.memory_per_device_gib)
 
 
 def _interconnect_reason(g: GateInput, i: int) -> Reason:

@@ -19,12 +19,15 @@ from ..specs import (
     ModelSpec,
     kv_heads_split,
 )
-from ..units import GIB_BYTES
+from ..units import GIB_BYTES, telling_digits
 
 register(
     {
         "serving.fits": {"zh": "放得下，余量 {headroom_gib:.1f} GiB", "en": "fits, {headroom_gib:.1f} GiB headroom"},
-        "serving.short": {"zh": "放不下，差 {short_gib:.1f} GiB", "en": "does not fit, {short_gib:.1f} GiB short"},
+        "serving.short": {
+            "zh": "放不下，差 {short_gib:.{digits}f} GiB",
+            "en": "does not fit, {short_gib:.{digits}f} GiB short",
+        },
         "serving.tp_kv_heads": {
             "zh": "tp = {tp!r}：必须整除 kv_heads = {kv_heads!r}，或是它的整数倍"
             "（KV 头要么平分给各个 rank，要么整头复制到几个 rank 上）。",
@@ -216,7 +219,7 @@ class ServingLedger:
         """``fits, x GiB headroom`` or ``does not fit, x GiB short``, in the current language."""
         if self.fits:
             return tr("serving.fits", headroom_gib=self.headroom_gib)
-        return tr("serving.short", short_gib=-self.headroom_gib)
+        return tr("serving.short", short_gib=-self.headroom_gib, digits=telling_digits(-self.headroom_gib))
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready numbers."""

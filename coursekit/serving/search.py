@@ -18,7 +18,7 @@ from ..specs import (
     ServingWorkload,
     _peak_flops,
 )
-from ..units import US_PER_S
+from ..units import US_PER_S, telling_digits
 from .estimate import SERVING_ASSUMPTIONS, ServingEstimate, _estimate
 from .kv import ServingLedger, _check_specs, _memory_ledger, _splits_kv_heads
 
@@ -69,11 +69,12 @@ register(
             "cross nodes, and their latency would swamp decoding",
         },
         "serving.reason.memory": {
-            "zh": "每个 rank 需要 {need_gib:.1f} GiB（权重 {weights_gib:.1f} + KV 缓存 {kv_gib:.1f} + 工作区 "
-            "{workspace_gib:.1f} + 预留 {reserve_gib:.1f}），设备只有 {have_gib:.1f} GiB：差 {short_gib:.1f} GiB",
-            "en": "each rank needs {need_gib:.1f} GiB (weights {weights_gib:.1f} + KV cache {kv_gib:.1f} + workspace "
-            "{workspace_gib:.1f} + reserve {reserve_gib:.1f}) but a device has {have_gib:.1f} GiB: "
-            "{short_gib:.1f} GiB short",
+            "zh": "每个 rank 需要 {need_gib:.{digits}f} GiB（权重 {weights_gib:.1f} + KV 缓存 {kv_gib:.1f} + 工作区 "
+            "{workspace_gib:.1f} + 预留 {reserve_gib:.1f}），设备只有 {have_gib:.{digits}f} GiB："
+            "差 {short_gib:.{digits}f} GiB",
+            "en": "each rank needs {need_gib:.{digits}f} GiB (weights {weights_gib:.1f} + KV cache {kv_gib:.1f} + "
+            "workspace {workspace_gib:.1f} + reserve {reserve_gib:.1f}) but a device has {have_gib:.{digits}f} GiB: "
+            "{short_gib:.{digits}f} GiB short",
         },
         "serving.reason.replica": {
             "zh": "{replicas} 个副本只分到 {concurrency} 个并发请求：副本不是数据并行 (DP)，它们不切分同一个批次，"
@@ -160,16 +161,16 @@ register(
         "serving.bound.compute": {"zh": "算力", "en": "compute"},
         "serving.none_accepted": {"zh": "没有布局通过。", "en": "No layout passes."},
         "serving.no_fit": {
-            "zh": "没有布局放得下：最接近的是 replicas={replicas} tp={tp} pp={pp}，每 rank 差 {short_gib:.1f} GiB；"
-            "它每个副本最多容纳 {max_concurrency} 个并发请求。",
-            "en": "No layout fits: the closest is replicas={replicas} tp={tp} pp={pp}, {short_gib:.1f} GiB short per "
-            "rank; one of its replicas holds at most {max_concurrency} concurrent requests.",
+            "zh": "没有布局放得下：最接近的是 replicas={replicas} tp={tp} pp={pp}，"
+            "每 rank 差 {short_gib:.{digits}f} GiB；它每个副本最多容纳 {max_concurrency} 个并发请求。",
+            "en": "No layout fits: the closest is replicas={replicas} tp={tp} pp={pp}, {short_gib:.{digits}f} GiB "
+            "short per rank; one of its replicas holds at most {max_concurrency} concurrent requests.",
         },
         "serving.no_fit_weights": {
-            "zh": "没有布局放得下：最接近的是 replicas={replicas} tp={tp} pp={pp}，每 rank 差 {short_gib:.1f} GiB；"
-            "光是权重就放不下，需要更多设备或更低精度的权重。",
-            "en": "No layout fits: the closest is replicas={replicas} tp={tp} pp={pp}, {short_gib:.1f} GiB short per "
-            "rank; the weights alone do not fit, so it needs more devices or lower-precision weights.",
+            "zh": "没有布局放得下：最接近的是 replicas={replicas} tp={tp} pp={pp}，"
+            "每 rank 差 {short_gib:.{digits}f} GiB；光是权重就放不下，需要更多设备或更低精度的权重。",
+            "en": "No layout fits: the closest is replicas={replicas} tp={tp} pp={pp}, {short_gib:.{digits}f} GiB "
+            "short per rank; the weights alone do not fit, so it needs more devices or lower-precision weights.",
         },
         "serving.assumptions_head": {
             "zh": "假设（所有时间都是下界）：",
@@ -367,6 +368,8 @@ def _memory_reason(ledger: ServingLedger) -> Reason:
         "reserve_gib": ledger.reserve_gib,
         "have_gib": ledger.device_gib,
         "short_gib": -ledger.headroom_gib,
+        # enough decimals that the need does not read as the device, nor the shortfall as 0
+        "digits": max(telling_digits(ledger.total_gib, ledger.device_gib), telling_digits(-ledger.headroom_gib)),
     }
     return Reason("memory", "serving.reason.memory", params)
 
@@ -577,6 +580,7 @@ class ServingPlanResult:
                         tp=misfit.tp,
                         pp=misfit.pp,
                         short_gib=-misfit.ledger.headroom_gib,
+                        digits=telling_digits(-misfit.ledger.headroom_gib),
                         max_concurrency=misfit.ledger.max_concurrency,
                     )
                 )
