@@ -47,6 +47,8 @@ __all__ = [
     "NEMO_2407_FINETUNE_SOURCE",
     "NEMO_2407_LORA_CONFIG",
     "NEMO_2407_LORA_RUNS",
+    "NEMO_2407_SFT_CONFIG",
+    "NEMO_2407_SFT_RUNS",
     "NEMO_2407_SOURCE",
     "NEMO_2502_B200_CONFIG",
     "NEMO_2502_B200_RUNS",
@@ -1638,6 +1640,77 @@ NEMO_2407_LORA_RUNS: tuple[PublishedRun, ...] = tuple(
 )
 
 
+#: The launcher's H100 SFT scripts of the same table's SFT rows: the ``peft=llama/sft`` config (every weight trains),
+#: no activation checkpointing, NeMo's ``distributed_fused_adam`` with bf16 state (the ``apex-dfa-bf16`` recipe;
+#: ``contiguous_grad_buffer`` keeps every gradient in one full-size buffer, so ZeRO-1's memory), FP8 weights; the 13B
+#: and 70B rows interleave their pipelines (VP 10 and 20), the 70B row runs sequence parallelism with TP comm overlap.
+NEMO_2407_SFT_CONFIG: str = (
+    "; NVIDIA NeMo-Framework-Launcher 24.07 (8325688d8345a5513660f0f8390f0482a721c009), "
+    "examples/peft/llama/h100/{name}.sh and launcher_scripts/conf/peft/llama/sft.yaml: "
+    "activations_checkpoint_granularity null, optim distributed_fused_adam (dtype bf16, grad_sync_dtype bf16, "
+    "contiguous_grad_buffer True), fp8=true, fp8_params=true{extra}"
+)
+_NEMO_2407_SFT_OPTIONS: tuple[tuple[str, Any], ...] = (("recipe", "apex-dfa-bf16"), ("recompute_modes", ("none",)))
+#: The three SFT rows of the same table: every weight trains.
+NEMO_2407_SFT_RUNS: tuple[PublishedRun, ...] = tuple(
+    _run(
+        f"NeMo SFT {label}, 4K, {gpus} H100 (FP8)",
+        model,
+        gpus,
+        32,
+        4096,
+        layout,
+        1,
+        virtual,
+        tokens,
+        NEMO_2407_FINETUNE_SOURCE
+        + NEMO_2407_COMMIT
+        + f", row {row} SFT"
+        + NEMO_2407_SFT_CONFIG.format(name=name, extra=extra),
+        zero_stages=(1,),
+        options=_NEMO_2407_SFT_OPTIONS + options,
+    )
+    for label, model, gpus, layout, virtual, tokens, row, name, extra, options in (
+        (
+            "Llama 2 7B",
+            "llama2-7b",
+            8,
+            {"dp": 8},
+            1,
+            17120.0,
+            "LLAMA2-7B",
+            "7b_1node",
+            ", sequence_parallel False",
+            (("sequence_parallel", False),),
+        ),
+        (
+            "Llama 2 13B",
+            "llama2-13b",
+            8,
+            {"pp": 4, "dp": 2},
+            10,
+            9741.0,
+            "LLAMA2-13B",
+            "13b_1node",
+            ", sequence_parallel False, virtual_pipeline_model_parallel_size 10",
+            (("sequence_parallel", False),),
+        ),
+        (
+            "Llama 2 70B",
+            "llama2-70b",
+            16,
+            {"tp": 4, "pp": 4},
+            20,
+            1833.0,
+            "LLAMA2-70B",
+            "70b_2node",
+            ", virtual_pipeline_model_parallel_size 20, sequence_parallel true, ub_tp_comm_overlap true",
+            (("overlap_tp", TP_COMM_OVERLAP_ON),),
+        ),
+    )
+)
+
+
 #: Every run's role: the calibration rows fit the efficiency ceiling, two ModelZoo rows fit the host time per MoE
 #: layer (:data:`MOE_HOST_FIT_RUNS`), two DGX Cloud rows the FP8 matmul share (:data:`FP8_FIT_RUNS`); the other
 #: published runs validate. No run is both.
@@ -1654,6 +1727,7 @@ RUN_ROLES: dict[str, str] = {
             DGXC_DEEPSEEK_V3_RUN,
             *NEMO_LONG_CONTEXT_RUNS,
             *NEMO_2407_LORA_RUNS,
+            *NEMO_2407_SFT_RUNS,
             *MEGATRON_BRIDGE_B200_RUNS,
             *NEMO_2502_B200_RUNS,
             *NEMO_2502_H100_RUNS,
@@ -1677,6 +1751,7 @@ def all_published_runs() -> tuple[PublishedRun, ...]:
         DGXC_DEEPSEEK_V3_RUN,
         *NEMO_LONG_CONTEXT_RUNS,
         *NEMO_2407_LORA_RUNS,
+        *NEMO_2407_SFT_RUNS,
         *MEGATRON_BRIDGE_B200_RUNS,
         *NEMO_2502_B200_RUNS,
         *NEMO_2502_H100_RUNS,

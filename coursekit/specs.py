@@ -431,6 +431,24 @@ PRECISION_RECIPES: dict[str, PrecisionRecipe] = {
             source="Derived from " + ZERO_PAPER_SOURCE + " by dropping the 4-byte fp32 master copy (K = 8)",
         ),
         PrecisionRecipe(
+            name="apex-dfa-bf16",
+            description=Text(
+                zh="Apex 分布式 Adam，状态用 bf16（NeMo 的 distributed_fused_adam，dtype bf16）：bf16 参数与梯度，"
+                "优化器另存一份 bf16 参数，动量与方差也是 bf16（每参数 10 字节）",
+                en="Apex distributed Adam with bf16 state (NeMo's distributed_fused_adam, dtype bf16): bf16 weights "
+                "and gradients; the optimizer keeps its own bf16 copy of the weights and bf16 momentum and variance "
+                "(10 bytes per parameter)",
+            ),
+            param_bytes=2,
+            grad_bytes=2,
+            optimizer_bytes=6,
+            source="NVIDIA/apex apex/contrib/optimizers/distributed_fused_adam.py, DistributedFusedAdam: 'dtype: "
+            "datatype for optimizer state', 'store_params: store a distributed copy of the parameters as optimizer "
+            "state (default: True)'; NVIDIA NeMo-Framework-Launcher 24.07 (8325688d8345a5513660f0f8390f0482a721c009) "
+            "launcher_scripts/conf/peft/llama/sft.yaml: optim.name distributed_fused_adam, dtype bf16, "
+            "grad_sync_dtype bf16",
+        ),
+        PrecisionRecipe(
             name="deepseek-v3-fp8",
             description=Text(
                 zh="DeepSeek-V3 FP8 训练：bf16 参数，fp32 梯度与主参数，bf16 的 Adam 动量与方差（每参数 14 字节）",

@@ -260,7 +260,7 @@ def test_recipe_resolution() -> None:
             {"recipe": "fp8"},
             ValueError,
             "recipe = 'fp8': must be one of 'zero-fp16-adam', 'megatron-bf16', 'fp32-adam', 'bf16-adam-no-master', "
-            "'deepseek-v3-fp8'.",
+            "'apex-dfa-bf16', 'deepseek-v3-fp8'.",
         ),
         ({"recipe": 3}, TypeError, "recipe = 3: must be a string, not int."),
         (

@@ -28,6 +28,15 @@ def _lora_ratios() -> tuple[str, str]:
     return f"{min(ratios):.2f}", f"{max(ratios):.2f}"  # type: ignore[type-var]
 
 
+def _sft_ratios() -> tuple[str, str]:
+    """The lowest and highest estimated ÷ published throughput of NeMo 24.07's SFT rows, to 2 places."""
+    from coursekit.planner import compare_published
+    from coursekit.published_runs import NEMO_2407_SFT_RUNS
+
+    ratios = [compare_published(run).estimated_over_published for run in NEMO_2407_SFT_RUNS]
+    return f"{min(ratios):.2f}", f"{max(ratios):.2f}"  # type: ignore[type-var]
+
+
 def _llama2_70b_eighth_gb() -> float:
     """An eighth of Llama 2 70B's parameters at 16 bytes each (2 + 2 + 12: weights, gradients, Adam), in GB."""
     from coursekit.presets import MODELS
@@ -70,6 +79,8 @@ PROSE: list[tuple[str, str, Callable[[], str]]] = [
         "is 0.76 to 0.79 of the measured",
         lambda: "is {} to {} of the measured".format(*_lora_ratios()),
     ),
+    ("09_workbench.py", "估算是实测的 0.77 到 0.86 倍", lambda: "估算是实测的 {} 到 {} 倍".format(*_sft_ratios())),
+    ("09_workbench.py", "the estimate at 0.77 to 0.86", lambda: "the estimate at {} to {}".format(*_sft_ratios())),
     ("09_workbench.py", "每参数 16 字节就是 138 GB", lambda: f"每参数 16 字节就是 {_llama2_70b_eighth_gb():.0f} GB"),
     (
         "09_workbench.py",

@@ -177,7 +177,7 @@ def test_cluster_presets_state_unidirectional_per_gpu_bandwidth() -> None:
             lambda: WorkloadSpec(global_batch=8, recipe="fp8"),
             ValueError,
             "recipe = 'fp8': must be one of 'zero-fp16-adam', 'megatron-bf16', 'fp32-adam', 'bf16-adam-no-master', "
-            "'deepseek-v3-fp8'.",
+            "'apex-dfa-bf16', 'deepseek-v3-fp8'.",
         ),
         (
             lambda: WorkloadSpec(global_batch=8, sequence_parallel=1),

@@ -21,6 +21,7 @@ from coursekit.presets import MODELS
 from coursekit.published_runs import (
     MOE_ZOO_QWEN3_RUNS,
     NEMO_2407_LORA_RUNS,
+    NEMO_2407_SFT_RUNS,
     NEMO_2502_B200_RUNS,
     NEMO_2502_H100_RUNS,
     NEMO_LONG_CONTEXT_RUNS,
@@ -98,11 +99,10 @@ NEMO_2407_TFLOPS: dict[str, float] = {
 
 
 def test_every_nemo_2407_row_is_checked() -> None:
-    # the fine-tuning table's LoRA rows count model FLOPs over packed documents and without weight gradients: a
+    # the fine-tuning table's rows count model FLOPs over packed documents (and LoRA's without weight gradients): a
     # count of its own, not Megatron-Core's pre-training one; they are compared in tokens per GPU-second only
-    other = {
-        run.name for run in (*NEMO_LONG_CONTEXT_RUNS, *NEMO_2502_B200_RUNS, *NEMO_2502_H100_RUNS, *NEMO_2407_LORA_RUNS)
-    }
+    tables = (NEMO_LONG_CONTEXT_RUNS, NEMO_2502_B200_RUNS, NEMO_2502_H100_RUNS, NEMO_2407_LORA_RUNS, NEMO_2407_SFT_RUNS)
+    other = {run.name for table in tables for run in table}
     rows = {run.name for run in all_published_runs() if run.name.startswith("NeMo")} - other
     assert rows == set(NEMO_2407_TFLOPS)
 

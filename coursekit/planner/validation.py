@@ -326,7 +326,8 @@ class LayoutPair(NamedTuple):
 def layout_pairs(comparisons: Any = None) -> tuple[LayoutPair, ...]:
     """Every pair of registered published runs (:func:`coursekit.published_runs.all_published_runs`) that ran one
     model on the same GPUs (cluster and node count) with the same global batch, sequence length and precision, in two
-    different layouts (published degrees), both accepted: the measured and the estimated throughput ratio.
+    different layouts (published degrees), both accepted, training the same weights (all, or LoRA adapters of one
+    rank): the measured and the estimated throughput ratio.
 
     This is the test of what the search does — put layouts of one model in order — against measurement: each pair
     is two measured layouts, and the estimate either orders them as measured (:attr:`LayoutPair.same_order`) or
@@ -360,7 +361,9 @@ def layout_pairs(comparisons: Any = None) -> tuple[LayoutPair, ...]:
             given[comparison.name] = comparison
     groups: dict[tuple[Any, ...], list[tuple[Any, PublishedComparison]]] = {}
     for run in runs:
-        key = (run.model_spec(), run.cluster_spec(), run.nodes, run.global_batch, run.seq_len, run.workload().precision)
+        workload = run.workload()  # one job: the same precision, and all weights trained or the same LoRA rank
+        key = (run.model_spec(), run.cluster_spec(), run.nodes, run.global_batch, run.seq_len, workload.precision)
+        key = (*key, workload.lora_rank)
         comparison = given.get(run.name)
         groups.setdefault(key, []).append((run, compare_published(run) if comparison is None else comparison))
     pairs = []
