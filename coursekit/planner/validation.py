@@ -362,8 +362,8 @@ def layout_pairs(comparisons: Any = None) -> tuple[LayoutPair, ...]:
     groups: dict[tuple[Any, ...], list[tuple[Any, PublishedComparison]]] = {}
     for run in runs:
         workload = run.workload()  # one job: the same precision, and all weights trained or the same LoRA rank
-        key = (run.model_spec(), run.cluster_spec(), run.nodes, run.global_batch, run.seq_len, workload.precision)
-        key = (*key, workload.lora_rank)
+        key: tuple[Any, ...] = (run.model_spec(), run.cluster_spec(), run.nodes, run.global_batch, run.seq_len)
+        key = (*key, workload.precision, workload.lora_rank)
         comparison = given.get(run.name)
         groups.setdefault(key, []).append((run, compare_published(run) if comparison is None else comparison))
     pairs = []
