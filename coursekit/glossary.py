@@ -516,6 +516,17 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
             "adapters); gradients and optimizer state exist only for that small part.",
         ),
     ),
+    _e(
+        Text(zh="低秩适配", en="low-rank adaptation"),
+        "LoRA",
+        Text(
+            zh="一种参数高效微调：冻结全部权重，在每个线性层旁训练两个小矩阵 A (in × r) 与 B (r × out)，"
+            "共 r·(in + out) 个参数；反向只算激活的梯度，不算被冻结权重的梯度，梯度和优化器状态只属于这些适配器。",
+            en="A parameter-efficient fine-tuning: every weight frozen, two small matrices A (in × r) and B (r × out) "
+            "trained beside each linear layer, r·(in + out) parameters; backward computes the activations' gradient "
+            "but not the frozen weights', and gradients and optimizer state belong to the adapters alone.",
+        ),
+    ),
     # -- communication ----------------------------------------------------------------------
     _e(
         Text(zh="集合通信", en="collective communication"),

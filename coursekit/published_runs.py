@@ -25,6 +25,7 @@ from .presets import MEGATRON_CORE_2024, MEGATRON_TABLE1, PUBLISHED_DEGREE_KEYS,
 from .specs import EP_A2A_OVERLAP_ON, TP_COMM_OVERLAP_ON
 
 __all__ = [
+    "CITATION_SHARED_PREFIX",
     "DGXC_2505_RUNS",
     "DGXC_2505_SOURCE",
     "DGXC_DEEPSEEK_V3_RUN",
@@ -62,6 +63,8 @@ __all__ = [
     "PUBLISHED_RUNS_2025",
     "RUN_ROLES",
     "all_published_runs",
+    "citation",
+    "citation_lines",
     "nemo_llama2_flops_per_token",
 ]
 
@@ -1597,7 +1600,7 @@ NEMO_2502_H100_RUNS: tuple[PublishedRun, ...] = (
 #: NeMo 24.07's fine-tuning table (the same page as :data:`NEMO_2407_SOURCE`): LoRA on SQuAD, inputs packed to 4096
 #: tokens, FP8, tokens per GPU-second.
 NEMO_2407_FINETUNE_SOURCE: str = (
-    "NVIDIA NeMo, “Performance Summary” (NeMo 24.07, DGX-H100, FP8), Finetuning table, "
+    "NVIDIA NeMo, “Performance Summary” (NeMo 24.07, DGX-H100, FP8), table “Finetuning”, "
     "github.com/NVIDIA/NeMo docs/source/performance/performance_summary.md"
 )
 #: The launcher's H100 LoRA scripts of those rows: the ``peft=llama/sft`` config with ``peft_scheme=lora`` (adapter
@@ -1612,6 +1615,8 @@ NEMO_2407_LORA_CONFIG: str = (
     "fp8=true, fp8_params=true, optim.name=fused_adam"
 )
 _NEMO_2407_LORA_OPTIONS: tuple[tuple[str, Any], ...] = (
+    # fused_adam under megatron_amp_O2: bf16 weights, fp32 main gradients and main weights (only the adapters' count)
+    ("recipe", "megatron-bf16"),
     ("lora_rank", 32),
     ("sequence_parallel", False),
     ("recompute_modes", ("none",)),
@@ -1756,3 +1761,63 @@ def all_published_runs() -> tuple[PublishedRun, ...]:
         *NEMO_2502_B200_RUNS,
         *NEMO_2502_H100_RUNS,
     )
+
+
+#: How :func:`citation_lines` starts a citation that repeats the one before it.
+_AS_ABOVE = Text(zh="同上，", en="as above, ")
+#: Shortest prefix two consecutive citations must share for :func:`citation_lines` to print the second as "as above".
+CITATION_SHARED_PREFIX: int = 60
+
+
+def _top_level(source: str, separator: str) -> list[int]:
+    """Where ``separator`` occurs in ``source`` outside parentheses and quotation marks (“...”)."""
+    depth, found = 0, []
+    for i, char in enumerate(source):
+        depth += (char in "(“") - (char in ")”")
+        if depth == 0 and source.startswith(separator, i):
+            found.append(i)
+    return found
+
+
+def citation(run: PublishedRun) -> str:
+    """The paper or table and its row that ``run.source`` cites first: the text before its first top-level ``"; "``
+    (the training configs follow it)."""
+    ends = _top_level(run.source, "; ")
+    return run.source[: ends[0]] if ends else run.source
+
+
+def citation_lines(runs: Any) -> list[Text]:
+    """One line per run, numbered from 1 as lesson 9's table numbers them (the table names the run):
+    ``"n. citation (note)"``, in the learner's language. A citation that shares at least
+    :data:`CITATION_SHARED_PREFIX` characters with the line before it, up to a top-level ``", "``, is shortened to
+    "as above, <the rest>".
+
+    >>> for line in citation_lines(all_published_runs()[:2]):
+    ...     print(str(line)[:60])
+    1. Llama Team, “The Llama 3 Herd of Models”, arXiv:2407.2178
+    2. as above, row 2 (400 TFLOPs/GPU, 41 % BF16 MFU)
+
+    Taught in: lesson 9 (decision workbench).
+    """
+    from ._validate import check_items
+    from .specs import type_error
+
+    lines, previous = [], ""
+    for index, run in enumerate(check_items("runs", runs, max_items=1 << 12)):
+        if not isinstance(run, PublishedRun):
+            raise type_error(f"runs[{index}]", run, "PublishedRun")
+        cited = citation(run)
+        pairs = zip(cited, previous, strict=False)  # up to the shorter one
+        shared = next((i for i, (a, b) in enumerate(pairs) if a != b), min(len(cited), len(previous)))
+        cuts = [i for i in _top_level(cited, ", ") if i < shared]
+        rest = cited[cuts[-1] + 2 :] if shared >= CITATION_SHARED_PREFIX and cuts else None
+        zh_note, en_note = (f"（{run.note.zh}）", f" ({run.note.en})") if run.note else ("", "")
+        head = f"{index + 1}. "
+        lines.append(
+            Text(
+                zh=head + (cited if rest is None else _AS_ABOVE.zh + rest) + zh_note,
+                en=head + (cited if rest is None else _AS_ABOVE.en + rest) + en_note,
+            )
+        )
+        previous = cited
+    return lines

@@ -16,7 +16,7 @@ import pytest
 from coursekit.capacity import PRECISION_RECIPES
 from coursekit.planner import WorkloadSpec, plan
 from coursekit.presets import CLUSTERS, MODELS
-from coursekit.published_runs import NEMO_2407_SOURCE, all_published_runs
+from coursekit.published_runs import NEMO_2407_FINETUNE_SOURCE, NEMO_2407_SOURCE, all_published_runs
 
 GIB = 2**30
 
@@ -47,7 +47,7 @@ def test_nemo_2407_rows_reduce_in_fp32_except_the_one_whose_config_says_bf16() -
     bf16 = {name for name, recipe in nemo.items() if recipe == "zero-fp16-adam"}
     assert bf16 == {"NeMo Nemotron-4 340B, 4K, 128 H100 (FP8)"}  # grad_sync_dtype: bf16 in its launcher config
     sources = [run.source for run in all_published_runs() if run.name in nemo and "Long Sequence" not in run.source]
-    assert all(source.startswith(NEMO_2407_SOURCE) for source in sources)
+    assert all(source.startswith((NEMO_2407_SOURCE, NEMO_2407_FINETUNE_SOURCE)) for source in sources)
 
 
 def test_default_recipe_saves_two_bytes_per_parameter_of_the_ledger_by_hand() -> None:

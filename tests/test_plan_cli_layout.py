@@ -32,6 +32,7 @@ from coursekit.published_runs import all_published_runs
 #: A valid value other than the default for every WorkloadSpec field a ``plan`` flag sets.
 NON_DEFAULT: dict[str, object] = {
     "fp8_weight_cache": True,
+    "lora_rank": 16,
     "seq_len": 8192,
     "recipe": "megatron-bf16",
     "achievable_flops_fraction": 0.4,

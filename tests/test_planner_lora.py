@@ -154,7 +154,7 @@ def test_the_cli_takes_a_rank_and_states_the_assumption(lang: str) -> None:
         check=False,
     )
     assert run.returncode == 0, run.stderr
-    assert ("LoRA 微调，秩 16" if lang == "zh" else "LoRA fine-tuning, rank 16") in run.stdout
+    assert ("低秩适配 (LoRA) 微调，秩 16" if lang == "zh" else "LoRA fine-tuning, rank 16") in run.stdout
     assert "33.7M" in run.stdout  # 33,685,504 adapter parameters
     bad = subprocess.run(
         [sys.executable, "-m", "coursekit", "plan", *argv, "--lora-rank", "0", "--lang", lang],
@@ -183,7 +183,7 @@ def test_the_assumptions_line_is_in_the_learners_language() -> None:
     result = plan(MODELS["llama2-7b"], _one_gpu(), WorkloadSpec(global_batch=8, seq_len=4096, lora_rank=8))
     coursekit.set_language("zh")
     try:
-        assert "LoRA 微调，秩 8" in result.report(top=1)
+        assert "低秩适配 (LoRA) 微调，秩 8" in result.report(top=1)
     finally:
         coursekit.set_language("en")
     assert "LoRA fine-tuning, rank 8" in result.report(top=1)

@@ -218,6 +218,23 @@ def test_prev_next_stay_in_one_language(site: Path) -> None:
                 assert f"../{other}/" not in nav.group(1), notebook.name
 
 
+def test_chinese_pages_translate_the_theme_but_not_the_code(site: Path) -> None:
+    """The theme's labels of a zh page are put in Chinese (上一页 / 下一页 at the foot), but never inside code:
+    lesson 9's cells call Python's ``next(...)`` and name a variable ``previous``, which the translation once
+    turned into ``下一页(...)`` and ``上一页`` on the page."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools" / "site"))
+    import finish
+
+    labels = set(finish.THEME_ZH.values())
+    for notebook in _notebooks("zh"):
+        page = (site / "notebooks" / "zh" / f"{notebook.stem}.html").read_text(encoding="utf-8")
+        for block in re.findall(r"<pre\b.*?</pre>", page, flags=re.S):
+            words = {w for w in re.findall(r">([^<>]+)<", block) if w.strip() in labels}
+            assert not words, (notebook.name, sorted(words)[:3])
+    lesson9 = (site / "notebooks" / "zh" / "09_workbench.html").read_text(encoding="utf-8")
+    assert '<span class="nb">next</span>' in lesson9 and '<p class="prev-next-subtitle">下一页</p>' in lesson9
+
+
 def test_glossary_has_an_anchor_per_term(site: Path) -> None:
     from coursekit.glossary import GLOSSARY
 

@@ -633,8 +633,8 @@ def _add_search_arguments(p: argparse.ArgumentParser) -> None:
         type=number_arg(int, "lora_rank", ge=1, le=MAX_LORA_RANK),
         default=None,
         help=Text(
-            zh="LoRA 微调：冻结全部权重，只训练每个线性层旁秩为 R 的低秩适配器（没有被冻结权重的梯度、优化器状态和权重"
-            "梯度矩阵乘；默认：训练全部权重）",
+            zh="低秩适配 (LoRA) 微调：冻结全部权重，只训练每个线性层旁秩为 R 的低秩适配器"
+            "（没有被冻结权重的梯度、优化器状态和权重梯度矩阵乘；默认：训练全部权重）",
             en="LoRA fine-tuning: every weight frozen, only a rank-R low-rank adapter beside each linear layer trains "
             "(no gradients, optimizer states or weight-gradient matmuls for the frozen weights; default: every "
             "weight trains)",

@@ -220,7 +220,7 @@ register(
             "tenth for dense models, the speed-up up to a fifth too high for MoE",
         },
         "planner.lora": {
-            "zh": "；LoRA 微调，秩 {rank}：全部权重冻结，没有它们的梯度、优化器状态和权重梯度矩阵乘，"
+            "zh": "；低秩适配 (LoRA) 微调，秩 {rank}：全部权重冻结，没有它们的梯度、优化器状态和权重梯度矩阵乘，"
             "只训练每个线性层旁的低秩适配器（每个 token 经过 {adapters_m:,.1f}M 个适配器参数）；激活不变",
             "en": "; LoRA fine-tuning, rank {rank}: every weight frozen, with no gradients, optimizer states or "
             "weight-gradient matmuls, only the low-rank adapters beside the linear layers train ({adapters_m:,.1f}M "

@@ -109,6 +109,7 @@ from coursekit.published_runs import (
     PUBLISHED_RUNS_2024,
     RUN_ROLES,
     all_published_runs,
+    citation_lines,
 )
 from coursekit.widgets.workbench import WorkbenchWidget, breakdown_chart, funnel_chart
 
@@ -813,40 +814,8 @@ print(Text(zh="效率天花板：" + "，".join(f"{gpu} {c:.1%}" for gpu, c in c
 print(Text(zh="来源，按表中序号（论文与表格；训练配置文件等完整出处在每次训练的 run.source 里）：",
            en="Sources by the table's number (paper and table; the full citation, with the training configs, is in "
               "each run's run.source):"))
-
-
-def top_level(source, separator):
-    """Where ``separator`` occurs in ``source`` outside parentheses and quotation marks (“...”)."""
-    depth, found = 0, []
-    for i, char in enumerate(source):
-        depth += (char in "(“") - (char in ")”")
-        if depth == 0 and source.startswith(separator, i):
-            found.append(i)
-    return found
-
-
-def after_shared(source, previous):
-    """What ``source`` adds to the previous line's source when they share a long prefix (cut at a top-level ', '),
-    else None."""
-    k = next((i for i, (a, b) in enumerate(zip(source, previous)) if a != b), min(len(source), len(previous)))
-    cuts = [i for i in top_level(source, ", ") if i < k]
-    return source[cuts[-1] + 2:] if k >= 60 and cuts else None
-
-
-previous = ""
-for number, run in enumerate(runs, start=1):
-    note = Text(zh=f"（{run.note.zh}）", en=f" ({run.note.en})") if run.note else ""
-    # zh: 论文或表格及其行；配置写在 run.source 的后面
-    # en: the paper or table and its row; the configs follow in run.source
-    ends = top_level(run.source, "; ")
-    cited = run.source[:ends[0]] if ends else run.source
-    # zh: 引文没有被截断
-    # en: no citation cut short
-    assert cited.count("(") == cited.count(")") and cited.count("“") == cited.count("”")
-    rest = after_shared(cited, previous)
-    shown = cited if rest is None else Text(zh=f"同上，{rest}", en=f"as above, {rest}")
-    print(f"{number}. {run.label}: {shown}{note}")
-    previous = cited
+for line in citation_lines(runs):
+    print(line)
 # zh: 上面列举的各组行数：论文 8、厂商 H100 表 24、DGX Cloud 14 + 9、长序列 8、
 # zh: Megatron-Core 扩展表 9 与 MoE 指南 1、ModelZoo 10、B200 12、DGX-H100 1、微调 6
 # en: the rows the paragraph above counts: papers 8, vendor H100 tables 24, DGX Cloud 14 + 9, long sequences 8,
@@ -1602,8 +1571,8 @@ assert row_128k.estimated < 1.1 < row_128k.measured and all(r.estimated > 1.25 <
 #    浮点运算降到 4 次。激活不变——每个适配器求自己的梯度时仍要用到这一层的输入。
 # 3. **通信**：数据并行只归约适配器的梯度；但 ZeRO-3 仍要在每次前向和反向之前全收集 (all-gather) 冻结的权重。
 #
-# `WorkloadSpec(lora_rank=r)`（命令行 `--lora-rank`）按这三条计。下面是 NeMo 24.07 微调表里的三行 LoRA，
-# 以及同样的布局如果训练全部权重会怎样：
+# `WorkloadSpec(lora_rank=r)`（命令行 `--lora-rank`）按这三条计。NeMo 24.07 微调表里的三行 LoRA 已经在本节开头的表里；
+# 下面再问：同样的布局如果训练全部权重会怎样？
 
 # %% [markdown] lang="en"
 # ### LoRA fine-tuning: once the weights are frozen
@@ -1619,31 +1588,29 @@ assert row_128k.estimated < 1.1 < row_128k.measured and all(r.estimated > 1.25 <
 # 3. **Communication**: data parallelism reduces only the adapters' gradients; ZeRO-3 still all-gathers the frozen
 #    weights before every forward and backward.
 #
-# `WorkloadSpec(lora_rank=r)` (`--lora-rank` on the command line) counts these three. Below are the three LoRA rows of
-# NeMo 24.07's fine-tuning table, and what the same layouts would do training every weight:
+# `WorkloadSpec(lora_rank=r)` (`--lora-rank` on the command line) counts these three. The three LoRA rows of NeMo
+# 24.07's fine-tuning table are in the table at the start of this section already; here is what the same layouts
+# would do training every weight:
 
 # %%
 from dataclasses import replace as with_options
 
-lora_rows = []
-for run in NEMO_2407_LORA_RUNS:
-    lora = compare_published(run)
-    full = compare_published(with_options(
-        run, workload_options=tuple((k, v) for k, v in run.workload_options if k != "lora_rank")))
-    assert lora.passes and not full.accepted
-    lora_rows.append((run.name.removeprefix("NeMo LoRA ").removesuffix(" (FP8)"), lora.layout.split(",mb=")[0],
-                      f"{lora.published:,.0f}", f"{lora.estimated:,.0f}", f"{lora.estimated_over_published:.2f}",
-                      f"{lora.rank} / {lora.accepted_count}", Text(zh="放不下", en="does not fit")))
-md_table(
-    [Text(zh="LoRA 微调（秩 32，8 张 H100）", en="LoRA fine-tuning (rank 32, 8 H100s)"), Text(zh="布局", en="layout"),
-     Text(zh="实测（每 GPU 每秒 token）", en="published (tokens/s/GPU)"), Text(zh="估算", en="estimated"),
-     Text(zh="估算 ÷ 实测", en="est. ÷ published"), Text(zh="名次 / 通过数", en="rank / accepted"),
-     Text(zh="同一布局训练全部权重", en="same layout, every weight trained")],
-    lora_rows,
-)
+# zh: 本节开头的表中的 LoRA 三行，
+# zh: 与同样的布局训练全部权重（去掉 lora_rank）
+# en: the LoRA rows of the table at the start of this section, and the same layouts training every weight
+# en: (lora_rank dropped)
+numbers = [number for number, run in enumerate(runs, start=1) if run in NEMO_2407_LORA_RUNS]
+frozen_off = [compare_published(with_options(run, workload_options=tuple(
+    option for option in run.workload_options if option[0] != "lora_rank"))) for run in NEMO_2407_LORA_RUNS]
+assert all(by_name[run.name].passes for run in NEMO_2407_LORA_RUNS) and not any(c.accepted for c in frozen_off)
+print(Text(zh=f"LoRA 三行（本节开头的表中第 {numbers[0]} 到 {numbers[-1]} 行）都通过；"
+              "同样的布局训练全部权重时，三行都放不下。",
+           en=f"The three LoRA rows (rows {numbers[0]} to {numbers[-1]} of the table at the start of this section) "
+              "all pass; training every weight, none of the same layouts fits."))
 
 # %% [markdown] lang="zh"
-# 三行都通过：估算是实测的 0.76 到 0.79 倍，发表的布局都在第 1 并列组。训练全部权重时，同样的布局连显存门槛都过不了：
+# 三行都通过：估算是实测的 0.76 到 0.79 倍，发表的布局都在第 1 并列组（见本节开头的表）。
+# 训练全部权重时，同样的布局连显存门槛都过不了：
 # 这张表用的是不分片的 Adam (ZeRO-0)，70B 的每张卡要装下 1/8 的模型，每参数 16 字节就是 138 GB。所以 LoRA 改变的首先是
 # **能不能放下**，其次才是快多少。估算一致偏慢约两成，原因之一是这张表把 SQuAD 的短文档打包 (packing) 成 4096 个 token：
 # 注意力只在每个文档之内计算，而工作台按整条 4096 的因果注意力计（打包后的逐文档注意力掩码没有建模）。
@@ -1652,7 +1619,8 @@ md_table(
 # 估算是实测的 0.77 到 0.86 倍。
 
 # %% [markdown] lang="en"
-# All three pass: the estimate is 0.76 to 0.79 of the measured, and each published layout is in tie group 1. Training
+# All three pass: the estimate is 0.76 to 0.79 of the measured, and each published layout is in tie group 1 (see
+# the table at the start of this section). Training
 # every weight, the same layouts do not even pass the memory gate: the table ran unsharded Adam (ZeRO-0), and each GPU
 # of the 70B run would hold an eighth of the model at 16 bytes per parameter, 138 GB. So LoRA first changes **what
 # fits**, and only then how fast. The estimate runs about a fifth slow throughout; one reason is that the table packs

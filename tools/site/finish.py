@@ -242,14 +242,22 @@ def name_by_visible_text(text: str) -> str:
 # -- language ------------------------------------------------------------------------------------
 
 
+#: What :func:`localize` never touches: code as the lesson shows it (a highlighted cell, an output, inline code)
+#: and scripts. A code token that happens to be a theme label (``next``, ``Index``) stays code.
+_CODE_BLOCKS = re.compile(r"<(pre|code|script|style|textarea)\b.*?</\1>", flags=re.S | re.I)
+
+
 def localize(text: str) -> str:
-    """The theme's English labels of a Chinese page in Chinese (attributes and the short texts in THEME_ZH)."""
+    """The theme's English labels of a Chinese page in Chinese (attributes and the short texts in THEME_ZH), outside
+    code (:data:`_CODE_BLOCKS`).
+
+    >>> localize('<p class="prev-next-subtitle">next</p><pre><span class="nb">next</span>(it)</pre>')
+    '<p class="prev-next-subtitle">下一页</p><pre><span class="nb">next</span>(it)</pre>'
+    """
 
     def attribute(match: re.Match[str]) -> str:
         value = html.unescape(match.group(2))
         return f'{match.group(1)}="{html.escape(THEME_ZH.get(value, value), quote=True)}"'
-
-    text = re.sub(rf'\b({"|".join(_ATTRIBUTES)})="([^"]*)"', attribute, text)
 
     def visible(match: re.Match[str]) -> str:
         words = match.group(2).strip()
@@ -257,7 +265,15 @@ def localize(text: str) -> str:
             return match.group(0).replace(words, THEME_ZH[words])
         return match.group(0)
 
-    return re.sub(r"(>)(\s*[A-Za-z][A-Za-z .]*[A-Za-z.]\s*)(?=<)", visible, text)
+    def outside_code(part: str) -> str:
+        part = re.sub(rf'\b({"|".join(_ATTRIBUTES)})="([^"]*)"', attribute, part)
+        return re.sub(r"(>)(\s*[A-Za-z][A-Za-z .]*[A-Za-z.]\s*)(?=<)", visible, part)
+
+    pieces, start = [], 0
+    for block in _CODE_BLOCKS.finditer(text):
+        pieces += [outside_code(text[start : block.start()]), block.group(0)]
+        start = block.end()
+    return "".join([*pieces, outside_code(text[start:])])
 
 
 def html_language(text: str) -> str | None:
