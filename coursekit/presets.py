@@ -770,14 +770,6 @@ class PublishedRun:
     def label(self) -> str:
         """A label in the learner's language: model preset, GPUs × device, sequence length, global batch and the
         published model-parallel degrees above 1 (several tables ran one model on the same GPUs)."""
-        return self.label_text.render()
-
-    @property
-    def label_text(self) -> Text:
-        """:attr:`label` in both languages."""
-        return Text(zh=self._label("zh"), en=self._label("en"))
-
-    def _label(self, lang: str) -> str:
         cluster = self.cluster if isinstance(self.cluster, str) else self.cluster.name
         device = cluster.split("-")[0].upper()
         device = "A100" if device == "JEANZAY" else device
@@ -786,7 +778,7 @@ class PublishedRun:
             model,
             f"{self.gpus} × {device}",
             f"s = {self.seq_len}",
-            tr("presets.run_label_batch", lang=lang, batch=self.global_batch),
+            tr("presets.run_label_batch", batch=self.global_batch),
         ]
         parts += [" ".join(f"{k.upper()} {v}" for k, v in self.degrees if k != "dp" and v > 1)]
         return " · ".join(part for part in parts if part)
