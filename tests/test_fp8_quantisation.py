@@ -162,3 +162,27 @@ def test_the_planner_cli_passes_the_fp8_recipe() -> None:
     base = ["--model", "llama3-8b", "--cluster", "h100-8", "--global-batch", "8", "--precision", "fp8"]
     assert _workload(plan_parser.parse_args([*base, "--fp8-recipe", "current"])).fp8_recipe == "current"
     assert _workload(plan_parser.parse_args(base)).fp8_recipe == "delayed"
+
+
+def test_frozen_weights_give_their_inputs_no_column_wise_copy() -> None:
+    """LoRA (frozen weights): Transformer Engine asks an input's quantizer for the column-wise copy only when the
+    weight takes a gradient (``backward_needs_input = is_grad_enabled and weight.requires_grad``). Llama 3 8B at TP 1,
+    delayed scaling: QKV's and fc1's inputs come from a fused norm that writes FP8 itself, nothing to cast; the
+    projection's and fc2's inputs a plain cast, read 2 and write 1 byte; the output gradients as before, cast 3 plus
+    the transposed copy 1: 3·(4096 + 14336) + 4·(6144 + 4096 + 28672 + 4096)."""
+    by_hand = 3 * (4096 + 14336) + 4 * (6144 + 4096 + 28672 + 4096)
+    frozen = fp8_quantisation_bytes_per_token(MODELS["llama3-8b"], "delayed", tp=1, frozen=True)
+    assert frozen.dense_layer == by_hand == 227328
+    # every weight trained: the inputs' transposed copies add 2·4096 + 1·4096 + 2·4096 + 1·14336 (docstring example)
+    assert fp8_quantisation_bytes_per_token(MODELS["llama3-8b"], "delayed", tp=1).dense_layer - by_hand == 34816
+
+
+def test_a_lora_step_casts_its_inputs_row_wise_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    workload = WorkloadSpec(
+        global_batch=8, precision="fp8", fp8_recipe="current", recompute_modes=("none",), lora_rank=8
+    )
+    grown = _one_gpu_step(monkeypatch, workload, zero=False) - _one_gpu_step(monkeypatch, workload, zero=True)
+    tokens = 8 * 2048
+    moved = tokens * 4 * fp8_quantisation_bytes_per_token(_SMALL, "current", frozen=True).dense_layer
+    moved += 4 * fp8_weight_cast_bytes(_SMALL, "current")  # the frozen weights still need their FP8 copies
+    assert grown == pytest.approx(moved / CLUSTERS["h100-8"].memory_bandwidth_bytes_per_s, rel=1e-9)

@@ -615,12 +615,16 @@ def _side_bytes(width: float, side: str, cast: float, tp: Any, gather: Any, back
     return cast * shard + separate * 2.0 * fp8 * whole + (1 - separate) * fp8 * shard
 
 
-def _linears_bytes(linears: list[_Linear], recipe: str, tp: Any, gather: Any, backward: bool) -> Any:
+def _linears_bytes(
+    linears: list[_Linear], recipe: str, tp: Any, gather: Any, backward: bool, frozen: bool = False
+) -> Any:
     """Sum of :func:`_side_bytes` over the linear layers' inputs (forward) and, with ``backward``, their output
-    gradients (always a kernel of their own: the gradient arrives in bf16)."""
+    gradients (always a kernel of their own: the gradient arrives in bf16). ``frozen``: the weights take no
+    gradient, so the inputs get no column-wise copy (see :func:`fp8_quantisation_bytes_per_token`)."""
     total: Any = 0.0 * tp
     for in_width, in_side, out_width, out_side, fused in linears:
-        total = total + _side_bytes(in_width, in_side, _cast_bytes(recipe, fused), tp, gather, backward)
+        cast = _cast_bytes(recipe, fused)
+        total = total + _side_bytes(in_width, in_side, cast, tp, gather, backward and not frozen)
         if backward:
             total = total + _side_bytes(out_width, out_side, _cast_bytes(recipe, False), tp, gather, True)
     return total
@@ -708,6 +712,7 @@ def fp8_quantisation_bytes_per_token(
     sequence_parallel: bool = True,
     rc: Any = 0,
     modules: tuple[str, ...] = (),
+    frozen: bool = False,
 ) -> Fp8CastBytes:
     """HBM bytes per token and layer one rank moves quantising tensors to FP8, besides the GEMMs; array-generic.
 
@@ -729,6 +734,12 @@ def fp8_quantisation_bytes_per_token(
     ``"moe"`` in ``modules`` for the shared and routed experts. Weights are cast once per step, not per token
     (:func:`fp8_weight_cast_bytes`).
 
+    ``frozen`` (LoRA, ``WorkloadSpec.lora_rank``: the linear layers' own weights take no gradient): Transformer
+    Engine asks an input's quantizer for the column-wise copy only when the weight needs its gradient
+    (``backward_needs_input = is_grad_enabled and weight.requires_grad`` in linear.py and layernorm_linear.py; the
+    grouped experts' ``columnwise=weight_requires_grad``), so each input gets its row-wise cast alone, and a norm that
+    writes FP8 itself nothing. The output gradients are counted as above: the modules' backward asks for both copies.
+
     Llama 3 8B at TP 1, delayed scaling: QKV input (fused norm) transpose 2·4096, output gradient 4·6144; projection
     input 4·4096, gradient 4·4096; fc1 input transpose 2·4096, gradient 4·28672; fc2 input 4·14336, gradient 4·4096:
 
@@ -743,7 +754,7 @@ def fp8_quantisation_bytes_per_token(
     dense_mlp = _mlp_linears(model, float(model.ffn_hidden), True)
 
     def both(linears: list[_Linear], shards: Any, again: Any) -> Any:  # the routed experts have no gathered side
-        once = _linears_bytes(linears, recipe, shards, gather, True)
+        once = _linears_bytes(linears, recipe, shards, gather, True, frozen)
         return once + again * _linears_bytes(linears, recipe, shards, gather, False)
 
     dense_layer = both(attention + dense_mlp, tp, full)
@@ -1145,7 +1156,14 @@ def _fp8_quantisation_s(
     def per_shape(tp: Any, etp: Any, ep: Any, rc: Any) -> tuple[Any, Any, Any, Any]:  # once per distinct shape
         tpf, etpf, epf = tp.astype(np.float64), etp.astype(np.float64), ep.astype(np.float64)
         cast = fp8_quantisation_bytes_per_token(
-            model, workload.fp8_recipe, tpf, etpf, workload.sequence_parallel, rc, workload.recompute_modules
+            model,
+            workload.fp8_recipe,
+            tpf,
+            etpf,
+            workload.sequence_parallel,
+            rc,
+            workload.recompute_modules,
+            frozen=workload.lora_rank is not None,
         )
         weights = fp8_weight_cast_bytes(model, workload.fp8_recipe, tpf, epf, etpf)
         return cast.dense_layer, cast.moe_layer, cast.routed, weights
@@ -1428,15 +1446,22 @@ def _zero_parts(
 
 
 def _data_parallel_comm(
-    np: Any, model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec, k: _Columns, st: _Stages
+    np: Any,
+    model: ModelSpec,
+    cluster: ClusterSpec,
+    workload: WorkloadSpec,
+    k: _Columns,
+    st: _Stages,
+    trained: tuple[Any, Any],
 ) -> tuple[_ZeroParts, _ZeroParts, Any]:
     """ZeRO traffic of the dense weights (over dp · cp) and of the experts (over the expert-data-parallel group),
-    and whether that group is inside one node."""
+    and whether that group is inside one node; ``trained`` is :func:`_lora_trained`'s (None, None) or the LoRA
+    adapters data parallelism reduces."""
     span = k.tp * k.cp * k.dp  # ints: the ring's NIC count (coursekit.specs.ring_nics) is integer arithmetic
     intra, bw, lat = _link(np, cluster, span, k.dp * k.cp, k.used)
     units = np.where(k.zero == 3, st.layers_max, 1.0)
     psi_dense = np.max(np.stack([st.dense[kind] for kind in STAGE_KINDS]), axis=0) / k.tpf
-    trained_dense, trained_experts = _lora_trained(np, model, workload, k, st)
+    trained_dense, trained_experts = trained
     dense = _zero_parts(np, workload, k, units, psi_dense, k.dpc, bw, lat, trained_dense)
     if model.is_moe:
         p_experts = float(model.num_experts * model.expert_params)
@@ -1450,9 +1475,17 @@ def _data_parallel_comm(
 
 
 def _communication(
-    np: Any, model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec, k: _Columns, st: _Stages, efficiency: Any
+    np: Any,
+    model: ModelSpec,
+    cluster: ClusterSpec,
+    workload: WorkloadSpec,
+    k: _Columns,
+    st: _Stages,
+    efficiency: Any,
+    trained: tuple[Any, Any],
 ) -> tuple[dict[str, Any], dict[str, Any], _Ring, _ZeroParts, _ZeroParts]:
-    """Communication seconds per step of each dimension, each on its group's link.
+    """Communication seconds per step of each dimension, each on its group's link (``trained``: what
+    :func:`_data_parallel_comm` takes).
 
     Returns (seconds by dimension, intra-node? by dimension, the CP ring's parts, the dense and the expert ZeRO
     parts) — the parts are what the overlap model needs.
@@ -1470,7 +1503,7 @@ def _communication(
     tokens = float(workload.tokens_per_sequence(model)) / k.cpf
     width = float(model.hidden) / k.tpf
     comm["PP"] = _pp_time_s(tokens, k.mbf, width, k.ppf, k.gaf * k.vf, ACTIVATION_BYTES, bw, lat)
-    dense, experts, links["DP"] = _data_parallel_comm(np, model, cluster, workload, k, st)
+    dense, experts, links["DP"] = _data_parallel_comm(np, model, cluster, workload, k, st, trained)
     links["EDP"] = links["DP"]
     comm["DP"] = dense.reduce_s + dense.gather_s
     comm["EDP"] = experts.reduce_s + experts.gather_s
@@ -1651,7 +1684,10 @@ def training_estimate(
     st = _Stages.of(np, model, workload, k)
     memory = _memory_ledger(np, model, workload, k, st) if with_memory else {}
     run = _compute_time(np, model, cluster, workload, k, st, a.efficiency_shape)
-    comm, links, ring, dense, experts = _communication(np, model, cluster, workload, k, st, run["efficiency"])
+    lora_trained = _lora_trained(np, model, workload, k, st)
+    comm, links, ring, dense, experts = _communication(
+        np, model, cluster, workload, k, st, run["efficiency"], lora_trained
+    )
     ep_share = _ep_overlap_share(np, k, a.overlap["ep"], workload.ep_overlap_schedule)
     ep_slowdown = _ep_overlap_slowdown_s(np, comm["EP"], ep_share, run["compute_s"])
     compute = run["compute_s"] + ep_slowdown
@@ -1720,5 +1756,5 @@ def training_estimate(
         "executed_flops_per_token": run["executed_flops_per_token"],
         "model_flops_per_token": run["model_flops_per_token"],
         "stage_layers": (st.layers["first"], st.layers["mid"], st.layers["last"]),
-        "lora_trained": _lora_trained(np, model, workload, k, st),
+        "lora_trained": lora_trained,
     }
