@@ -197,3 +197,23 @@ def test_a_precision_no_control_offers_is_refused_by_name(precision: object) -> 
         ServingWidget(precision=precision)  # type: ignore[arg-type]
     with pytest.raises((TypeError, ValueError), match="precision"):
         serving_view("llama3-70b", "h100-8", TP, BATCH, PROMPT, OUTPUT, precision=precision)  # type: ignore[arg-type]
+
+
+def test_the_public_tradeoff_curve_takes_the_precision() -> None:
+    """``tradeoff_curve`` at FP8 is the widget's FP8 curve, and at the default layout's batch its TPOT is the library's
+    FP8 estimate (1-byte weights); a device without an FP8 peak and an unknown precision are refused by name."""
+    from coursekit.widgets.serving import tradeoff_curve
+
+    model, cluster = MODELS["llama3-70b"], CLUSTERS["h100-8"]
+    shape = {"tp": TP, "prompt_tokens": PROMPT, "output_tokens": OUTPUT}
+    fp8 = tradeoff_curve(model, cluster, precision="fp8", **shape)
+    assert fp8 == serving_view("llama3-70b", "h100-8", TP, BATCH, PROMPT, OUTPUT, precision="fp8").curve
+    (at_batch,) = [row for row in fp8 if row[0] == BATCH]
+    assert at_batch[1] == library_estimate("fp8").time_per_output_token_s
+    bf16 = tradeoff_curve(model, cluster, **shape)
+    assert bf16 == tradeoff_curve(model, cluster, precision="bf16", **shape)
+    assert all(f[1] < b[1] for f, b in zip(fp8, bf16))  # 1-byte weights: every batch decodes faster
+    with pytest.raises(ValueError, match="a100-8"):
+        tradeoff_curve(model, CLUSTERS["a100-8"], precision="fp8", **shape)
+    with pytest.raises((TypeError, ValueError), match="precision"):
+        tradeoff_curve(model, cluster, precision="int4", **shape)

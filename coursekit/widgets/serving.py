@@ -207,9 +207,7 @@ def serving_view(
     precision = check_choice("precision", precision, PRECISION_OPTIONS)
     if spec.heads % tp:
         raise ValueError(tr("serving.reason.tp_heads", tp=tp, heads=spec.heads))
-    if precision == "fp8" and cluster.peak_flops_fp8 is None:
-        fp8_gpus = ", ".join(name for name in GPU_OPTIONS if CLUSTERS[name].peak_flops_fp8 is not None)
-        raise ValueError(tr("widgets.serving.no_fp8", gpu=gpu, fp8_gpus=fp8_gpus))
+    _check_fp8(cluster, gpu, precision)
 
     curve = _tradeoff_curve(spec, cluster, tp, 1, prompt, output, precision)
     ledger, estimate = _replica_at(spec, cluster, tp, 1, batch, prompt, output, precision)
@@ -235,13 +233,28 @@ def _replica_at(
     return ledger, _estimate(spec, cluster, tp, pp, batch, prompt, output, weight_bytes, KV_BYTES, precision)
 
 
+def _check_fp8(cluster: ClusterSpec, gpu: str, precision: str) -> None:
+    """FP8 on a device without an FP8 peak: a ``ValueError`` in the learner's language naming the ones that have it."""
+    if precision == "fp8" and cluster.peak_flops_fp8 is None:
+        fp8_gpus = ", ".join(name for name in GPU_OPTIONS if CLUSTERS[name].peak_flops_fp8 is not None)
+        raise ValueError(tr("widgets.serving.no_fp8", gpu=gpu, fp8_gpus=fp8_gpus))
+
+
 def tradeoff_curve(
-    model: ModelSpec, cluster: ClusterSpec, *, tp: int, pp: int = 1, prompt_tokens: int, output_tokens: int
+    model: ModelSpec,
+    cluster: ClusterSpec,
+    *,
+    tp: int,
+    pp: int = 1,
+    prompt_tokens: int,
+    output_tokens: int,
+    precision: str = "bf16",
 ) -> tuple[tuple[int, float, float, bool], ...]:
     """``(batch, tpot_s, tokens_per_s_per_gpu, fits)`` of one replica for every batch of :data:`BATCH_OPTIONS`.
 
     The latency–throughput trade-off as the batch grows: TPOT rises (more KV cache per step), throughput
-    rises (one read of the weights serves more requests), until the KV cache no longer fits.
+    rises (one read of the weights serves more requests), until the KV cache no longer fits. ``precision`` is
+    ``"bf16"`` or ``"fp8"`` (W8A8, as :func:`serving_view`'s; a device without an FP8 peak is a ``ValueError``).
 
     Taught in: lesson 10 (serving); used by the workbench's serving mode (lesson 9).
     """
@@ -250,7 +263,9 @@ def tradeoff_curve(
     pp = check_int("pp", pp, ge=1, le=model.layers)
     prompt = check_int("prompt_tokens", prompt_tokens, ge=1)
     output = check_int("output_tokens", output_tokens, ge=1)
-    return _tradeoff_curve(model, cluster, tp, pp, prompt, output)
+    precision = check_choice("precision", precision, PRECISION_OPTIONS)
+    _check_fp8(cluster, cluster.name, precision)
+    return _tradeoff_curve(model, cluster, tp, pp, prompt, output, precision)
 
 
 def _tradeoff_curve(
