@@ -276,8 +276,9 @@ const ckPixels = (source, width, height) => {
 const ckShownPixels = (figure) => figure.tagName === 'CANVAS'
   ? figure.getContext('2d').getImageData(0, 0, figure.width, figure.height).data
   : ckPixels(figure, figure.naturalWidth, figure.naturalHeight);
-const ckStatePixels = async (png) => {
-  const bitmap = await createImageBitmap(await (await fetch('data:image/png;base64,' + png)).blob());
+const ckStatePixels = async (state) => {  // a state's figure: inline (png) or an image file (src)
+  const url = state.src ? new URL(state.src, document.baseURI).href : 'data:image/png;base64,' + state.png;
+  const bitmap = await createImageBitmap(await (await fetch(url)).blob());
   return ckPixels(bitmap, bitmap.width, bitmap.height);
 };
 const ckSame = (a, b) => a.length === b.length && a.every((v, i) => v === b[i]);
@@ -317,7 +318,7 @@ _MOVE_SLIDERS = (
     const alt = figure.tagName === 'CANVAS' ? figure.getAttribute('aria-label') : figure.alt;
     out.push({
       changed: !ckSame(shown, before),
-      image: ckSame(shown, await ckStatePixels(replay.frames[target].png)),
+      image: ckSame(shown, await ckStatePixels(replay.frames[target])),
       message: ckSameMessage(block, replay.frames[target].message),
       value: row.querySelector('b').textContent === replay.frames[target].value,
       alt: alt === replay.frames[target].alt && alt.length > 10,
@@ -390,7 +391,7 @@ _CHOOSE_CASE = (
   const rows = [...block.querySelectorAll('.ck-static-controls > li')];
   const box = block.querySelector('.ck-static-message > div');
   return {
-    image: ckSame(ckShownPixels(figure), await ckStatePixels(chosen.png)),
+    image: ckSame(ckShownPixels(figure), await ckStatePixels(chosen)),
     alt: figure.getAttribute('aria-label') === chosen.alt,
     message: ckSameMessage(block, chosen.message),
     rows: rows.map((row) => row.textContent.trim()),
@@ -424,24 +425,42 @@ def test_the_workbench_offers_the_lessons_cases_and_a_live_launch(
     }
     colours = {level: _rgb(_MESSAGE_STYLE[level].split("solid ")[1][:7]) for level in words}
 
-    def run(browser: Any) -> dict[str, list[dict[str, Any]]]:
+    # the cases' figures are image files beside the page, not base64 in it (the site's build moved them out)
+    for path in pages:
+        html = (site / path).read_text(encoding="utf-8")
+        (frames,) = re.findall(r'<script type="application/json" class="ck-live-frames">(.*?)</script>', html, re.S)
+        cases = json.loads(frames)["presets"]
+        assert all("png" not in case for case in cases), f"{path}: a case's figure is still inline"
+        for case in cases:
+            assert (site / path).parent.joinpath(case["src"]).resolve().read_bytes().startswith(b"\x89PNG"), case
+
+    def run(browser: Any) -> dict[str, dict[str, Any]]:
         page = browser.new_page()
-        found: dict[str, list[dict[str, Any]]] = {}
+        requested: list[str] = []
+        page.on("request", lambda request: requested.append(request.url.rsplit("/", 1)[-1]))
+        found: dict[str, dict[str, Any]] = {}
         for path in pages:
+            requested.clear()
             page.goto(f"{served}/{path}", wait_until="load")
+            page.wait_for_timeout(300)  # what the page's script asks for right after the load event
+            first_load = [name for name in requested if name.startswith("ck-case-")]
             count = page.evaluate(
                 "() => JSON.parse(document.querySelector('.ck-live-preset').closest('.ck-static')"
                 ".querySelector('script.ck-live-frames').textContent).presets.length"
             )
-            found[path] = []
+            shown = []
             for index in [*range(1, count), 0]:  # every case, then back to the first
                 page.select_option(".ck-live-preset select", str(index))
-                found[path].append(page.evaluate(_CHOOSE_CASE, index))
+                shown.append(page.evaluate(_CHOOSE_CASE, index))
+            found[path] = {"first_load": first_load, "cases": shown}
         page.close()
         return found
 
-    found = in_browser(run)
-    for path, cases in found.items():
+    results = in_browser(run)
+    for path, result in results.items():
+        # the first load fetches no case's figure (the page shows its own); a picked case shows its file's pixels
+        assert result["first_load"] == [], (path, result["first_load"])
+        cases = result["cases"]
         assert len(cases) == cases[0]["cases"] >= 2
         for case in cases:
             assert case["image"] and case["alt"] and case["message"], (path, case)

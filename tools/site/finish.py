@@ -9,7 +9,10 @@ Run by :func:`build_site.build` after Sphinx, on the HTML it wrote:
 * Chinese pages get the theme's labels (search, colour mode, previous/next ...) in Chinese;
 * code blocks lose the highlighting spans that change nothing: a token class the theme's Pygments stylesheet
   paints in the code block's own colour, and in nothing else, in every colour mode (names, punctuation, white
-  space) — about half of a code-heavy lesson page's markup.
+  space) — about half of a code-heavy lesson page's markup;
+* the figures of a widget's cases (the workbench's list of the lesson's cases) move out of the page into image
+  files the page's script loads when the learner picks a case: the page first shows the case it was built at,
+  so the others' figures (about 40 kB each) are no longer part of its first load.
 
 The npm packages (KaTeX for the site, axe-core for the accessibility tests) are installed once into a cache
 folder (``build/site-vendor``); their licences are copied beside the files the site serves.
@@ -17,8 +20,11 @@ folder (``build/site-vendor``); their licences are copied beside the files the s
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import html
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -359,6 +365,38 @@ def unwrap_plain_tokens(text: str, classes: frozenset[str]) -> str:
     return _CODE_BLOCK.sub(lambda block: span.sub(r"\1", block.group(0)), text)
 
 
+_LIVE_FRAMES = re.compile(r'(<script type="application/json" class="ck-live-frames">)(.*?)(</script>)', re.S)
+
+
+def externalize_case_figures(text: str, page: Path, out: Path) -> tuple[str, int]:
+    """``text`` (the HTML of ``page``, a page of the site in ``out``) with each widget case's figure written to
+    ``out/_images/ck-case-<hash>.png`` and named by its path from the page (``src``) instead of carried inline
+    (``png``, base64), and how many figures moved. Only a widget's cases (``presets``) move: a slider's states stay
+    inline, decoded ahead so that each step is a canvas copy. The file's name is a hash of its bytes, so a figure
+    two pages share is written once."""
+    moved = 0
+
+    def replace(match: re.Match[str]) -> str:
+        nonlocal moved
+        replay = json.loads(match.group(2))  # its "<\\/" is JSON's escaped "/"
+        if not replay.get("presets"):
+            return match.group(0)
+        for case in replay["presets"]:
+            if "png" not in case:
+                continue
+            data = base64.b64decode(case.pop("png"))
+            target = out / "_images" / f"ck-case-{hashlib.sha256(data).hexdigest()[:20]}.png"
+            if not target.exists():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(data)
+            case["src"] = Path(os.path.relpath(target, page.parent)).as_posix()
+            moved += 1
+        body = json.dumps(replay, ensure_ascii=False).replace("</", "<\\/")
+        return match.group(1) + body + match.group(3)
+
+    return _LIVE_FRAMES.sub(replace, text), moved
+
+
 def finish(out: Path, cache: Path, notebooks: Path | None = None) -> dict[str, int]:
     """Apply every step above to the site in ``out``; returns counts for the build summary.
 
@@ -372,10 +410,12 @@ def finish(out: Path, cache: Path, notebooks: Path | None = None) -> dict[str, i
     icons = icon_table(script.read_text(encoding="utf-8"))
     pygments_css = static / "pygments.css"
     plain = plain_token_classes(pygments_css.read_text(encoding="utf-8")) if pygments_css.exists() else frozenset()
-    localized = 0
+    localized = moved = 0
     for page in pages:
         text = name_by_visible_text(inline_icons(page.read_text(encoding="utf-8"), icons))
         text = unwrap_plain_tokens(text, plain)
+        text, figures = externalize_case_figures(text, page, out)
+        moved += figures
         if notebooks is not None:
             text = offer_repository_notebook(text, page.relative_to(out).as_posix(), notebooks, out)
         if page != out / "search.html":  # only the search page searches (the theme's box submits to it)
@@ -386,4 +426,4 @@ def finish(out: Path, cache: Path, notebooks: Path | None = None) -> dict[str, i
         page.write_text(text, encoding="utf-8")
     for leftover in static.glob("scripts/fontawesome.js*"):
         leftover.unlink()
-    return {"formulas": formulas, "pages": len(pages), "pages_localized": localized}
+    return {"formulas": formulas, "pages": len(pages), "pages_localized": localized, "case_figures": moved}

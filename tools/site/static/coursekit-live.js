@@ -7,7 +7,9 @@
  *   many combinations to precompute).
  *
  * The figure is drawn on a canvas from bitmaps decoded ahead (createImageBitmap, off the main thread) for the
- * states next to the one shown: a step then costs a canvas copy, not a PNG decode. */
+ * states next to the one shown: a step then costs a canvas copy, not a PNG decode. A state carries its figure
+ * inline (``png``, base64: a slider's states) or names an image file (``src``: a widget's cases, which the site's
+ * build moved out of the page, tools/site/finish.py); a file is loaded only when its state is asked for. */
 "use strict";
 
 /** Decoded states kept per widget, nearest to the shown one first (a 2x figure is about 3 MB decoded). */
@@ -20,7 +22,19 @@ function ckBytes(base64) {
   return new Blob([bytes], { type: "image/png" });
 }
 
-/** The widget's figure, showing state ``i`` of ``states`` (each with ``png`` and ``alt``) on ``show(i)``. */
+/** A state's figure as something createImageBitmap takes: its inline PNG, or its image file once loaded. */
+function ckSource(state) {
+  if (!state.src) return Promise.resolve(ckBytes(state.png));
+  return new Promise((loaded, failed) => {
+    const file = new Image();
+    file.onload = () => loaded(file);
+    file.onerror = () => failed(new Error(`figure ${state.src} did not load`));
+    file.src = state.src;
+  });
+}
+
+/** The widget's figure, showing state ``i`` of ``states`` (each with ``png`` or ``src``, and ``alt``) on
+ * ``show(i)``. The page shows state ``start`` already; states named by a file are not decoded ahead. */
 function ckLiveFigure(image, states, start) {
   let shown = start;
   const mark = (i) => { image.dataset.frame = String(i); };
@@ -28,7 +42,7 @@ function ckLiveFigure(image, states, start) {
     mark(start);
     return (i) => {
       shown = i;
-      image.src = "data:image/png;base64," + states[i].png;
+      image.src = states[i].src || "data:image/png;base64," + states[i].png;
       image.alt = states[i].alt;
       mark(i);
     };
@@ -41,7 +55,7 @@ function ckLiveFigure(image, states, start) {
   const bitmaps = new Map();  // index -> ImageBitmap, or a Promise of one while it decodes
   const decode = (i) => {
     if (!bitmaps.has(i)) {
-      const pending = createImageBitmap(ckBytes(states[i].png)).then((bitmap) => {
+      const pending = ckSource(states[i]).then((source) => createImageBitmap(source)).then((bitmap) => {
         if (bitmaps.get(i) === pending) bitmaps.set(i, bitmap);
         else bitmap.close();  // let go while it decoded
         return bitmap;
@@ -59,7 +73,7 @@ function ckLiveFigure(image, states, start) {
       bitmaps.delete(i);
       if (held instanceof ImageBitmap) held.close();
     }
-    const next = order.slice(0, CK_KEEP_DECODED).find((i) => !bitmaps.has(i));
+    const next = order.slice(0, CK_KEEP_DECODED).find((i) => !bitmaps.has(i) && !states[i].src);
     if (busy || next === undefined) return;
     busy = true;
     decode(next).then(() => {
@@ -86,6 +100,7 @@ function ckLiveFigure(image, states, start) {
     prepare();
   };
   mark(start);
+  if (states[start].src) return show;  // the page's own image shows it until another state is asked for
   show(start);
   return show;
 }
