@@ -201,6 +201,13 @@ def _workbench_demo() -> list[str]:
     shown.append(f"**{significant(w.top(w.result)[0].step_s)} s**")
     _set(w, seq_len=8192, moe=True)  # step 4
     assert w.status == "ok" and set(w.result.space_dimensions["ep"]) == {1, 2, 4, 8}
+    _set(w, moe=False, nodes=1)  # step 5: every weight trains, nothing fits, the fit gate takes the last ones
+    last = [step for step in w.result.funnel if step.removed][-1]
+    assert w.result.accepted_count == 0 and last.code == "memory" and last.remaining == 0
+    shown.append(f"**{last.removed}**")
+    _set(w, lora=32)  # then LoRA, rank 32
+    assert w.verdict == "pass" and "linear_qkv" in w.message
+    shown += [f"**{w.result.accepted_count}**", f"**{significant(w.top(w.result)[0].step_s)} s**"]
     return shown
 
 

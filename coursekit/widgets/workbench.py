@@ -1,7 +1,8 @@
 """Lesson 9 widget: the decision workbench — choose model, cluster and workload, see the funnel and the survivors.
 
 Controls pick a preset model and cluster, the number of nodes, the workload
-(mode, global batch, sequence length) and the assumptions of the estimate
+(mode, which weights train — all of them or LoRA adapters of one rank —, global batch, sequence length) and
+the assumptions of the estimate
 (achievable fraction of peak, overlap), plus three what-if toggles: a slower
 link between nodes, a longer context (the sequence length control) and "make
 the model MoE" (:meth:`coursekit.planner.ModelSpec.as_moe`). Each change runs
@@ -42,6 +43,7 @@ from matplotlib.transforms import blended_transform_factory
 
 from ..i18n import Text, register, tr
 from ..planner import DEFAULT_OUTPUT_TOKENS, PLAN_GATES, PlanCandidate, PlanResult, WorkloadSpec, what_if
+from ..planner.estimate import lora_adapters
 from ..plotting import cache_drawing, label
 from ..presets import CLUSTERS, MODELS
 from ..serving import SERVING_GATES, ServingPlanResult, plan_serving
@@ -51,6 +53,7 @@ from .serving import log_axes, place_ylabel, tradeoff_curve
 __all__ = [
     "BATCH_OPTIONS",
     "LINK_SLOWDOWN_OPTIONS",
+    "LORA_OPTIONS",
     "NODE_OPTIONS",
     "SEQ_OPTIONS",
     "SERVING_DEFAULT_CONCURRENCY",
@@ -72,6 +75,10 @@ NODE_OPTIONS: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64)
 BATCH_OPTIONS: tuple[int, ...] = (8, 32, 64, 128, 256, 512, 1024, 2048)  # 256: lesson 9 section 5's long-context case
 #: Sequence lengths offered (tokens): the "longer context" what-if.
 SEQ_OPTIONS: tuple[int, ...] = (1024, 2048, 4096, 8192, 32768, 131072)
+#: LoRA ranks offered beside "every weight trains" (``WorkloadSpec(lora_rank=r)``): 32 is NeMo 24.07's fine-tuning
+#: rows (:data:`coursekit.published_runs.NEMO_2407_LORA_RUNS`) and Megatron-Bridge's default, 16 its documentation's
+#: example; the others are the usual powers of two around them.
+LORA_OPTIONS: tuple[int, ...] = (8, 16, 32, 64, 128)
 #: Divisors of the inter-node bandwidth: the "slower link between nodes" what-if.
 LINK_SLOWDOWN_OPTIONS: tuple[int, ...] = (1, 2, 4, 5, 8, 16)  # 5: exercise 9.4's case (lesson 9 shows ÷ 8)
 #: Serving mode reads the batch control as concurrent requests and the sequence control as prompt tokens; switching
@@ -93,6 +100,7 @@ _PLAN_INPUTS: tuple[str, ...] = (
     "cluster",
     "nodes",
     "mode",
+    "lora",
     "global_batch",
     "seq_len",
     "mfu",
@@ -139,6 +147,21 @@ register(
         "widgets.workbench.cluster": {"zh": "节点类型", "en": "node type"},
         "widgets.workbench.nodes": {"zh": "节点数", "en": "nodes"},
         "widgets.workbench.mode": {"zh": "工作负载", "en": "workload"},
+        "widgets.workbench.lora": {"zh": "训练哪些权重", "en": "weights trained"},
+        "widgets.workbench.lora_note": {
+            "zh": "低秩适配 (LoRA)，秩 {rank}：全部权重冻结，没有它们的梯度、优化器状态和权重梯度矩阵乘；"
+            "只训练每层 linear_qkv、linear_proj、linear_fc1 和 linear_fc2 旁的适配器，每个 token 经过 {adapters:,.0f} "
+            "个适配器参数。",
+            "en": "LoRA, rank {rank}: every weight frozen, with no gradients, optimizer states or weight-gradient "
+            "matmuls; only the adapters beside each layer's linear_qkv, linear_proj, linear_fc1 and linear_fc2 train, "
+            "{adapters:,.0f} adapter parameters per token.",
+        },
+        "widgets.workbench.lora_serving": {
+            "zh": "低秩适配 (LoRA)，秩 {rank}：只用于训练。服务的估算按冻结的模型计（适配器并入权重），"
+            "请把“训练哪些权重”选回“全部”，或把工作负载改回训练。",
+            "en": "LoRA, rank {rank}: applies to training only. Serving is estimated for the frozen model (adapters "
+            "merged into the weights): set “weights trained” back to “all”, or the workload back to training.",
+        },
         "widgets.workbench.global_batch": {"zh": "全局批大小（序列数）", "en": "global batch (sequences)"},
         "widgets.workbench.seq_len": {"zh": "序列长度 (token)", "en": "sequence length (tokens)"},
         "widgets.workbench.mfu": {"zh": "可达峰值比例", "en": "achievable fraction of peak"},
@@ -426,9 +449,13 @@ def _best_serving(result: ServingPlanResult) -> Any:
 class WorkbenchWidget(LessonWidget[Any]):
     """Model, cluster and workload controls plus what-ifs -> funnel chart, breakdown bars and the top table.
 
-    Controls (keyword names of :meth:`compute`): ``model``, ``cluster``, ``nodes``, ``mode``,
+    Controls (keyword names of :meth:`compute`): ``model``, ``cluster``, ``nodes``, ``mode``, ``lora``,
     ``global_batch``, ``seq_len``, ``mfu``, ``overlap``, ``link_slowdown`` and ``moe``.
-    Defaults: Llama-3 70B on 16 H100 nodes, global batch 1024, 8192 tokens.
+    Defaults: Llama-3 70B on 16 H100 nodes, global batch 1024, 8192 tokens, every weight trained.
+
+    ``lora`` is ``"full"`` (every weight trains: pre-training, full fine-tuning) or a rank of
+    :data:`LORA_OPTIONS`, planned as ``WorkloadSpec(lora_rank=rank)``; it is a training setting (serving with a
+    rank is refused with a message, and switching to serving sets it to ``"full"``).
 
     Serving mode reads ``global_batch`` as concurrent requests and ``seq_len`` as prompt tokens (switching to
     it sets :data:`SERVING_DEFAULT_CONCURRENCY` and :data:`SERVING_DEFAULT_PROMPT_TOKENS`, and relabels the two
@@ -449,6 +476,17 @@ class WorkbenchWidget(LessonWidget[Any]):
                 "widgets.workbench.mode",
                 [(Text(zh="训练", en="training"), "training"), (Text(zh="服务", en="serving"), "serving")],
                 value="training",
+            ),
+            "lora": dropdown(
+                "widgets.workbench.lora",
+                [
+                    (Text(zh="全部（预训练或全参数微调）", en="all (pre-training or full fine-tuning)"), "full"),
+                    *(
+                        (Text(zh=f"低秩适配 (LoRA)，秩 {r}", en=f"LoRA adapters only, rank {r}"), r)
+                        for r in LORA_OPTIONS
+                    ),
+                ],
+                value="full",
             ),
             "global_batch": dropdown("widgets.workbench.global_batch", list(BATCH_OPTIONS), value=1024),
             "seq_len": dropdown("widgets.workbench.seq_len", list(SEQ_OPTIONS), value=8192),
@@ -471,20 +509,23 @@ class WorkbenchWidget(LessonWidget[Any]):
         super().__init__(controls)
 
     def _on_mode(self, change: Any) -> None:
-        """Swap the batch and sequence controls between training and serving meanings and defaults."""
-        batch, seq = self.controls["global_batch"], self.controls["seq_len"]
+        """Swap the batch and sequence controls between training and serving meanings and defaults (and LoRA, a
+        training setting, off while serving)."""
+        batch, seq, lora = self.controls["global_batch"], self.controls["seq_len"], self.controls["lora"]
         with self.hold_updates():
             if change["new"] == "serving":
-                self._training_values = {"global_batch": batch.value, "seq_len": seq.value}
+                self._training_values = {"global_batch": batch.value, "seq_len": seq.value, "lora": lora.value}
                 batch.description = tr("widgets.workbench.concurrency")
                 seq.description = tr("widgets.workbench.prompt_tokens")
                 batch.value = SERVING_DEFAULT_CONCURRENCY
                 seq.value = SERVING_DEFAULT_PROMPT_TOKENS
+                lora.value = "full"
             else:
                 batch.description = tr("widgets.workbench.global_batch")
                 seq.description = tr("widgets.workbench.seq_len")
                 batch.value = self._training_values.get("global_batch", batch.value)
                 seq.value = self._training_values.get("seq_len", seq.value)
+                lora.value = self._training_values.get("lora", lora.value)
 
     def setup(self, fig: Figure) -> None:
         # Fixed margins instead of constrained layout: one draw per PNG instead of two.
@@ -516,7 +557,10 @@ class WorkbenchWidget(LessonWidget[Any]):
         if cached is not None:
             self._plans.move_to_end(key)
             return cached
+        lora_rank = None if values["lora"] == "full" else values["lora"]
         if values["mode"] == "serving":
+            if lora_rank is not None:
+                raise ValueError(tr("widgets.workbench.lora_serving", rank=lora_rank))
             result: Any = self._plan_serving(values)
             self._plans[key] = result
             return result
@@ -526,6 +570,7 @@ class WorkbenchWidget(LessonWidget[Any]):
             mode=values["mode"],
             achievable_flops_fraction=None if values["mfu"] == "model" else values["mfu"],
             overlap_fraction=None if values["overlap"] == "default" else values["overlap"],
+            lora_rank=lora_rank,
         )
         result = what_if(
             values["model"],
@@ -729,8 +774,20 @@ class WorkbenchWidget(LessonWidget[Any]):
         return (
             f"<b>{html.escape(head)}</b>"
             f'<table style="border-collapse:collapse;font-size:90%;margin:4px 0">{"".join(rows)}</table>'
-            f"{ties}<i>{html.escape(assumptions)}</i>"
+            f"{ties}<i>{html.escape(assumptions)}{_lora_note(result)}</i>"
         )
+
+
+def _lora_note(result: PlanResult) -> str:
+    """The LoRA assumption of ``result``'s workload (HTML, a line of its own), or "" when every weight trains.
+
+    The adapter count is the planner's own (:func:`coursekit.planner.estimate.lora_adapters` of the model it
+    planned, the MoE what-if's included)."""
+    rank = result.workload.lora_rank
+    if rank is None:
+        return ""
+    adapters = lora_adapters(result.model, rank).model_per_token
+    return "<br>" + html.escape(tr("widgets.workbench.lora_note", rank=rank, adapters=adapters))
 
 
 def _describe_none(result: PlanResult) -> str:
@@ -745,7 +802,7 @@ def _describe_none(result: PlanResult) -> str:
         parts.append(html.escape(why))
         if last.code == "memory":
             parts.append(html.escape(tr("widgets.workbench.none_memory")))
-    return "<br>".join(parts)
+    return "<br>".join(parts) + _lora_note(result)
 
 
 #: Gate codes in funnel order (for lessons that label the chart).

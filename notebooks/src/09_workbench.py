@@ -111,7 +111,7 @@ from coursekit.published_runs import (
     all_published_runs,
     citation_lines,
 )
-from coursekit.widgets.workbench import WorkbenchWidget, breakdown_chart, funnel_chart
+from coursekit.widgets.workbench import LORA_OPTIONS, WorkbenchWidget, breakdown_chart, funnel_chart
 
 
 def md_table(header, rows):
@@ -1607,6 +1607,13 @@ print(Text(zh=f"LoRA 三行（本节开头的表中第 {numbers[0]} 到 {numbers
               "同样的布局训练全部权重时，三行都放不下。",
            en=f"The three LoRA rows (rows {numbers[0]} to {numbers[-1]} of the table at the start of this section) "
               "all pass; training every weight, none of the same layouts fits."))
+# zh: 下文在第 9 节工作台里的试验：一个 H100 节点上的 Llama-3 70B，
+# zh: 训练全部权重，和工作台提供的每个 LoRA 秩
+# en: the workbench trial below (section 9): Llama-3 70B on one H100 node,
+# en: training every weight, and each LoRA rank the workbench offers
+one_node = [what_if("llama3-70b", "h100-8", 1, WorkloadSpec(global_batch=1024, lora_rank=rank)).accepted_count
+            for rank in (None, *LORA_OPTIONS)]
+assert one_node[0] == 0 and min(one_node[1:]) > 0
 
 # %% [markdown] lang="zh"
 # 三行都通过：估算是实测的 0.76 到 0.79 倍，发表的布局都在第 1 并列组（见本节开头的表）。
@@ -1617,6 +1624,9 @@ print(Text(zh=f"LoRA 三行（本节开头的表中第 {numbers[0]} 到 {numbers
 # 同一张表还有这三个模型的全参数监督微调 (SFT) 三行，也登记在上面的公开训练里：它们训练全部权重，
 # 优化器状态按 NeMo 的配置用 bf16（每参数 10 字节，`apex-dfa-bf16`），13B 与 70B 用交错流水线；三行都通过，
 # 估算是实测的 0.77 到 0.86 倍。
+#
+# 可以在第 9 节的工作台里试：把节点数调到 1，训练全部权重时 Llama-3 70B 没有一个组合放得下；把“训练哪些权重”换成
+# 低秩适配的任一个秩，就有组合通过全部门槛，表格下方的假设写明：权重全部冻结，适配器在哪几个线性层旁。
 
 # %% [markdown] lang="en"
 # All three pass: the estimate is 0.76 to 0.79 of the measured, and each published layout is in tie group 1 (see
@@ -1629,6 +1639,10 @@ print(Text(zh=f"LoRA 三行（本节开头的表中第 {numbers[0]} 到 {numbers
 # supervised fine-tuning (SFT) rows of these models, registered among the published runs above too: they train every
 # weight, with bf16 optimizer state as NeMo's config sets it (10 bytes per parameter, `apex-dfa-bf16`), 13B and 70B
 # with interleaved pipelines; all three pass, the estimate at 0.77 to 0.86 of the measured.
+#
+# Try it in the workbench of section 9: set the nodes to 1, and Llama-3 70B has no composition that fits when every
+# weight trains; set "weights trained" to any LoRA rank and compositions pass every gate, and the assumptions under the
+# table say so: every weight frozen, and which linear layers the adapters sit beside.
 
 # %% [markdown] lang="zh"
 # ### 估算漏掉了什么
