@@ -245,6 +245,12 @@ register(
             "en": "window_tokens = {window!r} and chunk_tokens = {chunk!r}: a model here has sliding-window layers or "
             "chunked-attention layers, not both (no known model uses both).",
         },
+        "planner.lora_serving": {
+            "zh": "lora_rank = {value!r}：低秩适配 (LoRA) 是训练的设置，服务 (mode=\"serving\") 的估算不含适配器；"
+            "请去掉 lora_rank，或用 mode=\"training\"。",
+            "en": "lora_rank = {value!r}: low-rank adaptation (LoRA) is a training setting and the serving estimate "
+            '(mode="serving") counts no adapters; drop lora_rank, or use mode="training".',
+        },
         "planner.mla_only": {
             "zh": "{name} = {value!r}：只属于多头潜在注意力 (MLA)，需要同时给出 kv_lora_rank。",
             "en": "{name} = {value!r}: belongs to multi-head latent attention (MLA) and needs kv_lora_rank too.",
@@ -2071,6 +2077,8 @@ class WorkloadSpec:
             check_int("seq_len", raw.seq_len, ge=1, le=MAX_SEQ_LEN)
         if check_choice("mode", raw.mode, WORKLOAD_MODES) == "serving":
             check_int("global_batch", raw.global_batch, ge=1, le=MAX_CONCURRENCY)
+            if raw.lora_rank is not None:  # the serving estimate has no adapters: refused, not silently dropped
+                raise ValueError(tr("planner.lora_serving", value=raw.lora_rank))
         check_choice("recipe", raw.recipe, PRECISION_RECIPES)
         if raw.achievable_flops_fraction is not None:
             object.__setattr__(

@@ -187,3 +187,18 @@ def test_the_assumptions_line_is_in_the_learners_language() -> None:
     finally:
         coursekit.set_language("en")
     assert "LoRA fine-tuning, rank 8" in result.report(top=1)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_serving_with_a_lora_rank_is_refused_not_ignored(lang: str) -> None:
+    """The serving estimate counts no adapters: a serving workload with a LoRA rank is refused by name, in the
+    learner's language, instead of planned as if the rank were not there."""
+    previous = coursekit.get_language()
+    coursekit.set_language(lang)
+    try:
+        with pytest.raises(ValueError, match="lora_rank = 16") as refused:
+            WorkloadSpec(global_batch=8, mode="serving", lora_rank=16)
+        assert ("低秩适配" in str(refused.value)) == (lang == "zh")
+    finally:
+        coursekit.set_language(previous)
+    assert WorkloadSpec(global_batch=8, mode="serving").lora_rank is None  # serving without LoRA still plans
