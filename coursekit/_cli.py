@@ -94,7 +94,7 @@ register(
         },
         "cli.path_long_name": {
             "zh": "{option} {path}：名称 {name!r} 有 {size} 字节，超过上限 {limit}。",
-            "en": "{option} {path}: the name {name!r} is {size} bytes long, above the limit of {limit}.",
+            "en": "{option} {path}: the name {name!r} is {size:@byte} long, above the limit of {limit}.",
         },
         "cli.path_unwritable": {
             "zh": "{option} {path}：没有在 {folder} 中写入的权限。",

@@ -44,7 +44,7 @@ register(
         },
         "validate.too_many_items": {
             "zh": "{name} 有 {count} 项：最多 {limit} 项。",
-            "en": "{name} has {count} items: at most {limit}.",
+            "en": "{name} has {count:@item}: at most {limit}.",
         },
         # the name of one item of a list argument, for the messages above (zero_stages item = 9: must be <= 3.)
         "validate.item_of": {"zh": "{name} 中的一项", "en": "{name} item"},

@@ -59,29 +59,29 @@ register(
     {
         "composition.ranks": {
             "zh": "需要 {required} 个 rank，但只有 {available} 个可用",
-            "en": "requires {required} ranks but only {available} are available",
+            "en": "requires {required:@rank} but only {available} are available",
         },
         "composition.ranks_idle": {
             "zh": "只用到 {required} 个 rank，而集群有 {available} 个：TP × CP × PP × DP 必须等于 rank 总数"
             "（Megatron-Core 由 rank 总数 / (TP × CP × PP) 得出 DP），否则 {idle} 个 rank 闲置，"
             "估算的吞吐量也只是 {required} 个 GPU 的；例如 dp = {dp} 用满集群",
-            "en": "uses {required} of the {available} ranks: TP × CP × PP × DP must equal the world size "
-            "(Megatron-Core derives DP = world size / (TP × CP × PP)); otherwise {idle} ranks sit idle and the "
-            "estimated throughput is that of {required} GPUs; e.g. dp = {dp} fills the cluster",
+            "en": "uses {required} of the {available:@rank}: TP × CP × PP × DP must equal the world size "
+            "(Megatron-Core derives DP = world size / (TP × CP × PP)); otherwise {idle:@rank} sit idle and the "
+            "estimated throughput is that of {required:@GPU}; e.g. dp = {dp} fills the cluster",
         },
         "composition.ranks_idle_no_dp": {
             "zh": "只用到 {required} 个 rank，而集群有 {available} 个：TP × CP × PP × DP 必须等于 rank 总数"
             "（Megatron-Core 由 rank 总数 / (TP × CP × PP) 得出 DP），否则 {idle} 个 rank 闲置；"
             "{available} 不能被 TP × CP × PP = {model_ranks} 整除，没有哪个 DP 能用满集群",
-            "en": "uses {required} of the {available} ranks: TP × CP × PP × DP must equal the world size "
-            "(Megatron-Core derives DP = world size / (TP × CP × PP)); otherwise {idle} ranks sit idle; "
+            "en": "uses {required} of the {available:@rank}: TP × CP × PP × DP must equal the world size "
+            "(Megatron-Core derives DP = world size / (TP × CP × PP)); otherwise {idle:@rank} sit idle; "
             "{available} is not divisible by TP × CP × PP = {model_ranks}, so no DP fills the cluster",
         },
         "composition.replicas_idle": {
             "zh": "只用到 {required} 个 rank，而集群有 {available} 个：副本数 × TP × PP 必须等于 rank 总数，"
             "否则 {idle} 个 rank 闲置，估算的吞吐量也只是 {required} 个 GPU 的",
-            "en": "uses {required} of the {available} ranks: replicas × TP × PP must equal the world size; "
-            "otherwise {idle} ranks sit idle and the estimated throughput is that of {required} GPUs",
+            "en": "uses {required} of the {available:@rank}: replicas × TP × PP must equal the world size; "
+            "otherwise {idle:@rank} sit idle and the estimated throughput is that of {required:@GPU}",
         },
         "composition.structure": {
             "zh": "EP = {ep} > 1 需要混合专家 (MoE) 模型，而当前模型是稠密模型（model_kind = {kind!r}）",
@@ -98,7 +98,7 @@ register(
             "zh": "在 Megatron-Core 中专家并行 (EP) 复用数据并行的 rank：专家层把同样的 {world} 个 rank 重新排成 "
             "ETP·EP·EDP·PP，而 ETP·EP·PP = {etp}·{ep}·{pp} = {product} 不能整除 {world}",
             "en": "in Megatron-Core expert parallelism (EP) reuses data-parallel ranks: the expert layers re-fold "
-            "the same {world} ranks as ETP·EP·EDP·PP, and ETP·EP·PP = {etp}·{ep}·{pp} = {product} "
+            "the same {world:@rank} as ETP·EP·EDP·PP, and ETP·EP·PP = {etp}·{ep}·{pp} = {product} "
             "does not divide {world}",
         },
         "composition.unknown_dims": {
@@ -174,7 +174,7 @@ register(
     {
         "composition.too_many_ranks": {
             "zh": "degrees = {value!r}：共 {world} 个 rank（TP·CP·DP·PP），逐个列出 rank 时最多 {limit} 个。",
-            "en": "degrees = {value!r}: {world} ranks (TP·CP·DP·PP); listing ranks one by one allows at most {limit}.",
+            "en": "degrees = {value!r}: {world:@rank} (TP·CP·DP·PP); listing ranks one by one allows at most {limit}.",
         },
     }
 )

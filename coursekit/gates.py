@@ -117,7 +117,7 @@ register(
         "gates.context_short": {
             "zh": "上下文 {context_len} token 不超过单卡注意力状态上限 {max_tokens} token："
             "{name} 只会增加每层的注意力状态交换，却没有要解决的容量缺口",
-            "en": "a context of {context_len} tokens fits one device's attention state ({max_tokens} tokens): "
+            "en": "a context of {context_len:@token} fits one device's attention state ({max_tokens:@token}): "
             "{name} would add per-layer attention-state exchange with no capacity gap to close",
         },
         "gates.serving_replica_in_training": {
@@ -134,8 +134,8 @@ register(
         "gates.global_batch": {
             "zh": "dp {dp} × 微批次 {micro_batch} × 梯度累积 (gradient accumulation) {grad_accum} "
             "= {product} 条序列，但全局批大小是 {global_batch}",
-            "en": "dp {dp} × micro-batch {micro_batch} × gradient accumulation {grad_accum} = {product} "
-            "sequences, but the global batch is {global_batch}",
+            "en": "dp {dp} × micro-batch {micro_batch} × gradient accumulation {grad_accum} = "
+            "{product:@sequence}, but the global batch is {global_batch}",
         },
         "gates.tp_heads": {
             "zh": "tp = {tp} 不能整除 {heads} 个注意力头 (attention heads)：每个张量并行 (TP) rank 必须持有整数个头",
@@ -144,22 +144,22 @@ register(
         "gates.tp_leaves_node": {
             "zh": "tp = {tp} 超过每节点 {gpus_per_node} 张 GPU：张量并行 (TP) 组会离开节点内高速互连，"
             "每层的集合通信都要走跨节点链路",
-            "en": "tp = {tp} exceeds the {gpus_per_node} GPUs per node: the TP group would leave the fast "
+            "en": "tp = {tp} exceeds the {gpus_per_node:@GPU} per node: the TP group would leave the fast "
             "intra-node domain and run every layer's collectives over the inter-node link",
         },
         "gates.tp_straddles_node": {
             "zh": "tp = {tp} 不能整除每节点 {gpus_per_node} 张 GPU："
             "按连续 rank 放置时，部分张量并行 (TP) 组会横跨两个节点",
-            "en": "tp = {tp} does not divide the {gpus_per_node} GPUs per node: with contiguous ranks some TP "
+            "en": "tp = {tp} does not divide the {gpus_per_node:@GPU} per node: with contiguous ranks some TP "
             "groups straddle two nodes",
         },
         "gates.pp_layers": {
             "zh": "pp = {pp} 超过 {layers} 层：每个流水线阶段 (stage) 至少需要一层",
-            "en": "pp = {pp} exceeds the {layers} layers: every pipeline stage needs at least one layer",
+            "en": "pp = {pp} exceeds the {layers:@layer}: every pipeline stage needs at least one layer",
         },
         "gates.pp_balance": {
             "zh": "{layers} 层无法平均分到 pp = {pp} 个阶段（每阶段 {low} 到 {high} 层）：最慢的阶段决定节奏",
-            "en": "{layers} layers do not split evenly over pp = {pp} stages ({low} to {high} layers per "
+            "en": "{layers:@layer} do not split evenly over pp = {pp:@stage} ({low} to {high:@layer} per "
             "stage): the slowest stage sets the pace",
         },
         "gates.type_set": {
@@ -439,6 +439,7 @@ def memory_reason(need_gib: float, have_gib: float) -> Reason:
     >>> memory_reason(80.04, 80.0).message
     'per-rank memory 80.04 GiB exceeds device memory 80.00 GiB'
     """
+    need_gib, have_gib = check_number("need_gib", need_gib, ge=0), check_number("have_gib", have_gib, ge=0)
     digits = telling_digits(need_gib, have_gib)
     return Reason("memory", "gates.memory", {"need_gib": need_gib, "have_gib": have_gib, "digits": digits})
 

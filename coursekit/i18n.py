@@ -5,6 +5,11 @@ widget labels, exercise feedback — lives in a catalog entry with a Chinese and
 an English text. Modules register their entries at import time with
 :func:`register`; :func:`tr` renders one in the current language.
 
+English nouns agree with their counts ("1 device", "2 devices"), Chinese has no
+plural: a catalog's English text says a count with the format spec ``@noun``
+(``{nodes:@node}``, ``{m:@micro-batch/micro-batches}``, ``{size:,@composition}``),
+an f-string the same on a :class:`Count`, and both come to :func:`counted`.
+
 The default language comes from the environment variable ``COURSEKIT_LANG``
 (``zh`` or ``en``), else English.
 
@@ -21,6 +26,7 @@ Taught in: lesson 0 (course index), used by every lesson.
 from __future__ import annotations
 
 import math
+import numbers
 import os
 import reprlib
 import string
@@ -74,6 +80,63 @@ def placeholders(text: str) -> set[str]:
     ['low', 'name', 'value']
     """
     return {fname.split(".")[0].split("[")[0] for _, fname, _, _ in string.Formatter().parse(text) if fname}
+
+
+#: Marks a catalog format spec that says a count with its English noun: ``{nodes:@node}`` (:func:`counted`).
+COUNTED_SPEC: str = "@"
+
+
+def counted(count: Any, noun: str, nouns: str | None = None, spec: str = "") -> str:
+    """``count`` and its English noun, singular for exactly one: ``nouns`` is the plural (default ``noun + "s"``),
+    ``spec`` the count's format spec. The one place the course's English output pluralises a count.
+
+    >>> counted(1, "device"), counted(2, "device"), counted(0, "node"), counted(1, "copy", "copies")
+    ('1 device', '2 devices', '0 nodes', '1 copy')
+    >>> counted(12345, "token", spec=",")
+    '12,345 tokens'
+    """
+    plain = count.value if isinstance(count, _Shown) else count
+    one = not isinstance(plain, bool) and isinstance(plain, numbers.Real) and plain == 1  # numpy scalars too
+    shown = format(count, spec) if spec else str(count)
+    return f"{shown} {noun if one else (nouns or noun + 's')}"
+
+
+class Count:
+    """A count an f-string shows plain (``f"{n}"``, the Chinese text) or with its English noun by :func:`counted`
+    (``f"{n:@layer}"``, ``f"{n:,@token}"``, ``f"{n:@copy/copies}"``), so both texts name the same field.
+
+    >>> n = Count(1)
+    >>> f"{n} 层", f"{n:@layer}", f"{Count(2):@copy/copies}"
+    ('1 层', '1 layer', '2 copies')
+    """
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def __format__(self, spec: str) -> str:
+        if COUNTED_SPEC not in spec:
+            return format(self.value, spec)
+        number_spec, _, nouns = spec.partition(COUNTED_SPEC)
+        noun, _, plural = nouns.partition("/")
+        return counted(self.value, noun, plural or None, number_spec)
+
+
+class _Formatter(string.Formatter):
+    """``str.format`` plus :data:`COUNTED_SPEC` (:class:`Count`): ``{n:@noun}``, ``{n:@noun/nouns}``,
+    ``{n:,@noun}``."""
+
+    def format_field(self, value: Any, format_spec: str) -> Any:
+        if COUNTED_SPEC in format_spec:
+            return format(Count(value), format_spec)
+        return super().format_field(value, format_spec)
+
+
+_FORMATTER = _Formatter()
 
 
 def get_language() -> str:
@@ -207,7 +270,7 @@ def tr(key: str, /, lang: str | None = None, **params: Any) -> str:
     shown = {name: _shown(value.render(lang) if isinstance(value, Text) else value) for name, value in params.items()}
     text = _catalog[key][lang]
     try:
-        return text.format(**shown)
+        return _FORMATTER.vformat(text, (), shown)
     except KeyError:  # a {name} the caller did not give: named, as Python names a missing argument
         missing = ", ".join(sorted(placeholders(text) - set(params)))
         raise TypeError(tr("i18n.missing_params", key=key, names=missing)) from None
@@ -215,7 +278,7 @@ def tr(key: str, /, lang: str | None = None, **params: Any) -> str:
         for _, name, spec, _ in string.Formatter().parse(text):
             if name in params and spec:
                 try:
-                    format(params[name], spec)
+                    format(params[name], spec.partition(COUNTED_SPEC)[0])
                 except (TypeError, ValueError):
                     kind = type(params[name]).__name__
                     raise TypeError(

@@ -39,7 +39,7 @@ register(
         "lessons.copied": {"zh": "已复制 {count} 个笔记本到 {folder}", "en": "copied {count} notebooks to {folder}"},
         "lessons.kept": {
             "zh": "保留了你已有的 {count} 个文件（从不覆盖；想要新副本时先把你的文件改名）：",
-            "en": "kept {count} files you already have (never overwritten; rename yours to get a fresh copy):",
+            "en": "kept {count:@file} you already have (never overwritten; rename yours to get a fresh copy):",
         },
         "lessons.open": {
             "zh": "在 JupyterLab 中打开 {path} 开始学习。",

@@ -158,14 +158,14 @@ register(
         "matrix.fsdp_shards": {
             "zh": "FSDP 分片到 {degree} 个 rank：每个 rank {need_gib:.1f} GiB（状态 / {degree} + 激活 + 运行时预留 + "
             "全收集峰值 {peak_gib:.1f} GiB：预取时两层参数加一层未分片梯度，每层 {layer_gib:.1f} GiB）",
-            "en": "FSDP over {degree} ranks: {need_gib:.1f} GiB per rank (state / {degree} + activations + "
+            "en": "FSDP over {degree:@rank}: {need_gib:.1f} GiB per rank (state / {degree} + activations + "
             "reserve + a gather peak of {peak_gib:.1f} GiB: with prefetch two layers of parameters and one of "
             "unsharded gradients, {layer_gib:.1f} GiB each)",
         },
         "matrix.fsdp_hybrid": {
             "zh": "节点内分片（{degree} 个 rank，每个 {need_gib:.1f} GiB）、跨节点复制："
             "每层的全收集 (all-gather) 留在节点内高速链路，只有每步一次梯度全归约 (all-reduce) 跨节点",
-            "en": "shard inside each node ({degree} ranks, {need_gib:.1f} GiB per rank) and replicate across "
+            "en": "shard inside each node ({degree:@rank}, {need_gib:.1f} GiB per rank) and replicate across "
             "nodes: per-layer gathers stay on the fast intra-node links and only one gradient all-reduce per "
             "step crosses nodes",
         },
@@ -173,7 +173,7 @@ register(
             "zh": "只在节点内分片放不下（每个 rank {hybrid_gib:.1f} GiB）；分片到全部 {degree} 个 rank 时，"
             "每层的全收集 (all-gather) 都走慢速跨节点链路，需要实测它能否与计算重叠",
             "en": "sharding inside one node is not enough ({hybrid_gib:.1f} GiB per rank); sharding over all "
-            "{degree} ranks puts every layer's all-gather on the slow inter-node link: measure whether it "
+            "{degree:@rank} puts every layer's all-gather on the slow inter-node link: measure whether it "
             "overlaps compute",
         },
         "matrix.fsdp_layer": {
@@ -196,13 +196,13 @@ register(
             "{devices} 个 rank（TP {tp} × FSDP {fsdp}）后，每个 rank 需要 {need_gib:.1f} GiB",
             "en": "TP = {tp} splits the largest layer from {layer_gib:.1f} GiB to {split_gib:.1f} GiB per rank; but "
             "TP alone still needs {alone_gib:.1f} GiB per rank (the training state / {tp} is {state_share_gib:.1f} "
-            "GiB). With the state also sharded over all {devices} ranks (TP {tp} × FSDP {fsdp}) each rank needs "
+            "GiB). With the state also sharded over all {devices:@rank} (TP {tp} × FSDP {fsdp}) each rank needs "
             "{need_gib:.1f} GiB",
         },
         "matrix.tp_inside_node": {
             "zh": "TP = {tp} 放在一个 {gpus_per_node} 卡节点之内：每层的集合通信留在高速链路上；"
             "跨节点的维度交给 DP/FSDP 或 PP",
-            "en": "TP = {tp} fits inside one node of {gpus_per_node} GPUs: its per-layer collectives stay on the "
+            "en": "TP = {tp} fits inside one node of {gpus_per_node:@GPU}: its per-layer collectives stay on the "
             "fast links; give the across-node dimension to DP/FSDP or PP",
         },
         "matrix.link_unknown": {
@@ -247,8 +247,8 @@ register(
         "matrix.pp_stages": {
             "zh": "PP = {pp} 个阶段（每个 rank {need_gib:.1f} GiB），DP = {dp} 条流水线，每条 m = {m} 个"
             "微批次：气泡比例 (p-1)/(m+p-1) = {bubble:.0%}",
-            "en": "PP = {pp} stages ({need_gib:.1f} GiB per rank), DP = {dp} pipelines with m = {m} "
-            "micro-batches each: bubble fraction (p-1)/(m+p-1) = {bubble:.0%}",
+            "en": "PP = {pp:@stage} ({need_gib:.1f} GiB per rank), DP = {dp:@pipeline} with m = "
+            "{m:@micro-batch/micro-batches} each: bubble fraction (p-1)/(m+p-1) = {bubble:.0%}",
         },
         "matrix.pp_across_nodes": {
             "zh": "把各阶段放在不同节点：只有阶段边界上的点对点激活传输走慢速链路",

@@ -53,7 +53,8 @@ spec's ``source`` carries them (in the language current when it is built). They 
 (``use_parallel_residual``, ``parallel_attn``, ``new_decoder_architecture``; GPT-J, CodeGen, Phi and Cohere by
 ``model_type``), attention limited to a window or chunk on some layers (``sliding_window`` with ``layer_types``,
 ``sliding_window_pattern``, ``max_window_layers`` or ``use_sliding_window``, read into the spec's ``window_tokens``
-and ``window_layers``, whose note says what is counted and what is not; ``attention_chunk_size``), layers that are
+and ``window_layers``, whose note says what is counted and what is not; ``attention_chunk_size``, read only for the
+model types of :data:`CHUNKED_ATTENTION_TYPES` and noted as not counted for any other), layers that are
 not softmax attention (``layer_types``), GPT-OSS's attention sinks and group-limited expert routing (``n_group``,
 ``topk_group``). A key at its neutral value (``rotary_pct`` 1, ``sliding_window`` null, ``parallel_attn`` false ...)
 gets no note.
@@ -162,7 +163,7 @@ register(
         },
         "config.too_large": {
             "zh": "模型配置文件 {path} 超过 {limit} 字节的上限：config.json 只有几 KB，这多半是权重文件。",
-            "en": "The model config file {path} is over the limit of {limit} bytes: a config.json is a few KB; this "
+            "en": "The model config file {path} is over the limit of {limit:@byte}: a config.json is a few KB; this "
             "is likely a weights file.",
         },
         "config.too_deep": {
@@ -176,7 +177,7 @@ register(
         },
         "config.too_many_digits": {
             "zh": "模型配置文件 {path} 不是可用的 JSON：有一个整数超过 {limit} 位（config.json 中的数最多十几位）。",
-            "en": "The model config file {path} is not usable JSON: an integer has more than {limit} digits (the "
+            "en": "The model config file {path} is not usable JSON: an integer has more than {limit:@digit} (the "
             "numbers of a config.json have at most a dozen or so).",
         },
         # The JSON decoder's reasons (json.decoder, the C scanner _json), in the learner's language.
@@ -223,9 +224,9 @@ register(
             "个 token（按会释放窗口外 token 的推理引擎计，如 vLLM 的混合 KV 缓存管理器）。未建模：注意力内核在短窗口上"
             "的速度（按整段序列上的速度计）、上下文并行 (CP) 的环（按全注意力传递每层的 K/V），以及不用融合注意力内核"
             "时的注意力分数显存（按整个序列计）。",
-            "en": "{key}={value} on {count} of {layers} layers ({which}): their attention sees only the last "
-            "{value} tokens. Counted: those layers' attention FLOPs cover only the query-key pairs inside the window; "
-            "in serving their KV cache holds at most {value} tokens per request (an engine that frees what leaves "
+            "en": "{key}={value} on {count} of {layers:@layer} ({which}): their attention sees only the last "
+            "{value:@token}. Counted: those layers' attention FLOPs cover only the query-key pairs inside the window; "
+            "in serving their KV cache holds at most {value:@token} per request (an engine that frees what leaves "
             "the window, as vLLM's hybrid KV cache manager does). Not modelled: the attention kernel's speed on a "
             "short window (taken as on a whole sequence), context parallelism's (CP) ring (it passes every layer's "
             "K/V as for full attention), and without flash attention the score memory (counted over the whole "
@@ -237,14 +238,22 @@ register(
             "每个请求的 KV 缓存最多存 {value} 个 token（按会释放前面各块的推理引擎计，如 vLLM），解码时读的键按输出 "
             "token 的平均计。未建模：注意力内核在短块上的速度（按整段序列上的速度计）、上下文并行 (CP) 的环（按全注意力"
             "传递每层的 K/V），以及不用融合注意力内核时的注意力分数显存（按整个序列计）。",
-            "en": "{key}={value} on {count} of {layers} layers ({which}): the sequence is cut into chunks of {value} "
-            "tokens from its start, and on those layers a query sees only the earlier tokens of its own chunk. "
+            "en": "{key}={value} on {count} of {layers:@layer} ({which}): the sequence is cut into chunks of "
+            "{value:@token} from its start, and on those layers a query sees only the earlier tokens of its own chunk. "
             "Counted: those layers' attention FLOPs cover only the query-key pairs inside a chunk; in serving their "
-            "KV cache holds at most {value} tokens per request (an engine that frees the earlier chunks, as vLLM "
+            "KV cache holds at most {value:@token} per request (an engine that frees the earlier chunks, as vLLM "
             "does), and a decoding query's keys are averaged over the output tokens. Not modelled: the attention "
             "kernel's speed on a short chunk (taken as on a whole sequence), context parallelism's (CP) ring (it "
             "passes every layer's K/V as for full attention), and without flash attention the score memory "
             "(counted over the whole sequence).",
+        },
+        # attention_chunk_size in a config whose model type does not read it (CHUNKED_ATTENTION_TYPES)
+        "config.note_chunks_other_type": {
+            "zh": "{key}={value}：未计入。model_type={model_type} 不读这个键：transformers 中只有 Llama 4 的文本配置 "
+            "(model_type llama4_text) 有分块注意力，所以估算不把注意力切成块。",
+            "en": "{key}={value}: not counted. model_type={model_type} does not read this key: in transformers only "
+            "Llama 4's text config (model_type llama4_text) has chunked attention, so the estimate does not cut "
+            "attention into chunks.",
         },
         # a config with both a window and chunks: the spec keeps the window (ModelSpec takes one of them)
         "config.note_chunks_beside_window": {
@@ -257,12 +266,12 @@ register(
             "zh": "模型配置的 'no_rope_layers' = {value}：必须是由 0 和 1 组成的列表，每层至少一项（共 {layers} 层），"
             "1 表示该层用旋转位置编码、做分块注意力。",
             "en": "The model config's 'no_rope_layers' = {value}: must be a list of 0s and 1s with at least one entry "
-            "per layer ({layers} layers), 1 marking a layer with rotary positions and chunked attention.",
+            "per layer ({layers:@layer}), 1 marking a layer with rotary positions and chunked attention.",
         },
         "config.note_layer_kind": {
             "zh": "layer_types：{layers} 层中有 {count} 层是 {kind!r}；未建模：每层都按对整个序列的 softmax 注意力计"
             "（参数、FLOP、激活与 KV 缓存），所以这些层的开销与实际不符。",
-            "en": "layer_types: {count} of {layers} layers are {kind!r}; not modelled: every layer is counted as "
+            "en": "layer_types: {count} of {layers:@layer} are {kind!r}; not modelled: every layer is counted as "
             "softmax attention over the full sequence (parameters, FLOPs, activations and KV cache), so these "
             "layers' cost is misstated.",
         },
@@ -270,7 +279,7 @@ register(
             "zh": "model_type={value}：注意力汇 (attention sink)（每层每个注意力头一个学习到的 logit，加进 softmax）；"
             "未建模：略去它们的 {count} 个参数和 softmax 多出的一项（与各层相比可忽略）。",
             "en": "model_type={value}: attention sinks (one learned logit per attention head in every layer, added to "
-            "the softmax); not modelled: their {count} parameters and the extra softmax term are left out "
+            "the softmax); not modelled: their {count:@parameter} and the extra softmax term are left out "
             "(negligible beside the layers).",
         },
         "config.note_group_routing": {
@@ -469,6 +478,10 @@ PARALLEL_BLOCK_TYPES: frozenset[str] = frozenset({"gptj", "codegen", "phi", "coh
 ALTERNATING_WINDOW_TYPES: frozenset[str] = frozenset({"gemma2", "gpt_oss"})
 #: model_type values whose ``sliding_window`` is off unless ``use_sliding_window`` is true (Qwen2Config and kin).
 OPT_IN_WINDOW_TYPES: frozenset[str] = frozenset({"qwen2", "qwen2_moe", "qwen3", "qwen3_moe"})
+#: model_type values whose ``attention_chunk_size`` turns chunked attention on: transformers' Llama4TextConfig is the
+#: configuration class that has the key (its ``no_rope_layers`` marks the chunked layers, and masking_utils builds
+#: the chunked mask from it); no other model type reads it, so elsewhere it changes nothing and is noted as such.
+CHUNKED_ATTENTION_TYPES: frozenset[str] = frozenset({"llama4_text"})
 #: ``layer_types`` entries that are softmax attention the spec counts (a window or a chunk has its own note).
 _ATTENTION_LAYER_TYPES: frozenset[str] = frozenset({"full_attention", "sliding_attention", "chunked_attention"})
 
@@ -630,11 +643,23 @@ def _check_window_keys(config: Mapping[str, Any], model_type: str, layers: int) 
         raise ValueError(tr("config.layer_types", value=reprlib.repr(types), layers=layers))
 
 
-def _check_chunk_keys(config: Mapping[str, Any], layers: int) -> None:
-    """Refuse the malformed keys that would set the spec's chunk fields: ``attention_chunk_size`` an integer (null,
-    false, 0 or below: no chunks); and while chunks are on, ``no_rope_layers`` a list of 0/1 marks covering every
-    layer (transformers: at least one per layer), ``layer_types`` a list of strings, one per layer."""
+def _is_mark(item: Any) -> bool:
+    """A ``no_rope_layers`` entry: the integer 0 or 1, by the integer keys' own check (true, false and 1.0 are
+    none, as a bool or a float is no integer key)."""
+    try:
+        return _int("no_rope_layers", item, 0) <= 1
+    except ValueError:
+        return False
+
+
+def _check_chunk_keys(config: Mapping[str, Any], model_type: str, layers: int) -> None:
+    """Refuse the malformed keys that would set the spec's chunk fields (a model_type of
+    :data:`CHUNKED_ATTENTION_TYPES` only: no other reads them): ``attention_chunk_size`` an integer (null, false, 0
+    or below: no chunks); and while chunks are on, ``no_rope_layers`` a list of 0/1 marks covering every layer
+    (transformers: at least one per layer), ``layer_types`` a list of strings, one per layer."""
     chunk = config.get("attention_chunk_size")
+    if model_type not in CHUNKED_ATTENTION_TYPES:  # no other model type reads the key
+        return
     if chunk is None or chunk is False:  # identity, not ==: 0.0 equals False but is no integer
         return
     if isinstance(chunk, bool) or not isinstance(chunk, numbers.Integral):
@@ -645,7 +670,7 @@ def _check_chunk_keys(config: Mapping[str, Any], layers: int) -> None:
     if (
         marks is not None
         and marks != []
-        and (not isinstance(marks, list) or len(marks) < layers or not all(item in (0, 1) for item in marks))
+        and (not isinstance(marks, list) or len(marks) < layers or not all(_is_mark(item) for item in marks))
     ):
         raise ValueError(tr("config.no_rope_layers", value=reprlib.repr(marks), layers=layers))
     types = config.get("layer_types")
@@ -658,10 +683,11 @@ def _check_chunk_keys(config: Mapping[str, Any], layers: int) -> None:
 def _chunked_attention(
     config: Mapping[str, Any], model_type: str, layers: int, length: int | None
 ) -> tuple[int, int] | None:
-    """(chunk_tokens, chunk_layers) of Llama 4-style chunked attention, or None: ``attention_chunk_size`` a positive
-    integer shorter than the model's length, on at least one layer (:func:`_windowed_layers`)."""
+    """(chunk_tokens, chunk_layers) of Llama 4-style chunked attention, or None: a model_type of
+    :data:`CHUNKED_ATTENTION_TYPES`, ``attention_chunk_size`` a positive integer shorter than the model's length, on
+    at least one layer (:func:`_windowed_layers`)."""
     chunk = _count(config.get("attention_chunk_size"))
-    if chunk is None or (length is not None and chunk >= length):
+    if model_type not in CHUNKED_ATTENTION_TYPES or chunk is None or (length is not None and chunk >= length):
         return None
     count = min(_windowed_layers(config, model_type, layers, "chunked_attention")[0], layers)
     return (chunk, count) if count > 0 else None
@@ -701,6 +727,10 @@ def _attention_span_notes(config: Mapping[str, Any], model_type: str) -> list[Te
         which = _windowed_layers(config, model_type, layers, "chunked_attention")[1]
         notes.append(_note("config.note_chunked", key="attention_chunk_size", value=chunk[0], count=chunk[1],
                            layers=layers, which=which))  # fmt: skip
+    chunk_size = config.get("attention_chunk_size")
+    if model_type not in CHUNKED_ATTENTION_TYPES and chunk_size is not None and chunk_size is not False:
+        notes.append(_note("config.note_chunks_other_type", key="attention_chunk_size", value=_shown_value(chunk_size),
+                           model_type=_shown_value(model_type)))  # fmt: skip
     types = config.get("layer_types")
     if isinstance(types, list):
         others: dict[str, int] = {}
@@ -829,7 +859,7 @@ def model_fields_from_config(config: Mapping[str, Any], name: str | None = None)
     window = _sliding_window(config, model_type, layers, fields["seq_len"])
     if window is not None:
         fields["window_tokens"], fields["window_layers"] = window
-    _check_chunk_keys(config, layers)
+    _check_chunk_keys(config, model_type, layers)
     chunk = _chunked_attention(config, model_type, layers, fields["seq_len"])
     if chunk is not None and window is None:  # a config with both keeps the window (the spec takes one of them;
         # its note, config.note_chunks_beside_window, says the chunks are not counted)

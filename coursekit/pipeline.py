@@ -116,7 +116,7 @@ register(
         },
         "pipeline.stage_times_length": {
             "zh": "{name} 有 {length} 个值：必须每个阶段一个（stages = {stages}）。",
-            "en": "{name} has {length} values: must have one per stage (stages == {stages}).",
+            "en": "{name} has {length:@value}: must have one per stage (stages == {stages}).",
         },
         "pipeline.stage_out_of_range": {
             "zh": "stage = {stage!r}：必须在 0 到 stages - 1 = {last} 之间。",

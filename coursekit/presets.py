@@ -645,7 +645,7 @@ register(
         "presets.degrees_world": {
             "zh": "degrees = {degrees}：tp × cp × pp × dp = {ranks} 个 rank，而这次训练用了 {world} 张 GPU；"
             "已发表的布局要占满集群，请核对抄录的并行度。",
-            "en": "degrees = {degrees}: tp × cp × pp × dp = {ranks} ranks, but the run used {world} GPUs; a published "
+            "en": "degrees = {degrees}: tp × cp × pp × dp = {ranks:@rank}, but the run used {world:@GPU}; a published "
             "layout fills its cluster, so check the transcribed degrees.",
         },
         "presets.degree_is_searched": {

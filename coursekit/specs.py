@@ -16,7 +16,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any, TypeVar
 
 from ._validate import MAX_INT, check_bool, check_choice, check_divides, check_int, check_number, learner_arguments
-from .i18n import Text, register, tr
+from .i18n import Count, Text, register, tr
 from .model_config import model_fields_from_config, spec_error
 
 __all__ = [
@@ -210,15 +210,15 @@ register(
         "planner.edge_layers_negative": {
             "zh": "edge_layers = {edge}：{layers} 层分成 {pp} 个流水线阶段时，首尾阶段只剩 {stage} 层；"
             "每个阶段至少要有 0 层，请减小 edge_layers。",
-            "en": "edge_layers = {edge}: with {layers} layers in {pp} pipeline stages the first and last stages would "
-            "hold {stage} layers; a stage holds at least 0 layers, so use a smaller edge_layers.",
+            "en": "edge_layers = {edge}: with {layers:@layer} in {pp} pipeline stages the first and last stages would "
+            "hold {stage:@layer}; a stage holds at least 0 layers, so use a smaller edge_layers.",
         },
         "planner.edge_layers_negative_asymmetric": {
             "zh": "edge_layers = {edge}、last_edge_layers = {last_edge}：{layers} 层分成 {pp} 个流水线阶段时，"
             "首、中、末阶段只剩 {first}、{mid}、{last} 层；每个阶段至少要有 0 层，"
             "请减小 last_edge_layers 或 edge_layers。",
-            "en": "edge_layers = {edge}, last_edge_layers = {last_edge}: with {layers} layers in {pp} pipeline stages "
-            "the first, middle and last stages would hold {first}, {mid} and {last} layers; a stage holds at least "
+            "en": "edge_layers = {edge}, last_edge_layers = {last_edge}: with {layers:@layer} in {pp} pipeline stages "
+            "the first, middle and last stages would hold {first}, {mid} and {last:@layer}; a stage holds at least "
             "0 layers, so use a smaller last_edge_layers or edge_layers.",
         },
         "planner.model_from_config_hint": {
@@ -231,25 +231,19 @@ register(
             "zh": "window_tokens = {tokens!r}，window_layers = {layers!r}：两者要么都不给（没有滑动窗口），要么一起给"
             "（窗口宽度 >= 1 个 token，作用于 1 到 {total} 层）。",
             "en": "window_tokens = {tokens!r}, window_layers = {layers!r}: give both (a window of >= 1 token on 1 to "
-            "{total} layers) or neither (no sliding window).",
+            "{total:@layer}) or neither (no sliding window).",
         },
         "planner.chunk_pair": {
             "zh": "chunk_tokens = {tokens!r}，chunk_layers = {layers!r}：两者要么都不给（没有分块注意力），要么一起给"
             "（块长 >= 1 个 token，作用于 1 到 {total} 层）。",
             "en": "chunk_tokens = {tokens!r}, chunk_layers = {layers!r}: give both (chunks of >= 1 token on 1 to "
-            "{total} layers) or neither (no chunked attention).",
+            "{total:@layer}) or neither (no chunked attention).",
         },
         "planner.window_and_chunk": {
             "zh": "window_tokens = {window!r} 与 chunk_tokens = {chunk!r}：一个模型在这里要么有滑动窗口层，要么有分块"
             "注意力层，不能两者都有（已知的模型没有同时用两者的）。",
             "en": "window_tokens = {window!r} and chunk_tokens = {chunk!r}: a model here has sliding-window layers or "
             "chunked-attention layers, not both (no known model uses both).",
-        },
-        "planner.lora_serving": {
-            "zh": "lora_rank = {value!r}：低秩适配 (LoRA) 是训练的设置，服务 (mode=\"serving\") 的估算不含适配器；"
-            "请去掉 lora_rank，或用 mode=\"training\"。",
-            "en": "lora_rank = {value!r}: low-rank adaptation (LoRA) is a training setting and the serving estimate "
-            '(mode="serving") counts no adapters; drop lora_rank, or use mode="training".',
         },
         "planner.mla_only": {
             "zh": "{name} = {value!r}：只属于多头潜在注意力 (MLA)，需要同时给出 kv_lora_rank。",
@@ -262,6 +256,21 @@ register(
             "en": "precision = 'fp8': the devices of {cluster} have no FP8 tensor cores (e.g. A100); use 'bf16', or, "
             "for a device of your own that has them, give its FP8 peak (ClusterSpec(peak_flops_fp8=...), "
             "--peak-fp8-tflops on the command line).",
+        },
+        "planner.fp8_peak_below_bf16": {
+            "zh": "{name} = {value!r}：FP8 峰值不能低于 bf16 峰值 {bf16_name} = {bf16!r}（有 FP8 张量核心的设备，"
+            "FP8 峰值至少等于 bf16 峰值，例如 H100 SXM 稠密 1979 对 989 TFLOP/s）；没有 FP8 张量核心的设备不给 FP8 "
+            "峰值。",
+            "en": "{name} = {value!r}: an FP8 peak cannot be below the bf16 peak {bf16_name} = {bf16!r} (a "
+            "device with FP8 tensor cores runs FP8 at least as fast as bf16, e.g. H100 SXM 1979 vs 989 dense "
+            "TFLOP/s); a device without FP8 tensor cores has no FP8 peak to give.",
+        },
+        "planner.lora_serving": {
+            "zh": "lora_rank = {value!r}：低秩适配 (LoRA) 是训练负载（冻结权重，只训练适配器），而 mode = 'serving' "
+            "规划推理，推理的估算不含 LoRA 适配器；请去掉 lora_rank（None），或用 mode = 'training'。",
+            "en": "lora_rank = {value!r}: LoRA is a training workload (frozen weights, only the adapters train), "
+            "while mode = 'serving' plans inference, whose estimate has no LoRA adapters; leave lora_rank out (None) "
+            "or use mode = 'training'.",
         },
         "serving.fp8_weights": {
             "zh": "precision = 'fp8'，weight_bytes = {weight_bytes!r}：FP8 矩阵乘的权重每个 1 字节（或更少），"
@@ -1311,13 +1320,14 @@ class ModelSpec:
         if self.position != "learned" or tokens <= self.seq_len:
             return None
         extra = (tokens - self.seq_len) * self.hidden
+        positions = Count(self.seq_len)
         return Text(
-            zh=f"{self.name} 的位置嵌入 (position embedding) 是学出来的一张表，只有 {self.seq_len} 个位置；每条序列 "
+            zh=f"{self.name} 的位置嵌入 (position embedding) 是学出来的一张表，只有 {positions} 个位置；每条序列 "
             f"{tokens} 个 token 要一个有 {tokens} 个位置的模型（多 {extra:,} 个参数），或者换成旋转位置编码 (RoPE)。"
-            f"估算仍按给定的模型（{self.seq_len} 个位置）计参数。",
-            en=f"{self.name}'s position embedding is a learned table of {self.seq_len} positions; sequences of "
-            f"{tokens} tokens need a model with {tokens} positions ({extra:,} more parameters) or rotary positions "
-            f"(RoPE). The estimate still counts the given model's parameters ({self.seq_len} positions).",
+            f"估算仍按给定的模型（{positions} 个位置）计参数。",
+            en=f"{self.name}'s position embedding is a learned table of {positions:@position}; sequences of {tokens} "
+            f"tokens need a model with {tokens} positions ({extra:,} more parameters) or rotary positions (RoPE). The "
+            f"estimate still counts the given model's parameters ({positions:@position}).",
         )
 
     def window_note(self, tokens: int, serving: bool = False) -> Text | None:
@@ -1339,22 +1349,23 @@ class ModelSpec:
             return self._chunk_note(tokens, serving)
         if self.window_tokens is None:
             return None
-        w, count, span = self.window_tokens, self.window_layers, float(self._attention_span(tokens))
+        w, count, span = Count(self.window_tokens), self.window_layers, float(self._attention_span(tokens))
+        layers = Count(self.layers)
         if serving:
             return Text(
-                zh=f"{self.name} 的 {self.layers} 层中有 {count} 层用滑动窗口注意力，只看最近 {w} 个 token：这些层的"
+                zh=f"{self.name} 的 {layers} 层中有 {count} 层用滑动窗口注意力，只看最近 {w} 个 token：这些层的"
                 f"注意力 FLOP 与读取只算窗口内的 token，KV 缓存每个请求最多存 {w} 个 token（按会释放窗口外 token 的推理"
                 "引擎计，如 vLLM 的混合 KV 缓存管理器；把整个上下文都留在显存里的引擎要多存）。",
-                en=f"{count} of {self.layers} layers of {self.name} attend a sliding window of the last {w} tokens: "
-                "their attention FLOPs and reads count only the tokens inside it, and their KV cache holds at most "
-                f"{w} tokens per request (an engine that frees what leaves the window, as vLLM's hybrid KV cache "
+                en=f"{count} of {layers:@layer} of {self.name} attend a sliding window of the last {w:@token}: their "
+                "attention FLOPs and reads count only the tokens inside it, and their KV cache holds at most "
+                f"{w:@token} per request (an engine that frees what leaves the window, as vLLM's hybrid KV cache "
                 "manager does; an engine that keeps the whole context needs more).",
             )
         return Text(
-            zh=f"{self.name} 的 {self.layers} 层中有 {count} 层用滑动窗口注意力，只看最近 {w} 个 token：注意力 FLOP "
+            zh=f"{self.name} 的 {layers} 层中有 {count} 层用滑动窗口注意力，只看最近 {w} 个 token：注意力 FLOP "
             f"只算窗口内的查询-键对（12·L·h·s 中 s = {span:.0f}，而不是 {tokens}）。假设：注意力内核在窗口上与整段"
             "序列上一样快；上下文并行 (CP) 的环按全注意力传递每层的 K 与 V。",
-            en=f"{count} of {self.layers} layers of {self.name} attend a sliding window of the last {w} tokens: "
+            en=f"{count} of {layers:@layer} of {self.name} attend a sliding window of the last {w:@token}: "
             f"attention's FLOPs count only the query-key pairs inside it (12·L·h·s with s = {span:.0f}, not {tokens}). "
             "Assumed: the attention kernel runs as fast on the window as on a whole sequence; context parallelism's "
             "ring passes every layer's keys and values as for full attention.",
@@ -1362,24 +1373,25 @@ class ModelSpec:
 
     def _chunk_note(self, tokens: int, serving: bool) -> Text:
         """:meth:`window_note` for a model with chunked-attention layers."""
-        c, count, span = self.chunk_tokens, self.chunk_layers, float(self._attention_span(tokens))
+        c, count, span = Count(self.chunk_tokens), self.chunk_layers, float(self._attention_span(tokens))
+        layers = Count(self.layers)
         if serving:
             return Text(
-                zh=f"{self.name} 的 {self.layers} 层中有 {count} 层用分块注意力 (chunked attention)，每块 {c} 个 "
+                zh=f"{self.name} 的 {layers} 层中有 {count} 层用分块注意力 (chunked attention)，每块 {c} 个 "
                 "token，查询只看本块内在它之前的 token：这些层的注意力 FLOP 与读取只算本块内的 token"
                 f"（解码时按输出 token 的平均计），KV 缓存每个请求最多存 {c} 个 token（按会释放前面各块的推理引擎计，"
                 "如 vLLM；把整个上下文都留在显存里的引擎要多存）。",
-                en=f"{count} of {self.layers} layers of {self.name} use chunked attention in chunks of {c} tokens, a "
-                "query attending only the earlier tokens of its own chunk: their attention FLOPs and reads count only "
-                f"those tokens (averaged over the output tokens when decoding), and their KV cache holds at most {c} "
-                "tokens per request (an engine that frees the earlier chunks, as vLLM does; an engine that keeps the "
+                en=f"{count} of {layers:@layer} of {self.name} use chunked attention in chunks of {c:@token}, a query "
+                "attending only the earlier tokens of its own chunk: their attention FLOPs and reads count only those "
+                f"tokens (averaged over the output tokens when decoding), and their KV cache holds at most {c:@token} "
+                "per request (an engine that frees the earlier chunks, as vLLM does; an engine that keeps the "
                 "whole context needs more).",
             )
         return Text(
-            zh=f"{self.name} 的 {self.layers} 层中有 {count} 层用分块注意力 (chunked attention)，每块 {c} 个 token："
+            zh=f"{self.name} 的 {layers} 层中有 {count} 层用分块注意力 (chunked attention)，每块 {c} 个 token："
             f"注意力 FLOP 只算块内的查询-键对（12·L·h·s 中 s = {span:.0f}，而不是 {tokens}）。假设：注意力内核在短块"
             "上与整段序列上一样快；上下文并行 (CP) 的环按全注意力传递每层的 K 与 V。",
-            en=f"{count} of {self.layers} layers of {self.name} use chunked attention in chunks of {c} tokens: "
+            en=f"{count} of {layers:@layer} of {self.name} use chunked attention in chunks of {c:@token}: "
             f"attention's FLOPs count only the query-key pairs inside a chunk (12·L·h·s with s = {span:.0f}, not "
             f"{tokens}). Assumed: the attention kernel runs as fast on a chunk as on a whole sequence; context "
             "parallelism's ring passes every layer's keys and values as for full attention.",
@@ -1837,6 +1849,16 @@ class ClusterSpec:
         object.__setattr__(
             self, "peak_flops", check_number("peak_flops", raw.peak_flops, ge=MIN_PEAK_FLOPS, le=MAX_PEAK_FLOPS)
         )
+        if self.peak_flops_fp8 is not None and self.peak_flops_fp8 < self.peak_flops:
+            raise ValueError(
+                tr(
+                    "planner.fp8_peak_below_bf16",
+                    name="peak_flops_fp8",
+                    value=raw.peak_flops_fp8,
+                    bf16_name="peak_flops",
+                    bf16=self.peak_flops,
+                )
+            )
         for attr in (
             "intra_node_bandwidth_bytes_per_s",
             "inter_node_bandwidth_bytes_per_s",
@@ -2002,7 +2024,8 @@ class WorkloadSpec:
             (:func:`coursekit.planner.estimate.lora_adapters`). Frozen weights keep their bytes but have no
             gradients or optimizer states and no weight-gradient matmuls (2 of PaLM's 6 FLOPs per parameter and
             token); data parallelism reduces only the adapters' gradients. Activations are unchanged: each adapter
-            needs its layer's input for its own gradient.
+            needs its layer's input for its own gradient. Training only: with ``mode="serving"`` it is refused (the
+            serving estimate has no adapters).
 
     >>> WorkloadSpec(global_batch=1024).overlap("tp"), WorkloadSpec(global_batch=1024).overlap("dp")
     (0.9375, 1.0)
@@ -2077,7 +2100,7 @@ class WorkloadSpec:
             check_int("seq_len", raw.seq_len, ge=1, le=MAX_SEQ_LEN)
         if check_choice("mode", raw.mode, WORKLOAD_MODES) == "serving":
             check_int("global_batch", raw.global_batch, ge=1, le=MAX_CONCURRENCY)
-            if raw.lora_rank is not None:  # the serving estimate has no adapters: refused, not silently dropped
+            if raw.lora_rank is not None:  # the serving search never reads it: no answer would show it
                 raise ValueError(tr("planner.lora_serving", value=raw.lora_rank))
         check_choice("recipe", raw.recipe, PRECISION_RECIPES)
         if raw.achievable_flops_fraction is not None:

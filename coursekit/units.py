@@ -95,7 +95,10 @@ def telling_digits(value: float, other: float = 0.0) -> int:
 
     >>> telling_digits(29.0, 24.0), telling_digits(0.04), telling_digits(80.0004, 80.0)
     (1, 2, 4)
+
+    Each is a finite real number (a bool, a string, NaN or an infinity is refused naming it).
     """
+    value, other = check_number("value", value), check_number("other", other)
     digits = 1
     while digits < MAX_TELLING_DIGITS and f"{value:.{digits}f}" == f"{other:.{digits}f}":
         digits += 1

@@ -172,7 +172,7 @@ def test_fit_without_a_bandwidth_term_is_degenerate() -> None:
             [1e3, 1e6],
             [1e-6, 2e-6],
             "zero_model",
-            "with 1 rank(s) the ring model predicts 0 s for all_reduce (no byte leaves the device): "
+            "with 1 rank the ring model predicts 0 s for all_reduce (no byte leaves the device): "
             "there is no α or B to fit.",
         ),
         (
@@ -181,7 +181,7 @@ def test_fit_without_a_bandwidth_term_is_degenerate() -> None:
             [4096, 4096],
             [1e-5, 1.1e-5],
             "too_few_payloads",
-            "only 1 distinct payload(s): at least 2 are needed to separate latency α from bandwidth B; "
+            "only 1 distinct payload: at least 2 are needed to separate latency α from bandwidth B; "
             "widen --min-bytes / --max-bytes.",
         ),
     ],
@@ -347,7 +347,7 @@ def test_json_round_trip_and_tables() -> None:
     data = json.loads(json.dumps(report.to_json_dict()))
     assert load_collectives_json(data) == report
     text = report.format()
-    assert "all_reduce: 2 rank(s), backend gloo, device cpu" in text
+    assert "all_reduce: 2 ranks, backend gloo, device cpu" in text
     assert "α = 30.0 µs, B = 1.863 GiB/s" in text  # 2e9 B/s = 1.863 GiB/s
     coursekit.set_language("zh")
     assert "拟合汇总" in report.summary_table()
@@ -662,7 +662,7 @@ def test_cli_collectives_json_schema(cli_collectives: tuple[int, str, dict[str, 
                         latency_s=entry["alpha_s"],
                     )
                 )
-        assert f"{kind}: 2 rank(s), backend gloo, device cpu" in stdout
+        assert f"{kind}: 2 ranks, backend gloo, device cpu" in stdout
     assert load_collectives_json(data).ranks == 2
 
 

@@ -20,18 +20,18 @@ register(
         "communication.ledger_latency": {
             "zh": "{calls_per_step} 次调用：时延 {latency_ms} ms + 传输 {transfer_ms} ms = {lower_bound_ms} ms，"
             "时延主导 (latency-bound)：减少调用次数比加带宽更有效。",
-            "en": "{calls_per_step} calls: latency {latency_ms} ms + transfer {transfer_ms} ms = {lower_bound_ms} ms, "
+            "en": "{calls_per_step:@call}: latency {latency_ms} ms + transfer {transfer_ms} ms = {lower_bound_ms} ms, "
             "latency-bound: fewer calls help more than more bandwidth.",
         },
         "communication.ledger_bandwidth": {
             "zh": "{calls_per_step} 次调用：时延 {latency_ms} ms + 传输 {transfer_ms} ms = {lower_bound_ms} ms，"
             "带宽主导 (bandwidth-bound)：减少载荷或提高带宽更有效。",
-            "en": "{calls_per_step} calls: latency {latency_ms} ms + transfer {transfer_ms} ms = {lower_bound_ms} ms, "
+            "en": "{calls_per_step:@call}: latency {latency_ms} ms + transfer {transfer_ms} ms = {lower_bound_ms} ms, "
             "bandwidth-bound: less payload or more bandwidth helps most.",
         },
         "communication.ledger_none": {
             "zh": "{calls_per_step} 次调用：本训练步没有通信，下界为 {lower_bound_ms} ms。",
-            "en": "{calls_per_step} calls: no communication in this step, lower bound {lower_bound_ms} ms.",
+            "en": "{calls_per_step:@call}: no communication in this step, lower bound {lower_bound_ms} ms.",
         },
     }
 )

@@ -51,7 +51,7 @@ register(
         },
         "lab.json_too_large": {
             "zh": "source {path}：超过 {limit} 字节，不是实验结果（第 8 课的整份记录约 120 KB）。",
-            "en": "source {path}: over {limit} bytes, not a lab result (lesson 8's whole recording is about 120 KB).",
+            "en": "source {path}: over {limit:@byte}, not a lab result (lesson 8's whole recording is about 120 KB).",
         },
         "lab.json_not_json": {
             "zh": "source {path}：不是合法的 JSON（第 {line} 行第 {column} 列）；请读入 {writer} 写出的文件。",

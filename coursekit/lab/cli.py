@@ -135,14 +135,14 @@ register(
         "lab.cli_ranks_cap": {
             "zh": "--ranks = {value}：本机有 {cpus} 个 CPU 核，最多 {cap} 个 rank（每核 {per_cpu} 个）；"
             "确需更多请加 --force（上限 {ceiling}）。",
-            "en": "--ranks = {value}: this machine has {cpus} CPU core(s), so at most {cap} ranks ({per_cpu} per "
+            "en": "--ranks = {value}: this machine has {cpus:@CPU core}, so at most {cap:@rank} ({per_cpu} per "
             "core); add --force for more (ceiling {ceiling}).",
         },
         "lab.cli_bytes_cap": {
             "zh": "--max-bytes = {value}：超过上限 {cap}。可用内存 {available} 的一半，分给 {ranks} 个 rank、"
             "每个 rank {buffers} 个缓冲区。",
             "en": "--max-bytes = {value}: above the cap of {cap}, which is half the available memory ({available}) "
-            "shared by {ranks} ranks with {buffers} buffers each.",
+            "shared by {ranks:@rank} with {buffers:@buffer} each.",
         },
         "lab.cli_interrupted": {
             "zh": "已中断（{signal}）：所有 rank 已停止，临时文件夹已删除。",

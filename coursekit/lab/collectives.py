@@ -124,7 +124,7 @@ register(
         },
         "lab.collectives_title": {
             "zh": "{kind}：{ranks} 个 rank，后端 {backend}，设备 {device}",
-            "en": "{kind}: {ranks} rank(s), backend {backend}, device {device}",
+            "en": "{kind}: {ranks:@rank}, backend {backend}, device {device}",
         },
         "lab.fit_line": {
             "zh": "  拟合：α = {alpha}，B = {bandwidth}（每个 rank 每个方向），相对误差均方根 {rms:.0%}，"
@@ -151,8 +151,8 @@ register(
         "lab.status_degenerate": {"zh": "拟合退化", "en": "degenerate fit"},
         "lab.summary_title": {
             "zh": "拟合汇总（{ranks} 个 rank，{backend}/{device}，每点取 {repeats} 次中位数的跨 rank 最大值）",
-            "en": "Fit summary ({ranks} rank(s), {backend}/{device}, each point: max over ranks of the median "
-            "of {repeats} repeats)",
+            "en": "Fit summary ({ranks:@rank}, {backend}/{device}, each point: max over ranks of the median "
+            "of {repeats:@repeat})",
         },
     }
 )

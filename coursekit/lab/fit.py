@@ -49,7 +49,7 @@ register(
     {
         "lab.fit_lengths": {
             "zh": "payload_bytes 有 {payloads} 个值，times_s 有 {times} 个值：两者必须一一对应。",
-            "en": "payload_bytes has {payloads} values and times_s has {times}: they must pair up one to one.",
+            "en": "payload_bytes has {payloads:@value} and times_s has {times}: they must pair up one to one.",
         },
         "lab.fit_empty": {
             "zh": "payload_bytes 与 times_s 都是空的：至少需要一个实测点（载荷，时间）。",
@@ -58,12 +58,12 @@ register(
         "lab.fit_too_few_payloads": {
             "zh": "只有 {distinct} 种不同的载荷：至少需要 2 种才能把时延 α 与带宽 B 分开，"
             "请放宽 --min-bytes / --max-bytes。",
-            "en": "only {distinct} distinct payload(s): at least 2 are needed to separate latency α from bandwidth B; "
+            "en": "only {distinct:@distinct payload}: at least 2 are needed to separate latency α from bandwidth B; "
             "widen --min-bytes / --max-bytes.",
         },
         "lab.fit_zero_model": {
             "zh": "{ranks} 个 rank 时环形模型预测 {kind} 耗时为 0（没有数据离开本设备），无从拟合 α 与 B。",
-            "en": "with {ranks} rank(s) the ring model predicts 0 s for {kind} (no byte leaves the device): "
+            "en": "with {ranks:@rank} the ring model predicts 0 s for {kind} (no byte leaves the device): "
             "there is no α or B to fit.",
         },
         "lab.fit_no_bandwidth": {

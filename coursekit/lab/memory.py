@@ -124,14 +124,14 @@ register(
         "lab.mem_json_ranks": {
             "zh": "{name}：给出的 rank 是 {found}，而结果有 {ranks} 个 rank："
             "每个 rank 0 … {ranks} - 1 必须恰好出现一次。",
-            "en": "{name}: the ranks given are {found}, but the result has {ranks} ranks: each rank 0 … {ranks} - 1 "
+            "en": "{name}: the ranks given are {found}, but the result has {ranks:@rank}: each rank 0 … {ranks} - 1 "
             "must appear exactly once.",
         },
         "lab.mem_exact": {"zh": "与账本一致", "en": "equals the ledger"},
         "lab.mem_sum": {"zh": "上面各行之和", "en": "sum of the rows above"},
         "lab.mem_ok": {
             "zh": "全部 {checked} 个数字（所有策略、所有 rank）都等于 账本 + 上述解释。",
-            "en": "All {checked} numbers (every strategy, every rank) equal ledger + the explanations above.",
+            "en": "All {checked:@number} (every strategy, every rank) equal ledger + the explanations above.",
         },
         "lab.mem_mismatch": {
             "zh": "{count} 个数字与 账本 + 解释 不符，例如 {strategy} rank {rank} 的 {component}："
@@ -143,13 +143,13 @@ register(
         "lab.adj_padding": {
             "zh": "FSDP2 沿第 0 维切分；{tensors} 个张量的第 0 维不是 {ranks} 的倍数，"
             "被填充 (padding) 到 {ranks} 的倍数：每个 rank 都存 ceil(d0/{ranks}) 行。",
-            "en": "FSDP2 shards dim 0; for {tensors} tensor(s) dim 0 is not a multiple of {ranks} and is padded up to "
+            "en": "FSDP2 shards dim 0; for {tensors:@tensor} dim 0 is not a multiple of {ranks} and is padded up to "
             "one: every rank stores ceil(d0/{ranks}) rows.",
         },
         "lab.adj_gathered_padding_short": {"zh": "全量副本的填充", "en": "gathered padding"},
         "lab.adj_gathered_padding": {
             "zh": "全收集得到的完整参数也带着这 {tensors} 个张量的填充（每个张量 ceil(d0/n)·n 行）。",
-            "en": "the all-gathered full parameters carry the padding of those {tensors} tensor(s) too "
+            "en": "the all-gathered full parameters carry the padding of those {tensors:@tensor} too "
             "(ceil(d0/n)·n rows each).",
         },
         "lab.adj_sharded_copy_short": {"zh": "分片副本", "en": "sharded copy"},
@@ -164,7 +164,7 @@ register(
         "lab.adj_uneven_shard": {
             "zh": "{tensors} 个张量的第 0 维不能被 {ranks} 整除：Adam 状态按未填充的本地分片分配，"
             "所以 rank {rank} 与平均份额 1/{ranks} 不同。",
-            "en": "dim 0 of {tensors} tensor(s) does not divide by {ranks}: Adam state is allocated for the "
+            "en": "dim 0 of {tensors:@tensor} does not divide by {ranks}: Adam state is allocated for the "
             "unpadded local shard, so rank {rank} differs from the even 1/{ranks} share.",
         },
         "lab.adj_replicated_short": {"zh": "复制的参数", "en": "replicated"},
@@ -172,14 +172,14 @@ register(
             "zh": "TP 只切注意力与 MLP 的投影；{tensors} 个张量（{params} 个参数：LayerNorm 的权重与偏置、"
             "行切分层的偏置、分类头）在每个 rank 上完整保留，而账本按 1/{ranks} 均分："
             "多出 (1 - 1/{ranks}) × {params} 个参数。",
-            "en": "TP shards only the attention and MLP projections; {tensors} tensors ({params} parameters: "
+            "en": "TP shards only the attention and MLP projections; {tensors:@tensor} ({params:@parameter}: "
             "LayerNorm weights and biases, biases of row-wise layers, the classifier head) stay whole on every "
-            "rank, where the ledger splits everything 1/{ranks}: (1 - 1/{ranks}) × {params} parameters more.",
+            "rank, where the ledger splits everything 1/{ranks}: (1 - 1/{ranks}) × {params:@parameter} more.",
         },
         "lab.adj_step_counters_short": {"zh": "step 计数器", "en": "step counters"},
         "lab.adj_step_counters": {
             "zh": "PyTorch 的 Adam 为每个参数张量保留一个 float32 的 step 计数器：{tensors} 个张量 × 4 字节。",
-            "en": "PyTorch's Adam keeps one float32 step counter per parameter tensor: {tensors} tensors × 4 bytes.",
+            "en": "PyTorch's Adam keeps one float32 step counter per parameter tensor: {tensors:@tensor} × 4 bytes.",
         },
         "lab.tp_unsupported": {
             "zh": "张量并行需要 rank 数整除 heads = {heads}、d_model = {d_model} 与 d_ff = {d_ff}，"

@@ -84,7 +84,7 @@ register(
         },
         "lab.rec_where": {
             "zh": "测量环境：{arch}，{cpus} 个 CPU 核，PyTorch {torch}，{backend} / {device}，{ranks} 个 rank。",
-            "en": "measured on {arch} with {cpus} CPU cores, PyTorch {torch}, {backend} / {device}, {ranks} ranks.",
+            "en": "measured on {arch} with {cpus:@CPU core}, PyTorch {torch}, {backend} / {device}, {ranks:@rank}.",
         },
     }
 )

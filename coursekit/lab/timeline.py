@@ -149,7 +149,7 @@ register(
         },
         "lab.tl_title": {
             "zh": "{strategy}，{scenario}：{ranks} 个 rank，每个 rank {steps} 步的平均（毫秒）",
-            "en": "{strategy}, {scenario}: {ranks} ranks, mean of {steps} steps per rank (ms)",
+            "en": "{strategy}, {scenario}: {ranks:@rank}, mean of {steps:@step} per rank (ms)",
         },
         "lab.tl_col_rank": {"zh": "rank 编号", "en": "rank"},
         "lab.tl_model": {"zh": "模型预测", "en": "model"},
@@ -168,7 +168,7 @@ register(
         },
         "lab.tl_json_items": {
             "zh": "{name} = {value!r}：必须恰好有 {size} 项。",
-            "en": "{name} = {value!r}: must have exactly {size} items.",
+            "en": "{name} = {value!r}: must have exactly {size:@item}.",
         },
         "lab.tl_eff_title": {
             "zh": "扩展效率 E(P)（弱扩展：每个 rank 的 batch 固定），{strategy}，本机",

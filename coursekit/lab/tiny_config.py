@@ -41,7 +41,7 @@ register(
             "个参数，而实验用的小模型最多 {limit:,} 个（fp32 Adam 下每个参数在每个 rank 上占 16 字节，"
             "要能在笔记本电脑上几秒内训练一步）。",
             "en": "d_model = {d_model}, d_ff = {d_ff}, layers = {layers}, classes = {classes}: the model would have "
-            "{count:,} parameters, and the lab's small model has at most {limit:,} (16 bytes each on every rank "
+            "{count:,@parameter}, and the lab's small model has at most {limit:,} (16 bytes each on every rank "
             "under fp32 Adam, so that a laptop trains one step in seconds).",
         },
         "lab.tiny_activation": {
@@ -50,7 +50,7 @@ register(
             "会有 {count:,} 个数，最多 {limit:,} 个（fp32 下 16 MiB）。",
             "en": "batch = {batch}, seq_len = {seq_len}, heads = {heads}, d_model = {d_model}, d_ff = {d_ff}: the "
             "largest activation tensor (the attention scores, batch·heads·seq_len², or the MLP's "
-            "batch·seq_len·max(d_model, d_ff)) would hold {count:,} numbers; at most {limit:,} (16 MiB in fp32).",
+            "batch·seq_len·max(d_model, d_ff)) would hold {count:,@number}; at most {limit:,} (16 MiB in fp32).",
         },
     }
 )

@@ -971,6 +971,19 @@ def cluster_from_args(args: argparse.Namespace, custom: dict[str, Any]) -> Clust
     (``h100-8 + --inter-latency-us 30``). ``custom`` is :func:`custom_cluster_values`'s (training and serving)."""
     from ..presets import CLUSTERS
 
+    preset = None if args.cluster is None else CLUSTERS[args.cluster]
+    bf16, fp8 = (custom.get(key, getattr(preset, key, None)) for key in ("peak_flops", "peak_flops_fp8"))
+    if fp8 is not None and bf16 is not None and fp8 < bf16:  # said in the flags' unit, TFLOP/s
+        fp8_tflops, bf16_tflops = _from_spec_unit("peak_flops_fp8", fp8), _from_spec_unit("peak_flops", bf16)
+        raise ValueError(
+            tr(
+                "planner.fp8_peak_below_bf16",
+                name="--peak-fp8-tflops",
+                value=fp8_tflops,
+                bf16_name="--peak-tflops",
+                bf16=bf16_tflops,
+            )
+        )
     if args.cluster is None:
         base = ClusterSpec(name="custom", nodes=1, source="command line", **{**DEFAULT_LATENCIES_S, **custom})
     else:

@@ -41,13 +41,13 @@ register(
         },
         "planner.ep_experts": {
             "zh": "ep = {ep} 不能整除 {experts} 个专家：每个专家并行 (EP) rank 必须持有整数个专家",
-            "en": "ep = {ep} does not divide the {experts} experts: every expert-parallel rank must hold whole experts",
+            "en": "ep = {ep} does not divide the {experts:@expert}: every expert-parallel rank must hold whole experts",
         },
         "planner.etp_fold": {
             "zh": "专家层把同样的 {world} 个 rank 重新排成自己的网格 ETP·EP·EDP·PP（Megatron-Core 的并行折叠 "
             "(parallel folding)；专家层没有 CP，CP 的 rank 并入专家数据并行 EDP）：ETP·EP·PP = {etp}·{ep}·{pp} = "
             "{product} 不能整除 {world}；注意力层的网格 TP·CP·DP·PP = {tp}·{cp}·{dp}·{pp} 不受影响",
-            "en": "the expert layers re-fold the same {world} ranks into their own grid ETP·EP·EDP·PP (Megatron-Core's "
+            "en": "the expert layers re-fold the same {world:@rank} into their own grid ETP·EP·EDP·PP (Megatron-Core's "
             "parallel folding; expert layers have no CP, whose ranks join the expert data-parallel group EDP): "
             "ETP·EP·PP = {etp}·{ep}·{pp} = {product} does not divide {world}; the attention grid "
             "TP·CP·DP·PP = {tp}·{cp}·{dp}·{pp} is not affected",
@@ -56,7 +56,7 @@ register(
             "zh": "etp = {etp}：专家张量并行 (expert tensor parallelism, ETP) 组必须留在一个 "
             "{gpus_per_node} 卡的节点内",
             "en": "etp = {etp}: an expert tensor-parallel (ETP) group must stay inside one node of "
-            "{gpus_per_node} GPUs",
+            "{gpus_per_node:@GPU}",
         },
         "planner.virtual_needs_pp": {
             "zh": "v = {v} 个虚拟阶段需要流水线并行 (pp > 1)：模型块 (model chunk) 是在流水线阶段之间交错的",
@@ -65,28 +65,28 @@ register(
         },
         "planner.pp_edge": {
             "zh": "{layers} 层分给 pp = {pp} 个阶段、首末各少 {edge} 层时，有阶段一层都没有",
-            "en": "{layers} layers over pp = {pp} stages with {edge} fewer on the first and last leave a stage "
+            "en": "{layers:@layer} over pp = {pp:@stage} with {edge} fewer on the first and last leave a stage "
             "without a layer",
         },
         "planner.pp_edges": {
             "zh": "{layers} 层分给 pp = {pp} 个阶段、首阶段少 {edge} 层（pipeline_edge_layers）、"
             "末阶段少 {last_edge} 层（pipeline_last_edge_layers）时，首、中、末阶段是 {stages} 层：有阶段一层都没有",
-            "en": "{layers} layers over pp = {pp} stages with {edge} fewer on the first (pipeline_edge_layers) and "
+            "en": "{layers:@layer} over pp = {pp:@stage} with {edge} fewer on the first (pipeline_edge_layers) and "
             "{last_edge} fewer on the last (pipeline_last_edge_layers) leave a stage without a layer: the first, "
             "middle and last stages hold {stages}",
         },
         "planner.pp_balance_edges": {
             "zh": "{layers} 层分给 pp = {pp} 个阶段、首阶段少 {edge} 层（pipeline_edge_layers）、"
             "末阶段少 {last_edge} 层（pipeline_last_edge_layers）时，每阶段 {low} 到 {high} 层：最慢的阶段决定节奏",
-            "en": "{layers} layers over pp = {pp} stages with {edge} fewer on the first (pipeline_edge_layers) and "
-            "{last_edge} fewer on the last (pipeline_last_edge_layers) hold {low} to {high} layers per stage: the "
+            "en": "{layers:@layer} over pp = {pp:@stage} with {edge} fewer on the first (pipeline_edge_layers) and "
+            "{last_edge} fewer on the last (pipeline_last_edge_layers) hold {low} to {high:@layer} per stage: the "
             "slowest stage sets the pace",
         },
         "planner.virtual_chunk_layers_edges": {
             "zh": "v = {v} 个模型块需要每个流水线阶段至少 {v} 层（首阶段把嵌入算作 {edge} 层，末阶段把输出层与损失"
             "算作 {last_edge} 层，一个模型块可以只放它们）；最少的阶段只有 {fewest} 层",
-            "en": "v = {v} model chunks need at least {v} layers on every pipeline stage (the first counts the "
-            "embedding as {edge} layers, the last the output layer and the loss as {last_edge}, and a chunk may hold "
+            "en": "v = {v} model chunks need at least {v:@layer} on every pipeline stage (the first counts the "
+            "embedding as {edge:@layer}, the last the output layer and the loss as {last_edge}, and a chunk may hold "
             "only them); the smallest holds {fewest}",
         },
         "planner.virtual_chunk_divide_edges": {
@@ -94,14 +94,14 @@ register(
             "算作 {last_edge} 层）；首、中、末阶段的层数是 {stages}（引擎能给各块放任意层数时：pipeline_uneven_chunks，"
             "命令行 --pipeline-uneven-chunks）",
             "en": "v = {v} model chunks must split every pipeline stage's layers equally (the first counts the "
-            "embedding as {edge} layers, the last the output layer and the loss as {last_edge}); the first, middle "
+            "embedding as {edge:@layer}, the last the output layer and the loss as {last_edge}); the first, middle "
             "and last stages hold {stages} (an engine that puts any number of layers on a chunk: "
             "pipeline_uneven_chunks, on the command line --pipeline-uneven-chunks)",
         },
         "planner.virtual_chunk_layers": {
             "zh": "v = {v} 个模型块需要每个流水线阶段至少 {v} 层（首末阶段把嵌入与损失各算作 {edge} 层，"
             "一个模型块可以只放它们）；最少的阶段只有 {fewest} 层",
-            "en": "v = {v} model chunks need at least {v} layers on every pipeline stage (the first and last count "
+            "en": "v = {v} model chunks need at least {v:@layer} on every pipeline stage (the first and last count "
             "the embedding and the loss as {edge} layer each, and a chunk may hold only them); the smallest holds "
             "{fewest}",
         },
@@ -118,7 +118,7 @@ register(
             "zh": "cp = {cp}：因果注意力的负载均衡切分要把序列分成 2·cp = {chunks} 段等长的块（每个 CP rank "
             "拿首尾各一块），{seq_len} 个 token 分不成这样",
             "en": "cp = {cp}: the load-balanced causal split cuts the sequence into 2·cp = {chunks} equal chunks (each "
-            "CP rank takes one from each end); {seq_len} tokens do not split so",
+            "CP rank takes one from each end); {seq_len:@token} do not split so",
         },
     }
 )

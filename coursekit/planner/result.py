@@ -41,12 +41,12 @@ register(
         "planner.stages_line": {
             "zh": "  流水线 {pp} 段：首段 {first} 层、中间最多 {mid} 层、末段 {last} 层"
             "（首段含嵌入，末段含输出层与损失）",
-            "en": "  Pipeline of {pp} stages: first {first} layers, middle up to {mid}, last {last} (the first holds "
+            "en": "  Pipeline of {pp:@stage}: first {first:@layer}, middle up to {mid}, last {last} (the first holds "
             "the embedding, the last the output layer and loss)",
         },
         "planner.stages_line_two": {
             "zh": "  流水线 2 段：首段 {first} 层、末段 {last} 层（首段含嵌入，末段含输出层与损失）",
-            "en": "  Pipeline of 2 stages: first {first} layers, last {last} (the first holds the embedding, the last "
+            "en": "  Pipeline of 2 stages: first {first:@layer}, last {last} (the first holds the embedding, the last "
             "the output layer and loss)",
         },
         "planner.ep_split_line": {
@@ -71,7 +71,7 @@ register(
             "（按显存带宽计）；藏在计算下的全对全占用 {sms} 个 SM，计算因此多 {slowdown_ms:.1f} ms",
             "en": "  Routed-expert matmul efficiency {efficiency:.0%} of peak (each local expert multiplies {rows:.0f} "
             "token rows, intensity {intensity:.0f} FLOP/byte); token permutation and unpermutation {permute_ms:.1f} ms "
-            "(at memory bandwidth); the all-to-all hidden under compute holds {sms} SMs, {slowdown_ms:.1f} ms more "
+            "(at memory bandwidth); the all-to-all hidden under compute holds {sms:@SM}, {slowdown_ms:.1f} ms more "
             "compute",
         },
         "planner.ties_sorted": {
@@ -81,13 +81,13 @@ register(
         "planner.ties_why_header": {
             "zh": "并列组 1 为何分不出先后（{count} 个候选；下面是某个假设在其不确定度内变动就会成为最快的那些，"
             "每行：哪个假设、怎样测量来判断）：",
-            "en": "Why tie group 1 is tied ({count} candidates; below, those that one assumption moved within its "
+            "en": "Why tie group 1 is tied ({count:@candidate}; below, those that one assumption moved within its "
             "uncertainty makes the fastest; each row: which assumption, and what measurement decides):",
         },
         "planner.tie_header": {
             "zh": "并列组 {group}（估算相差不到 {uncertainty:.0%}，模型分不出先后）：{count} 个候选",
-            "en": "Tie group {group} (estimates within {uncertainty:.0%}; the model cannot order them): {count} "
-            "candidates",
+            "en": "Tie group {group} (estimates within {uncertainty:.0%}; the model cannot order them): "
+            "{count:@candidate}",
         },
     }
 )
@@ -449,7 +449,7 @@ register(
         "planner.layout_variants": {
             "zh": "  搜索空间里有 {variants} 个组合具有这些度数（没写出的 CP、EP 取 1，专家 TP 取 TP；"
             "DP、交错段数、ZeRO 阶段、微批次和重计算取任意值），其中 {accepted} 个通过全部门槛。",
-            "en": "  The searched space holds {variants} compositions with these degrees (CP and EP not given are 1, "
+            "en": "  The searched space holds {variants:@composition} with these degrees (CP and EP not given are 1, "
             "expert TP is TP; DP, interleaving, ZeRO stage, micro-batch and recomputation take any value); "
             "{accepted} of them pass every gate.",
         },

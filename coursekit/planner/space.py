@@ -37,7 +37,7 @@ register(
         "planner.space_too_large": {
             "zh": "搜索空间有 {size:,} 个组合，超过上限 {limit:,}：请减少 ZeRO 阶段、重计算模式或微批次上限，"
             "或换一个约数较少的 GPU 总数。",
-            "en": "the search space has {size:,} compositions, more than the limit {limit:,}: narrow the ZeRO stages, "
+            "en": "the search space has {size:,@composition}, more than the limit {limit:,}: narrow the ZeRO stages, "
             "recompute modes or largest micro-batch, or use a GPU count with fewer divisors.",
         },
     }

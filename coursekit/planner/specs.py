@@ -162,15 +162,15 @@ register(
         # ---- reports
         "planner.header": {
             "zh": "决策工作台：{model} 在 {cluster}（{nodes} 个节点 × {gpn} 个设备 = {world} 个 rank）上{mode}",
-            "en": "Decision workbench: {model} on {cluster} ({nodes} nodes × {gpn} devices = {world} ranks), {mode}",
+            "en": "Decision workbench: {model} on {cluster} ({nodes:@node} × {gpn:@device} = {world:@rank}), {mode}",
         },
         "planner.mode_training": {
             "zh": "训练，全局批大小 {global_batch} 条序列 × {seq_len} token",
-            "en": "training, global batch {global_batch} sequences × {seq_len} tokens",
+            "en": "training, global batch {global_batch:@sequence} × {seq_len:@token}",
         },
         "planner.mode_serving": {
             "zh": "服务，{global_batch} 个并发请求，每个提示 {seq_len} token、输出 {output_tokens} token",
-            "en": "serving, {global_batch} concurrent requests, prompts of {seq_len} tokens, {output_tokens} output "
+            "en": "serving, {global_batch} concurrent requests, prompts of {seq_len:@token}, {output_tokens} output "
             "tokens",
         },
         "planner.assumptions": {
@@ -250,7 +250,7 @@ register(
         },
         "planner.space": {
             "zh": "搜索空间：{size} 个组合（{dims}），用时 {elapsed_ms:.0f} ms",
-            "en": "Search space: {size} compositions ({dims}), searched in {elapsed_ms:.0f} ms",
+            "en": "Search space: {size:@composition} ({dims}), searched in {elapsed_ms:.0f} ms",
         },
         "planner.funnel_header": {
             "zh": "漏斗（按门槛顺序，每个候选记在它第一个没通过的门槛上）：",
@@ -300,7 +300,7 @@ register(
         "planner.comm_line": {
             "zh": "    {dim:<3} {ranks:>5} 个 rank，{link}：{calls} 次调用，"
             "载荷 {payload_gib:.3f} GiB，{time_ms:.1f} ms",
-            "en": "    {dim:<3} {ranks:>5} ranks, {link}: {calls} calls, "
+            "en": "    {dim:<3} {ranks:>5@rank}, {link}: {calls:@call}, "
             "payload {payload_gib:.3f} GiB, {time_ms:.1f} ms",
         },
         "planner.link_intra_node": {"zh": "节点内链路", "en": "intra-node link"},

@@ -59,13 +59,13 @@ register(
         },
         "serving.reason.pp_layers": {
             "zh": "pp = {pp} 超过 {layers} 层：有的流水线阶段没有层",
-            "en": "pp = {pp} exceeds the {layers} layers: some pipeline stage would hold no layer",
+            "en": "pp = {pp} exceeds the {layers:@layer}: some pipeline stage would hold no layer",
         },
         "serving.reason.interconnect": {
             "zh": "tp = {tp} 超出一个节点的 {gpn} 个设备（或不整除它）："
             "每个 token 每层两次全归约 (all-reduce) 要跨节点，"
             "延迟会压倒解码",
-            "en": "tp = {tp} does not fit inside one node of {gpn} devices: two all-reduces per layer per token would "
+            "en": "tp = {tp} does not fit inside one node of {gpn:@device}: two all-reduces per layer per token would "
             "cross nodes, and their latency would swamp decoding",
         },
         "serving.reason.memory": {
@@ -79,7 +79,7 @@ register(
         "serving.reason.replica": {
             "zh": "{replicas} 个副本只分到 {concurrency} 个并发请求：副本不是数据并行 (DP)，它们不切分同一个批次，"
             "而是各自服务自己的队列，没有请求的副本只是闲置",
-            "en": "{replicas} replicas for {concurrency} concurrent requests: replicas are not data parallelism (DP), "
+            "en": "{replicas:@replica} for {concurrency} concurrent requests: replicas are not data parallelism (DP), "
             "they do not split one batch but each serves its own queue, so a replica without requests sits idle",
         },
         "serving.reason.ttft": {
@@ -101,7 +101,7 @@ register(
         "serving.title": {
             "zh": "服务规划：{model} 在 {cluster}（{world} 个设备）上，{load}，"
             "提示 {prompt} token，输出 {output} token",
-            "en": "Serving plan: {model} on {cluster} ({world} devices), {load}, prompts of {prompt} tokens, "
+            "en": "Serving plan: {model} on {cluster} ({world:@device}), {load}, prompts of {prompt:@token}, "
             "{output} output tokens",
         },
         "serving.fp8_line": {
@@ -130,14 +130,14 @@ register(
         "serving.candidate": {
             "zh": "  replicas={replicas} tp={tp} pp={pp}：每副本 {batch} 个请求；TTFT >= {ttft_ms:.0f} ms，TPOT >= "
             "{tpot_ms:.1f} ms，每副本 <= {tps:,.0f} token/秒，每 GPU <= {tps_gpu:,.0f} token/秒{tie}",
-            "en": "  replicas={replicas} tp={tp} pp={pp}: {batch} requests per replica; TTFT >= {ttft_ms:.0f} ms, "
+            "en": "  replicas={replicas} tp={tp} pp={pp}: {batch:@request} per replica; TTFT >= {ttft_ms:.0f} ms, "
             "TPOT >= {tpot_ms:.1f} ms, <= {tps:,.0f} tokens/s per replica, <= {tps_gpu:,.0f} tokens/s per GPU{tie}",
         },
         "serving.candidate_split": {
             "zh": "  replicas={replicas} tp={tp} pp={pp}：{full} 个副本各 {batch} 个请求，其余 {rest} 个各 {less} 个；"
             "最满的副本 TTFT >= {ttft_ms:.0f} ms，TPOT >= {tpot_ms:.1f} ms；平均每副本 <= {tps:,.0f} token/秒，"
             "每 GPU <= {tps_gpu:,.0f} token/秒{tie}",
-            "en": "  replicas={replicas} tp={tp} pp={pp}: {batch} requests on {full} of the replicas, {less} on the "
+            "en": "  replicas={replicas} tp={tp} pp={pp}: {batch:@request} on {full} of the replicas, {less} on the "
             "other {rest}; the fullest has TTFT >= {ttft_ms:.0f} ms, TPOT >= {tpot_ms:.1f} ms; <= {tps:,.0f} tokens/s "
             "per replica on average, <= {tps_gpu:,.0f} tokens/s per GPU{tie}",
         },
@@ -595,8 +595,8 @@ class ServingPlanResult:
         return "\n".join(lines)
 
     def to_dict(self, top: int = 5, include_rejected: bool = False) -> dict[str, Any]:
-        """JSON-ready result: ``top`` holds the best layouts, accepted ones first; ``cluster`` is the cluster's name,
-        ``cluster_spec`` all its fields."""
+        """JSON-ready result: ``top`` holds the best layouts, accepted ones first; ``model`` and ``cluster`` are the
+        names, ``model_spec`` and ``cluster_spec`` all the fields (``model_spec`` as the training JSON's ``model``)."""
         top = check_int("top", top, ge=0)
         include_rejected = check_bool("include_rejected", include_rejected)
         ranked = sorted(self.candidates, key=_rank_key)
@@ -609,6 +609,7 @@ class ServingPlanResult:
         payload: dict[str, Any] = {
             "mode": "serving",
             "model": self.model.name,
+            "model_spec": asdict(self.model),  # every field the plan read (a --model-config's own)
             "cluster": self.cluster.name,
             "world_size": self.cluster.world_size,
             "cluster_spec": asdict(self.cluster),  # every figure the plan read (a custom cluster's own)

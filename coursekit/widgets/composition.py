@@ -129,12 +129,12 @@ register(
         "widgets.composition.counts": {
             "zh": "朴素规则（所有并行度相乘，EP 也算）：{naive} 个 rank；Megatron-Core 规则（EP 复用 DP·CP 的 rank）："
             "{engine} 个 rank = {nodes} 个节点 × 每节点 {gpus_per_node} 张 GPU。",
-            "en": "Naive rule (every degree multiplies, EP included): {naive} ranks; Megatron-Core rule (EP reuses "
-            "the DP·CP ranks): {engine} ranks = {nodes} × {gpus_per_node} GPUs (nodes × GPUs per node).",
+            "en": "Naive rule (every degree multiplies, EP included): {naive:@rank}; Megatron-Core rule (EP reuses "
+            "the DP·CP ranks): {engine:@rank} = {nodes} × {gpus_per_node:@GPU} (nodes × GPUs per node).",
         },
         "widgets.composition.counts_differ": {
             "zh": "两种计数相差 {diff} 个 rank：朴素规则把 EP 当作独立的一维；引擎让专家层在同一批 rank 上重新分组。",
-            "en": "The counts differ by {diff} ranks: the naive rule treats EP as a dimension of its own; the engine "
+            "en": "The counts differ by {diff:@rank}: the naive rule treats EP as a dimension of its own; the engine "
             "regroups the same ranks for the expert layers.",
         },
         "widgets.composition.naive_issues": {"zh": "朴素检查的问题：{issues}", "en": "Naive check issues: {issues}"},
@@ -148,21 +148,21 @@ register(
         },
         "widgets.composition.colour_crossing": {
             "zh": "{dim}：{total} 个组中有 {count} 个跨节点（红色斜线框）。",
-            "en": "{dim}: {count} of {total} groups span more than one node (red hatched outline).",
+            "en": "{dim}: {count} of {total:@group} span more than one node (red hatched outline).",
         },
         "widgets.composition.too_many": {
             "zh": "{world} 个 rank 超过绘图上限 {limit}，图中不画 rank；上面的计数和检查仍然有效。",
-            "en": "{world} ranks exceed the drawing limit of {limit}: the figure shows no ranks; the counts and "
+            "en": "{world:@rank} exceed the drawing limit of {limit}: the figure shows no ranks; the counts and "
             "checks above still hold.",
         },
         "widgets.composition.title": {
             "zh": "{world} 个 rank，按 {dim} 组着色；红色斜线框 = 跨节点的组",
-            "en": "{world} ranks coloured by {dim} group; red hatched outline = group spans nodes",
+            "en": "{world:@rank} coloured by {dim} group; red hatched outline = group spans nodes",
         },
         "widgets.composition.node": {"zh": "节点 {node}", "en": "node {node}"},
         "widgets.composition.too_many_short": {
             "zh": "{world} 个 rank：超过绘图上限 {limit}",
-            "en": "{world} ranks: above the drawing limit of {limit}",
+            "en": "{world:@rank}: above the drawing limit of {limit}",
         },
     }
 )

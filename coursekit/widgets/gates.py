@@ -117,7 +117,7 @@ register(
         },
         "widgets.gates.summary": {
             "zh": "{total} 个候选中有 {count} 个通过全部 {gates} 道门槛：{names}。",
-            "en": "{count} of {total} candidates pass all {gates} gates: {names}.",
+            "en": "{count} of {total:@candidate} pass all {gates:@gate}: {names}.",
         },
         "widgets.gates.none_accepted": {"zh": "没有候选", "en": "none"},
         "widgets.gates.col_candidate": {"zh": "候选", "en": "candidate"},
@@ -129,13 +129,13 @@ register(
             "zh": "{name} 切分上下文；环境声明了单卡可容纳 {max_tokens:,} 个 token 的注意力状态，但没有声明上下文长度"
             "（context_len）：无法证明单卡放不下，也就无法证明需要上下文并行 (context parallelism, CP)",
             "en": "{name} splits the context; the environment declares that one device holds the attention state of "
-            "{max_tokens:,} tokens but no context length (context_len): nothing shows that one device cannot hold "
+            "{max_tokens:,@token} but no context length (context_len): nothing shows that one device cannot hold "
             "it, so nothing shows that context parallelism (CP) is needed",
         },
         "widgets.gates.capacity_missing": {
             "zh": "{name} 切分上下文；环境声明了上下文长度 {context_len:,} 个 token，但没有声明单卡可容纳的注意力状态"
             "（max_context_per_device）：无法证明单卡放不下，也就无法证明需要上下文并行 (context parallelism, CP)",
-            "en": "{name} splits the context; the environment declares a context of {context_len:,} tokens but no "
+            "en": "{name} splits the context; the environment declares a context of {context_len:,@token} but no "
             "per-device attention capacity (max_context_per_device): nothing shows that one device cannot hold it, "
             "so nothing shows that context parallelism (CP) is needed",
         },

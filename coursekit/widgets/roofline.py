@@ -122,7 +122,7 @@ register(
         "widgets.roofline.shapes": {
             "zh": "每张 GPU：微批次 {micro_batch} × {seq_len} token ÷ CP {cp} = {tokens} 个 token；"
             "隐藏维 {hidden} ÷ TP {tp} = 每个 rank {hidden_per_rank}。",
-            "en": "Per GPU: micro-batch {micro_batch} × {seq_len} tokens ÷ CP {cp} = {tokens} tokens; "
+            "en": "Per GPU: micro-batch {micro_batch} × {seq_len:@token} ÷ CP {cp} = {tokens:@token}; "
             "hidden {hidden} ÷ TP {tp} = {hidden_per_rank} per rank.",
         },
         "widgets.roofline.share": {

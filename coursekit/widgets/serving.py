@@ -120,7 +120,7 @@ register(
         },
         "widgets.serving.capacity": {
             "zh": "一个副本最多容纳 {max_concurrency} 个请求。",
-            "en": "one replica holds at most {max_concurrency} requests.",
+            "en": "one replica holds at most {max_concurrency:@request}.",
         },
         "widgets.serving.capacity_none": {
             "zh": "权重、工作区与预留本身就放不下，一个请求也容纳不了：加大 TP 或换显存更大的 GPU。",

@@ -178,17 +178,17 @@ register(
         "widgets.workbench.summary": {
             "zh": "{model} 在 {world} 个 rank 上：搜索 {size} 个组合，{accepted} 个通过全部门槛。"
             "下表是估算最快的 {top} 个——估算，不是测量。",
-            "en": "{model} on {world} ranks: {size} compositions searched, {accepted} pass every gate. "
+            "en": "{model} on {world:@rank}: {size:@composition} searched, {accepted} pass every gate. "
             "The table shows the {top} fastest by estimate — an estimate, not a measurement.",
         },
         "widgets.workbench.none": {
             "zh": "{model} 在 {world} 个 rank 上：搜索 {size} 个组合，没有一个通过全部门槛，所以没有候选表。",
-            "en": "{model} on {world} ranks: {size} compositions searched, none passes every gate, so there is no "
+            "en": "{model} on {world:@rank}: {size:@composition} searched, none passes every gate, so there is no "
             "table of candidates.",
         },
         "widgets.workbench.none_why": {
             "zh": "最后剩下的 {count} 个组合都没通过门槛 {code}（{gate}）；漏斗显示每道门槛排除了多少。",
-            "en": "The last {count} compositions left all fail the gate {code} ({gate}); the funnel shows how many "
+            "en": "The last {count:@composition} left all fail the gate {code} ({gate}); the funnel shows how many "
             "each gate removed.",
         },
         "widgets.workbench.none_memory": {
@@ -216,7 +216,7 @@ register(
         "widgets.workbench.prompt_tokens": {"zh": "提示 token 数", "en": "prompt tokens"},
         "widgets.workbench.serving_summary": {
             "zh": "{model} 在 {world} 个 GPU 上服务：搜索 {size} 个“副本数 × TP × PP”布局，{accepted} 个通过全部门槛。",
-            "en": "{model} serving on {world} GPUs: {size} layouts (replicas × TP × PP) searched, "
+            "en": "{model} serving on {world:@GPU}: {size:@layout} (replicas × TP × PP) searched, "
             "{accepted} pass every gate.",
         },
         "widgets.workbench.serving_terms": {
