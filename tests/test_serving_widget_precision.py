@@ -212,7 +212,7 @@ def test_the_public_tradeoff_curve_takes_the_precision() -> None:
     assert at_batch[1] == library_estimate("fp8").time_per_output_token_s
     bf16 = tradeoff_curve(model, cluster, **shape)
     assert bf16 == tradeoff_curve(model, cluster, precision="bf16", **shape)
-    assert all(f[1] < b[1] for f, b in zip(fp8, bf16))  # 1-byte weights: every batch decodes faster
+    assert all(f[1] < b[1] for f, b in zip(fp8, bf16, strict=True))  # 1-byte weights: every batch decodes faster
     with pytest.raises(ValueError, match="a100-8"):
         tradeoff_curve(model, CLUSTERS["a100-8"], precision="fp8", **shape)
     with pytest.raises((TypeError, ValueError), match="precision"):
