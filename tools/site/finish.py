@@ -366,6 +366,9 @@ def unwrap_plain_tokens(text: str, classes: frozenset[str]) -> str:
 
 
 _LIVE_FRAMES = re.compile(r'(<script type="application/json" class="ck-live-frames">)(.*?)(</script>)', re.S)
+#: The verdict box a widget's static block shows, right after its states (coursekit.widgets.LessonWidget).
+_SHOWN_MESSAGE = re.compile(r'\s*<div class="ck-static-message">(.*?)</div><img class="ck-static-figure"', re.S)
+_STYLE_KEY = re.compile(r' data-cks="([0-9a-f]+)"')
 
 
 def externalize_case_figures(text: str, page: Path, out: Path) -> tuple[str, int]:
@@ -373,7 +376,10 @@ def externalize_case_figures(text: str, page: Path, out: Path) -> tuple[str, int
     ``out/_images/ck-case-<hash>.png`` and named by its path from the page (``src``) instead of carried inline
     (``png``, base64), and how many figures moved. Only a widget's cases (``presets``) move: a slider's states stay
     inline, decoded ahead so that each step is a canvas copy. The file's name is a hash of its bytes, so a figure
-    two pages share is written once."""
+    two pages share is written once.
+
+    A case whose verdict box is the one the page shows already (its shared styles written back in,
+    coursekit.widgets.frames.share_styles) carries ``message_shown`` instead of a second copy of it."""
     moved = 0
 
     def replace(match: re.Match[str]) -> str:
@@ -381,7 +387,14 @@ def externalize_case_figures(text: str, page: Path, out: Path) -> tuple[str, int
         replay = json.loads(match.group(2))  # its "<\\/" is JSON's escaped "/"
         if not replay.get("presets"):
             return match.group(0)
+        shown = _SHOWN_MESSAGE.match(text, match.end())
+        styles = replay.get("styles") or {}
         for case in replay["presets"]:
+            message = case.get("message")
+            inline = None if message is None else _STYLE_KEY.sub(lambda m: styles.get(m.group(1), m.group(0)), message)
+            if shown is not None and inline == shown.group(1):
+                del case["message"]
+                case["message_shown"] = True
             if "png" not in case:
                 continue
             data = base64.b64decode(case.pop("png"))

@@ -147,6 +147,7 @@ function ckPresets(block, replay, rows, message) {
   const figure = ckLiveFigure(block.querySelector("img.ck-static-figure"), cases, start);
   const label = document.createElement("label");
   label.className = "ck-live-preset";
+  const shownMessage = message.innerHTML;  // the case the page was built at (the build kept one copy of its box)
   const select = document.createElement("select");
   cases.forEach((c, i) => select.append(new Option(c.name, String(i), i === start, i === start)));
   label.append(replay.label, " ", select);
@@ -154,7 +155,7 @@ function ckPresets(block, replay, rows, message) {
     const i = Number(select.value);
     const chosen = cases[i];
     figure(i);
-    message.innerHTML = chosen.message;
+    message.innerHTML = chosen.message_shown ? shownMessage : chosen.message;
     chosen.controls.forEach(([name, value], row) => {
       rows[row].firstChild.textContent = `${name}: `;
       rows[row].querySelector("b").textContent = value;
