@@ -18,6 +18,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from ._validate import learner_export, learner_functions
 from .i18n import Reason as Reason
 from .i18n import Text as Text
 from .i18n import get_language as get_language
@@ -261,7 +262,7 @@ def __getattr__(name: str) -> Any:
         module = _whole_module_exports().get(name)
     if module is None:
         raise AttributeError(f"module 'coursekit' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    value = learner_export(getattr(importlib.import_module(f".{module}", __name__), name))
     globals()[name] = value
     return value
 
@@ -272,3 +273,8 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # pragma: no cover - static typing only
     pass
+
+# The language functions get the learner's-language call check here: coursekit.i18n is imported by the check itself.
+_i18n = importlib.import_module(".i18n", __name__)
+learner_functions(vars(_i18n))
+globals().update({name: getattr(_i18n, name) for name in ("get_language", "set_language", "tr")})

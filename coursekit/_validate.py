@@ -22,6 +22,7 @@ import inspect
 import math
 import numbers
 import sys
+import types
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, ParamSpec, TypeVar
 
@@ -60,7 +61,19 @@ register(
         },
         "validate.too_many_positional": {
             "zh": "{cls} 按位置最多接受 {limit} 个参数（{names}），却给了 {count} 个。",
-            "en": "{cls} takes at most {limit} positional arguments ({names}), but {count} were given.",
+            "en": "{cls} takes at most {limit:@positional argument} ({names}), but got {count}.",
+        },
+        "validate.no_arguments": {
+            "zh": "{cls} 不接受参数，却给了 {given}。",
+            "en": "{cls} takes no arguments, but got {given}.",
+        },
+        "validate.keywords_only": {
+            "zh": "{cls} 的参数只能按名字给（{names}），却按位置给了 {count} 个。",
+            "en": "{cls} takes its arguments by name only ({names}), but got {count:@argument} by position.",
+        },
+        "validate.positional_only": {
+            "zh": "{cls} 的参数 {name} 只能按位置给，不能按名字给。",
+            "en": "{cls} takes the argument {name} by position only, not by name.",
         },
         "validate.argument_twice": {
             "zh": "{cls} 的参数 {name} 给了两次：按位置给了一次，又按名字给了一次。",
@@ -426,6 +439,154 @@ def learner_arguments(hint: str | None = None) -> Callable[[type[_T]], type[_T]]
         return cls
 
     return wrap
+
+
+_VARIADIC = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+_BY_POSITION = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+
+
+def call_mistake(
+    label: str, signature: inspect.Signature, args: Sequence[Any], kwargs: Mapping[str, Any]
+) -> str | None:
+    """What is wrong with calling ``label`` (whose parameters ``signature`` lists) with ``args`` and ``kwargs``,
+    in the learner's language: too many arguments by position, an argument it does not take, one given twice or a
+    required one left out. ``None`` when the call binds: then a ``TypeError`` came from inside the function.
+
+    >>> def bubble(stages, microbatches, *, schedule="1f1b"): ...
+    >>> call_mistake("bubble", inspect.signature(bubble), (4,), {"m": 8})
+    "bubble has no argument 'm': its arguments are stages, microbatches, schedule."
+    >>> call_mistake("bubble", inspect.signature(bubble), (4,), {})
+    'bubble is missing the required argument microbatches: the required ones are stages, microbatches.'
+    >>> call_mistake("bubble", inspect.signature(bubble), (4, 8), {}) is None
+    True
+    """
+    try:
+        signature.bind(*args, **kwargs)
+    except TypeError:
+        pass
+    else:
+        return None
+    parameters = signature.parameters
+    named = [p.name for p in parameters.values() if p.kind not in _VARIADIC]
+    positional = [p.name for p in parameters.values() if p.kind in _BY_POSITION]
+    takes_more = any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in parameters.values())
+    takes_any_name = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+    if not named and not takes_more and not takes_any_name:
+        return tr(
+            "validate.no_arguments",
+            cls=label,
+            given=", ".join([*map(shown_repr, args), *(f"{k}={shown_repr(v)}" for k, v in kwargs.items())]),
+        )
+    if len(args) > len(positional) and not takes_more:
+        if not positional:
+            return tr("validate.keywords_only", cls=label, names=", ".join(named), count=len(args))
+        return tr(
+            "validate.too_many_positional",
+            cls=label,
+            limit=len(positional),
+            names=", ".join(positional),
+            count=len(args),
+        )
+    by_position = positional[: len(args)]
+    for name in kwargs:
+        parameter = parameters.get(name)
+        if parameter is None or parameter.kind in _VARIADIC:
+            if not takes_any_name:
+                return tr("validate.unknown_argument", cls=label, name=name, names=", ".join(named), hint="")
+        elif parameter.kind is inspect.Parameter.POSITIONAL_ONLY:
+            if not takes_any_name:
+                return tr("validate.positional_only", cls=label, name=name)
+        elif name in by_position:
+            return tr("validate.argument_twice", cls=label, name=name)
+    required = [p.name for p in parameters.values() if p.default is inspect.Parameter.empty and p.kind not in _VARIADIC]
+    for name in required:
+        if name not in by_position and name not in kwargs:
+            return tr("validate.missing_argument", cls=label, name=name, required=", ".join(required))
+    return None  # pragma: no cover - bind refused a call none of the rules above describes
+
+
+def learner_function(func: Callable[_P, _R], label: str | None = None, *, method: bool = False) -> Callable[_P, _R]:
+    """``func`` refusing a wrong call in the learner's language (:func:`call_mistake`) instead of Python's English
+    ``TypeError``; a right call costs one extra frame and nothing else. ``label`` names the function in messages
+    (default its ``__name__``); ``method``: ``func`` is a method (a class's ``__init__``), whose first argument
+    (``self``) the messages leave out. The wrapper lives in ``func``'s module namespace, so doctest still finds its
+    examples.
+
+    >>> def bubble(stages, microbatches): return (stages - 1) / (microbatches + stages - 1)
+    >>> learner_function(bubble)(stages=4, m=8)
+    Traceback (most recent call last):
+    ...
+    TypeError: bubble has no argument 'm': its arguments are stages, microbatches.
+    """
+    if getattr(func, "__learner_function__", False):
+        return func
+    known = _LEARNER_FUNCTIONS.get(func)
+    if known is not None and label is None and not method:
+        return known
+    signature = inspect.signature(func)
+    skipped = 1 if method else 0
+    if method:
+        signature = signature.replace(parameters=list(signature.parameters.values())[1:])
+    name: str = label or str(getattr(func, "__name__", "function"))
+    mistake = call_mistake  # a closure variable: the wrapper's globals are func's module
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except TypeError:
+            message = mistake(name, signature, args[skipped:], kwargs)
+            if message is None:
+                raise
+        raise TypeError(message)
+
+    namespace = getattr(func, "__globals__", None)
+    if isinstance(namespace, dict):
+        call = types.FunctionType(call.__code__, namespace, call.__name__, call.__defaults__, call.__closure__)
+    wrapper = functools.update_wrapper(call, func)
+    wrapper.__learner_function__ = True  # type: ignore[attr-defined]
+    if label is None and not method:
+        _LEARNER_FUNCTIONS[func] = wrapper
+    return wrapper
+
+
+#: Each function :func:`learner_function` wrapped, to its wrapper: a function two namespaces list gets one wrapper.
+_LEARNER_FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {}
+
+
+def learner_functions(namespace: dict[str, Any]) -> None:
+    """Give the public functions and classes of the module whose ``globals()`` is ``namespace`` the call check in
+    the learner's language: a function becomes :func:`learner_function`, a class's own ``__init__`` gets the same
+    check unless :func:`learner_arguments` gave it one. Public means named in ``__all__``, or, in a module without
+    one, not starting with an underscore. A name the module imports from another of the course's modules gets that
+    function's one wrapper, put back in its home module too. Called last in each public module and package."""
+    module = namespace.get("__name__")
+    listed = namespace.get("__all__")
+    names = list(listed) if listed is not None else [name for name in namespace if not name.startswith("_")]
+    for name in names:
+        value = namespace.get(name)
+        home_name = str(getattr(value, "__module__", ""))
+        if not home_name.startswith("coursekit") or (listed is None and home_name != module):
+            continue
+        if inspect.isfunction(value):
+            namespace[name] = learner_export(value)
+        elif inspect.isclass(value) and home_name == module:
+            init = value.__dict__.get("__init__")
+            if inspect.isfunction(init) and not getattr(init, "__learner_function__", False):
+                if getattr(init, "__wrapped__", None) is None:  # learner_arguments' __init__ checks already
+                    setattr(value, "__init__", learner_function(init, value.__name__, method=True))  # noqa: B010
+
+
+def learner_export(value: Any) -> Any:
+    """``value``, or when it is one of the course's functions, its :func:`learner_function` wrapper, also bound in
+    the module that defines it (``coursekit``'s lazy attributes call this on what they hand out)."""
+    if not inspect.isfunction(value) or not str(value.__module__).startswith("coursekit"):
+        return value
+    wrapper = learner_function(value)
+    home = sys.modules.get(str(value.__module__))
+    name = str(getattr(value, "__name__", ""))
+    if home is not None and home.__dict__.get(name) is value:
+        setattr(home, name, wrapper)
+    return wrapper
 
 
 def finite_result(func: Callable[_P, _R]) -> Callable[_P, _R]:

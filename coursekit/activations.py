@@ -35,7 +35,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._validate import check_bool, check_choice, check_divides, check_instance, check_int, check_number
+from ._validate import (
+    check_bool,
+    check_choice,
+    check_divides,
+    check_instance,
+    check_int,
+    check_number,
+    learner_functions,
+)
 from .specs import PRECISIONS, RECOMPUTE_MODES, RECOMPUTE_MODULES, LayerWidths, _check_str_tuple
 
 __all__ = [
@@ -285,3 +293,6 @@ def layer_activation_ledger(
     probs = check_bool("moe_probs_in_experts", moe_probs_in_experts)
     terms = _layer_terms(widths, s, b, t, sp, RECOMPUTE_MODES.index(mode), c, flash, fp8, modules, probs)
     return {name: float(value / (t * c)) for name, value in terms.items() if value}
+
+
+learner_functions(globals())

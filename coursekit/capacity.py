@@ -26,7 +26,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ._validate import check_bool, check_choice, check_divides, check_int, check_number, finite_result
+from ._validate import (
+    check_bool,
+    check_choice,
+    check_divides,
+    check_int,
+    check_number,
+    finite_result,
+    learner_functions,
+)
 from .activations import LayerWidths, _korthikanti_widths, _layer_activation_terms
 from .i18n import Text, register, tr
 from .specs import (
@@ -630,3 +638,6 @@ def activation_memory(
         flash_attention=flash_attention,
         precision=precision,
     ).total_bytes
+
+
+learner_functions(globals())

@@ -36,7 +36,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ._validate import check_choice, check_int
+from ._validate import check_choice, check_int, learner_functions
 from .gates import MODEL_KINDS
 from .i18n import Reason, Text, register, tr
 
@@ -710,3 +710,6 @@ def topology_report(degrees: Mapping[str, int], gpus_per_node: int, order: str =
                 )
             )
     return TopologyReport(groups, mapping, tuple(reasons))
+
+
+learner_functions(globals())

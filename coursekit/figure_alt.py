@@ -26,7 +26,7 @@ from matplotlib.container import BarContainer
 from matplotlib.figure import Figure
 
 from . import i18n
-from ._validate import check_choice, check_instance
+from ._validate import check_choice, check_instance, learner_functions
 from .i18n import Text, register, shown_repr, tr
 
 #: The eight bytes every PNG file starts with (PNG specification, section 5.2).
@@ -200,3 +200,6 @@ def image_html(image: Any) -> str | None:
         f'<img class="ck-figure" src="data:image/png;base64,{encoded}" width="{width}" height="{height}"'
         f' alt="{html.escape(alt, quote=True)}">'
     )
+
+
+learner_functions(globals())

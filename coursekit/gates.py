@@ -41,6 +41,7 @@ from ._validate import (
     check_items,
     check_number,
     learner_arguments,
+    learner_functions,
 )
 from .i18n import Reason, Text, register, tr
 from .units import telling_digits
@@ -944,3 +945,6 @@ def _pp_rule(pp: int, layers: int) -> Reason | None:
         low = layers // pp
         return Reason("pp_balance", "gates.pp_balance", {"pp": pp, "layers": layers, "low": low, "high": low + 1})
     return None
+
+
+learner_functions(globals())

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ._validate import check_choice
+from ._validate import check_choice, learner_functions
 from .i18n import LANGUAGES, Text, register, tr
 
 register(
@@ -1260,3 +1260,6 @@ def render_notebook_markdown(lang: str) -> str:
         cells = (*names, entry.abbr, entry.definition.render(lang))
         lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+learner_functions(globals())

@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from ._validate import check_choice, check_number
+from ._validate import check_choice, check_number, learner_functions
 from .i18n import Text
 from .units import GB_BYTES, GIB_BYTES, US_PER_S
 
@@ -56,7 +56,10 @@ __all__ = [
     "H100_HBM_BYTES_PER_S",
     "H100_SMS",
     "H200_BF16_DENSE_FLOPS",
+    "H200_FP8_DENSE_FLOPS",
     "H200_HBM_BYTES_PER_S",
+    "H200_MEMORY_GB",
+    "H200_SOURCE",
     "HDR_PER_GPU_BYTES_PER_S",
     "IB_NDR_BYTES_PER_S",
     "LINK_PRESETS",
@@ -178,6 +181,16 @@ H100_HBM_BYTES_PER_S: float = 3.35e12
 #: 989 TFLOP/s dense as H100; GPU memory bandwidth 4.8 TB/s (HBM3e).
 H200_BF16_DENSE_FLOPS: float = 989e12
 H200_HBM_BYTES_PER_S: float = 4.8e12
+#: Same datasheet: FP8 Tensor Core 3,958 TFLOP/s with sparsity, 1,979 dense, as on H100; GPU memory 141 GB (HBM3e),
+#: which the preset takes as GiB, as the H100 preset takes its "80GB". NVIDIA DGX H200 datasheet: fourth-generation
+#: NVLink at 900 GB/s per GPU (both directions added, NVLINK4_H100_BYTES_PER_S each way) and 8 single-port ConnectX-7
+#: 400 Gb/s InfiniBand adapters for the compute network, one per GPU (IB_NDR_BYTES_PER_S).
+H200_FP8_DENSE_FLOPS: float = 3958e12 / 2
+H200_MEMORY_GB: float = 141.0
+H200_SOURCE: str = (
+    "NVIDIA H200 Tensor Core GPU datasheet (H200 SXM: 141 GB HBM3e at 4.8 TB/s, BF16 1,979 and FP8 3,958 TFLOP/s "
+    "with sparsity, NVLink 900 GB/s) and NVIDIA DGX H200 datasheet (8x ConnectX-7 400 Gb/s InfiniBand)"
+)
 #: H100's NVLink 4 (450 GB/s each way) and NDR InfiniBand (50 GB/s per GPU each way) are
 #: NVLINK4_H100_BYTES_PER_S and IB_NDR_BYTES_PER_S above.
 
@@ -352,3 +365,6 @@ def link_preset(name: str) -> LinkPreset:
     Taught in: lesson 2 (Q2 communication).
     """
     return LINK_PRESETS[link_preset_name(name)]
+
+
+learner_functions(globals())

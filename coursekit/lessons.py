@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from ._validate import check_int
+from ._validate import check_int, learner_functions
 from .i18n import LANGUAGES, register, tr
 
 register(
@@ -113,3 +113,6 @@ def lesson(number: int) -> Lesson:
 def prefix_modules(lessons: tuple[Lesson, ...] = LESSONS) -> dict[str, str]:
     """Exercise id prefix -> the module that registers that lesson's exercises."""
     return {entry.exercises: str(entry.exercise_module) for entry in lessons if entry.exercises is not None}
+
+
+learner_functions(globals())

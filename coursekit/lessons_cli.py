@@ -26,7 +26,7 @@ from pathlib import Path
 
 from . import i18n
 from ._cli import CourseParser, argparse_language, check_output_folder, fail_line, guard, pre_language
-from ._validate import check_choice, check_sequence
+from ._validate import check_choice, check_sequence, learner_functions
 from .i18n import Text, register, tr
 
 #: Where the wheel puts the notebooks (setup.py ships notebooks/zh and notebooks/en there).
@@ -155,3 +155,6 @@ def _copy_and_report(prog: str, folder: str, lang: str | None) -> int:
             print(f"  {root / path}")
     print(tr("lessons.open", path=root / "notebooks" / langs[0] / "00_index.ipynb"))
     return 0
+
+
+learner_functions(globals())

@@ -65,7 +65,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from ._validate import check_choice, check_int, check_items, check_number
+from ._validate import check_choice, check_int, check_items, check_number, learner_functions
 from .gates import Candidate, Environment, check_global_batch, check_pp_degree, check_tp_degree, gate_memory
 from .i18n import Reason, Text, get_language, register, tr
 from .pipeline import bubble_fraction
@@ -1015,3 +1015,6 @@ def topology_changes(
         TopologyChange(old.strategy, old.verdict, new.verdict, new.reasons)
         for old, new in zip(first.verdicts, second.verdicts, strict=True)
     )
+
+
+learner_functions(globals())

@@ -80,7 +80,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ._validate import check_instance
+from ._validate import check_instance, learner_functions
 from .i18n import Text, register, shown_repr, tr
 
 __all__ = ["config_notes", "load_model_config", "model_fields_from_config"]
@@ -978,3 +978,6 @@ def load_model_config(path: str | Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise TypeError(tr("config.not_mapping", type=type(data).__name__))
     return data
+
+
+learner_functions(globals())

@@ -49,7 +49,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._validate import check_choice, check_int, check_number, finite_result
+from ._validate import check_choice, check_int, check_number, finite_result, learner_functions
 
 __all__ = [
     "BUCKET_SOURCE",
@@ -278,3 +278,6 @@ def cp_causal_imbalance(cp: int, split: str = "zigzag") -> float:
     if check_choice("split", split, CP_SPLITS) == "zigzag":
         return 1.0
     return (2 * cp - 1) / cp
+
+
+learner_functions(globals())

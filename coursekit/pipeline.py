@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ._validate import check_choice, check_int, check_number, finite_result
+from ._validate import check_choice, check_int, check_number, finite_result, learner_functions
 from .i18n import Text, register, tr
 
 __all__ = [
@@ -638,3 +638,6 @@ def gantt_rows(schedule: Schedule) -> tuple[GanttRow, ...]:
         label = Text(zh=tr("pipeline.row_label", lang="zh", stage=s), en=tr("pipeline.row_label", lang="en", stage=s))
         rows.append(GanttRow(stage=s, label=label, bars=bars))
     return tuple(rows)
+
+
+learner_functions(globals())

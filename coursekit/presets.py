@@ -19,7 +19,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from ._validate import learner_arguments
+from ._validate import learner_arguments, learner_functions
 from .hardware import (
     A10_BF16_DENSE_FLOPS,
     A10_MEMORY_BYTES_PER_S,
@@ -38,6 +38,11 @@ from .hardware import (
     H100_BF16_DENSE_FLOPS,
     H100_FP8_DENSE_FLOPS,
     H100_HBM_BYTES_PER_S,
+    H200_BF16_DENSE_FLOPS,
+    H200_FP8_DENSE_FLOPS,
+    H200_HBM_BYTES_PER_S,
+    H200_MEMORY_GB,
+    H200_SOURCE,
     HDR_PER_GPU_BYTES_PER_S,
     IB_NDR_BYTES_PER_S,
     NCCL_RING_NET_LATENCY_S,
@@ -111,6 +116,20 @@ CLUSTERS: dict[str, ClusterSpec] = {
             memory_bandwidth_bytes_per_s=H100_HBM_BYTES_PER_S,
             source="H800 SXM: H100 compute and HBM, NVLink 400 GB/s bidirectional; 50 GB/s IB per GPU "
             "(DeepSeek-V3 technical report, arXiv:2412.19437, §3.1-3.2)",
+        ),
+        ClusterSpec(
+            name="h200-8",
+            nodes=1,
+            gpus_per_node=8,
+            memory_per_device_gib=H200_MEMORY_GB,
+            peak_flops=H200_BF16_DENSE_FLOPS,
+            peak_flops_fp8=H200_FP8_DENSE_FLOPS,
+            intra_node_bandwidth_bytes_per_s=NVLINK4_H100_BYTES_PER_S,
+            inter_node_bandwidth_bytes_per_s=IB_NDR_BYTES_PER_S,
+            intra_node_latency_s=NCCL_RING_NVLINK_LATENCY_S,
+            inter_node_latency_s=NCCL_RING_NET_LATENCY_S,
+            memory_bandwidth_bytes_per_s=H200_HBM_BYTES_PER_S,
+            source=H200_SOURCE,
         ),
         ClusterSpec(
             name="b200-8",
@@ -991,3 +1010,5 @@ PUBLISHED_RUNS: tuple[PublishedRun, ...] = (
         ),
     ),
 )
+
+learner_functions(globals())

@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from ._validate import learner_functions
 from .i18n import Text
 from .presets import MEGATRON_CORE_2024, MEGATRON_TABLE1, PUBLISHED_DEGREE_KEYS, PUBLISHED_RUNS, PublishedRun
 from .specs import EP_A2A_OVERLAP_ON, TP_COMM_OVERLAP_ON
@@ -1821,3 +1822,6 @@ def citation_lines(runs: Any) -> list[Text]:
         )
         previous = cited
     return lines
+
+
+learner_functions(globals())

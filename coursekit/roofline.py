@@ -41,7 +41,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from ._validate import check_choice, check_divides, check_int, check_number, finite_result
+from ._validate import check_choice, check_divides, check_int, check_number, finite_result, learner_functions
 from .i18n import register, shown_repr, tr
 
 register(
@@ -597,3 +597,6 @@ def layout_matmul_intensity(model: LayerShape, *, tp: int, micro_batch: int, seq
         tp=tp,
         mlp_matrices=MLP_MATRICES[mlp],
     )
+
+
+learner_functions(globals())

@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ._validate import check_finite_result, check_int, check_items, check_number, finite_result
+from ._validate import check_finite_result, check_int, check_items, check_number, finite_result, learner_functions
 from .communication import _collective_time_s
 from .i18n import Reason, Text, register, tr
 from .units import MS_PER_S
@@ -538,3 +538,6 @@ frequent collectives on faster links.'
         terms=terms,
         reason=reason,
     )
+
+
+learner_functions(globals())

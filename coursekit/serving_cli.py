@@ -37,6 +37,7 @@ from ._cli import (
     number_arg,
     pre_language,
 )
+from ._validate import learner_functions
 from .i18n import Text
 from .planner.cli import (
     CLUSTER_USAGE,
@@ -280,3 +281,6 @@ def _plan(args: argparse.Namespace, model: Any, cluster: Any) -> Any:
         options["runtime_reserve_gib"] = args.reserve_gib
     workload = ServingWorkload(**options)
     return plan_serving(model, cluster, workload)
+
+
+learner_functions(globals())

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from ._validate import check_choice, check_divides, check_int
+from ._validate import check_choice, check_divides, check_int, learner_functions
 from .i18n import Text
 
 __all__ = ["MODEL_SHAPES", "ModelShape", "model_shape", "transformer_params"]
@@ -180,3 +180,6 @@ def model_shape(name: str) -> ModelShape:
     Taught in: lesson 1 (Q1 capacity).
     """
     return MODEL_SHAPES[check_choice("name", name, MODEL_SHAPES)]
+
+
+learner_functions(globals())

@@ -15,7 +15,16 @@ import math
 from dataclasses import dataclass, fields, replace
 from typing import Any, TypeVar
 
-from ._validate import MAX_INT, check_bool, check_choice, check_divides, check_int, check_number, learner_arguments
+from ._validate import (
+    MAX_INT,
+    check_bool,
+    check_choice,
+    check_divides,
+    check_int,
+    check_number,
+    learner_arguments,
+    learner_functions,
+)
 from .i18n import Count, Text, register, tr
 from .model_config import model_fields_from_config, spec_error
 
@@ -2328,3 +2337,6 @@ def _replace_valid(spec: _Spec, **changes: Any) -> _Spec:
     for name, value in changes.items():
         object.__setattr__(new, name, value)
     return new
+
+
+learner_functions(globals())

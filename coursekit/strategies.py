@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from ._validate import check_choice
+from ._validate import check_choice, learner_functions
 from .i18n import Text, register, tr
 
 __all__ = ["STRATEGY_COLUMNS", "STRATEGY_TABLE", "StrategyRow", "strategy_row", "strategy_table"]
@@ -241,3 +241,6 @@ def strategy_table(columns: Sequence[str] = KEY_COLUMNS, *, lang: str | None = N
         cells = [row.name if c == "name" else getattr(row, c).render(lang) for c in chosen]
         lines.append("| " + " | ".join(_cell(cell) for cell in cells) + " |")
     return "\n".join(lines)
+
+
+learner_functions(globals())

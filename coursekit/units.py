@@ -17,7 +17,7 @@ numpy arrays multiply by the constants directly.
 
 from __future__ import annotations
 
-from ._validate import check_number, finite_result
+from ._validate import check_number, finite_result, learner_functions
 
 KIB_BYTES: int = 2**10
 MIB_BYTES: int = 2**20
@@ -103,3 +103,6 @@ def telling_digits(value: float, other: float = 0.0) -> int:
     while digits < MAX_TELLING_DIGITS and f"{value:.{digits}f}" == f"{other:.{digits}f}":
         digits += 1
     return digits
+
+
+learner_functions(globals())

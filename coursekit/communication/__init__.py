@@ -29,6 +29,7 @@ Taught in: lesson 2 (Q2 communication).
 
 from __future__ import annotations
 
+from .._validate import learner_functions
 from .collectives import BUS_BANDWIDTH_KINDS as BUS_BANDWIDTH_KINDS
 from .collectives import COLLECTIVE_NAMES as COLLECTIVE_NAMES
 from .collectives import COLLECTIVES as COLLECTIVES
@@ -117,3 +118,5 @@ __all__ = [
     "traffic_time",
     "zero_traffic",
 ]
+
+learner_functions(globals())

@@ -16,6 +16,7 @@ from .._validate import (
     check_int,
     check_number,
     finite_result,
+    learner_functions,
 )
 from ..glossary import lookup
 from ..i18n import Text
@@ -237,3 +238,6 @@ def collective_time_s(
         bandwidth_bytes_per_s=bandwidth_bytes_per_s,
         latency_s=latency_s,
     ).total_s
+
+
+learner_functions(globals())

@@ -11,6 +11,7 @@ from .._validate import (
     check_int,
     check_number,
     finite_result,
+    learner_functions,
 )
 from ..i18n import register, tr
 from ..units import GIB_BYTES, MIB_BYTES, MS_PER_S, US_PER_MS, US_PER_S
@@ -164,3 +165,6 @@ def crossover_payload_mib(bandwidth_gib_s: float, latency_us: float) -> float:
     bandwidth = check_number("bandwidth_gib_s", bandwidth_gib_s, gt=0)
     latency = check_number("latency_us", latency_us, ge=0)
     return latency / US_PER_S * bandwidth * GIB_BYTES / MIB_BYTES
+
+
+learner_functions(globals())

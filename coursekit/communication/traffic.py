@@ -21,6 +21,7 @@ from .._validate import (
     check_number,
     finite_result,
     keyword_parameters,
+    learner_functions,
 )
 from ..i18n import Text, register, tr
 from .collectives import BUS_BANDWIDTH_KINDS, CollectiveCost, _collective_cost, _collective_time_s
@@ -992,3 +993,6 @@ def _traffic_time(entries: Iterable[TrafficEntry], bandwidth: float, alpha: floa
         total_s=sum(row.total_s for row in rows),
         bus_bytes=sum(row.bus_bytes for row in rows),
     )
+
+
+learner_functions(globals())

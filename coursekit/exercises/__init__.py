@@ -62,6 +62,7 @@ from .._validate import (
     check_int,
     check_number,
     check_sequence,
+    learner_functions,
 )
 from ..i18n import Text, shown_repr, tr
 from ..i18n import register as _register_messages
@@ -995,3 +996,6 @@ def reveal(show: Callable[[], None]) -> None:
     from IPython.display import display
 
     display(_RevealButton(tr("exercises.reveal_button"), tr("exercises.reveal_offer"), show))  # type: ignore[no-untyped-call]
+
+
+learner_functions(globals())

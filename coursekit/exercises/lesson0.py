@@ -9,6 +9,7 @@ Taught in: lesson 0 (course index).
 
 from __future__ import annotations
 
+from .._validate import learner_functions
 from ..i18n import Text
 from ..units import GB_BYTES, GIB_BYTES, bytes_to_gb, gib_to_bytes
 from . import GIB_VS_GB, Exercise, register
@@ -46,3 +47,5 @@ DEVICE_GB = register(
     ),
     replace=True,
 )
+
+learner_functions(globals())

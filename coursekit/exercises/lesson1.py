@@ -15,6 +15,7 @@ Taught in: lesson 1 (Q1 capacity).
 
 from __future__ import annotations
 
+from .._validate import learner_functions
 from ..capacity import ResourceLedger, activation_memory, build_resource_ledger, training_state_memory
 from ..i18n import Text
 from ..shapes import model_shape
@@ -224,3 +225,5 @@ HEADROOM_GIB = register(
     ),
     replace=True,
 )
+
+learner_functions(globals())

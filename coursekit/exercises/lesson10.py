@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from .._validate import learner_functions
 from ..i18n import Text
 from ..presets import CLUSTERS, MODELS
 from ..serving import ServingLedger, kv_cache_bytes, littles_law_concurrency, serving_estimate, serving_memory_ledger
@@ -301,3 +302,5 @@ LITTLES_LAW = register(
     ),
     replace=True,
 )
+
+learner_functions(globals())

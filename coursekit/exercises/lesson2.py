@@ -15,6 +15,7 @@ Taught in: lesson 2 (Q2 communication).
 
 from __future__ import annotations
 
+from .._validate import learner_functions
 from ..communication import (
     CommunicationLedger,
     bus_bandwidth_factor,
@@ -281,3 +282,5 @@ TP_CALLS = register(
     ),
     replace=True,
 )
+
+learner_functions(globals())

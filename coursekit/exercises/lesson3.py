@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from .._validate import learner_functions
 from ..gates import (
     COURSE_CANDIDATES,
     EXAMPLE_CANDIDATES,
@@ -247,3 +248,5 @@ TP_RULE = register(
     ),
     replace=True,
 )
+
+learner_functions(globals())

@@ -15,6 +15,7 @@ Taught in: lesson 4 (Q4 composition and risk).
 
 from __future__ import annotations
 
+from .._validate import learner_functions
 from ..composition import compare_ep_rules, rank_groups, topology_report
 from ..i18n import Text
 from . import Exercise, mistake, register
@@ -203,3 +204,5 @@ TP_CROSSES = register(
     ),
     replace=True,
 )
+
+learner_functions(globals())

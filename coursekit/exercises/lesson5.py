@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from .._validate import learner_functions
 from ..capacity import PRECISION_RECIPES, training_state_memory
 from ..gates import max_dp_degree
 from ..i18n import Text
@@ -302,3 +303,5 @@ MAX_DP = register(
     ),
     replace=True,
 )
+
+learner_functions(globals())

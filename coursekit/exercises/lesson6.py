@@ -21,6 +21,7 @@ Taught in: lesson 6 (pipeline bubble and scaling efficiency).
 
 from __future__ import annotations
 
+from .._validate import learner_functions
 from ..i18n import Text
 from ..pipeline import bubble_fraction, bubble_overhead
 from ..scaling import StepTimeline, scaling_efficiency, step_timeline
@@ -303,3 +304,5 @@ EFFICIENCY = register(
     ),
     replace=True,
 )
+
+learner_functions(globals())

@@ -18,6 +18,7 @@ Taught in: lesson 7 (compute efficiency).
 
 from __future__ import annotations
 
+from .._validate import learner_functions
 from ..hardware import (
     A100_BF16_DENSE_FLOPS,
     H100_BF16_DENSE_FLOPS,
@@ -290,3 +291,5 @@ DECODE_SHARE = register(
     ),
     replace=True,
 )
+
+learner_functions(globals())

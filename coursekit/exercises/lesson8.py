@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from .._validate import check_instance
+from .._validate import check_instance, learner_functions
 from ..capacity import PRECISION_RECIPES
 from ..communication import bus_bandwidth_factor
 from ..i18n import Text
@@ -581,3 +581,5 @@ EFFICIENCY = register(
     ),
     replace=True,
 )
+
+learner_functions(globals())

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import replace
 from functools import lru_cache
 
+from .._validate import learner_functions
 from ..i18n import Text
 from ..planner import FunnelStep, PlanResult, WorkloadSpec, plan
 from ..presets import CLUSTERS, MODELS
@@ -303,3 +304,5 @@ SLOW_LINK = register(
     ),
     replace=True,
 )
+
+learner_functions(globals())

@@ -39,6 +39,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from .._validate import learner_functions
+
 # Public name -> submodule that defines it. Loaded lazily (PEP 562).
 _EXPORTS: dict[str, str] = {}
 for _module, _names in {
@@ -101,3 +103,6 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
+
+
+learner_functions(globals())

@@ -61,7 +61,7 @@ from .._cli import (
     number_arg,
     pre_language,
 )
-from .._validate import check_choice
+from .._validate import check_choice, learner_functions
 from ..communication import COLLECTIVES
 from ..i18n import LANGUAGES, Text, register, tr
 from ._env import FORCED_RANKS_CEILING, WorkerFailed, launched_by_torchrun
@@ -634,3 +634,6 @@ def _in_main_thread() -> bool:
     import threading
 
     return threading.current_thread() is threading.main_thread()
+
+
+learner_functions(globals())

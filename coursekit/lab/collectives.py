@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._validate import check_choice, check_int
+from .._validate import check_choice, check_int, learner_functions
 from ..communication import COLLECTIVES, bus_bandwidth_factor
 from ..i18n import Reason, register, tr
 from ._env import FORCED_RANKS_CEILING, launched_by_torchrun, torchrun_world_size
@@ -667,3 +667,6 @@ def build_report(raw: Mapping[str, Any], *, warmup: int, repeats: int) -> Collec
         repeats=repeats,
         results=tuple(results),
     )
+
+
+learner_functions(globals())

@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_choice, check_instance, check_int, check_number, check_sequence
+from .._validate import check_choice, check_instance, check_int, check_number, check_sequence, learner_functions
 from ..communication import COLLECTIVES, collective_cost, collective_time_s
 from ..i18n import Reason, register, tr
 from ..units import GIB_BYTES
@@ -294,3 +294,6 @@ def fit_alpha_beta(
         return result(alpha, 0.0, True, Reason("no_bandwidth", "lab.fit_no_bandwidth", {}))
     note = Reason("alpha_clamped", "lab.fit_alpha_clamped", {}) if clamped else None
     return result(alpha, inverse_bandwidth, False, note)
+
+
+learner_functions(globals())

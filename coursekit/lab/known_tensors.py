@@ -8,7 +8,7 @@ Taught in: lesson 8 (formula vs measurement).
 
 from __future__ import annotations
 
-from .._validate import check_choice, check_int
+from .._validate import check_choice, check_int, learner_functions
 from ..communication import COLLECTIVES
 
 __all__ = [
@@ -90,3 +90,6 @@ def expected_output(kind: str, ranks: int, rank: int) -> list[float]:
     if kind == "broadcast":
         return list(inputs[0])
     return list(inputs[(r - 1) % n])  # send_recv: from the previous rank on the ring
+
+
+learner_functions(globals())

@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._validate import check_choice, check_instance, check_int
+from .._validate import check_choice, check_instance, check_int, learner_functions
 from ..capacity import PRECISION_RECIPES, TrainingStateMemory, training_state_memory
 from ..i18n import Reason, register, shown_repr, tr
 from ._format import LabTable, fmt_count
@@ -823,3 +823,6 @@ def build_memory_report(
         skipped=dict(skipped or {}),
         losses={k: float(v) for k, v in raw["losses"].items()},
     )
+
+
+learner_functions(globals())

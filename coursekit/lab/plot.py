@@ -17,7 +17,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
-from .._validate import check_instance, check_int, check_items
+from .._validate import check_instance, check_int, check_items, learner_functions
 from ..communication import COLLECTIVE_NAMES
 from ..i18n import Text
 from ..plotting import label, new_figure
@@ -178,3 +178,6 @@ def plot_step_lanes(results: Sequence[ScenarioResult]) -> Figure:
         unique = dict(zip(names, handles, strict=True))
         fig.legend(list(unique.values()), list(unique), loc="outside lower center", ncols=3, fontsize=8)
     return fig
+
+
+learner_functions(globals())

@@ -26,6 +26,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from .._validate import learner_functions
 from ..i18n import register, tr
 from ._env import launched_by_torchrun, quiet_profiler, temporary_folder
 from ._json import Field, read_source
@@ -246,3 +247,6 @@ def record_lesson(*, ranks: int | None = 2, steps: int = 3, device: str = "auto"
         scaling=scaling,
         machine=_machine(),
     )
+
+
+learner_functions(globals())

@@ -13,7 +13,15 @@ from dataclasses import dataclass
 from statistics import fmean
 from typing import Any
 
-from .._validate import check_bool, check_choice, check_instance, check_int, check_items, check_number
+from .._validate import (
+    check_bool,
+    check_choice,
+    check_instance,
+    check_int,
+    check_items,
+    check_number,
+    learner_functions,
+)
 from ..i18n import Reason, register, tr
 from ..units import MS_PER_S
 
@@ -530,3 +538,6 @@ def breakdown_steps(per_rank: Sequence[Sequence[RankStepEvents]]) -> tuple[tuple
                 )
             )
     return tuple(tuple(steps_of_rank) for steps_of_rank in out)
+
+
+learner_functions(globals())

@@ -52,7 +52,7 @@ from pathlib import Path
 from statistics import fmean
 from typing import Any
 
-from .._validate import check_choice, check_instance, check_int, check_items
+from .._validate import check_choice, check_instance, check_int, check_items, learner_functions
 from ..i18n import Reason, register, tr
 from ..scaling import StepTimeline, load_imbalance_s, scaling_efficiency, step_timeline
 from ..units import MS_PER_S
@@ -720,3 +720,6 @@ def wall_clock_agrees(breakdown: StepBreakdown) -> bool:
         return True
     tolerance = WALL_TOLERANCE_FRACTION * breakdown.wall_s + WALL_TOLERANCE_S
     return math.isclose(breakdown.step_s, breakdown.wall_s, abs_tol=tolerance)
+
+
+learner_functions(globals())

@@ -9,7 +9,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .._validate import check_divides, check_int
+from .._validate import check_divides, check_int, learner_functions
 from ..i18n import register, shown_repr, tr
 
 __all__ = ["MAX_ACTIVATION_ELEMENTS", "MAX_LAYERS", "MAX_PARAMETERS", "TinyTransformerConfig"]
@@ -145,3 +145,6 @@ classes, seq_len, batch, seed (the hidden size is d_model).
         """
         scores = self.batch * self.heads * self.seq_len**2
         return max(scores, self.batch * self.seq_len * max(self.d_model, self.d_ff))
+
+
+learner_functions(globals())

@@ -49,6 +49,7 @@ Taught in: lesson 9 (decision workbench).
 
 from __future__ import annotations
 
+from .._validate import learner_functions
 from .calibration import MEASUREMENT_REPEATABILITY, measurement_repeatability
 from .estimate import (
     COMM_DIMENSIONS,
@@ -189,3 +190,5 @@ __all__ = [
     "tie_groups",
     "what_if",
 ]
+
+learner_functions(globals())

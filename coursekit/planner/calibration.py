@@ -25,7 +25,7 @@ import itertools
 import math
 from typing import Any
 
-from .._validate import check_number, finite_result
+from .._validate import check_number, finite_result, learner_functions
 from ..hardware import A100_BF16_DENSE_FLOPS, B200_BF16_DENSE_FLOPS, H100_BF16_DENSE_FLOPS
 from ..i18n import register, shown_repr, tr
 from ..published_runs import EP_OVERLAP_FIT_RUNS, FP8_FIT_RUNS, MOE_HOST_FIT_RUNS
@@ -473,3 +473,5 @@ def measurement_repeatability(pairs: tuple[tuple[str, float, float], ...] = REME
 
 #: :func:`measurement_repeatability` of :data:`REMEASURED_RUNS`: 4.47 %.
 MEASUREMENT_REPEATABILITY: float = measurement_repeatability()
+
+learner_functions(globals())

@@ -36,7 +36,7 @@ from .._cli import (
     number_arg,
     pre_language,
 )
-from .._validate import check_int
+from .._validate import check_int, learner_functions
 from ..capacity import PRECISION_RECIPES, RECOMPUTE_MODES
 from ..hardware import H100_BF16_DENSE_FLOPS, NCCL_RING_NET_LATENCY_S, NCCL_RING_NVLINK_LATENCY_S
 from ..i18n import LANGUAGES, Text, register, tr
@@ -1052,3 +1052,6 @@ def _print_result(
         print()
         print(checked.report())
     return 0
+
+
+learner_functions(globals())

@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from .._validate import check_int, check_number
+from .._validate import check_int, check_number, learner_functions
 from ..activations import _layer_activation_terms
 from ..capacity import PRECISION_RECIPES, RECOMPUTE_MODES, _state_bytes
 from ..communication import (
@@ -1758,3 +1758,6 @@ def training_estimate(
         "stage_layers": (st.layers["first"], st.layers["mid"], st.layers["last"]),
         "lora_trained": lora_trained,
     }
+
+
+learner_functions(globals())

@@ -17,7 +17,7 @@ from functools import cached_property
 from typing import Any, NamedTuple
 
 from .. import composition  # noqa: F401  (registers the composition.* messages the rank and EP reasons name)
-from .._validate import check_instance
+from .._validate import check_instance, learner_functions
 from ..gates import memory_reason
 from ..i18n import Reason, Text, register
 from ..specs import (
@@ -656,3 +656,6 @@ def context_twins(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec
     total = g.estimate["memory"]["total"]
     holds = ~bad & (total <= cluster.memory_per_device_gib * GIB_BYTES) & (ga >= pp)
     return ContextTwins(tp, pp, dp, ep, total, holds, recompute, zero)
+
+
+learner_functions(globals())

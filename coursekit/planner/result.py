@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .._validate import check_bool, check_choice, check_int, check_number
+from .._validate import check_bool, check_choice, check_int, check_number, learner_functions
 from ..capacity import RECOMPUTE_MODES
 from ..communication import TrafficTime
 from ..hardware import EP_ALL_TO_ALL_SMS, H100_SMS
@@ -1372,3 +1372,6 @@ class PlanResult:
                 {"degrees": self.degrees(i), "codes": list(self.codes(i))} for i in self.rejected_indices()
             ]
         return out
+
+
+learner_functions(globals())

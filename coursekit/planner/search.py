@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from .._validate import check_bool, check_choice, check_int, check_number
+from .._validate import check_bool, check_choice, check_int, check_number, learner_functions
 from ..capacity import PRECISION_RECIPES, RECOMPUTE_MODES
 from ..communication import (
     TrafficEntry,
@@ -833,3 +833,6 @@ def what_if(
     if slowdown != 1:
         node = replace(node, inter_node_bandwidth_bytes_per_s=node.inter_node_bandwidth_bytes_per_s / slowdown)
     return plan(spec, node, workload)
+
+
+learner_functions(globals())

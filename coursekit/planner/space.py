@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from .._validate import check_choice, check_int
+from .._validate import check_choice, check_int, learner_functions
 from ..capacity import RECOMPUTE_MODES
 from ..i18n import register, tr
 from ..specs import _check_stage_counts, _divisors, _plain, pipeline_edges_at, stage_layer_counts, type_error
@@ -315,3 +315,6 @@ ga, recompute, replicas.
     if "replicas" in out and {"dp", "zero", "ga"} & set(out):
         raise ValueError(tr("planner.degrees_mixed", name=name, value=_short(text)))
     return out
+
+
+learner_functions(globals())

@@ -8,7 +8,7 @@ Taught in: lesson 9 (decision workbench).
 
 from __future__ import annotations
 
-from .._validate import check_choice, check_int
+from .._validate import check_choice, check_int, learner_functions
 from ..i18n import register, tr
 from ..specs import (
     ACTIVATION_BYTES,
@@ -480,3 +480,6 @@ def megatron_paper_flops_per_step(
     """
     l_, h, b, v, s = _flop_count_inputs(layers, hidden, global_batch, vocab, seq_len)
     return 96 * b * s * l_ * h * h * (1 + s / (6 * h) + v / (16 * l_ * h))
+
+
+learner_functions(globals())

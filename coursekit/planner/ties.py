@@ -34,7 +34,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .._validate import check_int, check_number
+from .._validate import check_int, check_number, learner_functions
 from ..i18n import Reason, Text, register, shown_repr, tr
 from ..specs import _replace_valid
 from .calibration import ASSUMPTION_UNCERTAINTY, MEASUREMENT_REPEATABILITY
@@ -507,3 +507,6 @@ def contenders(group: list[int], scenarios: Mapping[str, Any]) -> dict[int, tupl
         int(group[pos]): tuple(codes[k] for k in np.flatnonzero(near[:, pos]))
         for pos in np.flatnonzero(near[:, 1:].any(axis=0)) + 1
     }
+
+
+learner_functions(globals())

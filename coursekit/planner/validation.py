@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from .._validate import learner_functions
 from ..i18n import register, tr
 from .calibration import MEASUREMENT_REPEATABILITY
 from .specs import megatron_core_model_flops_per_step, megatron_paper_flops_per_step
@@ -376,3 +377,6 @@ def layout_pairs(comparisons: Any = None) -> tuple[LayoutPair, ...]:
             measured, estimated = a.published / b.published, a.estimated / b.estimated
             pairs.append(LayoutPair(first.name, second.name, measured, estimated, same))
     return tuple(pairs)
+
+
+learner_functions(globals())

@@ -31,7 +31,7 @@ from matplotlib.figure import Figure
 from matplotlib.text import Text as MplText
 
 from .. import i18n
-from .._validate import check_bool, check_instance, check_number
+from .._validate import check_bool, check_instance, check_number, learner_functions
 from .fonts import (
     CJK_FONT_CANDIDATES,
     LATIN_FONT,
@@ -307,3 +307,6 @@ def _frozen(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return tuple(_frozen(v) for v in value)
     return value
+
+
+learner_functions(globals())

@@ -24,7 +24,7 @@ from matplotlib.figure import Figure
 from matplotlib.text import Text as MplText
 
 from .. import i18n
-from .._validate import check_instance
+from .._validate import check_instance, learner_functions
 from ..i18n import Text
 
 #: CJK fonts tried in this order; the first one matplotlib can use wins.
@@ -207,3 +207,5 @@ def _is_course_managed(current: list[str], default: list[str]) -> bool:
 
 
 _COURSE_FONTS: frozenset[str] = frozenset((LATIN_FONT, *CJK_FONT_CANDIDATES))
+
+learner_functions(globals())

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_number
+from .._validate import check_number, learner_functions
 from ..i18n import register, tr
 
 register(
@@ -106,3 +106,6 @@ def palette_png(png: bytes, colours: int = PALETTE_COLOURS) -> bytes:
     out = io.BytesIO()
     reduced.save(out, format="PNG", optimize=True)
     return out.getvalue()
+
+
+learner_functions(globals())

@@ -29,6 +29,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
 from matplotlib.font_manager import FontProperties
 from matplotlib.transforms import IdentityTransform
 
+from .._validate import learner_functions
 from .fonts import LATIN_FONT, CourseFigure
 
 #: Dots per inch of the probe figure :func:`check_text_cache` draws (the lessons' own resolution).
@@ -480,3 +481,6 @@ def check_text_cache() -> bool:
             "coursekit.plotting: text cache disabled, it draws differently on matplotlib %s", matplotlib.__version__
         )
     return _fast_text
+
+
+learner_functions(globals())

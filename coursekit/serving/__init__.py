@@ -35,6 +35,7 @@ Taught in: lesson 10 (serving).
 
 from __future__ import annotations
 
+from .._validate import learner_functions
 from ..specs import ServingWorkload
 from .estimate import SERVING_ASSUMPTIONS, ServingEstimate, littles_law_concurrency, serving_estimate
 from .kv import ServingLedger, kv_cache_bytes, kv_heads_per_rank, serving_memory_ledger
@@ -66,3 +67,5 @@ __all__ = [
     "serving_memory_ledger",
     "tp_all_reduce",
 ]
+
+learner_functions(globals())

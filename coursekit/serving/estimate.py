@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .._validate import check_choice, check_int, check_number, finite_result
+from .._validate import check_choice, check_int, check_number, finite_result, learner_functions
 from ..communication import _collective_time_s
 from ..hardware import (
     NCCL_RING_NVLINK_LATENCY_S,
@@ -295,3 +295,6 @@ def littles_law_concurrency(request_rate_per_s: float, latency_s: float) -> floa
     rate = check_number("request_rate_per_s", request_rate_per_s, ge=0)
     latency = check_number("latency_s", latency_s, ge=0)
     return rate * latency
+
+
+learner_functions(globals())

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .._validate import check_int, check_number, finite_result
+from .._validate import check_int, check_number, finite_result, learner_functions
 from ..i18n import register, tr
 from ..specs import (
     ACTIVATION_BYTES,
@@ -322,3 +322,6 @@ def _memory_ledger(
         concurrency=concurrency,
         workspace_per_request_gib=model._logits_bytes(1, tp) / GIB_BYTES,
     )
+
+
+learner_functions(globals())

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .._validate import check_int, check_number, finite_result
+from .._validate import check_int, check_number, finite_result, learner_functions
 from ..hardware import (
     NCCL_BASE_LATENCY_US,
     NCCL_LL_MAX_BUS_BYTES_PER_S,
@@ -81,3 +81,6 @@ def _tp_all_reduce(payload: float, n: int, bandwidth: float, scale: float) -> Al
             best = choice
     assert best is not None
     return best
+
+
+learner_functions(globals())

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .._validate import learner_functions
 from ..specs import (
     ModelSpec,
 )
@@ -72,3 +73,5 @@ PUBLISHED_MEASUREMENTS: tuple[PublishedMeasurement, ...] = (
         _TRTLLM_PERF,
     ),
 )
+
+learner_functions(globals())

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from .._validate import check_bool, check_int
+from .._validate import check_bool, check_int, learner_functions
 from ..i18n import Reason, Text, register, tr
 from ..specs import (
     ClusterSpec,
@@ -737,3 +737,6 @@ def plan_serving(model: ModelSpec, cluster: ClusterSpec, workload: ServingWorklo
         ]
     funnel = tuple((gate, sum(1 for c in ranked if c.first_gate == gate)) for gate in SERVING_GATES)
     return ServingPlanResult(model, cluster, workload, tuple(ranked), funnel)
+
+
+learner_functions(globals())

@@ -77,7 +77,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from .. import i18n
-from .._validate import check_bool, check_int, check_number, check_sequence, is_bool
+from .._validate import check_bool, check_int, check_number, check_sequence, is_bool, learner_functions
 from ..figure_alt import describe_figure
 from ..i18n import Text, register, shown_repr, tr
 from ..plotting import (
@@ -781,3 +781,6 @@ def checkbox(key: str, *, value: bool = False, argument: str | None = None) -> i
     """
     check_bool(_argument(key, argument), value)
     return ipywidgets.Checkbox(description=_label(key), value=value, indent=False, style=_style())
+
+
+learner_functions(globals())

@@ -50,7 +50,7 @@ from typing import Any, ClassVar
 import ipywidgets
 from matplotlib.figure import Figure
 
-from .._validate import check_choice, check_int, check_number
+from .._validate import check_choice, check_int, check_number, learner_functions
 from ..capacity import (
     PRECISION_RECIPES,
     ActivationMemory,
@@ -393,3 +393,6 @@ class CapacityWidget(LessonWidget[CapacityView]):
         if not result.ledger.fits_one_device:
             return "fail"
         return "warning" if result.warnings else "pass"
+
+
+learner_functions(globals())

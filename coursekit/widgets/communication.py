@@ -37,7 +37,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import LogLocator, NullLocator
 
-from .._validate import check_int, check_number
+from .._validate import check_int, check_number, learner_functions
 from ..communication import CollectiveCost, CommunicationLedger, collective_cost, communication_ledger
 from ..communication import crossover_payload_mib as crossover_mib
 from ..communication.collectives import _collective_terms_s
@@ -363,3 +363,6 @@ class CommunicationWidget(LessonWidget[CommunicationView]):
                 crossover=f"{result.crossover_mib:.3g} MiB",
             )
         return f"{first}<br><b>{result.ledger.explain()}</b>"
+
+
+learner_functions(globals())

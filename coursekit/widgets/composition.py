@@ -43,6 +43,7 @@ from matplotlib.path import Path
 from matplotlib.textpath import TextPath
 from matplotlib.transforms import Affine2D
 
+from .._validate import learner_functions
 from ..composition import (
     DEFAULT_ORDER,
     ENGINE_DIMENSIONS,
@@ -402,3 +403,6 @@ class CompositionWidget(LessonWidget[CompositionView]):
         if result.engine.issues or result.topology.reasons:
             return "fail"
         return "warning" if result.naive.issues else "pass"
+
+
+learner_functions(globals())

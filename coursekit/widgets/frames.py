@@ -29,6 +29,7 @@ from typing import Any
 
 import ipywidgets
 
+from .._validate import learner_functions
 from ..i18n import register, tr
 from ..plotting.png import PALETTE_COLOURS, palette_png  # re-exported: the frames' palette
 
@@ -232,3 +233,6 @@ def shown_value(control: ipywidgets.ValueWidget) -> str:
     if isinstance(control.value, bool):
         return tr("widgets.yes" if control.value else "widgets.no")
     return str(control.value)
+
+
+learner_functions(globals())

@@ -32,6 +32,7 @@ import numpy as np
 from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
 
+from .._validate import learner_functions
 from ..gates import (
     COURSE_CANDIDATES,
     EXAMPLE_CANDIDATES,
@@ -377,3 +378,6 @@ class GatesWidget(LessonWidget[GateGrid]):
             f'<table style="border-collapse:collapse;font-size:90%;margin:4px 0">{"".join(rows)}</table>'
             f"<i>{note}</i>"
         )
+
+
+learner_functions(globals())

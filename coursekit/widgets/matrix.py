@@ -29,6 +29,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from matplotlib.ticker import ScalarFormatter
 
+from .._validate import learner_functions
 from ..i18n import Text, register, tr
 from ..matrix import (
     CASE_KIND_LABELS,
@@ -256,3 +257,6 @@ class MatrixWidget(LessonWidget[MatrixView]):
             )
         lines.append(html.escape(tr("widgets.matrix.note")))
         return "<br>".join(lines)
+
+
+learner_functions(globals())

@@ -44,7 +44,7 @@ from matplotlib.patches import Patch, PathPatch
 from matplotlib.path import Path
 from matplotlib.ticker import MaxNLocator
 
-from .._validate import check_choice, check_int, check_number
+from .._validate import check_choice, check_int, check_number, learner_functions
 from ..i18n import Text, register, tr
 from ..pipeline import (
     DEFAULT_BACKWARD_S,
@@ -558,3 +558,6 @@ class PipelineWidget(LessonWidget[PipelineView]):
 def _label(key: str, **params: Any) -> str:
     """A catalog entry rendered in the figure's language (see :func:`coursekit.plotting.label`)."""
     return label(Text(zh=tr(key, lang="zh", **params), en=tr(key, lang="en", **params)))
+
+
+learner_functions(globals())

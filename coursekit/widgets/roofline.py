@@ -32,7 +32,7 @@ from typing import Any, ClassVar
 import numpy as np
 from matplotlib.figure import Figure
 
-from .._validate import check_choice, check_divides, check_int
+from .._validate import check_choice, check_divides, check_int, learner_functions
 from ..hardware import A100_80GB_HBM_BYTES_PER_S, A100_BF16_DENSE_FLOPS, H100_BF16_DENSE_FLOPS, H100_HBM_BYTES_PER_S
 from ..i18n import Text, register, tr
 from ..plotting import cache_drawing, label
@@ -378,3 +378,6 @@ class RooflineWidget(LessonWidget[RooflineView]):
             tflops=result.achieved_flops / FLOPS_PER_TFLOPS,
         )
         return "<br>".join([verdict, html.escape(shapes), html.escape(share), html.escape(tr("widgets.roofline.note"))])
+
+
+learner_functions(globals())

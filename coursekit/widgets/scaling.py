@@ -29,7 +29,7 @@ from typing import Any
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from .._validate import check_number
+from .._validate import check_number, learner_functions
 from ..hardware import (
     HDR_PER_GPU_BYTES_PER_S,
     IB_NDR_BYTES_PER_S,
@@ -337,3 +337,6 @@ def _diagnosis_message(diagnosis: EfficiencyDiagnosis) -> str:
         key: _Milliseconds(value) if key.endswith("_ms") else value for key, value in reason.params.items()
     }
     return tr(reason.key, **params)
+
+
+learner_functions(globals())

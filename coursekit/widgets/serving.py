@@ -32,7 +32,7 @@ from matplotlib.patches import Rectangle
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 from matplotlib.transforms import offset_copy
 
-from .._validate import check_choice, check_int
+from .._validate import check_choice, check_int, learner_functions
 from ..i18n import Text, register, tr
 from ..plotting import label
 from ..presets import CLUSTERS, MODELS
@@ -529,3 +529,6 @@ class ServingWidget(LessonWidget[ServingView]):
             + [html.escape(tr("widgets.serving.note"))]
             + ([] if result.note is None else [f"<b>{html.escape(str(result.note))}</b>"])
         )
+
+
+learner_functions(globals())

@@ -41,6 +41,7 @@ from matplotlib.legend import Legend
 from matplotlib.patches import Patch
 from matplotlib.transforms import blended_transform_factory
 
+from .._validate import learner_functions
 from ..i18n import Text, register, tr
 from ..planner import DEFAULT_OUTPUT_TOKENS, PLAN_GATES, PlanCandidate, PlanResult, WorkloadSpec, what_if
 from ..planner.estimate import lora_adapters
@@ -807,3 +808,5 @@ def _describe_none(result: PlanResult) -> str:
 
 #: Gate codes in funnel order (for lessons that label the chart).
 GATE_ORDER: tuple[str, ...] = tuple(gate.code for gate in PLAN_GATES)
+
+learner_functions(globals())
