@@ -468,10 +468,15 @@ def test_the_workbench_offers_the_lessons_cases_and_a_live_launch(
 ) -> None:
     from coursekit.i18n import tr
     from coursekit.widgets import _MESSAGE_STYLE
+    from coursekit.widgets.workbench import SITE_PRESETS
 
     pages = [path for path in _replay_pages(site, built, "presets") if f"/{lang}/" in path]
     assert pages, f"no {lang} page offers a widget's cases (lesson 9's workbench)"
     widget = _widget_cases(lang)  # what the live widget shows for each case
+    # lesson 9's LoRA trial (Llama-3 70B on one H100 node, rank 32) is one of the cases
+    lora = [changes.get("lora") for _, changes in SITE_PRESETS].index(32)
+    assert widget[lora]["name"] == SITE_PRESETS[lora][0].render(lang)
+    assert dict(widget[lora]["controls"])[tr("widgets.workbench.lora", lang)].endswith("32"), widget[lora]
     # the notebook's verdict words, in the page's language, and its colours
     words = {
         level: tr(f"widgets.level.{level}", lang) + tr("widgets.level.separator", lang) for level in ("pass", "fail")
@@ -539,6 +544,8 @@ def test_the_workbench_offers_the_lessons_cases_and_a_live_launch(
         assert result["asked"] == [(i, [boxes[path][i]] if i in boxes[path] else []) for i, _ in result["asked"]]
         cases = result["cases"]
         assert len(cases) == cases[0]["cases"] == len(widget) >= 2
+        (picked,) = [case for case in cases if case["index"] == lora]  # the LoRA trial: its own box and figure
+        assert picked["name"] == widget[lora]["name"] and picked["image"] and picked["message"], picked
         for case in cases:
             assert case["image"] and case["alt"] and case["message"] and case["restored"], (path, case)
             assert case["rows"] == case["expected"], (path, case)
