@@ -13,6 +13,7 @@ languages (some over every page):
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterable
@@ -290,10 +291,23 @@ const ckShowing = async (block, index) => {
   }
   throw new Error('the figure never showed state ' + index);
 };
-const ckSameMessage = (block, markup) => {  // compared as parsed HTML: the browser normalises what it serialises
+const ckSameMessage = (block, markup, styles) => {  // as parsed HTML: the browser normalises what it serialises
   const probe = document.createElement('div');
   probe.innerHTML = markup;
-  return block.querySelector('.ck-static-message').innerHTML === probe.innerHTML;
+  let shown = block.querySelector('.ck-static-message').innerHTML;
+  if (styles) {  // the box's shared styles written back as the inline styles they stand for (share_styles)
+    const again = document.createElement('div');
+    again.innerHTML = shown.replace(/ data-cks="([0-9a-f]+)"/g, (reference, key) => styles[key] || reference);
+    shown = again.innerHTML;
+  }
+  return shown === probe.innerHTML;
+};
+const ckSettled = async (block) => {  // a case's box and figure are both there (or the box says they did not load)
+  for (let tries = 0; tries < 400; tries++) {
+    if (block.getAttribute('aria-busy') !== 'true') return;
+    await new Promise((done) => setTimeout(done, 25));
+  }
+  throw new Error('the case never settled');
 };
 """
 
@@ -381,21 +395,21 @@ def test_every_widget_has_a_live_slider_that_replays_its_states(
 
 
 _CHOOSE_CASE = (
-    "async (index) => {"
+    "async ({index, expected}) => {"
     + _FIGURE_HELPERS
     + """
   const block = [...document.querySelectorAll('.ck-static')].find((b) => b.querySelector('.ck-live-preset'));
   const replay = JSON.parse(block.querySelector('script.ck-live-frames').textContent);
   const chosen = replay.presets[index];
   const figure = await ckShowing(block, index);
+  await ckSettled(block);
   const rows = [...block.querySelectorAll('.ck-static-controls > li')];
   const box = block.querySelector('.ck-static-message > div');
   return {
     image: ckSame(ckShownPixels(figure), await ckStatePixels(chosen)),
     alt: figure.getAttribute('aria-label') === chosen.alt,
-    message: chosen.message_shown
-      ? block.querySelector('.ck-static-message').innerHTML === window.ckFirstMessage
-      : ckSameMessage(block, chosen.message),
+    message: ckSameMessage(block, expected, replay.styles),  // the widget's own box for this case
+    restored: !chosen.message_shown || block.querySelector('.ck-static-message').innerHTML === window.ckFirstMessage,
     rows: rows.map((row) => row.textContent.trim()),
     expected: chosen.controls.map(([name, value]) => name + ': ' + value),
     level: box.className,
@@ -403,6 +417,7 @@ _CHOOSE_CASE = (
     colour: getComputedStyle(box).borderLeftColor,
     launch: [...block.querySelectorAll('.ck-live-launch a')].map((a) => a.href),
     cases: replay.presets.length,
+    name: chosen.name,
   };
 }"""
 )
@@ -412,31 +427,85 @@ def _rgb(hex_colour: str) -> str:
     return "rgb({}, {}, {})".format(*(int(hex_colour[i : i + 2], 16) for i in (1, 3, 5)))
 
 
+@functools.cache
+def _widget_cases(lang: str) -> list[dict[str, Any]]:
+    """Lesson 9's cases as its workbench shows them, computed here by the widget itself (made as the lesson makes
+    it, ``WorkbenchWidget()``) in ``lang``: each case's name, controls and verdict box (its styles inline, as in the
+    notebook), with nothing of the site's build in between."""
+    import coursekit
+    from coursekit.i18n import get_language
+    from coursekit.widgets.frames import preset_frames
+    from coursekit.widgets.workbench import WorkbenchWidget
+
+    before = get_language()
+    coursekit.set_language(lang)
+    try:
+        return preset_frames(WorkbenchWidget())
+    finally:
+        coursekit.set_language(before)
+
+
+def _workbench_page(site: Path, built: dict[str, list[str]], lang: str) -> tuple[str, dict[str, Any]]:
+    """Lesson 9's page in ``lang``: its path and what its workbench replays (its cases: ``presets``)."""
+    (path,) = [path for path in _replay_pages(site, built, "presets") if f"/{lang}/" in path]
+    html = (site / path).read_text(encoding="utf-8")
+    (frames,) = re.findall(r'<script type="application/json" class="ck-live-frames">(.*?)</script>', html, re.S)
+    return path, json.loads(frames)
+
+
+def _inline_forms(message: str) -> list[str]:
+    """``message`` (a verdict box, its styles inline) as a page would carry it inline: as HTML, and as the widget's
+    replay data writes it (styles shared, JSON-escaped in a script element)."""
+    from coursekit.widgets.frames import share_styles
+
+    (shared,), _ = share_styles([message])
+    return [message, shared, json.dumps(shared, ensure_ascii=False)[1:-1].replace("</", "<\\/")]
+
+
 @pytest.mark.parametrize("lang", LANGS)
 def test_the_workbench_offers_the_lessons_cases_and_a_live_launch(
     site: Path, served: str, built: dict[str, list[str]], lang: str
 ) -> None:
     from coursekit.i18n import tr
     from coursekit.widgets import _MESSAGE_STYLE
+    from coursekit.widgets.workbench import SITE_PRESETS
 
     pages = [path for path in _replay_pages(site, built, "presets") if f"/{lang}/" in path]
     assert pages, f"no {lang} page offers a widget's cases (lesson 9's workbench)"
+    widget = _widget_cases(lang)  # what the live widget shows for each case
+    # lesson 9's LoRA trial (Llama-3 70B on one H100 node, rank 32) is one of the cases
+    lora = [changes.get("lora") for _, changes in SITE_PRESETS].index(32)
+    assert widget[lora]["name"] == SITE_PRESETS[lora][0].render(lang)
+    assert dict(widget[lora]["controls"])[tr("widgets.workbench.lora", lang)].endswith("32"), widget[lora]
     # the notebook's verdict words, in the page's language, and its colours
     words = {
         level: tr(f"widgets.level.{level}", lang) + tr("widgets.level.separator", lang) for level in ("pass", "fail")
     }
     colours = {level: _rgb(_MESSAGE_STYLE[level].split("solid ")[1][:7]) for level in words}
 
-    # the cases' figures are image files beside the page, not base64 in it (the site's build moved them out)
+    # the cases' figures are image files beside the page, not base64 in it (the site's build moved them out), and so
+    # are their verdict boxes but the page's own: the first load carries no other case's box, in any form
+    boxes: dict[str, dict[int, str]] = {}  # page -> case -> the file of its box
     for path in pages:
         html = (site / path).read_text(encoding="utf-8")
         (frames,) = re.findall(r'<script type="application/json" class="ck-live-frames">(.*?)</script>', html, re.S)
         cases = json.loads(frames)["presets"]
+        assert [(case["name"], case["controls"]) for case in cases] == [(c["name"], c["controls"]) for c in widget]
         assert all("png" not in case for case in cases), f"{path}: a case's figure is still inline"
+        assert all("message" not in case for case in cases), f"{path}: a case's verdict box is still inline"
         # the case the page shows keeps one copy of its verdict box: the page's own
-        assert [("message" in case, case.get("message_shown", False)) for case in cases].count((False, True)) == 1
-        for case in cases:
+        (shown,) = [i for i, case in enumerate(cases) if case.get("message_shown")]
+        assert f'<div class="ck-static-message">{widget[shown]["message"]}</div>' in html
+        boxes[path] = {}
+        for i, case in enumerate(cases):
             assert (site / path).parent.joinpath(case["src"]).resolve().read_bytes().startswith(b"\x89PNG"), case
+            if i == shown:
+                continue
+            box = (site / path).parent.joinpath(case["message_src"]).resolve()
+            assert box.name.startswith("ck-case-") and box.read_text(encoding="ascii").startswith("ckCaseMessage(")
+            boxes[path][i] = box.name
+            inline = [form for form in _inline_forms(widget[i]["message"]) if form in html]
+            assert not inline, f"{path}: case {i}'s verdict box is inline: {inline[0][:200]}"
 
     def run(browser: Any) -> dict[str, dict[str, Any]]:
         page = browser.new_page()
@@ -456,27 +525,137 @@ def test_the_workbench_offers_the_lessons_cases_and_a_live_launch(
                 "() => JSON.parse(document.querySelector('.ck-live-preset').closest('.ck-static')"
                 ".querySelector('script.ck-live-frames').textContent).presets.length"
             )
-            shown = []
+            shown, asked = [], []
             for index in [*range(1, count), 0]:  # every case, then back to the first
+                requested.clear()
                 page.select_option(".ck-live-preset select", str(index))
-                shown.append(page.evaluate(_CHOOSE_CASE, index))
-            found[path] = {"first_load": first_load, "cases": shown}
+                expected = widget[index]["message"]
+                shown.append({"index": index, **page.evaluate(_CHOOSE_CASE, {"index": index, "expected": expected})})
+                asked.append((index, [name for name in requested if name.endswith(".js")]))
+            found[path] = {"first_load": first_load, "cases": shown, "asked": asked}
         page.close()
         return found
 
     results = in_browser(run)
     for path, result in results.items():
-        # the first load fetches no case's figure (the page shows its own); a picked case shows its file's pixels
+        # the first load fetches no case's figure nor box (the page shows its own); a picked case shows its file's
+        # pixels and the box its live widget shows, loaded when picked (the page's own box: from the page)
         assert result["first_load"] == [], (path, result["first_load"])
+        assert result["asked"] == [(i, [boxes[path][i]] if i in boxes[path] else []) for i, _ in result["asked"]]
         cases = result["cases"]
-        assert len(cases) == cases[0]["cases"] >= 2
+        assert len(cases) == cases[0]["cases"] == len(widget) >= 2
+        (picked,) = [case for case in cases if case["index"] == lora]  # the LoRA trial: its own box and figure
+        assert picked["name"] == widget[lora]["name"] and picked["image"] and picked["message"], picked
         for case in cases:
-            assert case["image"] and case["alt"] and case["message"], (path, case)
+            assert case["image"] and case["alt"] and case["message"] and case["restored"], (path, case)
             assert case["rows"] == case["expected"], (path, case)
             (level,) = [name for name in words if f"coursekit-{name}" in case["level"].split()]
             assert case["word"] == words[level] and case["colour"] == colours[level], (path, case)
             notebook = f"notebooks/{lang}/{Path(path).stem}.ipynb"
             assert any("mybinder.org" in href and notebook in href for href in case["launch"]), case["launch"]
+
+
+#: The workbench's box in the page: a note (while a case loads, or when it did not) or the verdict boxes it shows.
+_CASE_BOX = """() => {
+  const block = document.querySelector('.ck-live-preset').closest('.ck-static');
+  const note = block.querySelector('.ck-static-message > p');
+  return {
+    busy: block.getAttribute('aria-busy'),
+    verdicts: block.querySelectorAll('.ck-static-message .coursekit-ok').length,
+    note: note ? [note.className, note.getAttribute('role'), note.textContent] : null,
+    faded: getComputedStyle(block.querySelector('.ck-static-figure')).opacity !== '1',
+  };
+}"""
+_SETTLED = "() => !document.querySelector('.ck-live-preset').closest('.ck-static').hasAttribute('aria-busy')"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_case_box_says_it_is_loading_and_says_so_if_it_did_not_load(
+    site: Path, served: str, built: dict[str, list[str]], lang: str
+) -> None:
+    """While a picked case's box loads, the page shows no box (not the last case's) but a note that it is loading;
+    if its box or its figure does not load, the box says so in the page's language, and picking it again loads it."""
+    path, replay = _workbench_page(site, built, lang)
+    cases = replay["presets"]
+    widget = _widget_cases(lang)
+    held_case, failed_box_case, failed_figure_case = [i for i, c in enumerate(cases) if not c.get("message_shown")][:3]
+    (shown,) = [i for i, c in enumerate(cases) if c.get("message_shown")]
+
+    def run(browser: Any) -> dict[str, Any]:
+        page = browser.new_page()
+        held: list[Any] = []
+        found: dict[str, Any] = {}
+
+        def pick(index: int) -> None:
+            page.select_option(".ck-live-preset select", str(index))
+
+        def same(index: int) -> bool:
+            expected = widget[index]["message"]
+            return bool(
+                page.evaluate(
+                    "([expected]) => {"
+                    + _FIGURE_HELPERS
+                    + """
+                    const block = document.querySelector('.ck-live-preset').closest('.ck-static');
+                    const replay = JSON.parse(block.querySelector('script.ck-live-frames').textContent);
+                    return ckSameMessage(block, expected, replay.styles);
+                    }""",
+                    [expected],
+                )
+            )
+
+        page.goto(f"{served}/{path}", wait_until="load")
+        # a box whose file is held back: the page shows that it is loading, and no verdict box
+        page.route("**/ck-case-*.js", lambda route: held.append(route))
+        pick(held_case)
+        while not held:  # the route's handler runs once the page's script has asked for the file
+            page.wait_for_timeout(25)
+        found["loading"] = page.evaluate(_CASE_BOX)
+        for route in held:
+            route.continue_()
+        page.wait_for_function(_SETTLED)
+        found["loaded"] = (page.evaluate(_CASE_BOX), same(held_case))
+        page.unroute("**/ck-case-*.js")
+        # a box whose file does not load, then a figure whose file does not: the box says so
+        for pattern, index, name in (
+            ("**/ck-case-*.js", failed_box_case, "box"),
+            ("**/ck-case-*.png", failed_figure_case, "figure"),
+        ):
+            page.route(pattern, lambda route: route.abort())
+            pick(index)
+            page.wait_for_function(_SETTLED)
+            found[f"failed {name}"] = page.evaluate(_CASE_BOX)
+            page.unroute(pattern)
+            pick(shown)  # and back: a case that did not load loads when picked again
+            page.wait_for_function(_SETTLED)
+            pick(index)
+            page.wait_for_function(_SETTLED)
+            found[f"again {name}"] = (page.evaluate(_CASE_BOX), same(index))
+        page.close()
+        return found
+
+    found = in_browser(run)
+    assert found["loading"] == {
+        "busy": "true",
+        "verdicts": 0,
+        "note": ["ck-live-pending", "status", replay["loading"]],
+        "faded": True,
+    }, found["loading"]
+    for state in ("loaded", "again box", "again figure"):
+        box, same = found[state]
+        assert same and box == {"busy": None, "verdicts": 1, "note": None, "faded": False}, (state, box)
+    for state in ("failed box", "failed figure"):
+        box = found[state]
+        assert box == {
+            "busy": None,
+            "verdicts": 0,
+            "note": ["ck-live-failed", "alert", replay["failed"]],
+            "faded": True,
+        }, (state, box)
+    # in the page's language, and saying what happened
+    chinese = re.search(r"[\u4e00-\u9fff]", replay["failed"] + replay["loading"])
+    assert (chinese is not None) == (lang == "zh"), replay
+    assert ("没有载入" in replay["failed"]) if lang == "zh" else ("did not load" in replay["failed"]), replay
 
 
 def test_every_figure_has_two_image_pixels_per_css_pixel(served: str, built: dict[str, list[str]]) -> None:

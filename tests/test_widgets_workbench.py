@@ -247,13 +247,16 @@ def test_site_presets_are_the_lessons_cases() -> None:
         3: what_if("llama3-70b", "h100-8", 16, replace(workload, global_batch=256, seq_len=32768)),
         4: what_if("llama3-70b", "h100-8", 16, workload, moe=True),
         5: plan(MODELS["llama3-70b"], CLUSTERS["h100-8"].with_nodes(8), WorkloadSpec(global_batch=128, seq_len=8192)),
+        6: what_if("llama3-70b", "h100-8", 1, replace(workload, lora_rank=32)),  # the LoRA section's trial
     }
     for index, result in lesson.items():
         text = html.unescape(cases[index]["message"])
         assert f"{result.space_size} compositions searched, {result.accepted_count} pass every gate" in text, index
         best = result.accepted(1)[0].label()
         assert best in text, (index, best)
-    serving = dict(cases[6]["controls"])
+    lora = dict(cases[6]["controls"])
+    assert lora["weights trained"].endswith("32") and lora["nodes"] == "1"
+    serving = dict(cases[7]["controls"])
     assert serving["workload"] == "serving" and serving["concurrent requests"] == "64"  # relabelled by the mode
     for case in cases:  # the notebook's verdict box: its level's class (the colours) and word
         (level,) = re.findall(r'<div class="coursekit-ok coursekit-(\w+)"', case["message"])

@@ -132,6 +132,10 @@ SITE_PRESETS: tuple[tuple[Text, dict[str, Any]], ...] = (
         ),
         {"nodes": 8, "global_batch": 128},
     ),
+    (
+        Text(zh="第 8 节：低秩适配 (LoRA) 秩 32，1 个 H100 节点", en="Section 8: LoRA rank 32 on 1 H100 node"),
+        {"nodes": 1, "lora": 32},
+    ),
     (Text(zh="服务：16 个节点，64 个并发请求", en="Serving: 16 nodes, 64 concurrent requests"), {"mode": "serving"}),
 )
 

@@ -10,9 +10,10 @@ Run by :func:`build_site.build` after Sphinx, on the HTML it wrote:
 * code blocks lose the highlighting spans that change nothing: a token class the theme's Pygments stylesheet
   paints in the code block's own colour, and in nothing else, in every colour mode (names, punctuation, white
   space) — about half of a code-heavy lesson page's markup;
-* the figures of a widget's cases (the workbench's list of the lesson's cases) move out of the page into image
-  files the page's script loads when the learner picks a case: the page first shows the case it was built at,
-  so the others' figures (about 40 kB each) are no longer part of its first load.
+* the figures and verdict boxes of a widget's cases (the workbench's list of the lesson's cases) move out of the
+  page into files the page's script loads when the learner picks a case: the page first shows the case it was
+  built at, so the others' figures (about 40 kB each) and boxes (about 3 kB of HTML each) are no longer part of
+  its first load.
 
 The npm packages (KaTeX for the site, axe-core for the accessibility tests) are installed once into a cache
 folder (``build/site-vendor``); their licences are copied beside the files the site serves.
@@ -410,6 +411,53 @@ def externalize_case_figures(text: str, page: Path, out: Path) -> tuple[str, int
     return _LIVE_FRAMES.sub(replace, text), moved
 
 
+#: What the box of a case shows while its file loads, and if it does not (coursekit-live.js), in the page's language.
+CASE_LOADING = Text(zh="正在载入这个情形的结论……", en="Loading this case's verdict...")
+CASE_FAILED = Text(
+    zh="这个情形的结论没有载入。请刷新页面再选一次，或在线运行本课。",
+    en="This case's verdict did not load. Reload the page and pick it again, or run the lesson live.",
+)
+
+
+def externalize_case_messages(text: str, page: Path, out: Path) -> tuple[str, int]:
+    """``text`` (the HTML of ``page``, a page of the site in ``out``) with the verdict box of each widget case that
+    still carries one (``message``: every case but the one the page shows, see :func:`externalize_case_figures`)
+    written to ``out/_images/ck-case-<hash>.js`` and named by its path from the page (``message_src``), and how
+    many boxes moved. The page's script loads a case's file when the learner picks that case, as it does the
+    case's figure: the first load carries neither (about 3 kB of HTML per box).
+
+    The file is a script, ``ckCaseMessage("<hash>", "<box>")`` (ASCII: JSON escapes), not data to fetch, so that
+    it loads wherever the figures do, a page opened from disk (``file://``) included, where a browser refuses
+    ``fetch``. The box keeps its shared-style references (``data-cks``, coursekit.widgets.frames.share_styles);
+    the styles stay in the page (``styles``). Its file's name is a hash of the box, so a box two pages share is
+    written once. The widget's replay gains the texts its box shows while a file loads (``loading``) and if it
+    fails to (``failed``), in the page's language (its ``<html lang>``).
+    """
+    moved = 0
+    lang = "zh" if (html_language(text) or "").startswith("zh") else "en"
+
+    def replace(match: re.Match[str]) -> str:
+        nonlocal moved
+        replay = json.loads(match.group(2))
+        cases = [case for case in replay.get("presets") or () if "message" in case]
+        if not cases:
+            return match.group(0)
+        for case in cases:
+            message = case.pop("message")
+            key = hashlib.sha256(message.encode("utf-8")).hexdigest()[:20]
+            target = out / "_images" / f"ck-case-{key}.js"
+            if not target.exists():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(f"ckCaseMessage({json.dumps(key)}, {json.dumps(message)});\n", encoding="ascii")
+            case["message_src"] = Path(os.path.relpath(target, page.parent)).as_posix()
+            moved += 1
+        replay["loading"], replay["failed"] = CASE_LOADING.render(lang), CASE_FAILED.render(lang)
+        body = json.dumps(replay, ensure_ascii=False).replace("</", "<\\/")
+        return match.group(1) + body + match.group(3)
+
+    return _LIVE_FRAMES.sub(replace, text), moved
+
+
 def finish(out: Path, cache: Path, notebooks: Path | None = None) -> dict[str, int]:
     """Apply every step above to the site in ``out``; returns counts for the build summary.
 
@@ -423,12 +471,14 @@ def finish(out: Path, cache: Path, notebooks: Path | None = None) -> dict[str, i
     icons = icon_table(script.read_text(encoding="utf-8"))
     pygments_css = static / "pygments.css"
     plain = plain_token_classes(pygments_css.read_text(encoding="utf-8")) if pygments_css.exists() else frozenset()
-    localized = moved = 0
+    localized = moved = moved_messages = 0
     for page in pages:
         text = name_by_visible_text(inline_icons(page.read_text(encoding="utf-8"), icons))
         text = unwrap_plain_tokens(text, plain)
         text, figures = externalize_case_figures(text, page, out)
+        text, messages = externalize_case_messages(text, page, out)
         moved += figures
+        moved_messages += messages
         if notebooks is not None:
             text = offer_repository_notebook(text, page.relative_to(out).as_posix(), notebooks, out)
         if page != out / "search.html":  # only the search page searches (the theme's box submits to it)
@@ -439,4 +489,10 @@ def finish(out: Path, cache: Path, notebooks: Path | None = None) -> dict[str, i
         page.write_text(text, encoding="utf-8")
     for leftover in static.glob("scripts/fontawesome.js*"):
         leftover.unlink()
-    return {"formulas": formulas, "pages": len(pages), "pages_localized": localized, "case_figures": moved}
+    return {
+        "formulas": formulas,
+        "pages": len(pages),
+        "pages_localized": localized,
+        "case_figures": moved,
+        "case_messages": moved_messages,
+    }

@@ -9,7 +9,9 @@
  * The figure is drawn on a canvas from bitmaps decoded ahead (createImageBitmap, off the main thread) for the
  * states next to the one shown: a step then costs a canvas copy, not a PNG decode. A state carries its figure
  * inline (``png``, base64: a slider's states) or names an image file (``src``: a widget's cases, which the site's
- * build moved out of the page, tools/site/finish.py); a file is loaded only when its state is asked for. */
+ * build moved out of the page, tools/site/finish.py); a file is loaded only when its state is asked for. A case's
+ * verdict box is likewise a file (``message_src``), but for the case the page shows (``message_shown``): its box
+ * shows a short note while the file loads, and says so in the page's language if it does not load. */
 "use strict";
 
 /** Decoded states kept per widget, nearest to the shown one first (a 2x figure is about 3 MB decoded). */
@@ -34,7 +36,8 @@ function ckSource(state) {
 }
 
 /** The widget's figure, showing state ``i`` of ``states`` (each with ``png`` or ``src``, and ``alt``) on
- * ``show(i)``. The page shows state ``start`` already; states named by a file are not decoded ahead. */
+ * ``show(i)``, which returns a Promise settled once it shows (rejected if its file did not load). The page shows
+ * state ``start`` already; states named by a file are not decoded ahead. */
 function ckLiveFigure(image, states, start) {
   let shown = start;
   const mark = (i) => { image.dataset.frame = String(i); };
@@ -45,6 +48,7 @@ function ckLiveFigure(image, states, start) {
       image.src = states[i].src || "data:image/png;base64," + states[i].png;
       image.alt = states[i].alt;
       mark(i);
+      return image.decode ? image.decode() : Promise.resolve();
     };
   }
   const canvas = document.createElement("canvas");
@@ -60,9 +64,12 @@ function ckLiveFigure(image, states, start) {
         else bitmap.close();  // let go while it decoded
         return bitmap;
       });
+      pending.catch(() => {
+        if (bitmaps.get(i) === pending) bitmaps.delete(i);  // asked again, it loads again
+      });
       bitmaps.set(i, pending);
     }
-    return bitmaps.get(i);
+    return Promise.resolve(bitmaps.get(i));
   };
   const nearest = () => states.map((_, i) => i).sort((a, b) => Math.abs(a - shown) - Math.abs(b - shown));
   let busy = false;
@@ -95,9 +102,9 @@ function ckLiveFigure(image, states, start) {
   const show = (i) => {
     shown = i;
     const ready = bitmaps.get(i);
-    if (ready instanceof ImageBitmap) draw(i, ready);
-    else decode(i).then((bitmap) => draw(i, bitmap));
+    const drawn = ready instanceof ImageBitmap ? Promise.resolve(draw(i, ready)) : decode(i).then((b) => draw(i, b));
     prepare();
+    return drawn;
   };
   mark(start);
   if (states[start].src) return show;  // the page's own image shows it until another state is asked for
@@ -140,6 +147,42 @@ function ckSlider(block, replay, rows, message) {
   rows[replay.control].append(" ", slider);
 }
 
+/** Verdict boxes of a widget's cases by file, each a Promise of its HTML; a file that failed is asked for again. The
+ * file is a script calling ``ckCaseMessage(key, box)`` (tools/site/finish.py: it loads from disk too, where fetch is
+ * refused); ``key`` is its name's hash. */
+const ckCaseBoxes = new Map();
+const ckCaseWaiting = new Map();  // key -> the function that takes its box
+
+function ckCaseMessage(key, markup) {
+  const take = ckCaseWaiting.get(key);
+  ckCaseWaiting.delete(key);
+  if (take) take(markup);
+}
+
+function ckCaseBox(src) {
+  if (!ckCaseBoxes.has(src)) {
+    const key = src.replace(/^.*ck-case-|\.js$/g, "");
+    const box = new Promise((loaded, failed) => {
+      ckCaseWaiting.set(key, loaded);
+      const script = document.createElement("script");
+      script.src = src;
+      script.onload = () => {
+        script.remove();
+        if (ckCaseWaiting.delete(key)) failed(new Error(`${src} gave no verdict box`));
+      };
+      script.onerror = () => {
+        script.remove();
+        ckCaseWaiting.delete(key);
+        failed(new Error(`${src} did not load`));
+      };
+      document.head.append(script);
+    });
+    box.catch(() => ckCaseBoxes.delete(src));
+    ckCaseBoxes.set(src, box);
+  }
+  return ckCaseBoxes.get(src);
+}
+
 function ckPresets(block, replay, rows, message) {
   const cases = replay.presets;
   const current = rows.map((row) => row.querySelector("b").textContent);
@@ -151,15 +194,46 @@ function ckPresets(block, replay, rows, message) {
   const select = document.createElement("select");
   cases.forEach((c, i) => select.append(new Option(c.name, String(i), i === start, i === start)));
   label.append(replay.label, " ", select);
+  const note = (text, className, role) => {  // the box while a case loads, or when it did not
+    const line = document.createElement("p");
+    line.className = className;
+    line.setAttribute("role", role);
+    line.textContent = text;
+    message.replaceChildren(line);
+  };
+  let asked = 0;  // the latest pick: an earlier one that settles later changes nothing
   select.addEventListener("change", () => {
     const i = Number(select.value);
     const chosen = cases[i];
-    figure(i);
-    message.innerHTML = chosen.message_shown ? shownMessage : chosen.message;
+    const pick = ++asked;
     chosen.controls.forEach(([name, value], row) => {
       rows[row].firstChild.textContent = `${name}: `;
       rows[row].querySelector("b").textContent = value;
     });
+    // The case's box once its box and its figure are both there; until then the box says it is loading (and the
+    // figure, the last case's still, is faded), and if either file does not load, the box says so.
+    let box = chosen.message;
+    if (chosen.message_shown) box = shownMessage;
+    else if (chosen.message_src) box = ckCaseBox(chosen.message_src);
+    const settle = (failed) => {
+      block.removeAttribute("aria-busy");
+      block.classList.toggle("ck-live-stale", failed);
+    };
+    block.setAttribute("aria-busy", "true");
+    note(replay.loading || "...", "ck-live-pending", "status");
+    Promise.all([box, figure(i)]).then(
+      ([markup]) => {
+        if (pick !== asked) return;
+        message.innerHTML = markup;
+        settle(false);
+      },
+      (error) => {
+        if (pick !== asked) return;
+        console.error(error);
+        note(replay.failed || String(error), "ck-live-failed", "alert");
+        settle(true);
+      },
+    );
   });
   const list = block.querySelector(".ck-static-controls");
   list.before(label);
