@@ -724,6 +724,17 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         ),
     ),
     _e(
+        Text(zh="NVLink 域", en="NVLink domain"),
+        "",
+        Text(
+            zh="由 NVLink 交换机连在一起、彼此都走 NVLink 的一组 GPU。通常就是一个节点（8 张）；GB200 NVL72 一个机柜的"
+            " 72 张 GPU 分在 18 个节点（计算托盘，每个 4 张）上，却同在一个域里，跨节点的组也不用走网络。",
+            en="The GPUs an NVLink switch fabric joins, so that any two of them talk over NVLink. Usually one node (8 "
+            "GPUs); a GB200 NVL72 rack's 72 GPUs sit in 18 nodes (compute trays of 4) yet share one domain, so a group "
+            "across nodes need not use the network.",
+        ),
+    ),
+    _e(
         Text(zh="节点内互连", en="intra-node interconnect"),
         "",
         Text(

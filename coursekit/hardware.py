@@ -51,6 +51,13 @@ __all__ = [
     "EXAMPLE_LINK_BANDWIDTH_GIB_S",
     "EXAMPLE_LINK_LATENCY_US",
     "FORMER_LINK_PRESET_NAMES",
+    "GB200_BF16_DENSE_FLOPS",
+    "GB200_FP8_DENSE_FLOPS",
+    "GB200_HBM_BYTES_PER_S",
+    "GB200_MEMORY_GB",
+    "GB200_NVL72_DOMAIN_GPUS",
+    "GB200_SOURCE",
+    "GB200_TRAY_GPUS",
     "H100_BF16_DENSE_FLOPS",
     "H100_FP8_DENSE_FLOPS",
     "H100_HBM_BYTES_PER_S",
@@ -217,6 +224,27 @@ B200_MEMORY_GB: float = 180.0
 NVLINK5_B200_BIDIRECTIONAL_BYTES_PER_S: float = 1800.0 * GB_BYTES
 #: The same link in one direction: 900 GB/s per GPU.
 NVLINK5_B200_BYTES_PER_S: float = NVLINK5_B200_BIDIRECTIONAL_BYTES_PER_S / 2
+
+#: NVIDIA GB200 NVL72 (a rack of 18 compute trays, each with 2 Grace Blackwell superchips of 2 B200 GPUs: 4 GPUs a
+#: tray), as NVIDIA's DGX Cloud Benchmarking recipes state it: the peak table gives GB200 2,450 TFLOP/s BF16 and 4,900
+#: FP8 (dense), its GB200 reference architecture 186 GB of HBM3e at 8 TB/s per GPU and fifth-generation NVLink at 1.8
+#: TB/s per GPU (both directions added). The NVLink domain is the rack's 72 GPUs (DGX GB200 user guide, Networking);
+#: each tray has 4 InfiniBand OSFP ports, one per GPU (NVIDIA Mission Control, GB200 compute tray network ports),
+#: taken as 400 Gb/s NDR like the DGX B200's ConnectX-7 (IB_NDR_BYTES_PER_S).
+GB200_SOURCE: str = (
+    "NVIDIA DGX Cloud Benchmarking, README.md @ 841f5466cd86b66abd48049e839c563776f6d716 (“Peak Theoretical "
+    "Throughput”: GB200 BF16 2450, FP8 4900 TFLOPS; “GB200 Reference Architecture”: 186 GB HBM3e per GPU, memory "
+    "bandwidth 8 TB/s per GPU, NVLink 5th generation 1.8 TB/s per GPU); NVIDIA DGX GB200 user guide, Networking "
+    "(72 GPUs in one NVLink domain); 4 GPUs and 4 InfiniBand ports per compute tray, 400 Gb/s each (assumed NDR)"
+)
+GB200_BF16_DENSE_FLOPS: float = 2450e12
+GB200_FP8_DENSE_FLOPS: float = 4900e12
+GB200_HBM_BYTES_PER_S: float = 8e12
+#: GPU memory in the reference architecture's GB; the preset takes it as GiB, as the other presets do.
+GB200_MEMORY_GB: float = 186.0
+#: GPUs a GB200 NVL72 rack joins in one NVLink domain, and GPUs a compute tray (a node to Slurm) holds.
+GB200_NVL72_DOMAIN_GPUS: int = 72
+GB200_TRAY_GPUS: int = 4
 
 #: Jean Zay's A100 nodes (BLOOM, Le Scao et al. 2022, arXiv:2211.05100, §3.4.1): four Omni-Path 100 Gb/s
 #: links per 8-GPU node -> 4 x 100e9 / 8 bits / 8 GPUs = 6.25 GB/s per GPU each way.

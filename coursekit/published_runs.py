@@ -22,7 +22,14 @@ from typing import Any
 
 from ._validate import learner_functions
 from .i18n import Text
-from .presets import MEGATRON_CORE_2024, MEGATRON_TABLE1, PUBLISHED_DEGREE_KEYS, PUBLISHED_RUNS, PublishedRun
+from .presets import (
+    CLUSTERS,
+    MEGATRON_CORE_2024,
+    MEGATRON_TABLE1,
+    PUBLISHED_DEGREE_KEYS,
+    PUBLISHED_RUNS,
+    PublishedRun,
+)
 from .specs import EP_A2A_OVERLAP_ON, TP_COMM_OVERLAP_ON
 
 __all__ = [
@@ -42,6 +49,9 @@ __all__ = [
     "MEGATRON_BRIDGE_B200_CONFIG",
     "MEGATRON_BRIDGE_B200_RUNS",
     "MEGATRON_BRIDGE_B200_SOURCE",
+    "MEGATRON_BRIDGE_GB200_CONFIG",
+    "MEGATRON_BRIDGE_GB200_RUNS",
+    "MEGATRON_BRIDGE_GB200_SOURCE",
     "MOE_HOST_FIT_RUNS",
     "MOE_ZOO_QWEN3_LONG_RUNS",
     "MOE_ZOO_QWEN3_RUNS",
@@ -331,7 +341,7 @@ def _run(
         name,
         model,
         cluster,
-        gpus // 8,
+        gpus // CLUSTERS[cluster].gpus_per_node,
         batch,
         seq,
         degrees,
@@ -1528,6 +1538,80 @@ MEGATRON_BRIDGE_B200_RUNS: tuple[PublishedRun, ...] = tuple(
 )
 
 
+MEGATRON_BRIDGE_GB200_SOURCE: str = (
+    "NVIDIA NeMo Megatron-Bridge, “Performance”, {release} NeMo container, DGX-GB200, "
+    "github.com/NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md @ {commit}"
+)
+#: The GB200 configs of those rows (scripts/performance/configs/llama @ c0b9a00031b79b731ccefb56d0aba9629b4dd01b):
+#: LLAMA3_8B_PRETRAIN_CONFIG_GB200_FP8_CS_V1 (micro-batch 2, no FSDP, CUDA graphs over the whole iteration, as on
+#: B200) and LLAMA31_405B_PRETRAIN_CONFIG_GB200_FP8_CS_V2 (256 GPUs, TP 4, PP 16, VP 4, global batch 1536, no FSDP, no
+#: CPU offloading) with the B200 userbuffers TP comm overlap config; bf16 gradient reduction; distributed optimizer.
+#: The launcher runs a GB200 job in Slurm segments of at most 18 trays (scripts/performance/utils/executors.py), so the
+#: 405B rows' 64 trays fill four NVLink domains of 16 (:func:`coursekit.specs.nvlink_segment_nodes`).
+MEGATRON_BRIDGE_GB200_CONFIG: str = (
+    "NVIDIA-NeMo/Megatron-Bridge scripts/performance/configs/llama/llama3_workload_base_configs.py, "
+    "llama31_workload_base_configs.py and llama31_llm_pretrain.py @ c0b9a00031b79b731ccefb56d0aba9629b4dd01b "
+    "(LLAMA3_8B_PRETRAIN_CONFIG_GB200_FP8_CS_V1, LLAMA31_405B_PRETRAIN_CONFIG_GB200_FP8_CS_V2; "
+    "grad_reduce_in_fp32 = False; userbuffers_fp8_b200_h16384_tp4_cp2_mbs1_seqlen8192); "
+    "scripts/performance/utils/executors.py @ 067f987df: Slurm --segment of at most 18 nodes of 4 GPUs"
+)
+
+#: GB200 NVL72 rows of the same tables, FP8 with per-tensor current scaling, each config's first and last release in
+#: the tables: Llama 3 8B on 8 GPUs (25.09, 25.11) and Llama 3.1 405B on 256 (25.11, 26.06). Registered after the
+#: GB200 preset was written, with no constant changed (the efficiency ceiling takes the B200's measured best matmul,
+#: the nearest GPU of the MAMF table). The tables' other GB200 Llama rows run FSDP with activations offloaded to the
+#: Grace CPU's memory (``cpu_offloading_num_layers``), which the course does not model; their MoE rows run MXFP8.
+MEGATRON_BRIDGE_GB200_RUNS: tuple[PublishedRun, ...] = (
+    *(
+        _run(
+            f"Megatron-Bridge Llama 3 8B, 8K, 8 GB200 (FP8, {release})",
+            "llama3-8b",
+            8,
+            128,
+            8192,
+            {"dp": 8},
+            2,
+            1,
+            tokens,
+            MEGATRON_BRIDGE_GB200_SOURCE.format(release=release, commit=commit)
+            + ", row LLAMA3_8B; "
+            + MEGATRON_BRIDGE_GB200_CONFIG,
+            zero_stages=(1,),
+            options=(MEGATRON_BRIDGE_LLAMA_GRADS,),
+            cluster="gb200-nvl72",
+        )
+        for release, commit, tokens in (
+            ("25.09", "fa0315ae2684693a666be9d247adf9baf1e30028", 31357.0),
+            ("25.11", "c0b9a00031b79b731ccefb56d0aba9629b4dd01b", 31508.0),
+        )
+    ),
+    *(
+        _run(
+            f"Megatron-Bridge Llama 3.1 405B, 8K, 256 GB200 (FP8, {release})",
+            "llama3-405b",
+            256,
+            1536,
+            8192,
+            {"tp": 4, "pp": 16, "dp": 4},
+            1,
+            4,
+            tokens,
+            MEGATRON_BRIDGE_GB200_SOURCE.format(release=release, commit=commit)
+            + ", row LLAMA3.1_405B; "
+            + MEGATRON_BRIDGE_GB200_CONFIG
+            + "; account_for_embedding_in_pipeline_split = account_for_loss_in_pipeline_split = True",
+            zero_stages=(1,),
+            options=(("overlap_tp", TP_COMM_OVERLAP_ON), ("pipeline_edge_layers", 1), MEGATRON_BRIDGE_LLAMA_GRADS),
+            cluster="gb200-nvl72",
+        )
+        for release, commit, tokens in (
+            ("25.11", "c0b9a00031b79b731ccefb56d0aba9629b4dd01b", 813.0),
+            ("26.06", "63b08b397a3ee37edf439c7be0b24d7439d8cf23", 843.0),
+        )
+    ),
+)
+
+
 #: NVIDIA NeMo Framework's performance page for the NeMo 25.02 container, DGX-B200 pre-training table (FP8, NeMo 2.0).
 #: Published as a web page, not in a repository; the page shows each row's layout, tokens/s and model TFLOP/s.
 _NEMO_2502_SOURCE: str = (
@@ -1737,6 +1821,7 @@ RUN_ROLES: dict[str, str] = {
             *MEGATRON_BRIDGE_B200_RUNS,
             *NEMO_2502_B200_RUNS,
             *NEMO_2502_H100_RUNS,
+            *MEGATRON_BRIDGE_GB200_RUNS,
         )
     },
     **{name: "fit" for name in MOE_HOST_FIT_RUNS},
@@ -1761,6 +1846,7 @@ def all_published_runs() -> tuple[PublishedRun, ...]:
         *MEGATRON_BRIDGE_B200_RUNS,
         *NEMO_2502_B200_RUNS,
         *NEMO_2502_H100_RUNS,
+        *MEGATRON_BRIDGE_GB200_RUNS,
     )
 
 

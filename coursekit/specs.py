@@ -48,6 +48,7 @@ __all__ = [
     "WorkloadSpec",
     "divisors",
     "group_link",
+    "nvlink_segment_nodes",
     "ring_nics",
 ]
 
@@ -215,6 +216,12 @@ register(
         "specs.world_size": {
             "zh": "设备总数 (nodes × gpus_per_node)",
             "en": "world size (nodes × gpus_per_node)",
+        },
+        "specs.domain_of_nodes": {
+            "zh": "nvlink_domain_gpus = {domain}：一个 NVLink 域由整数个节点组成，必须是每节点 GPU 数 "
+            "gpus_per_node = {gpus} 的倍数（至少一个节点）。",
+            "en": "nvlink_domain_gpus = {domain}: an NVLink domain is made of whole nodes, so it must be a multiple "
+            "of gpus_per_node = {gpus} (one node at least).",
         },
         "planner.edge_layers_negative": {
             "zh": "edge_layers = {edge}：{layers} 层分成 {pp} 个流水线阶段时，首尾阶段只剩 {stage} 层；"
@@ -617,6 +624,25 @@ def _group_link(span: int, gpus_per_node: int, used_ranks: int | None = None) ->
     return "intra_node" if gpus_per_node % span == 0 or one_node else "inter_node"
 
 
+def nvlink_segment_nodes(nodes: int, domain_nodes: int) -> int:
+    """Nodes of a job on ``nodes`` nodes that share one NVLink domain of ``domain_nodes`` nodes: all of them when
+    they fit in one domain, else the largest number at most ``domain_nodes`` that divides ``nodes``, so that every
+    domain holds the same share of the job. This is the Slurm ``--segment`` Megatron-Bridge's launcher asks for on
+    GB200 (scripts/performance/utils/executors.py @ 067f987df: nodes of 4 GPUs, at most 18 to a segment): a job on
+    64 trays runs in 4 segments of 16 trays (64 GPUs each), a job on 20 in 2 of 10.
+
+    >>> [nvlink_segment_nodes(nodes, 18) for nodes in (2, 18, 64, 20)]
+    [2, 18, 16, 10]
+
+    Taught in: lesson 9 (decision workbench).
+    """
+    nodes = check_int("nodes", nodes, ge=1)
+    domain_nodes = check_int("domain_nodes", domain_nodes, ge=1)
+    if nodes <= domain_nodes:
+        return nodes
+    return next(size for size in range(domain_nodes, 0, -1) if nodes % size == 0)
+
+
 def ring_nics(span: int, group_ranks: int, gpus_per_node: int) -> int:
     """Network cards one ring collective of a group crossing nodes drives per rank's share of traffic.
 
@@ -662,7 +688,7 @@ def _inter_node_ring_bandwidth(np: Any, cluster: Any, span: Any, ring_ranks: Any
     (``ring_ranks`` the group's ranks; 1 for point-to-point), capped by the intra-node bandwidth each channel also
     crosses, never below one NIC. Array-generic (``np`` is numpy); the planner's links and ledger rows call it."""
     inter_bw, intra_bw = cluster.inter_node_bandwidth_bytes_per_s, cluster.intra_node_bandwidth_bytes_per_s
-    nics = _ring_nics(span, ring_ranks, cluster.gpus_per_node)
+    nics = _ring_nics(span, ring_ranks, cluster.domain_gpus)
     return np.maximum(inter_bw, np.minimum(nics * inter_bw, intra_bw))
 
 
@@ -1819,6 +1845,9 @@ class ClusterSpec:
         memory_bandwidth_bytes_per_s: device memory bandwidth (serving's decode is bound by it).
         source: where the numbers come from.
         peak_flops_fp8: peak dense FP8 FLOP/s of one device, or ``None`` when it has no FP8 tensor cores.
+        nvlink_domain_gpus: GPUs one NVLink domain joins when it spans nodes (GB200 NVL72: 72 GPUs over 18
+            compute trays of 4); the intra-node link then carries every group inside the domain a job fills
+            (:attr:`domain_gpus`). ``None`` (the default): each node is its own domain.
 
     >>> c = ClusterSpec("toy", 2, 8, 80, 312e12, 300e9, 25e9, 2e-6, 5e-6, 2.0e12)
     >>> c.world_size, c.with_nodes(4).world_size
@@ -1839,11 +1868,17 @@ class ClusterSpec:
     memory_bandwidth_bytes_per_s: float
     source: str = ""
     peak_flops_fp8: float | None = None
+    nvlink_domain_gpus: int | None = None
 
     def __post_init__(self) -> None:
         _plain_fields(self)
         raw: Any = self
         _check_name("name", raw.name)
+        if raw.nvlink_domain_gpus is not None:
+            domain = check_int("nvlink_domain_gpus", raw.nvlink_domain_gpus, ge=1, le=MAX_WORLD_SIZE)
+            gpus = check_int("gpus_per_node", raw.gpus_per_node, ge=1, le=1024)
+            if domain < gpus or domain % gpus:
+                raise ValueError(tr("specs.domain_of_nodes", domain=domain, gpus=gpus))
         if raw.peak_flops_fp8 is not None:
             peak_fp8 = check_number("peak_flops_fp8", raw.peak_flops_fp8, ge=MIN_PEAK_FLOPS, le=MAX_PEAK_FLOPS)
             object.__setattr__(self, "peak_flops_fp8", peak_fp8)
@@ -1894,6 +1929,20 @@ class ClusterSpec:
     def world_size(self) -> int:
         """Devices in the cluster: nodes × gpus_per_node."""
         return self.nodes * self.gpus_per_node
+
+    @property
+    def domain_gpus(self) -> int:
+        """GPUs whose groups the intra-node link carries in a job on all of this cluster's nodes: a node's, or, where
+        an NVLink domain spans nodes (:attr:`nvlink_domain_gpus`), those of the nodes the job fills in one domain
+        (:func:`nvlink_segment_nodes`).
+
+        >>> from coursekit.presets import CLUSTERS
+        >>> CLUSTERS["h100-8"].with_nodes(4).domain_gpus, CLUSTERS["gb200-nvl72"].with_nodes(64).domain_gpus
+        (8, 64)
+        """
+        if self.nvlink_domain_gpus is None:
+            return self.gpus_per_node
+        return nvlink_segment_nodes(self.nodes, self.nvlink_domain_gpus // self.gpus_per_node) * self.gpus_per_node
 
     def with_nodes(self, nodes: int) -> ClusterSpec:
         """The same kind of node, ``nodes`` of them."""

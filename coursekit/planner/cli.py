@@ -54,6 +54,7 @@ from ..specs import (
     MAX_LATENCY_S,
     MAX_LORA_RANK,
     MAX_PEAK_FLOPS,
+    MAX_WORLD_SIZE,
     MIN_BANDWIDTH_BYTES_PER_S,
     MIN_PEAK_FLOPS,
     MIN_SHARE,
@@ -112,14 +113,22 @@ CUSTOM_CLUSTER_FLAGS: tuple[tuple[str, str, str, dict[str, float]], ...] = (
     ("inter-gb-s", "inter_node_bandwidth_bytes_per_s", "inter_gb_s", _LINK_BOUNDS),
     ("intra-latency-us", "intra_node_latency_s", "intra_latency_us", _LATENCY_US_BOUNDS),
     ("inter-latency-us", "inter_node_latency_s", "inter_latency_us", _LATENCY_US_BOUNDS),
+    ("nvlink-domain-gpus", "nvlink_domain_gpus", "nvlink_domain_gpus", {"ge": 1, "le": MAX_WORLD_SIZE}),
 )
+#: Custom-cluster flags that take a whole number.
+_INT_CLUSTER_FLAGS: tuple[str, ...] = ("gpus-per-node", "nvlink-domain-gpus")
 #: The cluster in a ``plan`` usage line (training and serving): a preset, or the custom cluster's required flags.
 CLUSTER_USAGE: str = (
     "(--cluster CLUSTER | --gpu-memory-gib GIB --peak-tflops T --hbm-gb-s B --gpus-per-node N --intra-gb-s B "
     "--inter-gb-s B)"
 )
 #: Custom-cluster flags a cluster without ``--cluster`` may leave out: no FP8 peak, NCCL's ring latencies.
-OPTIONAL_CUSTOM_FLAGS: tuple[str, ...] = ("peak-fp8-tflops", "intra-latency-us", "inter-latency-us")
+OPTIONAL_CUSTOM_FLAGS: tuple[str, ...] = (
+    "peak-fp8-tflops",
+    "intra-latency-us",
+    "inter-latency-us",
+    "nvlink-domain-gpus",
+)
 #: The latencies a custom cluster gets without ``--intra-latency-us`` / ``--inter-latency-us``: NCCL's ring latencies
 #: (:data:`coursekit.hardware.NCCL_RING_NVLINK_LATENCY_S`, :data:`~coursekit.hardware.NCCL_RING_NET_LATENCY_S`).
 DEFAULT_LATENCIES_S: dict[str, float] = {
@@ -146,6 +155,11 @@ CUSTOM_CLUSTER_HELP: dict[str, Text] = {
         f"{NCCL_RING_NVLINK_LATENCY_S * 1e6:g}，与 --cluster 一起用时取代预设的值）",
         en=f"intra-node latency of one ring step (alpha), microseconds (optional; default NCCL's ring "
         f"{NCCL_RING_NVLINK_LATENCY_S * 1e6:g}; with --cluster it replaces the preset's)",
+    ),
+    "nvlink_domain_gpus": Text(
+        zh="一个 NVLink 域跨节点连起来的 GPU 数（可选；如 GB200 NVL72 是 72，每个节点 4 张；默认每个节点自成一个域）",
+        en="GPUs one NVLink domain joins across nodes (optional; GB200 NVL72: 72, with 4 GPUs per node; default: each "
+        "node is its own domain)",
     ),
     "inter_node_latency_s": Text(
         zh=f"跨节点环形通信每一步的固定延迟 (alpha)，微秒（可选；默认 NCCL 环形算法的 "
@@ -179,6 +193,7 @@ _CUSTOM_SCALE: dict[str, float] = {
     "inter_node_bandwidth_bytes_per_s": 1e9,
     "intra_node_latency_s": 1e-6,
     "inter_node_latency_s": 1e-6,
+    "nvlink_domain_gpus": 1,
 }
 
 register(
@@ -320,7 +335,7 @@ def add_cluster_arguments(p: argparse.ArgumentParser, notes: Mapping[str, Text] 
         what = CUSTOM_CLUSTER_HELP[field_name].render() + ("" if note is None else note.render())
         p.add_argument(
             f"--{flag}",
-            type=number_arg(int if flag == "gpus-per-node" else float, unit_name, **bounds),
+            type=number_arg(int if flag in _INT_CLUSTER_FLAGS else float, unit_name, **bounds),
             default=None,
             help=tr("cli.help_custom", what=what),
         )
@@ -839,7 +854,7 @@ def _cluster_argv(cluster: str | ClusterSpec) -> list[str]:
         value = getattr(cluster, field_name)
         if value is not None and value != DEFAULT_LATENCIES_S.get(field_name):
             scaled = _from_spec_unit(field_name, value)
-            argv += [f"--{flag}", str(int(scaled)) if flag == "gpus-per-node" else repr(float(scaled))]
+            argv += [f"--{flag}", str(int(scaled)) if flag in _INT_CLUSTER_FLAGS else repr(float(scaled))]
     return argv
 
 

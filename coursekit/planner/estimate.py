@@ -196,7 +196,7 @@ def _link(np: Any, cluster: ClusterSpec, span: Any, ring_ranks: Any = 1, used: A
     group's ranks on a node (``coursekit.specs.ring_nics``; capped by the intra-node bandwidth each channel also
     crosses, never below one NIC); 1 (the default) for point-to-point traffic, which leaves on the rank's own NIC.
     """
-    g = cluster.gpus_per_node
+    g = cluster.domain_gpus
     intra = (span <= g) & (g % np.maximum(span, 1) == 0)
     if used is not None:
         intra = intra | (used <= g)
@@ -1323,7 +1323,7 @@ def _ep_comm(
     zeros = np.zeros_like(k.tpf)
     if not model.is_moe:
         return {"EP": zeros, "EP_intra": zeros, "EP_inter": zeros, "link": np.ones(k.tp.shape, dtype=bool)}
-    g = cluster.gpus_per_node
+    g = cluster.domain_gpus
     per_node = np.clip(g // np.minimum(k.etp, g), 1, None)
     members = np.minimum(k.epf, per_node.astype(np.float64))  # EP ranks that share a node (EP ranks are etp apart)
     share = _ep_remote_share(k.epf, members, model.top_k, workload.ep_dedup_per_node, workload.ep_node_limit)

@@ -58,6 +58,23 @@ register(
             "en": "etp = {etp}: an expert tensor-parallel (ETP) group must stay inside one node of "
             "{gpus_per_node:@GPU}",
         },
+        "planner.etp_leaves_node_domain": {
+            "zh": "etp = {etp}：专家张量并行 (ETP) 组必须留在一个 NVLink 域里，这个作业每个域用 {gpus_per_node} 卡",
+            "en": "etp = {etp}: an expert tensor-parallel (ETP) group must stay inside one NVLink domain, of which "
+            "this job fills {gpus_per_node:@GPU}",
+        },
+        "planner.tp_leaves_domain": {
+            "zh": "tp = {tp} 超过这个作业每个 NVLink 域的 {gpus_per_node} 张 GPU：张量并行 (TP) 组会离开 NVLink，"
+            "走跨域网络",
+            "en": "tp = {tp} exceeds the {gpus_per_node:@GPU} this job fills in each NVLink domain: the TP group "
+            "would leave NVLink for the network between domains",
+        },
+        "planner.tp_straddles_domain": {
+            "zh": "tp = {tp} 不能整除这个作业每个 NVLink 域的 {gpus_per_node} 张 GPU：rank 连续排布时，有的 TP 组"
+            "会跨两个域",
+            "en": "tp = {tp} does not divide the {gpus_per_node:@GPU} this job fills in each NVLink domain: with "
+            "contiguous ranks some TP groups would straddle two domains",
+        },
         "planner.virtual_needs_pp": {
             "zh": "v = {v} 个虚拟阶段需要流水线并行 (pp > 1)：模型块 (model chunk) 是在流水线阶段之间交错的",
             "en": "v = {v} virtual stages need pipeline parallelism (pp > 1): model chunks interleave across "
@@ -404,10 +421,14 @@ def _memory_reason(g: GateInput, i: int) -> Reason:
 
 
 def _interconnect_reason(g: GateInput, i: int) -> Reason:
-    tp, etp, gpn = g.value("tp", i), g.value("etp", i), g.cluster.gpus_per_node
+    tp, etp, gpn = g.value("tp", i), g.value("etp", i), g.cluster.domain_gpus
+    domain = "_domain" if g.cluster.nvlink_domain_gpus is not None else ""  # an NVLink domain over nodes: say so
     if gpn % tp == 0:  # the attention-TP group fits: the expert-TP group is the one that leaves the node
-        return Reason("interconnect", "planner.etp_leaves_node", {"etp": etp, "gpus_per_node": gpn})
-    key = "gates.tp_leaves_node" if tp > gpn else "gates.tp_straddles_node"
+        return Reason("interconnect", f"planner.etp_leaves_node{domain}", {"etp": etp, "gpus_per_node": gpn})
+    if domain:
+        key = "planner.tp_leaves_domain" if tp > gpn else "planner.tp_straddles_domain"
+    else:
+        key = "gates.tp_leaves_node" if tp > gpn else "gates.tp_straddles_node"
     return Reason("interconnect", key, {"tp": tp, "gpus_per_node": gpn})
 
 
@@ -525,8 +546,8 @@ PLAN_GATES: tuple[PlanGate, ...] = (
         False,
         # a group that does not divide the node crosses one, unless the layout's ranks all sit on one node
         lambda g: (
-            ((g.cluster.gpus_per_node % g["tp"] != 0) | (g.cluster.gpus_per_node % g.etp != 0))
-            & (g.used_ranks > g.cluster.gpus_per_node)
+            ((g.cluster.domain_gpus % g["tp"] != 0) | (g.cluster.domain_gpus % g.etp != 0))
+            & (g.used_ranks > g.cluster.domain_gpus)
         ),
         _interconnect_reason,
     ),

@@ -1255,6 +1255,10 @@ class PlanResult:
                 if w.flash_attention
                 else tr("planner.attention_kernel_eager")
             )
+            if c.nvlink_domain_gpus is not None:
+                assumptions += tr(
+                    "planner.nvlink_domain", domain=c.nvlink_domain_gpus, gpn=c.gpus_per_node, filled=c.domain_gpus
+                )
             if w.overlap_fraction is None and w.overlap("tp") < w.overlap_tp:  # asked, but cannot run
                 assumptions += tr("planner.tp_overlap_needs_sp", asked=w.overlap_tp)
             if w.recompute_modules:

@@ -81,7 +81,7 @@ def _link_kind(
     """The link of groups spanning ``span`` ranks, timed as the estimate times it (``estimate._link``)."""
     import numpy as np
 
-    kind = _group_link(span, cluster.gpus_per_node, used)
+    kind = _group_link(span, cluster.domain_gpus, used)
     bandwidth, latency = cluster.link(kind)
     if kind == "inter_node":
         bandwidth = float(_inter_node_ring_bandwidth(np, cluster, span, ring_ranks))
@@ -562,7 +562,7 @@ def _gate_inputs_key(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadS
     memory, and the workload but its flat efficiency and overlap (the step estimate alone reads those, and the
     cluster's bandwidths, latencies and peak FLOP/s)."""
     rest = replace(workload, achievable_flops_fraction=None, overlap_fraction=None)
-    return (model, cluster.nodes, cluster.gpus_per_node, cluster.memory_per_device_gib, rest)
+    return (model, cluster.nodes, cluster.gpus_per_node, cluster.domain_gpus, cluster.memory_per_device_gib, rest)
 
 
 def _gated_space(

@@ -182,6 +182,13 @@ register(
             "unidirectional per GPU: intra-node {intra_gb_s:.0f} GB/s, inter-node {inter_gb_s:.1f} GB/s; the "
             "estimate's uncertainty is about ±{uncertainty:.0%}",
         },
+        "planner.nvlink_domain": {
+            "zh": "；一个 NVLink 域跨节点连起 {domain} 张 GPU（每个节点 {gpn} 张）：这个作业每个域用 {filled} 张"
+            "（按 Megatron-Bridge 启动脚本设定的 Slurm 分段），域内的组都走节点内链路，跨域才走网络",
+            "en": "; one NVLink domain joins {domain:@GPU} across nodes of {gpn}: this job fills {filled} of them in "
+            "each domain (the Slurm segments Megatron-Bridge's launcher asks for), and every group inside a domain "
+            "uses the intra-node link, only groups across domains the network",
+        },
         "planner.attention_kernel_flash": {
             "zh": "；注意力用融合注意力内核（不保存 s×s 分数，完全重计算的工作集也按此计；因果掩码下只算 {share:g} 的"
             "查询-键对，在 4K 到 16K 个 token 的序列上速度约是最佳矩阵乘的 {rate:.3f}，序列更短或被上下文并行切开时"

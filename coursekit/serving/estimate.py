@@ -148,7 +148,7 @@ def _weight_read_params(model: ModelSpec, batch: int) -> float:
 def _handoff_s(model: ModelSpec, cluster: ClusterSpec, tp: int, pp: int, tokens: int) -> float:
     if pp == 1:
         return 0.0
-    bandwidth, latency = cluster.link(_group_link(tp * pp, cluster.gpus_per_node))
+    bandwidth, latency = cluster.link(_group_link(tp * pp, cluster.domain_gpus))
     hop = float(_collective_time_s("send_recv", 2, tokens * model.hidden * ACTIVATION_BYTES / tp, bandwidth, latency))
     return (pp - 1) * hop
 

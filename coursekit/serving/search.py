@@ -61,6 +61,13 @@ register(
             "zh": "pp = {pp} 超过 {layers} 层：有的流水线阶段没有层",
             "en": "pp = {pp} exceeds the {layers:@layer}: some pipeline stage would hold no layer",
         },
+        "serving.reason.interconnect_domain": {
+            "zh": "tp = {tp} 超出这次部署每个 NVLink 域的 {gpn} 个设备（或不整除它）："
+            "每个 token 每层两次全归约 (all-reduce) 要走域间网络，延迟会压倒解码",
+            "en": "tp = {tp} does not fit inside the {gpn:@device} of an NVLink domain this deployment fills: two "
+            "all-reduces per layer per token would cross the network between domains, and their latency would "
+            "swamp decoding",
+        },
         "serving.reason.interconnect": {
             "zh": "tp = {tp} 超出一个节点的 {gpn} 个设备（或不整除它）："
             "每个 token 每层两次全归约 (all-reduce) 要跨节点，"
@@ -353,8 +360,9 @@ def _shape_reasons(model: ModelSpec, cluster: ClusterSpec, tp: int, pp: int) -> 
         reasons.append(Reason("tp_heads", "serving.reason.tp_kv_heads", {"tp": tp, "kv_heads": model.kv_heads}))
     if pp > model.layers:
         reasons.append(Reason("pp_layers", "serving.reason.pp_layers", {"pp": pp, "layers": model.layers}))
-    if tp > cluster.gpus_per_node or cluster.gpus_per_node % tp:
-        reasons.append(Reason("interconnect", "serving.reason.interconnect", {"tp": tp, "gpn": cluster.gpus_per_node}))
+    if tp > cluster.domain_gpus or cluster.domain_gpus % tp:
+        key = "serving.reason.interconnect" + ("_domain" if cluster.nvlink_domain_gpus is not None else "")
+        reasons.append(Reason("interconnect", key, {"tp": tp, "gpn": cluster.domain_gpus}))
     return reasons
 
 
