@@ -11,6 +11,7 @@ Taught in: lesson 9 (decision workbench); the precision recipes in lesson 1, ser
 from __future__ import annotations
 
 import copy
+import functools
 import math
 from dataclasses import dataclass, fields, replace
 from typing import Any, TypeVar
@@ -636,8 +637,12 @@ def nvlink_segment_nodes(nodes: int, domain_nodes: int) -> int:
 
     Taught in: lesson 9 (decision workbench).
     """
-    nodes = check_int("nodes", nodes, ge=1)
-    domain_nodes = check_int("domain_nodes", domain_nodes, ge=1)
+    return _segment_nodes(check_int("nodes", nodes, ge=1), check_int("domain_nodes", domain_nodes, ge=1))
+
+
+@functools.lru_cache(maxsize=256)
+def _segment_nodes(nodes: int, domain_nodes: int) -> int:
+    """:func:`nvlink_segment_nodes` without validation, kept per pair (a prime node count scans every size)."""
     if nodes <= domain_nodes:
         return nodes
     return next(size for size in range(domain_nodes, 0, -1) if nodes % size == 0)
@@ -1942,7 +1947,7 @@ class ClusterSpec:
         """
         if self.nvlink_domain_gpus is None:
             return self.gpus_per_node
-        return nvlink_segment_nodes(self.nodes, self.nvlink_domain_gpus // self.gpus_per_node) * self.gpus_per_node
+        return _segment_nodes(self.nodes, self.nvlink_domain_gpus // self.gpus_per_node) * self.gpus_per_node
 
     def with_nodes(self, nodes: int) -> ClusterSpec:
         """The same kind of node, ``nodes`` of them."""
