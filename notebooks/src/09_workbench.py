@@ -833,10 +833,10 @@ print(Text(zh="来源，按表中序号（论文与表格；训练配置文件�
 for line in citation_lines(runs):
     print(line)
 # zh: 上面列举的各组行数：论文 8、厂商 H100 表 24、DGX Cloud 14 + 9、长序列 8、
-# zh: Megatron-Core 扩展表 9 与 MoE 指南 1、ModelZoo 10、B200 12、DGX-H100 1、微调 6
+# zh: Megatron-Core 扩展表 9 与 MoE 指南 1、ModelZoo 10、B200 12、DGX-H100 1、微调 6、GB200 4
 # en: the rows the paragraph above counts: papers 8, vendor H100 tables 24, DGX Cloud 14 + 9, long sequences 8,
-# en: Megatron-Core's scaling table 9 and MoE guide 1, ModelZoo 10, B200 12, DGX-H100 1, fine-tuning 6
-assert len(runs) == 8 + 24 + 14 + 9 + 8 + 9 + 1 + 10 + 12 + 1 + 6
+# en: Megatron-Core's scaling table 9 and MoE guide 1, ModelZoo 10, B200 12, DGX-H100 1, fine-tuning 6, GB200 4
+assert len(runs) == 8 + 24 + 14 + 9 + 8 + 9 + 1 + 10 + 12 + 1 + 6 + 4
 refused = {c.name for c in comparisons if not c.accepted}
 assert refused == set()
 passed = {c.name for c in comparisons if c.passes}
