@@ -28,6 +28,9 @@ CASES = (
     ("llama3-8b", "a100-8", 2, WorkloadSpec(global_batch=64, overlap_fraction=0.5)),
     ("llama3-8b", "a100-8", 2, WorkloadSpec(global_batch=64, achievable_flops_fraction=0.4)),
     ("llama3-405b", "h100-8", 64, WorkloadSpec(global_batch=512, seq_len=32768, precision="fp8")),
+    # LoRA (the trained adapters' own gradients) and DualPipe (its own bubble): the parts the scenarios share
+    ("llama3-70b", "h100-8", 4, WorkloadSpec(global_batch=256, lora_rank=16)),
+    ("mixtral-8x7b", "h100-8", 8, WorkloadSpec(global_batch=256, seq_len=4096, ep_overlap_schedule="dualpipe")),
 )
 
 
@@ -52,8 +55,8 @@ def _per_scenario(model: Any, cluster: Any, workload: Any, columns: dict[str, An
 def test_one_pass_equals_one_estimate_per_scenario(model: str, cluster: str, nodes: int, workload: Any) -> None:
     result = plan(MODELS[model], CLUSTERS[cluster].with_nodes(nodes), workload)
     accepted = np.asarray(result.accepted_indices())
-    # a few rows (each term on every row) and many (terms on distinct rows, tiled or not)
-    for count in (3, DISTINCT_MIN_ROWS // 7 + 1, DISTINCT_MIN_ROWS + 5):
+    # one row and a few (each term on every row), and many (terms on distinct rows, tiled or not)
+    for count in (1, 2, 3, DISTINCT_MIN_ROWS // 7 + 1, DISTINCT_MIN_ROWS + 5):
         rows = accepted[np.linspace(0, len(accepted) - 1, count).astype(int)] if len(accepted) >= count else accepted
         columns = {name: column[rows] for name, column in result._table.columns.items()}
         one_pass = scenario_steps(result.model, result.cluster, result.workload, columns)

@@ -20,8 +20,9 @@ Taught in: lesson 9 (decision workbench); the roofline itself in lesson 7.
 from __future__ import annotations
 
 import numbers
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, NamedTuple
 
 from .._validate import check_int, check_number, learner_functions
@@ -850,23 +851,39 @@ class _Stages:
     dense: dict[str, Any]
     layers_max: Any
     single: Any  # 1.0 where pp == 1: the one stage is first and last
-    #: (dense, MoE, either) layers of each stage kind (ModelSpec.stage_layer_kinds)
-    kinds: dict[str, tuple[Any, Any, Any]]
+    #: works out :attr:`kinds` (read by the memory ledger and LoRA's trained parameters only, so not before)
+    kinds_of: Callable[[], dict[str, tuple[Any, Any, Any]]] = field(repr=False, compare=False)
+
+    @cached_property
+    def kinds(self) -> dict[str, tuple[Any, Any, Any]]:
+        """(dense, MoE, either) layers of each stage kind (ModelSpec.stage_layer_kinds), worked out on first read."""
+        return self.kinds_of()
 
     @classmethod
     def of(cls, np: Any, model: ModelSpec, workload: WorkloadSpec, k: _Columns) -> _Stages:
-        def per_pp(pp: Any) -> tuple[Any, ...]:  # the stages depend on pp alone: once per distinct pp
-            edges = pipeline_edges_at(
+        def edges_at(pp: Any) -> tuple[Any, Any]:
+            return pipeline_edges_at(
                 model.layers, pp, workload.pipeline_edge_layers, workload.pipeline_last_edge_layers
             )
-            counts = stage_layer_counts(model.layers, pp, *edges)
-            kinds = [n * np.ones_like(pp) for stage in model._stage_layer_kinds(pp, *edges) for n in stage]
-            return (*counts, *model._stage_dense_params(pp, *edges), *kinds)
 
-        parts = [x.astype(np.float64) for x in on_distinct(np, per_pp, k.pp)]
+        # the stages depend on pp alone: once per distinct pp, and as floats there (converting each candidate's copy
+        # afterwards gives the same numbers)
+        def per_pp(pp: Any) -> tuple[Any, ...]:
+            edges = edges_at(pp)
+            values = (*stage_layer_counts(model.layers, pp, *edges), *model._stage_dense_params(pp, *edges))
+            return tuple(np.asarray(x, dtype=np.float64) for x in values)
+
+        def kinds_per_pp(pp: Any) -> tuple[Any, ...]:
+            stages = model._stage_layer_kinds(pp, *edges_at(pp))
+            return tuple(np.asarray(n * np.ones_like(pp), dtype=np.float64) for stage in stages for n in stage)
+
+        def kinds() -> dict[str, tuple[Any, Any, Any]]:
+            parts = on_distinct(np, kinds_per_pp, k.pp)
+            return {kind: (parts[3 * i], parts[3 * i + 1], parts[3 * i + 2]) for i, kind in enumerate(STAGE_KINDS)}
+
+        parts = on_distinct(np, per_pp, k.pp)
         layers = dict(zip(STAGE_KINDS, parts[:3], strict=True))
         dense = dict(zip(STAGE_KINDS, parts[3:6], strict=True))
-        kinds = {kind: (parts[6 + 3 * i], parts[7 + 3 * i], parts[8 + 3 * i]) for i, kind in enumerate(STAGE_KINDS)}
         layers_max = np.maximum(np.maximum(layers["first"], layers["mid"]), layers["last"])
         return cls(layers, dense, layers_max, (k.pp == 1).astype(np.float64), kinds)
 
@@ -1679,22 +1696,127 @@ def training_estimate(
     import numpy as np
 
     a = Assumptions.of(cluster, workload, efficiency_shape, bubble_scale) if assumptions is None else assumptions
-    cluster = a.links(cluster)
     k = _Columns.of(np, c)
     st = _Stages.of(np, model, workload, k)
     memory = _memory_ledger(np, model, workload, k, st) if with_memory else {}
-    run = _compute_time(np, model, cluster, workload, k, st, a.efficiency_shape)
+    parts = _step_parts(np, model, a.links(cluster), workload, k, st, a.efficiency_shape)
+    return {"memory": memory, **_step_from_parts(np, model, workload, k, st, a, parts)}
+
+
+def training_steps(
+    model: ModelSpec,
+    cluster: ClusterSpec,
+    workload: WorkloadSpec,
+    c: Mapping[str, Any],
+    blocks: Sequence[Assumptions],
+) -> list[Any]:
+    """The step (seconds per row of the columns ``c``) under each of ``blocks``, in one pass: what
+    :func:`training_estimate` with ``assumptions=`` that block gives, bit for bit (the tie scenarios,
+    :func:`coursekit.planner.ties.scenario_steps`). Each block holds scalars (:meth:`Assumptions.of`).
+
+    The compute and the communication (:func:`_step_parts`) depend only on the links' bandwidths and the efficiency
+    curve's shape, so the columns are tiled once per distinct value of those among the blocks, each tile with its
+    own as one value per row (:meth:`Assumptions.stacked`); each block's step then comes from its tile at the
+    block's own overlap shares, bubble scale and host scale (:func:`_step_from_parts`). Internal: ``c`` is a search's
+    own columns, unchecked.
+    """
+    import numpy as np
+
+    if not blocks:
+        return []
+    rows = len(np.asarray(c["tp"]))
+    reads = [
+        (a.intra_node_bandwidth_bytes_per_s, a.inter_node_bandwidth_bytes_per_s, a.efficiency_shape) for a in blocks
+    ]
+    distinct = list(dict.fromkeys(reads))
+    tiles = len(distinct)
+    k = _Columns.of(np, {name: np.tile(np.asarray(column), tiles) for name, column in c.items()})
+    shared = Assumptions.stacked(np, [blocks[reads.index(read)] for read in distinct], rows)
+    parts = _step_parts(
+        np, model, shared.links(cluster), workload, k, _Stages.of(np, model, workload, k), shared.efficiency_shape
+    )
+    # every tile holds the same columns: the first tile's columns and their stages serve every block
+    k_rows = _rows(k, slice(0, rows), rows * tiles)
+    st_rows = _Stages.of(np, model, workload, k_rows)
+    parts_rows = [_rows(parts, slice(i * rows, (i + 1) * rows), rows * tiles) for i in range(tiles)]
+    return [
+        _step_from_parts(np, model, workload, k_rows, st_rows, a, parts_rows[distinct.index(read)])["step_s"]
+        for a, read in zip(blocks, reads, strict=True)
+    ]
+
+
+def _rows(value: Any, view: slice, total: int) -> Any:
+    """``value`` (the estimate's columns or parts: arrays of one value per row, in dicts, tuples and dataclasses,
+    and scalars) with every array cut to the rows ``view`` of ``total`` (views, not copies)."""
+    import dataclasses
+
+    import numpy as np
+
+    if isinstance(value, np.ndarray):
+        if value.ndim == 0:
+            return value
+        if value.shape[-1] != total:
+            raise ValueError(f"an array of shape {value.shape} among the estimate's {total} rows")
+        return value[..., view]
+    if isinstance(value, dict):
+        return {key: _rows(part, view, total) for key, part in value.items()}
+    if isinstance(value, tuple):
+        parts = (_rows(part, view, total) for part in value)
+        return type(value)(*parts) if hasattr(value, "_fields") else tuple(parts)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = {f.name: _rows(getattr(value, f.name), view, total) for f in dataclasses.fields(value)}
+        return type(value)(**fields)
+    return value
+
+
+class _StepParts(NamedTuple):
+    """What :func:`training_estimate` works out before the overlap shares, the bubble's scale and the host's launch
+    time enter: the compute (``run``), LoRA's trained parameters, the communication per dimension on its links, the
+    CP ring's and the ZeRO traffic's parts, and the pipeline bubble's fraction. They depend on the links' bandwidths
+    and the efficiency curve's shape, and not on the rest of :class:`Assumptions`: the tie scenarios that move only
+    the rest share them (:func:`coursekit.planner.ties.scenario_steps`)."""
+
+    run: dict[str, Any]
+    lora_trained: tuple[Any, Any]
+    comm: dict[str, Any]
+    links: dict[str, Any]
+    ring: _Ring
+    dense: _ZeroParts
+    experts: _ZeroParts
+    bubble: Any
+
+
+def _step_parts(
+    np: Any,
+    model: ModelSpec,
+    cluster: ClusterSpec,
+    workload: WorkloadSpec,
+    k: _Columns,
+    st: _Stages,
+    efficiency_shape: Any,
+) -> _StepParts:
+    """The :class:`_StepParts` of the columns ``k`` on ``cluster``'s links (:meth:`Assumptions.links`)."""
+    run = _compute_time(np, model, cluster, workload, k, st, efficiency_shape)
     lora_trained = _lora_trained(np, model, workload, k, st)
     comm, links, ring, dense, experts = _communication(
         np, model, cluster, workload, k, st, run["efficiency"], lora_trained
     )
-    ep_share = _ep_overlap_share(np, k, a.overlap["ep"], workload.ep_overlap_schedule)
-    ep_slowdown = _ep_overlap_slowdown_s(np, comm["EP"], ep_share, run["compute_s"])
-    compute = run["compute_s"] + ep_slowdown
     if workload.ep_overlap_schedule == "dualpipe":
         bubble = np.where(k.pp > 1, _dualpipe_bubble_fraction(k.ppf, k.gaf), 0.0)
     else:
         bubble = np.where(k.pp > 1, _bubble_fraction(k.ppf, k.gaf, k.vf), 0.0)
+    return _StepParts(run, lora_trained, comm, links, ring, dense, experts, bubble)
+
+
+def _step_from_parts(
+    np: Any, model: ModelSpec, workload: WorkloadSpec, k: _Columns, st: _Stages, a: Assumptions, p: _StepParts
+) -> dict[str, Any]:
+    """The rest of :func:`training_estimate` (all but ``"memory"``): the overlap, the bubble and the host's wait on
+    ``p``, at the overlap shares, the bubble's scale and the host's scale of ``a``."""
+    run, lora_trained, comm, links, ring, dense, experts, bubble = p
+    ep_share = _ep_overlap_share(np, k, a.overlap["ep"], workload.ep_overlap_schedule)
+    ep_slowdown = _ep_overlap_slowdown_s(np, comm["EP"], ep_share, run["compute_s"])
+    compute = run["compute_s"] + ep_slowdown
 
     total_comm = sum(comm[d] for d in COMM_DIMENSIONS)
 
@@ -1733,7 +1855,6 @@ def training_estimate(
     # which shortens a layer on the GPU and lengthens its wait for the host by as much, then never slows the step
     bubble_s = a.bubble_scale * bubble / (1 - bubble) * compute
     return {
-        "memory": memory,
         "comm": comm,
         "comm_intra": links,
         "communication_s": total_comm,

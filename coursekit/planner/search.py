@@ -36,6 +36,7 @@ from ..specs import (
     MIN_BANDWIDTH_BYTES_PER_S,
     _group_link,
     _inter_node_ring_bandwidth,
+    _replace_valid,
     pipeline_edges_at,
     stage_layer_counts,
     type_error,
@@ -561,7 +562,8 @@ def _gate_inputs_key(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadS
     """What the training space, the gates and the memory ledger read: the model, the cluster's shape and device
     memory, and the workload but its flat efficiency and overlap (the step estimate alone reads those, and the
     cluster's bandwidths, latencies and peak FLOP/s)."""
-    rest = replace(workload, achievable_flops_fraction=None, overlap_fraction=None)
+    # a key only, of a validated workload with two optional fields unset: no checks to run again
+    rest = _replace_valid(workload, achievable_flops_fraction=None, overlap_fraction=None)
     return (model, cluster.nodes, cluster.gpus_per_node, cluster.domain_gpus, cluster.memory_per_device_gib, rest)
 
 

@@ -246,13 +246,13 @@ def scenario_steps(
     """Step time of each candidate in ``columns`` under each of :data:`SCENARIOS` (seconds, arrays).
 
     Efficiency scenarios are skipped when the workload sets a flat ``achievable_flops_fraction`` (no curve).
-    One estimate runs them all: the columns are tiled once per scenario, and each block of rows gets its
-    scenario's :class:`coursekit.planner.estimate.Assumptions` (what :func:`_scenario_specs` moves) — the same
-    numbers as one estimate per scenario, bit for bit (``tests/test_planner_ties_one_pass.py``).
+    One pass runs them all (:func:`coursekit.planner.estimate.training_steps`), each scenario with the
+    :class:`coursekit.planner.estimate.Assumptions` :func:`_scenario_specs` moves: the compute and the communication
+    once per distinct (bandwidths, curve shape) among the scenarios — the overlap, bubble and host scenarios share
+    the stated ones — and each scenario's step from them at its own overlap, bubble and host scale. The same numbers
+    as one estimate per scenario, bit for bit (``tests/test_planner_ties_one_pass.py``).
     """
-    import numpy as np
-
-    from .estimate import Assumptions, training_estimate
+    from .estimate import Assumptions, training_steps
 
     codes: list[str] = []
     blocks: list[Assumptions] = []
@@ -264,11 +264,7 @@ def scenario_steps(
         host = _HOST_SCALE.get(code, 1.0)
         codes.append(code)
         blocks.append(Assumptions.of(c2, w2, shape, bubble, host))
-    rows = len(np.asarray(columns["tp"]))
-    tiled = {name: np.tile(np.asarray(column), len(codes)) for name, column in columns.items()}
-    assumptions = Assumptions.stacked(np, blocks, rows)
-    est = training_estimate(model, cluster, workload, tiled, with_memory=False, assumptions=assumptions)
-    return dict(zip(codes, np.asarray(est["step_s"]).reshape(len(codes), rows), strict=True))
+    return dict(zip(codes, training_steps(model, cluster, workload, columns, blocks), strict=True))
 
 
 @dataclass(frozen=True)

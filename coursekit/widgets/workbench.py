@@ -31,6 +31,7 @@ Taught in: lesson 9 (decision workbench).
 from __future__ import annotations
 
 import html
+import weakref
 from collections import OrderedDict
 from dataclasses import replace
 from typing import Any, ClassVar
@@ -42,7 +43,7 @@ from matplotlib.patches import Patch
 from matplotlib.transforms import blended_transform_factory
 
 from .._validate import learner_functions
-from ..i18n import Text, register, tr
+from ..i18n import Text, get_language, register, tr
 from ..planner import DEFAULT_OUTPUT_TOKENS, PLAN_GATES, PlanCandidate, PlanResult, WorkloadSpec, what_if
 from ..planner.estimate import lora_adapters
 from ..plotting import cache_drawing, label
@@ -95,6 +96,10 @@ TOP_SHOWN: int = 5
 #: Plans the widget keeps for control values seen recently (each holds its searched table and the search's
 #: estimate of its accepted candidates: about 2.7 MB in the default state, 11-22 MB for a mixture of experts).
 PLAN_CACHE_SIZE: int = 16
+#: Verdicts the widget keeps (the message HTML of a plan in one language): a learner going back to earlier control
+#: values, or switching the language back, gets the verdict with its plan instead of its tie explanations worked out
+#: again. Kept by the plan itself and the language; a plan no longer held anywhere drops out.
+VERDICT_CACHE_SIZE: int = 2 * PLAN_CACHE_SIZE
 #: The controls the plan depends on: all of them.
 _PLAN_INPUTS: tuple[str, ...] = (
     "model",
@@ -552,6 +557,10 @@ class WorkbenchWidget(LessonWidget[Any]):
         self._show_serving(False)
         self._plans: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
         self._top: tuple[PlanResult, list[PlanCandidate]] | None = None
+        self._kept_curve: tuple[ServingPlanResult, tuple[tuple[int, float, float, bool], ...]] | None = None
+        # (id of the plan, language) -> (weak reference to that plan, verdict HTML): the reference tells a plan
+        # from a later one that reuses a freed plan's id
+        self._verdicts: OrderedDict[tuple[int, str], tuple[weakref.ref[Any], str]] = OrderedDict()
 
     def compute(self, **values: Any) -> Any:
         values = self.check_values(values)  # a direct call may pass what no control offers
@@ -621,18 +630,24 @@ class WorkbenchWidget(LessonWidget[Any]):
             ax.set_visible(serving)
 
     def _curve(self, result: ServingPlanResult) -> tuple[tuple[int, float, float, bool], ...]:
+        """The best layout's batch-latency curve of ``result`` (worked out once per result: the chart and the verdict
+        both show it)."""
+        if self._kept_curve is not None and self._kept_curve[0] is result:
+            return self._kept_curve[1]
         best = _best_serving(result)
-        if best is None:
-            return ()
-        w = result.workload
-        return tradeoff_curve(
-            result.model,
-            result.cluster,
-            tp=best.tp,
-            pp=best.pp,
-            prompt_tokens=w.prompt_tokens,
-            output_tokens=w.output_tokens,
-        )
+        curve: tuple[tuple[int, float, float, bool], ...] = ()
+        if best is not None:
+            w = result.workload
+            curve = tradeoff_curve(
+                result.model,
+                result.cluster,
+                tp=best.tp,
+                pp=best.pp,
+                prompt_tokens=w.prompt_tokens,
+                output_tokens=w.output_tokens,
+            )
+        self._kept_curve = (result, curve)
+        return curve
 
     def draw(self, result: Any) -> None:
         if isinstance(result, ServingPlanResult):
@@ -711,8 +726,22 @@ class WorkbenchWidget(LessonWidget[Any]):
         return "pass" if result.accepted_count else "fail"
 
     def describe(self, result: Any) -> str:
+        """The verdict on ``result`` in the current language (HTML), worked out once per plan and language."""
+        key = (id(result), get_language())
+        kept = self._verdicts.get(key)
+        if kept is not None and kept[0]() is result:
+            self._verdicts.move_to_end(key)
+            return kept[1]
         if isinstance(result, ServingPlanResult):
-            return self._describe_serving(result)
+            verdict = self._describe_serving(result)
+        else:
+            verdict = self._describe_training(result)
+        self._verdicts[key] = (weakref.ref(result), verdict)
+        while len(self._verdicts) > VERDICT_CACHE_SIZE:
+            self._verdicts.popitem(last=False)
+        return verdict
+
+    def _describe_training(self, result: PlanResult) -> str:
         best = self.top(result)
         cluster = result.cluster
         if not best:
