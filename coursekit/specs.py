@@ -637,7 +637,8 @@ def nvlink_segment_nodes(nodes: int, domain_nodes: int) -> int:
 
     Taught in: lesson 9 (decision workbench).
     """
-    return _segment_nodes(check_int("nodes", nodes, ge=1), check_int("domain_nodes", domain_nodes, ge=1))
+    nodes = check_int("nodes", nodes, ge=1, le=MAX_NODES)
+    return _segment_nodes(nodes, check_int("domain_nodes", domain_nodes, ge=1, le=MAX_WORLD_SIZE))
 
 
 @functools.lru_cache(maxsize=256)

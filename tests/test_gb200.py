@@ -184,3 +184,17 @@ def test_what_lesson_9_and_the_guide_say(monkeypatch: pytest.MonkeyPatch) -> Non
     assert "4 行 GB200" in guide_zh and "是实测的 0.76 到 0.87 倍" in guide_zh
     lesson = (root / "notebooks/src/09_workbench.py").read_text(encoding="utf-8")
     assert "pass, at 0.76 to 0.87 of the measured" in lesson and "4 行都通过，是实测的 0.76 到 0.87 倍" in lesson
+
+
+@pytest.mark.parametrize(
+    ("args", "error", "text"),
+    [
+        ((True, 18), TypeError, "nodes = True"),
+        ((2**52 + 1, 2**50), ValueError, "nodes = 4503599627370497"),  # refused before any scan
+        ((64, 2**40), ValueError, "domain_nodes = 1099511627776"),
+        ((64, 0), ValueError, "domain_nodes = 0"),
+    ],
+)
+def test_segment_arguments_are_checked(args: tuple[int, int], error: type[Exception], text: str) -> None:
+    with pytest.raises(error, match=text):
+        nvlink_segment_nodes(*args)
