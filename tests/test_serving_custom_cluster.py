@@ -155,6 +155,7 @@ def test_json_records_the_custom_cluster(capsys: pytest.CaptureFixture[str]) -> 
         "memory_bandwidth_bytes_per_s": 3350e9,
         "source": "command line",
         "peak_flops_fp8": None,
+        "nvlink_domain_gpus": None,  # no --nvlink-domain-gpus: each node its own NVLink domain
     }
 
 
