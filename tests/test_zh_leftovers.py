@@ -45,6 +45,7 @@ COURSE_WORDS = frozenset({"token", "rank"})
 PROPER_NAMES = frozenset(
     {"Megatron", "Core", "NeMo", "DeepEP", "CUDA", "FlashAttention", "PaLM", "ModelZoo", "Korthikanti", "Cloud"}
     | {"GPT", "SwiGLU"}
+    | {"NVLink", "Bridge", "Slurm"}  # the interconnect, Megatron-Bridge, the cluster scheduler
 )
 #: Formula notation (max(a, b)) and Python's None.
 MATH = frozenset({"max", "min", "None"})
