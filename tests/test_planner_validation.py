@@ -483,8 +483,8 @@ def test_megatron_bridge_llama_runs_reduce_gradients_in_bf16() -> None:
     parameters, the output layer 128256·8192 and the final norm 8192: 9,607,225,344 parameters, a quarter per TP
     rank, 2 bytes of gradient each (ZeRO-1 keeps them whole)."""
     runs = [run for run in all_published_runs() if run.name.startswith("Megatron-Bridge Llama")]
-    # H100: 25.11 and 26.02; B200: 25.09 and 25.11
-    assert len(runs) == 9 and all(run.workload().recipe == "zero-fp16-adam" for run in runs)
+    # H100: 25.11 and 26.02; B200: 25.09 and 25.11; GB200: 8B 25.09 and 25.11, 405B 25.11 and 26.06
+    assert len(runs) == 13 and all(run.workload().recipe == "zero-fp16-adam" for run in runs)
     _, result = _plan_run("Megatron-Bridge Llama 3 70B, 8K, 64 H100 (FP8)")
     layer = 2 * 8192**2 + 2 * 8192 * 1024 + 3 * 8192 * 28672 + 2 * 8192
     last = 10 * layer + 128256 * 8192 + 8192

@@ -45,6 +45,10 @@ TABLE_TFLOPS: dict[str, float] = {
     "Megatron-Bridge Llama 3.1 405B, 8K, 128 B200 (FP8, 25.09)": 1676.0,
     "Megatron-Bridge Llama 3 8B, 8K, 8 B200 (FP8, 25.11)": 1576.0,
     "Megatron-Bridge Llama 3.1 405B, 8K, 128 B200 (FP8, 25.11)": 1667.0,
+    "Megatron-Bridge Llama 3 8B, 8K, 8 GB200 (FP8, 25.09)": 1614.0,
+    "Megatron-Bridge Llama 3 8B, 8K, 8 GB200 (FP8, 25.11)": 1622.0,
+    "Megatron-Bridge Llama 3.1 405B, 8K, 256 GB200 (FP8, 25.11)": 2053.0,
+    "Megatron-Bridge Llama 3.1 405B, 8K, 256 GB200 (FP8, 26.06)": 2129.0,
 }
 #: DeepSeek-V3's 25.09 row (338 TFLOP/s at 1297 tokens/s) counts its multi-token prediction module too, which the
 #: course's Megatron-Core count leaves out: the two agree to 4 %, checked apart.
