@@ -1097,6 +1097,33 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         ),
     ),
     _e(
+        Text(zh="微缩放 FP8", en="microscaling FP8"),
+        "MXFP8",
+        Text(
+            zh="Blackwell GPU 上的 FP8 缩放方式：每 32 个相邻元素共用一个只含指数的 8 位缩放因子 (E8M0)。"
+            "按行与按列的分块方向不同，所以反向要用的按列副本不能由按行副本转置得到，两份都从 bf16 量化；"
+            "不需要先求整个张量的 amax。"
+            "Transformer Engine 只在计算能力 10.x 的 GPU（B200、GB200、B300、GB300）上运行它。",
+            en="An FP8 scaling on Blackwell GPUs: every 32 consecutive elements share one exponent-only 8-bit scale "
+            "(E8M0). Row-wise and column-wise blocks run in different directions, so the column-wise copy the backward "
+            "needs cannot be a transpose of the row-wise one: both are quantised from bf16, with no pass for a "
+            "whole-tensor amax. Transformer Engine runs it only on GPUs of compute capability 10.x (B200, GB200, "
+            "B300, GB300).",
+        ),
+    ),
+    _e(
+        Text(zh="计算能力", en="compute capability"),
+        "",
+        Text(
+            zh="NVIDIA 给每代 GPU 的版本号：A100 是 8.0，H100 是 9.0，B200 是 10.0，B300 是 10.3。"
+            "训练引擎按它决定能用哪些内核：例如计算能力 10.x 的 FP8 矩阵乘接受任意操作数布局，"
+            "不必另做 FP8 转置副本，而 9.0 (Hopper) 要做。",
+            en="The version number NVIDIA gives each GPU generation: A100 8.0, H100 9.0, B200 10.0, B300 10.3. "
+            "Training engines choose kernels by it: FP8 GEMMs at compute capability 10.x take any operand layout, so "
+            "no transposed FP8 copy is needed, while 9.0 (Hopper) needs one.",
+        ),
+    ),
+    _e(
         Text(zh="连续批处理", en="continuous batching"),
         "",
         Text(

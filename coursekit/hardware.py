@@ -34,14 +34,24 @@ from .units import GB_BYTES, GIB_BYTES, US_PER_S
 
 __all__ = [
     "A10_BF16_DENSE_FLOPS",
+    "A10_COMPUTE_CAPABILITY",
     "A10_MEMORY_BYTES_PER_S",
     "A100_80GB_HBM_BYTES_PER_S",
     "A100_BF16_DENSE_FLOPS",
+    "A100_COMPUTE_CAPABILITY",
     "B200_BF16_DENSE_FLOPS",
+    "B200_COMPUTE_CAPABILITY",
     "B200_FP8_DENSE_FLOPS",
     "B200_HBM_BYTES_PER_S",
     "B200_MEMORY_GB",
     "B200_SOURCE",
+    "B300_BF16_DENSE_FLOPS",
+    "B300_COMPUTE_CAPABILITY",
+    "B300_FP8_DENSE_FLOPS",
+    "B300_HBM_BYTES_PER_S",
+    "B300_MEMORY_GB",
+    "B300_SOURCE",
+    "COMPUTE_CAPABILITY_SOURCE",
     "CPU_BF16_FLOPS",
     "CPU_DRAM_BYTES_PER_S",
     "CPU_MEMORY_GIB",
@@ -58,7 +68,13 @@ __all__ = [
     "GB200_NVL72_DOMAIN_GPUS",
     "GB200_SOURCE",
     "GB200_TRAY_GPUS",
+    "GB300_BF16_DENSE_FLOPS",
+    "GB300_FP8_DENSE_FLOPS",
+    "GB300_HBM_BYTES_PER_S",
+    "GB300_MEMORY_GB",
+    "GB300_SOURCE",
     "H100_BF16_DENSE_FLOPS",
+    "H100_COMPUTE_CAPABILITY",
     "H100_FP8_DENSE_FLOPS",
     "H100_HBM_BYTES_PER_S",
     "H100_SMS",
@@ -74,6 +90,7 @@ __all__ = [
     "NCCL_LL_MAX_BUS_BYTES_PER_S",
     "NCCL_NVLINK_STEP_LATENCY_US",
     "NCCL_PROTOCOL_BANDWIDTH_SHARE",
+    "NET_800G_PER_GPU_BYTES_PER_S",
     "NVLINK3_UNIDIRECTIONAL_BYTES_PER_S",
     "NVLINK4_H100_BIDIRECTIONAL_BYTES_PER_S",
     "NVLINK4_H100_BYTES_PER_S",
@@ -245,6 +262,52 @@ GB200_MEMORY_GB: float = 186.0
 #: GPUs a GB200 NVL72 rack joins in one NVLink domain, and GPUs a compute tray (a node to Slurm) holds.
 GB200_NVL72_DOMAIN_GPUS: int = 72
 GB200_TRAY_GPUS: int = 4
+
+#: NVIDIA B300 (DGX B300, Blackwell Ultra) and GB300 NVL72, as NVIDIA's DGX Cloud Benchmarking README states them: the
+#: peak table gives B300 2,250 and GB300 2,450 TFLOP/s BF16, 4,500 and 4,900 FP8 (dense); the B300 reference
+#: architecture 270 GB of HBM3e at 7.7 TB/s per GPU, fifth-generation NVLink at 1.8 TB/s per GPU (both directions
+#: added) and 8 x 800 Gb/s compute links a node (one per GPU: 100 GB/s per GPU and direction); the GB300 reference
+#: architecture 279 GB of HBM3e at 8 TB/s per GPU and the same NVLink. A GB300 NVL72 rack joins 72 GPUs over 18 trays
+#: of 4, as GB200's does; its compute links are taken as 800 Gb/s per GPU like DGX B300's (an assumption: the README
+#: gives none for GB300). The README lists GB300's dense BF16 and FP8 peaks equal to GB200's, while Megatron-Bridge's
+#: tables measure GB300 faster than GB200 on the same models; the estimate reads the peaks, so it does not see that
+#: difference, and its GB300 throughput is the less certain.
+B300_SOURCE: str = (
+    "NVIDIA DGX Cloud Benchmarking, README.md @ 841f5466cd86b66abd48049e839c563776f6d716 (“Peak Theoretical "
+    "Throughput”: B300 BF16 2250, FP8 4500 TFLOPS; “B300 Reference Architecture”: 8x B300 270 GB HBM3e, memory "
+    "bandwidth 7.7 TB/s per GPU, NVLink 5th generation 1.8 TB/s per GPU, compute links 8x 800 Gbit/s)"
+)
+B300_BF16_DENSE_FLOPS: float = 2250e12
+B300_FP8_DENSE_FLOPS: float = 4500e12
+B300_HBM_BYTES_PER_S: float = 7.7e12
+B300_MEMORY_GB: float = 270.0
+#: One 800 Gb/s compute link per GPU, each way: 100 GB/s.
+NET_800G_PER_GPU_BYTES_PER_S: float = 800e9 / BITS_PER_BYTE
+GB300_SOURCE: str = (
+    "NVIDIA DGX Cloud Benchmarking, README.md @ 841f5466cd86b66abd48049e839c563776f6d716 (“Peak Theoretical "
+    "Throughput”: GB300 BF16 2450, FP8 4900 TFLOPS; “GB300 Reference Architecture”: 279 GB HBM3e per GPU, memory "
+    "bandwidth 8 TB/s per GPU, NVLink 5th generation 1.8 TB/s per GPU); 72 GPUs in one NVLink domain over 18 trays of "
+    "4, as GB200 NVL72; 800 Gb/s compute links per GPU (assumed, as DGX B300's)"
+)
+GB300_BF16_DENSE_FLOPS: float = 2450e12
+GB300_FP8_DENSE_FLOPS: float = 4900e12
+GB300_HBM_BYTES_PER_S: float = 8e12
+GB300_MEMORY_GB: float = 279.0
+
+#: CUDA compute capability of each GPU the presets hold (NVIDIA's CUDA GPUs table, developer.nvidia.com/cuda-gpus;
+#: Transformer Engine's MXFP8 page names "SM 10.0, SM 10.3" for B200/GB200 and B300/GB300). The engine decides two
+#: things on it (:data:`coursekit.specs.FP8_LAYOUT_SOURCE`): whether an FP8 GEMM takes any operand layout, so that no
+#: transposed FP8 copy is made, and whether MXFP8 runs at all.
+COMPUTE_CAPABILITY_SOURCE: str = (
+    "NVIDIA CUDA GPU compute capability table (A100 8.0, A10 8.6, H100/H200/H800 9.0, B200/GB200 10.0, "
+    "B300/GB300 10.3); NVIDIA TransformerEngine @ d0067d0da6cb01811b8072a7d304f0e00344ce2b "
+    "docs/features/low_precision_training/mxfp8/mxfp8.rst (“Supported devices: SM 10.0, SM 10.3”)"
+)
+A100_COMPUTE_CAPABILITY: float = 8.0
+A10_COMPUTE_CAPABILITY: float = 8.6
+H100_COMPUTE_CAPABILITY: float = 9.0
+B200_COMPUTE_CAPABILITY: float = 10.0
+B300_COMPUTE_CAPABILITY: float = 10.3
 
 #: Jean Zay's A100 nodes (BLOOM, Le Scao et al. 2022, arXiv:2211.05100, §3.4.1): four Omni-Path 100 Gb/s
 #: links per 8-GPU node -> 4 x 100e9 / 8 bits / 8 GPUs = 6.25 GB/s per GPU each way.

@@ -34,11 +34,17 @@ __all__ = [
     "DEFAULT_RECIPE",
     "EDGE_LAYERS_SOURCE",
     "EP_OVERLAP_SCHEDULES",
+    "FP8_ANY_LAYOUT_COMPUTE_CAPABILITY",
+    "FP8_LAYOUT_SOURCE",
     "FP8_RECIPES",
     "FP8_WEIGHT_CACHE_BYTES",
     "FP8_WEIGHT_CACHE_SOURCE",
     "LOGITS_BYTES",
     "MAX_LORA_RANK",
+    "MXFP8_BLOCK_ELEMENTS",
+    "MXFP8_COMPUTE_CAPABILITY",
+    "MXFP8_SCALE_BYTES",
+    "MXFP8_SOURCE",
     "PRECISION_RECIPES",
     "RECOMPUTE_MODES",
     "RECOMPUTE_MODULES",
@@ -47,7 +53,9 @@ __all__ = [
     "PrecisionRecipe",
     "ServingWorkload",
     "WorkloadSpec",
+    "check_fp8_recipe",
     "divisors",
+    "fp8_weight_cache_bytes",
     "group_link",
     "nvlink_segment_nodes",
     "ring_nics",
@@ -70,9 +78,37 @@ EP_OVERLAP_SCHEDULES: tuple[str, ...] = ("megatron", "dualpipe")
 #: How FP8 tensors get their scale (``WorkloadSpec(fp8_recipe=...)``), as Transformer Engine names the recipes:
 #: ``"delayed"`` (``DelayedScaling``: the scale comes from earlier steps' amax history, the amax of this cast is
 #: fused into it; Megatron-Core's ``--fp8-recipe`` default) or ``"current"`` (``Float8CurrentScaling``: a pass over
-#: the tensor for its amax before the cast). They differ in the passes over memory
-#: (:func:`coursekit.planner.estimate.fp8_quantisation_bytes_per_token`).
-FP8_RECIPES: tuple[str, ...] = ("delayed", "current")
+#: the tensor for its amax before the cast), both one scale per tensor; or ``"mxfp8"`` (``MXFP8BlockScaling``: one
+#: E8M0 scale per 32 consecutive elements, Blackwell only, NVIDIA's Megatron-Bridge tables on DGX B200/GB200 and
+#: later). They differ in the passes over memory (:func:`coursekit.planner.estimate.fp8_quantisation_bytes_per_token`).
+FP8_RECIPES: tuple[str, ...] = ("delayed", "current", "mxfp8")
+#: MXFP8's block: one scale per this many consecutive elements, along a row for the row-wise copy and along a column
+#: for the column-wise one (:data:`MXFP8_SOURCE`).
+MXFP8_BLOCK_ELEMENTS: int = 32
+#: Bytes of one MXFP8 scale (E8M0: 8 exponent bits).
+MXFP8_SCALE_BYTES: int = 1
+#: Where the MXFP8 facts come from: block and scale format, the two copies quantised separately from bf16, the
+#: devices that run it (compute capability 10.x), and the default norm path (the norm in bf16, then a quantize pass;
+#: cuDNN's fused norm only under ``NVTE_NORM_FWD_USE_CUDNN``).
+MXFP8_SOURCE: str = (
+    "NVIDIA TransformerEngine @ d0067d0da6cb01811b8072a7d304f0e00344ce2b: docs/features/low_precision_training/mxfp8/"
+    "mxfp8.rst (block size 32, E8M0 scales; rowwise and columnwise copies quantised independently from full "
+    "precision, no transposes on Blackwell; quantized all-gather supported; SM 10.0, SM 10.3), "
+    "transformer_engine/pytorch/quantization.py (_compute_mxfp8_support: compute capability >= 10.0 and < 12.0), "
+    "pytorch/csrc/extensions/normalization.cpp (MXFP8: Impl::UNFUSED unless NVTE_NORM_FWD_USE_CUDNN)"
+)
+#: Where the FP8 GEMM layout rule comes from: per-tensor FP8 GEMMs on Hopper take only the TN layout, so the
+#: backward's GEMMs need a transposed FP8 copy of the input and the output gradient; on devices whose FP8 GEMMs take
+#: any layout the engine keeps one FP8 copy and makes no transpose.
+FP8_LAYOUT_SOURCE: str = (
+    "NVIDIA TransformerEngine @ d0067d0da6cb01811b8072a7d304f0e00344ce2b: transformer_engine/common/"
+    "transformer_engine.cpp (nvte_is_non_tn_fp8_gemm_supported: compute capability 10.x, or 13.0 and later), "
+    "pytorch/csrc/quantizer.cpp (with_transpose = columnwise_usage && !is_non_tn_fp8_gemm_supported)"
+)
+#: Compute capabilities at which the engine's FP8 GEMMs take any layout: [10.0, 12.0) and from 13.0
+#: (:data:`FP8_LAYOUT_SOURCE`), and at which it runs MXFP8: [10.0, 12.0) (:data:`MXFP8_SOURCE`).
+FP8_ANY_LAYOUT_COMPUTE_CAPABILITY: tuple[tuple[float, float], ...] = ((10.0, 12.0), (13.0, math.inf))
+MXFP8_COMPUTE_CAPABILITY: tuple[float, float] = (10.0, 12.0)
 
 #: Bytes per linear-layer weight that Transformer Engine keeps cached in FP8 between the micro-batches of a step when
 #: the engine keeps bf16 weights (``WorkloadSpec(fp8_weight_cache=True)``): the weight cast to FP8 for the forward GEMM
@@ -274,6 +310,17 @@ register(
             "for a device of your own that has them, give its FP8 peak (ClusterSpec(peak_flops_fp8=...), "
             "--peak-fp8-tflops on the command line).",
         },
+        "planner.no_mxfp8": {
+            "zh": "fp8_recipe = 'mxfp8'：{cluster} 的设备不能运行 MXFP8（Transformer Engine 只在计算能力 "
+            "(compute capability) 10.x 的 GPU 上运行它，例如 B200、GB200、B300、GB300；这里是 {capability}）。"
+            "请用 'current' 或 'delayed'；自定义的 Blackwell 集群请给出它的计算能力"
+            "（ClusterSpec(compute_capability=10.0)，命令行 --compute-capability 10.0）。",
+            "en": "fp8_recipe = 'mxfp8': the devices of {cluster} cannot run MXFP8 (Transformer Engine runs it only on "
+            "GPUs of compute capability 10.x, e.g. B200, GB200, B300, GB300; here: {capability}). Use 'current' or "
+            "'delayed', or, for a Blackwell cluster of your own, state its compute capability "
+            "(ClusterSpec(compute_capability=10.0), --compute-capability 10.0 on the command line).",
+        },
+        "planner.capability_unstated": {"zh": "未给出", "en": "not stated"},
         "planner.fp8_peak_below_bf16": {
             "zh": "{name} = {value!r}：FP8 峰值不能低于 bf16 峰值 {bf16_name} = {bf16!r}（有 FP8 张量核心的设备，"
             "FP8 峰值至少等于 bf16 峰值，例如 H100 SXM 稠密 1979 对 989 TFLOP/s）；没有 FP8 张量核心的设备不给 FP8 "
@@ -1854,6 +1901,10 @@ class ClusterSpec:
         nvlink_domain_gpus: GPUs one NVLink domain joins when it spans nodes (GB200 NVL72: 72 GPUs over 18
             compute trays of 4); the intra-node link then carries every group inside the domain a job fills
             (:attr:`domain_gpus`). ``None`` (the default): each node is its own domain.
+        compute_capability: the GPUs' CUDA compute capability (H100 9.0, B200 10.0, B300 10.3), or ``None``
+            (the default) when not stated. The FP8 estimate reads it: from 10.0 FP8 GEMMs take any layout, so no
+            transposed FP8 copies are made (:attr:`fp8_any_layout`), and only 10.x runs the ``"mxfp8"`` recipe
+            (:attr:`mxfp8`). ``None`` counts as Hopper's rule and refuses MXFP8.
 
     >>> c = ClusterSpec("toy", 2, 8, 80, 312e12, 300e9, 25e9, 2e-6, 5e-6, 2.0e12)
     >>> c.world_size, c.with_nodes(4).world_size
@@ -1875,11 +1926,15 @@ class ClusterSpec:
     source: str = ""
     peak_flops_fp8: float | None = None
     nvlink_domain_gpus: int | None = None
+    compute_capability: float | None = None
 
     def __post_init__(self) -> None:
         _plain_fields(self)
         raw: Any = self
         _check_name("name", raw.name)
+        if raw.compute_capability is not None:
+            capability = check_number("compute_capability", raw.compute_capability, ge=1.0, le=99.9)
+            object.__setattr__(self, "compute_capability", capability)
         if raw.nvlink_domain_gpus is not None:
             domain = check_int("nvlink_domain_gpus", raw.nvlink_domain_gpus, ge=1, le=MAX_WORLD_SIZE)
             gpus = check_int("gpus_per_node", raw.gpus_per_node, ge=1, le=1024)
@@ -1930,6 +1985,26 @@ class ClusterSpec:
         2.001
         """
         return _peak_flops(self, check_choice("precision", precision, PRECISIONS))
+
+    @property
+    def fp8_any_layout(self) -> bool:
+        """Whether the devices' FP8 GEMMs take any operand layout (compute capability 10.x, or 13.0 and later:
+        :data:`FP8_ANY_LAYOUT_COMPUTE_CAPABILITY`), so Transformer Engine keeps one FP8 copy of a tensor and makes no
+        transposed one; ``False`` on Hopper and when :attr:`compute_capability` is not stated.
+
+        >>> from coursekit.presets import CLUSTERS
+        >>> CLUSTERS["h100-8"].fp8_any_layout, CLUSTERS["b200-8"].fp8_any_layout
+        (False, True)
+        """
+        cc = self.compute_capability
+        return cc is not None and any(low <= cc < high for low, high in FP8_ANY_LAYOUT_COMPUTE_CAPABILITY)
+
+    @property
+    def mxfp8(self) -> bool:
+        """Whether the devices run the ``"mxfp8"`` FP8 recipe (compute capability 10.x: :data:`MXFP8_SOURCE`);
+        ``False`` when :attr:`compute_capability` is not stated."""
+        cc = self.compute_capability
+        return cc is not None and MXFP8_COMPUTE_CAPABILITY[0] <= cc < MXFP8_COMPUTE_CAPABILITY[1]
 
     @property
     def world_size(self) -> int:
@@ -2378,6 +2453,44 @@ def _peak_flops(cluster: ClusterSpec, precision: str) -> float:
     if cluster.peak_flops_fp8 is None:
         raise ValueError(tr("planner.no_fp8", cluster=cluster.name))
     return cluster.peak_flops_fp8
+
+
+def check_fp8_recipe(cluster: ClusterSpec, recipe: str) -> None:
+    """Refuse ``recipe`` (one of :data:`FP8_RECIPES`, already checked) where ``cluster``'s devices cannot run it:
+    ``"mxfp8"`` needs compute capability 10.x (:attr:`ClusterSpec.mxfp8`), as Transformer Engine refuses it
+    elsewhere (:data:`MXFP8_SOURCE`)."""
+    if not isinstance(cluster, ClusterSpec):
+        raise type_error("cluster", cluster, "ClusterSpec")
+    if check_choice("recipe", recipe, FP8_RECIPES) == "mxfp8" and not cluster.mxfp8:
+        cc = cluster.compute_capability
+        raise ValueError(
+            tr(
+                "planner.no_mxfp8",
+                cluster=cluster.name,
+                capability=tr("planner.capability_unstated") if cc is None else f"{cc:g}",
+            )
+        )
+
+
+def fp8_weight_cache_bytes(recipe: str, any_layout: bool) -> float:
+    """Bytes per linear-layer weight of the FP8 copies Transformer Engine caches between micro-batches beside bf16
+    weights (``WorkloadSpec(fp8_weight_cache=True)``): on Hopper the FP8 weight and its FP8 transpose,
+    :data:`FP8_WEIGHT_CACHE_BYTES`; where the FP8 GEMMs take any layout (``any_layout``, Blackwell) the FP8 weight
+    alone, 1; under MXFP8 the row-wise and the column-wise copies with one E8M0 scale per 32 elements each,
+    2·(1 + 1/32) (:data:`FP8_LAYOUT_SOURCE`, :data:`MXFP8_SOURCE`).
+
+    >>> [fp8_weight_cache_bytes(recipe, any_layout) for recipe, any_layout in (("current", False), ("current", True),
+    ...  ("mxfp8", True))]
+    [2.0, 1.0, 2.0625]
+    """
+    return _fp8_weight_cache_bytes(check_choice("recipe", recipe, FP8_RECIPES), check_bool("any_layout", any_layout))
+
+
+def _fp8_weight_cache_bytes(recipe: str, any_layout: bool) -> float:
+    """Kernel of :func:`fp8_weight_cache_bytes` on checked values."""
+    if recipe == "mxfp8":
+        return 2.0 * (1.0 + MXFP8_SCALE_BYTES / MXFP8_BLOCK_ELEMENTS)
+    return 1.0 if any_layout else FP8_WEIGHT_CACHE_BYTES
 
 
 def _replace_valid(spec: _Spec, **changes: Any) -> _Spec:

@@ -67,14 +67,16 @@ def test_the_datasheet_figures_plan_as_the_preset(capsys: pytest.CaptureFixture[
     # two nodes, so PP hand-offs across nodes read the inter-node bandwidth and latency too; every layout shown
     argv = [*SERVE, "--model", "llama3-70b", "--nodes", "2", *LOAD, "--top", "100"]
     preset = _json([*argv, "--cluster", "h100-8"], capsys)
-    custom = _json([*argv, *H100, "--peak-fp8-tflops", "1979", *H100_LATENCY], capsys)
+    custom = _json([*argv, *H100, "--peak-fp8-tflops", "1979", "--compute-capability", "9.0", *H100_LATENCY], capsys)
     assert (custom["cluster"], preset["cluster"]) == ("custom", "h100-8")
     assert custom["world_size"] == 16 and custom["accepted"] > 0
     assert _without_cluster_names(custom) == _without_cluster_names(preset)
     # the latencies left out are NCCL's ring latencies, the preset's own: the same plan again (no FP8 peak stated)
     plain, expected = _without_cluster_names(_json([*argv, *H100], capsys)), _without_cluster_names(preset)
     assert plain["cluster_spec"].pop("peak_flops_fp8") is None
+    assert plain["cluster_spec"].pop("compute_capability") is None  # not stated either (the H100's is 9.0)
     expected["cluster_spec"].pop("peak_flops_fp8")
+    expected["cluster_spec"].pop("compute_capability")
     assert plain == expected
 
 
@@ -156,6 +158,7 @@ def test_json_records_the_custom_cluster(capsys: pytest.CaptureFixture[str]) -> 
         "source": "command line",
         "peak_flops_fp8": None,
         "nvlink_domain_gpus": None,  # no --nvlink-domain-gpus: each node its own NVLink domain
+        "compute_capability": None,  # no --compute-capability: not stated (Hopper's FP8 layout rule, no MXFP8)
     }
 
 

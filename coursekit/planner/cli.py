@@ -114,6 +114,7 @@ CUSTOM_CLUSTER_FLAGS: tuple[tuple[str, str, str, dict[str, float]], ...] = (
     ("intra-latency-us", "intra_node_latency_s", "intra_latency_us", _LATENCY_US_BOUNDS),
     ("inter-latency-us", "inter_node_latency_s", "inter_latency_us", _LATENCY_US_BOUNDS),
     ("nvlink-domain-gpus", "nvlink_domain_gpus", "nvlink_domain_gpus", {"ge": 1, "le": MAX_WORLD_SIZE}),
+    ("compute-capability", "compute_capability", "compute_capability", {"ge": 1.0, "le": 99.9}),
 )
 #: Custom-cluster flags that take a whole number.
 _INT_CLUSTER_FLAGS: tuple[str, ...] = ("gpus-per-node", "nvlink-domain-gpus")
@@ -128,6 +129,7 @@ OPTIONAL_CUSTOM_FLAGS: tuple[str, ...] = (
     "intra-latency-us",
     "inter-latency-us",
     "nvlink-domain-gpus",
+    "compute-capability",
 )
 #: The latencies a custom cluster gets without ``--intra-latency-us`` / ``--inter-latency-us``: NCCL's ring latencies
 #: (:data:`coursekit.hardware.NCCL_RING_NVLINK_LATENCY_S`, :data:`~coursekit.hardware.NCCL_RING_NET_LATENCY_S`).
@@ -160,6 +162,12 @@ CUSTOM_CLUSTER_HELP: dict[str, Text] = {
         zh="一个 NVLink 域跨节点连起来的 GPU 数（可选；如 GB200 NVL72 是 72，每个节点 4 张；默认每个节点自成一个域）",
         en="GPUs one NVLink domain joins across nodes (optional; GB200 NVL72: 72, with 4 GPUs per node; default: each "
         "node is its own domain)",
+    ),
+    "compute_capability": Text(
+        zh="GPU 的 CUDA 计算能力 (compute capability)，如 H100 为 9.0、B200 为 10.0、B300 为 10.3（可选；FP8 估计读它："
+        "10.x 的 FP8 矩阵乘不需要转置副本，也只有 10.x 能用 --fp8-recipe mxfp8）",
+        en="the GPUs' CUDA compute capability, e.g. H100 9.0, B200 10.0, B300 10.3 (optional; the FP8 estimate reads "
+        "it: at 10.x FP8 GEMMs need no transposed copies, and only 10.x runs --fp8-recipe mxfp8)",
     ),
     "inter_node_latency_s": Text(
         zh=f"跨节点环形通信每一步的固定延迟 (alpha)，微秒（可选；默认 NCCL 环形算法的 "
@@ -194,6 +202,7 @@ _CUSTOM_SCALE: dict[str, float] = {
     "intra_node_latency_s": 1e-6,
     "inter_node_latency_s": 1e-6,
     "nvlink_domain_gpus": 1,
+    "compute_capability": 1.0,
 }
 
 register(

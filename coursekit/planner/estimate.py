@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, NamedTuple
 
-from .._validate import check_int, check_number, learner_functions
+from .._validate import check_bool, check_choice, check_int, check_number, learner_functions
 from ..activations import _layer_activation_terms
 from ..capacity import PRECISION_RECIPES, RECOMPUTE_MODES, _state_bytes
 from ..communication import (
@@ -64,9 +64,13 @@ from ..roofline import (
 from ..specs import (
     FP8_WEIGHT_CACHE_BYTES,
     MAX_LORA_RANK,
+    MXFP8_BLOCK_ELEMENTS,
+    MXFP8_SCALE_BYTES,
     _inter_node_ring_bandwidth,
     _peak_flops,
     _replace_valid,
+    check_fp8_recipe,
+    fp8_weight_cache_bytes,
     pipeline_edges_at,
     stage_layer_counts,
     type_error,
@@ -350,6 +354,7 @@ def precision_peak_flops(
     bf16 = _peak_flops(cluster, "bf16")  # the workload's precision was checked when it was built
     if workload.precision == "bf16":
         return bf16
+    check_fp8_recipe(cluster, workload.fp8_recipe)
     share = FP8_MATMUL_SHARE if workload.fp8_matmul_share is None else workload.fp8_matmul_share
     fp8 = _peak_flops(cluster, "fp8") * share
     s = workload.tokens_per_sequence(model)
@@ -590,44 +595,91 @@ def _cast_bytes(recipe: str, fused: bool) -> float:
     """Bytes per element of one FP8 cast kernel, without a transpose: delayed scaling reads bf16 and writes FP8
     (its amax fused), 2 + 1; current scaling first reads the tensor for its amax, 2 + 2 + 1. Fused into the
     preceding norm: delayed scaling's norm writes FP8 itself (no pass); current scaling's norm writes bf16 with
-    its amax and a quantize pass follows, 2 + 1."""
+    its amax and a quantize pass follows, 2 + 1. MXFP8 reads bf16 and writes the row-wise FP8 copy with one E8M0
+    scale per 32 elements, 2 + 1 + 1/32, fused into a norm or not (the engine's default norm writes bf16 and a
+    quantize pass follows: :data:`coursekit.specs.MXFP8_SOURCE`)."""
     bf16, fp8 = float(ACTIVATION_BYTES), float(FP8_BYTES)
+    if recipe == "mxfp8":
+        return bf16 + _mxfp8_copy_bytes()
     if fused:
         return 0.0 if recipe == "delayed" else bf16 + fp8
     return bf16 + fp8 + (bf16 if recipe == "current" else 0.0)
 
 
-def _side_bytes(width: float, side: str, cast: float, tp: Any, gather: Any, backward: bool) -> Any:
+def _mxfp8_copy_bytes() -> float:
+    """Bytes per element of one MXFP8 copy (row-wise or column-wise): the FP8 element and its share of the block's
+    E8M0 scale, 1 + 1/32."""
+    return float(FP8_BYTES) + MXFP8_SCALE_BYTES / MXFP8_BLOCK_ELEMENTS
+
+
+def fp8_column_copy(recipe: str, any_layout: bool) -> str:
+    """How Transformer Engine makes the column-wise FP8 copy the backward's GEMMs read, for the FP8 ``recipe``
+    (:data:`coursekit.specs.FP8_RECIPES`) on a device whose FP8 GEMMs take ``any_layout``
+    (:attr:`coursekit.specs.ClusterSpec.fp8_any_layout`): ``"cast"``, written by the cast kernel from bf16 (MXFP8: its
+    blocks run along the other dimension, so it cannot come from the row-wise copy); ``"none"``, not made (per-tensor
+    scaling where FP8 GEMMs take any layout: the row-wise copy serves); ``"transpose"``, Hopper's transposed copy
+    (:data:`coursekit.specs.FP8_LAYOUT_SOURCE`).
+
+    >>> fp8_column_copy("current", False), fp8_column_copy("current", True), fp8_column_copy("mxfp8", True)
+    ('transpose', 'none', 'cast')
+    """
+    from ..specs import FP8_RECIPES
+
+    return _column_kind(check_choice("recipe", recipe, FP8_RECIPES), check_bool("any_layout", any_layout))
+
+
+def _column_kind(recipe: str, any_layout: bool) -> str:
+    """Kernel of :func:`fp8_column_copy` on checked values."""
+    if recipe == "mxfp8":
+        return "cast"
+    return "none" if any_layout else "transpose"
+
+
+def _side_bytes(
+    width: float, side: str, cast: float, tp: Any, gather: Any, backward: bool, column: str = "transpose"
+) -> Any:
     """Bytes per token on one rank of quantising one tensor ``width`` elements wide per token, on its ``side``
     (:data:`_Linear`), with ``cast`` bytes per element (:func:`_cast_bytes`); ``gather`` is 1 where sequence
     parallelism all-gathers the FP8 copies (tp > 1), else 0. ``backward`` False: the row-wise cast alone (the
     forward that full recomputation re-runs without grad, when no column-wise copy is asked for).
 
-    With ``backward`` the column-wise (transposed) copy Hopper's wgrad GEMM needs is added: written by the cast
-    kernel itself (1 byte per element), or, after an FP8 all-gather or a norm that wrote FP8 itself, made from the
-    whole FP8 copy by a transpose kernel (read 1, write 1).
+    With ``backward`` the column-wise copy the backward's GEMMs need is added, as ``column``
+    (:func:`_column_kind`) says: ``"transpose"`` (Hopper), written by the cast kernel itself (1 byte per element),
+    or, after an FP8 all-gather or a norm that wrote FP8 itself, made from the whole FP8 copy by a transpose kernel
+    (read 1, write 1); ``"cast"`` (MXFP8), written by the cast kernel on the rank's own elements before any
+    all-gather, 1 + 1/32 bytes each; ``"none"``, nothing.
     """
     whole = width / tp if side == "split" else width + 0.0 * tp
     shard = gather * (width / tp) + (1 - gather) * width if side == "gathered" else whole
-    if not backward:
+    if not backward or column == "none":
         return cast * shard
+    if column == "cast":
+        return (cast + _mxfp8_copy_bytes()) * shard
     separate = 1.0 if cast == 0.0 else (gather if side == "gathered" else 0.0)
     fp8 = float(FP8_BYTES)
     return cast * shard + separate * 2.0 * fp8 * whole + (1 - separate) * fp8 * shard
 
 
 def _linears_bytes(
-    linears: list[_Linear], recipe: str, tp: Any, gather: Any, backward: bool, frozen: bool = False
+    linears: list[_Linear],
+    recipe: str,
+    tp: Any,
+    gather: Any,
+    backward: bool,
+    frozen: bool = False,
+    any_layout: bool = False,
 ) -> Any:
     """Sum of :func:`_side_bytes` over the linear layers' inputs (forward) and, with ``backward``, their output
     gradients (always a kernel of their own: the gradient arrives in bf16). ``frozen``: the weights take no
-    gradient, so the inputs get no column-wise copy (see :func:`fp8_quantisation_bytes_per_token`)."""
+    gradient, so the inputs get no column-wise copy (see :func:`fp8_quantisation_bytes_per_token`);
+    ``any_layout``: the device's FP8 GEMMs take any layout (:func:`_column_kind`)."""
+    column = _column_kind(recipe, any_layout)
     total: Any = 0.0 * tp
     for in_width, in_side, out_width, out_side, fused in linears:
         cast = _cast_bytes(recipe, fused)
-        total = total + _side_bytes(in_width, in_side, cast, tp, gather, backward and not frozen)
+        total = total + _side_bytes(in_width, in_side, cast, tp, gather, backward and not frozen, column)
         if backward:
-            total = total + _side_bytes(out_width, out_side, _cast_bytes(recipe, False), tp, gather, True)
+            total = total + _side_bytes(out_width, out_side, _cast_bytes(recipe, False), tp, gather, True, column)
     return total
 
 
@@ -714,6 +766,7 @@ def fp8_quantisation_bytes_per_token(
     rc: Any = 0,
     modules: tuple[str, ...] = (),
     frozen: bool = False,
+    any_layout: bool = False,
 ) -> Fp8CastBytes:
     """HBM bytes per token and layer one rank moves quantising tensors to FP8, besides the GEMMs; array-generic.
 
@@ -735,6 +788,13 @@ def fp8_quantisation_bytes_per_token(
     ``"moe"`` in ``modules`` for the shared and routed experts. Weights are cast once per step, not per token
     (:func:`fp8_weight_cast_bytes`).
 
+    ``any_layout`` (:attr:`coursekit.specs.ClusterSpec.fp8_any_layout`, Blackwell): the FP8 GEMMs take any operand
+    layout, so per-tensor scaling makes no column-wise copy at all (:data:`coursekit.specs.FP8_LAYOUT_SOURCE`).
+    ``"mxfp8"`` (Blackwell only) has no transposes either, but its column-wise copy has blocks along the other
+    dimension: the cast kernel writes it from bf16 beside the row-wise one, 2 + 2·(1 + 1/32) bytes per element, on
+    the rank's own elements before a sequence-parallel all-gather, fused norm or not (:data:`~coursekit.specs.
+    MXFP8_SOURCE`).
+
     ``frozen`` (LoRA, ``WorkloadSpec.lora_rank``: the linear layers' own weights take no gradient): Transformer
     Engine asks an input's quantizer for the column-wise copy only when the weight needs its gradient
     (``backward_needs_input = is_grad_enabled and weight.requires_grad`` in linear.py and layernorm_linear.py; the
@@ -755,8 +815,8 @@ def fp8_quantisation_bytes_per_token(
     dense_mlp = _mlp_linears(model, float(model.ffn_hidden), True)
 
     def both(linears: list[_Linear], shards: Any, again: Any) -> Any:  # the routed experts have no gathered side
-        once = _linears_bytes(linears, recipe, shards, gather, True, frozen)
-        return once + again * _linears_bytes(linears, recipe, shards, gather, False)
+        once = _linears_bytes(linears, recipe, shards, gather, True, frozen, any_layout)
+        return once + again * _linears_bytes(linears, recipe, shards, gather, False, any_layout=any_layout)
 
     dense_layer = both(attention + dense_mlp, tp, full)
     if not model.is_moe:
@@ -767,16 +827,23 @@ def fp8_quantisation_bytes_per_token(
     return Fp8CastBytes(dense_layer, moe_layer, copies * both(routed, etp, expert_again))
 
 
-def fp8_weight_cast_bytes(model: ModelSpec, recipe: str = "delayed", tp: Any = 1, ep: Any = 1, etp: Any = None) -> Any:
+def fp8_weight_cast_bytes(
+    model: ModelSpec, recipe: str = "delayed", tp: Any = 1, ep: Any = 1, etp: Any = None, any_layout: bool = False
+) -> Any:
     """HBM bytes per step and layer one rank moves casting its linear layers' weights to FP8 (an MoE layer's
     when the model has experts, with its E/ep local experts split over ``etp``; a dense layer's otherwise).
 
     Transformer Engine casts a weight once per step and caches it over the micro-batches (``quantize_weight``'s
     ``update_workspace = is_first_microbatch is None or is_first_microbatch``, which Megatron-Core's wrappers
-    pass): the bf16 weight read, its FP8 copy and the transposed copy written, ``_cast_bytes + 1`` per parameter.
+    pass): the bf16 weight read, its FP8 copy and the transposed copy written, ``_cast_bytes + 1`` per parameter
+    on Hopper; without the transposed copy where the FP8 GEMMs take any layout (``any_layout``); with MXFP8 the
+    row-wise and the column-wise copies and their scales, ``2 + 2·(1 + 1/32)`` (:func:`_column_kind`).
     """
     etp = tp if etp is None else etp
-    per_param = _cast_bytes(recipe, False) + FP8_BYTES
+    column = _column_kind(recipe, any_layout)
+    per_param = _cast_bytes(recipe, False) + {"transpose": float(FP8_BYTES), "none": 0.0}.get(
+        column, _mxfp8_copy_bytes()
+    )
 
     def params(linears: list[_Linear]) -> float:
         return sum(w_in * w_out for w_in, _, w_out, _, _ in linears)
@@ -888,8 +955,12 @@ class _Stages:
         return cls(layers, dense, layers_max, (k.pp == 1).astype(np.float64), kinds)
 
 
-def _memory_ledger(np: Any, model: ModelSpec, workload: WorkloadSpec, k: _Columns, st: _Stages) -> dict[str, Any]:
+def _memory_ledger(
+    np: Any, model: ModelSpec, workload: WorkloadSpec, k: _Columns, st: _Stages, cluster: ClusterSpec | None = None
+) -> dict[str, Any]:
     """Bytes per GPU of each stage kind (params, grads, optimizer, workspace, activations); the heaviest stage's.
+    ``cluster`` sets the bytes of cached FP8 weights (``fp8_weight_cache``: :func:`coursekit.specs.
+    fp8_weight_cache_bytes`; Hopper's when ``None``).
 
     What each layer saves, tensor by tensor, for this model's widths (coursekit.activations). Full
     recomputation re-runs one layer at a time: its working set is that layer's activations, taken without
@@ -948,7 +1019,8 @@ def _memory_ledger(np: Any, model: ModelSpec, workload: WorkloadSpec, k: _Column
             e_par, e_grad, e_opt = _state_bytes(expert_adapter, k.edp, zero, pb, gb_, kb)
             params, grads, optimizer = params + e_par, grads + e_grad, optimizer + e_opt
     if fp8 and workload.fp8_weight_cache:
-        params = params + (zero != 3) * _fp8_weight_cache_bytes(model, counts, k.tpf, k.expert_shards)
+        per_weight = fp8_weight_cache_bytes(workload.fp8_recipe, cluster is not None and cluster.fp8_any_layout)
+        params = params + (zero != 3) * _fp8_weight_cache_bytes(model, counts, k.tpf, k.expert_shards, per_weight)
     inflight = np.stack(_microbatches_in_flight(k.ppf, k.gaf, k.vf))
     # the last stage, or the only one, keeps the logits: once more for each multi-token prediction module
     has_logits = np.stack([st.single, st.single, np.ones_like(st.single)]) * (1.0 + model.mtp_layers)
@@ -997,11 +1069,14 @@ def _lora_trained(np: Any, model: ModelSpec, workload: WorkloadSpec, k: _Columns
     return np.max(adapter, axis=0), np.max(expert_adapter, axis=0)
 
 
-def _fp8_weight_cache_bytes(model: ModelSpec, kinds: Any, tp: Any, expert_shards: Any = 1) -> Any:
+def _fp8_weight_cache_bytes(
+    model: ModelSpec, kinds: Any, tp: Any, expert_shards: Any = 1, per_weight: float = FP8_WEIGHT_CACHE_BYTES
+) -> Any:
     """Bytes of the FP8 weight copies Transformer Engine caches between micro-batches on one rank whose stage holds
     ``kinds`` = (dense, MoE, either) layers (:meth:`ModelSpec.stage_layer_kinds`), at tensor-parallel degree ``tp``
-    and with each routed expert's weights split over ``expert_shards`` ranks (ep·etp): :data:`FP8_WEIGHT_CACHE_BYTES`
-    per linear-layer weight (:meth:`ModelSpec.linear_weights_per_layer`, :attr:`ModelSpec.expert_linear_weights`);
+    and with each routed expert's weights split over ``expert_shards`` ranks (ep·etp): ``per_weight`` bytes
+    (:func:`coursekit.specs.fp8_weight_cache_bytes`; Hopper's :data:`FP8_WEIGHT_CACHE_BYTES` by default) per
+    linear-layer weight (:meth:`ModelSpec.linear_weights_per_layer`, :attr:`ModelSpec.expert_linear_weights`);
     a layer of either kind counts as the heavier. Only under ``WorkloadSpec(precision="fp8",
     fp8_weight_cache=True)`` and below ZeRO-3; array-generic.
 
@@ -1012,7 +1087,7 @@ def _fp8_weight_cache_bytes(model: ModelSpec, kinds: Any, tp: Any, expert_shards
     dense, moe = model.linear_weights_per_layer("dense"), model.linear_weights_per_layer("moe")
     layers = kinds[0] * dense + kinds[1] * moe + kinds[2] * max(dense, moe)
     experts = (kinds[1] + kinds[2]) * model.num_experts * model.expert_linear_weights / expert_shards
-    return FP8_WEIGHT_CACHE_BYTES * (layers / tp + experts)
+    return per_weight * (layers / tp + experts)
 
 
 def _dualpipe_pairs(np: Any, rows: Any, piped: Any) -> Any:
@@ -1181,8 +1256,9 @@ def _fp8_quantisation_s(
             rc,
             workload.recompute_modules,
             frozen=workload.lora_rank is not None,
+            any_layout=cluster.fp8_any_layout,
         )
-        weights = fp8_weight_cast_bytes(model, workload.fp8_recipe, tpf, epf, etpf)
+        weights = fp8_weight_cast_bytes(model, workload.fp8_recipe, tpf, epf, etpf, cluster.fp8_any_layout)
         return cast.dense_layer, cast.moe_layer, cast.routed, weights
 
     dense_layer, moe_layer, routed, weights = on_distinct(np, per_shape, k.tp, k.etp, k.ep, k.rc)
@@ -1662,11 +1738,12 @@ def training_memory(
     model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec, c: Mapping[str, Any]
 ) -> dict[str, Any]:
     """The memory ledger of :func:`training_estimate` alone (its ``"memory"``), for the columns ``c``: what the
-    memory gate needs, without the step time. ``cluster`` is not read (the ledger is per rank)."""
+    memory gate needs, without the step time. Of ``cluster`` only its FP8 GEMM layout rule is read (the cached FP8
+    weights' bytes); the ledger is per rank."""
     import numpy as np
 
     k = _Columns.of(np, c)
-    return _memory_ledger(np, model, workload, k, _Stages.of(np, model, workload, k))
+    return _memory_ledger(np, model, workload, k, _Stages.of(np, model, workload, k), cluster)
 
 
 def training_estimate(
@@ -1698,7 +1775,7 @@ def training_estimate(
     a = Assumptions.of(cluster, workload, efficiency_shape, bubble_scale) if assumptions is None else assumptions
     k = _Columns.of(np, c)
     st = _Stages.of(np, model, workload, k)
-    memory = _memory_ledger(np, model, workload, k, st) if with_memory else {}
+    memory = _memory_ledger(np, model, workload, k, st, cluster) if with_memory else {}
     parts = _step_parts(np, model, a.links(cluster), workload, k, st, a.efficiency_shape)
     return {"memory": memory, **_step_from_parts(np, model, workload, k, st, a, parts)}
 

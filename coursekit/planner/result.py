@@ -16,7 +16,7 @@ from ..communication import TrafficTime
 from ..hardware import EP_ALL_TO_ALL_SMS, H100_SMS
 from ..i18n import Reason, Text, register, tr
 from ..scaling import StepTimeline
-from ..specs import FP8_WEIGHT_CACHE_BYTES
+from ..specs import fp8_weight_cache_bytes
 from ..units import bytes_to_gib
 from .calibration import (
     ATTENTION_RELATIVE_RATE,
@@ -26,6 +26,7 @@ from .calibration import (
     MOE_LAYER_HOST_S,
     attention_relative_rate,
 )
+from .estimate import fp8_column_copy
 from .gate_table import GATE_CODES
 from .space import expert_tp_default, parse_degrees
 from .specs import ClusterSpec, ModelSpec, WorkloadSpec
@@ -1276,11 +1277,17 @@ class PlanResult:
                     share=FP8_MATMUL_SHARE if fitted else w.fp8_matmul_share,
                     share_source=tr("planner.fp8_share_fitted" if fitted else "planner.fp8_share_set"),
                 )
-                assumptions += (
-                    tr("planner.fp8_weight_cache", bytes=FP8_WEIGHT_CACHE_BYTES)
-                    if w.fp8_weight_cache
-                    else tr("planner.fp8_weights_replace")
-                )
+                column = fp8_column_copy(w.fp8_recipe, c.fp8_any_layout)
+                cc = tr("planner.capability_unstated") if c.compute_capability is None else f"{c.compute_capability:g}"
+                assumptions += tr(f"planner.fp8_layout_{column}", recipe=w.fp8_recipe, cc=cc)
+                cached = fp8_weight_cache_bytes(w.fp8_recipe, c.fp8_any_layout)
+                if not w.fp8_weight_cache:
+                    assumptions += tr("planner.fp8_weights_replace")
+                elif column == "transpose":
+                    assumptions += tr("planner.fp8_weight_cache", bytes=cached)
+                else:
+                    copies = tr(f"planner.fp8_copies_{column}")
+                    assumptions += tr("planner.fp8_weight_cache_copies", bytes=cached, copies=copies)
             assumptions += "".join(f"\n  - {note}" for note in self.assumptions.workload_notes)
         lines = [
             tr(

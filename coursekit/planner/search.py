@@ -559,12 +559,20 @@ _gated_spaces: OrderedDict[tuple[Any, ...], tuple[dict[str, Any], dict[str, Any]
 
 
 def _gate_inputs_key(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec) -> tuple[Any, ...]:
-    """What the training space, the gates and the memory ledger read: the model, the cluster's shape and device
-    memory, and the workload but its flat efficiency and overlap (the step estimate alone reads those, and the
-    cluster's bandwidths, latencies and peak FLOP/s)."""
+    """What the training space, the gates and the memory ledger read: the model, the cluster's shape, device
+    memory and FP8 GEMM layout rule, and the workload but its flat efficiency and overlap (the step estimate alone
+    reads those, and the cluster's bandwidths, latencies and peak FLOP/s)."""
     # a key only, of a validated workload with two optional fields unset: no checks to run again
     rest = _replace_valid(workload, achievable_flops_fraction=None, overlap_fraction=None)
-    return (model, cluster.nodes, cluster.gpus_per_node, cluster.domain_gpus, cluster.memory_per_device_gib, rest)
+    return (
+        model,
+        cluster.nodes,
+        cluster.gpus_per_node,
+        cluster.domain_gpus,
+        cluster.memory_per_device_gib,
+        cluster.fp8_any_layout,  # the bytes of cached FP8 weights (fp8_weight_cache)
+        rest,
+    )
 
 
 def _gated_space(

@@ -238,10 +238,37 @@ register(
             "en": "; FP8 weights replace the bf16 ones (--fp8-param-gather): the weights at the recipe's bytes",
         },
         "planner.fp8_weight_cache": {
-            "zh": "；bf16 权重之外，每个线性层的 FP8 权重及其转置在微批次之间缓存，每个线性层参数多 {bytes:.0f} 字节"
+            "zh": "；bf16 权重之外，每个线性层的 FP8 权重及其转置在微批次之间缓存，每个线性层参数多 {bytes:g} 字节"
             "（ZeRO-3 不缓存）",
             "en": "; beside the bf16 weights, each linear layer's FP8 weight and its transpose cached between "
-            "micro-batches, {bytes:.0f} more bytes per linear-layer weight (none at ZeRO-3)",
+            "micro-batches, {bytes:g} more bytes per linear-layer weight (none at ZeRO-3)",
+        },
+        "planner.fp8_weight_cache_copies": {
+            "zh": "；bf16 权重之外，每个线性层的 FP8 权重副本在微批次之间缓存（{copies}），"
+            "每个线性层参数多 {bytes:g} 字节（ZeRO-3 不缓存）",
+            "en": "; beside the bf16 weights, each linear layer's FP8 weight copies cached between micro-batches "
+            "({copies}), {bytes:g} more bytes per linear-layer weight (none at ZeRO-3)",
+        },
+        "planner.fp8_copies_none": {"zh": "一份，不要转置", "en": "one copy, no transpose"},
+        "planner.fp8_copies_cast": {
+            "zh": "按行与按列两份，带缩放因子",
+            "en": "a row-wise and a column-wise copy with their scales",
+        },
+        "planner.fp8_layout_transpose": {
+            "zh": "；FP8 缩放配方 {recipe}：反向所需的 FP8 转置副本另行生成"
+            "（计算能力 {cc} 的 FP8 矩阵乘只接受 TN 布局）",
+            "en": "; FP8 scaling recipe {recipe}: the backward's transposed FP8 copies are made (FP8 GEMMs at compute "
+            "capability {cc} take only the TN layout)",
+        },
+        "planner.fp8_layout_none": {
+            "zh": "；FP8 缩放配方 {recipe}：不生成 FP8 转置副本（计算能力 {cc} 的 FP8 矩阵乘接受任意布局）",
+            "en": "; FP8 scaling recipe {recipe}: no transposed FP8 copies (FP8 GEMMs at compute capability {cc} "
+            "take any layout)",
+        },
+        "planner.fp8_layout_cast": {
+            "zh": "；FP8 缩放配方 mxfp8：按行与按列两份 FP8 副本都从 bf16 量化得到，每 32 个元素一个 E8M0 缩放因子",
+            "en": "; FP8 scaling recipe mxfp8: the row-wise and the column-wise FP8 copies are both quantised from "
+            "bf16, one E8M0 scale per 32 elements",
         },
         "planner.fp8_share_set": {
             "zh": "由 fp8_matmul_share 设定",

@@ -10,7 +10,7 @@
 #
 # [English version](../en/09_workbench.ipynb) · [课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 8 课 公式与实测](08_lab.ipynb) · 下一课：[第 10 课 推理服务](10_serving.ipynb)
 #
-# > **时间：** 约 150 分钟（讲解与阅读 135 分钟，练习 15 分钟）
+# > **时间：** 约 155 分钟（讲解与阅读 140 分钟，练习 15 分钟）
 # >
 # > **问题：**
 # > - 前几课的方法——登记约束、用硬门槛排除并写明原因、检查组合、最后才估算——能不能用在一整个搜索空间上？
@@ -30,7 +30,7 @@
 #
 # [中文版](../zh/09_workbench.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 8, formula vs measurement](08_lab.ipynb) · Next: [lesson 10, serving](10_serving.ipynb)
 #
-# > **Time:** about 150 min (teaching and reading 135 min, exercises 15 min)
+# > **Time:** about 155 min (teaching and reading 140 min, exercises 15 min)
 # >
 # > **Questions:**
 # > - Can the course's method — register constraints, exclude by hard gates with reasons, check the composition,
@@ -739,9 +739,9 @@ md_table(
 #
 # 效率怎样从 A100 带到 H100 和 B200：天花板 = 表 1 上标定的“整步保留的最佳矩阵乘份额” × 该 GPU 实测的最佳 bf16 矩阵乘
 # 占峰值之比（A100 85.9%，H100 80.1%，B200 77.6%，出自公开的 MAMF 测量表）。H100 和 B200 都不另调参数。B200 的 12 行
-# 登记时没有改动任何常数：12 行全部通过，估算吞吐是实测的 0.82 到 1.08 倍。其中 Megatron-Bridge 的 4 行都在 0.87 倍
-# 以下，NeMo 的 8 行在 0.88 到 1.08 倍之间：同一代 GPU 上，引擎和版本不同，估算与实测之比就能差出两成。
-# GB200 NVL72 的 4 行也是先写好预设、再登记，没有改常数：4 行都通过，是实测的 0.76 到 0.87 倍。GB200 的一个节点（计算托盘）
+# 登记时没有改动任何常数：12 行全部通过，估算吞吐是实测的 0.83 到 1.09 倍。其中 Megatron-Bridge 的 4 行都在 0.87 倍
+# 以下，NeMo 的 8 行在 0.89 到 1.09 倍之间：同一代 GPU 上，引擎和版本不同，估算与实测之比就能差出两成。
+# GB200 NVL72 的 4 行也是先写好预设、再登记，没有改常数：4 行都通过，是实测的 0.76 到 0.88 倍。GB200 的一个节点（计算托盘）
 # 只有 4 张 GPU，但一个机柜的 NVLink 域把 72 张连在一起：工作台把作业在一个域里占的那几个节点当作一个“节点”，
 # 域内的组都走 NVLink（`ClusterSpec(nvlink_domain_gpus=72)`；Megatron-Bridge 的启动脚本按每段至多 18 个托盘分段，
 # 256 张卡就是 4 个各 64 张的域）。这 4 行的组要么留在托盘内、要么通信藏在计算下，所以把域去掉它们也都通过：
@@ -788,14 +788,14 @@ md_table(
 # How efficiency carries from A100 to H100 and B200: the ceiling is the share of the best matmul a whole step keeps
 # (fitted on Table 1) times the GPU's measured best bf16 matmul share of peak (A100 85.9 %, H100 80.1 %, B200 77.6 %,
 # from a public MAMF table). Nothing is retuned for H100 or B200. The twelve B200 rows were registered without changing
-# any constant: all twelve pass, with estimated throughput 0.82 to 1.08 of the measured. Megatron-Bridge's four rows
-# all land below 0.87, NeMo's eight between 0.88 and 1.08: on one GPU generation, another engine or release moves the
+# any constant: all twelve pass, with estimated throughput 0.83 to 1.09 of the measured. Megatron-Bridge's four rows
+# all land below 0.87, NeMo's eight between 0.89 and 1.09: on one GPU generation, another engine or release moves the
 # ratio of estimate to measurement by a fifth. Engines also get faster release by release: NeMo 25.02 trained GPT-3 175B
 # on 512 H100s at 866 tokens per GPU-second, 11 % faster than NeMo 24.07's 782 at the same scale; the estimate is 8 %
 # faster only through the TP comm overlap and bf16 gradients the newer config states, so the two rows sit at 0.75 and
 # 0.73 of their measurements (both within ±30 %, both pass): on this model at this scale the estimate runs slow.
 # The four GB200 NVL72 rows were also registered after the preset was written, with no constant changed: all four
-# pass, at 0.76 to 0.87 of the measured. A GB200 node (a compute tray) holds 4 GPUs, but a rack's NVLink domain
+# pass, at 0.76 to 0.88 of the measured. A GB200 node (a compute tray) holds 4 GPUs, but a rack's NVLink domain
 # joins 72: the workbench treats the nodes a job fills in one domain as one "node", so every group inside it uses
 # NVLink (`ClusterSpec(nvlink_domain_gpus=72)`; Megatron-Bridge's launcher splits a job into segments of at most 18
 # trays, so 256 GPUs make 4 domains of 64). These four rows keep their groups inside a tray or hide their traffic
@@ -1340,20 +1340,54 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 
 # %%
 llama8, h100 = MODELS["llama3-8b"], CLUSTERS["h100-8"]
+# zh: 按张量缩放的两种配方：MXFP8 不能在 H100 上运行
+# en: the per-tensor recipes: MXFP8 does not run on an H100
+hopper_recipes = ("delayed", "current")
 cast_kib = {recipe: fp8_quantisation_bytes_per_token(llama8, recipe).dense_layer / 1024
-            for recipe in FP8_RECIPES}
+            for recipe in hopper_recipes}
 # zh: 没有偏置；减去 2 个 RMSNorm
 # en: no biases; minus 2 RMSNorms
 layer_matmul_s = 6 * (llama8.dense_params_per_layer - 2 * llama8.hidden) / h100.peak("fp8")
 cast_share = {recipe: kib * 1024 / h100.memory_bandwidth_bytes_per_s / layer_matmul_s
               for recipe, kib in cast_kib.items()}
 recipe_names = {"delayed": Text(zh="延迟缩放", en="delayed scaling"), "current": Text(zh="当前缩放", en="current scaling")}
-for recipe in FP8_RECIPES:
+for recipe in hopper_recipes:
     name, kib, share = recipe_names[recipe], cast_kib[recipe], cast_share[recipe]
     print(Text(zh=f"{name}：每 token 每层 {kib:.0f} KiB，是该层矩阵乘按 FP8 峰值所需时间的 {share:.0%}",
                en=f"{name}: {kib:.0f} KiB per token and layer, {share:.0%} of the layer's matmul time at the FP8 peak"))
 assert (cast_kib["delayed"], cast_kib["current"]) == (256, 392)
 assert (round(100 * cast_share["delayed"]), round(100 * cast_share["current"])) == (12, 18)
+
+# %% [markdown] lang="zh"
+# 上面的转置只属于 Hopper：H100 的 FP8 矩阵乘只接受一种操作数布局。计算能力 (compute capability) 10.x 的 GPU（B200、
+# GB200、B300、GB300）的 FP8 矩阵乘接受任意布局，按张量缩放时一份 FP8 副本就够，不再写转置。那里还有第三种配方：
+# 微缩放 FP8 (microscaling FP8, MXFP8)，每 32 个相邻元素共用一个 8 位缩放因子。它按行与按列的分块方向不同，
+# 反向要用的按列副本不能由按行副本转置得到，所以两份都从 bf16 量化，但不必先把张量读一遍求 amax。
+# 同一层在 B200 上：延迟缩放每个 token 读写 180 KiB，当前缩放 324 KiB，MXFP8 约 276 KiB。
+# 用 `WorkloadSpec(fp8_recipe="mxfp8")` 或命令行的 `--fp8-recipe mxfp8` 试；在 H100 上它会被拒绝，理由写明要计算能力 10.x。
+
+# %% [markdown] lang="en"
+# The transposes above belong to Hopper: an H100's FP8 matmuls take one operand layout only. On GPUs of compute
+# capability 10.x (B200, GB200, B300, GB300) FP8 matmuls take any layout, so per-tensor scaling keeps one FP8 copy and
+# writes no transpose. There a third recipe runs as well: microscaling FP8 (MXFP8), one 8-bit scale per 32 consecutive
+# elements. Its row-wise and column-wise blocks run in different directions, so the column-wise copy the backward
+# needs cannot be a transpose of the row-wise one: both are quantised from bf16, but there is no pass for the amax.
+# The same layer on a B200: 180 KiB read and written per token with delayed scaling, 324 KiB with current scaling,
+# about 276 KiB with MXFP8. Try it with `WorkloadSpec(fp8_recipe="mxfp8")` or `--fp8-recipe mxfp8`; on an H100 it is
+# refused, with the reason that it needs compute capability 10.x.
+
+# %%
+b200 = CLUSTERS["b200-8"]
+recipe_names["mxfp8"] = Text(zh="微缩放 FP8 (MXFP8)", en="microscaling FP8 (MXFP8)")
+blackwell_kib = {
+    recipe: fp8_quantisation_bytes_per_token(llama8, recipe, any_layout=b200.fp8_any_layout).dense_layer / 1024
+    for recipe in FP8_RECIPES
+}
+for recipe in FP8_RECIPES:
+    print(Text(zh=f"B200，{recipe_names[recipe]}：每 token 每层 {blackwell_kib[recipe]:.0f} KiB",
+               en=f"B200, {recipe_names[recipe]}: {blackwell_kib[recipe]:.0f} KiB per token and layer"))
+assert b200.fp8_any_layout and b200.mxfp8 and not h100.mxfp8
+assert (blackwell_kib["delayed"], blackwell_kib["current"], round(blackwell_kib["mxfp8"])) == (180, 324, 276)
 
 # %% [markdown] lang="zh"
 # 规格表上 H100 的 FP8 峰值 (1979 TFLOP/s) 是 bf16 (989) 的两倍，可一步训练的矩阵乘并不会快一倍：这些层形状的 FP8 矩阵乘
