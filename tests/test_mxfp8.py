@@ -207,10 +207,10 @@ def test_report_states_the_layout_rule_and_the_cached_copies() -> None:
         set_language("en")
         hopper, blackwell, mx = report("h100-8", "current"), report("b200-8", "current"), report("b200-8", "mxfp8")
         assert "transposed FP8 copies are made (FP8 GEMMs at compute capability 9 take only the TN layout)" in hopper
-        assert "FP8 weight and its transpose cached between micro-batches, 2 more bytes" in hopper
+        assert "FP8 weight and its transpose cached between micro-batches, 2 bytes more" in hopper
         assert "no transposed FP8 copies (FP8 GEMMs at compute capability 10 take any layout)" in blackwell
-        assert "(one copy, no transpose), 1 more bytes" in blackwell
-        assert "one E8M0 scale per 32 elements" in mx and "2.0625 more bytes" in mx
+        assert "(one copy, no transpose), 1 byte more" in blackwell
+        assert "one E8M0 scale per 32 elements" in mx and "2.0625 bytes more" in mx
         set_language("zh")
         assert "不生成 FP8 转置副本（计算能力 10 的 FP8 矩阵乘接受任意布局）" in report("b200-8", "delayed")
     finally:

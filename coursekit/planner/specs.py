@@ -241,13 +241,13 @@ register(
             "zh": "；bf16 权重之外，每个线性层的 FP8 权重及其转置在微批次之间缓存，每个线性层参数多 {bytes:g} 字节"
             "（ZeRO-3 不缓存）",
             "en": "; beside the bf16 weights, each linear layer's FP8 weight and its transpose cached between "
-            "micro-batches, {bytes:g} more bytes per linear-layer weight (none at ZeRO-3)",
+            "micro-batches, {bytes:g@byte} more per linear-layer weight (none at ZeRO-3)",
         },
         "planner.fp8_weight_cache_copies": {
             "zh": "；bf16 权重之外，每个线性层的 FP8 权重副本在微批次之间缓存（{copies}），"
             "每个线性层参数多 {bytes:g} 字节（ZeRO-3 不缓存）",
             "en": "; beside the bf16 weights, each linear layer's FP8 weight copies cached between micro-batches "
-            "({copies}), {bytes:g} more bytes per linear-layer weight (none at ZeRO-3)",
+            "({copies}), {bytes:g@byte} more per linear-layer weight (none at ZeRO-3)",
         },
         "planner.fp8_copies_none": {"zh": "一份，不要转置", "en": "one copy, no transpose"},
         "planner.fp8_copies_cast": {
