@@ -114,11 +114,13 @@ def _layer_terms(
     fp8: Any = False,
     modules: tuple[str, ...] = (),
     probs_in_experts: Any = False,
+    fp8_bytes: float = FP8_ELEMENT_BYTES,
 ) -> dict[str, Any]:
     """Numerators (bytes over t·cp) of each saved tensor of one layer on one rank; array-generic.
 
     ``recompute_code`` indexes ("none", "selective", "full"); ``sp`` sequence parallelism; ``flash`` flash
-    attention; ``fp8`` the linear layers run in FP8 (their saved inputs take 1 byte); ``modules`` the
+    attention; ``fp8`` the linear layers run in FP8 (their saved inputs take ``fp8_bytes`` each: 1, or under MXFP8
+    1 + 1/32 with the column-wise copy's E8M0 scales); ``modules`` the
     module-level recomputation (:data:`coursekit.specs.RECOMPUTE_MODULES`). Every tensor holds s/cp tokens
     (context parallelism), so every entry is over t·cp.
 
@@ -135,7 +137,7 @@ def _layer_terms(
     """
     e, m = ELEMENT_BYTES, MASK_BYTES
     q8 = fp8 * 1
-    lin = e - q8 * (e - FP8_ELEMENT_BYTES)  # bytes of a saved linear-layer input: 2, or 1 in FP8
+    lin = e - q8 * (e - fp8_bytes)  # bytes of a saved linear-layer input: 2, or 1 in FP8 (1 + 1/32 in MXFP8)
     saved = (e - lin) * 1  # bytes an FP8 run saves per element of such an input
     h, a = w.hidden, w.heads
     tokens = s * b
@@ -154,7 +156,7 @@ def _layer_terms(
     attention_input = e + (lin * (1 + (w.latent_width > 0)) - e) * q8
     # MLP input: the fused norm + fc1 saves it once; an MoE layer's router keeps it in bf16, and its shared
     # experts save one more FP8 copy.
-    mlp_input = lin + (w.router * 1) * (e - lin + q8 * FP8_ELEMENT_BYTES * w.shared_expert_input)
+    mlp_input = lin + (w.router * 1) * (e - lin + q8 * fp8_bytes * w.shared_expert_input)
     norm = "layernorm" in modules
     mlp_input = mlp_input - norm * (w.router * 1) * e  # the pre-MLP norm's bf16 output, discarded
     attention_input = attention_input - norm * (w.latent_width > 0) * (1 - q8) * e  # MLA's separate input norm
@@ -200,6 +202,7 @@ def _layer_activation_terms(
     fp8: Any = False,
     modules: tuple[str, ...] = (),
     probs_in_experts: Any = False,
+    fp8_bytes: float = FP8_ELEMENT_BYTES,
 ) -> tuple[Any, Any, Any]:
     """(linear, attention-score, total) bytes per layer per rank; array-generic.
 
@@ -207,7 +210,7 @@ def _layer_activation_terms(
     per-row statistics). Each part is an integer numerator divided once by t·cp, so integer inputs give the
     correctly rounded value of the exact fraction.
     """
-    terms = _layer_terms(w, s, b, t, sp, recompute_code, cp, flash, fp8, modules, probs_in_experts)
+    terms = _layer_terms(w, s, b, t, sp, recompute_code, cp, flash, fp8, modules, probs_in_experts, fp8_bytes)
     scores = terms.pop("attention scores (softmax, dropout)") + terms.pop("attention scores (flash softmax stats)")
     linear = sum(terms.values())
     denominator = t * cp

@@ -215,3 +215,19 @@ def test_report_states_the_layout_rule_and_the_cached_copies() -> None:
         assert "不生成 FP8 转置副本（计算能力 10 的 FP8 矩阵乘接受任意布局）" in report("b200-8", "delayed")
     finally:
         set_language(before)
+
+
+def test_mxfp8_saved_inputs_carry_their_scales() -> None:
+    # Llama 3 8B at TP 1, micro-batch 1, 8192 tokens, no recomputation, one stage: the FP8-saved linear inputs per
+    # token and layer are the QKV input 4096, the projection input 4096, the fc1 input 4096 and the fc2 input 14336;
+    # MXFP8 saves the column-wise copy with 1/32 byte of scale per element more than per-tensor FP8's 1 byte
+    per_token = 4096 + 4096 + 4096 + 14336
+    by_hand_gib = 32 * 8192 * per_token / 32 / 2**30
+    assert by_hand_gib == 0.203125
+    memory = {}
+    for recipe in ("current", "mxfp8"):
+        workload = WorkloadSpec(global_batch=8, seq_len=8192, precision="fp8", fp8_recipe=recipe, zero_stages=(1,))
+        layout = dict(tp=1, pp=1, dp=8, zero=1, mb=1, recompute="none")
+        memory[recipe] = evaluate_composition(MODELS["llama3-8b"], CLUSTERS["b200-8"], workload, **layout).memory
+    assert memory["mxfp8"].activations_gib - memory["current"].activations_gib == by_hand_gib
+    assert memory["mxfp8"].params_gib == memory["current"].params_gib

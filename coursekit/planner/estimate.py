@@ -971,6 +971,7 @@ def _memory_ledger(
     s = float(workload.tokens_per_sequence(model))
     widths, flash, sp = model.layer_widths(), workload.flash_attention, workload.sequence_parallel
     fp8 = workload.precision == "fp8"  # FP8 linear layers save their inputs at 1 byte (coursekit.activations)
+    fp8_bytes = _mxfp8_copy_bytes() if workload.fp8_recipe == "mxfp8" else float(FP8_BYTES)  # MXFP8: + its scales
     modules = workload.recompute_modules  # module-level recomputation (coursekit.specs.RECOMPUTE_MODULES)
     probs = workload.moe_probs_in_experts  # the combine keeps no copy of the expert outputs (Megatron-Core >= 0.13)
 
@@ -982,15 +983,16 @@ def _memory_ledger(
     def per_shape(mb: Any, tp: Any, cp: Any, rc: Any) -> tuple[Any, ...]:  # once per distinct (mb, tp, cp, rc)
         mbf, tpf, cpf = (x.astype(np.float64) for x in (mb, tp, cp))
         one = np.ones_like(rc)
-        full_none = _layer_activation_terms(widths, s, mbf, tpf, sp, one, cpf, flash, fp8, (), probs)[2]
+        full_none = _layer_activation_terms(widths, s, mbf, tpf, sp, one, cpf, flash, fp8, (), probs, fp8_bytes)[2]
         per_kind = [
-            _layer_activation_terms(w, s, mbf, tpf, sp, rc, cpf, flash, fp8, modules, probs)[2] for w in kind_widths
+            _layer_activation_terms(w, s, mbf, tpf, sp, rc, cpf, flash, fp8, modules, probs, fp8_bytes)[2]
+            for w in kind_widths
         ]
         per_layer = per_kind[-1]
         extra = (rc == 2) * full_none
         if "moe" in modules:  # one MoE block's activations exist again while its recomputation runs
             kept = tuple(m for m in modules if m != "moe")
-            again = _layer_activation_terms(widths, s, mbf, tpf, sp, rc, cpf, flash, fp8, kept, probs)[2]
+            again = _layer_activation_terms(widths, s, mbf, tpf, sp, rc, cpf, flash, fp8, kept, probs, fp8_bytes)[2]
             extra = extra + again - per_layer
         return (*per_kind, extra, model._logits_bytes(s * mbf, tpf * cpf))
 

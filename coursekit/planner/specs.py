@@ -266,9 +266,11 @@ register(
             "take any layout)",
         },
         "planner.fp8_layout_cast": {
-            "zh": "；FP8 缩放配方 mxfp8：按行与按列两份 FP8 副本都从 bf16 量化得到，每 32 个元素一个 E8M0 缩放因子",
+            "zh": "；FP8 缩放配方 mxfp8：按行与按列两份 FP8 副本都从 bf16 量化得到，每 32 个元素一个 E8M0 缩放因子；"
+            "为反向保存的输入连同缩放因子按每元素 1 + 1/32 字节计",
             "en": "; FP8 scaling recipe mxfp8: the row-wise and the column-wise FP8 copies are both quantised from "
-            "bf16, one E8M0 scale per 32 elements",
+            "bf16, one E8M0 scale per 32 elements; the inputs saved for backward at 1 + 1/32 bytes per element with "
+            "their scales",
         },
         "planner.fp8_share_set": {
             "zh": "由 fp8_matmul_share 设定",
