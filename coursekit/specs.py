@@ -43,6 +43,7 @@ __all__ = [
     "MAX_LORA_RANK",
     "MXFP8_BLOCK_ELEMENTS",
     "MXFP8_COMPUTE_CAPABILITY",
+    "MXFP8_COPY_BYTES",
     "MXFP8_SCALE_BYTES",
     "MXFP8_SOURCE",
     "PRECISION_RECIPES",
@@ -87,6 +88,8 @@ FP8_RECIPES: tuple[str, ...] = ("delayed", "current", "mxfp8")
 MXFP8_BLOCK_ELEMENTS: int = 32
 #: Bytes of one MXFP8 scale (E8M0: 8 exponent bits).
 MXFP8_SCALE_BYTES: int = 1
+#: Bytes per element of one MXFP8 copy (row-wise or column-wise): the E4M3 byte and its share of the block's scale.
+MXFP8_COPY_BYTES: float = 1 + MXFP8_SCALE_BYTES / MXFP8_BLOCK_ELEMENTS
 #: Where the MXFP8 facts come from: block and scale format, the two copies quantised separately from bf16, the
 #: devices that run it (compute capability 10.x), and the default norm path (the norm in bf16, then a quantize pass;
 #: cuDNN's fused norm only under ``NVTE_NORM_FWD_USE_CUDNN``).
@@ -2489,7 +2492,7 @@ def fp8_weight_cache_bytes(recipe: str, any_layout: bool) -> float:
 def _fp8_weight_cache_bytes(recipe: str, any_layout: bool) -> float:
     """Kernel of :func:`fp8_weight_cache_bytes` on checked values."""
     if recipe == "mxfp8":
-        return 2.0 * (1.0 + MXFP8_SCALE_BYTES / MXFP8_BLOCK_ELEMENTS)
+        return 2.0 * MXFP8_COPY_BYTES
     return 1.0 if any_layout else FP8_WEIGHT_CACHE_BYTES
 
 

@@ -62,10 +62,10 @@ from ..roofline import (
     _transformer_layer_matmul_intensity,
 )
 from ..specs import (
+    FP8_RECIPES,
     FP8_WEIGHT_CACHE_BYTES,
     MAX_LORA_RANK,
-    MXFP8_BLOCK_ELEMENTS,
-    MXFP8_SCALE_BYTES,
+    MXFP8_COPY_BYTES,
     _inter_node_ring_bandwidth,
     _peak_flops,
     _replace_valid,
@@ -600,16 +600,10 @@ def _cast_bytes(recipe: str, fused: bool) -> float:
     quantize pass follows: :data:`coursekit.specs.MXFP8_SOURCE`)."""
     bf16, fp8 = float(ACTIVATION_BYTES), float(FP8_BYTES)
     if recipe == "mxfp8":
-        return bf16 + _mxfp8_copy_bytes()
+        return bf16 + MXFP8_COPY_BYTES
     if fused:
         return 0.0 if recipe == "delayed" else bf16 + fp8
     return bf16 + fp8 + (bf16 if recipe == "current" else 0.0)
-
-
-def _mxfp8_copy_bytes() -> float:
-    """Bytes per element of one MXFP8 copy (row-wise or column-wise): the FP8 element and its share of the block's
-    E8M0 scale, 1 + 1/32."""
-    return float(FP8_BYTES) + MXFP8_SCALE_BYTES / MXFP8_BLOCK_ELEMENTS
 
 
 def fp8_column_copy(recipe: str, any_layout: bool) -> str:
@@ -623,9 +617,12 @@ def fp8_column_copy(recipe: str, any_layout: bool) -> str:
     >>> fp8_column_copy("current", False), fp8_column_copy("current", True), fp8_column_copy("mxfp8", True)
     ('transpose', 'none', 'cast')
     """
-    from ..specs import FP8_RECIPES
-
     return _column_kind(check_choice("recipe", recipe, FP8_RECIPES), check_bool("any_layout", any_layout))
+
+
+#: Bytes per element a column-wise copy adds where its cast kernel writes it (:func:`_column_kind`): Hopper's
+#: transposed FP8 byte, nothing, or an MXFP8 copy with its scale.
+_COLUMN_COPY_BYTES: dict[str, float] = {"transpose": float(FP8_BYTES), "none": 0.0, "cast": MXFP8_COPY_BYTES}
 
 
 def _column_kind(recipe: str, any_layout: bool) -> str:
@@ -654,7 +651,7 @@ def _side_bytes(
     if not backward or column == "none":
         return cast * shard
     if column == "cast":
-        return (cast + _mxfp8_copy_bytes()) * shard
+        return (cast + MXFP8_COPY_BYTES) * shard
     separate = 1.0 if cast == 0.0 else (gather if side == "gathered" else 0.0)
     fp8 = float(FP8_BYTES)
     return cast * shard + separate * 2.0 * fp8 * whole + (1 - separate) * fp8 * shard
@@ -841,9 +838,7 @@ def fp8_weight_cast_bytes(
     """
     etp = tp if etp is None else etp
     column = _column_kind(recipe, any_layout)
-    per_param = _cast_bytes(recipe, False) + {"transpose": float(FP8_BYTES), "none": 0.0}.get(
-        column, _mxfp8_copy_bytes()
-    )
+    per_param = _cast_bytes(recipe, False) + _COLUMN_COPY_BYTES[column]
 
     def params(linears: list[_Linear]) -> float:
         return sum(w_in * w_out for w_in, _, w_out, _, _ in linears)
@@ -956,11 +951,11 @@ class _Stages:
 
 
 def _memory_ledger(
-    np: Any, model: ModelSpec, workload: WorkloadSpec, k: _Columns, st: _Stages, cluster: ClusterSpec | None = None
+    np: Any, model: ModelSpec, workload: WorkloadSpec, k: _Columns, st: _Stages, cluster: ClusterSpec
 ) -> dict[str, Any]:
     """Bytes per GPU of each stage kind (params, grads, optimizer, workspace, activations); the heaviest stage's.
     ``cluster`` sets the bytes of cached FP8 weights (``fp8_weight_cache``: :func:`coursekit.specs.
-    fp8_weight_cache_bytes`; Hopper's when ``None``).
+    fp8_weight_cache_bytes`).
 
     What each layer saves, tensor by tensor, for this model's widths (coursekit.activations). Full
     recomputation re-runs one layer at a time: its working set is that layer's activations, taken without
@@ -971,7 +966,7 @@ def _memory_ledger(
     s = float(workload.tokens_per_sequence(model))
     widths, flash, sp = model.layer_widths(), workload.flash_attention, workload.sequence_parallel
     fp8 = workload.precision == "fp8"  # FP8 linear layers save their inputs at 1 byte (coursekit.activations)
-    fp8_bytes = _mxfp8_copy_bytes() if workload.fp8_recipe == "mxfp8" else float(FP8_BYTES)  # MXFP8: + its scales
+    fp8_bytes = MXFP8_COPY_BYTES if workload.fp8_recipe == "mxfp8" else float(FP8_BYTES)  # MXFP8: + its scales
     modules = workload.recompute_modules  # module-level recomputation (coursekit.specs.RECOMPUTE_MODULES)
     probs = workload.moe_probs_in_experts  # the combine keeps no copy of the expert outputs (Megatron-Core >= 0.13)
 
@@ -1021,7 +1016,7 @@ def _memory_ledger(
             e_par, e_grad, e_opt = _state_bytes(expert_adapter, k.edp, zero, pb, gb_, kb)
             params, grads, optimizer = params + e_par, grads + e_grad, optimizer + e_opt
     if fp8 and workload.fp8_weight_cache:
-        per_weight = fp8_weight_cache_bytes(workload.fp8_recipe, cluster is not None and cluster.fp8_any_layout)
+        per_weight = fp8_weight_cache_bytes(workload.fp8_recipe, cluster.fp8_any_layout)
         params = params + (zero != 3) * _fp8_weight_cache_bytes(model, counts, k.tpf, k.expert_shards, per_weight)
     inflight = np.stack(_microbatches_in_flight(k.ppf, k.gaf, k.vf))
     # the last stage, or the only one, keeps the logits: once more for each multi-token prediction module
