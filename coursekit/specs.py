@@ -41,6 +41,7 @@ __all__ = [
     "FP8_WEIGHT_CACHE_SOURCE",
     "LOGITS_BYTES",
     "MAX_LORA_RANK",
+    "MTP_EDGE_SOURCE",
     "MXFP8_BLOCK_ELEMENTS",
     "MXFP8_COMPUTE_CAPABILITY",
     "MXFP8_COPY_BYTES",
@@ -799,19 +800,58 @@ def edge_layers_at(layers: Any, pp: Any, option: int | None) -> Any:
     return ((layers % pp != 0) & ((layers + 2) % pp == 0) & (pp > 2)) * 1
 
 
-def pipeline_edges_at(layers: Any, pp: Any, option: int | None, last_option: int | None = None) -> tuple[Any, Any]:
+#: Where the default split of a model with multi-token prediction (MTP) modules comes from: Megatron-Bridge's
+#: DeepSeek-V3 layouts (one MTP module), for every pipeline shape they define — (pp, vp) = (4, 1), (8, 1), (4, 2),
+#: (16, 1), (8, 2), (4, 4) — put the embedding on the first stage with a full stage of layers and give the last stage
+#: 3 layers fewer, for the MTP module and the loss (16 + 16 + 16 + 13, 8 · 7 + 5, 4 · 15 + 1 of DeepSeek-V3's 61).
+MTP_EDGE_SOURCE: str = (
+    "NVIDIA-NeMo/Megatron-Bridge @ 067f987df03b8355b03192d88d70f1709fedf51a, "
+    "src/megatron/bridge/recipes/deepseek/h100/deepseek_v3.py _get_deepseek_v3_pipeline_layout: last stage "
+    '["decoder"] * (q - 3) + ["mtp"] * mtp_layers + ["loss"], first ["embedding"] + ["decoder"] * q'
+)
+
+
+def _mtp_last_edge_layers(mtp_layers: int) -> int:
+    """Layers the last pipeline stage gives up for the loss and ``mtp_layers`` multi-token prediction modules when the
+    workload states no split: 1 for the output layer and the loss, and 2 for each MTP module (its transformer block and
+    its own pass through the shared output layer), so 3 for DeepSeek-V3's one module, as Megatron-Bridge's DeepSeek-V3
+    layouts give it (:data:`MTP_EDGE_SOURCE`); 0 without MTP modules (the model's own rule applies).
+
+    >>> _mtp_last_edge_layers(0), _mtp_last_edge_layers(1), _mtp_last_edge_layers(2)
+    (0, 3, 5)
+    """
+    return 1 + 2 * mtp_layers if mtp_layers > 0 else 0
+
+
+def pipeline_edges_at(
+    layers: Any, pp: Any, option: int | None, last_option: int | None = None, mtp_layers: int = 0
+) -> tuple[Any, Any]:
     """The layers the (first, last) pipeline stage gives up at ``pp`` stages; array-generic over ``pp``, unvalidated.
 
     ``option`` is :attr:`WorkloadSpec.pipeline_edge_layers` (the first stage's, by :func:`edge_layers_at`),
     ``last_option`` :attr:`WorkloadSpec.pipeline_last_edge_layers`: a number is the last stage's as given; ``None``
     (the default) the same as the first stage's. DeepSeek-V3 on 16 stages as Megatron-Bridge lays it out states
     (0, 3): the embedding shares the first stage with 4 layers, the last holds 1 layer, the MTP block and the loss.
+    A model with ``mtp_layers`` multi-token prediction modules (:attr:`ModelSpec.mtp_layers`) whose workload states
+    neither edge is laid out that way: (0, :func:`_mtp_last_edge_layers`), the MTP modules and the loss on the last
+    stage in place of layers (:data:`MTP_EDGE_SOURCE`), wherever that leaves every stage a layer; where it would not
+    (too few layers a stage: DeepSeek-V3's 61 on 32 stages), the model's other rule (:func:`edge_layers_at`) applies.
 
     >>> pipeline_edges_at(126, 16, None), pipeline_edges_at(61, 16, 0, 3), pipeline_edges_at(61, 8, 1, None)
     ((1, 1), (0, 3), (1, 1))
+    >>> pipeline_edges_at(61, 16, None, None, mtp_layers=1), pipeline_edges_at(61, 16, 1, None, mtp_layers=1)
+    ((0, 3), (1, 1))
+    >>> pipeline_edges_at(61, 32, None, None, mtp_layers=1)
+    (0, 0)
     """
     first = edge_layers_at(layers, pp, option)
-    return first, first if last_option is None else last_option
+    last = first if last_option is None else last_option
+    if mtp_layers > 0 and option is None and last_option is None:
+        mtp_last = _mtp_last_edge_layers(mtp_layers)
+        head, middle, tail = stage_layer_counts(layers, pp, 0, mtp_last)
+        fits = (tail >= 1) & ((middle >= 1) | (pp <= 2)) & (head >= 1)
+        return first * (1 - fits), fits * mtp_last + (1 - fits) * last
+    return first, last
 
 
 def stage_layer_counts(
@@ -2078,7 +2118,9 @@ class WorkloadSpec:
             apart (NVIDIA/Megatron-LM, ``megatron/core/transformer/transformer_config.py``). Megatron-Bridge's
             DeepSeek-V3 recipe (``recipes/deepseek/deepseek_v3.py``, ``layout_map[(16, 1)]``) puts the embedding and
             4 layers on the first of 16 stages, 4 on each middle one, and 1 layer, the MTP block and the loss on the
-            last: ``pipeline_edge_layers=0, pipeline_last_edge_layers=3``.
+            last: ``pipeline_edge_layers=0, pipeline_last_edge_layers=3``. That is also what a model with
+            multi-token prediction modules (:attr:`ModelSpec.mtp_layers`) gets when neither edge is stated: first edge
+            0, last edge 1 + 2 per module, wherever every stage keeps a layer (:data:`MTP_EDGE_SOURCE`).
         pipeline_uneven_chunks: the engine places any number of layers on each model chunk of the interleaved
             schedule: Megatron-Core's hand-written ``--pipeline-model-parallel-layout`` (from 0.13), or PyTorch's
             ``torch.distributed.pipelining`` (TorchTitan, NeMo Automodel), which split a stage's layers into v

@@ -165,3 +165,73 @@ def test_the_command_line_reads_last_edge_layers() -> None:
     argv = workload_argv(workload)
     assert argv[argv.index("--last-edge-layers") + 1] == "3"
     assert argv[argv.index("--edge-layers") + 1] == "0"
+
+
+# Megatron-Bridge's DeepSeek-V3 layout map (recipes/deepseek/h100/deepseek_v3.py @ 067f987df,
+# _get_deepseek_v3_pipeline_layout), one MTP module, read per pipeline rank: (pp, vp) -> (first, middle, last) layers.
+# (4, 1): 16 | 16 | 16 | 13; (8, 1): 8, 6 x 8, 5; (16, 1): 4, 14 x 4, 1. The first stage holds the embedding and a
+# full stage of layers, the last 3 fewer: the MTP module and the loss.
+BRIDGE_DEEPSEEK_V3_LAYOUTS = {4: (16, 16, 13), 8: (8, 8, 5), 16: (4, 4, 1)}
+
+
+@pytest.mark.parametrize(("pp", "expected"), sorted(BRIDGE_DEEPSEEK_V3_LAYOUTS.items()))
+def test_an_mtp_model_with_no_split_stated_is_laid_out_as_megatron_bridge_does(
+    pp: int, expected: tuple[int, int, int]
+) -> None:
+    model = MODELS["deepseek-v3"]
+    assert model.mtp_layers == 1 and model.layers == 61
+    # nothing stated: edges (0, 3) for the one MTP module; 61 + 0 + 3 = 64 splits evenly over 4, 8 and 16 stages
+    assert pipeline_edges_at(model.layers, pp, None, None, mtp_layers=model.mtp_layers) == (0, 3)
+    assert stage_layers(model.layers, pp, 0, 3) == expected
+    # the planner reads it the same way: the candidate's stage layers are the layout's
+    cluster = CLUSTERS["h100-8"].with_nodes(128)
+    workload = WorkloadSpec(global_batch=8192, seq_len=4096)
+    cand = evaluate_composition(model, cluster, workload, tp=2, pp=pp, ep=64, etp=1, zero=1, mb=1)
+    assert cand.stage_layers == expected
+
+
+def test_a_stated_edge_still_wins_over_the_mtp_default() -> None:
+    # the MTP default applies only when the workload states neither edge: a stated first edge keeps the old rule
+    # (the last stage the same as the first), a stated last edge keeps the first edge's own rule (61 + 2 = 63 is no
+    # multiple of 16: 0)
+    assert pipeline_edges_at(61, 16, 1, None, mtp_layers=1) == (1, 1)
+    assert pipeline_edges_at(61, 16, None, 2, mtp_layers=1) == (0, 2)
+    assert pipeline_edges_at(61, 16, 0, 0, mtp_layers=1) == (0, 0)
+    # and a model without MTP modules keeps the Megatron-Core rule (Llama 3 405B: 126 + 2 = 128 = 16 * 8)
+    assert pipeline_edges_at(126, 16, None, None, mtp_layers=0) == (1, 1)
+    model, cluster = MODELS["deepseek-v3"], CLUSTERS["h100-8"].with_nodes(128)
+    stated = WorkloadSpec(global_batch=8192, seq_len=4096, pipeline_edge_layers=0, pipeline_last_edge_layers=0)
+    cand = evaluate_composition(model, cluster, stated, tp=2, pp=16, ep=64, etp=1, zero=1, mb=1)
+    assert cand.stage_layers == (4, 4, 4)
+
+
+def test_two_mtp_modules_give_up_five_layers() -> None:
+    # each further MTP module is one more transformer block and one more pass through the output layer: 1 + 2 * 2
+    from coursekit.specs import _mtp_last_edge_layers
+
+    assert [_mtp_last_edge_layers(m) for m in (0, 1, 2, 3)] == [0, 3, 5, 7]
+    # 61 + 5 = 66: on 4 stages q = 17, last 12; on 8, q = 9, last 4; on 16, q = 5 and the last stage would hold none,
+    # so the other rule (0, 0) applies there
+    pp = np.array([4, 8, 16])
+    first, last = pipeline_edges_at(61, pp, None, None, mtp_layers=2)
+    assert np.all(first == 0) and last.tolist() == [5, 5, 0]
+    assert stage_layers(61, 4, 0, 5)[2] == 12 and stage_layers(61, 8, 0, 5)[2] == 4
+
+
+def test_the_mtp_default_never_leaves_a_stage_without_a_layer() -> None:
+    # DeepSeek-V3 on 32 stages: (0, 3) gives q = ceil(64 / 32) = 2 and a last stage of 2 - 3 = -1 layers, so the
+    # model's other rule applies: 61 + 2 = 63 is no multiple of 32, edges (0, 0): q = ceil(61 / 32) = 2, first and last
+    # 2, the 30 middle stages ceil(57 / 30) = 2 at most (pp = 21 still fits: q =
+    # ceil(64 / 21) = 4, last 4 - 3 = 1)
+    assert pipeline_edges_at(61, 32, None, None, mtp_layers=1) == (0, 0)
+    assert stage_layers(61, 32, 0, 0) == (2, 2, 2)
+    assert pipeline_edges_at(61, 21, None, None, mtp_layers=1) == (0, 3)
+    assert pipeline_edges_at(61, 22, None, None, mtp_layers=1) == (0, 0)  # q = ceil(64 / 22) = 3: last 0
+    # a 4-layer model with one MTP module on 2 stages: (0, 3) gives q = ceil(7 / 2) = 4, the first stage all 4 layers
+    # and the last none, so the even split (2, 2)
+    assert pipeline_edges_at(4, 2, None, None, mtp_layers=1) == (0, 0)
+    assert stage_layers(4, 2, 0, 0) == (2, 0, 2)
+    # over a column of pp the same, element by element
+    pp = np.array([16, 21, 22, 32])
+    first, last = pipeline_edges_at(61, pp, None, None, mtp_layers=1)
+    assert np.array_equal(np.broadcast_to(first, pp.shape), [0, 0, 0, 0]) and np.array_equal(last, [3, 3, 0, 0])

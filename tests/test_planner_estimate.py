@@ -470,7 +470,8 @@ def test_mla_up_proj_recompute_repeats_the_up_projections_by_hand() -> None:
     assert mla_up_proj_recompute_flops_per_token(model, 0, ()) == 0
     assert mla_up_proj_recompute_flops_per_token(MODELS["llama3-8b"], 0, ("mla_up_proj",)) == 0
     cluster = CLUSTERS["h800-8"].with_nodes(32)
-    workload = WorkloadSpec(global_batch=256, seq_len=4096)
+    # the even split stated (an MTP model's default gives the last stage 1 layer: MTP_EDGE_SOURCE)
+    workload = WorkloadSpec(global_batch=256, seq_len=4096, pipeline_edge_layers=0, pipeline_last_edge_layers=0)
     args = {"tp": 1, "pp": 16, "dp": 16, "ep": 16, "etp": 1, "mb": 1, "zero": 1, "recompute": "full"}
     sel = {**args, "recompute": "selective"}
     up = evaluate_composition(model, cluster, replace(workload, recompute_modules=("mla_up_proj",)), **sel)

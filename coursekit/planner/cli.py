@@ -560,10 +560,12 @@ def _add_search_arguments(p: argparse.ArgumentParser) -> None:
         default=None,
         help=Text(
             zh="只从最后一个流水线阶段拿掉的层数（输出层、损失与多 token 预测 (MTP) 块；Megatron-Bridge 的 "
-            "DeepSeek-V3 在 16 个阶段上：3，配 --edge-layers 0）；默认与 --edge-layers 相同",
+            "DeepSeek-V3 在 16 个阶段上：3，配 --edge-layers 0）；默认与 --edge-layers 相同；两者都不给时，"
+            "带 MTP 模块的模型首阶段取 0、末阶段取 1 + 2·模块数（一个模块为 3）",
             en="layers taken off the last pipeline stage alone (the output layer, the loss and a multi-token "
             "prediction block; Megatron-Bridge's DeepSeek-V3 on 16 stages: 3, with --edge-layers 0); default: the "
-            "same as --edge-layers",
+            "same as --edge-layers; with neither given, a model with MTP modules takes 0 on the first stage and "
+            "1 + 2·modules on the last (3 for one module)",
         ).render(),
     )
     p.add_argument(

@@ -925,7 +925,7 @@ class _Stages:
     def of(cls, np: Any, model: ModelSpec, workload: WorkloadSpec, k: _Columns) -> _Stages:
         def edges_at(pp: Any) -> tuple[Any, Any]:
             return pipeline_edges_at(
-                model.layers, pp, workload.pipeline_edge_layers, workload.pipeline_last_edge_layers
+                model.layers, pp, workload.pipeline_edge_layers, workload.pipeline_last_edge_layers, model.mtp_layers
             )
 
         # the stages depend on pp alone: once per distinct pp, and as floats there (converting each candidate's copy

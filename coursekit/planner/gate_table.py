@@ -198,36 +198,46 @@ class GateInput:
         """Layers of the (first, heaviest middle, last) pipeline stage (computed once per distinct pp)."""
         import numpy as np
 
-        layers, option, last = (
+        layers, option, last, mtp = (
             self.model.layers,
             self.workload.pipeline_edge_layers,
             self.workload.pipeline_last_edge_layers,
+            self.model.mtp_layers,
         )
         counts: tuple[Any, Any, Any] = on_distinct(
-            np, lambda pp: stage_layer_counts(layers, pp, *pipeline_edges_at(layers, pp, option, last)), self["pp"]
+            np,
+            lambda pp: stage_layer_counts(layers, pp, *pipeline_edges_at(layers, pp, option, last, mtp)),
+            self["pp"],
         )
         return counts
 
     @cached_property
-    def edge_layers(self) -> Any:
-        """Layers the first stage gives up to the embedding, per candidate (:func:`coursekit.specs.edge_layers_at`;
-        the last stage's too unless ``pipeline_last_edge_layers`` says otherwise)."""
+    def _edges(self) -> tuple[Any, Any]:
+        """Layers the (first, last) stage gives up, per candidate (:func:`coursekit.specs.pipeline_edges_at`)."""
         import numpy as np
 
-        pp = self["pp"]
-        return np.zeros_like(pp) + pipeline_edges_at(self.model.layers, pp, self.workload.pipeline_edge_layers)[0]
+        pp, workload = self["pp"], self.workload
+        first, last = pipeline_edges_at(
+            self.model.layers,
+            pp,
+            workload.pipeline_edge_layers,
+            workload.pipeline_last_edge_layers,
+            self.model.mtp_layers,
+        )
+        return np.zeros_like(pp) + first, np.zeros_like(pp) + last
+
+    @cached_property
+    def edge_layers(self) -> Any:
+        """Layers the first stage gives up to the embedding, per candidate (:func:`coursekit.specs.edge_layers_at`;
+        the last stage's too unless ``pipeline_last_edge_layers`` says otherwise; a model with MTP modules and no
+        split stated: :func:`coursekit.specs.pipeline_edges_at`)."""
+        return self._edges[0]
 
     @cached_property
     def last_edge_layers(self) -> Any:
         """Layers the last stage gives up to the output layer and the loss, per candidate
         (:func:`coursekit.specs.pipeline_edges_at`)."""
-        import numpy as np
-
-        pp, workload = self["pp"], self.workload
-        edges = pipeline_edges_at(
-            self.model.layers, pp, workload.pipeline_edge_layers, workload.pipeline_last_edge_layers
-        )
-        return np.zeros_like(pp) + edges[1]
+        return self._edges[1]
 
     @cached_property
     def fewest_layers(self) -> Any:

@@ -638,7 +638,9 @@ ESTIMATE_NOTES: tuple[Text, ...] = (
         f"{CAUSAL_EXECUTED_SHARE / ATTENTION_RELATIVE_RATE:.2f} 个线性层 FLOP 的时间；序列越短越慢"
         f"（同一组实测，1K 时 {_RATE_1K:.2f}），每次调用只跑一个 rank 的 s/cp 个 token。"
         "首/末阶段算嵌入与输出层，可以少放几层（参数 `pipeline_edge_layers`；"
-        "只设末阶段用 `pipeline_last_edge_layers`）。",
+        "只设末阶段用 `pipeline_last_edge_layers`）；带多 token 预测 (multi-token prediction, MTP) 模块的模型"
+        "两者都不设时，首阶段不让，末阶段为损失和每个 MTP 模块让出 1 + 2·模块数 层"
+        "（一个模块即 3 层，与 Megatron-Bridge 对 DeepSeek-V3 的切分相同）。",
         en="Compute = the slowest pipeline stage's executed FLOPs / (its ranks·peak·matmul efficiency). Model "
         "FLOPs follow PaLM appendix B: 6·N + 12·L·h·s per token (N: the active parameters a token multiplies "
         "through, not the input embedding or position tables it only looks up in; attention's two matmuls, not "
@@ -649,7 +651,9 @@ ESTIMATE_NOTES: tuple[Text, ...] = (
         f"{CAUSAL_EXECUTED_SHARE / ATTENTION_RELATIVE_RATE:.2f} of a linear layer's FLOP; shorter sequences run slower "
         f"({_RATE_1K:.2f} at 1K tokens in the same figures), and each call runs over one rank's s/cp "
         "tokens. The first and last stages carry the embedding and the output layer and may hold fewer "
-        "layers (pipeline_edge_layers; the last stage's alone: pipeline_last_edge_layers).",
+        "layers (pipeline_edge_layers; the last stage's alone: pipeline_last_edge_layers); a model with multi-token "
+        "prediction (MTP) modules and neither set gives up none on the first stage and 1 + 2·modules on the last, "
+        "for the loss and each MTP module (3 for one module, as Megatron-Bridge splits DeepSeek-V3).",
     ),
     Text(
         zh="矩阵乘效率：每个 GPU 的矩阵乘是 (mb·s/cp) 个 token 乘以 h/tp 宽（h 为隐藏维度）的权重分片；"

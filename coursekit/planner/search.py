@@ -434,7 +434,9 @@ def _training_rows(
         entries = _pp_entries(tokens, mb, max(1, model.hidden // tp), pp, ga * v, ACTIVATION_BYTES)
         rows.append(_comm_row("PP", entries, pp, cluster, world, comm["PP"], used=world))
     units = layers if zero == 3 else 1
-    edges = pipeline_edges_at(model.layers, pp, workload.pipeline_edge_layers, workload.pipeline_last_edge_layers)
+    edges = pipeline_edges_at(
+        model.layers, pp, workload.pipeline_edge_layers, workload.pipeline_last_edge_layers, model.mtp_layers
+    )
     dense_stage = max(model._stage_dense_params(pp, *edges))
     trained: dict[str, float | None] = {"DP": None, "EDP": None}
     if workload.lora_rank is not None:  # only the adapters have gradients (the estimate's _lora_stage_params)

@@ -120,7 +120,7 @@ def _v_options(model: ModelSpec, workload: WorkloadSpec, pp: int) -> list[int]:
     [1]
     """
     edge, last_edge = pipeline_edges_at(
-        model.layers, pp, workload.pipeline_edge_layers, workload.pipeline_last_edge_layers
+        model.layers, pp, workload.pipeline_edge_layers, workload.pipeline_last_edge_layers, model.mtp_layers
     )
     uneven = workload.pipeline_uneven_chunks
     return list(_v_options_of(model.layers, edge, workload.max_virtual_stages, pp, last_edge, uneven))

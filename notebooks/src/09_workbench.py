@@ -950,12 +950,14 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 #   EP 32（17.6 s）快：用 FSDP 的一样快（17.6 s），PP 32 是 24.2 s，TP 4 是 29.0 s（见下文）。估算偏爱的那个布局没人测过；
 #   它可能漏了 EP 8 布局的某种开销，也可能配方确实没试过——只有实测能定。
 #
-# - **DeepSeek-V3**：PP 16 让只有 4 层的末段再带上输出层和多 token 预测模块；DualPipe（DeepSeek-V3 的双向流水线调度：
-#   微批次从流水线两端同时送入，并让前向、反向的计算与 EP 的全对全通信相互重叠）把这份活分给了首段所在的卡。FP8 矩阵乘保留的
-#   提速是在 Transformer Engine 按整个张量缩放的矩阵乘上标定的，DeepSeek 自己的细粒度（1×128 的块、128×128 的块）FP8
-#   矩阵乘也按它算。估算按 DualPipe 的结构记：每张卡同时承担第 i 段和第 p - 1 - i 段（末段的输出层与 MTP 模块和首段摊在同一张卡上），
-#   两段的权重都在卡上，气泡按论文表 2 的 (PP/2 - 1)(F&B + B - 3W) 记（F : B : W 取 1 : 2 : 1）。可账本不做完全重计算
-#   要 136.1 GiB，只能完全重计算，多出一遍前向。估算吞吐是实测的 0.68 倍，刚出 ±30 %；名次也差（最优的 1.70 倍）。
+# - **DeepSeek-V3**：论文没写 PP 16 怎样切 61 层，估算按 Megatron-Bridge 对 DeepSeek-V3 的切分：首段 4 层加嵌入层，
+#   中间各 4 层，末段 1 层加输出层和多 token 预测 (MTP) 模块（带 MTP 模块的模型不写切分时都这样切）。DualPipe
+#   （DeepSeek-V3 的双向流水线调度：微批次从流水线两端同时送入，并让前向、反向的计算与 EP 的全对全通信相互重叠）
+#   让每张卡同时承担第 i 段和第 p - 1 - i 段，两段的权重都在卡上，气泡按论文表 2 的 (PP/2 - 1)(F&B + B - 3W) 记
+#   （F : B : W 取 1 : 2 : 1）。FP8 矩阵乘保留的提速是在 Transformer Engine 按整个张量缩放的矩阵乘上标定的，
+#   DeepSeek 自己的细粒度（1×128 的块、128×128 的块）FP8 矩阵乘也按它算。可账本不做完全重计算要 121.9 GiB，
+#   只能完全重计算，多出一遍前向。估算吞吐是实测的 0.88 倍，在 ±30 % 内；名次差（第 1239 名，最优的 1.32 倍）：
+#   估算最快的是 TP 4、不分流水线、EP 256 的布局，它把 EP 的全对全几乎全藏在计算下面。
 # - **加大全局批的同一布局**（Megatron-Bridge 26.02 的 Qwen3 235B，全局批 8192）：结论与上面较小全局批的同一布局相同。
 #   同一份表里 Llama 3 70B 的全局批 256 与 Llama 3.1 405B 的全局批 1536 两行，按同一份配方登记，都通过了。
 # - **Megatron-MoE-ModelZoo 的 Qwen3 235B（256 张 H100，4K，全局批 2048）**：同一个模型、同一批卡上实测的 5 种布局，
@@ -1180,15 +1182,17 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 #   FSDP tied it, PP 32 ran 24.2 s and TP 4 29.0 s (see below). Nobody measured the layout the estimate prefers; the
 #   estimate may leave out a cost of EP 8 layouts, or the recipe may not have tried it. Only a measurement settles it.
 #
-# - **DeepSeek-V3**: PP 16 puts the output layer and the multi-token prediction module on a 4-layer last stage;
-#   DualPipe (DeepSeek-V3's bidirectional pipeline schedule: micro-batches enter from both ends of the pipeline, and
-#   forward and backward compute overlap EP's all-to-all) shares that work with the first stage's GPU. The share of
-#   its speed-up an FP8 matmul keeps, fitted on Transformer Engine's per-tensor-scaled matmuls, is applied to
-#   DeepSeek's own fine-grained (1×128 tile, 128×128 block) FP8 matmuls too. The estimate follows DualPipe's structure: each GPU runs
-#   stage i and stage p - 1 - i (the last stage's output layer and MTP module share a GPU with the first stage), holds
-#   both stages' weights, and the bubble is Table 2's (PP/2 - 1)(F&B + B - 3W) (F : B : W taken as 1 : 2 : 1). Yet
-#   the ledger needs 136.1 GiB without full recomputation, so it recomputes, one more forward pass. The estimated
-#   throughput, 0.68x the measured, is just outside ±30 %; the rank misses too (1.70x the best).
+# - **DeepSeek-V3**: the paper does not say how PP 16 splits the 61 layers; the estimate takes Megatron-Bridge's split
+#   of DeepSeek-V3: the embedding and 4 layers on the first stage, 4 on each middle one, and 1 layer with the output
+#   layer and the multi-token prediction (MTP) module on the last (every model with MTP modules is split so when no
+#   split is stated). DualPipe (DeepSeek-V3's bidirectional pipeline schedule: micro-batches enter from both ends of
+#   the pipeline, and forward and backward compute overlap EP's all-to-all) runs stage i and stage p - 1 - i on each
+#   GPU, which holds both stages' weights, and the bubble is Table 2's (PP/2 - 1)(F&B + B - 3W) (F : B : W taken as
+#   1 : 2 : 1). The share of its speed-up an FP8 matmul keeps, fitted on Transformer Engine's per-tensor-scaled
+#   matmuls, is applied to DeepSeek's own fine-grained (1×128 tile, 128×128 block) FP8 matmuls too. Yet the ledger
+#   needs 121.9 GiB without full recomputation, so it recomputes, one more forward pass. The estimated throughput,
+#   0.88x the measured, is within ±30 %; the rank misses (rank 1239, 1.32x the best): the fastest estimate is a
+#   TP 4 layout without a pipeline at EP 256, which hides almost all of EP's all-to-all under compute.
 # - **The same layout at a larger global batch** (Megatron-Bridge 26.02's Qwen3 235B at GBS 8192): the same verdict
 #   as the same layout at the smaller batch above. The same table's Llama 3 70B at GBS 256 and Llama 3.1 405B at
 #   GBS 1536, registered with the same recipes, both pass.
