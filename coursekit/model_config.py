@@ -55,9 +55,10 @@ spec's ``source`` carries them (in the language current when it is built). They 
 ``sliding_window_pattern``, ``max_window_layers`` or ``use_sliding_window``, read into the spec's ``window_tokens``
 and ``window_layers``, whose note says what is counted and what is not; ``attention_chunk_size``, read only for the
 model types of :data:`CHUNKED_ATTENTION_TYPES` and noted as not counted for any other), layers that are
-not softmax attention (``layer_types``), GPT-OSS's attention sinks and group-limited expert routing (``n_group``,
-``topk_group``). A key at its neutral value (``rotary_pct`` 1, ``sliding_window`` null, ``parallel_attn`` false ...)
-gets no note.
+not softmax attention (``layer_types``; Qwen3-Next's ``full_attention_interval``, Nemotron-H's
+``hybrid_override_pattern`` and MiniMax's ``attn_type_list``), GPT-OSS's attention sinks and group-limited expert
+routing (``n_group``, ``topk_group``). A key at its neutral value (``rotary_pct`` 1, ``sliding_window`` null,
+``parallel_attn`` false ...) gets no note.
 
 >>> fields = model_fields_from_config({"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
 ...     "num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 128256,
@@ -274,6 +275,30 @@ register(
             "en": "layer_types: {count} of {layers:@layer} are {kind!r}; not modelled: every layer is counted as "
             "softmax attention over the full sequence (parameters, FLOPs, activations and KV cache), so these "
             "layers' cost is misstated.",
+        },
+        "config.note_layer_interval": {
+            "zh": "full_attention_interval={value}：{layers} 层中每 {value} 层只有一层是全注意力，其余 {count} 层是线性"
+            "注意力 (linear attention)；未建模：每层都按对整个序列的 softmax 注意力计（参数、FLOP、激活与 KV 缓存），"
+            "所以这些层的开销与实际不符。",
+            "en": "full_attention_interval={value}: one layer in every {value} of the {layers:@layer} is full "
+            "attention, the other {count} are linear attention; not modelled: every layer is counted as softmax "
+            "attention over the full sequence (parameters, FLOPs, activations and KV cache), so these layers' cost "
+            "is misstated.",
+        },
+        "config.note_hybrid_pattern": {
+            "zh": "hybrid_override_pattern：{total} 个块中 {mamba} 个是 Mamba（M）、{mlp} 个只有 MLP（-）、"
+            "{attention} 个是注意力（*）、{moe} 个是 MoE（E）；未建模：num_hidden_layers 的每一层都按一个完整的"
+            " Transformer 层（注意力加 MLP）计，所以开销与实际不符。",
+            "en": "hybrid_override_pattern: of {total} blocks, {mamba} are Mamba (M), {mlp} MLP only (-), {attention} "
+            "attention (*) and {moe} MoE (E); not modelled: each of num_hidden_layers is counted as a whole "
+            "transformer layer (attention and MLP), so the cost is misstated.",
+        },
+        "config.note_attn_type_list": {
+            "zh": "attn_type_list：{layers} 层中有 {count} 层是线性注意力（0），其余是 softmax 注意力（1）；未建模："
+            "每层都按对整个序列的 softmax 注意力计（参数、FLOP、激活与 KV 缓存），所以这些层的开销与实际不符。",
+            "en": "attn_type_list: {count} of {layers:@layer} are linear attention (0), the rest softmax attention "
+            "(1); not modelled: every layer is counted as softmax attention over the full sequence (parameters, "
+            "FLOPs, activations and KV cache), so these layers' cost is misstated.",
         },
         "config.note_sinks": {
             "zh": "model_type={value}：注意力汇 (attention sink)（每层每个注意力头一个学习到的 logit，加进 softmax）；"
@@ -742,6 +767,35 @@ def _attention_span_notes(config: Mapping[str, Any], model_type: str) -> list[Te
     return notes
 
 
+def _hybrid_notes(config: Mapping[str, Any]) -> list[Text]:
+    """Layers that are not softmax attention, stated other than by ``layer_types``: Qwen3-Next's
+    ``full_attention_interval`` (transformers' Qwen3NextConfig: layer i is linear attention unless (i + 1) is a
+    multiple of it; read only when ``layer_types`` is absent, which then says it), Nemotron-H's
+    ``hybrid_override_pattern`` (one character a block: M Mamba, - MLP, * attention, E MoE) and MiniMax's
+    ``attn_type_list`` (one entry a layer: 0 linear, 1 softmax attention). A value of another type is passed over.
+
+    >>> [n.render("en")[:60] for n in _hybrid_notes({"num_hidden_layers": 48, "full_attention_interval": 4})]
+    ['full_attention_interval=4: one layer in every 4 of the 48 la']
+    """
+    notes = []
+    layers = _count(_value(config, "layers")) or 0
+    interval = _count(config.get("full_attention_interval"))
+    if interval is not None and interval > 1 and layers and not isinstance(config.get("layer_types"), list):
+        linear = sum(1 for i in range(layers) if (i + 1) % interval)
+        notes.append(_note("config.note_layer_interval", value=interval, count=linear, layers=layers))
+    pattern = config.get("hybrid_override_pattern")
+    if isinstance(pattern, str) and pattern.strip("*"):
+        counts = {mark: pattern.count(mark) for mark in "M-*E"}
+        notes.append(_note("config.note_hybrid_pattern", total=len(pattern), mamba=counts["M"], mlp=counts["-"],
+                           attention=counts["*"], moe=counts["E"]))  # fmt: skip
+    kinds = config.get("attn_type_list")
+    if isinstance(kinds, list) and kinds and all(type(k) is int and k in (0, 1) for k in kinds):
+        linear = sum(1 for k in kinds if k == 0)
+        if linear:
+            notes.append(_note("config.note_attn_type_list", count=linear, layers=len(kinds)))
+    return notes
+
+
 def _other_notes(config: Mapping[str, Any], model_type: str) -> list[Text]:
     """GPT-OSS's attention sinks (no key: every GptOssAttention has them) and group-limited routing (DeepSeek's
     ``n_group`` / ``topk_group``; neutral when every group may be used)."""
@@ -778,7 +832,7 @@ def config_notes(config: Mapping[str, Any]) -> tuple[Text, ...]:
     model_type = config.get("model_type", "")
     model_type = model_type if isinstance(model_type, str) else ""
     notes = _rotary_notes(config) + _parallel_block_notes(config, model_type)
-    notes += _attention_span_notes(config, model_type) + _other_notes(config, model_type)
+    notes += _attention_span_notes(config, model_type) + _hybrid_notes(config) + _other_notes(config, model_type)
     return tuple(notes)
 
 
