@@ -19,12 +19,15 @@ ffn_hidden                intermediate_size, n_inner, ffn_hidden_size, ffn_dim (
 vocab                     vocab_size, padded_vocab_size (ChatGLM)
 seq_len                   max_position_embeddings, n_positions, seq_length, model_max_length (Baichuan 2
                           13B); BLOOM and Falcon without one: 2048, their training length
-experts                   n_routed_experts, num_local_experts, num_experts; num_experts_per_tok
+experts                   n_routed_experts, num_local_experts, num_experts, moe_num_experts (ERNIE 4.5);
+                          num_experts_per_tok, moe_k; a config read as dense that names experts under another
+                          key is refused, naming it
 expert width              moe_intermediate_size (default: intermediate_size)
-shared experts            n_shared_experts, or shared_expert_intermediate_size (a multiple of the expert
-                          width: Qwen2-MoE); dense layers first: first_k_dense_replace, or mlp_only_layers
-                          = [0, ..., k - 1]
-MoE spacing               decoder_sparse_step, moe_layer_freq, interleave_moe_layer_step: must be 1 (a MoE
+shared experts            n_shared_experts, moe_num_shared_experts, or shared_expert_intermediate_size (a
+                          multiple of the expert width: Qwen2-MoE); dense layers first: first_k_dense_replace,
+                          mlp_only_layers = [0, ..., k - 1], or moe_layer_start_index (ERNIE 4.5)
+MoE spacing               decoder_sparse_step, moe_layer_freq, interleave_moe_layer_step, moe_layer_interval,
+                          expert_layer_period: must be 1, and moe_layer_end_index the last layer or -1 (a MoE
                           layer in every layer after the dense ones; other spacings are refused)
 MLA                       kv_lora_rank, q_lora_rank, qk_rope_head_dim, qk_nope_head_dim, v_head_dim
 mtp_layers                num_nextn_predict_layers (DeepSeek-V3's multi-token prediction modules)
@@ -141,6 +144,19 @@ register(
         "config.file_unreadable": {
             "zh": "无法读取模型配置文件 {path}：{reason}",
             "en": "Cannot read the model config file {path}: {reason}",
+        },
+        "config.moe_end": {
+            "zh": "模型配置的 {key!r} = {value!r}：这里只能表示“开头若干稠密层之后每层都是 MoE”，所以最后一个 MoE 层"
+            "必须是最后一层（{last}）或写 -1。",
+            "en": "The model config's {key!r} = {value!r}: the spec can only express a MoE layer in every layer after "
+            "the first dense ones, so the last MoE layer must be the last layer ({last}) or -1.",
+        },
+        "config.unread_experts": {
+            "zh": "模型配置的 {key!r} = {value!r} 说的是专家，但这个键读取器不认：当作稠密模型读，"
+            "混合专家模型会被算错。请把专家数写成 {keys}，每个 token 的专家数写成 num_experts_per_tok。",
+            "en": "The model config's {key!r} = {value!r} names experts, but under a key the reader does not take: "
+            "read as dense, a mixture of experts would be misstated. State the experts as {keys}, and the experts "
+            "per token as num_experts_per_tok.",
         },
         "config.moe_spacing": {
             "zh": "模型配置的 {key!r} = {value!r}：这里只能表示“开头若干稠密层之后每层都是 MoE”，"
@@ -320,7 +336,13 @@ register(
 )
 
 #: Keys that space MoE layers apart (Qwen2/3-MoE, DeepSeek, Llama 4): the spec needs them at 1.
-MOE_SPACING_KEYS: tuple[str, ...] = ("decoder_sparse_step", "moe_layer_freq", "interleave_moe_layer_step")
+MOE_SPACING_KEYS: tuple[str, ...] = (
+    "decoder_sparse_step",
+    "moe_layer_freq",
+    "interleave_moe_layer_step",
+    "moe_layer_interval",  # ERNIE 4.5
+    "expert_layer_period",  # Jamba
+)
 #: model_type values whose models use a 2-matrix GELU MLP, LayerNorm and biases (their transformers configs).
 GPT_STYLE_TYPES: frozenset[str] = frozenset({"gpt2", "gpt_neox", "bloom", "opt", "falcon", "gpt_bigcode", "gptj"})
 #: model_type values whose models use a gated 3-matrix MLP (SwiGLU, or Gemma's GeGLU), RMSNorm and no biases but
@@ -346,8 +368,12 @@ _ALIASES: dict[str, tuple[str, ...]] = {
     "vocab": ("vocab_size", "padded_vocab_size"),
     "seq_len": ("max_position_embeddings", "n_positions", "seq_length", "model_max_length"),
     "ffn_hidden": ("intermediate_size", "n_inner", "ffn_hidden_size", "ffn_dim"),
-    "experts": ("n_routed_experts", "num_local_experts", "num_experts"),
+    "experts": ("n_routed_experts", "num_local_experts", "num_experts", "moe_num_experts"),
 }
+#: The other MoE keys read under a second name: ERNIE 4.5's (Ernie4_5_MoeConfig in transformers) top-k, shared
+#: experts and first MoE layer.
+_TOP_K_KEYS: tuple[str, ...] = ("num_experts_per_tok", "moe_k")
+_SHARED_KEYS: tuple[str, ...] = ("n_shared_experts", "moe_num_shared_experts")
 _DROPOUT_KEYS: tuple[str, ...] = (
     "attention_dropout",
     "hidden_dropout",
@@ -366,10 +392,10 @@ _FIELD_KEYS: dict[str, tuple[str, ...]] = {
     "num_experts": _ALIASES["experts"],
     "kv_heads": ("num_key_value_heads", "n_head_kv", "num_kv_heads", "multi_query_group_num"),
     "head_dim": ("head_dim",),
-    "top_k": ("num_experts_per_tok",),
+    "top_k": _TOP_K_KEYS,
     "moe_ffn_hidden": ("moe_intermediate_size",),
-    "shared_experts": ("n_shared_experts", "shared_expert_intermediate_size"),
-    "first_k_dense": ("first_k_dense_replace", "mlp_only_layers"),
+    "shared_experts": (*_SHARED_KEYS, "shared_expert_intermediate_size"),
+    "first_k_dense": ("first_k_dense_replace", "mlp_only_layers", "moe_layer_start_index"),
     "mtp_layers": ("num_nextn_predict_layers",),
     "kv_lora_rank": ("kv_lora_rank",),
     "q_lora_rank": ("q_lora_rank",),
@@ -906,6 +932,8 @@ def model_fields_from_config(config: Mapping[str, Any], name: str | None = None)
     experts = _int(found[0], found[1], 0) if found is not None else 0
     if experts > 0:
         fields.update(_moe_fields(config, model_type, experts, ffn))
+    else:
+        _refuse_unread_experts(config)
     mtp = _optional(config, "num_nextn_predict_layers", 0, low=0)  # DeepSeek-V3's multi-token prediction modules
     if mtp:
         fields["mtp_layers"] = mtp
@@ -927,9 +955,29 @@ def model_fields_from_config(config: Mapping[str, Any], name: str | None = None)
     return fields
 
 
+def _refuse_unread_experts(config: Mapping[str, Any]) -> None:
+    """A config read as dense that still names experts under a key the reader does not take (a count above 1 in a key
+    with "expert" in its name, such as ``moe_num_expert``): refused, naming the key, rather than planned as a dense
+    model of the same width. Top-level keys only; the keys the module's table lists are read, not refused.
+
+    >>> _refuse_unread_experts({"num_local_experts_total": 8})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: The model config's 'num_local_experts_total' = 8 names experts, but under a key ... misstated. ...
+    """
+    known = {*_ALIASES["experts"], *_TOP_K_KEYS, *_SHARED_KEYS, "shared_expert_intermediate_size"}
+    for key, value in config.items():
+        if not isinstance(key, str) or "expert" not in key.lower() or key in known:
+            continue
+        if not isinstance(value, bool) and isinstance(value, numbers.Integral) and int(value) > 1:
+            accepted = ", ".join(_ALIASES["experts"][:-1]) + " or " + _ALIASES["experts"][-1]
+            raise ValueError(tr("config.unread_experts", key=key, value=value, keys=accepted))
+
+
 def _moe_fields(config: Mapping[str, Any], model_type: str, experts: int, ffn: int) -> dict[str, Any]:
     """The mixture-of-experts fields: experts, top-k, expert width, shared experts, dense layers first."""
-    top_k = _optional(config, "num_experts_per_tok", None)
+    top_key = next((key for key in _TOP_K_KEYS if config.get(key) is not None), _TOP_K_KEYS[0])
+    top_k = _optional(config, top_key, None)
     if top_k is None:
         raise ValueError(tr("config.missing_one", key="num_experts_per_tok"))
     for key in MOE_SPACING_KEYS:
@@ -942,7 +990,8 @@ def _moe_fields(config: Mapping[str, Any], model_type: str, experts: int, ffn: i
         fields["shared_experts"] = 1
     else:
         fields["moe_ffn_hidden"] = _optional(config, "moe_intermediate_size", ffn)
-        fields["shared_experts"] = _optional(config, "n_shared_experts", 0, low=0)
+        shared_key = next((key for key in _SHARED_KEYS if config.get(key) is not None), _SHARED_KEYS[0])
+        fields["shared_experts"] = _optional(config, shared_key, 0, low=0)
         shared_width = _optional(config, "shared_expert_intermediate_size", None, low=0)
         if shared_width:
             width = fields["moe_ffn_hidden"]
@@ -951,6 +1000,12 @@ def _moe_fields(config: Mapping[str, Any], model_type: str, experts: int, ffn: i
                 raise ValueError(tr("config.shared_width", key=key, value=shared_width, width=width))
             fields["shared_experts"] = shared_width // width
     dense = _optional(config, "first_k_dense_replace", 0, low=0)
+    start = _optional(config, "moe_layer_start_index", 0, low=0)  # ERNIE 4.5: layers before it are dense
+    dense = max(dense or 0, start or 0)
+    end = config.get("moe_layer_end_index")  # ERNIE 4.5: the last MoE layer; -1 or the last layer: all after start
+    layers = _count(_value(config, "layers"))
+    if end is not None and end != -1 and (layers is None or _int("moe_layer_end_index", end, 0) != layers - 1):
+        raise ValueError(tr("config.moe_end", key="moe_layer_end_index", value=end, last=(layers or 1) - 1))
     only = config.get("mlp_only_layers")
     if only:
         plain = isinstance(only, list) and all(isinstance(i, int) and not isinstance(i, bool) for i in only)
