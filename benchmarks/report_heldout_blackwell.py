@@ -26,6 +26,9 @@ from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from heldout import print_tally, standing
 
 from coursekit.planner.validation import compare_published
 from coursekit.presets import CLUSTERS, PublishedRun
@@ -109,7 +112,7 @@ def held_out_run(row: tuple[object, ...], recipe: str = "mxfp8", ep_overlap: flo
         gpus // CLUSTERS[cluster].gpus_per_node,
         int(batch),  # type: ignore[call-overload]
         int(seq),  # type: ignore[call-overload]
-        tuple(degrees.items()),  # type: ignore[arg-type]
+        tuple(degrees.items()),
         "tokens",
         0.0,
         SOURCE.format(release=release, system=f"DGX-{system}", page=page),
@@ -128,17 +131,11 @@ def main() -> int:
     totals: Counter[str] = Counter()
     for row in ROWS:
         c = compare_published(held_out_run(row, args.recipe, args.ep_overlap))
-        verdict = "pass" if c.passes else "miss (" + ", ".join(sorted(c.missed)) + ")"
-        ratio = "refused" if c.estimated_over_published is None else f"{c.estimated_over_published:.2f}"
-        over = "-" if c.step_over_best is None else f"{c.step_over_best:.2f}"
-        print(f"{row[0]} {row[1]:5} {row[2]:16} rank {c.rank}/{c.accepted_count} group {c.tie_group} "
-              f"over best {over} estimate/measured {ratio}: {verdict}")  # fmt: skip
+        print(f"{row[0]} {row[1]:5} {row[2]:16} {standing(c)}")
         for key in ("all", f"system {row[1]}", f"release {row[0]}"):
             totals[key] += 1
             passes[key] += c.passes
-    print()
-    for key in totals:
-        print(f"{key}: {passes[key]} of {totals[key]} pass")
+    print_tally(passes, totals)
     print(f"({time.perf_counter() - start:.1f} s)")
     return 0
 

@@ -32,6 +32,9 @@ from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from heldout import print_tally, standing
 
 from coursekit.planner import ModelSpec
 from coursekit.planner.validation import compare_published
@@ -329,18 +332,12 @@ def main() -> int:
         spec = run.model_spec()
         worst_params = max(worst_params, abs(spec.num_params / row[11] - 1))
         c = compare_published(run)
-        verdict = "pass" if c.passes else "miss (" + ", ".join(sorted(c.missed)) + ")"
-        ratio = "refused" if c.estimated_over_published is None else f"{c.estimated_over_published:.2f}"
-        over = "-" if c.step_over_best is None else f"{c.step_over_best:.2f}"
-        print(f"{row[0]:8} {row[1]:5} {row[2]:6} tokens {row[3]:4} GPUs mb {row[4]:3} rank {c.rank}/{c.accepted_count} "
-              f"group {c.tie_group} over best {over} estimate/measured {ratio}: {verdict}")  # fmt: skip
+        print(f"{row[0]:8} {row[1]:5} {row[2]:6} tokens {row[3]:4} GPUs mb {row[4]:3} {standing(c)}")
         long = "sequence >= 16K" if row[2] >= 16384 else "sequence < 16K"
         for key in ("all", f"table {row[0]}", long):
             totals[key] += 1
             passes[key] += c.passes
-    print()
-    for key in totals:
-        print(f"{key}: {passes[key]} of {totals[key]} pass")
+    print_tally(passes, totals)
     print(f"parameter counts: within {100 * worst_params:.2f} % of the table's NumParams")
     print(f"({time.perf_counter() - start:.1f} s)")
     return 0

@@ -32,8 +32,11 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from dataclasses import replace
+
+from heldout import standing
 
 from coursekit.planner import ModelSpec
 from coursekit.planner.validation import compare_published
@@ -102,11 +105,7 @@ def main() -> int:
     runs = [opt_175b("megatron"), opt_175b("palm"), *(deepseek_v2(gpus) for gpus in (512, 1024, 2048))]
     for run in runs:
         c = compare_published(run)
-        verdict = "pass" if c.passes else "miss (" + ", ".join(sorted(c.missed)) + ")"
-        ratio = "refused" if c.estimated_over_published is None else f"{c.estimated_over_published:.2f}"
-        over = "-" if c.step_over_best is None else f"{c.step_over_best:.2f}"
-        print(f"{run.name}: rank {c.rank}/{c.accepted_count} group {c.tie_group} over best {over} "
-              f"estimate/measured {ratio}: {verdict}")  # fmt: skip
+        print(f"{run.name}: {standing(c)}")
         print(f"    published layout as estimated: {c.layout}")
         print(f"    fastest estimate:              {c.best_layout}")
     print(f"({time.perf_counter() - start:.1f} s)")
