@@ -501,10 +501,12 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "MTP",
         Text(
             zh="DeepSeek-V3 训练时在模型之后多接的模块：每个模块再跑一个 Transformer 块，预测更远一个位置的 token，"
-            "与模型共用嵌入层和输出层；它放在流水线的最后一段，让那一段多出一个块和一次输出层的计算。",
+            "与模型共用嵌入层和输出层；它放在流水线的最后一段，让那一段多出一个块和一次输出层的计算，所以不写切分时"
+            "最后一段为它和损失少放 3 层（一个模块时；Megatron-Bridge 对 DeepSeek-V3 就这样切）。",
             en="Modules DeepSeek-V3 trains after the model: each runs one more transformer block to predict the token "
             "one position further ahead, sharing the model's embedding and output layer; it sits on the pipeline's "
-            "last stage, which then runs one more block and the output layer once more.",
+            "last stage, which then runs one more block and the output layer once more, so with no split stated that "
+            "stage holds 3 layers fewer for it and the loss (one module; Megatron-Bridge splits DeepSeek-V3 so).",
         ),
     ),
     _e(
