@@ -37,14 +37,14 @@ from coursekit.specs import PRECISION_RECIPES, RECOMPUTE_MODES
 #: Abbreviations and units the course writes in Chinese prose as they are.
 ABBREVIATIONS = frozenset(
     {"GPU", "CPU", "HBM", "NCCL", "ZeRO", "MoE", "MFU", "TFLOP", "TFLOPs", "FLOP", "FLOPs", "GiB", "ETP", "EDP"}
-    | {"GQA", "MLA", "TTFT", "TPOT", "DGX", "Replica"}
+    | {"GQA", "MLA", "MTP", "TTFT", "TPOT", "DGX", "Replica"}
 )
 #: English words the course keeps in Chinese prose (the glossary's zh names use them).
 COURSE_WORDS = frozenset({"token", "rank"})
 #: Names: frameworks, libraries, products, a paper's author, a model family and an activation function.
 PROPER_NAMES = frozenset(
     {"Megatron", "Core", "NeMo", "DeepEP", "CUDA", "FlashAttention", "PaLM", "ModelZoo", "Korthikanti", "Cloud"}
-    | {"GPT", "SwiGLU"}
+    | {"GPT", "SwiGLU", "DeepSeek"}
     | {"NVLink", "Bridge", "Slurm"}  # the interconnect, Megatron-Bridge, the cluster scheduler
 )
 #: Formula notation (max(a, b)) and Python's None.
