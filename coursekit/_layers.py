@@ -120,6 +120,8 @@ def layer_of(module: str) -> int:
     >>> LAYERS[layer_of("coursekit.planner.cli")][0], LAYERS[layer_of("coursekit.planner.search")][0]
     ('interfaces', 'searches')
     """
+    if not isinstance(module, str):
+        raise TypeError(f"module = {module!r}: must be a dotted module name (str), not {type(module).__name__}")
     best: tuple[int, int] | None = None  # (specificity, layer)
     for index, (_name, patterns, _rule) in enumerate(LAYERS):
         for pattern in patterns:

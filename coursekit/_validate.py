@@ -141,6 +141,66 @@ def check_int(
     return number
 
 
+def called_from_outside(depth: int = 2) -> bool:
+    """True when the function that asks was called from outside the coursekit package: a learner's notebook, a
+    test, another library. The array-generic helpers the search calls on whole columns check their arguments only
+    then, so they are checked where a person calls them and cost nothing inside a search, whose arguments the
+    public entry point has already checked (validate once, at the public boundary). ``depth`` 2 is the caller of the
+    function that calls this; the wrappers of this module (:func:`learner_functions`) are looked through.
+    """
+    frame: types.FrameType | None = sys._getframe(depth)
+    while frame is not None and frame.f_code.co_filename == __file__:  # through this module's wrappers
+        frame = frame.f_back
+    module = "" if frame is None else str(frame.f_globals.get("__name__", ""))
+    return not (module == "coursekit" or module.startswith("coursekit."))
+
+
+def _numpy_array(value: Any) -> Any:
+    """``value`` if it is a numpy array (numpy loaded: the planner's columns are arrays), else ``None``."""
+    numpy = sys.modules.get("numpy")
+    return value if numpy is not None and isinstance(value, numpy.ndarray) else None
+
+
+def check_int_column(name: str, value: Any, *, ge: int | None = None, le: int | None = None) -> Any:
+    """Return ``value`` after checking it is an integer in range (as :func:`check_int`) or a numpy array of numbers:
+    the guard of the array-generic helpers the vectorised search calls on whole columns (a pipeline degree ``pp``, a
+    layer count), so a learner who calls one by hand gets a message, not a numpy error. An array is checked for its
+    element type only (:func:`_check_column`); it may hold the float64 columns the search computes with.
+
+    >>> check_int_column("pp", 4, ge=1)
+    4
+    >>> check_int_column("pp", 0, ge=1)
+    Traceback (most recent call last):
+    ...
+    ValueError: pp = 0: must be >= 1.
+    """
+    if _numpy_array(value) is None:
+        return check_int(name, value, ge=ge, le=le)
+    return _check_column(name, value, "validate.type_int_column")
+
+
+def check_number_column(
+    name: str, value: Any, *, ge: float | None = None, gt: float | None = None, le: float | None = None
+) -> Any:
+    """Return ``value`` after checking it is a finite real in range (as :func:`check_number`) or a numpy array of
+    numbers; :func:`check_int_column` for real-valued columns (tokens per rank, s/cp).
+
+    >>> check_number_column("tokens", 2048.0, gt=0)
+    2048.0
+    """
+    if _numpy_array(value) is None:
+        return check_number(name, value, ge=ge, gt=gt, le=le)
+    return _check_column(name, value, "validate.type_number_column")
+
+
+def _check_column(name: str, array: Any, type_key: str) -> Any:
+    """``array`` (numpy) after checking it holds numbers. Only the element type: the search passes whole columns,
+    rows a gate has already refused among them, whose values need not be legal (a stage of -1 layers)."""
+    if array.dtype.kind not in "iuf":
+        raise TypeError(tr(type_key, name=name, value=array, type=str(array.dtype)))
+    return array
+
+
 def is_bool(value: Any) -> bool:
     """``value`` is a truth value: Python's ``bool`` or numpy's (``np.True_``, an item of a boolean mask; tested in
     ``tests/test_fuzz_regressions8.py``, as this module's examples run where numpy is absent).

@@ -361,6 +361,14 @@ register(
             "zh": "{name} = {value!r}：必须是整数（int），而不是 {type}。",
             "en": "{name} = {value!r}: must be an integer (int), not {type}.",
         },
+        "validate.type_int_column": {
+            "zh": "{name} = {value!r}：必须是整数（int）或数值数组，而不是 {type} 数组。",
+            "en": "{name} = {value!r}: must be an integer (int) or an array of numbers, not an array of {type}.",
+        },
+        "validate.type_number_column": {
+            "zh": "{name} = {value!r}：必须是实数或实数数组，而不是 {type} 数组。",
+            "en": "{name} = {value!r}: must be a real number or an array of real numbers, not an array of {type}.",
+        },
         "validate.type_bool": {
             "zh": "{name} = {value!r}：必须是 True 或 False，而不是 {type}。",
             "en": "{name} = {value!r}: must be True or False, not {type}.",

@@ -22,13 +22,26 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from ._validate import check_int, learner_functions
+from ._validate import called_from_outside, check_instance, check_int, check_items, learner_functions
 from .i18n import LANGUAGES, register, tr
 
 register(
     {
         "lessons.optional": {"zh": "可选", "en": "optional"},
         "lessons.optional_needs": {"zh": "可选，需要 {needs}", "en": "optional, needs {needs}"},
+        "lessons.registry_text": {
+            "zh": "text = {value!r}：必须是课程登记表的 JSON 文本（str），或 None（读包里的 {file}），而不是 {type}。",
+            "en": "text = {value!r}: must be the lesson registry's JSON text (str), or None (the packaged {file}), "
+            "not {type}.",
+        },
+        "lessons.registry_form": {
+            "zh": "text 不是 {file} 那样的课程登记表：{reason}",
+            "en": "text is not a lesson registry like {file}: {reason}",
+        },
+        "lessons.registry_numbers": {
+            "zh": "{file}：课程编号是 {numbers}，必须依次是 0、1、2……",
+            "en": "{file}: lesson numbers are {numbers}, must be 0, 1, 2 ... in order",
+        },
     }
 )
 
@@ -91,10 +104,16 @@ def load(text: str | None = None) -> tuple[Lesson, ...]:
     """The registry's lessons in order (``text``: the JSON to read instead of the packaged file)."""
     if text is None:
         text = resources.files(__package__).joinpath(REGISTRY_FILE).read_text(encoding="utf-8")
-    entries = tuple(_entry(raw) for raw in json.loads(text)["lessons"])
+    elif not isinstance(text, str):
+        raise TypeError(tr("lessons.registry_text", value=text, file=REGISTRY_FILE, type=type(text).__name__))
+    try:
+        entries = tuple(_entry(raw) for raw in json.loads(text)["lessons"])
+    except (ValueError, KeyError, TypeError, AttributeError) as error:  # not JSON, or JSON of another shape
+        reason = f"{type(error).__name__}: {error}"
+        raise ValueError(tr("lessons.registry_form", file=REGISTRY_FILE, reason=reason)) from None
     numbers = [entry.number for entry in entries]
     if numbers != list(range(len(entries))):
-        raise ValueError(f"{REGISTRY_FILE}: lesson numbers are {numbers}, must be 0, 1, 2 ... in order")
+        raise ValueError(tr("lessons.registry_numbers", file=REGISTRY_FILE, numbers=numbers))
     return entries
 
 
@@ -112,6 +131,9 @@ def lesson(number: int) -> Lesson:
 
 def prefix_modules(lessons: tuple[Lesson, ...] = LESSONS) -> dict[str, str]:
     """Exercise id prefix -> the module that registers that lesson's exercises."""
+    if called_from_outside():
+        for i, entry in enumerate(check_items("lessons", lessons)):
+            check_instance(f"lessons[{i}]", entry, Lesson)
     return {entry.exercises: str(entry.exercise_module) for entry in lessons if entry.exercises is not None}
 
 

@@ -18,10 +18,12 @@ from typing import Any, TypeVar
 
 from ._validate import (
     MAX_INT,
+    called_from_outside,
     check_bool,
     check_choice,
     check_divides,
     check_int,
+    check_int_column,
     check_number,
     learner_arguments,
     learner_functions,
@@ -597,12 +599,21 @@ _TYPE_WORDS: tuple[Text, ...] = (
     Text(zh="int 组成的元组 (tuple)", en="tuple of int"),
     Text(zh="非空 str", en="non-empty str"),
     Text(zh="预设名称", en="preset name"),
+    Text(zh="`numpy` 模块", en="the numpy module"),
+    Text(zh="由数值组成的一维 `numpy` 数组", en="one-dimensional numpy array of numbers"),
+    Text(zh="可调用对象 (callable)", en="callable"),
     Text(zh=" 或 ", en=" or "),
 )
 
 
 def type_error(name: str, value: Any, expected: str) -> TypeError:
     """A localized ``TypeError``: ``name = value: must be a <expected>, not <type>``."""
+    arguments: tuple[tuple[str, object], ...] = (("name", name), ("expected", expected))
+    for argument, given in arguments:
+        if not isinstance(given, str):  # the error about the error: this helper's own arguments
+            return TypeError(
+                tr("planner.type_spec", name=argument, value=given, expected="str", type=type(given).__name__)
+            )
     for words in _TYPE_WORDS:  # the current language's words (English ones stay as they are)
         expected = expected.replace(words.en, words.render())
     return TypeError(tr("planner.type_spec", name=name, value=value, expected=expected, type=type(value).__name__))
@@ -767,6 +778,9 @@ def kv_heads_split(kv_heads: Any, tp: Any) -> Any:
     >>> kv_heads_split(8, 4), kv_heads_split(8, 16), kv_heads_split(1, 8)
     (2, 1, 1)
     """
+    if called_from_outside():
+        check_int_column("kv_heads", kv_heads, ge=1)
+        check_int_column("tp", tp, ge=1)
     return -(-kv_heads // tp)
 
 
@@ -795,6 +809,11 @@ def edge_layers_at(layers: Any, pp: Any, option: int | None) -> Any:
     >>> edge_layers_at(126, 2, None), edge_layers_at(61, 16, None), edge_layers_at(126, 16, 0)
     (0, 0, 0)
     """
+    if called_from_outside():
+        check_int_column("layers", layers, ge=1)
+        check_int_column("pp", pp, ge=1)
+        if option is not None:
+            check_int_column("option", option, ge=0)
     if option is not None:
         return option
     return ((layers % pp != 0) & ((layers + 2) % pp == 0) & (pp > 2)) * 1
@@ -844,6 +863,14 @@ def pipeline_edges_at(
     >>> pipeline_edges_at(61, 32, None, None, mtp_layers=1)
     (0, 0)
     """
+    if called_from_outside():
+        check_int_column("layers", layers, ge=1)
+        check_int_column("pp", pp, ge=1)
+        if option is not None:
+            check_int_column("option", option, ge=0)
+        if last_option is not None:
+            check_int_column("last_option", last_option, ge=0)
+        check_int("mtp_layers", mtp_layers, ge=0)
     first = edge_layers_at(layers, pp, option)
     last = first if last_option is None else last_option
     if mtp_layers > 0 and option is None and last_option is None:
@@ -866,6 +893,12 @@ def stage_layer_counts(
     >>> stage_layer_counts(126, 16, 1), stage_layer_counts(61, 16, 0, 3)
     ((7, 8, 7), (4, 4, 1))
     """
+    if called_from_outside():
+        check_int_column("layers", layers, ge=1)
+        check_int_column("pp", pp, ge=1)
+        check_int_column("edge_layers", edge_layers, ge=0)
+        if last_edge_layers is not None:
+            check_int_column("last_edge_layers", last_edge_layers, ge=0)
     last_edge = edge_layers if last_edge_layers is None else last_edge_layers
     pp_safe = pp + (pp < 1)
     q = -(-(layers + edge_layers + last_edge) // pp_safe)

@@ -113,10 +113,13 @@ def _evaluate(node: ast.expr, namespace: dict[str, Any]) -> Any:
     return eval(compile(ast.Expression(node), "<doctest>", "eval"), namespace)
 
 
-def _calls(module: ModuleType, name: str) -> Iterator[tuple[Any, list[Any], dict[str, Any], tuple[str, Any]]]:
-    """(function, args, kwargs, slot) for every call of a public name in ``name``'s doctests, after running the
-    examples before it; ``slot`` is ("arg", index) or ("kw", keyword) of the argument to replace."""
-    public = set(getattr(module, "__all__", ()))
+def _calls(
+    module: ModuleType, name: str, names: frozenset[str] | None = None
+) -> Iterator[tuple[Any, list[Any], dict[str, Any], tuple[str, Any]]]:
+    """(function, args, kwargs, slot) for every call of a public name (or of a name in ``names``) in ``name``'s
+    doctests, after running the examples before it; ``slot`` is ("arg", index) or ("kw", keyword) of the argument
+    to replace."""
+    public = set(getattr(module, "__all__", ())) if names is None else set(names)
     tests = doctest.DocTestFinder(recurse=False).find(getattr(module, name), name, globs=dict(vars(module)))
     examples = [[example.source for example in test.examples] for test in tests]
     extra = EXTRA_EXAMPLES.get(f"{module.__name__}.{name}")
@@ -157,31 +160,41 @@ def test_every_extra_example_names_a_public_function() -> None:
     assert set(EXTRA_EXAMPLES) <= {qualified for qualified, _, _ in FUNCTIONS}
 
 
+def bad_call_failures(function: Any, args: list[Any], kwargs: dict[str, Any], slot: tuple[str, Any]) -> list[str]:
+    """The call ``function(*args, **kwargs)`` with its ``slot`` (("arg", index) or ("kw", keyword)) replaced by each
+    :data:`BAD` value, the course speaking Chinese: what went wrong (an English TypeError / ValueError, any other
+    exception, a hang); empty when every call succeeded or was refused in Chinese."""
+    kind, key = slot
+    failures: list[str] = []
+    for bad in BAD:
+        call_args, call_kwargs = list(args), dict(kwargs)
+        if kind == "arg":
+            call_args[key] = bad
+        else:
+            call_kwargs[key] = bad
+        set_language("zh")
+        shown = f"{getattr(function, '__name__', function)}({kind} {key} = {bad!r:.40})"
+        try:
+            with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()), _deadline(HANG_S):
+                warnings.simplefilter("ignore")
+                function(*call_args, **call_kwargs)
+        except (TypeError, ValueError) as error:
+            if not CJK.search(str(error)):
+                failures.append(f"{shown}: English message {str(error)[:100]!r}")
+        except _Hang:
+            failures.append(f"{shown}: still running after {HANG_S} s")
+        except Exception as error:  # any other exception is a failure
+            failures.append(f"{shown}: {type(error).__name__}: {str(error)[:100]}")
+    return failures
+
+
 @pytest.mark.parametrize(("qualified", "module", "name"), FUNCTIONS, ids=[f[0] for f in FUNCTIONS])
 def test_bad_arguments_get_a_chinese_type_or_value_error(qualified: str, module: ModuleType, name: str) -> None:
     before = get_language()
     failures: list[str] = []
     try:
-        for function, args, kwargs, (kind, key) in _calls(module, name):
-            for bad in BAD:
-                call_args, call_kwargs = list(args), dict(kwargs)
-                if kind == "arg":
-                    call_args[key] = bad
-                else:
-                    call_kwargs[key] = bad
-                set_language("zh")
-                shown = f"{getattr(function, '__name__', function)}({kind} {key} = {bad!r:.40})"
-                try:
-                    with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()), _deadline(HANG_S):
-                        warnings.simplefilter("ignore")
-                        function(*call_args, **call_kwargs)
-                except (TypeError, ValueError) as error:
-                    if not CJK.search(str(error)):
-                        failures.append(f"{shown}: English message {str(error)[:100]!r}")
-                except _Hang:
-                    failures.append(f"{shown}: still running after {HANG_S} s")
-                except Exception as error:  # any other exception is a failure
-                    failures.append(f"{shown}: {type(error).__name__}: {str(error)[:100]}")
+        for function, args, kwargs, slot in _calls(module, name):
+            failures += bad_call_failures(function, args, kwargs, slot)
     finally:
         set_language(before)
     assert not failures, f"{qualified}: {len(failures)} bad refusals, e.g.\n" + "\n".join(failures[:8])

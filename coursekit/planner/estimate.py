@@ -19,13 +19,25 @@ Taught in: lesson 9 (decision workbench); the roofline itself in lesson 7.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import numbers
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, NamedTuple
 
-from .._validate import check_bool, check_choice, check_int, check_number, learner_functions
+from .._validate import (
+    called_from_outside,
+    check_bool,
+    check_choice,
+    check_instance,
+    check_int,
+    check_items,
+    check_number,
+    check_number_column,
+    learner_functions,
+)
 from ..activations import _layer_activation_terms
 from ..capacity import PRECISION_RECIPES, RECOMPUTE_MODES, _state_bytes
 from ..communication import (
@@ -66,6 +78,7 @@ from ..specs import (
     FP8_WEIGHT_CACHE_BYTES,
     MAX_LORA_RANK,
     MXFP8_COPY_BYTES,
+    RECOMPUTE_MODULES,
     _inter_node_ring_bandwidth,
     _peak_flops,
     _replace_valid,
@@ -226,11 +239,29 @@ def _factor(np: Any, column: Any) -> tuple[int, Any]:
     return len(values), inverse.reshape(-1)
 
 
+def _check_numpy_columns(np: Any, columns: tuple[Any, ...]) -> None:
+    """The guard of :func:`distinct_rows` and :func:`on_distinct`: ``np`` is the numpy module, ``columns`` one or
+    more numpy arrays of numbers of one length."""
+    if getattr(np, "__name__", None) != "numpy":
+        raise type_error("np", np, "the numpy module")
+    if not columns:
+        raise ValueError(tr("planner.columns_needed", name="columns"))
+    for i, column in enumerate(columns):
+        if not isinstance(column, np.ndarray) or column.ndim != 1 or column.dtype.kind not in "biuf":
+            raise type_error(f"columns[{i}]", column, "one-dimensional numpy array of numbers")
+        if len(column) != len(columns[0]):
+            raise ValueError(
+                tr("planner.columns_length", name=f"columns[{i}]", length=len(column), first=len(columns[0]))
+            )
+
+
 def distinct_rows(np: Any, *columns: Any) -> tuple[Any, Any]:
     """(rows, inverse) of equal-length integer ``columns``: one row index per distinct combination of their values,
     and for every row which combination it holds, so that ``term(*(c[rows] for c in columns))[inverse]`` equals
     ``term(*columns)`` for any elementwise ``term``: a term of a few columns is computed once per combination, not
     once per candidate. ``rows`` lists each combination's last row, in ascending code order."""
+    if called_from_outside():
+        _check_numpy_columns(np, columns)
     count, code = _factor(np, np.asarray(columns[0]))
     for column in columns[1:]:
         n, inverse = _factor(np, np.asarray(column))
@@ -248,6 +279,10 @@ def on_distinct(np: Any, term: Any, *columns: Any) -> Any:
     """``term(*columns)`` — an elementwise function of the integer ``columns`` returning an array or a tuple of
     arrays — computed once per distinct row of ``columns`` (:func:`distinct_rows`) and broadcast back; on fewer
     than :data:`DISTINCT_MIN_ROWS` rows, on every row (the same numbers either way)."""
+    if called_from_outside():
+        _check_numpy_columns(np, columns)
+        if not callable(term):
+            raise type_error("term", term, "callable")
     if len(columns[0]) < DISTINCT_MIN_ROWS:
         return term(*(np.asarray(column) for column in columns))
     rows, inverse = distinct_rows(np, *columns)
@@ -279,6 +314,80 @@ def _flops_per_token(model: ModelSpec, s: int, rc: Any, np: Any) -> tuple[Any, f
     return executed, model_flops, output_flops
 
 
+#: The spec and column parameters of the array-generic helpers below, checked by :func:`_guarded`: specs by type,
+#: columns (a number or a numpy array of numbers: the search computes with float64 degree columns) by their legal
+#: range as (least, and whether the least is excluded), up to :data:`_GUARDED_MOST` (2^53: a count a float holds
+#: exactly; larger ones overflow the efficiency curve's powers), flags by type.
+_GUARDED_SPECS: dict[str, type] = {"model": ModelSpec, "cluster": ClusterSpec, "workload": WorkloadSpec}
+_GUARDED_COLUMNS: dict[str, tuple[float, bool]] = {
+    "tp": (1, False),
+    "ep": (1, False),
+    "etp": (1, False),
+    "cp": (1, False),
+    "rc": (0, False),
+    "s": (1, False),
+    "tokens": (0, True),
+    "rows": (0, True),
+    "executed": (0, False),
+}
+_GUARDED_FLAGS: tuple[str, ...] = ("frozen", "any_layout", "sequence_parallel")
+#: A share of peak in (0, 1] (an efficiency ceiling; ``None`` where that is the default) and a tuple of
+#: :data:`coursekit.specs.RECOMPUTE_MODULES` (possibly empty).
+_GUARDED_SHARES: tuple[str, ...] = ("ceiling",)
+_GUARDED_MODULES: tuple[str, ...] = ("modules",)
+#: An FP8 recipe (:data:`coursekit.specs.FP8_RECIPES`).
+_GUARDED_RECIPES: tuple[str, ...] = ("recipe",)
+_GUARDED_MOST: float = 2.0**53
+
+
+def _guarded(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``function`` with its spec parameters (``model``, ``cluster``, ``workload``) checked by type and its column
+    parameters (:data:`_GUARDED_COLUMNS`) by :func:`~coursekit._validate.check_number_column`, so a helper called
+    by hand with a wrong value gets a message naming it; ``None`` passes where it is the default."""
+    signature = inspect.signature(function)
+    known = (
+        *_GUARDED_SPECS,
+        *_GUARDED_COLUMNS,
+        *_GUARDED_FLAGS,
+        *_GUARDED_SHARES,
+        *_GUARDED_MODULES,
+        *_GUARDED_RECIPES,
+    )
+    checked = [name for name in signature.parameters if name in known]
+
+    @functools.wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if not called_from_outside():  # the search's own call: its arguments were checked at the boundary
+            return function(*args, **kwargs)
+        arguments = signature.bind(*args, **kwargs).arguments
+        for name in checked:
+            if name not in arguments or (arguments[name] is None and signature.parameters[name].default is None):
+                continue
+            value = arguments[name]
+            if name in _GUARDED_SPECS:
+                check_instance(name, value, _GUARDED_SPECS[name])
+            elif name in _GUARDED_FLAGS:
+                if getattr(getattr(value, "dtype", None), "kind", None) != "b":  # a boolean column passes
+                    check_bool(name, value)
+            elif name in _GUARDED_RECIPES:
+                check_choice(name, value, FP8_RECIPES)
+            elif name in _GUARDED_SHARES:
+                check_number(name, value, gt=0, le=1)
+            elif name in _GUARDED_MODULES:
+                for i, module in enumerate(check_items(name, value)):
+                    check_choice(f"{name}[{i}]", module, RECOMPUTE_MODULES)
+            else:
+                least, excluded = _GUARDED_COLUMNS[name]
+                if excluded:
+                    check_number_column(name, value, gt=least, le=_GUARDED_MOST)
+                else:
+                    check_number_column(name, value, ge=least, le=_GUARDED_MOST)
+        return function(*args, **kwargs)
+
+    return wrapper
+
+
+@_guarded
 def attention_core_flops_per_token(model: ModelSpec, s: int, rc: Any) -> Any:
     """Counted FLOPs per token of attention's core (QKᵀ and AV), all layers, by recompute code ``rc``: PaLM's
     12·L·w·s (forward 4·L·w·s, backward twice that, w = ``model.attention_flops_width``), plus the forward again
@@ -287,6 +396,7 @@ def attention_core_flops_per_token(model: ModelSpec, s: int, rc: Any) -> Any:
     return (3.0 + (rc >= 1)) * forward
 
 
+@_guarded
 def attention_kernel_tokens(s: Any, cp: Any = 1) -> Any:
     """The sequence length one call of the attention kernel runs over, with a sequence of ``s`` tokens on ``cp``
     context-parallel ranks; array-generic: s/cp.
@@ -301,6 +411,7 @@ def attention_kernel_tokens(s: Any, cp: Any = 1) -> Any:
     return s / (1.0 * cp)
 
 
+@_guarded
 def attention_core_weight(workload: WorkloadSpec, s: Any, cp: Any = 1) -> Any:
     """What one counted FLOP of attention's core costs in linear-layer FLOPs (FLOPs at the matmul efficiency), with
     a sequence of ``s`` tokens on ``cp`` context-parallel ranks; array-generic in ``cp``.
@@ -322,6 +433,7 @@ def attention_core_weight(workload: WorkloadSpec, s: Any, cp: Any = 1) -> Any:
     return CAUSAL_EXECUTED_SHARE / attention_kernel_rate(workload, s, cp)
 
 
+@_guarded
 def attention_kernel_rate(workload: WorkloadSpec, s: Any, cp: Any = 1) -> Any:
     """Speed of attention's kernel per executed FLOP against a linear layer's matmul: flash attention's measured rate
     over :func:`attention_kernel_tokens` (:func:`~coursekit.planner.calibration.attention_rate_at`, FlashAttention-3
@@ -331,6 +443,7 @@ def attention_kernel_rate(workload: WorkloadSpec, s: Any, cp: Any = 1) -> Any:
     return attention_rate_at(attention_kernel_tokens(s, cp))
 
 
+@_guarded
 def precision_peak_flops(
     model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec, executed: Any, rc: Any, cp: Any = 1
 ) -> Any:
@@ -373,6 +486,7 @@ def _share_of_peak(cluster: ClusterSpec, intensity: Any, ceiling: float | None) 
     return achieved / peak
 
 
+@_guarded
 def matmul_efficiency(
     model: ModelSpec, cluster: ClusterSpec, tokens: Any, tp: Any, ceiling: float | None = None, etp: Any = None
 ) -> tuple[Any, Any]:
@@ -401,6 +515,7 @@ def matmul_efficiency(
     return _share_of_peak(cluster, intensity, ceiling), intensity
 
 
+@_guarded
 def routed_copies(model: ModelSpec) -> float:
     """Rows the routed experts multiply per token a rank routes (MoE): ``top_k·c``, with ``c`` the capacity factor
     (1 without one).
@@ -420,6 +535,7 @@ def routed_copies(model: ModelSpec) -> float:
     return model.top_k * (model.capacity_factor or 1.0)
 
 
+@_guarded
 def ep_sent_copies(model: ModelSpec, workload: WorkloadSpec) -> float:
     """Copies of each dispatched token that one expert-parallel all-to-all carries (MoE).
 
@@ -440,6 +556,7 @@ def ep_sent_copies(model: ModelSpec, workload: WorkloadSpec) -> float:
     return float(model.top_k) if workload.ep_dedup_per_node else routed_copies(model)
 
 
+@_guarded
 def expert_rows(model: ModelSpec, tokens: Any, tp: Any, ep: Any, etp: Any) -> Any:
     """Rows one routed expert multiplies per micro-batch on one rank (MoE): ``ep·(tokens·etp/tp)·top_k·c/E``.
 
@@ -453,6 +570,7 @@ def expert_rows(model: ModelSpec, tokens: Any, tp: Any, ep: Any, etp: Any) -> An
     return ep * tokens * etp / tp * routed_copies(model) / model.num_experts
 
 
+@_guarded
 def expert_matmul_efficiency(
     model: ModelSpec, cluster: ClusterSpec, rows: Any, etp: Any, ceiling: float | None = None
 ) -> tuple[Any, Any]:
@@ -469,6 +587,7 @@ def expert_matmul_efficiency(
     return _share_of_peak(cluster, intensity, ceiling), intensity
 
 
+@_guarded
 def routed_expert_flops_per_token(
     model: ModelSpec, rc: Any, modules: tuple[str, ...] = (), frozen: bool = False
 ) -> Any:
@@ -485,6 +604,7 @@ def routed_expert_flops_per_token(
     return (6.0 - 2.0 * frozen + 2.0 * again) * model.moe_layers * routed_copies(model) * float(model.expert_params)
 
 
+@_guarded
 def mla_up_proj_recompute_flops_per_token(model: ModelSpec, rc: Any, modules: tuple[str, ...]) -> Any:
     """FLOPs per token the module-level recomputation ``"mla_up_proj"`` adds (multi-head latent attention): the
     up-projections' forward once more on every layer, ``2·L·(r_q·a·(d_nope + d_rope) + r_kv·a·(d_nope + d_v))``
@@ -500,6 +620,7 @@ def mla_up_proj_recompute_flops_per_token(model: ModelSpec, rc: Any, modules: tu
     return (rc != 2) * 2.0 * model.layers * float(per_layer)
 
 
+@_guarded
 def moe_block_recompute_flops_per_token(model: ModelSpec, rc: Any, modules: tuple[str, ...]) -> Any:
     """FLOPs per token the module-level recomputation ``"moe"`` adds: the MoE block's forward once more on every MoE
     layer, ``2·moe_layers·(top_k·c·P_e + shared·P_e + h·E)`` (routed experts on their :func:`routed_copies`, shared
@@ -512,6 +633,7 @@ def moe_block_recompute_flops_per_token(model: ModelSpec, rc: Any, modules: tupl
     return (rc != 2) * 2.0 * model.moe_layers * per_layer
 
 
+@_guarded
 def token_permutation_bytes_per_token(model: ModelSpec, rc: Any, ep: Any = 1, modules: tuple[str, ...] = ()) -> Any:
     """HBM bytes per token and MoE layer of sorting tokens to their experts and back (MoE; 0 for a dense model).
 
@@ -745,6 +867,7 @@ def lora_adapters(model: ModelSpec, rank: int) -> LoraAdapters:
     )
 
 
+@_guarded
 def frozen_weight_grad_flops_per_token(model: ModelSpec) -> float:
     """Weight-gradient FLOPs per token a LoRA run does not execute: 2 of PaLM's 6 per parameter and token (the
     backward's weight gradient; its data gradient, 2, still runs) for every matmul weight a token multiplies
@@ -754,6 +877,7 @@ def frozen_weight_grad_flops_per_token(model: ModelSpec) -> float:
     return 2.0 * float(model.matmul_params)
 
 
+@_guarded
 def fp8_quantisation_bytes_per_token(
     model: ModelSpec,
     recipe: str = "delayed",
@@ -824,6 +948,7 @@ def fp8_quantisation_bytes_per_token(
     return Fp8CastBytes(dense_layer, moe_layer, copies * both(routed, etp, expert_again))
 
 
+@_guarded
 def fp8_weight_cast_bytes(
     model: ModelSpec, recipe: str = "delayed", tp: Any = 1, ep: Any = 1, etp: Any = None, any_layout: bool = False
 ) -> Any:
@@ -1265,6 +1390,7 @@ def _fp8_quantisation_s(
     return (moved + st.layers_max * weights) / cluster.memory_bandwidth_bytes_per_s
 
 
+@_guarded
 def module_recompute_bytes_per_token(model: ModelSpec, modules: tuple[str, ...], rc: Any) -> tuple[Any, Any]:
     """HBM bytes per token and layer that module-level recomputation re-runs, as (norm, experts' activation).
 
@@ -1356,6 +1482,7 @@ def _tp_cp_comm(
     return tp_s, intra_tp, cp_s, intra_cp, ring
 
 
+@_guarded
 def ep_dispatched_tokens(workload: WorkloadSpec, tokens: Any, tp: Any, etp: Any) -> Any:
     """Tokens one rank's expert-parallel all-to-all dispatches (each in top_k copies) out of ``tokens`` (a micro-batch
     sequence's share on one CP rank); array-generic.
@@ -1374,6 +1501,7 @@ def ep_dispatched_tokens(workload: WorkloadSpec, tokens: Any, tp: Any, etp: Any)
     return tokens / tp * (etp if workload.ep_dedup_per_node else 1.0)
 
 
+@_guarded
 def expert_tp_gathered_tokens(model: ModelSpec, workload: WorkloadSpec, tokens: Any, tp: Any, etp: Any, ep: Any) -> Any:
     """Rows the expert block's tensor-parallel all-gather (and, backward of it, reduce-scatter) gathers over its
     ``etp`` ranks per micro-batch, in tokens of ``hidden`` values (MoE); array-generic.
@@ -1394,6 +1522,7 @@ def expert_tp_gathered_tokens(model: ModelSpec, workload: WorkloadSpec, tokens: 
     return routed_copies(model) * tokens * etp / tp * (1 - flex_with_ep)
 
 
+@_guarded
 def ep_element_bytes(workload: WorkloadSpec) -> float:
     """Mean bytes per element of EP's four all-to-alls (dispatch, combine and their gradients) per MoE layer.
 
@@ -1667,6 +1796,14 @@ def _hidden_s(np: Any, comm: Mapping[str, Any], links: Mapping[str, Any], comput
 
 register(
     {
+        "planner.columns_needed": {
+            "zh": "{name}：至少要给一列（`numpy` 数组）。",
+            "en": "{name}: give at least one column (a numpy array).",
+        },
+        "planner.columns_length": {
+            "zh": "{name} 有 {length} 行，而第一列有 {first} 行：各列的长度必须相同。",
+            "en": "{name} has {length:@row}, but the first column has {first}: the columns must have one length.",
+        },
         "planner.nonnegative_values": {
             "zh": "{name} = {value}：必须是有限的非负数，或由这样的数组成的数组。",
             "en": "{name} = {value}: must be a finite non-negative number, or an array of them.",

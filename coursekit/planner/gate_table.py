@@ -17,7 +17,7 @@ from functools import cached_property
 from typing import Any, NamedTuple
 
 from .. import composition  # noqa: F401  (registers the composition.* messages the rank and EP reasons name)
-from .._validate import check_instance, learner_functions
+from .._validate import called_from_outside, check_instance, check_int_column, learner_functions
 from ..gates import memory_reason
 from ..i18n import Reason, Text, register
 from ..specs import (
@@ -388,6 +388,13 @@ def chunks_divide_stages(
     >>> bool(chunks_divide_stages(7, 8, 6, 8, 1, 4, 2))  # Megatron-Bridge's DeepSeek-V3 "Et|(tt|)*30mL" on 8 x 4
     True
     """
+    if called_from_outside():
+        for name, value in (("first", first), ("mid", mid), ("last", last), ("edge_layers", edge_layers)):
+            check_int_column(name, value, ge=0)
+        check_int_column("pp", pp, ge=1)
+        check_int_column("v", v, ge=1)
+        if last_edge_layers is not None:
+            check_int_column("last_edge_layers", last_edge_layers, ge=0)
     last_edge = edge_layers if last_edge_layers is None else last_edge_layers
     edge = first + edge_layers, last + last_edge
     return (edge[0] % v == 0) & (edge[1] % v == 0) & ((pp <= 2) | (mid % v == 0))

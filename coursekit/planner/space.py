@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from .._validate import check_choice, check_int, learner_functions
+from .._validate import called_from_outside, check_bool, check_choice, check_instance, check_int, learner_functions
 from ..capacity import RECOMPUTE_MODES
 from ..i18n import register, tr
 from ..specs import _check_stage_counts, _divisors, _plain, pipeline_edges_at, stage_layer_counts, type_error
@@ -166,6 +166,9 @@ def etp_options(model: ModelSpec, tp: int) -> tuple[int, ...]:
 
     Taught in: lesson 9 (decision workbench).
     """
+    if called_from_outside():
+        check_instance("model", model, ModelSpec)
+        check_int("tp", tp, ge=1)
     if not model.is_moe:
         return (tp,)
     return (1, tp) if tp > 1 else (1,)
@@ -180,6 +183,11 @@ def training_space(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpe
     Raises ValueError (:data:`MAX_SPACE_SIZE`) rather than build a space too large to search quickly.
     """
     import numpy as np
+
+    if called_from_outside():
+        check_instance("model", model, ModelSpec)
+        check_instance("cluster", cluster, ClusterSpec)
+        check_instance("workload", workload, WorkloadSpec)
 
     world = cluster.world_size
     ep_options = _divisors(model.num_experts) if model.is_moe else (1,)
@@ -249,6 +257,9 @@ def expert_tp_default(is_moe: bool, degrees: dict[str, Any]) -> dict[str, Any]:
 
     Taught in: lesson 9 (decision workbench).
     """
+    if called_from_outside():
+        check_bool("is_moe", is_moe)
+        check_instance("degrees", degrees, dict)
     if is_moe and "tp" in degrees:
         degrees.setdefault("etp", degrees["tp"])
     return degrees

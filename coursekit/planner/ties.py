@@ -34,9 +34,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .._validate import check_int, check_number, learner_functions
+from .._validate import called_from_outside, check_choice, check_int, check_items, check_number, learner_functions
 from ..i18n import Reason, Text, register, shown_repr, tr
-from ..specs import _replace_valid
+from ..specs import _replace_valid, type_error
 from .calibration import ASSUMPTION_UNCERTAINTY, MEASUREMENT_REPEATABILITY
 from .specs import ClusterSpec, ModelSpec, WorkloadSpec
 
@@ -320,6 +320,17 @@ def tie_row(
     key: str = "planner.tie_row",
 ) -> TieRow:
     """Build a :class:`TieRow` (``scenarios`` empty: the group's fastest); ``key`` words a reordering row."""
+    if called_from_outside():
+        check_int("rank", rank, ge=1)
+        check_int("index", index, ge=0)
+        if not isinstance(label, str):
+            raise type_error("label", label, "str")
+        check_number("step_s", step_s, ge=0)
+        check_number("leader_s", leader_s, gt=0)
+        codes = (*(code for code, _ in SCENARIOS), *UNSEPARATED)
+        for i, code in enumerate(check_items("scenarios", scenarios)):
+            check_choice(f"scenarios[{i}]", code, codes)
+        check_choice("key", key, ("planner.tie_row", "planner.tie_row_catch_up"))
     if not scenarios:
         reason = Reason("leader", "planner.tie_leader", {"rank": rank, "label": label, "step_s": step_s})
         return TieRow(rank, index, label, step_s, 1.0, (), "", reason)

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_number, learner_functions
+from .._validate import called_from_outside, check_instance, check_int, check_number, learner_functions
 from ..i18n import register, tr
 
 register(
@@ -23,6 +23,10 @@ register(
         "plotting.png_pixels": {
             "zh": "rgba 的类型与形状是 {dtype} {shape}：必须是 (高, 宽, 4) 的 uint8 数组。",
             "en": "rgba is {dtype} {shape}: must be a (height, width, 4) uint8 array.",
+        },
+        "plotting.png_unreadable": {
+            "zh": "png（{size} 字节）不是可读的 PNG 图像：{reason}",
+            "en": "png ({size:@byte}) is not a readable PNG image: {reason}",
         },
     }
 )
@@ -99,9 +103,17 @@ def palette_png(png: bytes, colours: int = PALETTE_COLOURS) -> bytes:
     """
     import io
 
-    from PIL import Image
+    from PIL import Image, UnidentifiedImageError
 
-    image = Image.open(io.BytesIO(png)).convert("RGB")
+    if called_from_outside():  # the course's own figures pass checked bytes and a constant
+        given: object = png  # a learner may pass anything: checked, not trusted to the annotation
+        if not isinstance(given, (bytes, bytearray, memoryview)):
+            check_instance("png", given, bytes)  # the message: must be a bytes object
+        check_int("colours", colours, ge=2, le=256)  # a PNG palette holds 1 to 256 entries; one colour is no figure
+    try:
+        image = Image.open(io.BytesIO(png)).convert("RGB")
+    except (UnidentifiedImageError, OSError, SyntaxError) as error:  # Pillow's "cannot identify" and truncated data
+        raise ValueError(tr("plotting.png_unreadable", size=memoryview(png).nbytes, reason=error)) from None
     reduced = image.quantize(colors=colours, method=Image.Quantize.MEDIANCUT)
     out = io.BytesIO()
     reduced.save(out, format="PNG", optimize=True)

@@ -10,13 +10,14 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from .._validate import check_bool, check_int, learner_functions
+from .._validate import called_from_outside, check_bool, check_int, learner_functions
 from ..i18n import Reason, Text, register, tr
 from ..specs import (
     ClusterSpec,
     ModelSpec,
     ServingWorkload,
     _peak_flops,
+    type_error,
 )
 from ..units import US_PER_S, telling_digits
 from .estimate import SERVING_ASSUMPTIONS, ServingEstimate, _estimate
@@ -401,6 +402,14 @@ def evaluate_layout(
     The one serving evaluation: :func:`plan_serving` runs it on every layout, and the planner's serving mode
     (:func:`coursekit.planner.evaluate_composition` with ``replicas``) on one.
     """
+    if called_from_outside():
+        _check_specs(model, cluster)
+        if not isinstance(w, ServingWorkload):
+            raise type_error("w", w, "ServingWorkload")
+        check_int("tp", tp, ge=1)
+        check_int("pp", pp, ge=1)
+        if replicas is not None:
+            check_int("replicas", replicas, ge=1)
     if replicas is None:
         replicas = cluster.world_size // (tp * pp)
     reasons = _shape_reasons(model, cluster, tp, pp)
@@ -650,6 +659,8 @@ def _rank_key(c: ServingCandidate) -> tuple[bool, float, float]:
 def candidate_lines(c: ServingCandidate) -> list[str]:
     """The report's lines of one layout: requests per replica, times of the fullest replica, throughput of the real
     split of the requests (per replica on average and per GPU), ledger and TP all-reduces."""
+    if called_from_outside() and not isinstance(c, ServingCandidate):
+        raise type_error("c", c, "ServingCandidate")
     lines: list[str] = []
     if c.estimate is not None:
         e = c.estimate
