@@ -44,7 +44,15 @@ from ._validate import (
     check_number,
     learner_functions,
 )
-from .specs import PRECISIONS, RECOMPUTE_MODES, RECOMPUTE_MODULES, LayerWidths, _check_str_tuple
+from .specs import (
+    DEEPSEEK_V3_ATTENTION_OUTPUT_BYTES,
+    FP8_ACTIVATION_CACHES,
+    PRECISIONS,
+    RECOMPUTE_MODES,
+    RECOMPUTE_MODULES,
+    LayerWidths,
+    _check_str_tuple,
+)
 
 __all__ = [
     "ELEMENT_BYTES",
@@ -115,6 +123,7 @@ def _layer_terms(
     modules: tuple[str, ...] = (),
     probs_in_experts: Any = False,
     fp8_bytes: float = FP8_ELEMENT_BYTES,
+    deepseek_cache: Any = False,
 ) -> dict[str, Any]:
     """Numerators (bytes over t·cp) of each saved tensor of one layer on one rank; array-generic.
 
@@ -134,6 +143,11 @@ def _layer_terms(
 
     ``probs_in_experts``: the router's probabilities multiply the experts' activation (Megatron-Core from 0.13), so
     the combine keeps no copy of the routed copies' outputs (copies · h, as many as their inputs).
+
+    ``deepseek_cache`` (FP8 runs only; :data:`coursekit.specs.DEEPSEEK_V3_ACTIVATIONS_SOURCE`): the routed experts'
+    SwiGLU input is kept in FP8 instead of bf16 and, with ``"moe_act"``, its output is recomputed rather than kept
+    as the down projection's FP8 input; without recomputation of the attention core its output is kept once, in
+    E5M6, in place of the output projection's FP8 copy and flash attention's bf16 one.
     """
     e, m = ELEMENT_BYTES, MASK_BYTES
     q8 = fp8 * 1
@@ -164,6 +178,9 @@ def _layer_terms(
     block = 1 - ("moe" in modules) * (w.router * 1)  # 0 where the whole MoE block is recomputed from its input
     qkv = 1 - ("mla_up_proj" in modules) * (w.latent_width > 0)  # 0 where MLA's Q, K, V are recomputed
     act_discarded = act_discarded * block
+    ds = deepseek_cache * q8  # 0/1: DeepSeek-V3's FP8 storage (an FP8 run only)
+    routed_cached = ds * block * (2 * (e - fp8_bytes) + ("moe_act" in modules) * lin) * w.moe_act_width
+    attention_output = lin + ds * none * (DEEPSEEK_V3_ATTENTION_OUTPUT_BYTES - lin)  # one E5M6 copy without recompute
     terms = {
         "layer norm inputs (2)": keep * e * 2 * h * tokens * whole,
         "attention input": keep * attention_input * h * tokens * whole,
@@ -171,12 +188,21 @@ def _layer_terms(
         "Q": keep * qkv * e * a * w.qk_head_dim * tokens,
         "K": keep * qkv * e * kv_heads_all_ranks * w.qk_head_dim * tokens,
         "V": keep * qkv * e * kv_heads_all_ranks * w.v_head_dim * tokens,
-        "attention output (projection input)": keep * lin * a * w.v_head_dim * tokens,
+        "attention output (projection input)": keep * attention_output * a * w.v_head_dim * tokens,
         # Flash attention saves its output for its own backward; in bf16 that is the projection's input, in FP8
         # the projection keeps an FP8 copy besides it.
-        "attention output (flash kernel's bf16 copy)": none * (flash * 1) * q8 * e * a * w.v_head_dim * tokens,
+        "attention output (flash kernel's bf16 copy)": none
+        * (flash * 1)
+        * q8
+        * (1 - ds)
+        * e
+        * a
+        * w.v_head_dim
+        * tokens,
         "MLP input": keep * mlp_input * h * tokens * whole,
-        "MLP inner": keep * block * (e * w.mlp_split - saved * w.mlp_down_inputs - act_discarded) * tokens,
+        "MLP inner": keep
+        * (block * (e * w.mlp_split - saved * w.mlp_down_inputs - act_discarded) - routed_cached)
+        * tokens,
         "MoE routed inputs and outputs": keep
         * block
         * (e * (w.mlp_replicated - (probs_in_experts * 1) * w.moe_expert_inputs) - saved * w.moe_expert_inputs)
@@ -203,6 +229,7 @@ def _layer_activation_terms(
     modules: tuple[str, ...] = (),
     probs_in_experts: Any = False,
     fp8_bytes: float = FP8_ELEMENT_BYTES,
+    deepseek_cache: Any = False,
 ) -> tuple[Any, Any, Any]:
     """(linear, attention-score, total) bytes per layer per rank; array-generic.
 
@@ -210,7 +237,9 @@ def _layer_activation_terms(
     per-row statistics). Each part is an integer numerator divided once by t·cp, so integer inputs give the
     correctly rounded value of the exact fraction.
     """
-    terms = _layer_terms(w, s, b, t, sp, recompute_code, cp, flash, fp8, modules, probs_in_experts, fp8_bytes)
+    terms = _layer_terms(
+        w, s, b, t, sp, recompute_code, cp, flash, fp8, modules, probs_in_experts, fp8_bytes, deepseek_cache
+    )
     scores = terms.pop("attention scores (softmax, dropout)") + terms.pop("attention scores (flash softmax stats)")
     linear = sum(terms.values())
     denominator = t * cp
@@ -230,6 +259,7 @@ def layer_activation_ledger(
     precision: str = "bf16",
     recompute_modules: tuple[str, ...] = (),
     moe_probs_in_experts: bool = False,
+    fp8_activation_cache: str = "transformer-engine",
 ) -> dict[str, float]:
     """Bytes each saved tensor of one layer takes on one rank, as a ledger ``{tensor: bytes}``.
 
@@ -256,6 +286,12 @@ def layer_activation_ledger(
             (:data:`coursekit.specs.RECOMPUTE_MODULES_SOURCE`).
         moe_probs_in_experts: the router's probabilities multiply the experts' activation (Megatron-Core from
             0.13), so the combine keeps no copy of the routed copies' outputs: e·copies·h per token less.
+        fp8_activation_cache: at ``precision="fp8"``, ``"transformer-engine"`` (the rule above) or
+            ``"deepseek-v3"``: DeepSeek-V3's FP8 storage (:data:`coursekit.specs.DEEPSEEK_V3_ACTIVATIONS_SOURCE`):
+            the routed experts' SwiGLU input in FP8 (e·2·copies·f_e bytes per token become 2·copies·f_e), its output
+            recomputed with ``"moe_act"`` (the down projection's FP8 input, copies·f_e, not kept), and without
+            recomputation the attention output kept once in E5M6, 1.5·a·d_v bytes per token, in place of the
+            projection's FP8 copy and flash attention's bf16 one (3·a·d_v).
 
     The entries, in bytes before the division by t·cp (e = 2 bytes per element, masks 1 byte):
     layer-norm inputs 2·e·s·b·h, attention input e·s·b·h, Q e·s·b·a·d_qk, K e·s·b·kv·d_qk, V e·s·b·kv·d_v,
@@ -294,7 +330,9 @@ def layer_activation_ledger(
     if recompute_modules != ():
         modules = _check_str_tuple("recompute_modules", recompute_modules, RECOMPUTE_MODULES)
     probs = check_bool("moe_probs_in_experts", moe_probs_in_experts)
-    terms = _layer_terms(widths, s, b, t, sp, RECOMPUTE_MODES.index(mode), c, flash, fp8, modules, probs)
+    deepseek = check_choice("fp8_activation_cache", fp8_activation_cache, FP8_ACTIVATION_CACHES) == "deepseek-v3"
+    code = RECOMPUTE_MODES.index(mode)
+    terms = _layer_terms(widths, s, b, t, sp, code, c, flash, fp8, modules, probs, deepseek_cache=deepseek)
     return {name: float(value / (t * c)) for name, value in terms.items() if value}
 
 

@@ -1084,6 +1084,9 @@ PUBLISHED_RUNS: tuple[PublishedRun, ...] = (
             # Recomputation of every RMSNorm and of MLA's up-projections (§3.2.3), and of the MoE SwiGLU's output
             # from its cached input (§3.3.4): Megatron-Core's modules "layernorm", "mla_up_proj" and "moe_act".
             ("recompute_modules", ("layernorm", "mla_up_proj", "moe_act")),
+            # The MoE SwiGLU's input cached in FP8, and the attention output once in E5M6 for the output projection's
+            # and the attention core's backward (§3.3.4).
+            ("fp8_activation_cache", "deepseek-v3"),
         ),
     ),
 )

@@ -33,9 +33,12 @@ from .model_config import model_fields_from_config, spec_error
 
 __all__ = [
     "ACTIVATION_BYTES",
+    "DEEPSEEK_V3_ACTIVATIONS_SOURCE",
+    "DEEPSEEK_V3_ATTENTION_OUTPUT_BYTES",
     "DEFAULT_RECIPE",
     "EDGE_LAYERS_SOURCE",
     "EP_OVERLAP_SCHEDULES",
+    "FP8_ACTIVATION_CACHES",
     "FP8_ANY_LAYOUT_COMPUTE_CAPABILITY",
     "FP8_LAYOUT_SOURCE",
     "FP8_RECIPES",
@@ -115,6 +118,23 @@ FP8_LAYOUT_SOURCE: str = (
 #: (:data:`FP8_LAYOUT_SOURCE`), and at which it runs MXFP8: [10.0, 12.0) (:data:`MXFP8_SOURCE`).
 FP8_ANY_LAYOUT_COMPUTE_CAPABILITY: tuple[tuple[float, float], ...] = ((10.0, 12.0), (13.0, math.inf))
 MXFP8_COMPUTE_CAPABILITY: tuple[float, float] = (10.0, 12.0)
+
+#: What an FP8 run saves for backward beyond Transformer Engine's rule (each FP8 linear layer keeps its FP8 input;
+#: flash attention its bf16 output): ``"transformer-engine"``, that rule; ``"deepseek-v3"``, DeepSeek-V3's FP8
+#: framework (:data:`DEEPSEEK_V3_ACTIVATIONS_SOURCE`), which keeps the routed experts' SwiGLU input in FP8 instead of
+#: bf16 (and, with the ``moe_act`` module recomputation, recomputes the SwiGLU output rather than keeping its FP8 copy
+#: for the down projection) and keeps the attention output once, in E5M6
+#: (:data:`DEEPSEEK_V3_ATTENTION_OUTPUT_BYTES`), for both the output projection's and the attention core's backward,
+#: in place of an FP8 copy and flash attention's bf16 one.
+FP8_ACTIVATION_CACHES: tuple[str, ...] = ("transformer-engine", "deepseek-v3")
+#: Bytes of one E5M6 element: 1 sign, 5 exponent and 6 mantissa bits, 12 bits (DeepSeek-V3 §3.3.4).
+DEEPSEEK_V3_ATTENTION_OUTPUT_BYTES: float = 12 / 8
+DEEPSEEK_V3_ACTIVATIONS_SOURCE: str = (
+    "DeepSeek-AI, “DeepSeek-V3 Technical Report”, arXiv:2412.19437, §3.3.4 “Low-Precision Storage and "
+    "Communication”: (1) the inputs of the Linear after the attention operator are cached in a customized E5M6 format "
+    "and used in the attention operator's backward too; (2) the inputs of the SwiGLU operator in MoE are cached in "
+    "FP8 and its output is recomputed in the backward pass"
+)
 
 #: Bytes per linear-layer weight that Transformer Engine keeps cached in FP8 between the micro-batches of a step when
 #: the engine keeps bf16 weights (``WorkloadSpec(fp8_weight_cache=True)``): the weight cast to FP8 for the forward GEMM
@@ -2222,6 +2242,12 @@ class WorkloadSpec:
             (``--fp8-param-gather``, as NeMo 2's and Megatron-Bridge's FP8 recipes set), the same bytes. At ZeRO-3
             nothing is cached: the gathered weights are freed after use (Transformer Engine skips the cache for
             FSDP2). Matters only at ``precision="fp8"``.
+        fp8_activation_cache: what an FP8 run saves for backward (:data:`FP8_ACTIVATION_CACHES`):
+            ``"transformer-engine"`` (the default) each FP8 linear layer's FP8 input and flash attention's bf16
+            output; ``"deepseek-v3"`` DeepSeek-V3's framework (:data:`DEEPSEEK_V3_ACTIVATIONS_SOURCE`): the routed
+            experts' SwiGLU input in FP8, its output recomputed where ``recompute_modules`` names ``"moe_act"``, and
+            the attention output once in E5M6 (1.5 bytes) for both backward passes that need it. Matters only at
+            ``precision="fp8"``.
         sequence_parallel: Megatron sequence parallelism inside TP groups.
         zero_stages, recompute_modes: the ZeRO stages and recompute modes the search tries.
         recompute_modules: module-level recomputation added to every mode but ``"full"`` (which keeps only the
@@ -2292,6 +2318,7 @@ class WorkloadSpec:
     pipeline_last_edge_layers: int | None = None
     pipeline_uneven_chunks: bool = False
     lora_rank: int | None = None
+    fp8_activation_cache: str = "transformer-engine"
 
     def __post_init__(self) -> None:
         _plain_fields(self)
@@ -2342,6 +2369,7 @@ class WorkloadSpec:
         check_bool("ep_dedup_per_node", raw.ep_dedup_per_node)
         check_bool("ep_fp8_dispatch", raw.ep_fp8_dispatch)
         check_bool("moe_probs_in_experts", raw.moe_probs_in_experts)
+        check_choice("fp8_activation_cache", raw.fp8_activation_cache, FP8_ACTIVATION_CACHES)
         check_choice("ep_overlap_schedule", raw.ep_overlap_schedule, EP_OVERLAP_SCHEDULES)
         if raw.efficiency_ceiling is not None:
             object.__setattr__(

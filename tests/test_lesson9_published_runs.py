@@ -187,8 +187,8 @@ def test_lesson9_published_run_figures() -> None:
     assert dgxc_ep["published"].time_s - dgxc_dsv3_layout.timeline.exposed_communication_s < 0.5  # not hidden
     assert by_name[dsv3_name].best_layout.startswith("tp=2,pp=8,") and ",ep=16," in by_name[dsv3_name].best_layout
     dsv3_2048 = by_name["DeepSeek-V3 (MoE), 2048 H800 GPUs"]
-    assert (round(dsv3_2048.step_over_best, 2), round(dsv3_2048.estimated_over_published, 2)) == (1.32, 0.88)
-    assert dsv3_2048.rank == 1239 and dsv3_2048.best_layout.startswith("tp=4,pp=1,dp=512,cp=1,ep=256,")
+    assert (round(dsv3_2048.step_over_best, 2), round(dsv3_2048.estimated_over_published, 2)) == (1.35, 0.88)
+    assert dsv3_2048.rank == 1324 and dsv3_2048.best_layout.startswith("tp=4,pp=1,dp=512,cp=1,ep=256,")
     assert (
         round(measured_step_s(dsv3_name), 1) == 25.3 and round(by_name[dsv3_name].estimated_over_published, 2) == 0.98
     )

@@ -61,6 +61,7 @@ NON_DEFAULT: dict[str, object] = {
     "precision": "fp8",
     "flash_attention": False,
     "fp8_recipe": "current",
+    "fp8_activation_cache": "deepseek-v3",
     "moe_probs_in_experts": True,
     "moe_layer_host_s": 0.0031,
     "fp8_matmul_share": 0.7,

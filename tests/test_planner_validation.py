@@ -42,8 +42,9 @@ KNOWN_GAPS: dict[str, tuple[frozenset[str], str]] = {
         "the paper states no split of its 61 layers over pp = 16; taken as Megatron-Bridge splits DeepSeek-V3 (4 "
         "layers and the embedding first, 1 layer with the output layer and the MTP module last: the default of a "
         "model with MTP modules); DualPipe, modelled, runs stage i and stage p - 1 - i on one GPU, which holds both "
-        "stages' weights, and the ledger needs full recomputation (121.9 GiB without): 1.32x the best estimate "
-        "(rank 1239, TP 4 without a pipeline at EP 256) at 0.88x the measured throughput; the "
+        "stages' weights, and the ledger, with what DeepSeek's FP8 framework keeps (SwiGLU inputs in FP8, the "
+        "attention output once in E5M6), needs full recomputation (102.8 GiB without): 1.35x the best estimate "
+        "(rank 1324, TP 4 without a pipeline at EP 256) at 0.88x the measured throughput; the "
         "FP8 matmul share fitted on Transformer Engine's per-tensor-scaled GEMMs is applied to DeepSeek's own "
         "fine-grained (1x128 tile, 128x128 block) FP8 GEMMs too (0.80x before it)",
     ),

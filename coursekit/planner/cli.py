@@ -47,6 +47,7 @@ from ..specs import (
     DEFAULT_RUNTIME_RESERVE_GIB,
     EP_A2A_OVERLAP_ON,
     EP_OVERLAP_SCHEDULES,
+    FP8_ACTIVATION_CACHES,
     FP8_RECIPES,
     FP8_WEIGHT_CACHE_BYTES,
     MAX_BANDWIDTH_BYTES_PER_S,
@@ -365,6 +366,19 @@ def _add_workload_arguments(p: argparse.ArgumentParser) -> None:
         help=Text(
             zh="FP8 转换的缩放方式：delayed（延迟缩放，默认）或 current（当前缩放，每次转换前多读一遍求 amax）",
             en="how FP8 casts are scaled: delayed (the default) or current (an extra amax pass before each cast)",
+        ).render(),
+    )
+    p.add_argument(
+        "--fp8-activation-cache",
+        choices=FP8_ACTIVATION_CACHES,
+        default="transformer-engine",
+        help=Text(
+            zh="FP8 训练为反向传播保存什么：transformer-engine（默认：每个 FP8 线性层保存其 FP8 输入，flash attention "
+            "另存 bf16 输出）或 deepseek-v3（DeepSeek-V3 技术报告 §3.3.4：路由专家的 SwiGLU 输入存为 FP8，配合 "
+            "moe_act 重计算其输出；注意力输出只存一份 E5M6）",
+            en="what an FP8 run saves for backward: transformer-engine (the default: each FP8 linear layer its FP8 "
+            "input, flash attention its bf16 output too) or deepseek-v3 (DeepSeek-V3 report §3.3.4: the routed "
+            "experts' SwiGLU input in FP8, its output recomputed with moe_act; the attention output once, in E5M6)",
         ).render(),
     )
     p.add_argument(
@@ -778,6 +792,7 @@ _OTHER_WORKLOAD_FLAGS: tuple[tuple[str, str, str], ...] = (
     ("precision", "--precision", "value"),
     ("fp8_recipe", "--fp8-recipe", "value"),
     ("fp8_weight_cache", "--fp8-weight-cache", "on"),
+    ("fp8_activation_cache", "--fp8-activation-cache", "value"),
     ("sequence_parallel", "--no-sequence-parallel", "off"),
     ("flash_attention", "--no-flash-attention", "off"),
     ("moe_probs_in_experts", "--moe-probs-in-experts", "on"),
@@ -1040,6 +1055,7 @@ def _workload(args: argparse.Namespace) -> WorkloadSpec:
         "precision": args.precision,
         "fp8_recipe": args.fp8_recipe,
         "fp8_weight_cache": args.fp8_weight_cache,
+        "fp8_activation_cache": args.fp8_activation_cache,
         "flash_attention": not args.no_flash_attention,
         "moe_probs_in_experts": args.moe_probs_in_experts,
         "ep_dedup_per_node": args.ep_dedup_per_node,

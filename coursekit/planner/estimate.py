@@ -1094,6 +1094,7 @@ def _memory_ledger(
     fp8_bytes = MXFP8_COPY_BYTES if workload.fp8_recipe == "mxfp8" else float(FP8_BYTES)  # MXFP8: + its scales
     modules = workload.recompute_modules  # module-level recomputation (coursekit.specs.RECOMPUTE_MODULES)
     probs = workload.moe_probs_in_experts  # the combine keeps no copy of the expert outputs (Megatron-Core >= 0.13)
+    deepseek = workload.fp8_activation_cache == "deepseek-v3"  # DeepSeek-V3's FP8 storage (coursekit.activations)
 
     # one layer of each kind a stage holds (dense, MoE, either: ModelSpec.stage_layer_kinds); one kind suffices unless
     # an MoE model has dense layers first
@@ -1103,16 +1104,20 @@ def _memory_ledger(
     def per_shape(mb: Any, tp: Any, cp: Any, rc: Any) -> tuple[Any, ...]:  # once per distinct (mb, tp, cp, rc)
         mbf, tpf, cpf = (x.astype(np.float64) for x in (mb, tp, cp))
         one = np.ones_like(rc)
-        full_none = _layer_activation_terms(widths, s, mbf, tpf, sp, one, cpf, flash, fp8, (), probs, fp8_bytes)[2]
+        full_none = _layer_activation_terms(
+            widths, s, mbf, tpf, sp, one, cpf, flash, fp8, (), probs, fp8_bytes, deepseek
+        )[2]
         per_kind = [
-            _layer_activation_terms(w, s, mbf, tpf, sp, rc, cpf, flash, fp8, modules, probs, fp8_bytes)[2]
+            _layer_activation_terms(w, s, mbf, tpf, sp, rc, cpf, flash, fp8, modules, probs, fp8_bytes, deepseek)[2]
             for w in kind_widths
         ]
         per_layer = per_kind[-1]
         extra = (rc == 2) * full_none
         if "moe" in modules:  # one MoE block's activations exist again while its recomputation runs
             kept = tuple(m for m in modules if m != "moe")
-            again = _layer_activation_terms(widths, s, mbf, tpf, sp, rc, cpf, flash, fp8, kept, probs, fp8_bytes)[2]
+            again = _layer_activation_terms(
+                widths, s, mbf, tpf, sp, rc, cpf, flash, fp8, kept, probs, fp8_bytes, deepseek
+            )[2]
             extra = extra + again - per_layer
         return (*per_kind, extra, model._logits_bytes(s * mbf, tpf * cpf))
 

@@ -1292,6 +1292,8 @@ class PlanResult:
                 else:
                     copies = tr(f"planner.fp8_copies_{column}")
                     assumptions += tr("planner.fp8_weight_cache_copies", bytes=cached, copies=copies)
+                if w.fp8_activation_cache == "deepseek-v3":
+                    assumptions += tr("planner.fp8_activation_cache_deepseek")
             assumptions += "".join(f"\n  - {note}" for note in self.assumptions.workload_notes)
         lines = [
             tr(

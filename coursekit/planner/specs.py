@@ -237,6 +237,13 @@ register(
             "zh": "；FP8 权重取代 bf16 权重（--fp8-param-gather），权重字节数按配方计",
             "en": "; FP8 weights replace the bf16 ones (--fp8-param-gather): the weights at the recipe's bytes",
         },
+        "planner.fp8_activation_cache_deepseek": {
+            "zh": "；激活按 DeepSeek-V3 的 FP8 框架保存（技术报告 §3.3.4）：路由专家的 SwiGLU 输入存为 FP8"
+            "（重计算 moe_act 时其输出反向时重算），不重计算注意力核心时注意力输出只存一份 E5M6（每元素 1.5 字节）",
+            "en": "; activations saved as DeepSeek-V3's FP8 framework saves them (report §3.3.4): the routed experts' "
+            "SwiGLU input in FP8 (its output recomputed in backward with moe_act), and without recomputation of the "
+            "attention core the attention output once, in E5M6 (1.5 bytes an element)",
+        },
         "planner.fp8_weight_cache": {
             "zh": "；bf16 权重之外，每个线性层的 FP8 权重及其转置在微批次之间缓存，每个线性层参数多 {bytes:g} 字节"
             "（ZeRO-3 不缓存）",
