@@ -79,6 +79,10 @@ register(
             "zh": "{cls} 的参数 {name} 给了两次：按位置给了一次，又按名字给了一次。",
             "en": "{cls} got the argument {name} twice: once by position and once by name.",
         },
+        "validate.argv": {
+            "zh": "{name} = {value!r}：必须是由命令行参数（str）组成的列表或元组。",
+            "en": "{name} = {value!r}: must be a list or tuple of command-line arguments (str).",
+        },
         "validate.not_finite_result": {
             "zh": "{result} 不是有限数（{value}），输入为 {inputs}：请用更小的值。",
             "en": "{result} is not a finite number ({value}) for {inputs}: use smaller values.",
@@ -199,6 +203,17 @@ def _check_column(name: str, array: Any, type_key: str) -> Any:
     if array.dtype.kind not in "iuf":
         raise TypeError(tr(type_key, name=name, value=array, type=str(array.dtype)))
     return array
+
+
+def check_argv(name: str, value: Any) -> list[str]:
+    """Return ``value`` as a list after checking it is a list or tuple of strings: a command line's arguments.
+
+    >>> check_argv("argv", ("plan", "--model", "llama3-8b"))
+    ['plan', '--model', 'llama3-8b']
+    """
+    if not isinstance(value, (list, tuple)) or not all(isinstance(item, str) for item in value):
+        raise TypeError(tr("validate.argv", name=name, value=value))
+    return list(value)
 
 
 def is_bool(value: Any) -> bool:

@@ -125,6 +125,7 @@ def describe_figure(fig: Figure, lang: str | None = None) -> str:
 def figure_html(fig: Figure) -> str:
     """An ``<img>`` of ``fig`` at twice its pixel density (crisp on any screen) with :func:`describe_figure` as
     its alt text: the HTML a static page shows for a figure."""
+    check_instance("fig", fig, Figure)
     import base64
     import html
 

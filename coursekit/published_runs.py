@@ -30,7 +30,7 @@ from .presets import (
     PUBLISHED_RUNS,
     PublishedRun,
 )
-from .specs import EP_A2A_OVERLAP_ON, TP_COMM_OVERLAP_ON
+from .specs import EP_A2A_OVERLAP_ON, TP_COMM_OVERLAP_ON, type_error
 
 __all__ = [
     "CITATION_SHARED_PREFIX",
@@ -1869,6 +1869,8 @@ def _top_level(source: str, separator: str) -> list[int]:
 def citation(run: PublishedRun) -> str:
     """The paper or table and its row that ``run.source`` cites first: the text before its first top-level ``"; "``
     (the training configs follow it)."""
+    if not isinstance(run, PublishedRun):
+        raise type_error("run", run, "PublishedRun")
     ends = _top_level(run.source, "; ")
     return run.source[: ends[0]] if ends else run.source
 

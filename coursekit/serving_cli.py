@@ -37,7 +37,7 @@ from ._cli import (
     number_arg,
     pre_language,
 )
-from ._validate import learner_functions
+from ._validate import check_argv, learner_functions
 from .i18n import Text
 from .planner.cli import (
     CLUSTER_USAGE,
@@ -59,7 +59,7 @@ __all__ = ["build_serving_parser", "run_serving", "wants_serving"]
 
 def wants_serving(argv: Sequence[str]) -> bool:
     """True when ``argv`` is ``plan ... --mode serving ...`` (the training path keeps its own parser)."""
-    args = list(argv)
+    args = check_argv("argv", argv)
     if not args or args[0] != "plan":
         return False
     for index, arg in enumerate(args):
@@ -237,6 +237,7 @@ def run_serving(argv: Sequence[str]) -> int:
 
     Every message, argparse's own included, is in the current language (``--lang``).
     """
+    argv = check_argv("argv", argv)
     pre_language(argv)
     parser = build_serving_parser()
     with argparse_language():  # the usage printed before a refusal is in that language too

@@ -620,6 +620,7 @@ _TYPE_WORDS: tuple[Text, ...] = (
     Text(zh="非空 str", en="non-empty str"),
     Text(zh="预设名称", en="preset name"),
     Text(zh="`numpy` 模块", en="the numpy module"),
+    Text(zh="由列组成的映射 (mapping)", en="mapping of columns"),
     Text(zh="由数值组成的一维 `numpy` 数组", en="one-dimensional numpy array of numbers"),
     Text(zh="可调用对象 (callable)", en="callable"),
     Text(zh=" 或 ", en=" or "),

@@ -70,12 +70,18 @@ def _sample_arguments(function: Any) -> dict[str, Any] | None:
     """Valid-looking keyword arguments for ``function`` from its annotations (a spec, a number, a string, a flag, a
     tuple of recompute modules), defaults where it has them; ``None`` when a parameter has neither."""
     from coursekit.planner import WorkloadSpec
+    from coursekit.planner.estimate import Assumptions
+    from coursekit.planner.space import training_space
     from coursekit.presets import CLUSTERS, MODELS
 
+    model, cluster = MODELS["mixtral-8x7b"], CLUSTERS["h100-8"].with_nodes(2)
+    workload = WorkloadSpec(global_batch=64, seq_len=4096)
     samples = {
-        "ModelSpec": MODELS["mixtral-8x7b"],
-        "ClusterSpec": CLUSTERS["h100-8"].with_nodes(2),
-        "WorkloadSpec": WorkloadSpec(global_batch=64, seq_len=4096),
+        "ModelSpec": model,
+        "ClusterSpec": cluster,
+        "WorkloadSpec": workload,
+        "Mapping[str, Any]": {key: column[:50] for key, column in training_space(model, cluster, workload).items()},
+        "Sequence[Assumptions]": [Assumptions.of(cluster, workload, 1.0, 1.0)],
         "tuple[str": ("layernorm",),
         "int": 8,
         "float": 1.0,

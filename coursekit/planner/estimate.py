@@ -1801,6 +1801,14 @@ def _hidden_s(np: Any, comm: Mapping[str, Any], links: Mapping[str, Any], comput
 
 register(
     {
+        "planner.columns_key": {
+            "zh": "{name} 缺少列 {key!r}：要有 {keys} 各一列（etp 可选）。",
+            "en": "{name} has no column {key!r}: it needs one each of {keys} (etp optional).",
+        },
+        "planner.columns_range": {
+            "zh": "{name} 里有 {value}：每个值都必须在 {low} 到 {high} 之间。",
+            "en": "{name} holds {value}: every value must be between {low} and {high}.",
+        },
         "planner.columns_needed": {
             "zh": "{name}：至少要给一列（`numpy` 数组）。",
             "en": "{name}: give at least one column (a numpy array).",
@@ -1873,6 +1881,50 @@ def _moe_host_wait_s(np: Any, layer_gpu_s: Any, host_s: Any, moe_layer_passes: A
     return moe_layer_passes * np.maximum(host_s - layer_gpu_s, 0.0)
 
 
+#: Each column :func:`training_estimate` reads, with its legal range (recompute codes index ``RECOMPUTE_MODES``).
+_ESTIMATE_COLUMNS: dict[str, tuple[int, int]] = {
+    "tp": (1, 1 << 40),
+    "cp": (1, 1 << 40),
+    "pp": (1, 1 << 40),
+    "dp": (1, 1 << 40),
+    "ep": (1, 1 << 40),
+    "v": (1, 1 << 40),
+    "zero": (0, 3),
+    "mb": (1, 1 << 40),
+    "ga": (1, 1 << 40),
+    "rc": (0, len(RECOMPUTE_MODES) - 1),
+}
+
+
+def check_estimate_inputs(model: Any, cluster: Any, workload: Any, columns: Any, name: str = "c") -> None:
+    """The public guard of :func:`training_estimate`, :func:`training_memory`, :func:`training_steps` and
+    :func:`coursekit.planner.ties.scenario_steps`, called when a person calls them (the search's own calls pass
+    checked columns): the three specs by type, and ``columns`` (named ``name``) a mapping with every column of
+    :data:`_ESTIMATE_COLUMNS` (and optionally ``etp``), each a one-dimensional array of integers, all of one length,
+    every value in its range."""
+    import numpy as np
+
+    check_instance("model", model, ModelSpec)
+    check_instance("cluster", cluster, ClusterSpec)
+    check_instance("workload", workload, WorkloadSpec)
+    if not isinstance(columns, Mapping):
+        raise type_error(name, columns, "mapping of columns")
+    length = None
+    for key, (low, high) in {**_ESTIMATE_COLUMNS, **({"etp": (1, 1 << 40)} if "etp" in columns else {})}.items():
+        if key not in columns:
+            raise ValueError(tr("planner.columns_key", name=name, key=key, keys=", ".join(_ESTIMATE_COLUMNS)))
+        column = np.asarray(columns[key]) if isinstance(columns[key], (list, tuple, np.ndarray)) else None
+        label = f"{name}[{key!r}]"
+        if column is None or column.ndim != 1 or column.dtype.kind not in "iu":
+            raise type_error(label, columns[key], "one-dimensional numpy array of numbers")
+        length = len(column) if length is None else length
+        if len(column) != length:
+            raise ValueError(tr("planner.columns_length", name=label, length=len(column), first=length))
+        if column.size and (column.min() < low or column.max() > high):
+            bad = column[(column < low) | (column > high)][0].item()
+            raise ValueError(tr("planner.columns_range", name=label, value=bad, low=low, high=high))
+
+
 def training_memory(
     model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec, c: Mapping[str, Any]
 ) -> dict[str, Any]:
@@ -1881,6 +1933,8 @@ def training_memory(
     weights' bytes); the ledger is per rank."""
     import numpy as np
 
+    if called_from_outside():
+        check_estimate_inputs(model, cluster, workload, c)
     k = _Columns.of(np, c)
     return _memory_ledger(np, model, workload, k, _Stages.of(np, model, workload, k), cluster)
 
@@ -1911,6 +1965,13 @@ def training_estimate(
     """
     import numpy as np
 
+    if called_from_outside():
+        check_estimate_inputs(model, cluster, workload, c)
+        check_number("efficiency_shape", efficiency_shape, gt=0, le=10)
+        check_number("bubble_scale", bubble_scale, ge=0, le=10)
+        check_bool("with_memory", with_memory)
+        if assumptions is not None:
+            check_instance("assumptions", assumptions, Assumptions)
     a = Assumptions.of(cluster, workload, efficiency_shape, bubble_scale) if assumptions is None else assumptions
     k = _Columns.of(np, c)
     st = _Stages.of(np, model, workload, k)
@@ -1938,6 +1999,10 @@ def training_steps(
     """
     import numpy as np
 
+    if called_from_outside():
+        check_estimate_inputs(model, cluster, workload, c)
+        for i, block in enumerate(check_items("blocks", blocks)):
+            check_instance(f"blocks[{i}]", block, Assumptions)
     if not blocks:
         return []
     rows = len(np.asarray(c["tp"]))

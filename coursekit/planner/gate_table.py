@@ -17,7 +17,15 @@ from functools import cached_property
 from typing import Any, NamedTuple
 
 from .. import composition  # noqa: F401  (registers the composition.* messages the rank and EP reasons name)
-from .._validate import called_from_outside, check_instance, check_int_column, learner_functions
+from .._validate import (
+    called_from_outside,
+    check_choice,
+    check_instance,
+    check_int,
+    check_int_column,
+    check_items,
+    learner_functions,
+)
 from ..gates import memory_reason
 from ..i18n import Reason, Text, register
 from ..specs import (
@@ -610,6 +618,11 @@ GATE_BY_CODE: dict[str, PlanGate] = {gate.code: gate for gate in PLAN_GATES}
 
 def reasons_of(g: GateInput, i: int = 0, codes: tuple[str, ...] = GATE_CODES) -> tuple[Reason, ...]:
     """The reasons candidate ``i`` fails, in funnel order, from the gates ``codes`` (default: every gate)."""
+    if called_from_outside():
+        check_instance("g", g, GateInput)
+        check_int("i", i, ge=0, le=max(g.size - 1, 0))
+        for position, code in enumerate(check_items("codes", codes)):
+            check_choice(f"codes[{position}]", code, GATE_CODES)
     return tuple(GATE_BY_CODE[code].reason(g, i) for code in codes if bool(g.fails(code)[i]))
 
 

@@ -252,8 +252,10 @@ def scenario_steps(
     the stated ones — and each scenario's step from them at its own overlap, bubble and host scale. The same numbers
     as one estimate per scenario, bit for bit (``tests/test_planner_ties_one_pass.py``).
     """
-    from .estimate import Assumptions, training_steps
+    from .estimate import Assumptions, check_estimate_inputs, training_steps
 
+    if called_from_outside():
+        check_estimate_inputs(model, cluster, workload, columns, name="columns")
     codes: list[str] = []
     blocks: list[Assumptions] = []
     for code, assumption in SCENARIOS:
