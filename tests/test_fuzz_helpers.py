@@ -71,8 +71,11 @@ def _sample_arguments(function: Any) -> dict[str, Any] | None:
     tuple of recompute modules), defaults where it has them; ``None`` when a parameter has neither."""
     from coursekit.planner import WorkloadSpec
     from coursekit.planner.estimate import Assumptions
+    from coursekit.planner.gate_table import GateInput
     from coursekit.planner.space import training_space
+    from coursekit.plotting import new_figure
     from coursekit.presets import CLUSTERS, MODELS
+    from coursekit.published_runs import all_published_runs
 
     model, cluster = MODELS["mixtral-8x7b"], CLUSTERS["h100-8"].with_nodes(2)
     workload = WorkloadSpec(global_batch=64, seq_len=4096)
@@ -82,6 +85,10 @@ def _sample_arguments(function: Any) -> dict[str, Any] | None:
         "WorkloadSpec": workload,
         "Mapping[str, Any]": {key: column[:50] for key, column in training_space(model, cluster, workload).items()},
         "Sequence[Assumptions]": [Assumptions.of(cluster, workload, 1.0, 1.0)],
+        "Sequence[str]": ["plan", "--help"],
+        "PublishedRun": all_published_runs()[0],
+        "Figure": new_figure(2, 2),
+        "GateInput": GateInput(model, cluster, workload, training_space(model, cluster, workload)),
         "tuple[str": ("layernorm",),
         "int": 8,
         "float": 1.0,

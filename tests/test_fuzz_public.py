@@ -163,7 +163,8 @@ def test_every_extra_example_names_a_public_function() -> None:
 def bad_call_failures(function: Any, args: list[Any], kwargs: dict[str, Any], slot: tuple[str, Any]) -> list[str]:
     """The call ``function(*args, **kwargs)`` with its ``slot`` (("arg", index) or ("kw", keyword)) replaced by each
     :data:`BAD` value, the course speaking Chinese: what went wrong (an English TypeError / ValueError, any other
-    exception, a hang); empty when every call succeeded or was refused in Chinese."""
+    exception, a hang); empty when every call succeeded or was refused in Chinese (or, for a command-line entry, by
+    argparse's exit status 2)."""
     kind, key = slot
     failures: list[str] = []
     for bad in BAD:
@@ -183,6 +184,9 @@ def bad_call_failures(function: Any, args: list[Any], kwargs: dict[str, Any], sl
                 failures.append(f"{shown}: English message {str(error)[:100]!r}")
         except _Hang:
             failures.append(f"{shown}: still running after {HANG_S} s")
+        except SystemExit as stop:  # a command's argparse refusal (status 2, its message printed) is its protocol
+            if stop.code != 2:
+                failures.append(f"{shown}: SystemExit {stop.code!r}")
         except Exception as error:  # any other exception is a failure
             failures.append(f"{shown}: {type(error).__name__}: {str(error)[:100]}")
     return failures
