@@ -956,7 +956,7 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 #   让每张卡同时承担第 i 段和第 p - 1 - i 段，两段的权重都在卡上，气泡按论文表 2 的 (PP/2 - 1)(F&B + B - 3W) 记
 #   （F : B : W 取 1 : 2 : 1）。FP8 矩阵乘保留的提速是在 Transformer Engine 按整个张量缩放的矩阵乘上标定的，
 #   DeepSeek 自己的细粒度（1×128 的块、128×128 的块）FP8 矩阵乘也按它算。账本按论文 §3.3.4 记它的 FP8 框架为反向
-#   保存的激活（MoE 里 SwiGLU 的输入存为 FP8，输出反向时重算；注意力输出只存一份 E5M6，每个元素 12 位），
+#   保存的激活（MoE 里 SwiGLU 的输入存为 FP8，输出反向时重算；注意力输出只存一份 E5M6：1 位符号、5 位指数、6 位尾数，共 12 位），
 #   可不做完全重计算仍要 102.8 GiB，只能完全重计算，多出一遍前向。估算吞吐是实测的 0.88 倍，在 ±30 % 内；
 #   名次差（第 1324 名，最优的 1.35 倍）：
 #   估算最快的是 TP 4、不分流水线、EP 256 的布局，它把 EP 的全对全几乎全藏在计算下面。
@@ -1193,7 +1193,7 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 #   1 : 2 : 1). The share of its speed-up an FP8 matmul keeps, fitted on Transformer Engine's per-tensor-scaled
 #   matmuls, is applied to DeepSeek's own fine-grained (1×128 tile, 128×128 block) FP8 matmuls too. The ledger counts
 #   what the report's FP8 framework keeps for backward (§3.3.4: the MoE SwiGLU's input in FP8, its output recomputed;
-#   the attention output once, in E5M6, 12 bits an element), yet it needs 102.8 GiB without full recomputation, so it
+#   the attention output once, in E5M6: 1 sign, 5 exponent and 6 mantissa bits, 12 in all), yet it needs 102.8 GiB without full recomputation, so it
 #   recomputes, one more forward pass. The estimated throughput, 0.88x the measured, is within ±30 %; the rank misses
 #   (rank 1324, 1.35x the best): the fastest estimate is a
 #   TP 4 layout without a pipeline at EP 256, which hides almost all of EP's all-to-all under compute.
