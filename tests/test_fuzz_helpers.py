@@ -76,9 +76,12 @@ def _sample_arguments(function: Any) -> dict[str, Any] | None:
     from coursekit.plotting import new_figure
     from coursekit.presets import CLUSTERS, MODELS
     from coursekit.published_runs import all_published_runs
+    from coursekit.serving.search import evaluate_layout
+    from coursekit.specs import ServingWorkload
 
     model, cluster = MODELS["mixtral-8x7b"], CLUSTERS["h100-8"].with_nodes(2)
     workload = WorkloadSpec(global_batch=64, seq_len=4096)
+    serving = ServingWorkload(prompt_tokens=512, output_tokens=128, concurrency=16)
     samples = {
         "ModelSpec": model,
         "ClusterSpec": cluster,
@@ -89,12 +92,15 @@ def _sample_arguments(function: Any) -> dict[str, Any] | None:
         "PublishedRun": all_published_runs()[0],
         "Figure": new_figure(2, 2),
         "GateInput": GateInput(model, cluster, workload, training_space(model, cluster, workload)),
-        "tuple[str": ("layernorm",),
+        "ServingWorkload": serving,
+        "ServingCandidate": evaluate_layout(model, cluster, serving, 2, 1),
+        "str": "delayed",
         "int": 8,
         "float": 1.0,
         "bool": False,
         "Any": 1,
     }
+    by_name = {"modules": ("layernorm",), "scenarios": ("efficiency_flatter",), "tp": 2, "pp": 1}
     arguments: dict[str, Any] = {}
     for name, parameter in inspect.signature(function).parameters.items():
         if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
@@ -103,7 +109,7 @@ def _sample_arguments(function: Any) -> dict[str, Any] | None:
             arguments[name] = parameter.default
             continue
         annotation = str(parameter.annotation)
-        sample = next((value for key, value in samples.items() if annotation.startswith(key)), None)
+        sample = by_name.get(name, next((value for key, value in samples.items() if annotation.startswith(key)), None))
         if sample is None:
             return None
         arguments[name] = sample

@@ -32,6 +32,10 @@ TIE_TOLERANCE: float = 0.15
 
 register(
     {
+        "serving.layout_too_big": {
+            "zh": "tp·pp = {used} 超过集群的 {world} 张卡：一个副本都放不下。",
+            "en": "tp·pp = {used} exceeds the cluster's {world:@GPU}: not one replica fits.",
+        },
         "serving.gate.shape": {
             "zh": "形状：TP 整除注意力头数（KV 头平分或整头复制），PP 不超过层数",
             "en": "shape: TP divides the heads (KV heads split evenly or copied whole), PP <= layers",
@@ -410,6 +414,8 @@ def evaluate_layout(
         check_int("pp", pp, ge=1)
         if replicas is not None:
             check_int("replicas", replicas, ge=1)
+        elif tp * pp > cluster.world_size:  # not one replica fits: the count below would be 0
+            raise ValueError(tr("serving.layout_too_big", used=tp * pp, world=cluster.world_size))
     if replicas is None:
         replicas = cluster.world_size // (tp * pp)
     reasons = _shape_reasons(model, cluster, tp, pp)
