@@ -1889,7 +1889,6 @@ def citation_lines(runs: Any) -> list[Text]:
     Taught in: lesson 9 (decision workbench).
     """
     from ._validate import check_items
-    from .specs import type_error
 
     lines, previous = [], ""
     for index, run in enumerate(check_items("runs", runs, max_items=1 << 12)):

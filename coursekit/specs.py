@@ -793,8 +793,8 @@ def _elementwise(op: Any, a: Any, b: Any) -> Any:
 def kv_heads_split(kv_heads: Any, tp: Any) -> Any:
     """KV heads one TP rank holds: ceil(kv_heads / tp), so 1 when tp exceeds kv_heads (each head is replicated).
 
-    Array-generic and unvalidated (a kernel): the public :func:`coursekit.serving.kv_heads_per_rank` checks its
-    arguments and calls this; the planner calls it on whole columns of ``tp``.
+    Array-generic (a kernel): the public :func:`coursekit.serving.kv_heads_per_rank` checks its arguments and calls
+    this; the planner calls it on whole columns of ``tp``; called from outside the package it checks its own.
 
     >>> kv_heads_split(8, 4), kv_heads_split(8, 16), kv_heads_split(1, 8)
     (2, 1, 1)
@@ -815,9 +815,19 @@ EDGE_LAYERS_SOURCE: str = (
 )
 
 
+def _check_split(layers: Any, pp: Any, **edges: Any) -> None:
+    """The guard of the pipeline-split kernels below, run when they are called from outside the package:
+    ``layers`` and ``pp`` at least 1, each edge given (``None``: not stated) at least 0; integers or numpy columns."""
+    check_int_column("layers", layers, ge=1)
+    check_int_column("pp", pp, ge=1)
+    for name, value in edges.items():
+        if value is not None:
+            check_int_column(name, value, ge=0)
+
+
 def edge_layers_at(layers: Any, pp: Any, option: int | None) -> Any:
     """The layers each edge pipeline stage gives up to the embedding and the loss at ``pp`` stages; array-generic
-    over ``pp``, unvalidated.
+    over ``pp``, its arguments checked only when called from outside the package (:func:`_check_split`).
 
     ``option`` is :attr:`WorkloadSpec.pipeline_edge_layers`: a number is used as given; ``None`` (the default)
     counts the embedding and the loss as one layer each (1) exactly where that evens a split that is otherwise
@@ -831,10 +841,7 @@ def edge_layers_at(layers: Any, pp: Any, option: int | None) -> Any:
     (0, 0, 0)
     """
     if called_from_outside():
-        check_int_column("layers", layers, ge=1)
-        check_int_column("pp", pp, ge=1)
-        if option is not None:
-            check_int_column("option", option, ge=0)
+        _check_split(layers, pp, option=option)
     if option is not None:
         return option
     return ((layers % pp != 0) & ((layers + 2) % pp == 0) & (pp > 2)) * 1
@@ -866,7 +873,8 @@ def _mtp_last_edge_layers(mtp_layers: int) -> int:
 def pipeline_edges_at(
     layers: Any, pp: Any, option: int | None, last_option: int | None = None, mtp_layers: int = 0
 ) -> tuple[Any, Any]:
-    """The layers the (first, last) pipeline stage gives up at ``pp`` stages; array-generic over ``pp``, unvalidated.
+    """The layers the (first, last) pipeline stage gives up at ``pp`` stages; array-generic over ``pp``, checked
+    only when called from outside the package.
 
     ``option`` is :attr:`WorkloadSpec.pipeline_edge_layers` (the first stage's, by :func:`edge_layers_at`),
     ``last_option`` :attr:`WorkloadSpec.pipeline_last_edge_layers`: a number is the last stage's as given; ``None``
@@ -885,12 +893,7 @@ def pipeline_edges_at(
     (0, 0)
     """
     if called_from_outside():
-        check_int_column("layers", layers, ge=1)
-        check_int_column("pp", pp, ge=1)
-        if option is not None:
-            check_int_column("option", option, ge=0)
-        if last_option is not None:
-            check_int_column("last_option", last_option, ge=0)
+        _check_split(layers, pp, option=option, last_option=last_option)
         check_int("mtp_layers", mtp_layers, ge=0)
     first = edge_layers_at(layers, pp, option)
     last = first if last_option is None else last_option
@@ -905,7 +908,8 @@ def pipeline_edges_at(
 def stage_layer_counts(
     layers: Any, pp: Any, edge_layers: Any = 0, last_edge_layers: Any = None
 ) -> tuple[Any, Any, Any]:
-    """Layers of the (first, heaviest middle, last) pipeline stage; array-generic over ``pp``, unvalidated.
+    """Layers of the (first, heaviest middle, last) pipeline stage; array-generic over ``pp``, checked only when
+    called from outside the package.
 
     The rule (the first stage gives up ``edge_layers`` to the embedding, the last ``last_edge_layers`` — ``None``:
     as many — to the output layer and the loss) is documented at :func:`coursekit.planner.stage_layers`, the
@@ -915,11 +919,8 @@ def stage_layer_counts(
     ((7, 8, 7), (4, 4, 1))
     """
     if called_from_outside():
-        check_int_column("layers", layers, ge=1)
-        check_int_column("pp", pp, ge=1)
-        check_int_column("edge_layers", edge_layers, ge=0)
-        if last_edge_layers is not None:
-            check_int_column("last_edge_layers", last_edge_layers, ge=0)
+        _check_split(layers, pp, last_edge_layers=last_edge_layers)
+        check_int_column("edge_layers", edge_layers, ge=0)  # always stated here (0 by default)
     last_edge = edge_layers if last_edge_layers is None else last_edge_layers
     pp_safe = pp + (pp < 1)
     q = -(-(layers + edge_layers + last_edge) // pp_safe)
