@@ -33,6 +33,8 @@ from .model_config import model_fields_from_config, spec_error
 
 __all__ = [
     "ACTIVATION_BYTES",
+    "ATTENTION_KERNELS",
+    "ATTENTION_KERNEL_COMPUTE_CAPABILITY",
     "DEEPSEEK_V3_ACTIVATIONS_SOURCE",
     "DEEPSEEK_V3_ATTENTION_OUTPUT_BYTES",
     "DEFAULT_RECIPE",
@@ -60,6 +62,7 @@ __all__ = [
     "PrecisionRecipe",
     "ServingWorkload",
     "WorkloadSpec",
+    "check_attention_kernel",
     "check_fp8_recipe",
     "divisors",
     "fp8_weight_cache_bytes",
@@ -127,6 +130,14 @@ MXFP8_COMPUTE_CAPABILITY: tuple[float, float] = (10.0, 12.0)
 #: (:data:`DEEPSEEK_V3_ATTENTION_OUTPUT_BYTES`), for both the output projection's and the attention core's backward,
 #: in place of an FP8 copy and flash attention's bf16 one.
 FP8_ACTIVATION_CACHES: tuple[str, ...] = ("transformer-engine", "deepseek-v3")
+#: The attention kernels whose measured speed the estimate can charge (``WorkloadSpec(attention_kernel=...)``), each
+#: from the same H100 figures (:data:`coursekit.planner.calibration.FLASH_ATTENTION_SOURCE`): ``"flash-attention-3"``
+#: (the default) and ``"cudnn"``, kernels written for Hopper (asynchronous wgmma and TMA: FlashAttention-3, cuDNN's
+#: fused attention, which Transformer Engine calls on H100), and ``"flash-attention-2"``, the kernel written for
+#: Ampere that 2023-2024 engines ran on H100 too (``flash-attn`` 2.x: llm-foundry, PyTorch's SDPA before FA3).
+ATTENTION_KERNELS: tuple[str, ...] = ("flash-attention-3", "cudnn", "flash-attention-2")
+#: Compute capabilities the non-default kernels' figures were measured on: Hopper, [9.0, 10.0).
+ATTENTION_KERNEL_COMPUTE_CAPABILITY: tuple[float, float] = (9.0, 10.0)
 #: Bytes of one E5M6 element: 1 sign, 5 exponent and 6 mantissa bits, 12 bits (DeepSeek-V3 §3.3.4).
 DEEPSEEK_V3_ATTENTION_OUTPUT_BYTES: float = 12 / 8
 DEEPSEEK_V3_ACTIVATIONS_SOURCE: str = (
@@ -345,6 +356,31 @@ register(
             "GPUs of compute capability 10.x, e.g. B200, GB200, B300, GB300; here: {capability}). Use 'current' or "
             "'delayed', or, for a Blackwell cluster of your own, state its compute capability "
             "(ClusterSpec(compute_capability=10.0), --compute-capability 10.0 on the command line).",
+        },
+        "planner.attention_kernel_device": {
+            "zh": "attention_kernel = {value!r}：它的速度是在 H100（计算能力 (compute capability) 9.x）上测得的；"
+            "{cluster} 的计算能力是 {capability}，这里没有它在该设备上的测量。请用默认的 'flash-attention-3'"
+            "（为该设备编写的内核，按它相对最佳矩阵乘的速度计）；自定义的 Hopper 集群请给出计算能力"
+            "（ClusterSpec(compute_capability=9.0)，命令行 --compute-capability 9.0）。",
+            "en": "attention_kernel = {value!r}: its speed was measured on H100 (compute capability 9.x); "
+            "{cluster} has compute capability {capability}, where no measurement of it is at hand. Use the default "
+            "'flash-attention-3' (a kernel written for the device, charged at its speed relative to the best matmul), "
+            "or, for a Hopper cluster of your own, state its compute capability (ClusterSpec(compute_capability=9.0), "
+            "--compute-capability 9.0 on the command line).",
+        },
+        "planner.attention_kernel_serving": {
+            "zh": "attention_kernel = {value!r}：注意力内核的速度只用于训练的估算，而 mode = 'serving' 规划推理，"
+            "推理的估算不读它；请去掉 attention_kernel（用默认值），或用 mode = 'training'。",
+            "en": "attention_kernel = {value!r}: the attention kernel's speed is used by the training estimate only, "
+            "while mode = 'serving' plans inference, whose estimate does not read it; leave attention_kernel at its "
+            "default or use mode = 'training'.",
+        },
+        "planner.attention_kernel_no_flash": {
+            "zh": "attention_kernel = {value!r} 是融合注意力内核，但 flash_attention=False（注意力分数按批量矩阵乘"
+            "显式计算并保存）：两者不能同时成立。要用这个内核，请保留 flash_attention=True。",
+            "en": "attention_kernel = {value!r} is a fused attention kernel, but flash_attention=False (the scores "
+            "are computed by batched matmuls and kept): both cannot hold. To use this kernel, keep "
+            "flash_attention=True.",
         },
         "planner.capability_unstated": {"zh": "未给出", "en": "not stated"},
         "planner.fp8_peak_below_bf16": {
@@ -2220,6 +2256,14 @@ class WorkloadSpec:
             unfused cast; Megatron-Bridge's ``FP8_CS`` configs). Matters only at ``precision="fp8"``.
         flash_attention: attention runs in a fused kernel that keeps no s×s scores (the default, as in today's
             Megatron-Core and NeMo); ``False`` materialises them (Korthikanti et al.'s 5·a·s²·b per layer).
+        attention_kernel: which fused kernel runs attention's core (:data:`ATTENTION_KERNELS`), charged at its
+            own measured speed on H100 (:data:`coursekit.planner.calibration.ATTENTION_KERNEL_FIGURES`):
+            ``"flash-attention-3"`` (the default; on other devices its speed relative to the best matmul is carried
+            over), ``"cudnn"`` (cuDNN's fused attention, which Transformer Engine calls on H100) or
+            ``"flash-attention-2"`` (the Ampere kernel on H100: about 0.57 times FlashAttention-3's speed). The
+            last two were measured on H100 only, so they need a cluster of compute capability 9.x
+            (:func:`check_attention_kernel`). Memory is the same for all three. Needs ``flash_attention``; training
+            only (the serving search does not read it, so ``mode="serving"`` refuses another kernel).
         moe_probs_in_experts: the router's probabilities multiply the routed experts' activation (Megatron-Core from
             0.13: megatron-lm 2659630721, "Memory efficient token permutation", April 2025), so the combine adds the
             expert outputs up unweighted and keeps no copy of them for backward: an MoE layer saves top_k·h fewer
@@ -2321,6 +2365,7 @@ class WorkloadSpec:
     pipeline_uneven_chunks: bool = False
     lora_rank: int | None = None
     fp8_activation_cache: str = "transformer-engine"
+    attention_kernel: str = "flash-attention-3"
 
     def __post_init__(self) -> None:
         _plain_fields(self)
@@ -2340,6 +2385,9 @@ class WorkloadSpec:
         check_choice("precision", raw.precision, PRECISIONS)
         check_choice("fp8_recipe", raw.fp8_recipe, FP8_RECIPES)
         check_bool("flash_attention", raw.flash_attention)
+        if check_choice("attention_kernel", raw.attention_kernel, ATTENTION_KERNELS) != ATTENTION_KERNELS[0]:
+            if not raw.flash_attention:  # the kernel's speed would be read nowhere: say so rather than ignore it
+                raise ValueError(tr("planner.attention_kernel_no_flash", value=raw.attention_kernel))
         check_int("global_batch", raw.global_batch, ge=1, le=MAX_GLOBAL_BATCH)
         check_int("output_tokens", raw.output_tokens, ge=1, le=MAX_SEQ_LEN)
         if raw.seq_len is not None:
@@ -2348,6 +2396,8 @@ class WorkloadSpec:
             check_int("global_batch", raw.global_batch, ge=1, le=MAX_CONCURRENCY)
             if raw.lora_rank is not None:  # the serving search never reads it: no answer would show it
                 raise ValueError(tr("planner.lora_serving", value=raw.lora_rank))
+            if raw.attention_kernel != ATTENTION_KERNELS[0]:  # the serving search never reads it either
+                raise ValueError(tr("planner.attention_kernel_serving", value=raw.attention_kernel))
         check_choice("recipe", raw.recipe, PRECISION_RECIPES)
         if raw.achievable_flops_fraction is not None:
             object.__setattr__(
@@ -2576,6 +2626,36 @@ def check_fp8_recipe(cluster: ClusterSpec, recipe: str) -> None:
                 "planner.no_mxfp8",
                 cluster=cluster.name,
                 capability=tr("planner.capability_unstated") if cc is None else f"{cc:g}",
+            )
+        )
+
+
+def check_attention_kernel(cluster: ClusterSpec, kernel: str) -> None:
+    """Refuse ``kernel`` (one of :data:`ATTENTION_KERNELS`) where its measured speed does not apply: the figures of
+    ``"cudnn"`` and ``"flash-attention-2"`` are H100's, so they need ``cluster``'s compute capability to be 9.x
+    (:data:`ATTENTION_KERNEL_COMPUTE_CAPABILITY`); the default, ``"flash-attention-3"``, runs anywhere (its speed
+    relative to the best matmul is carried to other devices).
+
+    >>> from coursekit.presets import CLUSTERS
+    >>> check_attention_kernel(CLUSTERS["h100-8"], "flash-attention-2")   # measured there: accepted
+    >>> check_attention_kernel(CLUSTERS["a100-8"], "flash-attention-2")
+    Traceback (most recent call last):
+    ...
+    ValueError: attention_kernel = 'flash-attention-2': its speed was measured on H100 (compute capability 9.x); ...
+    """
+    if not isinstance(cluster, ClusterSpec):
+        raise type_error("cluster", cluster, "ClusterSpec")
+    if check_choice("attention_kernel", kernel, ATTENTION_KERNELS) == ATTENTION_KERNELS[0]:
+        return
+    cc = cluster.compute_capability
+    low, high = ATTENTION_KERNEL_COMPUTE_CAPABILITY
+    if cc is None or not low <= cc < high:
+        raise ValueError(
+            tr(
+                "planner.attention_kernel_device",
+                value=kernel,
+                cluster=cluster.name,
+                capability=tr("planner.capability_unstated") if cc is None else f"{cc:.1f}",
             )
         )
 

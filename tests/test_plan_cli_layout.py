@@ -60,6 +60,7 @@ NON_DEFAULT: dict[str, object] = {
     "efficiency_ceiling": 0.61,
     "precision": "fp8",
     "flash_attention": False,
+    "attention_kernel": "flash-attention-2",
     "fp8_recipe": "current",
     "fp8_activation_cache": "deepseek-v3",
     "moe_probs_in_experts": True,

@@ -11,7 +11,8 @@ measurement keeps the calibration device's fraction.
 Attention's core under flash attention runs at its own measured speed: FlashAttention-3's H100 figures over the
 H100's best matmul, which depend on the length of the sequence each kernel call runs over (:func:`attention_rate_at`;
 from 4K tokens on about :data:`ATTENTION_RELATIVE_RATE`), on the causal half of the query-key pairs
-(:data:`CAUSAL_EXECUTED_SHARE`); carried to other devices as the ceiling is.
+(:data:`CAUSAL_EXECUTED_SHARE`); carried to other devices as the ceiling is. The same paper's cuDNN and
+FlashAttention-2 bars give the other kernels a workload can name (:data:`ATTENTION_KERNEL_FIGURES`; H100 only).
 
 Uncertainty: each assumption the order of two layouts can hinge on is moved within
 :data:`ASSUMPTION_UNCERTAINTY` by :meth:`coursekit.planner.PlanResult.explain_ties`.
@@ -34,14 +35,19 @@ from ..specs import EP_A2A_OVERLAP_ON, MAX_PEAK_FLOPS, MIN_PEAK_FLOPS
 __all__ = [
     "ASSUMPTION_SOURCES",
     "ASSUMPTION_UNCERTAINTY",
+    "ATTENTION_KERNEL_FIGURES",
+    "ATTENTION_KERNEL_NAMES",
+    "ATTENTION_KERNEL_RATES",
     "ATTENTION_RELATIVE_RATE",
     "CAUSAL_EXECUTED_SHARE",
+    "CUDNN_ATTENTION_H100_BY_LENGTH",
     "EFFICIENCY_CEILING",
     "EFFICIENCY_RELATIVE_CEILING",
     "EP_A2A_OVERLAP_ON",
     "EP_A2A_OVERLAP_SOURCE",
     "EP_OVERLAP_FIT_RUNS",
     "FIT_SET",
+    "FLASH_ATTENTION_2_H100_BY_LENGTH",
     "FLASH_ATTENTION_H100_BY_LENGTH",
     "FLASH_ATTENTION_H100_SHORT_TFLOPS",
     "FLASH_ATTENTION_H100_TFLOPS",
@@ -232,9 +238,40 @@ FLASH_ATTENTION_H100_BY_LENGTH: tuple[tuple[int, float, float], ...] = (
 )
 FLASH_ATTENTION_SOURCE: str = (
     "Shah et al., FlashAttention-3: Fast and Accurate Attention with Asynchrony and Low-precision, arXiv:2407.08608, "
-    "speed figures for head dim 128 on H100 80GB SXM5, BF16 (FlashAttention-3 bars at 1k, 2k, 4k, 8k, 16k; backward "
-    "counted as 2.5x the forward FLOPs, as in the flash-attention repository's benchmarks)"
+    "speed figures for head dim 128 on H100 80GB SXM5, BF16 (FlashAttention-3, cuDNN and FlashAttention-2 bars at 1k, "
+    "2k, 4k, 8k, 16k; backward counted as 2.5x the forward FLOPs, as in the flash-attention repository's benchmarks)"
 )
+#: The same figures' cuDNN bars (cuDNN's fused attention, the backend Transformer Engine calls on H100 by default),
+#: (sequence, forward TFLOP/s, backward TFLOP/s), 1K to 16K: slower than FlashAttention-3 by 2 to 8 %.
+CUDNN_ATTENTION_H100_BY_LENGTH: tuple[tuple[int, float, float], ...] = (
+    (1024, 574.0, 408.0),
+    (2048, 617.0, 465.0),
+    (4096, 609.0, 499.0),
+    (8192, 600.0, 518.0),
+    (16384, 595.0, 516.0),
+)
+#: The same figures' FlashAttention-2 bars, 1K to 16K. FlashAttention-2 was written for Ampere (its mma
+#: instructions, no TMA or asynchronous wgmma): on H100 it reaches 370 TFLOP/s forward and 322 backward, against
+#: FlashAttention-3's 648 and 561. (The 16K forward bar is read as 370, the plateau the 4K and 8K bars show.)
+FLASH_ATTENTION_2_H100_BY_LENGTH: tuple[tuple[int, float, float], ...] = (
+    (1024, 350.0, 260.0),
+    (2048, 362.0, 291.0),
+    (4096, 368.0, 310.0),
+    (8192, 370.0, 318.0),
+    (16384, 370.0, 322.0),
+)
+#: How each kernel of :data:`coursekit.specs.ATTENTION_KERNELS` is written in prose (its project's own spelling).
+ATTENTION_KERNEL_NAMES: dict[str, str] = {
+    "flash-attention-3": "FlashAttention-3",
+    "cudnn": "cuDNN",
+    "flash-attention-2": "FlashAttention-2",
+}
+#: Each kernel of :data:`coursekit.specs.ATTENTION_KERNELS` and the bars :func:`attention_rate_at` reads for it.
+ATTENTION_KERNEL_FIGURES: dict[str, tuple[tuple[int, float, float], ...]] = {
+    "flash-attention-3": FLASH_ATTENTION_H100_BY_LENGTH,
+    "cudnn": CUDNN_ATTENTION_H100_BY_LENGTH,
+    "flash-attention-2": FLASH_ATTENTION_2_H100_BY_LENGTH,
+}
 
 
 def _triples(name: str, value: Any, key_all: str, key_one: str) -> tuple[tuple[Any, Any, Any], ...]:
@@ -311,8 +348,9 @@ def attention_rate_at(
     """
     import numpy as np
 
-    if figures is FLASH_ATTENTION_H100_BY_LENGTH and peak_flops == H100_BF16_DENSE_FLOPS:
-        log2_lengths, rates = _H100_TABLE  # the estimate's path: the module's own checked figures, no checks again
+    own = _H100_TABLES.get(id(figures)) if peak_flops == H100_BF16_DENSE_FLOPS else None
+    if own is not None and own[0] is figures:
+        log2_lengths, rates = own[1]  # the estimate's path: the module's own checked figures, no checks again
     else:
         figures = _checked_figures(figures)
         lengths = [float(row[0]) for row in figures]
@@ -347,9 +385,10 @@ def _rate_table(
     )
 
 
-_H100_TABLE: tuple[tuple[float, ...], tuple[float, ...]] = _rate_table(
-    FLASH_ATTENTION_H100_BY_LENGTH, H100_BF16_DENSE_FLOPS
-)
+#: The rate tables of the module's own figures on H100 (each kernel's), by the figures' identity.
+_H100_TABLES: dict[int, tuple[Any, tuple[tuple[float, ...], tuple[float, ...]]]] = {
+    id(figures): (figures, _rate_table(figures, H100_BF16_DENSE_FLOPS)) for figures in ATTENTION_KERNEL_FIGURES.values()
+}
 
 
 #: How fast the attention core runs per counted FLOP against the linear layers' matmuls on sequences of 4K to 16K
@@ -361,6 +400,12 @@ _H100_TABLE: tuple[tuple[float, ...], tuple[float, ...]] = _rate_table(
 #: same paper's cuDNN bars (a backend Transformer Engine can call on H100) are about 7 % slower forward and 8 %
 #: backward, a rate near 0.58; the rate is not one of the assumptions explain_ties moves.
 ATTENTION_RELATIVE_RATE: float = attention_relative_rate()
+#: The same rate (the mean of the 4K, 8K and 16K bars) for each kernel of :data:`ATTENTION_KERNEL_FIGURES`: the
+#: default's is :data:`ATTENTION_RELATIVE_RATE`.
+ATTENTION_KERNEL_RATES: dict[str, float] = {
+    kernel: attention_relative_rate(tuple(row for row in figures if row[0] >= 4096))
+    for kernel, figures in ATTENTION_KERNEL_FIGURES.items()
+}
 
 
 register(

@@ -41,6 +41,7 @@ from ..capacity import PRECISION_RECIPES, RECOMPUTE_MODES
 from ..hardware import H100_BF16_DENSE_FLOPS, NCCL_RING_NET_LATENCY_S, NCCL_RING_NVLINK_LATENCY_S
 from ..i18n import LANGUAGES, Text, register, tr
 from ..specs import (
+    ATTENTION_KERNELS,
     DEFAULT_MAX_MICRO_BATCH,
     DEFAULT_MAX_VIRTUAL_STAGES,
     DEFAULT_RECIPE,
@@ -366,6 +367,20 @@ def _add_workload_arguments(p: argparse.ArgumentParser) -> None:
         help=Text(
             zh="FP8 转换的缩放方式：delayed（延迟缩放，默认）或 current（当前缩放，每次转换前多读一遍求 amax）",
             en="how FP8 casts are scaled: delayed (the default) or current (an extra amax pass before each cast)",
+        ).render(),
+    )
+    p.add_argument(
+        "--attention-kernel",
+        choices=ATTENTION_KERNELS,
+        default=ATTENTION_KERNELS[0],
+        help=Text(
+            zh="注意力核心用哪个融合内核，按它在 H100 上测得的速度计：flash-attention-3（默认；在其他设备上沿用它相对"
+            "最佳矩阵乘的速度）、cudnn（Transformer Engine 在 H100 上调用的 cuDNN 融合注意力）或 flash-attention-2"
+            "（为 Ampere 编写的内核，2023-2024 年的引擎在 H100 上也用它）；后两个只适用于计算能力 9.x 的集群",
+            en="the fused kernel that runs attention's core, charged at its speed measured on H100: flash-attention-3 "
+            "(the default; on other devices its speed relative to the best matmul is carried over), cudnn (cuDNN's "
+            "fused attention, which Transformer Engine calls on H100) or flash-attention-2 (the kernel written for "
+            "Ampere, which 2023-2024 engines ran on H100 too); the last two only on clusters of compute capability 9.x",
         ).render(),
     )
     p.add_argument(
@@ -795,6 +810,7 @@ _OTHER_WORKLOAD_FLAGS: tuple[tuple[str, str, str], ...] = (
     ("fp8_activation_cache", "--fp8-activation-cache", "value"),
     ("sequence_parallel", "--no-sequence-parallel", "off"),
     ("flash_attention", "--no-flash-attention", "off"),
+    ("attention_kernel", "--attention-kernel", "value"),
     ("moe_probs_in_experts", "--moe-probs-in-experts", "on"),
     ("ep_dedup_per_node", "--ep-dedup-per-node", "on"),
     ("ep_fp8_dispatch", "--ep-fp8-dispatch", "on"),
@@ -1057,6 +1073,7 @@ def _workload(args: argparse.Namespace) -> WorkloadSpec:
         "fp8_weight_cache": args.fp8_weight_cache,
         "fp8_activation_cache": args.fp8_activation_cache,
         "flash_attention": not args.no_flash_attention,
+        "attention_kernel": args.attention_kernel,
         "moe_probs_in_experts": args.moe_probs_in_experts,
         "ep_dedup_per_node": args.ep_dedup_per_node,
         "pipeline_uneven_chunks": args.pipeline_uneven_chunks,

@@ -82,6 +82,7 @@ from ..specs import (
     _inter_node_ring_bandwidth,
     _peak_flops,
     _replace_valid,
+    check_attention_kernel,
     check_fp8_recipe,
     fp8_weight_cache_bytes,
     pipeline_edges_at,
@@ -89,6 +90,7 @@ from ..specs import (
     type_error,
 )
 from .calibration import (
+    ATTENTION_KERNEL_FIGURES,
     CAUSAL_EXECUTED_SHARE,
     EFFICIENCY_CEILING,
     FP8_MATMUL_SHARE,
@@ -435,12 +437,21 @@ def attention_core_weight(workload: WorkloadSpec, s: Any, cp: Any = 1) -> Any:
 
 @_guarded
 def attention_kernel_rate(workload: WorkloadSpec, s: Any, cp: Any = 1) -> Any:
-    """Speed of attention's kernel per executed FLOP against a linear layer's matmul: flash attention's measured rate
-    over :func:`attention_kernel_tokens` (:func:`~coursekit.planner.calibration.attention_rate_at`, FlashAttention-3
-    on H100), or 1 for plain batched matmuls; array-generic in ``cp``."""
+    """Speed of attention's kernel per executed FLOP against a linear layer's matmul: the measured rate of the
+    workload's kernel (``workload.attention_kernel``: FlashAttention-3 by default, cuDNN or FlashAttention-2, each on
+    H100; :data:`~coursekit.planner.calibration.ATTENTION_KERNEL_FIGURES`) over :func:`attention_kernel_tokens`
+    (:func:`~coursekit.planner.calibration.attention_rate_at`), or 1 for plain batched matmuls; array-generic in
+    ``cp``.
+
+    >>> from coursekit.planner import WorkloadSpec
+    >>> fa2 = WorkloadSpec(global_batch=8, seq_len=4096, attention_kernel="flash-attention-2")
+    >>> round(attention_kernel_rate(WorkloadSpec(global_batch=8, seq_len=4096), 4096), 3), round(
+    ...     attention_kernel_rate(fa2, 4096), 3)
+    (0.613, 0.351)
+    """
     if not workload.flash_attention:
         return 1.0
-    return attention_rate_at(attention_kernel_tokens(s, cp))
+    return attention_rate_at(attention_kernel_tokens(s, cp), ATTENTION_KERNEL_FIGURES[workload.attention_kernel])
 
 
 @_guarded
@@ -1239,6 +1250,7 @@ def _compute_time(
     ``model_flops_per_token``. ``efficiency_shape`` k (a scalar or one per row) bends the efficiency below its
     ceiling, ``ceiling · (efficiency / ceiling)**k``; a stated ``achievable_flops_fraction`` replaces the curve.
     """
+    check_attention_kernel(cluster, workload.attention_kernel)  # measured on H100 only, where not the default
     s = workload.tokens_per_sequence(model)
     executed, model_flops, output_flops = _flops_per_token(model, s, k.rc, np)
     frozen = workload.lora_rank is not None

@@ -19,6 +19,8 @@ from ..scaling import StepTimeline
 from ..specs import fp8_weight_cache_bytes
 from ..units import bytes_to_gib
 from .calibration import (
+    ATTENTION_KERNEL_NAMES,
+    ATTENTION_KERNEL_RATES,
     ATTENTION_RELATIVE_RATE,
     CAUSAL_EXECUTED_SHARE,
     FLASH_ATTENTION_H100_SHORT_TFLOPS,
@@ -1256,7 +1258,12 @@ class PlanResult:
                 inter_gb_s=c.inter_node_bandwidth_bytes_per_s / 1e9,
             )
             assumptions += (
-                tr("planner.attention_kernel_flash", share=CAUSAL_EXECUTED_SHARE, rate=ATTENTION_RELATIVE_RATE)
+                tr(
+                    "planner.attention_kernel_flash",
+                    kernel=ATTENTION_KERNEL_NAMES[w.attention_kernel],
+                    share=CAUSAL_EXECUTED_SHARE,
+                    rate=ATTENTION_KERNEL_RATES[w.attention_kernel],
+                )
                 if w.flash_attention
                 else tr("planner.attention_kernel_eager")
             )

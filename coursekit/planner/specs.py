@@ -190,13 +190,13 @@ register(
             "uses the intra-node link, only groups across domains the network",
         },
         "planner.attention_kernel_flash": {
-            "zh": "；注意力用融合注意力内核（不保存 s×s 分数，完全重计算的工作集也按此计；因果掩码下只算 {share:g} 的"
-            "查询-键对，在 4K 到 16K 个 token 的序列上速度约是最佳矩阵乘的 {rate:.3f}，序列更短或被上下文并行切开时"
-            "更慢）",
-            "en": "; attention in a fused flash-attention kernel (no s×s scores kept; full recomputation's working "
+            "zh": "；注意力用融合注意力内核 {kernel}（不保存 s×s 分数，完全重计算的工作集也按此计；因果掩码下只算 "
+            "{share:g} 的查询-键对，在 4K 到 16K 个 token 的序列上速度约是最佳矩阵乘的 {rate:.3f}（H100 上的测量），"
+            "序列更短或被上下文并行切开时更慢）",
+            "en": "; attention in the fused kernel {kernel} (no s×s scores kept; full recomputation's working "
             "set assumes it too; under the causal mask it computes {share:g} of the query-key pairs at about "
-            "{rate:.3f} of the best matmul's speed on sequences of 4K to 16K tokens, slower on shorter ones and where "
-            "context parallelism splits the sequence)",
+            "{rate:.3f} of the best matmul's speed on sequences of 4K to 16K tokens, as measured on H100, slower on "
+            "shorter ones and where context parallelism splits the sequence)",
         },
         "planner.tp_overlap_needs_sp": {
             "zh": "；TP 通信重叠要求 {asked:.0%}，但它只在序列并行 (sequence parallelism) 下运行"

@@ -10,7 +10,7 @@
 #
 # [English version](../en/09_workbench.ipynb) · [课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 8 课 公式与实测](08_lab.ipynb) · 下一课：[第 10 课 推理服务](10_serving.ipynb)
 #
-# > **时间：** 约 155 分钟（讲解与阅读 140 分钟，练习 15 分钟）
+# > **时间：** 约 160 分钟（讲解与阅读 145 分钟，练习 15 分钟）
 # >
 # > **问题：**
 # > - 前几课的方法——登记约束、用硬门槛排除并写明原因、检查组合、最后才估算——能不能用在一整个搜索空间上？
@@ -30,7 +30,7 @@
 #
 # [中文版](../zh/09_workbench.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 8, formula vs measurement](08_lab.ipynb) · Next: [lesson 10, serving](10_serving.ipynb)
 #
-# > **Time:** about 155 min (teaching and reading 140 min, exercises 15 min)
+# > **Time:** about 160 min (teaching and reading 145 min, exercises 15 min)
 # >
 # > **Questions:**
 # > - Can the course's method — register constraints, exclude by hard gates with reasons, check the composition,
@@ -1018,6 +1018,15 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 #   切开要付出注意力变慢的代价，CP 不是白来的。这样四行都通过（第 1
 #   并列组，步时在最优的 1.05 倍以内）。吞吐是实测的 0.89、0.82、0.75、0.72 倍，仍随序列变长而变差：随序列增长的
 #   还有别的开销没有建模。
+# - **换一个注意力内核 (attention kernel)**：上面的速度是 FlashAttention-3 的，它为 Hopper 编写（异步的 wgmma 和 TMA）；
+#   2023 到 2024 年的不少引擎在 H100 上跑的还是为 Ampere 编写的 FlashAttention-2。同一篇论文的图里，它在 H100 上 4K 到 16K
+#   的前向约 369、反向约 317 TFLOP/s，折成训练计数是最佳矩阵乘的 0.357，只有 FlashAttention-3 的 0.57；每计一个注意力核心
+#   FLOP 要花 0.5 / 0.357 = 1.40 个线性层 FLOP，而不是 0.80。`WorkloadSpec(attention_kernel="flash-attention-2")`
+#   （命令行 `--attention-kernel flash-attention-2`）按它计；`"cudnn"` 按同一组图里 cuDNN 的数计（0.578，Transformer
+#   Engine 在 H100 上默认调用它）。这两组数只在 H100 上测过，所以只用于计算能力 9.x 的集群；默认值仍是 FlashAttention-3。
+#   MosaicML 公布的 MPT 训练基准（llm-foundry，H100，2023 到 2024 年，没有登记进工作台、也没有用来标定）可以检验它：
+#   77 行 H100 里，按默认内核通过 58 行；没通过的 19 行都是 13B 及以下的模型，其中 17 行的序列在 8K 及以上，估算快了最多 1.8 倍；
+#   按 FlashAttention-2 计，77 行都通过。先弄清引擎用的是哪个内核，长序列的估算才可信。
 #
 # MoE 各行的结果取决于模型和引擎的两个细节，两者都容易算错。其一，输出层拿隐藏状态（Qwen3 235B 的 h = 4096）去乘词表，
 # 每 token 6·V·h 次 FLOP，用的不是注意力的宽度（64 个头 × 128 = 8192）；对头比隐藏层宽的模型（Qwen3、DeepSeek-V3 的 MLA），
@@ -1277,6 +1286,18 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 #   tokens CP 2 charges 0.5 / 0.57 = 0.87 of a linear-layer FLOP per counted FLOP, against 0.5 / 0.61 = 0.82 without
 #   CP. Splitting a short sequence slows its attention down; CP does not come for free. All four rows pass (tie group 1, within 1.05x of the best). Their throughput is 0.89, 0.82, 0.75 and 0.72
 #   of the measured, still worse as the sequence grows: something else that grows with it is not modelled.
+# - **Another attention kernel**: the speed above is FlashAttention-3's, written for Hopper (asynchronous wgmma and TMA);
+#   many engines of 2023-2024 ran FlashAttention-2, written for Ampere, on H100 as well. In the same paper's figures it
+#   reaches about 369 TFLOP/s forward and 317 backward on H100 at 4K to 16K tokens, 0.357 of the best matmul in the
+#   training count, only 0.57 of FlashAttention-3's speed: each counted FLOP of attention's core costs 0.5 / 0.357 =
+#   1.40 of a linear layer's FLOP instead of 0.80. `WorkloadSpec(attention_kernel="flash-attention-2")` (on the command
+#   line `--attention-kernel flash-attention-2`) charges it; `"cudnn"` charges the same figures' cuDNN bars (0.578; the
+#   backend Transformer Engine calls on H100 by default). Both were measured on H100 only, so they apply to clusters of
+#   compute capability 9.x; the default stays FlashAttention-3. MosaicML's published MPT training benchmarks
+#   (llm-foundry, H100, 2023-2024; neither registered in the workbench nor used to fit anything) test it: of their
+#   77 H100 rows, 58 pass at the default kernel; the 19 others are all models of 13B parameters or fewer, 17 of them at
+#   8K tokens or more, estimated up to 1.8 times too fast. Charged at FlashAttention-2, all 77 pass. Know which kernel
+#   your engine runs before you trust an estimate at long sequences.
 #
 # Two details of these models and engines decide the MoE rows, and both are easy to get wrong. The output layer
 # multiplies the hidden state (h = 4096 for Qwen3 235B) by the vocabulary: 6·V·h FLOPs per token, not attention's
