@@ -124,7 +124,7 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "EP",
         Text(
             zh="在混合专家模型中把不同专家放在不同 rank 上；token "
-            "用全对全通信发往所属专家 (dispatch) 再取回 (combine)，负载取决于路由是否均衡。",
+            "用全对全通信发往所属专家（分发，dispatch）再取回（汇合，combine），负载取决于路由是否均衡。",
             en="In a mixture-of-experts model, places different experts on different ranks; tokens travel to their "
             "experts and back with all-to-all (dispatch and combine), and the load depends on how evenly they are "
             "routed.",

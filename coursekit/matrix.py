@@ -325,7 +325,7 @@ SELECTION_MATRIX: tuple[MatrixRow, ...] = (
             "one layer of unsharded gradients) fit; the links let gathers overlap compute",
         ),
         Text(
-            zh="更频繁的通信和更多实现细节（何时全收集 (gather)、何时分片 (shard)、checkpoint 格式）",
+            zh="更频繁的通信和更多实现细节（何时全收集 (gather)、何时分片 (shard)、检查点 (checkpoint) 格式）",
             en="More frequent communication and more implementation detail (when to gather, when to shard, "
             "checkpoint format)",
         ),

@@ -100,7 +100,7 @@ register(
             "compute, send fewer bytes, or keep the frequent collectives on faster links.",
         },
         "scaling.diagnosis_bubble": {
-            "zh": "流水线气泡 (pipeline bubble) 占一步时间的 {share:.0%}（{overhead_ms:.3g} ms）：增加微批次 "
+            "zh": "流水线气泡 (pipeline bubble) 占一步时间的 {share:.0%}（{overhead_ms:.3g} ms）：增加微批次"
             "数、使用交错调度 (interleaved schedule)，或减少流水线阶段数。",
             "en": "the pipeline bubble takes {share:.0%} of the step ({overhead_ms:.3g} ms): use more "
             "micro-batches, an interleaved schedule, or fewer pipeline stages.",

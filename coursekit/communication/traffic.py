@@ -811,7 +811,7 @@ def _ep_entries(
             "ep",
             e,
             Text(
-                zh="前向：每个 MoE 层一次 dispatch（token 发往专家）和一次 combine（结果发回）",
+                zh="前向：每个 MoE 层一次分发 (dispatch)（token 发往专家）和一次汇合 (combine)（结果发回）",
                 en="Forward: per MoE layer one dispatch (tokens to experts) and one combine (results back)",
             ),
             MOE_SOURCE,

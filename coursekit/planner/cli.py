@@ -388,7 +388,7 @@ def _add_workload_arguments(p: argparse.ArgumentParser) -> None:
         choices=FP8_ACTIVATION_CACHES,
         default="transformer-engine",
         help=Text(
-            zh="FP8 训练为反向传播保存什么：transformer-engine（默认：每个 FP8 线性层保存其 FP8 输入，flash attention "
+            zh="FP8 训练为反向传播保存什么：transformer-engine（默认：每个 FP8 线性层保存其 FP8 输入，融合注意力"
             "另存 bf16 输出）或 deepseek-v3（DeepSeek-V3 技术报告 §3.3.4：路由专家的 SwiGLU 输入存为 FP8，配合 "
             "moe_act 重计算其输出；注意力输出只存一份 E5M6）",
             en="what an FP8 run saves for backward: transformer-engine (the default: each FP8 linear layer its FP8 "
@@ -412,7 +412,7 @@ def _add_workload_arguments(p: argparse.ArgumentParser) -> None:
         "--moe-probs-in-experts",
         action="store_true",
         help=Text(
-            zh="路由概率乘进专家的激活函数，合并时不保存专家输出（Megatron-Core 0.13 起；默认按保存计）",
+            zh="路由概率乘进专家的激活函数，汇合时不保存专家输出（Megatron-Core 0.13 起；默认按保存计）",
             en="the router's probabilities multiply the experts' activation and the combine keeps no copy of their "
             "outputs (Megatron-Core 0.13 on; by default they are kept)",
         ).render(),

@@ -664,7 +664,8 @@ ESTIMATE_NOTES: tuple[Text, ...] = (
         "超出范围取较近的一个：这是假设，不是实测）。MoE 的每个路由专家按自己的形状算："
         "ep·(token 数·etp/tp)·top_k·c/专家数 行乘以 h × 专家宽度/etp 的分片（路由按均衡计；c 是容量因子，"
         "专家输入补齐到容量，没有容量因子时为 1）；"
-        f"token 重排与还原按显存带宽计时；藏在计算下的 EP 全对全占用 {EP_ALL_TO_ALL_SMS} 个 SM（共 {H100_SMS} 个），"
+        f"token 重排与还原按显存带宽计时；藏在计算下的 EP 全对全占用 {EP_ALL_TO_ALL_SMS} 个流式多处理器 "
+        f"(streaming multiprocessor, SM)（共 {H100_SMS} 个），"
         "计算相应变慢。",
         en="Matmul efficiency: each GPU multiplies (mb·s/cp) tokens by weight shards hidden/tp wide; their "
         "arithmetic intensity on a smooth roofline gives the share of peak. The ceiling is the step share fitted on "
@@ -696,7 +697,7 @@ ESTIMATE_NOTES: tuple[Text, ...] = (
     ),
     Text(
         zh="暴露的通信是藏不住的部分：梯度的最后一个桶（Megatron 默认 max(4×10⁷, 10⁶·dp·cp) 个参数）"
-        "在反向结束后才归约，参数的第一次全收集在任何计算之前（ZeRO-3：第一层的全收集和最后一层的 "
+        "在反向结束后才归约，参数的第一次全收集在任何计算之前（ZeRO-3：第一层的全收集和最后一层的"
         "归约散射）；其余最多藏在同一窗口的计算下（每步一次的同步只有最后一个微批次的反向；交错调度下每个"
         "模型分块在自己最后一次反向后归约，窗口是 min(pp, m)·(v-1)/v 个微批次，最后一个分块暴露）。"
         "CP 每步只藏在这一步的因果注意力计算下；PP 只在交错调度下重叠；TP 与 EP 默认在关键路径上"
@@ -747,7 +748,8 @@ ESTIMATE_NOTES: tuple[Text, ...] = (
         "working set); Korthikanti et al.'s GPT layer is the special case.",
     ),
     Text(
-        zh="估算不含：稠密层的内核 (kernel) 启动开销与同步抖动、网络拥塞与拓扑（胖树、轨道优化）、数据加载、优化器步、"
+        zh="估算不含：稠密层的内核 (kernel) 启动开销与同步抖动、网络拥塞与拓扑（胖树 (fat tree)、"
+        "轨道优化 (rail optimisation)）、数据加载、优化器步、"
         "掉队节点与故障。估算相差小于所述不确定度的候选是并列的：估算相差这么小的公开实测布局对，估算多数排反了；"
         "并列组里每个候选都注明哪个假设能让它追上组首、该测什么。",
         en="Left out: dense layers' kernel launch overhead and synchronisation jitter, network congestion and "

@@ -141,14 +141,17 @@ register(
             "en": "Unexpected error (not your fault; please tell the course authors): {error}",
         },
         "widgets.static_note": {
-            "zh": "静态图：下列控件取值时的初始状态。运行本课（启动按钮）即可拖动控件。",
-            "en": "Static figure, drawn for the control values below. Run the lesson (launch buttons) to move them.",
+            "zh": "静态图：下列控件取值时的初始状态。在 JupyterLab 中运行这个单元格（网页上先点页面顶部"
+            "“运行本课”的按钮）即可拖动控件。",
+            "en": "Static figure, drawn for the control values below. Run this cell in JupyterLab (on the website, "
+            "first use the “Run this lesson” buttons at the top of the page) to move them.",
         },
         "widgets.live_note": {
             "zh": "预先算好的状态：拖动“{control}”可看到每个取值的结果，其他控件保持下列取值。"
-            "要调节所有控件，请运行本课（启动按钮）。",
+            "要调节所有控件，请在 JupyterLab 中运行这个单元格（网页上先点页面顶部“运行本课”的按钮）。",
             "en": "Precomputed states: move “{control}” to see the result at each value; the other controls "
-            "keep the values below. Run the lesson (launch buttons) to move every control.",
+            "keep the values below. To move every control, run this cell in JupyterLab (on the website, first use the "
+            "“Run this lesson” buttons at the top of the page).",
         },
         "widgets.unknown_values": {
             "zh": "{names}：不是这个控件组的控件；它的控件是 {controls}。",

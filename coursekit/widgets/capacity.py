@@ -88,7 +88,7 @@ register(
         "widgets.capacity.micro_batch": {"zh": "微批次大小 b", "en": "micro-batch size b"},
         "widgets.capacity.recompute": {"zh": "激活重计算", "en": "activation recomputation"},
         "widgets.capacity.reserve_gib": {"zh": "运行时预留 (GiB)", "en": "runtime reserve (GiB)"},
-        "widgets.capacity.device_gib": {"zh": "设备显存 (GiB)", "en": "device memory (GiB)"},
+        "widgets.capacity.device_gib": {"zh": "设备显存", "en": "device memory"},
         "widgets.capacity.breakdown": {
             "zh": "每个 rank：参数 {params_gib:.2f} + 梯度 {grads_gib:.2f} + 优化器状态 {optimizer_gib:.2f} "
             "+ 激活 {activation_gib:.2f}（{in_flight} 个微批次在途）+ 预留 {reserve_gib:.2f} GiB。"

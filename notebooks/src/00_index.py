@@ -98,6 +98,7 @@ from coursekit.units import GB_BYTES, MS_PER_S, bytes_to_gb, bytes_to_gib, gib_t
 # - **单向带宽**是一个方向上每秒传送的字节数；厂商标注 NVLink 时常用**双向带宽**（两个方向之和），而且是一块 GPU
 #   所有链路的总和：H100 的 900 GB/s 是 18 条 NVLink、两个方向加起来。本课程中的带宽一律指**每块 GPU 每个方向的带宽**
 #   （单向，H100 为 450 GB/s）：把双向数字直接代入传输时间，会把时间低估一半。
+# - **rank** 是分布式作业里的一个进程，通常独占一块 GPU，按编号 0、1、2…… 称呼（本课程不另译）。
 # - **环形全归约 (ring all-reduce)**：n 个 rank 排成环，先做归约散射 (reduce-scatter) 再做全收集 (all-gather)，
 #   每个 rank 发送缓冲区大小的 2(n-1)/n。在忽略时延和计算重叠时，传输时间下界是
 #   $t \approx \dfrac{2(n-1)}{n}\cdot\dfrac{S}{B}$，其中 $S$ 是缓冲区字节数，$B$ 是每块 GPU 的单向带宽。
@@ -115,6 +116,7 @@ from coursekit.units import GB_BYTES, MS_PER_S, bytes_to_gb, bytes_to_gib, gib_t
 #   **bidirectional bandwidth** (both directions added), summed over all of a GPU's links: the H100's 900 GB/s is 18
 #   NVLinks, both directions. In this course bandwidth always means **per GPU, per direction** (unidirectional, 450
 #   GB/s on an H100): putting a bidirectional figure into a transfer time underestimates the time by half.
+# - A **rank** is one process of a distributed job, usually with one GPU to itself, named by its number 0, 1, 2, ...
 # - **Ring all-reduce**: n ranks form a ring and run a reduce-scatter followed by an all-gather; each rank sends
 #   2(n-1)/n of the buffer. Ignoring latency and overlap with compute, the transfer time is at least
 #   $t \approx \dfrac{2(n-1)}{n}\cdot\dfrac{S}{B}$, with $S$ the buffer size in bytes and $B$ the unidirectional bandwidth
@@ -266,12 +268,12 @@ figure_image(fig)
 # | --- | --- | --- | --- |
 # | 0 | 课程导引（本页） | 学什么、怎么学 | 30 分钟 |
 # | [1](01_capacity.ipynb) | Q1 容量约束 (capacity) | 当前首先受显存、通信还是模型结构约束？ | 45 分钟 |
-# | [2](02_communication.ipynb) | Q2 通信成本 (communication) | 不同并行策略会引入什么通信成本？ | 50 分钟 |
+# | [2](02_communication.ipynb) | Q2 通信成本 (communication) | 不同并行策略会引入什么通信成本？ | 55 分钟 |
 # | [3](03_gates.ipynb) | Q3 约束筛选 (gates) | 如何按约束筛选并行策略？ | 50 分钟 |
 # | [4](04_composition.ipynb) | Q4 组合与风险 (composition and risk) | 选定策略后，如何检查组合方案的风险？ | 50 分钟 |
 # | [5](05_selection_matrix.ipynb) | 场景选择矩阵 (selection matrix) | DP、FSDP、TP、PP 各在什么场景下可行？单层放不下时怎样组合？ | 80 分钟 |
 # | [6](06_pipeline_scaling.ipynb) | 流水线气泡与扩展效率 (pipeline bubble and scaling efficiency) | 一步的时间花在哪里？E(P) 下降说明什么、没说明什么？ | 65 分钟 |
-# | [7](07_compute_efficiency.ipynb) | 计算效率 (compute efficiency) | 一步的计算离硬件峰值有多远？ | 65 分钟 |
+# | [7](07_compute_efficiency.ipynb) | 计算效率 (compute efficiency) | 一步的计算离硬件峰值有多远？ | 70 分钟 |
 # | [8](08_lab.ipynb) | 公式与实测 (formula vs measurement，可选，需要 PyTorch) | 账本在真实引擎上成立吗？哪里不成立？ | 95 分钟 |
 # | [9](09_workbench.ipynb) | 决策工作台 (decision workbench) | 对真实模型和集群，所有组合里哪些被哪道门槛排除？ | 160 分钟 |
 # | [10](10_serving.ipynb) | 推理服务 (serving) | 服务一个模型时，副本和并行怎样取舍？ | 65 分钟 |
@@ -286,12 +288,12 @@ figure_image(fig)
 # | --- | --- | --- | --- |
 # | 0 | Course index (this page) | What and how | 30 min |
 # | [1](01_capacity.ipynb) | Q1 capacity | Is the first constraint memory, communication or model structure? | 45 min |
-# | [2](02_communication.ipynb) | Q2 communication | What communication cost does each strategy bring? | 50 min |
+# | [2](02_communication.ipynb) | Q2 communication | What communication cost does each strategy bring? | 55 min |
 # | [3](03_gates.ipynb) | Q3 gates | How do we screen strategies by hard constraints? | 50 min |
 # | [4](04_composition.ipynb) | Q4 composition and risk | Once strategies are chosen, how do we check the combined plan? | 50 min |
 # | [5](05_selection_matrix.ipynb) | Selection matrix | When are DP, FSDP, TP and PP feasible? How do they combine when one layer does not fit? | 80 min |
 # | [6](06_pipeline_scaling.ipynb) | Pipeline bubble and scaling efficiency | Where does the time of a step go? What does a falling E(P) say, and what not? | 65 min |
-# | [7](07_compute_efficiency.ipynb) | Compute efficiency | How far is a step's compute from the hardware's peak? | 65 min |
+# | [7](07_compute_efficiency.ipynb) | Compute efficiency | How far is a step's compute from the hardware's peak? | 70 min |
 # | [8](08_lab.ipynb) | Formula vs measurement (optional, needs PyTorch) | Do the ledgers hold on the real engine? Where do they not? | 95 min |
 # | [9](09_workbench.ipynb) | Decision workbench | For a real model and cluster, which gate excludes which composition? | 160 min |
 # | [10](10_serving.ipynb) | Serving | When serving a model, how do replicas and parallelism trade off? | 65 min |

@@ -301,7 +301,7 @@ display(Markdown("\n".join(rows)))
 # ## 4. 激活与重计算，上下文并行（6 分钟）
 #
 # 激活是前向计算的中间结果，要留到反向使用。Korthikanti et al. 2022（表 2）给出每层激活字节数（16 位激活，s 为序列长度、
-# b 为微批次、h 为隐藏维度、a 为注意力头数、t 为张量并行度）：
+# b 为微批次 (micro-batch) 大小、h 为隐藏维度 (hidden size)、a 为注意力头数、t 为张量并行度）：
 
 # %% [markdown] lang="en"
 # ## 4. Activations, recomputation and context parallelism (6 min)

@@ -10,7 +10,7 @@
 #
 # [English version](../en/02_communication.ipynb) · [课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 1 课 容量约束](01_capacity.ipynb) · 下一课：[第 3 课 约束筛选](03_gates.ipynb)
 #
-# > **时间：** 约 50 分钟（讲解与阅读 35 分钟，练习 15 分钟）
+# > **时间：** 约 55 分钟（讲解与阅读 40 分钟，练习 15 分钟）
 # >
 # > **问题：**
 # > - 不同并行策略会引入什么通信成本？
@@ -20,7 +20,7 @@
 # > **目标：**
 # > - 用“时延 × 次数 + 数据量 / 带宽”建立通信账本 (communication ledger)，区分带宽项和频率项。
 # > - 算出一条链路的分界载荷 (crossover payload) payload* = 时延 × 带宽，判断一次调用是时延主导 (latency-bound) 还是带宽主导 (bandwidth-bound)。
-# > - 读懂各种集合通信 (collective communication) 的环形代价和 nccl-tests 的总线带宽系数；带宽一律按每块 GPU 每个方向（单向）计。
+# > - 读懂各种集合通信 (collective communication) 的环形代价和 nccl-tests（NVIDIA 测 NCCL 集合通信速度的基准程序）的总线带宽系数；带宽一律按每块 GPU 每个方向（单向）计。
 # > - 为 DP、ZeRO-3、TP、PP、CP、EP 和服务副本列出每步的通信，并回答三个问题：是否高频？能否被节点内互连吃掉？会不会卡在同步点上？
 # >
 # > **前置：** [第 0 课](00_index.ipynb)（单向与双向带宽、环形全归约）和[第 1 课](01_capacity.ipynb)（策略表、模型形状）。
@@ -30,7 +30,7 @@
 #
 # [中文版](../zh/02_communication.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 1, capacity](01_capacity.ipynb) · Next: [lesson 3, gates](03_gates.ipynb)
 #
-# > **Time:** about 50 min (teaching and reading 35 min, exercises 15 min)
+# > **Time:** about 55 min (teaching and reading 40 min, exercises 15 min)
 # >
 # > **Questions:**
 # > - What communication cost does each parallel strategy bring?
@@ -42,8 +42,8 @@
 # >   frequency term.
 # > - Compute a link's crossover payload payload* = latency × bandwidth and decide whether a call is latency-bound or
 # >   bandwidth-bound.
-# > - Read the ring cost of each collective and nccl-tests' bus-bandwidth factors; bandwidth is always per GPU and per
-# >   direction (unidirectional).
+# > - Read the ring cost of each collective and the bus-bandwidth factors of nccl-tests (NVIDIA's benchmark of NCCL's
+# >   collectives); bandwidth is always per GPU and per direction (unidirectional).
 # > - List the per-step communication of DP, ZeRO-3, TP, PP, CP, EP and serving replicas, and answer three
 # >   questions: is it frequent? can intra-node links absorb it? does it block at a synchronization point?
 # >
@@ -96,17 +96,22 @@ from coursekit.widgets.communication import CommunicationWidget, payload_label
 #
 # Roughly (no congestion and no compute-communication overlap, so it is a lower bound):
 
-# %% [markdown]
+# %% [markdown] lang="zh"
+# $$\text{通信时间}\approx \text{时延}\times \text{调用次数}+\frac{\text{数据量}}{\text{带宽}}
+# = \text{调用次数}\times\left(\alpha + \frac{\text{单次载荷}}{B}\right)$$
+
+# %% [markdown] lang="en"
 # $$\text{cost}\approx \text{latency}\times \text{calls}+\frac{\text{data volume}}{\text{bandwidth}}
 # = \text{calls}\times\left(\alpha + \frac{\text{payload}}{B}\right)$$
 
 # %% [markdown] lang="zh"
 # 其中 α 是每次调用的固定时延 (latency)，B 是**每块 GPU 每个方向的带宽（单向）**。这也是为什么同样叫“通信”，不同策略的脆弱点完全不同
-# （第 1 课策略表的最后一列）：
+# （第 1 课那张策略表的另一列，第 1 课没有显示它）：
 
 # %% [markdown] lang="en"
 # Here α is the fixed latency of each call and B the **bandwidth per GPU and per direction (unidirectional)**. That is why strategies
-# that all "communicate" are fragile in entirely different places (the last column of lesson 1's strategy table):
+# that all "communicate" are fragile in entirely different places (another column of lesson 1's strategy table, one
+# lesson 1 did not show):
 
 # %%
 display(Markdown(strategy_table(["name", "communication"])))
@@ -268,7 +273,7 @@ verify("q2.latency_bound", answer, reveal=lambda: print(ledger_a.explain(), ledg
 # ## 4. 集合通信的环形代价（7 分钟）
 #
 # 第 2 节账本里的一次调用只经过一条链路。并行策略用的是集合通信：n 个 rank 排成环，每一步只和邻居交换一块数据。
-# 设 S 为 nccl-tests 意义下的整块缓冲区字节数、B 为每块 GPU 的单向带宽、α 为每个环步的时延。下面是**环形算法**的代价；
+# 设 S 为每个 rank 参与集合通信的整块缓冲区字节数（即 nccl-tests 报告的 size）、B 为每块 GPU 的单向带宽、α 为每个环步的时延。下面是**环形算法**的代价；
 # NCCL 还会按消息大小和拓扑改用树形 (tree) 算法，或在 NVSwitch 上用交换机内归约的 NVLS，它们的时延项和传输项不同。
 #
 # 本课用到的集合通信（后面的表在中文名旁边写出它们在 coursekit 里的名字）：
@@ -283,7 +288,8 @@ verify("q2.latency_bound", answer, reveal=lambda: print(ledger_a.explain(), ledg
 # ## 4. The ring cost of collectives (7 min)
 #
 # A call of section 2's ledger crosses one link. Parallel strategies use collectives: n ranks form a ring and each step
-# exchanges one block with a neighbour. With S the whole buffer in bytes (as nccl-tests defines it), B the
+# exchanges one block with a neighbour. With S the whole buffer each rank takes part with, in bytes (the size
+# nccl-tests reports), B the
 # unidirectional bandwidth per GPU and α the latency of one ring step, these are the costs of the **ring algorithm**;
 # depending on message size and topology NCCL also switches to a tree algorithm, or NVLS (in-switch reduction on
 # NVSwitch), whose latency and transfer terms differ.
@@ -503,12 +509,13 @@ for label_, (entries, _, _) in traffic.items():
         print(f"{label_:8s} {entry.collective:15s} x{entry.calls_per_step:5d}: {entry.description}")
 
 # %% [markdown] lang="zh"
-# 上表在 s = 4096 时全部是带宽主导。可是服务 (serving) 的解码阶段每次只处理一个新 token：TP 的全归约载荷只有 b·h·2 字节，
-# 同样的 TP 一下子变成时延主导：
+# 上表在 s = 4096 时全部是带宽主导。可是服务 (serving) 的解码 (decode) 阶段每次只处理一个新 token（整段提示词一次性
+# 进入模型的阶段叫预填充 (prefill)）：TP 的全归约载荷只有 b·h·2 字节，同样的 TP 一下子变成时延主导：
 
 # %% [markdown] lang="en"
-# At s = 4096 every row above is bandwidth-bound. But serving decodes one new token at a time: TP's all-reduce payload
-# shrinks to b·h·2 bytes, and the same TP becomes latency-bound:
+# At s = 4096 every row above is bandwidth-bound. But serving's decode phase handles one new token at a time (the
+# phase in which the whole prompt enters the model at once is prefill): TP's all-reduce payload shrinks to b·h·2
+# bytes, and the same TP becomes latency-bound:
 
 # %%
 header = [Text(zh="阶段（TP = 8，b = 8，节点内）", en="Phase (TP = 8, b = 8, intra-node)"),
@@ -557,7 +564,7 @@ assert 2 * (DEGREE - 1) == 14 and round(intra.latency_us, 6) == 3.4
 #    高频又量大的 TP 放在节点内；每步一次的 DP 梯度同步可以跨节点。EP 的全对全每层都有，小规模时也常放在节点内；
 #    但大规模 MoE 训练让 EP 跨节点是常见做法（例如 EP = 64 走 InfiniBand），代价要靠通信与计算重叠、路由均衡来控制。
 # 3. **它是不是会卡在同步点上，压掉计算重叠？** TP 的全归约夹在每层的两次矩阵乘之间，下一步计算要等它；
-#    EP 的 dispatch 也必须先到，专家才能开算，负载不均时所有 rank 等最慢的那个；PP 在阶段边界等待，切不均就放大气泡；
+#    EP 的分发 (dispatch) 也必须先到，专家才能开算，负载不均时所有 rank 等最慢的那个；PP 在阶段边界等待，切不均就放大气泡；
 #    DP 的梯度全归约可以分桶、与反向计算重叠，ZeRO-3 的全收集可以预取；CP 的环形传递可以和分块注意力计算重叠。
 #
 # 如果频率高、带宽弱，策略再“高级”，最后也会被通信拖回去。常见误区“TP 并行度越大越好”（第 5 课还会谈）正是忽略了第 1、3 个问题：

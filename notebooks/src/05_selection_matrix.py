@@ -475,15 +475,15 @@ assert [e.summary() for e in evaluations] == [
 ]
 
 # %% [markdown] lang="zh"
-# 读表时注意两种“不优先”的区别：案例 2 的 DP 是**硬排除**（放不下，理由前标着“硬排除”）；案例 1 的 FSDP / TP / PP 是
+# 读表时注意两种“不优先”的区别：案例 2 的 DP 是**硬排除**（放不下：它的理由是容量，每个 rank 需要的显存超过设备显存）；案例 1 的 FSDP / TP / PP 是
 # **不需要**（放得下，再切只增加通信和复杂度）。
 #
 # 案例 2 的 TP 是“不需要”，但理由不是“TP 换不来任何东西”：容量问题由分片或分段就能解决，TP 每层的集合通信不是必需的；
 # 可 TP 配合序列并行会把激活按 1/t 切开，而 ZeRO / FSDP 不切激活——激活成为瓶颈（长上下文、大微批次）时，TP 又有了理由。
 
 # %% [markdown] lang="en"
-# Tell the two kinds of "not preferred" apart: DP in case 2 is **hard-excluded** (it does not fit; its reason is
-# marked "hard exclusion"); FSDP / TP / PP in case 1 are **not needed** (it already fits; splitting only adds
+# Tell the two kinds of "not preferred" apart: DP in case 2 is **hard-excluded** (it does not fit: its reason is
+# capacity, each rank needs more memory than the device has); FSDP / TP / PP in case 1 are **not needed** (it already fits; splitting only adds
 # communication and complexity).
 #
 # TP in case 2 is "not needed", but not because "TP buys nothing": sharding or stages already solve the capacity, so
@@ -844,7 +844,7 @@ assert nothing == names[small + 2:] and len(nothing) >= 2
 # ## 系统场景连接
 #
 # - **平台团队**要把训练需求翻译成调度约束：需要多少设备、是否要同机亲和 (affinity，TP 组必须在一个节点内)、
-#   什么互连、checkpoint 存储多大、可接受的恢复时间是多少。选择矩阵里的“适用条件”一列，就是这些约束的来源。
+#   什么互连、检查点 (checkpoint) 存储多大、可接受的恢复时间是多少。选择矩阵里的“适用条件”一列，就是这些约束的来源。
 # - **评估外部训练供应商的报价**：报价里的设备数、互连和承诺吞吐，是否对应这个模型的真实瓶颈？例如模型单卡放得下，
 #   却按“TP + PP”报价；或者按线性扩展承诺吞吐。
 # - **多数企业微调**：小模型加参数高效微调 (parameter-efficient fine-tuning, PEFT，如 LoRA) 往往比复杂的多维并行更合适。

@@ -544,13 +544,13 @@ assert times[2] < times[4] < times[8] < times[16]
 # %% [markdown] lang="zh"
 # ### 误区 3：PP 只看容量，不看阶段平衡和微批次气泡
 #
-# 同样 p = 4、m = 8，只要一个阶段慢 1.5 倍（例如它分到的层更多），空闲比例就明显超过公式；
+# 同样 p = 4、m = 8，只要一个阶段的耗时是其他阶段的 1.5 倍（例如它分到的层更多），空闲比例就明显超过公式；
 # 层数不能被阶段数整除时，`check_pp_degree` 会给出警告。微批次太少时，气泡本身就很大（见上面 m = 4 的 43%）。
 
 # %% [markdown] lang="en"
 # ### Misconception 3: judge PP by capacity only, ignoring stage balance and the micro-batch bubble
 #
-# With the same p = 4 and m = 8, one stage that is 1.5× slower (say it got more layers) pushes the idle share well
+# With the same p = 4 and m = 8, one stage that takes 1.5× as long as the others (say it got more layers) pushes the idle share well
 # above the formula; when the layers do not divide by the stage count, `check_pp_degree` warns. With too few
 # micro-batches the bubble itself is large (43% at m = 4 above).
 
@@ -560,8 +560,8 @@ unbalanced = simulate_schedule(4, 8, stage_forward_s=[1.0, 1.0, 1.5, 1.0], stage
 print(Text(zh=f"均衡：空闲 {balanced.idle_fraction:.1%}（公式 {bubble_fraction(4, 8):.1%}），一步 {balanced.makespan_s:g} s",
            en=f"balanced: {balanced.idle_fraction:.1%} idle (formula {bubble_fraction(4, 8):.1%}), "
               f"makespan {balanced.makespan_s:g} s"))
-print(Text(zh=f"设备 2 慢 1.5 倍：空闲 {unbalanced.idle_fraction:.1%}，一步 {unbalanced.makespan_s:g} s",
-           en=f"device 2 is 1.5× slower: {unbalanced.idle_fraction:.1%} idle, makespan {unbalanced.makespan_s:g} s"))
+print(Text(zh=f"设备 2 的耗时是其他设备的 1.5 倍：空闲 {unbalanced.idle_fraction:.1%}，一步 {unbalanced.makespan_s:g} s",
+           en=f"device 2 takes 1.5× as long as the others: {unbalanced.idle_fraction:.1%} idle, makespan {unbalanced.makespan_s:g} s"))
 print(check_pp_degree(5, 24).message)
 assert unbalanced.idle_fraction > balanced.idle_fraction == bubble_fraction(4, 8)
 
@@ -592,7 +592,7 @@ assert curve.points[-1].efficiency < 0.9
 # ### 误区 5：混合并行堆叠越多越先进
 #
 # 复杂度本身就是成本。第 5 课案例 1 的模型单卡放得下：FSDP、TP、PP 的结论都是“不优先”，原因都是不需要：单卡已经放得下
-# （下面的代码核对的原因码就是 `unneeded`）。它们会增加通信、气泡、checkpoint 格式和调试的负担，却换不来容量。
+# （下面的代码核对的原因码就是 `unneeded`）。它们会增加通信、气泡、检查点 (checkpoint) 格式和调试的负担，却换不来容量。
 
 # %% [markdown] lang="en"
 # ### Misconception 5: the more parallel dimensions stacked, the more advanced
@@ -659,7 +659,7 @@ assert [v.codes[0] for v in case1.verdicts[1:]] == ["unneeded", "unneeded", "unn
 #   `ScheduleGPipe`、`Schedule1F1B`、`ScheduleInterleaved1F1B`）；[分布式概览](https://pytorch.org/tutorials/beginner/dist_overview.html)。
 # - **nccl-tests 的性能说明**（[PERFORMANCE.md](https://github.com/NVIDIA/nccl-tests/blob/master/doc/PERFORMANCE.md)）：
 #   algbw 与 busbw，测“争用下实际达到的带宽”时用得上。
-# - **MIT 6.5840（分布式系统）** 的故障与复制主线：把训练 worker、协调和恢复看成会出故障的系统，而不只看正常情况下的吞吐。
+# - **MIT 6.5840（分布式系统）** 的故障与复制主线：把训练工作进程 (worker)、协调和恢复看成会出故障的系统，而不只看正常情况下的吞吐。
 
 # %% [markdown] lang="en"
 # ## Related reading

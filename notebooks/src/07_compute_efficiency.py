@@ -10,7 +10,7 @@
 #
 # [English version](../en/07_compute_efficiency.ipynb) · [课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 6 课 流水线气泡与扩展效率](06_pipeline_scaling.ipynb) · 下一课：[第 8 课 公式与实测](08_lab.ipynb)
 #
-# > **时间：** 约 65 分钟（讲解与阅读 45 分钟，练习 20 分钟）
+# > **时间：** 约 70 分钟（讲解与阅读 50 分钟，练习 20 分钟）
 # >
 # > **问题：**
 # > - 同样的 GPU、同样多的 FLOP，为什么有的并行布局算得快，有的算得慢？
@@ -31,7 +31,7 @@
 #
 # [中文版](../zh/07_compute_efficiency.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 6, pipeline bubble and scaling efficiency](06_pipeline_scaling.ipynb) · Next: [lesson 8, formula vs measurement](08_lab.ipynb)
 #
-# > **Time:** about 65 min (teaching and reading 45 min, exercises 20 min)
+# > **Time:** about 70 min (teaching and reading 50 min, exercises 20 min)
 # >
 # > **Questions:**
 # > - Same GPU, same number of FLOPs: why do some parallel layouts compute fast and others slowly?
@@ -99,7 +99,7 @@ GPUS = {
 #
 # 一张 GPU 有两个上限：
 #
-# - **峰值算力** (peak FLOP/s)：张量核 (Tensor Core) 每秒最多做多少次浮点运算；
+# - **峰值算力** (peak FLOP/s)：张量核心 (tensor core) 每秒最多做多少次浮点运算；
 # - **显存带宽** (memory bandwidth)：每秒最多能从 HBM 显存把多少字节送到计算单元。
 #
 # 一个内核 (kernel) 做 F 次浮点运算、至少搬运 B 字节，它的时间不会少于 max(F / 峰值, B / 带宽)。
@@ -445,7 +445,7 @@ assert round(executed_ratio["full"], 3) == 1.333 and round(executed_ratio["selec
 # ## 7. 例题：算出一个公开训练的 MFU
 #
 # PaLM 540B（Chowdhery 等，2022，表 3 和附录 B）：6144 块 TPU v4 芯片，训练吞吐 238.3K token/s，报告的 MFU 是 46.2%。
-# 模型：N = 540.35B 参数，L = 118 层，48 个注意力头、每头 256 维（PaLM 用多查询注意力，注意力项里的 h 是 H·Q = 48 × 256），
+# 模型：N = 540.35B 参数，L = 118 层，48 个注意力头、每头 256 维（PaLM 用多查询注意力 (multi-query attention, MQA)，注意力项里的 h 是头数 H 乘每头维度 Q：H·Q = 48 × 256），
 # 序列长度 2048。TPU v4 每块芯片 bf16 峰值 275 TFLOP/s：
 
 # %% [markdown] lang="en"
@@ -453,7 +453,7 @@ assert round(executed_ratio["full"], 3) == 1.333 and round(executed_ratio["selec
 #
 # PaLM 540B (Chowdhery et al., 2022, Table 3 and appendix B): 6144 TPU v4 chips, a training throughput of 238.3K
 # tokens/s, and a reported MFU of 46.2%. The model: N = 540.35B parameters, L = 118 layers, 48 attention heads of 256
-# dimensions (PaLM uses multi-query attention; the h of the attention term is H·Q = 48 × 256), sequence length 2048.
+# dimensions (PaLM uses multi-query attention; the h of the attention term is the heads H times the dimensions per head Q: H·Q = 48 × 256), sequence length 2048.
 # A TPU v4 chip's bf16 peak is 275 TFLOP/s:
 
 # %%
@@ -514,7 +514,7 @@ for batch in (1, 8, 64, 256, 1024):
 # zh: 批大小取到脊点 (ridge point) 或更大的第一个整数时，这一步变成计算受限。
 # en: The step turns compute-bound at the first whole batch at or past the ridge point.
 compute_bound_batch = next(b for b in range(1, 4096) if b >= ridge["H100"])
-print(Text(zh=f"只算权重时，批大小 {compute_bound_batch} 起步时由计算决定（H100 脊点 {ridge['H100']:.1f} FLOP/字节）",
+print(Text(zh=f"只算权重时，从批大小 {compute_bound_batch} 起，步时由计算决定（H100 脊点 {ridge['H100']:.1f} FLOP/字节）",
            en=f"Counting weights only, arithmetic sets the step time from batch {compute_bound_batch} on (H100 ridge {ridge['H100']:.1f} FLOP/byte)"))
 
 # %%
@@ -784,7 +784,7 @@ verify("eff.decode_share", answer)
 # ## 延伸阅读
 #
 # - Williams, Waterman, Patterson. [Roofline: An Insightful Visual Performance Model for Multicore Architectures](https://doi.org/10.1145/1498765.1498785). *Communications of the ACM* 52(4), 2009. 屋顶线模型的原始论文。
-# - Chowdhery 等. [PaLM: Scaling Language Modeling with Pathways](https://arxiv.org/abs/2204.02311). 2022. 附录 B 定义了 MFU 和 6N + 12·L·H·Q·T 的 FLOP 约定；表 3 是本课的例题。
+# - Chowdhery 等. [PaLM: Scaling Language Modeling with Pathways](https://arxiv.org/abs/2204.02311). 2022. 附录 B 定义了 MFU 和 6N + 12·L·H·Q·T 的 FLOP 约定（H 为头数、Q 为每头维度、T 为序列长度，即本课的 12·L·h·s）；表 3 是本课的例题。
 # - Narayanan 等. [Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM](https://arxiv.org/abs/2104.04473). SC 2021. 张量并行的切法、公式 (3) 和表 1。
 # - Korthikanti 等. [Reducing Activation Recomputation in Large Transformer Models](https://arxiv.org/abs/2205.05198). 2022. 选择性重计算，以及 MFU 与 HFU 的区分。
 # - NVIDIA. [Matrix Multiplication Background User's Guide](https://docs.nvidia.com/deeplearning/performance/dl-performance-matrix-multiplication/index.html). 矩阵乘的计算强度、分块与形状量化。
@@ -793,7 +793,7 @@ verify("eff.decode_share", answer)
 # ## Related reading
 #
 # - Williams, Waterman, Patterson. [Roofline: An Insightful Visual Performance Model for Multicore Architectures](https://doi.org/10.1145/1498765.1498785). *Communications of the ACM* 52(4), 2009. The original roofline paper.
-# - Chowdhery et al. [PaLM: Scaling Language Modeling with Pathways](https://arxiv.org/abs/2204.02311). 2022. Appendix B defines MFU and the 6N + 12·L·H·Q·T FLOP convention; Table 3 is this lesson's worked example.
+# - Chowdhery et al. [PaLM: Scaling Language Modeling with Pathways](https://arxiv.org/abs/2204.02311). 2022. Appendix B defines MFU and the 6N + 12·L·H·Q·T FLOP convention (H heads, Q dimensions per head, T the sequence length: this lesson's 12·L·h·s); Table 3 is this lesson's worked example.
 # - Narayanan et al. [Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM](https://arxiv.org/abs/2104.04473). SC 2021. The tensor-parallel split, eq. (3) and Table 1.
 # - Korthikanti et al. [Reducing Activation Recomputation in Large Transformer Models](https://arxiv.org/abs/2205.05198). 2022. Selective recomputation, and the distinction between MFU and HFU.
 # - NVIDIA. [Matrix Multiplication Background User's Guide](https://docs.nvidia.com/deeplearning/performance/dl-performance-matrix-multiplication/index.html). Matmul intensity, tiles and tile quantisation.

@@ -560,7 +560,7 @@ assert best_own.tp == 1 and best_own.pp > 1 and best_own.recompute == "none"
 
 # %% [markdown] lang="zh"
 # 没有 NVLink 时，TP 每层的集合通信都要走 PCIe，估算最快的布局因此不用 TP（tp = 1），改用流水线切分模型
-# （每个微批次只在相邻段之间传一次激活），再用 ZeRO 切优化器状态；flash attention 不保存 s×s 分数，
+# （每个微批次只在相邻段之间传一次激活），再用 ZeRO 切优化器状态；融合注意力 (flash attention) 不保存 s×s 分数，
 # 所以不重计算也放得下。这仍是估算：把第一组里的两三个拿去实测（第 8 课）。
 
 # %% [markdown] lang="en"
@@ -867,7 +867,7 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 # 所以这份余量也要靠实测确认。）
 # NeMo 24.07 的 GPT-3 5B 和 Megatron-Bridge 26.02 的 Llama 3.1 405B（全局批 1536）也通过。
 # NeMo 24.07 的 GPT-3 20B（TP 2、DP 32 跨 8 个节点）现在也通过：NCCL 的环每个通道只进出每个节点一次，并把通道分到这个组
-# 在该节点上各 rank 旁边的网卡上（NVIDIA/nccl#569：同一个 8 rank 的环形全归约 (all-reduce)，每节点 1、2、4 张卡、各用一块网卡时
+# 在该节点上各 rank 旁边的网卡上（[NCCL 的一份公开问题报告](https://github.com/NVIDIA/nccl/issues/569)：同一个 8 rank 的环形全归约 (all-reduce)，每节点 1、2、4 张卡、各用一块网卡时
 # 分别用了 363、173、132 ms），所以每节点有 4 个 rank 的 DP 组跨节点时用 4 块网卡，DP 通信降到 0.30 s，全藏在一个
 # 微批次之下，估算吞吐是实测的 0.92 倍。点对点的通信（PP 的点对点收发、CP 环的相邻交换、EP 的全对全）仍各走自己的网卡。
 # Megatron-Core 扩展表的 9 行全部通过。其中 GPT 119B（1536 张 H100）的 92 层分成 PP 4，每段 23 层，是质数：Megatron-Core
@@ -890,7 +890,7 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 # 把各维的重叠份额降低四分之一，它就追上了最优。
 # Megatron-Bridge 的 DeepSeek-V3（1024 张 H100，TP 2、PP 8、VP 4、EP 64）也通过。它按 H100 运行脚本登记：DeepEP 分发、
 # 1F1B 全对全重叠、梯度归约不重叠、只重计算 MLA 的上投影。这些版本的 Megatron-Core（0.13 起）把路由器的概率乘进专家的
-# 激活函数，合并 (combine) 时直接把专家输出相加，不再为反向保存它们，每个 token 少存 top_k·h 个元素；发表的 v = 4 放得下
+# 激活函数，汇合 (combine) 时直接把专家输出相加，不再为反向保存它们，每个 token 少存 top_k·h 个元素；发表的 v = 4 放得下
 # （57.0 GiB；若保存专家输出是 73.2 GiB）。这个模型的前三层是稠密层，账本在流水线第一段按没有专家的层去记它们；
 # 多 token 预测 (multi-token prediction, MTP) 模块在最后一段，又跑一个 Transformer 块、再乘一次输出层。脚本的流水线切分
 # "Et|(tt|)*30mL" 为此让两端少放层：32 个两层的分块里，第一块是嵌入层加 1 层，最后一块只有 MTP 模块和损失。登记时写成
@@ -931,7 +931,7 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 #   路由专家自己的矩阵乘形状算效率（分组矩阵乘 (grouped GEMM)：EP 8、微批次 2 时每个专家乘 4096 行 token），
 #   把 token 重排 (token permutation) 与还原按显存带宽计时（含 Megatron 分发器在全对全前后按本地专家做的
 #   第二次排序，每步 0.83 s），FP8 转换的显存遍历也按显存带宽计时（见下文），按配方的 EP 全对全重叠藏住实测份额的通信
-#   （48%）、扣掉它占用的 SM，也算了等主机的时间（这个布局微批次为 2，每层在 GPU 上比主机发射它的时间长，所以不用等）；
+#   （48%）、扣掉它占用的流式多处理器 (streaming multiprocessor, SM)，也算了等主机的时间（这个布局微批次为 2，每层在 GPU 上比主机发射它的时间长，所以不用等）；
 #   仍没有建模的是逐元素运算和超出估算的那部分主机时间，按实测推算它们占了步时的大半。同一份性能文档里 25.09 版丢 token 的同一布局实测快一倍，可见这些开销之大。
 #   引擎版本本身就能差这么多：26.02 版的配置（VP 12、全局批 1024、DeepEP、打开全对全重叠）实测每 GPU 每秒 5113 个 token，
 #   同一配置在 26.02.01 补丁版是 9058 个，快 1.77 倍；估算正好落在后者上（1.00 倍，这一行通过），是前者的 1.77 倍，
@@ -942,7 +942,7 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 #   (parallel folding) 让专家层把同样的 256 卡重新排成 ETP × EP × EDP × PP = 1 × 32 × 1 × 8，注意力层仍是 TP 2。
 #   工作台把 ETP 当作一个搜索维度，这个布局被接受。配方让嵌入层和损失各占首末段一层的位置（94 + 2 = 8 × 12），
 #   v = 4 不重计算要 52.7 GiB，放得下（激活全按 16 位记是 61.4 GiB；它的 Megatron-Core 把路由概率乘进专家的激活函数，
-#   合并时不再保存专家输出，见下文）。它的 32 个 EP rank 跨 4 个节点，全对全通信走 InfiniBand（配方用普通的全对全分发器，
+#   汇合时不再保存专家输出，见下文）。它的 32 个 EP rank 跨 4 个节点，全对全通信走 InfiniBand（配方用普通的全对全分发器，
 #   不按节点去重），每步 14.4 s；配方打开了 EP 全对全重叠，估算按实测的份额只藏住 48%，露出 8.3 s：步时 19.9 s，
 #   实测 20.8 s（吞吐是实测的 1.05 倍）。没通过的是名次：估算最优是 TP 1、PP 8、EP 8，EP 留在节点内，用 ZeRO-2，
 #   要 78.2 GiB（80 GiB 的卡几乎装满），步时 13.4 s；发表的布局是它的 1.48 倍，第 678 名，在第 3 并列组。
@@ -963,8 +963,8 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 # - **加大全局批的同一布局**（Megatron-Bridge 26.02 的 Qwen3 235B，全局批 8192）：结论与上面较小全局批的同一布局相同。
 #   同一份表里 Llama 3 70B 的全局批 256 与 Llama 3.1 405B 的全局批 1536 两行，按同一份配方登记，都通过了。
 # - **Megatron-MoE-ModelZoo 的 Qwen3 235B（256 张 H100，4K，全局批 2048）**：同一个模型、同一批卡上实测的 5 种布局，
-#   正好检验估算能不能排对顺序。表里的 TFLOP/s 是 Megatron-Core 日志里的数，跑的代码是 Megatron-LM 主干 1e057005
-#   （2025 年 5 月，已含 3 月改过的计数：因果注意力只算一半、按专家宽度计 MoE），EP 32 两行是 moe_dev 分支的 f3e6c5：
+#   正好检验估算能不能排对顺序。表里的 TFLOP/s 是 Megatron-Core 日志里的数，跑的代码是 2025 年 5 月的 Megatron-LM 主干
+#   （已含 3 月改过的计数：因果注意力只算一半、按专家宽度计 MoE），EP 32 两行是 2025 年年中 MoE 开发分支的一个版本：
 #   按这个计数每步 1.2418e18 FLOP，拿表里的步时一除就得到表里的数（19.7 s 对应 246.2，表里是 245；EP 32 的两行
 #   也对得上），用旧计数会高 13%。每行按它的启动脚本登记：TP 通信重叠 (`--tp-comm-overlap`)、分布式优化器
 #   (ZeRO-1)、嵌入层与损失各占一层的流水线切分；DeepEP 分发器每个 token 对每个目标节点只过一次 InfiniBand，送到那个节点
@@ -977,7 +977,7 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 #     （第 24 名，第 2 并列组）；估算最优同样是 TP 2、PP 8，只把 EP 换成 16：EP 16 只跨 2 个节点，一个 token 只需过一次
 #     InfiniBand 到另一个节点，EP 32 跨 4 个节点时平均要到其余 3 个节点中的 2.7 个。
 #   - 同一布局加 1F1B 全对全重叠（`--overlap-moe-expert-parallel-comm`：一个微批次的前向与另一个的反向合在一起跑，
-#     分发和合并的通信在对方的注意力或专家计算下进行）：实测从 19.7 s 降到 17.6 s，快 1.127 倍。若把重叠当作完全藏住，
+#     分发和汇合的通信在对方的注意力或专家计算下进行）：实测从 19.7 s 降到 17.6 s，快 1.127 倍。若把重叠当作完全藏住，
 #     估算会是 14.8 s、快 1.31 倍；估算因此只让这种重叠藏住 EP 全对全通信的 48%（`EP_A2A_OVERLAP_ON`，就在这一对上标定，
 #     取使估算的加速等于实测的值，精确到 0.01）。预热与收尾时单独跑的前向、反向和全对全占用的 SM 已另外算过，剩下的
 #     差距这张表说不清原因（两个微批次的内核争抢显存带宽是可能之一），所以按实测标定，而不是假设。按它估算 17.2 s，
@@ -1003,16 +1003,16 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 #   - 同一仓库的 H100 脚本给出另一个数据点：1F1B 重叠那一行的布局，再用 CUDA Graph 包住路由器和分发的预处理，
 #     注明 320 TFLOP/s，按计数是每步 15.2 s，比表里的 17.6 s 少 2.4 s，每次层计算约 1.6 ms（每步 1536 次）。这一行的
 #     层在 GPU 上比 9.4 ms 长，估算不让它等主机，给的仍是 17.2 s（吞吐是实测的 0.88 倍），通过；可 CUDA Graph 实测省下的
-#     2.4 s 说明：层比主机时间长时，主机时间也没有全藏住（每次等待之后，GPU 要等 CPU 发射下一个内核 才能接着算）。
+#     2.4 s 说明：层比主机时间长时，主机时间也没有全藏住（每次等待之后，GPU 要等 CPU 发射下一个内核才能接着算）。
 #     估算把两者取较大值，只是一个下限。
 # - **同一仓库的长上下文表（Qwen3 235B，TP 4、PP 8、VP 4、EP 8，CP 1 到 8，序列 16K 到 128K，全局批 256）**：按它的命令
-#   登记 `--recompute-modules layernorm moe`（整个 MoE 块重计算：只留块的输入，反向时把路由、分发、专家、合并再跑一遍，
+#   登记 `--recompute-modules layernorm moe`（整个 MoE 块重计算：只留块的输入，反向时把路由、分发、专家、汇合再跑一遍，
 #   全对全也多两次），比较强制负载均衡的数（工作台假设路由均匀）。这几行检验注意力的计时：128K 时按 PaLM 计数，注意力的
-#   两个矩阵乘约占执行 FLOP 的九成。因果掩码下 flash attention 只算下三角那一半的 query-key 对（Megatron-Core 2025 年的
-#   计数也只算一半），而它的核比普通矩阵乘慢：FlashAttention-3 论文在 H100 上实测（head dim 128、序列 4K 到 16K）前向约
+#   两个矩阵乘约占执行 FLOP 的九成。因果掩码下融合注意力只算下三角那一半的查询-键对（Megatron-Core 2025 年的
+#   计数也只算一半），而它的核比普通矩阵乘慢：FlashAttention-3 论文在 H100 上实测（每头维度 128、序列 4K 到 16K）前向约
 #   644、反向约 554 TFLOP/s（反向按 2.5 倍前向计），折成训练计数是最佳矩阵乘 792.1 TFLOP/s 的 0.624。估算于是在这样长的序列上把注意力
 #   核心每计一个 FLOP 记成约 0.5 / 0.624 = 0.80 个线性层 FLOP；2021 到 2022 年的引擎（Megatron-LM 表 1、训练 MT-NLG 与 BLOOM
-#   的 Megatron-DeepSpeed）还没有 flash attention，仍按全部计（表 1 上标定出的天花板是 0.524）。序列越短，这个核越慢（同一组
+#   的 Megatron-DeepSpeed）还没有融合注意力，仍按全部计（表 1 上标定出的天花板是 0.524）。序列越短，这个核越慢（同一组
 #   实测：1K 个 token 时是最佳矩阵乘的 0.49，2K 时 0.57，4K 时 0.61）；有上下文并行时，每次调用只跑一个 rank 的 s/cp 个
 #   token：4K 的序列用 CP 2，每计一个 FLOP 要花 0.5 / 0.57 = 0.87 个线性层 FLOP，不用 CP 是 0.5 / 0.61 = 0.82。把短序列
 #   切开要付出注意力变慢的代价，CP 不是白来的。这样四行都通过（第 1
@@ -1078,7 +1078,7 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 # Megatron-Bridge 26.02's
 # Llama 3.1 405B (GBS 1536) pass too.
 # NeMo 24.07's GPT-3 20B (TP 2, DP 32 over 8 nodes) now passes as well: NCCL's rings enter and leave each node once per
-# channel and spread the channels over the NICs next to the group's ranks on that node (NVIDIA/nccl#569: one 8-rank
+# channel and spread the channels over the NICs next to the group's ranks on that node ([a public NCCL issue report](https://github.com/NVIDIA/nccl/issues/569): one 8-rank
 # ring all-reduce over 1, 2 and 4 GPUs a node, each on its own NIC, took 363, 173 and 132 ms), so a DP group with 4
 # ranks a node crosses nodes on 4 NICs; its DP traffic drops to 0.30 s and hides entirely under one
 # micro-batch, 0.92x the measured throughput. Point-to-point traffic (PP's send/recv, the CP ring's neighbour
@@ -1211,8 +1211,9 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 #   GBS 1536, registered with the same recipes, both pass.
 # - **The Megatron-MoE-ModelZoo's Qwen3 235B (256 H100s, 4K, GBS 2048)**: five layouts measured for the same model on
 #   the same GPUs, a direct test of whether the estimate orders them right. The table's TFLOP/s are Megatron-Core's
-#   logged figures. Most rows ran Megatron-LM main at 1e057005 (May 2025), which has the count as changed in March
-#   2025 (causal attention at half, MoE at the experts' width), the two EP 32 rows a moe_dev build, f3e6c5: by that
+#   logged figures. Most rows ran Megatron-LM's main branch of May 2025, which has the count as changed in March
+#   2025 (causal attention at half, MoE at the experts' width), the two EP 32 rows a mid-2025 build of its MoE development
+#   branch: by that
 #   count a step is 1.2418e18 FLOPs, which divided by the table's step times gives the table's figures (19.7 s:
 #   246.2, the table says 245; the EP 32 rows match too); the older count is 13 % higher. Each row is registered as
 #   its launch script sets it: TP communication overlap (`--tp-comm-overlap`), the distributed optimizer (ZeRO-1), a pipeline
@@ -1726,8 +1727,8 @@ assert one_node[0] == 0 and min(one_node[1:]) > 0
 # %% [markdown] lang="zh"
 # ### 估算漏掉了什么
 #
-# 除了上面几条，估算还不含：稠密层的 内核启动开销与同步的抖动（MoE 层等主机的时间算了，但只是一个标定过的下限）、
-# 网络拥塞与拓扑（胖树、轨道优化）、数据加载、优化器步、掉队节点与故障重启。效率只在一个数据集上标定过，MoE 的主机时间和 FP8 矩阵乘
+# 除了上面几条，估算还不含：稠密层的内核启动开销与同步的抖动（MoE 层等主机的时间算了，但只是一个标定过的下限）、
+# 网络拥塞与拓扑（胖树 (fat tree)、轨道优化 (rail optimisation)）、数据加载、优化器步、掉队节点与故障重启。效率只在一个数据集上标定过，MoE 的主机时间和 FP8 矩阵乘
 # 保留的提速各只用一对实测标定。所以它适合**排除**（门槛是硬的）和**分组**（并列组），
 # 不适合在一个组里挑第一名——那要实测。
 

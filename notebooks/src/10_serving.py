@@ -158,8 +158,8 @@ print(
 assert per_token == 2 * 32 * 8 * 128 * 2 == 128 * 1024
 
 # %% [markdown] lang="zh"
-# 8 个 KV 头是分组查询注意力：32 个查询头每 4 个共享一组 K、V。如果是多头注意力 (MHA)，KV 头数等于查询头数，
-# 缓存是 GQA 时的 4 倍；只有一个 KV 头时叫多查询注意力 (MQA)。下表对比课程的预设模型，并给出“同一模型改成 MHA”的假设情形：
+# 8 个 KV 头是分组查询注意力：32 个查询头每 4 个共享一组 K、V。如果是多头注意力 (multi-head attention, MHA)，KV 头数等于查询头数，
+# 缓存是 GQA 时的 4 倍；只有一个 KV 头时叫多查询注意力 (multi-query attention, MQA)。下表对比课程的预设模型，并给出“同一模型改成 MHA”的假设情形：
 
 # %% [markdown] lang="en"
 # Eight KV heads is grouped-query attention: the 32 query heads share K and V in groups of 4. With multi-head attention
@@ -605,19 +605,20 @@ assert tpot_at_batch_ms[1] == min(tpot_at_batch_ms.values())
 # %% [markdown] lang="zh"
 # ## 7. 利特尔定律：从请求速率到并发
 #
-# 稳态下，系统里的请求数 L = 到达速率 λ × 每个请求的时间 W。请求时间 W = TTFT + 输出长度 × TPOT，而 TPOT 又随并发增长，
+# 稳态下，系统里的平均请求数 N = 到达速率 λ × 每个请求在系统里的时间 W（这一节的 N 不是层数 L）。请求时间 W = TTFT + 输出长度 × TPOT，而 TPOT 又随并发增长，
 # 所以并发要解一个不动点。`plan_serving` 给定请求速率时就这样做：它找每个副本最小的并发 c，使 λ × W(c) ≤ c
-# （利特尔定律），且副本的吞吐跟得上 λ；速率太高、显存能容纳的并发内没有这样的 c 时，布局被 SLO 门槛以 `rate` 拒绝。
+# （利特尔定律），且副本的吞吐跟得上 λ；速率太高、显存能容纳的并发内没有这样的 c 时，布局被服务目标 (service-level objective, SLO) 门槛以 `rate` 拒绝。
 # 下面的例子里，决定 c 的是吞吐条件，不是 λ × W：
 
 # %% [markdown] lang="en"
 # ## 7. Little's law: from a request rate to a concurrency
 #
-# In steady state the requests in the system are L = arrival rate λ × the time W each spends in it. W = TTFT + output
+# In steady state the mean number of requests in the system is N = arrival rate λ × the time W each spends in it (N
+# here, not the layer count L). W = TTFT + output
 # length × TPOT, and TPOT grows with concurrency, so the concurrency is a fixed point. `plan_serving` solves it when
 # given a request rate: it finds the smallest concurrency c per replica with λ × W(c) ≤ c (Little's law) at which the
 # replica's throughput also keeps up with λ; when the rate is too high and no such c exists within the concurrency
-# memory holds, the SLO gate rejects the layout with `rate`. In the example below the throughput condition sets c, not
+# memory holds, the gate of the service-level objectives (SLO) rejects the layout with `rate`. In the example below the throughput condition sets c, not
 # λ × W:
 
 # %%
@@ -985,7 +986,7 @@ verify("serve.littles_law", answer)
 # - Kwon 等. [Efficient Memory Management for Large Language Model Serving with PagedAttention](https://arxiv.org/abs/2309.06180).
 #   SOSP 2023. 分页注意力 (PagedAttention) 把 KV 缓存按固定大小的块管理，减少碎片、让更多请求同时驻留；vLLM 的核心。
 # - Pope 等. [Efficiently Scaling Transformer Inference](https://arxiv.org/abs/2211.05102). MLSys 2023.
-#   预填充与解码的成本模型，以及延迟、吞吐和模型利用率之间按切分方式的权衡；多查询注意力 (MQA) 怎样缩小 KV 缓存。
+#   预填充与解码的成本模型，以及时延、吞吐和模型利用率之间按切分方式的权衡；多查询注意力 (MQA) 怎样缩小 KV 缓存。
 # - Agrawal 等. [Taming Throughput-Latency Tradeoff in LLM Inference with Sarathi-Serve](https://arxiv.org/abs/2403.02310).
 #   OSDI 2024. 分块预填充 (chunked prefill)：把长提示切块、和解码一起成批，避免解码被长预填充卡住。
 # - Ainslie 等. [GQA: Training Generalized Multi-Query Transformer Models from Multi-Head Checkpoints](https://arxiv.org/abs/2305.13245).
