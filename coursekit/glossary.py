@@ -1138,8 +1138,8 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         Text(zh="利特尔定律", en="Little's law"),
         "",
         Text(
-            zh="稳态下系统中的请求数 = 到达速率 × 每个请求在系统中的时间（L = λ·W）；由请求速率和时延推出并发数。",
-            en="In steady state, requests in the system = arrival rate × time each spends in it (L = λ·W); it turns "
+            zh="稳态下系统中的请求数 = 到达速率 × 每个请求在系统中的时间（N = λ·W）；由请求速率和时延推出并发数。",
+            en="In steady state, requests in the system = arrival rate × time each spends in it (N = λ·W); it turns "
             "a request rate and a latency into a concurrency.",
         ),
     ),

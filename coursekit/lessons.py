@@ -10,7 +10,7 @@ the number of exercise ids its module registers (found through the prefix).
 >>> [lesson.stem for lesson in LESSONS[:2]]
 ['00_index', '01_capacity']
 >>> lesson(8).title("en"), lesson(8).note("zh")
-('formula vs measurement', '可选，需要 PyTorch')
+('formula vs measurement', '可选；重新实测需要 PyTorch')
 >>> lesson(1).exercise_module
 'coursekit.exercises.lesson1'
 """
@@ -28,7 +28,7 @@ from .i18n import LANGUAGES, register, tr
 register(
     {
         "lessons.optional": {"zh": "可选", "en": "optional"},
-        "lessons.optional_needs": {"zh": "可选，需要 {needs}", "en": "optional, needs {needs}"},
+        "lessons.optional_needs": {"zh": "可选；重新实测需要 {needs}", "en": "optional; measuring again needs {needs}"},
         "lessons.registry_text": {
             "zh": "text = {value!r}：必须是课程登记表的 JSON 文本（str），或 None（读包里的 {file}），而不是 {type}。",
             "en": "text = {value!r}: must be the lesson registry's JSON text (str), or None (the packaged {file}), "
@@ -80,7 +80,8 @@ class Lesson:
         return self.titles[lang]
 
     def note(self, lang: str) -> str | None:
-        """``可选，需要 PyTorch`` / ``optional, needs PyTorch`` for an optional lesson, else None."""
+        """``可选；重新实测需要 PyTorch`` / ``optional; measuring again needs PyTorch`` for an optional lesson whose
+        measuring needs something more, ``可选`` / ``optional`` for another optional lesson, else None."""
         if not self.optional:
             return None
         return tr("lessons.optional_needs" if self.needs else "lessons.optional", lang, needs=self.needs)

@@ -107,8 +107,10 @@ def test_formulas_are_coursekits() -> None:
     assert bubble_fraction(4, 16) == pytest.approx(3 / 19)
     for lang, path in SHEETS.items():
         text = path.read_text(encoding="utf-8")
+        # E(P) as lesson 6 writes it in each language (吞吐 = throughput)
+        scaling = "E(P) = throughput(P) / (P · throughput(1))" if lang == "en" else "E(P) = 吞吐(P) / (P · 吞吐(1))"
         for formula in ("2(n-1)/n · S", "(n-1)/n · S", "(p-1)/(m+p-1)", "(p-1)/(v·m+p-1)", "S/P + A + R",
-                        "S/N + (3W + A)/t + R", "E(P) = throughput(P) / (P · throughput(1))"):  # fmt: skip
+                        "S/N + (3W + A)/t + R", scaling):  # fmt: skip
             assert formula in text, f"{lang}: {formula!r} missing"
         assert ("16 bytes per parameter" if lang == "en" else "每参数 16 字节") in text
 
@@ -123,7 +125,7 @@ def test_gates_in_coursekits_order(lang: str) -> None:
 @pytest.mark.parametrize("lang", list(SHEETS))
 def test_covers_compute_efficiency_and_serving(lang: str) -> None:
     text = SHEETS[lang].read_text(encoding="utf-8")
-    for term in ("MFU", "HFU", "TPOT", "2·L·n_kv·d_head·e", "L = λ·W"):
+    for term in ("MFU", "HFU", "TPOT", "2·L·n_kv·d_head·e", "N = λ·W"):  # Little's law; L is the layer count
         assert term in text, f"{lang}: {term!r} missing"
     assert ("Ridge point" if lang == "en" else "脊点") in text
     assert ("Little's law" if lang == "en" else "利特尔定律") in text

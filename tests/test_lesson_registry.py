@@ -71,9 +71,9 @@ def test_headings_of_an_optional_lesson() -> None:
     entry = next(entry for entry in LESSONS if entry.optional)
     entry = type(entry)(**{**entry.__dict__, "titles": {"zh": "实验", "en": "the lab"}, "needs": "PyTorch"})
     entry = type(entry)(**{**entry.__dict__, "summaries": {"zh": "测量", "en": "measuring"}, "tag": None})
-    assert registry.heading(entry, "en", summary=True) == "The lab: measuring (optional, needs PyTorch)"
-    assert registry.heading(entry, "zh", summary=True) == "实验：测量（可选，需要 PyTorch）"
-    assert registry.heading(entry, "en") == "The lab (optional, needs PyTorch)"
+    assert registry.heading(entry, "en", summary=True) == "The lab: measuring (optional; measuring again needs PyTorch)"
+    assert registry.heading(entry, "zh", summary=True) == "实验：测量（可选；重新实测需要 PyTorch）"
+    assert registry.heading(entry, "en") == "The lab (optional; measuring again needs PyTorch)"
 
 
 def test_check_lists_a_stale_spot_and_write_restores_it(tmp_path: Path) -> None:

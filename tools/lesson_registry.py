@@ -111,7 +111,7 @@ def _with_note(title: str, note: str | None, lang: str) -> str:
 
 
 def heading(entry: Lesson, lang: str, *, summary: bool = False) -> str:
-    """``Q1 容量约束`` / ``Formula vs measurement: checking ... (optional, needs PyTorch)``."""
+    """``Q1 容量约束`` / ``Formula vs measurement: checking ... (optional; measuring again needs PyTorch)``."""
     title = f"{entry.tag} {entry.title(lang)}" if entry.tag else _title(entry, lang)
     if summary and entry.summaries[lang]:
         title += COLON.render(lang) + str(entry.summaries[lang])

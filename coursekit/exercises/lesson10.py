@@ -282,15 +282,15 @@ LITTLES_LAW = register(
         ),
         expected=littles_law,
         kind="number",
-        hint=Text(zh="利特尔定律：L = λ · W。", en="Little's law: L = λ · W."),
+        hint=Text(zh="利特尔定律：N = λ · W。", en="Little's law: N = λ · W."),
         slips=(
             SECONDS_VS_MS,
             mistake(
                 "divided",
                 lambda: RATE_PER_S / LATENCY_S,
                 Text(
-                    zh="你用到达率除以了时延；利特尔定律是相乘：L = λ · W。",
-                    en="You divided the arrival rate by the latency; Little's law multiplies: L = λ · W.",
+                    zh="你用到达率除以了时延；利特尔定律是相乘：N = λ · W。",
+                    en="You divided the arrival rate by the latency; Little's law multiplies: N = λ · W.",
                 ),
             ),
         ),

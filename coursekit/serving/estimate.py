@@ -285,7 +285,7 @@ def serving_estimate(
 
 @finite_result
 def littles_law_concurrency(request_rate_per_s: float, latency_s: float) -> float:
-    """Little's law: requests in the system = arrival rate × time each spends in it (L = λ · W).
+    """Little's law: requests in the system = arrival rate × time each spends in it (N = λ · W).
 
     >>> littles_law_concurrency(10.0, 3.2)   # 10 requests/s that each take 3.2 s keep 32 in flight
     32.0

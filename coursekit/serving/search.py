@@ -286,7 +286,7 @@ _GATE_OF: dict[str, str] = {
 def _sustains(estimate: ServingEstimate, rate: float) -> bool:
     """True when one replica serving ``estimate.batch`` requests keeps up with ``rate`` arrivals/s.
 
-    Little's law (L = λ·W, :func:`~coursekit.serving.littles_law_concurrency`): the requests in flight,
+    Little's law (N = λ·W, :func:`~coursekit.serving.littles_law_concurrency`): the requests in flight,
     ceil(rate · latency), fit in the batch, latency = TTFT + O · TPOT; and throughput: the replica finishes
     tokens_per_s / O >= rate requests per second.
     """

@@ -106,7 +106,7 @@ def show_counts(comparison):
 # - **模型结构**：EP 只能用于混合专家模型 (MoE)；
 # - **部署域**：高频通信的组（TP）要落在节点内的高速链路上。
 #
-# 性能风险（通信是否真被重叠、负载是否均衡）不是这些检查能回答的，要交给实测证据（第 5、6 课）。
+# 性能风险（通信是否真被重叠、负载是否均衡）不是这些检查能回答的，要交给实测证据（第 6、8 课）。
 
 # %% [markdown] lang="en"
 # ## 1. Candidates pass one by one; the combination may not
@@ -122,7 +122,7 @@ def show_counts(comparison):
 # - **deployment domain**: groups that communicate often (TP) must sit on a node's fast links.
 #
 # Performance risks (is communication really overlapped, is the load balanced?) are beyond these checks; they need
-# measured evidence (lessons 5 and 6).
+# measured evidence (lessons 6 and 8).
 
 # %% [markdown] lang="zh"
 # ## 2. rank 数：朴素的规则
