@@ -437,3 +437,23 @@ def test_the_90_minute_path_includes_serving(lang: str) -> None:
     path = _section((GUIDES / lang / "README.md").read_text(encoding="utf-8"), "90")
     ends_with_serving = re.search(r"^\| 78.90 \| (10:|第 10 课)", path, re.M)
     assert ends_with_serving, f"{lang}/README.md: the short path ends without serving"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_each_guides_timing_table_adds_up_to_the_lesson_time_it_states(lang: str) -> None:
+    """An instructor plans a class from the timing table: its minutes add up to the time the guide's header states
+    (which the lesson-time estimate writes), so no part of the lesson goes unplanned."""
+    for path in sorted((GUIDES / lang).glob("[0-9][0-9]_*.md")):
+        text = path.read_text(encoding="utf-8")
+        stated = re.search(r"\*\*(?:Time|时间)：?:?\*\*：?\s*(?:about|约)\s*(\d+)", text)
+        assert stated, f"{lang}/{path.name}: no time in the header"
+        lines = text.splitlines()
+        header = next(
+            i for i, line in enumerate(lines) if line.startswith("| ") and ("Minutes" in line or "分钟" in line)
+        )
+        minutes = []
+        for line in lines[header + 2 :]:
+            if not line.startswith("| "):
+                break
+            minutes.append(int(line.split(" | ")[1]))
+        assert minutes and sum(minutes) == int(stated.group(1)), (f"{lang}/{path.name}", minutes, stated.group(1))
