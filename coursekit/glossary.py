@@ -266,9 +266,10 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         Text(zh="模型状态", en="model states"),
         "",
         Text(
-            zh="训练时每个参数伴随的张量：参数本身、梯度和优化器状态（ZeRO 论文的用语）。",
+            zh="训练时每个参数伴随的张量：参数本身、梯度和优化器状态（ZeRO 论文的用语）。第 5、6 课也叫它训练状态 "
+            "(training state)。",
             en="The tensors that come with each parameter in training: the parameter itself, its gradient and the "
-            "optimizer state (the ZeRO paper's term).",
+            "optimizer state (the ZeRO paper's term). Lessons 5 and 6 also call them the training state.",
         ),
     ),
     _e(
@@ -1186,9 +1187,11 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         Text(zh="Transformer 引擎", en="Transformer Engine"),
         "TE",
         Text(
-            zh="NVIDIA 的 Transformer 层内核库：在 H100 上用 FP8 做矩阵乘并融合相邻算子；工作台的效率曲线没有标定它。",
+            zh="NVIDIA 的 Transformer 层内核库：在 H100 上用 FP8 做矩阵乘并融合相邻算子。工作台的 bf16 效率天花板在"
+            "不用它的 Megatron-LM 表 1 上标定，FP8 矩阵乘保留的提速份额在用它的 DGX Cloud 运行上标定。",
             en="NVIDIA's library of transformer-layer kernels: FP8 matmuls on H100 and fused neighbouring "
-            "operations; the workbench's efficiency curve is not calibrated for it.",
+            "operations. The workbench's bf16 efficiency ceiling is fitted on Megatron-LM's Table 1, which ran without "
+            "it; the share of the FP8 speed-up its matmuls keep is fitted on DGX Cloud runs that use it.",
         ),
     ),
     _e(
@@ -1270,9 +1273,9 @@ register(
         },
         "glossary.notebook.intro": {
             "zh": "中文术语在前，英文原文在后；本课程中的带宽一律指每块 GPU 每个方向的单向带宽。"
-            "本页由 `coursekit/glossary.py` 生成，与课程代码中的术语一致。",
+            "本页由课程代码里的术语表生成，所以与课程代码用的术语一致。",
             "en": "Bandwidth in this course is always unidirectional (one direction) per GPU. This page is generated "
-            "from `coursekit/glossary.py`, so it uses the same terms as the course code.",
+            "from the glossary in the course code, so it uses the same terms as the code.",
         },
         "glossary.notebook.header": {
             "zh": "| 术语 | 英文 | 缩写 | 释义 |",

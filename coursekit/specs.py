@@ -528,9 +528,9 @@ PRECISION_RECIPES: dict[str, PrecisionRecipe] = {
         PrecisionRecipe(
             name="zero-fp16-adam",
             description=Text(
-                zh="混合精度 Adam（ZeRO 论文）：fp16 参数与梯度，fp32 主参数、动量、方差",
-                en="Mixed-precision Adam (ZeRO paper): fp16 weights and gradients; fp32 master weights, "
-                "momentum, variance",
+                zh="混合精度 Adam（ZeRO 论文）：16 位（fp16 或 bf16）参数与梯度，fp32 主参数、动量、方差",
+                en="Mixed-precision Adam (ZeRO paper): 16-bit (fp16 or bf16) weights and gradients; fp32 master "
+                "weights, momentum, variance",
             ),
             param_bytes=2,
             grad_bytes=2,

@@ -37,6 +37,12 @@ def _sft_ratios() -> tuple[str, str]:
     return f"{min(ratios):.2f}", f"{max(ratios):.2f}"  # type: ignore[type-var]
 
 
+def _llama2_70b_eighth() -> tuple[float, float]:
+    """:func:`_llama2_70b_eighth_gb` in GB and in GiB."""
+    gb = _llama2_70b_eighth_gb()
+    return gb, gb * 1e9 / 2**30
+
+
 def _llama2_70b_eighth_gb() -> float:
     """An eighth of Llama 2 70B's parameters at 16 bytes each (2 + 2 + 12: weights, gradients, Adam), in GB."""
     from coursekit.presets import MODELS
@@ -81,11 +87,15 @@ PROSE: list[tuple[str, str, Callable[[], str]]] = [
     ),
     ("09_workbench.py", "估算是实测的 0.77 到 0.86 倍", lambda: "估算是实测的 {} 到 {} 倍".format(*_sft_ratios())),
     ("09_workbench.py", "the estimate at 0.77 to 0.86", lambda: "the estimate at {} to {}".format(*_sft_ratios())),
-    ("09_workbench.py", "每参数 16 字节就是 138 GB", lambda: f"每参数 16 字节就是 {_llama2_70b_eighth_gb():.0f} GB"),
     (
         "09_workbench.py",
-        "16 bytes per parameter, 138 GB",
-        lambda: f"16 bytes per parameter, {_llama2_70b_eighth_gb():.0f} GB",
+        "每参数 16 字节就是 138 GB（128.5 GiB）",
+        lambda: "每参数 16 字节就是 {:.0f} GB（{:.1f} GiB）".format(*_llama2_70b_eighth()),
+    ),
+    (
+        "09_workbench.py",
+        "16 bytes per parameter, 138 GB (128.5 GiB)",
+        lambda: "16 bytes per parameter, {:.0f} GB ({:.1f} GiB)".format(*_llama2_70b_eighth()),
     ),
     # lesson 9, section 8: the published Llama 3 405B runs (ZeRO-2, no recomputation, 8192 GPUs)
     ("09_workbench.py", "不重计算每卡要 85 GiB", lambda: f"不重计算每卡要 {_llama3_8k_gib(4):.0f} GiB"),

@@ -190,10 +190,10 @@ HEADROOM_GIB = register(
         expected=_headroom_gib,
         abs_tol=0.01,
         hint=Text(
-            zh="模型状态 16Ψ/8，激活按 Korthikanti 的选择性重计算 34·s·b·h 字节/层（36 层），再加 2 GiB 预留；"
-            "余量 = 24 - 合计。",
-            en="Model states 16Ψ/8, activations with Korthikanti's selective recomputation 34·s·b·h bytes per layer "
-            "(36 layers), plus the 2 GiB reserve; headroom = 24 - total.",
+            zh="模型状态 16Ψ/8（Ψ = shape.num_params，约 7.47B），激活按 Korthikanti 的选择性重计算 "
+            "34·s·b·h 字节/层（36 层），再加 2 GiB 预留；余量 = 24 - 合计。",
+            en="Model states 16Ψ/8 (Ψ = shape.num_params, about 7.47B), activations with Korthikanti's selective "
+            "recomputation 34·s·b·h bytes per layer (36 layers), plus the 2 GiB reserve; headroom = 24 - total.",
         ),
         why=lambda gib: Text(
             zh=f"余量 {gib:.2f} GiB：ZeRO-3 把模型状态切到 {_headroom_ledger().state_gib:.2f} GiB，但激活 "

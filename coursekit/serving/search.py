@@ -46,8 +46,8 @@ register(
             "en": "memory: weights + KV cache + workspace + reserve",
         },
         "serving.gate.replica": {
-            "zh": "副本不是 DP：各自排队，没有梯度同步",
-            "en": "replicas are not DP: own queues, no gradient sync",
+            "zh": "副本：每个副本都有请求可处理（副本不是 DP：各自排队，没有梯度同步）",
+            "en": "replica: every replica gets requests (replicas are not DP: own queues, no gradient sync)",
         },
         "serving.gate.slo": {
             "zh": "服务目标 (SLO)：TTFT、TPOT、请求速率",

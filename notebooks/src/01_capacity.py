@@ -162,12 +162,12 @@ print(Text(
 
 # %% [markdown] lang="zh"
 # 账本的结论只和三个输入的和有关。可是 13 GiB 的模型状态、4 GiB 的激活是怎么来的？
-# 按参数量直接指定并行策略、忽略优化器状态、激活和上下文，是选择并行策略时最常见的误区（第 5 课的选择矩阵还会回到它）。下面逐项拆开。
+# 按参数量直接指定并行策略、忽略优化器状态、激活和上下文，是选择并行策略时最常见的误区（第 6 课的“误区 1”还会回到它）。下面逐项拆开。
 
 # %% [markdown] lang="en"
 # The verdict only depends on the sum of three inputs. But where do 13 GiB of model states and 4 GiB of activations
 # come from? Picking a strategy from the parameter count alone, ignoring optimizer state, activations and context, is
-# the most common mistake in choosing a parallel strategy (lesson 5's selection matrix returns to it). Let us take
+# the most common mistake in choosing a parallel strategy (lesson 6's Misconception 1 returns to it). Let us take
 # the items apart.
 
 # %% [markdown] lang="zh"
@@ -487,13 +487,14 @@ capacity
 # %% [markdown] lang="zh"
 # ### 练习 1.2
 #
-# Megatron 表 1 的 7.5B 形状，混合精度 Adam，DP = 8，s = 2048，b = 1，选择性重计算，运行时预留 2 GiB，设备 40 GiB。
+# Megatron 表 1 的 7.5B 形状（参数量按 `shape.num_params` 算，约 7.47B，不是取整的 7.5e9），混合精度 Adam，DP = 8，s = 2048，b = 1，选择性重计算，运行时预留 2 GiB，设备 40 GiB。
 # 能放下的最小 ZeRO 阶段是几（0-3 的整数）？可以先用上面的交互图找，再用代码核对。
 
 # %% [markdown] lang="en"
 # ### Exercise 1.2
 #
-# The 7.5B shape of Megatron's Table 1, mixed-precision Adam, DP = 8, s = 2048, b = 1, selective recomputation,
+# The 7.5B shape of Megatron's Table 1 (count its parameters as `shape.num_params`, about 7.47B, not the rounded
+# 7.5e9), mixed-precision Adam, DP = 8, s = 2048, b = 1, selective recomputation,
 # 2 GiB runtime reserve, a 40 GiB device. What is the smallest ZeRO stage that fits (an integer 0-3)? Find it with
 # the interactive figure first, then check it in code.
 

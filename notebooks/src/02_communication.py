@@ -392,7 +392,8 @@ verify("q2.allreduce_ms", answer)
 # %% [markdown] lang="zh"
 # ### 练习 2.4
 #
-# 先预测：Megatron 张量并行 TP = 8，模型 36 层，每步 8 个微批次，不开序列并行、不重计算。
+# 先预测：Megatron 张量并行 TP = 8，模型 36 层，每步 8 个微批次，不开序列并行、不重计算。Megatron 的张量并行在每层的
+# 注意力块和 MLP 块末尾各做一次全归约（前向），反向时每块也各做一次（Shoeybi 等，2019）。
 # 每个 rank 每步发起多少次全归约？作答后按下面单元格里的“显示参考解答与结果”按钮：它显示参考解答，以及每种策略每步通信的表
 # （表里也有本题的答案）。本节后面几段都要对照这张表。
 
@@ -400,7 +401,9 @@ verify("q2.allreduce_ms", answer)
 # ### Exercise 2.4
 #
 # Predict first: Megatron tensor parallelism with TP = 8, a 36-layer model, 8 micro-batches per step, no sequence
-# parallelism and no recomputation. How many all-reduces does each rank issue per step? After answering, press the
+# parallelism and no recomputation. Megatron's tensor parallelism ends each layer's attention block and MLP block with
+# one all-reduce in forward, and each block needs one more in backward (Shoeybi et al., 2019). How many all-reduces
+# does each rank issue per step? After answering, press the
 # "Show the worked solution and result" button in the cell below: it shows the worked solution, then the table of every
 # strategy's communication per step (it holds this exercise's answer too). The rest of this section reads that table.
 
@@ -567,7 +570,7 @@ assert 2 * (DEGREE - 1) == 14 and round(intra.latency_us, 6) == 3.4
 #    EP 的分发 (dispatch) 也必须先到，专家才能开算，负载不均时所有 rank 等最慢的那个；PP 在阶段边界等待，切不均就放大气泡；
 #    DP 的梯度全归约可以分桶、与反向计算重叠，ZeRO-3 的全收集可以预取；CP 的环形传递可以和分块注意力计算重叠。
 #
-# 如果频率高、带宽弱，策略再“高级”，最后也会被通信拖回去。常见误区“TP 并行度越大越好”（第 5 课还会谈）正是忽略了第 1、3 个问题：
+# 如果频率高、带宽弱，策略再“高级”，最后也会被通信拖回去。常见误区“TP 并行度越大越好”（第 6 课的“误区 2”还会谈）正是忽略了第 1、3 个问题：
 # TP 越大，每个 rank 的矩阵越小、算得越快，但每层的集合通信次数不变、环步数还在增加。
 
 # %% [markdown] lang="en"
@@ -589,7 +592,7 @@ assert 2 * (DEGREE - 1) == 14 and round(intra.latency_us, 6) == 3.4
 #    ZeRO-3's all-gathers can be prefetched, and CP's ring steps can overlap with the blockwise attention compute.
 #
 # If communication is frequent and bandwidth is weak, even the most "advanced" strategy is dragged back by it. The
-# common mistake "the larger the TP degree the better" (lesson 5 returns to it) ignores questions 1 and 3: a larger TP makes each rank's matrices
+# common mistake "the larger the TP degree the better" (lesson 6's Misconception 2 returns to it) ignores questions 1 and 3: a larger TP makes each rank's matrices
 # smaller and faster, but the number of collectives per layer stays the same and the ring grows longer.
 
 # %% [markdown] lang="zh"

@@ -174,7 +174,7 @@ assert len(table[0]) == len(MATRIX_HEADERS) == 5
 # %% [markdown] lang="zh"
 # ## 机制一：训练状态超过单卡显存，直接排除纯 DP
 #
-# 记 $M_\text{model}$ 为完整训练状态（参数、梯度、优化器状态），$C_\text{device}$ 为单卡可用显存。纯 DP 的每个 rank 都持有
+# 记 $M_\text{model}$ 为完整训练状态 (training state)（参数、梯度、优化器状态，即第 1 课的“模型状态”），$C_\text{device}$ 为单卡可用显存。纯 DP 的每个 rank 都持有
 # 完整的 $M_\text{model}$，再加激活和运行时预留 (runtime reserve)。所以只要
 #
 # $$M_\text{model} + \text{激活} + \text{预留} > C_\text{device},$$
@@ -184,8 +184,8 @@ assert len(table[0]) == len(MATRIX_HEADERS) == 5
 # %% [markdown] lang="en"
 # ## Mechanism 1: a training state larger than one device excludes pure DP
 #
-# Let $M_\text{model}$ be the full training state (parameters, gradients, optimizer state) and $C_\text{device}$ the
-# usable memory of one device. Under pure DP every rank holds the whole $M_\text{model}$, plus activations and the
+# Let $M_\text{model}$ be the full training state (parameters, gradients, optimizer state: lesson 1's "model states")
+# and $C_\text{device}$ the usable memory of one device. Under pure DP every rank holds the whole $M_\text{model}$, plus activations and the
 # runtime reserve. So as soon as
 #
 # $$M_\text{model} + \text{activations} + \text{reserve} > C_\text{device},$$

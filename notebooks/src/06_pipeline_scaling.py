@@ -506,7 +506,7 @@ assert round(state.total_gib) == 11
 # TP 每层前向、反向各有 2 次全归约，次数与 TP 并行度无关，每次传的激活大小 (b·s·h) 也不变；而每个 rank 的计算量按 1/t 缩小。
 # 于是 t 越大，通信在一步中的占比越高，矩阵也越小（内核效率下降）；t 超过每节点卡数时，TP 组还要跨节点，
 # 通信时间成倍增加。下面是一个 32 层、隐藏维度 4096 的模型，上下文 2048，链路用 `coursekit.hardware` 的预设：
-# 节点内按 H100 NVLink 单向 450 GB/s，跨节点按一块 400 Gb/s 网卡 (50 GB/s) 计。
+# 节点内按 H100 NVLink 单向 450 GB/s，跨节点按一块 400 Gb/s 网卡（单向 50 GB/s）计。
 
 # %% [markdown] lang="en"
 # ### Misconception 2: the larger the TP degree, the better
@@ -516,7 +516,7 @@ assert round(state.total_gib) == 11
 # communication's share of the step and makes the matrices smaller (less efficient kernels); once t exceeds the GPUs per
 # node, the TP group also crosses nodes and the communication time multiplies. Below: a 32-layer model with hidden
 # size 4096 and a 2048-token context, on the link presets of `coursekit.hardware`: H100 NVLink at 450 GB/s one way
-# inside a node and one 400 Gb/s NIC (50 GB/s) across nodes.
+# inside a node and one 400 Gb/s NIC (50 GB/s each way) across nodes.
 
 # %%
 # zh: 节点内按 H100 NVLink，跨节点按 InfiniBand NDR
@@ -568,14 +568,15 @@ assert unbalanced.idle_fraction > balanced.idle_fraction == bubble_fraction(4, 8
 # %% [markdown] lang="zh"
 # ### 误区 4：用理论线性扩展承诺生产吞吐
 #
-# 一个 70 亿参数模型的 bf16 梯度约 14 GB。每步计算 1 s，跨节点 50 GB/s，一半通信被计算掩盖：
+# 一个 70 亿参数模型的 bf16 梯度约 14 GB。每步计算 1 s，跨节点单向 50 GB/s，一半通信被计算掩盖：
 # 即使在这个只有环形全归约的理想模型里，64 卡也远达不到 64 倍；真实系统还要再扣掉掉队者、输入和争用。
 
 # %% [markdown] lang="en"
 # ### Misconception 4: promise production throughput from linear scaling
 #
-# A 7-billion-parameter model has about 14 GB of bf16 gradients. With 1 s of compute per step, 50 GB/s across nodes and
-# half of the communication hidden under compute, even this ideal model with nothing but a ring all-reduce is far from
+# A 7-billion-parameter model has about 14 GB of bf16 gradients. With 1 s of compute per step, 50 GB/s one way across
+# nodes and half of the communication hidden under compute, even this ideal model with nothing but a ring all-reduce
+# is far from
 # 64× on 64 devices; a real system loses more to stragglers, input and contention.
 
 # %%

@@ -84,6 +84,7 @@ from coursekit.planner.calibration import (
     ATTENTION_RELATIVE_RATE,
     CAUSAL_EXECUTED_SHARE,
     EFFICIENCY_CEILING,
+    EFFICIENCY_RELATIVE_CEILING,
     FLASH_ATTENTION_H100_TFLOPS,
     FP8_FIT_RUNS,
     FP8_MATMUL_SHARE,
@@ -185,7 +186,7 @@ md_table(
         (Text(zh="节点内带宽 (GB/s，单向/GPU)", en="intra-node (GB/s, one way per GPU)"), cluster.intra_node_bandwidth_bytes_per_s / 1e9),
         (Text(zh="跨节点带宽 (GB/s，单向/GPU)", en="inter-node (GB/s, one way per GPU)"), cluster.inter_node_bandwidth_bytes_per_s / 1e9),
         (Text(zh="全局批大小 × 序列长度", en="global batch × sequence"), f"{workload.global_batch} × {workload.tokens_per_sequence(model)}"),
-        (Text(zh="计算效率", en="compute efficiency"), Text(zh=f"屋顶线模型，天花板 {ceiling_for(cluster.peak_flops):.1%}（A100 上标定的 {EFFICIENCY_CEILING:.1%} × 实测最佳矩阵乘占峰值之比）", en=f"roofline model, ceiling {ceiling_for(cluster.peak_flops):.1%} (the A100 fit {EFFICIENCY_CEILING:.1%} × the measured best-matmul share of peak)")),
+        (Text(zh="计算效率", en="compute efficiency"), Text(zh=f"屋顶线模型，天花板 {ceiling_for(cluster.peak_flops):.1%}（A100 上标定的整步份额：最佳矩阵乘的 {EFFICIENCY_RELATIVE_CEILING:.1%}，× 这种 GPU 实测最佳矩阵乘占峰值之比 {matmul_fraction(cluster.peak_flops):.1%}）", en=f"roofline model, ceiling {ceiling_for(cluster.peak_flops):.1%} (the step share fitted on A100, {EFFICIENCY_RELATIVE_CEILING:.1%} of the best matmul, × this GPU's measured best-matmul share of peak, {matmul_fraction(cluster.peak_flops):.1%})")),
         (Text(zh="通信重叠（按维度）", en="overlap (per dimension)"), ", ".join(f"{dim} {workload.overlap(dim):.0%}" for dim in OVERLAP_DEFAULTS)),
         (Text(zh="精度方案（每参数字节：参数 + 梯度 + 优化器）", en="precision recipe (bytes per parameter: weights + gradients + optimizer)"),
          f"{workload.recipe} ({PRECISION_RECIPES[workload.recipe].param_bytes:g} + {PRECISION_RECIPES[workload.recipe].grad_bytes:g} + {PRECISION_RECIPES[workload.recipe].optimizer_bytes:g})"),
@@ -228,8 +229,9 @@ md_table(
 #
 # `plan(model, cluster, workload)` 枚举所有用满全部 rank 的组合：TP、CP、PP、DP 的度数乘积等于 rank 数，
 # 再乘上虚拟阶段数、ZeRO 阶段、微批次（梯度累积由全局批大小决定）和重计算方式；MoE 模型还有 EP。
-# 每个组合都经过同一组检查，顺序如下：先看组合本身是否成立（第 5 课的度数规则、第 4 课的组合规则），
-# 再走第 3 课的硬门槛（容量、互连、结构、上下文、服务）。
+# 每个组合都经过同一组检查，顺序如下：先看组合本身是否成立（第 3 课第 8 节的度数规则、第 4 课的组合规则），
+# 再走第 3 课的硬门槛（容量、互连、结构、上下文、服务）。其中上下文门槛换了规则：第 3 课的门槛问“需不需要 CP”，
+# 工作台只查 CP 的形状（序列能否切成 2·cp 段等长的块），CP 划不划算交给估算（第 8 节的“CP 在 8K 时什么时候划算”详谈）。
 #
 # 每个组合写成一串标签，例如 `tp=8,pp=4,dp=4,cp=1,ep=1,v=1,zero=1,mb=1,ga=256,recompute=selective`：
 # 前五个是各维度的并行度；`v` 是每个流水线阶段持有的模型块数（交错调度的虚拟阶段数，第 6 课，`v=1` 即不交错）；
@@ -242,8 +244,11 @@ md_table(
 # `plan(model, cluster, workload)` enumerates every composition that uses all ranks: TP, CP, PP and DP degrees whose
 # product is the rank count, times virtual stages, ZeRO stages, micro-batches (the gradient accumulation follows from
 # the global batch) and recompute modes; MoE models add EP. Every composition goes through the same checks, in this
-# order: first whether the composition is well formed (lesson 5's degree rules, lesson 4's composition rules), then
-# lesson 3's hard gates (fit, interconnect, structure, context, serving).
+# order: first whether the composition is well formed (the degree rules of lesson 3, section 8, and lesson 4's
+# composition rules), then lesson 3's hard gates (fit, interconnect, structure, context, serving). The context gate
+# has a different rule here: lesson 3's asked whether CP is needed; the workbench checks only CP's shape (can the
+# sequence be cut into 2·cp equal chunks) and leaves whether CP pays to the estimate (section 8, "When CP pays at
+# 8K", says more).
 #
 # Each composition is written as a label such as `tp=8,pp=4,dp=4,cp=1,ep=1,v=1,zero=1,mb=1,ga=256,recompute=selective`:
 # the first five are the parallel degrees; `v` is the number of model chunks each pipeline stage holds (the interleaved
@@ -335,7 +340,7 @@ for note in result.assumptions.notes:
 # 流水线气泡只有公式的一半、主机发射每个 MoE 层的时间少一半或多一半（只影响 MoE 模型，见第 8 节）——以及用什么测量来判断；
 # 在所有这些假设下估算都相差不到 1% 的，估算根本分不开它们，只能都跑。其余成员没有哪个已知假设能让它追上组首：
 # 若与组首相差不到 4.5%，那是实测可重复性 (measurement repeatability, `MEASUREMENT_REPEATABILITY`)——NVIDIA 把
-# NeMo 24.07 的性能表发表过两次，12 行每行都重测了一遍，同一配置的两次实测相差的均方根 (root-mean-square) 是 2.2%，
+# NeMo 24.07 的性能表发表过两次，12 行每行都重测了一遍，同一配置的两次实测相差的均方根 (root-mean-square) 是 2.23%，
 # 两倍是 4.5%，差得比这还小，各跑一次也分不出先后，只能各跑多次比平均；差得更多的，估算的不确定度仍盖得住，要实测才知道。
 # 这些成员太多，不逐个列出（`every_member=True` 列出全组）。这就是“只有测量能定”的因素：哪一个假设，测什么。
 
@@ -358,7 +363,7 @@ for note in result.assumptions.notes:
 # whose estimates stay within 1 % under all of these are not separated by the estimate at all, and only running both
 # can. For the other members, no known assumption lets them catch up: within 4.5 % of the fastest, that is the
 # measurement repeatability (`MEASUREMENT_REPEATABILITY`) — NVIDIA published its NeMo 24.07 performance table twice,
-# each of its 12 rows measured anew, and two measurements of one configuration differ by 2.2 % root-mean-square, twice
+# each of its 12 rows measured anew, and two measurements of one configuration differ by 2.23 % root-mean-square, twice
 # that being 4.5 %; closer than that, one run of each cannot order them, only several runs each, compared by their
 # means; farther apart, the estimate's uncertainty still covers them, and only a measurement tells. Those members are
 # too many to list one by one (`every_member=True` lists the whole group). These are the factors only measurement
@@ -559,13 +564,14 @@ best_own = own.accepted(1)[0]
 assert best_own.tp == 1 and best_own.pp > 1 and best_own.recompute == "none"
 
 # %% [markdown] lang="zh"
-# 没有 NVLink 时，TP 每层的集合通信都要走 PCIe，估算最快的布局因此不用 TP（tp = 1），改用流水线切分模型
+# 没有 NVLink 时，TP 每层的集合通信都要走 PCIe，估算最快的布局因此不用 TP（tp = 1；TP 2 的布局几乎一样快，在估算的
+# 不确定度之内），改用流水线切分模型
 # （每个微批次只在相邻段之间传一次激活），再用 ZeRO 切优化器状态；融合注意力 (flash attention) 不保存 s×s 分数，
 # 所以不重计算也放得下。这仍是估算：把第一组里的两三个拿去实测（第 8 课）。
 
 # %% [markdown] lang="en"
-# Without NVLink, every one of TP's per-layer collectives crosses PCIe, so the fastest layouts by estimate use no TP
-# (tp = 1): pipeline stages split the model (one activation per micro-batch between neighbouring stages) and ZeRO shards
+# Without NVLink, every one of TP's per-layer collectives crosses PCIe, so the fastest layout by estimate uses no TP
+# (tp = 1; a TP 2 layout is about as fast, within the estimate's uncertainty): pipeline stages split the model (one activation per micro-batch between neighbouring stages) and ZeRO shards
 # the optimizer states; flash attention keeps no s×s scores, so it fits without recomputation. It is still an
 # estimate: measure two or three of the first group (lesson 8).
 
@@ -647,11 +653,12 @@ assert max(steps_by_tp) / min(steps_by_tp) - 1 < 0.02
 # %% [markdown] lang="zh"
 # - **TP 切的是每一层**：权重、梯度、优化器状态和（开序列并行时）激活都除以 TP，不需要流水线那样的气泡，也不像 ZeRO
 #   那样每个微批次重新收集参数。所以大模型先用 TP 把单层放下、把激活切小。
-# - **但 TP 每层每个微批次都要 4 次集合通信**（前向 2 次、反向 2 次），而且夹在矩阵乘之间，本身藏不住。
+# - **但 TP 每层每个微批次都要 4 次全归约**（前向 2 次、反向 2 次）；开序列并行时每次拆成一次全收集加一次归约散射，
+#   共 8 次集合通信。它们夹在矩阵乘之间，本身藏不住。
 #   NVIDIA 如今为稠密模型写的性能配方在 TP > 1 时大多打开 Transformer Engine 的通信-矩阵乘重叠（把全收集拆成分块的环形交换、把
-#   归约散射拆成 4 块跟在分块矩阵乘后面），只剩每层前向两次归约散射的最后一块露在外面，即 1/16。
+#   归约散射拆成 4 块跟在分块矩阵乘后面），只剩每层前向两次归约散射的最后一块露在外面：8 次中的 2 次、各 1/4，即 1/16。
 #   工作台默认就这样算；`overlap_tp=0` 算没有这种重叠的引擎，这时 TP 的通信全部露出。
-#   节点内 NVLink 单向 450 GB/s，跨节点 50 GB/s/GPU：TP 组一旦跨节点，这些通信慢约 9 倍——互连门槛直接拒绝。
+#   节点内 NVLink 单向 450 GB/s，跨节点每 GPU 单向 50 GB/s：TP 组一旦跨节点，这些通信慢约 9 倍——互连门槛直接拒绝。
 # - **TP 越大，每个 GPU 的矩阵越瘦**：隐藏维度/tp 变小，计算强度下降，效率跟着降（第 7 课）。
 #
 # 一个 DGX/HGX 节点正好 8 卡，于是 TP = 8 是“不出节点的最大切分”：再大就跨节点，再小就要靠更多流水线阶段或
@@ -662,12 +669,13 @@ assert max(steps_by_tp) / min(steps_by_tp) - 1 < 0.02
 # - **TP splits every layer**: weights, gradients, optimizer states and (with sequence parallelism) activations are
 #   divided by TP, with no pipeline bubble and no per-micro-batch weight gathering as in ZeRO. So large models use TP
 #   first, to make one layer fit and to shrink the activations.
-# - **But TP issues 4 collectives per layer and micro-batch** (2 forward, 2 backward), between dependent matmuls, so
-#   by themselves they cannot hide. NVIDIA's current performance recipes for dense models mostly switch on Transformer
+# - **But TP issues 4 all-reduces per layer and micro-batch** (2 forward, 2 backward); with sequence parallelism each
+#   becomes an all-gather plus a reduce-scatter, 8 collectives. They sit between dependent matmuls, so by themselves
+#   they cannot hide. NVIDIA's current performance recipes for dense models mostly switch on Transformer
 #   Engine's communication-GEMM overlap when TP > 1 (all-gathers become chunked ring exchanges, reduce-scatters are split into 4 chunks behind
-#   chunked GEMMs), which leaves only the last chunk of each layer's two forward reduce-scatters exposed: 1/16. The
+#   chunked GEMMs), which leaves only the last chunk of each layer's two forward reduce-scatters exposed: a quarter of 2 of the 8, 1/16. The
 #   workbench counts it so by default; `overlap_tp=0` counts an engine without this overlap, where all of TP's
-#   communication is exposed. NVLink gives 450 GB/s each way inside a node, the network 50 GB/s per GPU: a TP group
+#   communication is exposed. NVLink gives 450 GB/s each way inside a node, the network 50 GB/s per GPU each way: a TP group
 #   that leaves the node makes these about 9x slower — the interconnect gate rejects it outright.
 # - **The larger TP, the thinner each GPU's matmuls**: hidden/tp shrinks, the arithmetic intensity drops and the
 #   efficiency with it (lesson 7).
@@ -717,8 +725,8 @@ md_table(
 # 24 个 H100 配置（FP8；NeMo 24.07 的整张表格与 Megatron-Bridge 25.09 到 26.04 各版的表格，稠密与 MoE），NVIDIA DGX Cloud
 # 基准配方 (v24.11.1) 的 14 行（7 个配方各取能跑完整模型的最小规模的 BF16 与 FP8 两行：Llama 3.1 8B、70B 与 405B、GPT-3 175B、
 # Nemotron-4 15B 与 340B、Grok-1 314B 的 MoE 代理模型 (proxy model)；配方给出每步时间，换算成每 GPU 每秒 token 数比较），
-# 它 2025 年的版本 (v25.05.02) 换到 NeMo 2.0 后的 9 行（Llama 3.1 405B、Nemotron-4 15B 与 340B、Grok-1 各有 BF16 与 FP8，
-# 再加 DeepSeek-V3 的 BF16 一行），NeMo 长序列表的 8 行（Llama 2 7B，8K 到 1024K，见后文），再加上 Megatron-Core
+# 它 2025 年的版本换到 NeMo 2.0 后的 9 行（v25.05.02 的 Llama 3.1 405B、Nemotron-4 15B 与 340B、Grok-1 各有 BF16 与 FP8，
+# 再加 v25.05 的 DeepSeek-V3 BF16 一行），NeMo 长序列表的 8 行（Llama 2 7B，8K 到 1024K，见后文），再加上 Megatron-Core
 # 2024 年在 H100 上的扩展表里的 9 行（bf16，1.7B 到 462B 的 GPT，48 到 6144 张卡，按它自己的 FLOP 计数比较 TFLOP/s）
 # 和它的 MoE 指南给出的 Mixtral 8x7B 参考布局一行（64 张 H100，见后文），
 # 以及 Megatron-MoE-ModelZoo（公开的 Megatron-Core MoE 基准配置仓库）里 Qwen3 235B-A22B 在 256 张 H100 上的
@@ -739,8 +747,8 @@ md_table(
 #
 # 效率怎样从 A100 带到 H100 和 B200：天花板 = 表 1 上标定的“整步保留的最佳矩阵乘份额” × 该 GPU 实测的最佳 bf16 矩阵乘
 # 占峰值之比（A100 85.9%，H100 80.1%，B200 77.6%，出自公开的 MAMF 测量表）。H100 和 B200 都不另调参数。B200 的 12 行
-# 登记时没有改动任何常数：12 行全部通过，估算吞吐是实测的 0.83 到 1.09 倍。其中 Megatron-Bridge 的 4 行都在 0.87 倍
-# 以下，NeMo 的 8 行在 0.89 到 1.09 倍之间：同一代 GPU 上，引擎和版本不同，估算与实测之比就能差出两成。
+# 登记时没有改动任何常数：12 行全部通过，估算吞吐是实测的 0.83 到 1.09 倍。其中 Megatron-Bridge 的 4 行最高
+# 0.87 倍，NeMo 的 8 行在 0.89 到 1.09 倍之间：同一代 GPU 上，引擎和版本不同，估算与实测之比就能差出两成。
 # GB200 NVL72 的 4 行也是先写好预设、再登记，没有改常数：4 行都通过，是实测的 0.76 到 0.88 倍。GB200 的一个节点（计算托盘）
 # 只有 4 张 GPU，但一个机柜的 NVLink 域把 72 张连在一起：工作台把作业在一个域里占的那几个节点当作一个“节点”，
 # 域内的组都走 NVLink（`ClusterSpec(nvlink_domain_gpus=72)`；Megatron-Bridge 的启动脚本按每段至多 18 个托盘分段，
@@ -758,8 +766,9 @@ md_table(
 # 26.04, dense and MoE), fourteen rows of NVIDIA's DGX Cloud benchmarking recipes (v24.11.1: each of seven recipes at its
 # smallest scale that runs the whole model, in BF16 and in FP8 — Llama 3.1 8B, 70B and 405B, GPT-3 175B, Nemotron-4 15B
 # and 340B, and a Grok-1 314B MoE
-# proxy; the recipes give a step time, compared as tokens per GPU-second), nine rows of its 2025 release (v25.05.02, on
-# NeMo 2.0: Llama 3.1 405B, Nemotron-4 15B and 340B and Grok-1, each in BF16 and FP8, and DeepSeek-V3 in BF16), eight
+# proxy; the recipes give a step time, compared as tokens per GPU-second), nine rows of its 2025 releases (on NeMo 2.0:
+# v25.05.02's Llama 3.1 405B, Nemotron-4 15B and 340B and Grok-1, each in BF16 and FP8, and v25.05's DeepSeek-V3 in
+# BF16), eight
 # rows of NeMo's long-sequence table (Llama 2 7B, 8K to 1024K; see below), nine rows of Megatron-Core's 2024 H100
 # scaling table (bf16, GPT models from 1.7B to 462B on 48 to
 # 6144 GPUs, compared in TFLOP/s by its own FLOP count) and the one Mixtral 8x7B reference layout of its MoE guide (64
@@ -789,7 +798,7 @@ md_table(
 # (fitted on Table 1) times the GPU's measured best bf16 matmul share of peak (A100 85.9 %, H100 80.1 %, B200 77.6 %,
 # from a public MAMF table). Nothing is retuned for H100 or B200. The twelve B200 rows were registered without changing
 # any constant: all twelve pass, with estimated throughput 0.83 to 1.09 of the measured. Megatron-Bridge's four rows
-# all land below 0.87, NeMo's eight between 0.89 and 1.09: on one GPU generation, another engine or release moves the
+# reach at most 0.87, NeMo's eight between 0.89 and 1.09: on one GPU generation, another engine or release moves the
 # ratio of estimate to measurement by a fifth. Engines also get faster release by release: NeMo 25.02 trained GPT-3 175B
 # on 512 H100s at 866 tokens per GPU-second, 11 % faster than NeMo 24.07's 782 at the same scale; the estimate is 8 %
 # faster only through the TP comm overlap and bf16 gradients the newer config states, so the two rows sit at 0.75 and
@@ -866,7 +875,7 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 # 每个线性层参数要多占 2 字节，账本默认不计，设 fp8_weight_cache=True 才计入。NeMo 24.07 的启动配置没有写明这一项，
 # 所以这份余量也要靠实测确认。）
 # NeMo 24.07 的 GPT-3 5B 和 Megatron-Bridge 26.02 的 Llama 3.1 405B（全局批 1536）也通过。
-# NeMo 24.07 的 GPT-3 20B（TP 2、DP 32 跨 8 个节点）现在也通过：NCCL 的环每个通道只进出每个节点一次，并把通道分到这个组
+# NeMo 24.07 的 GPT-3 20B（TP 2、DP 32 跨 8 个节点）也通过，靠的是 NCCL 跨节点的走法：NCCL 的环每个通道只进出每个节点一次，并把通道分到这个组
 # 在该节点上各 rank 旁边的网卡上（[NCCL 的一份公开问题报告](https://github.com/NVIDIA/nccl/issues/569)：同一个 8 rank 的环形全归约 (all-reduce)，每节点 1、2、4 张卡、各用一块网卡时
 # 分别用了 363、173、132 ms），所以每节点有 4 个 rank 的 DP 组跨节点时用 4 块网卡，DP 通信降到 0.30 s，全藏在一个
 # 微批次之下，估算吞吐是实测的 0.92 倍。点对点的通信（PP 的点对点收发、CP 环的相邻交换、EP 的全对全）仍各走自己的网卡。
@@ -982,8 +991,8 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 #     取使估算的加速等于实测的值，精确到 0.01）。预热与收尾时单独跑的前向、反向和全对全占用的 SM 已另外算过，剩下的
 #     差距这张表说不清原因（两个微批次的内核争抢显存带宽是可能之一），所以按实测标定，而不是假设。按它估算 17.2 s，
 #     估算吞吐是实测的 1.02 倍，第 12 名（第 1 并列组），最优的 1.14 倍（最优同样是 TP 2、PP 8，EP 换成 16）。
-#     同样打开这种重叠的 Megatron-Bridge 各行只用来检验：Qwen3 235B 的两行、DeepSeek-V3 一行的估算吞吐原先比实测
-#     高 37%、34%、16%，现在高 5%、高 3%、低 2%。DeepSeek-V3 自己的 DualPipe 是围绕这种重叠设计的，仍按完全藏住计。
+#     同样打开这种重叠的 Megatron-Bridge 各行只用来检验：把重叠当作完全藏住时，Qwen3 235B 的两行、DeepSeek-V3 一行的
+#     估算吞吐比实测高 37%、34%、16%；按实测的份额，是高 5%、高 3%、低 2%。DeepSeek-V3 自己的 DualPipe 是围绕这种重叠设计的，仍按完全藏住计。
 #   - EP 8、FSDP（全重计算，微批次 4）：表里没写 FSDP 的切分方式，显存只容得下 ZeRO-3；Megatron 的 FSDP 在这种方式下
 #     每个微批次的前向和反向都全收集参数、每个微批次之后归约散射梯度，每卡 284 亿专家参数跨 32 个节点
 #     往返，通信 18.1 s，比 16.0 s 的计算还多，露出 6.3 s：估算 22.4 s（0.79 倍），最优的 1.35 倍。
@@ -1077,7 +1086,7 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 # not say which it ran, so this margin, too, is for a measurement to confirm.) NeMo 24.07's GPT-3 5B and
 # Megatron-Bridge 26.02's
 # Llama 3.1 405B (GBS 1536) pass too.
-# NeMo 24.07's GPT-3 20B (TP 2, DP 32 over 8 nodes) now passes as well: NCCL's rings enter and leave each node once per
+# NeMo 24.07's GPT-3 20B (TP 2, DP 32 over 8 nodes) passes as well, because of how NCCL crosses nodes: its rings enter and leave each node once per
 # channel and spread the channels over the NICs next to the group's ranks on that node ([a public NCCL issue report](https://github.com/NVIDIA/nccl/issues/569): one 8-rank
 # ring all-reduce over 1, 2 and 4 GPUs a node, each on its own NIC, took 363, 173 and 132 ms), so a DP group with 4
 # ranks a node crosses nodes on 4 NICs; its DP traffic drops to 0.30 s and hides entirely under one
@@ -1240,8 +1249,9 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 #     bandwidth is one candidate), so the share is measured, not assumed. By it the step is 17.2 s.
 #     The estimated throughput is 1.02x the measured; rank 12 (tie group 1), 1.14x the best (which keeps TP 2 and PP 8
 #     and runs EP 16). Megatron-Bridge's
-#     rows with the same overlap only check it: the estimated throughput of the two Qwen3 235B rows and the DeepSeek-V3
-#     row was 37 %, 34 % and 16 % above the measured, and is now 5 % and 3 % above and 2 % below. DeepSeek-V3's own DualPipe, built
+#     rows with the same overlap only check it: with the overlap taken as complete, the estimated throughput of the two
+#     Qwen3 235B rows and the DeepSeek-V3 row would be 37 %, 34 % and 16 % above the measured; at the measured share it
+#     is 5 % and 3 % above and 2 % below. DeepSeek-V3's own DualPipe, built
 #     around the overlap, is still taken as complete.
 #   - EP 8 with FSDP (full recomputation, micro-batch 4): the table does not say how FSDP shards, and memory leaves
 #     ZeRO-3; in that mode Megatron's FSDP all-gathers the parameters for every micro-batch's forward and backward and
@@ -1425,7 +1435,7 @@ assert (blackwell_kib["delayed"], blackwell_kib["current"], round(blackwell_kib[
 # 工作（逐元素运算、内核启动）。DGX Cloud 的配方给了最直接的证据：两个版本（v24.11.1 的 7 个模型、v25.05.02 的 4 个）
 # 各在同一批卡上、用同一布局跑了 BF16 和 FP8，两行步时之比就是 FP8 的实测提速。若按翻倍计，估算的提速比实测高 17% 到 50%，
 # 11 对无一例外。估算因此让 FP8 线性层的矩阵乘只保留翻倍所带来提速的一部分 (`FP8_MATMUL_SHARE`)：只在一对上标定（Llama 3.1 8B，
-# 8 张卡、单节点、不切流水线，通信最少，最接近纯计算），另外十对用来检验。这是一个假设：稠密模型的八对落在实测的一成以内；
+# 8 张卡、单节点、不切流水线，通信最少，最接近纯计算），另外十对用来检验。这是一个假设：用来检验的稠密模型的八对落在实测的一成以内；
 # 唯一的 MoE 模型 Grok-1 的两对估高了，2025 年的那对高出两成——专家的矩阵乘很窄，从 FP8 得到的提速更少，估算却按稠密层的份额给。
 # 想换一个值，用 `WorkloadSpec(fp8_matmul_share=...)` 或命令行的 `--fp8-matmul-share`。
 
@@ -1439,7 +1449,7 @@ assert (blackwell_kib["delayed"], blackwell_kib["current"], round(blackwell_kib[
 # speed-up is 17 % to 50 % above the measured one, on all eleven pairs. The estimate therefore lets the FP8 linear
 # layers' matmuls keep only a share of the speed-up the doubling promises (`FP8_MATMUL_SHARE`), fitted on one pair alone
 # (Llama 3.1 8B on 8 GPUs: one node, no pipeline, the least communication, the nearest to pure compute) and checked on
-# the other ten. It is an assumption: the eight dense pairs land within a tenth of their measurements; the one MoE
+# the other ten. It is an assumption: the eight dense pairs it is checked on land within a tenth of their measurements; the one MoE
 # model, Grok-1, is estimated too fast in both pairs, by about a fifth in its 2025 pair: narrow expert matmuls keep less
 # of FP8's speed-up, and the estimate gives them a dense layer's share. To try another value, set
 # `WorkloadSpec(fp8_matmul_share=...)` or the command line's `--fp8-matmul-share`.
@@ -1698,7 +1708,7 @@ assert one_node[0] == 0 and min(one_node[1:]) > 0
 # %% [markdown] lang="zh"
 # 三行都通过：估算是实测的 0.76 到 0.79 倍，发表的布局都在第 1 并列组（见本节开头的表）。
 # 训练全部权重时，同样的布局连显存门槛都过不了：
-# 这张表用的是不分片的 Adam (ZeRO-0)，70B 的每张卡要装下 1/8 的模型，每参数 16 字节就是 138 GB。所以 LoRA 改变的首先是
+# 这张表用的是不分片的 Adam (ZeRO-0)，70B 的每张卡要装下 1/8 的模型，每参数 16 字节就是 138 GB（128.5 GiB），超过 80 GiB 的显存。所以 LoRA 改变的首先是
 # **能不能放下**，其次才是快多少。估算一致偏慢约两成，原因之一是这张表把 SQuAD 的短文档打包 (packing) 成 4096 个 token：
 # 注意力只在每个文档之内计算，而工作台按整条 4096 的因果注意力计（打包后的逐文档注意力掩码没有建模）。
 # 同一张表还有这三个模型的全参数监督微调 (SFT) 三行，也登记在上面的公开训练里：它们训练全部权重，
@@ -1712,7 +1722,7 @@ assert one_node[0] == 0 and min(one_node[1:]) > 0
 # All three pass: the estimate is 0.76 to 0.79 of the measured, and each published layout is in tie group 1 (see
 # the table at the start of this section). Training
 # every weight, the same layouts do not even pass the memory gate: the table ran unsharded Adam (ZeRO-0), and each GPU
-# of the 70B run would hold an eighth of the model at 16 bytes per parameter, 138 GB. So LoRA first changes **what
+# of the 70B run would hold an eighth of the model at 16 bytes per parameter, 138 GB (128.5 GiB), more than the 80 GiB of memory. So LoRA first changes **what
 # fits**, and only then how fast. The estimate runs about a fifth slow throughout; one reason is that the table packs
 # SQuAD's short documents into 4096 tokens: attention runs within each document, while the workbench counts causal
 # attention over all 4096 (the per-document mask of packed sequences is not modelled). The same table has three

@@ -932,7 +932,8 @@ verify("serve.littles_law", answer)
 # 2. TP 按 KV 头切分缓存；头数不够分时，每张卡至少要有一个完整的 KV 头来算自己的查询头，只能复制。
 # 3. 每个解码步都要用到这一步的权重（稠密模型是全部权重；MoE 是批里的 token 被路由到的专家，批为 1 时就是激活参数），
 #    每张卡至少要把自己那份从 HBM 读一遍。批变大时，KV 缓存的读取和运算随之增加；稠密模型的权重读取不变。
-# 4. 不会：显存只出现在显存门槛里，变大只会放行更多布局；其余门槛（形状、互连、副本、SLO）与显存无关。
+# 4. 不会：显存变大只会放行更多布局。显存门槛放行更多；SLO 门槛在显存容得下的并发里找满足请求速率的并发，显存大了只是
+#    可找的范围更宽；形状、互连、副本门槛与显存无关。
 # 5. 不是：下界假设内核跑满峰值、没有排队和调度开销；稳定的比值说明主导项抓对了。尾延迟、排队、缓存命中率和路由均衡只能实测。
 # 6. FP8 只减少了权重那一项：权重下限从 5.27 ms 降到 2.63 ms。同一个解码步里，批 64 个请求读 KV 缓存的 1.70 ms
 #    不变（KV 缓存仍是 2 字节），每个 token 160 次 TP 全归约的 5.75 ms 也不变（传的是激活，不是权重）。
@@ -952,8 +953,9 @@ verify("serve.littles_law", answer)
 # 3. Every decode step uses the step's weights (all of them in a dense model; in an MoE the experts the batch's tokens
 #    are routed to, its active parameters at batch 1), and each GPU must read its share from HBM at least once. With a
 #    bigger batch, the KV cache reads and the arithmetic grow; a dense model's weight reads do not.
-# 4. No: memory appears only in the memory gate, and more of it only lets more layouts through; the other gates (shape,
-#    interconnect, replica, SLO) do not depend on memory.
+# 4. No: more memory only lets more layouts through. The memory gate admits more; the SLO gate searches for a
+#    concurrency that meets the request rate within what memory holds, and more memory only widens that search; the
+#    shape, interconnect and replica gates do not depend on memory.
 # 5. No: the bound assumes kernels at peak and no queueing or scheduling overhead; a stable ratio says the dominant
 #    terms are right. Tail latency, queueing, cache hit rates and routing balance can only be measured.
 # 6. FP8 shrinks only the weights term: the weights floor falls from 5.27 ms to 2.63 ms. In the same decode step,
