@@ -138,7 +138,8 @@ def test_instructor_guide_numbers_are_coursekits(lang: str) -> None:
     zero3 = next(c for c in EXAMPLE_CANDIDATES if c.name == "ZeRO-3")
     passed = len(GATES) - len(reports["DP"].reasons)
     assert passed == len(GATES) - len(reports["EP"].reasons)
-    assert f"**{passed} of {len(GATES)}**" in guide
+    said = f"**{len(GATES)} 道中的 {passed} 道**" if lang == "zh" else f"**{passed} of {len(GATES)}**"
+    assert said in guide
     assert f"**{dp.memory_per_rank_gib:g} GiB > {EXAMPLE_ENVIRONMENT.memory_per_device_gib:g} GiB**" in guide
     assert f"**{zero3.memory_per_rank_gib:g} GiB**" in guide
     assert evaluate_candidate(zero3, EXAMPLE_ENVIRONMENT).accepted
