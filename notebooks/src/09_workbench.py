@@ -1068,7 +1068,7 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 # BLOOM 按 BigScience 的切分登记：首末两段各少一层、各放一份嵌入层（25 万词表的嵌入层和一层差不多大），
 # 于是各段差不多一样重，发表的布局进了第 1 并列组。Llama 3 405B 的 128K 布局（CP 16）也进了第 1 并列组：Llama 3 的上下文并行
 # 先全收集全部 K、V 再算本地查询，论文说这次全收集露在关键路径上 (arXiv 2407.21783 §3.3.2)，
-# 这几行于是把 CP 的重叠记为 0，把序列切得更宽（CP 32、64）就不再显得便宜。
+# 这几行于是把 CP 的重叠记为 0，把序列切得更宽（CP 32、64）也就显得不便宜了。
 
 
 # %% [markdown] lang="en"
@@ -1356,7 +1356,7 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 # and the published layout lands in tie group 1. Llama 3 405B's 128K layout (CP 16) lands in tie group 1 too: Llama 3's
 # context parallelism all-gathers every K and V before computing its local queries, and the paper says this
 # all-gather sits exposed on the critical path (arXiv 2407.21783 §3.3.2), so these rows count CP overlap as 0, and a
-# wider split of the sequence (CP 32, 64) no longer looks cheap.
+# wider split of the sequence (CP 32, 64) does not look cheap.
 
 
 # %% [markdown] lang="zh"
@@ -1495,7 +1495,7 @@ for run, c in zip(runs, comparisons):
 # %% [markdown] lang="zh"
 # ### CP 在 8K 时什么时候划算
 #
-# 上下文并行 (CP) 不再因为“不需要”被门槛拒绝：只要形状和显存通过就被接受，由估算来权衡。它的代价都记在账上：每层
+# 与第 3 课的上下文门槛不同，工作台不因为“不需要”拒绝上下文并行 (CP)：只要形状和显存通过就被接受，由估算来权衡。它的代价都记在账上：每层
 # cp-1 步 K/V 环形传递（GQA 下只有 kv_heads 份宽），每一步只能藏在这一步的因果注意力计算下（按 Megatron 的
 # 之字形切分，每个 rank 的工作量相同）；反向结束后 dK、dV 传回原 rank，藏不住；每个 GPU 的矩阵乘 token 减半，效率略降。
 # 所以短序列时 CP 不划算；它划算的时候，是它**省掉了别的东西**。下面是 Llama 3 70B 在 64 张 H100 上、8K 序列：
@@ -1505,8 +1505,8 @@ for run, c in zip(runs, comparisons):
 # %% [markdown] lang="en"
 # ### When CP pays at 8K
 #
-# Context parallelism (CP) is no longer rejected as "not needed": a CP layout whose shape and memory pass is
-# accepted, and the estimate weighs it. Its costs are all on the ledger: per layer, cp-1 ring steps of K and V (only
+# Unlike lesson 3's context gate, the workbench does not reject context parallelism (CP) as "not needed": a CP
+# layout whose shape and memory pass is accepted, and the estimate weighs it. Its costs are all on the ledger: per layer, cp-1 ring steps of K and V (only
 # kv_heads wide with GQA), each hidden only under that step's causal attention (Megatron's zig-zag split gives every
 # rank the same work); after backward the dK, dV block travels home, unhidden; each GPU's matmuls get half the tokens,
 # a little less efficient. So CP does not pay at short sequences; it pays when it **removes something else**. Below:
