@@ -15,6 +15,13 @@ def standing(c: Any) -> str:
     return f"rank {c.rank}/{c.accepted_count} group {c.tie_group} over best {over} estimate/measured {ratio}: {verdict}"
 
 
+def count(passes: Counter[str], totals: Counter[str], keys: tuple[str, ...], passed: bool) -> None:
+    """Count one run, passed or not, in each group of ``keys``."""
+    for key in keys:
+        totals[key] += 1
+        passes[key] += passed
+
+
 def print_tally(passes: Counter[str], totals: Counter[str]) -> None:
     """One line per group: how many of its runs pass."""
     print()

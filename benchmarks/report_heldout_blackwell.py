@@ -28,7 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from heldout import print_tally, standing
+from heldout import count, print_tally, standing
 
 from coursekit.planner.validation import compare_published
 from coursekit.presets import CLUSTERS, PublishedRun
@@ -132,9 +132,7 @@ def main() -> int:
     for row in ROWS:
         c = compare_published(held_out_run(row, args.recipe, args.ep_overlap))
         print(f"{row[0]} {row[1]:5} {row[2]:16} {standing(c)}")
-        for key in ("all", f"system {row[1]}", f"release {row[0]}"):
-            totals[key] += 1
-            passes[key] += c.passes
+        count(passes, totals, ("all", f"system {row[1]}", f"release {row[0]}"), c.passes)
     print_tally(passes, totals)
     print(f"({time.perf_counter() - start:.1f} s)")
     return 0

@@ -43,7 +43,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from heldout import print_tally, standing
+from heldout import count, print_tally, standing
 
 from coursekit.planner import ModelSpec
 from coursekit.planner.validation import compare_published
@@ -356,9 +356,7 @@ def main() -> int:
         c = compare_published(run)
         print(f"{row[0]:8} {row[1]:5} {row[2]:6} tokens {row[3]:4} GPUs mb {row[4]:3} {standing(c)}")
         long = "sequence >= 16K" if row[2] >= 16384 else "sequence < 16K"
-        for key in ("all", f"table {row[0]}", long):
-            totals[key] += 1
-            passes[key] += c.passes
+        count(passes, totals, ("all", f"table {row[0]}", long), c.passes)
     print_tally(passes, totals)
     print(f"parameter counts: within {100 * worst_params:.2f} % of the table's NumParams")
     print(f"({time.perf_counter() - start:.1f} s)")

@@ -47,7 +47,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from heldout import print_tally, standing
+from heldout import count, print_tally, standing
 
 from coursekit.planner import plan
 from coursekit.planner.validation import compare_published, published_degrees
@@ -146,9 +146,8 @@ def main() -> int:
         check = plan(run.model_spec(), run.cluster_spec(), run.workload()).check_layout(published_degrees(run))
         memory = "-" if check.candidate is None else f"{check.candidate.memory.total_gib:.1f}"
         print(f"{run.name[11:]:52} {standing(c)}; memory {memory} GiB (measured {row[-1]})")
-        for key in ("all", f"table {row[0]}", "pipeline" if row[6][2] > 1 else "no pipeline"):  # type: ignore[index]
-            totals[key] += 1
-            passes[key] += c.passes
+        piped = "pipeline" if row[6][2] > 1 else "no pipeline"  # type: ignore[index]
+        count(passes, totals, ("all", f"table {row[0]}", piped), c.passes)
     print_tally(passes, totals)
     print(f"({time.perf_counter() - start:.1f} s)")
     return 0
