@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 from ._validate import (
     MAX_INT,
+    _numpy_array,
     called_from_outside,
     check_bool,
     check_choice,
@@ -976,17 +977,24 @@ def stage_layer_counts(
     return first, mid, last
 
 
+def _is_scalar(value: Any) -> bool:
+    """True unless ``value`` is a numpy array: a plain number (a numpy scalar too, as indexing an array gives) is
+    checked by the array-generic methods below; an array is a column of the planner's vectorised search, checked once
+    where the search builds it (its refused rows need not hold legal values)."""
+    return _numpy_array(value) is None
+
+
 def _check_stage_args(layers: int, pp: Any, edge_layers: Any, last_edge_layers: Any = None) -> None:
     """A plain number given for ``pp``, ``edge_layers`` or ``last_edge_layers`` must be an int in range, and edges
     that would leave a stage fewer than no layers are refused (:func:`_check_stage_counts`); arrays (the planner's
     vectorised search, which checks its columns once and gates such stages) pass as they are."""
-    if not hasattr(pp, "shape"):
+    if _is_scalar(pp):
         check_int("pp", pp, ge=1, le=1 << 20)
-    if not hasattr(edge_layers, "shape"):
+    if _is_scalar(edge_layers):
         check_int("edge_layers", edge_layers, ge=0, le=1 << 16)
-    if last_edge_layers is not None and not hasattr(last_edge_layers, "shape"):
+    if last_edge_layers is not None and _is_scalar(last_edge_layers):
         check_int("last_edge_layers", last_edge_layers, ge=0, le=1 << 16)
-    if not any(hasattr(value, "shape") for value in (pp, edge_layers, last_edge_layers)):
+    if all(_is_scalar(value) for value in (pp, edge_layers, last_edge_layers)):
         _check_stage_counts(layers, pp, edge_layers, last_edge_layers)
 
 
@@ -1081,6 +1089,18 @@ class LayerWidths:
     router: bool = False
     shared_expert_input: bool = False
     moe_act_width: float = 0
+
+    def __post_init__(self) -> None:
+        # Numbers (numpy scalars too) are checked, each by its field's name; arrays, the columns a vectorised caller
+        # passes (``coursekit.activations`` on a sweep of widths), are the caller's to check.
+        for item in fields(self):
+            value = getattr(self, item.name)
+            if item.name in ("dropout", "router", "shared_expert_input"):
+                check_bool(item.name, value)
+            elif _is_scalar(value):
+                # head widths may be 0: Korthikanti's widths take h // a, which a learner's h < a makes 0
+                low = 1 if item.name in ("hidden", "heads", "kv_heads") else 0
+                check_number(item.name, value, ge=low, le=MAX_INT)
 
 
 # --------------------------------------------------------------------------- the three specs
@@ -1311,7 +1331,7 @@ class ModelSpec:
         >>> ModelSpec("gqa", 2, 1024, 16, 4096, 1000, 128, kv_heads=4).kv_width_per_rank(8)  # 4 heads over 8 ranks
         64
         """
-        if not hasattr(tp, "shape"):
+        if _is_scalar(tp):
             check_int("tp", tp, ge=1, le=MAX_WORLD_SIZE)
         return self._kv_width_per_rank(tp)
 
@@ -1367,7 +1387,7 @@ class ModelSpec:
         >>> float(c.attention_span(10))  # full layer 10; chunked layer 10 · (10 + 10 + 3 = 23) / 55 = 4.18
         7.090909090909091
         """
-        if not hasattr(seq_len, "shape"):
+        if _is_scalar(seq_len):
             check_number("seq_len", seq_len, ge=1, le=MAX_SEQ_LEN)
         return self._attention_span(seq_len)
 
@@ -1418,7 +1438,7 @@ class ModelSpec:
         >>> float(c.attended_keys(1000))  # (1000 + 3 · (999 mod 128 + 1 = 104)) / 4
         328.0
         """
-        if not hasattr(position, "shape"):
+        if _is_scalar(position):
             check_number("position", position, ge=1, le=MAX_SEQ_LEN)
         return self._attended_keys(position)
 
@@ -1449,9 +1469,9 @@ class ModelSpec:
         >>> float(c.decode_keys(120, 16))  # full: 128; chunked: (121..128, then 1..8) mean 64.5
         80.375
         """
-        if not hasattr(prompt, "shape"):
+        if _is_scalar(prompt):
             check_number("prompt", prompt, ge=1, le=MAX_SEQ_LEN)
-        if not hasattr(output, "shape"):
+        if _is_scalar(output):
             check_number("output", output, ge=1, le=MAX_SEQ_LEN)
         return self._decode_keys(prompt, output)
 
@@ -1482,12 +1502,12 @@ class ModelSpec:
         >>> m.kv_token_layers(1000), m.kv_token_layers(1000, pp=2), m.kv_token_layers(4000, requests=4)
         (2256, 1128, 9024)
         """
-        if not hasattr(tokens, "shape"):
+        if _is_scalar(tokens):
             check_number("tokens", tokens, ge=0, le=MAX_INT)
             tokens = tokens + 0  # -0.0 counts as 0
-        if not hasattr(pp, "shape"):
+        if _is_scalar(pp):
             check_int("pp", pp, ge=1, le=self.layers)
-        if not hasattr(requests, "shape"):
+        if _is_scalar(requests):
             check_int("requests", requests, ge=1)
         return self._kv_token_layers(tokens, pp, requests)
 
@@ -1515,7 +1535,7 @@ class ModelSpec:
         >>> MODELS["deepseek-v3"].kv_cache_elements_per_token(), MODELS["llama3-70b"].kv_cache_elements_per_token(8)
         (576, 256)
         """
-        if not hasattr(tp, "shape"):
+        if _is_scalar(tp):
             check_int("tp", tp, ge=1, le=MAX_WORLD_SIZE)
         return self._kv_cache_elements_per_token(tp)
 
@@ -1638,6 +1658,8 @@ class ModelSpec:
         >>> w.kv_heads, w.mlp_split, w.dropout
         (8, 43008, False)
         """
+        if kind is not None and not isinstance(kind, str):
+            raise type_error("kind", kind, "str or None")
         if kind not in (None, "dense", "moe"):
             raise ValueError(tr("planner.layer_kind", value=kind))
         if kind == "moe" and not self.is_moe:
@@ -1859,10 +1881,10 @@ class ModelSpec:
         >>> ModelSpec("tiny", 2, 64, 4, 256, 1000, 128).logits_bytes(8, 2)   # 4 bytes · 8 tokens · 1000 / 2
         16000.0
         """
-        if not hasattr(tokens, "shape"):
-            check_number("tokens", tokens, ge=0)
-        if not hasattr(shards, "shape"):
-            check_number("shards", shards, ge=1)
+        if _is_scalar(tokens):
+            check_number("tokens", tokens, ge=0, le=MAX_INT)
+        if _is_scalar(shards):
+            check_number("shards", shards, ge=1, le=MAX_INT)
         return self._logits_bytes(tokens, shards)
 
     def _logits_bytes(self, tokens: Any, shards: Any = 1) -> Any:
@@ -2436,7 +2458,7 @@ class WorkloadSpec:
         object.__setattr__(
             self, "recompute_modes", _check_str_tuple("recompute_modes", raw.recompute_modes, RECOMPUTE_MODES)
         )
-        if raw.recompute_modules != ():
+        if not (isinstance(raw.recompute_modules, tuple) and not raw.recompute_modules):  # () is "none"
             modules = _check_str_tuple("recompute_modules", raw.recompute_modules, RECOMPUTE_MODULES)
             object.__setattr__(self, "recompute_modules", modules)
         check_int("max_micro_batch", raw.max_micro_batch, ge=1)

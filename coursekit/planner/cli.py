@@ -919,6 +919,10 @@ register(
             "en": "published run {name!r} has a model that is not a preset: the command line reads one with "
             "--model-config from a config.json; call plan and check_layout on its ModelSpec directly",
         },
+        "cli.degrees_empty": {
+            "zh": "{value!r} 没有写出任何度数：至少写一个 键=值，例如 tp=8,pp=4",
+            "en": "{value!r} names no degree: give at least one key=value, e.g. tp=8,pp=4",
+        },
         "cli.workload_argv_training": {
             "zh": "workload.mode = {mode!r}：只能为训练负载生成 plan 的参数（服务的参数见 --mode serving --help）",
             "en": "workload.mode = {mode!r}: plan's flags describe training workloads only (serving's are those of "
@@ -955,7 +959,10 @@ def _degrees_flag(args: argparse.Namespace, parser: argparse.ArgumentParser, fla
     if text is None:
         return None
     try:
-        return parse_degrees(text, name="degrees")
+        degrees = parse_degrees(text, name="degrees")
+        if not degrees:  # an empty value (an unset shell variable, say) would otherwise ask about the defaults
+            raise ValueError(tr("cli.degrees_empty", value=text))
+        return degrees
     except (TypeError, ValueError) as exc:
         _fail(parser, tr("argparse.argument") % {"argument_name": f"--{flag}", "message": exc})
 

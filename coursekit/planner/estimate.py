@@ -28,6 +28,7 @@ from functools import cached_property
 from typing import Any, NamedTuple
 
 from .._validate import (
+    MAX_INT,
     called_from_outside,
     check_bool,
     check_choice,
@@ -1830,8 +1831,8 @@ register(
             "en": "{name} has {length:@row}, but the first column has {first}: the columns must have one length.",
         },
         "planner.nonnegative_values": {
-            "zh": "{name} = {value}：必须是有限的非负数，或由这样的数组成的数组。",
-            "en": "{name} = {value}: must be a finite non-negative number, or an array of them.",
+            "zh": "{name} = {value}：必须是不超过 2**53 的非负数，或由这样的数组成的数组。",
+            "en": "{name} = {value}: must be a non-negative number no larger than 2**53, or an array of them.",
         },
         "planner.host_wait_shapes": {
             "zh": "layer_gpu_s、host_s、moe_layer_passes 的形状 {shapes} 不能逐元素对齐："
@@ -1844,16 +1845,17 @@ register(
 
 
 def _nonnegative_values(np: Any, name: str, value: Any) -> Any:
-    """``value`` as a float or a float array of finite values >= 0; else TypeError / ValueError naming ``name``."""
+    """``value`` as a float or a float array of values from 0 to 2**53 (:data:`MAX_INT`: their products stay finite);
+    else TypeError / ValueError naming ``name``."""
     if isinstance(value, (str, bytes, bool)) or value is None:
         raise TypeError(tr("planner.nonnegative_values", name=name, value=shown_repr(value)))
     if isinstance(value, numbers.Real):
-        return check_number(name, value, ge=0)
+        return check_number(name, value, ge=0, le=MAX_INT)
     try:
         array = np.asarray(value, dtype=float)
     except (TypeError, ValueError, OverflowError):
         raise TypeError(tr("planner.nonnegative_values", name=name, value=shown_repr(value))) from None
-    if not np.all(np.isfinite(array) & (array >= 0)):
+    if not np.all(np.isfinite(array) & (array >= 0) & (array <= MAX_INT)):
         raise ValueError(tr("planner.nonnegative_values", name=name, value=shown_repr(value)))
     return array
 

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .._validate import check_bool, check_choice, check_int, check_number, learner_functions
+from .._validate import check_bool, check_choice, check_int, check_number, check_sequence, learner_functions
 from ..capacity import RECOMPUTE_MODES
 from ..communication import TrafficTime
 from ..hardware import EP_ALL_TO_ALL_SMS, H100_SMS
@@ -796,7 +796,8 @@ def tie_groups(step_s: Any, uncertainty: float) -> list[list[int]]:
     Taught in: lesson 9 (decision workbench).
     """
     uncertainty = check_number("uncertainty", uncertainty, ge=0, le=10)
-    return _tie_groups([check_number(f"step_s[{i}]", value, ge=0) for i, value in enumerate(step_s)], uncertainty)
+    steps = check_sequence("step_s", step_s, max_items=1 << 24)  # a search's whole column may be long
+    return _tie_groups([check_number(f"step_s[{i}]", value, ge=0) for i, value in enumerate(steps)], uncertainty)
 
 
 def _tie_groups(values: list[float], uncertainty: float) -> list[list[int]]:

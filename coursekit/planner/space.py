@@ -5,6 +5,7 @@ Taught in: lesson 9 (decision workbench).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -303,13 +304,15 @@ ga, recompute, replicas.
         if key in out:
             raise ValueError(tr("planner.degrees_duplicate", name=name, value=_short(text), key=key))
         if key == "recompute":
-            out[key] = check_choice("recompute", _short(str(raw_value).strip().lower()), RECOMPUTE_MODES)
+            mode = _short(raw_value.strip().lower()) if isinstance(raw_value, str) else raw_value
+            out[key] = check_choice("recompute", mode, RECOMPUTE_MODES)
             continue
         low, high = _degree_bounds(key)
-        try:
-            number = int(raw_value) if isinstance(raw_value, str) else raw_value
-        except ValueError:
-            number = None
+        # written digits are ASCII only, without the underscores and other scripts' digits int() would also read
+        if isinstance(raw_value, str):
+            number = int(raw_value) if re.fullmatch(r"[0-9]{1,12}", raw_value.strip()) else None
+        else:
+            number = raw_value
         number = _plain(number)  # a numpy integer as the Python int it holds
         if isinstance(number, bool) or not isinstance(number, int) or not low <= number <= high:
             message = tr(

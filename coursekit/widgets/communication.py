@@ -272,7 +272,9 @@ class CommunicationWidget(LessonWidget[CommunicationView]):
         )
 
     def _load_preset(self, change: Mapping[str, Any]) -> None:
-        preset: LinkPreset = LINK_PRESETS[change["new"]]
+        preset: LinkPreset | None = LINK_PRESETS.get(change["new"]) if isinstance(change["new"], str) else None
+        if preset is None:  # a value set in code that is no preset: update() names it in the message box
+            return
         with self.hold_updates():
             self.controls["bandwidth_gib_s"].value = preset.bandwidth_gib_s
             self.controls["latency_us"].value = preset.latency_us
