@@ -181,3 +181,36 @@ def test_a_link_preset_that_is_not_one_is_named_in_the_message_box() -> None:
     assert CJK.search(widget.message_html.value)
     widget.controls["link"].value = "intra_node"  # a real preset loads its numbers again
     assert widget.status == "ok"
+
+
+@pytest.mark.usefixtures("zh")
+@pytest.mark.parametrize(
+    ("control", "value", "kind"),
+    [
+        ("stages", 100, ValueError),  # ipywidgets clamped it to 8, silently
+        ("stages", 2.5, TypeError),  # cast to 2
+        ("stages", True, TypeError),  # cast to 1
+        ("schedule", "bogus", ValueError),  # ipywidgets' "Invalid selection: value not found", in English
+        ("slow_factor", float("inf"), ValueError),
+    ],
+)
+def test_a_control_set_in_code_is_checked_as_the_constructor_checks_it(
+    control: str, value: Any, kind: type[Exception]
+) -> None:
+    from coursekit.widgets.pipeline import PipelineWidget
+
+    widget = PipelineWidget()
+    before = widget.controls[control].value
+    message = _refusal(lambda: setattr(widget.controls[control], "value", value), kind)
+    assert message.startswith(f"{control} = ") and CJK.search(message)
+    assert widget.controls[control].value == before and widget.status == "ok"
+
+
+def test_a_legal_value_set_in_code_still_moves_the_widget() -> None:
+    from coursekit.widgets.pipeline import PipelineWidget
+
+    widget = PipelineWidget()
+    widget.controls["stages"].value = 4
+    widget.controls["schedule"].value = "1f1b"
+    assert (widget.controls["stages"].value, widget.controls["schedule"].value) == (4, "1f1b")
+    assert widget.status == "ok"

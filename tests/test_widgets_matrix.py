@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import ipywidgets
 import pytest
 from matplotlib.colors import to_hex
 
@@ -62,7 +63,7 @@ def test_topology_turns_tp_from_needs_info_to_feasible() -> None:
 def test_main_control_is_a_slider_over_every_model_shape() -> None:
     w = MatrixWidget()
     main = w.controls["model"]
-    assert type(main).__name__ == "SelectionSlider"
+    assert isinstance(main, ipywidgets.SelectionSlider)
     assert [value for _label, value in main.options] == list(MODEL_SHAPES)
 
 

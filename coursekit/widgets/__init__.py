@@ -73,6 +73,7 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any, ClassVar, Generic, TypeVar
 
 import ipywidgets
+import traitlets
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
@@ -590,6 +591,84 @@ def _style() -> dict[str, Any]:
     return {"description_width": "initial"}
 
 
+# A control's value set in code (``widget.controls["stages"].value = 100``) is checked as the constructors check
+# theirs (:func:`check_control`), naming the widget's argument in the learner's language: ipywidgets would clamp a
+# slider's value silently, cast 2.5 or True to an int, and refuse a dropdown's with a TraitError naming nothing. What
+# the front end sends is always a legal value, so a learner moving a control never meets these checks.
+
+
+class _CheckedControl:
+    """Mixin for the controls below: ``value`` goes through :func:`check_control` under the name ``_ck_name``."""
+
+    _ck_name: str = "value"
+
+    def _ck_checked(self, value: Any) -> Any:
+        return check_control(self._ck_name, self, value)
+
+
+class CheckedIntSlider(_CheckedControl, ipywidgets.IntSlider):  # type: ignore[misc]
+    """An ``IntSlider`` that refuses, naming itself, a value set in code that is not an int in ``[min, max]``."""
+
+    value = traitlets.Any(0, help="Int value").tag(sync=True)  # no silent cast of 2.5 or True to an int
+
+    @traitlets.validate("value")
+    def _validate_value(self, proposal: Any) -> Any:
+        return self._ck_checked(proposal["value"])
+
+
+class CheckedFloatSlider(_CheckedControl, ipywidgets.FloatSlider):  # type: ignore[misc]
+    """A ``FloatSlider`` that refuses, naming itself, a value set in code that is not a number in ``[min, max]``;
+    within a rounding step of an end (what a browser's slider may send) it is moved onto the end."""
+
+    value = traitlets.Any(0.0, help="Float value").tag(sync=True)
+
+    @traitlets.validate("value")
+    def _validate_value(self, proposal: Any) -> Any:
+        value = proposal["value"]
+        if isinstance(value, float) and math.isfinite(value):
+            slack = 1e-9 * max(1.0, abs(self.min), abs(self.max))
+            if self.min - slack <= value < self.min or self.max < value <= self.max + slack:
+                value = min(max(value, self.min), self.max)
+        return float(self._ck_checked(value))
+
+
+class CheckedDropdown(_CheckedControl, ipywidgets.Dropdown):  # type: ignore[misc]
+    """A ``Dropdown`` that refuses, naming itself and its options, a value set in code that is not one of them
+    (``None``, no selection, is left to the widget's own message box)."""
+
+    @traitlets.validate("value")
+    def _validate_value(self, proposal: Any) -> Any:
+        if proposal.value is not None:
+            proposal.value = self._ck_checked(proposal.value)
+        return super()._validate_value(proposal)
+
+
+class CheckedSelectionSlider(_CheckedControl, ipywidgets.SelectionSlider):  # type: ignore[misc]
+    """A ``SelectionSlider`` that refuses, naming itself and its options, a value set in code that is not one."""
+
+    @traitlets.validate("value")
+    def _validate_value(self, proposal: Any) -> Any:
+        if proposal.value is not None:
+            proposal.value = self._ck_checked(proposal.value)
+        return super()._validate_value(proposal)
+
+
+class CheckedCheckbox(_CheckedControl, ipywidgets.Checkbox):  # type: ignore[misc]
+    """A ``Checkbox`` that refuses, naming itself, a value set in code that is not ``True`` or ``False``."""
+
+    value = traitlets.Any(False, help="Bool value").tag(sync=True)
+
+    @traitlets.validate("value")
+    def _validate_value(self, proposal: Any) -> Any:
+        return bool(self._ck_checked(proposal["value"]))
+
+
+def _named(control: Any, name: str) -> Any:
+    """``control`` with the argument name its checks give (see :class:`_CheckedControl`)."""
+    control._ck_name = name
+    return control
+
+
 def slider(
     key: str,
     *,
@@ -610,8 +689,8 @@ def slider(
     >>> from coursekit.i18n import register
     >>> register({"demo_doc.tp": {"zh": "张量并行度 TP", "en": "tensor-parallel degree TP"}})
     >>> s = slider("demo_doc.tp", value=2, min=1, max=8, step=1)
-    >>> type(s).__name__, s.description
-    ('IntSlider', 'tensor-parallel degree TP')
+    >>> isinstance(s, ipywidgets.IntSlider), s.description
+    (True, 'tensor-parallel degree TP')
     >>> slider("demo_doc.tp", value=16, min=1, max=8, step=1)
     Traceback (most recent call last):
     ...
@@ -620,7 +699,8 @@ def slider(
     for name, n in zip(("min", "max", "step"), (min, max, step), strict=True):
         check_number(name, n)
     integral = all(isinstance(n, int) for n in (min, max, step))
-    value = check_in_range(_argument(key, argument), value, min, max, integral)
+    name = _argument(key, argument)
+    value = check_in_range(name, value, min, max, integral)
     numbers = (value, min, max, step)
     kwargs: dict[str, Any] = {
         "description": _label(key),
@@ -635,8 +715,8 @@ def slider(
     if readout_format is not None:
         kwargs["readout_format"] = readout_format
     if all(isinstance(n, int) for n in numbers):
-        return ipywidgets.IntSlider(**kwargs)
-    return ipywidgets.FloatSlider(**kwargs)
+        return _named(CheckedIntSlider(**kwargs), name)
+    return _named(CheckedFloatSlider(**kwargs), name)
 
 
 def number(key: str, *, value: float, argument: str | None = None) -> ipywidgets.ValueWidget:
@@ -681,14 +761,16 @@ def dropdown(
     if not pairs:
         raise ValueError(f"dropdown {key!r} needs at least one option")
     chosen = pairs[0][1] if value is None else value
-    _check_option(_argument(key, argument), chosen, [option_value for _, option_value in pairs])
-    return ipywidgets.Dropdown(
+    name = _argument(key, argument)
+    _check_option(name, chosen, [option_value for _, option_value in pairs])
+    menu = CheckedDropdown(
         description=_label(key),
         options=pairs,
         value=chosen,
         style=_style(),
         layout=ipywidgets.Layout(width=CONTROL_WIDTH),
     )
+    return _named(menu, name)
 
 
 def number_stops(
@@ -751,8 +833,8 @@ def stepper(
     >>> from coursekit.i18n import register
     >>> register({"demo_doc.tp": {"zh": "张量并行度 TP", "en": "tensor-parallel degree TP"}})
     >>> s = stepper("demo_doc.tp", [(Text(zh="一", en="one"), 1), (Text(zh="二", en="two"), 2)], value=2)
-    >>> type(s).__name__, s.value, s.label
-    ('SelectionSlider', 2, 'two')
+    >>> isinstance(s, ipywidgets.SelectionSlider), s.value, s.label
+    (True, 2, 'two')
     >>> stepper("demo_doc.tp", [(Text(zh="一", en="one"), 1), (Text(zh="二", en="two"), 2)], value=1).label
     'one'
     >>> stepper("demo_doc.tp", [1, 2], value=3)
@@ -761,7 +843,7 @@ def stepper(
     ValueError: tp = 3: must be one of 1, 2.
     """
     menu = dropdown(key, options, value=value, argument=argument)  # the same labels and the same checks
-    slider = ipywidgets.SelectionSlider(
+    slider = CheckedSelectionSlider(
         description=menu.description,
         options=menu.options,
         value=menu.value,
@@ -769,6 +851,7 @@ def stepper(
         style=_style(),
         layout=ipywidgets.Layout(width=CONTROL_WIDTH),
     )
+    _named(slider, menu._ck_name)
     # A SelectionSlider built at its first choice leaves ``label`` empty (ipywidgets 8): set it from the choice.
     slider.label = menu.label
     return slider
@@ -782,8 +865,9 @@ def checkbox(key: str, *, value: bool = False, argument: str | None = None) -> i
     >>> checkbox("demo_doc.tp", value=True).value
     True
     """
-    check_bool(_argument(key, argument), value)
-    return ipywidgets.Checkbox(description=_label(key), value=value, indent=False, style=_style())
+    name = _argument(key, argument)
+    check_bool(name, value)
+    return _named(CheckedCheckbox(description=_label(key), value=value, indent=False, style=_style()), name)
 
 
 learner_functions(globals())

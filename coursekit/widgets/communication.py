@@ -45,7 +45,7 @@ from ..hardware import LINK_PRESETS, LinkPreset, link_preset_name
 from ..i18n import Text, register, tr
 from ..plotting import cache_drawing, label
 from ..units import GIB_BYTES, US_PER_S, mib_to_bytes
-from . import CONTROL_WIDTH, LessonWidget, dropdown, number_stepper, stepper
+from . import CONTROL_WIDTH, CheckedSelectionSlider, LessonWidget, dropdown, number_stepper, stepper
 
 __all__ = [
     "BANDWIDTH_STOPS_GIB_S",
@@ -201,7 +201,7 @@ def _curve(bandwidth_gib_s: float, latency_us: float) -> tuple[tuple[float, ...]
 
 def _payload_slider(key: str, choices: Sequence[float], value: float) -> ipywidgets.ValueWidget:
     options = [(payload_label(mib), mib) for mib in sorted(set(choices))]
-    return ipywidgets.SelectionSlider(
+    slider = CheckedSelectionSlider(
         description=tr(key),
         options=options,
         value=value,
@@ -209,6 +209,8 @@ def _payload_slider(key: str, choices: Sequence[float], value: float) -> ipywidg
         style={"description_width": "initial"},
         layout=ipywidgets.Layout(width=CONTROL_WIDTH),
     )
+    slider._ck_name = "payload_mib"
+    return slider
 
 
 def _positive(values: Sequence[float]) -> list[float]:
