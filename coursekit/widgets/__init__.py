@@ -632,25 +632,23 @@ class CheckedFloatSlider(_CheckedControl, ipywidgets.FloatSlider):  # type: igno
         return float(self._ck_checked(value))
 
 
-class CheckedDropdown(_CheckedControl, ipywidgets.Dropdown):  # type: ignore[misc]
-    """A ``Dropdown`` that refuses, naming itself and its options, a value set in code that is not one of them
-    (``None``, no selection, is left to the widget's own message box)."""
+class _CheckedSelection(_CheckedControl):
+    """Mixin for a selection control: a value set in code that is not one of its options is refused, naming the
+    control and its options (``None``, no selection, is left to the widget's own message box)."""
 
     @traitlets.validate("value")
     def _validate_value(self, proposal: Any) -> Any:
         if proposal.value is not None:
             proposal.value = self._ck_checked(proposal.value)
-        return super()._validate_value(proposal)
+        return super()._validate_value(proposal)  # type: ignore[misc]
 
 
-class CheckedSelectionSlider(_CheckedControl, ipywidgets.SelectionSlider):  # type: ignore[misc]
-    """A ``SelectionSlider`` that refuses, naming itself and its options, a value set in code that is not one."""
+class CheckedDropdown(_CheckedSelection, ipywidgets.Dropdown):  # type: ignore[misc]
+    """A ``Dropdown`` whose value set in code is checked (:class:`_CheckedSelection`)."""
 
-    @traitlets.validate("value")
-    def _validate_value(self, proposal: Any) -> Any:
-        if proposal.value is not None:
-            proposal.value = self._ck_checked(proposal.value)
-        return super()._validate_value(proposal)
+
+class CheckedSelectionSlider(_CheckedSelection, ipywidgets.SelectionSlider):  # type: ignore[misc]
+    """A ``SelectionSlider`` whose value set in code is checked (:class:`_CheckedSelection`)."""
 
 
 class CheckedCheckbox(_CheckedControl, ipywidgets.Checkbox):  # type: ignore[misc]
