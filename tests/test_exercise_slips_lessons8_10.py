@@ -155,6 +155,7 @@ def _lesson9_wrong() -> list[tuple[str, Any, str]]:
         ("plan.slow_link", 5, "link_factor"),  # the question cuts the link to 1/5
         ("plan.memory_removed", _memory_remaining(), "remaining"),
         ("plan.memory_removed", 1700, "rounded_count"),  # the exact count (1677) rounded to two digits
+        ("plan.memory_removed", -1677, "sign"),  # the funnel chart's "-1,677" copied with its minus sign
     ]
 
 
@@ -251,4 +252,4 @@ def test_slip_hints_name_the_mistake_not_the_answer(lang: str) -> None:
         else:  # an integer answer: the forms that would give it away (the prompt's own numbers may appear)
             shown = {f"ZeRO-{expected}", f"= {expected}", f"rank {expected}", f"{expected} 个", f"{expected} requests"}
         assert not any(text in message for text in shown), (exercise_id, message)
-        assert message.startswith("还不对：" if lang == "zh" else "Not yet: ")
+        assert message.startswith("还不对。" if lang == "zh" else "Not yet. ")

@@ -101,7 +101,7 @@ def test_state_gib_matches_the_zero_paper() -> None:
 def test_not_answered_yet(answer: object, capsys: pytest.CaptureFixture[str]) -> None:
     fb = check("demo.state_gib", answer)
     assert (fb.status, fb.correct) == ("unanswered", False)
-    expected = "Not answered: demo.state_gib. Replace ... with your answer and run the cell again."
+    expected = "Not answered. Replace ... with your answer and run the cell again."
     assert fb.message == expected
     assert capsys.readouterr().out == expected + "\n"
 
@@ -109,7 +109,7 @@ def test_not_answered_yet(answer: object, capsys: pytest.CaptureFixture[str]) ->
 def test_not_answered_yet_in_chinese(capsys: pytest.CaptureFixture[str]) -> None:
     coursekit.set_language("zh")
     fb = check("demo.state_gib", ...)
-    assert fb.message == "未作答：demo.state_gib。把 ... 换成你的答案，再运行本单元格。"
+    assert fb.message == "未作答。把 ... 换成你的答案，再运行本单元格。"
     assert "未作答" in capsys.readouterr().out
 
 
@@ -117,19 +117,19 @@ def test_not_answered_yet_in_chinese(capsys: pytest.CaptureFixture[str]) -> None
 def test_right_answer(answer: float) -> None:
     fb = check("demo.state_gib", answer)
     assert fb.correct
-    assert fb.message == "Correct: demo.state_gib. 16 × 7.5e9 bytes = 111.8 GiB."
+    assert fb.message == "Correct. 16 × 7.5e9 bytes = 111.8 GiB."
 
 
 def test_right_answer_in_chinese() -> None:
     coursekit.set_language("zh")
-    assert check("demo.state_gib", 111.76).message == "正确：demo.state_gib。16 × 7.5e9 字节 = 111.8 GiB。"
+    assert check("demo.state_gib", 111.76).message == "正确。16 × 7.5e9 字节 = 111.8 GiB。"
 
 
 @pytest.mark.parametrize("answer", [120, 120.0, 16, 104.3, -111.76])
 def test_wrong_answer_gets_the_hint_not_the_answer(answer: float) -> None:
     fb = check("demo.state_gib", answer)
     assert fb.status == "incorrect"
-    assert fb.message == "Not yet: demo.state_gib. Hint: 16 bytes per parameter; 1 GiB = 2**30 bytes."
+    assert fb.message == "Not yet. Hint: 16 bytes per parameter; 1 GiB = 2**30 bytes."
     expected = STATE.expected_value()
     for shown in (repr(expected), f"{expected:.1f}", f"{expected:.2f}", f"{expected:.0f}"):
         assert shown not in fb.message
@@ -138,7 +138,7 @@ def test_wrong_answer_gets_the_hint_not_the_answer(answer: float) -> None:
 def test_wrong_answer_in_chinese() -> None:
     coursekit.set_language("zh")
     fb = check("demo.state_gib", 120)
-    assert fb.message == "还不对：demo.state_gib。提示：每个参数 16 字节；1 GiB = 2**30 字节。"
+    assert fb.message == "还不对。提示：每个参数 16 字节；1 GiB = 2**30 字节。"
 
 
 @pytest.mark.parametrize(
@@ -153,13 +153,13 @@ def test_wrong_answer_in_chinese() -> None:
 def test_wrong_type_is_a_message(answer: object, error: str) -> None:
     fb = check("demo.state_gib", answer)
     assert fb.status == "invalid"
-    assert fb.message == f"Cannot check: demo.state_gib. {error}"
+    assert fb.message == f"Cannot check. {error}"
 
 
 def test_wrong_type_in_chinese() -> None:
     coursekit.set_language("zh")
     fb = check("demo.state_gib", "abc")
-    assert fb.message == "无法检查：demo.state_gib。answer = 'abc'：必须是实数（int 或 float），而不是 str。"
+    assert fb.message == "无法检查。answer = 'abc'：必须是实数（int 或 float），而不是 str。"
 
 
 @pytest.mark.parametrize(
@@ -172,11 +172,11 @@ def test_single_choice(answer: str, status: str) -> None:
 
 def test_single_choice_messages() -> None:
     assert check("demo.strategy", "FSDP").message == (
-        "Cannot check: demo.strategy. answer = 'FSDP': must be one of 'DP', 'ZeRO-1', 'TP', 'PP'."
+        "Cannot check. answer = 'FSDP': must be one of 'DP', 'ZeRO-1', 'TP', 'PP'."
     )
-    assert check("demo.strategy", 3).message == ("Cannot check: demo.strategy. answer = 3: must be a string, not int.")
+    assert check("demo.strategy", 3).message == ("Cannot check. answer = 3: must be a string, not int.")
     wrong = check("demo.strategy", "TP").message
-    assert wrong == "Not yet: demo.strategy. Hint: Look at the ZeRO stages." and "ZeRO-1" not in wrong
+    assert wrong == "Not yet. Hint: Look at the ZeRO stages." and "ZeRO-1" not in wrong
 
 
 @pytest.mark.parametrize(
@@ -196,7 +196,7 @@ def test_set_of_choices(answer: object, status: str) -> None:
 
 def test_set_of_choices_wrong_shape_message() -> None:
     assert check("demo.fast_links", "TP").message == (
-        "Cannot check: demo.fast_links. The answer should be a set of options from DP, ZeRO-3, TP, EP, e.g. {'DP'}."
+        "Cannot check. The answer should be a set of options from DP, ZeRO-3, TP, EP, e.g. {'DP'}."
     )
 
 
@@ -224,7 +224,7 @@ def test_exact_other_types() -> None:
     assert check(shape.id, (4, 2)).status == "incorrect"
     assert check(shape.id, [2, 4]).correct  # a list and a tuple are the same sequence
     assert check(shape.id, {2, 4}).message == (
-        "Cannot check: demo.shape. The answer should be a list or tuple, its items in the order the question asks "
+        "Cannot check. The answer should be a list or tuple, its items in the order the question asks "
         "for; not a set ({2, 4})."
     )
 
@@ -247,13 +247,13 @@ def test_unknown_exercise_is_an_author_error() -> None:
 
 def test_feedback_shows_once_and_can_be_shown_again(capsys: pytest.CaptureFixture[str]) -> None:
     fb = check("demo.ranks", 16)
-    assert capsys.readouterr().out == "Correct: demo.ranks. 4 × 2 × 2.\n"
+    assert capsys.readouterr().out == "Correct. 4 × 2 × 2.\n"
     assert fb._ipython_display_() is None
     fb.show()
-    assert capsys.readouterr().out == "Correct: demo.ranks. 4 × 2 × 2.\n"
+    assert capsys.readouterr().out == "Correct. 4 × 2 × 2.\n"
     assert str(fb) == fb.message
     coursekit.set_language("zh")
-    assert fb.message == "正确：demo.ranks。4 × 2 × 2。"  # rendered when read
+    assert fb.message == "正确。4 × 2 × 2。"  # rendered when read
 
 
 def test_prefix_mapping_follows_the_lesson_registry() -> None:

@@ -63,7 +63,7 @@ def test_wrong_answer_gets_a_hint_without_the_answer(exercise_id: str) -> None:
     expected = get_exercise(exercise_id).expected_value()
     if not isinstance(expected, bool):
         assert repr(expected) not in feedback.message
-    assert feedback.message.startswith(f"Not yet: {exercise_id}. Hint: ")
+    assert feedback.message.startswith("Not yet. Hint: ")
 
 
 @pytest.mark.parametrize("exercise_id", IDS)
@@ -79,8 +79,8 @@ def test_wrong_kind_of_answer_is_explained_not_raised() -> None:
 
 def test_feedback_in_chinese() -> None:
     coursekit.set_language("zh")
-    assert check("q4.dp_group", [4, 5]).message.startswith("还不对：q4.dp_group。提示：")
-    assert check("q4.dp_group", [5, 7]).message.startswith("正确：q4.dp_group。")
+    assert check("q4.dp_group", [4, 5]).message.startswith("还不对。提示：")
+    assert check("q4.dp_group", [5, 7]).message.startswith("正确。")
 
 
 # --------------------------------------------------------------------------- instructor guide

@@ -108,7 +108,7 @@ def test_wrong_answer_gets_a_hint_without_the_answer(exercise_id: str) -> None:
     expected = get_exercise(exercise_id).expected_value()
     shown = [f"{expected:.3f}", f"{expected:.1f}"] if isinstance(expected, float) else [repr(expected)]
     assert not any(text in feedback.message for text in shown)
-    assert feedback.message.startswith(f"Not yet: {exercise_id}. Hint: ")
+    assert feedback.message.startswith("Not yet. Hint: ")
 
 
 @pytest.mark.parametrize("exercise_id", IDS)
@@ -123,8 +123,8 @@ def test_wrong_kind_of_answer_is_explained_not_raised() -> None:
 
 def test_feedback_in_chinese() -> None:
     coursekit.set_language("zh")
-    assert check("eff.h200_ridge", 100).message.startswith("还不对：eff.h200_ridge。提示：")
-    assert check("eff.h200_ridge", 206.0).message.startswith("正确：eff.h200_ridge。989e12 / 4.8e12 = 206.0")
+    assert check("eff.h200_ridge", 100).message.startswith("还不对。提示：")
+    assert check("eff.h200_ridge", 206.0).message.startswith("正确。989e12 / 4.8e12 = 206.0")
 
 
 @pytest.mark.parametrize(

@@ -44,7 +44,7 @@ NOT_COUNTS = {"dim"}
 #: Messages whose count is never one: the scaling widget's last point (512 devices), the workbench's chain of
 #: batches ("1 → 8 → 64 requests").
 ALWAYS_PLURAL = {"widgets.scaling.efficiency", "widgets.scaling.efficiency_ideal", "widgets.scaling.efficiency_near",
-                 "widgets.workbench.tradeoff"}  # fmt: skip
+                 "widgets.workbench.tradeoff", "widgets.workbench.tradeoff_closest"}  # fmt: skip
 H100_LIKE: dict[str, Any] = {
     "name": "h", "nodes": 1, "gpus_per_node": 8, "memory_per_device_gib": 80, "peak_flops": 989e12,
     "intra_node_bandwidth_bytes_per_s": 450e9, "inter_node_bandwidth_bytes_per_s": 50e9,

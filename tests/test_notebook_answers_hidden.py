@@ -40,7 +40,7 @@ from tests.notebook_outputs import (
 
 CHECK_CALL = re.compile(r'check\("([a-z0-9]+\.[a-z0-9_]+)",\s*answer\)')
 VERIFY_CALL = re.compile(r'verify\("([a-z0-9]+\.[a-z0-9_]+)",\s*answer\b')
-CORRECT_WORDS = ("Correct:", "正确：")
+CORRECT_WORDS = ("Correct. ", "正确。")
 
 NOTEBOOKS = [path for lang in LANGS for path in lesson_notebooks(lang)]
 
@@ -88,7 +88,7 @@ def test_beside_stops_at_the_next_heading_and_leaks_are_found() -> None:
     assert _beside(nbformat.v4.new_notebook(cells=cells), 0) == [1, 2]
     assert _leaks("DP groups: [[0, 2], [1, 3], [4, 6], [5, 7]]", _shown_forms([5, 7])) == ["[5, 7]"]
     assert _leaks("[15, 7]", _shown_forms([5, 7])) == []
-    assert _leaks("Correct: 25.77", _shown_forms(25.77)) == ["Correct:", "25.77"]
+    assert _leaks("Correct. 25.77", _shown_forms(25.77)) == ["Correct. ", "25.77"]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: f"{p.parent.name}/{p.name}")

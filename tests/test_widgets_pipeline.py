@@ -75,7 +75,8 @@ def test_slow_stage_exceeds_the_formula() -> None:
     assert w.result.schedule == expected
     excess = expected.idle_fraction - bubble_fraction(4, 8)
     assert excess > 0
-    assert f"Device 2 is 1.5× slower: the idle share exceeds the formula by {excess:.1%}." in w.message
+    points = f"{100 * excess:.1f} percentage points"  # two shares' difference: points, not a relative per cent
+    assert f"Device 2 is 1.5× slower: the idle share exceeds the formula by {points}." in w.message
     # the slow device's tick label is highlighted
     assert w.ax.get_yticklabels()[2].get_color() != w.ax.get_yticklabels()[0].get_color()
 

@@ -22,13 +22,13 @@ never raises for a learner's answer:
 ...     expected=lambda: 2 + 2, kind="exact",
 ...     hint=Text(zh="数一数。", en="Count."), why=Text(zh="2 + 2 = 4。", en="2 + 2 = 4.")), replace=True)
 >>> check("demo.two_plus_two", ...).status
-Not answered: demo.two_plus_two. Replace ... with your answer and run the cell again.
+Not answered. Replace ... with your answer and run the cell again.
 'unanswered'
 >>> check("demo.two_plus_two", 4).correct
-Correct: demo.two_plus_two. 2 + 2 = 4.
+Correct. 2 + 2 = 4.
 True
 >>> check("demo.two_plus_two", 5).status
-Not yet: demo.two_plus_two. Hint: Count.
+Not yet. Hint: Count.
 'incorrect'
 
 A number is judged at the precision the learner wrote it, with at least two
@@ -129,6 +129,7 @@ __all__ = [
     "KINDS",
     "PREFIX_MODULES",
     "ROUNDED_COUNT",
+    "SIGN_FLIPPED",
     "Exercise",
     "Feedback",
     "Slip",
@@ -179,24 +180,24 @@ _ID = re.compile(r"^[a-z][a-z0-9]*\.[a-z0-9_]+$")
 _register_messages(
     {
         "exercises.unanswered": {
-            "zh": "未作答：{id}。把 ... 换成你的答案，再运行本单元格。",
-            "en": "Not answered: {id}. Replace ... with your answer and run the cell again.",
+            "zh": "未作答。把 ... 换成你的答案，再运行本单元格。",
+            "en": "Not answered. Replace ... with your answer and run the cell again.",
         },
         "exercises.correct": {
-            "zh": "正确：{id}。{why}",
-            "en": "Correct: {id}. {why}",
+            "zh": "正确。{why}",
+            "en": "Correct. {why}",
         },
         "exercises.incorrect": {
-            "zh": "还不对：{id}。提示：{hint}",
-            "en": "Not yet: {id}. Hint: {hint}",
+            "zh": "还不对。提示：{hint}",
+            "en": "Not yet. Hint: {hint}",
         },
         "exercises.slip": {
-            "zh": "还不对：{id}。提示：{slip}",
-            "en": "Not yet: {id}. Hint: {slip}",
+            "zh": "还不对。提示：{slip}",
+            "en": "Not yet. Hint: {slip}",
         },
         "exercises.invalid": {
-            "zh": "无法检查：{id}。{error}",
-            "en": "Cannot check: {id}. {error}",
+            "zh": "无法检查。{error}",
+            "en": "Cannot check. {error}",
         },
         "exercises.error": {
             "zh": "检查出错：{id}。检查时出现意外错误（不是你的问题，请告诉课程作者）：{error}",
@@ -278,6 +279,17 @@ _register_messages(
             "zh": "你的答案与正确值正好差 1000 倍：检查单位是秒还是毫秒（1 s = 1000 ms）。",
             "en": "Your answer is off by exactly 1000: check whether the unit is seconds or milliseconds "
             "(1 s = 1000 ms).",
+        },
+        "exercises.thousands_comma": {
+            "zh": "answer = {value!r}：Python 把逗号读成了分隔符，{written} 成了元组。数字里不要写千位分隔的逗号，"
+            "写成 {number}。",
+            "en": "answer = {value!r}: Python reads a comma as a separator, so {written} became a tuple. Write the "
+            "number without thousands commas: {number}.",
+        },
+        "exercises.slip.sign": {
+            "zh": "数值对了，符号反了：问的是个数或大小，写正数（图上的负号表示“减少了多少”）。",
+            "en": "The number is right but its sign is not: the question asks for a count or a size, so write it "
+            "positive (a minus sign on a chart marks how many were taken away).",
         },
         "exercises.slip.rounded_count": {
             "zh": "你的答案接近，但看起来是约数：这道题要精确的整数个数。把每一项都数全，不要四舍五入。",
@@ -396,6 +408,33 @@ def _rounded_count(answer: Any, expected: Any) -> bool:
     if isinstance(answer, bool) or not isinstance(answer, (int, float)) or not isinstance(expected, int):
         return False
     return answer != expected and abs(answer - expected) <= written_tolerance(answer)
+
+
+def _sign_flipped(answer: Any, expected: Any) -> bool:
+    if isinstance(answer, bool) or not isinstance(answer, (int, float)) or isinstance(expected, bool):
+        return False
+    return isinstance(expected, (int, float)) and expected > 0 and answer == -expected
+
+
+#: A count or size answered with a minus sign (a chart's "-1,677" read as the answer): the exact negative of it.
+SIGN_FLIPPED: Slip = Slip(
+    "sign",
+    Text(zh=tr("exercises.slip.sign", lang="zh"), en=tr("exercises.slip.sign", lang="en")),
+    matches=_sign_flipped,
+)
+
+
+def _thousands_tuple(answer: Any) -> str | None:
+    """The number a tuple of ints spells when read with thousands commas (``(1, 677)`` -> ``"1677"``: what Python
+    makes of ``answer = 1,677``), else ``None``."""
+    if not isinstance(answer, tuple) or len(answer) < 2:
+        return None
+    if not all(isinstance(item, int) and not isinstance(item, bool) for item in answer):
+        return None
+    head, *rest = answer
+    if not 1 <= abs(head) <= 999 or not all(0 <= item <= 999 for item in rest):
+        return None
+    return f"{head}" + "".join(f"{item:03d}" for item in rest)
 
 
 #: An exact count answered as a round number near it (1150 or 1200 for 1152): the exercise needs every unit.
@@ -763,6 +802,10 @@ def _as_expected(name: str, answer: Any, expected: Any) -> Any:
 
 def _judge(exercise: Exercise, answer: Any, expected: Any) -> bool:
     """True if ``answer`` is right; TypeError / ValueError (localized) if it cannot be compared."""
+    number = _thousands_tuple(answer)
+    if number is not None and isinstance(expected, (int, float)) and not isinstance(expected, bool):
+        written = ",".join(str(item) if i == 0 else f"{item:03d}" for i, item in enumerate(answer))
+        raise TypeError(tr("exercises.thousands_comma", value=answer, written=written, number=number))
     if exercise.kind == "number":
         value = check_number("answer", answer)
         return any(_number_matches(exercise, value, target) for target in _targets(exercise, expected))

@@ -19,7 +19,7 @@ from .._validate import learner_functions
 from ..i18n import Text
 from ..planner import FunnelStep, PlanResult, WorkloadSpec, plan
 from ..presets import CLUSTERS, MODELS
-from . import ROUNDED_COUNT, Exercise, mistake, register
+from . import ROUNDED_COUNT, SIGN_FLIPPED, Exercise, mistake, register
 
 #: plan.memory_removed: Llama-3 8B on the course's box of 8 × 24 GiB cards, global batch 64 × 4096 tokens.
 BOX_MODEL: str = "llama3-8b"
@@ -151,6 +151,7 @@ MEMORY_REMOVED = register(
                 ),
             ),
             ROUNDED_COUNT,
+            SIGN_FLIPPED,
         ),
     ),
     replace=True,

@@ -173,10 +173,12 @@ register(
         "serving.bound.compute": {"zh": "算力", "en": "compute"},
         "serving.none_accepted": {"zh": "没有布局通过。", "en": "No layout passes."},
         "serving.no_fit": {
-            "zh": "没有布局放得下：最接近的是 replicas={replicas} tp={tp} pp={pp}，"
-            "每 rank 差 {short_gib:.{digits}f} GiB；它每个副本最多容纳 {max_concurrency} 个并发请求。",
-            "en": "No layout fits: the closest is replicas={replicas} tp={tp} pp={pp}, {short_gib:.{digits}f} GiB "
-            "short per rank; one of its replicas holds at most {max_concurrency} concurrent requests.",
+            "zh": "没有布局放得下：最接近的是 replicas={replicas} tp={tp} pp={pp}，每个副本要同时服务 {wanted} 个"
+            "请求，每 rank 还差 {short_gib:.{digits}f} GiB；它的一个副本最多只放得下 {max_concurrency} 个并发请求的 "
+            "KV 缓存。",
+            "en": "No layout fits: the closest is replicas={replicas} tp={tp} pp={pp}; serving {wanted:@request} at "
+            "once per replica, it is {short_gib:.{digits}f} GiB short per rank: one of its replicas has room for the "
+            "KV cache of at most {max_concurrency} concurrent requests.",
         },
         "serving.no_fit_weights": {
             "zh": "没有布局放得下：最接近的是 replicas={replicas} tp={tp} pp={pp}，"
@@ -605,6 +607,7 @@ class ServingPlanResult:
                         short_gib=-misfit.ledger.headroom_gib,
                         digits=telling_digits(-misfit.ledger.headroom_gib),
                         max_concurrency=misfit.ledger.max_concurrency,
+                        wanted=misfit.concurrency_per_replica,
                     )
                 )
             else:

@@ -78,7 +78,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from .. import i18n
-from .._validate import check_bool, check_int, check_number, check_sequence, is_bool, learner_functions
+from .._validate import check_bool, check_choice, check_int, check_number, check_sequence, is_bool, learner_functions
 from ..figure_alt import describe_figure
 from ..i18n import Text, register, shown_repr, tr
 from ..plotting import (
@@ -591,6 +591,34 @@ def _style() -> dict[str, Any]:
     return {"description_width": "initial"}
 
 
+#: What a node preset is, where its name alone does not say (the rest are described from their numbers).
+_NODE_NOTES: dict[str, Text] = {
+    "cpu-box": Text(zh="一台 CPU 服务器，不是 GPU（只作对照）", en="one CPU server, not a GPU (for contrast only)"),
+    "jeanzay-a100-8": Text(
+        zh="Jean Zay 超算的 A100 节点，BLOOM 在上面训练", en="Jean Zay's A100 nodes, where BLOOM trained"
+    ),
+    "pcie-24g-8": Text(
+        zh="课程的示例机器：8 张 24 GiB 的 PCIe 卡", en="the course's example box: 8 PCIe cards of 24 GiB"
+    ),
+}
+
+
+def node_label(name: str) -> Text:
+    """A node preset (:data:`coursekit.presets.CLUSTERS`) as a dropdown shows it: its name and what one node holds.
+
+    >>> node_label("h100-8").en
+    'h100-8: 8 × 80 GiB per node'
+    """
+    from ..presets import CLUSTERS
+
+    spec = CLUSTERS[check_choice("name", name, tuple(CLUSTERS))]
+    note = _NODE_NOTES.get(name)
+    if note is not None:
+        return Text(zh=f"{name}：{note.zh}", en=f"{name}: {note.en}")
+    count, memory = spec.gpus_per_node, f"{spec.memory_per_device_gib:g}"
+    return Text(zh=f"{name}：每节点 {count} × {memory} GiB", en=f"{name}: {count} × {memory} GiB per node")
+
+
 # A control's value set in code (``widget.controls["stages"].value = 100``) is checked as the constructors check
 # theirs (:func:`check_control`), naming the widget's argument in the learner's language: ipywidgets would clamp a
 # slider's value silently, cast 2.5 or True to an int, and refuse a dropdown's with a TraitError naming nothing. What
@@ -632,7 +660,7 @@ class CheckedFloatSlider(_CheckedControl, ipywidgets.FloatSlider):  # type: igno
         return float(self._ck_checked(value))
 
 
-class _CheckedSelection(_CheckedControl):
+class _CheckedSelection(_CheckedControl, ipywidgets.widgets.widget_selection._Selection):  # type: ignore[misc]
     """Mixin for a selection control: a value set in code that is not one of its options is refused, naming the
     control and its options (``None``, no selection, is left to the widget's own message box)."""
 
@@ -640,7 +668,19 @@ class _CheckedSelection(_CheckedControl):
     def _validate_value(self, proposal: Any) -> Any:
         if proposal.value is not None:
             proposal.value = self._ck_checked(proposal.value)
-        return super()._validate_value(proposal)  # type: ignore[misc]
+        return super()._validate_value(proposal)
+
+    @traitlets.observe("value")
+    def _propagate_value(self, change: Any) -> None:
+        # ipywidgets reads a value of None as "nothing selected" and blanks the box, even where None is an option
+        # ("not declared"): choosing that option again from the browser emptied it. Select the None option instead.
+        if change.new is None:
+            index = next((i for i, option in enumerate(self._options_values) if option is None), None)
+            if index is not None:
+                if self.index != index:  # type: ignore[has-type]
+                    self.index = index
+                return
+        super()._propagate_value(change)
 
 
 class CheckedDropdown(_CheckedSelection, ipywidgets.Dropdown):  # type: ignore[misc]

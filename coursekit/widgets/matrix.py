@@ -85,6 +85,12 @@ register(
             "en": "{model}: training state {state:.1f} GiB, activations {act:.1f} GiB, largest layer {layer:.2f} GiB, "
             "device {device} GiB, 4 nodes × 8 devices: {kind}.",
         },
+        "widgets.matrix.layer_sum": {
+            "zh": "（最大一层 {layer:.2f} + 激活 {act:.1f} + 预留 {reserve:g} = {total:.1f} GiB，"
+            "超过单卡 {device} GiB：让它放不下的是激活，不是这一层的权重）",
+            "en": " (largest layer {layer:.2f} + activations {act:.1f} + reserve {reserve:g} = {total:.1f} GiB, more "
+            "than the {device} GiB device: the activations, not the layer's weights, make it not fit)",
+        },
         "widgets.matrix.cell": {
             "zh": "<b>{strategy}</b> {verdict}：{reason}",
             "en": "<b>{strategy}</b> {verdict}: {reason}",
@@ -244,6 +250,17 @@ class MatrixWidget(LessonWidget[MatrixView]):
                 )
             )
         ]
+        if case_kind(case) == "layer_exceeds_device":  # W + A + R > C: say that the activations make the layer too big
+            lines[0] += html.escape(
+                tr(
+                    "widgets.matrix.layer_sum",
+                    layer=case.largest_layer_gib,
+                    act=case.activation_gib,
+                    reserve=case.runtime_reserve_gib,
+                    total=case.largest_layer_gib + case.activation_gib + case.runtime_reserve_gib,
+                    device=f"{case.device_memory_gib:g}",
+                )
+            )
         for verdict in result.evaluation.verdicts:
             reason = verdict.reasons[0].message if verdict.reasons else ""
             shown = verdict.label + (tr("widgets.matrix.hard") if verdict.hard_excluded else "")

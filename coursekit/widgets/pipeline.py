@@ -137,9 +137,10 @@ register(
             "en": "Balanced stages and no transfer time: the simulation matches the formula.",
         },
         "widgets.pipeline.slow": {
-            "zh": "设备 {stage} 慢 {factor:g} 倍：空闲占比比公式多 {excess:.1%}。"
+            "zh": "设备 {stage} 慢 {factor:g} 倍：空闲占比比公式高 {points:.1f} 个百分点。"
             "公式假设各阶段均衡；实际上最慢的阶段决定节奏，这要靠测量发现。",
-            "en": "Device {stage} is {factor:g}× slower: the idle share exceeds the formula by {excess:.1%}. "
+            "en": "Device {stage} is {factor:g}× slower: the idle share exceeds the formula by {points:.1f} percentage "
+            "points. "
             "The formula assumes balanced stages; in practice the slowest stage sets the pace, and only "
             "measurement finds it.",
         },
@@ -549,7 +550,12 @@ class PipelineWidget(LessonWidget[PipelineView]):
         else:
             lines.append(
                 html.escape(
-                    tr("widgets.pipeline.slow", stage=result.slow_stage, factor=result.slow_factor, excess=excess)
+                    tr(
+                        "widgets.pipeline.slow",
+                        stage=result.slow_stage,
+                        factor=result.slow_factor,
+                        points=100 * excess,  # a difference of two shares: percentage points, not a relative 13.9 %
+                    )
                 )
             )
         return "<br>".join(lines)

@@ -41,7 +41,7 @@ from ..serving.estimate import _estimate
 from ..serving.kv import _check_specs, _memory_ledger
 from ..specs import DEFAULT_RUNTIME_RESERVE_GIB, PRECISIONS, ClusterSpec, ModelSpec, type_error
 from ..units import MS_PER_S, TB_BYTES
-from . import LessonWidget, dropdown, slider
+from . import LessonWidget, dropdown, node_label, significant_unchecked, slider
 from .roofline import FLOPS_PER_TFLOPS
 
 __all__ = [
@@ -81,7 +81,7 @@ _COLOURS: dict[str, str] = {"weights": "#4c72b0", "kv": "#dd8452", "other": "#8c
 register(
     {
         "widgets.serving.model": {"zh": "模型", "en": "model"},
-        "widgets.serving.gpu": {"zh": "GPU 型号", "en": "GPU"},
+        "widgets.serving.gpu": {"zh": "节点（GPU）", "en": "node (GPU)"},
         "widgets.serving.tp": {"zh": "每副本张量并行度 TP", "en": "TP per replica"},
         "widgets.serving.batch": {"zh": "每副本并发请求（批）", "en": "requests per replica (batch)"},
         "widgets.serving.prompt_tokens": {"zh": "提示 token 数", "en": "prompt tokens"},
@@ -128,10 +128,10 @@ register(
             "GPU with more memory.",
         },
         "widgets.serving.times": {
-            "zh": "TTFT >= <b>{ttft_ms:.0f} ms</b>，TPOT >= <b>{tpot_ms:.1f} ms</b>（其中 TP 通信 {comm_ms:.1f} ms，"
-            "权重下限 {floor_ms:.1f} ms）；每副本 <= {tps:,.0f} token/秒，每 GPU <= {tps_gpu:,.0f} token/秒。",
-            "en": "TTFT >= <b>{ttft_ms:.0f} ms</b>, TPOT >= <b>{tpot_ms:.1f} ms</b> (TP communication {comm_ms:.1f} "
-            "ms, weights floor {floor_ms:.1f} ms); <= {tps:,.0f} tokens/s per replica, <= {tps_gpu:,.0f} per GPU.",
+            "zh": "TTFT >= <b>{ttft_ms} ms</b>，TPOT >= <b>{tpot_ms} ms</b>（其中 TP 通信 {comm_ms} ms，"
+            "权重下限 {floor_ms} ms）；每副本 <= {tps:,.0f} token/秒，每 GPU <= {tps_gpu:,.0f} token/秒。",
+            "en": "TTFT >= <b>{ttft_ms} ms</b>, TPOT >= <b>{tpot_ms} ms</b> (TP communication {comm_ms} "
+            "ms, weights floor {floor_ms} ms); <= {tps:,.0f} tokens/s per replica, <= {tps_gpu:,.0f} per GPU.",
         },
         "widgets.serving.note": {
             "zh": "这些是下界估计（屋顶线、无排队、不重叠的通信）；尾延迟、排队和缓存命中只有实测才知道。",
@@ -373,6 +373,14 @@ def precision_sentence(precision: str, cluster: ClusterSpec) -> str:
     return tr("widgets.serving.peaks_bf16", **peaks)
 
 
+def _ms(value: float, decimals: int = 1) -> str:
+    """Milliseconds as the widget writes them: ``decimals`` places, or two significant digits where those would
+    show 0 or a single digit (a small model's 0.31 ms TTFT read "0 ms"; zero stays 0)."""
+    if value == 0 or value >= 10 ** (1 - decimals):
+        return f"{value:.{decimals}f}"
+    return significant_unchecked(value, 2)
+
+
 class ServingWidget(LessonWidget[ServingView]):
     """One replica's memory ledger and latency–throughput curve; model, GPU, TP, batch, lengths and precision as
     controls.
@@ -402,7 +410,7 @@ class ServingWidget(LessonWidget[ServingView]):
         super().__init__(
             {
                 "model": dropdown("widgets.serving.model", list(WIDGET_MODELS), value=model),
-                "gpu": dropdown("widgets.serving.gpu", list(GPU_OPTIONS), value=gpu),
+                "gpu": dropdown("widgets.serving.gpu", [(node_label(name), name) for name in GPU_OPTIONS], value=gpu),
                 "tp": dropdown("widgets.serving.tp", list(TP_OPTIONS), value=tp),
                 "batch": slider("widgets.serving.batch", value=batch, min=1, max=BATCH_OPTIONS[-1], step=1),
                 "prompt_tokens": slider(
@@ -517,10 +525,10 @@ class ServingWidget(LessonWidget[ServingView]):
                 ledger_sentence(ledger),
                 tr(
                     "widgets.serving.times",
-                    ttft_ms=est.time_to_first_token_s * MS_PER_S,
-                    tpot_ms=est.time_per_output_token_s * MS_PER_S,
-                    comm_ms=est.decode_comm_s * MS_PER_S,
-                    floor_ms=est.weights_floor_s * MS_PER_S,
+                    ttft_ms=_ms(est.time_to_first_token_s * MS_PER_S, 0),
+                    tpot_ms=_ms(est.time_per_output_token_s * MS_PER_S),
+                    comm_ms=_ms(est.decode_comm_s * MS_PER_S),
+                    floor_ms=_ms(est.weights_floor_s * MS_PER_S),
                     tps=est.tokens_per_s,
                     tps_gpu=est.tokens_per_s_per_gpu,
                 ),

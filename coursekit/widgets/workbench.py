@@ -49,7 +49,7 @@ from ..planner.estimate import lora_adapters
 from ..plotting import cache_drawing, label
 from ..presets import CLUSTERS, MODELS
 from ..serving import SERVING_GATES, ServingPlanResult, plan_serving
-from . import LessonWidget, checkbox, dropdown, significant_unchecked, stepper
+from . import LessonWidget, checkbox, dropdown, node_label, significant_unchecked, stepper
 from .serving import log_axes, place_ylabel, tradeoff_curve
 
 __all__ = [
@@ -244,6 +244,12 @@ register(
             "每 GPU {rates} token/秒{misfit}。",
             "en": "Batch against latency for the best layout {layout}: at {batches} requests per replica, TPOT {tpots} "
             "ms and {rates} tokens/s per GPU{misfit}.",
+        },
+        "widgets.workbench.tradeoff_closest": {
+            "zh": "最接近放下的布局 {layout}（它放不下，见上）若放得下，批次-时延权衡是：每副本批 {batches} 时，"
+            "TPOT {tpots} ms，每 GPU {rates} token/秒{misfit}。",
+            "en": "Were the closest layout {layout} to fit (it does not, see above), batch against latency would be: "
+            "at {batches} requests per replica, TPOT {tpots} ms and {rates} tokens/s per GPU{misfit}.",
         },
         "widgets.workbench.tradeoff_misfit": {
             "zh": "（批 {batch} 起 KV 缓存放不下）",
@@ -480,7 +486,9 @@ class WorkbenchWidget(LessonWidget[Any]):
     def __init__(self) -> None:
         controls = {
             "model": dropdown("widgets.workbench.model", list(WIDGET_MODELS), value="llama3-70b"),
-            "cluster": dropdown("widgets.workbench.cluster", sorted(CLUSTERS), value="h100-8"),
+            "cluster": dropdown(
+                "widgets.workbench.cluster", [(node_label(name), name) for name in sorted(CLUSTERS)], value="h100-8"
+            ),
             "nodes": stepper("widgets.workbench.nodes", list(NODE_OPTIONS), value=16),
             "mode": dropdown(
                 "widgets.workbench.mode",
@@ -703,11 +711,11 @@ class WorkbenchWidget(LessonWidget[Any]):
             parts.append(
                 html.escape(
                     tr(
-                        "widgets.workbench.tradeoff",
+                        "widgets.workbench.tradeoff" if result.accepted else "widgets.workbench.tradeoff_closest",
                         layout=f"replicas={best.replicas} tp={best.tp} pp={best.pp}",
                         batches=" → ".join(str(b) for b, *_ in shown),
                         tpots=" → ".join(significant_unchecked(t * 1e3, grouping=True) for _, t, _, _ in shown),
-                        rates=" → ".join(f"{r:,.0f}" for _, _, r, _ in shown),
+                        rates=" → ".join(significant_unchecked(r, grouping=True) for _, _, r, _ in shown),
                         misfit=""
                         if first_misfit is None
                         else tr("widgets.workbench.tradeoff_misfit", batch=first_misfit),

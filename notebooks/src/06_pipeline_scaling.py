@@ -399,7 +399,8 @@ figure_image(fig)
 #
 # 这个小部件画的是数据并行的弱扩展 (weak scaling)：每个设备的批次不变，每步做一次环形全归约。
 #
-# 1. 把**重叠比例**从 0 拉到 0.8：E(512) 怎样变？诊断从哪一项变成哪一项？
+# 1. 把**重叠比例**从 0 拉到 0.8：E(512) 怎样变？诊断里暴露的通信占一步时间的比例从多少降到多少？
+#    （这个小部件只有计算和通信两项，诊断点名的总是暴露的通信，变的是它的占比。）
 # 2. 把**带宽**从 50 GB/s（约一个 400 Gb/s 网卡）拉到 450 GB/s（约 H100 NVLink 单向）：跨节点和节点内差多少？
 # 3. 把**每步计算时间**调小（相当于微批次变小）：同样的通信，E(P) 为什么更差？
 
@@ -409,7 +410,9 @@ figure_image(fig)
 # The widget draws weak scaling of data parallelism: each device keeps its batch, and every step ends with a ring
 # all-reduce.
 #
-# 1. Move the **overlap** from 0 to 0.8: how does E(512) change? Which term does the diagnosis name before and after?
+# 1. Move the **overlap** from 0 to 0.8: how does E(512) change? How much of the step does the diagnosis say the
+#    exposed communication takes before and after? (The widget holds only compute and communication, so the diagnosis
+#    always names exposed communication; what changes is its share.)
 # 2. Move the **bandwidth** from 50 GB/s (about one 400 Gb/s NIC) to 450 GB/s (about one direction of H100 NVLink): how
 #    far apart are across-node and inside-node?
 # 3. Lower the **compute per step** (as with a smaller micro-batch): with the same communication, why does E(P) get

@@ -374,10 +374,12 @@ groups = result.tie_groups()
 within = sum(1 for i in result.accepted_indices() if result.estimated_step_s(i) <= result.estimated_step_s(groups[0][0]) * (1 + MODEL_UNCERTAINTY))
 why = result.explain_ties(1)
 print(Text(zh=f"{result.accepted_count} 个通过的候选中，并列组 1 有 {len(groups[0])} 个（估算与最快的相差不到 {MODEL_UNCERTAINTY:.0%}）；"
-              f"值得先测的有 {len(why) - 1} 个（某个假设能让它成为组里最快的，或估算分不开它与组首）：",
+              f"值得先测的有 {len(why) - 1} 个（某个假设能让它成为组里最快的，或估算分不开它与组首），"
+              f"下面列出组首和其中前 {min(len(why), 6) - 1} 个：",
            en=f"Of {result.accepted_count} accepted candidates, tie group 1 holds {len(groups[0])} (estimated within "
               f"{MODEL_UNCERTAINTY:.0%} of the fastest); {len(why) - 1} are worth measuring first (one assumption makes them "
-              f"the group's fastest, or the estimate cannot separate them from it):"))
+              f"the group's fastest, or the estimate cannot separate them from it); the group's first and "
+              f"{min(len(why), 6) - 1} of them:"))
 for row in why[:6]:
     print(" ", row.message)
 first = [result.estimated_step_s(i) for i in groups[0]]

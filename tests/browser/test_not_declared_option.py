@@ -1,0 +1,46 @@
+"""A dropdown whose first option is "not declared" (value None) shows that option again when the learner picks it
+again, in real JupyterLab.
+
+ipywidgets reads a value of None as "nothing selected": choosing "not declared" again after a number emptied the
+box (lesson 3's gates widget, the context-length controls), while the widget's message went on as declared-nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+from .conftest import jupyter_browser
+
+
+def test_picking_not_declared_again_shows_it(browser: Any, tmp_path: Path) -> None:
+    cells = [
+        nbformat.v4.new_code_cell("import coursekit\ncoursekit.set_language('zh')"),
+        nbformat.v4.new_code_cell("from coursekit.widgets.gates import GatesWidget\nw = GatesWidget()\nw"),
+    ]
+    notebook = nbformat.v4.new_notebook(cells=cells)
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(notebook, tmp_path / "gates.ipynb")
+    server = jupyter_browser.LabServer(tmp_path)
+    page = jupyter_browser.LessonPage(browser, server, "gates.ipynb")
+    try:
+        state = page.run_all()
+        assert state["errors"] == [], state["errors"]
+        page.wait_for_widget()
+        # the two context controls are the widget's last two dropdowns, each first "not declared" (未声明)
+        menus = page.page.locator(".ck-widget select")
+        for index in (menus.count() - 2, menus.count() - 1):
+            menu = menus.nth(index)
+            assert menu.evaluate("m => m.options[m.selectedIndex].text") == "未声明"
+            menu.select_option(index=1)  # a number of tokens
+            page.page.wait_for_function("m => m.selectedIndex === 1", arg=menu.element_handle(), timeout=30_000)
+            menu.select_option(index=0)  # "not declared" again
+            # the kernel answers the change; a blank box is selectedIndex -1
+            page.page.wait_for_timeout(1500)
+            shown = menu.evaluate("m => [m.selectedIndex, m.selectedIndex >= 0 ? m.options[m.selectedIndex].text : '']")
+            assert shown == [0, "未声明"], shown
+    finally:
+        page.close()
+        server.close()
