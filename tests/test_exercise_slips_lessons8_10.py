@@ -189,6 +189,30 @@ def _max_requests_by_hand(tokens: int, kv_split: int, workspace: bool = True) ->
     return int(free_gib // (tokens * KV_BYTES_PER_TOKEN / kv_split / 2**30))
 
 
+def _section3_capacity() -> int:
+    """The capacity of the ledger lesson 10's section 3 builds, read from the lesson's own code: its cell calls
+    ``serving_memory_ledger(LLAMA70, H100, tp=8, concurrency=64, context_tokens=2304, prefill_chunk_tokens=2048)``."""
+    import re
+    from pathlib import Path
+
+    from coursekit.presets import CLUSTERS, MODELS
+    from coursekit.serving import serving_memory_ledger
+
+    source = (Path(__file__).resolve().parents[1] / "notebooks" / "src" / "10_serving.py").read_text()
+    call = re.search(r"serving_memory_ledger\(LLAMA70, H100, tp=8, concurrency=64, context_tokens=(\d+), "
+                     r"prefill_chunk_tokens=(\d+)\)", source)  # fmt: skip
+    assert call is not None
+    context, chunk = int(call.group(1)), int(call.group(2))
+    return serving_memory_ledger(
+        MODELS["llama3-70b"],
+        CLUSTERS["h100-8"],
+        tp=8,
+        concurrency=1,
+        context_tokens=context,
+        prefill_chunk_tokens=chunk,
+    ).max_concurrency
+
+
 def _lesson10_wrong() -> list[tuple[str, Any, str]]:
     return [
         ("serve.kv_kib_per_token", KV_BYTES_PER_TOKEN / 2 / 1024, "k_or_v_only"),  # 160: K or V only
@@ -197,6 +221,7 @@ def _lesson10_wrong() -> list[tuple[str, Any, str]]:
         ("serve.max_requests", _max_requests_by_hand(8192, 8), "prompt_only"),  # 195: output tokens left out
         ("serve.max_requests", _max_requests_by_hand(8192 + 512, 1), "kv_not_split"),  # 23: KV not split by TP
         ("serve.max_requests", 180, "rounded_count"),  # the exact count rounded to two digits
+        ("serve.max_requests", _section3_capacity(), "section3_ledger"),  # 699: lesson 10 section 3's ledger
         # 185: free memory over per-request KV with the activation workspace left out
         ("serve.max_requests", _max_requests_by_hand(8192 + 512, 8, workspace=False), "no_workspace"),
         ("serve.best_tp", 8, "most_tp"),

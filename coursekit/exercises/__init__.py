@@ -229,12 +229,13 @@ _register_messages(
             "en": "exercise_id: There is no exercise {id!r} (known: {known}).",
         },
         "exercises.solution_title": {
-            "zh": "参考解答：{id}",
-            "en": "Worked solution: {id}",
+            "zh": "参考解答",
+            "en": "Worked solution",
         },
         "exercises.solution_question": {"zh": "题目：{prompt}", "en": "Question: {prompt}"},
         "exercises.solution_method": {"zh": "做法：{method}", "en": "Method: {method}"},
         "exercises.solution_result": {"zh": "结果：{why}", "en": "Result: {why}"},
+        "exercises.hide_button": {"zh": "收起", "en": "Hide"},
         "exercises.solution_button": {"zh": "显示参考解答与结果", "en": "Show the worked solution and result"},
         "exercises.solution_offer": {
             "zh": '参考解答已收起。想看时点按钮，或运行 show_solution("{id}")。',
@@ -983,11 +984,17 @@ class _RevealButton:
         button.add_class("ck-reveal-button")
         shown = ipywidgets.Output()
         shown.add_class("ck-revealed")
+        hide = tr("exercises.hide_button")
 
         def press(_: Any) -> None:
+            # a second press puts it away again (to retry without it in sight), a third shows it afresh
+            shown.clear_output()
+            if button.description == hide:
+                button.description, button.icon = label, "eye"
+                return
             with shown:
-                shown.clear_output()
                 on_press()
+            button.description, button.icon = hide, "eye-slash"
 
         button.on_click(press)
         self.widget = ipywidgets.VBox([button, shown])

@@ -55,14 +55,14 @@ def _kv_kib_per_token_all_heads() -> float:
     return kv_cache_bytes(replace(model, kv_heads=model.heads), tokens=1) / KIB_BYTES
 
 
-def _replica_ledger(context_tokens: int) -> ServingLedger:
+def _replica_ledger(context_tokens: int, prefill_chunk_tokens: int = PROMPT_TOKENS) -> ServingLedger:
     return serving_memory_ledger(
         MODELS[MODEL],
         CLUSTERS[CLUSTER],
         tp=REPLICA_TP,
         concurrency=1,
         context_tokens=context_tokens,
-        prefill_chunk_tokens=PROMPT_TOKENS,
+        prefill_chunk_tokens=prefill_chunk_tokens,
     )
 
 
@@ -70,6 +70,17 @@ def max_requests() -> int:
     """serve.max_requests: requests of :data:`PROMPT_TOKENS` + :data:`OUTPUT_TOKENS` tokens one TP=8 replica holds
     before its KV cache overflows."""
     return _replica_ledger(PROMPT_TOKENS + OUTPUT_TOKENS).max_concurrency
+
+
+#: serve.max_requests: the ledger of lesson 10's section 3 (2048 prompt + 256 output tokens a request, prefilled in
+#: chunks of 2048), whose capacity a learner may carry over to this exercise's longer requests.
+SECTION3_CONTEXT_TOKENS: int = 2048 + 256
+SECTION3_PREFILL_CHUNK: int = 2048
+
+
+def _max_requests_section3() -> int:
+    """The slip of answering with section 3's capacity (:data:`SECTION3_CONTEXT_TOKENS`, its prefill chunk)."""
+    return _replica_ledger(SECTION3_CONTEXT_TOKENS, SECTION3_PREFILL_CHUNK).max_concurrency
 
 
 def _max_requests_kv_not_split() -> int:
@@ -218,6 +229,19 @@ MAX_REQUESTS = register(
                     zh="你让每张卡都存一个请求的全部 KV 缓存；TP = 8 把 KV 头分到 8 张卡上，每张卡只存 1/8。",
                     en="You kept a request's whole KV cache on every GPU; TP = 8 splits the KV heads over 8 GPUs, "
                     "so each holds 1/8 of it.",
+                ),
+            ),
+            mistake(
+                "section3_ledger",
+                _max_requests_section3,
+                Text(
+                    zh=f"这是第 3 节那本账的容量（每个请求 {SECTION3_CONTEXT_TOKENS} 个 token，预填充块 "
+                    f"{SECTION3_PREFILL_CHUNK}）；本题的请求更长（{PROMPT_TOKENS} + {OUTPUT_TOKENS} 个 token），"
+                    f"预填充块是 {PROMPT_TOKENS}：用本题的数重建账本。",
+                    en=f"That is the capacity of section 3's ledger ({SECTION3_CONTEXT_TOKENS} tokens a request, "
+                    f"prefill chunks of {SECTION3_PREFILL_CHUNK}); this exercise's requests are longer "
+                    f"({PROMPT_TOKENS} + {OUTPUT_TOKENS} tokens) and prefilled in chunks of {PROMPT_TOKENS}: build "
+                    "the ledger again with its numbers.",
                 ),
             ),
             ROUNDED_COUNT,

@@ -159,7 +159,8 @@ assert abs(model.num_params / 70e9 - 1) < 0.01
 # 每节点 8 个 400 Gb/s NDR 网卡，即每 GPU 50 GB/s。`WorkloadSpec` 记录要做的事（训练还是服务、全局批大小 (global batch)、序列长度、
 # 精度方案）和估算所依赖的假设：计算效率默认由每个 GPU 的矩阵乘形状在屋顶线上估出（第 7 课），
 # 也可以改成一个固定的可达峰值比例；通信重叠按维度给默认值（下表），每一项都可以改。精度方案默认是 bf16 参数与梯度、
-# fp32 主参数与 Adam 状态（每参数 2 + 2 + 12 字节），这是 NVIDIA 性能脚本（它公开的性能表背后的配置）的设置；
+# fp32 主参数与 Adam 状态（每参数 2 + 2 + 12 字节；下表把它叫作 `zero-fp16-adam`，名字里的 fp16 泛指 16 位，bf16 也算，
+# 见第 1 课），这是 NVIDIA 性能脚本（它公开的性能表背后的配置）的设置；
 # Megatron-LM 自己的训练脚本开 bf16 时把梯度留在 fp32 累加和归约（`recipe="megatron-bf16"`，2 + 4 + 12 字节），
 # 复现这样的配置时要写明。
 
@@ -170,7 +171,8 @@ assert abs(model.num_params / 70e9 - 1) < 0.01
 # assumptions the estimate rests on: compute efficiency comes by default from each GPU's matmul shapes on the roofline
 # (lesson 7), or from a flat achievable fraction of peak if you state one; communication overlap has a default per
 # dimension (table below), each of which you can change. The precision recipe defaults to bf16 weights and gradients
-# with fp32 master weights and Adam states (2 + 2 + 12 bytes per parameter), what NVIDIA's performance scripts (the
+# with fp32 master weights and Adam states (2 + 2 + 12 bytes per parameter; the table below calls it `zero-fp16-adam`,
+# whose "fp16" means any 16-bit format, bf16 included: see lesson 1), what NVIDIA's performance scripts (the
 # configurations behind its published performance tables) set; Megatron-LM's own trainer keeps gradients in fp32 when
 # bf16 is on (`recipe="megatron-bf16"`, 2 + 4 + 12 bytes), so state that recipe when you reproduce such a config.
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -109,3 +110,23 @@ def press(page: Any, widget: Any, key: str, keyname: str) -> str:
         handle.press(keyname)
 
     return change_and_wait(page, widget, step)
+
+
+@contextmanager
+def scratch_notebook(browser: Any, folder: Path, sources: list[str]) -> Iterator[jupyter_browser.LessonPage]:
+    """A notebook of code cells ``sources`` written to ``folder``, opened in its own JupyterLab and run (no cell may
+    fail); closed after the ``with`` block. For a test of one widget or button outside the lessons."""
+    import nbformat
+
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in sources])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(notebook, folder / "scratch.ipynb")
+    server = jupyter_browser.LabServer(folder)
+    page = jupyter_browser.LessonPage(browser, server, "scratch.ipynb")
+    try:
+        state = page.run_all()
+        assert state["errors"] == [], state["errors"]
+        yield page
+    finally:
+        page.close()
+        server.close()

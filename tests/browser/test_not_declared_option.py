@@ -10,24 +10,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import nbformat
+from .conftest import scratch_notebook
 
-from .conftest import jupyter_browser
+SOURCES = [
+    "import coursekit\ncoursekit.set_language('zh')",
+    "from coursekit.widgets.gates import GatesWidget\nGatesWidget()",
+]
 
 
 def test_picking_not_declared_again_shows_it(browser: Any, tmp_path: Path) -> None:
-    cells = [
-        nbformat.v4.new_code_cell("import coursekit\ncoursekit.set_language('zh')"),
-        nbformat.v4.new_code_cell("from coursekit.widgets.gates import GatesWidget\nw = GatesWidget()\nw"),
-    ]
-    notebook = nbformat.v4.new_notebook(cells=cells)
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbformat.write(notebook, tmp_path / "gates.ipynb")
-    server = jupyter_browser.LabServer(tmp_path)
-    page = jupyter_browser.LessonPage(browser, server, "gates.ipynb")
-    try:
-        state = page.run_all()
-        assert state["errors"] == [], state["errors"]
+    with scratch_notebook(browser, tmp_path, SOURCES) as page:
         page.wait_for_widget()
         # the two context controls are the widget's last two dropdowns, each first "not declared" (未声明)
         menus = page.page.locator(".ck-widget select")
@@ -37,10 +29,6 @@ def test_picking_not_declared_again_shows_it(browser: Any, tmp_path: Path) -> No
             menu.select_option(index=1)  # a number of tokens
             page.page.wait_for_function("m => m.selectedIndex === 1", arg=menu.element_handle(), timeout=30_000)
             menu.select_option(index=0)  # "not declared" again
-            # the kernel answers the change; a blank box is selectedIndex -1
-            page.page.wait_for_timeout(1500)
+            page.page.wait_for_timeout(1500)  # the kernel answers the change; a blank box is selectedIndex -1
             shown = menu.evaluate("m => [m.selectedIndex, m.selectedIndex >= 0 ? m.options[m.selectedIndex].text : '']")
             assert shown == [0, "未声明"], shown
-    finally:
-        page.close()
-        server.close()
