@@ -751,6 +751,7 @@ register(
             "put {option!r} in workload_options, the published value bounding the search. degrees takes only {keys}.",
         },
         "presets.run_label_batch": {"zh": "全局批 {batch}", "en": "GBS {batch}"},
+        "presets.run_label_lora": {"zh": "低秩适配 r = {rank}", "en": "LoRA r = {rank}"},
     }
 )
 #: How a published run counts its throughput (:class:`PublishedRun` ``flop_convention``).
@@ -864,8 +865,10 @@ class PublishedRun:
 
     @property
     def label(self) -> str:
-        """A label in the learner's language: model preset, GPUs × device, sequence length, global batch and the
-        published model-parallel degrees above 1 (several tables ran one model on the same GPUs)."""
+        """A label in the learner's language: model preset, GPUs × device, sequence length, global batch, the
+        published model-parallel degrees above 1 (several tables ran one model on the same GPUs), the precision and,
+        for a LoRA run, its rank (one table ran one layout in BF16 and FP8, another with LoRA and without). Runs that
+        share a label are one layout measured again (another release or setting): their sources tell them apart."""
         cluster = self.cluster if isinstance(self.cluster, str) else self.cluster.name
         device = cluster.split("-")[0].upper()
         device = "A100" if device == "JEANZAY" else device
@@ -877,6 +880,10 @@ class PublishedRun:
             tr("presets.run_label_batch", batch=self.global_batch),
         ]
         parts += [" ".join(f"{k.upper()} {v}" for k, v in self.degrees if k != "dp" and v > 1)]
+        options = dict(self.workload_options)
+        parts.append(str(options.get("precision", "bf16")).upper())
+        if options.get("lora_rank") is not None:
+            parts.append(tr("presets.run_label_lora", rank=options["lora_rank"]))
         return " · ".join(part for part in parts if part)
 
     def workload(self) -> WorkloadSpec:

@@ -840,6 +840,11 @@ md_table(
 ceilings = {gpu: ceiling_for(CLUSTERS[f"{gpu.lower()}-8"].peak_flops) for gpu in ("A100", "H100", "B200")}
 print(Text(zh="效率天花板：" + "，".join(f"{gpu} {c:.1%}" for gpu, c in ceilings.items()),
            en="Efficiency ceiling: " + ", ".join(f"{gpu} {c:.1%}" for gpu, c in ceilings.items())))
+shared_labels = sum(1 for run in runs if sum(other.label == run.label for other in runs) > 1)
+print(Text(zh=f"表中有 {shared_labels} 行与别的行标签相同：那是同一个布局在另一个版本或设置下重新测的，"
+              "按序号看下面的来源就能分开。",
+           en=f"{shared_labels} rows share their label with another: one layout measured again in another release or "
+              "setting; the sources below, by number, tell them apart."))
 print(Text(zh="来源，按表中序号（论文与表格；训练配置文件等完整出处在每次训练的 run.source 里）：",
            en="Sources by the table's number (paper and table; the full citation, with the training configs, is in "
               "each run's run.source):"))
