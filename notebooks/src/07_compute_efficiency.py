@@ -58,6 +58,8 @@ import coursekit
 
 coursekit.set_language("{{LANG}}")
 
+from IPython.display import Markdown, display
+
 from coursekit.exercises import check, show_solution, verify
 from coursekit.hardware import (
     A100_80GB_HBM_BYTES_PER_S,
@@ -94,6 +96,13 @@ GPUS = {
     "H100": (H100_BF16_DENSE_FLOPS, H100_HBM_BYTES_PER_S),
 }
 
+
+def md_table(header, rows):
+    """Show rows as a Markdown table (cells rendered in the current language)."""
+    lines = ["| " + " | ".join(str(h) for h in header) + " |", "|" + " --- |" * len(header)]
+    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+    display(Markdown("\n".join(lines)))
+
 # %% [markdown] lang="zh"
 # ## 1. 两块天花板：算力和显存带宽
 #
@@ -127,11 +136,13 @@ GPUS = {
 # The datasheet figures (dense bf16, SXM parts):
 
 # %%
-print(Text(zh="GPU | 峰值 (TFLOP/s) | 显存带宽 (TB/s) | 脊点 (FLOP/字节)", en="GPU | peak (TFLOP/s) | memory bandwidth (TB/s) | ridge point (FLOP/byte)"))
-ridge = {}
-for name, (peak, bandwidth) in GPUS.items():
-    ridge[name] = ridge_point_flop_per_byte(peak, bandwidth)
-    print(f"{name} | {peak / 1e12:.0f} | {bandwidth / 1e12:.2f} | {ridge[name]:.1f}")
+ridge = {name: ridge_point_flop_per_byte(peak, bandwidth) for name, (peak, bandwidth) in GPUS.items()}
+md_table(
+    ["GPU", Text(zh="峰值 (TFLOP/s)", en="peak (TFLOP/s)"), Text(zh="显存带宽 (TB/s)", en="memory bandwidth (TB/s)"),
+     Text(zh="脊点 (FLOP/字节)", en="ridge point (FLOP/byte)")],
+    [(name, f"{peak / 1e12:.0f}", f"{bandwidth / 1e12:.2f}", f"{ridge[name]:.1f}") for name, (peak, bandwidth) in GPUS.items()],
+)
+peak, bandwidth = GPUS["H100"]
 
 # %%
 peak_ratio = H100_BF16_DENSE_FLOPS / A100_BF16_DENSE_FLOPS
@@ -180,12 +191,19 @@ assert round(peak_ratio, 1) == 3.2 and round(bandwidth_ratio, 1) == 1.6
 
 # %%
 peak, bandwidth = GPUS["H100"]
-print(Text(zh="token 数 m | FLOP | 字节 | 计算强度 | 硬屋顶线占峰值 | 平滑曲线占峰值", en="tokens m | FLOPs | bytes | intensity | hard roofline, share of peak | smooth curve, share of peak"))
+rows = []
 for m in (1, 16, 128, 1024, 8192):
     intensity = matmul_intensity_flop_per_byte(m, 8192, 8192)
     hard = roofline_flops(intensity, peak, bandwidth) / peak
     smooth = achieved_flops(intensity, peak, bandwidth) / peak
-    print(f"{m} | {matmul_flops(m, 8192, 8192):.3g} | {matmul_bytes(m, 8192, 8192):.3g} | {intensity:.1f} | {hard:.1%} | {smooth:.1%}")
+    rows.append((m, f"{matmul_flops(m, 8192, 8192) / 1e9:.3g}", f"{matmul_bytes(m, 8192, 8192) / 1e6:.3g}",
+                 f"{intensity:.1f}", f"{hard:.1%}", f"{smooth:.1%}"))
+md_table(
+    [Text(zh="token 数 m", en="tokens m"), "GFLOP", Text(zh="字节 (MB)", en="bytes (MB)"),
+     Text(zh="计算强度", en="intensity"), Text(zh="硬屋顶线占峰值", en="hard roofline, share of peak"),
+     Text(zh="平滑曲线占峰值", en="smooth curve, share of peak")],
+    rows,
+)
 
 # %%
 assert round(matmul_intensity_flop_per_byte(16, 8192, 8192), 1) == 15.9
@@ -251,15 +269,19 @@ assert round(matmul_intensity_flop_per_byte(8192, 8192, 8192), 1) == 2730.7  # =
 
 # %%
 llama70 = MODELS["llama3-70b"]
-print(Text(zh="TP | 微批次 | CP | 每 GPU token 数 | h / TP | 计算强度 | 平滑曲线占峰值", en="TP | micro-batch | CP | tokens per GPU | h / TP | intensity | smooth curve, share of peak"))
 layouts = [(1, 1, 1), (4, 1, 1), (8, 1, 1), (16, 1, 1), (32, 1, 1), (8, 2, 1), (8, 1, 8)]
-layer_intensity = {}
+layer_intensity, rows = {}, []
 for tp, micro_batch, cp in layouts:
     intensity = layout_matmul_intensity(llama70, tp=tp, micro_batch=micro_batch, seq_len=4096, cp=cp)
     layer_intensity[tp, micro_batch, cp] = intensity
     tokens = tokens_per_gpu(micro_batch, 4096, cp)
     share = achieved_flops(intensity, peak, bandwidth) / peak
-    print(f"{tp} | {micro_batch} | {cp} | {tokens} | {llama70.hidden // tp} | {intensity:.0f} | {share:.1%}")
+    rows.append((tp, micro_batch, cp, tokens, llama70.hidden // tp, f"{intensity:.0f}", f"{share:.1%}"))
+md_table(
+    ["TP", Text(zh="微批次", en="micro-batch"), "CP", Text(zh="每 GPU token 数", en="tokens per GPU"), "h / TP",
+     Text(zh="计算强度", en="intensity"), Text(zh="平滑曲线占峰值", en="smooth curve, share of peak")],
+    rows,
+)
 
 # %%
 assert round(layer_intensity[8, 1, 1]) == 1487 and round(layer_intensity[32, 1, 1]) == 628
@@ -371,13 +393,17 @@ assert roofline_widget.result.intensity_flop_per_byte == layout_matmul_intensity
 
 # %%
 n70 = llama70.num_params
-print(Text(zh="序列长度 | 6N (GFLOP) | 注意力 (GFLOP) | 注意力占比", en="sequence length | 6N (GFLOP) | attention (GFLOP) | attention share"))
-attention_share = {}
+attention_share, rows = {}, []
 for seq_len in (8192, 131072):
     attention = attention_flops_per_token(llama70.layers, llama70.hidden, seq_len)
     total = model_flops_per_token(n70, llama70.layers, llama70.hidden, seq_len)
     attention_share[seq_len] = attention / total
-    print(f"{seq_len} | {6 * n70 / 1e9:.0f} | {attention / 1e9:.0f} | {attention_share[seq_len]:.0%}")
+    rows.append((seq_len, f"{6 * n70 / 1e9:.0f}", f"{attention / 1e9:.0f}", f"{attention_share[seq_len]:.0%}"))
+md_table(
+    [Text(zh="序列长度", en="sequence length"), "6N (GFLOP)", Text(zh="注意力 (GFLOP)", en="attention (GFLOP)"),
+     Text(zh="注意力占比", en="attention share")],
+    rows,
+)
 
 # %%
 assert round(100 * attention_share[8192]) == 13 and round(100 * attention_share[131072]) == 71
@@ -415,17 +441,19 @@ assert round(100 * 6 * n70 / model_flops_per_token(n70, llama70.layers, llama70.
 
 # %%
 model_flops = model_flops_per_token(n70, llama70.layers, llama70.hidden, 8192)
-print(Text(zh="重计算 | 执行的 FLOP ÷ 模型 FLOP", en="recomputation | executed FLOPs ÷ model FLOPs"))
 recompute_names = {
     "none": Text(zh="不重计算", en="none"),
     "selective": Text(zh="选择性重计算", en="selective"),
     "full": Text(zh="完全重计算", en="full"),
 }
 executed_ratio = {}
-for recompute, name in recompute_names.items():
+for recompute in recompute_names:
     executed = hardware_flops_per_token(n70, llama70.layers, llama70.hidden, 8192, recompute)
     executed_ratio[recompute] = executed / model_flops
-    print(f"{name} | {executed_ratio[recompute]:.3f}")
+md_table(
+    [Text(zh="重计算", en="recomputation"), Text(zh="执行的 FLOP ÷ 模型 FLOP", en="executed FLOPs ÷ model FLOPs")],
+    [(name, f"{executed_ratio[recompute]:.3f}") for recompute, name in recompute_names.items()],
+)
 
 # %%
 assert round(executed_ratio["full"], 3) == 1.333 and round(executed_ratio["selective"], 3) == 1.044
@@ -496,11 +524,10 @@ assert round(palm_mfu_6n, 3) == 0.457
 # TP = 8, H100:
 
 # %%
-print(Text(zh="批大小 b | 计算强度 | 硬屋顶线占峰值 | 每步下限 (ms)", en="batch b | intensity | hard roofline, share of peak | step lower bound (ms)"))
 # zh: bf16 权重，TP = 8 时每张 GPU 存八分之一
 # en: bf16 weights, one eighth per GPU at TP = 8
 weight_bytes_per_gpu = 2 * n70 / 8
-decode_share, decode_step_ms = {}, {}
+decode_share, decode_step_ms, rows = {}, {}, []
 for batch in (1, 8, 64, 256, 1024):
     intensity = layout_matmul_intensity(llama70, tp=8, micro_batch=batch, seq_len=1)
     decode_share[batch] = roofline_flops(intensity, peak, bandwidth) / peak
@@ -508,7 +535,12 @@ for batch in (1, 8, 64, 256, 1024):
     # en: each step multiplies every weight by b new tokens (2 FLOPs per weight and token) and reads every weight once
     step_s = roofline_time_s(2 * n70 / 8 * batch, weight_bytes_per_gpu, H100_BF16_DENSE_FLOPS, H100_HBM_BYTES_PER_S)
     decode_step_ms[batch] = step_s * 1e3
-    print(f"{batch} | {intensity:.1f} | {decode_share[batch]:.1%} | {decode_step_ms[batch]:.1f}")
+    rows.append((batch, f"{intensity:.1f}", f"{decode_share[batch]:.1%}", f"{decode_step_ms[batch]:.1f}"))
+md_table(
+    [Text(zh="批大小 b", en="batch b"), Text(zh="计算强度", en="intensity"),
+     Text(zh="硬屋顶线占峰值", en="hard roofline, share of peak"), Text(zh="每步下限 (ms)", en="step lower bound (ms)")],
+    rows,
+)
 # zh: 只计权重时，一步对每个权重做 2·b FLOPs、读 2 字节：计算强度为 b FLOP/byte。
 # en: Counting weights only, a step does 2·b FLOPs per weight and reads 2 bytes per weight: an intensity of b FLOP/byte.
 # zh: 批大小取到脊点 (ridge point) 或更大的第一个整数时，这一步变成计算受限。
