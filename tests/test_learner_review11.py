@@ -119,3 +119,21 @@ def test_the_instructor_guide_states_the_answers_the_checker_also_accepts(lang: 
     assert (
         _status("eff.megatron_mfu", float(three_quarters)) == _status("eff.decode_share", float(hint_16)) == "correct"
     )
+
+
+def test_the_workbench_greys_out_what_the_mode_or_model_does_not_read() -> None:
+    """Serving reads neither the trained weights, nor the achievable fraction, nor the overlap; "make it MoE" does
+    nothing to a model that is MoE already. They stayed live and changed nothing."""
+    from coursekit.widgets.workbench import WorkbenchWidget
+
+    widget = WorkbenchWidget()
+    unused = ("lora", "mfu", "overlap")
+    assert not any(widget.controls[key].disabled for key in (*unused, "moe"))
+    widget.controls["mode"].value = "serving"
+    assert all(widget.controls[key].disabled for key in unused) and widget.status == "ok"
+    widget.controls["mode"].value = "training"
+    assert not any(widget.controls[key].disabled for key in unused)
+    widget.controls["model"].value = "mixtral-8x7b"
+    assert widget.controls["moe"].disabled
+    widget.controls["model"].value = "llama3-8b"
+    assert not widget.controls["moe"].disabled

@@ -88,6 +88,9 @@ LINK_SLOWDOWN_OPTIONS: tuple[int, ...] = (1, 2, 4, 5, 8, 16)  # 5: exercise 9.4'
 #: generates SERVING_OUTPUT_TOKENS tokens.
 SERVING_DEFAULT_CONCURRENCY: int = 64
 SERVING_DEFAULT_PROMPT_TOKENS: int = 2048
+#: Controls the serving estimate does not read (it assumes no achievable fraction and no overlap, and serves the
+#: weights as they are), greyed out in serving mode.
+SERVING_UNUSED_CONTROLS: tuple[str, ...] = ("lora", "mfu", "overlap")
 SERVING_OUTPUT_TOKENS: int = DEFAULT_OUTPUT_TOKENS
 #: How far below its axes a chart's legend starts, in font sizes: clear of the tick labels and the axis label.
 _LEGEND_DROP: float = 4.0
@@ -524,12 +527,20 @@ class WorkbenchWidget(LessonWidget[Any]):
         self._training_values: dict[str, Any] = {}
         # Registered before the base class's observer, so the defaults are in place when the plan runs.
         controls["mode"].observe(self._on_mode, names="value")
+        controls["model"].observe(self._on_model, names="value")
         super().__init__(controls)
+
+    def _on_model(self, change: Any) -> None:
+        """The what-if "make it MoE" applies to a dense model only: greyed out while the model is already MoE."""
+        self.controls["moe"].disabled = change["new"] in MODELS and MODELS[change["new"]].is_moe
 
     def _on_mode(self, change: Any) -> None:
         """Swap the batch and sequence controls between training and serving meanings and defaults (and LoRA, a
-        training setting, off while serving)."""
+        training setting, off while serving); the controls serving does not read (which weights train, achievable
+        fraction, overlap) are greyed out while serving."""
         batch, seq, lora = self.controls["global_batch"], self.controls["seq_len"], self.controls["lora"]
+        for key in SERVING_UNUSED_CONTROLS:
+            self.controls[key].disabled = change["new"] == "serving"
         with self.hold_updates():
             if change["new"] == "serving":
                 self._training_values = {"global_batch": batch.value, "seq_len": seq.value, "lora": lora.value}

@@ -725,6 +725,9 @@ md_table(
 # %% [markdown] lang="zh"
 # ## 8. 对照已发表的大规模训练
 #
+# > **阅读提示**：这一节很长，是参考材料。第一次学习时，读这一段、看下面的大表（最后一列“四条都满足”），再读本节后面的
+# > “估算漏掉了什么”和“估算能排对两个实测布局的先后吗？”两小节就够了；中间逐行解释个别训练的段落，讲课或查阅时再读。
+#
 # 标定集之外，用已发表的训练检验估算：8 次论文里的训练（稠密与 MoE，A100、H100 与 H800），加上 NVIDIA 性能表里
 # 24 个 H100 配置（FP8；NeMo 24.07 的整张表格与 Megatron-Bridge 25.09 到 26.04 各版的表格，稠密与 MoE），NVIDIA DGX Cloud
 # 基准配方 (v24.11.1) 的 14 行（7 个配方各取能跑完整模型的最小规模的 BF16 与 FP8 两行：Llama 3.1 8B、70B 与 405B、GPT-3 175B、
@@ -764,6 +767,10 @@ md_table(
 
 # %% [markdown] lang="en"
 # ## 8. Against published large-scale runs
+#
+# > **How to read this section**: it is long and meant for reference. On a first pass, read this paragraph, look at the
+# > big table below (its last column, "all four met"), then read the two subsections "What the estimate leaves out" and
+# > "Can the estimate order two measured layouts?"; the paragraphs in between explain single runs, for class or lookup.
 #
 # Beyond the calibration set, published runs test the estimate: eight from papers (dense and MoE; A100, H100 and
 # H800), twenty-four H100 configurations (FP8; NVIDIA's whole NeMo 24.07 table and Megatron-Bridge's tables from 25.09 to
