@@ -290,6 +290,11 @@ def _segments(cand: PlanCandidate) -> tuple[float, float, float, float]:
     return (t.compute_s, t.exposed_communication_s, t.bubble_s, t.host_wait_s)
 
 
+#: The funnel's x axis reaches this many times the searched space, so the widest bar ends two thirds of the way
+#: across and the numbers at the right edge never sit on a bar.
+FUNNEL_X_ROOM: float = 1.5
+
+
 class _Funnel:
     """The funnel chart's artists on ``ax``: one bar pair per gate of :data:`PLAN_GATES`, updated in place."""
 
@@ -324,7 +329,8 @@ class _Funnel:
             removed.set_width(step.removed)
         for step, text in zip(result.funnel, self.numbers, strict=True):
             text.set_text(funnel_numbers(step.removed, step.remaining))
-        self.ax.set_xlim(0, max(result.space_size, 1))
+        # the right third stays clear of bars: the row numbers sit there, not on top of a bar
+        self.ax.set_xlim(0, max(result.space_size, 1) * FUNNEL_X_ROOM)
 
 
 def funnel_numbers(removed: int, remaining: int) -> str:
