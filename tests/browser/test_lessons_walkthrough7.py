@@ -135,7 +135,7 @@ def test_lesson6_slow_stage_menu_offers_only_the_pipelines_devices(
     assert _options(widget, "slow_stage") == [none, *map(str, range(8))]
     lang = notebook[:2]
     slow = choose(page, widget, "slow_stage", "6")
-    assert tr("widgets.pipeline.slow", lang=lang, stage=6, factor=2, excess=0).split("0.0%")[0] in slow
+    assert tr("widgets.pipeline.slow", lang=lang, stage=6, factor=2, points=0).split("0.0")[0] in slow
     after = _set(page, widget, stages, "4")
     assert _options(widget, "slow_stage") == [none, *map(str, range(4))]
     chosen = widget.locator(".ck-control-slow_stage select").first.evaluate("(s) => s.options[s.selectedIndex].text")
@@ -147,7 +147,7 @@ def test_lesson6_slow_stage_menu_offers_only_the_pipelines_devices(
     if lang == "zh":  # misconception 5's verdicts read "FSDP · 不优先: ..." with an ASCII colon
         verdicts = _cell_with(page, "evaluate_paper_case(CASE_FITS_ONE_DEVICE")
         assert len(re.findall(r"^(?:DP|FSDP|TP|PP) · [^:：\n]+：", verdicts, re.M)) == 4, verdicts
-    assert tr("widgets.pipeline.slow", lang=lang, stage=6, factor=2, excess=0).split("0.0%")[0] not in after
+    assert tr("widgets.pipeline.slow", lang=lang, stage=6, factor=2, points=0).split("0.0")[0] not in after
 
 
 @pytest.mark.parametrize(

@@ -15,6 +15,7 @@ import pytest
 
 from coursekit.presets import CLUSTERS
 from coursekit.serving import ServingEstimate
+from coursekit.widgets import node_label
 from tests.serving_default import library_estimate
 
 from .conftest import change_and_wait, choose, widget_message
@@ -83,7 +84,7 @@ def test_the_precision_menu_switches_the_widget_to_fp8_and_a100_says_why_not(
         assert not re.search(r"[A-Za-z]{4,} [A-Za-z]{3,}", message), message
 
     # A100: no FP8 tensor cores. Choosing it with FP8 gives a message in the learner's language, not numbers.
-    message = choose(page, widget, "gpu", "a100-8")
+    message = choose(page, widget, "gpu", getattr(node_label("a100-8"), notebook[:2]))  # "a100-8：每节点 8 × 80 GiB"
     assert said_invalid in message and said_no_fp8 in message and "a100-8" in message, message
     assert "Traceback" not in message and "ms" not in message, message
     assert widget.locator(".coursekit-invalid").count() == 1
