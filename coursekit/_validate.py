@@ -159,6 +159,16 @@ def called_from_outside(depth: int = 2) -> bool:
     return not (module == "coursekit" or module.startswith("coursekit."))
 
 
+def is_numpy_array(value: Any) -> bool:
+    """``value`` is a numpy array (of any shape): a column of the planner's vectorised search, not one number. A numpy
+    scalar (what indexing an array gives) is not, and is checked as the number it holds.
+
+    >>> is_numpy_array(3), is_numpy_array([3])
+    (False, False)
+    """
+    return _numpy_array(value) is not None
+
+
 def _numpy_array(value: Any) -> Any:
     """``value`` if it is a numpy array (numpy loaded: the planner's columns are arrays), else ``None``."""
     numpy = sys.modules.get("numpy")

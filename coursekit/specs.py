@@ -18,7 +18,6 @@ from typing import Any, TypeVar
 
 from ._validate import (
     MAX_INT,
-    _numpy_array,
     called_from_outside,
     check_bool,
     check_choice,
@@ -26,6 +25,7 @@ from ._validate import (
     check_int,
     check_int_column,
     check_number,
+    is_numpy_array,
     learner_arguments,
     learner_functions,
 )
@@ -981,7 +981,7 @@ def _is_scalar(value: Any) -> bool:
     """True unless ``value`` is a numpy array: a plain number (a numpy scalar too, as indexing an array gives) is
     checked by the array-generic methods below; an array is a column of the planner's vectorised search, checked once
     where the search builds it (its refused rows need not hold legal values)."""
-    return _numpy_array(value) is None
+    return not is_numpy_array(value)
 
 
 def _check_stage_args(layers: int, pp: Any, edge_layers: Any, last_edge_layers: Any = None) -> None:

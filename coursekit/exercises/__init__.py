@@ -940,7 +940,7 @@ def solution_text(exercise_id: str) -> str:
     """The worked solution of ``exercise_id`` in the current language: question, method and result.
 
     >>> print(solution_text("demo.two_plus_two"))
-    Worked solution: demo.two_plus_two
+    Worked solution
     Question: 2 + 2 = ?
     Method: Count.
     Result: 2 + 2 = 4.
