@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from matplotlib.figure import Figure
-from matplotlib.patches import Rectangle
+from matplotlib.patches import Patch, Rectangle
 
 from .._validate import check_number, learner_functions
 from ..hardware import (
@@ -143,6 +143,9 @@ register(
         "widgets.scaling.axis_step": {"zh": "P = {devices} 时一步的时间 (ms)", "en": "step at P = {devices} (ms)"},
         "widgets.scaling.lane_compute": {"zh": "计算 + 暴露通信", "en": "compute + exposed"},
         "widgets.scaling.lane_hidden": {"zh": "被掩盖的通信", "en": "hidden comm."},
+        "widgets.scaling.key_compute": {"zh": "计算", "en": "compute"},
+        "widgets.scaling.key_communication": {"zh": "暴露的通信", "en": "exposed"},
+        "widgets.scaling.key_hidden_communication": {"zh": "被掩盖的通信", "en": "hidden"},
     }
 )
 
@@ -249,12 +252,21 @@ class ScalingWidget(LessonWidget[ScalingView]):
         }
         for patch in self.segments.values():
             self.ax_step.add_patch(patch)
-        self.ax_step.set_ylim(-0.6, 1.6)
+        # room above the lanes for the colour key: which colour is compute, exposed and hidden communication
+        self.ax_step.set_ylim(-0.6, 2.3)
+        key = [
+            Patch(facecolor=_SEGMENT_COLOURS[kind], label=_label(f"widgets.scaling.key_{kind}"))
+            for kind in ("compute", "communication", "hidden_communication")
+        ]
+        self.key = self.ax_step.legend(
+            handles=key, loc="upper center", ncols=3, fontsize=6.5, frameon=False, handlelength=1.0, columnspacing=0.6
+        )
         self.ax_step.set_yticks(
             [0.0, 1.0], labels=[_label("widgets.scaling.lane_hidden"), _label("widgets.scaling.lane_compute")]
         )
         self.ax_step.set_xlabel(_label("widgets.scaling.axis_step", devices=DEVICE_COUNTS[-1]), fontsize=8)
         self.ax_step.tick_params(labelsize=7)
+        cache_drawing(self.key)  # the colour key never changes
         # Axes with fixed limits look the same at every update: drawn from a bitmap.
         for axis in (self.ax_curve.xaxis, self.ax_curve.yaxis, self.ax_step.yaxis):
             cache_drawing(axis, key=axis.get_view_interval)
