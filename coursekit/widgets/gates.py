@@ -225,17 +225,6 @@ def _name_the_missing_value(report: CandidateReport, environment: Environment) -
     return replace(report, reasons=reasons)
 
 
-def _not_declared_first(key: str, options: list[tuple[Text | str, int | None]]) -> Any:
-    """A dropdown whose first option, "not declared" (value ``None``), is selected and shown.
-
-    ipywidgets reads ``value=None`` as "nothing selected" and shows a blank box,
-    so the first option is selected by its index instead.
-    """
-    control = dropdown(key, options)
-    control.index = 0
-    return control
-
-
 class GatesWidget(LessonWidget[GateGrid]):
     """Environment controls -> the gate × candidate grid and the table of verdicts with reasons.
 
@@ -264,10 +253,8 @@ class GatesWidget(LessonWidget[GateGrid]):
                 "mode": dropdown("widgets.gates.mode", options(MODES), value=env.mode),
                 "model_kind": dropdown("widgets.gates.model_kind", options(MODEL_KINDS), value=env.model_kind),
                 "link_scope": dropdown("widgets.gates.link_scope", options(LINK_SCOPES), value=env.link_scope),
-                "context_len": _not_declared_first("widgets.gates.context_len", tokens(CONTEXT_OPTIONS)),
-                "max_context_per_device": _not_declared_first(
-                    "widgets.gates.max_context_per_device", tokens(MAX_CONTEXT_OPTIONS)
-                ),
+                "context_len": dropdown("widgets.gates.context_len", tokens(CONTEXT_OPTIONS)),
+                "max_context_per_device": dropdown("widgets.gates.max_context_per_device", tokens(MAX_CONTEXT_OPTIONS)),
             }
         )
 
