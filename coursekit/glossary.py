@@ -382,6 +382,17 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
             "number of concurrent requests and the context length.",
         ),
     ),
+    _e(
+        Text(zh="收集峰值", en="gather peak"),
+        "",
+        Text(
+            zh="FSDP / ZeRO-3 每个 rank 在分片之外要临时放下的完整参数：预取时约两层参数加一层未分片的梯度；"
+            "一层太大时，即使总状态分片后放得下，这个峰值也可能放不下。",
+            en="What an FSDP / ZeRO-3 rank must hold unsharded on top of its shard: with prefetch about two layers "
+            "of parameters and one layer of unsharded gradients; with a very large layer this peak may not fit even "
+            "when the sharded state does.",
+        ),
+    ),
     # -- batches and pipeline ---------------------------------------------------------------
     _e(
         Text(zh="全局批大小", en="global batch size"),
@@ -889,6 +900,27 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
             "排除，不算综合分。",
             en="A hard constraint a candidate strategy must pass (capacity, interconnect scope, workload, model "
             "structure, context, serving); failing one rejects it with a stated reason, with no combined score.",
+        ),
+    ),
+    _e(
+        Text(zh="硬排除", en="hard exclusion"),
+        "",
+        Text(
+            zh="候选因没通过某道门槛而被排除（如放不下、一层拆不开、批大小不允许）；选型矩阵里记作“不优先（硬排除）”，"
+            "与“不需要”（能用但没有收益）区分开。",
+            en="A candidate ruled out because it fails a gate (it does not fit, a layer cannot be split, the batch "
+            'does not allow it); the selection matrix writes it "not preferred (hard exclusion)", apart from '
+            '"not needed" (it would work but gains nothing).',
+        ),
+    ),
+    _e(
+        Text(zh="朴素规则", en="naive rule"),
+        "",
+        Text(
+            zh="第 4 课的第一种 rank 计数：把所有并行度（EP 也算一维）相乘。Megatron-Core 的 EP 复用 DP·CP 的 rank，"
+            "所以带 EP 的方案按引擎计数会更少。",
+            en="Lesson 4's first rank count: multiply every degree, EP as a dimension of its own. Megatron-Core's EP "
+            "reuses the DP·CP ranks, so an engine counts fewer ranks for a plan with EP.",
         ),
     ),
     _e(

@@ -715,11 +715,15 @@ def _evaluate_fsdp(case: PaperCase, topology: str) -> StrategyVerdict:
     degree = case.num_devices
     memory = _fsdp_memory(case, degree)
     have = case.device_memory_gib
-    hard = [r for r in (_fit(case, "FSDP", memory), _batch(case, degree)) if r is not None]
+    fit = _fit(case, "FSDP", memory)
+    hard = [r for r in (fit, _batch(case, degree)) if r is not None]
     if not _layer_fits(case):
         hard.append(Reason("layer", "matrix.fsdp_layer", {"layer_gib": case.largest_layer_gib, "have_gib": have}))
+    if fit is not None or not _layer_fits(case):
+        # FSDP alone does not fit; TP's plan shards the state over the other ranks (TP x FSDP), and where it fits,
+        # FSDP is that plan's second dimension: the FSDP cell says so, as the TP cell does.
         plan = _tp_fsdp_plan(case)
-        if plan is not None and plan[0] < case.num_devices:
+        if plan is not None and 1 < plan[0] < case.num_devices:
             return _evaluate_fsdp_with_tp(case, topology, plan, hard)
     if hard:
         return _decide("FSDP", hard, [], [], [], degree, memory)
@@ -829,7 +833,8 @@ def _evaluate_pp(case: PaperCase, topology: str) -> StrategyVerdict:
             prefer = Reason(
                 "pp_with_tp", "matrix.pp_with_tp", {"tp": tp, "fsdp": case.num_devices // tp, "need_gib": memory}
             )
-            return _decide("PP", [], [reason, prefer], [], [], None, None)
+            # a stage that cannot hold a layer is a hard exclusion whether or not a TP x FSDP plan is at hand
+            return _decide("PP", [reason, prefer], [], [], [], None, None)
         return _decide("PP", [reason], [], [], [], None, None)
     degrees = [p for p in _divisors(case.num_devices) if p <= case.num_layers]
     fitting = [p for p in degrees if _pp_memory(case, p) <= have]

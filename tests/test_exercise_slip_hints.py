@@ -31,11 +31,18 @@ CASES = [
     ("pipeline.timeline_bubble_ms", 4 * 30, "p_not_p_minus_1", ("p-1",), ("p-1", "not p")),
     ("pipeline.timeline_bubble_ms", 3 / 11 * 240, "share_not_time", ("(p-1)/(m+p-1)",), ("(p-1)/(m+p-1)",)),
     ("pipeline.timeline_exposed_ms", 60, "whole_allreduce", ("整个全归约",), ("whole all-reduce",)),
-    # step = sum of the learner's parts with one part wrong: bubble 4 * 30 -> 240 + 120 + 30 = 390;
-    # exposed 0 (all hidden) -> 240 + 90 + 0 = 330; bubble 3/11 * 240 = 65.45 -> 335.45
-    ("pipeline.timeline_step_ms", 390, "sum_of_wrong_parts", ("各部分之和", "上游"), ("sum of its parts", "upstream")),
-    ("pipeline.timeline_step_ms", 330, "sum_of_wrong_parts", ("各部分之和",), ("sum of its parts",)),
-    ("pipeline.timeline_step_ms", 335.45, "sum_of_wrong_parts", ("各部分之和",), ("sum of its parts",)),
+    # step with one part wrong: bubble 4 * 30 -> 240 + 120 + 30 = 390, and the whole 60 ms all-reduce exposed ->
+    # 240 + 90 + 60 = 390 too (the hint names both ways); exposed 0 (all hidden) -> 240 + 90 + 0 = 330;
+    # bubble 3/11 * 240 = 65.45 -> 335.45
+    (
+        "pipeline.timeline_step_ms",
+        390,
+        "step:bubble_p_not_p_minus_1+whole_allreduce_exposed",
+        ("240 + 120 + 30 = 390", "240 + 90 + 60 = 390", "p 个微批次", "整个全归约"),
+        ("240 + 120 + 30 = 390", "240 + 90 + 60 = 390", "not p-1", "whole all-reduce"),
+    ),
+    ("pipeline.timeline_step_ms", 330, "step:allreduce_all_hidden", ("240 + 90 + 0 = 330",), ("entirely hidden",)),
+    ("pipeline.timeline_step_ms", 335.45, "step:bubble_share_of_compute", ("65.45",), ("(p-1)/(m+p-1)",)),
     # 6.3: speed-up 6800 / 250 = 27.2, answered 27; E = 27.2 / 32 = 0.85
     ("pipeline.efficiency", 27, "speed_up_not_efficiency", ("加速比",), ("speed-up", "divides it by the device count")),
     ("pipeline.efficiency", 85, "percent_vs_fraction", ("百分数",), ("percentage",)),

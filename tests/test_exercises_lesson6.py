@@ -95,7 +95,7 @@ def test_right_answers_pass(exercise_id: str, answer: float) -> None:
         ("pipeline.timeline_bubble_ms", 0.2727, "(p-1) of t"),  # the fraction instead of the time
         # issue 20: each slip now gets the hint that names it
         ("pipeline.timeline_exposed_ms", 60, "whole all-reduce"),  # the whole all-reduce
-        ("pipeline.timeline_step_ms", 390, "sum of its parts"),  # a right sum of a wrong part
+        ("pipeline.timeline_step_ms", 390, "sum of the three parts"),  # a right sum of a wrong part
         ("pipeline.efficiency", 27.2, "speed-up"),  # the speed-up, not the efficiency
     ],
 )

@@ -172,7 +172,8 @@ def test_verdict_table(topology: str) -> None:
         (CASE_LAYER_EXCEEDS_DEVICE, "DP", True, ("memory",)),
         (CASE_LAYER_EXCEEDS_DEVICE, "FSDP", False, ("fsdp_with_tp",)),
         (CASE_LAYER_EXCEEDS_DEVICE, "TP", False, ("link_unknown", "tp_needed")),
-        (CASE_LAYER_EXCEEDS_DEVICE, "PP", False, ("layer", "pp_with_tp")),
+        # a stage must hold a whole layer: a hard exclusion, with TP x FSDP named as the way out
+        (CASE_LAYER_EXCEEDS_DEVICE, "PP", True, ("layer", "pp_with_tp")),
     ],
 )
 def test_reasons_per_cell(case: PaperCase, strategy: str, hard: bool, codes: tuple[str, ...]) -> None:

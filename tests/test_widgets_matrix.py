@@ -38,7 +38,8 @@ def test_default_cells_are_evaluate_paper_cases() -> None:
 @pytest.mark.parametrize(
     ("control", "value", "strategy", "before", "after"),
     [
-        ("device_memory_gib", 16, "FSDP", "feasible", "not_preferred"),  # activations + reserve + peak + S/32 > 16
+        # FSDP alone: S/32 + A + R + peak > 16 GiB, so TP is needed (TP 2 x FSDP 16 fits); links unknown
+        ("device_memory_gib", 16, "TP", "not_preferred", "needs_info"),
         ("global_batch", 16, "FSDP", "feasible", "not_preferred"),  # 32 ranks cannot share 16 sequences
         ("seq_len", 32768, "PP", "feasible", "not_preferred"),  # a stage must hold a whole layer's activations
     ],

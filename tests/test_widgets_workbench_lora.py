@@ -71,7 +71,7 @@ def test_each_rank_shows_the_plan_of_that_rank(rank: int) -> None:
     adapters = lora_adapters(MODELS["llama3-70b"], rank).model_per_token
     shown = _text(w.message)
     assert f"LoRA, rank {rank}: every weight frozen" in shown
-    assert f"{adapters:,.0f} adapter parameters per token" in shown
+    assert f"each token passing through {adapters:,.0f} adapter parameters" in shown
     assert all(module in shown for module in MODULES)
     # the same numbers as training every weight would be a control that does nothing
     full = what_if("llama3-70b", "h100-8", 16, WorkloadSpec(global_batch=1024, seq_len=8192))
@@ -95,7 +95,7 @@ def test_adapter_count_by_hand(lang: str) -> None:
         assert "低秩适配 (LoRA)，秩 16：全部权重冻结" in shown and "每个 token 经过 35,651,584 个适配器参数" in shown
         assert all(module in shown for module in MODULES) and "假设：" in shown
     else:
-        assert "35,651,584 adapter parameters per token" in shown
+        assert "each token passing through 35,651,584 adapter parameters" in shown
 
 
 def test_one_node_fits_a_70b_model_only_with_lora(lang: str) -> None:

@@ -287,6 +287,13 @@ _register_messages(
             "en": "answer = {value!r}: Python reads a comma as a separator, so {written} became a tuple. Write the "
             "number without thousands commas: {number}.",
         },
+        "exercises.labelled": {"zh": "{label}：{message}", "en": "{label}: {message}"},
+        "exercises.decimal_comma": {
+            "zh": "answer = {value!r}：Python 把逗号读成了两个数之间的分隔符，{written} 成了元组。小数要用小数点："
+            "写成 {number}。",
+            "en": "answer = {value!r}: Python reads a comma as a separator between two numbers, so {written} became "
+            "a tuple. Write decimals with a point: {number}.",
+        },
         "exercises.slip.sign": {
             "zh": "数值对了，符号反了：问的是个数或大小，写正数（图上的负号表示“减少了多少”）。",
             "en": "The number is right but its sign is not: the question asks for a count or a size, so write it "
@@ -436,6 +443,29 @@ def _thousands_tuple(answer: Any) -> str | None:
     if not 1 <= abs(head) <= 999 or not all(0 <= item <= 999 for item in rest):
         return None
     return f"{head}" + "".join(f"{item:03d}" for item in rest)
+
+
+def _decimal_comma(answer: Any) -> tuple[str, str] | None:
+    """``(written, number)`` for a pair of ints that only a decimal comma can have written (``(-1, 47)``: what Python
+    makes of ``answer = -1,47``), else ``None``.
+
+    After a thousands comma come three digits, and Python refuses a group with a leading 0 (``1,047`` is a syntax
+    error), so a second item of 1 to 99 was typed with one or two digits: a decimal comma. ``(1, 0)`` stays a
+    thousands reading (``1,000``).
+
+    >>> _decimal_comma((-1, 47)), _decimal_comma((26, 19)), _decimal_comma((0, 5))
+    (('-1,47', '-1.47'), ('26,19', '26.19'), ('0,5', '0.5'))
+    >>> _decimal_comma((1, 677)), _decimal_comma((1, 0)), _decimal_comma((1, 2, 3))
+    (None, None, None)
+    """
+    if not isinstance(answer, tuple) or len(answer) != 2:
+        return None
+    if not all(isinstance(item, int) and not isinstance(item, bool) for item in answer):
+        return None
+    head, tail = answer
+    if not 1 <= tail <= 99:
+        return None
+    return f"{head},{tail}", f"{'-' if head < 0 else ''}{abs(head)}.{tail}"
 
 
 #: An exact count answered as a round number near it (1150 or 1200 for 1152): the exercise needs every unit.
@@ -632,8 +662,11 @@ def _in_kernel() -> bool:
     return getattr(get_ipython(), "kernel", None) is not None
 
 
-def _display(feedback: Feedback) -> None:
-    _display_text(feedback.message, feedback.status, f"coursekit-{feedback.status}")
+def _display(feedback: Feedback, label: str | Text | None = None) -> None:
+    text = feedback.message
+    if label is not None:
+        text = tr("exercises.labelled", label=label.render() if isinstance(label, Text) else label, message=text)
+    _display_text(text, feedback.status, f"coursekit-{feedback.status}")
 
 
 _registry: dict[str, Exercise] = {}
@@ -803,6 +836,9 @@ def _as_expected(name: str, answer: Any, expected: Any) -> Any:
 
 def _judge(exercise: Exercise, answer: Any, expected: Any) -> bool:
     """True if ``answer`` is right; TypeError / ValueError (localized) if it cannot be compared."""
+    decimal = _decimal_comma(answer)
+    if decimal is not None and isinstance(expected, (int, float)) and not isinstance(expected, bool):
+        raise TypeError(tr("exercises.decimal_comma", value=answer, written=decimal[0], number=decimal[1]))
     number = _thousands_tuple(answer)
     if number is not None and isinstance(expected, (int, float)) and not isinstance(expected, bool):
         written = ",".join(str(item) if i == 0 else f"{item:03d}" for i, item in enumerate(answer))
@@ -851,17 +887,24 @@ def _slip_of(exercise: Exercise, answer: Any, expected: Any) -> Slip | None:
     return None
 
 
-def check(exercise_id: str, answer: Any) -> Feedback:
+def check(exercise_id: str, answer: Any, *, label: str | Text | None = None) -> Feedback:
     """Check ``answer`` to exercise ``exercise_id``, show the feedback and return it.
 
     Never raises for a learner's answer; an unknown ``exercise_id`` (an author's
-    typo) is a ``ValueError``.
+    typo) is a ``ValueError``. ``label`` (a string, or a :class:`~coursekit.i18n.Text` shown in the current
+    language) heads the shown feedback, so a cell that checks many entries says which entry each verdict is for
+    (lesson 5's matrix: "Case 2, PP").
+
+    >>> _ = check("demo.two_plus_two", 5, label="Case 1")  # doctest: +ELLIPSIS
+    Case 1: Not yet...
 
     Taught in: lesson 0 (course index); every lesson's fill-in cells call it.
     """
     exercise = get_exercise(exercise_id)
+    if label is not None and not isinstance(label, Text):
+        check_instance("label", label, str)
     feedback = _evaluate(exercise, answer)
-    _display(feedback)
+    _display(feedback, label)
     return feedback
 
 

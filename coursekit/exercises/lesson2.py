@@ -26,7 +26,7 @@ from ..communication import (
 )
 from ..i18n import Text
 from ..units import GIB_BYTES, MS_PER_S, US_PER_S, mib_to_bytes
-from . import DIRECTION, GIB_VS_GB, ROUNDED_COUNT, SECONDS_VS_MS, Exercise, mistake, register
+from . import DIRECTION, GIB_VS_GB, ROUNDED_COUNT, SECONDS_VS_MS, Exercise, Slip, mistake, register
 
 #: q2.crossover_mib: a link with 10 µs per call and 25 GiB/s (unidirectional).
 CROSSOVER_LATENCY_US: float = 10.0
@@ -112,6 +112,17 @@ def _tp_calls() -> int:
     return sum(entry.calls_per_step for entry in entries)
 
 
+#: q2.crossover_mib's ×1000 slip: the latency in µs converted as if it were ms (10 µs as 1e-2 s), or the other way;
+#: the only time in the question, so the hint names µs, not seconds and milliseconds.
+MICROSECONDS_AS_MS: Slip = Slip(
+    "microseconds_as_ms",
+    Text(
+        zh="你的答案与正确值正好差 1000 倍：检查时延的单位换算，1 µs = 10⁻⁶ s = 10⁻³ ms。",
+        en="Your answer is off by exactly 1000: check how the latency's unit was converted: 1 µs = 10⁻⁶ s = 10⁻³ ms.",
+    ),
+    factor=1000.0,
+)
+
 CROSSOVER_MIB = register(
     Exercise(
         id="q2.crossover_mib",
@@ -131,7 +142,7 @@ CROSSOVER_MIB = register(
             zh=f"10e-6 s × 25 GiB/s = {mib:.3g} MiB。比它小的载荷由时延主导，比它大的由带宽主导。",
             en=f"10e-6 s × 25 GiB/s = {mib:.3g} MiB. Smaller payloads are latency-bound, larger ones bandwidth-bound.",
         ),
-        slips=(GIB_VS_GB, DIRECTION, SECONDS_VS_MS),
+        slips=(GIB_VS_GB, DIRECTION, MICROSECONDS_AS_MS),
     ),
     replace=True,
 )
@@ -171,11 +182,14 @@ ALLREDUCE_MS = register(
         lesson=2,
         prompt=Text(
             zh="环形全归约 (ring all-reduce)：S = 256 MiB，n = 8 个 rank，单向带宽 100 GiB/s，每个环步时延 5 µs。"
-            "一次全归约要多少毫秒？",
+            "一次全归约要多少毫秒？（保留 3 位有效数字。）",
             en="A ring all-reduce of S = 256 MiB over n = 8 ranks, 100 GiB/s one way, 5 µs per ring step. "
-            "How many milliseconds does one all-reduce take?",
+            "How many milliseconds does one all-reduce take? (3 significant digits.)",
         ),
         expected=_allreduce_ms,
+        # 3 significant digits: at 2, "4.4" would pass for 4.445 ms though it is also the transfer term alone (4.375)
+        # rounded, the answer without the latency term this exercise is about.
+        min_digits=3,
         hint=Text(
             zh="传输项 2(n-1)/n · S/B，时延项 2(n-1) 步 × 5 µs；coursekit.communication.collective_time_s 可以核对。",
             en="Transfer 2(n-1)/n · S/B, latency 2(n-1) steps × 5 µs; coursekit.communication.collective_time_s "

@@ -21,12 +21,14 @@ Taught in: lesson 6 (pipeline bubble and scaling efficiency).
 
 from __future__ import annotations
 
+import functools
+
 from .._validate import learner_functions
 from ..i18n import Text
 from ..pipeline import bubble_fraction, bubble_overhead
 from ..scaling import StepTimeline, scaling_efficiency, step_timeline
 from ..units import MS_PER_S
-from . import PERCENT_VS_FRACTION, SECONDS_VS_MS, Exercise, Slip, any_mistake, mistake, register
+from . import PERCENT_VS_FRACTION, SECONDS_VS_MS, Exercise, Slip, mistake, register
 
 #: The bubble exercise: p = 4 stages; the lesson compares m = 4 and m = 16 micro-batches.
 BUBBLE_STAGES: int = 4
@@ -171,26 +173,66 @@ def _part_slips(part: str) -> tuple[Slip, ...]:
             ),
         )
     if part == "step_ms":
-        slipped = (
-            "bubble_p_not_p_minus_1",
-            "bubble_share_of_compute",
-            "whole_allreduce_exposed",
-            "allreduce_all_hidden",
-        )
-        return (
-            any_mistake(
-                "sum_of_wrong_parts",
-                lambda: [_slipped_timelines()[name].step_s * ms for name in slipped],
-                Text(
-                    zh="你的整步确实是各部分之和，但其中一部分不对：错在上游。先核对气泡（(p-1) 个微批次时间）"
-                    "和暴露的通信（全归约没被掩盖的那部分），再相加。",
-                    en="Your step is indeed the sum of its parts, but one part is wrong: the error is upstream. Check "
-                    "the bubble ((p-1) micro-batch times) and the exposed communication (the part of the all-reduce "
-                    "not hidden), then add them again.",
-                ),
+        return _step_slips()
+    return ()
+
+
+#: What each slipped timeline of :func:`_slipped_timelines` got wrong, in both languages (the step's own slips).
+_STEP_SLIP_TEXT: dict[str, Text] = {
+    "bubble_p_not_p_minus_1": Text(
+        zh="气泡数成了 p 个微批次时间（应为 p-1 个）", en="a bubble of p micro-batch times, not p-1"
+    ),
+    "bubble_share_of_compute": Text(
+        zh="气泡取成了比例 (p-1)/(m+p-1) 乘计算时间", en="the bubble taken as the fraction (p-1)/(m+p-1) of the compute"
+    ),
+    "whole_allreduce_exposed": Text(
+        zh="整个全归约都算成了暴露的（其中一半被计算掩盖）",
+        en="the whole all-reduce counted as exposed (half of it hides under compute)",
+    ),
+    "allreduce_all_hidden": Text(
+        zh="全归约算成全被掩盖（只掩盖了一半）", en="the all-reduce counted as entirely hidden (only half of it hides)"
+    ),
+}
+
+
+def _step_slips() -> tuple[Slip, ...]:
+    """The step's slips: one per wrong step value, naming every slipped part that adds up to it with its sum.
+
+    Two slips can give one step (a bubble of p micro-batch times, or the whole all-reduce exposed, both give 390 ms
+    here), so a wrong step names each way to it rather than guessing one; the three parts are checked apart.
+
+    >>> [slip.code for slip in _step_slips()]  # doctest: +NORMALIZE_WHITESPACE
+    ['step:bubble_p_not_p_minus_1+whole_allreduce_exposed', 'step:bubble_share_of_compute',
+     'step:allreduce_all_hidden']
+    """
+    ms = MS_PER_S
+    groups: dict[float, list[tuple[str, StepTimeline]]] = {}
+    for name, timeline in _slipped_timelines().items():
+        groups.setdefault(round(timeline.step_s * ms, 6), []).append((name, timeline))
+    slips = []
+    for step_ms, members in groups.items():
+        sums = [
+            f"{timeline.compute_s * ms:.4g} + {timeline.bubble_s * ms:.4g} + "
+            f"{timeline.exposed_communication_s * ms:.4g} = {timeline.step_s * ms:.4g} ms"
+            for _, timeline in members
+        ]
+        joiner = Text(zh="；或者", en="; or ")
+        ways = Text(
+            zh=joiner.zh.join(
+                f"{_STEP_SLIP_TEXT[name].zh}：{total}" for (name, _), total in zip(members, sums, strict=True)
+            ),
+            en=joiner.en.join(
+                f"{_STEP_SLIP_TEXT[name].en}: {total}" for (name, _), total in zip(members, sums, strict=True)
             ),
         )
-    return ()
+        hint = Text(
+            zh=f"{step_ms:.4g} ms 是某一部分算错之后三部分（计算 + 气泡 + 暴露的通信）之和：{ways.zh}。"
+            "逐项核对三部分，再把它们相加。",
+            en=f"{step_ms:.4g} ms is the sum of the three parts (compute + bubble + exposed communication) with one "
+            f"part wrong: {ways.en}. Check each part, then add the three again.",
+        )
+        slips.append(mistake("step:" + "+".join(name for name, _ in members), functools.partial(float, step_ms), hint))
+    return tuple(slips)
 
 
 def _timeline_value(part: str) -> float:

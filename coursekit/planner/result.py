@@ -1081,8 +1081,18 @@ class PlanResult:
         leader_s = float(base[groups[group - 1][0]])
         key = "planner.tie_row_catch_up" if every_member else "planner.tie_row"
         candidates = self._candidates([int(order[pos]) for pos in members])
+        leader = self._candidate(int(order[groups[group - 1][0]]))
         return [
-            tie_row(pos + 1, int(order[pos]), cand.label(), float(base[pos]), leader_s, why.get(pos, ()), key)
+            tie_row(
+                pos + 1,
+                int(order[pos]),
+                cand.label(),
+                float(base[pos]),
+                leader_s,
+                why.get(pos, ()),
+                key,
+                same_shapes=_same_matmul_efficiency(cand, leader),
+            )
             for pos, cand in zip(members, candidates, strict=True)
         ]
 
@@ -1096,9 +1106,17 @@ class PlanResult:
         groups, why = self._groups_through(self.assumptions.uncertainty, group)
         base = self._ordered_step_s()
         leader_s = float(base[groups[group - 1][0]])
-        label = self._candidate(index).label()
+        candidate = self._candidate(index)
+        leader = self._candidate(int(self._order()[groups[group - 1][0]]))
         return tie_row(
-            rank, index, label, float(base[rank - 1]), leader_s, why.get(rank - 1, ()), "planner.tie_row_catch_up"
+            rank,
+            index,
+            candidate.label(),
+            float(base[rank - 1]),
+            leader_s,
+            why.get(rank - 1, ()),
+            "planner.tie_row_catch_up",
+            same_shapes=_same_matmul_efficiency(candidate, leader),
         )
 
     def rank_of(self, index: int) -> tuple[int, int]:
@@ -1402,3 +1420,15 @@ class PlanResult:
 
 
 learner_functions(globals())
+
+
+def _same_matmul_efficiency(a: PlanCandidate, b: PlanCandidate) -> bool:
+    """True when two candidates run their matmuls at the same estimated efficiency (the same shapes as far as the
+    estimate sees: micro-batch, TP, CP and, for MoE, the experts' rows), so a matmul measurement cannot order them."""
+
+    def same(x: float | None, y: float | None) -> bool:
+        if x is None or y is None:
+            return x is None and y is None
+        return math.isclose(x, y, rel_tol=1e-9)
+
+    return same(a.efficiency, b.efficiency) and same(a.expert_efficiency, b.expert_efficiency)

@@ -231,7 +231,7 @@ register(
             "只训练每个线性层旁的低秩适配器（每个 token 经过 {adapters_m:,.1f}M 个适配器参数）；激活不变",
             "en": "; LoRA fine-tuning, rank {rank}: every weight frozen, with no gradients, optimizer states or "
             "weight-gradient matmuls, only the low-rank adapters beside the linear layers train ({adapters_m:,.1f}M "
-            "adapter parameters per token); activations unchanged",
+            "adapter parameters on each token's path); activations unchanged",
         },
         "planner.fp8_weights_replace": {
             "zh": "；FP8 权重取代 bf16 权重（--fp8-param-gather），权重字节数按配方计",

@@ -34,7 +34,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .._validate import called_from_outside, check_choice, check_int, check_items, check_number, learner_functions
+from .._validate import (
+    called_from_outside,
+    check_bool,
+    check_choice,
+    check_int,
+    check_items,
+    check_number,
+    learner_functions,
+)
 from ..i18n import Reason, Text, register, shown_repr, tr
 from ..specs import _replace_valid, type_error
 from .calibration import ASSUMPTION_UNCERTAINTY, MEASUREMENT_REPEATABILITY
@@ -150,6 +158,14 @@ register(
             "zh": "在一张 GPU 上按两者的形状（微批次、TP、CP）计时一层的前向与反向，读出矩阵乘效率",
             "en": "time one layer's forward and backward on one GPU at both shapes (micro-batch, TP, CP) and read "
             "the matmul efficiency",
+        },
+        "planner.measure_efficiency_same_shapes": {
+            "zh": "两者的矩阵乘形状相同（微批次、TP、CP），估算的矩阵乘效率也相同；差别在通信和显存（例如 ZeRO 阶段），"
+            "矩阵乘变快后谁的通信藏得住，谁就快。各跑几步，用 profiler 时间线读出暴露的通信（第 8 课的方法）",
+            "en": "both run the same matmul shapes (micro-batch, TP, CP) at the same estimated efficiency; they differ "
+            "in communication and memory (the ZeRO stage, say), and once matmuls run faster the one whose "
+            "communication still hides wins. Run a few steps of each and read the exposed communication off a "
+            "profiler timeline (lesson 8's method)",
         },
         "planner.measure_overlap": {
             "zh": "各跑几步并用 profiler 时间线读出暴露的通信（第 8 课的方法）",
@@ -320,8 +336,15 @@ def tie_row(
     leader_s: float,
     scenarios: tuple[str, ...],
     key: str = "planner.tie_row",
+    *,
+    same_shapes: bool = False,
 ) -> TieRow:
-    """Build a :class:`TieRow` (``scenarios`` empty: the group's fastest); ``key`` words a reordering row."""
+    """Build a :class:`TieRow` (``scenarios`` empty: the group's fastest); ``key`` words a reordering row.
+
+    ``same_shapes``: the row's candidate runs its matmuls at the leader's estimated efficiency (the same shapes), so
+    where matmul efficiency reorders the two, timing a layer at "both shapes" would time one shape twice: the row
+    asks for what differs instead, the exposed communication.
+    """
     if called_from_outside():
         check_int("rank", rank, ge=1)
         check_int("index", index, ge=0)
@@ -333,6 +356,7 @@ def tie_row(
         for i, code in enumerate(check_items("scenarios", scenarios)):
             check_choice(f"scenarios[{i}]", code, codes)
         check_choice("key", key, ("planner.tie_row", "planner.tie_row_catch_up"))
+        check_bool("same_shapes", same_shapes)
     if not scenarios:
         reason = Reason("leader", "planner.tie_leader", {"rank": rank, "label": label, "step_s": step_s})
         return TieRow(rank, index, label, step_s, 1.0, (), "", reason)
@@ -343,7 +367,11 @@ def tie_row(
         "step_s": step_s,
         "ratio": step_s / leader_s,
         "scenario": _scenario_text(scenarios[0]),
-        "measurement": _both(MEASUREMENTS[assumption]),
+        "measurement": _both(
+            "planner.measure_efficiency_same_shapes"
+            if assumption == "efficiency" and same_shapes
+            else MEASUREMENTS[assumption]
+        ),
     }
     reason = Reason(assumption, "planner.tie_row_same" if assumption in UNSEPARATED else key, params)
     return TieRow(rank, index, label, step_s, step_s / leader_s, scenarios, assumption, reason)

@@ -194,7 +194,8 @@ class LessonWidget(abc.ABC, Generic[R]):
     * ``message``: the verdict HTML from ``describe`` when ok, else the localized error text;
     * ``figure``: the matplotlib figure, created once; ``image``: its PNG as an ``ipywidgets.Image``;
     * ``message_html``: the ``ipywidgets.HTML`` showing ``message``;
-    * ``view``: the ``ipywidgets.VBox`` (controls, message, image) a notebook displays;
+    * ``view``: the ``ipywidgets.VBox`` (controls, message, image) a notebook displays (controls, image, message
+      with :attr:`figure_first`);
     * ``render_count``: how many times the PNG was rendered (it is skipped when nothing changed);
     * ``last_error``: the last exception caught, for debugging.
     """
@@ -203,6 +204,9 @@ class LessonWidget(abc.ABC, Generic[R]):
     figure_size_in: ClassVar[tuple[float, float]] = (6.0, 3.2)
     #: The control a learner (and the browser test) moves first; defaults to the first control.
     main_control: ClassVar[str | None] = None
+    #: Show the figure right under the controls and the message below it, for a widget whose message is long (the
+    #: gates' reasons table): the control and the picture it changes then fit on one screen.
+    figure_first: ClassVar[bool] = False
     #: The lesson's cases (a name and the controls that differ from the start) a page without a kernel offers
     #: instead of one control's grid, for a widget with too many combinations (coursekit.widgets.frames).
     presets: ClassVar[tuple[tuple[Text, Mapping[str, Any]], ...]] = ()
@@ -232,7 +236,8 @@ class LessonWidget(abc.ABC, Generic[R]):
             self._create_artists()
         self.message_html = ipywidgets.HTML()
         self.image = ipywidgets.Image(format="png", width=str(css_width_px(self.figure)))
-        self.view = ipywidgets.VBox([ipywidgets.VBox(list(self.controls.values())), self.message_html, self.image])
+        shown = (self.image, self.message_html) if self.figure_first else (self.message_html, self.image)
+        self.view = ipywidgets.VBox([ipywidgets.VBox(list(self.controls.values())), *shown])
         # Stable CSS hooks for the browser tests: ck-widget, ck-message, ck-figure, ck-control-<name>, ck-main.
         self.view.add_class("ck-widget")
         self.message_html.add_class("ck-message")

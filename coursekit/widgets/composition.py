@@ -74,6 +74,9 @@ DEGREE_OPTIONS: tuple[int, ...] = (1, 2, 4, 8)
 #: GPUs per node offered.
 GPUS_PER_NODE_OPTIONS: tuple[int, ...] = (4, 8)
 
+#: Width of the rank-order menu: wider than the other controls, so its longest option (with its note) shows whole.
+ORDER_CONTROL_WIDTH: str = "46em"
+
 #: Rank orders offered, fastest-varying dimension first. The first is Megatron-Core's default;
 #: the second is its ``--use-tp-pp-dp-mapping`` order; the last two move TP away from consecutive ranks.
 ORDER_OPTIONS: tuple[tuple[str, Text], ...] = (
@@ -257,6 +260,8 @@ class CompositionWidget(LessonWidget[CompositionView]):
                 "model_kind": dropdown("widgets.composition.model_kind", [k for k in kinds if k[1] in MODEL_KINDS]),
             }
         )
+        # Its options carry a note ("(Megatron-Core default)"): at the common width the note was cut off at 1280 px.
+        self.controls["order"].layout.width = ORDER_CONTROL_WIDTH
 
     # -- LessonWidget ---------------------------------------------------------------------
 

@@ -235,6 +235,9 @@ class GatesWidget(LessonWidget[GateGrid]):
     """
 
     figure_size_in: ClassVar[tuple[float, float]] = (6.4, 3.3)
+    #: The reasons table under the grid: with it above, the widget was 998 px tall at 1280 px wide and the controls
+    #: scrolled off while the grid cell they change was on screen.
+    figure_first: ClassVar[bool] = True
     main_control: ClassVar[str | None] = "memory_per_device_gib"
 
     def __init__(self) -> None:

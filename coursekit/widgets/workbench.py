@@ -167,7 +167,7 @@ register(
             "个适配器参数。",
             "en": "LoRA, rank {rank}: every weight frozen, with no gradients, optimizer states or weight-gradient "
             "matmuls; only the adapters beside each layer's linear_qkv, linear_proj, linear_fc1 and linear_fc2 train, "
-            "{adapters:,.0f} adapter parameters per token.",
+            "each token passing through {adapters:,.0f} adapter parameters.",
         },
         "widgets.workbench.lora_serving": {
             "zh": "低秩适配 (LoRA)，秩 {rank}：只用于训练。服务的估算按冻结的模型计（适配器并入权重），"

@@ -267,7 +267,7 @@ figure_image(fig)
 # | 课 | 主题 | 要回答的问题 | 时间 |
 # | --- | --- | --- | --- |
 # | 0 | 课程导引（本页） | 学什么、怎么学 | 30 分钟 |
-# | [1](01_capacity.ipynb) | Q1 容量约束 (capacity) | 当前首先受显存、通信还是模型结构约束？ | 45 分钟 |
+# | [1](01_capacity.ipynb) | Q1 容量约束 (capacity) | 当前首先受显存、通信还是模型结构约束？ | 50 分钟 |
 # | [2](02_communication.ipynb) | Q2 通信成本 (communication) | 不同并行策略会引入什么通信成本？ | 55 分钟 |
 # | [3](03_gates.ipynb) | Q3 约束筛选 (gates) | 如何按约束筛选并行策略？ | 50 分钟 |
 # | [4](04_composition.ipynb) | Q4 组合与风险 (composition and risk) | 选定策略后，如何检查组合方案的风险？ | 50 分钟 |
@@ -287,7 +287,7 @@ figure_image(fig)
 # | Lesson | Topic | Question it answers | Time |
 # | --- | --- | --- | --- |
 # | 0 | Course index (this page) | What and how | 30 min |
-# | [1](01_capacity.ipynb) | Q1 capacity | Is the first constraint memory, communication or model structure? | 45 min |
+# | [1](01_capacity.ipynb) | Q1 capacity | Is the first constraint memory, communication or model structure? | 50 min |
 # | [2](02_communication.ipynb) | Q2 communication | What communication cost does each strategy bring? | 55 min |
 # | [3](03_gates.ipynb) | Q3 gates | How do we screen strategies by hard constraints? | 50 min |
 # | [4](04_composition.ipynb) | Q4 composition and risk | Once strategies are chosen, how do we check the combined plan? | 50 min |
@@ -308,6 +308,8 @@ figure_image(fig)
 #
 # - **填空单元格**：把 `answer = ...` 里的 `...` 换成你的答案，然后运行 `check("练习编号", answer)`。
 #   它会告诉你：尚未作答、正确（附一句解释），或者还不对（附提示，但不会直接给出答案）。答案类型不对时也只给提示，不会报错。
+#   数字里不要写逗号：小数用点（1.47，不是 1,47），也不要写千位分隔符（1677，不是 1,677）。Python 把逗号读成两个数的分隔；
+#   像 1,047 这样逗号后以 0 开头的写法，Python 在检查开始之前就会报语法错误 (SyntaxError)。
 # - **参考解答**：紧跟在填空单元格后面的单元格是折叠起来的参考解答，它只显示一行“参考解答”和一个按钮；
 #   运行全部单元格时它什么结果也不打印，在 JupyterLab、VS Code、Colab 里都一样。先自己做，再点击左侧的竖条展开看做法，
 #   点“显示参考解答与结果”按钮看结果；也可以运行 `show_solution("练习编号")`，它会写出题目、做法和结果。
@@ -317,6 +319,8 @@ figure_image(fig)
 #   0.16 算对，0.2 不算。
 # - **自检问题**：问题下方的“参考答案（点击展开）”收着答案，想好了再点开。
 # - **学后填写区**：每课最后有一个留给你自己的单元格，记录你的选择和还没测量的因素。
+# - **代码单元格只写一遍**：中英文两版课程共用同一份代码，所以代码里的文字写成 `Text(zh="…", en="…")`，
+#   注释也是中英两行；输出只显示当前课程的语言。读代码时只看你的语言那一半即可。
 #
 # 如果你改过笔记本后课程又更新了，重新生成笔记本时你的版本会保存为 `NN_xxx.mine.ipynb`，不会被覆盖。
 
@@ -326,6 +330,9 @@ figure_image(fig)
 # - **Fill-in cells**: replace the `...` in `answer = ...` with your answer and run `check("exercise id", answer)`.
 #   It tells you: not answered yet, correct (with a one-line reason), or not yet (with a hint, never the answer).
 #   An answer of the wrong type gets a hint too, never a traceback.
+#   Write numbers without commas: a decimal point (1.47, not 1,47) and no thousands separators (1677, not 1,677).
+#   Python reads a comma as a separator between two numbers, and refuses a form like 1,047 (a 0 after the comma)
+#   with a SyntaxError of its own, before any check runs.
 # - **Worked solution**: the cell right after a fill-in cell is a folded worked solution. It shows one "Worked
 #   solution" line and a button; Run All prints no result from it, in JupyterLab, VS Code and Colab alike. Try first,
 #   then click the bar on its left to unfold the method, and press "Show the worked solution and result" for the
@@ -338,6 +345,9 @@ figure_image(fig)
 # - **Self-check questions**: the answer waits under "Answer (click to open)" below the questions; think first, then
 #   open it.
 # - **Notes area**: each lesson ends with a cell of your own, for your choices and the factors not yet measured.
+# - **Code is written once**: the Chinese and English lessons share one code, so labels in it read
+#   `Text(zh="…", en="…")` and comments come in a zh line and an en line; outputs show only the lesson's language.
+#   Read the half in your language and skip the other.
 #
 # If you edited a notebook and the course is later updated, regenerating keeps your version as `NN_xxx.mine.ipynb`;
 # it is never overwritten.

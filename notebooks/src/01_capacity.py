@@ -10,7 +10,7 @@
 #
 # [English version](../en/01_capacity.ipynb) · [课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 0 课 课程导引](00_index.ipynb) · 下一课：[第 2 课 通信成本](02_communication.ipynb)
 #
-# > **时间：** 约 45 分钟（讲解与阅读 35 分钟，练习 10 分钟）
+# > **时间：** 约 50 分钟（讲解与阅读 40 分钟，练习 10 分钟）
 # >
 # > **问题：**
 # > - 当前首先受显存、通信还是模型结构约束？
@@ -31,7 +31,7 @@
 #
 # [中文版](../zh/01_capacity.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 0, course index](00_index.ipynb) · Next: [lesson 2, communication](02_communication.ipynb)
 #
-# > **Time:** about 45 min (teaching and reading 35 min, exercises 10 min)
+# > **Time:** about 50 min (teaching and reading 40 min, exercises 10 min)
 # >
 # > **Questions:**
 # > - Is the first constraint device memory, communication or model structure?
@@ -73,7 +73,7 @@ from coursekit.units import bytes_to_gib
 from coursekit.widgets.capacity import CapacityWidget
 
 # %% [markdown] lang="zh"
-# ## 1. 先登记约束，再说策略名字（5 分钟）
+# ## 1. 先登记约束，再说策略名字
 #
 # 当单设备无法满足容量或吞吐目标时，可以切分训练状态、网络层、张量、序列、专家或服务请求。
 # 不同切分对象解决的问题不同，也会引入不同的通信与负载风险。所以并行策略不要先背名字，先登记约束：
@@ -86,7 +86,7 @@ from coursekit.widgets.capacity import CapacityWidget
 # 从这个角度看，不同策略处理的对象并不一样。下表第一列是策略，后两列是每个策略“X 解决……，前提是……”的一句话：
 
 # %% [markdown] lang="en"
-# ## 1. Record the constraints before naming strategies (5 min)
+# ## 1. Record the constraints before naming strategies
 #
 # When one device cannot meet a capacity or throughput target, we can split the training state, the layers, the
 # tensors, the sequence, the experts or the serving requests. Each object split solves a different problem and brings
@@ -116,15 +116,22 @@ display(Markdown(strategy_table(["name", "solves", "assumes"])))
 display(Markdown(strategy_table()))
 
 # %% [markdown] lang="zh"
-# 注意两点：
+# 注意三点：
 #
+# - 两张表给 DP / ZeRO 的前提不一样，并不矛盾：“模型至少接近能放下”是纯数据并行的前提（每个 rank 放一整份状态）；
+#   ZeRO 把状态在 DP 的 rank 之间切开，正是为了放宽这一条，所以第二张表写的是“有明确的分片方案”。ZeRO-3 切得最彻底，
+#   只剩每层计算时临时收集的那一层参数要放得下（第 5 课的收集峰值）。
 # - 服务副本 (Replica) 和训练中的数据并行 (DP) 都复制模型，但语义不同：副本之间不同步模型状态，压力在队列和尾延迟。
 # - 这张表不是打分表。**策略选择不是给候选打一个综合分，而是先记录可测量的约束，再排除不满足硬条件的候选。**
 #   本课处理第一类约束：容量。
 
 # %% [markdown] lang="en"
-# Two remarks:
+# Three remarks:
 #
+# - The two tables give DP / ZeRO different preconditions, and they do not contradict each other: "the model (nearly)
+#   fits on one device" is plain data parallelism's (every rank holds a whole copy of the state); ZeRO shards that
+#   state over the DP ranks precisely to relax it, hence the second table's "a clear sharding plan". ZeRO-3 shards the
+#   most: only the layer being computed, gathered for the moment, must fit (lesson 5's gather peak).
 # - Serving replicas and training data parallelism both copy the model, but mean different things: replicas do not
 #   synchronize model state, and their pressure is queueing and tail latency.
 # - The table is not a scorecard. **Choosing a strategy is not giving candidates a combined score; it is recording
@@ -132,14 +139,14 @@ display(Markdown(strategy_table()))
 #   first kind of constraint: capacity.
 
 # %% [markdown] lang="zh"
-# ## 2. 资源账本：单设备容量缺口（5 分钟）
+# ## 2. 资源账本：单设备容量缺口
 #
 # Q1 的第一个小验证建立一本带单位的资源账本：模型状态 + 激活 + 运行时预留，和设备显存比较，全部以 GiB 计。
 # `coursekit.build_resource_ledger` 是它的带输入校验的版本（拒绝 NaN、布尔值、负数，设备显存必须大于 0），
 # 返回一个冻结的数据类；`explain()` 用当前语言说出结论。
 
 # %% [markdown] lang="en"
-# ## 2. The resource ledger: one device's capacity gap (5 min)
+# ## 2. The resource ledger: one device's capacity gap
 #
 # Q1's first check builds a ledger with units: model states + activations + runtime reserve, against device memory,
 # all in GiB. `coursekit.build_resource_ledger` is its validated version (it rejects NaN, booleans and negative values,
@@ -171,7 +178,7 @@ print(Text(
 # the items apart.
 
 # %% [markdown] lang="zh"
-# ## 3. 模型状态从哪里来：精度方案与 ZeRO（8 分钟）
+# ## 3. 模型状态从哪里来：精度方案与 ZeRO
 #
 # ### 3.1 精度方案：每个参数几个字节
 #
@@ -179,7 +186,7 @@ print(Text(
 # `PRECISION_RECIPES` 收录了课程用到的几种，每种都注明出处：
 
 # %% [markdown] lang="en"
-# ## 3. Where model states come from: precision recipes and ZeRO (8 min)
+# ## 3. Where model states come from: precision recipes and ZeRO
 #
 # ### 3.1 Precision recipes: bytes per parameter
 #
@@ -298,13 +305,13 @@ for name, shape in MODEL_SHAPES.items():
 display(Markdown("\n".join(rows)))
 
 # %% [markdown] lang="zh"
-# ## 4. 激活与重计算，上下文并行（6 分钟）
+# ## 4. 激活与重计算，上下文并行
 #
 # 激活是前向计算的中间结果，要留到反向使用。Korthikanti et al. 2022（表 2）给出每层激活字节数（16 位激活，s 为序列长度、
 # b 为微批次 (micro-batch) 大小、h 为隐藏维度 (hidden size)、a 为注意力头数、t 为张量并行度）：
 
 # %% [markdown] lang="en"
-# ## 4. Activations, recomputation and context parallelism (6 min)
+# ## 4. Activations, recomputation and context parallelism
 #
 # Activations are the intermediate results of the forward pass, kept for the backward pass. Korthikanti et al. 2022
 # (Table 2) give the activation bytes per layer (16-bit activations; s sequence length, b micro-batch, h hidden size,
@@ -442,7 +449,7 @@ display(Markdown("\n".join(rows)))
 # recomputation, plus 4 bytes per head and query; the linear terms still grow with s, and CP still helps.)
 
 # %% [markdown] lang="zh"
-# ## 5. 把账本拼起来：交互图（5 分钟）
+# ## 5. 把账本拼起来：交互图
 #
 # 下面的图把一个 rank 的显存按参数、梯度、优化器状态、激活、运行时预留叠成一条横条，四行分别是 ZeRO-0 到 ZeRO-3
 # （当前选中的阶段颜色最深），红色虚线是设备显存。它调用的正是上面几个函数，最后由 `build_resource_ledger` 给出结论。
@@ -459,7 +466,7 @@ display(Markdown("\n".join(rows)))
 # 4. 换成 18.4B 的形状，找出 80 GiB 设备上能放下的组合。
 
 # %% [markdown] lang="en"
-# ## 5. Putting the ledger together: the interactive figure (5 min)
+# ## 5. Putting the ledger together: the interactive figure
 #
 # The figure stacks one rank's memory into a bar of parameters, gradients, optimizer state, activations and runtime
 # reserve; the four rows are ZeRO-0 to ZeRO-3 (the chosen stage is drawn darkest), and the red dashed line is device

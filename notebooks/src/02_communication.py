@@ -77,7 +77,7 @@ from coursekit.units import GIB_BYTES, MS_PER_S, US_PER_S, bytes_to_gib, bytes_t
 from coursekit.widgets.communication import CommunicationWidget, payload_label
 
 # %% [markdown] lang="zh"
-# ## 1. 带宽项与频率项（5 分钟）
+# ## 1. 带宽项与频率项
 #
 # 通信成本不要只看“总量”，要同时看两个维度：
 #
@@ -87,7 +87,7 @@ from coursekit.widgets.communication import CommunicationWidget, payload_label
 # 可以把它粗略写成（不计拥塞，也不计与计算的重叠 (compute-communication overlap)，所以是一个下界）：
 
 # %% [markdown] lang="en"
-# ## 1. The bandwidth term and the frequency term (5 min)
+# ## 1. The bandwidth term and the frequency term
 #
 # Do not look only at the "total volume" of communication; look at two dimensions together:
 #
@@ -117,13 +117,13 @@ from coursekit.widgets.communication import CommunicationWidget, payload_label
 display(Markdown(strategy_table(["name", "communication"])))
 
 # %% [markdown] lang="zh"
-# ## 2. 通信账本：Q2 的第一个小验证（5 分钟）
+# ## 2. 通信账本：Q2 的第一个小验证
 #
 # 账本用同一组单位记录单次载荷 (MiB)、调用次数、链路带宽 (GiB/s) 和固定时延 (µs)。
 # `communication_ledger` 是它的带校验版本；`explain()` 说出两项各占多少、谁占主导。
 
 # %% [markdown] lang="en"
-# ## 2. The communication ledger: Q2's first check (5 min)
+# ## 2. The communication ledger: Q2's first check
 #
 # The ledger records the payload per call (MiB), the calls per step, the link bandwidth (GiB/s) and the fixed latency
 # (µs) in one set of units. `communication_ledger` is its validated version; `explain()` says how large each term is
@@ -196,7 +196,7 @@ for preset in LINK_PRESETS.values():
 display(Markdown("\n".join(rows)))
 
 # %% [markdown] lang="zh"
-# ## 3. 交互图：时延主导还是带宽主导（5 分钟）
+# ## 3. 交互图：时延主导还是带宽主导
 #
 # 横轴是每次调用的载荷，纵轴是一次调用的时间，两轴都是对数刻度。橙色虚线是时延项（水平），蓝色虚线是传输项
 # （斜率为 1），黑线是两者之和；灰色点线标出分界载荷 payload*，黑点是当前载荷。淡绿和淡红两条线是节点内和跨节点预设的合计，
@@ -209,7 +209,7 @@ display(Markdown("\n".join(rows)))
 # 3. 切换到跨节点预设：同样的 32 MiB 要慢多少倍？分界载荷移到了哪里？
 
 # %% [markdown] lang="en"
-# ## 3. Interactive figure: latency-bound or bandwidth-bound? (5 min)
+# ## 3. Interactive figure: latency-bound or bandwidth-bound?
 #
 # The x axis is the payload per call and the y axis the time of one call, both logarithmic. The orange dashed line
 # is the latency term (flat), the blue dashed line the transfer term (slope 1), the black line their sum; the grey
@@ -270,7 +270,7 @@ answer = "A" if ledger_a.dominant_term == "latency" else "B"
 verify("q2.latency_bound", answer, reveal=lambda: print(ledger_a.explain(), ledger_b.explain(), sep="\n"))
 
 # %% [markdown] lang="zh"
-# ## 4. 集合通信的环形代价（7 分钟）
+# ## 4. 集合通信的环形代价
 #
 # 第 2 节账本里的一次调用只经过一条链路。并行策略用的是集合通信：n 个 rank 排成环，每一步只和邻居交换一块数据。
 # 设 S 为每个 rank 参与集合通信的整块缓冲区字节数（即 nccl-tests 报告的 size）、B 为每块 GPU 的单向带宽、α 为每个环步的时延。下面是**环形算法**的代价；
@@ -285,7 +285,7 @@ verify("q2.latency_bound", answer, reveal=lambda: print(ledger_a.explain(), ledg
 # - 广播 (broadcast)：一个 rank 的缓冲区复制到所有 rank；点对点收发 (send/recv)：一个 rank 发、一个 rank 收。
 
 # %% [markdown] lang="en"
-# ## 4. The ring cost of collectives (7 min)
+# ## 4. The ring cost of collectives
 #
 # A call of section 2's ledger crosses one link. Parallel strategies use collectives: n ranks form a ring and each step
 # exchanges one block with a neighbour. With S the whole buffer each rank takes part with, in bytes (the size
@@ -333,11 +333,13 @@ for kind in COLLECTIVES:
 display(Markdown("\n".join(rows)))
 
 # %% [markdown] lang="zh"
-# 同一个 256 MiB 的全归约，放在节点内和跨节点的预设链路上（单向带宽，α 取自 NCCL 的代价模型）：
+# 同一个 256 MiB 的全归约，放在节点内和跨节点的预设链路上（单向带宽，α 取自 NCCL 的代价模型）。
+# 节点内那几行的 n = 64 只用来和跨节点对比公式：一台 H100 服务器只有 8 张卡，64 张卡的 NVLink 域要 GB200 NVL72 这样的机柜。
 
 # %% [markdown] lang="en"
 # The same 256 MiB all-reduce on the intra-node and cross-node preset links (unidirectional bandwidth, α from NCCL's
-# cost model):
+# cost model). The intra-node row at n = 64 is there to compare the formula with the cross-node one: an H100 server
+# has 8 GPUs, and an NVLink domain of 64 takes a rack such as GB200 NVL72.
 
 # %%
 TERM = {"latency": Text(zh="时延主导", en="latency-bound"), "bandwidth": Text(zh="带宽主导", en="bandwidth-bound"),
@@ -358,12 +360,13 @@ display(Markdown("\n".join(rows)))
 # ### 练习 2.3
 #
 # 环形全归约：S = 256 MiB，n = 8 个 rank，单向带宽 100 GiB/s，每个环步时延 5 µs。一次全归约要多少毫秒？
+# （保留 3 位有效数字。）
 
 # %% [markdown] lang="en"
 # ### Exercise 2.3
 #
 # A ring all-reduce of S = 256 MiB over n = 8 ranks, 100 GiB/s one way, 5 µs per ring step. How many milliseconds
-# does one all-reduce take?
+# does one all-reduce take? (3 significant digits.)
 
 # %% tags=["learner"]
 answer = ...
@@ -375,14 +378,14 @@ answer = collective_time_s("all_reduce", payload_bytes=mib_to_bytes(256), ranks=
 verify("q2.allreduce_ms", answer)
 
 # %% [markdown] lang="zh"
-# ## 5. 每种策略每步的通信（8 分钟）
+# ## 5. 每种策略每步的通信
 #
 # 用第 1 课的 7.5B 形状（36 层，h = 4096，32 个头），s = 4096，b = 1，每步 8 个微批次，每种策略单独使用、并行度都取 8。
 # EP 只适用于混合专家模型：这里假设每层的 MLP 换成 top-2 路由的 MoE 层，token 数不变。
 # `strategy_traffic` 给出每个 rank 每步发起的集合通信（每一项都注明出处），`traffic_time` 在一种链路上计时：
 
 # %% [markdown] lang="en"
-# ## 5. Each strategy's communication per step (8 min)
+# ## 5. Each strategy's communication per step
 #
 # Take lesson 1's 7.5B shape (36 layers, h = 4096, 32 heads), s = 4096, b = 1, 8 micro-batches per step, each strategy
 # alone at degree 8. EP only applies to mixture-of-experts models: here we assume every layer's MLP becomes a top-2
@@ -558,7 +561,7 @@ assert 2 * (DEGREE - 1) == 14 and round(intra.latency_us, 6) == 3.4
 # but the milliseconds need measuring (lesson 8).
 
 # %% [markdown] lang="zh"
-# ## 6. 三个问题（3 分钟）
+# ## 6. 三个问题
 #
 # 判断并行策略时，真正要问的是：
 #
@@ -574,7 +577,7 @@ assert 2 * (DEGREE - 1) == 14 and round(intra.latency_us, 6) == 3.4
 # TP 越大，每个 rank 的矩阵越小、算得越快，但每层的集合通信次数不变、环步数还在增加。
 
 # %% [markdown] lang="en"
-# ## 6. Three questions (3 min)
+# ## 6. Three questions
 #
 # What we really need to ask about a strategy:
 #

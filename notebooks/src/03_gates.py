@@ -18,7 +18,7 @@
 # > - 为什么只给结论和拒绝原因，而不给候选打综合分？
 # >
 # > **目标：**
-# > - 按顺序说出六道门槛 (gate)：容量、互连、结构、上下文、模式、服务角色，并说明常说的第五道“服务门槛”为什么拆成两道。
+# > - 按顺序说出六道门槛 (gate)：容量、互连、结构、上下文、模式、服务角色，并说明第 1 节的第五道“服务门槛”为什么在代码里拆成两道。
 # > - 用 `coursekit.gates` 做 Q3 的第一个筛选例子：DP 被拒绝，TP 通过。
 # > - 读懂一条拒绝原因，并说出要改变哪个事实它才会通过。
 # > - 把选择并行度时的三条排除规则（全局批大小限制 DP、TP 整除注意力头且留在节点内、PP 不超过层数）当作门槛使用。
@@ -38,7 +38,7 @@
 # > - Why do we give a verdict and its reasons, never a combined score?
 # >
 # > **Objectives:**
-# > - Name the six gates in order: fit, interconnect, structure, context, mode, serving role; explain why the usual fifth gate ("serving") becomes two.
+# > - Name the six gates in order: fit, interconnect, structure, context, mode, serving role; explain why section 1's fifth gate ("serving") becomes two in the code.
 # > - Work Q3's first screening example with `coursekit.gates`: DP is rejected, TP accepted.
 # > - Read a rejection reason and say which fact must change for the candidate to pass.
 # > - Use the three exclusions for parallel degrees as gates: the global batch limits DP, TP must divide the attention heads and stay inside a node, PP cannot exceed the layers.
@@ -148,7 +148,7 @@ md_table(
 assert [gate.code for gate in GATES] == ["memory", "interconnect", "structure", "context", "mode", "serving"]
 
 # %% [markdown] lang="zh"
-# 上面列了五道门槛，代码里是六道：**第五道“服务门槛”问了两件不同的事，所以拆成两道。**
+# 第 1 节列了五道门槛，代码（上表）里是六道：**第 1 节的第五道“服务门槛”问了两件不同的事，所以拆成两道。**
 #
 # - `mode`（模式）：工作负载 (训练 training / 服务 serving) 是否在候选声明的模式之中
 #   （对应英文原因 `'workload mode is unsupported'`）。
@@ -161,8 +161,8 @@ assert [gate.code for gate in GATES] == ["memory", "interconnect", "structure", 
 # CP 也不通过，因为没有证据表明需要它。
 
 # %% [markdown] lang="en"
-# Five gates are listed above; the code has six: **the fifth gate, "serving", asks two different questions, so it
-# becomes two gates.**
+# Section 1 lists five gates; the code (the table above) has six: **section 1's fifth gate, "serving", asks two
+# different questions, so it becomes two gates.**
 #
 # - `mode`: is the workload (training / serving) among the modes the candidate declares? (Its English reason is
 #   `'workload mode is unsupported'`.)

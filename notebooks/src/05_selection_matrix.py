@@ -343,8 +343,8 @@ show_table(
 my_state_gib = {1: ..., 2: ..., 3: ...}
 my_kind = {1: ..., 2: ..., 3: ...}
 for n in (1, 2, 3):
-    check(f"matrix.case{n}_state_gib", my_state_gib[n])
-    check(f"matrix.case{n}_kind", my_kind[n])
+    check(f"matrix.case{n}_state_gib", my_state_gib[n], label=Text(zh=f"案例 {n}，训练状态", en=f"Case {n}, state"))
+    check(f"matrix.case{n}_kind", my_kind[n], label=Text(zh=f"案例 {n}，类型", en=f"Case {n}, kind"))
 
 # %% tags=["solution"]
 my_state_gib, my_kind = {}, {}
@@ -417,7 +417,8 @@ my_matrix = {
 }
 for n, row in my_matrix.items():
     for strategy, answer in row.items():
-        check(f"matrix.case{n}_{strategy.lower()}", answer)
+        label = Text(zh=f"案例 {n}，{strategy}", en=f"Case {n}, {strategy}")
+        check(f"matrix.case{n}_{strategy.lower()}", answer, label=label)
 
 # %% tags=["solution"]
 my_matrix = {
@@ -772,9 +773,9 @@ assert [s for s, v in small_batch.summary().items() if v == "feasible"] == ["PP"
 #
 # - **DP 一格也不可行**：连最小的模型，训练状态本身就超过了单卡显存。
 # - **最小的几个模型**：FSDP 和 PP 可行；TP 不优先，因为没有哪一层需要切开。
-# - **再大一档**：FSDP 单独分片、PP 分段都放不下了，只有 TP 可行（它的做法里已经带着跨 TP 组的 FSDP 分片）。
-# - **再大一档**：FSDP 又变回可行，但做法不同：它作为 TP 的第二个维度（TP × FSDP）；PP 仍不优先。
-#   所以一列的结论并不随模型变大单调变化，同一个“可行”在不同的行上可以是不同的做法。
+# - **再大两档**：FSDP 单独分片、PP 分段都放不下了（PP 是硬排除）。TP 可行，它的做法里带着跨 TP 组的 FSDP 分片，
+#   所以 FSDP 这一格也是可行，但做法变了：它作为 TP 的第二个维度（TP × FSDP），两格说的是同一个布局。
+#   同一个“可行”在不同的行上可以是不同的做法。
 # - **最大的几个模型全部不优先**：32 张这样的卡装不下，要更多设备或更大的显存。
 
 # %% [markdown] lang="en"
@@ -784,11 +785,10 @@ assert [s for s, v in small_batch.summary().items() if v == "feasible"] == ["PP"
 #
 # - **DP is feasible nowhere**: even the smallest model's training state alone exceeds the device memory.
 # - **The smallest models**: FSDP and PP are feasible; TP is not preferred, as no layer needs splitting.
-# - **One size up**: FSDP sharding alone and PP stages no longer fit, and only TP is feasible (its layout already
-#   includes FSDP sharding across the TP groups).
-# - **One more size up**: FSDP is feasible again, but in another way: as TP's second dimension (TP × FSDP); PP stays
-#   not preferred. So a column's verdict does not change monotonically with the model's size, and the same "feasible"
-#   can be a different layout on different rows.
+# - **The next two sizes**: FSDP sharding alone and PP stages no longer fit (PP is a hard exclusion). TP is feasible,
+#   and its layout shards the state with FSDP across the TP groups, so the FSDP cell is feasible too, in another way:
+#   as TP's second dimension (TP × FSDP); the two cells describe one layout. The same "feasible" can be a different
+#   layout on different rows.
 # - **The largest models: nothing is feasible**: 32 such devices cannot hold them; they need more devices or more
 #   memory.
 
@@ -832,12 +832,13 @@ while verdicts[small]["FSDP"] == verdicts[small]["PP"] == "feasible":
     assert verdicts[small]["TP"] == "not_preferred"
     small += 1
 assert small >= 2
-assert verdicts[small] == {"DP": "not_preferred", "FSDP": "not_preferred", "TP": "feasible", "PP": "not_preferred"}
-# zh: TP 的布局同时也用 FSDP 切分
-# en: TP's layout shards with FSDP too
-assert grid_views[small].evaluation.verdict_of("TP").reasons[0].params["fsdp"] > 1
-assert verdicts[small + 1] == {"DP": "not_preferred", "FSDP": "feasible", "TP": "feasible", "PP": "not_preferred"}
-assert grid_views[small + 1].evaluation.verdict_of("FSDP").codes[0] == "fsdp_with_tp"
+# zh: 再大两档：TP 可行，它的布局同时也用 FSDP 切分，FSDP 这一格说的正是这个布局
+# en: the next two sizes: TP feasible, its layout shards with FSDP too, and the FSDP cell names that very layout
+for view, summary in zip(grid_views[small:small + 2], verdicts[small:small + 2]):
+    assert summary == {"DP": "not_preferred", "FSDP": "feasible", "TP": "feasible", "PP": "not_preferred"}
+    tp_plan, fsdp_cell = view.evaluation.verdict_of("TP"), view.evaluation.verdict_of("FSDP")
+    assert tp_plan.reasons[0].params["fsdp"] == fsdp_cell.degree > 1
+    assert fsdp_cell.codes[0] == "fsdp_with_tp" and view.evaluation.verdict_of("PP").hard_excluded
 assert nothing == names[small + 2:] and len(nothing) >= 2
 
 # %% [markdown] lang="zh"

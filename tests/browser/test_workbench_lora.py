@@ -49,7 +49,7 @@ SHOWN = {
         "accepted": "{size} compositions searched, {accepted} pass every gate",
         "lora": "LoRA, rank 32: every weight frozen, with no gradients, optimizer states or weight-gradient matmuls",
         "modules": "linear_qkv, linear_proj, linear_fc1 and linear_fc2",
-        "adapters": "{adapters} adapter parameters per token",
+        "adapters": "each token passing through {adapters} adapter parameters",
         "prose": "Try it in the workbench of section 9",
     },
 }
