@@ -2458,7 +2458,9 @@ class WorkloadSpec:
         object.__setattr__(
             self, "recompute_modes", _check_str_tuple("recompute_modes", raw.recompute_modes, RECOMPUTE_MODES)
         )
-        if not (isinstance(raw.recompute_modules, tuple) and not raw.recompute_modules):  # () is "none"
+        if isinstance(raw.recompute_modules, (tuple, list)) and not raw.recompute_modules:  # () and [] are "none"
+            object.__setattr__(self, "recompute_modules", ())  # [] is what to_dict's JSON gives back for ()
+        else:
             modules = _check_str_tuple("recompute_modules", raw.recompute_modules, RECOMPUTE_MODULES)
             object.__setattr__(self, "recompute_modules", modules)
         check_int("max_micro_batch", raw.max_micro_batch, ge=1)

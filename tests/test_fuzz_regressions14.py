@@ -1,0 +1,338 @@
+"""Inputs a fourteenth adversarial fuzzing pass found wrong, each with the behaviour the project's rules ask for.
+
+The pass aimed at what the earlier ones skip: a terminal that cannot encode the output, a closed or full stdout,
+``None`` set on widget controls, numbers written with underscores or other scripts' digits, the plan's own JSON read
+back, flags that change nothing, English counts with an adjective before the noun ("1 concurrent requests"),
+rounding that prints a positive quantity as 0, answers that break Python's protocols, and odd lesson folders. The
+rules: a command line never prints a traceback (one line on stderr, exit status 2); bad input is a
+``TypeError``/``ValueError`` naming the parameter, the value and the rule, in the learner's language; a widget never
+fails silently; a value no answer reads is refused rather than dropped; English nouns agree with their counts. The
+expected values below follow from those rules or a hand count, not from running the code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from coursekit.planner import WorkloadSpec, plan
+from coursekit.presets import CLUSTERS, MODELS
+from tests.test_fuzz_regressions8 import _refusal, zh  # noqa: F401 (zh: the fixture setting Chinese)
+from tests.test_fuzz_regressions12 import _cli
+
+ROOT = Path(__file__).resolve().parents[1]
+CJK = re.compile(r"[\u4e00-\u9fff]")
+PLAN = ["plan", "--model", "gpt2-small", "--cluster", "a100-8", "--global-batch", "16", "--top", "1"]
+SERVING = ["plan", "--mode", "serving", "--model", "llama3-8b", "--cluster", "h100-8", "--concurrency", "8"]
+
+
+def _run(
+    module: str, argv: list[str], *, encoding: str = "utf-8", cwd: Path | None = None, **popen: Any
+) -> subprocess.CompletedProcess[bytes]:
+    """``python -m module argv`` in a fresh interpreter whose stdout encodes with ``encoding``."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COURSEKIT_LANG": "en", "PYTHONIOENCODING": encoding}
+    popen.setdefault("stdout", subprocess.PIPE)
+    return subprocess.run(
+        [sys.executable, "-m", module, *argv], stderr=subprocess.PIPE, env=env, cwd=cwd, check=False, **popen
+    )
+
+
+def _no_traceback(done: subprocess.CompletedProcess[bytes]) -> str:
+    err = done.stderr.decode("utf-8", errors="replace")
+    assert "Traceback" not in err and "Error:" not in err.replace("error:", ""), err
+    return err
+
+
+# --------------------------------------------------------------------------- 1: a terminal that cannot encode it
+
+
+COMMANDS = [
+    ("coursekit", PLAN),
+    ("coursekit", [*PLAN, "--explain", "tp=2,pp=1,dp=4,zero=1,mb=1"]),
+    ("coursekit", SERVING),
+    ("coursekit", [*PLAN, "--lang", "zh", "--help"]),
+    ("coursekit.planner", PLAN[1:]),
+    ("coursekit.lab", ["--lang", "zh", "--help"]),
+]
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+@pytest.mark.parametrize(("module", "argv"), COMMANDS, ids=[" ".join(argv[:4]) for _, argv in COMMANDS])
+def test_a_report_the_terminal_cannot_encode_still_reaches_it(module: str, argv: list[str], encoding: str) -> None:
+    """Before: UnicodeEncodeError on '×' or on the Chinese help, exit 1, with a traceback. Now the same text arrives,
+    with each character the encoding lacks written as a backslash escape (what Python's stderr already does)."""
+    done = _run(module, argv, encoding=encoding)
+    assert done.returncode == 0 and done.stderr == b"", done.stderr.decode(errors="replace")
+    reference = _run(module, argv)  # a UTF-8 terminal
+    mask = re.compile(rb"searched in \d+ ms")  # the search's wall-clock time differs from run to run
+    expected = reference.stdout.decode("utf-8").encode(encoding, errors="backslashreplace")
+    assert mask.sub(b"", done.stdout) == mask.sub(b"", expected)
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+@pytest.mark.parametrize("argv", [[*PLAN, "--json"], [*SERVING, "--json", "--lang", "zh"]], ids=["plan", "serving"])
+def test_json_the_terminal_cannot_encode_is_still_the_same_valid_json(argv: list[str], encoding: str) -> None:
+    """Before: 3724 bytes of JSON, then a traceback. JSON's own \\u escapes keep the document valid and equal."""
+    done = _run("coursekit", argv, encoding=encoding)
+    assert done.returncode == 0 and done.stderr == b""
+    got = json.loads(done.stdout.decode(encoding))  # every byte is the encoding's own
+    reference = json.loads(_run("coursekit", argv).stdout.decode("utf-8"))
+    for data in (got, reference):
+        data.pop("elapsed_s", None)  # the search's wall-clock time
+    assert got == reference
+
+
+def test_lessons_report_reaches_an_ascii_terminal(tmp_path: Path) -> None:
+    done = _run("coursekit", ["lessons", "L", "--lang", "zh"], encoding="ascii", cwd=tmp_path)
+    assert done.returncode == 0 and done.stderr == b""
+    # "已复制" (copied) and "00_index.ipynb", the notebook to open, as escapes
+    assert b"\\u5df2\\u590d\\u5236" in done.stdout and b"L/notebooks/zh/00_index.ipynb" in done.stdout
+    assert (tmp_path / "L" / "notebooks" / "zh" / "00_index.ipynb").is_file()
+
+
+# --------------------------------------------------------------------------- 2: a closed stdout
+
+
+@pytest.mark.parametrize(
+    ("module", "argv"),
+    [
+        ("coursekit", PLAN),
+        ("coursekit", [*PLAN, "--json"]),
+        ("coursekit", SERVING),
+        ("coursekit.lab", ["--help"]),
+        ("coursekit.planner", PLAN[1:]),
+    ],
+)
+def test_a_closed_stdout_is_one_line_and_exit_2(module: str, argv: list[str]) -> None:
+    """Before: AttributeError: 'NoneType' object has no attribute 'flush' (exit 1). Python sets sys.stdout to None
+    when descriptor 1 is closed (``>&-``); no output can reach anyone, so the command says so and stops."""
+    done = _run(module, argv, stdout=None, preexec_fn=lambda: os.close(1))
+    err = _no_traceback(done)
+    assert done.returncode == 2 and len(err.splitlines()) == 1 and "standard output is closed" in err
+
+
+def test_a_closed_stdout_is_said_in_chinese_and_copies_nothing(tmp_path: Path) -> None:
+    argv = ["lessons", str(tmp_path / "L"), "--lang", "zh"]
+    done = _run("coursekit", argv, stdout=None, preexec_fn=lambda: os.close(1))
+    err = _no_traceback(done)
+    assert done.returncode == 2 and len(err.splitlines()) == 1 and CJK.search(err)
+    assert not (tmp_path / "L").exists()  # refused before any work, as a refused path is
+
+
+# --------------------------------------------------------------------------- 3: stdout that cannot be written
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (Linux)")
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (PLAN, "no space left on the device"),
+        ([*PLAN, "--json"], "no space left on the device"),
+        ([*SERVING, "--lang", "zh"], "磁盘空间不足"),
+    ],
+)
+def test_a_full_device_on_stdout_is_one_line_not_a_traceback(argv: list[str], words: str) -> None:
+    """Before: OSError: [Errno 28] No space left on device, with a traceback (exit 1)."""
+    with open("/dev/full", "wb") as full:
+        done = _run("coursekit", argv, stdout=full)
+    err = _no_traceback(done)
+    assert done.returncode == 2 and len(err.splitlines()) == 1 and words in err, err
+
+
+# --------------------------------------------------------------------------- 6: digits a reader would not read
+
+
+@pytest.mark.parametrize(
+    ("flag", "value"),
+    [
+        ("--global-batch", "1_6"),  # int() reads 16
+        ("--global-batch", "\u0661\u0666"),  # Arabic-Indic 16
+        ("--global-batch", "\uff11\uff16"),  # fullwidth 16
+        ("--reserve-gib", "1_0"),
+        ("--reserve-gib", "\u0662"),
+        ("--max-cp", "\uff12"),
+        ("--top", "\uff11"),
+        ("--zero", "0_1"),  # a list flag: read as zero stage 1
+        ("--zero", "\uff13"),
+        ("--zero", "0,\uff13"),
+    ],
+)
+def test_a_number_written_with_underscores_or_other_digits_exits_2_naming_the_flag(flag: str, value: str) -> None:
+    code, _, err = _cli([*PLAN, flag, value])
+    assert code == 2 and f"argument {flag}:" in err and "Traceback" not in err, err
+
+
+def test_every_numeric_option_of_every_command_refuses_such_digits() -> None:
+    from coursekit._cli import NumberArg
+    from tests.test_cli_boundaries import TYPED
+
+    numeric = [action for _, _, _, action in TYPED if isinstance(action.type, NumberArg)]
+    assert len(numeric) >= 25
+    for action in numeric:
+        for text in ("1_0", "\u0661", "\uff11", "1.5\u0665"):
+            with pytest.raises(argparse.ArgumentTypeError):
+                action.type(text)  # type: ignore[misc]
+
+
+def test_the_lab_byte_sizes_refuse_other_digits() -> None:
+    from coursekit.lab.cli import parse_bytes
+
+    for text in ("\u0661\u0666M", "\uff11K", "1_024"):
+        with pytest.raises(ValueError, match="--min-bytes"):
+            parse_bytes(text, "--min-bytes")
+    assert parse_bytes("16M", "--min-bytes") == 16 * 2**20  # ASCII digits still read
+
+
+@pytest.mark.usefixtures("zh")
+def test_the_digit_refusal_is_in_chinese() -> None:
+    code, _, err = _cli([*PLAN, "--global-batch", "1_6"])
+    assert code == 2 and "--global-batch" in err and CJK.search(err.splitlines()[-1])
+
+
+def test_plain_ascii_numbers_still_work() -> None:
+    code, out, err = _cli([*PLAN, "--global-batch", "32", "--reserve-gib", "1.5", "--zero", "0,1", "--max-cp", "2"])
+    assert code == 0, err
+    assert "global batch 32 sequences" in out and "runtime reserve 1.5 GiB" in out and "zero 0/1" in out
+
+
+# --------------------------------------------------------------------------- 7: the plan's JSON read back
+
+
+@pytest.mark.parametrize(
+    ("model", "options"),
+    [
+        ("gpt2-small", {}),
+        ("mixtral-8x7b", {"recompute_modules": ("moe_act",), "zero_stages": (1, 2), "lora_rank": 8}),
+        ("llama3-8b", {"precision": "fp8", "fp8_recipe": "current", "recompute_modes": ("selective",)}),
+    ],
+)
+def test_the_plan_json_workload_reads_back_into_an_equal_workload(model: str, options: dict[str, Any]) -> None:
+    """Before: ValueError 'recompute_modules = []: must hold at least one value'; JSON turns () into []."""
+    workload = WorkloadSpec(global_batch=16, **options)
+    data = json.loads(json.dumps(plan(MODELS[model], CLUSTERS["h100-8"], workload).to_dict(top=0)))
+    back = WorkloadSpec(**data["workload"])
+    assert back == workload and hash(back) == hash(workload)
+
+
+def test_an_empty_list_of_recompute_modules_is_none_as_the_empty_tuple_is() -> None:
+    assert WorkloadSpec(global_batch=8, recompute_modules=[]) == WorkloadSpec(global_batch=8, recompute_modules=())
+    assert WorkloadSpec(global_batch=8, recompute_modules=[]).recompute_modules == ()
+    # a list of modules is read as the tuple is; an empty zero_stages is still refused (no stage to search)
+    assert WorkloadSpec(global_batch=8, recompute_modules=["moe_act"]).recompute_modules == ("moe_act",)
+    assert _refusal(lambda: WorkloadSpec(global_batch=8, zero_stages=[]), ValueError).startswith("zero_stages")
+
+
+# --------------------------------------------------------------------------- 8: flags that change nothing
+
+
+DENSE = ["plan", "--model", "gpt2-small", "--cluster", "h100-8", "--global-batch", "16", "--top", "1"]
+MOE = ["plan", "--model", "mixtral-8x7b", "--cluster", "h100-8", "--nodes", "2", "--global-batch", "64", "--top", "1"]
+MOE_FLAGS = [
+    ["--ep-node-limit", "1"],
+    ["--ep-dedup-per-node"],
+    ["--ep-fp8-dispatch"],
+    ["--moe-probs-in-experts"],
+    ["--moe-layer-host-s", "0.5"],
+]
+FP8_FLAGS = [
+    ["--fp8-recipe", "current"],
+    ["--fp8-recipe", "delayed"],  # the default value, given: still nothing reads it at bf16
+    ["--fp8-matmul-share", "0.5"],
+    ["--fp8-weight-cache"],
+    ["--fp8-activation-cache", "deepseek-v3"],
+]
+
+
+@pytest.mark.parametrize("flag", MOE_FLAGS, ids=[f[0] for f in MOE_FLAGS])
+def test_an_moe_only_flag_on_a_dense_model_exits_2_naming_it(flag: list[str]) -> None:
+    """Before: the report was byte-identical to the run without the flag, with no note."""
+    code, _, err = _cli([*DENSE, *flag])
+    last = err.splitlines()[-1]
+    assert code == 2 and flag[0] in last and "dense" in last and "MoE" in last, err
+
+
+@pytest.mark.parametrize("flag", FP8_FLAGS, ids=[" ".join(f) for f in FP8_FLAGS])
+def test_an_fp8_only_flag_at_bf16_exits_2_naming_it(flag: list[str]) -> None:
+    code, _, err = _cli([*DENSE, *flag])
+    last = err.splitlines()[-1]
+    assert code == 2 and flag[0] in last and "--precision fp8" in last, err
+
+
+@pytest.mark.usefixtures("zh")
+def test_the_unread_flag_refusal_is_in_chinese() -> None:
+    for flag in (["--ep-dedup-per-node"], ["--fp8-weight-cache"], ["--all"]):
+        code, _, err = _cli([*DENSE, *flag])
+        assert code == 2 and flag[0] in err and CJK.search(err.splitlines()[-1]), err
+
+
+@pytest.mark.parametrize("flag", MOE_FLAGS, ids=[f[0] for f in MOE_FLAGS])
+def test_the_moe_flags_still_run_on_an_moe_model(flag: list[str]) -> None:
+    code, _, err = _cli([*MOE, "--precision", "fp8", *flag])
+    assert code == 0, err
+
+
+@pytest.mark.parametrize("flag", FP8_FLAGS, ids=[" ".join(f) for f in FP8_FLAGS])
+def test_the_fp8_flags_still_run_at_fp8(flag: list[str]) -> None:
+    code, _, err = _cli([*DENSE, "--precision", "fp8", *flag])
+    assert code == 0, err
+
+
+@pytest.mark.parametrize(
+    ("model", "field", "value"),
+    [
+        ("llama3-8b", "ep_node_limit", 1),
+        ("llama3-8b", "ep_dedup_per_node", True),
+        ("llama3-8b", "ep_fp8_dispatch", True),
+        ("llama3-8b", "moe_probs_in_experts", True),
+        ("llama3-8b", "moe_layer_host_s", 0.5),
+        ("mixtral-8x7b", "fp8_recipe", "current"),
+        ("mixtral-8x7b", "fp8_matmul_share", 0.5),
+        ("mixtral-8x7b", "fp8_weight_cache", True),
+        ("mixtral-8x7b", "fp8_activation_cache", "deepseek-v3"),
+    ],
+)
+def test_what_the_command_line_refuses_indeed_changes_no_answer(model: str, field: str, value: Any) -> None:
+    """The refusal's premise: planned through the Python API (which keeps accepting it), the field changes neither
+    the report nor any candidate, rejected ones included; and unread_fields names it."""
+    from coursekit.planner.cli import unread_fields
+
+    cluster = CLUSTERS["h100-8"].with_nodes(2)
+    base = WorkloadSpec(global_batch=64, seq_len=2048)
+    changed = WorkloadSpec(global_batch=64, seq_len=2048, **{field: value})
+    assert unread_fields(changed, MODELS[model]) == (field,)
+    one, other = plan(MODELS[model], cluster, base), plan(MODELS[model], cluster, changed)
+    drop = {"workload", "elapsed_s"}  # what was asked, and the wall-clock time
+    first = {k: v for k, v in one.to_dict(top=20, include_rejected=True).items() if k not in drop}
+    second = {k: v for k, v in other.to_dict(top=20, include_rejected=True).items() if k not in drop}
+    assert first == second
+
+
+def test_published_runs_of_dense_models_still_check_on_the_command_line() -> None:
+    """Megatron-Bridge's rows state the engine's MoE setting (probabilities in the experts) for Llama too: the command
+    published_run_argv builds leaves it out for a dense model, and the command runs."""
+    from coursekit.planner.cli import published_run_argv
+    from coursekit.published_runs import all_published_runs
+
+    run = next(r for r in all_published_runs() if r.name.startswith("Megatron-Bridge Llama 3 8B"))
+    assert run.workload().moe_probs_in_experts and not MODELS[run.model].is_moe
+    argv = published_run_argv(run)
+    assert "--moe-probs-in-experts" not in argv and "--fp8-recipe" in argv
+    code, out, err = _cli([*argv, "--json", "--top", "0"])
+    assert code == 0 and json.loads(out)["layout"]["accepted"] is not None, err
+
+
+@pytest.mark.parametrize("argv", [DENSE, SERVING], ids=["plan", "serving"])
+def test_all_without_json_exits_2(argv: list[str]) -> None:
+    """Before: --all was ignored without --json, silently; its help says 'with --json'."""
+    code, _, err = _cli([*argv, "--all"])
+    assert code == 2 and "--all" in err.splitlines()[-1] and "--json" in err.splitlines()[-1]
+    code, out, _ = _cli([*argv, "--all", "--json", "--top", "0"])
+    assert code == 0 and json.loads(out)
