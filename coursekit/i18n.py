@@ -94,10 +94,13 @@ def counted(count: Any, noun: str, nouns: str | None = None, spec: str = "") -> 
     ('1 device', '2 devices', '0 nodes', '1 copy')
     >>> counted(12345, "token", spec=",")
     '12,345 tokens'
+    >>> counted(1.2, "token row", spec=".0f"), counted(1.6, "token row", spec=".0f")
+    ('1 token row', '2 token rows')
     """
     plain = count.value if isinstance(count, _Shown) else count
-    one = not isinstance(plain, bool) and isinstance(plain, numbers.Real) and plain == 1  # numpy scalars too
     shown = format(count, spec) if spec else str(count)
+    # one as shown: 1, 1.0 and a 0.8 printed by ".0f" as "1" read "1 row" (numpy scalars too)
+    one = not isinstance(plain, bool) and isinstance(plain, numbers.Real) and (plain == 1 or shown == "1")
     return f"{shown} {noun if one else (nouns or noun + 's')}"
 
 

@@ -301,14 +301,14 @@ register(
         "planner.edge_layers_negative": {
             "zh": "edge_layers = {edge}：{layers} 层分成 {pp} 个流水线阶段时，首尾阶段只剩 {stage} 层；"
             "每个阶段至少要有 0 层，请减小 edge_layers。",
-            "en": "edge_layers = {edge}: with {layers:@layer} in {pp} pipeline stages the first and last stages would "
+            "en": "edge_layers = {edge}: with {layers:@layer} in {pp:@pipeline stage} the first and last stages would "
             "hold {stage:@layer}; a stage holds at least 0 layers, so use a smaller edge_layers.",
         },
         "planner.edge_layers_negative_asymmetric": {
             "zh": "edge_layers = {edge}、last_edge_layers = {last_edge}：{layers} 层分成 {pp} 个流水线阶段时，"
             "首、中、末阶段只剩 {first}、{mid}、{last} 层；每个阶段至少要有 0 层，"
             "请减小 last_edge_layers 或 edge_layers。",
-            "en": "edge_layers = {edge}, last_edge_layers = {last_edge}: with {layers:@layer} in {pp} pipeline stages "
+            "en": "edge_layers = {edge}, last_edge_layers = {last_edge}: with {layers:@layer} in {pp:@pipeline stage} "
             "the first, middle and last stages would hold {first}, {mid} and {last:@layer}; a stage holds at least "
             "0 layers, so use a smaller last_edge_layers or edge_layers.",
         },

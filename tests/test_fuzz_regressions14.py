@@ -26,7 +26,7 @@ import pytest
 from coursekit.planner import WorkloadSpec, plan
 from coursekit.presets import CLUSTERS, MODELS
 from tests.test_fuzz_regressions8 import _refusal, zh  # noqa: F401 (zh: the fixture setting Chinese)
-from tests.test_fuzz_regressions12 import _cli
+from tests.test_fuzz_regressions12 import _all_messages, _cli
 
 ROOT = Path(__file__).resolve().parents[1]
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -336,3 +336,55 @@ def test_all_without_json_exits_2(argv: list[str]) -> None:
     assert code == 2 and "--all" in err.splitlines()[-1] and "--json" in err.splitlines()[-1]
     code, out, _ = _cli([*argv, "--all", "--json", "--top", "0"])
     assert code == 0 and json.loads(out)
+
+
+# --------------------------------------------------------------------------- 9: "{n} adjective noun"
+
+
+def test_one_concurrent_request_and_one_output_token_are_singular() -> None:
+    """Before: "serving, 1 concurrent requests, prompts of 1024 tokens, 1 output tokens"."""
+    head = plan(MODELS["gpt2-small"], CLUSTERS["a100-8"], WorkloadSpec(global_batch=1, mode="serving", output_tokens=1))
+    line = head.report(top=0).splitlines()[0]
+    assert "serving, 1 concurrent request, prompts of 1024 tokens, 1 output token" in line
+    assert line.endswith("1 output token"), line
+    code, out, _ = _cli([*SERVING[:-1], "1", "--output-tokens", "1", "--prompt-tokens", "1", "--top", "0"])
+    assert code == 0 and "1 concurrent request, prompts of 1 token, 1 output token" in out.splitlines()[0]
+
+
+def test_one_attention_head_and_one_tie_group_are_singular() -> None:
+    import dataclasses
+
+    from coursekit.specs import ModelSpec
+
+    onehead = ModelSpec("onehead", layers=2, hidden=64, heads=1, ffn_hidden=128, vocab=100, seq_len=16)
+    text = plan(onehead, CLUSTERS["h100-8"], WorkloadSpec(global_batch=8)).explain("tp=2,pp=1,dp=4,zero=0,mb=1")
+    assert "does not divide the 1 attention head:" in text.explain()
+    one_gpu = dataclasses.replace(CLUSTERS["h100-8"], nodes=1, gpus_per_node=1)
+    workload = WorkloadSpec(global_batch=1, zero_stages=(0,), recompute_modes=("none",))
+    tiny = plan(MODELS["gpt2-small"], one_gpu, workload)
+    assert "this plan has 1 tie group;" in _refusal(lambda: tiny.explain_ties(2), ValueError)
+
+
+@pytest.mark.parametrize(
+    ("key", "params", "count", "one", "two"),
+    [
+        ("serving.load_concurrency", {}, "concurrency", "1 concurrent request", "2 concurrent requests"),
+        ("gates.tp_heads", {"tp": 2}, "heads", "the 1 attention head:", "the 2 attention heads:"),
+        ("serving.reason.tp_kv_heads", {"tp": 2}, "kv_heads", "the 1 KV head nor", "the 2 KV heads nor"),
+        ("planner.virtual_chunk_divide", {"layers": 3}, "v", "v = 1 model chunk ", "v = 2 model chunks "),
+        ("planner.edge_layers_negative", {"edge": 9, "layers": 4, "stage": -5}, "pp", "in 1 pipeline stage ",
+         "in 2 pipeline stages "),
+        ("config.note_group_routing", {"value": 1}, "groups", "of 1 expert group ", "of 2 expert groups "),
+        ("planner.tie_group_missing", {"value": 3}, "count", "has 1 tie group;", "has 2 tie groups;"),
+        ("matrix.fsdp_with_tp", {"tp": 8, "need_gib": 1.0}, "fsdp", "over 1 TP group (", "over 2 TP groups ("),
+    ],
+)  # fmt: skip
+def test_a_count_with_an_adjective_takes_the_singular_for_one(
+    key: str, params: dict[str, Any], count: str, one: str, two: str
+) -> None:
+    from coursekit.i18n import placeholders, tr
+
+    english = _all_messages()[key]["en"]  # every module imported, so every catalog entry registered
+    filled = {name: 2 for name in placeholders(english)} | params
+    assert one in tr(key, "en", **{**filled, count: 1}) and two in tr(key, "en", **{**filled, count: 2})
+    assert CJK.search(tr(key, "zh", **{**filled, count: 1}))  # Chinese has no plural: unchanged

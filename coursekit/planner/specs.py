@@ -170,8 +170,8 @@ register(
         },
         "planner.mode_serving": {
             "zh": "服务，{global_batch} 个并发请求，每个提示 {seq_len} token、输出 {output_tokens} token",
-            "en": "serving, {global_batch} concurrent requests, prompts of {seq_len:@token}, {output_tokens} output "
-            "tokens",
+            "en": "serving, {global_batch:@concurrent request}, prompts of {seq_len:@token}, "
+            "{output_tokens:@output token}",
         },
         "planner.assumptions": {
             "zh": "假设：峰值 {peak_tflops:.0f} TFLOP/s（bf16 稠密），计算效率 {mfu}，通信重叠（按维度）{overlap}，"
