@@ -388,3 +388,122 @@ def test_a_count_with_an_adjective_takes_the_singular_for_one(
     filled = {name: 2 for name in placeholders(english)} | params
     assert one in tr(key, "en", **{**filled, count: 1}) and two in tr(key, "en", **{**filled, count: 2})
     assert CJK.search(tr(key, "zh", **{**filled, count: 1}))  # Chinese has no plural: unchanged
+
+
+# --------------------------------------------------------------------------- 4, 5: None and other values set in code
+
+
+def _widget(module: str, name: str) -> Any:
+    import importlib
+
+    return getattr(importlib.import_module(f"coursekit.widgets.{module}"), name)()
+
+
+def _selection_sliders() -> list[tuple[str, str, str]]:
+    """(module, widget class, control) of every selection slider of the lesson widgets, found by walking them."""
+    import ipywidgets
+
+    found = []
+    for module, name in WIDGETS:
+        for control_name, control in _widget(module, name).controls.items():
+            if isinstance(control, ipywidgets.SelectionSlider):
+                found.append((module, name, control_name))
+    return found
+
+
+WIDGETS = [
+    ("capacity", "CapacityWidget"),
+    ("communication", "CommunicationWidget"),
+    ("composition", "CompositionWidget"),
+    ("gates", "GatesWidget"),
+    ("matrix", "MatrixWidget"),
+    ("pipeline", "PipelineWidget"),
+    ("roofline", "RooflineWidget"),
+    ("scaling", "ScalingWidget"),
+    ("serving", "ServingWidget"),
+    ("workbench", "WorkbenchWidget"),
+]
+SELECTION_SLIDERS = _selection_sliders()
+
+
+def test_the_walk_finds_the_selection_sliders_the_report_lists() -> None:
+    assert len(SELECTION_SLIDERS) >= 12
+    assert ("scaling", "ScalingWidget", "bandwidth_gb_s") in SELECTION_SLIDERS
+
+
+@pytest.mark.usefixtures("zh")
+@pytest.mark.parametrize(("module", "name", "control"), SELECTION_SLIDERS, ids=[c for _, _, c in SELECTION_SLIDERS])
+def test_none_on_a_selection_slider_is_refused_by_name(module: str, name: str, control: str) -> None:
+    """Before: traitlets' English TraitError about the 'index' trait; .value stayed None while the slider showed the old
+    option and the widget kept its old figure as "ok"."""
+    widget = _widget(module, name)
+    box = widget.controls[control]
+    before = (box.value, box.index, box.label, widget.status)
+    message = _refusal(lambda: setattr(box, "value", None), ValueError)
+    assert message.startswith(f"{control} = None") and CJK.search(message)
+    assert (box.value, box.index, box.label, widget.status) == before
+
+
+@pytest.mark.usefixtures("zh")
+@pytest.mark.parametrize(("module", "name"), WIDGETS, ids=[n for _, n in WIDGETS])
+def test_none_on_any_control_is_refused_or_is_one_of_its_options(module: str, name: str) -> None:
+    """Every control of every widget: None is refused by name in Chinese (the value kept), unless the control offers
+    None as an option (the gates widget's "not declared"), which then shows that option."""
+    widget = _widget(module, name)
+    for control_name, box in widget.controls.items():
+        offered = None in getattr(box, "_options_values", ())
+        before = box.value
+        if offered:
+            box.value = None
+            assert box.value is None and box.label is not None, control_name
+            continue
+        with pytest.raises((TypeError, ValueError)) as refused:
+            box.value = None
+        assert str(refused.value).startswith(f"{control_name} = None") and CJK.search(str(refused.value))
+        assert box.value == before and widget.status == "ok", control_name
+
+
+def test_none_on_the_pipeline_stages_is_refused_before_its_observer_runs() -> None:
+    """Before: the stages observer raised "'NoneType' object cannot be interpreted as an integer" (range(None))."""
+    widget = _widget("pipeline", "PipelineWidget")
+    message = _refusal(lambda: setattr(widget.controls["stages"], "value", None), TypeError)
+    assert message.startswith("stages = None") and widget.controls["stages"].value == 4 and widget.status == "ok"
+
+
+@pytest.mark.usefixtures("zh")
+@pytest.mark.parametrize(
+    ("value", "kind"),
+    [("x", TypeError), (None, TypeError), (True, TypeError), (10**400, ValueError), ("32", TypeError)],
+)
+def test_the_gates_memory_box_refuses_what_is_not_a_number_by_name(value: Any, kind: type[Exception]) -> None:
+    """Before: a plain FloatText; an English TraitError (with all 401 digits of 10**400), and True taken as 1.0 GiB."""
+    widget = _widget("gates", "GatesWidget")
+    box = widget.controls["memory_per_device_gib"]
+    before = (box.value, widget.status, widget.message)
+    message = _refusal(lambda: setattr(box, "value", value), kind)
+    assert message.startswith("memory_per_device_gib = ") and CJK.search(message) and len(message) < 300
+    assert (box.value, widget.status, widget.message) == before
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), 0.0, -1.0])
+def test_the_gates_memory_box_still_explains_a_number_out_of_range_in_its_message_box(value: float) -> None:
+    """A number box lets the learner type any number; the widget explains the ones it cannot use."""
+    widget = _widget("gates", "GatesWidget")
+    widget.controls["memory_per_device_gib"].value = value
+    assert widget.status == "invalid" and "memory_per_device_gib = " in widget.message
+    widget.controls["memory_per_device_gib"].value = 32  # an int is a number of GiB too
+    assert widget.status == "ok" and widget.controls["memory_per_device_gib"].value == 32.0
+
+
+def test_the_number_boxes_are_checked_controls() -> None:
+    import ipywidgets
+
+    from coursekit.widgets import CheckedFloatText, CheckedIntText, number
+
+    box = number("widgets.gates.memory_per_device_gib", value=8.0)
+    assert isinstance(box, CheckedFloatText) and isinstance(box, ipywidgets.FloatText)
+    whole = number("widgets.gates.memory_per_device_gib", value=8, argument="gib")
+    assert isinstance(whole, CheckedIntText)
+    assert _refusal(lambda: setattr(whole, "value", 2.5), TypeError).startswith("gib = 2.5")
+    whole.value = 16
+    assert whole.value == 16
