@@ -507,3 +507,50 @@ def test_the_number_boxes_are_checked_controls() -> None:
     assert _refusal(lambda: setattr(whole, "value", 2.5), TypeError).startswith("gib = 2.5")
     whole.value = 16
     assert whole.value == 16
+
+
+# --------------------------------------------------------------------------- 12: odd things where a lesson goes
+
+
+def _lessons(folder: Path, lang: str = "en") -> tuple[int, str, str]:
+    return _cli(["lessons", str(folder), "--lang", lang])
+
+
+def test_a_folder_named_like_a_notebook_is_refused_not_kept(tmp_path: Path) -> None:
+    """Before: 'kept 1 file you already have', then 'Open .../00_index.ipynb in JupyterLab', which was a folder."""
+    (tmp_path / "notebooks" / "en" / "00_index.ipynb").mkdir(parents=True)
+    code, out, err = _lessons(tmp_path)
+    assert code == 2 and out == "" and len(err.splitlines()) == 1
+    assert "00_index.ipynb: is a folder" in err and "kept" not in err
+
+
+def test_a_dangling_link_is_named_as_a_link(tmp_path: Path) -> None:
+    """Before: 'docs/GLOSSARY.md: does not exist', of a path that exists as a link."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "GLOSSARY.md").symlink_to(tmp_path / "gone")
+    code, _, err = _lessons(tmp_path)
+    assert code == 2 and "GLOSSARY.md: is a link to" in err and "does not exist" in err
+    assert not (tmp_path / "notebooks").exists()  # checked before anything was copied
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_file_where_a_folder_goes_is_named(tmp_path: Path, lang: str) -> None:
+    """Before: the operating system's 'File exists (error 17)'."""
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "notebooks" / lang).write_text("not a folder")
+    code, _, err = _lessons(tmp_path, lang)
+    assert code == 2 and len(err.splitlines()) == 1 and "error 17" not in err
+    blocker = str(tmp_path / "notebooks" / lang)
+    if lang == "en":
+        assert f"{blocker} is a file, not a folder" in err
+    else:
+        assert f"{blocker} 是文件，不是文件夹" in err
+
+
+def test_a_link_to_a_notebook_of_your_own_is_kept(tmp_path: Path) -> None:
+    mine = tmp_path / "mine.ipynb"
+    mine.write_text("{}")
+    (tmp_path / "L" / "notebooks" / "en").mkdir(parents=True)
+    (tmp_path / "L" / "notebooks" / "en" / "00_index.ipynb").symlink_to(mine)
+    code, out, _ = _lessons(tmp_path / "L")
+    assert code == 0 and "kept 1 file you already have" in out and mine.read_text() == "{}"
