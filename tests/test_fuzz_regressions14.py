@@ -554,3 +554,76 @@ def test_a_link_to_a_notebook_of_your_own_is_kept(tmp_path: Path) -> None:
     (tmp_path / "L" / "notebooks" / "en" / "00_index.ipynb").symlink_to(mine)
     code, out, _ = _lessons(tmp_path / "L")
     assert code == 0 and "kept 1 file you already have" in out and mine.read_text() == "{}"
+
+
+# --------------------------------------------------------------------------- 11: the exercise checker
+
+
+class _NoIteration(list):  # type: ignore[type-arg]
+    """A list whose own iteration fails: a class of the learner's that breaks a protocol it claims."""
+
+    def __iter__(self) -> Any:
+        raise RuntimeError("no iteration")
+
+
+class _NoRepr(float):
+    def __repr__(self) -> str:
+        raise RuntimeError("no repr")
+
+    __str__ = __repr__
+
+
+def _checked(exercise_id: str, answer: Any) -> Any:
+    import contextlib
+    import io
+
+    from coursekit.exercises import check
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        return check(exercise_id, answer)
+
+
+def _all_exercises() -> list[Any]:
+    from coursekit.exercises import exercises
+
+    return list(exercises())
+
+
+@pytest.mark.usefixtures("zh")
+def test_an_answer_of_your_own_class_that_breaks_a_protocol_is_invalid_not_a_checker_error() -> None:
+    """Before: 'Checker error ... not your fault; please tell the course authors' for all 65 exercises."""
+    statuses = {}
+    for exercise in _all_exercises():
+        answers = [_NoIteration([1])]
+        if exercise.kind != "number":
+            answers += [_NoRepr(1.0), [_NoRepr(2.0)]]
+        for answer in answers:
+            feedback = _checked(exercise.id, answer)
+            statuses[(exercise.id, type(answer).__name__)] = feedback.status
+            assert CJK.search(feedback.message), feedback.message
+    assert len(statuses) >= 65 and set(statuses.values()) <= {"invalid", "incorrect"}, statuses
+    # the message says what went wrong: the learner's own class failed while being read
+    message = _checked("q1.zero2_gib", _NoIteration([1])).message
+    assert "_NoIteration" in message and "RuntimeError" in message
+
+
+def test_a_one_dimensional_numpy_array_of_options_is_the_list_it_holds() -> None:
+    """The module docstring: a list, a tuple and a 1-D numpy array are the same sequence; q3.accepted refused it."""
+    import numpy as np
+
+    options = ["EP", "PP", "Replica", "TP"]
+    assert _checked("q3.accepted", options).status == "correct"
+    assert _checked("q3.accepted", np.array(options)).status == "correct"
+    assert _checked("q3.accepted", np.array(options[:2])).status == "incorrect"
+    assert _checked("q3.accepted", np.array([options])).status == "invalid"  # 2-D is not a list of options
+
+
+def test_offer_solution_outside_a_notebook_says_how_to_see_the_solution(capsys: pytest.CaptureFixture[str]) -> None:
+    """Before: '<coursekit.exercises._RevealButton object at 0x7f...>'."""
+    from coursekit.exercises import offer_solution, solution_text
+
+    offer_solution("q1.zero2_gib")
+    out = capsys.readouterr().out
+    assert 'show_solution("q1.zero2_gib")' in out and "object at 0x" not in out
+    result_line = solution_text("q1.zero2_gib").splitlines()[-1]
+    assert result_line not in out  # the solution itself stays put away
