@@ -89,8 +89,8 @@ WARNING_CODES: frozenset[str] = frozenset({"pp_balance"})
 register(
     {
         "gates.memory": {
-            "zh": "每个 rank 需要 {need_gib:.{digits}f} GiB，超过设备显存 {have_gib:.{digits}f} GiB",
-            "en": "per-rank memory {need_gib:.{digits}f} GiB exceeds device memory {have_gib:.{digits}f} GiB",
+            "zh": "每个 rank 需要 {need_gib:.{digits}f~} GiB，超过设备显存 {have_gib:.{digits}f~} GiB",
+            "en": "per-rank memory {need_gib:.{digits}f~} GiB exceeds device memory {have_gib:.{digits}f~} GiB",
         },
         "gates.mode": {
             "zh": "工作负载模式 {mode!r} 不在 {name} 声明的模式 `{modes}` 之中"

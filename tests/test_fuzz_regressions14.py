@@ -386,7 +386,8 @@ def test_a_count_with_an_adjective_takes_the_singular_for_one(
 
     english = _all_messages()[key]["en"]  # every module imported, so every catalog entry registered
     filled = {name: 2 for name in placeholders(english)} | params
-    assert one in tr(key, "en", **{**filled, count: 1}) and two in tr(key, "en", **{**filled, count: 2})
+    assert re.search(re.escape(one) + r"(?!\w)", tr(key, "en", **{**filled, count: 1}))  # "request", not "requests"
+    assert two in tr(key, "en", **{**filled, count: 2})
     assert CJK.search(tr(key, "zh", **{**filled, count: 1}))  # Chinese has no plural: unchanged
 
 
@@ -627,3 +628,66 @@ def test_offer_solution_outside_a_notebook_says_how_to_see_the_solution(capsys: 
     assert 'show_solution("q1.zero2_gib")' in out and "object at 0x" not in out
     result_line = solution_text("q1.zero2_gib").splitlines()[-1]
     assert result_line not in out  # the solution itself stays put away
+
+
+# --------------------------------------------------------------------------- 10: a positive quantity never prints as 0
+
+
+NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?(?:e-?\d+)?")
+
+
+def _value(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+def test_a_serving_bound_is_never_zero_nor_below_its_printed_part() -> None:
+    """Before: 'TTFT >= 0 ms, TPOT >= 0.0 ms', then 'TP all-reduce: ... = 0.04 ms' on the next line."""
+    from coursekit.serving import ServingWorkload, plan_serving
+    from coursekit.specs import ModelSpec
+
+    tiny = ModelSpec("m1", layers=2, hidden=64, heads=4, ffn_hidden=128, vocab=100, seq_len=16, num_experts=1, top_k=1)
+    lines = plan_serving(tiny, CLUSTERS["h100-8"], ServingWorkload(16, 16, 1)).report(top=1).splitlines()
+    bounds = next(line for line in lines if "TTFT >= " in line)
+    ttft = _value(re.search(r"TTFT >= (\S+) ms", bounds).group(1))  # type: ignore[union-attr]
+    tpot = _value(re.search(r"TPOT >= (\S+) ms", bounds).group(1))  # type: ignore[union-attr]
+    part = _value(re.search(r"all-reduce: .* = (\S+) ms", "\n".join(lines)).group(1))  # type: ignore[union-attr]
+    assert ttft > 0 and tpot > 0 and tpot >= part > 0, bounds
+
+
+def test_a_real_model_with_one_prompt_token_has_a_positive_ttft() -> None:
+    code, out, _ = _cli(["plan", "--mode", "serving", "--model", "gpt2-small", "--cluster", "h100-8",
+                         "--concurrency", "1", "--prompt-tokens", "1", "--top", "1"])  # fmt: skip
+    assert code == 0 and "TTFT >= 0 ms" not in out and re.search(r"TTFT >= 0\.0*[1-9]\d* ms", out), out
+
+
+def test_a_tiny_training_step_prints_no_positive_part_as_zero() -> None:
+    """Before: 'Matmul efficiency 0% of peak' and 'Estimated step 0.000 s = compute 0.000 + ...'."""
+    import dataclasses
+
+    from coursekit.specs import ModelSpec
+
+    one_gpu = dataclasses.replace(CLUSTERS["h100-8"], nodes=1, gpus_per_node=1)
+    result = plan(ModelSpec("tiny", 1, 8, 1, 8, vocab=1, seq_len=1), one_gpu, WorkloadSpec(global_batch=1))
+    lines = result.report(top=1).splitlines()
+    efficiency = next(line for line in lines if "Matmul efficiency" in line)
+    assert "Matmul efficiency 0% " not in efficiency
+    step = next(line for line in lines if "Estimated step" in line)
+    shown = dict(re.findall(r"(step|compute) (" + NUMBER.pattern + ")", step))
+    assert _value(shown["step"]) > 0 and _value(shown["compute"]) > 0, step
+    assert _value(shown["step"]) >= _value(shown["compute"])  # a sum is never printed below one of its parts
+
+
+def test_the_gates_widget_never_prints_a_positive_device_memory_as_zero() -> None:
+    widget = _widget("gates", "GatesWidget")
+    for tiny in (1e-9, 5e-324):
+        widget.controls["memory_per_device_gib"].value = tiny
+        found = re.findall(r"exceeds device memory (\S+) GiB", widget.message)
+        assert found and all(_value(text) > 0 for text in found), widget.message
+
+
+def test_ordinary_reports_keep_their_digits() -> None:
+    """The rule only adds digits where a nonzero value would read as zero: a 12.3 ms bound still prints as before."""
+    from coursekit.i18n import nonzero
+
+    assert nonzero(12.34, ".1f") == "12.3" and nonzero(0.0, ".3f") == "0.000" and nonzero(-0.004, ".2f") == "-0.004"
+    assert nonzero(0.04, ".0f") == "0.04" and nonzero(0.0004, ".0%") == "0.04%"

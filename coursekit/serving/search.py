@@ -95,12 +95,12 @@ register(
             "they do not split one batch but each serves its own queue, so a replica without requests sits idle",
         },
         "serving.reason.ttft": {
-            "zh": "首 token 时间 (TTFT) 下界 {ttft_ms:.0f} ms 超过目标 {slo_ms:.0f} ms",
-            "en": "time to first token (TTFT) is at least {ttft_ms:.0f} ms, above the {slo_ms:.0f} ms objective",
+            "zh": "首 token 时间 (TTFT) 下界 {ttft_ms:.0f~} ms 超过目标 {slo_ms:.0f~} ms",
+            "en": "time to first token (TTFT) is at least {ttft_ms:.0f~} ms, above the {slo_ms:.0f~} ms objective",
         },
         "serving.reason.tpot": {
-            "zh": "每输出 token 时间 (TPOT) 下界 {tpot_ms:.1f} ms 超过目标 {slo_ms:.1f} ms",
-            "en": "time per output token (TPOT) is at least {tpot_ms:.1f} ms, above the {slo_ms:.1f} ms objective",
+            "zh": "每输出 token 时间 (TPOT) 下界 {tpot_ms:.2f~} ms 超过目标 {slo_ms:.2f~} ms",
+            "en": "time per output token (TPOT) is at least {tpot_ms:.2f~} ms, above the {slo_ms:.2f~} ms objective",
         },
         "serving.reason.rate": {
             "zh": "每个副本 {rate:.2f} 请求/秒：按利特尔定律 (Little's law) 并发数 = 速率 × 时延，而时延随并发上升；"
@@ -140,18 +140,18 @@ register(
             "en": "Accepted layouts (lower-bound estimates, by throughput per GPU):",
         },
         "serving.candidate": {
-            "zh": "  replicas={replicas} tp={tp} pp={pp}：每副本 {batch} 个请求；TTFT >= {ttft_ms:.0f} ms，TPOT >= "
-            "{tpot_ms:.1f} ms，每副本 <= {tps:,.0f} token/秒，每 GPU <= {tps_gpu:,.0f} token/秒{tie}",
-            "en": "  replicas={replicas} tp={tp} pp={pp}: {batch:@request} per replica; TTFT >= {ttft_ms:.0f} ms, "
-            "TPOT >= {tpot_ms:.1f} ms, <= {tps:,.0f} tokens/s per replica, <= {tps_gpu:,.0f} tokens/s per GPU{tie}",
+            "zh": "  replicas={replicas} tp={tp} pp={pp}：每副本 {batch} 个请求；TTFT >= {ttft_ms:.0f~} ms，TPOT >= "
+            "{tpot_ms:.2f~} ms，每副本 <= {tps:,.0f} token/秒，每 GPU <= {tps_gpu:,.0f} token/秒{tie}",
+            "en": "  replicas={replicas} tp={tp} pp={pp}: {batch:@request} per replica; TTFT >= {ttft_ms:.0f~} ms, "
+            "TPOT >= {tpot_ms:.2f~} ms, <= {tps:,.0f} tokens/s per replica, <= {tps_gpu:,.0f} tokens/s per GPU{tie}",
         },
         "serving.candidate_split": {
             "zh": "  replicas={replicas} tp={tp} pp={pp}：{full} 个副本各 {batch} 个请求，其余 {rest} 个各 {less} 个；"
-            "最满的副本 TTFT >= {ttft_ms:.0f} ms，TPOT >= {tpot_ms:.1f} ms；平均每副本 <= {tps:,.0f} token/秒，"
+            "最满的副本 TTFT >= {ttft_ms:.0f~} ms，TPOT >= {tpot_ms:.2f~} ms；平均每副本 <= {tps:,.0f} token/秒，"
             "每 GPU <= {tps_gpu:,.0f} token/秒{tie}",
             "en": "  replicas={replicas} tp={tp} pp={pp}: {batch:@request} on {full} of the replicas, {less} on the "
-            "other {rest}; the fullest has TTFT >= {ttft_ms:.0f} ms, TPOT >= {tpot_ms:.1f} ms; <= {tps:,.0f} tokens/s "
-            "per replica on average, <= {tps_gpu:,.0f} tokens/s per GPU{tie}",
+            "other {rest}; the fullest has TTFT >= {ttft_ms:.0f~} ms, TPOT >= {tpot_ms:.2f~} ms; <= {tps:,.0f} "
+            "tokens/s per replica on average, <= {tps_gpu:,.0f} tokens/s per GPU{tie}",
         },
         "serving.tie": {
             "zh": "（与最佳相差不到 {tol:.0%}，模型分不出高下）",
@@ -165,9 +165,9 @@ register(
         },
         "serving.comm": {
             "zh": "    TP 全归约：每 token {count} 次 × {each_us:.1f} µs（NCCL 选 {algorithm}/{protocol}）"
-            "= {total_ms:.2f} ms；解码受{bound}限制",
+            "= {total_ms:.2f~} ms；解码受{bound}限制",
             "en": "    TP all-reduce: {count} per token × {each_us:.1f} µs (NCCL picks {algorithm}/{protocol}) = "
-            "{total_ms:.2f} ms; decode is {bound}-bound",
+            "{total_ms:.2f~} ms; decode is {bound}-bound",
         },
         "serving.bound.memory": {"zh": "显存带宽", "en": "memory"},
         "serving.bound.compute": {"zh": "算力", "en": "compute"},

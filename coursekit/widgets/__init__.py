@@ -625,7 +625,7 @@ def node_label(name: str) -> Text:
 # the front end sends is always a legal value, so a learner moving a control never meets these checks.
 
 
-class _AnyButNone(traitlets.Any):  # type: ignore[misc]
+class _AnyButNone(traitlets.Any):
     """Any value but ``None``, which goes on to the cross-validators: ``traitlets.Any`` allows ``None`` as a class
     attribute that its ``allow_none=False`` argument does not override, and returns it before they run."""
 
