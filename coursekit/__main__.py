@@ -81,7 +81,7 @@ def _run_plan(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``python -m coursekit``; returns the exit status (2 for bad arguments, 141 for a closed pipe)."""
     args_list = list(sys.argv[1:] if argv is None else argv)
-    return guard("python -m coursekit", lambda: _main(args_list))
+    return guard("python -m coursekit", lambda: _main(args_list), args_list)
 
 
 def _after_language(argv: list[str]) -> list[str]:

@@ -12,7 +12,12 @@
   and exit status :data:`EXIT_USAGE` (2), never a traceback (:func:`guard`);
 * when the reader of stdout goes away (``... --json | head``) the command stops quietly with
   :data:`EXIT_BROKEN_PIPE` (141 = 128 + SIGPIPE, what a shell reports for a command that
-  SIGPIPE ended, as ``yes | head`` does under ``set -o pipefail``).
+  SIGPIPE ended, as ``yes | head`` does under ``set -o pipefail``);
+* stdout itself is part of the boundary (:func:`guard`): text its encoding cannot hold (an ASCII or
+  Latin-1 terminal, ``PYTHONIOENCODING=ascii``) is written as ``\\u00d7``-style escapes rather than
+  failing, and JSON is written with JSON's own ``\\u`` escapes (:func:`write_json`), so it stays valid;
+  a closed stdout (``>&-``) is refused before any work, and a write that fails (``> /dev/full``: no space,
+  an I/O error) ends as one line naming the problem, both with status :data:`EXIT_USAGE`.
 
 >>> check_output_file("--json", "")
 Traceback (most recent call last):
@@ -27,6 +32,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
+import io
+import json
 import os
 import re
 import sys
@@ -38,7 +45,7 @@ from types import MappingProxyType
 from typing import Any
 
 from . import i18n
-from ._validate import check_int, check_number
+from ._validate import check_int, check_number, plainly_written
 from .i18n import Text, catalog, register, tr
 
 #: Exit status for bad arguments and refused paths (argparse's convention).
@@ -109,6 +116,12 @@ register(
         "cli.errno_no_space": {"zh": "磁盘空间不足", "en": "no space left on the device"},
         "cli.errno_read_only": {"zh": "只读文件系统", "en": "read-only file system"},
         "cli.errno_other": {"zh": "操作系统错误 {code}（{text}）", "en": "{text} (error {code})"},
+        "cli.errno_io": {"zh": "输入/输出错误", "en": "input/output error"},
+        "cli.stdout_closed": {
+            "zh": "标准输出已关闭（>&-），结果无处可写；不想看输出时请改用 > /dev/null。",
+            "en": "standard output is closed (>&-), so the output has nowhere to go; use > /dev/null to discard it.",
+        },
+        "cli.write_failed": {"zh": "无法写出输出：{reason}", "en": "cannot write the output: {reason}"},
     }
 )
 
@@ -122,7 +135,22 @@ _ERRNO_KEYS: dict[int, str] = {
     errno.ENAMETOOLONG: "cli.errno_long_name",
     errno.ENOSPC: "cli.errno_no_space",
     errno.EROFS: "cli.errno_read_only",
+    errno.EIO: "cli.errno_io",
 }
+#: Errors of the device stdout (or an output file) writes to, not of the program: a full disk, a quota, a file too
+#: large, an I/O error, a descriptor not open for writing. :func:`guard` says them in one line.
+_OUTPUT_ERRNOS: frozenset[int] = frozenset(
+    code
+    for code in (
+        errno.ENOSPC,
+        getattr(errno, "EDQUOT", None),
+        errno.EFBIG,
+        errno.EIO,
+        errno.EBADF,
+        errno.ENXIO,
+    )
+    if code is not None
+)
 
 # argparse's own messages (Python 3.11 msgids): a catalog entry each, whose English text is argparse's msgid itself.
 register(
@@ -298,6 +326,8 @@ class NumberArg:
         self.__name__ = name  # argparse names the type in "invalid <name> value" messages
 
     def __call__(self, text: str) -> Any:
+        if not plainly_written(text):  # int()/float() would read "1_6" or "١٦" as 16
+            raise argparse.ArgumentTypeError(tr("validate.written_number", value=text[:SHOWN_CHARS]))
         try:
             value = self.convert(text)
         except (ValueError, OverflowError):
@@ -328,8 +358,13 @@ def number_arg(
 
 
 def fail_line(prog: str, message: str) -> int:
-    """Print ``prog: error: message`` (current language) as one line on stderr; returns :data:`EXIT_USAGE`."""
-    sys.stderr.write(tr("cli.error", prog=prog, message=message) + "\n")
+    """Print ``prog: error: message`` (current language) as one line on stderr; returns :data:`EXIT_USAGE`.
+
+    With stderr closed too (``2>&-``) there is nowhere to say it: only the status tells.
+    """
+    if sys.stderr is not None:
+        with contextlib.suppress(OSError):
+            sys.stderr.write(tr("cli.error", prog=prog, message=message) + "\n")
     return EXIT_USAGE
 
 
@@ -431,28 +466,81 @@ def check_output_folder(option: str, text: str | os.PathLike[str], *, create: bo
     return _check_path(option, text, "folder", create)
 
 
+def stdout_takes(text: str) -> bool:
+    """Whether stdout's encoding holds every character of ``text`` (a stream without an encoding takes str)."""
+    encoding = getattr(sys.stdout, "encoding", None)
+    if not encoding:
+        return True
+    try:
+        text.encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
+
+
+def write_json(payload: Any) -> None:
+    """``payload`` as indented JSON and a newline on stdout, written at once (a failure leaves no half document).
+
+    Non-ASCII text (``×``, Chinese) is written as itself where stdout's encoding holds it, else with JSON's own
+    ``\\uXXXX`` escapes, which every JSON reader turns back into the same text.
+    """
+    text = json.dumps(payload, ensure_ascii=False, indent=1)
+    if not stdout_takes(text):
+        text = json.dumps(payload, ensure_ascii=True, indent=1)
+    sys.stdout.write(text + "\n")
+
+
 def _silence_stdout() -> None:
     """Point stdout at /dev/null, so the interpreter's final flush does not fail again (Python docs' recipe)."""
+    try:
+        fileno = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # None, or a stream without a descriptor (io.StringIO)
+        return
     devnull = os.open(os.devnull, os.O_WRONLY)
     try:
-        os.dup2(devnull, sys.stdout.fileno())
+        os.dup2(devnull, fileno)
     finally:
         os.close(devnull)
 
 
-def guard(prog: str, run: Callable[[], int]) -> int:
+@contextlib.contextmanager
+def _escaping_stdout() -> Iterator[None]:
+    """stdout writes what its encoding cannot hold as backslash escapes (``\\xd7``) while the command runs."""
+    stream = sys.stdout
+    if not isinstance(stream, io.TextIOWrapper) or stream.errors == "backslashreplace":
+        yield
+        return
+    errors = stream.errors
+    stream.reconfigure(errors="backslashreplace")
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError, ValueError):  # a broken or closed stream keeps its setting
+            stream.reconfigure(errors=errors)
+
+
+def guard(prog: str, run: Callable[[], int], argv: Sequence[str] = ()) -> int:
     """Run a command's body: a broken stdout pipe ends quietly, an OS error on a path ends as one line.
 
-    Returns ``run()``'s status, :data:`EXIT_BROKEN_PIPE` or :data:`EXIT_USAGE`.
+    Stdout writes what its encoding cannot hold as escapes; a closed stdout (``>&-``) is refused before ``run``
+    starts (in the language of ``argv``'s ``--lang``), and a write to stdout the device refuses (no space, an I/O
+    error) ends as one line. Returns ``run()``'s status, :data:`EXIT_BROKEN_PIPE` or :data:`EXIT_USAGE`.
     """
+    if sys.stdout is None:  # the shell closed descriptor 1: no output could reach anyone
+        pre_language(argv)
+        return fail_line(prog, tr("cli.stdout_closed"))
     try:
-        code = run()
-        sys.stdout.flush()
+        with _escaping_stdout():
+            code = run()
+            sys.stdout.flush()
         return code
     except BrokenPipeError:
         _silence_stdout()
         return EXIT_BROKEN_PIPE
     except OSError as exc:
+        if exc.filename is None and exc.errno in _OUTPUT_ERRNOS:  # the device refused the output
+            _silence_stdout()
+            return fail_line(prog, tr("cli.write_failed", reason=os_error_reason(exc)))
         if exc.filename is None:  # not a path: a fault of the program, not of the arguments
             raise
         return fail_line(prog, os_error_message(exc))

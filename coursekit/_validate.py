@@ -83,6 +83,11 @@ register(
             "zh": "{name} = {value!r}：必须是由命令行参数（str）组成的列表或元组。",
             "en": "{name} = {value!r}: must be a list or tuple of command-line arguments (str).",
         },
+        "validate.written_number": {
+            "zh": "{value!r}：数字只能用 ASCII 数字 0-9 书写（不能有下划线，也不能用其他文字的数字或全角数字）",
+            "en": "{value!r}: write the number with the ASCII digits 0-9 only (no underscores, no other script's or "
+            "fullwidth digits)",
+        },
         "validate.not_finite_result": {
             "zh": "{result} 不是有限数（{value}），输入为 {inputs}：请用更小的值。",
             "en": "{result} is not a finite number ({value}) for {inputs}: use smaller values.",
@@ -143,6 +148,19 @@ def check_int(
         le = MAX_INT
     _check_bounds(name, value, number, ge=ge, gt=gt, le=le, lt=lt)
     return number
+
+
+def plainly_written(text: str) -> bool:
+    """Whether ``text`` writes a number the way a reader sees it: ASCII only, no underscore.
+
+    ``int()`` and ``float()`` also read ``"1_6"`` as 16 and other scripts' digits (``"١٦"``, fullwidth
+    ``"１６"``) as ASCII ones; a command-line option and a written degree take neither (the one place of this rule;
+    the message saying it is ``validate.written_number``).
+
+    >>> plainly_written("16"), plainly_written(" 2.5e3"), plainly_written("1_6"), plainly_written("１６")
+    (True, True, False, False)
+    """
+    return text.isascii() and "_" not in text
 
 
 def called_from_outside(depth: int = 2) -> bool:

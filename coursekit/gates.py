@@ -89,8 +89,8 @@ WARNING_CODES: frozenset[str] = frozenset({"pp_balance"})
 register(
     {
         "gates.memory": {
-            "zh": "每个 rank 需要 {need_gib:.{digits}f} GiB，超过设备显存 {have_gib:.{digits}f} GiB",
-            "en": "per-rank memory {need_gib:.{digits}f} GiB exceeds device memory {have_gib:.{digits}f} GiB",
+            "zh": "每个 rank 需要 {need_gib:.{digits}f~} GiB，超过设备显存 {have_gib:.{digits}f~} GiB",
+            "en": "per-rank memory {need_gib:.{digits}f~} GiB exceeds device memory {have_gib:.{digits}f~} GiB",
         },
         "gates.mode": {
             "zh": "工作负载模式 {mode!r} 不在 {name} 声明的模式 `{modes}` 之中"
@@ -140,7 +140,7 @@ register(
         },
         "gates.tp_heads": {
             "zh": "tp = {tp} 不能整除 {heads} 个注意力头 (attention heads)：每个张量并行 (TP) rank 必须持有整数个头",
-            "en": "tp = {tp} does not divide the {heads} attention heads: every TP rank must hold whole heads",
+            "en": "tp = {tp} does not divide the {heads:@attention head}: every TP rank must hold whole heads",
         },
         "gates.tp_leaves_node": {
             "zh": "tp = {tp} 超过每节点 {gpus_per_node} 张 GPU：张量并行 (TP) 组会离开节点内高速互连，"

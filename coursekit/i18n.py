@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 import numbers
 import os
+import re
 import reprlib
 import string
 from collections.abc import Mapping
@@ -94,10 +95,13 @@ def counted(count: Any, noun: str, nouns: str | None = None, spec: str = "") -> 
     ('1 device', '2 devices', '0 nodes', '1 copy')
     >>> counted(12345, "token", spec=",")
     '12,345 tokens'
+    >>> counted(1.2, "token row", spec=".0f"), counted(1.6, "token row", spec=".0f")
+    ('1 token row', '2 token rows')
     """
     plain = count.value if isinstance(count, _Shown) else count
-    one = not isinstance(plain, bool) and isinstance(plain, numbers.Real) and plain == 1  # numpy scalars too
     shown = format(count, spec) if spec else str(count)
+    # one as shown: 1, 1.0 and a 0.8 printed by ".0f" as "1" read "1 row" (numpy scalars too)
+    one = not isinstance(plain, bool) and isinstance(plain, numbers.Real) and (plain == 1 or shown == "1")
     return f"{shown} {noun if one else (nouns or noun + 's')}"
 
 
@@ -126,13 +130,52 @@ class Count:
         return counted(self.value, noun, plural or None, number_spec)
 
 
+#: Ends a catalog format spec whose nonzero value must not read as zero: ``{ttft_ms:.0f~}`` (:func:`nonzero`).
+NONZERO_SPEC: str = "~"
+#: Most decimals :func:`nonzero` adds before it writes a tiny value in e-notation.
+MAX_EXTRA_DECIMALS: int = 12
+_FIXED_SPEC = re.compile(r"(?P<head>[^.]*)\.(?P<decimals>\d+)(?P<kind>[f%])")
+
+
+def nonzero(value: Any, spec: str) -> str:
+    """``value`` formatted by the fixed-point ``spec`` (``.3f``, ``,.1f``, ``.0%``), but a nonzero value the spec
+    would show as zero gets as many more decimals as it takes to show a digit (beyond :data:`MAX_EXTRA_DECIMALS`, two
+    significant digits in e-notation). The one place a positive quantity is kept from printing as 0 ("TTFT >= 0 ms",
+    "0% of peak"); in catalog text it is the spec's :data:`NONZERO_SPEC` suffix. With the same ``spec`` a larger value
+    never prints smaller than a smaller one, so a bound printed this way never reads below one of its parts.
+
+    >>> nonzero(0.04, ".0f"), nonzero(12.34, ".0f"), nonzero(0.0004, ".0%"), nonzero(0.0, ".3f"), nonzero(5e-324, ".1f")
+    ('0.04', '12', '0.04%', '0.000', '4.9e-324')
+    """
+    text = format(value, spec)
+    match = _FIXED_SPEC.fullmatch(spec)
+    plain = value.value if isinstance(value, _Shown) else value
+    if (
+        match is None
+        or isinstance(plain, bool)
+        or not isinstance(plain, numbers.Real)
+        or not math.isfinite(plain)
+        or plain == 0
+        or re.search("[1-9]", text)
+    ):
+        return text
+    head, decimals, kind = match["head"], int(match["decimals"]), match["kind"]
+    for more in range(decimals + 1, decimals + MAX_EXTRA_DECIMALS + 1):
+        text = format(plain, f"{head}.{more}{kind}")
+        if re.search("[1-9]", text):
+            return text
+    return format(plain * 100, ".2g") + "%" if kind == "%" else format(plain, ".2g")
+
+
 class _Formatter(string.Formatter):
     """``str.format`` plus :data:`COUNTED_SPEC` (:class:`Count`): ``{n:@noun}``, ``{n:@noun/nouns}``,
-    ``{n:,@noun}``."""
+    ``{n:,@noun}``, and :data:`NONZERO_SPEC` (:func:`nonzero`): ``{t:.1f~}``."""
 
     def format_field(self, value: Any, format_spec: str) -> Any:
         if COUNTED_SPEC in format_spec:
             return format(Count(value), format_spec)
+        if format_spec.endswith(NONZERO_SPEC):
+            return nonzero(value, format_spec[: -len(NONZERO_SPEC)])
         return super().format_field(value, format_spec)
 
 

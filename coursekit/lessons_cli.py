@@ -19,6 +19,7 @@ True
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -44,6 +45,16 @@ register(
         "lessons.open": {
             "zh": "在 JupyterLab 中打开 {path} 开始学习。",
             "en": "Open {path} in JupyterLab to start.",
+        },
+        "lessons.not_a_file": {
+            "zh": "{path}：这是一个文件夹（或其他不是文件的东西），而这里要放一个文件；请把它改名或移走后再运行。",
+            "en": "{path}: is a folder (or something else that is not a file) where a file goes; rename or move it and "
+            "run again.",
+        },
+        "lessons.dangling_link": {
+            "zh": "{path}：是指向 {target} 的链接，但链接的目标不存在；请删除这个链接或恢复它的目标后再运行。",
+            "en": "{path}: is a link to {target}, which does not exist; remove the link or restore its target and run "
+            "again.",
         },
         "lessons.missing": {
             "zh": "找不到课程笔记本（{folder}）：这个 coursekit 安装不完整。",
@@ -85,27 +96,42 @@ def copy_lessons(target: str | Path, langs: Sequence[str] = i18n.LANGUAGES) -> C
         check_choice(f"langs[{index}]", lang, i18n.LANGUAGES)
     root = check_output_folder("target", target)
     source = lessons_source()
-    report = CopyReport()
+    from .glossary import render_markdown
 
-    def place(relative: Path, write: object) -> None:
+    files: list[tuple[Path, Path | str]] = [
+        (Path("notebooks", lang, notebook.name), notebook)
+        for lang in langs
+        for notebook in _lesson_files(source / lang)
+    ]
+    files.append((Path("docs", "GLOSSARY.md"), render_markdown()))
+    for relative, _ in files:  # every place checked before anything is copied: a refusal leaves no half copy
+        _check_place(root, relative)
+    report = CopyReport()
+    for relative, write in files:
         destination = root / relative
-        if destination.exists():
+        if destination.exists():  # a file the learner has (or a link to one): never overwritten
             report.kept.append(relative)
-            return
+            continue
         destination.parent.mkdir(parents=True, exist_ok=True)
         if isinstance(write, Path):
             shutil.copyfile(write, destination)
         else:
-            destination.write_text(str(write), encoding="utf-8")
+            destination.write_text(write, encoding="utf-8")
         report.copied.append(relative)
-
-    for lang in langs:
-        for notebook in _lesson_files(source / lang):
-            place(Path("notebooks", lang, notebook.name), notebook)
-    from .glossary import render_markdown
-
-    place(Path("docs", "GLOSSARY.md"), render_markdown())
     return report
+
+
+def _check_place(root: Path, relative: Path) -> None:
+    """``root / relative`` can take a copied file or is a file kept: else ``ValueError`` naming the path and what is
+    in the way (a folder of the file's name, a link to nothing, a file where a folder goes)."""
+    destination = root / relative
+    for ancestor in (root / part for part in reversed(relative.parents[:-1])):  # notebooks, then notebooks/zh
+        if (ancestor.exists() or ancestor.is_symlink()) and not ancestor.is_dir():
+            raise ValueError(tr("cli.path_under_file", option="DIR", path=destination, blocker=ancestor))
+    if destination.is_symlink() and not destination.exists():
+        raise ValueError(tr("lessons.dangling_link", path=destination, target=os.readlink(destination)))
+    if destination.exists() and not destination.is_file():
+        raise ValueError(tr("lessons.not_a_file", path=destination))
 
 
 def main(argv: Sequence[str]) -> int:

@@ -216,7 +216,7 @@ register(
             "zh": "FSDP 单独做不到（要全收集 (all-gather) 整层），但它是 TP 的第二个维度：TP {tp} 先切开这一层，"
             "训练状态再分片到 {fsdp} 个 TP 组（TP {tp} × FSDP {fsdp}），每个 rank {need_gib:.1f} GiB",
             "en": "FSDP alone cannot (it gathers a whole layer), but it is TP's second dimension: TP {tp} splits the "
-            "layer first and the training state is sharded over {fsdp} TP groups (TP {tp} × FSDP {fsdp}), "
+            "layer first and the training state is sharded over {fsdp:@TP group} (TP {tp} × FSDP {fsdp}), "
             "{need_gib:.1f} GiB per rank",
         },
         "matrix.fsdp_with_tp_cross_node": {

@@ -328,7 +328,7 @@ register(
             "（分组限制路由）；未建模：除非负载设定了 ep_node_limit（--ep-node-limit），token 可路由到任何专家，"
             "所以专家并行 (EP) 的跨节点流量可能被高估。",
             "en": "topk_group={value} of n_group={groups}: each token's experts come from at most {value} of "
-            "{groups} expert groups (group-limited routing); not modelled: tokens are routed to any expert unless "
+            "{groups:@expert group} (group-limited routing); not modelled: tokens are routed to any expert unless "
             "the workload sets ep_node_limit (--ep-node-limit), so expert parallelism's (EP) inter-node traffic "
             "may be overestimated.",
         },

@@ -22,7 +22,6 @@ Taught in: lesson 10 (serving).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -36,6 +35,7 @@ from ._cli import (
     fail_line,
     number_arg,
     pre_language,
+    write_json,
 )
 from ._validate import check_argv, learner_functions
 from .i18n import Text
@@ -45,6 +45,7 @@ from .planner.cli import (
     NODES_HELP,
     RESERVE_HELP,
     add_cluster_arguments,
+    check_all_with_json,
     cluster_from_args,
     custom_cluster_values,
     model_from_args,
@@ -225,7 +226,8 @@ def _serving_parser() -> argparse.ArgumentParser:
         "--all",
         action="store_true",
         help=Text(
-            zh="与 --json 一起用：包含每个被拒绝的布局", en="with --json: include every rejected layout"
+            zh="与 --json 一起用：包含每个被拒绝的布局（没有 --json 时拒绝）",
+            en="with --json: include every rejected layout (refused without --json)",
         ).render(),
     )
     p.add_argument("--lang", choices=("zh", "en"), default=None, help=LANG_HELP.render())
@@ -242,6 +244,7 @@ def run_serving(argv: Sequence[str]) -> int:
     parser = build_serving_parser()
     with argparse_language():  # the usage printed before a refusal is in that language too
         args = parser.parse_args(list(argv))
+        check_all_with_json(args, parser)  # --all without --json would change nothing
         model, notes = model_from_args(args, parser)  # a bad --model-config file ends as exit status 2, one line
         custom = custom_cluster_values(args, parser)  # a custom cluster missing a flag ends as exit status 2
         try:
@@ -253,8 +256,7 @@ def run_serving(argv: Sequence[str]) -> int:
         payload = result.to_dict(top=args.top, include_rejected=args.all)
         if args.model_config is not None:
             payload["model_config_notes"] = [note.render() for note in notes]
-        json.dump(payload, sys.stdout, ensure_ascii=False, indent=1)
-        sys.stdout.write("\n")
+        write_json(payload)
         return 0
     print_config_notes(args.model_config, notes)
     print(result.report(top=args.top))

@@ -301,14 +301,14 @@ register(
         "planner.edge_layers_negative": {
             "zh": "edge_layers = {edge}：{layers} 层分成 {pp} 个流水线阶段时，首尾阶段只剩 {stage} 层；"
             "每个阶段至少要有 0 层，请减小 edge_layers。",
-            "en": "edge_layers = {edge}: with {layers:@layer} in {pp} pipeline stages the first and last stages would "
+            "en": "edge_layers = {edge}: with {layers:@layer} in {pp:@pipeline stage} the first and last stages would "
             "hold {stage:@layer}; a stage holds at least 0 layers, so use a smaller edge_layers.",
         },
         "planner.edge_layers_negative_asymmetric": {
             "zh": "edge_layers = {edge}、last_edge_layers = {last_edge}：{layers} 层分成 {pp} 个流水线阶段时，"
             "首、中、末阶段只剩 {first}、{mid}、{last} 层；每个阶段至少要有 0 层，"
             "请减小 last_edge_layers 或 edge_layers。",
-            "en": "edge_layers = {edge}, last_edge_layers = {last_edge}: with {layers:@layer} in {pp} pipeline stages "
+            "en": "edge_layers = {edge}, last_edge_layers = {last_edge}: with {layers:@layer} in {pp:@pipeline stage} "
             "the first, middle and last stages would hold {first}, {mid} and {last:@layer}; a stage holds at least "
             "0 layers, so use a smaller last_edge_layers or edge_layers.",
         },
@@ -2458,7 +2458,9 @@ class WorkloadSpec:
         object.__setattr__(
             self, "recompute_modes", _check_str_tuple("recompute_modes", raw.recompute_modes, RECOMPUTE_MODES)
         )
-        if not (isinstance(raw.recompute_modules, tuple) and not raw.recompute_modules):  # () is "none"
+        if isinstance(raw.recompute_modules, (tuple, list)) and not raw.recompute_modules:  # () and [] are "none"
+            object.__setattr__(self, "recompute_modules", ())  # [] is what to_dict's JSON gives back for ()
+        else:
             modules = _check_str_tuple("recompute_modules", raw.recompute_modules, RECOMPUTE_MODULES)
             object.__setattr__(self, "recompute_modules", modules)
         check_int("max_micro_batch", raw.max_micro_batch, ge=1)

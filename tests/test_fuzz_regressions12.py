@@ -35,10 +35,20 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 #: Count nouns of the course's English messages: a placeholder right before one of them is a count.
 COUNT_NOUNS = (
     "devices|nodes|GPUs|layers|ranks|stages|requests|replicas|candidates|compositions|experts|sequences|tokens|"
-    "items|values|calls|micro-batches|pipelines|groups|gates|layouts|files|parameters|buffers|steps|bytes|tensors"
+    "items|values|calls|micro-batches|pipelines|groups|gates|layouts|files|parameters|buffers|steps|bytes|tensors|"
+    "heads|chunks|rows"
 )
-#: "{count} nouns" in a catalog text: a count printed before a plural noun whatever the count ("1 nodes").
-PLAIN_COUNT = re.compile(r"\{(\w+)(?::[^{}@]*)?\} (?:" + COUNT_NOUNS + r")\b(?![/-])")
+#: Words that may stand between a count and a noun without making the noun the count's own ("{example} on nodes").
+NOT_ADJECTIVES = "of|on|the|in|per|to|for|at|with|and|or|than|from|across|over|by|into|a|an"
+#: "{count} nouns" in a catalog text, with up to two words between ("{n} concurrent requests", "{v} model chunks"):
+#: a count printed before a plural noun whatever the count ("1 nodes", "1 output tokens"; found by fuzz pass 14).
+PLAIN_COUNT = re.compile(
+    r"\{(\w+)(?::[^{}@]*)?\} (?:(?!(?:"
+    + NOT_ADJECTIVES
+    + r")\b)[A-Za-z][\w-]* ){0,2}(?:"
+    + COUNT_NOUNS
+    + r")\b(?![/-])"
+)
 #: Placeholders before a noun that are names, not counts ("{dim} groups": the TP groups).
 NOT_COUNTS = {"dim"}
 #: Messages whose count is never one: the scaling widget's last point (512 devices), the workbench's chain of

@@ -62,6 +62,7 @@ from .._validate import (
     check_int,
     check_number,
     check_sequence,
+    is_numpy_array,
     learner_functions,
 )
 from ..i18n import Text, shown_repr, tr
@@ -205,6 +206,12 @@ _register_messages(
             "authors): {error}",
         },
         "exercises.answer_item": {"zh": "answer 中的一项", "en": "an item of answer"},
+        "exercises.answer_type_failed": {
+            "zh": "答案的类型 {type} 是自己定义的，读取它时它自己出错了（{error}）："
+            "请给出普通的数、字符串、列表或元组。",
+            "en": "the answer's type {type} is one of your own, and it failed while being read ({error}): give a "
+            "plain number, string, list or tuple.",
+        },
         "exercises.expect_choice_set": {
             "zh": "答案应当是由 {choices} 中的选项组成的集合，例如 {{{example!r}}}。",
             "en": "The answer should be a set of options from {choices}, e.g. {{{example!r}}}.",
@@ -944,20 +951,27 @@ def _evaluate(exercise: Exercise, answer: Any) -> Feedback:
     except Exception as exc:
         _log.error("exercise %s: computing the expected answer failed", eid, exc_info=True)
         return Feedback(eid, "error", "exercises.error", {"id": eid, "error": f"{type(exc).__name__}: {exc}"})
+    own = _own_type(answer)
     try:
         answer = _plain_answer(answer)
+        if exercise.kind == "choice" and is_numpy_array(answer) and answer.ndim == 1:  # the list of options it holds
+            answer = [_plain(item) for item in answer.tolist()]
         right = _judge(exercise, answer, expected)
     except (TypeError, ValueError) as exc:
         return Feedback(eid, "invalid", "exercises.invalid", {"id": eid, "error": str(exc)})
     except Exception as exc:
-        _log.error("exercise %s: comparing %r failed", eid, answer, exc_info=True)
+        if own is not None:  # the learner's own class broke a protocol it claims (iteration, repr): not a checker bug
+            error = tr("exercises.answer_type_failed", type=own, error=type(exc).__name__)
+            return Feedback(eid, "invalid", "exercises.invalid", {"id": eid, "error": error})
+        _log.error("exercise %s: comparing %s failed", eid, type(answer).__name__, exc_info=True)
         return Feedback(eid, "error", "exercises.error", {"id": eid, "error": f"{type(exc).__name__}: {exc}"})
     if right:
         return Feedback(eid, "correct", "exercises.correct", {"id": eid, "why": exercise.why_text(expected)})
     try:
         slip = _slip_of(exercise, answer, expected)
     except Exception:  # a slip that cannot test this answer is no reason to withhold the hint
-        _log.error("exercise %s: testing slips on %r failed", eid, answer, exc_info=True)
+        if own is None:
+            _log.error("exercise %s: testing slips on %s failed", eid, type(answer).__name__, exc_info=True)
         slip = None
     if slip is not None:
         return Feedback(eid, "incorrect", "exercises.slip", {"id": eid, "slip": slip.hint}, slip=slip.code)
@@ -965,6 +979,38 @@ def _evaluate(exercise: Exercise, answer: Any) -> Feedback:
         hint = Text(zh=tr("exercises.slip.order", lang="zh"), en=tr("exercises.slip.order", lang="en"))
         return Feedback(eid, "incorrect", "exercises.slip", {"id": eid, "slip": hint}, slip="order")
     return Feedback(eid, "incorrect", "exercises.incorrect", {"id": eid, "hint": exercise.hint})
+
+
+#: Modules whose types the checker reads as the values they are (a subclass defined elsewhere is the learner's own).
+_KNOWN_MODULES: tuple[str, ...] = ("builtins", "numpy", "fractions", "decimal")
+
+
+def _own_type(answer: Any, depth: int = 0) -> str | None:
+    """The name of a type ``answer`` (or an item of it, in lists, tuples and sets) has that neither Python nor numpy
+    defines: the learner's own class, whose methods may break Python's protocols (an ``__iter__`` or ``__repr__``
+    that raises). None when every type is a known one."""
+    kind = type(answer)
+    module = getattr(kind, "__module__", "") or ""
+    if module.split(".", 1)[0] not in _KNOWN_MODULES:
+        return kind.__qualname__
+    if depth < 2 and isinstance(answer, (list, tuple, set, frozenset)):
+        try:
+            items = list(_builtin_iter(answer))
+        except Exception:
+            return kind.__qualname__
+        for item in items[:1000]:
+            found = _own_type(item, depth + 1)
+            if found is not None:
+                return found
+    return None
+
+
+def _builtin_iter(value: list[Any] | tuple[Any, ...] | set[Any] | frozenset[Any]) -> Any:
+    """The items of a built-in container, read by the built-in type's own iterator (a subclass's is not called)."""
+    for kind in (list, tuple, set, frozenset):
+        if isinstance(value, kind):
+            return kind.__iter__(value)  # type: ignore[arg-type]
+    return iter(value)
 
 
 def _wrong_order(exercise: Exercise, answer: Any, expected: Any) -> bool:
@@ -975,7 +1021,7 @@ def _wrong_order(exercise: Exercise, answer: Any, expected: Any) -> bool:
     try:
         items = _as_expected("answer", _normalized(exercise, answer), expected)
         return sorted(items) == sorted(expected)
-    except (TypeError, ValueError):
+    except Exception:  # an answer that cannot be sorted (or whose own class fails) is simply not this slip
         return False
 
 
@@ -1058,7 +1104,11 @@ def offer_solution(exercise_id: str, *, reveal: Callable[[], None] | None = None
 
     ``reveal``, if given, is called after the solution is shown: it displays what would give the answer away
     (a table, a figure) only when the learner asks. Worked-solution cells call it through :func:`verify`, so
-    Run All leaves a button, not an answer, under every exercise.
+    Run All leaves a button, not an answer, under every exercise. Outside a notebook there is no button: it prints
+    how to see the solution instead (``show_solution``).
+
+    >>> offer_solution("demo.two_plus_two")
+    The worked solution is put away. To see it, press the button or run show_solution("demo.two_plus_two").
 
     Taught in: lesson 0 (course index).
     """
@@ -1069,9 +1119,12 @@ def offer_solution(exercise_id: str, *, reveal: Callable[[], None] | None = None
         if reveal is not None:
             reveal()
 
+    label, text = tr("exercises.solution_button"), tr("exercises.solution_offer", id=exercise_id)
+    if not _in_kernel():  # plain Python has no button: say how to see the solution (never the solution itself)
+        print(text)
+        return
     from IPython.display import display
 
-    label, text = tr("exercises.solution_button"), tr("exercises.solution_offer", id=exercise_id)
     display(_RevealButton(label, text, press))  # type: ignore[no-untyped-call]
 
 

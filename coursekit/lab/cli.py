@@ -61,7 +61,7 @@ from .._cli import (
     number_arg,
     pre_language,
 )
-from .._validate import check_choice, learner_functions
+from .._validate import check_choice, learner_functions, plainly_written
 from ..communication import COLLECTIVES
 from ..i18n import LANGUAGES, Text, register, tr
 from ._env import FORCED_RANKS_CEILING, WorkerFailed, launched_by_torchrun
@@ -180,7 +180,7 @@ def parse_bytes(text: str, name: str = "bytes") -> int:
     cleaned = text.strip().upper().removesuffix("B").removesuffix("I")
     suffix = cleaned[-1:] if cleaned[-1:] in SIZE_SUFFIXES else ""
     digits = cleaned[: len(cleaned) - len(suffix)]
-    if not digits.isdigit() or len(digits) > MAX_SIZE_DIGITS:
+    if not (plainly_written(digits) and digits.isdigit()) or len(digits) > MAX_SIZE_DIGITS:
         raise ValueError(tr("lab.cli_bad_size", name=name, value=text[:60]))
     return int(digits) * SIZE_SUFFIXES[suffix]
 
@@ -563,7 +563,7 @@ def _run(args: argparse.Namespace, ranks: int | None) -> tuple[Any, str, bool]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (see the module docstring)."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    return guard("python -m coursekit.lab", lambda: _main(argv))
+    return guard("python -m coursekit.lab", lambda: _main(argv), argv)
 
 
 def _check_paths(args: argparse.Namespace) -> None:

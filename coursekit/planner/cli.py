@@ -20,7 +20,6 @@ Taught in: lesson 9 (decision workbench).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
@@ -35,8 +34,9 @@ from .._cli import (
     argparse_language,
     number_arg,
     pre_language,
+    write_json,
 )
-from .._validate import check_int, learner_functions
+from .._validate import check_int, learner_functions, plainly_written
 from ..capacity import PRECISION_RECIPES, RECOMPUTE_MODES
 from ..hardware import H100_BF16_DENSE_FLOPS, NCCL_RING_NET_LATENCY_S, NCCL_RING_NVLINK_LATENCY_S
 from ..i18n import LANGUAGES, Text, register, tr
@@ -237,6 +237,8 @@ def _int_list(name: str, low: int, high: int) -> Callable[[str], tuple[int, ...]
     def parse(text: str) -> tuple[int, ...]:
         values = []
         for part in text.split(","):
+            if not plainly_written(part):  # int() would read "0_1" as 1 and "３" as 3
+                raise argparse.ArgumentTypeError(tr("validate.written_number", value=part[:200]))
             try:
                 number = int(part)
             except ValueError:
@@ -363,7 +365,7 @@ def _add_workload_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--fp8-recipe",
         choices=FP8_RECIPES,
-        default="delayed",
+        default=None,  # None: not given (WorkloadSpec's delayed); given at bf16 it is refused (FP8_ONLY_FIELDS)
         help=Text(
             zh="FP8 转换的缩放方式：delayed（延迟缩放，默认）或 current（当前缩放，每次转换前多读一遍求 amax）",
             en="how FP8 casts are scaled: delayed (the default) or current (an extra amax pass before each cast)",
@@ -386,7 +388,7 @@ def _add_workload_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--fp8-activation-cache",
         choices=FP8_ACTIVATION_CACHES,
-        default="transformer-engine",
+        default=None,  # None: not given (WorkloadSpec's transformer-engine); refused at bf16 (FP8_ONLY_FIELDS)
         help=Text(
             zh="FP8 训练为反向传播保存什么：transformer-engine（默认：每个 FP8 线性层保存其 FP8 输入，融合注意力"
             "另存 bf16 输出）或 deepseek-v3（DeepSeek-V3 技术报告 §3.3.4：路由专家的 SwiGLU 输入存为 FP8，配合 "
@@ -762,10 +764,63 @@ def _add_output_arguments(p: argparse.ArgumentParser) -> None:
         "--all",
         action="store_true",
         help=Text(
-            zh="与 --json 一起用：包含每个被拒绝的候选", en="with --json: include every rejected candidate"
+            zh="与 --json 一起用：包含每个被拒绝的候选（没有 --json 时拒绝）",
+            en="with --json: include every rejected candidate (refused without --json)",
         ).render(),
     )
     p.add_argument("--lang", choices=LANGUAGES, default=None, help=LANG_HELP.render())
+
+
+#: WorkloadSpec fields (and ``plan``'s flags, ``--`` and the field with dashes) that only a mixture-of-experts model's
+#: answer reads: a dense model routes no token to an expert, so on it they would change nothing.
+MOE_ONLY_FIELDS: tuple[str, ...] = (
+    "ep_node_limit",
+    "ep_dedup_per_node",
+    "ep_fp8_dispatch",
+    "moe_probs_in_experts",
+    "moe_layer_host_s",
+)
+#: WorkloadSpec fields (and flags) that only an FP8 run reads (``precision="fp8"``): at bf16 they change nothing.
+FP8_ONLY_FIELDS: tuple[str, ...] = ("fp8_recipe", "fp8_matmul_share", "fp8_weight_cache", "fp8_activation_cache")
+
+
+def _flag_of(field_name: str) -> str:
+    return "--" + field_name.replace("_", "-")
+
+
+def unread_fields(workload: WorkloadSpec, model: ModelSpec) -> tuple[str, ...]:
+    """The fields of ``workload`` set away from their default that no answer for ``model`` reads: the MoE-only
+    fields on a dense model, the FP8-only fields when the precision is not FP8.
+
+    >>> from coursekit.presets import MODELS
+    >>> unread_fields(WorkloadSpec(global_batch=8, moe_probs_in_experts=True), MODELS["llama3-8b"])
+    ('moe_probs_in_experts',)
+    >>> unread_fields(WorkloadSpec(global_batch=8, moe_probs_in_experts=True), MODELS["mixtral-8x7b"])
+    ()
+    """
+    default = WorkloadSpec(global_batch=workload.global_batch)
+    unread = () if model.is_moe else MOE_ONLY_FIELDS
+    unread += () if workload.precision == "fp8" else FP8_ONLY_FIELDS
+    return tuple(name for name in unread if getattr(workload, name) != getattr(default, name))
+
+
+def _refuse_unread_flags(args: argparse.Namespace, parser: argparse.ArgumentParser, model: ModelSpec) -> None:
+    """A flag given for a model or precision it does not apply to changes nothing: exit status 2 naming it and why
+    (a value no answer reads is refused rather than dropped); ``--all`` without ``--json`` likewise."""
+    check_all_with_json(args, parser)
+    for field_name in () if model.is_moe else MOE_ONLY_FIELDS:
+        if getattr(args, field_name) not in (None, False):
+            _fail(parser, tr("cli.moe_only_flag", flag=_flag_of(field_name), model=model.name))
+    for field_name in () if args.precision == "fp8" else FP8_ONLY_FIELDS:
+        if getattr(args, field_name) not in (None, False):
+            _fail(parser, tr("cli.fp8_only_flag", flag=_flag_of(field_name), precision=args.precision))
+
+
+def check_all_with_json(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+    """``--all`` adds the rejected candidates to the JSON: without ``--json`` it would do nothing, so exit status 2
+    (``plan`` and ``plan --mode serving``)."""
+    if args.all and not args.json:
+        _fail(parser, tr("cli.all_needs_json"))
 
 
 def _fail(parser: argparse.ArgumentParser, message: str) -> NoReturn:
@@ -828,10 +883,11 @@ def _flag_value(value: Any) -> str:
     return repr(value) if isinstance(value, float) else str(value)
 
 
-def workload_argv(workload: WorkloadSpec) -> list[str]:
+def workload_argv(workload: WorkloadSpec, model: ModelSpec | None = None) -> list[str]:
     """The ``python -m coursekit plan`` flags that describe a training ``workload``: ``--global-batch`` and a flag
     for every field that differs from WorkloadSpec's default (the command line reads them back into an equal
-    WorkloadSpec). ValueError for a serving workload (its flags are ``--mode serving``'s).
+    WorkloadSpec). ValueError for a serving workload (its flags are ``--mode serving``'s). With ``model``, the fields
+    no answer for it reads (:func:`unread_fields`, which the command line refuses) are left out.
 
     >>> from coursekit.planner import WorkloadSpec
     >>> workload_argv(WorkloadSpec(global_batch=512, seq_len=8192, precision="fp8", zero_stages=(0, 1)))
@@ -845,16 +901,19 @@ def workload_argv(workload: WorkloadSpec) -> list[str]:
         raise type_error("workload", workload, "WorkloadSpec")
     if workload.mode != "training":
         raise ValueError(tr("cli.workload_argv_training", mode=workload.mode))
+    if model is not None and not isinstance(model, ModelSpec):
+        raise type_error("model", model, "ModelSpec")
     defaults = WorkloadSpec(global_batch=workload.global_batch)
+    unread = () if model is None else unread_fields(workload, model)
     flag_of = {field_name: "--" + flag.replace("_", "-") for flag, field_name in _WORKLOAD_FLAGS}
     argv = ["--global-batch", str(workload.global_batch)]
     for name, flag, kind in _OTHER_WORKLOAD_FLAGS:
         value = getattr(workload, name)
-        if value != getattr(defaults, name):
+        if value != getattr(defaults, name) and name not in unread:
             argv += [flag] if kind in ("on", "off") else [flag, _flag_value(value)]
     for item in fields(WorkloadSpec):
         value = getattr(workload, item.name)
-        if item.name in flag_of and value != getattr(defaults, item.name):
+        if item.name in flag_of and value != getattr(defaults, item.name) and item.name not in unread:
             argv += [flag_of[item.name], _flag_value(value)]
     return argv
 
@@ -883,7 +942,9 @@ def published_run_argv(run: object) -> list[str]:
         raise ValueError(tr("cli.published_run_preset", name=run.name[:200]))
     layout = ",".join(f"{key}={value}" for key, value in degrees.items())
     head = ["plan", "--model", model, *_cluster_argv(run.cluster), "--nodes", str(run.nodes)]
-    return [*head, *workload_argv(run.workload()), "--layout", layout]
+    # an engine setting the run states for MoE layers (Megatron-Bridge's probabilities in the experts) is left out
+    # for a dense model: the command line refuses a flag that changes nothing
+    return [*head, *workload_argv(run.workload(), MODELS[model]), "--layout", layout]
 
 
 def _cluster_argv(cluster: str | ClusterSpec) -> list[str]:
@@ -919,6 +980,22 @@ register(
             "en": "published run {name!r} has a model that is not a preset: the command line reads one with "
             "--model-config from a config.json; call plan and check_layout on its ModelSpec directly",
         },
+        "cli.moe_only_flag": {
+            "zh": "{flag}：{model} 是稠密模型（没有路由专家），这个设置不会改变任何结果；"
+            "它只适用于混合专家 (MoE) 模型。",
+            "en": "{flag}: {model} is a dense model (no routed experts), so this setting would change nothing; it "
+            "applies to mixture-of-experts (MoE) models only.",
+        },
+        "cli.fp8_only_flag": {
+            "zh": "{flag}：只有 FP8 训练会用到它（--precision fp8），在 --precision {precision} 下它不会改变任何结果。",
+            "en": "{flag}: only an FP8 run reads it (--precision fp8), so at --precision {precision} it would change "
+            "nothing.",
+        },
+        "cli.all_needs_json": {
+            "zh": "--all 只影响 JSON 输出（加入被拒绝的项），所以要与 --json 一起用：加上 --json，或去掉 --all。",
+            "en": "--all only changes the JSON output (it adds what was rejected), so it needs --json: add --json or "
+            "drop --all.",
+        },
         "cli.degrees_empty": {
             "zh": "{value!r} 没有写出任何度数：至少写一个 键=值，例如 tp=8,pp=4",
             "en": "{value!r} names no degree: give at least one key=value, e.g. tp=8,pp=4",
@@ -939,6 +1016,7 @@ def run_plan(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     degrees = _degrees_flag(args, parser, "explain")
     layout = _degrees_flag(args, parser, "layout")
     model, notes = model_from_args(args, parser)
+    _refuse_unread_flags(args, parser, model)
     custom = _custom_cluster_values(args, parser)
     try:
         cluster = cluster_from_args(args, custom)
@@ -1076,9 +1154,7 @@ def _workload(args: argparse.Namespace) -> WorkloadSpec:
         "recipe": args.recipe,
         "sequence_parallel": not args.no_sequence_parallel,
         "precision": args.precision,
-        "fp8_recipe": args.fp8_recipe,
         "fp8_weight_cache": args.fp8_weight_cache,
-        "fp8_activation_cache": args.fp8_activation_cache,
         "flash_attention": not args.no_flash_attention,
         "attention_kernel": args.attention_kernel,
         "moe_probs_in_experts": args.moe_probs_in_experts,
@@ -1086,7 +1162,11 @@ def _workload(args: argparse.Namespace) -> WorkloadSpec:
         "pipeline_uneven_chunks": args.pipeline_uneven_chunks,
         "ep_fp8_dispatch": args.ep_fp8_dispatch,
     }
-    for flag, field_name in _WORKLOAD_FLAGS:
+    for flag, field_name in (
+        *_WORKLOAD_FLAGS,
+        ("fp8_recipe", "fp8_recipe"),
+        ("fp8_activation_cache", "fp8_activation_cache"),
+    ):
         if getattr(args, flag) is not None:
             options[field_name] = getattr(args, flag)
     return WorkloadSpec(**options)
@@ -1106,8 +1186,7 @@ def _print_result(
             payload["explain"] = explained.to_dict()
         if checked is not None:
             payload["layout"] = checked.to_dict()
-        json.dump(payload, sys.stdout, ensure_ascii=False, indent=1)
-        sys.stdout.write("\n")
+        write_json(payload)
         return 0
     print_config_notes(args.model_config, notes)
     print(result.report(top=args.top))

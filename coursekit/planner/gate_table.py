@@ -85,7 +85,7 @@ register(
         },
         "planner.virtual_needs_pp": {
             "zh": "v = {v} 个虚拟阶段需要流水线并行 (pp > 1)：模型块 (model chunk) 是在流水线阶段之间交错的",
-            "en": "v = {v} virtual stages need pipeline parallelism (pp > 1): model chunks interleave across "
+            "en": "v = {v:@virtual stage} need pipeline parallelism (pp > 1): model chunks interleave across "
             "pipeline stages",
         },
         "planner.pp_edge": {
@@ -110,7 +110,7 @@ register(
         "planner.virtual_chunk_layers_edges": {
             "zh": "v = {v} 个模型块需要每个流水线阶段至少 {v} 层（首阶段把嵌入算作 {edge} 层，末阶段把输出层与损失"
             "算作 {last_edge} 层，一个模型块可以只放它们）；最少的阶段只有 {fewest} 层",
-            "en": "v = {v} model chunks need at least {v:@layer} on every pipeline stage (the first counts the "
+            "en": "v = {v:@model chunk} need at least {v:@layer} on every pipeline stage (the first counts the "
             "embedding as {edge:@layer}, the last the output layer and the loss as {last_edge}, and a chunk may hold "
             "only them); the smallest holds {fewest}",
         },
@@ -118,7 +118,7 @@ register(
             "zh": "v = {v} 个模型块要把每个流水线阶段的层数等分（首阶段把嵌入算作 {edge} 层，末阶段把输出层与损失"
             "算作 {last_edge} 层）；首、中、末阶段的层数是 {stages}（引擎能给各块放任意层数时：pipeline_uneven_chunks，"
             "命令行 --pipeline-uneven-chunks）",
-            "en": "v = {v} model chunks must split every pipeline stage's layers equally (the first counts the "
+            "en": "v = {v:@model chunk} must split every pipeline stage's layers equally (the first counts the "
             "embedding as {edge:@layer}, the last the output layer and the loss as {last_edge}); the first, middle "
             "and last stages hold {stages} (an engine that puts any number of layers on a chunk: "
             "pipeline_uneven_chunks, on the command line --pipeline-uneven-chunks)",
@@ -126,7 +126,7 @@ register(
         "planner.virtual_chunk_layers": {
             "zh": "v = {v} 个模型块需要每个流水线阶段至少 {v} 层（首末阶段把嵌入与损失各算作 {edge} 层，"
             "一个模型块可以只放它们）；最少的阶段只有 {fewest} 层",
-            "en": "v = {v} model chunks need at least {v:@layer} on every pipeline stage (the first and last count "
+            "en": "v = {v:@model chunk} need at least {v:@layer} on every pipeline stage (the first and last count "
             "the embedding and the loss as {edge} layer each, and a chunk may hold only them); the smallest holds "
             "{fewest}",
         },
@@ -134,7 +134,7 @@ register(
             "zh": "v = {v} 个模型块要把每个流水线阶段的层数等分（首末阶段把嵌入与损失各算作 {edge} 层）；"
             "首、中、末阶段的层数是 {stages}（引擎能给各块放任意层数时：pipeline_uneven_chunks，"
             "命令行 --pipeline-uneven-chunks）",
-            "en": "v = {v} model chunks must split every pipeline stage's layers equally (the first and last count "
+            "en": "v = {v:@model chunk} must split every pipeline stage's layers equally (the first and last count "
             "the embedding and the loss as {edge} layer each); the first, middle and last stages hold {stages} (an "
             "engine that puts any number of layers on a chunk: pipeline_uneven_chunks, on the command line "
             "--pipeline-uneven-chunks)",
@@ -142,7 +142,7 @@ register(
         "planner.context_chunks": {
             "zh": "cp = {cp}：因果注意力的负载均衡切分要把序列分成 2·cp = {chunks} 段等长的块（每个 CP rank "
             "拿首尾各一块），{seq_len} 个 token 分不成这样",
-            "en": "cp = {cp}: the load-balanced causal split cuts the sequence into 2·cp = {chunks} equal chunks (each "
+            "en": "cp = {cp}: the load-balanced causal split cuts the sequence into 2·cp = {chunks:@equal chunk} (each "
             "CP rank takes one from each end); {seq_len:@token} do not split so",
         },
     }

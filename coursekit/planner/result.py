@@ -58,24 +58,25 @@ register(
             "(concurrent; the slower counts)",
         },
         "planner.efficiency_line": {
-            "zh": "  矩阵乘效率 {efficiency:.0%} 峰值（每 GPU 矩阵乘的计算强度 {intensity:.0f} FLOP/字节，平滑屋顶线）",
-            "en": "  Matmul efficiency {efficiency:.0%} of peak (per-GPU matmul intensity {intensity:.0f} FLOP/byte, "
+            "zh": "  矩阵乘效率 {efficiency:.0%~} 峰值（每 GPU 矩阵乘的计算强度 {intensity:.0f} FLOP/字节，"
+            "平滑屋顶线）",
+            "en": "  Matmul efficiency {efficiency:.0%~} of peak (per-GPU matmul intensity {intensity:.0f} FLOP/byte, "
             "smooth roofline)",
         },
         "planner.efficiency_line_moe": {
-            "zh": "  注意力与共享专家的矩阵乘效率 {efficiency:.0%} 峰值（计算强度 {intensity:.0f} FLOP/字节，"
+            "zh": "  注意力与共享专家的矩阵乘效率 {efficiency:.0%~} 峰值（计算强度 {intensity:.0f} FLOP/字节，"
             "平滑屋顶线）",
-            "en": "  Attention and shared-expert matmul efficiency {efficiency:.0%} of peak (intensity {intensity:.0f} "
-            "FLOP/byte, smooth roofline)",
+            "en": "  Attention and shared-expert matmul efficiency {efficiency:.0%~} of peak (intensity "
+            "{intensity:.0f} FLOP/byte, smooth roofline)",
         },
         "planner.expert_efficiency_line": {
-            "zh": "  路由专家矩阵乘效率 {efficiency:.0%} 峰值（每个本地专家乘 {rows:.0f} 行 token，"
+            "zh": "  路由专家矩阵乘效率 {efficiency:.0%~} 峰值（每个本地专家乘 {rows:.0f} 行 token，"
             "计算强度 {intensity:.0f} FLOP/字节）；token 重排 (token permutation) 与还原 {permute_ms:.1f} ms"
             "（按显存带宽计）；藏在计算下的全对全占用 {sms} 个 SM，计算因此多 {slowdown_ms:.1f} ms",
-            "en": "  Routed-expert matmul efficiency {efficiency:.0%} of peak (each local expert multiplies {rows:.0f} "
-            "token rows, intensity {intensity:.0f} FLOP/byte); token permutation and unpermutation {permute_ms:.1f} ms "
-            "(at memory bandwidth); the all-to-all hidden under compute holds {sms:@SM}, {slowdown_ms:.1f} ms more "
-            "compute",
+            "en": "  Routed-expert matmul efficiency {efficiency:.0%~} of peak (each local expert multiplies "
+            "{rows:.0f@token row}, intensity {intensity:.0f} FLOP/byte); token permutation and unpermutation "
+            "{permute_ms:.1f} ms (at memory bandwidth); the all-to-all hidden under compute holds {sms:@SM}, "
+            "{slowdown_ms:.1f} ms more compute",
         },
         "planner.ties_sorted": {
             "zh": "step_s 必须按从小到大排好序（并列组从最快的候选开始）。",

@@ -5,12 +5,19 @@ Taught in: lesson 9 (decision workbench).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from .._validate import called_from_outside, check_bool, check_choice, check_instance, check_int, learner_functions
+from .._validate import (
+    called_from_outside,
+    check_bool,
+    check_choice,
+    check_instance,
+    check_int,
+    learner_functions,
+    plainly_written,
+)
 from ..capacity import RECOMPUTE_MODES
 from ..i18n import register, tr
 from ..specs import _check_stage_counts, _divisors, _plain, pipeline_edges_at, stage_layer_counts, type_error
@@ -310,7 +317,8 @@ ga, recompute, replicas.
         low, high = _degree_bounds(key)
         # written digits are ASCII only, without the underscores and other scripts' digits int() would also read
         if isinstance(raw_value, str):
-            number = int(raw_value) if re.fullmatch(r"[0-9]{1,12}", raw_value.strip()) else None
+            digits = raw_value.strip()
+            number = int(digits) if plainly_written(digits) and digits.isdigit() and len(digits) <= 12 else None
         else:
             number = raw_value
         number = _plain(number)  # a numpy integer as the Python int it holds

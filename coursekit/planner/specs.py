@@ -170,8 +170,8 @@ register(
         },
         "planner.mode_serving": {
             "zh": "服务，{global_batch} 个并发请求，每个提示 {seq_len} token、输出 {output_tokens} token",
-            "en": "serving, {global_batch} concurrent requests, prompts of {seq_len:@token}, {output_tokens} output "
-            "tokens",
+            "en": "serving, {global_batch:@concurrent request}, prompts of {seq_len:@token}, "
+            "{output_tokens:@output token}",
         },
         "planner.assumptions": {
             "zh": "假设：峰值 {peak_tflops:.0f} TFLOP/s（bf16 稠密），计算效率 {mfu}，通信重叠（按维度）{overlap}，"
@@ -349,25 +349,25 @@ register(
         "planner.link_intra_node": {"zh": "节点内链路", "en": "intra-node link"},
         "planner.link_inter_node": {"zh": "跨节点链路", "en": "inter-node link"},
         "planner.step_line": {
-            "zh": "  估算步时 {step_s:.3f} s = 计算 {compute_s:.3f} + 暴露的通信 {exposed_s:.3f} "
-            "+ 气泡 {bubble_s:.3f}{host} （通信共 {comm_s:.3f} s，其中 {hidden_s:.3f} s 藏在计算下；"
-            "气泡占比 {bubble:.1%}{host_note}）",
-            "en": "  Estimated step {step_s:.3f} s = compute {compute_s:.3f} + exposed communication {exposed_s:.3f} "
-            "+ bubble {bubble_s:.3f}{host} (communication {comm_s:.3f} s, {hidden_s:.3f} s hidden under compute; "
-            "bubble share {bubble:.1%}{host_note})",
+            "zh": "  估算步时 {step_s:.3f~} s = 计算 {compute_s:.3f~} + 暴露的通信 {exposed_s:.3f~} "
+            "+ 气泡 {bubble_s:.3f~}{host} （通信共 {comm_s:.3f~} s，其中 {hidden_s:.3f~} s 藏在计算下；"
+            "气泡占比 {bubble:.1%~}{host_note}）",
+            "en": "  Estimated step {step_s:.3f~} s = compute {compute_s:.3f~} + exposed communication "
+            "{exposed_s:.3f~} + bubble {bubble_s:.3f~}{host} (communication {comm_s:.3f~} s, {hidden_s:.3f~} s hidden "
+            "under compute; bubble share {bubble:.1%~}{host_note})",
         },
         # the step line's host parts, only where MoE layers wait for the host (empty otherwise)
         "planner.step_host": {
-            "zh": " + 等待主机发射 MoE 层 {host_s:.3f}",
-            "en": " + waiting for the host to launch MoE layers {host_s:.3f}",
+            "zh": " + 等待主机发射 MoE 层 {host_s:.3f~}",
+            "en": " + waiting for the host to launch MoE layers {host_s:.3f~}",
         },
         "planner.step_host_note": {
             "zh": "；主机时间是估算，见注释",
             "en": "; the host time is an estimate, see the notes",
         },
         "planner.throughput_line": {
-            "zh": "  估算吞吐每秒 {tokens_per_s:,.0f} 个 token，模型 FLOP/s 利用率 {mfu:.1%}",
-            "en": "  Estimated throughput {tokens_per_s:,.0f} tokens/s, model FLOP/s utilisation {mfu:.1%}",
+            "zh": "  估算吞吐每秒 {tokens_per_s:,.0f} 个 token，模型 FLOP/s 利用率 {mfu:.1%~}",
+            "en": "  Estimated throughput {tokens_per_s:,.0f} tokens/s, model FLOP/s utilisation {mfu:.1%~}",
         },
         "planner.not_in_space": {
             "zh": "  （这个组合不在搜索空间内：{why}）",

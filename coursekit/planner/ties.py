@@ -390,7 +390,7 @@ register(
         },
         "planner.tie_group_missing": {
             "zh": "group = {value!r}：这份计划只有 {count} 个并列组，group 必须在 1 到 {count} 之间（从 1 数起）。",
-            "en": "group = {value!r}: this plan has {count} tie groups; group must be from 1 to {count} (counted "
+            "en": "group = {value!r}: this plan has {count:@tie group}; group must be from 1 to {count} (counted "
             "from 1).",
         },
         "planner.tie_group_none": {

@@ -55,11 +55,11 @@ register(
         },
         "serving.reason.tp_heads": {
             "zh": "tp = {tp} 不整除 {heads} 个注意力头：每个 rank 必须拿到整数个头",
-            "en": "tp = {tp} does not divide the {heads} attention heads: each rank needs whole heads",
+            "en": "tp = {tp} does not divide the {heads:@attention head}: each rank needs whole heads",
         },
         "serving.reason.tp_kv_heads": {
             "zh": "tp = {tp} 既不整除 {kv_heads} 个 KV 头，也不是它的整数倍：KV 头既不能平分，也不能整头复制",
-            "en": "tp = {tp} neither divides the {kv_heads} KV heads nor is a multiple of them: the KV heads can be "
+            "en": "tp = {tp} neither divides the {kv_heads:@KV head} nor is a multiple of them: the KV heads can be "
             "neither split evenly nor copied whole",
         },
         "serving.reason.pp_layers": {
@@ -91,30 +91,30 @@ register(
         "serving.reason.replica": {
             "zh": "{replicas} 个副本只分到 {concurrency} 个并发请求：副本不是数据并行 (DP)，它们不切分同一个批次，"
             "而是各自服务自己的队列，没有请求的副本只是闲置",
-            "en": "{replicas:@replica} for {concurrency} concurrent requests: replicas are not data parallelism (DP), "
+            "en": "{replicas:@replica} for {concurrency:@concurrent request}: replicas are not data parallelism (DP), "
             "they do not split one batch but each serves its own queue, so a replica without requests sits idle",
         },
         "serving.reason.ttft": {
-            "zh": "首 token 时间 (TTFT) 下界 {ttft_ms:.0f} ms 超过目标 {slo_ms:.0f} ms",
-            "en": "time to first token (TTFT) is at least {ttft_ms:.0f} ms, above the {slo_ms:.0f} ms objective",
+            "zh": "首 token 时间 (TTFT) 下界 {ttft_ms:.0f~} ms 超过目标 {slo_ms:.0f~} ms",
+            "en": "time to first token (TTFT) is at least {ttft_ms:.0f~} ms, above the {slo_ms:.0f~} ms objective",
         },
         "serving.reason.tpot": {
-            "zh": "每输出 token 时间 (TPOT) 下界 {tpot_ms:.1f} ms 超过目标 {slo_ms:.1f} ms",
-            "en": "time per output token (TPOT) is at least {tpot_ms:.1f} ms, above the {slo_ms:.1f} ms objective",
+            "zh": "每输出 token 时间 (TPOT) 下界 {tpot_ms:.2f~} ms 超过目标 {slo_ms:.2f~} ms",
+            "en": "time per output token (TPOT) is at least {tpot_ms:.2f~} ms, above the {slo_ms:.2f~} ms objective",
         },
         "serving.reason.rate": {
             "zh": "每个副本 {rate:.2f} 请求/秒：按利特尔定律 (Little's law) 并发数 = 速率 × 时延，而时延随并发上升；"
             "在显存能容纳的 {max_concurrency} 个并发内，没有一个并发既容纳得下速率 × 时延个请求、吞吐又跟得上该速率，"
             "这个布局撑不住该速率",
             "en": "{rate:.2f} requests/s per replica: by Little's law concurrency = rate × latency, and latency grows "
-            "with concurrency; no concurrency within the {max_concurrency} concurrent requests memory holds both "
+            "with concurrency; no concurrency within the {max_concurrency:@concurrent request} memory holds both "
             "holds rate × latency requests and keeps up with the rate, so this layout cannot sustain the rate",
         },
         "serving.title": {
             "zh": "服务规划：{model} 在 {cluster}（{world} 个设备）上，{load}，"
             "提示 {prompt} token，输出 {output} token",
             "en": "Serving plan: {model} on {cluster} ({world:@device}), {load}, prompts of {prompt:@token}, "
-            "{output} output tokens",
+            "{output:@output token}",
         },
         "serving.fp8_line": {
             "zh": "FP8 (W{weight_bits:g}A8)：权重每个 {weight_bytes:g} 字节，线性层的矩阵乘按每设备 FP8 峰值 "
@@ -124,7 +124,7 @@ register(
             "of {fp8:.0f} TFLOP/s a device, attention at the bf16 peak of {bf16:.0f} TFLOP/s (a roofline lower bound: "
             "training's calibrated discount on the FP8 speed-up is not applied)",
         },
-        "serving.load_concurrency": {"zh": "{concurrency} 个并发请求", "en": "{concurrency} concurrent requests"},
+        "serving.load_concurrency": {"zh": "{concurrency} 个并发请求", "en": "{concurrency:@concurrent request}"},
         "serving.load_rate": {"zh": "{rate:g} 请求/秒", "en": "{rate:g} requests/s"},
         "serving.funnel_head": {"zh": "漏斗（每道门槛筛掉的布局数）：", "en": "Funnel (layouts each gate removes):"},
         "serving.funnel_start": {
@@ -140,18 +140,18 @@ register(
             "en": "Accepted layouts (lower-bound estimates, by throughput per GPU):",
         },
         "serving.candidate": {
-            "zh": "  replicas={replicas} tp={tp} pp={pp}：每副本 {batch} 个请求；TTFT >= {ttft_ms:.0f} ms，TPOT >= "
-            "{tpot_ms:.1f} ms，每副本 <= {tps:,.0f} token/秒，每 GPU <= {tps_gpu:,.0f} token/秒{tie}",
-            "en": "  replicas={replicas} tp={tp} pp={pp}: {batch:@request} per replica; TTFT >= {ttft_ms:.0f} ms, "
-            "TPOT >= {tpot_ms:.1f} ms, <= {tps:,.0f} tokens/s per replica, <= {tps_gpu:,.0f} tokens/s per GPU{tie}",
+            "zh": "  replicas={replicas} tp={tp} pp={pp}：每副本 {batch} 个请求；TTFT >= {ttft_ms:.0f~} ms，TPOT >= "
+            "{tpot_ms:.2f~} ms，每副本 <= {tps:,.0f} token/秒，每 GPU <= {tps_gpu:,.0f} token/秒{tie}",
+            "en": "  replicas={replicas} tp={tp} pp={pp}: {batch:@request} per replica; TTFT >= {ttft_ms:.0f~} ms, "
+            "TPOT >= {tpot_ms:.2f~} ms, <= {tps:,.0f} tokens/s per replica, <= {tps_gpu:,.0f} tokens/s per GPU{tie}",
         },
         "serving.candidate_split": {
             "zh": "  replicas={replicas} tp={tp} pp={pp}：{full} 个副本各 {batch} 个请求，其余 {rest} 个各 {less} 个；"
-            "最满的副本 TTFT >= {ttft_ms:.0f} ms，TPOT >= {tpot_ms:.1f} ms；平均每副本 <= {tps:,.0f} token/秒，"
+            "最满的副本 TTFT >= {ttft_ms:.0f~} ms，TPOT >= {tpot_ms:.2f~} ms；平均每副本 <= {tps:,.0f} token/秒，"
             "每 GPU <= {tps_gpu:,.0f} token/秒{tie}",
             "en": "  replicas={replicas} tp={tp} pp={pp}: {batch:@request} on {full} of the replicas, {less} on the "
-            "other {rest}; the fullest has TTFT >= {ttft_ms:.0f} ms, TPOT >= {tpot_ms:.1f} ms; <= {tps:,.0f} tokens/s "
-            "per replica on average, <= {tps_gpu:,.0f} tokens/s per GPU{tie}",
+            "other {rest}; the fullest has TTFT >= {ttft_ms:.0f~} ms, TPOT >= {tpot_ms:.2f~} ms; <= {tps:,.0f} "
+            "tokens/s per replica on average, <= {tps_gpu:,.0f} tokens/s per GPU{tie}",
         },
         "serving.tie": {
             "zh": "（与最佳相差不到 {tol:.0%}，模型分不出高下）",
@@ -165,9 +165,9 @@ register(
         },
         "serving.comm": {
             "zh": "    TP 全归约：每 token {count} 次 × {each_us:.1f} µs（NCCL 选 {algorithm}/{protocol}）"
-            "= {total_ms:.2f} ms；解码受{bound}限制",
+            "= {total_ms:.2f~} ms；解码受{bound}限制",
             "en": "    TP all-reduce: {count} per token × {each_us:.1f} µs (NCCL picks {algorithm}/{protocol}) = "
-            "{total_ms:.2f} ms; decode is {bound}-bound",
+            "{total_ms:.2f~} ms; decode is {bound}-bound",
         },
         "serving.bound.memory": {"zh": "显存带宽", "en": "memory"},
         "serving.bound.compute": {"zh": "算力", "en": "compute"},
@@ -178,7 +178,7 @@ register(
             "KV 缓存。",
             "en": "No layout fits: the closest is replicas={replicas} tp={tp} pp={pp}; serving {wanted:@request} at "
             "once per replica, it is {short_gib:.{digits}f} GiB short per rank: one of its replicas has room for the "
-            "KV cache of at most {max_concurrency} concurrent requests.",
+            "KV cache of at most {max_concurrency:@concurrent request}.",
         },
         "serving.no_fit_weights": {
             "zh": "没有布局放得下：最接近的是 replicas={replicas} tp={tp} pp={pp}，"

@@ -630,8 +630,20 @@ def node_label(name: str) -> Text:
 # the front end sends is always a legal value, so a learner moving a control never meets these checks.
 
 
+class _AnyButNone(traitlets.Any):
+    """Any value but ``None``, which goes on to the cross-validators: ``traitlets.Any`` allows ``None`` as a class
+    attribute that its ``allow_none=False`` argument does not override, and returns it before they run."""
+
+    allow_none = False
+
+
 class _CheckedControl:
-    """Mixin for the controls below: ``value`` goes through :func:`check_control` under the name ``_ck_name``."""
+    """Mixin for the controls below: ``value`` goes through :func:`check_control` under the name ``_ck_name``.
+
+    Each declares its ``value`` trait as :class:`_AnyButNone`: traitlets hands a ``None`` to a trait that allows it
+    back before any cross-validator runs, so ``value = None`` skipped the check (a selection slider then raised
+    traitlets' English TraitError from its index, and kept the old figure as "ok").
+    """
 
     _ck_name: str = "value"
 
@@ -642,7 +654,7 @@ class _CheckedControl:
 class CheckedIntSlider(_CheckedControl, ipywidgets.IntSlider):  # type: ignore[misc]
     """An ``IntSlider`` that refuses, naming itself, a value set in code that is not an int in ``[min, max]``."""
 
-    value = traitlets.Any(0, help="Int value").tag(sync=True)  # no silent cast of 2.5 or True to an int
+    value = _AnyButNone(0, help="Int value").tag(sync=True)  # no silent cast of 2.5 or True
 
     @traitlets.validate("value")
     def _validate_value(self, proposal: Any) -> Any:
@@ -653,7 +665,7 @@ class CheckedFloatSlider(_CheckedControl, ipywidgets.FloatSlider):  # type: igno
     """A ``FloatSlider`` that refuses, naming itself, a value set in code that is not a number in ``[min, max]``;
     within a rounding step of an end (what a browser's slider may send) it is moved onto the end."""
 
-    value = traitlets.Any(0.0, help="Float value").tag(sync=True)
+    value = _AnyButNone(0.0, help="Float value").tag(sync=True)
 
     @traitlets.validate("value")
     def _validate_value(self, proposal: Any) -> Any:
@@ -667,11 +679,14 @@ class CheckedFloatSlider(_CheckedControl, ipywidgets.FloatSlider):  # type: igno
 
 class _CheckedSelection(_CheckedControl, ipywidgets.widgets.widget_selection._Selection):  # type: ignore[misc]
     """Mixin for a selection control: a value set in code that is not one of its options is refused, naming the
-    control and its options (``None``, no selection, is left to the widget's own message box)."""
+    control and its options; ``None`` is one of them only where a control offers it (the gates widget's "not
+    declared")."""
+
+    value = _AnyButNone(None, help="Selected value")
 
     @traitlets.validate("value")
     def _validate_value(self, proposal: Any) -> Any:
-        if proposal.value is not None:
+        if proposal.value is not None or self._options_values:  # before the options are set ipywidgets passes None
             proposal.value = self._ck_checked(proposal.value)
         return super()._validate_value(proposal)
 
@@ -699,11 +714,37 @@ class CheckedSelectionSlider(_CheckedSelection, ipywidgets.SelectionSlider):  # 
 class CheckedCheckbox(_CheckedControl, ipywidgets.Checkbox):  # type: ignore[misc]
     """A ``Checkbox`` that refuses, naming itself, a value set in code that is not ``True`` or ``False``."""
 
-    value = traitlets.Any(False, help="Bool value").tag(sync=True)
+    value = _AnyButNone(False, help="Bool value").tag(sync=True)
 
     @traitlets.validate("value")
     def _validate_value(self, proposal: Any) -> Any:
         return bool(self._ck_checked(proposal["value"]))
+
+
+class CheckedFloatText(_CheckedControl, ipywidgets.FloatText):  # type: ignore[misc]
+    """A ``FloatText`` that refuses, naming itself, a value set in code that is not a real number (a str, ``None``,
+    ``True``) or lies beyond the float range. A number out of the widget's range, NaN and infinity are the widget's to
+    explain in its message box, as a typed one is (a number box lets the learner type out-of-range values)."""
+
+    value = _AnyButNone(0.0, help="Float value").tag(sync=True)
+
+    @traitlets.validate("value")
+    def _validate_value(self, proposal: Any) -> Any:
+        value = proposal["value"]
+        if isinstance(value, float) and not math.isfinite(value):  # the message box says why (check_control)
+            return float(value)
+        return check_number(self._ck_name, value)
+
+
+class CheckedIntText(_CheckedControl, ipywidgets.IntText):  # type: ignore[misc]
+    """An ``IntText`` that refuses, naming itself, a value set in code that is not an int (2.5, ``True``, ``None``)
+    or lies beyond 2**53; a number out of the widget's range is the widget's to explain in its message box."""
+
+    value = _AnyButNone(0, help="Int value").tag(sync=True)
+
+    @traitlets.validate("value")
+    def _validate_value(self, proposal: Any) -> Any:
+        return check_int(self._ck_name, proposal["value"])
 
 
 def _named(control: Any, name: str) -> Any:
@@ -770,12 +811,14 @@ def number(key: str, *, value: float, argument: str | None = None) -> ipywidgets
 
     >>> from coursekit.i18n import register
     >>> register({"demo_doc.tp": {"zh": "张量并行度 TP", "en": "tensor-parallel degree TP"}})
-    >>> type(number("demo_doc.tp", value=2)).__name__
-    'IntText'
+    >>> isinstance(number("demo_doc.tp", value=2), ipywidgets.IntText)
+    True
     """
-    check_number(_argument(key, argument), value)
-    cls = ipywidgets.IntText if isinstance(value, int) else ipywidgets.FloatText
-    return cls(description=_label(key), value=value, style=_style(), layout=ipywidgets.Layout(width=CONTROL_WIDTH))
+    name = _argument(key, argument)
+    check_number(name, value)
+    cls = CheckedIntText if isinstance(value, int) else CheckedFloatText
+    box = cls(description=_label(key), value=value, style=_style(), layout=ipywidgets.Layout(width=CONTROL_WIDTH))
+    return _named(box, name)
 
 
 def dropdown(

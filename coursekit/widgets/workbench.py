@@ -167,7 +167,7 @@ register(
             "个适配器参数。",
             "en": "LoRA, rank {rank}: every weight frozen, with no gradients, optimizer states or weight-gradient "
             "matmuls; only the adapters beside each layer's linear_qkv, linear_proj, linear_fc1 and linear_fc2 train, "
-            "each token passing through {adapters:,.0f} adapter parameters.",
+            "each token passing through {adapters:,.0f@adapter parameter}.",
         },
         "widgets.workbench.lora_serving": {
             "zh": "低秩适配 (LoRA)，秩 {rank}：只用于训练。服务的估算按冻结的模型计（适配器并入权重），"
@@ -234,7 +234,7 @@ register(
             "TTFT = 首 token 时间（预填充），TPOT = 每输出 token 时间（一个解码步）。"
             "所有时间都是下界估计（屋顶线、无排队）；可达峰值比例与通信重叠两项假设不用于服务。",
             "en": "Concurrent requests = requests in flight on the whole cluster ({concurrency}); each replica serves "
-            "its own share. Each request has {prompt} prompt tokens and generates {output}. TTFT = time to first token "
+            "its own share. Each request has {prompt:@prompt token} and generates {output}. TTFT = time to first token "
             "(prefill); TPOT = time per output token (one decode step). Every time is a lower-bound estimate "
             "(roofline, no queueing); the achievable-fraction and overlap assumptions do not apply to serving.",
         },
