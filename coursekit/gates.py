@@ -100,7 +100,8 @@ register(
         "gates.structure": {
             "zh": "模型结构 {kind!r} 不受支持：{name} 只适用于 `{kinds}`"
             "（结构代码：'dense' 稠密模型，'moe' 混合专家 (MoE) 模型）",
-            "en": "model structure {kind!r} is unsupported: {name} applies to {kinds} only",
+            "en": "model structure {kind!r} is unsupported: {name} applies to `{kinds}` only "
+            "(structure codes: 'dense' a dense model, 'moe' a mixture-of-experts (MoE) model)",
         },
         "gates.interconnect": {
             "zh": "链路域 {have!r} 弱于 {name} 要求的 {need!r}"
@@ -116,9 +117,9 @@ register(
             "parallelism (CP) is needed",
         },
         "gates.context_short": {
-            "zh": "上下文 {context_len} token 不超过单卡注意力状态上限 {max_tokens} token："
+            "zh": "上下文 {context_len:,} token 不超过单卡注意力状态上限 {max_tokens:,} token："
             "{name} 只会增加每层的注意力状态交换，却没有要解决的容量缺口",
-            "en": "a context of {context_len:@token} fits one device's attention state ({max_tokens:@token}): "
+            "en": "a context of {context_len:,@token} fits one device's attention state ({max_tokens:,@token}): "
             "{name} would add per-layer attention-state exchange with no capacity gap to close",
         },
         "gates.serving_replica_in_training": {
@@ -471,7 +472,8 @@ def gate_structure(candidate: CandidateLike, environment: EnvironmentLike) -> Re
 
     >>> ep = Candidate("EP", 14, {"training"}, {"moe"}, "intra_node")
     >>> print(gate_structure(ep, Environment(24, "training", "dense", "intra_node")).message)
-    model structure 'dense' is unsupported: EP applies to moe only
+    model structure 'dense' is unsupported: EP applies to `moe` only (structure codes: 'dense' a dense model, 'moe' a
+    mixture-of-experts (MoE) model)
 
     Taught in: lesson 3 (Q3 gates, structure gate).
     """
@@ -503,7 +505,7 @@ def gate_context(candidate: CandidateLike, environment: EnvironmentLike) -> Reas
     True
     >>> short = Environment(24, "training", "dense", "intra_node", context_len=4096, max_context_per_device=32768)
     >>> print(gate_context(cp, short).message)
-    a context of 4096 tokens fits one device's attention state (32768 tokens):
+    a context of 4,096 tokens fits one device's attention state (32,768 tokens):
     CP would add per-layer attention-state exchange with no capacity gap to close
 
     Taught in: lesson 3 (Q3 gates, context gate).

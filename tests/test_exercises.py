@@ -225,7 +225,7 @@ def test_exact_other_types() -> None:
     assert check(shape.id, [2, 4]).correct  # a list and a tuple are the same sequence
     assert check(shape.id, {2, 4}).message == (
         "Cannot check. The answer should be a list or tuple, its items in the order the question asks "
-        "for; not a set ({2, 4})."
+        "for; not of type set ({2, 4})."
     )
 
 

@@ -208,7 +208,8 @@ def _cand(**changes: Any) -> Candidate:
             _cand(name="EP", model_kinds=frozenset({"moe"})),
             ENV,
             "structure",
-            "model structure 'dense' is unsupported: EP applies to moe only",
+            "model structure 'dense' is unsupported: EP applies to `moe` only (structure codes: 'dense' a dense "
+            "model, 'moe' a mixture-of-experts (MoE) model)",
         ),
         (
             gate_mode,
@@ -230,7 +231,7 @@ def _cand(**changes: Any) -> Candidate:
             _cand(name="CP", splits_context=True),
             replace(ENV, context_len=8192, max_context_per_device=8192),
             "context",
-            "a context of 8192 tokens fits one device's attention state (8192 tokens): CP would add per-layer "
+            "a context of 8,192 tokens fits one device's attention state (8,192 tokens): CP would add per-layer "
             "attention-state exchange with no capacity gap to close",
         ),
         (

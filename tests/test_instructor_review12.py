@@ -127,3 +127,22 @@ def test_the_gates_widget_shows_its_grid_above_the_reasons() -> None:
     widget = GatesWidget()
     _controls, first, second = widget.view.children
     assert (first, second) == (widget.image, widget.message_html)
+
+
+def test_a_refused_option_is_quoted_as_written() -> None:
+    # q2.latency_bound upper-cases its answer; "both" is no option and is quoted as the learner wrote it
+    message = check("q2.latency_bound", "both").message
+    assert "'both'" in message and "'BOTH'" not in message
+    assert check("q2.latency_bound", " b ").correct
+
+
+def test_the_option_none_written_as_python_none_is_told_to_quote_it() -> None:
+    feedback = check("q3.tp_rule", None)
+    assert feedback.status == "invalid" and "answer = 'none'" in feedback.message
+    assert check("q2.latency_bound", None).status == "unanswered"  # no option 'none': None is "not answered"
+
+
+def test_a_wrong_type_is_named_as_a_type() -> None:
+    # "not a int" was the English of a type name after an article
+    assert "not of type int (5)" in check("q4.dp_group", 5).message
+    assert "not of type str" in check("q4.dp_group", "5, 7").message

@@ -149,7 +149,7 @@ def test_a_set_where_a_sequence_is_asked_for_is_refused_in_words(lang: str) -> N
     if lang == "zh":
         assert "列表或元组" in feedback.message and "set" in feedback.message
     else:
-        assert "should be a list or tuple" in feedback.message and "not a set" in feedback.message
+        assert "should be a list or tuple" in feedback.message and "not of type set" in feedback.message
 
 
 def test_a_set_answer_stays_a_set_where_a_set_is_asked_for() -> None:

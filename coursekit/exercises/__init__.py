@@ -218,8 +218,8 @@ _register_messages(
         },
         "exercises.expect_sequence": {
             "zh": "答案应当是列表或元组（list / tuple），按题目要求的顺序写出各项，而不是 {type}（{value!r}）。",
-            "en": "The answer should be a list or tuple, its items in the order the question asks for; not a {type} "
-            "({value!r}).",
+            "en": "The answer should be a list or tuple, its items in the order the question asks for; not of type "
+            "{type} ({value!r}).",
         },
         "exercises.whole_number": {
             "zh": "{name} = {value!r}：必须是整数 (int)；请写成 {whole}，不带小数点"
@@ -228,8 +228,8 @@ _register_messages(
             "(in code, use // or int() rather than /).",
         },
         "exercises.expect_type": {
-            "zh": "答案应当是 {expected_type}，而不是 {type}（{value!r}）。",
-            "en": "The answer should be a {expected_type}, not a {type} ({value!r}).",
+            "zh": "答案应当是 {expected_type} 类型，而不是 {type}（{value!r}）。",
+            "en": "The answer should be of type {expected_type}, not {type} ({value!r}).",
         },
         "exercises.unknown": {
             "zh": "exercise_id：没有编号为 {id!r} 的练习（已知：{known}）。",
@@ -293,6 +293,12 @@ _register_messages(
             "写成 {number}。",
             "en": "answer = {value!r}: Python reads a comma as a separator, so {written} became a tuple. Write the "
             "number without thousands commas: {number}.",
+        },
+        "exercises.none_as_string": {
+            "zh": "answer = None：Python 的 None 在这里表示“没作答”。"
+            "选项 'none' 要写成带引号的字符串：answer = 'none'。",
+            "en": "answer = None: Python's None means \"not answered\" here. Write the option 'none' as a string, in "
+            "quotes: answer = 'none'.",
         },
         "exercises.labelled": {"zh": "{label}：{message}", "en": "{label}: {message}"},
         "exercises.decimal_comma": {
@@ -739,6 +745,19 @@ def _normalized(exercise: Exercise, answer: Any) -> Any:
     return answer
 
 
+def _choice(exercise: Exercise, name: str, answer: Any) -> Any:
+    """``answer`` as the option it names (after the exercise's normalization); a refusal quotes the answer as the
+    learner wrote it, not as normalized (``'both'``, not ``'BOTH'``)."""
+    value = _normalized(exercise, answer)
+    try:
+        return check_choice(name, value, exercise.choices)
+    except ValueError:
+        if value is answer:
+            raise
+        check_choice(name, answer, exercise.choices)  # raises, quoting the answer as written
+        raise
+
+
 def _significant_digits(value: float) -> int:
     """Significant digits of ``value`` as Python writes it (shortest repr; ``1200`` and ``1200.0`` count 2)."""
     text = repr(abs(float(value))).lower()
@@ -860,9 +879,9 @@ def _judge(exercise: Exercise, answer: Any, expected: Any) -> bool:
                     tr("exercises.expect_choice_set", choices=", ".join(exercise.choices), example=exercise.choices[0])
                 )
             item_name = tr("exercises.answer_item")  # an item is checked, not the whole answer
-            picked = {check_choice(item_name, _normalized(exercise, item), exercise.choices) for item in answer}
+            picked = {_choice(exercise, item_name, item) for item in answer}
             return picked == set(expected)
-        return bool(check_choice("answer", _normalized(exercise, answer), exercise.choices) == expected)
+        return bool(_choice(exercise, "answer", answer) == expected)
     # exact
     value = _as_expected("answer", _normalized(exercise, answer), expected)
     if isinstance(expected, list):
@@ -942,6 +961,9 @@ def verify(exercise_id: str, answer: Any, *, reveal: Callable[[], None] | None =
 
 def _evaluate(exercise: Exercise, answer: Any) -> Feedback:
     eid = exercise.id
+    if answer is None and any(str(choice).lower() == "none" for choice in exercise.choices):
+        # the option 'none' written as Python's None, which means "not answered" everywhere else
+        return Feedback(eid, "invalid", "exercises.invalid", {"id": eid, "error": tr("exercises.none_as_string")})
     if answer is ... or answer is None:
         return Feedback(eid, "unanswered", "exercises.unanswered", {"id": eid})
     try:
