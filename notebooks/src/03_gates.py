@@ -376,9 +376,9 @@ assert report.codes == ('serving',)
 # %% [markdown] lang="zh"
 # ## 7. 动手：改变环境，看门槛怎样变化
 #
-# 下面的小部件 (widget) 用当前环境跑七个候选。控件下方的消息框用颜色和开头的文字给出结论，框里的表列出每个候选的结论和全部原因
-# （加粗的是第一道不通过的门槛）。消息框下方的网格每行一个候选、每列一道门槛（按顺序）：
+# 下面的小部件 (widget) 用当前环境跑七个候选。控件正下方的网格每行一个候选、每列一道门槛（按顺序）：
 # 绿色格通过，红色格加叉不通过，黑框标出该候选**第一道**不通过的门槛；行名后的文字是结论。
+# 网格下方的消息框用颜色和开头的文字给出结论，框里的表列出每个候选的结论和全部原因（加粗的是第一道不通过的门槛）。
 #
 # 试一试：
 # 1. 把单设备显存改成 32：DP 通过了吗？为什么？
@@ -389,11 +389,11 @@ assert report.codes == ('serving',)
 # %% [markdown] lang="en"
 # ## 7. Hands on: change the environment, watch the gates
 #
-# The widget below runs the seven candidates against the environment you set. The message box under the controls says
-# the overall verdict in words and colour, and its table lists every candidate's verdict and all its reasons (the
-# first failing gate in bold). In the grid below the message box each row is a candidate and each column a gate (in
-# order): a green cell passes, a red cell with a cross fails, and a black frame marks each candidate's **first**
-# failing gate; the word after each row's name is its verdict.
+# The widget below runs the seven candidates against the environment you set. In the grid right under the controls
+# each row is a candidate and each column a gate (in order): a green cell passes, a red cell with a cross fails, and
+# a black frame marks each candidate's **first** failing gate; the word after each row's name is its verdict. The
+# message box below the grid says the overall verdict in words and colour, and its table lists every candidate's
+# verdict and all its reasons (the first failing gate in bold).
 #
 # Try:
 # 1. Set the device memory to 32: does DP pass now? Why?

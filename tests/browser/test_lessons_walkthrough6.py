@@ -21,15 +21,15 @@ from .test_lessons_walkthrough3 import _cell_with
 @pytest.mark.parametrize(
     ("notebook", "prose", "wrong", "accepted"),
     [
-        ("zh/03_gates.ipynb", "消息框下方的网格", ("左边的网格", "下方的表"), "ZeRO-3、TP、PP"),
-        ("en/03_gates.ipynb", "In the grid below the message box", ("The table below it",), "ZeRO-3, TP, PP"),
+        ("zh/03_gates.ipynb", "控件正下方的网格", ("左边的网格", "消息框下方的网格"), "ZeRO-3、TP、PP"),
+        ("en/03_gates.ipynb", "In the grid right under the controls", ("grid below the message",), "ZeRO-3, TP, PP"),
     ],
 )
 def test_lesson3_prose_places_the_widgets_table_and_grid_where_they_are(
     open_lesson: Any, notebook: str, prose: str, wrong: tuple[str, ...], accepted: str
 ) -> None:
-    # Section 7 said the grid is on the left (zh) and the table of reasons below it; the widget shows its controls,
-    # then the message box holding the table, then the grid.
+    # Section 7 said the grid is on the left (zh), then below the message box; the widget now shows its controls,
+    # then the grid, then the message box holding the table of reasons (so controls and grid share one screen).
     page = open_lesson(notebook).page
     widget = page.locator(".ck-widget").first
     widget.scroll_into_view_if_needed()
@@ -37,7 +37,7 @@ def test_lesson3_prose_places_the_widgets_table_and_grid_where_they_are(
     figure = widget.locator(".ck-figure").first
     table_box, figure_box = table.bounding_box(), figure.bounding_box()
     assert table_box and figure_box
-    assert table_box["y"] + table_box["height"] <= figure_box["y"], (table_box, figure_box)
+    assert figure_box["y"] + figure_box["height"] <= table_box["y"], (table_box, figure_box)
     intro = _cell_with(page, prose)
     assert not any(phrase in intro for phrase in wrong), intro
     # the summary line names the accepted candidates as the language enumerates them
