@@ -98,9 +98,9 @@ register(
             "en": "workload mode {mode!r} is not among the modes {name} declares ({modes})",
         },
         "gates.structure": {
-            "zh": "模型结构 {kind!r} 不受支持：{name} 只适用于 `{kinds}`"
+            "zh": "模型结构 {kind!r} 不受支持：{name} 只适用于 {kinds}"
             "（结构代码：'dense' 稠密模型，'moe' 混合专家 (MoE) 模型）",
-            "en": "model structure {kind!r} is unsupported: {name} applies to `{kinds}` only "
+            "en": "model structure {kind!r} is unsupported: {name} applies to {kinds} only "
             "(structure codes: 'dense' a dense model, 'moe' a mixture-of-experts (MoE) model)",
         },
         "gates.interconnect": {
@@ -241,9 +241,9 @@ def _check_keys(name: str, data: Mapping[str, Any], required: tuple[str, ...], o
         )
 
 
-def _join(items: frozenset[str], order: tuple[str, ...]) -> str:
-    """Join a set in the vocabulary's order, so messages are reproducible."""
-    return ", ".join(item for item in order if item in items)
+def _join(items: frozenset[str], order: tuple[str, ...], *, quoted: bool = False) -> str:
+    """Join a set in the vocabulary's order, so messages are reproducible (``quoted``: each as a code, 'moe')."""
+    return ", ".join(repr(item) if quoted else item for item in order if item in items)
 
 
 # --------------------------------------------------------------------------- candidate, environment
@@ -472,7 +472,7 @@ def gate_structure(candidate: CandidateLike, environment: EnvironmentLike) -> Re
 
     >>> ep = Candidate("EP", 14, {"training"}, {"moe"}, "intra_node")
     >>> print(gate_structure(ep, Environment(24, "training", "dense", "intra_node")).message)
-    model structure 'dense' is unsupported: EP applies to `moe` only (structure codes: 'dense' a dense model, 'moe' a
+    model structure 'dense' is unsupported: EP applies to 'moe' only (structure codes: 'dense' a dense model, 'moe' a
     mixture-of-experts (MoE) model)
 
     Taught in: lesson 3 (Q3 gates, structure gate).
@@ -482,7 +482,7 @@ def gate_structure(candidate: CandidateLike, environment: EnvironmentLike) -> Re
         return Reason(
             "structure",
             "gates.structure",
-            {"name": cand.name, "kind": env.model_kind, "kinds": _join(cand.model_kinds, MODEL_KINDS)},
+            {"name": cand.name, "kind": env.model_kind, "kinds": _join(cand.model_kinds, MODEL_KINDS, quoted=True)},
         )
     return None
 

@@ -383,7 +383,7 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         ),
     ),
     _e(
-        Text(zh="收集峰值", en="gather peak"),
+        Text(zh="全收集峰值", en="gather peak"),
         "",
         Text(
             zh="FSDP / ZeRO-3 每个 rank 在分片之外要临时放下的完整参数：预取时约两层参数加一层未分片的梯度；"
@@ -443,9 +443,10 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         Text(zh="流水线气泡", en="pipeline bubble"),
         "",
         Text(
-            zh="流水线填充和排空时各段空闲的时间；p 段、m 个微批次的朴素调度中，气泡约占一步的 (p-1)/(m+p-1)。",
+            zh="流水线填充和排空时各段空闲的时间；p 段、m 个微批次的朴素调度中，气泡约占一步的 (p-1)/(m+p-1)，"
+            "这个比例叫气泡比例 (bubble fraction)。",
             en="Time in which pipeline stages sit idle while the pipeline fills and drains; with p stages and m "
-            "micro-batches in the simple schedule it is about (p-1)/(m+p-1) of a step.",
+            "micro-batches in the simple schedule it is about (p-1)/(m+p-1) of a step, the bubble fraction.",
         ),
     ),
     _e(
@@ -924,6 +925,26 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         ),
     ),
     _e(
+        Text(zh="漏斗", en="funnel"),
+        "",
+        Text(
+            zh="第 9 课工作台的搜索记录：每个候选组合记在它第一道没通过的门槛上，逐行列出每道门槛排除了多少，"
+            "各行加上最后剩下的正好等于搜索空间的大小。",
+            en="The workbench's record of a search (lesson 9): each candidate composition is counted at the first gate "
+            "it fails, one row per gate, so the rows plus what is left add up to the size of the search space.",
+        ),
+    ),
+    _e(
+        Text(zh="假设分析", en="what-if"),
+        "",
+        Text(
+            zh="只改一个假设（链路变慢、上下文变长、模型变成 MoE 等）再规划一次，看结论变不变、变成什么；"
+            "结论依赖哪些假设由此看出。",
+            en="Planning again with one assumption changed (a slower link, a longer context, an MoE model and so on) "
+            "to see whether and how the conclusion changes; it shows which assumptions the conclusion rests on.",
+        ),
+    ),
+    _e(
         Text(zh="执行角色", en="execution role"),
         "",
         Text(
@@ -1236,10 +1257,10 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         ),
     ),
     _e(
-        Text(zh="性能剖析时间线", en="profiler timeline"),
+        Text(zh="性能分析时间线", en="profiler timeline"),
         "trace",
         Text(
-            zh="性能剖析器 (profiler) 记录的每个算子、每次通信的起止时间；按时间排开，才能看出重叠、等待和输入停顿。",
+            zh="性能分析器 (profiler) 记录的每个算子、每次通信的起止时间；按时间排开，才能看出重叠、等待和输入停顿。",
             en="The start and end of every operator and every communication call, as a profiler records them; laid "
             "out in time, it shows overlap, waiting and input stalls.",
         ),

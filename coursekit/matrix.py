@@ -190,6 +190,16 @@ register(
             "so TP's collectives in every layer are not required; TP with sequence parallelism also divides "
             "the activations to 1/t (ZeRO / FSDP does not): consider it when activations become the bottleneck",
         },
+        "matrix.tp_needed_capacity": {
+            "zh": "TP = {tp} 是为了容量，不是为了切开一层（最大一层 {layer_gib:.1f} GiB 单卡放得下）："
+            "训练状态只分片到全部 {devices} 个 rank（FSDP）时每个 rank 要 {fsdp_alone_gib:.1f} GiB，"
+            "超过 {have_gib:.1f} GiB；"
+            "TP {tp} × FSDP {fsdp} 把激活和全收集峰值再除以 {tp}，每个 rank 需要 {need_gib:.1f} GiB",
+            "en": "TP = {tp} is for capacity, not to split a layer (the largest layer, {layer_gib:.1f} GiB, fits one "
+            "device): with the state sharded over all {devices:@rank} alone (FSDP) each rank needs "
+            "{fsdp_alone_gib:.1f} GiB, over {have_gib:.1f} GiB; TP {tp} × FSDP {fsdp} divides the activations and the "
+            "gather peak by {tp}: {need_gib:.1f} GiB per rank",
+        },
         "matrix.tp_needed": {
             "zh": "TP = {tp} 把最大一层从 {layer_gib:.1f} GiB 切成每个 rank {split_gib:.1f} GiB；但只用 TP 时每个 rank "
             "仍要 {alone_gib:.1f} GiB（训练状态 / {tp} 就有 {state_share_gib:.1f} GiB）。训练状态再分片到全部 "
@@ -219,6 +229,15 @@ register(
             "layer first and the training state is sharded over {fsdp:@TP group} (TP {tp} × FSDP {fsdp}), "
             "{need_gib:.1f} GiB per rank",
         },
+        "matrix.fsdp_with_tp_capacity": {
+            "zh": "FSDP 单独放不下（每个 rank {alone_gib:.1f} GiB > {have_gib:.1f} GiB：分片、激活和全收集峰值），"
+            "但它是 TP 的第二个维度：TP {tp} 把激活和全收集峰值再除以 {tp}，训练状态分片到 {fsdp} 个 TP 组"
+            "（TP {tp} × FSDP {fsdp}），每个 rank {need_gib:.1f} GiB",
+            "en": "FSDP alone does not fit ({alone_gib:.1f} GiB per rank > {have_gib:.1f} GiB: its shard, the "
+            "activations and the gather peak), but it is TP's second dimension: TP {tp} divides the activations and "
+            "the gather peak by {tp}, and the training state is sharded over {fsdp:@TP group} (TP {tp} × FSDP {fsdp}), "
+            "{need_gib:.1f} GiB per rank",
+        },
         "matrix.fsdp_with_tp_cross_node": {
             "zh": "TP 组占满节点内的卡，{fsdp} 路 FSDP 分片跨节点：每层的全收集 (all-gather) 走慢速跨节点链路，"
             "需要实测它能否与计算重叠",
@@ -227,10 +246,10 @@ register(
         },
         "matrix.pp_with_tp": {
             "zh": "TP {tp} 切开这一层之后也可以再分段，但 TP {tp} × FSDP {fsdp} 已经放得下（{need_gib:.1f} GiB）且没有"
-            "流水线气泡；而且持有最大一层的阶段不均衡：不优先",
+            "流水线气泡；而且持有最大一层的阶段不均衡",
             "en": "once TP {tp} splits the layer, stages become possible, but TP {tp} × FSDP {fsdp} already fits "
             "({need_gib:.1f} GiB) with no pipeline bubble, and the stage holding the largest layer is "
-            "unbalanced: not preferred",
+            "unbalanced",
         },
         "matrix.pp_unneeded": {
             "zh": "训练状态放得进单卡（PP = 1 已放得下）：分段只会带来流水线气泡 (pipeline bubble) 和阶段平衡问题，"
@@ -765,7 +784,17 @@ def _evaluate_fsdp_with_tp(
             hard.append(placement)
     if hard:
         return _decide("FSDP", [*alone, *hard], [], [], [], fsdp, memory)
-    how = [Reason("fsdp_with_tp", "matrix.fsdp_with_tp", {"tp": tp, "fsdp": fsdp, "need_gib": memory})]
+    # a layer that does not fit is why FSDP cannot go alone (case 3); else it is capacity: its shard, activations
+    # and gather peak per rank
+    key = "matrix.fsdp_with_tp" if not _layer_fits(case) else "matrix.fsdp_with_tp_capacity"
+    params = {
+        "tp": tp,
+        "fsdp": fsdp,
+        "need_gib": memory,
+        "alone_gib": _fsdp_memory(case, case.num_devices),
+        "have_gib": case.device_memory_gib,
+    }
+    how = [Reason("fsdp_with_tp", key, params)]
     if topology == "hierarchical" and case.nodes > 1 and case.gpus_per_node // tp < fsdp:
         how.append(Reason("fsdp_with_tp_cross_node", "matrix.fsdp_with_tp_cross_node", {"fsdp": fsdp}))
     return _decide("FSDP", [], [], [], how, fsdp, memory)
@@ -792,8 +821,10 @@ def _evaluate_tp(case: PaperCase, topology: str) -> StrategyVerdict:
     how = [
         Reason(
             "tp_needed",
-            "matrix.tp_needed",
+            "matrix.tp_needed" if not _layer_fits(case) else "matrix.tp_needed_capacity",
             {
+                "have_gib": case.device_memory_gib,
+                "fsdp_alone_gib": _fsdp_memory(case, case.num_devices),
                 "tp": tp,
                 "layer_gib": case.largest_layer_gib,
                 "split_gib": case.largest_layer_gib / tp,

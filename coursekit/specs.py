@@ -361,11 +361,14 @@ register(
         "planner.attention_kernel_device": {
             "zh": "attention_kernel = {value!r}：它的速度是在 H100（计算能力 (compute capability) 9.x）上测得的；"
             "{cluster} 的计算能力是 {capability}，这里没有它在该设备上的测量。请用默认的 'flash-attention-3'"
-            "（为该设备编写的内核，按它相对最佳矩阵乘的速度计）；自定义的 Hopper 集群请给出计算能力"
+            "（在非 Hopper 设备上它代表该设备自己的融合注意力内核，"
+            "按 FlashAttention-3 在 H100 上相对最佳矩阵乘的速度外推）；"
+            "自定义的 Hopper 集群请给出计算能力"
             "（ClusterSpec(compute_capability=9.0)，命令行 --compute-capability 9.0）。",
             "en": "attention_kernel = {value!r}: its speed was measured on H100 (compute capability 9.x); "
             "{cluster} has compute capability {capability}, where no measurement of it is at hand. Use the default "
-            "'flash-attention-3' (a kernel written for the device, charged at its speed relative to the best matmul), "
+            "'flash-attention-3' (off Hopper it stands for the device's own fused attention kernel, charged at "
+            "FlashAttention-3's speed relative to the best matmul as measured on H100), "
             "or, for a Hopper cluster of your own, state its compute capability (ClusterSpec(compute_capability=9.0), "
             "--compute-capability 9.0 on the command line).",
         },

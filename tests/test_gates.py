@@ -208,7 +208,7 @@ def _cand(**changes: Any) -> Candidate:
             _cand(name="EP", model_kinds=frozenset({"moe"})),
             ENV,
             "structure",
-            "model structure 'dense' is unsupported: EP applies to `moe` only (structure codes: 'dense' a dense "
+            "model structure 'dense' is unsupported: EP applies to 'moe' only (structure codes: 'dense' a dense "
             "model, 'moe' a mixture-of-experts (MoE) model)",
         ),
         (

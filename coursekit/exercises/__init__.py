@@ -50,6 +50,7 @@ import importlib
 import logging
 import math
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -740,9 +741,12 @@ def exercises(lesson: int | None = None) -> tuple[Exercise, ...]:
 
 
 def _normalized(exercise: Exercise, answer: Any) -> Any:
-    if exercise.normalize is not None and isinstance(answer, str):
-        return exercise.normalize(answer)
-    return answer
+    """A string answer in NFKC form (an input method's full-width ``'Ｂ'`` is ``'B'``), then the exercise's own
+    normalization; other answers as they are."""
+    if not isinstance(answer, str):
+        return answer
+    answer = unicodedata.normalize("NFKC", answer)
+    return exercise.normalize(answer) if exercise.normalize is not None else answer
 
 
 def _choice(exercise: Exercise, name: str, answer: Any) -> Any:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from .._validate import learner_functions
 from ..i18n import Text
 from ..units import GB_BYTES, GIB_BYTES, bytes_to_gb, gib_to_bytes
-from . import GIB_VS_GB, Exercise, register
+from . import GIB_VS_GB, Exercise, mistake, register
 
 #: The device of the course's first capacity example (``build_resource_ledger(13.0, 4.0, 2.0, 24.0)``): 24 GiB.
 DEVICE_MEMORY_GIB: float = 24.0
@@ -43,7 +43,19 @@ DEVICE_GB = register(
             en=f"24 × 2^30 bytes = {gb:.2f} × 10^9 bytes; a GiB is {GIB_BYTES / GB_BYTES - 1:.1%} larger than a GB, "
             "so a ledger must not mix them.",
         ),
-        slips=(GIB_VS_GB,),
+        slips=(
+            GIB_VS_GB,
+            mistake(
+                "divided",
+                lambda: DEVICE_MEMORY_GIB * GB_BYTES / GIB_BYTES,
+                Text(
+                    zh="你除了该乘的系数：GiB 比 GB 大，同样多的显存按 GB 计数字更大"
+                    "（24 × 2^30 / 10^9，不是 24 × 10^9 / 2^30）。",
+                    en="You divided by the factor you should multiply by: a GiB is larger than a GB, so the same "
+                    "memory is a larger number of GB (24 × 2^30 / 10^9, not 24 × 10^9 / 2^30).",
+                ),
+            ),
+        ),
     ),
     replace=True,
 )

@@ -105,7 +105,7 @@ NAIVE_RANKS = register(
                 "engine_rule",
                 engine_ranks,
                 Text(
-                    zh="这是引擎 (Megatron-Core) 的算法，EP 不另外占 rank；这里问的是把每个并行度都乘起来的朴素规则。",
+                    zh="这是引擎 (Megatron-Core) 的计数，EP 不另外占 rank；这里问的是把每个并行度都乘起来的朴素规则。",
                     en="That is the engine's count (Megatron-Core), where EP adds no ranks; the question asks for "
                     "the naive rule that multiplies every degree.",
                 ),

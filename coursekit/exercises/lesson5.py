@@ -62,8 +62,9 @@ MAX_DP_MICRO_BATCH: int = 4
 
 
 def _verdict_code(answer: str) -> str:
-    """Accept a verdict code or its label in either language ("不优先", "Not preferred", "not preferred")."""
-    text = answer.strip()
+    """Accept a verdict code or its label in either language ("不优先", "Not preferred", "not preferred"), with a
+    closing full stop or not ("可行。")."""
+    text = answer.strip().rstrip("。.").strip()
     for code in VERDICTS:
         names = {code, code.replace("_", " "), VERDICT_LABELS[code].zh, VERDICT_LABELS[code].en.lower()}
         if text.lower() in names or text in names:

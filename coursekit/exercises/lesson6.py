@@ -180,17 +180,19 @@ def _part_slips(part: str) -> tuple[Slip, ...]:
 #: What each slipped timeline of :func:`_slipped_timelines` got wrong, in both languages (the step's own slips).
 _STEP_SLIP_TEXT: dict[str, Text] = {
     "bubble_p_not_p_minus_1": Text(
-        zh="气泡数成了 p 个微批次时间（应为 p-1 个）", en="a bubble of p micro-batch times, not p-1"
+        zh="把气泡算成了 p 个微批次的时间（应为 p-1 个）", en="a bubble of p micro-batch times, not p-1"
     ),
     "bubble_share_of_compute": Text(
-        zh="气泡取成了比例 (p-1)/(m+p-1) 乘计算时间", en="the bubble taken as the fraction (p-1)/(m+p-1) of the compute"
+        zh="把气泡算成了比例 (p-1)/(m+p-1) 乘计算时间",
+        en="the bubble taken as the fraction (p-1)/(m+p-1) of the compute",
     ),
     "whole_allreduce_exposed": Text(
-        zh="整个全归约都算成了暴露的（其中一半被计算掩盖）",
+        zh="把整个全归约都算成了暴露的（其中一半被计算掩盖）",
         en="the whole all-reduce counted as exposed (half of it hides under compute)",
     ),
     "allreduce_all_hidden": Text(
-        zh="全归约算成全被掩盖（只掩盖了一半）", en="the all-reduce counted as entirely hidden (only half of it hides)"
+        zh="把全归约算成全被掩盖（只掩盖了一半）",
+        en="the all-reduce counted as entirely hidden (only half of it hides)",
     ),
 }
 
@@ -216,7 +218,7 @@ def _step_slips() -> tuple[Slip, ...]:
             f"{timeline.exposed_communication_s * ms:.4g} = {timeline.step_s * ms:.4g} ms"
             for _, timeline in members
         ]
-        joiner = Text(zh="；或者", en="; or ")
+        joiner = Text(zh="；要么", en="; or ")
         ways = Text(
             zh=joiner.zh.join(
                 f"{_STEP_SLIP_TEXT[name].zh}：{total}" for (name, _), total in zip(members, sums, strict=True)
@@ -226,10 +228,10 @@ def _step_slips() -> tuple[Slip, ...]:
             ),
         )
         hint = Text(
-            zh=f"{step_ms:.4g} ms 是某一部分算错之后三部分（计算 + 气泡 + 暴露的通信）之和：{ways.zh}。"
+            zh=f"{step_ms:.4g} ms 是三部分（计算 + 气泡 + 暴露的通信）之和，但其中一部分算错了：要么{ways.zh}。"
             "逐项核对三部分，再把它们相加。",
-            en=f"{step_ms:.4g} ms is the sum of the three parts (compute + bubble + exposed communication) with one "
-            f"part wrong: {ways.en}. Check each part, then add the three again.",
+            en=f"{step_ms:.4g} ms is the sum of the three parts (compute + bubble + exposed communication), but with "
+            f"one part wrong: {ways.en}. Check each part, then add the three again.",
         )
         slips.append(mistake("step:" + "+".join(name for name, _ in members), functools.partial(float, step_ms), hint))
     return tuple(slips)

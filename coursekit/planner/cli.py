@@ -36,7 +36,7 @@ from .._cli import (
     pre_language,
     write_json,
 )
-from .._validate import check_int, learner_functions, plainly_written
+from .._validate import check_instance, check_int, learner_functions, plainly_written
 from ..capacity import PRECISION_RECIPES, RECOMPUTE_MODES
 from ..hardware import H100_BF16_DENSE_FLOPS, NCCL_RING_NET_LATENCY_S, NCCL_RING_NVLINK_LATENCY_S
 from ..i18n import LANGUAGES, Text, register, tr
@@ -798,6 +798,8 @@ def unread_fields(workload: WorkloadSpec, model: ModelSpec) -> tuple[str, ...]:
     >>> unread_fields(WorkloadSpec(global_batch=8, moe_probs_in_experts=True), MODELS["mixtral-8x7b"])
     ()
     """
+    check_instance("workload", workload, WorkloadSpec)
+    check_instance("model", model, ModelSpec)
     default = WorkloadSpec(global_batch=workload.global_batch)
     unread = () if model.is_moe else MOE_ONLY_FIELDS
     unread += () if workload.precision == "fp8" else FP8_ONLY_FIELDS

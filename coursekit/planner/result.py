@@ -16,7 +16,7 @@ from ..communication import TrafficTime
 from ..hardware import EP_ALL_TO_ALL_SMS, H100_SMS
 from ..i18n import Reason, Text, register, tr
 from ..scaling import StepTimeline
-from ..specs import fp8_weight_cache_bytes
+from ..specs import ATTENTION_KERNEL_COMPUTE_CAPABILITY, ATTENTION_KERNELS, fp8_weight_cache_bytes
 from ..units import bytes_to_gib
 from .calibration import (
     ATTENTION_KERNEL_NAMES,
@@ -1272,7 +1272,9 @@ class PlanResult:
                 mfu=tr("planner.efficiency_model")
                 if w.achievable_flops_fraction is None
                 else f"{w.achievable_flops_fraction:.0%}",
-                overlap=", ".join(f"{dim} {share:.0%}" for dim, share in self.assumptions.overlap),
+                overlap=tr("planner.list_separator").join(
+                    f"{dim} {share:.0%}" for dim, share in self.assumptions.overlap
+                ),
                 uncertainty=self.assumptions.uncertainty,
                 recipe=w.recipe,
                 reserve_gib=w.runtime_reserve_gib,
@@ -1281,7 +1283,7 @@ class PlanResult:
             )
             assumptions += (
                 tr(
-                    "planner.attention_kernel_flash",
+                    _attention_kernel_key(w.attention_kernel, c.compute_capability),
                     kernel=ATTENTION_KERNEL_NAMES[w.attention_kernel],
                     share=CAUSAL_EXECUTED_SHARE,
                     rate=ATTENTION_KERNEL_RATES[w.attention_kernel],
@@ -1433,3 +1435,13 @@ def _same_matmul_efficiency(a: PlanCandidate, b: PlanCandidate) -> bool:
         return math.isclose(x, y, rel_tol=1e-9)
 
     return same(a.efficiency, b.efficiency) and same(a.expert_efficiency, b.expert_efficiency)
+
+
+def _attention_kernel_key(kernel: str, compute_capability: float | None) -> str:
+    """The assumptions line's attention text: the kernel by name, except the default (FlashAttention-3, a Hopper
+    kernel) on a device known not to be Hopper, where it stands for that device's own fused kernel."""
+    low, high = ATTENTION_KERNEL_COMPUTE_CAPABILITY
+    hopper = compute_capability is None or low <= compute_capability < high
+    if kernel == ATTENTION_KERNELS[0] and not hopper:
+        return "planner.attention_kernel_carried"
+    return "planner.attention_kernel_flash"

@@ -174,7 +174,7 @@ register(
             "{output_tokens:@output token}",
         },
         "planner.assumptions": {
-            "zh": "假设：峰值 {peak_tflops:.0f} TFLOP/s（bf16 稠密），计算效率 {mfu}，通信重叠（按维度）{overlap}，"
+            "zh": "假设：峰值 {peak_tflops:.0f} TFLOP/s（bf16 稠密），计算效率：{mfu}，通信重叠（按维度）：{overlap}，"
             "精度方案 {recipe}，运行时预留 {reserve_gib:.1f} GiB/设备；带宽为每 GPU 单向："
             "节点内 {intra_gb_s:.0f} GB/s，跨节点 {inter_gb_s:.1f} GB/s；估算的不确定度约 ±{uncertainty:.0%}",
             "en": "Assumptions: peak {peak_tflops:.0f} TFLOP/s (bf16 dense), compute efficiency {mfu}, overlap per "
@@ -188,6 +188,18 @@ register(
             "en": "; one NVLink domain joins {domain:@GPU} across nodes of {gpn}: this job fills {filled} of them in "
             "each domain (the Slurm segments Megatron-Bridge's launcher asks for), and every group inside a domain "
             "uses the intra-node link, only groups across domains the network",
+        },
+        "planner.list_separator": {"zh": "、", "en": ", "},
+        "planner.attention_kernel_carried": {
+            "zh": "；注意力用本设备自己的融合注意力内核（FlashAttention-3 只在计算能力 9.x 的 GPU（如 H100）上运行，"
+            "这里按它的速度外推；不保存 s×s 分数，完全重计算的工作集也按此计；因果掩码下只算 {share:g} 的查询-键对，"
+            "在 4K 到 16K 个 token 的序列上速度约是最佳矩阵乘的 {rate:.3f}（H100 上的测量），序列更短或被上下文并行"
+            "切开时更慢）",
+            "en": "; attention in this device's own fused kernel (FlashAttention-3 runs only on GPUs of compute "
+            "capability 9.x such as H100, and its speed is carried over here; no s×s scores kept; full "
+            "recomputation's working set assumes it too; under the causal mask it computes {share:g} of the "
+            "query-key pairs at about {rate:.3f} of the best matmul's speed on sequences of 4K to 16K tokens, as "
+            "measured on H100, slower on shorter ones and where context parallelism splits the sequence)",
         },
         "planner.attention_kernel_flash": {
             "zh": "；注意力用融合注意力内核 {kernel}（不保存 s×s 分数，完全重计算的工作集也按此计；因果掩码下只算 "

@@ -161,14 +161,15 @@ register(
         },
         "planner.measure_efficiency_same_shapes": {
             "zh": "两者的矩阵乘形状相同（微批次、TP、CP），估算的矩阵乘效率也相同；差别在通信和显存（例如 ZeRO 阶段），"
-            "矩阵乘变快后谁的通信藏得住，谁就快。各跑几步，用 profiler 时间线读出暴露的通信（第 8 课的方法）",
+            "矩阵乘变快后谁的通信藏得住，谁就快。"
+            "各跑几步，用性能分析器 (profiler) 的时间线读出暴露的通信（第 8 课的方法）",
             "en": "both run the same matmul shapes (micro-batch, TP, CP) at the same estimated efficiency; they differ "
             "in communication and memory (the ZeRO stage, say), and once matmuls run faster the one whose "
             "communication still hides wins. Run a few steps of each and read the exposed communication off a "
             "profiler timeline (lesson 8's method)",
         },
         "planner.measure_overlap": {
-            "zh": "各跑几步并用 profiler 时间线读出暴露的通信（第 8 课的方法）",
+            "zh": "各跑几步并用性能分析器 (profiler) 的时间线读出暴露的通信（第 8 课的方法）",
             "en": "run a few steps of each and read the exposed communication off a profiler timeline (lesson 8's "
             "method)",
         },
@@ -178,7 +179,7 @@ register(
             "across nodes",
         },
         "planner.measure_pipeline": {
-            "zh": "用 profiler 时间线量出流水线预热与收尾阶段的空闲时间",
+            "zh": "用性能分析器 (profiler) 的时间线量出流水线预热与收尾阶段的空闲时间",
             "en": "measure the idle time of the pipeline's warm-up and cool-down on a profiler timeline",
         },
         "planner.measure_host": {
@@ -187,7 +188,7 @@ register(
             "waits for the host to launch, the gaps are the host's time",
         },
         "planner.measure_same": {
-            "zh": "估算分不出两者：只有把两者都跑起来才能比较",
+            "zh": "估算分不出两者，只有把两者都跑起来才能比较",
             "en": "the estimate cannot separate them: only running both can",
         },
         "planner.tie_row": {

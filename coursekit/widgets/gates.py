@@ -343,9 +343,11 @@ class GatesWidget(LessonWidget[GateGrid]):
             names=names,
         )
         cell = "padding:1px 6px;border-bottom:1px solid #ddd;vertical-align:top;text-align:left"
+        # the name and verdict columns stay on one line: the narrow columns broke "ZeRO-3" and "通过，进入实测" mid-word
+        short = cell + ";white-space:nowrap"
         rows = [
-            f'<tr><th style="{cell}">{html.escape(tr("widgets.gates.col_candidate"))}</th>'
-            f'<th style="{cell}">{html.escape(tr("widgets.gates.col_verdict"))}</th>'
+            f'<tr><th style="{short}">{html.escape(tr("widgets.gates.col_candidate"))}</th>'
+            f'<th style="{short}">{html.escape(tr("widgets.gates.col_verdict"))}</th>'
             f'<th style="{cell}">{html.escape(tr("widgets.gates.col_reasons"))}</th></tr>'
         ]
         for report in result.reports:
@@ -359,7 +361,8 @@ class GatesWidget(LessonWidget[GateGrid]):
                 for k, r in enumerate(report.reasons)
             )
             rows.append(
-                f'<tr><td style="{cell}">{html.escape(report.name)}</td><td style="{cell}">{html.escape(verdict)}</td>'
+                f'<tr><td style="{short}">{html.escape(report.name)}</td>'
+                f'<td style="{short}">{html.escape(verdict)}</td>'
                 f'<td style="{cell}">{reasons or "—"}</td></tr>'
             )
         note = html.escape(tr("widgets.gates.no_score"))

@@ -319,8 +319,10 @@ figure_image(fig)
 #   0.16 算对，0.2 不算。
 # - **自检问题**：问题下方的“参考答案（点击展开）”收着答案，想好了再点开。
 # - **学后填写区**：每课最后有一个留给你自己的单元格，记录你的选择和还没测量的因素。
-# - **代码单元格只写一遍**：中英文两版课程共用同一份代码，所以代码里的文字写成 `Text(zh="…", en="…")`，
-#   注释也是中英两行；输出只显示当前课程的语言。读代码时只看你的语言那一半即可。
+# - **代码单元格只写一遍**：中英文两版课程共用同一份代码，所以代码里要显示的文字写成 `Text(zh="…", en="…")`；
+#   注释和输出只用当前课程的语言。读 `Text(…)` 时只看你的语言那一半即可。
+# - **代码用半角（英文）输入**：中文逗号 `，`、中文括号 `（）`、全角数字 `１６` 会让 Python 在检查开始之前就报语法错误
+#   (SyntaxError)；写代码时请把输入法切到英文（半角）。全角字母的答案（如 `'Ｂ'`）按对应的半角字母判断。
 #
 # 如果你改过笔记本后课程又更新了，重新生成笔记本时你的版本会保存为 `NN_xxx.mine.ipynb`，不会被覆盖。
 
@@ -345,9 +347,12 @@ figure_image(fig)
 # - **Self-check questions**: the answer waits under "Answer (click to open)" below the questions; think first, then
 #   open it.
 # - **Notes area**: each lesson ends with a cell of your own, for your choices and the factors not yet measured.
-# - **Code is written once**: the Chinese and English lessons share one code, so labels in it read
-#   `Text(zh="…", en="…")` and comments come in a zh line and an en line; outputs show only the lesson's language.
-#   Read the half in your language and skip the other.
+# - **Code is written once**: the Chinese and English lessons share one code, so the labels it shows read
+#   `Text(zh="…", en="…")`; comments and outputs are in the lesson's language only. In a `Text(…)`, read the half in
+#   your language and skip the other.
+# - **Type code in plain ASCII**: a full-width comma `，`, brackets `（）` or digits `１６` from an input method make
+#   Python refuse the cell with a SyntaxError before any check runs. Full-width letters in an answer (`'Ｂ'`) are read
+#   as the plain ones.
 #
 # If you edited a notebook and the course is later updated, regenerating keeps your version as `NN_xxx.mine.ipynb`;
 # it is never overwritten.
@@ -355,12 +360,14 @@ figure_image(fig)
 # %% [markdown] lang="zh"
 # ### 练习 0.1
 #
-# 第 1 课第一本账里的设备有 24 GiB 显存。按 GB (10^9 字节) 计，它是多少 GB？保留两位小数即可。
+# 第 1 课第一本账里的设备有 24 GiB 显存。按 GB (10^9 字节) 计，它是多少 GB？写到两位小数即可
+# （检查按你写出的精度判断：少写几位也算对，只要四舍五入后一致）。
 
 # %% [markdown] lang="en"
 # ### Exercise 0.1
 #
-# The device of lesson 1's first ledger has 24 GiB of memory. How many GB (10^9 bytes) is that? Two decimals are enough.
+# The device of lesson 1's first ledger has 24 GiB of memory. How many GB (10^9 bytes) is that? Two decimals are enough
+# (the check judges the precision you write: fewer digits pass too, as long as they round the same way).
 
 # %% tags=["learner"]
 answer = ...

@@ -461,7 +461,8 @@ def show_evaluations() -> None:
         lines = [f"**{case.title}**"]
         for verdict in evaluation.verdicts:
             for reason in verdict.reasons:
-                lines.append(f"- {verdict.strategy} · {verdict.label}: {reason.message}")
+                lines.append(str(Text(zh=f"- {verdict.strategy} · {verdict.label}：{reason.message}",
+                                      en=f"- {verdict.strategy} · {verdict.label}: {reason.message}")))
         display(Markdown("\n".join(lines)))
 
 

@@ -271,8 +271,13 @@ def draw_my_timeline(parts_ms):
 my_timeline_ms = {"compute_ms": ..., "bubble_ms": ..., "exposed_ms": ..., "step_ms": ...}
 for part, value in my_timeline_ms.items():
     check(f"pipeline.timeline_{part}", value)
-if all(isinstance(value, (int, float)) for value in my_timeline_ms.values()):
-    display(draw_my_timeline(my_timeline_ms))
+# zh: 只画得出非负的时长：一段负的时间会和前一段重叠，图就误导人了
+# en: only non-negative durations can be drawn: a negative one would overlap the part before it and mislead
+if all(isinstance(value, (int, float)) and not isinstance(value, bool) for value in my_timeline_ms.values()):
+    if min(my_timeline_ms.values()) < 0:
+        print(Text(zh="不画时间线：时长不能是负数。", en="No timeline drawn: a duration cannot be negative."))
+    else:
+        display(draw_my_timeline(my_timeline_ms))
 
 # %% tags=["solution"]
 t_ms = 30.0

@@ -1935,7 +1935,7 @@ verify("plan.cp_cost", answer)
 # ### 练习 9.3
 #
 # 第 5 节的 MoE 假设分析用了 8 个专家、top-2。换成 16 个专家、每个 token 路由 4 个（`as_moe(16, 4)`）：
-# 每个 token 的激活参数是多少十亿？先想清楚每层多出的是哪几块。
+# 每个 token 经过多少个激活参数？以十亿（B）为单位作答。先想清楚每层多出的是哪几块。
 
 # %% [markdown] lang="en"
 # ### Exercise 9.3

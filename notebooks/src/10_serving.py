@@ -460,7 +460,8 @@ assert fp8_est.decode_bound == bf16_est.decode_bound == "memory"
 md_table(
     [Text(zh="消息", en="message"), Text(zh="NCCL 选择", en="NCCL picks"), Text(zh="时间 (µs)", en="time (µs)")],
     [
-        (f"{size / 2**20:.3g} MiB", f"{c.algorithm}/{c.protocol}", f"{c.time_s * 1e6:.1f}")
+        (f"{size / 2**10:.0f} KiB" if size < 2**20 else f"{size / 2**20:.0f} MiB", f"{c.algorithm}/{c.protocol}",
+         f"{c.time_s * 1e6:.1f}")
         for size in (8192 * 2, 64 * 8192 * 2, 2048 * 8192 * 2, 2**28)
         for c in [tp_all_reduce(size, ranks=8, bandwidth_bytes_per_s=H100.intra_node_bandwidth_bytes_per_s)]
     ],

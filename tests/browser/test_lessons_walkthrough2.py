@@ -139,7 +139,9 @@ def test_lesson5_widget_shows_what_try_this_and_the_guide_say(open_lesson: Any) 
 
     # Try this, step 1
     small = _set(page, widget, "device memory", "16")
-    assert re.search(r"FSDP not preferred \(hard exclusion\)", small, re.I), small
+    # FSDP alone no longer fits (16.2 > 16 GiB): TP is needed for capacity, and the FSDP cell names TP's plan
+    assert re.search(r"FSDP feasible: FSDP alone does not fit \(16\.2 GiB per rank > 16\.0 GiB", small, re.I), small
+    assert re.search(r"TP needs more information", small, re.I), small  # its first reason: links unknown
     _set(page, widget, "device memory", "24")
     # step 2
     _set(page, widget, "model", "18.4B")
