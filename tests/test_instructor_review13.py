@@ -103,3 +103,18 @@ def test_lesson_0_does_not_claim_bilingual_comments_and_warns_about_full_width_i
     source = (ROOT / "notebooks" / "src" / "00_index.py").read_text(encoding="utf-8")
     assert "注释也是中英两行" not in source and "comments come in a zh line and an en line" not in source
     assert "全角数字" in source and "full-width comma" in source
+
+
+def test_a_state_that_fits_is_told_what_pushes_the_case_over() -> None:
+    # 1.7B at 8192 tokens on 40 GiB: the state (about 24.6 GiB) fits; with activations and the 2 GiB reserve the
+    # full state passes 40 GiB, so the case is "the training state exceeds one device" for its activations
+    from coursekit.widgets.matrix import MatrixWidget
+
+    widget = MatrixWidget()
+    widget.controls["model"].value = "megatron-1.7b"
+    widget.controls["device_memory_gib"].value = 40
+    widget.controls["seq_len"].value = 8192
+    assert widget.result is not None and widget.result.case.training_state_gib < 40
+    assert "the state itself fits; the activations and reserve make it not fit" in widget.message
+    widget.controls["seq_len"].value = 2048  # fits one device: no such note
+    assert "the state itself fits" not in widget.message

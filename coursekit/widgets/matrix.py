@@ -91,6 +91,12 @@ register(
             "en": " (largest layer {layer:.2f} + activations {act:.1f} + reserve {reserve:g} = {total:.1f} GiB, more "
             "than the {device} GiB device: the activations, not the layer's weights, make it not fit)",
         },
+        "widgets.matrix.state_sum": {
+            "zh": "（训练状态 {state:.1f} + 激活 {act:.1f} + 预留 {reserve:g} = {total:.1f} GiB，"
+            "超过单卡 {device} GiB：训练状态本身放得下，让它放不下的是激活和预留）",
+            "en": " (training state {state:.1f} + activations {act:.1f} + reserve {reserve:g} = {total:.1f} GiB, more "
+            "than the {device} GiB device: the state itself fits; the activations and reserve make it not fit)",
+        },
         "widgets.matrix.cell": {
             "zh": "<b>{strategy}</b> {verdict}：{reason}",
             "en": "<b>{strategy}</b> {verdict}: {reason}",
@@ -258,6 +264,18 @@ class MatrixWidget(LessonWidget[MatrixView]):
                     act=case.activation_gib,
                     reserve=case.runtime_reserve_gib,
                     total=case.largest_layer_gib + case.activation_gib + case.runtime_reserve_gib,
+                    device=f"{case.device_memory_gib:g}",
+                )
+            )
+        elif case_kind(case) == "state_exceeds_device" and case.training_state_gib <= case.device_memory_gib:
+            # S + A + R > C with S itself within the device: say what pushes it over
+            lines[0] += html.escape(
+                tr(
+                    "widgets.matrix.state_sum",
+                    state=case.training_state_gib,
+                    act=case.activation_gib,
+                    reserve=case.runtime_reserve_gib,
+                    total=case.training_state_gib + case.activation_gib + case.runtime_reserve_gib,
                     device=f"{case.device_memory_gib:g}",
                 )
             )
