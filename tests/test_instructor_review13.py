@@ -118,3 +118,11 @@ def test_a_state_that_fits_is_told_what_pushes_the_case_over() -> None:
     assert "the state itself fits; the activations and reserve make it not fit" in widget.message
     widget.controls["seq_len"].value = 2048  # fits one device: no such note
     assert "the state itself fits" not in widget.message
+
+
+def test_a_verdict_that_is_no_verdict_is_refused_naming_codes_and_labels() -> None:
+    cases = (("en", "Feasible / Not preferred / Needs more information"), ("zh", "可行 / 不优先 / 需更多信息"))
+    for lang, labels in cases:
+        coursekit.set_language(lang)
+        feedback = check("matrix.case2_pp", "maybe")
+        assert feedback.status == "invalid" and "'not_preferred'" in feedback.message and labels in feedback.message

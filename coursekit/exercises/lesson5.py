@@ -31,7 +31,8 @@ from collections.abc import Callable
 from .._validate import learner_functions
 from ..capacity import PRECISION_RECIPES, training_state_memory
 from ..gates import max_dp_degree
-from ..i18n import Text
+from ..i18n import Text, tr
+from ..i18n import register as _register_messages
 from ..matrix import (
     CASE_KIND_LABELS,
     CASE_KINDS,
@@ -63,13 +64,30 @@ MAX_DP_MICRO_BATCH: int = 4
 
 def _verdict_code(answer: str) -> str:
     """Accept a verdict code or its label in either language ("不优先", "Not preferred", "not preferred"), with a
-    closing full stop or not ("可行。")."""
+    closing full stop or not ("可行。"); anything else is refused naming both the codes and the labels."""
     text = answer.strip().rstrip("。.").strip()
     for code in VERDICTS:
         names = {code, code.replace("_", " "), VERDICT_LABELS[code].zh, VERDICT_LABELS[code].en.lower()}
         if text.lower() in names or text in names:
             return code
-    return text
+    raise ValueError(
+        tr(
+            "exercises.matrix_verdict",
+            value=answer,
+            codes=Text(zh="、", en=", ").render().join(repr(code) for code in VERDICTS),
+            labels=" / ".join(VERDICT_LABELS[code].render() for code in VERDICTS),
+        )
+    )
+
+
+_register_messages(
+    {
+        "exercises.matrix_verdict": {
+            "zh": "answer = {value!r}：请答 {codes} 之一（也可以写 {labels}）。",
+            "en": "answer = {value!r}: answer one of {codes} (or {labels}).",
+        }
+    }
+)
 
 
 def _kind_code(answer: str) -> str:
