@@ -80,7 +80,7 @@ register(
             "en": "{cls} got the argument {name} twice: once by position and once by name.",
         },
         "validate.argv": {
-            "zh": "{name} = {value!r}：必须是由命令行参数（str）组成的列表或元组。",
+            "zh": "{name} = {value!r}：必须是由命令行参数 (str) 组成的列表或元组。",
             "en": "{name} = {value!r}: must be a list or tuple of command-line arguments (str).",
         },
         "validate.written_number": {

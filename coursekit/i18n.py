@@ -401,11 +401,11 @@ register(
             "en": "{name} = {value!r}: must be a real number (int or float), not {type}.",
         },
         "validate.type_int": {
-            "zh": "{name} = {value!r}：必须是整数（int），而不是 {type}。",
+            "zh": "{name} = {value!r}：必须是整数 (int)，而不是 {type}。",
             "en": "{name} = {value!r}: must be an integer (int), not {type}.",
         },
         "validate.type_int_column": {
-            "zh": "{name} = {value!r}：必须是整数（int）或数值数组，而不是 {type} 数组。",
+            "zh": "{name} = {value!r}：必须是整数 (int) 或数值数组，而不是 {type} 数组。",
             "en": "{name} = {value!r}: must be an integer (int) or an array of numbers, not an array of {type}.",
         },
         "validate.type_number_column": {

@@ -30,7 +30,7 @@ register(
         "lessons.optional": {"zh": "可选", "en": "optional"},
         "lessons.optional_needs": {"zh": "可选；重新实测需要 {needs}", "en": "optional; measuring again needs {needs}"},
         "lessons.registry_text": {
-            "zh": "text = {value!r}：必须是课程登记表的 JSON 文本（str），或 None（读包里的 {file}），而不是 {type}。",
+            "zh": "text = {value!r}：必须是课程登记表的 JSON 文本 (str)，或 None（读包里的 {file}），而不是 {type}。",
             "en": "text = {value!r}: must be the lesson registry's JSON text (str), or None (the packaged {file}), "
             "not {type}.",
         },
