@@ -86,15 +86,15 @@ register(
             "device {device} GiB, 4 nodes × 8 devices: {kind}.",
         },
         "widgets.matrix.layer_sum": {
-            "zh": "（最大一层 {layer:.2f} + 激活 {act:.1f} + 预留 {reserve:g} = {total:.1f} GiB，"
+            "zh": "（最大一层 {part:.2f} + 激活 {act:.1f} + 预留 {reserve:g} = {total:.1f} GiB，"
             "超过单卡 {device} GiB：让它放不下的是激活，不是这一层的权重）",
-            "en": " (largest layer {layer:.2f} + activations {act:.1f} + reserve {reserve:g} = {total:.1f} GiB, more "
+            "en": " (largest layer {part:.2f} + activations {act:.1f} + reserve {reserve:g} = {total:.1f} GiB, more "
             "than the {device} GiB device: the activations, not the layer's weights, make it not fit)",
         },
         "widgets.matrix.state_sum": {
-            "zh": "（训练状态 {state:.1f} + 激活 {act:.1f} + 预留 {reserve:g} = {total:.1f} GiB，"
+            "zh": "（训练状态 {part:.1f} + 激活 {act:.1f} + 预留 {reserve:g} = {total:.1f} GiB，"
             "超过单卡 {device} GiB：训练状态本身放得下，让它放不下的是激活和预留）",
-            "en": " (training state {state:.1f} + activations {act:.1f} + reserve {reserve:g} = {total:.1f} GiB, more "
+            "en": " (training state {part:.1f} + activations {act:.1f} + reserve {reserve:g} = {total:.1f} GiB, more "
             "than the {device} GiB device: the state itself fits; the activations and reserve make it not fit)",
         },
         "widgets.matrix.cell": {
@@ -256,26 +256,18 @@ class MatrixWidget(LessonWidget[MatrixView]):
                 )
             )
         ]
-        if case_kind(case) == "layer_exceeds_device":  # W + A + R > C: say that the activations make the layer too big
+        # what pushes the case over the device: W + A + R for a layer, S + A + R when the state S itself fits
+        kind = case_kind(case)
+        parts = {"layer_exceeds_device": case.largest_layer_gib, "state_exceeds_device": case.training_state_gib}
+        part = parts.get(kind)
+        if part is not None and (kind == "layer_exceeds_device" or part <= case.device_memory_gib):
             lines[0] += html.escape(
                 tr(
-                    "widgets.matrix.layer_sum",
-                    layer=case.largest_layer_gib,
+                    "widgets.matrix.layer_sum" if kind == "layer_exceeds_device" else "widgets.matrix.state_sum",
+                    part=part,
                     act=case.activation_gib,
                     reserve=case.runtime_reserve_gib,
-                    total=case.largest_layer_gib + case.activation_gib + case.runtime_reserve_gib,
-                    device=f"{case.device_memory_gib:g}",
-                )
-            )
-        elif case_kind(case) == "state_exceeds_device" and case.training_state_gib <= case.device_memory_gib:
-            # S + A + R > C with S itself within the device: say what pushes it over
-            lines[0] += html.escape(
-                tr(
-                    "widgets.matrix.state_sum",
-                    state=case.training_state_gib,
-                    act=case.activation_gib,
-                    reserve=case.runtime_reserve_gib,
-                    total=case.training_state_gib + case.activation_gib + case.runtime_reserve_gib,
+                    total=part + case.activation_gib + case.runtime_reserve_gib,
                     device=f"{case.device_memory_gib:g}",
                 )
             )
