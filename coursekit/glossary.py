@@ -332,6 +332,17 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         ),
     ),
     _e(
+        Text(zh="检查点", en="checkpoint"),
+        "",
+        Text(
+            zh="训练中定期写到存储上的模型状态（参数、优化器状态、进度），作业中断后从它恢复；它的格式和大小"
+            "随并行方式而变（每个 rank 存自己的分片，还是合成一份完整的模型）。",
+            en="The model state (parameters, optimizer state, progress) a training job writes to storage at "
+            "intervals and resumes from after an interruption; its format and size depend on the parallel layout "
+            "(each rank saving its own shard, or one whole model).",
+        ),
+    ),
+    _e(
         Text(zh="模块级重计算", en="module-level recomputation"),
         "",
         Text(

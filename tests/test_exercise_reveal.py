@@ -42,7 +42,7 @@ def test_reveal_outside_a_notebook_shows_nothing_and_refuses_a_non_function() ->
 
 def test_verify_offers_the_solution_only_in_a_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
     offered: list[tuple[str, Any]] = []
-    monkeypatch.setattr(exercises, "offer_solution", lambda eid, reveal=None: offered.append((eid, reveal)))
+    monkeypatch.setattr(exercises, "offer_solution", lambda eid, reveal=None, label=None: offered.append((eid, reveal)))
     verify("q2.tp_calls", 1152)
     assert offered == []  # plain Python: nothing shown
     monkeypatch.setattr(exercises, "_in_kernel", lambda: True)

@@ -144,7 +144,13 @@ def test_wrong_answer_in_chinese() -> None:
 @pytest.mark.parametrize(
     ("answer", "error"),
     [
-        ("111.76", "answer = '111.76': must be a real number (int or float), not str."),
+        # a number in quotes: the fix (drop the quotes), not Python's type names
+        (
+            "111.76",
+            "answer = '111.76' is in quotes, so it is text (a string), not a number: drop the quotes and write "
+            "answer = 111.76.",
+        ),
+        ("many", "answer = 'many': must be a real number (int or float), not str."),
         (True, "answer = True: must be a real number (int or float), not bool."),
         (float("nan"), "answer = nan: must be a finite number (not NaN or infinity)."),
         ([111.76], "answer = [111.76]: must be a real number (int or float), not list."),

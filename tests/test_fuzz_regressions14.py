@@ -492,7 +492,9 @@ def test_the_gates_memory_box_still_explains_a_number_out_of_range_in_its_messag
     """A number box lets the learner type any number; the widget explains the ones it cannot use."""
     widget = _widget("gates", "GatesWidget")
     widget.controls["memory_per_device_gib"].value = value
-    assert widget.status == "invalid" and "memory_per_device_gib = " in widget.message
+    # named by the box's label, as the learner sees it
+    label = widget.controls["memory_per_device_gib"].description
+    assert widget.status == "invalid" and f"{label} = " in widget.message
     widget.controls["memory_per_device_gib"].value = 32  # an int is a number of GiB too
     assert widget.status == "ok" and widget.controls["memory_per_device_gib"].value == 32.0
 

@@ -113,7 +113,7 @@ def test_invalid_input_gives_a_friendly_message_in_english() -> None:
     w.controls["state_gib"].value = -1.0
     assert w.status == "invalid"
     assert w.result is None
-    assert w.message == "These inputs cannot be computed: state_gib = -1.0: must be >= 0."
+    assert w.message == "These inputs cannot be computed: model state (GiB) = -1.0: must be >= 0."
     assert "coursekit-invalid" in w.message_html.value and "Traceback" not in w.message_html.value
     assert w._veil.get_visible()
     w.controls["state_gib"].value = 1.0
@@ -127,7 +127,7 @@ def test_invalid_input_gives_a_friendly_message_in_chinese() -> None:
     assert w.message == "需要 17.0 GiB，可以放下。"
     assert w.controls["state_gib"].description == "模型状态（GiB）"
     w.controls["state_gib"].value = -1.0
-    assert w.message == "这些输入无法计算：state_gib = -1.0：必须 >= 0。"
+    assert w.message == "这些输入无法计算：模型状态（GiB） = -1.0：必须 >= 0。"
     # The figure speaks Chinese only when a CJK font can draw it (see coursekit.plotting).
     expected = "输入无效，见上方说明" if cjk_font_family() is not None else "Invalid input: see the message above"
     assert w._veil_text.get_text() == expected
@@ -139,7 +139,7 @@ def test_a_wrong_type_is_a_message_not_an_exception() -> None:
     w.controls["device_gib"].value = "many"
     assert w.status == "invalid"
     assert w.message == (
-        "These inputs cannot be computed: device_gib = 'many': must be a real number (int or float), not str."
+        "These inputs cannot be computed: device memory (GiB) = 'many': must be a real number (int or float), not str."
     )
 
 

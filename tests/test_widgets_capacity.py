@@ -167,7 +167,10 @@ def test_figure_is_updated_in_place() -> None:
 @pytest.mark.parametrize(
     ("changes", "message"),
     [
-        ({"model": "megatron-1.7b", "tp": 16}, "These inputs cannot be computed: tp = 16: must divide heads = 24."),
+        (
+            {"model": "megatron-1.7b", "tp": 16},
+            "These inputs cannot be computed: tensor-parallel degree TP = 16: must divide heads = 24.",
+        ),
     ],
 )
 def test_invalid_combinations_give_a_friendly_message(changes: dict[str, object], message: str) -> None:
@@ -187,7 +190,7 @@ def test_invalid_message_in_chinese() -> None:
         w.controls["model"].value = "megatron-1.7b"
         w.controls["tp"].value = 16
     assert w.status == "invalid" and w.verdict == "invalid"
-    assert w.message == "这些输入无法计算：tp = 16：必须整除 heads = 24。"
+    assert w.message == "这些输入无法计算：张量并行度 TP = 16：必须整除 heads = 24。"
     assert "coursekit-invalid" in w.message_html.value
     expected = "输入无效，见上方说明" if cjk_font_family() is not None else "Invalid input: see the message above"
     assert w._veil_text.get_text() == expected

@@ -152,8 +152,8 @@ def test_figure_is_updated_in_place() -> None:
 @pytest.mark.parametrize(
     ("control", "value", "message"),
     [
-        ("bandwidth_gib_s", 0.0, "These inputs cannot be computed: bandwidth_gib_s = 0.0: must be > 0."),
-        ("latency_us", -1.0, "These inputs cannot be computed: latency_us = -1.0: must be >= 0."),
+        ("bandwidth_gib_s", 0.0, "These inputs cannot be computed: bandwidth (GiB/s, one way) = 0.0: must be > 0."),
+        ("latency_us", -1.0, "These inputs cannot be computed: latency (µs per call) = -1.0: must be >= 0."),
     ],
 )
 def test_invalid_inputs_give_a_friendly_message(control: str, value: float, message: str) -> None:
@@ -170,7 +170,7 @@ def test_invalid_message_in_chinese() -> None:
     w = CommunicationWidget()
     w.controls["bandwidth_gib_s"].options = (*w.controls["bandwidth_gib_s"].options, ("0", 0.0))
     w.controls["bandwidth_gib_s"].value = 0.0
-    assert w.message == "这些输入无法计算：bandwidth_gib_s = 0.0：必须 > 0。"
+    assert w.message == "这些输入无法计算：带宽 (GiB/s，单向) = 0.0：必须 > 0。"
 
 
 @pytest.mark.parametrize(

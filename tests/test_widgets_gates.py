@@ -167,8 +167,9 @@ def test_invalid_memory_is_a_friendly_message() -> None:
         Environment(0.0, "training", "dense", "intra_node")
     w.controls["memory_per_device_gib"].value = 0.0
     assert w.status == "invalid" and w.result is None
-    assert w.message == tr("widgets.invalid", error=str(direct.value))
-    assert w.message == "These inputs cannot be computed: memory_per_device_gib = 0.0: must be > 0."
+    # the message names the box by its label, as the learner sees it (the formula's error names its parameter)
+    assert str(direct.value) == "memory_per_device_gib = 0.0: must be > 0."
+    assert w.message == "These inputs cannot be computed: memory per device (GiB) = 0.0: must be > 0."
     assert "Traceback" not in w.message_html.value
     w.controls["memory_per_device_gib"].value = 24.0
     assert w.status == "ok"
@@ -179,7 +180,7 @@ def test_invalid_memory_in_chinese() -> None:
     w = GatesWidget()
     w.controls["memory_per_device_gib"].value = -1.0
     assert w.status == "invalid"
-    assert w.message == "这些输入无法计算：memory_per_device_gib = -1.0：必须 > 0。"
+    assert w.message == "这些输入无法计算：单设备显存 (GiB) = -1.0：必须 > 0。"
 
 
 def test_figure_and_artists_are_updated_in_place() -> None:

@@ -124,7 +124,7 @@ def test_invalid_layout_is_a_message_not_a_traceback() -> None:
     w = RooflineWidget()
     w.controls["model"].value = "gpt2-small"  # 12 heads: TP = 8 does not divide them
     assert w.status == "invalid" and w.result is None
-    assert w.message == "These inputs cannot be computed: tp = 8: must divide heads = 12."
+    assert w.message == "These inputs cannot be computed: tensor-parallel degree TP = 8: must divide heads = 12."
     w.controls["tp"].value = 4
     assert w.status == "ok"
 

@@ -99,7 +99,7 @@ def test_invalid_value_in_the_widget_is_a_message() -> None:
     w.controls["compute_ms"].options = [("-1", -1.0), ("500", 500.0)]
     w.controls["compute_ms"].value = -1.0
     assert w.status == "invalid" and w.result is None
-    assert w.message == "These inputs cannot be computed: compute_ms = -1.0: must be > 0."
+    assert w.message == "These inputs cannot be computed: compute per step (ms) = -1.0: must be > 0."
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])

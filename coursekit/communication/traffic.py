@@ -823,7 +823,7 @@ def _ep_entries(
             "ep",
             e,
             Text(
-                zh="反向：combine 与 dispatch 的梯度各一次全对全",
+                zh="反向：汇合 (combine) 与分发 (dispatch) 的梯度各一次全对全",
                 en="Backward: one all-to-all each for the gradients of combine and dispatch",
             ),
             MOE_SOURCE,

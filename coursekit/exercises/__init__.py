@@ -245,6 +245,10 @@ _register_messages(
         "exercises.solution_result": {"zh": "结果：{why}", "en": "Result: {why}"},
         "exercises.hide_button": {"zh": "收起", "en": "Hide"},
         "exercises.solution_button": {"zh": "显示参考解答与结果", "en": "Show the worked solution and result"},
+        "exercises.solution_button_labelled": {
+            "zh": "显示参考解答与结果：{label}",
+            "en": "Show the worked solution and result: {label}",
+        },
         "exercises.solution_offer": {
             "zh": '参考解答已收起。想看时点按钮，或运行 show_solution("{id}")。',
             "en": 'The worked solution is put away. To see it, press the button or run show_solution("{id}").',
@@ -322,6 +326,26 @@ _register_messages(
             "zh": "你的答案各项都对，但顺序不对：按题目要求的顺序写出它们（例如从小到大）。",
             "en": "Your answer has the right items but not in the order the question asks for (e.g. ascending).",
         },
+        "exercises.slip.truncated": {
+            "zh": "你的数很接近，但像是把多出的位数直接舍掉了（截断），而不是四舍五入：按四舍五入写，或者多写一位"
+            "有效数字再试。",
+            "en": "Your number is close, but it looks cut off (truncated) rather than rounded: round it, or write one "
+            "more significant digit, and try again.",
+        },
+        "exercises.slip.more_digits": {
+            "zh": "这道题要 {digits} 位有效数字：你只写了 {written} 位，这样四舍五入后，对的做法和常见的错误做法"
+            "得到同一个数，检查分不出来。多写几位再试。",
+            "en": "This exercise needs {digits} significant digits: you wrote {written}, and at that precision the "
+            "right method and a common wrong one round to the same number, so the checker cannot tell them apart. "
+            "Write more digits and try again.",
+        },
+        "exercises.quoted_value": {
+            "zh": "answer = {value!r} 带着引号，是一段文字（字符串），不是{kind}：去掉引号，写成 answer = {literal}。",
+            "en": "answer = {value!r} is in quotes, so it is text (a string), not {kind}: drop the quotes and write "
+            "answer = {literal}.",
+        },
+        "exercises.quoted_kind.number": {"zh": "数", "en": "a number"},
+        "exercises.quoted_kind.bool": {"zh": "真假值", "en": "a truth value"},
         "exercises.slip.degree": {
             "zh": "你的答案与正确值正好差 {name} = {degree} 倍：是不是漏掉了（或多算了）{name} 这一维的切分？",
             "en": "Your answer is off by exactly {name} = {degree}: did you leave out (or count twice) the split "
@@ -741,11 +765,13 @@ def exercises(lesson: int | None = None) -> tuple[Exercise, ...]:
 
 
 def _normalized(exercise: Exercise, answer: Any) -> Any:
-    """A string answer in NFKC form (an input method's full-width ``'Ｂ'`` is ``'B'``), then the exercise's own
-    normalization; other answers as they are."""
+    """A string answer in NFKC form (an input method's full-width ``'Ｂ'`` is ``'B'``) without surrounding spaces and
+    a trailing full stop or comma (``'B。'`` is ``'B'``), then the exercise's own normalization; other answers as
+    they are."""
     if not isinstance(answer, str):
         return answer
-    answer = unicodedata.normalize("NFKC", answer)
+    # an input method's full stop or comma typed after the option ('B。') and stray spaces are not part of it
+    answer = unicodedata.normalize("NFKC", answer).strip().rstrip("。、.,;!?").strip()
     return exercise.normalize(answer) if exercise.normalize is not None else answer
 
 
@@ -799,6 +825,88 @@ def _number_matches(exercise: Exercise, answer: float, target: float) -> bool:
         return True
     slack = 1e-9 * max(abs(answer), abs(target))  # binary floating point: 0.165 is not quite 0.165
     return abs(answer - target) <= written_tolerance(answer, exercise.min_digits) + slack
+
+
+def _truncated(answer: float, targets: list[float], min_digits: int = MIN_SIGNIFICANT_DIGITS) -> bool:
+    """True if ``answer`` is an expected value cut off (truncated), not rounded, at the digits the learner wrote.
+
+    The checker judges an answer at the precision it is written with, so 25.7 for 25.77 is wrong (it rounds to
+    25.8): without this the learner who did everything right but dropped the last digits would be sent back to the
+    method by the exercise's hint.
+
+    >>> _truncated(25.7, [25.7698]), _truncated(25.8, [25.7698]), _truncated(-1.4, [-1.4688])
+    (True, False, True)
+    >>> _truncated(0.15, [0.16])  # 0.16 cut at two digits is 0.16: nothing was cut off
+    False
+    """
+    if not math.isfinite(answer) or answer == 0:
+        return False
+    digits = max(_significant_digits(answer), min_digits)
+    for target in targets:
+        if not math.isfinite(target) or target == 0:
+            continue
+        scale = 10.0 ** (math.floor(math.log10(abs(target))) - digits + 1)
+        units = target / scale
+        cut = math.trunc(units + math.copysign(1e-9 * max(1.0, abs(units)), units)) * scale
+        rounded = round(units) * scale
+        slack = 1e-9 * max(abs(answer), abs(target))
+        if abs(answer - cut) <= slack and abs(cut - rounded) > slack:
+            return True
+    return False
+
+
+def _precision_hint(exercise: Exercise, answer: Any, expected: Any) -> tuple[str, Text] | None:
+    """The code and hint for a wrong number answer whose only fault is its digits, else ``None``.
+
+    ``more_digits``: the exercise needs more significant digits than the learner wrote, and at the digits written
+    the answer is the expected value (2.3's 4.4 for 4.445 ms, which the left-out latency term 4.375 also rounds to).
+    ``truncated``: the answer is the expected value with its last digits cut off instead of rounded.
+    """
+    if exercise.kind != "number" or isinstance(answer, bool) or not isinstance(answer, (int, float)):
+        return None
+    value = float(answer)
+    if not math.isfinite(value) or not isinstance(expected, (int, float)):
+        return None
+    targets = _targets(exercise, float(expected))
+    written = _significant_digits(value)
+    if written < exercise.min_digits:
+        slack = 1e-9 * max(abs(value), max(abs(t) for t in targets))
+        if any(abs(value - t) <= written_tolerance(value) + slack for t in targets):
+            hint = Text(
+                zh=tr("exercises.slip.more_digits", lang="zh", digits=exercise.min_digits, written=written),
+                en=tr("exercises.slip.more_digits", lang="en", digits=exercise.min_digits, written=written),
+            )
+            return "more_digits", hint
+    if _truncated(value, targets, exercise.min_digits):
+        hint = Text(zh=tr("exercises.slip.truncated", lang="zh"), en=tr("exercises.slip.truncated", lang="en"))
+        return "truncated", hint
+    return None
+
+
+def _quoted_value(exercise: Exercise, answer: Any, expected: Any) -> str | None:
+    """The message for a number or a truth value written in quotes (``'25.77'``, ``'True'``), else ``None``.
+
+    Python reads ``answer = '25.77'`` as text; the refusal then says "must be a real number, not str", which names
+    Python's types but not the fix. The message here says: drop the quotes, and shows the answer without them.
+    """
+    if not isinstance(answer, str) or exercise.kind == "choice":
+        return None
+    text = unicodedata.normalize("NFKC", answer).strip().rstrip("。").strip()
+    if isinstance(expected, bool):
+        literal = {"true": "True", "false": "False"}.get(text.lower())
+        kind = "bool"
+    elif isinstance(expected, (int, float)):
+        try:
+            number = float(text)
+        except ValueError:
+            return None
+        literal = text if math.isfinite(number) else None
+        kind = "number"
+    else:
+        return None
+    if literal is None:
+        return None
+    return tr("exercises.quoted_value", value=answer, literal=literal, kind=tr(f"exercises.quoted_kind.{kind}"))
 
 
 def _targets(exercise: Exercise, expected: float) -> list[float]:
@@ -938,12 +1046,19 @@ def check(exercise_id: str, answer: Any, *, label: str | Text | None = None) -> 
     return feedback
 
 
-def verify(exercise_id: str, answer: Any, *, reveal: Callable[[], None] | None = None) -> None:
+def verify(
+    exercise_id: str,
+    answer: Any,
+    *,
+    reveal: Callable[[], None] | None = None,
+    label: str | Text | None = None,
+) -> None:
     """Assert that ``answer`` is right for ``exercise_id``, showing no verdict and no value.
 
     For worked-solution cells: they run under Run All and in the tests, but must
     not print a verdict or the expected value next to the learner's blank. A
-    wrong answer raises ``AssertionError`` naming the exercise and its status.
+    wrong answer raises ``AssertionError`` naming the exercise and its status. ``label`` names the entry on the
+    button, as :func:`check`'s does on the feedback, when one cell verifies many entries (lesson 5's matrix).
     In a notebook, a right one leaves only a button that shows the worked solution
     when pressed (:func:`offer_solution`), then calls ``reveal`` (a table or figure
     that would give the answer away); outside a notebook nothing is shown.
@@ -960,7 +1075,7 @@ def verify(exercise_id: str, answer: Any, *, reveal: Callable[[], None] | None =
     if not feedback.correct:
         raise AssertionError(f"{exercise_id}: {feedback.status}")
     if _in_kernel():
-        offer_solution(exercise_id, reveal=reveal)
+        offer_solution(exercise_id, reveal=reveal, label=label)
 
 
 def _evaluate(exercise: Exercise, answer: Any) -> Feedback:
@@ -977,6 +1092,9 @@ def _evaluate(exercise: Exercise, answer: Any) -> Feedback:
     except Exception as exc:
         _log.error("exercise %s: computing the expected answer failed", eid, exc_info=True)
         return Feedback(eid, "error", "exercises.error", {"id": eid, "error": f"{type(exc).__name__}: {exc}"})
+    quoted = _quoted_value(exercise, answer, expected)
+    if quoted is not None:
+        return Feedback(eid, "invalid", "exercises.invalid", {"id": eid, "error": quoted})
     own = _own_type(answer)
     try:
         answer = _plain_answer(answer)
@@ -1001,6 +1119,10 @@ def _evaluate(exercise: Exercise, answer: Any) -> Feedback:
         slip = None
     if slip is not None:
         return Feedback(eid, "incorrect", "exercises.slip", {"id": eid, "slip": slip.hint}, slip=slip.code)
+    precision = _precision_hint(exercise, answer, expected)
+    if precision is not None:  # right method, wrong digits: the exercise's hint would send the learner back to it
+        code, hint = precision
+        return Feedback(eid, "incorrect", "exercises.slip", {"id": eid, "slip": hint}, slip=code)
     if _wrong_order(exercise, answer, expected):  # the exercise's hint would send the learner after wrong items
         hint = Text(zh=tr("exercises.slip.order", lang="zh"), en=tr("exercises.slip.order", lang="en"))
         return Feedback(eid, "incorrect", "exercises.slip", {"id": eid, "slip": hint}, slip="order")
@@ -1125,13 +1247,16 @@ class _RevealButton:
         return bundle
 
 
-def offer_solution(exercise_id: str, *, reveal: Callable[[], None] | None = None) -> None:
+def offer_solution(
+    exercise_id: str, *, reveal: Callable[[], None] | None = None, label: str | Text | None = None
+) -> None:
     """Show a button that reveals the worked solution of ``exercise_id`` when pressed; the result stays hidden.
 
     ``reveal``, if given, is called after the solution is shown: it displays what would give the answer away
     (a table, a figure) only when the learner asks. Worked-solution cells call it through :func:`verify`, so
     Run All leaves a button, not an answer, under every exercise. Outside a notebook there is no button: it prints
-    how to see the solution instead (``show_solution``).
+    how to see the solution instead (``show_solution``). ``label`` (a string, or a :class:`~coursekit.i18n.Text`)
+    is written on the button, so a cell with many buttons says which entry each one shows ("案例 2，FSDP").
 
     >>> offer_solution("demo.two_plus_two")
     The worked solution is put away. To see it, press the button or run show_solution("demo.two_plus_two").
@@ -1139,19 +1264,25 @@ def offer_solution(exercise_id: str, *, reveal: Callable[[], None] | None = None
     Taught in: lesson 0 (course index).
     """
     get_exercise(exercise_id)  # an unknown id is an author's typo: say so now, not when the button is pressed
+    if label is not None and not isinstance(label, Text):
+        check_instance("label", label, str)
 
     def press() -> None:
         show_solution(exercise_id)
         if reveal is not None:
             reveal()
 
-    label, text = tr("exercises.solution_button"), tr("exercises.solution_offer", id=exercise_id)
+    if label is None:
+        caption = tr("exercises.solution_button")
+    else:
+        caption = tr("exercises.solution_button_labelled", label=label.render() if isinstance(label, Text) else label)
+    text = tr("exercises.solution_offer", id=exercise_id)
     if not _in_kernel():  # plain Python has no button: say how to see the solution (never the solution itself)
         print(text)
         return
     from IPython.display import display
 
-    display(_RevealButton(label, text, press))  # type: ignore[no-untyped-call]
+    display(_RevealButton(caption, text, press))  # type: ignore[no-untyped-call]
 
 
 def reveal(show: Callable[[], None]) -> None:
@@ -1171,3 +1302,8 @@ def reveal(show: Callable[[], None]) -> None:
 
 
 learner_functions(globals())
+
+if _in_kernel():  # a hint under a cell that Python refused before check() could see the answer (input_help)
+    from .input_help import install as _install_input_help
+
+    _install_input_help()

@@ -53,7 +53,7 @@ and keeps its artists instead of clearing and rebuilding them.
 >>> w.status, w.result
 ('invalid', None)
 >>> w.message
-'These inputs cannot be computed: x = -2: must be >= 0.'
+'These inputs cannot be computed: input x = -2: must be >= 0.'
 
 Taught in: lesson 0 (course index); each lesson adds its widgets as
 ``coursekit.widgets.q1`` etc.
@@ -68,6 +68,7 @@ import json
 import logging
 import math
 import os
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any, ClassVar, Generic, TypeVar
@@ -347,7 +348,7 @@ class LessonWidget(abc.ABC, Generic[R]):
         try:
             result = self.compute(**values)
         except (TypeError, ValueError) as exc:
-            self._show_invalid(exc, tr("widgets.invalid", error=str(exc)))
+            self._show_invalid(exc, tr("widgets.invalid", error=self._named_by_labels(str(exc))))
         except Exception as exc:
             _log.error("%s.compute(%r) failed", type(self).__name__, values, exc_info=True)
             self._show_invalid(exc, tr("widgets.unexpected", error=f"{type(exc).__name__}: {exc}"))
@@ -371,6 +372,16 @@ class LessonWidget(abc.ABC, Generic[R]):
                 self._veil.set_visible(False)
                 self._veil_text.set_visible(False)
         self._render(values)
+
+    def _named_by_labels(self, message: str) -> str:
+        """``message`` with each control's argument name written as the control's label, as the learner sees it
+        ("单设备显存 (GiB) = 0.0：必须 > 0。", not "memory_per_device_gib = 0.0：必须 > 0。"): the formulas name
+        their parameters, the learner knows the controls."""
+        for name, control in self.controls.items():
+            label = str(control.description or "").strip()
+            if label and label != name:
+                message = re.sub(rf"(?<![\w.]){re.escape(name)} = ", (label + " = ").replace("\\", "\\\\"), message)
+        return message
 
     def _show_invalid(self, exc: BaseException, message: str) -> None:
         self.last_error = exc

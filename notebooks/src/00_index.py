@@ -316,13 +316,18 @@ figure_image(fig)
 #   练习后面个别会透露答案的表格也收在“显示结果”按钮后面。
 # - **提示**：答错时，`check` 会检查常见的失误（GB 与 GiB、百分数与分数、比特与字节、单向与双向带宽、漏掉某个并行度、
 #   秒与毫秒），碰上了就直接指出是哪一种，但不给出答案。数字按你写出的精度判断（至少两位有效数字）：正确值是 0.158 时，
-#   0.16 算对，0.2 不算。
+#   0.16 算对，0.2 不算；写成 0.15（把多出的位数直接舍掉，而不是四舍五入）时，提示会指出这一点。
 # - **自检问题**：问题下方的“参考答案（点击展开）”收着答案，想好了再点开。
 # - **学后填写区**：每课最后有一个留给你自己的单元格，记录你的选择和还没测量的因素。
 # - **代码单元格只写一遍**：中英文两版课程共用同一份代码，所以代码里要显示的文字写成 `Text(zh="…", en="…")`；
 #   注释和输出只用当前课程的语言。读 `Text(…)` 时只看你的语言那一半即可。
-# - **代码用半角（英文）输入**：中文逗号 `，`、中文括号 `（）`、全角数字 `１６` 会让 Python 在检查开始之前就报语法错误
-#   (SyntaxError)；写代码时请把输入法切到英文（半角）。全角字母的答案（如 `'Ｂ'`）按对应的半角字母判断。
+# - **代码用半角（英文）输入**：中文逗号 `，`、句号 `。`、中文括号 `（）`、全角数字 `１６`，还有从网页或 PDF 复制来的
+#   减号 `−`，会让 Python 在检查开始之前就报语法错误 (SyntaxError)；报错下面会多一行说明，指出是哪个字符，并给出改好的
+#   一行。写代码时请把输入法切到英文（半角）。全角字母的答案（如 `'Ｂ'`）按对应的半角字母判断，选项末尾多打的 `。` 不算。
+# - **选项要加引号**：`answer = B` 会让 Python 报 NameError（找不到名字 B），要写成 `answer = 'B'`；真假值写作
+#   `True` / `False`。
+# - **重启内核 (kernel) 之后**：所有变量都清空了，要从本课开头依次重新运行（JupyterLab 菜单 Run → Run All Above Selected
+#   Cell）。直接运行练习单元格会看到 `NameError: name 'check' is not defined`：先运行前面的单元格就好。
 #
 # 如果你改过笔记本后课程又更新了，重新生成笔记本时你的版本会保存为 `NN_xxx.mine.ipynb`，不会被覆盖。
 
@@ -343,16 +348,22 @@ figure_image(fig)
 # - **Hints**: for a wrong answer `check` tests the usual slips (GB vs GiB, percent vs fraction, bits vs bytes, one
 #   direction vs both, a parallel degree left out, seconds vs milliseconds) and names the one you made, never the
 #   answer. A number is judged at the precision you wrote it (at least two significant digits): when the answer is
-#   0.158, 0.16 is right and 0.2 is not.
+#   0.158, 0.16 is right and 0.2 is not; 0.15 (the extra digits cut off rather than rounded) gets a hint that says so.
 # - **Self-check questions**: the answer waits under "Answer (click to open)" below the questions; think first, then
 #   open it.
 # - **Notes area**: each lesson ends with a cell of your own, for your choices and the factors not yet measured.
 # - **Code is written once**: the Chinese and English lessons share one code, so the labels it shows read
 #   `Text(zh="…", en="…")`; comments and outputs are in the lesson's language only. In a `Text(…)`, read the half in
 #   your language and skip the other.
-# - **Type code in plain ASCII**: a full-width comma `，`, brackets `（）` or digits `１６` from an input method make
-#   Python refuse the cell with a SyntaxError before any check runs. Full-width letters in an answer (`'Ｂ'`) are read
-#   as the plain ones.
+# - **Type code in plain ASCII**: a full-width comma `，`, full stop `。`, brackets `（）` or digits `１６` from an input
+#   method, or a minus sign `−` copied from a web page or PDF, make Python refuse the cell with a SyntaxError before any
+#   check runs; a line under the error names the character and shows the line retyped. Full-width letters in an answer
+#   (`'Ｂ'`) are read as the plain ones, and a `。` typed after an option does not count.
+# - **Options go in quotes**: `answer = B` makes Python stop with a NameError (it cannot find a name B); write
+#   `answer = 'B'`. Truth values are `True` / `False`.
+# - **After a kernel restart** every variable is gone: run the lesson again from the top (JupyterLab menu Run → Run All
+#   Above Selected Cell). An exercise cell run first shows `NameError: name 'check' is not defined`: run the cells
+#   above, and it works.
 #
 # If you edited a notebook and the course is later updated, regenerating keeps your version as `NN_xxx.mine.ipynb`;
 # it is never overwritten.

@@ -141,7 +141,7 @@ assert len(table[0]) == len(MATRIX_HEADERS) == 5
 #
 # **混合并行的层次要贴合拓扑。** 常见做法是把节点内的高速互连留给 TP，把节点之间的维度给 DP / PP，但这不是固定规则。
 # 拓扑映射错了，高频通信就会跑在慢链路上（第 4 课的 `topology_report` 就是检查这一点）。运维层面还要考虑
-# checkpoint 格式、弹性伸缩 (elasticity)、作业启动时间和调试难度：这些不出现在吞吐公式里，却决定方案能不能长期运行。
+# 检查点 (checkpoint) 格式、弹性伸缩 (elasticity)、作业启动时间和调试难度：这些不出现在吞吐公式里，却决定方案能不能长期运行。
 
 # %% [markdown] lang="en"
 # ## Core knowledge
@@ -360,8 +360,8 @@ for n, case in enumerate(PAPER_CASES, start=1):
         my_kind[n] = "state_exceeds_device"
     else:
         my_kind[n] = "fits_one_device"
-    verify(f"matrix.case{n}_state_gib", my_state_gib[n])
-    verify(f"matrix.case{n}_kind", my_kind[n])
+    verify(f"matrix.case{n}_state_gib", my_state_gib[n], label=Text(zh=f"案例 {n}，训练状态", en=f"Case {n}, state"))
+    verify(f"matrix.case{n}_kind", my_kind[n], label=Text(zh=f"案例 {n}，类型", en=f"Case {n}, kind"))
 
 # %% [markdown] lang="zh"
 # ## 先排除，后比较：亲手填 4 × 3 矩阵
@@ -438,7 +438,8 @@ my_matrix = {
 }
 for n, row in my_matrix.items():
     for strategy, answer in row.items():
-        verify(f"matrix.case{n}_{strategy.lower()}", answer)
+        label = Text(zh=f"案例 {n}，{strategy}", en=f"Case {n}, {strategy}")
+        verify(f"matrix.case{n}_{strategy.lower()}", answer, label=label)
 
 # %% [markdown] lang="zh"
 # 填完之后，再和 coursekit 的评估对照。下表和每一格的理由都由 `evaluate_paper_cases()` 算出：
@@ -846,7 +847,7 @@ assert nothing == names[small + 2:] and len(nothing) >= 2
 # ## 系统场景连接
 #
 # - **平台团队**要把训练需求翻译成调度约束：需要多少设备、是否要同机亲和 (affinity，TP 组必须在一个节点内)、
-#   什么互连、检查点 (checkpoint) 存储多大、可接受的恢复时间是多少。选择矩阵里的“适用条件”一列，就是这些约束的来源。
+#   什么互连、检查点存储多大、可接受的恢复时间是多少。选择矩阵里的“适用条件”一列，就是这些约束的来源。
 # - **评估外部训练供应商的报价**：报价里的设备数、互连和承诺吞吐，是否对应这个模型的真实瓶颈？例如模型单卡放得下，
 #   却按“TP + PP”报价；或者按线性扩展承诺吞吐。
 # - **多数企业微调**：小模型加参数高效微调 (parameter-efficient fine-tuning, PEFT，如 LoRA) 往往比复杂的多维并行更合适。

@@ -270,7 +270,7 @@ def draw_my_timeline(parts_ms):
 # %% tags=["learner"]
 my_timeline_ms = {"compute_ms": ..., "bubble_ms": ..., "exposed_ms": ..., "step_ms": ...}
 for part, value in my_timeline_ms.items():
-    check(f"pipeline.timeline_{part}", value)
+    check(f"pipeline.timeline_{part}", value, label=part)
 # zh: 只画得出非负的时长：一段负的时间会和前一段重叠，图就误导人了
 # en: only non-negative durations can be drawn: a negative one would overlap the part before it and mislead
 if all(isinstance(value, (int, float)) and not isinstance(value, bool) for value in my_timeline_ms.values()):
@@ -294,7 +294,7 @@ my_timeline_ms = {
 }
 my_timeline_ms["step_ms"] = sum(my_timeline_ms.values())
 for part, value in my_timeline_ms.items():
-    verify(f"pipeline.timeline_{part}", value)
+    verify(f"pipeline.timeline_{part}", value, label=part)
 
 # %% [markdown] lang="zh"
 # 气泡在这一步里占了多少？把 (p-1)/(m+p-1) 和你的时间线对照：流水线部分是计算加气泡，气泡占它的 3/11；

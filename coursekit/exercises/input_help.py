@@ -1,0 +1,207 @@
+"""A line of help under an error Python raised before ``check`` could see the answer.
+
+Two slips stop a learner's cell before the checker runs, and Python's own message names neither the cause nor the
+fix in the learner's language:
+
+* an input method left in Chinese (full-width) mode: ``answer = 25.77。``, ``answer = 26，19``, ``answer = ２６``
+  or a minus sign pasted from a PDF (``−1.47``) is a ``SyntaxError: invalid character '。' (U+3002)``;
+* a name Python does not know: an option written without quotes (``answer = B``, ``answer = true``), or a variable
+  from a cell above that has not run yet (after a kernel restart, say): a ``NameError``.
+
+:func:`install` registers a handler with IPython for these two errors. It shows Python's own traceback as before and
+then one line that says what happened and what to type instead (the offending line with the characters replaced).
+Lessons install it when they import :mod:`coursekit.exercises` in a Jupyter kernel; it leaves a shell that already
+has a custom handler alone. :func:`input_hint` is the text alone, for a plain error and its line.
+
+>>> import coursekit
+>>> coursekit.set_language("en")
+>>> error = SyntaxError("invalid character '。' (U+3002)", ("<cell>", 1, 15, "answer = 25.77。\\n"))
+>>> print(input_hint(error))  # doctest: +NORMALIZE_WHITESPACE
+Line 1 holds '。', a full-width character (typed by a Chinese input method, or copied from a web page or PDF);
+Python reads only half-width (English) characters. Switch the input method to English and type the line again:
+answer = 25.77
+>>> print(input_hint(NameError("name 'B' is not defined", name="B"), "answer = B"))  # doctest: +NORMALIZE_WHITESPACE
+Python cannot find the name 'B' (NameError). If it is one of the options the question lists, write it in quotes:
+answer = 'B'. If it is a variable from a cell above, run the cells above first (Run → Run All Above Selected
+Cell); after a kernel restart every variable has to be computed again.
+
+Taught in: lesson 0 (how the exercises work).
+"""
+
+from __future__ import annotations
+
+import html
+import linecache
+import re
+import unicodedata
+from types import TracebackType
+from typing import Any
+
+from ..i18n import register as _register_messages
+from ..i18n import tr
+
+__all__ = ["input_hint", "install"]
+
+_register_messages(
+    {
+        "input_help.full_width": {
+            "zh": "第 {line} 行有 '{char}'：这是中文输入法打出的（或从网页、PDF 复制来的）全角字符，"
+            "Python 只认半角（英文）字符。把输入法切换到英文，重新输入这一行：{fixed}",
+            "en": "Line {line} holds '{char}', a full-width character (typed by a Chinese input method, or copied "
+            "from a web page or PDF); Python reads only half-width (English) characters. Switch the input method "
+            "to English and type the line again: {fixed}",
+        },
+        "input_help.truth_value": {
+            "zh": "Python 找不到名字 '{name}'（NameError）。真假值要写作 True 或 False"
+            "（首字母大写，不加引号）：answer = {literal}。",
+            "en": "Python cannot find the name '{name}' (NameError). Truth values are written True and False "
+            "(capital first letter, no quotes): answer = {literal}.",
+        },
+        "input_help.unquoted": {
+            "zh": "Python 找不到名字 '{name}'（NameError）。如果它是题目列出的选项，要加引号写成文字：{fixed}。"
+            "如果它是前面单元格里算出的变量，先从本课开头依次运行前面的单元格"
+            "（JupyterLab 菜单 Run → Run All Above Selected Cell）；重启内核 (kernel) 之后，所有变量都要重新算一遍。",
+            "en": "Python cannot find the name '{name}' (NameError). If it is one of the options the question lists, "
+            "write it in quotes: {fixed}. If it is a variable from a cell above, run the cells above first (Run → "
+            "Run All Above Selected Cell); after a kernel restart every variable has to be computed again.",
+        },
+        "input_help.undefined": {
+            "zh": "Python 找不到名字 '{name}'（NameError）：它在本课前面的单元格里定义或导入。"
+            "先从本课开头依次运行前面的单元格（JupyterLab 菜单 Run → Run All Above Selected Cell），再运行这一格；"
+            "重启内核 (kernel) 之后也要这样做。",
+            "en": "Python cannot find the name '{name}' (NameError): a cell above defines or imports it. Run the "
+            "cells above first (Run → Run All Above Selected Cell), then this one; do the same after a kernel "
+            "restart.",
+        },
+    }
+)
+
+#: Characters an input method types that Python refuses, and what to type instead (NFKC handles the full-width
+#: forms of ASCII, U+FF01-FF5E: '，' ',', '（' '(', '２' '2'; these have no such form).
+_REPLACEMENTS: dict[str, str] = {
+    "。": ".",
+    "、": ",",
+    "“": '"',
+    "”": '"',
+    "‘": "'",
+    "’": "'",
+    "−": "-",
+    "–": "-",
+    "—": "-",
+    "【": "[",
+    "】": "]",
+    "《": "<",
+    "》": ">",
+    "　": " ",
+    "·": "*",
+}
+
+_INVALID_CHARACTER = re.compile(r"invalid character '(.)' \(U\+[0-9A-F]+\)")
+_ANSWER_LINE = re.compile(r"^\s*answer\s*=")
+
+
+def _half_width(char: str) -> str | None:
+    """What to type instead of ``char``, or None if it is not a full-width or typographic stand-in."""
+    if char in _REPLACEMENTS:
+        return _REPLACEMENTS[char]
+    plain = unicodedata.normalize("NFKC", char)
+    if plain != char and plain.isascii():
+        return plain
+    return None
+
+
+def _fixed_line(line: str) -> str:
+    """``line`` with every full-width character replaced; a full stop that ends the line is dropped (a sentence's
+    end, not a decimal point)."""
+    text = line.rstrip()
+    while text.endswith("。"):
+        text = text[:-1].rstrip()
+    return "".join(_half_width(char) or char for char in text).strip()
+
+
+def input_hint(error: BaseException, line: str | None = None) -> str | None:
+    """One line of help for ``error`` (``line`` is the source line it was raised on), or None when there is none.
+
+    A ``SyntaxError`` about a full-width character names the character and shows the line retyped in half-width
+    characters; a ``NameError`` says to quote an option (``answer = 'B'``), to write ``True`` / ``False``, or to run
+    the cells above first.
+    """
+    if isinstance(error, SyntaxError):
+        match = _INVALID_CHARACTER.search(str(error.msg or ""))
+        if match is None or _half_width(match.group(1)) is None:
+            return None
+        source = error.text or line or ""
+        return tr("input_help.full_width", line=error.lineno or 1, char=match.group(1), fixed=_fixed_line(source))
+    if isinstance(error, NameError):
+        name = getattr(error, "name", None)
+        if not isinstance(name, str) or not name:
+            found = re.search(r"name '(\w+)' is not defined", str(error))
+            if found is None:
+                return None
+            name = found.group(1)
+        if name.lower() in ("true", "false"):
+            return tr("input_help.truth_value", name=name, literal=name.capitalize())
+        # the name stands alone as a value (answer = B, answer = {'TP', EP}), not in an expression (shape.layers * 2)
+        alone = re.compile(rf"(=\s*|[\[{{(,]\s*){re.escape(name)}(\s*(?:$|[,\]}})]))")
+        code = line.split("#", 1)[0].strip() if line is not None else ""  # without a trailing comment
+        if _ANSWER_LINE.match(code) and alone.search(code):
+            fixed = alone.sub(lambda m: f"{m.group(1)}{name!r}{m.group(2)}", code, count=1)
+            return tr("input_help.unquoted", name=name, fixed=fixed)
+        return tr("input_help.undefined", name=name)
+    return None
+
+
+def _source_line(tb: TracebackType | None) -> str | None:
+    """The source line of the innermost frame of ``tb`` (IPython keeps each cell's code in linecache)."""
+    if tb is None:
+        return None
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    line = linecache.getline(tb.tb_frame.f_code.co_filename, tb.tb_lineno)
+    return line or None
+
+
+def _handler(
+    shell: Any, etype: type[BaseException], value: BaseException, tb: TracebackType | None, tb_offset: Any = None
+) -> None:
+    """IPython's custom exception handler: Python's own message as before, then the hint (if any)."""
+    if issubclass(etype, SyntaxError):
+        shell.showsyntaxerror()
+    else:
+        shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
+    hint = input_hint(value, _source_line(tb) if not isinstance(value, SyntaxError) else None)
+    if hint is not None:
+        from IPython.display import display
+
+        body = html.escape(hint)
+        display(  # type: ignore[no-untyped-call]
+            {
+                "text/plain": hint,
+                "text/html": f'<div class="coursekit-input-help" style="border-left:4px solid #ed6c02;'
+                f'background:#fff4e5;padding:2px 8px">{body}</div>',
+            },
+            raw=True,
+        )
+
+
+def install(shell: Any = None) -> bool:
+    """Register the handler with IPython ``shell`` (the running one by default); True if it is now registered.
+
+    A shell that already has a custom exception handler (another library's, or the course's own from an earlier
+    import) is left as it is.
+    """
+    if shell is None:
+        try:
+            from IPython import get_ipython
+        except ImportError:
+            return False
+        shell = get_ipython()
+    if shell is None or not hasattr(shell, "set_custom_exc"):
+        return False
+    current = getattr(shell, "custom_exceptions", ())
+    if current == (SyntaxError, NameError):
+        return True
+    if current:
+        return False
+    shell.set_custom_exc((SyntaxError, NameError), _handler)
+    return True
