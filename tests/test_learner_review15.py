@@ -277,3 +277,20 @@ def test_lesson_0_tells_what_a_restart_and_an_unquoted_option_do(lang: str) -> N
     assert "NameError: name 'check' is not defined" in text
     assert "`。`" in text and "`−`" in text and "answer = 'B'" in text
     assert "0.15" in text  # the cut-off example beside 0.16 and 0.2
+
+
+# -- 8. the link menu of lesson 2's widget after the sliders moved ------------------------------------------------
+
+
+@pytest.mark.usefixtures("zh")
+def test_the_communication_widget_says_when_its_sliders_left_the_preset() -> None:
+    """The menu kept showing “课程示例链路（100 GiB/s，5 µs）” while the sliders read 1 GiB/s and 0 µs; the lines were
+    computed for the sliders. The message now says so; picking a preset again loads it and the note goes."""
+    widget = CommunicationWidget()
+    assert "不再是链路预设" not in widget.message
+    widget.controls["bandwidth_gib_s"].value = 200.0  # lesson 2, step 2: double the bandwidth
+    assert "不再是链路预设“课程示例链路（100 GiB/s，5 µs）”的值：上面按 200 GiB/s、5 µs 计算。" in widget.message
+    # 32 MiB at 200 GiB/s: 32 / 1024 / 200 s = 156.25 us of transfer, the per-call line computed for the sliders
+    assert "传输 156 µs" in widget.message
+    widget.controls["link"].value = "cross_node"
+    assert "不再是链路预设" not in widget.message

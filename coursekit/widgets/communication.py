@@ -28,6 +28,8 @@ Taught in: lesson 2 (Q2 communication).
 
 from __future__ import annotations
 
+import html
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -79,6 +81,11 @@ register(
             "payload* = {crossover}：带宽主导。",
             "en": "Per call: latency {latency}, transfer {transfer}. The payload {payload} is "
             "at or above the crossover payload* = {crossover}: bandwidth-bound.",
+        },
+        "widgets.communication.off_preset": {
+            "zh": "带宽和时延已经改过，不再是链路预设“{preset}”的值：上面按 {bandwidth} GiB/s、{latency} µs 计算。",
+            "en": "The bandwidth and latency were changed and no longer are the link preset “{preset}”: the lines "
+            "above use {bandwidth} GiB/s and {latency} µs.",
         },
         "widgets.communication.per_call_none": {
             "zh": "每次调用：时延和传输都是 0，没有需要计时的通信。",
@@ -366,7 +373,22 @@ class CommunicationWidget(LessonWidget[CommunicationView]):
                 payload=payload_label(result.ledger.payload_per_call_mib),
                 crossover=f"{result.crossover_mib:.3g} MiB",
             )
-        return f"{first}<br><b>{result.ledger.explain()}</b>"
+        text = f"{first}<br><b>{result.ledger.explain()}</b>"
+        # the menu keeps showing the preset a learner picked before moving the sliders: say the lines are not it
+        preset = LINK_PRESETS.get(self.controls["link"].value)
+        bandwidth, latency = self.controls["bandwidth_gib_s"].value, self.controls["latency_us"].value
+        if preset is not None and not (
+            math.isclose(bandwidth, preset.bandwidth_gib_s, rel_tol=1e-9)
+            and math.isclose(latency, preset.latency_us, rel_tol=1e-9, abs_tol=1e-12)
+        ):
+            off = tr(
+                "widgets.communication.off_preset",
+                preset=str(preset.label),
+                bandwidth=f"{bandwidth:.3g}",
+                latency=f"{latency:.3g}",
+            )
+            text += f"<br>{html.escape(off)}"
+        return text
 
 
 learner_functions(globals())

@@ -200,7 +200,8 @@ display(Markdown("\n".join(rows)))
 #
 # 横轴是每次调用的载荷，纵轴是一次调用的时间，两轴都是对数刻度。橙色虚线是时延项（水平），蓝色虚线是传输项
 # （斜率为 1），黑线是两者之和；灰色点线标出分界载荷 payload*，黑点是当前载荷。淡绿和淡红两条线是节点内和跨节点预设的合计，
-# 用来对比。“链路预设”会把带宽和时延两个滑块设成该预设的值，之后也可以单独调。
+# 用来对比。“链路预设”会把带宽和时延两个滑块设成该预设的值，之后也可以单独调；单独调过之后，菜单里仍显示原来的预设，
+# 消息框会注明现在算的已不是它。
 #
 # 试一试：
 #
@@ -215,7 +216,8 @@ display(Markdown("\n".join(rows)))
 # is the latency term (flat), the blue dashed line the transfer term (slope 1), the black line their sum; the grey
 # dotted line marks the crossover payload payload*, and the black dot is the current payload. The faint green and
 # red lines are the totals of the intra-node and cross-node presets, for comparison. "Link preset" loads its
-# bandwidth and latency into the two sliders; you can move them on your own afterwards.
+# bandwidth and latency into the two sliders; you can move them on your own afterwards (the menu still shows the
+# preset then, and the message box notes that the lines are no longer computed for it).
 #
 # Try this:
 #
