@@ -98,7 +98,8 @@ def test_answers_are_normalized() -> None:
 
 def test_wrong_kind_of_answer_is_explained_not_raised() -> None:
     assert check("q3.dp_degrees", {1, 2, 4, 8, 16}).status == "invalid"  # a sequence is asked for, in order
-    assert check("q3.first_gate", "fit").status == "invalid"  # not a gate code
+    assert check("q3.first_gate", "link").status == "invalid"  # not a gate code nor a gate's name in the grid
+    assert check("q3.first_gate", "fit").status == "incorrect"  # the grid's name of the memory gate: judged
     assert check("q3.accepted", "TP").status == "invalid"  # a set is expected
 
 

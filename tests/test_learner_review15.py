@@ -294,3 +294,31 @@ def test_the_communication_widget_says_when_its_sliders_left_the_preset() -> Non
     assert "传输 156 µs" in widget.message
     widget.controls["link"].value = "cross_node"
     assert "不再是链路预设" not in widget.message
+
+
+@pytest.mark.usefixtures("zh")
+def test_the_example_links_crossover_copied_into_2_1_is_named() -> None:
+    """Section 2, its table and the widget all show payload* = 5 us x 100 GiB/s = 0.512 MiB; 2.1's link (10 us,
+    25 GiB/s) has 0.256 MiB. A learner who copied 0.512 was told to check one-way vs two-way bandwidth."""
+    feedback = check("q2.crossover_mib", 0.512)
+    assert feedback.slip == "example_link_crossover"
+    assert "100 GiB/s、每次 5 µs" in feedback.message and "10 µs、单向 25 GiB/s" in feedback.message
+    assert check("q2.crossover_mib", 0.128).slip == "direction"  # half: still the one-way slip
+
+
+def test_8_2_in_kib_is_told_the_question_asks_for_bytes() -> None:
+    """S* = 2 x 50 us x 2^30 B/s = 107,374 bytes; the worked solution adds "about 105 KiB", and 107374 / 1024 = 104.9
+    (or 0.1024 MiB) got the generic hint that the learner had followed."""
+    for in_other_unit in (104.9, 105, 0.1024):
+        assert check("lab.crossover_bytes", in_other_unit).slip == "kib_for_bytes"
+    assert check("lab.crossover_bytes", 107374).correct
+
+
+@pytest.mark.usefixtures("zh")
+def test_3_1_takes_the_gates_name_the_grid_shows() -> None:
+    """The grid and lesson 3's table call the gate 互连 (互连门槛 in the prose); '互连' was refused with a list of
+    codes."""
+    for name in ("互连", "互连门槛", "interconnect", " Interconnect。"):
+        assert check("q3.first_gate", name).correct, name
+    assert check("q3.first_gate", "容量").status == "incorrect"  # the memory gate's name: judged, and wrong
+    assert check("q3.first_gate", "fit").status == "incorrect"  # its English name in the grid, likewise

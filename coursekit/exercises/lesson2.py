@@ -123,6 +123,21 @@ MICROSECONDS_AS_MS: Slip = Slip(
     factor=1000.0,
 )
 
+#: 0.512 MiB is the crossover of the course's example link (100 GiB/s, 5 µs) that section 2, its table and the widget
+#: show; a learner who copies it gets a hint about that link, not the one-direction slip it also happens to be (2 x).
+EXAMPLE_LINK_CROSSOVER: Slip = mistake(
+    "example_link_crossover",
+    lambda: crossover_payload_mib(LINK_BANDWIDTH_GIB_S, LINK_LATENCY_US),
+    Text(
+        zh=f"这是第 2 节课程示例链路（{LINK_BANDWIDTH_GIB_S:g} GiB/s、每次 {LINK_LATENCY_US:g} µs）的分界载荷，"
+        f"也正好是本题答案的 2 倍：用本题链路的两个数（{CROSSOVER_LATENCY_US:g} µs、单向 "
+        f"{CROSSOVER_BANDWIDTH_GIB_S:g} GiB/s）重新算。",
+        en=f"That is the crossover of section 2's example link ({LINK_BANDWIDTH_GIB_S:g} GiB/s, {LINK_LATENCY_US:g} µs "
+        f"per call), which is also exactly 2 x this answer: compute it again with this link's two figures "
+        f"({CROSSOVER_LATENCY_US:g} µs, {CROSSOVER_BANDWIDTH_GIB_S:g} GiB/s one way).",
+    ),
+)
+
 CROSSOVER_MIB = register(
     Exercise(
         id="q2.crossover_mib",
@@ -142,7 +157,7 @@ CROSSOVER_MIB = register(
             zh=f"10e-6 s × 25 GiB/s = {mib:.3g} MiB。比它小的载荷由时延主导，比它大的由带宽主导。",
             en=f"10e-6 s × 25 GiB/s = {mib:.3g} MiB. Smaller payloads are latency-bound, larger ones bandwidth-bound.",
         ),
-        slips=(GIB_VS_GB, DIRECTION, MICROSECONDS_AS_MS),
+        slips=(GIB_VS_GB, EXAMPLE_LINK_CROSSOVER, DIRECTION, MICROSECONDS_AS_MS),
     ),
     replace=True,
 )

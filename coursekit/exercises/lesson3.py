@@ -68,6 +68,28 @@ def _lower(text: str) -> str:
     return text.strip().lower()
 
 
+#: The word a learner may write after a gate's name.
+_GATE_WORD = Text(zh="门槛", en="gate")
+
+
+def _gate_code(text: str) -> str:
+    """A gate's code, from the code or from the gate's name in the lesson's grid (Chinese with or without 门槛, or
+    English: ``'互连'``, ``'互连门槛'`` -> ``'interconnect'``, ``'fit'`` -> ``'memory'``); anything else as typed, in
+    lower case.
+
+    >>> _gate_code("互连门槛"), _gate_code(" Interconnect "), _gate_code("服务角色"), _gate_code("Fit")
+    ('interconnect', 'interconnect', 'serving', 'memory')
+    >>> _gate_code("链路")
+    '链路'
+    """
+    from ..widgets.gates import GATE_SHORT_LABELS  # the grid's labels: one source for the names the learner reads
+
+    value = text.strip().lower()
+    by_name = {name: code for code, label in GATE_SHORT_LABELS.items() for name in (label.zh, label.en.lower())}
+    bare = value.removesuffix(_GATE_WORD.zh).removesuffix(_GATE_WORD.en).strip()  # '互连门槛', 'interconnect gate'
+    return by_name.get(bare, value)
+
+
 def _candidate_name(text: str) -> str:
     """Accept ``"tp"`` or ``"zero-3"`` for ``"TP"`` / ``"ZeRO-3"``."""
     by_lower = {name.lower(): name for name in _NAMES}
@@ -110,15 +132,15 @@ FIRST_GATE = register(
         lesson=3,
         prompt=Text(
             zh="本课的示例环境（24 GiB、训练、稠密模型），但 TP 组只能放在跨节点的链路上（link_scope = 'cross_node'）。"
-            "第一个拒绝 TP 的门槛是哪个？用门槛代码作答，如 'memory'。",
+            "第一个拒绝 TP 的门槛是哪个？用门槛代码作答，如 'memory'（也可以写小部件网格里的中文名，如 '容量'）。",
             en="The lesson's example environment (24 GiB, training, dense model), but the TP group can only be placed "
             "on cross-node links (link_scope = 'cross_node'). Which gate rejects TP first? Answer with the gate's "
-            "code, e.g. 'memory'.",
+            "code, e.g. 'memory' (the gate's name in the widget's grid, e.g. 'fit', is taken too).",
         ),
         expected=first_gate,
         kind="choice",
         choices=_GATE_CODES,
-        normalize=_lower,
+        normalize=_gate_code,
         hint=Text(
             zh="TP 的候选页声明了它需要的链路域；对照 GATES 的顺序，看哪一项声明与新环境不符。",
             en="TP's candidate page declares the link scope it needs; go through GATES in order and find the "

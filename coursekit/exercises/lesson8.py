@@ -32,7 +32,7 @@ from ..lab.memory import (
 )
 from ..lab.recorded import LessonRecording, load_recorded
 from ..units import GIB_BYTES, KIB_BYTES, MIB_BYTES, MS_PER_S, US_PER_S
-from . import GIB_VS_GB, PERCENT_VS_FRACTION, Exercise, mistake, register
+from . import GIB_VS_GB, PERCENT_VS_FRACTION, Exercise, Slip, mistake, register
 
 #: Exercise lab.busbw_gib_s: an nccl-tests all_gather of S = 256 MiB over 8 ranks that takes 4 ms.
 BUSBW_PAYLOAD_BYTES: int = 256 * MIB_BYTES
@@ -183,6 +183,23 @@ CROSSOVER = register(
                     en="Your S* is twice the answer: all_reduce's transfer factor is 2(n-1)/n (a reduce-scatter plus "
                     "an all-gather; here 1), not (n-1)/n. (If your factor was right, check B: the fitted B is "
                     "already per direction.)",
+                ),
+            ),
+            # the worked solution says "about 105 KiB": an answer in KiB (or MiB) is the right S* in another unit
+            Slip(
+                "kib_for_bytes",
+                Text(
+                    zh="你的答案与正确值正好差 1024 倍（或 1024 × 1024 倍）：题目要的是字节数，不是 KiB 或 MiB"
+                    "（1 KiB = 1024 字节）。",
+                    en="Your answer is off by exactly 1024 (or 1024 × 1024): the question asks for bytes, not KiB or "
+                    "MiB (1 KiB = 1024 bytes).",
+                ),
+                matches=lambda answer, expected: any(
+                    isinstance(answer, (int, float))
+                    and not isinstance(answer, bool)
+                    and answer > 0
+                    and abs(answer * unit - expected) <= 0.01 * expected
+                    for unit in (KIB_BYTES, MIB_BYTES)
                 ),
             ),
         ),

@@ -524,7 +524,7 @@ assert check_pp_degree(48, shape.layers).code == "pp_layers"
 # ### 练习 3.1
 #
 # 本课的示例环境（24 GiB、训练、稠密模型），但 TP 组只能放在跨节点的链路上（`link_scope = 'cross_node'`）。
-# 第一个拒绝 TP 的门槛是哪个？用门槛代码作答（如 `'memory'`）。
+# 第一个拒绝 TP 的门槛是哪个？用门槛代码作答（如 `'memory'`；也可以写小部件网格里的中文名，如 `'容量'`）。
 
 # %% [markdown] lang="en"
 # ## 9. Exercises
@@ -532,7 +532,8 @@ assert check_pp_degree(48, shape.layers).code == "pp_layers"
 # ### Exercise 3.1
 #
 # The lesson's example environment (24 GiB, training, dense model), but the TP group can only be placed on cross-node links
-# (`link_scope = 'cross_node'`). Which gate rejects TP first? Answer with the gate's code (e.g. `'memory'`).
+# (`link_scope = 'cross_node'`). Which gate rejects TP first? Answer with the gate's code (e.g. `'memory'`; the
+# gate's name in the widget's grid, e.g. `'fit'`, is taken too).
 
 # %% tags=["learner"]
 answer = ...
