@@ -218,6 +218,7 @@ def _lesson10_wrong() -> list[tuple[str, Any, str]]:
         ("serve.kv_kib_per_token", KV_BYTES_PER_TOKEN / 2 / 1024, "k_or_v_only"),  # 160: K or V only
         ("serve.kv_kib_per_token", KV_BYTES_PER_TOKEN / 1000, "kb_not_kib"),  # 327.68 kB
         ("serve.kv_kib_per_token", 2 * 80 * 64 * 128 * 2 / 1024, "query_heads"),  # 2560: all 64 query heads
+        ("serve.kv_kib_per_token", KV_BYTES_PER_TOKEN, "binary_unit"),  # 327,680: bytes, not KiB
         ("serve.max_requests", _max_requests_by_hand(8192, 8), "prompt_only"),  # 195: output tokens left out
         ("serve.max_requests", _max_requests_by_hand(8192 + 512, 1), "kv_not_split"),  # 23: KV not split by TP
         ("serve.max_requests", 180, "rounded_count"),  # the exact count rounded to two digits

@@ -322,3 +322,11 @@ def test_3_1_takes_the_gates_name_the_grid_shows() -> None:
         assert check("q3.first_gate", name).correct, name
     assert check("q3.first_gate", "容量").status == "incorrect"  # the memory gate's name: judged, and wrong
     assert check("q3.first_gate", "fit").status == "incorrect"  # its English name in the grid, likewise
+
+
+def test_10_1_in_bytes_or_mib_is_named_as_a_unit_slip() -> None:
+    """2 (K, V) x 80 layers x 8 KV heads x 128 x 2 bytes = 327,680 bytes = 320 KiB = 0.3125 MiB; the bytes and the
+    MiB got the generic hint."""
+    assert check("serve.kv_kib_per_token", 327680).slip == "binary_unit"
+    assert check("serve.kv_kib_per_token", 0.3125).slip == "binary_unit"
+    assert check("serve.kv_kib_per_token", 320).correct

@@ -127,6 +127,7 @@ _register_messages(
 
 
 __all__ = [
+    "BINARY_UNIT",
     "FORMS",
     "KINDS",
     "PREFIX_MODULES",
@@ -288,6 +289,12 @@ _register_messages(
             "en": "Your answer is off by exactly 2: check whether a bandwidth is per direction or bidirectional "
             "(both directions added); this course always uses the per-direction figure.",
         },
+        "exercises.slip.binary_unit": {
+            "zh": "你的答案与正确值正好差 1024 倍：检查单位是字节、KiB 还是 MiB"
+            "（1 KiB = 1024 字节，1 MiB = 1024 KiB）。",
+            "en": "Your answer is off by exactly 1024: check whether the unit is bytes, KiB or MiB "
+            "(1 KiB = 1024 bytes, 1 MiB = 1024 KiB).",
+        },
         "exercises.slip.seconds_vs_ms": {
             "zh": "你的答案与正确值正好差 1000 倍：检查单位是秒还是毫秒（1 s = 1000 ms）。",
             "en": "Your answer is off by exactly 1000: check whether the unit is seconds or milliseconds "
@@ -406,6 +413,8 @@ BITS_VS_BYTES: Slip = _slip("bits_vs_bytes", 8.0)
 DIRECTION: Slip = _slip("direction", 2.0)
 #: Seconds for milliseconds (×1000).
 SECONDS_VS_MS: Slip = _slip("seconds_vs_ms", 1000.0)
+#: Bytes, KiB and MiB confused (×1024): a size answered one binary unit off.
+BINARY_UNIT: Slip = _slip("binary_unit", 1024.0)
 
 
 def degree_left_out(name: str, degree: int) -> Slip:

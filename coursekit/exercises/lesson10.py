@@ -19,7 +19,7 @@ from ..i18n import Text
 from ..presets import CLUSTERS, MODELS
 from ..serving import ServingLedger, kv_cache_bytes, littles_law_concurrency, serving_estimate, serving_memory_ledger
 from ..units import KB_BYTES, KIB_BYTES
-from . import ROUNDED_COUNT, SECONDS_VS_MS, Exercise, mistake, register
+from . import BINARY_UNIT, ROUNDED_COUNT, SECONDS_VS_MS, Exercise, mistake, register
 
 #: serve.kv_kib_per_token and serve.max_requests: Llama-3 70B.
 MODEL: str = "llama3-70b"
@@ -169,6 +169,7 @@ KV_KIB_PER_TOKEN = register(
                     "only.",
                 ),
             ),
+            BINARY_UNIT,  # 327,680 (bytes) or 0.3125 (MiB) for 320 KiB
         ),
     ),
     replace=True,
