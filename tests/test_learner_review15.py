@@ -138,8 +138,18 @@ def test_a_solution_button_carries_its_label(monkeypatch: pytest.MonkeyPatch) ->
         offer_solution("matrix.case2_pp")
     finally:
         set_language(before)
-    captions = [obj.widget.children[0].description for obj in shown]
-    assert captions == ["显示参考解答与结果：案例 2，FSDP", "显示参考解答与结果"]
+    buttons = [obj.widget.children[0] for obj in shown]
+    assert [button.description for button in buttons] == ["显示参考解答与结果：案例 2，FSDP", "显示参考解答与结果"]
+    set_language("zh")
+    try:
+        buttons[0].click()  # shown: the button still says which entry it puts away
+        assert buttons[0].description == "收起：案例 2，FSDP"
+        buttons[0].click()
+        assert buttons[0].description == "显示参考解答与结果：案例 2，FSDP"
+        buttons[1].click()
+        assert buttons[1].description == "收起"
+    finally:
+        set_language(before)
     with pytest.raises(TypeError):
         offer_solution("matrix.case2_fsdp", label=2)  # type: ignore[arg-type]
 

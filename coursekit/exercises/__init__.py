@@ -245,6 +245,7 @@ _register_messages(
         "exercises.solution_method": {"zh": "做法：{method}", "en": "Method: {method}"},
         "exercises.solution_result": {"zh": "结果：{why}", "en": "Result: {why}"},
         "exercises.hide_button": {"zh": "收起", "en": "Hide"},
+        "exercises.hide_button_labelled": {"zh": "收起：{label}", "en": "Hide: {label}"},
         "exercises.solution_button": {"zh": "显示参考解答与结果", "en": "Show the worked solution and result"},
         "exercises.solution_button_labelled": {
             "zh": "显示参考解答与结果：{label}",
@@ -1219,7 +1220,7 @@ class _RevealButton:
     does not shows the sentence. Neither contains what the button reveals until the learner asks for it.
     """
 
-    def __init__(self, label: str, text: str, on_press: Callable[[], None]) -> None:
+    def __init__(self, label: str, text: str, on_press: Callable[[], None], hide: str | None = None) -> None:
         self.text = text
         self.widget: Any = None
         try:
@@ -1230,7 +1231,7 @@ class _RevealButton:
         button.add_class("ck-reveal-button")
         shown = ipywidgets.Output()
         shown.add_class("ck-revealed")
-        hide = tr("exercises.hide_button")
+        hide = tr("exercises.hide_button") if hide is None else hide
 
         def press(_: Any) -> None:
             # a second press puts it away again (to retry without it in sight), a third shows it afresh
@@ -1281,17 +1282,20 @@ def offer_solution(
         if reveal is not None:
             reveal()
 
+    hide = None
     if label is None:
         caption = tr("exercises.solution_button")
     else:
-        caption = tr("exercises.solution_button_labelled", label=label.render() if isinstance(label, Text) else label)
+        named = label.render() if isinstance(label, Text) else label
+        caption = tr("exercises.solution_button_labelled", label=named)
+        hide = tr("exercises.hide_button_labelled", label=named)  # still says which entry it puts away
     text = tr("exercises.solution_offer", id=exercise_id)
     if not _in_kernel():  # plain Python has no button: say how to see the solution (never the solution itself)
         print(text)
         return
     from IPython.display import display
 
-    display(_RevealButton(caption, text, press))  # type: ignore[no-untyped-call]
+    display(_RevealButton(caption, text, press, hide))  # type: ignore[no-untyped-call]
 
 
 def reveal(show: Callable[[], None]) -> None:
