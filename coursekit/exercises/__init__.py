@@ -341,11 +341,11 @@ _register_messages(
             "more significant digit, and try again.",
         },
         "exercises.slip.more_digits": {
-            "zh": "这道题要 {digits} 位有效数字：你只写了 {written} 位，这样四舍五入后，对的做法和常见的错误做法"
+            "zh": "这道题要 {digits} 位有效数字：你写的位数更少，四舍五入到这么少的位数时，对的做法和常见的错误做法"
             "得到同一个数，检查分不出来。多写几位再试。",
-            "en": "This exercise needs {digits} significant digits: you wrote {written}, and at that precision the "
-            "right method and a common wrong one round to the same number, so the checker cannot tell them apart. "
-            "Write more digits and try again.",
+            "en": "This exercise needs {digits} significant digits: you wrote fewer, and at that precision the right "
+            "method and a common wrong one round to the same number, so the checker cannot tell them apart. Write "
+            "more digits and try again.",
         },
         "exercises.quoted_value": {
             "zh": "answer = {value!r} 带着引号，是一段文字（字符串），不是{kind}：去掉引号，写成 answer = {literal}。",
@@ -883,8 +883,8 @@ def _precision_hint(exercise: Exercise, answer: Any, expected: Any) -> tuple[str
         slack = 1e-9 * max(abs(value), max(abs(t) for t in targets))
         if any(abs(value - t) <= written_tolerance(value) + slack for t in targets):
             hint = Text(
-                zh=tr("exercises.slip.more_digits", lang="zh", digits=exercise.min_digits, written=written),
-                en=tr("exercises.slip.more_digits", lang="en", digits=exercise.min_digits, written=written),
+                zh=tr("exercises.slip.more_digits", lang="zh", digits=exercise.min_digits),
+                en=tr("exercises.slip.more_digits", lang="en", digits=exercise.min_digits),
             )
             return "more_digits", hint
     if _truncated(value, targets, exercise.min_digits):
