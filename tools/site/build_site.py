@@ -418,6 +418,10 @@ def conf_py(repo: str) -> str:
             "show_toc_level": 2,
             "navigation_with_keys": False,
         },
+        # the theme's own default ("") is no colour mode: a first visit logged "invalid theme mode" to the console
+        "html_context": {"default_mode": "auto"},
+        # the site's icon (a browser asks every site for one: without it, a 404 in the console of a first visit)
+        "html_favicon": str(HERE / "static" / "coursekit-icon.svg"),
         "html_last_updated_fmt": None,
         "html_copy_source": True,  # the download button offers the lesson's .ipynb
         "myst_enable_extensions": ["dollarmath", "colon_fence"],
