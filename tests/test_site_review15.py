@@ -423,3 +423,57 @@ def test_a_first_visit_logs_nothing_to_the_console(site: Path, served: str) -> N
     assert len(found) == 2 * len(paths)
     noisy = {page: logged for page, logged in found.items() if logged}
     assert not noisy, noisy
+
+
+# -- the cheat sheet, printed from the website -----------------------------------------------------
+
+
+def _cheatsheets(site: Path) -> list[Path]:
+    pages = sorted((site / "docs").glob("cheatsheet_*.html"))
+    assert {p.stem for p in pages} == {"cheatsheet_zh", "cheatsheet_en"}
+    return pages
+
+
+def test_the_cheat_sheet_pages_print_with_the_sheets_own_stylesheet(site: Path) -> None:
+    sheet = (Path(__file__).resolve().parents[1] / "docs" / "cheatsheet-print.css").read_bytes()
+    for page in _cheatsheets(site):
+        text = page.read_text(encoding="utf-8")
+        links = re.findall(r'<link rel="stylesheet" media="print" href="([^"]+)" />', text)
+        served = [(page.parent / link).resolve() for link in links]
+        assert any(path.read_bytes() == sheet for path in served), (page.name, links)
+    # and no other page prints with it
+    for page in _pages(site):
+        if page not in _cheatsheets(site):
+            assert "cheatsheet-print.css" not in page.read_text(encoding="utf-8"), page
+
+
+def test_the_cheat_sheet_prints_on_one_a4_page_from_the_website(site: Path, served: str) -> None:
+    """Its title says "one page; print at A4" (一页，A4 打印): printed from the site (as Ctrl+P does), each language's
+    sheet is one A4 page with its title and every section, and without the theme's printed contents list."""
+    import cheatsheet_pdf
+
+    pages = [p.relative_to(site).as_posix() for p in _cheatsheets(site)]
+
+    def run(browser: Any) -> dict[str, Any]:
+        found = {}
+        page = browser.new_page()
+        for path in pages:
+            page.goto(f"{served}/{path}", wait_until="load")
+            page.emulate_media(media="print")
+            shown = page.evaluate(
+                """() => ({
+                  title: [...document.querySelectorAll('h1')].some((h) => h.offsetParent && h.innerText.trim()),
+                  sections: [...document.querySelectorAll('article h2')].filter((h) => h.offsetParent !== null).length,
+                  contents: [...document.querySelectorAll('#jb-print-toc')].some((t) => t.offsetParent !== null),
+                })"""
+            )
+            pdf = page.pdf(format="A4", prefer_css_page_size=True)
+            found[path] = {**shown, "pages": cheatsheet_pdf.pdf_page_count(pdf)}
+        page.close()
+        return found
+
+    found = in_browser(run)
+    for path, printed in found.items():
+        source = (Path(__file__).resolve().parents[1] / "docs" / Path(path).with_suffix(".md").name).read_text("utf-8")
+        sections = len(re.findall(r"^## ", source, flags=re.M))
+        assert printed == {"title": True, "sections": sections, "contents": False, "pages": 1}, (path, printed)

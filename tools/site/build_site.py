@@ -517,7 +517,7 @@ def build(
     subprocess.run([*command, str(staging), str(out)], check=True, env=env)
     clock.split_sphinx(before, marks, _load_tool("phase_clock").stamp())
     with clock.phase("finish"):
-        finished = _finish_module().finish(out, vendor_cache(), ROOT / "notebooks")
+        finished = _finish_module().finish(out, vendor_cache(), ROOT / "notebooks", ROOT / "docs")
     usage: dict[str, float] = {}
     with clock.phase("pdf"):
         stems = {lang: [p.stem for p in paths] for lang, paths in lessons.items()}

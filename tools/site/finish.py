@@ -18,6 +18,7 @@ Run by :func:`build_site.build` after Sphinx, on the HTML it wrote:
 * a Chinese page's search box submits to a Chinese search page (``search-zh.html``, written beside Sphinx's English
   one): its words and Sphinx's messages in Chinese; both search pages list their language's results first and take
   a result's snippet from the lesson text (static/coursekit-search.js);
+* the cheat sheet's pages print on one A4 page, with the sheet's own print stylesheet (docs/cheatsheet-print.css);
 * a page's switch to the same page in the other language is also among the article header's buttons, which stay at
   the top of the window (static/coursekit-lang.js opens the other page at the section being read).
 
@@ -489,6 +490,28 @@ def header_language_switch(text: str) -> str:
     return text.replace(_HEADER_BUTTONS, _HEADER_BUTTONS + link, 1)
 
 
+# -- the cheat sheet, printed from the website ---------------------------------------------------------------
+
+_CHEATSHEET_PAGE = re.compile(r"^docs/cheatsheet_(?:zh|en)\.html$")
+#: The sheet's own print stylesheet (docs/, shared with tools/cheatsheet_pdf.py) and the site's adapter to it.
+CHEATSHEET_STYLES = ("cheatsheet-print.css", "coursekit-cheatsheet-print.css")
+
+
+def print_cheatsheet_on_one_page(text: str, page: str, docs: Path, out: Path) -> str:
+    """A cheat sheet page (``page``, its path in the site ``out``) prints on one A4 page, as its title promises and as
+    tools/cheatsheet_pdf.py prints it: the page links the sheet's print stylesheet (copied from ``docs``) and the
+    site's adapter (static/coursekit-cheatsheet-print.css), for print only. Other pages are returned unchanged."""
+    sheet = docs / CHEATSHEET_STYLES[0]
+    if not _CHEATSHEET_PAGE.match(page) or not sheet.exists():
+        return text
+    shutil.copyfile(sheet, out / "_static" / sheet.name)
+    up = "../" * page.count("/")
+    links = "".join(
+        f'    <link rel="stylesheet" media="print" href="{up}_static/{name}" />\n' for name in CHEATSHEET_STYLES
+    )
+    return text.replace("</head>", links + "</head>", 1)
+
+
 # -- search --------------------------------------------------------------------------------------
 
 #: Each language's search page: a Chinese page's search box submits to the Chinese one.
@@ -562,10 +585,11 @@ def search_in_language(text: str) -> str:
     return _SEARCH_ACTION.sub(lambda match: match.group(1) + SEARCH_PAGE.render("zh") + '"', text)
 
 
-def finish(out: Path, cache: Path, notebooks: Path | None = None) -> dict[str, int]:
+def finish(out: Path, cache: Path, notebooks: Path | None = None, docs: Path | None = None) -> dict[str, int]:
     """Apply every step above to the site in ``out``; returns counts for the build summary.
 
     ``notebooks``: the repository's ``notebooks`` folder, whose lesson notebooks the download buttons give.
+    ``docs``: the repository's ``docs`` folder, whose cheat-sheet print stylesheet the cheat sheet's pages print with.
     """
     static = out / "_static"
     pages = [p for p in out.rglob("*.html") if "_static" not in p.relative_to(out).parts]
@@ -586,6 +610,8 @@ def finish(out: Path, cache: Path, notebooks: Path | None = None) -> dict[str, i
         moved_messages += messages
         if notebooks is not None:
             text = offer_repository_notebook(text, page.relative_to(out).as_posix(), notebooks, out)
+        if docs is not None:
+            text = print_cheatsheet_on_one_page(text, page.relative_to(out).as_posix(), docs, out)
         if page != out / "search.html":  # only the search page searches (the theme's box submits to it)
             text = _SEARCH_INDEX_TAG.sub("", text)
         if (html_language(text) or "").startswith("zh"):
