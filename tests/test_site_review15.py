@@ -477,3 +477,38 @@ def test_the_cheat_sheet_prints_on_one_a4_page_from_the_website(site: Path, serv
         source = (Path(__file__).resolve().parents[1] / "docs" / Path(path).with_suffix(".md").name).read_text("utf-8")
         sections = len(re.findall(r"^## ", source, flags=re.M))
         assert printed == {"title": True, "sections": sections, "contents": False, "pages": 1}, (path, printed)
+
+
+#: English words of the theme's frame (header, footer, buttons) that a Chinese page must not show; written here by
+#: what a reader of the built pages saw, not taken from the site's translation table.
+THEME_ENGLISH = ("Copyright", "Contents", "Search", "Download", "Print to PDF", "Skip to main content", "Back to top")
+THEME_ENGLISH += ("previous", "next", "By coursekit authors", "Toggle", "Color mode", "Light", "Dark")
+
+
+def test_no_chinese_page_shows_the_themes_english(site: Path, served: str) -> None:
+    """Every Chinese page (lessons, guide, capstone, cheat sheet, launch page, search page), its visible text outside
+    code and outside the navigation's list of English lessons: none of the theme's English words (the footer's
+    copyright line was English on every one)."""
+    pages = [p.relative_to(site).as_posix() for p in _pages(site) if _html_lang(p.read_text("utf-8")).startswith("zh")]
+    assert len(pages) >= 25
+
+    def run(browser: Any) -> dict[str, list[str]]:
+        page = browser.new_page()
+        found = {}
+        for path in pages:
+            page.goto(f"{served}/{path}", wait_until="load")
+            text = page.evaluate(
+                """() => {
+                  const body = document.body.cloneNode(true);
+                  body.querySelectorAll('pre, code, script, style, .katex-mathml, nav.bd-links, [lang="en"]')
+                    .forEach((e) => e.remove());
+                  return body.innerText;
+                }"""
+            )
+            found[path] = [word for word in THEME_ENGLISH if re.search(rf"\b{word}\b", text)]
+        page.close()
+        return found
+
+    found = in_browser(run)
+    english = {path: words for path, words in found.items() if words}
+    assert not english, english

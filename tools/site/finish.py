@@ -79,6 +79,11 @@ THEME_TEXTS: tuple[Text, ...] = (
     Text(zh="错误", en="Error"),
     Text(zh="请启用 JavaScript 才能使用搜索。", en="Please activate JavaScript to enable the search functionality."),
 )
+#: The footer's line (conf.py's ``copyright``, as the theme writes it), which a Chinese page shows in Chinese.
+COPYRIGHT = Text(
+    zh="© 版权所有：coursekit 作者；课程文字采用 CC BY 4.0 许可，代码采用 MIT 许可。",
+    en="© Copyright coursekit authors; course text CC BY 4.0, code MIT.",
+)
 #: The theme's English label -> its Chinese: a read-only view of THEME_TEXTS.
 THEME_ZH: Mapping[str, str] = MappingProxyType({text.en: text.zh for text in THEME_TEXTS})
 
@@ -264,8 +269,8 @@ _CODE_BLOCKS = re.compile(r"<(pre|code|script|style|textarea)\b.*?</\1>", flags=
 
 
 def localize(text: str) -> str:
-    """The theme's English labels of a Chinese page in Chinese (attributes and the short texts in THEME_ZH), outside
-    code (:data:`_CODE_BLOCKS`).
+    """The theme's English labels of a Chinese page in Chinese (attributes and the short texts in THEME_ZH, the footer's
+    :data:`COPYRIGHT` line), outside code (:data:`_CODE_BLOCKS`).
 
     >>> localize('<p class="prev-next-subtitle">next</p><pre><span class="nb">next</span>(it)</pre>')
     '<p class="prev-next-subtitle">下一页</p><pre><span class="nb">next</span>(it)</pre>'
@@ -285,6 +290,7 @@ def localize(text: str) -> str:
         part = re.sub(rf'\b({"|".join(_ATTRIBUTES)})="([^"]*)"', attribute, part)
         return re.sub(r"(>)(\s*[A-Za-z][A-Za-z .]*[A-Za-z.]\s*)(?=<)", visible, part)
 
+    text = text.replace(COPYRIGHT.en, COPYRIGHT.zh)
     pieces, start = [], 0
     for block in _CODE_BLOCKS.finditer(text):
         pieces += [outside_code(text[start : block.start()]), block.group(0)]
