@@ -512,3 +512,43 @@ def test_no_chinese_page_shows_the_themes_english(site: Path, served: str) -> No
     found = in_browser(run)
     english = {path: words for path, words in found.items() if words}
     assert not english, english
+
+
+# -- the searched words, highlighted where the learner lands ---------------------------------------
+
+
+def test_only_the_search_pages_load_sphinxs_search_script(site: Path) -> None:
+    for page in _pages(site):
+        text = page.read_text(encoding="utf-8")
+        loads = bool(re.search(r'<script src="[^"]*_static/searchtools\.js', text))
+        assert loads == page.name.startswith("search"), page.relative_to(site)
+
+
+@pytest.mark.parametrize(
+    ("search", "query", "lesson"), [("search-zh.html", "流水线气泡", "zh"), ("search.html", "bubble", "en")]
+)
+def test_the_searched_words_are_highlighted_where_the_learner_lands(
+    served: str, search: str, query: str, lesson: str
+) -> None:
+    def run(browser: Any) -> dict[str, Any]:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(f"{served}/{search}?q={quote(query)}", wait_until="load")
+        _wait_results(page)
+        target = f"notebooks/{lesson}/06_pipeline_scaling.html"
+        with page.expect_navigation():
+            page.click(f"#search-results ul.search li > a[href='{target}']")
+        page.wait_for_function("() => document.querySelector('article .highlighted')", timeout=10_000)
+        found: dict[str, Any] = {
+            "url": page.url,
+            "words": page.evaluate("[...document.querySelectorAll('article .highlighted')].map((e) => e.textContent)"),
+        }
+        page.keyboard.press("Escape")  # Sphinx's shortcut to hide them
+        found["after escape"] = page.evaluate("document.querySelectorAll('.highlighted').length")
+        page.close()
+        return found
+
+    found = in_browser(run)
+    assert urlsplit(found["url"]).path.endswith(f"/notebooks/{lesson}/06_pipeline_scaling.html")
+    words = {word.lower() for word in found["words"]}
+    assert words and words <= ({"流水线", "气泡"} if lesson == "zh" else {"bubble"}), words
+    assert found["after escape"] == 0

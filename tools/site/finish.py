@@ -194,6 +194,10 @@ _NOT_A_NAME = re.compile(r"^fa-(solid|brands|regular|fw|lg|xs|sm|[0-9]+x|spin|pu
 _ICON_TAG = re.compile(r'<(?P<tag>i|span) class="(?P<cls>[^"]*\bfa-[a-z0-9-]+[^"]*)"(?P<attrs>[^>]*)>\s*</(?P=tag)>')
 _ICON_ENTRY = re.compile(r'"?([a-z0-9-]+)"?:\[(\d+),(\d+),\[[^\]]*\],"[0-9a-f]*",("(?:[^"\\]|\\.)*"|\[[^\]]*\])\]')
 _SEARCH_INDEX_TAG = re.compile(r'\s*<script src="(?:\.\./)*searchindex\.js"></script>')
+#: Sphinx's search script and its language data, which the theme puts on every page: only a search page searches (the
+#: theme's box submits to it), and on any other page their presence stopped Sphinx from highlighting the words a
+#: learner searched for (sphinx_highlight.js highlights only where ``Search`` is undefined).
+_SEARCH_SCRIPT_TAGS = re.compile(r'\s*<script src="(?:\.\./)*_static/(?:searchtools|language_data)\.js[^"]*"></script>')
 _FA_TAGS = re.compile(r"\s*<(?:script|link)[^>]*scripts/fontawesome\.js[^>]*>(?:</script>)?")
 
 
@@ -619,7 +623,7 @@ def finish(out: Path, cache: Path, notebooks: Path | None = None, docs: Path | N
         if docs is not None:
             text = print_cheatsheet_on_one_page(text, page.relative_to(out).as_posix(), docs, out)
         if page != out / "search.html":  # only the search page searches (the theme's box submits to it)
-            text = _SEARCH_INDEX_TAG.sub("", text)
+            text = _SEARCH_SCRIPT_TAGS.sub("", _SEARCH_INDEX_TAG.sub("", text))
         if (html_language(text) or "").startswith("zh"):
             text = search_in_language(localize(text))
             localized += 1
