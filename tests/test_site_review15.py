@@ -552,3 +552,26 @@ def test_the_searched_words_are_highlighted_where_the_learner_lands(
     words = {word.lower() for word in found["words"]}
     assert words and words <= ({"流水线", "气泡"} if lesson == "zh" else {"bubble"}), words
     assert found["after escape"] == 0
+
+
+# -- links named by file names ---------------------------------------------------------------------
+
+
+def test_no_link_on_the_site_is_named_by_a_markdown_file_name(site: Path) -> None:
+    """The instructor guide's contents listed its pages as 00_index.md, 01_capacity.md ... (and the cheat sheet and
+    capstone as cheatsheet_zh.md ...): on the site each such link shows the title of the page it opens."""
+    guides = [site / "docs" / "instructor" / lang / "README.html" for lang in LANGS]
+    checked = 0
+    for page in _pages(site):
+        text = page.read_text(encoding="utf-8")
+        for href, inner in re.findall(
+            r'<a class="reference internal" href="([^"#]+\.html)[^"]*">(.*?)</a>', text, re.S
+        ):
+            label = re.sub(r"<[^>]+>", "", inner).strip()
+            assert not re.fullmatch(r"[\w.-]+\.md", label), (page.relative_to(site), label)
+            if page in guides and re.fullmatch(r"\d\d_[a-z0-9_]+\.html", href):
+                target = (page.parent / href).read_text(encoding="utf-8")
+                title = re.search(r"<h1>([^<]*)<a class=\"headerlink\"", target)
+                assert title and label == re.sub(r"<[^>]+>", "", title.group(1)).strip(), (page.name, href, label)
+                checked += 1
+    assert checked >= 2 * 10, checked

@@ -284,6 +284,20 @@ def twin_pages(staging: Path) -> dict[str, tuple[Path, Path]]:
     return pairs
 
 
+#: A Markdown link whose text is its target's file name (the guide's contents: ``[00_index.md](00_index.md)``).
+_FILE_NAME_LINK = re.compile(r"\[`?(?P<name>[\w.-]+\.md)`?\]\((?P<target>(?:[\w.-]+/)*(?P=name))\)")
+
+
+def titled_links(text: str) -> str:
+    """``text`` (a page's Markdown) with each link named by its target's file name left without a text, which the site
+    fills with the target page's title (MyST); the repository's view of the page keeps the file name.
+
+    >>> titled_links("[00_index.md](00_index.md) [sheet](../cheatsheet_zh.md) [cheatsheet_en.md](../cheatsheet_en.md)")
+    '[](00_index.md) [sheet](../cheatsheet_zh.md) [](../cheatsheet_en.md)'
+    """
+    return _FILE_NAME_LINK.sub(r"[](\g<target>)", text)
+
+
 def glossary_anchor(en: str, abbr: str) -> str:
     """The anchor of a glossary term: its abbreviation, else its English name, lower-case with hyphens."""
     text = abbr if abbr and abbr.lower() != "replica" else en
@@ -466,7 +480,7 @@ def stage(staging: Path, only: Iterable[str] | None = None) -> dict[str, list[Pa
     docs = doc_pages()
     for page in docs:
         (staging / page).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(ROOT / page, staging / page)
+        (staging / page).write_text(titled_links((ROOT / page).read_text(encoding="utf-8")), encoding="utf-8")
     (staging / "docs" / "GLOSSARY.md").write_text(glossary_page(), encoding="utf-8")
     if Path("docs/GLOSSARY.md") not in docs:
         docs.append(Path("docs/GLOSSARY.md"))
