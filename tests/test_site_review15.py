@@ -575,3 +575,52 @@ def test_no_link_on_the_site_is_named_by_a_markdown_file_name(site: Path) -> Non
                 assert title and label == re.sub(r"<[^>]+>", "", title.group(1)).strip(), (page.name, href, label)
                 checked += 1
     assert checked >= 2 * 10, checked
+
+
+# -- Chinese text on pages that are not Chinese ----------------------------------------------------
+
+HAN_TEXT = {  # a page that is not Chinese, and an element of it whose text is Chinese
+    "index.html": "article li a[href^='notebooks/zh/']",
+    "notebooks/en/01_capacity.html": "nav.bd-links a[href*='/zh/']",
+    "docs/GLOSSARY.html": "dl.ck-term dt",
+}
+
+
+def _han_fonts(page: Any, cdp: Any, selector: str) -> list[str]:
+    """The fonts Chromium draws Chinese text with inside an element (DevTools' platform fonts of a probe of Chinese
+    characters put into it, so that it takes the element's style and language)."""
+    page.evaluate(
+        """(selector) => { const probe = document.createElement('span'); probe.id = 'ck-han-probe';
+          probe.textContent = '课程导引'; document.querySelector(selector).appendChild(probe); }""",
+        selector,
+    )
+    cdp.send("DOM.enable")
+    cdp.send("CSS.enable")
+    root = cdp.send("DOM.getDocument", {"depth": -1})["root"]["nodeId"]
+    probe = cdp.send("DOM.querySelector", {"nodeId": root, "selector": "#ck-han-probe"})["nodeId"]
+    assert probe, selector
+    return sorted({font["familyName"] for font in cdp.send("CSS.getPlatformFontsForNode", {"nodeId": probe})["fonts"]})
+
+
+def test_chinese_text_on_other_pages_is_drawn_like_the_chinese_pages(served: str) -> None:
+    """Chinese lesson titles in an English page's navigation, on the (bilingual) home page and the glossary's terms are
+    drawn in the font the Chinese pages use for Chinese, not in whatever CJK font the system falls back to under
+    <html lang="en"> (here another typeface; on a system listing a Japanese font first, Japanese glyph forms)."""
+
+    def run(browser: Any) -> dict[str, list[str]]:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        cdp = page.context.new_cdp_session(page)
+        found = {}
+        page.goto(f"{served}/notebooks/zh/01_capacity.html", wait_until="load")
+        found["chinese page"] = _han_fonts(page, cdp, "article h1")
+        for path, selector in HAN_TEXT.items():
+            page.goto(f"{served}/{path}", wait_until="load")
+            found[path] = _han_fonts(page, cdp, selector)
+        page.close()
+        return found
+
+    found = in_browser(run)
+    chinese = found.pop("chinese page")
+    assert len(chinese) == 1, chinese
+    for path, fonts in found.items():
+        assert fonts == chinese, (path, fonts, chinese)
