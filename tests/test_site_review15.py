@@ -236,6 +236,12 @@ def test_a_chinese_learner_searches_in_chinese(served: str) -> None:
             assert "\\" not in snippet, (query, snippet)  # no TeX source of a formula
             for chrome in ("跟随系统", "浅色", "深色", "Ctrl"):  # the page's colour-mode menu and search button
                 assert chrome not in snippet, (query, chrome, snippet)
+        # the home page (it lists every title, so it matches most queries) after every Chinese page
+        paths = [urlsplit(link).path for link in links]
+        if "index.html" in paths:
+            assert "zh" not in languages[paths.index("index.html") :], (query, paths)
+    # a learner's query for a strategy opens a lesson first (the home page came first)
+    assert urlsplit(found["张量并行"]["links"][0]).path.startswith("notebooks/zh/"), found["张量并行"]["links"][:3]
     bubble = [urlsplit(link).path for link in found["流水线气泡"]["links"]]
     lesson = bubble.index("notebooks/zh/06_pipeline_scaling.html")
     guide = bubble.index("docs/instructor/zh/06_pipeline_scaling.html")
@@ -275,6 +281,10 @@ def test_an_english_reader_gets_english_pages_first(served: str) -> None:
         assert "zh" in languages, f"{query}: the premise (Chinese pages match too) does not hold"
         assert "en" not in languages[_first_other_language(links, "en") :], links
         assert not CHINESE.search(found[query]["summary"])
+        paths = [urlsplit(link).path for link in links]
+        assert urlsplit(links[0]).path.startswith("notebooks/en/"), links[:3]  # a lesson first
+        if "index.html" in paths:
+            assert "en" not in languages[paths.index("index.html") :], (query, paths)
     assert found["none"]["links"] == [] and "categories" not in found["none"]["summary"]
 
 

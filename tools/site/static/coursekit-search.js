@@ -2,7 +2,8 @@
  *
  * - results in the page's language come first: a Chinese learner's query (显存, ZeRO-3) also matches the English
  *   lessons, which follow the Chinese ones instead of being mixed in; bilingual pages (home, glossary) count as both;
- *   a lesson comes before its instructor guide page when both match alike;
+ *   among results that match alike, lessons first, instructor guides last; the home page (a list of every title)
+ *   after every page of the page's language;
  * - a result's snippet is taken from the lesson text only: not from the page's buttons and contents list (浅色 深色,
  *   目录 ...), and a formula reads as it is shown, not as its TeX source (KaTeX's MathML copy is left out).
  *
@@ -24,9 +25,17 @@ function ckPageLanguage(docname) {
 const CK_SEARCH_LANGUAGE = (document.documentElement.lang || "en").startsWith("zh") ? "zh" : "en";
 /** Below every result in the page's language: Sphinx's scores are sums of small weights (title 15, term 5 ...). */
 const CK_OTHER_LANGUAGE_PENALTY = 100000;
-/** An instructor guide's page just below the lesson it guides when both match alike (a learner looks for the lesson;
- * Sphinx would otherwise break the tie by name, docs/ before notebooks/). */
-const CK_GUIDE_PENALTY = 1;
+/** Among results that match alike, which comes first: a lesson, then the other course pages (cheat sheet, capstone,
+ * glossary, how to run the course), then the instructor guide (a learner looks for the lesson; Sphinx would break the
+ * tie by title, "Capstone", "Cheat sheet" and "Instructor guide" before "Lesson"). Fractions: they only break ties. */
+function ckTier(docname) {
+  if (docname.startsWith("notebooks/")) return 0.3;
+  if (docname.startsWith("docs/instructor/")) return 0.1;
+  return 0.2;
+}
+/** The home page lists every lesson's title, so it matched most queries, often first (张量并行): it comes after every
+ * page of the search page's language. */
+const CK_HOME_PENALTY = 1000;
 
 var Scorer = {
   // Sphinx's defaults (searchtools.js)
@@ -40,9 +49,10 @@ var Scorer = {
   partialTerm: 2,
   /** [docname, title, anchor, descr, score, filename, kind] -> score, the other language's pages last. */
   score: (result) => {
-    const language = ckPageLanguage(result[0]);
-    const guide = result[0].startsWith("docs/instructor/") ? CK_GUIDE_PENALTY : 0;
-    return result[4] - guide - (language && language !== CK_SEARCH_LANGUAGE ? CK_OTHER_LANGUAGE_PENALTY : 0);
+    const [docname, , , , score] = result;
+    const language = ckPageLanguage(docname);
+    const other = language && language !== CK_SEARCH_LANGUAGE ? CK_OTHER_LANGUAGE_PENALTY : 0;
+    return score + ckTier(docname) - (docname === "index" ? CK_HOME_PENALTY : 0) - other;
   },
 };
 
