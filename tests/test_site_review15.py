@@ -634,3 +634,21 @@ def test_chinese_text_on_other_pages_is_drawn_like_the_chinese_pages(served: str
     assert len(chinese) == 1, chinese
     for path, fonts in found.items():
         assert fonts == chinese, (path, fonts, chinese)
+
+
+@pytest.mark.parametrize(("search", "query"), [("search-zh.html", "流水线气泡"), ("search.html", "bubble")])
+def test_search_results_fit_a_phone(served: str, search: str, query: str) -> None:
+    """A result's snippet may hold a long identifier (a notebook's path in an instructor page): on a 390 px phone it
+    wraps, and the results page is no wider than the screen."""
+
+    def run(browser: Any) -> dict[str, Any]:
+        context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=1)
+        page = context.new_page()
+        page.goto(f"{served}/{search}?q={quote(query)}", wait_until="load")
+        results = _wait_results(page)
+        width = page.evaluate("document.documentElement.scrollWidth")
+        context.close()
+        return {"results": len(results["links"]), "width": width}
+
+    found = in_browser(run)
+    assert found["results"] > 5 and found["width"] <= 390, found
