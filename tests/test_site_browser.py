@@ -69,9 +69,10 @@ def _search(browser: Any, base: str, query: str) -> list[str]:
     page = browser.new_page()
     try:
         page.goto(f"{base}/search.html?q={quote(query)}")
+        # the summary stays empty until the search has finished (the count, or that no page matched: in the search
+        # page's language, tools/site/finish.py)
         page.wait_for_function(
-            "() => /finished|did not match/.test(document.querySelector('#search-results .search-summary')"
-            "?.innerText || '')",
+            "() => /\\S/.test(document.querySelector('#search-results .search-summary')?.innerText || '')",
             timeout=60_000,
         )
         links = page.eval_on_selector_all("#search-results ul.search li > a", "els => els.map(a => a.href)")

@@ -284,6 +284,20 @@ def twin_pages(staging: Path) -> dict[str, tuple[Path, Path]]:
     return pairs
 
 
+#: A Markdown link whose text is its target's file name (the guide's contents: ``[00_index.md](00_index.md)``).
+_FILE_NAME_LINK = re.compile(r"\[`?(?P<name>[\w.-]+\.md)`?\]\((?P<target>(?:[\w.-]+/)*(?P=name))\)")
+
+
+def titled_links(text: str) -> str:
+    """``text`` (a page's Markdown) with each link named by its target's file name left without a text, which the site
+    fills with the target page's title (MyST); the repository's view of the page keeps the file name.
+
+    >>> titled_links("[00_index.md](00_index.md) [sheet](../cheatsheet_zh.md) [cheatsheet_en.md](../cheatsheet_en.md)")
+    '[](00_index.md) [sheet](../cheatsheet_zh.md) [](../cheatsheet_en.md)'
+    """
+    return _FILE_NAME_LINK.sub(r"[](\g<target>)", text)
+
+
 def glossary_anchor(en: str, abbr: str) -> str:
     """The anchor of a glossary term: its abbreviation, else its English name, lower-case with hyphens."""
     text = abbr if abbr and abbr.lower() != "replica" else en
@@ -418,6 +432,10 @@ def conf_py(repo: str) -> str:
             "show_toc_level": 2,
             "navigation_with_keys": False,
         },
+        # the theme's own default ("") is no colour mode: a first visit logged "invalid theme mode" to the console
+        "html_context": {"default_mode": "auto"},
+        # the site's icon (a browser asks every site for one: without it, a 404 in the console of a first visit)
+        "html_favicon": str(HERE / "static" / "coursekit-icon.svg"),
         "html_last_updated_fmt": None,
         "html_copy_source": True,  # the download button offers the lesson's .ipynb
         "myst_enable_extensions": ["dollarmath", "colon_fence"],
@@ -462,7 +480,7 @@ def stage(staging: Path, only: Iterable[str] | None = None) -> dict[str, list[Pa
     docs = doc_pages()
     for page in docs:
         (staging / page).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(ROOT / page, staging / page)
+        (staging / page).write_text(titled_links((ROOT / page).read_text(encoding="utf-8")), encoding="utf-8")
     (staging / "docs" / "GLOSSARY.md").write_text(glossary_page(), encoding="utf-8")
     if Path("docs/GLOSSARY.md") not in docs:
         docs.append(Path("docs/GLOSSARY.md"))
@@ -513,7 +531,7 @@ def build(
     subprocess.run([*command, str(staging), str(out)], check=True, env=env)
     clock.split_sphinx(before, marks, _load_tool("phase_clock").stamp())
     with clock.phase("finish"):
-        finished = _finish_module().finish(out, vendor_cache(), ROOT / "notebooks")
+        finished = _finish_module().finish(out, vendor_cache(), ROOT / "notebooks", ROOT / "docs")
     usage: dict[str, float] = {}
     with clock.phase("pdf"):
         stems = {lang: [p.stem for p in paths] for lang, paths in lessons.items()}

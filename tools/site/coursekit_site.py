@@ -2,8 +2,9 @@
 
 Loaded by the ``conf.py`` that :mod:`build_site` writes. Every page gets a bar at the top:
 
-* the language switch: the same page in the other language (``.../zh/...`` <-> ``.../en/...``), or, for a page
-  written in both languages (the home page, the glossary), links to both course indexes;
+* the language switch: the same page in the other language (``.../zh/...`` <-> ``.../en/...``), at the section
+  being read (coursekit-lang.js: a Chinese section has its English twin's anchor), or, for a page written in both
+  languages (the home page, the glossary), links to both course indexes;
 * on a lesson page: Binder (JupyterLab at that notebook), Colab (the notebook opened from the repository) and the
   ModelScope how-to; the repository comes from ``coursekit_repository`` (owner/name, read from pyproject.toml);
 * a link to the glossary.
@@ -100,10 +101,12 @@ def _bar(app: Any, pagename: str) -> str:
     else:
         other = "en" if lang == "zh" else "zh"
         target = counterpart(pagename)
-        if target not in found:
+        twin = target in found  # the same page in the other language: its sections have this page's anchors
+        if not twin:
             target = INDEX_DOC.format(lang=other)
         if target in found:
-            items.append(_link(uri(pagename, target), labels["switch"], f"ck-lang ck-lang-{other}"))
+            link = _link(uri(pagename, target), labels["switch"], f"ck-lang ck-lang-{other}")
+            items.append(link.replace("<a ", '<a data-ck-same-sections="" ', 1) if twin else link)
     if GLOSSARY_DOC in found and pagename != GLOSSARY_DOC:
         items.append(
             _link(uri(pagename, GLOSSARY_DOC), labels["glossary"] if lang else "术语表 / Glossary", "ck-glossary")
@@ -242,5 +245,6 @@ def setup(app: Any) -> dict[str, Any]:
     app.connect("html-page-context", on_page_context)
     app.add_css_file("coursekit.css")
     app.add_js_file("coursekit-live.js", loading_method="defer")  # lesson widgets' precomputed states
+    app.add_js_file("coursekit-lang.js", loading_method="defer")  # the language switch keeps the section read
     app.add_css_file("coursekit-print.css", media="print")
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -15,6 +15,13 @@ Run by :func:`build_site.build` after Sphinx, on the HTML it wrote:
   built at, so the others' figures (about 40 kB each) and boxes (about 3 kB of HTML each) are no longer part of
   its first load.
 
+* a Chinese page's search box submits to a Chinese search page (``search-zh.html``, written beside Sphinx's English
+  one): its words and Sphinx's messages in Chinese; both search pages list their language's results first and take
+  a result's snippet from the lesson text (static/coursekit-search.js);
+* the cheat sheet's pages print on one A4 page, with the sheet's own print stylesheet (docs/cheatsheet-print.css);
+* a page's switch to the same page in the other language is also among the article header's buttons, which stay at
+  the top of the window (static/coursekit-lang.js opens the other page at the section being read).
+
 The npm packages (KaTeX for the site, axe-core for the accessibility tests) are installed once into a cache
 folder (``build/site-vendor``); their licences are copied beside the files the site serves.
 """
@@ -69,6 +76,13 @@ THEME_TEXTS: tuple[Text, ...] = (
     Text(zh="回到顶部", en="Back to top"),
     Text(zh="跳到正文", en="Skip to main content"),
     Text(zh="作者：coursekit 作者", en="By coursekit authors"),
+    Text(zh="错误", en="Error"),
+    Text(zh="请启用 JavaScript 才能使用搜索。", en="Please activate JavaScript to enable the search functionality."),
+)
+#: The footer's line (conf.py's ``copyright``, as the theme writes it), which a Chinese page shows in Chinese.
+COPYRIGHT = Text(
+    zh="© 版权所有：coursekit 作者；课程文字采用 CC BY 4.0 许可，代码采用 MIT 许可。",
+    en="© Copyright coursekit authors; course text CC BY 4.0, code MIT.",
 )
 #: The theme's English label -> its Chinese: a read-only view of THEME_TEXTS.
 THEME_ZH: Mapping[str, str] = MappingProxyType({text.en: text.zh for text in THEME_TEXTS})
@@ -180,6 +194,10 @@ _NOT_A_NAME = re.compile(r"^fa-(solid|brands|regular|fw|lg|xs|sm|[0-9]+x|spin|pu
 _ICON_TAG = re.compile(r'<(?P<tag>i|span) class="(?P<cls>[^"]*\bfa-[a-z0-9-]+[^"]*)"(?P<attrs>[^>]*)>\s*</(?P=tag)>')
 _ICON_ENTRY = re.compile(r'"?([a-z0-9-]+)"?:\[(\d+),(\d+),\[[^\]]*\],"[0-9a-f]*",("(?:[^"\\]|\\.)*"|\[[^\]]*\])\]')
 _SEARCH_INDEX_TAG = re.compile(r'\s*<script src="(?:\.\./)*searchindex\.js"></script>')
+#: Sphinx's search script and its language data, which the theme puts on every page: only a search page searches (the
+#: theme's box submits to it), and on any other page their presence stopped Sphinx from highlighting the words a
+#: learner searched for (sphinx_highlight.js highlights only where ``Search`` is undefined).
+_SEARCH_SCRIPT_TAGS = re.compile(r'\s*<script src="(?:\.\./)*_static/(?:searchtools|language_data)\.js[^"]*"></script>')
 _FA_TAGS = re.compile(r"\s*<(?:script|link)[^>]*scripts/fontawesome\.js[^>]*>(?:</script>)?")
 
 
@@ -255,8 +273,8 @@ _CODE_BLOCKS = re.compile(r"<(pre|code|script|style|textarea)\b.*?</\1>", flags=
 
 
 def localize(text: str) -> str:
-    """The theme's English labels of a Chinese page in Chinese (attributes and the short texts in THEME_ZH), outside
-    code (:data:`_CODE_BLOCKS`).
+    """The theme's English labels of a Chinese page in Chinese (attributes and the short texts in THEME_ZH, the footer's
+    :data:`COPYRIGHT` line), outside code (:data:`_CODE_BLOCKS`).
 
     >>> localize('<p class="prev-next-subtitle">next</p><pre><span class="nb">next</span>(it)</pre>')
     '<p class="prev-next-subtitle">下一页</p><pre><span class="nb">next</span>(it)</pre>'
@@ -276,6 +294,7 @@ def localize(text: str) -> str:
         part = re.sub(rf'\b({"|".join(_ATTRIBUTES)})="([^"]*)"', attribute, part)
         return re.sub(r"(>)(\s*[A-Za-z][A-Za-z .]*[A-Za-z.]\s*)(?=<)", visible, part)
 
+    text = text.replace(COPYRIGHT.en, COPYRIGHT.zh)
     pieces, start = [], 0
     for block in _CODE_BLOCKS.finditer(text):
         pieces += [outside_code(text[start : block.start()]), block.group(0)]
@@ -458,10 +477,129 @@ def externalize_case_messages(text: str, page: Path, out: Path) -> tuple[str, in
     return _LIVE_FRAMES.sub(replace, text), moved
 
 
-def finish(out: Path, cache: Path, notebooks: Path | None = None) -> dict[str, int]:
+# -- language switch in the article's header ------------------------------------------------------
+
+_SAME_PAGE_SWITCH = re.compile(
+    r'<a data-ck-same-sections="" class="ck-lang ck-lang-(zh|en)" href="([^"]*)">([^<]*)</a>'
+)
+_HEADER_BUTTONS = '<div class="article-header-buttons">'
+
+
+def header_language_switch(text: str) -> str:
+    """``text`` (a page) with its bar's switch to the same page in the other language also among the article header's
+    buttons, which stay at the top of the window (the bar scrolls away with the page): a reader switches where they
+    are reading, and coursekit-lang.js opens the other page at that section."""
+    match = _SAME_PAGE_SWITCH.search(text)
+    if match is None or _HEADER_BUTTONS not in text:
+        return text
+    other, href, label = match.groups()
+    link = (
+        f'<a data-ck-same-sections="" class="btn btn-sm ck-lang ck-lang-header ck-lang-{other}" href="{href}" '
+        f'lang="{HTML_LANG.render(other)}">{label}</a>'
+    )
+    return text.replace(_HEADER_BUTTONS, _HEADER_BUTTONS + link, 1)
+
+
+# -- the cheat sheet, printed from the website ---------------------------------------------------------------
+
+_CHEATSHEET_PAGE = re.compile(r"^docs/cheatsheet_(?:zh|en)\.html$")
+#: The sheet's own print stylesheet (docs/, shared with tools/cheatsheet_pdf.py) and the site's adapter to it.
+CHEATSHEET_STYLES = ("cheatsheet-print.css", "coursekit-cheatsheet-print.css")
+
+
+def print_cheatsheet_on_one_page(text: str, page: str, docs: Path, out: Path) -> str:
+    """A cheat sheet page (``page``, its path in the site ``out``) prints on one A4 page, as its title promises and as
+    tools/cheatsheet_pdf.py prints it: the page links the sheet's print stylesheet (copied from ``docs``) and the
+    site's adapter (static/coursekit-cheatsheet-print.css), for print only. Other pages are returned unchanged."""
+    sheet = docs / CHEATSHEET_STYLES[0]
+    if not _CHEATSHEET_PAGE.match(page) or not sheet.exists():
+        return text
+    shutil.copyfile(sheet, out / "_static" / sheet.name)
+    up = "../" * page.count("/")
+    links = "".join(
+        f'    <link rel="stylesheet" media="print" href="{up}_static/{name}" />\n' for name in CHEATSHEET_STYLES
+    )
+    return text.replace("</head>", links + "</head>", 1)
+
+
+# -- search --------------------------------------------------------------------------------------
+
+#: Each language's search page: a Chinese page's search box submits to the Chinese one.
+SEARCH_PAGE = Text(zh="search-zh.html", en="search.html")
+#: A page's ``<html lang>`` and its search messages' locale, by the course language.
+HTML_LANG = Text(zh="zh-CN", en="en")
+SEARCH_LOCALE = Text(zh="zh_CN", en="en")
+SEARCH_HEADING = Text(zh="搜索", en="Search")
+#: The title of a search page, in its language.
+SEARCH_TITLE = Text(zh="搜索 - coursekit", en="Search - coursekit")
+#: Sphinx's search messages (searchtools.js, by their English key) as a search page says them, in its language.
+SEARCH_MESSAGES: Mapping[str, Text] = MappingProxyType(
+    {
+        "Searching": Text(zh="正在搜索", en="Searching"),
+        "Preparing search...": Text(zh="正在准备搜索……", en="Preparing search..."),
+        "Search Results": Text(zh="搜索结果", en="Search results"),
+        ", in ": Text(zh="，位于 ", en=", in "),
+        "Your search did not match any documents. Please make sure that all words are spelled correctly and that "
+        "you've selected enough categories.": Text(
+            zh="没有页面同时包含这些词。请检查拼写，或换一个更短、更常用的词，例如“气泡”“显存”“all-reduce”。",
+            en="No page contains all of these words. Check the spelling, or try a shorter or more common word, "
+            'such as "bubble", "memory" or "all-reduce".',
+        ),
+    }
+)
+#: Sphinx's count of the pages found (one, several: ``${resultCount}``), in the search page's language.
+SEARCH_FOUND_KEY = "Search finished, found one page matching the search query."
+SEARCH_FOUND = (
+    Text(zh="找到一个页面包含所有这些词。", en="Found one page containing all of these words."),
+    Text(
+        zh="找到 ${resultCount} 个页面包含所有这些词。", en="Found ${resultCount} pages containing all of these words."
+    ),
+)
+_SEARCHTOOLS_TAG = re.compile(r'\n?\s*<script src="_static/searchtools\.js[^"]*"></script>')
+_SEARCH_ACTION = re.compile(r'(<form class="bd-search[^"]*"\s+action="(?:\.\./)*)search\.html"')
+
+
+def search_translations(lang: str) -> str:
+    """The script that gives Sphinx's search its messages in ``lang`` (Documentation.addTranslations)."""
+    messages: dict[str, str | list[str]] = {key: text.render(lang) for key, text in SEARCH_MESSAGES.items()}
+    messages[SEARCH_FOUND_KEY] = [text.render(lang) for text in SEARCH_FOUND]
+    catalog = {"messages": messages, "plural_expr": "n === 1 ? 0 : 1", "locale": SEARCH_LOCALE.render(lang)}
+    body = json.dumps(catalog, ensure_ascii=False).replace("</", "<\\/")
+    return f"<script>Documentation.addTranslations({body});</script>"
+
+
+def search_pages(out: Path) -> int:
+    """Write the Chinese search page beside Sphinx's (English) one and give both their language's messages, the
+    course's result order (this language's pages first, coursekit-search.js) and snippets of the lesson text only;
+    returns the number of search pages written (0 when the site has no search page)."""
+    english = out / "search.html"
+    if not english.exists():
+        return 0
+    text = english.read_text(encoding="utf-8")
+    languages = ("en", "zh")
+    for lang in languages:
+        page = text.replace("<title>Search - coursekit</title>", f"<title>{SEARCH_TITLE.render(lang)}</title>", 1)
+        scripts = f'\n  <script src="_static/coursekit-search.js"></script>\n  {search_translations(lang)}'
+        page = _SEARCHTOOLS_TAG.sub(lambda match, before=scripts: before + match.group(0), page, count=1)
+        page = re.sub(r'<html lang="[^"]*"', f'<html lang="{HTML_LANG.render(lang)}"', page, count=1)
+        page = page.replace('name="docsearch:language" content="en"', f'name="docsearch:language" content="{lang}"')
+        page = page.replace("<h1>Search</h1>", f"<h1>{SEARCH_HEADING.render(lang)}</h1>")
+        if (html_language(page) or "").startswith("zh"):
+            page = localize(page)
+        (out / SEARCH_PAGE.render(lang)).write_text(page, encoding="utf-8")
+    return len(languages)
+
+
+def search_in_language(text: str) -> str:
+    """A Chinese page's search box submits to the Chinese search page."""
+    return _SEARCH_ACTION.sub(lambda match: match.group(1) + SEARCH_PAGE.render("zh") + '"', text)
+
+
+def finish(out: Path, cache: Path, notebooks: Path | None = None, docs: Path | None = None) -> dict[str, int]:
     """Apply every step above to the site in ``out``; returns counts for the build summary.
 
     ``notebooks``: the repository's ``notebooks`` folder, whose lesson notebooks the download buttons give.
+    ``docs``: the repository's ``docs`` folder, whose cheat-sheet print stylesheet the cheat sheet's pages print with.
     """
     static = out / "_static"
     pages = [p for p in out.rglob("*.html") if "_static" not in p.relative_to(out).parts]
@@ -475,18 +613,22 @@ def finish(out: Path, cache: Path, notebooks: Path | None = None) -> dict[str, i
     for page in pages:
         text = name_by_visible_text(inline_icons(page.read_text(encoding="utf-8"), icons))
         text = unwrap_plain_tokens(text, plain)
+        text = header_language_switch(text)
         text, figures = externalize_case_figures(text, page, out)
         text, messages = externalize_case_messages(text, page, out)
         moved += figures
         moved_messages += messages
         if notebooks is not None:
             text = offer_repository_notebook(text, page.relative_to(out).as_posix(), notebooks, out)
+        if docs is not None:
+            text = print_cheatsheet_on_one_page(text, page.relative_to(out).as_posix(), docs, out)
         if page != out / "search.html":  # only the search page searches (the theme's box submits to it)
-            text = _SEARCH_INDEX_TAG.sub("", text)
+            text = _SEARCH_SCRIPT_TAGS.sub("", _SEARCH_INDEX_TAG.sub("", text))
         if (html_language(text) or "").startswith("zh"):
-            text = localize(text)
+            text = search_in_language(localize(text))
             localized += 1
         page.write_text(text, encoding="utf-8")
+    searches = search_pages(out)
     for leftover in static.glob("scripts/fontawesome.js*"):
         leftover.unlink()
     return {
@@ -495,4 +637,5 @@ def finish(out: Path, cache: Path, notebooks: Path | None = None) -> dict[str, i
         "pages_localized": localized,
         "case_figures": moved,
         "case_messages": moved_messages,
+        "search_pages": searches,
     }
