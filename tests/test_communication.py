@@ -90,8 +90,17 @@ def test_ledger_messages_in_chinese() -> None:
         communication_ledger(256, 1, 0, 5)
     assert str(info.value) == "bandwidth_gib_s = 0：必须 > 0。"
     assert communication_ledger(1 / 1024, 10, 100, 5).explain() == (
-        "10 次调用：时延 0.05 ms + 传输 0.0 ms = 0.05 ms，时延主导 (latency-bound)：减少调用次数比加带宽更有效。"
+        "10 次调用：时延 0.05 ms + 传输 < 0.001 ms = 0.05 ms，时延主导 (latency-bound)：减少调用次数比加带宽更有效。"
     )
+
+
+def test_ledger_sentence_never_calls_a_nonzero_term_zero() -> None:
+    """10 calls of 1 KiB at 100 GiB/s move 10 * 2**10 / (100 * 2**30) s = 9.5e-8 s = 0.000095 ms: below the ledger's
+    3 decimals, but not nothing (a learner read '传输 0.0 ms' as 'no transfer'). A term that is truly zero stays 0.0."""
+    sentence = communication_ledger(1 / 1024, 10, 100, 5).explain()
+    assert "transfer < 0.001 ms" in sentence and "latency 0.05 ms" in sentence
+    assert communication_ledger(1 / 1024, 10, 100, 0).explain().startswith("10 calls: latency 0.0 ms + transfer < 0.001")
+    assert "transfer 0.0 ms" in communication_ledger(0, 10, 100, 5).explain()
 
 
 def test_ledger_explain_english() -> None:

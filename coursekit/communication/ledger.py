@@ -83,13 +83,22 @@ class CommunicationLedger:
         '24 calls: latency 0.12 ms + transfer 7.5 ms = 7.62 ms, bandwidth-bound: less payload or more bandwidth
         helps most.'
         """
+        sent = self.calls_per_step > 0
         return tr(
             f"communication.ledger_{self.dominant_term}",
             calls_per_step=self.calls_per_step,
-            latency_ms=self.latency_ms,
-            transfer_ms=self.transfer_ms,
-            lower_bound_ms=self.lower_bound_ms,
+            latency_ms=_shown_ms(self.latency_ms, sent and self.latency_us > 0),
+            transfer_ms=_shown_ms(self.transfer_ms, sent and self.payload_per_call_mib > 0),
+            lower_bound_ms=_shown_ms(self.lower_bound_ms, sent and (self.latency_us > 0 or self.payload_per_call_mib > 0)),
         )
+
+
+def _shown_ms(rounded_ms: float, nonzero: bool) -> str:
+    """A ledger term as the sentence shows it: ``< 0.001`` where a term that is not zero rounds to 0 at
+    :data:`LEDGER_DECIMALS` decimals (a 1 KiB payload's transfer), so a sentence never says a nonzero term is 0."""
+    if nonzero and rounded_ms == 0:
+        return f"< {10.0**-LEDGER_DECIMALS:.{LEDGER_DECIMALS}f}"
+    return str(rounded_ms)
 
 
 @finite_result

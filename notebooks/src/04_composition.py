@@ -368,7 +368,9 @@ assert all(groups[dim] == MEGATRON_DOCSTRING_GROUPS[dim] for dim in MEGATRON_DOC
 mapping = map_groups_to_nodes(groups, gpus_per_node=8)
 print(Text(zh="节点数：", en="nodes:"), mapping.num_nodes)
 print(Text(zh="每个 rank 所在的节点：", en="node of each rank:"), mapping.node_of_rank)
-print(Text(zh="有组跨节点吗：", en="does any group cross nodes:"), {dim: mapping.crosses[dim] for dim in ("TP", "DP", "PP")})
+crosses_label = {True: Text(zh="跨节点", en="crosses nodes"), False: Text(zh="不跨节点", en="within a node")}
+print(Text(zh="各维度的组：", en="groups of each dimension:"),
+      str(Text(zh="；", en="; ")).join(f"{dim} {crosses_label[mapping.crosses[dim]]}" for dim in ("TP", "DP", "PP")))
 print(Text(zh="跨节点的 PP 组：", en="PP groups that cross nodes:"), mapping.crossing["PP"])
 report = topology_report(reference, gpus_per_node=8)
 assert report.ok and not mapping.crosses["TP"] and mapping.crosses["PP"]
