@@ -85,7 +85,7 @@ from pathlib import Path
 from typing import Any
 
 from ._validate import check_instance, learner_functions
-from .i18n import Text, register, shown_repr, tr
+from .i18n import Text, register, shown_repr, shown_str, tr
 
 __all__ = ["config_notes", "load_model_config", "model_fields_from_config"]
 
@@ -151,6 +151,7 @@ register(
             "en": "The model config's {key!r} = {value!r}: the spec can only express a MoE layer in every layer after "
             "the first dense ones, so the last MoE layer must be the last layer ({last}) or -1.",
         },
+        "config.or": {"zh": " 或 ", "en": " or "},
         "config.unread_experts": {
             "zh": "模型配置的 {key!r} = {value!r} 说的是专家，但这个键读取器不认：当作稠密模型读，"
             "混合专家模型会被算错。请把专家数写成 {keys}，每个 token 的专家数写成 num_experts_per_tok。",
@@ -187,6 +188,12 @@ register(
             "zh": "模型配置文件 {path} 不是可用的 JSON：嵌套太深（config.json 只有几层）。",
             "en": "The model config file {path} is not usable JSON: nested too deeply (a config.json has a few "
             "levels).",
+        },
+        "config.duplicate_key": {
+            "zh": "模型配置文件 {path} 把键 '{key}' 写了两次，值不同（{first}，然后 {second}）；不知道哪一个是想要的，"
+            "请删掉其中一个。",
+            "en": "The model config file {path} gives the key '{key}' twice with different values ({first}, then "
+            "{second}); it is unclear which one is meant, so delete one of them.",
         },
         "config.not_json": {
             "zh": "模型配置文件 {path} 不是合法的 JSON：第 {line} 行第 {column} 列，{reason}。",
@@ -970,7 +977,7 @@ def _refuse_unread_experts(config: Mapping[str, Any]) -> None:
         if not isinstance(key, str) or "expert" not in key.lower() or key in known:
             continue
         if not isinstance(value, bool) and isinstance(value, numbers.Integral) and int(value) > 1:
-            accepted = ", ".join(_ALIASES["experts"][:-1]) + " or " + _ALIASES["experts"][-1]
+            accepted = ", ".join(_ALIASES["experts"][:-1]) + tr("config.or") + _ALIASES["experts"][-1]
             raise ValueError(tr("config.unread_experts", key=key, value=value, keys=accepted))
 
 
@@ -1041,6 +1048,21 @@ def _json_reason_key(message: str) -> str:
     return next((key for start, key in _JSON_REASONS if message.startswith(start)), "config.json_other")
 
 
+class _ConflictingKey(Exception):
+    """A JSON object gives one key twice with different values (``args``: the key, the first value, the second)."""
+
+
+def _object_without_conflicts(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object's pairs as a dict; a key given twice with different values raises :class:`_ConflictingKey`
+    (``json`` would keep the last one silently), the same value twice is one key."""
+    data: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in data and _shown_value(data[key]) != _shown_value(value):
+            raise _ConflictingKey(key, data[key], value)
+        data[key] = value
+    return data
+
+
 def load_model_config(path: str | Path) -> dict[str, Any]:
     """Read a ``config.json`` file into a dict, with one localized line for each way it can fail.
 
@@ -1073,8 +1095,19 @@ def load_model_config(path: str | Path) -> dict[str, Any]:
         from ._cli import os_error_reason  # the operating system's refusal in the learner's language
 
         raise ValueError(tr("config.file_unreadable", path=str(path), reason=os_error_reason(error))) from None
-    try:
-        data = json.loads(text, parse_constant=float)  # NaN, Infinity, -Infinity as the numbers they name
+    try:  # NaN, Infinity, -Infinity as the numbers they name
+        data = json.loads(text, parse_constant=float, object_pairs_hook=_object_without_conflicts)
+    except _ConflictingKey as conflict:
+        key, first, second = conflict.args
+        raise ValueError(
+            tr(
+                "config.duplicate_key",
+                path=str(path),
+                key=shown_str(key),
+                first=shown_str(_shown_value(first)),
+                second=shown_str(_shown_value(second)),
+            )
+        ) from None
     except json.JSONDecodeError as error:
         reason = tr(_json_reason_key(error.msg))
         raise ValueError(

@@ -45,6 +45,7 @@ __all__ = [
     "FP8_ANY_LAYOUT_COMPUTE_CAPABILITY",
     "FP8_LAYOUT_SOURCE",
     "FP8_RECIPES",
+    "FP8_TENSOR_CORE_COMPUTE_CAPABILITY",
     "FP8_WEIGHT_CACHE_BYTES",
     "FP8_WEIGHT_CACHE_SOURCE",
     "LOGITS_BYTES",
@@ -122,6 +123,10 @@ FP8_LAYOUT_SOURCE: str = (
 #: (:data:`FP8_LAYOUT_SOURCE`), and at which it runs MXFP8: [10.0, 12.0) (:data:`MXFP8_SOURCE`).
 FP8_ANY_LAYOUT_COMPUTE_CAPABILITY: tuple[tuple[float, float], ...] = ((10.0, 12.0), (13.0, math.inf))
 MXFP8_COMPUTE_CAPABILITY: tuple[float, float] = (10.0, 12.0)
+#: The lowest compute capability with FP8 tensor cores: Ada (8.9), then Hopper (9.0) and Blackwell (10.x); Ampere
+#: (A100 8.0, A10/RTX 30 8.6) has none (CUDA C++ Programming Guide, "Compute Capabilities": FP8 tensor core support
+#: from 8.9). A device stated below it is given no FP8 peak (:class:`ClusterSpec`).
+FP8_TENSOR_CORE_COMPUTE_CAPABILITY: float = 8.9
 
 #: What an FP8 run saves for backward beyond Transformer Engine's rule (each FP8 linear layer keeps its FP8 input;
 #: flash attention its bf16 output): ``"transformer-engine"``, that rule; ``"deepseek-v3"``, DeepSeek-V3's FP8
@@ -394,6 +399,14 @@ register(
             "en": "{name} = {value!r}: an FP8 peak cannot be below the bf16 peak {bf16_name} = {bf16!r} (a "
             "device with FP8 tensor cores runs FP8 at least as fast as bf16, e.g. H100 SXM 1979 vs 989 dense "
             "TFLOP/s); a device without FP8 tensor cores has no FP8 peak to give.",
+        },
+        "planner.fp8_peak_no_tensor_cores": {
+            "zh": "{name} = {value!r}：计算能力 (compute capability) {cc_name} = {cc!r} 的设备没有 FP8 张量核心（从 "
+            "{low} 起才有：Ada 8.9、Hopper 9.0、Blackwell 10.x；A100 是 8.0），所以没有 FP8 峰值；请去掉 FP8 峰值，"
+            "或给出这台有这种张量核心的设备的计算能力（至少 {low}）。",
+            "en": "{name} = {value!r}: devices of compute capability {cc_name} = {cc!r} have no FP8 tensor cores "
+            "(they start at {low}: Ada 8.9, Hopper 9.0, Blackwell 10.x; A100 is 8.0), so they have no FP8 peak; leave "
+            "the FP8 peak out, or state the compute capability of a device that has them (at least {low}).",
         },
         "planner.lora_serving": {
             "zh": "lora_rank = {value!r}：低秩适配 (LoRA) 是训练负载（冻结权重，只训练适配器），而 mode = 'serving' "
@@ -2121,6 +2134,18 @@ class ClusterSpec:
                     value=raw.peak_flops_fp8,
                     bf16_name="peak_flops",
                     bf16=self.peak_flops,
+                )
+            )
+        cc = self.compute_capability
+        if self.peak_flops_fp8 is not None and cc is not None and cc < FP8_TENSOR_CORE_COMPUTE_CAPABILITY:
+            raise ValueError(
+                tr(
+                    "planner.fp8_peak_no_tensor_cores",
+                    name="peak_flops_fp8",
+                    value=raw.peak_flops_fp8,
+                    cc_name="compute_capability",
+                    cc=cc,
+                    low=FP8_TENSOR_CORE_COMPUTE_CAPABILITY,
                 )
             )
         for attr in (

@@ -50,6 +50,7 @@ from ..specs import (
     EP_OVERLAP_SCHEDULES,
     FP8_ACTIVATION_CACHES,
     FP8_RECIPES,
+    FP8_TENSOR_CORE_COMPUTE_CAPABILITY,
     FP8_WEIGHT_CACHE_BYTES,
     MAX_BANDWIDTH_BYTES_PER_S,
     MAX_DEVICE_MEMORY_GIB,
@@ -1062,7 +1063,7 @@ def model_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser) -
             config = load_model_config(args.model_config)
             model, notes = ModelSpec.from_config(config), config_notes(config)
         except (TypeError, ValueError) as exc:
-            sys.stderr.write(tr("cli.error", prog=parser.prog, message=exc) + "\n")
+            sys.stderr.write(tr("cli.error", prog=parser.prog, message=str(exc)) + "\n")
             raise SystemExit(EXIT_USAGE) from None
     if getattr(args, "dropout", None) is not None:  # the serving parser has no --dropout
         model = replace(model, dropout=args.dropout)
@@ -1126,6 +1127,18 @@ def cluster_from_args(args: argparse.Namespace, custom: dict[str, Any]) -> Clust
                 value=fp8_tflops,
                 bf16_name="--peak-tflops",
                 bf16=bf16_tflops,
+            )
+        )
+    cc = custom.get("compute_capability", getattr(preset, "compute_capability", None))
+    if fp8 is not None and cc is not None and cc < FP8_TENSOR_CORE_COMPUTE_CAPABILITY:  # a100-8 + --peak-fp8-tflops
+        raise ValueError(
+            tr(
+                "planner.fp8_peak_no_tensor_cores",
+                name="--peak-fp8-tflops",
+                value=_from_spec_unit("peak_flops_fp8", fp8),
+                cc_name="--compute-capability",
+                cc=cc,
+                low=FP8_TENSOR_CORE_COMPUTE_CAPABILITY,
             )
         )
     if args.cluster is None:

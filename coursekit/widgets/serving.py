@@ -381,6 +381,11 @@ def _ms(value: float, decimals: int = 1) -> str:
     return significant_unchecked(value, 2)
 
 
+def _both(key: str) -> Text:
+    """Catalog entry ``key`` in both languages (a menu label that follows ``set_language``)."""
+    return Text(zh=tr(key, "zh"), en=tr(key, "en"))
+
+
 class ServingWidget(LessonWidget[ServingView]):
     """One replica's memory ledger and latency–throughput curve; model, GPU, TP, batch, lengths and precision as
     controls.
@@ -421,7 +426,7 @@ class ServingWidget(LessonWidget[ServingView]):
                 ),
                 "precision": dropdown(
                     "widgets.serving.precision",
-                    [(tr(f"widgets.serving.precision_{option}"), option) for option in PRECISION_OPTIONS],
+                    [(_both(f"widgets.serving.precision_{option}"), option) for option in PRECISION_OPTIONS],
                     value=precision,
                 ),
             }

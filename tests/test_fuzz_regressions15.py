@@ -1,0 +1,223 @@
+"""Inputs a fifteenth adversarial fuzzing pass found wrong, each with the behaviour the project's rules ask for.
+
+The pass aimed at what the earlier ones skip: flags and spec fields that contradict each other (an FP8 peak on a
+device whose compute capability has no FP8 tensor cores), odd config.json files, and widgets whose language changes
+after they are built. The rules: bad input is a ``TypeError``/``ValueError`` naming the parameter, the value and the
+rule, in the learner's language; a command line never prints a traceback (one line on stderr, exit status 2);
+results stay physically consistent. The expected values below follow from those rules, a datasheet or a hand count,
+not from running the code.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import replace
+
+import pytest
+
+from coursekit.i18n import get_language, set_language
+from coursekit.presets import CLUSTERS
+from coursekit.specs import ClusterSpec
+from tests.test_fuzz_regressions12 import _cli
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+PLAN = ["plan", "--model", "gpt2-small", "--global-batch", "16", "--top", "1"]
+CONFIG_PLAN = ["plan", "--global-batch", "16", "--top", "1", "--cluster", "h100-8"]
+
+
+def _in(lang: str, call):  # type: ignore[no-untyped-def]
+    before = get_language()
+    set_language(lang)
+    try:
+        return call()
+    finally:
+        set_language(before)
+
+
+# --------------------------------------------------------------------------- 1: an FP8 peak without FP8 tensor cores
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_an_fp8_peak_on_a_device_of_compute_capability_below_8_9_is_refused(lang: str) -> None:
+    """Before: ``replace(h100, compute_capability=8.0)`` kept H100's FP8 peak, so ``precision='fp8'`` ran an Ampere
+    device's linear layers at 1979 TFLOP/s. FP8 tensor cores start at compute capability 8.9 (Ada; Hopper 9.0)."""
+
+    def refusal() -> str:
+        with pytest.raises(ValueError) as caught:
+            replace(CLUSTERS["h100-8"], compute_capability=8.0)
+        return str(caught.value)
+
+    message = _in(lang, refusal)
+    assert message.startswith("peak_flops_fp8 = 1979000000000000.0")
+    assert "compute_capability = 8.0" in message and "8.9" in message
+    assert bool(CJK.search(message)) == (lang == "zh")
+
+
+def test_an_fp8_peak_at_compute_capability_8_9_and_above_or_unstated_is_kept() -> None:
+    assert replace(CLUSTERS["h100-8"], compute_capability=8.9).peak("fp8") == 1979e12
+    assert replace(CLUSTERS["h100-8"], compute_capability=None).peak("fp8") == 1979e12
+    assert replace(CLUSTERS["a100-8"], compute_capability=None, peak_flops_fp8=624e12).peak("fp8") == 624e12
+    assert all(c.peak_flops_fp8 is None or c.compute_capability >= 8.9 for c in CLUSTERS.values())
+    ampere = ClusterSpec("amp", 1, 8, 80, 312e12, 300e9, 25e9, 2e-6, 5e-6, 2e12, compute_capability=8.0)
+    assert ampere.peak_flops_fp8 is None
+
+
+@pytest.mark.parametrize(
+    ("flags", "fp8", "cc"),
+    [
+        (["--cluster", "a100-8", "--peak-fp8-tflops", "1000"], "1000.0", "8.0"),  # A100 preset: compute capability 8.0
+        (["--cluster", "h100-8", "--compute-capability", "8.6"], "1979.0", "8.6"),  # the preset's FP8 peak
+    ],
+)
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_command_line_refuses_an_fp8_peak_below_compute_capability_8_9(
+    flags: list[str], fp8: str, cc: str, lang: str
+) -> None:
+    code, out, err = _cli([*PLAN, *flags, "--lang", lang])
+    last = err.strip().splitlines()[-1]
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert f"--peak-fp8-tflops = {fp8}" in last and f"--compute-capability = {cc}" in last
+    assert bool(CJK.search(last)) == (lang == "zh")
+    code, out, _ = _cli([*PLAN, *flags, "--compute-capability", "8.9"])
+    assert code == 0 and "8.9" in out.splitlines()[0]
+
+
+# --------------------------------------------------------------------------- 2: widget labels follow set_language
+
+WIDGETS = [
+    ("capacity", "CapacityWidget"),
+    ("communication", "CommunicationWidget"),
+    ("composition", "CompositionWidget"),
+    ("gates", "GatesWidget"),
+    ("matrix", "MatrixWidget"),
+    ("pipeline", "PipelineWidget"),
+    ("roofline", "RooflineWidget"),
+    ("scaling", "ScalingWidget"),
+    ("serving", "ServingWidget"),
+    ("workbench", "WorkbenchWidget"),
+]
+
+
+def _labels(widget) -> dict[str, tuple]:  # type: ignore[no-untyped-def]
+    return {
+        name: (control.description, tuple(getattr(control, "_options_labels", ())), getattr(control, "label", None))
+        for name, control in widget.controls.items()
+    }
+
+
+@pytest.mark.parametrize(("module", "name"), WIDGETS)
+@pytest.mark.parametrize(("built", "shown"), [("en", "zh"), ("zh", "en")])
+def test_widget_labels_follow_a_later_set_language(module: str, name: str, built: str, shown: str) -> None:
+    """Before: a widget built in English and redrawn after ``set_language("zh")`` showed Chinese messages beside its
+    English control labels ('pipeline stages p'). Its descriptions and menu labels are now those of a widget built in
+    the new language, and no control's value moves."""
+    import importlib
+
+    cls = getattr(importlib.import_module(f"coursekit.widgets.{module}"), name)
+    try:
+        set_language(shown)
+        expected = _labels(cls())
+        set_language(built)
+        widget = cls()
+        values = widget.values()
+        set_language(shown)
+        widget.redraw()
+        assert _labels(widget) == expected
+        assert widget.values() == values and widget.status == "ok"
+        if shown == "zh":
+            assert all(CJK.search(str(control.description)) for control in widget.controls.values())
+    finally:
+        set_language("en")
+
+
+def test_relabelling_keeps_a_chosen_option_and_a_modes_own_labels() -> None:
+    """The workbench in serving mode keeps its concurrency and prompt controls (relabelling must not run the mode's
+    swap again), and the pipeline's 'none' option is relabelled after its device menu was rebuilt."""
+    from coursekit.widgets.pipeline import PipelineWidget
+    from coursekit.widgets.workbench import WorkbenchWidget
+
+    try:
+        set_language("en")
+        bench = WorkbenchWidget()
+        bench.controls["mode"].value = "serving"
+        bench.controls["global_batch"].value = bench.controls["global_batch"]._options_values[-1]
+        values = bench.values()
+        set_language("zh")
+        bench.redraw()
+        assert bench.values() == values
+        assert bench.controls["global_batch"].description == "并发请求数"
+        assert bench.controls["mode"].label == "服务"
+        pipe = PipelineWidget()
+        set_language("en")
+        pipe.controls["stages"].value = 2
+        assert pipe.controls["slow_stage"]._options_labels == ("none", "0", "1")
+        assert pipe.controls["stages"].description.startswith("pipeline stages")
+    finally:
+        set_language("en")
+
+
+# --------------------------------------------------------------------------- 3: a config.json that states a key twice
+
+LLAMA = (
+    '{"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32, '
+    '"num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 128256, "max_position_embeddings": 8192'
+)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_key_given_twice_with_different_values_is_refused(tmp_path, lang: str) -> None:  # type: ignore[no-untyped-def]
+    """Before: json kept the last value silently, so a config.json stating hidden_size 4096 and then 8192 was planned
+    as a model twice as wide, with nothing said. Nested objects (rope_scaling) are checked too."""
+    from coursekit.model_config import load_model_config
+
+    top, nested = tmp_path / "top.json", tmp_path / "nested.json"
+    top.write_text(LLAMA + ', "hidden_size": 8192}')
+    nested.write_text(LLAMA + ', "rope_scaling": {"factor": 8.0, "factor": 4.0}}')
+    for path, key, first, second in ((top, "hidden_size", "4096", "8192"), (nested, "factor", "8.0", "4.0")):
+
+        def refusal(path=path) -> str:  # type: ignore[no-untyped-def]
+            with pytest.raises(ValueError) as caught:
+                load_model_config(path)
+            return str(caught.value)
+
+        message = _in(lang, refusal)
+        assert f"'{key}'" in message and first in message and second in message and str(path) in message
+        assert bool(CJK.search(message)) == (lang == "zh")
+    code, out, err = _cli([*CONFIG_PLAN, "--model-config", str(top), "--lang", lang])
+    assert code == 2 and out == "" and "'hidden_size'" in err.strip().splitlines()[-1] and "Traceback" not in err
+
+
+def test_a_key_given_twice_with_the_same_value_is_read_once(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from coursekit.model_config import load_model_config
+
+    path = tmp_path / "same.json"
+    path.write_text(LLAMA + ', "hidden_size": 4096, "x": NaN, "x": NaN}')
+    config = load_model_config(path)
+    assert config["hidden_size"] == 4096 and len(config) == 9
+
+
+# --------------------------------------------------------------------------- 4: a long config refusal, whole and Chinese
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_command_line_prints_a_long_model_config_refusal_whole(tmp_path, lang: str) -> None:  # type: ignore[no-untyped-def]
+    """Before: the refusal was passed to the catalog as an exception object, which it clips to about 200 characters
+    as it clips a learner's value: 'does not take: r...m_local_experts' lost the rule and the keys to use. And the
+    Chinese refusal listed the keys with an English 'or'."""
+    from coursekit.model_config import model_fields_from_config
+
+    path = tmp_path / "experts.json"
+    path.write_text(LLAMA + ', "moe_num_expert": 8}')
+    code, out, err = _cli([*CONFIG_PLAN, "--model-config", str(path), "--lang", lang])
+    last = err.strip().splitlines()[-1]
+    assert code == 2 and out == "" and "..." not in last
+    joined = "n_routed_experts, num_local_experts, num_experts " + ("或" if lang == "zh" else "or") + " moe_num_experts"
+    assert "'moe_num_expert' = 8" in last and joined in last and "num_experts_per_tok" in last
+
+    def refusal() -> str:
+        with pytest.raises(ValueError) as caught:
+            model_fields_from_config({**json.loads(LLAMA + "}"), "moe_num_expert": 8})
+        return str(caught.value)
+
+    assert (" or " in _in(lang, refusal)) == (lang == "en")
