@@ -323,6 +323,20 @@ register(
             "(1); not modelled: every layer is counted as softmax attention over the full sequence (parameters, "
             "FLOPs, activations and KV cache), so these layers' cost is misstated.",
         },
+        "config.note_mamba_layers": {
+            "zh": "{key}：{layers} 层中有 {mamba} 层是 Mamba 层（状态空间模型 (state-space model)），注意力只在 "
+            "{attention} 层里；未建模：每层都按一个完整的 Transformer 层（注意力加 MLP）计，所以开销与实际不符。",
+            "en": "{key}: {mamba} of {layers:@layer} are Mamba (state-space model) layers, and attention runs in "
+            "{attention:@layer}; not modelled: each layer is counted as a whole transformer layer (attention and MLP), "
+            "so the cost is misstated.",
+        },
+        "config.note_mamba_keys": {
+            "zh": "{key}：配置里有 Mamba（状态空间模型 (state-space model)）的设置，但没有读取器认得的、说明哪些层是 "
+            "Mamba 层的键；未建模：每层都按一个完整的 Transformer 层（注意力加 MLP）计，所以开销可能与实际不符。",
+            "en": "{key}: the config has Mamba (state-space model) settings, but no key the reader takes says which "
+            "layers are Mamba layers; not modelled: each layer is counted as a whole transformer layer (attention "
+            "and MLP), so the cost may be misstated.",
+        },
         "config.note_sinks": {
             "zh": "model_type={value}：注意力汇 (attention sink)（每层每个注意力头一个学习到的 logit，加进 softmax）；"
             "未建模：略去它们的 {count} 个参数和 softmax 多出的一项（与各层相比可忽略）。",
@@ -541,7 +555,10 @@ OPT_IN_WINDOW_TYPES: frozenset[str] = frozenset({"qwen2", "qwen2_moe", "qwen3", 
 #: the chunked mask from it); no other model type reads it, so elsewhere it changes nothing and is noted as such.
 CHUNKED_ATTENTION_TYPES: frozenset[str] = frozenset({"llama4_text"})
 #: ``layer_types`` entries that are softmax attention the spec counts (a window or a chunk has its own note).
-_ATTENTION_LAYER_TYPES: frozenset[str] = frozenset({"full_attention", "sliding_attention", "chunked_attention"})
+#: ("attention": GraniteMoeHybridConfig's name beside "mamba".)
+_ATTENTION_LAYER_TYPES: frozenset[str] = frozenset(
+    {"full_attention", "sliding_attention", "chunked_attention", "attention"}
+)
 
 
 #: What transformers' configuration classes take for a key that a published config.json leaves out, where the
@@ -805,7 +822,9 @@ def _hybrid_notes(config: Mapping[str, Any]) -> list[Text]:
     ``full_attention_interval`` (transformers' Qwen3NextConfig: layer i is linear attention unless (i + 1) is a
     multiple of it; read only when ``layer_types`` is absent, which then says it), Nemotron-H's
     ``hybrid_override_pattern`` (one character a block: M Mamba, - MLP, * attention, E MoE) and MiniMax's
-    ``attn_type_list`` (one entry a layer: 0 linear, 1 softmax attention). A value of another type is passed over.
+    ``attn_type_list`` (one entry a layer: 0 linear, 1 softmax attention), and the Mamba layers of Jamba, Bamba,
+    Granite 4.0 and Zamba (:func:`_mamba_layers`); a config with other Mamba settings (a ``mamba_*`` or ``ssm_*``
+    key) and none of these says that its layers are not told apart. A value of another type is passed over.
 
     >>> [n.render("en")[:60] for n in _hybrid_notes({"num_hidden_layers": 48, "full_attention_interval": 4})]
     ['full_attention_interval=4: one layer in every 4 of the 48 la']
@@ -826,7 +845,46 @@ def _hybrid_notes(config: Mapping[str, Any]) -> list[Text]:
         linear = sum(1 for k in kinds if k == 0)
         if linear:
             notes.append(_note("config.note_attn_type_list", count=linear, layers=len(kinds)))
+    mamba = _mamba_layers(config, layers)
+    if mamba is not None:
+        key, count, attention = mamba
+        if count:
+            notes.append(_note("config.note_mamba_layers", key=key, mamba=count, attention=attention, layers=layers))
+    elif not notes and not isinstance(config.get("layer_types"), list):  # layer_types has its own note
+        setting = next((k for k in config if isinstance(k, str) and k.lower().startswith(("mamba_", "ssm_"))), None)
+        if setting is not None:
+            notes.append(_note("config.note_mamba_keys", key=setting))
     return notes
+
+
+def _mamba_layers(config: Mapping[str, Any], layers: int) -> tuple[str, int, int] | None:
+    """(the keys, Mamba layers, layers with attention) of a hybrid Mamba config, from the keys transformers' configs
+    place the attention layers by: Jamba's ``attn_layer_period`` / ``attn_layer_offset`` (JambaConfig: layer i has
+    attention when i % period == offset, defaults 8 and 4), Bamba's and Granite 4.0's ``attn_layer_indices``
+    (BambaConfig, GraniteMoeHybridConfig) and Zamba's ``layers_block_type`` (ZambaConfig, Zamba2Config: each layer
+    "mamba", or "hybrid", a Mamba layer with the shared attention block); None when it states none (or a value of
+    another type, passed over).
+
+    >>> _mamba_layers({"model_type": "jamba"}, 32), _mamba_layers({"attn_layer_indices": [9, 18, 27]}, 32)
+    (('attn_layer_period=8, attn_layer_offset=4', 28, 4), ('attn_layer_indices', 29, 3))
+    """
+    if not layers:
+        return None
+    if config.get("model_type") == "jamba" or config.get("attn_layer_period") is not None:
+        period, offset = _count(config.get("attn_layer_period", 8)), config.get("attn_layer_offset", 4)
+        if period is None or isinstance(offset, bool) or not isinstance(offset, numbers.Integral) or offset < 0:
+            return None
+        attention = sum(1 for i in range(layers) if i % period == offset)
+        return f"attn_layer_period={period}, attn_layer_offset={int(offset)}", layers - attention, attention
+    indices = config.get("attn_layer_indices")
+    if isinstance(indices, list) and all(type(i) is int and 0 <= i < layers for i in indices):
+        attention = len(set(indices))
+        return "attn_layer_indices", layers - attention, attention
+    kinds = config.get("layers_block_type")
+    if isinstance(kinds, list) and kinds and all(k in ("mamba", "hybrid", "attention") for k in kinds):
+        attention = sum(1 for k in kinds if k != "mamba")
+        return "layers_block_type", sum(1 for k in kinds if k != "attention"), attention
+    return None
 
 
 def _other_notes(config: Mapping[str, Any], model_type: str) -> list[Text]:

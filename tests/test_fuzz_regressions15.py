@@ -197,7 +197,7 @@ def test_a_key_given_twice_with_the_same_value_is_read_once(tmp_path) -> None:  
     assert config["hidden_size"] == 4096 and len(config) == 9
 
 
-# --------------------------------------------------------------------------- 4: a long config refusal, whole and Chinese
+# --------------------------------------------------------------------------- 4: a long config refusal, whole, Chinese
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -221,3 +221,54 @@ def test_the_command_line_prints_a_long_model_config_refusal_whole(tmp_path, lan
         return str(caught.value)
 
     assert (" or " in _in(lang, refusal)) == (lang == "en")
+
+
+# --------------------------------------------------------------------------- 5: hybrid Mamba configs of other families
+
+HYBRID_BASE = {
+    "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+    "intermediate_size": 14336, "vocab_size": 65536, "max_position_embeddings": 4096, "hidden_act": "silu",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("extra", "start", "mamba", "attention"),
+    [
+        # JambaConfig: attention where i % attn_layer_period == attn_layer_offset (8, 4): layers 4, 12, 20, 28
+        ({"model_type": "jamba", "attn_layer_period": 8, "attn_layer_offset": 4}, "attn_layer_period=8", 28, 4),
+        ({"model_type": "jamba"}, "attn_layer_period=8, attn_layer_offset=4", 28, 4),  # transformers' defaults
+        # BambaConfig / GraniteMoeHybridConfig: attention on the listed layers only
+        ({"model_type": "bamba", "attn_layer_indices": [9, 18, 27]}, "attn_layer_indices", 29, 3),
+        # Zamba2Config: every layer a Mamba layer, "hybrid" ones with the shared attention block
+        ({"model_type": "zamba2", "layers_block_type": ["mamba"] * 5 + ["hybrid"] + ["mamba"] * 26},
+         "layers_block_type", 32, 1),
+    ],
+)  # fmt: skip
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_hybrid_mamba_config_says_its_mamba_layers_are_not_modelled(
+    extra: dict, start: str, mamba: int, attention: int, lang: str
+) -> None:
+    """Before: Jamba, Bamba, Granite 4.0 and Zamba configs were planned as 32 transformer layers with nothing said
+    (only Nemotron-H's, Qwen3-Next's and MiniMax's layer keys had a note)."""
+    from coursekit.model_config import config_notes
+    from coursekit.specs import ModelSpec
+
+    config = {**HYBRID_BASE, **extra}
+    (note,) = config_notes(config)
+    text = note.render(lang)
+    assert text.startswith(start) and str(mamba) in text and str(attention) in text and "32" in text
+    assert bool(CJK.search(text)) == (lang == "zh")
+    if lang == "en":
+        assert f"{mamba} of 32 layers are Mamba" in text and f"attention runs in {attention} layer" in text
+        assert "attention runs in 1 layers" not in text
+    assert _in(lang, lambda: ModelSpec.from_config(config).source).endswith(text)
+
+
+def test_other_mamba_settings_are_noted_and_granite_attention_layers_are_attention() -> None:
+    from coursekit.model_config import config_notes
+
+    (note,) = config_notes({**HYBRID_BASE, "model_type": "falcon_h1", "mamba_d_ssm": 1024})
+    assert note.en.startswith("mamba_d_ssm: the config has Mamba (state-space model) settings")
+    granite = {**HYBRID_BASE, "layer_types": ["mamba"] * 28 + ["attention"] * 4, "mamba_d_state": 128}
+    assert [n.en[:36] for n in config_notes(granite)] == ["layer_types: 28 of 32 layers are 'ma"]
+    assert config_notes({**HYBRID_BASE, "model_type": "llama"}) == ()
