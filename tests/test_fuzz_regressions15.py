@@ -272,3 +272,28 @@ def test_other_mamba_settings_are_noted_and_granite_attention_layers_are_attenti
     granite = {**HYBRID_BASE, "layer_types": ["mamba"] * 28 + ["attention"] * 4, "mamba_d_state": 128}
     assert [n.en[:36] for n in config_notes(granite)] == ["layer_types: 28 of 32 layers are 'ma"]
     assert config_notes({**HYBRID_BASE, "model_type": "llama"}) == ()
+
+
+# --------------------------------------------------------------------------- 6: a prefill chunk longer than its context
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_prefill_chunk_longer_than_the_context_is_refused(lang: str) -> None:
+    """Before: ``prefill_chunk_tokens=10**6`` beside ``context_tokens=10`` sized the workspace for a million tokens no
+    request has (80.1 GiB on llama3-8b), so one 10-token request 'did not fit' an 80 GiB H100."""
+    from coursekit.presets import MODELS
+    from coursekit.serving import serving_memory_ledger
+
+    args = {"concurrency": 1, "context_tokens": 10}
+
+    def refusal() -> str:
+        with pytest.raises(ValueError) as caught:
+            serving_memory_ledger(MODELS["llama3-8b"], CLUSTERS["h100-8"], prefill_chunk_tokens=10**6, **args)
+        return str(caught.value)
+
+    message = _in(lang, refusal)
+    assert message.startswith("prefill_chunk_tokens = 1000000") and "context_tokens = 10" in message
+    assert bool(CJK.search(message)) == (lang == "zh")
+    whole = serving_memory_ledger(MODELS["llama3-8b"], CLUSTERS["h100-8"], prefill_chunk_tokens=10, **args)
+    assert whole == serving_memory_ledger(MODELS["llama3-8b"], CLUSTERS["h100-8"], **args)  # the default: the context
+    assert whole.fits
