@@ -408,6 +408,18 @@ register(
             "(they start at {low}: Ada 8.9, Hopper 9.0, Blackwell 10.x; A100 is 8.0), so they have no FP8 peak; leave "
             "the FP8 peak out, or state the compute capability of a device that has them (at least {low}).",
         },
+        "planner.ceiling_with_flat": {
+            "zh": "efficiency_ceiling = {ceiling!r}：achievable_flops_fraction = {flat!r} 给每个矩阵乘设定同一个峰值"
+            "占比，效率模型不再使用，它的上限也就不会被读取；只给其中一个。",
+            "en": "efficiency_ceiling = {ceiling!r}: achievable_flops_fraction = {flat!r} sets one share of peak for "
+            "every matmul instead of the efficiency model, so the model's ceiling would be ignored; give one of them.",
+        },
+        "planner.overlap_with_all": {
+            "zh": "{name} = {value!r}：overlap_fraction = {all!r} 为每个维度设定被计算掩盖的通信比例，所以 {name} "
+            "不会被读取；只给其中一个。",
+            "en": "{name} = {value!r}: overlap_fraction = {all!r} sets the share of communication hidden under "
+            "compute for every dimension, so {name} would be ignored; give one of them.",
+        },
         "planner.lora_serving": {
             "zh": "lora_rank = {value!r}：低秩适配 (LoRA) 是训练负载（冻结权重，只训练适配器），而 mode = 'serving' "
             "规划推理，推理的估算不含 LoRA 适配器；请去掉 lora_rank（None），或用 mode = 'training'。",
@@ -2479,6 +2491,14 @@ class WorkloadSpec:
                 "efficiency_ceiling",
                 check_number("efficiency_ceiling", raw.efficiency_ceiling, ge=MIN_SHARE, le=1),
             )
+        if self.achievable_flops_fraction is not None and self.efficiency_ceiling is not None:  # one would be dead
+            ceiling, flat = self.efficiency_ceiling, self.achievable_flops_fraction
+            raise ValueError(tr("planner.ceiling_with_flat", ceiling=ceiling, flat=flat))
+        for dim, default in OVERLAP_DEFAULTS.items() if self.overlap_fraction is not None else ():
+            name = f"overlap_{dim}"  # overlap_fraction answers for every dimension (overlap()): this one is dead
+            if getattr(self, name) != default:
+                raise ValueError(tr("planner.overlap_with_all", name=name, value=getattr(self, name),
+                                    all=self.overlap_fraction))  # fmt: skip
         reserve = check_number("runtime_reserve_gib", raw.runtime_reserve_gib, ge=0, le=MAX_DEVICE_MEMORY_GIB)
         object.__setattr__(self, "runtime_reserve_gib", reserve)
         check_bool("sequence_parallel", raw.sequence_parallel)

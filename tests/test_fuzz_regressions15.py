@@ -297,3 +297,43 @@ def test_a_prefill_chunk_longer_than_the_context_is_refused(lang: str) -> None:
     whole = serving_memory_ledger(MODELS["llama3-8b"], CLUSTERS["h100-8"], prefill_chunk_tokens=10, **args)
     assert whole == serving_memory_ledger(MODELS["llama3-8b"], CLUSTERS["h100-8"], **args)  # the default: the context
     assert whole.fits
+
+
+# --------------------------------------------------------------------------- 7: a setting the other one leaves unread
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_flat_share_of_peak_with_a_ceiling_and_one_overlap_with_a_dimensions_are_refused(lang: str) -> None:
+    """Before: ``WorkloadSpec(achievable_flops_fraction=0.5, efficiency_ceiling=0.3)`` planned exactly as without the
+    ceiling (the flat share replaces the efficiency model), and ``overlap_fraction=0.5`` with ``overlap_dp=0.0``
+    exactly as without ``overlap_dp``: a value no answer reads is refused rather than dropped (the command line
+    already refused ``--overlap`` with ``--overlap-dp``)."""
+    from coursekit.planner import WorkloadSpec
+
+    for kwargs, field, value, other in (
+        ({"achievable_flops_fraction": 0.5, "efficiency_ceiling": 0.3}, "efficiency_ceiling", "0.3", "0.5"),
+        ({"overlap_fraction": 0.5, "overlap_dp": 0.0}, "overlap_dp", "0.0", "0.5"),
+    ):
+
+        def refusal(kwargs=kwargs) -> str:  # type: ignore[no-untyped-def]
+            with pytest.raises(ValueError) as caught:
+                WorkloadSpec(global_batch=8, **kwargs)
+            return str(caught.value)
+
+        message = _in(lang, refusal)
+        assert message.startswith(f"{field} = {value}") and other in message
+        assert bool(CJK.search(message)) == (lang == "zh")
+    code, out, err = _cli([*PLAN, "--cluster", "h100-8", "--mfu", "0.5", "--efficiency-ceiling", "0.6", "--lang", lang])
+    last = err.strip().splitlines()[-1]
+    assert code == 2 and out == "" and "--mfu 0.5" in last and "--efficiency-ceiling 0.6" in last
+    assert bool(CJK.search(last)) == (lang == "zh")
+
+
+def test_each_of_them_alone_and_a_dimensions_default_beside_one_overlap_are_kept() -> None:
+    from coursekit.planner import WorkloadSpec
+    from coursekit.specs import OVERLAP_DEFAULTS
+
+    assert WorkloadSpec(global_batch=8, achievable_flops_fraction=0.5).efficiency_ceiling is None
+    assert WorkloadSpec(global_batch=8, efficiency_ceiling=0.3).efficiency_ceiling == 0.3
+    kept = WorkloadSpec(global_batch=8, overlap_fraction=0.5, overlap_dp=OVERLAP_DEFAULTS["dp"])
+    assert all(kept.overlap(dim) == 0.5 for dim in OVERLAP_DEFAULTS)
