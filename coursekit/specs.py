@@ -348,10 +348,11 @@ register(
         "planner.no_fp8": {
             "zh": "precision = 'fp8'：{cluster} 的设备没有 FP8 张量核心（例如 A100），请用 'bf16'；"
             "自定义的设备若有这种张量核心，请给出它的 FP8 峰值（ClusterSpec(peak_flops_fp8=...)，"
-            "命令行 --peak-fp8-tflops）。",
+            "命令行 --peak-fp8-tflops），若给出计算能力，至少为 {low}（命令行 --compute-capability）。",
             "en": "precision = 'fp8': the devices of {cluster} have no FP8 tensor cores (e.g. A100); use 'bf16', or, "
             "for a device of your own that has them, give its FP8 peak (ClusterSpec(peak_flops_fp8=...), "
-            "--peak-fp8-tflops on the command line).",
+            "--peak-fp8-tflops on the command line) and a compute capability of at least {low} if you state one "
+            "(--compute-capability).",
         },
         "planner.no_mxfp8": {
             "zh": "fp8_recipe = 'mxfp8'：{cluster} 的设备不能运行 MXFP8（Transformer Engine 只在计算能力 "
@@ -2681,7 +2682,7 @@ def _peak_flops(cluster: ClusterSpec, precision: str) -> float:
     if precision == "bf16":
         return cluster.peak_flops
     if cluster.peak_flops_fp8 is None:
-        raise ValueError(tr("planner.no_fp8", cluster=cluster.name))
+        raise ValueError(tr("planner.no_fp8", cluster=cluster.name, low=FP8_TENSOR_CORE_COMPUTE_CAPABILITY))
     return cluster.peak_flops_fp8
 
 

@@ -83,6 +83,14 @@ def test_the_command_line_refuses_an_fp8_peak_below_compute_capability_8_9(
     assert code == 0 and "8.9" in out.splitlines()[0]
 
 
+def test_the_advice_for_fp8_on_a_device_without_it_names_the_compute_capability_too() -> None:
+    """The refusal of --precision fp8 on a100-8 told the learner to give an FP8 peak, which alone is now refused
+    there (compute capability 8.0): it names the compute capability to state with it."""
+    code, _, err = _cli([*PLAN, "--cluster", "a100-8", "--precision", "fp8"])
+    last = err.strip().splitlines()[-1]
+    assert code == 2 and "--peak-fp8-tflops" in last and "--compute-capability" in last and "8.9" in last
+
+
 # --------------------------------------------------------------------------- 2: widget labels follow set_language
 
 WIDGETS = [
