@@ -345,3 +345,26 @@ def test_each_of_them_alone_and_a_dimensions_default_beside_one_overlap_are_kept
     assert WorkloadSpec(global_batch=8, efficiency_ceiling=0.3).efficiency_ceiling == 0.3
     kept = WorkloadSpec(global_batch=8, overlap_fraction=0.5, overlap_dp=OVERLAP_DEFAULTS["dp"])
     assert all(kept.overlap(dim) == 0.5 for dim in OVERLAP_DEFAULTS)
+
+
+# --------------------------------------------------------------------------- 8: a blank label on check()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_blank_label_is_refused_by_name(lang: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Before: ``check(..., label="")`` printed the feedback behind a bare colon (': Not yet. ...')."""
+    from coursekit.exercises import check
+    from coursekit.i18n import Text
+
+    for label in ("", "  ", Text(zh=" ", en="")):
+
+        def refusal(label=label) -> str:  # type: ignore[no-untyped-def]
+            with pytest.raises(ValueError) as caught:
+                check("q1.zero2_gib", 1.0, label=label)
+            return str(caught.value)
+
+        message = _in(lang, refusal)
+        assert message.startswith("label = ") and bool(CJK.search(message)) == (lang == "zh")
+    assert capsys.readouterr().out == ""
+    _in(lang, lambda: check("q1.zero2_gib", 1.0, label="Case 1"))
+    assert capsys.readouterr().out.startswith("Case 1")
