@@ -107,6 +107,12 @@ register(
             "zh": "模型配置缺少键 {key!r}（也接受：{alternatives}）。",
             "en": "The model config has no key {key!r} (also accepted: {alternatives}).",
         },
+        "config.alias_conflict": {
+            "zh": "模型配置用两个键给出同一个量，值却不同：{key!r} = {value}，{other!r} = {other_value}（都读作 "
+            "{field}）；不知道哪一个是想要的，请只保留一个。",
+            "en": "The model config gives one quantity under two keys with different values: {key!r} = {value} and "
+            "{other!r} = {other_value} (both read as {field}); it is unclear which one is meant, so keep one.",
+        },
         "config.missing_one": {
             "zh": "模型配置缺少键 {key!r}。",
             "en": "The model config has no key {key!r}.",
@@ -445,6 +451,37 @@ def spec_error(config: Mapping[str, Any], exc: Exception) -> Exception:
     if field.isidentifier():
         return type(exc)(tr("config.spec_refused_derived", field=field, reason=reason))
     return exc
+
+
+#: Fields whose alias keys (:data:`_ALIASES`) name one quantity, so two of them with different values contradict each
+#: other (the length keys name different limits, and a padded vocabulary beside the vocabulary is a different size).
+_ONE_QUANTITY_FIELDS: tuple[str, ...] = ("layers", "hidden", "heads", "ffn_hidden", "experts")
+
+
+def _check_aliases(config: Mapping[str, Any]) -> None:
+    """A ``ValueError`` naming both keys when two alias keys of one quantity (:data:`_ONE_QUANTITY_FIELDS`) give
+    different values: the reader would take the first silently (``num_hidden_layers`` 32 beside ``n_layer`` 12)."""
+    for field in _ONE_QUANTITY_FIELDS:
+        given = [(key, config[key]) for key in _ALIASES[field] if config.get(key) is not None]
+        for other, other_value in given[1:]:
+            key, value = given[0]
+            if _shown_value(other_value) != _shown_value(value) and not (_same_number(value, other_value)):
+                raise ValueError(
+                    tr(
+                        "config.alias_conflict",
+                        key=key,
+                        value=shown_str(_shown_value(value)),
+                        other=other,
+                        other_value=shown_str(_shown_value(other_value)),
+                        field=field,
+                    )
+                )
+
+
+def _same_number(a: Any, b: Any) -> bool:
+    """Whether ``a`` and ``b`` are the same number (32 and 32.0; a bool is no number here)."""
+    numbers_only = all(isinstance(x, numbers.Real) and not isinstance(x, bool) for x in (a, b))
+    return numbers_only and bool(a == b)
 
 
 def _find(config: Mapping[str, Any], field: str) -> tuple[str, Any] | None:
@@ -956,6 +993,7 @@ def model_fields_from_config(config: Mapping[str, Any], name: str | None = None)
         path = path.strip() if isinstance(path, str) and path.isprintable() else ""
         label = path or model_type.strip() or "custom"
         name = label if label.isprintable() else "custom"
+    _check_aliases(config)
     layers = _required(config, "layers")
     hidden = _required(config, "hidden")
     heads = _required(config, "heads")

@@ -368,3 +368,42 @@ def test_a_blank_label_is_refused_by_name(lang: str, capsys: pytest.CaptureFixtu
     assert capsys.readouterr().out == ""
     _in(lang, lambda: check("q1.zero2_gib", 1.0, label="Case 1"))
     assert capsys.readouterr().out.startswith("Case 1")
+
+
+# --------------------------------------------------------------------------- 9: one quantity under two keys
+
+
+@pytest.mark.parametrize(
+    ("extra", "first", "second"),
+    [
+        ({"n_layer": 12}, "'num_hidden_layers' = 32", "'n_layer' = 12"),
+        ({"d_model": 1024}, "'hidden_size' = 4096", "'d_model' = 1024"),
+        ({"num_local_experts": 16, "num_experts": 8, "num_experts_per_tok": 2}, "'num_local_experts' = 16",
+         "'num_experts' = 8"),
+    ],
+)  # fmt: skip
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_two_alias_keys_of_one_quantity_with_different_values_are_refused(
+    extra: dict, first: str, second: str, lang: str
+) -> None:
+    """Before: the first alias won silently (a config stating num_hidden_layers 32 and n_layer 12 was planned with
+    32 layers, one with num_local_experts 16 and num_experts 8 with 16 experts)."""
+    from coursekit.specs import ModelSpec
+
+    def refusal() -> str:
+        with pytest.raises(ValueError) as caught:
+            ModelSpec.from_config({**json.loads(LLAMA + "}"), **extra})
+        return str(caught.value)
+
+    message = _in(lang, refusal)
+    assert first in message and second in message and bool(CJK.search(message)) == (lang == "zh")
+
+
+def test_alias_keys_that_agree_and_keys_of_different_limits_are_read() -> None:
+    from coursekit.specs import ModelSpec
+
+    base = json.loads(LLAMA + "}")
+    assert ModelSpec.from_config({**base, "n_layer": 32.0}).layers == 32  # the same number twice
+    # a length limit and the position table, a padded vocabulary and the vocabulary: different quantities
+    both = ModelSpec.from_config({**base, "model_max_length": 1024, "padded_vocab_size": 128512})
+    assert (both.seq_len, both.vocab) == (8192, 128256)
