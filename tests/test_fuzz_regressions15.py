@@ -407,3 +407,26 @@ def test_alias_keys_that_agree_and_keys_of_different_limits_are_read() -> None:
     # a length limit and the position table, a padded vocabulary and the vocabulary: different quantities
     both = ModelSpec.from_config({**base, "model_max_length": 1024, "padded_vocab_size": 128512})
     assert (both.seq_len, both.vocab) == (8192, 128256)
+
+
+# --------------------------------------------------------------------------- 10: the sequence rule stated whole
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_refused_sequence_is_told_the_rule_it_broke(lang: str) -> None:
+    """Before: fit_alpha_beta took a one-dimensional numpy array of payloads but refused a two-dimensional one with
+    'must be a list or tuple, not ndarray', a rule the accepted 1-D array also breaks."""
+    import numpy as np
+
+    from coursekit.lab.fit import fit_alpha_beta
+
+    def refusal() -> str:
+        with pytest.raises(TypeError) as caught:
+            fit_alpha_beta("all_reduce", 4, np.array([[1e3, 1e6]]), [1e-5, 1e-3])
+        return str(caught.value)
+
+    message = _in(lang, refusal)
+    assert message.startswith("payload_bytes = array([[") and "ndim 2" in message and "numpy" in message
+    assert bool(CJK.search(message)) == (lang == "zh")
+    one_d = fit_alpha_beta("all_reduce", 4, np.array([1e3, 1e6]), [1e-5, 1e-3])
+    assert one_d == fit_alpha_beta("all_reduce", 4, [1e3, 1e6], [1e-5, 1e-3])
