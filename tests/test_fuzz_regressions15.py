@@ -430,3 +430,31 @@ def test_a_refused_sequence_is_told_the_rule_it_broke(lang: str) -> None:
     assert bool(CJK.search(message)) == (lang == "zh")
     one_d = fit_alpha_beta("all_reduce", 4, np.array([1e3, 1e6]), [1e-5, 1e-3])
     assert one_d == fit_alpha_beta("all_reduce", 4, [1e3, 1e6], [1e-5, 1e-3])
+
+
+# --------------------------------------------------------------------------- 11: a glossary term as a learner types it
+
+
+@pytest.mark.parametrize(
+    ("typed", "abbr"),
+    [("ＤＰ", "DP"), ("ｆｓｄｐ", "FSDP"), ("数据 并行", "DP"), ("data-parallelism", "DP"), ("TP\u200b", "TP")],
+)
+def test_lookup_reads_full_width_letters_and_separators_as_the_plain_term(typed: str, abbr: str) -> None:
+    """Before: ``lookup("ＤＰ")`` (an input method's full-width letters, which the exercises already read as plain
+    ones) and ``lookup("allreduce")`` were 'no glossary entry'."""
+    from coursekit.glossary import lookup
+
+    assert lookup(typed).abbr == abbr
+    assert lookup("allreduce") == lookup("All Reduce") == lookup("all-reduce")
+
+
+def test_no_two_glossary_entries_are_one_term_once_separators_are_dropped() -> None:
+    from coursekit.glossary import GLOSSARY, _term_key, lookup
+
+    for entry in GLOSSARY:
+        for name in (entry.zh, entry.en, entry.abbr):
+            if name:
+                assert lookup(name) is entry, name
+    assert len({_term_key(e.en) for e in GLOSSARY}) == len(GLOSSARY)
+    with pytest.raises(ValueError):
+        lookup("\u200b")
