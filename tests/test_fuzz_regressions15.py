@@ -458,3 +458,29 @@ def test_no_two_glossary_entries_are_one_term_once_separators_are_dropped() -> N
     assert len({_term_key(e.en) for e in GLOSSARY}) == len(GLOSSARY)
     with pytest.raises(ValueError):
         lookup("\u200b")
+
+
+# --------------------------------------------------------------------------- 12: a figure too large to draw
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_figure_beyond_the_renderers_pixels_is_refused_by_name(lang: str) -> None:
+    """Before: ``figure_to_png(new_figure(1, 1, dpi=10**6))`` asked Agg for a million by a million pixels (4 TB), a
+    MemoryError (std::bad_alloc) or a machine out of memory; ``new_figure(1e6, 1)`` was accepted likewise."""
+    from coursekit.plotting import MAX_FIGURE_PIXELS, figure_to_png, new_figure
+
+    def refusal(call) -> str:  # type: ignore[no-untyped-def]
+        with pytest.raises(ValueError) as caught:
+            call()
+        return str(caught.value)
+
+    for call, start in (
+        (lambda: new_figure(1, 1, dpi=10**6), "(width_in, height_in, dpi) = (1, 1, 1000000)"),
+        (lambda: new_figure(600, 600), "(width_in, height_in, dpi) = (600, 600, 100)"),  # 60,000 a side: 3.6e9 in all
+        (lambda: figure_to_png(new_figure(9, 82), pixel_ratio=8), "pixel_ratio = 8"),  # 65,600 pixels tall
+    ):
+        message = _in(lang, lambda call=call: refusal(call))
+        assert message.startswith(start) and "65,536" in message and bool(CJK.search(message)) == (lang == "zh")
+    assert MAX_FIGURE_PIXELS == 2**26
+    png = figure_to_png(new_figure(7.0, 3.6, dpi=200), pixel_ratio=8)  # the workbench's figure at the largest ratio
+    assert png[:4] == b"\x89PNG"
