@@ -484,3 +484,35 @@ def test_a_figure_beyond_the_renderers_pixels_is_refused_by_name(lang: str) -> N
     assert MAX_FIGURE_PIXELS == 2**26
     png = figure_to_png(new_figure(7.0, 3.6, dpi=200), pixel_ratio=8)  # the workbench's figure at the largest ratio
     assert png[:4] == b"\x89PNG"
+
+
+# --------------------------------------------------------------------------- 13: PNG helpers
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_png_helpers_refuse_an_empty_image_a_fractional_level_and_bad_bytes_in_the_learners_language(
+    lang: str,
+) -> None:
+    """Before: an empty RGBA array raised numpy's 'zero-size array to reduction operation minimum which has no
+    identity'; compress_level=5.5 was cut to 5 silently; bytes Pillow cannot read were explained with Pillow's English
+    words and an object address ('cannot identify image file <_io.BytesIO object at 0x...>') under zh too."""
+    import numpy as np
+
+    from coursekit.plotting.png import encode_png, palette_png
+
+    def refusal(call, kind) -> str:  # type: ignore[no-untyped-def]
+        with pytest.raises(kind) as caught:
+            call()
+        return str(caught.value)
+
+    empty = _in(lang, lambda: refusal(lambda: encode_png(np.zeros((0, 0, 4), np.uint8)), ValueError))
+    level = _in(lang, lambda: refusal(lambda: encode_png(np.zeros((2, 2, 4), np.uint8), compress_level=5.5), TypeError))
+    unreadable = _in(lang, lambda: refusal(lambda: palette_png(b"xx"), ValueError))
+    assert empty.startswith("rgba ") and "(0, 0, 4)" in empty
+    assert level.startswith("compress_level = 5.5")
+    assert unreadable.startswith("png") and "0x" not in unreadable and "identify" not in unreadable
+    for message in (empty, level, unreadable):
+        assert bool(CJK.search(message)) == (lang == "zh")
+    assert encode_png(np.zeros((2, 2, 4), np.uint8), compress_level=5) == encode_png(
+        np.zeros((2, 2, 4), np.uint8), compress_level=np.int64(5)
+    )
