@@ -516,3 +516,36 @@ def test_png_helpers_refuse_an_empty_image_a_fractional_level_and_bad_bytes_in_t
     assert encode_png(np.zeros((2, 2, 4), np.uint8), compress_level=5) == encode_png(
         np.zeros((2, 2, 4), np.uint8), compress_level=np.int64(5)
     )
+
+
+# --------------------------------------------------------------------------- 14: the website's frame helpers
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_frame_helpers_refuse_what_is_not_a_widget_or_a_limit_by_name(lang: str) -> None:
+    """Before: control_steps(slider, limit=2) raised ZeroDivisionError, limit=None a bare '<=' TypeError, a float
+    slider of step 0 ZeroDivisionError, and live_frames(None) / live_replay('x') / shown_value(None) AttributeError."""
+    import ipywidgets
+
+    from coursekit.widgets import frames
+
+    slider = ipywidgets.IntSlider(value=2, min=0, max=100, step=1)
+    for call, kind, start in (
+        (lambda: frames.control_steps(slider, 2), ValueError, "limit = 2"),
+        (lambda: frames.control_steps(slider, None), TypeError, "limit = None"),
+        (lambda: frames.control_steps(None), TypeError, "control = None"),
+        (lambda: frames.shown_value(None), TypeError, "control = None"),
+        (lambda: frames.live_frames(None), TypeError, "widget = None"),
+        (lambda: frames.live_replay("x"), TypeError, "widget = 'x'"),
+        (lambda: frames.preset_frames(3), TypeError, "widget = 3"),
+    ):
+
+        def refusal(call=call, kind=kind) -> str:  # type: ignore[no-untyped-def]
+            with pytest.raises(kind) as caught:
+                call()
+            return str(caught.value)
+
+        message = _in(lang, refusal)
+        assert message.startswith(start) and bool(CJK.search(message)) == (lang == "zh")
+    assert frames.control_steps(ipywidgets.FloatSlider(min=0, max=1, step=0.0)) == []  # no grid to step along
+    assert [v for _, v in frames.control_steps(slider, 3)] == [0, 2, 100]
