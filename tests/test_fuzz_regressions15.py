@@ -549,3 +549,37 @@ def test_the_frame_helpers_refuse_what_is_not_a_widget_or_a_limit_by_name(lang: 
         assert message.startswith(start) and bool(CJK.search(message)) == (lang == "zh")
     assert frames.control_steps(ipywidgets.FloatSlider(min=0, max=1, step=0.0)) == []  # no grid to step along
     assert [v for _, v in frames.control_steps(slider, 3)] == [0, 2, 100]
+
+
+# --------------------------------------------------------------------------- 15: helpers the lessons call directly
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_helpers_the_lessons_call_check_their_arguments(lang: str) -> None:
+    """Before: lesson 8's efficiency_table_view(None, "ddp") raised "'NoneType' object is not iterable", lesson 5's
+    short_model_name(None) and verdict_grid_chart(None, []) an AttributeError (all three are called in the lessons'
+    code cells); label_control(None, key) an AttributeError, and with a key not in the catalog it kept the key."""
+    import coursekit.widgets.pipeline  # noqa: F401 (registers the slider's label)
+    from coursekit.lab.timeline import efficiency_table_view
+    from coursekit.widgets import label_control, slider
+    from coursekit.widgets.matrix import short_model_name, verdict_grid_chart
+
+    control = slider("widgets.pipeline.stages", value=1, min=1, max=8, step=1)
+    for call, kind, start in (
+        (lambda: efficiency_table_view(None, "ddp"), TypeError, "points = None"),
+        (lambda: efficiency_table_view([1], "ddp"), TypeError, "points[0] = 1"),
+        (lambda: efficiency_table_view([], "ddp", with_efficiency="no"), TypeError, "with_efficiency = 'no'"),
+        (lambda: short_model_name(None), TypeError, "model = None"),
+        (lambda: verdict_grid_chart(None, []), TypeError, "ax = None"),
+        (lambda: label_control(None, "widgets.pipeline.stages"), TypeError, "control = None"),
+        (lambda: label_control(control, "no.such.key"), ValueError, "key = 'no.such.key'"),
+    ):
+
+        def refusal(call=call, kind=kind) -> str:  # type: ignore[no-untyped-def]
+            with pytest.raises(kind) as caught:
+                call()
+            return str(caught.value)
+
+        message = _in(lang, refusal)
+        assert message.startswith(start) and bool(CJK.search(message)) == (lang == "zh")
+    assert control._ck_label == "widgets.pipeline.stages"  # the refused key left the control as it was

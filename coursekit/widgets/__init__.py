@@ -78,7 +78,16 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from .. import i18n
-from .._validate import check_bool, check_choice, check_int, check_number, check_sequence, is_bool, learner_functions
+from .._validate import (
+    check_bool,
+    check_choice,
+    check_instance,
+    check_int,
+    check_number,
+    check_sequence,
+    is_bool,
+    learner_functions,
+)
 from ..figure_alt import describe_figure
 from ..i18n import Text, register, shown_repr, tr
 from ..plotting import (
@@ -649,8 +658,10 @@ def _option_text(texts: Sequence[tuple[Any, Any]], value: Any, label: str) -> st
 def label_control(control: ipywidgets.ValueWidget, key: str) -> None:
     """Describe ``control`` with catalog entry ``key`` from now on, in each language the widget is shown in (a
     workbench control whose meaning changes with the mode)."""
+    check_instance("control", control, ipywidgets.ValueWidget)
+    text = tr(key)  # a key that is not a str or not in the catalog is refused here, by name, before any change
     control._ck_label = key
-    control.description = tr(key)
+    control.description = text
 
 
 class _AnyButNone(traitlets.Any):
