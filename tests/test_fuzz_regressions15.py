@@ -583,3 +583,24 @@ def test_helpers_the_lessons_call_check_their_arguments(lang: str) -> None:
         message = _in(lang, refusal)
         assert message.startswith(start) and bool(CJK.search(message)) == (lang == "zh")
     assert control._ck_label == "widgets.pipeline.stages"  # the refused key left the control as it was
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_collectives_to_plot_are_checked_by_their_own_name(lang: str) -> None:
+    """Before: plot_measured_vs_predicted(report, kinds=-1) raised "'int' object is not iterable", and a wrong name
+    in kinds was reported as collectives = ...; a set of names keeps the course's order."""
+    from coursekit.lab.collectives import CollectivesReport, check_collectives
+    from coursekit.lab.plot import plot_measured_vs_predicted
+
+    report = CollectivesReport(2, "gloo", "cpu", "spawn", "2.13.0", 5, 20)
+    for kinds, kind, start in ((-1, TypeError, "kinds = -1"), (["x"], ValueError, "kinds = 'x'")):
+
+        def refusal(kinds=kinds, kind=kind) -> str:  # type: ignore[no-untyped-def]
+            with pytest.raises(kind) as caught:
+                plot_measured_vs_predicted(report, kinds=kinds)
+            return str(caught.value)
+
+        message = _in(lang, refusal)
+        assert message.startswith(start) and bool(CJK.search(message)) == (lang == "zh")
+    assert check_collectives({"all_gather", "all_reduce"}) == ("all_reduce", "all_gather")
+    assert check_collectives(k for k in ["broadcast"]) == ("broadcast",)
