@@ -43,6 +43,11 @@ register(
             "zh": "{name} = {value!r}：必须是列表或元组（list / tuple），而不是 {type}。",
             "en": "{name} = {value!r}: must be a list or tuple, not {type}.",
         },
+        "validate.type_sequence": {
+            "zh": "{name} = {value!r}：必须是列表或元组（list / tuple），或 range、一维 numpy 数组，而不是 {type}。",
+            "en": "{name} = {value!r}: must be a list or tuple (or a range, or a one-dimensional numpy array), not "
+            "{type}.",
+        },
         "validate.too_many_items": {
             "zh": "{name} 有 {count} 项：最多 {limit} 项。",
             "en": "{name} has {count:@item}: at most {limit}.",
@@ -335,12 +340,17 @@ def check_sequence(name: str, value: Any, *, max_items: int = MAX_ITEMS) -> tupl
     >>> check_sequence("times_s", {"a": 1e-5})
     Traceback (most recent call last):
     ...
-    TypeError: times_s = {'a': 1e-05}: must be a list or tuple, not dict.
+    TypeError: times_s = {'a': 1e-05}: must be a list or tuple (or a range, or a one-dimensional numpy array), not dict.
     """
     if isinstance(value, range):
         value = list(value)
     elif type(value).__module__ == "numpy" and getattr(value, "ndim", None) == 1 and hasattr(value, "tolist"):
         value = value.tolist()
+    if not isinstance(value, (list, tuple)):  # the rule said whole: a 1-D array is taken, a 2-D one is not
+        shown = _type_name(value)
+        if is_numpy_array(value) and value.ndim != 1:
+            shown = f"{shown} (ndim {value.ndim})"
+        raise TypeError(tr("validate.type_sequence", name=name, value=value, type=shown))
     return check_items(name, value, max_items=max_items)
 
 

@@ -17,6 +17,8 @@ Taught in: lesson 0 (course index); each lesson uses its terms.
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from dataclasses import dataclass
 
 from ._validate import check_choice, learner_functions
@@ -1279,11 +1281,24 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
 )
 
 
+def _term_key(text: str) -> str:
+    """``text`` as :func:`lookup` compares it: NFKC (an input method's full-width ``ＤＰ`` is ``DP``), case-folded,
+    without spaces, hyphens, underscores or zero-width characters (``all-reduce``, ``allreduce`` and ``All Reduce`` are
+    one term; no two entries' names differ only in these)."""
+    return _SEPARATORS.sub("", unicodedata.normalize("NFKC", text)).casefold()
+
+
+_SEPARATORS = re.compile(r"[\s\-_\u200b-\u200d\u2060\ufeff]+")
+
+
 def lookup(term: str) -> GlossaryEntry:
-    """The entry whose Chinese name, English name or abbreviation is ``term`` (case-insensitive).
+    """The entry whose Chinese name, English name or abbreviation is ``term``, read as a learner may type it: case,
+    full-width letters, spaces, hyphens and underscores aside.
 
     >>> lookup("data parallelism").abbr
     'DP'
+    >>> lookup("ＤＰ").abbr, lookup("allreduce").en, lookup("数据 并行").abbr
+    ('DP', 'all-reduce', 'DP')
     >>> lookup("warp drive")
     Traceback (most recent call last):
     ...
@@ -1291,10 +1306,10 @@ def lookup(term: str) -> GlossaryEntry:
     """
     if not isinstance(term, str):
         raise TypeError(tr("validate.type_choice", name="term", value=term, type=type(term).__name__))
-    wanted = term.strip().lower()
+    wanted = _term_key(term)
     if wanted:
         for entry in GLOSSARY:
-            if wanted in {entry.zh.lower(), entry.en.lower(), entry.abbr.lower()} - {""}:
+            if wanted in {_term_key(entry.zh), _term_key(entry.en), _term_key(entry.abbr)} - {""}:
                 return entry
     raise ValueError(tr("glossary.unknown", value=term))
 

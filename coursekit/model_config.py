@@ -85,7 +85,7 @@ from pathlib import Path
 from typing import Any
 
 from ._validate import check_instance, learner_functions
-from .i18n import Text, register, shown_repr, tr
+from .i18n import Text, register, shown_repr, shown_str, tr
 
 __all__ = ["config_notes", "load_model_config", "model_fields_from_config"]
 
@@ -106,6 +106,12 @@ register(
         "config.missing": {
             "zh": "模型配置缺少键 {key!r}（也接受：{alternatives}）。",
             "en": "The model config has no key {key!r} (also accepted: {alternatives}).",
+        },
+        "config.alias_conflict": {
+            "zh": "模型配置用两个键给出同一个量，值却不同：{key!r} = {value}，{other!r} = {other_value}（都读作 "
+            "{field}）；不知道哪一个是想要的，请只保留一个。",
+            "en": "The model config gives one quantity under two keys with different values: {key!r} = {value} and "
+            "{other!r} = {other_value} (both read as {field}); it is unclear which one is meant, so keep one.",
         },
         "config.missing_one": {
             "zh": "模型配置缺少键 {key!r}。",
@@ -151,6 +157,7 @@ register(
             "en": "The model config's {key!r} = {value!r}: the spec can only express a MoE layer in every layer after "
             "the first dense ones, so the last MoE layer must be the last layer ({last}) or -1.",
         },
+        "config.or": {"zh": " 或 ", "en": " or "},
         "config.unread_experts": {
             "zh": "模型配置的 {key!r} = {value!r} 说的是专家，但这个键读取器不认：当作稠密模型读，"
             "混合专家模型会被算错。请把专家数写成 {keys}，每个 token 的专家数写成 num_experts_per_tok。",
@@ -187,6 +194,12 @@ register(
             "zh": "模型配置文件 {path} 不是可用的 JSON：嵌套太深（config.json 只有几层）。",
             "en": "The model config file {path} is not usable JSON: nested too deeply (a config.json has a few "
             "levels).",
+        },
+        "config.duplicate_key": {
+            "zh": "模型配置文件 {path} 把键 '{key}' 写了两次，值不同（{first}，然后 {second}）；不知道哪一个是想要的，"
+            "请删掉其中一个。",
+            "en": "The model config file {path} gives the key '{key}' twice with different values ({first}, then "
+            "{second}); it is unclear which one is meant, so delete one of them.",
         },
         "config.not_json": {
             "zh": "模型配置文件 {path} 不是合法的 JSON：第 {line} 行第 {column} 列，{reason}。",
@@ -316,6 +329,20 @@ register(
             "(1); not modelled: every layer is counted as softmax attention over the full sequence (parameters, "
             "FLOPs, activations and KV cache), so these layers' cost is misstated.",
         },
+        "config.note_mamba_layers": {
+            "zh": "{key}：{layers} 层中有 {mamba} 层是 Mamba 层（状态空间模型 (state-space model)），注意力只在 "
+            "{attention} 层里；未建模：每层都按一个完整的 Transformer 层（注意力加 MLP）计，所以开销与实际不符。",
+            "en": "{key}: {mamba} of {layers:@layer} are Mamba (state-space model) layers, and attention runs in "
+            "{attention:@layer}; not modelled: each layer is counted as a whole transformer layer (attention and MLP), "
+            "so the cost is misstated.",
+        },
+        "config.note_mamba_keys": {
+            "zh": "{key}：配置里有 Mamba（状态空间模型 (state-space model)）的设置，但没有读取器认得的、说明哪些层是 "
+            "Mamba 层的键；未建模：每层都按一个完整的 Transformer 层（注意力加 MLP）计，所以开销可能与实际不符。",
+            "en": "{key}: the config has Mamba (state-space model) settings, but no key the reader takes says which "
+            "layers are Mamba layers; not modelled: each layer is counted as a whole transformer layer (attention "
+            "and MLP), so the cost may be misstated.",
+        },
         "config.note_sinks": {
             "zh": "model_type={value}：注意力汇 (attention sink)（每层每个注意力头一个学习到的 logit，加进 softmax）；"
             "未建模：略去它们的 {count} 个参数和 softmax 多出的一项（与各层相比可忽略）。",
@@ -426,6 +453,37 @@ def spec_error(config: Mapping[str, Any], exc: Exception) -> Exception:
     return exc
 
 
+#: Fields whose alias keys (:data:`_ALIASES`) name one quantity, so two of them with different values contradict each
+#: other (the length keys name different limits, and a padded vocabulary beside the vocabulary is a different size).
+_ONE_QUANTITY_FIELDS: tuple[str, ...] = ("layers", "hidden", "heads", "ffn_hidden", "experts")
+
+
+def _check_aliases(config: Mapping[str, Any]) -> None:
+    """A ``ValueError`` naming both keys when two alias keys of one quantity (:data:`_ONE_QUANTITY_FIELDS`) give
+    different values: the reader would take the first silently (``num_hidden_layers`` 32 beside ``n_layer`` 12)."""
+    for field in _ONE_QUANTITY_FIELDS:
+        given = [(key, config[key]) for key in _ALIASES[field] if config.get(key) is not None]
+        for other, other_value in given[1:]:
+            key, value = given[0]
+            if _shown_value(other_value) != _shown_value(value) and not (_same_number(value, other_value)):
+                raise ValueError(
+                    tr(
+                        "config.alias_conflict",
+                        key=key,
+                        value=shown_str(_shown_value(value)),
+                        other=other,
+                        other_value=shown_str(_shown_value(other_value)),
+                        field=field,
+                    )
+                )
+
+
+def _same_number(a: Any, b: Any) -> bool:
+    """Whether ``a`` and ``b`` are the same number (32 and 32.0; a bool is no number here)."""
+    numbers_only = all(isinstance(x, numbers.Real) and not isinstance(x, bool) for x in (a, b))
+    return numbers_only and bool(a == b)
+
+
 def _find(config: Mapping[str, Any], field: str) -> tuple[str, Any] | None:
     for key in _ALIASES[field]:
         if config.get(key) is not None:
@@ -534,7 +592,10 @@ OPT_IN_WINDOW_TYPES: frozenset[str] = frozenset({"qwen2", "qwen2_moe", "qwen3", 
 #: the chunked mask from it); no other model type reads it, so elsewhere it changes nothing and is noted as such.
 CHUNKED_ATTENTION_TYPES: frozenset[str] = frozenset({"llama4_text"})
 #: ``layer_types`` entries that are softmax attention the spec counts (a window or a chunk has its own note).
-_ATTENTION_LAYER_TYPES: frozenset[str] = frozenset({"full_attention", "sliding_attention", "chunked_attention"})
+#: ("attention": GraniteMoeHybridConfig's name beside "mamba".)
+_ATTENTION_LAYER_TYPES: frozenset[str] = frozenset(
+    {"full_attention", "sliding_attention", "chunked_attention", "attention"}
+)
 
 
 #: What transformers' configuration classes take for a key that a published config.json leaves out, where the
@@ -798,7 +859,9 @@ def _hybrid_notes(config: Mapping[str, Any]) -> list[Text]:
     ``full_attention_interval`` (transformers' Qwen3NextConfig: layer i is linear attention unless (i + 1) is a
     multiple of it; read only when ``layer_types`` is absent, which then says it), Nemotron-H's
     ``hybrid_override_pattern`` (one character a block: M Mamba, - MLP, * attention, E MoE) and MiniMax's
-    ``attn_type_list`` (one entry a layer: 0 linear, 1 softmax attention). A value of another type is passed over.
+    ``attn_type_list`` (one entry a layer: 0 linear, 1 softmax attention), and the Mamba layers of Jamba, Bamba,
+    Granite 4.0 and Zamba (:func:`_mamba_layers`); a config with other Mamba settings (a ``mamba_*`` or ``ssm_*``
+    key) and none of these says that its layers are not told apart. A value of another type is passed over.
 
     >>> [n.render("en")[:60] for n in _hybrid_notes({"num_hidden_layers": 48, "full_attention_interval": 4})]
     ['full_attention_interval=4: one layer in every 4 of the 48 la']
@@ -819,7 +882,46 @@ def _hybrid_notes(config: Mapping[str, Any]) -> list[Text]:
         linear = sum(1 for k in kinds if k == 0)
         if linear:
             notes.append(_note("config.note_attn_type_list", count=linear, layers=len(kinds)))
+    mamba = _mamba_layers(config, layers)
+    if mamba is not None:
+        key, count, attention = mamba
+        if count:
+            notes.append(_note("config.note_mamba_layers", key=key, mamba=count, attention=attention, layers=layers))
+    elif not notes and not isinstance(config.get("layer_types"), list):  # layer_types has its own note
+        setting = next((k for k in config if isinstance(k, str) and k.lower().startswith(("mamba_", "ssm_"))), None)
+        if setting is not None:
+            notes.append(_note("config.note_mamba_keys", key=setting))
     return notes
+
+
+def _mamba_layers(config: Mapping[str, Any], layers: int) -> tuple[str, int, int] | None:
+    """(the keys, Mamba layers, layers with attention) of a hybrid Mamba config, from the keys transformers' configs
+    place the attention layers by: Jamba's ``attn_layer_period`` / ``attn_layer_offset`` (JambaConfig: layer i has
+    attention when i % period == offset, defaults 8 and 4), Bamba's and Granite 4.0's ``attn_layer_indices``
+    (BambaConfig, GraniteMoeHybridConfig) and Zamba's ``layers_block_type`` (ZambaConfig, Zamba2Config: each layer
+    "mamba", or "hybrid", a Mamba layer with the shared attention block); None when it states none (or a value of
+    another type, passed over).
+
+    >>> _mamba_layers({"model_type": "jamba"}, 32), _mamba_layers({"attn_layer_indices": [9, 18, 27]}, 32)
+    (('attn_layer_period=8, attn_layer_offset=4', 28, 4), ('attn_layer_indices', 29, 3))
+    """
+    if not layers:
+        return None
+    if config.get("model_type") == "jamba" or config.get("attn_layer_period") is not None:
+        period, offset = _count(config.get("attn_layer_period", 8)), config.get("attn_layer_offset", 4)
+        if period is None or isinstance(offset, bool) or not isinstance(offset, numbers.Integral) or offset < 0:
+            return None
+        attention = sum(1 for i in range(layers) if i % period == offset)
+        return f"attn_layer_period={period}, attn_layer_offset={int(offset)}", layers - attention, attention
+    indices = config.get("attn_layer_indices")
+    if isinstance(indices, list) and all(type(i) is int and 0 <= i < layers for i in indices):
+        attention = len(set(indices))
+        return "attn_layer_indices", layers - attention, attention
+    kinds = config.get("layers_block_type")
+    if isinstance(kinds, list) and kinds and all(k in ("mamba", "hybrid", "attention") for k in kinds):
+        attention = sum(1 for k in kinds if k != "mamba")
+        return "layers_block_type", sum(1 for k in kinds if k != "attention"), attention
+    return None
 
 
 def _other_notes(config: Mapping[str, Any], model_type: str) -> list[Text]:
@@ -891,6 +993,7 @@ def model_fields_from_config(config: Mapping[str, Any], name: str | None = None)
         path = path.strip() if isinstance(path, str) and path.isprintable() else ""
         label = path or model_type.strip() or "custom"
         name = label if label.isprintable() else "custom"
+    _check_aliases(config)
     layers = _required(config, "layers")
     hidden = _required(config, "hidden")
     heads = _required(config, "heads")
@@ -970,7 +1073,7 @@ def _refuse_unread_experts(config: Mapping[str, Any]) -> None:
         if not isinstance(key, str) or "expert" not in key.lower() or key in known:
             continue
         if not isinstance(value, bool) and isinstance(value, numbers.Integral) and int(value) > 1:
-            accepted = ", ".join(_ALIASES["experts"][:-1]) + " or " + _ALIASES["experts"][-1]
+            accepted = ", ".join(_ALIASES["experts"][:-1]) + tr("config.or") + _ALIASES["experts"][-1]
             raise ValueError(tr("config.unread_experts", key=key, value=value, keys=accepted))
 
 
@@ -1041,6 +1144,21 @@ def _json_reason_key(message: str) -> str:
     return next((key for start, key in _JSON_REASONS if message.startswith(start)), "config.json_other")
 
 
+class _ConflictingKey(Exception):
+    """A JSON object gives one key twice with different values (``args``: the key, the first value, the second)."""
+
+
+def _object_without_conflicts(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object's pairs as a dict; a key given twice with different values raises :class:`_ConflictingKey`
+    (``json`` would keep the last one silently), the same value twice is one key."""
+    data: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in data and _shown_value(data[key]) != _shown_value(value):
+            raise _ConflictingKey(key, data[key], value)
+        data[key] = value
+    return data
+
+
 def load_model_config(path: str | Path) -> dict[str, Any]:
     """Read a ``config.json`` file into a dict, with one localized line for each way it can fail.
 
@@ -1073,8 +1191,19 @@ def load_model_config(path: str | Path) -> dict[str, Any]:
         from ._cli import os_error_reason  # the operating system's refusal in the learner's language
 
         raise ValueError(tr("config.file_unreadable", path=str(path), reason=os_error_reason(error))) from None
-    try:
-        data = json.loads(text, parse_constant=float)  # NaN, Infinity, -Infinity as the numbers they name
+    try:  # NaN, Infinity, -Infinity as the numbers they name
+        data = json.loads(text, parse_constant=float, object_pairs_hook=_object_without_conflicts)
+    except _ConflictingKey as conflict:
+        key, first, second = conflict.args
+        raise ValueError(
+            tr(
+                "config.duplicate_key",
+                path=str(path),
+                key=shown_str(key),
+                first=shown_str(_shown_value(first)),
+                second=shown_str(_shown_value(second)),
+            )
+        ) from None
     except json.JSONDecodeError as error:
         reason = tr(_json_reason_key(error.msg))
         raise ValueError(

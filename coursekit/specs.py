@@ -45,6 +45,7 @@ __all__ = [
     "FP8_ANY_LAYOUT_COMPUTE_CAPABILITY",
     "FP8_LAYOUT_SOURCE",
     "FP8_RECIPES",
+    "FP8_TENSOR_CORE_COMPUTE_CAPABILITY",
     "FP8_WEIGHT_CACHE_BYTES",
     "FP8_WEIGHT_CACHE_SOURCE",
     "LOGITS_BYTES",
@@ -122,6 +123,10 @@ FP8_LAYOUT_SOURCE: str = (
 #: (:data:`FP8_LAYOUT_SOURCE`), and at which it runs MXFP8: [10.0, 12.0) (:data:`MXFP8_SOURCE`).
 FP8_ANY_LAYOUT_COMPUTE_CAPABILITY: tuple[tuple[float, float], ...] = ((10.0, 12.0), (13.0, math.inf))
 MXFP8_COMPUTE_CAPABILITY: tuple[float, float] = (10.0, 12.0)
+#: The lowest compute capability with FP8 tensor cores: Ada (8.9), then Hopper (9.0) and Blackwell (10.x); Ampere
+#: (A100 8.0, A10/RTX 30 8.6) has none (CUDA C++ Programming Guide, "Compute Capabilities": FP8 tensor core support
+#: from 8.9). A device stated below it is given no FP8 peak (:class:`ClusterSpec`).
+FP8_TENSOR_CORE_COMPUTE_CAPABILITY: float = 8.9
 
 #: What an FP8 run saves for backward beyond Transformer Engine's rule (each FP8 linear layer keeps its FP8 input;
 #: flash attention its bf16 output): ``"transformer-engine"``, that rule; ``"deepseek-v3"``, DeepSeek-V3's FP8
@@ -343,10 +348,11 @@ register(
         "planner.no_fp8": {
             "zh": "precision = 'fp8'：{cluster} 的设备没有 FP8 张量核心（例如 A100），请用 'bf16'；"
             "自定义的设备若有这种张量核心，请给出它的 FP8 峰值（ClusterSpec(peak_flops_fp8=...)，"
-            "命令行 --peak-fp8-tflops）。",
+            "命令行 --peak-fp8-tflops），若给出计算能力，至少为 {low}（命令行 --compute-capability）。",
             "en": "precision = 'fp8': the devices of {cluster} have no FP8 tensor cores (e.g. A100); use 'bf16', or, "
             "for a device of your own that has them, give its FP8 peak (ClusterSpec(peak_flops_fp8=...), "
-            "--peak-fp8-tflops on the command line).",
+            "--peak-fp8-tflops on the command line) and a compute capability of at least {low} if you state one "
+            "(--compute-capability).",
         },
         "planner.no_mxfp8": {
             "zh": "fp8_recipe = 'mxfp8'：{cluster} 的设备不能运行 MXFP8（Transformer Engine 只在计算能力 "
@@ -394,6 +400,26 @@ register(
             "en": "{name} = {value!r}: an FP8 peak cannot be below the bf16 peak {bf16_name} = {bf16!r} (a "
             "device with FP8 tensor cores runs FP8 at least as fast as bf16, e.g. H100 SXM 1979 vs 989 dense "
             "TFLOP/s); a device without FP8 tensor cores has no FP8 peak to give.",
+        },
+        "planner.fp8_peak_no_tensor_cores": {
+            "zh": "{name} = {value!r}：计算能力 (compute capability) {cc_name} = {cc!r} 的设备没有 FP8 张量核心（从 "
+            "{low} 起才有：Ada 8.9、Hopper 9.0、Blackwell 10.x；A100 是 8.0），所以没有 FP8 峰值；请去掉 FP8 峰值，"
+            "或给出这台有这种张量核心的设备的计算能力（至少 {low}）。",
+            "en": "{name} = {value!r}: devices of compute capability {cc_name} = {cc!r} have no FP8 tensor cores "
+            "(they start at {low}: Ada 8.9, Hopper 9.0, Blackwell 10.x; A100 is 8.0), so they have no FP8 peak; leave "
+            "the FP8 peak out, or state the compute capability of a device that has them (at least {low}).",
+        },
+        "planner.ceiling_with_flat": {
+            "zh": "efficiency_ceiling = {ceiling!r}：achievable_flops_fraction = {flat!r} 给每个矩阵乘设定同一个峰值"
+            "占比，效率模型不再使用，它的上限也就不会被读取；只给其中一个。",
+            "en": "efficiency_ceiling = {ceiling!r}: achievable_flops_fraction = {flat!r} sets one share of peak for "
+            "every matmul instead of the efficiency model, so the model's ceiling would be ignored; give one of them.",
+        },
+        "planner.overlap_with_all": {
+            "zh": "{name} = {value!r}：overlap_fraction = {all!r} 为每个维度设定被计算掩盖的通信比例，所以 {name} "
+            "不会被读取；只给其中一个。",
+            "en": "{name} = {value!r}: overlap_fraction = {all!r} sets the share of communication hidden under "
+            "compute for every dimension, so {name} would be ignored; give one of them.",
         },
         "planner.lora_serving": {
             "zh": "lora_rank = {value!r}：低秩适配 (LoRA) 是训练负载（冻结权重，只训练适配器），而 mode = 'serving' "
@@ -2123,6 +2149,18 @@ class ClusterSpec:
                     bf16=self.peak_flops,
                 )
             )
+        cc = self.compute_capability
+        if self.peak_flops_fp8 is not None and cc is not None and cc < FP8_TENSOR_CORE_COMPUTE_CAPABILITY:
+            raise ValueError(
+                tr(
+                    "planner.fp8_peak_no_tensor_cores",
+                    name="peak_flops_fp8",
+                    value=raw.peak_flops_fp8,
+                    cc_name="compute_capability",
+                    cc=cc,
+                    low=FP8_TENSOR_CORE_COMPUTE_CAPABILITY,
+                )
+            )
         for attr in (
             "intra_node_bandwidth_bytes_per_s",
             "inter_node_bandwidth_bytes_per_s",
@@ -2454,6 +2492,14 @@ class WorkloadSpec:
                 "efficiency_ceiling",
                 check_number("efficiency_ceiling", raw.efficiency_ceiling, ge=MIN_SHARE, le=1),
             )
+        if self.achievable_flops_fraction is not None and self.efficiency_ceiling is not None:  # one would be dead
+            ceiling, flat = self.efficiency_ceiling, self.achievable_flops_fraction
+            raise ValueError(tr("planner.ceiling_with_flat", ceiling=ceiling, flat=flat))
+        for dim, default in OVERLAP_DEFAULTS.items() if self.overlap_fraction is not None else ():
+            name = f"overlap_{dim}"  # overlap_fraction answers for every dimension (overlap()): this one is dead
+            if getattr(self, name) != default:
+                raise ValueError(tr("planner.overlap_with_all", name=name, value=getattr(self, name),
+                                    all=self.overlap_fraction))  # fmt: skip
         reserve = check_number("runtime_reserve_gib", raw.runtime_reserve_gib, ge=0, le=MAX_DEVICE_MEMORY_GIB)
         object.__setattr__(self, "runtime_reserve_gib", reserve)
         check_bool("sequence_parallel", raw.sequence_parallel)
@@ -2636,7 +2682,7 @@ def _peak_flops(cluster: ClusterSpec, precision: str) -> float:
     if precision == "bf16":
         return cluster.peak_flops
     if cluster.peak_flops_fp8 is None:
-        raise ValueError(tr("planner.no_fp8", cluster=cluster.name))
+        raise ValueError(tr("planner.no_fp8", cluster=cluster.name, low=FP8_TENSOR_CORE_COMPUTE_CAPABILITY))
     return cluster.peak_flops_fp8
 
 

@@ -314,6 +314,12 @@ _register_messages(
             "quotes: answer = 'none'.",
         },
         "exercises.labelled": {"zh": "{label}：{message}", "en": "{label}: {message}"},
+        "exercises.label_blank": {
+            "zh": "label = {value!r}：标签写在反馈前面，说明这条结论针对哪一项，不能是空白；"
+            "不需要标签时请省略（None）。",
+            "en": "label = {value!r}: a label heads the feedback to say which entry it is for, so it cannot be "
+            "blank; leave it out (None) for no heading.",
+        },
         "exercises.decimal_comma": {
             "zh": "answer = {value!r}：Python 把逗号读成了两个数之间的分隔符，{written} 成了元组。小数要用小数点："
             "写成 {number}。",
@@ -1049,8 +1055,10 @@ def check(exercise_id: str, answer: Any, *, label: str | Text | None = None) -> 
     Taught in: lesson 0 (course index); every lesson's fill-in cells call it.
     """
     exercise = get_exercise(exercise_id)
-    if label is not None and not isinstance(label, Text):
-        check_instance("label", label, str)
+    if label is not None:
+        shown = label.render() if isinstance(label, Text) else check_instance("label", label, str)
+        if not shown.strip():  # it would head the feedback with a bare colon
+            raise ValueError(tr("exercises.label_blank", value=shown))
     feedback = _evaluate(exercise, answer)
     _display(feedback, label)
     return feedback

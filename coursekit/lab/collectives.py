@@ -41,12 +41,12 @@ from __future__ import annotations
 
 import json
 import statistics
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._validate import check_choice, check_int, learner_functions
+from .._validate import check_choice, check_int, check_items, learner_functions
 from ..communication import COLLECTIVES, bus_bandwidth_factor
 from ..i18n import Reason, register, tr
 from ._env import FORCED_RANKS_CEILING, launched_by_torchrun, torchrun_world_size
@@ -490,12 +490,24 @@ def _reason_to_json(reason: Reason | None) -> dict[str, Any] | None:
     return {"code": reason.code, "key": reason.key, "params": dict(reason.params), "message": reason.render("en")}
 
 
-def check_collectives(collectives: Iterable[str] | None) -> tuple[str, ...]:
+def check_collectives(collectives: Iterable[str] | None, name: str = "collectives") -> tuple[str, ...]:
+    """The collectives named by ``collectives`` (argument ``name``): ``None`` for all of them, a comma-separated
+    string, or a list, tuple or set of names; anything else is a ``TypeError`` naming ``name``.
+
+    >>> check_collectives(-1, "kinds")
+    Traceback (most recent call last):
+    ...
+    TypeError: kinds = -1: must be a list or tuple, not int.
+    """
     if collectives is None:
         return COLLECTIVES
     if isinstance(collectives, str):
         collectives = [part.strip() for part in collectives.split(",") if part.strip()]
-    chosen = tuple(check_choice("collectives", kind, COLLECTIVES) for kind in collectives)
+    elif isinstance(collectives, (set, frozenset)):  # no order of its own: the course's
+        collectives = sorted(collectives, key=lambda kind: COLLECTIVES.index(kind) if kind in COLLECTIVES else -1)
+    elif isinstance(collectives, Iterator):  # a generator of names, read once
+        collectives = list(collectives)
+    chosen = tuple(check_choice(name, kind, COLLECTIVES) for kind in check_items(name, collectives))
     if not chosen:
         raise ValueError(tr("lab.no_collectives", choices=", ".join(COLLECTIVES)))
     return tuple(dict.fromkeys(chosen))

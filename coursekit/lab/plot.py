@@ -77,7 +77,7 @@ def plot_measured_vs_predicted(
     """
     check_instance("report", report, CollectivesReport)
     if kinds is not None:
-        kinds = check_collectives(kinds)
+        kinds = check_collectives(kinds, "kinds")
     columns = check_int("columns", columns, ge=1, le=MAX_COLUMNS)
     chosen = [r for r in report.results if r.points and (kinds is None or r.kind in kinds)]
     columns = max(1, min(columns, len(chosen) or 1))

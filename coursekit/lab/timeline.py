@@ -52,7 +52,7 @@ from pathlib import Path
 from statistics import fmean
 from typing import Any
 
-from .._validate import check_choice, check_instance, check_int, check_items, learner_functions
+from .._validate import check_bool, check_choice, check_instance, check_int, check_items, learner_functions
 from ..i18n import Reason, register, tr
 from ..scaling import StepTimeline, load_imbalance_s, scaling_efficiency, step_timeline
 from ..units import MS_PER_S
@@ -536,6 +536,11 @@ def efficiency_table_view(
     points: Sequence[EfficiencyPoint], strategy: str, *, with_efficiency: bool = True
 ) -> LabTable:
     """:func:`efficiency_table` as a :class:`~coursekit.lab._format.LabTable` (an HTML table in a notebook)."""
+    points = check_items("points", points)
+    for index, point in enumerate(points):
+        check_instance(f"points[{index}]", point, EfficiencyPoint)
+    check_instance("strategy", strategy, str)
+    check_bool("with_efficiency", with_efficiency)
     columns = ("p", "step", "e", "cause") if with_efficiency else ("p", "step", "cause")
     header = [tr(f"lab.tl_eff_col_{c}") for c in columns]
     rows = []

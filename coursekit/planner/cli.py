@@ -50,6 +50,7 @@ from ..specs import (
     EP_OVERLAP_SCHEDULES,
     FP8_ACTIVATION_CACHES,
     FP8_RECIPES,
+    FP8_TENSOR_CORE_COMPUTE_CAPABILITY,
     FP8_WEIGHT_CACHE_BYTES,
     MAX_BANDWIDTH_BYTES_PER_S,
     MAX_DEVICE_MEMORY_GIB,
@@ -970,6 +971,12 @@ register(
             "en": "--inter-gb-s {custom:g} and --inter-node-gb-s {what_if:g} both set the inter-node bandwidth: give "
             "one of them.",
         },
+        "cli.ceiling_with_mfu": {
+            "zh": "--mfu {mfu:g} 给每个矩阵乘设定同一个峰值占比，效率模型不再使用，会让 --efficiency-ceiling "
+            "{ceiling:g} 不起作用：只给其中一个。",
+            "en": "--mfu {mfu:g} sets one share of peak for every matmul instead of the efficiency model, so "
+            "--efficiency-ceiling {ceiling:g} would be ignored: give one of them.",
+        },
         "cli.overlap_twice": {
             "zh": "--overlap {all:g} 为每个维度设定被计算掩盖的通信比例，会让 --overlap-{dim} {value:g} 不起作用："
             "只给其中一个。",
@@ -1062,7 +1069,7 @@ def model_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser) -
             config = load_model_config(args.model_config)
             model, notes = ModelSpec.from_config(config), config_notes(config)
         except (TypeError, ValueError) as exc:
-            sys.stderr.write(tr("cli.error", prog=parser.prog, message=exc) + "\n")
+            sys.stderr.write(tr("cli.error", prog=parser.prog, message=str(exc)) + "\n")
             raise SystemExit(EXIT_USAGE) from None
     if getattr(args, "dropout", None) is not None:  # the serving parser has no --dropout
         model = replace(model, dropout=args.dropout)
@@ -1080,9 +1087,12 @@ def print_config_notes(path: str, notes: tuple[Text, ...]) -> None:
 
 def _custom_cluster_values(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dict[str, Any]:
     """Training's checks of flags that would set the same value twice (``--inter-gb-s`` and ``--inter-node-gb-s``,
-    ``--overlap`` and ``--overlap-DIM``), then :func:`custom_cluster_values`."""
+    ``--overlap`` and ``--overlap-DIM``) or one that the other leaves unread (``--mfu`` and ``--efficiency-ceiling``),
+    then :func:`custom_cluster_values`."""
     if args.inter_gb_s is not None and args.inter_node_gb_s is not None:  # both set the same field
         _fail(parser, tr("cli.inter_twice", custom=args.inter_gb_s, what_if=args.inter_node_gb_s))
+    if args.mfu is not None and args.efficiency_ceiling is not None:  # a flat share: the model's ceiling is dead
+        _fail(parser, tr("cli.ceiling_with_mfu", mfu=args.mfu, ceiling=args.efficiency_ceiling))
     if args.overlap is not None:  # it answers for every dimension (WorkloadSpec.overlap): a dimension's flag is dead
         for dim in OVERLAP_DEFAULTS:
             value = getattr(args, f"overlap_{dim}")
@@ -1126,6 +1136,18 @@ def cluster_from_args(args: argparse.Namespace, custom: dict[str, Any]) -> Clust
                 value=fp8_tflops,
                 bf16_name="--peak-tflops",
                 bf16=bf16_tflops,
+            )
+        )
+    cc = custom.get("compute_capability", getattr(preset, "compute_capability", None))
+    if fp8 is not None and cc is not None and cc < FP8_TENSOR_CORE_COMPUTE_CAPABILITY:  # a100-8 + --peak-fp8-tflops
+        raise ValueError(
+            tr(
+                "planner.fp8_peak_no_tensor_cores",
+                name="--peak-fp8-tflops",
+                value=_from_spec_unit("peak_flops_fp8", fp8),
+                cc_name="--compute-capability",
+                cc=cc,
+                low=FP8_TENSOR_CORE_COMPUTE_CAPABILITY,
             )
         )
     if args.cluster is None:

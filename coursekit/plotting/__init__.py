@@ -49,6 +49,8 @@ __all__ = [
     "DEFAULT_DPI",
     "FIGURE_PIXEL_RATIO",
     "LATIN_FONT",
+    "MAX_FIGURE_PIXELS",
+    "MAX_FIGURE_SIDE_PIXELS",
     "MAX_PIXEL_RATIO",
     "PNG_COMPRESS_LEVEL",
     "TEXT_CACHE_SIZE",
@@ -81,6 +83,22 @@ FIGURE_PIXEL_RATIO: int = 2
 MAX_PIXEL_RATIO: float = 8.0
 #: The same ratio for the widgets' figures (a widget draws at ``DEFAULT_DPI * WIDGET_PIXEL_RATIO``).
 WIDGET_PIXEL_RATIO: int = FIGURE_PIXEL_RATIO
+#: The most pixels a side of a figure may be drawn with (Agg renders at most 65536 a side) and the most pixels in all
+#: (2**26, 256 MiB of RGBA: the largest widget figure, 7 x 3.6 in at 200 dpi, drawn at the largest pixel ratio is
+#: 11200 x 5760); :func:`new_figure` and :func:`figure_to_png` refuse more, which asked the renderer for terabytes.
+MAX_FIGURE_SIDE_PIXELS: int = 2**16
+MAX_FIGURE_PIXELS: int = 2**26
+
+i18n.register(
+    {
+        "plotting.figure_too_large": {
+            "zh": "{name} = {value!r}：这样绘制的图有 {width} × {height} 像素，超过上限（每边最多 {side:,} 像素，"
+            "总共最多 {limit:,} 像素）；请用更小的值。",
+            "en": "{name} = {value!r}: the figure would be drawn with {width} × {height} pixels, beyond the limit "
+            "({side:,} pixels a side, {limit:,} in all); use smaller values.",
+        },
+    }
+)
 
 
 def new_figure(width_in: float, height_in: float, dpi: int = DEFAULT_DPI) -> Figure:
@@ -97,9 +115,32 @@ def new_figure(width_in: float, height_in: float, dpi: int = DEFAULT_DPI) -> Fig
     width = check_number("width_in", width_in, gt=0)
     height = check_number("height_in", height_in, gt=0)
     resolution = check_number("dpi", dpi, gt=0)
+    _check_pixels("(width_in, height_in, dpi)", (width_in, height_in, dpi), width * resolution, height * resolution)
     fig = CourseFigure(figsize=(width, height), dpi=resolution, layout="constrained")
     CourseCanvas(fig)
     return fig
+
+
+def _check_pixels(name: str, value: Any, width: float, height: float) -> None:
+    """A ``ValueError`` naming ``name`` when a figure drawn ``width`` by ``height`` pixels exceeds
+    :data:`MAX_FIGURE_SIDE_PIXELS` a side or :data:`MAX_FIGURE_PIXELS` in all."""
+    if max(width, height) > MAX_FIGURE_SIDE_PIXELS or width * height > MAX_FIGURE_PIXELS:
+        raise ValueError(
+            i18n.tr(
+                "plotting.figure_too_large",
+                name=name,
+                value=value,
+                width=_pixels(width),
+                height=_pixels(height),
+                side=MAX_FIGURE_SIDE_PIXELS,
+                limit=MAX_FIGURE_PIXELS,
+            )
+        )
+
+
+def _pixels(count: float) -> str:
+    """A pixel count as a reader takes it in: ``65,600``, or ``1e+300`` for one past a billion."""
+    return f"{count:,.0f}" if count < 1e9 else f"{count:.3g}"
 
 
 def css_width_px(fig: Figure) -> int:
@@ -131,6 +172,8 @@ def figure_to_png(fig: Figure, describe: bool = True, pixel_ratio: float = 1) ->
     """
     check_instance("fig", fig, Figure)
     ratio = check_number("pixel_ratio", pixel_ratio, gt=0, le=MAX_PIXEL_RATIO)
+    width, height = (float(n) * fig.dpi * ratio for n in fig.get_size_inches())
+    _check_pixels("pixel_ratio", pixel_ratio, width, height)
     if not isinstance(fig.canvas, FigureCanvasAgg):
         CourseCanvas(fig)
     # Draw once on the Agg canvas and encode the pixels ourselves: savefig would draw twice

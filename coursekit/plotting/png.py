@@ -15,18 +15,19 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import called_from_outside, check_instance, check_int, check_number, learner_functions
+from .._validate import called_from_outside, check_instance, check_int, learner_functions
 from ..i18n import register, tr
 
 register(
     {
         "plotting.png_pixels": {
-            "zh": "rgba 的类型与形状是 {dtype} {shape}：必须是 (高, 宽, 4) 的 uint8 数组。",
-            "en": "rgba is {dtype} {shape}: must be a (height, width, 4) uint8 array.",
+            "zh": "rgba 的类型与形状是 {dtype} {shape}：必须是 (高, 宽, 4) 的 uint8 数组，高和宽至少为 1。",
+            "en": "rgba is {dtype} {shape}: must be a (height, width, 4) uint8 array, height and width at least 1.",
         },
         "plotting.png_unreadable": {
-            "zh": "png（{size} 字节）不是可读的 PNG 图像：{reason}",
-            "en": "png ({size:@byte}) is not a readable PNG image: {reason}",
+            "zh": "png（{size} 字节）不是可读的 PNG 图像：Pillow 无法解码它（不是图像，或数据被截断、损坏）。",
+            "en": "png ({size:@byte}) is not a readable PNG image: Pillow cannot decode it (not an image, or the data "
+            "is truncated or damaged).",
         },
     }
 )
@@ -58,9 +59,9 @@ def encode_png(
     Taught in: lesson 0 (course index).
     """
     pixels = np.asarray(rgba)
-    if pixels.ndim != 3 or pixels.shape[2] != 4 or pixels.dtype != np.uint8:
+    if pixels.ndim != 3 or pixels.shape[2] != 4 or pixels.dtype != np.uint8 or not pixels.size:
         raise ValueError(tr("plotting.png_pixels", dtype=str(pixels.dtype), shape=str(pixels.shape)))
-    level = int(check_number("compress_level", compress_level, ge=0, le=9))
+    level = int(check_int("compress_level", compress_level, ge=0, le=9))  # zlib's levels: 5.5 is none of them
     height, width = pixels.shape[:2]
     if pixels[:, :, 3].min() == 255:
         pixels, colour_type = pixels[:, :, :3], 2  # truecolour
@@ -112,8 +113,8 @@ def palette_png(png: bytes, colours: int = PALETTE_COLOURS) -> bytes:
         check_int("colours", colours, ge=2, le=256)  # a PNG palette holds 1 to 256 entries; one colour is no figure
     try:
         image = Image.open(io.BytesIO(png)).convert("RGB")
-    except (UnidentifiedImageError, OSError, SyntaxError) as error:  # Pillow's "cannot identify" and truncated data
-        raise ValueError(tr("plotting.png_unreadable", size=memoryview(png).nbytes, reason=error)) from None
+    except (UnidentifiedImageError, OSError, SyntaxError):  # Pillow's "cannot identify" and truncated data
+        raise ValueError(tr("plotting.png_unreadable", size=memoryview(png).nbytes)) from None
     reduced = image.quantize(colors=colours, method=Image.Quantize.MEDIANCUT)
     out = io.BytesIO()
     reduced.save(out, format="PNG", optimize=True)

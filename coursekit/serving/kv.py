@@ -40,6 +40,12 @@ register(
             "en": "tp = {tp!r}: must divide heads = {heads!r}, the attention heads of {model} (each rank needs whole "
             "heads; the planner's shape gate refuses such a TP too).",
         },
+        "serving.chunk_beyond_context": {
+            "zh": "prefill_chunk_tokens = {chunk!r}：必须 <= context_tokens = {context!r}（预填充块是一个提示的一段，"
+            "不会比请求的上下文还长；默认就是整个上下文）。",
+            "en": "prefill_chunk_tokens = {chunk!r}: must be <= context_tokens = {context!r} (a prefill chunk is a "
+            "piece of one prompt, never longer than the request's context; by default it is the whole context).",
+        },
         "serving.requests_tokens": {
             "zh": "requests = {requests!r}：必须 <= {limit}（tokens = {tokens!r}：每个请求至少缓存一个 token；"
             "没有缓存 token 时为 1）。",
@@ -270,7 +276,8 @@ def serving_memory_ledger(
     """Memory of one rank of a replica serving ``concurrency`` requests of ``context_tokens`` tokens each.
 
     weights · weight_bytes / (tp · pp) + KV cache of every request's context + activation workspace
-    (one layer's tensors for a prefill chunk, default one whole prompt of ``context_tokens``) + reserve.
+    (one layer's tensors for a prefill chunk of at most ``context_tokens``, default one whole prompt of
+    ``context_tokens``) + reserve.
     ``tp`` must divide the attention heads and divide the KV heads or be a multiple of them (the serving search's
     shape gate); ``weight_bytes`` and ``kv_bytes`` are at most :data:`~coursekit.specs.MAX_ELEMENT_BYTES`.
 
@@ -294,6 +301,8 @@ def serving_memory_ledger(
         if prefill_chunk_tokens is None
         else check_int("prefill_chunk_tokens", prefill_chunk_tokens, ge=1)
     )
+    if chunk > context_tokens:  # its workspace would be sized for tokens no request has
+        raise ValueError(tr("serving.chunk_beyond_context", chunk=chunk, context=context_tokens))
     reserve = check_number("runtime_reserve_gib", runtime_reserve_gib, ge=0)
     return _memory_ledger(model, cluster, tp, pp, concurrency, context_tokens, weight_bytes, kv_bytes, chunk, reserve)
 

@@ -79,7 +79,16 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from .. import i18n
-from .._validate import check_bool, check_choice, check_int, check_number, check_sequence, is_bool, learner_functions
+from .._validate import (
+    check_bool,
+    check_choice,
+    check_instance,
+    check_int,
+    check_number,
+    check_sequence,
+    is_bool,
+    learner_functions,
+)
 from ..figure_alt import describe_figure
 from ..i18n import Text, register, shown_repr, tr
 from ..plotting import (
@@ -100,6 +109,7 @@ __all__ = [
     "check_control",
     "checkbox",
     "dropdown",
+    "label_control",
     "number",
     "number_stepper",
     "number_stops",
@@ -227,6 +237,7 @@ class LessonWidget(abc.ABC, Generic[R]):
         self._rendered_key: tuple[Any, ...] | None = None
         self._updated_key: tuple[Any, ...] | None = None  # language and control values of the last update
         self._labels_language: str | None = None  # the figure language the axis labels were pinned for
+        self._controls_language: str | None = None  # the language the controls' labels were last shown in
 
         # Drawn for HiDPI screens, shown at the figure's size at DEFAULT_DPI (see plotting.WIDGET_PIXEL_RATIO).
         self.figure: Figure = new_figure(*self.figure_size_in, dpi=DEFAULT_DPI * WIDGET_PIXEL_RATIO)
@@ -338,6 +349,11 @@ class LessonWidget(abc.ABC, Generic[R]):
         if self._hold_depth:
             self._pending = True
             return
+        if self._controls_language != i18n.get_language():  # set_language since the controls were labelled
+            self._controls_language = i18n.get_language()
+            for control in self.controls.values():
+                if isinstance(control, _CheckedControl):
+                    control.follow_language()
         values = self.values()
         # compute is pure: the same values in the same language give what is already shown (e.g. a preset
         # that set two controls under hold_updates, then the preset's own change)
@@ -641,6 +657,24 @@ def node_label(name: str) -> Text:
 # the front end sends is always a legal value, so a learner moving a control never meets these checks.
 
 
+def _option_text(texts: Sequence[tuple[Any, Any]], value: Any, label: str) -> str:
+    """The label of option ``value`` in the current language: its bilingual label in ``texts`` rendered, else
+    ``label`` as shown (a number, a label of one language)."""
+    for text, option in texts:
+        if is_bool(option) == is_bool(value) and _same(option, value):
+            return text.render() if isinstance(text, Text) else label
+    return label
+
+
+def label_control(control: ipywidgets.ValueWidget, key: str) -> None:
+    """Describe ``control`` with catalog entry ``key`` from now on, in each language the widget is shown in (a
+    workbench control whose meaning changes with the mode)."""
+    check_instance("control", control, ipywidgets.ValueWidget)
+    text = tr(key)  # a key that is not a str or not in the catalog is refused here, by name, before any change
+    control._ck_label = key
+    control.description = text
+
+
 class _AnyButNone(traitlets.Any):
     """Any value but ``None``, which goes on to the cross-validators: ``traitlets.Any`` allows ``None`` as a class
     attribute that its ``allow_none=False`` argument does not override, and returns it before they run."""
@@ -657,9 +691,20 @@ class _CheckedControl:
     """
 
     _ck_name: str = "value"
+    #: The catalog entry of the control's description, shown again in the language of the moment by
+    #: :meth:`follow_language` (``None``: a description of the widget's own, left as it is).
+    _ck_label: str | None = None
 
     def _ck_checked(self, value: Any) -> Any:
         return check_control(self._ck_name, self, value)
+
+    def follow_language(self) -> None:
+        """Show the description (and a selection's option labels) in the current language: a widget built before
+        ``set_language`` relabels its controls at its next update (:meth:`LessonWidget.update`)."""
+        if self._ck_label is not None:
+            text = tr(self._ck_label)
+            if getattr(self, "description", text) != text:
+                self.description = text
 
 
 class CheckedIntSlider(_CheckedControl, ipywidgets.IntSlider):  # type: ignore[misc]
@@ -700,6 +745,36 @@ class _CheckedSelection(_CheckedControl, ipywidgets.widgets.widget_selection._Se
         if proposal.value is not None or self._options_values:  # before the options are set ipywidgets passes None
             proposal.value = self._ck_checked(proposal.value)
         return super()._validate_value(proposal)
+
+    #: The options as a factory was given them, ``(label, value)`` with a :class:`~coursekit.i18n.Text` label where
+    #: it has two languages: what :meth:`follow_language` renders the labels from.
+    _ck_texts: tuple[tuple[Any, Any], ...] = ()
+    _ck_relabelling: bool = False
+
+    def follow_language(self) -> None:
+        super().follow_language()
+        values: tuple[Any, ...] = self._options_values
+        labels = tuple(
+            _option_text(self._ck_texts, value, label)
+            for label, value in zip(self._options_labels, values, strict=True)
+        )
+        if labels != self._options_labels:
+            self._ck_relabelling = True
+            try:
+                self.options = tuple(zip(labels, values, strict=True))
+            finally:
+                self._ck_relabelling = False
+
+    @traitlets.observe("options")
+    def _propagate_options(self, change: Any) -> None:
+        # New options select the first one (ipywidgets), which would move the value and run the widget's observers
+        # (the workbench's mode swaps its batch controls); new labels for the same values keep the selection.
+        if not self._ck_relabelling:
+            super()._propagate_options(change)
+            return
+        self.set_trait("_options_labels", tuple(label for label, _ in self._options_full))
+        if self.index is not None:  # type: ignore[has-type]
+            self.label = self._options_labels[self.index]  # type: ignore[has-type]
 
     @traitlets.observe("value")
     def _propagate_value(self, change: Any) -> None:
@@ -758,9 +833,11 @@ class CheckedIntText(_CheckedControl, ipywidgets.IntText):  # type: ignore[misc]
         return check_int(self._ck_name, proposal["value"])
 
 
-def _named(control: Any, name: str) -> Any:
-    """``control`` with the argument name its checks give (see :class:`_CheckedControl`)."""
+def _named(control: Any, name: str, key: str | None = None) -> Any:
+    """``control`` with the argument name its checks give (see :class:`_CheckedControl`) and the catalog entry of its
+    description (``key``)."""
     control._ck_name = name
+    control._ck_label = key
     return control
 
 
@@ -810,8 +887,8 @@ def slider(
     if readout_format is not None:
         kwargs["readout_format"] = readout_format
     if all(isinstance(n, int) for n in numbers):
-        return _named(CheckedIntSlider(**kwargs), name)
-    return _named(CheckedFloatSlider(**kwargs), name)
+        return _named(CheckedIntSlider(**kwargs), name, key)
+    return _named(CheckedFloatSlider(**kwargs), name, key)
 
 
 def number(key: str, *, value: float, argument: str | None = None) -> ipywidgets.ValueWidget:
@@ -829,7 +906,7 @@ def number(key: str, *, value: float, argument: str | None = None) -> ipywidgets
     check_number(name, value)
     cls = CheckedIntText if isinstance(value, int) else CheckedFloatText
     box = cls(description=_label(key), value=value, style=_style(), layout=ipywidgets.Layout(width=CONTROL_WIDTH))
-    return _named(box, name)
+    return _named(box, name, key)
 
 
 def dropdown(
@@ -849,12 +926,11 @@ def dropdown(
     (2, 'two')
     """
     pairs: list[tuple[str, Any]] = []
+    texts: list[tuple[Any, Any]] = []
     for option in options:
-        if isinstance(option, tuple) and len(option) == 2:
-            text, option_value = option
-            pairs.append((text.render() if isinstance(text, Text) else str(text), option_value))
-        else:
-            pairs.append((option.render() if isinstance(option, Text) else str(option), option))
+        text, option_value = option if isinstance(option, tuple) and len(option) == 2 else (option, option)
+        pairs.append((text.render() if isinstance(text, Text) else str(text), option_value))
+        texts.append((text, option_value))
     if not pairs:
         raise ValueError(f"dropdown {key!r} needs at least one option")
     chosen = pairs[0][1] if value is None else value
@@ -867,7 +943,8 @@ def dropdown(
         style=_style(),
         layout=ipywidgets.Layout(width=CONTROL_WIDTH),
     )
-    return _named(menu, name)
+    menu._ck_texts = tuple(texts)
+    return _named(menu, name, key)
 
 
 def number_stops(
@@ -948,7 +1025,8 @@ def stepper(
         style=_style(),
         layout=ipywidgets.Layout(width=CONTROL_WIDTH),
     )
-    _named(slider, menu._ck_name)
+    slider._ck_texts = menu._ck_texts
+    _named(slider, menu._ck_name, key)
     # A SelectionSlider built at its first choice leaves ``label`` empty (ipywidgets 8): set it from the choice.
     slider.label = menu.label
     return slider
@@ -964,7 +1042,7 @@ def checkbox(key: str, *, value: bool = False, argument: str | None = None) -> i
     """
     name = _argument(key, argument)
     check_bool(name, value)
-    return _named(CheckedCheckbox(description=_label(key), value=value, indent=False, style=_style()), name)
+    return _named(CheckedCheckbox(description=_label(key), value=value, indent=False, style=_style()), name, key)
 
 
 learner_functions(globals())

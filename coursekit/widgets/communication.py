@@ -216,7 +216,7 @@ def _payload_slider(key: str, choices: Sequence[float], value: float) -> ipywidg
         style={"description_width": "initial"},
         layout=ipywidgets.Layout(width=CONTROL_WIDTH),
     )
-    slider._ck_name = "payload_mib"
+    slider._ck_name, slider._ck_label = "payload_mib", key
     return slider
 
 

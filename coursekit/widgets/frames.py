@@ -29,7 +29,7 @@ from typing import Any
 
 import ipywidgets
 
-from .._validate import learner_functions
+from .._validate import check_instance, check_int, learner_functions
 from ..i18n import register, tr
 from ..plotting.png import PALETTE_COLOURS, palette_png  # re-exported: the frames' palette
 
@@ -90,6 +90,12 @@ register(
             "control.",
         },
         "widgets.preset_label": {"zh": "本课的情形", "en": "Lesson case"},
+        "widgets.not_lesson_widget": {
+            "zh": "widget = {value!r}：必须是课程的交互部件 (LessonWidget)（带 controls 与 "
+            "main_control），而不是 {type}。",
+            "en": "widget = {value!r}: must be a course widget (a LessonWidget, with controls and main_control), "
+            "not {type}.",
+        },
         "widgets.run_live": {"zh": "在线运行本课：", "en": "Run this lesson live:"},
     }
 )
@@ -103,6 +109,16 @@ def _spread(count: int, keep: int, limit: int) -> list[int]:
     return sorted(picked | {keep})
 
 
+def _check_widget(widget: Any) -> Any:
+    """``widget`` if it is shaped as a :class:`coursekit.widgets.LessonWidget` (its named controls and main control;
+    the class is not imported here, see :func:`live_frames`), else a ``TypeError`` naming it."""
+    if not (
+        isinstance(getattr(widget, "controls", None), dict) and widget.controls and hasattr(widget, "main_control")
+    ):
+        raise TypeError(tr("widgets.not_lesson_widget", value=widget, type=type(widget).__name__))
+    return widget
+
+
 def control_steps(control: ipywidgets.ValueWidget, limit: int = MAX_FRAMES) -> list[tuple[str, Any]]:
     """How to put ``control`` on each point of its grid: ``("index", i)`` for a selection widget (dropdown,
     selection slider), ``("value", v)`` for a number slider or a checkbox. Empty for other controls.
@@ -111,7 +127,12 @@ def control_steps(control: ipywidgets.ValueWidget, limit: int = MAX_FRAMES) -> l
     [('value', 1), ('value', 2), ('value', 3), ('value', 4)]
     >>> control_steps(ipywidgets.Checkbox(value=True))
     [('value', False), ('value', True)]
+
+    ``limit`` (at least 3: both ends and the current point) caps the points; a slider whose step is not positive
+    has no grid.
     """
+    check_instance("control", control, ipywidgets.ValueWidget)
+    limit = check_int("limit", limit, ge=3)
     if isinstance(control, ipywidgets.widgets.widget_selection._Selection):  # Dropdown, SelectionSlider ...
         count = len(control.options)
         return [("index", i) for i in _spread(count, control.index or 0, limit)]
@@ -119,6 +140,8 @@ def control_steps(control: ipywidgets.ValueWidget, limit: int = MAX_FRAMES) -> l
         return [("value", False), ("value", True)]
     if isinstance(control, (ipywidgets.IntSlider, ipywidgets.FloatSlider)):
         step = control.step
+        if not (isinstance(step, (int, float)) and step > 0):  # no grid to step along
+            return []
         count = round((control.max - control.min) / step) + 1
         current = round((control.value - control.min) / step)
         integral = isinstance(control, ipywidgets.IntSlider)
@@ -149,7 +172,7 @@ def preset_frames(widget: Any) -> list[dict[str, Any]]:
     control may change its label with the case, as the workbench's batch in serving mode), ``message``, ``png``
     (base64) and ``alt``. The widget ends as it started.
     """
-    start = {name: control.value for name, control in widget.controls.items()}
+    start = {name: control.value for name, control in _check_widget(widget).controls.items()}
 
     def put(values: dict[str, Any]) -> None:
         for name, control in widget.controls.items():  # in order: a control may reset later ones (the mode)
@@ -177,7 +200,7 @@ def live_replay(widget: Any) -> tuple[dict[str, Any] | None, str]:
     (:func:`live_frames`).
     """
     replay: dict[str, Any]
-    if getattr(widget, "presets", ()):
+    if getattr(_check_widget(widget), "presets", ()):
         cases = preset_frames(widget)
         replay = {"label": tr("widgets.preset_label"), "live": tr("widgets.run_live"), "presets": cases}
         replay["styles"] = _share_frame_styles(cases)
@@ -207,7 +230,8 @@ def live_frames(widget: Any, limit: int = MAX_FRAMES) -> tuple[str, list[dict[st
     Each frame: ``value`` (the control's shown value), ``message`` (the verdict box HTML), ``png`` (base64)
     and ``alt`` (the figure in words). The widget ends as it started.
     """
-    main = widget.main_control if widget.main_control in widget.controls else next(iter(widget.controls))
+    limit = check_int("limit", limit, ge=3)
+    main = widget.main_control if _check_widget(widget).main_control in widget.controls else next(iter(widget.controls))
     # The main control, or, when it has no grid (a number box), the first control that has one.
     order = [main, *(n for n in widget.controls if n != main)]
     name = next((n for n in order if len(control_steps(widget.controls[n], limit)) >= 2), main)
@@ -228,6 +252,7 @@ def live_frames(widget: Any, limit: int = MAX_FRAMES) -> tuple[str, list[dict[st
 
 def shown_value(control: ipywidgets.ValueWidget) -> str:
     """A control's value as the learner sees it (a dropdown's label, yes/no for a checkbox)."""
+    check_instance("control", control, ipywidgets.ValueWidget)
     if isinstance(control, ipywidgets.widgets.widget_selection._Selection):  # dropdown, selection slider
         return str(control.label)
     if isinstance(control.value, bool):

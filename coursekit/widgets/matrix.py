@@ -29,7 +29,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from matplotlib.ticker import ScalarFormatter
 
-from .._validate import learner_functions
+from .._validate import check_instance, check_items, learner_functions
 from ..i18n import Text, register, tr
 from ..matrix import (
     CASE_KIND_LABELS,
@@ -140,6 +140,10 @@ def verdict_grid_chart(ax: Axes, views: Sequence[MatrixView]) -> None:
 
     Taught in: lesson 5 (the figure after the constraints widget).
     """
+    check_instance("ax", ax, Axes)
+    views = check_items("views", views)
+    for index, view in enumerate(views):
+        check_instance(f"views[{index}]", view, MatrixView)
     ax.clear()
     for row, view in enumerate(views):
         for column, verdict in enumerate(view.evaluation.verdicts):
@@ -167,7 +171,7 @@ def short_model_name(model: str) -> str:
     >>> short_model_name("megatron-7.5b"), short_model_name("gpt3-175b")
     ('7.5B', 'GPT-3 175B')
     """
-    size = model.rsplit("-", 1)[-1].upper()
+    size = check_instance("model", model, str).rsplit("-", 1)[-1].upper()
     return f"GPT-3 {size}" if model.startswith("gpt3") else size
 
 

@@ -39,7 +39,14 @@ from ..presets import CLUSTERS, MODELS
 from ..serving import ServingEstimate, ServingLedger
 from ..serving.estimate import _estimate
 from ..serving.kv import _check_specs, _memory_ledger
-from ..specs import DEFAULT_RUNTIME_RESERVE_GIB, PRECISIONS, ClusterSpec, ModelSpec, type_error
+from ..specs import (
+    DEFAULT_RUNTIME_RESERVE_GIB,
+    FP8_TENSOR_CORE_COMPUTE_CAPABILITY,
+    PRECISIONS,
+    ClusterSpec,
+    ModelSpec,
+    type_error,
+)
 from ..units import MS_PER_S, TB_BYTES
 from . import LessonWidget, dropdown, node_label, significant_unchecked, slider
 from .roofline import FLOPS_PER_TFLOPS
@@ -368,7 +375,7 @@ def precision_sentence(precision: str, cluster: ClusterSpec) -> str:
     }
     if precision == "fp8":
         if cluster.peak_flops_fp8 is None:
-            raise ValueError(tr("planner.no_fp8", cluster=cluster.name))
+            raise ValueError(tr("planner.no_fp8", cluster=cluster.name, low=FP8_TENSOR_CORE_COMPUTE_CAPABILITY))
         return tr("widgets.serving.peaks_fp8", fp8=cluster.peak_flops_fp8 / FLOPS_PER_TFLOPS, **peaks)
     return tr("widgets.serving.peaks_bf16", **peaks)
 
@@ -379,6 +386,11 @@ def _ms(value: float, decimals: int = 1) -> str:
     if value == 0 or value >= 10 ** (1 - decimals):
         return f"{value:.{decimals}f}"
     return significant_unchecked(value, 2)
+
+
+def _both(key: str) -> Text:
+    """Catalog entry ``key`` in both languages (a menu label that follows ``set_language``)."""
+    return Text(zh=tr(key, "zh"), en=tr(key, "en"))
 
 
 class ServingWidget(LessonWidget[ServingView]):
@@ -421,7 +433,7 @@ class ServingWidget(LessonWidget[ServingView]):
                 ),
                 "precision": dropdown(
                     "widgets.serving.precision",
-                    [(tr(f"widgets.serving.precision_{option}"), option) for option in PRECISION_OPTIONS],
+                    [(_both(f"widgets.serving.precision_{option}"), option) for option in PRECISION_OPTIONS],
                     value=precision,
                 ),
             }

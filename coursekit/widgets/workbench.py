@@ -49,7 +49,7 @@ from ..planner.estimate import lora_adapters
 from ..plotting import cache_drawing, label
 from ..presets import CLUSTERS, MODELS
 from ..serving import SERVING_GATES, ServingPlanResult, plan_serving
-from . import LessonWidget, checkbox, dropdown, node_label, significant_unchecked, stepper
+from . import LessonWidget, checkbox, dropdown, label_control, node_label, significant_unchecked, stepper
 from .serving import log_axes, place_ylabel, tradeoff_curve
 
 __all__ = [
@@ -550,14 +550,14 @@ class WorkbenchWidget(LessonWidget[Any]):
         with self.hold_updates():
             if change["new"] == "serving":
                 self._training_values = {"global_batch": batch.value, "seq_len": seq.value, "lora": lora.value}
-                batch.description = tr("widgets.workbench.concurrency")
-                seq.description = tr("widgets.workbench.prompt_tokens")
+                label_control(batch, "widgets.workbench.concurrency")
+                label_control(seq, "widgets.workbench.prompt_tokens")
                 batch.value = SERVING_DEFAULT_CONCURRENCY
                 seq.value = SERVING_DEFAULT_PROMPT_TOKENS
                 lora.value = "full"
             else:
-                batch.description = tr("widgets.workbench.global_batch")
-                seq.description = tr("widgets.workbench.seq_len")
+                label_control(batch, "widgets.workbench.global_batch")
+                label_control(seq, "widgets.workbench.seq_len")
                 batch.value = self._training_values.get("global_batch", batch.value)
                 seq.value = self._training_values.get("seq_len", seq.value)
                 lora.value = self._training_values.get("lora", lora.value)
