@@ -99,7 +99,9 @@ def test_ledger_sentence_never_calls_a_nonzero_term_zero() -> None:
     3 decimals, but not nothing (a learner read '传输 0.0 ms' as 'no transfer'). A term that is truly zero stays 0.0."""
     sentence = communication_ledger(1 / 1024, 10, 100, 5).explain()
     assert "transfer < 0.001 ms" in sentence and "latency 0.05 ms" in sentence
-    assert communication_ledger(1 / 1024, 10, 100, 0).explain().startswith("10 calls: latency 0.0 ms + transfer < 0.001")
+    assert (
+        communication_ledger(1 / 1024, 10, 100, 0).explain().startswith("10 calls: latency 0.0 ms + transfer < 0.001")
+    )
     assert "transfer 0.0 ms" in communication_ledger(0, 10, 100, 5).explain()
 
 

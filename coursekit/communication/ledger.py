@@ -89,7 +89,9 @@ class CommunicationLedger:
             calls_per_step=self.calls_per_step,
             latency_ms=_shown_ms(self.latency_ms, sent and self.latency_us > 0),
             transfer_ms=_shown_ms(self.transfer_ms, sent and self.payload_per_call_mib > 0),
-            lower_bound_ms=_shown_ms(self.lower_bound_ms, sent and (self.latency_us > 0 or self.payload_per_call_mib > 0)),
+            lower_bound_ms=_shown_ms(
+                self.lower_bound_ms, sent and (self.latency_us > 0 or self.payload_per_call_mib > 0)
+            ),
         )
 
 
