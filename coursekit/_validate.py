@@ -283,7 +283,7 @@ def check_instance(name: str, value: Any, expected: type) -> Any:
     >>> check_instance("config", 3, dict)
     Traceback (most recent call last):
     ...
-    TypeError: config = 3: must be a dict object, not int.
+    TypeError: config = 3: must be an object of type dict, not int.
     """
     if not isinstance(value, expected):
         raise TypeError(

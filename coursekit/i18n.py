@@ -418,7 +418,7 @@ register(
         },
         "validate.type_instance": {
             "zh": "{name} = {value}：必须是 {expected} 对象，而不是 {type}。",
-            "en": "{name} = {value}: must be a {expected} object, not {type}.",
+            "en": "{name} = {value}: must be an object of type {expected}, not {type}.",
         },
         "validate.type_callable": {
             "zh": "{name} = {value}：必须是可调用的函数（稍后调用），而不是 {type}。",

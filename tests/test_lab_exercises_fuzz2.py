@@ -516,9 +516,11 @@ def test_good_steps_still_break_down() -> None:
 
 
 def test_the_lab_figures_and_efficiency_name_a_wrong_argument() -> None:
-    with pytest.raises(TypeError, match=r"^report = None: must be a CollectivesReport object, not NoneType\.$"):
+    with pytest.raises(
+        TypeError, match=r"^report = None: must be an object of type CollectivesReport, not NoneType\.$"
+    ):
         _plot(None)
     with pytest.raises(TypeError, match=r"^baselines = None: must be a list or tuple, not NoneType\.$"):
         _efficiency(None)
-    with pytest.raises(TypeError, match=r"^baselines\[0\] = 3: must be a ScenarioResult object, not int\.$"):
+    with pytest.raises(TypeError, match=r"^baselines\[0\] = 3: must be an object of type ScenarioResult, not int\.$"):
         _efficiency([3])

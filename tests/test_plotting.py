@@ -154,9 +154,9 @@ def test_new_figure_message_in_chinese() -> None:
 
 
 def test_label_and_png_reject_wrong_types() -> None:
-    with pytest.raises(TypeError, match="text = 'devices': must be a Text object, not str"):
+    with pytest.raises(TypeError, match="text = 'devices': must be an object of type Text, not str"):
         label("devices")  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match="fig = None: must be a Figure object, not NoneType"):
+    with pytest.raises(TypeError, match="fig = None: must be an object of type Figure, not NoneType"):
         figure_to_png(None)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"rgba is float64 \(2, 2\): must be a \(height, width, 4\) uint8 array"):
         encode_png(np.zeros((2, 2)))

@@ -128,6 +128,7 @@ _register_messages(
 
 __all__ = [
     "BINARY_UNIT",
+    "COUNT_VS_BILLIONS",
     "FORMS",
     "KINDS",
     "PREFIX_MODULES",
@@ -296,6 +297,12 @@ _register_messages(
             "en": "Your answer is off by exactly 1024: check whether the unit is bytes, KiB or MiB "
             "(1 KiB = 1024 bytes, 1 MiB = 1024 KiB).",
         },
+        "exercises.slip.count_vs_billions": {
+            "zh": "你的答案与正确值正好差 10^9 倍：题目问的是多少十亿 (billion)，"
+            "把个数除以 1e9 再填（例如 1.5e9 个参数写作 1.5）。",
+            "en": "Your answer is off by exactly 10^9: the question asks how many billion, so divide the count by 1e9 "
+            "(1.5e9 parameters are written 1.5).",
+        },
         "exercises.slip.seconds_vs_ms": {
             "zh": "你的答案与正确值正好差 1000 倍：检查单位是秒还是毫秒（1 s = 1000 ms）。",
             "en": "Your answer is off by exactly 1000: check whether the unit is seconds or milliseconds "
@@ -422,6 +429,8 @@ DIRECTION: Slip = _slip("direction", 2.0)
 SECONDS_VS_MS: Slip = _slip("seconds_vs_ms", 1000.0)
 #: Bytes, KiB and MiB confused (×1024): a size answered one binary unit off.
 BINARY_UNIT: Slip = _slip("binary_unit", 1024.0)
+#: A count given where billions are asked, or the other way round (×10^9): 7.06e10 parameters for 70.6 (billion).
+COUNT_VS_BILLIONS: Slip = _slip("count_vs_billions", 1e9)
 
 
 def degree_left_out(name: str, degree: int) -> Slip:

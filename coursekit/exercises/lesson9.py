@@ -19,7 +19,7 @@ from .._validate import learner_functions
 from ..i18n import Text
 from ..planner import FunnelStep, PlanResult, WorkloadSpec, plan
 from ..presets import CLUSTERS, MODELS
-from . import ROUNDED_COUNT, SIGN_FLIPPED, Exercise, mistake, register
+from . import COUNT_VS_BILLIONS, ROUNDED_COUNT, SIGN_FLIPPED, Exercise, mistake, register
 
 #: plan.memory_removed: Llama-3 8B on the course's box of 8 × 24 GiB cards, global batch 64 × 4096 tokens.
 BOX_MODEL: str = "llama3-8b"
@@ -227,6 +227,7 @@ MOE_ACTIVE = register(
             "token grows with top_k, not with the number of experts.",
         ),
         slips=(
+            COUNT_VS_BILLIONS,  # 2.397e11 parameters for 239.7 (billion)
             mistake(
                 "total_not_active",
                 moe_total_billion,
