@@ -477,6 +477,23 @@ register(
             "en": "  No variant passes every gate. The gate each variant fails first: {counts}. The variant that comes "
             "closest (the most gates passed; of those, the least memory):",
         },
+        "planner.layout_etp_default": {
+            "zh": "  专家张量并行 (ETP) 没有给出，按 Megatron-Core 的默认取了 TP = {tp}；同样的度数改成 etp=1"
+            "（Megatron-Bridge 等 MoE 配方常用的设置，厂商表格不印 ETP 这一栏）时有 {count} 个变体通过全部门槛："
+            "如果那次训练用的是 etp=1，请检查 {degrees}。",
+            "en": "  Expert tensor parallelism (ETP) was not given and was taken as TP = {tp}, Megatron-Core's "
+            "default; with etp=1 instead (what many MoE recipes, Megatron-Bridge's among them, set; vendor tables "
+            "print no ETP column) {count} of the same degrees' variants pass every gate: if the run used etp=1, "
+            "check {degrees}.",
+        },
+        "planner.layout_per_gpu": {
+            "zh": "  按每张 GPU 计（估算，不是测量）：每秒 {tokens:,.0f} 个 token，{tflops:,.0f} 模型 TFLOP/s"
+            "（上面利用率所用的模型 FLOPs）。厂商表格里“每 GPU 每秒 token 数”和“每 GPU 模型 TFLOP/s”两栏就是这两个"
+            "单位；表格的 FLOPs 计数可能和这里不同，每 GPU 每秒 token 数可以直接比较。",
+            "en": "  Per GPU (estimated, not measured): {tokens:,.0f} tokens/s, {tflops:,.0f} model TFLOP/s (the model "
+            "FLOPs of the utilisation above). These are the units of vendor tables' tokens/s/GPU and model "
+            "TFLOP/s/GPU columns; a table may count FLOPs differently, tokens/s/GPU compares directly.",
+        },
         "planner.layout_outside": {
             "zh": "  搜索空间里没有具有这些度数的组合（搜索空间：{space}）。用 --explain 查看这个组合本身，"
             "或放宽搜索（例如 --max-virtual-stages、--max-micro-batch、--zero、--recompute）。",
@@ -526,6 +543,10 @@ class LayoutCheck:
     #: When no searched composition has the degrees because they do not use the cluster's ranks exactly (all of
     #: tp, pp and dp given; serving: replicas, tp and pp): the ``ranks`` gate's reason, which says so.
     ranks_reason: Reason | None = None
+    #: Training, an MoE model, when no variant passes and expert TP was not given (so taken as TP > 1): how many
+    #: variants of the same degrees with ``etp=1`` pass (a vendor table prints no ETP column, and many MoE recipes
+    #: set expert TP 1); ``None`` otherwise.
+    etp_1_accepted: int | None = None
 
     @property
     def accepted(self) -> bool:
@@ -564,7 +585,31 @@ class LayoutCheck:
         if self.tie_row is not None:
             lines.append(tr("planner.layout_tie_row", row=self.tie_row.message))
         lines.append(self.candidate.explain())
+        if self.etp_1_accepted is not None:
+            etp_1 = ",".join(f"{key}={1 if key == 'etp' else value}" for key, value in self.degrees.items())
+            lines.append(
+                tr(
+                    "planner.layout_etp_default",
+                    tp=self.degrees.get("tp"),
+                    count=self.etp_1_accepted,
+                    degrees=etp_1,
+                )
+            )
+        per_gpu = self.per_gpu()
+        if per_gpu is not None:
+            lines.append(tr("planner.layout_per_gpu", tokens=per_gpu[0], tflops=per_gpu[1]))
         return "\n".join(lines)
+
+    def per_gpu(self) -> tuple[float, float] | None:
+        """Training, when a variant passes: its estimated tokens per GPU-second and model TFLOP/s per GPU (the model
+        FLOPs of its utilisation), the units of vendor tables' columns; ``None`` otherwise."""
+        cand = self.candidate
+        if not self.accepted or self.mode != "training" or cand is None or not cand.step_s or not cand.ranks:
+            return None
+        return (
+            cand.tokens_per_step / cand.step_s / cand.ranks,
+            cand.model_flops_per_step / cand.step_s / cand.ranks / 1e12,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: the fields, the variant as :meth:`PlanCandidate.to_dict` and the best as its degrees."""
@@ -1225,6 +1270,13 @@ class PlanResult:
         given = ("replicas", "tp", "pp") if self.workload.mode == "serving" else ("tp", "pp", "dp")
         if not variants and all(key in wanted for key in given):  # degrees that cannot fill the cluster
             ranks_reason = next((r for r in self.explain(wanted).reasons if r.code == "ranks"), None)
+        etp_1_accepted = None
+        given_etp = "etp" in parse_degrees(degrees, name="degrees")
+        if self.workload.mode == "training" and self.model.is_moe and not given_etp and wanted.get("etp", 1) > 1:
+            # the table printed no ETP and TP's default refused every variant: would the recipes' etp=1 pass?
+            accepted_ids = set(order)
+            passing = sum(1 for i in self.find(**{**wanted, "etp": 1}) if i in accepted_ids)
+            etp_1_accepted = passing or None
         first = {index: GATE_CODES.index(self.codes(index)[0]) for index in variants}  # the first gate each fails
         counts = {code: sum(1 for pos in first.values() if pos == p) for p, code in enumerate(GATE_CODES)}
         nearest = None
@@ -1239,6 +1291,7 @@ class PlanResult:
             candidate=None if nearest is None else self._candidate(nearest),
             first_failures={code: count for code, count in counts.items() if count},
             ranks_reason=ranks_reason,
+            etp_1_accepted=etp_1_accepted,
             **common,
         )
 

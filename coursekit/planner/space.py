@@ -42,6 +42,15 @@ register(
             "zh": "{name} = {value!r}：键 {key!r} 出现了不止一次；每个并行度只能给一个值。",
             "en": "{name} = {value!r}: key {key!r} is given more than once; give each degree one value.",
         },
+        "planner.degrees_fsdp_zero": {
+            "zh": "{name} = {value!r}：fsdp = 0（数据并行不分片参数，DDP）不对应单个 ZeRO 阶段：写 zero=0（普通 DDP）"
+            "或 zero=1（分布式优化器，Megatron 和 NeMo 的常见设置），或者去掉 fsdp 让搜索取任意阶段"
+            "（命令行：--zero 0,1,2 只排除 ZeRO-3）。fsdp = 1 读作 zero=3。",
+            "en": "{name} = {value!r}: fsdp = 0 (data parallelism without sharded parameters, DDP) names no single "
+            "ZeRO stage: write zero=0 (plain DDP) or zero=1 (the distributed optimizer, Megatron's and NeMo's usual "
+            "setting), or leave fsdp out and let the search take any stage (on the command line --zero 0,1,2 leaves "
+            "out ZeRO-3 alone). fsdp = 1 reads as zero=3.",
+        },
         "planner.space_too_large": {
             "zh": "搜索空间有 {size:,} 个组合，超过上限 {limit:,}：请减少 ZeRO 阶段、重计算模式或微批次上限，"
             "或换一个约数较少的 GPU 总数。",
@@ -50,6 +59,11 @@ register(
         },
     }
 )
+
+#: Column names of vendor tables (NeMo's and Megatron-Bridge's performance pages print VP and FSDP) that
+#: :func:`parse_degrees` reads as a degree key: VP is the interleaving depth ``v``; FSDP (0 or 1) is handled apart
+#: (``fsdp=1`` is ZeRO stage 3).
+DEGREE_KEY_ALIASES: dict[str, str] = {"vp": "v", "vpp": "v"}
 
 #: Most candidates one search evaluates (a larger space is refused with a message, not searched).
 MAX_SPACE_SIZE: int = 4_000_000
@@ -277,11 +291,15 @@ def parse_degrees(text: str | Mapping[str, Any], *, name: str = "text") -> dict[
     """Read ``"tp=8,pp=4,dp=4,zero=1,mb=1"`` (or a mapping) into keyword arguments of :func:`evaluate_composition`.
 
     Keys are those of :data:`DEGREE_KEYS`; values are positive integers except
-    ``recompute`` (``none``, ``selective``, ``full``) and ``zero`` (0-3). Messages name the parameter ``name``
+    ``recompute`` (``none``, ``selective``, ``full``) and ``zero`` (0-3). The column names of vendor tables are read
+    too: ``vp`` (and ``vpp``) is ``v``, and ``fsdp=1`` is ``zero=3`` (``fsdp=0`` names no single ZeRO stage and is
+    refused with what to write instead). Messages name the parameter ``name``
     (the caller's own parameter, e.g. ``"degrees"``).
 
     >>> parse_degrees("tp=8, pp=4, dp=4, zero=1, mb=1")
     {'tp': 8, 'pp': 4, 'dp': 4, 'zero': 1, 'mb': 1}
+    >>> parse_degrees("tp=1,pp=2,vp=4,fsdp=1")
+    {'tp': 1, 'pp': 2, 'v': 4, 'zero': 3}
     >>> parse_degrees("tp=8,xp=2")
     Traceback (most recent call last):
     ...
@@ -306,6 +324,18 @@ ga, recompute, replicas.
         raise type_error(name, _short(text), "str or mapping")
     out: dict[str, Any] = {}
     for key, raw_value in items:
+        key = DEGREE_KEY_ALIASES.get(key, key)
+        if key == "fsdp":  # a vendor table's FSDP column: 1 is ZeRO-3, 0 no single stage
+            flag = raw_value.strip() if isinstance(raw_value, str) else _plain(raw_value)
+            if flag in ("1", 1) and not isinstance(flag, bool):
+                key, raw_value = "zero", 3
+            elif flag in ("0", 0) and not isinstance(flag, bool):
+                raise ValueError(tr("planner.degrees_fsdp_zero", name=name, value=_short(text)))
+            else:
+                message = tr(
+                    "planner.degrees_int", name=name, value=_short(text), key=key, item=_short(raw_value), low=0, high=1
+                )
+                raise ValueError(message)
         if key not in DEGREE_KEYS:
             raise ValueError(tr("planner.degrees_key", name=name, value=_short(text), key=_short(key), keys=keys))
         if key in out:
