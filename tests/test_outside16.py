@@ -9,6 +9,7 @@ compares the estimate in the table's per-GPU units. Expected values come from th
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -199,3 +200,22 @@ def test_layout_help_names_the_table_columns() -> None:
     assert code == 0
     help_text = " ".join(out.split("--layout", 1)[1].split("--json", 1)[0].split())
     assert "vp is v" in help_text and "fsdp=1 is zero=3" in help_text
+
+
+def test_precision_help_names_blackwell_and_the_tables_fp8_names() -> None:
+    code, out, _ = _cli(["plan", "--help"])
+    assert code == 0
+    text = " ".join(out.split())
+    precision = text.split("--precision {bf16,fp8}", 1)[1].split("--fp8-recipe", 1)[0]
+    assert "B200" in precision and "GB200" in precision and "A100" in precision
+    recipe = text.split("--fp8-recipe {delayed,current,mxfp8}", 1)[1].split("--attention-kernel", 1)[0]
+    assert "FP8-CS" in recipe and "FP8-MX" in recipe
+
+
+def test_layout_json_carries_the_per_gpu_estimate() -> None:
+    code, out, err = _cli([*LLAMA8, "--layout", "tp=1,pp=1,cp=1", "--json"])
+    assert code == 0, err
+    layout = json.loads(out)["layout"]
+    per_gpu = layout["per_gpu"]
+    assert per_gpu["tokens_per_s"] == pytest.approx(layout["candidate"]["estimate"]["tokens_per_s"] / 8)
+    assert per_gpu["model_tflops"] > 0 and layout["etp_1_accepted"] is None

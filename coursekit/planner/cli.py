@@ -361,15 +361,22 @@ def _add_workload_arguments(p: argparse.ArgumentParser) -> None:
         "--precision",
         choices=PRECISIONS,
         default="bf16",
-        help=Text(zh="矩阵乘的精度（fp8 需要 H100/H800）", en="matmul precision (fp8: H100/H800)").render(),
+        help=Text(
+            zh="矩阵乘的精度（fp8 需要有 FP8 张量核心的 GPU：H100、H200、H800 及 Blackwell 的 B200、B300、"
+            "GB200、GB300；A100 没有）",
+            en="matmul precision (fp8 needs a GPU with FP8 tensor cores: H100, H200, H800 and Blackwell's B200, "
+            "B300, GB200, GB300; not A100)",
+        ).render(),
     )
     p.add_argument(
         "--fp8-recipe",
         choices=FP8_RECIPES,
         default=None,  # None: not given (WorkloadSpec's delayed); given at bf16 it is refused (FP8_ONLY_FIELDS)
         help=Text(
-            zh="FP8 转换的缩放方式：delayed（延迟缩放，默认）或 current（当前缩放，每次转换前多读一遍求 amax）",
-            en="how FP8 casts are scaled: delayed (the default) or current (an extra amax pass before each cast)",
+            zh="FP8 转换的缩放方式：delayed（延迟缩放，默认）、current（当前缩放，每次转换前多读一遍求 amax；"
+            "厂商表格的 FP8-CS）或 mxfp8（每 32 个值一个缩放因子，只在 Blackwell 上；表格的 FP8-MX、MXFP8）",
+            en="how FP8 casts are scaled: delayed (the default), current (an extra amax pass before each cast; vendor "
+            "tables' FP8-CS) or mxfp8 (one scale per 32 values, Blackwell only; the tables' FP8-MX, MXFP8)",
         ).render(),
     )
     p.add_argument(

@@ -612,7 +612,9 @@ class LayoutCheck:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: the fields, the variant as :meth:`PlanCandidate.to_dict` and the best as its degrees."""
+        """JSON-ready: the fields, the variant as :meth:`PlanCandidate.to_dict` and the best as its degrees;
+        ``per_gpu`` the variant's :meth:`per_gpu` (tokens/s and model TFLOP/s per GPU, or ``None``)."""
+        per_gpu = self.per_gpu()
         return {
             "degrees": dict(self.degrees),
             "variants": self.variants,
@@ -629,6 +631,8 @@ class LayoutCheck:
             else {"assumption": self.tie_row.assumption, "scenarios": list(self.tie_row.scenarios)},
             "candidate": None if self.candidate is None else self.candidate.to_dict(),
             "best": None if self.best is None else self.best.label(),
+            "per_gpu": None if per_gpu is None else {"tokens_per_s": per_gpu[0], "model_tflops": per_gpu[1]},
+            "etp_1_accepted": self.etp_1_accepted,
             "estimate": "estimated, not measured",
         }
 
