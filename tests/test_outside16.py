@@ -172,27 +172,39 @@ QWEN235 += ["--seq-len", "4096", "--precision", "fp8", "--fp8-recipe", "current"
 QWEN235 += ["--max-virtual-stages", "4", "--zero", "0,1,2", "--top", "1"]
 
 
-def test_refused_moe_layout_says_etp_1_would_pass() -> None:
+def test_moe_layout_without_etp_that_cannot_fold_is_checked_at_etp_1() -> None:
+    """ETP = TP = 2 makes the expert grid 2 · 32 · 8 = 512 positions on 256 ranks: the ep_fold gate refuses every
+    variant, and Megatron-Core would not start such a run, so the table's measured run used another ETP; the check
+    takes the recipes' etp=1, says so, and ranks it (9 variants: ZeRO 0/1/2 x recompute none/selective/full)."""
     code, out, err = _cli([*QWEN235, "--layout", "tp=2,pp=8,cp=1,vp=4,ep=32"])
     assert code == 0, err
     layout = out.split("Your layout", 1)[1]
-    assert "No variant passes every gate" in layout and "ep_fold" in layout
-    assert "taken as TP = 2" in layout and "check tp=2,pp=8,cp=1,v=4,ep=32,etp=1" in layout
+    assert layout.startswith(" tp=2,pp=8,cp=1,v=4,ep=32,etp=1:")
+    assert "default ETP = TP = 2 every variant of these degrees fails the ep_fold gate" in layout
+    assert "expert TP is 1 (see above)" in layout and "rank " in layout and "No variant passes" not in layout
 
 
-def test_no_etp_hint_when_etp_was_given_or_the_layout_passes() -> None:
+def test_no_etp_note_when_etp_was_given() -> None:
     code, out, err = _cli([*QWEN235, "--layout", "tp=2,pp=8,cp=1,vp=4,ep=32,etp=2"])
     assert code == 0, err
-    assert "No variant passes every gate" in out and "taken as TP" not in out
+    assert "No variant passes every gate" in out and "ep_fold" in out
+    assert "taken as TP" not in out and "checked with etp=1" not in out
     code, out, err = _cli([*QWEN235, "--layout", "tp=2,pp=8,cp=1,vp=4,ep=32,etp=1"])
     assert code == 0, err
-    assert "rank " in out.split("Your layout", 1)[1] and "taken as TP" not in out
+    assert "rank " in out.split("Your layout", 1)[1] and "checked with etp=1" not in out
 
 
-def test_etp_hint_in_chinese() -> None:
+def test_etp_fold_note_in_chinese() -> None:
     code, out, err = _cli([*QWEN235, "--lang", "zh", "--layout", "tp=2,pp=8,cp=1,vp=4,ep=32"])
     assert code == 0, err
-    assert "按 Megatron-Core 的默认取了 TP = 2" in out and "etp=1" in out
+    assert "Megatron-Core 的默认 ETP = TP = 2 下" in out and "专家 TP 取 1（见上）" in out
+
+
+def test_etp_fold_is_in_the_json() -> None:
+    code, out, err = _cli([*QWEN235, "--json", "--layout", "tp=2,pp=8,cp=1,vp=4,ep=32"])
+    assert code == 0, err
+    layout = json.loads(out)["layout"]
+    assert layout["etp_from_fold"] == 2 and layout["accepted"] and layout["degrees"]["etp"] == 1
 
 
 def test_layout_help_names_the_table_columns() -> None:
@@ -218,4 +230,4 @@ def test_layout_json_carries_the_per_gpu_estimate() -> None:
     layout = json.loads(out)["layout"]
     per_gpu = layout["per_gpu"]
     assert per_gpu["tokens_per_s"] == pytest.approx(layout["candidate"]["estimate"]["tokens_per_s"] / 8)
-    assert per_gpu["model_tflops"] > 0 and layout["etp_1_accepted"] is None
+    assert per_gpu["model_tflops"] > 0 and layout["etp_from_fold"] is None

@@ -941,13 +941,14 @@ def published_run_argv(run: object) -> list[str]:
     >>> run = next(r for r in all_published_runs() if r.name == "Megatron-Core Mixtral 8x7B (MoE), 4K, 64 H100")
     >>> print(" ".join(published_run_argv(run)))  # doctest: +NORMALIZE_WHITESPACE
     plan --model mixtral-8x7b --cluster h100-8 --nodes 8 --global-batch 256 --seq-len 4096 --recipe megatron-bf16
-    --zero 1 --max-micro-batch 1 --layout tp=1,cp=1,pp=4,dp=16,ep=8,etp=1
+    --zero 1 --max-micro-batch 1 --layout tp=1,cp=1,pp=4,dp=16,ep=8
     """
     from ..presets import MODELS, PublishedRun
     from .validation import published_degrees
 
-    degrees = published_degrees(run)  # checks the type
+    published_degrees(run)  # checks the type
     assert isinstance(run, PublishedRun)
+    degrees = dict(run.degrees)  # as stated: --layout applies the expert-TP default as compare_published does
     model = run.model if isinstance(run.model, str) else next((k for k, m in MODELS.items() if m == run.model), None)
     if model is None:  # a model of your own: the command line reads it from a config.json (--model-config)
         raise ValueError(tr("cli.published_run_preset", name=run.name[:200]))

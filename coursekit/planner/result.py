@@ -451,10 +451,10 @@ register(
     {
         "planner.layout_header": {"zh": "你的布局 {degrees}：", "en": "Your layout {degrees}:"},
         "planner.layout_variants": {
-            "zh": "  搜索空间里有 {variants} 个组合具有这些度数（没写出的 CP、EP 取 1，专家 TP 取 TP；"
+            "zh": "  搜索空间里有 {variants} 个组合具有这些度数（没写出的 CP、EP 取 1，{etp_rule}；"
             "DP、交错段数、ZeRO 阶段、微批次和重计算取任意值），其中 {accepted} 个通过全部门槛。",
             "en": "  The searched space holds {variants:@composition} with these degrees (CP and EP not given are 1, "
-            "expert TP is TP; DP, interleaving, ZeRO stage, micro-batch and recomputation take any value); "
+            "{etp_rule}; DP, interleaving, ZeRO stage, micro-batch and recomputation take any value); "
             "{accepted} of them pass every gate.",
         },
         "planner.layout_rank": {
@@ -477,14 +477,14 @@ register(
             "en": "  No variant passes every gate. The gate each variant fails first: {counts}. The variant that comes "
             "closest (the most gates passed; of those, the least memory):",
         },
-        "planner.layout_etp_default": {
-            "zh": "  专家张量并行 (ETP) 没有给出，按 Megatron-Core 的默认取了 TP = {tp}；同样的度数改成 etp=1"
-            "（Megatron-Bridge 等 MoE 配方常用的设置，厂商表格不印 ETP 这一栏）时有 {count} 个变体通过全部门槛："
-            "如果那次训练用的是 etp=1，请检查 {degrees}。",
-            "en": "  Expert tensor parallelism (ETP) was not given and was taken as TP = {tp}, Megatron-Core's "
-            "default; with etp=1 instead (what many MoE recipes, Megatron-Bridge's among them, set; vendor tables "
-            "print no ETP column) {count} of the same degrees' variants pass every gate: if the run used etp=1, "
-            "check {degrees}.",
+        "planner.layout_etp_fold": {
+            "zh": "  专家张量并行 (ETP) 没有给出。Megatron-Core 的默认 ETP = TP = {tp} 下，这些度数的每个变体都未通过 "
+            "ep_fold 门槛（专家网格 ETP × EP × PP 不能整除 rank 数），这样的训练无法启动；所以按 etp=1"
+            "（Megatron-Bridge 等 MoE 配方常用的设置，厂商表格不印 ETP 这一栏）检查。",
+            "en": "  Expert tensor parallelism (ETP) was not given. With Megatron-Core's default ETP = TP = {tp} every "
+            "variant of these degrees fails the ep_fold gate (the expert grid ETP × EP × PP does not divide the "
+            "ranks), so no such run could start; the layout is checked with etp=1 instead (what many MoE recipes, "
+            "Megatron-Bridge's among them, set; vendor tables print no ETP column).",
         },
         "planner.layout_per_gpu": {
             "zh": "  按每张 GPU 计（估算，不是测量）：每秒 {tokens:,.0f} 个 token，{tflops:,.0f} 模型 TFLOP/s"
@@ -543,10 +543,9 @@ class LayoutCheck:
     #: When no searched composition has the degrees because they do not use the cluster's ranks exactly (all of
     #: tp, pp and dp given; serving: replicas, tp and pp): the ``ranks`` gate's reason, which says so.
     ranks_reason: Reason | None = None
-    #: Training, an MoE model, when no variant passes and expert TP was not given (so taken as TP > 1): how many
-    #: variants of the same degrees with ``etp=1`` pass (a vendor table prints no ETP column, and many MoE recipes
-    #: set expert TP 1); ``None`` otherwise.
-    etp_1_accepted: int | None = None
+    #: Training, an MoE model, expert TP not given: the default ETP (= TP) when every variant with it failed the
+    #: ``ep_fold`` gate (a grid no engine starts), so the check took ``etp=1``; ``None`` when the default was kept.
+    etp_from_fold: int | None = None
 
     @property
     def accepted(self) -> bool:
@@ -561,7 +560,16 @@ class LayoutCheck:
                 lines.append(f"  {self.ranks_reason.render()}")
             lines.append(tr("planner.layout_outside", space=self.space))
             return "\n".join(lines)
-        lines.append(tr("planner.layout_variants", variants=self.variants, accepted=self.accepted_variants))
+        if self.etp_from_fold is not None:
+            lines.append(tr("planner.layout_etp_fold", tp=self.etp_from_fold))
+        etp_rule = (
+            Text(zh="专家 TP 取 TP", en="expert TP is TP")
+            if self.etp_from_fold is None
+            else Text(zh="专家 TP 取 1（见上）", en="expert TP is 1 (see above)")
+        )
+        lines.append(
+            tr("planner.layout_variants", variants=self.variants, accepted=self.accepted_variants, etp_rule=etp_rule)
+        )
         assert self.candidate is not None
         if self.accepted:
             assert self.best is not None
@@ -585,16 +593,6 @@ class LayoutCheck:
         if self.tie_row is not None:
             lines.append(tr("planner.layout_tie_row", row=self.tie_row.message))
         lines.append(self.candidate.explain())
-        if self.etp_1_accepted is not None:
-            etp_1 = ",".join(f"{key}={1 if key == 'etp' else value}" for key, value in self.degrees.items())
-            lines.append(
-                tr(
-                    "planner.layout_etp_default",
-                    tp=self.degrees.get("tp"),
-                    count=self.etp_1_accepted,
-                    degrees=etp_1,
-                )
-            )
         per_gpu = self.per_gpu()
         if per_gpu is not None:
             lines.append(tr("planner.layout_per_gpu", tokens=per_gpu[0], tflops=per_gpu[1]))
@@ -632,7 +630,7 @@ class LayoutCheck:
             "candidate": None if self.candidate is None else self.candidate.to_dict(),
             "best": None if self.best is None else self.best.label(),
             "per_gpu": None if per_gpu is None else {"tokens_per_s": per_gpu[0], "model_tflops": per_gpu[1]},
-            "etp_1_accepted": self.etp_1_accepted,
+            "etp_from_fold": self.etp_from_fold,
             "estimate": "estimated, not measured",
         }
 
@@ -1240,6 +1238,15 @@ class PlanResult:
             wanted.setdefault("ep", 1)
             expert_tp_default(self.model.is_moe, wanted)
         variants = self.find(**wanted)
+        etp_from_fold = None
+        given_etp = "etp" in parse_degrees(degrees, name="degrees")
+        if variants and self.model.is_moe and not given_etp and wanted.get("etp", 1) > 1:
+            # the default ETP = TP folds into no variant's ranks: a grid Megatron-Core refuses to start, so the run
+            # the layout describes cannot have used it; the recipes' etp=1 (the search's other value) is checked
+            fold = self._table.fails["ep_fold"]
+            alternative = self.find(**{**wanted, "etp": 1})
+            if all(fold[i] for i in variants) and any(not fold[i] for i in alternative):
+                etp_from_fold, wanted["etp"], variants = wanted["etp"], 1, alternative
         order = self.accepted_indices()
         chosen = set(variants)
         accepted = [i for i in order if i in chosen]
@@ -1255,6 +1262,7 @@ class PlanResult:
             "mode": self.workload.mode,
             "uncertainty": self.assumptions.uncertainty,
             "space": space,
+            "etp_from_fold": etp_from_fold,
         }
         if accepted:
             index = accepted[0]
@@ -1274,13 +1282,6 @@ class PlanResult:
         given = ("replicas", "tp", "pp") if self.workload.mode == "serving" else ("tp", "pp", "dp")
         if not variants and all(key in wanted for key in given):  # degrees that cannot fill the cluster
             ranks_reason = next((r for r in self.explain(wanted).reasons if r.code == "ranks"), None)
-        etp_1_accepted = None
-        given_etp = "etp" in parse_degrees(degrees, name="degrees")
-        if self.workload.mode == "training" and self.model.is_moe and not given_etp and wanted.get("etp", 1) > 1:
-            # the table printed no ETP and TP's default refused every variant: would the recipes' etp=1 pass?
-            accepted_ids = set(order)
-            passing = sum(1 for i in self.find(**{**wanted, "etp": 1}) if i in accepted_ids)
-            etp_1_accepted = passing or None
         first = {index: GATE_CODES.index(self.codes(index)[0]) for index in variants}  # the first gate each fails
         counts = {code: sum(1 for pos in first.values() if pos == p) for p, code in enumerate(GATE_CODES)}
         nearest = None
@@ -1295,7 +1296,6 @@ class PlanResult:
             candidate=None if nearest is None else self._candidate(nearest),
             first_failures={code: count for code, count in counts.items() if count},
             ranks_reason=ranks_reason,
-            etp_1_accepted=etp_1_accepted,
             **common,
         )
 

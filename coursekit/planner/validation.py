@@ -120,11 +120,13 @@ def published_degrees(run: object) -> dict[str, int]:
 
 def _published_layout(run: Any, workload: Any) -> tuple[Any, Any]:
     """Plan ``run``'s model and cluster under ``workload`` and check its published layout
-    (:meth:`coursekit.planner.PlanResult.check_layout` of :func:`published_degrees`): (the result, the check)."""
+    (:meth:`coursekit.planner.PlanResult.check_layout` of the degrees it states): (the result, the check). An MoE
+    run that states no expert TP is checked at Megatron's default, expert TP = TP (:func:`published_degrees`), unless
+    that default folds into none of its ranks: then at the recipes' ``etp=1``, as ``check_layout`` says."""
     from .search import plan
 
     result = plan(run.model_spec(), run.cluster_spec(), workload)
-    return result, result.check_layout(published_degrees(run))
+    return result, result.check_layout(dict(run.degrees))
 
 
 def compare_published(run: object) -> PublishedComparison:
