@@ -325,7 +325,9 @@ def test_the_widget_shows_the_refusal_in_its_message_box(widget: Any, monkeypatc
             monkeypatch.setattr(widget, "values", lambda: {**start, name: bad})
             widget.redraw()
             assert widget.status == "invalid" and widget.result is None
-            assert f"{name} = " in widget.message
+            # named as the learner sees it: by the control's label where it has one, else by the argument's name
+            label = str(control.description or "").strip() or name
+            assert f"{label} = " in widget.message
             assert "Traceback" not in widget.message_html.value and "coursekit-invalid" in widget.message_html.value
             assert (lang == "zh") == bool(CJK.search(widget.message))
             assert widget.last_error is not None and isinstance(widget.last_error, (TypeError, ValueError))

@@ -37,6 +37,7 @@ import unicodedata
 from types import TracebackType
 from typing import Any
 
+from .._validate import check_instance, learner_functions
 from ..i18n import register as _register_messages
 from ..i18n import tr
 
@@ -126,6 +127,9 @@ def input_hint(error: BaseException, line: str | None = None) -> str | None:
     characters; a ``NameError`` says to quote an option (``answer = 'B'``), to write ``True`` / ``False``, or to run
     the cells above first.
     """
+    check_instance("error", error, BaseException)
+    if line is not None:
+        check_instance("line", line, str)
     if isinstance(error, SyntaxError):
         match = _INVALID_CHARACTER.search(str(error.msg or ""))
         if match is None or _half_width(match.group(1)) is None:
@@ -205,3 +209,6 @@ def install(shell: Any = None) -> bool:
         return False
     shell.set_custom_exc((SyntaxError, NameError), _handler)
     return True
+
+
+learner_functions(globals())
