@@ -150,3 +150,15 @@ def test_lesson_9_shows_the_estimated_pair_ratio_to_three_decimals() -> None:
         notebook = json.loads((ROOT / "notebooks" / lang / "09_workbench.ipynb").read_text(encoding="utf-8"))
         text = "\n".join("".join(cell["source"]) for cell in notebook["cells"])
         assert phrase in text, lang
+
+
+# -- 4. a number written as the question names it ------------------------------------------------------------------
+
+
+@pytest.mark.usefixtures("en")
+@pytest.mark.parametrize("answer", ["TP=4", "tp4", "TP 4"])
+def test_an_answer_written_as_tp_equals_4_is_shown_the_number_alone(answer: str) -> None:
+    # 10.3 asks "which of TP = 1, 2, 4, 8": the learner writes the option as the question does
+    feedback = check("serve.best_tp", answer)
+    assert feedback.status == "invalid"
+    assert "write answer = 4" in feedback.message and "not str" not in feedback.message

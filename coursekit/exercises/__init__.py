@@ -923,6 +923,10 @@ def _quoted_value(exercise: Exercise, answer: Any, expected: Any) -> str | None:
         literal = {"true": "True", "false": "False"}.get(text.lower())
         kind = "bool"
     elif isinstance(expected, (int, float)):
+        # 'TP=4', 'tp 4', 'TP4': the option written as the question names it; the number alone is the answer
+        named = re.fullmatch(r"[A-Za-z]{1,12}\s*=?\s*(\d+(?:\.\d+)?)", text)
+        if named is not None:
+            text = named.group(1)
         try:
             number = float(text)
         except ValueError:
