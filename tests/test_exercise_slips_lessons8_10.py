@@ -149,6 +149,8 @@ def _lesson9_wrong() -> list[tuple[str, Any, str]]:
         # All 16 experts (about 916B) instead of the 4 routed (about 240B); or the dense model (about 70.6B).
         ("plan.moe_active", _llama70_params(16, 16) / 1e9, "total_not_active"),
         ("plan.moe_active", _llama70_params(1, 1) / 1e9, "dense"),
+        # The right count written as parameters (about 2.397e11), not in billions as asked.
+        ("plan.moe_active", _llama70_params(16, 4), "count_vs_billions"),
         # The step ratio slow / fast upside down, as growth, or the link's own factor 6.
         ("plan.slow_link", 1 / ratio, "inverted"),
         ("plan.slow_link", ratio - 1, "growth_not_factor"),

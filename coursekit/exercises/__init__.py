@@ -884,7 +884,8 @@ def _precision_hint(exercise: Exercise, answer: Any, expected: Any) -> tuple[str
     """The code and hint for a wrong number answer whose only fault is its digits, else ``None``.
 
     ``more_digits``: the exercise needs more significant digits than the learner wrote, and at the digits written
-    the answer is the expected value (2.3's 4.4 for 4.445 ms, which the left-out latency term 4.375 also rounds to).
+    the answer is the expected value (2.3's 4.4 for 4.445 ms, which the left-out latency term 4.375 also rounds to;
+    7.5's one-digit 0.05 for 0.0538, which every exercise's two-digit floor asks to write as 0.054).
     ``truncated``: the answer is the expected value with its last digits cut off instead of rounded.
     """
     if exercise.kind != "number" or isinstance(answer, bool) or not isinstance(answer, (int, float)):
@@ -896,7 +897,8 @@ def _precision_hint(exercise: Exercise, answer: Any, expected: Any) -> tuple[str
     written = _significant_digits(value)
     if written < exercise.min_digits:
         slack = 1e-9 * max(abs(value), max(abs(t) for t in targets))
-        if any(abs(value - t) <= written_tolerance(value) + slack for t in targets):
+        # judged at the digits written (0.05 is one digit: 0.0538 rounds to it), not at the checker's two-digit floor
+        if any(abs(value - t) <= written_tolerance(value, min_digits=1) + slack for t in targets):
             hint = Text(
                 zh=tr("exercises.slip.more_digits", lang="zh", digits=exercise.min_digits),
                 en=tr("exercises.slip.more_digits", lang="en", digits=exercise.min_digits),
@@ -921,6 +923,10 @@ def _quoted_value(exercise: Exercise, answer: Any, expected: Any) -> str | None:
         literal = {"true": "True", "false": "False"}.get(text.lower())
         kind = "bool"
     elif isinstance(expected, (int, float)):
+        # 'TP=4', 'tp 4', 'TP4': the option written as the question names it; the number alone is the answer
+        named = re.fullmatch(r"[A-Za-z]{1,12}\s*=?\s*(\d+(?:\.\d+)?)", text)
+        if named is not None:
+            text = named.group(1)
         try:
             number = float(text)
         except ValueError:

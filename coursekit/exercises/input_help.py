@@ -5,6 +5,8 @@ fix in the learner's language:
 
 * an input method left in Chinese (full-width) mode: ``answer = 25.77。``, ``answer = 26，19``, ``answer = ２６``
   or a minus sign pasted from a PDF (``−1.47``) is a ``SyntaxError: invalid character '。' (U+3002)``;
+* a number written with a percent sign, ``answer = 5.4%`` (or the full-width ``５.４％``): a bare
+  ``SyntaxError: invalid syntax``;
 * a name Python does not know: an option written without quotes (``answer = B``, ``answer = true``), or a variable
   from a cell above that has not run yet (after a kernel restart, say): a ``NameError``.
 
@@ -34,6 +36,7 @@ import html
 import linecache
 import re
 import unicodedata
+from decimal import Decimal
 from types import TracebackType
 from typing import Any
 
@@ -51,6 +54,15 @@ _register_messages(
             "en": "Line {line} holds '{char}', a full-width character (typed by a Chinese input method, or copied "
             "from a web page or PDF); Python reads only half-width (English) characters. Switch the input method "
             "to English and type the line again: {fixed}",
+        },
+        "input_help.percent": {
+            "zh": "第 {line} 行的数后面带着百分号 '%'：Python 的数不带百分号（% 在 Python 里是求余数的运算符）。"
+            "去掉它：题目要 0 到 1 之间的比例时写 answer = {fraction}（{number}% 就是 {fraction}）；"
+            "题目要百分数时写 answer = {number}。",
+            "en": "Line {line} ends its number with a percent sign '%': Python numbers take no percent sign (in "
+            "Python % is the remainder operator). Drop it: if the question asks for a fraction between 0 and 1, "
+            "write answer = {fraction} ({number}% is {fraction}); if it asks for a percentage, write answer = "
+            "{number}.",
         },
         "input_help.truth_value": {
             "zh": "Python 找不到名字 '{name}'（NameError）。真假值要写作 True 或 False"
@@ -98,6 +110,8 @@ _REPLACEMENTS: dict[str, str] = {
 }
 
 _INVALID_CHARACTER = re.compile(r"invalid character '(.)' \(U\+[0-9A-F]+\)")
+#: ``answer = 5.4%``: a number written with a percent sign, which Python refuses as invalid syntax
+_PERCENT_ANSWER = re.compile(r"^\s*answer\s*=\s*([-+]?(?:\d+\.?\d*|\.\d+))\s*%\s*(?:#.*)?$")
 _ANSWER_LINE = re.compile(r"^\s*answer\s*=")
 
 
@@ -123,7 +137,8 @@ def _fixed_line(line: str) -> str:
 def input_hint(error: BaseException, line: str | None = None) -> str | None:
     """One line of help for ``error`` (``line`` is the source line it was raised on), or None when there is none.
 
-    A ``SyntaxError`` about a full-width character names the character and shows the line retyped in half-width
+    A ``SyntaxError`` on ``answer = 5.4%`` says to drop the percent sign and shows both the fraction (0.054) and the
+    percentage (5.4); one about a full-width character names the character and shows the line retyped in half-width
     characters; a ``NameError`` says to quote an option (``answer = 'B'``), to write ``True`` / ``False``, or to run
     the cells above first.
     """
@@ -131,6 +146,11 @@ def input_hint(error: BaseException, line: str | None = None) -> str | None:
     if line is not None:
         check_instance("line", line, str)
     if isinstance(error, SyntaxError):
+        percent = _PERCENT_ANSWER.match(_fixed_line(error.text or line or ""))
+        if percent is not None:
+            number = percent.group(1)
+            fraction = str(Decimal(number) / 100)
+            return tr("input_help.percent", line=error.lineno or 1, number=number, fraction=fraction)
         match = _INVALID_CHARACTER.search(str(error.msg or ""))
         if match is None or _half_width(match.group(1)) is None:
             return None

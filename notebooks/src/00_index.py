@@ -309,14 +309,15 @@ figure_image(fig)
 # - **填空单元格**：把 `answer = ...` 里的 `...` 换成你的答案，然后运行 `check("练习编号", answer)`。
 #   它会告诉你：尚未作答、正确（附一句解释），或者还不对（附提示，但不会直接给出答案）。答案类型不对时也只给提示，不会报错。
 #   数字里不要写逗号：小数用点（1.47，不是 1,47），也不要写千位分隔符（1677，不是 1,677）。Python 把逗号读成两个数的分隔；
-#   像 1,047 这样逗号后以 0 开头的写法，Python 在检查开始之前就会报语法错误 (SyntaxError)。
+#   像 1,047 这样逗号后以 0 开头的写法，Python 在检查开始之前就会报语法错误 (SyntaxError)。数字后面也不要带百分号：
+#   `answer = 5.4%` 同样是语法错误；题目要比例时写 0.054，要百分数时写 5.4（报错下面的一行说明会给出这两种写法）。
 # - **参考解答**：紧跟在填空单元格后面的单元格是折叠起来的参考解答，它只显示一行“参考解答”和一个按钮；
 #   运行全部单元格时它什么结果也不打印，在 JupyterLab、VS Code、Colab 里都一样。先自己做，再点击左侧的竖条展开看做法，
 #   点“显示参考解答与结果”按钮看结果；也可以运行 `show_solution("练习编号")`，它会写出题目、做法和结果。
 #   练习后面个别会透露答案的表格也收在“显示结果”按钮后面。
 # - **提示**：答错时，`check` 会检查常见的失误（GB 与 GiB、百分数与分数、比特与字节、单向与双向带宽、漏掉某个并行度、
 #   秒与毫秒），碰上了就直接指出是哪一种，但不给出答案。数字按你写出的精度判断（至少两位有效数字）：正确值是 0.158 时，
-#   0.16 算对，0.2 不算；写成 0.15（把多出的位数直接舍掉，而不是四舍五入）时，提示会指出这一点。
+#   0.16 算对，0.2 不算；写成 0.2（位数不够）或 0.15（把多出的位数直接舍掉，而不是四舍五入）时，提示会指出这一点。
 # - **自检问题**：问题下方的“参考答案（点击展开）”收着答案，想好了再点开。
 # - **学后填写区**：每课最后有一个留给你自己的单元格，记录你的选择和还没测量的因素。
 # - **代码单元格只写一遍**：中英文两版课程共用同一份代码，所以代码里要显示的文字写成 `Text(zh="…", en="…")`；
@@ -339,7 +340,9 @@ figure_image(fig)
 #   An answer of the wrong type gets a hint too, never a traceback.
 #   Write numbers without commas: a decimal point (1.47, not 1,47) and no thousands separators (1677, not 1,677).
 #   Python reads a comma as a separator between two numbers, and refuses a form like 1,047 (a 0 after the comma)
-#   with a SyntaxError of its own, before any check runs.
+#   with a SyntaxError of its own, before any check runs. Leave out the percent sign too: `answer = 5.4%` is also a
+#   SyntaxError; write 0.054 when the question asks for a fraction, 5.4 when it asks for a percentage (a line under
+#   the error shows both).
 # - **Worked solution**: the cell right after a fill-in cell is a folded worked solution. It shows one "Worked
 #   solution" line and a button; Run All prints no result from it, in JupyterLab, VS Code and Colab alike. Try first,
 #   then click the bar on its left to unfold the method, and press "Show the worked solution and result" for the
@@ -348,7 +351,8 @@ figure_image(fig)
 # - **Hints**: for a wrong answer `check` tests the usual slips (GB vs GiB, percent vs fraction, bits vs bytes, one
 #   direction vs both, a parallel degree left out, seconds vs milliseconds) and names the one you made, never the
 #   answer. A number is judged at the precision you wrote it (at least two significant digits): when the answer is
-#   0.158, 0.16 is right and 0.2 is not; 0.15 (the extra digits cut off rather than rounded) gets a hint that says so.
+#   0.158, 0.16 is right and 0.2 is not; 0.2 (too few digits) and 0.15 (the extra digits cut off rather than
+#   rounded) each get a hint that says so.
 # - **Self-check questions**: the answer waits under "Answer (click to open)" below the questions; think first, then
 #   open it.
 # - **Notes area**: each lesson ends with a cell of your own, for your choices and the factors not yet measured.
