@@ -40,6 +40,9 @@ def test_efficiency_as_percent() -> None:
     # 6800 / (32 · 250) = 0.85
     assert _evaluate(get_exercise("pipeline.efficiency"), 0.85).correct
     assert _slip_code("pipeline.efficiency", 85) == "percent_vs_fraction"
+    # upside down: (32 · 250) / 6800 = 8000 / 6800 = 1.176 (an English self-learner got only the general hint)
+    assert _slip_code("pipeline.efficiency", 1.176) == "inverted"
+    assert _slip_code("pipeline.efficiency", 1.18) == "inverted"
 
 
 def test_timeline_in_seconds() -> None:

@@ -333,6 +333,16 @@ EFFICIENCY = register(
                     "divides it by the device count P, E(P) = S(P) / P, which is 1 when scaling is ideal.",
                 ),
             ),
+            mistake(
+                "inverted",
+                lambda: EFFICIENCY_DEVICES * EFFICIENCY_SINGLE_DEVICE / EFFICIENCY_THROUGHPUT,
+                Text(
+                    zh="比值倒过来了：E(P) 是 P 个设备的吞吐除以 P 倍的单设备吞吐，不是反过来；它不会大于 1 太多，"
+                    "理想时是 1。",
+                    en="The ratio is upside down: E(P) is P devices' throughput over P times one device's, not the "
+                    "other way round; it is rarely much above 1, and 1 when scaling is ideal.",
+                ),
+            ),
         ),
         hint=Text(
             zh="E(P) = throughput(P) / (P · throughput(1))：把 P 个设备的吞吐和 P 倍的单设备吞吐相比。",

@@ -562,6 +562,8 @@ assert compute_bound_batch == 296
 # TP = 8 时每张 GPU 存 141 GB bf16 权重的八分之一，每步至少 5.3 ms——批大小从 1 到 256 都一样，时间花在读权重上，而不是计算上。
 # 所以在脊点以下，加大批几乎不花时间；只算权重时，每步的计算强度就是批大小 b FLOP/字节，批大小越过脊点（约 296）后步时才由计算决定，
 # 之后随批线性增长（1024 时 18.3 ms）。
+# 表中“计算强度”一栏是每个矩阵乘的强度，还计入了 b 行激活的读写字节，所以低于 b，b 越大低得越多；
+# “每步下限”一栏只计权重。两栏都用到了，结论相同：脊点以下由读权重决定。
 # 这就是服务要攒批 (batching) 的原因。这里只算了权重：每条序列的 KV 缓存还要再读，它增加要读的字节，
 # 把强度往回拉。这是第 10 课的主题。
 
@@ -571,6 +573,9 @@ assert compute_bound_batch == 296
 # the same for batches of 1 to 256: the time goes into reading weights, not into arithmetic. Below the ridge a larger
 # batch is therefore almost free. Counting weights only, a step's intensity is the batch b FLOP/byte, so arithmetic sets
 # the step time once the batch passes the ridge point, at about 296, and grows linearly after it (18.3 ms at 1024).
+# The table's intensity column is each matmul's own intensity, which also counts the bytes of the b rows of
+# activations read and written, so it sits below b, further below as b grows; the step lower bound column
+# counts the weights only. Both lead to the same conclusion: below the ridge, reading the weights sets the pace.
 # That is why serving batches requests. Only the weights are counted here: each sequence's KV cache must be read as
 # well, which adds bytes to read and pulls the intensity back down. That is lesson 10's topic.
 
