@@ -359,6 +359,32 @@ class LessonPage:
         focused = bool(main.evaluate("(el) => el.contains(document.activeElement)"))
         return KeyStep(key, before, after, focused, cell_before, int(self.page.evaluate(active)))
 
+    def run_cell(self, index: int, timeout_ms: int = 60_000) -> str:
+        """Run code cell ``index`` alone, as Shift+Enter does, and return the text its output area shows once the
+        kernel is idle (an error's traceback and any display after it, such as the exercises' line of input help)."""
+        self.page.evaluate(
+            """async (i) => { const panel = window.jupyterapp.shell.currentWidget;
+                 panel.content.activeCellIndex = i; panel.content.deselectAll();
+                 await window.jupyterapp.commands.execute('notebook:run-cell'); }""",
+            index,
+        )
+        self.page.wait_for_function(
+            "(i) => window.jupyterapp.shell.currentWidget.content.widgets[i].model.executionCount !== null",
+            arg=index,
+            timeout=timeout_ms,
+        )
+        self.page.wait_for_function(
+            "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status === 'idle'",
+            timeout=timeout_ms,
+        )
+        self.page.wait_for_timeout(500)  # a display that follows an error arrives after the error
+        text = self.page.evaluate(
+            """(i) => { const cell = window.jupyterapp.shell.currentWidget.content.widgets[i];
+                 const area = cell.node.querySelector('.jp-OutputArea'); return area ? area.innerText : ''; }""",
+            index,
+        )
+        return str(text).replace("\xa0", " ")
+
     def widget_count(self) -> int:
         """How many lesson widgets the page shows."""
         return int(self.page.locator(".ck-widget").count())

@@ -32,24 +32,6 @@ def test_lesson_5_solution_buttons_name_their_cells(open_lesson: Any) -> None:
     assert captions.count("显示参考解答与结果") == 2, captions
 
 
-_RUN_CELL = """async (i) => { const panel = window.jupyterapp.shell.currentWidget;
-  panel.content.activeCellIndex = i; panel.content.deselectAll();
-  await window.jupyterapp.commands.execute('notebook:run-cell'); }"""
-_OUTPUT = """(i) => { const cell = window.jupyterapp.shell.currentWidget.content.widgets[i];
-  const area = cell.node.querySelector('.jp-OutputArea'); return area ? area.innerText : ''; }"""
-_COUNT = "(i) => window.jupyterapp.shell.currentWidget.content.widgets[i].model.executionCount"
-
-
-def _run(page: Any, index: int) -> str:
-    page.page.evaluate(_RUN_CELL, index)
-    page.page.wait_for_function(f"() => ({_COUNT})({index}) !== null", timeout=60_000)
-    page.page.wait_for_function(
-        "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status === 'idle'", timeout=60_000
-    )
-    page.page.wait_for_timeout(500)  # the help line is a display after the error
-    return str(page.page.evaluate(_OUTPUT, index)).replace("\xa0", " ")
-
-
 def test_a_full_width_full_stop_and_an_unquoted_option_get_a_line_of_help(browser: Any, tmp_path: Path) -> None:
     sources = [
         "import coursekit\ncoursekit.set_language('zh')\nfrom coursekit.exercises import check",
@@ -63,14 +45,14 @@ def test_a_full_width_full_stop_and_an_unquoted_option_get_a_line_of_help(browse
     server = jupyter_browser.LabServer(tmp_path)
     page = jupyter_browser.LessonPage(browser, server, "scratch.ipynb", viewport=(1280, 900))
     try:
-        assert _run(page, 0) == ""
-        full_stop = _run(page, 1)
+        assert page.run_cell(0) == ""
+        full_stop = page.run_cell(1)
         assert "SyntaxError" in full_stop  # Python's own message stays
         assert "第 1 行有 '。'" in full_stop and "把输入法切换到英文，重新输入这一行：answer = 25.77" in full_stop
-        unquoted = _run(page, 2)
+        unquoted = page.run_cell(2)
         assert "NameError" in unquoted
         assert "Python 找不到名字 'B'（NameError）" in unquoted and "要加引号写成文字：answer = 'B'" in unquoted
-        cut_off = _run(page, 3)
+        cut_off = page.run_cell(3)
         assert "截断" in cut_off and "Traceback" not in cut_off
     finally:
         page.close()

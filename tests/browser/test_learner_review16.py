@@ -19,23 +19,6 @@ import nbformat
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 import jupyter_browser
 
-_RUN_CELL = """async (i) => { const panel = window.jupyterapp.shell.currentWidget;
-  panel.content.activeCellIndex = i; panel.content.deselectAll();
-  await window.jupyterapp.commands.execute('notebook:run-cell'); }"""
-_OUTPUT = """(i) => { const cell = window.jupyterapp.shell.currentWidget.content.widgets[i];
-  const area = cell.node.querySelector('.jp-OutputArea'); return area ? area.innerText : ''; }"""
-_COUNT = "(i) => window.jupyterapp.shell.currentWidget.content.widgets[i].model.executionCount"
-
-
-def _run(page: Any, index: int) -> str:
-    page.page.evaluate(_RUN_CELL, index)
-    page.page.wait_for_function(f"() => ({_COUNT})({index}) !== null", timeout=60_000)
-    page.page.wait_for_function(
-        "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status === 'idle'", timeout=60_000
-    )
-    page.page.wait_for_timeout(500)  # the help line is a display after the error
-    return str(page.page.evaluate(_OUTPUT, index)).replace("\xa0", " ")
-
 
 def test_a_percent_sign_and_a_one_digit_answer_get_their_own_help(browser: Any, tmp_path: Path) -> None:
     sources = [
@@ -50,15 +33,15 @@ def test_a_percent_sign_and_a_one_digit_answer_get_their_own_help(browser: Any, 
     server = jupyter_browser.LabServer(tmp_path)
     page = jupyter_browser.LessonPage(browser, server, "scratch.ipynb", viewport=(1280, 900))
     try:
-        assert _run(page, 0) == ""
-        percent = _run(page, 1)
+        assert page.run_cell(0) == ""
+        percent = page.run_cell(1)
         assert "SyntaxError" in percent  # Python's own message stays
         assert "percent sign '%'" in percent
         assert "write answer = 0.054 (5.4% is 0.054)" in percent and "write answer = 5.4." in percent
-        one_digit = _run(page, 2)
+        one_digit = page.run_cell(2)
         assert "needs 2 significant digits: you wrote fewer" in one_digit
         assert "Each matmul sees only 16 tokens" not in one_digit  # not the method hint
-        assert _run(page, 3).startswith("Correct.")
+        assert page.run_cell(3).startswith("Correct.")
     finally:
         page.close()
         server.close()
