@@ -89,6 +89,20 @@ def test_every_lesson_has_both_languages() -> None:
         assert generated == stems | {"glossary"}, f"notebooks/{lang} does not match notebooks/src"
 
 
+def test_no_notebook_is_tracked_outside_the_lesson_folders() -> None:
+    # A stray copy of the built notebooks (once committed under x/) goes stale silently: only notebooks/en and
+    # notebooks/zh hold notebooks, and nothing but the build writes them.
+    import subprocess
+
+    tracked = subprocess.run(
+        ["git", "ls-files", "*.ipynb"], cwd=ROOT, capture_output=True, text=True, check=False
+    ).stdout.split()
+    if not tracked:
+        pytest.skip("not a git checkout")
+    stray = [name for name in tracked if not re.fullmatch(r"notebooks/(en|zh)/[^/]+\.ipynb", name)]
+    assert stray == [], f"notebooks tracked outside notebooks/en and notebooks/zh: {stray[:5]}"
+
+
 @pytest.mark.parametrize("source", LESSON_SOURCES, ids=lambda p: p.stem)
 def test_code_parity_between_languages(source: Path) -> None:
     zh, en = (_read(bn.notebook_path(ROOT, source, lang)) for lang in ("zh", "en"))
