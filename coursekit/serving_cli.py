@@ -42,9 +42,9 @@ from .i18n import Text
 from .planner.cli import (
     CLUSTER_USAGE,
     MODEL_CONFIG_HELP,
-    NODES_HELP,
     RESERVE_HELP,
     add_cluster_arguments,
+    add_nodes_arguments,
     check_all_with_json,
     cluster_from_args,
     custom_cluster_values,
@@ -52,7 +52,7 @@ from .planner.cli import (
     model_preset_help,
     print_config_notes,
 )
-from .planner.specs import MAX_CONCURRENCY, MAX_NODES, MAX_SEQ_LEN
+from .planner.specs import MAX_CONCURRENCY, MAX_SEQ_LEN
 from .specs import MAX_ELEMENT_BYTES
 
 __all__ = ["build_serving_parser", "run_serving", "wants_serving"]
@@ -121,12 +121,7 @@ def _serving_parser() -> argparse.ArgumentParser:
     )
     which_model.add_argument("--model-config", metavar="FILE.json", help=MODEL_CONFIG_HELP.render())
     add_cluster_arguments(p, notes=SERVING_CLUSTER_NOTES)
-    p.add_argument(
-        "--nodes",
-        type=number_arg(int, "nodes", ge=1, le=MAX_NODES),
-        default=1,
-        help=NODES_HELP.render(),
-    )
+    add_nodes_arguments(p)
     load = p.add_mutually_exclusive_group(required=True)
     load.add_argument(
         "--concurrency",

@@ -82,9 +82,11 @@ __all__ = [
     "ARGPARSE_ZH",
     "CLUSTER_USAGE",
     "EXIT_USAGE",
+    "GPUS_HELP",
     "NODES_HELP",
     "RESERVE_HELP",
     "add_cluster_arguments",
+    "add_nodes_arguments",
     "add_plan_command",
     "argparse_language",
     "cluster_from_args",
@@ -186,6 +188,13 @@ MODEL_CONFIG_HELP: Text = Text(
 )
 #: Help of ``--nodes`` (training and serving).
 NODES_HELP: Text = Text(zh=f"节点数（1 到 {MAX_NODES}）", en=f"number of nodes (1 to {MAX_NODES})")
+#: Help of ``--gpus`` (training and serving): the whole cluster's GPUs, as a vendor table states them.
+GPUS_HELP: Text = Text(
+    zh=f"GPU 总数（1 到 {MAX_WORLD_SIZE}），代替 --nodes：必须是每个节点 GPU 数的倍数（厂商表格常写 GPU 总数；"
+    "GB200 NVL72 预设的一个节点只有 4 张）",
+    en=f"total GPUs (1 to {MAX_WORLD_SIZE}), instead of --nodes: a multiple of the GPUs per node (vendor tables "
+    "state the GPU count; a GB200 NVL72 preset's node holds 4)",
+)
 #: Help of ``--reserve-gib`` (training and serving).
 RESERVE_HELP: Text = Text(
     zh=f"每块 GPU 的运行时预留（runtime reserve：CUDA 上下文、通信缓冲区、内存碎片），GiB"
@@ -435,12 +444,7 @@ def _add_workload_arguments(p: argparse.ArgumentParser) -> None:
             en="materialise the attention scores (5·a·s²·b bytes per layer) instead of a fused flash-attention kernel",
         ).render(),
     )
-    p.add_argument(
-        "--nodes",
-        type=number_arg(int, "nodes", ge=1, le=MAX_NODES),
-        default=1,
-        help=NODES_HELP.render(),
-    )
+    add_nodes_arguments(p)
     p.add_argument(
         "--global-batch",
         type=number_arg(int, "global_batch", ge=1, le=MAX_GLOBAL_BATCH),
@@ -992,6 +996,12 @@ register(
             "en": "--overlap {all:g} sets the share of communication hidden under compute for every dimension, so "
             "--overlap-{dim} {value:g} would be ignored: give one of them.",
         },
+        "cli.gpus_not_whole_nodes": {
+            "zh": "--gpus = {value}：GPU 总数必须是每个节点 GPU 数 ({per_node}) 的倍数，集群由整个节点组成；"
+            "写 {per_node} 的倍数，或用 --nodes 给出节点数。",
+            "en": "--gpus = {value}: the total GPUs must be a multiple of the GPUs per node ({per_node}), since a "
+            "cluster is made of whole nodes; give a multiple of {per_node}, or the node count with --nodes.",
+        },
         "cli.published_run_preset": {
             "zh": "已发表训练 {name!r} 的模型不是预设：命令行要用 --model-config 读一个 config.json，请对它的 "
             "ModelSpec 直接调用 plan 与 check_layout",
@@ -1127,6 +1137,34 @@ def custom_cluster_values(args: argparse.Namespace, parser: argparse.ArgumentPar
     return custom
 
 
+def add_nodes_arguments(p: argparse.ArgumentParser) -> None:
+    """``--nodes`` and, instead of it, ``--gpus`` (the whole cluster's GPUs; training and serving)."""
+    size = p.add_mutually_exclusive_group()
+    size.add_argument(
+        "--nodes",
+        type=number_arg(int, "nodes", ge=1, le=MAX_NODES),
+        default=1,
+        help=NODES_HELP.render(),
+    )
+    size.add_argument(
+        "--gpus",
+        type=number_arg(int, "gpus", ge=1, le=MAX_WORLD_SIZE),
+        default=None,
+        help=GPUS_HELP.render(),
+    )
+
+
+def nodes_for_gpus(gpus: int, gpus_per_node: int) -> int:
+    """Nodes that hold ``gpus`` GPUs, ``gpus_per_node`` to a node (``--gpus``); ValueError when they do not divide.
+
+    >>> nodes_for_gpus(256, 8), nodes_for_gpus(72, 4)
+    (32, 18)
+    """
+    if gpus % gpus_per_node:
+        raise ValueError(tr("cli.gpus_not_whole_nodes", value=gpus, per_node=gpus_per_node))
+    return gpus // gpus_per_node
+
+
 def cluster_from_args(args: argparse.Namespace, custom: dict[str, Any]) -> ClusterSpec:
     """The ``--cluster`` preset with the custom values over it (or a custom cluster, its latencies
     :data:`DEFAULT_LATENCIES_S` unless given), on ``--nodes`` nodes, with the ``--inter-node-gb-s`` what-if (training
@@ -1163,7 +1201,8 @@ def cluster_from_args(args: argparse.Namespace, custom: dict[str, Any]) -> Clust
         base = ClusterSpec(name="custom", nodes=1, source="command line", **{**DEFAULT_LATENCIES_S, **custom})
     else:
         base = replace(CLUSTERS[args.cluster], **custom)
-    cluster = base.with_nodes(args.nodes)
+    gpus = getattr(args, "gpus", None)
+    cluster = base.with_nodes(args.nodes if gpus is None else nodes_for_gpus(gpus, base.gpus_per_node))
     what_if = getattr(args, "inter_node_gb_s", None)  # the serving parser has no --inter-node-gb-s
     if what_if is not None:
         cluster = replace(cluster, inter_node_bandwidth_bytes_per_s=what_if * 1e9)
