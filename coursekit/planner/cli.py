@@ -186,6 +186,8 @@ MODEL_CONFIG_HELP: Text = Text(
     zh="你自己的模型：一个 Hugging Face 的 config.json（hidden_size、num_hidden_layers 等字段）",
     en="your own model: a Hugging Face config.json (hidden_size, num_hidden_layers, ...)",
 )
+#: Most multi-token prediction modules ``--mtp-layers`` takes (DeepSeek-V3 trains D = 1; arXiv:2412.19437, §2.2).
+MAX_MTP_LAYERS: int = 16
 #: Help of ``--nodes`` (training and serving).
 NODES_HELP: Text = Text(zh=f"节点数（1 到 {MAX_NODES}）", en=f"number of nodes (1 to {MAX_NODES})")
 #: Help of ``--gpus`` (training and serving): the whole cluster's GPUs, as a vendor table states them.
@@ -331,6 +333,20 @@ def _add_model_and_cluster_arguments(p: argparse.ArgumentParser) -> None:
             "大于 0 时每层要保存 dropout 掩码",
             en="the model's dropout probability, 0 <= P < 1, replacing the preset's or the config.json's dropout "
             "keys (0 when it has none); above 0 each layer saves dropout masks",
+        ).render(),
+    )
+    p.add_argument(
+        "--mtp-layers",
+        type=number_arg(int, "mtp_layers", ge=0, le=MAX_MTP_LAYERS),
+        default=None,
+        metavar="N",
+        help=Text(
+            zh=f"训练时的多 token 预测 (multi-token prediction, MTP) 模块数，0 到 {MAX_MTP_LAYERS}，取代预设的值或 "
+            "config.json 的 num_nextn_predict_layers（如 DeepSeek-V3 不带 MTP 训练：--mtp-layers 0；"
+            "Megatron-Core 的 --mtp-num-layers）",
+            en=f"multi-token prediction (MTP) modules trained beside the model, 0 to {MAX_MTP_LAYERS}, replacing the "
+            "preset's or the config.json's num_nextn_predict_layers (e.g. DeepSeek-V3 trained without MTP: "
+            "--mtp-layers 0; Megatron-Core's --mtp-num-layers)",
         ).render(),
     )
     add_cluster_arguments(p)
@@ -1076,7 +1092,7 @@ def _degrees_flag(args: argparse.Namespace, parser: argparse.ArgumentParser, fla
 def model_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser) -> tuple[ModelSpec, tuple[Text, ...]]:
     """The ``--model`` preset, or the model ``--model-config`` describes (a bad file ends as exit status 2) with the
     notes on the config's keys it does not model (:func:`coursekit.model_config.config_notes`); ``--dropout``
-    replaces the model's dropout."""
+    and ``--mtp-layers`` replace the model's dropout and multi-token prediction depth."""
     from ..model_config import config_notes, load_model_config
     from ..presets import MODELS
 
@@ -1092,6 +1108,8 @@ def model_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser) -
             raise SystemExit(EXIT_USAGE) from None
     if getattr(args, "dropout", None) is not None:  # the serving parser has no --dropout
         model = replace(model, dropout=args.dropout)
+    if getattr(args, "mtp_layers", None) is not None:  # nor --mtp-layers (MTP modules are trained, not served)
+        model = replace(model, mtp_layers=args.mtp_layers)
     return model, notes
 
 
