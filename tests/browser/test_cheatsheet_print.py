@@ -34,3 +34,21 @@ def test_the_page_count_sees_a_second_page(browser: Any) -> None:
     finally:
         page.close()
     assert cheatsheet_pdf.pdf_page_count(pdf) == 2
+
+
+@pytest.mark.parametrize(("lang", "narrow"), [("en", True), ("zh", False)])
+def test_english_sheet_draws_curly_quotes_narrow(browser: Any, lang: str, narrow: bool) -> None:
+    """The website's smart quotes turn the English sheet's apostrophes into ’, which a CJK font draws a full em wide
+    ("don’t" with a gap). The English sheet sets Latin punctuation in a Latin font; the Chinese one keeps its CJK font,
+    where the same mark is full width (the check can fail: it measures both)."""
+    page = browser.new_page()
+    try:
+        page.set_content(
+            cheatsheet_pdf.cheatsheet_html(lang).replace("</body>", "<p><span id='q'>’’’’’’’’’’</span></p></body>")
+        )
+        page.emulate_media(media="print")
+        em = page.evaluate("parseFloat(getComputedStyle(document.getElementById('q')).fontSize)")
+        width = page.evaluate("document.getElementById('q').getBoundingClientRect().width") / 10
+    finally:
+        page.close()
+    assert (width < 0.5 * em) == narrow, f"{lang}: one ’ is {width / em:.2f} em wide"
