@@ -427,13 +427,13 @@ def _lesson_group_one() -> tuple[int, int]:
 PHRASES: list[tuple[str, str, Callable[[], str]]] = [
     (
         "en",
-        "hold hundreds or thousands (1558 in section 2's 70B example)",
+        "hold hundreds or thousands (1570 in section 2's 70B example)",
         lambda: f"hold hundreds or thousands ({_lesson_group_one()[0]} in section 2's 70B example)",
     ),
     ("en", "worth measuring first (13 there)", lambda: f"worth measuring first ({_lesson_group_one()[1]} there)"),
     (
         "zh",
-        "第 2 节的 70B 例子是 1558 个",
+        "第 2 节的 70B 例子是 1570 个",
         lambda: f"第 2 节的 70B 例子是 {_lesson_group_one()[0]} 个",
     ),
     ("zh", "值得先测的几个（那里是 13 个）", lambda: f"值得先测的几个（那里是 {_lesson_group_one()[1]} 个）"),
@@ -612,7 +612,7 @@ PHRASES: list[tuple[str, str, Callable[[], str]]] = [
     (
         "en",
         "Qwen3 235B-A22B on rank, its throughput right: 1.05x, an estimated step of 19.9 s\n  against the measured "
-        "20.8 s, but rank 678, tie group 3, 1.48x the best",
+        "20.8 s, but rank 680, tie group 3, 1.48x the best",
         lambda: _qwen235_rank(
             "Qwen3 235B-A22B on rank, its throughput right: {}x, an estimated step of {} s\n  against the measured "
             "{} s, but rank {}, tie group {}, {}x the best"
@@ -621,7 +621,7 @@ PHRASES: list[tuple[str, str, Callable[[], str]]] = [
     (
         "zh",
         "Qwen3 235B-A22B 吞吐估对了、名次没通过：吞吐是实测的 1.05 倍（估算步时 19.9 s，实测 20.8 s），"
-        "但排第 678 名、\n  第 3 并列组、最优的 1.48 倍",
+        "但排第 680 名、\n  第 3 并列组、最优的 1.48 倍",
         lambda: _qwen235_rank(
             "Qwen3 235B-A22B 吞吐估对了、名次没通过：吞吐是实测的 {} 倍（估算步时 {} s，实测 {} s），但排第 {} 名、\n"
             "  第 {} 并列组、最优的 {} 倍"
@@ -657,12 +657,12 @@ PHRASES: list[tuple[str, str, Callable[[], str]]] = [
     ),
     (
         "en",
-        "(1.03x, rank 695, 1.55x the best)",
+        "(1.03x, rank 697, 1.55x the best)",
         lambda: "({}x, rank {}, {}x the best)".format(*_qwen235_twin()),
     ),
     (
         "zh",
-        "（1.03 倍，第 695 名，最优的 1.55 倍）",
+        "（1.03 倍，第 697 名，最优的 1.55 倍）",
         lambda: "（{} 倍，第 {} 名，最优的 {} 倍）".format(*_qwen235_twin()),
     ),
     (
@@ -768,8 +768,8 @@ PHRASES: list[tuple[str, str, Callable[[], str]]] = [
             "  它用 CUDA 图的孪生行也通过（吞吐是实测的 {} 倍）"
         ),
     ),
-    ("en", "estimated 1.30x apart", lambda: f"estimated {_even_pair_apart()}x apart"),
-    ("zh", "估算相差 1.30 倍", lambda: f"估算相差 {_even_pair_apart()} 倍"),
+    ("en", "estimated 1.21x apart", lambda: f"estimated {_even_pair_apart()}x apart"),
+    ("zh", "估算相差 1.21 倍", lambda: f"估算相差 {_even_pair_apart()} 倍"),
     ("en", "EP 16 at 1.13x the best", lambda: f"EP 16 at {_x(_c(QWEN30_EP16).step_over_best)}x the best"),
     ("zh", "最优的 1.13 倍", lambda: f"最优的 {_x(_c(QWEN30_EP16).step_over_best)} 倍"),
     (
@@ -870,12 +870,12 @@ PHRASES: list[tuple[str, str, Callable[[], str]]] = [
     ),
     (
         "en",
-        "FSDP (22.4 s) behind EP 32 (19.3 s)",
+        "FSDP (20.7 s) behind EP 32 (19.3 s)",
         lambda: _zoo_steps("FSDP ({:.1f} s) behind EP 32 ({:.1f} s)", FSDP, EP32),
     ),
     (
         "zh",
-        "把 FSDP（22.4 s）\n  排在 EP 32（19.3 s）之后",
+        "把 FSDP（20.7 s）\n  排在 EP 32（19.3 s）之后",
         lambda: _zoo_steps("把 FSDP（{:.1f} s）\n  排在 EP 32（{:.1f} s）之后", FSDP, EP32),
     ),
     (

@@ -66,6 +66,11 @@ def test_faster_links_lower_latency_and_more_overlap_never_slow_a_layout(
         assert np.all(_step(model, faster, work, cols) <= base * (1 + 1e-9)), label
     slower = replace(cluster, inter_node_bandwidth_bytes_per_s=cluster.inter_node_bandwidth_bytes_per_s / 2)
     assert np.all(_step(model, slower, work, cols) >= base * (1 - 1e-9)), "inter-node / 2"
+    # a slower NVLink lengthens the passes DP's buckets hide under, but the passes' growth is the step's too
+    slower = replace(cluster, intra_node_bandwidth_bytes_per_s=cluster.intra_node_bandwidth_bytes_per_s / 2)
+    assert np.all(_step(model, slower, work, cols) >= base * (1 - 1e-9)), "intra-node / 2"
+    longer = replace(work, seq_len=2 * work.tokens_per_sequence(model))
+    assert np.all(_step(model, cluster, longer, cols) >= base * (1 - 1e-9)), "sequence x2"
     for dim in ("dp", "pp", "cp", "tp"):
         low = _step(model, cluster, replace(work, **{f"overlap_{dim}": 0.0}), cols)
         high = _step(model, cluster, replace(work, **{f"overlap_{dim}": 1.0}), cols)

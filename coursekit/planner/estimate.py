@@ -1757,29 +1757,38 @@ def _exposed_dp_s(
     experts: _ZeroParts,
     o: float,
     stall_s: Any = 0.0,
+    o_cp: float = 1.0,
 ) -> Any:
-    """DP/ZeRO seconds that cannot hide, at overlap ``o``.
+    """DP/ZeRO seconds that cannot hide, at overlap ``o`` (and the CP ring's overlap ``o_cp``).
 
     Gradients reduce under backward — the last micro-batch's (stages 0-1), every one's (2-3) — except the last
     bucket; gathers run under forward — the first micro-batch's (1-2), all compute (3) — except the first. With an
     interleaved pipeline the once-per-step reduction and gather hide under ``min(pp, m)·(v-1)/v`` micro-batches
     instead of one, the last (first) chunk exposed (:func:`coursekit.overlap.interleaved_sync_window_microbatches`).
-    A CP ring on the same inter-node NIC (``shared_nic``) takes its share of the backward window. The passes last
+    A CP ring on the same inter-node NIC (``shared_nic``) takes its share of the backward window: the blocks that
+    hide under the attention; the ones the compute waits for move outside the window. The passes last
     longer than their compute by the stalls other dimensions cause in them on another link (``stall_s`` in each
-    direction, per step): the buckets move during those stalls too, so the windows include them.
+    direction, per step): the buckets move during those stalls too, so the windows include them. Each window's
+    exposure falls by at most what the window grows, so a longer window never shortens the step it is part of.
     """
     once = _interleaved_sync_window_microbatches(k.ppf, k.gaf, k.vf)  # micro-batches a once-per-step sync hides under
-    cp_in_backward = np.where(shared_nic, ring.steps * ring.send_b_s / k.gaf, 0.0)
+    # the CP ring's backward blocks that hide under the attention hold the shared link during the compute; the ones
+    # the compute waits for (exposed) move outside it, so they take nothing from the window
+    cp_hidden_b = ring.send_b_s - _ring_step_exposed_s(ring.send_b_s, 2 * ring.attention_f_s, o_cp)
+    cp_in_backward = np.where(shared_nic, ring.steps * cp_hidden_b / k.gaf, 0.0)
     backward_s = (compute * 2.0 / 3.0 + stall_s) / k.gaf  # one micro-batch's backward pass, with its stalls
     forward_s = (compute / 3.0 + stall_s) / k.gaf
     reduce_window = np.where(k.zero >= 2, k.gaf, once) * np.maximum(backward_s - cp_in_backward, 0.0)
     gather_window = np.where(k.zero == 3, k.gaf * (forward_s + backward_s), once * forward_s)
-    exposed = _exposed_after_window_s(
-        dense.reduce_s + experts.reduce_s, dense.tail_reduce_s + experts.tail_reduce_s, reduce_window, o
-    )
-    return exposed + _exposed_after_window_s(
-        dense.gather_s + experts.gather_s, dense.tail_gather_s + experts.tail_gather_s, gather_window, o
-    )
+    reduce_s, tail_reduce_s = dense.reduce_s + experts.reduce_s, dense.tail_reduce_s + experts.tail_reduce_s
+    gather_s, tail_gather_s = dense.gather_s + experts.gather_s, dense.tail_gather_s + experts.tail_gather_s
+    reduce = _exposed_after_window_s(reduce_s, tail_reduce_s, reduce_window, o)
+    gather = _exposed_after_window_s(gather_s, tail_gather_s, gather_window, o)
+    # ZeRO-3's gather window (every pass) holds its reduce window (every backward), and the two directions share the
+    # link: together they hide under the gather window once, not under both windows each as if alone. Below stage 3
+    # the windows are apart in time (the reduction under the last backward, the gather under the first forward).
+    joint = _exposed_after_window_s(reduce_s + gather_s, tail_reduce_s + tail_gather_s, gather_window, o)
+    return np.where(k.zero == 3, np.maximum(np.maximum(reduce, gather), joint), reduce + gather)
 
 
 def _exposed_cp_s(ring: _Ring, o: float) -> Any:
@@ -1791,25 +1800,42 @@ def _exposed_cp_s(ring: _Ring, o: float) -> Any:
     )
 
 
-def _hidden_s(np: Any, comm: Mapping[str, Any], links: Mapping[str, Any], compute: Any) -> Any:
-    """Seconds that hide, from what each dimension of ``comm`` could hide alone.
+def _exposed_s(
+    np: Any, hidden: Mapping[str, Any], stalls: Mapping[str, Any], links: Mapping[str, Any], compute: Any
+) -> Any:
+    """Seconds of communication the step shows beyond ``compute``, from each dimension's traffic that could hide
+    (``hidden``) and that cannot (``stalls``: the compute waits for it), on the links ``links`` says (True: inside a
+    node). Array-generic.
 
-    The hideable traffic of the intra-node links and of the inter-node links runs concurrently, with the compute
-    and with each other. What one link kind cannot finish under the compute runs on past it, alongside the other
-    kind's overflow, so only the longer overflow shows: ``hidden = I + X - max(I - C, X - C, 0)`` for I and X
-    seconds of hideable intra- and inter-node traffic under C seconds of compute. With one link kind over C this is
-    ``min(I, C) + min(X, C)``; with both over C it is ``C + min(I, X)``. The step, ``C + I + X - hidden`` plus what
-    cannot hide, then never shrinks when the compute grows (a slower device, a longer sequence).
+    Let *a* be the link kind data parallelism (DP) uses and *b* the other; H and S the hideable and the stalled
+    seconds on each, A = H_a + S_a and B = H_b + S_b each link's busy time, C the compute. The passes last
+    ``W = max(C + S_b, B)``: the compute, the waits on link *b*, and what link *b* cannot finish under the compute
+    (its overrun lengthens the passes). The waits on link *a* (DP's exposed buckets among them, whose windows
+    :func:`_exposed_dp_s` already took as these passes) come on top; and link *a* runs its own traffic meanwhile, also
+    while the passes wait on link *b*. So the step's compute and communication take ``max(W + S_a, A)`` and the
+    exposed seconds are that minus C. Without stalls this is ``max(C, A, B)``: hideable traffic on the two link kinds
+    runs concurrently with the compute and with each other, and only the longer overrun shows.
+
+    The step never shrinks when a resource gets slower: W and A grow with C, S and H, and S_a falls by at most what
+    W grows (:func:`_exposed_dp_s`). (Charging each link's overrun with the other link's stalls instead, as this
+    estimate did before, made a link already past the compute pay the other link's stalls, which a faster compute
+    lengthens: a GPU with twice the peak came out up to 5 % slower.)
 
     >>> import numpy as np
-    >>> comm, links = {"TP": np.array(3.0), "DP": np.array(5.0)}, {"TP": np.array(True), "DP": np.array(False)}
-    >>> float(_hidden_s(np, comm, links, 4.0)), float(_hidden_s(np, comm, links, 2.0))   # 3 s of NVLink, 5 s of IB
-    (7.0, 5.0)
+    >>> links = {"TP": np.array(True), "DP": np.array(False)}
+    >>> hidden, stalls = {"TP": np.array(3.0), "DP": np.array(5.0)}, {"TP": np.array(0.0), "DP": np.array(0.0)}
+    >>> [float(_exposed_s(np, hidden, stalls, links, c)) for c in (4.0, 2.0, 9.0)]  # 3 s of NVLink, 5 s of IB
+    [1.0, 3.0, 0.0]
+    >>> float(_exposed_s(np, hidden, {"TP": np.array(1.0), "DP": np.array(0.5)}, links, 2.0))  # IB busy 5.5 s
+    3.5
     """
-    hidden_intra = sum(np.where(links[dim], part, 0.0) for dim, part in comm.items())
-    hidden_inter = sum(np.where(links[dim], 0.0, part) for dim, part in comm.items())
-    overflow = np.maximum(np.maximum(hidden_intra - compute, hidden_inter - compute), 0.0)
-    return hidden_intra + hidden_inter - overflow
+    same = {dim: links[dim] == links["DP"] for dim in hidden}
+    h_a = sum(np.where(same[dim], part, 0.0) for dim, part in hidden.items())
+    h_b = sum(np.where(same[dim], 0.0, part) for dim, part in hidden.items())
+    s_a = sum(np.where(same[dim], part, 0.0) for dim, part in stalls.items())
+    s_b = sum(np.where(same[dim], 0.0, part) for dim, part in stalls.items())
+    passes = np.maximum(compute + s_b, h_b + s_b)
+    return np.maximum(passes + s_a, h_a + s_a) - compute
 
 
 register(
@@ -2132,10 +2158,14 @@ def _step_from_parts(
     other = {dim: links[dim] != links["DP"] for dim in ("TP", "CP", "EP")}
     unhidden = sum(away * (comm[dim] - hidden_by_dim[dim]) for dim, away in other.items())
     overrun = np.maximum(sum(away * hidden_by_dim[dim] for dim, away in other.items()) - compute, 0.0)
-    exposed_dp = _exposed_dp_s(np, k, compute, ring, shared_nic, dense, experts, o["dp"], 0.5 * (unhidden + overrun))
+    exposed_dp = _exposed_dp_s(
+        np, k, compute, ring, shared_nic, dense, experts, o["dp"], 0.5 * (unhidden + overrun), o["cp"]
+    )
     hidden_by_dim["DP"] = comm["DP"] + comm["EDP"] - exposed_dp
-    hidden = _hidden_s(np, hidden_by_dim, links, compute)
-    exposed = total_comm - hidden
+    stalls = {dim: comm[dim] - hidden_by_dim[dim] for dim in ("CP", "TP", "EP", "PP")}
+    stalls["DP"] = exposed_dp
+    exposed = _exposed_s(np, hidden_by_dim, stalls, links, compute)
+    hidden = total_comm - exposed
 
     # ---- the host: an MoE layer takes at least the host's time to launch it (one wait per layer)
     host_wait = np.zeros_like(compute)

@@ -4,7 +4,7 @@ Two accepted candidates are *tied* when the estimate cannot order them: every ca
 uncertainty (:data:`coursekit.planner.estimate.MODEL_UNCERTAINTY`) of a group's fastest member joins the group.
 That is what the published pairs show (:func:`coursekit.planner.layout_pairs`): where two measured layouts' estimates
 differ by more than the uncertainty, the estimate ordered every pair the measurements tell apart as measured (one pair
-estimated 1.30x apart measured equally fast); where they differ by less, it reversed most of the pairs whose
+estimated 1.21x apart measured equally fast); where they differ by less, it reversed most of the pairs whose
 measurements tell them apart.
 
 Within a group, each member gets the reason it could be the faster one. The estimate rests on a few assumptions whose
