@@ -248,7 +248,7 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         Text(zh="注意力头", en="attention head"),
         "",
         Text(
-            zh="多头注意力中独立计算的一组 Q/K/V 投影；张量并行按头切分，所以 TP 度数必须整除头数。",
+            zh="多头注意力中独立计算的一组 Q/K/V 投影；张量并行按头切分，所以 TP 并行度必须整除头数。",
             en="One of the independently computed Q/K/V projections of multi-head attention; tensor parallelism "
             "splits by heads, so the TP degree must divide the number of heads.",
         ),

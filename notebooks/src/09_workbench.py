@@ -229,9 +229,9 @@ md_table(
 # %% [markdown] lang="zh"
 # ## 2. 搜索整个空间，读漏斗
 #
-# `plan(model, cluster, workload)` 枚举所有用满全部 rank 的组合：TP、CP、PP、DP 的度数乘积等于 rank 数，
+# `plan(model, cluster, workload)` 枚举所有用满全部 rank 的组合：TP、CP、PP、DP 的并行度乘积等于 rank 数，
 # 再乘上虚拟阶段数、ZeRO 阶段、微批次（梯度累积由全局批大小决定）和重计算方式；MoE 模型还有 EP。
-# 每个组合都经过同一组检查，顺序如下：先看组合本身是否成立（第 3 课第 8 节的度数规则、第 4 课的组合规则），
+# 每个组合都经过同一组检查，顺序如下：先看组合本身是否成立（第 3 课第 8 节的并行度规则、第 4 课的组合规则），
 # 再走第 3 课的硬门槛（容量、互连、结构、上下文、服务）。其中上下文门槛换了规则：第 3 课的门槛问“需不需要 CP”，
 # 工作台只查 CP 的形状（序列能否切成 2·cp 段等长的块），CP 划不划算交给估算（第 8 节的“CP 在 8K 时什么时候划算”详谈）。
 #
@@ -580,7 +580,7 @@ assert best_own.tp == 1 and best_own.pp > 1 and best_own.recompute == "none"
 # estimate: measure two or three of the first group (lesson 8).
 
 # %% [markdown] lang="zh"
-# 手里已经有一个布局（论文、厂商表格或同事的配置）时，不必在列表里找它：`check_layout` 在具有这些度数的组合里
+# 手里已经有一个布局（论文、厂商表格或同事的配置）时，不必在列表里找它：`check_layout` 在具有这些并行度的组合里
 # （没写出的 CP、EP 按 Megatron 的默认取 1；微批次、交错段数、ZeRO 阶段和重计算取任意值）找出通过门槛且估算最快的
 # 那个，给出它在全部通过门槛的候选中的名次、所在并列组和相对最快候选的倍数；一个都通不过时，给出各变体最先卡在
 # 哪道门槛。命令行上是 `plan ... --layout tp=8,pp=1`。
@@ -613,7 +613,7 @@ assert habit.accepted and habit.tie_group >= 3 and habit.over_best > 1.25
 # %% [markdown] lang="zh"
 # ## 6. 为什么节点内 TP = 8 是常见选择
 #
-# 下表对同一个例子，按 TP 度数各取估算最快的通过候选（TP = 16 取第一个组合，看它为什么被拒绝）。
+# 下表对同一个例子，按 TP 并行度各取估算最快的通过候选（TP = 16 取第一个组合，看它为什么被拒绝）。
 # 读三列：TP 的通信时间、矩阵乘效率、每 rank 显存。
 
 # %% [markdown] lang="en"

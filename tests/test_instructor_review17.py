@@ -1,0 +1,122 @@
+"""What a Chinese instructor found preparing the Chinese lessons and guides in a real browser (review 17), fixed.
+
+Expected values are worked from the lessons' own statements and the rules they state, not read from the code under
+test.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+import coursekit
+from tests.test_term_pairs import _files as learner_text_files
+
+ROOT = Path(__file__).resolve().parents[1]
+SRC = ROOT / "notebooks" / "src"
+
+
+@pytest.fixture(autouse=True)
+def _english() -> object:
+    coursekit.set_language("en")
+    yield None
+    coursekit.set_language("en")
+
+
+def self_check_questions(source: str, lang: str) -> list[str]:
+    r"""The numbered self-check questions of a lesson source in ``lang`` (one string per question, lines joined).
+
+    >>> cell = '# %% [markdown] lang="zh"\n# ## 自检问题\n#\n# 1. 为什么？\n#    再想想。\n# 2. 怎样？\n\n# %%'
+    >>> self_check_questions(cell, "zh")
+    ['为什么？ 再想想。', '怎样？']
+    """
+    heading = "自检问题" if lang == "zh" else "Self-check questions"
+    found = re.search(rf'# %% \[markdown\] lang="{lang}"\n# #+ {heading}\n(.*?)(?=\n# %%)', source, re.S)
+    assert found, f"no {lang} self-check cell"
+    questions: list[str] = []
+    for line in found.group(1).splitlines():
+        text = line.removeprefix("#").strip()
+        numbered = re.match(r"\d+\. (.*)", text)
+        if numbered:
+            questions.append(numbered.group(1))
+        elif text and questions:
+            questions[-1] += " " + text
+    return questions
+
+
+def overlap(a: str, b: str) -> float:
+    """The share of ``a``'s character pairs (bigrams, spaces dropped) that ``b`` also has.
+
+    >>> overlap("哪个条件会直接排除纯 DP？", "哪个条件会直接排除纯 DP？"), overlap("ab", "cd")
+    (1.0, 0.0)
+    """
+    squeezed = [s.replace(" ", "") for s in (a, b)]
+    pairs = [{s[i : i + 2] for i in range(len(s) - 1)} for s in squeezed]
+    return len(pairs[0] & pairs[1]) / len(pairs[0])
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_lesson_5_self_check_asks_about_its_own_matrix_not_lesson_3s_gates(lang: str) -> None:
+    # Lesson 5's questions 1-3 were lesson 3's (what excludes pure DP, why TP wants fast links, how the global batch
+    # caps DP) reworded. Each must now share under half its character pairs with every lesson-3 question, and
+    # together they must ask about the matrix's columns: bottleneck solved, main communication, conditions, cost.
+    lesson3 = self_check_questions((SRC / "03_gates.py").read_text(encoding="utf-8"), lang)
+    lesson5 = self_check_questions((SRC / "05_selection_matrix.py").read_text(encoding="utf-8"), lang)
+    assert len(lesson3) == 4 and len(lesson5) == 4
+    repeats = [(q5, q3) for q5 in lesson5 for q3 in lesson3 if overlap(q5, q3) >= 0.5]
+    assert not repeats, repeats
+    asked = " ".join(lesson5)
+    columns = (
+        ("解决的瓶颈", "主要通信", "适用条件", "代价")
+        if lang == "zh"
+        else ("bottleneck solved", "main communication", "conditions", "cost")
+    )
+    assert all(column in asked for column in columns), asked
+    for strategy in ("DP", "FSDP", "TP", "PP"):
+        assert strategy in asked
+
+
+@pytest.mark.parametrize(
+    ("lang", "heading", "words"),
+    [
+        ("zh", "自检答案", ("26.0 GiB", "32 → 8", "(p-1)/(m+p-1)", "22.75 GiB")),
+        ("en", "Self-check answers", ("26.0 GiB", "32 → 8", "(p-1)/(m+p-1)", "22.75 GiB")),
+    ],
+)
+def test_lesson_5_guide_answers_the_new_self_check(lang: str, heading: str, words: tuple[str, ...]) -> None:
+    # the numbers are the lesson's: case 3's largest layer (26 GiB), case 2's FSDP degree once the topology is known
+    # (32 ranks sharded inside an 8-GPU node), the naive bubble and TP 8 x FSDP 4 (320/32 + 86/8 + 2 = 22.75 GiB)
+    page = (ROOT / "docs" / "instructor" / lang / "05_selection_matrix.md").read_text(encoding="utf-8")
+    answers = page.split(f"## {heading}\n", 1)[1].split("\n## ", 1)[0]
+    assert all(word in answers for word in words), answers
+    assert "dp ≤" not in answers  # lesson 3's global-batch answer is not repeated here
+
+
+# the degree of a parallel dimension is 并行度 (the glossary's term); "度数" (not the words that merely contain it,
+# such as 温度数据 or 维度数) was its second name in lessons 3, 4 and 9, two guides, the capstone and the planner
+_DEGREE_VARIANT = re.compile(r"(?<![温角速精强深维])度数(?!据|字)")
+
+
+def test_the_degree_of_a_dimension_has_one_chinese_name() -> None:
+    glossary = (ROOT / "docs" / "GLOSSARY.md").read_text(encoding="utf-8")
+    assert "| 并行度 | parallel degree |" in glossary
+    files = learner_text_files() + sorted((ROOT / "notebooks" / "zh").glob("*.ipynb"))
+    found = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()[:80]}"
+        for path in files
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if _DEGREE_VARIANT.search(line)
+    ]
+    assert not found, "\n".join(found)
+
+
+def test_the_planner_layout_messages_say_parallel_degree_in_chinese() -> None:
+    from coursekit.planner import WorkloadSpec, plan
+    from coursekit.presets import CLUSTERS, MODELS
+
+    coursekit.set_language("zh")
+    result = plan(MODELS["llama3-8b"], CLUSTERS["h100-8"], WorkloadSpec(global_batch=64))
+    text = result.check_layout("tp=2,pp=1").report()
+    assert "个组合具有这些并行度" in text and "度数" not in text
