@@ -6,6 +6,7 @@ test.
 
 from __future__ import annotations
 
+import itertools
 import re
 from pathlib import Path
 
@@ -120,3 +121,43 @@ def test_the_planner_layout_messages_say_parallel_degree_in_chinese() -> None:
     result = plan(MODELS["llama3-8b"], CLUSTERS["h100-8"], WorkloadSpec(global_batch=64))
     text = result.check_layout("tp=2,pp=1").report()
     assert "个组合具有这些并行度" in text and "度数" not in text
+
+
+def timing_rows(page: str) -> list[str]:
+    """The section column of a guide's timing table, header left out.
+
+    >>> table = "| 环节 | 分钟 | 内容 |\\n| --- | --- | --- |\\n| 1. 标题 | 2 | x |\\n"
+    >>> timing_rows("## 时间安排\\n\\n" + table + "\\n## 讲解要点\\n")
+    ['1. 标题']
+    """
+    table = re.search(r"^## (?:时间安排|Timing)\n(.*?)(?=^## )", page, re.S | re.M)
+    assert table, "no timing table"
+    cells = [line.split("|")[1].strip() for line in table.group(1).splitlines() if line.startswith("| ")]
+    return cells[2:]  # the header row and its rule
+
+
+def lesson_headings(source: str, lang: str) -> list[str]:
+    """The lesson's ``##`` section titles in ``lang``, without a leading section number or what follows a colon."""
+    titles = []
+    for cell in re.finditer(rf'# %% \[markdown\] lang="{lang}"[^\n]*\n((?:#[^\n]*\n)+)', source):
+        for found in re.finditer(r"^# ## (.*)$", cell.group(1), re.M):
+            titles.append(re.split(r"：|: ", re.sub(r"^\d+\.\s*", "", found.group(1)))[0].strip())
+    return titles
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("stem", sorted(p.stem for p in SRC.glob("[0-9][0-9]_*.py")))
+def test_each_timing_row_is_numbered_and_follows_the_lesson(lang: str, stem: str) -> None:
+    # Lesson 0's table had an unnumbered row "the four questions, terms" between rows 3 and 4, while the lesson puts
+    # its terms after the exercises and self-check: an instructor walking the table met the terms out of order.
+    page = (ROOT / "docs" / "instructor" / lang / f"{stem}.md").read_text(encoding="utf-8")
+    rows = timing_rows(page)
+    numbers = [re.match(r"\d+", row) for row in rows]
+    assert all(numbers), f"unnumbered rows: {[row for row, n in zip(rows, numbers, strict=True) if not n]}"
+    firsts = [int(n.group(0)) for n in numbers if n]
+    assert firsts == sorted(firsts) and firsts[0] == 1, firsts
+    titles = lesson_headings((SRC / f"{stem}.py").read_text(encoding="utf-8"), lang)
+    named = [[i for i, title in enumerate(titles) if len(title) >= 2 and title.lower() in row.lower()] for row in rows]
+    walked = [(row, found) for row, found in zip(rows, named, strict=True) if found]
+    for (row, found), (later, found_later) in itertools.pairwise(walked):
+        assert max(found) <= min(found_later), f"{row!r} names a section after {later!r}'s"
