@@ -920,7 +920,7 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         Text(zh="硬排除", en="hard exclusion"),
         "",
         Text(
-            zh="候选因没通过某道门槛而被排除（如放不下、一层拆不开、批大小不允许）；选型矩阵里记作“不优先（硬排除）”，"
+            zh="候选因没通过某道门槛而被排除（如放不下、一层拆不开、批大小不允许）；选择矩阵里记作“不优先（硬排除）”，"
             "与“不需要”（能用但没有收益）区分开。",
             en="A candidate ruled out because it fails a gate (it does not fit, a layer cannot be split, the batch "
             'does not allow it); the selection matrix writes it "not preferred (hard exclusion)", apart from '

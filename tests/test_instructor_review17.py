@@ -161,3 +161,21 @@ def test_each_timing_row_is_numbered_and_follows_the_lesson(lang: str, stem: str
     walked = [(row, found) for row, found in zip(rows, named, strict=True) if found]
     for (row, found), (later, found_later) in itertools.pairwise(walked):
         assert max(found) <= min(found_later), f"{row!r} names a section after {later!r}'s"
+
+
+def _zh_prose(source: str) -> str:
+    """The Chinese Markdown cells of a lesson source, in order, without the comment marks."""
+    cells = re.findall(r'# %% \[markdown\] lang="zh"[^\n]*\n((?:#[^\n]*\n)+)', source)
+    return re.sub(r"^# ?", "", "".join(cells), flags=re.M)
+
+
+def test_lesson_5_names_its_matrix_and_its_exclusions_as_the_glossary_does() -> None:
+    # the glossary called the matrix 选型矩阵 while lesson 5, its title and the guides call it 选择矩阵; lesson 5 used
+    # 硬排除 six times and never glossed it (hard exclusion); its objectives said 单卡内存 where the course says 显存
+    glossary = (ROOT / "docs" / "GLOSSARY.md").read_text(encoding="utf-8")
+    assert "选型矩阵" not in glossary and "选择矩阵" in glossary
+    assert all("选型矩阵" not in path.read_text(encoding="utf-8") for path in learner_text_files())
+    prose = _zh_prose((SRC / "05_selection_matrix.py").read_text(encoding="utf-8"))
+    first = prose.index("硬排除")
+    assert prose[first:].startswith("硬排除 (hard exclusion)"), prose[first - 20 : first + 30]
+    assert "单卡内存" not in prose

@@ -18,7 +18,7 @@
 # >
 # > **目标：**
 # > 1. 能为 DP/FSDP/TP/PP 建立“解决的瓶颈—主要通信—适用条件—代价”矩阵。
-# > 2. 能根据模型容量、单卡内存、互连和批次 (batch) 特征做初步排除，亲手填出三个案例的 4 × 3 矩阵。
+# > 2. 能根据模型容量、单卡显存、互连和批次 (batch) 特征做初步排除，亲手填出三个案例的 4 × 3 矩阵。
 # > 3. 能理解混合并行 (hybrid parallelism) 的层次与拓扑亲和性：为什么单层放不下时答案是 TP × FSDP 这样的组合。
 # >
 # > **前置：** 第 1 课（容量账本）、第 2 课（通信账本）、第 3 课（硬门槛）、第 4 课（组合检查）。
@@ -367,7 +367,7 @@ for n, case in enumerate(PAPER_CASES, start=1):
 # ## 先排除，后比较：亲手填 4 × 3 矩阵
 #
 # 评判顺序与第 3 课相同：**先排除，后比较**。
-# 1. 硬排除：容量门槛、一层是否拆得开、全局批大小是否允许；知道拓扑时，TP 组是否离开节点。
+# 1. 硬排除 (hard exclusion)：容量门槛、一层是否拆得开、全局批大小是否允许；知道拓扑时，TP 组是否离开节点。
 # 2. 不需要：最小可行并行度是 1 时，这个策略只增加通信和复杂度，没有容量收益，记“不优先”。
 # 3. 缺信息：TP 需要高速链路，而案例没说明拓扑，记“需更多信息”。
 # 4. 其余记“可行”，并写出并行度、每 rank 显存等。
@@ -942,7 +942,7 @@ assert full_finetune.total_gib > device_gib > peft_gib + reserve_gib
 #    capacity too: the layers are cut into stages and each device holds one stage. TP solves a single layer whose
 #    matrices do not fit one device, or spreads a layer's compute (with sequence parallelism it also cuts the
 #    activations to 1/t). In case 2 no layer exceeds a device and sharding or staging already solves capacity, so TP's
-#    collectives in every layer are not needed: it is "unneeded", not a failed gate (a hard exclusion); when
+#    collectives in every layer are not needed: it is "not needed", not a failed gate (a hard exclusion); when
 #    activations become the bottleneck (long context, large micro-batches), TP has a reason again.
 # 2. DP: one gradient all-reduce per step (rare, each covering every gradient). FSDP: an all-gather of parameters
 #    before each layer and a reduce-scatter of gradients after its backward (in every layer; prefetching lets it
