@@ -1016,7 +1016,7 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "",
         Text(
             zh="服务请求的第一阶段：一次读完整个提示，把每个 token 的键和值写进 KV 缓存，并产生第一个输出 token；每个"
-            " token 约 2·N 次浮点运算，受算力限制。",
+            " token 约 2·N 次浮点运算，所以是计算受限。",
             en="The first phase of a request: read the whole prompt in one pass, write every token's keys and values "
             "into the KV cache and produce the first output token; about 2·N FLOPs per token, so compute-bound.",
         ),
@@ -1026,7 +1026,7 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "",
         Text(
             zh="服务请求的第二阶段：每步为批次里每个请求生成一个 token；每步要读全部权重和整个批次的 KV 缓存，运算却"
-            "很少，所以受显存带宽限制。",
+            "很少，所以是访存受限。",
             en="The second phase of a request: each step makes one token for every request in the batch; a step "
             "reads all the weights and the batch's whole KV cache but does little arithmetic, so it is memory-bound.",
         ),

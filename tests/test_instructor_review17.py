@@ -179,3 +179,29 @@ def test_lesson_5_names_its_matrix_and_its_exclusions_as_the_glossary_does() -> 
     first = prose.index("硬排除")
     assert prose[first:].startswith("硬排除 (hard exclusion)"), prose[first - 20 : first + 30]
     assert "单卡内存" not in prose
+
+
+#: A word that says something else in Chinese -> what the text meant. 省份 (provinces) stood for 节省 (the saving) in
+#: lesson 10's key points, its reading list and its guide ("GQA 的全部省份都在 KV 头数上").
+WRONG_WORDS = {"省份": "省下的显存"}
+
+#: The roofline's two regimes have the glossary's names, 计算受限 (compute-bound) and 访存受限 (memory-bound);
+#: lesson 10, its guide, the cheat sheet and the glossary's prefill / decode entries said 受算力限制 / 受显存带宽限制.
+REGIME_VARIANTS = {"受算力限制": "计算受限", "受显存带宽限制": "访存受限"}
+
+
+def test_chinese_text_says_what_it_means_and_names_each_regime_once() -> None:
+    glossary = (ROOT / "docs" / "GLOSSARY.md").read_text(encoding="utf-8")
+    assert "| 计算受限 | compute-bound |" in glossary and "| 访存受限 | memory-bound |" in glossary
+    files = learner_text_files() + sorted((ROOT / "notebooks" / "zh").glob("*.ipynb"))
+    found = [
+        f"{path.relative_to(ROOT)}: {word} -> {instead}"
+        for path in files
+        for word, instead in {**WRONG_WORDS, **REGIME_VARIANTS}.items()
+        if word in path.read_text(encoding="utf-8")
+    ]
+    assert not found, "\n".join(found)
+    # lesson 10 asks about the two regimes in its opening questions: glossed there, at their first use
+    prose = _zh_prose((SRC / "10_serving.py").read_text(encoding="utf-8"))
+    assert prose.index("计算受限 (compute-bound)") == prose.index("计算受限")
+    assert prose.index("访存受限 (memory-bound)") == prose.index("访存受限")

@@ -1378,7 +1378,7 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 # %% [markdown] lang="zh"
 # FP8 省下的是矩阵乘的时间，但转换本身不在张量核心上跑。Transformer Engine 在每个线性层前把输入转成 FP8，反向时把输出梯度
 # 也转成 FP8，并在 H100 上为权重梯度的矩阵乘另写一份转置（接在层归一化后面的 QKV 与 fc1，延迟缩放时由归一化直接写出 FP8，
-# 只剩转置）；按当前缩放 (current scaling) 还要先把张量读一遍求最大绝对值 (amax)。这些都是受显存带宽限制的遍历。
+# 只剩转置）；按当前缩放 (current scaling) 还要先把张量读一遍求最大绝对值 (amax)。这些都是访存受限的遍历。
 # 以 Llama 3 8B 的一层、TP 1 为例：延迟缩放 (delayed scaling) 下每个 token 读写 256 KiB，当前缩放下 392 KiB；在 H100 上
 # 这相当于该层矩阵乘按 FP8 峰值所需时间的 12% 和 18%。估算把这部分按显存带宽加到最慢一段的计算上（权重每步只转一次，也算进去）；
 # NeMo 24.07 的行按延迟缩放登记，Megatron-Bridge 的行按它们配置里的当前缩放登记。
