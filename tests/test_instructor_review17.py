@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -205,3 +206,64 @@ def test_chinese_text_says_what_it_means_and_names_each_regime_once() -> None:
     prose = _zh_prose((SRC / "10_serving.py").read_text(encoding="utf-8"))
     assert prose.index("计算受限 (compute-bound)") == prose.index("计算受限")
     assert prose.index("访存受限 (memory-bound)") == prose.index("访存受限")
+
+
+def display_columns(line: str) -> int:
+    """How many monospace columns ``line`` takes: a CJK character is two, as in JupyterLab's editor.
+
+    >>> display_columns("x = 1"), display_columns('Text(zh="计算效率")')
+    (5, 19)
+    """
+    return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in line)
+
+
+#: At 1280 px with the file browser open a code cell's editor is 846 px wide, about 100 columns of its monospace
+#: font (measured in Chromium). Lesson 9's first code cell had one line of 524 columns (3990 px, four screens of
+#: sideways scrolling while the guide's first section walks through it) and its CP cell lines of 191-202; most code
+#: lines stay within 120 columns, the longest elsewhere reach about 170. A line may not need more than 180.
+MAX_CODE_COLUMNS = 180
+
+
+def test_no_lesson_code_line_runs_screens_wide() -> None:
+    wide = [
+        f"{path.stem}:{number}: {display_columns(line)} columns"
+        for path in sorted(SRC.glob("[0-9][0-9]_*.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if not line.startswith("#") and display_columns(line) > MAX_CODE_COLUMNS
+    ]
+    assert not wide, "\n".join(wide)
+
+
+#: Where a guide tells the instructor to put a question to the class.
+_ASK = {"zh": re.compile(r"问学员|可以问："), "en": re.compile(r"\bAsk(?::| why)")}
+
+
+def asked_without_answer(page: str, lang: str) -> list[str]:
+    """The questions ``page`` suggests asking that are not followed, in the same list item, by a parenthesis (the
+    answer or the points to raise) right after their last question mark (or after "why" / 为什么 when there is none).
+
+    >>> asked_without_answer("- 问学员：为什么？（因为。）\\n- 问学员：为什么？\\n", "zh")
+    ['问学员：为什么？']
+    >>> asked_without_answer("1. Ask: why? (Because.)\\n2. Ask why it holds.\\n", "en")
+    ['Ask why it holds.']
+    """
+    missing = []
+    for found in _ASK[lang].finditer(page):
+        item = re.split(r"\n(?=\s*- |\s*\d+\. |\n)", page[found.start() :])[0]
+        marks = [m.end() for m in re.finditer(r"[？?]|为什么|\bwhy\b", item)]
+        after = item[marks[-1] :].lstrip() if marks else ""
+        if not after.startswith(("（", "(")):
+            missing.append(item.strip())
+    return missing
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_every_question_a_guide_suggests_comes_with_its_answer(lang: str) -> None:
+    # lesson 4's "why is that acceptable?" and lesson 9's first measurement among the 4K layouts, what to look up
+    # before a 32K estimate, what freezing the weights saves and what to measure first on a B200 had no answer
+    missing = [
+        f"{path.stem}: {question[:100]}"
+        for path in sorted((ROOT / "docs" / "instructor" / lang).glob("*.md"))
+        for question in asked_without_answer(path.read_text(encoding="utf-8"), lang)
+    ]
+    assert not missing, "\n".join(missing)

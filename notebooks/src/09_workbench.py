@@ -179,19 +179,30 @@ assert abs(model.num_params / 70e9 - 1) < 0.01
 # %%
 cluster = CLUSTERS["h100-8"].with_nodes(16)
 workload = WorkloadSpec(global_batch=1024)
+ceiling, best_matmul = ceiling_for(cluster.peak_flops), matmul_fraction(cluster.peak_flops)
+recipe = PRECISION_RECIPES[workload.recipe]
 md_table(
     [Text(zh="量", en="quantity"), Text(zh="值", en="value")],
     [
         (Text(zh="rank 数", en="ranks"), cluster.world_size),
         (Text(zh="单设备显存 (GiB)", en="memory per device (GiB)"), cluster.memory_per_device_gib),
         (Text(zh="峰值 bf16 (TFLOP/s)", en="peak bf16 (TFLOP/s)"), cluster.peak_flops / 1e12),
-        (Text(zh="节点内带宽 (GB/s，单向/GPU)", en="intra-node (GB/s, one way per GPU)"), cluster.intra_node_bandwidth_bytes_per_s / 1e9),
-        (Text(zh="跨节点带宽 (GB/s，单向/GPU)", en="inter-node (GB/s, one way per GPU)"), cluster.inter_node_bandwidth_bytes_per_s / 1e9),
-        (Text(zh="全局批大小 × 序列长度", en="global batch × sequence"), f"{workload.global_batch} × {workload.tokens_per_sequence(model)}"),
-        (Text(zh="计算效率", en="compute efficiency"), Text(zh=f"屋顶线模型，天花板 {ceiling_for(cluster.peak_flops):.1%}（A100 上标定的整步份额：最佳矩阵乘的 {EFFICIENCY_RELATIVE_CEILING:.1%}，× 这种 GPU 实测最佳矩阵乘占峰值之比 {matmul_fraction(cluster.peak_flops):.1%}）", en=f"roofline model, ceiling {ceiling_for(cluster.peak_flops):.1%} (the step share fitted on A100, {EFFICIENCY_RELATIVE_CEILING:.1%} of the best matmul, × this GPU's measured best-matmul share of peak, {matmul_fraction(cluster.peak_flops):.1%})")),
-        (Text(zh="通信重叠（按维度）", en="overlap (per dimension)"), ", ".join(f"{dim} {workload.overlap(dim):.0%}" for dim in OVERLAP_DEFAULTS)),
-        (Text(zh="精度方案（每参数字节：参数 + 梯度 + 优化器）", en="precision recipe (bytes per parameter: weights + gradients + optimizer)"),
-         f"{workload.recipe} ({PRECISION_RECIPES[workload.recipe].param_bytes:g} + {PRECISION_RECIPES[workload.recipe].grad_bytes:g} + {PRECISION_RECIPES[workload.recipe].optimizer_bytes:g})"),
+        (Text(zh="节点内带宽 (GB/s，单向/GPU)", en="intra-node (GB/s, one way per GPU)"),
+         cluster.intra_node_bandwidth_bytes_per_s / 1e9),
+        (Text(zh="跨节点带宽 (GB/s，单向/GPU)", en="inter-node (GB/s, one way per GPU)"),
+         cluster.inter_node_bandwidth_bytes_per_s / 1e9),
+        (Text(zh="全局批大小 × 序列长度", en="global batch × sequence"),
+         f"{workload.global_batch} × {workload.tokens_per_sequence(model)}"),
+        (Text(zh="计算效率", en="compute efficiency"),
+         Text(zh=f"屋顶线模型，天花板 {ceiling:.1%}（A100 上标定的整步份额：最佳矩阵乘的 {EFFICIENCY_RELATIVE_CEILING:.1%}，"
+                 f"× 这种 GPU 实测最佳矩阵乘占峰值之比 {best_matmul:.1%}）",
+              en=f"roofline model, ceiling {ceiling:.1%} (the step share fitted on A100, {EFFICIENCY_RELATIVE_CEILING:.1%} "
+                 f"of the best matmul, × this GPU's measured best-matmul share of peak, {best_matmul:.1%})")),
+        (Text(zh="通信重叠（按维度）", en="overlap (per dimension)"),
+         ", ".join(f"{dim} {workload.overlap(dim):.0%}" for dim in OVERLAP_DEFAULTS)),
+        (Text(zh="精度方案（每参数字节：参数 + 梯度 + 优化器）",
+              en="precision recipe (bytes per parameter: weights + gradients + optimizer)"),
+         f"{workload.recipe} ({recipe.param_bytes:g} + {recipe.grad_bytes:g} + {recipe.optimizer_bytes:g})"),
     ],
 )
 
@@ -1541,12 +1552,16 @@ cp_row = next(r for r in with_cp.communication if r.dimension == "CP")
 md_table(
     [Text(zh="布局", en="layout"), Text(zh="显存 (GiB)", en="memory (GiB)"), Text(zh="通过", en="accepted"),
      Text(zh="估算步时 (s)", en="estimated step (s)")],
-    [(Text(zh="CP 2，不重计算", en="CP 2, no recompute"), f"{with_cp.memory.total_gib:.1f}", Text(zh="是", en="yes") if with_cp.accepted else Text(zh="否", en="no"), f"{with_cp.step_s:.2f}"),
-     (Text(zh="CP 1，不重计算", en="CP 1, no recompute"), f"{without.memory.total_gib:.1f}", Text(zh="是", en="yes") if without.accepted else Text(zh="否", en="no"), f"{without.step_s:.2f}"),
-     (Text(zh="CP 1，完全重计算", en="CP 1, full recompute"), f"{full_twin.memory.total_gib:.1f}", Text(zh="是", en="yes") if full_twin.accepted else Text(zh="否", en="no"), f"{full_twin.step_s:.2f}")],
+    [(name, f"{layout.memory.total_gib:.1f}", Text(zh="是", en="yes") if layout.accepted else Text(zh="否", en="no"),
+      f"{layout.step_s:.2f}")
+     for name, layout in [(Text(zh="CP 2，不重计算", en="CP 2, no recompute"), with_cp),
+                          (Text(zh="CP 1，不重计算", en="CP 1, no recompute"), without),
+                          (Text(zh="CP 1，完全重计算", en="CP 1, full recompute"), full_twin)]],
 )
-print(Text(zh=f"CP 环每个训练步传 {cp_row.time_s:.2f} s，几乎全部藏在注意力计算下；CP 2 比完全重计算快 {full_twin.step_s / with_cp.step_s:.2f} 倍",
-           en=f"The CP ring moves {cp_row.time_s:.2f} s of traffic per training step, almost all hidden under attention; CP 2 is {full_twin.step_s / with_cp.step_s:.2f}x faster than full recompute"))
+speedup = full_twin.step_s / with_cp.step_s
+print(Text(zh=f"CP 环每个训练步传 {cp_row.time_s:.2f} s，几乎全部藏在注意力计算下；CP 2 比完全重计算快 {speedup:.2f} 倍",
+           en=f"The CP ring moves {cp_row.time_s:.2f} s of traffic per training step, almost all hidden under attention; "
+              f"CP 2 is {speedup:.2f}x faster than full recompute"))
 short = plan(MODELS["llama3-8b"], CLUSTERS["h100-8"], WorkloadSpec(global_batch=16, seq_len=2048))
 cp_short = short.explain("tp=4,cp=2,dp=1,zero=1,mb=1,recompute=full")
 twin_short = short.explain("tp=4,cp=1,dp=2,zero=1,mb=1,recompute=full")
