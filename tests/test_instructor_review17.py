@@ -267,3 +267,18 @@ def test_every_question_a_guide_suggests_comes_with_its_answer(lang: str) -> Non
         for question in asked_without_answer(path.read_text(encoding="utf-8"), lang)
     ]
     assert not missing, "\n".join(missing)
+
+
+def test_lesson_8_fit_tables_name_the_collectives_in_chinese() -> None:
+    # lesson 8's first table pairs each collective's Chinese term with its code name (全归约 all_reduce); its fit
+    # summary and per-collective tables, shown right under it, labelled the rows with the code names alone
+    from tests.test_lab import _synthetic_report  # all_reduce and send_recv, fitted
+
+    report = _synthetic_report()
+    coursekit.set_language("zh")
+    summary, detail = report.summary_view().text(), report.detail_view("all_reduce").text()
+    assert "全归约 all_reduce" in summary and "点对点收发 send_recv" in summary
+    assert detail.startswith("全归约 all_reduce：2 个 rank")
+    coursekit.set_language("en")
+    summary = report.summary_view().text()
+    assert "all_reduce" in summary and "all-reduce" not in summary  # English keeps the code name alone
