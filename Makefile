@@ -71,6 +71,10 @@ lab: $(COURSE_STAMP)
 	@mkdir -p "$(LAB_SETTINGS)/@jupyterlab/translation-extension"
 	@printf '{"locale": "%s"}\n' "$(LAB_LOCALE_$(COURSE_LANG))" \
 		> "$(LAB_SETTINGS)/@jupyterlab/translation-extension/plugin.jupyterlab-settings"
+	@# code cells wrap their long lines: at 1280 px a projected editor shows about 100 columns, lessons use up to 180
+	@mkdir -p "$(LAB_SETTINGS)/@jupyterlab/notebook-extension"
+	@printf '{"codeCellConfig": {"lineNumbers": false, "lineWrap": true}}\n' \
+		> "$(LAB_SETTINGS)/@jupyterlab/notebook-extension/tracker.jupyterlab-settings"
 	JUPYTERLAB_SETTINGS_DIR="$(abspath $(LAB_SETTINGS))" \
 	$(BIN)/jupyter lab --ServerApp.ip=$(HOST) --ServerApp.port=$(PORT) --ServerApp.root_dir="$(CURDIR)" \
 		--LabApp.default_url=/lab/tree/notebooks/$(COURSE_LANG)/00_index.ipynb $(LAB_ARGS)

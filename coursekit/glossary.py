@@ -248,7 +248,7 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         Text(zh="注意力头", en="attention head"),
         "",
         Text(
-            zh="多头注意力中独立计算的一组 Q/K/V 投影；张量并行按头切分，所以 TP 度数必须整除头数。",
+            zh="多头注意力中独立计算的一组 Q/K/V 投影；张量并行按头切分，所以 TP 并行度必须整除头数。",
             en="One of the independently computed Q/K/V projections of multi-head attention; tensor parallelism "
             "splits by heads, so the TP degree must divide the number of heads.",
         ),
@@ -920,7 +920,7 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         Text(zh="硬排除", en="hard exclusion"),
         "",
         Text(
-            zh="候选因没通过某道门槛而被排除（如放不下、一层拆不开、批大小不允许）；选型矩阵里记作“不优先（硬排除）”，"
+            zh="候选因没通过某道门槛而被排除（如放不下、一层拆不开、批大小不允许）；选择矩阵里记作“不优先（硬排除）”，"
             "与“不需要”（能用但没有收益）区分开。",
             en="A candidate ruled out because it fails a gate (it does not fit, a layer cannot be split, the batch "
             'does not allow it); the selection matrix writes it "not preferred (hard exclusion)", apart from '
@@ -1016,7 +1016,7 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "",
         Text(
             zh="服务请求的第一阶段：一次读完整个提示，把每个 token 的键和值写进 KV 缓存，并产生第一个输出 token；每个"
-            " token 约 2·N 次浮点运算，受算力限制。",
+            " token 约 2·N 次浮点运算，所以是计算受限。",
             en="The first phase of a request: read the whole prompt in one pass, write every token's keys and values "
             "into the KV cache and produce the first output token; about 2·N FLOPs per token, so compute-bound.",
         ),
@@ -1026,7 +1026,7 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "",
         Text(
             zh="服务请求的第二阶段：每步为批次里每个请求生成一个 token；每步要读全部权重和整个批次的 KV 缓存，运算却"
-            "很少，所以受显存带宽限制。",
+            "很少，所以是访存受限。",
             en="The second phase of a request: each step makes one token for every request in the batch; a step "
             "reads all the weights and the batch's whole KV cache but does little arithmetic, so it is memory-bound.",
         ),

@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from .._validate import check_choice, check_int, check_items, learner_functions
-from ..communication import COLLECTIVES, bus_bandwidth_factor
+from ..communication import COLLECTIVE_NAMES, COLLECTIVES, bus_bandwidth_factor
 from ..i18n import Reason, register, tr
 from ._env import FORCED_RANKS_CEILING, launched_by_torchrun, torchrun_world_size
 from ._format import LabTable, fmt_bytes, fmt_gib_s, fmt_seconds
@@ -206,6 +206,24 @@ def reduce_max_of_medians(times_by_rank: Sequence[Sequence[float]]) -> tuple[flo
     return max(medians), medians
 
 
+def _collective_label(kind: str) -> str:
+    """How the lab's tables name a collective: the course's term in the current language, then the code name the
+    lesson passes around (``全归约 all_reduce``); the code name alone where the term is only that name spelled
+    otherwise (English ``all-reduce`` for ``all_reduce``).
+
+    >>> from coursekit import set_language
+    >>> set_language("zh"); _collective_label("all_reduce"), _collective_label("send_recv")
+    ('全归约 all_reduce', '点对点收发 send_recv')
+    >>> set_language("en"); _collective_label("all_reduce"), _collective_label("send_recv")
+    ('all_reduce', 'send_recv')
+    """
+    if kind not in COLLECTIVE_NAMES:
+        return kind
+    name = str(COLLECTIVE_NAMES[kind])
+    letters = "".join(char for char in name.lower() if char.isalpha())
+    return kind if letters == kind.replace("_", "") else f"{name} {kind}"
+
+
 @dataclass(frozen=True)
 class CollectivePoint:
     """One measured payload of one collective.
@@ -291,7 +309,7 @@ class CollectivesReport:
         for item in self.results:
             if item.fit is None:
                 reason = item.unsupported.message if item.unsupported else ""
-                rows.append([item.kind, "—", "—", "—", reason])
+                rows.append([_collective_label(item.kind), "—", "—", "—", reason])
                 continue
             fit = item.fit
             status = tr("lab.status_degenerate") if fit.degenerate else tr("lab.status_ok")
@@ -299,7 +317,7 @@ class CollectivesReport:
                 status += f" ({fit.note.code})"
             rows.append(
                 [
-                    item.kind,
+                    _collective_label(item.kind),
                     fmt_seconds(fit.alpha_s),
                     fmt_gib_s(fit.bandwidth_bytes_per_s),
                     f"{fit.rms_relative_error:.0%}",
@@ -318,7 +336,15 @@ class CollectivesReport:
     def detail_view(self, kind: str) -> LabTable:
         """:meth:`detail_table` as a :class:`~coursekit.lab._format.LabTable` (an HTML table in a notebook)."""
         item = self.result(kind)
-        lines = [tr("lab.collectives_title", kind=kind, ranks=self.ranks, backend=self.backend, device=self.device)]
+        lines = [
+            tr(
+                "lab.collectives_title",
+                kind=_collective_label(kind),
+                ranks=self.ranks,
+                backend=self.backend,
+                device=self.device,
+            )
+        ]
         if item.unsupported is not None:
             lines.append(tr("lab.note_line", message=item.unsupported.message))
             return LabTable.of(lines)

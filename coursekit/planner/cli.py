@@ -777,7 +777,7 @@ def _add_output_arguments(p: argparse.ArgumentParser) -> None:
         metavar="DEGREES",
         default=None,
         help=Text(
-            zh="检查一个布局（例如论文或厂商表格里的 tp=4,pp=4,cp=2,dp=2）：在具有这些度数的组合中"
+            zh="检查一个布局（例如论文或厂商表格里的 tp=4,pp=4,cp=2,dp=2）：在具有这些并行度的组合中"
             "找出通过门槛且估算最快的，给出它的名次、并列组和相对最快候选的倍数；没写出的 CP、EP 取 1、专家 TP 取 TP，"
             "其余（DP、交错段数、ZeRO、微批次、重计算）取任意值；表格的栏名也可以用：vp 即 v，fsdp=1 即 zero=3",
             en="check a layout (e.g. a paper's or a vendor table's tp=4,pp=4,cp=2,dp=2): the fastest accepted "
@@ -1041,7 +1041,7 @@ register(
             "drop --all.",
         },
         "cli.degrees_empty": {
-            "zh": "{value!r} 没有写出任何度数：至少写一个 键=值，例如 tp=8,pp=4",
+            "zh": "{value!r} 没有写出任何并行度：至少写一个 键=值，例如 tp=8,pp=4",
             "en": "{value!r} names no degree: give at least one key=value, e.g. tp=8,pp=4",
         },
         "cli.workload_argv_training": {

@@ -451,7 +451,7 @@ register(
     {
         "planner.layout_header": {"zh": "你的布局 {degrees}：", "en": "Your layout {degrees}:"},
         "planner.layout_variants": {
-            "zh": "  搜索空间里有 {variants} 个组合具有这些度数（没写出的 CP、EP 取 1，{etp_rule}；"
+            "zh": "  搜索空间里有 {variants} 个组合具有这些并行度（没写出的 CP、EP 取 1，{etp_rule}；"
             "DP、交错段数、ZeRO 阶段、微批次和重计算取任意值），其中 {accepted} 个通过全部门槛。",
             "en": "  The searched space holds {variants:@composition} with these degrees (CP and EP not given are 1, "
             "{etp_rule}; DP, interleaving, ZeRO stage, micro-batch and recomputation take any value); "
@@ -478,8 +478,8 @@ register(
             "closest (the most gates passed; of those, the least memory):",
         },
         "planner.layout_etp_fold": {
-            "zh": "  专家张量并行 (ETP) 没有给出。Megatron-Core 的默认 ETP = TP = {tp} 下，这些度数的每个变体都未通过 "
-            "ep_fold 门槛（专家网格 ETP × EP × PP 不能整除 rank 数），这样的训练无法启动；所以按 etp=1"
+            "zh": "  专家张量并行 (ETP) 没有给出。Megatron-Core 的默认 ETP = TP = {tp} 下，这些并行度的每个变体都未通过"
+            " ep_fold 门槛（专家网格 ETP × EP × PP 不能整除 rank 数），这样的训练无法启动；所以按 etp=1"
             "（Megatron-Bridge 等 MoE 配方常用的设置，厂商表格不印 ETP 这一栏）检查。",
             "en": "  Expert tensor parallelism (ETP) was not given. With Megatron-Core's default ETP = TP = {tp} every "
             "variant of these degrees fails the ep_fold gate (the expert grid ETP × EP × PP does not divide the "
@@ -495,7 +495,7 @@ register(
             "TFLOP/s/GPU columns; a table may count FLOPs differently, tokens/s/GPU compares directly.",
         },
         "planner.layout_outside": {
-            "zh": "  搜索空间里没有具有这些度数的组合（搜索空间：{space}）。用 --explain 查看这个组合本身，"
+            "zh": "  搜索空间里没有具有这些并行度的组合（搜索空间：{space}）。用 --explain 查看这个组合本身，"
             "或放宽搜索（例如 --max-virtual-stages、--max-micro-batch、--zero、--recompute）。",
             "en": "  The searched space holds no composition with these degrees (space: {space}). Use --explain for "
             "the composition itself, or widen the search (e.g. --max-virtual-stages, --max-micro-batch, --zero, "

@@ -305,14 +305,22 @@ verify("q2.latency_bound", answer, reveal=lambda: print(ledger_a.explain(), ledg
 # - broadcast: one rank's buffer is copied to every rank; send/recv: one rank sends, one receives.
 
 # %% [markdown] lang="zh"
-# $$t = \text{steps}(n)\cdot\alpha + \text{factor}(n)\cdot\frac{S}{B},\qquad
-# \text{全归约：} 2(n-1)\,\alpha + \frac{2(n-1)}{n}\frac{S}{B},\qquad
-# \text{全收集 / 归约散射 / 全对全：} (n-1)\,\alpha + \frac{n-1}{n}\frac{S}{B}$$
+# $$
+# \begin{aligned}
+# t &= \text{steps}(n)\cdot\alpha + \text{factor}(n)\cdot\frac{S}{B} \\
+# \text{全归约：}\ t &= 2(n-1)\,\alpha + \frac{2(n-1)}{n}\frac{S}{B} \\
+# \text{全收集 / 归约散射 / 全对全：}\ t &= (n-1)\,\alpha + \frac{n-1}{n}\frac{S}{B}
+# \end{aligned}
+# $$
 
 # %% [markdown] lang="en"
-# $$t = \text{steps}(n)\cdot\alpha + \text{factor}(n)\cdot\frac{S}{B},\qquad
-# \text{all-reduce: } 2(n-1)\,\alpha + \frac{2(n-1)}{n}\frac{S}{B},\qquad
-# \text{all-gather / reduce-scatter / all-to-all: } (n-1)\,\alpha + \frac{n-1}{n}\frac{S}{B}$$
+# $$
+# \begin{aligned}
+# t &= \text{steps}(n)\cdot\alpha + \text{factor}(n)\cdot\frac{S}{B} \\
+# \text{all-reduce: }\ t &= 2(n-1)\,\alpha + \frac{2(n-1)}{n}\frac{S}{B} \\
+# \text{all-gather / reduce-scatter / all-to-all: }\ t &= (n-1)\,\alpha + \frac{n-1}{n}\frac{S}{B}
+# \end{aligned}
+# $$
 
 # %% [markdown] lang="zh"
 # factor(n) 就是 nccl-tests 把算法带宽 (algbw) 换算成总线带宽 (busbw) 的系数：busbw = algbw × factor，

@@ -427,7 +427,7 @@ assert [r.accepted for r in gates_widget.result.reports] == [r.accepted for r in
 # ### 8.1 全局批大小 (global batch size) 限制 DP
 #
 # 每个优化器步处理的序列数是全局批大小 = dp × 微批次 (micro-batch) × 梯度累积 (gradient accumulation)。
-# DP 度数太大，要么迫使全局批大小变大（影响优化），要么迫使每个 rank 的微批次变小（影响内核 (kernel) 效率）。
+# DP 并行度太大，要么迫使全局批大小变大（影响优化），要么迫使每个 rank 的微批次变小（影响内核 (kernel) 效率）。
 # 例如 4 个节点 × 8 张 GPU = 32 张卡，全局批大小 = 64 条序列：
 
 # %% [markdown] lang="en"
@@ -439,7 +439,7 @@ assert [r.accepted for r in gates_widget.result.reports] == [r.accepted for r in
 
 # %%
 global_batch, devices = 64, 4 * 8
-print(Text(zh="微批次 = 1 时可行的 DP 度数：", en="DP degrees admissible at micro-batch 1:"),
+print(Text(zh="微批次 = 1 时可行的 DP 并行度：", en="DP degrees admissible at micro-batch 1:"),
       dp_degrees_for_batch(global_batch, micro_batch=1))
 print(Text(zh="最大 DP（微批次 = 1、2）：", en="largest DP (micro-batch 1, 2):"),
       max_dp_degree(global_batch, micro_batch=1), max_dp_degree(global_batch, micro_batch=2))
@@ -569,7 +569,7 @@ verify("q3.accepted", answer)
 # %% [markdown] lang="zh"
 # ### 练习 3.3
 #
-# 全局批大小是 64 条序列，每个 rank 的微批次是 4。哪些 DP 度数能让 dp × 微批次 × 梯度累积正好等于全局批大小？
+# 全局批大小是 64 条序列，每个 rank 的微批次是 4。哪些 DP 并行度能让 dp × 微批次 × 梯度累积正好等于全局批大小？
 # 用从小到大的元组作答，如 `(1, 2)`。
 
 # %% [markdown] lang="en"
@@ -612,7 +612,7 @@ verify("q3.tp_rule", answer)
 #
 # 1. 哪个条件会直接排除纯 DP？
 # 2. 为什么 TP 往往更依赖高速的节点内互连？
-# 3. 全局批大小的限制如何反过来约束 DP 度数？
+# 3. 全局批大小的限制如何反过来约束 DP 并行度？
 # 4. 一位同事提议：“给每个候选按显存、通信、复杂度各打 1-5 分，加权求和取最高。”用本课的门槛说明这样做会丢掉什么。
 
 # %% [markdown] lang="en"
@@ -696,7 +696,7 @@ verify("q3.tp_rule", answer)
 # - 我的环境（设备显存、训练还是服务、稠密还是 MoE、链路域、上下文）：
 # - 在我的环境里，第一个拒绝我原本想用的策略的门槛是：
 # - 为了让它通过，我需要改变的事实是：
-# - 我的全局批大小和微批次允许的 DP 度数：
+# - 我的全局批大小和微批次允许的 DP 并行度：
 
 # %% [markdown] lang="en" tags=["learner"]
 # ## Notes after the lesson

@@ -18,7 +18,7 @@
 # >
 # > **目标：**
 # > 1. 能为 DP/FSDP/TP/PP 建立“解决的瓶颈—主要通信—适用条件—代价”矩阵。
-# > 2. 能根据模型容量、单卡内存、互连和批次 (batch) 特征做初步排除，亲手填出三个案例的 4 × 3 矩阵。
+# > 2. 能根据模型容量、单卡显存、互连和批次 (batch) 特征做初步排除，亲手填出三个案例的 4 × 3 矩阵。
 # > 3. 能理解混合并行 (hybrid parallelism) 的层次与拓扑亲和性：为什么单层放不下时答案是 TP × FSDP 这样的组合。
 # >
 # > **前置：** 第 1 课（容量账本）、第 2 课（通信账本）、第 3 课（硬门槛）、第 4 课（组合检查）。
@@ -367,7 +367,7 @@ for n, case in enumerate(PAPER_CASES, start=1):
 # ## 先排除，后比较：亲手填 4 × 3 矩阵
 #
 # 评判顺序与第 3 课相同：**先排除，后比较**。
-# 1. 硬排除：容量门槛、一层是否拆得开、全局批大小是否允许；知道拓扑时，TP 组是否离开节点。
+# 1. 硬排除 (hard exclusion)：容量门槛、一层是否拆得开、全局批大小是否允许；知道拓扑时，TP 组是否离开节点。
 # 2. 不需要：最小可行并行度是 1 时，这个策略只增加通信和复杂度，没有容量收益，记“不优先”。
 # 3. 缺信息：TP 需要高速链路，而案例没说明拓扑，记“需更多信息”。
 # 4. 其余记“可行”，并写出并行度、每 rank 显存等。
@@ -896,45 +896,66 @@ assert full_finetune.total_gib > device_gib > peft_gib + reserve_gib
 # %% [markdown] lang="zh"
 # ## 自检问题
 #
-# 1. 哪个条件会直接排除纯 DP？
-# 2. 为什么 TP 往往更依赖高速节点内互连？
-# 3. 全局批大小的限制如何反过来约束 DP 并行度？
+# 1. 按选择矩阵“解决的瓶颈”一列，DP、FSDP、TP、PP 各解决什么？案例 2（训练状态 40 GiB，单卡 24 GiB）里 FSDP 和 PP
+#    都可行，TP 为什么只是“不优先”，而不是被硬排除？
+# 2. 按“主要通信”一列，四种策略各在什么时候通信（每步一次、每层都有、只在阶段边界）？据此说明知道拓扑
+#    （节点内快、跨节点慢）以后，哪些维度放在节点内，哪些可以跨节点。
+# 3. PP 的适用条件和代价各是什么？案例 3 里 PP 也能解决容量问题，为什么仍然不优先？
 # 4. 单层放不下单卡时，为什么只用 TP 常常还不够？用案例 3 的数字说明。
 
 # %% [markdown] lang="en"
 # ## Self-check questions
 #
-# 1. Which condition excludes pure DP outright?
-# 2. Why does TP usually depend on fast intra-node links?
-# 3. How does a cap on the global batch constrain the DP degree in return?
+# 1. Using the selection matrix's "bottleneck solved" column: what does each of DP, FSDP, TP and PP solve? In case 2
+#    (a 40 GiB training state, 24 GiB devices) FSDP and PP are feasible; why is TP only "not preferred" rather than
+#    hard-excluded?
+# 2. Using the "main communication" column: when does each of the four strategies communicate (once per step, in
+#    every layer, only at stage boundaries)? From that, once the topology is known (fast inside a node, slow between
+#    nodes), which dimensions belong inside a node and which can cross nodes?
+# 3. What are PP's conditions and its cost? In case 3 PP also solves the capacity problem; why is it still not
+#    preferred?
 # 4. When one layer does not fit a device, why is TP alone often still not enough? Use case 3's numbers.
 
 # %% [markdown] lang="zh" tags=["answer"]
 # **参考答案**
 #
-# 1. 完整训练状态加激活和运行时预留超过单卡可用显存（$M_\text{model} > C_\text{device}$ 的情形）：纯 DP 的每个 rank 都要放下
-#    全部状态，容量门槛直接排除它，不必再比较通信。
-# 2. TP 每层前向、反向都有集合通信（每层各 2 次全归约），频率高、位于计算的关键路径上，很难被掩盖；
-#    跨节点的带宽低一个数量级，每层都付这笔账，时间会成倍增加。所以 TP 组通常限制在一个节点内。
-# 3. 全局批大小 = dp × 微批次 × 梯度累积。全局批大小固定时，dp 最大为全局批大小 / 微批次
-#    （梯度累积为 1）；再增大 dp，只能加大全局批大小（改变优化）或缩小每个 rank 的微批次（内核效率下降），
-#    多出的设备应交给 TP / PP 等模型并行维度。
+# 1. DP 解决吞吐：训练状态放得下单卡时，用更多设备铺开更大的批次。FSDP 解决容量：把参数、梯度和优化器状态分片，
+#    理想约 $M_\text{model}/P$。PP 也解决容量：按层切成阶段，每卡只放一段层。TP 解决单层矩阵放不下单卡，或分摊层内计算
+#    （配合序列并行还把激活按 1/t 切开）。案例 2 没有哪一层超过单卡，分片或分段已经解决了容量，TP 每层的集合通信不是必需的：
+#    它是“不需要”，不是哪道门槛没过（硬排除）；激活成为瓶颈时（长上下文、大微批次），TP 又有了理由。
+# 2. DP 每步一次梯度全归约（次数少，每次覆盖全部梯度）；FSDP 每层计算前全收集参数、反向后归约散射梯度（每层都有，
+#    预取能让它与计算重叠）；TP 每层前向和反向都有集合通信，位于计算的关键路径上，最频繁也最难掩盖；PP 只在阶段边界
+#    点对点传激活和梯度。按通信频率把维度映射到链路：TP 放在节点内（练习 5.3 里案例 3 的 TP = 8 正好占满一个 8 卡节点，
+#    才从“需更多信息”变为“可行”）；DP 和 PP 放在跨节点的维度；FSDP 可以只在节点内分片、节点之间复制
+#    （案例 2 的并行度 32 → 8）。
+# 3. 条件：层数足够、各阶段能平衡、微批次足够多；它可以跨较慢的互连。代价：流水线气泡（朴素调度约 (p-1)/(m+p-1)）、
+#    阶段不平衡、调度复杂。案例 3 一层就有 26 GiB：不先用 TP 切开这一层，总有一个阶段要持有整层，放不下；TP 切开之后，
+#    TP × FSDP 已经放得下、没有气泡，而持有这一大层的阶段会严重不均衡，所以 PP 不优先。
 # 4. TP = t 只把训练状态分成 t 份：案例 3 的 320 GiB 在 TP = 8 时每个 rank 仍有 40 GiB，加上激活和预留共 43 GiB，
 #    超过 24 GiB。训练状态还要跨 TP 组分片（TP 8 × FSDP 4）：320/32 + (3 × 26 + 8)/8 + 2 = 22.75 GiB，才放得下。
 
 # %% [markdown] lang="en" tags=["answer"]
 # **Answers**
 #
-# 1. The full training state plus activations and the runtime reserve exceeds the usable memory of one device (the case
-#    $M_\text{model} > C_\text{device}$): under pure DP every rank must hold the whole state, so the fit gate excludes
-#    it before any communication is compared.
-# 2. TP runs collectives in every layer, forward and backward (2 all-reduces each per layer): they are frequent, sit on
-#    the critical path of the compute and are hard to hide. Across nodes the bandwidth is an order of magnitude lower,
-#    and every layer pays it, so the time multiplies. That is why a TP group usually stays inside one node.
-# 3. global batch = dp × micro-batch × gradient accumulation. With the global batch fixed, dp is at most
-#    global batch / micro-batch (accumulation 1); a larger dp needs a larger global batch (changing the optimization)
-#    or a smaller micro-batch per rank (less efficient kernels), so the extra devices should go to model-parallel
-#    dimensions such as TP / PP.
+# 1. DP solves throughput: when the training state fits one device, more devices spread a larger batch. FSDP solves
+#    capacity: it shards parameters, gradients and optimizer state, ideally about $M_\text{model}/P$. PP solves
+#    capacity too: the layers are cut into stages and each device holds one stage. TP solves a single layer whose
+#    matrices do not fit one device, or spreads a layer's compute (with sequence parallelism it also cuts the
+#    activations to 1/t). In case 2 no layer exceeds a device and sharding or staging already solves capacity, so TP's
+#    collectives in every layer are not needed: it is "not needed", not a failed gate (a hard exclusion); when
+#    activations become the bottleneck (long context, large micro-batches), TP has a reason again.
+# 2. DP: one gradient all-reduce per step (rare, each covering every gradient). FSDP: an all-gather of parameters
+#    before each layer and a reduce-scatter of gradients after its backward (in every layer; prefetching lets it
+#    overlap compute). TP: collectives in the forward and backward of every layer, on the critical path of the compute:
+#    the most frequent and the hardest to hide. PP: point-to-point activations and gradients at stage boundaries only.
+#    Map the dimensions to links by that frequency: TP inside a node (in exercise 5.3, case 3's TP = 8 fills one
+#    8-GPU node, which is what turns "needs more information" into "feasible"); DP and PP across nodes; FSDP can shard
+#    inside a node and replicate between nodes (case 2's degree 32 → 8).
+# 3. Conditions: enough layers, stages that can be balanced, enough micro-batches; it tolerates slower links. Cost:
+#    the pipeline bubble (about (p-1)/(m+p-1) for a naive schedule), stage imbalance, scheduling complexity. In case 3
+#    one layer alone is 26 GiB: unless TP splits that layer first, some stage must hold the whole layer, which does not
+#    fit; once TP has split it, TP × FSDP already fits with no bubble, and the stage holding the big layer would be
+#    badly unbalanced, so PP is not preferred.
 # 4. TP = t divides the training state only by t: case 3's 320 GiB leaves 40 GiB per rank at TP = 8, 43 GiB with
 #    activations and reserve, above 24 GiB. The state must also be sharded across the TP groups (TP 8 × FSDP 4):
 #    320/32 + (3 × 26 + 8)/8 + 2 = 22.75 GiB, which fits.

@@ -179,19 +179,30 @@ assert abs(model.num_params / 70e9 - 1) < 0.01
 # %%
 cluster = CLUSTERS["h100-8"].with_nodes(16)
 workload = WorkloadSpec(global_batch=1024)
+ceiling, best_matmul = ceiling_for(cluster.peak_flops), matmul_fraction(cluster.peak_flops)
+recipe = PRECISION_RECIPES[workload.recipe]
 md_table(
     [Text(zh="量", en="quantity"), Text(zh="值", en="value")],
     [
         (Text(zh="rank 数", en="ranks"), cluster.world_size),
         (Text(zh="单设备显存 (GiB)", en="memory per device (GiB)"), cluster.memory_per_device_gib),
         (Text(zh="峰值 bf16 (TFLOP/s)", en="peak bf16 (TFLOP/s)"), cluster.peak_flops / 1e12),
-        (Text(zh="节点内带宽 (GB/s，单向/GPU)", en="intra-node (GB/s, one way per GPU)"), cluster.intra_node_bandwidth_bytes_per_s / 1e9),
-        (Text(zh="跨节点带宽 (GB/s，单向/GPU)", en="inter-node (GB/s, one way per GPU)"), cluster.inter_node_bandwidth_bytes_per_s / 1e9),
-        (Text(zh="全局批大小 × 序列长度", en="global batch × sequence"), f"{workload.global_batch} × {workload.tokens_per_sequence(model)}"),
-        (Text(zh="计算效率", en="compute efficiency"), Text(zh=f"屋顶线模型，天花板 {ceiling_for(cluster.peak_flops):.1%}（A100 上标定的整步份额：最佳矩阵乘的 {EFFICIENCY_RELATIVE_CEILING:.1%}，× 这种 GPU 实测最佳矩阵乘占峰值之比 {matmul_fraction(cluster.peak_flops):.1%}）", en=f"roofline model, ceiling {ceiling_for(cluster.peak_flops):.1%} (the step share fitted on A100, {EFFICIENCY_RELATIVE_CEILING:.1%} of the best matmul, × this GPU's measured best-matmul share of peak, {matmul_fraction(cluster.peak_flops):.1%})")),
-        (Text(zh="通信重叠（按维度）", en="overlap (per dimension)"), ", ".join(f"{dim} {workload.overlap(dim):.0%}" for dim in OVERLAP_DEFAULTS)),
-        (Text(zh="精度方案（每参数字节：参数 + 梯度 + 优化器）", en="precision recipe (bytes per parameter: weights + gradients + optimizer)"),
-         f"{workload.recipe} ({PRECISION_RECIPES[workload.recipe].param_bytes:g} + {PRECISION_RECIPES[workload.recipe].grad_bytes:g} + {PRECISION_RECIPES[workload.recipe].optimizer_bytes:g})"),
+        (Text(zh="节点内带宽 (GB/s，单向/GPU)", en="intra-node (GB/s, one way per GPU)"),
+         cluster.intra_node_bandwidth_bytes_per_s / 1e9),
+        (Text(zh="跨节点带宽 (GB/s，单向/GPU)", en="inter-node (GB/s, one way per GPU)"),
+         cluster.inter_node_bandwidth_bytes_per_s / 1e9),
+        (Text(zh="全局批大小 × 序列长度", en="global batch × sequence"),
+         f"{workload.global_batch} × {workload.tokens_per_sequence(model)}"),
+        (Text(zh="计算效率", en="compute efficiency"),
+         Text(zh=f"屋顶线模型，天花板 {ceiling:.1%}（A100 上标定的整步份额：最佳矩阵乘的 {EFFICIENCY_RELATIVE_CEILING:.1%}，"
+                 f"× 这种 GPU 实测最佳矩阵乘占峰值之比 {best_matmul:.1%}）",
+              en=f"roofline model, ceiling {ceiling:.1%} (the step share fitted on A100, {EFFICIENCY_RELATIVE_CEILING:.1%} "
+                 f"of the best matmul, × this GPU's measured best-matmul share of peak, {best_matmul:.1%})")),
+        (Text(zh="通信重叠（按维度）", en="overlap (per dimension)"),
+         ", ".join(f"{dim} {workload.overlap(dim):.0%}" for dim in OVERLAP_DEFAULTS)),
+        (Text(zh="精度方案（每参数字节：参数 + 梯度 + 优化器）",
+              en="precision recipe (bytes per parameter: weights + gradients + optimizer)"),
+         f"{workload.recipe} ({recipe.param_bytes:g} + {recipe.grad_bytes:g} + {recipe.optimizer_bytes:g})"),
     ],
 )
 
@@ -229,9 +240,9 @@ md_table(
 # %% [markdown] lang="zh"
 # ## 2. 搜索整个空间，读漏斗
 #
-# `plan(model, cluster, workload)` 枚举所有用满全部 rank 的组合：TP、CP、PP、DP 的度数乘积等于 rank 数，
+# `plan(model, cluster, workload)` 枚举所有用满全部 rank 的组合：TP、CP、PP、DP 的并行度乘积等于 rank 数，
 # 再乘上虚拟阶段数、ZeRO 阶段、微批次（梯度累积由全局批大小决定）和重计算方式；MoE 模型还有 EP。
-# 每个组合都经过同一组检查，顺序如下：先看组合本身是否成立（第 3 课第 8 节的度数规则、第 4 课的组合规则），
+# 每个组合都经过同一组检查，顺序如下：先看组合本身是否成立（第 3 课第 8 节的并行度规则、第 4 课的组合规则），
 # 再走第 3 课的硬门槛（容量、互连、结构、上下文、服务）。其中上下文门槛换了规则：第 3 课的门槛问“需不需要 CP”，
 # 工作台只查 CP 的形状（序列能否切成 2·cp 段等长的块），CP 划不划算交给估算（第 8 节的“CP 在 8K 时什么时候划算”详谈）。
 #
@@ -580,7 +591,7 @@ assert best_own.tp == 1 and best_own.pp > 1 and best_own.recompute == "none"
 # estimate: measure two or three of the first group (lesson 8).
 
 # %% [markdown] lang="zh"
-# 手里已经有一个布局（论文、厂商表格或同事的配置）时，不必在列表里找它：`check_layout` 在具有这些度数的组合里
+# 手里已经有一个布局（论文、厂商表格或同事的配置）时，不必在列表里找它：`check_layout` 在具有这些并行度的组合里
 # （没写出的 CP、EP 按 Megatron 的默认取 1；微批次、交错段数、ZeRO 阶段和重计算取任意值）找出通过门槛且估算最快的
 # 那个，给出它在全部通过门槛的候选中的名次、所在并列组和相对最快候选的倍数；一个都通不过时，给出各变体最先卡在
 # 哪道门槛。命令行上是 `plan ... --layout tp=8,pp=1`。
@@ -613,7 +624,7 @@ assert habit.accepted and habit.tie_group >= 3 and habit.over_best > 1.25
 # %% [markdown] lang="zh"
 # ## 6. 为什么节点内 TP = 8 是常见选择
 #
-# 下表对同一个例子，按 TP 度数各取估算最快的通过候选（TP = 16 取第一个组合，看它为什么被拒绝）。
+# 下表对同一个例子，按 TP 并行度各取估算最快的通过候选（TP = 16 取第一个组合，看它为什么被拒绝）。
 # 读三列：TP 的通信时间、矩阵乘效率、每 rank 显存。
 
 # %% [markdown] lang="en"
@@ -1378,7 +1389,7 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 # %% [markdown] lang="zh"
 # FP8 省下的是矩阵乘的时间，但转换本身不在张量核心上跑。Transformer Engine 在每个线性层前把输入转成 FP8，反向时把输出梯度
 # 也转成 FP8，并在 H100 上为权重梯度的矩阵乘另写一份转置（接在层归一化后面的 QKV 与 fc1，延迟缩放时由归一化直接写出 FP8，
-# 只剩转置）；按当前缩放 (current scaling) 还要先把张量读一遍求最大绝对值 (amax)。这些都是受显存带宽限制的遍历。
+# 只剩转置）；按当前缩放 (current scaling) 还要先把张量读一遍求最大绝对值 (amax)。这些都是访存受限的遍历。
 # 以 Llama 3 8B 的一层、TP 1 为例：延迟缩放 (delayed scaling) 下每个 token 读写 256 KiB，当前缩放下 392 KiB；在 H100 上
 # 这相当于该层矩阵乘按 FP8 峰值所需时间的 12% 和 18%。估算把这部分按显存带宽加到最慢一段的计算上（权重每步只转一次，也算进去）；
 # NeMo 24.07 的行按延迟缩放登记，Megatron-Bridge 的行按它们配置里的当前缩放登记。
@@ -1541,12 +1552,16 @@ cp_row = next(r for r in with_cp.communication if r.dimension == "CP")
 md_table(
     [Text(zh="布局", en="layout"), Text(zh="显存 (GiB)", en="memory (GiB)"), Text(zh="通过", en="accepted"),
      Text(zh="估算步时 (s)", en="estimated step (s)")],
-    [(Text(zh="CP 2，不重计算", en="CP 2, no recompute"), f"{with_cp.memory.total_gib:.1f}", Text(zh="是", en="yes") if with_cp.accepted else Text(zh="否", en="no"), f"{with_cp.step_s:.2f}"),
-     (Text(zh="CP 1，不重计算", en="CP 1, no recompute"), f"{without.memory.total_gib:.1f}", Text(zh="是", en="yes") if without.accepted else Text(zh="否", en="no"), f"{without.step_s:.2f}"),
-     (Text(zh="CP 1，完全重计算", en="CP 1, full recompute"), f"{full_twin.memory.total_gib:.1f}", Text(zh="是", en="yes") if full_twin.accepted else Text(zh="否", en="no"), f"{full_twin.step_s:.2f}")],
+    [(name, f"{layout.memory.total_gib:.1f}", Text(zh="是", en="yes") if layout.accepted else Text(zh="否", en="no"),
+      f"{layout.step_s:.2f}")
+     for name, layout in [(Text(zh="CP 2，不重计算", en="CP 2, no recompute"), with_cp),
+                          (Text(zh="CP 1，不重计算", en="CP 1, no recompute"), without),
+                          (Text(zh="CP 1，完全重计算", en="CP 1, full recompute"), full_twin)]],
 )
-print(Text(zh=f"CP 环每个训练步传 {cp_row.time_s:.2f} s，几乎全部藏在注意力计算下；CP 2 比完全重计算快 {full_twin.step_s / with_cp.step_s:.2f} 倍",
-           en=f"The CP ring moves {cp_row.time_s:.2f} s of traffic per training step, almost all hidden under attention; CP 2 is {full_twin.step_s / with_cp.step_s:.2f}x faster than full recompute"))
+speedup = full_twin.step_s / with_cp.step_s
+print(Text(zh=f"CP 环每个训练步传 {cp_row.time_s:.2f} s，几乎全部藏在注意力计算下；CP 2 比完全重计算快 {speedup:.2f} 倍",
+           en=f"The CP ring moves {cp_row.time_s:.2f} s of traffic per training step, almost all hidden under attention; "
+              f"CP 2 is {speedup:.2f}x faster than full recompute"))
 short = plan(MODELS["llama3-8b"], CLUSTERS["h100-8"], WorkloadSpec(global_batch=16, seq_len=2048))
 cp_short = short.explain("tp=4,cp=2,dp=1,zero=1,mb=1,recompute=full")
 twin_short = short.explain("tp=4,cp=1,dp=2,zero=1,mb=1,recompute=full")

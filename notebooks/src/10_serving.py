@@ -15,7 +15,7 @@
 # > **问题：**
 # > - 服务副本 (serving replica) 和数据并行 (data parallelism, DP) 都是“多份完整模型”，为什么不是一回事？
 # > - 一个请求在显存里占多少？KV 缓存 (KV cache) 怎么算，分组查询注意力 (grouped-query attention, GQA) 省了什么？
-# > - 为什么预填充 (prefill) 受算力限制、解码 (decode) 受显存带宽限制？
+# > - 为什么预填充 (prefill) 是计算受限 (compute-bound)、解码 (decode) 是访存受限 (memory-bound)？
 # > - 张量并行 (tensor parallelism, TP) 什么时候能降低每个 token 的时延，什么时候不再划算？
 # > - 批次变大、请求速率变高时，时延和吞吐怎么变？哪些东西只有实测才知道？
 # >
@@ -273,9 +273,9 @@ assert not training_batch.fits
 # 第 7 课的屋顶线：一个内核做 F 次浮点运算、至少搬 B 字节，时间不会少于 max(F / 峰值, B / 带宽)。
 #
 # - **预填充**一次处理 P 个提示 token：每读一遍权重（2·N 字节），做 2·N·P 次运算，计算强度 (arithmetic intensity) 约为 P FLOP/字节。
-#   P = 2048 远高于 H100 的脊点 (ridge point)，所以受算力限制。
+#   P = 2048 远高于 H100 的脊点 (ridge point)，所以是计算受限。
 # - **解码**每步为批次里每个请求做一个 token：读一遍全部权重和整个批次的 KV 缓存，只做 2·N·批 次运算，
-#   计算强度约等于批大小。批为 64 时仍低于脊点，所以受显存带宽限制。
+#   计算强度约等于批大小。批为 64 时仍低于脊点，所以是访存受限。
 
 # %% [markdown] lang="en"
 # ## 4. Prefill and decode on the roofline
@@ -388,7 +388,7 @@ assert round(MIXTRAL.num_params * 2 / 1e9) == 93 and mixtral_fits == {1: False, 
 
 # %% [markdown] lang="zh"
 # 用 FP8 服务时两头都变：权重与激活都用 8 位浮点 (FP8) 的 W8A8 做法（vLLM、TensorRT-LLM 在 H100 上的 FP8 模型），
-# 每个权重只读 1 字节，解码读权重的下限减半；线性层的矩阵乘按 FP8 峰值算（H100 为 bf16 的两倍），受算力限制的预填充变快，
+# 每个权重只读 1 字节，解码读权重的下限减半；线性层的矩阵乘按 FP8 峰值算（H100 为 bf16 的两倍），计算受限的预填充变快，
 # 但注意力仍按 bf16 算，所以 TTFT 缩短不到一半。下面的单元格对同一个布局各估算一次。这些都是屋顶线下界：
 # 真实的 FP8 矩阵乘达不到数据手册上的两倍，量化对输出质量的影响也只有评测才知道。
 
@@ -422,7 +422,7 @@ print(
     Text(
         zh=f"FP8 的 TTFT 是 bf16 的 {ttft_ratio:.2f} 倍（注意力仍按 bf16 峰值算，所以不到一半）；"
         f"TPOT 是 {fp8_est.time_per_output_token_s / bf16_est.time_per_output_token_s:.2f} 倍"
-        "（解码受显存带宽限制，读的权重字节减半，KV 缓存不变）",
+        "（解码是访存受限，读的权重字节减半，KV 缓存不变）",
         en=f"FP8's TTFT is {ttft_ratio:.2f} times bf16's (attention still runs at the bf16 peak, so not half); its TPOT "
         f"{fp8_est.time_per_output_token_s / bf16_est.time_per_output_token_s:.2f} times (decode is memory-bound: "
         "half the weight bytes, the same KV cache)",
@@ -969,8 +969,8 @@ verify("serve.littles_law", answer)
 # ## 要点
 #
 # - 服务副本不是 DP：各自排队、从不同步；加副本加吞吐，也因批更小、排队更短而降低负载下的时延，但降不了批为 1 的时延下限（那要靠 TP）。
-# - KV 字节/token = 2·L·KV 头数·head_dim·每元素字节数；GQA/MQA 的省份全在 KV 头数上；TP 按 KV 头切分，超过头数就复制。
-# - 预填充受算力限制（强度约为提示长度），解码受显存带宽限制（强度约为批大小）；TPOT ≥ 每 GPU 权重 / HBM 带宽。
+# - KV 字节/token = 2·L·KV 头数·head_dim·每元素字节数；GQA/MQA 省下的显存全部来自 KV 头数的减少；TP 按 KV 头切分，超过头数就复制。
+# - 预填充是计算受限（强度约为提示长度），解码是访存受限（强度约为批大小）；TPOT ≥ 每 GPU 权重 / HBM 带宽。
 # - TP 降低 TPOT，直到每 token 2·L 次小消息全归约的时延占主导；PP 不降低 TPOT。
 # - 所有时间都是下界估计；尾延迟、排队和缓存局部性必须实测。
 
@@ -993,7 +993,7 @@ verify("serve.littles_law", answer)
 # - Agrawal 等. [Taming Throughput-Latency Tradeoff in LLM Inference with Sarathi-Serve](https://arxiv.org/abs/2403.02310).
 #   OSDI 2024. 分块预填充 (chunked prefill)：把长提示切块、和解码一起成批，避免解码被长预填充卡住。
 # - Ainslie 等. [GQA: Training Generalized Multi-Query Transformer Models from Multi-Head Checkpoints](https://arxiv.org/abs/2305.13245).
-#   EMNLP 2023. 分组查询注意力 (GQA)：本课 KV 头数公式里的省份从这里来。
+#   EMNLP 2023. 分组查询注意力 (GQA)：本课 KV 头数公式省下的显存就来自它。
 
 # %% [markdown] lang="en"
 # ## Related reading
