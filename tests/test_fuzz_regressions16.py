@@ -356,3 +356,39 @@ def test_degrees_typed_full_width_name_the_characters_and_the_ascii(text: str, c
 def test_other_scripts_digits_keep_their_refusal() -> None:
     code, _, err = _cli(["--lang", "en", *LAYOUT, "--layout", "tp=٢"])  # Arabic-Indic two: no ASCII twin by NFKC
     assert code == 2 and "tp = '٢' must be an integer from 1 to" in err
+
+
+# --------------------------------------------------------------------------- 6: COURSEKIT_LANG as a locale name
+
+
+@pytest.mark.parametrize(
+    ("value", "lang"),
+    [
+        # a locale name, as LANG and LC_ALL write it, names its language first: it was read as unknown, so English
+        ("zh_CN.UTF-8", "zh"),
+        ("zh-Hans", "zh"),
+        ("ZH_cn", "zh"),
+        ("en_US.UTF-8", "en"),
+        # what the docs said before still holds
+        ("zh", "zh"),
+        (" zh ", "zh"),
+        ("fr_FR", "en"),
+        ("", "en"),
+    ],
+)
+def test_coursekit_lang_reads_a_locale_name(value: str, lang: str) -> None:
+    import os
+    import pathlib
+    import subprocess
+    import sys
+
+    env = {**os.environ, "COURSEKIT_LANG": value}
+    done = subprocess.run(
+        [sys.executable, "-c", "import coursekit; print(coursekit.get_language())"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=pathlib.Path(__file__).resolve().parents[1],
+        check=True,
+    )
+    assert done.stdout.strip() == lang
