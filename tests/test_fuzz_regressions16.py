@@ -392,3 +392,24 @@ def test_coursekit_lang_reads_a_locale_name(value: str, lang: str) -> None:
         check=True,
     )
     assert done.stdout.strip() == lang
+
+
+# --------------------------------------------------------------------------- 7: an exercise where its id belongs
+
+
+@pytest.mark.parametrize(
+    ("lang", "expected"),
+    [
+        ("zh", "exercise_id = 练习 'q2.tp_calls' 本身：这里要的是它的编号，一个字符串，即 'q2.tp_calls'。"),
+        ("en", "exercise_id = the exercise 'q2.tp_calls' itself: give its id, the string 'q2.tp_calls'."),
+    ],
+)
+def test_an_exercise_given_for_its_id_is_told_the_id(lang: str, expected: str) -> None:
+    # before: "exercise_id = Exercise(id='q2.tp_calls', lesson=2, prompt=Text(zh=..." cut at 200 characters, with the
+    # English prompt, a function's memory address and "must be a string, not Exercise"
+    from coursekit.exercises import check, get_exercise
+
+    exercise = get_exercise("q2.tp_calls")
+    with pytest.raises(TypeError) as caught:
+        _in(lang, lambda: check(exercise, 1152))
+    assert str(caught.value) == expected
