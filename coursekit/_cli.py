@@ -122,6 +122,13 @@ register(
             "en": "standard output is closed (>&-), so the output has nowhere to go; use > /dev/null to discard it.",
         },
         "cli.write_failed": {"zh": "无法写出输出：{reason}", "en": "cannot write the output: {reason}"},
+        "cli.out_of_memory": {
+            "zh": "内存不足：这个命令需要的内存超过了这台机器能给的。plan 的搜索请缩小搜索空间（更少的节点，或让 "
+            "--max-micro-batch、--max-virtual-stages、--zero、--recompute 取更少的值），或去掉 --all。",
+            "en": "out of memory: the command needs more memory than this machine gives. For plan, narrow the search "
+            "(fewer nodes, or fewer values of --max-micro-batch, --max-virtual-stages, --zero, --recompute) or leave "
+            "out --all.",
+        },
     }
 )
 
@@ -478,16 +485,59 @@ def stdout_takes(text: str) -> bool:
     return True
 
 
+#: Characters of JSON :func:`write_json` holds before it writes: a document up to this size is written at once (a
+#: failure leaves no half document); a longer one (a search's millions of candidates) is written in pieces of this
+#: size, so its memory stays that of the search, not of the text.
+JSON_PIECE_CHARS: int = 1 << 24
+
+
+class StreamedList(list):  # type: ignore[type-arg]
+    """A JSON array whose ``count`` items ``item(i)`` makes only while :func:`write_json` writes it (the list itself
+    holds nothing): a search's millions of candidates reach stdout without a dict each in memory at once. Only for
+    ``write_json`` (``json``'s indented encoder iterates a list and asks its length; nothing else reads it)."""
+
+    def __init__(self, count: int, item: Callable[[int], Any]) -> None:
+        super().__init__()
+        self._count, self._item = count, item
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __bool__(self) -> bool:
+        return self._count > 0
+
+    def __iter__(self) -> Iterator[Any]:
+        return (self._item(i) for i in range(self._count))
+
+
+def _ascii_json(text: str) -> str:
+    """JSON text with every non-ASCII character as JSON's own ``\\uXXXX`` escape (what ``ensure_ascii`` writes;
+    outside the ASCII range a JSON document has such characters only inside strings, so the result reads back the
+    same)."""
+    return re.sub(r"[^\x00-\x7f]", lambda match: json.dumps(match.group())[1:-1], text)
+
+
+def _write_piece(text: str) -> None:
+    sys.stdout.write(text if stdout_takes(text) else _ascii_json(text))
+
+
 def write_json(payload: Any) -> None:
-    """``payload`` as indented JSON and a newline on stdout, written at once (a failure leaves no half document).
+    """``payload`` as indented JSON and a newline on stdout, written at once (a failure leaves no half document) when
+    it is at most :data:`JSON_PIECE_CHARS` long, else in pieces of that size as it is encoded (a :class:`StreamedList`
+    in it is made item by item meanwhile), so a search of millions of candidates needs no memory for its text.
 
     Non-ASCII text (``×``, Chinese) is written as itself where stdout's encoding holds it, else with JSON's own
     ``\\uXXXX`` escapes, which every JSON reader turns back into the same text.
     """
-    text = json.dumps(payload, ensure_ascii=False, indent=1)
-    if not stdout_takes(text):
-        text = json.dumps(payload, ensure_ascii=True, indent=1)
-    sys.stdout.write(text + "\n")
+    pieces: list[str] = []
+    held = 0
+    for chunk in json.JSONEncoder(ensure_ascii=False, indent=1).iterencode(payload):
+        pieces.append(chunk)
+        held += len(chunk)
+        if held >= JSON_PIECE_CHARS:
+            _write_piece("".join(pieces))
+            pieces, held = [], 0
+    _write_piece("".join(pieces) + "\n")
 
 
 def _silence_stdout() -> None:
@@ -520,7 +570,8 @@ def _escaping_stdout() -> Iterator[None]:
 
 
 def guard(prog: str, run: Callable[[], int], argv: Sequence[str] = ()) -> int:
-    """Run a command's body: a broken stdout pipe ends quietly, an OS error on a path ends as one line.
+    """Run a command's body: a broken stdout pipe ends quietly, an OS error on a path or running out of memory ends as
+    one line.
 
     Stdout writes what its encoding cannot hold as escapes; a closed stdout (``>&-``) is refused before ``run``
     starts (in the language of ``argv``'s ``--lang``), and a write to stdout the device refuses (no space, an I/O
@@ -534,6 +585,8 @@ def guard(prog: str, run: Callable[[], int], argv: Sequence[str] = ()) -> int:
             code = run()
             sys.stdout.flush()
         return code
+    except MemoryError:  # what was allocated is released as the stack unwinds: there is room to say it
+        return fail_line(prog, tr("cli.out_of_memory"))
     except BrokenPipeError:
         _silence_stdout()
         return EXIT_BROKEN_PIPE

@@ -11,7 +11,7 @@ plural: a catalog's English text says a count with the format spec ``@noun``
 an f-string the same on a :class:`Count`, and both come to :func:`counted`.
 
 The default language comes from the environment variable ``COURSEKIT_LANG``
-(``zh`` or ``en``), else English.
+(``zh`` or ``en``, or a locale name that starts with one: ``zh_CN.UTF-8``, ``zh-Hans``, ``en_US``), else English.
 
 >>> from coursekit import set_language, get_language
 >>> old = get_language()
@@ -43,6 +43,7 @@ _catalog: dict[str, dict[str, str]] = {}
 
 def _initial_language() -> str:
     lang = os.environ.get("COURSEKIT_LANG", "en").strip().lower()
+    lang = re.split(r"[_.@-]", lang, maxsplit=1)[0]  # a locale name (zh_CN.UTF-8, zh-Hans) names its language first
     return lang if lang in LANGUAGES else "en"
 
 

@@ -59,6 +59,7 @@ __all__ = [
     "PRECISION_RECIPES",
     "RECOMPUTE_MODES",
     "RECOMPUTE_MODULES",
+    "SERVING_WORKLOAD_FIELDS",
     "ClusterSpec",
     "ModelSpec",
     "PrecisionRecipe",
@@ -420,6 +421,20 @@ register(
             "不会被读取；只给其中一个。",
             "en": "{name} = {value!r}: overlap_fraction = {all!r} sets the share of communication hidden under "
             "compute for every dimension, so {name} would be ignored; give one of them.",
+        },
+        "planner.training_field_serving": {
+            "zh": "{name} = {value!r}：这是训练的设置，只有训练的估算读它；mode = 'serving' 规划推理，推理的搜索和"
+            "估算不读它，任何结果都不会因它改变；请去掉 {name}（用默认值 {default!r}），或用 mode = 'training'。",
+            "en": "{name} = {value!r}: a training setting, read by the training estimate only; mode = 'serving' plans "
+            "inference, whose search and estimate do not read it, so no answer would change; leave {name} at its "
+            "default ({default!r}) or use mode = 'training'.",
+        },
+        "planner.serving_field_training": {
+            "zh": "{name} = {value!r}：每个请求生成的输出 token 数只用于推理 (mode = 'serving') 的估算；mode = "
+            "'training' 规划训练，训练的估算不读它；请去掉 {name}（用默认值 {default!r}），或用 mode = 'serving'。",
+            "en": "{name} = {value!r}: the tokens each request generates are read by the serving estimate (mode = "
+            "'serving') only; mode = 'training' plans training, whose estimate does not read them; leave {name} at "
+            "its default ({default!r}) or use mode = 'serving'.",
         },
         "planner.lora_serving": {
             "zh": "lora_rank = {value!r}：低秩适配 (LoRA) 是训练负载（冻结权重，只训练适配器），而 mode = 'serving' "
@@ -2247,7 +2262,10 @@ class WorkloadSpec:
             :data:`MAX_CONCURRENCY`).
         seq_len: tokens per sequence (training) or per prompt (serving); ``None`` = the model's ``seq_len``.
         output_tokens: serving only: tokens each request generates (default :data:`DEFAULT_OUTPUT_TOKENS`).
-            Serving mode is :func:`coursekit.serving.plan_serving` on :meth:`serving_workload`.
+            Serving mode is :func:`coursekit.serving.plan_serving` on :meth:`serving_workload`, which reads the
+            fields of :data:`SERVING_WORKLOAD_FIELDS` only: any other field set away from its default with
+            ``mode="serving"`` (a ZeRO stage, an overlap share, ``achievable_flops_fraction``, ...) is a ValueError
+            naming it, as is ``output_tokens`` set with ``mode="training"``, rather than a setting no answer reads.
         recipe: a precision recipe name of :data:`coursekit.capacity.PRECISION_RECIPES`; default
             :data:`DEFAULT_RECIPE` (bf16 gradients, as NVIDIA's performance scripts run; ``"megatron-bf16"`` for
             Megatron-LM's trainer, which keeps fp32 gradients under ``--bf16``).
@@ -2516,6 +2534,20 @@ class WorkloadSpec:
         check_int("max_virtual_stages", raw.max_virtual_stages, ge=1)
         if raw.max_cp is not None:
             check_int("max_cp", raw.max_cp, ge=1)
+        self._refuse_fields_the_mode_does_not_read()
+
+    def _refuse_fields_the_mode_does_not_read(self) -> None:
+        """A field set away from its default that the plan's mode never reads is refused, naming it: with
+        ``mode="serving"`` every field outside :data:`SERVING_WORKLOAD_FIELDS` (the serving search reads those only),
+        with ``mode="training"`` ``output_tokens`` (only serving reads it)."""
+        for item in fields(self):
+            value, default = getattr(self, item.name), item.default
+            if value == default:
+                continue
+            if self.mode == "serving" and item.name not in SERVING_WORKLOAD_FIELDS:
+                raise ValueError(tr("planner.training_field_serving", name=item.name, value=value, default=default))
+            if self.mode == "training" and item.name == "output_tokens":
+                raise ValueError(tr("planner.serving_field_training", name=item.name, value=value, default=default))
 
     def overlap(self, dimension: str) -> float:
         """Share of ``dimension``'s communication (dp, pp, cp, tp, ep) hidden under compute.
@@ -2570,6 +2602,18 @@ class WorkloadSpec:
 
 
 # --------------------------------------------------------------------------- serving
+
+#: The :class:`WorkloadSpec` fields a serving plan reads (:meth:`WorkloadSpec.serving_workload` and the mode itself);
+#: ``mode="serving"`` refuses any other field set away from its default.
+SERVING_WORKLOAD_FIELDS: tuple[str, ...] = (
+    "global_batch",
+    "seq_len",
+    "mode",
+    "recipe",
+    "runtime_reserve_gib",
+    "output_tokens",
+    "precision",
+)
 
 #: Most bytes one weight or one cached K/V element may take: 8 (fp64). The one bound of ``ServingWorkload``'s
 #: ``weight_bytes`` and ``kv_bytes``, of the serving functions' (:func:`coursekit.serving.serving_estimate`, ...)

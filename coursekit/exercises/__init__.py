@@ -234,6 +234,10 @@ _register_messages(
             "zh": "答案应当是 {expected_type} 类型，而不是 {type}（{value!r}）。",
             "en": "The answer should be of type {expected_type}, not {type} ({value!r}).",
         },
+        "exercises.id_is_exercise": {
+            "zh": "exercise_id = 练习 {id!r} 本身：这里要的是它的编号，一个字符串，即 {id!r}。",
+            "en": "exercise_id = the exercise {id!r} itself: give its id, the string {id!r}.",
+        },
         "exercises.unknown": {
             "zh": "exercise_id：没有编号为 {id!r} 的练习（已知：{known}）。",
             "en": "exercise_id: There is no exercise {id!r} (known: {known}).",
@@ -763,6 +767,8 @@ def _load_lesson(prefix: str) -> None:
 
 def get_exercise(exercise_id: str) -> Exercise:
     """The registered exercise ``exercise_id``, importing its lesson module if needed."""
+    if isinstance(exercise_id, Exercise):  # the object where its id belongs: say which string to write
+        raise TypeError(tr("exercises.id_is_exercise", id=exercise_id.id))
     if not isinstance(exercise_id, str):
         raise TypeError(
             tr("validate.type_choice", name="exercise_id", value=exercise_id, type=type(exercise_id).__name__)

@@ -1269,7 +1269,7 @@ def _print_result(
     after it; the notes on ``--model-config``'s keys not modelled come first (JSON: ``model_config_notes``, a list
     for every ``--model-config``); returns 0."""
     if args.json:
-        payload = result.to_dict(top=args.top, include_rejected=args.all)
+        payload = result.to_dict(top=args.top, include_rejected=args.all, stream=True)
         if args.model_config is not None:
             payload["model_config_notes"] = [note.render() for note in notes]
         if explained is not None:

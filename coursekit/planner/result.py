@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .._cli import StreamedList
 from .._validate import check_bool, check_choice, check_int, check_number, check_sequence, learner_functions
 from ..capacity import RECOMPUTE_MODES
 from ..communication import TrafficTime
@@ -494,6 +495,34 @@ register(
             "FLOPs of the utilisation above). These are the units of vendor tables' tokens/s/GPU and model "
             "TFLOP/s/GPU columns; a table may count FLOPs differently, tokens/s/GPU compares directly.",
         },
+        "planner.layout_outside_ranks": {
+            "zh": "  {key} = {value} 不在搜索空间里：{product} 要等于集群的 {world} 个 rank，"
+            "所以 {key} 必须整除 {world}（搜索的 {key} 取值：{values}）。",
+            "en": "  {key} = {value} is not in the searched space: {product} equals the cluster's {world:@rank}, so "
+            "{key} must divide {world} (the search tries {key} {values}).",
+        },
+        "planner.layout_outside_experts": {
+            "zh": "  ep = {value} 不在搜索空间里：专家并行 (EP) 必须整除 {model} 的 {experts} 个专家（搜索的 ep 取值："
+            "{values}）。",
+            "en": "  ep = {value} is not in the searched space: expert parallelism (EP) must divide {model}'s "
+            "{experts:@expert} (the search tries ep {values}).",
+        },
+        "planner.layout_outside_dense": {
+            "zh": "  ep = {value} 不在搜索空间里：{model} 是稠密模型，没有专家可分，专家并行 (EP) 只能是 1。",
+            "en": "  ep = {value} is not in the searched space: {model} is a dense model with no experts to split, so "
+            "expert parallelism (EP) is 1.",
+        },
+        "planner.layout_outside_batch": {
+            "zh": "  {key} = {value} 不在搜索空间里：dp × 微批次 (mb) × 梯度累积 (ga) 等于全局批大小 {batch}，"
+            "所以 mb 必须整除 {batch}，ga = {batch} / (dp × mb)（搜索的 {key} 取值：{values}）。",
+            "en": "  {key} = {value} is not in the searched space: dp × micro-batch (mb) × gradient accumulation (ga) "
+            "equals the global batch {batch}, so mb must divide {batch} and ga is {batch} / (dp × mb) (the search "
+            "tries {key} {values}).",
+        },
+        "planner.layout_outside_bound": {
+            "zh": "  {key} = {value} 不在搜索空间里（搜索的 {key} 取值：{values}）。",
+            "en": "  {key} = {value} is not in the searched space (the search tries {key} {values}).",
+        },
         "planner.layout_outside": {
             "zh": "  搜索空间里没有具有这些并行度的组合（搜索空间：{space}）。用 --explain 查看这个组合本身，"
             "或放宽搜索（例如 --max-virtual-stages、--max-micro-batch、--zero、--recompute）。",
@@ -546,6 +575,10 @@ class LayoutCheck:
     #: Training, an MoE model, expert TP not given: the default ETP (= TP) when every variant with it failed the
     #: ``ep_fold`` gate (a grid no engine starts), so the check took ``etp=1``; ``None`` when the default was kept.
     etp_from_fold: int | None = None
+    #: When no searched composition has the degrees: for each degree whose value the search never tries, why (a
+    #: ``Reason`` whose code is ``"ranks"``, ``"experts"`` or ``"batch"`` when the value cannot fill the cluster, split
+    #: the experts or the batch, ``"bound"`` when only the search's own bounds leave it out).
+    outside: tuple[Reason, ...] = ()
 
     @property
     def accepted(self) -> bool:
@@ -558,7 +591,9 @@ class LayoutCheck:
         if self.variants == 0:
             if self.ranks_reason is not None:
                 lines.append(f"  {self.ranks_reason.render()}")
-            lines.append(tr("planner.layout_outside", space=self.space))
+            lines.extend(reason.render() for reason in self.outside)
+            if all(reason.code == "bound" for reason in self.outside):  # widening the search can reach it
+                lines.append(tr("planner.layout_outside", space=self.space))
             return "\n".join(lines)
         if self.etp_from_fold is not None:
             lines.append(tr("planner.layout_etp_fold", tp=self.etp_from_fold))
@@ -631,6 +666,7 @@ class LayoutCheck:
             "best": None if self.best is None else self.best.label(),
             "per_gpu": None if per_gpu is None else {"tokens_per_s": per_gpu[0], "model_tflops": per_gpu[1]},
             "etp_from_fold": self.etp_from_fold,
+            "outside": [{"code": reason.code, "message": reason.render().strip()} for reason in self.outside],
             "estimate": "estimated, not measured",
         }
 
@@ -1206,6 +1242,44 @@ class PlanResult:
             mask &= self._table.columns[column] == wanted
         return [int(i) for i in np.flatnonzero(mask)]
 
+    def _outside(self, wanted: Mapping[str, Any]) -> tuple[Reason, ...]:
+        """For :meth:`check_layout`: each given degree whose value no searched composition has, with the rule that
+        leaves it out (the ranks, the experts, the batch) or ``"bound"`` when only the search's bounds do."""
+        import numpy as np
+
+        world, batch, serving = self.cluster.world_size, self.workload.global_batch, self.workload.mode == "serving"
+        ranked = ("replicas", "tp", "pp") if serving else ("tp", "pp", "dp", "cp")
+        product = " × ".join(ranked)
+        reasons = []
+        for key, value in wanted.items():
+            column = self._table.columns.get("rc" if key == "recompute" else key)
+            if column is None:
+                continue
+            present = np.unique(column)
+            if key == "recompute":
+                shown = "/".join(RECOMPUTE_MODES[int(i)] for i in present)
+                if RECOMPUTE_MODES.index(value) in present:
+                    continue
+            else:
+                shown = "/".join(str(int(i)) for i in present)
+                if value in present:
+                    continue
+            params = {"key": key, "value": value, "values": shown}
+            if key in ranked and world % value:
+                reasons.append(Reason("ranks", "planner.layout_outside_ranks", {**params, "product": product,
+                                                                                  "world": world}))  # fmt: skip
+            elif key == "ep" and not self.model.is_moe:
+                reasons.append(Reason("experts", "planner.layout_outside_dense", {**params, "model": self.model.name}))
+            elif key == "ep" and self.model.num_experts % value:
+                experts = self.model.num_experts
+                reasons.append(Reason("experts", "planner.layout_outside_experts",
+                                      {**params, "model": self.model.name, "experts": experts}))  # fmt: skip
+            elif not serving and (key == "ga" or (key == "mb" and batch % value)):
+                reasons.append(Reason("batch", "planner.layout_outside_batch", {**params, "batch": batch}))
+            else:
+                reasons.append(Reason("bound", "planner.layout_outside_bound", params))
+        return tuple(reasons)
+
     def check_layout(self, degrees: str | Mapping[str, Any]) -> LayoutCheck:
         """Where one layout stands: the fastest accepted variant of the compositions with ``degrees`` (text like
         ``"tp=4,pp=4,cp=2,dp=2"`` or a mapping), its rank and tie group among all accepted candidates and its
@@ -1282,6 +1356,7 @@ class PlanResult:
         given = ("replicas", "tp", "pp") if self.workload.mode == "serving" else ("tp", "pp", "dp")
         if not variants and all(key in wanted for key in given):  # degrees that cannot fill the cluster
             ranks_reason = next((r for r in self.explain(wanted).reasons if r.code == "ranks"), None)
+        outside = () if variants or ranks_reason is not None else self._outside(wanted)
         first = {index: GATE_CODES.index(self.codes(index)[0]) for index in variants}  # the first gate each fails
         counts = {code: sum(1 for pos in first.values() if pos == p) for p, code in enumerate(GATE_CODES)}
         nearest = None
@@ -1296,6 +1371,7 @@ class PlanResult:
             candidate=None if nearest is None else self._candidate(nearest),
             first_failures={code: count for code, count in counts.items() if count},
             ranks_reason=ranks_reason,
+            outside=outside,
             **common,
         )
 
@@ -1434,15 +1510,35 @@ class PlanResult:
                 lines.extend(f"  {row.message}" for row in rows)
         return "\n".join(lines)
 
-    def to_dict(self, top: int = 10, include_rejected: bool = False) -> dict[str, Any]:
+    def to_dict(self, top: int = 10, include_rejected: bool = False, *, stream: bool = False) -> dict[str, Any]:
         """JSON-ready: specs, assumptions, space, funnel, every accepted candidate (the first ``top`` in
         full, the rest as degrees + estimate), and with ``include_rejected`` every rejected one as
-        degrees + codes."""
+        degrees + codes. With ``stream``, the lists of accepted and rejected candidates are
+        :class:`coursekit._cli.StreamedList` s, whose items are made only while :func:`coursekit._cli.write_json` writes
+        them: what ``python -m coursekit plan --json`` writes, so a search of millions of candidates does not hold a
+        dict for each (read them by writing the JSON, not by indexing)."""
         from dataclasses import asdict
 
         top = check_int("top", top, ge=0)
         include_rejected = check_bool("include_rejected", include_rejected)
+        stream = check_bool("stream", stream)
         accepted = self.accepted_indices()
+
+        def accepted_entry(i: int) -> dict[str, Any]:
+            return {
+                "degrees": self.degrees(i),
+                "step_s": self.estimated_step_s(i),
+                "memory_gib": float(self._table.memory_gib[i]),
+            }
+
+        def rejected_entry(i: int) -> dict[str, Any]:
+            return {"degrees": self.degrees(i), "codes": list(self.codes(i))}
+
+        def entries(indices: list[int], entry: Callable[[int], dict[str, Any]]) -> list[dict[str, Any]]:
+            if stream:
+                return StreamedList(len(indices), lambda k: entry(indices[k]))
+            return [entry(i) for i in indices]
+
         out: dict[str, Any] = {
             "model": asdict(self.model),
             "cluster": asdict(self.cluster),
@@ -1463,19 +1559,10 @@ class PlanResult:
             "accepted_count": len(accepted),
             "tie_groups": self.tie_groups(),
             "top": [self._candidate(i).to_dict() for i in accepted[:top]],
-            "accepted": [
-                {
-                    "degrees": self.degrees(i),
-                    "step_s": self.estimated_step_s(i),
-                    "memory_gib": float(self._table.memory_gib[i]),
-                }
-                for i in accepted
-            ],
+            "accepted": entries(accepted, accepted_entry),
         }
         if include_rejected:
-            out["rejected"] = [
-                {"degrees": self.degrees(i), "codes": list(self.codes(i))} for i in self.rejected_indices()
-            ]
+            out["rejected"] = entries(self.rejected_indices(), rejected_entry)
         return out
 
 

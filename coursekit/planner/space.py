@@ -5,6 +5,7 @@ Taught in: lesson 9 (decision workbench).
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -41,6 +42,17 @@ register(
         "planner.degrees_duplicate": {
             "zh": "{name} = {value!r}：键 {key!r} 出现了不止一次；每个并行度只能给一个值。",
             "en": "{name} = {value!r}: key {key!r} is given more than once; give each degree one value.",
+        },
+        "planner.degrees_duplicate_alias": {
+            "zh": "{name} = {value!r}：键 {first!r} 和 {second!r} 给出的是同一个并行度 {key}；每个并行度只能给一个值。",
+            "en": "{name} = {value!r}: keys {first!r} and {second!r} both give the degree {key}; give each degree one "
+            "value.",
+        },
+        "planner.degrees_fullwidth": {
+            "zh": "{name} = {value!r}：其中有全角字符 {chars}（输入法打出的）；并行度只能用 ASCII 字符书写，"
+            "即 {plain!r}。",
+            "en": "{name} = {value!r}: it holds the full-width {chars} (typed by an input method); write the degrees "
+            "in ASCII: {plain!r}.",
         },
         "planner.degrees_fsdp_zero": {
             "zh": "{name} = {value!r}：fsdp = 0（数据并行不分片参数，DDP）不对应单个 ZeRO 阶段：写 zero=0（普通 DDP）"
@@ -312,6 +324,10 @@ ga, recompute, replicas.
     if isinstance(text, Mapping):
         items = [(str(key).strip().lower(), value) for key, value in text.items()]  # as the text form reads them
     elif isinstance(text, str):
+        plain = unicodedata.normalize("NFKC", text)
+        if not text.isascii() and plain.isascii():  # full-width 'tp＝４，pp＝２': say so, with the ASCII it stands for
+            chars = " ".join(dict.fromkeys(repr(char) for char in text if not char.isascii()))
+            raise ValueError(tr("planner.degrees_fullwidth", name=name, value=_short(text), chars=chars, plain=plain))
         items = []
         for part in (chunk.strip() for chunk in text.split(",")):
             if not part:
@@ -323,8 +339,9 @@ ga, recompute, replicas.
     else:
         raise type_error(name, _short(text), "str or mapping")
     out: dict[str, Any] = {}
+    written_as: dict[str, str] = {}  # the key as written (vp, vpp, fsdp) of each degree read
     for key, raw_value in items:
-        key = DEGREE_KEY_ALIASES.get(key, key)
+        written, key = key, DEGREE_KEY_ALIASES.get(key, key)
         if key == "fsdp":  # a vendor table's FSDP column: 1 is ZeRO-3, 0 no single stage
             flag = raw_value.strip() if isinstance(raw_value, str) else _plain(raw_value)
             if flag in ("1", 1) and not isinstance(flag, bool):
@@ -338,8 +355,15 @@ ga, recompute, replicas.
                 raise ValueError(message)
         if key not in DEGREE_KEYS:
             raise ValueError(tr("planner.degrees_key", name=name, value=_short(text), key=_short(key), keys=keys))
+        if key in out and written_as[key] != written:  # two spellings of one degree (fsdp=1 and zero=3, vp and v)
+            first = _short(written_as[key])
+            message = tr("planner.degrees_duplicate_alias", name=name, value=_short(text), first=first,
+                         second=_short(written), key=key)  # fmt: skip
+            raise ValueError(message)
         if key in out:
-            raise ValueError(tr("planner.degrees_duplicate", name=name, value=_short(text), key=key))
+            raise ValueError(tr("planner.degrees_duplicate", name=name, value=_short(text), key=_short(written)))
+        written_as[key] = written
+        shown_key = key if written == key else f"{_short(written)} ({key})"  # a table's column name as written
         if key == "recompute":
             mode = _short(raw_value.strip().lower()) if isinstance(raw_value, str) else raw_value
             out[key] = check_choice("recompute", mode, RECOMPUTE_MODES)
@@ -357,7 +381,7 @@ ga, recompute, replicas.
                 "planner.degrees_int",
                 name=name,
                 value=_short(text),
-                key=key,
+                key=shown_key,
                 item=_short(raw_value),
                 low=low,
                 high=high,
