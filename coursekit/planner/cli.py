@@ -1178,6 +1178,8 @@ def nodes_for_gpus(gpus: int, gpus_per_node: int) -> int:
     >>> nodes_for_gpus(256, 8), nodes_for_gpus(72, 4)
     (32, 18)
     """
+    gpus = check_int("gpus", gpus, ge=1, le=MAX_WORLD_SIZE)
+    gpus_per_node = check_int("gpus_per_node", gpus_per_node, ge=1, le=MAX_WORLD_SIZE)
     if gpus % gpus_per_node:
         raise ValueError(tr("cli.gpus_not_whole_nodes", value=gpus, per_node=gpus_per_node))
     return gpus // gpus_per_node
