@@ -12,7 +12,8 @@
 4. An answer written in quotes with its unit (``'25.77 GB'``, ``'4.45 ms'``) or as ``'ZeRO-2'`` was refused with
    "must be a real number (int or float), not str", which says neither what is wrong nor what to type.
 5. Common slips got the exercise's general hint: 1.1 answered with the ZeRO paper's Figure 1 (N_d = 64, printed just
-   above) instead of N_d = 8; 1.3 with 7.5e9 parameters (the question says 7.47B); 5.1 with 2 bytes per parameter.
+   above) instead of N_d = 8; 1.3 with 7.5e9 parameters (the question says 7.47B); 5.1 with 2 bytes per parameter;
+   2.1 in KiB or bytes instead of MiB; 0.1 in bytes instead of GB.
 """
 
 from __future__ import annotations
@@ -227,6 +228,11 @@ def test_a_stage_written_as_zero_2_is_told_to_write_the_number() -> None:
         ("q1.headroom_gib", 24 - (2 * 7.5e9 / 2**30 + 34 * 2048 * 4096 * 36 / 2**30 + 2), "rounded_params", "7.47B"),
         # case 2: 2,684,354,560 parameters x 2 bytes = 5 GiB (16 bytes: 40 GiB)
         ("matrix.case2_state_gib", 2_684_354_560 * 2 / 2**30, "weights_only", "16 bytes per parameter"),
+        # 10 us x 25 GiB/s = 268,435.456 bytes = 262.144 KiB (the answer is 0.256 MiB)
+        ("q2.crossover_mib", 10e-6 * 25 * 2**30 / 1024, "kib_or_bytes", "that is KiB or bytes"),
+        ("q2.crossover_mib", 10e-6 * 25 * 2**30, "kib_or_bytes", "that is KiB or bytes"),
+        # 24 GiB = 24 x 2^30 = 25,769,803,776 bytes (the answer is 25.77 GB)
+        ("intro.device_gb", 24 * 2**30, "bytes", "divide the bytes by 10^9"),
     ],
 )
 def test_the_slip_is_named(exercise_id: str, answer: float, slip: str, words: str) -> None:
