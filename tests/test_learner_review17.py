@@ -1,9 +1,9 @@
 """What the English self-learner of review 17 met in lessons 0-5, 8 and 9's workbench, fixed.
 
-1. Lesson 9's workbench: while no composition passes the gates (GPT-3 175B on one H100 node), moving the global
-   batch, the sequence length, the achievable fraction of peak, the overlap or the inter-node bandwidth left the
-   message and the figure exactly as they were: a silent no-op. In serving, the inter-node bandwidth control did the
-   same whenever no layout shown crossed nodes.
+1. Lesson 9's workbench: while no composition passes the gates (GPT-3 175B on one H100 node), choosing the H800 or
+   H200 node type or moving the global batch, the sequence length, the achievable fraction of peak, the overlap or
+   the inter-node bandwidth left the message and the figure exactly as they were: a silent no-op. In serving, the
+   inter-node bandwidth control did the same whenever no layout shown crossed nodes.
 2. A ``NameError`` on a variable passed to a function (``build_resource_ledger(state_gib, activation_gib, ...)``) was
    answered "if it is one of the options the question lists, write it in quotes: ...(state_gib, 'activation_gib',
    ...)", advice that turns the cell into a TypeError.
@@ -53,7 +53,14 @@ def zh() -> Iterator[None]:
 # -- 1. the workbench never leaves a change unseen ----------------------------------------------------------------
 
 #: (control, a value other than the widget's default); each changes the search or its assumptions
-CHANGES = [("global_batch", 128), ("seq_len", 2048), ("mfu", 0.3), ("overlap", 0.0), ("link_slowdown", 4)]
+CHANGES = [
+    ("cluster", "h800-8"),  # H800: the H100's 80 GiB and 989 TFLOP/s, so nothing else in the message changes
+    ("global_batch", 128),
+    ("seq_len", 2048),
+    ("mfu", 0.3),
+    ("overlap", 0.0),
+    ("link_slowdown", 4),
+]
 
 
 @pytest.mark.usefixtures("en")
@@ -70,9 +77,45 @@ def test_each_control_changes_the_message_while_nothing_passes() -> None:
         assert widget.status == "ok" and widget.result.accepted_count == 0
         assert widget.message != before, f"{key} = {value} left the message as it was"
     # the values the learner set are the ones the message states
-    assert "a global batch of 128 sequences of 2048 tokens" in widget.message
+    assert "Searched: 1 node of h800-8 (80 GiB per device), a global batch of 128 sequences of 2048 tokens" in (
+        widget.message
+    )
     assert "compute efficiency 30%" in widget.message and "inter-node 12.5 GB/s per GPU" in widget.message
     assert "while none passes, changing them changes no verdict" in widget.message
+
+
+#: Starting points: nothing passes (training), the lesson's plan passes (training), serving passes, serving fails.
+BASES = [
+    {"model": "gpt3-175b", "nodes": 1},
+    {"model": "llama3-8b", "nodes": 2},
+    {"model": "llama3-8b", "nodes": 2, "mode": "serving"},
+    {"model": "gpt3-175b", "nodes": 64, "mode": "serving"},
+]
+
+
+@pytest.mark.usefixtures("en")
+@pytest.mark.parametrize("base", BASES, ids=lambda base: "-".join(str(v) for v in base.values()))
+def test_no_option_of_an_enabled_control_leaves_the_message_as_it_was(base: dict[str, object]) -> None:
+    """From each starting point, every other option of every control the learner can use changes the message."""
+    widget = WorkbenchWidget()
+    with widget.hold_updates():
+        for key, value in base.items():
+            widget.controls[key].value = value
+    start = {key: control.value for key, control in widget.controls.items()}
+    silent = []
+    for key, control in widget.controls.items():
+        if control.disabled:
+            continue
+        options = [value for _, value in control.options] if hasattr(control, "options") else [not control.value]
+        for value in options:
+            if value == start[key]:
+                continue
+            before = widget.message
+            control.value = value
+            if widget.status != "ok" or widget.message == before:
+                silent.append((key, value, widget.status))
+            control.value = start[key]
+    assert silent == []
 
 
 @pytest.mark.usefixtures("zh")
@@ -81,7 +124,7 @@ def test_the_chinese_message_names_the_search_too() -> None:
     with widget.hold_updates():
         widget.controls["model"].value = "gpt3-175b"
         widget.controls["nodes"].value = 1
-    assert "本次搜索：全局批 1024 条序列，每条 8192 个 token。" in widget.message
+    assert "本次搜索：1 个 h100-8 节点（每个设备 80 GiB），全局批 1024 条序列，每条 8192 个 token。" in widget.message
     assert "没有组合通过时，改动它们不会改变结论" in widget.message
 
 

@@ -201,10 +201,11 @@ register(
             "each gate removed.",
         },
         "widgets.workbench.none_settings": {
-            "zh": "本次搜索：全局批 {batch} 条序列，每条 {seq} 个 token。{assumptions}"
-            "这些假设只给通过门槛的组合排序，没有组合通过时，改动它们不会改变结论。",
-            "en": "Searched: a global batch of {batch:@sequence} of {seq} tokens. {assumptions} These assumptions only "
-            "order the compositions that pass the gates; while none passes, changing them changes no verdict.",
+            "zh": "本次搜索：{nodes} 个 {cluster} 节点（每个设备 {memory:g} GiB），全局批 {batch} 条序列，"
+            "每条 {seq} 个 token。{assumptions}这些假设只给通过门槛的组合排序，没有组合通过时，改动它们不会改变结论。",
+            "en": "Searched: {nodes:@node} of {cluster} ({memory:g} GiB per device), a global batch of "
+            "{batch:@sequence} of {seq} tokens. {assumptions} These assumptions only order the compositions that "
+            "pass the gates; while none passes, changing them changes no verdict.",
         },
         "widgets.workbench.none_memory": {
             "zh": "每个组合每 rank 需要的显存都超过一张设备：增加节点数（ZeRO、TP、PP 能分得更细），"
@@ -882,10 +883,14 @@ def _describe_none(result: PlanResult) -> str:
         parts.append(html.escape(why))
         if last.code == "memory":
             parts.append(html.escape(tr("widgets.workbench.none_memory")))
-    # what was searched, and the assumptions: without this line a control that changes no verdict (the global
-    # batch, the sequence length, the estimate's assumptions) would leave the message as it was, a silent no-op
+    # what was searched, and the assumptions: without this line a control that changes no verdict (the node type,
+    # the global batch, the sequence length, the estimate's assumptions) would leave the message as it was, a silent
+    # no-op
     settings = tr(
         "widgets.workbench.none_settings",
+        nodes=result.cluster.nodes,
+        cluster=result.cluster.name,
+        memory=result.cluster.memory_per_device_gib,
         batch=result.workload.global_batch,
         seq=result.workload.seq_len,
         assumptions=_assumptions(result),
