@@ -3,7 +3,8 @@
 1. Lesson 9's workbench: while no composition passes the gates (GPT-3 175B on one H100 node), choosing the H800 or
    H200 node type or moving the global batch, the sequence length, the achievable fraction of peak, the overlap or
    the inter-node bandwidth left the message and the figure exactly as they were: a silent no-op. In serving, the
-   inter-node bandwidth control did the same whenever no layout shown crossed nodes.
+   inter-node bandwidth control did the same whenever no layout shown crossed nodes. Lesson 4's composition widget
+   did the same for a rank order that keeps the coloured groups and for the model structure while EP = 1.
 2. A ``NameError`` on a variable passed to a function (``build_resource_ledger(state_gib, activation_gib, ...)``) was
    answered "if it is one of the options the question lists, write it in quotes: ...(state_gib, 'activation_gib',
    ...)", advice that turns the cell into a TypeError.
@@ -29,6 +30,7 @@ import pytest
 from coursekit.exercises import check
 from coursekit.exercises.input_help import input_hint
 from coursekit.i18n import get_language, set_language
+from coursekit.widgets.composition import CompositionWidget
 from coursekit.widgets.workbench import WorkbenchWidget
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -140,6 +142,21 @@ def test_serving_states_the_inter_node_bandwidth() -> None:
     assert "Inter-node 50.0 GB/s per GPU (one way)" in widget.message
     widget.controls["link_slowdown"].value = 16
     assert "Inter-node 3.1 GB/s per GPU (one way)" in widget.message  # 50 / 16 = 3.125
+
+
+@pytest.mark.usefixtures("en")
+def test_lesson_4s_composition_widget_states_the_order_and_the_structure() -> None:
+    """From Megatron-Core's reference example (TP 2, PP 4, DP 2, coloured by TP) the order TP-CP-EP-PP-DP keeps every
+    TP group ([0, 1], [2, 3], ...: TP varies fastest in both) and an MoE model with EP = 1 changes no count or check:
+    the message and the figure stayed as they were."""
+    widget = CompositionWidget()
+    start = widget.message
+    assert "Rank order TP-CP-EP-DP-PP (fastest first); model structure: dense." in start
+    widget.controls["order"].value = "TP-CP-EP-PP-DP"
+    assert widget.message != start and "Rank order TP-CP-EP-PP-DP (fastest first)" in widget.message
+    before = widget.message
+    widget.controls["model_kind"].value = "moe"
+    assert widget.message != before and "model structure: MoE." in widget.message
 
 
 # -- 2. a variable in a call is not an option to quote ------------------------------------------------------------
