@@ -109,6 +109,8 @@ def _lesson8_wrong() -> list[tuple[str, Any, str]]:
         ("lab.tp_replicated_bytes", 1221 * 4, "whole_copy"),
         # The TP rank that waits most is the fast one.
         ("lab.slow_rank", waits.index(max(waits)), "waits_most"),
+        # one rank per process, numbered from 0: the recorded TP run has len(waits) of them
+        ("lab.slow_rank", len(waits), "no_such_rank"),
     ]
 
 
@@ -246,6 +248,8 @@ LESSON1_WRONG: list[tuple[str, Any, str]] = [
     # ZeRO-1's model states, 2 + 2 + 12/8 = 5.5 bytes per parameter of the 7.5B shape, about 38 GiB, fit 40 GiB
     # alone; with 9.6 GiB of activations and the 2 GiB reserve they do not (ZeRO-2 is the answer).
     ("q1.min_zero_stage", 1, "states_only"),
+    # ZeRO has stages 0 to 3 (the ZeRO paper's P_os, P_os+g, P_os+g+p and plain DP)
+    ("q1.min_zero_stage", 4, "no_such_stage"),
 ]
 
 

@@ -14,7 +14,8 @@
    "must be a real number (int or float), not str", which says neither what is wrong nor what to type.
 5. Common slips got the exercise's general hint: 1.1 answered with the ZeRO paper's Figure 1 (N_d = 64, printed just
    above) instead of N_d = 8; 1.3 with 7.5e9 parameters (the question says 7.47B); 5.1 with 2 bytes per parameter;
-   2.1 in KiB or bytes instead of MiB; 0.1 in bytes instead of GB.
+   2.1 in KiB or bytes instead of MiB; 0.1 in bytes instead of GB; 1.2 with a stage outside 0-3; 8.6 with a rank
+   the recorded run does not have.
 """
 
 from __future__ import annotations
@@ -297,5 +298,22 @@ def test_a_stage_written_as_zero_2_is_told_to_write_the_number() -> None:
 )
 def test_the_slip_is_named(exercise_id: str, answer: float, slip: str, words: str) -> None:
     feedback = check(exercise_id, round(answer, 2))
+    assert feedback.status == "incorrect" and feedback.slip == slip, feedback.message
+    assert words in feedback.message
+
+
+@pytest.mark.usefixtures("en")
+@pytest.mark.parametrize(
+    ("exercise_id", "answer", "slip", "words"),
+    [
+        # the ZeRO paper's stages: 0 (plain DP), 1 (optimizer state), 2 (+ gradients), 3 (+ parameters)
+        ("q1.min_zero_stage", 4, "no_such_stage", "four stages, 0 to 3"),
+        ("q1.min_zero_stage", -1, "no_such_stage", "four stages, 0 to 3"),
+        # the recording's command: --ranks 2, so ranks 0 and 1
+        ("lab.slow_rank", 2, "no_such_rank", "no rank with that number"),
+    ],
+)
+def test_a_stage_or_rank_that_does_not_exist_is_named(exercise_id: str, answer: int, slip: str, words: str) -> None:
+    feedback = check(exercise_id, answer)
     assert feedback.status == "incorrect" and feedback.slip == slip, feedback.message
     assert words in feedback.message

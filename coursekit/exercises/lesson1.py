@@ -20,7 +20,7 @@ from ..capacity import ResourceLedger, activation_memory, build_resource_ledger,
 from ..i18n import Text
 from ..shapes import model_shape
 from ..units import bytes_to_gib
-from . import GIB_VS_GB, Exercise, degree_left_out, mistake, register
+from . import GIB_VS_GB, Exercise, Slip, degree_left_out, mistake, register
 
 #: q1.zero2_gib: the ZeRO paper's 7.5B parameters, mixed-precision Adam, 8-way data parallelism, ZeRO-2.
 ZERO2_PARAMS: float = 7.5e9
@@ -174,6 +174,15 @@ MIN_ZERO_STAGE = register(
             "replicated optimizer state or gradients.",
         ),
         slips=(
+            Slip(
+                "no_such_stage",
+                Text(
+                    zh="ZeRO 只有 0 到 3 这四个阶段（0 即不切分的数据并行）：在这四个里找能放下的最小的一个。",
+                    en="ZeRO has four stages, 0 to 3 (0 is plain data parallelism): look for the smallest of these "
+                    "four that fits.",
+                ),
+                matches=lambda answer, _expected: answer not in range(4),
+            ),
             mistake(
                 "states_only",
                 _min_stage_states_only,

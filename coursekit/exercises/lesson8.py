@@ -433,6 +433,16 @@ SLOW_RANK = register(
             "the straggler.",
         ),
         slips=(
+            Slip(
+                "no_such_rank",
+                Text(
+                    zh="录制的运行里没有这个编号的 rank：rank 从 0 开始编号，每个进程一个"
+                    "（表中的 rank 列列出了它们）。",
+                    en="The recorded run has no rank with that number: ranks are numbered from 0, one per process "
+                    "(the table's 'rank' column lists them).",
+                ),
+                matches=lambda answer, _expected: answer not in range(recording().timeline.ranks),
+            ),
             mistake(
                 "waits_most",
                 _most_waiting_rank,
