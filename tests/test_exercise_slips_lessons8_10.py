@@ -95,6 +95,8 @@ def _lesson8_wrong() -> list[tuple[str, Any, str]]:
         ("lab.efficiency_4", 100 * step_1 / step_4, "percent_vs_fraction"),
         ("lab.efficiency_4", step_4 / step_1, "inverted"),
         ("lab.efficiency_4", step_1 / (4 * step_4), "strong_scaling"),
+        # E(2) = step(1) / step(2): the table's other row
+        ("lab.efficiency_4", step_1 / _mean(data["scaling"]["2"], "step_s"), "other_p"),
         # exposed / (exposed + hidden): the hidden share instead, a share of the step, or a percentage.
         ("lab.exposed_share", hidden / (exposed + hidden), "hidden_share"),
         ("lab.exposed_share", exposed / step, "share_of_step"),

@@ -15,7 +15,7 @@
 5. Common slips got the exercise's general hint: 1.1 answered with the ZeRO paper's Figure 1 (N_d = 64, printed just
    above) instead of N_d = 8; 1.3 with 7.5e9 parameters (the question says 7.47B); 5.1 with 2 bytes per parameter;
    2.1 in KiB or bytes instead of MiB; 0.1 in bytes instead of GB; 1.2 with a stage outside 0-3; 8.6 with a rank
-   the recorded run does not have.
+   the recorded run does not have; 3.3 with section 8.1's list for micro-batch 1; 8.10 with E(2).
 """
 
 from __future__ import annotations
@@ -311,9 +311,11 @@ def test_the_slip_is_named(exercise_id: str, answer: float, slip: str, words: st
         ("q1.min_zero_stage", -1, "no_such_stage", "four stages, 0 to 3"),
         # the recording's command: --ranks 2, so ranks 0 and 1
         ("lab.slow_rank", 2, "no_such_rank", "no rank with that number"),
+        # 3.3: the divisors d of 64 with 64 / d a whole number, micro-batch 1 (section 8.1's printed line), not 4
+        ("q3.dp_degrees", (1, 2, 4, 8, 16, 32, 64), "micro_batch_1", "the list for a micro-batch of 1"),
     ],
 )
-def test_a_stage_or_rank_that_does_not_exist_is_named(exercise_id: str, answer: int, slip: str, words: str) -> None:
+def test_a_stage_or_rank_that_does_not_exist_is_named(exercise_id: str, answer: object, slip: str, words: str) -> None:
     feedback = check(exercise_id, answer)
     assert feedback.status == "incorrect" and feedback.slip == slip, feedback.message
     assert words in feedback.message

@@ -595,6 +595,14 @@ EFFICIENCY = register(
                 ),
             ),
             mistake(
+                "other_p",
+                lambda: {p.ranks: p for p in recording().efficiency()}[2].efficiency,
+                Text(
+                    zh="这是 E(2)，用的是 P = 2 那一行的步时：题目问的是 P = 4。",
+                    en="That is E(2), from the step of the P = 2 row: the question asks for P = 4.",
+                ),
+            ),
+            mistake(
                 "strong_scaling",
                 lambda: _efficiency() / EFFICIENCY_RANKS,
                 Text(
