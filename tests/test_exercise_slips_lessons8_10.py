@@ -95,6 +95,8 @@ def _lesson8_wrong() -> list[tuple[str, Any, str]]:
         ("lab.efficiency_4", 100 * step_1 / step_4, "percent_vs_fraction"),
         ("lab.efficiency_4", step_4 / step_1, "inverted"),
         ("lab.efficiency_4", step_1 / (4 * step_4), "strong_scaling"),
+        # E(2) = step(1) / step(2): the table's other row
+        ("lab.efficiency_4", step_1 / _mean(data["scaling"]["2"], "step_s"), "other_p"),
         # exposed / (exposed + hidden): the hidden share instead, a share of the step, or a percentage.
         ("lab.exposed_share", hidden / (exposed + hidden), "hidden_share"),
         ("lab.exposed_share", exposed / step, "share_of_step"),
@@ -109,6 +111,8 @@ def _lesson8_wrong() -> list[tuple[str, Any, str]]:
         ("lab.tp_replicated_bytes", 1221 * 4, "whole_copy"),
         # The TP rank that waits most is the fast one.
         ("lab.slow_rank", waits.index(max(waits)), "waits_most"),
+        # one rank per process, numbered from 0: the recorded TP run has len(waits) of them
+        ("lab.slow_rank", len(waits), "no_such_rank"),
     ]
 
 
@@ -246,6 +250,8 @@ LESSON1_WRONG: list[tuple[str, Any, str]] = [
     # ZeRO-1's model states, 2 + 2 + 12/8 = 5.5 bytes per parameter of the 7.5B shape, about 38 GiB, fit 40 GiB
     # alone; with 9.6 GiB of activations and the 2 GiB reserve they do not (ZeRO-2 is the answer).
     ("q1.min_zero_stage", 1, "states_only"),
+    # ZeRO has stages 0 to 3 (the ZeRO paper's P_os, P_os+g, P_os+g+p and plain DP)
+    ("q1.min_zero_stage", 4, "no_such_stage"),
 ]
 
 

@@ -369,6 +369,12 @@ _register_messages(
             "en": "answer = {value!r} is in quotes, so it is text (a string), not {kind}: drop the quotes and write "
             "answer = {literal}.",
         },
+        "exercises.quoted_unit": {
+            "zh": "answer = {value!r} 带着引号和单位 {unit}，是一段文字（字符串），不是数：只写数，不加引号、不带单位，"
+            "用题目要求的单位：answer = {literal}。",
+            "en": "answer = {value!r} is in quotes with its unit {unit}, so it is text (a string), not a number: write "
+            "the number alone, without quotes or unit, in the unit the question asks for: answer = {literal}.",
+        },
         "exercises.quoted_kind.number": {"zh": "数", "en": "a number"},
         "exercises.quoted_kind.bool": {"zh": "真假值", "en": "a truth value"},
         "exercises.slip.degree": {
@@ -930,9 +936,13 @@ def _quoted_value(exercise: Exercise, answer: Any, expected: Any) -> str | None:
         kind = "bool"
     elif isinstance(expected, (int, float)):
         # 'TP=4', 'tp 4', 'TP4': the option written as the question names it; the number alone is the answer
-        named = re.fullmatch(r"[A-Za-z]{1,12}\s*=?\s*(\d+(?:\.\d+)?)", text)
+        named = re.fullmatch(r"[A-Za-z]{1,12}\s*[-=]?\s*(\d+(?:\.\d+)?)", text)  # 'ZeRO-2' too
         if named is not None:
             text = named.group(1)
+        # '25.77 GB', '4.45 ms', '54.69 GiB/s': a number with its unit; the number alone is the answer
+        with_unit = re.fullmatch(r"([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([A-Za-zµμ][A-Za-zµμ/]{0,11})", text)
+        if with_unit is not None:
+            return tr("exercises.quoted_unit", value=answer, literal=with_unit.group(1), unit=with_unit.group(2))
         try:
             number = float(text)
         except ValueError:

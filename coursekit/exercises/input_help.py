@@ -32,6 +32,7 @@ Taught in: lesson 0 (how the exercises work).
 
 from __future__ import annotations
 
+import ast
 import html
 import linecache
 import re
@@ -134,6 +135,34 @@ def _fixed_line(line: str) -> str:
     return "".join(_half_width(char) or char for char in text).strip()
 
 
+def _quoted_option(code: str, name: str) -> str | None:
+    """``code`` (an ``answer = ...`` line) with ``name`` put in quotes, when ``name`` stands alone as the value or as
+    an item of a list, tuple or set written out (``answer = B``, ``answer = {'TP', EP}``); None when it is part of an
+    expression (``shape.layers * 2``) or an argument of a call (``ledger(state_gib, activation_gib)``): an option is
+    never written there, so the name is a variable from a cell above.
+
+    >>> _quoted_option("answer = {'TP', EP}", "EP"), _quoted_option("answer = f(x, EP)", "EP")
+    ("answer = {'TP', 'EP'}", None)
+    """
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return None
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Assign):
+        return None
+    stack: list[ast.expr] = [tree.body[0].value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Name) and node.id == name:
+            # ast's offsets count UTF-8 bytes
+            raw = code.encode("utf-8")
+            start, end = node.col_offset, node.end_col_offset or node.col_offset
+            return (raw[:start] + repr(name).encode("utf-8") + raw[end:]).decode("utf-8")
+        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+            stack.extend(reversed(node.elts))
+    return None
+
+
 def input_hint(error: BaseException, line: str | None = None) -> str | None:
     """One line of help for ``error`` (``line`` is the source line it was raised on), or None when there is none.
 
@@ -165,11 +194,9 @@ def input_hint(error: BaseException, line: str | None = None) -> str | None:
             name = found.group(1)
         if name.lower() in ("true", "false"):
             return tr("input_help.truth_value", name=name, literal=name.capitalize())
-        # the name stands alone as a value (answer = B, answer = {'TP', EP}), not in an expression (shape.layers * 2)
-        alone = re.compile(rf"(=\s*|[\[{{(,]\s*){re.escape(name)}(\s*(?:$|[,\]}})]))")
         code = line.split("#", 1)[0].strip() if line is not None else ""  # without a trailing comment
-        if _ANSWER_LINE.match(code) and alone.search(code):
-            fixed = alone.sub(lambda m: f"{m.group(1)}{name!r}{m.group(2)}", code, count=1)
+        fixed = _quoted_option(code, name) if _ANSWER_LINE.match(code) else None
+        if fixed is not None:
             return tr("input_help.unquoted", name=name, fixed=fixed)
         return tr("input_help.undefined", name=name)
     return None

@@ -46,6 +46,15 @@ DEVICE_GB = register(
         slips=(
             GIB_VS_GB,
             mistake(
+                "bytes",
+                lambda: gib_to_bytes(DEVICE_MEMORY_GIB),
+                Text(
+                    zh="这是字节数：题目问的是多少 GB（1 GB = 10^9 字节），把字节数除以 10^9。",
+                    en="That is the number of bytes: the question asks how many GB (1 GB = 10^9 bytes), so divide "
+                    "the bytes by 10^9.",
+                ),
+            ),
+            mistake(
                 "divided",
                 lambda: DEVICE_MEMORY_GIB * GB_BYTES / GIB_BYTES,
                 Text(

@@ -20,12 +20,14 @@ from ..capacity import ResourceLedger, activation_memory, build_resource_ledger,
 from ..i18n import Text
 from ..shapes import model_shape
 from ..units import bytes_to_gib
-from . import GIB_VS_GB, Exercise, degree_left_out, mistake, register
+from . import GIB_VS_GB, Exercise, Slip, degree_left_out, mistake, register
 
 #: q1.zero2_gib: the ZeRO paper's 7.5B parameters, mixed-precision Adam, 8-way data parallelism, ZeRO-2.
 ZERO2_PARAMS: float = 7.5e9
 ZERO2_DP: int = 8
 ZERO2_STAGE: int = 2
+#: N_d of the ZeRO paper's Figure 1, which the lesson prints just before exercise 1.1 (the slip of taking it over)
+ZERO2_PAPER_DP: int = 64
 
 #: q1.min_zero_stage and q1.headroom_gib: the 7.5B shape of Megatron's Table 1, DP = 8, s = 2048, b = 1,
 #: selective recomputation, the course's 2.0 GiB runtime reserve.
@@ -133,6 +135,16 @@ ZERO2_GIB = register(
                 ),
             ),
             degree_left_out("DP", ZERO2_DP),
+            mistake(
+                "paper_dp",
+                lambda: training_state_memory(ZERO2_PARAMS, dp=ZERO2_PAPER_DP, zero_stage=ZERO2_STAGE).total_gib,
+                Text(
+                    zh=f"这是 ZeRO 论文图 1 的 ZeRO-2（N_d = {ZERO2_PAPER_DP}，本课上面打印过）：这道题是 "
+                    f"{ZERO2_DP} 路数据并行，用 N_d = {ZERO2_DP} 再算一遍。",
+                    en=f"That is the ZeRO-2 of the ZeRO paper's Figure 1 (N_d = {ZERO2_PAPER_DP}, printed above): "
+                    f"this question has {ZERO2_DP}-way data parallelism; work it out again with N_d = {ZERO2_DP}.",
+                ),
+            ),
         ),
     ),
     replace=True,
@@ -162,6 +174,15 @@ MIN_ZERO_STAGE = register(
             "replicated optimizer state or gradients.",
         ),
         slips=(
+            Slip(
+                "no_such_stage",
+                Text(
+                    zh="ZeRO 只有 0 到 3 这四个阶段（0 即不切分的数据并行）：在这四个里找能放下的最小的一个。",
+                    en="ZeRO has four stages, 0 to 3 (0 is plain data parallelism): look for the smallest of these "
+                    "four that fits.",
+                ),
+                matches=lambda answer, _expected: answer not in range(4),
+            ),
             mistake(
                 "states_only",
                 _min_stage_states_only,
@@ -211,6 +232,22 @@ HEADROOM_GIB = register(
                     zh="账本里漏了 2 GiB 的运行时预留（CUDA 上下文、通信缓冲区、碎片）。",
                     en="The ledger is missing the 2 GiB runtime reserve (CUDA context, communication buffers, "
                     "fragmentation).",
+                ),
+            ),
+            mistake(
+                "rounded_params",
+                lambda: (
+                    build_resource_ledger(
+                        training_state_memory(ZERO2_PARAMS, dp=DP, zero_stage=HEADROOM_STAGE).total_gib,
+                        _headroom_ledger().activation_gib,
+                        RESERVE_GIB,
+                        HEADROOM_DEVICE_GIB,
+                    ).headroom_gib
+                ),
+                Text(
+                    zh="你按 7.5e9 个参数算了模型状态：这个形状的参数量是 shape.num_params，约 7.47B，用它再算一遍。",
+                    en="You counted the model states for 7.5e9 parameters: this shape has shape.num_params, about "
+                    "7.47B; work it out again with that.",
                 ),
             ),
             mistake(

@@ -25,8 +25,8 @@ from ..communication import (
     tp_traffic,
 )
 from ..i18n import Text
-from ..units import GIB_BYTES, MS_PER_S, US_PER_S, mib_to_bytes
-from . import DIRECTION, GIB_VS_GB, ROUNDED_COUNT, SECONDS_VS_MS, Exercise, Slip, mistake, register
+from ..units import GIB_BYTES, KIB_BYTES, MS_PER_S, US_PER_S, mib_to_bytes
+from . import DIRECTION, GIB_VS_GB, ROUNDED_COUNT, SECONDS_VS_MS, Exercise, Slip, any_mistake, mistake, register
 
 #: q2.crossover_mib: a link with 10 µs per call and 25 GiB/s (unidirectional).
 CROSSOVER_LATENCY_US: float = 10.0
@@ -157,7 +157,22 @@ CROSSOVER_MIB = register(
             zh=f"10e-6 s × 25 GiB/s = {mib:.3g} MiB。比它小的载荷由时延主导，比它大的由带宽主导。",
             en=f"10e-6 s × 25 GiB/s = {mib:.3g} MiB. Smaller payloads are latency-bound, larger ones bandwidth-bound.",
         ),
-        slips=(GIB_VS_GB, EXAMPLE_LINK_CROSSOVER, DIRECTION, MICROSECONDS_AS_MS),
+        slips=(
+            GIB_VS_GB,
+            EXAMPLE_LINK_CROSSOVER,
+            DIRECTION,
+            MICROSECONDS_AS_MS,
+            any_mistake(
+                "kib_or_bytes",
+                lambda: (_crossover_mib() * KIB_BYTES, _crossover_mib() * KIB_BYTES**2),
+                Text(
+                    zh="你的答案与正确值正好差 1024 倍（或 1024 × 1024 倍）：那是 KiB 数或字节数，题目要的是 MiB"
+                    "（1 MiB = 1024 KiB = 1024 × 1024 字节）。",
+                    en="Your answer is off by exactly 1024 (or 1024 × 1024): that is KiB or bytes, and the question "
+                    "asks for MiB (1 MiB = 1024 KiB = 1024 × 1024 bytes).",
+                ),
+            ),
+        ),
     ),
     replace=True,
 )

@@ -32,7 +32,7 @@ from ..gates import (
     evaluate_candidates,
 )
 from ..i18n import Text
-from . import Exercise, Slip, member_left_out, register
+from . import Exercise, Slip, member_left_out, mistake, register
 
 #: Every candidate of lesson 3: the first example's four and the course's PP, CP and Replica.
 LESSON_CANDIDATES: tuple[Candidate, ...] = (*EXAMPLE_CANDIDATES, *COURSE_CANDIDATES)
@@ -240,6 +240,17 @@ DP_DEGREES = register(
             zh=f"{degrees}：最大的 DP 是 {degrees[-1]}（不做梯度累积）；再大就只能增大全局批大小或缩小微批次。",
             en=f"{degrees}: the largest DP is {degrees[-1]} (no accumulation); beyond it the global batch must grow "
             "or the micro-batch shrink.",
+        ),
+        slips=(
+            mistake(
+                "micro_batch_1",
+                lambda: dp_degrees_for_batch(BATCH_GLOBAL, 1),
+                Text(
+                    zh="这是微批次为 1 时的列表（第 8.1 节打印的那一行）：这道题每个 rank 的微批次是 4。",
+                    en="That is the list for a micro-batch of 1 (the line section 8.1 prints): in this question each "
+                    "rank's micro-batch is 4.",
+                ),
+            ),
         ),
     ),
     replace=True,

@@ -51,6 +51,8 @@ from . import GIB_VS_GB, Exercise, mistake, register
 
 #: Bytes per parameter of the cases' training state: mixed-precision Adam (ZeRO paper, section 3.1).
 BYTES_PER_PARAM: float = PRECISION_RECIPES["zero-fp16-adam"].bytes_per_param
+#: Bytes of the 16-bit weights alone, the slip of counting only them (ZeRO paper, section 3.1: 2 of the 16)
+WEIGHT_BYTES_PER_PARAM: float = PRECISION_RECIPES["zero-fp16-adam"].param_bytes
 
 #: Parameter count of each case, the number the learner starts from (derived from the case's state).
 CASE_PARAMS: dict[str, int] = {
@@ -78,6 +80,11 @@ def _verdict_code(answer: str) -> str:
             labels=" / ".join(VERDICT_LABELS[code].render() for code in VERDICTS),
         )
     )
+
+
+def _weights_only_gib(params: int) -> Callable[[], float]:
+    """The slip of matrix.caseN_state_gib: the 16-bit weights alone, ``params`` x 2 bytes, in GiB."""
+    return lambda: params * WEIGHT_BYTES_PER_PARAM / GIB_BYTES
 
 
 _register_messages(
@@ -137,7 +144,21 @@ def _register_case(case: PaperCase) -> None:
                 "bytes per parameter. How many GiB is the full training state?",
             ),
             expected=_state_gib(case),
-            slips=(GIB_VS_GB,),
+            slips=(
+                GIB_VS_GB,
+                mistake(
+                    "weights_only",
+                    _weights_only_gib(params),
+                    Text(
+                        zh=f"你按每参数 {WEIGHT_BYTES_PER_PARAM:g} 字节算了，那只是 16 位的权重："
+                        f"混合精度 Adam 的训练状态每参数 {BYTES_PER_PARAM:g} 字节"
+                        "（权重、梯度、fp32 主副本、动量和方差）。",
+                        en=f"You counted {WEIGHT_BYTES_PER_PARAM:g} bytes per parameter, the 16-bit weights alone: "
+                        f"mixed-precision Adam's training state is {BYTES_PER_PARAM:g} bytes per parameter (weights, "
+                        "gradients, the fp32 master copy, momentum and variance).",
+                    ),
+                ),
+            ),
             hint=Text(
                 zh="参数数 × 每参数字节数，再除以 2^30（GiB），不是 10^9（GB）。",
                 en="Parameters × bytes per parameter, divided by 2^30 (GiB), not 10^9 (GB).",

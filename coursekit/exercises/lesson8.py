@@ -433,6 +433,16 @@ SLOW_RANK = register(
             "the straggler.",
         ),
         slips=(
+            Slip(
+                "no_such_rank",
+                Text(
+                    zh="录制的运行里没有这个编号的 rank：rank 从 0 开始编号，每个进程一个"
+                    "（表中的 rank 列列出了它们）。",
+                    en="The recorded run has no rank with that number: ranks are numbered from 0, one per process "
+                    "(the table's 'rank' column lists them).",
+                ),
+                matches=lambda answer, _expected: answer not in range(recording().timeline.ranks),
+            ),
             mistake(
                 "waits_most",
                 _most_waiting_rank,
@@ -582,6 +592,14 @@ EFFICIENCY = register(
                     zh="比值倒过来了：E(P) 不会大于 1 太多，它是 step(1) / step(P)，不是 step(P) / step(1)。",
                     en="The ratio is upside down: E(P) is step(1) / step(P), not step(P) / step(1), and it is rarely "
                     "much above 1.",
+                ),
+            ),
+            mistake(
+                "other_p",
+                lambda: {p.ranks: p for p in recording().efficiency()}[2].efficiency,
+                Text(
+                    zh="这是 E(2)，用的是 P = 2 那一行的步时：题目问的是 P = 4。",
+                    en="That is E(2), from the step of the P = 2 row: the question asks for P = 4.",
                 ),
             ),
             mistake(

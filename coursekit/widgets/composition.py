@@ -145,6 +145,12 @@ register(
         "widgets.composition.engine_issues": {"zh": "引擎检查的问题：{issues}", "en": "Engine check issues: {issues}"},
         "widgets.composition.topology": {"zh": "拓扑映射：{issues}", "en": "Topology mapping: {issues}"},
         "widgets.composition.none": {"zh": "无", "en": "none"},
+        "widgets.composition.inputs": {
+            "zh": "rank 排列顺序 {order}（变化最快的在前）；模型结构：{kind}。",
+            "en": "Rank order {order} (fastest first); model structure: {kind}.",
+        },
+        "widgets.composition.kind_dense": {"zh": "稠密 (dense)", "en": "dense"},
+        "widgets.composition.kind_moe": {"zh": "混合专家 (MoE)", "en": "MoE"},
         "widgets.composition.separator": {"zh": "；", "en": "; "},
         "widgets.composition.topology_ok": {
             "zh": "TP 组都在节点之内：每层的集合通信留在高速链路上。",
@@ -396,6 +402,10 @@ class CompositionWidget(LessonWidget[CompositionView]):
         )
         parts.append(html.escape(tr("widgets.composition.topology", issues=topology)))
         parts.append(html.escape(crossing))
+        # the order and the model structure, stated: an order that leaves the coloured groups as they were (TP first
+        # either way) or an MoE model with EP = 1 changes nothing else, and the change would not show at all
+        kind = tr(f"widgets.composition.kind_{result.model_kind}")
+        parts.append(html.escape(tr("widgets.composition.inputs", order=result.order, kind=kind)))
         if not result.drawn:
             parts.append(
                 html.escape(tr("widgets.composition.too_many", world=result.world_size, limit=MAX_DRAWN_RANKS))

@@ -200,6 +200,13 @@ register(
             "en": "The last {count:@composition} left all fail the gate {code} ({gate}); the funnel shows how many "
             "each gate removed.",
         },
+        "widgets.workbench.none_settings": {
+            "zh": "本次搜索：{nodes} 个 {cluster} 节点（每个设备 {memory:g} GiB），全局批 {batch} 条序列，"
+            "每条 {seq} 个 token。{assumptions}这些假设只给通过门槛的组合排序，没有组合通过时，改动它们不会改变结论。",
+            "en": "Searched: {nodes:@node} of {cluster} ({memory:g} GiB per device), a global batch of "
+            "{batch:@sequence} of {seq} tokens. {assumptions} These assumptions only order the compositions that "
+            "pass the gates; while none passes, changing them changes no verdict.",
+        },
         "widgets.workbench.none_memory": {
             "zh": "每个组合每 rank 需要的显存都超过一张设备：增加节点数（ZeRO、TP、PP 能分得更细），"
             "或换显存更大的节点类型。",
@@ -237,6 +244,11 @@ register(
             "its own share. Each request has {prompt:@prompt token} and generates {output}. TTFT = time to first token "
             "(prefill); TPOT = time per output token (one decode step). Every time is a lower-bound estimate "
             "(roofline, no queueing); the achievable-fraction and overlap assumptions do not apply to serving.",
+        },
+        "widgets.workbench.serving_link": {
+            "zh": "跨节点带宽 {inter:.1f} GB/s/GPU（单向）：只有 TP × PP 跨节点的布局，其流水线各段之间的传输才走它。",
+            "en": "Inter-node {inter:.1f} GB/s per GPU (one way): only a layout whose TP × PP spans nodes sends its "
+            "pipeline hops over it.",
         },
         "widgets.workbench.col_layout": {"zh": "布局", "en": "layout"},
         "widgets.workbench.col_ttft": {"zh": "TTFT 下界 (ms)", "en": "TTFT bound (ms)"},
@@ -696,7 +708,10 @@ class WorkbenchWidget(LessonWidget[Any]):
         terms = tr(
             "widgets.workbench.serving_terms", concurrency=w.concurrency, prompt=w.prompt_tokens, output=w.output_tokens
         )
-        parts = [f"<b>{html.escape(head)}</b>", html.escape(terms)]
+        # the inter-node bandwidth (the "inter-node bandwidth ÷" control): stated, so that moving the control always
+        # shows, even when no layout shown crosses nodes and nothing else changes
+        link = tr("widgets.workbench.serving_link", inter=result.cluster.inter_node_bandwidth_bytes_per_s / 1e9)
+        parts = [f"<b>{html.escape(head)}</b>", f"{html.escape(terms)} {html.escape(link)}"]
         if not result.accepted:
             parts.append(html.escape(result.report(top=1).split("\n\n")[2]))
         else:
@@ -779,15 +794,7 @@ class WorkbenchWidget(LessonWidget[Any]):
             accepted=result.accepted_count,
             top=len(best),
         )
-        assumptions = tr(
-            "widgets.workbench.assumptions",
-            peak=cluster.peak_flops / 1e12,
-            mfu=tr("planner.efficiency_model")
-            if result.workload.achievable_flops_fraction is None
-            else f"{result.workload.achievable_flops_fraction:.0%}",
-            overlap=", ".join(f"{dim} {share:.0%}" for dim, share in result.assumptions.overlap),
-            inter=cluster.inter_node_bandwidth_bytes_per_s / 1e9,
-        )
+        assumptions = _assumptions(result)
         cell = "padding:1px 6px;border-bottom:1px solid #ddd;text-align:left"
         header = "".join(
             f'<th style="{cell}">{html.escape(tr(key))}</th>'
@@ -837,6 +844,21 @@ class WorkbenchWidget(LessonWidget[Any]):
         )
 
 
+def _assumptions(result: PlanResult) -> str:
+    """The line of assumptions the estimates of ``result`` rest on (peak, compute efficiency, overlap, inter-node
+    bandwidth), as the widget's controls set them."""
+    cluster = result.cluster
+    return tr(
+        "widgets.workbench.assumptions",
+        peak=cluster.peak_flops / 1e12,
+        mfu=tr("planner.efficiency_model")
+        if result.workload.achievable_flops_fraction is None
+        else f"{result.workload.achievable_flops_fraction:.0%}",
+        overlap=", ".join(f"{dim} {share:.0%}" for dim, share in result.assumptions.overlap),
+        inter=cluster.inter_node_bandwidth_bytes_per_s / 1e9,
+    )
+
+
 def _lora_note(result: PlanResult) -> str:
     """The LoRA assumption of ``result``'s workload (HTML, a line of its own), or "" when every weight trains.
 
@@ -861,6 +883,19 @@ def _describe_none(result: PlanResult) -> str:
         parts.append(html.escape(why))
         if last.code == "memory":
             parts.append(html.escape(tr("widgets.workbench.none_memory")))
+    # what was searched, and the assumptions: without this line a control that changes no verdict (the node type,
+    # the global batch, the sequence length, the estimate's assumptions) would leave the message as it was, a silent
+    # no-op
+    settings = tr(
+        "widgets.workbench.none_settings",
+        nodes=result.cluster.nodes,
+        cluster=result.cluster.name,
+        memory=result.cluster.memory_per_device_gib,
+        batch=result.workload.global_batch,
+        seq=result.workload.seq_len,
+        assumptions=_assumptions(result),
+    )
+    parts.append(f"<i>{html.escape(settings)}</i>")
     return "<br>".join(parts) + _lora_note(result)
 
 

@@ -329,6 +329,8 @@ figure_image(fig)
 #   `True` / `False`。
 # - **重启内核 (kernel) 之后**：所有变量都清空了，要从本课开头依次重新运行（JupyterLab 菜单 Run → Run All Above Selected
 #   Cell）。直接运行练习单元格会看到 `NameError: name 'check' is not defined`：先运行前面的单元格就好。
+#   重启前画出的交互图也不再响应（JupyterLab 在它的控件旁画一个断开的链接图标，消息框停在旧的结果上）：
+#   重新运行它所在的单元格。
 #
 # 如果你改过笔记本后课程又更新了，重新生成笔记本时你的版本会保存为 `NN_xxx.mine.ipynb`，不会被覆盖。
 
@@ -367,7 +369,8 @@ figure_image(fig)
 #   `answer = 'B'`. Truth values are `True` / `False`.
 # - **After a kernel restart** every variable is gone: run the lesson again from the top (JupyterLab menu Run → Run All
 #   Above Selected Cell). An exercise cell run first shows `NameError: name 'check' is not defined`: run the cells
-#   above, and it works.
+#   above, and it works. An interactive figure drawn before the restart no longer answers (JupyterLab puts a broken
+#   link icon next to its controls, and its message stays on the old result): run its cell again.
 #
 # If you edited a notebook and the course is later updated, regenerating keeps your version as `NN_xxx.mine.ipynb`;
 # it is never overwritten.

@@ -105,12 +105,12 @@ from coursekit.widgets.capacity import CapacityWidget
 display(Markdown(strategy_table(["name", "solves", "assumes"])))
 
 # %% [markdown] lang="zh"
-# 课程把它们整理成一张表：主要切分对象、主要压力和最关键前提。表格由 `coursekit.strategies.STRATEGY_TABLE` 生成，
-# 切换语言时同一份数据给出中文或英文。
+# 课程把它们整理成一张表：主要切分对象、主要压力和最关键前提。按行读：每种策略切分一个对象，带来一种压力，
+# 依赖一个前提。
 
 # %% [markdown] lang="en"
-# The course gathers them in one table: the main object split, the main pressure and the key precondition. The table is
-# rendered from `coursekit.strategies.STRATEGY_TABLE`, so the same data shows in Chinese or English.
+# The course gathers them in one table: the main object split, the main pressure and the key precondition. Read it
+# row by row: each strategy splits one object, adds one pressure, needs one precondition.
 
 # %%
 display(Markdown(strategy_table()))
@@ -533,6 +533,8 @@ answer = ...
 check("q1.headroom_gib", answer)
 
 # %% tags=["solution"]
+activation_gib = activation_memory_breakdown(seq_len=2048, micro_batch=1, hidden=shape.hidden, heads=shape.heads,
+                                             layers=shape.layers, recompute="selective").total_gib
 state_gib = training_state_memory(shape.num_params, dp=8, zero_stage=3).total_gib
 answer = build_resource_ledger(state_gib, activation_gib, 2.0, 24.0).headroom_gib
 verify("q1.headroom_gib", answer)

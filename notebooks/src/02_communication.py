@@ -402,6 +402,33 @@ verify("q2.allreduce_ms", answer)
 # routed MoE layer with the same tokens. `strategy_traffic` lists the collectives one rank issues per step (each entry
 # cites its source) and `traffic_time` times them on one kind of link:
 
+# %%
+# zh: 每种策略单独使用、并行度 8 时每个 rank 每步的通信，
+# zh: 在两种链路上计时（这里不打印：练习 2.4 之后的表格显示它）
+# en: Each strategy alone at degree 8: one rank's communication per step, timed on both links (not printed here: the
+# en: table after exercise 2.4 shows it)
+shape = model_shape("megatron-7.5b")
+SEQ, MICRO_BATCH, MICRO_BATCHES, DEGREE = 4096, 1, 8, 8
+activation = dict(seq_len=SEQ, micro_batch=MICRO_BATCH, micro_batches=MICRO_BATCHES)
+plans = {
+    "DP": ("dp", dict(num_params=shape.num_params, dp=DEGREE)),
+    "ZeRO-2": ("zero", dict(num_params=shape.num_params, dp=DEGREE, stage=2, micro_batches=MICRO_BATCHES)),
+    "ZeRO-3": ("zero", dict(num_params=shape.num_params, dp=DEGREE, stage=3, units=shape.layers,
+                            micro_batches=MICRO_BATCHES)),
+    "TP": ("tp", dict(**activation, hidden=shape.hidden, layers=shape.layers, tp=DEGREE)),
+    "PP": ("pp", dict(**activation, hidden=shape.hidden, pp=DEGREE)),
+    "CP": ("cp", dict(**activation, kv_hidden=shape.hidden, layers=shape.layers, cp=DEGREE)),
+    "EP": ("ep", dict(**activation, hidden=shape.hidden, moe_layers=shape.layers, ep=DEGREE, top_k=2)),
+    "Replica": ("replica", dict(replicas=DEGREE)),
+}
+intra, cross = LINK_PRESETS["intra_node"], LINK_PRESETS["cross_node"]
+traffic = {}
+for label_, (key, params) in plans.items():
+    entries = strategy_traffic(key, **params)
+    on_intra = traffic_time(entries, bandwidth_bytes_per_s=intra.bandwidth_bytes_per_s, latency_s=intra.latency_s)
+    on_cross = traffic_time(entries, bandwidth_bytes_per_s=cross.bandwidth_bytes_per_s, latency_s=cross.latency_s)
+    traffic[label_] = (entries, on_intra, on_cross)
+
 # %% [markdown] lang="zh"
 # ### 练习 2.4
 #
@@ -430,32 +457,12 @@ answer = sum(entry.calls_per_step for entry in tp_entries)
 
 # zh: 每种策略的通信（下表的 TP 行就是练习 2.4 的答案，所以这张表随参考解答一起出现）
 # en: The traffic of every strategy (the table below shows answer 2.4 in its TP row: it appears with the solution)
-shape = model_shape("megatron-7.5b")
-SEQ, MICRO_BATCH, MICRO_BATCHES, DEGREE = 4096, 1, 8, 8
-activation = dict(seq_len=SEQ, micro_batch=MICRO_BATCH, micro_batches=MICRO_BATCHES)
-plans = {
-    "DP": ("dp", dict(num_params=shape.num_params, dp=DEGREE)),
-    "ZeRO-2": ("zero", dict(num_params=shape.num_params, dp=DEGREE, stage=2, micro_batches=MICRO_BATCHES)),
-    "ZeRO-3": ("zero", dict(num_params=shape.num_params, dp=DEGREE, stage=3, units=shape.layers,
-                            micro_batches=MICRO_BATCHES)),
-    "TP": ("tp", dict(**activation, hidden=shape.hidden, layers=shape.layers, tp=DEGREE)),
-    "PP": ("pp", dict(**activation, hidden=shape.hidden, pp=DEGREE)),
-    "CP": ("cp", dict(**activation, kv_hidden=shape.hidden, layers=shape.layers, cp=DEGREE)),
-    "EP": ("ep", dict(**activation, hidden=shape.hidden, moe_layers=shape.layers, ep=DEGREE, top_k=2)),
-    "Replica": ("replica", dict(replicas=DEGREE)),
-}
-intra, cross = LINK_PRESETS["intra_node"], LINK_PRESETS["cross_node"]
 header = [Text(zh="策略", en="Strategy"), Text(zh="集合通信", en="Collectives"), Text(zh="每步调用", en="Calls/step"),
           Text(zh="单次载荷 (MiB)", en="Payload/call (MiB)"), Text(zh="每步上链路 (GiB)", en="On the wire/step (GiB)"),
           Text(zh="节点内 (ms)", en="Intra-node (ms)"), Text(zh="跨节点 (ms)", en="Cross-node (ms)"),
           Text(zh="主导项", en="Dominant term")]
 rows = ["| " + " | ".join(str(h) for h in header) + " |", "|" + " --- |" * len(header)]
-traffic = {}
-for label_, (key, params) in plans.items():
-    entries = strategy_traffic(key, **params)
-    on_intra = traffic_time(entries, bandwidth_bytes_per_s=intra.bandwidth_bytes_per_s, latency_s=intra.latency_s)
-    on_cross = traffic_time(entries, bandwidth_bytes_per_s=cross.bandwidth_bytes_per_s, latency_s=cross.latency_s)
-    traffic[label_] = (entries, on_intra, on_cross)
+for label_, (entries, on_intra, on_cross) in traffic.items():
     kinds = ", ".join(sorted({e.collective for e in entries})) or "-"
     payloads = ", ".join(sorted({f"{bytes_to_mib(e.payload_bytes):.0f}" for e in entries})) or "-"
     rows.append(f"| {label_} | {kinds} | {sum(e.calls_per_step for e in entries)} | {payloads} | "

@@ -365,6 +365,10 @@ assert all(groups[dim] == MEGATRON_DOCSTRING_GROUPS[dim] for dim in MEGATRON_DOC
 # (rank r on node r // GPUs per node) and flags the groups that cross nodes:
 
 # %%
+# zh: 参考例子的各组（练习 4.1 的参考解答也算了一遍；这一格不依赖它）
+# en: The reference example's groups (exercise 4.1's worked solution works them out too; this cell does not need it)
+reference = {'TP': 2, 'PP': 4, 'DP': 2}
+groups = rank_groups(reference)
 mapping = map_groups_to_nodes(groups, gpus_per_node=8)
 print(Text(zh="节点数：", en="nodes:"), mapping.num_nodes)
 print(Text(zh="每个 rank 所在的节点：", en="node of each rank:"), mapping.node_of_rank)
