@@ -83,3 +83,12 @@ def test_help_lists_gpus(lang: str) -> None:
     code, out, _ = _cli(["--lang", lang, "plan", "--help"])
     assert code == 0 and "--gpus" in out
     assert ("GPU 总数" in out) == (lang == "zh")
+
+
+@pytest.mark.parametrize(("lang", "words"), [("en", "at most 131072 GPUs in all"), ("zh", "GPU 总数也不能超过 131072")])
+def test_nodes_help_states_the_gpu_cap_the_refusal_applies(lang: str, words: str) -> None:
+    """The help said "1 to 131072" nodes, yet 131072 H100 nodes (1,048,576 GPUs) are refused: the cap is on GPUs."""
+    code, out, _ = _cli(["--lang", lang, "plan", "--help"])
+    assert code == 0 and "".join(words.split()) in "".join(out.split())  # argparse wraps the help anywhere
+    code, _, err = _cli(["plan", "--cluster", "h100-8", "--nodes", "131072", *LLAMA8])
+    assert code == 2 and "131072" in err

@@ -189,7 +189,10 @@ MODEL_CONFIG_HELP: Text = Text(
 #: Most multi-token prediction modules ``--mtp-layers`` takes (DeepSeek-V3 trains D = 1; arXiv:2412.19437, §2.2).
 MAX_MTP_LAYERS: int = 16
 #: Help of ``--nodes`` (training and serving).
-NODES_HELP: Text = Text(zh=f"节点数（1 到 {MAX_NODES}）", en=f"number of nodes (1 to {MAX_NODES})")
+NODES_HELP: Text = Text(
+    zh=f"节点数（1 到 {MAX_NODES}；GPU 总数也不能超过 {MAX_WORLD_SIZE}）",
+    en=f"number of nodes (1 to {MAX_NODES}, and at most {MAX_WORLD_SIZE} GPUs in all)",
+)
 #: Help of ``--gpus`` (training and serving): the whole cluster's GPUs, as a vendor table states them.
 GPUS_HELP: Text = Text(
     zh=f"GPU 总数（1 到 {MAX_WORLD_SIZE}），代替 --nodes：必须是每个节点 GPU 数的倍数（厂商表格常写 GPU 总数；"
