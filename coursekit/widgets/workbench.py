@@ -204,7 +204,7 @@ register(
             "zh": "本次搜索：{nodes} 个 {cluster} 节点（每个设备 {memory:g} GiB），全局批 {batch} 条序列，"
             "每条 {seq} 个 token。{assumptions}这些假设只给通过门槛的组合排序，没有组合通过时，改动它们不会改变结论。",
             "en": "Searched: {nodes:@node} of {cluster} ({memory:g} GiB per device), a global batch of "
-            "{batch:@sequence} of {seq} tokens. {assumptions} These assumptions only order the compositions that "
+            "{batch:@sequence} of {seq:@token} each. {assumptions} These assumptions only order the compositions that "
             "pass the gates; while none passes, changing them changes no verdict.",
         },
         "widgets.workbench.none_memory": {
