@@ -234,6 +234,7 @@ def test_a_chinese_learner_searches_in_chinese(served: str) -> None:
         assert "zh" not in languages[first_english:], (query, links)  # every Chinese page before any English one
         for snippet in result["snippets"]:
             assert "\\" not in snippet, (query, snippet)  # no TeX source of a formula
+            assert ".join(" not in snippet and "display(" not in snippet, (query, snippet)  # nor a code cell's source
             for chrome in ("跟随系统", "浅色", "深色", "Ctrl"):  # the page's colour-mode menu and search button
                 assert chrome not in snippet, (query, chrome, snippet)
         # the home page (it lists every title, so it matches most queries) after every Chinese page

@@ -5,7 +5,8 @@
  *   among results that match alike, lessons first, instructor guides last; the home page (a list of every title)
  *   after every page of the page's language;
  * - a result's snippet is taken from the lesson text only: not from the page's buttons and contents list (浅色 深色,
- *   目录 ...), and a formula reads as it is shown, not as its TeX source (KaTeX's MathML copy is left out).
+ *   目录 ...), nor from the code cells' source (a query's first hit after a code cell read `Markdown("\n".join(...`),
+ *   and a formula reads as it is shown, not as its TeX source (KaTeX's MathML copy is left out).
  *
  * - opened from disk (file://), where the browser refuses to fetch the result pages a snippet is read from (two
  *   console errors per result), the results show their titles and sections without snippets.
@@ -57,10 +58,10 @@ var Scorer = {
 };
 
 /** A result page's text for its snippet: the article (or the anchored section in it), without the page's buttons,
- * the course bar, headerlinks and KaTeX's MathML copy of each formula. */
+ * the course bar, headerlinks, the code cells' source and KaTeX's MathML copy of each formula. */
 function ckSnippetText(htmlString, anchor) {
   const page = new DOMParser().parseFromString(htmlString, "text/html");
-  const drop = ".headerlink, script, style, .katex-mathml, .ck-bar, .ck-static-note, .header-article";
+  const drop = ".headerlink, script, style, .katex-mathml, .ck-bar, .ck-static-note, .header-article, .cell_input";
   page.querySelectorAll(drop).forEach((element) => element.remove());
   const main = page.querySelector("article.bd-article") || page.querySelector('[role="main"]');
   if (!main) return "";
