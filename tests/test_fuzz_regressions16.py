@@ -18,21 +18,11 @@ from typing import Any
 
 import pytest
 
-from coursekit.i18n import get_language, set_language
 from coursekit.planner import WorkloadSpec, plan
 from coursekit.presets import CLUSTERS, MODELS
-from tests.test_fuzz_regressions12 import _cli
+from tests.test_fuzz_regressions12 import _cli, _in
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
-
-
-def _in(lang: str, call):  # type: ignore[no-untyped-def]
-    before = get_language()
-    set_language(lang)
-    try:
-        return call()
-    finally:
-        set_language(before)
 
 
 # --------------------------------------------------------------------------- 1: training settings on a serving plan

@@ -23,34 +23,17 @@ from __future__ import annotations
 import ast
 import builtins
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from coursekit.exercises import check
 from coursekit.exercises.input_help import input_hint
-from coursekit.i18n import get_language, set_language
 from coursekit.widgets.composition import CompositionWidget
 from coursekit.widgets.workbench import WorkbenchWidget
+from tests.test_learner_review16 import en, zh  # noqa: F401  (the language fixtures)
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture
-def en() -> Iterator[None]:
-    before = get_language()
-    set_language("en")
-    yield
-    set_language(before)
-
-
-@pytest.fixture
-def zh() -> Iterator[None]:
-    before = get_language()
-    set_language("zh")
-    yield
-    set_language(before)
 
 
 # -- 1. the workbench never leaves a change unseen ----------------------------------------------------------------

@@ -16,25 +16,15 @@ from pathlib import Path
 
 import pytest
 
-from coursekit.i18n import get_language, set_language
 from coursekit.planner import ClusterSpec, WorkloadSpec, plan  # noqa: F401  (ClusterSpec: the public name)
 from coursekit.planner.space import parse_degrees
 from coursekit.presets import CLUSTERS, MODELS
-from tests.test_fuzz_regressions12 import _cli
+from tests.test_fuzz_regressions12 import _cli, _in
 
 ROOT = Path(__file__).resolve().parents[1]
 # NeMo 25.04, DGX-GB200, row LLAMA3-8B: 8 GPUs, GBS 128, MBS 2, sequence 8192, TP 1, PP 1, CP 1, VP 1, FSDP 0
 LLAMA8 = ["plan", "--model", "llama3-8b", "--cluster", "gb200-nvl72", "--nodes", "2", "--global-batch", "128"]
 LLAMA8 += ["--seq-len", "8192", "--precision", "fp8", "--fp8-recipe", "current", "--max-micro-batch", "2", "--top", "1"]
-
-
-def _in(lang: str, call):  # type: ignore[no-untyped-def]
-    before = get_language()
-    set_language(lang)
-    try:
-        return call()
-    finally:
-        set_language(before)
 
 
 # --------------------------------------------------------------------------- 1: the tables' column names
