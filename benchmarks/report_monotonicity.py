@@ -9,6 +9,11 @@ x0.97, x1.01, x2; HBM bandwidth x0.5, x2; intra- and inter-node bandwidth x0.5, 
 share raised; the sequence doubled. A faster resource or a higher overlap share must not lengthen the step, a slower
 one must not shorten it (relative tolerance 1e-9). It prints, per perturbation, how many layouts break that rule and
 by how much at most. Takes about 100 s on 2 cores at the default size.
+
+One break is by design: raising the expert-parallel overlap share (``overlap_ep``) can lengthen a step by a few
+tenths of a per cent. The overlapped dispatch and combine kernels take SMs from the matmuls (DeepSeek-V3 §3.2.2:
+20 of 132 SMs; ``coursekit.planner.estimate._ep_overlap_slowdown_s``), and that cost is paid even where the hidden
+all-to-all was not what bounded the step.
 """
 
 from __future__ import annotations
