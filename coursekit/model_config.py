@@ -84,8 +84,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ._validate import check_instance, learner_functions
-from .i18n import Text, register, shown_repr, shown_str, tr
+from ._validate import check_choice, check_instance, learner_functions
+from .i18n import LANGUAGES, Text, register, shown_repr, shown_str, tr
 
 __all__ = ["SourceText", "config_notes", "load_model_config", "localized_source", "model_fields_from_config"]
 
@@ -958,6 +958,9 @@ class SourceText(str):
     text: Text
 
     def __new__(cls, text: Text, lang: str | None = None) -> SourceText:
+        check_instance("text", text, Text)
+        if lang is not None:
+            check_choice("lang", lang, LANGUAGES)
         self = super().__new__(cls, text.render(lang))
         self.text = text
         return self

@@ -470,6 +470,13 @@ register(
             "en": "top_k = {top_k}: must be between 1 and num_experts = {experts} for an MoE model, and 0 for "
             "a dense one.",
         },
+        "planner.moe_field_dense": {
+            "zh": "{name} = {value!r}：这是混合专家 (MoE) 层的设置，但 num_experts = 0（稠密模型，没有专家层），"
+            "它不会改变任何结果；请去掉 {name}（用默认值 {default!r}），或同时给出 num_experts 和 top_k。",
+            "en": "{name} = {value!r}: a setting of mixture-of-experts (MoE) layers, but num_experts = 0 (a dense "
+            "model, no expert layer), so it would change nothing; leave {name} at its default ({default!r}) or give "
+            "num_experts and top_k too.",
+        },
         "planner.type_spec": {
             "zh": "{name} = {value!r}：必须是 {expected}，而不是 {type}。",
             "en": "{name} = {value!r}: must be a {expected}, not {type}.",
@@ -1310,6 +1317,11 @@ class ModelSpec:
         check_int("shared_experts", raw.shared_experts, ge=0, le=1 << 10)
         check_int("first_k_dense", raw.first_k_dense, ge=0, le=raw.layers - 1 if experts > 0 else 0)
         check_int("mtp_layers", raw.mtp_layers, ge=0, le=1 << 10)
+        if experts == 0:  # the expert layers' own settings: a dense model has none, so no number would read them
+            for name, default in (("moe_ffn_hidden", None), ("shared_experts", 0), ("capacity_factor", None)):
+                value = getattr(raw, name)
+                if value != default:
+                    raise ValueError(tr("planner.moe_field_dense", name=name, value=value, default=default))
         self._check_window(raw)
         if raw.capacity_factor is not None:
             object.__setattr__(

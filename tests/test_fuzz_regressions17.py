@@ -373,3 +373,89 @@ def test_the_helpers_still_answer_valid_calls() -> None:
     assert _call_cost()(256, 100, 5).total_s == pytest.approx(5e-6 + 256 / 1024 / 100)
     assert _link_preset_name()("intra_node", "link") == "intra_node"
     assert _contenders()([0, 1], {"overlap_lower": [1.2, 1.1]}) == {1: ("overlap_lower",)}
+
+
+# --------------------------------------------------------------------------- 6: input hints quote a long line short
+
+#: Before: the NameError hint quoted a 100,000-character name whole (a 100,193-character message); every other message
+#: shows a value in at most about 200 characters (coursekit.i18n.MAX_SHOWN_CHARS).
+LONG_LINES = [
+    pytest.param("a" * 100_000, id="long-name"),
+    pytest.param("answer = " + "B" * 5000, id="long-unquoted-option"),
+    pytest.param("answer = " + "1" * 100_000 + "%", id="long-percent"),
+    pytest.param("answer = ５" + " + ５" * 30_000, id="long-full-width-line"),
+]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("line", LONG_LINES)
+def test_an_input_hint_quotes_a_long_line_short(line: str, lang: str) -> None:
+    from coursekit.exercises.input_help import input_hint
+
+    error: BaseException | None = None
+    try:
+        exec(compile(line, "<cell>", "exec"), {})
+    except (SyntaxError, NameError) as caught:
+        error = caught
+    assert error is not None
+    hint = _in(lang, lambda: input_hint(error, line))
+    assert hint is not None and len(hint) <= 1200 and "..." in hint
+    assert bool(CJK.search(hint.replace("５", ""))) == (lang == "zh")
+
+
+# --------------------------------------------------------------------------- 7: expert-layer settings on a dense spec
+
+#: Before: a dense ModelSpec (num_experts = 0) took each of these and planned byte-identically without it (the
+#: parameter count, the ledgers and the ranking): the expert layers' width, shared experts and capacity factor.
+EXPERT_ONLY = [("moe_ffn_hidden", 1024), ("shared_experts", 1), ("capacity_factor", 1.25)]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize(("field", "value"), EXPERT_ONLY, ids=[f for f, _ in EXPERT_ONLY])
+def test_an_expert_setting_on_a_dense_spec_is_refused(field: str, value: Any, lang: str) -> None:
+    with pytest.raises(ValueError) as caught:
+        _in(lang, lambda: dataclasses.replace(DENSE, **{field: value}))
+    message = str(caught.value)
+    assert field in message and repr(value) in message and "num_experts = 0" in message
+    assert bool(CJK.search(message)) == (lang == "zh")
+
+
+@pytest.mark.parametrize(("field", "value"), EXPERT_ONLY, ids=[f for f, _ in EXPERT_ONLY])
+def test_an_expert_setting_on_an_moe_spec_is_still_read(field: str, value: Any) -> None:
+    assert getattr(dataclasses.replace(MOE, **{field: value}), field) == value
+    assert DENSE.as_moe(8, 2).moe_ffn_hidden == DENSE.ffn_hidden  # the what-if MoE variant sets its width
+
+
+# --------------------------------------------------------------------------- 8: advice a learner can type
+
+
+#: Before: "drop the quotes and write answer = ٤" (Python code takes no Arabic-Indic digit: a SyntaxError), and for
+#: 1e308 given as a count "write ≈1.0e+308, without the decimal point" (the int has 309 digits; '≈' is the message's
+#: shortening). The advice now writes ASCII digits, and only offers to write out an int short enough to type.
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize(("answer", "literal"), [("٤", "answer = 4"), ("٤٥", "answer = 45"), ("４", "answer = 4")])
+def test_a_quoted_number_in_another_script_is_advised_in_ascii(answer: str, literal: str, lang: str) -> None:
+    import contextlib
+    import io
+
+    from coursekit.exercises import check
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        result = _in(lang, lambda: check("eff.decode_share", answer))
+    assert result.message.rstrip("。.").endswith(literal)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("answer", [1e308, -1e20, 2.0**70])
+def test_a_huge_whole_float_is_not_told_to_write_out_its_digits(answer: float, lang: str) -> None:
+    import contextlib
+    import io
+
+    from coursekit.exercises import check
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        result = _in(lang, lambda: check("lab.slow_rank", answer))
+    assert "≈" not in result.message and "int" in result.message and "float" in result.message
+    with contextlib.redirect_stdout(io.StringIO()):
+        small = _in(lang, lambda: check("lab.slow_rank", 1152.0))
+    assert "1152" in small.message.replace("1152.0", "")  # a short one is still written out for the learner
