@@ -197,9 +197,9 @@ def test_a_config_source_survives_copies_and_the_json_reads_back() -> None:
 # --------------------------------------------------------------------------- 3: tie groups over a million candidates
 
 # `plan --json` over qwen3-30b-a3b on 1024 H100 nodes (--global-batch 8192 --max-micro-batch 256
-# --max-virtual-stages 48: 2,951,640 candidates, 1,048,343 accepted) peaked at 4.70 GB of RSS (/usr/bin/time -v): the
+# --max-virtual-stages 48: 2,951,640 candidates, 1,048,343 accepted) peaked at 4.48 GiB of RSS (/usr/bin/time -v): the
 # tie groups estimated every accepted candidate under each scenario in one pass, about 3.5 KB of intermediate arrays
-# per candidate. In blocks of SCENARIO_BLOCK_ROWS rows the same run peaks at 1.84 GB with a byte-identical JSON. The
+# per candidate. In blocks of SCENARIO_BLOCK_ROWS rows the same run peaks at 1.76 GiB with a byte-identical JSON. The
 # run is too large for the suite; the tests below hold the mechanism and the sameness.
 
 SEARCHES = (
