@@ -459,3 +459,19 @@ def test_a_huge_whole_float_is_not_told_to_write_out_its_digits(answer: float, l
     with contextlib.redirect_stdout(io.StringIO()):
         small = _in(lang, lambda: check("lab.slow_rank", 1152.0))
     assert "1152" in small.message.replace("1152.0", "")  # a short one is still written out for the learner
+
+
+# --------------------------------------------------------------------------- 9: the lab's parameter count
+
+
+#: Before: coursekit.lab.ledger_for took 4.5 or 5e-324 parameters (its num_params is the lab model's counted
+#: parameters, annotated int) and returned a ledger for them.
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("num_params", [4.5, 5e-324, 0, True, "1000"])
+def test_the_lab_ledger_takes_a_whole_parameter_count(num_params: Any, lang: str) -> None:
+    from coursekit.lab import ledger_for
+
+    with pytest.raises((TypeError, ValueError)) as caught:
+        _in(lang, lambda: ledger_for("ddp", num_params, 4))
+    assert "num_params" in str(caught.value) and bool(CJK.search(str(caught.value))) == (lang == "zh")
+    assert ledger_for("ddp", 1000, 4).params_bytes == 4 * 1000  # fp32 weights, all on every DDP rank
