@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from ._validate import check_choice, check_number, learner_functions
+from ._validate import check_choice, check_instance, check_number, learner_functions
 from .i18n import Text
 from .units import GB_BYTES, GIB_BYTES, US_PER_S
 
@@ -438,6 +438,7 @@ def link_preset_name(name: str, parameter: str = "name") -> str:
     ...
     ValueError: link = 'nvlink': must be one of 'example', 'intra_node', 'cross_node'.
     """
+    check_instance("parameter", parameter, str)  # the name the messages use for ``name``
     if isinstance(name, str) and name in FORMER_LINK_PRESET_NAMES:
         return FORMER_LINK_PRESET_NAMES[name]
     return check_choice(parameter, name, LINK_PRESETS)

@@ -84,10 +84,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ._validate import check_instance, learner_functions
-from .i18n import Text, register, shown_repr, shown_str, tr
+from ._validate import check_choice, check_instance, learner_functions
+from .i18n import LANGUAGES, Text, register, shown_repr, shown_str, tr
 
-__all__ = ["config_notes", "load_model_config", "model_fields_from_config"]
+__all__ = ["SourceText", "config_notes", "load_model_config", "localized_source", "model_fields_from_config"]
 
 register(
     {
@@ -165,6 +165,14 @@ register(
             "read as dense, a mixture of experts would be misstated. State the experts as {keys}, and the experts "
             "per token as num_experts_per_tok.",
         },
+        "config.top_k_without_experts": {
+            "zh": "模型配置的 {key!r} = {value!r} 把每个 token 路由给 {value} 个专家，但配置里没有专家（{stated}）："
+            "当作稠密模型读会算错。请把专家数写成 {keys}；稠密模型请去掉 {key!r}。",
+            "en": "The model config's {key!r} = {value!r} routes each token to {value:@expert}, but the config "
+            "states no experts ({stated}): read as dense, the model would be misstated. State the experts as {keys}; "
+            "for a dense model, remove {key!r}.",
+        },
+        "config.absent": {"zh": "没有专家数的键", "en": "no expert-count key"},
         "config.moe_spacing": {
             "zh": "模型配置的 {key!r} = {value!r}：这里只能表示“开头若干稠密层之后每层都是 MoE”，"
             "每隔几层才有一个 MoE 层的模型无法表示（需要 1）。",
@@ -937,6 +945,60 @@ def _other_notes(config: Mapping[str, Any], model_type: str) -> list[Text]:
     return notes
 
 
+class SourceText(str):
+    """A spec's ``source`` read from a config.json: the string holds it in the language current when it was read (so
+    ``in``, ``==`` and ``print`` read it as before), and :attr:`text` holds it in both languages, for what renders it
+    later in the learner's language (``PlanResult.to_dict``'s ``model.source``).
+
+    >>> s = SourceText(Text(zh="config.json（注）", en="config.json (note)"), "en")
+    >>> s, s.text.render("zh")
+    ('config.json (note)', 'config.json（注）')
+    """
+
+    text: Text
+
+    def __new__(cls, text: Text, lang: str | None = None) -> SourceText:
+        check_instance("text", text, Text)
+        if lang is not None:
+            check_choice("lang", lang, LANGUAGES)
+        self = super().__new__(cls, text.render(lang))
+        self.text = text
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:  # copies (dataclasses.asdict, pickle) keep the text and both languages
+        return (_source_text, (str(self), self.text))
+
+
+def _source_text(held: str, text: Text) -> SourceText:
+    source = SourceText(text)
+    return source if str(source) == held else SourceText(text, "zh" if text.zh == held else "en")
+
+
+def localized_source(source: str) -> str:
+    """``source`` in the current language: a :class:`SourceText`'s own text rendered now, any other string as is.
+
+    >>> localized_source("config.json (model_type llama)")
+    'config.json (model_type llama)'
+    """
+    check_instance("source", source, str)
+    return source.text.render() if isinstance(source, SourceText) else source
+
+
+def _config_source(config: Mapping[str, Any], model_type: str, decided_by: str) -> SourceText:
+    """The ``source`` of a spec read from ``config``: the model type, what decided the MLP, norm and biases, and the
+    keys not modelled (:func:`config_notes`), in both languages."""
+    head = f"config.json (model_type {model_type or 'unknown'}" + (
+        "" if decided_by == "model_type" else f"; MLP, norm and biases from {decided_by}"
+    )
+    notes = config_notes(config)
+    return SourceText(
+        Text(
+            zh=head + ")" + "".join(f"; {note.render('zh')}" for note in notes),
+            en=head + ")" + "".join(f"; {note.render('en')}" for note in notes),
+        )
+    )
+
+
 def config_notes(config: Mapping[str, Any]) -> tuple[Text, ...]:
     """What a Hugging Face ``config.json`` dict states that changes the cost but the spec does not model: one
     bilingual note per key, naming it, its value and what the planner counts instead (empty for a plain Llama).
@@ -1020,10 +1082,7 @@ def model_fields_from_config(config: Mapping[str, Any], name: str | None = None)
         "biases": biases,
         "tied_embeddings": _bool(config, "tie_word_embeddings", True),
         "dropout": _dropout(config),
-        "source": f"config.json (model_type {model_type or 'unknown'}"
-        + ("" if decided_by == "model_type" else f"; MLP, norm and biases from {decided_by}")
-        + ")"
-        + "".join(f"; {note}" for note in config_notes(config)),  # the keys not modelled, in the current language
+        "source": _config_source(config, model_type, decided_by),
     }
     if model_type in ("bloom", "falcon") and _find(config, "seq_len") is None:
         # BLOOM's and Falcon's configs have no length key; both were trained on 2048-token sequences (BLOOM:
@@ -1061,7 +1120,9 @@ def model_fields_from_config(config: Mapping[str, Any], name: str | None = None)
 def _refuse_unread_experts(config: Mapping[str, Any]) -> None:
     """A config read as dense that still names experts under a key the reader does not take (a count above 1 in a key
     with "expert" in its name, such as ``moe_num_expert``): refused, naming the key, rather than planned as a dense
-    model of the same width. Top-level keys only; the keys the module's table lists are read, not refused.
+    model of the same width. Top-level keys only; the keys the module's table lists are read, not refused. Likewise
+    a top-k (``num_experts_per_tok``, ``moe_k``) above 1 with no expert count: tokens routed to experts it does not
+    state.
 
     >>> _refuse_unread_experts({"num_local_experts_total": 8})  # doctest: +ELLIPSIS
     Traceback (most recent call last):
@@ -1069,12 +1130,18 @@ def _refuse_unread_experts(config: Mapping[str, Any]) -> None:
     ValueError: The model config's 'num_local_experts_total' = 8 names experts, but under a key ... misstated. ...
     """
     known = {*_ALIASES["experts"], *_TOP_K_KEYS, *_SHARED_KEYS, "shared_expert_intermediate_size"}
+    accepted = ", ".join(_ALIASES["experts"][:-1]) + tr("config.or") + _ALIASES["experts"][-1]
     for key, value in config.items():
         if not isinstance(key, str) or "expert" not in key.lower() or key in known:
             continue
         if not isinstance(value, bool) and isinstance(value, numbers.Integral) and int(value) > 1:
-            accepted = ", ".join(_ALIASES["experts"][:-1]) + tr("config.or") + _ALIASES["experts"][-1]
             raise ValueError(tr("config.unread_experts", key=key, value=value, keys=accepted))
+    for key in _TOP_K_KEYS:  # more than one expert per token, but no expert count: not a dense model
+        value = config.get(key)
+        if not isinstance(value, bool) and isinstance(value, numbers.Integral) and int(value) > 1:
+            given = {name: config[name] for name in _ALIASES["experts"] if name in config}
+            stated = ", ".join(f"{name} = {given[name]!r}" for name in given) if given else tr("config.absent")
+            raise ValueError(tr("config.top_k_without_experts", key=key, value=value, stated=stated, keys=accepted))
 
 
 def _moe_fields(config: Mapping[str, Any], model_type: str, experts: int, ffn: int) -> dict[str, Any]:

@@ -307,6 +307,12 @@ MEGATRON_BRIDGE_PROBS_IN_EXPERTS: str = (
 )
 
 
+def _is_moe(model: str) -> bool:
+    from .presets import MODELS
+
+    return MODELS[model].is_moe
+
+
 def _run(
     name: str,
     model: str,
@@ -327,7 +333,8 @@ def _run(
     training config states. The FP8 recipe: NeMo 24.07's rows delayed scaling (the default; Transformer Engine 1.x
     had no other per-tensor recipe), Megatron-Bridge's per-tensor current scaling (:data:`MEGATRON_BRIDGE_FP8_CS`).
     Megatron-Bridge's rows run a Megatron-Core whose MoE layers multiply the router's probabilities into the experts'
-    activation (:data:`MEGATRON_BRIDGE_PROBS_IN_EXPERTS`). ``cluster`` is the node preset (H100 unless a row says
+    activation (:data:`MEGATRON_BRIDGE_PROBS_IN_EXPERTS`; stated for MoE models only, a dense model has no such
+    layer). ``cluster`` is the node preset (H100 unless a row says
     otherwise)."""
     keys = PUBLISHED_DEGREE_KEYS
     degrees = tuple((k, layout.get(k, 1)) for k in keys if k not in ("ep", "etp") or k in layout)
@@ -355,7 +362,8 @@ def _run(
             ("max_virtual_stages", virtual),
             ("zero_stages", zero_stages),
             *((("fp8_recipe", "current"),) if name.startswith("Megatron-Bridge") else ()),
-            *((("moe_probs_in_experts", True),) if name.startswith("Megatron-Bridge") else ()),
+            # an MoE setting: a dense model's rows leave it out (plan() refuses a setting no answer reads)
+            *((("moe_probs_in_experts", True),) if name.startswith("Megatron-Bridge") and _is_moe(model) else ()),
             *options,
         ),
         note=Text(

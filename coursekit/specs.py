@@ -44,12 +44,14 @@ __all__ = [
     "FP8_ACTIVATION_CACHES",
     "FP8_ANY_LAYOUT_COMPUTE_CAPABILITY",
     "FP8_LAYOUT_SOURCE",
+    "FP8_ONLY_FIELDS",
     "FP8_RECIPES",
     "FP8_TENSOR_CORE_COMPUTE_CAPABILITY",
     "FP8_WEIGHT_CACHE_BYTES",
     "FP8_WEIGHT_CACHE_SOURCE",
     "LOGITS_BYTES",
     "MAX_LORA_RANK",
+    "MOE_ONLY_FIELDS",
     "MTP_EDGE_SOURCE",
     "MXFP8_BLOCK_ELEMENTS",
     "MXFP8_COMPUTE_CAPABILITY",
@@ -61,6 +63,7 @@ __all__ = [
     "RECOMPUTE_MODULES",
     "SERVING_WORKLOAD_FIELDS",
     "ClusterSpec",
+    "IgnoredSettingWarning",
     "ModelSpec",
     "PrecisionRecipe",
     "ServingWorkload",
@@ -429,6 +432,19 @@ register(
             "inference, whose search and estimate do not read it, so no answer would change; leave {name} at its "
             "default ({default!r}) or use mode = 'training'.",
         },
+        "planner.moe_only_field": {
+            "zh": "{name} = {value!r}：{model} 是稠密模型（没有路由专家），只有混合专家 (MoE) 模型的估算读这个设置，"
+            "任何结果都不会因它改变；请去掉 {name}（用默认值 {default!r}），或规划一个 MoE 模型。",
+            "en": "{name} = {value!r}: {model} is a dense model (no routed experts) and only a mixture-of-experts "
+            "(MoE) model's estimate reads this setting, so no answer would change; leave {name} at its default "
+            "({default!r}) or plan an MoE model.",
+        },
+        "planner.fp8_only_field": {
+            "zh": "{name} = {value!r}：只有 FP8 训练 (precision = 'fp8') 读这个设置；在 precision = {precision!r} "
+            "下它不改变任何结果，已被忽略（默认值 {default!r}）。",
+            "en": "{name} = {value!r}: only an FP8 run (precision = 'fp8') reads this setting; at precision = "
+            "{precision!r} it changes no answer and is ignored (its default is {default!r}).",
+        },
         "planner.serving_field_training": {
             "zh": "{name} = {value!r}：每个请求生成的输出 token 数只用于推理 (mode = 'serving') 的估算；mode = "
             "'training' 规划训练，训练的估算不读它；请去掉 {name}（用默认值 {default!r}），或用 mode = 'serving'。",
@@ -453,6 +469,13 @@ register(
             "zh": "top_k = {top_k}：MoE 模型必须在 1 到 num_experts = {experts} 之间，稠密模型必须为 0。",
             "en": "top_k = {top_k}: must be between 1 and num_experts = {experts} for an MoE model, and 0 for "
             "a dense one.",
+        },
+        "planner.moe_field_dense": {
+            "zh": "{name} = {value!r}：这是混合专家 (MoE) 层的设置，但 num_experts = 0（稠密模型，没有专家层），"
+            "它不会改变任何结果；请去掉 {name}（用默认值 {default!r}），或同时给出 num_experts 和 top_k。",
+            "en": "{name} = {value!r}: a setting of mixture-of-experts (MoE) layers, but num_experts = 0 (a dense "
+            "model, no expert layer), so it would change nothing; leave {name} at its default ({default!r}) or give "
+            "num_experts and top_k too.",
         },
         "planner.type_spec": {
             "zh": "{name} = {value!r}：必须是 {expected}，而不是 {type}。",
@@ -1294,6 +1317,11 @@ class ModelSpec:
         check_int("shared_experts", raw.shared_experts, ge=0, le=1 << 10)
         check_int("first_k_dense", raw.first_k_dense, ge=0, le=raw.layers - 1 if experts > 0 else 0)
         check_int("mtp_layers", raw.mtp_layers, ge=0, le=1 << 10)
+        if experts == 0:  # the expert layers' own settings: a dense model has none, so no number would read them
+            for name, default in (("moe_ffn_hidden", None), ("shared_experts", 0), ("capacity_factor", None)):
+                value = getattr(raw, name)
+                if value != default:
+                    raise ValueError(tr("planner.moe_field_dense", name=name, value=value, default=default))
         self._check_window(raw)
         if raw.capacity_factor is not None:
             object.__setattr__(
@@ -2614,6 +2642,59 @@ SERVING_WORKLOAD_FIELDS: tuple[str, ...] = (
     "output_tokens",
     "precision",
 )
+
+#: WorkloadSpec fields (and ``plan``'s flags, ``--`` and the field with dashes) that only a mixture-of-experts model's
+#: answer reads: a dense model routes no token to an expert, so on it they would change nothing.
+MOE_ONLY_FIELDS: tuple[str, ...] = (
+    "ep_node_limit",
+    "ep_dedup_per_node",
+    "ep_fp8_dispatch",
+    "moe_probs_in_experts",
+    "moe_layer_host_s",
+)
+#: WorkloadSpec fields (and flags) that only an FP8 run reads (``precision="fp8"``): at bf16 they change nothing.
+FP8_ONLY_FIELDS: tuple[str, ...] = ("fp8_recipe", "fp8_matmul_share", "fp8_weight_cache", "fp8_activation_cache")
+
+
+class IgnoredSettingWarning(UserWarning):
+    """A :class:`WorkloadSpec` setting no answer reads was given: the FP8-only fields (:data:`FP8_ONLY_FIELDS`) on a
+    workload whose precision is not FP8. The planner warns rather than refuses, so that one workload can be planned
+    at both precisions (``dataclasses.replace(workload, precision="bf16")``); the command line refuses the flag."""
+
+
+def _unread_fields(workload: WorkloadSpec, model: ModelSpec) -> tuple[str, ...]:
+    """Kernel of :func:`coursekit.planner.cli.unread_fields`: the fields of a training ``workload`` set away from
+    their default that no answer for ``model`` reads (the MoE-only ones on a dense model, then the FP8-only ones
+    when the precision is not FP8)."""
+    unread = () if model.is_moe else MOE_ONLY_FIELDS
+    unread += () if workload.precision == "fp8" else FP8_ONLY_FIELDS
+    defaults = {item.name: item.default for item in fields(WorkloadSpec)}
+    return tuple(name for name in unread if getattr(workload, name) != defaults[name])
+
+
+def _check_read_fields(model: ModelSpec, workload: WorkloadSpec) -> None:
+    """What :func:`coursekit.planner.plan` and :func:`coursekit.planner.evaluate_composition` do with a training
+    setting no answer reads (the command line refuses its flag): an MoE-only field set on a dense model is a
+    ValueError (the model cannot become MoE without another spec); an FP8-only field at bf16 is an
+    :class:`IgnoredSettingWarning`, each naming the field, its value and the rule, in the learner's language. The
+    warning points at the learner's line: the first caller outside coursekit."""
+    import os
+    import sys
+    import warnings
+
+    if workload.mode != "training":
+        return  # a serving workload refuses every training setting itself
+    defaults = {item.name: item.default for item in fields(WorkloadSpec)}
+    for name in _unread_fields(workload, model):
+        value, default = getattr(workload, name), defaults[name]
+        if name in MOE_ONLY_FIELDS:
+            raise ValueError(tr("planner.moe_only_field", name=name, value=value, default=default, model=model.name))
+        message = tr("planner.fp8_only_field", name=name, value=value, default=default, precision=workload.precision)
+        package, frame, level = os.path.dirname(os.path.abspath(__file__)), sys._getframe(0), 1
+        while frame.f_back is not None and os.path.abspath(frame.f_code.co_filename).startswith(package + os.sep):
+            frame, level = frame.f_back, level + 1
+        warnings.warn(message, IgnoredSettingWarning, stacklevel=level)
+
 
 #: Most bytes one weight or one cached K/V element may take: 8 (fp64). The one bound of ``ServingWorkload``'s
 #: ``weight_bytes`` and ``kv_bytes``, of the serving functions' (:func:`coursekit.serving.serving_estimate`, ...)

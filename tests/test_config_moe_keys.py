@@ -62,7 +62,8 @@ def test_experts_under_an_unread_key_are_refused_not_read_as_dense() -> None:
     with pytest.raises(ValueError, match="说的是专家"):
         ModelSpec.from_config(dense_named)
     coursekit.set_language("en")
-    # 0 or 1 experts, or a flag, say nothing about a mixture: read as dense as before
+    # 0 or 1 experts, or a flag, say nothing about a mixture: read as dense as before (without ERNIE's top-k, moe_k = 8,
+    # which routes each token to 8 experts: refused with no expert count, tests/test_fuzz_regressions17.py)
     for value in (0, 1, True):
-        dense = {k: v for k, v in dense_named.items() if k != "num_total_experts"}
+        dense = {k: v for k, v in dense_named.items() if k not in ("num_total_experts", "moe_k")}
         assert ModelSpec.from_config({**dense, "num_total_experts": value}).num_experts == 0

@@ -299,11 +299,16 @@ def test_the_fp8_flags_still_run_at_fp8(flag: list[str]) -> None:
         ("mixtral-8x7b", "fp8_activation_cache", "deepseek-v3"),
     ],
 )
-def test_what_the_command_line_refuses_indeed_changes_no_answer(model: str, field: str, value: Any) -> None:
-    """The refusal's premise: planned through the Python API (which keeps accepting it), the field changes neither
-    the report nor any candidate, rejected ones included; and unread_fields names it."""
+def test_what_the_command_line_refuses_indeed_changes_no_answer(
+    model: str, field: str, value: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The refusal's premise: planned through the Python API with its own check switched off (plan() now refuses
+    the MoE-only fields on a dense model and warns about the FP8-only ones at bf16: tests/test_fuzz_regressions17.py),
+    the field changes neither the report nor any candidate, rejected ones included; and unread_fields names it."""
+    import coursekit.planner.search as search
     from coursekit.planner.cli import unread_fields
 
+    monkeypatch.setattr(search, "_check_read_fields", lambda model, workload: None)
     cluster = CLUSTERS["h100-8"].with_nodes(2)
     base = WorkloadSpec(global_batch=64, seq_len=2048)
     changed = WorkloadSpec(global_batch=64, seq_len=2048, **{field: value})
@@ -316,13 +321,14 @@ def test_what_the_command_line_refuses_indeed_changes_no_answer(model: str, fiel
 
 
 def test_published_runs_of_dense_models_still_check_on_the_command_line() -> None:
-    """Megatron-Bridge's rows state the engine's MoE setting (probabilities in the experts) for Llama too: the command
-    published_run_argv builds leaves it out for a dense model, and the command runs."""
+    """Megatron-Bridge's rows state the engine's MoE setting (probabilities in the experts) for MoE models only (a
+    dense model's rows left it out since plan() refuses it there: tests/test_fuzz_regressions17.py): the command
+    published_run_argv builds has no such flag for a dense model, and the command runs."""
     from coursekit.planner.cli import published_run_argv
     from coursekit.published_runs import all_published_runs
 
     run = next(r for r in all_published_runs() if r.name.startswith("Megatron-Bridge Llama 3 8B"))
-    assert run.workload().moe_probs_in_experts and not MODELS[run.model].is_moe
+    assert not run.workload().moe_probs_in_experts and not MODELS[run.model].is_moe
     argv = published_run_argv(run)
     assert "--moe-probs-in-experts" not in argv and "--fp8-recipe" in argv
     code, out, err = _cli([*argv, "--json", "--top", "0"])

@@ -948,6 +948,8 @@ def _quoted_value(exercise: Exercise, answer: Any, expected: Any) -> str | None:
         except ValueError:
             return None
         literal = text if math.isfinite(number) else None
+        if literal is not None and not text.isascii():  # '٤': float() reads other scripts' digits, Python code does not
+            literal = str(int(number)) if number.is_integer() and abs(number) < 1e15 else repr(number)
         kind = "number"
     else:
         return None
@@ -979,7 +981,8 @@ def _whole_number(name: str, value: Any) -> int:
     The rule of :func:`coursekit._validate.check_int` (a count or a degree is an ``int``, never a bool), for an answer
     on its own and for each item of a sequence alike.
     """
-    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+    # the advice writes the int out: only for one short enough to write (1e308 as an int has 309 digits)
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer() and abs(value) < 1e15:
         raise TypeError(tr("exercises.whole_number", name=name, value=value, whole=int(value)))
     return check_int(name, value)
 

@@ -43,7 +43,7 @@ from typing import Any
 
 from .._validate import check_instance, learner_functions
 from ..i18n import register as _register_messages
-from ..i18n import tr
+from ..i18n import shown_str, tr
 
 __all__ = ["input_hint", "install"]
 
@@ -179,12 +179,14 @@ def input_hint(error: BaseException, line: str | None = None) -> str | None:
         if percent is not None:
             number = percent.group(1)
             fraction = str(Decimal(number) / 100)
-            return tr("input_help.percent", line=error.lineno or 1, number=number, fraction=fraction)
+            written = shown_str(number)  # a value in at most about 200 characters
+            return tr("input_help.percent", line=error.lineno or 1, number=written, fraction=shown_str(fraction))
         match = _INVALID_CHARACTER.search(str(error.msg or ""))
         if match is None or _half_width(match.group(1)) is None:
             return None
         source = error.text or line or ""
-        return tr("input_help.full_width", line=error.lineno or 1, char=match.group(1), fixed=_fixed_line(source))
+        retyped = shown_str(_fixed_line(source))  # a line is quoted in at most about 200 characters, as every value
+        return tr("input_help.full_width", line=error.lineno or 1, char=match.group(1), fixed=retyped)
     if isinstance(error, NameError):
         name = getattr(error, "name", None)
         if not isinstance(name, str) or not name:
@@ -194,11 +196,12 @@ def input_hint(error: BaseException, line: str | None = None) -> str | None:
             name = found.group(1)
         if name.lower() in ("true", "false"):
             return tr("input_help.truth_value", name=name, literal=name.capitalize())
+        shown = shown_str(name)  # a name is quoted in at most about 200 characters, as every value
         code = line.split("#", 1)[0].strip() if line is not None else ""  # without a trailing comment
         fixed = _quoted_option(code, name) if _ANSWER_LINE.match(code) else None
         if fixed is not None:
-            return tr("input_help.unquoted", name=name, fixed=fixed)
-        return tr("input_help.undefined", name=name)
+            return tr("input_help.unquoted", name=shown, fixed=shown_str(fixed))
+        return tr("input_help.undefined", name=shown)
     return None
 
 

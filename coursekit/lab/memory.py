@@ -287,11 +287,12 @@ def ledger_for(strategy: str, num_params: int, ranks: int) -> TrainingStateMemor
     Taught in: lesson 8 (formula vs measurement).
     """
     strategy = check_choice("strategy", strategy, STRATEGIES)
+    params = check_int("num_params", num_params, ge=1)  # the lab model's parameters, counted: a whole number
     n = check_int("ranks", ranks, ge=1)
     if strategy == "tp":
-        return training_state_memory(num_params, recipe=RECIPE, tp=n)
+        return training_state_memory(params, recipe=RECIPE, tp=n)
     stage = {"ddp": 0, "fsdp2-zero3": 3, "fsdp2-zero2": 2}[strategy]
-    return training_state_memory(num_params, recipe=RECIPE, dp=n, zero_stage=stage)
+    return training_state_memory(params, recipe=RECIPE, dp=n, zero_stage=stage)
 
 
 @dataclass(frozen=True)

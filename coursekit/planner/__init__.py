@@ -50,6 +50,7 @@ Taught in: lesson 9 (decision workbench).
 from __future__ import annotations
 
 from .._validate import learner_functions
+from ..specs import IgnoredSettingWarning
 from .calibration import MEASUREMENT_REPEATABILITY, measurement_repeatability
 from .estimate import (
     COMM_DIMENSIONS,
@@ -158,6 +159,7 @@ __all__ = [
     "CpSpeedup",
     "Fp8Speedup",
     "FunnelStep",
+    "IgnoredSettingWarning",
     "LayoutCheck",
     "LayoutPair",
     "MemoryLedger",

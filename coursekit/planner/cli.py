@@ -49,6 +49,7 @@ from ..specs import (
     EP_A2A_OVERLAP_ON,
     EP_OVERLAP_SCHEDULES,
     FP8_ACTIVATION_CACHES,
+    FP8_ONLY_FIELDS,
     FP8_RECIPES,
     FP8_TENSOR_CORE_COMPUTE_CAPABILITY,
     FP8_WEIGHT_CACHE_BYTES,
@@ -61,8 +62,10 @@ from ..specs import (
     MIN_BANDWIDTH_BYTES_PER_S,
     MIN_PEAK_FLOPS,
     MIN_SHARE,
+    MOE_ONLY_FIELDS,
     PRECISIONS,
     RECOMPUTE_MODULES,
+    _unread_fields,
 )
 from .calibration import EFFICIENCY_CEILING, FP8_MATMUL_SHARE, MOE_LAYER_HOST_S, ceiling_for
 from .specs import (
@@ -803,17 +806,7 @@ def _add_output_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lang", choices=LANGUAGES, default=None, help=LANG_HELP.render())
 
 
-#: WorkloadSpec fields (and ``plan``'s flags, ``--`` and the field with dashes) that only a mixture-of-experts model's
-#: answer reads: a dense model routes no token to an expert, so on it they would change nothing.
-MOE_ONLY_FIELDS: tuple[str, ...] = (
-    "ep_node_limit",
-    "ep_dedup_per_node",
-    "ep_fp8_dispatch",
-    "moe_probs_in_experts",
-    "moe_layer_host_s",
-)
-#: WorkloadSpec fields (and flags) that only an FP8 run reads (``precision="fp8"``): at bf16 they change nothing.
-FP8_ONLY_FIELDS: tuple[str, ...] = ("fp8_recipe", "fp8_matmul_share", "fp8_weight_cache", "fp8_activation_cache")
+# MOE_ONLY_FIELDS and FP8_ONLY_FIELDS live in coursekit.specs (plan() refuses or warns about them too)
 
 
 def _flag_of(field_name: str) -> str:
@@ -832,10 +825,7 @@ def unread_fields(workload: WorkloadSpec, model: ModelSpec) -> tuple[str, ...]:
     """
     check_instance("workload", workload, WorkloadSpec)
     check_instance("model", model, ModelSpec)
-    default = WorkloadSpec(global_batch=workload.global_batch)
-    unread = () if model.is_moe else MOE_ONLY_FIELDS
-    unread += () if workload.precision == "fp8" else FP8_ONLY_FIELDS
-    return tuple(name for name in unread if getattr(workload, name) != getattr(default, name))
+    return _unread_fields(workload, model)
 
 
 def _refuse_unread_flags(args: argparse.Namespace, parser: argparse.ArgumentParser, model: ModelSpec) -> None:

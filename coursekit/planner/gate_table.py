@@ -33,6 +33,7 @@ from ..specs import (
     ClusterSpec,
     ModelSpec,
     WorkloadSpec,
+    _check_read_fields,
     _divisors,
     pipeline_edges_at,
     stage_layer_counts,
@@ -683,6 +684,7 @@ def context_twins(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec
     check_instance("model", model, ModelSpec)
     check_instance("cluster", cluster, ClusterSpec)
     check_instance("workload", workload, WorkloadSpec)
+    _check_read_fields(model, workload)
     import numpy as np
 
     world = cluster.world_size

@@ -16,6 +16,7 @@ from ..capacity import RECOMPUTE_MODES
 from ..communication import TrafficTime
 from ..hardware import EP_ALL_TO_ALL_SMS, H100_SMS
 from ..i18n import Reason, Text, register, tr
+from ..model_config import localized_source
 from ..scaling import StepTimeline
 from ..specs import ATTENTION_KERNEL_COMPUTE_CAPABILITY, ATTENTION_KERNELS, fp8_weight_cache_bytes
 from ..units import bytes_to_gib
@@ -712,6 +713,10 @@ _RATE_1K: float = attention_relative_rate(FLASH_ATTENTION_H100_SHORT_TFLOPS[:1])
 #: The degree keys of a training composition that a serving plan's layouts do not have (:meth:`PlanResult.check_layout`
 #: refuses them; ``etp`` has its own message).
 _TRAINING_ONLY_KEYS: tuple[str, ...] = ("dp", "cp", "ep", "v", "zero", "ga", "recompute")
+#: Rows of accepted candidates the tie scenarios estimate in one pass (:meth:`PlanResult._scenario_steps`): a pass
+#: holds about 3.5 KB of intermediate arrays per row, so a search of a million accepted candidates estimated at once
+#: peaked over 3 GB; in blocks of this many rows the pass holds about 115 MB, with the same step times.
+SCENARIO_BLOCK_ROWS = 32768
 
 ESTIMATE_NOTES: tuple[Text, ...] = (
     Text(
@@ -1097,11 +1102,18 @@ class PlanResult:
 
         done: int = self._ties.get("scenarios_count", 0)
         if count > done:
-            rows = self._order()[done:count]
-            columns = {name: column[rows] for name, column in self._table.columns.items()}
-            more = scenario_steps(self.model, self.cluster, self.workload, columns)
             have = self._ties.get("scenarios")
-            self._ties["scenarios"] = more if have is None else {k: np.concatenate([have[k], more[k]]) for k in more}
+            pieces: list[dict[str, Any]] = [] if have is None else [have]
+            order = self._order()
+            # a block of rows at a time: each row's estimate reads that row's columns only, so the steps are the same
+            # as in one pass, and the pass's intermediate arrays (about 3.5 KB per row) stay those of one block
+            for start in range(done, count, SCENARIO_BLOCK_ROWS):
+                rows = order[start : min(count, start + SCENARIO_BLOCK_ROWS)]
+                columns = {name: column[rows] for name, column in self._table.columns.items()}
+                pieces.append(scenario_steps(self.model, self.cluster, self.workload, columns))
+            self._ties["scenarios"] = (
+                pieces[0] if len(pieces) == 1 else {k: np.concatenate([p[k] for p in pieces]) for k in pieces[-1]}
+            )
             self._ties["scenarios_count"] = count
         return {code: steps[:count] for code, steps in self._ties["scenarios"].items()}
 
@@ -1540,7 +1552,7 @@ class PlanResult:
             return [entry(i) for i in indices]
 
         out: dict[str, Any] = {
-            "model": asdict(self.model),
+            "model": {**asdict(self.model), "source": localized_source(self.model.source)},
             "cluster": asdict(self.cluster),
             "workload": asdict(self.workload),
             "assumptions": {

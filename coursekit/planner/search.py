@@ -34,6 +34,7 @@ from ..i18n import Reason, Text, tr
 from ..scaling import StepTimeline
 from ..specs import (
     MIN_BANDWIDTH_BYTES_PER_S,
+    _check_read_fields,
     _group_link,
     _inter_node_ring_bandwidth,
     _replace_valid,
@@ -250,7 +251,9 @@ def _evaluate_rows(
 
 
 def _check_specs(model: Any, cluster: Any, workload: Any) -> None:
-    """TypeError naming ``model``, ``cluster`` or ``workload`` when it is not the planner's spec."""
+    """TypeError naming ``model``, ``cluster`` or ``workload`` when it is not the planner's spec; then a training
+    setting no answer for ``model`` reads is refused (MoE-only on a dense model) or warned about (FP8-only at bf16),
+    as the command line refuses its flag (:func:`coursekit.specs._check_read_fields`)."""
     for name, value, kind in (
         ("model", model, ModelSpec),
         ("cluster", cluster, ClusterSpec),
@@ -258,6 +261,7 @@ def _check_specs(model: Any, cluster: Any, workload: Any) -> None:
     ):
         if not isinstance(value, kind):
             raise type_error(name, value, kind.__name__)
+    _check_read_fields(model, workload)
 
 
 def _pp_warnings(model: ModelSpec, pp: int, edges: tuple[int, int] = (0, 0)) -> tuple[Reason, ...]:
@@ -767,12 +771,7 @@ def plan(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec) -> Plan
 
     Taught in: lesson 9 (decision workbench).
     """
-    if not isinstance(model, ModelSpec):
-        raise type_error("model", model, "ModelSpec")
-    if not isinstance(cluster, ClusterSpec):
-        raise type_error("cluster", cluster, "ClusterSpec")
-    if not isinstance(workload, WorkloadSpec):
-        raise type_error("workload", workload, "WorkloadSpec")
+    _check_specs(model, cluster, workload)
     import numpy as np
 
     start = time.perf_counter()

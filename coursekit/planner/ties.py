@@ -385,6 +385,11 @@ register(
             "en": "{name} = {value}: must be a one-dimensional array of finite non-negative step times (s), "
             "{length} long.",
         },
+        "planner.tie_no_scenarios": {
+            "zh": "scenarios = {value}：至少要有一个情景（情景代码对应一个与组内位置对齐的步长时间数组）。",
+            "en": "scenarios = {value}: must hold at least one scenario (a scenario code mapped to step times aligned "
+            "with the group's positions).",
+        },
         "planner.tie_group": {
             "zh": "group = {value}：必须是列表，各项是 0 到 {high} 之间的整数位置。",
             "en": "group = {value}: must be a list of integer positions from 0 to {high}.",
@@ -532,7 +537,9 @@ def contenders(group: list[int], scenarios: Mapping[str, Any]) -> dict[int, tupl
 
     scenarios = _check_scenarios(scenarios, None)
     sizes = {len(steps) for steps in scenarios.values()}
-    high = min(sizes, default=0) - 1
+    if not sizes:  # no scenario: none makes any member the fastest (the positions have no array to index)
+        raise ValueError(tr("planner.tie_no_scenarios", value=shown_repr(scenarios)))
+    high = min(sizes) - 1
     items = group if isinstance(group, (list, tuple)) else None
     if items is None or not all(isinstance(g, int) and not isinstance(g, bool) and 0 <= g <= high for g in items):
         raise ValueError(tr("planner.tie_group", value=shown_repr(group), high=high))

@@ -12,6 +12,7 @@ from typing import Any
 
 from .._validate import called_from_outside, check_bool, check_int, learner_functions
 from ..i18n import Reason, Text, register, tr
+from ..model_config import localized_source
 from ..specs import (
     ClusterSpec,
     ModelSpec,
@@ -635,7 +636,8 @@ class ServingPlanResult:
         payload: dict[str, Any] = {
             "mode": "serving",
             "model": self.model.name,
-            "model_spec": asdict(self.model),  # every field the plan read (a --model-config's own)
+            # every field the plan read (a --model-config's own), the source in the current language
+            "model_spec": {**asdict(self.model), "source": localized_source(self.model.source)},
             "cluster": self.cluster.name,
             "world_size": self.cluster.world_size,
             "cluster_spec": asdict(self.cluster),  # every figure the plan read (a custom cluster's own)

@@ -506,8 +506,9 @@ def significant(value: float, digits: int = 3, *, grouping: bool = False) -> str
     >>> significant(12345.6, grouping=True), significant(0.000123456)
     ('12,346', '0.000123')
     """
-    number, places = check_number("value", value), check_int("digits", digits, ge=1)
-    return significant_unchecked(number, places, grouping=bool(grouping))
+    # a float64 holds at most 17 significant decimal digits: more would print digits it does not have
+    number, places = check_number("value", value), check_int("digits", digits, ge=1, le=17)
+    return significant_unchecked(number, places, grouping=check_bool("grouping", grouping))
 
 
 def significant_unchecked(number: float, digits: int = 3, *, grouping: bool = False) -> str:
@@ -969,6 +970,8 @@ def number_stops(
     ValueError: latency_us = -1: must be >= 0.
     """
     bounds = {key: bound for key, bound in (("ge", ge), ("gt", gt)) if bound is not None}
+    for key, bound in bounds.items():  # a bound that is no number would fail inside the comparison
+        check_number(key, bound)
     chosen = float(check_number(argument, value, **bounds))
     given = check_sequence("stops", stops)
     values = sorted({*(check_number(f"stops[{index}]", stop, **bounds) for index, stop in enumerate(given)), chosen})

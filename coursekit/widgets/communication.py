@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import html
 import math
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -46,7 +47,7 @@ from ..communication.collectives import _collective_terms_s
 from ..hardware import LINK_PRESETS, LinkPreset, link_preset_name
 from ..i18n import Text, register, tr
 from ..plotting import cache_drawing, label
-from ..units import GIB_BYTES, US_PER_S, mib_to_bytes
+from ..units import GIB_BYTES, MIB_BYTES, US_PER_S, mib_to_bytes
 from . import CONTROL_WIDTH, CheckedSelectionSlider, LessonWidget, dropdown, number_stepper, stepper
 
 __all__ = [
@@ -148,6 +149,10 @@ def payload_label(mib: float) -> str:
     return f"{value * 1024:g} KiB"
 
 
+#: The largest float: a payload or bandwidth whose bytes would pass it is refused by name.
+_FLOAT_MAX: float = sys.float_info.max
+
+
 def call_cost(payload_mib: float, bandwidth_gib_s: float, latency_us: float) -> CollectiveCost:
     """One call of lesson 2's ledger, unrounded: a point-to-point transfer (``send_recv`` over 2 ranks).
 
@@ -162,9 +167,11 @@ def call_cost(payload_mib: float, bandwidth_gib_s: float, latency_us: float) -> 
     """
     return collective_cost(
         "send_recv",
-        payload_bytes=mib_to_bytes(check_number("payload_mib", payload_mib, ge=0)),
+        # bounded so that the bytes they stand for stay finite floats (the messages name these arguments)
+        payload_bytes=mib_to_bytes(check_number("payload_mib", payload_mib, ge=0, le=_FLOAT_MAX / MIB_BYTES)),
         ranks=2,
-        bandwidth_bytes_per_s=check_number("bandwidth_gib_s", bandwidth_gib_s, gt=0) * GIB_BYTES,
+        bandwidth_bytes_per_s=check_number("bandwidth_gib_s", bandwidth_gib_s, gt=0, le=_FLOAT_MAX / GIB_BYTES)
+        * GIB_BYTES,
         latency_s=check_number("latency_us", latency_us, ge=0) / US_PER_S,
     )
 
