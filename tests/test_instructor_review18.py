@@ -12,7 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.site_build import in_browser, site
 from tests.test_instructor_review17 import display_columns
+
+__all__ = ["site"]
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "notebooks" / "src"
@@ -77,3 +80,86 @@ def test_no_generated_code_line_is_wider_than_a_projected_editor(lang: str) -> N
         if display_columns(line) > MAX_CODE_COLUMNS
     ]
     assert not wide, "\n".join(wide)
+
+
+# -- the guides' figures that no test pinned ---------------------------------------------------------------------
+
+
+def _guide(lang: str, stem: str) -> str:
+    return (ROOT / "docs" / "instructor" / lang / f"{stem}.md").read_text(encoding="utf-8")
+
+
+def _executed_texts(stem: str) -> list[str]:
+    """What the English lesson ``stem`` prints when run top to bottom (executed once per session)."""
+    from tests.notebook_outputs import executed, output_texts
+
+    notebook = executed(ROOT / "notebooks" / "en" / f"{stem}.ipynb")
+    return [text for cell in notebook.cells for text in output_texts(cell)]
+
+
+def test_lesson_1_guide_demo_quotes_the_widgets_four_ledgers() -> None:
+    # the live demo's steps 1-2 quote the ledger of each ZeRO stage at the widget's defaults (7.5B, DP 8, 80 GiB)
+    from coursekit.widgets.capacity import CapacityWidget
+
+    widget = CapacityWidget()
+    assert widget.result is not None
+    zero0, zero1, zero2, zero3 = (f"{ledger.required_gib:.2f}" for ledger in widget.result.stage_ledgers)
+    page = _guide("en", "01_capacity")
+    assert f"1. ZeRO-0 needs {zero0} GiB: the optimizer state dominates." in page
+    assert f"2. Move ZeRO to 1: {zero1} GiB fits 80 GiB. Stages 2 and 3 need {zero2} and {zero3} GiB" in page
+
+
+def test_lesson_2_guide_counts_each_strategys_collectives_as_the_lesson_lists_them() -> None:
+    # summed from the lesson's own listing of each strategy's traffic ("TP       all_reduce      x  576", twice)
+    listing = next(text for text in _executed_texts("02_communication") if "send_recv" in text and "Backward" in text)
+    calls: dict[str, int] = {}
+    for strategy, count in re.findall(r"^(\S+) +\S+ +x *(\d+)$", listing, re.M):
+        calls[strategy] = calls.get(strategy, 0) + int(count)
+    expected = (
+        f"DP {calls['DP']} all-reduce; ZeRO-2 **{calls['ZeRO-2']}**\n  collectives (8 reduce-scatters + 1 "
+        f"all-gather); ZeRO-3 **{calls['ZeRO-3']}** (36 layers × 8 micro-batches × 2 all-gathers and 1\n  "
+        f"reduce-scatter); TP {calls['TP']} all-reduces; PP {calls['PP']} send/recv per boundary; CP {calls['CP']} "
+        f"ring steps; EP {calls['EP']} all-to-alls; Replica none."
+    )
+    assert expected in _guide("en", "02_communication")
+
+
+def test_lesson_10_guide_quotes_the_tables_tpot_for_llama_3_70b() -> None:
+    table = next(text for text in _executed_texts("10_serving") if "| llama3-70b | 8 |" in text)
+    rows = re.findall(r"^\| llama3-70b \| (\d+) \|(?: [^|]+ \|){3} ([\d.]+) \|", table, re.M)
+    assert [tp for tp, _ in rows] == ["1", "2", "4", "8"], rows
+    quoted = " / ".join(f"{float(tpot):.1f}" for _, tpot in rows)
+    assert f"TPOT at batch 1 for Llama-3 70B: **{quoted} ms** at TP = 1 / 2 / 4 / 8" in _guide("en", "10_serving")
+
+
+# -- the course website ------------------------------------------------------------------------------------------
+
+#: Code blocks of a website lesson's code cells wider inside than their box (what needs a sideways scroll).
+SITE_CODE_SCROLLS = """() => [...document.querySelectorAll('div.cell_input pre')]
+  .filter((pre) => pre.clientWidth && pre.scrollWidth > pre.clientWidth + 1)
+  .map((pre) => [pre.scrollWidth, pre.clientWidth])"""
+
+
+def test_website_code_cells_do_not_scroll_sideways(site: Path) -> None:
+    # at 1280 px the article leaves a code block 684 px (32 px of it padding): the theme's 14 px monospace (8.4 px a
+    # column) held 77 columns, and 180 of the English lessons' 246 code cells scrolled sideways before this review
+    # (121 once the lines were cut to 80 columns); at 1024 px and 125 % zoom the sidebars fold and the block is 751 px
+    pages = sorted((site / "notebooks" / "en").glob("[0-9][0-9]_*.html"))
+    assert len(pages) == 11
+
+    def run(browser: object) -> dict[str, list[list[int]]]:
+        wide = {}
+        for viewport, zoom in (((1280, 900), 1.0), ((819, 614), 1.25)):
+            for path in pages:
+                page = browser.new_page(  # type: ignore[attr-defined]
+                    viewport={"width": viewport[0], "height": viewport[1]}, device_scale_factor=zoom
+                )
+                page.goto(path.as_uri())
+                page.wait_for_load_state("load")
+                over = page.evaluate(SITE_CODE_SCROLLS)
+                page.close()
+                if over:
+                    wide[f"{viewport[0]}px {path.name}"] = over
+        return wide
+
+    assert in_browser(run) == {}
