@@ -2,7 +2,7 @@
 
 Outside `make lab` and Binder (which turn JupyterLab's line wrapping on), a learner's own JupyterLab, VS Code and the
 JupyterLite site show a code line on one line: 101 of the English lessons' 262 code cells scrolled sideways at
-1280 × 900, 157 at 1024 px zoomed to 125 % (92 with the file browser folded away). The lesson sources now keep code
+1280 × 900, 157 at 1024 px zoomed to 125 % (143 with the file browser folded away). The lesson sources now keep code
 lines to 80 columns. The session's server (tools/jupyter_browser.py LAB_SETTINGS) leaves line wrapping off, so it
 measures the unwrapped case.
 
