@@ -163,3 +163,52 @@ def test_website_code_cells_do_not_scroll_sideways(site: Path) -> None:
         return wide
 
     assert in_browser(run) == {}
+
+
+# -- figures: no label covers another ----------------------------------------------------------------------------
+
+#: Run first in the lesson's kernel: after each figure is drawn, record every pair of visible texts (tick labels,
+#: axis labels, titles, annotations, legend entries) whose boxes overlap by more than 2 px each way.
+_OVERLAP_HOOK = """
+import matplotlib.figure, matplotlib.text
+_ck_overlaps = []
+_ck_draw = matplotlib.figure.Figure.draw
+def _ck_checked_draw(self, renderer):
+    drawn = _ck_draw(self, renderer)
+    texts = [
+        t for t in self.findobj(matplotlib.text.Text)
+        if t.get_visible() and t.get_text().strip() and (t.axes is None or t.axes.get_visible())
+    ]
+    boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in texts]
+    for i, (a, box_a) in enumerate(boxes):
+        for b, box_b in boxes[i + 1:]:
+            wide = min(box_a.x1, box_b.x1) - max(box_a.x0, box_b.x0)
+            high = min(box_a.y1, box_b.y1) - max(box_a.y0, box_b.y0)
+            if wide > 2 and high > 2:
+                _ck_overlaps.append((a, b))
+    return drawn
+matplotlib.figure.Figure.draw = _ck_checked_draw
+"""
+
+
+def overlapping_labels(notebook_path: Path) -> list[list[str]]:
+    """The pairs of texts that cover each other in the figures ``notebook_path`` draws when run top to bottom."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    notebook = nbformat.read(notebook_path, as_version=4)
+    notebook.cells.insert(0, nbformat.v4.new_code_cell(_OVERLAP_HOOK))
+    notebook.cells.append(nbformat.v4.new_code_cell("import json; print(json.dumps(_ck_overlaps))"))
+    NotebookClient(
+        notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(notebook_path.parent)}}
+    ).execute()
+    printed = "".join(output.get("text", "") for output in notebook.cells[-1].outputs)
+    pairs: list[list[str]] = json.loads(printed)
+    return pairs
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_lesson_10_roofline_labels_do_not_cover_each_other(lang: str) -> None:
+    # "prefill 2048" was placed at intensity 700, left of its square, and its box covered the end of
+    # "decode b=256" (29 × 16 px at the lesson's figure size): on a projector neither could be read
+    assert overlapping_labels(ROOT / "notebooks" / lang / "10_serving.ipynb") == []
