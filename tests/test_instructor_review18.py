@@ -212,3 +212,13 @@ def test_lesson_10_roofline_labels_do_not_cover_each_other(lang: str) -> None:
     # "prefill 2048" was placed at intensity 700, left of its square, and its box covered the end of
     # "decode b=256" (29 × 16 px at the lesson's figure size): on a projector neither could be read
     assert overlapping_labels(ROOT / "notebooks" / lang / "10_serving.ipynb") == []
+
+
+@pytest.mark.parametrize(
+    ("lang", "fold"), [("en", "fold the file browser (Ctrl+B)"), ("zh", "收起文件浏览器（Ctrl+B）")]
+)
+def test_instructor_readme_says_to_fold_the_file_browser_on_a_projector(lang: str, fold: str) -> None:
+    # at 1024 px and 125 % zoom the open file browser leaves a code cell 385 px, about 49 columns (measured)
+    page = (ROOT / "docs" / "instructor" / lang / "README.md").read_text(encoding="utf-8")
+    assert fold in page
+    assert f"{MAX_CODE_COLUMNS}" in page.split(fold, 1)[1].split("\n\n", 1)[0]
