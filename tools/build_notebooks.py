@@ -88,7 +88,7 @@ FOLDED_TAGS = frozenset({"solution", "answer"})
 #: The first line of every worked solution: what a folded cell shows says what it is, not how it is solved.
 SOLUTION_FIRST_LINE = Text(
     zh="# 参考解答（先自己做；展开可看做法，运行后点按钮看结果）",
-    en="# Worked solution (try first; expand for the method, run it and press the button for the result)",
+    en="# Worked solution (try first; expand for the method; run it, press the button)",
 )
 #: The summary line of a folded self-check answer.
 ANSWER_SUMMARY = Text(zh="参考答案（点击展开）", en="Answer (click to open)")
@@ -109,7 +109,8 @@ def colab_install_source(repo: str, lang: str = "en") -> str:
     """The Colab-only install cell for the GitHub repository ``repo`` (``owner/name``), its comment in ``lang``.
 
     >>> print(colab_install_source("owner/name"))
-    # Runs only on Google Colab: installs coursekit from the course's repository; does nothing anywhere else.
+    # Runs only on Google Colab: installs coursekit from the course's repository;
+    # does nothing anywhere else.
     import sys
     <BLANKLINE>
     if "google.colab" in sys.modules:
@@ -118,9 +119,10 @@ def colab_install_source(repo: str, lang: str = "en") -> str:
     if not re.fullmatch(r"[\w.-]+/[\w.-]+", repo):
         raise ValueError(f"repo = {repo!r}: must be a GitHub owner/name")
     marked = (
-        "# zh: 仅在 Google Colab 中运行：从课程的代码仓库安装 coursekit；在其他环境中什么也不做。\n"
-        "# en: Runs only on Google Colab: installs coursekit from the course's repository; does nothing anywhere "
-        "else.\n"
+        "# zh: 仅在 Google Colab 中运行：从课程的代码仓库安装 coursekit；\n"
+        "# zh: 在其他环境中什么也不做。\n"
+        "# en: Runs only on Google Colab: installs coursekit from the course's repository;\n"
+        "# en: does nothing anywhere else.\n"
         "import sys\n"
         "\n"
         'if "google.colab" in sys.modules:\n'
@@ -277,7 +279,7 @@ def solution_source(source: str, lang: str) -> str:
     """A worked solution's code under the neutral first line of ``lang``.
 
     >>> print(solution_source("answer = 2 + 2", "en"))
-    # Worked solution (try first; expand for the method, run it and press the button for the result)
+    # Worked solution (try first; expand for the method; run it, press the button)
     answer = 2 + 2
     """
     return f"{SOLUTION_FIRST_LINE.render(lang)}\n{source}"

@@ -50,7 +50,13 @@ from coursekit.exercises import check, show_solution, verify
 from coursekit.glossary import lookup
 from coursekit.i18n import Text
 from coursekit.plotting import figure_image, label, new_figure
-from coursekit.units import GB_BYTES, MS_PER_S, bytes_to_gb, bytes_to_gib, gib_to_bytes
+from coursekit.units import (
+    GB_BYTES,
+    MS_PER_S,
+    bytes_to_gb,
+    bytes_to_gib,
+    gib_to_bytes,
+)
 
 # %% [markdown] lang="zh"
 # ## 这门课教什么，适合谁
@@ -136,21 +142,39 @@ ranks = 8
 params = 7.5e9
 # zh: 每个参数 2 字节的梯度
 # en: 2 bytes of gradient per parameter
-gradient_bytes = coursekit.training_state_memory(params, recipe="zero-fp16-adam").grads_bytes
+gradient_bytes = coursekit.training_state_memory(
+    params, recipe="zero-fp16-adam"
+).grads_bytes
 intra, cross = LINK_PRESETS["intra_node"], LINK_PRESETS["cross_node"]
 for link in (intra, cross):
     seconds = coursekit.collective_time_s(
-        "all_reduce", payload_bytes=gradient_bytes, ranks=ranks,
-        bandwidth_bytes_per_s=link.bandwidth_bytes_per_s, latency_s=0.0,
+        "all_reduce",
+        payload_bytes=gradient_bytes,
+        ranks=ranks,
+        bandwidth_bytes_per_s=link.bandwidth_bytes_per_s,
+        latency_s=0.0,
     )
-    gb_s, gb, ms = link.bandwidth_bytes_per_s / GB_BYTES, bytes_to_gb(gradient_bytes), seconds * MS_PER_S
-    print(Text(
-        zh=f"{link.label.render()}：单向 {gb_s:.0f} GB/s，{ranks} 个 rank 环形全归约 {gb:.0f} GB 梯度至少需要 {ms:.1f} ms",
-        en=f"{link.label.render()}: {gb_s:.0f} GB/s one way; a ring all-reduce of {gb:.0f} GB of gradients over "
-        f"{ranks} ranks takes at least {ms:.1f} ms",
-    ))
+    gb_s, gb, ms = (
+        link.bandwidth_bytes_per_s / GB_BYTES,
+        bytes_to_gb(gradient_bytes),
+        seconds * MS_PER_S,
+    )
+    print(
+        Text(
+            zh=f"{link.label.render()}：单向 {gb_s:.0f} GB/s，{ranks} 个 rank "
+            f"环形全归约 {gb:.0f} GB 梯度至少需要 {ms:.1f} ms",
+            en=f"{link.label.render()}: {gb_s:.0f} GB/s one way; a ring "
+            f"all-reduce of {gb:.0f} GB of gradients over {ranks} ranks takes "
+            f"at least {ms:.1f} ms",
+        )
+    )
 ratio = intra.bandwidth_bytes_per_s / cross.bandwidth_bytes_per_s
-print(Text(zh=f"两种链路的带宽之比：{ratio:.0f} 倍", en=f"bandwidth ratio of the two links: {ratio:.0f}x"))
+print(
+    Text(
+        zh=f"两种链路的带宽之比：{ratio:.0f} 倍",
+        en=f"bandwidth ratio of the two links: {ratio:.0f}x",
+    )
+)
 
 # %% [markdown] lang="zh"
 # 同样的数据，跨节点要慢得多。这就是为什么通信频率高的策略（例如张量并行每层都要做集合通信）通常放在节点内，
@@ -203,19 +227,32 @@ per_device_bytes = {
     ).total_bytes
     for stage in range(4)
 }
-bytes_per_param = recipe.param_bytes + recipe.grad_bytes + recipe.optimizer_bytes
-print(Text(
-    zh=f"每个参数 {bytes_per_param:g} 字节；模型 {params / 1e9:g}B 参数；N_d = {dp_ranks}",
-    en=f"bytes per parameter: {bytes_per_param:g}; model: {params / 1e9:g}B parameters; N_d = {dp_ranks}",
-))
+bytes_per_param = (
+    recipe.param_bytes + recipe.grad_bytes + recipe.optimizer_bytes
+)
+print(
+    Text(
+        zh=f"每个参数 {bytes_per_param:g} 字节；模型 {params / 1e9:g}B 参数；"
+        f"N_d = {dp_ranks}",
+        en=f"bytes per parameter: {bytes_per_param:g}; model: "
+        f"{params / 1e9:g}B parameters; N_d = {dp_ranks}",
+    )
+)
 for stage, num_bytes in per_device_bytes.items():
     gb, gib = bytes_to_gb(num_bytes), bytes_to_gib(num_bytes)
-    print(Text(zh=f"{stage:7s} 每设备 {gb:7.2f} GB = {gib:7.2f} GiB", en=f"{stage:7s} {gb:7.2f} GB = {gib:7.2f} GiB per device"))
+    print(
+        Text(
+            zh=f"{stage:7s} 每设备 {gb:7.2f} GB = {gib:7.2f} GiB",
+            en=f"{stage:7s} {gb:7.2f} GB = {gib:7.2f} GiB per device",
+        )
+    )
 
 # zh: ZeRO 论文图 1（GB，一位小数）：同样的四个数。
 # en: ZeRO paper, Figure 1 (GB, one decimal): the same four numbers.
 ZERO_FIGURE_1_GB = [120.0, 31.4, 16.6, 1.9]
-assert [round(bytes_to_gb(b), 1) for b in per_device_bytes.values()] == ZERO_FIGURE_1_GB
+assert [
+    round(bytes_to_gb(b), 1) for b in per_device_bytes.values()
+] == ZERO_FIGURE_1_GB
 
 # %% [markdown] lang="zh"
 # 以 GB (10^9 字节) 计，这四个数字与 ZeRO 论文图 1 的 120 GB、31.4 GB、16.6 GB、1.9 GB 一致；
@@ -233,11 +270,26 @@ device_gib = 24.0
 fig = new_figure(5.5, 2.8)
 ax = fig.add_subplot()
 stages = list(per_device_bytes)
-ax.bar(stages, [bytes_to_gib(b) for b in per_device_bytes.values()], color="#4c72b0")
+ax.bar(
+    stages,
+    [bytes_to_gib(b) for b in per_device_bytes.values()],
+    color="#4c72b0",
+)
 ax.axhline(device_gib, color="#c44e52", linestyle="--")
-ax.text(3.4, device_gib, label(Text(zh="24 GiB 设备", en="24 GiB device")), ha="right", va="bottom", color="#c44e52")
-ax.set_ylabel(label(Text(zh="每设备模型状态 (GiB)", en="model states per device (GiB)")))
-ax.set_title(label(Text(zh="7.5B 参数，N_d = 64", en="7.5B parameters, N_d = 64")))
+ax.text(
+    3.4,
+    device_gib,
+    label(Text(zh="24 GiB 设备", en="24 GiB device")),
+    ha="right",
+    va="bottom",
+    color="#c44e52",
+)
+ax.set_ylabel(
+    label(Text(zh="每设备模型状态 (GiB)", en="model states per device (GiB)"))
+)
+ax.set_title(
+    label(Text(zh="7.5B 参数，N_d = 64", en="7.5B parameters, N_d = 64"))
+)
 figure_image(fig)
 
 # %% [markdown] lang="zh"
@@ -439,7 +491,11 @@ verify("intro.device_gb", answer)
 # The full list is in the [glossary](glossary.ipynb). The next cell looks up a few terms in the current language.
 
 # %%
-header = [Text(zh="缩写", en="Abbr."), Text(zh="术语", en="Term"), Text(zh="释义", en="Definition")]
+header = [
+    Text(zh="缩写", en="Abbr."),
+    Text(zh="术语", en="Term"),
+    Text(zh="释义", en="Definition"),
+]
 rows = ["| " + " | ".join(str(h) for h in header) + " |", "| --- | --- | --- |"]
 for term in ["DP", "ZeRO", "FSDP", "TP", "PP", "CP", "EP", "Replica"]:
     entry = lookup(term)

@@ -160,12 +160,18 @@ assert fits.fits_one_device
 assert not does_not_fit.fits_one_device
 print(fits.explain())
 print(does_not_fit.explain())
-print(Text(
-    zh=f"第一本账的字段：合计 required_gib = {fits.required_gib:g}，余量 headroom_gib = {fits.headroom_gib:g}，"
-    f"缺口 shortfall_gib = {fits.shortfall_gib:g}，放得下 fits_one_device = {fits.fits_one_device}",
-    en=f"fields of the first ledger: required_gib = {fits.required_gib:g}, headroom_gib = {fits.headroom_gib:g}, "
-    f"shortfall_gib = {fits.shortfall_gib:g}, fits_one_device = {fits.fits_one_device}",
-))
+print(
+    Text(
+        zh=f"第一本账的字段：合计 required_gib = {fits.required_gib:g}，余量 "
+        f"headroom_gib = {fits.headroom_gib:g}，缺口 shortfall_gib = "
+        f"{fits.shortfall_gib:g}，放得下 fits_one_device = "
+        f"{fits.fits_one_device}",
+        en=f"fields of the first ledger: required_gib = {fits.required_gib:g}, "
+        f"headroom_gib = {fits.headroom_gib:g}, "
+        f"shortfall_gib = {fits.shortfall_gib:g}, fits_one_device = "
+        f"{fits.fits_one_device}",
+    )
+)
 
 # %% [markdown] lang="zh"
 # 账本的结论只和三个输入的和有关。可是 13 GiB 的模型状态、4 GiB 的激活是怎么来的？
@@ -202,10 +208,19 @@ header = [
     Text(zh="合计（字节/参数）", en="Total (bytes/param)"),
     Text(zh="说明", en="Description"),
 ]
-rows = ["| " + " | ".join(str(h) for h in header) + " |", "|" + " --- |" * len(header)]
+rows = [
+    "| " + " | ".join(str(h) for h in header) + " |",
+    "|" + " --- |" * len(header),
+]
 for name, recipe in PRECISION_RECIPES.items():
-    cells = [f"`{name}`", f"{recipe.param_bytes:g}", f"{recipe.grad_bytes:g}", f"{recipe.optimizer_bytes:g}",
-             f"{recipe.bytes_per_param:g}", str(recipe.description)]
+    cells = [
+        f"`{name}`",
+        f"{recipe.param_bytes:g}",
+        f"{recipe.grad_bytes:g}",
+        f"{recipe.optimizer_bytes:g}",
+        f"{recipe.bytes_per_param:g}",
+        str(recipe.description),
+    ]
     rows.append("| " + " | ".join(cells) + " |")
 display(Markdown("\n".join(rows)))
 
@@ -243,10 +258,21 @@ display(Markdown("\n".join(rows)))
 # zh: ZeRO 论文 (arXiv:1910.02054) 图 1 的模型与数据并行度
 # en: the ZeRO paper (arXiv:1910.02054), Figure 1
 ZERO_FIGURE_1_PARAMS, ZERO_FIGURE_1_DP = 7.5e9, 64
-per_stage = [training_state_memory(ZERO_FIGURE_1_PARAMS, dp=ZERO_FIGURE_1_DP, zero_stage=s) for s in range(4)]
+per_stage = [
+    training_state_memory(
+        ZERO_FIGURE_1_PARAMS, dp=ZERO_FIGURE_1_DP, zero_stage=s
+    )
+    for s in range(4)
+]
 for memory in per_stage:
-    print(Text(zh=f"ZeRO-{memory.zero_stage}：每个 rank {memory.total_gb:8.3f} GB = {memory.total_gib:8.3f} GiB",
-               en=f"ZeRO-{memory.zero_stage}: {memory.total_gb:8.3f} GB = {memory.total_gib:8.3f} GiB per rank"))
+    print(
+        Text(
+            zh=f"ZeRO-{memory.zero_stage}：每个 rank {memory.total_gb:8.3f} GB "
+            f"= {memory.total_gib:8.3f} GiB",
+            en=f"ZeRO-{memory.zero_stage}: {memory.total_gb:8.3f} GB = "
+            f"{memory.total_gib:8.3f} GiB per rank",
+        )
+    )
 assert round(per_stage[0].total_gb, 1) == 120.0
 assert round(per_stage[1].total_gb, 1) == 31.4
 assert round(per_stage[2].total_gb, 1) == 16.6
@@ -297,11 +323,22 @@ verify("q1.zero2_gib", answer)
 # papers state. The rest of the lesson uses the 7.5B shape (36 layers, h = 4096, 32 heads).
 
 # %%
-header = [Text(zh="形状", en="Shape"), Text(zh="层数 l", en="Layers l"), "h", Text(zh="头数 a", en="Heads a"),
-          Text(zh="参数量（十亿）", en="Parameters (billions)")]
-rows = ["| " + " | ".join(str(h) for h in header) + " |", "|" + " --- |" * len(header)]
+header = [
+    Text(zh="形状", en="Shape"),
+    Text(zh="层数 l", en="Layers l"),
+    "h",
+    Text(zh="头数 a", en="Heads a"),
+    Text(zh="参数量（十亿）", en="Parameters (billions)"),
+]
+rows = [
+    "| " + " | ".join(str(h) for h in header) + " |",
+    "|" + " --- |" * len(header),
+]
 for name, shape in MODEL_SHAPES.items():
-    rows.append(f"| `{name}` | {shape.layers} | {shape.hidden} | {shape.heads} | {shape.num_params / 1e9:.2f} |")
+    rows.append(
+        f"| `{name}` | {shape.layers} | {shape.hidden} | {shape.heads} | "
+        f"{shape.num_params / 1e9:.2f} |"
+    )
 display(Markdown("\n".join(rows)))
 
 # %% [markdown] lang="zh"
@@ -341,16 +378,34 @@ display(Markdown("\n".join(rows)))
 
 # %%
 shape = model_shape("megatron-7.5b")
-header = [Text(zh="重计算", en="Recompute"), "TP = 1 (GiB)", "TP = 8 (GiB)", "TP = 8 + SP (GiB)"]
-rows = ["| " + " | ".join(str(h) for h in header) + " |", "|" + " --- |" * len(header)]
-recompute_names = {"none": Text(zh="不重计算 (none)", en="none"),
-                   "selective": Text(zh="选择性重计算 (selective)", en="selective"),
-                   "full": Text(zh="完全重计算 (full)", en="full")}
+header = [
+    Text(zh="重计算", en="Recompute"),
+    "TP = 1 (GiB)",
+    "TP = 8 (GiB)",
+    "TP = 8 + SP (GiB)",
+]
+rows = [
+    "| " + " | ".join(str(h) for h in header) + " |",
+    "|" + " --- |" * len(header),
+]
+recompute_names = {
+    "none": Text(zh="不重计算 (none)", en="none"),
+    "selective": Text(zh="选择性重计算 (selective)", en="selective"),
+    "full": Text(zh="完全重计算 (full)", en="full"),
+}
 for mode in RECOMPUTE_MODES:
     cells = [str(recompute_names[mode])]
     for tp, sp in ((1, False), (8, False), (8, True)):
-        act = activation_memory_breakdown(seq_len=2048, micro_batch=1, hidden=shape.hidden, heads=shape.heads,
-                                          layers=shape.layers, tp=tp, sequence_parallel=sp, recompute=mode)
+        act = activation_memory_breakdown(
+            seq_len=2048,
+            micro_batch=1,
+            hidden=shape.hidden,
+            heads=shape.heads,
+            layers=shape.layers,
+            tp=tp,
+            sequence_parallel=sp,
+            recompute=mode,
+        )
         cells.append(f"{act.total_gib:.2f}")
     rows.append("| " + " | ".join(cells) + " |")
 display(Markdown("\n".join(rows)))
@@ -368,22 +423,45 @@ display(Markdown("\n".join(rows)))
 # the fused kernel's working set follows below:
 
 # %%
-saved = activation_memory_breakdown(seq_len=2048, micro_batch=1, hidden=shape.hidden, heads=shape.heads,
-                                    layers=shape.layers, recompute="full")
-working_set = activation_memory_breakdown(seq_len=2048, micro_batch=1, hidden=shape.hidden, heads=shape.heads,
-                                          layers=1, recompute="none")
+saved = activation_memory_breakdown(
+    seq_len=2048,
+    micro_batch=1,
+    hidden=shape.hidden,
+    heads=shape.heads,
+    layers=shape.layers,
+    recompute="full",
+)
+working_set = activation_memory_breakdown(
+    seq_len=2048,
+    micro_batch=1,
+    hidden=shape.hidden,
+    heads=shape.heads,
+    layers=1,
+    recompute="none",
+)
 peak_gib = saved.total_gib + working_set.total_gib
-print(Text(
-    zh=f"完全重计算：保存的输入 {saved.total_gib:.2f} GiB + 重算一层的工作集 {working_set.total_gib:.2f} GiB "
-    f"≈ 峰值 {peak_gib:.2f} GiB",
-    en=f"full recomputation: saved inputs {saved.total_gib:.2f} GiB + the working set of one recomputed layer "
-    f"{working_set.total_gib:.2f} GiB ≈ peak {peak_gib:.2f} GiB",
-))
-# zh: 手算（s = 2048, b = 1, h = 4096, a = 32, 36 层）：2sbh x 36 = 603,979,776 字节 = 0.5625 GiB；
-# en: By hand (s = 2048, b = 1, h = 4096, a = 32, 36 layers): 2sbh x 36 = 603,979,776 bytes = 0.5625 GiB;
-# zh: 不重计算时一层为 sbh(34 + 5as/h) = 2048 x 4096 x 114 = 956,301,312 字节 = 0.890625 GiB。
-# en: one layer without recomputation sbh(34 + 5as/h) = 2048 x 4096 x 114 = 956,301,312 bytes = 0.890625 GiB.
-assert saved.total_bytes == 2 * 2048 * 4096 * 36 and working_set.total_bytes == 2048 * 4096 * 114
+print(
+    Text(
+        zh=f"完全重计算：保存的输入 {saved.total_gib:.2f} GiB + "
+        f"重算一层的工作集 {working_set.total_gib:.2f} GiB ≈ 峰值 "
+        f"{peak_gib:.2f} GiB",
+        en=f"full recomputation: saved inputs {saved.total_gib:.2f} GiB + the "
+        f"working set of one recomputed layer {working_set.total_gib:.2f} GiB "
+        f"≈ peak {peak_gib:.2f} GiB",
+    )
+)
+# zh: 手算（s = 2048, b = 1, h = 4096, a = 32, 36 层）：2sbh x 36 = 603,979,776
+# zh: 字节 = 0.5625 GiB；
+# zh: 不重计算时一层为 sbh(34 + 5as/h) = 2048 x 4096 x 114 = 956,301,312 字节 =
+# zh: 0.890625 GiB。
+# en: By hand (s = 2048, b = 1, h = 4096, a = 32, 36 layers):
+# en: 2sbh x 36 = 603,979,776 bytes = 0.5625 GiB;
+# en: one layer without recomputation
+# en: sbh(34 + 5as/h) = 2048 x 4096 x 114 = 956,301,312 bytes = 0.890625 GiB.
+assert (
+    saved.total_bytes == 2 * 2048 * 4096 * 36
+    and working_set.total_bytes == 2048 * 4096 * 114
+)
 
 # %% [markdown] lang="zh"
 # 这个工作集按 Korthikanti 等人的设定算：注意力分数显式保存。今天的 Megatron-Core、NeMo 默认用融合注意力 (flash attention) 内核，
@@ -406,12 +484,27 @@ assert saved.total_bytes == 2 * 2048 * 4096 * 36 and working_set.total_bytes == 
 # `activation_memory_breakdown(..., widths=model.layer_widths(), flash_attention=True)`.
 
 # %%
-flash_set = activation_memory_breakdown(seq_len=2048, micro_batch=1, hidden=shape.hidden, heads=shape.heads,
-                                        layers=1, recompute="none", flash_attention=True)
-print(Text(zh=f"融合注意力下一层的工作集：{flash_set.total_gib:.3f} GiB（原来 {working_set.total_gib:.3f} GiB）",
-           en=f"one layer's working set with flash attention: {flash_set.total_gib:.3f} GiB (was {working_set.total_gib:.3f} GiB)"))
-# zh: 手算：34·sbh 加上 4 字节 x a 个头 x s 个查询 = 2048 x 4096 x 34 + 4 x 32 x 2048 字节。
-# en: By hand: 34·sbh plus 4 bytes x a heads x s queries = 2048 x 4096 x 34 + 4 x 32 x 2048 bytes.
+flash_set = activation_memory_breakdown(
+    seq_len=2048,
+    micro_batch=1,
+    hidden=shape.hidden,
+    heads=shape.heads,
+    layers=1,
+    recompute="none",
+    flash_attention=True,
+)
+print(
+    Text(
+        zh=f"融合注意力下一层的工作集：{flash_set.total_gib:.3f} GiB（原来 "
+        f"{working_set.total_gib:.3f} GiB）",
+        en="one layer's working set with flash attention: "
+        f"{flash_set.total_gib:.3f} GiB (was {working_set.total_gib:.3f} GiB)",
+    )
+)
+# zh: 手算：34·sbh 加上 4 字节 x a 个头 x s 个查询 = 2048 x 4096 x 34 + 4 x 32 x
+# zh: 2048 字节。
+# en: By hand: 34·sbh plus 4 bytes x a heads x s
+# en: queries = 2048 x 4096 x 34 + 4 x 32 x 2048 bytes.
 assert flash_set.total_bytes == 2048 * 4096 * 34 + 4 * 32 * 2048
 
 # %% [markdown] lang="zh"
@@ -424,17 +517,42 @@ assert flash_set.total_bytes == 2048 * 4096 * 34 + 4 * 32 * 2048
 # (not cp²). At s = 32768:
 
 # %%
-header = ["CP", Text(zh="线性项 (GiB)", en="Linear terms (GiB)"), Text(zh="注意力分数 (GiB)", en="Attention scores (GiB)"),
-          Text(zh="合计：none (GiB)", en="Total, none (GiB)"), Text(zh="合计：selective (GiB)", en="Total, selective (GiB)")]
-rows = ["| " + " | ".join(str(h) for h in header) + " |", "|" + " --- |" * len(header)]
+header = [
+    "CP",
+    Text(zh="线性项 (GiB)", en="Linear terms (GiB)"),
+    Text(zh="注意力分数 (GiB)", en="Attention scores (GiB)"),
+    Text(zh="合计：none (GiB)", en="Total, none (GiB)"),
+    Text(zh="合计：selective (GiB)", en="Total, selective (GiB)"),
+]
+rows = [
+    "| " + " | ".join(str(h) for h in header) + " |",
+    "|" + " --- |" * len(header),
+]
 for cp in (1, 2, 4, 8):
-    none = activation_memory_breakdown(seq_len=32768, micro_batch=1, hidden=shape.hidden, heads=shape.heads,
-                                       layers=shape.layers, recompute="none", cp=cp)
-    selective = activation_memory_breakdown(seq_len=32768, micro_batch=1, hidden=shape.hidden, heads=shape.heads,
-                                            layers=shape.layers, recompute="selective", cp=cp)
+    none = activation_memory_breakdown(
+        seq_len=32768,
+        micro_batch=1,
+        hidden=shape.hidden,
+        heads=shape.heads,
+        layers=shape.layers,
+        recompute="none",
+        cp=cp,
+    )
+    selective = activation_memory_breakdown(
+        seq_len=32768,
+        micro_batch=1,
+        hidden=shape.hidden,
+        heads=shape.heads,
+        layers=shape.layers,
+        recompute="selective",
+        cp=cp,
+    )
     linear_gib = bytes_to_gib(none.linear_bytes_per_layer * none.layers)
     scores_gib = bytes_to_gib(none.attention_bytes_per_layer * none.layers)
-    rows.append(f"| {cp} | {linear_gib:.1f} | {scores_gib:.1f} | {none.total_gib:.1f} | {selective.total_gib:.1f} |")
+    rows.append(
+        f"| {cp} | {linear_gib:.1f} | {scores_gib:.1f} | {none.total_gib:.1f} "
+        f"| {selective.total_gib:.1f} |"
+    )
 display(Markdown("\n".join(rows)))
 
 # %% [markdown] lang="zh"
@@ -510,10 +628,23 @@ answer = ...
 check("q1.min_zero_stage", answer)
 
 # %% tags=["solution"]
-activation_gib = activation_memory_breakdown(seq_len=2048, micro_batch=1, hidden=shape.hidden, heads=shape.heads,
-                                             layers=shape.layers, recompute="selective").total_gib
-ledgers = [build_resource_ledger(training_state_memory(shape.num_params, dp=8, zero_stage=s).total_gib,
-                                 activation_gib, 2.0, 40.0) for s in range(4)]
+activation_gib = activation_memory_breakdown(
+    seq_len=2048,
+    micro_batch=1,
+    hidden=shape.hidden,
+    heads=shape.heads,
+    layers=shape.layers,
+    recompute="selective",
+).total_gib
+ledgers = [
+    build_resource_ledger(
+        training_state_memory(shape.num_params, dp=8, zero_stage=s).total_gib,
+        activation_gib,
+        2.0,
+        40.0,
+    )
+    for s in range(4)
+]
 answer = next(s for s, ledger in enumerate(ledgers) if ledger.fits_one_device)
 verify("q1.min_zero_stage", answer)
 
@@ -533,10 +664,20 @@ answer = ...
 check("q1.headroom_gib", answer)
 
 # %% tags=["solution"]
-activation_gib = activation_memory_breakdown(seq_len=2048, micro_batch=1, hidden=shape.hidden, heads=shape.heads,
-                                             layers=shape.layers, recompute="selective").total_gib
-state_gib = training_state_memory(shape.num_params, dp=8, zero_stage=3).total_gib
-answer = build_resource_ledger(state_gib, activation_gib, 2.0, 24.0).headroom_gib
+activation_gib = activation_memory_breakdown(
+    seq_len=2048,
+    micro_batch=1,
+    hidden=shape.hidden,
+    heads=shape.heads,
+    layers=shape.layers,
+    recompute="selective",
+).total_gib
+state_gib = training_state_memory(
+    shape.num_params, dp=8, zero_stage=3
+).total_gib
+answer = build_resource_ledger(
+    state_gib, activation_gib, 2.0, 24.0
+).headroom_gib
 verify("q1.headroom_gib", answer)
 
 # %% [markdown] lang="zh"

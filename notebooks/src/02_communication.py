@@ -73,7 +73,14 @@ from coursekit.hardware import LINK_PRESETS
 from coursekit.i18n import Text
 from coursekit.shapes import model_shape
 from coursekit.strategies import strategy_table
-from coursekit.units import GIB_BYTES, MS_PER_S, US_PER_S, bytes_to_gib, bytes_to_mib, mib_to_bytes
+from coursekit.units import (
+    GIB_BYTES,
+    MS_PER_S,
+    US_PER_S,
+    bytes_to_gib,
+    bytes_to_mib,
+    mib_to_bytes,
+)
 from coursekit.widgets.communication import CommunicationWidget, payload_label
 
 # %% [markdown] lang="zh"
@@ -135,14 +142,20 @@ high_frequency = communication_ledger(32, 24, 100, 5)
 assert high_frequency.calls_per_step > low_frequency.calls_per_step
 print(low_frequency.explain())
 print(high_frequency.explain())
-print(Text(
-    zh=f"低频账本的字段：单次载荷 payload_per_call_mib = {low_frequency.payload_per_call_mib:g}，"
-    f"传输 transfer_ms = {low_frequency.transfer_ms:g}，时延 latency_ms = {low_frequency.latency_ms:g}，"
-    f"主导项 dominant_term = '{low_frequency.dominant_term}'",
-    en=f"fields of the low-frequency ledger: payload_per_call_mib = {low_frequency.payload_per_call_mib:g}, "
-    f"transfer_ms = {low_frequency.transfer_ms:g}, latency_ms = {low_frequency.latency_ms:g}, "
-    f"dominant_term = '{low_frequency.dominant_term}'",
-))
+print(
+    Text(
+        zh="低频账本的字段：单次载荷 payload_per_call_mib = "
+        f"{low_frequency.payload_per_call_mib:g}，"
+        f"传输 transfer_ms = {low_frequency.transfer_ms:g}，时延 latency_ms = "
+        f"{low_frequency.latency_ms:g}，"
+        f"主导项 dominant_term = '{low_frequency.dominant_term}'",
+        en="fields of the low-frequency ledger: payload_per_call_mib = "
+        f"{low_frequency.payload_per_call_mib:g}, "
+        f"transfer_ms = {low_frequency.transfer_ms:g}, latency_ms = "
+        f"{low_frequency.latency_ms:g}, "
+        f"dominant_term = '{low_frequency.dominant_term}'",
+    )
+)
 
 # %% [markdown] lang="zh"
 # 高频的那本账每次只搬 32 MiB，每步却要搬 24 次：总载荷是低频账本的几倍，时间也一样。
@@ -157,10 +170,18 @@ print(Text(
 # $$\alpha = \frac{\text{payload}^*}{B} \quad\Longrightarrow\quad \text{payload}^* = \alpha \times B$$
 
 # %%
-payload_ratio = high_frequency.total_payload_mib / low_frequency.total_payload_mib
+payload_ratio = (
+    high_frequency.total_payload_mib / low_frequency.total_payload_mib
+)
 time_ratio = high_frequency.lower_bound_ms / low_frequency.lower_bound_ms
-print(Text(zh=f"高频账本：总载荷是低频账本的 {payload_ratio:g} 倍，时间是 {time_ratio:.2f} 倍",
-           en=f"High-frequency ledger: {payload_ratio:g} x the payload and {time_ratio:.2f} x the time of the low-frequency one"))
+print(
+    Text(
+        zh=f"高频账本：总载荷是低频账本的 {payload_ratio:g} 倍，时间是 "
+        f"{time_ratio:.2f} 倍",
+        en=f"High-frequency ledger: {payload_ratio:g} x the payload and "
+        f"{time_ratio:.2f} x the time of the low-frequency one",
+    )
+)
 print(f"payload* = 5 µs × 100 GiB/s = {crossover_payload_mib(100, 5):.3f} MiB")
 # zh: 每次调用 128 KiB，每步 96 次调用
 # en: 128 KiB per call, 96 calls per step
@@ -187,12 +208,22 @@ print(small_calls.explain())
 # illustration, not a product. Each preset's full source is in `LINK_PRESETS[name].source`.
 
 # %%
-header = [Text(zh="链路", en="Link"), Text(zh="单向带宽 (GiB/s)", en="Bandwidth, one way (GiB/s)"),
-          Text(zh="时延 α (µs)", en="Latency α (µs)"), "payload* (MiB)"]
-rows = ["| " + " | ".join(str(h) for h in header) + " |", "|" + " --- |" * len(header)]
+header = [
+    Text(zh="链路", en="Link"),
+    Text(zh="单向带宽 (GiB/s)", en="Bandwidth, one way (GiB/s)"),
+    Text(zh="时延 α (µs)", en="Latency α (µs)"),
+    "payload* (MiB)",
+]
+rows = [
+    "| " + " | ".join(str(h) for h in header) + " |",
+    "|" + " --- |" * len(header),
+]
 for preset in LINK_PRESETS.values():
     crossover = crossover_payload_mib(preset.bandwidth_gib_s, preset.latency_us)
-    rows.append(f"| {preset.label} | {preset.bandwidth_gib_s:.1f} | {preset.latency_us:g} | {crossover:.3f} |")
+    rows.append(
+        f"| {preset.label} | {preset.bandwidth_gib_s:.1f} | "
+        f"{preset.latency_us:g} | {crossover:.3f} |"
+    )
 display(Markdown("\n".join(rows)))
 
 # %% [markdown] lang="zh"
@@ -269,7 +300,11 @@ check("q2.latency_bound", answer)
 ledger_a = communication_ledger(256, 1, 100, 5)
 ledger_b = communication_ledger(64 / 1024, 512, 100, 5)
 answer = "A" if ledger_a.dominant_term == "latency" else "B"
-verify("q2.latency_bound", answer, reveal=lambda: print(ledger_a.explain(), ledger_b.explain(), sep="\n"))
+verify(
+    "q2.latency_bound",
+    answer,
+    reveal=lambda: print(ledger_a.explain(), ledger_b.explain(), sep="\n"),
+)
 
 # %% [markdown] lang="zh"
 # ## 4. 集合通信的环形代价
@@ -334,12 +369,33 @@ verify("q2.latency_bound", answer, reveal=lambda: print(ledger_a.explain(), ledg
 
 # %%
 sizes = (2, 8, 64)
-header = [Text(zh="集合通信", en="Collective")] + [f"factor(n={n})" for n in sizes] + [f"steps(n={n})" for n in sizes]
-rows = ["| " + " | ".join(str(h) for h in header) + " |", "|" + " --- |" * len(header)]
+header = (
+    [Text(zh="集合通信", en="Collective")]
+    + [f"factor(n={n})" for n in sizes]
+    + [f"steps(n={n})" for n in sizes]
+)
+rows = [
+    "| " + " | ".join(str(h) for h in header) + " |",
+    "|" + " --- |" * len(header),
+]
 for kind in COLLECTIVES:
-    costs = [collective_cost(kind, payload_bytes=1.0, ranks=n, bandwidth_bytes_per_s=1.0, latency_s=0.0) for n in sizes]
-    rows.append(f"| {COLLECTIVE_NAMES[kind]} `{kind}` | " + " | ".join(f"{bus_bandwidth_factor(kind, n):.4g}" for n in sizes) + " | "
-                + " | ".join(str(c.steps) for c in costs) + " |")
+    costs = [
+        collective_cost(
+            kind,
+            payload_bytes=1.0,
+            ranks=n,
+            bandwidth_bytes_per_s=1.0,
+            latency_s=0.0,
+        )
+        for n in sizes
+    ]
+    rows.append(
+        f"| {COLLECTIVE_NAMES[kind]} `{kind}` | "
+        + " | ".join(f"{bus_bandwidth_factor(kind, n):.4g}" for n in sizes)
+        + " | "
+        + " | ".join(str(c.steps) for c in costs)
+        + " |"
+    )
 display(Markdown("\n".join(rows)))
 
 # %% [markdown] lang="zh"
@@ -352,18 +408,38 @@ display(Markdown("\n".join(rows)))
 # has 8 GPUs, and an NVLink domain of 64 takes a rack such as GB200 NVL72.
 
 # %%
-TERM = {"latency": Text(zh="时延主导", en="latency-bound"), "bandwidth": Text(zh="带宽主导", en="bandwidth-bound"),
-        "none": Text(zh="无通信", en="no communication")}
-header = [Text(zh="链路", en="Link"), "n", Text(zh="时延项 (ms)", en="Latency term (ms)"),
-          Text(zh="传输项 (ms)", en="Transfer term (ms)"), Text(zh="合计 (ms)", en="Total (ms)"), Text(zh="主导项", en="Dominant term")]
-rows = ["| " + " | ".join(str(h) for h in header) + " |", "|" + " --- |" * len(header)]
+TERM = {
+    "latency": Text(zh="时延主导", en="latency-bound"),
+    "bandwidth": Text(zh="带宽主导", en="bandwidth-bound"),
+    "none": Text(zh="无通信", en="no communication"),
+}
+header = [
+    Text(zh="链路", en="Link"),
+    "n",
+    Text(zh="时延项 (ms)", en="Latency term (ms)"),
+    Text(zh="传输项 (ms)", en="Transfer term (ms)"),
+    Text(zh="合计 (ms)", en="Total (ms)"),
+    Text(zh="主导项", en="Dominant term"),
+]
+rows = [
+    "| " + " | ".join(str(h) for h in header) + " |",
+    "|" + " --- |" * len(header),
+]
 for name in ("intra_node", "cross_node"):
     preset = LINK_PRESETS[name]
     for n in sizes:
-        cost = collective_cost("all_reduce", payload_bytes=mib_to_bytes(256), ranks=n,
-                               bandwidth_bytes_per_s=preset.bandwidth_bytes_per_s, latency_s=preset.latency_s)
-        rows.append(f"| {preset.label} | {n} | {cost.latency_s * MS_PER_S:.3f} | {cost.transfer_s * MS_PER_S:.3f} | "
-                    f"{cost.total_s * MS_PER_S:.3f} | {TERM[cost.dominant_term]} |")
+        cost = collective_cost(
+            "all_reduce",
+            payload_bytes=mib_to_bytes(256),
+            ranks=n,
+            bandwidth_bytes_per_s=preset.bandwidth_bytes_per_s,
+            latency_s=preset.latency_s,
+        )
+        rows.append(
+            f"| {preset.label} | {n} | {cost.latency_s * MS_PER_S:.3f} | "
+            f"{cost.transfer_s * MS_PER_S:.3f} | "
+            f"{cost.total_s * MS_PER_S:.3f} | {TERM[cost.dominant_term]} |"
+        )
 display(Markdown("\n".join(rows)))
 
 # %% [markdown] lang="zh"
@@ -383,8 +459,16 @@ answer = ...
 check("q2.allreduce_ms", answer)
 
 # %% tags=["solution"]
-answer = collective_time_s("all_reduce", payload_bytes=mib_to_bytes(256), ranks=8,
-                           bandwidth_bytes_per_s=100 * GIB_BYTES, latency_s=5 / US_PER_S) * MS_PER_S
+answer = (
+    collective_time_s(
+        "all_reduce",
+        payload_bytes=mib_to_bytes(256),
+        ranks=8,
+        bandwidth_bytes_per_s=100 * GIB_BYTES,
+        latency_s=5 / US_PER_S,
+    )
+    * MS_PER_S
+)
 verify("q2.allreduce_ms", answer)
 
 # %% [markdown] lang="zh"
@@ -403,30 +487,73 @@ verify("q2.allreduce_ms", answer)
 # cites its source) and `traffic_time` times them on one kind of link:
 
 # %%
-# zh: 每种策略单独使用、并行度 8 时每个 rank 每步的通信，
-# zh: 在两种链路上计时（这里不打印：练习 2.4 之后的表格显示它）
-# en: Each strategy alone at degree 8: one rank's communication per step, timed on both links (not printed here: the
-# en: table after exercise 2.4 shows it)
+# zh: 每种策略单独使用、并行度 8 时每个 rank 每步的通信，在两种链路上计时（这里不
+# zh: 打印：练习 2.4 之后的表格显示它）
+# en: Each strategy alone at degree 8: one rank's communication per step, timed on
+# en: both links (not printed here: the table after exercise 2.4 shows it)
 shape = model_shape("megatron-7.5b")
 SEQ, MICRO_BATCH, MICRO_BATCHES, DEGREE = 4096, 1, 8, 8
-activation = dict(seq_len=SEQ, micro_batch=MICRO_BATCH, micro_batches=MICRO_BATCHES)
+activation = dict(
+    seq_len=SEQ, micro_batch=MICRO_BATCH, micro_batches=MICRO_BATCHES
+)
 plans = {
     "DP": ("dp", dict(num_params=shape.num_params, dp=DEGREE)),
-    "ZeRO-2": ("zero", dict(num_params=shape.num_params, dp=DEGREE, stage=2, micro_batches=MICRO_BATCHES)),
-    "ZeRO-3": ("zero", dict(num_params=shape.num_params, dp=DEGREE, stage=3, units=shape.layers,
-                            micro_batches=MICRO_BATCHES)),
-    "TP": ("tp", dict(**activation, hidden=shape.hidden, layers=shape.layers, tp=DEGREE)),
+    "ZeRO-2": (
+        "zero",
+        dict(
+            num_params=shape.num_params,
+            dp=DEGREE,
+            stage=2,
+            micro_batches=MICRO_BATCHES,
+        ),
+    ),
+    "ZeRO-3": (
+        "zero",
+        dict(
+            num_params=shape.num_params,
+            dp=DEGREE,
+            stage=3,
+            units=shape.layers,
+            micro_batches=MICRO_BATCHES,
+        ),
+    ),
+    "TP": (
+        "tp",
+        dict(**activation, hidden=shape.hidden, layers=shape.layers, tp=DEGREE),
+    ),
     "PP": ("pp", dict(**activation, hidden=shape.hidden, pp=DEGREE)),
-    "CP": ("cp", dict(**activation, kv_hidden=shape.hidden, layers=shape.layers, cp=DEGREE)),
-    "EP": ("ep", dict(**activation, hidden=shape.hidden, moe_layers=shape.layers, ep=DEGREE, top_k=2)),
+    "CP": (
+        "cp",
+        dict(
+            **activation, kv_hidden=shape.hidden, layers=shape.layers, cp=DEGREE
+        ),
+    ),
+    "EP": (
+        "ep",
+        dict(
+            **activation,
+            hidden=shape.hidden,
+            moe_layers=shape.layers,
+            ep=DEGREE,
+            top_k=2,
+        ),
+    ),
     "Replica": ("replica", dict(replicas=DEGREE)),
 }
 intra, cross = LINK_PRESETS["intra_node"], LINK_PRESETS["cross_node"]
 traffic = {}
 for label_, (key, params) in plans.items():
     entries = strategy_traffic(key, **params)
-    on_intra = traffic_time(entries, bandwidth_bytes_per_s=intra.bandwidth_bytes_per_s, latency_s=intra.latency_s)
-    on_cross = traffic_time(entries, bandwidth_bytes_per_s=cross.bandwidth_bytes_per_s, latency_s=cross.latency_s)
+    on_intra = traffic_time(
+        entries,
+        bandwidth_bytes_per_s=intra.bandwidth_bytes_per_s,
+        latency_s=intra.latency_s,
+    )
+    on_cross = traffic_time(
+        entries,
+        bandwidth_bytes_per_s=cross.bandwidth_bytes_per_s,
+        latency_s=cross.latency_s,
+    )
     traffic[label_] = (entries, on_intra, on_cross)
 
 # %% [markdown] lang="zh"
@@ -452,25 +579,56 @@ answer = ...
 check("q2.tp_calls", answer)
 
 # %% tags=["solution"]
-tp_entries = strategy_traffic("tp", seq_len=4096, micro_batch=1, micro_batches=8, hidden=4096, layers=36, tp=8)
+tp_entries = strategy_traffic(
+    "tp",
+    seq_len=4096,
+    micro_batch=1,
+    micro_batches=8,
+    hidden=4096,
+    layers=36,
+    tp=8,
+)
 answer = sum(entry.calls_per_step for entry in tp_entries)
 
-# zh: 每种策略的通信（下表的 TP 行就是练习 2.4 的答案，所以这张表随参考解答一起出现）
-# en: The traffic of every strategy (the table below shows answer 2.4 in its TP row: it appears with the solution)
-header = [Text(zh="策略", en="Strategy"), Text(zh="集合通信", en="Collectives"), Text(zh="每步调用", en="Calls/step"),
-          Text(zh="单次载荷 (MiB)", en="Payload/call (MiB)"), Text(zh="每步上链路 (GiB)", en="On the wire/step (GiB)"),
-          Text(zh="节点内 (ms)", en="Intra-node (ms)"), Text(zh="跨节点 (ms)", en="Cross-node (ms)"),
-          Text(zh="主导项", en="Dominant term")]
-rows = ["| " + " | ".join(str(h) for h in header) + " |", "|" + " --- |" * len(header)]
+# zh: 每种策略的通信（下表的 TP 行就是练习 2.4 的答案，所以这张表随参考解答一起
+# zh: 出现）
+# en: The traffic of every strategy (the table below shows answer 2.4 in its TP row:
+# en: it appears with the solution)
+header = [
+    Text(zh="策略", en="Strategy"),
+    Text(zh="集合通信", en="Collectives"),
+    Text(zh="每步调用", en="Calls/step"),
+    Text(zh="单次载荷 (MiB)", en="Payload/call (MiB)"),
+    Text(zh="每步上链路 (GiB)", en="On the wire/step (GiB)"),
+    Text(zh="节点内 (ms)", en="Intra-node (ms)"),
+    Text(zh="跨节点 (ms)", en="Cross-node (ms)"),
+    Text(zh="主导项", en="Dominant term"),
+]
+rows = [
+    "| " + " | ".join(str(h) for h in header) + " |",
+    "|" + " --- |" * len(header),
+]
 for label_, (entries, on_intra, on_cross) in traffic.items():
     kinds = ", ".join(sorted({e.collective for e in entries})) or "-"
-    payloads = ", ".join(sorted({f"{bytes_to_mib(e.payload_bytes):.0f}" for e in entries})) or "-"
-    rows.append(f"| {label_} | {kinds} | {sum(e.calls_per_step for e in entries)} | {payloads} | "
-                f"{bytes_to_gib(on_intra.bus_bytes):.1f} | {on_intra.total_s * MS_PER_S:.1f} | "
-                f"{on_cross.total_s * MS_PER_S:.1f} | {TERM[on_intra.dominant_term]} |")
+    payloads = (
+        ", ".join(
+            sorted({f"{bytes_to_mib(e.payload_bytes):.0f}" for e in entries})
+        )
+        or "-"
+    )
+    rows.append(
+        f"| {label_} | {kinds} | {sum(e.calls_per_step for e in entries)} "
+        f"| {payloads} | {bytes_to_gib(on_intra.bus_bytes):.1f} "
+        f"| {on_intra.total_s * MS_PER_S:.1f} | "
+        f"{on_cross.total_s * MS_PER_S:.1f} | {TERM[on_intra.dominant_term]} |"
+    )
 # zh: 表格在这里就定下来（默认参数）：后面的单元格会重新使用 rows 这个名字。
 # en: The table is fixed here (a default argument): later cells reuse the name rows.
-verify("q2.tp_calls", answer, reveal=lambda table="\n".join(rows): display(Markdown(table)))
+verify(
+    "q2.tp_calls",
+    answer,
+    reveal=lambda table="\n".join(rows): display(Markdown(table)),
+)
 
 # %% [markdown] lang="zh"
 # ZeRO 的几行要看微批次：每步 8 个微批次时，ZeRO-2 每个 rank 只保留自己那一片梯度，所以**每个微批次**的反向都要
@@ -527,9 +685,16 @@ assert by_hand["ZeRO-3"] / by_hand["DP"] == 3 * MICRO_BATCHES / 2
 # serving replicas exchange no model tensors, so their row is empty. What each entry is, and its source:
 
 # %%
+# zh: 每一项两行：策略、集合通信和
+# zh: 每步次数，下一行缩进写说明
+# zh: （写在一行里比投影屏幕还宽）
+# en: Two lines per entry: strategy, collective and calls
+# en: per step, then the description indented below (on
+# en: one line they were wider than a projected screen)
 for label_, (entries, _, _) in traffic.items():
     for entry in entries:
-        print(f"{label_:8s} {entry.collective:15s} x{entry.calls_per_step:5d}: {entry.description}")
+        print(f"{label_:8s} {entry.collective:15s} x{entry.calls_per_step:5d}")
+        print(f"{'':9s}{entry.description}")
 
 # %% [markdown] lang="zh"
 # 上表在 s = 4096 时全部是带宽主导。可是服务 (serving) 的解码 (decode) 阶段每次只处理一个新 token（整段提示词一次性
@@ -541,24 +706,53 @@ for label_, (entries, _, _) in traffic.items():
 # bytes, and the same TP becomes latency-bound:
 
 # %%
-header = [Text(zh="阶段（TP = 8，b = 8，节点内）", en="Phase (TP = 8, b = 8, intra-node)"),
-          Text(zh="前向全归约次数", en="Forward all-reduces"), Text(zh="单次载荷", en="Payload per call"),
-          Text(zh="时延项 (ms)", en="Latency term (ms)"), Text(zh="传输项 (ms)", en="Transfer term (ms)"),
-          Text(zh="主导项", en="Dominant term")]
-rows = ["| " + " | ".join(str(h) for h in header) + " |", "|" + " --- |" * len(header)]
-for phase, seq_len in ((Text(zh="预填充 s = 4096", en="prefill, s = 4096"), 4096),
-                       (Text(zh="解码 s = 1", en="decode, s = 1"), 1)):
-    entries = strategy_traffic("tp", seq_len=seq_len, micro_batch=8, hidden=shape.hidden, layers=shape.layers, tp=DEGREE)
+header = [
+    Text(
+        zh="阶段（TP = 8，b = 8，节点内）",
+        en="Phase (TP = 8, b = 8, intra-node)",
+    ),
+    Text(zh="前向全归约次数", en="Forward all-reduces"),
+    Text(zh="单次载荷", en="Payload per call"),
+    Text(zh="时延项 (ms)", en="Latency term (ms)"),
+    Text(zh="传输项 (ms)", en="Transfer term (ms)"),
+    Text(zh="主导项", en="Dominant term"),
+]
+rows = [
+    "| " + " | ".join(str(h) for h in header) + " |",
+    "|" + " --- |" * len(header),
+]
+for phase, seq_len in (
+    (Text(zh="预填充 s = 4096", en="prefill, s = 4096"), 4096),
+    (Text(zh="解码 s = 1", en="decode, s = 1"), 1),
+):
+    entries = strategy_traffic(
+        "tp",
+        seq_len=seq_len,
+        micro_batch=8,
+        hidden=shape.hidden,
+        layers=shape.layers,
+        tp=DEGREE,
+    )
     # zh: 服务只跑前向
     # en: serving runs the forward pass only
     forward = entries[:1]
-    on_intra = traffic_time(forward, bandwidth_bytes_per_s=intra.bandwidth_bytes_per_s, latency_s=intra.latency_s)
-    rows.append(f"| {phase} | {forward[0].calls_per_step} | {payload_label(bytes_to_mib(forward[0].payload_bytes))} | "
-                f"{on_intra.latency_s * MS_PER_S:.3f} | {on_intra.transfer_s * MS_PER_S:.3f} | "
-                f"{TERM[on_intra.dominant_term]} |")
+    on_intra = traffic_time(
+        forward,
+        bandwidth_bytes_per_s=intra.bandwidth_bytes_per_s,
+        latency_s=intra.latency_s,
+    )
+    rows.append(
+        f"| {phase} | {forward[0].calls_per_step} | "
+        f"{payload_label(bytes_to_mib(forward[0].payload_bytes))} | "
+        f"{on_intra.latency_s * MS_PER_S:.3f} | "
+        f"{on_intra.transfer_s * MS_PER_S:.3f} | "
+        f"{TERM[on_intra.dominant_term]} |"
+    )
 display(Markdown("\n".join(rows)))
-# zh: 核对下一段用到的数字：n = 8 时环有 2(n-1) 步，预设的每步时延 3.4 us。
-# en: Check the numbers used in the next paragraph: 2(n-1) ring steps at n = 8, and the preset's 3.4 us per step.
+# zh: 核对下一段用到的数字：n = 8 时环有
+# zh: 2(n-1) 步，预设的每步时延 3.4 us。
+# en: Check the numbers used in the next paragraph: 2(n-1) ring steps at n = 8, and
+# en: the preset's 3.4 us per step.
 assert 2 * (DEGREE - 1) == 14 and round(intra.latency_us, 6) == 3.4
 
 # %% [markdown] lang="zh"

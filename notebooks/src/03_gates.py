@@ -79,9 +79,14 @@ from coursekit.widgets.gates import GATE_SHORT_LABELS, OPTION_TEXTS, GatesWidget
 
 
 def md_table(header, rows):
-    """Show rows as a Markdown table (cells rendered in the current language)."""
-    lines = ["| " + " | ".join(str(h) for h in header) + " |", "|" + " --- |" * len(header)]
-    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+    """Show rows as a Markdown table, its cells in the current language."""
+    lines = [
+        "| " + " | ".join(str(h) for h in header) + " |",
+        "|" + " --- |" * len(header),
+    ]
+    lines += [
+        "| " + " | ".join(str(cell) for cell in row) + " |" for row in rows
+    ]
     display(Markdown("\n".join(lines)))
 
 
@@ -142,10 +147,24 @@ def md_table(header, rows):
 
 # %%
 md_table(
-    [Text(zh="顺序", en="#"), Text(zh="代码", en="code"), Text(zh="门槛", en="gate")],
-    [(number, f"`{gate.code}`", gate.description) for number, gate in enumerate(GATES, start=1)],
+    [
+        Text(zh="顺序", en="#"),
+        Text(zh="代码", en="code"),
+        Text(zh="门槛", en="gate"),
+    ],
+    [
+        (number, f"`{gate.code}`", gate.description)
+        for number, gate in enumerate(GATES, start=1)
+    ],
 )
-assert [gate.code for gate in GATES] == ["memory", "interconnect", "structure", "context", "mode", "serving"]
+assert [gate.code for gate in GATES] == [
+    "memory",
+    "interconnect",
+    "structure",
+    "context",
+    "mode",
+    "serving",
+]
 
 # %% [markdown] lang="zh"
 # 第 1 节列了五道门槛，代码（上表）里是六道：**第 1 节的第五道“服务门槛”问了两件不同的事，所以拆成两道。**
@@ -209,8 +228,16 @@ md_table(
         (
             c.name,
             f"{c.memory_per_rank_gib:g}",
-            str(Text(zh="、", en=", ")).join(str(OPTION_TEXTS[m]) for m in ("training", "serving") if m in c.modes),
-            str(Text(zh="、", en=", ")).join(str(OPTION_TEXTS[k]) for k in ("dense", "moe") if k in c.model_kinds),
+            str(Text(zh="、", en=", ")).join(
+                str(OPTION_TEXTS[m])
+                for m in ("training", "serving")
+                if m in c.modes
+            ),
+            str(Text(zh="、", en=", ")).join(
+                str(OPTION_TEXTS[k])
+                for k in ("dense", "moe")
+                if k in c.model_kinds
+            ),
             OPTION_TEXTS[c.required_link_scope],
             Text(zh="是", en="yes") if c.splits_context else "—",
             OPTION_TEXTS[c.role] if c.role else "—",
@@ -220,13 +247,18 @@ md_table(
     ],
 )
 env = EXAMPLE_ENVIRONMENT
-print(Text(
-    zh=f"本课的示例环境：单设备 {env.memory_per_device_gib:g} GiB，工作负载：{OPTION_TEXTS[env.mode].zh}，"
-    f"模型结构：{OPTION_TEXTS[env.model_kind].zh}，链路域：{OPTION_TEXTS[env.link_scope].zh}，上下文长度未声明",
-    en=f"the lesson's example environment: {env.memory_per_device_gib:g} GiB per device, workload: "
-    f"{OPTION_TEXTS[env.mode].en}, model: {OPTION_TEXTS[env.model_kind].en}, link scope: "
-    f"{OPTION_TEXTS[env.link_scope].en}, context length not declared",
-))
+print(
+    Text(
+        zh=f"本课的示例环境：单设备 {env.memory_per_device_gib:g} GiB，"
+        f"工作负载：{OPTION_TEXTS[env.mode].zh}，模型结构："
+        f"{OPTION_TEXTS[env.model_kind].zh}，链路域："
+        f"{OPTION_TEXTS[env.link_scope].zh}，上下文长度未声明",
+        en=f"the lesson's example environment: {env.memory_per_device_gib:g} "
+        f"GiB per device, workload: {OPTION_TEXTS[env.mode].en}, model: "
+        f"{OPTION_TEXTS[env.model_kind].en}, link scope: "
+        f"{OPTION_TEXTS[env.link_scope].en}, context length not declared",
+    )
+)
 assert env.context_len is None and env.max_context_per_device is None
 
 # %% [markdown] lang="zh"
@@ -250,19 +282,59 @@ environment = {
     'link_scope': 'intra_node',
 }
 first_candidates = [
-    {'name': 'DP', 'memory_per_rank_gib': 29, 'modes': {'training'}, 'model_kinds': {'dense', 'moe'}, 'required_link_scope': 'cross_node'},
-    {'name': 'ZeRO-3', 'memory_per_rank_gib': 18, 'modes': {'training'}, 'model_kinds': {'dense', 'moe'}, 'required_link_scope': 'cross_node'},
-    {'name': 'TP', 'memory_per_rank_gib': 16, 'modes': {'training', 'serving'}, 'model_kinds': {'dense', 'moe'}, 'required_link_scope': 'intra_node'},
-    {'name': 'EP', 'memory_per_rank_gib': 14, 'modes': {'training', 'serving'}, 'model_kinds': {'moe'}, 'required_link_scope': 'intra_node'},
+    {
+        'name': 'DP',
+        'memory_per_rank_gib': 29,
+        'modes': {'training'},
+        'model_kinds': {'dense', 'moe'},
+        'required_link_scope': 'cross_node',
+    },
+    {
+        'name': 'ZeRO-3',
+        'memory_per_rank_gib': 18,
+        'modes': {'training'},
+        'model_kinds': {'dense', 'moe'},
+        'required_link_scope': 'cross_node',
+    },
+    {
+        'name': 'TP',
+        'memory_per_rank_gib': 16,
+        'modes': {'training', 'serving'},
+        'model_kinds': {'dense', 'moe'},
+        'required_link_scope': 'intra_node',
+    },
+    {
+        'name': 'EP',
+        'memory_per_rank_gib': 14,
+        'modes': {'training', 'serving'},
+        'model_kinds': {'moe'},
+        'required_link_scope': 'intra_node',
+    },
 ]
-reports = [evaluate_candidate(candidate, environment) for candidate in first_candidates]
+reports = [
+    evaluate_candidate(candidate, environment) for candidate in first_candidates
+]
 assert not next(report for report in reports if report.name == 'DP').accepted
 assert next(report for report in reports if report.name == 'TP').accepted
-verdicts = {True: Text(zh="通过", en="accepted"), False: Text(zh="拒绝", en="rejected")}
+verdicts = {
+    True: Text(zh="通过", en="accepted"),
+    False: Text(zh="拒绝", en="rejected"),
+}
 for report in reports:
-    reasons = str(Text(zh="；", en="; ")).join(reason.message for reason in report.reasons)
-    why = Text(zh=f"。原因：{reasons}", en=f". Reasons: {reasons}") if reasons else ""
-    print(Text(zh=f"{report.name}：{verdicts[report.accepted]}{why}", en=f"{report.name}: {verdicts[report.accepted]}{why}"))
+    reasons = str(Text(zh="；", en="; ")).join(
+        reason.message for reason in report.reasons
+    )
+    why = (
+        Text(zh=f"。原因：{reasons}", en=f". Reasons: {reasons}")
+        if reasons
+        else ""
+    )
+    print(
+        Text(
+            zh=f"{report.name}：{verdicts[report.accepted]}{why}",
+            en=f"{report.name}: {verdicts[report.accepted]}{why}",
+        )
+    )
 
 # %% [markdown] lang="zh"
 # 每条原因都带一个稳定的代码，每个代码还对应一句固定的英文短句（`REASON_TEXTS_EN`），方便和只认英文原因的脚本对照。
@@ -276,12 +348,23 @@ for report in reports:
 # ZeRO-3 and TP pass; and that the codes map back to the expected two phrases.
 
 # %%
-assert [Candidate.from_dict(c) for c in first_candidates] == [replace(c, description=None) for c in EXAMPLE_CANDIDATES]
+assert [Candidate.from_dict(c) for c in first_candidates] == [
+    replace(c, description=None) for c in EXAMPLE_CANDIDATES
+]
 assert Environment.from_dict(environment) == EXAMPLE_ENVIRONMENT
 codes = {report.name: report.codes for report in reports}
-assert codes == {'DP': ('memory',), 'ZeRO-3': (), 'TP': (), 'EP': ('structure',)}
-assert [REASON_TEXTS_EN[code] for code in codes['DP']] == ['per-rank memory exceeds device memory']
-assert [REASON_TEXTS_EN[code] for code in codes['EP']] == ['model structure is unsupported']
+assert codes == {
+    'DP': ('memory',),
+    'ZeRO-3': (),
+    'TP': (),
+    'EP': ('structure',),
+}
+assert [REASON_TEXTS_EN[code] for code in codes['DP']] == [
+    'per-rank memory exceeds device memory'
+]
+assert [REASON_TEXTS_EN[code] for code in codes['EP']] == [
+    'model structure is unsupported'
+]
 
 # %% [markdown] lang="zh"
 # ## 5. 为什么不打综合分
@@ -297,8 +380,19 @@ assert [REASON_TEXTS_EN[code] for code in codes['EP']] == ['model structure is u
 # %%
 reports = evaluate_candidates(candidates, EXAMPLE_ENVIRONMENT)
 md_table(
-    [Text(zh="候选", en="candidate"), Text(zh="通过的门槛数", en="gates passed"), Text(zh="拒绝原因", en="reasons")],
-    [(r.name, f"{len(GATES) - len(r.reasons)} / {len(GATES)}", "<br>".join(x.message for x in r.reasons) or "—") for r in reports],
+    [
+        Text(zh="候选", en="candidate"),
+        Text(zh="通过的门槛数", en="gates passed"),
+        Text(zh="拒绝原因", en="reasons"),
+    ],
+    [
+        (
+            r.name,
+            f"{len(GATES) - len(r.reasons)} / {len(GATES)}",
+            "<br>".join(x.message for x in r.reasons) or "—",
+        )
+        for r in reports
+    ],
 )
 by_name = {r.name: r for r in reports}
 assert len(by_name['DP'].reasons) == len(by_name['EP'].reasons) == 1
@@ -339,18 +433,38 @@ assert by_name['DP'].codes != by_name['EP'].codes
 # context that one device cannot hold, and CP passes:
 
 # %%
-long_context = replace(EXAMPLE_ENVIRONMENT, context_len=131072, max_context_per_device=32768)
-short_context = replace(EXAMPLE_ENVIRONMENT, context_len=4096, max_context_per_device=32768)
+long_context = replace(
+    EXAMPLE_ENVIRONMENT, context_len=131072, max_context_per_device=32768
+)
+short_context = replace(
+    EXAMPLE_ENVIRONMENT, context_len=4096, max_context_per_device=32768
+)
 cp = next(c for c in COURSE_CANDIDATES if c.name == 'CP')
 for env in (EXAMPLE_ENVIRONMENT, short_context, long_context):
     report = evaluate_candidate(cp, env)
     declared = Text(zh="未声明", en="not declared")
     context = declared if env.context_len is None else f"{env.context_len:,}"
-    per_device = declared if env.max_context_per_device is None else f"{env.max_context_per_device:,}"
-    reasons = str(Text(zh="；", en="; ")).join(r.message for r in report.reasons)
-    why = Text(zh=f"。原因：{reasons}", en=f". Reasons: {reasons}") if reasons else ""
-    print(Text(zh=f"上下文 {context}，单卡可容纳 {per_device}：CP {verdicts[report.accepted]}{why}",
-               en=f"context {context}, one device holds {per_device}: CP {verdicts[report.accepted]}{why}"))
+    per_device = (
+        declared
+        if env.max_context_per_device is None
+        else f"{env.max_context_per_device:,}"
+    )
+    reasons = str(Text(zh="；", en="; ")).join(
+        r.message for r in report.reasons
+    )
+    why = (
+        Text(zh=f"。原因：{reasons}", en=f". Reasons: {reasons}")
+        if reasons
+        else ""
+    )
+    print(
+        Text(
+            zh=f"上下文 {context}，单卡可容纳 {per_device}：CP "
+            f"{verdicts[report.accepted]}{why}",
+            en=f"context {context}, one device holds {per_device}: CP "
+            f"{verdicts[report.accepted]}{why}",
+        )
+    )
 assert evaluate_candidate(cp, long_context).accepted
 assert evaluate_candidate(cp, short_context).codes == ('context',)
 
@@ -365,12 +479,27 @@ assert evaluate_candidate(cp, short_context).codes == ('context',)
 
 # %%
 mislabelled = Candidate(
-    "Replica*", 20, {"training", "serving"}, {"dense", "moe"}, "none", role="serving-replica"
+    "Replica*",
+    20,
+    {"training", "serving"},
+    {"dense", "moe"},
+    "none",
+    role="serving-replica",
 )
 report = evaluate_candidate(mislabelled, EXAMPLE_ENVIRONMENT)
-gates = Text(zh="、".join(GATE_SHORT_LABELS[code].zh + f" ({code})" for code in report.codes), en=", ".join(report.codes))
-print(Text(zh=f"拒绝它的门槛：{gates}。原因：{report.reasons[0].message}",
-           en=f"gates that reject it: {gates}. Reason: {report.reasons[0].message}"))
+gates = Text(
+    zh="、".join(
+        GATE_SHORT_LABELS[code].zh + f" ({code})" for code in report.codes
+    ),
+    en=", ".join(report.codes),
+)
+print(
+    Text(
+        zh=f"拒绝它的门槛：{gates}。原因：{report.reasons[0].message}",
+        en=f"gates that reject it: {gates}. Reason: "
+        f"{report.reasons[0].message}",
+    )
+)
 assert report.codes == ('serving',)
 
 # %% [markdown] lang="zh"
@@ -409,7 +538,9 @@ gates_widget
 # zh: 用直接调用核对小部件（小部件只调用 coursekit）。
 # en: Check the widget against a direct call (the widget only calls coursekit).
 assert gates_widget.status == "ok"
-assert [r.accepted for r in gates_widget.result.reports] == [r.accepted for r in evaluate_candidates(candidates, EXAMPLE_ENVIRONMENT)]
+assert [r.accepted for r in gates_widget.result.reports] == [
+    r.accepted for r in evaluate_candidates(candidates, EXAMPLE_ENVIRONMENT)
+]
 
 # %% [markdown] lang="zh"
 # ## 8. 并行度的排除规则，也是门槛
@@ -439,12 +570,27 @@ assert [r.accepted for r in gates_widget.result.reports] == [r.accepted for r in
 
 # %%
 global_batch, devices = 64, 4 * 8
-print(Text(zh="微批次 = 1 时可行的 DP 并行度：", en="DP degrees admissible at micro-batch 1:"),
-      dp_degrees_for_batch(global_batch, micro_batch=1))
-print(Text(zh="最大 DP（微批次 = 1、2）：", en="largest DP (micro-batch 1, 2):"),
-      max_dp_degree(global_batch, micro_batch=1), max_dp_degree(global_batch, micro_batch=2))
-assert check_global_batch(devices, micro_batch=1, grad_accum=2, global_batch=global_batch) is None
-too_wide = check_global_batch(devices, micro_batch=4, grad_accum=1, global_batch=global_batch)
+print(
+    Text(
+        zh="微批次 = 1 时可行的 DP 并行度：",
+        en="DP degrees admissible at micro-batch 1:",
+    ),
+    dp_degrees_for_batch(global_batch, micro_batch=1),
+)
+print(
+    Text(zh="最大 DP（微批次 = 1、2）：", en="largest DP (micro-batch 1, 2):"),
+    max_dp_degree(global_batch, micro_batch=1),
+    max_dp_degree(global_batch, micro_batch=2),
+)
+assert (
+    check_global_batch(
+        devices, micro_batch=1, grad_accum=2, global_batch=global_batch
+    )
+    is None
+)
+too_wide = check_global_batch(
+    devices, micro_batch=4, grad_accum=1, global_batch=global_batch
+)
 print(too_wide.message)
 assert too_wide.code == "global_batch"
 
@@ -475,8 +621,23 @@ gpus_per_node = 8
 rows = []
 for tp in (1, 2, 4, 5, 6, 8, 12):
     reason = check_tp_degree(tp, shape.heads, gpus_per_node)
-    rows.append((tp, Text(zh="通过", en="pass") if reason is None else f"`{reason.code}`", "—" if reason is None else reason.message))
-md_table([Text(zh="TP", en="TP"), Text(zh="结论", en="verdict"), Text(zh="原因", en="reason")], rows)
+    rows.append(
+        (
+            tp,
+            Text(zh="通过", en="pass")
+            if reason is None
+            else f"`{reason.code}`",
+            "—" if reason is None else reason.message,
+        )
+    )
+md_table(
+    [
+        Text(zh="TP", en="TP"),
+        Text(zh="结论", en="verdict"),
+        Text(zh="原因", en="reason"),
+    ],
+    rows,
+)
 assert check_tp_degree(8, shape.heads, gpus_per_node) is None
 assert check_tp_degree(5, shape.heads, gpus_per_node).code == "tp_heads"
 assert check_tp_degree(12, shape.heads, gpus_per_node).code == "interconnect"
@@ -505,10 +666,25 @@ assert check_tp_degree(12, shape.heads, gpus_per_node).code == "interconnect"
 rows = []
 for pp in (2, 3, 4, 8, 40, 48):
     reason = check_pp_degree(pp, shape.layers)
-    warning = Text(zh="（警告）", en=" (warning)") if reason is not None and reason.code in WARNING_CODES else ""
-    verdict = Text(zh="通过", en="pass") if reason is None else f"`{reason.code}`{warning}"
+    warning = (
+        Text(zh="（警告）", en=" (warning)")
+        if reason is not None and reason.code in WARNING_CODES
+        else ""
+    )
+    verdict = (
+        Text(zh="通过", en="pass")
+        if reason is None
+        else f"`{reason.code}`{warning}"
+    )
     rows.append((pp, verdict, "—" if reason is None else reason.message))
-md_table([Text(zh="PP", en="PP"), Text(zh="结论", en="verdict"), Text(zh="原因", en="reason")], rows)
+md_table(
+    [
+        Text(zh="PP", en="PP"),
+        Text(zh="结论", en="verdict"),
+        Text(zh="原因", en="reason"),
+    ],
+    rows,
+)
 assert check_pp_degree(3, shape.layers).code in WARNING_CODES
 assert check_pp_degree(48, shape.layers).code == "pp_layers"
 
@@ -541,7 +717,9 @@ check("q3.first_gate", answer)
 
 # %% tags=["solution"]
 tp = next(c for c in EXAMPLE_CANDIDATES if c.name == "TP")
-answer = evaluate_candidate(tp, replace(EXAMPLE_ENVIRONMENT, link_scope="cross_node")).codes[0]
+answer = evaluate_candidate(
+    tp, replace(EXAMPLE_ENVIRONMENT, link_scope="cross_node")
+).codes[0]
 verify("q3.first_gate", answer)
 
 # %% [markdown] lang="zh"
@@ -563,7 +741,9 @@ check("q3.accepted", answer)
 
 # %% tags=["solution"]
 serving_moe = replace(EXAMPLE_ENVIRONMENT, mode="serving", model_kind="moe")
-answer = {r.name for r in evaluate_candidates(candidates, serving_moe) if r.accepted}
+answer = {
+    r.name for r in evaluate_candidates(candidates, serving_moe) if r.accepted
+}
 verify("q3.accepted", answer)
 
 # %% [markdown] lang="zh"

@@ -70,29 +70,55 @@ from coursekit.widgets.composition import CompositionWidget
 
 
 def show_issues(report):
-    # zh: 逐条打印组合检查报告里的问题：问题代码和当前语言的说明。
-    # en: Print each issue of a composition report: its code and its message in the current language.
+    # zh: 逐条打印组合检查报告里的问题：
+    # zh: 问题代码和当前语言的说明。
+    # en: Print each issue of a composition report: its code and its message in the
+    # en: current language.
     for issue in report.issues:
         print(f"  [{issue.code}] {issue.message}")
 
 
 def show_plan(report):
-    # zh: 用一句话说明组合检查报告：需要多少 rank、是否可行、有哪些问题代码。
-    # en: One sentence about a composition report: ranks needed, valid or not, and the issue codes.
-    verdict = Text(zh="可行", en="valid") if report.valid else Text(zh="不可行", en="not valid")
+    # zh: 用一句话说明组合检查报告：需要多少
+    # zh: rank、是否可行、有哪些问题代码。
+    # en: One sentence about a composition report: ranks needed, valid or not, and
+    # en: the issue codes.
+    verdict = (
+        Text(zh="可行", en="valid")
+        if report.valid
+        else Text(zh="不可行", en="not valid")
+    )
     codes = ", ".join(report.codes) or Text(zh="无", en="none")
-    print(Text(zh=f"需要 {report.required_ranks} 个 rank，{verdict}；问题代码：{codes}",
-               en=f"needs {report.required_ranks} ranks, {verdict}; issue codes: {codes}"))
+    print(
+        Text(
+            zh=f"需要 {report.required_ranks} 个 rank，{verdict}；问题代码："
+            f"{codes}",
+            en=f"needs {report.required_ranks} ranks, {verdict}; issue codes: "
+            f"{codes}",
+        )
+    )
 
 
 def show_counts(comparison):
-    # zh: 对带 EP 的方案，用一句话比较朴素计数和引擎的世界大小。
-    # en: One sentence comparing the naive count with the engine's world size for a plan with EP.
-    verdict = Text(zh="能", en="can") if comparison.engine_valid else Text(zh="不能", en="cannot")
-    print(Text(zh=f"朴素规则：{comparison.naive_required_ranks} 个 rank；引擎的世界大小：{comparison.engine_world_size}；"
-                  f"引擎{verdict}排出这个方案",
-               en=f"naive rule: {comparison.naive_required_ranks} ranks; engine world size: "
-                  f"{comparison.engine_world_size}; the engine {verdict} lay the plan out"))
+    # zh: 对带 EP 的方案，用一句话比较
+    # zh: 朴素计数和引擎的世界大小。
+    # en: One sentence comparing the naive count with the engine's world size for a
+    # en: plan with EP.
+    verdict = (
+        Text(zh="能", en="can")
+        if comparison.engine_valid
+        else Text(zh="不能", en="cannot")
+    )
+    print(
+        Text(
+            zh=f"朴素规则：{comparison.naive_required_ranks} 个 rank；"
+            f"引擎的世界大小：{comparison.engine_world_size}；"
+            f"引擎{verdict}排出这个方案",
+            en=f"naive rule: {comparison.naive_required_ranks} ranks; "
+            f"engine world size: {comparison.engine_world_size}; "
+            f"the engine {verdict} lay the plan out",
+        )
+    )
 
 
 # %% [markdown] lang="zh"
@@ -138,8 +164,12 @@ def show_counts(comparison):
 # message:
 
 # %%
-valid_plan = validate_parallel_composition({'TP': 4, 'PP': 2, 'DP': 2}, 16, 'dense')
-invalid_plan = validate_parallel_composition({'TP': 4, 'PP': 2, 'EP': 2}, 8, 'dense')
+valid_plan = validate_parallel_composition(
+    {'TP': 4, 'PP': 2, 'DP': 2}, 16, 'dense'
+)
+invalid_plan = validate_parallel_composition(
+    {'TP': 4, 'PP': 2, 'EP': 2}, 8, 'dense'
+)
 assert valid_plan.valid
 assert not invalid_plan.valid
 show_plan(valid_plan)
@@ -147,8 +177,10 @@ show_plan(invalid_plan)
 show_issues(invalid_plan)
 
 # %%
-# zh: 手算：TP=4、PP=2、DP=2 需要 4 x 2 x 2 = 16 个 rank；第二个方案在 rank 数和结构两项上都不通过。
-# en: Worked by hand: TP=4, PP=2, DP=2 needs 4 x 2 x 2 = 16 ranks; the second plan fails on ranks and on structure.
+# zh: 手算：TP=4、PP=2、DP=2 需要 4 x 2 x 2 = 16 个 rank；第二个方案在 rank 数和结构
+# zh: 两项上都不通过。
+# en: Worked by hand: TP=4, PP=2, DP=2 needs 4 x 2 x 2 = 16 ranks; the second plan
+# en: fails on ranks and on structure.
 assert valid_plan.required_ranks == 16
 assert invalid_plan.codes == ('ranks', 'structure')
 
@@ -190,7 +222,10 @@ assert moe_plan.valid
 # %%
 for term in ("DP", "Replica"):
     entry = lookup(term)
-    name = Text(zh=f"{entry.zh} ({entry.en}, {entry.abbr})", en=f"{entry.en} ({entry.zh}, {entry.abbr})")
+    name = Text(
+        zh=f"{entry.zh} ({entry.en}, {entry.abbr})",
+        en=f"{entry.en} ({entry.zh}, {entry.abbr})",
+    )
     display(Markdown(f"**{name}**{Text(zh='：', en=': ')}{entry.definition}"))
 
 # %% [markdown] lang="zh"
@@ -205,7 +240,9 @@ for term in ("DP", "Replica"):
 # roles; and a training engine's rank groups do not accept a Replica dimension at all:
 
 # %%
-mixed = validate_parallel_composition({'TP': 2, 'DP': 2, 'Replica': 2}, 8, 'dense')
+mixed = validate_parallel_composition(
+    {'TP': 2, 'DP': 2, 'Replica': 2}, 8, 'dense'
+)
 show_plan(mixed)
 show_issues(mixed)
 assert mixed.codes == ('roles',)
@@ -270,20 +307,47 @@ assert not two_rules.engine_valid
 # %%
 with_dp = compare_ep_rules({'TP': 4, 'PP': 2, 'DP': 2, 'EP': 2})
 show_counts(with_dp)
-print(Text(zh="相差的 rank 数：", en="difference in ranks:"), with_dp.difference_ranks)
-print(Text(zh="专家张量并行 ETP、专家数据并行 EDP：", en="expert tensor parallel ETP, expert data parallel EDP:"),
-      with_dp.expert_tensor_parallel, with_dp.expert_data_parallel)
-assert with_dp.engine_valid and with_dp.difference_ranks == with_dp.naive_required_ranks - with_dp.engine_world_size
-layout = validate_megatron_composition(tp=4, pp=2, dp=2, ep=2, model_kind='dense')
-print(Text(zh="稠密模型上的引擎检查，问题代码：", en="engine check on a dense model, issue codes:"), ", ".join(layout.codes))
+print(
+    Text(zh="相差的 rank 数：", en="difference in ranks:"),
+    with_dp.difference_ranks,
+)
+print(
+    Text(
+        zh="专家张量并行 ETP、专家数据并行 EDP：",
+        en="expert tensor parallel ETP, expert data parallel EDP:",
+    ),
+    with_dp.expert_tensor_parallel,
+    with_dp.expert_data_parallel,
+)
+assert (
+    with_dp.engine_valid
+    and with_dp.difference_ranks
+    == with_dp.naive_required_ranks - with_dp.engine_world_size
+)
+layout = validate_megatron_composition(
+    tp=4, pp=2, dp=2, ep=2, model_kind='dense'
+)
+print(
+    Text(
+        zh="稠密模型上的引擎检查，问题代码：",
+        en="engine check on a dense model, issue codes:",
+    ),
+    ", ".join(layout.codes),
+)
 show_issues(layout)
 expert = expert_rank_groups({'TP': 4, 'PP': 2, 'DP': 2, 'EP': 2})
 dense = rank_groups({'TP': 4, 'PP': 2, 'DP': 2, 'EP': 2})
 # zh: 这里不列出各组：练习 4.1 要你先预测一个 DP 组。
 # en: No group lists here: exercise 4.1 asks you to predict a DP group first.
 same_groups = dense["DP"] == expert["EP"]
-print(Text(zh=f"专家层的 EP 组与稠密层的 DP 组相同吗：{'是' if same_groups else '否'}",
-           en=f"do the expert layers' EP groups equal the dense layers' DP groups: {'yes' if same_groups else 'no'}"))
+print(
+    Text(
+        zh="专家层的 EP 组与稠密层的 DP 组相同吗："
+        f"{'是' if same_groups else '否'}",
+        en="do the expert layers' EP groups equal the dense layers' DP groups: "
+        f"{'yes' if same_groups else 'no'}",
+    )
+)
 # zh: EDP = 1：专家层的 EP 组就是稠密层的 DP 组
 # en: EDP = 1: the expert layers' EP groups are the dense layers' DP groups
 assert dense["DP"] == expert["EP"]
@@ -342,16 +406,39 @@ def show_groups() -> None:
 
 
 verify("q4.dp_group", answer, reveal=show_groups)
-# zh: 出处：NVIDIA/Megatron-LM megatron/core/parallel_state.py 中 initialize_model_parallel 的文档字符串
-# en: Reference: NVIDIA/Megatron-LM megatron/core/parallel_state.py, initialize_model_parallel docstring
-# zh: （16 张 GPU g0 ... g15，张量并行度 2，流水线并行度 4）。
-# en: (16 GPUs g0 ... g15, tensor-parallel size 2, pipeline-parallel size 4).
+# zh: 出处：NVIDIA/Megatron-LM megatron/core
+# zh: /parallel_state.py 中 initialize_model_
+# zh: parallel 的文档字符串（16 张 GPU g0 ... g15，张量并行度 2，流水线并行度 4）。
+# en: Reference: NVIDIA/Megatron-LM megatron/core/parallel_state.py,
+# en: initialize_model_parallel docstring (16 GPUs g0 ... g15, tensor-parallel size
+# en: 2, pipeline-parallel size 4).
 MEGATRON_DOCSTRING_GROUPS = {
-    "DP": [[0, 2], [1, 3], [4, 6], [5, 7], [8, 10], [9, 11], [12, 14], [13, 15]],
-    "TP": [[0, 1], [2, 3], [4, 5], [6, 7], [8, 9], [10, 11], [12, 13], [14, 15]],
+    "DP": [
+        [0, 2],
+        [1, 3],
+        [4, 6],
+        [5, 7],
+        [8, 10],
+        [9, 11],
+        [12, 14],
+        [13, 15],
+    ],
+    "TP": [
+        [0, 1],
+        [2, 3],
+        [4, 5],
+        [6, 7],
+        [8, 9],
+        [10, 11],
+        [12, 13],
+        [14, 15],
+    ],
     "PP": [[0, 4, 8, 12], [1, 5, 9, 13], [2, 6, 10, 14], [3, 7, 11, 15]],
 }
-assert all(groups[dim] == MEGATRON_DOCSTRING_GROUPS[dim] for dim in MEGATRON_DOCSTRING_GROUPS)
+assert all(
+    groups[dim] == MEGATRON_DOCSTRING_GROUPS[dim]
+    for dim in MEGATRON_DOCSTRING_GROUPS
+)
 
 # %% [markdown] lang="zh"
 # 同一 TP 组的 rank 是连续的，DP 组的 rank 相隔 TP，PP 组相隔 TP · DP。
@@ -365,17 +452,33 @@ assert all(groups[dim] == MEGATRON_DOCSTRING_GROUPS[dim] for dim in MEGATRON_DOC
 # (rank r on node r // GPUs per node) and flags the groups that cross nodes:
 
 # %%
-# zh: 参考例子的各组（练习 4.1 的参考解答也算了一遍；这一格不依赖它）
-# en: The reference example's groups (exercise 4.1's worked solution works them out too; this cell does not need it)
+# zh: 参考例子的各组（练习 4.1 的参考
+# zh: 解答也算了一遍；这一格不依赖它）
+# en: The reference example's groups (exercise 4.1's worked solution works them out
+# en: too; this cell does not need it)
 reference = {'TP': 2, 'PP': 4, 'DP': 2}
 groups = rank_groups(reference)
 mapping = map_groups_to_nodes(groups, gpus_per_node=8)
 print(Text(zh="节点数：", en="nodes:"), mapping.num_nodes)
-print(Text(zh="每个 rank 所在的节点：", en="node of each rank:"), mapping.node_of_rank)
-crosses_label = {True: Text(zh="跨节点", en="crosses nodes"), False: Text(zh="不跨节点", en="within a node")}
-print(Text(zh="各维度的组：", en="groups of each dimension:"),
-      str(Text(zh="；", en="; ")).join(f"{dim} {crosses_label[mapping.crosses[dim]]}" for dim in ("TP", "DP", "PP")))
-print(Text(zh="跨节点的 PP 组：", en="PP groups that cross nodes:"), mapping.crossing["PP"])
+print(
+    Text(zh="每个 rank 所在的节点：", en="node of each rank:"),
+    mapping.node_of_rank,
+)
+crosses_label = {
+    True: Text(zh="跨节点", en="crosses nodes"),
+    False: Text(zh="不跨节点", en="within a node"),
+}
+print(
+    Text(zh="各维度的组：", en="groups of each dimension:"),
+    str(Text(zh="；", en="; ")).join(
+        f"{dim} {crosses_label[mapping.crosses[dim]]}"
+        for dim in ("TP", "DP", "PP")
+    ),
+)
+print(
+    Text(zh="跨节点的 PP 组：", en="PP groups that cross nodes:"),
+    mapping.crossing["PP"],
+)
 report = topology_report(reference, gpus_per_node=8)
 assert report.ok and not mapping.crosses["TP"] and mapping.crosses["PP"]
 
@@ -391,8 +494,15 @@ assert report.ok and not mapping.crosses["TP"] and mapping.crosses["PP"]
 # %%
 bad = topology_report({'TP': 8, 'DP': 2}, gpus_per_node=8, order="DP-TP-PP")
 good = topology_report({'TP': 8, 'DP': 2}, gpus_per_node=8, order=DEFAULT_ORDER)
-print(Text(zh=f"TP 组都在节点内吗？默认顺序：{'是' if good.ok else '否'}；DP-TP-PP 顺序：{'是' if bad.ok else '否'}",
-           en=f"TP groups inside nodes? default order: {'yes' if good.ok else 'no'}; order DP-TP-PP: {'yes' if bad.ok else 'no'}"))
+print(
+    Text(
+        zh=f"TP 组都在节点内吗？默认顺序：{'是' if good.ok else '否'}；"
+        f"DP-TP-PP 顺序：{'是' if bad.ok else '否'}",
+        en="TP groups inside nodes? default order: "
+        f"{'yes' if good.ok else 'no'}; order DP-TP-PP: "
+        f"{'yes' if bad.ok else 'no'}",
+    )
+)
 for reason in bad.reasons:
     print(f"  [{reason.code}] {reason.message}")
 assert good.ok and not bad.ok
@@ -408,17 +518,34 @@ assert good.ok and not bad.ok
 
 # %%
 shape = model_shape("megatron-7.5b")
-tp_entries = tp_traffic(seq_len=shape.seq_len, micro_batch=1, hidden=shape.hidden, layers=shape.layers, tp=8)
+tp_entries = tp_traffic(
+    seq_len=shape.seq_len,
+    micro_batch=1,
+    hidden=shape.hidden,
+    layers=shape.layers,
+    tp=8,
+)
 dp_entries = dp_traffic(num_params=shape.num_params / 8, dp=2)
-print(Text(zh="每步调用次数 TP / DP：", en="calls per step, TP / DP:"),
-      sum(e.calls_per_step for e in tp_entries), "/", sum(e.calls_per_step for e in dp_entries))
+print(
+    Text(zh="每步调用次数 TP / DP：", en="calls per step, TP / DP:"),
+    sum(e.calls_per_step for e in tp_entries),
+    "/",
+    sum(e.calls_per_step for e in dp_entries),
+)
 tp_time_ms = {}
 for link in ("intra_node", "cross_node"):
     preset = link_preset(link)
-    timing = traffic_time(tp_entries, bandwidth_bytes_per_s=preset.bandwidth_bytes_per_s, latency_s=preset.latency_s)
+    timing = traffic_time(
+        tp_entries,
+        bandwidth_bytes_per_s=preset.bandwidth_bytes_per_s,
+        latency_s=preset.latency_s,
+    )
     tp_time_ms[link] = timing.total_s * 1e3
     print(preset.label, f"{tp_time_ms[link]:.1f} ms")
-print(Text(zh="跨节点 / 节点内：", en="cross-node / intra-node:"), f"{tp_time_ms['cross_node'] / tp_time_ms['intra_node']:.1f}x")
+print(
+    Text(zh="跨节点 / 节点内：", en="cross-node / intra-node:"),
+    f"{tp_time_ms['cross_node'] / tp_time_ms['intra_node']:.1f}x",
+)
 assert tp_time_ms["cross_node"] > tp_time_ms["intra_node"]
 
 # %% [markdown] lang="zh"
@@ -470,7 +597,10 @@ composition_widget
 # en: Check the widget against direct calls (the widget only calls coursekit).
 assert composition_widget.status == "ok"
 assert composition_widget.result.topology.groups == rank_groups(reference)
-assert composition_widget.result.naive.required_ranks == validate_parallel_composition(reference, 16, "dense").required_ranks
+assert (
+    composition_widget.result.naive.required_ranks
+    == validate_parallel_composition(reference, 16, "dense").required_ranks
+)
 
 # %% [markdown] lang="zh"
 # ## 8. 练习
@@ -492,7 +622,9 @@ answer = ...
 check("q4.naive_ranks", answer)
 
 # %% tags=["solution"]
-answer = validate_parallel_composition({'TP': 2, 'CP': 2, 'PP': 2, 'DP': 2, 'EP': 4}, 1024, 'moe').required_ranks
+answer = validate_parallel_composition(
+    {'TP': 2, 'CP': 2, 'PP': 2, 'DP': 2, 'EP': 4}, 1024, 'moe'
+).required_ranks
 verify("q4.naive_ranks", answer)
 
 # %% [markdown] lang="zh"
@@ -533,7 +665,9 @@ answer = ...
 check("q4.tp_crosses", answer)
 
 # %% tags=["solution"]
-answer = topology_report({'TP': 4, 'DP': 4}, gpus_per_node=8, order="DP-TP-PP").mapping.crosses["TP"]
+answer = topology_report(
+    {'TP': 4, 'DP': 4}, gpus_per_node=8, order="DP-TP-PP"
+).mapping.crosses["TP"]
 verify("q4.tp_crosses", answer)
 
 # %% [markdown] lang="zh"

@@ -50,10 +50,18 @@ from dataclasses import replace
 
 from IPython.display import Markdown, display
 
-from coursekit.capacity import PRECISION_RECIPES, build_resource_ledger, training_state_memory
+from coursekit.capacity import (
+    PRECISION_RECIPES,
+    build_resource_ledger,
+    training_state_memory,
+)
 from coursekit.exercises import check, reveal, show_solution, verify
 from coursekit.exercises.lesson5 import CASE_PARAMS
-from coursekit.gates import check_global_batch, dp_degrees_for_batch, max_dp_degree
+from coursekit.gates import (
+    check_global_batch,
+    dp_degrees_for_batch,
+    max_dp_degree,
+)
 from coursekit.i18n import Text
 from coursekit.matrix import (
     CASE_FITS_ONE_DEVICE,
@@ -75,14 +83,26 @@ from coursekit.matrix import (
 from coursekit.plotting import figure_image, new_figure
 from coursekit.shapes import MODEL_SHAPES
 from coursekit.units import gib_to_bytes
-from coursekit.widgets.matrix import MatrixWidget, matrix_view, short_model_name, verdict_grid_chart
+from coursekit.widgets.matrix import (
+    MatrixWidget,
+    matrix_view,
+    short_model_name,
+    verdict_grid_chart,
+)
 
 
 def show_table(header, rows):
-    # zh: 把若干行单元格显示成 Markdown 表格（只负责排版；数字都来自 coursekit）。
-    # en: Display rows of cells as a Markdown table (presentation only; the numbers come from coursekit).
-    lines = ["| " + " | ".join(str(cell) for cell in header) + " |", "|" + " --- |" * len(header)]
-    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+    # zh: 把若干行单元格显示成 Markdown 表格
+    # zh: （只负责排版；数字都来自 coursekit）。
+    # en: Display rows of cells as a Markdown table (presentation only; the numbers
+    # en: come from coursekit).
+    lines = [
+        "| " + " | ".join(str(cell) for cell in header) + " |",
+        "|" + " --- |" * len(header),
+    ]
+    lines += [
+        "| " + " | ".join(str(cell) for cell in row) + " |" for row in rows
+    ]
     display(Markdown("\n".join(lines)))
 
 
@@ -121,7 +141,11 @@ def show_table(header, rows):
 # %%
 table = matrix_table()
 show_table(table[0], table[1:])
-assert [row[0] for row in table[1:]] == list(STRATEGIES) == ["DP", "FSDP", "TP", "PP"]
+assert (
+    [row[0] for row in table[1:]]
+    == list(STRATEGIES)
+    == ["DP", "FSDP", "TP", "PP"]
+)
 assert len(table[0]) == len(MATRIX_HEADERS) == 5
 
 # %% [markdown] lang="zh"
@@ -199,13 +223,19 @@ example = replace(
     # en: the same cluster and batch as the paper cases, another model
     CASE_STATE_EXCEEDS_DEVICE,
     key="example",
-    title=Text(zh="示例模型：训练状态 64 GiB", en="Example model: 64 GiB of training state"),
+    title=Text(
+        zh="示例模型：训练状态 64 GiB",
+        en="Example model: 64 GiB of training state",
+    ),
     training_state_gib=64.0,
     activation_gib=6.0,
     largest_layer_gib=0.5,
 )
 dp_ledger = build_resource_ledger(
-    example.training_state_gib, example.activation_gib, example.runtime_reserve_gib, example.device_memory_gib
+    example.training_state_gib,
+    example.activation_gib,
+    example.runtime_reserve_gib,
+    example.device_memory_gib,
 )
 print(example.title)
 print("  DP:", dp_ledger.explain())
@@ -244,28 +274,54 @@ assert evaluate_paper_case(example).verdict_of("DP").codes == ("memory",)
 
 # %%
 recipe = PRECISION_RECIPES["zero-fp16-adam"]
-example_params = gib_to_bytes(example.training_state_gib) / recipe.bytes_per_param
+example_params = (
+    gib_to_bytes(example.training_state_gib) / recipe.bytes_per_param
+)
 peak_gib = fsdp_gather_peak_gib(example.largest_layer_gib)
 rows = []
 per_rank = {}
 for ranks in (1, 8, 32):
-    shard_gib = training_state_memory(example_params, dp=ranks, zero_stage=3).total_gib
+    shard_gib = training_state_memory(
+        example_params, dp=ranks, zero_stage=3
+    ).total_gib
     # zh: 只有一个 rank 时它本来就持有全部参数：没有什么要全收集
     # en: one rank holds everything already: nothing to gather
     gathered_gib = peak_gib if ranks > 1 else 0.0
     ledger = build_resource_ledger(
-        shard_gib + gathered_gib, example.activation_gib, example.runtime_reserve_gib, example.device_memory_gib
+        shard_gib + gathered_gib,
+        example.activation_gib,
+        example.runtime_reserve_gib,
+        example.device_memory_gib,
     )
     per_rank[ranks] = ledger.required_gib
-    rows.append([ranks, f"{shard_gib:.2f}", f"{gathered_gib:.2f}", f"{ledger.required_gib:.2f}", ledger.explain()])
-print(Text(zh=f"示例模型的参数量：{example_params / 1e9:.2f}B（{recipe.bytes_per_param:g} 字节/参数）；"
-              f"最大一层 {example.largest_layer_gib:g} GiB，全收集峰值 {peak_gib:.2f} GiB",
-           en=f"The example as parameters: {example_params / 1e9:.2f}B ({recipe.bytes_per_param:g} bytes per parameter); "
-              f"largest layer {example.largest_layer_gib:g} GiB, gather peak {peak_gib:.2f} GiB"))
+    rows.append(
+        [
+            ranks,
+            f"{shard_gib:.2f}",
+            f"{gathered_gib:.2f}",
+            f"{ledger.required_gib:.2f}",
+            ledger.explain(),
+        ]
+    )
+print(
+    Text(
+        zh="示例模型的参数量："
+        f"{example_params / 1e9:.2f}B（{recipe.bytes_per_param:g} 字节/参数）；"
+        f"最大一层 {example.largest_layer_gib:g} GiB，全收集峰值 "
+        f"{peak_gib:.2f} GiB",
+        en=f"The example as parameters: {example_params / 1e9:.2f}B "
+        f"({recipe.bytes_per_param:g} bytes per parameter); largest layer "
+        f"{example.largest_layer_gib:g} GiB, gather peak {peak_gib:.2f} GiB",
+    )
+)
 show_table(
-    [Text(zh="FSDP 分片数 P", en="FSDP ranks P"), Text(zh="M_model/P (GiB)", en="M_model/P (GiB)"),
-     Text(zh="全收集峰值 (GiB)", en="gather peak (GiB)"),
-     Text(zh="每 rank 合计 (GiB)", en="per rank, total (GiB)"), Text(zh="容量账本", en="capacity ledger")],
+    [
+        Text(zh="FSDP 分片数 P", en="FSDP ranks P"),
+        Text(zh="M_model/P (GiB)", en="M_model/P (GiB)"),
+        Text(zh="全收集峰值 (GiB)", en="gather peak (GiB)"),
+        Text(zh="每 rank 合计 (GiB)", en="per rank, total (GiB)"),
+        Text(zh="容量账本", en="capacity ledger"),
+    ],
     rows,
 )
 # zh: 全收集峰值：两层参数 + 一层梯度
@@ -273,8 +329,22 @@ show_table(
 assert abs(peak_gib - 3 * example.largest_layer_gib) < 1e-12
 # zh: 两条路得到同一个数：上面的账本与案例评估。
 # en: Two ways to the same number: the ledger above and the case evaluation.
-assert abs(per_rank[32] - evaluate_paper_case(example).verdict_of("FSDP").memory_per_rank_gib) < 0.01
-assert abs(per_rank[8] - evaluate_paper_case(example, "hierarchical").verdict_of("FSDP").memory_per_rank_gib) < 0.01
+assert (
+    abs(
+        per_rank[32]
+        - evaluate_paper_case(example).verdict_of("FSDP").memory_per_rank_gib
+    )
+    < 0.01
+)
+assert (
+    abs(
+        per_rank[8]
+        - evaluate_paper_case(example, "hierarchical")
+        .verdict_of("FSDP")
+        .memory_per_rank_gib
+    )
+    < 0.01
+)
 
 # %% [markdown] lang="zh"
 # P = 1 时 FSDP 就是 DP，放不下；分到 8 个或 32 个 rank 后都放得下。注意 P 越大，$M_\text{model}/P$ 越小，
@@ -308,12 +378,32 @@ assert abs(per_rank[8] - evaluate_paper_case(example, "hierarchical").verdict_of
 
 # %%
 show_table(
-    [Text(zh="案例", en="Case"), Text(zh="参数量", en="parameters"),
-     Text(zh="激活 (GiB)", en="activations (GiB)"), Text(zh="预留 (GiB)", en="reserve (GiB)"),
-     Text(zh="最大一层的 bf16 权重 (GiB)", en="largest layer, bf16 weights (GiB)"), Text(zh="层数", en="layers"),
-     Text(zh="注意力头数", en="attention heads"), Text(zh="设备 (GiB)", en="device (GiB)")],
-    [[n, f"{CASE_PARAMS[case.key]:,}", case.activation_gib, case.runtime_reserve_gib, case.largest_layer_gib,
-      case.num_layers, case.num_heads, case.device_memory_gib] for n, case in enumerate(PAPER_CASES, start=1)],
+    [
+        Text(zh="案例", en="Case"),
+        Text(zh="参数量", en="parameters"),
+        Text(zh="激活 (GiB)", en="activations (GiB)"),
+        Text(zh="预留 (GiB)", en="reserve (GiB)"),
+        Text(
+            zh="最大一层的 bf16 权重 (GiB)",
+            en="largest layer, bf16 weights (GiB)",
+        ),
+        Text(zh="层数", en="layers"),
+        Text(zh="注意力头数", en="attention heads"),
+        Text(zh="设备 (GiB)", en="device (GiB)"),
+    ],
+    [
+        [
+            n,
+            f"{CASE_PARAMS[case.key]:,}",
+            case.activation_gib,
+            case.runtime_reserve_gib,
+            case.largest_layer_gib,
+            case.num_layers,
+            case.num_heads,
+            case.device_memory_gib,
+        ]
+        for n, case in enumerate(PAPER_CASES, start=1)
+    ],
 )
 
 # %% [markdown] lang="zh"
@@ -343,8 +433,16 @@ show_table(
 my_state_gib = {1: ..., 2: ..., 3: ...}
 my_kind = {1: ..., 2: ..., 3: ...}
 for n in (1, 2, 3):
-    check(f"matrix.case{n}_state_gib", my_state_gib[n], label=Text(zh=f"案例 {n}，训练状态", en=f"Case {n}, state"))
-    check(f"matrix.case{n}_kind", my_kind[n], label=Text(zh=f"案例 {n}，类型", en=f"Case {n}, kind"))
+    check(
+        f"matrix.case{n}_state_gib",
+        my_state_gib[n],
+        label=Text(zh=f"案例 {n}，训练状态", en=f"Case {n}, state"),
+    )
+    check(
+        f"matrix.case{n}_kind",
+        my_kind[n],
+        label=Text(zh=f"案例 {n}，类型", en=f"Case {n}, kind"),
+    )
 
 # %% tags=["solution"]
 my_state_gib, my_kind = {}, {}
@@ -352,16 +450,28 @@ for n, case in enumerate(PAPER_CASES, start=1):
     # zh: 字节 -> GiB
     # en: bytes -> GiB
     my_state_gib[n] = CASE_PARAMS[case.key] * 16 / 2**30
-    layer_need_gib = case.largest_layer_gib + case.activation_gib + case.runtime_reserve_gib
-    state_need_gib = my_state_gib[n] + case.activation_gib + case.runtime_reserve_gib
+    layer_need_gib = (
+        case.largest_layer_gib + case.activation_gib + case.runtime_reserve_gib
+    )
+    state_need_gib = (
+        my_state_gib[n] + case.activation_gib + case.runtime_reserve_gib
+    )
     if layer_need_gib > case.device_memory_gib:
         my_kind[n] = "layer_exceeds_device"
     elif state_need_gib > case.device_memory_gib:
         my_kind[n] = "state_exceeds_device"
     else:
         my_kind[n] = "fits_one_device"
-    verify(f"matrix.case{n}_state_gib", my_state_gib[n], label=Text(zh=f"案例 {n}，训练状态", en=f"Case {n}, state"))
-    verify(f"matrix.case{n}_kind", my_kind[n], label=Text(zh=f"案例 {n}，类型", en=f"Case {n}, kind"))
+    verify(
+        f"matrix.case{n}_state_gib",
+        my_state_gib[n],
+        label=Text(zh=f"案例 {n}，训练状态", en=f"Case {n}, state"),
+    )
+    verify(
+        f"matrix.case{n}_kind",
+        my_kind[n],
+        label=Text(zh=f"案例 {n}，类型", en=f"Case {n}, kind"),
+    )
 
 # %% [markdown] lang="zh"
 # ## 先排除，后比较：亲手填 4 × 3 矩阵
@@ -422,19 +532,44 @@ for n, row in my_matrix.items():
 
 # %% tags=["solution"]
 my_matrix = {
-    # zh: 案例 1：S + A + R = 13 + 4 + 2 = 19 <= 24，DP 放得下；各种切分的并行度都是 1 -> 不需要。
-    # en: Case 1: S + A + R = 13 + 4 + 2 = 19 <= 24, so DP fits; every split has degree 1 -> not needed.
-    1: {"DP": "feasible", "FSDP": "not_preferred", "TP": "not_preferred", "PP": "not_preferred"},
-    # zh: 案例 2：DP 需要 40 + 5 + 2 = 47 > 24（硬约束）；32 路 FSDP：1.25 + 5 + 2 + 0.9 = 9.15，放得下；
-    # en: Case 2: DP needs 40 + 5 + 2 = 47 > 24 (hard); FSDP over 32: 1.25 + 5 + 2 + 0.9 = 9.15 fits;
+    # zh: 案例 1：S + A + R = 13 + 4 + 2 = 19 <= 24，DP 放得下；各种切分的并行度都是
+    # zh: 1 -> 不需要。
+    # en: Case 1: S + A + R = 13 + 4 + 2 = 19 <= 24, so DP fits; every split has
+    # en: degree 1 -> not needed.
+    1: {
+        "DP": "feasible",
+        "FSDP": "not_preferred",
+        "TP": "not_preferred",
+        "PP": "not_preferred",
+    },
+    # zh: 案例 2：DP 需要 40 + 5 + 2 = 47 > 24
+    # zh: （硬约束）；32 路 FSDP：1.25 + 5 + 2 +
+    # zh: 0.9 = 9.15，放得下；
     # zh: 没有哪一层超过设备显存 -> 不需要 TP；PP = 4：10 + 5 + 2 = 17，放得下。
-    # en: no layer exceeds the device -> TP not needed; PP = 4: 10 + 5 + 2 = 17 fits.
-    2: {"DP": "not_preferred", "FSDP": "feasible", "TP": "not_preferred", "PP": "feasible"},
-    # zh: 案例 3：单层 26 GiB；TP = 8 x FSDP = 4：10 + (78 + 8)/8 + 2 = 22.75，放得下，但 TP 的链路未知；
-    # en: Case 3: a 26 GiB layer; TP = 8 x FSDP = 4: 10 + (78 + 8)/8 + 2 = 22.75 fits, but TP's links are unknown;
-    # zh: FSDP 是 TP 的第二个维度；PP 单独切不开这一层，而 TP x FSDP 已经放得下且没有气泡。
-    # en: FSDP is TP's second dimension; PP alone cannot split the layer and TP x FSDP already fits with no bubble.
-    3: {"DP": "not_preferred", "FSDP": "feasible", "TP": "needs_info", "PP": "not_preferred"},
+    # en: Case 2: DP needs 40 + 5 + 2 = 47 > 24 (hard); FSDP over 32:
+    # en: 1.25 + 5 + 2 + 0.9 = 9.15 fits;
+    # en: no layer exceeds the device -> TP not needed; PP = 4: 10 + 5 + 2 = 17
+    # en: fits.
+    2: {
+        "DP": "not_preferred",
+        "FSDP": "feasible",
+        "TP": "not_preferred",
+        "PP": "feasible",
+    },
+    # zh: 案例 3：单层 26 GiB；TP = 8 x FSDP = 4：10 + (78 + 8)/8 + 2 = 22.75，放得
+    # zh: 下，但 TP 的链路未知；
+    # zh: FSDP 是 TP 的第二个维度；PP 单独切不开这一层，而 TP x FSDP 已经放得下且
+    # zh: 没有气泡。
+    # en: Case 3: a 26 GiB layer; TP = 8 x FSDP = 4: 10 + (78 + 8)/8 + 2 = 22.75
+    # en: fits, but TP's links are unknown;
+    # en: FSDP is TP's second dimension; PP alone cannot split the layer and
+    # en: TP x FSDP already fits with no bubble.
+    3: {
+        "DP": "not_preferred",
+        "FSDP": "feasible",
+        "TP": "needs_info",
+        "PP": "not_preferred",
+    },
 }
 for n, row in my_matrix.items():
     for strategy, answer in row.items():
@@ -455,26 +590,53 @@ evaluations = evaluate_paper_cases()
 def show_evaluations() -> None:
     show_table(
         [Text(zh="案例", en="Case"), *STRATEGIES],
-        [[case.title, *[verdict.label for verdict in evaluation.verdicts]]
-         for case, evaluation in zip(PAPER_CASES, evaluations)],
+        [
+            [case.title, *[verdict.label for verdict in evaluation.verdicts]]
+            for case, evaluation in zip(PAPER_CASES, evaluations)
+        ],
     )
     for case, evaluation in zip(PAPER_CASES, evaluations):
         lines = [f"**{case.title}**"]
         for verdict in evaluation.verdicts:
             for reason in verdict.reasons:
-                lines.append(str(Text(zh=f"- {verdict.strategy} · {verdict.label}：{reason.message}",
-                                      en=f"- {verdict.strategy} · {verdict.label}: {reason.message}")))
+                lines.append(
+                    str(
+                        Text(
+                            zh=f"- {verdict.strategy} · {verdict.label}："
+                            f"{reason.message}",
+                            en=f"- {verdict.strategy} · {verdict.label}: "
+                            f"{reason.message}",
+                        )
+                    )
+                )
         display(Markdown("\n".join(lines)))
 
 
-# zh: 这张表含练习 5.1 和 5.2 的答案：按下按钮才显示
-# en: the table holds the answers of exercises 5.1 and 5.2: shown when you press the button
+# zh: 这张表含练习 5.1 和 5.2 的答案：
+# zh: 按下按钮才显示
+# en: the table holds the answers of exercises 5.1 and 5.2: shown when you press the
+# en: button
 reveal(show_evaluations)
 assert [case_kind(case) for case in PAPER_CASES] == list(CASE_KINDS)
 assert [e.summary() for e in evaluations] == [
-    {"DP": "feasible", "FSDP": "not_preferred", "TP": "not_preferred", "PP": "not_preferred"},
-    {"DP": "not_preferred", "FSDP": "feasible", "TP": "not_preferred", "PP": "feasible"},
-    {"DP": "not_preferred", "FSDP": "feasible", "TP": "needs_info", "PP": "not_preferred"},
+    {
+        "DP": "feasible",
+        "FSDP": "not_preferred",
+        "TP": "not_preferred",
+        "PP": "not_preferred",
+    },
+    {
+        "DP": "not_preferred",
+        "FSDP": "feasible",
+        "TP": "not_preferred",
+        "PP": "feasible",
+    },
+    {
+        "DP": "not_preferred",
+        "FSDP": "feasible",
+        "TP": "needs_info",
+        "PP": "not_preferred",
+    },
 ]
 
 # %% [markdown] lang="zh"
@@ -514,7 +676,14 @@ tp = tp_verdict.degree
 fsdp = case3.num_devices // tp
 plans = [
     (Text(zh="纯 DP", en="pure DP"), 1, 1),
-    (Text(zh=f"只用 FSDP（{case3.num_devices} 路）", en=f"FSDP alone ({case3.num_devices} ranks)"), 1, case3.num_devices),
+    (
+        Text(
+            zh=f"只用 FSDP（{case3.num_devices} 路）",
+            en=f"FSDP alone ({case3.num_devices} ranks)",
+        ),
+        1,
+        case3.num_devices,
+    ),
     (Text(zh=f"只用 TP = {tp}", en=f"TP = {tp} alone"), tp, 1),
     (Text(zh=f"TP {tp} × FSDP {fsdp}", en=f"TP {tp} × FSDP {fsdp}"), tp, fsdp),
 ]
@@ -523,11 +692,35 @@ memory = {}
 for name, t, d in plans:
     memory[(t, d)] = combination_memory_gib(case3, tp=t, fsdp=d)
     fits = memory[(t, d)] <= case3.device_memory_gib
-    rows.append([name, f"{memory[(t, d)]:.2f}", Text(zh="放得下", en="fits") if fits else Text(zh="放不下", en="does not fit")])
-show_table([Text(zh="方案", en="Plan"), Text(zh="每 rank (GiB)", en="per rank (GiB)"),
-            Text(zh="24 GiB 设备", en="24 GiB device")], rows)
+    rows.append(
+        [
+            name,
+            f"{memory[(t, d)]:.2f}",
+            Text(zh="放得下", en="fits")
+            if fits
+            else Text(zh="放不下", en="does not fit"),
+        ]
+    )
+show_table(
+    [
+        Text(zh="方案", en="Plan"),
+        Text(zh="每 rank (GiB)", en="per rank (GiB)"),
+        Text(zh="24 GiB 设备", en="24 GiB device"),
+    ],
+    rows,
+)
 assert memory[(tp, 1)] > case3.device_memory_gib >= memory[(tp, fsdp)]
-assert abs(memory[(tp, 1)] - (case3.training_state_gib / tp + case3.activation_gib / tp + case3.runtime_reserve_gib)) < 1e-9
+assert (
+    abs(
+        memory[(tp, 1)]
+        - (
+            case3.training_state_gib / tp
+            + case3.activation_gib / tp
+            + case3.runtime_reserve_gib
+        )
+    )
+    < 1e-9
+)
 assert abs(memory[(tp, fsdp)] - tp_verdict.memory_per_rank_gib) < 1e-9
 assert evaluate_paper_case(case3).verdict_of("FSDP").degree == fsdp
 
@@ -571,8 +764,10 @@ answer = ...
 check("matrix.topology_changed", answer)
 
 # %% tags=["solution"]
-# zh: 只有 TP 的结论取决于缺失的链路信息；每节点 8 张高速互连的 GPU 时，TP = 8 留在一个节点内。
-# en: Only TP's verdict rested on the missing link information; with 8 fast GPUs per node TP = 8 stays inside one node.
+# zh: 只有 TP 的结论取决于缺失的链路信息；每节点 8 张高速互连的 GPU 时，TP = 8 留在
+# zh: 一个节点内。
+# en: Only TP's verdict rested on the missing link information; with 8 fast GPUs per
+# en: node TP = 8 stays inside one node.
 answer = "TP"
 verify("matrix.topology_changed", answer)
 
@@ -583,21 +778,37 @@ for case in PAPER_CASES:
     after = evaluate_paper_case(case, "hierarchical")
     cells = []
     for old, new in zip(before.verdicts, after.verdicts):
-        arrow = "→" if old.verdict != new.verdict or old.degree != new.degree else "="
+        arrow = (
+            "→"
+            if old.verdict != new.verdict or old.degree != new.degree
+            else "="
+        )
         degrees = ["-" if v.degree is None else v.degree for v in (old, new)]
-        cells.append(f"{old.label} ({degrees[0]}) {arrow} {new.label} ({degrees[1]})")
+        cells.append(
+            f"{old.label} ({degrees[0]}) {arrow} {new.label} ({degrees[1]})"
+        )
     rows.append([case.title, *cells])
 
 
 def show_topology_changes() -> None:
-    print(Text(zh="格式：加拓扑前（并行度）→ 加拓扑后（并行度）", en="Format: before (degree) → after (degree)"))
+    print(
+        Text(
+            zh="格式：加拓扑前（并行度）→ 加拓扑后（并行度）",
+            en="Format: before (degree) → after (degree)",
+        )
+    )
     show_table([Text(zh="案例", en="Case"), *STRATEGIES], rows)
     for case in (CASE_STATE_EXCEEDS_DEVICE, CASE_LAYER_EXCEEDS_DEVICE):
         lines = [f"**{case.title}**"]
         for change in topology_changes(case):
             for reason in change.reasons_after:
-                if reason.code in ("dp_across_nodes", "fsdp_hybrid", "fsdp_with_tp_cross_node", "tp_inside_node",
-                                   "pp_across_nodes"):
+                if reason.code in (
+                    "dp_across_nodes",
+                    "fsdp_hybrid",
+                    "fsdp_with_tp_cross_node",
+                    "tp_inside_node",
+                    "pp_across_nodes",
+                ):
                     lines.append(f"- {change.strategy}: {reason.message}")
         display(Markdown("\n".join(lines)))
 
@@ -606,9 +817,21 @@ def show_topology_changes() -> None:
 # en: the table holds the answer of exercise 5.3: shown when you press the button
 reveal(show_topology_changes)
 
-changed = {case.key: [c.strategy for c in topology_changes(case) if c.changed] for case in PAPER_CASES}
-assert changed == {"fits_one_device": [], "state_exceeds_device": [], "layer_exceeds_device": ["TP"]}
-assert evaluate_paper_case(CASE_STATE_EXCEEDS_DEVICE, "hierarchical").verdict_of("FSDP").degree == 8
+changed = {
+    case.key: [c.strategy for c in topology_changes(case) if c.changed]
+    for case in PAPER_CASES
+}
+assert changed == {
+    "fits_one_device": [],
+    "state_exceeds_device": [],
+    "layer_exceeds_device": ["TP"],
+}
+assert (
+    evaluate_paper_case(CASE_STATE_EXCEEDS_DEVICE, "hierarchical")
+    .verdict_of("FSDP")
+    .degree
+    == 8
+)
 
 # %% [markdown] lang="zh"
 # **选择怎样移动，为什么：**
@@ -667,15 +890,30 @@ assert evaluate_paper_case(CASE_STATE_EXCEEDS_DEVICE, "hierarchical").verdict_of
 global_batch = CASE_FITS_ONE_DEVICE.global_batch
 for micro_batch in (1, 4):
     degrees = dp_degrees_for_batch(global_batch, micro_batch)
-    print(Text(zh=f"全局批大小 {global_batch}，微批次 {micro_batch}：允许的 DP 并行度 {degrees}",
-               en=f"global batch {global_batch}, micro-batch {micro_batch}: allowed DP degrees {degrees}"))
+    print(
+        Text(
+            zh=f"全局批大小 {global_batch}，微批次 {micro_batch}：允许的 DP "
+            f"并行度 {degrees}",
+            en=f"global batch {global_batch}, micro-batch {micro_batch}: "
+            f"allowed DP degrees {degrees}",
+        )
+    )
 # zh: rank 数比这批的序列条数多 32
 # en: 32 ranks more than the batch has sequences
 too_many = max_dp_degree(global_batch, 1) + 32
 reason = check_global_batch(too_many, 1, 1, global_batch)
-print(Text(zh=f"{too_many} 个 rank 做纯 DP：", en=f"Pure DP on {too_many} ranks: ").render() + reason.message)
+print(
+    Text(
+        zh=f"{too_many} 个 rank 做纯 DP：", en=f"Pure DP on {too_many} ranks: "
+    ).render()
+    + reason.message
+)
 assert reason is not None and reason.code == "global_batch"
-assert max(dp_degrees_for_batch(global_batch, 4)) == max_dp_degree(global_batch, 4) == global_batch // 4
+assert (
+    max(dp_degrees_for_batch(global_batch, 4))
+    == max_dp_degree(global_batch, 4)
+    == global_batch // 4
+)
 
 # %% [markdown] lang="zh"
 # 所以在 96 个 rank 上训练全局批大小 64 的模型，纯 DP 行不通：多出来的 rank 必须交给 TP / PP 等模型并行维度，
@@ -750,24 +988,41 @@ matrix_widget = MatrixWidget()
 matrix_widget
 
 # %%
-# zh: 小部件的每一格都是 evaluate_paper_case 对 constraint_case 所建案例给出的结论。
-# en: The widget's cells are evaluate_paper_case's on the case constraint_case builds.
+# zh: 小部件的每一格都是 evaluate_paper_case
+# zh: 对 constraint_case 所建案例给出的结论。
+# en: The widget's cells are evaluate_paper_case's on the case constraint_case
+# en: builds.
 view = matrix_widget.result
 assert view.evaluation == evaluate_paper_case(
-    constraint_case("megatron-7.5b", device_memory_gib=24, global_batch=64, seq_len=2048), "unspecified"
+    constraint_case(
+        "megatron-7.5b", device_memory_gib=24, global_batch=64, seq_len=2048
+    ),
+    "unspecified",
 )
-# zh: 核对“试一试”第 3 步（7.5B，互连未知）：32768 个 token 时 PP 不再可行、FSDP 要靠 TP 先切开一层；
-# en: Check step 3 of "Try this" (7.5B, interconnect unknown): at 32768 tokens PP is no longer feasible and FSDP needs
+# zh: 核对“试一试”第 3 步（7.5B，互连未知）：32768 个 token 时 PP 不再可行、FSDP 要
+# zh: 靠 TP 先切开一层；
 # zh: 全局批大小 16 时 FSDP 因批大小被排除，只剩 PP。
-# en: TP to split a layer first; with a global batch of 16, FSDP is excluded by the batch and only PP is left.
-long_context = evaluate_paper_case(constraint_case("megatron-7.5b", device_memory_gib=24, global_batch=64,
-                                                   seq_len=32768), "unspecified")
+# en: Check step 3 of "Try this" (7.5B, interconnect unknown): at 32768 tokens PP is
+# en: no longer feasible and FSDP needs TP to split a layer first; with a global
+# en: batch of 16, FSDP is excluded by the batch and only PP is left.
+long_context = evaluate_paper_case(
+    constraint_case(
+        "megatron-7.5b", device_memory_gib=24, global_batch=64, seq_len=32768
+    ),
+    "unspecified",
+)
 assert long_context.verdict_of("PP").verdict == "not_preferred"
 assert long_context.verdict_of("FSDP").codes == ("fsdp_with_tp",)
-small_batch = evaluate_paper_case(constraint_case("megatron-7.5b", device_memory_gib=24, global_batch=16,
-                                                  seq_len=2048), "unspecified")
+small_batch = evaluate_paper_case(
+    constraint_case(
+        "megatron-7.5b", device_memory_gib=24, global_batch=16, seq_len=2048
+    ),
+    "unspecified",
+)
 assert small_batch.verdict_of("FSDP").codes == ("global_batch",)
-assert [s for s, v in small_batch.summary().items() if v == "feasible"] == ["PP"]
+assert [s for s, v in small_batch.summary().items() if v == "feasible"] == [
+    "PP"
+]
 
 # %% [markdown] lang="zh"
 # 下图把同样的规则用在全部八个模型上（单卡 24 GiB、拓扑已知、全局批大小 64、序列 2048、32 张卡）：
@@ -795,13 +1050,17 @@ assert [s for s, v in small_batch.summary().items() if v == "feasible"] == ["PP"
 #   memory.
 
 # %%
-grid_views = [matrix_view(name, 24, "hierarchical", 64, 2048) for name in MODEL_SHAPES]
+grid_views = [
+    matrix_view(name, 24, "hierarchical", 64, 2048) for name in MODEL_SHAPES
+]
 fig = new_figure(6.0, 3.2)
 verdict_grid_chart(fig.add_subplot(), grid_views)
 display(figure_image(fig))
 
-# zh: 把图的每一列写成列表：该策略可行的那些模型。
-# en: Each column of the figure as a list: the models on which the strategy is feasible.
+# zh: 把图的每一列写成列表：
+# zh: 该策略可行的那些模型。
+# en: Each column of the figure as a list: the models on which the strategy is
+# en: feasible.
 names = [short_model_name(view.model) for view in grid_views]
 verdicts = [view.evaluation.summary() for view in grid_views]
 for strategy in STRATEGIES:
@@ -814,14 +1073,33 @@ for strategy in STRATEGIES:
             with_tp = verdict.codes[0] == "fsdp_with_tp"
             zh_items.append(name + ("（TP × FSDP）" if with_tp else ""))
             en_items.append(name + (" (TP × FSDP)" if with_tp else ""))
-    print(Text(zh=f"{strategy} 可行：{'、'.join(zh_items) or '没有'}",
-               en=f"{strategy} feasible: {', '.join(en_items) or 'none'}"))
-nothing = [name for name, summary in zip(names, verdicts) if "feasible" not in summary.values()]
-print(Text(zh="全部不优先：" + "、".join(nothing), en="nothing feasible: " + ", ".join(nothing)))
+    print(
+        Text(
+            zh=f"{strategy} 可行：{'、'.join(zh_items) or '没有'}",
+            en=f"{strategy} feasible: {', '.join(en_items) or 'none'}",
+        )
+    )
+nothing = [
+    name
+    for name, summary in zip(names, verdicts)
+    if "feasible" not in summary.values()
+]
+print(
+    Text(
+        zh="全部不优先：" + "、".join(nothing),
+        en="nothing feasible: " + ", ".join(nothing),
+    )
+)
 smallest = grid_views[0].case
-print(Text(zh=f"最小的模型 {names[0]}：训练状态 {smallest.training_state_gib:.1f} GiB，单卡 {smallest.device_memory_gib:g} GiB",
-           en=f"smallest model, {names[0]}: training state {smallest.training_state_gib:.1f} GiB, "
-              f"device {smallest.device_memory_gib:g} GiB"))
+print(
+    Text(
+        zh=f"最小的模型 {names[0]}：训练状态 {smallest.training_state_gib:.1f} "
+        f"GiB，单卡 {smallest.device_memory_gib:g} GiB",
+        en=f"smallest model, {names[0]}: training state "
+        f"{smallest.training_state_gib:.1f} GiB, "
+        f"device {smallest.device_memory_gib:g} GiB",
+    )
+)
 
 # zh: 用同一份数据核对上文对这张图的解读。
 # en: Check the reading of the figure given above, on the same data.
@@ -834,14 +1112,29 @@ while verdicts[small]["FSDP"] == verdicts[small]["PP"] == "feasible":
     assert verdicts[small]["TP"] == "not_preferred"
     small += 1
 assert small >= 2
-# zh: 再大两档：TP 可行，它的布局同时也用 FSDP 切分，FSDP 这一格说的正是这个布局
-# en: the next two sizes: TP feasible, its layout shards with FSDP too, and the FSDP cell names that very layout
-for view, summary in zip(grid_views[small:small + 2], verdicts[small:small + 2]):
-    assert summary == {"DP": "not_preferred", "FSDP": "feasible", "TP": "feasible", "PP": "not_preferred"}
-    tp_plan, fsdp_cell = view.evaluation.verdict_of("TP"), view.evaluation.verdict_of("FSDP")
+# zh: 再大两档：TP 可行，它的布局同时也用
+# zh: FSDP 切分，FSDP 这一格说的正是这个布局
+# en: the next two sizes: TP feasible, its layout shards with FSDP too, and the FSDP
+# en: cell names that very layout
+for view, summary in zip(
+    grid_views[small : small + 2], verdicts[small : small + 2]
+):
+    assert summary == {
+        "DP": "not_preferred",
+        "FSDP": "feasible",
+        "TP": "feasible",
+        "PP": "not_preferred",
+    }
+    tp_plan, fsdp_cell = (
+        view.evaluation.verdict_of("TP"),
+        view.evaluation.verdict_of("FSDP"),
+    )
     assert tp_plan.reasons[0].params["fsdp"] == fsdp_cell.degree > 1
-    assert fsdp_cell.codes[0] == "fsdp_with_tp" and view.evaluation.verdict_of("PP").hard_excluded
-assert nothing == names[small + 2:] and len(nothing) >= 2
+    assert (
+        fsdp_cell.codes[0] == "fsdp_with_tp"
+        and view.evaluation.verdict_of("PP").hard_excluded
+    )
+assert nothing == names[small + 2 :] and len(nothing) >= 2
 
 # %% [markdown] lang="zh"
 # ## 系统场景连接
@@ -876,19 +1169,35 @@ device_gib, reserve_gib = 24.0, 2.0
 full_finetune = training_state_memory(7e9)
 # zh: 没有梯度，也没有优化器状态
 # en: no grads, no optimizer
-frozen_base = training_state_memory(7e9, param_bytes=2, grad_bytes=0, optimizer_bytes=0)
+frozen_base = training_state_memory(
+    7e9, param_bytes=2, grad_bytes=0, optimizer_bytes=0
+)
 # zh: 示意的 LoRA 规模；用混合精度 Adam 训练
 # en: illustrative LoRA size; trained with mixed-precision Adam
 adapters = training_state_memory(40e6)
 peft_gib = frozen_base.total_gib + adapters.total_gib
 yes_no = {True: Text(zh="是", en="yes"), False: Text(zh="否", en="no")}
 show_table(
-    [Text(zh="做法", en="Approach"), Text(zh="训练状态 (GiB)", en="training state (GiB)"),
-     Text(zh="单卡 24 GiB 放得下？", en="fits a 24 GiB device?")],
-    [[Text(zh="全量微调 7B", en="full fine-tuning, 7B"), f"{full_finetune.total_gib:.1f}",
-      yes_no[full_finetune.total_gib + reserve_gib <= device_gib]],
-     [Text(zh="PEFT：冻结 7B + 40M 可训练", en="PEFT: frozen 7B + 40M trainable"), f"{peft_gib:.1f}",
-      yes_no[peft_gib + reserve_gib <= device_gib]]],
+    [
+        Text(zh="做法", en="Approach"),
+        Text(zh="训练状态 (GiB)", en="training state (GiB)"),
+        Text(zh="单卡 24 GiB 放得下？", en="fits a 24 GiB device?"),
+    ],
+    [
+        [
+            Text(zh="全量微调 7B", en="full fine-tuning, 7B"),
+            f"{full_finetune.total_gib:.1f}",
+            yes_no[full_finetune.total_gib + reserve_gib <= device_gib],
+        ],
+        [
+            Text(
+                zh="PEFT：冻结 7B + 40M 可训练",
+                en="PEFT: frozen 7B + 40M trainable",
+            ),
+            f"{peft_gib:.1f}",
+            yes_no[peft_gib + reserve_gib <= device_gib],
+        ],
+    ],
 )
 assert full_finetune.total_gib > device_gib > peft_gib + reserve_gib
 

@@ -50,14 +50,23 @@ coursekit.set_language("{{LANG}}")
 
 from IPython.display import Markdown, display
 
-from coursekit.capacity import activation_memory, build_resource_ledger, training_state_memory
+from coursekit.capacity import (
+    activation_memory,
+    build_resource_ledger,
+    training_state_memory,
+)
 from coursekit.communication import tp_traffic, traffic_time
 from coursekit.exercises import check, show_solution, verify
 from coursekit.gates import check_pp_degree, check_tp_degree
 from coursekit.hardware import link_preset
 from coursekit.i18n import Text, tr
 from coursekit.matrix import CASE_FITS_ONE_DEVICE, evaluate_paper_case
-from coursekit.pipeline import bubble_fraction, bubble_overhead, gantt_rows, simulate_schedule
+from coursekit.pipeline import (
+    bubble_fraction,
+    bubble_overhead,
+    gantt_rows,
+    simulate_schedule,
+)
 from coursekit.plotting import figure_image, label, new_figure
 from coursekit.scaling import (
     diagnose_efficiency,
@@ -72,9 +81,15 @@ from coursekit.widgets.scaling import ScalingWidget
 
 
 def show_table(header, rows):
-    """Display rows of cells as a Markdown table (presentation only; the numbers come from coursekit)."""
-    lines = ["| " + " | ".join(str(cell) for cell in header) + " |", "|" + " --- |" * len(header)]
-    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+    """Display rows of cells as a Markdown table (presentation only; the numbers
+    come from coursekit)."""
+    lines = [
+        "| " + " | ".join(str(cell) for cell in header) + " |",
+        "|" + " --- |" * len(header),
+    ]
+    lines += [
+        "| " + " | ".join(str(cell) for cell in row) + " |" for row in rows
+    ]
     display(Markdown("\n".join(lines)))
 
 
@@ -140,9 +155,19 @@ schedules = {}
 for microbatches in (4, 16):
     fraction = bubble_fraction(stages, microbatches)
     overhead = bubble_overhead(stages, microbatches)
-    schedules[microbatches] = simulated = simulate_schedule(stages, microbatches, schedule="1f1b")
-    rows.append([stages, microbatches, f"{fraction:.1%}", f"{overhead:.1%}", f"{simulated.idle_fraction:.1%}",
-                 f"{simulated.makespan_s:g}"])
+    schedules[microbatches] = simulated = simulate_schedule(
+        stages, microbatches, schedule="1f1b"
+    )
+    rows.append(
+        [
+            stages,
+            microbatches,
+            f"{fraction:.1%}",
+            f"{overhead:.1%}",
+            f"{simulated.idle_fraction:.1%}",
+            f"{simulated.makespan_s:g}",
+        ]
+    )
     # zh: 各阶段均衡：模拟 = 公式
     # en: balanced stages: simulation = formula
     assert abs(simulated.idle_fraction - fraction) < 1e-12
@@ -150,9 +175,14 @@ for microbatches in (4, 16):
     # en: fraction = overhead / (1 + overhead)
     assert abs(overhead / (1 + overhead) - fraction) < 1e-12
 show_table(
-    ["p", "m", Text(zh="比例 (p-1)/(m+p-1)", en="fraction (p-1)/(m+p-1)"),
-     Text(zh="开销 (p-1)/m", en="overhead (p-1)/m"), Text(zh="模拟空闲比例", en="simulated idle share"),
-     Text(zh="一步时长 (s)", en="makespan (s)")],
+    [
+        "p",
+        "m",
+        Text(zh="比例 (p-1)/(m+p-1)", en="fraction (p-1)/(m+p-1)"),
+        Text(zh="开销 (p-1)/m", en="overhead (p-1)/m"),
+        Text(zh="模拟空闲比例", en="simulated idle share"),
+        Text(zh="一步时长 (s)", en="makespan (s)"),
+    ],
     rows,
 )
 assert bubble_fraction(4, 4) > bubble_fraction(4, 16)
@@ -174,13 +204,36 @@ colours = {"F": "#4c72b0", "B": "#dd8452"}
 for ax, microbatches in zip(axes, (4, 16)):
     schedule = schedules[microbatches]
     for row in gantt_rows(schedule):
-        ax.broken_barh([(0, schedule.makespan_s)], (row.stage - 0.4, 0.8), facecolors="#e6e6e6")
+        ax.broken_barh(
+            [(0, schedule.makespan_s)],
+            (row.stage - 0.4, 0.8),
+            facecolors="#e6e6e6",
+        )
         for phase, colour in colours.items():
-            spans = [(bar.start_s, bar.duration_s) for bar in row.bars if bar.phase == phase]
-            ax.broken_barh(spans, (row.stage - 0.4, 0.8), facecolors=colour, edgecolors="white", linewidth=0.3)
-    ax.set_yticks(range(stages), labels=[label(row.label) for row in gantt_rows(schedule)], fontsize=7)
+            spans = [
+                (bar.start_s, bar.duration_s)
+                for bar in row.bars
+                if bar.phase == phase
+            ]
+            ax.broken_barh(
+                spans,
+                (row.stage - 0.4, 0.8),
+                facecolors=colour,
+                edgecolors="white",
+                linewidth=0.3,
+            )
+    ax.set_yticks(
+        range(stages),
+        labels=[label(row.label) for row in gantt_rows(schedule)],
+        fontsize=7,
+    )
     ax.set_ylim(stages - 0.5, -0.5)
-    idle = label(Text(zh=f"空闲 {schedule.idle_fraction:.0%}", en=f"{schedule.idle_fraction:.0%} idle"))
+    idle = label(
+        Text(
+            zh=f"空闲 {schedule.idle_fraction:.0%}",
+            en=f"{schedule.idle_fraction:.0%} idle",
+        )
+    )
     ax.set_title(f"1F1B: p = {stages}, m = {microbatches}: {idle}", fontsize=9)
 axes[-1].set_xlabel(label(Text(zh="时间 (s)", en="time (s)")))
 figure_image(fig)
@@ -247,35 +300,76 @@ pipeline_widget
 # `exposed_ms` and the whole step `step_ms`. Once all four are filled in, the cell draws your timeline.
 
 # %%
-timeline_colours = {"compute_ms": "#4c72b0", "exposed_ms": "#c44e52", "bubble_ms": "#cccccc"}
-timeline_labels = {"compute_ms": Text(zh="计算", en="compute"), "exposed_ms": Text(zh="暴露的通信", en="exposed communication"),
-                   "bubble_ms": Text(zh="等待：流水线气泡", en="wait: pipeline bubble")}
+timeline_colours = {
+    "compute_ms": "#4c72b0",
+    "exposed_ms": "#c44e52",
+    "bubble_ms": "#cccccc",
+}
+timeline_labels = {
+    "compute_ms": Text(zh="计算", en="compute"),
+    "exposed_ms": Text(zh="暴露的通信", en="exposed communication"),
+    "bubble_ms": Text(zh="等待：流水线气泡", en="wait: pipeline bubble"),
+}
 
 
 def draw_my_timeline(parts_ms):
-    """Draw one step from the learner's numbers (compute, exposed communication, bubble), end to end."""
+    """Draw one step from the learner's numbers (compute, exposed communication,
+    bubble), end to end."""
     fig = new_figure(7.0, 1.3)
     ax = fig.add_subplot()
     start = 0.0
     for key in ("compute_ms", "exposed_ms", "bubble_ms"):
-        ax.barh(0, parts_ms[key], left=start, height=0.5, color=timeline_colours[key], label=label(timeline_labels[key]))
+        ax.barh(
+            0,
+            parts_ms[key],
+            left=start,
+            height=0.5,
+            color=timeline_colours[key],
+            label=label(timeline_labels[key]),
+        )
         start += parts_ms[key]
-    ax.axvline(parts_ms["step_ms"], color="black", linewidth=1.0, linestyle="--")
+    ax.axvline(
+        parts_ms["step_ms"], color="black", linewidth=1.0, linestyle="--"
+    )
     ax.set_yticks([])
-    ax.set_xlabel(label(Text(zh="一步内的时间 (ms)；虚线是你填的整步时长", en="time within the step (ms); dashed: your step_ms")))
-    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
+    ax.set_xlabel(
+        label(
+            Text(
+                zh="一步内的时间 (ms)；虚线是你填的整步时长",
+                en="time within the step (ms); dashed: your step_ms",
+            )
+        )
+    )
+    ax.legend(
+        fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False
+    )
     return figure_image(fig)
 
 
 # %% tags=["learner"]
-my_timeline_ms = {"compute_ms": ..., "bubble_ms": ..., "exposed_ms": ..., "step_ms": ...}
+my_timeline_ms = {
+    "compute_ms": ...,
+    "bubble_ms": ...,
+    "exposed_ms": ...,
+    "step_ms": ...,
+}
 for part, value in my_timeline_ms.items():
     check(f"pipeline.timeline_{part}", value, label=part)
-# zh: 只画得出非负的时长：一段负的时间会和前一段重叠，图就误导人了
-# en: only non-negative durations can be drawn: a negative one would overlap the part before it and mislead
-if all(isinstance(value, (int, float)) and not isinstance(value, bool) for value in my_timeline_ms.values()):
+# zh: 只画得出非负的时长：一段负的
+# zh: 时间会和前一段重叠，图就误导人了
+# en: only non-negative durations can be drawn: a negative one would overlap the
+# en: part before it and mislead
+if all(
+    isinstance(value, (int, float)) and not isinstance(value, bool)
+    for value in my_timeline_ms.values()
+):
     if min(my_timeline_ms.values()) < 0:
-        print(Text(zh="不画时间线：时长不能是负数。", en="No timeline drawn: a duration cannot be negative."))
+        print(
+            Text(
+                zh="不画时间线：时长不能是负数。",
+                en="No timeline drawn: a duration cannot be negative.",
+            )
+        )
     else:
         display(draw_my_timeline(my_timeline_ms))
 
@@ -359,9 +453,15 @@ samples_per_device = 8
 compute_s = 0.40
 timelines = {
     "A": step_timeline(compute_s, 0.12, overlap_fraction=0.25),
-    "B": step_timeline(compute_s, 0.12, overlap_fraction=1.0, input_wait_s=0.09),
-    "C": step_timeline(compute_s, 0.12, overlap_fraction=1.0,
-                       load_imbalance_s=load_imbalance_s([0.40, 0.40, 0.40, 0.52])),
+    "B": step_timeline(
+        compute_s, 0.12, overlap_fraction=1.0, input_wait_s=0.09
+    ),
+    "C": step_timeline(
+        compute_s,
+        0.12,
+        overlap_fraction=1.0,
+        load_imbalance_s=load_imbalance_s([0.40, 0.40, 0.40, 0.52]),
+    ),
 }
 single_throughput = samples_per_device / compute_s
 rows = []
@@ -372,17 +472,39 @@ for name, timeline in timelines.items():
     # zh: 两条路得到同一个 E(P)
     # en: two ways to E(P)
     assert abs(efficiency - diagnosis.compute_fraction) < 1e-12
-    rows.append([name, f"{timeline.step_s * MS_PER_S:.0f}", f"{efficiency:.2f}",
-                 tr(f"scaling.segment_{diagnosis.dominant}"), diagnosis.reason.message])
+    rows.append(
+        [
+            name,
+            f"{timeline.step_s * MS_PER_S:.0f}",
+            f"{efficiency:.2f}",
+            tr(f"scaling.segment_{diagnosis.dominant}"),
+            diagnosis.reason.message,
+        ]
+    )
 show_table(
-    [Text(zh="作业", en="Job"), Text(zh="一步 (ms)", en="step (ms)"), "E(32)", Text(zh="主因", en="dominant"),
-     Text(zh="诊断", en="diagnosis")],
+    [
+        Text(zh="作业", en="Job"),
+        Text(zh="一步 (ms)", en="step (ms)"),
+        "E(32)",
+        Text(zh="主因", en="dominant"),
+        Text(zh="诊断", en="diagnosis"),
+    ],
     rows,
 )
-assert [diagnose_efficiency(t).dominant for t in timelines.values()] == ["communication", "input", "load_imbalance"]
+assert [diagnose_efficiency(t).dominant for t in timelines.values()] == [
+    "communication",
+    "input",
+    "load_imbalance",
+]
 
-segment_colours = {"compute": "#4c72b0", "hidden_communication": "#8fbc8f", "communication": "#c44e52",
-                   "input": "#937860", "load_imbalance": "#8172b3", "bubble": "#cccccc"}
+segment_colours = {
+    "compute": "#4c72b0",
+    "hidden_communication": "#8fbc8f",
+    "communication": "#c44e52",
+    "input": "#937860",
+    "load_imbalance": "#8172b3",
+    "bubble": "#cccccc",
+}
 fig = new_figure(7.5, 2.4)
 ax = fig.add_subplot()
 seen = set()
@@ -390,13 +512,23 @@ for y, (name, timeline) in enumerate(timelines.items()):
     for segment in timeline.segments():
         lane = y + (0.22 if segment.kind == "hidden_communication" else -0.12)
         height = 0.2 if segment.kind == "hidden_communication" else 0.45
-        ax.barh(lane, segment.duration_s * MS_PER_S, left=segment.start_s * MS_PER_S, height=height,
-                color=segment_colours[segment.kind], label=None if segment.kind in seen else label(segment.label))
+        ax.barh(
+            lane,
+            segment.duration_s * MS_PER_S,
+            left=segment.start_s * MS_PER_S,
+            height=height,
+            color=segment_colours[segment.kind],
+            label=None if segment.kind in seen else label(segment.label),
+        )
         seen.add(segment.kind)
 ax.set_yticks(range(len(timelines)), labels=list(timelines))
 ax.set_ylim(len(timelines) - 0.4, -0.6)
-ax.set_xlabel(label(Text(zh="一步内的时间 (ms)", en="time within one step (ms)")))
-ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
+ax.set_xlabel(
+    label(Text(zh="一步内的时间 (ms)", en="time within one step (ms)"))
+)
+ax.legend(
+    fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False
+)
 figure_image(fig)
 
 # %% [markdown] lang="zh"
@@ -484,25 +616,63 @@ scaling_widget
 # decide the strategy, not the parameter count.
 
 # %%
-# zh: GPT-3 Large（Brown 等 2020，表 2.1）：760M 参数，24 层，d_model 1536，16 个头。
-# en: GPT-3 Large (Brown et al. 2020, Table 2.1): 760M parameters, 24 layers, d_model 1536, 16 heads.
+# zh: GPT-3 Large（Brown 等 2020，表 2.1）：760M 参数，24 层，d_model 1536，16
+# zh: 个头。
+# en: GPT-3 Large (Brown et al. 2020, Table 2.1): 760M parameters, 24 layers,
+# en: d_model 1536, 16 heads.
 gpt3_large = dict(params=760e6, layers=24, hidden=1536, heads=16)
 # zh: 第 1 课的设备显存和运行时预留
 # en: lesson 1's device and runtime reserve
 device_gib, reserve_gib = 24.0, 2.0
 state = training_state_memory(gpt3_large["params"])
-rows = [[Text(zh="只看 bf16 权重", en="bf16 weights only"), f"{state.params_gib:.2f}", "-"],
-        [Text(zh="完整训练状态（混合精度 Adam）", en="full training state (mixed-precision Adam)"),
-         f"{state.total_gib:.2f}", "-"]]
+rows = [
+    [
+        Text(zh="只看 bf16 权重", en="bf16 weights only"),
+        f"{state.params_gib:.2f}",
+        "-",
+    ],
+    [
+        Text(
+            zh="完整训练状态（混合精度 Adam）",
+            en="full training state (mixed-precision Adam)",
+        ),
+        f"{state.total_gib:.2f}",
+        "-",
+    ],
+]
 fits = {}
 for seq_len in (2048, 8192):
-    act_gib = bytes_to_gib(activation_memory(seq_len=seq_len, micro_batch=1, hidden=gpt3_large["hidden"],
-                                             heads=gpt3_large["heads"], layers=gpt3_large["layers"]))
-    ledger = build_resource_ledger(state.total_gib, act_gib, reserve_gib, device_gib)
+    act_gib = bytes_to_gib(
+        activation_memory(
+            seq_len=seq_len,
+            micro_batch=1,
+            hidden=gpt3_large["hidden"],
+            heads=gpt3_large["heads"],
+            layers=gpt3_large["layers"],
+        )
+    )
+    ledger = build_resource_ledger(
+        state.total_gib, act_gib, reserve_gib, device_gib
+    )
     fits[seq_len] = ledger.fits_one_device
-    rows.append([Text(zh=f"+ 激活，上下文 {seq_len} token", en=f"+ activations, context {seq_len} tokens"),
-                 f"{ledger.required_gib:.2f}", ledger.explain()])
-show_table([Text(zh="算什么", en="What is counted"), "GiB", Text(zh="容量账本", en="capacity ledger")], rows)
+    rows.append(
+        [
+            Text(
+                zh=f"+ 激活，上下文 {seq_len} token",
+                en=f"+ activations, context {seq_len} tokens",
+            ),
+            f"{ledger.required_gib:.2f}",
+            ledger.explain(),
+        ]
+    )
+show_table(
+    [
+        Text(zh="算什么", en="What is counted"),
+        "GiB",
+        Text(zh="容量账本", en="capacity ledger"),
+    ],
+    rows,
+)
 assert state.params_gib < 1.5 and fits == {2048: True, 8192: False}
 # zh: 核对上文说的“11 GiB”
 # en: check the "11 GiB" stated above
@@ -530,21 +700,49 @@ assert round(state.total_gib) == 11
 # zh: 节点内按 H100 NVLink，跨节点按 InfiniBand NDR
 # en: H100 NVLink, InfiniBand NDR
 intra_node, cross_node = link_preset("intra_node"), link_preset("cross_node")
-model = dict(seq_len=2048, micro_batch=1, hidden=4096, layers=32, heads=32, gpus_per_node=8)
+model = dict(
+    seq_len=2048,
+    micro_batch=1,
+    hidden=4096,
+    layers=32,
+    heads=32,
+    gpus_per_node=8,
+)
 rows = []
 times = {}
 for tp in (2, 4, 8, 16):
     placement = check_tp_degree(tp, model["heads"], model["gpus_per_node"])
     link = intra_node if placement is None else cross_node
-    entries = tp_traffic(seq_len=model["seq_len"], micro_batch=model["micro_batch"], hidden=model["hidden"],
-                         layers=model["layers"], tp=tp)
-    cost = traffic_time(entries, bandwidth_bytes_per_s=link.bandwidth_bytes_per_s, latency_s=link.latency_s)
+    entries = tp_traffic(
+        seq_len=model["seq_len"],
+        micro_batch=model["micro_batch"],
+        hidden=model["hidden"],
+        layers=model["layers"],
+        tp=tp,
+    )
+    cost = traffic_time(
+        entries,
+        bandwidth_bytes_per_s=link.bandwidth_bytes_per_s,
+        latency_s=link.latency_s,
+    )
     times[tp] = cost.total_s
-    rows.append([tp, sum(e.calls_per_step for e in entries), f"{cost.total_s * MS_PER_S:.1f}",
-                 4 * model["hidden"] // tp, "-" if placement is None else placement.message])
+    rows.append(
+        [
+            tp,
+            sum(e.calls_per_step for e in entries),
+            f"{cost.total_s * MS_PER_S:.1f}",
+            4 * model["hidden"] // tp,
+            "-" if placement is None else placement.message,
+        ]
+    )
 show_table(
-    ["TP", Text(zh="每步集合通信次数", en="collectives per step"), Text(zh="通信时间 (ms)", en="communication (ms)"),
-     Text(zh="每 rank 的 MLP 列数", en="MLP columns per rank"), Text(zh="拓扑检查", en="topology check")],
+    [
+        "TP",
+        Text(zh="每步集合通信次数", en="collectives per step"),
+        Text(zh="通信时间 (ms)", en="communication (ms)"),
+        Text(zh="每 rank 的 MLP 列数", en="MLP columns per rank"),
+        Text(zh="拓扑检查", en="topology check"),
+    ],
     rows,
 )
 assert times[2] < times[4] < times[8] < times[16]
@@ -564,14 +762,34 @@ assert times[2] < times[4] < times[8] < times[16]
 
 # %%
 balanced = simulate_schedule(4, 8)
-unbalanced = simulate_schedule(4, 8, stage_forward_s=[1.0, 1.0, 1.5, 1.0], stage_backward_s=[2.0, 2.0, 3.0, 2.0])
-print(Text(zh=f"均衡：空闲 {balanced.idle_fraction:.1%}（公式 {bubble_fraction(4, 8):.1%}），一步 {balanced.makespan_s:g} s",
-           en=f"balanced: {balanced.idle_fraction:.1%} idle (formula {bubble_fraction(4, 8):.1%}), "
-              f"makespan {balanced.makespan_s:g} s"))
-print(Text(zh=f"设备 2 的耗时是其他设备的 1.5 倍：空闲 {unbalanced.idle_fraction:.1%}，一步 {unbalanced.makespan_s:g} s",
-           en=f"device 2 takes 1.5× as long as the others: {unbalanced.idle_fraction:.1%} idle, makespan {unbalanced.makespan_s:g} s"))
+unbalanced = simulate_schedule(
+    4,
+    8,
+    stage_forward_s=[1.0, 1.0, 1.5, 1.0],
+    stage_backward_s=[2.0, 2.0, 3.0, 2.0],
+)
+print(
+    Text(
+        zh=f"均衡：空闲 {balanced.idle_fraction:.1%}（公式 "
+        f"{bubble_fraction(4, 8):.1%}），一步 {balanced.makespan_s:g} s",
+        en=f"balanced: {balanced.idle_fraction:.1%} idle (formula "
+        f"{bubble_fraction(4, 8):.1%}), "
+        f"makespan {balanced.makespan_s:g} s",
+    )
+)
+print(
+    Text(
+        zh="设备 2 的耗时是其他设备的 1.5 倍：空闲 "
+        f"{unbalanced.idle_fraction:.1%}，一步 {unbalanced.makespan_s:g} s",
+        en="device 2 takes 1.5× as long as the others: "
+        f"{unbalanced.idle_fraction:.1%} idle, makespan "
+        f"{unbalanced.makespan_s:g} s",
+    )
+)
 print(check_pp_degree(5, 24).message)
-assert unbalanced.idle_fraction > balanced.idle_fraction == bubble_fraction(4, 8)
+assert (
+    unbalanced.idle_fraction > balanced.idle_fraction == bubble_fraction(4, 8)
+)
 
 # %% [markdown] lang="zh"
 # ### 误区 4：用理论线性扩展承诺生产吞吐
@@ -588,12 +806,29 @@ assert unbalanced.idle_fraction > balanced.idle_fraction == bubble_fraction(4, 8
 # 64× on 64 devices; a real system loses more to stragglers, input and contention.
 
 # %%
-curve = scaling_curve([1, 8, 64], single_device_step_s=1.0, gradient_bytes=2 * 7e9,
-                      bandwidth_bytes_per_s=cross_node.bandwidth_bytes_per_s, overlap_fraction=0.5)
+curve = scaling_curve(
+    [1, 8, 64],
+    single_device_step_s=1.0,
+    gradient_bytes=2 * 7e9,
+    bandwidth_bytes_per_s=cross_node.bandwidth_bytes_per_s,
+    overlap_fraction=0.5,
+)
 show_table(
-    ["P", Text(zh="承诺的加速比", en="promised speed-up"), Text(zh="模型给出的加速比", en="modelled speed-up"),
-     "E(P)"],
-    [[point.devices, point.devices, f"{point.speedup:.1f}", f"{point.efficiency:.2f}"] for point in curve.points],
+    [
+        "P",
+        Text(zh="承诺的加速比", en="promised speed-up"),
+        Text(zh="模型给出的加速比", en="modelled speed-up"),
+        "E(P)",
+    ],
+    [
+        [
+            point.devices,
+            point.devices,
+            f"{point.speedup:.1f}",
+            f"{point.efficiency:.2f}",
+        ]
+        for point in curve.points
+    ],
 )
 assert curve.points[-1].efficiency < 0.9
 
@@ -614,9 +849,19 @@ assert curve.points[-1].efficiency < 0.9
 # %%
 case1 = evaluate_paper_case(CASE_FITS_ONE_DEVICE, "hierarchical")
 for verdict in case1.verdicts:
-    print(Text(zh=f"{verdict.strategy} · {verdict.label}：{verdict.reasons[0].message}",
-               en=f"{verdict.strategy} · {verdict.label}: {verdict.reasons[0].message}"))
-assert [v.codes[0] for v in case1.verdicts[1:]] == ["unneeded", "unneeded", "unneeded"]
+    print(
+        Text(
+            zh=f"{verdict.strategy} · {verdict.label}："
+            f"{verdict.reasons[0].message}",
+            en=f"{verdict.strategy} · {verdict.label}: "
+            f"{verdict.reasons[0].message}",
+        )
+    )
+assert [v.codes[0] for v in case1.verdicts[1:]] == [
+    "unneeded",
+    "unneeded",
+    "unneeded",
+]
 
 
 # %% [markdown] lang="zh"

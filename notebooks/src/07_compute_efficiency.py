@@ -98,10 +98,16 @@ GPUS = {
 
 
 def md_table(header, rows):
-    """Show rows as a Markdown table (cells rendered in the current language)."""
-    lines = ["| " + " | ".join(str(h) for h in header) + " |", "|" + " --- |" * len(header)]
-    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+    """Show rows as a Markdown table, its cells in the current language."""
+    lines = [
+        "| " + " | ".join(str(h) for h in header) + " |",
+        "|" + " --- |" * len(header),
+    ]
+    lines += [
+        "| " + " | ".join(str(cell) for cell in row) + " |" for row in rows
+    ]
     display(Markdown("\n".join(lines)))
+
 
 # %% [markdown] lang="zh"
 # ## 1. 两块天花板：算力和显存带宽
@@ -136,19 +142,42 @@ def md_table(header, rows):
 # The datasheet figures (dense bf16, SXM parts):
 
 # %%
-ridge = {name: ridge_point_flop_per_byte(peak, bandwidth) for name, (peak, bandwidth) in GPUS.items()}
+ridge = {
+    name: ridge_point_flop_per_byte(peak, bandwidth)
+    for name, (peak, bandwidth) in GPUS.items()
+}
 md_table(
-    ["GPU", Text(zh="峰值 (TFLOP/s)", en="peak (TFLOP/s)"), Text(zh="显存带宽 (TB/s)", en="memory bandwidth (TB/s)"),
-     Text(zh="脊点 (FLOP/字节)", en="ridge point (FLOP/byte)")],
-    [(name, f"{peak / 1e12:.0f}", f"{bandwidth / 1e12:.2f}", f"{ridge[name]:.1f}") for name, (peak, bandwidth) in GPUS.items()],
+    [
+        "GPU",
+        Text(zh="峰值 (TFLOP/s)", en="peak (TFLOP/s)"),
+        Text(zh="显存带宽 (TB/s)", en="memory bandwidth (TB/s)"),
+        Text(zh="脊点 (FLOP/字节)", en="ridge point (FLOP/byte)"),
+    ],
+    [
+        (
+            name,
+            f"{peak / 1e12:.0f}",
+            f"{bandwidth / 1e12:.2f}",
+            f"{ridge[name]:.1f}",
+        )
+        for name, (peak, bandwidth) in GPUS.items()
+    ],
 )
 peak, bandwidth = GPUS["H100"]
 
 # %%
 peak_ratio = H100_BF16_DENSE_FLOPS / A100_BF16_DENSE_FLOPS
 bandwidth_ratio = H100_HBM_BYTES_PER_S / A100_80GB_HBM_BYTES_PER_S
-print(Text(zh=f"H100 与 A100 之比：峰值算力 {peak_ratio:.1f}，显存带宽 {bandwidth_ratio:.1f}；脊点 {ridge['A100']:.0f} → {ridge['H100']:.0f} FLOP/字节",
-           en=f"H100 over A100: peak {peak_ratio:.1f}, memory bandwidth {bandwidth_ratio:.1f}; ridge {ridge['A100']:.0f} → {ridge['H100']:.0f} FLOP/byte"))
+print(
+    Text(
+        zh=f"H100 与 A100 之比：峰值算力 {peak_ratio:.1f}，显存带宽 "
+        f"{bandwidth_ratio:.1f}；脊点 {ridge['A100']:.0f} → "
+        f"{ridge['H100']:.0f} FLOP/字节",
+        en=f"H100 over A100: peak {peak_ratio:.1f}, memory bandwidth "
+        f"{bandwidth_ratio:.1f}; ridge {ridge['A100']:.0f} → "
+        f"{ridge['H100']:.0f} FLOP/byte",
+    )
+)
 # zh: 核对下文引用的数字
 # en: Checking the figures the text below quotes
 assert round(ridge["A100"]) == 153 and round(ridge["H100"]) == 295
@@ -196,21 +225,48 @@ for m in (1, 16, 128, 1024, 8192):
     intensity = matmul_intensity_flop_per_byte(m, 8192, 8192)
     hard = roofline_flops(intensity, peak, bandwidth) / peak
     smooth = achieved_flops(intensity, peak, bandwidth) / peak
-    rows.append((m, f"{matmul_flops(m, 8192, 8192) / 1e9:.3g}", f"{matmul_bytes(m, 8192, 8192) / 1e6:.3g}",
-                 f"{intensity:.1f}", f"{hard:.1%}", f"{smooth:.1%}"))
+    rows.append(
+        (
+            m,
+            f"{matmul_flops(m, 8192, 8192) / 1e9:.3g}",
+            f"{matmul_bytes(m, 8192, 8192) / 1e6:.3g}",
+            f"{intensity:.1f}",
+            f"{hard:.1%}",
+            f"{smooth:.1%}",
+        )
+    )
 md_table(
-    [Text(zh="token 数 m", en="tokens m"), "GFLOP", Text(zh="字节 (MB)", en="bytes (MB)"),
-     Text(zh="计算强度", en="intensity"), Text(zh="硬屋顶线占峰值", en="hard roofline, share of peak"),
-     Text(zh="平滑曲线占峰值", en="smooth curve, share of peak")],
+    [
+        Text(zh="token 数 m", en="tokens m"),
+        "GFLOP",
+        Text(zh="字节 (MB)", en="bytes (MB)"),
+        Text(zh="计算强度", en="intensity"),
+        Text(zh="硬屋顶线占峰值", en="hard roofline, share of peak"),
+        Text(zh="平滑曲线占峰值", en="smooth curve, share of peak"),
+    ],
     rows,
 )
 
 # %%
 assert round(matmul_intensity_flop_per_byte(16, 8192, 8192), 1) == 15.9
-assert round(100 * roofline_flops(matmul_intensity_flop_per_byte(16, 8192, 8192), peak, bandwidth) / peak, 1) == 5.4
+assert (
+    round(
+        100
+        * roofline_flops(
+            matmul_intensity_flop_per_byte(16, 8192, 8192), peak, bandwidth
+        )
+        / peak,
+        1,
+    )
+    == 5.4
+)
 assert round(100 * achieved_flops(ridge["H100"], peak, bandwidth) / peak) == 71
-assert round(100 * achieved_flops(3 * ridge["H100"], peak, bandwidth) / peak) == 95
-assert round(matmul_intensity_flop_per_byte(8192, 8192, 8192), 1) == 2730.7  # = 8192 / 3
+assert (
+    round(100 * achieved_flops(3 * ridge["H100"], peak, bandwidth) / peak) == 95
+)
+assert (
+    round(matmul_intensity_flop_per_byte(8192, 8192, 8192), 1) == 2730.7
+)  # = 8192 / 3
 
 # %% [markdown] lang="zh"
 # 16 个 token 的矩阵乘，计算强度只有 15.9：H100 最多用到峰值的 5.4%，其余时间在等权重从显存里读出来。
@@ -269,30 +325,70 @@ assert round(matmul_intensity_flop_per_byte(8192, 8192, 8192), 1) == 2730.7  # =
 
 # %%
 llama70 = MODELS["llama3-70b"]
-layouts = [(1, 1, 1), (4, 1, 1), (8, 1, 1), (16, 1, 1), (32, 1, 1), (8, 2, 1), (8, 1, 8)]
+layouts = [
+    (1, 1, 1),
+    (4, 1, 1),
+    (8, 1, 1),
+    (16, 1, 1),
+    (32, 1, 1),
+    (8, 2, 1),
+    (8, 1, 8),
+]
 layer_intensity, rows = {}, []
 for tp, micro_batch, cp in layouts:
-    intensity = layout_matmul_intensity(llama70, tp=tp, micro_batch=micro_batch, seq_len=4096, cp=cp)
+    intensity = layout_matmul_intensity(
+        llama70, tp=tp, micro_batch=micro_batch, seq_len=4096, cp=cp
+    )
     layer_intensity[tp, micro_batch, cp] = intensity
     tokens = tokens_per_gpu(micro_batch, 4096, cp)
     share = achieved_flops(intensity, peak, bandwidth) / peak
-    rows.append((tp, micro_batch, cp, tokens, llama70.hidden // tp, f"{intensity:.0f}", f"{share:.1%}"))
+    rows.append(
+        (
+            tp,
+            micro_batch,
+            cp,
+            tokens,
+            llama70.hidden // tp,
+            f"{intensity:.0f}",
+            f"{share:.1%}",
+        )
+    )
 md_table(
-    ["TP", Text(zh="微批次", en="micro-batch"), "CP", Text(zh="每 GPU token 数", en="tokens per GPU"), "h / TP",
-     Text(zh="计算强度", en="intensity"), Text(zh="平滑曲线占峰值", en="smooth curve, share of peak")],
+    [
+        "TP",
+        Text(zh="微批次", en="micro-batch"),
+        "CP",
+        Text(zh="每 GPU token 数", en="tokens per GPU"),
+        "h / TP",
+        Text(zh="计算强度", en="intensity"),
+        Text(zh="平滑曲线占峰值", en="smooth curve, share of peak"),
+    ],
     rows,
 )
 
 # %%
-assert round(layer_intensity[8, 1, 1]) == 1487 and round(layer_intensity[32, 1, 1]) == 628
-tp4_share, tp8_share = (achieved_flops(layer_intensity[tp, 1, 1], peak, bandwidth) / peak for tp in (4, 8))
+assert (
+    round(layer_intensity[8, 1, 1]) == 1487
+    and round(layer_intensity[32, 1, 1]) == 628
+)
+tp4_share, tp8_share = (
+    achieved_flops(layer_intensity[tp, 1, 1], peak, bandwidth) / peak
+    for tp in (4, 8)
+)
 assert (round(100 * tp4_share, 1), round(100 * tp8_share, 1)) == (98.8, 98.1)
 assert round(layer_intensity[8, 1, 8]) == 420
-# zh: 核对下文的链路带宽（数据手册，每块 GPU 每个方向）：A100 / H100 的 NVLink 300 / 450 GB/s；
-# en: Check the link bandwidths below (datasheets, per GPU and direction): NVLink 300 / 450 GB/s on A100 / H100;
-# zh: 跨节点每块 GPU 一个 InfiniBand 端口，HDR 200 Gb/s、NDR 400 Gb/s，即 25 / 50 GB/s。
-# en: across nodes one InfiniBand port per GPU, HDR 200 Gb/s or NDR 400 Gb/s, that is 25 / 50 GB/s.
-assert (NVLINK3_UNIDIRECTIONAL_BYTES_PER_S, NVLINK4_H100_BYTES_PER_S) == (300e9, 450e9)
+# zh: 核对下文的链路带宽（数据手册，每块 GPU 每个方向）：A100 / H100 的 NVLink 300 /
+# zh: 450 GB/s；
+# zh: 跨节点每块 GPU 一个 InfiniBand 端口，HDR 200 Gb/s、NDR 400 Gb/s，即 25 / 50 GB
+# zh: /s。
+# en: Check the link bandwidths below (datasheets, per GPU and direction): NVLink
+# en: 300 / 450 GB/s on A100 / H100;
+# en: across nodes one InfiniBand port per GPU, HDR 200 Gb/s or NDR 400 Gb/s, that
+# en: is 25 / 50 GB/s.
+assert (NVLINK3_UNIDIRECTIONAL_BYTES_PER_S, NVLINK4_H100_BYTES_PER_S) == (
+    300e9,
+    450e9,
+)
 assert (HDR_PER_GPU_BYTES_PER_S, IB_NDR_BYTES_PER_S) == (25e9, 50e9)
 
 # %% [markdown] lang="zh"
@@ -360,7 +456,10 @@ roofline_widget
 # zh: 小部件只调用 coursekit：用直接调用核对它。
 # en: The widget only calls coursekit: check it against a direct call.
 assert roofline_widget.status == "ok"
-assert roofline_widget.result.intensity_flop_per_byte == layout_matmul_intensity(llama70, tp=8, micro_batch=1, seq_len=8192)
+assert (
+    roofline_widget.result.intensity_flop_per_byte
+    == layout_matmul_intensity(llama70, tp=8, micro_batch=1, seq_len=8192)
+)
 
 # %% [markdown] lang="zh"
 # ## 5. 数 FLOP：6N 加上注意力
@@ -395,21 +494,45 @@ assert roofline_widget.result.intensity_flop_per_byte == layout_matmul_intensity
 n70 = llama70.num_params
 attention_share, rows = {}, []
 for seq_len in (8192, 131072):
-    attention = attention_flops_per_token(llama70.layers, llama70.hidden, seq_len)
+    attention = attention_flops_per_token(
+        llama70.layers, llama70.hidden, seq_len
+    )
     total = model_flops_per_token(n70, llama70.layers, llama70.hidden, seq_len)
     attention_share[seq_len] = attention / total
-    rows.append((seq_len, f"{6 * n70 / 1e9:.0f}", f"{attention / 1e9:.0f}", f"{attention_share[seq_len]:.0%}"))
+    rows.append(
+        (
+            seq_len,
+            f"{6 * n70 / 1e9:.0f}",
+            f"{attention / 1e9:.0f}",
+            f"{attention_share[seq_len]:.0%}",
+        )
+    )
 md_table(
-    [Text(zh="序列长度", en="sequence length"), "6N (GFLOP)", Text(zh="注意力 (GFLOP)", en="attention (GFLOP)"),
-     Text(zh="注意力占比", en="attention share")],
+    [
+        Text(zh="序列长度", en="sequence length"),
+        "6N (GFLOP)",
+        Text(zh="注意力 (GFLOP)", en="attention (GFLOP)"),
+        Text(zh="注意力占比", en="attention share"),
+    ],
     rows,
 )
 
 # %%
-assert round(100 * attention_share[8192]) == 13 and round(100 * attention_share[131072]) == 71
+assert (
+    round(100 * attention_share[8192]) == 13
+    and round(100 * attention_share[131072]) == 71
+)
 # zh: 128K 时只数 6N 得到的占比
 # en: 6N alone at 128K
-assert round(100 * 6 * n70 / model_flops_per_token(n70, llama70.layers, llama70.hidden, 131072)) == 29
+assert (
+    round(
+        100
+        * 6
+        * n70
+        / model_flops_per_token(n70, llama70.layers, llama70.hidden, 131072)
+    )
+    == 29
+)
 
 # %% [markdown] lang="zh"
 # 8K 上下文时注意力占 13%，128K 时占 71%。只数 6N 的估算在 128K 时只数到实际计算量的 29%（不到三分之一），
@@ -448,15 +571,26 @@ recompute_names = {
 }
 executed_ratio = {}
 for recompute in recompute_names:
-    executed = hardware_flops_per_token(n70, llama70.layers, llama70.hidden, 8192, recompute)
+    executed = hardware_flops_per_token(
+        n70, llama70.layers, llama70.hidden, 8192, recompute
+    )
     executed_ratio[recompute] = executed / model_flops
 md_table(
-    [Text(zh="重计算", en="recomputation"), Text(zh="执行的 FLOP ÷ 模型 FLOP", en="executed FLOPs ÷ model FLOPs")],
-    [(name, f"{executed_ratio[recompute]:.3f}") for recompute, name in recompute_names.items()],
+    [
+        Text(zh="重计算", en="recomputation"),
+        Text(zh="执行的 FLOP ÷ 模型 FLOP", en="executed FLOPs ÷ model FLOPs"),
+    ],
+    [
+        (name, f"{executed_ratio[recompute]:.3f}")
+        for recompute, name in recompute_names.items()
+    ],
 )
 
 # %%
-assert round(executed_ratio["full"], 3) == 1.333 and round(executed_ratio["selective"], 3) == 1.044
+assert (
+    round(executed_ratio["full"], 3) == 1.333
+    and round(executed_ratio["selective"], 3) == 1.044
+)
 
 # %% [markdown] lang="zh"
 # 同样的步时，完全重计算让 HFU 比 MFU 高出三分之一：这三分之一是布局**选择**重做的工作，不是训练的进展。
@@ -488,9 +622,19 @@ assert round(executed_ratio["full"], 3) == 1.333 and round(executed_ratio["selec
 palm_flops_per_token = model_flops_per_token(540.35e9, 118, 48 * 256, 2048)
 palm_mfu = mfu(palm_flops_per_token, 238.3e3, 6144, TPU_V4_BF16_FLOPS)
 palm_mfu_6n = mfu(6 * 540.35e9, 238.3e3, 6144, TPU_V4_BF16_FLOPS)
-print(Text(zh=f"每 token 的模型 FLOP：{palm_flops_per_token:.4g}", en=f"model FLOPs per token: {palm_flops_per_token:.4g}"))
+print(
+    Text(
+        zh=f"每 token 的模型 FLOP：{palm_flops_per_token:.4g}",
+        en=f"model FLOPs per token: {palm_flops_per_token:.4g}",
+    )
+)
 print(Text(zh=f"MFU：{palm_mfu:.1%}", en=f"MFU: {palm_mfu:.1%}"))
-print(Text(zh=f"只数 6N 时的 MFU：{palm_mfu_6n:.1%}", en=f"MFU counting 6N only: {palm_mfu_6n:.1%}"))
+print(
+    Text(
+        zh=f"只数 6N 时的 MFU：{palm_mfu_6n:.1%}",
+        en=f"MFU counting 6N only: {palm_mfu_6n:.1%}",
+    )
+)
 
 # %%
 # zh: PaLM 表 3
@@ -529,30 +673,63 @@ assert round(palm_mfu_6n, 3) == 0.457
 weight_bytes_per_gpu = 2 * n70 / 8
 decode_share, decode_step_ms, rows = {}, {}, []
 for batch in (1, 8, 64, 256, 1024):
-    intensity = layout_matmul_intensity(llama70, tp=8, micro_batch=batch, seq_len=1)
+    intensity = layout_matmul_intensity(
+        llama70, tp=8, micro_batch=batch, seq_len=1
+    )
     decode_share[batch] = roofline_flops(intensity, peak, bandwidth) / peak
-    # zh: 每一步把每个权重与 b 个新 token 相乘（每个权重每个 token 2 FLOPs），每个权重读一次
-    # en: each step multiplies every weight by b new tokens (2 FLOPs per weight and token) and reads every weight once
-    step_s = roofline_time_s(2 * n70 / 8 * batch, weight_bytes_per_gpu, H100_BF16_DENSE_FLOPS, H100_HBM_BYTES_PER_S)
+    # zh: 每一步把每个权重与 b 个新 token 相乘（每个权重每个 token 2 FLOPs），每个
+    # zh: 权重读一次
+    # en: each step multiplies every weight by b new tokens (2 FLOPs per weight and
+    # en: token) and reads every weight once
+    step_s = roofline_time_s(
+        2 * n70 / 8 * batch,
+        weight_bytes_per_gpu,
+        H100_BF16_DENSE_FLOPS,
+        H100_HBM_BYTES_PER_S,
+    )
     decode_step_ms[batch] = step_s * 1e3
-    rows.append((batch, f"{intensity:.1f}", f"{decode_share[batch]:.1%}", f"{decode_step_ms[batch]:.1f}"))
+    rows.append(
+        (
+            batch,
+            f"{intensity:.1f}",
+            f"{decode_share[batch]:.1%}",
+            f"{decode_step_ms[batch]:.1f}",
+        )
+    )
 md_table(
-    [Text(zh="批大小 b", en="batch b"), Text(zh="计算强度", en="intensity"),
-     Text(zh="硬屋顶线占峰值", en="hard roofline, share of peak"), Text(zh="每步下限 (ms)", en="step lower bound (ms)")],
+    [
+        Text(zh="批大小 b", en="batch b"),
+        Text(zh="计算强度", en="intensity"),
+        Text(zh="硬屋顶线占峰值", en="hard roofline, share of peak"),
+        Text(zh="每步下限 (ms)", en="step lower bound (ms)"),
+    ],
     rows,
 )
-# zh: 只计权重时，一步对每个权重做 2·b FLOPs、读 2 字节：计算强度为 b FLOP/byte。
-# en: Counting weights only, a step does 2·b FLOPs per weight and reads 2 bytes per weight: an intensity of b FLOP/byte.
-# zh: 批大小取到脊点 (ridge point) 或更大的第一个整数时，这一步变成计算受限。
-# en: The step turns compute-bound at the first whole batch at or past the ridge point.
+# zh: 只计权重时，一步对每个权重做 2·b FLOPs、
+# zh: 读 2 字节：计算强度为 b FLOP/byte。
+# zh: 批大小取到脊点 (ridge point) 或更大的第一个整数时，
+# zh: 这一步变成计算受限。
+# en: Counting weights only, a step does 2·b FLOPs per weight and reads 2 bytes per
+# en: weight: an intensity of b FLOP/byte.
+# en: The step turns compute-bound at the first whole batch at or past the ridge
+# en: point.
 compute_bound_batch = next(b for b in range(1, 4096) if b >= ridge["H100"])
-print(Text(zh=f"只算权重时，从批大小 {compute_bound_batch} 起，步时由计算决定（H100 脊点 {ridge['H100']:.1f} FLOP/字节）",
-           en=f"Counting weights only, arithmetic sets the step time from batch {compute_bound_batch} on (H100 ridge {ridge['H100']:.1f} FLOP/byte)"))
+print(
+    Text(
+        zh=f"只算权重时，从批大小 {compute_bound_batch} 起，"
+        f"步时由计算决定（H100 脊点 {ridge['H100']:.1f} FLOP/字节）",
+        en="Counting weights only, arithmetic sets the step time from batch "
+        f"{compute_bound_batch} on (H100 ridge {ridge['H100']:.1f} FLOP/byte)",
+    )
+)
 
 # %%
 assert round(100 * decode_share[8], 1) == 2.7 and decode_share[1024] == 1.0
 assert round(2 * n70 / 1e9) == 141
-assert round(decode_step_ms[1], 1) == round(decode_step_ms[256], 1) == 5.3 and round(decode_step_ms[1024], 1) == 18.3
+assert (
+    round(decode_step_ms[1], 1) == round(decode_step_ms[256], 1) == 5.3
+    and round(decode_step_ms[1024], 1) == 18.3
+)
 # zh: 脊点 989 TFLOP/s ÷ 3.35 TB/s = 295.2，向上取整到整数批大小
 # en: the ridge point, 989 TFLOP/s / 3.35 TB/s = 295.2, rounded up to a whole batch
 assert compute_bound_batch == 296
@@ -687,14 +864,23 @@ run = next(r for r in MEGATRON_TABLE1 if r.params_billion == 145.6)
 layer_params = 12 * run.layers * run.hidden**2
 params = layer_params + 51200 * run.hidden
 model = model_flops_per_token(params, run.layers, run.hidden, 2048)
-executed = hardware_flops_per_token(params, run.layers, run.hidden, 2048, "full", recomputed_params=layer_params)
+executed = hardware_flops_per_token(
+    params, run.layers, run.hidden, 2048, "full", recomputed_params=layer_params
+)
 tokens_per_s_per_gpu = run.tflops_per_gpu * 1e12 / executed
 answer = mfu(model, tokens_per_s_per_gpu, 1, A100_BF16_DENSE_FLOPS)
 hfu_value = run.tflops_per_gpu * 1e12 / A100_BF16_DENSE_FLOPS
-# zh: 数值在这里就定下来（默认参数）：后面的练习会给 answer 赋新值。
-# en: The values are fixed here (default arguments): later exercises assign answer again.
-utilisation = Text(zh=f"HFU = {hfu_value:.3f}，MFU = {answer:.3f}", en=f"HFU = {hfu_value:.3f}, MFU = {answer:.3f}")
-verify("eff.megatron_mfu", answer, reveal=lambda shown=utilisation: print(shown))
+# zh: 数值在这里就定下来（默认参数）：
+# zh: 后面的练习会给 answer 赋新值。
+# en: The values are fixed here (default arguments): later exercises assign answer
+# en: again.
+utilisation = Text(
+    zh=f"HFU = {hfu_value:.3f}，MFU = {answer:.3f}",
+    en=f"HFU = {hfu_value:.3f}, MFU = {answer:.3f}",
+)
+verify(
+    "eff.megatron_mfu", answer, reveal=lambda shown=utilisation: print(shown)
+)
 
 # %% [markdown] lang="zh"
 # ### 练习 7.4
@@ -716,12 +902,17 @@ check("eff.best_change", answer)
 # %% tags=["solution"]
 base = {"tp": 8, "micro_batch": 1, "seq_len": 4096, "cp": 1}
 changes = {"tp16": {"tp": 16}, "cp2": {"cp": 2}, "mb2": {"micro_batch": 2}}
-after = {name: layout_matmul_intensity(llama70, **{**base, **change}) for name, change in changes.items()}
+after = {
+    name: layout_matmul_intensity(llama70, **{**base, **change})
+    for name, change in changes.items()
+}
 answer = max(after, key=after.get)
 shown = Text(
-    zh=f"每层矩阵乘的计算强度（FLOP/字节）：原布局 {layout_matmul_intensity(llama70, **base):.0f}；"
+    zh="每层矩阵乘的计算强度（FLOP/字节）：原布局 "
+    f"{layout_matmul_intensity(llama70, **base):.0f}；"
     + "，".join(f"{name} 之后 {value:.0f}" for name, value in after.items()),
-    en=f"layer matmul intensity (FLOP/byte): {layout_matmul_intensity(llama70, **base):.0f} as is; "
+    en="layer matmul intensity (FLOP/byte): "
+    f"{layout_matmul_intensity(llama70, **base):.0f} as is; "
     + ", ".join(f"{value:.0f} after {name}" for name, value in after.items()),
 )
 verify("eff.best_change", answer, reveal=lambda shown=shown: print(shown))
@@ -744,7 +935,10 @@ check("eff.decode_share", answer)
 
 # %% tags=["solution"]
 intensity = layout_matmul_intensity(llama70, tp=8, micro_batch=16, seq_len=1)
-answer = roofline_flops(intensity, H100_BF16_DENSE_FLOPS, H100_HBM_BYTES_PER_S) / H100_BF16_DENSE_FLOPS
+answer = (
+    roofline_flops(intensity, H100_BF16_DENSE_FLOPS, H100_HBM_BYTES_PER_S)
+    / H100_BF16_DENSE_FLOPS
+)
 verify("eff.decode_share", answer)
 
 # %% [markdown] lang="zh"

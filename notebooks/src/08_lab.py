@@ -61,7 +61,12 @@ import importlib.util
 
 from IPython.display import Markdown, display
 
-from coursekit.communication import COLLECTIVE_NAMES, COLLECTIVES, bus_bandwidth_factor, collective_time_s
+from coursekit.communication import (
+    COLLECTIVE_NAMES,
+    COLLECTIVES,
+    bus_bandwidth_factor,
+    collective_time_s,
+)
 from coursekit.exercises import check, reveal, show_solution, verify
 from coursekit.exercises.lesson8 import MYSTERY_RUNS, use_run
 from coursekit.i18n import Text, tr
@@ -79,26 +84,48 @@ from coursekit.lab.timeline import efficiency_table_view
 from coursekit.plotting import figure_image
 from coursekit.units import GB_BYTES, GIB_BYTES, MIB_BYTES, MS_PER_S, US_PER_S
 
-# zh: LIVE = False：读取随课程发布的录制结果（几秒）。LIVE = True：在本机重新测量全部实验：先启动一次 PyTorch 进程，
-# zh: 再用 1、2、4 个 rank 各启动一次（在 2 个 CPU 核上约 2 分钟；
+# zh: LIVE = False：读取随课程发布的录制结果
+# zh: （几秒）。LIVE = True：在本机重新测量
+# zh: 全部实验：先启动一次 PyTorch 进程，再用 1、2、4 个 rank 各启动一次（在 2 个
+# zh: CPU 核上约 2 分钟；
 # zh: 需要 PyTorch：在课程文件夹中运行 pip install -e ".[lab]"）。
 # zh: 等同于在终端运行：python -m coursekit.lab record --json my-run.json
-# en: LIVE = False: read the run recorded with the course (seconds). LIVE = True: measure everything again on this
-# en: machine, in one start of the PyTorch processes, then one each for 1, 2 and 4 ranks (about 2 minutes on 2 CPU
-# en: cores; needs PyTorch: pip install -e ".[lab]" in the course's folder).
-# en: The same as running in a terminal: python -m coursekit.lab record --json my-run.json
+# en: LIVE = False: read the run recorded with the course (seconds). LIVE = True:
+# en: measure everything again on this machine, in one start of the PyTorch
+# en: processes, then one each for 1, 2 and 4 ranks (about 2 minutes on 2 CPU cores;
+# en: needs PyTorch: pip install -e ".[lab]" in the course's folder).
+# en: The same as running in a terminal: python -m coursekit.lab record --json
+# en: my-run.json
 LIVE = False
 RANKS = 2
 MEASURE_NOW = LIVE and importlib.util.find_spec("torch") is not None
 if LIVE and not MEASURE_NOW:
-    print(Text(zh='没有安装 PyTorch（在课程文件夹中运行 pip install -e ".[lab]"），下面仍使用录制结果。',
-               en='PyTorch is not installed (pip install -e ".[lab]" in the course\'s folder); the recorded run is used below.'))
+    print(
+        Text(
+            zh='没有安装 PyTorch（在课程文件夹中运行 pip install -e '
+            '".[lab]"），下面仍使用录制结果。',
+            en='PyTorch is not installed (pip install -e ".[lab]" in the '
+            'course\'s folder); the recorded run is used below.',
+        )
+    )
 run = record_lesson(ranks=RANKS) if MEASURE_NOW else load_recorded()
-# zh: 练习按这里显示的数据判分：LIVE = True 时是你自己的测量，否则是录制结果。
-# en: The exercises are judged against the run shown here: yours when LIVE = True, else the recording.
+# zh: 练习按这里显示的数据判分：LIVE = True
+# zh: 时是你自己的测量，否则是录制结果。
+# en: The exercises are judged against the run shown here: yours when LIVE = True,
+# en: else the recording.
 use_run(run)
-print(Text(zh="实测数据：" + ("刚刚在本机测得" if MEASURE_NOW else "随课程发布的录制结果"),
-           en="Measurements: " + ("just taken on this machine" if MEASURE_NOW else "the run recorded with the course")))
+print(
+    Text(
+        zh="实测数据："
+        + ("刚刚在本机测得" if MEASURE_NOW else "随课程发布的录制结果"),
+        en="Measurements: "
+        + (
+            "just taken on this machine"
+            if MEASURE_NOW
+            else "the run recorded with the course"
+        ),
+    )
+)
 print(run.where())
 
 # %% [markdown] lang="zh"
@@ -160,7 +187,15 @@ print(run.where())
 # $t$ is **linear** in $\alpha$ and $1/B$, so the fit is a linear least-squares problem in two unknowns (`numpy.linalg.lstsq`). Each row is divided by its measured time, so we minimise the **relative** error — otherwise the millisecond points of large payloads would swamp the microsecond points of small ones and leave α to chance — and we require $\alpha \ge 0$ and $1/B \ge 0$.
 
 # %%
-rows = [str(Text(zh="| 集合通信 | steps(n) | factor(n) = busbw / algbw |", en="| collective | steps(n) | factor(n) = busbw / algbw |")), "| --- | --- | --- |"]
+rows = [
+    str(
+        Text(
+            zh="| 集合通信 | steps(n) | factor(n) = busbw / algbw |",
+            en="| collective | steps(n) | factor(n) = busbw / algbw |",
+        )
+    ),
+    "| --- | --- | --- |",
+]
 for kind in COLLECTIVES:
     steps, factor = model_coefficients(kind, RANKS)
     rows.append(f"| {COLLECTIVE_NAMES[kind]} `{kind}` | {steps} | {factor:g} |")
@@ -225,30 +260,49 @@ display(figure_image(plot_measured_vs_predicted(report)))
 # If the ratio is far from 2 (with gloo on this machine it usually is), the backend does not run all_gather / reduce_scatter as the model's ring: each collective's fitted α and B then describe the **implementation**, not the link. That is what measuring is for — it tests the model's structure, not only its parameters.
 
 # %%
-# zh: NVIDIA H100 SXM 数据手册：每块 GPU 的 NVLink 合计 900 GB/s（双向）-> 单向 450 GB/s（第 0 课）。
-# en: NVIDIA H100 SXM datasheet: 900 GB/s NVLink in total (both directions) per GPU -> 450 GB/s one way (lesson 0).
+# zh: NVIDIA H100 SXM 数据手册：每块 GPU 的 NVLink 合计 900 GB/s（双向）-> 单向 450
+# zh: GB/s（第 0 课）。
+# en: NVIDIA H100 SXM datasheet: 900 GB/s NVLink in total (both directions) per
+# en: GPU -> 450 GB/s one way (lesson 0).
 NVLINK_H100_BYTES_PER_S = 900 * GB_BYTES / 2
 largest = {r.kind: r.points[-1] for r in report.results if r.points}
-ar, ag, rs = largest["all_reduce"], largest["all_gather"], largest["reduce_scatter"]
-print(Text(
-    zh=f"S = {ar.payload_bytes / MIB_BYTES:g} MiB：全归约 {ar.time_s * US_PER_S:.0f} µs，"
-       f"归约散射 + 全收集 {(rs.time_s + ag.time_s) * US_PER_S:.0f} µs，"
-       f"全归约 / 全收集 = {ar.time_s / ag.time_s:.2f}（环形模型：2）",
-    en=f"S = {ar.payload_bytes / MIB_BYTES:g} MiB: all_reduce {ar.time_s * US_PER_S:.0f} µs, "
-       f"reduce_scatter + all_gather {(rs.time_s + ag.time_s) * US_PER_S:.0f} µs, "
-       f"all_reduce / all_gather = {ar.time_s / ag.time_s:.2f} (ring model: 2)",
-))
+ar, ag, rs = (
+    largest["all_reduce"],
+    largest["all_gather"],
+    largest["reduce_scatter"],
+)
+print(
+    Text(
+        zh=f"S = {ar.payload_bytes / MIB_BYTES:g} MiB：全归约 "
+        f"{ar.time_s * US_PER_S:.0f} µs，"
+        f"归约散射 + 全收集 {(rs.time_s + ag.time_s) * US_PER_S:.0f} µs，"
+        f"全归约 / 全收集 = {ar.time_s / ag.time_s:.2f}（环形模型：2）",
+        en=f"S = {ar.payload_bytes / MIB_BYTES:g} MiB: all_reduce "
+        f"{ar.time_s * US_PER_S:.0f} µs, reduce_scatter + all_gather "
+        f"{(rs.time_s + ag.time_s) * US_PER_S:.0f} µs, all_reduce / all_gather "
+        f"= {ar.time_s / ag.time_s:.2f} (ring model: 2)",
+    )
+)
 for kind, point in largest.items():
     # zh: dist.* 是 torch.distributed 的调用名
     # en: dist.* names the torch.distributed calls
-    print(f"  busbw {'dist.' + kind:20s} {point.busbw_bytes_per_s / GIB_BYTES:6.2f} GiB/s")
+    print(
+        f"  busbw {'dist.' + kind:20s} "
+        f"{point.busbw_bytes_per_s / GIB_BYTES:6.2f} GiB/s"
+    )
 fitted = report.result("all_reduce").fit
 if fitted is not None and fitted.bandwidth_bytes_per_s is not None:
     ratio = NVLINK_H100_BYTES_PER_S / fitted.bandwidth_bytes_per_s
-    print(Text(
-        zh=f"拟合出的 B（全归约）= {fitted.bandwidth_bytes_per_s / GIB_BYTES:.2f} GiB/s；H100 NVLink 单向带宽是它的 {ratio:.0f} 倍",
-        en=f"fitted B (all_reduce) = {fitted.bandwidth_bytes_per_s / GIB_BYTES:.2f} GiB/s; H100 NVLink one way is {ratio:.0f}x that",
-    ))
+    print(
+        Text(
+            zh="拟合出的 B（全归约）= "
+            f"{fitted.bandwidth_bytes_per_s / GIB_BYTES:.2f} GiB/s；H100 "
+            f"NVLink 单向带宽是它的 {ratio:.0f} 倍",
+            en="fitted B (all_reduce) = "
+            f"{fitted.bandwidth_bytes_per_s / GIB_BYTES:.2f} GiB/s; "
+            f"H100 NVLink one way is {ratio:.0f}x that",
+        )
+    )
 
 # %% [markdown] lang="zh"
 # ### 练习 8.1
@@ -265,8 +319,10 @@ answer = ...
 check("lab.busbw_gib_s", answer)
 
 # %% tags=["solution"]
-# zh: algbw = 256 MiB / 4 ms = 0.25 GiB / 0.004 s = 62.5 GiB/s；8 个 rank 上全收集的总线系数是 7/8。
-# en: algbw = 256 MiB / 4 ms = 0.25 GiB / 0.004 s = 62.5 GiB/s; all_gather's bus factor over 8 ranks is 7/8.
+# zh: algbw = 256 MiB / 4 ms = 0.25 GiB / 0.004 s = 62.5 GiB/s；8 个 rank 上全收集的
+# zh: 总线系数是 7/8。
+# en: algbw = 256 MiB / 4 ms = 0.25 GiB / 0.004 s = 62.5 GiB/s; all_gather's bus
+# en: factor over 8 ranks is 7/8.
 answer = 62.5 * 7 / 8  # 54.6875 GiB/s
 verify("lab.busbw_gib_s", answer)
 
@@ -285,9 +341,11 @@ answer = ...
 check("lab.crossover_bytes", answer)
 
 # %% tags=["solution"]
-# zh: n = 2 的全归约：步数 = 2(n-1) = 2，系数 = 2(n-1)/n = 1。令 2 · α = 1 · S / B：
-# en: all_reduce over n = 2: steps = 2(n-1) = 2, factor = 2(n-1)/n = 1. Set 2 · α = 1 · S / B:
+# zh: n = 2 的全归约：步数 = 2(n-1) = 2，系数 =
+# zh: 2(n-1)/n = 1。令 2 · α = 1 · S / B：
 # zh: S* = 2 · 50 µs · 2**30 字节/秒 = 107,374 字节（约 105 KiB）
+# en: all_reduce over n = 2: steps = 2(n-1) = 2, factor = 2(n-1)/n = 1. Set
+# en: 2 · α = 1 · S / B:
 # en: S* = 2 · 50 µs · 2**30 B/s = 107,374 bytes (about 105 KiB)
 answer = 2 * 50e-6 * 2**30
 verify("lab.crossover_bytes", answer)
@@ -354,7 +412,12 @@ verify("lab.crossover_bytes", answer)
 config = TinyTransformerConfig()
 num_params = sum(spec.numel for spec in parameter_layout(config))
 tensors = len(parameter_layout(config))
-print(Text(zh=f"{num_params:,} 个参数，分布在 {tensors} 个张量中", en=f"{num_params:,} parameters in {tensors} tensors"))
+print(
+    Text(
+        zh=f"{num_params:,} 个参数，分布在 {tensors} 个张量中",
+        en=f"{num_params:,} parameters in {tensors} tensors",
+    )
+)
 memory = run.memory
 display(*memory.views())
 
@@ -379,19 +442,29 @@ display(*memory.views())
 # DDP's gradients use `gradient_as_bucket_view=True`, so they are views into its communication buckets; with the default `False`, DDP keeps a second copy of the gradients in its buckets — also invisible to the ledger; try it in the exercise at the end.
 
 # %%
-header = Text(zh="| 策略 | rank | 实测合计（字节） | 账本合计（字节） | 实测 / 账本 |",
-              en="| strategy | rank | measured total (B) | ledger total (B) | measured / ledger |")
+header = Text(
+    zh="| 策略 | rank | 实测合计（字节） | 账本合计（字节） | 实测 / 账本 |",
+    en="| strategy | rank | measured total (B) | ledger total (B) | measured / "
+    "ledger |",
+)
 rows = [str(header), "| --- | --- | --- | --- | --- |"]
 for strategy in ("ddp", "fsdp2-zero3", "fsdp2-zero2", "tp"):
     if strategy in memory.skipped:
         continue
     worst = memory.largest_rank(strategy)
     total = worst.row("total")
-    rows.append(f"| {strategy} | {worst.rank} | {total.measured_bytes:,} | {total.ledger_bytes:,.0f} | "
-                f"{total.measured_bytes / total.ledger_bytes:.3f} |")
+    rows.append(
+        f"| {strategy} | {worst.rank} | {total.measured_bytes:,} | "
+        f"{total.ledger_bytes:,.0f} | "
+        f"{total.measured_bytes / total.ledger_bytes:.3f} |"
+    )
 display(Markdown("\n".join(rows)))
-losses = str(Text(zh="，", en=", ")).join(f"{k} {v:.6f}" for k, v in memory.losses.items())
-print(Text(zh=f"第一步的损失：{losses}", en=f"losses of the first step: {losses}"))
+losses = str(Text(zh="，", en=", ")).join(
+    f"{k} {v:.6f}" for k, v in memory.losses.items()
+)
+print(
+    Text(zh=f"第一步的损失：{losses}", en=f"losses of the first step: {losses}")
+)
 
 # %% [markdown] lang="zh"
 # 四种策略的第一步损失相同：它们计算的是同一个模型（同样的权重、同样的批次），区别只在字节放在哪里。
@@ -412,11 +485,13 @@ answer = ...
 check("lab.fsdp_padding_bytes", answer)
 
 # %% tags=["solution"]
-# zh: 只有分类头的第 0 维（5 行）不能被 4 整除：每个 rank 存 5 x 64 权重中的 ceil(5/4) = 2 行
-# en: Only the head's dim 0 (5 rows) does not divide by 4: each rank stores ceil(5/4) = 2 rows of the 5 x 64 weight
-# zh: 和 5 个偏置中的 2 个，共 2 · 64 + 2 = 130 个元素，而平均分摊是 (5 · 64 + 5) / 4 = 81.25。
-# en: and 2 of the 5 biases, 2 · 64 + 2 = 130 elements, against an even share of (5 · 64 + 5) / 4 = 81.25.
+# zh: 只有分类头的第 0 维（5 行）不能被 4 整除：每个 rank 存 5 x 64 权重中的 ceil(5/
+# zh: 4) = 2 行和 5 个偏置中的 2 个，共 2 · 64 + 2 = 130 个元素，而平均分摊是 (5 ·
+# zh: 64 + 5) / 4 = 81.25。
 # zh: 195 字节的 fp32 填充
+# en: Only the head's dim 0 (5 rows) does not divide by 4: each rank stores
+# en: ceil(5/4) = 2 rows of the 5 x 64 weight and 2 of the 5 biases,
+# en: 2 · 64 + 2 = 130 elements, against an even share of (5 · 64 + 5) / 4 = 81.25.
 # en: 195 bytes of fp32 padding
 answer = (130 - 81.25) * 4
 verify("lab.fsdp_padding_bytes", answer)
@@ -436,11 +511,15 @@ answer = ...
 check("lab.tp_replicated_bytes", answer)
 
 # %% tags=["solution"]
-# zh: 每个块中复制的：ln1 和 ln2（各 2 · 64）以及 o 和 fc2 的偏置（各 64）= 384；2 个块 = 768。
-# en: Replicated per block: ln1 and ln2 (2 · 64 each) and the biases of o and fc2 (64 each) = 384; 2 blocks = 768.
-# zh: 分类头：它的 LayerNorm (128) 和分类器 (5 · 64 + 5 = 325) = 453。共 1,221 个参数。
-# en: The head: its LayerNorm (128) and the classifier (5 · 64 + 5 = 325) = 453. In all 1,221 parameters.
+# zh: 每个块中复制的：ln1 和 ln2（各 2 · 64）以及 o 和 fc2 的偏置（各 64）= 384；2
+# zh: 个块 = 768。
+# zh: 分类头：它的 LayerNorm (128) 和分类器 (5 · 64 + 5 = 325) = 453。共 1,221 个
+# zh: 参数。
 # zh: 每个 rank 存全量，账本只算 1/4：多 3,663 字节
+# en: Replicated per block: ln1 and ln2 (2 · 64 each) and the biases of o and fc2
+# en: (64 each) = 384; 2 blocks = 768.
+# en: The head: its LayerNorm (128) and the classifier (5 · 64 + 5 = 325) = 453. In
+# en: all 1,221 parameters.
 # en: each rank holds them whole where the ledger counts 1/4: 3,663 bytes more
 answer = 1221 * (1 - 1 / 4) * 4
 verify("lab.tp_replicated_bytes", answer)
@@ -460,10 +539,14 @@ answer = ...
 check("lab.most_param_bytes", answer)
 
 # %% tags=["solution"]
-# zh: n = 2 时前向之后每个 rank 上的参数份数：DDP 1；ZeRO-3 1/2（重新分片）；TP 约 1/2；
-# en: Copies of the parameters per rank after forward, with n = 2: DDP 1; ZeRO-3 1/2 (resharded); TP about 1/2;
+# zh: n = 2 时前向之后每个 rank 上的参数份数：
+# zh: DDP 1；ZeRO-3 1/2（重新分片）；TP 约 1
+# zh: /2；
 # zh: ZeRO-2 保留聚合出的完整副本 (1) 和 FSDP2 自己的分片 (1/2)：1.5 份，最多。
-# en: ZeRO-2 keeps the gathered full copy (1) and FSDP2's own shard (1/2): 1.5 copies, the most.
+# en: Copies of the parameters per rank after forward, with n = 2: DDP 1; ZeRO-3 1/2
+# en: (resharded); TP about 1/2;
+# en: ZeRO-2 keeps the gathered full copy (1) and FSDP2's own shard (1/2): 1.5
+# en: copies, the most.
 answer = "fsdp2-zero2"
 verify("lab.most_param_bytes", answer)
 
@@ -525,7 +608,9 @@ verify("lab.most_param_bytes", answer)
 
 # %%
 timeline = run.timeline
-baselines = [timeline.result(strategy, "baseline") for strategy in ("ddp", "fsdp", "tp")]
+baselines = [
+    timeline.result(strategy, "baseline") for strategy in ("ddp", "fsdp", "tp")
+]
 display(figure_image(plot_step_lanes(baselines)))
 for result in baselines:
     display(result.table_view(model=False, notes=result is baselines[0]))
@@ -549,12 +634,18 @@ for result in baselines:
 # Even with nothing injected, the two ranks wait for each other: they share 2 cores with the operating system and other processes, and a rank that is scheduled out for a moment is a temporary straggler.
 
 # %%
-# zh: 核对上面的数字：时间线实验的模型约有 1.6 MB 的 fp32 梯度，DDP 默认的桶（第一个 1 MiB，其余 25 MiB）把它装成两桶；
-# en: Check the numbers above: the timeline model has about 1.6 MB of fp32 gradients, which DDP's default buckets (the
+# zh: 核对上面的数字：时间线实验的模型约有 1.6
+# zh: MB 的 fp32 梯度，DDP 默认的桶（第一个
+# zh: 1 MiB，其余 25 MiB）把它装成两桶；
 # zh: 录制的 DDP 基线按 0.25 MiB 的桶每步做 7 次全归约。
-# en: first 1 MiB, the rest 25 MiB) hold in two; the recorded DDP baseline makes 7 all-reduces per step with 0.25 MiB buckets.
+# en: Check the numbers above: the timeline model has about 1.6 MB of fp32
+# en: gradients, which DDP's default buckets (the first 1 MiB, the rest 25 MiB) hold
+# en: in two; the recorded DDP baseline makes 7 all-reduces per step with 0.25 MiB
+# en: buckets.
 timeline_config = TinyTransformerConfig(**timeline.config)
-timeline_gradient_bytes = 4 * sum(spec.numel for spec in parameter_layout(timeline_config))
+timeline_gradient_bytes = 4 * sum(
+    spec.numel for spec in parameter_layout(timeline_config)
+)
 assert round(timeline_gradient_bytes / 1e6, 1) == 1.6
 # zh: 超过第一个桶：装成两桶
 # en: more than the first bucket: two buckets
@@ -589,10 +680,28 @@ display(timeline.result("ddp", "baseline").table_view(model=False, notes=False))
 # zh: 每次运行注入的是哪种故障，是练习 8.8 和 8.9 的问题
 # en: which fault each run had is the question of exercises 8.8 and 8.9
 for name, scenario in MYSTERY_RUNS.items():
-    display(timeline.result("ddp", scenario).table_view(str(Text(zh=f"运行 {name}", en=f"run {name}")), model=False, notes=False))
-display(timeline.result("tp", "slow_rank").table_view(str(Text(zh="注入了一个慢 rank", en="one rank slowed")), model=False, notes=False))
-injected = {scenario: timeline.result("ddp", scenario).scenario for scenario in MYSTERY_RUNS.values()}
-assert injected["slow_rank"].slow_factor == 3 and round(injected["input_delay"].input_delay_s * MS_PER_S) == 20
+    display(
+        timeline.result("ddp", scenario).table_view(
+            str(Text(zh=f"运行 {name}", en=f"run {name}")),
+            model=False,
+            notes=False,
+        )
+    )
+display(
+    timeline.result("tp", "slow_rank").table_view(
+        str(Text(zh="注入了一个慢 rank", en="one rank slowed")),
+        model=False,
+        notes=False,
+    )
+)
+injected = {
+    scenario: timeline.result("ddp", scenario).scenario
+    for scenario in MYSTERY_RUNS.values()
+}
+assert (
+    injected["slow_rank"].slow_factor == 3
+    and round(injected["input_delay"].input_delay_s * MS_PER_S) == 20
+)
 
 # %% [markdown] lang="zh"
 # ### 练习 8.6
@@ -613,11 +722,19 @@ tp_slow = timeline.result("tp", "slow_rank").per_rank
 # zh: 其他 rank 都在等的那个 rank
 # en: the rank the others wait for
 answer = min(tp_slow, key=lambda b: b.wait_slower_rank_s).rank
-# zh: rank 编号在这里就定下来（默认参数）：后面的练习会给 answer 赋新值。
-# en: The rank is fixed here (a default argument): later exercises assign answer again.
-verify("lab.slow_rank", answer, reveal=lambda slow=answer: print(
-    f"python -m coursekit.lab timeline --ranks {timeline.ranks} --strategy ddp,fsdp,tp --steps 5 "
-    f"--slow-rank {slow} --slow-factor 3 --input-delay-ms 20 --no-overlap --trace traces/"))
+# zh: rank 编号在这里就定下来（默认参数）：
+# zh: 后面的练习会给 answer 赋新值。
+# en: The rank is fixed here (a default argument): later exercises assign answer
+# en: again.
+verify(
+    "lab.slow_rank",
+    answer,
+    reveal=lambda slow=answer: print(
+        f"python -m coursekit.lab timeline --ranks {timeline.ranks} --strategy "
+        f"ddp,fsdp,tp --steps 5 --slow-rank {slow} --slow-factor 3 "
+        "--input-delay-ms 20 --no-overlap --trace traces/"
+    ),
+)
 
 # %% [markdown] lang="zh"
 # ### 练习 8.7
@@ -635,7 +752,9 @@ check("lab.exposed_share", answer)
 
 # %% tags=["solution"]
 mean = timeline.result("ddp", "baseline").mean
-answer = mean.exposed_communication_s / (mean.exposed_communication_s + mean.hidden_communication_s)
+answer = mean.exposed_communication_s / (
+    mean.exposed_communication_s + mean.hidden_communication_s
+)
 verify("lab.exposed_share", answer)
 
 # %% [markdown] lang="zh"
@@ -654,7 +773,12 @@ check("lab.input_delay_run", answer)
 
 # %% tags=["solution"]
 base = timeline.result("ddp", "baseline").mean.input_wait_s
-answer = max(MYSTERY_RUNS, key=lambda name: timeline.result("ddp", MYSTERY_RUNS[name]).mean.input_wait_s - base)
+answer = max(
+    MYSTERY_RUNS,
+    key=lambda name: (
+        timeline.result("ddp", MYSTERY_RUNS[name]).mean.input_wait_s - base
+    ),
+)
 verify("lab.input_delay_run", answer)
 
 # %% [markdown] lang="zh"
@@ -673,11 +797,31 @@ check("lab.straggler_run", answer)
 
 # %% tags=["solution"]
 base = timeline.result("ddp", "baseline").mean.wait_slower_rank_s
-answer = max(MYSTERY_RUNS, key=lambda name: timeline.result("ddp", MYSTERY_RUNS[name]).mean.wait_slower_rank_s - base)
-verify("lab.straggler_run", answer, reveal=lambda: print("\n".join(
-    str(Text(zh=f"运行 {name}（{timeline.result('ddp', scenario).scenario.label()}）",
-             en=f"run {name}: {timeline.result('ddp', scenario).scenario.label()}"))
-    for name, scenario in MYSTERY_RUNS.items())))
+answer = max(
+    MYSTERY_RUNS,
+    key=lambda name: (
+        timeline.result("ddp", MYSTERY_RUNS[name]).mean.wait_slower_rank_s
+        - base
+    ),
+)
+verify(
+    "lab.straggler_run",
+    answer,
+    reveal=lambda: print(
+        "\n".join(
+            str(
+                Text(
+                    zh=f"运行 {name}（{label}）",
+                    en=f"run {name}: {label}",
+                )
+            )
+            for name, label in (
+                (name, timeline.result("ddp", scenario).scenario.label())
+                for name, scenario in MYSTERY_RUNS.items()
+            )
+        )
+    ),
+)
 
 # %% [markdown] lang="zh"
 # ### 6.3 揭晓：实测与模型
@@ -693,6 +837,7 @@ verify("lab.straggler_run", answer, reveal=lambda: print("\n".join(
 #
 # The "model" row comes from lesson 6's `step_timeline`, fed with the **baseline of the same run**: each rank's baseline compute (compute + other), the baseline's communication and the share of it hidden, plus the injected amounts (the slow rank's compute times 3, 20 ms of input wait, no hidden share without overlap). The model's "wait: slower rank" is `load_imbalance_s`: the maximum of the ranks' compute times minus their mean.
 
+
 # %%
 def show_injected_runs():
     for scenario in ("slow_rank", "input_delay", "no_overlap"):
@@ -700,20 +845,39 @@ def show_injected_runs():
     for scenario in ("slow_rank", "input_delay", "no_overlap"):
         result = timeline.result("ddp", scenario)
         ratio = result.mean.step_s / result.predicted.step_s
-        print(Text(zh=f"{result.scenario.label()}：实测步时 / 模型步时 = {ratio:.2f}",
-                   en=f"{result.scenario.label()}: measured step / model step = {ratio:.2f}"))
+        print(
+            Text(
+                zh=f"{result.scenario.label()}：实测步时 / 模型步时 = "
+                f"{ratio:.2f}",
+                en=f"{result.scenario.label()}: measured step / model step = "
+                f"{ratio:.2f}",
+            )
+        )
     for scenario in ("baseline", "no_overlap"):
         result = timeline.result("ddp", scenario)
         mean, calls = result.mean, len(result.sample[0].collectives)
-        print(Text(zh=f"{result.scenario.label()}：每步 {calls} 次全归约，暴露的通信 {mean.exposed_communication_s * MS_PER_S:.2f} ms，"
-                      f"被掩盖的通信 {mean.hidden_communication_s * MS_PER_S:.2f} ms，步时 {mean.step_s * MS_PER_S:.2f} ms",
-                   en=f"{result.scenario.label()}: all-reduce calls per step {calls}, exposed comm {mean.exposed_communication_s * MS_PER_S:.2f} ms, "
-                      f"hidden comm {mean.hidden_communication_s * MS_PER_S:.2f} ms, step {mean.step_s * MS_PER_S:.2f} ms"))
-    display(figure_image(plot_step_lanes([timeline.result("ddp", "slow_rank")])))
+        print(
+            Text(
+                zh=f"{result.scenario.label()}：每步 {calls} 次全归约，"
+                f"暴露的通信 {mean.exposed_communication_s * MS_PER_S:.2f} ms，"
+                f"被掩盖的通信 {mean.hidden_communication_s * MS_PER_S:.2f} "
+                f"ms，步时 {mean.step_s * MS_PER_S:.2f} ms",
+                en=f"{result.scenario.label()}: all-reduce calls per step "
+                f"{calls}, exposed comm "
+                f"{mean.exposed_communication_s * MS_PER_S:.2f} ms, hidden "
+                f"comm {mean.hidden_communication_s * MS_PER_S:.2f} ms, step "
+                f"{mean.step_s * MS_PER_S:.2f} ms",
+            )
+        )
+    display(
+        figure_image(plot_step_lanes([timeline.result("ddp", "slow_rank")]))
+    )
 
 
-# zh: 这些表给出练习 8.6、8.8 和 8.9 的答案：按下按钮才显示。
-# en: These tables give the answers of exercises 8.6, 8.8 and 8.9: they are shown when you press the button.
+# zh: 这些表给出练习 8.6、8.8 和
+# zh: 8.9 的答案：按下按钮才显示。
+# en: These tables give the answers of exercises 8.6, 8.8 and 8.9: they are shown
+# en: when you press the button.
 reveal(show_injected_runs)
 
 # %% [markdown] lang="zh"
@@ -747,9 +911,12 @@ points = run.efficiency()
 display(efficiency_table_view(points, "ddp", with_efficiency=False))
 for point in points[1:]:
     grown = str(Text(zh="，", en=", ")).join(
-        f"{tr(f'lab.tl_part_{part}')} {value * MS_PER_S:+.1f} ms" for part, value in point.extra_s.items()
+        f"{tr(f'lab.tl_part_{part}')} {value * MS_PER_S:+.1f} ms"
+        for part, value in point.extra_s.items()
     )
-    print(Text(zh=f"P = {point.ranks}：{grown}", en=f"P = {point.ranks}: {grown}"))
+    print(
+        Text(zh=f"P = {point.ranks}：{grown}", en=f"P = {point.ranks}: {grown}")
+    )
 
 # %% [markdown] lang="zh"
 # 怎样读最后一列的原因：
@@ -792,7 +959,11 @@ steps_s = {point.ranks: point.step_s for point in points}
 # zh: 弱扩展下 E(P) = step(1) / step(P)
 # en: E(P) = step(1) / step(P) under weak scaling
 answer = steps_s[1] / steps_s[4]
-verify("lab.efficiency_4", answer, reveal=lambda: display(efficiency_table_view(points, "ddp")))
+verify(
+    "lab.efficiency_4",
+    answer,
+    reveal=lambda: display(efficiency_table_view(points, "ddp")),
+)
 
 # %% [markdown] lang="zh"
 # ## 7. 在真实集群上运行
@@ -845,11 +1016,22 @@ if entry["bandwidth_bytes_per_s"] is not None:
     # zh: 本课模型的 fp32 梯度，DDP 每步全归约一次
     # en: fp32 gradients of the lab model, all-reduced once per step by DDP
     gradient_bytes = 4 * num_params
-    seconds = collective_time_s("all_reduce", payload_bytes=gradient_bytes, ranks=RANKS,
-                                bandwidth_bytes_per_s=entry["bandwidth_bytes_per_s"], latency_s=entry["alpha_s"])
-    print(Text(zh=f"本机上 {RANKS} 个 rank 对 {gradient_bytes:,} 字节的 DDP 梯度做全归约：预测 {seconds * US_PER_S:.0f} µs",
-               en=f"DDP gradient all-reduce of {gradient_bytes:,} bytes over {RANKS} ranks on this machine: "
-                  f"{seconds * US_PER_S:.0f} µs predicted"))
+    seconds = collective_time_s(
+        "all_reduce",
+        payload_bytes=gradient_bytes,
+        ranks=RANKS,
+        bandwidth_bytes_per_s=entry["bandwidth_bytes_per_s"],
+        latency_s=entry["alpha_s"],
+    )
+    print(
+        Text(
+            zh=f"本机上 {RANKS} 个 rank 对 {gradient_bytes:,} 字节的 DDP "
+            f"梯度做全归约：预测 {seconds * US_PER_S:.0f} µs",
+            en=f"DDP gradient all-reduce of {gradient_bytes:,} bytes over "
+            f"{RANKS} ranks on this machine: {seconds * US_PER_S:.0f} µs "
+            "predicted",
+        )
+    )
 
 # %% [markdown] lang="zh"
 # ### 自检问题
@@ -902,7 +1084,11 @@ RANKS_TRY = 2
 if RANKS_TRY != RANKS:
     from coursekit.lab import run_collectives, run_memory
 
-    display(run_collectives(ranks=RANKS_TRY, max_bytes=4 * MIB_BYTES, repeats=10, warmup=3).summary_view())
+    display(
+        run_collectives(
+            ranks=RANKS_TRY, max_bytes=4 * MIB_BYTES, repeats=10, warmup=3
+        ).summary_view()
+    )
     display(*run_memory(ranks=RANKS_TRY).views())
 
 # %% [markdown] lang="zh"

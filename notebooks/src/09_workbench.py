@@ -96,7 +96,10 @@ from coursekit.planner.calibration import (
     ceiling_for,
     matmul_fraction,
 )
-from coursekit.planner.estimate import fp8_quantisation_bytes_per_token, moe_block_recompute_flops_per_token
+from coursekit.planner.estimate import (
+    fp8_quantisation_bytes_per_token,
+    moe_block_recompute_flops_per_token,
+)
 from coursekit.plotting import figure_image, new_figure
 from coursekit.presets import CLUSTERS, MEGATRON_TABLE1, MODELS
 from coursekit.specs import FP8_RECIPES, PRECISION_RECIPES
@@ -112,13 +115,23 @@ from coursekit.published_runs import (
     all_published_runs,
     citation_lines,
 )
-from coursekit.widgets.workbench import LORA_OPTIONS, WorkbenchWidget, breakdown_chart, funnel_chart
+from coursekit.widgets.workbench import (
+    LORA_OPTIONS,
+    WorkbenchWidget,
+    breakdown_chart,
+    funnel_chart,
+)
 
 
 def md_table(header, rows):
-    """Show rows as a Markdown table (cells rendered in the current language)."""
-    lines = ["| " + " | ".join(str(h) for h in header) + " |", "|" + " --- |" * len(header)]
-    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+    """Show rows as a Markdown table, its cells in the current language."""
+    lines = [
+        "| " + " | ".join(str(h) for h in header) + " |",
+        "|" + " --- |" * len(header),
+    ]
+    lines += [
+        "| " + " | ".join(str(cell) for cell in row) + " |" for row in rows
+    ]
     display(Markdown("\n".join(lines)))
 
 
@@ -146,8 +159,14 @@ def md_table(header, rows):
 model = MODELS["llama3-70b"]
 ledger = model.param_ledger()
 md_table(
-    [Text(zh="部件", en="part"), Text(zh="参数（十亿）", en="parameters (billion)")],
-    [(param_part_name(part), f"{count / 1e9:.3f}") for part, count in ledger.items()]
+    [
+        Text(zh="部件", en="part"),
+        Text(zh="参数（十亿）", en="parameters (billion)"),
+    ],
+    [
+        (param_part_name(part), f"{count / 1e9:.3f}")
+        for part, count in ledger.items()
+    ]
     + [(Text(zh="合计", en="total"), f"{model.num_params / 1e9:.2f}")],
 )
 # zh: 与论文的 70B 相差不到 1%
@@ -179,30 +198,68 @@ assert abs(model.num_params / 70e9 - 1) < 0.01
 # %%
 cluster = CLUSTERS["h100-8"].with_nodes(16)
 workload = WorkloadSpec(global_batch=1024)
-ceiling, best_matmul = ceiling_for(cluster.peak_flops), matmul_fraction(cluster.peak_flops)
+ceiling, best_matmul = (
+    ceiling_for(cluster.peak_flops),
+    matmul_fraction(cluster.peak_flops),
+)
 recipe = PRECISION_RECIPES[workload.recipe]
 md_table(
     [Text(zh="量", en="quantity"), Text(zh="值", en="value")],
     [
         (Text(zh="rank 数", en="ranks"), cluster.world_size),
-        (Text(zh="单设备显存 (GiB)", en="memory per device (GiB)"), cluster.memory_per_device_gib),
-        (Text(zh="峰值 bf16 (TFLOP/s)", en="peak bf16 (TFLOP/s)"), cluster.peak_flops / 1e12),
-        (Text(zh="节点内带宽 (GB/s，单向/GPU)", en="intra-node (GB/s, one way per GPU)"),
-         cluster.intra_node_bandwidth_bytes_per_s / 1e9),
-        (Text(zh="跨节点带宽 (GB/s，单向/GPU)", en="inter-node (GB/s, one way per GPU)"),
-         cluster.inter_node_bandwidth_bytes_per_s / 1e9),
-        (Text(zh="全局批大小 × 序列长度", en="global batch × sequence"),
-         f"{workload.global_batch} × {workload.tokens_per_sequence(model)}"),
-        (Text(zh="计算效率", en="compute efficiency"),
-         Text(zh=f"屋顶线模型，天花板 {ceiling:.1%}（A100 上标定的整步份额：最佳矩阵乘的 {EFFICIENCY_RELATIVE_CEILING:.1%}，"
-                 f"× 这种 GPU 实测最佳矩阵乘占峰值之比 {best_matmul:.1%}）",
-              en=f"roofline model, ceiling {ceiling:.1%} (the step share fitted on A100, {EFFICIENCY_RELATIVE_CEILING:.1%} "
-                 f"of the best matmul, × this GPU's measured best-matmul share of peak, {best_matmul:.1%})")),
-        (Text(zh="通信重叠（按维度）", en="overlap (per dimension)"),
-         ", ".join(f"{dim} {workload.overlap(dim):.0%}" for dim in OVERLAP_DEFAULTS)),
-        (Text(zh="精度方案（每参数字节：参数 + 梯度 + 优化器）",
-              en="precision recipe (bytes per parameter: weights + gradients + optimizer)"),
-         f"{workload.recipe} ({recipe.param_bytes:g} + {recipe.grad_bytes:g} + {recipe.optimizer_bytes:g})"),
+        (
+            Text(zh="单设备显存 (GiB)", en="memory per device (GiB)"),
+            cluster.memory_per_device_gib,
+        ),
+        (
+            Text(zh="峰值 bf16 (TFLOP/s)", en="peak bf16 (TFLOP/s)"),
+            cluster.peak_flops / 1e12,
+        ),
+        (
+            Text(
+                zh="节点内带宽 (GB/s，单向/GPU)",
+                en="intra-node (GB/s, one way per GPU)",
+            ),
+            cluster.intra_node_bandwidth_bytes_per_s / 1e9,
+        ),
+        (
+            Text(
+                zh="跨节点带宽 (GB/s，单向/GPU)",
+                en="inter-node (GB/s, one way per GPU)",
+            ),
+            cluster.inter_node_bandwidth_bytes_per_s / 1e9,
+        ),
+        (
+            Text(zh="全局批大小 × 序列长度", en="global batch × sequence"),
+            f"{workload.global_batch} × {workload.tokens_per_sequence(model)}",
+        ),
+        (
+            Text(zh="计算效率", en="compute efficiency"),
+            Text(
+                zh=f"屋顶线模型，天花板 {ceiling:.1%}（A100 上标定的整步份额："
+                f"最佳矩阵乘的 {EFFICIENCY_RELATIVE_CEILING:.1%}，"
+                f"× 这种 GPU 实测最佳矩阵乘占峰值之比 {best_matmul:.1%}）",
+                en=f"roofline model, ceiling {ceiling:.1%} (the step share "
+                f"fitted on A100, {EFFICIENCY_RELATIVE_CEILING:.1%} of the "
+                "best matmul, × this GPU's measured best-matmul share of peak, "
+                f"{best_matmul:.1%})",
+            ),
+        ),
+        (
+            Text(zh="通信重叠（按维度）", en="overlap (per dimension)"),
+            ", ".join(
+                f"{dim} {workload.overlap(dim):.0%}" for dim in OVERLAP_DEFAULTS
+            ),
+        ),
+        (
+            Text(
+                zh="精度方案（每参数字节：参数 + 梯度 + 优化器）",
+                en="precision recipe (bytes per parameter: weights + gradients "
+                "+ optimizer)",
+            ),
+            f"{workload.recipe} ({recipe.param_bytes:g} + "
+            f"{recipe.grad_bytes:g} + {recipe.optimizer_bytes:g})",
+        ),
     ],
 )
 
@@ -271,8 +328,15 @@ md_table(
 
 # %%
 md_table(
-    [Text(zh="顺序", en="#"), Text(zh="代码", en="code"), Text(zh="检查什么", en="what it checks")],
-    [(i + 1, f"`{gate.code}`", gate.description) for i, gate in enumerate(PLAN_GATES)],
+    [
+        Text(zh="顺序", en="#"),
+        Text(zh="代码", en="code"),
+        Text(zh="检查什么", en="what it checks"),
+    ],
+    [
+        (i + 1, f"`{gate.code}`", gate.description)
+        for i, gate in enumerate(PLAN_GATES)
+    ],
 )
 
 # %%
@@ -288,7 +352,10 @@ print(result.report(top=0))
 # the size of the space. A candidate may break several rules at once; `explain` lists all of them.
 
 # %%
-assert sum(step.removed for step in result.funnel) + result.accepted_count == result.space_size
+assert (
+    sum(step.removed for step in result.funnel) + result.accepted_count
+    == result.space_size
+)
 fig = new_figure(7.5, 3.6)
 ax_funnel, ax_breakdown = fig.subplots(1, 2)
 funnel_chart(ax_funnel, result)
@@ -384,27 +451,45 @@ for note in result.assumptions.notes:
 
 # %%
 groups = result.tie_groups()
-within = sum(1 for i in result.accepted_indices() if result.estimated_step_s(i) <= result.estimated_step_s(groups[0][0]) * (1 + MODEL_UNCERTAINTY))
+within = sum(
+    1
+    for i in result.accepted_indices()
+    if result.estimated_step_s(i)
+    <= result.estimated_step_s(groups[0][0]) * (1 + MODEL_UNCERTAINTY)
+)
 why = result.explain_ties(1)
-print(Text(zh=f"{result.accepted_count} 个通过的候选中，并列组 1 有 {len(groups[0])} 个（估算与最快的相差不到 {MODEL_UNCERTAINTY:.0%}）；"
-              f"值得先测的有 {len(why) - 1} 个（某个假设能让它成为组里最快的，或估算分不开它与组首），"
-              f"下面列出组首和其中前 {min(len(why), 6) - 1} 个：",
-           en=f"Of {result.accepted_count} accepted candidates, tie group 1 holds {len(groups[0])} (estimated within "
-              f"{MODEL_UNCERTAINTY:.0%} of the fastest); {len(why) - 1} are worth measuring first (one assumption makes them "
-              f"the group's fastest, or the estimate cannot separate them from it); the group's first and "
-              f"{min(len(why), 6) - 1} of them:"))
+print(
+    Text(
+        zh=f"{result.accepted_count} 个通过的候选中，并列组 1 有 "
+        f"{len(groups[0])} 个（估算与最快的相差不到 {MODEL_UNCERTAINTY:.0%}）；"
+        f"值得先测的有 {len(why) - 1} 个（某个假设能让它成为组里最快的，"
+        f"或估算分不开它与组首），"
+        f"下面列出组首和其中前 {min(len(why), 6) - 1} 个：",
+        en=f"Of {result.accepted_count} accepted candidates, tie group 1 holds "
+        f"{len(groups[0])} (estimated within {MODEL_UNCERTAINTY:.0%} of the "
+        f"fastest); {len(why) - 1} are worth measuring first (one assumption "
+        "makes them the group's fastest, or the estimate cannot separate them "
+        f"from it); the group's first and {min(len(why), 6) - 1} of them:",
+    )
+)
 for row in why[:6]:
     print(" ", row.message)
 first = [result.estimated_step_s(i) for i in groups[0]]
 # zh: 第 1 组都在最快者的 1.2 倍以内，与上文一致
 # en: the band, as the prose says
-assert max(first) <= min(first) * (1 + MODEL_UNCERTAINTY) and len(groups[0]) == within
+assert (
+    max(first) <= min(first) * (1 + MODEL_UNCERTAINTY)
+    and len(groups[0]) == within
+)
 # zh: 上文引用的数字
 # en: the figure the prose above quotes
 assert MODEL_UNCERTAINTY == 0.20
 # zh: 两次实测之差的均方根
 # en: the spread's RMS
-assert len(REMEASURED_RUNS) == 12 and round(100 * MEASUREMENT_REPEATABILITY / 2, 1) == 2.2
+assert (
+    len(REMEASURED_RUNS) == 12
+    and round(100 * MEASUREMENT_REPEATABILITY / 2, 1) == 2.2
+)
 # zh: 它的两倍：上文引用的数字
 # en: twice it: the figures the prose above quotes
 assert round(100 * MEASUREMENT_REPEATABILITY, 1) == 4.5
@@ -433,8 +518,15 @@ assert round(100 * MEASUREMENT_REPEATABILITY, 1) == 4.5
 print(result.explain("tp=16,pp=4,dp=2,zero=1,mb=1,recompute=full").explain())
 
 # %%
-box = plan(MODELS["llama3-8b"], CLUSTERS["pcie-24g-8"], WorkloadSpec(global_batch=64, seq_len=2048))
-for degrees in ("tp=1,pp=1,dp=8,zero=0,recompute=full", "tp=1,pp=1,dp=8,zero=3,recompute=full"):
+box = plan(
+    MODELS["llama3-8b"],
+    CLUSTERS["pcie-24g-8"],
+    WorkloadSpec(global_batch=64, seq_len=2048),
+)
+for degrees in (
+    "tp=1,pp=1,dp=8,zero=0,recompute=full",
+    "tp=1,pp=1,dp=8,zero=3,recompute=full",
+):
     print(box.explain(degrees).explain())
     print()
 
@@ -459,30 +551,63 @@ for degrees in ("tp=1,pp=1,dp=8,zero=0,recompute=full", "tp=1,pp=1,dp=8,zero=3,r
 # %%
 dense_model, moe_model = MODELS["llama3-70b"], MODELS["llama3-70b"].as_moe(8, 2)
 md_table(
-    [Text(zh="模型", en="model"), Text(zh="全部参数（十亿）", en="all parameters (billion)"),
-     Text(zh="每 token 激活参数（十亿）", en="active per token (billion)")],
-    [(m.name, f"{m.num_params / 1e9:.1f}", f"{m.active_params / 1e9:.1f}") for m in (dense_model, moe_model)],
+    [
+        Text(zh="模型", en="model"),
+        Text(zh="全部参数（十亿）", en="all parameters (billion)"),
+        Text(zh="每 token 激活参数（十亿）", en="active per token (billion)"),
+    ],
+    [
+        (m.name, f"{m.num_params / 1e9:.1f}", f"{m.active_params / 1e9:.1f}")
+        for m in (dense_model, moe_model)
+    ],
 )
 # zh: 每个 token 的计算量接近两倍
 # en: nearly twice the compute per token
 assert moe_model.active_params > 1.7 * dense_model.active_params
 
 # %%
-# zh: 上下文变长：序列是 4 倍，序列条数是四分之一，每步的 token 数不变（工作负载没有设序列长度，用模型自己的）
-# en: the longer context: 4x the sequence, 1/4 of the sequences, the same tokens per step (the model's own sequence)
+# zh: 上下文变长：序列是 4 倍，序列条数是四分之一，每步的 token 数不变（工作负载没有
+# zh: 设序列长度，用模型自己的）
+# en: the longer context: 4x the sequence, 1/4 of the sequences, the same tokens per
+# en: step (the model's own sequence)
 seq_len = workload.tokens_per_sequence(MODELS["llama3-70b"])
-long_context = replace(workload, global_batch=workload.global_batch // 4, seq_len=seq_len * 4)
-assert (workload.global_batch, seq_len, long_context.global_batch, long_context.seq_len) == (1024, 8192, 256, 32768)
+long_context = replace(
+    workload, global_batch=workload.global_batch // 4, seq_len=seq_len * 4
+)
+assert (
+    workload.global_batch,
+    seq_len,
+    long_context.global_batch,
+    long_context.seq_len,
+) == (1024, 8192, 256, 32768)
 # zh: 与上文一致：1024 × 8192 = 256 × 32768
 # en: as the prose says: 1024 × 8192 = 256 × 32768
-assert long_context.global_batch * long_context.seq_len == workload.global_batch * seq_len
+assert (
+    long_context.global_batch * long_context.seq_len
+    == workload.global_batch * seq_len
+)
 scenarios = [
-    (Text(zh="基线", en="baseline"), what_if("llama3-70b", "h100-8", 16, workload)),
-    (Text(zh="跨节点带宽 ÷ 8", en="inter-node bandwidth ÷ 8"), what_if("llama3-70b", "h100-8", 16, workload, link_slowdown=8)),
-    (Text(zh=f"序列 {long_context.seq_len}，全局批大小 {long_context.global_batch}（每步 token 数不变）",
-          en=f"sequence {long_context.seq_len}, global batch {long_context.global_batch} (same tokens per step)"),
-     what_if("llama3-70b", "h100-8", 16, long_context)),
-    (Text(zh="MoE 8 专家 top-2", en="MoE 8 experts top-2"), what_if("llama3-70b", "h100-8", 16, workload, moe=True)),
+    (
+        Text(zh="基线", en="baseline"),
+        what_if("llama3-70b", "h100-8", 16, workload),
+    ),
+    (
+        Text(zh="跨节点带宽 ÷ 8", en="inter-node bandwidth ÷ 8"),
+        what_if("llama3-70b", "h100-8", 16, workload, link_slowdown=8),
+    ),
+    (
+        Text(
+            zh=f"序列 {long_context.seq_len}，全局批大小 "
+            f"{long_context.global_batch}（每步 token 数不变）",
+            en=f"sequence {long_context.seq_len}, global batch "
+            f"{long_context.global_batch} (same tokens per step)",
+        ),
+        what_if("llama3-70b", "h100-8", 16, long_context),
+    ),
+    (
+        Text(zh="MoE 8 专家 top-2", en="MoE 8 experts top-2"),
+        what_if("llama3-70b", "h100-8", 16, workload, moe=True),
+    ),
 ]
 rows = []
 for name, scenario in scenarios:
@@ -506,17 +631,28 @@ md_table(
     ],
     rows,
 )
-# zh: 慢链路改变了哪个组合最快；基线的最快组合放到慢链路上要慢得多。
-# en: The slow link changes which composition is fastest; the baseline's fastest, planned on the slow link, is much slower.
+# zh: 慢链路改变了哪个组合最快；
+# zh: 基线的最快组合放到慢链路上要慢得多。
+# en: The slow link changes which composition is fastest; the baseline's fastest,
+# en: planned on the slow link, is much slower.
 baseline_best, slow_link = scenarios[0][1].accepted(1)[0], scenarios[1][1]
 baseline_on_slow = slow_link.explain(baseline_best.label())
-print(Text(zh=f"基线最快的 `{baseline_best.label()}` 放到慢 8 倍的跨节点链路上：估算 {baseline_on_slow.step_s:.1f} s，"
-              f"是新的最快组合的 {baseline_on_slow.step_s / slow_link.accepted(1)[0].step_s:.1f} 倍",
-           en=f"The baseline's fastest `{baseline_best.label()}` on the 8x slower inter-node link: estimated "
-              f"{baseline_on_slow.step_s:.1f} s, {baseline_on_slow.step_s / slow_link.accepted(1)[0].step_s:.1f}x "
-              "the new fastest"))
+slow_fastest_s = slow_link.accepted(1)[0].step_s
+print(
+    Text(
+        zh=f"基线最快的 `{baseline_best.label()}` 放到慢 8 倍的跨节点链路上："
+        f"估算 {baseline_on_slow.step_s:.1f} s，是新的最快组合的 "
+        f"{baseline_on_slow.step_s / slow_fastest_s:.1f} 倍",
+        en=f"The baseline's fastest `{baseline_best.label()}` on the 8x slower "
+        f"inter-node link: estimated {baseline_on_slow.step_s:.1f} s, "
+        f"{baseline_on_slow.step_s / slow_fastest_s:.1f}x the new fastest",
+    )
+)
 assert slow_link.accepted(1)[0].label() != baseline_best.label()
-assert baseline_on_slow.accepted and baseline_on_slow.step_s > 2 * slow_link.accepted(1)[0].step_s
+assert (
+    baseline_on_slow.accepted
+    and baseline_on_slow.step_s > 2 * slow_link.accepted(1)[0].step_s
+)
 # zh: 新的最快组合几乎不比原来的最快组合慢（不到 1.1 倍）
 # en: the new fastest is barely slower (less than 1.1x)
 assert slow_link.accepted(1)[0].step_s < 1.1 * baseline_best.step_s
@@ -546,30 +682,66 @@ assert slow_link.accepted(1)[0].step_s < 1.1 * baseline_best.step_s
 # --gpu-memory-gib ... --peak-tflops ... --hbm-gb-s ... --gpus-per-node ... --intra-gb-s ... --inter-gb-s ...`.
 
 # %%
-from coursekit.hardware import ETHERNET_100G_PER_CARD_BYTES_PER_S, ETHERNET_LATENCY_S, PCIE4_X16_BYTES_PER_S, PCIE_LATENCY_S
+from coursekit.hardware import (
+    ETHERNET_100G_PER_CARD_BYTES_PER_S,
+    ETHERNET_LATENCY_S,
+    PCIE4_X16_BYTES_PER_S,
+    PCIE_LATENCY_S,
+)
 from coursekit.planner import ClusterSpec, ModelSpec
 
 mistral_config = {
-    "model_type": "mistral", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
-    "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 14336, "vocab_size": 32000,
-    "max_position_embeddings": 8192, "hidden_act": "silu", "tie_word_embeddings": False,
+    "model_type": "mistral",
+    "hidden_size": 4096,
+    "num_hidden_layers": 32,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 8,
+    "head_dim": 128,
+    "intermediate_size": 14336,
+    "vocab_size": 32000,
+    "max_position_embeddings": 8192,
+    "hidden_act": "silu",
+    "tie_word_embeddings": False,
 }
 own_model = ModelSpec.from_config(mistral_config, name="mistral-7b")
 own_cluster = ClusterSpec(
-    name="l40s-8", nodes=4, gpus_per_node=8, memory_per_device_gib=48e9 / 2**30, peak_flops=362e12,
-    intra_node_bandwidth_bytes_per_s=PCIE4_X16_BYTES_PER_S, inter_node_bandwidth_bytes_per_s=ETHERNET_100G_PER_CARD_BYTES_PER_S,
-    intra_node_latency_s=PCIE_LATENCY_S, inter_node_latency_s=ETHERNET_LATENCY_S, memory_bandwidth_bytes_per_s=864e9,
+    name="l40s-8",
+    nodes=4,
+    gpus_per_node=8,
+    memory_per_device_gib=48e9 / 2**30,
+    peak_flops=362e12,
+    intra_node_bandwidth_bytes_per_s=PCIE4_X16_BYTES_PER_S,
+    inter_node_bandwidth_bytes_per_s=ETHERNET_100G_PER_CARD_BYTES_PER_S,
+    intra_node_latency_s=PCIE_LATENCY_S,
+    inter_node_latency_s=ETHERNET_LATENCY_S,
+    memory_bandwidth_bytes_per_s=864e9,
     source="NVIDIA L40S datasheet; PCIe 4.0 x16; 100 GbE per node",
 )
 own = plan(own_model, own_cluster, WorkloadSpec(global_batch=256, seq_len=4096))
-print(Text(zh=f"{own_model.name}：{own_model.num_params / 1e9:.2f}B 参数，注意力 {own_model.attention_kind.upper()}，"
-              f"{own_cluster.world_size} 张卡、每卡 {own_cluster.memory_per_device_gib:.1f} GiB",
-           en=f"{own_model.name}: {own_model.num_params / 1e9:.2f}B parameters, {own_model.attention_kind.upper()} attention, "
-              f"{own_cluster.world_size} GPUs of {own_cluster.memory_per_device_gib:.1f} GiB"))
-print(Text(zh=f"{own.space_size} 个组合，{own.accepted_count} 个通过；估算最快的三个：",
-           en=f"{own.space_size} compositions, {own.accepted_count} accepted; the three fastest by estimate:"))
+print(
+    Text(
+        zh=f"{own_model.name}：{own_model.num_params / 1e9:.2f}B 参数，注意力 "
+        f"{own_model.attention_kind.upper()}，{own_cluster.world_size} 张卡、"
+        f"每卡 {own_cluster.memory_per_device_gib:.1f} GiB",
+        en=f"{own_model.name}: {own_model.num_params / 1e9:.2f}B parameters, "
+        f"{own_model.attention_kind.upper()} attention, "
+        f"{own_cluster.world_size} GPUs of "
+        f"{own_cluster.memory_per_device_gib:.1f} GiB",
+    )
+)
+print(
+    Text(
+        zh=f"{own.space_size} 个组合，{own.accepted_count} 个通过；"
+        "估算最快的三个：",
+        en=f"{own.space_size} compositions, {own.accepted_count} accepted; the "
+        "three fastest by estimate:",
+    )
+)
 for cand in own.accepted(3):
-    print(f"  {cand.label()}  {cand.memory.total_gib:.1f} GiB  {cand.step_s:.1f} s")
+    print(
+        f"  {cand.label()}  {cand.memory.total_gib:.1f} GiB  "
+        f"{cand.step_s:.1f} s"
+    )
 # zh: Mistral 7B：7,241,732,096 个参数
 # en: Mistral 7B: 7,241,732,096 parameters
 assert round(own_model.num_params / 1e9, 2) == 7.24
@@ -638,29 +810,53 @@ assert habit.accepted and habit.tie_group >= 3 and habit.over_best > 1.25
 rows = []
 # zh: 第 3 节的并列组
 # en: tie groups of section 3
-group_of = {i: number for number, members in enumerate(groups, start=1) for i in members}
+group_of = {
+    i: number for number, members in enumerate(groups, start=1) for i in members
+}
 best_by_tp = {}
 for tp in (1, 2, 4, 8, 16):
-    accepted_tp = [i for i in result.accepted_indices() if result.degrees(i)["tp"] == tp]
+    accepted_tp = [
+        i for i in result.accepted_indices() if result.degrees(i)["tp"] == tp
+    ]
     if not accepted_tp:
         cand = result.explain(f"tp={tp},pp=4,zero=1,mb=1,recompute=selective")
         rows.append((tp, "—", "—", "—", "—", "—", ", ".join(cand.codes)))
         continue
     cand = result.candidate(accepted_tp[0])
     best_by_tp[tp] = (accepted_tp[0], cand.step_s)
-    tp_ms = sum(row.time_s for row in cand.communication if row.dimension == "TP") * 1e3
-    rows.append((tp, f"`{cand.label()}`", f"{cand.step_s:.1f}", group_of[accepted_tp[0]], f"{tp_ms:.0f}",
-                 f"{cand.efficiency:.0%}", f"{cand.memory.total_gib:.0f}"))
+    tp_ms = (
+        sum(row.time_s for row in cand.communication if row.dimension == "TP")
+        * 1e3
+    )
+    rows.append(
+        (
+            tp,
+            f"`{cand.label()}`",
+            f"{cand.step_s:.1f}",
+            group_of[accepted_tp[0]],
+            f"{tp_ms:.0f}",
+            f"{cand.efficiency:.0%}",
+            f"{cand.memory.total_gib:.0f}",
+        )
+    )
 md_table(
-    [Text(zh="TP", en="TP"), Text(zh="估算最快的组合", en="fastest by estimate"), Text(zh="步时 (s)", en="step (s)"),
-     Text(zh="并列组", en="tie group"), Text(zh="TP 通信 (ms)", en="TP comm. (ms)"),
-     Text(zh="矩阵乘效率", en="matmul efficiency"), Text(zh="显存 (GiB) / 拒绝原因", en="memory (GiB) / rejected by")],
+    [
+        Text(zh="TP", en="TP"),
+        Text(zh="估算最快的组合", en="fastest by estimate"),
+        Text(zh="步时 (s)", en="step (s)"),
+        Text(zh="并列组", en="tie group"),
+        Text(zh="TP 通信 (ms)", en="TP comm. (ms)"),
+        Text(zh="矩阵乘效率", en="matmul efficiency"),
+        Text(zh="显存 (GiB) / 拒绝原因", en="memory (GiB) / rejected by"),
+    ],
     rows,
 )
 steps_by_tp = [step for _, step in best_by_tp.values()]
 # zh: 与下文一致
 # en: the prose below
-assert sorted(best_by_tp) == [1, 2, 4, 8] and {group_of[i] for i, _ in best_by_tp.values()} == {1}
+assert sorted(best_by_tp) == [1, 2, 4, 8] and {
+    group_of[i] for i, _ in best_by_tp.values()
+} == {1}
 # zh: 下文的“步时相差不到 2%”
 # en: "less than 2 % apart"
 assert max(steps_by_tp) / min(steps_by_tp) - 1 < 0.02
@@ -722,14 +918,33 @@ rows = []
 for run in MEGATRON_TABLE1[::3]:
     table = plan(MODELS[run.name], run.cluster(), run.workload())
     matching = set(table.find(tp=run.tp, pp=run.pp, dp=run.dp))
-    chosen = table.candidate(next(i for i in table.accepted_indices() if i in matching))
-    estimate = megatron_paper_flops_per_step(run.layers, run.hidden, run.global_batch) / (chosen.step_s * run.gpus) / 1e12
-    rows.append((run.name, f"({run.tp}, {run.pp}, {run.dp})", run.gpus, f"{estimate:.0f}", f"{run.tflops_per_gpu:.0f}",
-                 f"{estimate / run.tflops_per_gpu:.2f}"))
+    chosen = table.candidate(
+        next(i for i in table.accepted_indices() if i in matching)
+    )
+    estimate = (
+        megatron_paper_flops_per_step(run.layers, run.hidden, run.global_batch)
+        / (chosen.step_s * run.gpus)
+        / 1e12
+    )
+    rows.append(
+        (
+            run.name,
+            f"({run.tp}, {run.pp}, {run.dp})",
+            run.gpus,
+            f"{estimate:.0f}",
+            f"{run.tflops_per_gpu:.0f}",
+            f"{estimate / run.tflops_per_gpu:.2f}",
+        )
+    )
 md_table(
-    [Text(zh="模型", en="model"), "(t, p, d)", Text(zh="GPU 数", en="GPUs"),
-     Text(zh="估算 TFLOP/s/GPU", en="estimated TFLOP/s/GPU"), Text(zh="论文实测", en="paper, measured"),
-     Text(zh="估算 ÷ 实测", en="estimated ÷ measured")],
+    [
+        Text(zh="模型", en="model"),
+        "(t, p, d)",
+        Text(zh="GPU 数", en="GPUs"),
+        Text(zh="估算 TFLOP/s/GPU", en="estimated TFLOP/s/GPU"),
+        Text(zh="论文实测", en="paper, measured"),
+        Text(zh="估算 ÷ 实测", en="estimated ÷ measured"),
+    ],
     rows,
 )
 
@@ -840,38 +1055,91 @@ comparisons = [compare_published(run) for run in runs]
 
 # zh: 估算的单位，与这次训练发表吞吐时用的单位相同
 # en: the estimate's unit, as the run reports its throughput
-units = {"TFLOP/s/GPU": Text(zh="每 GPU {} TFLOP/s", en="{} TFLOP/s/GPU"),
-         "tokens/s/GPU": Text(zh="每 GPU 每秒 {} 个 token", en="{} tokens/s/GPU")}
+units = {
+    "TFLOP/s/GPU": Text(zh="每 GPU {} TFLOP/s", en="{} TFLOP/s/GPU"),
+    "tokens/s/GPU": Text(zh="每 GPU 每秒 {} 个 token", en="{} tokens/s/GPU"),
+}
 assert {c.unit for c in comparisons} == set(units)
 md_table(
-    [Text(zh="序号", en="no."), Text(zh="训练", en="run"), Text(zh="名次 / 通过数（并列组）", en="rank / accepted (tie group)"),
-     Text(zh="步时 ÷ 最优", en="step ÷ best"), Text(zh="估算", en="estimated"), Text(zh="实测", en="published"),
-     Text(zh="估算 ÷ 实测", en="est. ÷ published"), Text(zh="四条都满足", en="all four met")],
-    [(number, run.label, f"{c.rank} / {c.accepted_count} ({c.tie_group})", f"{c.step_over_best:.3f}",
-      str(units[c.unit]).format(f"{c.estimated:.0f}"), f"{c.published:.0f}", f"{c.estimated_over_published:.2f}",
-      Text(zh="是", en="yes") if c.passes else Text(zh="否", en="no"))
-     if c.accepted else
-     (number, run.label, Text(zh=f"未接受 / {c.accepted_count}", en=f"refused / {c.accepted_count}"), "-", "-",
-      f"{c.published:.0f}", "-", Text(zh="否", en="no"))
-     for number, (run, c) in enumerate(zip(runs, comparisons), start=1)],
+    [
+        Text(zh="序号", en="no."),
+        Text(zh="训练", en="run"),
+        Text(zh="名次 / 通过数（并列组）", en="rank / accepted (tie group)"),
+        Text(zh="步时 ÷ 最优", en="step ÷ best"),
+        Text(zh="估算", en="estimated"),
+        Text(zh="实测", en="published"),
+        Text(zh="估算 ÷ 实测", en="est. ÷ published"),
+        Text(zh="四条都满足", en="all four met"),
+    ],
+    [
+        (
+            number,
+            run.label,
+            f"{c.rank} / {c.accepted_count} ({c.tie_group})",
+            f"{c.step_over_best:.3f}",
+            str(units[c.unit]).format(f"{c.estimated:.0f}"),
+            f"{c.published:.0f}",
+            f"{c.estimated_over_published:.2f}",
+            Text(zh="是", en="yes") if c.passes else Text(zh="否", en="no"),
+        )
+        if c.accepted
+        else (
+            number,
+            run.label,
+            Text(
+                zh=f"未接受 / {c.accepted_count}",
+                en=f"refused / {c.accepted_count}",
+            ),
+            "-",
+            "-",
+            f"{c.published:.0f}",
+            "-",
+            Text(zh="否", en="no"),
+        )
+        for number, (run, c) in enumerate(zip(runs, comparisons), start=1)
+    ],
 )
-ceilings = {gpu: ceiling_for(CLUSTERS[f"{gpu.lower()}-8"].peak_flops) for gpu in ("A100", "H100", "B200")}
-print(Text(zh="效率天花板：" + "，".join(f"{gpu} {c:.1%}" for gpu, c in ceilings.items()),
-           en="Efficiency ceiling: " + ", ".join(f"{gpu} {c:.1%}" for gpu, c in ceilings.items())))
-shared_labels = sum(1 for run in runs if sum(other.label == run.label for other in runs) > 1)
-print(Text(zh=f"表中有 {shared_labels} 行与别的行标签相同：那是同一个布局在另一个版本或设置下重新测的，"
-              "按序号看下面的来源就能分开。",
-           en=f"{shared_labels} rows share their label with another: one layout measured again in another release or "
-              "setting; the sources below, by number, tell them apart."))
-print(Text(zh="来源，按表中序号（论文与表格；训练配置文件等完整出处在每次训练的 run.source 里）：",
-           en="Sources by the table's number (paper and table; the full citation, with the training configs, is in "
-              "each run's run.source):"))
+ceilings = {
+    gpu: ceiling_for(CLUSTERS[f"{gpu.lower()}-8"].peak_flops)
+    for gpu in ("A100", "H100", "B200")
+}
+print(
+    Text(
+        zh="效率天花板："
+        + "，".join(f"{gpu} {c:.1%}" for gpu, c in ceilings.items()),
+        en="Efficiency ceiling: "
+        + ", ".join(f"{gpu} {c:.1%}" for gpu, c in ceilings.items()),
+    )
+)
+shared_labels = sum(
+    1 for run in runs if sum(other.label == run.label for other in runs) > 1
+)
+print(
+    Text(
+        zh=f"表中有 {shared_labels} 行与别的行标签相同："
+        "那是同一个布局在另一个版本或设置下重新测的，"
+        "按序号看下面的来源就能分开。",
+        en=f"{shared_labels} rows share their label with another: one layout "
+        "measured again in another release or setting; the sources below, by "
+        "number, tell them apart.",
+    )
+)
+print(
+    Text(
+        zh="来源，按表中序号（论文与表格；训练配置文件等完整出处在每次训练的 "
+        "run.source 里）：",
+        en="Sources by the table's number (paper and table; the full citation, "
+        "with the training configs, is in each run's run.source):",
+    )
+)
 for line in citation_lines(runs):
     print(line)
 # zh: 上面列举的各组行数：论文 8、厂商 H100 表 24、DGX Cloud 14 + 9、长序列 8、
-# zh: Megatron-Core 扩展表 9 与 MoE 指南 1、ModelZoo 10、B200 12、DGX-H100 1、微调 6、GB200 4
-# en: the rows the paragraph above counts: papers 8, vendor H100 tables 24, DGX Cloud 14 + 9, long sequences 8,
-# en: Megatron-Core's scaling table 9 and MoE guide 1, ModelZoo 10, B200 12, DGX-H100 1, fine-tuning 6, GB200 4
+# zh: Megatron-Core 扩展表 9 与 MoE 指南 1、ModelZoo 10、B200 12、DGX-H100 1、微调
+# zh: 6、GB200 4
+# en: the rows the paragraph above counts: papers 8, vendor H100 tables 24, DGX
+# en: Cloud 14 + 9, long sequences 8, Megatron-Core's scaling table 9 and MoE guide
+# en: 1, ModelZoo 10, B200 12, DGX-H100 1, fine-tuning 6, GB200 4
 assert len(runs) == 8 + 24 + 14 + 9 + 8 + 9 + 1 + 10 + 12 + 1 + 6 + 4
 refused = {c.name for c in comparisons if not c.accepted}
 assert refused == set()
@@ -882,12 +1150,24 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 # zh: 每个 Megatron-Bridge 版本的表格来源都以这一段开头
 # en: every Megatron-Bridge release's table starts so
 bridge = MEGATRON_BRIDGE_2511_SOURCE.split(",")[0]
-# zh: 本节统计的厂商表格 H100 行：24 个配置，17 个稠密模型（16 个通过），7 个 MoE（3 个通过）
-# en: the vendor tables' H100 rows the section counts: 24 configurations, 17 dense (16 pass) and 7 MoE (3 pass)
-vendor_h100 = [(run, c) for run, c in zip(runs, comparisons)
-               if run.source.startswith((NEMO_2407_SOURCE, bridge)) and run.cluster == "h100-8"]
-vendor_counts = {kind: [c.passes for run, c in vendor_h100 if run.model_spec().is_moe == (kind == "moe")]
-                 for kind in ("dense", "moe")}
+# zh: 本节统计的厂商表格 H100 行：24 个配置，17 个稠密模型（16 个通过），7 个 MoE（3
+# zh: 个通过）
+# en: the vendor tables' H100 rows the section counts: 24 configurations, 17 dense
+# en: (16 pass) and 7 MoE (3 pass)
+vendor_h100 = [
+    (run, c)
+    for run, c in zip(runs, comparisons)
+    if run.source.startswith((NEMO_2407_SOURCE, bridge))
+    and run.cluster == "h100-8"
+]
+vendor_counts = {
+    kind: [
+        c.passes
+        for run, c in vendor_h100
+        if run.model_spec().is_moe == (kind == "moe")
+    ]
+    for kind in ("dense", "moe")
+}
 assert len(vendor_h100) == 24
 assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 
@@ -1410,20 +1690,45 @@ llama8, h100 = MODELS["llama3-8b"], CLUSTERS["h100-8"]
 # zh: 按张量缩放的两种配方：MXFP8 不能在 H100 上运行
 # en: the per-tensor recipes: MXFP8 does not run on an H100
 hopper_recipes = ("delayed", "current")
-cast_kib = {recipe: fp8_quantisation_bytes_per_token(llama8, recipe).dense_layer / 1024
-            for recipe in hopper_recipes}
+cast_kib = {
+    recipe: fp8_quantisation_bytes_per_token(llama8, recipe).dense_layer / 1024
+    for recipe in hopper_recipes
+}
 # zh: 没有偏置；减去 2 个 RMSNorm
 # en: no biases; minus 2 RMSNorms
-layer_matmul_s = 6 * (llama8.dense_params_per_layer - 2 * llama8.hidden) / h100.peak("fp8")
-cast_share = {recipe: kib * 1024 / h100.memory_bandwidth_bytes_per_s / layer_matmul_s
-              for recipe, kib in cast_kib.items()}
-recipe_names = {"delayed": Text(zh="延迟缩放", en="delayed scaling"), "current": Text(zh="当前缩放", en="current scaling")}
+layer_matmul_s = (
+    6 * (llama8.dense_params_per_layer - 2 * llama8.hidden) / h100.peak("fp8")
+)
+cast_share = {
+    recipe: kib * 1024 / h100.memory_bandwidth_bytes_per_s / layer_matmul_s
+    for recipe, kib in cast_kib.items()
+}
+recipe_names = {
+    "delayed": Text(zh="延迟缩放", en="delayed scaling"),
+    "current": Text(zh="当前缩放", en="current scaling"),
+}
 for recipe in hopper_recipes:
-    name, kib, share = recipe_names[recipe], cast_kib[recipe], cast_share[recipe]
-    print(Text(zh=f"{name}：每 token 每层 {kib:.0f} KiB，是该层矩阵乘按 FP8 峰值所需时间的 {share:.0%}",
-               en=f"{name}: {kib:.0f} KiB per token and layer, {share:.0%} of the layer's matmul time at the FP8 peak"))
+    name, kib, share = (
+        recipe_names[recipe],
+        cast_kib[recipe],
+        cast_share[recipe],
+    )
+    print(
+        Text(
+            zh=f"{name}：每 token 每层 {kib:.0f} KiB，是该层矩阵乘按 FP8 "
+            f"峰值所需时间的 {share:.0%}",
+            en=f"{name}: {kib:.0f} KiB per token and layer, {share:.0%} of the "
+            "layer's matmul time at the FP8 peak",
+        )
+    )
 assert (cast_kib["delayed"], cast_kib["current"]) == (256, 392)
-assert (round(100 * cast_share["delayed"]), round(100 * cast_share["current"])) == (12, 18)
+assert (
+    round(100 * cast_share["delayed"]),
+    round(100 * cast_share["current"]),
+) == (
+    12,
+    18,
+)
 
 # %% [markdown] lang="zh"
 # 上面的转置只属于 Hopper：H100 的 FP8 矩阵乘只接受一种操作数布局。计算能力 (compute capability) 10.x 的 GPU（B200、
@@ -1445,16 +1750,31 @@ assert (round(100 * cast_share["delayed"]), round(100 * cast_share["current"])) 
 
 # %%
 b200 = CLUSTERS["b200-8"]
-recipe_names["mxfp8"] = Text(zh="微缩放 FP8 (MXFP8)", en="microscaling FP8 (MXFP8)")
+recipe_names["mxfp8"] = Text(
+    zh="微缩放 FP8 (MXFP8)", en="microscaling FP8 (MXFP8)"
+)
 blackwell_kib = {
-    recipe: fp8_quantisation_bytes_per_token(llama8, recipe, any_layout=b200.fp8_any_layout).dense_layer / 1024
+    recipe: fp8_quantisation_bytes_per_token(
+        llama8, recipe, any_layout=b200.fp8_any_layout
+    ).dense_layer
+    / 1024
     for recipe in FP8_RECIPES
 }
 for recipe in FP8_RECIPES:
-    print(Text(zh=f"B200，{recipe_names[recipe]}：每 token 每层 {blackwell_kib[recipe]:.0f} KiB",
-               en=f"B200, {recipe_names[recipe]}: {blackwell_kib[recipe]:.0f} KiB per token and layer"))
+    print(
+        Text(
+            zh=f"B200，{recipe_names[recipe]}：每 token 每层 "
+            f"{blackwell_kib[recipe]:.0f} KiB",
+            en=f"B200, {recipe_names[recipe]}: {blackwell_kib[recipe]:.0f} KiB "
+            "per token and layer",
+        )
+    )
 assert b200.fp8_any_layout and b200.mxfp8 and not h100.mxfp8
-assert (blackwell_kib["delayed"], blackwell_kib["current"], round(blackwell_kib["mxfp8"])) == (180, 324, 276)
+assert (
+    blackwell_kib["delayed"],
+    blackwell_kib["current"],
+    round(blackwell_kib["mxfp8"]),
+) == (180, 324, 276)
 
 # %% [markdown] lang="zh"
 # 规格表上 H100 的 FP8 峰值 (1979 TFLOP/s) 是 bf16 (989) 的两倍，可一步训练的矩阵乘并不会快一倍：这些层形状的 FP8 矩阵乘
@@ -1484,40 +1804,99 @@ assert (blackwell_kib["delayed"], blackwell_kib["current"], round(blackwell_kib[
 # %%
 face_value = {pair.bf16_name: pair for pair in fp8_speedups(1.0)}
 fitted_pairs = fp8_speedups()
-role_names = {"fit": Text(zh="标定", en="fit"), "validation": Text(zh="检验", en="check")}
+role_names = {
+    "fit": Text(zh="标定", en="fit"),
+    "validation": Text(zh="检验", en="check"),
+}
 md_table(
-    [Text(zh="模型（DGX Cloud，BF16 对 FP8）", en="model (DGX Cloud, BF16 against FP8)"),
-     Text(zh="实测提速", en="measured speed-up"), Text(zh="按翻倍估算", en="estimated, doubling"),
-     Text(zh=f"保留 {FP8_MATMUL_SHARE:.3f} 估算", en=f"estimated, keeping {FP8_MATMUL_SHARE:.3f}"),
-     Text(zh="估算 ÷ 实测", en="estimated ÷ measured"), Text(zh="用途", en="role")],
-    [(pair.bf16_name.removeprefix("DGX Cloud ").removesuffix(" (BF16)"), f"{pair.measured:.2f}",
-      f"{face_value[pair.bf16_name].estimated:.2f}", f"{pair.estimated:.2f}", f"{pair.estimated_over_measured:.2f}",
-      role_names[pair.role])
-     for pair in fitted_pairs],
+    [
+        Text(
+            zh="模型（DGX Cloud，BF16 对 FP8）",
+            en="model (DGX Cloud, BF16 against FP8)",
+        ),
+        Text(zh="实测提速", en="measured speed-up"),
+        Text(zh="按翻倍估算", en="estimated, doubling"),
+        Text(
+            zh=f"保留 {FP8_MATMUL_SHARE:.3f} 估算",
+            en=f"estimated, keeping {FP8_MATMUL_SHARE:.3f}",
+        ),
+        Text(zh="估算 ÷ 实测", en="estimated ÷ measured"),
+        Text(zh="用途", en="role"),
+    ],
+    [
+        (
+            pair.bf16_name.removeprefix("DGX Cloud ").removesuffix(" (BF16)"),
+            f"{pair.measured:.2f}",
+            f"{face_value[pair.bf16_name].estimated:.2f}",
+            f"{pair.estimated:.2f}",
+            f"{pair.estimated_over_measured:.2f}",
+            role_names[pair.role],
+        )
+        for pair in fitted_pairs
+    ],
 )
-checked_ratios = [pair.estimated_over_measured for pair in fitted_pairs if pair.role == "validation"]
-dense_ratios = [pair.estimated_over_measured for pair in fitted_pairs
-                if pair.role == "validation" and not MODELS[run_of_name[pair.bf16_name].model].is_moe]
+checked_ratios = [
+    pair.estimated_over_measured
+    for pair in fitted_pairs
+    if pair.role == "validation"
+]
+dense_ratios = [
+    pair.estimated_over_measured
+    for pair in fitted_pairs
+    if pair.role == "validation"
+    and not MODELS[run_of_name[pair.bf16_name].model].is_moe
+]
 moe_ratios = [r for r in checked_ratios if r not in dense_ratios]
 face_ratios = [pair.estimated_over_measured for pair in face_value.values()]
-print(Text(zh=f"按翻倍：估算提速是实测的 {min(face_ratios):.2f} 到 {max(face_ratios):.2f} 倍；"
-              f"保留 {FP8_MATMUL_SHARE:.3f} 后，稠密模型的 {len(dense_ratios)} 对检验在 {min(dense_ratios):.2f} 到 "
-              f"{max(dense_ratios):.2f} 倍之间，MoE 的 {len(moe_ratios)} 对是 "
-              + "、".join(f"{r:.2f}" for r in moe_ratios) + " 倍",
-           en=f"At face value the estimated speed-up is {min(face_ratios):.2f}x to {max(face_ratios):.2f}x the "
-              f"measured; keeping {FP8_MATMUL_SHARE:.3f}, the {len(dense_ratios)} dense checks land at {min(dense_ratios):.2f}x to "
-              f"{max(dense_ratios):.2f}x, the {len(moe_ratios)} MoE ones at " + " and ".join(f"{r:.2f}x" for r in moe_ratios)))
-assert set(FP8_FIT_RUNS) == {pair.bf16_name for pair in fitted_pairs if pair.role == "fit"} | {
-    pair.fp8_name for pair in fitted_pairs if pair.role == "fit"}
-assert (round(min(face_ratios), 2), round(max(face_ratios), 2), len(face_ratios)) == (1.17, 1.50, 11)
-assert (round(min(dense_ratios), 2), round(max(dense_ratios), 2), len(dense_ratios)) == (0.95, 1.06, 8)
+print(
+    Text(
+        zh=f"按翻倍：估算提速是实测的 {min(face_ratios):.2f} 到 "
+        f"{max(face_ratios):.2f} 倍；保留 {FP8_MATMUL_SHARE:.3f} 后，"
+        f"稠密模型的 {len(dense_ratios)} 对检验在 {min(dense_ratios):.2f} 到 "
+        f"{max(dense_ratios):.2f} 倍之间，MoE 的 {len(moe_ratios)} 对是 "
+        + "、".join(f"{r:.2f}" for r in moe_ratios)
+        + " 倍",
+        en=f"At face value the estimated speed-up is {min(face_ratios):.2f}x "
+        f"to {max(face_ratios):.2f}x the measured; keeping "
+        f"{FP8_MATMUL_SHARE:.3f}, the {len(dense_ratios)} dense checks land at "
+        f"{min(dense_ratios):.2f}x to {max(dense_ratios):.2f}x, the "
+        f"{len(moe_ratios)} MoE ones at "
+        + " and ".join(f"{r:.2f}x" for r in moe_ratios),
+    )
+)
+assert set(FP8_FIT_RUNS) == {
+    pair.bf16_name for pair in fitted_pairs if pair.role == "fit"
+} | {pair.fp8_name for pair in fitted_pairs if pair.role == "fit"}
+assert (
+    round(min(face_ratios), 2),
+    round(max(face_ratios), 2),
+    len(face_ratios),
+) == (
+    1.17,
+    1.50,
+    11,
+)
+assert (
+    round(min(dense_ratios), 2),
+    round(max(dense_ratios), 2),
+    len(dense_ratios),
+) == (0.95, 1.06, 8)
 assert [round(r, 2) for r in moe_ratios] == [1.09, 1.22]
 
 # %%
-print(Text(zh="没通过的几次：发表的布局与估算最优的布局", en="The runs that miss: the published layout and the best by estimate"))
+print(
+    Text(
+        zh="没通过的几次：发表的布局与估算最优的布局",
+        en="The runs that miss: the published layout and the best by estimate",
+    )
+)
 for run, c in zip(runs, comparisons):
     if not c.passes:
-        print(f"{run.label}\n    {Text(zh='发表', en='published')}: {c.layout}\n    {Text(zh='估算最优', en='best by estimate')}: {c.best_layout}")
+        print(
+            f"{run.label}\n    {Text(zh='发表', en='published')}: "
+            f"{c.layout}\n    {Text(zh='估算最优', en='best by estimate')}: "
+            f"{c.best_layout}"
+        )
 
 # %% [markdown] lang="zh"
 # ### CP 在 8K 时什么时候划算
@@ -1542,47 +1921,104 @@ for run, c in zip(runs, comparisons):
 # layout without CP fits only with full recomputation.
 
 # %%
-cp_plan = plan(MODELS["llama3-70b"], CLUSTERS["h100-8"].with_nodes(8),
-               WorkloadSpec(global_batch=128, seq_len=8192, max_virtual_stages=5, recipe="megatron-bf16"))
+cp_plan = plan(
+    MODELS["llama3-70b"],
+    CLUSTERS["h100-8"].with_nodes(8),
+    WorkloadSpec(
+        global_batch=128,
+        seq_len=8192,
+        max_virtual_stages=5,
+        recipe="megatron-bf16",
+    ),
+)
 vendor = {"tp": 4, "pp": 4, "v": 5, "zero": 1, "mb": 1}
 with_cp = cp_plan.explain({**vendor, "cp": 2, "dp": 2, "recompute": "none"})
 without = cp_plan.explain({**vendor, "cp": 1, "dp": 4, "recompute": "none"})
 full_twin = cp_plan.explain({**vendor, "cp": 1, "dp": 4, "recompute": "full"})
 cp_row = next(r for r in with_cp.communication if r.dimension == "CP")
 md_table(
-    [Text(zh="布局", en="layout"), Text(zh="显存 (GiB)", en="memory (GiB)"), Text(zh="通过", en="accepted"),
-     Text(zh="估算步时 (s)", en="estimated step (s)")],
-    [(name, f"{layout.memory.total_gib:.1f}", Text(zh="是", en="yes") if layout.accepted else Text(zh="否", en="no"),
-      f"{layout.step_s:.2f}")
-     for name, layout in [(Text(zh="CP 2，不重计算", en="CP 2, no recompute"), with_cp),
-                          (Text(zh="CP 1，不重计算", en="CP 1, no recompute"), without),
-                          (Text(zh="CP 1，完全重计算", en="CP 1, full recompute"), full_twin)]],
+    [
+        Text(zh="布局", en="layout"),
+        Text(zh="显存 (GiB)", en="memory (GiB)"),
+        Text(zh="通过", en="accepted"),
+        Text(zh="估算步时 (s)", en="estimated step (s)"),
+    ],
+    [
+        (
+            name,
+            f"{layout.memory.total_gib:.1f}",
+            Text(zh="是", en="yes")
+            if layout.accepted
+            else Text(zh="否", en="no"),
+            f"{layout.step_s:.2f}",
+        )
+        for name, layout in [
+            (Text(zh="CP 2，不重计算", en="CP 2, no recompute"), with_cp),
+            (Text(zh="CP 1，不重计算", en="CP 1, no recompute"), without),
+            (Text(zh="CP 1，完全重计算", en="CP 1, full recompute"), full_twin),
+        ]
+    ],
 )
 speedup = full_twin.step_s / with_cp.step_s
-print(Text(zh=f"CP 环每个训练步传 {cp_row.time_s:.2f} s，几乎全部藏在注意力计算下；CP 2 比完全重计算快 {speedup:.2f} 倍",
-           en=f"The CP ring moves {cp_row.time_s:.2f} s of traffic per training step, almost all hidden under attention; "
-              f"CP 2 is {speedup:.2f}x faster than full recompute"))
-short = plan(MODELS["llama3-8b"], CLUSTERS["h100-8"], WorkloadSpec(global_batch=16, seq_len=2048))
+print(
+    Text(
+        zh=f"CP 环每个训练步传 {cp_row.time_s:.2f} s，"
+        f"几乎全部藏在注意力计算下；CP 2 比完全重计算快 {speedup:.2f} 倍",
+        en=f"The CP ring moves {cp_row.time_s:.2f} s of traffic per training "
+        f"step, almost all hidden under attention; CP 2 is {speedup:.2f}x "
+        "faster than full recompute",
+    )
+)
+short = plan(
+    MODELS["llama3-8b"],
+    CLUSTERS["h100-8"],
+    WorkloadSpec(global_batch=16, seq_len=2048),
+)
 cp_short = short.explain("tp=4,cp=2,dp=1,zero=1,mb=1,recompute=full")
 twin_short = short.explain("tp=4,cp=1,dp=2,zero=1,mb=1,recompute=full")
-print(Text(zh=f"对照：Llama 3 8B 在 2K 序列时，CP 2 的估算步时是不用 CP 的孪生布局的 {cp_short.step_s / twin_short.step_s:.2f} 倍",
-           en=f"Compare: Llama 3 8B at 2K tokens, CP 2's estimated step is {cp_short.step_s / twin_short.step_s:.2f}x its twin without CP"))
-bf16_grads = plan(MODELS["llama3-70b"], CLUSTERS["h100-8"].with_nodes(8),
+print(
+    Text(
+        zh="对照：Llama 3 8B 在 2K 序列时，CP 2 的估算步时是不用 CP "
+        f"的孪生布局的 {cp_short.step_s / twin_short.step_s:.2f} 倍",
+        en="Compare: Llama 3 8B at 2K tokens, CP 2's estimated step is "
+        f"{cp_short.step_s / twin_short.step_s:.2f}x its twin without CP",
+    )
+)
+bf16_grads = plan(
+    MODELS["llama3-70b"],
+    CLUSTERS["h100-8"].with_nodes(8),
                   # zh: 默认方案
                   # en: the default recipe
-                  WorkloadSpec(global_batch=128, seq_len=8192, max_virtual_stages=5))
-bf16_without = bf16_grads.explain({**vendor, "cp": 1, "dp": 4, "recompute": "none"})
-bf16_with = bf16_grads.explain({**vendor, "cp": 2, "dp": 2, "recompute": "none"})
+    WorkloadSpec(global_batch=128, seq_len=8192, max_virtual_stages=5),
+)
+bf16_without = bf16_grads.explain(
+    {**vendor, "cp": 1, "dp": 4, "recompute": "none"}
+)
+bf16_with = bf16_grads.explain(
+    {**vendor, "cp": 2, "dp": 2, "recompute": "none"}
+)
 margin_gib = bf16_without.memory.device_gib - bf16_without.memory.total_gib
-print(Text(zh=f"换成 bf16 梯度（工作台的默认方案，也是 NVIDIA 性能脚本的设置）：不用 CP、不重计算的布局要 "
-              f"{bf16_without.memory.total_gib:.1f} GiB，离 {bf16_without.memory.device_gib:.0f} GiB 只剩 {margin_gib:.1f} GiB；"
-              f"CP 2 要 {bf16_with.memory.total_gib:.1f} GiB，两者估算步时 {bf16_without.step_s:.2f} s 与 {bf16_with.step_s:.2f} s",
-           en=f"With bf16 gradients (the workbench's default recipe, and what NVIDIA's performance scripts set): without CP "
-              f"and without recomputation the layout needs {bf16_without.memory.total_gib:.1f} GiB, leaving {margin_gib:.1f} GiB "
-              f"of the {bf16_without.memory.device_gib:.0f} GiB; CP 2 needs {bf16_with.memory.total_gib:.1f} GiB; estimated steps "
-              f"{bf16_without.step_s:.2f} s and {bf16_with.step_s:.2f} s"))
+print(
+    Text(
+        zh="换成 bf16 梯度（工作台的默认方案，也是 NVIDIA 性能脚本的设置）："
+        f"不用 CP、不重计算的布局要 {bf16_without.memory.total_gib:.1f} GiB，"
+        f"离 {bf16_without.memory.device_gib:.0f} GiB 只剩 {margin_gib:.1f} "
+        f"GiB；CP 2 要 {bf16_with.memory.total_gib:.1f} GiB，两者估算步时 "
+        f"{bf16_without.step_s:.2f} s 与 {bf16_with.step_s:.2f} s",
+        en="With bf16 gradients (the workbench's default recipe, and what "
+        "NVIDIA's performance scripts set): without CP and without "
+        f"recomputation the layout needs {bf16_without.memory.total_gib:.1f} "
+        f"GiB, leaving {margin_gib:.1f} GiB of the "
+        f"{bf16_without.memory.device_gib:.0f} GiB; CP 2 needs "
+        f"{bf16_with.memory.total_gib:.1f} GiB; estimated steps "
+        f"{bf16_without.step_s:.2f} s and {bf16_with.step_s:.2f} s",
+    )
+)
 assert with_cp.accepted and without.codes == ("memory",) and full_twin.accepted
-assert with_cp.step_s * 1.2 < full_twin.step_s and cp_short.step_s > twin_short.step_s
+assert (
+    with_cp.step_s * 1.2 < full_twin.step_s
+    and cp_short.step_s > twin_short.step_s
+)
 # zh: 下文的“余量不到 1 GiB”
 # en: the prose below: "less than 1 GiB to spare"
 assert bf16_without.accepted and 0 <= margin_gib < 1
@@ -1638,30 +2074,57 @@ assert abs(bf16_without.step_s / bf16_with.step_s - 1) < 0.01
 # %%
 cp_rows = cp_speedups()
 md_table(
-    [Text(zh="序列", en="sequence"), Text(zh="GPU", en="GPUs"), Text(zh="发表的布局", en="published layout"),
-     Text(zh="实测加速比", en="measured speed-up"), Text(zh="估算加速比", en="estimated speed-up"),
-     Text(zh="估算最快的无 CP 布局", en="fastest estimated layout without CP")],
-    [(f"{row.seq_len // 1024}K", run.gpus, " ".join(f"{k.upper()} {v}" for k, v in run.degrees),
-      f"{row.measured:.2f}", f"{row.estimated:.2f}", f"`{row.no_cp_layout}`")
-     for row, run in zip(cp_rows, NEMO_LONG_CONTEXT_RUNS, strict=True)],
+    [
+        Text(zh="序列", en="sequence"),
+        Text(zh="GPU", en="GPUs"),
+        Text(zh="发表的布局", en="published layout"),
+        Text(zh="实测加速比", en="measured speed-up"),
+        Text(zh="估算加速比", en="estimated speed-up"),
+        Text(
+            zh="估算最快的无 CP 布局", en="fastest estimated layout without CP"
+        ),
+    ],
+    [
+        (
+            f"{row.seq_len // 1024}K",
+            run.gpus,
+            " ".join(f"{k.upper()} {v}" for k, v in run.degrees),
+            f"{row.measured:.2f}",
+            f"{row.estimated:.2f}",
+            f"`{row.no_cp_layout}`",
+        )
+        for row, run in zip(cp_rows, NEMO_LONG_CONTEXT_RUNS, strict=True)
+    ],
 )
 short_rows = [row for row in cp_rows if row.seq_len <= 64 * 1024]
 long_rows_cp = [row for row in cp_rows if row.seq_len >= 256 * 1024]
 row_128k = next(row for row in cp_rows if row.seq_len == 128 * 1024)
 over_long = [row.estimated_over_measured for row in long_rows_cp]
-print(Text(
-    zh=f"到 64K 为止：实测 CP 最多快 {max(r.measured for r in short_rows):.2f} 倍，估算的加速比在 "
-    f"{min(r.estimated for r in short_rows):.2f} 到 {max(r.estimated for r in short_rows):.2f} 之间。\n"
-    f"128K：实测快 {row_128k.measured:.2f} 倍，估算 {row_128k.estimated:.2f} 倍。\n"
-    f"256K 起：实测快 {min(r.measured for r in long_rows_cp):.2f} 到 {max(r.measured for r in long_rows_cp):.2f} 倍，"
-    f"估算是实测的 {min(over_long):.2f} 到 {max(over_long):.2f} 倍。",
-    en=f"Up to 64K: CP measured at most {max(r.measured for r in short_rows):.2f}x faster; the estimated speed-up lies "
-    f"between {min(r.estimated for r in short_rows):.2f} and {max(r.estimated for r in short_rows):.2f}.\n"
-    f"128K: measured {row_128k.measured:.2f}x faster, estimated {row_128k.estimated:.2f}x.\n"
-    f"From 256K: measured {min(r.measured for r in long_rows_cp):.2f}x to {max(r.measured for r in long_rows_cp):.2f}x "
-    f"faster; the estimate is {min(over_long):.2f}x to {max(over_long):.2f}x the measured speed-up.",
-))
-assert row_128k.estimated < 1.1 < row_128k.measured and all(r.estimated > 1.25 < r.measured for r in long_rows_cp)
+print(
+    Text(
+        zh="到 64K 为止：实测 CP 最多快 "
+        f"{max(r.measured for r in short_rows):.2f} 倍，估算的加速比在 "
+        f"{min(r.estimated for r in short_rows):.2f} 到 "
+        f"{max(r.estimated for r in short_rows):.2f} 之间。\n128K：实测快 "
+        f"{row_128k.measured:.2f} 倍，估算 {row_128k.estimated:.2f} 倍。\n256K "
+        f"起：实测快 {min(r.measured for r in long_rows_cp):.2f} 到 "
+        f"{max(r.measured for r in long_rows_cp):.2f} 倍，估算是实测的 "
+        f"{min(over_long):.2f} 到 {max(over_long):.2f} 倍。",
+        en="Up to 64K: CP measured at most "
+        f"{max(r.measured for r in short_rows):.2f}x faster; the estimated "
+        f"speed-up lies between {min(r.estimated for r in short_rows):.2f} and "
+        f"{max(r.estimated for r in short_rows):.2f}.\n128K: measured "
+        f"{row_128k.measured:.2f}x faster, estimated "
+        f"{row_128k.estimated:.2f}x.\nFrom 256K: measured "
+        f"{min(r.measured for r in long_rows_cp):.2f}x to "
+        f"{max(r.measured for r in long_rows_cp):.2f}x faster; the estimate is "
+        f"{min(over_long):.2f}x to {max(over_long):.2f}x the measured "
+        "speed-up.",
+    )
+)
+assert row_128k.estimated < 1.1 < row_128k.measured and all(
+    r.estimated > 1.25 < r.measured for r in long_rows_cp
+)
 
 # %% [markdown] lang="zh"
 # 到 64K 为止，两边都说 CP 几乎不划算：一个长度的 CP 布局和不用 CP 的最快布局相差不到一成，估算分不出。
@@ -1718,22 +2181,51 @@ from dataclasses import replace as with_options
 
 # zh: 本节开头的表中的 LoRA 三行，
 # zh: 与同样的布局训练全部权重（去掉 lora_rank）
-# en: the LoRA rows of the table at the start of this section, and the same layouts training every weight
-# en: (lora_rank dropped)
-numbers = [number for number, run in enumerate(runs, start=1) if run in NEMO_2407_LORA_RUNS]
-frozen_off = [compare_published(with_options(run, workload_options=tuple(
-    option for option in run.workload_options if option[0] != "lora_rank"))) for run in NEMO_2407_LORA_RUNS]
-assert all(by_name[run.name].passes for run in NEMO_2407_LORA_RUNS) and not any(c.accepted for c in frozen_off)
-print(Text(zh=f"LoRA 三行（本节开头的表中第 {numbers[0]} 到 {numbers[-1]} 行）都通过；"
-              "同样的布局训练全部权重时，三行都放不下。",
-           en=f"The three LoRA rows (rows {numbers[0]} to {numbers[-1]} of the table at the start of this section) "
-              "all pass; training every weight, none of the same layouts fits."))
+# en: the LoRA rows of the table at the start of this section, and the same layouts
+# en: training every weight (lora_rank dropped)
+numbers = [
+    number
+    for number, run in enumerate(runs, start=1)
+    if run in NEMO_2407_LORA_RUNS
+]
+frozen_off = [
+    compare_published(
+        with_options(
+            run,
+            workload_options=tuple(
+                option
+                for option in run.workload_options
+                if option[0] != "lora_rank"
+            ),
+        )
+    )
+    for run in NEMO_2407_LORA_RUNS
+]
+assert all(by_name[run.name].passes for run in NEMO_2407_LORA_RUNS) and not any(
+    c.accepted for c in frozen_off
+)
+print(
+    Text(
+        zh=f"LoRA 三行（本节开头的表中第 {numbers[0]} 到 {numbers[-1]} 行）"
+        "都通过；同样的布局训练全部权重时，三行都放不下。",
+        en=f"The three LoRA rows (rows {numbers[0]} to {numbers[-1]} of the "
+        "table at the start of this section) all pass; training every weight, "
+        "none of the same layouts fits.",
+    )
+)
 # zh: 下文在第 9 节工作台里的试验：一个 H100 节点上的 Llama-3 70B，
 # zh: 训练全部权重，和工作台提供的每个 LoRA 秩
 # en: the workbench trial below (section 9): Llama-3 70B on one H100 node,
 # en: training every weight, and each LoRA rank the workbench offers
-one_node = [what_if("llama3-70b", "h100-8", 1, WorkloadSpec(global_batch=1024, lora_rank=rank)).accepted_count
-            for rank in (None, *LORA_OPTIONS)]
+one_node = [
+    what_if(
+        "llama3-70b",
+        "h100-8",
+        1,
+        WorkloadSpec(global_batch=1024, lora_rank=rank),
+    ).accepted_count
+    for rank in (None, *LORA_OPTIONS)
+]
 assert one_node[0] == 0 and min(one_node[1:]) > 0
 
 # %% [markdown] lang="zh"
@@ -1832,58 +2324,136 @@ assert one_node[0] == 0 and min(one_node[1:]) > 0
 pairs = layout_pairs(comparisons)
 
 
-# zh: 公开的大于 1 的并行度（都不大于 1 时只写 DP）和公开的数字
-# en: published degrees above 1 (DP alone when no other is), and the published figure
+# zh: 公开的大于 1 的并行度（都不
+# zh: 大于 1 时只写 DP）和公开的数字
+# en: published degrees above 1 (DP alone when no other is), and the published
+# en: figure
 def layout_of(name):
     degrees = dict(run_of_name[name].degrees)
-    shown = " ".join(f"{k.upper()} {v}" for k, v in degrees.items() if k != "dp" and v > 1) or f"DP {degrees['dp']}"
+    shown = (
+        " ".join(
+            f"{k.upper()} {v}"
+            for k, v in degrees.items()
+            if k != "dp" and v > 1
+        )
+        or f"DP {degrees['dp']}"
+    )
     return f"{shown} ({by_name[name].published:.0f})"
 
 
-verdict = {True: Text(zh="一致", en="as measured"), False: Text(zh="相反", en="reversed"), None: Text(zh="实测分不出", en="measured tie")}
+verdict = {
+    True: Text(zh="一致", en="as measured"),
+    False: Text(zh="相反", en="reversed"),
+    None: Text(zh="实测分不出", en="measured tie"),
+}
 yes_no = {True: Text(zh="是", en="yes"), False: Text(zh="否", en="no")}
 md_table(
-    [Text(zh="模型与 GPU", en="model, GPUs"), Text(zh="A（实测）", en="A (published)"), Text(zh="B（实测）", en="B (published)"), Text(zh="实测 A÷B", en="measured A÷B"),
-     Text(zh="估算 A÷B", en="estimated A÷B"), Text(zh="同一张表", en="one table"), Text(zh="次序", en="order")],
-    [(" · ".join(run_of_name[p.first_name].label.split(" · ")[:2]), layout_of(p.first_name), layout_of(p.second_name),
-      f"{p.measured:.2f}", f"{p.estimated:.3f}", yes_no[p.same_source], verdict[p.same_order])
-     for p in pairs],
+    [
+        Text(zh="模型与 GPU", en="model, GPUs"),
+        Text(zh="A（实测）", en="A (published)"),
+        Text(zh="B（实测）", en="B (published)"),
+        Text(zh="实测 A÷B", en="measured A÷B"),
+        Text(zh="估算 A÷B", en="estimated A÷B"),
+        Text(zh="同一张表", en="one table"),
+        Text(zh="次序", en="order"),
+    ],
+    [
+        (
+            " · ".join(run_of_name[p.first_name].label.split(" · ")[:2]),
+            layout_of(p.first_name),
+            layout_of(p.second_name),
+            f"{p.measured:.2f}",
+            f"{p.estimated:.3f}",
+            yes_no[p.same_source],
+            verdict[p.same_order],
+        )
+        for p in pairs
+    ],
 )
-apart = [p for p in pairs if max(p.estimated, 1 / p.estimated) > 1 + MODEL_UNCERTAINTY]
+apart = [
+    p
+    for p in pairs
+    if max(p.estimated, 1 / p.estimated) > 1 + MODEL_UNCERTAINTY
+]
 close = [p for p in pairs if p not in apart]
 for group, farther in ((apart, True), (close, False)):
-    right, wrong, tie = ([p.same_order for p in group].count(v) for v in (True, False, None))
-    print(Text(zh=f"估算相差{'超过' if farther else '不到'} {MODEL_UNCERTAINTY:.0%}：{len(group)} 对，一致 {right}，相反 {wrong}，实测分不出 {tie}",
-               en=f"estimates {'more than' if farther else 'within'} {MODEL_UNCERTAINTY:.0%}{' apart' if farther else ''}: "
-               f"{len(group)} pairs, {right} as measured, {wrong} reversed, {tie} measured ties"))
+    right, wrong, tie = (
+        [p.same_order for p in group].count(v) for v in (True, False, None)
+    )
+    print(
+        Text(
+            zh=f"估算相差{'超过' if farther else '不到'} "
+            f"{MODEL_UNCERTAINTY:.0%}：{len(group)} 对，一致 {right}，相反 "
+            f"{wrong}，实测分不出 {tie}",
+            en=f"estimates {'more than' if farther else 'within'} "
+            f"{MODEL_UNCERTAINTY:.0%}{' apart' if farther else ''}: "
+            f"{len(group)} pairs, {right} as measured, {wrong} reversed, {tie} "
+            "measured ties",
+        )
+    )
 # zh: 上文引用的数字
 # en: the figures the prose quotes
-assert MODEL_UNCERTAINTY == 0.20 and round(100 * MEASUREMENT_REPEATABILITY, 1) == 4.5
+assert (
+    MODEL_UNCERTAINTY == 0.20
+    and round(100 * MEASUREMENT_REPEATABILITY, 1) == 4.5
+)
 # zh: 与上文一致
 # en: the prose
-assert [sum(p.same_order is v for p in g) for g in (apart, close) for v in (True, False)] == [6, 0, 4, 7]
+assert [
+    sum(p.same_order is v for p in g)
+    for g in (apart, close)
+    for v in (True, False)
+] == [6, 0, 4, 7]
 # zh: 排反的对：有同一张表内的，也有跨表的
 # en: reversed: in one table and across
 assert {p.same_source for p in close if p.same_order is False} == {True, False}
-# zh: 上文的 Llama 3 8B 两对：估算之比 1.001 和 0.999，相差不到 0.1%，却算作“相反”
-# en: the prose's two Llama 3 8B pairs: estimated at 1.001 and 0.999, less than 0.1 % apart, yet counted as reversed
+# zh: 上文的 Llama 3 8B 两对：估算之比 1.001 和 0.999，
+# zh: 相差不到 0.1%，却算作“相反”
+# en: the prose's two Llama 3 8B pairs: estimated at 1.001 and 0.999, less than
+# en: 0.1 % apart, yet counted as reversed
 llama8_pairs = [p for p in close if "Llama 3 8B" in p.first_name]
 assert [round(p.estimated, 3) for p in llama8_pairs] == [1.001, 0.999]
-assert all(abs(p.estimated - 1) < 0.001 and p.same_order is False for p in llama8_pairs)
+assert all(
+    abs(p.estimated - 1) < 0.001 and p.same_order is False for p in llama8_pairs
+)
 # zh: 上文的“有一对实测一样快……估算却让它们差 21%”
 # en: "one pair measured equally fast ... 21 % apart"
 apart_tie = [p for p in apart if p.same_order is None]
-assert len(apart_tie) == 1 and apart_tie[0].measured == 1.0 and round(apart_tie[0].estimated, 2) == 1.21
+assert (
+    len(apart_tie) == 1
+    and apart_tie[0].measured == 1.0
+    and round(apart_tie[0].estimated, 2) == 1.21
+)
 assert {apart_tie[0].first_name, apart_tie[0].second_name} == {
-    f"MoE-ModelZoo Qwen3 235B-A22B (MoE), 4K, 256 H100 (DeepEP, {x})" for x in ("EP 32, 1F1B overlap", "EP 8, FSDP")}
-grok_pairs = [p for p in close if p.same_order and p.first_name.startswith("DGX Cloud Grok-1")]
-zoo_pairs = [p for p in close if p.same_order and p.first_name.startswith("MoE-ModelZoo")]
-assert len(grok_pairs) == 2 and len(zoo_pairs) == 2 and len(grok_pairs) + len(zoo_pairs) == sum(1 for p in close if p.same_order)
+    f"MoE-ModelZoo Qwen3 235B-A22B (MoE), 4K, 256 H100 (DeepEP, {x})"
+    for x in ("EP 32, 1F1B overlap", "EP 8, FSDP")
+}
+grok_pairs = [
+    p
+    for p in close
+    if p.same_order and p.first_name.startswith("DGX Cloud Grok-1")
+]
+zoo_pairs = [
+    p for p in close if p.same_order and p.first_name.startswith("MoE-ModelZoo")
+]
+assert (
+    len(grok_pairs) == 2
+    and len(zoo_pairs) == 2
+    and len(grok_pairs) + len(zoo_pairs)
+    == sum(1 for p in close if p.same_order)
+)
 # zh: 上文的“快了两成多”“差得不到 20%”
 # en: "over a fifth", "< 20 %"
-assert all(p.measured < 1 / 1.2 and 1 / 1.2 < p.estimated < 1 for p in grok_pairs)
-assert all(p.second_name.endswith("(all-to-all, EP 8, PP 32)") for p in zoo_pairs)
-assert sorted(round(100 * (p.measured - 1)) for p in zoo_pairs) == [38, 60] and {round(100 * (p.estimated - 1)) for p in zoo_pairs} == {12}
+assert all(
+    p.measured < 1 / 1.2 and 1 / 1.2 < p.estimated < 1 for p in grok_pairs
+)
+assert all(
+    p.second_name.endswith("(all-to-all, EP 8, PP 32)") for p in zoo_pairs
+)
+assert sorted(round(100 * (p.measured - 1)) for p in zoo_pairs) == [
+    38,
+    60,
+] and {round(100 * (p.estimated - 1)) for p in zoo_pairs} == {12}
 # zh: 上文的“近一半来自一张表”
 # en: "nearly half come from one table"
 assert 0.4 < sum(p.same_source for p in pairs) / len(pairs) < 0.5
@@ -1927,7 +2497,11 @@ answer = ...
 check("plan.memory_removed", answer)
 
 # %% tags=["solution"]
-small = plan(MODELS["llama3-8b"], CLUSTERS["pcie-24g-8"], WorkloadSpec(global_batch=64, seq_len=4096))
+small = plan(
+    MODELS["llama3-8b"],
+    CLUSTERS["pcie-24g-8"],
+    WorkloadSpec(global_batch=64, seq_len=4096),
+)
 answer = next(step.removed for step in small.funnel if step.code == "memory")
 verify("plan.memory_removed", answer)
 
@@ -1951,8 +2525,12 @@ answer = ...
 check("plan.cp_cost", answer)
 
 # %% tags=["solution"]
-answer = (result.explain("tp=8,pp=2,dp=4,cp=2,zero=1,mb=1,recompute=selective").step_s
-          / result.explain("tp=8,pp=2,dp=8,cp=1,zero=1,mb=1,recompute=selective").step_s)
+answer = (
+    result.explain("tp=8,pp=2,dp=4,cp=2,zero=1,mb=1,recompute=selective").step_s
+    / result.explain(
+        "tp=8,pp=2,dp=8,cp=1,zero=1,mb=1,recompute=selective"
+    ).step_s
+)
 verify("plan.cp_cost", answer)
 
 # %% [markdown] lang="zh"
@@ -1997,8 +2575,12 @@ answer = ...
 check("plan.slow_link", answer)
 
 # %% tags=["solution"]
-fast = what_if("llama3-70b", "h100-8", 16, WorkloadSpec(global_batch=1024)).accepted(1)[0]
-slow = what_if("llama3-70b", "h100-8", 16, WorkloadSpec(global_batch=1024), link_slowdown=5).accepted(1)[0]
+fast = what_if(
+    "llama3-70b", "h100-8", 16, WorkloadSpec(global_batch=1024)
+).accepted(1)[0]
+slow = what_if(
+    "llama3-70b", "h100-8", 16, WorkloadSpec(global_batch=1024), link_slowdown=5
+).accepted(1)[0]
 answer = slow.step_s / fast.step_s
 verify("plan.slow_link", answer)
 

@@ -82,9 +82,14 @@ LLAMA70 = MODELS["llama3-70b"]
 
 
 def md_table(header, rows):
-    """Show rows as a Markdown table (cells rendered in the current language)."""
-    lines = ["| " + " | ".join(str(h) for h in header) + " |", "|" + " --- |" * len(header)]
-    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+    """Show rows as a Markdown table, its cells in the current language."""
+    lines = [
+        "| " + " | ".join(str(h) for h in header) + " |",
+        "|" + " --- |" * len(header),
+    ]
+    lines += [
+        "| " + " | ".join(str(cell) for cell in row) + " |" for row in rows
+    ]
     display(Markdown("\n".join(lines)))
 
 
@@ -111,8 +116,13 @@ def md_table(header, rows):
 # %%
 traffic = replica_traffic(replicas=4)
 assert traffic == ()
-print(Text(zh=f"replica_traffic(replicas=4) = {traffic}：副本之间没有通信",
-           en=f"replica_traffic(replicas=4) = {traffic}: replicas exchange nothing"))
+print(
+    Text(
+        zh=f"replica_traffic(replicas=4) = {traffic}：副本之间没有通信",
+        en=f"replica_traffic(replicas=4) = {traffic}: replicas exchange "
+        "nothing",
+    )
+)
 
 # %% [markdown] lang="zh"
 # 两者的差别会在搜索里变成门槛：副本之间不切分同一个批次，并发请求少于副本数时，多出来的副本只是闲着（门槛 `replica`）；
@@ -151,8 +161,10 @@ LLAMA8 = MODELS["llama3-8b"]
 per_token = kv_cache_bytes(LLAMA8, tokens=1)
 print(
     Text(
-        zh=f"kv_cache_bytes 给出每个 token {per_token:,} 字节 = 2 · 32 · 8 · 128 · 2 = {per_token / 1024:.0f} KiB",
-        en=f"kv_cache_bytes gives {per_token:,} bytes per token = 2 · 32 · 8 · 128 · 2 = {per_token / 1024:.0f} KiB",
+        zh=f"kv_cache_bytes 给出每个 token {per_token:,} 字节 = 2 · 32 · 8 · "
+        f"128 · 2 = {per_token / 1024:.0f} KiB",
+        en=f"kv_cache_bytes gives {per_token:,} bytes per token = 2 · 32 · 8 · "
+        f"128 · 2 = {per_token / 1024:.0f} KiB",
     )
 )
 assert per_token == 2 * 32 * 8 * 128 * 2 == 128 * 1024
@@ -169,9 +181,23 @@ assert per_token == 2 * 32 * 8 * 128 * 2 == 128 * 1024
 
 # %%
 rows = []
-for name in ("gpt2-small", "llama3-8b", "llama3-405b", "mixtral-8x7b", "gpt3-175b"):  # 70B: exercise 10.1
+for name in (
+    "gpt2-small",
+    "llama3-8b",
+    "llama3-405b",
+    "mixtral-8x7b",
+    "gpt3-175b",
+):  # 70B: exercise 10.1
     spec = MODELS[name]
-    mha = ModelSpec(f"{name}-mha", spec.layers, spec.hidden, spec.heads, spec.ffn_hidden, spec.vocab, spec.seq_len)
+    mha = ModelSpec(
+        f"{name}-mha",
+        spec.layers,
+        spec.hidden,
+        spec.heads,
+        spec.ffn_hidden,
+        spec.vocab,
+        spec.seq_len,
+    )
     request = kv_cache_bytes(spec, tokens=2304)
     rows.append(
         (
@@ -183,7 +209,13 @@ for name in ("gpt2-small", "llama3-8b", "llama3-405b", "mixtral-8x7b", "gpt3-175
         )
     )
 mha8 = ModelSpec(
-    "llama3-8b-mha", LLAMA8.layers, LLAMA8.hidden, LLAMA8.heads, LLAMA8.ffn_hidden, LLAMA8.vocab, LLAMA8.seq_len
+    "llama3-8b-mha",
+    LLAMA8.layers,
+    LLAMA8.hidden,
+    LLAMA8.heads,
+    LLAMA8.ffn_hidden,
+    LLAMA8.vocab,
+    LLAMA8.seq_len,
 )
 assert kv_cache_bytes(mha8, tokens=1) == 4 * kv_cache_bytes(LLAMA8, tokens=1)
 md_table(
@@ -192,7 +224,9 @@ md_table(
         Text(zh="查询头 / KV 头", en="query / KV heads"),
         Text(zh="KiB/token", en="KiB per token"),
         Text(zh="若为 MHA (KiB/token)", en="if MHA (KiB per token)"),
-        Text(zh="一个 2304 token 请求 (GiB)", en="one 2304-token request (GiB)"),
+        Text(
+            zh="一个 2304 token 请求 (GiB)", en="one 2304-token request (GiB)"
+        ),
     ],
     rows,
 )
@@ -209,9 +243,14 @@ md_table(
 # %%
 md_table(
     ["TP", Text(zh="每卡 KiB/token", en="KiB per token per GPU")],
-    [(tp, f"{kv_cache_bytes(LLAMA8, tokens=1, tp=tp) / 1024:.0f}") for tp in (1, 2, 4, 8, 16)],
+    [
+        (tp, f"{kv_cache_bytes(LLAMA8, tokens=1, tp=tp) / 1024:.0f}")
+        for tp in (1, 2, 4, 8, 16)
+    ],
 )
-assert kv_cache_bytes(LLAMA8, tokens=1, tp=16) == kv_cache_bytes(LLAMA8, tokens=1, tp=8)
+assert kv_cache_bytes(LLAMA8, tokens=1, tp=16) == kv_cache_bytes(
+    LLAMA8, tokens=1, tp=8
+)
 
 # %% [markdown] lang="zh"
 # ## 3. 服务显存账本
@@ -229,15 +268,31 @@ assert kv_cache_bytes(LLAMA8, tokens=1, tp=16) == kv_cache_bytes(LLAMA8, tokens=
 # on an H100 node, serving 64 requests of 2048 + 256 tokens:
 
 # %%
-ledger = serving_memory_ledger(LLAMA70, H100, tp=8, concurrency=64, context_tokens=2304, prefill_chunk_tokens=2048)
+ledger = serving_memory_ledger(
+    LLAMA70,
+    H100,
+    tp=8,
+    concurrency=64,
+    context_tokens=2304,
+    prefill_chunk_tokens=2048,
+)
 md_table(
     [Text(zh="项", en="item"), "GiB"],
     [
         (Text(zh="权重", en="weights"), f"{ledger.weights_gib:.1f}"),
         (Text(zh="KV 缓存", en="KV cache"), f"{ledger.kv_cache_gib:.1f}"),
-        (Text(zh="激活工作区", en="activation workspace"), f"{ledger.workspace_gib:.2f}"),
-        (Text(zh="运行时预留", en="runtime reserve"), f"{ledger.reserve_gib:.1f}"),
-        (Text(zh="合计 / 设备", en="total / device"), f"{ledger.total_gib:.1f} / {ledger.device_gib:.0f}"),
+        (
+            Text(zh="激活工作区", en="activation workspace"),
+            f"{ledger.workspace_gib:.2f}",
+        ),
+        (
+            Text(zh="运行时预留", en="runtime reserve"),
+            f"{ledger.reserve_gib:.1f}",
+        ),
+        (
+            Text(zh="合计 / 设备", en="total / device"),
+            f"{ledger.total_gib:.1f} / {ledger.device_gib:.0f}",
+        ),
     ],
 )
 print(ledger.verdict())
@@ -255,14 +310,22 @@ print(ledger_sentence(ledger, bold=False))
 
 # %%
 training_batch = serving_memory_ledger(
-    LLAMA70, H100, tp=8, concurrency=1024, context_tokens=8192, prefill_chunk_tokens=2048
+    LLAMA70,
+    H100,
+    tp=8,
+    concurrency=1024,
+    context_tokens=8192,
+    prefill_chunk_tokens=2048,
 )
 print(
     Text(
-        zh=f"1024 条 × 8192 token 当作并发请求，一个节点的 8 张卡 (TP = 8) 平分：每 rank 合计 "
-        f"{training_batch.total_gib:.0f} / {training_batch.device_gib:.0f} GiB，{training_batch.verdict()}",
-        en=f"1024 × 8192 tokens as concurrent requests, split over the 8 GPUs of a node (TP = 8): "
-        f"{training_batch.total_gib:.0f} / {training_batch.device_gib:.0f} GiB per rank, {training_batch.verdict()}",
+        zh="1024 条 × 8192 token 当作并发请求，一个节点的 8 张卡 (TP = 8) "
+        f"平分：每 rank 合计 {training_batch.total_gib:.0f} / "
+        f"{training_batch.device_gib:.0f} GiB，{training_batch.verdict()}",
+        en="1024 × 8192 tokens as concurrent requests, split over the 8 GPUs "
+        f"of a node (TP = 8): {training_batch.total_gib:.0f} / "
+        f"{training_batch.device_gib:.0f} GiB per rank, "
+        f"{training_batch.verdict()}",
     )
 )
 assert not training_batch.fits
@@ -289,12 +352,18 @@ assert not training_batch.fits
 #   ridge: memory-bound.
 
 # %%
-ridge = ridge_point_flop_per_byte(H100.peak_flops, H100.memory_bandwidth_bytes_per_s)
+ridge = ridge_point_flop_per_byte(
+    H100.peak_flops, H100.memory_bandwidth_bytes_per_s
+)
 points = []
 for batch in (1, 8, 64, 256):
-    est = serving_estimate(LLAMA70, H100, tp=8, batch=batch, prompt_tokens=2048, output_tokens=256)
+    est = serving_estimate(
+        LLAMA70, H100, tp=8, batch=batch, prompt_tokens=2048, output_tokens=256
+    )
     points.append((f"decode, batch {batch}", batch, est))
-prefill = serving_estimate(LLAMA70, H100, tp=8, batch=1, prompt_tokens=2048, output_tokens=256)
+prefill = serving_estimate(
+    LLAMA70, H100, tp=8, batch=1, prompt_tokens=2048, output_tokens=256
+)
 md_table(
     [
         Text(zh="阶段", en="phase"),
@@ -318,36 +387,81 @@ md_table(
             b,
             f"{e.decode_compute_s * 1e3:.2f}",
             f"{e.decode_memory_s * 1e3:.2f}",
-            Text(zh="显存带宽", en="memory") if e.decode_bound == "memory" else Text(zh="算力", en="compute"),
+            Text(zh="显存带宽", en="memory")
+            if e.decode_bound == "memory"
+            else Text(zh="算力", en="compute"),
         )
         for _, b, e in points
     ],
 )
-print(Text(zh=f"H100 的脊点：{ridge:.0f} FLOP/字节", en=f"H100 ridge point: {ridge:.0f} FLOP/byte"))
-assert prefill.prefill_compute_s > prefill.prefill_memory_s and points[2][2].decode_bound == "memory"
+print(
+    Text(
+        zh=f"H100 的脊点：{ridge:.0f} FLOP/字节",
+        en=f"H100 ridge point: {ridge:.0f} FLOP/byte",
+    )
+)
+assert (
+    prefill.prefill_compute_s > prefill.prefill_memory_s
+    and points[2][2].decode_bound == "memory"
+)
 
 # %%
 fig = new_figure(6.0, 3.0)
 ax = fig.add_subplot()
-# zh: 屋顶线在脊点处拐弯：采样点里要有脊点本身，否则两侧的点会被一条斜线连起来
-# en: The roof bends at the ridge point: sample the ridge itself, or a slanted segment joins the points either side
+# zh: 屋顶线在脊点处拐弯：采样点里要有脊点
+# zh: 本身，否则两侧的点会被一条斜线连起来
+# en: The roof bends at the ridge point: sample the ridge itself, or a slanted
+# en: segment joins the points either side
 intensities = sorted([2**k for k in range(0, 14)] + [ridge])
-attainable = [roofline_flops(i, H100.peak_flops, H100.memory_bandwidth_bytes_per_s) / 1e12 for i in intensities]
+attainable = [
+    roofline_flops(i, H100.peak_flops, H100.memory_bandwidth_bytes_per_s) / 1e12
+    for i in intensities
+]
 ax.plot(intensities, attainable, color="#4c72b0")
 ax.axvline(ridge, color="grey", linestyle=":", linewidth=0.8)
 ax.annotate(
-    label(Text(zh=f"脊点 {ridge:.0f}", en=f"ridge {ridge:.0f}")), (ridge * 1.08, 1.5), fontsize=7, color="grey"
+    label(Text(zh=f"脊点 {ridge:.0f}", en=f"ridge {ridge:.0f}")),
+    (ridge * 1.08, 1.5),
+    fontsize=7,
+    color="grey",
 )
 for _, b, _e in points:
-    on_roof = roofline_flops(b, H100.peak_flops, H100.memory_bandwidth_bytes_per_s) / 1e12
+    on_roof = (
+        roofline_flops(b, H100.peak_flops, H100.memory_bandwidth_bytes_per_s)
+        / 1e12
+    )
     ax.plot([b], [on_roof], "o", color="#dd8452")
-    ax.annotate(label(Text(zh=f"解码 批{b}", en=f"decode b={b}")), (b, on_roof * 0.6), fontsize=7)
+    ax.annotate(
+        label(Text(zh=f"解码 批{b}", en=f"decode b={b}")),
+        (b, on_roof * 0.6),
+        fontsize=7,
+    )
 ax.plot([2048], [H100.peak_flops / 1e12], "s", color="#c44e52")
-ax.annotate(label(Text(zh="预填充 2048", en="prefill 2048")), (700, H100.peak_flops / 1e12 * 0.55), fontsize=7)
+# zh: 标签放在方块下方：
+# zh: 放在左边会压住“解码 批256”
+# en: The label sits under the square:
+# en: on its left it covered "decode b=256"
+ax.annotate(
+    label(Text(zh="预填充 2048", en="prefill 2048")),
+    (1400, H100.peak_flops / 1e12 * 0.55),
+    fontsize=7,
+)
 ax.set_xscale("log", base=2)
 ax.set_yscale("log")
-ax.set_xlabel(label(Text(zh="计算强度 (FLOP/字节)", en="arithmetic intensity (FLOP/byte)")), fontsize=8)
-ax.set_ylabel(label(Text(zh="可达 TFLOP/s（H100 bf16）", en="attainable TFLOP/s (H100 bf16)")), fontsize=8)
+ax.set_xlabel(
+    label(
+        Text(zh="计算强度 (FLOP/字节)", en="arithmetic intensity (FLOP/byte)")
+    ),
+    fontsize=8,
+)
+ax.set_ylabel(
+    label(
+        Text(
+            zh="可达 TFLOP/s（H100 bf16）", en="attainable TFLOP/s (H100 bf16)"
+        )
+    ),
+    fontsize=8,
+)
 ax.tick_params(labelsize=7)
 ax.set_ylim(1.0, 3000.0)
 display(figure_image(fig))
@@ -371,20 +485,33 @@ display(figure_image(fig))
 # %%
 MIXTRAL = MODELS["mixtral-8x7b"]
 mixtral_fits = {
-    tp: serving_memory_ledger(MIXTRAL, H100, tp=tp, concurrency=1, context_tokens=512 + 128).fits for tp in (1, 2)
+    tp: serving_memory_ledger(
+        MIXTRAL, H100, tp=tp, concurrency=1, context_tokens=512 + 128
+    ).fits
+    for tp in (1, 2)
 }
 print(
     Text(
-        zh=f"Mixtral 8x7B：激活参数 {MIXTRAL.active_params / 1e9:.1f}B，全部参数 {MIXTRAL.num_params / 1e9:.1f}B，"
-        f"bf16 权重 {MIXTRAL.num_params * 2 / 1e9:.0f} GB；一张 H100 放得下：{'是' if mixtral_fits[1] else '否'}，"
-        f"TP = 2 放得下：{'是' if mixtral_fits[2] else '否'}",
-        en=f"Mixtral 8x7B: {MIXTRAL.active_params / 1e9:.1f}B active, {MIXTRAL.num_params / 1e9:.1f}B in all, "
-        f"{MIXTRAL.num_params * 2 / 1e9:.0f} GB of bf16 weights; fits one H100: {'yes' if mixtral_fits[1] else 'no'}, "
-        f"fits at TP = 2: {'yes' if mixtral_fits[2] else 'no'}",
+        zh=f"Mixtral 8x7B：激活参数 {MIXTRAL.active_params / 1e9:.1f}B，"
+        f"全部参数 {MIXTRAL.num_params / 1e9:.1f}B，bf16 权重 "
+        f"{MIXTRAL.num_params * 2 / 1e9:.0f} GB；一张 H100 放得下："
+        f"{'是' if mixtral_fits[1] else '否'}，TP = 2 放得下："
+        f"{'是' if mixtral_fits[2] else '否'}",
+        en=f"Mixtral 8x7B: {MIXTRAL.active_params / 1e9:.1f}B active, "
+        f"{MIXTRAL.num_params / 1e9:.1f}B in all, "
+        f"{MIXTRAL.num_params * 2 / 1e9:.0f} GB of bf16 weights; fits one "
+        f"H100: {'yes' if mixtral_fits[1] else 'no'}, fits at TP = 2: "
+        f"{'yes' if mixtral_fits[2] else 'no'}",
     )
 )
-assert round(MIXTRAL.active_params / 1e8) == 129 and round(MIXTRAL.num_params / 1e8) == 467
-assert round(MIXTRAL.num_params * 2 / 1e9) == 93 and mixtral_fits == {1: False, 2: True}
+assert (
+    round(MIXTRAL.active_params / 1e8) == 129
+    and round(MIXTRAL.num_params / 1e8) == 467
+)
+assert round(MIXTRAL.num_params * 2 / 1e9) == 93 and mixtral_fits == {
+    1: False,
+    2: True,
+}
 
 # %% [markdown] lang="zh"
 # 用 FP8 服务时两头都变：权重与激活都用 8 位浮点 (FP8) 的 W8A8 做法（vLLM、TensorRT-LLM 在 H100 上的 FP8 模型），
@@ -401,9 +528,18 @@ assert round(MIXTRAL.num_params * 2 / 1e9) == 93 and mixtral_fits == {1: False, 
 # output's quality only an evaluation tells.
 
 # %%
-bf16_est = serving_estimate(LLAMA70, H100, tp=8, batch=64, prompt_tokens=2048, output_tokens=256)
+bf16_est = serving_estimate(
+    LLAMA70, H100, tp=8, batch=64, prompt_tokens=2048, output_tokens=256
+)
 fp8_est = serving_estimate(
-    LLAMA70, H100, tp=8, batch=64, prompt_tokens=2048, output_tokens=256, weight_bytes=1, precision="fp8"
+    LLAMA70,
+    H100,
+    tp=8,
+    batch=64,
+    prompt_tokens=2048,
+    output_tokens=256,
+    weight_bytes=1,
+    precision="fp8",
 )
 md_table(
     [
@@ -413,22 +549,36 @@ md_table(
         Text(zh="TPOT 下界 (ms)", en="TPOT lower bound (ms)"),
     ],
     [
-        ("bf16", 2, f"{bf16_est.time_to_first_token_s * 1e3:.1f}", f"{bf16_est.time_per_output_token_s * 1e3:.2f}"),
-        ("FP8 (W8A8)", 1, f"{fp8_est.time_to_first_token_s * 1e3:.1f}", f"{fp8_est.time_per_output_token_s * 1e3:.2f}"),
+        (
+            "bf16",
+            2,
+            f"{bf16_est.time_to_first_token_s * 1e3:.1f}",
+            f"{bf16_est.time_per_output_token_s * 1e3:.2f}",
+        ),
+        (
+            "FP8 (W8A8)",
+            1,
+            f"{fp8_est.time_to_first_token_s * 1e3:.1f}",
+            f"{fp8_est.time_per_output_token_s * 1e3:.2f}",
+        ),
     ],
 )
 ttft_ratio = fp8_est.time_to_first_token_s / bf16_est.time_to_first_token_s
+tpot_ratio = fp8_est.time_per_output_token_s / bf16_est.time_per_output_token_s
 print(
     Text(
-        zh=f"FP8 的 TTFT 是 bf16 的 {ttft_ratio:.2f} 倍（注意力仍按 bf16 峰值算，所以不到一半）；"
-        f"TPOT 是 {fp8_est.time_per_output_token_s / bf16_est.time_per_output_token_s:.2f} 倍"
-        "（解码是访存受限，读的权重字节减半，KV 缓存不变）",
-        en=f"FP8's TTFT is {ttft_ratio:.2f} times bf16's (attention still runs at the bf16 peak, so not half); its TPOT "
-        f"{fp8_est.time_per_output_token_s / bf16_est.time_per_output_token_s:.2f} times (decode is memory-bound: "
-        "half the weight bytes, the same KV cache)",
+        zh=f"FP8 的 TTFT 是 bf16 的 {ttft_ratio:.2f} 倍（注意力仍按 bf16 "
+        f"峰值算，所以不到一半）；TPOT 是 {tpot_ratio:.2f} 倍（解码是访存受限，"
+        "读的权重字节减半，KV 缓存不变）",
+        en=f"FP8's TTFT is {ttft_ratio:.2f} times bf16's (attention still runs "
+        f"at the bf16 peak, so not half); its TPOT {tpot_ratio:.2f} times "
+        "(decode is memory-bound: half the weight bytes, the same KV cache)",
     )
 )
-assert 0.5 < ttft_ratio < 1 and fp8_est.time_per_output_token_s < bf16_est.time_per_output_token_s
+assert (
+    0.5 < ttft_ratio < 1
+    and fp8_est.time_per_output_token_s < bf16_est.time_per_output_token_s
+)
 assert fp8_est.decode_bound == bf16_est.decode_bound == "memory"
 
 # %% [markdown] lang="zh"
@@ -458,12 +608,27 @@ assert fp8_est.decode_bound == bf16_est.decode_bound == "memory"
 
 # %%
 md_table(
-    [Text(zh="消息", en="message"), Text(zh="NCCL 选择", en="NCCL picks"), Text(zh="时间 (µs)", en="time (µs)")],
     [
-        (f"{size / 2**10:.0f} KiB" if size < 2**20 else f"{size / 2**20:.0f} MiB", f"{c.algorithm}/{c.protocol}",
-         f"{c.time_s * 1e6:.1f}")
+        Text(zh="消息", en="message"),
+        Text(zh="NCCL 选择", en="NCCL picks"),
+        Text(zh="时间 (µs)", en="time (µs)"),
+    ],
+    [
+        (
+            f"{size / 2**10:.0f} KiB"
+            if size < 2**20
+            else f"{size / 2**20:.0f} MiB",
+            f"{c.algorithm}/{c.protocol}",
+            f"{c.time_s * 1e6:.1f}",
+        )
         for size in (8192 * 2, 64 * 8192 * 2, 2048 * 8192 * 2, 2**28)
-        for c in [tp_all_reduce(size, ranks=8, bandwidth_bytes_per_s=H100.intra_node_bandwidth_bytes_per_s)]
+        for c in [
+            tp_all_reduce(
+                size,
+                ranks=8,
+                bandwidth_bytes_per_s=H100.intra_node_bandwidth_bytes_per_s,
+            )
+        ]
     ],
 )
 
@@ -491,20 +656,29 @@ for name in ("llama3-70b", "llama3-8b", "gpt2-small"):
     for tp in (1, 2, 4, 8):
         if spec.heads % tp:
             continue
-        est = serving_estimate(spec, H100, tp=tp, batch=1, prompt_tokens=512, output_tokens=128)
-        ledger_1 = serving_memory_ledger(spec, H100, tp=tp, concurrency=1, context_tokens=512 + 128)
+        est = serving_estimate(
+            spec, H100, tp=tp, batch=1, prompt_tokens=512, output_tokens=128
+        )
+        ledger_1 = serving_memory_ledger(
+            spec, H100, tp=tp, concurrency=1, context_tokens=512 + 128
+        )
         estimates[name, tp], fits_by_row[name, tp] = est, ledger_1.fits
         tpot_by_model.setdefault(name, []).append(est.time_per_output_token_s)
+        compute_s = est.time_per_output_token_s - est.decode_comm_s
         rows.append(
             (
                 name,
                 tp,
                 f"{est.weights_floor_s * 1e3:.3f}",
-                f"{(est.time_per_output_token_s - est.decode_comm_s) * 1e3:.3f}",
+                f"{compute_s * 1e3:.3f}",
                 f"{est.decode_comm_s * 1e3:.3f}",
                 f"{est.time_per_output_token_s * 1e3:.3f}",
-                Text(zh="放得下", en="fits") if ledger_1.fits
-                else Text(zh=f"放不下（需 {ledger_1.total_gib:.0f} GiB）", en=f"does not fit (needs {ledger_1.total_gib:.0f} GiB)"),
+                Text(zh="放得下", en="fits")
+                if ledger_1.fits
+                else Text(
+                    zh=f"放不下（需 {ledger_1.total_gib:.0f} GiB）",
+                    en=f"does not fit (needs {ledger_1.total_gib:.0f} GiB)",
+                ),
             )
         )
 md_table(
@@ -524,27 +698,50 @@ tp8_reads_ms = (tp8.time_per_output_token_s - tp8.decode_comm_s) * 1e3
 tp8_comm_share = tp8.decode_comm_s / tp8.time_per_output_token_s
 print(
     Text(
-        zh=f"Llama-3 70B，TP = 8：读取 {tp8_reads_ms:.2f} ms，全归约 {tp8.decode_comm_s * 1e3:.2f} ms，通信占 TPOT 的 {tp8_comm_share:.0%}",
-        en=f"Llama-3 70B, TP = 8: reads {tp8_reads_ms:.2f} ms, all-reduces {tp8.decode_comm_s * 1e3:.2f} ms, "
+        zh=f"Llama-3 70B，TP = 8：读取 {tp8_reads_ms:.2f} ms，全归约 "
+        f"{tp8.decode_comm_s * 1e3:.2f} ms，通信占 TPOT 的 "
+        f"{tp8_comm_share:.0%}",
+        en=f"Llama-3 70B, TP = 8: reads {tp8_reads_ms:.2f} ms, all-reduces "
+        f"{tp8.decode_comm_s * 1e3:.2f} ms, "
         f"communication {tp8_comm_share:.0%} of TPOT",
     )
 )
 # zh: 核对上文引用的数字：TP = 8 时通信约占 TPOT 的三成；
-# zh: 70B 在 TP = 1 时放不进一张 H100（仅 bf16 权重就有 141 GB），TP = 2 起放得下。
-# en: Checking the figures the text above quotes: about a third of TPOT at TP = 8; 70B at TP = 1 does not fit one H100
-# en: (its bf16 weights alone are 141 GB), from TP = 2 on it does.
-assert round(tp8_reads_ms, 2) == 5.27 and round(tp8.decode_comm_s * 1e3, 2) == 2.45 and round(tp8_comm_share, 2) == 0.32
+# zh: 70B 在 TP = 1 时放不进一张 H100（仅 bf16
+# zh: 权重就有 141 GB），TP = 2 起放得下。
+# en: Checking the figures the text above quotes: about a third of TPOT at TP = 8;
+# en: 70B at TP = 1 does not fit one H100 (its bf16 weights alone are 141 GB), from
+# en: TP = 2 on it does.
+assert (
+    round(tp8_reads_ms, 2) == 5.27
+    and round(tp8.decode_comm_s * 1e3, 2) == 2.45
+    and round(tp8_comm_share, 2) == 0.32
+)
 assert round(LLAMA70.num_params * 2 / 1e9) == 141
-assert not fits_by_row["llama3-70b", 1] and all(fits_by_row["llama3-70b", tp] for tp in (2, 4, 8))
-gpt2_floor_us = MODELS["gpt2-small"].num_params * 2 / H100.memory_bandwidth_bytes_per_s * 1e6
+assert not fits_by_row["llama3-70b", 1] and all(
+    fits_by_row["llama3-70b", tp] for tp in (2, 4, 8)
+)
+gpt2_floor_us = (
+    MODELS["gpt2-small"].num_params
+    * 2
+    / H100.memory_bandwidth_bytes_per_s
+    * 1e6
+)
 print(
     Text(
-        zh=f"GPT-2 small：每 token 读权重 {gpt2_floor_us:.0f} µs；TP=2 最多省 {gpt2_floor_us / 2:.0f} µs",
-        en=f"GPT-2 small: {gpt2_floor_us:.0f} µs of weight reads per token; TP=2 saves at most {gpt2_floor_us / 2:.0f} µs",
+        zh=f"GPT-2 small：每 token 读权重 {gpt2_floor_us:.0f} µs；TP=2 最多省 "
+        f"{gpt2_floor_us / 2:.0f} µs",
+        en=f"GPT-2 small: {gpt2_floor_us:.0f} µs of weight reads per token; "
+        f"TP=2 saves at most {gpt2_floor_us / 2:.0f} µs",
     )
 )
-assert round(gpt2_floor_us) == 74 and tpot_by_model["gpt2-small"][1] > tpot_by_model["gpt2-small"][0]
-assert tpot_by_model["llama3-70b"] == sorted(tpot_by_model["llama3-70b"], reverse=True)
+assert (
+    round(gpt2_floor_us) == 74
+    and tpot_by_model["gpt2-small"][1] > tpot_by_model["gpt2-small"][0]
+)
+assert tpot_by_model["llama3-70b"] == sorted(
+    tpot_by_model["llama3-70b"], reverse=True
+)
 
 # %% [markdown] lang="zh"
 # TP 降低单个请求的时延；要更多吞吐，就加副本——副本之间没有通信，吞吐按副本数线性增长（只要请求够多）。
@@ -574,9 +771,13 @@ assert tpot_by_model["llama3-70b"] == sorted(tpot_by_model["llama3-70b"], revers
 rows = []
 tpot_at_batch_ms = {}
 for batch in (1, 4, 16, 64, 256, 1024):
-    est = serving_estimate(LLAMA70, H100, tp=8, batch=batch, prompt_tokens=2048, output_tokens=256)
+    est = serving_estimate(
+        LLAMA70, H100, tp=8, batch=batch, prompt_tokens=2048, output_tokens=256
+    )
     tpot_at_batch_ms[batch] = est.time_per_output_token_s * 1e3
-    fits = serving_memory_ledger(LLAMA70, H100, tp=8, concurrency=batch, context_tokens=2304).fits
+    fits = serving_memory_ledger(
+        LLAMA70, H100, tp=8, concurrency=batch, context_tokens=2304
+    ).fits
     rows.append(
         (
             batch,
@@ -596,11 +797,16 @@ md_table(
     ],
     rows,
 )
-# zh: 核对第 1 节的说法：4 个副本代替 1 个，每个副本的批从 64 降到 16，TPOT 从 12.7 ms 降到 8.9 ms；
+# zh: 核对第 1 节的说法：4 个副本代替 1 个，每个副本的批从 64 降到 16，TPOT 从 12.7
+# zh: ms 降到 8.9 ms；
 # zh: 再多副本也低不过批 1 那一行。
-# en: Checking section 1's claim: 4 replicas instead of 1 take a replica's batch from 64 to 16 and its TPOT from 12.7 to
-# en: 8.9 ms; no replica count gets below the batch-1 row.
-assert round(tpot_at_batch_ms[64], 1) == 12.7 and round(tpot_at_batch_ms[16], 1) == 8.9
+# en: Checking section 1's claim: 4 replicas instead of 1 take a replica's batch
+# en: from 64 to 16 and its TPOT from 12.7 to 8.9 ms; no replica count gets below
+# en: the batch-1 row.
+assert (
+    round(tpot_at_batch_ms[64], 1) == 12.7
+    and round(tpot_at_batch_ms[16], 1) == 8.9
+)
 assert tpot_at_batch_ms[1] == min(tpot_at_batch_ms.values())
 
 # %% [markdown] lang="zh"
@@ -626,14 +832,19 @@ assert tpot_at_batch_ms[1] == min(tpot_at_batch_ms.values())
 in_system = littles_law_concurrency(8.0, 2.5)
 print(
     Text(
-        zh=f"littles_law_concurrency(8.0, 2.5) = {in_system:g}：每秒到达 8 个请求、每个停留 2.5 秒，系统里平均有 {in_system:g} 个",
-        en=f"littles_law_concurrency(8.0, 2.5) = {in_system:g}: 8 requests/s that each stay 2.5 s keep {in_system:g} "
-        "in the system on average",
+        zh=f"littles_law_concurrency(8.0, 2.5) = {in_system:g}：每秒到达 8 "
+        f"个请求、每个停留 2.5 秒，系统里平均有 {in_system:g} 个",
+        en=f"littles_law_concurrency(8.0, 2.5) = {in_system:g}: 8 requests/s "
+        f"that each stay 2.5 s keep {in_system:g} in the system on average",
     )
 )
 TWO_NODES = H100.with_nodes(2)
 rate_plan = plan_serving(
-    LLAMA70, TWO_NODES, ServingWorkload(prompt_tokens=2048, output_tokens=256, request_rate_per_s=8.0)
+    LLAMA70,
+    TWO_NODES,
+    ServingWorkload(
+        prompt_tokens=2048, output_tokens=256, request_rate_per_s=8.0
+    ),
 )
 best = rate_plan.accepted[0]
 c = best.concurrency_per_replica
@@ -641,32 +852,47 @@ rate_per_replica = 8.0 / best.replicas
 
 
 def in_flight(concurrency):
-    """W (s) of one request and requests/s a replica of the best layout completes, at this concurrency."""
+    """W (s) of one request, and the requests/s one replica of the best layout
+    completes, at this concurrency."""
     est = serving_estimate(
-        LLAMA70, TWO_NODES, tp=best.tp, pp=best.pp, batch=concurrency, prompt_tokens=2048, output_tokens=256
+        LLAMA70,
+        TWO_NODES,
+        tp=best.tp,
+        pp=best.pp,
+        batch=concurrency,
+        prompt_tokens=2048,
+        output_tokens=256,
     )
-    return est.time_to_first_token_s + 256 * est.time_per_output_token_s, est.tokens_per_s / 256
+    return (
+        est.time_to_first_token_s + 256 * est.time_per_output_token_s,
+        est.tokens_per_s / 256,
+    )
 
 
 w_c, served_c = in_flight(c)
 w_below, served_below = in_flight(c - 1)
 print(
     Text(
-        zh=f"每秒 8 个请求、2 个节点：最佳布局 replicas={best.replicas} tp={best.tp} pp={best.pp}，"
-        f"每个副本每秒分到 {rate_per_replica:g} 个请求，稳态并发 c = {c} 个。\n"
-        f"c = {c} 时：W = {w_c:.2f} s，λ × W = {rate_per_replica * w_c:.2f} ≤ {c}，"
-        f"副本每秒完成 {served_c:.2f} 个请求，跟得上；\n"
-        f"c = {c - 1} 时：λ × W = {rate_per_replica * w_below:.2f}，但副本每秒只完成 {served_below:.2f} 个请求，跟不上。",
-        en=f"8 requests/s on 2 nodes: best layout replicas={best.replicas} tp={best.tp} pp={best.pp}, "
-        f"{rate_per_replica:g} request/s per replica, c = {c} requests in flight per replica.\n"
-        f"At c = {c}: W = {w_c:.2f} s, λ × W = {rate_per_replica * w_c:.2f} ≤ {c}, and the replica completes "
-        f"{served_c:.2f} requests/s: it keeps up;\n"
-        f"at c = {c - 1}: λ × W = {rate_per_replica * w_below:.2f}, but the replica completes only "
-        f"{served_below:.2f} requests/s: it falls behind.",
+        zh=f"每秒 8 个请求、2 个节点：最佳布局 replicas={best.replicas} "
+        f"tp={best.tp} pp={best.pp}，每个副本每秒分到 {rate_per_replica:g} "
+        f"个请求，稳态并发 c = {c} 个。\nc = {c} 时：W = {w_c:.2f} s，λ × W = "
+        f"{rate_per_replica * w_c:.2f} ≤ {c}，副本每秒完成 {served_c:.2f} "
+        f"个请求，跟得上；\nc = {c - 1} 时：λ × W = "
+        f"{rate_per_replica * w_below:.2f}，但副本每秒只完成 "
+        f"{served_below:.2f} 个请求，跟不上。",
+        en=f"8 requests/s on 2 nodes: best layout replicas={best.replicas} "
+        f"tp={best.tp} pp={best.pp}, {rate_per_replica:g} request/s per "
+        f"replica, c = {c} requests in flight per replica.\nAt c = {c}: W = "
+        f"{w_c:.2f} s, λ × W = {rate_per_replica * w_c:.2f} ≤ {c}, and the "
+        f"replica completes {served_c:.2f} requests/s: it keeps up;\nat c = "
+        f"{c - 1}: λ × W = {rate_per_replica * w_below:.2f}, but the replica "
+        f"completes only {served_below:.2f} requests/s: it falls behind.",
     )
 )
-# zh: 核对上面的说法：c 是同时满足利特尔定律和吞吐条件的最小并发
-# en: Checking the lines above: c is the smallest concurrency that meets both Little's law and the throughput condition
+# zh: 核对上面的说法：c 是同时满足
+# zh: 利特尔定律和吞吐条件的最小并发
+# en: Checking the lines above: c is the smallest concurrency that meets both
+# en: Little's law and the throughput condition
 assert rate_per_replica * w_c <= c and served_c >= rate_per_replica
 assert rate_per_replica * w_below <= c - 1 and served_below < rate_per_replica
 
@@ -694,7 +920,15 @@ assert rate_per_replica * w_below <= c - 1 and served_below < rate_per_replica
 
 # %%
 result = plan_serving(
-    LLAMA70, H100, ServingWorkload(prompt_tokens=2048, output_tokens=256, concurrency=64, ttft_slo_s=0.5, tpot_slo_s=0.05)
+    LLAMA70,
+    H100,
+    ServingWorkload(
+        prompt_tokens=2048,
+        output_tokens=256,
+        concurrency=64,
+        ttft_slo_s=0.5,
+        tpot_slo_s=0.05,
+    ),
 )
 print(result.report(top=3))
 
@@ -705,7 +939,11 @@ print(result.report(top=3))
 # When the concurrency is more than any layout can hold, the result names the closest layout and its shortfall:
 
 # %%
-crowded = plan_serving(LLAMA70, H100, ServingWorkload(prompt_tokens=2048, output_tokens=256, concurrency=5000))
+crowded = plan_serving(
+    LLAMA70,
+    H100,
+    ServingWorkload(prompt_tokens=2048, output_tokens=256, concurrency=5000),
+)
 assert not crowded.accepted
 print(crowded.report(top=1).split("\n\n")[2])
 
@@ -727,14 +965,33 @@ rows = []
 ratios = {"ttft_s": [], "tokens_per_s": []}
 for m in PUBLISHED_MEASUREMENTS:
     est = serving_estimate(
-        m.model, CLUSTERS[m.gpu], tp=m.tp, batch=m.batch, prompt_tokens=m.prompt_tokens, output_tokens=m.output_tokens
+        m.model,
+        CLUSTERS[m.gpu],
+        tp=m.tp,
+        batch=m.batch,
+        prompt_tokens=m.prompt_tokens,
+        output_tokens=m.output_tokens,
     )
-    bound = est.time_to_first_token_s if m.metric == "ttft_s" else est.tokens_per_s
-    metric = Text(zh="首 token 时间 (s)", en="TTFT (s)") if m.metric == "ttft_s" else Text(zh="输出 token/秒", en="output tokens/s")
+    bound = (
+        est.time_to_first_token_s if m.metric == "ttft_s" else est.tokens_per_s
+    )
+    metric = (
+        Text(zh="首 token 时间 (s)", en="TTFT (s)")
+        if m.metric == "ttft_s"
+        else Text(zh="输出 token/秒", en="output tokens/s")
+    )
     ratios[m.metric].append(m.value / bound)
     rows.append(
-        (m.model.name, f"{m.tp} × A100", m.batch, f"{m.prompt_tokens} / {m.output_tokens}", metric, f"{m.value:.3g}" if m.metric == "ttft_s" else f"{m.value:,.0f}",
-         f"{bound:.3g}" if m.metric == "ttft_s" else f"{bound:,.0f}", f"{m.value / bound:.2f}")
+        (
+            m.model.name,
+            f"{m.tp} × A100",
+            m.batch,
+            f"{m.prompt_tokens} / {m.output_tokens}",
+            metric,
+            f"{m.value:.3g}" if m.metric == "ttft_s" else f"{m.value:,.0f}",
+            f"{bound:.3g}" if m.metric == "ttft_s" else f"{bound:,.0f}",
+            f"{m.value / bound:.2f}",
+        )
     )
 md_table(
     [
@@ -744,14 +1001,19 @@ md_table(
         Text(zh="提示 / 输出", en="prompt / output"),
         Text(zh="指标", en="metric"),
         Text(zh="公布值", en="published"),
-        Text(zh="本课的界（时间为下界，吞吐为上界）", en="this lesson's bound (time: lower, throughput: upper)"),
+        Text(
+            zh="本课的界（时间为下界，吞吐为上界）",
+            en="this lesson's bound (time: lower, throughput: upper)",
+        ),
         Text(zh="比值", en="ratio"),
     ],
     rows,
 )
 # zh: 核对下文引用的比值
 # en: Checking the ratios the text below quotes
-assert all(1.4 <= r <= 1.5 for r in ratios["ttft_s"]) and all(round(r, 1) == 0.8 for r in ratios["tokens_per_s"])
+assert all(1.4 <= r <= 1.5 for r in ratios["ttft_s"]) and all(
+    round(r, 1) == 0.8 for r in ratios["tokens_per_s"]
+)
 
 # %% [markdown] lang="zh"
 # 首 token 时间实测约为下界的 1.4-1.5 倍：真实的预填充内核只达到峰值算力的七成左右（softmax、归一化和内核间隙都不是矩阵乘）。
@@ -855,7 +1117,12 @@ check("serve.max_requests", answer)
 
 # %% tags=["solution"]
 answer = serving_memory_ledger(
-    LLAMA70, H100, tp=8, concurrency=1, context_tokens=8192 + 512, prefill_chunk_tokens=8192
+    LLAMA70,
+    H100,
+    tp=8,
+    concurrency=1,
+    context_tokens=8192 + 512,
+    prefill_chunk_tokens=8192,
 ).max_concurrency
 verify("serve.max_requests", answer)
 
@@ -877,7 +1144,13 @@ check("serve.best_tp", answer)
 
 # %% tags=["solution"]
 times = {
-    tp: serving_estimate(MODELS["megatron-1.7b"], H100, tp=tp, prompt_tokens=512, output_tokens=128).time_per_output_token_s
+    tp: serving_estimate(
+        MODELS["megatron-1.7b"],
+        H100,
+        tp=tp,
+        prompt_tokens=512,
+        output_tokens=128,
+    ).time_per_output_token_s
     for tp in (1, 2, 4, 8)
 }
 answer = min(times, key=times.get)
