@@ -39,7 +39,7 @@ from tests.notebook_outputs import (
 )
 
 CHECK_CALL = re.compile(r'check\("([a-z0-9]+\.[a-z0-9_]+)",\s*answer\)')
-VERIFY_CALL = re.compile(r'verify\("([a-z0-9]+\.[a-z0-9_]+)",\s*answer\b')
+VERIFY_CALL = re.compile(r'verify\(\s*"([a-z0-9]+\.[a-z0-9_]+)",\s*answer\b')
 CORRECT_WORDS = ("Correct. ", "正确。")
 
 NOTEBOOKS = [path for lang in LANGS for path in lesson_notebooks(lang)]

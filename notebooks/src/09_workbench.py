@@ -1736,7 +1736,8 @@ assert (
 # 微缩放 FP8 (microscaling FP8, MXFP8)，每 32 个相邻元素共用一个 8 位缩放因子。它按行与按列的分块方向不同，
 # 反向要用的按列副本不能由按行副本转置得到，所以两份都从 bf16 量化，但不必先把张量读一遍求 amax。
 # 同一层在 B200 上：延迟缩放每个 token 读写 180 KiB，当前缩放 324 KiB，MXFP8 约 276 KiB。
-# 用 `WorkloadSpec(fp8_recipe="mxfp8")` 或命令行的 `--fp8-recipe mxfp8` 试；在 H100 上它会被拒绝，理由写明要计算能力 10.x。
+# 用 `WorkloadSpec(precision="fp8", fp8_recipe="mxfp8")` 或命令行的 `--precision fp8 --fp8-recipe mxfp8` 试（只有 FP8
+# 训练读这个配方：bf16 下设它会得到一条“设置被忽略”的警告）；在 H100 上它会被拒绝，理由写明要计算能力 10.x。
 
 # %% [markdown] lang="en"
 # The transposes above belong to Hopper: an H100's FP8 matmuls take one operand layout only. On GPUs of compute
@@ -1745,8 +1746,9 @@ assert (
 # elements. Its row-wise and column-wise blocks run in different directions, so the column-wise copy the backward
 # needs cannot be a transpose of the row-wise one: both are quantised from bf16, but there is no pass for the amax.
 # The same layer on a B200: 180 KiB read and written per token with delayed scaling, 324 KiB with current scaling,
-# about 276 KiB with MXFP8. Try it with `WorkloadSpec(fp8_recipe="mxfp8")` or `--fp8-recipe mxfp8`; on an H100 it is
-# refused, with the reason that it needs compute capability 10.x.
+# about 276 KiB with MXFP8. Try it with `WorkloadSpec(precision="fp8", fp8_recipe="mxfp8")` or `--precision fp8
+# --fp8-recipe mxfp8` (only an FP8 run reads the recipe: set at bf16 it gets an "ignored setting" warning); on an
+# H100 it is refused, with the reason that it needs compute capability 10.x.
 
 # %%
 b200 = CLUSTERS["b200-8"]
