@@ -1,0 +1,38 @@
+"""What the Chinese self-learner of review 18 sees in real JupyterLab.
+
+- Lesson 5's matrix widget at its start (Megatron 7.5B, 24 GiB devices): choosing the interconnect "fast inside a
+  node (NVLink), slow between nodes" changes the message box, which says the four verdicts are those of the other
+  interconnect. Before, the message and the figure stayed exactly as they were: the page gave no sign that the choice
+  had reached the kernel.
+- Lesson 1's capacity widget at ZeRO-0: choosing DP = 16 changes the message box, which names DP = 16 (before, only
+  the faded bars of the figure moved).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .conftest import choose, scratch_notebook, widget_message
+
+SOURCES = [
+    "import coursekit\ncoursekit.set_language('zh')\n"
+    "from coursekit.widgets.matrix import MatrixWidget\nfrom coursekit.widgets.capacity import CapacityWidget\n"
+    "MatrixWidget()",
+    "CapacityWidget()",
+]
+
+
+def test_a_choice_that_changes_no_verdict_still_shows(browser: Any, tmp_path: Path) -> None:
+    with scratch_notebook(browser, tmp_path, SOURCES) as page:
+        matrix, capacity = page.page.locator(".ck-widget").nth(0), page.page.locator(".ck-widget").nth(1)
+        start = widget_message(matrix)
+        assert "互连选“未知（案例没说）”" in start
+        shown = choose(page.page, matrix, "topology", "节点内快（NVLink）、跨节点慢")
+        assert shown != start, "choosing the interconnect left the message as it was"
+        assert "互连选“节点内快（NVLink）、跨节点慢”：这个案例的四个结论和选“未知（案例没说）”时完全一样" in shown
+        assert "Traceback" not in shown
+        before = widget_message(capacity)
+        assert "DP = 8" in before
+        after = choose(page.page, capacity, "dp", "16")
+        assert after != before and "DP = 16" in after and "ZeRO-0 不切分模型状态" in after
