@@ -103,11 +103,11 @@ register(
             "en": "With this configuration (DP = {dp}) the smallest ZeRO stage that fits is {stage}.",
         },
         "widgets.capacity.dp_stage0": {
-            "zh": "ZeRO-0 不切分模型状态：每个 rank 都存一整份，所以 DP 不改变这根实色柱子；"
-            "淡色的 ZeRO-1、2、3 柱子把模型状态切分到 DP = {dp} 个 rank 上，会随 DP 变。",
+            "zh": "ZeRO-0 不切分模型状态：每个 rank 都存一整份，所以 DP 不改变 ZeRO-0 那一条（实色）；"
+            "淡色的 ZeRO-1、2、3 各条把模型状态切分到 DP = {dp} 个 rank 上，会随 DP 变。",
             "en": "ZeRO-0 does not split the model states: every rank keeps a whole copy, so DP does not change the "
-            "solid bar; the faded ZeRO-1, 2 and 3 bars split the model states over {dp:@rank} (DP) and change with "
-            "DP.",
+            "ZeRO-0 bar (solid); the faded ZeRO-1, 2 and 3 bars split the model states over {dp:@rank} (DP) and "
+            "change with DP.",
         },
         "widgets.capacity.no_stage": {
             "zh": "即使 ZeRO-3（切分到 DP = {dp} 个 rank）也放不下：试试激活重计算、更小的微批次，"
