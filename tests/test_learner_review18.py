@@ -305,3 +305,34 @@ def test_the_checker_does_what_lesson_0_says(lang: str, request: pytest.FixtureR
     assert ("相差不到 0.1%" if lang == "zh" else "within 0.1% of the right value") in close.message
     cut = check("intro.device_gb", 25.7)
     assert (cut.correct, cut.slip) == (False, "truncated")
+
+
+# -- 4. lesson 5's figure: no line through a label ------------------------------------------------------------------
+
+
+@pytest.mark.usefixtures("zh")
+@pytest.mark.parametrize("device", [16, 24, 80])
+def test_the_matrix_figures_device_label_sits_above_the_frame(device: int) -> None:
+    """The "单卡 24 GiB" label sat at the frame's top edge, which ran through its characters."""
+    widget = MatrixWidget(device_memory_gib=device)
+    renderer = widget.figure.canvas.get_renderer()  # type: ignore[attr-defined]
+    label = widget.device_text.get_window_extent(renderer)
+    frame = widget.ax.get_window_extent(renderer)
+    assert widget.device_text.get_text() == f"单卡 {device} GiB"
+    assert label.y0 >= frame.y1, "the device label overlaps the frame's top edge"
+    assert frame.x0 <= (label.x0 + label.x1) / 2 <= frame.x1
+
+
+@pytest.mark.usefixtures("zh")
+def test_the_matrix_figures_verdict_labels_are_not_crossed_by_the_device_line() -> None:
+    """FSDP's and TP's "可行 16 GiB" start left of the 24 GiB line and run across it: on a white ground now."""
+    widget = MatrixWidget()
+    renderer = widget.figure.canvas.get_renderer()  # type: ignore[attr-defined]
+    line_x = widget.ax.transData.transform((24.0, 0.0))[0]
+    crossed = [
+        t for t in widget.verdicts if t.get_window_extent(renderer).x0 < line_x < t.get_window_extent(renderer).x1
+    ]
+    assert crossed, "no label crosses the line at the start: the test no longer tests anything"
+    for text in crossed:
+        patch = text.get_bbox_patch()
+        assert patch is not None and patch.get_facecolor()[:3] == (1.0, 1.0, 1.0)

@@ -28,6 +28,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from matplotlib.ticker import ScalarFormatter
+from matplotlib.transforms import blended_transform_factory
 
 from .._validate import check_instance, check_items, learner_functions
 from ..i18n import Text, register, tr
@@ -240,8 +241,17 @@ class MatrixWidget(LessonWidget[MatrixView]):
         self.ax.set_yticks(y, labels=list(STRATEGIES), fontsize=8)
         self.ax.invert_yaxis()
         self.device_line = self.ax.axvline(0.0, color="#c62828", linestyle="--", linewidth=1.0)
-        self.device_text = self.ax.text(0.0, -0.55, "", color="#c62828", fontsize=7, ha="center", va="bottom")
-        self.verdicts = [self.ax.text(0.0, row, "", fontsize=7, va="center") for row in y]
+        # above the frame (x in data, y in axes units): at y = -0.55 in data the frame's top edge ran through it
+        self.device_text = self.ax.text(
+            0.0, 1.02, "", color="#c62828", fontsize=7, ha="center", va="bottom",
+            transform=blended_transform_factory(self.ax.transData, self.ax.transAxes), clip_on=False,
+        )  # fmt: skip
+        # on a white ground: a label that starts left of the device line no longer has the dashes through it
+        self.verdicts = [
+            self.ax.text(0.0, row, "", fontsize=7, va="center", bbox={"facecolor": "white", "edgecolor": "none",
+                                                                      "pad": 0.5, "alpha": 0.85})
+            for row in y
+        ]  # fmt: skip
         self.ax.set_xlabel(label(Text(zh=tr("widgets.matrix.axis_memory", lang="zh"),
                                       en=tr("widgets.matrix.axis_memory", lang="en"))), fontsize=8)  # fmt: skip
         self.ax.set_xlim(1.0, 100.0)
@@ -281,7 +291,7 @@ class MatrixWidget(LessonWidget[MatrixView]):
             text.set_x(max(verdict.memory_per_rank_gib or 0.0, 1.0) * 1.08)
         self.ax.set_xlim(1.0, widest * 6.0)  # log scale: a 300 GiB bar and a 20 GiB bar both readable
         self.device_line.set_xdata([device, device])
-        self.device_text.set_position((device, -0.55))
+        self.device_text.set_position((device, 1.02))
         self.device_text.set_text(label(Text(zh=f"单卡 {device:g} GiB", en=f"device {device:g} GiB")))
 
     def describe(self, result: MatrixView) -> str:
