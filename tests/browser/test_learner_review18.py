@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -36,3 +37,21 @@ def test_a_choice_that_changes_no_verdict_still_shows(browser: Any, tmp_path: Pa
         assert "DP = 8" in before
         after = choose(page.page, capacity, "dp", "16")
         assert after != before and "DP = 16" in after and "ZeRO-0 不切分模型状态" in after
+
+
+WORKBENCH = [
+    "import coursekit\ncoursekit.set_language('zh')\nfrom coursekit.widgets.workbench import WorkbenchWidget\n"
+    "WorkbenchWidget()",
+]
+
+
+def test_the_cpu_contrast_reads_cpu_servers_and_days(browser: Any, tmp_path: Path) -> None:
+    """Lesson 9's workbench, node type cpu-box (16 nodes of one CPU server each): the training message gives the
+    multi-day step in hours and days, and serving counts CPU servers (it said "在 16 个 GPU 上服务")."""
+    with scratch_notebook(browser, tmp_path, WORKBENCH) as page:
+        widget = page.page.locator(".ck-widget").first
+        training = choose(page.page, widget, "cluster", "cpu-box：一台 CPU 服务器，不是 GPU（只作对照）")
+        assert re.search(r"估算最快的一步要 [\d,]+ s，约 [\d,.]+ 小时（[\d.]+ 天）。", training), training[:400]
+        serving = choose(page.page, widget, "mode", "服务")
+        assert "在 16 台 CPU 服务器上服务（只作对照，不是 GPU）" in serving
+        assert "个 GPU" not in serving and "每 GPU" not in serving and "Traceback" not in serving
