@@ -336,3 +336,33 @@ def test_the_matrix_figures_verdict_labels_are_not_crossed_by_the_device_line() 
     for text in crossed:
         patch = text.get_bbox_patch()
         assert patch is not None and patch.get_facecolor()[:3] == (1.0, 1.0, 1.0)
+
+
+# -- 5. terms the zh lessons use without defining them ---------------------------------------------------------------
+
+#: (zh term, English): each is used in the zh lessons' prose with its English in parentheses, and was in no glossary
+#: entry: 内核 means the Jupyter kernel in lesson 0 and a GPU kernel from lesson 1 on (融合内核, 内核效率).
+UNDEFINED_TERMS = [("内核", "kernel"), ("桶", "bucket"), ("预取", "prefetch"), ("关键路径", "critical path")]
+
+
+@pytest.mark.parametrize(("term_zh", "term_en"), UNDEFINED_TERMS)
+def test_a_term_the_lessons_use_is_in_the_glossary(term_zh: str, term_en: str) -> None:
+    from coursekit.glossary import GLOSSARY
+
+    prose = "\n".join(_lesson_markdown(path, "zh") for path in sorted((ROOT / "notebooks" / "src").glob("*.py")))
+    assert f"{term_zh} ({term_en})" in prose, f"the lessons no longer write {term_zh} ({term_en})"
+    entries = [e for e in GLOSSARY if term_zh in e.zh and term_en in e.en.lower()]
+    assert entries, f"{term_zh} ({term_en}) is in no glossary entry"
+
+
+def _lesson_markdown(path: Path, lang: str) -> str:
+    cells = re.split(r"^# %% ", path.read_text(encoding="utf-8"), flags=re.M)
+    return re.sub(r"\n#\s?", "\n", "\n".join(c for c in cells if c.startswith(f'[markdown] lang="{lang}"')))
+
+
+def test_the_glossary_says_which_kernel_is_which() -> None:
+    from coursekit.glossary import lookup
+
+    definition = lookup("内核").definition
+    assert "GPU" in definition.zh and "Jupyter" in definition.zh and "重启内核" in definition.zh
+    assert "GPU" in definition.en and "Jupyter" in definition.en
