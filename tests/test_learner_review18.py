@@ -24,10 +24,12 @@ from pathlib import Path
 import pytest
 
 from coursekit.exercises import DEFAULT_REL_TOL, _evaluate, check, get_exercise
+from coursekit.exercises.input_help import input_hint
 from coursekit.exercises.lesson8 import MYSTERY_RUNS
 from coursekit.widgets.capacity import CapacityWidget
 from coursekit.widgets.matrix import MatrixWidget
 from coursekit.widgets.workbench import WorkbenchWidget
+from tests.test_learner_review15 import _syntax_error
 from tests.test_learner_review16 import en, zh  # noqa: F401  (the language fixtures)
 from tests.test_zh_leftovers import ALLOWED, code_words
 from tests.test_zh_leftovers import english_words as _english_words
@@ -366,3 +368,22 @@ def test_the_glossary_says_which_kernel_is_which() -> None:
     definition = lookup("内核").definition
     assert "GPU" in definition.zh and "Jupyter" in definition.zh and "重启内核" in definition.zh
     assert "GPU" in definition.en and "Jupyter" in definition.en
+
+
+# -- 6. a full-width comma inside the number ---------------------------------------------------------------------------
+
+
+@pytest.mark.usefixtures("zh")
+@pytest.mark.parametrize(
+    ("source", "fixed", "words"),
+    [
+        ("answer = 25，77", "answer = 25.77", "小数点是半角句点"),  # the line retyped was 'answer = 25,77', a tuple
+        ("answer = ２５，７７", "answer = 25.77", "小数点是半角句点"),  # Python names '２' first
+        ("answer = 1，677  # 我的答案", "answer = 1677  # 我的答案", "千位分隔的逗号"),
+    ],
+)
+def test_a_full_width_comma_in_the_number_is_told_apart(source: str, fixed: str, words: str) -> None:
+    hint = input_hint(_syntax_error(source))
+    assert hint is not None and "第 1 行的数中间有 '，'" in hint and words in hint
+    assert hint.endswith(f"：{fixed}")
+    assert isinstance(eval(compile(fixed.split("#")[0].replace("answer = ", ""), "<fixed>", "eval")), (int, float))

@@ -55,3 +55,21 @@ def test_the_cpu_contrast_reads_cpu_servers_and_days(browser: Any, tmp_path: Pat
         serving = choose(page.page, widget, "mode", "服务")
         assert "在 16 台 CPU 服务器上服务（只作对照，不是 GPU）" in serving
         assert "个 GPU" not in serving and "每 GPU" not in serving and "Traceback" not in serving
+
+
+def test_a_full_width_comma_in_the_answer_is_read_as_a_decimal_point(browser: Any, tmp_path: Path) -> None:
+    """``answer = 25，77`` (a Chinese input method's comma): the line under Python's SyntaxError shows the answer
+    retyped with a decimal point; it showed ``answer = 25,77``, which Python reads as the tuple (25, 77)."""
+    sources = [
+        "import coursekit\ncoursekit.set_language('zh')\nfrom coursekit.exercises import check",
+        "# the learner's cell, typed below",
+    ]
+    with scratch_notebook(browser, tmp_path, sources) as page:
+        page.page.evaluate(
+            "(s) => window.jupyterapp.shell.currentWidget.content.widgets[1].model.sharedModel.setSource(s)",
+            "answer = 25，77\ncheck('intro.device_gb', answer)",
+        )
+        shown = page.run_cell(1)
+        assert "SyntaxError" in shown  # Python's own message stays
+        assert "第 1 行的数中间有 '，'" in shown and "重新输入这一行：answer = 25.77" in shown
+        assert "answer = 25,77" not in shown
