@@ -208,9 +208,9 @@ def input_hint(error: BaseException, line: str | None = None) -> str | None:
         if comma is not None:  # '，' typed for a decimal point (25，77) or a thousands comma (1，677)
             decimal = len(comma.group(3)) != 3
             number = comma.group(1) + ("." if decimal else "") + comma.group(3)
-            fixed = _fixed_line(number + _fullwidth_digits(source)[comma.end() :])
+            retyped = _fixed_line(number + _fullwidth_digits(source)[comma.end() :])
             key = "input_help.full_width_decimal_comma" if decimal else "input_help.full_width_thousands_comma"
-            return tr(key, line=error.lineno or 1, char=comma.group(2), fixed=fixed)
+            return tr(key, line=error.lineno or 1, char=comma.group(2), fixed=retyped)
         return tr("input_help.full_width", line=error.lineno or 1, char=match.group(1), fixed=_fixed_line(source))
     if isinstance(error, NameError):
         name = getattr(error, "name", None)
