@@ -23,9 +23,10 @@ from pathlib import Path
 
 import pytest
 
-from coursekit.exercises import DEFAULT_REL_TOL, _evaluate, check, get_exercise
+from coursekit.exercises import DEFAULT_REL_TOL, Exercise, _evaluate, check, get_exercise
 from coursekit.exercises.input_help import input_hint
 from coursekit.exercises.lesson8 import MYSTERY_RUNS
+from coursekit.i18n import Text
 from coursekit.widgets.capacity import CapacityWidget
 from coursekit.widgets.matrix import MatrixWidget
 from coursekit.widgets.workbench import WorkbenchWidget
@@ -269,14 +270,25 @@ def test_the_headings_number_is_not_an_exercise_id(lang: str, request: pytest.Fi
 
 # -- 3. lesson 0's rule and the checker's tolerance agree ----------------------------------------------------------
 
-#: Exercise 0.1's answer, worked by hand: 24 GiB = 24 × 2^30 bytes = 25.769803776 × 10^9 bytes
-DEVICE_GB = 24 * 2**30 / 1e9
+#: Lesson 0's example of the rule (not an exercise's answer: the rule sits above exercise 0.1 and must not give it)
+EXAMPLE = 2.3456
 
 
 def _lesson0(lang: str) -> str:
     source = (ROOT / "notebooks" / "src" / "00_index.py").read_text(encoding="utf-8")
     cells = re.split(r"^# %% ", source, flags=re.M)
     return "\n".join(c for c in cells if c.startswith(f'[markdown] lang="{lang}"'))
+
+
+def _example_exercise() -> Exercise:
+    return Exercise(
+        id="review18.example",
+        lesson=0,
+        prompt=Text(zh="例子", en="example"),
+        expected=lambda: EXAMPLE,
+        hint=Text(zh="提示。", en="Hint."),
+        why=Text(zh="解释。", en="Why."),
+    )
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -289,24 +301,36 @@ def test_lesson_0_states_the_tolerance_the_checker_uses(lang: str) -> None:
         "en": "An answer within 0.1% of the right value is also right",
     }[lang]
     assert stated in text
-    # the examples the rule gives, with their distances from 25.769803776 worked here
-    assert f"{DEVICE_GB:.4f}" == "25.7698" and f"{DEVICE_GB:.4f}" in text
-    assert f"{abs(25.76 - DEVICE_GB) / DEVICE_GB:.2%}" == "0.04%" and "25.76" in text and "0.04%" in text
-    assert f"{abs(25.7 - DEVICE_GB) / DEVICE_GB:.2%}" == "0.27%" and "0.27%" in text
+    # the examples the rule gives, with their distances from 2.3456 worked here
+    assert f"{EXAMPLE}" in text and "2.346" in text and "2.35" in text
+    assert f"{abs(2.345 - EXAMPLE) / EXAMPLE:.2%}" == "0.03%" and "2.345" in text and "0.03%" in text
+    assert f"{abs(2.34 - EXAMPLE) / EXAMPLE:.2%}" == "0.24%" and "2.34 " in text and "0.24%" in text
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_the_checker_does_what_lesson_0_says(lang: str, request: pytest.FixtureRequest) -> None:
     request.getfixturevalue(lang)
-    assert get_exercise("intro.device_gb").expected_value() == pytest.approx(DEVICE_GB)
-    for rounded in (25.77, 25.8, 26):
-        feedback = check("intro.device_gb", rounded)
+    example = _example_exercise()
+    for rounded in (2.346, 2.35, 2.3):
+        feedback = _evaluate(example, rounded)
         assert feedback.correct and feedback.key == "exercises.correct"
-    close = check("intro.device_gb", 25.76)
+    close = _evaluate(example, 2.345)
     assert close.correct and close.key == "exercises.correct_tolerance"
     assert ("相差不到 0.1%" if lang == "zh" else "within 0.1% of the right value") in close.message
-    cut = check("intro.device_gb", 25.7)
+    cut = _evaluate(example, 2.34)
     assert (cut.correct, cut.slip) == (False, "truncated")
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_exercise_0_1_is_judged_by_the_same_rule(lang: str, request: pytest.FixtureRequest) -> None:
+    """0.1's 25.76 (0.04 % off 24 × 2^30 / 10^9 = 25.7698) passes by the tolerance, and says so; 25.7 (0.27 % off)
+    is told it was cut off."""
+    request.getfixturevalue(lang)
+    device_gb = 24 * 2**30 / 1e9
+    assert get_exercise("intro.device_gb").expected_value() == pytest.approx(device_gb)
+    assert abs(25.76 - device_gb) / device_gb < DEFAULT_REL_TOL < abs(25.7 - device_gb) / device_gb
+    assert check("intro.device_gb", 25.76).key == "exercises.correct_tolerance"
+    assert check("intro.device_gb", 25.7).slip == "truncated"
 
 
 # -- 4. lesson 5's figure: no line through a label ------------------------------------------------------------------
