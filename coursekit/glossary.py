@@ -757,12 +757,13 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "",
         Text(
             zh="在 GPU 上执行的一段程序，例如一次矩阵乘或一次融合注意力；主机 (CPU) 逐个发射内核，GPU 依次执行。"
-            "“内核效率”指它达到峰值算力的比例，矩阵越小通常越低。Jupyter 的“内核”是另一回事：运行笔记本代码的 "
-            "Python 进程（第 0 课的“重启内核”）。",
+            "“内核效率”指它达到峰值算力的比例，矩阵越小通常越低。另外两种“内核”是别的东西：Jupyter 的内核是运行笔记本"
+            "代码的 Python 进程（第 0 课的“重启内核”），操作系统的内核管着网络协议栈（第 8 课回环上的 TCP）。",
             en="A program that runs on the GPU, such as one matrix multiplication or one fused attention; the host "
             "(CPU) launches kernels one by one and the GPU runs them in turn. A kernel's efficiency is the share of "
-            "peak FLOP/s it reaches, usually lower for smaller matrices. Jupyter's kernel is another thing: the "
-            "Python process that runs a notebook's code (lesson 0's kernel restart).",
+            "peak FLOP/s it reaches, usually lower for smaller matrices. Two other kernels are other things: Jupyter's "
+            "kernel is the Python process that runs a notebook's code (lesson 0's kernel restart), and the operating "
+            "system's kernel runs the network stack (lesson 8's TCP over loopback).",
         ),
     ),
     _e(

@@ -392,6 +392,10 @@ def test_the_glossary_says_which_kernel_is_which() -> None:
     definition = lookup("内核").definition
     assert "GPU" in definition.zh and "Jupyter" in definition.zh and "重启内核" in definition.zh
     assert "GPU" in definition.en and "Jupyter" in definition.en
+    # lesson 8's "回环上的“链路”本身就是经过内核 TCP 栈的内存拷贝": the operating system's kernel
+    assert "操作系统的内核" in definition.zh and "operating system's kernel" in definition.en
+    lesson8 = (ROOT / "notebooks" / "src" / "08_lab.py").read_text(encoding="utf-8")
+    assert "经过内核 TCP 栈" in lesson8
 
 
 # -- 6. a full-width comma inside the number ---------------------------------------------------------------------------
