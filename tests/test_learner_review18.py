@@ -415,3 +415,13 @@ def test_a_full_width_comma_in_the_number_is_told_apart(source: str, fixed: str,
     assert hint is not None and "第 1 行的数中间有 '，'" in hint and words in hint
     assert hint.endswith(f"：{fixed}")
     assert isinstance(eval(compile(fixed.split("#")[0].replace("answer = ", ""), "<fixed>", "eval")), (int, float))
+
+
+@pytest.mark.usefixtures("zh")
+def test_the_cpu_contrasts_serving_curve_counts_per_cpu(cpu_workbench: WorkbenchWidget) -> None:
+    """The figure's y axis said "每 GPU token/秒" for CPU servers while the message said per CPU."""
+    cpu_workbench.controls["mode"].value = "serving"
+    assert cpu_workbench.serving_curve_ax.get_ylabel() == "每 CPU token/秒"
+    cpu_workbench.controls["cluster"].value = "h100-8"
+    assert cpu_workbench.serving_curve_ax.get_ylabel() == "每 GPU token/秒"
+    cpu_workbench.controls["cluster"].value = "cpu-box"

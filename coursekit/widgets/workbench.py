@@ -258,6 +258,7 @@ register(
             "en": "Inter-node {inter:.1f} GB/s per {device} (one way): only a layout whose TP × PP spans nodes sends "
             "its pipeline hops over it.",
         },
+        "widgets.workbench.axis_tps_device": {"zh": "每 {device} token/秒", "en": "tokens/s per {device}"},
         "widgets.workbench.long_step": {
             "zh": "估算最快的一步要 {seconds} s，约 {hours} 小时（{days} 天）。",
             "en": "The fastest estimated step takes {seconds} s, about {hours} hours ({days} days).",
@@ -452,11 +453,18 @@ class _ServingCurve:
         ax.tick_params(labelsize=7)
         ax.set_xlabel(_catalog_label("widgets.serving.axis_tpot"), fontsize=8)
         ax.set_ylabel(_catalog_label("widgets.serving.axis_tps"), fontsize=8)
+        self.device = "GPU"  # the device the y label counts per (CPU on the cpu-box contrast)
         place_ylabel(ax)  # the tick labels' width follows the data
         ax.set_title(label(Text(zh="最佳布局：批增大时", en="Best layout as the batch grows")), fontsize=9)
         self.legend = _legend_below(ax, handles=[self.misfit], ncols=1)
 
-    def update(self, curve: tuple[tuple[int, float, float, bool], ...]) -> None:
+    def update(self, curve: tuple[tuple[int, float, float, bool], ...], device: str = "GPU") -> None:
+        if device != self.device:
+            key = "widgets.workbench.axis_tps_device"
+            self.ax.set_ylabel(
+                label(Text(zh=tr(key, lang="zh", device=device), en=tr(key, lang="en", device=device))), fontsize=8
+            )
+            self.device = device
         fit = [(t * 1e3, r) for _, t, r, ok in curve if ok]
         misfit = [(t * 1e3, r) for _, t, r, ok in curve if not ok]
         self.fit.set_data([p[0] for p in fit], [p[1] for p in fit])
@@ -706,7 +714,7 @@ class WorkbenchWidget(LessonWidget[Any]):
         if isinstance(result, ServingPlanResult):
             self._show_serving(True)
             self._serving_funnel.update(result)
-            self._serving_curve.update(self._curve(result))
+            self._serving_curve.update(self._curve(result), device_word(result.cluster))
             return
         self._show_serving(False)
         self._funnel.update(result)
