@@ -557,6 +557,36 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
     ),
     # -- communication ----------------------------------------------------------------------
     _e(
+        Text(zh="梯度桶", en="gradient bucket"),
+        "",
+        Text(
+            zh="DP 把梯度分成若干桶 (bucket)：一个桶的梯度都算完，就开始归约它，与其余的反向计算重叠；"
+            "最后一个桶要等反向结束才开始，总是暴露。",
+            en="DP splits the gradients into buckets: once all of a bucket's gradients are computed, its reduction "
+            "starts and overlaps the rest of backward; the last bucket starts only when backward ends, so it is "
+            "always exposed.",
+        ),
+    ),
+    _e(
+        Text(zh="预取", en="prefetch"),
+        "",
+        Text(
+            zh="FSDP / ZeRO-3 在计算当前层时，提前全收集下一层的参数，让通信藏在计算之下；代价是显存里同时多放一层"
+            "未分片的参数。",
+            en="FSDP / ZeRO-3 all-gather the next layer's parameters while the current layer computes, so the "
+            "communication hides under compute; the cost is one more unsharded layer in memory at a time.",
+        ),
+    ),
+    _e(
+        Text(zh="关键路径", en="critical path"),
+        "",
+        Text(
+            zh="一步里首尾相接、彼此依赖的一串操作；它上面的时间不能靠重叠藏住，决定了步时。",
+            en="The chain of operations in a step that each wait for the one before; time on it cannot hide behind "
+            "overlap, and it sets the step time.",
+        ),
+    ),
+    _e(
         Text(zh="集合通信", en="collective communication"),
         "",
         Text(
@@ -722,6 +752,20 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         ),
     ),
     # -- hardware ---------------------------------------------------------------------------
+    _e(
+        Text(zh="内核", en="kernel"),
+        "",
+        Text(
+            zh="在 GPU 上执行的一段程序，例如一次矩阵乘或一次融合注意力；主机 (CPU) 逐个发射内核，GPU 依次执行。"
+            "“内核效率”指它达到峰值算力的比例，矩阵越小通常越低。另外两种“内核”是别的东西：Jupyter 的内核是运行笔记本"
+            "代码的 Python 进程（第 0 课的“重启内核”），操作系统的内核管着网络协议栈（第 8 课回环上的 TCP）。",
+            en="A program that runs on the GPU, such as one matrix multiplication or one fused attention; the host "
+            "(CPU) launches kernels one by one and the GPU runs them in turn. A kernel's efficiency is the share of "
+            "peak FLOP/s it reaches, usually lower for smaller matrices. Two other kernels are other things: Jupyter's "
+            "kernel is the Python process that runs a notebook's code (lesson 0's kernel restart), and the operating "
+            "system's kernel runs the network stack (lesson 8's TCP over loopback).",
+        ),
+    ),
     _e(
         Text(zh="拓扑", en="topology"),
         "",

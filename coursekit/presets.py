@@ -83,6 +83,7 @@ from .specs import MAX_GLOBAL_BATCH, MAX_NODES, MAX_SEQ_LEN, ClusterSpec, ModelS
 
 __all__ = [
     "CLUSTERS",
+    "CPU_CLUSTERS",
     "FLOP_CONVENTIONS",
     "MEGATRON_TABLE1",
     "MODELS",
@@ -263,6 +264,10 @@ CLUSTERS: dict[str, ClusterSpec] = {
         ),
     )
 }
+
+#: The presets whose "devices" are CPU servers, not GPUs (the workbench's contrast): messages count them as CPU
+#: servers and give rates per CPU, not per GPU.
+CPU_CLUSTERS: frozenset[str] = frozenset({"cpu-box"})
 
 # --------------------------------------------------------------------------- models
 

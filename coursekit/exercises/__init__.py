@@ -53,6 +53,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 from .._validate import (
@@ -68,7 +69,7 @@ from .._validate import (
 )
 from ..i18n import Text, shown_repr, tr
 from ..i18n import register as _register_messages
-from ..lessons import prefix_modules
+from ..lessons import LESSONS, prefix_modules
 from ..specs import _plain
 from ..units import GB_BYTES, GIB_BYTES
 
@@ -131,6 +132,8 @@ __all__ = [
     "COUNT_VS_BILLIONS",
     "FORMS",
     "KINDS",
+    "MB_VS_GB",
+    "MIB_VS_GIB",
     "PREFIX_MODULES",
     "ROUNDED_COUNT",
     "SIGN_FLIPPED",
@@ -191,6 +194,11 @@ _register_messages(
             "zh": "正确。{why}",
             "en": "Correct. {why}",
         },
+        "exercises.correct_tolerance": {
+            "zh": "正确：你的数与正确值相差不到 {tol}，在检查的容差之内，虽然最后一位没有按四舍五入写对。{why}",
+            "en": "Correct: your number is within {tol} of the right value, the check's tolerance, though its last "
+            "digit is not rounded right. {why}",
+        },
         "exercises.incorrect": {
             "zh": "还不对。提示：{hint}",
             "en": "Not yet. Hint: {hint}",
@@ -241,6 +249,12 @@ _register_messages(
         "exercises.unknown": {
             "zh": "exercise_id：没有编号为 {id!r} 的练习（已知：{known}）。",
             "en": "exercise_id: There is no exercise {id!r} (known: {known}).",
+        },
+        "exercises.unknown_heading": {
+            "zh": "exercise_id = {id!r} 是练习标题里的题号，不是练习编号。练习编号是填空单元格里 check( 后面那个"
+            "带引号的字符串，保持原样即可；第 {lesson} 课的练习编号有：{known}。",
+            "en": "exercise_id = {id!r} is the number in the exercise's heading, not its id. The id is the quoted "
+            "string after check( in the fill-in cell; leave it as it is. Lesson {lesson}'s exercise ids: {known}.",
         },
         "exercises.solution_title": {
             "zh": "参考解答",
@@ -306,6 +320,15 @@ _register_messages(
             "把个数除以 1e9 再填（例如 1.5e9 个参数写作 1.5）。",
             "en": "Your answer is off by exactly 10^9: the question asks how many billion, so divide the count by 1e9 "
             "(1.5e9 parameters are written 1.5).",
+        },
+        "exercises.slip.mib_vs_gib": {
+            "zh": "你的答案与正确值正好差 1024 倍：检查单位是 MiB 还是 GiB（1 GiB = 1024 MiB）。",
+            "en": "Your answer is off by exactly 1024: check whether the unit is MiB or GiB (1 GiB = 1024 MiB).",
+        },
+        "exercises.slip.mb_vs_gb": {
+            "zh": "你的答案与正确值正好差 1000 倍：检查单位是 MB 还是 GB（1 GB = 1000 MB = 10^9 字节）。",
+            "en": "Your answer is off by exactly 1000: check whether the unit is MB or GB (1 GB = 1000 MB = 10^9 "
+            "bytes).",
         },
         "exercises.slip.seconds_vs_ms": {
             "zh": "你的答案与正确值正好差 1000 倍：检查单位是秒还是毫秒（1 s = 1000 ms）。",
@@ -375,6 +398,33 @@ _register_messages(
             "en": "answer = {value!r} is in quotes with its unit {unit}, so it is text (a string), not a number: write "
             "the number alone, without quotes or unit, in the unit the question asks for: answer = {literal}.",
         },
+        "exercises.quoted_decimal_comma": {
+            "zh": "answer = {value!r} 带着引号，是一段文字（字符串），不是数；而且小数点写成了逗号，Python 的小数点是"
+            "半角句点 '.'：只写数，不加引号，写成 answer = {literal}。",
+            "en": "answer = {value!r} is in quotes, so it is text (a string), not a number; and its decimal point is a "
+            "comma, while Python's is a full stop '.': write the number alone, without quotes: answer = {literal}.",
+        },
+        "exercises.quoted_thousands": {
+            "zh": "answer = {value!r} 带着引号，是一段文字（字符串），不是数；数里也不要写千位分隔的逗号："
+            "只写数，不加引号、不加逗号，写成 answer = {literal}。",
+            "en": "answer = {value!r} is in quotes, so it is text (a string), not a number; and a number takes no "
+            "thousands commas: write it alone, without quotes or commas: answer = {literal}.",
+        },
+        "exercises.quoted_percent": {
+            "zh": "answer = {value!r} 带着引号和百分号，是一段文字（字符串），不是数：去掉引号和百分号。"
+            "题目要 0 到 1 之间的比例时写 answer = {fraction}（{number}% 就是 {fraction}）；"
+            "题目要百分数时写 answer = {number}。",
+            "en": "answer = {value!r} is in quotes with a percent sign, so it is text (a string), not a number: drop "
+            "both. If the question asks for a fraction between 0 and 1, write answer = {fraction} ({number}% is "
+            "{fraction}); if it asks for a percentage, write answer = {number}.",
+        },
+        "exercises.quoted_about": {
+            "zh": "answer = {value!r} 带着引号和“{word}”，是一段文字（字符串），不是数。检查器按你写出的位数判断，"
+            "本来就容许舍入，不用写“{word}”：只写数，不加引号，用题目要求的单位：answer = {literal}。",
+            "en": "answer = {value!r} is in quotes with “{word}”, so it is text (a string), not a number. The checker "
+            "judges the digits you write and allows for rounding already, so leave out “{word}”: write the number "
+            "alone, without quotes, in the unit the question asks for: answer = {literal}.",
+        },
         "exercises.quoted_kind.number": {"zh": "数", "en": "a number"},
         "exercises.quoted_kind.bool": {"zh": "真假值", "en": "a truth value"},
         "exercises.slip.degree": {
@@ -439,6 +489,10 @@ DIRECTION: Slip = _slip("direction", 2.0)
 SECONDS_VS_MS: Slip = _slip("seconds_vs_ms", 1000.0)
 #: Bytes, KiB and MiB confused (×1024): a size answered one binary unit off.
 BINARY_UNIT: Slip = _slip("binary_unit", 1024.0)
+#: MiB for GiB, or the other way round (×1024): a GiB answer given in MiB.
+MIB_VS_GIB: Slip = _slip("mib_vs_gib", 1024.0)
+#: MB for GB, or the other way round (×1000): a GB answer given in MB.
+MB_VS_GB: Slip = _slip("mb_vs_gb", 1000.0)
 #: A count given where billions are asked, or the other way round (×10^9): 7.06e10 parameters for 70.6 (billion).
 COUNT_VS_BILLIONS: Slip = _slip("count_vs_billions", 1e9)
 
@@ -787,6 +841,16 @@ def get_exercise(exercise_id: str) -> Exercise:
     except KeyError:
         prefix = exercise_id.split(".", 1)[0]
         known = ", ".join(sorted(k for k in _registry if k.startswith(prefix + "."))) or "-"
+        heading = re.fullmatch(r"\s*(\d+)\.\d+\s*", exercise_id)  # "0.1": the number in the exercise's heading
+        if heading is not None and known == "-":
+            number = int(heading.group(1))
+            entry = next((e for e in LESSONS if e.number == number and e.exercises), None)
+            if entry is not None and entry.exercises is not None:
+                _load_lesson(entry.exercises)
+                ids = sorted(k for k in _registry if k.startswith(entry.exercises + "."))
+                raise ValueError(
+                    tr("exercises.unknown_heading", id=exercise_id, lesson=number, known=", ".join(ids))
+                ) from None
         raise ValueError(tr("exercises.unknown", id=exercise_id, known=known)) from None
 
 
@@ -864,6 +928,23 @@ def _number_matches(exercise: Exercise, answer: float, target: float) -> bool:
     return abs(answer - target) <= written_tolerance(answer, exercise.min_digits) + slack
 
 
+def _right_by_tolerance_only(exercise: Exercise, answer: Any, expected: Any) -> bool:
+    """True for a right number answer that does not round the expected value at the digits written (25.76 for
+    25.7698) and is right only by the relative tolerance (lesson 0's rule: within 0.1 % is right too)."""
+    if exercise.kind != "number" or isinstance(answer, bool) or not isinstance(answer, (int, float)):
+        return False
+    if not isinstance(expected, (int, float)) or not math.isfinite(float(answer)):
+        return False
+    value = float(answer)
+    targets = _targets(exercise, float(expected))
+    for target in targets:
+        slack = 1e-9 * max(abs(value), abs(target))
+        if abs(value - target) <= written_tolerance(value, exercise.min_digits) + slack:
+            return False
+    # right by the relative tolerance the message names (not by an exercise's own absolute one)
+    return any(math.isclose(value, target, rel_tol=exercise.rel_tol) for target in targets)
+
+
 def _truncated(answer: float, targets: list[float], min_digits: int = MIN_SIGNIFICANT_DIGITS) -> bool:
     """True if ``answer`` is an expected value cut off (truncated), not rounded, at the digits the learner wrote.
 
@@ -939,10 +1020,10 @@ def _quoted_value(exercise: Exercise, answer: Any, expected: Any) -> str | None:
         named = re.fullmatch(r"[A-Za-z]{1,12}\s*[-=]?\s*(\d+(?:\.\d+)?)", text)  # 'ZeRO-2' too
         if named is not None:
             text = named.group(1)
-        # '25.77 GB', '4.45 ms', '54.69 GiB/s': a number with its unit; the number alone is the answer
-        with_unit = re.fullmatch(r"([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([A-Za-zµμ][A-Za-zµμ/]{0,11})", text)
-        if with_unit is not None:
-            return tr("exercises.quoted_unit", value=answer, literal=with_unit.group(1), unit=with_unit.group(2))
+        worded = _QUOTED_NUMBER.fullmatch(text)
+        message = None if worded is None else _quoted_number_text(answer, worded)
+        if message is not None:
+            return message
         try:
             number = float(text)
         except ValueError:
@@ -956,6 +1037,50 @@ def _quoted_value(exercise: Exercise, answer: Any, expected: Any) -> str | None:
     if literal is None:
         return None
     return tr("exercises.quoted_value", value=answer, literal=literal, kind=tr(f"exercises.quoted_kind.{kind}"))
+
+
+#: A number as a Chinese (or any) learner may write it in quotes: after "约" / "about", with a decimal or thousands
+#: comma, and with a unit ('25.77 GB', '25.77吉字节', '4.45 毫秒') or a percent sign; the text is NFKC-normalized first,
+#: so full-width digits, '，', '．' and '％' arrive as their half-width forms.
+#: The words for "about" a learner may put before a number, in pairs (the longer first, so "大约" is not read as "约").
+_ABOUT_WORDS: tuple[Text, ...] = (
+    Text(zh="大约", en="approximately"),
+    Text(zh="大概", en="approx."),
+    Text(zh="近似", en="approx"),
+    Text(zh="约", en="about"),
+)
+_QUOTED_NUMBER = re.compile(
+    r"(?P<about>" + "|".join(re.escape(w) for t in _ABOUT_WORDS for w in (t.zh, t.en)) + r"|≈|~|ca\.)?\s*"
+    r"(?P<number>[-+]?(?:\d+(?:,\d+)*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*"
+    r"(?P<unit>%|[A-Za-zµμ\u3400-\u9fff][A-Za-zµμ/\u3400-\u9fff]{0,11})?",
+    re.IGNORECASE,
+)
+
+
+def _quoted_number_text(answer: str, match: re.Match[str]) -> str | None:
+    """The message for a number in quotes with a comma, a percent sign, "约" or a unit; None for a plain number (the
+    caller's "drop the quotes" message) or a text that is no number."""
+    number, unit, about = match.group("number"), match.group("unit"), match.group("about")
+    if "," in number:
+        rest = number.partition(",")[2]
+        decimal = number.count(",") == 1 and "." not in number and len(rest) != 3 and "e" not in number.lower()
+        if decimal:
+            return tr("exercises.quoted_decimal_comma", value=answer, literal=number.replace(",", "."))
+        return tr("exercises.quoted_thousands", value=answer, literal=number.replace(",", ""))
+    try:
+        value = float(number)
+    except ValueError:
+        return None
+    if not math.isfinite(value):
+        return None
+    if unit == "%":
+        fraction = str(Decimal(number) / 100)
+        return tr("exercises.quoted_percent", value=answer, number=number, fraction=fraction)
+    if about:
+        return tr("exercises.quoted_about", value=answer, word=about, literal=number)
+    if unit:
+        return tr("exercises.quoted_unit", value=answer, literal=number, unit=unit)
+    return None
 
 
 def _targets(exercise: Exercise, expected: float) -> list[float]:
@@ -1162,7 +1287,12 @@ def _evaluate(exercise: Exercise, answer: Any) -> Feedback:
         _log.error("exercise %s: comparing %s failed", eid, type(answer).__name__, exc_info=True)
         return Feedback(eid, "error", "exercises.error", {"id": eid, "error": f"{type(exc).__name__}: {exc}"})
     if right:
-        return Feedback(eid, "correct", "exercises.correct", {"id": eid, "why": exercise.why_text(expected)})
+        why = exercise.why_text(expected)
+        if _right_by_tolerance_only(exercise, answer, expected):  # 25.76 for 25.7698: say why it passed
+            return Feedback(
+                eid, "correct", "exercises.correct_tolerance", {"id": eid, "why": why, "tol": f"{exercise.rel_tol:.1%}"}
+            )
+        return Feedback(eid, "correct", "exercises.correct", {"id": eid, "why": why})
     try:
         slip = _slip_of(exercise, answer, expected)
     except Exception:  # a slip that cannot test this answer is no reason to withhold the hint

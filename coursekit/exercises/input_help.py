@@ -79,6 +79,19 @@ _register_messages(
             "write it in quotes: {fixed}. If it is a variable from a cell above, run the cells above first (Run → "
             "Run All Above Selected Cell); after a kernel restart every variable has to be computed again.",
         },
+        "input_help.full_width_decimal_comma": {
+            "zh": "第 {line} 行的数中间有 '{char}'：这是中文输入法打出的全角逗号；而且 Python 的小数点是半角句点 '.'，"
+            "不是逗号。把输入法切换到英文，重新输入这一行：{fixed}",
+            "en": "Line {line} has '{char}' inside its number: a full-width comma typed by a Chinese input method; and "
+            "Python's decimal point is a full stop '.', not a comma. Switch the input method to English and type the "
+            "line again: {fixed}",
+        },
+        "input_help.full_width_thousands_comma": {
+            "zh": "第 {line} 行的数中间有 '{char}'：这是中文输入法打出的全角逗号；数里也不要写千位分隔的逗号。"
+            "把输入法切换到英文，重新输入这一行：{fixed}",
+            "en": "Line {line} has '{char}' inside its number: a full-width comma typed by a Chinese input method; and "
+            "a number takes no thousands commas. Switch the input method to English and type the line again: {fixed}",
+        },
         "input_help.undefined": {
             "zh": "Python 找不到名字 '{name}'（NameError）：它在本课前面的单元格里定义或导入。"
             "先从本课开头依次运行前面的单元格（JupyterLab 菜单 Run → Run All Above Selected Cell），再运行这一格；"
@@ -114,6 +127,8 @@ _INVALID_CHARACTER = re.compile(r"invalid character '(.)' \(U\+[0-9A-F]+\)")
 #: ``answer = 5.4%``: a number written with a percent sign, which Python refuses as invalid syntax
 _PERCENT_ANSWER = re.compile(r"^\s*answer\s*=\s*([-+]?(?:\d+\.?\d*|\.\d+))\s*%\s*(?:#.*)?$")
 _ANSWER_LINE = re.compile(r"^\s*answer\s*=")
+#: ``answer = 25，77`` / ``answer = 1，677``: a full-width comma between the digits of the answer's number
+_COMMA_IN_NUMBER = re.compile(r"^(\s*answer\s*=\s*[-+]?\d+)([，、])(\d+)(?![\d，、,.])")
 
 
 def _half_width(char: str) -> str | None:
@@ -124,6 +139,11 @@ def _half_width(char: str) -> str | None:
     if plain != char and plain.isascii():
         return plain
     return None
+
+
+def _fullwidth_digits(line: str) -> str:
+    """``line`` with full-width digits as ASCII ones (the rest untouched)."""
+    return "".join(unicodedata.normalize("NFKC", c) if "０" <= c <= "９" else c for c in line)
 
 
 def _fixed_line(line: str) -> str:
@@ -185,6 +205,13 @@ def input_hint(error: BaseException, line: str | None = None) -> str | None:
         if match is None or _half_width(match.group(1)) is None:
             return None
         source = error.text or line or ""
+        comma = _COMMA_IN_NUMBER.match(_fullwidth_digits(source))
+        if comma is not None:  # '，' typed for a decimal point (25，77) or a thousands comma (1，677)
+            decimal = len(comma.group(3)) != 3
+            number = comma.group(1) + ("." if decimal else "") + comma.group(3)
+            retyped = shown_str(_fixed_line(number + _fullwidth_digits(source)[comma.end() :]))
+            key = "input_help.full_width_decimal_comma" if decimal else "input_help.full_width_thousands_comma"
+            return tr(key, line=error.lineno or 1, char=comma.group(2), fixed=retyped)
         retyped = shown_str(_fixed_line(source))  # a line is quoted in at most about 200 characters, as every value
         return tr("input_help.full_width", line=error.lineno or 1, char=match.group(1), fixed=retyped)
     if isinstance(error, NameError):

@@ -12,7 +12,7 @@ from __future__ import annotations
 from .._validate import learner_functions
 from ..i18n import Text
 from ..units import GB_BYTES, GIB_BYTES, bytes_to_gb, gib_to_bytes
-from . import GIB_VS_GB, Exercise, mistake, register
+from . import GIB_VS_GB, MB_VS_GB, Exercise, mistake, register
 
 #: The device of the course's first capacity example (``build_resource_ledger(13.0, 4.0, 2.0, 24.0)``): 24 GiB.
 DEVICE_MEMORY_GIB: float = 24.0
@@ -45,6 +45,7 @@ DEVICE_GB = register(
         ),
         slips=(
             GIB_VS_GB,
+            MB_VS_GB,
             mistake(
                 "bytes",
                 lambda: gib_to_bytes(DEVICE_MEMORY_GIB),

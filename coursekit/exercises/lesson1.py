@@ -20,7 +20,7 @@ from ..capacity import ResourceLedger, activation_memory, build_resource_ledger,
 from ..i18n import Text
 from ..shapes import model_shape
 from ..units import bytes_to_gib
-from . import GIB_VS_GB, Exercise, Slip, degree_left_out, mistake, register
+from . import GIB_VS_GB, MIB_VS_GIB, Exercise, Slip, degree_left_out, mistake, register
 
 #: q1.zero2_gib: the ZeRO paper's 7.5B parameters, mixed-precision Adam, 8-way data parallelism, ZeRO-2.
 ZERO2_PARAMS: float = 7.5e9
@@ -116,6 +116,7 @@ ZERO2_GIB = register(
         ),
         slips=(
             GIB_VS_GB,
+            MIB_VS_GIB,
             mistake(
                 "zero3",
                 lambda: training_state_memory(ZERO2_PARAMS, dp=ZERO2_DP, zero_stage=3).total_gib,
@@ -258,6 +259,7 @@ HEADROOM_GIB = register(
                     en="The sign is flipped: headroom = device memory - total, negative when it does not fit.",
                 ),
             ),
+            MIB_VS_GIB,
         ),
     ),
     replace=True,

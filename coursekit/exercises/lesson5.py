@@ -26,6 +26,7 @@ Taught in: lesson 5 (selection matrix).
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable
 
 from .._validate import learner_functions
@@ -47,7 +48,7 @@ from ..matrix import (
     topology_changes,
 )
 from ..units import GIB_BYTES
-from . import GIB_VS_GB, Exercise, mistake, register
+from . import GIB_VS_GB, MIB_VS_GIB, Exercise, mistake, register
 
 #: Bytes per parameter of the cases' training state: mixed-precision Adam (ZeRO paper, section 3.1).
 BYTES_PER_PARAM: float = PRECISION_RECIPES["zero-fp16-adam"].bytes_per_param
@@ -64,14 +65,34 @@ MAX_DP_GLOBAL_BATCH: int = 512
 MAX_DP_MICRO_BATCH: int = 4
 
 
+#: Other ways a learner writes a verdict, in pairs: "需要更多信息" for the label 需更多信息, "不推荐" for 不优先.
+_VERDICT_ALIASES: dict[str, tuple[Text, ...]] = {
+    "needs_info": (Text(zh="需要更多信息", en="needs more info"), Text(zh="需要更多的信息", en="more info")),
+    "not_preferred": (Text(zh="不推荐", en="not recommended"),),
+}
+#: Words for "ruled out" that the matrix does not use, in pairs: its "not preferred" covers hard exclusions too.
+_EXCLUDED: tuple[Text, ...] = (
+    Text(zh="不可行", en="infeasible"),
+    Text(zh="排除", en="excluded"),
+    Text(zh="硬排除", en="ruled out"),
+    Text(zh="被排除", en="not feasible"),
+    Text(zh="不行", en="no"),
+)
+_EXCLUDED_WORDS: frozenset[str] = frozenset(w for t in _EXCLUDED for w in (t.zh, t.en))
+
+
 def _verdict_code(answer: str) -> str:
     """Accept a verdict code or its label in either language ("不优先", "Not preferred", "not preferred"), with a
     closing full stop or not ("可行。"); anything else is refused naming both the codes and the labels."""
-    text = answer.strip().rstrip("。.").strip()
+    text = unicodedata.normalize("NFKC", answer).strip().strip("\"'“”‘’「」『』").strip().rstrip("。.").strip()
+    text = text.replace("-", "_") if text.isascii() else text  # 'not-preferred', 'needs-info'
     for code in VERDICTS:
         names = {code, code.replace("_", " "), VERDICT_LABELS[code].zh, VERDICT_LABELS[code].en.lower()}
+        names |= {w for t in _VERDICT_ALIASES.get(code, ()) for w in (t.zh, t.en)}
         if text.lower() in names or text in names:
             return code
+    if text.lower() in _EXCLUDED_WORDS:  # the matrix has no "infeasible": a hard exclusion is answered not_preferred
+        raise ValueError(tr("exercises.matrix_excluded", value=answer))
     raise ValueError(
         tr(
             "exercises.matrix_verdict",
@@ -89,10 +110,17 @@ def _weights_only_gib(params: int) -> Callable[[], float]:
 
 _register_messages(
     {
+        "exercises.matrix_excluded": {
+            "zh": "answer = {value!r}：矩阵里没有“不可行”或“排除”这一种结论。被硬性排除的格子（例如放不下）"
+            "答 'not_preferred'（不优先）：矩阵里“不优先”既包括排除，也包括不需要。",
+            "en": 'answer = {value!r}: the matrix has no verdict "infeasible" or "excluded". A cell a hard '
+            "exclusion rules out (it does not fit, say) is answered 'not_preferred': in the matrix, \"not preferred\" "
+            "covers both excluded and not needed.",
+        },
         "exercises.matrix_verdict": {
             "zh": "answer = {value!r}：请答 {codes} 之一（也可以写 {labels}）。",
             "en": "answer = {value!r}: answer one of {codes} (or {labels}).",
-        }
+        },
     }
 )
 
@@ -146,6 +174,7 @@ def _register_case(case: PaperCase) -> None:
             expected=_state_gib(case),
             slips=(
                 GIB_VS_GB,
+                MIB_VS_GIB,
                 mistake(
                     "weights_only",
                     _weights_only_gib(params),

@@ -32,7 +32,7 @@ from ..lab.memory import (
 )
 from ..lab.recorded import LessonRecording, load_recorded
 from ..units import GIB_BYTES, KIB_BYTES, MIB_BYTES, MS_PER_S, US_PER_S
-from . import GIB_VS_GB, PERCENT_VS_FRACTION, Exercise, Slip, mistake, register
+from . import DIRECTION, GIB_VS_GB, MIB_VS_GIB, PERCENT_VS_FRACTION, Exercise, Slip, mistake, register
 
 #: Exercise lab.busbw_gib_s: an nccl-tests all_gather of S = 256 MiB over 8 ranks that takes 4 ms.
 BUSBW_PAYLOAD_BYTES: int = 256 * MIB_BYTES
@@ -135,6 +135,8 @@ BUSBW = register(
                     "the collective's bus factor.",
                 ),
             ),
+            DIRECTION,
+            MIB_VS_GIB,
         ),
     ),
     replace=True,
@@ -393,6 +395,40 @@ def _grown_most(part: str) -> str:
     )
 
 
+#: Exercises 8.8 and 8.9 answered with another fault's run: each hint names the column that run grew in, and the
+#: column the question's fault shows in, never the run.
+_STRAGGLER_RUN_SLIP = mistake(
+    "straggler_run",
+    lambda: _grown_most("wait_slower_rank"),
+    Text(
+        zh="三个运行里，你选的这个“等慢 rank”比基线涨得最多：那是慢 rank（练习 8.9 问的）。输入延迟看“等输入”一列。",
+        en="Of the three runs, the one you chose grew most in 'wait: slower rank' over the baseline: that is the slow "
+        "rank (exercise 8.9's question). An input delay shows in the 'wait: input' column.",
+    ),
+)
+_INPUT_DELAY_RUN_SLIP = mistake(
+    "input_delay_run",
+    lambda: _grown_most("input_wait"),
+    Text(
+        zh="三个运行里，你选的这个“等输入”比基线涨得最多：那是输入延迟（练习 8.8 问的），所有 rank 一起等数据。"
+        "慢 rank 看“等慢 rank”一列。",
+        en="Of the three runs, the one you chose grew most in 'wait: input' over the baseline: that is the input delay "
+        "(exercise 8.8's question), every rank waiting for data together. A slow rank shows in the 'wait: slower "
+        "rank' column.",
+    ),
+)
+_OVERLAP_OFF_RUN_SLIP = mistake(
+    "overlap_off_run",
+    lambda: next(name for name, run in MYSTERY_RUNS.items() if run == "no_overlap"),
+    Text(
+        zh="你选的运行注入的是关掉通信与计算的重叠：它既不让数据晚到，也不让某个 rank 变慢。"
+        "和基线比，看题目问的故障会让哪一列多出一大块。",
+        en="The run you chose had communication-compute overlap turned off: that neither delays the data nor slows "
+        "one rank. Compared with the baseline, look for the column the question's fault makes grow by a large amount.",
+    ),
+)
+
+
 def _growth_ms(part: str, run: str) -> float:
     """How much ``part`` grew in mystery run ``run`` over the baseline (mean of ranks), in ms."""
     timeline = recording().timeline
@@ -516,6 +552,7 @@ INPUT_DELAY_RUN = register(
         kind="choice",
         choices=tuple(MYSTERY_RUNS),
         normalize=lambda s: s.strip().upper(),
+        slips=(_STRAGGLER_RUN_SLIP, _OVERLAP_OFF_RUN_SLIP),
         hint=Text(
             zh="和基线比，哪一列在哪个运行里多出了一大块？输入延迟只会出现在一个地方。",
             en="Compared with the baseline, which column grew by a large amount in which run? An input delay shows "
@@ -546,6 +583,7 @@ STRAGGLER_RUN = register(
         kind="choice",
         choices=tuple(MYSTERY_RUNS),
         normalize=lambda s: s.strip().upper(),
+        slips=(_INPUT_DELAY_RUN_SLIP, _OVERLAP_OFF_RUN_SLIP),
         hint=Text(
             zh="慢 rank 自己的计算变长，而其他 rank 在集合通信处等它。哪个运行里“等慢 rank”涨得最多？",
             en="The slow rank's own compute grows and the others wait for it at collectives. In which run did "

@@ -99,13 +99,21 @@ register(
             "model-parallel shard holds {shard_billions:.2f}B.",
         },
         "widgets.capacity.smallest_stage": {
-            "zh": "在这个配置下，能放下的最小 ZeRO 阶段是 {stage}。",
-            "en": "With this configuration the smallest ZeRO stage that fits is {stage}.",
+            "zh": "在这个配置下（DP = {dp}），能放下的最小 ZeRO 阶段是 {stage}。",
+            "en": "With this configuration (DP = {dp}) the smallest ZeRO stage that fits is {stage}.",
+        },
+        "widgets.capacity.dp_stage0": {
+            "zh": "ZeRO-0 不切分模型状态：每个 rank 都存一整份，所以 DP 不改变 ZeRO-0 那一条（实色）；"
+            "淡色的 ZeRO-1、2、3 各条把模型状态切分到 DP = {dp} 个 rank 上，会随 DP 变。",
+            "en": "ZeRO-0 does not split the model states: every rank keeps a whole copy, so DP does not change the "
+            "ZeRO-0 bar (solid); the faded ZeRO-1, 2 and 3 bars split the model states over {dp:@rank} (DP) and "
+            "change with DP.",
         },
         "widgets.capacity.no_stage": {
-            "zh": "即使 ZeRO-3 也放不下：试试激活重计算、更小的微批次，或用 TP / PP 切分模型。",
-            "en": "Not even ZeRO-3 fits: try activation recomputation, a smaller micro-batch, "
-            "or split the model with TP / PP.",
+            "zh": "即使 ZeRO-3（切分到 DP = {dp} 个 rank）也放不下：试试激活重计算、更小的微批次，"
+            "或用 TP / PP 切分模型。",
+            "en": "Not even ZeRO-3 fits (split over {dp:@rank}, the DP degree): try activation recomputation, a "
+            "smaller micro-batch, or split the model with TP / PP.",
         },
     }
 )
@@ -384,7 +392,14 @@ class CapacityWidget(LessonWidget[CapacityView]):
             shard_billions=state.params_per_model_parallel_rank / 1e9,
         )
         stage = result.smallest_fitting_stage
-        hint = tr("widgets.capacity.no_stage") if stage is None else tr("widgets.capacity.smallest_stage", stage=stage)
+        dp = result.state.dp
+        hint = (
+            tr("widgets.capacity.no_stage", dp=dp)
+            if stage is None
+            else tr("widgets.capacity.smallest_stage", stage=stage, dp=dp)
+        )
+        if result.state.zero_stage == 0:  # the solid bar ignores DP; say so, or a DP change looks like a no-op
+            hint += "<br>" + html.escape(tr("widgets.capacity.dp_stage0", dp=dp))
         warnings = "".join(f"<br><i>{html.escape(reason.message)}</i>" for reason in result.warnings)
         return f"<b>{html.escape(verdict)}</b><br>{breakdown}<br>{hint}{warnings}"
 

@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from matplotlib.ticker import ScalarFormatter
+from matplotlib.transforms import blended_transform_factory
 
 from .._validate import check_instance, check_items, learner_functions
 from ..i18n import Text, register, tr
@@ -105,6 +106,22 @@ register(
         "widgets.matrix.axis_memory": {"zh": "每 rank 显存 (GiB)", "en": "memory per rank (GiB)"},
         "widgets.matrix.device_line": {"zh": "单卡显存", "en": "device memory"},
         "widgets.matrix.title": {"zh": "四个策略在这些约束下", "en": "The four strategies under these constraints"},
+        "widgets.matrix.topology_same": {
+            "zh": "互连选“{chosen}”：这个案例的四个结论和选“{other}”时完全一样，所以改互连时结论和图都不变："
+            "这里没有哪个策略的结论取决于链路快慢（取决于它的例子：单层超过单卡、必须用 TP 切开它时，"
+            "TP 要靠节点内的快链路）。",
+            "en": "Interconnect “{chosen}”: this case's four verdicts are exactly those under “{other}”, so changing "
+            "the interconnect leaves the verdicts and the figure as they are: no strategy's verdict here depends on "
+            "how fast the links are (one that does: a layer larger than one device, which TP must split, needs the "
+            "fast links inside a node).",
+        },
+        "widgets.matrix.batch_same": {
+            "zh": "全局批大小 {batch} 条序列：在 {low} 到 {high} 条序列之间换哪个全局批大小，这个案例的四个结论都一样"
+            "（没有哪个策略被全局批大小卡住），所以改它时结论不变。",
+            "en": "Global batch {batch:@sequence}: any global batch from {low} to {high:@sequence} gives this case the "
+            "same four verdicts (no strategy is held back by the global batch), so changing it leaves the verdicts "
+            "as they are.",
+        },
         "widgets.matrix.note": {
             "zh": "显存是课程的粗略模型（S、A、R、W 见上文），判定是“先排除、后比较”的结果，不是测量。",
             "en": "Memory is the course's coarse model (S, A, R, W above); the verdicts exclude first and compare "
@@ -122,6 +139,16 @@ class MatrixView:
     case: PaperCase
     topology: str
     evaluation: CaseEvaluation
+    #: The interconnect choice the widget does not show that gives the same four verdicts, if any (its message then
+    #: says the interconnect changes nothing here); None when not worked out (a direct :func:`matrix_view`).
+    same_topology: str | None = None
+    #: True when every global batch the widget offers gives the same four verdicts (the message then says so).
+    same_every_batch: bool = False
+
+
+def _shown_verdicts(evaluation: CaseEvaluation) -> tuple[tuple[str, bool, str], ...]:
+    """What the widget's message shows of each verdict: its code, whether it is a hard exclusion, its first reason."""
+    return tuple((v.verdict, v.hard_excluded, v.reasons[0].message if v.reasons else "") for v in evaluation.verdicts)
 
 
 def matrix_view(model: str, device_memory_gib: float, topology: str, global_batch: int, seq_len: int) -> MatrixView:
@@ -214,8 +241,17 @@ class MatrixWidget(LessonWidget[MatrixView]):
         self.ax.set_yticks(y, labels=list(STRATEGIES), fontsize=8)
         self.ax.invert_yaxis()
         self.device_line = self.ax.axvline(0.0, color="#c62828", linestyle="--", linewidth=1.0)
-        self.device_text = self.ax.text(0.0, -0.55, "", color="#c62828", fontsize=7, ha="center", va="bottom")
-        self.verdicts = [self.ax.text(0.0, row, "", fontsize=7, va="center") for row in y]
+        # above the frame (x in data, y in axes units): at y = -0.55 in data the frame's top edge ran through it
+        self.device_text = self.ax.text(
+            0.0, 1.02, "", color="#c62828", fontsize=7, ha="center", va="bottom",
+            transform=blended_transform_factory(self.ax.transData, self.ax.transAxes), clip_on=False,
+        )  # fmt: skip
+        # on a white ground: a label that starts left of the device line no longer has the dashes through it
+        self.verdicts = [
+            self.ax.text(0.0, row, "", fontsize=7, va="center", bbox={"facecolor": "white", "edgecolor": "none",
+                                                                      "pad": 0.5, "alpha": 0.85})
+            for row in y
+        ]  # fmt: skip
         self.ax.set_xlabel(label(Text(zh=tr("widgets.matrix.axis_memory", lang="zh"),
                                       en=tr("widgets.matrix.axis_memory", lang="en"))), fontsize=8)  # fmt: skip
         self.ax.set_xlim(1.0, 100.0)
@@ -225,9 +261,22 @@ class MatrixWidget(LessonWidget[MatrixView]):
 
     def compute(self, **values: Any) -> MatrixView:
         values = self.check_values(values)  # a direct call may pass what no control offers
-        return matrix_view(
-            values["model"], values["device_memory_gib"], values["topology"], values["global_batch"], values["seq_len"]
+        model, device, topology, batch, seq_len = (
+            values[k] for k in ("model", "device_memory_gib", "topology", "global_batch", "seq_len")
         )
+        view = matrix_view(model, device, topology, batch, seq_len)
+        # a control that changes no verdict must say so, or the learner sees a silent no-op
+        shown = _shown_verdicts(view.evaluation)
+        same_topology = next(
+            (t for t in TOPOLOGIES if t != topology and _shown_verdicts(evaluate_paper_case(view.case, t)) == shown),
+            None,
+        )
+        same_every_batch = all(
+            _shown_verdicts(matrix_view(model, device, topology, other, seq_len).evaluation) == shown
+            for other in BATCH_OPTIONS
+            if other != batch
+        )
+        return replace(view, same_topology=same_topology, same_every_batch=same_every_batch)
 
     def draw(self, result: MatrixView) -> None:
         device = result.case.device_memory_gib
@@ -242,7 +291,7 @@ class MatrixWidget(LessonWidget[MatrixView]):
             text.set_x(max(verdict.memory_per_rank_gib or 0.0, 1.0) * 1.08)
         self.ax.set_xlim(1.0, widest * 6.0)  # log scale: a 300 GiB bar and a 20 GiB bar both readable
         self.device_line.set_xdata([device, device])
-        self.device_text.set_position((device, -0.55))
+        self.device_text.set_position((device, 1.02))
         self.device_text.set_text(label(Text(zh=f"单卡 {device:g} GiB", en=f"device {device:g} GiB")))
 
     def describe(self, result: MatrixView) -> str:
@@ -284,6 +333,27 @@ class MatrixWidget(LessonWidget[MatrixView]):
                     strategy=verdict.strategy,
                     verdict=html.escape(shown),
                     reason=html.escape(reason),
+                )
+            )
+        if result.same_topology is not None:
+            lines.append(
+                html.escape(
+                    tr(
+                        "widgets.matrix.topology_same",
+                        chosen=tr(f"widgets.matrix.topology.{result.topology}"),
+                        other=tr(f"widgets.matrix.topology.{result.same_topology}"),
+                    )
+                )
+            )
+        if result.same_every_batch:
+            lines.append(
+                html.escape(
+                    tr(
+                        "widgets.matrix.batch_same",
+                        batch=case.global_batch,
+                        low=min(BATCH_OPTIONS),
+                        high=max(BATCH_OPTIONS),
+                    )
                 )
             )
         lines.append(html.escape(tr("widgets.matrix.note")))

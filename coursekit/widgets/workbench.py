@@ -47,8 +47,9 @@ from ..i18n import Text, get_language, register, tr
 from ..planner import DEFAULT_OUTPUT_TOKENS, PLAN_GATES, PlanCandidate, PlanResult, WorkloadSpec, what_if
 from ..planner.estimate import lora_adapters
 from ..plotting import cache_drawing, label
-from ..presets import CLUSTERS, MODELS
+from ..presets import CLUSTERS, CPU_CLUSTERS, MODELS
 from ..serving import SERVING_GATES, ServingPlanResult, plan_serving
+from ..specs import ClusterSpec
 from . import LessonWidget, checkbox, dropdown, label_control, node_label, significant_unchecked, stepper
 from .serving import log_axes, place_ylabel, tradeoff_curve
 
@@ -245,26 +246,42 @@ register(
             "(prefill); TPOT = time per output token (one decode step). Every time is a lower-bound estimate "
             "(roofline, no queueing); the achievable-fraction and overlap assumptions do not apply to serving.",
         },
+        "widgets.workbench.serving_summary_cpu": {
+            "zh": "{model} 在 {world} 台 CPU 服务器上服务（只作对照，不是 GPU）：搜索 {size} 个“副本数 × TP × PP”布局，"
+            "{accepted} 个通过全部门槛。",
+            "en": "{model} serving on {world:@CPU server} (for contrast only, not GPUs): {size:@layout} (replicas × TP "
+            "× PP) searched, {accepted} pass every gate.",
+        },
         "widgets.workbench.serving_link": {
-            "zh": "跨节点带宽 {inter:.1f} GB/s/GPU（单向）：只有 TP × PP 跨节点的布局，其流水线各段之间的传输才走它。",
-            "en": "Inter-node {inter:.1f} GB/s per GPU (one way): only a layout whose TP × PP spans nodes sends its "
-            "pipeline hops over it.",
+            "zh": "跨节点带宽 {inter:.1f} GB/s/{device}（单向）：只有 TP × PP 跨节点的布局，"
+            "其流水线各段之间的传输才走它。",
+            "en": "Inter-node {inter:.1f} GB/s per {device} (one way): only a layout whose TP × PP spans nodes sends "
+            "its pipeline hops over it.",
+        },
+        "widgets.workbench.axis_tps_device": {"zh": "每 {device} token/秒", "en": "tokens/s per {device}"},
+        "widgets.workbench.long_step": {
+            "zh": "估算最快的一步要 {seconds} s，约 {hours} 小时（{days} 天）。",
+            "en": "The fastest estimated step takes {seconds} s, about {hours} hours ({days} days).",
+        },
+        "widgets.workbench.long_ttft": {
+            "zh": "最佳布局的 TTFT 下界 {ms} ms，约 {minutes} 分钟。",
+            "en": "The best layout's TTFT bound is {ms} ms, about {minutes} minutes.",
         },
         "widgets.workbench.col_layout": {"zh": "布局", "en": "layout"},
         "widgets.workbench.col_ttft": {"zh": "TTFT 下界 (ms)", "en": "TTFT bound (ms)"},
         "widgets.workbench.col_tpot": {"zh": "TPOT 下界 (ms)", "en": "TPOT bound (ms)"},
-        "widgets.workbench.col_tps_gpu": {"zh": "每 GPU token/秒（上界）", "en": "tokens/s per GPU (bound)"},
+        "widgets.workbench.col_tps_gpu": {"zh": "每 {device} token/秒（上界）", "en": "tokens/s per {device} (bound)"},
         "widgets.workbench.tradeoff": {
             "zh": "最佳布局 {layout} 的批次-时延权衡：每副本批 {batches} 时，TPOT {tpots} ms，"
-            "每 GPU {rates} token/秒{misfit}。",
+            "每 {device} {rates} token/秒{misfit}。",
             "en": "Batch against latency for the best layout {layout}: at {batches} requests per replica, TPOT {tpots} "
-            "ms and {rates} tokens/s per GPU{misfit}.",
+            "ms and {rates} tokens/s per {device}{misfit}.",
         },
         "widgets.workbench.tradeoff_closest": {
             "zh": "最接近放下的布局 {layout}（它放不下，见上）若放得下，批次-时延权衡是：每副本批 {batches} 时，"
-            "TPOT {tpots} ms，每 GPU {rates} token/秒{misfit}。",
+            "TPOT {tpots} ms，每 {device} {rates} token/秒{misfit}。",
             "en": "Were the closest layout {layout} to fit (it does not, see above), batch against latency would be: "
-            "at {batches} requests per replica, TPOT {tpots} ms and {rates} tokens/s per GPU{misfit}.",
+            "at {batches} requests per replica, TPOT {tpots} ms and {rates} tokens/s per {device}{misfit}.",
         },
         "widgets.workbench.tradeoff_misfit": {
             "zh": "（批 {batch} 起 KV 缓存放不下）",
@@ -272,9 +289,9 @@ register(
         },
         "widgets.workbench.assumptions": {
             "zh": "假设：峰值 {peak:.0f} TFLOP/s，计算效率 {mfu}，通信重叠 {overlap}，"
-            "跨节点 {inter:.1f} GB/s/GPU（单向）。",
+            "跨节点 {inter:.1f} GB/s/{device}（单向）。",
             "en": "Assumptions: peak {peak:.0f} TFLOP/s, compute efficiency {mfu}, overlap {overlap}, inter-node "
-            "{inter:.1f} GB/s per GPU (one way).",
+            "{inter:.1f} GB/s per {device} (one way).",
         },
     }
 )
@@ -436,11 +453,18 @@ class _ServingCurve:
         ax.tick_params(labelsize=7)
         ax.set_xlabel(_catalog_label("widgets.serving.axis_tpot"), fontsize=8)
         ax.set_ylabel(_catalog_label("widgets.serving.axis_tps"), fontsize=8)
+        self.device = "GPU"  # the device the y label counts per (CPU on the cpu-box contrast)
         place_ylabel(ax)  # the tick labels' width follows the data
         ax.set_title(label(Text(zh="最佳布局：批增大时", en="Best layout as the batch grows")), fontsize=9)
         self.legend = _legend_below(ax, handles=[self.misfit], ncols=1)
 
-    def update(self, curve: tuple[tuple[int, float, float, bool], ...]) -> None:
+    def update(self, curve: tuple[tuple[int, float, float, bool], ...], device: str = "GPU") -> None:
+        if device != self.device:
+            key = "widgets.workbench.axis_tps_device"
+            self.ax.set_ylabel(
+                label(Text(zh=tr(key, lang="zh", device=device), en=tr(key, lang="en", device=device))), fontsize=8
+            )
+            self.device = device
         fit = [(t * 1e3, r) for _, t, r, ok in curve if ok]
         misfit = [(t * 1e3, r) for _, t, r, ok in curve if not ok]
         self.fit.set_data([p[0] for p in fit], [p[1] for p in fit])
@@ -690,7 +714,7 @@ class WorkbenchWidget(LessonWidget[Any]):
         if isinstance(result, ServingPlanResult):
             self._show_serving(True)
             self._serving_funnel.update(result)
-            self._serving_curve.update(self._curve(result))
+            self._serving_curve.update(self._curve(result), device_word(result.cluster))
             return
         self._show_serving(False)
         self._funnel.update(result)
@@ -698,8 +722,9 @@ class WorkbenchWidget(LessonWidget[Any]):
 
     def _describe_serving(self, result: ServingPlanResult) -> str:
         w = result.workload
+        device = device_word(result.cluster)
         head = tr(
-            "widgets.workbench.serving_summary",
+            "widgets.workbench.serving_summary_cpu" if device == "CPU" else "widgets.workbench.serving_summary",
             model=result.model.name,
             world=result.cluster.world_size,
             size=len(result.candidates),
@@ -710,7 +735,9 @@ class WorkbenchWidget(LessonWidget[Any]):
         )
         # the inter-node bandwidth (the "inter-node bandwidth ÷" control): stated, so that moving the control always
         # shows, even when no layout shown crosses nodes and nothing else changes
-        link = tr("widgets.workbench.serving_link", inter=result.cluster.inter_node_bandwidth_bytes_per_s / 1e9)
+        link = tr(
+            "widgets.workbench.serving_link", inter=result.cluster.inter_node_bandwidth_bytes_per_s / 1e9, device=device
+        )
         parts = [f"<b>{html.escape(head)}</b>", f"{html.escape(terms)} {html.escape(link)}"]
         if not result.accepted:
             parts.append(html.escape(result.report(top=1).split("\n\n")[2]))
@@ -723,7 +750,8 @@ class WorkbenchWidget(LessonWidget[Any]):
                 "widgets.workbench.col_tpot",
                 "widgets.workbench.col_tps_gpu",
             )
-            rows = ["<tr>" + "".join(f'<th style="{cell}">{html.escape(tr(k))}</th>' for k in keys) + "</tr>"]
+            rows = ["<tr>" + "".join(f'<th style="{cell}">{html.escape(tr(k, device=device))}</th>' for k in keys)]
+            rows[0] += "</tr>"
             for c in result.accepted[:TOP_SHOWN]:
                 e, lg = c.estimate, c.ledger
                 assert e is not None and lg is not None
@@ -732,9 +760,14 @@ class WorkbenchWidget(LessonWidget[Any]):
                     f'<td style="{cell}">{lg.total_gib:.1f} / {lg.device_gib:g}</td>'
                     f'<td style="{cell}">{significant_unchecked(e.time_to_first_token_s * 1e3, grouping=True)}</td>'
                     f'<td style="{cell}">{significant_unchecked(e.time_per_output_token_s * 1e3, grouping=True)}</td>'
-                    f'<td style="{cell}">{c.tokens_per_s_per_gpu:,.0f}</td></tr>'
+                    f'<td style="{cell}">{significant_unchecked(c.tokens_per_s_per_gpu, grouping=True)}</td></tr>'
                 )
             parts.append(f'<table style="border-collapse:collapse;font-size:90%;margin:4px 0">{"".join(rows)}</table>')
+            first = result.accepted[0].estimate
+            if first is not None and first.time_to_first_token_s >= 60:  # ms alone hide minutes
+                ms = significant_unchecked(first.time_to_first_token_s * 1e3, grouping=True)
+                minutes = f"{first.time_to_first_token_s / 60:,.1f}"
+                parts.append(html.escape(tr("widgets.workbench.long_ttft", ms=ms, minutes=minutes)))
         best = _best_serving(result)
         curve = self._curve(result)
         if best is not None and curve:
@@ -751,6 +784,7 @@ class WorkbenchWidget(LessonWidget[Any]):
                         misfit=""
                         if first_misfit is None
                         else tr("widgets.workbench.tradeoff_misfit", batch=first_misfit),
+                        device=device,
                     )
                 )
             )
@@ -820,14 +854,17 @@ class WorkbenchWidget(LessonWidget[Any]):
             t, mem = cand.timeline, cand.memory
             assert t is not None and mem is not None
             parts = " / ".join(
-                significant_unchecked(s) for s in (t.compute_s, t.exposed_communication_s, t.bubble_s, t.host_wait_s)
+                significant_unchecked(s, grouping=True)
+                for s in (t.compute_s, t.exposed_communication_s, t.bubble_s, t.host_wait_s)
             )
             rows.append(
                 f'<tr><td style="{cell}">{rank} ({group_of.get(index, "")})</td>'
                 f'<td style="{cell}"><code>{html.escape(cand.label())}</code></td>'
                 f'<td style="{cell}">{mem.total_gib:.1f} / {mem.device_gib:g}</td>'
-                f'<td style="{cell}">{significant_unchecked(t.step_s)}</td><td style="{cell}">{parts}</td></tr>'
+                f'<td style="{cell}">{significant_unchecked(t.step_s, grouping=True)}</td>'
+                f'<td style="{cell}">{parts}</td></tr>'
             )
+        long_step = _long_step(best[0].timeline.step_s if best[0].timeline is not None else 0.0)
         # group 1's explained rows come fastest first (its fastest, then its contenders), so the rows of the
         # candidates shown are among its first k, k = group 1's members shown: the others are not explained
         in_view = set(shown)
@@ -840,8 +877,33 @@ class WorkbenchWidget(LessonWidget[Any]):
         return (
             f"<b>{html.escape(head)}</b>"
             f'<table style="border-collapse:collapse;font-size:90%;margin:4px 0">{"".join(rows)}</table>'
-            f"{ties}<i>{html.escape(assumptions)}{_lora_note(result)}</i>"
+            f"{long_step}{ties}<i>{html.escape(assumptions)}{_lora_note(result)}</i>"
         )
+
+
+def device_word(cluster: ClusterSpec) -> str:
+    """ "CPU" for a preset of CPU servers (:data:`coursekit.presets.CPU_CLUSTERS`, the workbench's contrast), else
+    "GPU": the word the messages count devices and rates per device in.
+
+    >>> from coursekit.presets import CLUSTERS
+    >>> device_word(CLUSTERS["cpu-box"]), device_word(CLUSTERS["h100-8"])
+    ('CPU', 'GPU')
+    """
+    return "CPU" if cluster.name in CPU_CLUSTERS else "GPU"
+
+
+def _long_step(step_s: float) -> str:
+    """A line giving a step of an hour or more in hours and days too (HTML, its own line), else "": "234240 s"
+    alone does not say "almost three days"."""
+    if step_s < 3600:
+        return ""
+    line = tr(
+        "widgets.workbench.long_step",
+        seconds=f"{step_s:,.0f}",
+        hours=f"{step_s / 3600:,.1f}",
+        days=f"{step_s / 86400:,.1f}",
+    )
+    return f"{html.escape(line)}<br>"
 
 
 def _assumptions(result: PlanResult) -> str:
@@ -856,6 +918,7 @@ def _assumptions(result: PlanResult) -> str:
         else f"{result.workload.achievable_flops_fraction:.0%}",
         overlap=", ".join(f"{dim} {share:.0%}" for dim, share in result.assumptions.overlap),
         inter=cluster.inter_node_bandwidth_bytes_per_s / 1e9,
+        device=device_word(cluster),
     )
 
 

@@ -370,6 +370,8 @@ figure_image(fig)
 # - **提示**：答错时，`check` 会检查常见的失误（GB 与 GiB、百分数与分数、比特与字节、单向与双向带宽、漏掉某个并行度、
 #   秒与毫秒），碰上了就直接指出是哪一种，但不给出答案。数字按你写出的精度判断（至少两位有效数字）：正确值是 0.158 时，
 #   0.16 算对，0.2 不算；写成 0.2（位数不够）或 0.15（把多出的位数直接舍掉，而不是四舍五入）时，提示会指出这一点。
+#   另外，与正确值相差不到 0.1% 的答案也算对，即使最后一位没有四舍五入对（例如用取到四位的换算常数 1.074 算出的结果）：
+#   正确值是 2.3456 时，2.346、2.35 和 2.3 按四舍五入算对，2.345 差 0.03%，也算对；2.34 差 0.24%，是截断，不算对。
 # - **自检问题**：问题下方的“参考答案（点击展开）”收着答案，想好了再点开。
 # - **学后填写区**：每课最后有一个留给你自己的单元格，记录你的选择和还没测量的因素。
 # - **代码单元格只写一遍**：中英文两版课程共用同一份代码，所以代码里要显示的文字写成 `Text(zh="…", en="…")`；
@@ -406,7 +408,10 @@ figure_image(fig)
 #   direction vs both, a parallel degree left out, seconds vs milliseconds) and names the one you made, never the
 #   answer. A number is judged at the precision you wrote it (at least two significant digits): when the answer is
 #   0.158, 0.16 is right and 0.2 is not; 0.2 (too few digits) and 0.15 (the extra digits cut off rather than
-#   rounded) each get a hint that says so.
+#   rounded) each get a hint that says so. An answer within 0.1% of the right value is also right, even when its last
+#   digit is not rounded right (a result worked with a conversion constant rounded to four digits, such as 1.074):
+#   when the answer is 2.3456, 2.346, 2.35 and 2.3 are right as rounded, 2.345 is 0.03% off and right too, while 2.34
+#   is 0.24% off, cut off, and not right.
 # - **Self-check questions**: the answer waits under "Answer (click to open)" below the questions; think first, then
 #   open it.
 # - **Notes area**: each lesson ends with a cell of your own, for your choices and the factors not yet measured.
