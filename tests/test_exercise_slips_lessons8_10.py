@@ -205,8 +205,9 @@ def _section3_capacity() -> int:
     from coursekit.serving import serving_memory_ledger
 
     source = (Path(__file__).resolve().parents[1] / "notebooks" / "src" / "10_serving.py").read_text()
-    call = re.search(r"serving_memory_ledger\(LLAMA70, H100, tp=8, concurrency=64, context_tokens=(\d+), "
-                     r"prefill_chunk_tokens=(\d+)\)", source)  # fmt: skip
+    # the call may span lines (lesson code is kept to 80 columns): any whitespace between its arguments
+    call = re.search(r"serving_memory_ledger\(\s*LLAMA70,\s*H100,\s*tp=8,\s*concurrency=64,\s*"
+                     r"context_tokens=(\d+),\s*prefill_chunk_tokens=(\d+),?\s*\)", source)  # fmt: skip
     assert call is not None
     context, chunk = int(call.group(1)), int(call.group(2))
     return serving_memory_ledger(
