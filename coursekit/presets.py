@@ -79,7 +79,7 @@ from .hardware import (
     PCIE_LATENCY_S,
 )
 from .i18n import Text, register, tr
-from .specs import MAX_GLOBAL_BATCH, MAX_NODES, MAX_SEQ_LEN, ClusterSpec, ModelSpec, WorkloadSpec
+from .specs import MAX_GLOBAL_BATCH, MAX_NODES, MAX_SEQ_LEN, ClusterSpec, ModelSpec, WorkloadSpec, type_error
 
 __all__ = [
     "CLUSTERS",
@@ -91,6 +91,7 @@ __all__ = [
     "PUBLISHED_RUNS",
     "MegatronRun",
     "PublishedRun",
+    "device_word",
 ]
 
 # --------------------------------------------------------------------------- clusters
@@ -268,6 +269,21 @@ CLUSTERS: dict[str, ClusterSpec] = {
 #: The presets whose "devices" are CPU servers, not GPUs (the workbench's contrast): messages count them as CPU
 #: servers and give rates per CPU, not per GPU.
 CPU_CLUSTERS: frozenset[str] = frozenset({"cpu-box"})
+
+
+def device_word(cluster: ClusterSpec) -> str:
+    """ "CPU" for a preset of CPU servers (:data:`CPU_CLUSTERS`, the workbench's contrast), else "GPU": the word the
+    messages count devices and rates per device in.
+
+    >>> device_word(CLUSTERS["cpu-box"]), device_word(CLUSTERS["h100-8"])
+    ('CPU', 'GPU')
+
+    Taught in: lesson 9 (decision workbench).
+    """
+    if not isinstance(cluster, ClusterSpec):
+        raise type_error("cluster", cluster, "ClusterSpec")
+    return "CPU" if cluster.name in CPU_CLUSTERS else "GPU"
+
 
 # --------------------------------------------------------------------------- models
 

@@ -1411,10 +1411,12 @@ class PlanResult:
                 ]
             )
         else:
+            from ..presets import device_word  # "CPU" on the CPU-server contrast, else "GPU"
+
             assumptions = tr(
                 "planner.assumptions",
                 peak_tflops=c.peak_flops / 1e12,
-                mfu=tr("planner.efficiency_model")
+                mfu=tr("planner.efficiency_model", device=device_word(c))
                 if w.achievable_flops_fraction is None
                 else f"{w.achievable_flops_fraction:.0%}",
                 overlap=tr("planner.list_separator").join(
@@ -1425,6 +1427,7 @@ class PlanResult:
                 reserve_gib=w.runtime_reserve_gib,
                 intra_gb_s=c.intra_node_bandwidth_bytes_per_s / 1e9,
                 inter_gb_s=c.inter_node_bandwidth_bytes_per_s / 1e9,
+                device=device_word(c),
             )
             assumptions += (
                 tr(

@@ -175,11 +175,11 @@ register(
         },
         "planner.assumptions": {
             "zh": "假设：峰值 {peak_tflops:.0f} TFLOP/s（bf16 稠密），计算效率：{mfu}，通信重叠（按维度）：{overlap}，"
-            "精度方案 {recipe}，运行时预留 {reserve_gib:.1f} GiB/设备；带宽为每 GPU 单向："
+            "精度方案 {recipe}，运行时预留 {reserve_gib:.1f} GiB/设备；带宽为每 {device} 单向："
             "节点内 {intra_gb_s:.0f} GB/s，跨节点 {inter_gb_s:.1f} GB/s；估算的不确定度约 ±{uncertainty:.0%}",
             "en": "Assumptions: peak {peak_tflops:.0f} TFLOP/s (bf16 dense), compute efficiency {mfu}, overlap per "
             "dimension {overlap}, recipe {recipe}, runtime reserve {reserve_gib:.1f} GiB per device; bandwidth "
-            "unidirectional per GPU: intra-node {intra_gb_s:.0f} GB/s, inter-node {inter_gb_s:.1f} GB/s; the "
+            "unidirectional per {device}: intra-node {intra_gb_s:.0f} GB/s, inter-node {inter_gb_s:.1f} GB/s; the "
             "estimate's uncertainty is about ±{uncertainty:.0%}",
         },
         "planner.nvlink_domain": {
@@ -296,8 +296,9 @@ register(
             "en": "set by fp8_matmul_share",
         },
         "planner.efficiency_model": {
-            "zh": "按每 GPU 矩阵乘形状在屋顶线上估算（在 Megatron-LM 表 1 上标定一次）",
-            "en": "from each GPU's matmul shapes on the roofline (calibrated once on Megatron-LM Table 1)",
+            "zh": "按每个 {device} 的矩阵乘形状在屋顶线上估算（在 Megatron-LM 表 1 的 A100 GPU 上标定一次）",
+            "en": "from each {device}'s matmul shapes on the roofline (calibrated once on Megatron-LM Table 1's A100 "
+            "GPUs)",
         },
         "planner.not_accepted": {
             "zh": "index = {index}：这个候选没有通过全部门槛，没有名次。",

@@ -47,9 +47,8 @@ from ..i18n import Text, get_language, register, tr
 from ..planner import DEFAULT_OUTPUT_TOKENS, PLAN_GATES, PlanCandidate, PlanResult, WorkloadSpec, what_if
 from ..planner.estimate import lora_adapters
 from ..plotting import cache_drawing, label
-from ..presets import CLUSTERS, CPU_CLUSTERS, MODELS
+from ..presets import CLUSTERS, MODELS, device_word
 from ..serving import SERVING_GATES, ServingPlanResult, plan_serving
-from ..specs import ClusterSpec
 from . import LessonWidget, checkbox, dropdown, label_control, node_label, significant_unchecked, stepper
 from .serving import log_axes, place_ylabel, tradeoff_curve
 
@@ -881,17 +880,6 @@ class WorkbenchWidget(LessonWidget[Any]):
         )
 
 
-def device_word(cluster: ClusterSpec) -> str:
-    """ "CPU" for a preset of CPU servers (:data:`coursekit.presets.CPU_CLUSTERS`, the workbench's contrast), else
-    "GPU": the word the messages count devices and rates per device in.
-
-    >>> from coursekit.presets import CLUSTERS
-    >>> device_word(CLUSTERS["cpu-box"]), device_word(CLUSTERS["h100-8"])
-    ('CPU', 'GPU')
-    """
-    return "CPU" if cluster.name in CPU_CLUSTERS else "GPU"
-
-
 def _long_step(step_s: float) -> str:
     """A line giving a step of an hour or more in hours and days too (HTML, its own line), else "": "234240 s"
     alone does not say "almost three days"."""
@@ -913,7 +901,7 @@ def _assumptions(result: PlanResult) -> str:
     return tr(
         "widgets.workbench.assumptions",
         peak=cluster.peak_flops / 1e12,
-        mfu=tr("planner.efficiency_model")
+        mfu=tr("planner.efficiency_model", device=device_word(cluster))
         if result.workload.achievable_flops_fraction is None
         else f"{result.workload.achievable_flops_fraction:.0%}",
         overlap=", ".join(f"{dim} {share:.0%}" for dim, share in result.assumptions.overlap),
