@@ -1,0 +1,113 @@
+"""What the English self-learner of review 19 met in lessons 6, 7, 9 and 10, fixed.
+
+1. Lesson 6's pipeline widget: with no slow stage chosen (its starting state), moving the slow-stage time factor
+   left the message and the chart exactly as they were: a silent no-op.
+2. Lesson 6's scaling widget: once the overlap hides as much communication as the compute can cover (at P = 512
+   with 100 ms of compute, any overlap from 0.18 up), moving the overlap slider changed nothing the message said.
+3. Slips that got the exercise's general hint: 6.1 with p and m swapped (15/19); 9's CP-cost factor as its growth
+   (0.016) or its growth in percent (1.6), 9's slow-link factor as its growth in percent (2.9); 10's replica
+   capacity multiplied by the 8 GPUs the KV cache is already split over.
+"""
+
+from __future__ import annotations
+
+import html
+
+import pytest
+
+from coursekit.exercises import check, get_exercise
+from coursekit.widgets.pipeline import PipelineWidget
+from coursekit.widgets.scaling import ScalingWidget
+from tests.test_learner_review16 import en, zh  # noqa: F401  (the language fixtures)
+
+# -- 1. the pipeline widget's slow-stage factor, with no slow stage ---------------------------------------------
+
+
+@pytest.mark.usefixtures("en")
+def test_the_slow_factor_without_a_slow_stage_says_why_it_changes_nothing() -> None:
+    widget = PipelineWidget(stages=4, microbatches=8)
+    assert widget.controls["slow_stage"].value == "none"
+    seen = {widget.message}
+    for factor in (1.0, 1.5, 3.0):
+        widget.controls["slow_factor"].value = factor
+        assert widget.status == "ok"
+        assert widget.message not in seen, f"slow factor {factor} left the message as it was"
+        seen.add(widget.message)
+    shown = html.unescape(widget.message)
+    assert "No slow stage is chosen, so the 'slow-stage time factor' (now 3×) changes nothing" in shown
+    # with a slow device chosen, the factor shows in the idle share, and the sentence goes
+    widget.controls["slow_stage"].value = 1
+    assert "Device 1 is 3× slower" in widget.message and "No slow stage" not in widget.message
+
+
+@pytest.mark.usefixtures("zh")
+def test_the_chinese_pipeline_message_says_it_too() -> None:
+    widget = PipelineWidget(stages=4, microbatches=8, slow_factor=1.5)
+    assert "没有选慢阶段，所以“慢阶段耗时倍数”（现在 1.5 倍）不起作用" in widget.message
+
+
+# -- 2. the scaling widget's overlap, capped by the compute -----------------------------------------------------
+
+
+@pytest.mark.usefixtures("en")
+def test_an_overlap_the_compute_caps_is_named() -> None:
+    # ring all-reduce of 14 GB over 512 GPUs at 50 GB/s one way: 2 × 511/512 × 14 / 50 s = 559 ms, against 100 ms
+    # of compute: at most 100 / 559 = 0.18 of it can hide, so every overlap from 0.18 up gives the same step
+    widget = ScalingWidget(overlap=0.5, compute_ms=100.0)
+    assert "At P = 512 a step takes 559 ms: compute 100 ms, exposed communication 459 ms" in widget.message
+    assert "every overlap from 0.18 up gives this same step" in widget.message
+    seen = {widget.message}
+    for overlap in (0.2, 0.35, 0.8, 1.0):
+        widget.controls["overlap"].value = overlap
+        assert widget.message not in seen, f"overlap {overlap} left the message as it was"
+        seen.add(widget.message)
+    assert "An overlap of 1.00 would hide 559 ms of communication" in widget.message
+    # below the cap the step itself changes and no such sentence is added
+    widget.controls["overlap"].value = 0.1
+    assert "would hide" not in widget.message and "exposed communication 503 ms" in widget.message
+
+
+@pytest.mark.usefixtures("zh")
+def test_the_chinese_scaling_message_names_the_cap() -> None:
+    widget = ScalingWidget(overlap=0.9)  # 500 ms of compute: the cap is 500 / 559 = 0.89
+    assert "重叠比例 0.90 本可掩盖 503 ms 通信，但通信只能藏在 500 ms 的计算之下" in widget.message
+    assert "重叠比例从 0.89 往上，一步的时间都一样" in widget.message
+
+
+# -- 3. slips named ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.usefixtures("en")
+def test_bubble_with_p_and_m_swapped() -> None:
+    feedback = check("pipeline.bubble_p4_m16", 15 / 19)  # (16-1)/(4+16-1)
+    assert feedback.slip == "p_and_m_swapped"
+    assert "You swapped p and m" in feedback.message and "0.158" not in feedback.message
+    assert check("pipeline.bubble_p4_m16", 3 / 19).correct
+
+
+@pytest.mark.usefixtures("en")
+@pytest.mark.parametrize("exercise_id", ["plan.cp_cost", "plan.slow_link"])
+def test_a_factor_answered_as_its_growth(exercise_id: str) -> None:
+    factor = get_exercise(exercise_id).expected_value()
+    assert 1.005 < factor < 1.1  # both are a few percent: the growth and its percent are far from the factor
+    growth = check(exercise_id, round(factor - 1, 4))
+    assert growth.slip == "growth_not_factor" and "That is the growth (the factor minus 1)" in growth.message
+    percent = check(exercise_id, round((factor - 1) * 100, 2))
+    assert percent.slip == "percent_growth" and "That is the growth in percent" in percent.message
+    assert f"{factor:.3g}" not in percent.message
+    assert check(exercise_id, round(factor, 3)).correct
+
+
+@pytest.mark.usefixtures("zh")
+def test_the_growth_in_percent_in_chinese() -> None:
+    factor = get_exercise("plan.cp_cost").expected_value()
+    assert "这是以百分数写的增长" in check("plan.cp_cost", round((factor - 1) * 100, 2)).message
+
+
+@pytest.mark.usefixtures("en")
+def test_the_replica_capacity_times_its_gpus() -> None:
+    capacity = get_exercise("serve.max_requests").expected_value()
+    feedback = check("serve.max_requests", capacity * 8)  # TP = 8: one node's 8 GPUs
+    assert feedback.slip == "times_gpus"
+    assert "You multiplied one GPU's capacity by 8" in feedback.message and str(capacity) not in feedback.message
+    assert check("serve.max_requests", capacity).correct
