@@ -7,17 +7,25 @@
 3. Slips that got the exercise's general hint: 6.1 with p and m swapped (15/19); 9's CP-cost factor as its growth
    (0.016) or its growth in percent (1.6), 9's slow-link factor as its growth in percent (2.9); 10's replica
    capacity multiplied by the 8 GPUs the KV cache is already split over.
+4. Comments re-wrapped to 80 columns: a last word alone on a line ('# point.', '# again.', '# figure', '# 个头。') and
+   a number cut from its unit ('25 / 50 GB' then '/s。', 'TPOT 从 12.7' then 'ms 降到 8.9 ms', 'MoE（3' then
+   '个通过）').
 """
 
 from __future__ import annotations
 
 import html
+import itertools
+import json
+import re
+from pathlib import Path
 
 import pytest
 
 from coursekit.exercises import check, get_exercise
 from coursekit.widgets.pipeline import PipelineWidget
 from coursekit.widgets.scaling import ScalingWidget
+from tests.test_instructor_review18 import display_columns
 from tests.test_learner_review16 import en, zh  # noqa: F401  (the language fixtures)
 
 # -- 1. the pipeline widget's slow-stage factor, with no slow stage ---------------------------------------------
@@ -111,3 +119,61 @@ def test_the_replica_capacity_times_its_gpus() -> None:
     assert feedback.slip == "times_gpus"
     assert "You multiplied one GPU's capacity by 8" in feedback.message and str(capacity) not in feedback.message
     assert check("serve.max_requests", capacity).correct
+
+
+# -- 4. comments re-wrapped to 80 columns read as sentences ---------------------------------------------------------
+
+REVIEWED_LESSONS = ("06_pipeline_scaling", "07_compute_efficiency", "09_workbench", "10_serving")
+
+
+def _comment_blocks(source: str) -> list[list[str]]:
+    """The runs of consecutive comment lines of one code cell, each line without its ``#``."""
+    blocks: list[list[str]] = []
+    current: list[str] = []
+    for line in [*source.split("\n"), ""]:
+        stripped = line.strip()
+        if stripped.startswith("#"):
+            current.append(stripped.lstrip("#").strip())
+        elif current:
+            blocks.append(current)
+            current = []
+    return blocks
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_no_rewrapped_comment_ends_in_an_orphan(lang: str) -> None:
+    """A comment cut at 80 columns leaves its last word alone on a line ('# point.', '# 个头。'): write it whole,
+    or cut it where the sense breaks."""
+    root = Path(__file__).resolve().parents[1] / "notebooks" / lang
+    orphans = []
+    for stem in REVIEWED_LESSONS:
+        cells = json.loads((root / f"{stem}.ipynb").read_text(encoding="utf-8"))["cells"]
+        for index, cell in enumerate(cells):
+            if cell["cell_type"] != "code":
+                continue
+            for block in _comment_blocks("".join(cell["source"])):
+                if len(block) >= 2 and display_columns(block[-1]) < 8:
+                    orphans.append(f"{stem} cell {index}: {block[-2][-30:]!r} / {block[-1]!r}")
+    assert orphans == []
+
+
+#: A unit or counter word that belongs to the number at the end of the line before.
+_UNIT_START = re.compile(r"^(/s|GB|GiB|MB|MiB|ms|TFLOP|FLOP|bytes?\b|tokens?\b|个|倍|字节)")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_no_rewrapped_comment_cuts_a_number_from_its_unit(lang: str) -> None:
+    """'... 即 25 / 50 GB' then '/s。', 'TPOT 从 12.7' then 'ms 降到 8.9 ms', 'MoE（3' then '个通过）': a reader must
+    join the lines to read the number."""
+    root = Path(__file__).resolve().parents[1] / "notebooks" / lang
+    cuts = []
+    for stem in REVIEWED_LESSONS:
+        cells = json.loads((root / f"{stem}.ipynb").read_text(encoding="utf-8"))["cells"]
+        for index, cell in enumerate(cells):
+            if cell["cell_type"] != "code":
+                continue
+            for block in _comment_blocks("".join(cell["source"])):
+                for before, after in itertools.pairwise(block):
+                    if re.search(r"(\d|GB|/)$", before) and _UNIT_START.match(after):
+                        cuts.append(f"{stem} cell {index}: {before[-20:]!r} / {after[:12]!r}")
+    assert cuts == []

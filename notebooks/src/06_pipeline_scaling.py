@@ -616,8 +616,8 @@ scaling_widget
 # decide the strategy, not the parameter count.
 
 # %%
-# zh: GPT-3 Large（Brown 等 2020，表 2.1）：760M 参数，24 层，d_model 1536，16
-# zh: 个头。
+# zh: GPT-3 Large（Brown 等 2020，表 2.1）：760M 参数，24 层，
+# zh: d_model 1536，16 个头。
 # en: GPT-3 Large (Brown et al. 2020, Table 2.1): 760M parameters, 24 layers,
 # en: d_model 1536, 16 heads.
 gpt3_large = dict(params=760e6, layers=24, hidden=1536, heads=16)

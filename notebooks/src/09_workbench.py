@@ -198,10 +198,8 @@ assert abs(model.num_params / 70e9 - 1) < 0.01
 # %%
 cluster = CLUSTERS["h100-8"].with_nodes(16)
 workload = WorkloadSpec(global_batch=1024)
-ceiling, best_matmul = (
-    ceiling_for(cluster.peak_flops),
-    matmul_fraction(cluster.peak_flops),
-)
+ceiling = ceiling_for(cluster.peak_flops)
+best_matmul = matmul_fraction(cluster.peak_flops)
 recipe = PRECISION_RECIPES[workload.recipe]
 md_table(
     [Text(zh="量", en="quantity"), Text(zh="值", en="value")],
@@ -1150,8 +1148,8 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 # zh: 每个 Megatron-Bridge 版本的表格来源都以这一段开头
 # en: every Megatron-Bridge release's table starts so
 bridge = MEGATRON_BRIDGE_2511_SOURCE.split(",")[0]
-# zh: 本节统计的厂商表格 H100 行：24 个配置，17 个稠密模型（16 个通过），7 个 MoE（3
-# zh: 个通过）
+# zh: 本节统计的厂商表格 H100 行：24 个配置，
+# zh: 17 个稠密模型（16 个通过），7 个 MoE（3 个通过）
 # en: the vendor tables' H100 rows the section counts: 24 configurations, 17 dense
 # en: (16 pass) and 7 MoE (3 pass)
 vendor_h100 = [
@@ -2102,28 +2100,37 @@ short_rows = [row for row in cp_rows if row.seq_len <= 64 * 1024]
 long_rows_cp = [row for row in cp_rows if row.seq_len >= 256 * 1024]
 row_128k = next(row for row in cp_rows if row.seq_len == 128 * 1024)
 over_long = [row.estimated_over_measured for row in long_rows_cp]
-print(
+short_fastest = max(r.measured for r in short_rows)
+short_low = min(r.estimated for r in short_rows)
+short_high = max(r.estimated for r in short_rows)
+long_low = min(r.measured for r in long_rows_cp)
+long_high = max(r.measured for r in long_rows_cp)
+measured_128k, estimated_128k = row_128k.measured, row_128k.estimated
+# zh: 一行一段长度
+# en: one line per range of lengths
+for line in (
     Text(
-        zh="到 64K 为止：实测 CP 最多快 "
-        f"{max(r.measured for r in short_rows):.2f} 倍，估算的加速比在 "
-        f"{min(r.estimated for r in short_rows):.2f} 到 "
-        f"{max(r.estimated for r in short_rows):.2f} 之间。\n128K：实测快 "
-        f"{row_128k.measured:.2f} 倍，估算 {row_128k.estimated:.2f} 倍。\n256K "
-        f"起：实测快 {min(r.measured for r in long_rows_cp):.2f} 到 "
-        f"{max(r.measured for r in long_rows_cp):.2f} 倍，估算是实测的 "
-        f"{min(over_long):.2f} 到 {max(over_long):.2f} 倍。",
-        en="Up to 64K: CP measured at most "
-        f"{max(r.measured for r in short_rows):.2f}x faster; the estimated "
-        f"speed-up lies between {min(r.estimated for r in short_rows):.2f} and "
-        f"{max(r.estimated for r in short_rows):.2f}.\n128K: measured "
-        f"{row_128k.measured:.2f}x faster, estimated "
-        f"{row_128k.estimated:.2f}x.\nFrom 256K: measured "
-        f"{min(r.measured for r in long_rows_cp):.2f}x to "
-        f"{max(r.measured for r in long_rows_cp):.2f}x faster; the estimate is "
-        f"{min(over_long):.2f}x to {max(over_long):.2f}x the measured "
-        "speed-up.",
-    )
-)
+        zh=f"到 64K 为止：实测 CP 最多快 {short_fastest:.2f} 倍，"
+        f"估算的加速比在 {short_low:.2f} 到 {short_high:.2f} 之间。",
+        en=f"Up to 64K: CP measured at most {short_fastest:.2f}x faster; "
+        f"the estimated speed-up lies between {short_low:.2f} and "
+        f"{short_high:.2f}.",
+    ),
+    Text(
+        zh=f"128K：实测快 {measured_128k:.2f} 倍，"
+        f"估算 {estimated_128k:.2f} 倍。",
+        en=f"128K: measured {measured_128k:.2f}x faster, "
+        f"estimated {estimated_128k:.2f}x.",
+    ),
+    Text(
+        zh=f"256K 起：实测快 {long_low:.2f} 到 {long_high:.2f} 倍，"
+        f"估算是实测的 {min(over_long):.2f} 到 {max(over_long):.2f} 倍。",
+        en=f"From 256K: measured {long_low:.2f}x to {long_high:.2f}x faster; "
+        f"the estimate is {min(over_long):.2f}x to {max(over_long):.2f}x "
+        "the measured speed-up.",
+    ),
+):
+    print(line)
 assert row_128k.estimated < 1.1 < row_128k.measured and all(
     r.estimated > 1.25 < r.measured for r in long_rows_cp
 )
@@ -2326,10 +2333,8 @@ assert one_node[0] == 0 and min(one_node[1:]) > 0
 pairs = layout_pairs(comparisons)
 
 
-# zh: 公开的大于 1 的并行度（都不
-# zh: 大于 1 时只写 DP）和公开的数字
-# en: published degrees above 1 (DP alone when no other is), and the published
-# en: figure
+# zh: 公开的运行中大于 1 的并行度（都不大于 1 时只写 DP）和它的数字
+# en: a published run's degrees above 1 (DP alone when none is) and its figure
 def layout_of(name):
     degrees = dict(run_of_name[name].degrees)
     shown = (
