@@ -10,6 +10,7 @@
 4. Comments re-wrapped to 80 columns: a last word alone on a line ('# point.', '# again.', '# figure', '# 个头。') and
    a number cut from its unit ('25 / 50 GB' then '/s。', 'TPOT 从 12.7' then 'ms 降到 8.9 ms', 'MoE（3' then
    '个通过）').
+5. Abbreviations met undefined: HBM (lesson 7, and missing from the glossary), VP 8 and MAMF (lesson 9).
 """
 
 from __future__ import annotations
@@ -177,3 +178,31 @@ def test_no_rewrapped_comment_cuts_a_number_from_its_unit(lang: str) -> None:
                     if re.search(r"(\d|GB|/)$", before) and _UNIT_START.match(after):
                         cuts.append(f"{stem} cell {index}: {before[-20:]!r} / {after[:12]!r}")
     assert cuts == []
+
+
+# -- 5. abbreviations a learner meets undefined -----------------------------------------------------------------
+
+
+def _markdown(lang: str, stem: str) -> str:
+    root = Path(__file__).resolve().parents[1] / "notebooks" / lang
+    cells = json.loads((root / f"{stem}.ipynb").read_text(encoding="utf-8"))["cells"]
+    return "\n".join("".join(cell["source"]) for cell in cells if cell["cell_type"] == "markdown")
+
+
+def test_hbm_vp_and_mamf_are_spelled_out_where_they_first_appear() -> None:
+    lesson7, lesson9 = _markdown("en", "07_compute_efficiency"), _markdown("en", "09_workbench")
+    assert lesson7.index("HBM (high-bandwidth memory") == lesson7.index("HBM")
+    assert "VP 8: 8 model chunks per device, lesson 6's v = 8" in lesson9
+    assert "maximum achievable matmul FLOPS, MAMF" in lesson9 and lesson9.index("MAMF") > lesson9.index("FLOPS, MAMF")
+    zh7, zh9 = _markdown("zh", "07_compute_efficiency"), _markdown("zh", "09_workbench")
+    assert "HBM 显存（高带宽显存 (high-bandwidth memory)" in zh7
+    assert "VP 8，即每个设备 8 个模型块" in zh9 and "最大可达矩阵乘算力 (maximum achievable matmul FLOPS, MAMF)" in zh9
+
+
+def test_hbm_is_in_the_glossary() -> None:
+    from coursekit.glossary import lookup
+
+    entry = lookup("HBM")
+    assert entry.en == "high-bandwidth memory" and entry.zh == "高带宽显存"
+    # the H100 SXM datasheet: 80 GB of HBM3 at 3.35 TB/s
+    assert "80 GB at 3.35 TB/s" in entry.definition.en

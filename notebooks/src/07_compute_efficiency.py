@@ -115,7 +115,8 @@ def md_table(header, rows):
 # 一张 GPU 有两个上限：
 #
 # - **峰值算力** (peak FLOP/s)：张量核心 (tensor core) 每秒最多做多少次浮点运算；
-# - **显存带宽** (memory bandwidth)：每秒最多能从 HBM 显存把多少字节送到计算单元。
+# - **显存带宽** (memory bandwidth)：每秒最多能从 HBM 显存（高带宽显存 (high-bandwidth memory)，紧挨芯片堆叠的
+#   GPU 自带显存）把多少字节送到计算单元。
 #
 # 一个内核 (kernel) 做 F 次浮点运算、至少搬运 B 字节，它的时间不会少于 max(F / 峰值, B / 带宽)。
 # 把 F 除以 B，得到**计算强度** I = F / B（FLOP/字节）。于是可达算力不超过 min(峰值, I × 带宽)：
@@ -131,7 +132,8 @@ def md_table(header, rows):
 # A GPU has two limits:
 #
 # - **peak FLOP/s**: how many floating-point operations its Tensor Cores can do per second;
-# - **memory bandwidth**: how many bytes per second its HBM memory can feed to the arithmetic units.
+# - **memory bandwidth**: how many bytes per second its HBM (high-bandwidth memory, the GPU's own memory stacked
+#   beside the chip) can feed to the arithmetic units.
 #
 # A kernel that does F FLOPs and moves at least B bytes takes at least max(F / peak, B / bandwidth). Divide F by B to
 # get its **arithmetic intensity** I = F / B (FLOP per byte). The attainable FLOP/s is then at most

@@ -977,7 +977,7 @@ md_table(
 # 一行通过要满足四条：被接受；在第 1 并列组或前 10 名；步时在最优估算的 1.25 倍以内；吞吐相差不超过 ±30%。
 #
 # 效率怎样从 A100 带到 H100 和 B200：天花板 = 表 1 上标定的“整步保留的最佳矩阵乘份额” × 该 GPU 实测的最佳 bf16 矩阵乘
-# 占峰值之比（A100 85.9%，H100 80.1%，B200 77.6%，出自公开的 MAMF 测量表）。H100 和 B200 都不另调参数。B200 的 12 行
+# 占峰值之比（A100 85.9%，H100 80.1%，B200 77.6%，出自公开的最大可达矩阵乘算力 (maximum achievable matmul FLOPS, MAMF) 测量表）。H100 和 B200 都不另调参数。B200 的 12 行
 # 登记时没有改动任何常数：12 行全部通过，估算吞吐是实测的 0.83 到 1.09 倍。其中 Megatron-Bridge 的 4 行最高
 # 0.87 倍，NeMo 的 8 行在 0.89 到 1.09 倍之间：同一代 GPU 上，引擎和版本不同，估算与实测之比就能差出两成。
 # GB200 NVL72 的 4 行也是先写好预设、再登记，没有改常数：4 行都通过，是实测的 0.76 到 0.88 倍。GB200 的一个节点（计算托盘）
@@ -1031,7 +1031,7 @@ md_table(
 #
 # How efficiency carries from A100 to H100 and B200: the ceiling is the share of the best matmul a whole step keeps
 # (fitted on Table 1) times the GPU's measured best bf16 matmul share of peak (A100 85.9 %, H100 80.1 %, B200 77.6 %,
-# from a public MAMF table). Nothing is retuned for H100 or B200. The twelve B200 rows were registered without changing
+# from a public table of maximum achievable matmul FLOPS, MAMF). Nothing is retuned for H100 or B200. The twelve B200 rows were registered without changing
 # any constant: all twelve pass, with estimated throughput 0.83 to 1.09 of the measured. Megatron-Bridge's four rows
 # reach at most 0.87, NeMo's eight between 0.89 and 1.09: on one GPU generation, another engine or release moves the
 # ratio of estimate to measurement by a fifth. Engines also get faster release by release: NeMo 25.02 trained GPT-3 175B
@@ -1188,7 +1188,7 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 # 的交错调度要求 v 整除每段的层数，2 到 8 都不行，只有 v = 23（每个模型块一层）可以。搜索的上限是 v = 8，只试到上限
 # 的话这一行只能用 1F1B，气泡占步时的 3/19；所以上限以内没有能整除的 v 时，搜索会试能整除的最小 v，v = 23 的气泡降到 3/371，
 # 发表的布局排第 2，步时在估算最优的 1.01 倍以内（吞吐是实测的 1.08 倍）。
-# Megatron-Core 的 MoE 指南给出的 Mixtral 8x7B 参考布局（64 张 H100，TP 1、EP 8、PP 4、VP 8）也通过：名次第 7
+# Megatron-Core 的 MoE 指南给出的 Mixtral 8x7B 参考布局（64 张 H100，TP 1、EP 8、PP 4、VP 8，即每个设备 8 个模型块，第 6 课的 v = 8）也通过：名次第 7
 # （第 1 并列组），步时比估算最优只慢 2%，估算吞吐是实测 468 TFLOP/s 的 0.95 倍。这个实测数按 Megatron-Core 自己的计数：
 # 它把分组查询注意力 (grouped-query attention, GQA)、SwiGLU 的三个矩阵和每个 token 去的 2 个专家都算进去，每 token
 # 82.9 GFLOP；按稠密 GPT 层的公式（4h 宽的 MLP、不分组的注意力）去数只有它的 0.55 倍，这一行就会像只跑出了实测的一半。
@@ -1404,7 +1404,7 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 # and at
 # v = 23 the bubble falls to 3/371 and the published layout ranks 2nd, its step within 1.01x of the best estimate
 # (1.08x the measured throughput). The Mixtral 8x7B reference mapping of Megatron-Core's MoE guide (64 H100s, TP 1,
-# EP 8, PP 4, VP 8) passes too: rank 7 (tie group 1), its step within 2% of the best estimate, its estimated throughput 0.95x
+# EP 8, PP 4, VP 8: 8 model chunks per device, lesson 6's v = 8) passes too: rank 7 (tie group 1), its step within 2% of the best estimate, its estimated throughput 0.95x
 # the measured 468 TFLOP/s. That figure is in Megatron-Core's own count, which includes grouped-query attention (GQA),
 # SwiGLU's three matrices and the 2 experts each token goes to: 82.9 GFLOP per token; the dense GPT-layer formula
 # (a 4h MLP, ungrouped attention) counts only 0.55x of it, and the row would look as if it ran at half its measured
