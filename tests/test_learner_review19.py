@@ -11,6 +11,7 @@
    a number cut from its unit ('25 / 50 GB' then '/s。', 'TPOT 从 12.7' then 'ms 降到 8.9 ms', 'MoE（3' then
    '个通过）').
 5. Abbreviations met undefined: HBM (lesson 7, and missing from the glossary), VP 8 and MAMF (lesson 9).
+6. Exercise 6.3 answered 85 got "check whether the question asks for a fraction or a percentage"; it asked neither.
 """
 
 from __future__ import annotations
@@ -206,3 +207,17 @@ def test_hbm_is_in_the_glossary() -> None:
     assert entry.en == "high-bandwidth memory" and entry.zh == "高带宽显存"
     # the H100 SXM datasheet: 80 GB of HBM3 at 3.35 TB/s
     assert "80 GB at 3.35 TB/s" in entry.definition.en
+
+
+# -- 6. a question the percent hint refers to says which form it wants --------------------------------------------
+
+
+@pytest.mark.usefixtures("en")
+def test_exercise_6_3_says_it_wants_a_fraction() -> None:
+    """85 gets "check whether the question asks for a fraction or a percentage": the question now says which."""
+    prompt = get_exercise("pipeline.efficiency").prompt
+    assert "Answer with a fraction (1 is ideal scaling), not a percentage." in prompt.en
+    assert "用小数作答（理想扩展为 1），不要写成百分数。" in prompt.zh
+    assert "Answer with a fraction (1 is ideal\nscaling), not a percentage." in _markdown("en", "06_pipeline_scaling")
+    assert "用小数作答（理想扩展为 1），不要写成百分数。" in _markdown("zh", "06_pipeline_scaling")
+    assert check("pipeline.efficiency", 85).slip == "percent_vs_fraction"

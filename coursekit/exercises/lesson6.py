@@ -326,9 +326,11 @@ EFFICIENCY = register(
         lesson=6,
         prompt=Text(
             zh=f"单设备吞吐为每秒 {EFFICIENCY_SINGLE_DEVICE:g} 个样本，{EFFICIENCY_DEVICES} 个设备吞吐为每秒 "
-            f"{EFFICIENCY_THROUGHPUT:g} 个样本。扩展效率 E({EFFICIENCY_DEVICES}) 是多少？",
+            f"{EFFICIENCY_THROUGHPUT:g} 个样本。扩展效率 E({EFFICIENCY_DEVICES}) 是多少？"
+            "用小数作答（理想扩展为 1），不要写成百分数。",
             en=f"One device gives {EFFICIENCY_SINGLE_DEVICE:g} samples/s and {EFFICIENCY_DEVICES} devices give "
-            f"{EFFICIENCY_THROUGHPUT:g} samples/s. What is the scaling efficiency E({EFFICIENCY_DEVICES})?",
+            f"{EFFICIENCY_THROUGHPUT:g} samples/s. What is the scaling efficiency E({EFFICIENCY_DEVICES})? "
+            "Answer with a fraction (1 is ideal scaling), not a percentage.",
         ),
         expected=lambda: scaling_efficiency(EFFICIENCY_THROUGHPUT, EFFICIENCY_DEVICES, EFFICIENCY_SINGLE_DEVICE),
         slips=(

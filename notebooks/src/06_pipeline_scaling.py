@@ -409,7 +409,7 @@ for part, value in my_timeline_ms.items():
 #
 # ### 练习 6.3
 #
-# 单设备吞吐为每秒 250 个样本，32 个设备吞吐为每秒 6800 个样本。E(32) 是多少？
+# 单设备吞吐为每秒 250 个样本，32 个设备吞吐为每秒 6800 个样本。E(32) 是多少？用小数作答（理想扩展为 1），不要写成百分数。
 
 # %% [markdown] lang="en"
 # ## Scaling efficiency E(P)
@@ -422,7 +422,8 @@ for part, value in my_timeline_ms.items():
 #
 # ### Exercise 6.3
 #
-# One device gives 250 samples/s and 32 devices give 6800 samples/s. What is E(32)?
+# One device gives 250 samples/s and 32 devices give 6800 samples/s. What is E(32)? Answer with a fraction (1 is ideal
+# scaling), not a percentage.
 
 # %% tags=["learner"]
 answer = ...
