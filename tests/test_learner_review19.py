@@ -10,7 +10,7 @@
 4. Comments re-wrapped to 80 columns: a last word alone on a line ('# point.', '# again.', '# figure', '# 个头。') and
    a number cut from its unit ('25 / 50 GB' then '/s。', 'TPOT 从 12.7' then 'ms 降到 8.9 ms', 'MoE（3' then
    '个通过）').
-5. Abbreviations met undefined: HBM (lesson 7, and missing from the glossary), VP 8 and MAMF (lesson 9).
+5. Abbreviations met undefined: HBM (lesson 7, and missing from the glossary), VP 8, MAMF and TMA (lesson 9).
 6. Exercise 6.3 answered 85 got "check whether the question asks for a fraction or a percentage"; it asked neither.
 """
 
@@ -198,6 +198,9 @@ def test_hbm_vp_and_mamf_are_spelled_out_where_they_first_appear() -> None:
     zh7, zh9 = _markdown("zh", "07_compute_efficiency"), _markdown("zh", "09_workbench")
     assert "HBM 显存（高带宽显存 (high-bandwidth memory)" in zh7
     assert "VP 8，即每个设备 8 个模型块" in zh9 and "最大可达矩阵乘算力 (maximum achievable matmul FLOPS, MAMF)" in zh9
+    # FlashAttention-3's Hopper features, named rather than left as bare acronyms
+    assert "asynchronous matmul instruction, wgmma, and its Tensor Memory\n  Accelerator, TMA," in lesson9
+    assert "张量内存加速器 (Tensor Memory Accelerator, TMA)" in zh9
 
 
 def test_hbm_is_in_the_glossary() -> None:

@@ -1332,7 +1332,7 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 #   切开要付出注意力变慢的代价，CP 不是白来的。这样四行都通过（第 1
 #   并列组，步时在最优的 1.05 倍以内）。吞吐是实测的 0.89、0.82、0.75、0.72 倍，仍随序列变长而变差：随序列增长的
 #   还有别的开销没有建模。
-# - **换一个注意力内核 (attention kernel)**：上面的速度是 FlashAttention-3 的，它为 Hopper 编写（异步的 wgmma 和 TMA）；
+# - **换一个注意力内核 (attention kernel)**：上面的速度是 FlashAttention-3 的，它为 Hopper 编写（用 Hopper 新增的异步矩阵乘指令 wgmma 和张量内存加速器 (Tensor Memory Accelerator, TMA)）；
 #   2023 到 2024 年的不少引擎在 H100 上跑的还是为 Ampere 编写的 FlashAttention-2。同一篇论文的图里，它在 H100 上 4K 到 16K
 #   的前向约 369、反向约 317 TFLOP/s，折成训练计数是最佳矩阵乘的 0.357，只有 FlashAttention-3 的 0.57；每计一个注意力核心
 #   FLOP 要花 0.5 / 0.357 = 1.40 个线性层 FLOP，而不是 0.80。`WorkloadSpec(attention_kernel="flash-attention-2")`
@@ -1602,7 +1602,8 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 #   tokens CP 2 charges 0.5 / 0.57 = 0.87 of a linear-layer FLOP per counted FLOP, against 0.5 / 0.61 = 0.82 without
 #   CP. Splitting a short sequence slows its attention down; CP does not come for free. All four rows pass (tie group 1, within 1.05x of the best). Their throughput is 0.89, 0.82, 0.75 and 0.72
 #   of the measured, still worse as the sequence grows: something else that grows with it is not modelled.
-# - **Another attention kernel**: the speed above is FlashAttention-3's, written for Hopper (asynchronous wgmma and TMA);
+# - **Another attention kernel**: the speed above is FlashAttention-3's, written for Hopper (its new asynchronous matmul instruction, wgmma, and its Tensor Memory
+#   Accelerator, TMA, which copies tiles between memories);
 #   many engines of 2023-2024 ran FlashAttention-2, written for Ampere, on H100 as well. In the same paper's figures it
 #   reaches about 369 TFLOP/s forward and 317 backward on H100 at 4K to 16K tokens, 0.357 of the best matmul in the
 #   training count, only 0.57 of FlashAttention-3's speed: each counted FLOP of attention's core costs 0.5 / 0.357 =
