@@ -66,6 +66,8 @@ def test_an_overlap_the_compute_caps_is_named() -> None:
     widget = ScalingWidget(overlap=0.5, compute_ms=100.0)
     assert "At P = 512 a step takes 559 ms: compute 100 ms, exposed communication 459 ms" in widget.message
     assert "every overlap from 0.18 up gives this same step" in widget.message
+    # and says what helps instead (the diagnosis below still reads "overlap it with compute")
+    assert "More overlap cannot help here: only fewer bytes, a faster link or more compute per step" in widget.message
     seen = {widget.message}
     for overlap in (0.2, 0.35, 0.8, 1.0):
         widget.controls["overlap"].value = overlap
@@ -81,7 +83,7 @@ def test_an_overlap_the_compute_caps_is_named() -> None:
 def test_the_chinese_scaling_message_names_the_cap() -> None:
     widget = ScalingWidget(overlap=0.9)  # 500 ms of compute: the cap is 500 / 559 = 0.89
     assert "重叠比例 0.90 本可掩盖 503 ms 通信，但通信只能藏在 500 ms 的计算之下" in widget.message
-    assert "重叠比例从 0.89 往上，一步的时间都一样" in widget.message
+    assert "重叠比例从 0.89 往上，一步的时间都一样；再提高重叠也没用" in widget.message
 
 
 # -- 3. slips named ---------------------------------------------------------------------------------------------

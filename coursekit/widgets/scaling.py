@@ -132,10 +132,12 @@ register(
         },
         "widgets.scaling.overlap_capped": {
             "zh": "重叠比例 {overlap:.2f} 本可掩盖 {wanted_ms} ms 通信，但通信只能藏在 {compute_ms} ms 的计算之下："
-            "P = {devices} 时，重叠比例从 {threshold:.2f} 往上，一步的时间都一样。",
+            "P = {devices} 时，重叠比例从 {threshold:.2f} 往上，一步的时间都一样；再提高重叠也没用，"
+            "只有减少通信量、换更快的链路或加大每步计算才能缩短暴露的通信。",
             "en": "An overlap of {overlap:.2f} would hide {wanted_ms} ms of communication, but communication can hide "
             "only under the {compute_ms} ms of compute: at P = {devices} every overlap from {threshold:.2f} up gives "
-            "this same step.",
+            "this same step. More overlap cannot help here: only fewer bytes, a faster link or more compute per step "
+            "shorten the exposed communication.",
         },
         "widgets.scaling.diagnosis": {"zh": "诊断：{reason}", "en": "Diagnosis: {reason}"},
         "widgets.scaling.model_note": {
