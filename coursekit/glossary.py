@@ -875,6 +875,17 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
     ),
     # -- compute efficiency (lesson 7) -------------------------------------------------------
     _e(
+        Text(zh="高带宽显存", en="high-bandwidth memory"),
+        "HBM",
+        Text(
+            zh="GPU 自带的显存：DRAM 芯片堆叠在 GPU 芯片旁、同一封装内；权重、激活和 KV 缓存都放在这里。"
+            "它的带宽是屋顶线中访存的那一侧（数据手册：H100 SXM 80 GB，3.35 TB/s）。",
+            en="The GPU's own memory: DRAM stacked beside the GPU chip in the same package, holding the weights, the "
+            "activations and the KV cache. Its bandwidth is the memory side of the roofline (datasheet: H100 SXM, "
+            "80 GB at 3.35 TB/s).",
+        ),
+    ),
+    _e(
         Text(zh="屋顶线模型", en="roofline model"),
         "",
         Text(

@@ -159,6 +159,7 @@ def _lesson9_wrong() -> list[tuple[str, Any, str]]:
         ("plan.slow_link", 1 / ratio, "inverted"),
         ("plan.slow_link", ratio - 1, "growth_not_factor"),
         ("plan.slow_link", 5, "link_factor"),  # the question cuts the link to 1/5
+        ("plan.slow_link", round((ratio - 1) * 100, 2), "percent_growth"),  # the growth in percent, about 2.9
         ("plan.memory_removed", _memory_remaining(), "remaining"),
         ("plan.memory_removed", 1700, "rounded_count"),  # the exact count (1677) rounded to two digits
         ("plan.memory_removed", -1677, "sign"),  # the funnel chart's "-1,677" copied with its minus sign
@@ -232,6 +233,8 @@ def _lesson10_wrong() -> list[tuple[str, Any, str]]:
         ("serve.max_requests", _section3_capacity(), "section3_ledger"),  # 699: lesson 10 section 3's ledger
         # 185: free memory over per-request KV with the activation workspace left out
         ("serve.max_requests", _max_requests_by_hand(8192 + 512, 8, workspace=False), "no_workspace"),
+        # 1472: one GPU's 184 requests times the 8 GPUs the KV cache is already split over
+        ("serve.max_requests", 8 * _max_requests_by_hand(8192 + 512, 8), "times_gpus"),
         ("serve.best_tp", 8, "most_tp"),
         ("serve.littles_law", 20 * 3200, "seconds_vs_ms"),  # 3.2 s taken as 3200
         ("serve.littles_law", 20 / 3.2, "divided"),  # 6.25

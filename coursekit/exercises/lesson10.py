@@ -224,6 +224,18 @@ MAX_REQUESTS = register(
                 ),
             ),
             mistake(
+                "times_gpus",
+                lambda: max_requests() * REPLICA_TP,
+                Text(
+                    zh=f"你把一张卡的容量乘了 {REPLICA_TP}：TP = {REPLICA_TP} 时每个请求的 KV 缓存分在全部 "
+                    f"{REPLICA_TP} 张卡上，每张卡存每个请求的 1/{REPLICA_TP}，"
+                    "所以一张卡能容纳的请求数就是整个副本能容纳的请求数。",
+                    en=f"You multiplied one GPU's capacity by {REPLICA_TP}: at TP = {REPLICA_TP} every request's KV "
+                    f"cache is split over all {REPLICA_TP} GPUs, each holding 1/{REPLICA_TP} of every request, so "
+                    "the requests one GPU holds are the requests the whole replica holds.",
+                ),
+            ),
+            mistake(
                 "kv_not_split",
                 _max_requests_kv_not_split,
                 Text(

@@ -292,6 +292,16 @@ BUBBLE_P4_M16 = register(
                     "of the whole time, whose denominator is m+p-1.",
                 ),
             ),
+            mistake(
+                "p_and_m_swapped",
+                lambda: bubble_fraction(BUBBLE_MICROBATCHES, BUBBLE_STAGES),
+                Text(
+                    zh=f"你把 p 和 m 对调了：p 是流水线阶段数（{BUBBLE_STAGES}），m 是微批次数"
+                    f"（{BUBBLE_MICROBATCHES}）；m 越多，气泡越小。",
+                    en=f"You swapped p and m: p is the number of pipeline stages ({BUBBLE_STAGES}), m the number of "
+                    f"micro-batches ({BUBBLE_MICROBATCHES}); more micro-batches make the bubble smaller.",
+                ),
+            ),
         ),
         hint=Text(
             zh="分子是 p-1，分母是 m+p-1（只除以 m 得到的是 Megatron 的开销，不是比例）；答的是比例（如 0.25），"
@@ -316,9 +326,11 @@ EFFICIENCY = register(
         lesson=6,
         prompt=Text(
             zh=f"单设备吞吐为每秒 {EFFICIENCY_SINGLE_DEVICE:g} 个样本，{EFFICIENCY_DEVICES} 个设备吞吐为每秒 "
-            f"{EFFICIENCY_THROUGHPUT:g} 个样本。扩展效率 E({EFFICIENCY_DEVICES}) 是多少？",
+            f"{EFFICIENCY_THROUGHPUT:g} 个样本。扩展效率 E({EFFICIENCY_DEVICES}) 是多少？"
+            "用小数作答（理想扩展为 1），不要写成百分数。",
             en=f"One device gives {EFFICIENCY_SINGLE_DEVICE:g} samples/s and {EFFICIENCY_DEVICES} devices give "
-            f"{EFFICIENCY_THROUGHPUT:g} samples/s. What is the scaling efficiency E({EFFICIENCY_DEVICES})?",
+            f"{EFFICIENCY_THROUGHPUT:g} samples/s. What is the scaling efficiency E({EFFICIENCY_DEVICES})? "
+            "Answer with a fraction (1 is ideal scaling), not a percentage.",
         ),
         expected=lambda: scaling_efficiency(EFFICIENCY_THROUGHPUT, EFFICIENCY_DEVICES, EFFICIENCY_SINGLE_DEVICE),
         slips=(

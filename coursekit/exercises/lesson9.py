@@ -43,6 +43,18 @@ MOE_EXPERTS: int = 16
 MOE_TOP_K: int = 4
 
 
+#: plan.cp_cost and plan.slow_link: a factor answered as its growth (factor - 1), or as that growth in percent.
+_GROWTH_NOT_FACTOR = Text(
+    zh="这是增长的部分（倍数减 1）；题目问的是新步时是原来的多少倍。",
+    en="That is the growth (the factor minus 1); the question asks for the new step as a multiple of the old one.",
+)
+_PERCENT_GROWTH = Text(
+    zh="这是以百分数写的增长（(倍数 - 1) × 100）；题目问的是倍数：新步时除以原来的步时，略大于 1。",
+    en="That is the growth in percent ((factor - 1) × 100); the question asks for the factor itself: the new step "
+    "divided by the old one, a little above 1.",
+)
+
+
 def _lower(text: str) -> str:
     return text.strip().lower()
 
@@ -194,6 +206,8 @@ CP_COST = register(
                     "twin's.",
                 ),
             ),
+            mistake("growth_not_factor", lambda: cp_cost() - 1, _GROWTH_NOT_FACTOR),
+            mistake("percent_growth", lambda: (cp_cost() - 1) * 100, _PERCENT_GROWTH),
         ),
     ),
     replace=True,
@@ -283,15 +297,8 @@ SLOW_LINK = register(
                     "a longer step gives a factor above 1.",
                 ),
             ),
-            mistake(
-                "growth_not_factor",
-                lambda: slow_link_ratio() - 1,
-                Text(
-                    zh="这是增长的部分（倍数减 1）；题目问的是新步时是原来的多少倍。",
-                    en="That is the growth (the factor minus 1); the question asks for the new step as a multiple of "
-                    "the old one.",
-                ),
-            ),
+            mistake("growth_not_factor", lambda: slow_link_ratio() - 1, _GROWTH_NOT_FACTOR),
+            mistake("percent_growth", lambda: (slow_link_ratio() - 1) * 100, _PERCENT_GROWTH),
             mistake(
                 "link_factor",
                 lambda: float(SLOWDOWN),

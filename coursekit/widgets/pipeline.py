@@ -136,6 +136,12 @@ register(
             "zh": "各阶段均衡、没有传输时间：模拟与公式一致。",
             "en": "Balanced stages and no transfer time: the simulation matches the formula.",
         },
+        "widgets.pipeline.factor_unused": {
+            "zh": "没有选慢阶段，所以“{factor_control}”（现在 {factor:g} 倍）不起作用："
+            "先在“{stage_control}”中选一个设备。",
+            "en": "No slow stage is chosen, so the '{factor_control}' (now {factor:g}×) changes nothing: pick a "
+            "device under '{stage_control}' first.",
+        },
         "widgets.pipeline.slow": {
             "zh": "设备 {stage} 慢 {factor:g} 倍：空闲占比比公式高 {points:.1f} 个百分点。"
             "公式假设各阶段均衡；实际上最慢的阶段决定节奏，这要靠测量发现。",
@@ -547,6 +553,14 @@ class PipelineWidget(LessonWidget[PipelineView]):
         excess = result.simulated_fraction - result.formula_fraction
         if abs(excess) < 1e-9:
             lines.append(html.escape(tr("widgets.pipeline.matches")))
+            if result.slow_stage is None:  # the factor slider is live but has nothing to slow: say so
+                unused = tr(
+                    "widgets.pipeline.factor_unused",
+                    factor=result.slow_factor,
+                    factor_control=tr("widgets.pipeline.slow_factor"),
+                    stage_control=tr("widgets.pipeline.slow_stage"),
+                )
+                lines.append(html.escape(unused))
         else:
             lines.append(
                 html.escape(

@@ -130,6 +130,15 @@ register(
             "en": "At P = {devices} a step takes {step_ms} ms: compute {compute_ms} ms, exposed communication "
             "{exposed_ms} ms ({hidden_ms} ms more hidden under compute).",
         },
+        "widgets.scaling.overlap_capped": {
+            "zh": "重叠比例 {overlap:.2f} 本可掩盖 {wanted_ms} ms 通信，但通信只能藏在 {compute_ms} ms 的计算之下："
+            "P = {devices} 时，重叠比例从 {threshold:.2f} 往上，一步的时间都一样；再提高重叠也没用，"
+            "只有减少通信量、换更快的链路或加大每步计算才能缩短暴露的通信。",
+            "en": "An overlap of {overlap:.2f} would hide {wanted_ms} ms of communication, but communication can hide "
+            "only under the {compute_ms} ms of compute: at P = {devices} every overlap from {threshold:.2f} up gives "
+            "this same step. More overlap cannot help here: only fewer bytes, a faster link or more compute per step "
+            "shorten the exposed communication.",
+        },
         "widgets.scaling.diagnosis": {"zh": "诊断：{reason}", "en": "Diagnosis: {reason}"},
         "widgets.scaling.model_note": {
             "zh": "这是模型，不是测量：环形全归约的传输项趋近 2·S/B，所以 E(P) 趋平而不是跌到 0；"
@@ -156,6 +165,8 @@ class ScalingView:
 
     curve: ScalingCurve
     diagnosis: EfficiencyDiagnosis
+    #: the overlap the curve was computed with (its share of the communication that may hide under compute)
+    overlap: float = 0.0
 
     @property
     def last_efficiency(self) -> float:
@@ -186,7 +197,7 @@ def scaling_view(overlap: float, bandwidth_gb_s: float, gradient_gb: float, comp
         bandwidth_bytes_per_s=bandwidth * GB_BYTES,
         overlap_fraction=overlap,
     )
-    return ScalingView(curve=curve, diagnosis=diagnose_efficiency(curve.points[-1].timeline))
+    return ScalingView(curve=curve, diagnosis=diagnose_efficiency(curve.points[-1].timeline), overlap=overlap)
 
 
 def _label(key: str, **params: Any) -> str:
@@ -319,6 +330,22 @@ class ScalingWidget(LessonWidget[ScalingView]):
                     hidden_ms=shown_ms(timeline.hidden_communication_s),
                 )
             ),
+        ]
+        wanted_s = result.overlap * timeline.communication_s
+        if wanted_s > timeline.hidden_communication_s * (1 + 1e-9):  # the compute caps the overlap: say why
+            lines.append(
+                html.escape(
+                    tr(
+                        "widgets.scaling.overlap_capped",
+                        overlap=result.overlap,
+                        wanted_ms=shown_ms(wanted_s),
+                        compute_ms=shown_ms(timeline.compute_s),
+                        devices=point.devices,
+                        threshold=timeline.compute_s / timeline.communication_s,
+                    )
+                )
+            )
+        lines += [
             html.escape(tr("widgets.scaling.diagnosis", reason=_diagnosis_message(result.diagnosis))),
             html.escape(tr("widgets.scaling.model_note")),
         ]

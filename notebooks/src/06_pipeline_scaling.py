@@ -409,7 +409,7 @@ for part, value in my_timeline_ms.items():
 #
 # ### 练习 6.3
 #
-# 单设备吞吐为每秒 250 个样本，32 个设备吞吐为每秒 6800 个样本。E(32) 是多少？
+# 单设备吞吐为每秒 250 个样本，32 个设备吞吐为每秒 6800 个样本。E(32) 是多少？用小数作答（理想扩展为 1），不要写成百分数。
 
 # %% [markdown] lang="en"
 # ## Scaling efficiency E(P)
@@ -422,7 +422,8 @@ for part, value in my_timeline_ms.items():
 #
 # ### Exercise 6.3
 #
-# One device gives 250 samples/s and 32 devices give 6800 samples/s. What is E(32)?
+# One device gives 250 samples/s and 32 devices give 6800 samples/s. What is E(32)? Answer with a fraction (1 is ideal
+# scaling), not a percentage.
 
 # %% tags=["learner"]
 answer = ...
@@ -616,8 +617,8 @@ scaling_widget
 # decide the strategy, not the parameter count.
 
 # %%
-# zh: GPT-3 Large（Brown 等 2020，表 2.1）：760M 参数，24 层，d_model 1536，16
-# zh: 个头。
+# zh: GPT-3 Large（Brown 等 2020，表 2.1）：760M 参数，24 层，
+# zh: d_model 1536，16 个头。
 # en: GPT-3 Large (Brown et al. 2020, Table 2.1): 760M parameters, 24 layers,
 # en: d_model 1536, 16 heads.
 gpt3_large = dict(params=760e6, layers=24, hidden=1536, heads=16)

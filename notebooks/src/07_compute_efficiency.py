@@ -115,7 +115,8 @@ def md_table(header, rows):
 # 一张 GPU 有两个上限：
 #
 # - **峰值算力** (peak FLOP/s)：张量核心 (tensor core) 每秒最多做多少次浮点运算；
-# - **显存带宽** (memory bandwidth)：每秒最多能从 HBM 显存把多少字节送到计算单元。
+# - **显存带宽** (memory bandwidth)：每秒最多能从 HBM 显存（高带宽显存 (high-bandwidth memory)，紧挨芯片堆叠的
+#   GPU 自带显存）把多少字节送到计算单元。
 #
 # 一个内核 (kernel) 做 F 次浮点运算、至少搬运 B 字节，它的时间不会少于 max(F / 峰值, B / 带宽)。
 # 把 F 除以 B，得到**计算强度** I = F / B（FLOP/字节）。于是可达算力不超过 min(峰值, I × 带宽)：
@@ -131,7 +132,8 @@ def md_table(header, rows):
 # A GPU has two limits:
 #
 # - **peak FLOP/s**: how many floating-point operations its Tensor Cores can do per second;
-# - **memory bandwidth**: how many bytes per second its HBM memory can feed to the arithmetic units.
+# - **memory bandwidth**: how many bytes per second its HBM (high-bandwidth memory, the GPU's own memory stacked
+#   beside the chip) can feed to the arithmetic units.
 #
 # A kernel that does F FLOPs and moves at least B bytes takes at least max(F / peak, B / bandwidth). Divide F by B to
 # get its **arithmetic intensity** I = F / B (FLOP per byte). The attainable FLOP/s is then at most
@@ -377,14 +379,12 @@ tp4_share, tp8_share = (
 )
 assert (round(100 * tp4_share, 1), round(100 * tp8_share, 1)) == (98.8, 98.1)
 assert round(layer_intensity[8, 1, 8]) == 420
-# zh: 核对下文的链路带宽（数据手册，每块 GPU 每个方向）：A100 / H100 的 NVLink 300 /
-# zh: 450 GB/s；
-# zh: 跨节点每块 GPU 一个 InfiniBand 端口，HDR 200 Gb/s、NDR 400 Gb/s，即 25 / 50 GB
-# zh: /s。
-# en: Check the link bandwidths below (datasheets, per GPU and direction): NVLink
-# en: 300 / 450 GB/s on A100 / H100;
-# en: across nodes one InfiniBand port per GPU, HDR 200 Gb/s or NDR 400 Gb/s, that
-# en: is 25 / 50 GB/s.
+# zh: 核对下文的链路带宽（数据手册，每块 GPU 每个方向）：
+# zh: A100 / H100 的 NVLink 300 / 450 GB/s；跨节点每块 GPU 一个 InfiniBand 端口，
+# zh: HDR 200 Gb/s、NDR 400 Gb/s，即 25 / 50 GB/s。
+# en: Check the link bandwidths below (datasheets, per GPU and direction):
+# en: NVLink 300 / 450 GB/s on A100 / H100; across nodes one InfiniBand port
+# en: per GPU, HDR 200 Gb/s or NDR 400 Gb/s, that is 25 / 50 GB/s.
 assert (NVLINK3_UNIDIRECTIONAL_BYTES_PER_S, NVLINK4_H100_BYTES_PER_S) == (
     300e9,
     450e9,
@@ -711,8 +711,8 @@ md_table(
 # zh: 这一步变成计算受限。
 # en: Counting weights only, a step does 2·b FLOPs per weight and reads 2 bytes per
 # en: weight: an intensity of b FLOP/byte.
-# en: The step turns compute-bound at the first whole batch at or past the ridge
-# en: point.
+# en: From the first whole batch at or past the ridge point, the step is
+# en: compute-bound.
 compute_bound_batch = next(b for b in range(1, 4096) if b >= ridge["H100"])
 print(
     Text(
@@ -870,10 +870,8 @@ executed = hardware_flops_per_token(
 tokens_per_s_per_gpu = run.tflops_per_gpu * 1e12 / executed
 answer = mfu(model, tokens_per_s_per_gpu, 1, A100_BF16_DENSE_FLOPS)
 hfu_value = run.tflops_per_gpu * 1e12 / A100_BF16_DENSE_FLOPS
-# zh: 数值在这里就定下来（默认参数）：
-# zh: 后面的练习会给 answer 赋新值。
-# en: The values are fixed here (default arguments): later exercises assign answer
-# en: again.
+# zh: 默认参数把数值在这里定下来：后面的练习会给 answer 赋新值。
+# en: Default arguments fix the values now: later exercises assign answer again.
 utilisation = Text(
     zh=f"HFU = {hfu_value:.3f}，MFU = {answer:.3f}",
     en=f"HFU = {hfu_value:.3f}, MFU = {answer:.3f}",

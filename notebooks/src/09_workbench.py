@@ -198,10 +198,8 @@ assert abs(model.num_params / 70e9 - 1) < 0.01
 # %%
 cluster = CLUSTERS["h100-8"].with_nodes(16)
 workload = WorkloadSpec(global_batch=1024)
-ceiling, best_matmul = (
-    ceiling_for(cluster.peak_flops),
-    matmul_fraction(cluster.peak_flops),
-)
+ceiling = ceiling_for(cluster.peak_flops)
+best_matmul = matmul_fraction(cluster.peak_flops)
 recipe = PRECISION_RECIPES[workload.recipe]
 md_table(
     [Text(zh="量", en="quantity"), Text(zh="值", en="value")],
@@ -979,7 +977,7 @@ md_table(
 # 一行通过要满足四条：被接受；在第 1 并列组或前 10 名；步时在最优估算的 1.25 倍以内；吞吐相差不超过 ±30%。
 #
 # 效率怎样从 A100 带到 H100 和 B200：天花板 = 表 1 上标定的“整步保留的最佳矩阵乘份额” × 该 GPU 实测的最佳 bf16 矩阵乘
-# 占峰值之比（A100 85.9%，H100 80.1%，B200 77.6%，出自公开的 MAMF 测量表）。H100 和 B200 都不另调参数。B200 的 12 行
+# 占峰值之比（A100 85.9%，H100 80.1%，B200 77.6%，出自公开的最大可达矩阵乘算力 (maximum achievable matmul FLOPS, MAMF) 测量表）。H100 和 B200 都不另调参数。B200 的 12 行
 # 登记时没有改动任何常数：12 行全部通过，估算吞吐是实测的 0.83 到 1.09 倍。其中 Megatron-Bridge 的 4 行最高
 # 0.87 倍，NeMo 的 8 行在 0.89 到 1.09 倍之间：同一代 GPU 上，引擎和版本不同，估算与实测之比就能差出两成。
 # GB200 NVL72 的 4 行也是先写好预设、再登记，没有改常数：4 行都通过，是实测的 0.76 到 0.88 倍。GB200 的一个节点（计算托盘）
@@ -1033,7 +1031,7 @@ md_table(
 #
 # How efficiency carries from A100 to H100 and B200: the ceiling is the share of the best matmul a whole step keeps
 # (fitted on Table 1) times the GPU's measured best bf16 matmul share of peak (A100 85.9 %, H100 80.1 %, B200 77.6 %,
-# from a public MAMF table). Nothing is retuned for H100 or B200. The twelve B200 rows were registered without changing
+# from a public table of maximum achievable matmul FLOPS, MAMF). Nothing is retuned for H100 or B200. The twelve B200 rows were registered without changing
 # any constant: all twelve pass, with estimated throughput 0.83 to 1.09 of the measured. Megatron-Bridge's four rows
 # reach at most 0.87, NeMo's eight between 0.89 and 1.09: on one GPU generation, another engine or release moves the
 # ratio of estimate to measurement by a fifth. Engines also get faster release by release: NeMo 25.02 trained GPT-3 175B
@@ -1150,8 +1148,8 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 # zh: 每个 Megatron-Bridge 版本的表格来源都以这一段开头
 # en: every Megatron-Bridge release's table starts so
 bridge = MEGATRON_BRIDGE_2511_SOURCE.split(",")[0]
-# zh: 本节统计的厂商表格 H100 行：24 个配置，17 个稠密模型（16 个通过），7 个 MoE（3
-# zh: 个通过）
+# zh: 本节统计的厂商表格 H100 行：24 个配置，
+# zh: 17 个稠密模型（16 个通过），7 个 MoE（3 个通过）
 # en: the vendor tables' H100 rows the section counts: 24 configurations, 17 dense
 # en: (16 pass) and 7 MoE (3 pass)
 vendor_h100 = [
@@ -1190,7 +1188,7 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 # 的交错调度要求 v 整除每段的层数，2 到 8 都不行，只有 v = 23（每个模型块一层）可以。搜索的上限是 v = 8，只试到上限
 # 的话这一行只能用 1F1B，气泡占步时的 3/19；所以上限以内没有能整除的 v 时，搜索会试能整除的最小 v，v = 23 的气泡降到 3/371，
 # 发表的布局排第 2，步时在估算最优的 1.01 倍以内（吞吐是实测的 1.08 倍）。
-# Megatron-Core 的 MoE 指南给出的 Mixtral 8x7B 参考布局（64 张 H100，TP 1、EP 8、PP 4、VP 8）也通过：名次第 7
+# Megatron-Core 的 MoE 指南给出的 Mixtral 8x7B 参考布局（64 张 H100，TP 1、EP 8、PP 4、VP 8，即每个设备 8 个模型块，第 6 课的 v = 8）也通过：名次第 7
 # （第 1 并列组），步时比估算最优只慢 2%，估算吞吐是实测 468 TFLOP/s 的 0.95 倍。这个实测数按 Megatron-Core 自己的计数：
 # 它把分组查询注意力 (grouped-query attention, GQA)、SwiGLU 的三个矩阵和每个 token 去的 2 个专家都算进去，每 token
 # 82.9 GFLOP；按稠密 GPT 层的公式（4h 宽的 MLP、不分组的注意力）去数只有它的 0.55 倍，这一行就会像只跑出了实测的一半。
@@ -1334,7 +1332,7 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 #   切开要付出注意力变慢的代价，CP 不是白来的。这样四行都通过（第 1
 #   并列组，步时在最优的 1.05 倍以内）。吞吐是实测的 0.89、0.82、0.75、0.72 倍，仍随序列变长而变差：随序列增长的
 #   还有别的开销没有建模。
-# - **换一个注意力内核 (attention kernel)**：上面的速度是 FlashAttention-3 的，它为 Hopper 编写（异步的 wgmma 和 TMA）；
+# - **换一个注意力内核 (attention kernel)**：上面的速度是 FlashAttention-3 的，它为 Hopper 编写（用 Hopper 新增的异步矩阵乘指令 wgmma 和张量内存加速器 (Tensor Memory Accelerator, TMA)）；
 #   2023 到 2024 年的不少引擎在 H100 上跑的还是为 Ampere 编写的 FlashAttention-2。同一篇论文的图里，它在 H100 上 4K 到 16K
 #   的前向约 369、反向约 317 TFLOP/s，折成训练计数是最佳矩阵乘的 0.357，只有 FlashAttention-3 的 0.57；每计一个注意力核心
 #   FLOP 要花 0.5 / 0.357 = 1.40 个线性层 FLOP，而不是 0.80。`WorkloadSpec(attention_kernel="flash-attention-2")`
@@ -1406,7 +1404,7 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 # and at
 # v = 23 the bubble falls to 3/371 and the published layout ranks 2nd, its step within 1.01x of the best estimate
 # (1.08x the measured throughput). The Mixtral 8x7B reference mapping of Megatron-Core's MoE guide (64 H100s, TP 1,
-# EP 8, PP 4, VP 8) passes too: rank 7 (tie group 1), its step within 2% of the best estimate, its estimated throughput 0.95x
+# EP 8, PP 4, VP 8: 8 model chunks per device, lesson 6's v = 8) passes too: rank 7 (tie group 1), its step within 2% of the best estimate, its estimated throughput 0.95x
 # the measured 468 TFLOP/s. That figure is in Megatron-Core's own count, which includes grouped-query attention (GQA),
 # SwiGLU's three matrices and the 2 experts each token goes to: 82.9 GFLOP per token; the dense GPT-layer formula
 # (a 4h MLP, ungrouped attention) counts only 0.55x of it, and the row would look as if it ran at half its measured
@@ -1604,7 +1602,8 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 #   tokens CP 2 charges 0.5 / 0.57 = 0.87 of a linear-layer FLOP per counted FLOP, against 0.5 / 0.61 = 0.82 without
 #   CP. Splitting a short sequence slows its attention down; CP does not come for free. All four rows pass (tie group 1, within 1.05x of the best). Their throughput is 0.89, 0.82, 0.75 and 0.72
 #   of the measured, still worse as the sequence grows: something else that grows with it is not modelled.
-# - **Another attention kernel**: the speed above is FlashAttention-3's, written for Hopper (asynchronous wgmma and TMA);
+# - **Another attention kernel**: the speed above is FlashAttention-3's, written for Hopper (its new asynchronous matmul instruction, wgmma, and its Tensor Memory
+#   Accelerator, TMA, which copies tiles between memories);
 #   many engines of 2023-2024 ran FlashAttention-2, written for Ampere, on H100 as well. In the same paper's figures it
 #   reaches about 369 TFLOP/s forward and 317 backward on H100 at 4K to 16K tokens, 0.357 of the best matmul in the
 #   training count, only 0.57 of FlashAttention-3's speed: each counted FLOP of attention's core costs 0.5 / 0.357 =
@@ -2102,28 +2101,37 @@ short_rows = [row for row in cp_rows if row.seq_len <= 64 * 1024]
 long_rows_cp = [row for row in cp_rows if row.seq_len >= 256 * 1024]
 row_128k = next(row for row in cp_rows if row.seq_len == 128 * 1024)
 over_long = [row.estimated_over_measured for row in long_rows_cp]
-print(
+short_fastest = max(r.measured for r in short_rows)
+short_low = min(r.estimated for r in short_rows)
+short_high = max(r.estimated for r in short_rows)
+long_low = min(r.measured for r in long_rows_cp)
+long_high = max(r.measured for r in long_rows_cp)
+measured_128k, estimated_128k = row_128k.measured, row_128k.estimated
+# zh: 一行一段长度
+# en: one line per range of lengths
+for line in (
     Text(
-        zh="到 64K 为止：实测 CP 最多快 "
-        f"{max(r.measured for r in short_rows):.2f} 倍，估算的加速比在 "
-        f"{min(r.estimated for r in short_rows):.2f} 到 "
-        f"{max(r.estimated for r in short_rows):.2f} 之间。\n128K：实测快 "
-        f"{row_128k.measured:.2f} 倍，估算 {row_128k.estimated:.2f} 倍。\n256K "
-        f"起：实测快 {min(r.measured for r in long_rows_cp):.2f} 到 "
-        f"{max(r.measured for r in long_rows_cp):.2f} 倍，估算是实测的 "
-        f"{min(over_long):.2f} 到 {max(over_long):.2f} 倍。",
-        en="Up to 64K: CP measured at most "
-        f"{max(r.measured for r in short_rows):.2f}x faster; the estimated "
-        f"speed-up lies between {min(r.estimated for r in short_rows):.2f} and "
-        f"{max(r.estimated for r in short_rows):.2f}.\n128K: measured "
-        f"{row_128k.measured:.2f}x faster, estimated "
-        f"{row_128k.estimated:.2f}x.\nFrom 256K: measured "
-        f"{min(r.measured for r in long_rows_cp):.2f}x to "
-        f"{max(r.measured for r in long_rows_cp):.2f}x faster; the estimate is "
-        f"{min(over_long):.2f}x to {max(over_long):.2f}x the measured "
-        "speed-up.",
-    )
-)
+        zh=f"到 64K 为止：实测 CP 最多快 {short_fastest:.2f} 倍，"
+        f"估算的加速比在 {short_low:.2f} 到 {short_high:.2f} 之间。",
+        en=f"Up to 64K: CP measured at most {short_fastest:.2f}x faster; "
+        f"the estimated speed-up lies between {short_low:.2f} and "
+        f"{short_high:.2f}.",
+    ),
+    Text(
+        zh=f"128K：实测快 {measured_128k:.2f} 倍，"
+        f"估算 {estimated_128k:.2f} 倍。",
+        en=f"128K: measured {measured_128k:.2f}x faster, "
+        f"estimated {estimated_128k:.2f}x.",
+    ),
+    Text(
+        zh=f"256K 起：实测快 {long_low:.2f} 到 {long_high:.2f} 倍，"
+        f"估算是实测的 {min(over_long):.2f} 到 {max(over_long):.2f} 倍。",
+        en=f"From 256K: measured {long_low:.2f}x to {long_high:.2f}x faster; "
+        f"the estimate is {min(over_long):.2f}x to {max(over_long):.2f}x "
+        "the measured speed-up.",
+    ),
+):
+    print(line)
 assert row_128k.estimated < 1.1 < row_128k.measured and all(
     r.estimated > 1.25 < r.measured for r in long_rows_cp
 )
@@ -2326,10 +2334,8 @@ assert one_node[0] == 0 and min(one_node[1:]) > 0
 pairs = layout_pairs(comparisons)
 
 
-# zh: 公开的大于 1 的并行度（都不
-# zh: 大于 1 时只写 DP）和公开的数字
-# en: published degrees above 1 (DP alone when no other is), and the published
-# en: figure
+# zh: 公开的运行中大于 1 的并行度（都不大于 1 时只写 DP）和它的数字
+# en: a published run's degrees above 1 (DP alone when none is) and its figure
 def layout_of(name):
     degrees = dict(run_of_name[name].degrees)
     shown = (
