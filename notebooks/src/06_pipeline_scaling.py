@@ -355,8 +355,8 @@ my_timeline_ms = {
 }
 for part, value in my_timeline_ms.items():
     check(f"pipeline.timeline_{part}", value, label=part)
-# zh: 只画得出非负的时长：一段负的
-# zh: 时间会和前一段重叠，图就误导人了
+# zh: 只画得出非负的时长：
+# zh: 一段负的时间会和前一段重叠，图就误导人了
 # en: only non-negative durations can be drawn: a negative one would overlap the
 # en: part before it and mislead
 if all(
@@ -616,8 +616,8 @@ scaling_widget
 # decide the strategy, not the parameter count.
 
 # %%
-# zh: GPT-3 Large（Brown 等 2020，表 2.1）：760M 参数，24 层，d_model 1536，16
-# zh: 个头。
+# zh: GPT-3 Large（Brown 等 2020，表 2.1）：
+# zh: 760M 参数，24 层，d_model 1536，16 个头。
 # en: GPT-3 Large (Brown et al. 2020, Table 2.1): 760M parameters, 24 layers,
 # en: d_model 1536, 16 heads.
 gpt3_large = dict(params=760e6, layers=24, hidden=1536, heads=16)

@@ -377,10 +377,10 @@ tp4_share, tp8_share = (
 )
 assert (round(100 * tp4_share, 1), round(100 * tp8_share, 1)) == (98.8, 98.1)
 assert round(layer_intensity[8, 1, 8]) == 420
-# zh: 核对下文的链路带宽（数据手册，每块 GPU 每个方向）：A100 / H100 的 NVLink 300 /
-# zh: 450 GB/s；
-# zh: 跨节点每块 GPU 一个 InfiniBand 端口，HDR 200 Gb/s、NDR 400 Gb/s，即 25 / 50 GB
-# zh: /s。
+# zh: 核对下文的链路带宽（数据手册，每块 GPU 每个方向）：
+# zh: A100 / H100 的 NVLink 300 / 450 GB/s；
+# zh: 跨节点每块 GPU 一个 InfiniBand 端口，HDR 200 Gb/s、NDR 400 Gb/s，
+# zh: 即 25 / 50 GB/s。
 # en: Check the link bandwidths below (datasheets, per GPU and direction): NVLink
 # en: 300 / 450 GB/s on A100 / H100;
 # en: across nodes one InfiniBand port per GPU, HDR 200 Gb/s or NDR 400 Gb/s, that
@@ -677,8 +677,8 @@ for batch in (1, 8, 64, 256, 1024):
         llama70, tp=8, micro_batch=batch, seq_len=1
     )
     decode_share[batch] = roofline_flops(intensity, peak, bandwidth) / peak
-    # zh: 每一步把每个权重与 b 个新 token 相乘（每个权重每个 token 2 FLOPs），每个
-    # zh: 权重读一次
+    # zh: 每一步把每个权重与 b 个新 token 相乘（每个权重每个 token 2 FLOPs），
+    # zh: 每个权重读一次
     # en: each step multiplies every weight by b new tokens (2 FLOPs per weight and
     # en: token) and reads every weight once
     step_s = roofline_time_s(

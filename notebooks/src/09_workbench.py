@@ -566,8 +566,8 @@ md_table(
 assert moe_model.active_params > 1.7 * dense_model.active_params
 
 # %%
-# zh: 上下文变长：序列是 4 倍，序列条数是四分之一，每步的 token 数不变（工作负载没有
-# zh: 设序列长度，用模型自己的）
+# zh: 上下文变长：序列是 4 倍，序列条数是四分之一，每步的 token 数不变
+# zh: （工作负载没有设序列长度，用模型自己的）
 # en: the longer context: 4x the sequence, 1/4 of the sequences, the same tokens per
 # en: step (the model's own sequence)
 seq_len = workload.tokens_per_sequence(MODELS["llama3-70b"])
@@ -1135,8 +1135,8 @@ print(
 for line in citation_lines(runs):
     print(line)
 # zh: 上面列举的各组行数：论文 8、厂商 H100 表 24、DGX Cloud 14 + 9、长序列 8、
-# zh: Megatron-Core 扩展表 9 与 MoE 指南 1、ModelZoo 10、B200 12、DGX-H100 1、微调
-# zh: 6、GB200 4
+# zh: Megatron-Core 扩展表 9 与 MoE 指南 1、ModelZoo 10、B200 12、DGX-H100 1、
+# zh: 微调 6、GB200 4
 # en: the rows the paragraph above counts: papers 8, vendor H100 tables 24, DGX
 # en: Cloud 14 + 9, long sequences 8, Megatron-Core's scaling table 9 and MoE guide
 # en: 1, ModelZoo 10, B200 12, DGX-H100 1, fine-tuning 6, GB200 4
@@ -1150,8 +1150,8 @@ assert {run.name for run in PUBLISHED_RUNS_2024} <= passed
 # zh: 每个 Megatron-Bridge 版本的表格来源都以这一段开头
 # en: every Megatron-Bridge release's table starts so
 bridge = MEGATRON_BRIDGE_2511_SOURCE.split(",")[0]
-# zh: 本节统计的厂商表格 H100 行：24 个配置，17 个稠密模型（16 个通过），7 个 MoE（3
-# zh: 个通过）
+# zh: 本节统计的厂商表格 H100 行：24 个配置，
+# zh: 17 个稠密模型（16 个通过），7 个 MoE（3 个通过）
 # en: the vendor tables' H100 rows the section counts: 24 configurations, 17 dense
 # en: (16 pass) and 7 MoE (3 pass)
 vendor_h100 = [
@@ -2326,8 +2326,8 @@ assert one_node[0] == 0 and min(one_node[1:]) > 0
 pairs = layout_pairs(comparisons)
 
 
-# zh: 公开的大于 1 的并行度（都不
-# zh: 大于 1 时只写 DP）和公开的数字
+# zh: 公开的大于 1 的并行度（都不大于 1 时只写 DP）
+# zh: 和公开的数字
 # en: published degrees above 1 (DP alone when no other is), and the published
 # en: figure
 def layout_of(name):

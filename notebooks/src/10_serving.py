@@ -408,8 +408,8 @@ assert (
 # %%
 fig = new_figure(6.0, 3.0)
 ax = fig.add_subplot()
-# zh: 屋顶线在脊点处拐弯：采样点里要有脊点
-# zh: 本身，否则两侧的点会被一条斜线连起来
+# zh: 屋顶线在脊点处拐弯：
+# zh: 采样点里要有脊点本身，否则两侧的点会被一条斜线连起来
 # en: The roof bends at the ridge point: sample the ridge itself, or a slanted
 # en: segment joins the points either side
 intensities = sorted([2**k for k in range(0, 14)] + [ridge])
@@ -707,8 +707,8 @@ print(
     )
 )
 # zh: 核对上文引用的数字：TP = 8 时通信约占 TPOT 的三成；
-# zh: 70B 在 TP = 1 时放不进一张 H100（仅 bf16
-# zh: 权重就有 141 GB），TP = 2 起放得下。
+# zh: 70B 在 TP = 1 时放不进一张 H100（仅 bf16 权重就有 141 GB），
+# zh: TP = 2 起放得下。
 # en: Checking the figures the text above quotes: about a third of TPOT at TP = 8;
 # en: 70B at TP = 1 does not fit one H100 (its bf16 weights alone are 141 GB), from
 # en: TP = 2 on it does.
@@ -797,8 +797,8 @@ md_table(
     ],
     rows,
 )
-# zh: 核对第 1 节的说法：4 个副本代替 1 个，每个副本的批从 64 降到 16，TPOT 从 12.7
-# zh: ms 降到 8.9 ms；
+# zh: 核对第 1 节的说法：4 个副本代替 1 个，每个副本的批从 64 降到 16，
+# zh: TPOT 从 12.7 ms 降到 8.9 ms；
 # zh: 再多副本也低不过批 1 那一行。
 # en: Checking section 1's claim: 4 replicas instead of 1 take a replica's batch
 # en: from 64 to 16 and its TPOT from 12.7 to 8.9 ms; no replica count gets below
@@ -889,8 +889,8 @@ print(
         f"completes only {served_below:.2f} requests/s: it falls behind.",
     )
 )
-# zh: 核对上面的说法：c 是同时满足
-# zh: 利特尔定律和吞吐条件的最小并发
+# zh: 核对上面的说法：
+# zh: c 是同时满足利特尔定律和吞吐条件的最小并发
 # en: Checking the lines above: c is the smallest concurrency that meets both
 # en: Little's law and the throughput condition
 assert rate_per_replica * w_c <= c and served_c >= rate_per_replica
