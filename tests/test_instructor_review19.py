@@ -75,3 +75,60 @@ def test_wrapped_zh_code_comments_break_between_phrases(path: Path) -> None:
 
 def test_the_rule_reads_every_lesson() -> None:
     assert [path.name[:2] for path in LESSONS] == [f"{n:02d}" for n in range(11)]
+
+
+# -- guide figures no test pinned, computed from coursekit -------------------------------------------------------
+
+
+def _guide(lang: str, stem: str) -> str:
+    return (ROOT / "docs" / "instructor" / lang / f"{stem}.md").read_text(encoding="utf-8")
+
+
+def _serving_numbers_zh() -> list[str]:
+    """tests/test_instructor_guides.py's lesson-10 figures (pinned in the English guide only), as the Chinese guide
+    writes them: a per cent sign without the English space."""
+    from tests.test_instructor_guides import _serving_numbers
+
+    return [re.sub(r"\*\*(\d+) %\*\*", r"**\1%**", number) for number in _serving_numbers()]
+
+
+def test_zh_serving_guide_quotes_coursekits_numbers() -> None:
+    # the all-reduce (2.45 ms), the reads (5.27 ms), their share of TPOT (32 %), TPOT at batch 64 and 16, Mixtral's GB
+    text = _guide("zh", "10_serving")
+    missing = [number for number in _serving_numbers_zh() if number not in text]
+    assert not missing, f"zh/10_serving.md does not quote: {missing}"
+
+
+MEGATRON_70B = "Megatron-Core GPT 70B, 4K, 768 H100"
+ZOO_PP32 = "all-to-all, EP 8, PP 32"
+DGXC_405B = ("DGX Cloud Llama 3.1 405B, 8K, 576 H100 (BF16)", "DGX Cloud Llama 3.1 405B, 8K, 576 H100 (FP8)")
+
+
+def _workbench_phrases() -> list[tuple[str, str, str]]:
+    """(lang, phrase of the lesson-9 guide, the phrase built from compare_published) for figures no test pinned."""
+    from tests.test_instructor_published_runs import ZOO, _c, _ordinal, _x, _zoo_step_s
+
+    core70 = _c(MEGATRON_70B)
+    pp32 = _c(ZOO.format("4K", ZOO_PP32))
+    ranks = [_c(name).rank for name in DGXC_405B]
+    assert core70.passes and core70.tie_group == 1 and pp32.passes
+    steps = (_zoo_step_s(ZOO_PP32), _x(pp32.step_over_best))
+    return [
+        ("zh", "70B 那一行排第 5 名，是最优的 1.04 倍",
+         f"70B 那一行排第 {core70.rank} 名，是最优的 {_x(core70.step_over_best)} 倍"),
+        ("en", "the 70B row ranks 5th, 1.04x the best",
+         f"the 70B row ranks {_ordinal(core70.rank)}, {_x(core70.step_over_best)}x the best"),
+        ("zh", "PP 32（19.2 s，最优的 1.16 倍）", "PP 32（{:.1f} s，最优的 {} 倍）".format(*steps)),
+        ("en", "PP 32 (19.2 s, 1.16x the best)", "PP 32 ({:.1f} s, {}x the best)".format(*steps)),
+        ("zh", "576 张卡上的 Llama 3.1 405B 排第 4 和第 3 名",
+         "576 张卡上的 Llama 3.1 405B 排第 {} 和第 {} 名".format(*ranks)),
+        ("en", "Llama 3.1 405B on 576 GPUs ranks 4th and 3rd",
+         "Llama 3.1 405B on 576 GPUs ranks {} and {}".format(*map(_ordinal, ranks))),
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("index", range(6))
+def test_workbench_guide_figures_are_the_published_run_comparisons(index: int) -> None:
+    lang, phrase, computed = _workbench_phrases()[index]
+    assert phrase in _guide(lang, "09_workbench"), f"{lang}/09_workbench.md no longer says {phrase!r}"
+    assert computed == phrase
