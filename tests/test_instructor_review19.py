@@ -132,3 +132,47 @@ def test_workbench_guide_figures_are_the_published_run_comparisons(index: int) -
     lang, phrase, computed = _workbench_phrases()[index]
     assert phrase in _guide(lang, "09_workbench"), f"{lang}/09_workbench.md no longer says {phrase!r}"
     assert computed == phrase
+
+
+# -- zh strings split over lines: a number keeps its unit --------------------------------------------------------
+
+#: A line of lesson code that continues a string (implicit concatenation), and a Chinese text's first line.
+_STRING_LINE = re.compile(r"""^\s*(?:zh=)?[fr]?(["'])""")
+#: Where a split leaves a number or a ``{placeholder}`` without its unit or measure word (``8 " | "个请求``,
+#: ``{margin_gib:.1f} " | "GiB``), or a command's option without its value (``pip install -e " | "".[lab]"``).
+_BAD_STRING_END = re.compile(r"""(?:[\d}]|\s-{1,2}[A-Za-z][\w-]*) (["'])$""")
+
+
+def zh_string_splits(source: str) -> list[tuple[int, str, str]]:
+    r"""Splits of a ``zh=`` string over lines that part a number from its unit or an option from its value.
+
+    The English review cut the strings of ``Text(zh=..., en=...)`` where the 80 columns ran out; a Chinese line
+    that then ends on a number reads, in the projected code cell, as if the number stood alone. What is printed does
+    not change: only where the code line breaks.
+
+    >>> zh_string_splits('print(Text(\n    zh=f"每秒到达 8 "\n    f"个请求",\n    en="8 requests",\n))')
+    [(2, 'h=f"每秒到达 8 "', 'f"个请求",')]
+    >>> zh_string_splits('Text(\n    zh=f"每秒到达 8 个请求，"\n    f"每个停留 2.5 秒",\n    en="x 8 "\n    "y")')
+    []
+    """
+    lines = source.split("\n")
+    found: list[tuple[int, str, str]] = []
+    in_zh = False
+    for number, (line, following) in enumerate(itertools.pairwise(lines), start=1):
+        text = line.rstrip().removesuffix(",")
+        if "zh=" in line:
+            in_zh = bool(_STRING_LINE.match(line.replace("zh=", "", 1)))
+        elif not _STRING_LINE.match(line):
+            in_zh = False
+        if in_zh and _STRING_LINE.match(following) and "=" not in following.split('"')[0]:
+            if _BAD_STRING_END.search(text):
+                found.append((number, text.strip()[-12:], following.strip()[:12]))
+    return found
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=[path.stem for path in LESSONS])
+def test_zh_strings_split_over_lines_keep_a_number_with_its_unit(path: Path) -> None:
+    # 12 in 4 lessons before this review, e.g. lesson 10's "每秒到达 8 " | "个请求" and lesson 8's
+    # "pip install -e " | "".[lab]""
+    splits = zh_string_splits(path.read_text(encoding="utf-8"))
+    assert not splits, "\n".join(f"{path.name}:{n}: ...{end!r} | {start!r}..." for n, end, start in splits)

@@ -1093,8 +1093,9 @@ print(
 smallest = grid_views[0].case
 print(
     Text(
-        zh=f"最小的模型 {names[0]}：训练状态 {smallest.training_state_gib:.1f} "
-        f"GiB，单卡 {smallest.device_memory_gib:g} GiB",
+        zh=f"最小的模型 {names[0]}："
+        f"训练状态 {smallest.training_state_gib:.1f} GiB，"
+        f"单卡 {smallest.device_memory_gib:g} GiB",
         en=f"smallest model, {names[0]}: training state "
         f"{smallest.training_state_gib:.1f} GiB, "
         f"device {smallest.device_memory_gib:g} GiB",

@@ -102,8 +102,8 @@ MEASURE_NOW = LIVE and importlib.util.find_spec("torch") is not None
 if LIVE and not MEASURE_NOW:
     print(
         Text(
-            zh='没有安装 PyTorch（在课程文件夹中运行 pip install -e '
-            '".[lab]"），下面仍使用录制结果。',
+            zh="没有安装 PyTorch（在课程文件夹中运行 "
+            'pip install -e ".[lab]"），下面仍使用录制结果。',
             en='PyTorch is not installed (pip install -e ".[lab]" in the '
             'course\'s folder); the recorded run is used below.',
         )
@@ -296,8 +296,8 @@ if fitted is not None and fitted.bandwidth_bytes_per_s is not None:
     print(
         Text(
             zh="拟合出的 B（全归约）= "
-            f"{fitted.bandwidth_bytes_per_s / GIB_BYTES:.2f} GiB/s；H100 "
-            f"NVLink 单向带宽是它的 {ratio:.0f} 倍",
+            f"{fitted.bandwidth_bytes_per_s / GIB_BYTES:.2f} GiB/s；"
+            f"H100 NVLink 单向带宽是它的 {ratio:.0f} 倍",
             en="fitted B (all_reduce) = "
             f"{fitted.bandwidth_bytes_per_s / GIB_BYTES:.2f} GiB/s; "
             f"H100 NVLink one way is {ratio:.0f}x that",
@@ -860,8 +860,9 @@ def show_injected_runs():
             Text(
                 zh=f"{result.scenario.label()}：每步 {calls} 次全归约，"
                 f"暴露的通信 {mean.exposed_communication_s * MS_PER_S:.2f} ms，"
-                f"被掩盖的通信 {mean.hidden_communication_s * MS_PER_S:.2f} "
-                f"ms，步时 {mean.step_s * MS_PER_S:.2f} ms",
+                "被掩盖的通信 "
+                f"{mean.hidden_communication_s * MS_PER_S:.2f} ms，"
+                f"步时 {mean.step_s * MS_PER_S:.2f} ms",
                 en=f"{result.scenario.label()}: all-reduce calls per step "
                 f"{calls}, exposed comm "
                 f"{mean.exposed_communication_s * MS_PER_S:.2f} ms, hidden "

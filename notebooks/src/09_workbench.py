@@ -1715,8 +1715,8 @@ for recipe in hopper_recipes:
     )
     print(
         Text(
-            zh=f"{name}：每 token 每层 {kib:.0f} KiB，是该层矩阵乘按 FP8 "
-            f"峰值所需时间的 {share:.0%}",
+            zh=f"{name}：每 token 每层 {kib:.0f} KiB，"
+            f"是该层矩阵乘按 FP8 峰值所需时间的 {share:.0%}",
             en=f"{name}: {kib:.0f} KiB per token and layer, {share:.0%} of the "
             "layer's matmul time at the FP8 peak",
         )
@@ -2004,8 +2004,9 @@ print(
     Text(
         zh="换成 bf16 梯度（工作台的默认方案，也是 NVIDIA 性能脚本的设置）："
         f"不用 CP、不重计算的布局要 {bf16_without.memory.total_gib:.1f} GiB，"
-        f"离 {bf16_without.memory.device_gib:.0f} GiB 只剩 {margin_gib:.1f} "
-        f"GiB；CP 2 要 {bf16_with.memory.total_gib:.1f} GiB，两者估算步时 "
+        f"离 {bf16_without.memory.device_gib:.0f} GiB "
+        f"只剩 {margin_gib:.1f} GiB；"
+        f"CP 2 要 {bf16_with.memory.total_gib:.1f} GiB，两者估算步时 "
         f"{bf16_without.step_s:.2f} s 与 {bf16_with.step_s:.2f} s",
         en="With bf16 gradients (the workbench's default recipe, and what "
         "NVIDIA's performance scripts set): without CP and without "
@@ -2384,9 +2385,9 @@ for group, farther in ((apart, True), (close, False)):
     )
     print(
         Text(
-            zh=f"估算相差{'超过' if farther else '不到'} "
-            f"{MODEL_UNCERTAINTY:.0%}：{len(group)} 对，一致 {right}，相反 "
-            f"{wrong}，实测分不出 {tie}",
+            zh=f"估算相差{'超过' if farther else '不到'}"
+            f" {MODEL_UNCERTAINTY:.0%}：{len(group)} 对，"
+            f"一致 {right}，相反 {wrong}，实测分不出 {tie}",
             en=f"estimates {'more than' if farther else 'within'} "
             f"{MODEL_UNCERTAINTY:.0%}{' apart' if farther else ''}: "
             f"{len(group)} pairs, {right} as measured, {wrong} reversed, {tie} "
