@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import itertools
 import re
-from urllib.parse import quote
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
