@@ -450,10 +450,10 @@ print(
         f"≈ peak {peak_gib:.2f} GiB",
     )
 )
-# zh: 手算（s = 2048, b = 1, h = 4096, a = 32, 36 层）：2sbh x 36 = 603,979,776
-# zh: 字节 = 0.5625 GiB；
-# zh: 不重计算时一层为 sbh(34 + 5as/h) = 2048 x 4096 x 114 = 956,301,312 字节 =
-# zh: 0.890625 GiB。
+# zh: 手算（s = 2048, b = 1, h = 4096, a = 32, 36 层）：
+# zh: 2sbh x 36 = 603,979,776 字节 = 0.5625 GiB；
+# zh: 不重计算时一层：
+# zh: sbh(34 + 5as/h) = 2048 x 4096 x 114 = 956,301,312 字节 = 0.890625 GiB。
 # en: By hand (s = 2048, b = 1, h = 4096, a = 32, 36 layers):
 # en: 2sbh x 36 = 603,979,776 bytes = 0.5625 GiB;
 # en: one layer without recomputation
@@ -501,8 +501,8 @@ print(
         f"{flash_set.total_gib:.3f} GiB (was {working_set.total_gib:.3f} GiB)",
     )
 )
-# zh: 手算：34·sbh 加上 4 字节 x a 个头 x s 个查询 = 2048 x 4096 x 34 + 4 x 32 x
-# zh: 2048 字节。
+# zh: 手算：34·sbh 加上 4 字节 x a 个头 x s 个查询
+# zh: = 2048 x 4096 x 34 + 4 x 32 x 2048 字节。
 # en: By hand: 34·sbh plus 4 bytes x a heads x s
 # en: queries = 2048 x 4096 x 34 + 4 x 32 x 2048 bytes.
 assert flash_set.total_bytes == 2048 * 4096 * 34 + 4 * 32 * 2048

@@ -487,8 +487,8 @@ verify("q2.allreduce_ms", answer)
 # cites its source) and `traffic_time` times them on one kind of link:
 
 # %%
-# zh: 每种策略单独使用、并行度 8 时每个 rank 每步的通信，在两种链路上计时（这里不
-# zh: 打印：练习 2.4 之后的表格显示它）
+# zh: 每种策略单独使用、并行度 8 时每个 rank 每步的通信，在两种链路上计时
+# zh: （这里不打印：练习 2.4 之后的表格显示它）
 # en: Each strategy alone at degree 8: one rank's communication per step, timed on
 # en: both links (not printed here: the table after exercise 2.4 shows it)
 shape = model_shape("megatron-7.5b")
@@ -590,8 +590,8 @@ tp_entries = strategy_traffic(
 )
 answer = sum(entry.calls_per_step for entry in tp_entries)
 
-# zh: 每种策略的通信（下表的 TP 行就是练习 2.4 的答案，所以这张表随参考解答一起
-# zh: 出现）
+# zh: 每种策略的通信（下表的 TP 行就是练习 2.4 的答案，
+# zh: 所以这张表随参考解答一起出现）
 # en: The traffic of every strategy (the table below shows answer 2.4 in its TP row:
 # en: it appears with the solution)
 header = [
@@ -685,8 +685,8 @@ assert by_hand["ZeRO-3"] / by_hand["DP"] == 3 * MICRO_BATCHES / 2
 # serving replicas exchange no model tensors, so their row is empty. What each entry is, and its source:
 
 # %%
-# zh: 每一项两行：策略、集合通信和
-# zh: 每步次数，下一行缩进写说明
+# zh: 每一项两行：
+# zh: 策略、集合通信和每步次数，下一行缩进写说明
 # zh: （写在一行里比投影屏幕还宽）
 # en: Two lines per entry: strategy, collective and calls
 # en: per step, then the description indented below (on
@@ -749,8 +749,8 @@ for phase, seq_len in (
         f"{TERM[on_intra.dominant_term]} |"
     )
 display(Markdown("\n".join(rows)))
-# zh: 核对下一段用到的数字：n = 8 时环有
-# zh: 2(n-1) 步，预设的每步时延 3.4 us。
+# zh: 核对下一段用到的数字：
+# zh: n = 8 时环有 2(n-1) 步，预设的每步时延 3.4 us。
 # en: Check the numbers used in the next paragraph: 2(n-1) ring steps at n = 8, and
 # en: the preset's 3.4 us per step.
 assert 2 * (DEGREE - 1) == 14 and round(intra.latency_us, 6) == 3.4

@@ -79,8 +79,8 @@ def show_issues(report):
 
 
 def show_plan(report):
-    # zh: 用一句话说明组合检查报告：需要多少
-    # zh: rank、是否可行、有哪些问题代码。
+    # zh: 用一句话说明组合检查报告：
+    # zh: 需要多少 rank、是否可行、有哪些问题代码。
     # en: One sentence about a composition report: ranks needed, valid or not, and
     # en: the issue codes.
     verdict = (
@@ -100,8 +100,8 @@ def show_plan(report):
 
 
 def show_counts(comparison):
-    # zh: 对带 EP 的方案，用一句话比较
-    # zh: 朴素计数和引擎的世界大小。
+    # zh: 对带 EP 的方案，
+    # zh: 用一句话比较朴素计数和引擎的世界大小。
     # en: One sentence comparing the naive count with the engine's world size for a
     # en: plan with EP.
     verdict = (
@@ -177,8 +177,8 @@ show_plan(invalid_plan)
 show_issues(invalid_plan)
 
 # %%
-# zh: 手算：TP=4、PP=2、DP=2 需要 4 x 2 x 2 = 16 个 rank；第二个方案在 rank 数和结构
-# zh: 两项上都不通过。
+# zh: 手算：TP=4、PP=2、DP=2 需要 4 x 2 x 2 = 16 个 rank；
+# zh: 第二个方案在 rank 数和结构两项上都不通过。
 # en: Worked by hand: TP=4, PP=2, DP=2 needs 4 x 2 x 2 = 16 ranks; the second plan
 # en: fails on ranks and on structure.
 assert valid_plan.required_ranks == 16
@@ -406,9 +406,9 @@ def show_groups() -> None:
 
 
 verify("q4.dp_group", answer, reveal=show_groups)
-# zh: 出处：NVIDIA/Megatron-LM megatron/core
-# zh: /parallel_state.py 中 initialize_model_
-# zh: parallel 的文档字符串（16 张 GPU g0 ... g15，张量并行度 2，流水线并行度 4）。
+# zh: 出处：NVIDIA/Megatron-LM 仓库 megatron/core/parallel_state.py，
+# zh: initialize_model_parallel 的文档字符串
+# zh: （16 张 GPU g0 ... g15，张量并行度 2，流水线并行度 4）。
 # en: Reference: NVIDIA/Megatron-LM megatron/core/parallel_state.py,
 # en: initialize_model_parallel docstring (16 GPUs g0 ... g15, tensor-parallel size
 # en: 2, pipeline-parallel size 4).
@@ -452,8 +452,8 @@ assert all(
 # (rank r on node r // GPUs per node) and flags the groups that cross nodes:
 
 # %%
-# zh: 参考例子的各组（练习 4.1 的参考
-# zh: 解答也算了一遍；这一格不依赖它）
+# zh: 参考例子的各组
+# zh: （练习 4.1 的参考解答也算了一遍；这一格不依赖它）
 # en: The reference example's groups (exercise 4.1's worked solution works them out
 # en: too; this cell does not need it)
 reference = {'TP': 2, 'PP': 4, 'DP': 2}

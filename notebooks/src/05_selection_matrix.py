@@ -532,8 +532,8 @@ for n, row in my_matrix.items():
 
 # %% tags=["solution"]
 my_matrix = {
-    # zh: 案例 1：S + A + R = 13 + 4 + 2 = 19 <= 24，DP 放得下；各种切分的并行度都是
-    # zh: 1 -> 不需要。
+    # zh: 案例 1：S + A + R = 13 + 4 + 2 = 19 <= 24，DP 放得下；
+    # zh: 各种切分的并行度都是 1 -> 不需要。
     # en: Case 1: S + A + R = 13 + 4 + 2 = 19 <= 24, so DP fits; every split has
     # en: degree 1 -> not needed.
     1: {
@@ -542,10 +542,10 @@ my_matrix = {
         "TP": "not_preferred",
         "PP": "not_preferred",
     },
-    # zh: 案例 2：DP 需要 40 + 5 + 2 = 47 > 24
-    # zh: （硬约束）；32 路 FSDP：1.25 + 5 + 2 +
-    # zh: 0.9 = 9.15，放得下；
-    # zh: 没有哪一层超过设备显存 -> 不需要 TP；PP = 4：10 + 5 + 2 = 17，放得下。
+    # zh: 案例 2：DP 需要 40 + 5 + 2 = 47 > 24（硬约束）；
+    # zh: 32 路 FSDP：1.25 + 5 + 2 + 0.9 = 9.15，放得下；
+    # zh: 没有哪一层超过设备显存 -> 不需要 TP；
+    # zh: PP = 4：10 + 5 + 2 = 17，放得下。
     # en: Case 2: DP needs 40 + 5 + 2 = 47 > 24 (hard); FSDP over 32:
     # en: 1.25 + 5 + 2 + 0.9 = 9.15 fits;
     # en: no layer exceeds the device -> TP not needed; PP = 4: 10 + 5 + 2 = 17
@@ -556,10 +556,10 @@ my_matrix = {
         "TP": "not_preferred",
         "PP": "feasible",
     },
-    # zh: 案例 3：单层 26 GiB；TP = 8 x FSDP = 4：10 + (78 + 8)/8 + 2 = 22.75，放得
-    # zh: 下，但 TP 的链路未知；
-    # zh: FSDP 是 TP 的第二个维度；PP 单独切不开这一层，而 TP x FSDP 已经放得下且
-    # zh: 没有气泡。
+    # zh: 案例 3：单层 26 GiB；TP = 8 x FSDP = 4：10 + (78 + 8)/8 + 2 = 22.75，
+    # zh: 放得下，但 TP 的链路未知；
+    # zh: FSDP 是 TP 的第二个维度；PP 单独切不开这一层，
+    # zh: 而 TP x FSDP 已经放得下且没有气泡。
     # en: Case 3: a 26 GiB layer; TP = 8 x FSDP = 4: 10 + (78 + 8)/8 + 2 = 22.75
     # en: fits, but TP's links are unknown;
     # en: FSDP is TP's second dimension; PP alone cannot split the layer and
@@ -764,8 +764,8 @@ answer = ...
 check("matrix.topology_changed", answer)
 
 # %% tags=["solution"]
-# zh: 只有 TP 的结论取决于缺失的链路信息；每节点 8 张高速互连的 GPU 时，TP = 8 留在
-# zh: 一个节点内。
+# zh: 只有 TP 的结论取决于缺失的链路信息；
+# zh: 每节点 8 张高速互连的 GPU 时，TP = 8 留在一个节点内。
 # en: Only TP's verdict rested on the missing link information; with 8 fast GPUs per
 # en: node TP = 8 stays inside one node.
 answer = "TP"
@@ -988,8 +988,8 @@ matrix_widget = MatrixWidget()
 matrix_widget
 
 # %%
-# zh: 小部件的每一格都是 evaluate_paper_case
-# zh: 对 constraint_case 所建案例给出的结论。
+# zh: 小部件的每一格：
+# zh: evaluate_paper_case 对 constraint_case 所建案例给出的结论。
 # en: The widget's cells are evaluate_paper_case's on the case constraint_case
 # en: builds.
 view = matrix_widget.result
@@ -999,8 +999,8 @@ assert view.evaluation == evaluate_paper_case(
     ),
     "unspecified",
 )
-# zh: 核对“试一试”第 3 步（7.5B，互连未知）：32768 个 token 时 PP 不再可行、FSDP 要
-# zh: 靠 TP 先切开一层；
+# zh: 核对“试一试”第 3 步（7.5B，互连未知）：
+# zh: 32768 个 token 时 PP 不再可行、FSDP 要靠 TP 先切开一层；
 # zh: 全局批大小 16 时 FSDP 因批大小被排除，只剩 PP。
 # en: Check step 3 of "Try this" (7.5B, interconnect unknown): at 32768 tokens PP is
 # en: no longer feasible and FSDP needs TP to split a layer first; with a global
@@ -1093,8 +1093,9 @@ print(
 smallest = grid_views[0].case
 print(
     Text(
-        zh=f"最小的模型 {names[0]}：训练状态 {smallest.training_state_gib:.1f} "
-        f"GiB，单卡 {smallest.device_memory_gib:g} GiB",
+        zh=f"最小的模型 {names[0]}："
+        f"训练状态 {smallest.training_state_gib:.1f} GiB，"
+        f"单卡 {smallest.device_memory_gib:g} GiB",
         en=f"smallest model, {names[0]}: training state "
         f"{smallest.training_state_gib:.1f} GiB, "
         f"device {smallest.device_memory_gib:g} GiB",
@@ -1112,8 +1113,8 @@ while verdicts[small]["FSDP"] == verdicts[small]["PP"] == "feasible":
     assert verdicts[small]["TP"] == "not_preferred"
     small += 1
 assert small >= 2
-# zh: 再大两档：TP 可行，它的布局同时也用
-# zh: FSDP 切分，FSDP 这一格说的正是这个布局
+# zh: 再大两档：TP 可行，
+# zh: 它的布局同时也用 FSDP 切分，FSDP 这一格说的正是这个布局
 # en: the next two sizes: TP feasible, its layout shards with FSDP too, and the FSDP
 # en: cell names that very layout
 for view, summary in zip(

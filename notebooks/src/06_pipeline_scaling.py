@@ -355,8 +355,8 @@ my_timeline_ms = {
 }
 for part, value in my_timeline_ms.items():
     check(f"pipeline.timeline_{part}", value, label=part)
-# zh: 只画得出非负的时长：一段负的
-# zh: 时间会和前一段重叠，图就误导人了
+# zh: 只画得出非负的时长：
+# zh: 一段负的时间会和前一段重叠，图就误导人了
 # en: only non-negative durations can be drawn: a negative one would overlap the
 # en: part before it and mislead
 if all(

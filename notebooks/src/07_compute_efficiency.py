@@ -677,8 +677,8 @@ for batch in (1, 8, 64, 256, 1024):
         llama70, tp=8, micro_batch=batch, seq_len=1
     )
     decode_share[batch] = roofline_flops(intensity, peak, bandwidth) / peak
-    # zh: 每一步把每个权重与 b 个新 token 相乘（每个权重每个 token 2 FLOPs），每个
-    # zh: 权重读一次
+    # zh: 每一步把每个权重与 b 个新 token 相乘（每个权重每个 token 2 FLOPs），
+    # zh: 每个权重读一次
     # en: each step multiplies every weight by b new tokens (2 FLOPs per weight and
     # en: token) and reads every weight once
     step_s = roofline_time_s(

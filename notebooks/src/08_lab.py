@@ -84,10 +84,10 @@ from coursekit.lab.timeline import efficiency_table_view
 from coursekit.plotting import figure_image
 from coursekit.units import GB_BYTES, GIB_BYTES, MIB_BYTES, MS_PER_S, US_PER_S
 
-# zh: LIVE = False：读取随课程发布的录制结果
-# zh: （几秒）。LIVE = True：在本机重新测量
-# zh: 全部实验：先启动一次 PyTorch 进程，再用 1、2、4 个 rank 各启动一次（在 2 个
-# zh: CPU 核上约 2 分钟；
+# zh: LIVE = False：读取随课程发布的录制结果（几秒）。
+# zh: LIVE = True：在本机重新测量全部实验：
+# zh: 先启动一次 PyTorch 进程，再用 1、2、4 个 rank 各启动一次
+# zh: （在 2 个 CPU 核上约 2 分钟；
 # zh: 需要 PyTorch：在课程文件夹中运行 pip install -e ".[lab]"）。
 # zh: 等同于在终端运行：python -m coursekit.lab record --json my-run.json
 # en: LIVE = False: read the run recorded with the course (seconds). LIVE = True:
@@ -102,15 +102,15 @@ MEASURE_NOW = LIVE and importlib.util.find_spec("torch") is not None
 if LIVE and not MEASURE_NOW:
     print(
         Text(
-            zh='没有安装 PyTorch（在课程文件夹中运行 pip install -e '
-            '".[lab]"），下面仍使用录制结果。',
+            zh="没有安装 PyTorch（在课程文件夹中运行 "
+            'pip install -e ".[lab]"），下面仍使用录制结果。',
             en='PyTorch is not installed (pip install -e ".[lab]" in the '
             'course\'s folder); the recorded run is used below.',
         )
     )
 run = record_lesson(ranks=RANKS) if MEASURE_NOW else load_recorded()
-# zh: 练习按这里显示的数据判分：LIVE = True
-# zh: 时是你自己的测量，否则是录制结果。
+# zh: 练习按这里显示的数据判分：
+# zh: LIVE = True 时是你自己的测量，否则是录制结果。
 # en: The exercises are judged against the run shown here: yours when LIVE = True,
 # en: else the recording.
 use_run(run)
@@ -260,8 +260,8 @@ display(figure_image(plot_measured_vs_predicted(report)))
 # If the ratio is far from 2 (with gloo on this machine it usually is), the backend does not run all_gather / reduce_scatter as the model's ring: each collective's fitted α and B then describe the **implementation**, not the link. That is what measuring is for — it tests the model's structure, not only its parameters.
 
 # %%
-# zh: NVIDIA H100 SXM 数据手册：每块 GPU 的 NVLink 合计 900 GB/s（双向）-> 单向 450
-# zh: GB/s（第 0 课）。
+# zh: NVIDIA H100 SXM 数据手册：每块 GPU 的 NVLink 合计 900 GB/s（双向）
+# zh: -> 单向 450 GB/s（第 0 课）。
 # en: NVIDIA H100 SXM datasheet: 900 GB/s NVLink in total (both directions) per
 # en: GPU -> 450 GB/s one way (lesson 0).
 NVLINK_H100_BYTES_PER_S = 900 * GB_BYTES / 2
@@ -296,8 +296,8 @@ if fitted is not None and fitted.bandwidth_bytes_per_s is not None:
     print(
         Text(
             zh="拟合出的 B（全归约）= "
-            f"{fitted.bandwidth_bytes_per_s / GIB_BYTES:.2f} GiB/s；H100 "
-            f"NVLink 单向带宽是它的 {ratio:.0f} 倍",
+            f"{fitted.bandwidth_bytes_per_s / GIB_BYTES:.2f} GiB/s；"
+            f"H100 NVLink 单向带宽是它的 {ratio:.0f} 倍",
             en="fitted B (all_reduce) = "
             f"{fitted.bandwidth_bytes_per_s / GIB_BYTES:.2f} GiB/s; "
             f"H100 NVLink one way is {ratio:.0f}x that",
@@ -319,8 +319,8 @@ answer = ...
 check("lab.busbw_gib_s", answer)
 
 # %% tags=["solution"]
-# zh: algbw = 256 MiB / 4 ms = 0.25 GiB / 0.004 s = 62.5 GiB/s；8 个 rank 上全收集的
-# zh: 总线系数是 7/8。
+# zh: 算法带宽 algbw = 256 MiB / 4 ms = 0.25 GiB / 0.004 s = 62.5 GiB/s；
+# zh: 8 个 rank 上全收集的总线系数是 7/8。
 # en: algbw = 256 MiB / 4 ms = 0.25 GiB / 0.004 s = 62.5 GiB/s; all_gather's bus
 # en: factor over 8 ranks is 7/8.
 answer = 62.5 * 7 / 8  # 54.6875 GiB/s
@@ -341,8 +341,8 @@ answer = ...
 check("lab.crossover_bytes", answer)
 
 # %% tags=["solution"]
-# zh: n = 2 的全归约：步数 = 2(n-1) = 2，系数 =
-# zh: 2(n-1)/n = 1。令 2 · α = 1 · S / B：
+# zh: n = 2 的全归约：步数 = 2(n-1) = 2，系数 = 2(n-1)/n = 1。
+# zh: 令 2 · α = 1 · S / B：
 # zh: S* = 2 · 50 µs · 2**30 字节/秒 = 107,374 字节（约 105 KiB）
 # en: all_reduce over n = 2: steps = 2(n-1) = 2, factor = 2(n-1)/n = 1. Set
 # en: 2 · α = 1 · S / B:
@@ -485,9 +485,9 @@ answer = ...
 check("lab.fsdp_padding_bytes", answer)
 
 # %% tags=["solution"]
-# zh: 只有分类头的第 0 维（5 行）不能被 4 整除：每个 rank 存 5 x 64 权重中的 ceil(5/
-# zh: 4) = 2 行和 5 个偏置中的 2 个，共 2 · 64 + 2 = 130 个元素，而平均分摊是 (5 ·
-# zh: 64 + 5) / 4 = 81.25。
+# zh: 只有分类头的第 0 维（5 行）不能被 4 整除：
+# zh: 每个 rank 存 5 x 64 权重中的 ceil(5/4) = 2 行和 5 个偏置中的 2 个，
+# zh: 共 2 · 64 + 2 = 130 个元素，而平均分摊是 (5 · 64 + 5) / 4 = 81.25。
 # zh: 195 字节的 fp32 填充
 # en: Only the head's dim 0 (5 rows) does not divide by 4: each rank stores
 # en: ceil(5/4) = 2 rows of the 5 x 64 weight and 2 of the 5 biases,
@@ -511,10 +511,10 @@ answer = ...
 check("lab.tp_replicated_bytes", answer)
 
 # %% tags=["solution"]
-# zh: 每个块中复制的：ln1 和 ln2（各 2 · 64）以及 o 和 fc2 的偏置（各 64）= 384；2
-# zh: 个块 = 768。
-# zh: 分类头：它的 LayerNorm (128) 和分类器 (5 · 64 + 5 = 325) = 453。共 1,221 个
-# zh: 参数。
+# zh: 每个块中复制的：ln1 和 ln2（各 2 · 64）以及 o 和 fc2 的偏置（各 64）
+# zh: = 384；2 个块 = 768。
+# zh: 分类头：它的 LayerNorm (128) 和分类器 (5 · 64 + 5 = 325) = 453。
+# zh: 共 1,221 个参数。
 # zh: 每个 rank 存全量，账本只算 1/4：多 3,663 字节
 # en: Replicated per block: ln1 and ln2 (2 · 64 each) and the biases of o and fc2
 # en: (64 each) = 384; 2 blocks = 768.
@@ -540,9 +540,9 @@ check("lab.most_param_bytes", answer)
 
 # %% tags=["solution"]
 # zh: n = 2 时前向之后每个 rank 上的参数份数：
-# zh: DDP 1；ZeRO-3 1/2（重新分片）；TP 约 1
-# zh: /2；
-# zh: ZeRO-2 保留聚合出的完整副本 (1) 和 FSDP2 自己的分片 (1/2)：1.5 份，最多。
+# zh: DDP 1；ZeRO-3 1/2（重新分片）；TP 约 1/2；
+# zh: ZeRO-2 保留聚合出的完整副本 (1) 和 FSDP2 自己的分片 (1/2)：
+# zh: 1.5 份，最多。
 # en: Copies of the parameters per rank after forward, with n = 2: DDP 1; ZeRO-3 1/2
 # en: (resharded); TP about 1/2;
 # en: ZeRO-2 keeps the gathered full copy (1) and FSDP2's own shard (1/2): 1.5
@@ -634,9 +634,9 @@ for result in baselines:
 # Even with nothing injected, the two ranks wait for each other: they share 2 cores with the operating system and other processes, and a rank that is scheduled out for a moment is a temporary straggler.
 
 # %%
-# zh: 核对上面的数字：时间线实验的模型约有 1.6
-# zh: MB 的 fp32 梯度，DDP 默认的桶（第一个
-# zh: 1 MiB，其余 25 MiB）把它装成两桶；
+# zh: 核对上面的数字：时间线实验的模型约有 1.6 MB 的 fp32 梯度，
+# zh: DDP 默认的桶（第一个 1 MiB，其余 25 MiB）
+# zh: 把它装成两桶；
 # zh: 录制的 DDP 基线按 0.25 MiB 的桶每步做 7 次全归约。
 # en: Check the numbers above: the timeline model has about 1.6 MB of fp32
 # en: gradients, which DDP's default buckets (the first 1 MiB, the rest 25 MiB) hold
@@ -860,8 +860,9 @@ def show_injected_runs():
             Text(
                 zh=f"{result.scenario.label()}：每步 {calls} 次全归约，"
                 f"暴露的通信 {mean.exposed_communication_s * MS_PER_S:.2f} ms，"
-                f"被掩盖的通信 {mean.hidden_communication_s * MS_PER_S:.2f} "
-                f"ms，步时 {mean.step_s * MS_PER_S:.2f} ms",
+                "被掩盖的通信 "
+                f"{mean.hidden_communication_s * MS_PER_S:.2f} ms，"
+                f"步时 {mean.step_s * MS_PER_S:.2f} ms",
                 en=f"{result.scenario.label()}: all-reduce calls per step "
                 f"{calls}, exposed comm "
                 f"{mean.exposed_communication_s * MS_PER_S:.2f} ms, hidden "
@@ -874,8 +875,8 @@ def show_injected_runs():
     )
 
 
-# zh: 这些表给出练习 8.6、8.8 和
-# zh: 8.9 的答案：按下按钮才显示。
+# zh: 这些表给出练习 8.6、8.8 和 8.9 的答案：
+# zh: 按下按钮才显示。
 # en: These tables give the answers of exercises 8.6, 8.8 and 8.9: they are shown
 # en: when you press the button.
 reveal(show_injected_runs)

@@ -564,8 +564,8 @@ md_table(
 assert moe_model.active_params > 1.7 * dense_model.active_params
 
 # %%
-# zh: 上下文变长：序列是 4 倍，序列条数是四分之一，每步的 token 数不变（工作负载没有
-# zh: 设序列长度，用模型自己的）
+# zh: 上下文变长：序列是 4 倍，序列条数是四分之一，每步的 token 数不变
+# zh: （工作负载没有设序列长度，用模型自己的）
 # en: the longer context: 4x the sequence, 1/4 of the sequences, the same tokens per
 # en: step (the model's own sequence)
 seq_len = workload.tokens_per_sequence(MODELS["llama3-70b"])
@@ -1133,8 +1133,8 @@ print(
 for line in citation_lines(runs):
     print(line)
 # zh: 上面列举的各组行数：论文 8、厂商 H100 表 24、DGX Cloud 14 + 9、长序列 8、
-# zh: Megatron-Core 扩展表 9 与 MoE 指南 1、ModelZoo 10、B200 12、DGX-H100 1、微调
-# zh: 6、GB200 4
+# zh: Megatron-Core 扩展表 9 与 MoE 指南 1、ModelZoo 10、B200 12、DGX-H100 1、
+# zh: 微调 6、GB200 4
 # en: the rows the paragraph above counts: papers 8, vendor H100 tables 24, DGX
 # en: Cloud 14 + 9, long sequences 8, Megatron-Core's scaling table 9 and MoE guide
 # en: 1, ModelZoo 10, B200 12, DGX-H100 1, fine-tuning 6, GB200 4
@@ -1714,8 +1714,8 @@ for recipe in hopper_recipes:
     )
     print(
         Text(
-            zh=f"{name}：每 token 每层 {kib:.0f} KiB，是该层矩阵乘按 FP8 "
-            f"峰值所需时间的 {share:.0%}",
+            zh=f"{name}：每 token 每层 {kib:.0f} KiB，"
+            f"是该层矩阵乘按 FP8 峰值所需时间的 {share:.0%}",
             en=f"{name}: {kib:.0f} KiB per token and layer, {share:.0%} of the "
             "layer's matmul time at the FP8 peak",
         )
@@ -2003,8 +2003,9 @@ print(
     Text(
         zh="换成 bf16 梯度（工作台的默认方案，也是 NVIDIA 性能脚本的设置）："
         f"不用 CP、不重计算的布局要 {bf16_without.memory.total_gib:.1f} GiB，"
-        f"离 {bf16_without.memory.device_gib:.0f} GiB 只剩 {margin_gib:.1f} "
-        f"GiB；CP 2 要 {bf16_with.memory.total_gib:.1f} GiB，两者估算步时 "
+        f"离 {bf16_without.memory.device_gib:.0f} GiB "
+        f"只剩 {margin_gib:.1f} GiB；"
+        f"CP 2 要 {bf16_with.memory.total_gib:.1f} GiB，两者估算步时 "
         f"{bf16_without.step_s:.2f} s 与 {bf16_with.step_s:.2f} s",
         en="With bf16 gradients (the workbench's default recipe, and what "
         "NVIDIA's performance scripts set): without CP and without "
@@ -2390,9 +2391,9 @@ for group, farther in ((apart, True), (close, False)):
     )
     print(
         Text(
-            zh=f"估算相差{'超过' if farther else '不到'} "
-            f"{MODEL_UNCERTAINTY:.0%}：{len(group)} 对，一致 {right}，相反 "
-            f"{wrong}，实测分不出 {tie}",
+            zh=f"估算相差{'超过' if farther else '不到'}"
+            f" {MODEL_UNCERTAINTY:.0%}：{len(group)} 对，"
+            f"一致 {right}，相反 {wrong}，实测分不出 {tie}",
             en=f"estimates {'more than' if farther else 'within'} "
             f"{MODEL_UNCERTAINTY:.0%}{' apart' if farther else ''}: "
             f"{len(group)} pairs, {right} as measured, {wrong} reversed, {tie} "

@@ -408,8 +408,8 @@ assert (
 # %%
 fig = new_figure(6.0, 3.0)
 ax = fig.add_subplot()
-# zh: 屋顶线在脊点处拐弯：采样点里要有脊点
-# zh: 本身，否则两侧的点会被一条斜线连起来
+# zh: 屋顶线在脊点处拐弯：
+# zh: 采样点里要有脊点本身，否则两侧的点会被一条斜线连起来
 # en: The roof bends at the ridge point: sample the ridge itself, or a slanted
 # en: segment joins the points either side
 intensities = sorted([2**k for k in range(0, 14)] + [ridge])
@@ -567,8 +567,9 @@ ttft_ratio = fp8_est.time_to_first_token_s / bf16_est.time_to_first_token_s
 tpot_ratio = fp8_est.time_per_output_token_s / bf16_est.time_per_output_token_s
 print(
     Text(
-        zh=f"FP8 的 TTFT 是 bf16 的 {ttft_ratio:.2f} 倍（注意力仍按 bf16 "
-        f"峰值算，所以不到一半）；TPOT 是 {tpot_ratio:.2f} 倍（解码是访存受限，"
+        zh=f"FP8 的 TTFT 是 bf16 的 {ttft_ratio:.2f} 倍"
+        "（注意力仍按 bf16 峰值算，所以不到一半）；"
+        f"TPOT 是 {tpot_ratio:.2f} 倍（解码是访存受限，"
         "读的权重字节减半，KV 缓存不变）",
         en=f"FP8's TTFT is {ttft_ratio:.2f} times bf16's (attention still runs "
         f"at the bf16 peak, so not half); its TPOT {tpot_ratio:.2f} times "
@@ -707,8 +708,8 @@ print(
     )
 )
 # zh: 核对上文引用的数字：TP = 8 时通信约占 TPOT 的三成；
-# zh: 70B 在 TP = 1 时放不进一张 H100（仅 bf16
-# zh: 权重就有 141 GB），TP = 2 起放得下。
+# zh: 70B 在 TP = 1 时放不进一张 H100（仅 bf16 权重就有 141 GB），
+# zh: TP = 2 起放得下。
 # en: Checking the figures the text above quotes: about a third of TPOT at TP = 8;
 # en: 70B at TP = 1 does not fit one H100 (its bf16 weights alone are 141 GB), from
 # en: TP = 2 on it does.
@@ -832,8 +833,8 @@ assert tpot_at_batch_ms[1] == min(tpot_at_batch_ms.values())
 in_system = littles_law_concurrency(8.0, 2.5)
 print(
     Text(
-        zh=f"littles_law_concurrency(8.0, 2.5) = {in_system:g}：每秒到达 8 "
-        f"个请求、每个停留 2.5 秒，系统里平均有 {in_system:g} 个",
+        zh=f"littles_law_concurrency(8.0, 2.5) = {in_system:g}："
+        f"每秒到达 8 个请求、每个停留 2.5 秒，系统里平均有 {in_system:g} 个",
         en=f"littles_law_concurrency(8.0, 2.5) = {in_system:g}: 8 requests/s "
         f"that each stay 2.5 s keep {in_system:g} in the system on average",
     )
@@ -873,12 +874,13 @@ w_c, served_c = in_flight(c)
 w_below, served_below = in_flight(c - 1)
 print(
     Text(
-        zh=f"每秒 8 个请求、2 个节点：最佳布局 replicas={best.replicas} "
-        f"tp={best.tp} pp={best.pp}，每个副本每秒分到 {rate_per_replica:g} "
-        f"个请求，稳态并发 c = {c} 个。\nc = {c} 时：W = {w_c:.2f} s，λ × W = "
-        f"{rate_per_replica * w_c:.2f} ≤ {c}，副本每秒完成 {served_c:.2f} "
-        f"个请求，跟得上；\nc = {c - 1} 时：λ × W = "
-        f"{rate_per_replica * w_below:.2f}，但副本每秒只完成 "
+        zh="每秒 8 个请求、2 个节点：最佳布局 "
+        f"replicas={best.replicas} tp={best.tp} pp={best.pp}，"
+        f"每个副本每秒分到 {rate_per_replica:g} 个请求，稳态并发 c = {c} 个。"
+        f"\nc = {c} 时：W = {w_c:.2f} s，"
+        f"λ × W = {rate_per_replica * w_c:.2f} ≤ {c}，"
+        f"副本每秒完成 {served_c:.2f} 个请求，跟得上；\nc = {c - 1} 时："
+        f"λ × W = {rate_per_replica * w_below:.2f}，但副本每秒只完成 "
         f"{served_below:.2f} 个请求，跟不上。",
         en=f"8 requests/s on 2 nodes: best layout replicas={best.replicas} "
         f"tp={best.tp} pp={best.pp}, {rate_per_replica:g} request/s per "
@@ -889,8 +891,8 @@ print(
         f"completes only {served_below:.2f} requests/s: it falls behind.",
     )
 )
-# zh: 核对上面的说法：c 是同时满足
-# zh: 利特尔定律和吞吐条件的最小并发
+# zh: 核对上面的说法：
+# zh: c 是同时满足利特尔定律和吞吐条件的最小并发
 # en: Checking the lines above: c is the smallest concurrency that meets both
 # en: Little's law and the throughput condition
 assert rate_per_replica * w_c <= c and served_c >= rate_per_replica

@@ -7,6 +7,8 @@
  * - a result's snippet is taken from the lesson text only: not from the page's buttons and contents list (浅色 深色,
  *   目录 ...), nor from the code cells' source (a query's first hit after a code cell read `Markdown("\n".join(...`),
  *   and a formula reads as it is shown, not as its TeX source (KaTeX's MathML copy is left out).
+ * - a snippet is centred on the query as typed where the page has it (张量并行, pipeline bubble, ZeRO-3), not on the
+ *   first hit of its last word;
  *
  * - opened from disk (file://), where the browser refuses to fetch the result pages a snippet is read from (two
  *   console errors per result), the results show their titles and sections without snippets.
@@ -74,6 +76,24 @@ function ckSnippetText(htmlString, anchor) {
 
 if (location.protocol === "file:") DOCUMENTATION_OPTIONS.SHOW_SEARCH_SUMMARY = false;
 
+/** The query as typed, lower-case with its spaces collapsed (``张量并行``, ``pipeline bubble``, ``zero-3``). */
+function ckTypedQuery() {
+  return (new URLSearchParams(location.search).get("q") || "").trim().replace(/\s+/g, " ").toLowerCase();
+}
+
+/** Sphinx centres a snippet on the first hit of the query's last word (并行 of 张量并行, 3 of ZeRO-3), which can be
+ * far from the phrase searched for: where the page has the query as typed, the snippet is centred on it. */
+function ckPhraseSummary(sphinxSummary) {
+  return (htmlText, keywords, anchor) => {
+    const phrase = ckTypedQuery();
+    const text = phrase ? Search.htmlToText(htmlText, anchor) : "";
+    if (text && text.toLowerCase().includes(phrase)) return sphinxSummary(htmlText, [phrase], anchor);
+    return sphinxSummary(htmlText, keywords, anchor);
+  };
+}
+
 document.addEventListener("DOMContentLoaded", () => {
-  if (typeof Search !== "undefined") Search.htmlToText = ckSnippetText;
+  if (typeof Search === "undefined") return;
+  Search.htmlToText = ckSnippetText;
+  Search.makeSearchSummary = ckPhraseSummary(Search.makeSearchSummary);
 });
