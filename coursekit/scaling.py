@@ -99,6 +99,14 @@ register(
             "en": "exposed communication takes {share:.0%} of the step ({overhead_ms:.3g} ms): overlap it with "
             "compute, send fewer bytes, or keep the frequent collectives on faster links.",
         },
+        "scaling.diagnosis_communication_capped": {
+            "zh": "暴露的通信 (communication) 占一步时间的 {share:.0%}（{overhead_ms:.3g} ms）："
+            "计算（{compute_ms:.3g} ms）下面已经藏满了，再提高重叠也没用；"
+            "减少通信量、把高频集合通信放到更快的链路上，或让每步多算一些。",
+            "en": "exposed communication takes {share:.0%} of the step ({overhead_ms:.3g} ms): the compute "
+            "({compute_ms:.3g} ms) already hides all it can, so more overlap cannot help; send fewer bytes, keep the "
+            "frequent collectives on faster links, or give each step more compute.",
+        },
         "scaling.diagnosis_bubble": {
             "zh": "流水线气泡 (pipeline bubble) 占一步时间的 {share:.0%}（{overhead_ms:.3g} ms）：增加微批次"
             "数、使用交错调度 (interleaved schedule)，或减少流水线阶段数。",
@@ -500,7 +508,8 @@ def diagnose_efficiency(timeline: StepTimeline) -> EfficiencyDiagnosis:
     The overhead terms are exposed communication, the pipeline bubble, input
     wait and load imbalance; the largest one wins (ties go to the earlier term in
     :data:`DIAGNOSIS_TERMS`). ``E(P)`` falling is a symptom; this names the cause
-    to measure next.
+    to measure next. Where communication already hides under all of the compute,
+    the advice leaves out "overlap more", which could not help.
 
     >>> d = diagnose_efficiency(step_timeline(0.100, 0.040, bubble_s=0.010))
     >>> d.dominant, round(d.compute_fraction, 3)
@@ -508,6 +517,8 @@ def diagnose_efficiency(timeline: StepTimeline) -> EfficiencyDiagnosis:
     >>> d.reason.message
     'exposed communication takes 27% of the step (40 ms): overlap it with compute, send fewer bytes, or keep the \
 frequent collectives on faster links.'
+    >>> diagnose_efficiency(step_timeline(0.010, 0.040, overlap_fraction=1.0)).reason.key  # 10 ms hide, 30 ms show
+    'scaling.diagnosis_communication_capped'
 
     Taught in: lesson 6 (pipeline bubble and scaling efficiency).
     """
@@ -525,10 +536,13 @@ frequent collectives on faster links.'
         code = "none"
         reason = Reason(code, "scaling.diagnosis_none", {"compute_ms": timeline.compute_s * MS_PER_S})
     else:
+        # the compute already has communication under all of it: more overlap cannot shorten the step
+        capped = code == "communication" and timeline.hidden_communication_s >= timeline.compute_s
         reason = Reason(
             code,
-            f"scaling.diagnosis_{code}",
-            {"share": seconds / timeline.step_s, "overhead_ms": seconds * MS_PER_S},
+            f"scaling.diagnosis_{code}" + ("_capped" if capped else ""),
+            {"share": seconds / timeline.step_s, "overhead_ms": seconds * MS_PER_S}
+            | ({"compute_ms": timeline.compute_s * MS_PER_S} if capped else {}),
         )
     return EfficiencyDiagnosis(
         dominant=code,

@@ -66,7 +66,7 @@ def test_an_overlap_the_compute_caps_is_named() -> None:
     widget = ScalingWidget(overlap=0.5, compute_ms=100.0)
     assert "At P = 512 a step takes 559 ms: compute 100 ms, exposed communication 459 ms" in widget.message
     assert "every overlap from 0.18 up gives this same step" in widget.message
-    # and says what helps instead (the diagnosis below still reads "overlap it with compute")
+    # and says what helps instead; the diagnosis below no longer advises more overlap
     assert "More overlap cannot help here: only fewer bytes, a faster link or more compute per step" in widget.message
     seen = {widget.message}
     for overlap in (0.2, 0.35, 0.8, 1.0):
@@ -84,6 +84,22 @@ def test_the_chinese_scaling_message_names_the_cap() -> None:
     widget = ScalingWidget(overlap=0.9)  # 500 ms of compute: the cap is 500 / 559 = 0.89
     assert "重叠比例 0.90 本可掩盖 503 ms 通信，但通信只能藏在 500 ms 的计算之下" in widget.message
     assert "重叠比例从 0.89 往上，一步的时间都一样；再提高重叠也没用" in widget.message
+
+
+@pytest.mark.usefixtures("en")
+def test_the_diagnosis_under_a_capped_overlap_does_not_advise_more_overlap() -> None:
+    # 100 ms of compute under 559 ms of communication (above): 100 ms hide at any overlap from 0.18 up
+    capped = ScalingWidget(overlap=0.5, compute_ms=100.0).message
+    assert "Diagnosis: exposed communication" in capped and "overlap it with compute" not in capped
+    assert "the compute (100 ms) already hides all it can, so more overlap cannot help" in capped
+    # below the cap more overlap does help, and the diagnosis still says so
+    assert "overlap it with compute" in ScalingWidget(overlap=0.1, compute_ms=100.0).message
+
+
+@pytest.mark.usefixtures("zh")
+def test_the_chinese_diagnosis_under_a_capped_overlap() -> None:
+    message = ScalingWidget(overlap=0.9).message  # 500 ms of compute, the cap 0.89
+    assert "计算（500 ms）下面已经藏满了，再提高重叠也没用" in message and "先提高与计算的重叠" not in message
 
 
 # -- 3. slips named ---------------------------------------------------------------------------------------------
