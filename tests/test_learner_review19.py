@@ -20,6 +20,7 @@ import html
 import itertools
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -160,20 +161,25 @@ def _comment_blocks(source: str) -> list[list[str]]:
     return blocks
 
 
+def _reviewed_comment_blocks(lang: str) -> Iterator[tuple[str, int, list[str]]]:
+    """(lesson, code cell index, comment block) of every comment block in the reviewed lessons' code cells."""
+    root = Path(__file__).resolve().parents[1] / "notebooks" / lang
+    for stem in REVIEWED_LESSONS:
+        cells = json.loads((root / f"{stem}.ipynb").read_text(encoding="utf-8"))["cells"]
+        for index, cell in enumerate(cells):
+            if cell["cell_type"] == "code":
+                for block in _comment_blocks("".join(cell["source"])):
+                    yield stem, index, block
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_no_rewrapped_comment_ends_in_an_orphan(lang: str) -> None:
     """A comment cut at 80 columns leaves its last word alone on a line ('# point.', '# 个头。'): write it whole,
     or cut it where the sense breaks."""
-    root = Path(__file__).resolve().parents[1] / "notebooks" / lang
     orphans = []
-    for stem in REVIEWED_LESSONS:
-        cells = json.loads((root / f"{stem}.ipynb").read_text(encoding="utf-8"))["cells"]
-        for index, cell in enumerate(cells):
-            if cell["cell_type"] != "code":
-                continue
-            for block in _comment_blocks("".join(cell["source"])):
-                if len(block) >= 2 and display_columns(block[-1]) < 8:
-                    orphans.append(f"{stem} cell {index}: {block[-2][-30:]!r} / {block[-1]!r}")
+    for stem, index, block in _reviewed_comment_blocks(lang):
+        if len(block) >= 2 and display_columns(block[-1]) < 8:
+            orphans.append(f"{stem} cell {index}: {block[-2][-30:]!r} / {block[-1]!r}")
     assert orphans == []
 
 
@@ -185,17 +191,11 @@ _UNIT_START = re.compile(r"^(/s|GB|GiB|MB|MiB|ms|TFLOP|FLOP|bytes?\b|tokens?\b|�
 def test_no_rewrapped_comment_cuts_a_number_from_its_unit(lang: str) -> None:
     """'... 即 25 / 50 GB' then '/s。', 'TPOT 从 12.7' then 'ms 降到 8.9 ms', 'MoE（3' then '个通过）': a reader must
     join the lines to read the number."""
-    root = Path(__file__).resolve().parents[1] / "notebooks" / lang
     cuts = []
-    for stem in REVIEWED_LESSONS:
-        cells = json.loads((root / f"{stem}.ipynb").read_text(encoding="utf-8"))["cells"]
-        for index, cell in enumerate(cells):
-            if cell["cell_type"] != "code":
-                continue
-            for block in _comment_blocks("".join(cell["source"])):
-                for before, after in itertools.pairwise(block):
-                    if re.search(r"(\d|GB|/)$", before) and _UNIT_START.match(after):
-                        cuts.append(f"{stem} cell {index}: {before[-20:]!r} / {after[:12]!r}")
+    for stem, index, block in _reviewed_comment_blocks(lang):
+        for before, after in itertools.pairwise(block):
+            if re.search(r"(\d|GB|/)$", before) and _UNIT_START.match(after):
+                cuts.append(f"{stem} cell {index}: {before[-20:]!r} / {after[:12]!r}")
     assert cuts == []
 
 
