@@ -29,6 +29,7 @@ from coursekit.planner.calibration import (
 from coursekit.planner.estimate import moe_block_recompute_flops_per_token
 from coursekit.presets import CLUSTERS, MODELS
 from coursekit.published_runs import MOE_ZOO_QWEN3_LONG_RUNS, MOE_ZOO_QWEN3_RUNS, RUN_ROLES, all_published_runs
+from tests.benchmark_scripts import load_benchmark
 
 
 def test_lesson9_published_run_figures() -> None:
@@ -424,10 +425,6 @@ def test_lesson9_published_run_figures() -> None:
 def test_lesson9_attention_kernel_figures() -> None:
     """The attention-kernel note: FlashAttention-2's H100 bars (means over 4K-16K) and what charging them does to
     MosaicML's H100 rows (read from the held-out report's own table, planned as that report plans them)."""
-    import importlib.util
-    import sys
-    from pathlib import Path
-
     from coursekit.planner.calibration import ATTENTION_KERNEL_RATES, FLASH_ATTENTION_2_H100_BY_LENGTH
 
     long_bars = [row for row in FLASH_ATTENTION_2_H100_BY_LENGTH if row[0] >= 4096]
@@ -435,15 +432,7 @@ def test_lesson9_attention_kernel_figures() -> None:
     fa2, fa3 = ATTENTION_KERNEL_RATES["flash-attention-2"], ATTENTION_KERNEL_RATES["flash-attention-3"]
     assert (round(fa2, 3), round(fa2 / fa3, 2), round(CAUSAL_EXECUTED_SHARE / fa2, 2)) == (0.357, 0.57, 1.40)
     assert round(ATTENTION_KERNEL_RATES["cudnn"], 3) == 0.578
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "report_heldout_mosaicml.py"
-    spec = importlib.util.spec_from_file_location("report_heldout_mosaicml", path)
-    assert spec is not None and spec.loader is not None
-    report = importlib.util.module_from_spec(spec)
-    sys.path.insert(0, str(path.parent))
-    try:
-        spec.loader.exec_module(report)
-    finally:
-        sys.path.remove(str(path.parent))
+    report = load_benchmark("report_heldout_mosaicml")
     h100 = [row for row in report.ROWS if str(row[0]).startswith("H100")]
     default = [compare_published(report.held_out_run(row, "flash-attention-3")) for row in h100]
     charged = [compare_published(report.held_out_run(row, "flash-attention-2")) for row in h100]
