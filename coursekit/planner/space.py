@@ -63,6 +63,25 @@ register(
             "setting), or leave fsdp out and let the search take any stage (on the command line --zero 0,1,2 leaves "
             "out ZeRO-3 alone). fsdp = 1 reads as zero=3.",
         },
+        "planner.degrees_fsdp_size": {
+            "zh": "{name} = {value!r}：fsdp = {item!r} 必须是 0、1，或 FSDP 分片组的大小（>= 2 的整数，"
+            "读作 zero=3，分片组就是数据并行组）。",
+            "en": "{name} = {value!r}: fsdp = {item!r} must be 0, 1 or the FSDP sharding group's size (an integer "
+            ">= 2, read as zero=3 with the data-parallel group as the sharding group).",
+        },
+        "planner.degrees_fsdp_cp": {
+            "zh": "{name} = {value!r}：fsdp = {size} 与 cp = {cp} 同时给出时，分片组大小可以指数据并行度"
+            "（dp = {size}），也可以指 dp × cp（dp = {split}，Megatron-FSDP 的读法）；请同时写出 dp。",
+            "en": "{name} = {value!r}: with cp = {cp}, fsdp = {size} may be the data-parallel degree (dp = {size}) or "
+            "dp x cp (dp = {split}, as Megatron-FSDP counts it); write dp as well.",
+        },
+        "planner.degrees_fsdp_group": {
+            "zh": "{name} = {value!r}：fsdp = {size} 是 FSDP 分片组的大小，但 dp = {dp}、cp = {cp}：分片组必须是整个"
+            "数据并行组（dp = {dp}，或 dp × cp = {dpcp}）。分片组小于数据并行组、组间再复制 (HSDP) 的布局无法表示。",
+            "en": "{name} = {value!r}: fsdp = {size} is the FSDP sharding group's size, but dp = {dp} and cp = {cp}: "
+            "the sharding group must be the whole data-parallel group (dp = {dp}, or dp x cp = {dpcp}). A sharding "
+            "group smaller than the data-parallel group, replicated across groups (HSDP), cannot be expressed.",
+        },
         "planner.space_too_large": {
             "zh": "搜索空间有 {size:,} 个组合，超过上限 {limit:,}：请减少 ZeRO 阶段、重计算模式或微批次上限，"
             "或换一个约数较少的 GPU 总数。",
@@ -73,8 +92,9 @@ register(
 )
 
 #: Column names of vendor tables (NeMo's and Megatron-Bridge's performance pages print VP and FSDP) that
-#: :func:`parse_degrees` reads as a degree key: VP is the interleaving depth ``v``; FSDP (0 or 1) is handled apart
-#: (``fsdp=1`` is ZeRO stage 3).
+#: :func:`parse_degrees` reads as a degree key: VP is the interleaving depth ``v``; FSDP is handled apart
+#: (``fsdp=1`` is ZeRO stage 3; a size of 2 or more, as Megatron-Bridge's later pages and NeMo AutoModel's print it,
+#: is ZeRO stage 3 over a data-parallel group of that size).
 DEGREE_KEY_ALIASES: dict[str, str] = {"vp": "v", "vpp": "v"}
 
 #: Most candidates one search evaluates (a larger space is refused with a message, not searched).
@@ -305,13 +325,18 @@ def parse_degrees(text: str | Mapping[str, Any], *, name: str = "text") -> dict[
     Keys are those of :data:`DEGREE_KEYS`; values are positive integers except
     ``recompute`` (``none``, ``selective``, ``full``) and ``zero`` (0-3). The column names of vendor tables are read
     too: ``vp`` (and ``vpp``) is ``v``, and ``fsdp=1`` is ``zero=3`` (``fsdp=0`` names no single ZeRO stage and is
-    refused with what to write instead). Messages name the parameter ``name``
-    (the caller's own parameter, e.g. ``"degrees"``).
+    refused with what to write instead). A table that prints the FSDP sharding group's size (Megatron-Bridge's
+    later pages: "FSDP > 0: use FSDP with sharding group size = #GPUs / (TP x PP)"; NeMo AutoModel's) gives
+    ``fsdp=N`` with N >= 2: ZeRO-3 over the whole data-parallel group, ``dp = N`` (or ``dp · cp = N``; with
+    ``cp`` > 1 write ``dp`` too, the two readings differ). A group smaller than the data-parallel group (HSDP) is
+    refused. Messages name the parameter ``name`` (the caller's own parameter, e.g. ``"degrees"``).
 
     >>> parse_degrees("tp=8, pp=4, dp=4, zero=1, mb=1")
     {'tp': 8, 'pp': 4, 'dp': 4, 'zero': 1, 'mb': 1}
     >>> parse_degrees("tp=1,pp=2,vp=4,fsdp=1")
     {'tp': 1, 'pp': 2, 'v': 4, 'zero': 3}
+    >>> parse_degrees("tp=1,pp=4,ep=64,vp=8,fsdp=256")
+    {'tp': 1, 'pp': 4, 'ep': 64, 'v': 8, 'zero': 3, 'dp': 256}
     >>> parse_degrees("tp=8,xp=2")
     Traceback (most recent call last):
     ...
@@ -340,19 +365,24 @@ ga, recompute, replicas.
         raise type_error(name, _short(text), "str or mapping")
     out: dict[str, Any] = {}
     written_as: dict[str, str] = {}  # the key as written (vp, vpp, fsdp) of each degree read
+    fsdp_size: int | None = None  # a table's FSDP sharding group size (fsdp=N, N >= 2)
     for key, raw_value in items:
         written, key = key, DEGREE_KEY_ALIASES.get(key, key)
-        if key == "fsdp":  # a vendor table's FSDP column: 1 is ZeRO-3, 0 no single stage
+        if key == "fsdp":  # a vendor table's FSDP column: 1 is ZeRO-3, 0 no single stage, N >= 2 the group's size
             flag = raw_value.strip() if isinstance(raw_value, str) else _plain(raw_value)
             if flag in ("1", 1) and not isinstance(flag, bool):
                 key, raw_value = "zero", 3
             elif flag in ("0", 0) and not isinstance(flag, bool):
                 raise ValueError(tr("planner.degrees_fsdp_zero", name=name, value=_short(text)))
             else:
-                message = tr(
-                    "planner.degrees_int", name=name, value=_short(text), key=key, item=_short(raw_value), low=0, high=1
-                )
-                raise ValueError(message)
+                if isinstance(flag, str):
+                    size = int(flag) if plainly_written(flag) and flag.isdigit() and len(flag) <= 12 else None
+                else:
+                    size = flag
+                high = _degree_bounds("dp")[1]
+                if isinstance(size, bool) or not isinstance(size, int) or not 2 <= size <= high:
+                    raise ValueError(tr("planner.degrees_fsdp_size", name=name, value=_short(text), item=raw_value))
+                fsdp_size, key, raw_value = size, "zero", 3
         if key not in DEGREE_KEYS:
             raise ValueError(tr("planner.degrees_key", name=name, value=_short(text), key=_short(key), keys=keys))
         if key in out and written_as[key] != written:  # two spellings of one degree (fsdp=1 and zero=3, vp and v)
@@ -390,7 +420,22 @@ ga, recompute, replicas.
         out[key] = number
     if "replicas" in out and {"dp", "zero", "ga"} & set(out):
         raise ValueError(tr("planner.degrees_mixed", name=name, value=_short(text)))
+    if fsdp_size is not None:
+        _fsdp_group(out, fsdp_size, name, _short(text))
     return out
+
+
+def _fsdp_group(out: dict[str, Any], size: int, name: str, shown: str) -> None:
+    """Set or check ``out``'s dp for a table's FSDP sharding group of ``size`` ranks (:func:`parse_degrees`)."""
+    cp = int(out.get("cp", 1))
+    dp = out.get("dp")
+    if dp is None:
+        if cp > 1 and size % cp == 0:  # two readings: dp = size, or dp x cp = size
+            raise ValueError(tr("planner.degrees_fsdp_cp", name=name, value=shown, size=size, cp=cp, split=size // cp))
+        out["dp"] = size
+    elif size not in (dp, dp * cp):
+        message = tr("planner.degrees_fsdp_group", name=name, value=shown, size=size, dp=dp, cp=cp, dpcp=dp * cp)
+        raise ValueError(message)
 
 
 learner_functions(globals())
