@@ -73,6 +73,7 @@ def test_fsdp_size_reads_as_zero_3_over_that_data_parallel_group() -> None:
     degrees = parse_degrees("tp=1,pp=4,cp=1,ep=64,vp=8,fsdp=256")
     assert (degrees["zero"], degrees["dp"], degrees["v"]) == (3, 256, 8)
     assert parse_degrees({"TP": 2, "FSDP": 64}) == {"tp": 2, "zero": 3, "dp": 64}
+    assert parse_degrees("TP=1,PP=1,MBS=2,FSDP=64") == {"tp": 1, "pp": 1, "mb": 2, "zero": 3, "dp": 64}
 
 
 def test_fsdp_size_may_count_context_parallel_ranks_too() -> None:

@@ -91,11 +91,11 @@ register(
     }
 )
 
-#: Column names of vendor tables (NeMo's and Megatron-Bridge's performance pages print VP and FSDP) that
-#: :func:`parse_degrees` reads as a degree key: VP is the interleaving depth ``v``; FSDP is handled apart
-#: (``fsdp=1`` is ZeRO stage 3; a size of 2 or more, as Megatron-Bridge's later pages and NeMo AutoModel's print it,
-#: is ZeRO stage 3 over a data-parallel group of that size).
-DEGREE_KEY_ALIASES: dict[str, str] = {"vp": "v", "vpp": "v"}
+#: Column names of vendor tables (NeMo's and Megatron-Bridge's performance pages print VP, MBS and FSDP) that
+#: :func:`parse_degrees` reads as a degree key: VP is the interleaving depth ``v``, MBS the micro-batch ``mb``; FSDP
+#: is handled apart (``fsdp=1`` is ZeRO stage 3; a size of 2 or more, as Megatron-Bridge's later pages and NeMo
+#: AutoModel's print it, is ZeRO stage 3 over a data-parallel group of that size).
+DEGREE_KEY_ALIASES: dict[str, str] = {"vp": "v", "vpp": "v", "mbs": "mb"}
 
 #: Most candidates one search evaluates (a larger space is refused with a message, not searched).
 MAX_SPACE_SIZE: int = 4_000_000
@@ -324,12 +324,13 @@ def parse_degrees(text: str | Mapping[str, Any], *, name: str = "text") -> dict[
 
     Keys are those of :data:`DEGREE_KEYS`; values are positive integers except
     ``recompute`` (``none``, ``selective``, ``full``) and ``zero`` (0-3). The column names of vendor tables are read
-    too: ``vp`` (and ``vpp``) is ``v``, and ``fsdp=1`` is ``zero=3`` (``fsdp=0`` names no single ZeRO stage and is
-    refused with what to write instead). A table that prints the FSDP sharding group's size (Megatron-Bridge's
-    later pages: "FSDP > 0: use FSDP with sharding group size = #GPUs / (TP x PP)"; NeMo AutoModel's) gives
-    ``fsdp=N`` with N >= 2: ZeRO-3 over the whole data-parallel group, ``dp = N`` (or ``dp · cp = N``; with
-    ``cp`` > 1 write ``dp`` too, the two readings differ). A group smaller than the data-parallel group (HSDP) is
-    refused. Messages name the parameter ``name`` (the caller's own parameter, e.g. ``"degrees"``).
+    too: ``vp`` (and ``vpp``) is ``v``, ``mbs`` is ``mb``, and ``fsdp=1`` is ``zero=3`` (``fsdp=0`` names no single
+    ZeRO stage and is refused with what to write instead). A table that prints the FSDP sharding group's size
+    (Megatron-Bridge's later pages: "FSDP > 0: use FSDP with sharding group size = #GPUs / (TP x PP)"; NeMo
+    AutoModel's) gives ``fsdp=N`` with N >= 2: ZeRO-3 over the whole data-parallel group, ``dp = N`` (or
+    ``dp · cp = N``; with ``cp`` > 1 write ``dp`` too, the two readings differ). A group smaller than the
+    data-parallel group (HSDP) is refused. Messages name the parameter ``name`` (the caller's own parameter, e.g.
+    ``"degrees"``).
 
     >>> parse_degrees("tp=8, pp=4, dp=4, zero=1, mb=1")
     {'tp': 8, 'pp': 4, 'dp': 4, 'zero': 1, 'mb': 1}
