@@ -212,6 +212,7 @@ def check_int_column(name: str, value: Any, *, ge: int | None = None, le: int | 
     ValueError: pp = 0: must be >= 1.
     """
     if _numpy_array(value) is None:
+        _check_numpy_width(name, value)
         return check_int(name, value, ge=ge, le=le)
     return _check_column(name, value, "validate.type_int_column")
 
@@ -226,6 +227,7 @@ def check_number_column(
     2048.0
     """
     if _numpy_array(value) is None:
+        _check_numpy_width(name, value)
         return check_number(name, value, ge=ge, gt=gt, le=le)
     return _check_column(name, value, "validate.type_number_column")
 
@@ -235,7 +237,23 @@ def _check_column(name: str, array: Any, type_key: str) -> Any:
     rows a gate has already refused among them, whose values need not be legal (a stage of -1 layers)."""
     if array.dtype.kind not in "iuf":
         raise TypeError(tr(type_key, name=name, value=array, type=str(array.dtype)))
+    _check_numpy_width(name, array)
     return array
+
+
+#: The numpy element types the array-generic helpers compute in exactly as in Python numbers (the search's columns).
+_COLUMN_TYPES: tuple[str, ...] = ("int64", "float64")
+
+
+def _check_numpy_width(name: str, value: Any) -> None:
+    """A numpy array or numpy number given to an array-generic helper must be int64 or float64: the helpers compute in
+    the type they are given, and int32 (``2**30 * 8``), unsigned (``-8`` wraps to ``2**64 - 8``) and float16 (131072
+    is inf) would give a wrong number without a word. Python numbers, which never overflow, pass."""
+    numpy = sys.modules.get("numpy")
+    if numpy is None or not isinstance(value, (numpy.ndarray, numpy.generic)):
+        return
+    if value.dtype.kind in "iuf" and value.dtype.name not in _COLUMN_TYPES:
+        raise TypeError(tr("validate.column_width", name=name, value=value, type=value.dtype.name))
 
 
 def check_argv(name: str, value: Any) -> list[str]:
