@@ -361,8 +361,10 @@ def check_sequence(name: str, value: Any, *, max_items: int = MAX_ITEMS) -> tupl
     TypeError: times_s = {'a': 1e-05}: must be a list or tuple (or a range, or a one-dimensional numpy array), not dict.
     """
     if isinstance(value, range):
+        _check_count(name, _range_count(value), max_items)  # before the list is made: range(10**9) is 8 GB of it
         value = list(value)
     elif type(value).__module__ == "numpy" and getattr(value, "ndim", None) == 1 and hasattr(value, "tolist"):
+        _check_count(name, int(value.size), max_items)
         value = value.tolist()
     if not isinstance(value, (list, tuple)):  # the rule said whole: a 1-D array is taken, a 2-D one is not
         shown = _type_name(value)
@@ -370,6 +372,18 @@ def check_sequence(name: str, value: Any, *, max_items: int = MAX_ITEMS) -> tupl
             shown = f"{shown} (ndim {value.ndim})"
         raise TypeError(tr("validate.type_sequence", name=name, value=value, type=shown))
     return check_items(name, value, max_items=max_items)
+
+
+def _range_count(value: range) -> int:
+    """Items of ``value``, also beyond what ``len()`` takes (``len(range(10**20))`` raises OverflowError)."""
+    if value.step > 0:
+        return max(0, (value.stop - value.start + value.step - 1) // value.step)
+    return max(0, (value.start - value.stop - value.step - 1) // -value.step)
+
+
+def _check_count(name: str, count: int, max_items: int) -> None:
+    if count > max_items:
+        raise ValueError(tr("validate.too_many_items", name=name, count=count, limit=max_items))
 
 
 def check_choice(name: str, value: Any, choices: Iterable[str]) -> str:

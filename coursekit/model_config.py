@@ -113,6 +113,17 @@ register(
             "en": "The model config gives one quantity under two keys with different values: {key!r} = {value} and "
             "{other!r} = {other_value} (both read as {field}); it is unclear which one is meant, so keep one.",
         },
+        "config.text_config_conflict": {
+            "zh": "模型配置在顶层写 {key!r} = {value}，在 text_config 中却写 {other_value}；顶层有层数时读的是顶层，"
+            "text_config 会被忽略，不知道语言模型是哪一个，请让两处一致或删掉一处。",
+            "en": "The model config gives {key!r} = {value} at its top level but {other_value} in its text_config; "
+            "with the layers at the top level the top level is read and the text_config ignored, so it is unclear "
+            "which is the language model: make them agree or delete one.",
+        },
+        "config.text_config_type": {
+            "zh": "模型配置的 'text_config' = {value}：必须是 JSON 对象（语言模型的键值对）。",
+            "en": "The model config's 'text_config' = {value}: must be a JSON object (the language model's keys).",
+        },
         "config.missing_one": {
             "zh": "模型配置缺少键 {key!r}。",
             "en": "The model config has no key {key!r}.",
@@ -636,6 +647,35 @@ def _language_model(config: Mapping[str, Any]) -> Mapping[str, Any]:
     return {**config, **missing} if missing else config
 
 
+def _check_text_config(config: Mapping[str, Any]) -> None:
+    """A ``text_config`` that is not an object where it would be read (no layers at the top level) is refused by name;
+    one beside a top-level language model (which is read) must not give a read key a different value, which would be
+    ignored without a word (``hidden_size`` 4096 at the top, 8192 in ``text_config``)."""
+    text = config.get("text_config")
+    if text is None:
+        return
+    if not isinstance(text, Mapping):
+        if _find(config, "layers") is None:
+            raise ValueError(tr("config.text_config_type", value=shown_str(_shown_value(text))))
+        return
+    if _find(config, "layers") is None:
+        return
+    read = dict.fromkeys(key for keys in _FIELD_KEYS.values() for key in keys)
+    for key in read:
+        outer, inner = config.get(key), text.get(key)
+        if outer is None or inner is None:
+            continue
+        if _shown_value(outer) != _shown_value(inner) and not _same_number(outer, inner):
+            raise ValueError(
+                tr(
+                    "config.text_config_conflict",
+                    key=key,
+                    value=shown_str(_shown_value(outer)),
+                    other_value=shown_str(_shown_value(inner)),
+                )
+            )
+
+
 def _shown_value(value: Any) -> str:
     """A config value as the file spells it (``true``, ``0.25``, ``128``)."""
     try:
@@ -1046,6 +1086,7 @@ def model_fields_from_config(config: Mapping[str, Any], name: str | None = None)
     """
     if not isinstance(config, Mapping):
         raise TypeError(tr("config.not_mapping", type=type(config).__name__))
+    _check_text_config(config)
     config = _language_model(config)  # a multimodal config's language model
     model_type = config.get("model_type", "")
     if not isinstance(model_type, str):

@@ -291,3 +291,128 @@ def test_the_array_helpers_still_take_int64_float64_and_python_numbers() -> None
     assert kv_heads_split(np.array([8, 8, 1]), np.array([4, 16, 8])).tolist() == [2, 1, 1]
     assert [int(x[0]) for x in stage_layer_counts(np.array([126]), np.array([16]), 1)] == [7, 8, 7]
     assert stage_layer_counts(126, 16, 1) == (7, 8, 7)
+
+
+# --- 3. A text_config that is ignored, or not an object, is said so by name ---------------------------------------
+
+#: Llama 3 8B's language-model keys (meta-llama/Meta-Llama-3-8B config.json; 8,030,261,248 parameters on its card).
+LLAMA3_8B_CONFIG = {
+    "model_type": "llama",
+    "hidden_size": 4096,
+    "intermediate_size": 14336,
+    "num_hidden_layers": 32,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 8,
+    "vocab_size": 128256,
+    "max_position_embeddings": 8192,
+    "tie_word_embeddings": False,
+}
+
+
+@pytest.mark.parametrize(
+    ("lang", "expected"),
+    [
+        ("en", "gives 'hidden_size' = 4096 at its top level but 8192 in its text_config"),
+        ("zh", "模型配置在顶层写 'hidden_size' = 4096，在 text_config 中却写 8192"),
+    ],
+)
+def test_a_text_config_that_disagrees_with_the_top_level_it_loses_to_is_refused(lang: str, expected: str) -> None:
+    from coursekit.specs import ModelSpec
+
+    i18n.set_language(lang)
+    config = {**LLAMA3_8B_CONFIG, "text_config": {**LLAMA3_8B_CONFIG, "hidden_size": 8192}}
+    with pytest.raises(ValueError, match=expected):
+        ModelSpec.from_config(config)
+
+
+@pytest.mark.parametrize(
+    ("lang", "expected"),
+    [("en", "'text_config' = \"llama\": must be a JSON object"), ("zh", "'text_config' = \"llama\"：必须是 JSON 对象")],
+)
+def test_a_text_config_that_is_not_an_object_is_named(lang: str, expected: str) -> None:
+    from coursekit.specs import ModelSpec
+
+    i18n.set_language(lang)
+    with pytest.raises(ValueError, match=expected):
+        ModelSpec.from_config({"model_type": "llava", "text_config": "llama"})
+
+
+def test_a_text_config_that_agrees_or_stands_alone_is_still_read() -> None:
+    from coursekit.specs import ModelSpec
+
+    # the card's 8,030,261,248: 2 · 128256 · 4096 embeddings and output, 32 layers of 4096 · (2 · 4096 + 2 · 1024)
+    # attention, 3 · 4096 · 14336 MLP and 2 · 4096 norms, and the final 4096 norm
+    by_hand = 2 * 128256 * 4096 + 32 * (4096 * (2 * 4096 + 2 * 1024) + 3 * 4096 * 14336 + 2 * 4096) + 4096
+    assert by_hand == 8_030_261_248
+    agreeing = {**LLAMA3_8B_CONFIG, "text_config": dict(LLAMA3_8B_CONFIG)}  # Qwen2.5-VL-style: both, the same
+    alone = {"model_type": "llava", "text_config": dict(LLAMA3_8B_CONFIG), "vision_config": {"hidden_size": 1024}}
+    for config in (agreeing, alone, LLAMA3_8B_CONFIG):
+        assert ModelSpec.from_config(config).num_params == by_hand
+
+
+# --- 4. Serving: a request too long for any layout is not blamed on the weights -----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("lang", "expected"),
+    [
+        ("en", "the weights fit (32.7 GiB per rank) but not one request: its KV cache takes 56.0 GiB per rank"),
+        ("zh", "权重放得下（每 rank 32.7 GiB），但连一个请求也放不下：一个请求的 KV 缓存每 rank 要 56.0 GiB"),
+    ],
+)
+def test_a_request_whose_kv_cache_does_not_fit_is_not_told_the_weights_do_not(lang: str, expected: str) -> None:
+    from coursekit.serving import ServingWorkload, plan_serving
+
+    i18n.set_language(lang)
+    # Mixtral 8x22B (141B parameters on its card) at bf16 over tp = 8: 140.6e9 · 2 / 8 B = 32.7 GiB a rank, which fits
+    # 80 GiB; one request of 2**20 + 2**20 tokens holds 56 layers · (K, V) · 1 KV head a rank · 128 · 2 B · 2**21
+    # = 56 GiB a rank, which with the prefill's workspace does not.
+    workload = ServingWorkload(prompt_tokens=2**20, output_tokens=2**20, concurrency=8)
+    report = plan_serving(MODELS["mixtral-8x22b"], H100, workload).report()
+    assert expected in report
+    assert "weights alone" not in report and "光是权重就放不下" not in report
+
+
+def test_weights_that_do_not_fit_are_still_said_to() -> None:
+    from coursekit.serving import ServingWorkload, plan_serving
+
+    # Llama 3 405B at bf16 is 810 GB, over the 8 · 24 GB of the PCIe box
+    report = plan_serving(
+        MODELS["llama3-405b"],
+        CLUSTERS["pcie-24g-8"],
+        ServingWorkload(prompt_tokens=2048, output_tokens=256, concurrency=8),
+    ).report()
+    assert "the weights alone do not fit" in report
+
+
+# --- 5. A huge range is refused by its length before it is made into a list ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("lang", "expected"),
+    [("en", "answer has 1000000000 items: at most 10000."), ("zh", "answer 有 1000000000 项：最多 10000 项。")],
+)
+@pytest.mark.parametrize("exercise_id", ["q3.dp_degrees", "q4.dp_group"])
+def test_a_range_of_a_billion_items_is_refused_without_building_it(exercise_id: str, lang: str, expected: str) -> None:
+    from coursekit.exercises import check
+
+    i18n.set_language(lang)
+    # list(range(10**9)) is 10**9 pointers (8 GB) and ints: the checker built it, and the kernel died of memory
+    feedback = check(exercise_id, range(10**9))
+    assert feedback.status == "invalid" and expected in str(feedback.message)
+
+
+def test_a_range_beyond_len_and_the_count_of_ranges_are_right() -> None:
+    from coursekit._validate import check_sequence
+
+    with pytest.raises(ValueError, match="items: at most 10000"):
+        check_sequence("times_s", range(10**20))  # len() of it raises OverflowError
+    with pytest.raises(ValueError, match="has 10001 items"):
+        check_sequence("times_s", range(10_001))
+    with pytest.raises(ValueError, match="has 10001 items"):
+        check_sequence("times_s", np.zeros(10_001))
+    # counted by hand: 0, 3, 6, 9 and 10, 7, 4, 1 and nothing
+    assert check_sequence("x", range(0, 10, 3)) == (0, 3, 6, 9)
+    assert check_sequence("x", range(10, 0, -3)) == (10, 7, 4, 1)
+    assert check_sequence("x", range(5, 5)) == ()
+    assert len(check_sequence("x", range(10_000))) == 10_000
