@@ -416,3 +416,40 @@ def test_a_range_beyond_len_and_the_count_of_ranges_are_right() -> None:
     assert check_sequence("x", range(10, 0, -3)) == (10, 7, 4, 1)
     assert check_sequence("x", range(5, 5)) == ()
     assert len(check_sequence("x", range(10_000))) == 10_000
+
+
+@pytest.mark.parametrize(
+    ("lang", "argv", "expected"),
+    [
+        ("en", ["--mode", "serving", "--mode", "training"], "--mode serving and --mode training"),
+        (
+            "zh",
+            ["--mode", "training", "--mode=serving"],
+            "参数 --mode：给了两次，值不同：--mode training 和 --mode serving",
+        ),
+    ],
+)
+def test_both_modes_at_once_are_a_flag_given_twice(lang: str, argv: list[str], expected: str) -> None:
+    # serving's parser knew only "serving": the learner read "invalid choice: 'training' (choose from 'serving')"
+    env = {"PYTHONPATH": str(ROOT), "COURSEKIT_LANG": lang, "PATH": "/usr/bin:/bin"}
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "coursekit",
+            "plan",
+            "--model",
+            "llama3-8b",
+            "--cluster",
+            "h100-8",
+            "--concurrency",
+            "4",
+            *argv,
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=300,
+    )
+    assert done.returncode == 2 and expected in done.stderr and "invalid choice" not in done.stderr, done.stderr
