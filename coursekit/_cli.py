@@ -329,19 +329,42 @@ class StoreOnce(argparse._StoreAction):
         values: Any,
         option_string: str | None = None,
     ) -> None:
-        given: dict[int, tuple[str, Any]] = namespace.__dict__.setdefault(_GIVEN, {})
+        given: dict[tuple[str, ...], tuple[str, Any]] = namespace.__dict__.setdefault(_GIVEN, {})
         shown = f"{option_string or self.dest} {_shown_text(self.written)}"
-        earlier = given.get(id(self))
+        key = tuple(self.option_strings) or (self.dest,)  # a command's --lang and its subcommand's are one option
+        earlier = given.get(key)
         if earlier is not None and earlier[1] != values:
             raise argparse.ArgumentError(self, tr("cli.given_twice", first=earlier[0], second=shown))
-        given[id(self)] = (shown, values)
+        given[key] = (shown, values)
         super().__call__(parser, namespace, values, option_string)
+
+
+class _SubcommandsOnce(argparse._SubParsersAction):  # type: ignore[type-arg]
+    """argparse's subcommands, whose parser is told the options given before the subcommand's name, so an option the
+    command and its subcommand both take (``--lang zh plan ... --lang en``) is refused given twice there too."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        sub = self._name_parser_map.get(values[0]) if values else None
+        if isinstance(sub, CourseParser):
+            sub.given_before = dict(namespace.__dict__.get(_GIVEN, {}))
+        try:
+            super().__call__(parser, namespace, values, option_string)
+        finally:
+            if isinstance(sub, CourseParser):
+                sub.given_before = {}
 
 
 class CourseParser(argparse.ArgumentParser):
     """An ``ArgumentParser`` laid out by :class:`CourseHelpFormatter`; its subcommands' parsers are too.
 
-    A value option given twice with different values is refused (:class:`StoreOnce`), exit status 2.
+    A value option given twice with different values is refused (:class:`StoreOnce`), exit status 2, also when the
+    command and its subcommand both take it (:class:`_SubcommandsOnce`).
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -349,6 +372,9 @@ class CourseParser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
         self.register("action", None, StoreOnce)
         self.register("action", "store", StoreOnce)
+        self.register("action", "parsers", _SubcommandsOnce)
+        #: The options given before this subcommand's name (set while its command parses it).
+        self.given_before: dict[tuple[str, ...], tuple[str, Any]] = {}
 
     def _get_values(self, action: argparse.Action, arg_strings: list[str]) -> Any:
         if isinstance(action, StoreOnce):  # the text as written, for a refusal of the option given twice
@@ -358,6 +384,8 @@ class CourseParser(argparse.ArgumentParser):
     def parse_known_args(  # type: ignore[override]
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> tuple[argparse.Namespace, list[str]]:
+        if namespace is None and self.given_before:  # a subcommand: the options its command read count as given
+            namespace = argparse.Namespace(**{_GIVEN: dict(self.given_before)})
         parsed, rest = super().parse_known_args(args, namespace)
         vars(parsed).pop(_GIVEN, None)
         return parsed, rest

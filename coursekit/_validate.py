@@ -202,7 +202,8 @@ def check_int_column(name: str, value: Any, *, ge: int | None = None, le: int | 
     """Return ``value`` after checking it is an integer in range (as :func:`check_int`) or a numpy array of numbers:
     the guard of the array-generic helpers the vectorised search calls on whole columns (a pipeline degree ``pp``, a
     layer count), so a learner who calls one by hand gets a message, not a numpy error. An array is checked for its
-    element type only (:func:`_check_column`); it may hold the float64 columns the search computes with.
+    element type only (:func:`_check_column`); it may hold the float64 columns the search computes with. A 0-d array
+    is one number, not a column: its value is checked as :func:`check_int` checks a number.
 
     >>> check_int_column("pp", 4, ge=1)
     4
@@ -214,7 +215,10 @@ def check_int_column(name: str, value: Any, *, ge: int | None = None, le: int | 
     if _numpy_array(value) is None:
         _check_numpy_width(name, value)
         return check_int(name, value, ge=ge, le=le)
-    return _check_column(name, value, "validate.type_int_column")
+    _check_column(name, value, "validate.type_int_column")
+    if value.ndim == 0:  # one number, not a column: its value is checked as a number's is
+        check_int(name, value[()], ge=ge, le=le)
+    return value
 
 
 def check_number_column(
@@ -229,7 +233,10 @@ def check_number_column(
     if _numpy_array(value) is None:
         _check_numpy_width(name, value)
         return check_number(name, value, ge=ge, gt=gt, le=le)
-    return _check_column(name, value, "validate.type_number_column")
+    _check_column(name, value, "validate.type_number_column")
+    if value.ndim == 0:  # one number, not a column: its value is checked as a number's is
+        check_number(name, value[()], ge=ge, gt=gt, le=le)
+    return value
 
 
 def _check_column(name: str, array: Any, type_key: str) -> Any:

@@ -29,6 +29,8 @@ from coursekit.serving_cli import build_serving_parser
 from coursekit.specs import kv_heads_split, stage_layer_counts
 
 ROOT = Path(__file__).resolve().parents[1]
+PLAN_ARGS = ["--model", "llama3-8b", "--cluster", "h100-8", "--global-batch", "64"]
+SERVE_ARGS = ["--model", "llama3-8b", "--cluster", "h100-8", "--concurrency", "4"]
 
 
 @pytest.fixture(autouse=True)
@@ -453,3 +455,61 @@ def test_both_modes_at_once_are_a_flag_given_twice(lang: str, argv: list[str], e
         timeout=300,
     )
     assert done.returncode == 2 and expected in done.stderr and "invalid choice" not in done.stderr, done.stderr
+
+
+# --- 6. A 0-d array is one number: the array helpers check its value as a number's --------------------------------
+
+
+@pytest.mark.parametrize(
+    ("call", "shown", "rule"),
+    [
+        (lambda: kv_heads_split(np.array(0), 4), "kv_heads = np.int64(0)", ">= 1"),  # gave 0 heads
+        (lambda: stage_layer_counts(np.array(-126), np.array(16), 1), "layers = np.int64(-126)", ">= 1"),  # -8, 0, -118
+        (lambda: estimate.expert_rows(DEEPSEEK_V3, np.array(-5.0), 8, 1, 2), "tokens = np.float64(-5.0)", "> 0"),
+    ],
+)
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_zero_dimensional_array_is_checked_as_the_number_it_holds(
+    call: Any, shown: str, rule: str, lang: str
+) -> None:
+    i18n.set_language(lang)
+    with pytest.raises(ValueError) as refused:
+        call()
+    assert str(refused.value).startswith(shown) and rule in str(refused.value)
+    assert ("必须" in str(refused.value)) == (lang == "zh")
+
+
+def test_a_zero_dimensional_array_in_range_gives_the_numbers_answer() -> None:
+    # ceil(8 / 4) = 2 heads; 1 · 2**30 · 2 / 8 · 8 / 256 = 8,388,608 rows (DeepSeek-V3: top 8 of 256 experts)
+    assert kv_heads_split(np.array(8), np.array(4)) == kv_heads_split(8, 4) == 2
+    assert estimate.expert_rows(DEEPSEEK_V3, np.array(2.0**30), 8, 1, 2) == 8388608.0
+
+
+@pytest.mark.parametrize(
+    ("module", "argv", "expected"),
+    [
+        ("coursekit", ["--lang", "zh", "plan", *PLAN_ARGS, "--lang", "en"], "--lang zh and --lang en"),
+        (
+            "coursekit",
+            ["--lang=en", "plan", "--mode", "serving", *SERVE_ARGS, "--lang", "zh"],
+            "--lang en 和 --lang zh",
+        ),
+        ("coursekit.lab", ["--lang", "en", "memory", "--lang", "zh", "--ranks", "2"], "--lang en 和 --lang zh"),
+    ],
+)
+def test_an_option_of_a_command_and_its_subcommand_given_both_ways_is_refused(
+    module: str, argv: list[str], expected: str
+) -> None:
+    # the later --lang silently won: the learner asked for two languages and got one without a word
+    env = {"PYTHONPATH": str(ROOT), "COURSEKIT_LANG": "en", "PATH": "/usr/bin:/bin"}
+    done = subprocess.run(
+        [sys.executable, "-m", module, *argv], capture_output=True, text=True, env=env, cwd=ROOT, timeout=300
+    )
+    assert done.returncode == 2 and expected in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert done.stdout == ""
+
+
+def test_the_same_language_before_and_after_the_command_is_read_once() -> None:
+    parser = build_plan_parser()
+    args = parser.parse_args(["--lang", "zh", "plan", *PLAN_ARGS, "--lang", "zh"])
+    assert (args.lang_before_command, args.lang) == ("zh", "zh")
