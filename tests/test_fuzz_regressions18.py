@@ -513,3 +513,90 @@ def test_the_same_language_before_and_after_the_command_is_read_once() -> None:
     parser = build_plan_parser()
     args = parser.parse_args(["--lang", "zh", "plan", *PLAN_ARGS, "--lang", "zh"])
     assert (args.lang_before_command, args.lang) == ("zh", "zh")
+
+
+# --- 7. A module-level recomputation the model has no module for is refused, not planned as if it did nothing ------
+
+
+@pytest.mark.parametrize(
+    ("model", "modules", "modes", "expected_en", "expected_zh"),
+    [
+        # Megatron-Core's moe_act / moe wrap the routed experts (moe/experts.py, moe_layer.py): Llama 3 8B has none
+        ("llama3-8b", ("moe_act",), ("none",), "llama3-8b is a dense model", "llama3-8b 是稠密模型"),
+        ("llama3-8b", ("moe",), ("selective",), "llama3-8b is a dense model", "llama3-8b 是稠密模型"),
+        # mla_up_proj wraps multi_latent_attention.py's up projections: Mixtral has grouped-query attention
+        ("mixtral-8x7b", ("mla_up_proj",), ("none",), "does not use multi-head latent attention", "不用多头潜在注意力"),
+        # layernorm: with Transformer Engine a dense GQA layer's norms are fused into linear_qkv / linear_fc1
+        ("llama3-8b", ("layernorm",), ("none",), "has neither MoE layers nor MLA", "既没有 MoE 层也不用 MLA"),
+        # every module is added to a mode but full, which keeps only the layer input
+        (
+            "mixtral-8x7b",
+            ("moe_act",),
+            ("full",),
+            "only recompute mode 'full' is searched",
+            "只搜索了重计算模式 'full'",
+        ),
+    ],
+)
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_recompute_module_no_answer_reads_is_refused_by_name(
+    model: str, modules: tuple[str, ...], modes: tuple[str, ...], expected_en: str, expected_zh: str, lang: str
+) -> None:
+    from coursekit.planner import WorkloadSpec, plan
+
+    i18n.set_language(lang)
+    workload = WorkloadSpec(global_batch=64, seq_len=4096, recompute_modules=modules, recompute_modes=modes)
+    with pytest.raises(ValueError) as refused:
+        plan(MODELS[model], H100, workload)
+    message = str(refused.value)
+    assert repr(modules[0]) in message and "recompute_modules" in message
+    assert (expected_zh if lang == "zh" else expected_en) in message
+
+
+@pytest.mark.parametrize(
+    ("lang", "argv", "expected"),
+    [
+        ("en", ["--recompute-modules", "moe_act"], "'moe_act' in --recompute-modules: llama3-8b is a dense model"),
+        ("zh", ["--recompute-modules", "layernorm"], "--recompute-modules 中的 'layernorm'：llama3-8b 既没有 MoE 层"),
+        ("en", ["--recompute", "full", "--recompute-modules", "moe_act"], "(--recompute full)"),
+    ],
+)
+def test_the_command_line_refuses_a_recompute_module_no_answer_reads(lang: str, argv: list[str], expected: str) -> None:
+    env = {"PYTHONPATH": str(ROOT), "COURSEKIT_LANG": lang, "PATH": "/usr/bin:/bin"}
+    model = "mixtral-8x7b" if "full" in argv else "llama3-8b"
+    plan_args = ["--model", model, "--cluster", "h100-8", "--global-batch", "64", *argv]
+    done = subprocess.run(
+        [sys.executable, "-m", "coursekit", "plan", *plan_args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=300,
+    )
+    assert done.returncode == 2 and expected in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+def test_the_recompute_modules_a_model_has_are_still_planned() -> None:
+    from coursekit.planner import WorkloadSpec, plan
+
+    # Megatron-Bridge's DeepSeek-V3 recipe: mla_up_proj (MLA) and layernorm (its MoE and MLA norms are modules);
+    # Mixtral: moe_act and layernorm (its MoE layers' pre-MLP norm)
+    for model, modules in (("deepseek-v2-lite", ("mla_up_proj", "layernorm")), ("mixtral-8x7b", ("moe_act", "moe"))):
+        workload = WorkloadSpec(global_batch=64, seq_len=4096, recompute_modules=modules)
+        assert plan(MODELS[model], H100, workload).space_size > 0
+
+
+@pytest.mark.parametrize("passes", [np.array([True]), [True, 2.0], np.True_], ids=["bool array", "list", "np.True_"])
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_moe_host_wait_refuses_a_truth_value_in_an_array_as_it_does_alone(passes: Any, lang: str) -> None:
+    # True alone was refused; in an array it counted as one MoE layer pass (0.0044 s: 1 · (9.4 - 5.0) ms)
+    i18n.set_language(lang)
+    with pytest.raises(TypeError) as refused:
+        estimate.moe_host_wait_s(0.005, 0.0094, passes)
+    assert str(refused.value).startswith("moe_layer_passes = ") and ("必须" in str(refused.value)) == (lang == "zh")
+
+
+def test_moe_host_wait_still_takes_numbers_and_arrays_of_them() -> None:
+    # 1536 layer passes of (9.4 - 5.0) ms: 6.7584 s (the function's own example, worked by hand)
+    assert estimate.moe_host_wait_s(0.005, 0.0094, 1536) == pytest.approx(6.7584, rel=1e-12)
+    assert estimate.moe_host_wait_s(0.005, 0.0094, (1.0, 2.0)).tolist() == pytest.approx([0.0044, 0.0088], rel=1e-12)
