@@ -600,3 +600,28 @@ def test_moe_host_wait_still_takes_numbers_and_arrays_of_them() -> None:
     # 1536 layer passes of (9.4 - 5.0) ms: 6.7584 s (the function's own example, worked by hand)
     assert estimate.moe_host_wait_s(0.005, 0.0094, 1536) == pytest.approx(6.7584, rel=1e-12)
     assert estimate.moe_host_wait_s(0.005, 0.0094, (1.0, 2.0)).tolist() == pytest.approx([0.0044, 0.0088], rel=1e-12)
+
+
+# --- 8. Time hidden under compute is never negative --------------------------------------------------------------
+
+
+def test_no_candidate_reports_a_negative_hidden_communication_time() -> None:
+    from coursekit.planner import WorkloadSpec, plan
+    from coursekit.specs import ModelSpec
+
+    # a 3-layer, 64-wide model on GB200 NVL72: communication all exposed, and communication - exposed came out as
+    # -1.06e-18 s in the JSON (the difference of two equal sums in floating point)
+    config = {
+        "model_type": "qwen2",
+        "hidden_size": 64,
+        "num_attention_heads": 1,
+        "num_key_value_heads": 1,
+        "head_dim": 64,
+        "intermediate_size": 14336,
+        "num_hidden_layers": 3,
+        "vocab_size": 32000,
+        "max_position_embeddings": 4096,
+    }
+    result = plan(ModelSpec.from_config(config), CLUSTERS["gb200-nvl72"], WorkloadSpec(global_batch=64, seq_len=4096))
+    tops = result.to_dict(top=5)["top"]
+    assert tops and all(c["estimate"]["hidden_communication_s"] >= 0.0 for c in tops)
