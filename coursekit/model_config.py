@@ -249,6 +249,14 @@ register(
             "en": "more text after the end of the JSON value",
         },
         "config.json_other": {"zh": "语法错误", "en": "a syntax error"},
+        "config.json_comment": {
+            "zh": "这里是注释（// 或 /* */ 或 #）；JSON 不允许注释，请删掉它",
+            "en": "a comment starts here (// or /* */ or #); JSON has no comments, so delete it",
+        },
+        "config.json_python_literal": {
+            "zh": "这里是 Python 的 {word}；JSON 写作小写的 {json}",
+            "en": "Python's {word} is here; JSON writes it {json}, in lower case",
+        },
         # What config_notes says of a key the spec does not model: the key, its value, what is counted instead.
         "config.note_rotary": {
             "zh": "{key}={value}：旋转位置编码 (RoPE) 只作用于每个注意力头 {share} 的维度；"
@@ -1252,6 +1260,23 @@ def _json_reason_key(message: str) -> str:
     return next((key for start, key in _JSON_REASONS if message.startswith(start)), "config.json_other")
 
 
+#: Python's literals a config written as a Python dict holds, and how JSON writes them.
+_PYTHON_LITERALS: dict[str, str] = {"True": "true", "False": "false", "None": "null"}
+
+
+def _json_reason(error: json.JSONDecodeError) -> str:
+    """Why the JSON decoder stopped, in the learner's language: a comment or a Python literal where a value was expected
+    is named as such (the decoder says only "Expecting value")."""
+    if error.msg.startswith(("Expecting value", "Expecting property name")):
+        ahead = error.doc[error.pos : error.pos + 5]
+        if ahead.startswith(("//", "/*", "#")):
+            return tr("config.json_comment")
+        word = next((word for word in _PYTHON_LITERALS if ahead.startswith(word)), None)
+        if word is not None:
+            return tr("config.json_python_literal", word=word, json=_PYTHON_LITERALS[word])
+    return tr(_json_reason_key(error.msg))
+
+
 class _ConflictingKey(Exception):
     """A JSON object gives one key twice with different values (``args``: the key, the first value, the second)."""
 
@@ -1313,7 +1338,7 @@ def load_model_config(path: str | Path) -> dict[str, Any]:
             )
         ) from None
     except json.JSONDecodeError as error:
-        reason = tr(_json_reason_key(error.msg))
+        reason = _json_reason(error)
         raise ValueError(
             tr("config.not_json", path=str(path), line=error.lineno, column=error.colno, reason=reason)
         ) from None

@@ -625,3 +625,51 @@ def test_no_candidate_reports_a_negative_hidden_communication_time() -> None:
     result = plan(ModelSpec.from_config(config), CLUSTERS["gb200-nvl72"], WorkloadSpec(global_batch=64, seq_len=4096))
     tops = result.to_dict(top=5)["top"]
     assert tops and all(c["estimate"]["hidden_communication_s"] >= 0.0 for c in tops)
+
+
+# --- 9. A config.json with a comment or a Python literal is told so, not "a value was expected here" ---------------
+
+
+@pytest.mark.parametrize(
+    ("text", "en", "zh"),
+    [
+        (
+            '// Llama 3 8B\n{"hidden_size": 4096}',
+            "line 1, column 1, a comment starts here",
+            "第 1 行第 1 列，这里是注释",
+        ),
+        (
+            '{\n  /* sizes */ "hidden_size": 4096\n}',
+            "line 2, column 3, a comment starts here",
+            "第 2 行第 3 列，这里是注释",
+        ),
+        ('{"hidden_size": 4096, # width\n}', "line 1, column 23, a comment starts here", "第 1 行第 23 列，这里是注释"),
+        ('{"tie_word_embeddings": False}', "Python's False is here; JSON writes it false", "这里是 Python 的 False"),
+        (
+            '{"rope_scaling": None}',
+            "Python's None is here; JSON writes it null",
+            "这里是 Python 的 None；JSON 写作小写的 null",
+        ),
+    ],
+)
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_comment_or_a_python_literal_in_a_config_file_is_named(
+    tmp_path: Path, text: str, en: str, zh: str, lang: str
+) -> None:
+    from coursekit.model_config import load_model_config
+
+    i18n.set_language(lang)
+    path = tmp_path / "config.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError) as refused:
+        load_model_config(path)
+    assert (zh if lang == "zh" else en) in str(refused.value)
+
+
+def test_other_json_errors_keep_their_reason(tmp_path: Path) -> None:
+    from coursekit.model_config import load_model_config
+
+    path = tmp_path / "config.json"
+    path.write_text('{"hidden_size": }', encoding="utf-8")
+    with pytest.raises(ValueError, match="line 1, column 17, a value was expected here"):
+        load_model_config(path)
