@@ -103,7 +103,8 @@ def _main(argv: list[str]) -> int:
     from .serving_cli import run_serving, wants_serving
 
     if wants_serving(args_list):  # serving has its own arguments (lesson 10)
-        return run_serving(args_list[1:])
+        # a leading --lang goes along (it means the same there), so a different --lang after the command is refused
+        return run_serving([*argv[: len(argv) - len(args_list)], *args_list[1:]])
     parser = build_parser()
     with argparse_language():
         args = parser.parse_args(argv)

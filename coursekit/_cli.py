@@ -122,6 +122,11 @@ register(
             "en": "standard output is closed (>&-), so the output has nowhere to go; use > /dev/null to discard it.",
         },
         "cli.write_failed": {"zh": "无法写出输出：{reason}", "en": "cannot write the output: {reason}"},
+        "cli.given_twice": {
+            "zh": "给了两次，值不同：{first} 和 {second}；请只给一个值，免得后一个悄悄取代前一个",
+            "en": "given twice with different values, {first} and {second}; give one value (the later would "
+            "silently replace the earlier)",
+        },
         "cli.out_of_memory": {
             "zh": "内存不足：这个命令需要的内存超过了这台机器能给的。plan 的搜索请缩小搜索空间（更少的节点，或让 "
             "--max-micro-batch、--max-virtual-stages、--zero、--recompute 取更少的值），或去掉 --all。",
@@ -300,12 +305,90 @@ class CourseHelpFormatter(argparse.HelpFormatter):
         return "\n".join(indent + line for line in wrap_display(text, width - len(indent)))
 
 
+#: Namespace attribute in which :class:`StoreOnce` keeps, while one parser parses, each option it has read (removed
+#: before the parser returns, so no command sees it).
+_GIVEN = "_coursekit_given"
+
+
+def _shown_text(text: str) -> str:
+    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 3] + "..."
+
+
+class StoreOnce(argparse._StoreAction):
+    """argparse's ``store``, except that an option given twice with different values is refused (argparse would keep
+    the later value without a word: ``plan --nodes 2 --nodes 4`` planned 4 nodes). Given twice with the same value
+    it is read once. The refusal names the option and both values as the user wrote them (:class:`CourseParser` hands
+    the text over in ``written``)."""
+
+    written: str = ""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        given: dict[tuple[str, ...], tuple[str, Any]] = namespace.__dict__.setdefault(_GIVEN, {})
+        shown = f"{option_string or self.dest} {_shown_text(self.written)}"
+        key = tuple(self.option_strings) or (self.dest,)  # a command's --lang and its subcommand's are one option
+        earlier = given.get(key)
+        if earlier is not None and earlier[1] != values:
+            raise argparse.ArgumentError(self, tr("cli.given_twice", first=earlier[0], second=shown))
+        given[key] = (shown, values)
+        super().__call__(parser, namespace, values, option_string)
+
+
+class _SubcommandsOnce(argparse._SubParsersAction):  # type: ignore[type-arg]
+    """argparse's subcommands, whose parser is told the options given before the subcommand's name, so an option the
+    command and its subcommand both take (``--lang zh plan ... --lang en``) is refused given twice there too."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        sub = self._name_parser_map.get(values[0]) if values else None
+        if isinstance(sub, CourseParser):
+            sub.given_before = dict(namespace.__dict__.get(_GIVEN, {}))
+        try:
+            super().__call__(parser, namespace, values, option_string)
+        finally:
+            if isinstance(sub, CourseParser):
+                sub.given_before = {}
+
+
 class CourseParser(argparse.ArgumentParser):
-    """An ``ArgumentParser`` laid out by :class:`CourseHelpFormatter`; its subcommands' parsers are too."""
+    """An ``ArgumentParser`` laid out by :class:`CourseHelpFormatter`; its subcommands' parsers are too.
+
+    A value option given twice with different values is refused (:class:`StoreOnce`), exit status 2, also when the
+    command and its subcommand both take it (:class:`_SubcommandsOnce`).
+    """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("formatter_class", CourseHelpFormatter)
         super().__init__(*args, **kwargs)
+        self.register("action", None, StoreOnce)
+        self.register("action", "store", StoreOnce)
+        self.register("action", "parsers", _SubcommandsOnce)
+        #: The options given before this subcommand's name (set while its command parses it).
+        self.given_before: dict[tuple[str, ...], tuple[str, Any]] = {}
+
+    def _get_values(self, action: argparse.Action, arg_strings: list[str]) -> Any:
+        if isinstance(action, StoreOnce):  # the text as written, for a refusal of the option given twice
+            action.written = " ".join(arg_strings)
+        return super()._get_values(action, arg_strings)
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        if namespace is None and self.given_before:  # a subcommand: the options its command read count as given
+            namespace = argparse.Namespace(**{_GIVEN: dict(self.given_before)})
+        parsed, rest = super().parse_known_args(args, namespace)
+        vars(parsed).pop(_GIVEN, None)
+        return parsed, rest
 
 
 def pre_language(argv: Sequence[str]) -> None:

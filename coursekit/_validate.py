@@ -202,7 +202,8 @@ def check_int_column(name: str, value: Any, *, ge: int | None = None, le: int | 
     """Return ``value`` after checking it is an integer in range (as :func:`check_int`) or a numpy array of numbers:
     the guard of the array-generic helpers the vectorised search calls on whole columns (a pipeline degree ``pp``, a
     layer count), so a learner who calls one by hand gets a message, not a numpy error. An array is checked for its
-    element type only (:func:`_check_column`); it may hold the float64 columns the search computes with.
+    element type only (:func:`_check_column`); it may hold the float64 columns the search computes with. A 0-d array
+    is one number, not a column: its value is checked as :func:`check_int` checks a number.
 
     >>> check_int_column("pp", 4, ge=1)
     4
@@ -212,8 +213,12 @@ def check_int_column(name: str, value: Any, *, ge: int | None = None, le: int | 
     ValueError: pp = 0: must be >= 1.
     """
     if _numpy_array(value) is None:
+        _check_numpy_width(name, value)
         return check_int(name, value, ge=ge, le=le)
-    return _check_column(name, value, "validate.type_int_column")
+    _check_column(name, value, "validate.type_int_column")
+    if value.ndim == 0:  # one number, not a column: its value is checked as a number's is
+        check_int(name, value[()], ge=ge, le=le)
+    return value
 
 
 def check_number_column(
@@ -226,8 +231,12 @@ def check_number_column(
     2048.0
     """
     if _numpy_array(value) is None:
+        _check_numpy_width(name, value)
         return check_number(name, value, ge=ge, gt=gt, le=le)
-    return _check_column(name, value, "validate.type_number_column")
+    _check_column(name, value, "validate.type_number_column")
+    if value.ndim == 0:  # one number, not a column: its value is checked as a number's is
+        check_number(name, value[()], ge=ge, gt=gt, le=le)
+    return value
 
 
 def _check_column(name: str, array: Any, type_key: str) -> Any:
@@ -235,7 +244,23 @@ def _check_column(name: str, array: Any, type_key: str) -> Any:
     rows a gate has already refused among them, whose values need not be legal (a stage of -1 layers)."""
     if array.dtype.kind not in "iuf":
         raise TypeError(tr(type_key, name=name, value=array, type=str(array.dtype)))
+    _check_numpy_width(name, array)
     return array
+
+
+#: The numpy element types the array-generic helpers compute in exactly as in Python numbers (the search's columns).
+_COLUMN_TYPES: tuple[str, ...] = ("int64", "float64")
+
+
+def _check_numpy_width(name: str, value: Any) -> None:
+    """A numpy array or numpy number given to an array-generic helper must be int64 or float64: the helpers compute in
+    the type they are given, and int32 (``2**30 * 8``), unsigned (``-8`` wraps to ``2**64 - 8``) and float16 (131072
+    is inf) would give a wrong number without a word. Python numbers, which never overflow, pass."""
+    numpy = sys.modules.get("numpy")
+    if numpy is None or not isinstance(value, (numpy.ndarray, numpy.generic)):
+        return
+    if value.dtype.kind in "iuf" and value.dtype.name not in _COLUMN_TYPES:
+        raise TypeError(tr("validate.column_width", name=name, value=value, type=value.dtype.name))
 
 
 def check_argv(name: str, value: Any) -> list[str]:
@@ -343,8 +368,10 @@ def check_sequence(name: str, value: Any, *, max_items: int = MAX_ITEMS) -> tupl
     TypeError: times_s = {'a': 1e-05}: must be a list or tuple (or a range, or a one-dimensional numpy array), not dict.
     """
     if isinstance(value, range):
+        _check_count(name, _range_count(value), max_items)  # before the list is made: range(10**9) is 8 GB of it
         value = list(value)
     elif type(value).__module__ == "numpy" and getattr(value, "ndim", None) == 1 and hasattr(value, "tolist"):
+        _check_count(name, int(value.size), max_items)
         value = value.tolist()
     if not isinstance(value, (list, tuple)):  # the rule said whole: a 1-D array is taken, a 2-D one is not
         shown = _type_name(value)
@@ -352,6 +379,18 @@ def check_sequence(name: str, value: Any, *, max_items: int = MAX_ITEMS) -> tupl
             shown = f"{shown} (ndim {value.ndim})"
         raise TypeError(tr("validate.type_sequence", name=name, value=value, type=shown))
     return check_items(name, value, max_items=max_items)
+
+
+def _range_count(value: range) -> int:
+    """Items of ``value``, also beyond what ``len()`` takes (``len(range(10**20))`` raises OverflowError)."""
+    if value.step > 0:
+        return max(0, (value.stop - value.start + value.step - 1) // value.step)
+    return max(0, (value.start - value.stop - value.step - 1) // -value.step)
+
+
+def _check_count(name: str, count: int, max_items: int) -> None:
+    if count > max_items:
+        raise ValueError(tr("validate.too_many_items", name=name, count=count, limit=max_items))
 
 
 def check_choice(name: str, value: Any, choices: Iterable[str]) -> str:

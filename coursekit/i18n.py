@@ -405,6 +405,14 @@ register(
             "zh": "{name} = {value!r}：必须是整数 (int)，而不是 {type}。",
             "en": "{name} = {value!r}: must be an integer (int), not {type}.",
         },
+        "validate.column_width": {
+            "zh": "{name} = {value!r}：这里的 numpy 数组或 numpy 数必须是 int64 或 float64，而不是 {type}："
+            "更窄的类型和无符号类型在计算中会悄悄溢出或回绕（int32 的 2**30 乘以 8 得到负数），float32 会丢精度；"
+            "请先转换，例如 numpy.asarray({name}, dtype=numpy.int64)。",
+            "en": "{name} = {value!r}: a numpy array or numpy number here must be int64 or float64, not {type}: "
+            "narrower and unsigned types overflow or wrap silently in the arithmetic (int32 2**30 times 8 is "
+            "negative) and float32 loses precision; convert it first, e.g. numpy.asarray({name}, dtype=numpy.int64).",
+        },
         "validate.type_int_column": {
             "zh": "{name} = {value!r}：必须是整数 (int) 或数值数组，而不是 {type} 数组。",
             "en": "{name} = {value!r}: must be an integer (int) or an array of numbers, not an array of {type}.",

@@ -113,6 +113,17 @@ register(
             "en": "The model config gives one quantity under two keys with different values: {key!r} = {value} and "
             "{other!r} = {other_value} (both read as {field}); it is unclear which one is meant, so keep one.",
         },
+        "config.text_config_conflict": {
+            "zh": "模型配置在顶层写 {key!r} = {value}，在 text_config 中却写 {other_value}；顶层有层数时读的是顶层，"
+            "text_config 会被忽略，不知道语言模型是哪一个，请让两处一致或删掉一处。",
+            "en": "The model config gives {key!r} = {value} at its top level but {other_value} in its text_config; "
+            "with the layers at the top level the top level is read and the text_config ignored, so it is unclear "
+            "which is the language model: make them agree or delete one.",
+        },
+        "config.text_config_type": {
+            "zh": "模型配置的 'text_config' = {value}：必须是 JSON 对象（语言模型的键值对）。",
+            "en": "The model config's 'text_config' = {value}: must be a JSON object (the language model's keys).",
+        },
         "config.missing_one": {
             "zh": "模型配置缺少键 {key!r}。",
             "en": "The model config has no key {key!r}.",
@@ -238,6 +249,14 @@ register(
             "en": "more text after the end of the JSON value",
         },
         "config.json_other": {"zh": "语法错误", "en": "a syntax error"},
+        "config.json_comment": {
+            "zh": "这里是注释（// 或 /* */ 或 #）；JSON 不允许注释，请删掉它",
+            "en": "a comment starts here (// or /* */ or #); JSON has no comments, so delete it",
+        },
+        "config.json_python_literal": {
+            "zh": "这里是 Python 的 {word}；JSON 写作小写的 {json}",
+            "en": "Python's {word} is here; JSON writes it {json}, in lower case",
+        },
         # What config_notes says of a key the spec does not model: the key, its value, what is counted instead.
         "config.note_rotary": {
             "zh": "{key}={value}：旋转位置编码 (RoPE) 只作用于每个注意力头 {share} 的维度；"
@@ -634,6 +653,35 @@ def _language_model(config: Mapping[str, Any]) -> Mapping[str, Any]:
     absent = ABSENT_DEFAULTS.get(model_type, {}) if isinstance(model_type, str) else {}
     missing.update({key: value for key, value in absent.items() if key not in config})
     return {**config, **missing} if missing else config
+
+
+def _check_text_config(config: Mapping[str, Any]) -> None:
+    """A ``text_config`` that is not an object where it would be read (no layers at the top level) is refused by name;
+    one beside a top-level language model (which is read) must not give a read key a different value, which would be
+    ignored without a word (``hidden_size`` 4096 at the top, 8192 in ``text_config``)."""
+    text = config.get("text_config")
+    if text is None:
+        return
+    if not isinstance(text, Mapping):
+        if _find(config, "layers") is None:
+            raise ValueError(tr("config.text_config_type", value=shown_str(_shown_value(text))))
+        return
+    if _find(config, "layers") is None:
+        return
+    read = dict.fromkeys(key for keys in _FIELD_KEYS.values() for key in keys)
+    for key in read:
+        outer, inner = config.get(key), text.get(key)
+        if outer is None or inner is None:
+            continue
+        if _shown_value(outer) != _shown_value(inner) and not _same_number(outer, inner):
+            raise ValueError(
+                tr(
+                    "config.text_config_conflict",
+                    key=key,
+                    value=shown_str(_shown_value(outer)),
+                    other_value=shown_str(_shown_value(inner)),
+                )
+            )
 
 
 def _shown_value(value: Any) -> str:
@@ -1046,6 +1094,7 @@ def model_fields_from_config(config: Mapping[str, Any], name: str | None = None)
     """
     if not isinstance(config, Mapping):
         raise TypeError(tr("config.not_mapping", type=type(config).__name__))
+    _check_text_config(config)
     config = _language_model(config)  # a multimodal config's language model
     model_type = config.get("model_type", "")
     if not isinstance(model_type, str):
@@ -1211,6 +1260,23 @@ def _json_reason_key(message: str) -> str:
     return next((key for start, key in _JSON_REASONS if message.startswith(start)), "config.json_other")
 
 
+#: Python's literals a config written as a Python dict holds, and how JSON writes them.
+_PYTHON_LITERALS: dict[str, str] = {"True": "true", "False": "false", "None": "null"}
+
+
+def _json_reason(error: json.JSONDecodeError) -> str:
+    """Why the JSON decoder stopped, in the learner's language: a comment or a Python literal where a value was expected
+    is named as such (the decoder says only "Expecting value")."""
+    if error.msg.startswith(("Expecting value", "Expecting property name")):
+        ahead = error.doc[error.pos : error.pos + 5]
+        if ahead.startswith(("//", "/*", "#")):
+            return tr("config.json_comment")
+        word = next((word for word in _PYTHON_LITERALS if ahead.startswith(word)), None)
+        if word is not None:
+            return tr("config.json_python_literal", word=word, json=_PYTHON_LITERALS[word])
+    return tr(_json_reason_key(error.msg))
+
+
 class _ConflictingKey(Exception):
     """A JSON object gives one key twice with different values (``args``: the key, the first value, the second)."""
 
@@ -1272,7 +1338,7 @@ def load_model_config(path: str | Path) -> dict[str, Any]:
             )
         ) from None
     except json.JSONDecodeError as error:
-        reason = tr(_json_reason_key(error.msg))
+        reason = _json_reason(error)
         raise ValueError(
             tr("config.not_json", path=str(path), line=error.lineno, column=error.colno, reason=reason)
         ) from None

@@ -106,7 +106,10 @@ def _serving_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--mode",
-        choices=("serving",),
+        # training too: this parser runs only when --mode serving is given, so a --mode training beside it is the
+        # same flag given twice with different values, refused as such (not as "training is not a choice")
+        choices=("training", "serving"),
+        metavar="{serving}",
         default="serving",
         help=Text(
             zh="规划服务（训练的选项见 plan --help）", en="plan serving (training's options: plan --help)"

@@ -439,6 +439,29 @@ register(
             "(MoE) model's estimate reads this setting, so no answer would change; leave {name} at its default "
             "({default!r}) or plan an MoE model.",
         },
+        "planner.unread_recompute_module": {
+            "zh": "{name} 中的 {module!r}：{why}，这个模块级重计算不会改变任何结果；请把它从 {name} 中去掉。",
+            "en": "{module!r} in {name}: {why}, so this module-level recomputation would change no answer; take it out "
+            "of {name}.",
+        },
+        "planner.unread_module.moe": {
+            "zh": "{model} 是稠密模型（没有路由专家），没有 MoE 块可重算",
+            "en": "{model} is a dense model (no routed experts), with no MoE block to recompute",
+        },
+        "planner.unread_module.mla": {
+            "zh": "{model} 不用多头潜在注意力 (multi-head latent attention, MLA)，没有上投影可重算",
+            "en": "{model} does not use multi-head latent attention (MLA), so it has no up-projections to recompute",
+        },
+        "planner.unread_module.norm": {
+            "zh": "{model} 既没有 MoE 层也不用 MLA，它的 norm 融合在下一个线性层里，没有单独的 norm 模块可重算",
+            "en": "{model} has neither MoE layers nor MLA, so its norms are fused into the next linear layer and none "
+            "is a module to recompute",
+        },
+        "planner.unread_module.full": {
+            "zh": "只搜索了重计算模式 'full'（{modes}），它只保留每层的输入，不再叠加模块级重计算",
+            "en": "only recompute mode 'full' is searched ({modes}), which keeps only each layer's input and adds no "
+            "module-level recomputation",
+        },
         "planner.fp8_only_field": {
             "zh": "{name} = {value!r}：只有 FP8 训练 (precision = 'fp8') 读这个设置；在 precision = {precision!r} "
             "下它不改变任何结果，已被忽略（默认值 {default!r}）。",
@@ -2672,6 +2695,43 @@ def _unread_fields(workload: WorkloadSpec, model: ModelSpec) -> tuple[str, ...]:
     return tuple(name for name in unread if getattr(workload, name) != defaults[name])
 
 
+def unread_recompute_module(
+    modules: tuple[str, ...],
+    modes: tuple[str, ...],
+    model: ModelSpec,
+    name: str = "recompute_modules",
+    modes_name: str = "recompute_modes = ('full',)",
+) -> str | None:
+    """Why the first of ``modules`` (:data:`RECOMPUTE_MODULES`) changes no answer for ``model`` searched at the
+    recompute ``modes``, in the learner's language, naming ``name`` (the field or its flag) and, for the modes,
+    ``modes_name`` (how the field or the flag states full recomputation alone); ``None`` when each is
+    read. ``"moe_act"`` and ``"moe"`` need routed experts, ``"mla_up_proj"`` multi-head latent attention,
+    ``"layernorm"`` either (elsewhere the norm is fused into the next linear layer), and every module a mode other than
+    ``"full"``, which keeps only each layer's input (:data:`RECOMPUTE_MODULES`).
+
+    >>> from coursekit.presets import MODELS
+    >>> unread_recompute_module(("moe_act",), ("none",), MODELS["mixtral-8x7b"]) is None
+    True
+    >>> why = unread_recompute_module(("moe_act",), ("none",), MODELS["llama3-8b"])
+    >>> why.startswith("'moe_act' in recompute_modules: llama3-8b is a dense model (no routed experts)")
+    True
+    """
+    mla = model.attention_kind == "mla"
+    for module in modules:
+        if tuple(modes) == ("full",):
+            why = tr("planner.unread_module.full", modes=modes_name)
+        elif module in ("moe_act", "moe") and not model.is_moe:
+            why = tr("planner.unread_module.moe", model=model.name)
+        elif module == "mla_up_proj" and not mla:
+            why = tr("planner.unread_module.mla", model=model.name)
+        elif module == "layernorm" and not (model.is_moe or mla):
+            why = tr("planner.unread_module.norm", model=model.name)
+        else:
+            continue
+        return tr("planner.unread_recompute_module", name=name, module=module, why=why)
+    return None
+
+
 def _check_read_fields(model: ModelSpec, workload: WorkloadSpec) -> None:
     """What :func:`coursekit.planner.plan` and :func:`coursekit.planner.evaluate_composition` do with a training
     setting no answer reads (the command line refuses its flag): an MoE-only field set on a dense model is a
@@ -2684,6 +2744,9 @@ def _check_read_fields(model: ModelSpec, workload: WorkloadSpec) -> None:
 
     if workload.mode != "training":
         return  # a serving workload refuses every training setting itself
+    unread_module = unread_recompute_module(workload.recompute_modules, workload.recompute_modes, model)
+    if unread_module is not None:
+        raise ValueError(unread_module)
     defaults = {item.name: item.default for item in fields(WorkloadSpec)}
     for name in _unread_fields(workload, model):
         value, default = getattr(workload, name), defaults[name]

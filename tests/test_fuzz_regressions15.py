@@ -79,7 +79,9 @@ def test_the_command_line_refuses_an_fp8_peak_below_compute_capability_8_9(
     assert code == 2 and out == "" and "Traceback" not in err
     assert f"--peak-fp8-tflops = {fp8}" in last and f"--compute-capability = {cc}" in last
     assert bool(CJK.search(last)) == (lang == "zh")
-    code, out, _ = _cli([*PLAN, *flags, "--compute-capability", "8.9"])
+    # the same flags at compute capability 8.9 (a flag given twice with different values is refused since pass 18)
+    at_8_9 = flags[:2] if flags[2] == "--compute-capability" else flags
+    code, out, _ = _cli([*PLAN, *at_8_9, "--compute-capability", "8.9"])
     assert code == 0 and "8.9" in out.splitlines()[0]
 
 

@@ -80,10 +80,18 @@ def test_the_datasheet_figures_plan_as_the_preset(capsys: pytest.CaptureFixture[
     assert plain == expected
 
 
+def _set(argv: list[str], flag: str, value: str) -> list[str]:
+    """``argv`` with ``flag`` given ``value``: in place where it is already given (twice it would be refused)."""
+    if flag not in argv:
+        return [*argv, flag, value]
+    at = argv.index(flag)
+    return [*argv[: at + 1], value, *argv[at + 2 :]]
+
+
 def _tiny_tpot(tmp_path: Path, hbm_gb_s: str, capsys: pytest.CaptureFixture[str]) -> float:
     path = tmp_path / "config.json"
     path.write_text(json.dumps(TINY_LLAMA), encoding="utf-8")
-    flags = [*H100, "--gpus-per-node", "1", "--hbm-gb-s", hbm_gb_s]  # the last of a repeated flag counts
+    flags = _set(_set(H100, "--gpus-per-node", "1"), "--hbm-gb-s", hbm_gb_s)  # a flag given twice is refused
     argv = [*SERVE, "--model-config", str(path), *flags, "--concurrency", "1", "--prompt-tokens", "1000"]
     data = _json([*argv, "--output-tokens", "200"], capsys)
     assert data["candidates"] == 1  # one GPU: replicas = tp = pp = 1, no all-reduce, no hand-off
@@ -124,7 +132,7 @@ def test_half_the_hbm_bandwidth_doubles_a_memory_bound_tpot(tmp_path: Path, caps
 def test_each_flag_reaches_the_serving_plan(flag: str, value: str, capsys: pytest.CaptureFixture[str]) -> None:
     argv = [*SERVE, "--model", "llama3-70b", "--nodes", "2", *LOAD, "--top", "100"]
     base = _without_cluster_names(_json([*argv, *H100], capsys))
-    changed = _without_cluster_names(_json([*argv, *H100, flag, value], capsys))
+    changed = _without_cluster_names(_json(_set([*argv, *H100], flag, value), capsys))
     assert changed["top"] != base["top"], flag
 
 

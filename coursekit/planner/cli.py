@@ -66,6 +66,7 @@ from ..specs import (
     PRECISIONS,
     RECOMPUTE_MODULES,
     _unread_fields,
+    unread_recompute_module,
 )
 from .calibration import EFFICIENCY_CEILING, FP8_MATMUL_SHARE, MOE_LAYER_HOST_S, ceiling_for
 from .specs import (
@@ -840,6 +841,12 @@ def _refuse_unread_flags(args: argparse.Namespace, parser: argparse.ArgumentPars
     for field_name in () if args.precision == "fp8" else FP8_ONLY_FIELDS:
         if getattr(args, field_name) not in (None, False):
             _fail(parser, tr("cli.fp8_only_flag", flag=_flag_of(field_name), precision=args.precision))
+    if args.recompute_modules:
+        modes = RECOMPUTE_MODES if args.recompute is None else tuple(args.recompute)
+        modules = tuple(args.recompute_modules)
+        why = unread_recompute_module(modules, modes, model, "--recompute-modules", "--recompute full")
+        if why is not None:
+            _fail(parser, why)
 
 
 def check_all_with_json(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:

@@ -1877,6 +1877,11 @@ def _nonnegative_values(np: Any, name: str, value: Any) -> Any:
         raise TypeError(tr("planner.nonnegative_values", name=name, value=shown_repr(value)))
     if isinstance(value, numbers.Real):
         return check_number(name, value, ge=0, le=MAX_INT)
+    truth = (bool, np.bool_)  # True is no count or time, in an array or a list as alone (where it is refused above)
+    if isinstance(value, np.bool_) or getattr(value, "dtype", None) == np.bool_:
+        raise TypeError(tr("planner.nonnegative_values", name=name, value=shown_repr(value)))
+    if isinstance(value, (list, tuple)) and any(isinstance(item, truth) for item in value):
+        raise TypeError(tr("planner.nonnegative_values", name=name, value=shown_repr(value)))
     try:
         array = np.asarray(value, dtype=float)
     except (TypeError, ValueError, OverflowError):

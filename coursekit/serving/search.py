@@ -187,6 +187,15 @@ register(
             "en": "No layout fits: the closest is replicas={replicas} tp={tp} pp={pp}, {short_gib:.{digits}f} GiB "
             "short per rank; the weights alone do not fit, so it needs more devices or lower-precision weights.",
         },
+        "serving.no_fit_one_request": {
+            "zh": "没有布局放得下：最接近的是 replicas={replicas} tp={tp} pp={pp}，每 rank 差 {short_gib:.{digits}f} "
+            "GiB；权重放得下（每 rank {weights_gib:.1f} GiB），但连一个请求也放不下：一个请求的 KV 缓存每 rank 要 "
+            "{kv_gib:.1f} GiB，激活工作区要 {workspace_gib:.1f} GiB；需要更多设备、更短的请求或更小的 KV 元素。",
+            "en": "No layout fits: the closest is replicas={replicas} tp={tp} pp={pp}, {short_gib:.{digits}f} GiB "
+            "short per rank; the weights fit ({weights_gib:.1f} GiB per rank) but not one request: its KV cache takes "
+            "{kv_gib:.1f} GiB per rank and the activation workspace {workspace_gib:.1f} GiB, so it needs more devices, "
+            "shorter requests or smaller KV elements.",
+        },
         "serving.assumptions_head": {
             "zh": "假设（所有时间都是下界）：",
             "en": "Assumptions (every time is a lower bound):",
@@ -599,9 +608,19 @@ class ServingPlanResult:
             lines.append(tr("serving.none_accepted"))
             misfit = self.closest_misfit
             if misfit is not None and misfit.ledger is not None:
+                ledger = misfit.ledger
+                if ledger.max_concurrency:
+                    key = "serving.no_fit"
+                elif ledger.weights_gib + ledger.reserve_gib > ledger.device_gib:
+                    key = "serving.no_fit_weights"
+                else:  # the weights fit; a request's KV cache and workspace do not
+                    key = "serving.no_fit_one_request"
                 lines.append(
                     tr(
-                        "serving.no_fit" if misfit.ledger.max_concurrency else "serving.no_fit_weights",
+                        key,
+                        weights_gib=ledger.weights_gib,
+                        kv_gib=ledger.kv_per_request_gib,
+                        workspace_gib=ledger.workspace_gib,
                         replicas=misfit.replicas,
                         tp=misfit.tp,
                         pp=misfit.pp,
