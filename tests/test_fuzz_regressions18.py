@@ -625,6 +625,16 @@ def test_no_candidate_reports_a_negative_hidden_communication_time() -> None:
     result = plan(ModelSpec.from_config(config), CLUSTERS["gb200-nvl72"], WorkloadSpec(global_batch=64, seq_len=4096))
     tops = result.to_dict(top=5)["top"]
     assert tops and all(c["estimate"]["hidden_communication_s"] >= 0.0 for c in tops)
+    # and at the source: the estimate's own column over every accepted candidate of the search
+    import numpy as np
+
+    from coursekit.planner.estimate import training_estimate
+
+    table = result._table
+    rows = np.flatnonzero(table.accepted)
+    columns = {key: np.asarray(values)[rows] for key, values in table.columns.items()}
+    est = training_estimate(result.model, result.cluster, result.workload, columns, with_memory=False)
+    assert len(rows) > 0 and float(np.min(est["hidden_s"])) >= 0.0
 
 
 # --- 9. A config.json with a comment or a Python literal is told so, not "a value was expected here" ---------------

@@ -2170,7 +2170,8 @@ def _step_from_parts(
     stalls = {dim: comm[dim] - hidden_by_dim[dim] for dim in ("CP", "TP", "EP", "PP")}
     stalls["DP"] = exposed_dp
     exposed = _exposed_s(np, hidden_by_dim, stalls, links, compute)
-    hidden = total_comm - exposed
+    # where all of it is exposed, the difference of two equal sums can come out a few 1e-18 below 0 in floating point
+    hidden = np.maximum(total_comm - exposed, 0.0)
 
     # ---- the host: an MoE layer takes at least the host's time to launch it (one wait per layer)
     host_wait = np.zeros_like(compute)
