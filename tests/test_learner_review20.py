@@ -178,3 +178,39 @@ def test_the_ledger_legend_stays_clear_of_the_device_line(model: str) -> None:
     legend_box = widget.ax_mem.get_legend().get_window_extent(renderer)
     axes_box = widget.ax_mem.get_window_extent(renderer)
     assert legend_box.y0 >= axes_box.y1 - 1  # wholly above the axes, so no line inside them can cross it
+
+
+# -- 8. slips that got only the exercise's general hint -----------------------------------------------------------
+
+
+@pytest.mark.usefixtures("zh")
+def test_gib_to_gb_with_one_factor_of_1_024() -> None:
+    # 24 GiB = 24 × 2^30 bytes = 25.77 × 10^9 bytes; 24 × 1.024 = 24.576 uses the KiB/kB ratio once, not cubed
+    feedback = check("intro.device_gb", 24.576)
+    assert feedback.slip == "one_factor_1024" and "你只乘了一次 1.024" in feedback.message
+    assert "25.7" not in feedback.message
+    assert check("intro.device_gb", 25.77).correct
+
+
+@pytest.mark.usefixtures("zh")
+def test_the_pp_group_for_the_dp_group() -> None:
+    # Megatron-Core's docstring example (16 GPUs, TP 2, PP 4): PP groups [1, 5, 9, 13], DP groups [5, 7]
+    feedback = check("q4.dp_group", [1, 5, 9, 13])
+    assert feedback.slip == "pp_group" and "这是 rank 5 的流水线并行 (PP) 组" in feedback.message
+    assert "[5, 7]" not in feedback.message and check("q4.dp_group", [5, 7]).correct
+
+
+@pytest.mark.usefixtures("zh")
+@pytest.mark.parametrize(
+    ("answer", "slip", "words"),
+    [
+        (989e12 / 4.8e9, "units_thousand", "正好差 1000 倍"),  # TFLOP/s over GB/s: 206,042
+        (989e9 / 4.8e12, "units_thousand", "正好差 1000 倍"),  # GFLOP/s over TB/s: 0.206
+        (4.8e12 / 989e12, "inverted", "比值倒过来了"),  # bandwidth over compute: 0.00485
+    ],
+)
+def test_the_h200_ridge_slips(answer: float, slip: str, words: str) -> None:
+    # the H200 SXM datasheet: 989 TFLOP/s dense bf16, 4.8 TB/s: 989 / 4.8 = 206.0 FLOP per byte
+    feedback = check("eff.h200_ridge", answer)
+    assert feedback.slip == slip and words in feedback.message and "206" not in feedback.message
+    assert check("eff.h200_ridge", 206.0).correct

@@ -56,6 +56,17 @@ DEVICE_GB = register(
                 ),
             ),
             mistake(
+                "one_factor_1024",
+                lambda: DEVICE_MEMORY_GIB * 1.024,
+                Text(
+                    zh="你只乘了一次 1.024：那是 KiB 与 kB 之比。"
+                    "1 GiB = 1024 × 1024 × 1024 字节，1 GB = 1000 × 1000 × 1000 字节，1.024 要乘三次。",
+                    en="You multiplied by 1.024 once: that is the KiB-to-kB ratio. "
+                    "1 GiB = 1024 × 1024 × 1024 bytes and 1 GB = 1000 × 1000 × 1000 bytes, "
+                    "so 1.024 applies three times.",
+                ),
+            ),
+            mistake(
                 "divided",
                 lambda: DEVICE_MEMORY_GIB * GB_BYTES / GIB_BYTES,
                 Text(

@@ -178,6 +178,16 @@ DP_GROUP = register(
                     "a TP group, not a DP group.",
                 ),
             ),
+            mistake(
+                "pp_group",
+                lambda: next(group for group in rank_groups(REFERENCE_DEGREES)["PP"] if DP_GROUP_RANK in group),
+                Text(
+                    zh="这是 rank 5 的流水线并行 (PP) 组：PP 变化最慢，同一 PP 组的 rank 相差 TP · DP，"
+                    "各在一个流水线阶段；DP 组的 rank 都在同一个流水线阶段里。",
+                    en="That is rank 5's pipeline-parallel (PP) group: PP varies slowest, so its ranks differ by "
+                    "TP · DP, one in each pipeline stage; a DP group's ranks all sit in the same stage.",
+                ),
+            ),
         ),
     ),
     replace=True,
