@@ -214,3 +214,19 @@ def test_the_h200_ridge_slips(answer: float, slip: str, words: str) -> None:
     feedback = check("eff.h200_ridge", answer)
     assert feedback.slip == slip and words in feedback.message and "206" not in feedback.message
     assert check("eff.h200_ridge", 206.0).correct
+
+
+# -- 9. the composition widget's refusal of an EP that cannot fold says what to change ----------------------------
+
+
+@pytest.mark.usefixtures("zh")
+def test_an_ep_that_cannot_fold_says_what_to_change() -> None:
+    from coursekit.widgets.composition import CompositionWidget
+
+    widget = CompositionWidget()  # TP 2, PP 4, DP 2: 16 ranks
+    widget.controls["ep"].value = 4  # ETP·EP·PP = 2·4·4 = 32 does not divide 16 (EP 4 does not divide DP·CP = 2)
+    assert widget.status == "invalid"
+    assert "ETP·EP·PP = 2·4·4 = 32 不能整除 16：减小 EP，或增大 DP、CP" in widget.message
+    assert "（ETP = TP 时，EP 要整除 DP·CP）" in widget.message
+    widget.controls["dp"].value = 4  # DP·CP = 4: EP 4 folds
+    assert widget.status == "ok"
