@@ -230,3 +230,12 @@ def test_an_ep_that_cannot_fold_says_what_to_change() -> None:
     assert "（ETP = TP 时，EP 要整除 DP·CP）" in widget.message
     widget.controls["dp"].value = 4  # DP·CP = 4: EP 4 folds
     assert widget.status == "ok"
+
+
+def test_the_index_no_longer_says_every_lesson_needs_the_one_before() -> None:
+    """Lesson 0 said "每一课都用到前一课的账本或门槛"; lesson 10 uses lessons 1, 2, 4 and 7, not 9 (160 min) or 8."""
+    cells = json.loads((ROOT / "notebooks" / "zh" / "00_index.ipynb").read_text(encoding="utf-8"))["cells"]
+    index = "\n".join("".join(cell["source"]) for cell in cells if cell["cell_type"] == "markdown")
+    assert "每一课都用到前一课的账本或门槛" not in index
+    assert "按顺序学：每一课都用到前面几课的账本或门槛（第 10 课不需要第 8、9 课）。" in index
+    assert "第 8、9 课不是必需的。" in _first_markdown("zh", "10_serving")
