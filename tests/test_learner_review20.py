@@ -239,3 +239,21 @@ def test_the_index_no_longer_says_every_lesson_needs_the_one_before() -> None:
     assert "每一课都用到前一课的账本或门槛" not in index
     assert "按顺序学：每一课都用到前面几课的账本或门槛（第 10 课不需要第 8、9 课）。" in index
     assert "第 8、9 课不是必需的。" in _first_markdown("zh", "10_serving")
+
+
+# -- 10. terms a learner meets before the course defines them carry their English -------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("stem", "term", "english"),
+    [
+        ("07_compute_efficiency", "KV 缓存", "KV cache"),  # lesson 10 introduces it; lesson 7 uses it first
+        ("10_serving", "关键路径", "critical path"),
+        ("04_composition", "朴素的计数规则", "naive rule"),
+    ],
+)
+def test_first_use_carries_the_english(stem: str, term: str, english: str) -> None:
+    cells = json.loads((ROOT / "notebooks" / "zh" / f"{stem}.ipynb").read_text(encoding="utf-8"))["cells"]
+    text = "\n".join("".join(cell["source"]) for cell in cells if cell["cell_type"] == "markdown")
+    first = text.index(term)
+    assert text[first + len(term) : first + len(term) + 2 + len(english)] == f" ({english}"

@@ -593,7 +593,7 @@ assert fp8_est.decode_bound == bf16_est.decode_bound == "memory"
 # ## 5. TP 降低时延，副本提高吞吐；TP 在哪里不再划算
 #
 # TP = t 让每张卡只读 1/t 的权重，解码下限也变成 1/t。代价是每层两次全归约（注意力之后和 MLP 之后），
-# 每个 token 2·L 次，而且都在关键路径上。解码时每次只归约 批 × h 个元素——几十 KiB 到几 MiB——这时 NCCL 不用
+# 每个 token 2·L 次，而且都在关键路径 (critical path) 上。解码时每次只归约 批 × h 个元素——几十 KiB 到几 MiB——这时 NCCL 不用
 # 大消息的 Simple 协议，它自己的成本模型会选 LL（低时延）协议：每跳时延小得多，但只有约四分之一的带宽。
 # `tp_all_reduce` 按 NCCL `src/graph/tuning.cc` 里的表格为环形、树形两种算法与 LL、LL128、Simple 三种协议的每个组合定价，
 # 取最快者。它**不给 NVLS 定价**：H100 的 NVSwitch 上 NCCL 还会用 NVLS（在交换机内做归约），小消息时可能比下表更快。
