@@ -257,3 +257,13 @@ def test_first_use_carries_the_english(stem: str, term: str, english: str) -> No
     text = "\n".join("".join(cell["source"]) for cell in cells if cell["cell_type"] == "markdown")
     first = text.index(term)
     assert text[first + len(term) : first + len(term) + 2 + len(english)] == f" ({english}"
+
+
+@pytest.mark.usefixtures("zh")
+def test_the_scaling_diagnosis_glosses_exposed_communication() -> None:
+    """The diagnosis glossed 暴露的通信 as "(communication)", the segment's internal code, not its English name."""
+    from coursekit.widgets.scaling import ScalingWidget
+
+    message = ScalingWidget().message
+    assert "诊断：暴露的通信 (exposed communication) 占一步时间的 53%" in message
+    assert "(communication)" not in message
