@@ -267,3 +267,39 @@ def test_the_scaling_diagnosis_glosses_exposed_communication() -> None:
     message = ScalingWidget().message
     assert "诊断：暴露的通信 (exposed communication) 占一步时间的 53%" in message
     assert "(communication)" not in message
+
+
+# -- 11. lesson 6's pipeline widget: lowering p drops the chosen slow device, and says so ---------------------------
+
+
+@pytest.mark.usefixtures("zh")
+def test_lowering_p_below_the_slow_device_says_where_it_went() -> None:
+    """Device 3 chosen as the slow stage, then p from 4 to 2: the menu went back to "无" and the message said only
+    "没有选慢阶段" although the learner had chosen one."""
+    from coursekit.widgets.pipeline import PipelineWidget
+
+    widget = PipelineWidget(stages=4, microbatches=8)
+    widget.controls["slow_stage"].value = 3
+    assert "设备 3 慢 2 倍" in widget.message
+    widget.controls["stages"].value = 3
+    assert widget.controls["slow_stage"].value == "none"
+    assert "慢阶段原来选的是设备 3，p = 3 时设备只有 0 到 2，所以“慢阶段 (slow stage)”已改回“无”。" in widget.message
+    widget.controls["stages"].value = 2  # lowered further: still said, with this p
+    assert "慢阶段原来选的是设备 3，p = 2 时设备只有 0 到 1" in widget.message
+    widget.controls["stages"].value = 5  # device 3 exists again: the note goes (the menu stays at "无")
+    assert "原来选的是" not in widget.message and "没有选慢阶段" in widget.message
+    # a slow device that p keeps leaves no note
+    widget.controls["slow_stage"].value = 1
+    widget.controls["stages"].value = 4
+    assert "原来选的是" not in widget.message and "设备 1 慢 2 倍" in widget.message
+
+
+@pytest.mark.usefixtures("en")
+def test_lowering_p_below_the_slow_device_in_english() -> None:
+    from coursekit.widgets.pipeline import PipelineWidget
+
+    widget = PipelineWidget(stages=4, microbatches=8, slow_stage=3)
+    widget.controls["stages"].value = 2
+    assert "The slow stage was device 3; with p = 2 the devices are 0 to 1, so 'slow stage' went back to" in (
+        widget.message.replace("&#x27;", "'")
+    )
