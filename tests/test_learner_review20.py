@@ -303,3 +303,11 @@ def test_lowering_p_below_the_slow_device_in_english() -> None:
     assert "The slow stage was device 3; with p = 2 the devices are 0 to 1, so 'slow stage' went back to" in (
         widget.message.replace("&#x27;", "'")
     )
+
+
+@pytest.mark.usefixtures("zh")
+def test_two_digits_stay_a_cut_off_not_the_1_024_slip() -> None:
+    """25 is 25.77 cut off (review 15's "truncated") as much as 24.576 rounded: the 1.024 slip needs 3 digits."""
+    assert check("intro.device_gb", 25).slip == "truncated"
+    assert check("intro.device_gb", 24.6).slip == "one_factor_1024"
+    assert check("intro.device_gb", 24.58).slip == "one_factor_1024"
