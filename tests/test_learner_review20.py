@@ -311,3 +311,26 @@ def test_two_digits_stay_a_cut_off_not_the_1_024_slip() -> None:
     assert check("intro.device_gb", 25).slip == "truncated"
     assert check("intro.device_gb", 24.6).slip == "one_factor_1024"
     assert check("intro.device_gb", 24.58).slip == "one_factor_1024"
+
+
+@pytest.mark.usefixtures("zh")
+@pytest.mark.parametrize(
+    ("exercise_id", "answer"),
+    [
+        ("q4.naive_ranks", 32),  # 2·2·2·2·4 = 64 with one 2 left out
+        ("q4.naive_ranks", 128),  # ... or counted twice
+        ("q4.engine_ranks", 8),  # TP·CP·DP·PP = 16 with CP (or another 2) left out
+    ],
+)
+def test_a_degree_of_two_left_out_is_named(exercise_id: str, answer: int) -> None:
+    feedback = check(exercise_id, answer)
+    assert feedback.slip == "degree_of_two"
+    assert "正好差 2 倍：是不是漏掉了（或多算了）一个并行度为 2 的维度" in feedback.message
+    # the other slips keep their names: the engine's 16 for the naive count, the naive 64 for the engine's
+    assert check("q4.naive_ranks", 16).slip == "engine_rule" and check("q4.engine_ranks", 64).slip == "ep_multiplied"
+
+
+@pytest.mark.usefixtures("zh")
+def test_the_naive_count_hint_says_degrees_in_chinese() -> None:
+    message = check("q4.naive_ranks", 33).message
+    assert "把各维度的并行度（degrees 字典里的每个值）都乘起来" in message
