@@ -334,3 +334,12 @@ def test_a_degree_of_two_left_out_is_named(exercise_id: str, answer: int) -> Non
 def test_the_naive_count_hint_says_degrees_in_chinese() -> None:
     message = check("q4.naive_ranks", 33).message
     assert "把各维度的并行度（degrees 字典里的每个值）都乘起来" in message
+
+
+@pytest.mark.usefixtures("zh")
+def test_hfu_written_as_a_percentage() -> None:
+    # Megatron-LM Table 1, 145.6B: 148 TFLOP/s per A100 of 312: HFU = 0.474, in percent 47.4
+    feedback = check("eff.megatron_mfu", 47.44)
+    assert feedback.slip == "hfu_percent" and "这是以百分数写的 HFU" in feedback.message
+    assert check("eff.megatron_mfu", 0.4744).slip == "hfu_for_mfu"
+    assert "0.356" not in feedback.message and check("eff.megatron_mfu", 0.356).correct

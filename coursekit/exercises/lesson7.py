@@ -252,6 +252,17 @@ MEGATRON_MFU = register(
                     "model's.",
                 ),
             ),
+            mistake(
+                "hfu_percent",
+                lambda: 100 * MEGATRON_RUN.tflops_per_gpu * 1e12 / A100_BF16_DENSE_FLOPS,
+                Text(
+                    zh="这是以百分数写的 HFU（148 / 312 × 100）：两处要改。"
+                    "148 TFLOP/s 里含有重计算的 FLOP，MFU 只数模型 FLOP；题目要 0 到 1 之间的小数，不是百分数。",
+                    en="That is HFU as a percentage (148 / 312 × 100): two things to change. The 148 TFLOP/s include "
+                    "the recomputed FLOPs, and MFU counts only the model's; the question asks for a fraction between "
+                    "0 and 1, not a percentage.",
+                ),
+            ),
         ),
     ),
     replace=True,
