@@ -96,10 +96,11 @@ register(
         },
         "composition.ep_fold": {
             "zh": "在 Megatron-Core 中专家并行 (EP) 复用数据并行的 rank：专家层把同样的 {world} 个 rank 重新排成 "
-            "ETP·EP·EDP·PP，而 ETP·EP·PP = {etp}·{ep}·{pp} = {product} 不能整除 {world}",
+            "ETP·EP·EDP·PP，而 ETP·EP·PP = {etp}·{ep}·{pp} = {product} 不能整除 {world}：减小 EP，或增大 DP、CP"
+            "（ETP = TP 时，EP 要整除 DP·CP）",
             "en": "in Megatron-Core expert parallelism (EP) reuses data-parallel ranks: the expert layers re-fold "
             "the same {world:@rank} as ETP·EP·EDP·PP, and ETP·EP·PP = {etp}·{ep}·{pp} = {product} "
-            "does not divide {world}",
+            "does not divide {world}: lower EP, or raise DP or CP (with ETP = TP, EP must divide DP·CP)",
         },
         "composition.unknown_dims": {
             "zh": "未知的并行维度 {dims}：可用的维度是 {supported}。",

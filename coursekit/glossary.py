@@ -1033,7 +1033,7 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         Text(zh="扩展效率", en="scaling efficiency"),
         "",
         Text(
-            zh="E(P) = throughput(P) / (P × throughput(1))；1 表示线性扩展。效率下降需要拆解步内时间线才能找到原因。",
+            zh="E(P) = 吞吐(P) / (P × 吞吐(1))；1 表示线性扩展。效率下降需要拆解步内时间线才能找到原因。",
             en="E(P) = throughput(P) / (P × throughput(1)); 1 means linear scaling. A drop needs the step timeline "
             "taken apart to find its cause.",
         ),
@@ -1046,6 +1046,26 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
             "对。",
             en="Each device keeps its share of work (e.g. its batch) as devices are added, so the total work grows "
             "with the device count; the opposite of strong scaling, where the total work is fixed.",
+        ),
+    ),
+    _e(
+        Text(zh="加速比", en="speed-up"),
+        "S(P)",
+        Text(
+            zh="S(P) = 吞吐(P) / 吞吐(1)：P 个设备比一个设备快多少倍；理想时等于 P。扩展效率 E(P) = S(P) / P。",
+            en="S(P) = throughput(P) / throughput(1): how many times faster P devices are than one; P when scaling "
+            "is ideal. The scaling efficiency is E(P) = S(P) / P.",
+        ),
+    ),
+    _e(
+        Text(zh="步时间线", en="step timeline"),
+        "",
+        Text(
+            zh="把一个训练步拆成首尾相接的几段：计算、暴露的通信、等待（流水线气泡、输入、掉队者）；被计算掩盖的通信"
+            "不占时间。E(P) 下降时，用它找出是哪一段变长了。",
+            en="One training step split into segments laid end to end: compute, exposed communication and waits "
+            "(pipeline bubble, input, stragglers); communication hidden under compute takes no time. When E(P) drops, "
+            "it shows which segment grew.",
         ),
     ),
     _e(
@@ -1245,6 +1265,46 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
             en="The version number NVIDIA gives each GPU generation: A100 8.0, H100 9.0, B200 10.0, B300 10.3. "
             "Training engines choose kernels by it: FP8 GEMMs at compute capability 10.x take any operand layout, so "
             "no transposed FP8 copy is needed, while 9.0 (Hopper) needs one.",
+        ),
+    ),
+    _e(
+        Text(zh="多头注意力", en="multi-head attention"),
+        "MHA",
+        Text(
+            zh="每个查询头都有自己的一组键值头（KV 头数 = 查询头数），KV 缓存最大；GPT-2、GPT-3 用它。",
+            en="Every query head has its own key/value head (KV heads = query heads), so the KV cache is largest; "
+            "GPT-2 and GPT-3 use it.",
+        ),
+    ),
+    _e(
+        Text(zh="多查询注意力", en="multi-query attention"),
+        "MQA",
+        Text(
+            zh="所有查询头共享一个键值头，KV 缓存只有多头注意力的 1/查询头数；PaLM 用它。"
+            "分组查询注意力 (GQA) 介于两者之间。",
+            en="All query heads share a single key/value head, so the KV cache is 1/heads of multi-head attention's; "
+            "PaLM uses it. Grouped-query attention (GQA) sits between the two.",
+        ),
+    ),
+    _e(
+        Text(zh="通用矩阵乘", en="general matrix multiply"),
+        "GEMM",
+        Text(
+            zh="C = A·B 形式的稠密矩阵乘，Transformer 的线性层都是它；"
+            "矩阵越小（TP 越大、微批次越小），越难跑满张量核心。",
+            en="A dense matrix multiply C = A·B; every linear layer of a Transformer is one. The smaller the matrices "
+            "(larger TP, smaller micro-batches), the harder it is to keep the tensor cores busy.",
+        ),
+    ),
+    _e(
+        Text(zh="前缀缓存", en="prefix caching"),
+        "",
+        Text(
+            zh="推理引擎保留共享提示前缀（如同一段系统提示）的 KV 缓存；新请求命中时跳过这段预填充。"
+            "命中率取决于真实流量，只能实测。",
+            en="An inference engine keeps the KV cache of a shared prompt prefix (such as a common system prompt); a "
+            "new request that hits it skips that part of the prefill. The hit rate depends on real traffic and can "
+            "only be measured.",
         ),
     ),
     _e(

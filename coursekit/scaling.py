@@ -94,13 +94,13 @@ register(
             "measure whether per-device compute itself slowed down (e.g. a too-small per-device micro-batch).",
         },
         "scaling.diagnosis_communication": {
-            "zh": "暴露的通信 (communication) 占一步时间的 {share:.0%}（{overhead_ms:.3g} ms）：先提高与计算的重叠、"
-            "减少通信量，或把高频集合通信放到更快的链路上。",
+            "zh": "暴露的通信 (exposed communication) 占一步时间的 {share:.0%}（{overhead_ms:.3g} ms）："
+            "先提高与计算的重叠、减少通信量，或把高频集合通信放到更快的链路上。",
             "en": "exposed communication takes {share:.0%} of the step ({overhead_ms:.3g} ms): overlap it with "
             "compute, send fewer bytes, or keep the frequent collectives on faster links.",
         },
         "scaling.diagnosis_communication_capped": {
-            "zh": "暴露的通信 (communication) 占一步时间的 {share:.0%}（{overhead_ms:.3g} ms）："
+            "zh": "暴露的通信 (exposed communication) 占一步时间的 {share:.0%}（{overhead_ms:.3g} ms）："
             "计算（{compute_ms:.3g} ms）下面已经藏满了，再提高重叠也没用；"
             "减少通信量、把高频集合通信放到更快的链路上，或让每步多算一些。",
             "en": "exposed communication takes {share:.0%} of the step ({overhead_ms:.3g} ms): the compute "

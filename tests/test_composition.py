@@ -178,7 +178,8 @@ def test_megatron_world_size_raises_the_fold_message() -> None:
         megatron_world_size(tp=4, pp=2, dp=1, ep=2)
     assert str(info.value) == (
         "in Megatron-Core expert parallelism (EP) reuses data-parallel ranks: the expert layers re-fold the same "
-        "8 ranks as ETP·EP·EDP·PP, and ETP·EP·PP = 4·2·2 = 16 does not divide 8"
+        "8 ranks as ETP·EP·EDP·PP, and ETP·EP·PP = 4·2·2 = 16 does not divide 8: lower EP, or raise DP or CP "
+        "(with ETP = TP, EP must divide DP·CP)"
     )
     coursekit.set_language("zh")
     with pytest.raises(ValueError) as zh_info:
@@ -290,7 +291,8 @@ def test_expert_tensor_parallel_can_differ_from_tp() -> None:
             DEFAULT_ORDER,
             ValueError,
             "in Megatron-Core expert parallelism (EP) reuses data-parallel ranks: the expert layers re-fold the same "
-            "8 ranks as ETP·EP·EDP·PP, and ETP·EP·PP = 4·2·2 = 16 does not divide 8",
+            "8 ranks as ETP·EP·EDP·PP, and ETP·EP·PP = 4·2·2 = 16 does not divide 8: lower EP, or raise DP or CP "
+            "(with ETP = TP, EP must divide DP·CP)",
         ),
         (
             {"TP": 2, "EP": 2, "ETP": 1, "DP": 2, "PP": 2},

@@ -250,7 +250,7 @@ def test_diagnosis_messages() -> None:
     )
     coursekit.set_language("zh")
     assert reason.message == (
-        "暴露的通信 (communication) 占一步时间的 27%（40 ms）：先提高与计算的重叠、减少通信量，"
+        "暴露的通信 (exposed communication) 占一步时间的 27%（40 ms）：先提高与计算的重叠、减少通信量，"
         "或把高频集合通信放到更快的链路上。"
     )
     assert diagnose_efficiency(step_timeline(0.25, 0.0)).reason.message.startswith("这一步只有计算（250 ms）")

@@ -124,7 +124,10 @@ def test_invalid_layout_is_a_message_not_a_traceback() -> None:
     w = RooflineWidget()
     w.controls["model"].value = "gpt2-small"  # 12 heads: TP = 8 does not divide them
     assert w.status == "invalid" and w.result is None
-    assert w.message == "These inputs cannot be computed: tensor-parallel degree TP = 8: must divide heads = 12."
+    assert w.message == (
+        "These inputs cannot be computed: tensor-parallel degree TP = 8 does not divide GPT-2 small's 12 attention "
+        "heads (each rank takes whole heads): set TP to one of 1, 2, 4, or pick another model."
+    )
     w.controls["tp"].value = 4
     assert w.status == "ok"
 

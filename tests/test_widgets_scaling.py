@@ -65,7 +65,7 @@ def test_message_in_chinese() -> None:
     coursekit.set_language("zh")
     w = ScalingWidget()
     assert w.message.startswith("E(512) = <b>")
-    assert "诊断：暴露的通信 (communication) 占一步时间的" in w.message
+    assert "诊断：暴露的通信 (exposed communication) 占一步时间的" in w.message
     assert w.controls["overlap"].description == "通信与计算重叠比例"
 
 

@@ -425,6 +425,12 @@ _register_messages(
             "judges the digits you write and allows for rounding already, so leave out “{word}”: write the number "
             "alone, without quotes, in the unit the question asks for: answer = {literal}.",
         },
+        "exercises.quoted_yes_no": {
+            "zh": "answer = {value!r} 是一段文字（字符串），不是真假值：Python 里“是”写作 True，“否”写作 False"
+            "（不加引号，首字母大写）。",
+            "en": "answer = {value!r} is text (a string), not a truth value: in Python “yes” is written True and "
+            "“no” False (without quotes, with a capital letter).",
+        },
         "exercises.quoted_kind.number": {"zh": "数", "en": "a number"},
         "exercises.quoted_kind.bool": {"zh": "真假值", "en": "a truth value"},
         "exercises.slip.degree": {
@@ -791,6 +797,10 @@ def _in_kernel() -> bool:
 
 def _display(feedback: Feedback, label: str | Text | None = None) -> None:
     text = feedback.message
+    if isinstance(label, str) and label.isidentifier():
+        # A label that is a key of the learner's dict (lesson 6: "compute_ms"): the cell has no variable `answer`,
+        # so the fix the message writes out ("answer = 240") is written as that entry ('"compute_ms": 240').
+        text = text.replace("answer = ", f'"{label}": ')
     if label is not None:
         text = tr("exercises.labelled", label=label.render() if isinstance(label, Text) else label, message=text)
     _display_text(text, feedback.status, f"coursekit-{feedback.status}")
@@ -1014,6 +1024,9 @@ def _quoted_value(exercise: Exercise, answer: Any, expected: Any) -> str | None:
     text = unicodedata.normalize("NFKC", answer).strip().rstrip("。").strip()
     if isinstance(expected, bool):
         literal = {"true": "True", "false": "False"}.get(text.lower())
+        if literal is None and text.lower() in _YES_NO_WORDS:
+            # '是' / '否', 'yes' / 'no': the answer in words; both spellings shown, so neither is given away
+            return tr("exercises.quoted_yes_no", value=answer)
         kind = "bool"
     elif isinstance(expected, (int, float)):
         # 'TP=4', 'tp 4', 'TP4': the option written as the question names it; the number alone is the answer
@@ -1038,6 +1051,25 @@ def _quoted_value(exercise: Exercise, answer: Any, expected: Any) -> str | None:
         return None
     return tr("exercises.quoted_value", value=answer, literal=literal, kind=tr(f"exercises.quoted_kind.{kind}"))
 
+
+#: Yes and no in words, as a learner may answer a True/False question ('是', '否', 'yes', 'no'), after NFKC.
+_YES_NO_PAIRS: tuple[Text, ...] = (
+    Text(zh="是", en="yes"),
+    Text(zh="是的", en="y"),
+    Text(zh="对", en="right"),
+    Text(zh="正确", en="correct"),
+    Text(zh="有", en="yep"),
+    Text(zh="会", en="sure"),
+    Text(zh="真", en="ok"),
+    Text(zh="否", en="no"),
+    Text(zh="不是", en="n"),
+    Text(zh="不对", en="wrong"),
+    Text(zh="错", en="incorrect"),
+    Text(zh="没有", en="nope"),
+    Text(zh="不会", en="not"),
+    Text(zh="假", en="none"),
+)
+_YES_NO_WORDS: frozenset[str] = frozenset(word for pair in _YES_NO_PAIRS for word in (pair.zh, pair.en))
 
 #: A number as a Chinese (or any) learner may write it in quotes: after "约" / "about", with a decimal or thousands
 #: comma, and with a unit ('25.77 GB', '25.77吉字节', '4.45 毫秒') or a percent sign; the text is NFKC-normalized first,

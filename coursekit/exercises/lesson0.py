@@ -9,10 +9,12 @@ Taught in: lesson 0 (course index).
 
 from __future__ import annotations
 
+import math
+
 from .._validate import learner_functions
 from ..i18n import Text
 from ..units import GB_BYTES, GIB_BYTES, bytes_to_gb, gib_to_bytes
-from . import GIB_VS_GB, MB_VS_GB, Exercise, mistake, register
+from . import GIB_VS_GB, MB_VS_GB, Exercise, Slip, mistake, register
 
 #: The device of the course's first capacity example (``build_resource_ledger(13.0, 4.0, 2.0, 24.0)``): 24 GiB.
 DEVICE_MEMORY_GIB: float = 24.0
@@ -53,6 +55,22 @@ DEVICE_GB = register(
                     zh="这是字节数：题目问的是多少 GB（1 GB = 10^9 字节），把字节数除以 10^9。",
                     en="That is the number of bytes: the question asks how many GB (1 GB = 10^9 bytes), so divide "
                     "the bytes by 10^9.",
+                ),
+            ),
+            Slip(
+                "one_factor_1024",
+                # at 3 significant digits or more only: 25 (two digits) is 25.77 cut off as much as 24.576 rounded
+                matches=lambda answer, _expected: (
+                    isinstance(answer, (int, float))
+                    and not isinstance(answer, bool)
+                    and math.isclose(answer, DEVICE_MEMORY_GIB * 1.024, rel_tol=1e-3)
+                ),
+                hint=Text(
+                    zh="你只乘了一次 1.024：那是 KiB 与 kB 之比。"
+                    "1 GiB = 1024 × 1024 × 1024 字节，1 GB = 1000 × 1000 × 1000 字节，1.024 要乘三次。",
+                    en="You multiplied by 1.024 once: that is the KiB-to-kB ratio. "
+                    "1 GiB = 1024 × 1024 × 1024 bytes and 1 GB = 1000 × 1000 × 1000 bytes, "
+                    "so 1.024 applies three times.",
                 ),
             ),
             mistake(

@@ -15,10 +15,12 @@ Taught in: lesson 4 (Q4 composition and risk).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .._validate import learner_functions
 from ..composition import compare_ep_rules, rank_groups, topology_report
 from ..i18n import Text
-from . import Exercise, mistake, register
+from . import Exercise, Slip, any_mistake, mistake, register
 
 #: q4.naive_ranks / q4.engine_ranks: a MoE plan with context parallelism; EP = 4 folds into DP·CP = 4.
 EP_PLAN: dict[str, int] = {"TP": 2, "CP": 2, "PP": 2, "DP": 2, "EP": 4}
@@ -57,6 +59,20 @@ def tp_crosses() -> bool:
     return topology_report(CROSS_DEGREES, CROSS_GPUS_PER_NODE, CROSS_ORDER).mapping.crosses["TP"]
 
 
+def _a_factor_of_two(count: Callable[[], int]) -> Slip:
+    """The slip of leaving out (or counting twice) one of the plan's degrees of 2 (TP, CP, PP and DP are all 2)."""
+    return any_mistake(
+        "degree_of_two",
+        lambda: (count() / 2, count() * 2),
+        Text(
+            zh="你的答案与正确值正好差 2 倍：是不是漏掉了（或多算了）一个并行度为 2 的维度？"
+            "这个方案里 TP、CP、PP、DP 都是 2，逐个数一遍。",
+            en="Your answer is off by exactly 2: did you leave out (or count twice) one dimension of degree 2? "
+            "TP, CP, PP and DP are all 2 in this plan; count them one by one.",
+        ),
+    )
+
+
 def _engine_why(n: int) -> Text:
     c = compare_ep_rules(EP_PLAN)
     d = {dim: EP_PLAN.get(dim, 1) for dim in ("TP", "CP", "DP", "PP", "EP")}
@@ -93,7 +109,7 @@ NAIVE_RANKS = register(
         expected=naive_ranks,
         kind="exact",
         hint=Text(
-            zh="朴素的检查（validate_parallel_composition）把 degrees 里的每个值都乘起来。",
+            zh="朴素的检查（validate_parallel_composition）把各维度的并行度（degrees 字典里的每个值）都乘起来。",
             en="The naive check (validate_parallel_composition) multiplies every value in degrees.",
         ),
         why=lambda n: Text(
@@ -110,6 +126,7 @@ NAIVE_RANKS = register(
                     "the naive rule that multiplies every degree.",
                 ),
             ),
+            _a_factor_of_two(naive_ranks),
         ),
     ),
     replace=True,
@@ -141,6 +158,7 @@ ENGINE_RANKS = register(
                     "is carved out of DP·CP, adding no ranks.",
                 ),
             ),
+            _a_factor_of_two(engine_ranks),
         ),
     ),
     replace=True,
@@ -176,6 +194,16 @@ DP_GROUP = register(
                     "而不是同一个 DP 组。",
                     en="That is rank 5's tensor-parallel (TP) group: TP varies fastest, so neighbouring ranks share "
                     "a TP group, not a DP group.",
+                ),
+            ),
+            mistake(
+                "pp_group",
+                lambda: next(group for group in rank_groups(REFERENCE_DEGREES)["PP"] if DP_GROUP_RANK in group),
+                Text(
+                    zh="这是 rank 5 的流水线并行 (PP) 组：PP 变化最慢，同一 PP 组的 rank 相差 TP · DP，"
+                    "各在一个流水线阶段；DP 组的 rank 都在同一个流水线阶段里。",
+                    en="That is rank 5's pipeline-parallel (PP) group: PP varies slowest, so its ranks differ by "
+                    "TP · DP, one in each pipeline stage; a DP group's ranks all sit in the same stage.",
                 ),
             ),
         ),

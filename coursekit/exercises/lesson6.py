@@ -339,7 +339,7 @@ EFFICIENCY = register(
                 "speed_up_not_efficiency",
                 lambda: EFFICIENCY_THROUGHPUT / EFFICIENCY_SINGLE_DEVICE,
                 Text(
-                    zh="这是加速比 (speed-up) S(P) = throughput(P) / throughput(1)，不是效率：效率还要除以设备数 P，"
+                    zh="这是加速比 (speed-up) S(P) = 吞吐(P) / 吞吐(1)，不是效率：效率还要除以设备数 P，"
                     "E(P) = S(P) / P，理想时是 1。",
                     en="That is the speed-up S(P) = throughput(P) / throughput(1), not the efficiency: the efficiency "
                     "divides it by the device count P, E(P) = S(P) / P, which is 1 when scaling is ideal.",
@@ -357,7 +357,7 @@ EFFICIENCY = register(
             ),
         ),
         hint=Text(
-            zh="E(P) = throughput(P) / (P · throughput(1))：把 P 个设备的吞吐和 P 倍的单设备吞吐相比。",
+            zh="E(P) = 吞吐(P) / (P · 吞吐(1))：把 P 个设备的吞吐和 P 倍的单设备吞吐相比。",
             en="E(P) = throughput(P) / (P · throughput(1)): compare P devices' throughput with P times one device's.",
         ),
         why=lambda value: Text(

@@ -37,7 +37,7 @@ from ..roofline import (
     ridge_point_flop_per_byte,
     roofline_flops,
 )
-from . import PERCENT_VS_FRACTION, Exercise, mistake, register
+from . import PERCENT_VS_FRACTION, Exercise, any_mistake, mistake, register
 
 #: eff.matmul_intensity: a (tokens × h) @ (h × h) projection, 2048 tokens, h = 8192, bf16.
 MATMUL_SHAPE: tuple[int, int, int] = (2048, 8192, 8192)
@@ -189,6 +189,26 @@ H200_RIDGE = register(
                     en="That is H100's ridge (3.35 TB/s); the question gives H200's bandwidth.",
                 ),
             ),
+            mistake(
+                "inverted",
+                lambda: 1 / h200_ridge(),
+                Text(
+                    zh="比值倒过来了：脊点是峰值算力除以显存带宽（FLOP/s ÷ 字节/s），得到每字节多少 FLOP，"
+                    "不是带宽除以算力。",
+                    en="The ratio is upside down: the ridge is the peak FLOP/s divided by the memory bandwidth "
+                    "(bytes/s), giving FLOP per byte, not the bandwidth over the compute.",
+                ),
+            ),
+            any_mistake(
+                "units_thousand",
+                lambda: (h200_ridge() * 1000, h200_ridge() / 1000),
+                Text(
+                    zh="你的答案与正确值正好差 1000 倍：峰值和带宽的单位没对齐（T 对 T：TFLOP/s 配 TB/s；"
+                    "或者都换成 FLOP/s 和字节/s），带宽是 TB/s 不是 GB/s。",
+                    en="Your answer is off by exactly 1000: the peak and the bandwidth are in mismatched units (T with "
+                    "T: TFLOP/s with TB/s, or both in FLOP/s and bytes/s); the bandwidth is in TB/s, not GB/s.",
+                ),
+            ),
         ),
     ),
     replace=True,
@@ -230,6 +250,17 @@ MEGATRON_MFU = register(
                     zh="148 / 312 是 HFU：148 TFLOP/s 里含有重计算的 FLOP，MFU 只数模型 FLOP。",
                     en="148 / 312 is HFU: the 148 TFLOP/s include the recomputed FLOPs, and MFU counts only the "
                     "model's.",
+                ),
+            ),
+            mistake(
+                "hfu_percent",
+                lambda: 100 * MEGATRON_RUN.tflops_per_gpu * 1e12 / A100_BF16_DENSE_FLOPS,
+                Text(
+                    zh="这是以百分数写的 HFU（148 / 312 × 100）：两处要改。"
+                    "148 TFLOP/s 里含有重计算的 FLOP，MFU 只数模型 FLOP；题目要 0 到 1 之间的小数，不是百分数。",
+                    en="That is HFU as a percentage (148 / 312 × 100): two things to change. The 148 TFLOP/s include "
+                    "the recomputed FLOPs, and MFU counts only the model's; the question asks for a fraction between "
+                    "0 and 1, not a percentage.",
                 ),
             ),
         ),

@@ -612,8 +612,8 @@ EFFICIENCY = register(
         expected=_efficiency,
         rel_tol=0.02,
         hint=Text(
-            zh="弱扩展下 throughput(P) = P · batch / step(P)，所以 E(P) = throughput(P) / (P · throughput(1)) = "
-            "step(1) / step(P)。",
+            zh="弱扩展下 吞吐(P) = P · 每设备批大小 / 步时(P)，所以 E(P) = 吞吐(P) / (P · 吞吐(1)) = "
+            "步时(1) / 步时(P)。",
             en="Under weak scaling throughput(P) = P · batch / step(P), so E(P) = throughput(P) / (P · throughput(1)) "
             "= step(1) / step(P).",
         ),

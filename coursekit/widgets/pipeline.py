@@ -107,6 +107,12 @@ register(
             "en": "slow_stage = {stage}: the slow stage is device {stage}, but with p = {stages} the devices are 0 to "
             "{last}; choose another device or 'none'.",
         },
+        "widgets.pipeline.slow_stage_reset": {
+            "zh": "慢阶段原来选的是设备 {stage}，p = {stages} 时设备只有 0 到 {last}，"
+            "所以“{stage_control}”已改回“无”。",
+            "en": "The slow stage was device {stage}; with p = {stages} the devices are 0 to {last}, so "
+            "'{stage_control}' went back to 'none'.",
+        },
         "widgets.pipeline.bubble": {
             "zh": "模拟的气泡（一步中设备空闲的占比）：<b>{simulated:.1%}</b>；"
             "公式 (p-1)/(v·m+p-1) = <b>{formula:.1%}</b>。",
@@ -371,6 +377,8 @@ class PipelineWidget(LessonWidget[PipelineView]):
         controls["schedule"].observe(self._on_schedule, names="value")
         controls["stages"].observe(self._on_stages, names="value")
         controls["virtual_stages"].disabled = schedule != "interleaved"
+        #: (device, p) when lowering p dropped the chosen slow device, so the message can say where it went
+        self._slow_stage_reset: tuple[int, int] | None = None
         super().__init__(controls)
 
     def _on_stages(self, change: Any) -> None:
@@ -378,6 +386,13 @@ class PipelineWidget(LessonWidget[PipelineView]):
         menu, stages = self.controls["slow_stage"], change["new"]
         chosen = menu.value
         keep = chosen if chosen == NO_SLOW_STAGE_VALUE or chosen < stages else NO_SLOW_STAGE_VALUE
+        earlier = self._slow_stage_reset
+        if keep != chosen:
+            self._slow_stage_reset = (chosen, stages)
+        elif chosen == NO_SLOW_STAGE_VALUE and earlier is not None and earlier[0] >= stages:
+            self._slow_stage_reset = (earlier[0], stages)  # p lowered further: the dropped device is still gone
+        else:
+            self._slow_stage_reset = None
         with self.hold_updates():  # new options select the first one: one update, for the value kept
             menu.options = [menu.options[0], *_device_options(stages)]
             menu.value = keep
@@ -553,6 +568,17 @@ class PipelineWidget(LessonWidget[PipelineView]):
         excess = result.simulated_fraction - result.formula_fraction
         if abs(excess) < 1e-9:
             lines.append(html.escape(tr("widgets.pipeline.matches")))
+            reset = self._slow_stage_reset
+            if result.slow_stage is None and reset is not None and reset[1] == schedule.stages:
+                # the learner chose a slow device and lowering p dropped it: say so, not just "no slow stage"
+                note = tr(
+                    "widgets.pipeline.slow_stage_reset",
+                    stage=reset[0],
+                    stages=reset[1],
+                    last=reset[1] - 1,
+                    stage_control=tr("widgets.pipeline.slow_stage"),
+                )
+                lines.append(html.escape(note))
             if result.slow_stage is None:  # the factor slider is live but has nothing to slow: say so
                 unused = tr(
                     "widgets.pipeline.factor_unused",

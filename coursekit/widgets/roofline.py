@@ -32,7 +32,7 @@ from typing import Any, ClassVar
 import numpy as np
 from matplotlib.figure import Figure
 
-from .._validate import check_choice, check_divides, check_int, learner_functions
+from .._validate import check_choice, check_int, learner_functions
 from ..hardware import A100_80GB_HBM_BYTES_PER_S, A100_BF16_DENSE_FLOPS, H100_BF16_DENSE_FLOPS, H100_HBM_BYTES_PER_S
 from ..i18n import Text, register, tr
 from ..plotting import cache_drawing, label
@@ -142,6 +142,12 @@ register(
         "widgets.roofline.ridge": {"zh": "脊点 {ridge:.0f}", "en": "ridge {ridge:.0f}"},
         "widgets.roofline.hard": {"zh": "硬屋顶线", "en": "hard roofline"},
         "widgets.roofline.smooth": {"zh": "平滑屋顶线", "en": "smooth roofline"},
+        "widgets.roofline.tp_heads": {
+            "zh": "张量并行度 TP = {tp} 不整除 {model} 的 {heads} 个注意力头（每个 rank 要拿到整数个头）："
+            "请把 TP 调到 {choices} 之一，或换一个模型。",
+            "en": "tensor-parallel degree TP = {tp} does not divide {model}'s {heads} attention heads (each rank "
+            "takes whole heads): set TP to one of {choices}, or pick another model.",
+        },
     }
 )
 
@@ -206,7 +212,12 @@ def roofline_view(gpu: str, model: str, tp: int, micro_batch: int, seq_len: int,
     chip = GPUS[check_choice("gpu", gpu, GPUS)]
     spec = MODELS[check_choice("model", model, MODEL_CHOICES)]
     tp = check_int("tp", tp, ge=1)
-    check_divides("tp", tp, "heads", spec.heads)
+    if spec.heads % tp:
+        # name the model's heads and the TP values that work, in the learner's language ("heads" is no word of theirs)
+        choices = Text(zh="、", en=", ").render().join(str(t) for t in TP_CHOICES if spec.heads % t == 0)
+        raise ValueError(
+            tr("widgets.roofline.tp_heads", tp=tp, model=_MODEL_LABELS[model], heads=spec.heads, choices=choices)
+        )
     tokens = tokens_per_gpu(micro_batch, seq_len, cp)
     intensity = layout_matmul_intensity(spec, tp=tp, micro_batch=micro_batch, seq_len=seq_len, cp=cp)
     peak, bandwidth = chip.peak_flops, chip.memory_bandwidth_bytes_per_s

@@ -152,6 +152,7 @@ register(
         "widgets.serving.bar_kv": {"zh": "KV 缓存", "en": "KV cache"},
         "widgets.serving.bar_other": {"zh": "工作区 + 预留", "en": "workspace + reserve"},
         "widgets.serving.no_fit_points": {"zh": "放不下", "en": "does not fit"},
+        "widgets.serving.floor_legend": {"zh": "权重下限", "en": "weights floor"},
     }
 )
 
@@ -457,7 +458,15 @@ class ServingWidget(LessonWidget[ServingView]):
         self.ax_mem.set_ylabel(_label("widgets.serving.axis_gib"), fontsize=8)
         place_ylabel(self.ax_mem)
         self.ax_mem.tick_params(labelsize=7)
-        self.ax_mem.legend(handles=list(self.bars.values()), fontsize=6, loc="upper right", frameon=False)
+        # above the axes: inside them the device line (red, at any height as the total grows) would cross it
+        self.ax_mem.legend(
+            handles=list(self.bars.values()),
+            fontsize=6,
+            loc="lower center",
+            bbox_to_anchor=(0.5, 1.0),
+            ncol=3,
+            frameon=False,
+        )
         (self.fit_line,) = self.ax_curve.plot([], [], marker="o", markersize=3, color="#4c72b0")
         (self.misfit_line,) = self.ax_curve.plot(
             [],
@@ -469,7 +478,9 @@ class ServingWidget(LessonWidget[ServingView]):
             label=_label("widgets.serving.no_fit_points"),
         )
         (self.current,) = self.ax_curve.plot([], [], marker="o", markersize=8, fillstyle="none", color="#c44e52")
-        self.floor_line = self.ax_curve.axvline(0.0, color="grey", linestyle=":", linewidth=0.8)
+        self.floor_line = self.ax_curve.axvline(
+            0.0, color="grey", linestyle=":", linewidth=0.8, label=_label("widgets.serving.floor_legend")
+        )
         self.batch_labels = [self.ax_curve.text(0.0, 0.0, str(b), fontsize=6, color="#4c72b0") for b in BATCH_OPTIONS]
         log_axes(self.ax_curve)
         # positive limits before any data: a widget whose first inputs cannot be computed (FP8 on an A100, a TP that
@@ -480,7 +491,8 @@ class ServingWidget(LessonWidget[ServingView]):
         self.ax_curve.set_ylabel(_label("widgets.serving.axis_tps"), fontsize=8)
         place_ylabel(self.ax_curve)
         self.ax_curve.tick_params(labelsize=7)
-        self.ax_curve.legend(handles=[self.misfit_line], fontsize=6, loc="lower right", frameon=False)
+        # the dotted line is named too: the learner meets a grey line at the left with no word for it otherwise
+        self.ax_curve.legend(handles=[self.misfit_line, self.floor_line], fontsize=6, loc="lower right", frameon=False)
 
     def compute(self, **values: Any) -> ServingView:
         values = self.check_values(values)  # a direct call may pass what no control offers

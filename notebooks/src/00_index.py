@@ -330,7 +330,7 @@ figure_image(fig)
 # | [9](09_workbench.ipynb) | 决策工作台 (decision workbench) | 对真实模型和集群，所有组合里哪些被哪道门槛排除？ | 160 分钟 |
 # | [10](10_serving.ipynb) | 推理服务 (serving) | 服务一个模型时，副本和并行怎样取舍？ | 65 分钟 |
 #
-# 按顺序学：每一课都用到前一课的账本或门槛。第 8 课默认读取课程附带的一次实测记录，不需要 PyTorch；只有在自己的机器上重新实测（`LIVE = True`）才需要可选的 PyTorch 扩展（`pip install -e ".[lab]"`），没有它时会给出说明而不报错。
+# 按顺序学：每一课都用到前面几课的账本或门槛（第 10 课不需要第 8、9 课）。第 8 课默认读取课程附带的一次实测记录，不需要 PyTorch；只有在自己的机器上重新实测（`LIVE = True`）才需要可选的 PyTorch 扩展（`pip install -e ".[lab]"`），没有它时会给出说明而不报错。
 # 另有[术语表](glossary.ipynb)，随时可查。
 
 # %% [markdown] lang="en"
@@ -350,7 +350,7 @@ figure_image(fig)
 # | [9](09_workbench.ipynb) | Decision workbench | For a real model and cluster, which gate excludes which composition? | 160 min |
 # | [10](10_serving.ipynb) | Serving | When serving a model, how do replicas and parallelism trade off? | 65 min |
 #
-# Take them in order: each lesson uses the ledger or gates of the one before. Lesson 8 reads a run recorded with
+# Take them in order: each lesson uses ledgers or gates of earlier ones (lesson 10 needs neither 8 nor 9). Lesson 8 reads a run recorded with
 # the course by default and needs no PyTorch; only measuring again on your machine (`LIVE = True`) needs the optional
 # PyTorch extra (`pip install -e ".[lab]"`), and without it the lesson explains what is missing instead of failing.
 # The [glossary](glossary.ipynb) is there whenever you need a term.

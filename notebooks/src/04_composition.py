@@ -19,7 +19,7 @@
 # >
 # > **目标：**
 # > - 用 `validate_parallel_composition` 做 Q4 的第一个小验证：TP=4、PP=2、DP=2 需要 16 个 rank；EP 只能用于 MoE；服务副本 (Replica) 与训练 DP 是不同的执行角色 (execution role)。
-# > - 说明朴素的计数规则（所有并行度相乘）与 Megatron-Core 的不同：引擎让 EP 复用 DP·CP 的 rank，用 `compare_ep_rules` 对同一方案按两种规则计数。
+# > - 说明朴素的计数规则 (naive rule，所有并行度相乘) 与 Megatron-Core 的不同：引擎让 EP 复用 DP·CP 的 rank，用 `compare_ep_rules` 对同一方案按两种规则计数。
 # > - 用 `rank_groups` 写出 Megatron 参考例子（16 张 GPU，TP=2，PP=4）的各个组，用 `topology_report` 找出跨节点的 TP 组。
 # >
 # > **前置：** 第 2 课的通信账本（TP 每层都有集合通信），第 3 课的门槛。

@@ -898,7 +898,7 @@ reveal(show_injected_runs)
 # %% [markdown] lang="zh"
 # ### 6.4 本机上的扩展效率 E(P)
 #
-# 最后把 DDP 基线在 1、2、4 个 rank 上各跑一次（每个 rank 的 batch 固定，即弱扩展）。按第 6 课的定义，E(P) = throughput(P) / (P · throughput(1))；每个 rank 处理同样的 batch，所以 E(P) = step(1) / step(P)。表的最后一列把多出的步时拆到各项上，并指出涨得最多的那一项。
+# 最后把 DDP 基线在 1、2、4 个 rank 上各跑一次（每个 rank 的 batch 固定，即弱扩展）。按第 6 课的定义，E(P) = 吞吐(P) / (P · 吞吐(1))；每个 rank 处理同样的 batch，所以 E(P) = 步时(1) / 步时(P)。表的最后一列把多出的步时拆到各项上，并指出涨得最多的那一项。
 
 # %% [markdown] lang="en"
 # ### 6.4 Scaling efficiency E(P) on this machine

@@ -25,6 +25,9 @@
 # >   和吞吐的**下界估计**，说清它们的假设。
 # > - 找出 TP 不再划算的位置：每个 token 2·L 次全归约 (all-reduce) 的时延。
 # > - 用利特尔定律 (Little's law) 把请求速率换成并发数；用 `plan_serving` 搜索 replicas × TP × PP 并读懂门槛。
+# >
+# > **前置：** 第 1 课的显存账本，第 2 课的通信账本（TP 每层都有全归约），第 4 课的服务副本与训练 DP 之分，
+# > 第 7 课的屋顶线与解码的计算强度（第 4 节直接用到）。第 8、9 课不是必需的。
 
 # %% [markdown] lang="en"
 # # Lesson 10: Serving — the KV cache, prefill and decode, replicas and tensor parallelism
@@ -50,6 +53,10 @@
 # > - Find where TP stops paying: the latency of 2·L all-reduces per token.
 # > - Turn a request rate into a concurrency with Little's law; search replicas × TP × PP with `plan_serving` and read
 # >   its gates.
+# >
+# > **Prerequisites:** lesson 1's memory ledger, lesson 2's communication ledger (TP runs an all-reduce in every
+# > layer), lesson 4's serving replica versus training DP, lesson 7's roofline and the arithmetic intensity of decode
+# > (section 4 builds on it). Lessons 8 and 9 are not needed.
 
 # %%
 import coursekit
@@ -586,7 +593,7 @@ assert fp8_est.decode_bound == bf16_est.decode_bound == "memory"
 # ## 5. TP 降低时延，副本提高吞吐；TP 在哪里不再划算
 #
 # TP = t 让每张卡只读 1/t 的权重，解码下限也变成 1/t。代价是每层两次全归约（注意力之后和 MLP 之后），
-# 每个 token 2·L 次，而且都在关键路径上。解码时每次只归约 批 × h 个元素——几十 KiB 到几 MiB——这时 NCCL 不用
+# 每个 token 2·L 次，而且都在关键路径 (critical path) 上。解码时每次只归约 批 × h 个元素——几十 KiB 到几 MiB——这时 NCCL 不用
 # 大消息的 Simple 协议，它自己的成本模型会选 LL（低时延）协议：每跳时延小得多，但只有约四分之一的带宽。
 # `tp_all_reduce` 按 NCCL `src/graph/tuning.cc` 里的表格为环形、树形两种算法与 LL、LL128、Simple 三种协议的每个组合定价，
 # 取最快者。它**不给 NVLS 定价**：H100 的 NVSwitch 上 NCCL 还会用 NVLS（在交换机内做归约），小消息时可能比下表更快。
@@ -1051,20 +1058,20 @@ assert all(1.4 <= r <= 1.5 for r in ratios["ttft_s"]) and all(
 # ## 11. 交互：服务账本与时延-吞吐曲线
 #
 # 选模型、GPU、每副本 TP、批大小、提示/输出长度和精度。左图是每 rank 的显存账本（红线是设备显存），右图把每个批大小放在
-# (TPOT, 每 GPU 吞吐) 上：往右上走是拿时延换吞吐，灰色叉表示 KV 缓存放不下；虚线是权重下限。
+# (TPOT, 每 GPU 吞吐) 上：往右上走是拿时延换吞吐，灰色叉表示 KV 缓存放不下；灰色点线是权重下限（图例里也标出）。
 #
-# “精度”默认是 bf16；选 FP8 W8A8 时，部件按第 4 节的 FP8 估算重算一切：每个权重 1 字节（账本里的权重减半，虚线左移），
+# “精度”默认是 bf16；选 FP8 W8A8 时，小部件按第 4 节的 FP8 估算重算一切：每个权重 1 字节（账本里的权重减半，点线左移），
 # 线性层的矩阵乘按 FP8 峰值、注意力仍按 bf16 峰值，KV 缓存仍是 2 字节。说明里会写出用了哪种精度、哪些峰值。
 # 默认布局下 TTFT 从 66 ms 降到 48 ms，TPOT 从 12.7 ms 降到 10.1 ms，与第 4 节的表一致；它们仍是屋顶线下界，
-# 量化对输出质量的影响要靠评测。A100 没有 FP8 张量核心 (tensor core)：在 a100-8 上选 FP8，部件不给数字，只说明原因。
+# 量化对输出质量的影响要靠评测。A100 没有 FP8 张量核心 (tensor core)：在 a100-8 上选 FP8，小部件不给数字，只说明原因。
 
 # %% [markdown] lang="en"
 # ## 11. Interactive: the serving ledger and the latency–throughput curve
 #
 # Choose the model, GPU, TP per replica, batch, prompt/output lengths and precision. Left: the memory ledger of one
 # rank (the red line is the device memory). Right: every batch size at its (TPOT, throughput per GPU); moving up and
-# right trades latency for throughput, grey crosses mark batches whose KV cache does not fit, and the dotted line is
-# the weights floor.
+# right trades latency for throughput, grey crosses mark batches whose KV cache does not fit, and the dotted grey line
+# is the weights floor (the legend names it too).
 #
 # The precision is bf16 by default. Choose FP8 W8A8 and the widget recomputes everything as section 4's FP8 estimate
 # does: 1 byte a weight (the ledger's weights halve, the dotted line moves left), the linear layers' matmuls at the
@@ -1184,7 +1191,7 @@ verify("serve.littles_law", answer)
 # 3. 为什么解码的 TPOT 不可能低于“每 GPU 权重字节 / HBM 带宽”？批大小变大时，哪一项跟着变大？
 # 4. 给设备更多显存，一个原来通过的服务布局会不会被拒绝？
 # 5. TensorRT-LLM 测得的首 token 时间约是下界估计的 1.4-1.5 倍。这说明估计错了吗？哪些量只能实测？
-# 6. 在第 11 节的部件里保持默认布局，把精度从 bf16 换成 FP8：每 rank 读的权重字节减半，TPOT 却只从 12.7 ms 降到
+# 6. 在第 11 节的小部件里保持默认布局，把精度从 bf16 换成 FP8：每 rank 读的权重字节减半，TPOT 却只从 12.7 ms 降到
 #    10.1 ms。为什么没有减半？
 
 # %% [markdown] lang="en"
