@@ -27,6 +27,8 @@
 # > - 说出模型没有计入的因素：启动开销、拷贝、争用、回环 (loopback) 与 NVLink / InfiniBand 的差别。
 # > - 用 PyTorch 性能分析器 (profiler) 记录每个 rank 的一步，拆成计算、暴露与被掩盖的通信、等慢 rank、等输入，并与第 6 课的步时间线 (step timeline) 模型对照。
 # > - 只凭数字诊断三种注入的故障（慢 rank、输入延迟、关闭重叠），并说出本机上 E(P) 下降的原因。
+# >
+# > **前置：** 第 1、2、6 课（显存账本、α-β 通信模型、步时间线）。
 
 # %% [markdown] lang="en"
 # # Lesson 8: Formula vs measurement
@@ -35,8 +37,8 @@
 #
 # > **Time:** about 95 min (teaching and reading 55 min, exercises 40 min; measuring again takes about 2 min)
 # >
-# > **Optional:** you may skip this lesson; lessons 9 and 10 do not build on it. By default it reads the run recorded
-# > with the course and needs no PyTorch; measuring again on your machine (`LIVE = True`) needs PyTorch
+# > **Optional:** you may skip this lesson; lessons 9 and 10 do not build on it. By default it reads the course's
+# > recorded run and needs no PyTorch; measuring again on your machine (`LIVE = True`) needs PyTorch
 # > (`pip install -e ".[lab]"` in the course's folder).
 # >
 # > **Questions:**
@@ -51,6 +53,8 @@
 # > - Name what the model leaves out: launch overhead, copies, contention, loopback versus NVLink / InfiniBand.
 # > - Record one step on every rank with the PyTorch profiler, split it into compute, exposed and hidden communication, waiting for a slower rank and waiting for input, and set it next to lesson 6's step-timeline model.
 # > - Diagnose three injected faults (a slow rank, an input delay, overlap turned off) from the numbers alone, and name why E(P) falls on this machine.
+# >
+# > **Prerequisites:** lessons 1, 2 and 6 (memory ledger, alpha-beta model, step timeline).
 
 # %%
 import coursekit

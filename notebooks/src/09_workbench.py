@@ -24,6 +24,10 @@
 # > - 做三个假设分析 (what-if)：跨节点链路变慢、上下文变长、模型变成 MoE，并说明结论依赖哪些假设。
 # > - 用已发表的大规模训练对照估算：哪些层布局被接受、排第几、估算与实测差多少，差在哪里。
 # > - 说明为什么节点内 TP = 8 是常见选择，估算漏掉了什么，以及怎样读“并列组”。
+# >
+# > **前置：** 第 1 课的显存账本、第 2 课的通信账本（每个维度走哪条链路）、第 3 课的硬门槛、第 4 课的组合检查、
+# > 第 6 课的流水线气泡与扩展效率 E(P)、第 7 课的计算效率（屋顶线与 MFU）；第 5 课的选择矩阵是本课搜索的
+# > 手工版本。第 8 课不是必需的（本课提到它时，只是说估算要靠测量来核对）。
 
 # %% [markdown] lang="en"
 # # Lesson 9: The decision workbench
@@ -50,6 +54,11 @@
 # > - Check the estimate against published large-scale runs: which layouts it accepts, where it ranks them, how far
 # >   the estimate is from the measurement, and why.
 # > - Explain why TP = 8 inside a node is the usual choice, what the estimate leaves out, and how to read tie groups.
+# >
+# > **Prerequisites:** lesson 1's memory ledger, lesson 2's communication ledger (which link each dimension uses),
+# > lesson 3's hard gates, lesson 4's composition checks, lesson 6's pipeline bubble and scaling efficiency E(P),
+# > lesson 7's compute efficiency (the roofline and MFU); lesson 5's selection matrix is this lesson's search done by
+# > hand. Lesson 8 is not needed (where this lesson mentions it, it only says an estimate is checked by measuring).
 
 # %%
 import coursekit
