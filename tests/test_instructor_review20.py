@@ -240,3 +240,135 @@ def test_only_the_search_pages_load_the_page_texts(site: Path) -> None:
         if "_static" not in page.parts and "coursekit-search-pages.js" in page.read_text(encoding="utf-8")
     )
     assert loading == ["search-zh.html", "search.html"]
+
+
+# -- guide figures no test pinned, computed from coursekit ----------------------------------------------------------
+
+
+def _guide(lang: str, stem: str) -> str:
+    return (ROOT / "docs" / "instructor" / lang / f"{stem}.md").read_text(encoding="utf-8")
+
+
+def _pct(fraction: float) -> str:
+    return f"{100 * fraction:.1f}%"
+
+
+def _pipeline_demo() -> list[tuple[str, str, str]]:
+    """Lesson 6's PipelineWidget demo, step by step (the widget's own compute from its default controls)."""
+    from coursekit.widgets.pipeline import PipelineWidget
+
+    widget = PipelineWidget()
+    defaults = {name: control.value for name, control in widget.controls.items()}
+    assert defaults["stages"] == 4 and defaults["microbatches"] == 8 and defaults["schedule"] == "1f1b"
+
+    def view(**changed: Any) -> Any:
+        return widget.compute(**{**defaults, **changed})
+
+    start, m16, m2 = view(), view(microbatches=16), view(microbatches=2)
+    inter = view(schedule="interleaved", virtual_stages=2)
+    slow15, slow20 = view(slow_stage=2, slow_factor=1.5), view(slow_stage=2, slow_factor=2.0)
+    p8 = view(stages=8, slow_stage=6, slow_factor=2.0)
+    assert start.simulated_fraction == pytest.approx(start.formula_fraction)
+    span = f"{start.schedule.makespan_s:.1f} s"
+    return [
+        ("en", f"simulated bubble **{_pct(start.simulated_fraction)}** = formula, makespan {span}", "start"),
+        ("zh", f"模拟气泡 **{_pct(start.simulated_fraction)}** = 公式，一步 {span}", "start"),
+        ("en", f"Move m to 16: **{_pct(m16.simulated_fraction)}**; move it to 2: **{_pct(m2.simulated_fraction)}**",
+         "1"),
+        ("zh", f"把 m 拉到 16：**{_pct(m16.simulated_fraction)}**；拉到 2：**{_pct(m2.simulated_fraction)}**", "1"),
+        ("en", f"to 2 by itself: **{_pct(inter.simulated_fraction)}**, the same as 1F1B with", "3"),
+        ("zh", f"设为 2：**{_pct(inter.simulated_fraction)}**，与 m = 16 的 1F1B 相同", "3"),
+        ("en", f"**{_pct(slow15.simulated_fraction)}** idle against the formula's {_pct(slow15.formula_fraction)}; "
+         f"at factor 2.0: **{_pct(slow20.simulated_fraction)}**", "4"),
+        ("zh", f"空闲 **{_pct(slow15.simulated_fraction)}**，公式仍是 {_pct(slow15.formula_fraction)}；"
+         f"倍数 2.0：**{_pct(slow20.simulated_fraction)}**", "4"),
+        ("en", f"**{_pct(p8.simulated_fraction)}** idle against the formula's {_pct(p8.formula_fraction)}", "5"),
+        ("zh", f"空闲 **{_pct(p8.simulated_fraction)}**，公式是 {_pct(p8.formula_fraction)}", "5"),
+    ]  # fmt: skip
+
+
+def _scaling_demo() -> list[tuple[str, str, str]]:
+    """Lesson 6's ScalingWidget demo: E(512) for each step's controls (50 GB/s, 14 GB, 500 ms, no overlap first)."""
+    from coursekit.widgets.scaling import scaling_view
+
+    def e(overlap: float = 0.0, bandwidth: float = 50.0, compute_ms: float = 500.0) -> str:
+        return f"{scaling_view(overlap, bandwidth, 14.0, compute_ms).last_efficiency:.2f}"
+
+    return [
+        ("en", f"E(512) = **{e()}**", "defaults"),
+        ("zh", f"E(512) = **{e()}**", "defaults"),
+        ("en", f"Overlap 0.5 → **{e(0.5)}**; overlap 0.8 → **{e(0.8)}**", "1"),
+        ("zh", f"重叠 0.5 → **{e(0.5)}**；重叠 0.8 → **{e(0.8)}**", "1"),
+        ("en", f"(H100 NVLink, per GPU and direction) → **{e(bandwidth=450.0)}**", "2"),
+        ("zh", f"（H100 NVLink，每 GPU 每方向）→ **{e(bandwidth=450.0)}**", "2"),
+        ("en", f"Compute 100 ms → **{e(bandwidth=450.0, compute_ms=100.0)}**", "3"),
+        ("zh", f"计算 100 ms → **{e(bandwidth=450.0, compute_ms=100.0)}**", "3"),
+        ("en", f"back to 50 GB/s → **{e(compute_ms=100.0)}**", "3"),
+        ("zh", f"带宽回到 50 GB/s → **{e(compute_ms=100.0)}**", "3"),
+    ]
+
+
+def _serving_figures() -> list[tuple[str, str, str]]:
+    """Lesson 10's Mixtral weights floor and the FP8 step (demo step 5, talking point 6), from serving_estimate."""
+    from coursekit.presets import CLUSTERS, MODELS
+    from coursekit.serving import serving_estimate
+
+    h100, llama, mixtral = CLUSTERS["h100-8"], MODELS["llama3-70b"], MODELS["mixtral-8x7b"]
+    bandwidth = h100.memory_bandwidth_bytes_per_s
+    one = serving_estimate(mixtral, h100, tp=1, batch=1, prompt_tokens=512, output_tokens=128)
+    read_b = one.weights_floor_s * bandwidth / 2 / 1e9  # bf16: 2 bytes a parameter read
+    all_ms = mixtral.num_params * 2 / bandwidth * 1e3
+    mix_en = (
+        f"reads {read_b:.1f} of its {mixtral.num_params / 1e9:.1f} billion parameters: at one H100's bandwidth a "
+        f"floor of {one.weights_floor_s * 1e3:.1f} ms, not the {all_ms:.1f} ms"
+    )
+    mix_zh = (
+        f"读 {mixtral.num_params / 1e9:.1f}B 参数中的 {read_b:.1f}B：按一张 H100 的带宽，下限 "
+        f"{one.weights_floor_s * 1e3:.1f} ms，而不是读全部权重的 {all_ms:.1f} ms"
+    )
+    kw: dict[str, Any] = {"tp": 8, "batch": 64, "prompt_tokens": 2048, "output_tokens": 256}
+    bf16 = serving_estimate(llama, h100, **kw)
+    fp8 = serving_estimate(llama, h100, weight_bytes=1, precision="fp8", **kw)
+    kv_ms = (bf16.decode_memory_s - bf16.weights_floor_s) * 1e3
+    assert kv_ms == pytest.approx((fp8.decode_memory_s - fp8.weights_floor_s) * 1e3)
+    ms = lambda s: f"{s * 1e3:.2f} ms"  # noqa: E731
+    fp8_en = (
+        f"from **{ms(bf16.weights_floor_s)}** to **{ms(fp8.weights_floor_s)}**, while the batch's KV cache reads "
+        f"(**{kv_ms:.2f} ms**, still 2 bytes) and the {bf16.all_reduces_per_token} all-reduces per token "
+        f"(**{ms(bf16.decode_comm_s)}**, activations) stay: {ms(bf16.time_per_output_token_s)} becomes "
+        f"{ms(fp8.time_per_output_token_s)}."
+    )
+    fp8_zh = (
+        f"从 **{ms(bf16.weights_floor_s)}** 降到 **{ms(fp8.weights_floor_s)}**；"
+        f"批的 KV 缓存读取（**{kv_ms:.2f} ms**，仍是 2 字节）"
+        f"和每 token {bf16.all_reduces_per_token} 次全归约（**{ms(bf16.decode_comm_s)}**，传的是激活）"
+        f"不变：{ms(bf16.time_per_output_token_s)} 变成 {ms(fp8.time_per_output_token_s)}。"
+    )
+    step = (
+        f"TTFT **{bf16.time_to_first_token_s * 1e3:.0f} ms** → **{fp8.time_to_first_token_s * 1e3:.0f} ms**, "
+        f"TPOT **{bf16.time_per_output_token_s * 1e3:.1f} ms** → **{fp8.time_per_output_token_s * 1e3:.1f} ms**"
+    )
+    step_zh = step.replace(", TPOT", "，TPOT")
+    return [("en", mix_en, "Mixtral"), ("zh", mix_zh, "Mixtral"), ("en", fp8_en, "FP8"), ("zh", fp8_zh, "FP8"),
+            ("en", step, "demo 5"), ("zh", step_zh, "demo 5")]  # fmt: skip
+
+
+_PINNED = [
+    ("06_pipeline_scaling", _pipeline_demo),
+    ("06_pipeline_scaling", _scaling_demo),
+    ("10_serving", _serving_figures),
+]
+
+
+@pytest.mark.parametrize(("stem", "figures"), _PINNED, ids=["pipeline-demo", "scaling-demo", "serving"])
+def test_guide_demo_figures_are_what_the_widgets_and_coursekit_compute(stem: str, figures: Any) -> None:
+    # the live demos' figures (each step's control values as the guide sets them) and lesson 10's Mixtral and FP8
+    # figures, in both guides: no test read them before (review 20's sweep of the en guides' decimals)
+    missing = [(lang, phrase) for lang, phrase, _ in figures() if phrase not in _flat(_guide(lang, stem))]
+    assert missing == []
+
+
+def _flat(markdown: str) -> str:
+    """A guide's text as rendered: a line break inside a paragraph is a space (none between Chinese characters)."""
+    text = re.sub(r"(?<=[\u3000-\u9fff\uff00-\uffef])\n\s*(?=[\u3000-\u9fff\uff00-\uffef])", "", markdown)
+    return re.sub(r"\n[ \t]*(?![|#\d-])", " ", text)
