@@ -372,3 +372,70 @@ def _flat(markdown: str) -> str:
     """A guide's text as rendered: a line break inside a paragraph is a space (none between Chinese characters)."""
     text = re.sub(r"(?<=[\u3000-\u9fff\uff00-\uffef])\n\s*(?=[\u3000-\u9fff\uff00-\uffef])", "", markdown)
     return re.sub(r"\n[ \t]*(?![|#\d-])", " ", text)
+
+
+def _matrix_demo() -> list[tuple[str, str, str]]:
+    """Lesson 5's MatrixWidget demo: each step's figures as the widget's message states them (its describe text)."""
+    import coursekit
+    from coursekit.widgets.matrix import MatrixWidget
+
+    before = coursekit.get_language()
+    coursekit.set_language("en")
+    try:
+        return _matrix_steps(MatrixWidget())
+    finally:
+        coursekit.set_language(before)
+
+
+def _matrix_steps(widget: Any) -> list[tuple[str, str, str]]:
+    defaults = {name: control.value for name, control in widget.controls.items()}
+    assert defaults["model"] == "megatron-7.5b" and defaults["device_memory_gib"] == 24
+
+    def says(pattern: str, **changed: Any) -> tuple[str, ...]:
+        message = widget.describe(widget.compute(**{**defaults, **changed}))
+        found = re.search(pattern, message)
+        assert found, (pattern, changed, message)
+        return found.groups()
+
+    dp = says(r"per-rank memory ([\d.]+) GiB")[0]
+    fsdp = says(r"FSDP over 32 ranks: ([\d.]+) GiB")[0]
+    pp, pp_gib, bubble = says(r"PP = (\d+) stages \(([\d.]+) GiB per rank\).*?= (\d+%)")
+    tp2, pp32, pp32_gib, bubble32 = says(
+        r"\(TP 2 × FSDP 16\), ([\d.]+) GiB.*PP = (\d+) stages \(([\d.]+) GiB per rank\).*?= (\d+%)",
+        device_memory_gib=16,
+    )
+    big = says(r"FSDP alone does not fit \(([\d.]+) GiB.*?\(TP 2 × FSDP 16\), ([\d.]+) GiB"
+               r".*memory ([\d.]+) GiB exceeds device memory 24.0 GiB<br>", model="megatron-18.4b")  # fmt: skip
+    act, tp16 = says(r"activations ([\d.]+) GiB.*\(TP 16 × FSDP 2\), ([\d.]+) GiB", seq_len=32768)
+    late = says(r"PP = 16 stages .*?DP = (\d+) pipelines with m = (\d+) micro-batches each.*?= (\d+%)", global_batch=16)
+    return [
+        ("en", f"DP is hard-excluded at {dp} GiB per rank, FSDP is\nfeasible over 32 ranks at {fsdp} GiB", "start"),
+        ("zh", f"DP 硬排除（每个 rank {dp} GiB），FSDP 分到 32 个 rank 可行（{fsdp} GiB）", "start"),
+        ("en", f"PP is feasible with {pp} stages ({pp_gib} GiB, bubble {bubble})", "start"),
+        ("zh", f"PP 用 {pp} 个阶段可行（{pp_gib} GiB，气泡 {bubble}）", "start"),
+        ("en", f"({fsdp} GiB > 16)", "1"),
+        ("en", f"plan is TP 2 × FSDP 16, {tp2} GiB)", "1"),
+        ("zh", f"TP 2 × FSDP 16，\n   {tp2} GiB）", "1"),
+        ("en", f"fits with {pp32} stages ({pp32_gib} GiB, bubble {bubble32})", "1"),
+        ("zh", f"PP 用 {pp32} 个阶段仍放得下（{pp32_gib} GiB，气泡 {bubble32}）", "1"),
+        ("en", f"a full copy needs {dp} GiB", "1"),
+        ("zh", f"完整的一份要 {dp} GiB", "1"),
+        ("en", f"PP ({big[2]} GiB) is hard-excluded; FSDP alone would need {big[0]} GiB", "2"),
+        ("zh", f"PP（{big[2]} GiB）硬排除；单独的 FSDP 要 {big[0]} GiB", "2"),
+        ("en", f"(TP 2 × FSDP 16, {big[1]} GiB)", "2"),
+        ("zh", f"（TP 2 × FSDP 16，{big[1]} GiB）", "2"),
+        ("en", f"(activations {act} GiB)", "3"),
+        ("zh", f"（激活 {act} GiB）", "3"),
+        ("en", f"(TP 16 × FSDP 2,\n   {tp16} GiB)", "3"),
+        ("zh", f"（TP 16 × FSDP 2，{tp16} GiB）", "3"),
+        ("en", f"{late[0]} pipelines of {late[1]} micro-batches, bubble {late[2]})", "3"),
+        ("zh", f"{late[0]} 条流水线、每条 {late[1]} 个微批次，气泡 {late[2]}）", "3"),
+    ]
+
+
+def test_matrix_demo_figures_are_what_the_widget_says() -> None:
+    # the guide quotes the widget's message at each step of its live demo; before this review no test read them
+    missing = [
+        (lang, phrase) for lang, phrase, _ in _matrix_demo() if phrase not in _guide(lang, "05_selection_matrix")
+    ]
+    assert missing == []
