@@ -439,3 +439,23 @@ def test_matrix_demo_figures_are_what_the_widget_says() -> None:
         (lang, phrase) for lang, phrase, _ in _matrix_demo() if phrase not in _guide(lang, "05_selection_matrix")
     ]
     assert missing == []
+
+
+def test_workbench_guide_names_the_zero3_traffic_the_fsdp_row_moves() -> None:
+    # The guide said "ZeRO-3 moves 18.1 s of traffic": the explained FSDP row moves 18.1 s over its 32 expert-data-
+    # parallel ranks (the experts' weights) and 2.6 s more over the 128 data-parallel ones; the guide now says which
+    from coursekit.planner import plan
+    from coursekit.presets import CLUSTERS, MODELS
+    from coursekit.published_runs import all_published_runs
+    from tests.test_instructor_published_runs import FSDP, ZOO, _c
+
+    name = ZOO.format("4K", FSDP)
+    run = next(run for run in all_published_runs() if run.name == name)
+    explained = plan(MODELS[run.model], CLUSTERS[run.cluster].with_nodes(run.nodes), run.workload()).explain(
+        _c(name).layout
+    )
+    (edp,) = [row for row in explained.communication if row.dimension == "EDP"]
+    assert explained.zero_stage == 3
+    en = f"ZeRO-3 moves {edp.time_s:.1f} s of expert-weight traffic over the {edp.group_ranks} expert-data-parallel"
+    zh = f"ZeRO-3 要在 {edp.group_ranks} 个专家数据并行 rank 之间搬 {edp.time_s:.1f} s 的专家权重数据"
+    assert en in _flat(_guide("en", "09_workbench")) and zh in _flat(_guide("zh", "09_workbench"))
