@@ -459,3 +459,40 @@ def test_workbench_guide_names_the_zero3_traffic_the_fsdp_row_moves() -> None:
     en = f"ZeRO-3 moves {edp.time_s:.1f} s of expert-weight traffic over the {edp.group_ranks} expert-data-parallel"
     zh = f"ZeRO-3 要在 {edp.group_ranks} 个专家数据并行 rank 之间搬 {edp.time_s:.1f} s 的专家权重数据"
     assert en in _flat(_guide("en", "09_workbench")) and zh in _flat(_guide("zh", "09_workbench"))
+
+
+def test_roofline_demo_steps_are_what_the_widget_computes() -> None:
+    # lesson 7's live demo (zh and en guides): the defaults' intensity and its multiple of the ridge, then each step's
+    # side of the ridge, from RooflineWidget's own compute at the guide's control values
+    from coursekit.widgets.roofline import RooflineWidget
+
+    widget = RooflineWidget()
+    defaults = {name: control.value for name, control in widget.controls.items()}
+    assert (defaults["gpu"], defaults["model"], defaults["tp"], defaults["cp"]) == ("h100", "llama3-70b", 8, 1)
+
+    def view(**changed: Any) -> Any:
+        return widget.compute(**{**defaults, **changed})
+
+    start = view()
+    intensity, times = round(start.intensity_flop_per_byte), start.intensity_flop_per_byte / start.ridge_flop_per_byte
+    assert start.bound == "compute"
+    assert f"compute-bound, intensity {intensity} ({times:.1f}× the\nridge)" in _guide("en", "07_compute_efficiency")
+    assert f"计算受限，计算强度 {intensity}（脊点的 {times:.1f} 倍）" in _guide("zh", "07_compute_efficiency")
+    # step 1: TP 16 and 32 stay right of the ridge; step 2: Llama 3 8B, sequence 4096, CP 8 -> 16 -> 32 crosses it
+    assert [view(tp=tp).bound for tp in (16, 32)] == ["compute", "compute"]
+    small = [view(model="llama3-8b", seq_len=4096, cp=cp).bound for cp in (8, 16, 32)]
+    assert small[0] == "compute" and small[-1] == "memory"
+    # step 3: GPT-2 small (h = 768), TP 4, sequence 1024, CP 4: 1024 / 4 = 256 tokens, 768 / 4 = 192 wide per rank
+    gpt2 = view(model="gpt2-small", tp=4, seq_len=1024, cp=4)
+    assert (gpt2.tokens, gpt2.hidden_per_rank, gpt2.bound) == (256, 192, "memory")
+    assert f"memory-bound ({gpt2.tokens} tokens, {gpt2.hidden_per_rank} wide per rank)" in _flat(
+        _guide("en", "07_compute_efficiency")
+    )
+    assert f"访存受限（{gpt2.tokens} 个 token，每个 rank 宽 {gpt2.hidden_per_rank}）" in _guide(
+        "zh", "07_compute_efficiency"
+    )
+    assert view(model="gpt2-small", tp=4, seq_len=1024, cp=4, micro_batch=16).bound == "compute"
+    # step 4: the ridge on A100 and H100
+    ridges = [round(view(gpu=gpu).ridge_flop_per_byte) for gpu in ("a100", "h100")]
+    assert f"the ridge moves from {ridges[0]} to {ridges[1]}" in _guide("en", "07_compute_efficiency")
+    assert f"脊点从 {ridges[0]} 移到 {ridges[1]}" in _guide("zh", "07_compute_efficiency")
