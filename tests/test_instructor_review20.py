@@ -496,3 +496,30 @@ def test_roofline_demo_steps_are_what_the_widget_computes() -> None:
     ridges = [round(view(gpu=gpu).ridge_flop_per_byte) for gpu in ("a100", "h100")]
     assert f"the ridge moves from {ridges[0]} to {ridges[1]}" in _guide("en", "07_compute_efficiency")
     assert f"脊点从 {ridges[0]} 移到 {ridges[1]}" in _guide("zh", "07_compute_efficiency")
+
+
+def test_communication_demo_steps_are_what_the_widget_computes() -> None:
+    # lesson 2's live demo (zh and en guides), from CommunicationWidget at the guide's control values
+    import coursekit
+    from coursekit.widgets.communication import CommunicationWidget
+
+    before = coursekit.get_language()
+    coursekit.set_language("en")
+    try:
+        widget = CommunicationWidget()
+        defaults = {name: control.value for name, control in widget.controls.items()}
+        start = widget.compute(**defaults)
+        small = widget.compute(**{**defaults, "payload_mib": 0.25})
+        widget.controls["link"].value = "intra_node"  # the preset moves the bandwidth and latency sliders
+        intra = widget.compute(**{name: control.value for name, control in widget.controls.items()})
+    finally:
+        coursekit.set_language(before)
+    assert start.per_call_dominant_term == "bandwidth" and small.per_call_dominant_term == "latency"
+    en, zh = _flat(_guide("en", "02_communication")), _flat(_guide("zh", "02_communication"))
+    step = f"{start.ledger.lower_bound_ms:.2f} ms"
+    crossover = f"({start.crossover_mib:.3f} MiB)"
+    call = start.per_call
+    assert f"per call {call.latency_s * 1e6:g} µs of latency vs {call.transfer_s * 1e6:.0f} µs of transfer" in en
+    assert f"the step is {step}" in en and crossover in en and crossover.replace("(", "（").replace(")", "）") in zh
+    assert f"the crossover moves right to {intra.crossover_mib:.2f} MiB" in en
+    assert f"分界载荷右移到 {intra.crossover_mib:.2f} MiB" in zh and f"表里的 {intra.crossover_mib:.3f}" in zh
