@@ -523,3 +523,26 @@ def test_communication_demo_steps_are_what_the_widget_computes() -> None:
     assert f"the step is {step}" in en and crossover in en and crossover.replace("(", "（").replace(")", "）") in zh
     assert f"the crossover moves right to {intra.crossover_mib:.2f} MiB" in en
     assert f"分界载荷右移到 {intra.crossover_mib:.2f} MiB" in zh and f"表里的 {intra.crossover_mib:.3f}" in zh
+
+
+def test_serving_guide_gpt2_all_reduces_are_what_serving_estimate_prices() -> None:
+    # lesson 10: TP = 2 on GPT-2 small adds 24 all-reduces, each at least NCCL's ring/LL base latency (the pair the
+    # estimate picks for a decode-sized message), and TPOT rises from 0.081 to 0.228 ms
+    from coursekit.hardware import NCCL_BASE_LATENCY_US
+    from coursekit.presets import CLUSTERS, MODELS
+    from coursekit.serving import serving_estimate
+
+    h100, gpt2 = CLUSTERS["h100-8"], MODELS["gpt2-small"]
+    one, two = (serving_estimate(gpt2, h100, tp=tp, batch=1, prompt_tokens=512, output_tokens=128) for tp in (1, 2))
+    choice = two.all_reduce
+    base = NCCL_BASE_LATENCY_US[(choice.algorithm, choice.protocol)]
+    assert (choice.algorithm, choice.protocol) == ("ring", "LL") and choice.latency_s * 1e6 >= base
+    en = (
+        f"adds {two.all_reduces_per_token} all-reduces of at least {base:g} µs base latency each: TPOT rises from "
+        f"**{one.time_per_output_token_s * 1e3:.3f}** to **{two.time_per_output_token_s * 1e3:.3f} ms**"
+    )
+    zh = (
+        f"却要加 {two.all_reduces_per_token} 次全归约，每次至少 {base:g} µs 基础时延：TPOT 从 "
+        f"**{one.time_per_output_token_s * 1e3:.3f}** 升到 **{two.time_per_output_token_s * 1e3:.3f} ms**"
+    )
+    assert en in _flat(_guide("en", "10_serving")) and zh in _flat(_guide("zh", "10_serving"))
