@@ -546,3 +546,30 @@ def test_serving_guide_gpt2_all_reduces_are_what_serving_estimate_prices() -> No
         f"**{one.time_per_output_token_s * 1e3:.3f}** 升到 **{two.time_per_output_token_s * 1e3:.3f} ms**"
     )
     assert en in _flat(_guide("en", "10_serving")) and zh in _flat(_guide("zh", "10_serving"))
+
+
+def test_compute_efficiency_guide_roofline_shares_are_coursekits() -> None:
+    # lesson 7's talking points no test read: H100 against A100 (3.2x the arithmetic, 1.6x the bandwidth), the hard
+    # roofline's share at intensity 15.9 (5.4 %), the smooth curve's 71 % at the ridge and 95 % at 3x the ridge
+    from coursekit import roofline as rl
+    from coursekit.hardware import (
+        A100_80GB_HBM_BYTES_PER_S,
+        A100_BF16_DENSE_FLOPS,
+        H100_BF16_DENSE_FLOPS,
+        H100_HBM_BYTES_PER_S,
+    )
+
+    peak, bandwidth = H100_BF16_DENSE_FLOPS, H100_HBM_BYTES_PER_S
+    ridge = rl.ridge_point_flop_per_byte(peak, bandwidth)
+    thin = rl.matmul_intensity_flop_per_byte(16, 8192, 8192)
+    hard = rl.roofline_flops(thin, peak, bandwidth) / peak
+    smooth = [rl.achieved_flops(times * ridge, peak, bandwidth) / peak for times in (1, 3)]
+    arithmetic, memory = peak / A100_BF16_DENSE_FLOPS, bandwidth / A100_80GB_HBM_BYTES_PER_S
+    en = _flat(_guide("en", "07_compute_efficiency"))
+    zh = _flat(_guide("zh", "07_compute_efficiency"))
+    assert f"H100 has {arithmetic:.1f}× the arithmetic but {memory:.1f}× the bandwidth" in en
+    assert f"H100 的算力是 A100 的 {arithmetic:.1f} 倍，带宽只是 A100 的 {memory:.1f} 倍" in zh
+    assert f"intensity **{thin:.1f}**, at most {100 * hard:.1f} % of H100's peak" in en
+    assert f"计算强度 **{thin:.1f}**，最多用到 H100 峰值的 {100 * hard:.1f}%" in zh
+    assert f"{100 * smooth[0]:.0f} % of peak at the ridge, {100 * smooth[1]:.0f} % at 3×" in en
+    assert f"脊点处 {100 * smooth[0]:.0f}%，3 倍脊点处 {100 * smooth[1]:.0f}%" in zh
