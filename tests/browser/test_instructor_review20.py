@@ -80,3 +80,27 @@ def test_no_widget_needs_a_sideways_scroll_when_projected(browser: Any) -> None:
         name: widget for (_, name), widget in zip(WIDGETS, found, strict=True) if widget["out"] or widget["scrolls"]
     }
     assert wide == {}
+
+
+#: The output holding ``text``: its content width against its box (what a sideways scroll would have to cover).
+OUTPUT_WIDTH = """(text) => {
+  const output = [...document.querySelectorAll('.jp-OutputArea-output')].find((o) => o.innerText.includes(text));
+  return output ? [output.scrollWidth, output.clientWidth] : null;
+}"""
+
+
+def test_lesson_2_ring_cost_table_fits_a_projected_screen(browser: Any, lab_server: Any) -> None:
+    # the guide's section 4 shows the bus-bandwidth factors and ring steps for n = 2, 8, 64; its headers were single
+    # words ("factor(n=64)"), so the table was 746 px in the 639 px output area and the n = 64 ring steps (126, which
+    # the guide's talking point quotes) were behind an 87 px sideways scroll
+    page = jupyter_browser.LessonPage(browser, lab_server, "en/02_communication.ipynb", **PROJECTED)
+    try:
+        page.page.evaluate("() => window.jupyterapp.shell.collapseLeft()")
+        state = page.run_all()
+        assert state["errors"] == [], state["errors"]
+        page.page.wait_for_timeout(500)
+        widths = page.page.evaluate(OUTPUT_WIDTH, "factor (n=2)")
+    finally:
+        page.close()
+    assert widths is not None, "no ring-cost table"
+    assert widths[1] == 639 and widths[0] <= widths[1], widths
