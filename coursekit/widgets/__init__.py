@@ -137,6 +137,10 @@ _MESSAGE_STYLE: dict[str, str] = {
 
 #: Width of a labelled control.
 CONTROL_WIDTH: str = "34em"
+#: The most a widget's figure (and a control given a fixed width) may take: the output area's width less the two
+#: margins ipywidgets gives it (--jp-widgets-margin, 2 px a side). ipywidgets caps an image at 100 %, margins not
+#: counted, so in a 639 px output area (1024 px projected at 125 %) every widget scrolled sideways by 4 px.
+WIDGET_MAX_WIDTH: str = "calc(100% - 4px)"
 
 register(
     {
@@ -248,6 +252,7 @@ class LessonWidget(abc.ABC, Generic[R]):
             self._create_artists()
         self.message_html = ipywidgets.HTML()
         self.image = ipywidgets.Image(format="png", width=str(css_width_px(self.figure)))
+        self.image.layout.max_width = WIDGET_MAX_WIDTH
         shown = (self.image, self.message_html) if self.figure_first else (self.message_html, self.image)
         self.view = ipywidgets.VBox([ipywidgets.VBox(list(self.controls.values())), *shown])
         # Stable CSS hooks for the browser tests: ck-widget, ck-message, ck-figure, ck-control-<name>, ck-main.

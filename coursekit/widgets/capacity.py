@@ -66,7 +66,7 @@ from ..pipeline import _microbatches_in_flight
 from ..plotting import cache_drawing, label
 from ..shapes import MODEL_SHAPES, ModelShape, model_shape
 from ..specs import stage_layer_counts
-from . import LessonWidget, dropdown, slider, stepper
+from . import WIDGET_MAX_WIDTH, LessonWidget, dropdown, slider, stepper
 
 __all__ = [
     "DEFAULT_RUNTIME_RESERVE_GIB",
@@ -265,13 +265,21 @@ class CapacityWidget(LessonWidget[CapacityView]):
         # Two columns of controls keep the widget short. The menus of the model shape and the precision recipe
         # span both: in a column their labels were cut off ("7.5B（Megatron 表 1：36 层，h=4096，32 个", and in
         # English "bf16-adam-no-master (12 bytes/pa").
+        # Both at most the output area's width, and the second column goes under the first when the two do not fit
+        # side by side: at a projected 1024 px zoomed to 125 % the output area is 639 px, the two columns need 780,
+        # and the widget scrolled sideways to reach the second column (PP, TP, the device).
         for name, control in self.controls.items():
             control.layout.width = _WIDE_WIDTH if name in _WIDE_CONTROLS else _COLUMN_WIDTH
+            control.layout.max_width = WIDGET_MAX_WIDTH
         names = [name for name in self.controls if name not in _WIDE_CONTROLS]
         half = (len(names) + 1) // 2
-        columns = [ipywidgets.VBox([self.controls[n] for n in part]) for part in (names[:half], names[half:])]
+        columns = [
+            ipywidgets.VBox([self.controls[n] for n in part], layout=ipywidgets.Layout(max_width="100%"))
+            for part in (names[:half], names[half:])
+        ]
         wide = [self.controls[name] for name in _WIDE_CONTROLS]
-        self.view.children = (ipywidgets.VBox([*wide, ipywidgets.HBox(columns)]), *self.view.children[1:])
+        pair = ipywidgets.HBox(columns, layout=ipywidgets.Layout(flex_flow="row wrap", max_width="100%"))
+        self.view.children = (ipywidgets.VBox([*wide, pair]), *self.view.children[1:])
 
     # -- LessonWidget -------------------------------------------------------------------
 

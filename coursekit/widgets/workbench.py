@@ -858,7 +858,7 @@ class WorkbenchWidget(LessonWidget[Any]):
             )
             rows.append(
                 f'<tr><td style="{cell}">{rank} ({group_of.get(index, "")})</td>'
-                f'<td style="{cell}"><code>{html.escape(cand.label())}</code></td>'
+                f'<td style="{cell};{_LABEL_WRAP}"><code>{html.escape(cand.label())}</code></td>'
                 f'<td style="{cell}">{mem.total_gib:.1f} / {mem.device_gib:g}</td>'
                 f'<td style="{cell}">{significant_unchecked(t.step_s, grouping=True)}</td>'
                 f'<td style="{cell}">{parts}</td></tr>'
@@ -878,6 +878,12 @@ class WorkbenchWidget(LessonWidget[Any]):
             f'<table style="border-collapse:collapse;font-size:90%;margin:4px 0">{"".join(rows)}</table>'
             f"{long_step}{ties}<i>{html.escape(assumptions)}{_lora_note(result)}</i>"
         )
+
+
+#: A composition's label (``tp=4,pp=1,dp=32,...,recompute=none``) has no space: unbroken it was 497 px wide, and at a
+#: projected 1024 px zoomed to 125 % (a 639 px output area) the table pushed its last columns out of the box, which
+#: then scrolled sideways. The label may break where the line ends (its text, and what a learner copies, unchanged).
+_LABEL_WRAP = "overflow-wrap:anywhere"
 
 
 def _long_step(step_s: float) -> str:

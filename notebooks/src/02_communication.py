@@ -369,10 +369,14 @@ verify(
 
 # %%
 sizes = (2, 8, 64)
+# zh: 表头在括号前留空格：投影的窄屏上折行，
+# zh: 而不是横向滚动
+# en: a space before each bracket: a projected narrow screen wraps the header
+# en: instead of scrolling sideways
 header = (
     [Text(zh="集合通信", en="Collective")]
-    + [f"factor(n={n})" for n in sizes]
-    + [f"steps(n={n})" for n in sizes]
+    + [f"factor (n={n})" for n in sizes]
+    + [f"steps (n={n})" for n in sizes]
 )
 rows = [
     "| " + " | ".join(str(h) for h in header) + " |",

@@ -73,7 +73,7 @@ def test_lesson2_zh_names_the_collectives_in_chinese_and_its_sliders_take_few_pr
     # The collectives were all_reduce, all_gather ... in the ring-cost table, "all-reduce" / "reduce-scatter" in the
     # per-entry notes (反向结束后对梯度做 all-reduce), the decode table's header and exercise 2.3's hints.
     assert _bare_english_collectives(page.evaluate(_READ_TEXTS)) == []
-    table = _cell_with(page, "factor(n=2)")
+    table = _cell_with(page, "factor (n=2)")
     for kind, name in (("all_reduce", "全归约"), ("all_to_all", "全对全"), ("send_recv", "点对点收发")):
         assert re.search(rf"^{name} {kind}\t", table, re.M), table[-500:]
     # the traffic listing prints each entry on two lines: "... x    1", then its description indented

@@ -16,8 +16,10 @@ Run by :func:`build_site.build` after Sphinx, on the HTML it wrote:
   its first load.
 
 * a Chinese page's search box submits to a Chinese search page (``search-zh.html``, written beside Sphinx's English
-  one): its words and Sphinx's messages in Chinese; both search pages list their language's results first and take
-  a result's snippet from the lesson text (static/coursekit-search.js);
+  one): its words and Sphinx's messages in Chinese; both search pages list their language's results first, ranked
+  by where and how often the query occurs (each page's title, headings, glossary entries and text, written to
+  ``_static/coursekit-search-pages.js``; static/coursekit-search-rank.js), show the first results with a button for
+  more, and take a result's snippet from the lesson text (static/coursekit-search.js);
 * the cheat sheet's pages print on one A4 page, with the sheet's own print stylesheet (docs/cheatsheet-print.css);
 * a page's switch to the same page in the other language is also among the article header's buttons, which stay at
   the top of the window (static/coursekit-lang.js opens the other page at the section being read).
@@ -539,6 +541,9 @@ SEARCH_MESSAGES: Mapping[str, Text] = MappingProxyType(
         "Preparing search...": Text(zh="正在准备搜索……", en="Preparing search..."),
         "Search Results": Text(zh="搜索结果", en="Search results"),
         ", in ": Text(zh="，位于 ", en=", in "),
+        "Show ${more} more (${left} not shown yet)": Text(
+            zh="再显示 ${more} 个（还有 ${left} 个未显示）", en="Show ${more} more (${left} not shown yet)"
+        ),
         "Your search did not match any documents. Please make sure that all words are spelled correctly and that "
         "you've selected enough categories.": Text(
             zh="没有页面同时包含这些词。请检查拼写，或换一个更短、更常用的词，例如“气泡”“显存”“all-reduce”。",
@@ -557,6 +562,54 @@ SEARCH_FOUND = (
 )
 _SEARCHTOOLS_TAG = re.compile(r'\n?\s*<script src="_static/searchtools\.js[^"]*"></script>')
 _SEARCH_ACTION = re.compile(r'(<form class="bd-search[^"]*"\s+action="(?:\.\./)*)search\.html"')
+
+
+#: What a page's search text leaves out, as the snippets do (coursekit-search.js): the page's buttons and course bar,
+#: heading links, code cells' source and KaTeX's MathML copy of each formula.
+SEARCH_TEXT_DROP = ".headerlink, script, style, .katex-mathml, .ck-bar, .ck-static-note, .header-article, .cell_input"
+#: The script that gives the search pages every page's text (loaded by the search pages only).
+SEARCH_PAGES_SCRIPT = "coursekit-search-pages.js"
+#: The course's search scripts, in the order a search page loads them before Sphinx's searchtools.js.
+SEARCH_SCRIPTS = (SEARCH_PAGES_SCRIPT, "coursekit-search-rank.js", "coursekit-search.js")
+
+
+def search_page_data(out: Path) -> dict[str, dict[str, object]]:
+    """Every page's title, headings (with their anchors; a glossary entry's name is marked 1) and text, by docname,
+    for the search to rank its results by (static/coursekit-search-rank.js). The search pages and the index of
+    names are left out."""
+    from bs4 import BeautifulSoup  # pydata-sphinx-theme's dependency: there with the site's theme
+
+    data: dict[str, dict[str, object]] = {}
+    for path in sorted(out.rglob("*.html")):
+        relative = path.relative_to(out)
+        if "_static" in relative.parts or relative.name.startswith("search") or relative.name == "genindex.html":
+            continue
+        article = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser").select_one("article.bd-article")
+        if article is None:
+            continue
+        headings: list[list[object]] = []
+        for element in article.select("h1, h2, h3, h4, dl.ck-term > dt"):
+            link = element.select_one("a.headerlink")
+            anchor = str(link.get("href", "")) if link is not None else ""
+            if link is not None:
+                link.decompose()
+            words = " ".join(element.get_text(" ").split())
+            if words:
+                headings.append([words, anchor, 1 if element.name == "dt" else 0])
+        for element in article.select(SEARCH_TEXT_DROP):
+            element.decompose()
+        title = next((str(words) for words, _, glossary in headings if not glossary), relative.stem)
+        docname = relative.with_suffix("").as_posix()
+        data[docname] = {"title": title, "headings": headings, "text": " ".join(article.get_text(" ").split())}
+    return data
+
+
+def write_search_page_data(out: Path) -> int:
+    """Write :func:`search_page_data` as ``_static/coursekit-search-pages.js``; returns its size in bytes."""
+    body = json.dumps(search_page_data(out), ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
+    script = f"var CK_SEARCH_PAGES = {body};\n"
+    (out / "_static" / SEARCH_PAGES_SCRIPT).write_text(script, encoding="utf-8")
+    return len(script.encode("utf-8"))
 
 
 def search_translations(lang: str) -> str:
@@ -579,7 +632,8 @@ def search_pages(out: Path) -> int:
     languages = ("en", "zh")
     for lang in languages:
         page = text.replace("<title>Search - coursekit</title>", f"<title>{SEARCH_TITLE.render(lang)}</title>", 1)
-        scripts = f'\n  <script src="_static/coursekit-search.js"></script>\n  {search_translations(lang)}'
+        tags = "".join(f'\n  <script src="_static/{name}"></script>' for name in SEARCH_SCRIPTS)
+        scripts = f"{tags}\n  {search_translations(lang)}"
         page = _SEARCHTOOLS_TAG.sub(lambda match, before=scripts: before + match.group(0), page, count=1)
         page = re.sub(r'<html lang="[^"]*"', f'<html lang="{HTML_LANG.render(lang)}"', page, count=1)
         page = page.replace('name="docsearch:language" content="en"', f'name="docsearch:language" content="{lang}"')
@@ -629,6 +683,7 @@ def finish(out: Path, cache: Path, notebooks: Path | None = None, docs: Path | N
             localized += 1
         page.write_text(text, encoding="utf-8")
     searches = search_pages(out)
+    search_data_bytes = write_search_page_data(out) if searches else 0
     for leftover in static.glob("scripts/fontawesome.js*"):
         leftover.unlink()
     return {
@@ -638,4 +693,5 @@ def finish(out: Path, cache: Path, notebooks: Path | None = None, docs: Path | N
         "case_figures": moved,
         "case_messages": moved_messages,
         "search_pages": searches,
+        "search_data_bytes": search_data_bytes,
     }

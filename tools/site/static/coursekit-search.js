@@ -1,5 +1,10 @@
 /* The course website's search pages (search.html in English, search-zh.html in Chinese; tools/site/finish.py):
  *
+ * - Sphinx's index finds the pages that hold the query's words; they are ranked by where and how often the query
+ *   occurs in each (coursekit-search-rank.js, on the page texts of coursekit-search-pages.js): a page whose title,
+ *   heading or glossary entry holds the query first (its result opens at that heading or entry), then by how often
+ *   and how near together the terms occur; one result per page; the first CK_SHOWN results are shown, the rest
+ *   behind a button that shows CK_SHOWN more at a time;
  * - results in the page's language come first: a Chinese learner's query (显存, ZeRO-3) also matches the English
  *   lessons, which follow the Chinese ones instead of being mixed in; bilingual pages (home, glossary) count as both;
  *   among results that match alike, lessons first, instructor guides last; the home page (a list of every title)
@@ -13,7 +18,7 @@
  * - opened from disk (file://), where the browser refuses to fetch the result pages a snippet is read from (two
  *   console errors per result), the results show their titles and sections without snippets.
  *
- * Loaded before Sphinx's searchtools.js, which keeps a Scorer defined before it. */
+ * Loaded after coursekit-search-rank.js and before Sphinx's searchtools.js, which keeps a Scorer defined before it. */
 "use strict";
 
 /** ``zh``/``en`` for a page (a docname's language segment or ``_zh``/``_en`` suffix), null for a bilingual page. */
@@ -31,9 +36,10 @@ const CK_OTHER_LANGUAGE_PENALTY = 100000;
 /** Among results that match alike, which comes first: a lesson, then the other course pages (cheat sheet, capstone,
  * glossary, how to run the course), then the instructor guide (a learner looks for the lesson; Sphinx would break the
  * tie by title, "Capstone", "Cheat sheet" and "Instructor guide" before "Lesson"). Fractions: they only break ties. */
+const CK_GUIDE_TIER = 0.1;
 function ckTier(docname) {
   if (docname.startsWith("notebooks/")) return 0.3;
-  if (docname.startsWith("docs/instructor/")) return 0.1;
+  if (docname.startsWith("docs/instructor/")) return CK_GUIDE_TIER;
   return 0.2;
 }
 /** The home page lists every lesson's title, so it matched most queries, often first (张量并行): it comes after every
@@ -96,4 +102,89 @@ document.addEventListener("DOMContentLoaded", () => {
   if (typeof Search === "undefined") return;
   Search.htmlToText = ckSnippetText;
   Search.makeSearchSummary = ckPhraseSummary(Search.makeSearchSummary);
+  Search.query = ckQuery;
 });
+
+/** Results shown at first, and shown more at each press of the button below them. */
+const CK_SHOWN = 10;
+
+/** Sphinx's results (``[docname, title, anchor, descr, score, filename, kind]``, best last) ranked again by
+ * ckRankPages, best last too, as Sphinx's display takes them: this language's pages and the bilingual ones (the
+ * glossary) first, the home page after them and the other language's pages last, as before; within each, by where
+ * the query stands (title, glossary entry, heading, text; an instructor guide whose title or heading holds the query
+ * after every other such page, as its lesson says the same), then the rank, then lessons before the other course
+ * pages before the instructor guides. */
+function ckRerank(query, results, pages) {
+  const docnames = [...new Set(results.map((result) => result[0]))];
+  const extra = Object.keys(pages).filter((name) => !docnames.includes(name));
+  const terms = ckQueryTerms(query);
+  // a page Sphinx's index missed but whose text holds every term (a word in an output Sphinx split otherwise)
+  extra.forEach((name) => {
+    if (terms.length && terms.every((term) => ckPositions(String(pages[name].text).toLowerCase(), term).length))
+      docnames.push(name);
+  });
+  const ranked = new Map(ckRankPages(query, pages, docnames).map((entry) => [entry.docname, entry]));
+  const sphinx = new Map();
+  results.forEach((result) => sphinx.has(result[0]) || sphinx.set(result[0], result));
+  const group = (docname) => {
+    const language = ckPageLanguage(docname);
+    if (language && language !== CK_SEARCH_LANGUAGE) return 2;
+    return docname === "index" ? 1 : 0;
+  };
+  const rows = docnames.map((docname) => {
+    const entry = ranked.get(docname);
+    const base = sphinx.get(docname);
+    const page = pages[docname];
+    let title = page ? page.title : base[1];
+    let anchor = "";
+    if (entry && entry.anchor) {
+      anchor = entry.anchor;
+      title = `${page.title} > ${entry.heading}`;
+    }
+    const rank = entry ? entry.rank : 0;
+    let place = entry ? entry.place : 0;
+    const kind = place ? "title" : "text";
+    // an instructor guide's titles repeat its lesson's: after every page whose title, glossary entry or heading
+    // holds the query, before the pages that only mention it
+    if (place && ckTier(docname) === CK_GUIDE_TIER) place = 0.5;
+    const row = [docname, title, anchor, null, rank, base ? base[5] : "", kind];
+    return { row, group: group(docname), place, rank };
+  });
+  rows.sort(
+    (a, b) => a.group - b.group || b.place - a.place || b.rank - a.rank || ckTier(b.row[0]) - ckTier(a.row[0]),
+  );
+  return rows.map((entry) => entry.row).reverse();
+}
+
+/** Sphinx's query, ranked by ckRerank, shown CK_SHOWN results at a time. */
+function ckQuery(query) {
+  const [searchQuery, searchTerms, excludedTerms, highlightTerms, objectTerms] = Search._parseQuery(query);
+  const found = Search._performSearch(searchQuery, searchTerms, excludedTerms, highlightTerms, objectTerms);
+  const pages = typeof CK_SEARCH_PAGES === "undefined" ? {} : CK_SEARCH_PAGES;
+  const results = ckRerank(query, found, pages).reverse();
+  results.forEach((result, index) => {
+    _displayItem(result, searchTerms, highlightTerms);
+    if (index >= CK_SHOWN) Search.output.lastElementChild.hidden = true;
+  });
+  if (results.length > CK_SHOWN) {
+    const more = document.createElement("button");
+    more.type = "button";
+    more.className = "ck-search-more";
+    const label = () => {
+      const left = Search.output.querySelectorAll("li[hidden]").length;
+      more.textContent = Documentation.gettext("Show ${more} more (${left} not shown yet)")
+        .replace("${more}", Math.min(CK_SHOWN, left))
+        .replace("${left}", left);
+      more.hidden = left === 0;
+    };
+    more.addEventListener("click", () => {
+      const hidden = [...Search.output.querySelectorAll("li[hidden]")].slice(0, CK_SHOWN);
+      hidden.forEach((item) => (item.hidden = false));
+      label();
+      if (hidden.length) hidden[0].querySelector("a")?.focus();
+    });
+    label();
+    Search.output.after(more);
+  }
+  _finishSearch(results.length);
+}
