@@ -345,7 +345,10 @@ def test_hfu_written_as_a_percentage() -> None:
     assert "0.356" not in feedback.message and check("eff.megatron_mfu", 0.356).correct
 
 
-@pytest.mark.parametrize("stem", [path.stem for path in sorted((ROOT / "notebooks" / "src").glob("[01][0-9]_*.py"))][1:])
+LESSON_STEMS = [path.stem for path in sorted((ROOT / "notebooks" / "src").glob("[01][0-9]_*.py"))]
+
+
+@pytest.mark.parametrize("stem", LESSON_STEMS[1:])
 def test_every_lesson_after_the_index_states_its_prerequisites(stem: str) -> None:
     # lessons 8 and 9 lacked the line lessons 1-7 and 10 carry (learner review 20 left them)
     assert "> **前置：**" in _first_markdown("zh", stem)
