@@ -32,6 +32,7 @@ from heldout import count, print_tally, standing
 
 from coursekit.planner.validation import compare_published
 from coursekit.presets import CLUSTERS, PublishedRun
+from coursekit.presets import MODELS as PRESET_MODELS
 from coursekit.specs import FP8_RECIPES, TP_COMM_OVERLAP_ON
 
 SOURCE = (
@@ -97,7 +98,7 @@ def held_out_run(row: tuple[object, ...], recipe: str = "mxfp8", ep_overlap: flo
         ("max_micro_batch", micro),
         ("max_virtual_stages", vp),
     ]
-    if MODELS[str(model)].is_moe:  # an MoE setting: plan() refuses it on a dense model, where it changes nothing
+    if PRESET_MODELS[MODELS[str(model)]].is_moe:  # an MoE setting: plan() refuses it on a dense model
         options.append(("moe_probs_in_experts", True))
     if ep:
         degrees.update(ep=ep, etp=1)
