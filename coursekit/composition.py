@@ -364,7 +364,8 @@ def megatron_world_size(tp: int, pp: int, dp: int, cp: int = 1, ep: int = 1, etp
     Traceback (most recent call last):
     ...
     ValueError: in Megatron-Core expert parallelism (EP) reuses data-parallel ranks: the expert layers re-fold
-    the same 6 ranks as ETP·EP·EDP·PP, and ETP·EP·PP = 2·2·1 = 4 does not divide 6
+    the same 6 ranks as ETP·EP·EDP·PP, and ETP·EP·PP = 2·2·1 = 4 does not divide 6: lower EP, or raise DP or CP
+    (with ETP = TP, EP must divide DP·CP)
 
     Taught in: lesson 4 (Q4 composition, the engine's rule).
     """

@@ -2716,6 +2716,23 @@ def unread_recompute_module(
     >>> why.startswith("'moe_act' in recompute_modules: llama3-8b is a dense model (no routed experts)")
     True
     """
+    if not isinstance(model, ModelSpec):
+        raise type_error("model", model, "ModelSpec")
+    for label, value, choices in (("modules", modules, RECOMPUTE_MODULES), ("modes", modes, RECOMPUTE_MODES)):
+        if isinstance(value, (str, bytes)) or not isinstance(value, (tuple, list)):
+            raise type_error(label, value, "tuple of str")
+        for item in value:
+            check_choice(tr("validate.item_of", name=label), item, choices)
+    for label, value in (("name", name), ("modes_name", modes_name)):
+        if not isinstance(value, str):
+            raise type_error(label, value, "str")
+    return _unread_recompute_module(tuple(modules), tuple(modes), model, name, modes_name)
+
+
+def _unread_recompute_module(
+    modules: tuple[str, ...], modes: tuple[str, ...], model: ModelSpec, name: str, modes_name: str
+) -> str | None:
+    """:func:`unread_recompute_module` on checked values (the planner's and the command line's own)."""
     mla = model.attention_kind == "mla"
     for module in modules:
         if tuple(modes) == ("full",):

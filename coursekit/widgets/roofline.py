@@ -145,7 +145,7 @@ register(
         "widgets.roofline.tp_heads": {
             "zh": "张量并行度 TP = {tp} 不整除 {model} 的 {heads} 个注意力头（每个 rank 要拿到整数个头）："
             "请把 TP 调到 {choices} 之一，或换一个模型。",
-            "en": "tensor-parallel degree TP = {tp} does not divide {model}'s {heads} attention heads (each rank "
+            "en": "tensor-parallel degree TP = {tp} does not divide {model}'s {heads:@attention head} (each rank "
             "takes whole heads): set TP to one of {choices}, or pick another model.",
         },
     }
