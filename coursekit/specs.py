@@ -2696,11 +2696,11 @@ def _unread_fields(workload: WorkloadSpec, model: ModelSpec) -> tuple[str, ...]:
 
 
 def unread_recompute_module(
-    modules: tuple[str, ...],
-    modes: tuple[str, ...],
-    model: ModelSpec,
-    name: str = "recompute_modules",
-    modes_name: str = "recompute_modes = ('full',)",
+    modules: Any,
+    modes: Any,
+    model: Any,
+    name: Any = "recompute_modules",
+    modes_name: Any = "recompute_modes = ('full',)",
 ) -> str | None:
     """Why the first of ``modules`` (:data:`RECOMPUTE_MODULES`) changes no answer for ``model`` searched at the
     recompute ``modes``, in the learner's language, naming ``name`` (the field or its flag) and, for the modes,
@@ -2718,14 +2718,14 @@ def unread_recompute_module(
     """
     if not isinstance(model, ModelSpec):
         raise type_error("model", model, "ModelSpec")
-    for label, value, choices in (("modules", modules, RECOMPUTE_MODULES), ("modes", modes, RECOMPUTE_MODES)):
-        if isinstance(value, (str, bytes)) or not isinstance(value, (tuple, list)):
-            raise type_error(label, value, "tuple of str")
-        for item in value:
+    for label, given, choices in (("modules", modules, RECOMPUTE_MODULES), ("modes", modes, RECOMPUTE_MODES)):
+        if isinstance(given, (str, bytes)) or not isinstance(given, (tuple, list)):
+            raise type_error(label, given, "tuple of str")
+        for item in given:
             check_choice(tr("validate.item_of", name=label), item, choices)
-    for label, value in (("name", name), ("modes_name", modes_name)):
-        if not isinstance(value, str):
-            raise type_error(label, value, "str")
+    for label, text in (("name", name), ("modes_name", modes_name)):
+        if not isinstance(text, str):
+            raise type_error(label, text, "str")
     return _unread_recompute_module(tuple(modules), tuple(modes), model, name, modes_name)
 
 
