@@ -308,9 +308,7 @@ def _training_timeline(est: dict[str, Any], i: int = 0) -> StepTimeline:
         compute_s=float(est["compute_s"][i]),
         communication_s=float(est["communication_s"][i]),
         exposed_communication_s=float(est["exposed_s"][i]),
-        # communication less its exposed part: where all of it is exposed the difference of two equal sums can come
-        # out as -1e-18 in floating point; time hidden is never below 0
-        hidden_communication_s=max(0.0, float(est["hidden_s"][i])),
+        hidden_communication_s=float(est["hidden_s"][i]),  # never below 0: training_estimate clamps it
         bubble_s=float(est["bubble_s"][i]),
         input_wait_s=0.0,
         step_s=float(est["step_s"][i]),
