@@ -787,12 +787,14 @@ def _add_output_arguments(p: argparse.ArgumentParser) -> None:
             zh="检查一个布局（例如论文或厂商表格里的 tp=4,pp=4,cp=2,dp=2）：在具有这些并行度的组合中"
             "找出通过门槛且估算最快的，给出它的名次、并列组和相对最快候选的倍数；没写出的 CP、EP 取 1、专家 TP 取 TP，"
             "其余（DP、交错段数、ZeRO、微批次、重计算）取任意值；表格的栏名也可以用：vp 即 v，mbs 即 mb，"
-            "fsdp=1 即 zero=3，fsdp=N（N >= 2，表格印的 FSDP 分片组大小）即 zero=3 且 dp=N",
+            "fsdp=1 即 zero=3，fsdp=N（N >= 2，表格印的 FSDP 分片组大小）即 zero=3 且 dp=N；"
+            "各项之间用逗号、分号或空格分隔（如 \"TP=4 PP=8 VP=4\"）",
             en="check a layout (e.g. a paper's or a vendor table's tp=4,pp=4,cp=2,dp=2): the fastest accepted "
             "composition with these degrees, its rank, tie group and ratio to the fastest; CP and EP not given are 1 "
             "and expert TP is TP, the rest (DP, interleaving, ZeRO, micro-batch, recomputation) take any value; a "
             "table's column names work too: vp is v, mbs is mb, fsdp=1 is zero=3, fsdp=N (N >= 2, a table's FSDP "
-            "sharding group size) is zero=3 with dp=N",
+            "sharding group size) is zero=3 with dp=N; items are separated by commas, semicolons or spaces (e.g. "
+            "\"TP=4 PP=8 VP=4\")",
         ).render(),
     )
     p.add_argument(

@@ -5,6 +5,7 @@ Taught in: lesson 9 (decision workbench).
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Mapping
 from functools import lru_cache
@@ -96,6 +97,18 @@ register(
 #: is handled apart (``fsdp=1`` is ZeRO stage 3; a size of 2 or more, as Megatron-Bridge's later pages and NeMo
 #: AutoModel's print it, is ZeRO stage 3 over a data-parallel group of that size).
 DEGREE_KEY_ALIASES: dict[str, str] = {"vp": "v", "vpp": "v", "mbs": "mb"}
+#: Columns of vendor tables that are settings of the workload, not degrees of a layout: :func:`parse_degrees` refuses
+#: each naming the CLI flag and the :class:`coursekit.planner.WorkloadSpec` field that take it.
+WORKLOAD_COLUMNS: dict[str, tuple[str, str]] = {
+    "gbs": ("--global-batch", "global_batch"),
+    "global_batch": ("--global-batch", "global_batch"),
+    "seq": ("--seq-len", "seq_len"),
+    "seq_len": ("--seq-len", "seq_len"),
+    "seqlen": ("--seq-len", "seq_len"),
+    "sp": ("--no-sequence-parallel", "sequence_parallel"),
+}
+_DEGREE_SEPARATORS = re.compile(r"[,;\s]+")
+_SPACED_EQUALS = re.compile(r"\s*=\s*")
 
 #: Most candidates one search evaluates (a larger space is refused with a message, not searched).
 MAX_SPACE_SIZE: int = 4_000_000
@@ -323,17 +336,21 @@ def parse_degrees(text: str | Mapping[str, Any], *, name: str = "text") -> dict[
     """Read ``"tp=8,pp=4,dp=4,zero=1,mb=1"`` (or a mapping) into keyword arguments of :func:`evaluate_composition`.
 
     Keys are those of :data:`DEGREE_KEYS`; values are positive integers except
-    ``recompute`` (``none``, ``selective``, ``full``) and ``zero`` (0-3). The column names of vendor tables are read
-    too: ``vp`` (and ``vpp``) is ``v``, ``mbs`` is ``mb``, and ``fsdp=1`` is ``zero=3`` (``fsdp=0`` names no single
-    ZeRO stage and is refused with what to write instead). A table that prints the FSDP sharding group's size
+    ``recompute`` (``none``, ``selective``, ``full``) and ``zero`` (0-3). Items are separated by commas, semicolons or
+    white space (``"tp=8 pp=4"``). The column names of vendor tables are read too: ``vp`` (and ``vpp``) is ``v``,
+    ``mbs`` is ``mb``, and ``fsdp=1`` is ``zero=3`` (``fsdp=0`` names no single ZeRO stage and is refused with what
+    to write instead). A table that prints the FSDP sharding group's size
     (Megatron-Bridge's later pages: "FSDP > 0: use FSDP with sharding group size = #GPUs / (TP x PP)"; NeMo
     AutoModel's) gives ``fsdp=N`` with N >= 2: ZeRO-3 over the whole data-parallel group, ``dp = N`` (or
     ``dp · cp = N``; with ``cp`` > 1 write ``dp`` too, the two readings differ). A group smaller than the
-    data-parallel group (HSDP) is refused. Messages name the parameter ``name`` (the caller's own parameter, e.g.
-    ``"degrees"``).
+    data-parallel group (HSDP) is refused. A table's columns that set the workload, not the layout (``gbs``,
+    ``seq``, ``sp``: :data:`WORKLOAD_COLUMNS`), are refused with the flag and field that take them.
+    Messages name the parameter ``name`` (the caller's own parameter, e.g. ``"degrees"``).
 
     >>> parse_degrees("tp=8, pp=4, dp=4, zero=1, mb=1")
     {'tp': 8, 'pp': 4, 'dp': 4, 'zero': 1, 'mb': 1}
+    >>> parse_degrees("TP=4 PP=8 VP=4; MBS=1")
+    {'tp': 4, 'pp': 8, 'v': 4, 'mb': 1}
     >>> parse_degrees("tp=1,pp=2,vp=4,fsdp=1")
     {'tp': 1, 'pp': 2, 'v': 4, 'zero': 3}
     >>> parse_degrees("tp=1,pp=4,ep=64,vp=8,fsdp=256")
@@ -355,7 +372,9 @@ ga, recompute, replicas.
             chars = " ".join(dict.fromkeys(repr(char) for char in text if not char.isascii()))
             raise ValueError(tr("planner.degrees_fullwidth", name=name, value=_short(text), chars=chars, plain=plain))
         items = []
-        for part in (chunk.strip() for chunk in text.split(",")):
+        # commas, semicolons or white space between items ("tp=8 pp=4", "tp=8; pp=4"); spaces around "=" are kept
+        # with their item ("tp = 8")
+        for part in _DEGREE_SEPARATORS.split(_SPACED_EQUALS.sub("=", text)):
             if not part:
                 continue
             if part.count("=") != 1:
@@ -384,6 +403,22 @@ ga, recompute, replicas.
                 if isinstance(size, bool) or not isinstance(size, int) or not 2 <= size <= high:
                     raise ValueError(tr("planner.degrees_fsdp_size", name=name, value=_short(text), item=raw_value))
                 fsdp_size, key, raw_value = size, "zero", 3
+        if key in WORKLOAD_COLUMNS:  # a vendor table's column that is a setting of the workload, not a degree
+            flag, field = WORKLOAD_COLUMNS[key]
+            catalog = "planner.degrees_sp_key" if field == "sequence_parallel" else "planner.degrees_workload_key"
+            shown = _short(text)
+            raise ValueError(
+                tr(
+                    catalog,
+                    name=name,
+                    value=shown,
+                    key=_short(written),
+                    flag=flag,
+                    spec="WorkloadSpec",
+                    field=field,
+                    off=False,
+                )
+            )
         if key not in DEGREE_KEYS:
             raise ValueError(tr("planner.degrees_key", name=name, value=_short(text), key=_short(key), keys=keys))
         if key in out and written_as[key] != written:  # two spellings of one degree (fsdp=1 and zero=3, vp and v)

@@ -129,6 +129,18 @@ register(
             "zh": "{name} = {value!r}：未知的键 {key!r}；可用的键是 {keys}。",
             "en": "{name} = {value!r}: unknown key {key!r}; the keys are {keys}.",
         },
+        "planner.degrees_workload_key": {
+            "zh": "{name} = {value!r}：{key!r} 是工作负载 (workload) 的设置，不是布局的并行度："
+            "命令行用 {flag} 给出，代码里用 {spec} 的字段 {field}。",
+            "en": "{name} = {value!r}: {key!r} is a setting of the workload, not a degree of the layout: give it with "
+            "{flag} on the command line, or {spec}'s field {field} in code.",
+        },
+        "planner.degrees_sp_key": {
+            "zh": "{name} = {value!r}：{key!r} 不是布局的并行度：序列并行 (sequence parallelism) 在 tp > 1 时默认开启；"
+            "要关掉它，命令行用 {flag}，代码里用 {spec}({field}={off})。",
+            "en": "{name} = {value!r}: {key!r} is not a degree of the layout: sequence parallelism is on by default "
+            "whenever tp > 1; to turn it off, use {flag} on the command line, or {spec}({field}={off}) in code.",
+        },
         "planner.degrees_int": {
             "zh": "{name} = {value!r}：{key} = {item!r} 必须是 {low} 到 {high} 之间的整数。",
             "en": "{name} = {value!r}: {key} = {item!r} must be an integer from {low} to {high}.",
