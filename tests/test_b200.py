@@ -114,19 +114,20 @@ def test_b200_runs_pass_without_a_constant_fitted_on_b200() -> None:
     bridge = [compare_published(run) for run in MEGATRON_BRIDGE_B200_RUNS]
     nemo = [compare_published(run) for run in NEMO_2502_B200_RUNS]
     assert all(c.passes for c in (*bridge, *nemo))
-    # what lesson 9 says: 0.83 to 1.09 of the measured throughput; Megatron-Bridge's four below 0.87, NeMo's from 0.89
+    # what lesson 9 says: 0.89 to 1.17 of the measured throughput; Megatron-Bridge's four at most 0.95, NeMo's from 0.98
     ratios = sorted(round(c.estimated_over_published, 2) for c in (*bridge, *nemo))
-    assert ratios[0] == 0.83 and ratios[-1] == 1.09
-    assert max(c.estimated_over_published for c in bridge) < 0.87
-    assert round(min(c.estimated_over_published for c in nemo), 2) == 0.89
+    assert ratios[0] == 0.89 and ratios[-1] == 1.17
+    assert round(max(c.estimated_over_published for c in bridge), 2) == 0.95
+    assert round(min(c.estimated_over_published for c in nemo), 2) == 0.98
 
 
 def test_the_same_layout_runs_faster_on_b200_than_on_h100() -> None:
     model, work = MODELS["llama3-8b"], WorkloadSpec(global_batch=128, seq_len=8192, precision="fp8")
     layout = dict(tp=1, pp=1, dp=8, zero=1, mb=2, recompute="none")
     steps = {gpu: evaluate_composition(model, CLUSTERS[gpu], work, **layout).step_s for gpu in ("h100-8", "b200-8")}
-    # faster by less than the peaks' ratio (2250 / 989 = 2.28): the B200 keeps a smaller share of its peak
-    assert 1.5 < steps["h100-8"] / steps["b200-8"] < 2250 / 989
+    # faster by less than the ratio of the two GPUs' best measured FP8 matmuls (3432.5 / 1402.6 TFLOP/s = 2.45, Bekman's
+    # MAMF table): a step's attention and output layer run at bf16, where the B200 gains less (1745.0 / 794.5 = 2.20)
+    assert 1.5 < steps["h100-8"] / steps["b200-8"] < 3432.5 / 1402.6
 
 
 def test_nemo_2502_h100_row_against_the_same_model_in_nemo_2407() -> None:

@@ -4,7 +4,9 @@ Compute efficiency across generations: the share of peak a device's best large b
 measured, not guessed — the "maximum achievable matmul FLOPS" (MAMF) of :data:`MAMF_SOURCE`. The planner's
 ceiling is that fraction times one *relative* ceiling, the share of the best matmul a whole training step
 keeps (:data:`EFFICIENCY_RELATIVE_CEILING`), fitted once on the fit set (Megatron-LM's Table 1, A100) and
-checked on runs of other devices and years (:data:`VALIDATION_SET`). The size-dependent roofline curve of
+checked on runs of other devices and years (:data:`VALIDATION_SET`). FP8 carries the same way: the share of the FP8
+speed-up fitted on H100 (:data:`FP8_MATMUL_SHARE`) is scaled by each device's measured FP8-over-bf16 best-matmul ratio
+(:data:`FP8_MAMF_RATIO`, :func:`fp8_share_for`). The size-dependent roofline curve of
 :func:`coursekit.planner.estimate.matmul_efficiency` then applies below that ceiling. A device without a
 measurement keeps the calibration device's fraction.
 
@@ -53,6 +55,8 @@ __all__ = [
     "FLASH_ATTENTION_H100_TFLOPS",
     "FLASH_ATTENTION_SOURCE",
     "FP8_FIT_RUNS",
+    "FP8_MAMF_RATIO",
+    "FP8_MAMF_SOURCE",
     "FP8_MATMUL_SHARE",
     "FP8_MATMUL_SOURCE",
     "MAMF_FRACTION",
@@ -67,6 +71,7 @@ __all__ = [
     "attention_rate_at",
     "attention_relative_rate",
     "ceiling_for",
+    "fp8_share_for",
     "matmul_fraction",
     "measurement_repeatability",
 ]
@@ -177,6 +182,51 @@ FP8_MATMUL_SOURCE: str = (
     "FP8_MATMUL_SHARE is the value (to 0.005) at which the estimate's FP8/BF16 ratio of the pair equals the measured "
     "one (tests/test_planner_fp8_share.py re-derives it and checks the other pairs)"
 )
+
+
+#: A device's best FP8 matmul share of its FP8 peak over its best bf16 matmul share of its bf16 peak, measured in one
+#: edition of :data:`FP8_MAMF_SOURCE` (each device's two figures with the same torch and CUDA), by bf16 peak FLOP/s.
+#: H100 is the device FP8_MATMUL_SHARE was fitted on; :func:`fp8_share_for` carries the share to another device by
+#: this ratio, as :func:`ceiling_for` carries the bf16 ceiling. The same table measures B300 at 0.948 (torch 2.9.1) and
+#: GB200 at 0.992 (a torch nightly); they are not listed: B300 has the B200's peaks (one key) and GB200's peak in the
+#: table (2500) is not the one the presets state (2450). Against B200's ratio they put a Blackwell device's carried
+#: share about 4 % lower or 1 % higher.
+FP8_MAMF_RATIO: dict[float, float] = {
+    H100_BF16_DENSE_FLOPS: (1402.6e12 / 1979e12) / (794.5e12 / 989e12),  # H100 SXM: 70.9 % over 80.3 %, 0.882
+    B200_BF16_DENSE_FLOPS: (3432.5e12 / 4500e12) / (1745.0e12 / 2250e12),  # B200 SXM: 76.3 % over 77.6 %, 0.984
+}
+FP8_MAMF_SOURCE: str = (
+    "Bekman, Machine Learning Engineering (github.com/stas00/ml-engineering), compute/accelerator/README.md "
+    "@ 744d01e18b79512572f64a6bbd8b5f4a725203a7, 'Maximum Achievable Matmul FLOPS comparison table', BF16 and FP8 "
+    "(float8_e4m3fn) tables, no sparsity: H100 SXM 794.5 of 989 and 1402.6 of 1979 TFLOP/s (torch 2.7.0+cu126); "
+    "B200 SXM 1745.0 of 2250 and 3432.5 of 4500 (torch 2.7.1+cu128)"
+)
+
+
+def fp8_share_for(peak_flops: float) -> float:
+    """The FP8 matmul share on the device with this bf16 peak: :data:`FP8_MATMUL_SHARE` (fitted on H100) times the
+    device's :data:`FP8_MAMF_RATIO` over the H100's.
+
+    A Hopper GEMM keeps less of the FP8 peak's doubling than a Blackwell one: at their best matmul shapes the H100
+    reaches 70.9 % of its FP8 peak against 80.3 % of its bf16 peak, the B200 76.3 % against 77.6 %. A peak between
+    the two devices takes a ratio interpolated linearly in log(peak); outside them, the nearest device's (every
+    device up to the H100's peak keeps the fitted share). Not fitted on any run: the Blackwell runs only check it.
+
+    >>> round(fp8_share_for(989e12), 3), round(fp8_share_for(2250e12), 3), round(fp8_share_for(312e12), 3)
+    (0.775, 0.864, 0.775)
+
+    Taught in: lesson 9 (decision workbench).
+    """
+    peak = check_number("peak_flops", peak_flops, gt=0)
+    points = sorted(FP8_MAMF_RATIO.items())
+    if peak <= points[0][0]:
+        ratio = points[0][1]
+    elif peak >= points[-1][0]:
+        ratio = points[-1][1]
+    else:
+        (low, r_low), (high, r_high) = next((a, b) for a, b in itertools.pairwise(points) if a[0] <= peak < b[0])
+        ratio = r_low + (r_high - r_low) * math.log(peak / low) / math.log(high / low)
+    return FP8_MATMUL_SHARE * ratio / FP8_MAMF_RATIO[H100_BF16_DENSE_FLOPS]
 
 
 #: Host (CPU) seconds to launch one MoE layer's forward and backward for one micro-batch in eager Megatron-Core

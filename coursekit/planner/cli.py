@@ -68,7 +68,7 @@ from ..specs import (
     _unread_fields,
     unread_recompute_module,
 )
-from .calibration import EFFICIENCY_CEILING, FP8_MATMUL_SHARE, MOE_LAYER_HOST_S, ceiling_for
+from .calibration import EFFICIENCY_CEILING, FP8_MATMUL_SHARE, MOE_LAYER_HOST_S, ceiling_for, fp8_share_for
 from .specs import (
     MAX_GLOBAL_BATCH,
     MAX_NODES,
@@ -713,11 +713,14 @@ def _add_search_arguments(p: argparse.ArgumentParser) -> None:
         type=number_arg(float, "fp8_matmul_share", ge=MIN_SHARE, le=1),
         default=None,
         help=Text(
-            zh="FP8 线性层矩阵乘保留 FP8 峰值翻倍所带来提速的比例，取 (0, 1]（默认：标定值 "
-            f"{FP8_MATMUL_SHARE:g}；1 表示按规格表的翻倍计；只在 --precision fp8 时起作用）",
+            zh="FP8 线性层矩阵乘保留 FP8 峰值翻倍所带来提速的比例，取 (0, 1]（默认：在 H100 上标定的 "
+            f"{FP8_MATMUL_SHARE:g}，按实测的 FP8/bf16 最佳矩阵乘比例换算到所用设备，"
+            f"B200 级为 {fp8_share_for(2250e12):.3f}；"
+            "1 表示按规格表的翻倍计；只在 --precision fp8 时起作用）",
             en="share of the speed-up the doubled FP8 peak promises that the FP8 linear layers' matmuls keep, in "
-            f"(0, 1] (default: the calibrated {FP8_MATMUL_SHARE:g}; 1 takes the datasheet's doubling; matters only "
-            "with --precision fp8)",
+            f"(0, 1] (default: {FP8_MATMUL_SHARE:g}, calibrated on H100 and carried to the device by its measured "
+            f"FP8/bf16 best-matmul ratio, {fp8_share_for(2250e12):.3f} on a B200-class device; 1 takes the "
+            "datasheet's doubling; matters only with --precision fp8)",
         ).render(),
     )
     p.add_argument(
@@ -788,13 +791,13 @@ def _add_output_arguments(p: argparse.ArgumentParser) -> None:
             "找出通过门槛且估算最快的，给出它的名次、并列组和相对最快候选的倍数；没写出的 CP、EP 取 1、专家 TP 取 TP，"
             "其余（DP、交错段数、ZeRO、微批次、重计算）取任意值；表格的栏名也可以用：vp 即 v，mbs 即 mb，"
             "fsdp=1 即 zero=3，fsdp=N（N >= 2，表格印的 FSDP 分片组大小）即 zero=3 且 dp=N；"
-            "各项之间用逗号、分号或空格分隔（如 \"TP=4 PP=8 VP=4\"）",
+            '各项之间用逗号、分号或空格分隔（如 "TP=4 PP=8 VP=4"）',
             en="check a layout (e.g. a paper's or a vendor table's tp=4,pp=4,cp=2,dp=2): the fastest accepted "
             "composition with these degrees, its rank, tie group and ratio to the fastest; CP and EP not given are 1 "
             "and expert TP is TP, the rest (DP, interleaving, ZeRO, micro-batch, recomputation) take any value; a "
             "table's column names work too: vp is v, mbs is mb, fsdp=1 is zero=3, fsdp=N (N >= 2, a table's FSDP "
             "sharding group size) is zero=3 with dp=N; items are separated by commas, semicolons or spaces (e.g. "
-            "\"TP=4 PP=8 VP=4\")",
+            '"TP=4 PP=8 VP=4")',
         ).render(),
     )
     p.add_argument(

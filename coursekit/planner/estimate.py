@@ -94,11 +94,11 @@ from .calibration import (
     ATTENTION_KERNEL_FIGURES,
     CAUSAL_EXECUTED_SHARE,
     EFFICIENCY_CEILING,
-    FP8_MATMUL_SHARE,
     MAMF_SOURCE,
     MOE_LAYER_HOST_S,
     attention_rate_at,
     ceiling_for,
+    fp8_share_for,
 )
 from .specs import ACTIVATION_BYTES, ClusterSpec, ModelSpec, WorkloadSpec
 
@@ -463,7 +463,8 @@ def precision_peak_flops(
 
     bf16: the device's bf16 peak. fp8: the transformer layers' linear GEMMs at the FP8 peak times the share of its
     speed-up they keep (``workload.fp8_matmul_share``, by default the fitted
-    :data:`~coursekit.planner.calibration.FP8_MATMUL_SHARE`: the datasheet doubles the peak, a step's matmuls do not
+    :data:`~coursekit.planner.calibration.FP8_MATMUL_SHARE` carried to the device by
+    :func:`~coursekit.planner.calibration.fp8_share_for`: the datasheet doubles the peak, a step's matmuls do not
     double their speed); at bf16 attention's
     core (12·L·h·s per token, plus the 4·L·h·s forward that selective and full recomputation repeat) and the
     output layer (6·V·h per token); combined by their shares of the executed FLOPs per token ``executed`` (a
@@ -480,7 +481,7 @@ def precision_peak_flops(
     if workload.precision == "bf16":
         return bf16
     check_fp8_recipe(cluster, workload.fp8_recipe)
-    share = FP8_MATMUL_SHARE if workload.fp8_matmul_share is None else workload.fp8_matmul_share
+    share = fp8_share_for(cluster.peak_flops) if workload.fp8_matmul_share is None else workload.fp8_matmul_share
     fp8 = _peak_flops(cluster, "fp8") * share
     s = workload.tokens_per_sequence(model)
     core = attention_core_flops_per_token(model, s, rc)

@@ -26,9 +26,9 @@ from .calibration import (
     ATTENTION_RELATIVE_RATE,
     CAUSAL_EXECUTED_SHARE,
     FLASH_ATTENTION_H100_SHORT_TFLOPS,
-    FP8_MATMUL_SHARE,
     MOE_LAYER_HOST_S,
     attention_relative_rate,
+    fp8_share_for,
 )
 from .estimate import fp8_column_copy
 from .gate_table import GATE_CODES
@@ -1457,7 +1457,7 @@ class PlanResult:
                 assumptions += tr(
                     "planner.precision_fp8",
                     fp8_tflops=c.peak("fp8") / 1e12,
-                    share=FP8_MATMUL_SHARE if fitted else w.fp8_matmul_share,
+                    share=fp8_share_for(c.peak_flops) if fitted else w.fp8_matmul_share,
                     share_source=tr("planner.fp8_share_fitted" if fitted else "planner.fp8_share_set"),
                 )
                 column = fp8_column_copy(w.fp8_recipe, c.fp8_any_layout)

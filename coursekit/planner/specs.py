@@ -246,9 +246,11 @@ register(
             "bf16 peak",
         },
         "planner.fp8_share_fitted": {
-            "zh": "在 DGX Cloud 的一对 BF16/FP8 实测上标定，另外十对检验：稠密模型不确定度约一成，MoE 的提速估高达两成",
-            "en": "fitted on one DGX Cloud BF16/FP8 pair of measurements, checked on ten others: uncertain by about a "
-            "tenth for dense models, the speed-up up to a fifth too high for MoE",
+            "zh": "在 DGX Cloud 的一对 H100 BF16/FP8 实测上标定，另外十对检验：稠密模型不确定度约一成，"
+            "MoE 的提速估高达两成；其他设备按实测的 FP8/bf16 最佳矩阵乘比例换算，未在那些设备的训练上标定",
+            "en": "fitted on one DGX Cloud H100 BF16/FP8 pair of measurements, checked on ten others: uncertain by "
+            "about a tenth for dense models, the speed-up up to a fifth too high for MoE; carried to other devices by "
+            "their measured FP8/bf16 best-matmul ratio, not fitted on their training runs",
         },
         "planner.lora": {
             "zh": "；低秩适配 (LoRA) 微调，秩 {rank}：全部权重冻结，没有它们的梯度、优化器状态和权重梯度矩阵乘，"
