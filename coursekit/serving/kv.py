@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._validate import check_int, check_number, finite_result, learner_functions
-from ..i18n import register, tr
+from ..i18n import Text, register, tr
 from ..specs import (
     ACTIVATION_BYTES,
     DEFAULT_RUNTIME_RESERVE_GIB,
@@ -36,9 +36,9 @@ register(
         },
         "serving.tp_heads": {
             "zh": "tp = {tp!r}：必须整除 heads = {heads!r}（{model} 的注意力头数：每个 rank 要拿到整数个头；"
-            "规划器的形状门槛同样拒绝这样的 TP）。",
+            "规划器的形状门槛同样拒绝这样的 TP）。这个模型能用的 TP：{choices}。",
             "en": "tp = {tp!r}: must divide heads = {heads!r}, the attention heads of {model} (each rank needs whole "
-            "heads; the planner's shape gate refuses such a TP too).",
+            "heads; the planner's shape gate refuses such a TP too). TP values that work for this model: {choices}.",
         },
         "serving.chunk_beyond_context": {
             "zh": "prefill_chunk_tokens = {chunk!r}：必须 <= context_tokens = {context!r}（预填充块是一个提示的一段，"
@@ -81,12 +81,25 @@ def _check_kv_split(tp: int, kv_heads: int) -> None:
         raise ValueError(tr("serving.tp_kv_heads", tp=tp, kv_heads=kv_heads))
 
 
+#: Most TP values a refusal lists (a model with hundreds of heads has many divisors; the small ones are useful).
+_LISTED_TPS = 8
+
+
+def _working_tps(model: ModelSpec) -> str:
+    """The TP values that divide ``model``'s attention heads and split or copy its KV heads, smallest first, as the
+    learner's language lists them (at most :data:`_LISTED_TPS`, then "…")."""
+    fits = [t for t in range(1, model.heads + 1) if model.heads % t == 0 and _splits_kv_heads(model.kv_heads, t)]
+    shown = [str(t) for t in fits[:_LISTED_TPS]] + (["…"] if len(fits) > _LISTED_TPS else [])
+    return Text(zh="、", en=", ").render().join(shown)
+
+
 def _check_tp(model: ModelSpec, tp: Any) -> int:
     """``tp`` checked for a model: an int >= 1 that divides the attention heads (the planner's and the serving
     search's shape gate) and splits the KV heads evenly or copies them whole (:func:`kv_heads_per_rank`)."""
     checked: int = check_int("tp", tp, ge=1)
     if model.heads % checked:
-        raise ValueError(tr("serving.tp_heads", tp=checked, heads=model.heads, model=model.name))
+        raise ValueError(tr("serving.tp_heads", tp=checked, heads=model.heads, model=model.name,
+                            choices=_working_tps(model)))  # fmt: skip
     _check_kv_split(checked, model.kv_heads)
     return checked
 
