@@ -25,7 +25,7 @@ from coursekit import i18n
 from coursekit.__main__ import main as cli_main
 from coursekit.capacity import activation_memory
 from coursekit.communication.collectives import collective_time_s
-from coursekit.pipeline import bubble_fraction, bubble_overhead
+from coursekit.pipeline import bubble_fraction, bubble_overhead, simulate_schedule
 from coursekit.planner import ClusterSpec, ModelSpec, WorkloadSpec, evaluate_composition, plan
 from coursekit.presets import CLUSTERS, MODELS
 from coursekit.scaling import scaling_curve
@@ -692,3 +692,55 @@ def test_activation_memory_grows_with_sequence_and_micro_batch_and_falls_with_tp
         )
         wider = activation_memory(seq_len=s, micro_batch=b, tp=2 * tp, sequence_parallel=sp, **shape, **setting)
         assert wider < here if sp else wider <= here
+
+
+def test_a_slower_stage_or_link_never_shortens_the_simulated_pipeline() -> None:
+    # the simulation replays dependencies: no pass can start earlier when another pass or a send takes longer
+    rng = np.random.default_rng(1918)
+    for _ in range(150):
+        p, v = int(rng.integers(1, 9)), int(rng.choice([1, 2, 4]))
+        m = int(rng.integers(1, 25)) if v == 1 else p * int(rng.integers(1, 5))
+        schedule = str(rng.choice(["1f1b", "gpipe"])) if v == 1 else "interleaved"
+        shape = {"schedule": schedule, "virtual_stages": v}
+        forward, backward = float(rng.uniform(0.5, 2)), float(rng.uniform(1, 4))
+        base = simulate_schedule(p, m, forward_s=forward, backward_s=backward, **shape)
+        sent = simulate_schedule(p, m, forward_s=forward, backward_s=backward, p2p_s=0.1, **shape)
+        assert sent.makespan_s >= base.makespan_s
+        slow = [forward] * p
+        slow[int(rng.integers(p))] *= 1.5
+        assert simulate_schedule(p, m, stage_forward_s=slow, backward_s=backward, **shape).makespan_s >= base.makespan_s
+        if p * (m + p) * v <= 4096:  # the simulation's own bound
+            more = simulate_schedule(p, m + (p if v > 1 else 1), forward_s=forward, backward_s=backward, **shape)
+            assert more.idle_fraction <= base.idle_fraction + 1e-12
+
+
+def test_the_printed_layout_check_states_the_jsons_rank_and_ratio_in_both_languages() -> None:
+    patterns = {
+        "en": r"rank (\d+) of (\d+) accepted, in tie group (\d+).*? is ([0-9.]+)x that of the fastest",
+        "zh": r"在 (\d+) 个通过门槛的候选中排第 (\d+)，属于并列组 (\d+).*?的 ([0-9.]+) 倍",
+    }
+    rng = np.random.default_rng(1919)
+    for model, cluster, workload in _draws(1919, 3):
+        result = plan(model, cluster, workload)
+        if not result.accepted_count:
+            continue
+        index = int(rng.choice(result.accepted_indices()))
+        degrees = result.degrees(index)
+        argv = [*_plan_argv(model, cluster, workload), "--layout", f"tp={degrees['tp']},pp={degrees['pp']}"]
+        status, out, err = _cli([*argv, "--json"])
+        assert status == 0, err
+        layout = json.loads(out)["layout"]
+        for lang, pattern in patterns.items():
+            status, report, err = _cli(["--lang", lang, *argv])
+            assert status == 0, err
+            found = re.search(pattern, report.split("\n\n")[-1], flags=re.S)
+            assert found is not None, report[-2000:]
+            rank, count, group, ratio = found.groups()
+            if lang == "zh":
+                count, rank = rank, count
+            assert (int(rank), int(count), int(group)) == (
+                layout["rank"],
+                layout["accepted_count"],
+                layout["tie_group"],
+            )
+            assert abs(float(ratio) - layout["over_best"]) <= 0.5 * 10 ** -len(ratio.split(".")[1]) + 1e-12
