@@ -253,7 +253,8 @@ def test_faster_devices_change_no_memory(what: str) -> None:
 #: across nodes, CP 8 inside, 6 model chunks, ZeRO-2, selective recomputation: a flat 50% of peak instead of 40%
 #: (``--mfu``) takes 0.00058 s off the compute and adds 0.00104 s of exposed communication, step 0.013730 s ->
 #: 0.014185 s. The estimate's own rule (``_exposed_s``: "the step never shrinks when a resource gets slower") says
-#: the converse must not happen either.
+#: the converse must not happen either. Switching one overlap off removes each: ``overlap_tp=0`` the first two (not
+#: ``overlap_cp=0``), ``overlap_pp=0`` the third.
 _LLAMA_CP = ("llama3-8b", "b200-8", 4, {"global_batch": 16, "seq_len": 4096})
 _LLAMA_CP_LAYOUT = {"tp": 8, "cp": 4, "pp": 1, "dp": 1, "zero": 0, "mb": 1, "recompute": "none"}
 _GPT2_PP = ("gpt2-small", "h100-8", 2, {"global_batch": 16, "seq_len": 1024, "achievable_flops_fraction": 0.4})
