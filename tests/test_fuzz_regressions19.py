@@ -745,3 +745,23 @@ def test_the_printed_layout_check_states_the_jsons_rank_and_ratio_in_both_langua
                 layout["tie_group"],
             )
             assert abs(float(ratio) - layout["over_best"]) <= 0.5 * 10 ** -len(ratio.split(".")[1]) + 1e-12
+
+
+@pytest.mark.parametrize(
+    ("preset", "config"), [("llama3-8b", LLAMA3_8B_CONFIG), ("deepseek-v2-lite", DEEPSEEK_V2_LITE_CONFIG)]
+)
+def test_the_command_line_plans_a_config_file_like_its_preset(
+    tmp_path: Path, preset: str, config: dict[str, Any]
+) -> None:
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config), encoding="utf-8")
+    argv = ["plan", "--cluster", "h100-8", "--global-batch", "32", "--seq-len", "2048", "--json", "--top", "5"]
+    documents = []
+    for model in (["--model", preset], ["--model-config", str(path)]):
+        status, out, err = _cli([*argv, *model])
+        assert status == 0, err
+        document = json.loads(out)
+        document.pop("model")  # its name and source say where it came from
+        assert document.pop("model_config_notes", []) == []  # no key of the config is read only in part
+        documents.append(_numbers(document))
+    assert documents[0] == documents[1]
