@@ -14,6 +14,7 @@ import io
 import itertools
 import json
 import re
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -765,3 +766,17 @@ def test_the_command_line_plans_a_config_file_like_its_preset(
         assert document.pop("model_config_notes", []) == []  # no key of the config is read only in part
         documents.append(_numbers(document))
     assert documents[0] == documents[1]
+
+
+def test_the_funnel_counts_each_rejected_candidate_once_at_its_first_failed_gate() -> None:
+    # three views of one verdict: the funnel, the --all list's first codes, the library's codes per candidate
+    for model, cluster, workload in _draws(1920, 3):
+        status, out, err = _cli([*_plan_argv(model, cluster, workload), "--json", "--all", "--top", "0"])
+        assert status == 0, err
+        data = json.loads(out)
+        funnel = {step["code"]: step["removed"] for step in data["funnel"] if step["removed"]}
+        listed = Counter(entry["codes"][0] for entry in data["rejected"])
+        result = plan(model, cluster, workload)
+        library = Counter(result.codes(index)[0] for index in result.rejected_indices())
+        assert funnel == dict(listed) == dict(library)
+        assert sum(funnel.values()) + data["accepted_count"] == data["space_size"] == result.space_size
