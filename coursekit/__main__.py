@@ -99,7 +99,8 @@ def _main(argv: list[str]) -> int:
     if args_list[:1] == ["lessons"]:  # copying the notebooks out: its own module and parser
         from .lessons_cli import main as lessons_main
 
-        return lessons_main(args_list[1:])
+        # a leading --lang (the messages' language) goes along, so a different --lang after DIR is refused by name
+        return lessons_main(args_list[1:], before=argv[: len(argv) - len(args_list)])
     from .serving_cli import run_serving, wants_serving
 
     if wants_serving(args_list):  # serving has its own arguments (lesson 10)

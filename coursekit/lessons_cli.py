@@ -134,8 +134,12 @@ def _check_place(root: Path, relative: Path) -> None:
         raise ValueError(tr("lessons.not_a_file", path=destination))
 
 
-def main(argv: Sequence[str]) -> int:
-    """Entry point of the ``lessons`` subcommand; returns the exit status (2 for bad arguments or paths)."""
+def main(argv: Sequence[str], before: Sequence[str] = ()) -> int:
+    """Entry point of the ``lessons`` subcommand; returns the exit status (2 for bad arguments or paths).
+
+    ``before``: the ``--lang zh`` / ``--lang=zh`` given before ``lessons`` (``python -m coursekit --lang zh lessons
+    DIR``), which sets the messages' language only; a different ``--lang`` after it, which also picks the notebooks
+    copied, is refused as an option given twice (exit status 2, naming both), not silently preferred."""
     prog = "python -m coursekit lessons"
     pre_language(argv)  # before the parser is built: its help is in this language
     with argparse_language():
@@ -160,6 +164,11 @@ def main(argv: Sequence[str]) -> int:
                 en="copy this language only, and show the help and messages in it (default: both languages)",
             ).render(),
         )
+        lang = before[1] if len(before) == 2 and before[0] == "--lang" else None
+        if len(before) == 1 and before[0].startswith("--lang="):
+            lang = before[0].split("=", 1)[1]
+        if lang is not None:
+            parser.given_before = {("--lang",): (f"--lang {lang}", lang)}
         args = parser.parse_args(list(argv))
     return guard(prog, lambda: _copy_and_report(prog, args.dir, args.lang))
 

@@ -31,6 +31,7 @@ from ._cli import (
     MAX_RESERVE_GIB,
     MAX_TOP,
     CourseParser,
+    NumberArg,
     argparse_language,
     fail_line,
     number_arg,
@@ -53,9 +54,21 @@ from .planner.cli import (
     print_config_notes,
 )
 from .planner.specs import MAX_CONCURRENCY, MAX_SEQ_LEN
-from .specs import MAX_ELEMENT_BYTES
+from .specs import MAX_ELEMENT_BYTES, check_weight_bytes
 
 __all__ = ["build_serving_parser", "run_serving", "wants_serving"]
+
+
+class _WeightBytesArg(NumberArg):
+    """``--weight-bytes``: a number up to :data:`~coursekit.specs.MAX_ELEMENT_BYTES` and at least one bit
+    (:func:`~coursekit.specs.check_weight_bytes`, the library's own floor and message)."""
+
+    def __call__(self, text: str) -> Any:
+        value = super().__call__(text)
+        try:
+            return check_weight_bytes(value)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def wants_serving(argv: Sequence[str]) -> bool:
@@ -182,11 +195,11 @@ def _serving_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--weight-bytes",
-        type=number_arg(float, "weight_bytes", gt=0, le=MAX_ELEMENT_BYTES),
+        type=_WeightBytesArg(float, "weight_bytes", {"gt": 0, "le": MAX_ELEMENT_BYTES}),
         default=None,
         help=Text(
-            zh="每个权重的字节数（默认 bf16 为 2，fp8 为 1；4 位量化为 0.5）",
-            en="bytes per weight (default 2 at bf16, 1 at fp8; 0.5 for 4-bit weights)",
+            zh="每个权重的字节数（默认 bf16 为 2，fp8 为 1；4 位量化为 0.5；至少 0.125，即每个权重 1 位）",
+            en="bytes per weight (default 2 at bf16, 1 at fp8; 0.5 for 4-bit weights; at least 0.125, 1 bit)",
         ).render(),
     )
     p.add_argument(

@@ -51,6 +51,7 @@ __all__ = [
     "FP8_WEIGHT_CACHE_SOURCE",
     "LOGITS_BYTES",
     "MAX_LORA_RANK",
+    "MIN_WEIGHT_BYTES",
     "MOE_ONLY_FIELDS",
     "MTP_EDGE_SOURCE",
     "MXFP8_BLOCK_ELEMENTS",
@@ -70,6 +71,7 @@ __all__ = [
     "WorkloadSpec",
     "check_attention_kernel",
     "check_fp8_recipe",
+    "check_weight_bytes",
     "divisors",
     "fp8_weight_cache_bytes",
     "group_link",
@@ -521,6 +523,11 @@ register(
             "（并发数，或用利特尔定律从请求速率推出并发）。",
             "en": "concurrency = {concurrency!r}, request_rate_per_s = {rate!r}: give exactly one (a concurrency, "
             "or a request rate that Little's law turns into one).",
+        },
+        "serving.weight_bytes_below_bit": {
+            "zh": "weight_bytes = {value!r}：必须 >= {low}（每个权重 1 位，即二值权重，是最小的权重格式）。",
+            "en": "weight_bytes = {value!r}: must be >= {low} (1 bit per weight, binary weights: the smallest weight "
+            "format).",
         },
     }
 )
@@ -2781,6 +2788,28 @@ def _check_read_fields(model: ModelSpec, workload: WorkloadSpec) -> None:
 #: and of ``--kv-bytes``.
 MAX_ELEMENT_BYTES: int = 8
 
+#: Fewest bytes one weight may take: 1/8, one bit (binary weights, as BitNet's; Wang et al., arXiv:2310.11453). The
+#: floor of ``ServingWorkload``'s ``weight_bytes``, of the serving functions' and of ``--weight-bytes``: below it no
+#: weight format exists, and 0.0001 bytes per weight would make a 70B model's weights 7 MB.
+MIN_WEIGHT_BYTES: float = 0.125
+
+
+def check_weight_bytes(value: Any) -> float:
+    """``value`` as bytes per weight after checking it is a number from :data:`MIN_WEIGHT_BYTES` (one bit) to
+    :data:`MAX_ELEMENT_BYTES`; below one bit the refusal says why.
+
+    >>> check_weight_bytes(0.5)
+    0.5
+    >>> check_weight_bytes(0.0001)
+    Traceback (most recent call last):
+    ...
+    ValueError: weight_bytes = 0.0001: must be >= 0.125 (1 bit per weight, ...).
+    """
+    weight_bytes = check_number("weight_bytes", value, gt=0, le=MAX_ELEMENT_BYTES)
+    if weight_bytes < MIN_WEIGHT_BYTES:
+        raise ValueError(tr("serving.weight_bytes_below_bit", value=value, low=MIN_WEIGHT_BYTES))
+    return weight_bytes
+
 
 @learner_arguments()
 @dataclass(frozen=True)
@@ -2792,8 +2821,8 @@ class ServingWorkload:
         concurrency: requests in flight over the whole cluster; or
         request_rate_per_s: arrivals per second, turned into a concurrency by Little's law (give exactly one).
         ttft_slo_s, tpot_slo_s: objectives for TTFT and TPOT, seconds; ``None`` = none.
-        weight_bytes: bytes per weight (2 for bf16); kv_bytes: bytes per cached K/V element (an int); both at most
-            :data:`MAX_ELEMENT_BYTES`.
+        weight_bytes: bytes per weight (2 for bf16), at least :data:`MIN_WEIGHT_BYTES` (one bit); kv_bytes: bytes
+            per cached K/V element (an int); both at most :data:`MAX_ELEMENT_BYTES`.
         precision: ``"bf16"`` (the default) or ``"fp8"``: the linear layers' matmuls multiply FP8 weights and
             activations at the device's FP8 peak (W8A8, as vLLM's and TensorRT-LLM's FP8 checkpoints run on
             Hopper), attention stays at the bf16 peak; ``"fp8"`` needs weights of at most 1 byte (``weight_bytes``)
@@ -2840,7 +2869,7 @@ class ServingWorkload:
             if getattr(raw, name) is not None:
                 object.__setattr__(self, name, check_number(name, getattr(raw, name), gt=0))
         # bytes per element: at most MAX_ELEMENT_BYTES (fp64); a 4-bit weight is 0.5
-        weight_bytes = check_number("weight_bytes", raw.weight_bytes, gt=0, le=MAX_ELEMENT_BYTES)
+        weight_bytes = check_weight_bytes(raw.weight_bytes)
         object.__setattr__(self, "weight_bytes", weight_bytes)
         check_int("kv_bytes", raw.kv_bytes, ge=1, le=MAX_ELEMENT_BYTES)
         reserve = check_number("runtime_reserve_gib", raw.runtime_reserve_gib, ge=0, le=MAX_DEVICE_MEMORY_GIB)

@@ -23,6 +23,7 @@ from ..specs import (
     ModelSpec,
     _group_link,
     _peak_flops,
+    check_weight_bytes,
 )
 from .kv import _check_specs, _check_tp, _kv_bytes, _matmul_params
 from .nccl import AllReduceChoice, _tp_all_reduce
@@ -275,7 +276,7 @@ def serving_estimate(
     batch = check_int("batch", batch, ge=1)
     prompt = check_int("prompt_tokens", prompt_tokens, ge=1)
     output = check_int("output_tokens", output_tokens, ge=1)
-    weight_bytes = check_number("weight_bytes", weight_bytes, gt=0, le=MAX_ELEMENT_BYTES)
+    weight_bytes = check_weight_bytes(weight_bytes)
     kv_bytes = check_int("kv_bytes", kv_bytes, ge=1, le=MAX_ELEMENT_BYTES)
     precision = check_choice("precision", precision, PRECISIONS)
     if precision == "fp8" and weight_bytes > 1:

@@ -17,6 +17,7 @@ from ..specs import (
     MAX_ELEMENT_BYTES,
     ClusterSpec,
     ModelSpec,
+    check_weight_bytes,
     kv_heads_split,
 )
 from ..units import GIB_BYTES, telling_digits
@@ -307,7 +308,7 @@ def serving_memory_ledger(
     pp = check_int("pp", pp, ge=1, le=model.layers)
     concurrency = check_int("concurrency", concurrency, ge=0)
     context_tokens = check_int("context_tokens", context_tokens, ge=1)
-    weight_bytes = check_number("weight_bytes", weight_bytes, gt=0, le=MAX_ELEMENT_BYTES)
+    weight_bytes = check_weight_bytes(weight_bytes)
     kv_bytes = check_int("kv_bytes", kv_bytes, ge=1, le=MAX_ELEMENT_BYTES)
     chunk = (
         context_tokens
