@@ -427,13 +427,13 @@ def _lesson_group_one() -> tuple[int, int]:
 PHRASES: list[tuple[str, str, Callable[[], str]]] = [
     (
         "en",
-        "hold hundreds or thousands (1570 in section 2's 70B example)",
+        "hold hundreds or thousands (1575 in section 2's 70B example)",
         lambda: f"hold hundreds or thousands ({_lesson_group_one()[0]} in section 2's 70B example)",
     ),
     ("en", "worth measuring first (13 there)", lambda: f"worth measuring first ({_lesson_group_one()[1]} there)"),
     (
         "zh",
-        "第 2 节的 70B 例子是 1570 个",
+        "第 2 节的 70B 例子是 1575 个",
         lambda: f"第 2 节的 70B 例子是 {_lesson_group_one()[0]} 个",
     ),
     ("zh", "值得先测的几个（那里是 13 个）", lambda: f"值得先测的几个（那里是 {_lesson_group_one()[1]} 个）"),
@@ -590,14 +590,14 @@ PHRASES: list[tuple[str, str, Callable[[], str]]] = [
     ),
     (
         "en",
-        "(rank 1324, 1.35x the best, 0.88x)",
+        "(rank 1326, 1.35x the best, 0.88x)",
         lambda: (
             f"(rank {_c(DSV3).rank}, {_x(_c(DSV3).step_over_best)}x the best, {_x(_c(DSV3).estimated_over_published)}x)"
         ),
     ),
     (
         "zh",
-        "（第 1324 名，最优的\n  1.35 倍，吞吐 0.88 倍）",
+        "（第 1326 名，最优的\n  1.35 倍，吞吐 0.88 倍）",
         lambda: (
             f"（第 {_c(DSV3).rank} 名，最优的\n  {_x(_c(DSV3).step_over_best)} 倍，吞吐 "
             f"{_x(_c(DSV3).estimated_over_published)} 倍）"
@@ -612,7 +612,7 @@ PHRASES: list[tuple[str, str, Callable[[], str]]] = [
     (
         "en",
         "Qwen3 235B-A22B on rank, its throughput right: 1.05x, an estimated step of 19.9 s\n  against the measured "
-        "20.8 s, but rank 680, tie group 3, 1.48x the best",
+        "20.8 s, but rank 690, tie group 3, 1.48x the best",
         lambda: _qwen235_rank(
             "Qwen3 235B-A22B on rank, its throughput right: {}x, an estimated step of {} s\n  against the measured "
             "{} s, but rank {}, tie group {}, {}x the best"
@@ -621,7 +621,7 @@ PHRASES: list[tuple[str, str, Callable[[], str]]] = [
     (
         "zh",
         "Qwen3 235B-A22B 吞吐估对了、名次没通过：吞吐是实测的 1.05 倍（估算步时 19.9 s，实测 20.8 s），"
-        "但排第 680 名、\n  第 3 并列组、最优的 1.48 倍",
+        "但排第 690 名、\n  第 3 并列组、最优的 1.48 倍",
         lambda: _qwen235_rank(
             "Qwen3 235B-A22B 吞吐估对了、名次没通过：吞吐是实测的 {} 倍（估算步时 {} s，实测 {} s），但排第 {} 名、\n"
             "  第 {} 并列组、最优的 {} 倍"
@@ -647,22 +647,22 @@ PHRASES: list[tuple[str, str, Callable[[], str]]] = [
     ),
     (
         "en",
-        "TP 1, PP 8, EP 8, ZeRO-2, no\n  interleaving, at 78.2 GiB of 80 (13.4 s)",
+        "TP 1, PP 8, EP 8, ZeRO-2, no\n  interleaving, at 78.2 GiB of 80 (13.5 s)",
         lambda: _qwen235_best("TP {}, PP {}, EP {}, ZeRO-{}, no\n  interleaving, at {} GiB of {} ({} s)"),
     ),
     (
         "zh",
-        "TP 1、PP 8、EP 8、ZeRO-2、不交错，要 80 GiB 里的 78.2 GiB\n  （13.4 s）",
+        "TP 1、PP 8、EP 8、ZeRO-2、不交错，要 80 GiB 里的 78.2 GiB\n  （13.5 s）",
         lambda: _qwen235_best("TP {0}、PP {1}、EP {2}、ZeRO-{3}、不交错，要 {5} GiB 里的 {4} GiB\n  （{6} s）"),
     ),
     (
         "en",
-        "(1.03x, rank 697, 1.55x the best)",
+        "(1.03x, rank 702, 1.55x the best)",
         lambda: "({}x, rank {}, {}x the best)".format(*_qwen235_twin()),
     ),
     (
         "zh",
-        "（1.03 倍，第 697 名，最优的 1.55 倍）",
+        "（1.03 倍，第 702 名，最优的 1.55 倍）",
         lambda: "（{} 倍，第 {} 名，最优的 {} 倍）".format(*_qwen235_twin()),
     ),
     (
@@ -792,12 +792,12 @@ PHRASES: list[tuple[str, str, Callable[[], str]]] = [
     ),
     (
         "en",
-        "misses (rank 327, 1.23x the best)",
+        "misses (rank 328, 1.23x the best)",
         lambda: f"misses (rank {_c(NEMOTRON22).rank}, {_x(_c(NEMOTRON22).step_over_best)}x the best)",
     ),
     (
         "zh",
-        "没通过（第 327 名，最优的 1.23 倍）",
+        "没通过（第 328 名，最优的 1.23 倍）",
         lambda: f"没通过（第 {_c(NEMOTRON22).rank} 名，最优的 {_x(_c(NEMOTRON22).step_over_best)} 倍）",
     ),
     (

@@ -166,16 +166,17 @@ def test_zero3_exposes_first_gather_and_last_reduce_scatter() -> None:
 def test_dp_and_cp_sharing_the_nic_shrink_the_window() -> None:
     """With DP and CP both across nodes, the CP ring's backward traffic of the last micro-batch takes its share of
     the window the gradient all-reduce hides under: exposed DP rises by exactly that share (when the rest
-    already outlasts the window). The window is the last micro-batch's backward: 2/3 of its compute plus the half of
-    TP's traffic (over NVLink, on the critical path with TP's comm-GEMM overlap off, as here) that stalls the
-    backward while the buckets move."""
+    already outlasts the window). The window is the last micro-batch's backward: 2/3 of its passes, which hold the
+    compute, TP's traffic (over NVLink, on the critical path with TP's comm-GEMM overlap off, as here) and the ring
+    blocks the compute waits for; the buckets move while the passes wait."""
     model, cluster = MODELS["llama3-8b"], CLUSTERS["h100-8"].with_nodes(4)
     workload = WorkloadSpec(global_batch=64, seq_len=8192, overlap_tp=0.0)
     cols = _columns(tp=8, cp=2, dp=2, zero=0, mb=1, ga=32, rc=1)
     est = training_estimate(model, cluster, workload, cols)
     assert not bool(est["comm_intra"]["DP"][0]) and not bool(est["comm_intra"]["CP"][0])
     assert bool(est["comm_intra"]["TP"][0])
-    window = (float(est["compute_s"][0]) * 2 / 3 + 0.5 * float(est["comm"]["TP"][0])) / 32
+    passes = float(est["compute_s"][0]) + float(est["comm"]["TP"][0]) + float(est["exposed_cp_s"][0])
+    window = passes * 2 / 3 / 32
     dp_total = float(est["comm"]["DP"][0])
     bw, lat = cluster.inter_node_bandwidth_bytes_per_s, cluster.inter_node_latency_s
     block = 2 * 1 * 4096 * 128 * 2

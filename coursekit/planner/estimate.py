@@ -1757,7 +1757,7 @@ def _exposed_dp_s(
     dense: _ZeroParts,
     experts: _ZeroParts,
     o: float,
-    stall_s: Any = 0.0,
+    passes_s: Any = None,
     o_cp: float = 1.0,
 ) -> Any:
     """DP/ZeRO seconds that cannot hide, at overlap ``o`` (and the CP ring's overlap ``o_cp``).
@@ -1766,19 +1766,20 @@ def _exposed_dp_s(
     bucket; gathers run under forward — the first micro-batch's (1-2), all compute (3) — except the first. With an
     interleaved pipeline the once-per-step reduction and gather hide under ``min(pp, m)·(v-1)/v`` micro-batches
     instead of one, the last (first) chunk exposed (:func:`coursekit.overlap.interleaved_sync_window_microbatches`).
-    A CP ring on the same inter-node NIC (``shared_nic``) takes its share of the backward window: the blocks that
-    hide under the attention; the ones the compute waits for move outside the window. The passes last
-    longer than their compute by the stalls other dimensions cause in them on another link (``stall_s`` in each
-    direction, per step): the buckets move during those stalls too, so the windows include them. Each window's
-    exposure falls by at most what the window grows, so a longer window never shortens the step it is part of.
+    The windows are the passes (``passes_s``, per step: :func:`_passes_s`, the compute and the stalls and overruns
+    of the other dimensions; the compute alone when not given), two thirds backward and one third forward as the
+    compute: the buckets move during those stalls too. A CP ring on the same inter-node NIC (``shared_nic``) holds the
+    link for its backward blocks, hidden or waited for, so they take their time from the backward window. Each
+    window's exposure falls by at most what the window grows and a window grows by at most what the passes grow, so
+    longer passes never shorten the step they are part of.
     """
     once = _interleaved_sync_window_microbatches(k.ppf, k.gaf, k.vf)  # micro-batches a once-per-step sync hides under
-    # the CP ring's backward blocks that hide under the attention hold the shared link during the compute; the ones
-    # the compute waits for (exposed) move outside it, so they take nothing from the window
-    cp_hidden_b = ring.send_b_s - _ring_step_exposed_s(ring.send_b_s, 2 * ring.attention_f_s, o_cp)
-    cp_in_backward = np.where(shared_nic, ring.steps * cp_hidden_b / k.gaf, 0.0)
-    backward_s = (compute * 2.0 / 3.0 + stall_s) / k.gaf  # one micro-batch's backward pass, with its stalls
-    forward_s = (compute / 3.0 + stall_s) / k.gaf
+    # the CP ring's backward blocks hold the shared link inside the backward passes, hidden under the attention or
+    # waited for (the passes include those waits)
+    cp_in_backward = np.where(shared_nic, ring.steps * ring.send_b_s / k.gaf, 0.0)
+    passes = compute if passes_s is None else passes_s
+    backward_s = passes * (2.0 / 3.0) / k.gaf  # one micro-batch's backward pass, with its stalls
+    forward_s = passes / 3.0 / k.gaf
     reduce_window = np.where(k.zero >= 2, k.gaf, once) * np.maximum(backward_s - cp_in_backward, 0.0)
     gather_window = np.where(k.zero == 3, k.gaf * (forward_s + backward_s), once * forward_s)
     reduce_s, tail_reduce_s = dense.reduce_s + experts.reduce_s, dense.tail_reduce_s + experts.tail_reduce_s
@@ -1801,26 +1802,72 @@ def _exposed_cp_s(ring: _Ring, o: float) -> Any:
     )
 
 
+def _passes_s(
+    np: Any,
+    hidden: Mapping[str, Any],
+    stalls: Mapping[str, Any],
+    links: Mapping[str, Any],
+    compute: Any,
+    tp_idle_s: Any = 0.0,
+) -> Any:
+    """Seconds the forward and backward passes of a step take, from each dimension's traffic inside them that could
+    hide (``hidden``) and that cannot (``stalls``: the compute waits for it), on the links ``links`` says (True:
+    inside a node); DP's entries, if any, are left out (its buckets wait outside the passes, :func:`_exposed_s`).
+    Array-generic.
+
+    Let *a* be the link kind data parallelism (DP) uses and *b* the other; H and S a link's hideable and stalled
+    seconds, C the compute. The passes hold the compute and every stall, ``C + S_a + S_b``; and each link carries its
+    traffic inside them, ``H_b + S_b`` and ``H_a + S_a`` (a link that cannot finish under the compute lengthens the
+    passes, while the other link's stalls run meanwhile). TP's collectives hide under the GEMMs next to them, never
+    under the attention core: while context parallelism's K/V ring hides under that core on the other link, TP's link
+    carries no TP traffic (``tp_idle_s``, that core's seconds), so TP's link is busy at least ``H_tp + S + tp_idle_s``.
+
+    The passes never shrink when a resource gets slower, and when the compute shrinks by some seconds they shrink by
+    at most as much: every term is a sum of the compute and of traffic seconds, and a dimension's stall grows by at
+    most the compute it loses (its hidden part shrinks by as much).
+
+    >>> import numpy as np
+    >>> links = {"TP": np.array(True), "CP": np.array(False), "DP": np.array(False)}
+    >>> hidden, stalls = {"TP": np.array(3.0), "CP": np.array(1.0)}, {"TP": np.array(0.5), "CP": np.array(1.5)}
+    >>> [float(_passes_s(np, hidden, stalls, links, c)) for c in (1.0, 4.0)]  # NVLink 3.5 s, IB 2.5 s, stalls 2 s
+    [3.5, 6.0]
+    >>> float(_passes_s(np, hidden, stalls, links, 1.0, tp_idle_s=np.array(1.0)))  # the ring's core: 1 s of NVLink idle
+    4.5
+    """
+    dims = [dim for dim in hidden if dim != "DP"]
+    same = {dim: links[dim] == links["DP"] for dim in dims}
+    h_a = sum(np.where(same[dim], hidden[dim], 0.0) for dim in dims)
+    h_b = sum(np.where(same[dim], 0.0, hidden[dim]) for dim in dims)
+    s_a = sum(np.where(same[dim], stalls[dim], 0.0) for dim in dims)
+    s_b = sum(np.where(same[dim], 0.0, stalls[dim]) for dim in dims)
+    passes = np.maximum(np.maximum(compute + s_a + s_b, h_b + s_b), h_a + s_a)
+    if "TP" in hidden:
+        tp_busy = hidden["TP"] + tp_idle_s + np.where(same["TP"], s_a, s_b)
+        passes = np.maximum(passes, tp_busy)
+    return passes
+
+
 def _exposed_s(
-    np: Any, hidden: Mapping[str, Any], stalls: Mapping[str, Any], links: Mapping[str, Any], compute: Any
+    np: Any,
+    hidden: Mapping[str, Any],
+    stalls: Mapping[str, Any],
+    links: Mapping[str, Any],
+    compute: Any,
+    tp_idle_s: Any = 0.0,
 ) -> Any:
     """Seconds of communication the step shows beyond ``compute``, from each dimension's traffic that could hide
-    (``hidden``) and that cannot (``stalls``: the compute waits for it), on the links ``links`` says (True: inside a
-    node). Array-generic.
+    (``hidden``) and that cannot (``stalls``), on the links ``links`` says (True: inside a node). Array-generic.
 
-    Let *a* be the link kind data parallelism (DP) uses and *b* the other; H and S the hideable and the stalled
-    seconds on each, A = H_a + S_a and B = H_b + S_b each link's busy time, C the compute. The passes last
-    ``W = max(C + S_b, B)``: the compute, the waits on link *b*, and what link *b* cannot finish under the compute
-    (its overrun lengthens the passes). The waits on link *a* (DP's exposed buckets among them, whose windows
-    :func:`_exposed_dp_s` already took as these passes) come on top; and link *a* runs its own traffic meanwhile, also
-    while the passes wait on link *b*. So the step's compute and communication take ``max(W + S_a, A)`` and the
-    exposed seconds are that minus C. Without stalls this is ``max(C, A, B)``: hideable traffic on the two link kinds
-    runs concurrently with the compute and with each other, and only the longer overrun shows.
+    The passes take W (:func:`_passes_s`, every dimension but DP); DP's buckets that cannot hide (its stall, whose
+    windows :func:`_exposed_dp_s` took as these passes) come on top; and DP's link *a* carries all its traffic,
+    ``A = H_a + S_a`` with DP's. So the step's compute and communication take ``max(W + S_DP, A)`` and the exposed
+    seconds are that minus C. Without stalls this is ``max(C, A, B)``: hideable traffic on the two link kinds runs
+    concurrently with the compute and with each other, and only the longer overrun shows.
 
-    The step never shrinks when a resource gets slower: W and A grow with C, S and H, and S_a falls by at most what
-    W grows (:func:`_exposed_dp_s`). (Charging each link's overrun with the other link's stalls instead, as this
-    estimate did before, made a link already past the compute pay the other link's stalls, which a faster compute
-    lengthens: a GPU with twice the peak came out up to 5 % slower.)
+    The step never shrinks when a resource gets slower, nor grows when the compute shrinks: W grows with C, S and H
+    and shrinks by at most what C does, and S_DP grows by at most what W shrinks (:func:`_exposed_dp_s`). (Charging a
+    link's overrun with the other link's stalls, as this estimate did before, made a faster GPU slower: first up to
+    5 %; later, with the stalls of CP or PP on one link and TP or PP overrunning the other, up to 17 %, fuzz pass 19.)
 
     >>> import numpy as np
     >>> links = {"TP": np.array(True), "DP": np.array(False)}
@@ -1830,13 +1877,11 @@ def _exposed_s(
     >>> float(_exposed_s(np, hidden, {"TP": np.array(1.0), "DP": np.array(0.5)}, links, 2.0))  # IB busy 5.5 s
     3.5
     """
+    passes = _passes_s(np, hidden, stalls, links, compute, tp_idle_s)
     same = {dim: links[dim] == links["DP"] for dim in hidden}
-    h_a = sum(np.where(same[dim], part, 0.0) for dim, part in hidden.items())
-    h_b = sum(np.where(same[dim], 0.0, part) for dim, part in hidden.items())
-    s_a = sum(np.where(same[dim], part, 0.0) for dim, part in stalls.items())
-    s_b = sum(np.where(same[dim], 0.0, part) for dim, part in stalls.items())
-    passes = np.maximum(compute + s_b, h_b + s_b)
-    return np.maximum(passes + s_a, h_a + s_a) - compute
+    link_a = sum(np.where(same[dim], hidden[dim] + stalls[dim], 0.0) for dim in hidden)
+    dp_wait = stalls["DP"] if "DP" in stalls else 0.0
+    return np.maximum(passes + dp_wait, link_a) - compute
 
 
 register(
@@ -2159,18 +2204,17 @@ def _step_from_parts(
         # raises "Non-interleaved pipeline parallelism does not support overlapping p2p communication")
         "PP": np.where(k.v > 1, o["pp"], 0.0) * comm["PP"],
     }
-    # What TP, CP and EP stall the passes for on a link other than DP's — the part they cannot hide, and what their
-    # link cannot finish under the compute — lengthens the passes DP's buckets move under (half in each direction).
-    other = {dim: links[dim] != links["DP"] for dim in ("TP", "CP", "EP")}
-    unhidden = sum(away * (comm[dim] - hidden_by_dim[dim]) for dim, away in other.items())
-    overrun = np.maximum(sum(away * hidden_by_dim[dim] for dim, away in other.items()) - compute, 0.0)
-    exposed_dp = _exposed_dp_s(
-        np, k, compute, ring, shared_nic, dense, experts, o["dp"], 0.5 * (unhidden + overrun), o["cp"]
-    )
-    hidden_by_dim["DP"] = comm["DP"] + comm["EDP"] - exposed_dp
+    # The passes: the compute, what TP, CP, EP and PP stall it for, and what their links cannot finish under it; DP's
+    # buckets move under them. TP's link carries no TP traffic during the attention core CP's ring hides under on
+    # the other link (see _passes_s).
     stalls = {dim: comm[dim] - hidden_by_dim[dim] for dim in ("CP", "TP", "EP", "PP")}
+    ring_core = ring.steps * (ring.forward_rings + 2.0) * ring.attention_f_s
+    tp_idle = np.where(links["TP"] != links["CP"], ring_core, 0.0)
+    passes = _passes_s(np, hidden_by_dim, stalls, links, compute, tp_idle)
+    exposed_dp = _exposed_dp_s(np, k, compute, ring, shared_nic, dense, experts, o["dp"], passes, o["cp"])
+    hidden_by_dim["DP"] = comm["DP"] + comm["EDP"] - exposed_dp
     stalls["DP"] = exposed_dp
-    exposed = _exposed_s(np, hidden_by_dim, stalls, links, compute)
+    exposed = _exposed_s(np, hidden_by_dim, stalls, links, compute, tp_idle)
     # where all of it is exposed, the difference of two equal sums can come out a few 1e-18 below 0 in floating point
     hidden = np.maximum(total_comm - exposed, 0.0)
 
