@@ -1,0 +1,269 @@
+"""Instructor review 21: every result figure of the lesson 9 guides is the one coursekit computes.
+
+Review 20 left about 70 decimals of docs/instructor/{en,zh}/09_workbench.md unpinned. ``tools/guide_pins.py`` lists
+the numbers of every guide that no test looks up; for lesson 9 its list held the figures below (besides release
+numbers, model names and section numbers, which are not results). Each row here builds the guide's phrase from
+coursekit (or, for a measured step, from the registered run's published figures), never from the guide; the guide
+is compared with its whitespace runs collapsed, so a phrase may wrap anywhere in the Markdown.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from coursekit.planner import megatron_core_flops_per_step, megatron_core_model_flops_per_step, plan
+from coursekit.planner.calibration import (
+    ATTENTION_KERNEL_RATES,
+    FP8_MATMUL_SHARE,
+    MEASUREMENT_REPEATABILITY,
+    MOE_LAYER_HOST_S,
+    matmul_fraction,
+)
+from coursekit.planner.validation import PASS_STEP_OVER_BEST_MAX, PASS_THROUGHPUT_TOLERANCE
+from coursekit.presets import CLUSTERS, MODELS
+from coursekit.published_runs import all_published_runs
+from coursekit.specs import EP_A2A_OVERLAP_ON
+from tests.test_instructor_published_runs import EP32, FSDP, OVERLAP, TP4, ZOO, _c, _explained, _x, _zoo_tp4_last
+
+ROOT = Path(__file__).resolve().parents[1]
+GUIDES = ROOT / "docs" / "instructor"
+#: Causal attention computes half the query-key pairs (each query sees the keys up to itself): hand-worked.
+CAUSAL_HALF = 0.5
+PP32 = "all-to-all, EP 8, PP 32"
+GRAPHS = OVERLAP + ", CUDA graphs"
+
+
+def _flat(lang: str, stem: str) -> str:
+    return re.sub(r"\s+", " ", (GUIDES / lang / f"{stem}.md").read_text(encoding="utf-8"))
+
+
+def _run(name: str):  # type: ignore[no-untyped-def]
+    return next(run for run in all_published_runs() if run.name == name)
+
+
+@cache
+def _zoo_measured_s(label: str) -> float:
+    """The measured step of the ModelZoo's 4K row ``label``: the table's step time as registered in the run's note;
+    the CUDA-graph row gives none, so its 320 TFLOP/s in Megatron-Core's 2025 count."""
+    run = _run(ZOO.format("4K", label))
+    found = re.search(r"([\d.]+) s a step", str(run.note.en)) if run.note is not None else None
+    if found:
+        return float(found.group(1))
+    count = megatron_core_model_flops_per_step(MODELS[run.model], run.global_batch, run.seq_len, "2025", tp=2)
+    return float(count / (run.measured_tflops_per_gpu * 1e12 * run.gpus))
+
+
+def _zoo(*labels: str) -> list[str]:
+    return [f"{_zoo_measured_s(label):.1f}" for label in labels]
+
+
+def _both_tied() -> str:
+    """The one figure for the overlap row and the FSDP row, which the guide says measured the same."""
+    overlap, fsdp = _zoo(OVERLAP, FSDP)
+    return overlap if overlap == fsdp else f"{overlap} and {fsdp}"
+
+
+@cache
+def _nemotron340_gib() -> tuple[str, str]:
+    """Nemotron-4 340B's published interleaved layout without recomputation: memory with FP8 saved inputs, and with
+    every saved activation at 16 bits (GiB)."""
+    run = next(run for run in all_published_runs() if run.model == "nemotron4-340b")
+    gib = {
+        precision: plan(
+            MODELS[run.model],
+            CLUSTERS[run.cluster].with_nodes(run.nodes),
+            dataclasses.replace(run.workload(), precision=precision),
+        )
+        .explain("tp=8,pp=8,dp=2,v=12,zero=1,mb=1,recompute=none")
+        .memory.total_gib
+        for precision in ("fp8", "bf16")
+    }
+    return f"{gib['fp8']:.1f}", f"{gib['bf16']:.1f}"
+
+
+def _qwen30_releases() -> tuple[str, str]:
+    """Megatron-Bridge's Qwen3 30B-A3B at 26.02: estimated over measured throughput; and how far apart the 26.02 and
+    26.02.01 releases measured the same layout."""
+    name = "Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8, GBS 1024, {})"
+    old, new = _c(name.format("26.02")), _c(name.format("26.02.01"))
+    assert old.layout == new.layout and not old.passes and new.passes
+    return _x(old.estimated_over_published), _x(new.published / old.published)
+
+
+def _dgx_dsv3_all_to_all() -> str:
+    """DGX Cloud's DeepSeek-V3 at its published layout: the EP all-to-all a step (s)."""
+    explained = _explained("DGX Cloud DeepSeek-V3 (MoE), 4K, 1024 H100 (BF16)")[1]
+    return f"{ {row.dimension: row.time_s for row in explained.communication}['EP']:.1f}"
+
+
+def _mixtral_dense_share() -> str:
+    """The dense GPT-layer formula's count of Mixtral 8x7B over Megatron-Core's own count (per token)."""
+    model = MODELS["mixtral-8x7b"]
+    dense = megatron_core_flops_per_step(model.layers, model.hidden, 1, model.vocab, 4096)
+    return _x(dense / megatron_core_model_flops_per_step(model, 1, 4096))
+
+
+def _attention() -> dict[str, str]:
+    fa3, fa2 = ATTENTION_KERNEL_RATES["flash-attention-3"], ATTENTION_KERNEL_RATES["flash-attention-2"]
+    return {
+        "fa3": f"{fa3:.3f}",
+        "fa2": f"{fa2:.3f}",
+        "cudnn": f"{ATTENTION_KERNEL_RATES['cudnn']:.3f}",
+        "fa2_of_fa3": _x(fa2 / fa3),
+        "fa3_cost": _x(CAUSAL_HALF / fa3),
+        "fa2_cost": _x(CAUSAL_HALF / fa2),
+    }
+
+
+def _tp4() -> tuple[str, str]:
+    step, wait = _zoo_tp4_last("{:.1f}|{:.1f}").split("|")
+    return step, wait
+
+
+def _pct(fraction: float, digits: int = 1) -> str:
+    return f"{100 * fraction:.{digits}f}"
+
+
+WORKBENCH: list[tuple[str, str, Callable[[], list[str]]]] = [
+    ("en", "EP 32 with the overlap and EP 8 with FSDP, both {} s, estimated", lambda: [_both_tied()]),
+    ("zh", "ModelZoo 打开重叠的 EP 32 与用 FSDP 的 EP 8，实测都是 {} s", lambda: [_both_tied()]),
+    (
+        "en",
+        "within {}x of the best and within ±{} % of the reported throughput",
+        lambda: [f"{PASS_STEP_OVER_BEST_MAX:g}", _pct(PASS_THROUGHPUT_TOLERANCE, 0)],
+    ),
+    (
+        "zh",
+        "在最优的 {} 倍以内、吞吐在 ±{}% 以内",
+        lambda: [f"{PASS_STEP_OVER_BEST_MAX:g}", _pct(PASS_THROUGHPUT_TOLERANCE, 0)],
+    ),
+    ("en", "the B200's measured best-matmul share, {} %.", lambda: [_pct(matmul_fraction(2250e12))]),
+    ("zh", "B200 实测的最佳矩阵乘份额 {}%。", lambda: [_pct(matmul_fraction(2250e12))]),
+    ("en", "without recomputation ({} GiB, {} GiB counted at 16 bits)", lambda: list(_nemotron340_gib())),
+    ("zh", "发表的交错调度不重计算就放得下（{} GiB，按 16 位记是 {} GiB）", lambda: list(_nemotron340_gib())),
+    ("en", "so the estimate lets FP8 matmuls keep {} of it", lambda: [f"{FP8_MATMUL_SHARE:.3f}"]),
+    ("zh", "估算于是让 FP8 矩阵乘只保留翻倍提速的 {}（", lambda: [f"{FP8_MATMUL_SHARE:.3f}"]),
+    (
+        "en",
+        "the 26.02 release's row of the same model at {}x while 26.02.01's identical layout passes (the two releases "
+        "measured {}x apart)",
+        lambda: list(_qwen30_releases()),
+    ),
+    (
+        "zh",
+        "同一模型 26.02 版的一行是 {} 倍，而 26.02.01 版完全相同的布局通过了（两个版本实测相差 {} 倍）",
+        lambda: list(_qwen30_releases()),
+    ),
+    (
+        "en",
+        "the estimate hides the share of it measured on the ModelZoo rows below ({})",
+        lambda: [_x(EP_A2A_OVERLAP_ON)],
+    ),
+    ("zh", "估算按下面 ModelZoo 两行实测出的份额（{}）", lambda: [_x(EP_A2A_OVERLAP_ON)]),
+    (
+        "en",
+        "none beat EP 32 with the overlap ({} s): with FSDP it tied ({} s), while PP 32 ({} s) and TP 4 ({} s) were "
+        "slower even than EP 32 without the overlap ({} s)",
+        lambda: _zoo(OVERLAP, FSDP, PP32, TP4, EP32),
+    ),
+    (
+        "zh",
+        "没有一个快过打开重叠的 EP 32（{} s）： 用 FSDP 的持平（{} s），PP 32（{} s）与 TP 4（{} s）甚至比不开重叠的 "
+        "EP 32（{} s）还慢",
+        lambda: _zoo(OVERLAP, FSDP, PP32, TP4, EP32),
+    ),
+    (
+        "en",
+        "in tie group 1 and within {} % — twice the {} % root-mean-square",
+        lambda: [_pct(MEASUREMENT_REPEATABILITY), _pct(MEASUREMENT_REPEATABILITY / 2, 2)],
+    ),
+    ("zh", "在第 1 并列组，而且相差不到 {}%", lambda: [_pct(MEASUREMENT_REPEATABILITY)]),
+    (
+        "en",
+        "two runs of one configuration differ by {} % root-mean-square, so the difference of two n-run means has a "
+        "spread of about {} %/√n",
+        lambda: [_pct(MEASUREMENT_REPEATABILITY / 2)] * 2,
+    ),
+    (
+        "zh",
+        "同一配置跑两次相差 {}%（均方根），n 次平均之差的离散约为 {}%/√n",
+        lambda: [_pct(MEASUREMENT_REPEATABILITY / 2)] * 2,
+    ),
+    ("en", "EP 64 spans 8 nodes and {} s of all-to-all a step go unhidden", lambda: [_dgx_dsv3_all_to_all()]),
+    ("zh", "EP 64 跨 8 个节点，每步 {} s 的 全对全不重叠", lambda: [_dgx_dsv3_all_to_all()]),
+    ("en", "the dense-GPT formula would count {}x of it", lambda: [_mixtral_dense_share()]),
+    ("zh", "按稠密 GPT 的公式只数得到它的 {} 倍", lambda: [_mixtral_dense_share()]),
+    (
+        "en",
+        "the measured order is CUDA graphs {} s < EP 32 with the 1F1B overlap {} s = EP 8 with FSDP {} s < EP 32 {} s "
+        "< PP 32 {} s < TP 4 {} s; the estimate puts TP 4 last ({} s, {} s of it waiting for the host)",
+        lambda: [*_zoo(GRAPHS, OVERLAP, FSDP, EP32, PP32, TP4), *_tp4()],
+    ),
+    (
+        "zh",
+        "CUDA 图 {} s < 打开 1F1B 重叠的 EP 32 {} s = 用 FSDP 的 EP 8 {} s < EP 32 {} s < PP 32 {} s < TP 4 {} s； "
+        "估算也把 TP 4 排在最后（{} s，其中 {} s 在等主机）",
+        lambda: [*_zoo(GRAPHS, OVERLAP, FSDP, EP32, PP32, TP4), *_tp4()],
+    ),
+    ("en", "the host's time to launch it ({} ms forward and backward", lambda: [f"{MOE_LAYER_HOST_S * 1e3:.1f}"]),
+    ("zh", "（前向加反向 {} ms，", lambda: [f"{MOE_LAYER_HOST_S * 1e3:.1f}"]),
+    (
+        "en",
+        "FlashAttention-3's measured speed ({} of the best matmul on 4K to 16K tokens, so {} of a linear-layer FLOP "
+        "per counted FLOP",
+        lambda: [_attention()["fa3"], _attention()["fa3_cost"]],
+    ),
+    (
+        "zh",
+        "4K 到 16K 个 token 时是最佳矩阵乘的 {}，所以每计一个 FLOP 花 {} 个线性层 FLOP",
+        lambda: [_attention()["fa3"], _attention()["fa3_cost"]],
+    ),
+    (
+        "en",
+        "the estimate has TP 4 waiting {} s for the host and counts the overlap at {}, both fitted",
+        lambda: [_tp4()[1], _x(EP_A2A_OVERLAP_ON)],
+    ),
+    ("zh", "估算里 TP 4 有 {} s 在等主机，重叠只按 {} 计", lambda: [_tp4()[1], _x(EP_A2A_OVERLAP_ON)]),
+    (
+        "en",
+        '`attention_kernel="flash-attention-2"`: {} of the best matmul, {} of FlashAttention-3, so {} instead of {} '
+        'linear-layer FLOPs per counted FLOP of the core (`"cudnn"`: {})',
+        lambda: [_attention()[k] for k in ("fa2", "fa2_of_fa3", "fa2_cost", "fa3_cost", "cudnn")],
+    ),
+    (
+        "zh",
+        '`attention_kernel="flash-attention-2"`：最佳矩阵乘的 {}，只有 FlashAttention-3 的 {}，所以注意力核心每计一个 '
+        'FLOP 花 {} 个线性层 FLOP，而不是 {}（`"cudnn"`：{}）',
+        lambda: [_attention()[k] for k in ("fa2", "fa2_of_fa3", "fa2_cost", "fa3_cost", "cudnn")],
+    ),
+    (
+        "en",
+        "at {} linear-layer FLOPs per counted FLOP with FlashAttention-2 against {} with the default FlashAttention-3",
+        lambda: [_attention()["fa2_cost"], _attention()["fa3_cost"]],
+    ),
+    (
+        "zh",
+        "按 FlashAttention-2 计每个注意力 FLOP 花 {} 个线性层 FLOP，按默认的 FlashAttention-3 只花 {}",
+        lambda: [_attention()["fa2_cost"], _attention()["fa3_cost"]],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("lang", "template", "values"), WORKBENCH, ids=[f"{row[0]}:{row[1][:40]}" for row in WORKBENCH]
+)
+def test_workbench_guide_figures_are_coursekits(lang: str, template: str, values: Callable[[], list[str]]) -> None:
+    phrase = template.format(*values())
+    assert phrase in _flat(lang, "09_workbench"), f"{lang}/09_workbench.md does not say: {phrase!r}"
+
+
+def test_every_language_pins_the_same_workbench_figures() -> None:
+    # the zh and en rows of the table come in pairs that quote the same values (zh's 4.5 % row quotes one of two)
+    langs = [row[0] for row in WORKBENCH]
+    assert langs.count("en") == langs.count("zh") == len(WORKBENCH) // 2
