@@ -267,3 +267,77 @@ def test_every_language_pins_the_same_workbench_figures() -> None:
     # the zh and en rows of the table come in pairs that quote the same values (zh's 4.5 % row quotes one of two)
     langs = [row[0] for row in WORKBENCH]
     assert langs.count("en") == langs.count("zh") == len(WORKBENCH) // 2
+
+
+#: Typical slips the guides' exercise notes quote: (guide, exercise, the checker's slip code, decimals shown). The
+#: number is the wrong answer the slip computes (its ``alternative``, the expected value times its ``factor``, or for
+#: a KiB-for-bytes answer the expected value over 1024), and the checker must name that slip for it.
+SLIPS = [
+    ("00_index", "intro.device_gb", "divided", 2),
+    ("02_communication", "q2.allreduce_ms", "no_latency", 3),
+    ("06_pipeline_scaling", "pipeline.bubble_p4_m16", "overhead_not_fraction", 4),
+    ("06_pipeline_scaling", "pipeline.bubble_p4_m16", "percent_vs_fraction", 1),
+    ("06_pipeline_scaling", "pipeline.efficiency", "speed_up_not_efficiency", 1),
+    ("06_pipeline_scaling", "pipeline.efficiency", "inverted", 2),
+    ("07_compute_efficiency", "eff.h200_ridge", "h100_figures", 1),
+    ("07_compute_efficiency", "eff.megatron_mfu", "hfu_for_mfu", 3),
+    ("08_lab", "lab.busbw_gib_s", "algbw", 1),
+    ("08_lab", "lab.crossover_bytes", "kib_for_bytes", 1),
+]
+
+
+def _slip_value(exercise_id: str, code: str) -> float:
+    from coursekit.exercises import get_exercise
+
+    exercise = get_exercise(exercise_id)
+    slip = next(slip for slip in exercise.slips if slip.code == code)
+    if slip.alternative is not None:
+        return float(slip.alternative())
+    if code == "kib_for_bytes":
+        return float(exercise.expected_value()) / 1024
+    assert slip.factor is not None, code
+    return float(exercise.expected_value()) * slip.factor
+
+
+def _exercise_note(text: str, exercise_id: str) -> str:
+    """The guide's row or bullet on ``exercise_id``: from its id to the next row, bullet or paragraph."""
+    start = text.index(f"`{exercise_id}`")
+    ends = [i for i in (text.find(mark, start) for mark in ("\n|", "\n- ", "\n\n")) if i >= 0]
+    return text[start : min(ends, default=len(text))]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize(("stem", "exercise_id", "code", "digits"), SLIPS, ids=[f"{row[1]}:{row[2]}" for row in SLIPS])
+def test_guide_slips_are_what_the_checker_names(lang: str, stem: str, exercise_id: str, code: str, digits: int) -> None:
+    import coursekit
+    from coursekit.exercises import check
+
+    shown = f"{_slip_value(exercise_id, code):.{digits}f}"
+    note = _exercise_note((GUIDES / lang / f"{stem}.md").read_text(encoding="utf-8"), exercise_id)
+    assert re.search(rf"(?<![\d.]){re.escape(shown)}(?![\d])", note), f"{lang}/{stem}.md, {exercise_id}: no {shown}"
+    coursekit.set_language(lang)
+    try:
+        assert check(exercise_id, float(shown)).slip == code
+    finally:
+        coursekit.set_language("en")
+
+
+def test_compute_efficiency_guide_palm_mfu_counting_6n_only() -> None:
+    # PaLM (Chowdhery et al. 2022, section 5 and Table 3): 540.35B parameters, 238.3K tokens/s on 6144 TPU v4 chips;
+    # counting 6N FLOPs a token (no attention term), the MFU the guide puts beside the full count's 46.2 %
+    from coursekit import roofline as rl
+    from coursekit.hardware import TPU_V4_BF16_FLOPS
+
+    six_n = rl.mfu(6 * 540.35e9, 238.3e3, 6144, TPU_V4_BF16_FLOPS)
+    assert f"（只数 6N 是 {100 * six_n:.1f}%）" in _flat("zh", "07_compute_efficiency")
+    assert f"({100 * six_n:.1f} % counting 6N only)" in _flat("en", "07_compute_efficiency")
+
+
+def test_compute_efficiency_guide_quotes_the_datasheet_bandwidths() -> None:
+    # the ridge points' inputs: A100 80GB SXM 2,039 GB/s and H100 SXM 3.35 TB/s, as coursekit.hardware holds them
+    from coursekit.hardware import A100_80GB_HBM_BYTES_PER_S, H100_HBM_BYTES_PER_S
+
+    for lang in ("zh", "en"):
+        text = _flat(lang, "07_compute_efficiency")
+        for bandwidth in (A100_80GB_HBM_BYTES_PER_S, H100_HBM_BYTES_PER_S):
+            assert f"{bandwidth / 1e12:.2f} TB/s" in text, (lang, bandwidth)
