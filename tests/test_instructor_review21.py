@@ -341,3 +341,93 @@ def test_compute_efficiency_guide_quotes_the_datasheet_bandwidths() -> None:
         text = _flat(lang, "07_compute_efficiency")
         for bandwidth in (A100_80GB_HBM_BYTES_PER_S, H100_HBM_BYTES_PER_S):
             assert f"{bandwidth / 1e12:.2f} TB/s" in text, (lang, bandwidth)
+
+
+def _passing(names: list[str]) -> int:
+    comparisons = [_c(name) for name in names]
+    return sum(c.passes for c in comparisons)
+
+
+def _dgx_cloud() -> list[str]:
+    """DGX Cloud v24.11.1: rows, dense rows and how many pass, Llama 3.1 405B's two ranks, Nemotron-4 15B's two
+    percentages behind the best and ranks (the guide's wording holds while every dense row passes)."""
+    from coursekit.published_runs import DGXC_RUNS
+
+    names = [run.name for run in DGXC_RUNS]
+    dense = [name for name in names if "(MoE)" not in name]
+    if _passing(dense) != len(dense):
+        return ["a dense row misses"]
+    llama405 = [_c(name).rank for name in dense if "405B" in name]
+    nemotron15 = [_c(name) for name in dense if "Nemotron-4 15B" in name]
+    assert all(c.step_over_best is not None for c in nemotron15)
+    behind = [round(100 * (c.step_over_best - 1)) for c in nemotron15]  # type: ignore[operator]
+    return [str(v) for v in (len(names), len(dense), *llama405, *behind, *(c.rank for c in nemotron15))]
+
+
+def _long_context_rows() -> list[str]:
+    from coursekit.published_runs import NEMO_LONG_CONTEXT_RUNS
+
+    names = [run.name for run in NEMO_LONG_CONTEXT_RUNS]
+    return [str(len(names))] if _passing(names) == len(names) else ["a long-sequence row misses"]
+
+
+def _megatron_core_gpt() -> list[str]:
+    names = [name for name in (run.name for run in all_published_runs()) if name.startswith("Megatron-Core GPT ")]
+    return [str(len(names))] if _passing(names) == len(names) else ["a Megatron-Core row misses"]
+
+
+def _gpt119_stages() -> list[str]:
+    """Megatron-Core's GPT 119B: its layers, its PP and the layers a stage."""
+    run = _run("Megatron-Core GPT 119B, 4K, 1536 H100")
+    layers, pp = run.model_spec().layers, dict(run.degrees)["pp"]
+    return [str(layers), str(pp), str(layers // pp)]
+
+
+#: Transformer Engine's per-tensor FP8 scalings that run on an H100.
+RECIPES = ("delayed", "current")
+
+
+def _fp8_cast_shares() -> list[str]:
+    """Transformer Engine's FP8 casts on a Llama 3 8B layer, as a share of the layer's matmul time at the H100's FP8
+    peak, with delayed and current scaling (the lesson's cell, redone)."""
+    from coursekit.planner.estimate import fp8_quantisation_bytes_per_token
+
+    model, h100 = MODELS["llama3-8b"], CLUSTERS["h100-8"]
+    matmul_s = 6 * (model.dense_params_per_layer - 2 * model.hidden) / h100.peak("fp8")
+    bandwidth = h100.memory_bandwidth_bytes_per_s
+    shares = (fp8_quantisation_bytes_per_token(model, recipe).dense_layer / bandwidth / matmul_s for recipe in RECIPES)
+    return [f"{share:.0%}" for share in shares]
+
+
+WORKBENCH_COUNTS: list[tuple[str, str, Callable[[], list[str]]]] = [
+    (
+        "en",
+        "in BF16 and FP8: {} rows. All {} dense rows pass (the two Llama 3.1 8B rows fit the FP8 matmul share; Llama "
+        "3.1 405B on 576 GPUs ranks {}th and {}rd); Nemotron-4 15B's two rows are {} % and {} % behind the best "
+        "estimate and rank {}th and {}th",
+        _dgx_cloud,
+    ),
+    (
+        "zh",
+        "BF16 与 FP8 的每步时间，共 {} 行。 {} 个稠密配置全部通过（Llama 3.1 8B 两行用来标定 FP8 矩阵乘份额；"
+        "576 张卡上的 Llama 3.1 405B 排第 {} 和第 {} 名）；"
+        "Nemotron-4 15B 的两行只比估算最优慢 {}% 和 {}%，排第 {} 和第 {} 名",
+        _dgx_cloud,
+    ),
+    ("en", "All {} rows of NeMo's long-sequence table", _long_context_rows),
+    ("zh", "每 1K token 一张卡）的 {} 行都通过", _long_context_rows),
+    ("en", "Megatron-Core's own FLOP count: all {} pass", _megatron_core_gpt),
+    ("zh", "Megatron-Core 自己的 FLOP 计数比较 TFLOP/s：{} 行全部通过", _megatron_core_gpt),
+    ("en", "The 119B row is worth a minute: {} layers over PP {} leave {} layers a stage", _gpt119_stages),
+    ("zh", "119B 那一行值得讲一分钟：{} 层分成 PP {}，每段 {} 层", _gpt119_stages),
+    ("en", "are memory-bound passes, {} and {} of a Llama 3 8B layer's matmul time", _fp8_cast_shares),
+    ("zh", "在 Llama 3 8B 的一层上相当于按 FP8 峰值算的矩阵乘时间的 {} 和 {}", _fp8_cast_shares),
+]
+
+
+@pytest.mark.parametrize(
+    ("lang", "template", "values"), WORKBENCH_COUNTS, ids=[f"{row[0]}:{row[1][:40]}" for row in WORKBENCH_COUNTS]
+)
+def test_workbench_guide_counts_are_coursekits(lang: str, template: str, values: Callable[[], list[str]]) -> None:
+    phrase = template.format(*values())
+    assert phrase in _flat(lang, "09_workbench"), f"{lang}/09_workbench.md does not say: {phrase!r}"
