@@ -399,6 +399,13 @@ def _fp8_cast_shares() -> list[str]:
     return [f"{share:.0%}" for share in shares]
 
 
+def _tp4_layer_passes() -> list[str]:
+    """The ModelZoo's TP 4 row at its published layout: MoE layer passes a step on its busiest stage (micro-batches a
+    step times that stage's layers), each of which waits for the host."""
+    explained = _explained(ZOO.format("4K", TP4))[1]
+    return [str(explained.grad_accum * max(explained.stage_layers))]
+
+
 WORKBENCH_COUNTS: list[tuple[str, str, Callable[[], list[str]]]] = [
     (
         "en",
@@ -422,6 +429,8 @@ WORKBENCH_COUNTS: list[tuple[str, str, Callable[[], list[str]]]] = [
     ("zh", "119B 那一行值得讲一分钟：{} 层分成 PP {}，每段 {} 层", _gpt119_stages),
     ("en", "are memory-bound passes, {} and {} of a Llama 3 8B layer's matmul time", _fp8_cast_shares),
     ("zh", "在 Llama 3 8B 的一层上相当于按 FP8 峰值算的矩阵乘时间的 {} 和 {}", _fp8_cast_shares),
+    ("en", "TP 4's {} thin layer passes a step are shorter on the GPU", _tp4_layer_passes),
+    ("zh", "TP 4 每步 {} 次很薄的层计算", _tp4_layer_passes),
 ]
 
 
