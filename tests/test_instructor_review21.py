@@ -440,3 +440,20 @@ WORKBENCH_COUNTS: list[tuple[str, str, Callable[[], list[str]]]] = [
 def test_workbench_guide_counts_are_coursekits(lang: str, template: str, values: Callable[[], list[str]]) -> None:
     phrase = template.format(*values())
     assert phrase in _flat(lang, "09_workbench"), f"{lang}/09_workbench.md does not say: {phrase!r}"
+
+
+def test_communication_demo_latency_presses_and_table_crossover_are_the_widgets() -> None:
+    # lesson 2's demo step 3 halves the latency with two presses of the left arrow from the 5 µs default: the two
+    # slider stops below it; step 4's intra-node crossover "the table's 1.459" (review 20 pinned it in zh only)
+    from coursekit.widgets.communication import LATENCY_STOPS_US, CommunicationWidget
+
+    widget = CommunicationWidget()
+    start = widget.controls["latency_us"].value
+    below = [stop for stop in LATENCY_STOPS_US if stop < start][::-1][:2]
+    presses = " → ".join(f"{value:g}" for value in (start, *below))
+    widget.controls["link"].value = "intra_node"
+    intra = widget.compute(**{name: control.value for name, control in widget.controls.items()})
+    en, zh = _flat("en", "02_communication"), _flat("zh", "02_communication")
+    assert f"two presses of the left arrow: {presses} µs" in en
+    assert f"按两次左方向键：{presses} µs" in zh
+    assert f"(the widget's rounding of the table's {intra.crossover_mib:.3f};" in en
