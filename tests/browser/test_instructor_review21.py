@@ -5,7 +5,7 @@ Projected at 1024 × 768 with Chromium at 125 % (819 × 614 CSS px, file browser
 scroll. Measured before this review's fix (en / zh):
 
 * lesson 9: the scenario table 295 / 171 px of sideways scroll, the TP table 261 / 180 px, the sequence-length
-  table 121 px (en): a composition label in backticks (``tp=4,pp=1,...,recompute=none``) is one unbreakable word;
+  table 281 / 121 px: a composition label in backticks (``tp=4,pp=1,...,recompute=none``) is one unbreakable word;
 * lesson 3: the candidates table 39 px (en): header "memory/rank (GiB)" and unbroken values set its columns' minimum;
 * lesson 1: the precision-recipe table 2 px (en): header "Total (bytes/param)".
 
