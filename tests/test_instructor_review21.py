@@ -457,3 +457,17 @@ def test_communication_demo_latency_presses_and_table_crossover_are_the_widgets(
     assert f"two presses of the left arrow: {presses} µs" in en
     assert f"按两次左方向键：{presses} µs" in zh
     assert f"(the widget's rounding of the table's {intra.crossover_mib:.3f};" in en
+
+
+def test_the_pin_lister_reports_the_numbers_no_looked_up_phrase_covers() -> None:
+    # tools/guide_pins.py's matcher on a hand-made guide: a phrase covers the numbers inside it even where the guide
+    # wraps it over two lines; a number only partly inside a phrase ("12.5" against "2.5") stays unpinned
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("guide_pins", ROOT / "tools" / "guide_pins.py")
+    assert spec is not None and spec.loader is not None
+    guide_pins = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(guide_pins)
+    text = "The step is 33.0 s and\n  the bubble 27.3 %.\nThen 12.5 and 7 more.\n"
+    looked_up = {"33.0 s and the bubble 27.3 %", "2.5 and", "no digits"}
+    assert [(line, number) for line, number, _ in guide_pins.unpinned(text, looked_up)] == [(3, "12.5"), (3, "7")]

@@ -147,7 +147,7 @@ def main(argv: list[str]) -> int:
         for path in (ROOT / "tests").glob("test_*.py")
         if "instructor" in path.read_text(encoding="utf-8") and path.name != "test_packaging.py"
     )
-    pytest.main(["-q", "-p", "no:cacheprovider", "-x" if False else "-q", *(argv or tests)])
+    pytest.main(["-q", "-p", "no:cacheprovider", *(argv or tests)])
     for path in sorted(GUIDES.glob("*/[0-9][0-9]_*.md")):
         rows = list(unpinned(path.read_text(encoding="utf-8"), LOOKED_UP))
         for line_no, number, line in rows:
