@@ -471,3 +471,87 @@ def test_the_pin_lister_reports_the_numbers_no_looked_up_phrase_covers() -> None
     text = "The step is 33.0 s and\n  the bubble 27.3 %.\nThen 12.5 and 7 more.\n"
     looked_up = {"33.0 s and the bubble 27.3 %", "2.5 and", "no digits"}
     assert [(line, number) for line, number, _ in guide_pins.unpinned(text, looked_up)] == [(3, "12.5"), (3, "7")]
+
+
+#: An exercise answer in a guide: a table row ``| 1.1 `q1.zero2_gib` | 26.19 GiB | ...`` or a bullet
+#: ``- `q4.dp_group` (exercise 4.1) → `[5, 7]`.``; the answer is the cell's first bold or code span, else its
+#: first word.
+_ANSWER_ROW = re.compile(r"^\| (?:[\d.]+ )?`([a-z0-9_]+\.[a-z0-9_]+)` \| (.*?) \|", re.M)
+_ANSWER_BULLET = re.compile(r"^- `([a-z0-9_]+\.[a-z0-9_]+)`(?: ?[(（](?:exercise|练习) [\d.]+[)）])? ?→ (.*)$", re.M)
+
+
+def _shown_answer(cell: str) -> str:
+    found = re.search(r"\*\*([^*]+)\*\*|`([^`]+)`", cell)
+    shown = next(group for group in found.groups() if group) if found else cell.split()[0]
+    return shown.rstrip("×.。").strip()
+
+
+def _answer_matches(shown: str, expected: object) -> bool:
+    import ast
+
+    if isinstance(expected, bool) or not isinstance(expected, (int, float)):
+        try:
+            return ast.literal_eval(shown) == expected
+        except (ValueError, SyntaxError):
+            return shown == str(expected)
+    number = re.match(r"-?\d+(?:\.(\d+))?$", shown.replace(",", ""))
+    if number is None:
+        return False
+    decimals = len(number.group(1) or "")
+    return f"{expected:.{decimals}f}" == shown.replace(",", "")
+
+
+def _guide_answers() -> list[tuple[str, str, str, str]]:
+    rows = []
+    for lang in ("zh", "en"):
+        for path in sorted((GUIDES / lang).glob("[0-9][0-9]_*.md")):
+            text = path.read_text(encoding="utf-8")
+            for found in (*_ANSWER_ROW.finditer(text), *_ANSWER_BULLET.finditer(text)):
+                rows.append((lang, path.stem, found.group(1), _shown_answer(found.group(2))))
+    return rows
+
+
+def test_the_answer_reader_by_hand() -> None:
+    assert _shown_answer("3/19 ≈ **0.158** | x") == "0.158"
+    assert _shown_answer("`[5, 7]`. TP fastest") == "[5, 7]"
+    assert _shown_answer("26.19 GiB") == "26.19"
+    assert _shown_answer("**1.029**× (the fastest") == "1.029"
+    assert _answer_matches("0.158", 3 / 19) and not _answer_matches("0.159", 3 / 19)
+    assert _answer_matches("[5, 7]", [5, 7]) and _answer_matches('"TP"', "TP") and not _answer_matches("B", "A")
+
+
+def test_every_exercise_answer_a_guide_states_is_the_checkers() -> None:
+    from coursekit.exercises import get_exercise
+
+    answers = _guide_answers()
+    # every lesson with exercises states its answers in both languages, under the same ids
+    by_lang = {lang: sorted((stem, eid) for lang_, stem, eid, _ in answers if lang_ == lang) for lang in ("zh", "en")}
+    assert by_lang["zh"] == by_lang["en"] and len(by_lang["en"]) >= 30
+    wrong = [
+        (lang, stem, eid, shown, get_exercise(eid).expected_value())
+        for lang, stem, eid, shown in answers
+        if not _answer_matches(shown, get_exercise(eid).expected_value())
+    ]
+    assert wrong == []
+
+
+def test_selection_matrix_case_answers_are_the_checkers() -> None:
+    # lesson 5's three cases are tabled three exercises to a row ("`matrix.case1_dp` … `case1_pp`"), which the row
+    # reader above does not take: each row against the checker's expected values, verdicts by code (en) or label (zh)
+    from coursekit.exercises import get_exercise
+    from coursekit.matrix import VERDICT_LABELS
+
+    def expected(case: int, key: str) -> object:
+        return get_exercise(f"matrix.case{case}_{key}").expected_value()
+
+    for lang, comma in (("en", ", "), ("zh", "、")):
+        text = _flat(lang, "05_selection_matrix")
+        gib = " / ".join(f"{expected(case, 'state_gib'):.1f}" for case in (1, 2, 3))
+        assert f"| `matrix.case1_state_gib` … `case3_state_gib` | **{gib} GiB**" in text, lang
+        kinds = comma.join(f"`{expected(case, 'kind')}`" for case in (1, 2, 3))
+        assert f"| `matrix.case1_kind` … `case3_kind` | {kinds} |" in text, lang
+        for case in (1, 2, 3):
+            codes = [str(expected(case, key)) for key in ("dp", "fsdp", "tp", "pp")]
+            shown = codes if lang == "en" else [VERDICT_LABELS[code].zh for code in codes]
+            row = f"| `matrix.case{case}_dp` … `case{case}_pp` | {' · '.join(shown)} |"
+            assert row in text, (lang, row)
