@@ -555,3 +555,33 @@ def test_selection_matrix_case_answers_are_the_checkers() -> None:
             shown = codes if lang == "en" else [VERDICT_LABELS[code].zh for code in codes]
             row = f"| `matrix.case{case}_dp` … `case{case}_pp` | {' · '.join(shown)} |"
             assert row in text, (lang, row)
+
+
+def test_remaining_exercise_notes_are_the_checkers() -> None:
+    # numbers in the guides' exercise notes and talking points that no test read (tools/guide_pins.py): lesson 0's
+    # 25.77 GB talking point, lesson 6's "0.27 (the fraction, not a time)", lesson 7's decode intensity 15.9 in the
+    # answer to 7.5, and lesson 5's "128.0 gets a must-be-an-integer message"
+    import coursekit
+    from coursekit import roofline as rl
+    from coursekit.exercises import check, get_exercise
+    from coursekit.exercises.lesson6 import timeline_exercise
+
+    gb = f"{get_exercise('intro.device_gb').expected_value():.2f}"
+    timeline = timeline_exercise()
+    fraction = f"{timeline.bubble_s / (timeline.compute_s + timeline.bubble_s):.2f}"
+    thin = f"{rl.matmul_intensity_flop_per_byte(16, 8192, 8192):.1f}"
+    max_dp = get_exercise("matrix.max_dp").expected_value()
+    assert f"24 GiB = **{gb} GB**" in _flat("en", "00_index") and f"24 GiB = **{gb} GB**" in _flat("zh", "00_index")
+    assert f"| {fraction} (the fraction, not a time) |" in _flat("en", "06_pipeline_scaling")
+    assert f"| {fraction}（比例，不是时间） |" in _flat("zh", "06_pipeline_scaling")
+    assert f"→ `0.05383`. Intensity {thin} FLOP/byte" in _flat("en", "07_compute_efficiency")
+    assert f"→ `0.05383`。计算强度 {thin} FLOP/字节" in _flat("zh", "07_compute_efficiency")
+    assert f"{get_exercise('eff.decode_share').expected_value():.5f}" == "0.05383"
+    assert f'{float(max_dp):.1f} gets a "must be an integer" message' in _flat("en", "05_selection_matrix")
+    assert f"写成 {float(max_dp):.1f} 会得到“必须是整数”的提示" in _flat("zh", "05_selection_matrix")
+    for lang in ("en", "zh"):
+        coursekit.set_language(lang)
+        try:
+            assert check("matrix.max_dp", float(max_dp)).status == "invalid"
+        finally:
+            coursekit.set_language("en")
