@@ -142,6 +142,23 @@ CONTROL_WIDTH: str = "34em"
 #: counted, so in a 639 px output area (1024 px projected at 125 %) every widget scrolled sideways by 4 px.
 WIDGET_MAX_WIDTH: str = "calc(100% - 4px)"
 
+
+def breakable_code(text: str) -> str:
+    """``text`` as inline code for a Markdown table cell that may break after each comma.
+
+    A composition label (``tp=4,pp=1,dp=32,...,recompute=none``) has no space, so in backticks it is one unbreakable
+    word: lesson 9's tables held it whole and were 241-295 px wider than a 639 px output area (1024 px projected at
+    125 %). Here the label is HTML ``<code>`` with a ``<wbr>`` (a break opportunity, no character) after each comma:
+    it reads and copies as the same text, and wraps only when the column is narrow.
+
+    >>> breakable_code("tp=4,pp=1,zero=3")
+    '<code>tp=4,<wbr>pp=1,<wbr>zero=3</code>'
+    >>> breakable_code("a<b")
+    '<code>a&lt;b</code>'
+    """
+    return "<code>" + html.escape(str(text), quote=False).replace(",", ",<wbr>") + "</code>"
+
+
 register(
     {
         "widgets.out_of_range": {

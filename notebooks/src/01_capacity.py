@@ -205,7 +205,7 @@ header = [
     Text(zh="参数", en="Weights"),
     Text(zh="梯度", en="Gradients"),
     Text(zh="优化器状态 K", en="Optimizer state K"),
-    Text(zh="合计（字节/参数）", en="Total (bytes/param)"),
+    Text(zh="合计（字节/参数）", en="Total (bytes per param)"),
     Text(zh="说明", en="Description"),
 ]
 rows = [

@@ -216,7 +216,7 @@ candidates = (*EXAMPLE_CANDIDATES, *COURSE_CANDIDATES)
 md_table(
     [
         Text(zh="候选", en="candidate"),
-        Text(zh="显存/rank (GiB)", en="memory/rank (GiB)"),
+        Text(zh="显存/rank (GiB)", en="GiB per rank"),
         Text(zh="模式", en="modes"),
         Text(zh="模型结构", en="model kinds"),
         Text(zh="链路域", en="link scope"),

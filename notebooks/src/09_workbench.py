@@ -124,6 +124,7 @@ from coursekit.published_runs import (
     all_published_runs,
     citation_lines,
 )
+from coursekit.widgets import breakable_code
 from coursekit.widgets.workbench import (
     LORA_OPTIONS,
     WorkbenchWidget,
@@ -624,7 +625,7 @@ for name, scenario in scenarios:
             name,
             scenario.space_size,
             scenario.accepted_count,
-            f"`{top[0].label()}`" if top else "—",
+            breakable_code(top[0].label()) if top else "—",
             f"{top[0].step_s:.1f}" if top else "—",
         )
     )
@@ -838,7 +839,7 @@ for tp in (1, 2, 4, 8, 16):
     rows.append(
         (
             tp,
-            f"`{cand.label()}`",
+            breakable_code(cand.label()),
             f"{cand.step_s:.1f}",
             group_of[accepted_tp[0]],
             f"{tp_ms:.0f}",
@@ -2109,7 +2110,7 @@ md_table(
             " ".join(f"{k.upper()} {v}" for k, v in run.degrees),
             f"{row.measured:.2f}",
             f"{row.estimated:.2f}",
-            f"`{row.no_cp_layout}`",
+            breakable_code(row.no_cp_layout),
         )
         for row, run in zip(cp_rows, NEMO_LONG_CONTEXT_RUNS, strict=True)
     ],
