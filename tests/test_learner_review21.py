@@ -336,3 +336,36 @@ def test_a_full_width_decimal_comma_after_zero() -> None:
     with pytest.raises(SyntaxError) as typed:
         compile("answer = 10，639", "<cell>", "exec")
     assert str(input_hint(typed.value, "answer = 10，639")).endswith("answer = 10639")
+
+
+# -- 6. a config.json the planner refuses or reads only in part says what to do -------------------------------------
+
+
+@pytest.mark.usefixtures("zh")
+def test_a_missing_key_says_what_to_do() -> None:
+    # a Qwen2-VL-style config.json without a context length: refused, naming the key and what to add
+    config = {k: v for k, v in OWN_CONFIGS["qwen2.5-7b-instruct"][0].items() if k != "max_position_embeddings"}
+    with pytest.raises(ValueError) as refused:
+        ModelSpec.from_config(config)
+    assert str(refused.value) == (
+        "模型配置缺少键 'max_position_embeddings'（也接受：n_positions, seq_length, model_max_length）。"
+        "请把它补进 config.json（值见模型卡或原版模型的 config.json），或改用上面任一个同义键。"
+    )
+
+
+@pytest.mark.usefixtures("zh")
+def test_an_awq_config_is_noted_as_quantized(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Qwen2.5-7B-Instruct-AWQ's config.json is the original's with a quantization_config (4-bit AWQ)
+    config = {
+        **OWN_CONFIGS["qwen2.5-7b-instruct"][0],
+        "quantization_config": {"bits": 4, "group_size": 128, "quant_method": "awq", "version": "gemm"},
+    }
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config), encoding="utf-8")
+    argv = ["plan", "--lang", "zh", "--model-config", str(path), "--cluster", "pcie-24g-8", "--global-batch", "64"]
+    code, out, _ = _run([*argv, "--seq-len", "4096", "--top", "1"], capsys)
+    assert code == 0
+    assert (
+        '  - quantization_config（quant_method="awq"，4 位）：这是量化后的权重，用于推理；训练规划按 16 位权重和完整的'
+        "优化器状态计。要规划训练或微调，请用原版（未量化）模型的 config.json。"
+    ) in out
