@@ -348,14 +348,14 @@ register(
             "en": "Check the cluster's units: the inter-node bandwidth, {inter:g} GB/s, is above the intra-node "
             "{intra:g} GB/s (both one way per GPU), while a real machine's network is slower than its links inside a "
             "node. Was a network's Gb/s (gigabits per second) typed as GB/s (divide by 8), or a node's total of all "
-            "its adapters (divide by its {gpus} GPUs too)?",
+            "its adapters (divide by its {gpus:@GPU} too)?",
         },
         "specs.note.inter_too_fast": {
             "zh": "请核对集群的单位：跨节点带宽 {inter:g} GB/s（每 GPU 单向）超过每张卡配一块 800 Gb/s 网卡的 "
             "{limit:g} GB/s。网卡的 Gb/s 要除以 8，每节点的总和要再除以每节点的 {gpus} 张卡。",
             "en": "Check the cluster's units: the inter-node bandwidth, {inter:g} GB/s (one way per GPU), is above "
             "the {limit:g} GB/s of one 800 Gb/s adapter per GPU. Divide a network's Gb/s by 8, and a node's total by "
-            "its {gpus} GPUs too.",
+            "its {gpus:@GPU} too.",
         },
         "specs.note.intra_too_fast": {
             "zh": "请核对集群的单位：节点内带宽 {intra:g} GB/s（每 GPU 单向）超过 NVLink 5（B200）单向的 "

@@ -369,3 +369,12 @@ def test_an_awq_config_is_noted_as_quantized(tmp_path: Path, capsys: pytest.Capt
         '  - quantization_config（quant_method="awq"，4 位）：这是量化后的权重，用于推理；训练规划按 16 位权重和完整的'
         "优化器状态计。要规划训练或微调，请用原版（未量化）模型的 config.json。"
     ) in out
+
+
+def test_lesson_9_runs_the_cli_with_the_kernels_python() -> None:
+    # under `make lab` the kernel is .venv/bin/python but a notebook's `!python` is the first python on PATH, which
+    # may lack coursekit: the lesson names sys.executable, and the terminal's .venv/bin/python
+    source = (ROOT / "notebooks" / "src" / "09_workbench.py").read_text(encoding="utf-8")
+    assert "!python -m coursekit" not in source
+    assert "`!{sys.executable} -m coursekit plan --lang zh --help`" in source
+    assert "`!{sys.executable} -m coursekit plan --help`" in source and "`.venv/bin/python`" in source

@@ -786,8 +786,10 @@ assert best_own.tp == 1 and best_own.pp > 1 and best_own.recompute == "none"
 # 网卡按吉比特每秒 (Gb/s) 标，1 GB/s = 8 Gb/s；NVLink 的数据手册数字是两个方向之和。下面照抄一张 A800 服务器的厂商表
 # （NVLink 400 GB/s，每节点 4 个 200 Gb/s InfiniBand 端口），再按上表换算一次：照抄的那个，`unit_notes()` 列出三条提醒，
 # `plan` 的报告和命令行也在“假设”下面列出同样的提醒；超出范围的数（比如把 312 TFLOPS 写成 `312`）`ClusterSpec` 直接拒绝，
-# 并说明该用的单位。命令行的全部参数见 `python -m coursekit plan --lang zh --help`（在笔记本里写
-# `!python -m coursekit plan --lang zh --help`），帮助的最后一段指回这一节。
+# 并说明该用的单位。命令行的全部参数见 `python -m coursekit plan --lang zh --help`，帮助的最后一段指回这一节。
+# 在 JupyterLab 终端里要用装了 coursekit 的那个 Python（用 `make lab` 启动时是 `.venv/bin/python`）；在笔记本
+# 单元格里写 `import sys` 后 `!{sys.executable} -m coursekit plan --lang zh --help`（`sys.executable` 就是这个
+# 内核的 Python，单写 `!python` 可能是另一个没装 coursekit 的 Python）。
 
 # %% [markdown] lang="en"
 # Every `ClusterSpec` field takes one number, its unit in its name (the command-line flag in brackets, in the flag's
@@ -809,8 +811,10 @@ assert best_own.tp == 1 and best_own.pp > 1 and best_own.recompute == "none"
 # copied as printed, then converted by the table: for the copy, `unit_notes()` lists three notes, and `plan`'s report
 # and the command line list the same under the assumptions; a number out of range (312 TFLOPS written `312`) is
 # refused by `ClusterSpec` with the unit it wants. Every flag of the command line is in
-# `python -m coursekit plan --help` (in a notebook, `!python -m coursekit plan --help`), whose last paragraph points
-# back to this section.
+# `python -m coursekit plan --help`, whose last paragraph points back to this section. In a JupyterLab terminal, use
+# the Python coursekit is installed in (`.venv/bin/python` when `make lab` started it); in a notebook cell,
+# `import sys` and then `!{sys.executable} -m coursekit plan --help` (`sys.executable` is this kernel's Python; a bare
+# `!python` may be another one, without coursekit).
 
 # %%
 # zh: NVIDIA A800 80GB SXM 数据手册：bf16 稠密 312 TFLOPS、显存带宽 2039 GB/s
