@@ -70,6 +70,11 @@ register(
     {
         "cli.not_integer": {"zh": "{value!r} 不是整数", "en": "{value!r} is not an integer"},
         "cli.not_number": {"zh": "{value!r} 不是数", "en": "{value!r} is not a number"},
+        # a refused number of a flag with a unit (the custom cluster's): what to write instead
+        "cli.flag_unit": {
+            "zh": "。只写一个数，单位由参数名给定：{unit}。",
+            "en": ". Write the number alone, in the flag's unit: {unit}.",
+        },
         "cli.not_choice": {"zh": "{value!r} 不是 {choices} 之一", "en": "{value!r} is not one of {choices}"},
         "cli.error": {"zh": "{prog}：错误：{message}", "en": "{prog}: error: {message}"},
         "cli.heading": {"zh": "{heading}：", "en": "{heading}:"},
@@ -411,24 +416,32 @@ class NumberArg:
     every parser and feeds each :class:`NumberArg` option 1e308, -1, nan and inf.
     """
 
-    def __init__(self, convert: type[int] | type[float], name: str, bounds: dict[str, float]) -> None:
-        self.convert, self.name, self.bounds = convert, name, bounds
+    def __init__(
+        self, convert: type[int] | type[float], name: str, bounds: dict[str, float], unit: Text | None = None
+    ) -> None:
+        self.convert, self.name, self.bounds, self.unit = convert, name, bounds, unit
         self.__name__ = name  # argparse names the type in "invalid <name> value" messages
+
+    def _refuse(self, message: str) -> argparse.ArgumentTypeError:
+        """The refusal, ending with the unit the flag wants when it has one (``24GB``, ``312e12`` TFLOP/s)."""
+        if self.unit is not None:
+            message = message.rstrip("。.") + tr("cli.flag_unit", unit=self.unit.render())
+        return argparse.ArgumentTypeError(message)
 
     def __call__(self, text: str) -> Any:
         if not plainly_written(text):  # int()/float() would read "1_6" or "١٦" as 16
-            raise argparse.ArgumentTypeError(tr("validate.written_number", value=text[:SHOWN_CHARS]))
+            raise self._refuse(tr("validate.written_number", value=text[:SHOWN_CHARS]))
         try:
             value = self.convert(text)
         except (ValueError, OverflowError):
             key = "cli.not_integer" if self.convert is int else "cli.not_number"
-            raise argparse.ArgumentTypeError(tr(key, value=text[:SHOWN_CHARS])) from None
+            raise self._refuse(tr(key, value=text[:SHOWN_CHARS])) from None
         try:
             if self.convert is int:
                 return check_int(self.name, value, **{k: int(v) for k, v in self.bounds.items()})
             return check_number(self.name, value, **self.bounds)
         except (TypeError, ValueError) as exc:
-            raise argparse.ArgumentTypeError(str(exc)) from None
+            raise self._refuse(str(exc)) from None
 
 
 def number_arg(
@@ -439,12 +452,14 @@ def number_arg(
     gt: float | None = None,
     le: float | None = None,
     lt: float | None = None,
+    unit: Text | None = None,
 ) -> NumberArg:
-    """An argparse ``type=`` for ``name``: ``convert`` (``int`` or ``float``) within a floor and a ceiling."""
+    """An argparse ``type=`` for ``name``: ``convert`` (``int`` or ``float``) within a floor and a ceiling; ``unit``
+    (what the flag's number is in, with an example) ends a refusal, so ``--peak-tflops 312e12`` is told to write 312."""
     if (ge is None) == (gt is None) or (le is None) == (lt is None):
         raise TypeError(f"number_arg({name!r}): give exactly one floor (ge/gt) and one ceiling (le/lt)")
     bounds = {key: value for key, value in (("ge", ge), ("gt", gt), ("le", le), ("lt", lt)) if value is not None}
-    return NumberArg(convert, name, bounds)
+    return NumberArg(convert, name, bounds, unit)
 
 
 def fail_line(prog: str, message: str) -> int:

@@ -500,11 +500,14 @@ def check_keywords(
     *,
     given: Iterable[str] = (),
     hint: str | None = None,
+    missing_hints: Mapping[str, str] | None = None,
 ) -> None:
     """Refuse, in the learner's language, a keyword argument of ``label`` (a class or a function) that is not one of
     ``names``, then a ``required`` one that is neither in ``kwargs`` nor in ``given`` (those given by position): the
     ``TypeError`` names the argument and lists the ones ``label`` takes. ``hint`` (a catalog key) adds a sentence to
-    the unknown-keyword message. :func:`learner_arguments` and the functions that pass keywords on check with it.
+    the unknown-keyword message; ``missing_hints`` (argument name -> catalog key) adds one to the message for that
+    required argument left out (what to give when the learner does not know it). :func:`learner_arguments` and the
+    functions that pass keywords on check with it.
 
     >>> check_keywords("dp_traffic", {"num_params": 1e9, "degree": 2}, ("num_params", "dp"), ("num_params", "dp"))
     Traceback (most recent call last):
@@ -518,7 +521,10 @@ def check_keywords(
     listed = tuple(required)
     for name in listed:
         if name not in kwargs and name not in given:
-            raise TypeError(tr("validate.missing_argument", cls=label, name=name, required=", ".join(listed)))
+            message = tr("validate.missing_argument", cls=label, name=name, required=", ".join(listed))
+            if missing_hints is not None and name in missing_hints:
+                message += tr("validate.then_hint", hint=tr(missing_hints[name]))
+            raise TypeError(message)
 
 
 @functools.cache
@@ -534,11 +540,14 @@ def keyword_parameters(func: Callable[..., Any]) -> tuple[tuple[str, ...], tuple
     return tuple(parameters), required
 
 
-def learner_arguments(hint: str | None = None) -> Callable[[type[_T]], type[_T]]:
+def learner_arguments(
+    hint: str | None = None, missing_hints: Mapping[str, str] | None = None
+) -> Callable[[type[_T]], type[_T]]:
     """Class decorator for a dataclass a learner constructs: the argument errors Python's generated ``__init__``
     raises (an unknown keyword, a required field left out, too many positional arguments, one given twice) become
     ``TypeError``s in the learner's language that name the argument and list the ones the class takes. ``hint``
-    (a catalog key) adds a sentence to the unknown-keyword message (e.g. where a config.json's keys belong).
+    (a catalog key) adds a sentence to the unknown-keyword message (e.g. where a config.json's keys belong), and
+    ``missing_hints`` (field -> catalog key) one to the message for that required field left out.
     The checked call then goes to the generated ``__init__`` unchanged, so the field checks run as before.
 
     >>> from dataclasses import dataclass
@@ -584,7 +593,7 @@ def learner_arguments(hint: str | None = None) -> Callable[[type[_T]], type[_T]]
             for name in by_position:
                 if name in kwargs:
                     raise TypeError(tr("validate.argument_twice", cls=label, name=name))
-            check_keywords(label, kwargs, names, required, given=by_position, hint=hint)
+            check_keywords(label, kwargs, names, required, given=by_position, hint=hint, missing_hints=missing_hints)
             init(self, *args, **kwargs)
 
         setattr(cls, "__init__", __init__)  # noqa: B010 (mypy refuses assigning a method)

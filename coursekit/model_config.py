@@ -104,8 +104,17 @@ register(
             "en": "the {field} this config gives is refused: {reason}",
         },
         "config.missing": {
-            "zh": "模型配置缺少键 {key!r}（也接受：{alternatives}）。",
-            "en": "The model config has no key {key!r} (also accepted: {alternatives}).",
+            "zh": "模型配置缺少键 {key!r}（也接受：{alternatives}）。请把它补进 config.json（值见模型卡或原版模型的 "
+            "config.json），或改用上面任一个同义键。",
+            "en": "The model config has no key {key!r} (also accepted: {alternatives}). Add it to the config.json (the "
+            "value is on the model card or in the original model's config.json), or use one of the other names.",
+        },
+        "config.note_quantized": {
+            "zh": "quantization_config（quant_method={method}，{bits} 位）：这是量化后的权重，用于推理；训练规划按 "
+            "16 位权重和完整的优化器状态计。要规划训练或微调，请用原版（未量化）模型的 config.json。",
+            "en": "quantization_config (quant_method={method}, {bits} bits): these are quantized weights, for "
+            "inference; the training plan counts 16-bit weights and the full optimizer states. To plan training or "
+            "fine-tuning, use the original (unquantized) model's config.json.",
         },
         "config.alias_conflict": {
             "zh": "模型配置用两个键给出同一个量，值却不同：{key!r} = {value}，{other!r} = {other_value}（都读作 "
@@ -981,9 +990,14 @@ def _mamba_layers(config: Mapping[str, Any], layers: int) -> tuple[str, int, int
 
 
 def _other_notes(config: Mapping[str, Any], model_type: str) -> list[Text]:
-    """GPT-OSS's attention sinks (no key: every GptOssAttention has them) and group-limited routing (DeepSeek's
-    ``n_group`` / ``topk_group``; neutral when every group may be used)."""
+    """A ``quantization_config`` (AWQ / GPTQ weights: the plan counts 16-bit ones), GPT-OSS's attention sinks (no
+    key: every GptOssAttention has them) and group-limited routing (DeepSeek's ``n_group`` / ``topk_group``; neutral
+    when every group may be used)."""
     notes = []
+    quantized = config.get("quantization_config")
+    if isinstance(quantized, Mapping) and isinstance(quantized.get("quant_method"), str):
+        bits = quantized.get("bits", quantized.get("w_bit", "?"))
+        notes.append(_note("config.note_quantized", method=_shown_value(quantized["quant_method"]), bits=bits))
     if model_type == "gpt_oss":
         count = (_count(_value(config, "layers")) or 0) * (_count(_value(config, "heads")) or 0)
         notes.append(_note("config.note_sinks", value=_shown_value(model_type), count=count))
@@ -1088,7 +1102,7 @@ def model_fields_from_config(config: Mapping[str, Any], name: str | None = None)
     >>> model_fields_from_config({"hidden_size": 64})
     Traceback (most recent call last):
     ...
-    ValueError: The model config has no key 'num_hidden_layers' (also accepted: n_layer, num_layers).
+    ValueError: The model config has no key 'num_hidden_layers' (also accepted: n_layer, num_layers). Add it ...
 
     Taught in: lesson 9 (decision workbench).
     """

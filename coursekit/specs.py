@@ -29,6 +29,14 @@ from ._validate import (
     learner_arguments,
     learner_functions,
 )
+from .hardware import (
+    NCCL_RING_NET_LATENCY_S,
+    NCCL_RING_NVLINK_LATENCY_S,
+    NET_800G_PER_GPU_BYTES_PER_S,
+    NVLINK3_UNIDIRECTIONAL_BYTES_PER_S,
+    NVLINK5_B200_BYTES_PER_S,
+    NVLINK_H800_BYTES_PER_S,
+)
 from .i18n import Count, Text, register, tr
 from .model_config import model_fields_from_config, spec_error
 
@@ -299,6 +307,72 @@ MEGATRON_2021_SOURCE: str = (
 
 register(
     {
+        # a ClusterSpec figure refused or left out: the unit the field wants, from a vendor sheet's figure
+        "specs.cluster_unit.memory_per_device_gib": {
+            "zh": "单位是 GiB（2^30 字节），一个数：数据手册写 80 GB 显存时填 80e9 / 2**30。",
+            "en": "The unit is GiB (2^30 bytes), as a number: a datasheet's 80 GB of memory is 80e9 / 2**30.",
+        },
+        "specs.cluster_unit.peak_flops": {
+            "zh": "单位是 FLOP/s（每秒浮点运算次数），不是 TFLOP/s：数据手册的稠密 bf16 312 TFLOPS 写作 312e12"
+            "（不要用带稀疏的数字）。",
+            "en": "The unit is FLOP/s, not TFLOP/s: a datasheet's dense bf16 312 TFLOPS is 312e12 (not the sparse "
+            "figure).",
+        },
+        "specs.cluster_unit.bandwidth": {
+            "zh": "单位是字节/秒 (bytes/s)，每 GPU 单向：200 GB/s 写作 200e9；NVLink 的双向数字（如 A800 的 400 GB/s）"
+            "要除以 2；网卡的 Gb/s（吉比特每秒）要除以 8，每节点的总和再除以每节点 GPU 数（每节点 4 × 200 Gb/s、"
+            "8 张卡：4 * 200e9 / 8 / 8 = 12.5e9）。",
+            "en": "The unit is bytes/s, one way per GPU: 200 GB/s is 200e9; divide NVLink's bidirectional figure by 2 "
+            "(an A800's 400 GB/s); divide a network's Gb/s (gigabits per second) by 8, and a node's total by its GPUs "
+            "(4 × 200 Gb/s per node of 8 GPUs: 4 * 200e9 / 8 / 8 = 12.5e9).",
+        },
+        "specs.cluster_unit.memory_bandwidth_bytes_per_s": {
+            "zh": "单位是字节/秒 (bytes/s)：数据手册的显存带宽 2039 GB/s 写作 2039e9。",
+            "en": "The unit is bytes/s: a datasheet's memory bandwidth of 2039 GB/s is 2039e9.",
+        },
+        "specs.cluster_unit.latency": {
+            "zh": "单位是秒：3.4 微秒写作 3.4e-6。",
+            "en": "The unit is seconds: 3.4 microseconds is 3.4e-6.",
+        },
+        "specs.cluster_latency_default": {
+            "zh": f"不知道时用 NCCL 环形算法每一步的默认值（命令行不写 --intra-latency-us、--inter-latency-us 时也用"
+            f"它们）：intra_node_latency_s={NCCL_RING_NVLINK_LATENCY_S:g}、"
+            f"inter_node_latency_s={NCCL_RING_NET_LATENCY_S:g}（秒）。",
+            "en": f"If you do not know them, use NCCL's ring step latencies (what the command line uses without "
+            f"--intra-latency-us and --inter-latency-us): intra_node_latency_s={NCCL_RING_NVLINK_LATENCY_S:g}, "
+            f"inter_node_latency_s={NCCL_RING_NET_LATENCY_S:g} (seconds).",
+        },
+        # a ClusterSpec's link figures that a unit or direction slip gives (the planner's report lists them)
+        "specs.note.inter_above_intra": {
+            "zh": "请核对集群的单位：跨节点带宽 {inter:g} GB/s 高于节点内带宽 {intra:g} GB/s（两者都按每 GPU 单向计），"
+            "实际机器上跨节点的网卡比节点内的链路慢。是否把网卡的 Gb/s（吉比特每秒）当成了 GB/s（要除以 8），"
+            "或填了每节点所有网卡之和（要再除以每节点的 {gpus} 张卡）？",
+            "en": "Check the cluster's units: the inter-node bandwidth, {inter:g} GB/s, is above the intra-node "
+            "{intra:g} GB/s (both one way per GPU), while a real machine's network is slower than its links inside a "
+            "node. Was a network's Gb/s (gigabits per second) typed as GB/s (divide by 8), or a node's total of all "
+            "its adapters (divide by its {gpus:@GPU} too)?",
+        },
+        "specs.note.inter_too_fast": {
+            "zh": "请核对集群的单位：跨节点带宽 {inter:g} GB/s（每 GPU 单向）超过每张卡配一块 800 Gb/s 网卡的 "
+            "{limit:g} GB/s。网卡的 Gb/s 要除以 8，每节点的总和要再除以每节点的 {gpus} 张卡。",
+            "en": "Check the cluster's units: the inter-node bandwidth, {inter:g} GB/s (one way per GPU), is above "
+            "the {limit:g} GB/s of one 800 Gb/s adapter per GPU. Divide a network's Gb/s by 8, and a node's total by "
+            "its {gpus:@GPU} too.",
+        },
+        "specs.note.intra_too_fast": {
+            "zh": "请核对集群的单位：节点内带宽 {intra:g} GB/s（每 GPU 单向）超过 NVLink 5（B200）单向的 "
+            "{limit:g} GB/s：是否填了两个方向之和？本课程用单向带宽，双向的数字要除以 2。",
+            "en": "Check the cluster's units: the intra-node bandwidth, {intra:g} GB/s (one way per GPU), is above "
+            "NVLink 5's (B200) {limit:g} GB/s each way: was the sum of both directions typed? The course uses one "
+            "way; divide a bidirectional figure by 2.",
+        },
+        "specs.note.intra_bidirectional": {
+            "zh": "请核对方向：节点内带宽 {intra:g} GB/s 正是数据手册上 {gpu} NVLink 的双向数字（两个方向之和）；"
+            "本课程用每 GPU 单向带宽，{gpu} 是 {half:g} GB/s。若你的机器单向确实是 {intra:g} GB/s，可以不管这条。",
+            "en": "Check the direction: the intra-node bandwidth, {intra:g} GB/s, is the {gpu} datasheet's NVLink "
+            "figure for both directions summed; the course uses one way per GPU, {half:g} GB/s on the {gpu}. If "
+            "your machine really carries {intra:g} GB/s each way, ignore this note.",
+        },
         "specs.world_size": {
             "zh": "设备总数 (nodes × gpus_per_node)",
             "en": "world size (nodes × gpus_per_node)",
@@ -2138,7 +2212,40 @@ MIN_SHARE: float = 1e-3
 MAX_LORA_RANK: int = 1 << 16
 
 
-@learner_arguments()
+#: The unit hint (a catalog key) a ClusterSpec figure's refusal ends with: a figure typed in the datasheet's unit
+#: (312 for 312 TFLOP/s, 200 for 200 GB/s, 80e9 bytes for 80 GiB) lies outside the field's bounds.
+_CLUSTER_UNIT_HINTS: dict[str, str] = {
+    "memory_per_device_gib": "specs.cluster_unit.memory_per_device_gib",
+    "peak_flops": "specs.cluster_unit.peak_flops",
+    "peak_flops_fp8": "specs.cluster_unit.peak_flops",
+    "intra_node_bandwidth_bytes_per_s": "specs.cluster_unit.bandwidth",
+    "inter_node_bandwidth_bytes_per_s": "specs.cluster_unit.bandwidth",
+    "memory_bandwidth_bytes_per_s": "specs.cluster_unit.memory_bandwidth_bytes_per_s",
+    "intra_node_latency_s": "specs.cluster_unit.latency",
+    "inter_node_latency_s": "specs.cluster_unit.latency",
+}
+
+
+def _cluster_figure(name: str, value: Any, **bounds: float) -> float:
+    """:func:`check_number` for a ClusterSpec figure, its refusal ending with the unit the field wants."""
+    try:
+        return check_number(name, value, **bounds)
+    except (TypeError, ValueError) as exc:
+        hint = tr("validate.then_hint", hint=tr(_CLUSTER_UNIT_HINTS[name]))
+        raise type(exc)(f"{exc}{hint}") from None
+
+
+def _both_languages(key: str, **values: Any) -> Text:
+    """The catalog text ``key`` with ``values`` in every language, as a :class:`Text` (shown in the current one)."""
+    return Text(zh=tr(key, lang="zh", **values), en=tr(key, lang="en", **values))
+
+
+@learner_arguments(
+    missing_hints={
+        "intra_node_latency_s": "specs.cluster_latency_default",
+        "inter_node_latency_s": "specs.cluster_latency_default",
+    }
+)
 @dataclass(frozen=True)
 class ClusterSpec:
     """Devices, their memory and peak, and the two kinds of links between them.
@@ -2199,7 +2306,7 @@ class ClusterSpec:
             if domain < gpus or domain % gpus:
                 raise ValueError(tr("specs.domain_of_nodes", domain=domain, gpus=gpus))
         if raw.peak_flops_fp8 is not None:
-            peak_fp8 = check_number("peak_flops_fp8", raw.peak_flops_fp8, ge=MIN_PEAK_FLOPS, le=MAX_PEAK_FLOPS)
+            peak_fp8 = _cluster_figure("peak_flops_fp8", raw.peak_flops_fp8, ge=MIN_PEAK_FLOPS, le=MAX_PEAK_FLOPS)
             object.__setattr__(self, "peak_flops_fp8", peak_fp8)
         check_int("nodes", raw.nodes, ge=1, le=MAX_NODES)
         check_int("gpus_per_node", raw.gpus_per_node, ge=1, le=1024)
@@ -2207,10 +2314,10 @@ class ClusterSpec:
         object.__setattr__(
             self,
             "memory_per_device_gib",
-            check_number("memory_per_device_gib", raw.memory_per_device_gib, gt=0, le=MAX_DEVICE_MEMORY_GIB),
+            _cluster_figure("memory_per_device_gib", raw.memory_per_device_gib, gt=0, le=MAX_DEVICE_MEMORY_GIB),
         )
         object.__setattr__(
-            self, "peak_flops", check_number("peak_flops", raw.peak_flops, ge=MIN_PEAK_FLOPS, le=MAX_PEAK_FLOPS)
+            self, "peak_flops", _cluster_figure("peak_flops", raw.peak_flops, ge=MIN_PEAK_FLOPS, le=MAX_PEAK_FLOPS)
         )
         if self.peak_flops_fp8 is not None and self.peak_flops_fp8 < self.peak_flops:
             raise ValueError(
@@ -2239,12 +2346,43 @@ class ClusterSpec:
             "inter_node_bandwidth_bytes_per_s",
             "memory_bandwidth_bytes_per_s",
         ):
-            value = check_number(attr, getattr(raw, attr), ge=MIN_BANDWIDTH_BYTES_PER_S, le=MAX_BANDWIDTH_BYTES_PER_S)
+            value = _cluster_figure(
+                attr, getattr(raw, attr), ge=MIN_BANDWIDTH_BYTES_PER_S, le=MAX_BANDWIDTH_BYTES_PER_S
+            )
             object.__setattr__(self, attr, value)
         for attr in ("intra_node_latency_s", "inter_node_latency_s"):
-            object.__setattr__(self, attr, check_number(attr, getattr(raw, attr), ge=0, le=MAX_LATENCY_S))
+            object.__setattr__(self, attr, _cluster_figure(attr, getattr(raw, attr), ge=0, le=MAX_LATENCY_S))
         if not isinstance(raw.source, str):
             raise type_error("source", raw.source, "str")
+
+    def unit_notes(self) -> tuple[Text, ...]:
+        """Notes on link figures that a unit or direction slip gives: an inter-node bandwidth above the intra-node
+        one or above one 800 Gb/s adapter per GPU (Gb/s typed as GB/s, or a node's total), an intra-node one above
+        NVLink 5's 900 GB/s each way or equal to a datasheet's bidirectional NVLink figure (A800/H800 400 GB/s,
+        A100 600 GB/s). :func:`coursekit.planner.plan` lists them with its assumptions; the presets have none.
+
+        >>> from coursekit.presets import CLUSTERS
+        >>> any(c.unit_notes() for c in CLUSTERS.values())
+        False
+        >>> from dataclasses import replace
+        >>> [str(n)[:40] for n in replace(CLUSTERS["a100-8"], inter_node_bandwidth_bytes_per_s=800e9).unit_notes()]
+        ["Check the cluster's units: the inter-nod", "Check the cluster's units: the inter-nod"]
+        """
+        intra, inter = self.intra_node_bandwidth_bytes_per_s, self.inter_node_bandwidth_bytes_per_s
+        figures = {"intra": intra / 1e9, "inter": inter / 1e9, "gpus": self.gpus_per_node}
+        notes: list[Text] = []
+        if inter > intra:
+            notes.append(_both_languages("specs.note.inter_above_intra", **figures))
+        if inter > NET_800G_PER_GPU_BYTES_PER_S:
+            notes.append(
+                _both_languages("specs.note.inter_too_fast", limit=NET_800G_PER_GPU_BYTES_PER_S / 1e9, **figures)
+            )
+        if intra > NVLINK5_B200_BYTES_PER_S:
+            notes.append(_both_languages("specs.note.intra_too_fast", limit=NVLINK5_B200_BYTES_PER_S / 1e9, **figures))
+        for gpu, one_way in (("A800/H800", NVLINK_H800_BYTES_PER_S), ("A100", NVLINK3_UNIDIRECTIONAL_BYTES_PER_S)):
+            if math.isclose(intra, 2 * one_way, rel_tol=1e-9):
+                notes.append(_both_languages("specs.note.intra_bidirectional", gpu=gpu, half=one_way / 1e9, **figures))
+        return tuple(notes)
 
     def peak(self, precision: str = "bf16") -> float:
         """Peak dense FLOP/s of one device at ``precision`` (``"bf16"`` or ``"fp8"``); a device without FP8

@@ -154,7 +154,10 @@ def test_cluster_presets_state_unidirectional_per_gpu_bandwidth() -> None:
         (
             lambda: replace(CLUSTERS["h100-8"], inter_node_bandwidth_bytes_per_s=0),
             ValueError,
-            "inter_node_bandwidth_bytes_per_s = 0: must be >= 1000000.0.",
+            "inter_node_bandwidth_bytes_per_s = 0: must be >= 1000000.0. The unit is bytes/s, one way per GPU: 200 "
+            "GB/s is 200e9; divide NVLink's bidirectional figure by 2 (an A800's 400 GB/s); divide a network's Gb/s "
+            "(gigabits per second) by 8, and a node's total by its GPUs (4 × 200 Gb/s per node of 8 GPUs: "
+            "4 * 200e9 / 8 / 8 = 12.5e9).",
         ),
         (lambda: WorkloadSpec(global_batch=0), ValueError, "global_batch = 0: must be >= 1."),
         (

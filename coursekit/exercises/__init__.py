@@ -583,11 +583,14 @@ def _decimal_comma(answer: Any) -> tuple[str, str] | None:
     makes of ``answer = -1,47``), else ``None``.
 
     After a thousands comma come three digits, and Python refuses a group with a leading 0 (``1,047`` is a syntax
-    error), so a second item of 1 to 99 was typed with one or two digits: a decimal comma. ``(1, 0)`` stays a
-    thousands reading (``1,000``).
+    error), so a second item of 1 to 99 was typed with one or two digits: a decimal comma. So was a second item of
+    four or more digits (``1,6201``), and any second item after a 0, which no thousands reading starts with
+    (``0,639``: a fraction). ``(1, 0)`` stays a thousands reading (``1,000``).
 
     >>> _decimal_comma((-1, 47)), _decimal_comma((26, 19)), _decimal_comma((0, 5))
     (('-1,47', '-1.47'), ('26,19', '26.19'), ('0,5', '0.5'))
+    >>> _decimal_comma((0, 639)), _decimal_comma((1, 6201))
+    (('0,639', '0.639'), ('1,6201', '1.6201'))
     >>> _decimal_comma((1, 677)), _decimal_comma((1, 0)), _decimal_comma((1, 2, 3))
     (None, None, None)
     """
@@ -596,7 +599,7 @@ def _decimal_comma(answer: Any) -> tuple[str, str] | None:
     if not all(isinstance(item, int) and not isinstance(item, bool) for item in answer):
         return None
     head, tail = answer
-    if not 1 <= tail <= 99:
+    if not (1 <= tail <= 99 or tail >= 1000 or (head == 0 and tail >= 1)):
         return None
     return f"{head},{tail}", f"{'-' if head < 0 else ''}{abs(head)}.{tail}"
 
@@ -1095,7 +1098,9 @@ def _quoted_number_text(answer: str, match: re.Match[str]) -> str | None:
     number, unit, about = match.group("number"), match.group("unit"), match.group("about")
     if "," in number:
         rest = number.partition(",")[2]
-        decimal = number.count(",") == 1 and "." not in number and len(rest) != 3 and "e" not in number.lower()
+        head = number.partition(",")[0].lstrip("+-")
+        decimal = number.count(",") == 1 and "." not in number and "e" not in number.lower()
+        decimal = decimal and (len(rest) != 3 or head == "0")  # no thousands group follows a lone 0 ('0,639')
         if decimal:
             return tr("exercises.quoted_decimal_comma", value=answer, literal=number.replace(",", "."))
         return tr("exercises.quoted_thousands", value=answer, literal=number.replace(",", ""))

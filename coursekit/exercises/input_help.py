@@ -207,7 +207,8 @@ def input_hint(error: BaseException, line: str | None = None) -> str | None:
         source = error.text or line or ""
         comma = _COMMA_IN_NUMBER.match(_fullwidth_digits(source))
         if comma is not None:  # '，' typed for a decimal point (25，77) or a thousands comma (1，677)
-            decimal = len(comma.group(3)) != 3
+            # a thousands group has three digits and never follows a lone 0 (0，639 is a fraction)
+            decimal = len(comma.group(3)) != 3 or comma.group(1).rstrip().endswith(("=0", " 0", "-0", "+0"))
             number = comma.group(1) + ("." if decimal else "") + comma.group(3)
             retyped = shown_str(_fixed_line(number + _fullwidth_digits(source)[comma.end() :]))
             key = "input_help.full_width_decimal_comma" if decimal else "input_help.full_width_thousands_comma"

@@ -148,7 +148,10 @@ DEFAULT_LATENCIES_S: dict[str, float] = {
 }
 #: What each custom-cluster flag states (its help, after "custom cluster: ").
 CUSTOM_CLUSTER_HELP: dict[str, Text] = {
-    "memory_per_device_gib": Text(zh="每块 GPU 可用的显存，GiB", en="usable memory per GPU, GiB"),
+    "memory_per_device_gib": Text(
+        zh="每块 GPU 可用的显存，GiB（数据手册的 80 GB 是 80e9 / 2^30 ≈ 74.5 GiB）",
+        en="usable memory per GPU, GiB (a datasheet's 80 GB is 80e9 / 2^30 ≈ 74.5 GiB)",
+    ),
     "peak_flops": Text(zh="每块 GPU 的稠密 bf16 峰值算力，TFLOP/s", en="peak dense bf16 TFLOP/s per GPU"),
     "peak_flops_fp8": Text(
         zh="每块 GPU 的稠密 FP8 峰值算力，TFLOP/s（可选）", en="peak dense FP8 TFLOP/s per GPU (optional)"
@@ -156,10 +159,16 @@ CUSTOM_CLUSTER_HELP: dict[str, Text] = {
     "memory_bandwidth_bytes_per_s": Text(zh="GPU 显存带宽，GB/s", en="GPU memory bandwidth, GB/s"),
     "gpus_per_node": Text(zh="每个节点的 GPU 数", en="GPUs per node"),
     "intra_node_bandwidth_bytes_per_s": Text(
-        zh="节点内每块 GPU 每个方向的带宽（单向），GB/s", en="intra-node bandwidth per GPU per direction, GB/s"
+        zh="节点内每块 GPU 每个方向的带宽（单向），GB/s（数据手册的 NVLink 数字是双向之和，要除以 2：A800 的 400 GB/s "
+        "填 200）",
+        en="intra-node bandwidth per GPU per direction, GB/s (a datasheet's NVLink figure sums both directions: "
+        "divide it by 2, an A800's 400 GB/s is 200)",
     ),
     "inter_node_bandwidth_bytes_per_s": Text(
-        zh="跨节点每块 GPU 每个方向的带宽（单向），GB/s", en="inter-node bandwidth per GPU per direction, GB/s"
+        zh="跨节点每块 GPU 每个方向的带宽（单向），GB/s（网卡写的是 Gb/s，要除以 8，每节点的总和再除以每节点 GPU 数："
+        "每节点 4 × 200 Gb/s、8 张卡填 4 × 200 / 8 / 8 = 12.5）",
+        en="inter-node bandwidth per GPU per direction, GB/s (adapters are rated in Gb/s: divide by 8, and a node's "
+        "total by its GPUs: 4 × 200 Gb/s per node of 8 GPUs is 4 × 200 / 8 / 8 = 12.5)",
     ),
     "intra_node_latency_s": Text(
         zh=f"节点内环形通信每一步的固定延迟 (alpha)，微秒（可选；默认 NCCL 环形算法的 "
@@ -185,6 +194,36 @@ CUSTOM_CLUSTER_HELP: dict[str, Text] = {
         f"{NCCL_RING_NET_LATENCY_S * 1e6:g}; with --cluster it replaces the preset's)",
     ),
 }
+#: What a custom-cluster flag's number is in, with a datasheet's figure written in it: the end of its refusal.
+CUSTOM_CLUSTER_UNITS: dict[str, Text] = {
+    "gpu-memory-gib": Text(zh="GiB，80 GB 的卡写 74.5（80e9 / 2^30）", en="GiB, an 80 GB card is 74.5 (80e9 / 2^30)"),
+    "peak-tflops": Text(zh="TFLOP/s，312 TFLOPS 写 312，不写 312e12", en="TFLOP/s, 312 TFLOPS is 312, not 312e12"),
+    "peak-fp8-tflops": Text(
+        zh="TFLOP/s，1979 TFLOPS 写 1979，不写 1979e12", en="TFLOP/s, 1979 TFLOPS is 1979, not 1979e12"
+    ),
+    "hbm-gb-s": Text(zh="GB/s，2039 GB/s 写 2039，不写 2039e9", en="GB/s, 2039 GB/s is 2039, not 2039e9"),
+    "intra-gb-s": Text(
+        zh="每 GPU 单向 GB/s，NVLink 双向 400 GB/s 写 200",
+        en="GB/s one way per GPU, NVLink's 400 GB/s both ways is 200",
+    ),
+    "inter-gb-s": Text(
+        zh="每 GPU 单向 GB/s，每节点 4 × 200 Gb/s、8 张卡写 12.5",
+        en="GB/s one way per GPU, 4 × 200 Gb/s per node of 8 GPUs is 12.5",
+    ),
+    "intra-latency-us": Text(zh="微秒，3.4 微秒写 3.4", en="microseconds, 3.4 µs is 3.4"),
+    "inter-latency-us": Text(zh="微秒，14 微秒写 14", en="microseconds, 14 µs is 14"),
+}
+#: The end of ``plan --help``: where the course teaches the command, and what the report says about units.
+PLAN_EPILOG: Text = Text(
+    zh="课程里的讲解：第 9 课（决策工作台）的“你自己的模型和集群”一节，用同样的字段在笔记本里写 ModelSpec 和 "
+    "ClusterSpec。带宽一律按每 GPU 单向计；填的数字像是单位或方向弄错时（跨节点比节点内还快、正好是 NVLink 的"
+    "双向数字），"
+    "报告在“假设”下面列出提醒。",
+    en="Taught in lesson 9 (decision workbench), section “Your own model and cluster”, which writes ModelSpec and "
+    "ClusterSpec in a notebook with the same fields. Bandwidths are one way per GPU; when a figure looks like a unit "
+    "or direction slip (inter-node faster than intra-node, exactly NVLink's bidirectional figure), the report lists a "
+    "note under its assumptions.",
+)
 #: ``--model-config``'s help, for the training and the serving planner.
 MODEL_CONFIG_HELP: Text = Text(
     zh="你自己的模型：一个 Hugging Face 的 config.json（hidden_size、num_hidden_layers 等字段）",
@@ -301,6 +340,7 @@ def add_plan_command(commands: Any) -> argparse.ArgumentParser:
             en="Decision workbench: enumerate compositions, exclude by gates with reasons, estimate the rest.",
         ).render(),
         usage=Text(zh=f"%(prog)s {required} [选项]", en=f"%(prog)s {required} [options]").render(),
+        epilog=PLAN_EPILOG.render(),
     )
     _add_model_and_cluster_arguments(p)
     _add_workload_arguments(p)
@@ -381,7 +421,9 @@ def add_cluster_arguments(p: argparse.ArgumentParser, notes: Mapping[str, Text] 
         what = CUSTOM_CLUSTER_HELP[field_name].render() + ("" if note is None else note.render())
         p.add_argument(
             f"--{flag}",
-            type=number_arg(int if flag in _INT_CLUSTER_FLAGS else float, unit_name, **bounds),
+            type=number_arg(
+                int if flag in _INT_CLUSTER_FLAGS else float, unit_name, unit=CUSTOM_CLUSTER_UNITS.get(flag), **bounds
+            ),
             default=None,
             help=tr("cli.help_custom", what=what),
         )
@@ -754,7 +796,7 @@ def _add_search_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--inter-node-gb-s",
-        type=number_arg(float, "inter_node_gb_s", **_LINK_BOUNDS),
+        type=number_arg(float, "inter_node_gb_s", unit=CUSTOM_CLUSTER_UNITS["inter-gb-s"], **_LINK_BOUNDS),
         default=None,
         help=Text(
             zh="假设分析 (what-if)：跨节点每块 GPU 的带宽，GB/s，单向",

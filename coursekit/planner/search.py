@@ -708,7 +708,7 @@ def _dimensions_and_assumptions(
     keys = ("tp", "pp", "dp", "cp", "ep", "etp", "v", "zero", "mb") if model.is_moe else DEGREE_KEYS_SEARCHED
     dims: dict[str, tuple[Any, ...]] = {key: _distinct(columns[key]) for key in keys}
     uncertainty = MODEL_UNCERTAINTY
-    workload_notes = _position_table_notes(model, workload)
+    workload_notes = _position_table_notes(model, workload) + cluster.unit_notes()
     notes = workload_notes + ESTIMATE_NOTES
     if workload.mode == "training":
         dims["recompute"] = workload.recompute_modes

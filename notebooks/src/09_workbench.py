@@ -10,7 +10,7 @@
 #
 # [English version](../en/09_workbench.ipynb) · [课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 8 课 公式与实测](08_lab.ipynb) · 下一课：[第 10 课 推理服务](10_serving.ipynb)
 #
-# > **时间：** 约 160 分钟（讲解与阅读 145 分钟，练习 15 分钟）
+# > **时间：** 约 165 分钟（讲解与阅读 150 分钟，练习 15 分钟）
 # >
 # > **问题：**
 # > - 前几课的方法——登记约束、用硬门槛排除并写明原因、检查组合、最后才估算——能不能用在一整个搜索空间上？
@@ -34,7 +34,7 @@
 #
 # [中文版](../zh/09_workbench.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 8, formula vs measurement](08_lab.ipynb) · Next: [lesson 10, serving](10_serving.ipynb)
 #
-# > **Time:** about 160 min (teaching and reading 145 min, exercises 15 min)
+# > **Time:** about 165 min (teaching and reading 150 min, exercises 15 min)
 # >
 # > **Questions:**
 # > - Can the course's method — register constraints, exclude by hard gates with reasons, check the composition,
@@ -769,6 +769,83 @@ assert best_own.tp == 1 and best_own.pp > 1 and best_own.recompute == "none"
 # (tp = 1; a TP 2 layout is about as fast, within the estimate's uncertainty): pipeline stages split the model (one activation per micro-batch between neighbouring stages) and ZeRO shards
 # the optimizer states; flash attention keeps no s×s scores, so it fits without recomputation. It is still an
 # estimate: measure two or three of the first group (lesson 8).
+
+# %% [markdown] lang="zh"
+# `ClusterSpec` 的每个字段都要一个数，单位写在字段名里（命令行参数在括号里，单位是命令行的）：
+#
+# | 字段 | 单位与方向 | 从数据手册换算（例） |
+# | --- | --- | --- |
+# | `nodes`、`gpus_per_node`（`--nodes`、`--gpus-per-node`） | 个 | 2 个节点、每节点 8 张卡 |
+# | `memory_per_device_gib`（`--gpu-memory-gib`，GiB） | 每 GPU 显存，GiB（2^30 字节） | 80 GB → `80e9 / 2**30` |
+# | `peak_flops`（`--peak-tflops`，TFLOP/s） | 每 GPU 稠密 bf16 峰值，FLOP/s | 312 TFLOPS → `312e12`（不用带稀疏的数字） |
+# | `intra_node_bandwidth_bytes_per_s`（`--intra-gb-s`，GB/s） | 节点内每 GPU **单向**，字节/秒 | NVLink 400 GB/s（双向）→ `200e9`；只有 PCIe 时用 `PCIE4_X16_BYTES_PER_S` |
+# | `inter_node_bandwidth_bytes_per_s`（`--inter-gb-s`，GB/s） | 跨节点每 GPU **单向**，字节/秒 | 每节点 4 × 200 Gb/s 网卡、8 张卡 → `4 * 200e9 / 8 / 8` |
+# | `intra_node_latency_s`、`inter_node_latency_s`（`--intra-latency-us`、`--inter-latency-us`，微秒，可选） | 环形通信每一步的固定延迟 (alpha)，秒 | 不知道时用 NCCL 环形算法的 `3.4e-6` 和 `14e-6`（命令行的默认值） |
+# | `memory_bandwidth_bytes_per_s`（`--hbm-gb-s`，GB/s） | 每 GPU 显存带宽，字节/秒 | 2039 GB/s → `2039e9` |
+# | `name`、`source`（可选） | 文字 | 集群的名字；数字出自哪份数据手册 |
+#
+# 网卡按吉比特每秒 (Gb/s) 标，1 GB/s = 8 Gb/s；NVLink 的数据手册数字是两个方向之和。下面照抄一张 A800 服务器的厂商表
+# （NVLink 400 GB/s，每节点 4 个 200 Gb/s InfiniBand 端口），再按上表换算一次：照抄的那个，`unit_notes()` 列出三条提醒，
+# `plan` 的报告和命令行也在“假设”下面列出同样的提醒；超出范围的数（比如把 312 TFLOPS 写成 `312`）`ClusterSpec` 直接拒绝，
+# 并说明该用的单位。命令行的全部参数见 `python -m coursekit plan --lang zh --help`，帮助的最后一段指回这一节。
+# 在 JupyterLab 终端里要用装了 coursekit 的那个 Python（用 `make lab` 启动时是 `.venv/bin/python`）；在笔记本
+# 单元格里写 `import sys` 后 `!{sys.executable} -m coursekit plan --lang zh --help`（`sys.executable` 就是这个
+# 内核的 Python，单写 `!python` 可能是另一个没装 coursekit 的 Python）。
+
+# %% [markdown] lang="en"
+# Every `ClusterSpec` field takes one number, its unit in its name (the command-line flag in brackets, in the flag's
+# unit):
+#
+# | field | unit and direction | from a datasheet (example) |
+# | --- | --- | --- |
+# | `nodes`, `gpus_per_node` (`--nodes`, `--gpus-per-node`) | count | 2 nodes of 8 GPUs |
+# | `memory_per_device_gib` (`--gpu-memory-gib`, GiB) | memory per GPU, GiB (2^30 bytes) | 80 GB → `80e9 / 2**30` |
+# | `peak_flops` (`--peak-tflops`, TFLOP/s) | dense bf16 peak per GPU, FLOP/s | 312 TFLOPS → `312e12` (not the sparse figure) |
+# | `intra_node_bandwidth_bytes_per_s` (`--intra-gb-s`, GB/s) | inside a node, per GPU, **one way**, bytes/s | NVLink 400 GB/s (both ways) → `200e9`; PCIe only: `PCIE4_X16_BYTES_PER_S` |
+# | `inter_node_bandwidth_bytes_per_s` (`--inter-gb-s`, GB/s) | between nodes, per GPU, **one way**, bytes/s | 4 × 200 Gb/s adapters per node of 8 GPUs → `4 * 200e9 / 8 / 8` |
+# | `intra_node_latency_s`, `inter_node_latency_s` (`--intra-latency-us`, `--inter-latency-us`, microseconds, optional) | fixed cost of one ring step (alpha), seconds | if unknown, NCCL's ring `3.4e-6` and `14e-6` (the command line's defaults) |
+# | `memory_bandwidth_bytes_per_s` (`--hbm-gb-s`, GB/s) | memory bandwidth per GPU, bytes/s | 2039 GB/s → `2039e9` |
+# | `name`, `source` (optional) | text | the cluster's name; which datasheet the numbers come from |
+#
+# Network adapters are rated in gigabits per second (Gb/s), 1 GB/s = 8 Gb/s; NVLink's datasheet figure sums both
+# directions. Below, an A800 server's vendor sheet (NVLink 400 GB/s, four 200 Gb/s InfiniBand ports per node) is
+# copied as printed, then converted by the table: for the copy, `unit_notes()` lists three notes, and `plan`'s report
+# and the command line list the same under the assumptions; a number out of range (312 TFLOPS written `312`) is
+# refused by `ClusterSpec` with the unit it wants. Every flag of the command line is in
+# `python -m coursekit plan --help`, whose last paragraph points back to this section. In a JupyterLab terminal, use
+# the Python coursekit is installed in (`.venv/bin/python` when `make lab` started it); in a notebook cell,
+# `import sys` and then `!{sys.executable} -m coursekit plan --help` (`sys.executable` is this kernel's Python; a bare
+# `!python` may be another one, without coursekit).
+
+# %%
+# zh: NVIDIA A800 80GB SXM 数据手册：bf16 稠密 312 TFLOPS、显存带宽 2039 GB/s
+# en: NVIDIA A800 80GB SXM datasheet: 312 TFLOPS bf16 dense, 2039 GB/s memory
+a800 = dict(
+    name="a800-8",
+    nodes=2,
+    gpus_per_node=8,
+    memory_per_device_gib=80e9 / 2**30,
+    peak_flops=312e12,
+    intra_node_latency_s=3.4e-6,
+    inter_node_latency_s=14e-6,
+    memory_bandwidth_bytes_per_s=2039e9,
+)
+as_printed = ClusterSpec(
+    **a800,
+    intra_node_bandwidth_bytes_per_s=400e9,
+    inter_node_bandwidth_bytes_per_s=4 * 200e9,
+)
+for note in as_printed.unit_notes():
+    print("-", note)
+converted = ClusterSpec(
+    **a800,
+    intra_node_bandwidth_bytes_per_s=400e9 / 2,
+    inter_node_bandwidth_bytes_per_s=4 * 200e9 / 8 / 8,
+)
+# zh: 换算后没有提醒；每 GPU 单向 200 GB/s 与 12.5 GB/s
+# en: no note once converted; 200 GB/s and 12.5 GB/s one way per GPU
+assert len(as_printed.unit_notes()) == 3 and converted.unit_notes() == ()
+assert converted.inter_node_bandwidth_bytes_per_s == 12.5e9
 
 # %% [markdown] lang="zh"
 # 手里已经有一个布局（论文、厂商表格或同事的配置）时，不必在列表里找它：`check_layout` 在具有这些并行度的组合里
