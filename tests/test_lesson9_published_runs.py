@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from coursekit.planner import (
     EFFICIENCY_CEILING,
     compare_published,
@@ -75,7 +77,7 @@ def test_lesson9_published_run_figures() -> None:
     assert qwen30.tie_group == 1
     qwen235 = by_name["Megatron-Bridge Qwen3 235B-A22B (MoE), 4K, 256 H100 (FP8)"]
     assert round(qwen235.estimated_over_published, 2) == 1.05 and round(qwen235.step_over_best, 2) == 1.48
-    assert ",etp=1," in qwen235.layout and (qwen235.rank, qwen235.tie_group) == (680, 3)
+    assert ",etp=1," in qwen235.layout and (qwen235.rank, qwen235.tie_group) == (690, 3)
     assert {"group1_or_top10", "within_1.25x"} == set(qwen235.missed)  # the throughput holds, the rank misses
     assert qwen235.best_layout.startswith("tp=1,pp=8,dp=32,cp=1,ep=8,etp=1,v=1,zero=2,")
     qwen235_plan = plan(
@@ -189,7 +191,7 @@ def test_lesson9_published_run_figures() -> None:
     assert by_name[dsv3_name].best_layout.startswith("tp=2,pp=8,") and ",ep=16," in by_name[dsv3_name].best_layout
     dsv3_2048 = by_name["DeepSeek-V3 (MoE), 2048 H800 GPUs"]
     assert (round(dsv3_2048.step_over_best, 2), round(dsv3_2048.estimated_over_published, 2)) == (1.35, 0.88)
-    assert dsv3_2048.rank == 1324 and dsv3_2048.best_layout.startswith("tp=4,pp=1,dp=512,cp=1,ep=256,")
+    assert dsv3_2048.rank == 1326 and dsv3_2048.best_layout.startswith("tp=4,pp=1,dp=512,cp=1,ep=256,")
     assert (
         round(measured_step_s(dsv3_name), 1) == 25.3 and round(by_name[dsv3_name].estimated_over_published, 2) == 0.98
     )
@@ -199,23 +201,27 @@ def test_lesson9_published_run_figures() -> None:
     assert round(measured_step_s(qwen235.name), 1) == 20.8
     qwen235_best = published_explained(qwen235.name)[0].explain(qwen235.best_layout)
     assert qwen235_best.timeline.host_wait_s == 0 and round(qwen235_best.memory.total_gib, 1) == 78.2
-    assert round(qwen235_best.step_s, 1) == 13.4
+    assert round(qwen235_best.step_s, 1) == 13.5
     qwen30_ep16 = by_name["Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8, EP 16)"]
     _, qwen30_ep16_layout = published_explained(qwen30_ep16.name)
     assert round(qwen30_ep16.estimated_over_published, 2) == 0.90 and round(qwen30_ep16.step_over_best, 2) == 1.13
-    assert qwen30_ep16.passes and qwen30_ep16.best_layout.startswith("tp=1,pp=1,dp=16,cp=1,ep=8,")
-    qwen30_ep16_best = published_explained(qwen30_ep16.name)[0].explain(qwen30_ep16.best_layout)
-    assert ",recompute=full" in qwen30_ep16.best_layout and round(qwen30_ep16_best.timeline.host_wait_s, 1) == 5.5
+    # the fastest layouts tie exactly, bound by the host: EP 8 with full recomputation among them, 5.5 s waiting
+    qwen30_plan = published_explained(qwen30_ep16.name)[0]
+    qwen30_best = qwen30_plan.explain(qwen30_ep16.best_layout)
+    qwen30_ep8 = qwen30_plan.explain("tp=1,pp=1,dp=16,cp=1,ep=8,etp=1,v=1,zero=2,mb=1,ga=64,recompute=full")
+    assert qwen30_ep16.passes and qwen30_ep16.best_layout.startswith("tp=1,pp=1,dp=16,cp=1,")
+    assert qwen30_ep8.step_s == pytest.approx(qwen30_best.step_s, rel=1e-9)
+    assert round(qwen30_ep8.timeline.host_wait_s, 1) == 5.5
     assert round({row.dimension: row.time_s for row in qwen30_ep16_layout.communication}["EP"], 1) == 17.9
     new_runs = {name: by_name[name] for name in by_name if name.startswith(("DGX Cloud", "NeMo Nemotron-3"))}
     assert len(new_runs) == 25 and sum(c.passes for c in new_runs.values()) == 22
     llama405_dgx = [by_name[f"DGX Cloud Llama 3.1 405B, 8K, 576 H100 ({p})"] for p in ("BF16", "FP8")]
-    assert [(c.rank, c.tie_group) for c in llama405_dgx] == [(4, 1), (3, 1)]
+    assert [(c.rank, c.tie_group) for c in llama405_dgx] == [(5, 1), (3, 1)]
     nemotron15 = [by_name[f"DGX Cloud Nemotron-4 15B, 4K, 16 H100 ({p})"] for p in ("BF16", "FP8")]
     assert [(c.rank, c.tie_group, round(100 * (c.step_over_best - 1))) for c in nemotron15] == [(7, 1, 1), (10, 1, 2)]
     assert all(by_name[f"DGX Cloud Nemotron-4 340B, 4K, 128 H100 ({p})"].rank == 1 for p in ("BF16", "FP8"))
     n22, l70 = by_name["NeMo Nemotron-3 22B, 4K, 64 H100 (FP8)"], by_name["DGX Cloud Llama 3.1 70B, 8K, 64 H100 (BF16)"]
-    assert (n22.rank, round(n22.step_over_best, 2)) == (327, 1.23) and n22.best_layout.startswith("tp=1,pp=1,dp=64,")
+    assert (n22.rank, round(n22.step_over_best, 2)) == (328, 1.23) and n22.best_layout.startswith("tp=1,pp=1,dp=64,")
     assert (l70.rank, l70.tie_group, round(l70.step_over_best, 3)) == (39, 1, 1.051) and l70.passes
     assert l70.best_layout.startswith("tp=4,pp=1,dp=8,cp=2,")
     grok = [by_name[f"DGX Cloud Grok-1 314B (MoE), 8K, 512 H100 ({p})"] for p in ("BF16", "FP8")]
@@ -378,7 +384,7 @@ def test_lesson9_published_run_figures() -> None:
     assert (round(zl.step_s, 1), round(zc.estimated_over_published, 2), round(zc.step_over_best, 2)) == (
         29.0,
         1.0,
-        1.77,
+        1.78,
     )
     assert round(zcomm["TP"], 2) == 0.81 and zl.grad_accum == 256 and round(zl.timeline.host_wait_s, 1) == 12.1
     assert MOE_LAYER_HOST_S == 0.0094 and list(MOE_HOST_FIT_RUNS) == [

@@ -1287,12 +1287,13 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 # 它把分组查询注意力 (grouped-query attention, GQA)、SwiGLU 的三个矩阵和每个 token 去的 2 个专家都算进去，每 token
 # 82.9 GFLOP；按稠密 GPT 层的公式（4h 宽的 MLP、不分组的注意力）去数只有它的 0.55 倍，这一行就会像只跑出了实测的一半。
 # NeMo 24.07 表里的 Nemotron-3 8B（TP 2、DP 32）也通过。DGX Cloud 配方的 12 行稠密配置全部通过（其中 Llama 3.1 8B
-# 两行用来标定；Llama 3.1 405B 在 576 张卡上的两行，TP 8、PP 9、CP 2、VP 7，排第 4 和第 3 名）：Nemotron-4 15B 的两行
+# 两行用来标定；Llama 3.1 405B 在 576 张卡上的两行，TP 8、PP 9、CP 2、VP 7，排第 5 和第 3 名）：Nemotron-4 15B 的两行
 # （TP 4、DP 4、微批次 4）步时只比估算最优（TP 1、DP 16、ZeRO-2）慢 1% 和 2%，排第 7 和第 10 名，在第 1 并列组，
 # 而且相差不到 4.5%——单次实测本来就分不出这么小的差别；Nemotron-4 340B 按配方的选择性重计算与 bf16 梯度登记，
 # BF16 与 FP8 两行都排第 1。Megatron-Bridge 26.04 的 Qwen3 30B-A3B（16 张 H100，EP 16）也通过：估算吞吐是实测的 0.90 倍；EP 16 跨 2 个节点，
 # 全对全通信占了 17.9 s（配方关掉了 EP 全对全重叠），可把 EP 留在节点内的布局也快不了多少——它们每层在 GPU 上太短，要等主机
-# 发射内核 (kernel)（见下面 ModelZoo 那几行）：估算最优（EP 8、完全重计算）有 5.5 s 在等主机，发表的布局是它的 1.13 倍。
+# 发射内核 (kernel)（见下面 ModelZoo 那几行）：估算最快的几个布局（EP 2 到 8）步时相同，都受主机所限，比如 EP 8、完全
+# 重计算有 5.5 s 在等主机；发表的布局是它们的 1.13 倍。
 # Megatron-Core 扩展表的 GPT 70B（768 张 H100，TP 8、PP 2；表里没写 VP，搜索取 VP 7）也通过：估算最优不切流水线（TP 8、
 # DP 96、微批次 2，账本说放得下，74.6 GiB），省掉了气泡；发表的布局步时比它长 4%，排第 5 名，吞吐是实测的 1.04 倍；
 # 把各维的重叠份额降低四分之一，它就追上了最优。
@@ -1328,7 +1329,7 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 #   的最优把 EP 降到 16，差距还在第 1 并列组之内；这一行的最优用 EP 8、留在节点内）：也许是账本没算到的显存
 #   （全对全的缓冲、按容量补齐的专家输入）让他们这样选，也许只是没有试过——这要实测才能定。
 # - **Nemotron-3 22B（NeMo 24.07，TP 2、PP 4、VP 10）**：估算最优是 TP 1、DP 64、ZeRO-2，发表的布局慢 1.23 倍，排第
-#   327 名。同一张表自己支持这个判断：宽度相同（hidden 6144）的 GPT-3 20B 在同样的 64 张卡上用 TP 2、不切流水线，
+#   328 名。同一张表自己支持这个判断：宽度相同（hidden 6144）的 GPT-3 20B 在同样的 64 张卡上用 TP 2、不切流水线，
 #   跑出每 GPU 750 模型 TFLOP/s，这一行只有 554。
 # - **DGX Cloud 的 Grok-1 314B 代理模型（FP8）**：同一布局，FP8 时估算步时长 21%，超出了 20%，在第 2 并列组（第 218 名），
 #   吞吐是实测的 1.00 倍；仍在最优的 1.25 倍以内，只差名次。DGX Cloud 2025 年的配方 (v25.05.02) 把这个模型改成了 ETP 1，
@@ -1353,7 +1354,7 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 #   汇合时不再保存专家输出，见下文）。它的 32 个 EP rank 跨 4 个节点，全对全通信走 InfiniBand（配方用普通的全对全分发器，
 #   不按节点去重），每步 14.4 s；配方打开了 EP 全对全重叠，估算按实测的份额只藏住 48%，露出 8.3 s：步时 19.9 s，
 #   实测 20.8 s（吞吐是实测的 1.05 倍）。没通过的是名次：估算最优是 TP 1、PP 8、EP 8，EP 留在节点内，用 ZeRO-2，
-#   要 78.2 GiB（80 GiB 的卡几乎装满），步时 13.4 s；发表的布局是它的 1.48 倍，第 680 名，在第 3 并列组。
+#   要 78.2 GiB（80 GiB 的卡几乎装满），步时 13.5 s；发表的布局是它的 1.48 倍，第 690 名，在第 3 并列组。
 #   可实测并不支持估算对节点内 EP 的偏爱：ModelZoo 在同一模型、同样 256 张卡上测过三种 EP 8 布局，没有一种比打开重叠的
 #   EP 32（17.6 s）快：用 FSDP 的一样快（17.6 s），PP 32 是 24.2 s，TP 4 是 29.0 s（见下文）。估算偏爱的那个布局没人测过；
 #   它可能漏了 EP 8 布局的某种开销，也可能配方确实没试过——只有实测能定。
@@ -1366,7 +1367,7 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 #   DeepSeek 自己的细粒度（1×128 的块、128×128 的块）FP8 矩阵乘也按它算。账本按论文 §3.3.4 记它的 FP8 框架为反向
 #   保存的激活（MoE 里 SwiGLU 的输入存为 FP8，输出反向时重算；注意力输出只存一份 E5M6：1 位符号、5 位指数、6 位尾数，共 12 位），
 #   可不做完全重计算仍要 102.8 GiB，只能完全重计算，多出一遍前向。估算吞吐是实测的 0.88 倍，在 ±30 % 内；
-#   名次差（第 1324 名，最优的 1.35 倍）：
+#   名次差（第 1326 名，最优的 1.35 倍）：
 #   估算最快的是 TP 4、不分流水线、EP 256 的布局，它把 EP 的全对全几乎全藏在计算下面。
 # - **加大全局批的同一布局**（Megatron-Bridge 26.02 的 Qwen3 235B，全局批 8192）：结论与上面较小全局批的同一布局相同。
 #   同一份表里 Llama 3 70B 的全局批 256 与 Llama 3.1 405B 的全局批 1536 两行，按同一份配方登记，都通过了。
@@ -1400,7 +1401,7 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 #     13.3 到 16.0 s：估算 19.2 s（吞吐 1.26 倍），最优的 1.16 倍，排第 12 名，但在第 1 并列组，通过：若主机发射每个 MoE 层
 #     的时间多一半，估算最优（PP 8、不交错）的层要等主机，而 PP 32 每段的层少、末段还带着输出层，GPU 上的活更长，
 #     就不比它慢——要判断，得实测主机时间（见下一条）。
-#   - TP 4、EP 8：实测最慢 (29.0 s)，估算也最慢：29.0 s（吞吐 1.00 倍），是最优的 1.77 倍。TP 4 让每张卡跑 256 个微批次、
+#   - TP 4、EP 8：实测最慢 (29.0 s)，估算也最慢：29.0 s（吞吐 1.00 倍），是最优的 1.78 倍。TP 4 让每张卡跑 256 个微批次、
 #     每个 12 层，层的前向加反向次数是 TP 2 各行的两倍，每次的工作量只有一半。这里起作用的是主机 (host) 开销：两种分发器
 #     在每个 MoE 层的前向都让 CPU 等 GPU 一次（要先把各专家的 token 数拿到 CPU 上：Megatron-Core 的全对全分发器如此，
 #     DeepEP 的说明也写着“CPU 会等 GPU 的信号”），CPU 没法提前发射后面的内核，所以一层至少要花 CPU 发射它的时间
@@ -1503,7 +1504,7 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 # SwiGLU's three matrices and the 2 experts each token goes to: 82.9 GFLOP per token; the dense GPT-layer formula
 # (a 4h MLP, ungrouped attention) counts only 0.55x of it, and the row would look as if it ran at half its measured
 # speed. NeMo 24.07's Nemotron-3 8B (TP 2, DP 32) passes too. All 12 of the DGX Cloud recipes' dense rows pass (the two
-# Llama 3.1 8B rows among them fit a constant; Llama 3.1 405B's two rows on 576 GPUs, TP 8, PP 9, CP 2, VP 7, rank 4th
+# Llama 3.1 8B rows among them fit a constant; Llama 3.1 405B's two rows on 576 GPUs, TP 8, PP 9, CP 2, VP 7, rank 5th
 # and 3rd):
 # Nemotron-4 15B's two rows (TP 4, DP 4, micro-batch 4) are only 1 % and 2 % slower than the best estimate (TP 1,
 # DP 16, ZeRO-2) and rank 7th and 10th, in tie group 1 and within 4.5 % — one measurement each could not tell so
@@ -1511,8 +1512,9 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 # bf16 gradients, ranks 1st in BF16 and in FP8. Megatron-Bridge 26.04's Qwen3 30B-A3B (16 H100s,
 # EP 16) passes too: its estimated throughput is 0.90x the measured; EP 16 spans 2 nodes and its all-to-all takes 17.9 s
 # (the recipe turns the EP all-to-all overlap off), yet the layouts that keep EP inside a node are not much faster:
-# their layers are so short on the GPU that they wait for the host to launch kernels (see the ModelZoo rows below); the
-# best estimate (EP 8, full recomputation) waits 5.5 s for the host, and the published layout is 1.13x of it.
+# their layers are so short on the GPU that they wait for the host to launch kernels (see the ModelZoo rows below): the
+# fastest estimates (EP 2 to 8) take the same step, bound by the host (EP 8 with full recomputation, for one, waits
+# 5.5 s for it), and the published layout is 1.13x of them.
 # Megatron-Core's GPT 70B (768 H100s, TP 8, PP 2; the table gives no VP, the search takes VP 7) passes too: the best
 # estimate drops the pipeline (TP 8, DP 96, micro-batch 2, which the ledger lets fit at 74.6 GiB) and with it the
 # bubble; the published layout's step is 4 % longer, rank 5, at 1.04x the measured throughput, and with every overlap
@@ -1561,7 +1563,7 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 #   it.
 #
 # - **Nemotron-3 22B (NeMo 24.07, TP 2, PP 4, VP 10)**: the best estimate is TP 1, DP 64, ZeRO-2, and the published
-#   layout is 1.23x slower, rank 327. The same table agrees: GPT-3 20B, as wide (hidden 6144), on the same 64 GPUs
+#   layout is 1.23x slower, rank 328. The same table agrees: GPT-3 20B, as wide (hidden 6144), on the same 64 GPUs
 #   with TP 2 and no pipeline ran 750 model TFLOP/s per GPU, this row 554.
 # - **DGX Cloud's Grok-1 314B proxy (FP8)**: the same layout is 21 % longer in FP8, beyond 20 %, so in tie group 2
 #   (rank 218), at 1.00x the measured throughput; within 1.25x of the best, it misses only on rank. DGX Cloud's 2025
@@ -1595,7 +1597,7 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 #   token once per node) takes 14.4 s a step; the recipe turns the EP all-to-all overlap on, and the estimate lets it
 #   hide the measured 48 %, leaving 8.3 s exposed: a 19.9 s step against the measured 20.8 s (1.05x the measured
 #   throughput). What misses is the rank: the best estimate runs TP 1, PP 8 and EP 8, keeping EP inside a node, with
-#   ZeRO-2 at 78.2 GiB (an 80 GiB card nearly full), a 13.4 s step; the published layout is 1.48x of it, rank 680,
+#   ZeRO-2 at 78.2 GiB (an 80 GiB card nearly full), a 13.5 s step; the published layout is 1.48x of it, rank 690,
 #   tie group 3. The measurements do not bear out the estimate's preference for EP inside a node: the ModelZoo measured
 #   three EP 8 layouts of this model on the same 256 GPUs, and none beat EP 32 with the overlap (17.6 s): the one with
 #   FSDP tied it, PP 32 ran 24.2 s and TP 4 29.0 s (see below). Nobody measured the layout the estimate prefers; the
@@ -1612,7 +1614,7 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 #   what the report's FP8 framework keeps for backward (§3.3.4: the MoE SwiGLU's input in FP8, its output recomputed;
 #   the attention output once, in E5M6: 1 sign, 5 exponent and 6 mantissa bits, 12 in all), yet it needs 102.8 GiB without full recomputation, so it
 #   recomputes, one more forward pass. The estimated throughput, 0.88x the measured, is within ±30 %; the rank misses
-#   (rank 1324, 1.35x the best): the fastest estimate is a
+#   (rank 1326, 1.35x the best): the fastest estimate is a
 #   TP 4 layout without a pipeline at EP 256, which hides almost all of EP's all-to-all under compute.
 # - **The same layout at a larger global batch** (Megatron-Bridge 26.02's Qwen3 235B at GBS 8192): the same verdict
 #   as the same layout at the smaller batch above. The same table's Llama 3 70B at GBS 256 and Llama 3.1 405B at
@@ -1663,7 +1665,7 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 #     time per MoE layer half as long again, the best (PP 8, no interleaving) would wait for the host, while PP 32's
 #     stages, with few layers and the output layer on the last, keep the GPU busy longer, and it would be no slower;
 #     measuring the host time (the next point) decides.
-#   - TP 4, EP 8: measured the slowest (29.0 s), and estimated the slowest too: 29.0 s (1.00x the throughput), 1.77x the
+#   - TP 4, EP 8: measured the slowest (29.0 s), and estimated the slowest too: 29.0 s (1.00x the throughput), 1.78x the
 #     best. With TP 4 each GPU runs 256 micro-batches of 12 layers, twice the layer forward-and-backward passes of the
 #     TP 2 rows, each with half the work. What tells here is the host: both dispatchers make the CPU wait for the GPU
 #     once per MoE layer forward (the experts' token counts must reach the CPU first: so in Megatron-Core's all-to-all
