@@ -1,0 +1,103 @@
+"""What the Chinese self-learner of review 22 met in lessons 1, 2, 3 and 5 (alone, on a 13-inch laptop), fixed.
+
+1. A decimal comma before a group of three digits: exercise 2.1's 0.256 MiB typed ``answer = 0,256`` became the
+   tuple (0, 256) and was told "必须是实数（int 或 float），而不是 tuple" (Python's type names, no fix); typed with the
+   Chinese comma (``0，256``) or in quotes it was told to write ``answer = 0256``, which Python refuses (a leading 0).
+   Exercise 2.3's 4.445 ms typed ``4,445`` / ``4，445`` was told to write 4445, 1000 times the answer, and the
+   checker then blamed seconds against milliseconds. No thousands group follows a lone 0, and three digits after
+   the comma may be either: the hint now offers the decimal and the whole number (an exact count keeps the
+   thousands advice).
+2. A number typed with its unit or with "约" and no quotes (``answer = 4.45ms``, ``answer = 25.77吉字节``,
+   ``answer = 0.256 MiB``, ``answer = 约26.2``), or with a decimal comma before a 0 (``answer = 0,05``), stopped at
+   Python's "invalid decimal literal" / "invalid syntax" / "leading zeros in decimal integer literals" with no line
+   of help; the same text in quotes has had a Chinese hint since review 18.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from coursekit.exercises import check
+from coursekit.exercises.input_help import input_hint
+from tests.test_learner_review15 import _syntax_error
+from tests.test_learner_review16 import en, zh  # noqa: F401  (the language fixtures)
+
+# -- 1. a decimal comma before three digits ------------------------------------------------------------------------
+
+
+@pytest.mark.usefixtures("zh")
+def test_zero_comma_is_a_decimal_in_every_form_the_learner_types() -> None:
+    # exercise 2.1: 10 us x 25 GiB/s = 2.5e-4 GiB = 0.256 MiB (worked by hand)
+    as_tuple = check("q2.crossover_mib", (0, 256))  # answer = 0,256
+    assert as_tuple.status == "invalid"
+    assert "小数要用小数点：写成 0.256。" in as_tuple.message and "tuple" not in as_tuple.message
+    quoted = check("q2.crossover_mib", "0,256")
+    assert "小数点写成了逗号" in quoted.message and "answer = 0.256。" in quoted.message
+    assert "0256" not in quoted.message
+    hint = input_hint(_syntax_error("answer = 0，256"))
+    assert hint is not None and hint.endswith("：answer = 0.256") and "千位" not in hint
+
+
+@pytest.mark.usefixtures("zh")
+def test_three_digits_after_a_comma_offer_the_decimal_and_the_whole_number() -> None:
+    # exercise 2.3: 2·7/8 × 0.25 GiB / 100 GiB/s + 14 × 5 µs = 4.375 + 0.07 = 4.445 ms (worked by hand)
+    as_tuple = check("q2.allreduce_ms", (4, 445))  # answer = 4,445
+    assert as_tuple.status == "invalid"
+    assert "你想写小数就写 4.445，想写整数就写 4445。" in as_tuple.message
+    quoted = check("q2.allreduce_ms", "4，445")
+    assert "想写小数就写 answer = 4.445，想写整数就写 answer = 4445。" in quoted.message
+    hint = input_hint(_syntax_error("answer = 4，445  # 毫秒"))
+    assert hint is not None
+    assert hint.endswith("想写小数就写 answer = 4.445，想写整数就写 answer = 4445")
+    assert check("q2.allreduce_ms", 4.445).status == "correct"
+
+
+@pytest.mark.usefixtures("en")
+def test_the_english_hint_offers_both_readings_too() -> None:
+    message = check("q2.allreduce_ms", (4, 445)).message
+    assert "For a decimal write 4.445; for a whole number write 4445." in message
+
+
+@pytest.mark.usefixtures("zh")
+def test_an_exact_count_keeps_the_thousands_advice() -> None:
+    # exercise 2.4: 4 all-reduces per layer × 36 layers × 8 micro-batches = 1152 (Megatron-LM, §3)
+    message = check("q2.tp_calls", (1, 152)).message
+    assert "数字里不要写千位分隔的逗号，写成 1152。" in message and "1.152" not in message
+
+
+# -- 2. a number with a unit or "约" and no quotes -----------------------------------------------------------------
+
+
+@pytest.mark.usefixtures("zh")
+@pytest.mark.parametrize(
+    ("source", "words", "fixed"),
+    [
+        ("answer = 4.45ms", "单位 'ms'", "answer = 4.45"),
+        ("answer = 25.77吉字节", "单位 '吉字节'", "answer = 25.77"),
+        ("answer = 0.256 MiB  # 分界载荷", "单位 'MiB'", "answer = 0.256  # 分界载荷"),
+        ("answer = 25.77吉字节。", "单位 '吉字节'", "answer = 25.77"),  # the full stop of a sentence, too
+        ("answer = -1.47 GiB", "单位 'GiB'", "answer = -1.47"),
+        ("answer = 约26.2", "不用写“约”", "answer = 26.2"),
+        ("answer = 大约 0.26", "不用写“大约”", "answer = 0.26"),
+        ("answer = 0,05", "小数点写成了逗号", "answer = 0.05"),
+    ],
+)
+def test_a_number_with_words_around_it_gets_a_line_of_help(source: str, words: str, fixed: str) -> None:
+    hint = input_hint(_syntax_error(source))
+    assert hint is not None and words in hint and hint.endswith(f"：{fixed}")
+    compile(fixed, "<fixed>", "exec")  # the line the hint offers is Python
+
+
+@pytest.mark.usefixtures("en")
+def test_the_unit_hint_is_english_in_english() -> None:
+    hint = input_hint(_syntax_error("answer = 4.45ms"))
+    assert hint == (
+        "Line 1 has the unit 'ms' after its number: Python numbers take no unit. Write the number alone, in the "
+        "unit the question asks for: answer = 4.45"
+    )
+
+
+@pytest.mark.usefixtures("zh")
+def test_an_expression_that_python_refuses_for_another_reason_gets_no_unit_hint() -> None:
+    assert input_hint(_syntax_error("answer = (4.45")) is None
+    assert input_hint(_syntax_error("answer = 4.45 +")) is None
