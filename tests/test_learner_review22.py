@@ -101,3 +101,61 @@ def test_the_unit_hint_is_english_in_english() -> None:
 def test_an_expression_that_python_refuses_for_another_reason_gets_no_unit_hint() -> None:
     assert input_hint(_syntax_error("answer = (4.45")) is None
     assert input_hint(_syntax_error("answer = 4.45 +")) is None
+
+
+# -- 3. lesson 3's gates widget: a context chosen alone ---------------------------------------------------------
+
+
+@pytest.mark.usefixtures("zh")
+def test_choosing_a_context_alone_changes_the_figure_and_the_headline() -> None:
+    from coursekit.widgets.gates import GatesWidget
+
+    widget = GatesWidget()
+    start_png, start_title = widget.image.value, widget.title.get_text()
+    widget.controls["context_len"].value = 32768
+    # the grid is the same (CP is still rejected at the context gate), so the title says what was chosen
+    assert widget.image.value != start_png
+    assert widget.title.get_text() == start_title + "\n上下文长度：32,768 token    单卡可容纳：未声明"
+    headline = widget.message.split("</b>", 1)[0]
+    assert "上下文只声明了一半：“单卡可容纳的上下文 (token)”还是“未声明”，所以上下文门槛仍然拒绝 CP" in headline
+    widget.controls["max_context_per_device"].value = 8192  # 32,768 tokens do not fit one device's 8,192
+    assert "CP" in widget.result.accepted and "一半" not in widget.message
+    assert widget.title.get_text().endswith("上下文长度：32,768 token    单卡可容纳：8,192 token")
+
+
+@pytest.mark.usefixtures("en")
+def test_the_half_declared_context_is_english_in_english() -> None:
+    from coursekit.widgets.gates import GatesWidget
+
+    widget = GatesWidget()
+    widget.controls["max_context_per_device"].value = 8192
+    assert widget.title.get_text().endswith("\ncontext length: not declared    one device holds: 8,192 tokens")
+    assert "The context is half declared: “context length (tokens)” is still “not declared”" in widget.message
+
+
+# -- 4. lesson 2's communication widget names the slider that left the preset ------------------------------------
+
+
+@pytest.mark.usefixtures("zh")
+def test_the_off_preset_note_names_what_was_moved() -> None:
+    from coursekit.widgets.communication import CommunicationWidget
+
+    widget = CommunicationWidget()  # the course example link: 100 GiB/s, 5 µs
+    widget.controls["bandwidth_gib_s"].value = 200.0  # try-this step 2: double the bandwidth
+    assert "带宽已经改过，不再是链路预设“课程示例链路（100 GiB/s，5 µs）”的值：上面按 200 GiB/s、5 µs 计算。" in (
+        widget.message
+    )
+    assert "时延" not in widget.message.split("已经改过")[0].rsplit("<br>", 1)[-1]
+    widget.controls["latency_us"].value = 2.5
+    assert "带宽和时延都已经改过" in widget.message
+    widget.controls["bandwidth_gib_s"].value = 100.0
+    assert "时延已经改过，不再是链路预设" in widget.message and "带宽和时延" not in widget.message
+
+
+@pytest.mark.usefixtures("en")
+def test_the_off_preset_note_in_english() -> None:
+    from coursekit.widgets.communication import CommunicationWidget
+
+    widget = CommunicationWidget()
+    widget.controls["latency_us"].value = 2.5
+    assert "The latency was changed and no longer matches the link preset" in widget.message
