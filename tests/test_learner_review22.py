@@ -159,3 +159,14 @@ def test_the_off_preset_note_in_english() -> None:
     widget = CommunicationWidget()
     widget.controls["latency_us"].value = 2.5
     assert "The latency was changed and no longer matches the link preset" in widget.message
+
+
+# -- 5. exercise 3.1 in the other common spelling of 互连 ---------------------------------------------------------
+
+
+@pytest.mark.usefixtures("zh")
+@pytest.mark.parametrize("answer", ["互联", "互联门槛", "互连", "interconnect"])
+def test_the_interconnect_gate_in_either_chinese_spelling_is_right(answer: str) -> None:
+    # lesson 3's example environment with TP's group across nodes: TP requires intra_node, so the
+    # interconnect gate (the second of GATES, after memory, which TP's 16 GiB passes on 24 GiB) rejects it first
+    assert check("q3.first_gate", answer).status == "correct"
