@@ -170,3 +170,24 @@ def test_the_interconnect_gate_in_either_chinese_spelling_is_right(answer: str) 
     # lesson 3's example environment with TP's group across nodes: TP requires intra_node, so the
     # interconnect gate (the second of GATES, after memory, which TP's 16 GiB passes on 24 GiB) rejects it first
     assert check("q3.first_gate", answer).status == "correct"
+
+
+# -- 6. lesson 5: the matrix widget's own label as an answer -------------------------------------------------------
+
+
+@pytest.mark.usefixtures("zh")
+@pytest.mark.parametrize("answer", ["不优先（硬排除）", "不优先(硬排除)", "不优先（硬排除）。"])
+def test_the_widgets_hard_exclusion_label_is_a_not_preferred_answer(answer: str) -> None:
+    from coursekit.widgets.matrix import MatrixWidget
+
+    # case 2: 40 GiB of training state + 5 GiB activations + 2 GiB reserve = 47 GiB > 24 GiB, so pure DP is
+    # excluded; the lesson's widget prints that verdict as "DP 不优先（硬排除）"
+    assert "不优先（硬排除）" in MatrixWidget().message
+    feedback = check("matrix.case2_dp", answer)
+    assert feedback.status == "correct", feedback.message
+
+
+@pytest.mark.usefixtures("en")
+def test_the_english_hard_exclusion_label_is_a_not_preferred_answer() -> None:
+    assert check("matrix.case2_dp", "Not preferred (hard exclusion)").status == "correct"
+    assert check("matrix.case3_tp", "not enough information").status == "correct"
