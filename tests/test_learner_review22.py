@@ -191,3 +191,35 @@ def test_the_widgets_hard_exclusion_label_is_a_not_preferred_answer(answer: str)
 def test_the_english_hard_exclusion_label_is_a_not_preferred_answer() -> None:
     assert check("matrix.case2_dp", "Not preferred (hard exclusion)").status == "correct"
     assert check("matrix.case3_tp", "not enough information").status == "correct"
+
+
+# -- 7. terms of lessons 1 and 2 the glossary lacked ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("term", "zh_name", "lesson", "in_lesson"),
+    [
+        ("GiB", "吉比字节", "01_capacity.py", "全部以 GiB 计"),
+        ("分桶", "分桶", "02_communication.py", "分桶 (bucketing)"),
+        ("bucketing", "分桶", "02_communication.py", "分桶 (bucketing)"),
+        ("选择性重计算", "选择性重计算", "01_capacity.py", "**选择性重计算 (selective)**"),
+        ("selective recomputation", "选择性重计算", "01_capacity.py", "**选择性重计算 (selective)**"),
+    ],
+)
+def test_the_glossary_defines_the_terms_the_lessons_use(term: str, zh_name: str, lesson: str, in_lesson: str) -> None:
+    from pathlib import Path
+
+    from coursekit.glossary import lookup
+
+    assert lookup(term).zh == zh_name
+    source = (Path(__file__).resolve().parents[1] / "notebooks" / "src" / lesson).read_text(encoding="utf-8")
+    assert in_lesson in source  # the lesson uses the term the entry explains
+
+
+def test_the_gib_entry_gives_the_factors_the_exercises_check() -> None:
+    from coursekit.glossary import lookup
+
+    definition = lookup("GiB").definition
+    # 2^30 / 10^9 = 1.073741824: the factor of exercises' GiB-vs-GB slip
+    assert "1 GiB = 1024 MiB" in definition.zh and "1 GiB ≈ 1.074 GB" in definition.zh
+    assert f"{2**30:,}" in definition.zh and f"{2**30:,}" in definition.en
