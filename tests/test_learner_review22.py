@@ -223,3 +223,19 @@ def test_the_gib_entry_gives_the_factors_the_exercises_check() -> None:
     # 2^30 / 10^9 = 1.073741824: the factor of exercises' GiB-vs-GB slip
     assert "1 GiB = 1024 MiB" in definition.zh and "1 GiB ≈ 1.074 GB" in definition.zh
     assert f"{2**30:,}" in definition.zh and f"{2**30:,}" in definition.en
+
+
+# -- 8. exercise 2.3 answered with a row of the table above it ---------------------------------------------------
+
+
+@pytest.mark.usefixtures("zh")
+@pytest.mark.parametrize("row_ms", [1.092, 1.09, 9.591, 0.603])
+def test_a_row_of_the_preset_table_is_named(row_ms: float) -> None:
+    # section 4's table, just above exercise 2.3 (256 MiB ring all-reduce): intra-node n = 8 is
+    # 14 × 3.4 µs + 1.75 × 256 MiB / (450e9 B/s) = 0.0476 + 1.0439 = 1.092 ms (the H100 datasheet's 900 GB/s halved);
+    # cross-node n = 8 is 14 × 14 µs + 1.75 × 256 MiB / 50e9 B/s = 0.196 + 9.395 = 9.591 ms
+    feedback = check("q2.allreduce_ms", row_ms)
+    assert (feedback.status, feedback.slip) == ("incorrect", "preset_table_row")
+    assert "上面那张表里预设链路" in feedback.message and "单向 100 GiB/s、每个环步 5 µs" in feedback.message
+    assert "4.4" not in feedback.message  # the hint does not give the answer away
+    assert check("q2.allreduce_ms", 4.445).status == "correct"
