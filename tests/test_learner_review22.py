@@ -239,3 +239,13 @@ def test_a_row_of_the_preset_table_is_named(row_ms: float) -> None:
     assert "上面那张表里预设链路" in feedback.message and "单向 100 GiB/s、每个环步 5 µs" in feedback.message
     assert "4.4" not in feedback.message  # the hint does not give the answer away
     assert check("q2.allreduce_ms", 4.445).status == "correct"
+
+
+@pytest.mark.usefixtures("zh")
+def test_exercise_1_2s_device_in_exercise_1_3_is_named() -> None:
+    # 7.47B params × 16 B / 8 = 13.91 GiB states + 9.56 GiB activations (34·s·b·h × 36 layers) + 2 GiB reserve =
+    # 25.47 GiB; on exercise 1.2's 40 GiB device the headroom is 40 - 25.47 = 14.53 GiB (on 24 GiB: -1.47)
+    feedback = check("q1.headroom_gib", 14.53)
+    assert (feedback.status, feedback.slip) == ("incorrect", "previous_device")
+    assert "这是 40 GiB 设备上的余量（练习 1.2 的设备）" in feedback.message and "-1.47" not in feedback.message
+    assert check("q1.headroom_gib", -1.47).status == "correct"
