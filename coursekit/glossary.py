@@ -265,6 +265,16 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
     ),
     # -- memory ---------------------------------------------------------------------------
     _e(
+        Text(zh="吉比字节", en="gibibyte"),
+        "GiB",
+        Text(
+            zh="2^30 = 1,073,741,824 字节；课程的显存和带宽都以 GiB、GiB/s 计。MiB（兆比字节，mebibyte）是 2^20 字节，"
+            "1 GiB = 1024 MiB；厂商写的 GB、MB 是 10^9、10^6 字节，1 GiB ≈ 1.074 GB。",
+            en="2^30 = 1,073,741,824 bytes; the course counts memory and bandwidth in GiB and GiB/s. A MiB (mebibyte) "
+            "is 2^20 bytes and 1 GiB = 1024 MiB; a vendor's GB and MB are 10^9 and 10^6 bytes, so 1 GiB ≈ 1.074 GB.",
+        ),
+    ),
+    _e(
         Text(zh="模型状态", en="model states"),
         "",
         Text(
@@ -331,6 +341,19 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
             zh="前向只保存部分激活，反向时重新计算其余部分，用额外计算换显存（也叫 activation checkpointing）。",
             en="Keeps only some activations in the forward pass and recomputes the rest during backward, trading "
             "extra compute for memory (also called activation checkpointing).",
+        ),
+    ),
+    _e(
+        Text(zh="选择性重计算", en="selective recomputation"),
+        "",
+        Text(
+            zh="只在反向时重算注意力核心（softmax、dropout 和注意力加权），不保存随序列长度平方增长的那几项激活；"
+            "额外计算很少（Korthikanti 等人 2022）。第 1 课的账本和交互图默认用它；对照的是不重计算 (none) "
+            "和每层只存输入的完全重计算 (full)。",
+            en="Recomputes only the attention core (softmax, dropout and the attention-weighted values) in the "
+            "backward pass and does not keep the activations that grow with the square of the sequence length; the "
+            "extra compute is small (Korthikanti et al. 2022). Lesson 1's ledger and interactive figure use it by "
+            "default; the alternatives are none and full recomputation, which keeps only each layer's input.",
         ),
     ),
     _e(
@@ -596,11 +619,22 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         ),
     ),
     _e(
+        Text(zh="分桶", en="bucketing"),
+        "",
+        Text(
+            zh="把许多小张量（例如各层的梯度）拼进几个较大的缓冲区（桶），每个桶发起一次集合通信：调用次数少了，"
+            "每次的载荷高于分界载荷，通信由带宽主导；PyTorch DDP 按桶做梯度全归约，并让它与反向计算重叠。",
+            en="Packs many small tensors (each layer's gradients, say) into a few larger buffers (buckets) and issues "
+            "one collective per bucket: fewer calls, each above the crossover payload, so the communication is "
+            "bandwidth-bound; PyTorch DDP all-reduces gradients bucket by bucket, overlapped with the backward pass.",
+        ),
+    ),
+    _e(
         Text(zh="全归约", en="all-reduce"),
         "",
         Text(
             zh="每个 rank 最终都得到所有 rank 缓冲区按元素求和（或其他归约）的结果；环形算法中每个 rank "
-            "发送缓冲区的2(n-1)/n，相当于一次归约散射加一次全收集。",
+            "发送缓冲区的 2(n-1)/n，相当于一次归约散射加一次全收集。",
             en="Every rank ends up with the element-wise sum (or other reduction) of all ranks' buffers; in the ring "
             "algorithm each rank sends 2(n-1)/n of the buffer, a reduce-scatter followed by an all-gather.",
         ),

@@ -341,6 +341,14 @@ _register_messages(
             "en": "answer = {value!r}: Python reads a comma as a separator, so {written} became a tuple. Write the "
             "number without thousands commas: {number}.",
         },
+        "exercises.either_comma": {
+            "zh": "answer = {value!r}：Python 把逗号读成了分隔符，{written} 成了元组。"
+            "这个逗号可能是小数点，也可能是千位分隔：Python 的小数点是半角句点 '.'，数里也不写千位分隔的逗号。"
+            "你想写小数就写 {decimal}，想写整数就写 {number}。",
+            "en": "answer = {value!r}: Python reads a comma as a separator, so {written} became a tuple. That comma "
+            "may be a decimal point or a thousands comma: Python's decimal point is a full stop '.', and a number "
+            "takes no thousands commas. For a decimal write {decimal}; for a whole number write {number}.",
+        },
         "exercises.none_as_string": {
             "zh": "answer = None：Python 的 None 在这里表示“没作答”。"
             "选项 'none' 要写成带引号的字符串：answer = 'none'。",
@@ -409,6 +417,15 @@ _register_messages(
             "只写数，不加引号、不加逗号，写成 answer = {literal}。",
             "en": "answer = {value!r} is in quotes, so it is text (a string), not a number; and a number takes no "
             "thousands commas: write it alone, without quotes or commas: answer = {literal}.",
+        },
+        "exercises.quoted_either_comma": {
+            "zh": "answer = {value!r} 带着引号，是一段文字（字符串），不是数；而且数里有逗号，它可能是小数点，也可能是"
+            "千位分隔：Python 的小数点是半角句点 '.'，数里也不写千位分隔的逗号。只写数，不加引号：想写小数就写 "
+            "answer = {decimal}，想写整数就写 answer = {number}。",
+            "en": "answer = {value!r} is in quotes, so it is text (a string), not a number; and its comma may be a "
+            "decimal point or a thousands comma: Python's decimal point is a full stop '.', and a number takes no "
+            "thousands commas. Write the number alone, without quotes: answer = {decimal} for a decimal, answer = "
+            "{number} for a whole number.",
         },
         "exercises.quoted_percent": {
             "zh": "answer = {value!r} 带着引号和百分号，是一段文字（字符串），不是数：去掉引号和百分号。"
@@ -578,6 +595,21 @@ def _thousands_tuple(answer: Any) -> str | None:
     return f"{head}" + "".join(f"{item:03d}" for item in rest)
 
 
+def _comma_reading(head: str, tail: str) -> str:
+    """How a number written ``head,tail`` (the digits before and after one comma) reads: ``"decimal"``,
+    ``"thousands"`` or ``"either"``.
+
+    A thousands group has three digits and never follows a lone 0 (``0,256`` is 0.256, ``26,19`` is 26.19);
+    ``4,445`` may be 4.445 or 4445, so only the question can tell.
+
+    >>> _comma_reading("0", "256"), _comma_reading("-0", "5"), _comma_reading("26", "19"), _comma_reading("4", "445")
+    ('decimal', 'decimal', 'decimal', 'either')
+    """
+    if len(tail) != 3 or head.lstrip("+-") == "0":
+        return "decimal"
+    return "either"
+
+
 def _decimal_comma(answer: Any) -> tuple[str, str] | None:
     """``(written, number)`` for a pair of ints that only a decimal comma can have written (``(-1, 47)``: what Python
     makes of ``answer = -1,47``), else ``None``.
@@ -593,6 +625,11 @@ def _decimal_comma(answer: Any) -> tuple[str, str] | None:
     (('0,639', '0.639'), ('1,6201', '1.6201'))
     >>> _decimal_comma((1, 677)), _decimal_comma((1, 0)), _decimal_comma((1, 2, 3))
     (None, None, None)
+
+    No thousands number starts with a lone 0, so ``(0, 256)``, what Python makes of ``answer = 0,256``, is 0.256:
+
+    >>> _decimal_comma((0, 256))
+    ('0,256', '0.256')
     """
     if not isinstance(answer, tuple) or len(answer) != 2:
         return None
@@ -1097,12 +1134,18 @@ def _quoted_number_text(answer: str, match: re.Match[str]) -> str | None:
     caller's "drop the quotes" message) or a text that is no number."""
     number, unit, about = match.group("number"), match.group("unit"), match.group("about")
     if "," in number:
-        rest = number.partition(",")[2]
-        head = number.partition(",")[0].lstrip("+-")
-        decimal = number.count(",") == 1 and "." not in number and "e" not in number.lower()
-        decimal = decimal and (len(rest) != 3 or head == "0")  # no thousands group follows a lone 0 ('0,639')
-        if decimal:
+        head, _, rest = number.partition(",")
+        single = number.count(",") == 1 and "." not in number and "e" not in number.lower()
+        reading = _comma_reading(head, rest) if single else "thousands"
+        if reading == "decimal":
             return tr("exercises.quoted_decimal_comma", value=answer, literal=number.replace(",", "."))
+        if reading == "either":
+            return tr(
+                "exercises.quoted_either_comma",
+                value=answer,
+                decimal=number.replace(",", "."),
+                number=number.replace(",", ""),
+            )
         return tr("exercises.quoted_thousands", value=answer, literal=number.replace(",", ""))
     try:
         value = float(number)
@@ -1192,6 +1235,12 @@ def _judge(exercise: Exercise, answer: Any, expected: Any) -> bool:
     number = _thousands_tuple(answer)
     if number is not None and isinstance(expected, (int, float)) and not isinstance(expected, bool):
         written = ",".join(str(item) if i == 0 else f"{item:03d}" for i, item in enumerate(answer))
+        if isinstance(expected, float) and len(answer) == 2:
+            # 4,445 for 4.445 ms: a decimal comma as likely as a thousands one; an exact count takes no decimals
+            decimal_number = f"{'-' if answer[0] < 0 else ''}{abs(answer[0])}.{answer[1]:03d}"
+            raise TypeError(
+                tr("exercises.either_comma", value=answer, written=written, decimal=decimal_number, number=number)
+            )
         raise TypeError(tr("exercises.thousands_comma", value=answer, written=written, number=number))
     if exercise.kind == "number":
         value = check_number("answer", answer)

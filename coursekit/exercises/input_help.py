@@ -7,6 +7,9 @@ fix in the learner's language:
   or a minus sign pasted from a PDF (``−1.47``) is a ``SyntaxError: invalid character '。' (U+3002)``;
 * a number written with a percent sign, ``answer = 5.4%`` (or the full-width ``５.４％``): a bare
   ``SyntaxError: invalid syntax``;
+* a number typed with its unit or with "约" (``answer = 4.45ms``, ``answer = 25.77吉字节``, ``answer = 约26.2``), or
+  with a decimal comma before a 0 (``answer = 0,05``): ``invalid decimal literal``, ``invalid syntax`` or
+  ``leading zeros in decimal integer literals``;
 * a name Python does not know: an option written without quotes (``answer = B``, ``answer = true``), or a variable
   from a cell above that has not run yet (after a kernel restart, say): a ``NameError``.
 
@@ -44,6 +47,7 @@ from typing import Any
 from .._validate import check_instance, learner_functions
 from ..i18n import register as _register_messages
 from ..i18n import shown_str, tr
+from . import _ABOUT_WORDS, _comma_reading
 
 __all__ = ["input_hint", "install"]
 
@@ -92,6 +96,32 @@ _register_messages(
             "en": "Line {line} has '{char}' inside its number: a full-width comma typed by a Chinese input method; and "
             "a number takes no thousands commas. Switch the input method to English and type the line again: {fixed}",
         },
+        "input_help.full_width_either_comma": {
+            "zh": "第 {line} 行的数中间有 '{char}'：这是中文输入法打出的全角逗号。它可能是小数点，也可能是千位分隔："
+            "Python 的小数点是半角句点 '.'，数里也不写千位分隔的逗号。把输入法切换到英文，重新输入这一行："
+            "想写小数就写 {decimal}，想写整数就写 {whole}",
+            "en": "Line {line} has '{char}' inside its number: a full-width comma typed by a Chinese input method. It "
+            "may be a decimal point or a thousands comma: Python's decimal point is a full stop '.', and a number "
+            "takes no thousands commas. Switch the input method to English and type the line again: {decimal} for "
+            "a decimal, {whole} for a whole number",
+        },
+        "input_help.decimal_comma": {
+            "zh": "第 {line} 行的数把小数点写成了逗号：Python 的小数点是半角句点 '.'（逗号把两个数隔开，"
+            "而 0 开头的 {tail} 不是 Python 的数）。重新输入这一行：{fixed}",
+            "en": "Line {line} writes its decimal point as a comma: Python's decimal point is a full stop '.' (a comma "
+            "separates two numbers, and {tail}, starting with 0, is no Python number). Type the line again: {fixed}",
+        },
+        "input_help.unit": {
+            "zh": "第 {line} 行的数后面带着单位 '{unit}'：Python 的数不带单位。只写数，用题目要求的单位：{fixed}",
+            "en": "Line {line} has the unit '{unit}' after its number: Python numbers take no unit. Write the number "
+            "alone, in the unit the question asks for: {fixed}",
+        },
+        "input_help.about": {
+            "zh": "第 {line} 行的数前面有“{word}”：Python 的数不带文字。检查器按你写出的位数判断，本来就容许舍入，"
+            "不用写“{word}”：{fixed}",
+            "en": "Line {line} has “{word}” before its number: Python numbers take no words. The checker judges the "
+            "digits you write and allows for rounding, so leave out “{word}”: {fixed}",
+        },
         "input_help.undefined": {
             "zh": "Python 找不到名字 '{name}'（NameError）：它在本课前面的单元格里定义或导入。"
             "先从本课开头依次运行前面的单元格（JupyterLab 菜单 Run → Run All Above Selected Cell），再运行这一格；"
@@ -127,6 +157,17 @@ _INVALID_CHARACTER = re.compile(r"invalid character '(.)' \(U\+[0-9A-F]+\)")
 #: ``answer = 5.4%``: a number written with a percent sign, which Python refuses as invalid syntax
 _PERCENT_ANSWER = re.compile(r"^\s*answer\s*=\s*([-+]?(?:\d+\.?\d*|\.\d+))\s*%\s*(?:#.*)?$")
 _ANSWER_LINE = re.compile(r"^\s*answer\s*=")
+#: ``answer = 4.45ms`` / ``answer = 25.77 吉字节`` / ``answer = 约26.2``: a number with a unit after it or a word
+#: for "about" before it (a line retyped in half-width characters first)
+_NUMBER_WITH_WORDS = re.compile(
+    r"^(?P<lead>\s*answer\s*=\s*)(?P<about>"
+    + "|".join(re.escape(w) for word in _ABOUT_WORDS for w in (word.zh, word.en))
+    + r"|≈|~)?\s*"
+    r"(?P<number>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*"
+    r"(?P<unit>[A-Za-zµμ\u3400-\u9fff][A-Za-zµμ/\u3400-\u9fff]{0,11})?\s*(?P<comment>#.*)?$"
+)
+#: ``answer = 0,05``: a decimal comma before a group with a leading 0, which Python refuses outright
+_LEADING_ZERO_GROUP = re.compile(r"^(\s*answer\s*=\s*[-+]?\d+),(0\d*)(?![\d,.])")
 #: ``answer = 25，77`` / ``answer = 1，677``: a full-width comma between the digits of the answer's number
 _COMMA_IN_NUMBER = re.compile(r"^(\s*answer\s*=\s*[-+]?\d+)([，、])(\d+)(?![\d，、,.])")
 
@@ -201,17 +242,42 @@ def input_hint(error: BaseException, line: str | None = None) -> str | None:
             fraction = str(Decimal(number) / 100)
             written = shown_str(number)  # a value in at most about 200 characters
             return tr("input_help.percent", line=error.lineno or 1, number=written, fraction=shown_str(fraction))
+        source = error.text or line or ""
+        worded = _number_with_words(source, error.lineno or 1)
+        if worded is not None:
+            return worded
+        zero_group = _LEADING_ZERO_GROUP.match(source)
+        if zero_group is not None:  # answer = 0,05: only a decimal comma writes a group that starts with 0
+            fixed = zero_group.group(1) + "." + zero_group.group(2) + source[zero_group.end() :]
+            return tr(
+                "input_help.decimal_comma",
+                line=error.lineno or 1,
+                tail=zero_group.group(2),
+                fixed=shown_str(fixed.strip()),
+            )
         match = _INVALID_CHARACTER.search(str(error.msg or ""))
         if match is None or _half_width(match.group(1)) is None:
             return None
-        source = error.text or line or ""
         comma = _COMMA_IN_NUMBER.match(_fullwidth_digits(source))
         if comma is not None:  # '，' typed for a decimal point (25，77) or a thousands comma (1，677)
-            # a thousands group has three digits and never follows a lone 0 (0，639 is a fraction)
-            decimal = len(comma.group(3)) != 3 or comma.group(1).rstrip().endswith(("=0", " 0", "-0", "+0"))
-            number = comma.group(1) + ("." if decimal else "") + comma.group(3)
-            retyped = shown_str(_fixed_line(number + _fullwidth_digits(source)[comma.end() :]))
-            key = "input_help.full_width_decimal_comma" if decimal else "input_help.full_width_thousands_comma"
+            rest = _fullwidth_digits(source)[comma.end() :]
+            head = comma.group(1).split("=", 1)[1].strip()
+            reading = _comma_reading(head, comma.group(3))
+            if reading == "either":  # 4，445: 4.445 or 4445, only the question can tell (two lines: no comment)
+                rest = rest.split("#", 1)[0]
+                decimal = shown_str(_fixed_line(comma.group(1) + "." + comma.group(3) + rest))
+                whole = shown_str(_fixed_line(comma.group(1) + comma.group(3) + rest))
+                return tr(
+                    "input_help.full_width_either_comma",
+                    line=error.lineno or 1,
+                    char=comma.group(2),
+                    decimal=decimal,
+                    whole=whole,
+                )
+            is_decimal = reading == "decimal"
+            number = comma.group(1) + ("." if is_decimal else "") + comma.group(3)
+            retyped = shown_str(_fixed_line(number + rest))
+            key = "input_help.full_width_decimal_comma" if is_decimal else "input_help.full_width_thousands_comma"
             return tr(key, line=error.lineno or 1, char=comma.group(2), fixed=retyped)
         retyped = shown_str(_fixed_line(source))  # a line is quoted in at most about 200 characters, as every value
         return tr("input_help.full_width", line=error.lineno or 1, char=match.group(1), fixed=retyped)
@@ -231,6 +297,18 @@ def input_hint(error: BaseException, line: str | None = None) -> str | None:
             return tr("input_help.unquoted", name=shown, fixed=shown_str(fixed))
         return tr("input_help.undefined", name=shown)
     return None
+
+
+def _number_with_words(source: str, line: int) -> str | None:
+    """The hint for an ``answer = ...`` line whose number has a unit after it or "约" before it, else None."""
+    found = _NUMBER_WITH_WORDS.match(_fixed_line(source))
+    if found is None or not (found.group("unit") or found.group("about")):
+        return None
+    comment = found.group("comment")
+    fixed = shown_str(found.group("lead").strip() + " " + found.group("number") + (f"  {comment}" if comment else ""))
+    if found.group("about"):
+        return tr("input_help.about", line=line, word=found.group("about"), fixed=fixed)
+    return tr("input_help.unit", line=line, unit=found.group("unit"), fixed=fixed)
 
 
 def _source_line(tb: TracebackType | None) -> str | None:

@@ -252,6 +252,18 @@ HEADROOM_GIB = register(
                 ),
             ),
             mistake(
+                "previous_device",
+                # exercise 1.2's 40 GiB device kept (review 22: 14.53 got the general hint)
+                lambda: ledger_for_stage(HEADROOM_STAGE, MIN_STAGE_DEVICE_GIB).headroom_gib,
+                Text(
+                    zh=f"这是 {MIN_STAGE_DEVICE_GIB:g} GiB 设备上的余量（练习 1.2 的设备）：本题放到第 2 节第一本账的 "
+                    f"{HEADROOM_DEVICE_GIB:g} GiB 设备上，用它再算一遍。",
+                    en=f"That is the headroom on a {MIN_STAGE_DEVICE_GIB:g} GiB device (exercise 1.2's): this one "
+                    f"puts it on the {HEADROOM_DEVICE_GIB:g} GiB device of section 2's first ledger; work it out "
+                    "again with that.",
+                ),
+            ),
+            mistake(
                 "sign",
                 lambda: -_headroom_gib(),
                 Text(

@@ -24,6 +24,7 @@ from ..communication import (
     crossover_payload_mib,
     tp_traffic,
 )
+from ..hardware import LINK_PRESETS
 from ..i18n import Text
 from ..units import GIB_BYTES, KIB_BYTES, MS_PER_S, US_PER_S, mib_to_bytes
 from . import DIRECTION, GIB_VS_GB, ROUNDED_COUNT, SECONDS_VS_MS, Exercise, Slip, any_mistake, mistake, register
@@ -87,6 +88,38 @@ def _allreduce_ms() -> float:
         latency_s=LINK_LATENCY_US / US_PER_S,
     )
     return seconds * MS_PER_S
+
+
+def _preset_table_ms() -> tuple[float, ...]:
+    """The totals of section 4's table, printed just above exercise 2.3: the same 256 MiB all-reduce on the intra-node
+    and cross-node presets at n = 2, 8 and 64 (ms)."""
+    return tuple(
+        collective_time_s(
+            "all_reduce",
+            payload_bytes=mib_to_bytes(ALLREDUCE_PAYLOAD_MIB),
+            ranks=ranks,
+            bandwidth_bytes_per_s=LINK_PRESETS[name].bandwidth_bytes_per_s,
+            latency_s=LINK_PRESETS[name].latency_s,
+        )
+        * MS_PER_S
+        for name in ("intra_node", "cross_node")
+        for ranks in (2, 8, 64)
+    )
+
+
+#: A row of the preset table above exercise 2.3 copied as its answer (1.092 ms: intra-node, n = 8): that table uses
+#: the presets' links, the exercise its own (review 22: it got the general hint).
+PRESET_TABLE_ROW: Slip = any_mistake(
+    "preset_table_row",
+    _preset_table_ms,
+    Text(
+        zh=f"这是上面那张表里预设链路（节点内或跨节点）的一行：那张表用预设的带宽和时延。本题的链路是单向 "
+        f"{LINK_BANDWIDTH_GIB_S:g} GiB/s、每个环步 {LINK_LATENCY_US:g} µs，用这两个数重新算。",
+        en=f"That is a row of the preset table above, which uses the presets' bandwidth and latency. This exercise's "
+        f"link carries {LINK_BANDWIDTH_GIB_S:g} GiB/s one way at {LINK_LATENCY_US:g} µs per ring step: compute it "
+        "again with those two figures.",
+    ),
+)
 
 
 def _allreduce_parts_ms() -> tuple[float, float]:
@@ -231,6 +264,7 @@ ALLREDUCE_MS = register(
         ),
         slips=(
             SECONDS_VS_MS,
+            PRESET_TABLE_ROW,
             mistake(
                 "half_transfer",
                 lambda: _allreduce_parts_ms()[0] / 2 + _allreduce_parts_ms()[1],

@@ -70,6 +70,8 @@ def _lower(text: str) -> str:
 
 #: The word a learner may write after a gate's name.
 _GATE_WORD = Text(zh="门槛", en="gate")
+#: Other spellings of a gate's name in the grid: "互联" is as common in Chinese as the grid's "互连".
+_GATE_SPELLINGS: dict[str, Text] = {"interconnect": Text(zh="互联", en="interconnection")}
 
 
 def _gate_code(text: str) -> str:
@@ -79,13 +81,14 @@ def _gate_code(text: str) -> str:
 
     >>> _gate_code("互连门槛"), _gate_code(" Interconnect "), _gate_code("服务角色"), _gate_code("Fit")
     ('interconnect', 'interconnect', 'serving', 'memory')
-    >>> _gate_code("链路")
-    '链路'
+    >>> _gate_code("链路"), _gate_code("互联")
+    ('链路', 'interconnect')
     """
     from ..widgets.gates import GATE_SHORT_LABELS  # the grid's labels: one source for the names the learner reads
 
     value = text.strip().lower()
-    by_name = {name: code for code, label in GATE_SHORT_LABELS.items() for name in (label.zh, label.en.lower())}
+    names = [*GATE_SHORT_LABELS.items(), *_GATE_SPELLINGS.items()]
+    by_name = {name: code for code, label in names for name in (label.zh, label.en.lower())}
     bare = value.removesuffix(_GATE_WORD.zh).removesuffix(_GATE_WORD.en).strip()  # '互连门槛', 'interconnect gate'
     return by_name.get(bare, value)
 

@@ -66,9 +66,19 @@ MAX_DP_MICRO_BATCH: int = 4
 
 
 #: Other ways a learner writes a verdict, in pairs: "需要更多信息" for the label 需更多信息, "不推荐" for 不优先.
+#: "不优先（硬排除）" is the label lesson 5's matrix widget shows for a hard exclusion (review 22: copied from the
+#: widget, it was refused).
 _VERDICT_ALIASES: dict[str, tuple[Text, ...]] = {
-    "needs_info": (Text(zh="需要更多信息", en="needs more info"), Text(zh="需要更多的信息", en="more info")),
-    "not_preferred": (Text(zh="不推荐", en="not recommended"),),
+    "needs_info": (
+        Text(zh="需要更多信息", en="needs more info"),
+        Text(zh="需要更多的信息", en="more info"),
+        Text(zh="信息不足", en="not enough information"),
+    ),
+    "not_preferred": (
+        Text(zh="不推荐", en="not recommended"),
+        Text(zh="不优先（硬排除）", en="not preferred (hard exclusion)"),
+        Text(zh="不优先（不需要）", en="not preferred (not needed)"),
+    ),
 }
 #: Words for "ruled out" that the matrix does not use, in pairs: its "not preferred" covers hard exclusions too.
 _EXCLUDED: tuple[Text, ...] = (
@@ -88,7 +98,7 @@ def _verdict_code(answer: str) -> str:
     text = text.replace("-", "_") if text.isascii() else text  # 'not-preferred', 'needs-info'
     for code in VERDICTS:
         names = {code, code.replace("_", " "), VERDICT_LABELS[code].zh, VERDICT_LABELS[code].en.lower()}
-        names |= {w for t in _VERDICT_ALIASES.get(code, ()) for w in (t.zh, t.en)}
+        names |= {unicodedata.normalize("NFKC", w) for t in _VERDICT_ALIASES.get(code, ()) for w in (t.zh, t.en)}
         if text.lower() in names or text in names:
             return code
     if text.lower() in _EXCLUDED_WORDS:  # the matrix has no "infeasible": a hard exclusion is answered not_preferred

@@ -84,9 +84,20 @@ register(
             "at or above the crossover payload* = {crossover}: bandwidth-bound.",
         },
         "widgets.communication.off_preset": {
-            "zh": "带宽和时延已经改过，不再是链路预设“{preset}”的值：上面按 {bandwidth} GiB/s、{latency} µs 计算。",
-            "en": "The bandwidth and latency were changed and no longer are the link preset “{preset}”: the lines "
-            "above use {bandwidth} GiB/s and {latency} µs.",
+            "zh": "{changed}，不再是链路预设“{preset}”的值：上面按 {bandwidth} GiB/s、{latency} µs 计算。",
+            "en": "{changed} the link preset “{preset}”: the lines above use {bandwidth} GiB/s and {latency} µs.",
+        },
+        "widgets.communication.changed_bandwidth": {
+            "zh": "带宽已经改过",
+            "en": "The bandwidth was changed and no longer matches",
+        },
+        "widgets.communication.changed_latency": {
+            "zh": "时延已经改过",
+            "en": "The latency was changed and no longer matches",
+        },
+        "widgets.communication.changed_both": {
+            "zh": "带宽和时延都已经改过",
+            "en": "The bandwidth and the latency were changed and no longer match",
         },
         "widgets.communication.per_call_none": {
             "zh": "每次调用：时延和传输都是 0，没有需要计时的通信。",
@@ -384,12 +395,15 @@ class CommunicationWidget(LessonWidget[CommunicationView]):
         # the menu keeps showing the preset a learner picked before moving the sliders: say the lines are not it
         preset = LINK_PRESETS.get(self.controls["link"].value)
         bandwidth, latency = self.controls["bandwidth_gib_s"].value, self.controls["latency_us"].value
-        if preset is not None and not (
-            math.isclose(bandwidth, preset.bandwidth_gib_s, rel_tol=1e-9)
-            and math.isclose(latency, preset.latency_us, rel_tol=1e-9, abs_tol=1e-12)
-        ):
+        bandwidth_moved = preset is not None and not math.isclose(bandwidth, preset.bandwidth_gib_s, rel_tol=1e-9)
+        latency_moved = preset is not None and not math.isclose(latency, preset.latency_us, rel_tol=1e-9, abs_tol=1e-12)
+        if preset is not None and (bandwidth_moved or latency_moved):
+            # name what moved: "带宽和时延已经改过" after moving only the bandwidth sent the learner looking (review 22)
+            both = bandwidth_moved and latency_moved
+            changed = "both" if both else "bandwidth" if bandwidth_moved else "latency"
             off = tr(
                 "widgets.communication.off_preset",
+                changed=tr(f"widgets.communication.changed_{changed}"),
                 preset=str(preset.label),
                 bandwidth=f"{bandwidth:.3g}",
                 latency=f"{latency:.3g}",

@@ -121,6 +121,17 @@ register(
             "en": "{count} of {total:@candidate} pass all {gates:@gate}: {names}.",
         },
         "widgets.gates.none_accepted": {"zh": "没有候选", "en": "none"},
+        "widgets.gates.title_context": {
+            "zh": "上下文长度：{context}    单卡可容纳：{capacity}",
+            "en": "context length: {context}    one device holds: {capacity}",
+        },
+        "widgets.gates.tokens": {"zh": "{count:,} token", "en": "{count:,@token}"},
+        "widgets.gates.half_context": {
+            "zh": "上下文只声明了一半：“{missing}”还是“未声明”，所以上下文门槛仍然拒绝 CP（见下表 CP 一行）；"
+            "两个都选上，才能判断单卡放不放得下这段上下文。",
+            "en": "The context is half declared: “{missing}” is still “not declared”, so the context gate still "
+            "rejects CP (see CP's row below); choose both to tell whether one device holds this context.",
+        },
         "widgets.gates.col_candidate": {"zh": "候选", "en": "candidate"},
         "widgets.gates.col_verdict": {"zh": "结论", "en": "verdict"},
         "widgets.gates.col_reasons": {"zh": "拒绝原因（按门槛顺序）", "en": "reasons (in gate order)"},
@@ -223,6 +234,14 @@ def _name_the_missing_value(report: CandidateReport, environment: Environment) -
         Reason(r.code, key, {**r.params, **params}) if r.key == "gates.context_unknown" else r for r in report.reasons
     )
     return replace(report, reasons=reasons)
+
+
+def _context_texts(environment: Environment, lang: str) -> dict[str, str]:
+    """The figure title's context length and per-device capacity in ``lang``, "未声明" for an undeclared one."""
+    return {
+        key: (_NOT_DECLARED.render(lang) if value is None else tr("widgets.gates.tokens", lang=lang, count=value))
+        for key, value in (("context", environment.context_len), ("capacity", environment.max_context_per_device))
+    }
 
 
 class GatesWidget(LessonWidget[GateGrid]):
@@ -328,10 +347,14 @@ class GatesWidget(LessonWidget[GateGrid]):
             tick.set_color(_ACCEPTED_RGB if report.accepted else _REJECTED_RGB)
         self.legend.set_text(label(_LEGEND))
         env = result.environment
-        self.title.set_text(
+        title = (
             f"{env.memory_per_device_gib:g} GiB · {label(OPTION_TEXTS[env.mode])} · "
             f"{label(OPTION_TEXTS[env.model_kind])} · {label(OPTION_TEXTS[env.link_scope])}"
         )
+        if env.context_len is not None or env.max_context_per_device is not None:
+            # a second line: choosing a context alone changed neither a cell nor the headline (review 22)
+            title += "\n" + tr("widgets.gates.title_context", lang=lang, **_context_texts(env, lang))
+        self.title.set_text(title)
 
     def describe(self, result: GateGrid) -> str:
         names = Text(zh="、", en=", ").render().join(result.accepted) or tr("widgets.gates.none_accepted")
@@ -365,6 +388,10 @@ class GatesWidget(LessonWidget[GateGrid]):
                 f'<td style="{short}">{html.escape(verdict)}</td>'
                 f'<td style="{cell}">{reasons or "—"}</td></tr>'
             )
+        env = result.environment
+        if (env.context_len is None) != (env.max_context_per_device is None):
+            missing = self.controls["context_len" if env.context_len is None else "max_context_per_device"]
+            summary += " " + tr("widgets.gates.half_context", missing=str(missing.description))
         note = html.escape(tr("widgets.gates.no_score"))
         return (
             f"<b>{html.escape(summary)}</b>"
