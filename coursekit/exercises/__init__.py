@@ -72,6 +72,7 @@ from ..i18n import register as _register_messages
 from ..lessons import LESSONS, prefix_modules
 from ..specs import _plain
 from ..units import GB_BYTES, GIB_BYTES
+from .input_help import _ABOUT_WORDS, _comma_reading
 
 _register_messages(
     {
@@ -595,21 +596,6 @@ def _thousands_tuple(answer: Any) -> str | None:
     return f"{head}" + "".join(f"{item:03d}" for item in rest)
 
 
-def _comma_reading(head: str, tail: str) -> str:
-    """How a number written ``head,tail`` (the digits before and after one comma) reads: ``"decimal"``,
-    ``"thousands"`` or ``"either"``.
-
-    A thousands group has three digits and never follows a lone 0 (``0,256`` is 0.256, ``26,19`` is 26.19);
-    ``4,445`` may be 4.445 or 4445, so only the question can tell.
-
-    >>> _comma_reading("0", "256"), _comma_reading("-0", "5"), _comma_reading("26", "19"), _comma_reading("4", "445")
-    ('decimal', 'decimal', 'decimal', 'either')
-    """
-    if len(tail) != 3 or head.lstrip("+-") == "0":
-        return "decimal"
-    return "either"
-
-
 def _decimal_comma(answer: Any) -> tuple[str, str] | None:
     """``(written, number)`` for a pair of ints that only a decimal comma can have written (``(-1, 47)``: what Python
     makes of ``answer = -1,47``), else ``None``.
@@ -1114,13 +1100,6 @@ _YES_NO_WORDS: frozenset[str] = frozenset(word for pair in _YES_NO_PAIRS for wor
 #: A number as a Chinese (or any) learner may write it in quotes: after "约" / "about", with a decimal or thousands
 #: comma, and with a unit ('25.77 GB', '25.77吉字节', '4.45 毫秒') or a percent sign; the text is NFKC-normalized first,
 #: so full-width digits, '，', '．' and '％' arrive as their half-width forms.
-#: The words for "about" a learner may put before a number, in pairs (the longer first, so "大约" is not read as "约").
-_ABOUT_WORDS: tuple[Text, ...] = (
-    Text(zh="大约", en="approximately"),
-    Text(zh="大概", en="approx."),
-    Text(zh="近似", en="approx"),
-    Text(zh="约", en="about"),
-)
 _QUOTED_NUMBER = re.compile(
     r"(?P<about>" + "|".join(re.escape(w) for t in _ABOUT_WORDS for w in (t.zh, t.en)) + r"|≈|~|ca\.)?\s*"
     r"(?P<number>[-+]?(?:\d+(?:,\d+)*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*"

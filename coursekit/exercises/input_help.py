@@ -45,11 +45,34 @@ from types import TracebackType
 from typing import Any
 
 from .._validate import check_instance, learner_functions
+from ..i18n import Text, shown_str, tr
 from ..i18n import register as _register_messages
-from ..i18n import shown_str, tr
-from . import _ABOUT_WORDS, _comma_reading
 
 __all__ = ["input_hint", "install"]
+
+#: The words for "about" a learner may put before a number, in pairs (the longer first, so "大约" is not read as "约").
+_ABOUT_WORDS: tuple[Text, ...] = (
+    Text(zh="大约", en="approximately"),
+    Text(zh="大概", en="approx."),
+    Text(zh="近似", en="approx"),
+    Text(zh="约", en="about"),
+)
+
+
+def _comma_reading(head: str, tail: str) -> str:
+    """How a number written ``head,tail`` (the digits before and after one comma) reads: ``"decimal"``,
+    ``"thousands"`` or ``"either"``.
+
+    A thousands group has three digits and never follows a lone 0 (``0,256`` is 0.256, ``26,19`` is 26.19);
+    ``4,445`` may be 4.445 or 4445, so only the question can tell.
+
+    >>> _comma_reading("0", "256"), _comma_reading("-0", "5"), _comma_reading("26", "19"), _comma_reading("4", "445")
+    ('decimal', 'decimal', 'decimal', 'either')
+    """
+    if len(tail) != 3 or head.lstrip("+-") == "0":
+        return "decimal"
+    return "either"
+
 
 _register_messages(
     {
