@@ -39,6 +39,7 @@ from coursekit.serving import (
     serving_memory_ledger,
 )
 from coursekit.specs import MIN_WEIGHT_BYTES
+from tests.test_fuzz_regressions18 import LLAMA3_8B_CONFIG as LLAMA3_8B_LM_KEYS
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Relative slack for "does not increase": two float sums of the same terms in another order differ by ~1e-16.
@@ -460,19 +461,9 @@ def test_the_ranking_depends_neither_on_the_order_of_the_options_nor_on_the_lang
         assert _ranking(model, cluster, workload) == ranking
 
 
-#: Published config.json files (Hugging Face), the keys the spec reads.
-LLAMA3_8B_CONFIG = {
-    "model_type": "llama",
-    "hidden_size": 4096,
-    "intermediate_size": 14336,
-    "num_hidden_layers": 32,
-    "num_attention_heads": 32,
-    "num_key_value_heads": 8,
-    "vocab_size": 128256,
-    "max_position_embeddings": 8192,
-    "hidden_act": "silu",
-    "tie_word_embeddings": False,
-}
+#: Published config.json files (Hugging Face), the keys the spec reads: Llama 3 8B's as pass 18 typed them, with the
+#: activation its config names.
+LLAMA3_8B_CONFIG = {**LLAMA3_8B_LM_KEYS, "hidden_act": "silu"}
 MIXTRAL_CONFIG = {
     "model_type": "mixtral",
     "hidden_size": 4096,

@@ -1758,9 +1758,8 @@ def _exposed_dp_s(
     experts: _ZeroParts,
     o: float,
     passes_s: Any = None,
-    o_cp: float = 1.0,
 ) -> Any:
-    """DP/ZeRO seconds that cannot hide, at overlap ``o`` (and the CP ring's overlap ``o_cp``).
+    """DP/ZeRO seconds that cannot hide, at overlap ``o``.
 
     Gradients reduce under backward — the last micro-batch's (stages 0-1), every one's (2-3) — except the last
     bucket; gathers run under forward — the first micro-batch's (1-2), all compute (3) — except the first. With an
@@ -1854,9 +1853,11 @@ def _exposed_s(
     links: Mapping[str, Any],
     compute: Any,
     tp_idle_s: Any = 0.0,
+    passes_s: Any = None,
 ) -> Any:
     """Seconds of communication the step shows beyond ``compute``, from each dimension's traffic that could hide
-    (``hidden``) and that cannot (``stalls``), on the links ``links`` says (True: inside a node). Array-generic.
+    (``hidden``) and that cannot (``stalls``), on the links ``links`` says (True: inside a node); ``passes_s``, the
+    passes when the caller has them already (else computed here from the same arguments). Array-generic.
 
     The passes take W (:func:`_passes_s`, every dimension but DP); DP's buckets that cannot hide (its stall, whose
     windows :func:`_exposed_dp_s` took as these passes) come on top; and DP's link *a* carries all its traffic,
@@ -1877,7 +1878,7 @@ def _exposed_s(
     >>> float(_exposed_s(np, hidden, {"TP": np.array(1.0), "DP": np.array(0.5)}, links, 2.0))  # IB busy 5.5 s
     3.5
     """
-    passes = _passes_s(np, hidden, stalls, links, compute, tp_idle_s)
+    passes = _passes_s(np, hidden, stalls, links, compute, tp_idle_s) if passes_s is None else passes_s
     same = {dim: links[dim] == links["DP"] for dim in hidden}
     link_a = sum(np.where(same[dim], hidden[dim] + stalls[dim], 0.0) for dim in hidden)
     dp_wait = stalls["DP"] if "DP" in stalls else 0.0
@@ -2211,10 +2212,10 @@ def _step_from_parts(
     ring_core = ring.steps * (ring.forward_rings + 2.0) * ring.attention_f_s
     tp_idle = np.where(links["TP"] != links["CP"], ring_core, 0.0)
     passes = _passes_s(np, hidden_by_dim, stalls, links, compute, tp_idle)
-    exposed_dp = _exposed_dp_s(np, k, compute, ring, shared_nic, dense, experts, o["dp"], passes, o["cp"])
+    exposed_dp = _exposed_dp_s(np, k, compute, ring, shared_nic, dense, experts, o["dp"], passes)
     hidden_by_dim["DP"] = comm["DP"] + comm["EDP"] - exposed_dp
     stalls["DP"] = exposed_dp
-    exposed = _exposed_s(np, hidden_by_dim, stalls, links, compute, tp_idle)
+    exposed = _exposed_s(np, hidden_by_dim, stalls, links, compute, tp_idle, passes)
     # where all of it is exposed, the difference of two equal sums can come out a few 1e-18 below 0 in floating point
     hidden = np.maximum(total_comm - exposed, 0.0)
 
