@@ -55,6 +55,7 @@ __all__ = [
     "CPU_BF16_FLOPS",
     "CPU_DRAM_BYTES_PER_S",
     "CPU_MEMORY_GIB",
+    "DATASHEET_MEMORY_GB",
     "EP_ALL_TO_ALL_SMS",
     "ETHERNET_100G_PER_CARD_BYTES_PER_S",
     "ETHERNET_LATENCY_S",
@@ -91,6 +92,7 @@ __all__ = [
     "NCCL_NVLINK_STEP_LATENCY_US",
     "NCCL_PROTOCOL_BANDWIDTH_SHARE",
     "NET_800G_PER_GPU_BYTES_PER_S",
+    "NVIDIA_SMI_MEMORY_MIB",
     "NVLINK3_UNIDIRECTIONAL_BYTES_PER_S",
     "NVLINK4_H100_BIDIRECTIONAL_BYTES_PER_S",
     "NVLINK4_H100_BYTES_PER_S",
@@ -191,6 +193,23 @@ NVLINK3_UNIDIRECTIONAL_BYTES_PER_S: float = 300e9
 #: NVIDIA DGX A100 datasheet: 8 single-port ConnectX-6 HDR InfiniBand 200 Gb/s for the cluster network,
 #: one per GPU: 200e9 / 8 = 25 GB/s per GPU each way.
 HDR_PER_GPU_BYTES_PER_S: float = 200e9 / 8
+
+#: GPU memory as ``nvidia-smi`` reports it (its "Memory-Usage" total, MiB): what a program can allocate from, before
+#: the CUDA context and the communication buffers (the workload's ``runtime_reserve_gib``). HBM is built in binary
+#: sizes, so a datasheet's "80GB" is about 80 GiB, not 80e9 bytes (74.5 GiB): NVIDIA A100-SXM4-80GB and
+#: A800-SXM4-80GB show 81920 MiB (80 GiB), H100 80GB HBM3 and H800 81559 MiB (79.6 GiB), H200 143771 MiB (140.4 GiB,
+#: its datasheet's "141 GB"). Read from nvidia-smi tables printed in public repositories' logs and READMEs.
+NVIDIA_SMI_MEMORY_MIB: dict[str, int] = {
+    "A100-SXM4-80GB": 81920,
+    "A800-SXM4-80GB": 81920,
+    "H100 80GB HBM3": 81559,
+    "H800": 81559,
+    "H200": 143771,
+}
+#: The memory sizes datasheets print (GB), the ones a unit slip turns into GB x 10^9 / 2^30 GiB
+#: (:meth:`coursekit.specs.ClusterSpec.unit_notes`): GeForce and workstation cards' 16 to 48, A100's 40 and 80,
+#: H100 NVL's 94, H200's 141, B200's 180 and 192, GB200's 186, B300's 270 and 288, GB300's 279.
+DATASHEET_MEMORY_GB: tuple[int, ...] = (16, 24, 32, 40, 48, 80, 94, 141, 180, 186, 192, 270, 279, 288)
 
 #: NVIDIA H100 Tensor Core GPU datasheet (H100 SXM): BF16 Tensor Core 1,979 TFLOP/s *with sparsity*;
 #: dense is half, 989 TFLOP/s.

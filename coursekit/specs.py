@@ -30,6 +30,7 @@ from ._validate import (
     learner_functions,
 )
 from .hardware import (
+    DATASHEET_MEMORY_GB,
     NCCL_RING_NET_LATENCY_S,
     NCCL_RING_NVLINK_LATENCY_S,
     NET_800G_PER_GPU_BYTES_PER_S,
@@ -309,8 +310,11 @@ register(
     {
         # a ClusterSpec figure refused or left out: the unit the field wants, from a vendor sheet's figure
         "specs.cluster_unit.memory_per_device_gib": {
-            "zh": "单位是 GiB（2^30 字节），一个数：数据手册写 80 GB 显存时填 80e9 / 2**30。",
-            "en": "The unit is GiB (2^30 bytes), as a number: a datasheet's 80 GB of memory is 80e9 / 2**30.",
+            "zh": "单位是 GiB（2^30 字节），一个数：nvidia-smi 显示的显存总量（MiB）除以 1024，"
+            "例如 A100 80GB 的 81920 MiB 写 80（显存按二进制造，数据手册的 80 GB 约是 80 GiB）。",
+            "en": "The unit is GiB (2^30 bytes), as a number: the memory total nvidia-smi shows (MiB) divided by 1024, "
+            "e.g. an A100 80GB's 81920 MiB is 80 (memory is built in binary sizes: a datasheet's 80 GB is about 80 "
+            "GiB).",
         },
         "specs.cluster_unit.peak_flops": {
             "zh": "单位是 FLOP/s（每秒浮点运算次数），不是 TFLOP/s：数据手册的稠密 bf16 312 TFLOPS 写作 312e12"
@@ -365,6 +369,15 @@ register(
             "en": "Check the cluster's units: the intra-node bandwidth, {intra:g} GB/s (one way per GPU), is above "
             "NVLink 5's (B200) {limit:g} GB/s each way: was the sum of both directions typed? The course uses one "
             "way; divide a bidirectional figure by 2.",
+        },
+        "specs.note.memory_decimal": {
+            "zh": "请核对显存单位：{gib:g} GiB 正好是 {gb} × 10^9 字节，像是把数据手册的 {gb} GB 按 10^9 换算成了 GiB。"
+            "显存按二进制造，数据手册的 {gb} GB 本身就约是 {gb} GiB（A100/A800 80GB 的 nvidia-smi 显示 81920 MiB = "
+            "80 GiB，H100 80GB 显示 81559 MiB ≈ 79.6 GiB）：请填 nvidia-smi 显示的 MiB 除以 1024。",
+            "en": "Check the memory's unit: {gib:g} GiB is exactly {gb} x 10^9 bytes, as if the datasheet's {gb} GB "
+            "had been converted to GiB by 10^9. Memory is built in binary sizes, so a datasheet's {gb} GB is about "
+            "{gb} GiB already (an A100/A800 80GB shows 81920 MiB = 80 GiB in nvidia-smi, an H100 80GB 81559 MiB ≈ "
+            "79.6 GiB): write the MiB nvidia-smi shows divided by 1024.",
         },
         "specs.note.intra_bidirectional": {
             "zh": "请核对方向：节点内带宽 {intra:g} GB/s 正是数据手册上 {gpu} NVLink 的双向数字（两个方向之和）；"
@@ -2356,10 +2369,12 @@ class ClusterSpec:
             raise type_error("source", raw.source, "str")
 
     def unit_notes(self) -> tuple[Text, ...]:
-        """Notes on link figures that a unit or direction slip gives: an inter-node bandwidth above the intra-node
+        """Notes on figures that a unit or direction slip gives: an inter-node bandwidth above the intra-node
         one or above one 800 Gb/s adapter per GPU (Gb/s typed as GB/s, or a node's total), an intra-node one above
         NVLink 5's 900 GB/s each way or equal to a datasheet's bidirectional NVLink figure (A800/H800 400 GB/s,
-        A100 600 GB/s). :func:`coursekit.planner.plan` lists them with its assumptions; the presets have none.
+        A100 600 GB/s), and a memory that is a datasheet's size in GB read as 10^9 bytes (80 GB as 74.5 GiB, where
+        the card holds 80 GiB: :data:`coursekit.hardware.NVIDIA_SMI_MEMORY_MIB`). :func:`coursekit.planner.plan`
+        lists them with its assumptions; the presets have none.
 
         >>> from coursekit.presets import CLUSTERS
         >>> any(c.unit_notes() for c in CLUSTERS.values())
@@ -2382,6 +2397,10 @@ class ClusterSpec:
         for gpu, one_way in (("A800/H800", NVLINK_H800_BYTES_PER_S), ("A100", NVLINK3_UNIDIRECTIONAL_BYTES_PER_S)):
             if math.isclose(intra, 2 * one_way, rel_tol=1e-9):
                 notes.append(_both_languages("specs.note.intra_bidirectional", gpu=gpu, half=one_way / 1e9, **figures))
+        gib = self.memory_per_device_gib
+        for gb in DATASHEET_MEMORY_GB:  # a datasheet's GB converted as if decimal: 80 GB -> 74.5 GiB
+            if math.isclose(gib, gb * 1e9 / 2**30, rel_tol=1e-3):
+                notes.append(_both_languages("specs.note.memory_decimal", gib=round(gib, 2), gb=gb))
         return tuple(notes)
 
     def peak(self, precision: str = "bf16") -> float:

@@ -39,7 +39,7 @@ A800 = {
     "name": "a800-8",
     "nodes": 2,
     "gpus_per_node": 8,
-    "memory_per_device_gib": 80e9 / 2**30,
+    "memory_per_device_gib": 81920 / 1024,  # nvidia-smi: A800-SXM4-80GB, 81920 MiB
     "peak_flops": 312e12,
     "intra_node_latency_s": 3.4e-6,
     "inter_node_latency_s": 14e-6,
@@ -145,7 +145,7 @@ def test_qwen2_5_7b_counted_by_hand() -> None:
         ("peak_flops", "312 TFLOPS", "不是 TFLOP/s"),
         ("intra_node_bandwidth_bytes_per_s", 200, "单位是字节/秒 (bytes/s)，每 GPU 单向：200 GB/s 写作 200e9"),
         ("inter_node_bandwidth_bytes_per_s", 12.5, "4 * 200e9 / 8 / 8 = 12.5e9"),
-        ("memory_per_device_gib", 80e9, "单位是 GiB（2^30 字节），一个数：数据手册写 80 GB 显存时填 80e9 / 2**30。"),
+        ("memory_per_device_gib", 80e9, "单位是 GiB（2^30 字节），一个数：nvidia-smi 显示的显存总量（MiB）除以 1024"),
         ("memory_per_device_gib", "８０", "单位是 GiB"),
         ("memory_bandwidth_bytes_per_s", 2039, "2039 GB/s 写作 2039e9"),
         ("intra_node_latency_s", 3.4, "单位是秒：3.4 微秒写作 3.4e-6。"),
@@ -225,7 +225,7 @@ def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str,
     return code, out, err
 
 
-_CUSTOM = ["--gpu-memory-gib", "74.5", "--peak-tflops", "312", "--hbm-gb-s", "2039", "--gpus-per-node", "8"]
+_CUSTOM = ["--gpu-memory-gib", "80", "--peak-tflops", "312", "--hbm-gb-s", "2039", "--gpus-per-node", "8"]
 
 
 def test_the_cli_lists_the_notes_of_a_node_typed_as_printed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -246,7 +246,11 @@ def test_the_cli_lists_the_notes_of_a_node_typed_as_printed(tmp_path: Path, caps
     ("flag", "typed", "said"),
     [
         ("--peak-tflops", "312e12", "只写一个数，单位由参数名给定：TFLOP/s，312 TFLOPS 写 312，不写 312e12。"),
-        ("--gpu-memory-gib", "24GB", "'24GB' 不是数。只写一个数，单位由参数名给定：GiB，80 GB 的卡写 74.5"),
+        (
+            "--gpu-memory-gib",
+            "24GB",
+            "'24GB' 不是数。只写一个数，单位由参数名给定：GiB，nvidia-smi 显示的 MiB 除以 1024",
+        ),
         ("--gpu-memory-gib", "２４", "全角数字）。只写一个数，单位由参数名给定：GiB"),
         ("--intra-gb-s", "200e9", "单位由参数名给定：每 GPU 单向 GB/s，NVLink 双向 400 GB/s 写 200。"),
         ("--inter-gb-s", "12.5e9", "单位由参数名给定：每 GPU 单向 GB/s，每节点 4 × 200 Gb/s、8 张卡写 12.5。"),
@@ -271,7 +275,7 @@ def test_the_help_converts_datasheet_figures_and_leads_back_to_lesson_9(
     assert code == 0
     assert "数据手册的 NVLink 数字是双向之和，要除以 2：A800 的 400 GB/s 填 200" in flat
     assert "每节点 4 × 200 Gb/s、8 张卡填 4 × 200 / 8 / 8 = 12.5" in flat
-    assert "数据手册的 80 GB 是 80e9 / 2^30 ≈ 74.5 GiB" in flat and round(80e9 / 2**30, 1) == 74.5
+    assert "nvidia-smi 显示的总量（MiB）除以 1024（A100 80GB 的 81920 MiB 写 80；" in flat and 81920 / 1024 == 80
     assert "课程里的讲解：第 9 课（决策工作台）的“你自己的模型和集群”一节" in flat
     # the section the help names is the lesson's, and the lesson names the help
     source = (ROOT / "notebooks" / "src" / "09_workbench.py").read_text(encoding="utf-8")
@@ -300,7 +304,7 @@ def test_lesson_9_explains_every_cluster_field_with_its_unit(lang: str) -> None:
         if field.name in ("peak_flops_fp8", "nvlink_domain_gpus", "compute_capability"):
             continue  # optional, explained where the lesson uses them (FP8, GB200 NVL72)
         assert f"`{field.name}`" in table, field.name
-    unit = {"zh": ("**单向**", "Gb/s", "`80e9 / 2**30`", "`312e12`"), "en": ("**one way**", "Gb/s", "`312e12`")}
+    unit = {"zh": ("**单向**", "Gb/s", "`81920 / 1024`", "`312e12`"), "en": ("**one way**", "Gb/s", "`312e12`")}
     assert all(word in table for word in unit[lang])
     # the latencies it proposes are the command line's defaults
     assert "`3.4e-6` 和 `14e-6`" in table if lang == "zh" else "`3.4e-6` and `14e-6`" in table

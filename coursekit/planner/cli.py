@@ -149,8 +149,10 @@ DEFAULT_LATENCIES_S: dict[str, float] = {
 #: What each custom-cluster flag states (its help, after "custom cluster: ").
 CUSTOM_CLUSTER_HELP: dict[str, Text] = {
     "memory_per_device_gib": Text(
-        zh="每块 GPU 可用的显存，GiB（数据手册的 80 GB 是 80e9 / 2^30 ≈ 74.5 GiB）",
-        en="usable memory per GPU, GiB (a datasheet's 80 GB is 80e9 / 2^30 ≈ 74.5 GiB)",
+        zh="每块 GPU 的显存，GiB：nvidia-smi 显示的总量（MiB）除以 1024（A100 80GB 的 81920 MiB 写 80；"
+        "显存按二进制造，不要按 80e9 / 2^30 换算成 74.5）",
+        en="memory per GPU, GiB: the total nvidia-smi shows (MiB) divided by 1024 (an A100 80GB's 81920 MiB is 80; "
+        "memory is built in binary sizes, so not 80e9 / 2^30 = 74.5)",
     ),
     "peak_flops": Text(zh="每块 GPU 的稠密 bf16 峰值算力，TFLOP/s", en="peak dense bf16 TFLOP/s per GPU"),
     "peak_flops_fp8": Text(
@@ -196,7 +198,10 @@ CUSTOM_CLUSTER_HELP: dict[str, Text] = {
 }
 #: What a custom-cluster flag's number is in, with a datasheet's figure written in it: the end of its refusal.
 CUSTOM_CLUSTER_UNITS: dict[str, Text] = {
-    "gpu-memory-gib": Text(zh="GiB，80 GB 的卡写 74.5（80e9 / 2^30）", en="GiB, an 80 GB card is 74.5 (80e9 / 2^30)"),
+    "gpu-memory-gib": Text(
+        zh="GiB，nvidia-smi 显示的 MiB 除以 1024：A100 80GB 的卡写 80",
+        en="GiB, nvidia-smi's MiB / 1024: an A100 80GB card is 80",
+    ),
     "peak-tflops": Text(zh="TFLOP/s，312 TFLOPS 写 312，不写 312e12", en="TFLOP/s, 312 TFLOPS is 312, not 312e12"),
     "peak-fp8-tflops": Text(
         zh="TFLOP/s，1979 TFLOPS 写 1979，不写 1979e12", en="TFLOP/s, 1979 TFLOPS is 1979, not 1979e12"

@@ -776,7 +776,7 @@ assert best_own.tp == 1 and best_own.pp > 1 and best_own.recompute == "none"
 # | 字段 | 单位与方向 | 从数据手册换算（例） |
 # | --- | --- | --- |
 # | `nodes`、`gpus_per_node`（`--nodes`、`--gpus-per-node`） | 个 | 2 个节点、每节点 8 张卡 |
-# | `memory_per_device_gib`（`--gpu-memory-gib`，GiB） | 每 GPU 显存，GiB（2^30 字节） | 80 GB → `80e9 / 2**30` |
+# | `memory_per_device_gib`（`--gpu-memory-gib`，GiB） | 每 GPU 显存，GiB（2^30 字节） | nvidia-smi 的 81920 MiB → `81920 / 1024` |
 # | `peak_flops`（`--peak-tflops`，TFLOP/s） | 每 GPU 稠密 bf16 峰值，FLOP/s | 312 TFLOPS → `312e12`（不用带稀疏的数字） |
 # | `intra_node_bandwidth_bytes_per_s`（`--intra-gb-s`，GB/s） | 节点内每 GPU **单向**，字节/秒 | NVLink 400 GB/s（双向）→ `200e9`；只有 PCIe 时用 `PCIE4_X16_BYTES_PER_S` |
 # | `inter_node_bandwidth_bytes_per_s`（`--inter-gb-s`，GB/s） | 跨节点每 GPU **单向**，字节/秒 | 每节点 4 × 200 Gb/s 网卡、8 张卡 → `4 * 200e9 / 8 / 8` |
@@ -784,6 +784,7 @@ assert best_own.tp == 1 and best_own.pp > 1 and best_own.recompute == "none"
 # | `memory_bandwidth_bytes_per_s`（`--hbm-gb-s`，GB/s） | 每 GPU 显存带宽，字节/秒 | 2039 GB/s → `2039e9` |
 # | `name`、`source`（可选） | 文字 | 集群的名字；数字出自哪份数据手册 |
 #
+# 显存按二进制造：数据手册的 80 GB 本身就约是 80 GiB（A800 80GB 的 nvidia-smi 显示 81920 MiB），不要再按 10^9 换算。
 # 网卡按吉比特每秒 (Gb/s) 标，1 GB/s = 8 Gb/s；NVLink 的数据手册数字是两个方向之和。下面照抄一张 A800 服务器的厂商表
 # （NVLink 400 GB/s，每节点 4 个 200 Gb/s InfiniBand 端口），再按上表换算一次：照抄的那个，`unit_notes()` 列出三条提醒，
 # `plan` 的报告和命令行也在“假设”下面列出同样的提醒；超出范围的数（比如把 312 TFLOPS 写成 `312`）`ClusterSpec` 直接拒绝，
@@ -799,7 +800,7 @@ assert best_own.tp == 1 and best_own.pp > 1 and best_own.recompute == "none"
 # | field | unit and direction | from a datasheet (example) |
 # | --- | --- | --- |
 # | `nodes`, `gpus_per_node` (`--nodes`, `--gpus-per-node`) | count | 2 nodes of 8 GPUs |
-# | `memory_per_device_gib` (`--gpu-memory-gib`, GiB) | memory per GPU, GiB (2^30 bytes) | 80 GB → `80e9 / 2**30` |
+# | `memory_per_device_gib` (`--gpu-memory-gib`, GiB) | memory per GPU, GiB (2^30 bytes) | nvidia-smi's 81920 MiB → `81920 / 1024` |
 # | `peak_flops` (`--peak-tflops`, TFLOP/s) | dense bf16 peak per GPU, FLOP/s | 312 TFLOPS → `312e12` (not the sparse figure) |
 # | `intra_node_bandwidth_bytes_per_s` (`--intra-gb-s`, GB/s) | inside a node, per GPU, **one way**, bytes/s | NVLink 400 GB/s (both ways) → `200e9`; PCIe only: `PCIE4_X16_BYTES_PER_S` |
 # | `inter_node_bandwidth_bytes_per_s` (`--inter-gb-s`, GB/s) | between nodes, per GPU, **one way**, bytes/s | 4 × 200 Gb/s adapters per node of 8 GPUs → `4 * 200e9 / 8 / 8` |
@@ -807,24 +808,27 @@ assert best_own.tp == 1 and best_own.pp > 1 and best_own.recompute == "none"
 # | `memory_bandwidth_bytes_per_s` (`--hbm-gb-s`, GB/s) | memory bandwidth per GPU, bytes/s | 2039 GB/s → `2039e9` |
 # | `name`, `source` (optional) | text | the cluster's name; which datasheet the numbers come from |
 #
-# Network adapters are rated in gigabits per second (Gb/s), 1 GB/s = 8 Gb/s; NVLink's datasheet figure sums both
-# directions. Below, an A800 server's vendor sheet (NVLink 400 GB/s, four 200 Gb/s InfiniBand ports per node) is
-# copied as printed, then converted by the table: for the copy, `unit_notes()` lists three notes, and `plan`'s report
-# and the command line list the same under the assumptions; a number out of range (312 TFLOPS written `312`) is
-# refused by `ClusterSpec` with the unit it wants. Every flag of the command line is in
-# `python -m coursekit plan --help`, whose last paragraph points back to this section. In a JupyterLab terminal, use
-# the Python coursekit is installed in (`.venv/bin/python` when `make lab` started it); in a notebook cell,
+# Memory is built in binary sizes: a datasheet's 80 GB is about 80 GiB already (an A800 80GB shows 81920 MiB in
+# nvidia-smi), so do not convert it by 10^9 again. Network adapters are rated in gigabits per second (Gb/s), 1 GB/s =
+# 8 Gb/s; NVLink's datasheet figure sums both directions. Below, an A800 server's vendor sheet (NVLink 400 GB/s, four
+# 200 Gb/s InfiniBand ports per node) is copied as printed, then converted by the table: for the copy, `unit_notes()`
+# lists three notes, and `plan`'s report and the command line list the same under the assumptions; a number out of
+# range (312 TFLOPS written `312`) is refused by `ClusterSpec` with the unit it wants. Every flag of the command line
+# is in `python -m coursekit plan --help`, whose last paragraph points back to this section. In a JupyterLab terminal,
+# use the Python coursekit is installed in (`.venv/bin/python` when `make lab` started it); in a notebook cell,
 # `import sys` and then `!{sys.executable} -m coursekit plan --help` (`sys.executable` is this kernel's Python; a bare
 # `!python` may be another one, without coursekit).
 
 # %%
-# zh: NVIDIA A800 80GB SXM 数据手册：bf16 稠密 312 TFLOPS、显存带宽 2039 GB/s
-# en: NVIDIA A800 80GB SXM datasheet: 312 TFLOPS bf16 dense, 2039 GB/s memory
+# zh: NVIDIA A800 80GB SXM 数据手册：bf16 稠密 312 TFLOPS、显存带宽 2039 GB/s；
+# zh: nvidia-smi 显示显存 81920 MiB
+# en: NVIDIA A800 80GB SXM datasheet: 312 TFLOPS bf16 dense, 2039 GB/s memory;
+# en: nvidia-smi shows 81920 MiB of memory
 a800 = dict(
     name="a800-8",
     nodes=2,
     gpus_per_node=8,
-    memory_per_device_gib=80e9 / 2**30,
+    memory_per_device_gib=81920 / 1024,
     peak_flops=312e12,
     intra_node_latency_s=3.4e-6,
     inter_node_latency_s=14e-6,

@@ -17,7 +17,7 @@ from .conftest import scratch_notebook
 from .test_learner_review20 import _output_text
 
 _CLUSTER = (
-    "--gpu-memory-gib 74.5 --peak-tflops 312 --hbm-gb-s 2039 --gpus-per-node 8 --nodes 2 "
+    "--gpu-memory-gib 80 --peak-tflops 312 --hbm-gb-s 2039 --gpus-per-node 8 --nodes 2 "
     "--global-batch 64 --seq-len 4096 --top 1"
 )
 SOURCES = [
@@ -25,7 +25,7 @@ SOURCES = [
     "from coursekit.planner import ClusterSpec, WorkloadSpec, plan\n"
     "from coursekit.presets import MODELS\n"
     "a800 = dict(name='a800-8', nodes=2, gpus_per_node=8,\n"
-    "            memory_per_device_gib=80e9 / 2**30, peak_flops=312e12,\n"
+    "            memory_per_device_gib=81920 / 1024, peak_flops=312e12,\n"
     "            intra_node_latency_s=3.4e-6, inter_node_latency_s=14e-6,\n"
     "            memory_bandwidth_bytes_per_s=2039e9)\n"
     "printed = ClusterSpec(**a800, intra_node_bandwidth_bytes_per_s=400e9,\n"
