@@ -269,9 +269,13 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "GiB",
         Text(
             zh="2^30 = 1,073,741,824 字节；课程的显存和带宽都以 GiB、GiB/s 计。MiB（兆比字节，mebibyte）是 2^20 字节，"
-            "1 GiB = 1024 MiB；厂商写的 GB、MB 是 10^9、10^6 字节，1 GiB ≈ 1.074 GB。",
+            "1 GiB = 1024 MiB；厂商写的 GB、MB（带宽、磁盘、论文里的内存数）是 10^9、10^6 字节，1 GiB ≈ 1.074 GB。"
+            "GPU 显存容量例外：显存按二进制造，数据手册的 80 GB 约是 80 GiB"
+            "（A100 80GB 的 nvidia-smi 显示 81920 MiB）。",
             en="2^30 = 1,073,741,824 bytes; the course counts memory and bandwidth in GiB and GiB/s. A MiB (mebibyte) "
-            "is 2^20 bytes and 1 GiB = 1024 MiB; a vendor's GB and MB are 10^9 and 10^6 bytes, so 1 GiB ≈ 1.074 GB.",
+            "is 2^20 bytes and 1 GiB = 1024 MiB; a vendor's GB and MB (bandwidths, disks, papers' memory figures) are "
+            "10^9 and 10^6 bytes, so 1 GiB ≈ 1.074 GB. A GPU's memory size is the exception: memory is built in binary "
+            "sizes, so a datasheet's 80 GB is about 80 GiB (an A100 80GB shows 81920 MiB in nvidia-smi).",
         ),
     ),
     _e(
