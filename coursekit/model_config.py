@@ -143,6 +143,14 @@ register(
             "zh": "模型配置的 'text_config' = {value}：必须是 JSON 对象（语言模型的键值对）。",
             "en": "The model config's 'text_config' = {value}: must be a JSON object (the language model's keys).",
         },
+        "config.missing_in_text": {
+            "zh": "{reason}（这份多模态配置的语言模型在 text_config 里读取；text_config 可能省略了与其 transformers "
+            "配置类默认值相同的键，请从语言模型本身的 config.json（{origin}）把缺的键补进 text_config。）",
+            "en": "{reason} (This multimodal config's language model is read from its text_config, which may leave out "
+            "the keys equal to its transformers configuration class's defaults: copy the missing ones into "
+            "text_config from the language model's own config.json, {origin}.)",
+        },
+        "config.text_origin_unknown": {"zh": "模型卡上写明的那个", "en": "the one its model card names"},
         "config.missing_one": {
             "zh": "模型配置缺少键 {key!r}。",
             "en": "The model config has no key {key!r}.",
@@ -551,13 +559,17 @@ def _int(key: str, value: Any, low: int = 1) -> int:
     return int(value)  # a numpy integer as a Python int, whose arithmetic does not wrap
 
 
+class _MissingKey(ValueError):
+    """A required key the config does not state (:func:`_required`)."""
+
+
 def _required(config: Mapping[str, Any], field: str) -> int:
     found = _find(config, field)
     if found is None:
         key, *others = _ALIASES[field]
         if not others:
-            raise ValueError(tr("config.missing_one", key=key))
-        raise ValueError(tr("config.missing", key=key, alternatives=", ".join(others)))
+            raise _MissingKey(tr("config.missing_one", key=key))
+        raise _MissingKey(tr("config.missing", key=key, alternatives=", ".join(others)))
     return _int(*found)
 
 
@@ -1160,7 +1172,20 @@ def model_fields_from_config(config: Mapping[str, Any], name: str | None = None)
     if not isinstance(config, Mapping):
         raise TypeError(tr("config.not_mapping", type=type(config).__name__))
     _check_text_config(config)
-    config = _language_model(config)  # a multimodal config's language model
+    language_model = _language_model(config)  # a multimodal config's language model
+    try:
+        return _fields(language_model, name)
+    except _MissingKey as missing:
+        text = config.get("text_config")
+        if not isinstance(text, Mapping) or _find(config, "layers") is not None:  # the top level was read
+            raise ValueError(str(missing)) from None
+        origin = text.get("_name_or_path")
+        origin = shown_str(origin) if isinstance(origin, str) and origin.strip() else tr("config.text_origin_unknown")
+        raise ValueError(tr("config.missing_in_text", reason=str(missing), origin=origin)) from None
+
+
+def _fields(config: Mapping[str, Any], name: str | None) -> dict[str, Any]:
+    """:func:`model_fields_from_config` of the language model's keys (a text_config already taken out)."""
     model_type = config.get("model_type", "")
     if not isinstance(model_type, str):
         raise ValueError(tr("config.str", key="model_type", value=model_type))

@@ -17,15 +17,33 @@ import contextlib
 import copy
 import io
 import json
+import math
+import os
+import re
+import subprocess
+import sys
+import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from coursekit import i18n
 from coursekit.__main__ import main as cli_main
 from coursekit.model_config import load_model_config
-from coursekit.planner import ModelSpec
+from coursekit.planner import ModelSpec, WorkloadSpec
+from coursekit.planner.estimate import (
+    attention_core_weight,
+    attention_kernel_rate,
+    attention_kernel_tokens,
+    ep_dispatched_tokens,
+    expert_tp_gathered_tokens,
+)
+from coursekit.planner.gate_table import chunks_divide_stages
+from coursekit.presets import MODELS
+from coursekit.specs import edge_layers_at, kv_heads_split, stage_layer_counts
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data" / "fuzz20"
@@ -245,3 +263,261 @@ def test_published_configs_plan_training_and_serving(name: str) -> None:
         assert result["top"], argv
         spec = result["model_spec"] if "model_spec" in result else result["model"]
         assert ModelSpec(**spec).num_params == expected  # the spec the JSON states is the one read
+
+
+# -- part 2: arrays given to the array-generic formulas ----------------------------------------------------------
+
+_LLAMA = MODELS["llama3-8b"]
+_MIXTRAL = MODELS["mixtral-8x7b"]
+_WORKLOAD = WorkloadSpec(global_batch=8, seq_len=4096)
+
+
+def _gathered(etp: Any) -> Any:
+    return expert_tp_gathered_tokens(_MIXTRAL, _WORKLOAD, 4096, 1, etp, 2)
+
+
+#: (label, the call with one argument v, valid values of v, whether v is an integer column). Each call's array
+#: argument is the one named in the label; the other arguments are fixed numbers.
+ARRAY_CASES: list[tuple[str, Callable[[Any], Any], list[float], bool]] = [
+    ("attention_kernel_tokens(s)", lambda v: attention_kernel_tokens(v, 2), [4096, 8192, 1], False),
+    ("attention_kernel_tokens(cp)", lambda v: attention_kernel_tokens(8192, v), [1, 2, 8], False),
+    ("attention_core_weight(cp)", lambda v: attention_core_weight(_WORKLOAD, 8192, v), [1, 2, 8], False),
+    ("attention_kernel_rate(cp)", lambda v: attention_kernel_rate(_WORKLOAD, 8192, v), [1, 2, 8], False),
+    ("ep_dispatched_tokens(tokens)", lambda v: ep_dispatched_tokens(_WORKLOAD, v, 2, 1), [4096, 1, 100], False),
+    ("ep_dispatched_tokens(tp)", lambda v: ep_dispatched_tokens(_WORKLOAD, 4096, v, 1), [1, 2, 8], False),
+    ("expert_tp_gathered_tokens(etp)", _gathered, [1, 2, 4], False),
+    ("chunks_divide_stages(v)", lambda v: chunks_divide_stages(8, 8, 8, 4, 0, v), [1, 2, 3], True),
+    ("kv_heads_split(tp)", lambda v: kv_heads_split(8, v), [1, 2, 16], True),
+    ("edge_layers_at(pp)", lambda v: edge_layers_at(126, v, None), [1, 2, 16], True),
+    ("stage_layer_counts(pp)", lambda v: stage_layer_counts(32, v), [1, 2, 8], True),
+    ("stage_layer_counts(layers)", lambda v: stage_layer_counts(v, 4), [32, 8, 100], True),
+    ("ModelSpec.kv_width_per_rank(tp)", lambda v: _LLAMA.kv_width_per_rank(v), [1, 2, 16], True),
+    ("ModelSpec.kv_cache_elements_per_token(tp)", lambda v: _LLAMA.kv_cache_elements_per_token(v), [1, 2, 16], True),
+    ("ModelSpec.attention_span(seq_len)", lambda v: _LLAMA.attention_span(v), [1024, 8192, 3], False),
+    ("ModelSpec.attended_keys(position)", lambda v: _LLAMA.attended_keys(v), [1, 5000, 8192], False),
+    ("ModelSpec.decode_keys(prompt)", lambda v: _LLAMA.decode_keys(v, 128), [1, 5000, 8192], False),
+    ("ModelSpec.kv_token_layers(pp)", lambda v: _LLAMA.kv_token_layers(8192, v), [1, 2, 7], True),
+    ("ModelSpec.logits_bytes(shards)", lambda v: _LLAMA.logits_bytes(4096, v), [1, 2, 8], False),
+    ("ModelSpec.stage_layer_kinds(pp)", lambda v: _MIXTRAL.stage_layer_kinds(v), [1, 2, 8], True),
+    ("ModelSpec.stage_dense_params(pp)", lambda v: _MIXTRAL.stage_dense_params(v), [1, 2, 8], True),
+]
+_IDS = [case[0] for case in ARRAY_CASES]
+
+
+def _leaves(value: Any) -> list[Any]:
+    """The numbers or arrays of a result, a nested tuple flattened."""
+    if isinstance(value, tuple):
+        return [leaf for part in value for leaf in _leaves(part)]
+    return [value]
+
+
+def _at(result: Any, index: tuple[int, ...]) -> list[float]:
+    return [float(np.asarray(leaf)[index]) if np.ndim(leaf) else float(leaf) for leaf in _leaves(result)]
+
+
+def _scalar(call: Callable[[Any], Any], value: float, integer: bool) -> list[float]:
+    return [float(leaf) for leaf in _leaves(call(int(value) if integer else float(value)))]
+
+
+@pytest.mark.parametrize(("label", "call", "values", "integer"), ARRAY_CASES, ids=_IDS)
+@pytest.mark.parametrize("dtype", ["int64", "float64"])
+@pytest.mark.parametrize("shape", [(3,), (3, 1), (1, 3)])
+def test_an_array_gives_the_scalar_calls_element_by_element(
+    label: str, call: Callable[[Any], Any], values: list[float], integer: bool, dtype: str, shape: tuple[int, ...]
+) -> None:
+    column = np.asarray(values, dtype=dtype).reshape(shape)
+    result = call(column)
+    for index in np.ndindex(*shape):
+        assert _at(result, index) == pytest.approx(_scalar(call, column[index], integer), rel=1e-12), (label, index)
+    if integer and dtype == "float64":  # a 0-d array is one number, and a float is no degree (as np.float64(2.0))
+        with pytest.raises(TypeError, match="must be an integer"):
+            call(np.asarray(values[1], dtype=dtype))
+    else:
+        zero_d = call(np.asarray(values[1], dtype=dtype))
+        assert _at(zero_d, ()) == pytest.approx(_scalar(call, values[1], integer), rel=1e-12)
+    empty = call(np.asarray([], dtype=dtype))
+    assert all(np.size(leaf) in (0, 1) for leaf in _leaves(empty)), label  # nothing computed, nothing refused
+
+
+#: Values a number alone is refused for, in a column: each must be refused too, naming the element. Before, the
+#: column was computed through: tp = 0 divided by zero (a RuntimeWarning and inf), NaN and -1 gave numbers, and
+#: 2**62 gave 1.8e-15 tokens.
+BAD_ELEMENTS: list[tuple[str, float]] = [("nan", math.nan), ("inf", math.inf), ("zero", 0), ("negative", -1),
+                                         ("huge", 2.0**62)]  # fmt: skip
+
+
+@pytest.mark.parametrize(("label", "call", "values", "integer"), ARRAY_CASES, ids=_IDS)
+@pytest.mark.parametrize(("kind", "bad"), BAD_ELEMENTS, ids=[b[0] for b in BAD_ELEMENTS])
+def test_an_element_a_number_is_refused_for_is_refused_in_a_column(
+    label: str, call: Callable[[Any], Any], values: list[float], integer: bool, kind: str, bad: float
+) -> None:
+    with pytest.raises((TypeError, ValueError)):  # the element alone: the rule the column must keep
+        call(bad if not integer or not math.isfinite(bad) else int(bad))
+    dtype = "int64" if integer and math.isfinite(bad) else "float64"
+    column = np.asarray([values[0], bad], dtype=dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a division by zero inside numpy is no refusal
+        with pytest.raises(ValueError, match=r"\[1\] = "):
+            call(column)
+    i18n.set_language("zh")
+    with pytest.raises(ValueError, match=r"\[1\] = .*[\u4e00-\u9fff]"):
+        call(column)
+
+
+@pytest.mark.parametrize(("label", "call", "values", "integer"), ARRAY_CASES, ids=_IDS)
+def test_masked_bool_object_and_narrow_arrays_are_refused_by_name(
+    label: str, call: Callable[[Any], Any], values: list[float], integer: bool
+) -> None:
+    """A masked array was computed with its masked entries as numbers (ModelSpec.attention_span gave 21.0 for
+    8192); a bool array divided by False. Each is refused with a TypeError, as are object, int32 and float32 arrays."""
+    dtype = "int64" if integer else "float64"
+    for column in (
+        np.ma.masked_array(np.asarray(values, dtype=dtype), mask=[False, True, False]),
+        np.asarray([True, False]),
+        np.asarray(values, dtype=object),
+        np.asarray(values, dtype="int32"),
+        np.asarray(values, dtype="float32"),
+    ):
+        with pytest.raises(TypeError):
+            call(column)
+
+
+@pytest.mark.parametrize(
+    ("call", "names"),
+    [
+        (lambda: kv_heads_split(np.array([8, 8, 4]), np.array([1, 2])), "kv_heads, tp"),
+        (lambda: stage_layer_counts(np.array([32, 64, 8]), np.array([1, 2])), "layers, pp"),
+        (lambda: _LLAMA.decode_keys(np.array([100.0, 200, 300]), np.array([10.0, 20])), "prompt, output"),
+        (lambda: _LLAMA.kv_token_layers(np.array([100.0, 200, 300]), np.array([1, 2])), "tokens, pp"),
+        (lambda: _LLAMA.logits_bytes(np.array([100.0, 200, 300]), np.array([1.0, 2])), "tokens, shards"),
+        (lambda: _MIXTRAL.stage_layer_kinds(np.array([1, 2, 4]), np.array([0, 1])), "pp, edge_layers"),
+        (lambda: chunks_divide_stages(np.array([8, 8, 8]), 8, 8, np.array([4, 2]), 0, 1), "first, pp"),
+    ],
+)
+def test_columns_that_do_not_line_up_are_named(call: Callable[[], Any], names: str) -> None:
+    """numpy's own "operands could not be broadcast together with shapes (3,) (2,)" named no parameter and stayed
+    English in a Chinese lesson."""
+    with pytest.raises(ValueError, match=f"^{names} have shapes"):
+        call()
+    i18n.set_language("zh")
+    with pytest.raises(ValueError, match=f"^{names} 的形状"):
+        call()
+
+
+def test_columns_that_broadcast_still_give_the_scalar_calls() -> None:
+    heads, tp = np.array([8, 8, 4]), np.array([[1], [2]])
+    grid = kv_heads_split(heads, tp)
+    assert grid.tolist() == [[kv_heads_split(int(h), int(t)) for h in heads] for t in tp[:, 0]]
+
+
+# -- part 3: the command lines in hostile environments --------------------------------------------------------------
+
+_PLAN = ["plan", "--model", "llama3-8b", "--cluster", "h100-8", "--global-batch", "64", "--top", "1"]
+_SERVE = ["plan", "--mode", "serving", "--model", "llama3-8b", "--cluster", "h100-8", "--concurrency", "8", "--top",
+          "1"]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("spelling", "lang"),
+    [("ZH", "zh"), ("zh_CN", "zh"), ("zh-Hans", "zh"), ("zh_CN.UTF-8", "zh"), ("en_US.UTF-8", "en"), ("EN", "en")],
+)
+@pytest.mark.parametrize("argv", [_PLAN, _SERVE], ids=["training", "serving"])
+def test_lang_takes_the_obvious_spellings(argv: list[str], spelling: str, lang: str) -> None:
+    """``--lang zh_CN`` was refused ("invalid choice: 'zh_CN' (choose from 'zh', 'en')") although COURSEKIT_LANG
+    reads the same locale name as zh; now both read it."""
+    status, out, err = _cli([*argv, "--lang", spelling])
+    assert status == 0, err
+    assert bool(re.search(r"[\u4e00-\u9fff]", out)) is (lang == "zh")
+    status, out_before, _ = _cli(["--lang=" + spelling, *argv])
+    assert status == 0 and out_before.splitlines()[0] == out.splitlines()[0]
+
+
+@pytest.mark.parametrize("spelling", ["fr", "", "chinese"])
+def test_lang_refuses_what_names_no_course_language(spelling: str) -> None:
+    status, out, err = _cli([*_PLAN, "--lang", spelling])
+    assert (status, out) == (2, "")
+    assert f"invalid choice: '{spelling}'" in err and "Traceback" not in err
+
+
+def test_lab_and_lessons_take_the_spellings_too(tmp_path: Path) -> None:
+    from coursekit.lab.cli import main as lab_main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        try:
+            status = lab_main(["--lang", "zh_CN", "--help"])
+        except SystemExit as exc:
+            status = exc.code
+    assert status == 0 and out.getvalue().startswith("用法")
+    status, _, err = _cli(["lessons", str(tmp_path / "copy"), "--lang", "ZH"])
+    assert status == 0, err
+    assert (tmp_path / "copy" / "notebooks" / "zh").is_dir() and not (tmp_path / "copy" / "notebooks" / "en").exists()
+
+
+def _run(argv: list[str], env: dict[str, str | None], cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
+    environment = {k: v for k, v in os.environ.items() if k not in ("LANG", "LC_ALL", "LC_CTYPE", "COURSEKIT_LANG")}
+    environment["PYTHONPATH"] = str(ROOT)
+    for key, value in env.items():
+        if value is None:
+            environment.pop(key, None)
+        else:
+            environment[key] = value
+    return subprocess.run([sys.executable, *argv], env=environment, cwd=cwd or ROOT, capture_output=True, timeout=120)
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        {"LANG": "C", "LC_ALL": "C", "PYTHONUTF8": "0"},  # an ASCII stdout
+        {"PYTHONIOENCODING": "latin-1"},
+        {"COLUMNS": "20", "NO_COLOR": "1", "TERM": "dumb"},
+        {"COLUMNS": "1000", "HOME": None},
+    ],
+    ids=["C-locale", "latin-1", "narrow-dumb", "wide-no-home"],
+)
+@pytest.mark.parametrize(
+    "argv",
+    [["-m", "coursekit", "--lang", "zh_CN", *_PLAN], ["-m", "coursekit.planner", *_PLAN[1:], "--lang", "ZH"],
+     ["-m", "coursekit", *_SERVE, "--lang", "zh", "--json"]],
+    ids=["plan", "planner-module", "serving-json"],
+)  # fmt: skip
+def test_chinese_output_survives_a_hostile_environment(argv: list[str], env: dict[str, str | None]) -> None:
+    done = _run(argv, env)
+    assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
+    assert b"Traceback" not in done.stderr and done.stdout
+    if "--json" in argv:
+        json.loads(done.stdout, parse_constant=_no_constant)
+
+
+def test_cut_short_and_closed_stdout_end_quietly() -> None:
+    """``| head -1`` and ``>&-``: exit 141 or 0 (the pipe) and 2 (closed) with one line, never a traceback."""
+    argv = [sys.executable, "-m", "coursekit", *_PLAN, "--lang", "zh-Hans"]
+    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
+    reader = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environment)
+    assert reader.stdout is not None and reader.stderr is not None
+    first = reader.stdout.readline()
+    reader.stdout.close()  # what head -1 does after its line
+    status = reader.wait(timeout=120)
+    err = reader.stderr.read()
+    reader.stderr.close()
+    assert "决策工作台" in first.decode("utf-8") and status in (0, 141) and b"Traceback" not in err
+    closed = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=environment,
+                            pass_fds=(), timeout=120, preexec_fn=lambda: os.close(1))  # fmt: skip
+    assert closed.returncode == 2 and "标准输出已关闭" in closed.stderr.decode("utf-8")
+
+
+def test_a_partial_text_config_is_refused_saying_where_it_was_read() -> None:
+    """llava-1.5's text_config states only the keys that differ from LlamaConfig's defaults: the refusal named
+    num_hidden_layers and sent the reader to "the config.json", whose top level has none to add (the language model
+    is read from text_config); it now says so and names the language model's own config, lmsys/vicuna-7b-v1.5."""
+    config = _config("llava-1.5-7b-hf")
+    hint = r"no key 'num_hidden_layers'.*read from its text_config.*lmsys/vicuna-7b-v1.5"
+    with pytest.raises(ValueError, match=hint):
+        ModelSpec.from_config(config)
+    i18n.set_language("zh")
+    with pytest.raises(ValueError, match=r"缺少键 'num_hidden_layers'.*text_config 里读取.*lmsys/vicuna-7b-v1.5"):
+        ModelSpec.from_config(config)
+    i18n.set_language("en")
+    top = {"num_hidden_layers": 2, "hidden_size": 8, "text_config": {"hidden_size": 8}}  # the top level is read
+    with pytest.raises(ValueError, match=r"no key 'num_attention_heads'.*other names\.$"):
+        ModelSpec.from_config(top)
