@@ -91,6 +91,10 @@ PUBLISHED: dict[str, tuple[float, str]] = {
     # microsoft/Phi-3-mini-4k-instruct, Phi-3-medium-4k-instruct: Phi-3 report (arXiv:2404.14219), 3.8B and 14B
     "phi-3-mini-4k-instruct": (3.8e9, "Phi-3 report, abstract"),
     "phi-3-medium-4k-instruct": (14e9, "Phi-3 report, abstract"),
+    # microsoft/Phi-3.5-MoE-instruct: model card, "16x3.8B parameters with 6.6B active"; 41.9B in all
+    "phi-3.5-moe-instruct": (41.9e9, "Phi-3.5-MoE-instruct model card"),
+    # Qwen/Qwen2.5-VL-7B-Instruct: 8.29B, the Hugging Face repo's weights (vision encoder included)
+    "qwen2.5-vl-7b-instruct": (8.29e9, "Qwen2.5-VL-7B-Instruct repo, safetensors parameter count"),
     # mistralai/Mistral-7B-v0.1: "a 7.3B parameter model" (Mistral AI's announcement, 27 Sep 2023)
     "mistral-7b-v0.1": (7.3e9, "Mistral AI, Mistral 7B announcement"),
     # mistralai/Mixtral-8x7B-v0.1: "46.7B total parameters" (Mistral AI's announcement, 11 Dec 2023)
@@ -118,7 +122,13 @@ PUBLISHED: dict[str, tuple[float, str]] = {
 #: (21.0M), the 14·14·3·1408 patch embedding and 577·1408 positions (1.6M): 0.872B. Pixtral (Mistral Small 3.1): 24
 #: layers of 4·1024² attention and a 3·1024·4096 SiLU-gated MLP (16.8M each, 403M), the patch merger 4096·1024 and the
 #: projector 1024·5120 + 5120·5120 (35.7M), the 14·14·3·1024 patch embedding (0.6M): 0.439B.
-VISION: dict[str, float] = {"llama-4-scout-17b-16e-instruct": 0.872e9, "mistral-small-3.1-24b-instruct-2503": 0.439e9}
+#: Qwen2.5-VL's ViT: 32 blocks of 4·1280² attention with biases and a 3·1280·3420 SiLU-gated MLP (19.7M each, 630M),
+#: the patch merger 5120·5120 + 5120·3584 (44.6M), the 2·14·14·3·1280 patch embedding (1.5M): 0.676B.
+VISION: dict[str, float] = {
+    "llama-4-scout-17b-16e-instruct": 0.872e9,
+    "mistral-small-3.1-24b-instruct-2503": 0.439e9,
+    "qwen2.5-vl-7b-instruct": 0.676e9,
+}
 
 
 def test_every_config_file_has_its_published_figure() -> None:
