@@ -2074,6 +2074,8 @@ class ModelSpec:
         _check_arg("tokens", tokens, integer=False, ge=0, le=MAX_INT)
         _check_arg("shards", shards, integer=False, ge=1, le=MAX_INT)
         check_column_shapes(tokens=tokens, shards=shards)
+        if is_numpy_array(tokens) and tokens.dtype.kind == "i":  # 4 · tokens · V in int64 wraps past 9.2e18 bytes
+            tokens = tokens.astype("float64")  # (2**50 tokens of a 128256-word vocabulary gave 5.8e18, not 5.8e20)
         return self._logits_bytes(tokens, shards)
 
     def _logits_bytes(self, tokens: Any, shards: Any = 1) -> Any:

@@ -414,6 +414,15 @@ def test_columns_that_do_not_line_up_are_named(call: Callable[[], Any], names: s
         call()
 
 
+def test_an_int64_token_column_does_not_wrap_in_the_logits_bytes() -> None:
+    """4 bytes · 2**50 tokens · 128256 words = 5.78e20 bytes (Python's ints, by hand); an int64 column wrapped past
+    2**63 and gave 5.76e18 without a word."""
+    expected = 4 * 2**50 * 128256
+    assert _LLAMA.logits_bytes(2**50) == pytest.approx(expected, rel=1e-15)
+    column = _LLAMA.logits_bytes(np.array([2**50, 4096], dtype=np.int64))
+    assert column.tolist() == pytest.approx([expected, 4 * 4096 * 128256], rel=1e-15)
+
+
 def test_columns_that_broadcast_still_give_the_scalar_calls() -> None:
     heads, tp = np.array([8, 8, 4]), np.array([[1], [2]])
     grid = kv_heads_split(heads, tp)
