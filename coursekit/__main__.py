@@ -28,7 +28,7 @@ import sys
 from collections.abc import Sequence
 
 from . import i18n
-from ._cli import EXIT_USAGE, LANG_HELP, CourseParser, argparse_language, guard, pre_language
+from ._cli import EXIT_USAGE, LANG_HELP, CourseParser, argparse_language, guard, language_args, pre_language
 from .i18n import Text
 from .planner.cli import add_plan_command, run_plan
 
@@ -80,7 +80,7 @@ def _run_plan(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``python -m coursekit``; returns the exit status (2 for bad arguments, 141 for a closed pipe)."""
-    args_list = list(sys.argv[1:] if argv is None else argv)
+    args_list = language_args(sys.argv[1:] if argv is None else argv)  # --lang zh_CN, ZH ... as --lang zh
     return guard("python -m coursekit", lambda: _main(args_list), args_list)
 
 

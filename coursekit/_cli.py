@@ -396,6 +396,34 @@ class CourseParser(argparse.ArgumentParser):
         return parsed, rest
 
 
+def language_spelling(value: str) -> str:
+    """The course language ``value`` names when written as people write a language: any case, or as a locale or
+    language tag (``ZH``, ``zh_CN``, ``zh-Hans``, ``zh_CN.UTF-8``, ``en_US.UTF-8``), as ``COURSEKIT_LANG`` is read;
+    ``value`` itself when it names none (``fr``), for ``--lang``'s choices to refuse by name.
+
+    >>> language_spelling("zh_CN.UTF-8"), language_spelling("EN"), language_spelling("fr")
+    ('zh', 'en', 'fr')
+    """
+    code = re.split(r"[_.@-]", value.strip().lower(), maxsplit=1)[0]
+    return code if code in i18n.LANGUAGES else value
+
+
+def language_args(argv: Sequence[str]) -> list[str]:
+    """``argv`` with each ``--lang`` value written as its language code (:func:`language_spelling`): ``--lang
+    zh_CN`` and ``--lang=ZH`` mean ``--lang zh``; what names no course language is left for the parser to refuse.
+
+    >>> language_args(["plan", "--lang", "zh-Hans", "--lang=en_US.UTF-8", "--model", "x"])
+    ['plan', '--lang', 'zh', '--lang=en', '--model', 'x']
+    """
+    out = list(argv)
+    for index, arg in enumerate(out):
+        if arg == "--lang" and index + 1 < len(out):
+            out[index + 1] = language_spelling(out[index + 1])
+        elif arg.startswith("--lang="):
+            out[index] = "--lang=" + language_spelling(arg.split("=", 1)[1])
+    return out
+
+
 def pre_language(argv: Sequence[str]) -> None:
     """Apply ``--lang`` before the parser is built, so its help and argument errors are in that language.
 

@@ -202,8 +202,9 @@ def check_int_column(name: str, value: Any, *, ge: int | None = None, le: int | 
     """Return ``value`` after checking it is an integer in range (as :func:`check_int`) or a numpy array of numbers:
     the guard of the array-generic helpers the vectorised search calls on whole columns (a pipeline degree ``pp``, a
     layer count), so a learner who calls one by hand gets a message, not a numpy error. An array is checked for its
-    element type only (:func:`_check_column`); it may hold the float64 columns the search computes with. A 0-d array
-    is one number, not a column: its value is checked as :func:`check_int` checks a number.
+    element type (:func:`_check_column`: int64 or float64, not masked) and each element for its value
+    (:func:`_check_column_values`); it may hold the float64 columns of whole numbers the search computes with. A 0-d
+    array is one number, not a column: its value is checked as :func:`check_int` checks a number.
 
     >>> check_int_column("pp", 4, ge=1)
     4
@@ -218,6 +219,8 @@ def check_int_column(name: str, value: Any, *, ge: int | None = None, le: int | 
     _check_column(name, value, "validate.type_int_column")
     if value.ndim == 0:  # one number, not a column: its value is checked as a number's is
         check_int(name, value[()], ge=ge, le=le)
+    else:
+        _check_column_values(name, value, integer=True, ge=ge, le=MAX_INT if le is None else le)
     return value
 
 
@@ -236,14 +239,70 @@ def check_number_column(
     _check_column(name, value, "validate.type_number_column")
     if value.ndim == 0:  # one number, not a column: its value is checked as a number's is
         check_number(name, value[()], ge=ge, gt=gt, le=le)
+    else:
+        _check_column_values(name, value, integer=False, ge=ge, gt=gt, le=le)
     return value
 
 
+def check_column_shapes(**values: Any) -> None:
+    """The numpy arrays among ``values`` (name: value; numbers go with any array) must line up element by element,
+    as numpy broadcasts them; otherwise a ``ValueError`` naming them and their shapes, in the learner's language,
+    instead of numpy's "operands could not be broadcast together".
+
+    >>> check_column_shapes(tp=2, pp=4)
+    """
+    numpy = sys.modules.get("numpy")
+    arrays = {name: value for name, value in values.items() if _numpy_array(value) is not None}
+    if numpy is None or len(arrays) < 2:
+        return
+    try:
+        numpy.broadcast_shapes(*(array.shape for array in arrays.values()))
+    except ValueError:
+        names = ", ".join(arrays)
+        shapes = ", ".join(str(array.shape) for array in arrays.values())
+        raise ValueError(tr("validate.column_shapes", names=names, shapes=shapes)) from None
+
+
+def _check_column_values(
+    name: str, array: Any, *, integer: bool, ge: float | None = None, gt: float | None = None, le: float | None = None
+) -> None:
+    """Every element of a column a person passes is checked as that number would be on its own: finite, in range
+    and, for an integer column, a whole number (a float64 column of whole numbers passes, as the search's degree
+    columns are float64). The first element refused is named by its index, ``pp[2] = 0: must be >= 1.``, so a
+    column never gives a number where the same value alone is refused (NaN, 0 or -1 degrees computed through)."""
+    numpy = sys.modules["numpy"]
+    flat = array.reshape(-1)
+    if flat.size == 0:
+        return
+    with numpy.errstate(all="ignore"):
+        values = flat.astype(numpy.float64)
+        ok = numpy.isfinite(values)
+        if integer and flat.dtype.kind == "f":
+            ok &= values == numpy.floor(values)
+        if ge is not None:
+            ok &= flat >= ge
+        if gt is not None:
+            ok &= flat > gt
+        if le is not None:
+            ok &= flat <= le
+    if bool(ok.all()):
+        return
+    where = numpy.unravel_index(int(numpy.argmin(ok)), array.shape)
+    label = f"{name}[{', '.join(str(int(i)) for i in where)}]"
+    element = flat[int(numpy.argmin(ok))].item()
+    check_number(label, element, ge=ge, gt=gt, le=le)  # NaN, infinity, out of range
+    if integer:
+        check_int(label, element)  # a fraction: the range was checked above
+
+
 def _check_column(name: str, array: Any, type_key: str) -> Any:
-    """``array`` (numpy) after checking it holds numbers. Only the element type: the search passes whole columns,
-    rows a gate has already refused among them, whose values need not be legal (a stage of -1 layers)."""
+    """``array`` (numpy) after checking it holds numbers and is no masked array (its masked entries would be computed
+    as numbers). The helpers check columns only when a person calls them (:func:`called_from_outside`): the search's
+    own columns hold rows a gate has already refused, whose values need not be legal (a stage of -1 layers)."""
     if array.dtype.kind not in "iuf":
         raise TypeError(tr(type_key, name=name, value=array, type=str(array.dtype)))
+    if isinstance(array, sys.modules["numpy"].ma.MaskedArray):  # its masked entries would be computed as numbers
+        raise TypeError(tr("validate.masked_column", name=name, value=array))
     _check_numpy_width(name, array)
     return array
 

@@ -413,6 +413,19 @@ register(
             "narrower and unsigned types overflow or wrap silently in the arithmetic (int32 2**30 times 8 is "
             "negative) and float32 loses precision; convert it first, e.g. numpy.asarray({name}, dtype=numpy.int64).",
         },
+        "validate.column_shapes": {
+            "zh": "{names} 的形状 {shapes} 不能逐元素对齐（numpy 的广播规则）：每一维的长度必须相同或为 1"
+            "（一个数可以配任何数组）。",
+            "en": "{names} have shapes {shapes} that do not line up element by element (numpy's broadcasting): each "
+            "dimension must have the same length or 1 (a number goes with any array).",
+        },
+        "validate.masked_column": {
+            "zh": "{name} = {value!r}：是 numpy 的掩码数组 (masked array)；被掩盖的项在计算中会被当作普通的数，"
+            "请传入 {name}.compressed()（只留未掩盖的项）或 {name}.filled(...)（给被掩盖的项填一个值）。",
+            "en": "{name} = {value!r}: is a numpy masked array; its masked entries would be computed as ordinary "
+            "numbers, so pass {name}.compressed() (the unmasked entries only) or {name}.filled(...) (a value for "
+            "the masked ones).",
+        },
         "validate.type_int_column": {
             "zh": "{name} = {value!r}：必须是整数 (int) 或数值数组，而不是 {type} 数组。",
             "en": "{name} = {value!r}: must be an integer (int) or an array of numbers, not an array of {type}.",

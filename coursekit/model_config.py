@@ -37,17 +37,20 @@ dropout                   attention_dropout, hidden_dropout, resid_pdrop, attn_p
 The MLP kind, the norm, the positions and the biases follow ``model_type`` (GPT-2, GPT-NeoX, BLOOM, OPT
 and Falcon use a 2-matrix GELU MLP, LayerNorm and biases, Falcon's biases as its ``bias`` key says; the Llama
 family, Mistral, Qwen, Gemma, DeepSeek and the others of :data:`GATED_TYPES` a gated 3-matrix MLP and RMSNorm
-without biases), and ``tie_word_embeddings`` (Hugging Face's default: True). A ``model_type`` in neither list
+without biases), and ``tie_word_embeddings`` (default: the model_type's transformers configuration class, False for
+those of :data:`UNTIED_TYPES`, else ``PretrainedConfig``'s True). A ``model_type`` in neither list
 (Phi-2, StarCoder2, Nemotron ...) is read from its own keys: a SiLU activation means a gated MLP, any other a
 2-matrix one; ``norm_type`` or the norm's epsilon key (``rms_norm_eps`` / ``layer_norm_eps``) the norm;
 ``use_bias`` / ``bias`` / ``attention_bias`` the biases (default: biases with a 2-matrix MLP). A config naming no
 activation is read as Llama-style, and the spec's ``source`` says so.
-A multimodal config that keeps its language model under ``text_config`` (Llama 4, Gemma 3) is read from
-there. A key a published config leaves out takes the value of its transformers configuration class where that
-differs from the reading of an absent key (:data:`TYPE_DEFAULTS`: Gemma 3's vocabulary, length and window pattern,
-Llama 4's untied output layer). Llama 4 (``model_type`` ``llama4_text``): ``intermediate_size`` is each expert's width,
-``intermediate_size_mlp`` the dense MLP's, and every MoE layer has one shared expert of the expert width
-(``Llama4TextMoe`` in ``transformers``).
+A multimodal config that keeps its language model under ``text_config`` (Llama 4, Gemma 3, Mistral 3, LLaVA) is read
+from there, with the outer ``tie_word_embeddings`` when the text_config states none. A key a published config leaves
+out takes the value of its transformers configuration class where that differs from the reading of an absent key
+(:data:`TYPE_DEFAULTS`: Gemma 3's vocabulary, length, window pattern, heads and head width, Gemma's head width, the
+untied output layers of Llama 4 and the others of :data:`UNTIED_TYPES`). Llama 4's ``moe_layers`` (the MoE layers'
+indices, which transformers reads before ``interleave_moe_layer_step``) must be the last layers. Llama 4
+(``model_type`` ``llama4_text``): ``intermediate_size`` is each expert's width, ``intermediate_size_mlp`` the dense
+MLP's, and every MoE layer has one shared expert of the expert width (``Llama4TextMoe`` in ``transformers``).
 
 Keys that change the cost but that the spec cannot express, or expresses only in part, are not dropped silently:
 :func:`config_notes` names each one with its value and what the planner counts instead, in both languages, and the
@@ -116,6 +119,13 @@ register(
             "inference; the training plan counts 16-bit weights and the full optimizer states. To plan training or "
             "fine-tuning, use the original (unquantized) model's config.json.",
         },
+        "config.note_quantized_method": {
+            "zh": "quantization_config（quant_method={method}）：这是量化后的权重，用于推理；训练规划按 16 位权重和"
+            "完整的优化器状态计。要规划训练或微调，请用原版（未量化）模型的 config.json。",
+            "en": "quantization_config (quant_method={method}): these are quantized weights, for inference; the "
+            "training plan counts 16-bit weights and the full optimizer states. To plan training or fine-tuning, use "
+            "the original (unquantized) model's config.json.",
+        },
         "config.alias_conflict": {
             "zh": "模型配置用两个键给出同一个量，值却不同：{key!r} = {value}，{other!r} = {other_value}（都读作 "
             "{field}）；不知道哪一个是想要的，请只保留一个。",
@@ -133,6 +143,14 @@ register(
             "zh": "模型配置的 'text_config' = {value}：必须是 JSON 对象（语言模型的键值对）。",
             "en": "The model config's 'text_config' = {value}: must be a JSON object (the language model's keys).",
         },
+        "config.missing_in_text": {
+            "zh": "{reason}（这份多模态配置的语言模型在 text_config 里读取；text_config 可能省略了与其 transformers "
+            "配置类默认值相同的键，请从语言模型本身的 config.json（{origin}）把缺的键补进 text_config。）",
+            "en": "{reason} (This multimodal config's language model is read from its text_config, which may leave out "
+            "the keys equal to its transformers configuration class's defaults: copy the missing ones into "
+            "text_config from the language model's own config.json, {origin}.)",
+        },
+        "config.text_origin_unknown": {"zh": "模型卡上写明的那个", "en": "the one its model card names"},
         "config.missing_one": {
             "zh": "模型配置缺少键 {key!r}。",
             "en": "The model config has no key {key!r}.",
@@ -198,6 +216,14 @@ register(
             "每隔几层才有一个 MoE 层的模型无法表示（需要 1）。",
             "en": "The model config's {key!r} = {value!r}: the spec can only express a MoE layer in every layer "
             "after the first dense ones; MoE layers spaced apart cannot be expressed (needs 1).",
+        },
+        "config.moe_layers": {
+            "zh": "模型配置的 {key!r} = {value}：这里只能表示“开头若干稠密层之后每层都是 MoE”，所以列出的 MoE 层"
+            "必须是最后连续的几层 [k, k + 1, ..., {last}]（transformers 先读这个列表，"
+            "再读 interleave_moe_layer_step）。",
+            "en": "The model config's {key!r} = {value}: the spec can only express a MoE layer in every layer after "
+            "the first dense ones, so the MoE layers listed must be the last ones, [k, k + 1, ..., {last}] "
+            "(transformers reads this list before interleave_moe_layer_step).",
         },
         "config.dense_layers": {
             "zh": "模型配置的 {key!r} = {value!r}：稠密层必须是开头连续的几层 [0, 1, ..., k - 1]。",
@@ -533,13 +559,17 @@ def _int(key: str, value: Any, low: int = 1) -> int:
     return int(value)  # a numpy integer as a Python int, whose arithmetic does not wrap
 
 
+class _MissingKey(ValueError):
+    """A required key the config does not state (:func:`_required`)."""
+
+
 def _required(config: Mapping[str, Any], field: str) -> int:
     found = _find(config, field)
     if found is None:
         key, *others = _ALIASES[field]
         if not others:
-            raise ValueError(tr("config.missing_one", key=key))
-        raise ValueError(tr("config.missing", key=key, alternatives=", ".join(others)))
+            raise _MissingKey(tr("config.missing_one", key=key))
+        raise _MissingKey(tr("config.missing", key=key, alternatives=", ".join(others)))
     return _int(*found)
 
 
@@ -636,12 +666,32 @@ _ATTENTION_LAYER_TYPES: frozenset[str] = frozenset(
 
 #: What transformers' configuration classes take for a key that a published config.json leaves out, where the
 #: default differs from the reading of an absent key (the ``PretrainedConfig`` defaults, e.g. tied embeddings).
-#: Gemma3TextConfig: vocab_size=262_208, max_position_embeddings=131_072, sliding_window_pattern=6 (google/gemma-3-
-#: 27b-it's text_config states none of them); Llama4TextConfig: tie_word_embeddings=False (Llama 4 Scout's and
-#: Maverick's text_config states none; Meta's untied 202048 x 5120 output layer).
+#: Gemma3TextConfig: vocab_size=262_208, max_position_embeddings=131_072, sliding_window_pattern=6,
+#: num_attention_heads=8, num_key_value_heads=4, head_dim=256 (google/gemma-3-27b-it's text_config states none of the
+#: first three, gemma-3-12b-it's no head_dim, gemma-3-4b-it's none of the six); GemmaConfig and Gemma2Config:
+#: head_dim=256 (not hidden / heads); Llama4TextConfig: tie_word_embeddings=False (Llama 4 Scout's and Maverick's
+#: text_config states none; Meta's untied 202048 x 5120 output layer). The configuration classes of
+#: :data:`UNTIED_TYPES` default to untied embeddings too (mistralai/Mistral-Small-3.1-24B-Instruct-2503's text_config,
+#: model_type mistral, states no tie_word_embeddings: MistralConfig's False, a 131072 x 5120 output layer of its own).
+_GEMMA3_TEXT_DEFAULTS: dict[str, Any] = {
+    "vocab_size": 262_208, "max_position_embeddings": 131_072, "sliding_window_pattern": 6,
+    "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256,
+}  # fmt: skip
+#: model_type values whose transformers configuration class defaults to ``tie_word_embeddings=False`` (LlamaConfig,
+#: MistralConfig, MixtralConfig, Qwen2Config, Qwen2MoeConfig, Qwen3Config, Qwen3MoeConfig, Phi3Config, OlmoConfig,
+#: Olmo2Config, OlmoeConfig, DeepseekV2Config, DeepseekV3Config, GptOssConfig, GPTNeoXConfig, GPTJConfig,
+#: GraniteConfig, GraniteMoeConfig, Llama4TextConfig), where ``PretrainedConfig``'s default is True.
+UNTIED_TYPES: frozenset[str] = frozenset(
+    {
+        "llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "phi3", "olmo", "olmo2", "olmoe",
+        "deepseek_v2", "deepseek_v3", "gpt_oss", "gpt_neox", "gptj", "granite", "granitemoe", "llama4_text",
+    }
+)  # fmt: skip
 TYPE_DEFAULTS: dict[str, dict[str, Any]] = {
-    "gemma3_text": {"vocab_size": 262_208, "max_position_embeddings": 131_072, "sliding_window_pattern": 6},
-    "llama4_text": {"tie_word_embeddings": False},
+    **{model_type: {"tie_word_embeddings": False} for model_type in sorted(UNTIED_TYPES)},
+    "gemma": {"head_dim": 256},
+    "gemma2": {"head_dim": 256},
+    "gemma3_text": _GEMMA3_TEXT_DEFAULTS,
 }
 #: Defaults for a key the config leaves out, where an explicit null means something else: Llama4TextConfig's
 #: attention_chunk_size=8192 when absent, while a config.json's null is kept as None and turns the chunks off.
@@ -655,7 +705,10 @@ def _language_model(config: Mapping[str, Any]) -> Mapping[str, Any]:
     text = config.get("text_config")
     if isinstance(text, Mapping) and _find(config, "layers") is None:
         outer_name = config.get("_name_or_path")
-        config = {**text, **({"_name_or_path": outer_name} if outer_name else {})}
+        inherited = {"_name_or_path": outer_name} if outer_name else {}
+        if text.get("tie_word_embeddings") is None and config.get("tie_word_embeddings") is not None:
+            inherited["tie_word_embeddings"] = config["tie_word_embeddings"]  # the outer flag, llava's and Llama 4's
+        config = {**text, **inherited}
     model_type = config.get("model_type")
     defaults = TYPE_DEFAULTS.get(model_type, {}) if isinstance(model_type, str) else {}
     missing = {key: value for key, value in defaults.items() if config.get(key) is None}
@@ -996,8 +1049,13 @@ def _other_notes(config: Mapping[str, Any], model_type: str) -> list[Text]:
     notes = []
     quantized = config.get("quantization_config")
     if isinstance(quantized, Mapping) and isinstance(quantized.get("quant_method"), str):
-        bits = quantized.get("bits", quantized.get("w_bit", "?"))
-        notes.append(_note("config.note_quantized", method=_shown_value(quantized["quant_method"]), bits=bits))
+        method = quantized["quant_method"]
+        bits = next((quantized[k] for k in ("bits", "w_bit") if quantized.get(k) is not None), None)
+        bits = _QUANT_METHOD_BITS.get(method.strip().lower()) if bits is None else bits
+        if bits is None:  # a method of no stated width (compressed-tensors ...): no "? bits"
+            notes.append(_note("config.note_quantized_method", method=_shown_value(method)))
+        else:
+            notes.append(_note("config.note_quantized", method=_shown_value(method), bits=_shown_value(bits)))
     if model_type == "gpt_oss":
         count = (_count(_value(config, "layers")) or 0) * (_count(_value(config, "heads")) or 0)
         notes.append(_note("config.note_sinks", value=_shown_value(model_type), count=count))
@@ -1005,6 +1063,11 @@ def _other_notes(config: Mapping[str, Any], model_type: str) -> list[Text]:
     if groups is not None and top is not None and top < groups:
         notes.append(_note("config.note_group_routing", value=top, groups=groups))
     return notes
+
+
+#: The weight width of a ``quant_method`` whose quantization_config states no ``bits``: FP8 (DeepSeek-V3's "fp8",
+#: E4M3 weights) and MXFP4 (gpt-oss's "mxfp4": 4-bit E2M1 elements, OCP Microscaling Formats spec v1.0).
+_QUANT_METHOD_BITS: dict[str, int] = {"fp8": 8, "mxfp4": 4}
 
 
 class SourceText(str):
@@ -1109,7 +1172,20 @@ def model_fields_from_config(config: Mapping[str, Any], name: str | None = None)
     if not isinstance(config, Mapping):
         raise TypeError(tr("config.not_mapping", type=type(config).__name__))
     _check_text_config(config)
-    config = _language_model(config)  # a multimodal config's language model
+    language_model = _language_model(config)  # a multimodal config's language model
+    try:
+        return _fields(language_model, name)
+    except _MissingKey as missing:
+        text = config.get("text_config")
+        if not isinstance(text, Mapping) or _find(config, "layers") is not None:  # the top level was read
+            raise ValueError(str(missing)) from None
+        origin = text.get("_name_or_path")
+        origin = shown_str(origin) if isinstance(origin, str) and origin.strip() else tr("config.text_origin_unknown")
+        raise ValueError(tr("config.missing_in_text", reason=str(missing), origin=origin)) from None
+
+
+def _fields(config: Mapping[str, Any], name: str | None) -> dict[str, Any]:
+    """:func:`model_fields_from_config` of the language model's keys (a text_config already taken out)."""
     model_type = config.get("model_type", "")
     if not isinstance(model_type, str):
         raise ValueError(tr("config.str", key="model_type", value=model_type))
@@ -1245,6 +1321,13 @@ def _moe_fields(config: Mapping[str, Any], model_type: str, experts: int, ffn: i
         if not plain or sorted(only) != list(range(len(only))):
             raise ValueError(tr("config.dense_layers", key="mlp_only_layers", value=only))
         dense = max(dense or 0, len(only))
+    listed = config.get("moe_layers")  # Llama4TextConfig: the MoE layers' indices, read before the spacing key
+    if listed is not None:
+        plain = isinstance(listed, list) and all(isinstance(i, int) and not isinstance(i, bool) for i in listed)
+        last = (layers or 1) - 1
+        if not plain or not listed or sorted(listed) != list(range(last + 1 - len(listed), last + 1)):
+            raise ValueError(tr("config.moe_layers", key="moe_layers", value=reprlib.repr(listed), last=last))
+        dense = max(dense or 0, last + 1 - len(listed))
     fields["first_k_dense"] = dense
     return fields
 

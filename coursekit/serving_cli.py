@@ -34,6 +34,7 @@ from ._cli import (
     NumberArg,
     argparse_language,
     fail_line,
+    language_args,
     number_arg,
     pre_language,
     write_json,
@@ -250,7 +251,7 @@ def run_serving(argv: Sequence[str]) -> int:
 
     Every message, argparse's own included, is in the current language (``--lang``).
     """
-    argv = check_argv("argv", argv)
+    argv = language_args(check_argv("argv", argv))  # --lang zh_CN, ZH ... as --lang zh
     pre_language(argv)
     parser = build_serving_parser()
     with argparse_language():  # the usage printed before a refusal is in that language too

@@ -21,10 +21,12 @@ from ._validate import (
     called_from_outside,
     check_bool,
     check_choice,
+    check_column_shapes,
     check_divides,
     check_int,
     check_int_column,
     check_number,
+    check_number_column,
     is_numpy_array,
     learner_arguments,
     learner_functions,
@@ -1023,6 +1025,7 @@ def kv_heads_split(kv_heads: Any, tp: Any) -> Any:
     if called_from_outside():
         check_int_column("kv_heads", kv_heads, ge=1)
         check_int_column("tp", tp, ge=1)
+        check_column_shapes(kv_heads=kv_heads, tp=tp)
     return -(-kv_heads // tp)
 
 
@@ -1044,6 +1047,7 @@ def _check_split(layers: Any, pp: Any, **edges: Any) -> None:
     for name, value in edges.items():
         if value is not None:
             check_int_column(name, value, ge=0)
+    check_column_shapes(layers=layers, pp=pp, **edges)
 
 
 def edge_layers_at(layers: Any, pp: Any, option: int | None) -> Any:
@@ -1162,22 +1166,38 @@ def stage_layer_counts(
 
 
 def _is_scalar(value: Any) -> bool:
-    """True unless ``value`` is a numpy array: a plain number (a numpy scalar too, as indexing an array gives) is
-    checked by the array-generic methods below; an array is a column of the planner's vectorised search, checked once
-    where the search builds it (its refused rows need not hold legal values)."""
+    """True unless ``value`` is a numpy array: a plain number (a numpy scalar too, as indexing an array gives), checked
+    as a number by the array-generic methods below; an array is checked element by element (:func:`_check_arg`). The
+    planner's vectorised search calls their unchecked kernels, whose columns may hold rows a gate has refused."""
     return not is_numpy_array(value)
+
+
+def _check_arg(name: str, value: Any, *, integer: bool, ge: float | None = None, le: float | None = None) -> None:
+    """A public method's argument: a number checked as :func:`check_int` or :func:`check_number` checks it, a numpy
+    array element by element the same way (:func:`check_int_column`, :func:`check_number_column`: int64 or float64,
+    not masked, each element finite and in range), so a column never gives a number where one of its values alone
+    is refused. The planner's search calls the unchecked kernels (``_kv_width_per_rank`` ...), never these."""
+    if _is_scalar(value):
+        if integer:
+            check_int(name, value, ge=None if ge is None else int(ge), le=None if le is None else int(le))
+        else:
+            check_number(name, value, ge=ge, le=le)
+    elif integer:
+        check_int_column(name, value, ge=None if ge is None else int(ge), le=None if le is None else int(le))
+    else:
+        check_number_column(name, value, ge=ge, le=le)
 
 
 def _check_stage_args(layers: int, pp: Any, edge_layers: Any, last_edge_layers: Any = None) -> None:
     """A plain number given for ``pp``, ``edge_layers`` or ``last_edge_layers`` must be an int in range, and edges
-    that would leave a stage fewer than no layers are refused (:func:`_check_stage_counts`); arrays (the planner's
-    vectorised search, which checks its columns once and gates such stages) pass as they are."""
-    if _is_scalar(pp):
-        check_int("pp", pp, ge=1, le=1 << 20)
-    if _is_scalar(edge_layers):
-        check_int("edge_layers", edge_layers, ge=0, le=1 << 16)
-    if last_edge_layers is not None and _is_scalar(last_edge_layers):
-        check_int("last_edge_layers", last_edge_layers, ge=0, le=1 << 16)
+    that would leave a stage fewer than no layers are refused (:func:`_check_stage_counts`); an array is checked element
+    by element for its range (:func:`_check_arg`), its stage counts by the caller (the planner's vectorised search,
+    which calls the unchecked kernels, gates such stages)."""
+    _check_arg("pp", pp, integer=True, ge=1, le=1 << 20)
+    _check_arg("edge_layers", edge_layers, integer=True, ge=0, le=1 << 16)
+    if last_edge_layers is not None:
+        _check_arg("last_edge_layers", last_edge_layers, integer=True, ge=0, le=1 << 16)
+    check_column_shapes(pp=pp, edge_layers=edge_layers, last_edge_layers=last_edge_layers)
     if all(_is_scalar(value) for value in (pp, edge_layers, last_edge_layers)):
         _check_stage_counts(layers, pp, edge_layers, last_edge_layers)
 
@@ -1520,8 +1540,7 @@ class ModelSpec:
         >>> ModelSpec("gqa", 2, 1024, 16, 4096, 1000, 128, kv_heads=4).kv_width_per_rank(8)  # 4 heads over 8 ranks
         64
         """
-        if _is_scalar(tp):
-            check_int("tp", tp, ge=1, le=MAX_WORLD_SIZE)
+        _check_arg("tp", tp, integer=True, ge=1, le=MAX_WORLD_SIZE)
         return self._kv_width_per_rank(tp)
 
     def _kv_width_per_rank(self, tp: Any) -> Any:
@@ -1576,8 +1595,7 @@ class ModelSpec:
         >>> float(c.attention_span(10))  # full layer 10; chunked layer 10 · (10 + 10 + 3 = 23) / 55 = 4.18
         7.090909090909091
         """
-        if _is_scalar(seq_len):
-            check_number("seq_len", seq_len, ge=1, le=MAX_SEQ_LEN)
+        _check_arg("seq_len", seq_len, integer=False, ge=1, le=MAX_SEQ_LEN)
         return self._attention_span(seq_len)
 
     def _limited(self) -> tuple[int, float] | None:
@@ -1627,8 +1645,7 @@ class ModelSpec:
         >>> float(c.attended_keys(1000))  # (1000 + 3 · (999 mod 128 + 1 = 104)) / 4
         328.0
         """
-        if _is_scalar(position):
-            check_number("position", position, ge=1, le=MAX_SEQ_LEN)
+        _check_arg("position", position, integer=False, ge=1, le=MAX_SEQ_LEN)
         return self._attended_keys(position)
 
     def _attended_keys(self, position: Any) -> Any:
@@ -1658,10 +1675,9 @@ class ModelSpec:
         >>> float(c.decode_keys(120, 16))  # full: 128; chunked: (121..128, then 1..8) mean 64.5
         80.375
         """
-        if _is_scalar(prompt):
-            check_number("prompt", prompt, ge=1, le=MAX_SEQ_LEN)
-        if _is_scalar(output):
-            check_number("output", output, ge=1, le=MAX_SEQ_LEN)
+        _check_arg("prompt", prompt, integer=False, ge=1, le=MAX_SEQ_LEN)
+        _check_arg("output", output, integer=False, ge=1, le=MAX_SEQ_LEN)
+        check_column_shapes(prompt=prompt, output=output)
         return self._decode_keys(prompt, output)
 
     def _decode_keys(self, prompt: Any, output: Any) -> Any:
@@ -1691,13 +1707,12 @@ class ModelSpec:
         >>> m.kv_token_layers(1000), m.kv_token_layers(1000, pp=2), m.kv_token_layers(4000, requests=4)
         (2256, 1128, 9024)
         """
+        _check_arg("tokens", tokens, integer=False, ge=0, le=MAX_INT)
         if _is_scalar(tokens):
-            check_number("tokens", tokens, ge=0, le=MAX_INT)
             tokens = tokens + 0  # -0.0 counts as 0
-        if _is_scalar(pp):
-            check_int("pp", pp, ge=1, le=self.layers)
-        if _is_scalar(requests):
-            check_int("requests", requests, ge=1)
+        _check_arg("pp", pp, integer=True, ge=1, le=self.layers)
+        _check_arg("requests", requests, integer=True, ge=1, le=MAX_INT)
+        check_column_shapes(tokens=tokens, pp=pp, requests=requests)
         return self._kv_token_layers(tokens, pp, requests)
 
     def _kv_token_layers(self, tokens: Any, pp: Any = 1, requests: Any = 1) -> Any:
@@ -1724,8 +1739,7 @@ class ModelSpec:
         >>> MODELS["deepseek-v3"].kv_cache_elements_per_token(), MODELS["llama3-70b"].kv_cache_elements_per_token(8)
         (576, 256)
         """
-        if _is_scalar(tp):
-            check_int("tp", tp, ge=1, le=MAX_WORLD_SIZE)
+        _check_arg("tp", tp, integer=True, ge=1, le=MAX_WORLD_SIZE)
         return self._kv_cache_elements_per_token(tp)
 
     def _kv_cache_elements_per_token(self, tp: Any) -> Any:
@@ -2070,10 +2084,11 @@ class ModelSpec:
         >>> ModelSpec("tiny", 2, 64, 4, 256, 1000, 128).logits_bytes(8, 2)   # 4 bytes · 8 tokens · 1000 / 2
         16000.0
         """
-        if _is_scalar(tokens):
-            check_number("tokens", tokens, ge=0, le=MAX_INT)
-        if _is_scalar(shards):
-            check_number("shards", shards, ge=1, le=MAX_INT)
+        _check_arg("tokens", tokens, integer=False, ge=0, le=MAX_INT)
+        _check_arg("shards", shards, integer=False, ge=1, le=MAX_INT)
+        check_column_shapes(tokens=tokens, shards=shards)
+        if is_numpy_array(tokens) and tokens.dtype.kind == "i":  # 4 · tokens · V in int64 wraps past 9.2e18 bytes
+            tokens = tokens.astype("float64")  # (2**50 tokens of a 128256-word vocabulary gave 5.8e18, not 5.8e20)
         return self._logits_bytes(tokens, shards)
 
     def _logits_bytes(self, tokens: Any, shards: Any = 1) -> Any:

@@ -58,6 +58,7 @@ from .._cli import (
     check_output_folder,
     fail_line,
     guard,
+    language_args,
     number_arg,
     pre_language,
 )
@@ -562,7 +563,7 @@ def _run(args: argparse.Namespace, ranks: int | None) -> tuple[Any, str, bool]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (see the module docstring)."""
-    argv = list(sys.argv[1:] if argv is None else argv)
+    argv = language_args(sys.argv[1:] if argv is None else argv)  # --lang zh_CN, ZH ... as --lang zh
     return guard("python -m coursekit.lab", lambda: _main(argv), argv)
 
 

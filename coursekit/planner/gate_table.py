@@ -20,6 +20,7 @@ from .. import composition  # noqa: F401  (registers the composition.* messages 
 from .._validate import (
     called_from_outside,
     check_choice,
+    check_column_shapes,
     check_instance,
     check_int,
     check_int_column,
@@ -404,6 +405,8 @@ def chunks_divide_stages(
         check_int_column("v", v, ge=1)
         if last_edge_layers is not None:
             check_int_column("last_edge_layers", last_edge_layers, ge=0)
+        check_column_shapes(first=first, mid=mid, last=last, pp=pp, edge_layers=edge_layers, v=v,
+                            last_edge_layers=last_edge_layers)  # fmt: skip
     last_edge = edge_layers if last_edge_layers is None else last_edge_layers
     edge = first + edge_layers, last + last_edge
     return (edge[0] % v == 0) & (edge[1] % v == 0) & ((pp <= 2) | (mid % v == 0))
