@@ -402,6 +402,26 @@ def test_masked_bool_object_and_narrow_arrays_are_refused_by_name(
         (lambda: _LLAMA.logits_bytes(np.array([100.0, 200, 300]), np.array([1.0, 2])), "tokens, shards"),
         (lambda: _MIXTRAL.stage_layer_kinds(np.array([1, 2, 4]), np.array([0, 1])), "pp, edge_layers"),
         (lambda: chunks_divide_stages(np.array([8, 8, 8]), 8, 8, np.array([4, 2]), 0, 1), "first, pp"),
+        # the estimate's array-generic helpers (their _guarded wrapper)
+        (lambda: attention_kernel_tokens(np.array([4096, 8192]), np.array([1, 2, 4])), "s, cp"),
+        (
+            lambda: attention_core_weight(WorkloadSpec(global_batch=8), np.array([4096, 8192]), np.array([1, 2, 4])),
+            "s, cp",
+        ),
+        (
+            lambda: attention_kernel_rate(WorkloadSpec(global_batch=8), np.array([4096, 8192]), np.array([1, 2, 4])),
+            "s, cp",
+        ),
+        (
+            lambda: ep_dispatched_tokens(WorkloadSpec(global_batch=8), np.array([1.0, 2, 3]), np.array([1, 2]), 1),
+            "tokens, tp",
+        ),
+        (
+            lambda: expert_tp_gathered_tokens(
+                _MIXTRAL, WorkloadSpec(global_batch=8), np.array([1.0, 2, 3]), np.array([1, 2]), 1, 8
+            ),
+            "tokens, tp",
+        ),
     ],
 )
 def test_columns_that_do_not_line_up_are_named(call: Callable[[], Any], names: str) -> None:
