@@ -293,10 +293,10 @@ def test_a_faster_device_does_not_lengthen_the_estimated_step(
 
 def test_no_faster_blackwell_lengthens_any_accepted_step_on_two_or_four_nodes() -> None:
     """Every accepted layout of random plans on two or four Blackwell nodes (where TP, CP, PP and DP share the links in
-    every combination), at 1.5x the peak FLOP/s and at 4x the HBM bandwidth. Blackwell, because above the B200's peak
-    the measured best-matmul share is constant: below it a faster peak is read as a later generation, whose smaller
-    share also caps memory-bound matmuls (up to 0.85 % slower on small expert GEMMs, the estimate's stated assumption,
-    :func:`coursekit.planner.calibration.matmul_fraction`)."""
+    every combination), at 1.5x the peak FLOP/s and at 4x the HBM bandwidth. (Blackwell was chosen because a faster
+    peak below the B200's was once read as a later generation with a smaller best-matmul share; a preset now keeps its
+    generation's share at any peak, :data:`coursekit.planner.calibration.MAMF_GENERATION`, tests/test_peak_generation.py
+    checks H100 and A100.)"""
     rng = np.random.default_rng(1919)
     checked = 0
     for _ in range(6):

@@ -60,6 +60,7 @@ __all__ = [
     "FP8_MATMUL_SHARE",
     "FP8_MATMUL_SOURCE",
     "MAMF_FRACTION",
+    "MAMF_GENERATION",
     "MAMF_SOURCE",
     "MEASUREMENT_REPEATABILITY",
     "MOE_HOST_FIT_RUNS",
@@ -93,6 +94,22 @@ MAMF_SOURCE: str = (
     "(torch 2.7.1+cu128)"
 )
 
+#: The measured device of each compute-capability major, the key of its shares in :data:`MAMF_FRACTION` and
+#: :data:`FP8_MAMF_RATIO`: 8.x Ampere (A100), 9.x Hopper (H100), 10.x data-centre Blackwell (B200). A device that
+#: states its compute capability takes its generation's measured shares whatever its peak, so a faster device of one
+#: generation never keeps a smaller share (the smaller share at a larger peak is what a later generation measured,
+#: not what a faster part of the same one does) and never gets a longer estimated step; one that does not state it, or
+#: of another generation, takes shares interpolated on its peak.
+MAMF_GENERATION: dict[int, float] = {8: A100_BF16_DENSE_FLOPS, 9: H100_BF16_DENSE_FLOPS, 10: B200_BF16_DENSE_FLOPS}
+
+
+def _generation_peak(compute_capability: float | None) -> float | None:
+    """The measured device's peak (the shares' key) for a compute capability of a measured generation, else None."""
+    if compute_capability is None:
+        return None
+    return MAMF_GENERATION.get(math.floor(check_number("compute_capability", compute_capability, ge=0, le=100)))
+
+
 #: The calibration device: Megatron-LM's Table 1 ran on A100s.
 _CALIBRATION_PEAK: float = A100_BF16_DENSE_FLOPS
 
@@ -106,23 +123,29 @@ VALIDATION_SET: str = (
 )
 
 
-def matmul_fraction(peak_flops: float) -> float:
+def matmul_fraction(peak_flops: float, compute_capability: float | None = None) -> float:
     """The measured best-matmul share of peak for the device with this bf16 peak (:data:`MAMF_FRACTION`).
 
-    A peak between two measured devices takes a share interpolated linearly in log(peak); one outside them takes
-    the nearest measured device's. This is an assumption, not a measurement: a faster device of a newer generation
-    has so far kept a smaller share of its peak (A100 85.9 %, H100 80.1 %, B200 77.6 %). It keeps the best matmul's
-    speed, share × peak, rising with the peak, so a custom device a few per cent slower than an H100 is never
-    estimated faster (a lookup of the exact peak gave it the A100's share).
+    A device of a measured generation (``compute_capability`` 8.x, 9.x or 10.x: :data:`MAMF_GENERATION`) takes its
+    generation's share. Otherwise a peak between two measured devices takes a share interpolated linearly in
+    log(peak); one outside them takes the nearest measured device's. This is an assumption, not a measurement: a
+    faster device of a newer generation has so far kept a smaller share of its peak (A100 85.9 %, H100 80.1 %, B200
+    77.6 %). It keeps the best matmul's speed, share × peak, rising with the peak, so a custom device a few per cent
+    slower than an H100 is never estimated faster (a lookup of the exact peak gave it the A100's share).
 
     >>> round(matmul_fraction(989e12), 3), round(matmul_fraction(312e12), 3), round(matmul_fraction(2250e12), 3)
     (0.801, 0.859, 0.776)
     >>> round(matmul_fraction(362e12), 4), round(matmul_fraction(5000e12), 3), round(matmul_fraction(125e12), 3)
     (0.8512, 0.776, 0.859)
+    >>> round(matmul_fraction(2 * 989e12, 9.0), 3), round(matmul_fraction(2 * 989e12), 3)  # a Hopper at twice the peak
+    (0.801, 0.78)
 
     Taught in: lesson 9 (decision workbench).
     """
     peak = check_number("peak_flops", peak_flops, gt=0)
+    generation = _generation_peak(compute_capability)
+    if generation is not None:
+        return MAMF_FRACTION[generation]
     measured = MAMF_FRACTION.get(peak)
     if measured is not None:
         return measured
@@ -149,15 +172,16 @@ EFFICIENCY_CEILING: float = 0.524
 EFFICIENCY_RELATIVE_CEILING: float = EFFICIENCY_CEILING / MAMF_FRACTION[_CALIBRATION_PEAK]
 
 
-def ceiling_for(peak_flops: float) -> float:
-    """The efficiency ceiling on a device: :data:`EFFICIENCY_RELATIVE_CEILING` × its :func:`matmul_fraction`.
+def ceiling_for(peak_flops: float, compute_capability: float | None = None) -> float:
+    """The efficiency ceiling on a device: :data:`EFFICIENCY_RELATIVE_CEILING` × its :func:`matmul_fraction` (of its
+    peak and, when stated, its compute capability).
 
     >>> round(ceiling_for(312e12), 3), round(ceiling_for(989e12), 3)    # A100 (the fit), H100 (carried over)
     (0.524, 0.489)
 
     Taught in: lesson 9 (decision workbench).
     """
-    return EFFICIENCY_RELATIVE_CEILING * matmul_fraction(peak_flops)
+    return EFFICIENCY_RELATIVE_CEILING * matmul_fraction(peak_flops, compute_capability)
 
 
 #: How much of the FP8 peak's speed-up an FP8 linear layer's matmuls keep inside a training step: their share of the
@@ -203,14 +227,16 @@ FP8_MAMF_SOURCE: str = (
 )
 
 
-def fp8_share_for(peak_flops: float) -> float:
+def fp8_share_for(peak_flops: float, compute_capability: float | None = None) -> float:
     """The FP8 matmul share on the device with this bf16 peak: :data:`FP8_MATMUL_SHARE` (fitted on H100) times the
     device's :data:`FP8_MAMF_RATIO` over the H100's.
 
     A Hopper GEMM keeps less of the FP8 peak's doubling than a Blackwell one: at their best matmul shapes the H100
     reaches 70.9 % of its FP8 peak against 80.3 % of its bf16 peak, the B200 76.3 % against 77.6 %. A peak between
     the two devices takes a ratio interpolated linearly in log(peak); outside them, the nearest device's (every
-    device up to the H100's peak keeps the fitted share). Not fitted on any run: the Blackwell runs only check it.
+    device up to the H100's peak keeps the fitted share). A device of a measured FP8 generation (``compute_capability``
+    9.x or 10.x, :data:`MAMF_GENERATION`) takes its generation's ratio whatever its peak. Not fitted on any run: the
+    Blackwell runs only check it.
 
     >>> round(fp8_share_for(989e12), 3), round(fp8_share_for(2250e12), 3), round(fp8_share_for(312e12), 3)
     (0.775, 0.864, 0.775)
@@ -218,8 +244,11 @@ def fp8_share_for(peak_flops: float) -> float:
     Taught in: lesson 9 (decision workbench).
     """
     peak = check_number("peak_flops", peak_flops, gt=0)
+    generation = _generation_peak(compute_capability)
     points = sorted(FP8_MAMF_RATIO.items())
-    if peak <= points[0][0]:
+    if generation in FP8_MAMF_RATIO:
+        ratio = FP8_MAMF_RATIO[generation]
+    elif peak <= points[0][0]:
         ratio = points[0][1]
     elif peak >= points[-1][0]:
         ratio = points[-1][1]

@@ -523,7 +523,9 @@ def precision_peak_flops(
     if workload.precision == "bf16":
         return bf16
     check_fp8_recipe(cluster, workload.fp8_recipe)
-    share = fp8_share_for(cluster.peak_flops) if workload.fp8_matmul_share is None else workload.fp8_matmul_share
+    share = workload.fp8_matmul_share
+    if share is None:
+        share = fp8_share_for(cluster.peak_flops, cluster.compute_capability)
     fp8 = _peak_flops(cluster, "fp8") * share
     s = workload.tokens_per_sequence(model)
     core = attention_core_flops_per_token(model, s, rc)
@@ -536,7 +538,7 @@ def _share_of_peak(cluster: ClusterSpec, intensity: Any, ceiling: float | None) 
     """Share of peak the smooth roofline gives matmuls of ``intensity`` with ceiling ``ceiling`` (default: the
     device's, :func:`coursekit.planner.calibration.ceiling_for`)."""
     peak = cluster.peak_flops
-    ceiling = ceiling_for(peak) if ceiling is None else ceiling
+    ceiling = ceiling_for(peak, cluster.compute_capability) if ceiling is None else ceiling
     achieved = _achieved_flops(intensity, peak, cluster.memory_bandwidth_bytes_per_s, ceiling, EFFICIENCY_SMOOTHNESS)
     return achieved / peak
 
@@ -1340,7 +1342,7 @@ def _compute_time(
     )
     if np.ndim(efficiency_shape) or efficiency_shape != 1.0:
         ceiling = workload.efficiency_ceiling
-        top = ceiling_for(cluster.peak_flops) if ceiling is None else ceiling
+        top = ceiling_for(cluster.peak_flops, cluster.compute_capability) if ceiling is None else ceiling
         efficiency = _bent(np, efficiency, top, efficiency_shape)
         expert_efficiency = _bent(np, expert_efficiency, top, efficiency_shape)
     if workload.achievable_flops_fraction is not None:

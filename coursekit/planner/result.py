@@ -1457,7 +1457,7 @@ class PlanResult:
                 assumptions += tr(
                     "planner.precision_fp8",
                     fp8_tflops=c.peak("fp8") / 1e12,
-                    share=fp8_share_for(c.peak_flops) if fitted else w.fp8_matmul_share,
+                    share=fp8_share_for(c.peak_flops, c.compute_capability) if fitted else w.fp8_matmul_share,
                     share_source=tr("planner.fp8_share_fitted" if fitted else "planner.fp8_share_set"),
                 )
                 column = fp8_column_copy(w.fp8_recipe, c.fp8_any_layout)
