@@ -10,7 +10,7 @@
 #
 # [English version](../en/09_workbench.ipynb) · [课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 8 课 公式与实测](08_lab.ipynb) · 下一课：[第 10 课 推理服务](10_serving.ipynb)
 #
-# > **时间：** 约 165 分钟（讲解与阅读 150 分钟，练习 15 分钟）
+# > **时间：** 约 170 分钟（讲解与阅读 155 分钟，练习 15 分钟）
 # >
 # > **问题：**
 # > - 前几课的方法——登记约束、用硬门槛排除并写明原因、检查组合、最后才估算——能不能用在一整个搜索空间上？
@@ -34,7 +34,7 @@
 #
 # [中文版](../zh/09_workbench.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 8, formula vs measurement](08_lab.ipynb) · Next: [lesson 10, serving](10_serving.ipynb)
 #
-# > **Time:** about 165 min (teaching and reading 150 min, exercises 15 min)
+# > **Time:** about 170 min (teaching and reading 155 min, exercises 15 min)
 # >
 # > **Questions:**
 # > - Can the course's method — register constraints, exclude by hard gates with reasons, check the composition,
@@ -1069,6 +1069,7 @@ md_table(
 #
 # 效率怎样从 A100 带到 H100 和 B200：天花板 = 表 1 上标定的“整步保留的最佳矩阵乘份额” × 该 GPU 实测的最佳 bf16 矩阵乘
 # 占峰值之比（A100 85.9%，H100 80.1%，B200 77.6%，出自公开的最大可达矩阵乘算力 (maximum achievable matmul FLOPS, MAMF) 测量表）。H100 和 B200 都不另调参数。
+# 同一代（计算能力 8.x、9.x、10.x）的 GPU 不论峰值多少都取这一代的实测比例，所以同代更快的卡估算不会更慢；没写计算能力的自定义 GPU 按峰值在相邻两代之间插值。
 # FP8 也这样带过去：在 H100 上标定的 FP8 矩阵乘份额（0.775，见后文），按同一张表里每种 GPU 的最佳 FP8 矩阵乘占 FP8 峰值之比
 # 与最佳 bf16 矩阵乘占 bf16 峰值之比的比值换算（H100 是 0.882，B200 是 0.984：Hopper 的 FP8 矩阵乘离峰值更远），
 # B200 上是 0.864。B200 的 12 行
@@ -1125,7 +1126,10 @@ md_table(
 #
 # How efficiency carries from A100 to H100 and B200: the ceiling is the share of the best matmul a whole step keeps
 # (fitted on Table 1) times the GPU's measured best bf16 matmul share of peak (A100 85.9 %, H100 80.1 %, B200 77.6 %,
-# from a public table of maximum achievable matmul FLOPS, MAMF). Nothing is retuned for H100 or B200. FP8 carries the
+# from a public table of maximum achievable matmul FLOPS, MAMF). Nothing is retuned for H100 or B200. A GPU of one of
+# these generations (compute capability 8.x, 9.x, 10.x) keeps its generation's share at any peak, so a faster part of a
+# generation is never estimated slower; a custom GPU without a stated compute capability takes a share interpolated
+# on its peak between the two nearest generations. FP8 carries the
 # same way: the FP8 matmul share fitted on H100 (0.775, below) is scaled by each GPU's best FP8 matmul share of its FP8
 # peak over its best bf16 matmul share of its bf16 peak, from the same table (H100 0.882, B200 0.984: Hopper's FP8
 # matmuls stay further from their peak), which gives 0.864 on a B200. The twelve B200 rows were registered without
