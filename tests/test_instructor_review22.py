@@ -1,0 +1,480 @@
+"""Instructor review 22: lesson 9's counts, the guides' repeatability arithmetic, and zh = en numbers.
+
+Lesson 9's section 8 opens with how many published runs of each kind it checks, and its guides say how many of the
+vendor-table rows pass; the attention-kernel note quotes MosaicML's held-out rows; the lesson 9 guides answer "how
+many runs of each layout separate 2 %?". Each figure is built here from coursekit (the registered runs, the pass rule,
+``MEASUREMENT_REPEATABILITY``) or from the held-out report, never typed from the prose. Last, every number of a zh
+Markdown cell (lessons) or guide section must also be in its en twin and the other way round, except the differences
+listed, each with the reason it is only a matter of writing.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import math
+import re
+import sys
+from collections import Counter
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from coursekit.planner.calibration import MEASUREMENT_REPEATABILITY
+from coursekit.presets import PUBLISHED_RUNS
+from coursekit.published_runs import (
+    DGXC_2505_RUNS,
+    DGXC_DEEPSEEK_V3_RUN,
+    DGXC_RUNS,
+    MEGATRON_BRIDGE_B200_RUNS,
+    MEGATRON_BRIDGE_GB200_RUNS,
+    MOE_ZOO_QWEN3_LONG_RUNS,
+    MOE_ZOO_QWEN3_RUNS,
+    NEMO_2407_LORA_RUNS,
+    NEMO_2407_SFT_RUNS,
+    NEMO_2407_SOURCE,
+    NEMO_2502_B200_RUNS,
+    NEMO_2502_H100_RUNS,
+    NEMO_LONG_CONTEXT_RUNS,
+    all_published_runs,
+)
+from tests.test_instructor_published_runs import _c, _x
+from tests.test_lesson9_published_runs import mosaicml_h100_tally
+
+ROOT = Path(__file__).resolve().parents[1]
+GUIDES = ROOT / "docs" / "instructor"
+SRC = ROOT / "notebooks" / "src"
+LANGS = ("zh", "en")
+
+
+def _tool(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(name, module)
+    spec.loader.exec_module(module)
+    return module
+
+
+@cache
+def _builder() -> ModuleType:
+    return _tool("build_notebooks")
+
+
+#: A number as the guides and lessons write it (tools/guide_pins.py's pattern).
+NUMBER: re.Pattern[str] = _tool("guide_pins").NUMBER
+
+
+@cache
+def _markdown_pairs(stem: str) -> list[tuple[str, str]]:
+    """(zh, en) sources of each Markdown cell pair of a lesson, in order."""
+    cells = _builder().parse_source((SRC / f"{stem}.py").read_text(encoding="utf-8"), f"{stem}.py")
+    return [
+        (zh.source, en.source)
+        for zh, en in itertools.pairwise(cells)
+        if zh.cell_type == "markdown" and zh.metadata.get("lang") == "zh" and en.metadata.get("lang") == "en"
+    ]
+
+
+def _flat(text: str) -> str:
+    return re.sub(r"\s+", " ", text)
+
+
+def _lesson(lang: str, stem: str = "09_workbench") -> str:
+    return " ".join(_flat(pair[LANGS.index(lang)]) for pair in _markdown_pairs(stem))
+
+
+def _guide(lang: str, stem: str = "09_workbench") -> str:
+    return _flat((GUIDES / lang / f"{stem}.md").read_text(encoding="utf-8"))
+
+
+_ONES = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen".split()
+_ONES += "seventeen eighteen nineteen".split()
+_TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
+
+
+def _words(n: int) -> str:
+    """An English count as the lesson spells it: 24 -> "twenty-four"."""
+    if n < 20:
+        return _ONES[n]
+    tens, ones = divmod(n, 10)
+    return _TENS[tens] + (f"-{_ONES[ones]}" if ones else "")
+
+
+def test_number_words_by_hand() -> None:
+    assert [_words(n) for n in (4, 9, 12, 14, 20, 24, 77)] == [
+        "four", "nine", "twelve", "fourteen", "twenty", "twenty-four", "seventy-seven"
+    ]  # fmt: skip
+
+
+# ---- lesson 9, section 8: which published runs it checks -------------------------------------------------------
+
+
+def _vendor_rows() -> list[str]:
+    """NVIDIA's H100 FP8 vendor-table rows: NeMo 24.07's pre-training table and Megatron-Bridge's DGX-H100 tables."""
+    return [
+        run.name
+        for run in all_published_runs()
+        if run.source.startswith(NEMO_2407_SOURCE)
+        or (run.source.startswith("NVIDIA NeMo Megatron-Bridge, “Performance”") and "DGX-H100" in run.source)
+    ]
+
+
+def _mcore_gpt() -> list[str]:
+    return [run.name for run in all_published_runs() if run.name.startswith("Megatron-Core GPT ")]
+
+
+def _names(runs: object) -> list[str]:
+    return [run.name for run in runs]  # type: ignore[attr-defined]
+
+
+#: The groups of lesson 9's opening paragraph of section 8, each as coursekit registers it.
+GROUPS: dict[str, Callable[[], list[str]]] = {
+    "papers": lambda: _names(PUBLISHED_RUNS),
+    "vendor": _vendor_rows,
+    "dgxc": lambda: _names(DGXC_RUNS),
+    "dgxc2025": lambda: [*_names(DGXC_2505_RUNS), DGXC_DEEPSEEK_V3_RUN.name],
+    "long": lambda: _names(NEMO_LONG_CONTEXT_RUNS),
+    "mcore": _mcore_gpt,
+    "mixtral": lambda: ["Megatron-Core Mixtral 8x7B (MoE), 4K, 64 H100"],
+    "zoo": lambda: [*_names(MOE_ZOO_QWEN3_RUNS), *_names(MOE_ZOO_QWEN3_LONG_RUNS)],
+    "bridge_b200": lambda: _names(MEGATRON_BRIDGE_B200_RUNS),
+    "nemo_b200": lambda: _names(NEMO_2502_B200_RUNS),
+    "nemo_h100_2502": lambda: _names(NEMO_2502_H100_RUNS),
+    "finetune": lambda: [*_names(NEMO_2407_LORA_RUNS), *_names(NEMO_2407_SFT_RUNS)],
+    "gb200": lambda: _names(MEGATRON_BRIDGE_GB200_RUNS),
+}
+
+
+def _n(group: str) -> int:
+    return len(GROUPS[group]())
+
+
+def test_the_paragraphs_groups_are_every_registered_run_once() -> None:
+    # the opening paragraph of section 8 lists every published run the workbench checks: its groups partition them
+    listed = [name for group in GROUPS.values() for name in group()]
+    assert sorted(listed) == sorted(run.name for run in all_published_runs())
+
+
+def _zoo_4k_layouts() -> int:
+    """The ModelZoo's 4K layouts: its 4K rows but the CUDA-graph configuration (the same layout as another row)."""
+    return sum("CUDA graphs" not in name for name in _names(MOE_ZOO_QWEN3_RUNS))
+
+
+def _dgxc_recipes() -> int:
+    """DGX Cloud v24.11.1's recipes: each ran in BF16 and in FP8."""
+    models = Counter(run.model for run in DGXC_RUNS)
+    assert set(models.values()) == {2}
+    return len(models)
+
+
+#: (lang, phrase template, the counts it quotes): section 8's opening paragraph in each language.
+SECTION8: list[tuple[str, str, Callable[[], list[int]]]] = [
+    ("en", "published runs test the estimate: {} from papers", lambda: [_n("papers")]),
+    ("zh", "用已发表的训练检验估算：{} 次论文里的训练", lambda: [_n("papers")]),
+    ("en", "H800), {} H100 configurations (FP8; NVIDIA's whole NeMo 24.07 table", lambda: [_n("vendor")]),
+    ("zh", "NVIDIA 性能表里 {} 个 H100 配置（FP8；NeMo 24.07 的整张表格", lambda: [_n("vendor")]),
+    (
+        "en",
+        "{} rows of NVIDIA's DGX Cloud benchmarking recipes (v24.11.1: each of {} recipes",
+        lambda: [_n("dgxc"), _dgxc_recipes()],
+    ),
+    ("zh", "基准配方 (v24.11.1) 的 {} 行（{} 个配方各取", lambda: [_n("dgxc"), _dgxc_recipes()]),
+    ("en", "{} rows of its 2025 releases (on NeMo 2.0", lambda: [_n("dgxc2025")]),
+    ("zh", "换到 NeMo 2.0 后的 {} 行", lambda: [_n("dgxc2025")]),
+    ("en", "{} rows of NeMo's long-sequence table", lambda: [_n("long")]),
+    ("zh", "NeMo 长序列表的 {} 行", lambda: [_n("long")]),
+    ("en", "{} rows of Megatron-Core's 2024 H100 scaling table", lambda: [_n("mcore")]),
+    ("zh", "Megatron-Core 2024 年在 H100 上的扩展表里的 {} 行", lambda: [_n("mcore")]),
+    (
+        "en",
+        "{} rows of Qwen3 235B-A22B on 256 H100s from the Megatron-MoE-ModelZoo (a public repository of Megatron-Core "
+        "MoE benchmark configurations; bf16: {} layouts at 4K, one configuration its H100 script marks as 320 TFLOP/s, "
+        "and {} long-context rows",
+        lambda: [_n("zoo"), _zoo_4k_layouts(), len(MOE_ZOO_QWEN3_LONG_RUNS)],
+    ),
+    (
+        "zh",
+        "Qwen3 235B-A22B 在 256 张 H100 上的 {} 行（bf16：4K 序列的 {} 种布局、"
+        "同一仓库脚本里注明 320 TFLOP/s 的一种配置，与 16K 到 128K 的 {} 行长上下文",
+        lambda: [_n("zoo"), _zoo_4k_layouts(), len(MOE_ZOO_QWEN3_LONG_RUNS)],
+    ),
+    (
+        "en",
+        "{} B200 configurations: {} from Megatron-Bridge's DGX-B200 tables",
+        lambda: [_n("bridge_b200") + _n("nemo_b200"), _n("bridge_b200")],
+    ),
+    (
+        "zh",
+        "B200 上的 {} 个配置：Megatron-Bridge 25.09 与 25.11 两版 DGX-B200 表里的 {} 个",
+        lambda: [_n("bridge_b200") + _n("nemo_b200"), _n("bridge_b200")],
+    ),
+    ("en", "the {} rows of NeMo 25.02's DGX-B200 table", lambda: [_n("nemo_b200")]),
+    ("zh", "NeMo 25.02 的 DGX-B200 表的 {} 行", lambda: [_n("nemo_b200")]),
+    ("en", "the {} rows of NeMo 24.07's fine-tuning table", lambda: [_n("finetune")]),
+    ("zh", "NeMo 24.07 微调表的 {} 行", lambda: [_n("finetune")]),
+    ("en", "and {} GB200 NVL72 configurations", lambda: [_n("gb200")]),
+    ("zh", "以及 GB200 NVL72 上的 {} 个配置", lambda: [_n("gb200")]),
+]
+
+
+@pytest.mark.parametrize(("lang", "template", "counts"), SECTION8, ids=[f"{r[0]}:{r[1][:40]}" for r in SECTION8])
+def test_section8_counts_the_registered_runs(lang: str, template: str, counts: Callable[[], list[int]]) -> None:
+    # the English prose spells its counts ("twenty-four H100 configurations"), the Chinese writes digits
+    shown = [_words(n) if lang == "en" else str(n) for n in counts()]
+    phrase = template.format(*shown)
+    assert phrase in _lesson(lang), f"lesson 9 ({lang}) does not say: {phrase!r}"
+
+
+# ---- the lesson 9 guides: the vendor-table rows ------------------------------------------------------------------
+
+
+def _vendor_tally() -> dict[str, str]:
+    """Of the vendor-table rows: how many, the dense ones and how many pass, the one dense miss (its model, rank and
+    step over the best estimate), the MoE ones and how many miss."""
+    rows = [_c(name) for name in _vendor_rows()]
+    dense = [c for c in rows if "(MoE)" not in c.name]
+    moe = [c for c in rows if "(MoE)" in c.name]
+    misses = [c for c in dense if not c.passes]
+    assert len(misses) == 1, [c.name for c in misses]
+    miss = misses[0]
+    model = re.match(r"NeMo (.+?), ", miss.name)
+    assert model is not None and miss.step_over_best is not None
+    return {
+        "rows": str(len(rows)),
+        "dense": str(len(dense)),
+        "dense_pass": str(sum(c.passes for c in dense)),
+        "miss": model.group(1),
+        "rank": str(miss.rank),
+        "over": _x(miss.step_over_best),
+        "moe": str(len(moe)),
+        "moe_miss": str(sum(not c.passes for c in moe)),
+    }
+
+
+VENDOR: list[tuple[str, str]] = [
+    ("en", "{rows} H100 configurations at FP8 from NVIDIA's whole NeMo 24.07 table"),
+    ("zh", "Megatron-Bridge 25.09 到 26.04 各版表格里的 {rows} 个 H100 配置（FP8）"),
+    ("en", "{dense_pass} of the {dense} dense rows pass; {miss} misses (rank {rank}, {over}x the best)"),
+    ("zh", "{dense} 个稠密配置通过 {dense_pass} 个；{miss} 没通过（第 {rank} 名，最优的 {over} 倍）"),
+    ("en", "{moe_miss_word} of the {moe_word} MoE rows miss"),
+    ("zh", "{moe} 个 MoE 配置有 {moe_miss} 个没通过"),
+]
+
+
+@pytest.mark.parametrize(("lang", "template"), VENDOR, ids=[f"{r[0]}:{r[1][:40]}" for r in VENDOR])
+def test_vendor_table_rows_in_the_guides_are_coursekits(lang: str, template: str) -> None:
+    tally = _vendor_tally()
+    tally["moe_word"] = _words(int(tally["moe"]))
+    tally["moe_miss_word"] = _words(int(tally["moe_miss"])).capitalize()
+    phrase = template.format(**tally)
+    assert phrase in _guide(lang), f"{lang}/09_workbench.md does not say: {phrase!r}"
+
+
+# ---- the lesson 9 guides: how many runs order two layouts 2 % apart ---------------------------------------------
+
+#: The question's gap between two layouts, in percent (an input of the question).
+GAP_PERCENT = 2.0
+
+
+def _runs_needed(spreads: int) -> int:
+    """The fewest runs n of each layout for which ``spreads`` standard deviations of the difference of the two n-run
+    means fit in the gap: two runs of one configuration differ by MEASUREMENT_REPEATABILITY / 2 root-mean-square, so
+    the difference of two n-run means has that over √n."""
+    rms = 100 * MEASUREMENT_REPEATABILITY / 2
+    return math.ceil((spreads * rms / GAP_PERCENT) ** 2 - 1e-9)
+
+
+def test_runs_needed_by_hand() -> None:
+    # at 2.23 % (NeMo 24.07's two publications): 2 x 2.23 / √5 = 1.99 % fits in 2 %, √4 does not; 3 x 2.23 / √12 =
+    # 1.93 % fits, √11 gives 2.02 % and does not
+    assert f"{100 * MEASUREMENT_REPEATABILITY / 2:.2f}" == "2.23"
+    assert (_runs_needed(2), _runs_needed(3)) == (5, 12)
+
+
+@pytest.mark.parametrize(
+    ("lang", "template"),
+    [
+        ("en", "about {} runs of each separate 2 % at two spreads, about {} at three."),
+        ("zh", "各跑约 {} 次能在两倍离散上分出 2%，三倍离散要各跑约 {} 次。"),
+    ],
+)
+def test_repeatability_answer_is_the_arithmetic(lang: str, template: str) -> None:
+    # the guides said "about 11" at three spreads: 11 runs leave 3 spreads at 2.02 %, over the 2 % gap
+    phrase = template.format(_runs_needed(2), _runs_needed(3))
+    assert phrase in _guide(lang), f"{lang}/09_workbench.md does not say: {phrase!r}"
+
+
+# ---- MosaicML's held-out H100 rows (lesson 9's attention-kernel note and its guides) ----------------------------
+
+
+def _mosaic() -> dict[str, str]:
+    tally = mosaicml_h100_tally()
+    largest = max(tally.miss_sizes, key=lambda size: float(size[:-1]) * (1e3 if size.endswith("b") else 1))
+    assert largest.endswith("b")
+    return {
+        "rows": str(tally.rows),
+        "pass": str(tally.passes_default),
+        "charged": str(tally.passes_charged),
+        "misses": str(tally.misses),
+        "long": str(tally.misses_8k_or_more),
+        "largest": largest[:-1].upper(),
+        "worst": f"{tally.worst_over_published:.1f}",
+    }
+
+
+MOSAIC: list[tuple[str, str, str]] = [
+    (
+        "lesson",
+        "en",
+        "{rows} H100 rows, {pass} pass at the default kernel; the {misses} others are all models of {largest}B "
+        "parameters or fewer, {long} of them at 8K tokens or more, estimated up to {worst} times too fast. Charged at "
+        "FlashAttention-2, all {charged} pass.",
+    ),
+    (
+        "lesson",
+        "zh",
+        "{rows} 行 H100 里，按默认内核通过 {pass} 行；没通过的 {misses} 行都是 {largest}B 及以下的模型，"
+        "其中 {long} 行的序列在 8K 及以上，估算快了最多 {worst} 倍； 按 FlashAttention-2 计，{charged} 行都通过。",
+    ),
+    (
+        "guide",
+        "en",
+        "{pass} of {rows} rows pass at the default, all {charged} at FlashAttention-2; the {misses} misses were small "
+        "models, {long} of them at 8K tokens or more.",
+    ),
+    (
+        "guide",
+        "zh",
+        "{rows} 行里通过 {pass} 行，按 FlashAttention-2 计 {charged} 行都通过；没通过的 {misses} 行都是小模型，"
+        "其中 {long} 行的序列在 8K 及以上。",
+    ),
+]
+
+
+@pytest.mark.parametrize(("where", "lang", "template"), MOSAIC, ids=[f"{r[0]}:{r[1]}" for r in MOSAIC])
+def test_mosaicml_figures_are_the_held_out_reports(where: str, lang: str, template: str) -> None:
+    phrase = template.format(**_mosaic())
+    text = _lesson(lang) if where == "lesson" else _guide(lang)
+    assert phrase in text, f"{where} 9 ({lang}) does not say: {phrase!r}"
+
+
+# ---- timing tables ----------------------------------------------------------------------------------------------
+
+_LESSON_TIME = {
+    "zh": re.compile(r"> \*\*时间：\*\* 约 (\d+) 分钟"),
+    "en": re.compile(r"> \*\*Time:\*\* about (\d+) min"),
+}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_lesson_has_a_guide_whose_timing_table_adds_up_to_the_lessons_time(lang: str) -> None:
+    # tests/test_instructor_guides.py adds up the tables of the guides it finds; this also requires one guide per
+    # lesson source in each language and ties its table to the time the lesson itself states
+    for source in sorted(SRC.glob("[0-9][0-9]_*.py")):
+        guide = GUIDES / lang / f"{source.stem}.md"
+        assert guide.exists(), f"no {lang} guide for {source.name}"
+        stated = _LESSON_TIME[lang].search(source.read_text(encoding="utf-8"))
+        assert stated, f"{source.name}: no {lang} time line"
+        lines = guide.read_text(encoding="utf-8").splitlines()
+        header = next(i for i, line in enumerate(lines) if line.startswith("| ") and re.search("Minutes|分钟", line))
+        minutes = []
+        for line in lines[header + 2 :]:
+            if not line.startswith("| "):
+                break
+            minutes.append(int(line.split(" | ")[1]))
+        assert sum(minutes) == int(stated.group(1)), (lang, source.stem, minutes, stated.group(1))
+
+
+# ---- zh and en state the same numbers ----------------------------------------------------------------------------
+
+_WORD_NUMBERS = {_words(n): n for n in range(11, 100)}
+_WORD = re.compile(r"\b(" + "|".join(sorted(_WORD_NUMBERS, key=len, reverse=True)) + r")\b", re.I)
+
+
+def _numbers(text: str) -> Counter[str]:
+    """The numbers a text states, as the comparison reads them: "1,024" as 1024; an English count spelled out above
+    ten ("twenty-four", "Twelve") as its digits; integers up to 10 left out, since each language spells small counts
+    out in its own places ("two runs" / "跑两次", "one layer" / "1 层", "twice" / "2 倍") and numbers its lists."""
+    text = _WORD.sub(lambda found: str(_WORD_NUMBERS[found.group(1).lower()]), text)
+    found = (re.sub(r"(?<=\d),(?=\d{3}\b)", "", number) for number in NUMBER.findall(text))
+    return Counter(number for number in found if not (number.isdigit() and int(number) <= 10))
+
+
+def test_number_reader_by_hand() -> None:
+    text = "Twelve rows, 1,024 GPUs, 2 runs, 17.6 s and twenty-four H100s; 1.2e-3 and 10 and 11"
+    assert _numbers(text) == Counter(["12", "1024", "17.6", "24", "1.2e-3", "11"])
+
+
+#: Numbers one language states and the other does not, where the difference is only in the writing: (lesson source
+#: stem or guide file, the language that has the number, the number). Each entry excuses one occurrence.
+WRITTEN_DIFFERENTLY: list[tuple[str, str, str]] = [
+    # Chinese counts large quantities in 万 (10^4) and 亿 (10^8), English in million, billion and k:
+    ("05_selection_matrix", "zh", "70"),  # 70 亿参数 = a 7-billion-parameter model
+    ("05_selection_matrix", "zh", "4000"),  # 4000 万个可训练参数 = 40 million trainable parameters
+    ("05_selection_matrix", "en", "40"),
+    ("06_pipeline_scaling", "zh", "7.6"),  # 7.6 亿参数 = a 760-million-parameter model
+    ("06_pipeline_scaling", "en", "760"),
+    ("06_pipeline_scaling", "zh", "70"),  # 70 亿参数 = a 7-billion-parameter model
+    ("09_workbench", "zh", "4000"),  # max(4000 万, 100 万 × dp·cp) = max(40M, 1M × dp·cp)
+    ("09_workbench", "zh", "100"),
+    ("09_workbench", "en", "40"),
+    ("09_workbench", "zh", "284"),  # 284 亿专家参数 = 28.4 billion expert parameters
+    ("09_workbench", "en", "28.4"),
+    ("09_workbench", "zh", "12.8"),  # 12.8 万词表 = the 128K vocabulary
+    ("09_workbench", "en", "128"),
+    ("09_workbench", "zh", "25"),  # 25 万词表 = a 250k vocabulary
+    ("09_workbench", "en", "250"),
+    ("10_serving", "zh", "129"),  # 129 亿，而不是全部 467 亿 = 12.9 billion, not all 46.7 billion
+    ("10_serving", "zh", "467"),
+    ("10_serving", "en", "12.9"),
+    ("10_serving", "en", "46.7"),
+    # Chinese writes a rough share in 成 (tenths): 七成左右 = about 70 %, 八成 = about 0.8
+    ("10_serving", "en", "70"),
+    ("10_serving", "en", "0.8"),
+    # one language repeats a figure the other says once ("±20 % ... less than 20 %" against "±20 % ... by less than
+    # that"; the Chinese repeats the tied 17.6 s where the English says "tied it"; "June 2025" against "2025 年 6 月"
+    # once more in the English; Chinese says 16 again for the best layout's EP where the English says "runs EP 16" once)
+    ("09_workbench", "zh", "20"),  # section 2, tie groups
+    ("09_workbench", "zh", "20"),  # section 8, "Can the estimate order two measured layouts?"
+    ("09_workbench", "zh", "17.6"),
+    ("09_workbench", "en", "2025"),
+    ("09_workbench", "zh", "16"),
+    ("09_workbench.md", "zh", "20"),  # talking points: the Grok-1 rows "在 20% 以内 ... 超出 20%"
+    ("09_workbench.md", "zh", "4.5"),  # talking points: "4.5% 是它的两倍" after "相差不到 4.5%"
+    ("10_serving.md", "en", "70"),  # talking points: "Llama-3 70B" named once more in the English
+]
+
+
+def _differences() -> Counter[tuple[str, str, str]]:
+    """Every number of a zh cell or guide section that its en twin lacks, and the other way round, counted."""
+    found: Counter[tuple[str, str, str]] = Counter()
+
+    def compare(where: str, zh: str, en: str) -> None:
+        zh_numbers, en_numbers = _numbers(zh), _numbers(en)
+        for lang, extra in (("zh", zh_numbers - en_numbers), ("en", en_numbers - zh_numbers)):
+            for number, count in extra.items():
+                found[(where, lang, number)] += count
+
+    for source in sorted(SRC.glob("[0-9][0-9]_*.py")):
+        for zh, en in _markdown_pairs(source.stem):
+            compare(source.stem, zh, en)
+    for en_guide in sorted((GUIDES / "en").glob("[0-9][0-9]_*.md")):
+        zh_sections = re.split(r"(?m)^## ", (GUIDES / "zh" / en_guide.name).read_text(encoding="utf-8"))
+        en_sections = re.split(r"(?m)^## ", en_guide.read_text(encoding="utf-8"))
+        assert len(zh_sections) == len(en_sections), f"{en_guide.name}: the zh and en guides differ in sections"
+        for zh, en in zip(zh_sections, en_sections, strict=True):
+            compare(en_guide.name, zh, en)
+    return found
+
+
+def test_zh_and_en_state_the_same_numbers() -> None:
+    # a figure updated in one language only shows up here as a number the other lacks; the list above names every
+    # difference that is only in the writing, and an entry no longer needed fails too
+    found = _differences()
+    allowed = Counter(WRITTEN_DIFFERENTLY)
+    assert dict(found - allowed) == {}, "numbers in one language only"
+    assert dict(allowed - found) == {}, "allow-list entries that no longer apply"
