@@ -17,6 +17,7 @@ import re
 import sys
 from collections import Counter
 from collections.abc import Callable
+from fractions import Fraction
 from functools import cache
 from pathlib import Path
 from types import ModuleType
@@ -41,7 +42,16 @@ from coursekit.published_runs import (
     NEMO_LONG_CONTEXT_RUNS,
     all_published_runs,
 )
-from tests.test_instructor_published_runs import _c, _x
+from tests.test_instructor_published_runs import (
+    DSV3_BRIDGE,
+    _c,
+    _degrees,
+    _dsv3_bridge_best,
+    _dsv3_bridge_symmetric_quote,
+    _explained,
+    _x,
+)
+from tests.test_instructor_review19 import MEGATRON_70B
 from tests.test_lesson9_published_runs import mosaicml_h100_tally
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -478,3 +488,309 @@ def test_zh_and_en_state_the_same_numbers() -> None:
     allowed = Counter(WRITTEN_DIFFERENTLY)
     assert dict(found - allowed) == {}, "numbers in one language only"
     assert dict(allowed - found) == {}, "allow-list entries that no longer apply"
+
+
+# ---- lesson 9, section 8: the paragraphs on single published runs ----------------------------------------------
+
+
+def _best(name: str) -> tuple[dict[str, int], object]:
+    """The best estimate's degrees and its explained candidate, for published run ``name``."""
+    result, _ = _explained(name)
+    best = _c(name).best_layout
+    return _degrees(best), result.explain(best)
+
+
+def _comm_s(candidate: object, dimension: str) -> float:
+    return float({row.dimension: row.time_s for row in candidate.communication}[dimension])  # type: ignore[attr-defined]
+
+
+def _pct_behind(name: str) -> str:
+    c = _c(name)
+    assert c.step_over_best is not None
+    return str(round(100 * (c.step_over_best - 1)))
+
+
+def _fraction(value: float) -> str:
+    found = Fraction(value).limit_denominator(1000)
+    return f"{found.numerator}/{found.denominator}"
+
+
+def _mcore70() -> dict[str, str]:
+    c = _c(MEGATRON_70B)
+    degrees, best = _best(MEGATRON_70B)
+    assert degrees["pp"] == 1
+    return {
+        "tp": str(degrees["tp"]),
+        "dp": str(degrees["dp"]),
+        "mb": str(degrees["mb"]),
+        "gib": f"{best.memory.total_gib:.1f}",  # type: ignore[attr-defined]
+        "behind": _pct_behind(MEGATRON_70B),
+        "rank": str(c.rank),
+        "over": _x(c.estimated_over_published),
+    }
+
+
+GPT119 = "Megatron-Core GPT 119B, 4K, 1536 H100"
+
+
+def _gpt119() -> dict[str, str]:
+    """The 119B row: its bubble at 1F1B and at the published v = 23 (lesson 6's formula, the run's micro-batches), its
+    rank, step over the best and estimated over measured throughput."""
+    from coursekit import bubble_fraction
+
+    c = _c(GPT119)
+    explained = _explained(GPT119)[1]
+    degrees = _degrees(c.layout)
+    pp, v, m = degrees["pp"], degrees["v"], explained.grad_accum
+    return {
+        "v": str(v),
+        "one_f_one_b": _fraction(bubble_fraction(pp, m)),
+        "interleaved": _fraction(bubble_fraction(pp, m, v)),
+        "rank": str(c.rank),
+        "within": f"{math.ceil(100 * c.step_over_best) / 100:.2f}",  # type: ignore[operator]  # a bound: rounded up
+        "over": _x(c.estimated_over_published),
+    }
+
+
+MIXTRAL = "Megatron-Core Mixtral 8x7B (MoE), 4K, 64 H100"
+
+
+def _mixtral() -> dict[str, str]:
+    c = _c(MIXTRAL)
+    return {
+        "rank": str(c.rank),
+        "group": str(c.tie_group),
+        "behind": _pct_behind(MIXTRAL),
+        "over": _x(c.estimated_over_published),
+        "measured": f"{c.published:g}",
+    }
+
+
+NEMOTRON22 = "NeMo Nemotron-3 22B, 4K, 64 H100 (FP8)"
+GROK = "DGX Cloud Grok-1 314B (MoE), 8K, 512 H100 ({})"
+DGXC_DSV3 = "DGX Cloud DeepSeek-V3 (MoE), 4K, 1024 H100 (BF16)"
+LLAMA70_BF16 = "DGX Cloud Llama 3.1 70B, 8K, 64 H100 (BF16)"
+GPT3_20B = "NeMo GPT-3 20B, 2K, 64 H100 (FP8)"
+QWEN30_EP16 = "Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8, EP 16)"
+
+
+def _runs() -> dict[str, str]:
+    """The rank, tie group, step over the best (x and % longer) and estimated ÷ measured throughput of single rows."""
+    out: dict[str, str] = {}
+    for key, name in (
+        ("n22", NEMOTRON22),
+        ("grok8", GROK.format("FP8")),
+        ("grok16", GROK.format("BF16")),
+        ("dsv3", DGXC_DSV3),
+        ("l70", LLAMA70_BF16),
+        ("g20", GPT3_20B),
+        ("q30", QWEN30_EP16),
+    ):
+        c = _c(name)
+        out |= {
+            f"{key}_rank": str(c.rank),
+            f"{key}_group": str(c.tie_group),
+            f"{key}_x": _x(c.step_over_best),
+            f"{key}_x3": _x(c.step_over_best, 3),
+            f"{key}_pct": _pct_behind(name),
+            f"{key}_over": _x(c.estimated_over_published),
+        }
+    n22, _ = _best(NEMOTRON22)
+    out |= {"n22_tp": str(n22["tp"]), "n22_dp": str(n22["dp"]), "n22_zero": str(n22["zero"])}
+    dsv3, dsv3_best = _best(DGXC_DSV3)
+    out |= {f"dsv3_{k}": str(dsv3[k]) for k in ("tp", "pp", "ep")}
+    out["dsv3_gib"] = f"{dsv3_best.memory.total_gib:.1f}"  # type: ignore[attr-defined]
+    out["dsv3_best_a2a"] = f"{_comm_s(dsv3_best, 'EP'):.1f}"
+    out["dsv3_a2a"] = f"{_comm_s(_explained(DGXC_DSV3)[1], 'EP'):.1f}"
+    # the row's config runs ZeRO-1 (the distributed optimizer) at micro-batch 2, as tests/test_lesson9_published_runs.py
+    gpt20 = _explained(GPT3_20B)[0].explain("tp=2,pp=1,dp=32,zero=1,mb=2,recompute=none")
+    out["g20_dp"] = f"{_comm_s(gpt20, 'DP'):.2f}"
+    out["q30_a2a"] = f"{_comm_s(_explained(QWEN30_EP16)[1], 'EP'):.1f}"
+    l70, _ = _best(LLAMA70_BF16)
+    assert l70["pp"] == 1
+    out |= {f"l70_{k}": str(l70[k]) for k in ("tp", "cp", "dp")}
+    return out
+
+
+#: (lang, phrase template of lesson 9, its values): the named fields of the dict the function returns.
+SINGLE_RUNS: list[tuple[str, str, Callable[[], dict[str, str]]]] = [
+    (
+        "en",
+        "the best estimate drops the pipeline (TP {tp}, DP {dp}, micro-batch {mb}, which the ledger lets fit at {gib} "
+        "GiB) and with it the bubble; the published layout's step is {behind} % longer, rank {rank}, at {over}x the "
+        "measured throughput",
+        _mcore70,
+    ),
+    (
+        "zh",
+        "估算最优不切流水线（TP {tp}、 DP {dp}、微批次 {mb}，账本说放得下，{gib} GiB），省掉了气泡；"
+        "发表的布局步时比它长 "
+        "{behind}%，排第 {rank} 名，吞吐是实测的 {over} 倍",
+        _mcore70,
+    ),
+    (
+        "en",
+        "with a bubble of {one_f_one_b} of the step, so when no v within the bound splits the stages it tries the "
+        "smallest v that does, and at v = {v} the bubble falls to {interleaved} and the published layout "
+        "ranks {rank}nd, its "
+        "step within {within}x of the best estimate ({over}x the measured throughput)",
+        _gpt119,
+    ),
+    (
+        "zh",
+        "气泡占步时的 {one_f_one_b}；所以上限以内没有能整除的 v 时，搜索会试能整除的最小 v，v = {v} "
+        "的气泡降到 {interleaved}， "
+        "发表的布局排第 {rank}，步时在估算最优的 {within} 倍以内（吞吐是实测的 {over} 倍）",
+        _gpt119,
+    ),
+    (
+        "en",
+        "passes too: rank {rank} (tie group {group}), its step within {behind}% of the best estimate, its estimated "
+        "throughput {over}x the measured {measured} TFLOP/s",
+        _mixtral,
+    ),
+    (
+        "zh",
+        "也通过：名次第 {rank} （第 {group} 并列组），步时比估算最优只慢 {behind}%，估算吞吐是实测 "
+        "{measured} TFLOP/s 的 "
+        "{over} 倍",
+        _mixtral,
+    ),
+    (
+        "en",
+        "the best estimate is TP {n22_tp}, DP {n22_dp}, ZeRO-{n22_zero}, and the published layout is {n22_x}x slower, "
+        "rank {n22_rank}.",
+        _runs,
+    ),
+    (
+        "zh",
+        "估算最优是 TP {n22_tp}、DP {n22_dp}、ZeRO-{n22_zero}，发表的布局慢 {n22_x} 倍，排第 {n22_rank} 名。",
+        _runs,
+    ),
+    (
+        "en",
+        "the same layout is {grok8_pct} % longer in FP8, beyond 20 %, so in tie group {grok8_group} (rank "
+        "{grok8_rank}), "
+        "at {grok8_over}x the measured throughput",
+        _runs,
+    ),
+    (
+        "zh",
+        "FP8 时估算步时长 {grok8_pct}%，超出了 20%，在第 {grok8_group} 并列组（第 {grok8_rank} 名）， 吞吐是实测的 "
+        "{grok8_over} 倍",
+        _runs,
+    ),
+    (
+        "en",
+        "the published layout's estimated step is {grok16_pct} % longer, rank {grok16_rank}, at {grok16_over}x",
+        _runs,
+    ),
+    ("zh", "发表布局的估算步时 长 {grok16_pct}%，排第 {grok16_rank} 名，吞吐是实测的 {grok16_over} 倍", _runs),
+    (
+        "en",
+        "The estimated throughput is {dsv3_over}x the measured, so the layout itself is estimated well; what misses is "
+        "the rank. EP 64 spans 8 nodes, and {dsv3_a2a} s of",
+        _runs,
+    ),
+    (
+        "zh",
+        "估算吞吐是实测的 {dsv3_over} 倍，这个布局 本身估得准；没通过的是名次：EP 64 跨 8 个节点，每步 {dsv3_a2a} s",
+        _runs,
+    ),
+    (
+        "en",
+        "The best estimate (TP {dsv3_tp}, PP {dsv3_pp}, EP {dsv3_ep}, {dsv3_gib} GiB) keeps the all-to-all "
+        "inside a node "
+        "({dsv3_best_a2a} s); the published layout is {dsv3_x}x of it, rank {dsv3_rank}, tie group {dsv3_group}.",
+        _runs,
+    ),
+    (
+        "zh",
+        "估算最优（TP {dsv3_tp}、PP {dsv3_pp}、EP {dsv3_ep}，{dsv3_gib} GiB）让全对全留在节点内（{dsv3_best_a2a} s），"
+        "发表的布局是它的 {dsv3_x} 倍， 第 {dsv3_rank} 名，在第 {dsv3_group} 并列组。",
+        _runs,
+    ),
+    (
+        "en",
+        "{l70_x3}x the best estimate (TP {l70_tp}, CP {l70_cp}, DP {l70_dp}, no pipeline), rank {l70_rank}.",
+        _runs,
+    ),
+    (
+        "zh",
+        "步时是估算最优 （TP {l70_tp}、CP {l70_cp}、DP {l70_dp}，不切流水线）的 {l70_x3} 倍，排第 {l70_rank} 名。",
+        _runs,
+    ),
+    ("en", "its DP traffic drops to {g20_dp} s and hides entirely under one", _runs),
+    ("zh", "DP 通信降到 {g20_dp} s，全藏在一个", _runs),
+    ("en", "micro-batch, {g20_over}x the measured throughput.", _runs),
+    ("zh", "微批次之下，估算吞吐是实测的 {g20_over} 倍。", _runs),
+    (
+        "en",
+        "passes too: its estimated throughput is {q30_over}x the measured; EP 16 spans 2 nodes and its "
+        "all-to-all takes "
+        "{q30_a2a} s",
+        _runs,
+    ),
+    ("zh", "也通过：估算吞吐是实测的 {q30_over} 倍；EP 16 跨 2 个节点， 全对全通信占了 {q30_a2a} s", _runs),
+    ("en", "and the published layout is {q30_x}x of them.", _runs),
+    ("zh", "发表的布局是它们的 {q30_x} 倍。", _runs),
+]
+
+
+@pytest.mark.parametrize(("lang", "template", "values"), SINGLE_RUNS, ids=[f"{r[0]}:{r[1][:40]}" for r in SINGLE_RUNS])
+def test_lesson9_single_run_figures_are_coursekits(
+    lang: str, template: str, values: Callable[[], dict[str, str]]
+) -> None:
+    phrase = template.format(**values())
+    assert phrase in _lesson(lang), f"lesson 9 ({lang}) does not say: {phrase!r}"
+
+
+def test_lesson9_deepseek_v3_bridge_best_and_counterfactual() -> None:
+    # the guide's phrases for Megatron-Bridge's DeepSeek-V3 (tests/test_instructor_published_runs.py), in the lesson
+    en, zh = _lesson("en"), _lesson("zh")
+    assert _dsv3_bridge_best("cuts EP from {0} to {1} ({5} GiB)") in en
+    assert _dsv3_bridge_best("只把 EP 从 {0} 降到 {1}（{5} GiB）") in zh
+    c = _c(DSV3_BRIDGE)
+    assert f"is {_x(c.step_over_best)}x of it, rank {c.rank}, tie group {c.tie_group}" in en
+    assert _dsv3_bridge_symmetric_quote("the slowest: {}x the best, rank {}") in en
+
+
+def _dsv3_bridge_figures() -> dict[str, str]:
+    """Megatron-Bridge's DeepSeek-V3 at its published layout: memory, and with the combine keeping its outputs (GiB);
+    the estimated and the measured step, estimated over measured throughput, and the step without the MTP module."""
+    import dataclasses
+
+    from coursekit.planner import plan
+
+    run = next(run for run in all_published_runs() if run.name == DSV3_BRIDGE)
+    result, published = _explained(DSV3_BRIDGE)
+    kept = plan(run.model_spec(), run.cluster_spec(), dataclasses.replace(result.workload, moe_probs_in_experts=False))
+    no_mtp = plan(dataclasses.replace(run.model_spec(), mtp_layers=0), run.cluster_spec(), result.workload)
+    measured_s = run.global_batch * run.seq_len / (run.measured_tokens_per_gpu_s * run.gpus)
+    return {
+        "gib": f"{published.memory.total_gib:.1f}",
+        "kept": f"{kept.explain(published.label()).memory.total_gib:.1f}",
+        "step": f"{published.step_s:.1f}",
+        "measured": f"{measured_s:.1f}",
+        "over": _x(_c(DSV3_BRIDGE).estimated_over_published),
+        "no_mtp": f"{no_mtp.explain(published.label()).step_s:.1f}",
+    }
+
+
+@pytest.mark.parametrize(
+    ("lang", "template"),
+    [
+        ("en", "the published v = 4 fits ({gib} GiB; {kept} GiB if the outputs were kept)"),
+        ("zh", "发表的 v = 4 放得下 （{gib} GiB；若保存专家输出是 {kept} GiB）"),
+        (
+            "en",
+            "the estimated step is {step} s against the measured {measured} s ({over}x the measured throughput); "
+            "without "
+            "the MTP module it would be {no_mtp} s",
+        ),
+        ("zh", "估算步时 {step} s，实测 {measured} s（估算吞吐是实测的 {over} 倍）；不算 MTP 模块是 {no_mtp} s"),
+    ],
+)
+def test_lesson9_deepseek_v3_bridge_figures(lang: str, template: str) -> None:
+    phrase = template.format(**_dsv3_bridge_figures())
+    assert phrase in _lesson(lang), f"lesson 9 ({lang}) does not say: {phrase!r}"
