@@ -242,6 +242,7 @@ def test_section8_counts_the_registered_runs(lang: str, template: str, counts: C
 # ---- the lesson 9 guides: the vendor-table rows ------------------------------------------------------------------
 
 
+@cache
 def _vendor_tally() -> dict[str, str]:
     """Of the vendor-table rows: how many, the dense ones and how many pass, the one dense miss (its model, rank and
     step over the best estimate), the MoE ones and how many miss."""
@@ -277,7 +278,7 @@ VENDOR: list[tuple[str, str]] = [
 
 @pytest.mark.parametrize(("lang", "template"), VENDOR, ids=[f"{r[0]}:{r[1][:40]}" for r in VENDOR])
 def test_vendor_table_rows_in_the_guides_are_coursekits(lang: str, template: str) -> None:
-    tally = _vendor_tally()
+    tally = dict(_vendor_tally())
     tally["moe_word"] = _words(int(tally["moe"]))
     tally["moe_miss_word"] = _words(int(tally["moe_miss"])).capitalize()
     phrase = template.format(**tally)
@@ -574,6 +575,7 @@ GPT3_20B = "NeMo GPT-3 20B, 2K, 64 H100 (FP8)"
 QWEN30_EP16 = "Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8, EP 16)"
 
 
+@cache
 def _runs() -> dict[str, str]:
     """The rank, tie group, step over the best (x and % longer) and estimated ÷ measured throughput of single rows."""
     out: dict[str, str] = {}
@@ -755,6 +757,7 @@ def test_lesson9_deepseek_v3_bridge_best_and_counterfactual() -> None:
     assert _dsv3_bridge_symmetric_quote("the slowest: {}x the best, rank {}") in en
 
 
+@cache
 def _dsv3_bridge_figures() -> dict[str, str]:
     """Megatron-Bridge's DeepSeek-V3 at its published layout: memory, and with the combine keeping its outputs (GiB);
     the estimated and the measured step, estimated over measured throughput, and the step without the MTP module."""
@@ -793,4 +796,182 @@ def _dsv3_bridge_figures() -> dict[str, str]:
 )
 def test_lesson9_deepseek_v3_bridge_figures(lang: str, template: str) -> None:
     phrase = template.format(**_dsv3_bridge_figures())
+    assert phrase in _lesson(lang), f"lesson 9 ({lang}) does not say: {phrase!r}"
+
+
+# ---- lesson 9, sections 2 and 6: tie groups, TP's exposed share, TP across nodes ---------------------------------
+
+
+@cache
+def _tie_figures() -> dict[str, str]:
+    """The tie rule (MODEL_UNCERTAINTY), the one pair measured even (estimated apart), the bandwidth scenario's cut,
+    the unseparated threshold, the repeatability (its re-measured rows, their root-mean-square and twice that)."""
+    from coursekit.planner import MODEL_UNCERTAINTY
+    from coursekit.planner.calibration import ASSUMPTION_UNCERTAINTY, REMEASURED_RUNS
+    from coursekit.planner.ties import SAME_ESTIMATE
+    from tests.test_instructor_published_runs import _even_pair_apart
+
+    return {
+        "u": f"{100 * MODEL_UNCERTAINTY:g}",
+        "group": f"{1 + MODEL_UNCERTAINTY:g}",
+        "even": str(round(100 * (float(_even_pair_apart()) - 1))),
+        "bw": f"{100 * ASSUMPTION_UNCERTAINTY['bandwidth']:g}",
+        "same": f"{100 * SAME_ESTIMATE:g}",
+        "rows": str(len(REMEASURED_RUNS)),
+        "rms": f"{100 * MEASUREMENT_REPEATABILITY / 2:.2f}",
+        "rep": f"{100 * MEASUREMENT_REPEATABILITY:.1f}",
+    }
+
+
+def _tp_figures() -> dict[str, str]:
+    """TP's exposed share with the communication-GEMM overlap, and an H100 node's NVLink over its network per GPU."""
+    from coursekit.presets import CLUSTERS
+    from coursekit.specs import TP_COMM_OVERLAP_ON
+
+    h100 = CLUSTERS["h100-8"]
+    intra, inter = h100.intra_node_bandwidth_bytes_per_s, h100.inter_node_bandwidth_bytes_per_s
+    return {
+        "exposed": _fraction(1 - TP_COMM_OVERLAP_ON),
+        "intra": f"{intra / 1e9:g}",
+        "inter": f"{inter / 1e9:g}",
+        "slower": f"{intra / inter:g}",
+    }
+
+
+TIES: list[tuple[str, str, Callable[[], dict[str, str]]]] = [
+    (
+        "en",
+        "off from the measurement by up to about ±{u} % (`MODEL_UNCERTAINTY`). Candidates whose estimates differ "
+        "by less than {u} % are not ordered",
+        _tie_figures,
+    ),
+    ("zh", "它和实测最多差约 ±{u}%（`MODEL_UNCERTAINTY`）。估算相差不到 {u}% 的候选", _tie_figures),
+    ("en", "every candidate estimated within {group} times its step is in group 1", _tie_figures),
+    ("zh", "凡估算在它 {group} 倍以内的都归入第 1 组", _tie_figures),
+    ("en", "(one pair measured equally fast, estimated {even} % apart)", _tie_figures),
+    ("zh", "（有一对实测一样快，估算却差 {even}%）", _tie_figures),
+    ("en", "intra- or inter-node bandwidth {bw} % lower", _tie_figures),
+    ("zh", "节点内或跨节点带宽低 {bw}%", _tie_figures),
+    ("en", "members whose estimates stay within {same} % under all of these", _tie_figures),
+    ("zh", "在所有这些假设下估算都相差不到 {same}% 的", _tie_figures),
+    (
+        "en",
+        "within {rep} % of the fastest, that is the measurement repeatability (`MEASUREMENT_REPEATABILITY`) — NVIDIA "
+        "published its NeMo 24.07 performance table twice, each of its {rows} rows measured anew, and two measurements "
+        "of one configuration differ by {rms} % root-mean-square, twice that being {rep} %",
+        _tie_figures,
+    ),
+    (
+        "zh",
+        "NVIDIA 把 NeMo 24.07 的性能表发表过两次，{rows} 行每行都重测了一遍，同一配置的两次实测相差的均方根 "
+        "(root-mean-square) 是 {rms}%， 两倍是 {rep}%",
+        _tie_figures,
+    ),
+    ("en", "a quarter of 2 of the 8, {exposed}.", _tp_figures),
+    ("zh", "8 次中的 2 次、各 1/4，即 {exposed}。", _tp_figures),
+    (
+        "en",
+        "NVLink gives {intra} GB/s each way inside a node, the network {inter} GB/s per GPU each way: a TP group that "
+        "leaves the node makes these about {slower}x slower",
+        _tp_figures,
+    ),
+    (
+        "zh",
+        "节点内 NVLink 单向 {intra} GB/s，跨节点每 GPU 单向 {inter} GB/s：TP 组一旦跨节点，这些通信慢约 {slower} 倍",
+        _tp_figures,
+    ),
+]
+
+
+@pytest.mark.parametrize(("lang", "template", "values"), TIES, ids=[f"{r[0]}:{r[1][:40]}" for r in TIES])
+def test_lesson9_tie_and_tp_figures_are_coursekits(
+    lang: str, template: str, values: Callable[[], dict[str, str]]
+) -> None:
+    phrase = template.format(**values())
+    assert phrase in _lesson(lang), f"lesson 9 ({lang}) does not say: {phrase!r}"
+
+
+# ---- lesson 9, section 8: efficiency across GPU generations, B200, GB200 and a newer release --------------------
+
+
+@cache
+def _generations() -> dict[str, str]:
+    from coursekit.hardware import A100_BF16_DENSE_FLOPS, B200_BF16_DENSE_FLOPS, H100_BF16_DENSE_FLOPS
+    from coursekit.planner.calibration import FP8_MAMF_RATIO, FP8_MATMUL_SHARE, fp8_share_for, matmul_fraction
+    from coursekit.published_runs import MEGATRON_BRIDGE_GB200_RUNS as GB200
+    from tests.test_instructor_published_runs import _b200, _b200_split, _gpt3_h100
+
+    b200_rows, b200_low, b200_high = _b200()
+    bridge_high, nemo_low = _b200_split()
+    gained, estimated_gain, old, new = _gpt3_h100()
+    gb200 = [_c(run.name) for run in GB200]
+    assert all(c.passes for c in gb200)
+    gb200_over = [c.estimated_over_published for c in gb200]
+    new_row, old_row = _c("NeMo 25.02 GPT-3 175B, 2K, 512 H100 (FP8)"), _c("NeMo GPT-3 175B, 2K, 512 H100 (FP8)")
+    return {
+        "a100": f"{100 * matmul_fraction(A100_BF16_DENSE_FLOPS):.1f}",
+        "h100": f"{100 * matmul_fraction(H100_BF16_DENSE_FLOPS):.1f}",
+        "b200": f"{100 * matmul_fraction(B200_BF16_DENSE_FLOPS):.1f}",
+        "fp8": f"{FP8_MATMUL_SHARE:.3f}",
+        "h100_ratio": f"{FP8_MAMF_RATIO[H100_BF16_DENSE_FLOPS]:.3f}",
+        "b200_ratio": f"{FP8_MAMF_RATIO[B200_BF16_DENSE_FLOPS]:.3f}",
+        "b200_fp8": f"{fp8_share_for(B200_BF16_DENSE_FLOPS):.3f}",
+        "b200_n": str(b200_rows),
+        "b200_n_word": _words(b200_rows),
+        "b200_low": b200_low,
+        "b200_high": b200_high,
+        "bridge_high": bridge_high,
+        "nemo_low": nemo_low,
+        "new": f"{new_row.published:g}",
+        "old": f"{old_row.published:g}",
+        "gained": str(gained),
+        "est_gain": str(estimated_gain),
+        "old_over": old,
+        "new_over": new,
+        "gb200_n": str(len(gb200)),
+        "gb200_n_word": _words(len(gb200)),
+        "gb200_low": _x(min(gb200_over)),  # type: ignore[type-var]
+        "gb200_high": _x(max(gb200_over)),  # type: ignore[type-var]
+    }
+
+
+GENERATIONS: list[tuple[str, str]] = [
+    ("en", "(A100 {a100} %, H100 {h100} %, B200 {b200} %,"),
+    ("zh", "（A100 {a100}%，H100 {h100}%，B200 {b200}%，"),
+    ("en", "the FP8 matmul share fitted on H100 ({fp8}, below)"),
+    ("zh", "在 H100 上标定的 FP8 矩阵乘份额（{fp8}，见后文）"),
+    ("en", "(H100 {h100_ratio}, B200 {b200_ratio}: Hopper's FP8 matmuls stay further from their peak)"),
+    ("en", "which gives {b200_fp8} on a B200."),
+    ("zh", "（H100 是 {h100_ratio}，B200 是 {b200_ratio}：Hopper 的 FP8 矩阵乘离峰值更远）， B200 上是 {b200_fp8}。"),
+    (
+        "en",
+        "The {b200_n_word} B200 rows were registered without changing any constant for them: all {b200_n_word} pass, "
+        "with estimated throughput {b200_low} to {b200_high} of the measured. Megatron-Bridge's four rows reach at "
+        "most {bridge_high}, NeMo's eight between {nemo_low} and {b200_high}",
+    ),
+    (
+        "zh",
+        "B200 的 {b200_n} 行 登记时没有为它们调任何常数：{b200_n} 行全部通过，估算吞吐是实测的 {b200_low} 到 "
+        "{b200_high} 倍。其中 Megatron-Bridge 的 4 行最高 {bridge_high} 倍，NeMo 的 8 行在 {nemo_low} 到 "
+        "{b200_high} 倍之间",
+    ),
+    (
+        "en",
+        "at {new} tokens per GPU-second, {gained} % faster than NeMo 24.07's {old} at the same scale; the estimate is "
+        "{est_gain} % faster",
+    ),
+    ("en", "so the two rows sit at {old_over} and {new_over} of their measurements"),
+    (
+        "zh",
+        "实测每 GPU 每秒 {new} 个 token，比 NeMo 24.07 同样规模的 {old} 个快 {gained}%；"
+        "估算只因配置写明的 TP 通信重叠与 bf16 梯度快了 {est_gain}%，两行分别是实测的 {old_over} 与 {new_over} 倍",
+    ),
+    ("en", "all {gb200_n_word} pass, at {gb200_low} to {gb200_high} of the measured."),
+    ("zh", "{gb200_n} 行都通过，是实测的 {gb200_low} 到 {gb200_high} 倍。"),
+]
+
+
+@pytest.mark.parametrize(("lang", "template"), GENERATIONS, ids=[f"{r[0]}:{r[1][:40]}" for r in GENERATIONS])
+def test_lesson9_generation_figures_are_coursekits(lang: str, template: str) -> None:
+    phrase = template.format(**_generations())
     assert phrase in _lesson(lang), f"lesson 9 ({lang}) does not say: {phrase!r}"
