@@ -975,3 +975,116 @@ GENERATIONS: list[tuple[str, str]] = [
 def test_lesson9_generation_figures_are_coursekits(lang: str, template: str) -> None:
     phrase = template.format(**_generations())
     assert phrase in _lesson(lang), f"lesson 9 ({lang}) does not say: {phrase!r}"
+
+
+# ---- lesson 9, section 8: DGX Cloud, Megatron-Core, Nemotron-4 340B and Qwen3 30B-A3B ------------------------------
+
+QWEN30_RELEASE = "Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8, GBS 1024, {})"
+
+
+@cache
+def _section8_rows() -> dict[str, str]:
+    """Figures the guides' tests compute (tests/test_instructor_review21.py), for the lesson's own sentences."""
+    from tests.test_instructor_published_runs import QWEN30, _ordinal
+    from tests.test_instructor_review21 import (
+        _dgx_cloud,
+        _gpt119_stages,
+        _megatron_core_gpt,
+        _nemotron340_gib,
+        _qwen30_releases,
+    )
+
+    _, dense, r405a, r405b, behind1, behind2, rank1, rank2 = _dgx_cloud()
+    fp8_gib, bf16_gib = _nemotron340_gib()
+    old_over, apart = _qwen30_releases()
+    old, new = _c(QWEN30_RELEASE.format("26.02")), _c(QWEN30_RELEASE.format("26.02.01"))
+    qwen30 = _c(QWEN30)
+    layers, pp, per_stage = _gpt119_stages()
+    return {
+        "dense": dense,
+        "r405a": r405a,
+        "r405b": r405b,
+        "r405a_th": _ordinal(int(r405a)),
+        "r405b_th": _ordinal(int(r405b)),
+        "behind1": behind1,
+        "behind2": behind2,
+        "rank1": rank1,
+        "rank2": rank2,
+        "rank1_th": _ordinal(int(rank1)),
+        "rank2_th": _ordinal(int(rank2)),
+        "rep": f"{100 * MEASUREMENT_REPEATABILITY:.1f}",
+        "mcore": _megatron_core_gpt()[0],
+        "layers": layers,
+        "pp": pp,
+        "per_stage": per_stage,
+        "bf16_gib": bf16_gib,
+        "fp8_gib": fp8_gib,
+        "old": f"{old.published:g}",
+        "new": f"{new.published:g}",
+        "apart": apart,
+        "new_over": _x(new.estimated_over_published),
+        "old_over": old_over,
+        "q30_rank": str(qwen30.rank),
+        "q30_group": str(qwen30.tie_group),
+        "q30_best": _x(qwen30.step_over_best),
+        "q30_over": _x(qwen30.estimated_over_published, 1),
+    }
+
+
+SECTION8_ROWS: list[tuple[str, str]] = [
+    (
+        "en",
+        "All {dense} of the DGX Cloud recipes' dense rows pass (the two Llama 3.1 8B rows among them fit a constant; "
+        "Llama 3.1 405B's two rows on 576 GPUs, TP 8, PP 9, CP 2, VP 7, rank {r405a_th} and {r405b_th}): Nemotron-4 "
+        "15B's two rows (TP 4, DP 4, micro-batch 4) are only {behind1} % and {behind2} % slower than the best estimate "
+        "(TP 1, DP 16, ZeRO-2) and rank {rank1_th} and {rank2_th}, in tie group 1 and within {rep} %",
+    ),
+    (
+        "zh",
+        "{dense} 行稠密配置全部通过（其中 Llama 3.1 8B 两行用来标定；Llama 3.1 405B 在 576 张卡上的两行，"
+        "TP 8、PP 9、CP 2、VP 7，排第 {r405a} 和第 {r405b} 名）："
+        "Nemotron-4 15B 的两行 （TP 4、DP 4、微批次 4）步时只比估算最优（TP 1、"
+        "DP 16、ZeRO-2）慢 {behind1}% 和 {behind2}%，排第 {rank1} 和第 {rank2} 名，在第 1 并列组， 而且相差不到 {rep}%",
+    ),
+    ("en", "All {mcore} rows of Megatron-Core's scaling table pass."),
+    ("zh", "{mcore} 行全部通过。"),
+    ("en", "puts {layers} layers over PP {pp}, {per_stage} a stage, a prime"),
+    ("zh", "的 {layers} 层分成 PP {pp}，每段 {per_stage} 层，是质数"),
+    (
+        "en",
+        "counting every saved activation at 16 bits puts the interleaved schedule (v = 12) without recomputation at "
+        "{bf16_gib} GiB, over 80 GiB; counted in FP8 it is {fp8_gib} GiB",
+    ),
+    (
+        "zh",
+        "若把保存的激活都按 16 位记，交错调度 (v = 12) 不重计算要 {bf16_gib} GiB，"
+        "放不进 80 GiB；按 FP8 记是 {fp8_gib} GiB",
+    ),
+    (
+        "en",
+        "measured {old} tokens per GPU-second, and the same config in the 26.02.01 patch release {new}, {apart}x more; "
+        "the estimate lands on the latter ({new_over}x, that row passes) and is {old_over}x the former",
+    ),
+    (
+        "zh",
+        "实测每 GPU 每秒 {old} 个 token， 同一配置在 26.02.01 补丁版是 {new} 个，快 {apart} 倍；估算正好落在后者上"
+        "（{new_over} 倍，这一行通过），是前者的 {old_over} 倍",
+    ),
+    (
+        "en",
+        "rank {q30_rank} (tie group {q30_group}) and {q30_best}x the best (TP 1, DP 16, EP 4 without a pipeline, its "
+        "gradient rings crossing the 2 nodes on 8 NICs each), but the estimated throughput is about {q30_over} times "
+        "the measured one",
+    ),
+    (
+        "zh",
+        "名次第 {q30_rank}（第 {q30_group} 并列组）、是最优的 {q30_best} 倍（最优是 TP 1、DP 16、EP 4、不切流水线， "
+        "梯度环跨 2 个节点、每节点用 8 块网卡），但估算的吞吐约是实测的 {q30_over} 倍",
+    ),
+]
+
+
+@pytest.mark.parametrize(("lang", "template"), SECTION8_ROWS, ids=[f"{r[0]}:{r[1][:40]}" for r in SECTION8_ROWS])
+def test_lesson9_section8_rows_are_coursekits(lang: str, template: str) -> None:
+    phrase = template.format(**_section8_rows())
+    assert phrase in _lesson(lang), f"lesson 9 ({lang}) does not say: {phrase!r}"
