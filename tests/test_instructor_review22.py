@@ -1088,3 +1088,51 @@ SECTION8_ROWS: list[tuple[str, str]] = [
 def test_lesson9_section8_rows_are_coursekits(lang: str, template: str) -> None:
     phrase = template.format(**_section8_rows())
     assert phrase in _lesson(lang), f"lesson 9 ({lang}) does not say: {phrase!r}"
+
+
+# ---- lesson 9, "Can the estimate order two measured layouts?" ----------------------------------------------------
+
+_ZH_DIGITS = "零一二三四五六七八九十"
+
+
+@cache
+def _pair_figures() -> dict[str, str]:
+    """``layout_pairs()``: how many close pairs it orders right; the ModelZoo's two overlap rows against PP 32
+    (measured and estimated % faster); Llama 3 8B's two pairs (estimated ratios, and the bound on their gap in %)."""
+    from coursekit.planner import layout_pairs
+    from tests.test_instructor_published_runs import _pair_counts
+
+    pairs = layout_pairs()
+    pp32 = [p for p in pairs if "(DeepEP, EP 32, 1F1B overlap" in p.first_name and "PP 32" in p.second_name]
+    llama8 = [p for p in pairs if "Llama 3 8B" in p.first_name]
+    measured = sorted(round(100 * (p.measured - 1)) for p in pp32)
+    estimated = {round(100 * (p.estimated - 1)) for p in pp32}
+    assert len(pp32) == len(llama8) == 2 and len(estimated) == 1
+    gap = max(abs(p.estimated - 1) for p in llama8)
+    right = _pair_counts()[2]
+    return {
+        "right_en": _words(right),
+        "right_zh": _ZH_DIGITS[right],
+        "m1": str(measured[0]),
+        "m2": str(measured[1]),
+        "est": str(estimated.pop()),
+        "l1": f"{llama8[0].estimated:.3f}",
+        "l2": f"{llama8[1].estimated:.3f}",
+        "gap": f"{math.ceil(1000 * gap) / 10:.1f}",  # a bound, in %: rounded up to a tenth
+    }
+
+
+PAIRS: list[tuple[str, str]] = [
+    ("en", "It orders {right_en} right:"),
+    ("zh", "排对的有{right_zh}对："),
+    ("en", "measured {m1} % and {m2} % faster, estimated faster too, but by only {est} %"),
+    ("zh", "实测快 {m1}% 和 {m2}%，估算也判它们更快，却只差 {est}%"),
+    ("en", "Llama 3 8B's two are estimated at {l1} and {l2}, less than {gap} % apart"),
+    ("zh", "Llama 3 8B 的两对估算之比是 {l1} 和 {l2}，相差不到 {gap}%"),
+]
+
+
+@pytest.mark.parametrize(("lang", "template"), PAIRS, ids=[f"{r[0]}:{r[1][:40]}" for r in PAIRS])
+def test_lesson9_layout_pair_figures_are_coursekits(lang: str, template: str) -> None:
+    phrase = template.format(**_pair_figures())
+    assert phrase in _lesson(lang), f"lesson 9 ({lang}) does not say: {phrase!r}"
