@@ -1136,3 +1136,58 @@ PAIRS: list[tuple[str, str]] = [
 def test_lesson9_layout_pair_figures_are_coursekits(lang: str, template: str) -> None:
     phrase = template.format(**_pair_figures())
     assert phrase in _lesson(lang), f"lesson 9 ({lang}) does not say: {phrase!r}"
+
+
+# ---- guides of lessons 6, 7, 8 and 10: result figures tools/guide_pins.py listed as unpinned ----------------------
+
+
+def _other_guides() -> list[tuple[str, str, str]]:
+    """(guide, lang, phrase built from coursekit) for figures of the exercise notes and talking points."""
+    from coursekit.exercises import get_exercise, lesson7, lesson10
+    from coursekit.exercises.lesson6 import timeline_exercise
+    from coursekit.hardware import H100_HBM_BYTES_PER_S, H200_HBM_BYTES_PER_S
+    from coursekit.presets import CLUSTERS, MODELS
+    from coursekit.roofline import layout_matmul_intensity
+
+    changes = lesson7.change_intensities()
+    base = layout_matmul_intensity(MODELS[lesson7.LLAMA_MODEL], **lesson7.BASE_LAYOUT)
+    intensities = "tp16 {tp16:.0f}, cp2 {cp2:.0f}, mb2 {mb2:.0f}".format(**changes)
+    intensities_zh = "tp16 {tp16:.0f}，cp2 {cp2:.0f}，mb2 {mb2:.0f}".format(**changes)
+    ridges = f"{lesson7.h100_ridge_point():.0f} → {lesson7.h200_ridge():.0f}"
+    more_bandwidth = round(100 * (H200_HBM_BYTES_PER_S / H100_HBM_BYTES_PER_S - 1))
+    timeline = timeline_exercise()
+    bubble = _fraction(timeline.bubble_s / (timeline.compute_s + timeline.bubble_s))
+    crossover_kib = f"{get_exercise('lab.crossover_bytes').expected_value() / 1024:.0f}"
+    gpt2 = MODELS["gpt2-small"]
+    gpt2_read_us = gpt2.num_params * 2 / CLUSTERS[lesson10.CLUSTER].memory_bandwidth_bytes_per_s * 1e6
+    section3 = lesson10._max_requests_section3()
+    small = MODELS[lesson10.SMALL_MODEL]
+    return [
+        ("07_compute_efficiency", "en", f"Intensities after each change: {intensities} (from {base:.0f})."),
+        ("07_compute_efficiency", "zh", f"各改动后的计算强度：{intensities_zh}（原来 {base:.0f}）。"),
+        ("07_compute_efficiency", "en", f"with {more_bandwidth} % more bandwidth moves the ridge left ({ridges})"),
+        ("07_compute_efficiency", "zh", f"带宽多 {more_bandwidth} %，脊点左移（{ridges}）"),
+        ("06_pipeline_scaling", "en", f"The bubble is {bubble} of compute +"),
+        ("06_pipeline_scaling", "zh", f"气泡占计算加气泡的 {bubble}"),
+        ("08_lab", "en", f"bytes ≈ {crossover_kib} KiB"),
+        ("08_lab", "zh", f"字节 ≈ {crossover_kib} KiB"),
+        ("10_serving", "en", f"it holds at most **{section3}** such requests"),
+        ("10_serving", "zh", f"最多容纳 **{section3}** 个这样的请求"),
+        ("10_serving", "en", f"(the worked example's {section3} is for 2048 + 256)"),
+        ("10_serving", "zh", f"（例子里的 {section3} 对应 2048 + 256）"),
+        (
+            "10_serving",
+            "en",
+            f"TP = 2 could save {gpt2_read_us / 2:.0f} µs but adds {2 * gpt2.layers} all-reduces",
+        ),
+        ("10_serving", "zh", f"TP = 2 最多省 {gpt2_read_us / 2:.0f} µs，却要加 {2 * gpt2.layers} 次全归约"),
+        ("10_serving", "en", f"at TP = 8 the {2 * small.layers} all-reduces per token slow down"),
+        ("10_serving", "zh", f"TP = 8 时每 token {2 * small.layers} 次全归约慢下来"),
+    ]
+
+
+def test_other_guides_result_figures_are_coursekits() -> None:
+    missing = [
+        (stem, lang, phrase) for stem, lang, phrase in _other_guides() if phrase not in _guide(lang, stem)
+    ]  # fmt: skip
+    assert missing == []
