@@ -74,8 +74,9 @@ def _builder() -> ModuleType:
     return _tool("build_notebooks")
 
 
+_GUIDE_PINS = sys.modules.get("guide_pins") or _tool("guide_pins")
 #: A number as the guides and lessons write it (tools/guide_pins.py's pattern).
-NUMBER: re.Pattern[str] = _tool("guide_pins").NUMBER
+NUMBER: re.Pattern[str] = _GUIDE_PINS.NUMBER
 
 
 @cache
@@ -94,7 +95,10 @@ def _flat(text: str) -> str:
 
 
 def _lesson(lang: str, stem: str = "09_workbench") -> str:
-    return " ".join(_flat(pair[LANGS.index(lang)]) for pair in _markdown_pairs(stem))
+    """The lesson's Markdown cells in ``lang``, whitespace runs as one space (tools/guide_pins.py --lessons records
+    the phrases looked up in it)."""
+    source = (SRC / f"{stem}.py").read_text(encoding="utf-8")
+    return _GUIDE_PINS.recorded_like(source, " ".join(_flat(pair[LANGS.index(lang)]) for pair in _markdown_pairs(stem)))
 
 
 def _guide(lang: str, stem: str = "09_workbench") -> str:
@@ -1191,3 +1195,115 @@ def test_other_guides_result_figures_are_coursekits() -> None:
         (stem, lang, phrase) for stem, lang, phrase in _other_guides() if phrase not in _guide(lang, stem)
     ]  # fmt: skip
     assert missing == []
+
+
+# ---- lesson 9, section 8: how attention is timed (the ModelZoo's long-context rows, FlashAttention-2) ----------
+
+
+@cache
+def _attention_figures() -> dict[str, str]:
+    """The FlashAttention-3 and -2 bars on H100 (means over 4K to 16K), their share of the best matmul, the cost of a
+    counted FLOP of attention's core at each, the shorter sequences' rates, and the ModelZoo's long-context rows."""
+    from coursekit.hardware import H100_BF16_DENSE_FLOPS
+    from coursekit.planner import EFFICIENCY_CEILING
+    from coursekit.planner.calibration import (
+        ATTENTION_KERNEL_RATES,
+        ATTENTION_RELATIVE_RATE,
+        CAUSAL_EXECUTED_SHARE,
+        FLASH_ATTENTION_2_H100_BY_LENGTH,
+        FLASH_ATTENTION_H100_TFLOPS,
+        attention_rate_at,
+        matmul_fraction,
+    )
+
+    def mean(rows: object, column: int) -> str:
+        values = [row[column] for row in rows]  # type: ignore[attr-defined]
+        return f"{sum(values) / len(values):.0f}"
+
+    fa2_long = [row for row in FLASH_ATTENTION_2_H100_BY_LENGTH if row[0] >= 4096]
+    rates = {tokens: attention_rate_at(tokens) for tokens in (1024, 2048, 4096)}
+    fa2, fa3 = ATTENTION_KERNEL_RATES["flash-attention-2"], ATTENTION_KERNEL_RATES["flash-attention-3"]
+    long_rows = [_c(run.name) for run in MOE_ZOO_QWEN3_LONG_RUNS]
+    assert all(c.passes and c.tie_group == 1 for c in long_rows)
+    within = max(c.step_over_best for c in long_rows)  # type: ignore[type-var]
+    return {
+        "fwd": mean(FLASH_ATTENTION_H100_TFLOPS, 1),
+        "bwd": mean(FLASH_ATTENTION_H100_TFLOPS, 2),
+        "rel": f"{ATTENTION_RELATIVE_RATE:.3f}",
+        "best": f"{matmul_fraction(H100_BF16_DENSE_FLOPS) * H100_BF16_DENSE_FLOPS / 1e12:.1f}",
+        "half": f"{CAUSAL_EXECUTED_SHARE:g}",
+        "cost": f"{CAUSAL_EXECUTED_SHARE / ATTENTION_RELATIVE_RATE:.2f}",
+        "ceiling": f"{EFFICIENCY_CEILING:.3f}",
+        "r1k": f"{rates[1024]:.2f}",
+        "r2k": f"{rates[2048]:.2f}",
+        "r4k": f"{rates[4096]:.2f}",
+        "cp2": f"{CAUSAL_EXECUTED_SHARE / rates[2048]:.2f}",
+        "cp1": f"{CAUSAL_EXECUTED_SHARE / rates[4096]:.2f}",
+        "within": f"{math.ceil(100 * within) / 100:.2f}",  # a bound: rounded up
+        "over": ", ".join(_x(c.estimated_over_published) for c in long_rows[:-1]),
+        "over_last": _x(long_rows[-1].estimated_over_published),
+        "over_zh": "、".join(_x(c.estimated_over_published) for c in long_rows),
+        "fa2_fwd": mean(fa2_long, 1),
+        "fa2_bwd": mean(fa2_long, 2),
+        "fa2": f"{fa2:.3f}",
+        "fa2_of_fa3": f"{fa2 / fa3:.2f}",
+        "fa2_cost": f"{CAUSAL_EXECUTED_SHARE / fa2:.2f}",
+        "cudnn": f"{ATTENTION_KERNEL_RATES['cudnn']:.3f}",
+    }
+
+
+ATTENTION: list[tuple[str, str]] = [
+    (
+        "en",
+        "measured about {fwd} TFLOP/s forward and {bwd} backward on H100 (head dim 128, sequences 4K to 16K; backward "
+        "counted as 2.5 forwards), {rel} of the best matmul's {best} TFLOP/s in the training count. So on such "
+        "sequences the estimate charges each counted FLOP of attention's core about {half} / {rel} = {cost} of a "
+        "linear layer's FLOP",
+    ),
+    (
+        "zh",
+        "前向约 {fwd}、反向约 {bwd} TFLOP/s（反向按 2.5 倍前向计），折成训练计数是最佳矩阵乘 {best} TFLOP/s 的 {rel}。"
+        "估算于是在这样长的序列上把注意力 核心每计一个 FLOP 记成约 {half} / {rel} = {cost} 个线性层 FLOP",
+    ),
+    ("en", "(the ceiling fitted on Table 1 is {ceiling})"),
+    ("zh", "（表 1 上标定出的天花板是 {ceiling}）"),
+    (
+        "en",
+        "(the same figures: {r1k} of the best matmul at 1K tokens, {r2k} at 2K, {r4k} at 4K), and with context "
+        "parallelism each call runs over one rank's s/cp tokens: at 4K tokens CP 2 charges {half} / {r2k} = {cp2} of a "
+        "linear-layer FLOP per counted FLOP, against {half} / {r4k} = {cp1} without CP",
+    ),
+    (
+        "zh",
+        "1K 个 token 时是最佳矩阵乘的 {r1k}，2K 时 {r2k}，4K 时 {r4k}）；"
+        "有上下文并行时，每次调用只跑一个 rank 的 s/cp 个 token："
+        "4K 的序列用 CP 2，每计一个 FLOP 要花 {half} / {r2k} = {cp2} 个线性层 FLOP，"
+        "不用 CP 是 {half} / {r4k} = {cp1}",
+    ),
+    (
+        "en",
+        "All four rows pass (tie group 1, within {within}x of the best). Their throughput is {over} and {over_last} of "
+        "the measured",
+    ),
+    ("zh", "这样四行都通过（第 1 并列组，步时在最优的 {within} 倍以内）。吞吐是实测的 {over_zh} 倍"),
+    (
+        "en",
+        "it reaches about {fa2_fwd} TFLOP/s forward and {fa2_bwd} backward on H100 at 4K to 16K tokens, {fa2} of the "
+        "best matmul in the training count, only {fa2_of_fa3} of FlashAttention-3's speed: each counted FLOP of "
+        "attention's core costs {half} / {fa2} = {fa2_cost} of a linear layer's FLOP instead of {cost}.",
+    ),
+    (
+        "zh",
+        "它在 H100 上 4K 到 16K 的前向约 {fa2_fwd}、反向约 {fa2_bwd} TFLOP/s，折成训练计数是最佳矩阵乘的 {fa2}，只有 "
+        "FlashAttention-3 的 {fa2_of_fa3}；每计一个注意力核心 FLOP 要花 {half} / {fa2} = {fa2_cost} 个线性层 FLOP，"
+        "而不是 {cost}。",
+    ),
+    ("en", '`"cudnn"` charges the same figures\' cuDNN bars ({cudnn};'),
+    ("zh", '`"cudnn"` 按同一组图里 cuDNN 的数计（{cudnn}，'),
+]
+
+
+@pytest.mark.parametrize(("lang", "template"), ATTENTION, ids=[f"{r[0]}:{r[1][:40]}" for r in ATTENTION])
+def test_lesson9_attention_figures_are_coursekits(lang: str, template: str) -> None:
+    phrase = template.format(**_attention_figures())
+    assert phrase in _lesson(lang), f"lesson 9 ({lang}) does not say: {phrase!r}"
