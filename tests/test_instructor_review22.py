@@ -1307,3 +1307,162 @@ ATTENTION: list[tuple[str, str]] = [
 def test_lesson9_attention_figures_are_coursekits(lang: str, template: str) -> None:
     phrase = template.format(**_attention_figures())
     assert phrase in _lesson(lang), f"lesson 9 ({lang}) does not say: {phrase!r}"
+
+
+# ---- lesson 9, section 8: Qwen3 235B-A22B (Megatron-Bridge) and the ModelZoo's 4K rows ---------------------------
+
+
+def _zoo_row(label: str) -> dict[str, str]:
+    """One ModelZoo 4K row at its published layout: its EP all-to-all, compute, exposed communication and step (s),
+    estimated ÷ measured throughput (x and % above), rank, tie group and step over the best."""
+    from tests.test_instructor_published_runs import ZOO
+
+    name = ZOO.format("4K", label)
+    c, explained = _c(name), _explained(name)[1]
+    timeline = explained.timeline
+    assert timeline is not None and c.estimated_over_published is not None
+    return {
+        "a2a": f"{_comm_s(explained, 'EP'):.1f}",
+        "edp": f"{_comm_s(explained, 'EDP'):.1f}"
+        if "EDP" in {row.dimension for row in explained.communication}
+        else "",
+        "compute": f"{timeline.compute_s:.1f}",
+        "exposed": f"{timeline.exposed_communication_s:.1f}",
+        "step": f"{explained.step_s:.1f}",
+        "over": _x(c.estimated_over_published),
+        "above": str(round(100 * (c.estimated_over_published - 1))),
+        "rank": str(c.rank),
+        "group": str(c.tie_group),
+        "best": _x(c.step_over_best),
+    }
+
+
+@cache
+def _qwen235_figures() -> dict[str, str]:
+    import dataclasses
+
+    from tests.test_instructor_published_runs import EP32, FSDP, OVERLAP, QWEN235, TP4, ZOO
+    from tests.test_instructor_review21 import _run, _zoo_measured_s
+
+    out: dict[str, str] = {}
+    for key, label in (("ep32", EP32), ("ovl", OVERLAP), ("fsdp", FSDP), ("tp4", TP4)):
+        out |= {f"{key}_{field}": value for field, value in _zoo_row(label).items()}
+    complete = _explained(ZOO.format("4K", OVERLAP), overlap_ep=1.0)[1].step_s
+    without = _explained(ZOO.format("4K", EP32))[1].step_s
+    assert complete is not None and without is not None
+    out |= {
+        "m_ep32": f"{_zoo_measured_s(EP32):.1f}",
+        "m_ovl": f"{_zoo_measured_s(OVERLAP):.1f}",
+        # the measured gain from the table's TFLOP/s (its step times are rounded to 0.1 s)
+        "m_gain": "{:.3f}".format(
+            _run(ZOO.format("4K", OVERLAP)).measured_tflops_per_gpu
+            / _run(ZOO.format("4K", EP32)).measured_tflops_per_gpu
+        ),
+        "complete": f"{complete:.1f}",
+        "complete_gain": _x(without / complete),
+    }
+    run = next(run for run in all_published_runs() if run.name == QWEN235)
+    # the published layout at v = 4 without recomputation (tests/test_lesson9_published_runs.py), in FP8 and counted
+    # at 16 bits
+    label = "tp=2,pp=8,dp=16,ep=32,etp=1,v=4,zero=1,mb=1,recompute=none"
+    fp8 = _explained(QWEN235)[0].explain(label)
+    bf16 = dataclasses.replace(run.workload(), precision="bf16", fp8_recipe="delayed")  # the FP8 scaling: unused
+    from coursekit.planner import plan
+
+    sixteen = plan(run.model_spec(), run.cluster_spec(), bf16).explain(label)
+    out |= {"q_gib": f"{fp8.memory.total_gib:.1f}", "q_gib16": f"{sixteen.memory.total_gib:.1f}"}
+    return out
+
+
+QWEN235_LESSON: list[tuple[str, str, Callable[[], object]]] = [
+    (
+        "en",
+        "v = 4 without recomputation needs {q_gib} GiB and fits ({q_gib16} GiB with every activation",
+        _qwen235_figures,
+    ),
+    ("zh", "v = 4 不重计算要 {q_gib} GiB，放得下（激活全按 16 位记是 {q_gib16} GiB", _qwen235_figures),
+    (
+        "en",
+        "the all-to-all is {ep32_a2a} s a step, all exposed; {ep32_step} s ({ep32_above} % above the measured "
+        "throughput), {ep32_best}x the best estimate (rank {ep32_rank}, tie group {ep32_group})",
+        _qwen235_figures,
+    ),
+    (
+        "zh",
+        "全对全每步 {ep32_a2a} s，全部露在外面，估算 {ep32_step} s（吞吐比实测高 {ep32_above}%），是最优估算的 "
+        "{ep32_best} 倍 （第 {ep32_rank} 名，第 {ep32_group} 并列组）",
+        _qwen235_figures,
+    ),
+    (
+        "en",
+        "measured, the step falls from {m_ep32} s to {m_ovl} s, {m_gain}x faster. Taking the overlap as complete, the "
+        "estimate would give {complete} s, {complete_gain}x faster",
+        _qwen235_figures,
+    ),
+    (
+        "zh",
+        "实测从 {m_ep32} s 降到 {m_ovl} s，快 {m_gain} 倍。若把重叠当作完全藏住， 估算会是 {complete} s、快 "
+        "{complete_gain} 倍",
+        _qwen235_figures,
+    ),
+    (
+        "en",
+        "By it the step is {ovl_step} s. The estimated throughput is {ovl_over}x the measured; rank {ovl_rank} (tie "
+        "group {ovl_group}), {ovl_best}x the best",
+        _qwen235_figures,
+    ),
+    (
+        "zh",
+        "按它估算 {ovl_step} s， 估算吞吐是实测的 {ovl_over} 倍，第 {ovl_rank} 名（第 {ovl_group} 并列组），最优的 "
+        "{ovl_best} 倍",
+        _qwen235_figures,
+    ),
+    (
+        "en",
+        "over 32 nodes: {fsdp_edp} s of traffic against {fsdp_compute} s of compute, {fsdp_exposed} s exposed: "
+        "{fsdp_step} s ({fsdp_over}x), {fsdp_best}x the best, tie group {fsdp_group}",
+        _qwen235_figures,
+    ),
+    (
+        "zh",
+        "往返，通信 {fsdp_edp} s，比 {fsdp_compute} s 的计算还多，露出 {fsdp_exposed} s：估算 {fsdp_step} s"
+        "（{fsdp_over} 倍），最优的 {fsdp_best} 倍，第 {fsdp_group} 并列组",
+        _qwen235_figures,
+    ),
+    (
+        "en",
+        "and estimated the slowest too: {tp4_step} s ({tp4_over}x the throughput), {tp4_best}x the best",
+        _qwen235_figures,
+    ),
+    ("zh", "估算也最慢：{tp4_step} s（吞吐 {tp4_over} 倍），是最优的 {tp4_best} 倍", _qwen235_figures),
+]
+
+
+@pytest.mark.parametrize(
+    ("lang", "template", "values"), QWEN235_LESSON, ids=[f"{r[0]}:{r[1][:40]}" for r in QWEN235_LESSON]
+)
+def test_lesson9_qwen235_figures_are_coursekits(lang: str, template: str, values: Callable[[], object]) -> None:
+    phrase = template.format(**values())  # type: ignore[arg-type]
+    assert phrase in _lesson(lang), f"lesson 9 ({lang}) does not say: {phrase!r}"
+
+
+def test_lesson9_bridge_qwen235_paragraph() -> None:
+    # Megatron-Bridge's Qwen3 235B-A22B: the guide's computations (tests/test_instructor_published_runs.py) against
+    # the lesson's sentences
+    from tests.test_instructor_published_runs import _qwen235_all_to_all, _qwen235_best, _qwen235_rank
+
+    en, zh = _lesson("en"), _lesson("zh")
+    assert _qwen235_all_to_all("Its {1} EP ranks span {2} nodes") in en
+    assert _qwen235_all_to_all("dispatcher, which does not send a token once per node) takes {0} s a step") in en
+    assert _qwen235_all_to_all("leaving {4} s exposed") in en
+    assert _qwen235_all_to_all("它的 {1} 个 EP rank 跨 {2} 个节点") in zh
+    assert _qwen235_all_to_all("每步 {0} s；配方打开了 EP 全对全重叠") in zh
+    assert _qwen235_all_to_all("露出 {4} s") in zh
+    assert _qwen235_rank("a {1} s step against the measured {2} s ({0}x the measured throughput)") in en
+    assert _qwen235_rank("步时 {1} s， 实测 {2} s（吞吐是实测的 {0} 倍）") in zh
+    assert _qwen235_rank("the published layout is {5}x of it, rank {3}, tie group {4}") in en
+    assert _qwen235_rank("发表的布局是它的 {5} 倍，第 {3} 名，在第 {4} 并列组") in zh
+    assert _qwen235_best("the best estimate runs TP {0}, PP {1} and EP {2}, keeping EP inside a node, with ZeRO-{3} "
+                         "at {4} GiB (an {5} GiB card nearly full), a {6} s step") in en  # fmt: skip
+    assert _qwen235_best("估算最优是 TP {0}、PP {1}、EP {2}，EP 留在节点内，用 ZeRO-{3}， "
+                         "要 {4} GiB（{5} GiB 的卡几乎装满），步时 {6} s") in zh  # fmt: skip
