@@ -1466,3 +1466,81 @@ def test_lesson9_bridge_qwen235_paragraph() -> None:
                          "at {4} GiB (an {5} GiB card nearly full), a {6} s step") in en  # fmt: skip
     assert _qwen235_best("估算最优是 TP {0}、PP {1}、EP {2}，EP 留在节点内，用 ZeRO-{3}， "
                          "要 {4} GiB（{5} GiB 的卡几乎装满），步时 {6} s") in zh  # fmt: skip
+
+
+@cache
+def _pp32_and_dsv3() -> dict[str, str]:
+    """The ModelZoo's PP 32 row (memory with and without its recomputed modules, compute against the other 4K rows,
+    step, ratios, rank) and DeepSeek-V3's paper row (memory without full recomputation, ratios, rank)."""
+    import dataclasses
+
+    from coursekit.planner import plan
+    from tests.test_instructor_published_runs import (
+        DSV3,
+        EP32,
+        FSDP,
+        OVERLAP,
+        TP4,
+        ZOO,
+        _dsv3_without_full_recompute_gib,
+    )
+
+    name = ZOO.format("4K", "all-to-all, EP 8, PP 32")
+    run = next(run for run in all_published_runs() if run.name == name)
+    c, (result, explained) = _c(name), _explained(name)
+    without = plan(run.model_spec(), run.cluster_spec(), dataclasses.replace(result.workload, recompute_modules=()))
+    others = [_explained(ZOO.format("4K", label))[1].timeline.compute_s for label in (EP32, OVERLAP, FSDP, TP4)]
+    timeline = explained.timeline
+    assert timeline is not None and all(value is not None for value in others)
+    dsv3 = _c(DSV3)
+    return {
+        "gib": f"{explained.memory.total_gib:.1f}",
+        "gib_without": f"{without.explain(c.layout).memory.total_gib:.1f}",
+        "compute": f"{timeline.compute_s:.1f}",
+        "low": f"{min(others):.1f}",  # type: ignore[type-var]
+        "high": f"{max(others):.1f}",  # type: ignore[type-var]
+        "step": f"{explained.step_s:.1f}",
+        "over": _x(c.estimated_over_published),
+        "best": _x(c.step_over_best),
+        "rank": str(c.rank),
+        "group": str(c.tie_group),
+        "d_gib": f"{_dsv3_without_full_recompute_gib():.1f}",
+        "d_over": _x(dsv3.estimated_over_published),
+        "d_rank": str(dsv3.rank),
+        "d_best": _x(dsv3.step_over_best),
+    }
+
+
+PP32_DSV3: list[tuple[str, str]] = [
+    (
+        "en",
+        "the published v = 3 fits ({gib} GiB; {gib_without} GiB without)",
+    ),
+    ("zh", "发表的 v = 3 才放得下（{gib} GiB，不写是 {gib_without} GiB）"),
+    (
+        "en",
+        "{compute} s of compute against {low} to {high} s on the other layouts, a {step} s step ({over}x the "
+        "throughput), {best}x the best, rank {rank}, yet in tie group {group}",
+    ),
+    (
+        "zh",
+        "计算 {compute} s，别的布局是 {low} 到 {high} s：估算 {step} s（吞吐 {over} 倍），"
+        "最优的 {best} 倍，排第 {rank} 名，但在第 {group} 并列组",
+    ),
+    (
+        "en",
+        "yet it needs {d_gib} GiB without full recomputation, so it recomputes, one more forward pass. The estimated "
+        "throughput, {d_over}x the measured, is within ±30 %; the rank misses (rank {d_rank}, {d_best}x the best)",
+    ),
+    (
+        "zh",
+        "可不做完全重计算仍要 {d_gib} GiB，只能完全重计算，多出一遍前向。估算吞吐是实测的 {d_over} 倍，在 ±30 % 内； "
+        "名次差（第 {d_rank} 名，最优的 {d_best} 倍）",
+    ),
+]
+
+
+@pytest.mark.parametrize(("lang", "template"), PP32_DSV3, ids=[f"{r[0]}:{r[1][:40]}" for r in PP32_DSV3])
+def test_lesson9_pp32_and_deepseek_v3_figures_are_coursekits(lang: str, template: str) -> None:
+    phrase = template.format(**_pp32_and_dsv3())
+    assert phrase in _lesson(lang), f"lesson 9 ({lang}) does not say: {phrase!r}"
