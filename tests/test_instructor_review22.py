@@ -1544,3 +1544,26 @@ PP32_DSV3: list[tuple[str, str]] = [
 def test_lesson9_pp32_and_deepseek_v3_figures_are_coursekits(lang: str, template: str) -> None:
     phrase = template.format(**_pp32_and_dsv3())
     assert phrase in _lesson(lang), f"lesson 9 ({lang}) does not say: {phrase!r}"
+
+
+def test_lesson9_model_counts_are_coursekits() -> None:
+    # Mixtral 8x7B in Megatron-Core's count (GFLOP per token at 4K) and the dense GPT-layer formula's share of it;
+    # the expert parameters a rank of the ModelZoo's FSDP row holds: its experts over its EP, every layer
+    from coursekit.planner import megatron_core_model_flops_per_step
+    from coursekit.presets import MODELS
+    from tests.test_instructor_review21 import _mixtral_dense_share
+
+    mixtral = megatron_core_model_flops_per_step(MODELS["mixtral-8x7b"], 1, 4096) / 4096 / 1e9
+    qwen = MODELS["qwen3-235b-a22b"]
+    from tests.test_instructor_published_runs import FSDP, ZOO
+
+    ep = _degrees(_c(ZOO.format("4K", FSDP)).layout)["ep"]
+    per_rank = qwen.layers * qwen.num_experts // ep * qwen.expert_params / 1e9
+    en, zh = _lesson("en"), _lesson("zh")
+    assert f"the 2 experts each token goes to: {mixtral:.1f} GFLOP per token" in en
+    share = _mixtral_dense_share()
+    assert f"the dense GPT-layer formula (a 4h MLP, ungrouped attention) counts only {share}x of it" in en
+    assert f"每个 token 去的 2 个专家都算进去，每 token {mixtral:.1f} GFLOP" in zh
+    assert f"去数只有它的 {_mixtral_dense_share()} 倍" in zh
+    assert f"each rank's {per_rank:.1f} billion expert parameters" in en
+    assert f"每卡 {per_rank * 10:.0f} 亿专家参数" in zh
