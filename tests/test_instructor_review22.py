@@ -1567,3 +1567,56 @@ def test_lesson9_model_counts_are_coursekits() -> None:
     assert f"去数只有它的 {_mixtral_dense_share()} 倍" in zh
     assert f"each rank's {per_rank:.1f} billion expert parameters" in en
     assert f"每卡 {per_rank * 10:.0f} 亿专家参数" in zh
+
+
+@cache
+def _graphs_figures() -> dict[str, str]:
+    """The ModelZoo's CUDA-graph row (its step by Megatron-Core's count at the marked TFLOP/s, what it saves against
+    the overlap row's table step, per layer pass) and its estimate; the host's time per MoE layer; TP 4's layer passes
+    a step and host wait."""
+    from coursekit.planner.calibration import MOE_LAYER_HOST_S
+    from tests.test_instructor_published_runs import OVERLAP, TP4, ZOO
+    from tests.test_instructor_review21 import GRAPHS as GRAPHS_LABEL
+    from tests.test_instructor_review21 import _tp4, _zoo_measured_s
+
+    graphs_name = ZOO.format("4K", GRAPHS_LABEL)
+    graphs, graphs_explained = _c(graphs_name), _explained(graphs_name)[1]
+    passes = graphs_explained.grad_accum * max(graphs_explained.stage_layers)
+    saved = _zoo_measured_s(OVERLAP) - _zoo_measured_s(GRAPHS_LABEL)
+    tp4 = _explained(ZOO.format("4K", TP4))[1]
+    return {
+        "graphs_step": f"{_zoo_measured_s(GRAPHS_LABEL):.1f}",
+        "saved": f"{saved:.1f}",
+        "table": f"{_zoo_measured_s(OVERLAP):.1f}",
+        "per_pass": f"{saved / passes * 1e3:.1f}",
+        "passes": str(passes),
+        "host": f"{MOE_LAYER_HOST_S * 1e3:.1f}",
+        "est": f"{graphs_explained.step_s:.1f}",
+        "over": _x(graphs.estimated_over_published),
+        "tp4_passes": str(tp4.grad_accum * max(tp4.stage_layers)),
+        "tp4_wait": _tp4()[1],
+    }
+
+
+CUDA_GRAPH_ROWS: list[tuple[str, str]] = [
+    (
+        "en",
+        "marked 320 TFLOP/s, a {graphs_step} s step by the count, {saved} s less than the table's {table} s, about "
+        "{per_pass} ms per layer pass ({passes} a step). This row's layers are longer on the GPU than {host} ms, so "
+        "the estimate has it wait for nothing and still gives it {est} s ({over}x the measured throughput)",
+    ),
+    (
+        "zh",
+        "注明 320 TFLOP/s，按计数是每步 {graphs_step} s，比表里的 {table} s 少 {saved} s，每次层计算约 {per_pass} ms"
+        "（每步 {passes} 次）。这一行的 层在 GPU 上比 {host} ms 长，估算不让它等主机，给的仍是 {est} s"
+        "（吞吐是实测的 {over} 倍）",
+    ),
+    ("en", "By it, {tp4_wait} s of TP 4's step ({tp4_passes} layer passes) waits for the host"),
+    ("zh", "TP 4 每步 {tp4_passes} 次层计算共有 {tp4_wait} s 在等主机"),
+]
+
+
+@pytest.mark.parametrize(("lang", "template"), CUDA_GRAPH_ROWS, ids=[f"{r[0]}:{r[1][:40]}" for r in CUDA_GRAPH_ROWS])
+def test_lesson9_cuda_graph_row_figures_are_coursekits(lang: str, template: str) -> None:
+    phrase = template.format(**_graphs_figures())
+    assert phrase in _lesson(lang), f"lesson 9 ({lang}) does not say: {phrase!r}"
