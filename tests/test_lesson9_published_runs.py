@@ -8,6 +8,8 @@ stays light (the site's first-load budget), and fail as before when the prose an
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import cache
+from typing import NamedTuple
 
 import pytest
 
@@ -438,12 +440,42 @@ def test_lesson9_attention_kernel_figures() -> None:
     fa2, fa3 = ATTENTION_KERNEL_RATES["flash-attention-2"], ATTENTION_KERNEL_RATES["flash-attention-3"]
     assert (round(fa2, 3), round(fa2 / fa3, 2), round(CAUSAL_EXECUTED_SHARE / fa2, 2)) == (0.357, 0.57, 1.40)
     assert round(ATTENTION_KERNEL_RATES["cudnn"], 3) == 0.578
+    tally = mosaicml_h100_tally()
+    assert (tally.rows, tally.passes_default, tally.passes_charged) == (77, 58, 77)
+    assert set(tally.miss_sizes) <= {"760m", "1b", "3b", "7b", "13b"}
+    assert (tally.misses, tally.misses_8k_or_more) == (19, 17)
+    assert round(tally.worst_over_published, 1) == 1.8
+
+
+class MosaicTally(NamedTuple):
+    """MosaicML's H100 rows planned as the held-out report plans them: how many, how many pass at the default
+    attention kernel (FlashAttention-3) and charged at FlashAttention-2, and of the misses at the default their
+    number, how many are at 8K tokens or more, their model sizes and the highest estimated ÷ measured throughput."""
+
+    rows: int
+    passes_default: int
+    passes_charged: int
+    misses: int
+    misses_8k_or_more: int
+    miss_sizes: tuple[str, ...]
+    worst_over_published: float
+
+
+@cache
+def mosaicml_h100_tally() -> MosaicTally:
+    """Computed once a session (154 plans, about a minute on 2 cores): the lesson's attention-kernel note and the
+    instructor guides quote it (tests/test_instructor_review22.py)."""
     report = load_benchmark("report_heldout_mosaicml")
     h100 = [row for row in report.ROWS if str(row[0]).startswith("H100")]
     default = [compare_published(report.held_out_run(row, "flash-attention-3")) for row in h100]
     charged = [compare_published(report.held_out_run(row, "flash-attention-2")) for row in h100]
-    assert (len(h100), sum(c.passes for c in default), sum(c.passes for c in charged)) == (77, 58, 77)
     misses = [(row, c) for row, c in zip(h100, default, strict=True) if not c.passes]
-    assert all(row[1] in {"760m", "1b", "3b", "7b", "13b"} for row, _ in misses)
-    assert (len(misses), sum(row[2] >= 8192 for row, _ in misses)) == (19, 17)
-    assert round(max(c.estimated_over_published for _, c in misses), 1) == 1.8
+    return MosaicTally(
+        rows=len(h100),
+        passes_default=sum(c.passes for c in default),
+        passes_charged=sum(c.passes for c in charged),
+        misses=len(misses),
+        misses_8k_or_more=sum(row[2] >= 8192 for row, _ in misses),
+        miss_sizes=tuple(sorted({str(row[1]) for row, _ in misses})),
+        worst_over_published=max(float(c.estimated_over_published) for _, c in misses),  # type: ignore[arg-type]
+    )

@@ -6,6 +6,12 @@ tests with ``Path.read_text`` patched so that a guide's text records those looku
 guide (zh and en) that no recorded lookup covers, with its line.
 
     PYTHONPATH=. python tools/guide_pins.py [pytest args]      # default: every test file that reads a guide
+    PYTHONPATH=. python tools/guide_pins.py --lessons [pytest args]   # the lessons' Markdown cells instead
+
+With ``--lessons`` the same is done for the Markdown cells of each lesson source (notebooks/src), zh and en apart:
+a lesson's text is recorded when a test reads the source with ``Path.read_text``, and also when it builds a flat text
+of the Markdown cells with :func:`recorded_like` (tests/test_instructor_review22.py does). The default tests are then
+every test file that reads a lesson source.
 
 Numbers that are not results (years, lesson and section numbers, timing-table minutes) are listed too; the reader
 decides. The lookups are matched against the guide with runs of whitespace collapsed, so a phrase a test wraps
@@ -22,6 +28,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 GUIDES = ROOT / "docs" / "instructor"
+LESSONS = ROOT / "notebooks" / "src"
 #: A number as the guides write it: 1,024 or 18.09 or 1.2e-3 or 6.6 (µs) — the digits and separators only.
 NUMBER = re.compile(r"(?<![\w.])\d+(?:[,.]\d+)*(?:e-?\d+)?")
 
@@ -76,6 +83,8 @@ def _install() -> None:
     def read_text(self: Path, *args: object, **kw: object) -> str:
         text = original(self, *args, **kw)  # type: ignore[arg-type]
         if self.suffix == ".md" and GUIDES in self.resolve().parents:
+            return _Recorded(text)
+        if self.suffix == ".py" and self.resolve().parent == LESSONS:
             return _Recorded(text)
         return text
 
@@ -138,16 +147,47 @@ def unpinned(text: str, looked_up: set[str]) -> Iterator[tuple[int, str, str]]:
             yield line_no, found.group(0), lines[line_no - 1].strip()
 
 
+def recorded_like(source: str, text: str) -> str:
+    """``text`` as the same kind of string as ``source``: a text a test derives from a lesson source it read (a flat
+    join of its Markdown cells, say) keeps recording lookups while this tool runs, and is a plain ``str`` otherwise."""
+    return type(source)(text)
+
+
+def lesson_markdown(path: Path, lang: str) -> str:
+    """The Markdown cells of lesson source ``path`` in ``lang``, one after another, a blank line between."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("build_notebooks", ROOT / "tools" / "build_notebooks.py")
+    assert spec is not None and spec.loader is not None
+    builder = sys.modules.get("build_notebooks") or importlib.util.module_from_spec(spec)
+    if "build_notebooks" not in sys.modules:
+        sys.modules["build_notebooks"] = builder
+        spec.loader.exec_module(builder)
+    cells = builder.parse_source(str.__str__(path.read_text(encoding="utf-8")), path.name)
+    return "\n\n".join(
+        str(cell.source) for cell in cells if cell.cell_type == "markdown" and cell.metadata.get("lang") == lang
+    )
+
+
 def main(argv: list[str]) -> int:
     import pytest
 
+    lessons = "--lessons" in argv
+    argv = [arg for arg in argv if arg != "--lessons"]
     _install()
+    needle = "notebooks/src" if lessons else "instructor"
     tests = sorted(
         str(path)
         for path in (ROOT / "tests").glob("test_*.py")
-        if "instructor" in path.read_text(encoding="utf-8") and path.name != "test_packaging.py"
+        if needle in path.read_text(encoding="utf-8") and path.name != "test_packaging.py"
     )
     pytest.main(["-q", "-p", "no:cacheprovider", *(argv or tests)])
+    if lessons:
+        for path in sorted(LESSONS.glob("[0-9][0-9]_*.py")):
+            for lang in ("zh", "en"):
+                for line_no, number, line in unpinned(lesson_markdown(path, lang), LOOKED_UP):
+                    print(f"{path.name}[{lang}]:{line_no}: {number}\t{line[:150]}")
+        return 0
     for path in sorted(GUIDES.glob("*/[0-9][0-9]_*.md")):
         rows = list(unpinned(path.read_text(encoding="utf-8"), LOOKED_UP))
         for line_no, number, line in rows:
