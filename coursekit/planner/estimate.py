@@ -109,13 +109,11 @@ __all__ = [
     "EFFICIENCY_CEILING",
     "EFFICIENCY_SMOOTHNESS",
     "MODEL_UNCERTAINTY",
-    "ZERO3_PIPELINE_SOURCE",
     "Assumptions",
     "LoraAdapters",
     "frozen_weight_grad_flops_per_token",
     "lora_adapters",
     "moe_host_wait_s",
-    "stage_as_run",
     "training_estimate",
     "training_memory",
 ]
@@ -132,41 +130,6 @@ EFFICIENCY_CALIBRATION: str = (
 #: The relative uncertainty the estimate states: the largest |estimated ÷ published - 1| of step time over
 #: the calibration set, rounded up to 5 %. Candidates whose estimates differ by less are a tie.
 MODEL_UNCERTAINTY: float = 0.20
-
-#: How fully sharded data parallelism (ZeRO-3, FSDP) runs under pipeline stages. PyTorch's pipeline schedules keep
-#: a stage's weights gathered through the step and its gradients whole until the last micro-batch: every backward but
-#: the last runs with ``set_requires_gradient_sync(False)`` and ``set_reshard_after_backward(False)``, and the
-#: reduce-scatter follows the last backward (torch 2.13, torch/distributed/pipelining/stage.py
-#: ``backward_maybe_with_nosync`` and ``perform_reduce_grad``); torchtitan does not reshard after forward under PP "to
-#: avoid per-microbatch all-gathers" (parallelize_llama.py @ 9dec370); DeepSpeed refuses ZeRO-2 and ZeRO-3 with its
-#: pipeline engine (deepspeed/runtime/pipe/engine.py: "ZeRO-2 and ZeRO-3 are incompatible with pipeline
-#: parallelism"). So with pp > 1 a ZeRO-3 rank holds whole weights and gradients and shards the optimizer states,
-#: gathering once and reducing once a step: ZeRO-1's memory and traffic. (ZeRO-2 keeps its own reading: Llama 3
-#: sharded gradients under its pipeline, arXiv:2407.21783 §3.3.2.)
-ZERO3_PIPELINE_SOURCE: str = (
-    "torch 2.13 torch/distributed/pipelining/stage.py (backward_maybe_with_nosync, perform_reduce_grad); torchtitan "
-    "parallelize_llama.py @ 9dec370 (no reshard after forward under PP); DeepSpeed runtime/pipe/engine.py (ZeRO-2/3 "
-    "refused with pipelines)"
-)
-
-
-def stage_as_run(zero: Any, pp: Any) -> Any:
-    """The ZeRO stage whose memory and traffic a rank has at ZeRO stage ``zero`` with ``pp`` pipeline stages: ZeRO-3
-    runs as ZeRO-1 under a pipeline (:data:`ZERO3_PIPELINE_SOURCE`), every other stage as itself. Numbers or integer
-    numpy arrays (elementwise).
-
-    >>> stage_as_run(3, 1), stage_as_run(3, 8), stage_as_run(2, 8), stage_as_run(1, 8)
-    (3, 1, 2, 1)
-    >>> import numpy as np
-    >>> stage_as_run(np.array([0, 3, 3]), np.array([4, 4, 1])).tolist()
-    [0, 1, 3]
-    """
-    import numpy as np
-
-    if isinstance(zero, (int, np.integer)) and isinstance(pp, (int, np.integer)):
-        return 1 if zero == 3 and pp > 1 else int(zero)
-    return np.where((np.asarray(pp) > 1) & (np.asarray(zero) == 3), 1, zero)
-
 
 #: Communication dimensions in the order the ledger shows them.
 COMM_DIMENSIONS: tuple[str, ...] = ("TP", "CP", "EP", "PP", "DP", "EDP")
@@ -1061,7 +1024,6 @@ class _Columns:
     def of(cls, np: Any, c: Mapping[str, Any]) -> _Columns:
         ints = {key: np.asarray(c[key]) for key in ("tp", "cp", "pp", "dp", "ep", "v", "zero", "mb", "ga", "rc")}
         ints["etp"] = np.asarray(c["etp"]) if "etp" in c else ints["tp"]  # Megatron's default: expert TP = TP
-        ints["zero"] = stage_as_run(ints["zero"], ints["pp"])  # ZeRO-3 under a pipeline runs as ZeRO-1
         keys = ("tp", "cp", "pp", "dp", "ep", "etp", "v", "mb", "ga")
         floats = {key + "f": ints[key].astype(np.float64) for key in keys}
         return cls(**ints, **floats)

@@ -51,7 +51,6 @@ from .estimate import (
     ep_element_bytes,
     ep_sent_copies,
     expert_tp_gathered_tokens,
-    stage_as_run,
     training_estimate,
 )
 from .gate_table import GATE_CODES, PLAN_GATES, WELL_FORMED_CODES, GateInput, reasons_of
@@ -438,7 +437,6 @@ def _training_rows(
     if pp > 1:
         entries = _pp_entries(tokens, mb, max(1, model.hidden // tp), pp, ga * v, ACTIVATION_BYTES)
         rows.append(_comm_row("PP", entries, pp, cluster, world, comm["PP"], used=world))
-    zero = stage_as_run(zero, pp)  # what the estimate counts: ZeRO-3 under a pipeline runs as ZeRO-1
     units = layers if zero == 3 else 1
     edges = pipeline_edges_at(
         model.layers, pp, workload.pipeline_edge_layers, workload.pipeline_last_edge_layers, model.mtp_layers
