@@ -4,6 +4,9 @@
    Python name, so the cell raised a NameError and the line of help said to put it in quotes as an option
    (``answer = '约206'``, another wrong answer) or to run the cells above. ``约0.16`` (a SyntaxError) has had the
    right hint since review 22; now the NameError gets the same: leave out "约", ``answer = 206``.
+3. ``answer = '1,074e5'`` (exercise 8.2's 107,374 bytes with a decimal comma, in scientific notation) was read as a
+   thousands comma and told to write ``answer = 1074e5``, 1000 times the answer; a mantissa has no thousands group,
+   so the comma is now read as its decimal point (``answer = 1.074e5``).
 """
 
 from __future__ import annotations
@@ -42,3 +45,19 @@ def test_about_before_a_whole_number_gets_the_about_hint_not_quotes() -> None:
 def test_about_before_a_whole_number_in_english() -> None:
     hint = input_hint(_name_error("answer = about206"), "answer = about206")
     assert hint is not None and hint.endswith("leave out “about”: answer = 206")
+
+
+# -- 3. a decimal comma in scientific notation ---------------------------------------------------------------------
+
+
+@pytest.mark.usefixtures("zh")
+def test_a_comma_in_a_mantissa_is_a_decimal_point() -> None:
+    from coursekit.exercises import check
+
+    # exercise 8.2: S* = 2 x 50 us x 2^30 B/s = 107,374 bytes = 1.074e5 (worked by hand); '1,074e5' was told to write
+    # answer = 1074e5, 1000 times the answer
+    message = check("lab.crossover_bytes", "1,074e5").message
+    assert "写成 answer = 1.074e5。" in message and "1074e5" not in message
+    assert check("lab.crossover_bytes", 1.074e5).correct
+    # a thousands comma without an exponent keeps its advice
+    assert "answer = 1074000" in check("lab.crossover_bytes", "1,074,000").message
