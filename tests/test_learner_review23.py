@@ -108,7 +108,7 @@ def test_the_two_column_controls_fit_a_laptops_output_area() -> None:
     assert len(rows) == 6 and all(name in widget.controls for pair in composition.CONTROL_PAIRS for name in pair)
 
 
-def test_the_workbench_sets_three_pairs_of_controls_side_by_side() -> None:
+def test_the_workbench_sets_two_pairs_of_controls_side_by_side() -> None:
     from coursekit.widgets import workbench
 
     # lesson 9: 11 controls in one column were 350 px; its figure started 399 px under the first control
@@ -116,12 +116,11 @@ def test_the_workbench_sets_three_pairs_of_controls_side_by_side() -> None:
     assert 2 * pair <= LAPTOP_OUTPUT_PX - CONTROL_MARGINS_PX
     widget = workbench.WorkbenchWidget()
     rows = widget.view.children[0].children
-    assert len(rows) == 8
+    assert len(rows) == 9
     paired = [row for row in rows if row not in widget.controls.values()]
     names = {id(control): name for name, control in widget.controls.items()}
     assert [tuple(names[id(c)] for c in row.children) for row in paired] == [
         ("global_batch", "seq_len"),
-        ("mfu", "overlap"),
         ("link_slowdown", "moe"),
     ]
 

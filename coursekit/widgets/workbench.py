@@ -100,10 +100,11 @@ SERVING_DEFAULT_PROMPT_TOKENS: int = 2048
 #: Controls the serving estimate does not read (it assumes no achievable fraction and no overlap, and serves the
 #: weights as they are), greyed out in serving mode.
 SERVING_UNUSED_CONTROLS: tuple[str, ...] = ("lora", "mfu", "overlap")
-#: The controls shown side by side, in pairs (the second goes under the first where the two do not fit).
-CONTROL_PAIRS: tuple[tuple[str, str], ...] = (("global_batch", "seq_len"), ("mfu", "overlap"), ("link_slowdown", "moe"))
-#: Width of a paired control: two fit the 732 px output area of a 1280 px laptop at 110 % with the file browser open,
-#: and the longest pair of label and option ("achievable fraction of peak", "from matmul shapes") fits one.
+#: The controls shown side by side, in pairs (the second goes under the first where the two do not fit). The
+#: achievable fraction and the overlap stay alone: at half the width their English options ("from matmul shapes",
+#: "per-dimension defaults") were cut.
+CONTROL_PAIRS: tuple[tuple[str, str], ...] = (("global_batch", "seq_len"), ("link_slowdown", "moe"))
+#: Width of a paired control: two fit the 732 px output area of a 1280 px laptop at 110 % with the file browser open.
 PAIR_CONTROL_WIDTH: str = "26em"
 SERVING_OUTPUT_TOKENS: int = DEFAULT_OUTPUT_TOKENS
 #: How far below its axes a chart's legend starts, in font sizes: clear of the tick labels and the axis label.
@@ -585,7 +586,7 @@ class WorkbenchWidget(LessonWidget[Any]):
         controls["model"].observe(self._on_model, names="value")
         super().__init__(controls)
         # Eleven controls in one column were 350 px tall: at 1280 x 720 and 110 % (534 px of notebook visible) the
-        # figure under them started 399 px below the first. Three pairs side by side save three rows.
+        # figure under them started 399 px below the first. Two pairs side by side save two rows.
         self.view.children = (
             paired_controls(self.controls, CONTROL_PAIRS, PAIR_CONTROL_WIDTH),
             *self.view.children[1:],
