@@ -135,7 +135,7 @@ def test_the_gates_widget_shows_its_grid_above_the_reasons() -> None:
     from coursekit.widgets.gates import GatesWidget
 
     widget = GatesWidget()
-    _controls, first, second = widget.view.children
+    _controls, _summary, first, second = widget.view.children
     assert (first, second) == (widget.image, widget.message_html)
 
 

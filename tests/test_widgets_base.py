@@ -195,9 +195,10 @@ def test_hold_updates_computes_once() -> None:
 
 def test_view_layout_and_display() -> None:
     w = DemoWidget()
-    controls_box, message, image = w.view.children
+    # review 23: the verdict's first line under the controls, then the figure, then the whole message
+    controls_box, summary, image, message = w.view.children
     assert list(controls_box.children) == list(w.controls.values())
-    assert message is w.message_html and image is w.image
+    assert summary is w.summary_html and message is w.message_html and image is w.image
     assert isinstance(w.image, ipywidgets.Image) and w.image.format == "png"
     bundle = w._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle

@@ -51,6 +51,18 @@ LAB_SETTINGS = {
 }
 
 
+def make_lab_settings(language: str) -> dict[str, Any]:
+    """The user settings ``make lab`` writes for course language ``language`` (see the Makefile's ``lab`` target):
+    JupyterLab's UI locale, and code cells that wrap their lines without line numbers."""
+    locale = {"zh": "zh_CN", "en": "en"}[language]
+    return {
+        "@jupyterlab/translation-extension/plugin.jupyterlab-settings": {"locale": locale},
+        "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {
+            "codeCellConfig": {"lineNumbers": False, "lineWrap": True}
+        },
+    }
+
+
 def chromium_path() -> str | None:
     """The system Chromium, or None when it is not installed."""
     override = os.environ.get("COURSEKIT_CHROMIUM")
@@ -68,20 +80,25 @@ def free_port() -> int:
 class LabServer:
     """A JupyterLab server on 127.0.0.1 serving a temporary copy of notebooks/."""
 
-    def __init__(self, notebooks_dir: Path = ROOT / "notebooks") -> None:
+    def __init__(self, notebooks_dir: Path = ROOT / "notebooks", settings: dict[str, Any] | None = None) -> None:
+        """``settings``: more user settings files (name: value, as :data:`LAB_SETTINGS`), e.g.
+        :func:`make_lab_settings`; a file named in both gets the two merged, these winning."""
         self.tmp = Path(tempfile.mkdtemp(prefix="coursekit-lab-"))
         self.root_dir = self.tmp / "course"
         shutil.copytree(notebooks_dir, self.root_dir, ignore=shutil.ignore_patterns("src", ".ipynb_checkpoints"))
-        settings = self.tmp / "settings"
-        for name, value in LAB_SETTINGS.items():
-            target = settings / name
+        merged = {name: dict(value) for name, value in LAB_SETTINGS.items()}
+        for name, value in (settings or {}).items():
+            merged[name] = {**merged.get(name, {}), **value}
+        settings_dir = self.tmp / "settings"
+        for name, value in merged.items():
+            target = settings_dir / name
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(json.dumps(value), encoding="utf-8")
         self.port = free_port()
         self.token = secrets.token_hex(16)
         env = dict(os.environ)
         env.update(
-            JUPYTERLAB_SETTINGS_DIR=str(settings),
+            JUPYTERLAB_SETTINGS_DIR=str(settings_dir),
             JUPYTERLAB_WORKSPACES_DIR=str(self.tmp / "workspaces"),
             JUPYTER_RUNTIME_DIR=str(self.tmp / "runtime"),
             JUPYTER_CONFIG_DIR=str(self.tmp / "config"),

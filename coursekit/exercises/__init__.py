@@ -1114,8 +1114,13 @@ def _quoted_number_text(answer: str, match: re.Match[str]) -> str | None:
     number, unit, about = match.group("number"), match.group("unit"), match.group("about")
     if "," in number:
         head, _, rest = number.partition(",")
-        single = number.count(",") == 1 and "." not in number and "e" not in number.lower()
-        reading = _comma_reading(head, rest) if single else "thousands"
+        single = number.count(",") == 1 and "." not in number
+        if single and "e" in number.lower():
+            # '1,074e5' (review 23): a mantissa holds no thousands group, so the comma is its decimal point (was
+            # read as '1074e5', 1000 times the number)
+            reading = "decimal"
+        else:
+            reading = _comma_reading(head, rest) if single else "thousands"
         if reading == "decimal":
             return tr("exercises.quoted_decimal_comma", value=answer, literal=number.replace(",", "."))
         if reading == "either":

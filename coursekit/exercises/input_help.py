@@ -315,11 +315,23 @@ def input_hint(error: BaseException, line: str | None = None) -> str | None:
             return tr("input_help.truth_value", name=name, literal=name.capitalize())
         shown = shown_str(name)  # a name is quoted in at most about 200 characters, as every value
         code = line.split("#", 1)[0].strip() if line is not None else ""  # without a trailing comment
+        # answer = 约206: "约" and a whole number make one Python name (review 23; 约0.16 is a SyntaxError)
+        worded = _number_with_words(code, _error_line(error)) if _ANSWER_LINE.match(code) else None
+        if worded is not None and name in code:
+            return worded
         fixed = _quoted_option(code, name) if _ANSWER_LINE.match(code) else None
         if fixed is not None:
             return tr("input_help.unquoted", name=shown, fixed=shown_str(fixed))
         return tr("input_help.undefined", name=shown)
     return None
+
+
+def _error_line(error: BaseException) -> int:
+    """The line of the cell ``error`` was raised on (its innermost traceback entry), 1 when it has none."""
+    tb = error.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb.tb_lineno if tb is not None else 1
 
 
 def _number_with_words(source: str, line: int) -> str | None:

@@ -109,10 +109,12 @@ __all__ = [
     "check_control",
     "checkbox",
     "dropdown",
+    "headline_html",
     "label_control",
     "number",
     "number_stepper",
     "number_stops",
+    "paired_controls",
     "significant",
     "slider",
     "stepper",
@@ -236,9 +238,10 @@ class LessonWidget(abc.ABC, Generic[R]):
     figure_size_in: ClassVar[tuple[float, float]] = (6.0, 3.2)
     #: The control a learner (and the browser test) moves first; defaults to the first control.
     main_control: ClassVar[str | None] = None
-    #: Show the figure right under the controls and the message below it, for a widget whose message is long (the
-    #: gates' reasons table): the control and the picture it changes then fit on one screen.
-    figure_first: ClassVar[bool] = False
+    #: Show the figure right under the controls and the message below it. Every widget does so now (review 23: on a
+    #: 13-inch laptop at 110 % the visible notebook area is 534 px, and a figure under a long message was below the
+    #: fold); the attribute stays for code that reads it.
+    figure_first: ClassVar[bool] = True
     #: The lesson's cases (a name and the controls that differ from the start) a page without a kernel offers
     #: instead of one control's grid, for a widget with too many combinations (coursekit.widgets.frames).
     presets: ClassVar[tuple[tuple[Text, Mapping[str, Any]], ...]] = ()
@@ -268,13 +271,20 @@ class LessonWidget(abc.ABC, Generic[R]):
         with self._course_fonts():
             self._create_artists()
         self.message_html = ipywidgets.HTML()
+        # The verdict's first line, right under the controls: whichever control a learner moves, the line stating
+        # the result and the figure under it are on screen with that control (review 23: at 1280 x 720 and 110 %
+        # the visible notebook area is 534 px; a message of 130-470 px between them pushed the figure below it).
+        # The whole message, details included, follows the figure.
+        self.summary_html = ipywidgets.HTML()
         self.image = ipywidgets.Image(format="png", width=str(css_width_px(self.figure)))
         self.image.layout.max_width = WIDGET_MAX_WIDTH
-        shown = (self.image, self.message_html) if self.figure_first else (self.message_html, self.image)
+        shown = (self.summary_html, self.image, self.message_html)
         self.view = ipywidgets.VBox([ipywidgets.VBox(list(self.controls.values())), *shown])
-        # Stable CSS hooks for the browser tests: ck-widget, ck-message, ck-figure, ck-control-<name>, ck-main.
+        # Stable CSS hooks for the browser tests: ck-widget, ck-message, ck-summary, ck-figure, ck-control-<name>,
+        # ck-main.
         self.view.add_class("ck-widget")
         self.message_html.add_class("ck-message")
+        self.summary_html.add_class("ck-summary")
         self.image.add_class("ck-figure")
         main = self.main_control if self.main_control in self.controls else next(iter(self.controls))
         for name, control in self.controls.items():
@@ -407,6 +417,7 @@ class LessonWidget(abc.ABC, Generic[R]):
                 self.message = verdict
                 self.verdict = level
                 self.message_html.value = _message_box(level, verdict)
+                self.summary_html.value = _message_box(level, headline_html(verdict), compact=True)
                 self._veil.set_visible(False)
                 self._veil_text.set_visible(False)
         self._render(values)
@@ -428,6 +439,7 @@ class LessonWidget(abc.ABC, Generic[R]):
         self.verdict = "invalid"
         self.message = message
         self.message_html.value = _message_box("invalid", html.escape(message), word=False)
+        self.summary_html.value = _message_box("invalid", headline_html(html.escape(message)), word=False, compact=True)
         self._veil.set_visible(True)
         self._veil_text.set_text(tr("widgets.veil_invalid", lang=plot_language()))
         self._veil_text.set_visible(True)
@@ -549,15 +561,65 @@ def _script_safe(text: str) -> str:
     return text.replace("</", "<\\/")
 
 
-def _message_box(level: str, body_html: str, *, word: bool = True) -> str:
-    """The message box: a border coloured by ``level`` and, except for info, the level in words first."""
+def _message_box(level: str, body_html: str, *, word: bool = True, compact: bool = False) -> str:
+    """The message box: a border coloured by ``level`` and, except for info, the level in words first;
+    ``compact`` is the summary line under the controls (tighter margins)."""
     prefix = ""
     if word and level != "info":
         prefix = f"<b>{html.escape(tr('widgets.level.' + level) + tr('widgets.level.separator'))}</b>"
+    style = _MESSAGE_STYLE[level] + (_SUMMARY_STYLE if compact else "")
     return (
         f'<div class="coursekit-{"invalid" if level == "invalid" else "ok"} coursekit-{level}" '
-        f'style="{_MESSAGE_STYLE[level]}">{prefix}{body_html}</div>'
+        f'style="{style}">{prefix}{body_html}</div>'
     )
+
+
+#: Where a verdict's first line ends: a line break, or a block (table, list, paragraph) that starts its details.
+_HEADLINE_END = re.compile(r"<br\s*/?>|<(?:table|ul|ol|div|p|details|pre)\b|\n", re.IGNORECASE)
+#: CSS of the summary line under the controls: the message box's colours, on one compact line.
+_SUMMARY_STYLE = "margin:2px 0;line-height:1.35;"
+
+
+def headline_html(body_html: str) -> str:
+    """The first line of a widget's verdict HTML: up to its first line break or block element (the details).
+
+    >>> headline_html("Fits: 49.8 GiB of 80 GiB.<br>Per rank: params 13.9 + grads 13.9")
+    'Fits: 49.8 GiB of 80 GiB.'
+    >>> headline_html("3 of 7 pass.<table><tr><td>DP</td></tr></table>")
+    '3 of 7 pass.'
+    >>> headline_html("<b>one line</b>")
+    '<b>one line</b>'
+    """
+    match = _HEADLINE_END.search(body_html)
+    head = body_html[: match.start()] if match else body_html
+    # an element opened in the first line and closed after it (``<b>a<br>b</b>``) is closed here
+    for tag in ("b", "i", "em", "strong", "span", "code"):
+        missing = len(re.findall(rf"<{tag}[\s>]", head)) - len(re.findall(rf"</{tag}>", head))
+        head += f"</{tag}>" * max(0, missing)
+    return head.strip() or body_html
+
+
+def paired_controls(
+    controls: Mapping[str, ipywidgets.ValueWidget], pairs: Sequence[tuple[str, str]], width: str
+) -> ipywidgets.VBox:
+    """``controls`` in one column, except the ``pairs`` (names), each shown side by side at ``width`` a control, the
+    second under the first where the two do not fit the output area (never a sideways scroll). For a widget with
+    many controls: on a 13-inch laptop screen (1280 x 720 at 110 %, 534 px of notebook visible) one column of them
+    pushed the figure below the fold.
+    """
+    partner = {name: pair for pair in pairs for name in pair}
+    rows: list[ipywidgets.Widget] = []
+    for name, control in controls.items():
+        pair = partner.get(name)
+        if pair is None:
+            rows.append(control)
+            continue
+        control.layout.width = width
+        control.layout.max_width = WIDGET_MAX_WIDTH
+        if name == pair[0]:
+            row = [controls[n] for n in pair]
+            rows.append(ipywidgets.HBox(row, layout=ipywidgets.Layout(flex_flow="row wrap", max_width="100%")))
+    return ipywidgets.VBox(rows)
 
 
 def _label(key: str) -> str:

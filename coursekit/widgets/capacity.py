@@ -125,7 +125,7 @@ DEFAULT_RUNTIME_RESERVE_GIB: float = 2.0
 #: Device memory sizes offered, GiB; 24 is the device of lesson 1's first ledger.
 DEVICE_MEMORY_CHOICES_GIB: tuple[float, ...] = (16.0, 24.0, 32.0, 40.0, 48.0, 80.0, 96.0, 128.0)
 #: Width of a control in one of the two columns, and of a menu with long labels, which spans both.
-_COLUMN_WIDTH: str = "30em"
+_COLUMN_WIDTH: str = "27em"
 _WIDE_WIDTH: str = "60em"
 _WIDE_CONTROLS: tuple[str, ...] = ("model", "recipe")
 #: Parallel degrees offered (some split some shapes unevenly, e.g. PP = 8 with 36 layers: a warning).
@@ -211,7 +211,7 @@ class CapacityWidget(LessonWidget[CapacityView]):
     Taught in: lesson 1 (Q1 capacity).
     """
 
-    figure_size_in: ClassVar[tuple[float, float]] = (6.4, 2.9)
+    figure_size_in: ClassVar[tuple[float, float]] = (6.4, 2.75)
     main_control: ClassVar[str | None] = "zero_stage"
 
     def __init__(

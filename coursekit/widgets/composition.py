@@ -57,7 +57,7 @@ from ..composition import (
 from ..gates import MODEL_KINDS
 from ..i18n import Text, register, tr
 from ..plotting import label
-from . import LessonWidget, dropdown, stepper
+from . import LessonWidget, dropdown, paired_controls, stepper
 
 __all__ = [
     "DEGREE_OPTIONS",
@@ -76,6 +76,11 @@ GPUS_PER_NODE_OPTIONS: tuple[int, ...] = (4, 8)
 
 #: Width of the rank-order menu: wider than the other controls, so its longest option (with its note) shows whole.
 ORDER_CONTROL_WIDTH: str = "46em"
+#: Width of a control in one of the two columns (CP | EP, DP | PP, GPUs per node | colour): two fit side by side in
+#: the 732 px output area of a 1280 px laptop screen at 110 % with the file browser open.
+PAIR_CONTROL_WIDTH: str = "22em"
+#: The controls shown side by side, in pairs; a pair goes one under the other where the two do not fit.
+CONTROL_PAIRS: tuple[tuple[str, str], ...] = (("cp", "ep"), ("dp", "pp"), ("gpus_per_node", "colour_by"))
 
 #: Rank orders offered, fastest-varying dimension first. The first is Megatron-Core's default;
 #: the second is its ``--use-tp-pp-dp-mapping`` order; the last two move TP away from consecutive ranks.
@@ -242,7 +247,7 @@ class CompositionWidget(LessonWidget[CompositionView]):
     PP = 4, DP = 2, on nodes of 8 GPUs.
     """
 
-    figure_size_in: ClassVar[tuple[float, float]] = (6.4, 3.4)
+    figure_size_in: ClassVar[tuple[float, float]] = (6.4, 2.9)
     main_control: ClassVar[str | None] = "tp"
 
     def __init__(self) -> None:
@@ -268,6 +273,10 @@ class CompositionWidget(LessonWidget[CompositionView]):
         )
         # Its options carry a note ("(Megatron-Core default)"): at the common width the note was cut off at 1280 px.
         self.controls["order"].layout.width = ORDER_CONTROL_WIDTH
+        # Nine controls in one column were 286 px tall: with the first at the top of a 534 px visible area (1280 x 720
+        # at 110 %), the figure under them was below the fold. In pairs they take six rows.
+        rows = paired_controls(self.controls, CONTROL_PAIRS, PAIR_CONTROL_WIDTH)
+        self.view.children = (rows, *self.view.children[1:])
 
     # -- LessonWidget ---------------------------------------------------------------------
 

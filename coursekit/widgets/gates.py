@@ -253,7 +253,7 @@ class GatesWidget(LessonWidget[GateGrid]):
     :data:`coursekit.gates.EXAMPLE_ENVIRONMENT`.
     """
 
-    figure_size_in: ClassVar[tuple[float, float]] = (6.4, 3.3)
+    figure_size_in: ClassVar[tuple[float, float]] = (6.4, 3.0)
     #: The reasons table under the grid: with it above, the widget was 998 px tall at 1280 px wide and the controls
     #: scrolled off while the grid cell they change was on screen.
     figure_first: ClassVar[bool] = True

@@ -251,7 +251,7 @@ class RooflineWidget(LessonWidget[RooflineView]):
     Taught in: lesson 7 (compute efficiency).
     """
 
-    figure_size_in: ClassVar[tuple[float, float]] = (6.0, 3.4)
+    figure_size_in: ClassVar[tuple[float, float]] = (6.0, 2.9)
     main_control: ClassVar[str | None] = "tp"
 
     def __init__(

@@ -401,7 +401,7 @@ class ServingWidget(LessonWidget[ServingView]):
     Taught in: lesson 10 (serving).
     """
 
-    figure_size_in = (6.8, 2.8)
+    figure_size_in = (6.8, 2.55)
     main_control = "batch"
 
     def __init__(

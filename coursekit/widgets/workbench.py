@@ -49,7 +49,16 @@ from ..planner.estimate import lora_adapters
 from ..plotting import cache_drawing, label
 from ..presets import CLUSTERS, MODELS, device_word
 from ..serving import SERVING_GATES, ServingPlanResult, plan_serving
-from . import LessonWidget, checkbox, dropdown, label_control, node_label, significant_unchecked, stepper
+from . import (
+    LessonWidget,
+    checkbox,
+    dropdown,
+    label_control,
+    node_label,
+    paired_controls,
+    significant_unchecked,
+    stepper,
+)
 from .serving import log_axes, place_ylabel, tradeoff_curve
 
 __all__ = [
@@ -91,6 +100,12 @@ SERVING_DEFAULT_PROMPT_TOKENS: int = 2048
 #: Controls the serving estimate does not read (it assumes no achievable fraction and no overlap, and serves the
 #: weights as they are), greyed out in serving mode.
 SERVING_UNUSED_CONTROLS: tuple[str, ...] = ("lora", "mfu", "overlap")
+#: The controls shown side by side, in pairs (the second goes under the first where the two do not fit). The
+#: achievable fraction and the overlap stay alone: at half the width their English options ("from matmul shapes",
+#: "per-dimension defaults") were cut.
+CONTROL_PAIRS: tuple[tuple[str, str], ...] = (("global_batch", "seq_len"), ("link_slowdown", "moe"))
+#: Width of a paired control: two fit the 732 px output area of a 1280 px laptop at 110 % with the file browser open.
+PAIR_CONTROL_WIDTH: str = "26em"
 SERVING_OUTPUT_TOKENS: int = DEFAULT_OUTPUT_TOKENS
 #: How far below its axes a chart's legend starts, in font sizes: clear of the tick labels and the axis label.
 _LEGEND_DROP: float = 4.0
@@ -570,6 +585,12 @@ class WorkbenchWidget(LessonWidget[Any]):
         controls["mode"].observe(self._on_mode, names="value")
         controls["model"].observe(self._on_model, names="value")
         super().__init__(controls)
+        # Eleven controls in one column were 350 px tall: at 1280 x 720 and 110 % (534 px of notebook visible) the
+        # figure under them started 399 px below the first. Two pairs side by side save two rows.
+        self.view.children = (
+            paired_controls(self.controls, CONTROL_PAIRS, PAIR_CONTROL_WIDTH),
+            *self.view.children[1:],
+        )
 
     def _on_model(self, change: Any) -> None:
         """The what-if "make it MoE" applies to a dense model only: greyed out while the model is already MoE."""

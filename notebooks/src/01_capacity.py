@@ -573,7 +573,8 @@ display(Markdown("\n".join(rows)))
 # （当前选中的阶段颜色最深），红色虚线是设备显存。它调用的正是上面几个函数，最后由 `build_resource_ledger` 给出结论。
 # 使用流水线并行时，第一个阶段在 1F1B 调度（一前一后 (one forward, one backward)：灌满流水线后，每个阶段交替做一个微批次的
 # 前向和一个微批次的反向，第 6 课详讲）下同时保留 pp 个微批次的激活，图中已经计入。
-# 图上方的消息框用颜色和开头的文字给出结论：绿色“通过”（放得下）、琥珀色“警告”、红色“不通过”（放不下）。
+# 控件下方、图上方的结论行和图下方的消息框用颜色和开头的文字给出结论：绿色“通过”（放得下）、琥珀色“警告”、红色“不通过”（放不下）；
+# 消息框还列出每一项的数。
 #
 # 试一试：
 #
@@ -592,8 +593,9 @@ display(Markdown("\n".join(rows)))
 # parallelism the first stage keeps the activations of pp micro-batches under 1F1B (one forward, one backward: once
 # the pipeline is full, each stage alternates one micro-batch's forward with one micro-batch's backward; lesson 6 has
 # the details); the figure counts them. The
-# message box gives the verdict in colour and in its first word: green "Pass" (fits), amber "Warning", red "Fail"
-# (does not fit).
+# result line under the controls, above the figure, and the message box under the figure give the verdict in colour
+# and in their first word: green "Pass" (fits), amber "Warning", red "Fail" (does not fit); the message box also
+# lists each part's number.
 #
 # Try this:
 #

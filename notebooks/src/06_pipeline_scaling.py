@@ -241,7 +241,7 @@ figure_image(fig)
 # %% [markdown] lang="zh"
 # ### 动手：流水线调度小部件
 #
-# 拖动滑块、切换菜单，观察甘特图和它上方消息框里的数字如何变化：
+# 拖动滑块、切换菜单，观察甘特图、它上方的结论行和它下方消息框里的数字如何变化：
 #
 # 1. 先把**微批次数 m** 从 8 拉到 16，再拉到 2：气泡比例怎样变？模拟值和公式一直一致吗？
 # 2. 把**调度**从 1F1B 换成 GPipe：一步时长和气泡不变，但“在途微批次峰值”（要同时保存的激活份数）从 p 变成 m。
@@ -253,7 +253,8 @@ figure_image(fig)
 # %% [markdown] lang="en"
 # ### Hands on: the pipeline schedule widget
 #
-# Move the sliders and switch the menus; watch the Gantt chart and the numbers in the message box above it:
+# Move the sliders and switch the menus; watch the Gantt chart, the result line above it and the numbers in the
+# message box below it:
 #
 # 1. Move **micro-batches m** from 8 to 16, then down to 2: how does the bubble fraction change? Does the simulation
 #    always agree with the formula?

@@ -107,8 +107,8 @@ def test_lesson1_menus_show_every_label_whole_and_try_this_step3_shows_the_warni
 @pytest.mark.parametrize(
     ("notebook", "stages", "none", "prose"),
     [
-        ("zh/06_pipeline_scaling.ipynb", "流水线阶段数 p", "无", "观察甘特图和它上方消息框里的数字"),
-        ("en/06_pipeline_scaling.ipynb", "pipeline stages p", "none", "the numbers in the message box above it"),
+        ("zh/06_pipeline_scaling.ipynb", "流水线阶段数 p", "无", "观察甘特图、它上方的结论行和它下方消息框里的数字"),
+        ("en/06_pipeline_scaling.ipynb", "pipeline stages p", "none", "the result line above it and the"),
     ],
 )
 def test_lesson6_slow_stage_menu_offers_only_the_pipelines_devices(
@@ -116,17 +116,19 @@ def test_lesson6_slow_stage_menu_offers_only_the_pipelines_devices(
 ) -> None:
     # The slow-stage menu offered devices 0 to 7 whatever p was: at p = 4 a learner could pick device 5, which the
     # pipeline does not have. The introduction said the numbers were to the right of the chart (zh); they are in the
-    # message box above it.
+    # message box above it; since review 23 the result line is above it and the whole message below it.
     page = open_lesson(notebook).page
     intro = _cell_with(page, prose).replace("\n", " ")
     assert "右侧数字" not in intro
     widget = page.locator(".ck-widget").first
     widget.scroll_into_view_if_needed()
-    message, figure = (
+    summary, message, figure = (
+        widget.locator(".ck-summary").first.bounding_box(),
         widget.locator(".ck-message").first.bounding_box(),
         widget.locator(".ck-figure").first.bounding_box(),
     )
-    assert message and figure and message["y"] + message["height"] <= figure["y"]
+    assert summary and message and figure and summary["y"] + summary["height"] <= figure["y"]
+    assert figure["y"] + figure["height"] <= message["y"]
     assert _cut_options(widget) == []
     p = int(_norm(widget.locator(".ck-control-stages .widget-readout").first.inner_text()))
     assert p == 4  # the lesson's PipelineWidget(stages=4, ...)
