@@ -139,13 +139,13 @@ _RECOMPUTE_LABELS: dict[str, Text] = {
     "selective": Text(zh="选择性重计算 (selective)", en="selective"),
     "full": Text(zh="完全重计算 (full)", en="full"),
 }
-#: Short enough for the slider's readout (at most 146 CSS pixels in ipywidgets 8): the longer labels were cut off
-#: ("3 (+ parameters shard", "3（再切分参数，类 FSDF").
+#: Short enough for the slider's readout (109 CSS pixels in a 27em column, ipywidgets 8): longer labels were cut off
+#: ("3 (+ parameters shard", "3（再切分参数，类 FSDF"; at 27em, "3 (+ parameters)" by 4 px).
 _STAGE_LABELS: dict[int, Text] = {
     0: Text(zh="0（不切分）", en="0 (plain DP)"),
     1: Text(zh="1（切优化器状态）", en="1 (+ optimizer)"),
     2: Text(zh="2（再切梯度）", en="2 (+ gradients)"),
-    3: Text(zh="3（再切参数）", en="3 (+ parameters)"),
+    3: Text(zh="3（再切参数）", en="3 (+ weights)"),
 }
 #: Words after each bar's total (no check-mark glyphs: they need a font that has them).
 _FIT_LABELS: dict[bool, Text] = {True: Text(zh="放得下", en="fits"), False: Text(zh="放不下", en="does not fit")}

@@ -84,7 +84,7 @@ def test_lesson1_menus_show_every_label_whole_and_try_this_step3_shows_the_warni
     intro = _cell_with(page, reset_step)
     assert "8192" in intro and (f"“{warning}”" in intro or f'"{warning}"' in intro), intro
     stages = {"zh/01_capacity.ipynb": ("1（切优化器状态）", "2（再切梯度）", "3（再切参数）")}.get(
-        notebook, ("1 (+ optimizer)", "2 (+ gradients)", "3 (+ parameters)")
+        notebook, ("1 (+ optimizer)", "2 (+ gradients)", "3 (+ weights)")
     )
     labels = _LESSON1_LABELS[notebook[:2]]
     for stage in stages:  # step 1
