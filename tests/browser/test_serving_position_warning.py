@@ -38,7 +38,7 @@ def test_a_request_past_gpt2s_position_table_warns_on_screen(
     message = choose(page, widget, "model", "gpt2-small")
     assert message.startswith(warning), message
     assert f"{EXTRA_PARAMS:,}" in message and words in message and "Traceback" not in message, message
-    assert widget.locator(".coursekit-warning").count() == 1
+    assert widget.locator(".ck-message .coursekit-warning").count() == 1  # the message; the summary line repeats it
     press(page, widget, "prompt_tokens", "Home")  # 128 prompt tokens
     message = press(page, widget, "output_tokens", "Home")  # + 16 output tokens: inside the table
     assert message.startswith(passes) and f"{EXTRA_PARAMS:,}" not in message, message

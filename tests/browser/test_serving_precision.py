@@ -87,7 +87,7 @@ def test_the_precision_menu_switches_the_widget_to_fp8_and_a100_says_why_not(
     message = choose(page, widget, "gpu", getattr(node_label("a100-8"), notebook[:2]))  # "a100-8：每节点 8 × 80 GiB"
     assert said_invalid in message and said_no_fp8 in message and "a100-8" in message, message
     assert "Traceback" not in message and "ms" not in message, message
-    assert widget.locator(".coursekit-invalid").count() == 1
+    assert widget.locator(".ck-message .coursekit-invalid").count() == 1  # the message; the summary repeats it
     assert bool(CJK.search(message)) == notebook.startswith("zh/"), message
     message = choose(page, widget, "precision", bf16_label)  # back to bf16: the A100's numbers
     for shown in [*_times(library_estimate("bf16", gpu="a100-8")), said_bf16]:
