@@ -1433,7 +1433,7 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 #   实测：1K 个 token 时是最佳矩阵乘的 0.49，2K 时 0.57，4K 时 0.61）；有上下文并行时，每次调用只跑一个 rank 的 s/cp 个
 #   token：4K 的序列用 CP 2，每计一个 FLOP 要花 0.5 / 0.57 = 0.87 个线性层 FLOP，不用 CP 是 0.5 / 0.61 = 0.82。把短序列
 #   切开要付出注意力变慢的代价，CP 不是白来的。这样四行都通过（第 1
-#   并列组，步时在最优的 1.03 倍以内）。吞吐是实测的 0.89、0.82、0.75、0.72 倍，仍随序列变长而变差：随序列增长的
+#   并列组，步时在最优的 1.024 倍以内）。吞吐是实测的 0.89、0.82、0.75、0.72 倍，仍随序列变长而变差：随序列增长的
 #   还有别的开销没有建模。
 # - **换一个注意力内核 (attention kernel)**：上面的速度是 FlashAttention-3 的，它为 Hopper 编写（用 Hopper 新增的异步矩阵乘指令 wgmma 和张量内存加速器 (Tensor Memory Accelerator, TMA)）；
 #   2023 到 2024 年的不少引擎在 H100 上跑的还是为 Ampere 编写的 FlashAttention-2。同一篇论文的图里，它在 H100 上 4K 到 16K
@@ -1704,7 +1704,7 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 #   fitted on Table 1 is 0.524). The kernel is slower on shorter sequences (the same figures: 0.49 of the best matmul at
 #   1K tokens, 0.57 at 2K, 0.61 at 4K), and with context parallelism each call runs over one rank's s/cp tokens: at 4K
 #   tokens CP 2 charges 0.5 / 0.57 = 0.87 of a linear-layer FLOP per counted FLOP, against 0.5 / 0.61 = 0.82 without
-#   CP. Splitting a short sequence slows its attention down; CP does not come for free. All four rows pass (tie group 1, within 1.03x of the best). Their throughput is 0.89, 0.82, 0.75 and 0.72
+#   CP. Splitting a short sequence slows its attention down; CP does not come for free. All four rows pass (tie group 1, within 1.024x of the best). Their throughput is 0.89, 0.82, 0.75 and 0.72
 #   of the measured, still worse as the sequence grows: something else that grows with it is not modelled.
 # - **Another attention kernel**: the speed above is FlashAttention-3's, written for Hopper (its new asynchronous matmul instruction, wgmma, and its Tensor Memory
 #   Accelerator, TMA, which copies tiles between memories);
