@@ -37,6 +37,7 @@ from ..roofline import (
     ridge_point_flop_per_byte,
     roofline_flops,
 )
+from ..shapes import MEGATRON_SEQ_LEN, MEGATRON_VOCAB_SIZE
 from . import PERCENT_VS_FRACTION, Exercise, any_mistake, mistake, register
 
 #: eff.matmul_intensity: a (tokens × h) @ (h × h) projection, 2048 tokens, h = 8192, bf16.
@@ -44,9 +45,6 @@ MATMUL_SHAPE: tuple[int, int, int] = (2048, 8192, 8192)
 
 #: eff.megatron_mfu: the 145.6B row of Megatron-LM's Table 1 (80 layers, h = 12288, 148 TFLOP/s per A100).
 MEGATRON_RUN: MegatronRun = next(run for run in MEGATRON_TABLE1 if run.params_billion == 145.6)
-#: Megatron-LM's Table 1 runs: vocabulary 51,200, sequence length 2,048 (Narayanan et al. 2021, §5.1).
-MEGATRON_VOCAB: int = 51_200
-MEGATRON_SEQ_LEN: int = 2_048
 
 #: eff.best_change and eff.decode_share: Llama 3 70B on one H100 rank at TP = 8.
 LLAMA_MODEL: str = "llama3-70b"
@@ -77,7 +75,7 @@ def _megatron_flops_per_token() -> tuple[float, float]:
     """(model, hardware) FLOPs per token of :data:`MEGATRON_RUN` in Megatron-LM's eq. 3 convention."""
     run = MEGATRON_RUN
     layer_params = 12 * run.layers * run.hidden**2  # eq. 3 counts the layers' matmuls ...
-    params = layer_params + MEGATRON_VOCAB * run.hidden  # ... and the output layer, which is not recomputed
+    params = layer_params + MEGATRON_VOCAB_SIZE * run.hidden  # ... and the output layer, which is not recomputed
     model = model_flops_per_token(params, run.layers, run.hidden, MEGATRON_SEQ_LEN)
     hardware = hardware_flops_per_token(
         params, run.layers, run.hidden, MEGATRON_SEQ_LEN, "full", recomputed_params=layer_params

@@ -65,7 +65,7 @@ from ..i18n import Reason, Text, register, tr
 from ..pipeline import _microbatches_in_flight
 from ..plotting import cache_drawing, label
 from ..shapes import MODEL_SHAPES, ModelShape, model_shape
-from ..specs import stage_layer_counts
+from ..specs import DEFAULT_RUNTIME_RESERVE_GIB, stage_layer_counts
 from . import WIDGET_MAX_WIDTH, LessonWidget, dropdown, slider, stepper
 
 __all__ = [
@@ -120,8 +120,6 @@ register(
 
 #: ZeRO stages shown as rows of the figure.
 ZERO_STAGES: tuple[int, ...] = (0, 1, 2, 3)
-#: Lesson 1's first two ledgers both keep 2.0 GiB of runtime reserve (build_resource_ledger(13.0, 4.0, 2.0, 24.0)).
-DEFAULT_RUNTIME_RESERVE_GIB: float = 2.0
 #: Device memory sizes offered, GiB; 24 is the device of lesson 1's first ledger.
 DEVICE_MEMORY_CHOICES_GIB: tuple[float, ...] = (16.0, 24.0, 32.0, 40.0, 48.0, 80.0, 96.0, 128.0)
 #: Width of a control in one of the two columns, and of a menu with long labels, which spans both.
