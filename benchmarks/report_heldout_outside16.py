@@ -103,7 +103,7 @@ BRIDGE_SOURCE = (
     "github.com/NVIDIA-NeMo/Megatron-Bridge docs/performance-summary-archive.md @ "
     "067f987df03b8355b03192d88d70f1709fedf51a, row {row}"
 )
-BRIDGE_SYSTEMS = {"GB300": "gb300-nvl72", "GB200": "gb200-nvl72", "B200": "b200-8", "H100": "h100-8"}
+BRIDGE_SYSTEMS = {"GB300": "gb300-nvl72", "GB200": "gb200-nvl72", "B300": "b300-8", "B200": "b200-8", "H100": "h100-8"}
 BRIDGE_PRECISIONS = {"FP8-CS": ("fp8", "current"), "FP8-MX": ("fp8", "mxfp8"), "BF16": ("bf16", None)}
 #: (release, system, table row, model preset, precision, GPUs, GBS, MBS, sequence, FSDP, TP, PP, CP, VP, EP,
 #: tokens/s/GPU); VP 1 where the table prints n/a.
