@@ -1115,6 +1115,16 @@ PUBLISHED_RUNS: tuple[PublishedRun, ...] = (
             # The MoE SwiGLU's input cached in FP8, and the attention output once in E5M6 for the output projection's
             # and the attention core's backward (§3.3.4).
             ("fp8_activation_cache", "deepseek-v3"),
+            # The router's weights multiply on the experts' side, so the combine keeps no copy of the experts'
+            # outputs. DeepEP, DeepSeek's expert-parallel library, dispatches each token copy with its weight and
+            # combines the experts' outputs unweighted; the weights' gradient comes back through the dispatch's
+            # backward (deepseek-ai/DeepEP README @ 0297fc801788b14b338a46554faca28d419e518a, "Example use in model
+            # training": dispatch_forward returns recv_topk_weights, combine_forward passes none). Where on the
+            # expert side they multiply is not stated; the report trains this layout without tensor parallelism and
+            # recomputes only the norms, MLA's up-projections and the SwiGLU output (§3.2, §3.2.3, §3.3.4), which
+            # fits in 80 GB only if nothing h-wide is kept per routed copy beyond its input: with the experts'
+            # outputs kept as well, the ledger needs 102.8 GiB (tests/test_planner_validation.py).
+            ("moe_probs_in_experts", True),
         ),
     ),
 )

@@ -50,6 +50,21 @@ def _llama2_70b_eighth_gb() -> float:
     return MODELS["llama2-70b"].num_params / 8 * 16 / 1e9
 
 
+def _dsv3() -> tuple[str, str, str, int | None]:
+    """DeepSeek-V3's own run: estimated ÷ reported throughput, step ÷ the best estimate, rank (2 places)."""
+    from coursekit.planner import compare_published
+    from coursekit.presets import PUBLISHED_RUNS
+
+    c = compare_published(next(run for run in PUBLISHED_RUNS if run.name == "DeepSeek-V3 (MoE), 2048 H800 GPUs"))
+    return f"{c.estimated_over_published:.2f}", f"{c.step_over_best:.2f}", str(c.tie_group), c.rank
+
+
+def _dsv3_gib(experts_outputs_kept: bool) -> str:
+    from tests.test_instructor_published_runs import _dsv3_without_full_recompute_gib
+
+    return f"{_dsv3_without_full_recompute_gib(experts_outputs_kept):.1f}"
+
+
 def _percent(value: float) -> str:
     return f"{round(100 * value)}%"
 
@@ -98,6 +113,38 @@ PROSE: list[tuple[str, str, Callable[[], str]]] = [
         lambda: "16 bytes per parameter, {:.0f} GB ({:.1f} GiB)".format(*_llama2_70b_eighth()),
     ),
     # lesson 9, section 8: the published Llama 3 405B runs (ZeRO-2, no recomputation, 8192 GPUs)
+    (
+        "09_workbench.py",
+        "不做完全重计算就放得下（73.1 GiB）",
+        lambda: f"不做完全重计算就放得下（{_dsv3_gib(False)} GiB）",
+    ),
+    ("09_workbench.py", "若保存专家输出，要 102.8 GiB", lambda: f"若保存专家输出，要 {_dsv3_gib(True)} GiB"),
+    ("09_workbench.py", "估算吞吐是实测的 1.06 倍；", lambda: f"估算吞吐是实测的 {_dsv3()[0]} 倍；"),
+    (
+        "09_workbench.py",
+        "发表的布局是它的 1.13 倍，排第 492 名，在第 1 并列组",
+        lambda: "发表的布局是它的 {1} 倍，排第 {3} 名，在第 {2} 并列组".format(*_dsv3()),
+    ),
+    (
+        "09_workbench.py",
+        "fits without full recomputation (73.1 GiB)",
+        lambda: f"fits without full recomputation ({_dsv3_gib(False)} GiB)",
+    ),
+    (
+        "09_workbench.py",
+        "keeping the experts' outputs it would need 102.8 GiB",
+        lambda: f"keeping the experts' outputs it would need {_dsv3_gib(True)} GiB",
+    ),
+    (
+        "09_workbench.py",
+        "The estimated throughput is 1.06x the measured;",
+        lambda: f"The estimated throughput is {_dsv3()[0]}x the measured;",
+    ),
+    (
+        "09_workbench.py",
+        "the published layout is 1.13x of it, rank 492, tie group 1",
+        lambda: "the published layout is {1}x of it, rank {3}, tie group {2}".format(*_dsv3()),
+    ),
     ("09_workbench.py", "不重计算每卡要 85 GiB", lambda: f"不重计算每卡要 {_llama3_8k_gib(4):.0f} GiB"),
     ("09_workbench.py", "at 85 GiB per GPU", lambda: f"at {_llama3_8k_gib(4):.0f} GiB per GPU"),
     ("09_workbench.py", "每卡 79 GiB，放得下", lambda: f"每卡 {_llama3_8k_gib(8):.0f} GiB，放得下"),

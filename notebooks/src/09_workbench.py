@@ -1317,6 +1317,19 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 # （TP 2、PP 8、VP 4），只把 EP 从 64 降到 16（72.7 GiB）：跨的节点少，过 InfiniBand 的全对全通信就少；发表的布局是它的
 # 1.18 倍，排第 120 名，在第 1 并列组。若两端各让出 1 层（末段多放 1 层），末段就成了最慢的一段：最优的 1.20 倍，
 # 第 102 名，退到第 1 并列组的边上——流水线怎么切，本身就是布局的一部分。
+# DeepSeek-V3 论文里的训练（2048 张 H800，TP 1、PP 16、EP 64）也通过。论文没写 PP 16 怎样切 61 层，估算按
+# Megatron-Bridge 对 DeepSeek-V3 的切分：首段 4 层加嵌入层，中间各 4 层，末段 1 层加输出层和 MTP 模块（带 MTP 模块的
+# 模型不写切分时都这样切）。DualPipe（DeepSeek-V3 的双向流水线调度：微批次从流水线两端同时送入，并让前向、反向的计算
+# 与 EP 的全对全通信相互重叠）让每张卡同时承担第 i 段和第 p - 1 - i 段，两段的权重都在卡上，气泡按论文表 2 的
+# (PP/2 - 1)(F&B + B - 3W) 记（F : B : W 取 1 : 2 : 1）。账本按论文 §3.3.4 记它的 FP8 框架为反向保存的激活（MoE 里
+# SwiGLU 的输入存为 FP8，输出反向时重算；注意力输出只存一份 E5M6：1 位符号、5 位指数、6 位尾数，共 12 位），也和上面
+# Megatron-Core 0.13 起的做法一样，汇合时不为反向保存专家输出：DeepSeek 自己的专家并行通信库 DeepEP 在训练接口里把
+# 每份 token 副本的路由权重随分发送到专家一侧，汇合只做不加权的求和，权重的梯度经分发的反向传回。这样发表的布局
+# 不做完全重计算就放得下（73.1 GiB），与论文说它不用张量并行就能训练相符；
+# 若保存专家输出，要 102.8 GiB，就只能完全重计算。FP8 矩阵乘保留的提速是在 Transformer Engine 按整个张量缩放的矩阵乘上
+# 标定的，DeepSeek 自己的细粒度（1×128 的块、128×128 的块）FP8 矩阵乘也按它算。估算吞吐是实测的 1.06 倍；
+# 估算最快的是 TP 4、不分流水线、EP 256 的布局，它把 EP 的全对全几乎全藏在计算下面，
+# 发表的布局是它的 1.13 倍，排第 492 名，在第 1 并列组。
 # 还有两行在估算最优的 1.2 倍以内、因此在第 1 并列组，但没有哪个已知假设能让它们追上最优；它们通过，正说明估算在这个范围里
 # 分不出先后（见后文“估算能排对两个实测布局的先后吗？”）：
 #
@@ -1367,16 +1380,6 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 #   EP 32（17.6 s）快：用 FSDP 的一样快（17.6 s），PP 32 是 24.2 s，TP 4 是 29.0 s（见下文）。估算偏爱的那个布局没人测过；
 #   它可能漏了 EP 8 布局的某种开销，也可能配方确实没试过——只有实测能定。
 #
-# - **DeepSeek-V3**：论文没写 PP 16 怎样切 61 层，估算按 Megatron-Bridge 对 DeepSeek-V3 的切分：首段 4 层加嵌入层，
-#   中间各 4 层，末段 1 层加输出层和多 token 预测 (MTP) 模块（带 MTP 模块的模型不写切分时都这样切）。DualPipe
-#   （DeepSeek-V3 的双向流水线调度：微批次从流水线两端同时送入，并让前向、反向的计算与 EP 的全对全通信相互重叠）
-#   让每张卡同时承担第 i 段和第 p - 1 - i 段，两段的权重都在卡上，气泡按论文表 2 的 (PP/2 - 1)(F&B + B - 3W) 记
-#   （F : B : W 取 1 : 2 : 1）。FP8 矩阵乘保留的提速是在 Transformer Engine 按整个张量缩放的矩阵乘上标定的，
-#   DeepSeek 自己的细粒度（1×128 的块、128×128 的块）FP8 矩阵乘也按它算。账本按论文 §3.3.4 记它的 FP8 框架为反向
-#   保存的激活（MoE 里 SwiGLU 的输入存为 FP8，输出反向时重算；注意力输出只存一份 E5M6：1 位符号、5 位指数、6 位尾数，共 12 位），
-#   可不做完全重计算仍要 102.8 GiB，只能完全重计算，多出一遍前向。估算吞吐是实测的 0.88 倍，在 ±30 % 内；
-#   名次差（第 1326 名，最优的 1.35 倍）：
-#   估算最快的是 TP 4、不分流水线、EP 256 的布局，它把 EP 的全对全几乎全藏在计算下面。
 # - **加大全局批的同一布局**（Megatron-Bridge 26.02 的 Qwen3 235B，全局批 8192）：结论与上面较小全局批的同一布局相同。
 #   同一份表里 Llama 3 70B 的全局批 256 与 Llama 3.1 405B 的全局批 1536 两行，按同一份配方登记，都通过了。
 # - **Megatron-MoE-ModelZoo 的 Qwen3 235B（256 张 H100，4K，全局批 2048）**：同一个模型、同一批卡上实测的 5 种布局，
@@ -1544,6 +1547,24 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 # cross, less all-to-all over InfiniBand; the published layout is 1.18x of it, rank 120, tie group 1. Had both ends
 # given up 1 layer (one more on the last stage), the last stage would be the slowest: 1.20x the best, rank 102, at
 # the edge of tie group 1. How the pipeline is split is part of the layout.
+# DeepSeek-V3's own run (2048 H800s, TP 1, PP 16, EP 64) passes too. The paper does not say how PP 16 splits the 61
+# layers; the estimate takes Megatron-Bridge's split of DeepSeek-V3: the embedding and 4 layers on the first stage, 4
+# on each middle one, and 1 layer with the output layer and the MTP module on the last (every model with MTP modules
+# is split so when no split is stated). DualPipe (DeepSeek-V3's bidirectional pipeline schedule: micro-batches enter
+# from both ends of the pipeline, and forward and backward compute overlap EP's all-to-all) runs stage i and stage
+# p - 1 - i on each GPU, which holds both stages' weights, and the bubble is Table 2's (PP/2 - 1)(F&B + B - 3W)
+# (F : B : W taken as 1 : 2 : 1). The ledger counts what the report's FP8 framework keeps for backward (§3.3.4: the MoE
+# SwiGLU's input in FP8, its output recomputed; the attention output once, in E5M6: 1 sign, 5 exponent and 6 mantissa
+# bits, 12 in all), and, as with Megatron-Core from 0.13 above, the combine keeps no copy of the experts' outputs:
+# DeepEP, DeepSeek's own expert-parallel library, sends each token copy's router weight to the experts' side with the
+# dispatch in its training interface, the combine sums unweighted, and the weights' gradient comes back through the
+# dispatch's backward. The published layout then fits without full recomputation (73.1 GiB), as the paper says it
+# trains without tensor parallelism;
+# keeping the experts' outputs it would need 102.8 GiB and full recomputation. The share of its speed-up an FP8 matmul
+# keeps, fitted on Transformer Engine's per-tensor-scaled matmuls, is applied to DeepSeek's own fine-grained (1×128
+# tile, 128×128 block) FP8 matmuls too. The estimated throughput is 1.06x the measured;
+# the fastest estimate is a TP 4 layout without a pipeline at EP 256, which hides almost all of EP's all-to-all under
+# compute, and the published layout is 1.13x of it, rank 492, tie group 1.
 # Two more rows are within 1.2x of the best estimate, so in tie group 1, though no known assumption lets them catch up
 # with it; that they pass says the estimate cannot order layouts this close (see "Can the estimate order two measured
 # layouts?" below):
@@ -1611,19 +1632,6 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 #   FSDP tied it, PP 32 ran 24.2 s and TP 4 29.0 s (see below). Nobody measured the layout the estimate prefers; the
 #   estimate may leave out a cost of EP 8 layouts, or the recipe may not have tried it. Only a measurement settles it.
 #
-# - **DeepSeek-V3**: the paper does not say how PP 16 splits the 61 layers; the estimate takes Megatron-Bridge's split
-#   of DeepSeek-V3: the embedding and 4 layers on the first stage, 4 on each middle one, and 1 layer with the output
-#   layer and the multi-token prediction (MTP) module on the last (every model with MTP modules is split so when no
-#   split is stated). DualPipe (DeepSeek-V3's bidirectional pipeline schedule: micro-batches enter from both ends of
-#   the pipeline, and forward and backward compute overlap EP's all-to-all) runs stage i and stage p - 1 - i on each
-#   GPU, which holds both stages' weights, and the bubble is Table 2's (PP/2 - 1)(F&B + B - 3W) (F : B : W taken as
-#   1 : 2 : 1). The share of its speed-up an FP8 matmul keeps, fitted on Transformer Engine's per-tensor-scaled
-#   matmuls, is applied to DeepSeek's own fine-grained (1×128 tile, 128×128 block) FP8 matmuls too. The ledger counts
-#   what the report's FP8 framework keeps for backward (§3.3.4: the MoE SwiGLU's input in FP8, its output recomputed;
-#   the attention output once, in E5M6: 1 sign, 5 exponent and 6 mantissa bits, 12 in all), yet it needs 102.8 GiB without full recomputation, so it
-#   recomputes, one more forward pass. The estimated throughput, 0.88x the measured, is within ±30 %; the rank misses
-#   (rank 1326, 1.35x the best): the fastest estimate is a
-#   TP 4 layout without a pipeline at EP 256, which hides almost all of EP's all-to-all under compute.
 # - **The same layout at a larger global batch** (Megatron-Bridge 26.02's Qwen3 235B at GBS 8192): the same verdict
 #   as the same layout at the smaller batch above. The same table's Llama 3 70B at GBS 256 and Llama 3.1 405B at
 #   GBS 1536, registered with the same recipes, both pass.
