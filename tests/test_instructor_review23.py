@@ -11,17 +11,22 @@ ModelZoo table's step time) are typed from their source, named where they are de
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from dataclasses import replace
 from functools import cache
+from pathlib import Path
 
 import pytest
 
 from coursekit.communication.traffic import _ep_remote_share
-from coursekit.planner import compare_published, fp8_speedups, megatron_core_model_flops_per_step, plan
+from coursekit.exercises import get_exercise
+from coursekit.planner import ModelSpec, compare_published, fp8_speedups, megatron_core_model_flops_per_step, plan
 from coursekit.planner.estimate import fp8_quantisation_bytes_per_token
 from coursekit.presets import CLUSTERS, MODELS
 from coursekit.published_runs import all_published_runs
+from coursekit.serving import kv_cache_bytes, serving_estimate
+from tests.notebook_outputs import answer_forms, executed, output_texts
 from tests.test_instructor_review22 import _lesson
 
 QWEN30 = "Megatron-Bridge Qwen3 30B-A3B (MoE), 4K, 16 H100 (FP8)"
@@ -253,3 +258,106 @@ def test_lesson9_prose_quotes_the_computed_value(lang: str, phrase: str, compute
     text = _lesson(lang)
     assert phrase in text, f"lesson 9 ({lang}) no longer says {phrase!r}: update the prose and this table together"
     assert computed() == phrase
+
+
+# --- Part A: the guides of lessons 0, 2, 4, 6 and 10, taught from at the projected size --------------------------
+
+GUIDES = Path(__file__).resolve().parents[1] / "docs" / "instructor"
+SRC = Path(__file__).resolve().parents[1] / "notebooks" / "src"
+TAUGHT = ("00_index", "02_communication", "04_composition", "06_pipeline_scaling", "10_serving")
+TALKING_POINTS = {"zh": "## 讲解要点", "en": "## Talking points"}
+CHECK_CALL = re.compile(r'check\("([a-z0-9]+\.[a-z0-9_]+)",\s*answer\)')
+
+
+def _talking_points(lang: str, stem: str) -> list[str]:
+    """The bullets of a guide's talking-points section, each on one line (bold marks dropped)."""
+    text = (GUIDES / lang / f"{stem}.md").read_text(encoding="utf-8")
+    section = text.split(TALKING_POINTS[lang])[1].split("\n## ")[0]
+    return [re.sub(r"\s+", " ", bullet).replace("**", "") for bullet in section.split("\n- ")[1:]]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("stem", TAUGHT)
+def test_talking_points_leave_the_exercise_answers_to_the_learners(lang: str, stem: str) -> None:
+    """A teacher says the talking points aloud during the lesson, before its exercises: a bullet that states an
+    exercise's answer must say which exercise it answers (lesson 0 said 24 GiB = 25.77 GB in section 3, exercise
+    0.1's answer; lesson 10 said Llama-3 70B's 320 KiB in section 2, exercise 10.1's; lesson 2's 1152, exercise 2.4's,
+    did not say so)."""
+    source = (SRC / f"{stem}.py").read_text(encoding="utf-8")
+    answers = {eid: get_exercise(eid).expected_value() for eid in sorted(set(CHECK_CALL.findall(source)))}
+    named = "练习" if lang == "zh" else "exercise"
+    leaks = [
+        (eid, form, bullet[:80])
+        for bullet in _talking_points(lang, stem)
+        for eid, value in answers.items()
+        for form in answer_forms(value)
+        if re.search(rf"(?<![\d.,]){re.escape(form)}(?!\d)", bullet) and named not in bullet.lower()
+    ]
+    assert leaks == []
+
+
+def test_lesson0_gb_point_quotes_the_lessons_zero_table() -> None:
+    """The DP row of lesson 0's ZeRO table: 16 bytes per parameter (ZeRO paper §3.1) of 7.5B parameters = 120 GB,
+    which is 120e9 / 2**30 = 111.76 GiB, 7 % less."""
+    gb = 16 * 7.5e9
+    gib = gb / 2**30
+    zh = f"每设备 {gb / 1e9:.2f} GB = **{gib:.2f} GiB**，相差 {round(100 * (gb / 1e9 / gib - 1))}%"
+    en = f"120.00 GB = **{gib:.2f} GiB** per device, {round(100 * (gb / 1e9 / gib - 1))} % apart"
+    assert zh in _guide_flat("zh", "00_index") and en in _guide_flat("en", "00_index")
+    assert "25.77" not in _guide_flat("zh", "00_index").split("## 练习答案")[0]
+
+
+def _guide_flat(lang: str, stem: str) -> str:
+    return re.sub(r"[ \t]*\n[ \t]*", " ", (GUIDES / lang / f"{stem}.md").read_text(encoding="utf-8"))
+
+
+def _kv_kib(model: ModelSpec, tp: int = 1) -> str:
+    return f"{kv_cache_bytes(model, tokens=1, tp=tp) / 1024:.0f}"
+
+
+def test_lesson10_kv_point_quotes_the_lessons_example() -> None:
+    """Lesson 10's KV section works Llama-3 8B (70B is exercise 10.1): the guide's point quotes the 8B's figures as the
+    lesson's tables print them (kv_cache_bytes: per token, as MHA, per GPU at TP 8 and TP 16)."""
+    llama8 = MODELS["llama3-8b"]
+    mha = ModelSpec(
+        "llama3-8b-mha", llama8.layers, llama8.hidden, llama8.heads, llama8.ffn_hidden, llama8.vocab, llama8.seq_len
+    )
+    shape = f"2 · {llama8.layers} · {llama8.kv_heads} · {llama8.head_dim} · 2 = **{_kv_kib(llama8)} KiB**"
+    zh, en = _guide_flat("zh", "10_serving"), _guide_flat("en", "10_serving")
+    assert f"Llama-3 8B：{shape}。若是 MHA（{mha.kv_heads} 个 KV 头）则为 **{_kv_kib(mha)} KiB**" in zh
+    assert f"Llama-3 8B: {shape} per token. With MHA ({mha.kv_heads} KV heads) it would be **{_kv_kib(mha)} KiB**" in en
+    tp8, tp16 = _kv_kib(llama8, 8), _kv_kib(llama8, 16)
+    assert f"（每 token **{tp8} KiB**）；TP = 16 仍是 **{tp16} KiB**" in zh
+    assert f"(**{tp8} KiB** per token); at TP = 16 still **{tp16} KiB**" in en
+
+
+def _mixtral_floors_ms() -> tuple[float, float]:
+    """Mixtral 8x7B's weights floor at batch 1 on one H100 (coursekit's serving estimate) and the time to read every
+    weight at the same bandwidth, ms."""
+    mixtral, h100 = MODELS["mixtral-8x7b"], CLUSTERS["h100-8"]
+    est = serving_estimate(mixtral, h100, batch=1, prompt_tokens=512, output_tokens=128)
+    return est.weights_floor_s * 1e3, mixtral.num_params * 2 / h100.memory_bandwidth_bytes_per_s * 1e3
+
+
+@pytest.mark.parametrize(
+    ("lang", "guide", "printed"),
+    [
+        (
+            "zh",
+            "下限 {:.1f} ms，而不是读全部权重的 {:.1f} ms",
+            "下限：{:.1f} ms（只读激活参数），读全部权重要 {:.1f} ms",
+        ),
+        (
+            "en",
+            "a floor of {:.1f} ms, not the {:.1f} ms all the weights would take",
+            "H100: {:.1f} ms (active parameters only), not the {:.1f} ms of reading every weight",
+        ),
+    ],
+)
+def test_lesson10_prints_the_mixtral_floors_the_guide_quotes(lang: str, guide: str, printed: str) -> None:
+    """The guide's 7.7 ms and 27.9 ms were nowhere on the lesson's screen; section 4's Mixtral cell prints them."""
+    floors = _mixtral_floors_ms()
+    assert guide.format(*floors) in _guide_flat(lang, "10_serving")
+    notebook = executed(Path(__file__).resolve().parents[1] / "notebooks" / lang / "10_serving.ipynb")
+    shown = " ".join(text for cell in notebook.cells for text in output_texts(cell))
+    assert printed.format(*floors) in shown
