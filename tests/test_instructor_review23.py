@@ -361,3 +361,20 @@ def test_lesson10_prints_the_mixtral_floors_the_guide_quotes(lang: str, guide: s
     notebook = executed(Path(__file__).resolve().parents[1] / "notebooks" / lang / "10_serving.ipynb")
     shown = " ".join(text for cell in notebook.cells for text in output_texts(cell))
     assert printed.format(*floors) in shown
+
+
+#: (lesson, an English abbreviation, how the zh guide introduces it at its first use): Chinese term first, then the
+#: English (lesson 2 said "nccl-tests 的 busbw", lesson 0 "树形和 NVLS 算法", lesson 10 "NCCL 的 LL 协议" bare).
+ZH_FIRST_USE = [
+    ("02_communication", "busbw", "总线带宽 (bus bandwidth, busbw)"),
+    ("00_index", "NVLS", "在 NVSwitch 交换机内做归约的 NVLS"),
+    ("10_serving", "LL", "LL（低时延）协议"),
+]
+
+
+@pytest.mark.parametrize(("stem", "term", "introduced"), ZH_FIRST_USE)
+def test_zh_guides_introduce_an_english_term_at_its_first_use(stem: str, term: str, introduced: str) -> None:
+    text = (GUIDES / "zh" / f"{stem}.md").read_text(encoding="utf-8")
+    first = re.search(rf"(?<![A-Za-z]){term}(?![A-Za-z])", text)
+    assert first is not None and introduced in text
+    assert text.index(introduced) <= first.start() < text.index(introduced) + len(introduced)
