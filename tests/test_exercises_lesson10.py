@@ -61,7 +61,9 @@ GUIDES = [ROOT / "docs/instructor/en/10_serving.md", ROOT / "docs/instructor/zh/
 
 def _quoted_numbers() -> list[str]:
     llama, h100 = MODELS["llama3-70b"], CLUSTERS["h100-8"]
-    mha = ModelSpec("mha", llama.layers, llama.hidden, llama.heads, llama.ffn_hidden, llama.vocab, llama.seq_len)
+    # the KV talking point works the lesson's Llama-3 8B (the 70B is exercise 10.1, review 23)
+    llama8 = MODELS["llama3-8b"]
+    mha = ModelSpec("mha", llama8.layers, llama8.hidden, llama8.heads, llama8.ffn_hidden, llama8.vocab, llama8.seq_len)
     ledger = serving_memory_ledger(llama, h100, tp=8, concurrency=64, context_tokens=2304, prefill_chunk_tokens=2048)
     prefill = serving_estimate(llama, h100, tp=8, prompt_tokens=2048, output_tokens=256)
     b64 = serving_estimate(llama, h100, tp=8, batch=64, prompt_tokens=2048, output_tokens=256)
@@ -88,8 +90,9 @@ def _quoted_numbers() -> list[str]:
         )
         ratios.append(m.value / (est.time_to_first_token_s if m.metric == "ttft_s" else est.tokens_per_s))
     return [
-        f"**{kv_cache_bytes(llama, tokens=1) // 1024} KiB**",
+        f"**{kv_cache_bytes(llama8, tokens=1) // 1024} KiB**",
         f"**{kv_cache_bytes(mha, tokens=1) // 1024} KiB**",
+        f"**{kv_cache_bytes(llama8, tokens=1, tp=16) // 1024} KiB**",
         f"**{kv_cache_bytes(llama, tokens=1, tp=16) // 1024} KiB**",
         f"**{ledger.weights_gib:.1f} GiB**",
         f"**{ledger.kv_cache_gib:.1f} GiB**",

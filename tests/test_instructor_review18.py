@@ -118,8 +118,9 @@ def test_lesson_2_guide_counts_each_strategys_collectives_as_the_lesson_lists_th
     expected = (
         f"DP {calls['DP']} all-reduce; ZeRO-2 **{calls['ZeRO-2']}**\n  collectives (8 reduce-scatters + 1 "
         f"all-gather); ZeRO-3 **{calls['ZeRO-3']}** (36 layers × 8 micro-batches × 2 all-gathers and 1\n  "
-        f"reduce-scatter); TP {calls['TP']} all-reduces; PP {calls['PP']} send/recv per boundary; CP {calls['CP']} "
-        f"ring steps; EP {calls['EP']} all-to-alls; Replica none."
+        f"reduce-scatter); TP {calls['TP']} all-reduces (exercise 2.4's answer: say it after the class has "
+        f"answered); PP {calls['PP']}\n  send/recv per boundary; CP {calls['CP']} ring steps; EP {calls['EP']} "
+        "all-to-alls; Replica none."
     )
     assert expected in _guide("en", "02_communication")
 

@@ -1360,7 +1360,7 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 #   梯度环跨 2 个节点、每节点用 8 块网卡），但估算的吞吐约是实测的 2.8 倍。估算已经按每个
 #   路由专家自己的矩阵乘形状算效率（分组矩阵乘 (grouped GEMM)：EP 8、微批次 2 时每个专家乘 4096 行 token），
 #   把 token 重排 (token permutation) 与还原按显存带宽计时（含 Megatron 分发器在全对全前后按本地专家做的
-#   第二次排序，每步 0.83 s），FP8 转换的显存遍历也按显存带宽计时（见下文），按配方的 EP 全对全重叠藏住实测份额的通信
+#   第二次排序，连排序每步共 0.83 s），FP8 转换的显存遍历也按显存带宽计时（见下文），按配方的 EP 全对全重叠藏住实测份额的通信
 #   （48%）、扣掉它占用的流式多处理器 (streaming multiprocessor, SM)，也算了等主机的时间（这个布局微批次为 2，每层在 GPU 上比主机发射它的时间长，所以不用等）；
 #   仍没有建模的是逐元素运算和超出估算的那部分主机时间，按实测推算它们占了步时的大半。同一份性能文档里 25.09 版丢 token 的同一布局实测快一倍，可见这些开销之大。
 #   引擎版本本身就能差这么多：26.02 版的配置（VP 12、全局批 1024、DeepEP、打开全对全重叠）实测每 GPU 每秒 5113 个 token，
@@ -1603,7 +1603,8 @@ assert [(len(v), sum(v)) for v in vendor_counts.values()] == [(17, 16), (7, 3)]
 #   pipeline, its gradient rings crossing the 2 nodes on 8 NICs each), but the estimated throughput is about 2.8 times the
 #   measured one. The estimate already takes each routed expert's efficiency from its own matmul shape (a grouped GEMM:
 #   at EP 8 and micro-batch 2 each expert multiplies 4096 token rows), times token permutation and unpermutation at memory bandwidth,
-#   with the second sort by local expert Megatron's dispatcher runs around the all-to-all (0.83 s a step), times the
+#   with the second sort by local expert Megatron's dispatcher runs around the all-to-all (0.83 s a step, sorts
+#   included), times the
 #   FP8 casts' passes over memory at memory bandwidth too (see below), and hides the share of the all-to-all the
 #   recipe's EP overlap was measured to hide (48 %), minus the SMs it holds, and charges the wait for the host (none
 #   here: at micro-batch 2 each layer is longer on the GPU than the host's time to launch it); still left out are

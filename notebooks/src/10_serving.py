@@ -511,6 +511,21 @@ print(
         f"{'yes' if mixtral_fits[2] else 'no'}",
     )
 )
+mixtral_floor_ms = 1e3 * serving_estimate(
+    MIXTRAL, H100, batch=1, prompt_tokens=512, output_tokens=128
+).weights_floor_s
+every_weight_ms = (
+    1e3 * MIXTRAL.num_params * 2 / H100.memory_bandwidth_bytes_per_s
+)
+print(
+    Text(
+        zh=f"批 1 时一张 H100 读权重的下限：{mixtral_floor_ms:.1f} ms"
+        f"（只读激活参数），读全部权重要 {every_weight_ms:.1f} ms",
+        en=f"Weights floor at batch 1 on one H100: {mixtral_floor_ms:.1f} ms "
+        f"(active parameters only), not the {every_weight_ms:.1f} ms of "
+        "reading every weight",
+    )
+)
 assert (
     round(MIXTRAL.active_params / 1e8) == 129
     and round(MIXTRAL.num_params / 1e8) == 467
