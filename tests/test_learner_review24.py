@@ -4,14 +4,21 @@
    Python's bare ``SyntaxError: invalid syntax`` and no line of help, the only one of the slips typed in review 24
    (full-width digits, a unit, "约", a percent sign, a decimal comma, ...) that got none. Now the line says that the
    equals sign has nothing after it and how to go back to "not answered" (``answer = ...``).
+2. Lesson 6's prose rounded what the table beside it prints: "占整步的比例就是 43%" and "比例降到 16%" under a table of
+   42.9% and 15.8% (3/7 and 3/19), "见上面 m = 4 的 43%", and "加上优化器状态就是 11 GiB" above a table row of
+   11.32 GiB. The prose now quotes the table's digits (42.9%, 15.8%, 11.3 GiB), zh and en.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
 from coursekit.exercises.input_help import input_hint
 from tests.test_learner_review16 import en, zh  # noqa: F401  (the language fixtures)
+
+SRC = Path(__file__).resolve().parents[1] / "notebooks" / "src"
 
 
 def _syntax_error(source: str) -> SyntaxError:
@@ -47,3 +54,23 @@ def test_an_empty_answer_in_english() -> None:
     hint = input_hint(_syntax_error("answer = \n"))
     assert hint is not None and hint.startswith("Line 1 has nothing after its equals sign")
     assert "answer = ..." in hint
+
+
+# -- 2. lesson 6's prose quotes the table's digits ------------------------------------------------------------------
+
+
+def test_lesson_6_prose_quotes_the_digits_of_the_table_beside_it() -> None:
+    import coursekit
+    from coursekit.capacity import training_state_memory
+
+    source = (SRC / "06_pipeline_scaling.py").read_text(encoding="utf-8")
+    # the table prints f"{fraction:.1%}": (4-1)/(4+4-1) = 3/7 = 42.857 %, (4-1)/(16+4-1) = 3/19 = 15.789 % (by hand)
+    assert f"{coursekit.bubble_fraction(4, 4):.1%}" == "42.9%"
+    assert f"{coursekit.bubble_fraction(4, 16):.1%}" == "15.8%"
+    for phrase in ("占整步的比例就是 42.9%", "比例降到 15.8%", "m = 4 的 42.9%", "it is 42.9%", "down to 15.8%"):
+        assert phrase in source, phrase
+    for rounded in ("就是 43%", "降到 16%", "的 43%", "it is 43%", "to 16%", "(43% at"):
+        assert rounded not in source, rounded
+    # the table row "完整训练状态（混合精度 Adam）" prints 760e6 x 16 bytes / 2^30 = 11.32 GiB (by hand)
+    assert f"{training_state_memory(760e6).total_gib:.2f}" == "11.32"
+    assert "加上优化器状态就是 11.3 GiB" in source and "state it is 11.3 GiB" in source
