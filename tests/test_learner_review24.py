@@ -7,10 +7,15 @@
 2. Lesson 6's prose rounded what the table beside it prints: "占整步的比例就是 43%" and "比例降到 16%" under a table of
    42.9% and 15.8% (3/7 and 3/19), "见上面 m = 4 的 43%", and "加上优化器状态就是 11 GiB" above a table row of
    11.32 GiB. The prose now quotes the table's digits (42.9%, 15.8%, 11.3 GiB), zh and en.
+3. ``answer = 206,0`` (exercise 7.2's ridge point, 206, with a decimal comma) is the tuple ``(206, 0)``, the same as
+   ``206,000``: the checker said "206,000 成了元组" (a number the learner never typed) and offered 206.000 or 206000.
+   When the tuple's second item is 0 the checker now reads how the cell typed it: one or two zeros after the comma
+   are a decimal comma ("写成 206.0"); three keep the two readings.
 """
 
 from __future__ import annotations
 
+import linecache
 from pathlib import Path
 
 import pytest
@@ -74,3 +79,39 @@ def test_lesson_6_prose_quotes_the_digits_of_the_table_beside_it() -> None:
     # the table row "完整训练状态（混合精度 Adam）" prints 760e6 x 16 bytes / 2^30 = 11.32 GiB (by hand)
     assert f"{training_state_memory(760e6).total_gib:.2f}" == "11.32"
     assert "加上优化器状态就是 11.3 GiB" in source and "state it is 11.3 GiB" in source
+
+
+# -- 3. answer = 206,0 -------------------------------------------------------------------------------------------
+
+
+def _run_cell(source: str, name: str) -> str:
+    """Run ``source`` as a learner's cell (IPython keeps a cell's code in linecache) and return check()'s message."""
+    from coursekit.exercises import check
+
+    filename = f"<review24-{name}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace: dict[str, object] = {"__name__": "__main__", "check": check}
+    try:
+        exec(compile(source, filename, "exec"), namespace)
+    finally:
+        linecache.cache.pop(filename, None)
+    return str(namespace["feedback"].message)  # type: ignore[attr-defined]
+
+
+@pytest.mark.usefixtures("zh")
+def test_a_decimal_comma_before_a_zero_is_not_read_as_thousands() -> None:
+    # exercise 7.2: 989 TFLOP/s / 4.8 TB/s = 206.04 FLOP/byte (worked by hand); 206,0 is 206.0 written with a comma
+    typed = _run_cell('answer = 206,0\nfeedback = check("eff.h200_ridge", answer)\n', "ridge")
+    assert "206,0 成了元组" in typed and "写成 206.0。" in typed
+    assert "206,000" not in typed and "206000" not in typed
+    two_zeros = _run_cell('answer = 64,00\nfeedback = check("serve.littles_law", answer)\n', "little")
+    assert "写成 64.00。" in two_zeros
+    # three zeros may be either: both readings stay on offer
+    three = _run_cell('answer = 206,000\nfeedback = check("eff.h200_ridge", answer)\n', "ridge3")
+    assert "206.000" in three and "206000" in three
+
+
+@pytest.mark.usefixtures("en")
+def test_a_decimal_comma_before_a_zero_in_english() -> None:
+    typed = _run_cell('answer = 206,0\nfeedback = check("eff.h200_ridge", answer)\n', "ridge-en")
+    assert "so 206,0 became a tuple" in typed and "Write decimals with a point: 206.0." in typed
