@@ -6,7 +6,8 @@
    equals sign has nothing after it and how to go back to "not answered" (``answer = ...``).
 2. Lesson 6's prose rounded what the table beside it prints: "占整步的比例就是 43%" and "比例降到 16%" under a table of
    42.9% and 15.8% (3/7 and 3/19), "见上面 m = 4 的 43%", and "加上优化器状态就是 11 GiB" above a table row of
-   11.32 GiB. The prose now quotes the table's digits (42.9%, 15.8%, 11.3 GiB), zh and en.
+   11.32 GiB. The prose now quotes the table's digits (42.9%, 15.8%, 11.3 GiB), zh and en. Lesson 7 likewise:
+   "选择性重计算只多 4%" under a table row of 1.044 (now 4.4%).
 3. ``answer = 206,0`` (exercise 7.2's ridge point, 206, with a decimal comma) is the tuple ``(206, 0)``, the same as
    ``206,000``: the checker said "206,000 成了元组" (a number the learner never typed) and offered 206.000 or 206000.
    When the tuple's second item is 0 the checker now reads how the cell typed it: one or two zeros after the comma
@@ -79,6 +80,21 @@ def test_lesson_6_prose_quotes_the_digits_of_the_table_beside_it() -> None:
     # the table row "完整训练状态（混合精度 Adam）" prints 760e6 x 16 bytes / 2^30 = 11.32 GiB (by hand)
     assert f"{training_state_memory(760e6).total_gib:.2f}" == "11.32"
     assert "加上优化器状态就是 11.3 GiB" in source and "state it is 11.3 GiB" in source
+
+
+
+def test_lesson_7_prose_quotes_the_selective_recomputation_row() -> None:
+    from coursekit.presets import MODELS
+    from coursekit.roofline import hardware_flops_per_token, model_flops_per_token
+
+    llama = MODELS["llama3-70b"]
+    args = (llama.num_params, llama.layers, llama.hidden, 8192)
+    ratio = hardware_flops_per_token(*args, "selective") / model_flops_per_token(*args)
+    # 4·L·h·s / (6N + 12·L·h·s) with N = 70.6e9, L = 80, h = 8192, s = 8192: 21.5e9 / 487e9 = 4.4 % (by hand)
+    assert f"{ratio:.3f}" == "1.044" and f"{ratio - 1:.1%}" == "4.4%"
+    source = (SRC / "07_compute_efficiency.py").read_text(encoding="utf-8")
+    assert "选择性重计算只多 4.4%" in source and "adds only 4.4%" in source
+    assert "只多 4%" not in source and "only 4%" not in source
 
 
 # -- 3. answer = 206,0 -------------------------------------------------------------------------------------------
