@@ -82,7 +82,6 @@ def test_lesson_6_prose_quotes_the_digits_of_the_table_beside_it() -> None:
     assert "加上优化器状态就是 11.3 GiB" in source and "state it is 11.3 GiB" in source
 
 
-
 def test_lesson_7_prose_quotes_the_selective_recomputation_row() -> None:
     from coursekit.presets import MODELS
     from coursekit.roofline import hardware_flops_per_token, model_flops_per_token
