@@ -12,6 +12,11 @@
    ``206,000``: the checker said "206,000 成了元组" (a number the learner never typed) and offered 206.000 or 206000.
    When the tuple's second item is 0 the checker now reads how the cell typed it: one or two zeros after the comma
    are a decimal comma ("写成 206.0"); three keep the two readings.
+4. Lesson 4's try-this step 3 ("设 EP = 2 ... 再把 DP 改成 1，会发生什么？") asks for both counts; the composition
+   widget answered "这些输入无法计算：..." with no count, and its figure "输入无效，见上方说明", though the prose
+   says its message opens with the verdict (通过、警告或不通过), and an EP the engine cannot fold is the engine's
+   verdict (lesson 4's cell prints it as "引擎不能排出这个方案"). Now it is "不通过" with both counts, the engine's
+   [ep_fold] issue and the dense layers' ranks in the figure; coloured by EP it says there are no EP groups.
 """
 
 from __future__ import annotations
@@ -130,3 +135,39 @@ def test_a_decimal_comma_before_a_zero_is_not_read_as_thousands() -> None:
 def test_a_decimal_comma_before_a_zero_in_english() -> None:
     typed = _run_cell('answer = 206,0\nfeedback = check("eff.h200_ridge", answer)\n', "ridge-en")
     assert "so 206,0 became a tuple" in typed and "Write decimals with a point: 206.0." in typed
+
+
+# -- 4. an EP that does not fold is the engine's verdict, not an input error -----------------------------------------
+
+
+@pytest.mark.usefixtures("zh")
+def test_lesson_4_try_this_step_3_gets_a_verdict_with_both_counts() -> None:
+    from coursekit.widgets.composition import CompositionWidget
+
+    widget = CompositionWidget()  # the reference example: TP 2, PP 4, DP 2, 8 GPUs a node
+    widget.controls["ep"].value = 2
+    widget.controls["dp"].value = 1
+    # naive: 2 x 4 x 1 x 2 = 16 ranks; the engine: TP·CP·DP·PP = 2 x 1 x 1 x 4 = 8, and ETP·EP·PP = 2·2·4 = 16 does not
+    # divide 8 (worked by hand)
+    assert widget.status == "ok" and widget.verdict == "fail"
+    assert widget.message.startswith("<b>朴素规则（所有并行度相乘，EP 也算）：16 个 rank；Megatron-Core 规则")
+    assert "8 个 rank = 1 个节点 × 每节点 8 张 GPU" in widget.message
+    assert "[ep_fold]" in widget.message and "ETP·EP·PP = 2·2·4 = 16 不能整除 8" in widget.message
+    assert "不通过" in widget.summary_html.value and "无法计算" not in widget.summary_html.value
+    assert widget.result is not None and not widget.result.experts_fold
+    widget.controls["colour_by"].value = "EP"
+    assert "EP：引擎排不出专家层" in widget.message
+    assert set(widget.result.group_of_rank) == {0}  # one colour: there are no EP groups
+    widget.controls["dp"].value = 2  # DP·CP = 2: EP 2 folds again
+    assert widget.result.experts_fold and "[ep_fold]" not in widget.message
+
+
+@pytest.mark.usefixtures("en")
+def test_an_ep_that_does_not_fold_in_english() -> None:
+    from coursekit.widgets.composition import CompositionWidget
+
+    widget = CompositionWidget()
+    widget.controls["ep"].value = 2
+    widget.controls["dp"].value = 1
+    widget.controls["colour_by"].value = "EP"
+    assert widget.verdict == "fail" and "there are no EP groups to colour" in widget.message
