@@ -17,6 +17,9 @@
    says its message opens with the verdict (通过、警告或不通过), and an EP the engine cannot fold is the engine's
    verdict (lesson 4's cell prints it as "引擎不能排出这个方案"). Now it is "不通过" with both counts, the engine's
    [ep_fold] issue and the dense layers' ranks in the figure; coloured by EP it says there are no EP groups.
+5. ``answer = fsdp2-zero2`` (exercise 8.5's option without quotes) is ``fsdp2 - zero2`` to Python: the NameError's
+   help said 'fsdp2' is defined in a cell above and to run the cells above, which cannot help. An unquoted option
+   with hyphens now gets the option hint with the whole option quoted: ``answer = 'fsdp2-zero2'``.
 """
 
 from __future__ import annotations
@@ -126,6 +129,9 @@ def test_a_decimal_comma_before_a_zero_is_not_read_as_thousands() -> None:
     assert "206,000" not in typed and "206000" not in typed
     two_zeros = _run_cell('answer = 64,00\nfeedback = check("serve.littles_law", answer)\n', "little")
     assert "写成 64.00。" in two_zeros
+    # a count (exercise 4.2: 2 x 2 x 2 x 2 x 4 = 64 ranks, an int) takes no decimals: 64,0 is 64
+    count = _run_cell('answer = 64,0\nfeedback = check("q4.naive_ranks", answer)\n', "ranks")
+    assert "64,0 成了元组" in count and "写成 64。" in count and "64000" not in count
     # three zeros may be either: both readings stay on offer
     three = _run_cell('answer = 206,000\nfeedback = check("eff.h200_ridge", answer)\n', "ridge3")
     assert "206.000" in three and "206000" in three
@@ -171,3 +177,30 @@ def test_an_ep_that_does_not_fold_in_english() -> None:
     widget.controls["dp"].value = 1
     widget.controls["colour_by"].value = "EP"
     assert widget.verdict == "fail" and "there are no EP groups to colour" in widget.message
+
+
+# -- 5. an option with hyphens typed without quotes --------------------------------------------------------------
+
+
+def _name_error(source: str) -> NameError:
+    try:
+        exec(compile(source, "<cell>", "exec"), {})
+    except NameError as error:
+        return error
+    raise AssertionError(f"{source!r} raised no NameError")
+
+
+@pytest.mark.usefixtures("zh")
+def test_an_unquoted_option_with_hyphens_is_told_to_quote_it_whole() -> None:
+    # exercise 8.5 lists "ddp", "fsdp2-zero3", "fsdp2-zero2", "tp"
+    hint = input_hint(_name_error("answer = fsdp2-zero2"), "answer = fsdp2-zero2")
+    assert hint is not None and "要加引号写成文字：answer = 'fsdp2-zero2'。" in hint
+    # a subtraction with a number is no option: the hint for a variable from a cell above stays
+    other = input_hint(_name_error("answer = total-1"), "answer = total-1")
+    assert other is not None and "'total-1'" not in other and "前面的单元格" in other
+
+
+@pytest.mark.usefixtures("en")
+def test_an_unquoted_option_with_hyphens_in_english() -> None:
+    hint = input_hint(_name_error("answer = fsdp2-zero3"), "answer = fsdp2-zero3")
+    assert hint is not None and "write it in quotes: answer = 'fsdp2-zero3'." in hint

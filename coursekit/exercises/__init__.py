@@ -1259,7 +1259,8 @@ def _judge(exercise: Exercise, answer: Any, expected: Any) -> bool:
         if typed is not None and len(typed.split(",")[1]) != 3:
             # answer = 206,0 (or 206,00): one or two zeros after the comma are a decimal comma, not 206,000 (review 24)
             head, tail = typed.split(",")
-            raise TypeError(tr("exercises.decimal_comma", value=answer, written=typed, number=f"{head}.{tail}"))
+            fixed = head if isinstance(expected, int) else f"{head}.{tail}"  # a count takes no decimals: 64,0 is 64
+            raise TypeError(tr("exercises.decimal_comma", value=answer, written=typed, number=fixed))
         if isinstance(expected, float) and len(answer) == 2:
             # 4,445 for 4.445 ms: a decimal comma as likely as a thousands one; an exact count takes no decimals
             decimal_number = f"{'-' if answer[0] < 0 else ''}{abs(answer[0])}.{answer[1]:03d}"
