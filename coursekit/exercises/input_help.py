@@ -229,6 +229,10 @@ def _fixed_line(line: str) -> str:
     return "".join(_half_width(char) or char for char in text).strip()
 
 
+#: ``answer = fsdp2-zero2``: an option with hyphens typed without quotes (Python reads a subtraction of names)
+_HYPHENATED_OPTION = re.compile(r"^(?P<lead>\s*answer\s*=\s*)(?P<option>[A-Za-z_]\w*(?:-[A-Za-z_]\w*)+)\s*$")
+
+
 def _quoted_option(code: str, name: str) -> str | None:
     """``code`` (an ``answer = ...`` line) with ``name`` put in quotes, when ``name`` stands alone as the value or as
     an item of a list, tuple or set written out (``answer = B``, ``answer = {'TP', EP}``); None when it is part of an
@@ -237,7 +241,16 @@ def _quoted_option(code: str, name: str) -> str | None:
 
     >>> _quoted_option("answer = {'TP', EP}", "EP"), _quoted_option("answer = f(x, EP)", "EP")
     ("answer = {'TP', 'EP'}", None)
+
+    An option with hyphens written without quotes is a subtraction to Python (``answer = fsdp2-zero2`` is
+    ``fsdp2 - zero2``); the whole option goes in quotes:
+
+    >>> _quoted_option("answer = fsdp2-zero2", "fsdp2")
+    "answer = 'fsdp2-zero2'"
     """
+    hyphenated = _HYPHENATED_OPTION.match(code)
+    if hyphenated is not None and name in hyphenated.group("option").split("-"):
+        return f"{hyphenated.group('lead')}{hyphenated.group('option')!r}"
     try:
         tree = ast.parse(code)
     except SyntaxError:
