@@ -20,13 +20,19 @@
 5. ``answer = fsdp2-zero2`` (exercise 8.5's option without quotes) is ``fsdp2 - zero2`` to Python: the NameError's
    help said 'fsdp2' is defined in a cell above and to run the cells above, which cannot help. An unquoted option
    with hyphens now gets the option hint with the whole option quoted: ``answer = 'fsdp2-zero2'``.
+6. Lesson 7's roofline widget labelled its red point "473 FLOP/B, 839 TFLOP/s" in the Chinese figure, whose axis reads
+   FLOP/字节, and centred the label under the point, where the roofline's slope ran through it (try-this steps 2
+   and 3, memory-bound and near the ridge). The label is now in the figure's language and sits below and to the
+   right of the point, clear of both lines.
 """
 
 from __future__ import annotations
 
 import linecache
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pytest
 
 from coursekit.exercises.input_help import input_hint
@@ -204,3 +210,46 @@ def test_an_unquoted_option_with_hyphens_is_told_to_quote_it_whole() -> None:
 def test_an_unquoted_option_with_hyphens_in_english() -> None:
     hint = input_hint(_name_error("answer = fsdp2-zero3"), "answer = fsdp2-zero3")
     assert hint is not None and "write it in quotes: answer = 'fsdp2-zero3'." in hint
+
+
+# -- 6. lesson 7's roofline widget: the point's label ------------------------------------------------------------
+
+
+def _line_points_in_label(widget: Any) -> int:
+    """How many of 4000 points sampled along each roofline (hard and smooth, straight in log-log) fall inside the
+    drawn box of the red point's label."""
+    renderer = widget.figure.canvas.get_renderer()
+    box = widget.point_text.get_window_extent(renderer)
+    inside = 0
+    for line in (widget.hard_line, widget.smooth_line):
+        xs, ys = (np.log10(np.asarray(values, dtype=float)) for values in line.get_data())
+        where = np.linspace(0, len(xs) - 1, 4000)
+        samples = np.column_stack([10 ** np.interp(where, np.arange(len(xs)), series) for series in (xs, ys)])
+        shown = widget.ax.transData.transform(samples)
+        inside += int(
+            np.sum((shown[:, 0] > box.x0) & (shown[:, 0] < box.x1) & (shown[:, 1] > box.y0) & (shown[:, 1] < box.y1))
+        )
+    return inside
+
+
+@pytest.mark.usefixtures("zh")
+def test_the_roofline_points_label_is_chinese_and_clear_of_the_lines() -> None:
+    from coursekit.plotting import plot_language
+    from coursekit.widgets.roofline import RooflineWidget
+
+    widget = RooflineWidget()  # Llama 3 70B on H100, TP 8, micro-batch 1, s 8192
+    if plot_language() == "zh":  # a machine without a CJK font draws English labels
+        assert "FLOP/字节" in widget.point_text.get_text() and "FLOP/B" not in widget.point_text.get_text()
+    # memory-bound (try-this step 2: CP 32 leaves 8192 / 32 = 256 tokens), near the ridge, compute-bound
+    for settings in ({"seq_len": 1024, "cp": 32}, {"cp": 16, "seq_len": 8192, "tp": 1}, {"cp": 1, "tp": 8}):
+        for name, value in settings.items():
+            widget.controls[name].value = value
+        assert _line_points_in_label(widget) == 0, (settings, widget.point_text.get_text())
+
+
+@pytest.mark.usefixtures("en")
+def test_the_roofline_points_label_in_english() -> None:
+    from coursekit.widgets.roofline import RooflineWidget
+
+    text = RooflineWidget().point_text.get_text()
+    assert "FLOP/B, " in text and text.endswith(" TFLOP/s")
