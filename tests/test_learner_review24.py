@@ -24,6 +24,9 @@
    FLOP/字节, and centred the label under the point, where the roofline's slope ran through it (try-this steps 2
    and 3, memory-bound and near the ridge). The label is now in the figure's language and sits below and to the
    right of the point, clear of both lines.
+7. Clicking "显示参考解答与结果" under exercise 8.10 showed "E(4) = step(1) / step(4) = 0.16", English words in a
+   Chinese result (its hint and the table say 步时); two of its slip hints too. Exercise 6.1's result said
+   "气泡从 43% 降到 16%" next to the lesson's table of 42.9% and 15.8%. Now 步时(1) / 步时(4), and 42.9% / 15.8%.
 """
 
 from __future__ import annotations
@@ -253,3 +256,27 @@ def test_the_roofline_points_label_in_english() -> None:
 
     text = RooflineWidget().point_text.get_text()
     assert "FLOP/B, " in text and text.endswith(" TFLOP/s")
+
+
+# -- 7. the worked results speak Chinese and quote the table's digits ---------------------------------------------
+
+
+@pytest.mark.usefixtures("zh")
+def test_exercise_8_10_result_and_slips_say_step_time_in_chinese() -> None:
+    from coursekit.exercises import check
+
+    # the recorded E(P) table: step(1) = 13.44 ms, step(4) = 84.04 ms, so E(4) = 13.44 / 84.04 = 0.16 (by hand)
+    right = check("lab.efficiency_4", 0.16).message
+    assert "E(4) = 步时(1) / 步时(4) = 0.16。" in right and "step(" not in right
+    inverted = check("lab.efficiency_4", 6.25).message  # 84.04 / 13.44
+    assert "步时(1) / 步时(P)" in inverted and "step(" not in inverted
+    strong = check("lab.efficiency_4", 0.04).message  # 0.16 / 4: divided by P once more
+    assert "步时(1) / 步时(P)" in strong and "step(" not in strong
+
+
+@pytest.mark.usefixtures("zh")
+def test_exercise_6_1_result_quotes_the_tables_digits() -> None:
+    from coursekit.exercises import check
+
+    # 3/7 = 42.857 % at m = 4 and 3/19 = 15.789 % at m = 16 (by hand), as lesson 6's table prints them
+    assert "气泡从 42.9% 降到 15.8%。" in check("pipeline.bubble_p4_m16", 0.158).message
