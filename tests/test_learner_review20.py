@@ -225,11 +225,12 @@ def test_an_ep_that_cannot_fold_says_what_to_change() -> None:
 
     widget = CompositionWidget()  # TP 2, PP 4, DP 2: 16 ranks
     widget.controls["ep"].value = 4  # ETP·EP·PP = 2·4·4 = 32 does not divide 16 (EP 4 does not divide DP·CP = 2)
-    assert widget.status == "invalid"
+    # since review 24 the engine's "fail" verdict (both counts shown), no longer an input error
+    assert widget.status == "ok" and widget.verdict == "fail"
     assert "ETP·EP·PP = 2·4·4 = 32 不能整除 16：减小 EP，或增大 DP、CP" in widget.message
     assert "（ETP = TP 时，EP 要整除 DP·CP）" in widget.message
     widget.controls["dp"].value = 4  # DP·CP = 4: EP 4 folds
-    assert widget.status == "ok"
+    assert widget.status == "ok" and "ep_fold" not in widget.message
 
 
 def test_the_index_no_longer_says_every_lesson_needs_the_one_before() -> None:

@@ -69,15 +69,20 @@ def _percent(value: float) -> str:
     return f"{round(100 * value)}%"
 
 
+def _percent1(value: float) -> str:
+    """A percentage to one decimal, as the table next to the prose prints it (``f"{value:.1%}"``)."""
+    return f"{value:.1%}"
+
+
 PROSE: list[tuple[str, str, Callable[[], str]]] = [
     ("06_pipeline_scaling.py", "开销 75%", lambda: "开销 " + _percent(coursekit.bubble_overhead(4, 4))),
     ("06_pipeline_scaling.py", "overhead of 75%", lambda: "overhead of " + _percent(coursekit.bubble_overhead(4, 4))),
-    ("06_pipeline_scaling.py", "比例就是 43%", lambda: "比例就是 " + _percent(coursekit.bubble_fraction(4, 4))),
-    ("06_pipeline_scaling.py", "it is 43%", lambda: "it is " + _percent(coursekit.bubble_fraction(4, 4))),
-    ("06_pipeline_scaling.py", "比例降到 16%", lambda: "比例降到 " + _percent(coursekit.bubble_fraction(4, 16))),
-    ("06_pipeline_scaling.py", "down to 16%", lambda: "down to " + _percent(coursekit.bubble_fraction(4, 16))),
-    ("06_pipeline_scaling.py", "m = 4 的 43%", lambda: "m = 4 的 " + _percent(coursekit.bubble_fraction(4, 4))),
-    ("06_pipeline_scaling.py", "(43% at m = 4", lambda: f"({_percent(coursekit.bubble_fraction(4, 4))} at m = 4"),
+    ("06_pipeline_scaling.py", "比例就是 42.9%", lambda: "比例就是 " + _percent1(coursekit.bubble_fraction(4, 4))),
+    ("06_pipeline_scaling.py", "it is 42.9%", lambda: "it is " + _percent1(coursekit.bubble_fraction(4, 4))),
+    ("06_pipeline_scaling.py", "比例降到 15.8%", lambda: "比例降到 " + _percent1(coursekit.bubble_fraction(4, 16))),
+    ("06_pipeline_scaling.py", "down to 15.8%", lambda: "down to " + _percent1(coursekit.bubble_fraction(4, 16))),
+    ("06_pipeline_scaling.py", "m = 4 的 42.9%", lambda: "m = 4 的 " + _percent1(coursekit.bubble_fraction(4, 4))),
+    ("06_pipeline_scaling.py", "(42.9% at m = 4", lambda: f"({_percent1(coursekit.bubble_fraction(4, 4))} at m = 4"),
     # lesson 5, case 3: TP alone vs TP x FSDP
     ("05_selection_matrix.py", "每个 rank 仍有 40 GiB", lambda: f"每个 rank 仍有 {_case3_state_share_gib():g} GiB"),
     ("05_selection_matrix.py", "leaves 40 GiB per rank", lambda: f"leaves {_case3_state_share_gib():g} GiB per rank"),

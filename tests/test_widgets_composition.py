@@ -102,8 +102,8 @@ def test_both_rank_counts_and_their_issues_are_reported() -> None:
 @pytest.mark.parametrize(
     ("controls", "expected_error"),
     [
-        # EP = 2 cannot fold into DP·CP = 1 (Megatron-Core's expert RankGenerator)
-        ({"ep": 2, "dp": 1}, lambda: validate_megatron_composition(tp=2, pp=4, dp=1, ep=2).issues[0].render("en")),
+        # (EP = 2 that cannot fold into DP·CP = 1 is the engine's "fail" verdict, not an input error: review 24,
+        # tests/test_learner_review24.py)
         # PP not last with EDP != DP
         (
             {"ep": 2, "dp": 4, "pp": 2, "order": "TP-CP-EP-PP-DP"},
@@ -132,9 +132,9 @@ def _error(call: Callable[[], object]) -> str:
 def test_invalid_message_in_chinese() -> None:
     coursekit.set_language("zh")
     w = CompositionWidget()
-    _set(w, ep=2, dp=1)
+    _set(w, ep=2, dp=4, pp=2, order="TP-CP-EP-PP-DP")  # PP not last with EDP != DP: the engine refuses the order
     assert w.status == "invalid"
-    assert w.message.startswith("这些输入无法计算：在 Megatron-Core 中专家并行 (EP) 复用数据并行的 rank")
+    assert w.message.startswith("这些输入无法计算：")
 
 
 def test_message_in_chinese() -> None:

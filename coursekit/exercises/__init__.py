@@ -45,8 +45,11 @@ Taught in: lesson 0 (course index, "how exercises work"); used by every lesson.
 
 from __future__ import annotations
 
+import ast
 import html
 import importlib
+import inspect
+import linecache
 import logging
 import math
 import re
@@ -594,6 +597,39 @@ def _thousands_tuple(answer: Any) -> str | None:
     if not 1 <= abs(head) <= 999 or not all(0 <= item <= 999 for item in rest):
         return None
     return f"{head}" + "".join(f"{item:03d}" for item in rest)
+
+
+#: ``answer = 206,0``: the answer line of a learner's cell, a number written with commas (Python's tuple of ints)
+_COMMA_ANSWER_LINE = re.compile(r"^\s*answer\s*=\s*(?P<text>[-+]?\d+(?:\s*,\s*\d+)+)\s*,?\s*(?:#.*)?$")
+
+
+def _typed_comma_number(answer: tuple[int, ...]) -> str | None:
+    """How the learner typed the tuple ``answer`` (``"206,0"``), read from the answer line of the cell that called
+    :func:`check` (IPython keeps each cell's code in linecache), or None when no such line spells ``answer``.
+
+    A tuple cannot tell ``206,0`` from ``206,000`` (both are ``(206, 0)``): the first is a decimal comma, the second
+    a thousands comma.
+    """
+    frame = inspect.currentframe()
+    try:
+        while frame is not None and str(frame.f_globals.get("__name__", "")).startswith("coursekit"):
+            frame = frame.f_back
+        if frame is None:
+            return None
+        lines = linecache.getlines(frame.f_code.co_filename)[: frame.f_lineno]
+    finally:
+        del frame
+    for line in reversed(lines):
+        found = _COMMA_ANSWER_LINE.match(line)
+        if found is None:
+            continue
+        text = re.sub(r"\s+", "", found.group("text"))
+        try:
+            same = ast.literal_eval(text) == answer
+        except (ValueError, SyntaxError):
+            same = False
+        return text if same else None
+    return None
 
 
 def _decimal_comma(answer: Any) -> tuple[str, str] | None:
@@ -1219,6 +1255,12 @@ def _judge(exercise: Exercise, answer: Any, expected: Any) -> bool:
     number = _thousands_tuple(answer)
     if number is not None and isinstance(expected, (int, float)) and not isinstance(expected, bool):
         written = ",".join(str(item) if i == 0 else f"{item:03d}" for i, item in enumerate(answer))
+        typed = _typed_comma_number(answer) if len(answer) == 2 and answer[1] == 0 else None
+        if typed is not None and len(typed.split(",")[1]) != 3:
+            # answer = 206,0 (or 206,00): one or two zeros after the comma are a decimal comma, not 206,000 (review 24)
+            head, tail = typed.split(",")
+            fixed = head if isinstance(expected, int) else f"{head}.{tail}"  # a count takes no decimals: 64,0 is 64
+            raise TypeError(tr("exercises.decimal_comma", value=answer, written=typed, number=fixed))
         if isinstance(expected, float) and len(answer) == 2:
             # 4,445 for 4.445 ms: a decimal comma as likely as a thousands one; an exact count takes no decimals
             decimal_number = f"{'-' if answer[0] < 0 else ''}{abs(answer[0])}.{answer[1]:03d}"

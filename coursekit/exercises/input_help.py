@@ -10,6 +10,7 @@ fix in the learner's language:
 * a number typed with its unit or with "约" (``answer = 4.45ms``, ``answer = 25.77吉字节``, ``answer = 约26.2``), or
   with a decimal comma before a 0 (``answer = 0,05``): ``invalid decimal literal``, ``invalid syntax`` or
   ``leading zeros in decimal integer literals``;
+* ``answer =`` with nothing after it (the ``...`` deleted before an answer was typed): a bare ``invalid syntax``;
 * a name Python does not know: an option written without quotes (``answer = B``, ``answer = true``), or a variable
   from a cell above that has not run yet (after a kernel restart, say): a ``NameError``.
 
@@ -145,6 +146,13 @@ _register_messages(
             "en": "Line {line} has “{word}” before its number: Python numbers take no words. The checker judges the "
             "digits you write and allows for rounding, so leave out “{word}”: {fixed}",
         },
+        "input_help.empty": {
+            "zh": "第 {line} 行的等号后面是空的：Python 要求 = 右边有一个值。在 answer = 后面写上你的答案，"
+            "再运行本单元格；还没想好就写回 answer = ...（表示还没作答）。",
+            "en": "Line {line} has nothing after its equals sign: Python needs a value on the right of =. Write your "
+            "answer after answer = and run the cell again; if you have none yet, put back answer = ... (not "
+            "answered yet).",
+        },
         "input_help.undefined": {
             "zh": "Python 找不到名字 '{name}'（NameError）：它在本课前面的单元格里定义或导入。"
             "先从本课开头依次运行前面的单元格（JupyterLab 菜单 Run → Run All Above Selected Cell），再运行这一格；"
@@ -180,6 +188,8 @@ _INVALID_CHARACTER = re.compile(r"invalid character '(.)' \(U\+[0-9A-F]+\)")
 #: ``answer = 5.4%``: a number written with a percent sign, which Python refuses as invalid syntax
 _PERCENT_ANSWER = re.compile(r"^\s*answer\s*=\s*([-+]?(?:\d+\.?\d*|\.\d+))\s*%\s*(?:#.*)?$")
 _ANSWER_LINE = re.compile(r"^\s*answer\s*=")
+#: ``answer =`` with nothing after it (the learner deleted ``...`` and ran the cell): a bare invalid syntax
+_EMPTY_ANSWER = re.compile(r"^\s*answer\s*=\s*(?:#.*)?$")
 #: ``answer = 4.45ms`` / ``answer = 25.77 吉字节`` / ``answer = 约26.2``: a number with a unit after it or a word
 #: for "about" before it (a line retyped in half-width characters first)
 _NUMBER_WITH_WORDS = re.compile(
@@ -219,6 +229,10 @@ def _fixed_line(line: str) -> str:
     return "".join(_half_width(char) or char for char in text).strip()
 
 
+#: ``answer = fsdp2-zero2``: an option with hyphens typed without quotes (Python reads a subtraction of names)
+_HYPHENATED_OPTION = re.compile(r"^(?P<lead>\s*answer\s*=\s*)(?P<option>[A-Za-z_]\w*(?:-[A-Za-z_]\w*)+)\s*$")
+
+
 def _quoted_option(code: str, name: str) -> str | None:
     """``code`` (an ``answer = ...`` line) with ``name`` put in quotes, when ``name`` stands alone as the value or as
     an item of a list, tuple or set written out (``answer = B``, ``answer = {'TP', EP}``); None when it is part of an
@@ -227,7 +241,16 @@ def _quoted_option(code: str, name: str) -> str | None:
 
     >>> _quoted_option("answer = {'TP', EP}", "EP"), _quoted_option("answer = f(x, EP)", "EP")
     ("answer = {'TP', 'EP'}", None)
+
+    An option with hyphens written without quotes is a subtraction to Python (``answer = fsdp2-zero2`` is
+    ``fsdp2 - zero2``); the whole option goes in quotes:
+
+    >>> _quoted_option("answer = fsdp2-zero2", "fsdp2")
+    "answer = 'fsdp2-zero2'"
     """
+    hyphenated = _HYPHENATED_OPTION.match(code)
+    if hyphenated is not None and name in hyphenated.group("option").split("-"):
+        return f"{hyphenated.group('lead')}{hyphenated.group('option')!r}"
     try:
         tree = ast.parse(code)
     except SyntaxError:
@@ -266,6 +289,8 @@ def input_hint(error: BaseException, line: str | None = None) -> str | None:
             written = shown_str(number)  # a value in at most about 200 characters
             return tr("input_help.percent", line=error.lineno or 1, number=written, fraction=shown_str(fraction))
         source = error.text or line or ""
+        if _EMPTY_ANSWER.match(source):  # answer = (the ... deleted, nothing typed in its place; review 24)
+            return tr("input_help.empty", line=error.lineno or 1)
         worded = _number_with_words(source, error.lineno or 1)
         if worded is not None:
             return worded

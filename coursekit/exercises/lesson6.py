@@ -312,9 +312,9 @@ BUBBLE_P4_M16 = register(
         ),
         why=lambda value: Text(
             zh=f"{_BUBBLE_SUM} ≈ {value:.3f}：微批次从 {BUBBLE_STAGES} 增加到 {BUBBLE_MICROBATCHES}，气泡从 "
-            f"{bubble_fraction(BUBBLE_STAGES, BUBBLE_STAGES):.0%} 降到 {value:.0%}。",
+            f"{bubble_fraction(BUBBLE_STAGES, BUBBLE_STAGES):.1%} 降到 {value:.1%}。",
             en=f"{_BUBBLE_SUM} ≈ {value:.3f}: going from {BUBBLE_STAGES} to {BUBBLE_MICROBATCHES} micro-batches "
-            f"shrinks the bubble from {bubble_fraction(BUBBLE_STAGES, BUBBLE_STAGES):.0%} to {value:.0%}.",
+            f"shrinks the bubble from {bubble_fraction(BUBBLE_STAGES, BUBBLE_STAGES):.1%} to {value:.1%}.",
         ),
     ),
     replace=True,

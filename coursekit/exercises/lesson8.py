@@ -618,7 +618,7 @@ EFFICIENCY = register(
             "= step(1) / step(P).",
         ),
         why=lambda e: Text(
-            zh=f"E(4) = step(1) / step(4) = {e:.2f}。",
+            zh=f"E(4) = 步时(1) / 步时(4) = {e:.2f}。",
             en=f"E(4) = step(1) / step(4) = {e:.2f}.",
         ),
         slips=(
@@ -627,7 +627,7 @@ EFFICIENCY = register(
                 "inverted",
                 lambda: 1 / _efficiency(),
                 Text(
-                    zh="比值倒过来了：E(P) 不会大于 1 太多，它是 step(1) / step(P)，不是 step(P) / step(1)。",
+                    zh="比值倒过来了：E(P) 不会大于 1 太多，它是 步时(1) / 步时(P)，不是 步时(P) / 步时(1)。",
                     en="The ratio is upside down: E(P) is step(1) / step(P), not step(P) / step(1), and it is rarely "
                     "much above 1.",
                 ),
@@ -645,7 +645,7 @@ EFFICIENCY = register(
                 lambda: _efficiency() / EFFICIENCY_RANKS,
                 Text(
                     zh="你又除了一次 P：那是强扩展（总 batch 固定）的公式。这里每个 rank 的 batch 固定，"
-                    "吞吐量已经随 P 增长，E(P) = step(1) / step(P)。",
+                    "吞吐量已经随 P 增长，E(P) = 步时(1) / 步时(P)。",
                     en="You divided by P once more: that is the strong-scaling formula (a fixed total batch). Here "
                     "each rank keeps its batch, so throughput already grows with P and E(P) = step(1) / step(P).",
                 ),

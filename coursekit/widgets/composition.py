@@ -165,6 +165,12 @@ register(
             "zh": "{dim}：{total} 个组中有 {count} 个跨节点（红色斜线框）。",
             "en": "{dim}: {count} of {total:@group} span more than one node (red hatched outline).",
         },
+        "widgets.composition.no_expert_groups": {
+            "zh": "EP：引擎排不出专家层（见上面引擎检查的 [ep_fold]），没有 EP 组可以着色；"
+            "图中的 rank 是稠密层的排列。",
+            "en": "EP: the engine cannot lay out the expert layers (see [ep_fold] in the engine check above), so there "
+            "are no EP groups to colour; the figure shows the dense layers' ranks.",
+        },
         "widgets.composition.too_many": {
             "zh": "{world} 个 rank 超过绘图上限 {limit}，图中不画 rank；上面的计数和检查仍然有效。",
             "en": "{world:@rank} exceed the drawing limit of {limit}: the figure shows no ranks; the counts and "
@@ -206,6 +212,9 @@ class CompositionView:
     naive: CompositionReport
     engine: MegatronLayout
     topology: TopologyReport
+    #: False when the engine cannot fold EP into DP·CP (issue ``ep_fold``): ``topology`` is then the dense layers'
+    #: layout (TP, CP, DP, PP groups), which the engine can lay out, and there are no EP groups.
+    experts_fold: bool = True
 
     @property
     def seed(self) -> CompositionReport:
@@ -224,8 +233,11 @@ class CompositionView:
 
     @property
     def group_of_rank(self) -> tuple[int, ...]:
-        """For each rank, the index of its group in the ``colour_by`` dimension."""
+        """For each rank, the index of its group in the ``colour_by`` dimension (one colour for all when EP is
+        coloured but does not fold: there are no EP groups)."""
         owner = [0] * self.world_size
+        if self.colour_by == "EP" and not self.experts_fold:
+            return tuple(owner)
         for index, group in enumerate(self.topology.groups[self.colour_by]):
             for rank in group:
                 owner[rank] = index
@@ -324,10 +336,11 @@ class CompositionWidget(LessonWidget[CompositionView]):
             ep=degrees["EP"],
             model_kind=values["model_kind"],
         )
-        fold = [issue for issue in engine.issues if issue.code == "ep_fold"]
-        if fold:
-            raise ValueError(fold[0].message)
-        topology = topology_report(degrees, values["gpus_per_node"], values["order"])
+        # EP that does not fold into DP·CP is the engine's verdict ("fail", issue ep_fold), not an input error: the
+        # dense layers' groups are still laid out and both counts shown (lesson 4's try-this step 3; review 24)
+        folds = not any(issue.code == "ep_fold" for issue in engine.issues)
+        dense = degrees if folds else {**degrees, "EP": 1}
+        topology = topology_report(dense, values["gpus_per_node"], values["order"])
         naive = validate_parallel_composition(degrees, engine.world_size, values["model_kind"])
         return CompositionView(
             degrees=degrees,
@@ -338,6 +351,7 @@ class CompositionWidget(LessonWidget[CompositionView]):
             naive=naive,
             engine=engine,
             topology=topology,
+            experts_fold=folds,
         )
 
     def draw(self, result: CompositionView) -> None:
@@ -403,11 +417,15 @@ class CompositionWidget(LessonWidget[CompositionView]):
             if result.topology.reasons
             else tr("widgets.composition.topology_ok")
         )
-        crossing = tr(
-            "widgets.composition.colour_crossing",
-            dim=result.colour_by,
-            count=len(result.topology.mapping.crossing[result.colour_by]),
-            total=len(result.topology.groups[result.colour_by]),
+        crossing = (
+            tr("widgets.composition.no_expert_groups")
+            if result.colour_by == "EP" and not result.experts_fold
+            else tr(
+                "widgets.composition.colour_crossing",
+                dim=result.colour_by,
+                count=len(result.topology.mapping.crossing[result.colour_by]),
+                total=len(result.topology.groups[result.colour_by]),
+            )
         )
         parts.append(html.escape(tr("widgets.composition.topology", issues=topology)))
         parts.append(html.escape(crossing))

@@ -140,6 +140,11 @@ register(
         "widgets.roofline.axis_intensity": {"zh": "计算强度 (FLOP/字节)", "en": "arithmetic intensity (FLOP/byte)"},
         "widgets.roofline.axis_flops": {"zh": "可达算力 (TFLOP/s)", "en": "attainable TFLOP/s"},
         "widgets.roofline.ridge": {"zh": "脊点 {ridge:.0f}", "en": "ridge {ridge:.0f}"},
+        # the red point's label: its axis reads FLOP/字节 in Chinese, so does the point (review 24)
+        "widgets.roofline.point": {
+            "zh": "{intensity:.0f} FLOP/字节，{tflops:.0f} TFLOP/s",
+            "en": "{intensity:.0f} FLOP/B, {tflops:.0f} TFLOP/s",
+        },
         "widgets.roofline.hard": {"zh": "硬屋顶线", "en": "hard roofline"},
         "widgets.roofline.smooth": {"zh": "平滑屋顶线", "en": "smooth roofline"},
         "widgets.roofline.tp_heads": {
@@ -350,9 +355,13 @@ class RooflineWidget(LessonWidget[RooflineView]):
         self.peak_text.set_text(f"{chip.name}: {peak_tflops:.0f} TFLOP/s")
         x, y = result.intensity_flop_per_byte, result.achieved_flops / FLOPS_PER_TFLOPS
         self.point.set_data([x], [y])
-        self.point_text.set_position((x, y / 1.35))
-        self.point_text.set_horizontalalignment("right" if x > 1e4 else "center")  # stay inside the axes
-        self.point_text.set_text(f"{x:.0f} FLOP/B, {y:.0f} TFLOP/s")
+        # below the point and to its right (left of it near the right edge, to stay inside the axes): the roofline
+        # rises to the right of the point or is flat above it, so it never crosses the label (centred under the
+        # point, the slope ran through it; review 24)
+        right_edge = x > 1e4
+        self.point_text.set_position((x / 1.15 if right_edge else x * 1.15, y / 1.3))
+        self.point_text.set_horizontalalignment("right" if right_edge else "left")
+        self.point_text.set_text(_text("widgets.roofline.point", intensity=x, tflops=y))
 
     def describe(self, result: RooflineView) -> str:
         common: dict[str, Any] = {

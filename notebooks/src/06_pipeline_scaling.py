@@ -188,13 +188,13 @@ show_table(
 assert bubble_fraction(4, 4) > bubble_fraction(4, 16)
 
 # %% [markdown] lang="zh"
-# m = 4 时，开销 75% 意味着气泡时间是有效计算的四分之三；换成占整步的比例就是 43%。把 m 提到 16，
-# 比例降到 16%。下面的甘特图 (Gantt chart) 由模拟器的 `gantt_rows` 画出：每行一个设备，蓝色是前向 F，橙色是反向 B，
+# m = 4 时，开销 75% 意味着气泡时间是有效计算的四分之三；换成占整步的比例就是 42.9%。把 m 提到 16，
+# 比例降到 15.8%。下面的甘特图 (Gantt chart) 由模拟器的 `gantt_rows` 画出：每行一个设备，蓝色是前向 F，橙色是反向 B，
 # 灰色是空闲。
 
 # %% [markdown] lang="en"
 # With m = 4 an overhead of 75% means the bubble lasts three quarters of the useful work; as a share of the whole step
-# it is 43%. Raising m to 16 brings the fraction down to 16%. The Gantt chart below is drawn from the simulator's
+# it is 42.9%. Raising m to 16 brings the fraction down to 15.8%. The Gantt chart below is drawn from the simulator's
 # `gantt_rows`: one row per device, forward F in blue, backward B in orange, idle in grey.
 
 # %%
@@ -602,7 +602,7 @@ scaling_widget
 # ### 误区 1：按参数量直接指定并行策略，忽略优化器状态、激活与上下文
 #
 # 同一个 7.6 亿参数的模型（GPT-3 Large 的形状：24 层，隐藏维度 1536，16 个注意力头；Brown et al. 2020 表 2.1）：
-# 只看 bf16 权重不到 1.5 GiB，好像随便放；加上优化器状态就是 11 GiB；再加上激活，2048 个 token 的上下文刚好放得下，
+# 只看 bf16 权重不到 1.5 GiB，好像随便放；加上优化器状态就是 11.3 GiB；再加上激活，2048 个 token 的上下文刚好放得下，
 # 8192 个 token 时激活（注意力分数随序列长度平方增长）就远远超过 24 GiB。决定策略的是**训练状态 + 激活 + 上下文**，
 # 不是参数量。
 
@@ -613,7 +613,7 @@ scaling_widget
 #
 # Take one 760-million-parameter model (the shape of GPT-3 Large: 24 layers, hidden size 1536, 16 attention heads;
 # Brown et al. 2020, Table 2.1). Its bf16 weights alone are under 1.5 GiB, as if it fit anywhere; with the optimizer
-# state it is 11 GiB; with activations, a 2048-token context just fits, and at 8192 tokens the activations (attention
+# state it is 11.3 GiB; with activations, a 2048-token context just fits, and at 8192 tokens the activations (attention
 # scores grow with the square of the sequence) are far beyond 24 GiB. The **training state + activations + context**
 # decide the strategy, not the parameter count.
 
@@ -676,9 +676,9 @@ show_table(
     rows,
 )
 assert state.params_gib < 1.5 and fits == {2048: True, 8192: False}
-# zh: 核对上文说的“11 GiB”
-# en: check the "11 GiB" stated above
-assert round(state.total_gib) == 11
+# zh: 核对上文说的“11.3 GiB”
+# en: check the "11.3 GiB" stated above
+assert round(state.total_gib, 1) == 11.3  # 760e6 x 16 B / 2**30 = 11.32 GiB
 
 # %% [markdown] lang="zh"
 # ### 误区 2：TP 并行度越大越好
@@ -753,14 +753,14 @@ assert times[2] < times[4] < times[8] < times[16]
 # ### 误区 3：PP 只看容量，不看阶段平衡和微批次气泡
 #
 # 同样 p = 4、m = 8，只要一个阶段的耗时是其他阶段的 1.5 倍（例如它分到的层更多），空闲比例就明显超过公式；
-# 层数不能被阶段数整除时，`check_pp_degree` 会给出警告。微批次太少时，气泡本身就很大（见上面 m = 4 的 43%）。
+# 层数不能被阶段数整除时，`check_pp_degree` 会给出警告。微批次太少时，气泡本身就很大（见上面 m = 4 的 42.9%）。
 
 # %% [markdown] lang="en"
 # ### Misconception 3: judge PP by capacity only, ignoring stage balance and the micro-batch bubble
 #
 # With the same p = 4 and m = 8, one stage that takes 1.5× as long as the others (say it got more layers) pushes the idle share well
 # above the formula; when the layers do not divide by the stage count, `check_pp_degree` warns. With too few
-# micro-batches the bubble itself is large (43% at m = 4 above).
+# micro-batches the bubble itself is large (42.9% at m = 4 above).
 
 # %%
 balanced = simulate_schedule(4, 8)

@@ -595,12 +595,12 @@ assert (
 # %% [markdown] lang="zh"
 # 同样的步时，完全重计算让 HFU 比 MFU 高出三分之一：这三分之一是布局**选择**重做的工作，不是训练的进展。
 # 所以比较不同布局、不同论文时用 MFU；一个重计算更多的实现，HFU 可能更高，训练却更慢。
-# 选择性重计算只多 4%：Korthikanti 等人正是为此设计它的——只重做占显存多、算起来便宜的注意力核心部分。
+# 选择性重计算只多 4.4%：Korthikanti 等人正是为此设计它的——只重做占显存多、算起来便宜的注意力核心部分。
 
 # %% [markdown] lang="en"
 # At the same step time, full recomputation makes HFU a third higher than MFU: that third is work the layout *chose* to
 # redo, not training progress. So compare layouts and papers by MFU; an implementation that recomputes more may have a
-# higher HFU and still train more slowly. Selective recomputation adds only 4%: Korthikanti et al. designed it that
+# higher HFU and still train more slowly. Selective recomputation adds only 4.4%: Korthikanti et al. designed it that
 # way, redoing only attention's core, which takes much memory and little arithmetic.
 
 # %% [markdown] lang="zh"
