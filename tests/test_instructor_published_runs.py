@@ -79,11 +79,18 @@ def _cp_gaps() -> tuple[str, str, str]:
     return f"{min(over):.1f}", f"{max(over):.1f}", _x(rows[128].measured) if even else "not even"
 
 
-def _dgxc_dsv3() -> tuple[str, int, str]:
+def _over_measured(value: float | None, percent: bool) -> str:
+    """Estimated over measured throughput as the guide says it: a ratio to 2 places, or the percent it is high by
+    (whole percent; the guide says a near-1 ratio so, since 1.02 and 1.03 are lesson 9's exercise answers)."""
+    assert value is not None
+    return f"{round(100 * (value - 1))}" if percent else _x(value)
+
+
+def _dgxc_dsv3(percent: bool = False) -> tuple[str, int, str]:
     """DGX Cloud's DeepSeek-V3: estimated over measured throughput, rank, and step over the best (if it misses)."""
     c = _c("DGX Cloud DeepSeek-V3 (MoE), 4K, 1024 H100 (BF16)")
     assert c.rank is not None and c.step_over_best is not None and not c.passes
-    return _x(c.estimated_over_published), c.rank, _x(c.step_over_best)
+    return _over_measured(c.estimated_over_published, percent), c.rank, _x(c.step_over_best)
 
 
 @cache
@@ -339,12 +346,12 @@ def _qwen235_best(template: str) -> str:
     )  # fmt: skip
 
 
-def _qwen235_twin() -> tuple[str, int | None, str]:
+def _qwen235_twin(percent: bool = False) -> tuple[str, int | None, str]:
     """Qwen3 235B-A22B's GBS 8192 twin: estimated over measured throughput, rank and step over the best, while it
     misses the same way (on rank alone)."""
     c = _c(QWEN235_8192)
     assert c.missed == _c(QWEN235).missed == {"group1_or_top10", "within_1.25x"}
-    return _x(c.estimated_over_published), c.rank, _x(c.step_over_best)
+    return _over_measured(c.estimated_over_published, percent), c.rank, _x(c.step_over_best)
 
 
 def _dsv3_bridge_best(template: str) -> str:
@@ -537,15 +544,15 @@ PHRASES: list[tuple[str, str, Callable[[], str]]] = [
     ),
     (
         "en",
-        "lands at 1.02x the measured throughput but\n  misses on rank (rank 28, 1.35x the best)",
-        lambda: "lands at {}x the measured throughput but\n  misses on rank (rank {}, {}x the best)".format(
-            *_dgxc_dsv3()
+        "lands 2 % above the measured throughput but\n  misses on rank (rank 28, 1.35x the best)",
+        lambda: "lands {} % above the measured throughput but\n  misses on rank (rank {}, {}x the best)".format(
+            *_dgxc_dsv3(percent=True)
         ),
     ),
     (
         "zh",
-        "估算吞吐是实测的 1.02 倍，但没通过名次（第 28 名，\n  最优的 1.35 倍）",
-        lambda: "估算吞吐是实测的 {} 倍，但没通过名次（第 {} 名，\n  最优的 {} 倍）".format(*_dgxc_dsv3()),
+        "估算吞吐比实测高 2%，但没通过名次（第 28 名，\n  最优的 1.35 倍）",
+        lambda: "估算吞吐比实测高 {}%，但没通过名次（第 {} 名，\n  最优的 {} 倍）".format(*_dgxc_dsv3(percent=True)),
     ),
     (
         "en",
@@ -693,13 +700,13 @@ PHRASES: list[tuple[str, str, Callable[[], str]]] = [
     ),
     (
         "en",
-        "(1.03x, rank 702, 1.55x the best)",
-        lambda: "({}x, rank {}, {}x the best)".format(*_qwen235_twin()),
+        "(throughput 3 % high, rank 702, 1.55x the best)",
+        lambda: "(throughput {} % high, rank {}, {}x the best)".format(*_qwen235_twin(percent=True)),
     ),
     (
         "zh",
-        "（1.03 倍，第 702 名，最优的 1.55 倍）",
-        lambda: "（{} 倍，第 {} 名，最优的 {} 倍）".format(*_qwen235_twin()),
+        "（吞吐高 3%，第 702 名，最优的 1.55 倍）",
+        lambda: "（吞吐高 {}%，第 {} 名，最优的 {} 倍）".format(*_qwen235_twin(percent=True)),
     ),
     (
         "en",

@@ -264,7 +264,7 @@ def test_lesson9_prose_quotes_the_computed_value(lang: str, phrase: str, compute
 
 GUIDES = Path(__file__).resolve().parents[1] / "docs" / "instructor"
 SRC = Path(__file__).resolve().parents[1] / "notebooks" / "src"
-TAUGHT = ("00_index", "02_communication", "04_composition", "06_pipeline_scaling", "10_serving")
+TAUGHT = ("00_index", "02_communication", "04_composition", "06_pipeline_scaling", "09_workbench", "10_serving")
 TALKING_POINTS = {"zh": "## 讲解要点", "en": "## Talking points"}
 CHECK_CALL = re.compile(r'check\("([a-z0-9]+\.[a-z0-9_]+)",\s*answer\)')
 
