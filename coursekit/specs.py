@@ -31,7 +31,7 @@ from ._validate import (
     learner_arguments,
     learner_functions,
 )
-from .gates import MAX_GLOBAL_BATCH
+from .gates import MAX_GLOBAL_BATCH as MAX_GLOBAL_BATCH  # re-exported: presets and planner.specs import it here
 from .hardware import (
     DATASHEET_MEMORY_GB,
     NCCL_RING_NET_LATENCY_S,
