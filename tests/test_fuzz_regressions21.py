@@ -392,6 +392,51 @@ def test_every_ledger_sentence_of_the_widget_adds_up() -> None:
     assert checked > 17000
 
 
+def _adds_up(parts: list[str], total: str) -> bool:
+    return sum(Decimal(x) for x in parts) == Decimal(total)
+
+
+_SERVING_LEDGER = re.compile(
+    r"weights ([\d.]+) \+ KV cache ([\d.]+) \+ workspace and reserve ([\d.]+) = ([\d.]+) / (\d+) GiB, "
+    r"(?:fits, ([\d.]+) GiB headroom|does not fit)"
+)
+
+
+def test_the_serving_sentence_adds_up_at_the_lessons_default() -> None:
+    """Lesson 10's default (Llama-3 70B, one H100 node as one TP = 8 replica, 64 requests of 2048 + 256 tokens) read
+    "weights 16.4 + KV cache 5.6 + workspace and reserve 2.1 = 24.2 / 80 GiB": the terms add up to 24.1. Weights
+    70.554e9 x 2 bytes / 8 = 16.43 GiB; KV cache 64 x 2304 tokens x 80 layers x 2 x 1 KV head per rank x 128 x 2 bytes
+    = 5.625 GiB. Two decimals add up: the terms to the total, the total and the headroom to the 80 GiB."""
+    shown = _SERVING_LEDGER.search(_text(ServingWidget().message))
+    assert shown, "no ledger sentence"
+    weights, kv, other, total, device, headroom = shown.groups()
+    assert (weights, kv) == ("16.43", "5.62")  # 5.625 to two places, half to even
+    assert _adds_up([weights, kv, other], total)
+    assert Decimal(total) + Decimal(headroom) == Decimal(device) == 80
+
+
+def test_every_serving_sentence_adds_up_as_printed() -> None:
+    """40 seeded random states of lesson 10's widget: weights + KV cache + workspace and reserve = total as printed,
+    and total + headroom = device when it fits. Each term rounded to 1 place on its own, 34 of 85 random states did
+    not add up ("1.9 + 0.5 + 2.8 = 5.1")."""
+    rng = random.Random(1)
+    widget = ServingWidget()
+    checked = 0
+    for _ in range(40):
+        with widget.hold_updates():
+            for control in widget.controls.values():
+                control.value = rng.choice(_choices(control))
+        shown = _SERVING_LEDGER.search(_text(widget.message))
+        if shown is None:  # a refused state (FP8 on an A100, TP that does not divide the heads)
+            continue
+        weights, kv, other, total, device, headroom = shown.groups()
+        assert _adds_up([weights, kv, other], total), shown.group(0)
+        if headroom is not None:
+            assert Decimal(total) + Decimal(headroom) == Decimal(device), shown.group(0)
+        checked += 1
+    assert checked >= 20
+
+
 # ---------------------------------------------------------------------------------------------------------------------
 # Part 2: random planner inputs
 # ---------------------------------------------------------------------------------------------------------------------
