@@ -23,7 +23,6 @@ Taught in: lesson 10 (serving).
 from __future__ import annotations
 
 import html
-import math
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -49,7 +48,7 @@ from ..specs import (
     ModelSpec,
     type_error,
 )
-from ..units import MS_PER_S, TB_BYTES
+from ..units import MS_PER_S, TB_BYTES, _parts_adding_up
 from . import LessonWidget, dropdown, node_label, significant_unchecked, slider
 from .roofline import FLOPS_PER_TFLOPS
 
@@ -380,25 +379,6 @@ def _sum_decimals(parts: tuple[float, ...], device_gib: float | None) -> int:
         if adds_up:
             return decimals
     return MAX_LEDGER_DECIMALS
-
-
-def _parts_adding_up(parts: tuple[float, ...], decimals: int) -> list[str]:
-    """``parts`` to ``decimals`` places adding up, as printed, to their sum printed the same way: each rounded on its
-    own where that adds up, else by largest remainders (each rounded down or up by one unit of the last place, the
-    largest remainders up, as many as the sum needs). At :data:`MAX_LEDGER_DECIMALS` a part moves at most 0.001 GiB.
-
-    >>> _parts_adding_up((0.11594, 288.14062, 2.30572), 3)  # one by one: 0.116 + 288.141 + 2.306 = 290.563
-    ['0.116', '288.140', '2.306']
-    """
-    unit = 10**decimals
-    total = round(sum(parts) * unit)
-    rounded = [round(x * unit) for x in parts]
-    if sum(rounded) != total:
-        rounded = [math.floor(x * unit) for x in parts]
-        by_remainder = sorted(range(len(parts)), key=lambda i: parts[i] * unit - rounded[i], reverse=True)
-        for i in by_remainder[: total - sum(rounded)]:
-            rounded[i] += 1
-    return [f"{x / unit:.{decimals}f}" for x in rounded]
 
 
 def precision_sentence(precision: str, cluster: ClusterSpec) -> str:
