@@ -437,6 +437,43 @@ def test_every_serving_sentence_adds_up_as_printed() -> None:
     assert checked >= 20
 
 
+_PLAN_MEMORY = re.compile(r"Memory per rank: params ([\d.]+) \+ grads ([\d.]+) \+ optimizer ([\d.]+) \+ workspace "
+                          r"([\d.]+) \+ activations ([\d.]+) \+ reserve ([\d.]+) = ([\d.]+) GiB")  # fmt: skip
+_PLAN_SERVING = re.compile(r"memory per rank: weights ([\d.]+) \+ KV cache ([\d.]+) \+ workspace ([\d.]+) \+ "
+                           r"reserve ([\d.]+) = ([\d.]+) / (\d+) GiB(?:, fits, ([\d.]+) GiB headroom)?")  # fmt: skip
+
+
+def test_the_planners_memory_lines_add_up_as_printed() -> None:
+    """``plan --explain`` / ``PlanCandidate.explain``: the training memory line's six parts and the serving line's four
+    add up to the printed total (each rounded on its own, 44 of 110 training lines were 0.01 GiB off and 52 of 173
+    serving lines 0.1 GiB off). Llama-3 70B on 4 A100 nodes, ZeRO-3 over 32: params and grads hold the same bytes
+    (2 each) and print the same."""
+    rng = random.Random(4)
+    training = serving = 0
+    for _ in range(16):
+        model = MODELS[rng.choice(["llama3-8b", "llama3-70b", "mixtral-8x7b", "deepseek-v2-lite", "gpt2-small"])]
+        cluster = CLUSTERS[rng.choice(["h100-8", "a100-8", "b200-8", "pcie-24g-8"])].with_nodes(rng.choice([1, 2, 4]))
+        mode = rng.choice(["training", "serving"])
+        try:
+            result = plan(model, cluster, WorkloadSpec(global_batch=rng.choice([64, 256]), seq_len=4096, mode=mode))
+        except ValueError:
+            continue
+        for cand in result.accepted(top=4):
+            text = cand.explain()
+            if (memory := _PLAN_MEMORY.search(text)) is not None:
+                assert _adds_up(list(memory.groups()[:6]), memory.group(7)), memory.group(0)
+                training += 1
+            if (line := _PLAN_SERVING.search(text)) is not None:
+                assert _adds_up(list(line.groups()[:4]), line.group(5)), line.group(0)
+                if line.group(7) is not None:
+                    assert Decimal(line.group(5)) + Decimal(line.group(7)) == Decimal(line.group(6)), line.group(0)
+                serving += 1
+    assert training >= 10 and serving >= 10
+    llama = plan(MODELS["llama3-70b"], CLUSTERS["a100-8"].with_nodes(4), WorkloadSpec(global_batch=256, seq_len=4096))
+    shown = _PLAN_MEMORY.search(llama.accepted(top=1)[0].explain())
+    assert shown and shown.group(1) == shown.group(2), shown
+
+
 # ---------------------------------------------------------------------------------------------------------------------
 # Part 2: random planner inputs
 # ---------------------------------------------------------------------------------------------------------------------
