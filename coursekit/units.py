@@ -17,6 +17,9 @@ numpy arrays multiply by the constants directly.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
+
 from ._validate import check_number, finite_result, learner_functions
 
 KIB_BYTES: int = 2**10
@@ -103,6 +106,39 @@ def telling_digits(value: float, other: float = 0.0) -> int:
     while digits < MAX_TELLING_DIGITS and f"{value:.{digits}f}" == f"{other:.{digits}f}":
         digits += 1
     return digits
+
+
+def _adding_up_places(parts: Sequence[float], low: int, high: int) -> int:
+    """The fewest decimal places, ``low`` to ``high``, at which ``parts`` each rounded add up to their sum rounded;
+    ``high`` where none does (then :func:`_parts_adding_up` moves a part by one unit of the last place).
+
+    >>> _adding_up_places((4.105, 4.105, 24.64), 2, 3)  # 4.11 + 4.11 + 24.64 = 32.86, the sum 32.85
+    3
+    """
+    for places in range(low, high):
+        unit = 10**places
+        if sum(round(x * unit) for x in parts) == round(sum(parts) * unit):
+            return places
+    return high
+
+
+def _parts_adding_up(parts: Sequence[float], decimals: int) -> list[str]:
+    """``parts`` to ``decimals`` places adding up, as printed, to their sum printed the same way: each rounded on its
+    own where that adds up, else by largest remainders (each rounded down or up by one unit of the last place, the
+    largest remainders up, as many as the sum needs). A part moves at most one unit of the last place.
+
+    >>> _parts_adding_up((0.11594, 288.14062, 2.30572), 3)  # one by one: 0.116 + 288.141 + 2.306 = 290.563
+    ['0.116', '288.140', '2.306']
+    """
+    unit = 10**decimals
+    total = round(sum(parts) * unit)
+    rounded = [round(x * unit) for x in parts]
+    if sum(rounded) != total:
+        rounded = [math.floor(x * unit) for x in parts]
+        by_remainder = sorted(range(len(parts)), key=lambda i: parts[i] * unit - rounded[i], reverse=True)
+        for i in by_remainder[: total - sum(rounded)]:
+            rounded[i] += 1
+    return [f"{x / unit:.{decimals}f}" for x in rounded]
 
 
 learner_functions(globals())

@@ -84,23 +84,55 @@ class CommunicationLedger:
         helps most.'
         """
         sent = self.calls_per_step > 0
+        latency, transfer = _terms_ms(
+            self.payload_per_call_mib, self.calls_per_step, self.bandwidth_gib_s, self.latency_us
+        )
+        decimals = _sentence_decimals(latency, transfer)
         return tr(
             f"communication.ledger_{self.dominant_term}",
             calls_per_step=self.calls_per_step,
-            latency_ms=_shown_ms(self.latency_ms, sent and self.latency_us > 0),
-            transfer_ms=_shown_ms(self.transfer_ms, sent and self.payload_per_call_mib > 0),
+            latency_ms=_shown_ms(latency, sent and self.latency_us > 0, decimals),
+            transfer_ms=_shown_ms(transfer, sent and self.payload_per_call_mib > 0, decimals),
             lower_bound_ms=_shown_ms(
-                self.lower_bound_ms, sent and (self.latency_us > 0 or self.payload_per_call_mib > 0)
+                latency + transfer, sent and (self.latency_us > 0 or self.payload_per_call_mib > 0), decimals
             ),
         )
 
 
-def _shown_ms(rounded_ms: float, nonzero: bool) -> str:
-    """A ledger term as the sentence shows it: ``< 0.001`` where a term that is not zero rounds to 0 at
-    :data:`LEDGER_DECIMALS` decimals (a 1 KiB payload's transfer), so a sentence never says a nonzero term is 0."""
-    if nonzero and rounded_ms == 0:
-        return f"< {10.0**-LEDGER_DECIMALS:.{LEDGER_DECIMALS}f}"
-    return str(rounded_ms)
+#: The most decimals the ledger's sentence uses to make its sum add up (:func:`_sentence_decimals`): 1 ns in ms.
+MAX_SENTENCE_DECIMALS: int = 6
+
+
+def _terms_ms(payload_mib: float, calls: int, bandwidth_gib_s: float, latency_us: float) -> tuple[float, float]:
+    """The ledger's two terms in ms, not rounded: ``(calls x latency, calls x payload / bandwidth)``."""
+    transfer_ms_per_call = payload_mib * MIB_BYTES / (bandwidth_gib_s * GIB_BYTES) * MS_PER_S
+    latency_ms_per_call = latency_us / US_PER_MS
+    return calls * latency_ms_per_call, calls * transfer_ms_per_call
+
+
+def _sentence_decimals(latency_ms: float, transfer_ms: float) -> int:
+    """The decimals at which the sentence's ``latency + transfer = total`` adds up as printed: :data:`LEDGER_DECIMALS`,
+    or more where the three numbers rounded there do not (at 3 decimals 512 calls of 64 KiB at 100 GiB/s and 5 µs
+    read "2.56 ms + 0.312 ms = 2.873 ms", and 1 call of 1 KiB at 1 GiB/s and 0.5 µs "0.001 ms + 0.001 ms =
+    0.001 ms"); at most :data:`MAX_SENTENCE_DECIMALS`."""
+    for decimals in range(LEDGER_DECIMALS, MAX_SENTENCE_DECIMALS):
+        total = round(latency_ms + transfer_ms, decimals)
+        if round(round(latency_ms, decimals) + round(transfer_ms, decimals), decimals) == total:
+            return decimals
+    return MAX_SENTENCE_DECIMALS
+
+
+def _shown_ms(value_ms: float, nonzero: bool, decimals: int = LEDGER_DECIMALS) -> str:
+    """A ledger term as the sentence shows it, rounded to ``decimals``: ``< 0.001`` where a term that is not zero
+    rounds to 0 (a 1 KiB payload's transfer), so a sentence never says a nonzero term is 0. At
+    :data:`LEDGER_DECIMALS` the number reads as the ledger's field does (``7.5``, ``0.12``, ``256.0``); with more
+    decimals it is written out in full, its trailing zeros dropped (``0.3125``, never ``1e-05``)."""
+    rounded = round(value_ms, decimals)
+    if nonzero and rounded == 0:
+        return f"< {10.0**-decimals:.{decimals}f}"
+    if decimals == LEDGER_DECIMALS:
+        return str(rounded)
+    return f"{rounded:.{decimals}f}".rstrip("0").rstrip(".")
 
 
 @finite_result
@@ -136,10 +168,7 @@ def communication_ledger(
     calls = check_int("calls_per_step", calls_per_step, ge=0)
     bandwidth = check_number("bandwidth_gib_s", bandwidth_gib_s, gt=0)
     latency = check_number("latency_us", latency_us, ge=0)
-    transfer_ms_per_call = payload * MIB_BYTES / (bandwidth * GIB_BYTES) * MS_PER_S
-    latency_ms_per_call = latency / US_PER_MS
-    transfer_ms = calls * transfer_ms_per_call
-    latency_ms = calls * latency_ms_per_call
+    latency_ms, transfer_ms = _terms_ms(payload, calls, bandwidth, latency)
     return CommunicationLedger(
         payload_per_call_mib=payload,
         calls_per_step=calls,

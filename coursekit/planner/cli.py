@@ -318,11 +318,11 @@ def _int_list(name: str, low: int, high: int) -> Callable[[str], tuple[int, ...]
 
 def _choice_list(name: str, choices: Sequence[str]) -> Callable[[str], tuple[str, ...]]:
     def parse(text: str) -> tuple[str, ...]:
-        values = tuple(part.strip() for part in text.split(","))
-        for value in values:
-            if value not in choices:
-                raise argparse.ArgumentTypeError(tr("cli.not_choice", value=value[:200], choices=", ".join(choices)))
-        return values
+        parts = text.split(",")
+        for part in parts:
+            if part.strip() not in choices:  # shown as typed: an ideographic space is '\u3000', not ''
+                raise argparse.ArgumentTypeError(tr("cli.not_choice", value=part[:200], choices=", ".join(choices)))
+        return tuple(part.strip() for part in parts)
 
     parse.__name__ = name
     return parse

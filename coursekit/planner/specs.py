@@ -357,12 +357,11 @@ register(
             "en": "  The composition itself is malformed; no memory ledger or step time was computed.",
         },
         "planner.memory_line": {
-            "zh": "  每 rank 显存：参数 {params:.2f} + 梯度 {grads:.2f} + 优化器 {optimizer:.2f} "
-            "+ 工作区 {workspace:.2f} + {act_label} {activations:.2f} + 运行时预留 {reserve:.2f} "
-            "= {total:.2f} GiB / 设备 {device:.1f} GiB",
-            "en": "  Memory per rank: params {params:.2f} + grads {grads:.2f} + optimizer {optimizer:.2f} + workspace "
-            "{workspace:.2f} + {act_label} {activations:.2f} + reserve {reserve:.2f} = {total:.2f} GiB of {device:.1f} "
-            "GiB",
+            "zh": "  每 rank 显存：参数 {params} + 梯度 {grads} + 优化器 {optimizer} "
+            "+ 工作区 {workspace} + {act_label} {activations} + 运行时预留 {reserve} "
+            "= {total} GiB / 设备 {device:.1f} GiB",
+            "en": "  Memory per rank: params {params} + grads {grads} + optimizer {optimizer} + workspace "
+            "{workspace} + {act_label} {activations} + reserve {reserve} = {total} GiB of {device:.1f} GiB",
         },
         "planner.act_label": {"zh": "激活", "en": "activations"},
         "planner.kv_label": {"zh": "KV 缓存", "en": "KV cache"},

@@ -24,7 +24,10 @@ from ..units import GIB_BYTES, telling_digits
 
 register(
     {
-        "serving.fits": {"zh": "放得下，余量 {headroom_gib:.1f} GiB", "en": "fits, {headroom_gib:.1f} GiB headroom"},
+        "serving.fits": {
+            "zh": "放得下，余量 {headroom_gib:.{digits}f} GiB",
+            "en": "fits, {headroom_gib:.{digits}f} GiB headroom",
+        },
         "serving.short": {
             "zh": "放不下，差 {short_gib:.{digits}f} GiB",
             "en": "does not fit, {short_gib:.{digits}f} GiB short",
@@ -235,11 +238,15 @@ class ServingLedger:
             most -= 1
         return most
 
-    def verdict(self) -> str:
-        """``fits, x GiB headroom`` or ``does not fit, x GiB short``, in the current language."""
+    def verdict(self, decimals: int = 1) -> str:
+        """``fits, x GiB headroom`` or ``does not fit, x GiB short``, in the current language: the headroom to
+        ``decimals`` places (a sentence that prints the total to more places passes them), the shortfall to at least
+        as many as tell it from zero."""
+        decimals = check_int("decimals", decimals, ge=0, le=6)
         if self.fits:
-            return tr("serving.fits", headroom_gib=self.headroom_gib)
-        return tr("serving.short", short_gib=-self.headroom_gib, digits=telling_digits(-self.headroom_gib))
+            return tr("serving.fits", headroom_gib=self.headroom_gib, digits=decimals)
+        short = -self.headroom_gib
+        return tr("serving.short", short_gib=short, digits=max(decimals, telling_digits(short)))
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready numbers."""

@@ -20,7 +20,7 @@ from ..specs import (
     _peak_flops,
     type_error,
 )
-from ..units import US_PER_S, telling_digits
+from ..units import US_PER_S, _adding_up_places, _parts_adding_up, telling_digits
 from .estimate import SERVING_ASSUMPTIONS, ServingEstimate, _estimate
 from .kv import ServingLedger, _check_specs, _memory_ledger, _splits_kv_heads
 
@@ -159,10 +159,10 @@ register(
             "en": " (within {tol:.0%} of the best: a tie)",
         },
         "serving.ledger": {
-            "zh": "    每 rank 显存：权重 {weights_gib:.1f} + KV 缓存 {kv_gib:.1f} + 工作区 {workspace_gib:.1f} + 预留 "
-            "{reserve_gib:.1f} = {total_gib:.1f} / {device_gib:.0f} GiB，{verdict}",
-            "en": "    memory per rank: weights {weights_gib:.1f} + KV cache {kv_gib:.1f} + workspace "
-            "{workspace_gib:.1f} + reserve {reserve_gib:.1f} = {total_gib:.1f} / {device_gib:.0f} GiB, {verdict}",
+            "zh": "    每 rank 显存：权重 {weights_gib} + KV 缓存 {kv_gib} + 工作区 {workspace_gib} + 预留 "
+            "{reserve_gib} = {total_gib} / {device_gib:.0f} GiB，{verdict}",
+            "en": "    memory per rank: weights {weights_gib} + KV cache {kv_gib} + workspace "
+            "{workspace_gib} + reserve {reserve_gib} = {total_gib} / {device_gib:.0f} GiB, {verdict}",
         },
         "serving.comm": {
             "zh": "    TP 全归约：每 token {count} 次 × {each_us:.1f} µs（NCCL 选 {algorithm}/{protocol}）"
@@ -715,16 +715,20 @@ def candidate_lines(c: ServingCandidate) -> list[str]:
         )
     if c.ledger is not None:
         lg = c.ledger
+        # the four terms as printed add up to the printed total: 1 place, or up to 3 where 1 does not
+        parts = (lg.weights_gib, lg.kv_cache_gib, lg.workspace_gib, lg.reserve_gib)
+        places = _adding_up_places(parts, 1, 3)
+        weights, kv, workspace, reserve = _parts_adding_up(parts, places)
         lines.append(
             tr(
                 "serving.ledger",
-                weights_gib=lg.weights_gib,
-                kv_gib=lg.kv_cache_gib,
-                workspace_gib=lg.workspace_gib,
-                reserve_gib=lg.reserve_gib,
-                total_gib=lg.total_gib,
+                weights_gib=weights,
+                kv_gib=kv,
+                workspace_gib=workspace,
+                reserve_gib=reserve,
+                total_gib=f"{sum(parts):.{places}f}",
                 device_gib=lg.device_gib,
-                verdict=lg.verdict(),
+                verdict=lg.verdict(places),
             )
         )
     if c.estimate is not None and c.estimate.all_reduces_per_token:

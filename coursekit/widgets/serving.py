@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from matplotlib.axes import Axes
@@ -47,7 +48,7 @@ from ..specs import (
     ModelSpec,
     type_error,
 )
-from ..units import MS_PER_S, TB_BYTES
+from ..units import MS_PER_S, TB_BYTES, _parts_adding_up
 from . import LessonWidget, dropdown, node_label, significant_unchecked, slider
 from .roofline import FLOPS_PER_TFLOPS
 
@@ -120,10 +121,10 @@ register(
             "estimate: set the precision back to bf16, or pick a GPU with FP8 ({fp8_gpus}).",
         },
         "widgets.serving.ledger": {
-            "zh": "每 rank：权重 {weights_gib:.1f} + KV 缓存 {kv_gib:.1f} + 工作区与预留 {other_gib:.1f} = "
-            "<b>{total_gib:.1f}</b> / {device_gib:.0f} GiB，{verdict}；{capacity}",
-            "en": "Per rank: weights {weights_gib:.1f} + KV cache {kv_gib:.1f} + workspace and reserve "
-            "{other_gib:.1f} = <b>{total_gib:.1f}</b> / {device_gib:.0f} GiB, {verdict}; {capacity}",
+            "zh": "每 rank：权重 {weights_gib} + KV 缓存 {kv_gib} + 工作区与预留 {other_gib} = "
+            "<b>{total_gib}</b> / {device_gib:.0f} GiB，{verdict}；{capacity}",
+            "en": "Per rank: weights {weights_gib} + KV cache {kv_gib} + workspace and reserve "
+            "{other_gib} = <b>{total_gib}</b> / {device_gib:.0f} GiB, {verdict}; {capacity}",
         },
         "widgets.serving.capacity": {
             "zh": "一个副本最多容纳 {max_concurrency} 个请求。",
@@ -339,17 +340,45 @@ def ledger_sentence(ledger: ServingLedger, bold: bool = True) -> str:
         if ledger.max_concurrency > 0
         else tr("widgets.serving.capacity_none")
     )
+    parts = (ledger.weights_gib, ledger.kv_cache_gib, ledger.workspace_gib + ledger.reserve_gib)
+    decimals = _sum_decimals(parts, ledger.device_gib if ledger.fits else None)
+    weights, kv, other = _parts_adding_up(parts, decimals)
+    total = f"{sum(parts):.{decimals}f}"
+    verdict = ledger.verdict(decimals)
     text = tr(
         "widgets.serving.ledger",
-        weights_gib=ledger.weights_gib,
-        kv_gib=ledger.kv_cache_gib,
-        other_gib=ledger.workspace_gib + ledger.reserve_gib,
-        total_gib=ledger.total_gib,
+        weights_gib=weights,
+        kv_gib=kv,
+        other_gib=other,
+        total_gib=total,
         device_gib=ledger.device_gib,
-        verdict=html.escape(ledger.verdict()) if bold else ledger.verdict(),
+        verdict=html.escape(verdict) if bold else verdict,
         capacity=html.escape(capacity) if bold else capacity,
     )
     return text if bold else text.replace("<b>", "").replace("</b>", "")
+
+
+#: The most decimals :func:`ledger_sentence` takes to make its sum add up (0.001 GiB is about 1 MiB).
+MAX_LEDGER_DECIMALS: int = 3
+
+
+def _sum_decimals(parts: tuple[float, ...], device_gib: float | None) -> int:
+    """The fewest decimals, 1 to :data:`MAX_LEDGER_DECIMALS`, at which ``parts`` as printed add up to their total as
+    printed, and (``device_gib`` given: it fits) that total and the headroom add up to the device's memory. Each
+    rounded to 1 place on its own they need not: "weights 1.9 + KV cache 0.5 + workspace and reserve 2.8 = 5.1" (34
+    of 85 random states of the widget)."""
+    total = sum(parts)
+    for decimals in range(1, MAX_LEDGER_DECIMALS):
+        shown = [Decimal(f"{x:.{decimals}f}") for x in parts]
+        shown_total = Decimal(f"{total:.{decimals}f}")
+        adds_up = sum(shown) == shown_total
+        if device_gib is not None:
+            adds_up = adds_up and shown_total + Decimal(f"{device_gib - total:.{decimals}f}") == Decimal(
+                f"{device_gib:.{decimals}f}"
+            )
+        if adds_up:
+            return decimals
+    return MAX_LEDGER_DECIMALS
 
 
 def precision_sentence(precision: str, cluster: ClusterSpec) -> str:
