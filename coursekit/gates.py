@@ -44,6 +44,7 @@ from ._validate import (
     learner_functions,
 )
 from .i18n import Reason, Text, register, tr
+from .specs import MAX_GLOBAL_BATCH
 from .units import telling_digits
 
 # --------------------------------------------------------------------------- vocabulary
@@ -790,11 +791,6 @@ SEED_REASON_TEXTS: Mapping[str, str] = REASON_TEXTS_EN
 
 
 # --------------------------------------------------------------------------- degree rules (selection matrix)
-
-
-#: Largest global batch (sequences) :func:`dp_degrees_for_batch` lists the DP degrees of:
-#: 2**24 is far above any published run (thousands of sequences) and answers at once.
-MAX_GLOBAL_BATCH: int = 2**24
 
 
 def check_global_batch(dp: int, micro_batch: int, grad_accum: int, global_batch: int) -> Reason | None:

@@ -31,7 +31,6 @@ from ._validate import (
     learner_arguments,
     learner_functions,
 )
-from .gates import MAX_GLOBAL_BATCH as MAX_GLOBAL_BATCH  # re-exported: the planner and the presets read it here
 from .hardware import (
     DATASHEET_MEMORY_GB,
     NCCL_RING_NET_LATENCY_S,
@@ -270,6 +269,9 @@ TP_OVERLAP_NEEDS_SP: str = (
 #: sequence the planner accepts (larger ones are refused with a message, not searched).
 MAX_WORLD_SIZE: int = 1 << 17
 MAX_NODES: int = 1 << 17
+#: Largest global batch (sequences) the specs, the gates and the planner accept: 2**24 is far above any published run
+#: (thousands of sequences) and answers at once.
+MAX_GLOBAL_BATCH: int = 1 << 24
 MAX_SEQ_LEN: int = 1 << 24
 #: Default runtime reserve per device (CUDA context, allocator fragmentation, buffers): 2 GiB, as in
 #: lesson 1's first ledger (``build_resource_ledger(13.0, 4.0, 2.0, 24.0)``).

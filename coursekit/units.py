@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from ._validate import check_number, finite_result, learner_functions
+from ._validate import check_int, check_items, check_number, finite_result, learner_functions
 
 KIB_BYTES: int = 2**10
 MIB_BYTES: int = 2**20
@@ -139,6 +139,38 @@ def _parts_adding_up(parts: Sequence[float], decimals: int) -> list[str]:
         for i in by_remainder[: total - sum(rounded)]:
             rounded[i] += 1
     return [f"{x / unit:.{decimals}f}" for x in rounded]
+
+
+#: The most decimal places :func:`adding_up_places` and :func:`parts_adding_up` print.
+MAX_PRINTED_PLACES: int = 12
+
+
+def _printed_parts(parts: Sequence[float]) -> tuple[float, ...]:
+    """``parts`` checked: a list or tuple of finite reals, each named ``parts[i]``."""
+    return tuple(check_number(f"parts[{i}]", x) for i, x in enumerate(check_items("parts", parts)))
+
+
+def adding_up_places(parts: Sequence[float], low: int, high: int) -> int:
+    """The fewest decimal places, ``low`` to ``high``, at which ``parts`` each rounded add up, as printed, to their sum
+    rounded the same way; ``high`` where none does (:func:`parts_adding_up` then moves a part by one unit of the last
+    place). A sentence "a + b = c" states the parts at these places.
+
+    >>> adding_up_places((4.105, 4.105, 24.64), 2, 3)  # 4.11 + 4.11 + 24.64 = 32.86, the sum 32.85
+    3
+    """
+    low = check_int("low", low, ge=0, le=MAX_PRINTED_PLACES)
+    high = check_int("high", high, ge=low, le=MAX_PRINTED_PLACES)
+    return _adding_up_places(_printed_parts(parts), low, high)
+
+
+def parts_adding_up(parts: Sequence[float], decimals: int) -> list[str]:
+    """``parts`` printed to ``decimals`` places so that they add up to their sum printed the same way (largest
+    remainders where rounding each on its own does not; a part moves at most one unit of the last place).
+
+    >>> parts_adding_up((0.11594, 288.14062, 2.30572), 3)  # one by one: 0.116 + 288.141 + 2.306 = 290.563
+    ['0.116', '288.140', '2.306']
+    """
+    return _parts_adding_up(_printed_parts(parts), check_int("decimals", decimals, ge=0, le=MAX_PRINTED_PLACES))
 
 
 learner_functions(globals())

@@ -19,7 +19,7 @@ from ..i18n import Reason, Text, register, tr
 from ..model_config import localized_source
 from ..scaling import StepTimeline
 from ..specs import ATTENTION_KERNEL_COMPUTE_CAPABILITY, ATTENTION_KERNELS, fp8_weight_cache_bytes
-from ..units import _adding_up_places, _parts_adding_up, bytes_to_gib
+from ..units import adding_up_places, bytes_to_gib, parts_adding_up
 from .calibration import (
     ATTENTION_KERNEL_NAMES,
     ATTENTION_KERNEL_RATES,
@@ -298,8 +298,8 @@ class PlanCandidate:
         # the six parts as printed add up to the printed total: 2 places, or 3 where 2 do not (each rounded to 2
         # places on its own, 44 of 110 candidates' lines were 0.01 GiB off)
         parts = (mem.params_gib, mem.grads_gib, mem.optimizer_gib, mem.workspace_gib, mem.activations_gib)
-        places = _adding_up_places((*parts, mem.reserve_gib), 2, 3)
-        shown = _parts_adding_up((*parts, mem.reserve_gib), places)
+        places = adding_up_places((*parts, mem.reserve_gib), 2, 3)
+        shown = parts_adding_up((*parts, mem.reserve_gib), places)
         lines.append(
             tr(
                 "planner.memory_line",

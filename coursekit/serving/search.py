@@ -20,7 +20,7 @@ from ..specs import (
     _peak_flops,
     type_error,
 )
-from ..units import US_PER_S, _adding_up_places, _parts_adding_up, telling_digits
+from ..units import US_PER_S, adding_up_places, parts_adding_up, telling_digits
 from .estimate import SERVING_ASSUMPTIONS, ServingEstimate, _estimate
 from .kv import ServingLedger, _check_specs, _memory_ledger, _splits_kv_heads
 
@@ -717,8 +717,8 @@ def candidate_lines(c: ServingCandidate) -> list[str]:
         lg = c.ledger
         # the four terms as printed add up to the printed total: 1 place, or up to 3 where 1 does not
         parts = (lg.weights_gib, lg.kv_cache_gib, lg.workspace_gib, lg.reserve_gib)
-        places = _adding_up_places(parts, 1, 3)
-        weights, kv, workspace, reserve = _parts_adding_up(parts, places)
+        places = adding_up_places(parts, 1, 3)
+        weights, kv, workspace, reserve = parts_adding_up(parts, places)
         lines.append(
             tr(
                 "serving.ledger",

@@ -48,7 +48,7 @@ from ..specs import (
     ModelSpec,
     type_error,
 )
-from ..units import MS_PER_S, TB_BYTES, _parts_adding_up
+from ..units import MS_PER_S, TB_BYTES, parts_adding_up
 from . import LessonWidget, dropdown, node_label, significant_unchecked, slider
 from .roofline import FLOPS_PER_TFLOPS
 
@@ -342,7 +342,7 @@ def ledger_sentence(ledger: ServingLedger, bold: bool = True) -> str:
     )
     parts = (ledger.weights_gib, ledger.kv_cache_gib, ledger.workspace_gib + ledger.reserve_gib)
     decimals = _sum_decimals(parts, ledger.device_gib if ledger.fits else None)
-    weights, kv, other = _parts_adding_up(parts, decimals)
+    weights, kv, other = parts_adding_up(parts, decimals)
     total = f"{sum(parts):.{decimals}f}"
     verdict = ledger.verdict(decimals)
     text = tr(
