@@ -40,6 +40,7 @@ import pytest
 
 from coursekit.exercises.input_help import input_hint
 from tests.test_learner_review16 import en, zh  # noqa: F401  (the language fixtures)
+from tests.test_learner_review23 import _name_error
 
 SRC = Path(__file__).resolve().parents[1] / "notebooks" / "src"
 
@@ -189,14 +190,6 @@ def test_an_ep_that_does_not_fold_in_english() -> None:
 
 
 # -- 5. an option with hyphens typed without quotes --------------------------------------------------------------
-
-
-def _name_error(source: str) -> NameError:
-    try:
-        exec(compile(source, "<cell>", "exec"), {})
-    except NameError as error:
-        return error
-    raise AssertionError(f"{source!r} raised no NameError")
 
 
 @pytest.mark.usefixtures("zh")
