@@ -13,8 +13,11 @@ HOST ?= 127.0.0.1
 PORT ?= 8888
 # Course language of the index opened by `make lab`: zh or en.
 COURSE_LANG ?= zh
-# Extra JupyterLab flags, e.g. LAB_ARGS=--no-browser (or --allow-root inside a container run as root).
+# Extra JupyterLab flags, e.g. LAB_ARGS=--no-browser.
 LAB_ARGS ?=
+# JupyterLab refuses to start as root unless told --allow-root; containers (Docker, ModelScope's notebooks) often run
+# as root, so `make lab` adds the flag itself when the user is root and LAB_ARGS does not already hold it.
+ROOT_LAB_ARGS := $(if $(filter 0,$(shell id -u 2>/dev/null)),$(if $(filter --allow-root,$(LAB_ARGS)),,--allow-root))
 # The PyTorch lab extra (lesson 8) is installed in CI and when WITH_LAB=1.
 WITH_LAB ?= $(if $(filter true 1,$(CI)),1,0)
 # `site` is the course website's build tools (make site), `lite` JupyterLite's (make lite); both are tested in make test.
@@ -77,7 +80,7 @@ lab: $(COURSE_STAMP)
 		> "$(LAB_SETTINGS)/@jupyterlab/notebook-extension/tracker.jupyterlab-settings"
 	JUPYTERLAB_SETTINGS_DIR="$(abspath $(LAB_SETTINGS))" \
 	$(BIN)/jupyter lab --ServerApp.ip=$(HOST) --ServerApp.port=$(PORT) --ServerApp.root_dir="$(CURDIR)" \
-		--LabApp.default_url=/lab/tree/notebooks/$(COURSE_LANG)/00_index.ipynb $(LAB_ARGS)
+		--LabApp.default_url=/lab/tree/notebooks/$(COURSE_LANG)/00_index.ipynb $(ROOT_LAB_ARGS) $(LAB_ARGS)
 
 lint: $(TEST_STAMP)
 	$(PY) -m ruff check coursekit tests tools benchmarks conftest.py

@@ -34,7 +34,7 @@ def _free_port() -> int:
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_make_lab_serves_the_course_index(lang: str, tmp_path: Path) -> None:
     port = _free_port()
-    args = "--no-browser" + (" --allow-root" if hasattr(os, "geteuid") and os.geteuid() == 0 else "")
+    args = "--no-browser"  # nothing else: as root (a container), `make lab` itself must add --allow-root
     env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"))
     log = (tmp_path / "lab.log").open("w+")
     process = subprocess.Popen(
@@ -68,3 +68,20 @@ def test_make_lab_serves_the_course_index(lang: str, tmp_path: Path) -> None:
         os.killpg(process.pid, signal.SIGTERM)
         process.wait(timeout=30)
         log.close()
+
+
+def _is_root() -> bool:
+    return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+@pytest.mark.parametrize("lab_args", ["", "--no-browser", "--allow-root", "--no-browser --allow-root"])
+def test_make_lab_adds_allow_root_once_only_for_root(lab_args: str) -> None:
+    """JupyterLab refuses to start as root without --allow-root (jupyter_server's ServerApp.allow_root); containers
+    such as ModelScope's notebooks run as root, so the README's `make lab` adds it for root, and only once."""
+    dry = subprocess.run(
+        ["make", "-n", "lab", f"LAB_ARGS={lab_args}"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout
+    command = dry[dry.index("jupyter lab") :]
+    expected = 1 if (_is_root() or "--allow-root" in lab_args) else 0
+    assert command.split().count("--allow-root") == expected, command
