@@ -26,6 +26,9 @@ at 110 %), fixed.
 7. Exercise 1.2 ("能放下的最小 ZeRO 阶段是几（0-3 的整数）？") answered with a Chinese numeral: ``answer = 二`` (a
    NameError) was told to put it in quotes as an option (``answer = '二'``), and ``'二'`` was then refused with
    "必须是整数 (int)，而不是 str": two dead ends. Both now say it is a Chinese numeral and show ``answer = 2``.
+8. Lesson 9's own model on a hand-built cluster where nothing fits (a 7.9B model on two 24 GiB cards): the report
+   ended "没有候选通过全部门槛。用 --explain 查看某个组合被拒绝的原因。", a command-line flag, in a notebook where the
+   lesson teaches ``result.explain('tp=...')``. It now points at the funnel's biggest gate and names both.
 
 tests/test_learner_review25_browser.py shows 1, 2, 5 and 7 in Chromium.
 """
@@ -41,7 +44,7 @@ import pytest
 import coursekit
 from coursekit.exercises import check, get_exercise
 from coursekit.exercises.input_help import input_hint
-from coursekit.planner import WorkloadSpec, plan
+from coursekit.planner import ClusterSpec, ModelSpec, WorkloadSpec, plan
 from coursekit.presets import CLUSTERS, MODELS
 from tests.test_learner_review16 import en, zh  # noqa: F401  (the language fixtures)
 from tests.test_learner_review23 import _name_error
@@ -231,3 +234,39 @@ def test_a_chinese_numeral_in_english() -> None:
     hint = input_hint(_name_error("answer = 二"), "answer = 二")
     assert hint is not None and hint.startswith("'二' is a Chinese numeral") and hint.endswith("answer = 2.")
     assert "Arabic digits" in check("q1.min_zero_stage", "二").message
+
+
+# -- 8. nothing fits: what to do in a notebook ------------------------------------------------------------------
+
+
+@pytest.mark.usefixtures("zh")
+def test_a_plan_where_nothing_fits_names_explain_for_a_notebook() -> None:
+    config = {  # a 7B-class model written by hand (Llama-2-7B's published shape, MHA)
+        "hidden_size": 4096,
+        "num_hidden_layers": 32,
+        "num_attention_heads": 32,
+        "intermediate_size": 11008,
+        "vocab_size": 32000,
+        "max_position_embeddings": 4096,
+    }
+    model = ModelSpec.from_config(config, name="mine")
+    two_cards = ClusterSpec(
+        name="two-24g",
+        nodes=1,
+        gpus_per_node=2,
+        memory_per_device_gib=24,
+        peak_flops=165e12,
+        intra_node_bandwidth_bytes_per_s=16e9,
+        inter_node_bandwidth_bytes_per_s=1e9,
+        intra_node_latency_s=5e-6,
+        inter_node_latency_s=15e-6,
+        memory_bandwidth_bytes_per_s=1008e9,
+    )
+    # 16 bytes per parameter for ~6.7e9 parameters is ~100 GiB of model states, 50 GiB per card even at ZeRO-3 over 2
+    result = plan(model, two_cards, WorkloadSpec(global_batch=8, seq_len=2048))
+    assert result.accepted_count == 0
+    last = result.report().splitlines()[-1]
+    assert last.startswith("没有候选通过全部门槛。") and "explain('tp=...,pp=...')" in last and "--explain" in last
+    assert "漏斗里排除最多的那道门槛" in last
+    # the label the message shows works as it says, partial labels included
+    assert not result.explain("tp=2,pp=1").accepted

@@ -355,8 +355,12 @@ register(
             "the command line) to see the best.",
         },
         "planner.none_accepted": {
-            "zh": "没有候选通过全部门槛。用 --explain 查看某个组合被拒绝的原因。",
-            "en": "No candidate passes every gate. Use --explain to see why a composition was rejected.",
+            # a notebook has no --explain: name the method lesson 9 teaches too (review 25)
+            "zh": "没有候选通过全部门槛。上面漏斗里排除最多的那道门槛是主要障碍；要看某个组合被拒绝的全部原因，"
+            "在笔记本里对规划结果调用 explain('tp=...,pp=...')（写上组合的标签），命令行用 --explain。",
+            "en": "No candidate passes every gate. The gate that removes the most in the funnel above is the main "
+            "obstacle; to see every reason a composition was rejected, call explain('tp=...,pp=...') on the plan's "
+            "result in a notebook (with the composition's label), or use --explain on the command line.",
         },
         "planner.accepted": {"zh": "通过", "en": "accepted"},
         "planner.rejected": {"zh": "拒绝", "en": "rejected"},
