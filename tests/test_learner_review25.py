@@ -29,8 +29,13 @@ at 110 %), fixed.
 8. Lesson 9's own model on a hand-built cluster where nothing fits (a 7.9B model on two 24 GiB cards): the report
    ended "没有候选通过全部门槛。用 --explain 查看某个组合被拒绝的原因。", a command-line flag, in a notebook where the
    lesson teaches ``result.explain('tp=...')``. It now points at the funnel's biggest gate and names both.
+9. Lesson 0's exercise 0.1 worked as the lessons print powers, ``answer = 24 * 2^30 / 10^9``: Python's ``^`` is XOR,
+   so the cell stopped at "TypeError: unsupported operand type(s) for ^: 'int' and 'float'" with no line of help;
+   ``answer = 2^30`` (all whole numbers) ran silently to 28 and got an unrelated hint. The TypeError now gets a line
+   of help (the course's handler takes TypeError too) showing the line with ``**``, and check() tells a wrong answer
+   whose ``answer =`` line has a ``^`` between digits what ``^`` is.
 
-tests/test_learner_review25_browser.py shows 1, 2, 5 and 7 in Chromium.
+tests/test_learner_review25_browser.py shows 1, 2, 5, 7 and 9 in Chromium.
 """
 
 from __future__ import annotations
@@ -43,7 +48,7 @@ import pytest
 
 import coursekit
 from coursekit.exercises import check, get_exercise
-from coursekit.exercises.input_help import input_hint
+from coursekit.exercises.input_help import HANDLED_ERRORS, input_hint, install
 from coursekit.planner import ClusterSpec, ModelSpec, WorkloadSpec, plan
 from coursekit.presets import CLUSTERS, MODELS
 from tests.test_learner_review16 import en, zh  # noqa: F401  (the language fixtures)
@@ -270,3 +275,62 @@ def test_a_plan_where_nothing_fits_names_explain_for_a_notebook() -> None:
     assert "漏斗里排除最多的那道门槛" in last
     # the label the message shows works as it says, partial labels included
     assert not result.explain("tp=2,pp=1").accepted
+
+
+# -- 9. 2^30 written as the lessons print it -------------------------------------------------------------------------
+
+
+def _type_error(source: str) -> TypeError:
+    try:
+        exec(compile(source, "<cell>", "exec"), {})
+    except TypeError as error:
+        return error
+    raise AssertionError(f"{source!r} raised no TypeError")
+
+
+@pytest.mark.usefixtures("zh")
+def test_a_caret_power_gets_a_line_of_help() -> None:
+    source = "answer = 24 * 2^30 / 10^9  # GB"
+    hint = input_hint(_type_error(source), source)
+    assert hint is not None and "按位异或" in hint and hint.endswith("改好的一行：answer = 24 * 2**30 / 10**9")
+    # the line it shows is right: 24 x 2^30 / 10^9 = 25.769803776 (lesson 0's exercise 0.1, by hand)
+    fixed: dict[str, float] = {}
+    exec("answer = 24 * 2**30 / 10**9", fixed)
+    assert fixed["answer"] == pytest.approx(25.769803776)
+    # another TypeError gets no line
+    assert input_hint(_type_error("answer = 1 + 'a'"), "answer = 1 + 'a'") is None
+
+
+def test_the_handler_takes_type_errors() -> None:
+    assert TypeError in HANDLED_ERRORS
+
+    class Shell:
+        def __init__(self, custom: tuple[type[BaseException], ...]) -> None:
+            self.custom_exceptions = custom
+
+        def set_custom_exc(self, exceptions: tuple[type[BaseException], ...], handler: object) -> None:
+            self.custom_exceptions = exceptions
+
+    earlier = Shell((SyntaxError, NameError))  # registered by the course before review 25 (a reloaded module)
+    assert install(earlier) and earlier.custom_exceptions == HANDLED_ERRORS
+
+
+@pytest.mark.usefixtures("zh")
+def test_a_silent_xor_is_named_by_check(tmp_path: Path) -> None:
+    # a cell as the kernel keeps it: a file linecache reads, run as the learner's code (not coursekit's)
+    cell = tmp_path / "cell.py"
+    cell.write_text(
+        "from coursekit.exercises import check\n"
+        "answer = 2^30  # 1 GiB in bytes?\n"
+        "wrong = check('intro.device_gb', answer)\n"
+        "answer = 24 * 2**30 / 10**9\n"
+        "right = check('intro.device_gb', answer)\n",
+        encoding="utf-8",
+    )
+    scope: dict[str, object] = {"__name__": "cell"}
+    exec(compile(cell.read_text(encoding="utf-8"), str(cell), "exec"), scope)
+    wrong, right = scope["wrong"], scope["right"]
+    assert wrong.slip == "caret" and "answer = 2^30：Python 里 ^ 不是乘方" in wrong.message  # type: ignore[attr-defined]
+    assert "（2^30 是 28）" in wrong.message and wrong.message.endswith("answer = 2**30")  # type: ignore[attr-defined]
+    assert 2 ^ 30 == 28  # what the message says, by Python's own XOR
+    assert right.correct  # type: ignore[attr-defined]

@@ -4,6 +4,8 @@ at 1280 x 720 with 110 % zoom (see tests/test_learner_review25.py for the Python
 * lesson 0: the menu bar's "运行" menu holds the item the lesson names ("运行选中单元格上方的所有单元格"), the lesson's
   rendered text names it, and ``answer = gib_to_gb(24)`` typed into exercise 0.1 (a function coursekit.units does
   not have: a NameError) gets a line of help naming it too; ``answer = 二`` gets "写成 answer = 2", not quotes;
+  ``answer = 24 * 2^30 / 10^9`` (a TypeError) gets the line with ``**``, and ``answer = 2^30`` (28, no error) is
+  told by check() what ``^`` is;
 * lesson 9: the first report (``report(top=0)``) ends with the count and "这里一个也不列出", not "前 0 个："; exercise
   9.4 answered ``2.9`` (the growth in percent, two digits) gets the percent slip's hint, not the method hint.
 """
@@ -89,6 +91,12 @@ def test_lesson_0_names_the_menu_of_the_chinese_ui(zh_lab: jupyter_browser.LabSe
         # a Chinese numeral typed for a number: shown in digits, not "put it in quotes"
         numeral = _type_first_line(lesson, index, "answer = 二")
         assert "'二' 是中文数字" in numeral and "写成 answer = 2。" in numeral and "加引号" not in numeral
+        # a power written as the lessons print it: the TypeError gets a line of help (the handler takes TypeError)
+        caret = _type_first_line(lesson, index, "answer = 24 * 2^30 / 10^9")
+        assert "TypeError" in caret and "改好的一行：answer = 24 * 2**30 / 10**9" in caret
+        # all whole numbers: no error, 2^30 is 28; check() reads the cell's line and says so
+        silent = _type_first_line(lesson, index, "answer = 2^30")
+        assert silent.startswith("还不对。") and "按位异或" in silent and "answer = 2**30" in silent
     finally:
         lesson.close()
 

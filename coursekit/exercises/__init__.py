@@ -75,7 +75,7 @@ from ..i18n import register as _register_messages
 from ..lessons import LESSONS, prefix_modules
 from ..specs import _plain
 from ..units import GB_BYTES, GIB_BYTES
-from .input_help import _ABOUT_WORDS, CHINESE_NUMERALS, _comma_reading
+from .input_help import _ABOUT_WORDS, CARET_POWER, CHINESE_NUMERALS, _comma_reading
 
 _register_messages(
     {
@@ -399,6 +399,12 @@ _register_messages(
             "method and a common wrong one round to the same number, so the checker cannot tell them apart. Write "
             "more digits and try again.",
         },
+        "exercises.slip.caret": {
+            "zh": "{line}：Python 里 ^ 不是乘方，而是按位异或 (XOR)，所以没有报错，算出的却是另一个数（2^30 是 28）。"
+            "乘方写作 **：{fixed}",
+            "en": "{line}: in Python ^ is not a power but bitwise XOR, so no error appeared, but the number is "
+            "another one (2^30 is 28). A power is written **: {fixed}",
+        },
         "exercises.quoted_chinese_numeral": {
             "zh": "answer = {value!r} 是用中文数字写的一段文字（字符串），不是数：检查只认阿拉伯数字，"
             "不加引号，写成 answer = {literal}。",
@@ -609,6 +615,33 @@ def _thousands_tuple(answer: Any) -> str | None:
 _COMMA_ANSWER_LINE = re.compile(r"^\s*answer\s*=\s*(?P<text>[-+]?\d+(?:\s*,\s*\d+)+)\s*,?\s*(?:#.*)?$")
 
 
+def _caller_lines() -> list[str]:
+    """The lines of the learner's cell that called :func:`check`, up to the call (IPython keeps each cell's code in
+    linecache); empty when the caller is not found."""
+    frame = inspect.currentframe()
+    try:
+        while frame is not None and str(frame.f_globals.get("__name__", "")).startswith("coursekit"):
+            frame = frame.f_back
+        if frame is None:
+            return []
+        return linecache.getlines(frame.f_code.co_filename)[: frame.f_lineno]
+    finally:
+        del frame
+
+
+def _caret_answer_line() -> str | None:
+    """The cell's last ``answer = ...`` line if it writes a power as ``2^30`` (Python's XOR), else None.
+
+    ``answer = 2^30`` runs without an error (it is 28), so no line of help appears under the cell; check() says
+    what went wrong instead (review 25).
+    """
+    for line in reversed(_caller_lines()):
+        if re.match(r"^\s*answer\s*=", line):
+            code = line.split("#", 1)[0]
+            return code.strip() if CARET_POWER.search(code) else None
+    return None
+
+
 def _typed_comma_number(answer: tuple[int, ...]) -> str | None:
     """How the learner typed the tuple ``answer`` (``"206,0"``), read from the answer line of the cell that called
     :func:`check` (IPython keeps each cell's code in linecache), or None when no such line spells ``answer``.
@@ -616,16 +649,7 @@ def _typed_comma_number(answer: tuple[int, ...]) -> str | None:
     A tuple cannot tell ``206,0`` from ``206,000`` (both are ``(206, 0)``): the first is a decimal comma, the second
     a thousands comma.
     """
-    frame = inspect.currentframe()
-    try:
-        while frame is not None and str(frame.f_globals.get("__name__", "")).startswith("coursekit"):
-            frame = frame.f_back
-        if frame is None:
-            return None
-        lines = linecache.getlines(frame.f_code.co_filename)[: frame.f_lineno]
-    finally:
-        del frame
-    for line in reversed(lines):
+    for line in reversed(_caller_lines()):
         found = _COMMA_ANSWER_LINE.match(line)
         if found is None:
             continue
@@ -1456,6 +1480,13 @@ def _evaluate(exercise: Exercise, answer: Any) -> Feedback:
                 eid, "correct", "exercises.correct_tolerance", {"id": eid, "why": why, "tol": f"{exercise.rel_tol:.1%}"}
             )
         return Feedback(eid, "correct", "exercises.correct", {"id": eid, "why": why})
+    caret = _caret_answer_line() if exercise.kind == "number" else None
+    if caret is not None:  # answer = 2^30 is 28 to Python: no error showed it (review 25)
+        hint = Text(
+            zh=tr("exercises.slip.caret", lang="zh", line=caret, fixed=caret.replace("^", "**")),
+            en=tr("exercises.slip.caret", lang="en", line=caret, fixed=caret.replace("^", "**")),
+        )
+        return Feedback(eid, "incorrect", "exercises.slip", {"id": eid, "slip": hint}, slip="caret")
     try:
         slip = _slip_of(exercise, answer, expected)
     except Exception:  # a slip that cannot test this answer is no reason to withhold the hint

@@ -184,6 +184,12 @@ _register_messages(
             "en": "'{name}' is a Chinese numeral: Python reads only Arabic digits and takes {name} for a name that is "
             "not defined (NameError). Write answer = {value}.",
         },
+        "input_help.caret_power": {
+            "zh": "Python 里 ^ 不是乘方，而是按位异或 (XOR)：课程正文写的 2^30、10^9 在代码里要写成 2**30、10**9"
+            "（或 1e9）。改好的一行：{fixed}",
+            "en": "In Python ^ is not a power but bitwise XOR: the 2^30 and 10^9 of the lessons' text are written "
+            "2**30 and 10**9 (or 1e9) in code. The line fixed: {fixed}",
+        },
         "input_help.undefined": {
             "zh": "Python 找不到名字 '{name}'（NameError）：它在本课前面的单元格里定义或导入。"
             "先从本课开头依次运行前面的单元格（{menu}），再运行这一格；"
@@ -219,6 +225,13 @@ _INVALID_CHARACTER = re.compile(r"invalid character '(.)' \(U\+[0-9A-F]+\)")
 #: ``answer = 5.4%``: a number written with a percent sign, which Python refuses as invalid syntax
 _PERCENT_ANSWER = re.compile(r"^\s*answer\s*=\s*([-+]?(?:\d+\.?\d*|\.\d+))\s*%\s*(?:#.*)?$")
 _ANSWER_LINE = re.compile(r"^\s*answer\s*=")
+#: The errors the handler adds a line of help to: Python refused the cell before check() could see the answer.
+#: TypeError since review 25 (``2^30 / 10^9``: ``^`` is XOR, not a power).
+HANDLED_ERRORS: tuple[type[BaseException], ...] = (SyntaxError, NameError, TypeError)
+#: Python's TypeError for ``^`` between a float and an int (``2^30 / 10^9``): ``^`` is XOR, not a power
+_CARET_ERROR = re.compile(r"unsupported operand type\(s\) for \^")
+#: A power written as the lessons print it, ``2^30``, on a line of code (Python reads it as XOR)
+CARET_POWER = re.compile(r"\d\s*\^\s*\d")
 #: ``answer =`` with nothing after it (the learner deleted ``...`` and ran the cell): a bare invalid syntax
 _EMPTY_ANSWER = re.compile(r"^\s*answer\s*=\s*(?:#.*)?$")
 #: ``answer = 4.45ms`` / ``answer = 25.77 吉字节`` / ``answer = 约26.2``: a number with a unit after it or a word
@@ -360,6 +373,10 @@ def input_hint(error: BaseException, line: str | None = None) -> str | None:
             return tr(key, line=error.lineno or 1, char=comma.group(2), fixed=retyped)
         retyped = shown_str(_fixed_line(source))  # a line is quoted in at most about 200 characters, as every value
         return tr("input_help.full_width", line=error.lineno or 1, char=match.group(1), fixed=retyped)
+    if isinstance(error, TypeError) and line is not None and _CARET_ERROR.search(str(error)) and "^" in line:
+        # answer = 24 * 2^30 / 10^9: the lessons write powers as 2^30; in Python ^ is XOR (review 25)
+        code = line.split("#", 1)[0].strip()
+        return tr("input_help.caret_power", fixed=shown_str(code.replace("^", "**")))
     if isinstance(error, NameError):
         name = getattr(error, "name", None)
         if not isinstance(name, str) or not name:
@@ -453,11 +470,11 @@ def install(shell: Any = None) -> bool:
     if shell is None or not hasattr(shell, "set_custom_exc"):
         return False
     current = getattr(shell, "custom_exceptions", ())
-    if current == (SyntaxError, NameError):
+    if current == HANDLED_ERRORS:
         return True
-    if current:
+    if current and current != (SyntaxError, NameError):  # another library's (the pair: an earlier version's own)
         return False
-    shell.set_custom_exc((SyntaxError, NameError), _handler)
+    shell.set_custom_exc(HANDLED_ERRORS, _handler)
     return True
 
 
