@@ -75,7 +75,7 @@ from ..i18n import register as _register_messages
 from ..lessons import LESSONS, prefix_modules
 from ..specs import _plain
 from ..units import GB_BYTES, GIB_BYTES
-from .input_help import _ABOUT_WORDS, _comma_reading
+from .input_help import _ABOUT_WORDS, CARET_POWER, CHINESE_NUMERALS, _comma_reading
 
 _register_messages(
     {
@@ -399,6 +399,18 @@ _register_messages(
             "method and a common wrong one round to the same number, so the checker cannot tell them apart. Write "
             "more digits and try again.",
         },
+        "exercises.slip.caret": {
+            "zh": "{line}：Python 里 ^ 不是乘方，而是按位异或 (XOR)，所以没有报错，算出的却是另一个数（2^30 是 28）。"
+            "乘方写作 **：{fixed}",
+            "en": "{line}: in Python ^ is not a power but bitwise XOR, so no error appeared, but the number is "
+            "another one (2^30 is 28). A power is written **: {fixed}",
+        },
+        "exercises.quoted_chinese_numeral": {
+            "zh": "answer = {value!r} 是用中文数字写的一段文字（字符串），不是数：检查只认阿拉伯数字，"
+            "不加引号，写成 answer = {literal}。",
+            "en": "answer = {value!r} is a Chinese numeral in quotes, text (a string), not a number: write it in "
+            "Arabic digits without quotes, answer = {literal}.",
+        },
         "exercises.quoted_value": {
             "zh": "answer = {value!r} 带着引号，是一段文字（字符串），不是{kind}：去掉引号，写成 answer = {literal}。",
             "en": "answer = {value!r} is in quotes, so it is text (a string), not {kind}: drop the quotes and write "
@@ -603,6 +615,33 @@ def _thousands_tuple(answer: Any) -> str | None:
 _COMMA_ANSWER_LINE = re.compile(r"^\s*answer\s*=\s*(?P<text>[-+]?\d+(?:\s*,\s*\d+)+)\s*,?\s*(?:#.*)?$")
 
 
+def _caller_lines() -> list[str]:
+    """The lines of the learner's cell that called :func:`check`, up to the call (IPython keeps each cell's code in
+    linecache); empty when the caller is not found."""
+    frame = inspect.currentframe()
+    try:
+        while frame is not None and str(frame.f_globals.get("__name__", "")).startswith("coursekit"):
+            frame = frame.f_back
+        if frame is None:
+            return []
+        return linecache.getlines(frame.f_code.co_filename)[: frame.f_lineno]
+    finally:
+        del frame
+
+
+def _caret_answer_line() -> str | None:
+    """The cell's last ``answer = ...`` line if it writes a power as ``2^30`` (Python's XOR), else None.
+
+    ``answer = 2^30`` runs without an error (it is 28), so no line of help appears under the cell; check() says
+    what went wrong instead (review 25).
+    """
+    for line in reversed(_caller_lines()):
+        if re.match(r"^\s*answer\s*=", line):
+            code = line.split("#", 1)[0]
+            return code.strip() if CARET_POWER.search(code) else None
+    return None
+
+
 def _typed_comma_number(answer: tuple[int, ...]) -> str | None:
     """How the learner typed the tuple ``answer`` (``"206,0"``), read from the answer line of the cell that called
     :func:`check` (IPython keeps each cell's code in linecache), or None when no such line spells ``answer``.
@@ -610,16 +649,7 @@ def _typed_comma_number(answer: tuple[int, ...]) -> str | None:
     A tuple cannot tell ``206,0`` from ``206,000`` (both are ``(206, 0)``): the first is a decimal comma, the second
     a thousands comma.
     """
-    frame = inspect.currentframe()
-    try:
-        while frame is not None and str(frame.f_globals.get("__name__", "")).startswith("coursekit"):
-            frame = frame.f_back
-        if frame is None:
-            return None
-        lines = linecache.getlines(frame.f_code.co_filename)[: frame.f_lineno]
-    finally:
-        del frame
-    for line in reversed(lines):
+    for line in reversed(_caller_lines()):
         found = _COMMA_ANSWER_LINE.match(line)
         if found is None:
             continue
@@ -993,11 +1023,32 @@ def written_tolerance(answer: float, min_digits: int = MIN_SIGNIFICANT_DIGITS) -
     return float(f"{0.5 * 10.0 ** (exponent - digits + 1):.1g}")
 
 
-def _number_matches(exercise: Exercise, answer: float, target: float) -> bool:
+def _number_matches(exercise: Exercise, answer: float, target: float, min_digits: int | None = None) -> bool:
     if math.isclose(answer, target, rel_tol=exercise.rel_tol, abs_tol=exercise.abs_tol):
         return True
     slack = 1e-9 * max(abs(answer), abs(target))  # binary floating point: 0.165 is not quite 0.165
-    return abs(answer - target) <= written_tolerance(answer, exercise.min_digits) + slack
+    digits = exercise.min_digits if min_digits is None else min_digits
+    return abs(answer - target) <= written_tolerance(answer, digits) + slack
+
+
+def _scaled_matches(
+    exercise: Exercise, answer: float, target: float, factor: float, min_digits: int | None = None
+) -> bool:
+    """True if ``answer`` is ``target`` times ``factor`` (a unit slip), the exercise's absolute tolerance scaled by the
+    same factor: an answer of 0 is not ``target / 1024`` (review 25: exercise 1.3's headroom of -1.47 GiB with an
+    absolute tolerance of 0.01 GiB told an answer of 0 that it was "exactly 1024 times" off).
+
+    >>> from coursekit.exercises import get_exercise
+    >>> headroom = get_exercise("q1.headroom_gib")
+    >>> _scaled_matches(headroom, 0.0, -1.47, 1 / 1024), _scaled_matches(headroom, -1505.3, -1.47, 1024)
+    (False, True)
+    """
+    scaled = target * factor
+    if math.isclose(answer, scaled, rel_tol=exercise.rel_tol, abs_tol=exercise.abs_tol * factor):
+        return True
+    slack = 1e-9 * max(abs(answer), abs(scaled))
+    digits = exercise.min_digits if min_digits is None else min_digits
+    return abs(answer - scaled) <= written_tolerance(answer, digits) + slack
 
 
 def _right_by_tolerance_only(exercise: Exercise, answer: Any, expected: Any) -> bool:
@@ -1095,6 +1146,8 @@ def _quoted_value(exercise: Exercise, answer: Any, expected: Any) -> str | None:
         named = re.fullmatch(r"[A-Za-z]{1,12}\s*[-=]?\s*(\d+(?:\.\d+)?)", text)  # 'ZeRO-2' too
         if named is not None:
             text = named.group(1)
+        if text in CHINESE_NUMERALS:  # '二' for ZeRO-2 (review 25): the digit, not "must be int, not str"
+            return tr("exercises.quoted_chinese_numeral", value=answer, literal=CHINESE_NUMERALS[text])
         worded = _QUOTED_NUMBER.fullmatch(text)
         message = None if worded is None else _quoted_number_text(answer, worded)
         if message is not None:
@@ -1288,18 +1341,21 @@ def _judge(exercise: Exercise, answer: Any, expected: Any) -> bool:
     return bool(value == expected)
 
 
-def _slip_of(exercise: Exercise, answer: Any, expected: Any) -> Slip | None:
-    """The first declared slip a wrong ``answer`` matches, if any."""
+def _slip_of(exercise: Exercise, answer: Any, expected: Any, min_digits: int | None = None) -> Slip | None:
+    """The first declared slip a wrong ``answer`` matches, if any (a number judged at ``min_digits`` significant
+    digits at least, by default the exercise's)."""
     for slip in exercise.slips:
         if slip.factor is not None:
             value = float(answer)
             for target in _targets(exercise, float(expected)):
-                if any(_number_matches(exercise, value, target * f) for f in (slip.factor, 1 / slip.factor)):
+                factors = (slip.factor, 1 / slip.factor)
+                if any(_scaled_matches(exercise, value, target, f, min_digits) for f in factors):
                     return slip
         elif slip.alternative is not None:
             wrong = slip.alternative()
             if exercise.kind == "number":
-                if any(_number_matches(exercise, float(answer), t) for t in _targets(exercise, float(wrong))):
+                targets = _targets(exercise, float(wrong))
+                if any(_number_matches(exercise, float(answer), t, min_digits) for t in targets):
                     return slip
             elif _judge(exercise, answer, wrong):
                 return slip
@@ -1310,6 +1366,25 @@ def _slip_of(exercise: Exercise, answer: Any, expected: Any) -> Slip | None:
             if slip.matches(normalized, expected):
                 return slip
     return None
+
+
+def _slip_at_written_digits(exercise: Exercise, answer: Any, expected: Any) -> Slip | None:
+    """A declared slip a number answer matches at the digits it is written with (at least the course's two), for an
+    answer written with fewer digits than the exercise asks for.
+
+    An exercise that asks for 3 significant digits judges its slips at 3 digits too, so the slip the learner made,
+    written with two (exercise 9.4's growth in percent, 2.9 for 2.92; 9.2's 1.6 for 1.62), got the method hint
+    (review 25).
+    """
+    if exercise.kind != "number" or isinstance(answer, bool) or not isinstance(answer, (int, float)):
+        return None
+    value = float(answer)
+    if not math.isfinite(value) or value == 0:
+        return None
+    written = _significant_digits(value)
+    if written >= exercise.min_digits:
+        return None
+    return _slip_of(exercise, answer, expected, min_digits=max(written, MIN_SIGNIFICANT_DIGITS))
 
 
 def check(exercise_id: str, answer: Any, *, label: str | Text | None = None) -> Feedback:
@@ -1405,6 +1480,13 @@ def _evaluate(exercise: Exercise, answer: Any) -> Feedback:
                 eid, "correct", "exercises.correct_tolerance", {"id": eid, "why": why, "tol": f"{exercise.rel_tol:.1%}"}
             )
         return Feedback(eid, "correct", "exercises.correct", {"id": eid, "why": why})
+    caret = _caret_answer_line() if exercise.kind == "number" else None
+    if caret is not None:  # answer = 2^30 is 28 to Python: no error showed it (review 25)
+        hint = Text(
+            zh=tr("exercises.slip.caret", lang="zh", line=caret, fixed=caret.replace("^", "**")),
+            en=tr("exercises.slip.caret", lang="en", line=caret, fixed=caret.replace("^", "**")),
+        )
+        return Feedback(eid, "incorrect", "exercises.slip", {"id": eid, "slip": hint}, slip="caret")
     try:
         slip = _slip_of(exercise, answer, expected)
     except Exception:  # a slip that cannot test this answer is no reason to withhold the hint
@@ -1417,6 +1499,9 @@ def _evaluate(exercise: Exercise, answer: Any) -> Feedback:
     if precision is not None:  # right method, wrong digits: the exercise's hint would send the learner back to it
         code, hint = precision
         return Feedback(eid, "incorrect", "exercises.slip", {"id": eid, "slip": hint}, slip=code)
+    short = _slip_at_written_digits(exercise, answer, expected)
+    if short is not None:  # 9.4's 2.9 for a growth of 2.92 %: the slip, not the method hint (review 25)
+        return Feedback(eid, "incorrect", "exercises.slip", {"id": eid, "slip": short.hint}, slip=short.code)
     if _wrong_order(exercise, answer, expected):  # the exercise's hint would send the learner after wrong items
         hint = Text(zh=tr("exercises.slip.order", lang="zh"), en=tr("exercises.slip.order", lang="en"))
         return Feedback(eid, "incorrect", "exercises.slip", {"id": eid, "slip": hint}, slip="order")

@@ -28,8 +28,8 @@ Python reads only half-width (English) characters. Switch the input method to En
 answer = 25.77
 >>> print(input_hint(NameError("name 'B' is not defined", name="B"), "answer = B"))  # doctest: +NORMALIZE_WHITESPACE
 Python cannot find the name 'B' (NameError). If it is one of the options the question lists, write it in quotes:
-answer = 'B'. If it is a variable from a cell above, run the cells above first (Run → Run All Above Selected
-Cell); after a kernel restart every variable has to be computed again.
+answer = 'B'. If it is a variable from a cell above, run the cells above first (JupyterLab's menu Run → Run All
+Above Selected Cell); after a kernel restart every variable has to be computed again.
 
 Taught in: lesson 0 (how the exercises work).
 """
@@ -50,6 +50,24 @@ from ..i18n import Text, shown_str, tr
 from ..i18n import register as _register_messages
 
 __all__ = ["input_hint", "install"]
+
+#: The Chinese numerals 0-10 a learner may type for a small whole number (exercise 1.2's ZeRO stage "二"), each with
+#: its value: Python reads them as names (a NameError) or, in quotes, as text (review 25).
+CHINESE_NUMERALS: dict[str, int] = {
+    "零": 0,
+    "〇": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+    "十": 10,
+}
 
 #: The words for "about" a learner may put before a number, in pairs (the longer first, so "大约" is not read as "约").
 _ABOUT_WORDS: tuple[Text, ...] = (
@@ -102,10 +120,10 @@ _register_messages(
         "input_help.unquoted": {
             "zh": "Python 找不到名字 '{name}'（NameError）。如果它是题目列出的选项，要加引号写成文字：{fixed}。"
             "如果它是前面单元格里算出的变量，先从本课开头依次运行前面的单元格"
-            "（JupyterLab 菜单 Run → Run All Above Selected Cell）；重启内核 (kernel) 之后，所有变量都要重新算一遍。",
+            "（{menu}）；重启内核 (kernel) 之后，所有变量都要重新算一遍。",
             "en": "Python cannot find the name '{name}' (NameError). If it is one of the options the question lists, "
-            "write it in quotes: {fixed}. If it is a variable from a cell above, run the cells above first (Run → "
-            "Run All Above Selected Cell); after a kernel restart every variable has to be computed again.",
+            "write it in quotes: {fixed}. If it is a variable from a cell above, run the cells above first ({menu}); "
+            "after a kernel restart every variable has to be computed again.",
         },
         "input_help.full_width_decimal_comma": {
             "zh": "第 {line} 行的数中间有 '{char}'：这是中文输入法打出的全角逗号；而且 Python 的小数点是半角句点 '.'，"
@@ -153,12 +171,31 @@ _register_messages(
             "answer after answer = and run the cell again; if you have none yet, put back answer = ... (not "
             "answered yet).",
         },
+        # JupyterLab's menu as the learner's UI names it: the zh lessons run in JupyterLab's Chinese UI (the
+        # language pack's zh_CN labels), where no menu reads "Run" (review 25)
+        "input_help.run_above_menu": {
+            "zh": "JupyterLab 菜单“运行 → 运行选中单元格上方的所有单元格”，"
+            "英文界面是 Run → Run All Above Selected Cell",
+            "en": "JupyterLab's menu Run → Run All Above Selected Cell",
+        },
+        "input_help.chinese_numeral": {
+            "zh": "'{name}' 是中文数字：Python 只认阿拉伯数字，把 {name} 读成一个没有定义的名字（NameError）。"
+            "写成 answer = {value}。",
+            "en": "'{name}' is a Chinese numeral: Python reads only Arabic digits and takes {name} for a name that is "
+            "not defined (NameError). Write answer = {value}.",
+        },
+        "input_help.caret_power": {
+            "zh": "Python 里 ^ 不是乘方，而是按位异或 (XOR)：课程正文写的 2^30、10^9 在代码里要写成 2**30、10**9"
+            "（或 1e9）。改好的一行：{fixed}",
+            "en": "In Python ^ is not a power but bitwise XOR: the 2^30 and 10^9 of the lessons' text are written "
+            "2**30 and 10**9 (or 1e9) in code. The line fixed: {fixed}",
+        },
         "input_help.undefined": {
             "zh": "Python 找不到名字 '{name}'（NameError）：它在本课前面的单元格里定义或导入。"
-            "先从本课开头依次运行前面的单元格（JupyterLab 菜单 Run → Run All Above Selected Cell），再运行这一格；"
+            "先从本课开头依次运行前面的单元格（{menu}），再运行这一格；"
             "重启内核 (kernel) 之后也要这样做。",
             "en": "Python cannot find the name '{name}' (NameError): a cell above defines or imports it. Run the "
-            "cells above first (Run → Run All Above Selected Cell), then this one; do the same after a kernel "
+            "cells above first ({menu}), then this one; do the same after a kernel "
             "restart.",
         },
     }
@@ -188,6 +225,13 @@ _INVALID_CHARACTER = re.compile(r"invalid character '(.)' \(U\+[0-9A-F]+\)")
 #: ``answer = 5.4%``: a number written with a percent sign, which Python refuses as invalid syntax
 _PERCENT_ANSWER = re.compile(r"^\s*answer\s*=\s*([-+]?(?:\d+\.?\d*|\.\d+))\s*%\s*(?:#.*)?$")
 _ANSWER_LINE = re.compile(r"^\s*answer\s*=")
+#: The errors the handler adds a line of help to: Python refused the cell before check() could see the answer.
+#: TypeError since review 25 (``2^30 / 10^9``: ``^`` is XOR, not a power).
+HANDLED_ERRORS: tuple[type[BaseException], ...] = (SyntaxError, NameError, TypeError)
+#: Python's TypeError for ``^`` between a float and an int (``2^30 / 10^9``): ``^`` is XOR, not a power
+_CARET_ERROR = re.compile(r"unsupported operand type\(s\) for \^")
+#: A power written as the lessons print it, ``2^30``, on a line of code (Python reads it as XOR)
+CARET_POWER = re.compile(r"\d\s*\^\s*\d")
 #: ``answer =`` with nothing after it (the learner deleted ``...`` and ran the cell): a bare invalid syntax
 _EMPTY_ANSWER = re.compile(r"^\s*answer\s*=\s*(?:#.*)?$")
 #: ``answer = 4.45ms`` / ``answer = 25.77 吉字节`` / ``answer = 约26.2``: a number with a unit after it or a word
@@ -329,6 +373,10 @@ def input_hint(error: BaseException, line: str | None = None) -> str | None:
             return tr(key, line=error.lineno or 1, char=comma.group(2), fixed=retyped)
         retyped = shown_str(_fixed_line(source))  # a line is quoted in at most about 200 characters, as every value
         return tr("input_help.full_width", line=error.lineno or 1, char=match.group(1), fixed=retyped)
+    if isinstance(error, TypeError) and line is not None and _CARET_ERROR.search(str(error)) and "^" in line:
+        # answer = 24 * 2^30 / 10^9: the lessons write powers as 2^30; in Python ^ is XOR (review 25)
+        code = line.split("#", 1)[0].strip()
+        return tr("input_help.caret_power", fixed=shown_str(code.replace("^", "**")))
     if isinstance(error, NameError):
         name = getattr(error, "name", None)
         if not isinstance(name, str) or not name:
@@ -344,10 +392,13 @@ def input_hint(error: BaseException, line: str | None = None) -> str | None:
         worded = _number_with_words(code, _error_line(error)) if _ANSWER_LINE.match(code) else None
         if worded is not None and name in code:
             return worded
+        if name in CHINESE_NUMERALS and _ANSWER_LINE.match(code) and code.split("=", 1)[1].strip() == name:
+            # answer = 二: a number in Chinese, not an option to quote (review 25)
+            return tr("input_help.chinese_numeral", name=shown, value=CHINESE_NUMERALS[name])
         fixed = _quoted_option(code, name) if _ANSWER_LINE.match(code) else None
         if fixed is not None:
-            return tr("input_help.unquoted", name=shown, fixed=shown_str(fixed))
-        return tr("input_help.undefined", name=shown)
+            return tr("input_help.unquoted", name=shown, fixed=shown_str(fixed), menu=tr("input_help.run_above_menu"))
+        return tr("input_help.undefined", name=shown, menu=tr("input_help.run_above_menu"))
     return None
 
 
@@ -419,11 +470,11 @@ def install(shell: Any = None) -> bool:
     if shell is None or not hasattr(shell, "set_custom_exc"):
         return False
     current = getattr(shell, "custom_exceptions", ())
-    if current == (SyntaxError, NameError):
+    if current == HANDLED_ERRORS:
         return True
-    if current:
+    if current and current != (SyntaxError, NameError):  # another library's (the pair: an earlier version's own)
         return False
-    shell.set_custom_exc((SyntaxError, NameError), _handler)
+    shell.set_custom_exc(HANDLED_ERRORS, _handler)
     return True
 
 

@@ -1505,6 +1505,8 @@ class PlanResult:
             lines.append(tr("planner.none_accepted"))
         else:
             header = "planner.accepted_header_serving" if w.mode == "serving" else "planner.accepted_header"
+            if not best:  # top = 0: no "top 0:" over an empty list
+                header += "_unlisted"
             lines.append(tr(header, count=self.accepted_count, top=len(best)))
             groups = self.tie_groups(top=len(best))  # the groups of the rows shown, each whole
             group_of = {index: g for g, members in enumerate(groups, 1) for index in members}

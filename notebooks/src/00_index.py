@@ -381,8 +381,9 @@ figure_image(fig)
 #   一行。写代码时请把输入法切到英文（半角）。全角字母的答案（如 `'Ｂ'`）按对应的半角字母判断，选项末尾多打的 `。` 不算。
 # - **选项要加引号**：`answer = B` 会让 Python 报 NameError（找不到名字 B），要写成 `answer = 'B'`；真假值写作
 #   `True` / `False`。
-# - **重启内核 (kernel) 之后**：所有变量都清空了，要从本课开头依次重新运行（JupyterLab 菜单 Run → Run All Above Selected
-#   Cell）。直接运行练习单元格会看到 `NameError: name 'check' is not defined`：先运行前面的单元格就好。
+# - **重启内核 (kernel) 之后**：所有变量都清空了，要从本课开头依次重新运行：选中要做的练习单元格，用 JupyterLab 菜单
+#   “运行 → 运行选中单元格上方的所有单元格”（英文界面是 Run → Run All Above Selected Cell）。直接运行练习单元格会看到
+#   `NameError: name 'check' is not defined`：先运行前面的单元格就好。
 #   重启前画出的交互图也不再响应（JupyterLab 在它的控件旁画一个断开的链接图标，消息框停在旧的结果上）：
 #   重新运行它所在的单元格。
 #
@@ -424,9 +425,9 @@ figure_image(fig)
 #   (`'Ｂ'`) are read as the plain ones, and a `。` typed after an option does not count.
 # - **Options go in quotes**: `answer = B` makes Python stop with a NameError (it cannot find a name B); write
 #   `answer = 'B'`. Truth values are `True` / `False`.
-# - **After a kernel restart** every variable is gone: run the lesson again from the top (JupyterLab menu Run → Run All
-#   Above Selected Cell). An exercise cell run first shows `NameError: name 'check' is not defined`: run the cells
-#   above, and it works. An interactive figure drawn before the restart no longer answers (JupyterLab puts a broken
+# - **After a kernel restart** every variable is gone: run the lesson again from the top (select the exercise cell:
+#   Run → Run All Above Selected Cell). An exercise cell run first shows `NameError: name 'check' is not defined`:
+#   run the cells above, and it works. An interactive figure drawn before the restart no longer answers (JupyterLab puts a broken
 #   link icon next to its controls, and its message stays on the old result): run its cell again.
 #
 # If you edited a notebook and the course is later updated, regenerating keeps your version as `NN_xxx.mine.ipynb`;

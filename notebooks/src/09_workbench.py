@@ -673,7 +673,9 @@ assert slow_link.accepted(1)[0].step_s < 1.1 * baseline_best.step_s
 # `vocab_size` 等；MoE 的 `n_routed_experts`、`n_shared_experts`，多头潜在注意力 (multi-head latent attention, MLA)
 # 的 `kv_lora_rank` 等也认），缺键或值不对时报错并指出是哪个键。下面的字典按 Mistral 7B 公开的形状写成
 # （arXiv 2310.06825 表 1），参数量由形状算出。集群按 NVIDIA L40S 的数据手册手写：48 GB 显存、bf16 稠密
-# 362 TFLOP/s、显存带宽 864 GB/s；节点内只有 PCIe 4.0 x16，跨节点是每节点 100 GbE。命令行上同样可以用
+# 362 TFLOP/s、显存带宽 864 GB/s；节点内只有 PCIe 4.0 x16，跨节点是每节点 100 GbE。显存这里按 48 × 10^9 字节 =
+# 44.7 GiB 计，比本节后面那张表的规则（数据手册的 GB 数本身约是 GiB 数）保守：L40S 的 GDDR6 显存开着 ECC，校验位占去
+# 一部分，可用的不到 48 GiB；手边有这台机器时，照表里的做法用 nvidia-smi 显示的总量（MiB）除以 1024。命令行上同样可以用
 # `plan --model-config config.json --gpu-memory-gib ... --peak-tflops ... --hbm-gb-s ... --gpus-per-node ...
 # --intra-gb-s ... --inter-gb-s ...`。
 
@@ -686,7 +688,11 @@ assert slow_link.accepted(1)[0].step_s < 1.1 * baseline_best.step_s
 # attention's `kv_lora_rank` too) and names the key when one is missing or wrong. The dict below is Mistral 7B's
 # published shape (arXiv 2310.06825, Table 1); the parameter count is computed from it. The cluster is written by hand
 # from NVIDIA's L40S datasheet: 48 GB of memory, 362 TFLOP/s bf16 dense, 864 GB/s memory bandwidth; inside a node only
-# PCIe 4.0 x16, between nodes 100 GbE per node. The command line does the same with `plan --model-config config.json
+# PCIe 4.0 x16, between nodes 100 GbE per node. The memory is counted as 48 × 10^9 bytes = 44.7 GiB here, more
+# cautious than the rule of the table further down (a datasheet's GB figure is about the GiB figure already): the
+# L40S's GDDR6 runs with ECC, whose check bits take part of it, so less than 48 GiB is usable; with the machine at hand,
+# do as the table says and divide the total nvidia-smi shows (MiB) by 1024. The command line does the same with
+# `plan --model-config config.json
 # --gpu-memory-gib ... --peak-tflops ... --hbm-gb-s ... --gpus-per-node ... --intra-gb-s ... --inter-gb-s ...`.
 
 # %%
