@@ -35,7 +35,7 @@ at 110 %), fixed.
    of help (the course's handler takes TypeError too) showing the line with ``**``, and check() tells a wrong answer
    whose ``answer =`` line has a ``^`` between digits what ``^`` is.
 
-tests/test_learner_review25_browser.py shows 1, 2, 5, 7 and 9 in Chromium.
+tests/browser/test_learner_review25.py shows 1, 2, 5, 7 and 9 in Chromium.
 """
 
 from __future__ import annotations

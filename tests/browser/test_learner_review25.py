@@ -12,7 +12,6 @@ at 1280 x 720 with 110 % zoom (see tests/test_learner_review25.py for the Python
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +19,7 @@ from typing import Any
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 import jupyter_browser
 
 from tests.browser.test_learner_review24 import _cell_index, _type_first_line
@@ -28,33 +27,10 @@ from tests.test_learner_review25 import zh_cn_label
 
 #: 1280 x 720 at 110 % zoom, as tests/browser/test_learner_review23.py measures it.
 LAPTOP: dict[str, Any] = {"viewport": (1164, 655), "device_scale_factor": 1.1}
-IN_CI = os.environ.get("CI", "").lower() in ("true", "1")
 
 
 @pytest.fixture(scope="module")
-def chromium() -> Iterator[Any]:
-    missing = None
-    if jupyter_browser.chromium_path() is None:
-        missing = "Chromium is not installed"
-    else:
-        try:
-            import playwright.sync_api
-        except ImportError:
-            missing = "the Python package playwright is not installed"
-    if missing:
-        if IN_CI:
-            pytest.fail(f"browser tests need a browser in CI: {missing}")
-        pytest.skip(f"browser tests skipped: {missing}")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = jupyter_browser.launch_chromium(playwright)
-        yield browser
-        browser.close()
-
-
-@pytest.fixture(scope="module")
-def zh_lab(chromium: Any) -> Iterator[jupyter_browser.LabServer]:
+def zh_lab(browser: Any) -> Iterator[jupyter_browser.LabServer]:
     server = jupyter_browser.LabServer(settings=jupyter_browser.make_lab_settings("zh"))
     yield server
     server.close()
@@ -69,9 +45,9 @@ def _run_code_cells_through(lesson: jupyter_browser.LessonPage, last: int) -> No
             assert "Traceback" not in shown and "Error" not in shown, (index, shown)
 
 
-def test_lesson_0_names_the_menu_of_the_chinese_ui(zh_lab: jupyter_browser.LabServer, chromium: Any) -> None:
+def test_lesson_0_names_the_menu_of_the_chinese_ui(zh_lab: jupyter_browser.LabServer, browser: Any) -> None:
     menu_name, item = zh_cn_label("Run"), zh_cn_label("Run All Above Selected Cell")
-    lesson = jupyter_browser.LessonPage(chromium, zh_lab, "zh/00_index.ipynb", **LAPTOP)
+    lesson = jupyter_browser.LessonPage(browser, zh_lab, "zh/00_index.ipynb", **LAPTOP)
     try:
         page = lesson.page
         # the menu as JupyterLab shows it
@@ -101,8 +77,8 @@ def test_lesson_0_names_the_menu_of_the_chinese_ui(zh_lab: jupyter_browser.LabSe
         lesson.close()
 
 
-def test_lesson_9_top_0_report_and_a_two_digit_growth(zh_lab: jupyter_browser.LabServer, chromium: Any) -> None:
-    lesson = jupyter_browser.LessonPage(chromium, zh_lab, "zh/09_workbench.ipynb", **LAPTOP)
+def test_lesson_9_top_0_report_and_a_two_digit_growth(zh_lab: jupyter_browser.LabServer, browser: Any) -> None:
+    lesson = jupyter_browser.LessonPage(browser, zh_lab, "zh/09_workbench.ipynb", **LAPTOP)
     try:
         page = lesson.page
         report = _cell_index(page, "print(result.report(top=0))")
