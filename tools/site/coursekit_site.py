@@ -249,5 +249,6 @@ def setup(app: Any) -> dict[str, Any]:
     app.add_css_file("coursekit.css")
     app.add_js_file("coursekit-live.js", loading_method="defer")  # lesson widgets' precomputed states
     app.add_js_file("coursekit-lang.js", loading_method="defer")  # the language switch keeps the section read
+    app.add_js_file("coursekit-scroll.js", loading_method="defer")  # a wide formula's box: a tab stop while it scrolls
     app.add_css_file("coursekit-print.css", media="print")
     return {"parallel_read_safe": True, "parallel_write_safe": True}
