@@ -3,7 +3,8 @@ laptop and a 390 x 844 phone, an English instructor on a 1024 x 768 projector at
 
 1. On a phone, a displayed formula wider than the screen was cut off: the theme clips ``div.math`` (its rule is
    written for MathJax, whose inner box scrolls) and KaTeX's box does not scroll, so lesson 1's recomputation
-   formula lost its last third ("full: 2sbh" cut at "2 sb"). KaTeX's box now scrolls in itself (coursekit.css); no
+   formula lost its last third ("full: 2sbh" cut at "2 sb"). KaTeX's box now scrolls in itself, with room below for
+   a fraction's depth (a box that scrolls clips vertically too: lesson 2's formulas lost 4 px); no
    element of any page clips its own text on a phone (the next-page link at the cheat sheet's foot cut its title
    "运行课程：Binder、魔搭 (ModelScope)…" at the screen's edge too: the title now wraps). A formula's box that
    scrolls is a tab stop, as the theme makes its code blocks and tables (coursekit-scroll.js): at 1280 px, lesson 6's
@@ -67,6 +68,13 @@ _CLIPPED = """() => {
     if (el.scrollWidth > el.clientWidth + 1) {
       found.push(`${el.tagName.toLowerCase()}.${el.className}: ${el.scrollWidth} > ${el.clientWidth} px `
         + `"${el.textContent.trim().slice(0, 40)}"`);
+    }
+  }
+  // a formula's box clips vertically too (a box that scrolls sideways cannot show what sticks out below it)
+  for (const el of document.querySelectorAll('.bd-article .math, .bd-article .katex-display')) {
+    if (/hidden|clip/.test(getComputedStyle(el).overflowY) && el.scrollHeight > el.clientHeight + 1) {
+      found.push(`${el.className} (height): ${el.scrollHeight} > ${el.clientHeight} px`
+        + ` "${el.textContent.trim().slice(0, 40)}"`);
     }
   }
   const formulas = [...document.querySelectorAll('.bd-article div.math > .katex-display')];
