@@ -20,7 +20,8 @@ laptop and a 390 x 844 phone, an English instructor on a 1024 x 768 projector at
    one of the three ways a widget's note offers. The README's sections now read right on the page, the pip section
    and a ``make lab`` section (with the clone it runs in) are on it, and every lesson's bar links to that section.
 4. A widget whose states the page replays named "the “Run this lesson” buttons at the top of the page" while the
-   reader, on a phone, was screens below them: the widget now carries the page's launch links under its note.
+   reader, on a phone, was screens below them: the widget now carries the page's launch links under its note, each
+   link on one line (at 819 px "Run on your computer (make lab)" broke before "lab)").
 5. The single-language reference pages (capstone, cheat sheet, launch page) lost their previous / next links: the
    navigation listed them alternately in Chinese and English, and previous / next never cross languages. They are
    now listed one language after the other, so each leads to the next page in its own language.
@@ -241,6 +242,9 @@ _LAUNCH_LINKS = """() => {
       links: line ? [...line.querySelectorAll('a')].map((a) => [a.className, a.textContent, a.href]) : null,
       text: line ? line.textContent : '',
       afterNote: !!line && line.previousElementSibling?.classList.contains('ck-static-note'),
+      // each link on one line (its boxes' tops)
+      lines: line ? [...line.querySelectorAll('a')].map((a) => new Set([...a.getClientRects()].map((r) => r.top)).size)
+        : [],
     };
   });
   return {bar, label, widgets};
@@ -251,8 +255,14 @@ def test_every_lesson_offers_every_way_to_run_it_at_the_top_and_beside_its_widge
     pages = _lesson_pages(site)
 
     def run(browser: Any) -> dict[str, Any]:
-        page = browser.new_page(viewport=PHONE)
         found: dict[str, Any] = {}
+        # an English instructor's projector at 125 % (1024 x 768: 819 CSS px), then a Chinese learner's phone
+        projector = browser.new_page(viewport={"width": 819, "height": 614}, device_scale_factor=1.25)
+        for path in pages:
+            projector.goto(f"{served}/{path}", wait_until="load")
+            found[f"819px {path}"] = projector.evaluate(_LAUNCH_LINKS)
+        projector.close()
+        page = browser.new_page(viewport=PHONE)
         for path in pages:
             page.goto(f"{served}/{path}", wait_until="load")
             found[path] = page.evaluate(_LAUNCH_LINKS)
@@ -285,8 +295,9 @@ def test_every_lesson_offers_every_way_to_run_it_at_the_top_and_beside_its_widge
             sliders += 1
             # the page's own links, under the note that names them, after the bar's label in the page's language
             assert widget["links"] == result["bar"] and widget["afterNote"], (path, widget)
+            assert set(widget["lines"]) == {1}, (path, widget)
             assert widget["text"].startswith(result["label"]), (path, widget["text"], result["label"])
-    assert sliders >= 10, f"only {sliders} replayed widgets: the test proves little"
+    assert sliders >= 20, f"only {sliders} replayed widgets: the test proves little"
 
 
 # -- 5. previous / next on the reference pages -----------------------------------------------------
