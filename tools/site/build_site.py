@@ -29,6 +29,7 @@ executed copy is cached under the same notebook, ``coursekit`` sources and envir
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import re
@@ -61,11 +62,24 @@ GUIDE_TITLE = "教师指南 / Instructor guide"
 REFERENCE_TITLE = "参考 / Reference"
 GUIDE_LINK = Text(zh="教师指南", en="Instructor guide")
 LAUNCH_TITLE = Text(
-    zh="运行课程：Binder、魔搭 (ModelScope)、Colab 与 PyTorch",
-    en="Running the course: Binder, ModelScope, Colab and PyTorch",
+    zh="运行课程：Binder、魔搭 (ModelScope)、Colab、本机与 PyTorch",
+    en="Running the course: Binder, ModelScope, Colab, your own computer and PyTorch",
 )
-#: README sections the launch pages include, by language: (marker name, anchor).
-README_SECTIONS = ("binder", "modelscope", "colab", "pytorch")
+#: README sections the launch pages include, by language (marker name, also the section's anchor), in order: the
+#: ModelScope section points to the pip section below it.
+README_SECTIONS = ("binder", "modelscope", "colab", "local", "pip", "pytorch")
+#: The heading of a README section that has none of its own inside its markers (the README's heading covers more).
+README_SECTION_HEADINGS = {
+    "local": Text(zh="在自己的电脑上运行（make lab）", en="On your own computer (make lab)"),
+}
+#: What comes before a section's README text on the launch page: the clone it runs in ({repository}: owner/name).
+README_SECTION_LEADS = {
+    "local": Text(
+        zh="先克隆课程仓库并进入它：`git clone https://github.com/{repository}.git && cd {name}`，然后：",
+        en="First clone the course's repository and enter it: `git clone https://github.com/{repository}.git && "
+        "cd {name}`, then:",
+    ),
+}
 
 
 def repository() -> str:
@@ -339,12 +353,19 @@ def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def launch_page(lang: str) -> str:
-    """A how-to page that includes the README's launch sections of one language."""
+def launch_page(lang: str, repo: str | None = None) -> str:
+    """A how-to page that includes the README's launch sections of one language (``repo``: owner/name, by default
+    :func:`repository`)."""
+    repo = repo or repository()
     lines = [f"# {LAUNCH_TITLE.render(lang)}", ""]
     for name in README_SECTIONS:
+        lines.append(f"({name})=")
+        if name in README_SECTION_HEADINGS:
+            lines += [f"### {README_SECTION_HEADINGS[name].render(lang)}", ""]
+        if name in README_SECTION_LEADS:
+            lead = README_SECTION_LEADS[name].render(lang)
+            lines += [lead.format(repository=repo, name=repo.rsplit("/", 1)[-1]), ""]
         lines += [
-            f"({name})=",
             "```{include} ../README.md",
             f":start-after: <!-- site:{name}-{lang} -->",
             f":end-before: <!-- /site:{name}-{lang} -->",
@@ -366,6 +387,20 @@ def notebook_title(path: Path) -> str:
 
 def _toctree(caption: str, docs: Iterable[str]) -> list[str]:
     return ["```{toctree}", f":caption: {caption}", ":maxdepth: 1", ":hidden:", "", *docs, "```", ""]
+
+
+#: Reference pages by language in the navigation: Chinese, then English.
+_LANG_ORDER = {lang: i for i, lang in enumerate(LANGS)}
+
+
+def page_language(docname: str) -> str | None:
+    """A page's language from its name (tools/site/coursekit_site.py's rule: a ``zh``/``en`` folder or name suffix)."""
+    return _coursekit_site().page_language(docname)  # type: ignore[no-any-return]
+
+
+@functools.cache
+def _coursekit_site() -> Any:
+    return _load_tool("coursekit_site")
 
 
 def home_page(lessons: dict[str, list[Path]], docs: list[Path]) -> str:
@@ -399,7 +434,11 @@ def home_page(lessons: dict[str, list[Path]], docs: list[Path]) -> str:
     guide.sort(key=lambda d: (LANGS.index(d.split("/")[-2]) if d.split("/")[-2] in LANGS else 2, "README" not in d, d))
     lines += _toctree(GUIDE_TITLE, guide)
     reference = [str(p.with_suffix("")) for p in docs if "instructor" not in p.parts]
-    lines += _toctree(REFERENCE_TITLE, [*reference, *(f"launch/{lang}" for lang in LANGS)])
+    reference += [f"launch/{lang}" for lang in LANGS]
+    # one language's pages together (the bilingual ones first): previous / next, which stay in one language, then lead
+    # from each Chinese reference page to the next one (速查表 -> 运行课程), not to an English page's missing link
+    reference.sort(key=lambda d: (_LANG_ORDER.get(page_language(d), -1), d))
+    lines += _toctree(REFERENCE_TITLE, reference)
     return "\n".join(lines)
 
 

@@ -5,8 +5,9 @@ Loaded by the ``conf.py`` that :mod:`build_site` writes. Every page gets a bar a
 * the language switch: the same page in the other language (``.../zh/...`` <-> ``.../en/...``), at the section
   being read (coursekit-lang.js: a Chinese section has its English twin's anchor), or, for a page written in both
   languages (the home page, the glossary), links to both course indexes;
-* on a lesson page: Binder (JupyterLab at that notebook), Colab (the notebook opened from the repository) and the
-  ModelScope how-to; the repository comes from ``coursekit_repository`` (owner/name, read from pyproject.toml);
+* on a lesson page: Binder (JupyterLab at that notebook), Colab (the notebook opened from the repository), the
+  ModelScope how-to and the how-to for one's own computer (``make lab``); the repository comes from
+  ``coursekit_repository`` (owner/name, read from pyproject.toml);
 * a link to the glossary.
 
 Previous/next links never cross from one language's course into the other's.
@@ -32,6 +33,7 @@ LABELS: dict[str, Text] = {
     "binder": Text(zh="在 Binder 上运行", en="Run on Binder"),
     "colab": Text(zh="在 Colab 中打开", en="Open in Colab"),
     "modelscope": Text(zh="在魔搭 (ModelScope) 上运行", en="Run on ModelScope"),
+    "local": Text(zh="在自己的电脑上运行 (make lab)", en="Run on your computer (make lab)"),
     "glossary": Text(zh="术语表", en="Glossary"),
     "home": Text(zh="课程首页", en="Course home"),
     "launch": Text(zh="运行本课：", en="Run this lesson:"),
@@ -121,6 +123,7 @@ def _bar(app: Any, pagename: str) -> str:
         how_to = LAUNCH_DOC.format(lang=lang)
         if how_to in found:
             launch.append(_link(uri(pagename, how_to) + "#modelscope", labels["modelscope"], "ck-launch ck-modelscope"))
+            launch.append(_link(uri(pagename, how_to) + "#local", labels["local"], "ck-launch ck-local"))
         items.append(f'<span class="ck-launch-label">{html.escape(labels["launch"])}</span> ' + " ".join(launch))
         if lang != BINDER_UI_LANGUAGE:
             items.append(f'<span class="ck-binder-ui">{BINDER_UI_NOTE}</span>')
@@ -246,5 +249,6 @@ def setup(app: Any) -> dict[str, Any]:
     app.add_css_file("coursekit.css")
     app.add_js_file("coursekit-live.js", loading_method="defer")  # lesson widgets' precomputed states
     app.add_js_file("coursekit-lang.js", loading_method="defer")  # the language switch keeps the section read
+    app.add_js_file("coursekit-scroll.js", loading_method="defer")  # a wide formula's box: a tab stop while it scrolls
     app.add_css_file("coursekit-print.css", media="print")
     return {"parallel_read_safe": True, "parallel_write_safe": True}

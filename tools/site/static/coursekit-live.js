@@ -145,6 +145,11 @@ function ckSlider(block, replay, rows, message) {
     slider.setAttribute("aria-valuetext", frame.value);
   });
   rows[replay.control].append(" ", slider);
+  // Where to move the other controls: the page's launch links, under the note that names them, so that a learner
+  // far down the page (a phone) need not scroll back to the page's top.
+  const label = document.querySelector(".ck-bar .ck-launch-label");
+  const launch = label && ckLaunchLinks(label.textContent.trim());
+  if (launch) block.querySelector(".ck-static-note").after(launch);
 }
 
 /** Verdict boxes of a widget's cases by file, each a Promise of its HTML; a file that failed is asked for again. The
