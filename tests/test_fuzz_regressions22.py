@@ -18,7 +18,9 @@ Found and fixed:
 
 from __future__ import annotations
 
+import contextlib
 import html
+import io
 import random
 import re
 from decimal import Decimal
@@ -28,7 +30,8 @@ import ipywidgets
 import pytest
 
 from coursekit import i18n
-from coursekit.planner import WorkloadSpec, plan
+from coursekit.__main__ import main as cli_main
+from coursekit.planner import ModelSpec, WorkloadSpec, plan
 from coursekit.planner.result import step_line_parts
 from coursekit.presets import CLUSTERS, MODELS
 from coursekit.scaling import StepTimeline
@@ -183,3 +186,192 @@ def test_the_capacity_widgets_parts_add_up_to_its_total() -> None:
                 assert abs(Decimal(text_part) - Decimal(value)) < Decimal("0.01"), (text_part, value)
             checked += 1
     assert checked >= 250
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Part 2: keys that change the model, read and checked; keys that change no number, never claimed as honoured
+# ---------------------------------------------------------------------------------------------------------------------
+
+# meta-llama/Meta-Llama-3-8B's config.json (the keys the planner reads)
+LLAMA3_8B = {
+    "model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336, "num_attention_heads": 32,
+    "num_hidden_layers": 32, "num_key_value_heads": 8, "max_position_embeddings": 8192, "rms_norm_eps": 1e-05,
+    "vocab_size": 128256, "hidden_act": "silu", "tie_word_embeddings": False, "attention_bias": False,
+    "mlp_bias": False,
+}  # fmt: skip
+# nvidia/Nemotron-Mini-4B-Instruct's config.json: model_type nemotron (no transformers rule by type here), squared
+# ReLU in a 2-matrix MLP, LayerNorm (its epsilon under norm_eps), no biases
+NEMOTRON_4B = {
+    "model_type": "nemotron", "hidden_size": 3072, "intermediate_size": 9216, "num_attention_heads": 24,
+    "num_hidden_layers": 32, "num_key_value_heads": 8, "head_dim": 128, "max_position_embeddings": 4096,
+    "norm_eps": 1e-05, "vocab_size": 256000, "hidden_act": "relu2", "partial_rotary_factor": 0.5,
+    "tie_word_embeddings": False, "attention_bias": False, "mlp_bias": False,
+}  # fmt: skip
+# openai/gpt-oss-20b's config.json: model_type gpt_oss, read from its own keys (SiLU, rms_norm_eps, attention_bias)
+GPT_OSS_20B = {
+    "model_type": "gpt_oss", "hidden_size": 2880, "intermediate_size": 2880, "num_attention_heads": 64,
+    "num_hidden_layers": 24, "num_key_value_heads": 8, "head_dim": 64, "num_local_experts": 32,
+    "num_experts_per_tok": 4, "max_position_embeddings": 131072, "rms_norm_eps": 1e-05, "sliding_window": 128,
+    "vocab_size": 201088, "hidden_act": "silu", "tie_word_embeddings": False, "attention_bias": True,
+}  # fmt: skip
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _refusal(config: dict[str, Any], lang: str) -> str:
+    i18n.set_language(lang)
+    with pytest.raises(ValueError) as info:
+        ModelSpec.from_config(config)
+    return str(info.value)
+
+
+@pytest.mark.parametrize("activation", ["relu2", "gelu_pytorch_tanh", "gelu"])
+def test_a_gated_types_activation_changes_nothing_and_is_said_so(activation: str) -> None:
+    """transformers' LlamaMLP is gate_proj, up_proj and down_proj whatever ``hidden_act`` names (the activation is
+    looked up in ACT2FN and applied to the gate): 3 matrices of h × f. So the spec is the SiLU one, and the source says
+    the activation was not what decided it, in the learner's language (before, nothing said so and the spec's mlp
+    "swiglu" read as if a squared-ReLU config had been honoured)."""
+    i18n.set_language("en")
+    other = ModelSpec.from_config({**LLAMA3_8B, "hidden_act": activation})
+    assert other.mlp == "swiglu" and other.num_params == 8_030_261_248  # Llama 3 8B's published count
+    assert f"hidden_act={activation}: model_type llama's MLP does not change with its activation" in other.source
+    assert "changes no number computed here" in other.source
+    i18n.set_language("zh")
+    zh = ModelSpec.from_config({**LLAMA3_8B, "hidden_act": activation}).source
+    assert f"hidden_act={activation}：model_type llama 的 MLP 结构不随激活函数变" in zh
+    assert "不改变这里算出的任何数" in zh
+    # SiLU itself gets no note
+    assert "hidden_act" not in ModelSpec.from_config(LLAMA3_8B).source
+
+
+@pytest.mark.parametrize("value", [5, True, 1.5, "", "   ", ["silu"], {"name": "silu"}])
+@pytest.mark.parametrize("config", [LLAMA3_8B, NEMOTRON_4B], ids=["llama", "nemotron"])
+def test_an_activation_that_is_no_name_is_refused(config: dict[str, Any], value: Any) -> None:
+    """Whatever the model type: transformers looks ``hidden_act`` up by name in ACT2FN, so a number, a bool, a blank
+    string or a list names nothing (before, a gated type took any of them silently)."""
+    for lang, rule in (("en", "must name an activation function"), ("zh", "必须是激活函数的名字")):
+        message = _refusal({**config, "hidden_act": value}, lang)
+        assert "'hidden_act'" in message and repr(value) in message and rule in message, message
+
+
+def test_an_unknown_activation_is_refused_where_it_decides_the_mlp() -> None:
+    """A model type read from its own keys takes its MLP from the activation (SiLU: gated, 3 matrices; any other
+    name transformers knows: 2 matrices), so a name outside transformers' ACT2FN table is refused, naming the key,
+    the value and the names; squared ReLU (Nemotron) is a 2-matrix MLP and GELU-tanh too."""
+    message = _refusal({**NEMOTRON_4B, "hidden_act": "relu3"}, "en")
+    assert "'hidden_act' = 'relu3': not an activation transformers knows" in message and "relu2" in message
+    assert "silu" in message and "2-matrix" in message
+    zh = _refusal({**NEMOTRON_4B, "hidden_act": "relu3"}, "zh")
+    assert "不是 transformers 认得的激活函数" in zh and "2 矩阵" in zh
+    i18n.set_language("en")
+    h, f, layers = 3072, 9216, 32
+    for activation in ("relu2", "gelu_pytorch_tanh"):
+        spec = ModelSpec.from_config({**NEMOTRON_4B, "hidden_act": activation})
+        assert (spec.mlp, spec.norm, spec.biases) == ("gelu", "layernorm", False)
+        assert f"MLP from hidden_act={activation}" in spec.source
+    silu = ModelSpec.from_config({**NEMOTRON_4B, "hidden_act": "silu"})
+    assert silu.mlp == "swiglu"
+    # one more h × f matrix a layer, nothing else (the norm is named by neither key: it follows the MLP, RMSNorm for a
+    # gated one, whose h-wide weight has no h-wide bias beside it: 2 norms a layer and the final one)
+    relu2 = ModelSpec.from_config(NEMOTRON_4B)
+    assert silu.num_params - relu2.num_params == layers * h * f - (2 * layers + 1) * h
+
+
+@pytest.mark.parametrize("value", ["1e-5", float("nan"), float("inf"), 0, -1e-5, True, [1e-5]])
+def test_a_norm_epsilon_that_decides_the_norm_is_checked(value: Any) -> None:
+    """GPT-OSS is read from its own keys: ``rms_norm_eps`` names its norm (RMSNorm), so a value that is no positive
+    number is refused naming the key (before, the string "1e-5" was taken as RMSNorm)."""
+    for lang, rule in (("en", "must be a positive number"), ("zh", "必须是正数")):
+        message = _refusal({**GPT_OSS_20B, "rms_norm_eps": value}, lang)
+        assert "'rms_norm_eps'" in message and rule in message, message
+    i18n.set_language("en")
+    layer = {k: v for k, v in GPT_OSS_20B.items() if k != "rms_norm_eps"} | {"layer_norm_eps": 1e-5}
+    assert ModelSpec.from_config(layer).norm == "layernorm"
+    assert "norm from rms_norm_eps" in ModelSpec.from_config(GPT_OSS_20B).source
+
+
+def test_a_norm_epsilon_that_decides_nothing_is_left_alone() -> None:
+    """Llama's norm is RMSNorm by its model type; its epsilon changes no number computed here (no count, no FLOP, no
+    byte depends on it), so a string there is left alone and the spec is the same, with no word claiming it read."""
+    i18n.set_language("en")
+    plain = ModelSpec.from_config(LLAMA3_8B)
+    odd = ModelSpec.from_config({**LLAMA3_8B, "rms_norm_eps": "1e-5"})
+    assert odd == plain and "rms_norm_eps" not in odd.source
+
+
+@pytest.mark.parametrize("value", ["batchnorm", 3, "", True])
+def test_a_norm_type_that_names_no_norm_is_refused(value: Any) -> None:
+    for lang, rule in (("en", "must name the norm"), ("zh", "必须是归一化的名字")):
+        message = _refusal({**NEMOTRON_4B, "norm_type": value}, lang)
+        assert "'norm_type'" in message and rule in message, message
+
+
+def test_chatglms_rmsnorm_key_is_read() -> None:
+    """ChatGLM (THUDM/chatglm3-6b): ``rmsnorm`` true is RMSNorm, false LayerNorm (ChatGLMConfig); before, the key was
+    not read and a false went unnoticed. A value that is no bool is refused."""
+    chatglm = {
+        "model_type": "chatglm", "hidden_size": 4096, "ffn_hidden_size": 13696, "num_attention_heads": 32,
+        "num_layers": 28, "multi_query_attention": True, "multi_query_group_num": 2, "padded_vocab_size": 65024,
+        "seq_length": 8192, "layernorm_epsilon": 1e-05, "rmsnorm": True, "add_bias_linear": False,
+    }  # fmt: skip
+    i18n.set_language("en")
+    assert ModelSpec.from_config(chatglm).norm == "rmsnorm"
+    assert ModelSpec.from_config({**chatglm, "rmsnorm": False}).norm == "layernorm"
+    assert "'rmsnorm' = 'yes': must be true or false" in _refusal({**chatglm, "rmsnorm": "yes"}, "en")
+
+
+def test_attention_and_mlp_biases_that_differ_are_noted() -> None:
+    """The spec has biases on every linear layer or on none; GLM-4 (THUDM/glm-4-9b-hf: attention_bias true, an MLP
+    without biases) is counted with them everywhere, and the note says the MLP's are counted though absent."""
+    i18n.set_language("en")
+    spec = ModelSpec.from_config({**LLAMA3_8B, "attention_bias": True})
+    assert spec.biases and "attention_bias=true, mlp_bias=false" in spec.source
+    assert "are counted though the model has none" in spec.source
+    i18n.set_language("zh")
+    zh = ModelSpec.from_config({**LLAMA3_8B, "attention_bias": False, "mlp_bias": True}).source
+    assert "attention_bias=false，mlp_bias=true" in zh and "没有计入" in zh
+    assert "'mlp_bias' = 'no'" in _refusal({**LLAMA3_8B, "mlp_bias": "no"}, "en")
+
+
+def test_how_the_mlp_norm_and_biases_were_read_is_said_in_the_learners_language() -> None:
+    """The source's head said "MLP, norm and biases from hidden_act relu2" in English under --lang zh too, and named
+    the activation for the biases, which came from attention_bias."""
+    i18n.set_language("zh")
+    head = ModelSpec.from_config(NEMOTRON_4B).source.split(";", 2)[:2]
+    assert head[1].strip().startswith("MLP 按 hidden_act=relu2，归一化随 MLP，偏置按 attention_bias"), head
+    i18n.set_language("en")
+    source = ModelSpec.from_config(NEMOTRON_4B).source
+    assert "MLP from hidden_act=relu2; norm as the MLP implies; biases from attention_bias" in source
+
+
+@pytest.mark.parametrize(
+    ("text", "en", "zh"),
+    [
+        ("[1, 2]", "a JSON array: [1, 2]", "一个 JSON 数组：[1, 2]"),
+        ('"llama"', 'a JSON string: "llama"', '一个 JSON 字符串："llama"'),
+        ("3.5", "a JSON number: 3.5", "一个 JSON 数：3.5"),
+        ("true", "a JSON boolean: true", "一个 JSON 布尔值：true"),
+        ("null", "a JSON null: null", "一个 JSON null 值：null"),
+    ],
+)
+def test_a_config_file_that_is_no_object_names_what_it_holds(tmp_path: Any, text: str, en: str, zh: str) -> None:
+    """``plan --model-config``: a file holding a JSON array or null was refused as "not list" / "not NoneType",
+    Python's names, not the file's. It now says what JSON value it holds; exit status 2, one line, both languages."""
+    path = tmp_path / "config.json"
+    path.write_text(text, encoding="utf-8")
+    for lang, words in (("en", en), ("zh", zh)):
+        status, out, err = _cli(["plan", "--model-config", str(path), "--cluster", "h100-8", "--global-batch", "8",
+                                 "--lang", lang])  # fmt: skip
+        assert status == 2 and out == "" and len(err.strip().splitlines()) == 1, err
+        assert words in err and "Traceback" not in err and "NoneType" not in err, err
+        assert (CJK.search(err) is not None) == (lang == "zh"), err
+
+
+def _cli(argv: list[str]) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            status = cli_main(argv)
+        except SystemExit as stop:
+            status = stop.code if isinstance(stop.code, int) else 1
+    return int(status or 0), out.getvalue(), err.getvalue()
