@@ -1,0 +1,70 @@
+"""Fuzz pass 22 in a real browser: lesson 1's capacity widget, driven by its menus as a learner would, prints its five
+parts (parameters, gradients, optimizer state, activations, reserve) so that they add up to the total its verdict
+prints just above them, in both languages. Each state below was one where the parts, rounded on their own, were
+0.01 GiB off that total (the 1.7B and 3.6B models at the default settings, TP 2 on the 7.5B model).
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from coursekit import i18n
+from coursekit.widgets.capacity import CapacityWidget
+
+from .conftest import choose, scratch_notebook, widget_message
+
+_TOTAL = {"en": re.compile(r"Needs ([\d.]+) GiB of"), "zh": re.compile(r"需要 ([\d.]+) GiB，设备显存")}
+_PARTS = {
+    "en": re.compile(
+        r"parameters ([\d.]+) \+ gradients ([\d.]+) \+ optimizer state ([\d.]+) \+ activations ([\d.]+) "
+        r"\(micro-batches in flight: \d+\) \+ reserve ([\d.]+) GiB"
+    ),
+    "zh": re.compile(
+        r"参数 ([\d.]+) \+ 梯度 ([\d.]+) \+ 优化器状态 ([\d.]+) \+ 激活 ([\d.]+)（\d+ 个微批次在途）"
+        r"\+ 预留 ([\d.]+) GiB"
+    ),
+}
+
+
+def _labels(lang: str) -> dict[str, dict[Any, str]]:
+    """Each menu's label of each value, in ``lang``, as the widget shows them."""
+    i18n.set_language(lang)
+    try:
+        widget = CapacityWidget()
+        return {
+            key: dict(zip(widget.controls[key]._options_values, widget.controls[key]._options_labels, strict=True))
+            for key in ("model", "tp")
+        }
+    finally:
+        i18n.set_language("en")
+
+
+def _check(message: str, lang: str) -> None:
+    total, parts = _TOTAL[lang].search(message), _PARTS[lang].search(message)
+    assert total is not None and parts is not None, message
+    assert sum(Decimal(x) for x in parts.groups()) == Decimal(total.group(1)), message
+    assert "Traceback" not in message
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_capacity_widgets_parts_add_up_in_the_browser(browser: Any, tmp_path: Path, lang: str) -> None:
+    labels = _labels(lang)
+    sources = [f"import coursekit\ncoursekit.set_language('{lang}')\nfrom coursekit.widgets.capacity import "
+               "CapacityWidget\nCapacityWidget()"]  # fmt: skip
+    with scratch_notebook(browser, tmp_path, sources) as page:
+        widget = page.page.locator(".ck-widget").first
+        _check(widget_message(widget), lang)
+        seen = set()
+        for model in ("megatron-1.7b", "megatron-3.6b", "megatron-7.5b"):
+            message = choose(page.page, widget, "model", labels["model"][model])
+            _check(message, lang)
+            seen.add(message)
+        message = choose(page.page, widget, "tp", labels["tp"][2])
+        _check(message, lang)
+        seen.add(message)
+        assert len(seen) == 4  # each choice changed what the learner reads
