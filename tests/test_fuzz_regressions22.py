@@ -13,7 +13,30 @@ Found and fixed:
 2. Lesson 1's capacity widget printed its five parts (parameters, gradients, optimizer state, activations, reserve)
    each rounded to 0.01 GiB on its own: in 133 of 297 random states they were 0.01 GiB off the total the ledger's
    sentence printed just above ("Needs 26.37 GiB" with parts summing to 26.38). They now add up
-   (``coursekit.widgets.capacity.breakdown_parts``).
+   (``coursekit.widgets.capacity.breakdown_parts``; a browser test drives the widget in Chromium too).
+3. The serving line "TP all-reduce: count per token × each µs = total ms" did not multiply as printed in 28 of 140
+   seeded lines ("64 per token × 51.0 µs = 3.27 ms"); each all-reduce now takes the places that make it
+   (``coursekit.serving.search.all_reduce_product``).
+4. ``ModelSpec.from_config`` read a model type's MLP from its activation without checking the name (an unknown
+   "relu3" became a 2-matrix MLP) and took a gated type's activation key whatever it held (5, true, ""), while its
+   spec's ``mlp`` read as if a squared ReLU on a Llama had been honoured. An activation key must now be a name for
+   every type; where it decides the MLP (model types read from their own keys) it must be one of transformers'
+   ACT2FN names; where the type decides (Llama, Gemma, GPT-2 ...) it changes no number, and the source says so.
+5. A norm's epsilon key that decides the norm (``rms_norm_eps`` of a type read from its own keys) took any value
+   ("1e-5", NaN, 0) as RMSNorm; it must be a positive number. Where the type decides the norm, the epsilon changes
+   no number and is left alone. ``norm_type`` must name a norm; ChatGLM's ``rmsnorm`` key is read.
+6. ``attention_bias`` and ``mlp_bias`` that differ were not mentioned (the spec has biases everywhere or nowhere);
+   they get a note, and ``mlp_bias`` must be true or false.
+7. The source's "MLP, norm and biases from hidden_act relu2" was English under ``--lang zh`` and credited the
+   activation with biases read from ``attention_bias``; it names each key, in the learner's language.
+8. A ``--model-config`` file holding a JSON array or null was refused as "not list" / "not NoneType"; it now names
+   the JSON value it holds.
+
+Examined without a defect found: 21 published config shapes (Llama 2/3, Qwen2.5/3 dense and MoE, Qwen1.5-MoE,
+Mistral, Mixtral, DeepSeek-V2-Lite/V3, Gemma 2/3, Phi-3, GPT-OSS, Falcon 7B/40B, GPT-2, OLMo 2, GLM-4, ChatGLM3,
+Nemotron) each with every key set to 11 bad values (3,476 configs: none crashed); the command line's files (empty,
+a BOM, non-UTF-8 bytes, a trailing comma, a folder, a missing file) and custom-cluster flags at 0, NaN, infinity,
+negative and huge values (exit status 2, the flag named, both languages).
 """
 
 from __future__ import annotations
@@ -375,3 +398,45 @@ def _cli(argv: list[str]) -> tuple[int, str, str]:
         except SystemExit as stop:
             status = stop.code if isinstance(stop.code, int) else 1
     return int(status or 0), out.getvalue(), err.getvalue()
+
+
+_COMM = {
+    "en": re.compile(r"TP all-reduce: (\d+) per token × ([\d.]+) µs \(NCCL picks [^)]*\) = ([\d.]+) ms"),
+    "zh": re.compile(r"TP 全归约：每 token (\d+) 次 × ([\d.]+) µs（NCCL 选 [^）]*）= ([\d.]+) ms"),
+}
+
+
+def test_the_serving_all_reduce_line_multiplies_as_printed() -> None:
+    """``plan --mode serving``: "count per token × each µs = total ms". With each rounded to 0.1 µs on its own, 28 of
+    140 seeded lines did not multiply ("64 per token × 51.0 µs = 3.27 ms": 64 × 51.0 µs is 3.264 ms). Now the printed
+    product rounds to the printed total, the total is the exact one rounded to 0.01 ms, and each is its time rounded
+    to the places shown (coursekit.serving.search.all_reduce_product)."""
+    from coursekit.serving import ServingWorkload, candidate_lines, plan_serving
+
+    rng = random.Random(7)
+    checked = 0
+    for _ in range(25):
+        model = MODELS[rng.choice(["llama3-8b", "llama3-70b", "mixtral-8x7b", "deepseek-v2-lite", "qwen3-30b-a3b"])]
+        cluster = CLUSTERS[rng.choice(["h100-8", "a100-8", "b200-8", "pcie-24g-8"])].with_nodes(rng.choice([1, 2]))
+        lang = rng.choice(["en", "zh"])
+        i18n.set_language(lang)
+        workload = ServingWorkload(concurrency=rng.choice([1, 8, 64, 256]), prompt_tokens=rng.choice([128, 2048, 8192]),
+                                   output_tokens=256)  # fmt: skip
+        try:
+            result = plan_serving(model, cluster, workload)
+        except ValueError:
+            continue
+        for cand in result.accepted:
+            for line in candidate_lines(cand):
+                shown = _COMM[lang].search(line)
+                if shown is None:
+                    continue
+                count, each_us, total_ms = shown.groups()
+                assert f"{int(count) * Decimal(each_us) / 1000:.2f}" == total_ms, line
+                estimate = cand.estimate
+                assert estimate is not None and int(count) == estimate.all_reduces_per_token
+                exact_us = Decimal(estimate.all_reduce.time_s) * 1_000_000
+                assert abs(Decimal(each_us) - exact_us) <= Decimal(10) ** -_places(each_us) / 2, line
+                assert total_ms == f"{int(count) * exact_us / 1000:.2f}", line
+                checked += 1
+    assert checked >= 100
