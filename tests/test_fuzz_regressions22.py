@@ -125,6 +125,7 @@ def test_the_planners_step_line_adds_up_as_printed() -> None:
             assert t is not None
             unit = Decimal(10) ** -_places(step)
             assert all(_places(x) == _places(step) for x in (*parts, comm, hidden)), shown.group(0)
+            assert all(re.fullmatch(r"\d+\.\d+", x) for x in (step, *parts, comm, hidden)), shown.group(0)
             assert abs(Decimal(step) - Decimal(t.step_s)) <= unit / 2 + Decimal("1e-12"), shown.group(0)
             assert abs(Decimal(comm) - Decimal(t.communication_s)) <= unit / 2 + Decimal("1e-12"), shown.group(0)
             values = [t.compute_s, t.exposed_communication_s, t.bubble_s] + ([t.host_wait_s] if host else [])
@@ -151,6 +152,16 @@ def test_step_line_parts_at_a_line_that_did_not_add_up() -> None:
                         bubble_s=2e-6, input_wait_s=0.0, step_s=0.500002)  # fmt: skip
     shown = step_line_parts(tiny)
     assert shown["bubble_s"] == "0.000002" and shown["step_s"] == "0.500002", shown
+    # rounding noise (a 7-GPU node's Llama 3 8B plan hid 5.8e-16 s of communication) is not a part to show: 3 places,
+    # fixed-point (a first version printed 12 places and "0E-12 s hidden")
+    noise = StepTimeline(compute_s=12.354820709170978, communication_s=0.01952394353777778,
+                         exposed_communication_s=0.0195239435377772, hidden_communication_s=5.793976409762536e-16,
+                         bubble_s=1.1582644414847791, input_wait_s=0.0, step_s=13.532609094193534)  # fmt: skip
+    shown = step_line_parts(noise)
+    assert (shown["step_s"], shown["compute_s"], shown["exposed_s"], shown["bubble_s"]) == (
+        "13.533", "12.355", "0.020", "1.158",
+    )  # fmt: skip
+    assert (shown["comm_s"], shown["hidden_s"]) == ("0.020", "0.000")
     with pytest.raises(ValueError, match="input_wait_s"):
         step_line_parts(StepTimeline(1.0, 0.0, 0.0, 0.0, 0.0, input_wait_s=0.5, step_s=1.5))
     with pytest.raises(TypeError, match="timeline"):
@@ -440,3 +451,37 @@ def test_the_serving_all_reduce_line_multiplies_as_printed() -> None:
                 assert total_ms == f"{int(count) * exact_us / 1000:.2f}", line
                 checked += 1
     assert checked >= 100
+
+
+_CUSTOM = {  # each custom-cluster flag at the command line's lower bound, a datasheet value (H100 SXM), its upper bound
+    "--gpu-memory-gib": ("0.001", "80", "1000000"),
+    "--peak-tflops": ("0.001", "989", "1000000"),
+    "--hbm-gb-s": ("0.001", "3350", "1000000"),
+    "--gpus-per-node": ("1", "7", "8", "1024"),
+    "--intra-gb-s": ("0.001", "450", "1000000"),
+    "--inter-gb-s": ("0.001", "50", "1000000"),
+}
+
+
+def test_custom_clusters_at_their_extremes_print_step_lines_that_add_up() -> None:
+    """``plan --model llama3-8b`` on 10 seeded custom clusters, each flag at its bound or a datasheet value (a 7-GPU
+    node left 5.8e-16 s of hidden communication, which a first version of the fix printed at 12 places as "0E-12"):
+    exit status 0 with every step line adding up in fixed-point digits, or 2 with one line naming the cause."""
+    rng = random.Random(2222)
+    planned = 0
+    for _ in range(10):
+        flags = [item for flag, values in _CUSTOM.items() for item in (flag, rng.choice(values))]
+        status, out, err = _cli(["plan", "--model", "llama3-8b", "--global-batch", "64", "--top", "2", *flags])
+        assert status in (0, 2) and "Traceback" not in out + err, err
+        if status == 2:
+            assert len(err.strip().splitlines()) == 1, err
+            continue
+        for line in _STEP["en"].finditer(out):
+            step, compute, exposed, bubble, host, comm, hidden = line.groups()
+            assert _adds_up([compute, exposed, bubble] + ([host] if host else []), step), line.group(0)
+            assert _adds_up([exposed, hidden], comm), line.group(0)
+            # fixed-point, 3 places or more only as a tiny nonzero part needs (a 0.001 TFLOP/s GPU's 11,301,680 s of
+            # compute beside 1e-9 s of hidden communication: 9 places), never more than MAX_PRINTED_PLACES (12)
+            assert all(re.fullmatch(r"\d+\.\d{3,12}", x) for x in (step, comm, hidden)), line.group(0)
+        planned += 1
+    assert planned >= 5

@@ -731,8 +731,10 @@ STEP_LINE_PLACES: int = 3
 
 
 def _shows_digit(value: float, places: int) -> bool:
-    """Whether ``value`` printed to ``places`` decimals shows it is nonzero (a zero needs no digit)."""
-    return value == 0 or any(ch in "123456789" for ch in f"{value:.{places}f}")
+    """Whether ``value`` printed to ``places`` decimals shows it is nonzero (a zero needs no digit, nor a value no
+    printable places show: below half of 10**-MAX_PRINTED_PLACES, rounding noise such as 1e-17 s)."""
+    invisible = abs(value) < 0.5 * 10.0**-MAX_PRINTED_PLACES
+    return invisible or any(ch in "123456789" for ch in f"{value:.{places}f}")
 
 
 def step_line_parts(timeline: StepTimeline) -> dict[str, str]:
@@ -774,14 +776,15 @@ def step_line_parts(timeline: StepTimeline) -> dict[str, str]:
     comm_shown = Decimal(f"{sum(comm_parts):.{places}f}")
     hidden_shown = max(comm_shown - Decimal(parts[1]), Decimal(0).quantize(comm_shown))
     comm_shown = Decimal(parts[1]) + hidden_shown
+    step_shown = sum(Decimal(part) for part in parts)
     return {
-        "step_s": str(sum(Decimal(part) for part in parts)),
+        "step_s": f"{step_shown:.{places}f}",  # fixed-point, never "0E-12"
         "compute_s": parts[0],
         "exposed_s": parts[1],
         "bubble_s": parts[2],
         "host_s": parts[3] if host > 0 else f"{0.0:.{places}f}",
-        "comm_s": str(comm_shown),
-        "hidden_s": str(hidden_shown),
+        "comm_s": f"{comm_shown:.{places}f}",
+        "hidden_s": f"{hidden_shown:.{places}f}",
     }
 
 
