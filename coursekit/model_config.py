@@ -240,6 +240,15 @@ register(
         "config.kind_boolean": {"zh": "一个 JSON 布尔值", "en": "a JSON boolean"},
         "config.kind_null": {"zh": "一个 JSON null 值", "en": "a JSON null"},
         "config.kind_number": {"zh": "一个 JSON 数", "en": "a JSON number"},
+        "config.name_type": {
+            "zh": "name = {value}：必须是字符串（规格的名字），而不是 {type}。",
+            "en": "name = {value}: must be a string (the spec's label), not {type}.",
+        },
+        "config.name_blank": {
+            "zh": "name = {value}：必须是非空、可打印的字符串（规格的名字；换行会把一行输出拆开）。",
+            "en": "name = {value}: must be a non-empty string of printable characters (the spec's label; a line "
+            "break would split one-line output).",
+        },
         "config.path_type": {
             "zh": "path = {value}：必须是文件路径（str 或 pathlib.Path），而不是 {type}。",
             "en": "path = {value}: must be a file path (str or pathlib.Path), not {type}.",
@@ -1338,6 +1347,10 @@ def model_fields_from_config(config: Mapping[str, Any], name: str | None = None)
     """
     if not isinstance(config, Mapping):
         raise TypeError(tr("config.not_mapping", type=type(config).__name__))
+    if name is not None and not isinstance(name, str):  # the caller's argument, not a config key
+        raise TypeError(tr("config.name_type", value=shown_repr(name), type=type(name).__name__))
+    if name is not None and (not name.strip() or not name.isprintable()):
+        raise ValueError(tr("config.name_blank", value=shown_repr(name)))
     _check_text_config(config)
     language_model = _language_model(config)  # a multimodal config's language model
     try:

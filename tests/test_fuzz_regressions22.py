@@ -31,6 +31,8 @@ Found and fixed:
    activation with biases read from ``attention_bias``; it names each key, in the learner's language.
 8. A ``--model-config`` file holding a JSON array or null was refused as "not list" / "not NoneType"; it now names
    the JSON value it holds.
+9. ``ModelSpec.from_config(config, name=5)`` blamed the config ("the name this config gives is refused") for the
+   caller's argument, and took a name with a line break; the argument is now checked and named as such.
 
 Examined without a defect found: 21 published config shapes (Llama 2/3, Qwen2.5/3 dense and MoE, Qwen1.5-MoE,
 Mistral, Mixtral, DeepSeek-V2-Lite/V3, Gemma 2/3, Phi-3, GPT-OSS, Falcon 7B/40B, GPT-2, OLMo 2, GLM-4, ChatGLM3,
@@ -485,3 +487,24 @@ def test_custom_clusters_at_their_extremes_print_step_lines_that_add_up() -> Non
             assert all(re.fullmatch(r"\d+\.\d{3,12}", x) for x in (step, comm, hidden)), line.group(0)
         planned += 1
     assert planned >= 5
+
+
+@pytest.mark.parametrize(
+    ("name", "error", "en", "zh"),
+    [
+        (5, TypeError, "name = 5: must be a string (the spec's label), not int.", "name = 5：必须是字符串"),
+        (b"x", TypeError, "name = b'x': must be a string", "name = b'x'：必须是字符串"),
+        ("", ValueError, "name = '': must be a non-empty string of printable characters", "必须是非空、可打印的字符串"),
+        ("a\nb", ValueError, "name = 'a\\nb': must be a non-empty string of printable", "换行会把一行输出拆开"),
+    ],
+)
+def test_a_bad_name_argument_is_named_as_the_callers(name: Any, error: type, en: str, zh: str) -> None:
+    """``ModelSpec.from_config(config, name=5)`` said "the name this config gives is refused", blaming the config for
+    the caller's argument, and took a name with a line break (which splits the report's one-line headers)."""
+    for lang, words in (("en", en), ("zh", zh)):
+        i18n.set_language(lang)
+        with pytest.raises(error) as info:
+            ModelSpec.from_config(LLAMA3_8B, name=name)
+        assert words in str(info.value) and "config" not in str(info.value), str(info.value)
+    i18n.set_language("en")
+    assert ModelSpec.from_config(LLAMA3_8B, name="我的模型").name == "我的模型"
