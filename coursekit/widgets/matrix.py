@@ -321,14 +321,14 @@ class MatrixWidget(LessonWidget[MatrixView]):
             # places, the activations at 1 and the reserve as given: "3.38 + 1224.0 + 2 = 1229.4")
             terms = (part, case.activation_gib, case.runtime_reserve_gib)
             places = adding_up_places(terms, 2 if kind == "layer_exceeds_device" else 1, 3)
-            shown = parts_adding_up(terms, places)
+            printed = parts_adding_up(terms, places)
             lines[0] += html.escape(
                 tr(
                     "widgets.matrix.layer_sum" if kind == "layer_exceeds_device" else "widgets.matrix.state_sum",
-                    part=shown[0],
-                    act=shown[1],
-                    reserve=shown[2],
-                    total=f"{sum(Decimal(x) for x in shown):.{places}f}",
+                    part=printed[0],
+                    act=printed[1],
+                    reserve=printed[2],
+                    total=f"{sum(Decimal(x) for x in printed):.{places}f}",
                     device=f"{case.device_memory_gib:g}",
                 )
             )
