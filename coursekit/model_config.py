@@ -42,7 +42,12 @@ those of :data:`UNTIED_TYPES`, else ``PretrainedConfig``'s True). A ``model_type
 (Phi-2, StarCoder2, Nemotron ...) is read from its own keys: a SiLU activation means a gated MLP, any other a
 2-matrix one; ``norm_type`` or the norm's epsilon key (``rms_norm_eps`` / ``layer_norm_eps``) the norm;
 ``use_bias`` / ``bias`` / ``attention_bias`` the biases (default: biases with a 2-matrix MLP). A config naming no
-activation is read as Llama-style, and the spec's ``source`` says so.
+activation is read as Llama-style, and the spec's ``source`` says so (in the learner's language, naming the key each
+of the MLP, the norm and the biases was read from; ChatGLM's ``rmsnorm`` names its norm). The keys read there are
+checked: the activation a name of transformers' table (:data:`HF_ACTIVATIONS`), ``norm_type`` a norm's name, the
+norm's epsilon a positive number. An activation key is a name whatever the model type; where the type decides the MLP,
+the activation changes no number computed here, and a config naming another activation than the MLP's usual one
+(Gemma's GELU, a squared ReLU on a Llama) gets a note saying so; a norm's epsilon there is not read at all.
 A multimodal config that keeps its language model under ``text_config`` (Llama 4, Gemma 3, Mistral 3, LLaVA) is read
 from there, with the outer ``tie_word_embeddings`` when the text_config states none. A key a published config leaves
 out takes the value of its transformers configuration class where that differs from the reading of an absent key
@@ -176,6 +181,73 @@ register(
         "config.str": {
             "zh": "模型配置的 {key!r} = {value!r}：必须是字符串。",
             "en": "The model config's {key!r} = {value!r}: must be a string.",
+        },
+        "config.activation_type": {
+            "zh": '模型配置的 {key!r} = {value!r}：必须是激活函数的名字（非空字符串，如 "silu"、"gelu_new"）。',
+            "en": "The model config's {key!r} = {value!r}: must name an activation function (a non-empty string, such "
+            'as "silu" or "gelu_new").',
+        },
+        "config.activation_name": {
+            "zh": "模型配置的 {key!r} = {value!r}：不是 transformers 认得的激活函数（{names}）。这个 model_type 的 "
+            "MLP 按激活函数判断：SiLU（silu、swish）是门控的 3 矩阵 MLP，其他是 2 矩阵 MLP，所以名字必须认得。",
+            "en": "The model config's {key!r} = {value!r}: not an activation transformers knows ({names}). This "
+            "model_type's MLP is read from its activation: SiLU (silu, swish) means a gated 3-matrix MLP, any other a "
+            "2-matrix one, so the name must be a known one.",
+        },
+        "config.norm_type": {
+            "zh": '模型配置的 {key!r} = {value!r}：必须是归一化的名字，含 "rms"（RMSNorm，如 "rmsnorm"）或 '
+            '"layer"（LayerNorm，如 "layer_norm"）；这个 model_type 的归一化按它判断。',
+            "en": 'The model config\'s {key!r} = {value!r}: must name the norm, with "rms" (RMSNorm, e.g. '
+            '"rmsnorm") or "layer" (LayerNorm, e.g. "layer_norm") in it; this model_type\'s norm is read from it.',
+        },
+        "config.norm_eps": {
+            "zh": "模型配置的 {key!r} = {value!r}：必须是正数（归一化的 epsilon，如 1e-05）；这个 model_type 的归一化按"
+            "这个键判断（{norm}）。",
+            "en": "The model config's {key!r} = {value!r}: must be a positive number (the norm's epsilon, e.g. 1e-05); "
+            "this model_type's norm is read from this key ({norm}).",
+        },
+        "config.note_activation": {
+            "zh": "{key}={value}：model_type {model_type} 的 MLP 结构不随激活函数变（transformers 按 model_type 建它："
+            "{mlp}），已按这个结构计；激活函数本身不改变这里算出的任何数（它的逐元素开销对任何激活函数都略去）。",
+            "en": "{key}={value}: model_type {model_type}'s MLP does not change with its activation (transformers "
+            "builds it by model_type: {mlp}), and is counted so; the activation function itself changes no number "
+            "computed here (its elementwise cost is left out for any activation).",
+        },
+        "config.note_mlp_bias": {
+            "zh": "attention_bias={attention}，mlp_bias={mlp}：这里的模型要么每个线性层都有偏置，要么都没有；按 "
+            "attention_bias 计（{counted}），所以 MLP 的偏置（每层 2·f + h 个参数，f 为 MLP 宽度）{effect}。",
+            "en": "attention_bias={attention}, mlp_bias={mlp}: a model here has biases on every linear layer or on "
+            "none; counted as attention_bias says ({counted}), so the MLP's biases (2·f + h parameters a layer, f the "
+            "MLP's width) {effect}.",
+        },
+        "config.bias_everywhere": {"zh": "每个线性层都有偏置", "en": "biases on every linear layer"},
+        "config.bias_nowhere": {"zh": "没有偏置", "en": "no biases"},
+        "config.bias_extra": {"zh": "被多计了（模型没有）", "en": "are counted though the model has none"},
+        "config.bias_missing": {"zh": "没有计入", "en": "are left out"},
+        "config.mlp_gated": {
+            "zh": "门控 MLP，3 个 h × f 矩阵（gate、up、down）",
+            "en": "a gated MLP, 3 matrices of h × f (gate, up, down)",
+        },
+        "config.mlp_plain": {"zh": "2 个 h × f 矩阵（up、down）", "en": "2 matrices of h × f (up, down)"},
+        "config.file_not_object": {
+            "zh": "模型配置文件 {path} 必须是一个 JSON 对象（用 {{ }} 括起的键值对，如 "
+            '{{"hidden_size": 4096, ...}}），而它是{kind}：{value}。',
+            "en": "The model config file {path} must be a JSON object (keys and values in {{ }}, such as "
+            '{{"hidden_size": 4096, ...}}), but it holds {kind}: {value}.',
+        },
+        "config.kind_array": {"zh": "一个 JSON 数组", "en": "a JSON array"},
+        "config.kind_string": {"zh": "一个 JSON 字符串", "en": "a JSON string"},
+        "config.kind_boolean": {"zh": "一个 JSON 布尔值", "en": "a JSON boolean"},
+        "config.kind_null": {"zh": "一个 JSON null 值", "en": "a JSON null"},
+        "config.kind_number": {"zh": "一个 JSON 数", "en": "a JSON number"},
+        "config.name_type": {
+            "zh": "name = {value}：必须是字符串（规格的名字），而不是 {type}。",
+            "en": "name = {value}: must be a string (the spec's label), not {type}.",
+        },
+        "config.name_blank": {
+            "zh": "name = {value}：必须是非空、可打印的字符串（规格的名字；换行会把一行输出拆开）。",
+            "en": "name = {value}: must be a non-empty string of printable characters (the spec's label; a line "
+            "break would split one-line output).",
         },
         "config.path_type": {
             "zh": "path = {value}：必须是文件路径（str 或 pathlib.Path），而不是 {type}。",
@@ -615,37 +687,100 @@ def _dropout(config: Mapping[str, Any]) -> float:
     return max(rates)
 
 
-def _architecture(config: Mapping[str, Any], model_type: str) -> tuple[bool, str, bool, str]:
-    """(gated MLP, norm, biases, how it was decided) of a config.
+#: transformers' activation names (``ACT2CLS`` in ``transformers/activations.py``), what ``hidden_act`` and its kin
+#: may name: a config naming another does not load in transformers.
+HF_ACTIVATIONS: frozenset[str] = frozenset(
+    {
+        "gelu", "gelu_10", "gelu_fast", "gelu_new", "gelu_python", "gelu_pytorch_tanh", "gelu_python_tanh",
+        "gelu_accurate", "hardswish", "laplace", "leaky_relu", "linear", "mish", "quick_gelu", "relu", "relu2",
+        "relu6", "sigmoid", "silu", "sqrtsoftplus", "swish", "tanh", "prelu", "xielu",
+    }
+)  # fmt: skip
+#: The keys of a norm's epsilon that name the norm of a model_type read from its own keys (the first one present).
+_NORM_EPS_KEYS: dict[str, str] = {
+    "rms_norm_eps": "rmsnorm",
+    "layer_norm_eps": "layernorm",
+    "layer_norm_epsilon": "layernorm",
+}
 
-    A known ``model_type`` decides (:data:`GPT_STYLE_TYPES`, :data:`GATED_TYPES`). Any other type is read from its
-    own keys: the activation (SiLU only in a gated MLP), the norm's epsilon key (``rms_norm_eps`` or
-    ``layer_norm_eps`` / ``layer_norm_epsilon``) or ``norm_type``, and ``use_bias`` / ``bias`` /
-    ``attention_bias`` for the biases; a config that names no activation keeps the gated default and says so.
+
+def _activation(config: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(key, activation name) of the first activation key the config states, or None; a value that is not a
+    non-blank string is refused by name, whatever the model type (transformers looks the name up in ``ACT2FN``)."""
+    key = next((k for k in _ACTIVATION_KEYS if config.get(k) is not None), None)
+    if key is None:
+        return None
+    value = config[key]
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(tr("config.activation_type", key=key, value=value))
+    return key, value
+
+
+def _architecture(config: Mapping[str, Any], model_type: str) -> tuple[bool, str, bool, Text | None]:
+    """(gated MLP, norm, biases, how they were decided: None for the model_type) of a config.
+
+    A known ``model_type`` decides (:data:`GPT_STYLE_TYPES`, :data:`GATED_TYPES`): its activation key then changes no
+    number computed here and is not read as deciding anything (:func:`config_notes` says so where it names another
+    activation than the MLP's usual one). Any other type is read from its own keys, each checked: the activation (a
+    name of :data:`HF_ACTIVATIONS`; SiLU only in a gated MLP), ``norm_type`` (naming RMSNorm or LayerNorm) or the
+    norm's epsilon key (``rms_norm_eps``, ``layer_norm_eps`` / ``layer_norm_epsilon``: a positive number), and
+    ``use_bias`` / ``bias`` / ``attention_bias`` for the biases; a config that names no activation keeps the gated
+    default and says so.
     """
+    found = _activation(config)
     if model_type in GPT_STYLE_TYPES:
         biases = _bool(config, "bias", True) if model_type == "falcon" else True
-        return False, "layernorm", biases, "model_type"
+        return False, "layernorm", biases, None
     if model_type in GATED_TYPES:
-        return True, "rmsnorm", _bool(config, "attention_bias", False), "model_type"
-    activation = next((config[k] for k in _ACTIVATION_KEYS if config.get(k) is not None), None)
-    if activation is not None and not isinstance(activation, str):
-        raise ValueError(tr("config.str", key=next(k for k in _ACTIVATION_KEYS if config.get(k) is not None),
-                            value=activation))  # fmt: skip
-    gated = activation is None or activation.strip().lower() in GATED_ACTIVATIONS
-    norm_type = config.get("norm_type")
-    if isinstance(norm_type, str) and norm_type.strip():
-        norm = "rmsnorm" if "rms" in norm_type.lower() else "layernorm"
-    elif config.get("rms_norm_eps") is not None:
-        norm = "rmsnorm"
-    elif config.get("layer_norm_eps") is not None or config.get("layer_norm_epsilon") is not None:
-        norm = "layernorm"
-    else:
-        norm = "rmsnorm" if gated else "layernorm"
+        return True, "rmsnorm", _bool(config, "attention_bias", False), None
+    if found is not None and found[1].strip().lower() not in HF_ACTIVATIONS | GATED_ACTIVATIONS:
+        names = ", ".join(sorted(HF_ACTIVATIONS))
+        raise ValueError(tr("config.activation_name", key=found[0], value=found[1], names=names))
+    gated = found is None or found[1].strip().lower() in GATED_ACTIVATIONS
+    norm, norm_how = _norm(config, gated)
     bias_key = next((k for k in ("use_bias", "bias", "attention_bias") if config.get(k) is not None), None)
     biases = _bool(config, bias_key, False) if bias_key is not None else not gated
-    how = f"hidden_act {activation}" if activation is not None else "assumed Llama-style: no activation key"
+    mlp_how = (
+        Text(zh=f"MLP 按 {found[0]}={found[1]}", en=f"MLP from {found[0]}={found[1]}")
+        if found is not None
+        else Text(zh="假定为 Llama 式：没有激活函数键", en="assumed Llama-style: no activation key")
+    )
+    bias_how = (
+        Text(zh=f"偏置按 {bias_key}", en=f"biases from {bias_key}")
+        if bias_key is not None
+        else Text(zh="偏置随 MLP", en="biases as the MLP implies")
+    )
+    how = Text(
+        zh=f"{mlp_how.render('zh')}，{norm_how.render('zh')}，{bias_how.render('zh')}",
+        en=f"{mlp_how.render('en')}; {norm_how.render('en')}; {bias_how.render('en')}",
+    )
     return gated, norm, biases, how
+
+
+def _norm(config: Mapping[str, Any], gated: bool) -> tuple[str, Text]:
+    """(norm, how it was decided) of a config read from its own keys: ``norm_type`` (a name with "rms" is RMSNorm,
+    one with "layer" LayerNorm, any other refused), else ChatGLM's ``rmsnorm`` (true or false), else the first
+    epsilon key of :data:`_NORM_EPS_KEYS` (its value a positive finite number, else refused), else the MLP's
+    (RMSNorm with a gated MLP, LayerNorm with a 2-matrix one)."""
+    norm_type = config.get("norm_type")
+    if norm_type is not None:
+        name = norm_type.strip().lower() if isinstance(norm_type, str) else ""
+        norm = "rmsnorm" if "rms" in name else "layernorm" if "layer" in name else None
+        if norm is None:
+            raise ValueError(tr("config.norm_type", key="norm_type", value=norm_type))
+        return norm, Text(zh="归一化按 norm_type", en="norm from norm_type")
+    if config.get("rmsnorm") is not None:  # ChatGLM: true RMSNorm, false LayerNorm
+        norm = "rmsnorm" if _bool(config, "rmsnorm", True) else "layernorm"
+        return norm, Text(zh="归一化按 rmsnorm", en="norm from rmsnorm")
+    for key, norm in _NORM_EPS_KEYS.items():
+        value = config.get(key)
+        if value is None:
+            continue
+        eps = _share(value)
+        if eps is None or not 0 < eps < math.inf:
+            raise ValueError(tr("config.norm_eps", key=key, value=value, norm=norm))
+        return norm, Text(zh=f"归一化按 {key}", en=f"norm from {key}")
+    return ("rmsnorm" if gated else "layernorm"), Text(zh="归一化随 MLP", en="norm as the MLP implies")
 
 
 #: model_type values whose blocks run attention and the MLP in parallel with no key saying so (their transformers
@@ -1045,6 +1180,41 @@ def _mamba_layers(config: Mapping[str, Any], layers: int) -> tuple[str, int, int
     return None
 
 
+def _activation_notes(config: Mapping[str, Any], model_type: str) -> list[Text]:
+    """An activation key of a model type that decides its MLP by itself (:data:`GATED_TYPES`, :data:`GPT_STYLE_TYPES`)
+    naming another activation than that MLP's usual one (a gated type's GELU or squared ReLU, a 2-matrix type's SiLU):
+    it changes no number here, and the note says so rather than let the spec's ``mlp`` read as honouring it. Llama's
+    ``attention_bias`` and ``mlp_bias`` that differ: the spec has biases everywhere or nowhere.
+
+    >>> [n.render("en")[:58] for n in _activation_notes({"hidden_act": "gelu_pytorch_tanh"}, "gemma")]
+    ["hidden_act=gelu_pytorch_tanh: model_type gemma's MLP does "]
+    """
+    notes = []
+    key = next((k for k in _ACTIVATION_KEYS if config.get(k) is not None), None)
+    value = config.get(key) if key is not None else None
+    if isinstance(value, str):
+        gated_name = value.strip().lower() in GATED_ACTIVATIONS
+        if (model_type in GATED_TYPES and not gated_name) or (model_type in GPT_STYLE_TYPES and gated_name):
+            mlp = "config.mlp_gated" if model_type in GATED_TYPES else "config.mlp_plain"
+            notes.append(_note("config.note_activation", key=key, value=value, model_type=model_type,
+                               mlp=_note(mlp)))  # fmt: skip
+    attention, mlp_bias = config.get("attention_bias", False), config.get("mlp_bias", False)
+    attention = False if attention is None else attention
+    mlp_bias = False if mlp_bias is None else mlp_bias
+    both_bools = isinstance(attention, bool) and isinstance(mlp_bias, bool)
+    if model_type in GATED_TYPES and both_bools and attention != mlp_bias:
+        notes.append(
+            _note(
+                "config.note_mlp_bias",
+                attention=_shown_value(attention),
+                mlp=_shown_value(mlp_bias),
+                counted=_note("config.bias_everywhere" if attention else "config.bias_nowhere"),
+                effect=_note("config.bias_extra" if attention else "config.bias_missing"),
+            )
+        )
+    return notes
+
+
 def _other_notes(config: Mapping[str, Any], model_type: str) -> list[Text]:
     """A ``quantization_config`` (AWQ / GPTQ weights: the plan counts 16-bit ones), GPT-OSS's attention sinks (no
     key: every GptOssAttention has them) and group-limited routing (DeepSeek's ``n_group`` / ``topk_group``; neutral
@@ -1112,17 +1282,19 @@ def localized_source(source: str) -> str:
     return source.text.render() if isinstance(source, SourceText) else source
 
 
-def _config_source(config: Mapping[str, Any], model_type: str, decided_by: str) -> SourceText:
-    """The ``source`` of a spec read from ``config``: the model type, what decided the MLP, norm and biases, and the
-    keys not modelled (:func:`config_notes`), in both languages."""
-    head = f"config.json (model_type {model_type or 'unknown'}" + (
-        "" if decided_by == "model_type" else f"; MLP, norm and biases from {decided_by}"
-    )
+def _config_source(config: Mapping[str, Any], model_type: str, decided_by: Text | None) -> SourceText:
+    """The ``source`` of a spec read from ``config``: the model type, what decided the MLP, norm and biases (None: the
+    model type), and the keys not modelled (:func:`config_notes`), in both languages."""
     notes = config_notes(config)
+    heads = {
+        lang: f"config.json (model_type {model_type or 'unknown'}"
+        + ("" if decided_by is None else f"; {decided_by.render(lang)}")
+        for lang in LANGUAGES
+    }
     return SourceText(
         Text(
-            zh=head + ")" + "".join(f"; {note.render('zh')}" for note in notes),
-            en=head + ")" + "".join(f"; {note.render('en')}" for note in notes),
+            zh=heads["zh"] + ")" + "".join(f"; {note.render('zh')}" for note in notes),
+            en=heads["en"] + ")" + "".join(f"; {note.render('en')}" for note in notes),
         )
     )
 
@@ -1151,6 +1323,7 @@ def config_notes(config: Mapping[str, Any]) -> tuple[Text, ...]:
     model_type = model_type if isinstance(model_type, str) else ""
     notes = _rotary_notes(config) + _parallel_block_notes(config, model_type)
     notes += _attention_span_notes(config, model_type) + _hybrid_notes(config) + _other_notes(config, model_type)
+    notes += _activation_notes(config, model_type)
     return tuple(notes)
 
 
@@ -1174,6 +1347,10 @@ def model_fields_from_config(config: Mapping[str, Any], name: str | None = None)
     """
     if not isinstance(config, Mapping):
         raise TypeError(tr("config.not_mapping", type=type(config).__name__))
+    if name is not None and not isinstance(name, str):  # the caller's argument, not a config key
+        raise TypeError(tr("config.name_type", value=shown_repr(name), type=type(name).__name__))
+    if name is not None and (not name.strip() or not name.isprintable()):
+        raise ValueError(tr("config.name_blank", value=shown_repr(name)))
     _check_text_config(config)
     language_model = _language_model(config)  # a multimodal config's language model
     try:
@@ -1202,6 +1379,8 @@ def _fields(config: Mapping[str, Any], name: str | None) -> dict[str, Any]:
     hidden = _required(config, "hidden")
     heads = _required(config, "heads")
     gated, norm, biases, decided_by = _architecture(config, model_type)
+    if model_type in GATED_TYPES:
+        _bool(config, "mlp_bias", False)  # read by its note (config_notes): true or false
     gpt_style = model_type in GPT_STYLE_TYPES
     found_ffn = _find(config, "ffn_hidden")
     ffn = _int(*found_ffn) if found_ffn is not None else None
@@ -1447,8 +1626,13 @@ def load_model_config(path: str | Path) -> dict[str, Any]:
     except ValueError:  # the one other refusal of json.loads: an integer of more digits than Python converts
         raise ValueError(tr("config.too_many_digits", path=str(path), limit=sys.get_int_max_str_digits())) from None
     if not isinstance(data, dict):
-        raise TypeError(tr("config.not_mapping", type=type(data).__name__))
+        kind = "config.kind_" + _JSON_KINDS.get(type(data), "number")
+        raise TypeError(tr("config.file_not_object", path=str(path), kind=tr(kind), value=_shown_value(data)[:40]))
     return data
+
+
+#: What a JSON document that is not an object holds, by the Python type json.loads gives it (a catalog entry).
+_JSON_KINDS: dict[type, str] = {list: "array", str: "string", bool: "boolean", type(None): "null"}
 
 
 learner_functions(globals())

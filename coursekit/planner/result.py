@@ -8,10 +8,19 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from .._cli import StreamedList
-from .._validate import check_bool, check_choice, check_int, check_number, check_sequence, learner_functions
+from .._validate import (
+    check_bool,
+    check_choice,
+    check_instance,
+    check_int,
+    check_number,
+    check_sequence,
+    learner_functions,
+)
 from ..capacity import RECOMPUTE_MODES
 from ..communication import TrafficTime
 from ..hardware import EP_ALL_TO_ALL_SMS, H100_SMS
@@ -19,7 +28,7 @@ from ..i18n import Reason, Text, register, tr
 from ..model_config import localized_source
 from ..scaling import StepTimeline
 from ..specs import ATTENTION_KERNEL_COMPUTE_CAPABILITY, ATTENTION_KERNELS, fp8_weight_cache_bytes
-from ..units import adding_up_places, bytes_to_gib, parts_adding_up
+from ..units import MAX_PRINTED_PLACES, adding_up_places, bytes_to_gib, parts_adding_up
 from .calibration import (
     ATTENTION_KERNEL_NAMES,
     ATTENTION_KERNEL_RATES,
@@ -366,17 +375,18 @@ class PlanCandidate:
         if self.timeline is not None:
             t = self.timeline
             waits = t.host_wait_s > 0
+            shown = step_line_parts(t)
             lines.append(
                 tr(
                     "planner.step_line",
-                    step_s=t.step_s,
-                    compute_s=t.compute_s,
-                    exposed_s=t.exposed_communication_s,
-                    bubble_s=t.bubble_s,
-                    comm_s=t.communication_s,
-                    hidden_s=t.hidden_communication_s,
+                    step_s=shown["step_s"],
+                    compute_s=shown["compute_s"],
+                    exposed_s=shown["exposed_s"],
+                    bubble_s=shown["bubble_s"],
+                    comm_s=shown["comm_s"],
+                    hidden_s=shown["hidden_s"],
                     bubble=self.bubble_fraction or 0.0,
-                    host=tr("planner.step_host", host_s=t.host_wait_s) if waits else "",
+                    host=tr("planner.step_host", host_s=shown["host_s"]) if waits else "",
                     host_note=tr("planner.step_host_note") if waits else "",
                 )
             )
@@ -715,6 +725,74 @@ _RATE_1K: float = attention_relative_rate(FLASH_ATTENTION_H100_SHORT_TFLOPS[:1])
 #: The degree keys of a training composition that a serving plan's layouts do not have (:meth:`PlanResult.check_layout`
 #: refuses them; ``etp`` has its own message).
 _TRAINING_ONLY_KEYS: tuple[str, ...] = ("dp", "cp", "ep", "v", "zero", "ga", "recompute")
+#: Decimal places of the step line's seconds where they add up as printed (each part rounded on its own, 46 of 140
+#: lines were 0.001 s off their printed sum); :func:`step_line_parts` takes more where they do not.
+STEP_LINE_PLACES: int = 3
+
+
+def _shows_digit(value: float, places: int) -> bool:
+    """Whether ``value`` printed to ``places`` decimals shows it is nonzero (a zero needs no digit, nor a value no
+    printable places show: below half of 10**-MAX_PRINTED_PLACES, rounding noise such as 1e-17 s)."""
+    invisible = abs(value) < 0.5 * 10.0**-MAX_PRINTED_PLACES
+    return invisible or any(ch in "123456789" for ch in f"{value:.{places}f}")
+
+
+def step_line_parts(timeline: StepTimeline) -> dict[str, str]:
+    """The seconds of ``plan --explain``'s step line, printed so that its sums add up as printed: step = compute +
+    exposed communication + bubble (+ host wait), and communication = exposed + hidden.
+
+    The places are :data:`STEP_LINE_PLACES`, or as many more as it takes for no nonzero value to read as zero, or one
+    more where that makes the sums add up with each part rounded on its own: both sums, else the step's (then the
+    hidden part is printed as the communication less the exposed part, at most one unit of the last place from its
+    own rounding). Where the step's parts do not add up at either, they move by at most one unit of the last place
+    (:func:`coursekit.units.parts_adding_up`). The step is printed as the sum of its printed parts.
+    A timeline here has no input wait or load imbalance (the search sets both to 0); one that has is refused.
+
+    >>> from coursekit.scaling import StepTimeline
+    >>> t = StepTimeline(compute_s=1.0004, communication_s=0.5, exposed_communication_s=0.2004,
+    ...                  hidden_communication_s=0.2996, bubble_s=0.1004, input_wait_s=0.0, step_s=1.3012)
+    >>> shown = step_line_parts(t)  # at 3 places 1.000 + 0.200 + 0.100 = 1.300, the step 1.301
+    >>> shown["step_s"], shown["compute_s"], shown["exposed_s"], shown["bubble_s"], shown["comm_s"], shown["hidden_s"]
+    ('1.3012', '1.0004', '0.2004', '0.1004', '0.5000', '0.2996')
+    """
+    check_instance("timeline", timeline, StepTimeline)
+    check_number("timeline.input_wait_s", timeline.input_wait_s, ge=0, le=0)
+    check_number("timeline.load_imbalance_s", timeline.load_imbalance_s, ge=0, le=0)
+    host = check_number("timeline.host_wait_s", timeline.host_wait_s, ge=0)
+    exposed, hidden = timeline.exposed_communication_s, timeline.hidden_communication_s
+    step_parts = (timeline.compute_s, exposed, timeline.bubble_s, *((host,) if host > 0 else ()))
+    comm_parts = (exposed, hidden)
+    values = (*step_parts, hidden, sum(step_parts), sum(comm_parts))
+    low = STEP_LINE_PLACES
+    while low < MAX_PRINTED_PLACES and not all(_shows_digit(value, low) for value in values):
+        low += 1
+    tried = range(low, min(low + 1, MAX_PRINTED_PLACES) + 1)
+    places = next(
+        (p for p in tried if _adds_up_alone(step_parts, p) and _adds_up_alone(comm_parts, p)),
+        next((p for p in tried if _adds_up_alone(step_parts, p)), tried[-1]),
+    )
+    parts = parts_adding_up(step_parts, places)
+    # the communication as rounded, the hidden part what is left of it after the exposed part as printed
+    comm_shown = Decimal(f"{sum(comm_parts):.{places}f}")
+    hidden_shown = max(comm_shown - Decimal(parts[1]), Decimal(0).quantize(comm_shown))
+    comm_shown = Decimal(parts[1]) + hidden_shown
+    step_shown = sum(Decimal(part) for part in parts)
+    return {
+        "step_s": f"{step_shown:.{places}f}",  # fixed-point, never "0E-12"
+        "compute_s": parts[0],
+        "exposed_s": parts[1],
+        "bubble_s": parts[2],
+        "host_s": parts[3] if host > 0 else f"{0.0:.{places}f}",
+        "comm_s": f"{comm_shown:.{places}f}",
+        "hidden_s": f"{hidden_shown:.{places}f}",
+    }
+
+
+def _adds_up_alone(parts: tuple[float, ...], places: int) -> bool:
+    """Whether ``parts``, each rounded on its own to ``places``, add up to their sum rounded the same way."""
+    return sum(Decimal(f"{x:.{places}f}") for x in parts) == Decimal(f"{sum(parts):.{places}f}")
+
+
 #: Rows of accepted candidates the tie scenarios estimate in one pass (:meth:`PlanResult._scenario_steps`): a pass
 #: holds about 3.5 KB of intermediate arrays per row, so a search of a million accepted candidates estimated at once
 #: peaked over 3 GB; in blocks of this many rows the pass holds about 115 MB, with the same step times.

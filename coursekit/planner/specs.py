@@ -393,17 +393,17 @@ register(
         "planner.link_intra_node": {"zh": "节点内链路", "en": "intra-node link"},
         "planner.link_inter_node": {"zh": "跨节点链路", "en": "inter-node link"},
         "planner.step_line": {
-            "zh": "  估算步时 {step_s:.3f~} s = 计算 {compute_s:.3f~} + 暴露的通信 {exposed_s:.3f~} "
-            "+ 气泡 {bubble_s:.3f~}{host} （通信共 {comm_s:.3f~} s，其中 {hidden_s:.3f~} s 藏在计算下；"
+            "zh": "  估算步时 {step_s} s = 计算 {compute_s} + 暴露的通信 {exposed_s} "
+            "+ 气泡 {bubble_s}{host} （通信共 {comm_s} s，其中 {hidden_s} s 藏在计算下；"
             "气泡占比 {bubble:.1%~}{host_note}）",
-            "en": "  Estimated step {step_s:.3f~} s = compute {compute_s:.3f~} + exposed communication "
-            "{exposed_s:.3f~} + bubble {bubble_s:.3f~}{host} (communication {comm_s:.3f~} s, {hidden_s:.3f~} s hidden "
+            "en": "  Estimated step {step_s} s = compute {compute_s} + exposed communication "
+            "{exposed_s} + bubble {bubble_s}{host} (communication {comm_s} s, {hidden_s} s hidden "
             "under compute; bubble share {bubble:.1%~}{host_note})",
         },
         # the step line's host parts, only where MoE layers wait for the host (empty otherwise)
         "planner.step_host": {
-            "zh": " + 等待主机发射 MoE 层 {host_s:.3f~}",
-            "en": " + waiting for the host to launch MoE layers {host_s:.3f~}",
+            "zh": " + 等待主机发射 MoE 层 {host_s}",
+            "en": " + waiting for the host to launch MoE layers {host_s}",
         },
         "planner.step_host_note": {
             "zh": "；主机时间是估算，见注释",

@@ -8,10 +8,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
+from decimal import Decimal
 from typing import Any
 
-from .._validate import called_from_outside, check_bool, check_int, learner_functions
-from ..i18n import Reason, Text, register, tr
+from .._validate import called_from_outside, check_bool, check_int, check_number, learner_functions
+from ..i18n import Reason, Text, nonzero, register, tr
 from ..model_config import localized_source
 from ..specs import (
     ClusterSpec,
@@ -165,10 +166,10 @@ register(
             "{workspace_gib} + reserve {reserve_gib} = {total_gib} / {device_gib:.0f} GiB, {verdict}",
         },
         "serving.comm": {
-            "zh": "    TP 全归约：每 token {count} 次 × {each_us:.1f} µs（NCCL 选 {algorithm}/{protocol}）"
-            "= {total_ms:.2f~} ms；解码受{bound}限制",
-            "en": "    TP all-reduce: {count} per token × {each_us:.1f} µs (NCCL picks {algorithm}/{protocol}) = "
-            "{total_ms:.2f~} ms; decode is {bound}-bound",
+            "zh": "    TP 全归约：每 token {count} 次 × {each_us} µs（NCCL 选 {algorithm}/{protocol}）"
+            "= {total_ms} ms；解码受{bound}限制",
+            "en": "    TP all-reduce: {count} per token × {each_us} µs (NCCL picks {algorithm}/{protocol}) = "
+            "{total_ms} ms; decode is {bound}-bound",
         },
         "serving.bound.memory": {"zh": "显存带宽", "en": "memory"},
         "serving.bound.compute": {"zh": "算力", "en": "compute"},
@@ -733,18 +734,50 @@ def candidate_lines(c: ServingCandidate) -> list[str]:
         )
     if c.estimate is not None and c.estimate.all_reduces_per_token:
         e = c.estimate
+        each_us, total_ms = all_reduce_product(e.all_reduces_per_token, e.all_reduce.time_s)
         lines.append(
             tr(
                 "serving.comm",
                 count=e.all_reduces_per_token,
-                each_us=e.all_reduce.time_s * US_PER_S,
+                each_us=each_us,
                 algorithm=e.all_reduce.algorithm,
                 protocol=e.all_reduce.protocol,
-                total_ms=e.all_reduces_per_token * e.all_reduce.time_s * 1e3,
+                total_ms=total_ms,
                 bound=tr(f"serving.bound.{e.decode_bound}"),
             )
         )
     return lines
+
+
+#: The most decimals :func:`all_reduce_product` gives one all-reduce's microseconds.
+MAX_ALL_REDUCE_US_PLACES: int = 4
+
+
+def all_reduce_product(count: int, each_s: float) -> tuple[str, str]:
+    """(one all-reduce in µs, all ``count`` of a token in ms) as the serving line prints them, "count × each = total",
+    so that the product of the printed numbers rounds to the printed total (each rounded on its own, 28 of 140 lines
+    did not: "64 × 51.0 µs = 3.27 ms", 64 × 51.0 µs being 3.264 ms). The microseconds take the fewest places, 1 to
+    :data:`MAX_ALL_REDUCE_US_PLACES`, at which that product rounds, to 0.01 ms, as the exact total does (and a nonzero
+    time shows a digit); the total is the printed product rounded to 0.01 ms (more places only for a nonzero total
+    that would read as zero).
+
+    >>> all_reduce_product(64, 51.04e-6)  # 51.0 µs would give 3.264 ms, not the 3.27 ms of 64 × 51.04 µs
+    ('51.04', '3.27')
+    >>> all_reduce_product(160, 19.2e-6)
+    ('19.2', '3.07')
+    """
+    count = check_int("count", count, ge=0)
+    each_us = check_number("each_s", each_s, ge=0) * US_PER_S
+    exact = f"{count * each_us / 1e3:.2f}"
+    for places in range(1, MAX_ALL_REDUCE_US_PLACES + 1):
+        shown = Decimal(f"{each_us:.{places}f}")
+        product = count * shown / 1000
+        if f"{product:.2f}" == exact and (shown > 0 or each_us == 0):
+            break
+    total = f"{product:.2f}"
+    if product > 0 and not any(ch in "123456789" for ch in total):  # a nonzero total never reads as zero
+        total = nonzero(float(product), ".2f")
+    return str(shown), total
 
 
 def plan_serving(model: ModelSpec, cluster: ClusterSpec, workload: ServingWorkload) -> ServingPlanResult:
