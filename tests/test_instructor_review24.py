@@ -19,6 +19,10 @@ Found and fixed:
    "model type", not "model structure") and lesson 9's "from matmul shapes" / "per-dimension defaults" (labels
    "fraction of peak", "comm. overlap"); lesson 5's interconnect menu cut "fast inside a node (NVLink), slow between
    nodes" at the common width already, and now takes the output area's width.
+4. Steps that quote what only the message under the figure shows, with no word that the class must scroll: lesson 5's
+   demo (the default case's verdicts 122.8 / 16.2 / 18.5 GiB and 32 %, and every step's numbers: the result line
+   only names the kind of case) and lesson 1's step 3 (the smallest ZeRO stage that fits). They now carry review 23's
+   mark "（图下方，向下滚动）" / "(under the figure: scroll down)".
 """
 
 from __future__ import annotations
@@ -153,3 +157,57 @@ def test_a_shorter_figure_keeps_its_texts_apart_and_inside(lang: str, name: str)
             assert overlaps == [], f"{name}: tick labels on each other: {overlaps}"
     finally:
         coursekit.set_language("zh")
+
+
+# -- 4. quoted below the figure: the step says to scroll -------------------------------------------------------------
+
+SCROLL = {"zh": "（图下方，向下滚动）", "en": "(under the figure: scroll down)"}
+
+
+def _plain(html_text: str) -> str:
+    import html
+
+    return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", html_text))).replace("\xa0", " ")
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_lesson5_demo_numbers_are_under_the_figure_and_the_guide_says_so(lang: str) -> None:
+    import coursekit
+    from coursekit.widgets.matrix import MatrixWidget
+
+    coursekit.set_language(lang)
+    try:
+        widget = MatrixWidget()
+    finally:
+        coursekit.set_language("zh")
+    view = list(widget.view.children)
+    assert view.index(widget.image) < view.index(widget.message_html)  # the details follow the figure
+    summary, message = _plain(widget.summary_html.value), _plain(widget.message_html.value)
+    guide = re.sub(r"\s+", " ", _guide(lang, "05_selection_matrix"))
+    intro = guide[guide.index(SCROLL[lang]) :].split(" 1. ")[0]
+    quoted = re.findall(r"\d+\.\d GiB|\d+%", intro)
+    assert quoted == ["122.8 GiB", "16.2 GiB", "18.5 GiB", "32%"], quoted  # the default case's four verdicts
+    for number in quoted:
+        assert number.replace("%", "") in message and number.replace("%", "") not in summary, number
+    assert guide.count(SCROLL[lang]) == 2  # the defaults' verdicts, and the steps after them
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_lesson1_smallest_stage_is_under_the_figure_and_the_guide_says_so(lang: str) -> None:
+    import coursekit
+    from coursekit.widgets.capacity import CapacityWidget
+
+    coursekit.set_language(lang)
+    try:
+        widget = CapacityWidget()
+        widget.controls["device_gib"].value = 40.0  # guide step 3
+        summary, message = _plain(widget.summary_html.value), _plain(widget.message_html.value)
+    finally:
+        coursekit.set_language("zh")
+    stated = {"zh": "能放下的最小 ZeRO 阶段是 2", "en": "smallest ZeRO stage that fits is 2"}[lang]
+    assert stated in message and stated not in summary
+    step = {
+        "zh": "结论给出能放下的最小阶段是 ZeRO-2（图下方，向下滚动）",
+        "en": "the verdict names ZeRO-2 as the smallest stage that fits (under the figure: scroll down)",
+    }[lang]
+    assert step in re.sub(r"\s+", " ", _guide(lang, "01_capacity"))
