@@ -17,8 +17,9 @@ figure against the visible height, zh / en):
 2. laptop: lesson 9's workbench +161 (lessons 1, 3, 4, 6, 7 and 10 fitted with 3-8 px to spare).
 
 Now the widgets with many controls lay them out in a grid of two columns (``LessonWidget.grid_controls``, the menus
-with long options spanning both), and four figures are shorter (capacity 2.75 -> 2.45 in, composition 2.9 -> 2.75 in,
-workbench 3.6 -> 2.7 in with the room for its titles and legends kept in inches). For each widget of lessons 1-10
+with long options in rows of their own), and four figures are shorter (capacity 2.75 -> 2.1 in, composition 2.9 ->
+2.75 in, communication 3.2 -> 3.0 in, workbench 3.6 -> 2.7 in; capacity and workbench keep the room for their titles
+and legends in inches). For each widget of lessons 1-10
 (built as its lesson builds it), each screen and each language, the test brings the widget's first control to the top
 of the visible area and checks that the whole widget - controls, the result line and the figure - is inside it, and
 again after moving its main control once as a learner does (a longer result line must not push the figure out).

@@ -212,9 +212,9 @@ class CapacityWidget(LessonWidget[CapacityView]):
     Taught in: lesson 1 (Q1 capacity).
     """
 
-    #: 2.2 in tall, not 2.75: projected at 1024 x 768 and 125 % (493 px of notebook visible) the figure under the
-    #: seven rows of controls ended 24-27 px below the visible area (review 24); the four stage bars keep 34 px each.
-    figure_size_in: ClassVar[tuple[float, float]] = (6.4, 2.2)
+    #: 2.1 in tall, not 2.75: projected at 1024 x 768 and 125 % (493 px of notebook visible) the figure under the
+    #: seven rows of controls ended 24-27 px below the visible area (review 24); the four stage bars keep 30 px each.
+    figure_size_in: ClassVar[tuple[float, float]] = (6.4, 2.1)
     main_control: ClassVar[str | None] = "zero_stage"
     grid_controls: ClassVar[bool] = True
     wide_controls: ClassVar[tuple[str, ...]] = _WIDE_CONTROLS
