@@ -22,7 +22,8 @@ Found and fixed:
 4. Steps that quote what only the message under the figure shows, with no word that the class must scroll: lesson 5's
    demo (the default case's verdicts 122.8 / 16.2 / 18.5 GiB and 32 %, and every step's numbers: the result line
    only names the kind of case) and lesson 1's step 3 (the smallest ZeRO stage that fits). They now carry review 23's
-   mark "（图下方，向下滚动）" / "(under the figure: scroll down)".
+   mark "（图下方，向下滚动）" / "(under the figure: scroll down)"; so does lesson 3's step 4, whose "no capacity gap"
+   reason is in the reasons table under the grid.
 """
 
 from __future__ import annotations
@@ -211,3 +212,27 @@ def test_lesson1_smallest_stage_is_under_the_figure_and_the_guide_says_so(lang: 
         "en": "the verdict names ZeRO-2 as the smallest stage that fits (under the figure: scroll down)",
     }[lang]
     assert step in re.sub(r"\s+", " ", _guide(lang, "01_capacity"))
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_lesson3_no_capacity_gap_reason_is_under_the_grid_and_the_guide_says_so(lang: str) -> None:
+    import coursekit
+    from coursekit.widgets.gates import GatesWidget
+
+    coursekit.set_language(lang)
+    try:
+        widget = GatesWidget()
+        # guide step 4: context 131,072, then per-device context 32,768, then context 4,096
+        widget.controls["context_len"].value = 131072
+        widget.controls["max_context_per_device"].value = 32768
+        widget.controls["context_len"].value = 4096
+        summary, message = _plain(widget.summary_html.value), _plain(widget.message_html.value)
+    finally:
+        coursekit.set_language("zh")
+    reason = {"zh": "没有要解决的容量缺口", "en": "no capacity gap to close"}[lang]
+    assert reason in message and reason not in summary
+    step = {
+        "zh": "CP 因“没有要解决的容量缺口”被拒绝（原因表在图下方，向下滚动）。",
+        "en": 'CP fails with the "no capacity gap" reason (the reasons table is under the figure: scroll down).',
+    }[lang]
+    assert step in re.sub(r"\s+", " ", _guide(lang, "03_gates"))
