@@ -108,6 +108,7 @@ __all__ = [
     "LessonWidget",
     "check_control",
     "checkbox",
+    "control_grid",
     "dropdown",
     "headline_html",
     "label_control",
@@ -143,6 +144,9 @@ CONTROL_WIDTH: str = "34em"
 #: margins ipywidgets gives it (--jp-widgets-margin, 2 px a side). ipywidgets caps an image at 100 %, margins not
 #: counted, so in a 639 px output area (1024 px projected at 125 %) every widget scrolled sideways by 4 px.
 WIDGET_MAX_WIDTH: str = "calc(100% - 4px)"
+#: Narrowest column of :func:`control_grid`: two columns fit the 639 px output area of a 1024 px screen projected at
+#: 125 % (and the 732 px of a 1280 px laptop at 110 % with the file browser open); three would need 741 px.
+GRID_COLUMN_MIN_WIDTH: str = "19em"
 
 
 def breakable_code(text: str) -> str:
@@ -245,6 +249,12 @@ class LessonWidget(abc.ABC, Generic[R]):
     #: The lesson's cases (a name and the controls that differ from the start) a page without a kernel offers
     #: instead of one control's grid, for a widget with too many combinations (coursekit.widgets.frames).
     presets: ClassVar[tuple[tuple[Text, Mapping[str, Any]], ...]] = ()
+    #: Lay the controls out in a grid of columns (:func:`control_grid`) instead of one column: projected at 1024 x 768
+    #: and 125 % (493 px of notebook visible) one column of five to eleven controls pushed the figure 21-250 px below
+    #: the visible area (review 24).
+    grid_controls: ClassVar[bool] = False
+    #: With :attr:`grid_controls`: the controls whose options are too long for a column; each spans the grid's width.
+    wide_controls: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, controls: Mapping[str, ipywidgets.ValueWidget]) -> None:
         if not controls:
@@ -279,7 +289,12 @@ class LessonWidget(abc.ABC, Generic[R]):
         self.image = ipywidgets.Image(format="png", width=str(css_width_px(self.figure)))
         self.image.layout.max_width = WIDGET_MAX_WIDTH
         shown = (self.summary_html, self.image, self.message_html)
-        self.view = ipywidgets.VBox([ipywidgets.VBox(list(self.controls.values())), *shown])
+        laid_out = (
+            control_grid(self.controls, self.wide_controls)
+            if self.grid_controls
+            else ipywidgets.VBox(list(self.controls.values()))
+        )
+        self.view = ipywidgets.VBox([laid_out, *shown])
         # Stable CSS hooks for the browser tests: ck-widget, ck-message, ck-summary, ck-figure, ck-control-<name>,
         # ck-main.
         self.view.add_class("ck-widget")
@@ -620,6 +635,46 @@ def paired_controls(
             row = [controls[n] for n in pair]
             rows.append(ipywidgets.HBox(row, layout=ipywidgets.Layout(flex_flow="row wrap", max_width="100%")))
     return ipywidgets.VBox(rows)
+
+
+def control_grid(controls: Mapping[str, ipywidgets.ValueWidget], wide: Sequence[str] = ()) -> ipywidgets.VBox:
+    """``controls`` in their order, row by row, in as many columns as the output area has room for, each at least
+    :data:`GRID_COLUMN_MIN_WIDTH` wide (two on a projector at 125 % or a 13-inch laptop at 110 %, one on a phone);
+    each of ``wide`` (names), whose options are too long for a column, takes a row of the whole width. Never wider
+    than the output area (no sideways scroll).
+
+    The controls between two wide ones share a grid; the grids have the same columns, so the columns line up. (A grid
+    item spanning the columns would need ``grid-column``, which the JupyterLab widget manager does not set.)
+    """
+    unknown = [name for name in wide if name not in controls]
+    if unknown:
+        raise ValueError(f"control_grid: wide controls {unknown} are not among the controls {list(controls)}")
+    rows: list[ipywidgets.Widget] = []
+    run: list[ipywidgets.Widget] = []
+
+    def close_run() -> None:
+        if run:
+            rows.append(
+                ipywidgets.GridBox(
+                    list(run),
+                    layout=ipywidgets.Layout(
+                        grid_template_columns=f"repeat(auto-fill, minmax(min({GRID_COLUMN_MIN_WIDTH}, 100%), 1fr))",
+                        max_width="100%",
+                    ),
+                )
+            )
+            run.clear()
+
+    for name, control in controls.items():
+        control.layout.width = "auto"
+        control.layout.max_width = WIDGET_MAX_WIDTH
+        if name in wide:
+            close_run()
+            rows.append(control)
+        else:
+            run.append(control)
+    close_run()
+    return ipywidgets.VBox(rows, layout=ipywidgets.Layout(max_width="100%"))
 
 
 def _label(key: str) -> str:

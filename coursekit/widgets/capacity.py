@@ -47,7 +47,6 @@ import html
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-import ipywidgets
 from matplotlib.figure import Figure
 
 from .._validate import check_choice, check_int, check_number, learner_functions
@@ -68,7 +67,7 @@ from ..plotting import cache_drawing, label
 from ..shapes import MODEL_SHAPES, ModelShape, model_shape
 from ..specs import DEFAULT_RUNTIME_RESERVE_GIB, stage_layer_counts
 from ..units import parts_adding_up
-from . import WIDGET_MAX_WIDTH, LessonWidget, dropdown, slider, stepper
+from . import LessonWidget, dropdown, slider, stepper
 
 __all__ = [
     "DEFAULT_RUNTIME_RESERVE_GIB",
@@ -130,6 +129,10 @@ ZERO_STAGES: tuple[int, ...] = (0, 1, 2, 3)
 DEVICE_MEMORY_CHOICES_GIB: tuple[float, ...] = (16.0, 24.0, 32.0, 40.0, 48.0, 80.0, 96.0, 128.0)
 #: Width of a control in one of the two columns, and of a menu with long labels, which spans both.
 _COLUMN_WIDTH: str = "27em"
+#: Room of the figure above the bars (the device line's label) and below them (tick labels, axis label, legend), in
+#: inches: what the 2.75 in figure before review 24 gave them (9 % and 27 % of its height, less 0.1 in of blank).
+_TITLE_ROOM_IN: float = 0.24
+_LEGEND_ROOM_IN: float = 0.64
 _WIDE_WIDTH: str = "60em"
 _WIDE_CONTROLS: tuple[str, ...] = ("model", "recipe")
 #: Parallel degrees offered (some split some shapes unevenly, e.g. PP = 8 with 36 layers: a warning).
@@ -241,8 +244,12 @@ class CapacityWidget(LessonWidget[CapacityView]):
     Taught in: lesson 1 (Q1 capacity).
     """
 
-    figure_size_in: ClassVar[tuple[float, float]] = (6.4, 2.75)
+    #: 2.1 in tall, not 2.75: projected at 1024 x 768 and 125 % (493 px of notebook visible) the figure under the
+    #: seven rows of controls ended 24-27 px below the visible area (review 24); the four stage bars keep 30 px each.
+    figure_size_in: ClassVar[tuple[float, float]] = (6.4, 2.1)
     main_control: ClassVar[str | None] = "zero_stage"
+    grid_controls: ClassVar[bool] = True
+    wide_controls: ClassVar[tuple[str, ...]] = _WIDE_CONTROLS
 
     def __init__(
         self,
@@ -292,31 +299,21 @@ class CapacityWidget(LessonWidget[CapacityView]):
                 ),
             }
         )
-        # Two columns of controls keep the widget short. The menus of the model shape and the precision recipe
-        # span both: in a column their labels were cut off ("7.5B（Megatron 表 1：36 层，h=4096，32 个", and in
-        # English "bf16-adam-no-master (12 bytes/pa").
-        # Both at most the output area's width, and the second column goes under the first when the two do not fit
-        # side by side: at a projected 1024 px zoomed to 125 % the output area is 639 px, the two columns need 780,
-        # and the widget scrolled sideways to reach the second column (PP, TP, the device).
-        for name, control in self.controls.items():
-            control.layout.width = _WIDE_WIDTH if name in _WIDE_CONTROLS else _COLUMN_WIDTH
-            control.layout.max_width = WIDGET_MAX_WIDTH
-        names = [name for name in self.controls if name not in _WIDE_CONTROLS]
-        half = (len(names) + 1) // 2
-        columns = [
-            ipywidgets.VBox([self.controls[n] for n in part], layout=ipywidgets.Layout(max_width="100%"))
-            for part in (names[:half], names[half:])
-        ]
-        wide = [self.controls[name] for name in _WIDE_CONTROLS]
-        pair = ipywidgets.HBox(columns, layout=ipywidgets.Layout(flex_flow="row wrap", max_width="100%"))
-        self.view.children = (ipywidgets.VBox([*wide, pair]), *self.view.children[1:])
+        # Two columns of controls keep the widget short (grid_controls). The menus of the model shape and the
+        # precision recipe span both: in a column their labels were cut off ("7.5B（Megatron 表 1：36 层，h=4096，32
+        # 个", and in English "bf16-adam-no-master (12 bytes/pa"). The two columns of 27em each (780 px) went one under
+        # the other in a projected 639 px output area (1024 px at 125 %): eleven rows, the figure 161-179 px below
+        # the visible 493 px (review 24); the grid's columns share the width instead.
 
     # -- LessonWidget -------------------------------------------------------------------
 
     def setup(self, fig: Figure) -> None:
         # Fixed margins instead of constrained layout: the layout never changes, and each PNG is cheaper.
         fig.set_layout_engine(None)
-        fig.subplots_adjust(left=0.1, right=0.98, top=0.91, bottom=0.27)
+        height_in = fig.get_figheight()
+        fig.subplots_adjust(
+            left=0.1, right=0.98, top=1 - _TITLE_ROOM_IN / height_in, bottom=_LEGEND_ROOM_IN / height_in
+        )
         ax = fig.add_subplot()
         self.ax = ax
         rows = list(range(len(ZERO_STAGES)))

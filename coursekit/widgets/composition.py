@@ -57,7 +57,7 @@ from ..composition import (
 from ..gates import MODEL_KINDS
 from ..i18n import Text, register, tr
 from ..plotting import label
-from . import LessonWidget, dropdown, paired_controls, stepper
+from . import LessonWidget, dropdown, stepper
 
 __all__ = [
     "DEGREE_OPTIONS",
@@ -259,8 +259,10 @@ class CompositionWidget(LessonWidget[CompositionView]):
     PP = 4, DP = 2, on nodes of 8 GPUs.
     """
 
-    figure_size_in: ClassVar[tuple[float, float]] = (6.4, 2.9)
+    figure_size_in: ClassVar[tuple[float, float]] = (6.4, 2.75)
     main_control: ClassVar[str | None] = "tp"
+    grid_controls: ClassVar[bool] = True
+    wide_controls: ClassVar[tuple[str, ...]] = ("order",)
 
     def __init__(self) -> None:
         def degrees(key: str, value: int) -> Any:
@@ -283,12 +285,9 @@ class CompositionWidget(LessonWidget[CompositionView]):
                 "model_kind": dropdown("widgets.composition.model_kind", [k for k in kinds if k[1] in MODEL_KINDS]),
             }
         )
-        # Its options carry a note ("(Megatron-Core default)"): at the common width the note was cut off at 1280 px.
-        self.controls["order"].layout.width = ORDER_CONTROL_WIDTH
-        # Nine controls in one column were 286 px tall: with the first at the top of a 534 px visible area (1280 x 720
-        # at 110 %), the figure under them was below the fold. In pairs they take six rows.
-        rows = paired_controls(self.controls, CONTROL_PAIRS, PAIR_CONTROL_WIDTH)
-        self.view.children = (rows, *self.view.children[1:])
+        # The rank order's options carry a note ("(Megatron-Core default)"): in a column the note was cut off, so
+        # the menu spans the grid (wide_controls). Nine controls in one column were 286 px tall, in pairs six rows
+        # (186 px): projected at 1024 x 768 and 125 % the figure ended 36 px below the visible 493 px (review 24).
 
     # -- LessonWidget ---------------------------------------------------------------------
 

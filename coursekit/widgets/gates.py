@@ -109,7 +109,7 @@ register(
     {
         "widgets.gates.memory_per_device_gib": {"zh": "单设备显存 (GiB)", "en": "memory per device (GiB)"},
         "widgets.gates.mode": {"zh": "工作负载模式", "en": "workload mode"},
-        "widgets.gates.model_kind": {"zh": "模型结构", "en": "model structure"},
+        "widgets.gates.model_kind": {"zh": "模型结构", "en": "model type"},
         "widgets.gates.link_scope": {"zh": "并行组可用的链路域", "en": "link scope for the group"},
         "widgets.gates.context_len": {"zh": "上下文长度 (token)", "en": "context length (tokens)"},
         "widgets.gates.max_context_per_device": {
@@ -254,6 +254,11 @@ class GatesWidget(LessonWidget[GateGrid]):
     """
 
     figure_size_in: ClassVar[tuple[float, float]] = (6.4, 3.0)
+    #: Six controls in one column (190 px) put the grid's bottom 31-33 px below the 493 px visible when projected at
+    #: 125 % (review 24): in a grid of two columns, the link scope and the per-device context (English options too
+    #: long for a column) in rows of their own, last.
+    grid_controls: ClassVar[bool] = True
+    wide_controls: ClassVar[tuple[str, ...]] = ("link_scope", "max_context_per_device")
     #: The reasons table under the grid: with it above, the widget was 998 px tall at 1280 px wide and the controls
     #: scrolled off while the grid cell they change was on screen.
     figure_first: ClassVar[bool] = True
@@ -274,8 +279,8 @@ class GatesWidget(LessonWidget[GateGrid]):
                 ),
                 "mode": dropdown("widgets.gates.mode", options(MODES), value=env.mode),
                 "model_kind": dropdown("widgets.gates.model_kind", options(MODEL_KINDS), value=env.model_kind),
-                "link_scope": dropdown("widgets.gates.link_scope", options(LINK_SCOPES), value=env.link_scope),
                 "context_len": dropdown("widgets.gates.context_len", tokens(CONTEXT_OPTIONS)),
+                "link_scope": dropdown("widgets.gates.link_scope", options(LINK_SCOPES), value=env.link_scope),
                 "max_context_per_device": dropdown("widgets.gates.max_context_per_device", tokens(MAX_CONTEXT_OPTIONS)),
             }
         )

@@ -47,7 +47,7 @@ from ..matrix import (
 from ..plotting import label
 from ..shapes import MODEL_SHAPES
 from ..units import adding_up_places, parts_adding_up
-from . import LessonWidget, dropdown, stepper
+from . import WIDGET_MAX_WIDTH, LessonWidget, dropdown, stepper
 
 __all__ = [
     "BATCH_OPTIONS",
@@ -234,6 +234,10 @@ class MatrixWidget(LessonWidget[MatrixView]):
                 "seq_len": dropdown("widgets.matrix.seq_len", list(SEQ_LEN_OPTIONS), value=seq_len),
             }
         )
+        # The interconnect menu's longest English option ("fast inside a node (NVLink), slow between nodes", 317 px)
+        # was cut at the common width (298 px of room): this menu takes the output area's width (review 24).
+        self.controls["topology"].layout.width = "auto"
+        self.controls["topology"].layout.max_width = WIDGET_MAX_WIDTH
 
     def setup(self, fig: Figure) -> None:
         fig.set_layout_engine("none")  # fixed margins: the layout never changes

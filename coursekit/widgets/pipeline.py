@@ -327,6 +327,9 @@ class PipelineWidget(LessonWidget[PipelineView]):
     """
 
     figure_size_in = (6.6, 3.0)
+    grid_controls = True
+    #: The schedule menu's options ("1F1B (one forward, one backward)") are too long for a column of the grid.
+    wide_controls = ("schedule",)
     main_control = "microbatches"
 
     def __init__(

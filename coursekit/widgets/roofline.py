@@ -257,6 +257,7 @@ class RooflineWidget(LessonWidget[RooflineView]):
     """
 
     figure_size_in: ClassVar[tuple[float, float]] = (6.0, 2.9)
+    grid_controls: ClassVar[bool] = True
     main_control: ClassVar[str | None] = "tp"
 
     def __init__(

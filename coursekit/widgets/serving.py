@@ -431,6 +431,9 @@ class ServingWidget(LessonWidget[ServingView]):
     """
 
     figure_size_in = (6.8, 2.55)
+    grid_controls = True
+    #: The GPU menu's options ("h100-8: 8 × 80 GiB per node") are too long for a column of the grid.
+    wide_controls = ("gpu",)
     main_control = "batch"
 
     def __init__(

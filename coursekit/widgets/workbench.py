@@ -55,7 +55,6 @@ from . import (
     dropdown,
     label_control,
     node_label,
-    paired_controls,
     significant_unchecked,
     stepper,
 )
@@ -107,6 +106,11 @@ CONTROL_PAIRS: tuple[tuple[str, str], ...] = (("global_batch", "seq_len"), ("lin
 #: Width of a paired control: two fit the 732 px output area of a 1280 px laptop at 110 % with the file browser open.
 PAIR_CONTROL_WIDTH: str = "26em"
 SERVING_OUTPUT_TOKENS: int = DEFAULT_OUTPUT_TOKENS
+#: Room of the figure above its axes (the titles) and below them (tick labels, axis labels, legends), in inches: the
+#: title's is what the 3.6 in figure of review 23 gave it (8 % of its height), the legends' a little less than its
+#: 23.5 % (0.85 in), which left 0.13 in blank under the legends.
+_TITLE_ROOM_IN: float = 0.288
+_LEGEND_ROOM_IN: float = 0.72
 #: How far below its axes a chart's legend starts, in font sizes: clear of the tick labels and the axis label.
 _LEGEND_DROP: float = 4.0
 #: Accepted candidates drawn and listed.
@@ -192,8 +196,8 @@ register(
         },
         "widgets.workbench.global_batch": {"zh": "全局批大小（序列数）", "en": "global batch (sequences)"},
         "widgets.workbench.seq_len": {"zh": "序列长度 (token)", "en": "sequence length (tokens)"},
-        "widgets.workbench.mfu": {"zh": "可达峰值比例", "en": "achievable fraction of peak"},
-        "widgets.workbench.overlap": {"zh": "通信重叠比例", "en": "communication overlap"},
+        "widgets.workbench.mfu": {"zh": "可达峰值比例", "en": "fraction of peak"},
+        "widgets.workbench.overlap": {"zh": "通信重叠比例", "en": "comm. overlap"},
         "widgets.workbench.link_slowdown": {"zh": "跨节点带宽 ÷", "en": "inter-node bandwidth ÷"},
         "widgets.workbench.moe": {
             "zh": "假如它是 MoE（8 专家，top-2）",
@@ -203,7 +207,7 @@ register(
             "zh": "{model} 在 {world} 个 rank 上：搜索 {size} 个组合，{accepted} 个通过全部门槛。"
             "下表是估算最快的 {top} 个——估算，不是测量。",
             "en": "{model} on {world:@rank}: {size:@composition} searched, {accepted} pass every gate. "
-            "The table shows the {top} fastest by estimate — an estimate, not a measurement.",
+            "The table shows the {top} fastest (an estimate, not a measurement).",
         },
         "widgets.workbench.none": {
             "zh": "{model} 在 {world} 个 rank 上：搜索 {size} 个组合，没有一个通过全部门槛，所以没有候选表。",
@@ -538,8 +542,12 @@ class WorkbenchWidget(LessonWidget[Any]):
     funnel and the best layout's latency–throughput curve.
     """
 
-    figure_size_in: ClassVar[tuple[float, float]] = (7.0, 3.6)
+    #: 2.7 in tall, not 3.6: at 1280 x 720 and 110 % (534 px of notebook visible) the figure under the controls
+    #: ended 161 px below the visible area; the funnel's 14 gate rows keep 12 px each (review 24).
+    figure_size_in: ClassVar[tuple[float, float]] = (7.0, 2.7)
     main_control: ClassVar[str | None] = "nodes"
+    grid_controls: ClassVar[bool] = True
+    wide_controls: ClassVar[tuple[str, ...]] = ("lora",)
     presets: ClassVar[tuple[tuple[Text, dict[str, Any]], ...]] = SITE_PRESETS
 
     def __init__(self) -> None:
@@ -586,11 +594,8 @@ class WorkbenchWidget(LessonWidget[Any]):
         controls["model"].observe(self._on_model, names="value")
         super().__init__(controls)
         # Eleven controls in one column were 350 px tall: at 1280 x 720 and 110 % (534 px of notebook visible) the
-        # figure under them started 399 px below the first. Two pairs side by side save two rows.
-        self.view.children = (
-            paired_controls(self.controls, CONTROL_PAIRS, PAIR_CONTROL_WIDTH),
-            *self.view.children[1:],
-        )
+        # figure under them started 399 px below the first. Two pairs side by side saved two rows, but projected
+        # (639 px output area) the pairs went one under the other; the grid (grid_controls) takes six rows.
 
     def _on_model(self, change: Any) -> None:
         """The what-if "make it MoE" applies to a dense model only: greyed out while the model is already MoE."""
@@ -621,8 +626,16 @@ class WorkbenchWidget(LessonWidget[Any]):
     def setup(self, fig: Figure) -> None:
         # Fixed margins instead of constrained layout: one draw per PNG instead of two.
         fig.set_layout_engine(None)
-        # Room below the axes for the legends, and between them for the serving curve's y label.
-        fig.subplots_adjust(left=0.135, right=0.975, top=0.92, bottom=0.235, wspace=0.3)
+        # Room below the axes for the legends, and between them for the serving curve's y label; the room above
+        # and below in inches, whatever the figure's height.
+        height_in = fig.get_figheight()
+        fig.subplots_adjust(
+            left=0.135,
+            right=0.975,
+            top=1 - _TITLE_ROOM_IN / height_in,
+            bottom=_LEGEND_ROOM_IN / height_in,
+            wspace=0.3,
+        )
         self.funnel_ax, self.breakdown_ax = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.1, 1.0]})
         # The artists are created once and updated in place (ax.clear() would rebuild every tick and legend).
         self._funnel = _Funnel(self.funnel_ax)
