@@ -12,7 +12,7 @@ Found and fixed:
    ended 21-250 px below the visible area; on a 1280 x 720 laptop at 110 % (534 px) lesson 9's ended 161 px below.
    The widgets with many controls lay them out in a grid of two columns (``coursekit.widgets.control_grid``), menus
    with long options in rows of their own; the capacity, composition, communication and workbench figures are
-   shorter, the room for titles, tick labels and legends kept in inches. tests/test_instructor_review24_browser.py
+   shorter, the room for titles, tick labels and legends kept in inches. tests/browser/test_instructor_review24.py
    measures each widget in Chromium at both settings; this file checks the layout rule and that the shorter figures
    stay readable (no tick label on another, every text inside the figure).
 3. In the grid's narrower columns, English options were cut: lesson 3's "mixture of experts (MoE)" (its label is now
@@ -37,7 +37,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 GUIDES = ROOT / "docs" / "instructor"
-STEMS = ("01_capacity", "03_gates", "05_selection_matrix", "07_compute_efficiency", "08_lab", "09_workbench")
+STEMS = tuple(path.stem for path in sorted((GUIDES / "zh").glob("[0-9][0-9]_*.md")))
 MAINTAINERS = {
     "zh": "## 维护说明（课前准备用，不在课堂上念）",
     "en": "## For maintainers (preparation notes, not read aloud)",

@@ -147,6 +147,10 @@ WIDGET_MAX_WIDTH: str = "calc(100% - 4px)"
 #: Narrowest column of :func:`control_grid`: two columns fit the 639 px output area of a 1024 px screen projected at
 #: 125 % (and the 732 px of a 1280 px laptop at 110 % with the file browser open); three would need 741 px.
 GRID_COLUMN_MIN_WIDTH: str = "19em"
+#: The control grid's columns: each at least GRID_COLUMN_MIN_WIDTH and over a third of the area wide, so never three
+#: (a 1366 px screen at 100 % has room for three 19em columns, which cut the node menu's "h100-8: 8 × 80 GiB per
+#: node"); 1fr stretches two to half the area each; never wider than the area (one column on a phone).
+GRID_TEMPLATE_COLUMNS: str = f"repeat(auto-fill, minmax(min(max({GRID_COLUMN_MIN_WIDTH}, 34%), 100%), 1fr))"
 
 
 def breakable_code(text: str) -> str:
@@ -639,9 +643,10 @@ def paired_controls(
 
 def control_grid(controls: Mapping[str, ipywidgets.ValueWidget], wide: Sequence[str] = ()) -> ipywidgets.VBox:
     """``controls`` in their order, row by row, in as many columns as the output area has room for, each at least
-    :data:`GRID_COLUMN_MIN_WIDTH` wide (two on a projector at 125 % or a 13-inch laptop at 110 %, one on a phone);
-    each of ``wide`` (names), whose options are too long for a column, takes a row of the whole width. Never wider
-    than the output area (no sideways scroll).
+    :data:`GRID_COLUMN_MIN_WIDTH` and over a third of the area wide (:data:`GRID_TEMPLATE_COLUMNS`: two on a
+    projector at 125 %, a 13-inch laptop at 110 % or a wider screen, one on a phone); each of ``wide`` (names),
+    whose options are too long for a column, takes a row of the whole width. Never wider than the output area (no
+    sideways scroll).
 
     The controls between two wide ones share a grid; the grids have the same columns, so the columns line up. (A grid
     item spanning the columns would need ``grid-column``, which the JupyterLab widget manager does not set.)
@@ -658,7 +663,7 @@ def control_grid(controls: Mapping[str, ipywidgets.ValueWidget], wide: Sequence[
                 ipywidgets.GridBox(
                     list(run),
                     layout=ipywidgets.Layout(
-                        grid_template_columns=f"repeat(auto-fill, minmax(min({GRID_COLUMN_MIN_WIDTH}, 100%), 1fr))",
+                        grid_template_columns=GRID_TEMPLATE_COLUMNS,
                         max_width="100%",
                     ),
                 )

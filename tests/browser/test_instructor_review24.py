@@ -39,10 +39,9 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import browser  # noqa: F401  (the session's Chromium)
 from tests.browser.test_learner_review23 import LAPTOP, TOLERANCE_PX, _move
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 import jupyter_browser
 
 #: 1024 x 768 projected at 125 % (review 20's PROJECTED); the file browser is folded away.
@@ -112,7 +111,7 @@ WHERE = """(i) => {
 
 
 @pytest.fixture(scope="module", params=["zh", "en"])
-def widgets_page(browser: Any, tmp_path_factory: pytest.TempPathFactory, request: Any) -> Iterator[tuple[str, Any]]:  # noqa: F811
+def widgets_page(browser: Any, tmp_path_factory: pytest.TempPathFactory, request: Any) -> Iterator[tuple[str, Any]]:
     """A notebook of the ten lesson widgets in ``lang``, served by a JupyterLab set up as ``make lab`` sets it."""
     import nbformat
 
@@ -130,7 +129,7 @@ def widgets_page(browser: Any, tmp_path_factory: pytest.TempPathFactory, request
 
 
 def test_the_widgets_are_built_as_their_lessons_build_them() -> None:
-    sources = Path(__file__).resolve().parents[1] / "notebooks" / "src"
+    sources = Path(__file__).resolve().parents[2] / "notebooks" / "src"
     text = "\n".join(path.read_text(encoding="utf-8") for path in sources.glob("[0-9][0-9]_*.py"))
     for name, cell in LESSON_CELLS.items():
         assert cell in text, name
@@ -147,7 +146,7 @@ def _out_of_view(where: dict[str, Any]) -> list[str]:
 
 
 @pytest.mark.parametrize("screen", list(SCREENS))
-def test_each_widget_fits_the_visible_area(browser: Any, widgets_page: tuple[str, Any], screen: str) -> None:  # noqa: F811
+def test_each_widget_fits_the_visible_area(browser: Any, widgets_page: tuple[str, Any], screen: str) -> None:
     lang, server = widgets_page
     settings, fold = SCREENS[screen]
     page = jupyter_browser.LessonPage(browser, server, "widgets.ipynb", **settings)
