@@ -21,10 +21,9 @@ SOURCES = [
 def test_picking_not_declared_again_shows_it(browser: Any, tmp_path: Path) -> None:
     with scratch_notebook(browser, tmp_path, SOURCES) as page:
         page.wait_for_widget()
-        # the two context controls are the widget's last two dropdowns, each first "not declared" (未声明)
-        menus = page.page.locator(".ck-widget select")
-        for index in (menus.count() - 2, menus.count() - 1):
-            menu = menus.nth(index)
+        # the two context controls, each first "not declared" (未声明), found by their names (the grid may move them)
+        for name in ("context_len", "max_context_per_device"):
+            menu = page.page.locator(f".ck-widget .ck-control-{name} select").first
             assert menu.evaluate("m => m.options[m.selectedIndex].text") == "未声明"
             menu.select_option(index=1)  # a number of tokens
             page.page.wait_for_function("m => m.selectedIndex === 1", arg=menu.element_handle(), timeout=30_000)
