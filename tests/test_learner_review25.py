@@ -120,7 +120,7 @@ def test_a_report_of_top_0_lists_nothing_and_says_so(lesson9_result) -> None:  #
         coursekit.set_language("en")
     count = lesson9_result.accepted_count
     assert last.startswith(f"通过的候选：{count} 个；按估算的步时排序（估算，不是测量）。")
-    assert "前 0 个" not in last and "top = 0，所以这里一个也不列出" in last and "--top" in last
+    assert "前 0 个" not in last and "`top = 0`，所以这里一个也不列出" in last and "--top" in last
     assert "前 1 个：" in listed  # a positive top keeps its heading
     english = lesson9_result.report(top=0).splitlines()[-1]
     assert english.startswith(f"Accepted: {count}; ordered by estimated step time") and "top 0" not in english

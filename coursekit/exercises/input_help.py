@@ -53,21 +53,9 @@ __all__ = ["input_hint", "install"]
 
 #: The Chinese numerals 0-10 a learner may type for a small whole number (exercise 1.2's ZeRO stage "二"), each with
 #: its value: Python reads them as names (a NameError) or, in quotes, as text (review 25).
-CHINESE_NUMERALS: dict[str, int] = {
-    "零": 0,
-    "〇": 0,
-    "一": 1,
-    "二": 2,
-    "两": 2,
-    "三": 3,
-    "四": 4,
-    "五": 5,
-    "六": 6,
-    "七": 7,
-    "八": 8,
-    "九": 9,
-    "十": 10,
-}
+CHINESE_NUMERALS: dict[str, int] = dict(
+    zip("零〇一二两三四五六七八九十", (0, 0, 1, 2, 2, 3, 4, 5, 6, 7, 8, 9, 10), strict=True)  # data, not prose
+)
 
 #: The words for "about" a learner may put before a number, in pairs (the longer first, so "大约" is not read as "约").
 _ABOUT_WORDS: tuple[Text, ...] = (

@@ -342,14 +342,14 @@ register(
         },
         # top = 0 (lesson 9's first report, ``--top 0``): the count, and no "top 0:" heading an empty list (review 25)
         "planner.accepted_header_unlisted": {
-            "zh": "通过的候选：{count} 个；按估算的步时排序（估算，不是测量）。top = 0，所以这里一个也不列出；"
-            "要看估算最快的几个，把 top 设为正数（命令行用 --top）。",
+            "zh": "通过的候选：{count} 个；按估算的步时排序（估算，不是测量）。`top = 0`，所以这里一个也不列出；"
+            "要看估算最快的几个，把 `top` 设为正数（命令行用 --top）。",
             "en": "Accepted: {count}; ordered by estimated step time (an estimate, not a measurement). With top = 0 "
             "none is listed here; set top to a positive number (--top on the command line) to see the fastest.",
         },
         "planner.accepted_header_serving_unlisted": {
             "zh": "通过的布局：{count} 个；按每 GPU 吞吐的下界估计排序（与 plan_serving 相同；估算，不是测量）。"
-            "top = 0，所以这里一个也不列出；要看估算最好的几个，把 top 设为正数（命令行用 --top）。",
+            "`top = 0`，所以这里一个也不列出；要看估算最好的几个，把 `top` 设为正数（命令行用 --top）。",
             "en": "Accepted: {count}; ordered by the lower-bound throughput per GPU (as plan_serving ranks them; an "
             "estimate, not a measurement). With top = 0 none is listed here; set top to a positive number (--top on "
             "the command line) to see the best.",
@@ -357,7 +357,7 @@ register(
         "planner.none_accepted": {
             # a notebook has no --explain: name the method lesson 9 teaches too (review 25)
             "zh": "没有候选通过全部门槛。上面漏斗里排除最多的那道门槛是主要障碍；要看某个组合被拒绝的全部原因，"
-            "在笔记本里对规划结果调用 explain('tp=...,pp=...')（写上组合的标签），命令行用 --explain。",
+            "在笔记本里对规划结果调用 `explain('tp=...,pp=...')`（写上组合的标签），命令行用 --explain。",
             "en": "No candidate passes every gate. The gate that removes the most in the funnel above is the main "
             "obstacle; to see every reason a composition was rejected, call explain('tp=...,pp=...') on the plan's "
             "result in a notebook (with the composition's label), or use --explain on the command line.",
