@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +63,19 @@ MARGINS_PX = 4
 
 def _guide(lang: str, stem: str) -> str:
     return (GUIDES / lang / f"{stem}.md").read_text(encoding="utf-8")
+
+
+@contextmanager
+def _language(lang: str) -> Iterator[None]:
+    """Run the block in ``lang``; the language in effect before comes back after it."""
+    import coursekit
+
+    before = coursekit.get_language()
+    coursekit.set_language(lang)
+    try:
+        yield
+    finally:
+        coursekit.set_language(before)
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -131,10 +146,7 @@ def _widget(name: str) -> Any:
 @pytest.mark.parametrize("lang", ["zh", "en"])
 @pytest.mark.parametrize("name", ["capacity", "communication", "composition", "workbench"])
 def test_a_shorter_figure_keeps_its_texts_apart_and_inside(lang: str, name: str) -> None:
-    import coursekit
-
-    coursekit.set_language(lang)
-    try:
+    with _language(lang):
         widget = _widget(name)
         figure = widget.figure
         figure.canvas.draw()
@@ -156,8 +168,6 @@ def test_a_shorter_figure_keeps_its_texts_apart_and_inside(lang: str, name: str)
             boxes = sorted((label.get_window_extent(renderer) for label in labels), key=lambda b: b.y0)
             overlaps = [(a.y1, b.y0) for a, b in itertools.pairwise(boxes) if a.y1 > b.y0 + 0.5]
             assert overlaps == [], f"{name}: tick labels on each other: {overlaps}"
-    finally:
-        coursekit.set_language("zh")
 
 
 # -- 4. quoted below the figure: the step says to scroll -------------------------------------------------------------
@@ -173,14 +183,10 @@ def _plain(html_text: str) -> str:
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_lesson5_demo_numbers_are_under_the_figure_and_the_guide_says_so(lang: str) -> None:
-    import coursekit
     from coursekit.widgets.matrix import MatrixWidget
 
-    coursekit.set_language(lang)
-    try:
+    with _language(lang):
         widget = MatrixWidget()
-    finally:
-        coursekit.set_language("zh")
     view = list(widget.view.children)
     assert view.index(widget.image) < view.index(widget.message_html)  # the details follow the figure
     summary, message = _plain(widget.summary_html.value), _plain(widget.message_html.value)
@@ -195,16 +201,12 @@ def test_lesson5_demo_numbers_are_under_the_figure_and_the_guide_says_so(lang: s
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_lesson1_smallest_stage_is_under_the_figure_and_the_guide_says_so(lang: str) -> None:
-    import coursekit
     from coursekit.widgets.capacity import CapacityWidget
 
-    coursekit.set_language(lang)
-    try:
+    with _language(lang):
         widget = CapacityWidget()
         widget.controls["device_gib"].value = 40.0  # guide step 3
         summary, message = _plain(widget.summary_html.value), _plain(widget.message_html.value)
-    finally:
-        coursekit.set_language("zh")
     stated = {"zh": "能放下的最小 ZeRO 阶段是 2", "en": "smallest ZeRO stage that fits is 2"}[lang]
     assert stated in message and stated not in summary
     step = {
@@ -216,19 +218,15 @@ def test_lesson1_smallest_stage_is_under_the_figure_and_the_guide_says_so(lang: 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_lesson3_no_capacity_gap_reason_is_under_the_grid_and_the_guide_says_so(lang: str) -> None:
-    import coursekit
     from coursekit.widgets.gates import GatesWidget
 
-    coursekit.set_language(lang)
-    try:
+    with _language(lang):
         widget = GatesWidget()
         # guide step 4: context 131,072, then per-device context 32,768, then context 4,096
         widget.controls["context_len"].value = 131072
         widget.controls["max_context_per_device"].value = 32768
         widget.controls["context_len"].value = 4096
         summary, message = _plain(widget.summary_html.value), _plain(widget.message_html.value)
-    finally:
-        coursekit.set_language("zh")
     reason = {"zh": "没有要解决的容量缺口", "en": "no capacity gap to close"}[lang]
     assert reason in message and reason not in summary
     step = {
