@@ -2394,6 +2394,11 @@ assert one_node[0] == 0 and min(one_node[1:]) > 0
 # 网络拥塞与拓扑（胖树 (fat tree)、轨道优化 (rail optimisation)）、数据加载、优化器步、掉队节点与故障重启。效率只在一个数据集上标定过，MoE 的主机时间和 FP8 矩阵乘
 # 保留的提速各只用一对实测标定。所以它适合**排除**（门槛是硬的）和**分组**（并列组），
 # 不适合在一个组里挑第一名——那要实测。
+#
+# 搜索也不尝试用 CPU 内存换显存的做法：激活卸载 (activation offloading) 在前向时把部分层保存的激活拷到 CPU 内存，
+# 反向用到之前再拷回来；ZeRO-Offload 把优化器状态和优化器步放到 CPU 上。CPU 与 GPU 之间的链路很快时
+# （GB200 的 Grace CPU 经 NVLink-C2C 与 GPU 相连），NVIDIA 在 2025 年下半年公开的 Megatron-Bridge 性能配置里，
+# 有几组 GB200 和 GB300 上的 Llama 3.1 405B 就用 FSDP 加激活卸载，不做重计算。在这样的机器上，工作台只能给出做重计算的布局，估出的步时比实测慢。
 
 # %% [markdown] lang="en"
 # ### What the estimate leaves out
@@ -2403,6 +2408,13 @@ assert one_node[0] == 0 and min(one_node[1:]) > 0
 # rail optimisation), data loading, the optimizer step, stragglers and restarts after failures. Its efficiency was
 # calibrated on one data set, and the MoE host time and the share of its speed-up an FP8 matmul keeps on one pair of measurements each. So it is good for **excluding** (the gates are hard) and **grouping** (tie groups),
 # not for picking the winner inside a group — that takes a measurement.
+#
+# Nor does the search try trading host memory for device memory: activation offloading copies some layers' saved
+# activations to CPU memory during the forward pass and back before the backward pass needs them; ZeRO-Offload keeps
+# the optimizer states and the optimizer step on the CPU. Where the CPU-GPU link is fast (GB200's Grace CPU joins its
+# GPUs over NVLink-C2C), several of the Megatron-Bridge performance configurations NVIDIA published in late 2025 ran
+# Llama 3.1 405B on GB200 and GB300 with FSDP and activation offloading, and no recomputation. On such machines the workbench can offer only layouts that recompute, and its estimated step is
+# slower than the measured one.
 
 # %% [markdown] lang="zh"
 # ### 估算能排对两个实测布局的先后吗？
