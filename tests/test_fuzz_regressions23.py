@@ -20,6 +20,13 @@ Found and fixed:
 3. The same two functions raised ``OverflowError`` (not a TypeError / ValueError) for a part of 1e300 at 12 places
    (the float product overflows) and for parts whose sum is beyond the float range (two of 1e308). Integer arithmetic
    prints any finite part; a sum beyond the float range is refused naming ``parts``, in the learner's language.
+4. ``StepTimeline`` (lesson 6's step decomposed, which ``diagnose_efficiency`` reads and a learner may build from a
+   step they measured) took any field: a string or None reached ``diagnose_efficiency`` as Python's own TypeError
+   ("'>=' not supported between instances of 'float' and 'str'"), a negative wait and a step of 500 ms whose parts
+   add up to 120 ms were diagnosed ("exposed communication takes 2% of the step"). Each field must now be a finite
+   number of seconds >= 0, the communication its exposed plus hidden parts and the step the sum of its parts (the
+   rule its docstring states), to within floating-point rounding; a refusal names the field, in the learner's
+   language.
 
 Examined without a defect found: each numeric argument of every public function's documented calls (170 functions,
 464 argument slots) replaced by an equal value of another type (np.int64, np.float64, np.float32, np.int32, a 0-d
@@ -32,6 +39,7 @@ device, unicode and over-long path; the lesson widgets driven through every opti
 
 from __future__ import annotations
 
+import math
 import random
 import re
 from decimal import Decimal
@@ -42,6 +50,7 @@ import pytest
 
 from coursekit import i18n
 from coursekit.presets import MODELS
+from coursekit.scaling import StepTimeline, diagnose_efficiency, step_timeline
 from coursekit.specs import stage_layer_counts
 from coursekit.units import adding_up_places, parts_adding_up
 
@@ -174,3 +183,61 @@ def test_huge_parts_print_and_a_sum_beyond_floats_is_refused_by_name() -> None:
                 call()
             assert "parts" in str(error.value) and "1e+308" in str(error.value)
             assert bool(CJK.search(str(error.value))) == (lang == "zh")
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# 4. A step timeline built by hand holds the timeline's own rule
+# ---------------------------------------------------------------------------------------------------------------------
+
+#: A step measured by hand (seconds): 100 ms compute, 40 ms communication of which 30 ms hide under it, 10 ms bubble.
+MEASURED: dict[str, float] = {
+    "compute_s": 0.100,
+    "communication_s": 0.040,
+    "exposed_communication_s": 0.010,
+    "hidden_communication_s": 0.030,
+    "bubble_s": 0.010,
+    "input_wait_s": 0.0,
+    "step_s": 0.120,
+}
+
+
+def test_a_timeline_built_by_hand_reads_as_step_timeline_builds_it() -> None:
+    """The rule of StepTimeline's docstring, worked by hand: step = 100 + 10 + 10 = 120 ms, communication = 10 + 30 =
+    40 ms. Built field by field, it is the timeline ``step_timeline(0.1, 0.04, overlap_fraction=0.75, bubble_s=0.01)``
+    computes, and the diagnosis of the two is the same."""
+    by_hand = StepTimeline(**MEASURED)
+    built = step_timeline(0.100, 0.040, overlap_fraction=0.75, bubble_s=0.010)
+    for name, value in MEASURED.items():
+        assert getattr(built, name) == pytest.approx(value, rel=1e-12)
+    assert diagnose_efficiency(by_hand).dominant == diagnose_efficiency(built).dominant == "communication"
+    # numpy numbers and -0.0 are kept as the plain floats they hold
+    odd = StepTimeline(**{**MEASURED, "compute_s": np.float64(0.1), "input_wait_s": -0.0})
+    assert type(odd.compute_s) is float and str(odd.input_wait_s) == "0.0"
+
+
+@pytest.mark.parametrize(
+    ("change", "named", "error"),
+    [
+        ({"compute_s": "0.1"}, "compute_s", TypeError),
+        ({"bubble_s": None}, "bubble_s", TypeError),
+        ({"bubble_s": True}, "bubble_s", TypeError),
+        ({"exposed_communication_s": math.nan}, "exposed_communication_s", ValueError),
+        ({"input_wait_s": -0.01, "step_s": 0.11}, "input_wait_s", ValueError),
+        ({"step_s": 0.5}, "step_s", ValueError),  # 100 + 10 + 10 ms is 120 ms, not 500
+        ({"communication_s": 0.03}, "communication_s", ValueError),  # 10 exposed + 30 hidden is 40 ms
+        ({"host_wait_s": 0.005}, "step_s", ValueError),  # a host wait is part of the step: 125 ms
+    ],
+)
+def test_a_timeline_that_breaks_its_rule_is_refused_naming_the_field(
+    change: dict[str, Any], named: str, error: type[Exception]
+) -> None:
+    """Before, each of these was taken: a string or None reached ``diagnose_efficiency`` as Python's own TypeError
+    ("'>=' not supported between instances of 'float' and 'str'"), a step of 500 ms made of 120 ms of parts was
+    diagnosed as "exposed communication takes 2% of the step"."""
+    for lang in ("en", "zh"):
+        i18n.set_language(lang)
+        with pytest.raises(error) as caught:
+            StepTimeline(**{**MEASURED, **change})
+        message = str(caught.value)
+        assert message.startswith(f"{named} = "), message
+        assert bool(CJK.search(message)) == (lang == "zh"), message
