@@ -27,6 +27,9 @@ Found and fixed:
    number of seconds >= 0, the communication its exposed plus hidden parts and the step the sum of its parts (the
    rule its docstring states), to within floating-point rounding; a refusal names the field, in the learner's
    language.
+5. ``coursekit.planner.estimate.expert_rows`` (rows one routed expert multiplies, a helper that checks its arguments
+   when called by hand) divided by the model's expert count: a dense model gave a ZeroDivisionError for numbers and
+   NaN rows for numpy columns. It is now refused naming the model (the search calls it on MoE models only).
 
 Examined without a defect found: each numeric argument of every public function's documented calls (170 functions,
 464 argument slots) replaced by an equal value of another type (np.int64, np.float64, np.float32, np.int32, a 0-d
@@ -49,6 +52,7 @@ import numpy as np
 import pytest
 
 from coursekit import i18n
+from coursekit.planner.estimate import expert_rows
 from coursekit.presets import MODELS
 from coursekit.scaling import StepTimeline, diagnose_efficiency, step_timeline
 from coursekit.specs import stage_layer_counts
@@ -241,3 +245,28 @@ def test_a_timeline_that_breaks_its_rule_is_refused_naming_the_field(
         message = str(caught.value)
         assert message.startswith(f"{named} = "), message
         assert bool(CJK.search(message)) == (lang == "zh"), message
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# 5. Rows per routed expert of a dense model
+# ---------------------------------------------------------------------------------------------------------------------
+
+
+def test_rows_per_expert_of_a_dense_model_are_refused_by_name() -> None:
+    """``expert_rows`` = ep·(tokens·etp/tp)·top_k·c/E (its docstring). Mixtral 8x7B routes each token to 2 of 8
+    experts without a capacity factor: 4096 tokens on one rank give 4096·2/8 = 1024 rows, element by element for a
+    column too. GPT-2 small has no experts (E = 0): before, a ZeroDivisionError for numbers and NaN rows for a
+    column; now a ValueError naming the model, in the chosen language."""
+    mixtral = MODELS["mixtral-8x7b"]
+    assert (mixtral.top_k, mixtral.num_experts) == (2, 8)
+    assert expert_rows(mixtral, 4096.0, 1, 1, 1) == 1024.0
+    column = expert_rows(mixtral, np.array([4096.0, 8.0]), np.array([1.0, 2.0]), 1, 1)
+    alone = [expert_rows(mixtral, 4096.0, 1, 1, 1), expert_rows(mixtral, 8.0, 2, 1, 1)]
+    assert column.tolist() == alone == [1024.0, 1.0]
+    for lang in ("en", "zh"):
+        i18n.set_language(lang)
+        for tokens in (4096.0, np.array([4096.0, 1.0])):
+            with pytest.raises(ValueError) as caught:
+                expert_rows(MODELS["gpt2-small"], tokens, 1, 1, 1)
+            assert str(caught.value).startswith("model = gpt2-small")
+            assert bool(CJK.search(str(caught.value))) == (lang == "zh")
