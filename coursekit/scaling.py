@@ -83,6 +83,10 @@ register(
             "zh": "{name} 为空：至少需要一个值。",
             "en": "{name} is empty: give at least one value.",
         },
+        "scaling.timeline_sum": {
+            "zh": "{name} = {value!r}：必须等于 {parts} = {expected!r}（一步的时间线各部分相加）。",
+            "en": "{name} = {value!r}: must equal {parts} = {expected!r} (the parts of the step's timeline added).",
+        },
         "scaling.not_timeline": {
             "zh": "timeline = {value!r}：必须是 step_timeline 返回的 StepTimeline，而不是 {type}。",
             "en": "timeline = {value!r}: must be a StepTimeline returned by step_timeline, not {type}.",
@@ -182,6 +186,31 @@ def _label(kind: str) -> Text:
     return Text(zh=tr(key, lang="zh"), en=tr(key, lang="en"))
 
 
+#: The fields of :class:`StepTimeline`, each seconds >= 0.
+_TIMELINE_FIELDS: tuple[str, ...] = (
+    "compute_s",
+    "communication_s",
+    "exposed_communication_s",
+    "hidden_communication_s",
+    "bubble_s",
+    "input_wait_s",
+    "step_s",
+    "load_imbalance_s",
+    "host_wait_s",
+)
+#: The sums a :class:`StepTimeline` holds: (total, its parts).
+_TIMELINE_SUMS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("communication_s", ("exposed_communication_s", "hidden_communication_s")),
+    (
+        "step_s",
+        ("compute_s", "exposed_communication_s", "bubble_s", "input_wait_s", "load_imbalance_s", "host_wait_s"),
+    ),
+)
+#: How far a sum may be from its parts: floating-point rounding of sums taken in another order, nothing more.
+_TIMELINE_REL_TOL: float = 1e-9
+_TIMELINE_ABS_TOL_S: float = 1e-12
+
+
 @dataclass(frozen=True)
 class StepTimeline:
     """One training step split into compute, communication and waits (all in seconds).
@@ -207,6 +236,22 @@ class StepTimeline:
     step_s: float
     load_imbalance_s: float = 0.0
     host_wait_s: float = 0.0
+
+    def __post_init__(self) -> None:
+        """Each field a finite number of seconds, at least 0, kept as a float (``-0.0`` as 0.0); the communication
+        the exposed part plus the hidden part, and the step the sum of its parts (the rule above), each to within
+        floating-point rounding. A timeline built by hand that breaks them (a string, a negative wait, a step that
+        is not its parts: fuzz pass 23) is refused naming the field, instead of a Python TypeError from
+        :func:`diagnose_efficiency` or a share of a step that is not the sum of its parts."""
+        for name in _TIMELINE_FIELDS:
+            object.__setattr__(self, name, check_number(name, getattr(self, name), ge=0))
+        for total, parts in _TIMELINE_SUMS:
+            expected = math.fsum(getattr(self, name) for name in parts)
+            value = getattr(self, total)
+            if not math.isclose(value, expected, rel_tol=_TIMELINE_REL_TOL, abs_tol=_TIMELINE_ABS_TOL_S):
+                raise ValueError(
+                    tr("scaling.timeline_sum", name=total, value=value, parts=" + ".join(parts), expected=expected)
+                )
 
     def segments(self) -> tuple[TimelineSegment, ...]:
         """Bars for a chart, in step order: compute (with hidden communication at its end), exposed

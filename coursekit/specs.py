@@ -1192,9 +1192,11 @@ def _check_arg(name: str, value: Any, *, integer: bool, ge: float | None = None,
 
 def _check_stage_args(layers: int, pp: Any, edge_layers: Any, last_edge_layers: Any = None) -> None:
     """A plain number given for ``pp``, ``edge_layers`` or ``last_edge_layers`` must be an int in range, and edges
-    that would leave a stage fewer than no layers are refused (:func:`_check_stage_counts`); an array is checked element
-    by element for its range (:func:`_check_arg`), its stage counts by the caller (the planner's vectorised search,
-    which calls the unchecked kernels, gates such stages)."""
+    that would leave a stage fewer than no layers are refused (:func:`_check_stage_counts`). An array is checked element
+    by element, its range (:func:`_check_arg`) and its stage counts alike: the first element whose split a plain number
+    would refuse is refused with the same message, so a column never gives stage parameters where one of its values
+    alone is refused (fuzz pass 23: ``stage_dense_params(np.array([8]), 0, 3)`` on GPT-2 small gave a last stage of
+    -1 layers). The planner's vectorised search calls the unchecked kernels, and gates such stages itself."""
     _check_arg("pp", pp, integer=True, ge=1, le=1 << 20)
     _check_arg("edge_layers", edge_layers, integer=True, ge=0, le=1 << 16)
     if last_edge_layers is not None:
@@ -1202,6 +1204,17 @@ def _check_stage_args(layers: int, pp: Any, edge_layers: Any, last_edge_layers: 
     check_column_shapes(pp=pp, edge_layers=edge_layers, last_edge_layers=last_edge_layers)
     if all(_is_scalar(value) for value in (pp, edge_layers, last_edge_layers)):
         _check_stage_counts(layers, pp, edge_layers, last_edge_layers)
+        return
+    import numpy as np
+
+    last_given = edge_layers if last_edge_layers is None else last_edge_layers
+    columns = np.broadcast_arrays(*(np.asarray(value) for value in (pp, edge_layers, last_given)))
+    counts = stage_layer_counts(layers, *columns)
+    short = np.minimum(np.minimum(counts[0], counts[1]), counts[2]) < 0
+    if bool(np.any(short)):  # the first such element, refused as that plain number would be
+        where = np.unravel_index(int(np.argmax(short)), short.shape)
+        pp_at, edge_at, last_at = (int(column[where]) for column in columns)
+        _check_stage_counts(layers, pp_at, edge_at, None if last_edge_layers is None else last_at)
 
 
 def _check_stage_counts(

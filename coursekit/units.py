@@ -18,9 +18,23 @@ numpy arrays multiply by the constants directly.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Sequence
+from fractions import Fraction
 
 from ._validate import check_int, check_items, check_number, finite_result, learner_functions
+from .i18n import register, shown_repr, tr
+
+register(
+    {
+        "units.parts_sum_range": {
+            "zh": "parts = {value}：这些部分之和超出了浮点数能表示的范围（绝对值最大 {high:.6g}），"
+            "无法把它们写成一个加起来的总数；请换用更大的单位。",
+            "en": "parts = {value}: these parts sum to beyond the range of a float (at most {high:.6g} in size), "
+            "so no total of them can be printed; use a larger unit.",
+        },
+    }
+)
 
 KIB_BYTES: int = 2**10
 MIB_BYTES: int = 2**20
@@ -115,11 +129,46 @@ def _adding_up_places(parts: Sequence[float], low: int, high: int) -> int:
     >>> _adding_up_places((4.105, 4.105, 24.64), 2, 3)  # 4.11 + 4.11 + 24.64 = 32.86, the sum 32.85
     3
     """
+    total = _parts_total(parts)
     for places in range(low, high):
-        unit = 10**places
-        if sum(round(x * unit) for x in parts) == round(sum(parts) * unit):
+        if sum(_printed_units(x, places) for x in parts) == _printed_units(total, places):
             return places
     return high
+
+
+def _printed_units(value: float, places: int, *, floor: bool = False) -> int:
+    """``value`` in units of its last printed place, as ``f"{value:.{places}f}"`` prints it: the exact binary value
+    rounded half to even (``44.675`` is 44.67499999999999715783..., printed "44.67"; ``round(44.675 * 100)`` is 4468,
+    as the product rounds to 4467.5), or rounded down with ``floor``. Exact integer arithmetic at any size: ``1e300``
+    at 12 places has no float product to overflow and no decimal context to cut its digits.
+
+    >>> _printed_units(44.675, 2), _printed_units(0.125, 2), _printed_units(-0.004, 2)
+    (4467, 12, 0)
+    >>> _printed_units(-0.004, 2, floor=True), f"{-0.004:.2f}"
+    (-1, '-0.00')
+    """
+    numerator, denominator = float(value).as_integer_ratio()
+    scale: int = 10**places
+    units, remainder = divmod(numerator * scale, denominator)  # rounded down, remainder >= 0
+    if not floor and (2 * remainder > denominator or (2 * remainder == denominator and units % 2 == 1)):
+        units += 1
+    return units
+
+
+def _units_text(units: int, places: int) -> str:
+    """``units`` of the ``places``-th decimal place written out (``_units_text(-5, 2)`` is "-0.05"; zero unsigned)."""
+    digits = str(abs(units)).rjust(places + 1, "0")
+    text = f"{digits[:-places]}.{digits[-places:]}" if places else digits
+    return f"-{text}" if units < 0 else text
+
+
+def _parts_total(parts: Sequence[float]) -> float:
+    """The sum of ``parts`` as the sentences print it (``sum(parts)``, left to right); a ``ValueError`` naming the
+    parts when it is beyond the float range (two parts of 1e308), which no sentence could print."""
+    total = sum(parts)
+    if not math.isfinite(total):
+        raise ValueError(tr("units.parts_sum_range", value=shown_repr(tuple(parts)), high=sys.float_info.max))
+    return total
 
 
 def _parts_adding_up(parts: Sequence[float], decimals: int) -> list[str]:
@@ -130,15 +179,17 @@ def _parts_adding_up(parts: Sequence[float], decimals: int) -> list[str]:
     >>> _parts_adding_up((0.11594, 288.14062, 2.30572), 3)  # one by one: 0.116 + 288.141 + 2.306 = 290.563
     ['0.116', '288.140', '2.306']
     """
-    unit = 10**decimals
-    total = round(sum(parts) * unit)
-    rounded = [round(x * unit) for x in parts]
+    total = _printed_units(_parts_total(parts), decimals)
+    rounded = [_printed_units(x, decimals) for x in parts]
     if sum(rounded) != total:
-        rounded = [math.floor(x * unit) for x in parts]
-        by_remainder = sorted(range(len(parts)), key=lambda i: parts[i] * unit - rounded[i], reverse=True)
-        for i in by_remainder[: total - sum(rounded)]:
+        rounded = [_printed_units(x, decimals, floor=True) for x in parts]
+        by_remainder = sorted(
+            range(len(parts)), key=lambda i: Fraction(parts[i]) * 10**decimals - rounded[i], reverse=True
+        )
+        # never fewer than none: a float sum that lost a part entirely (1e308 + 1.0 is 1e308) leaves each part as it is
+        for i in by_remainder[: max(total - sum(rounded), 0)]:
             rounded[i] += 1
-    return [f"{x / unit:.{decimals}f}" for x in rounded]
+    return [_units_text(x, decimals) for x in rounded]
 
 
 #: The most decimal places :func:`adding_up_places` and :func:`parts_adding_up` print.

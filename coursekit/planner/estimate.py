@@ -586,7 +586,12 @@ def expert_rows(model: ModelSpec, tokens: Any, tp: Any, ep: Any, etp: Any) -> An
     balances without an auxiliary loss (arXiv:2412.19437, §2.1.2) — so every expert gets the even share; with a
     capacity factor ``c`` the busiest expert may take up to ``c`` times it, and the step waits for the busiest, so
     the bound is used (``c`` = 1 for drop-less routing without one).
+
+    A dense model has no routed experts: called by hand on one, a ``ValueError`` naming the model (fuzz pass 23: a
+    ZeroDivisionError for numbers, NaN rows for numpy columns); the search calls it on MoE models only.
     """
+    if not model.is_moe:
+        raise ValueError(tr("planner.expert_rows_dense", model=model.name))
     return ep * tokens * etp / tp * routed_copies(model) / model.num_experts
 
 
@@ -1894,6 +1899,12 @@ def _exposed_s(
 
 register(
     {
+        "planner.expert_rows_dense": {
+            "zh": "model = {model}：稠密模型没有路由专家 (routed experts)，每个专家的行数无从谈起；"
+            "请给一个混合专家 (MoE) 模型。",
+            "en": "model = {model}: a dense model has no routed experts, so there are no rows per expert; "
+            "give a mixture-of-experts (MoE) model.",
+        },
         "planner.columns_key": {
             "zh": "{name} 缺少列 {key!r}：要有 {keys} 各一列（etp 可选）。",
             "en": "{name} has no column {key!r}: it needs one each of {keys} (etp optional).",
