@@ -39,6 +39,7 @@ from __future__ import annotations
 import ast
 import html
 import linecache
+import os
 import re
 import unicodedata
 from decimal import Decimal
@@ -46,16 +47,52 @@ from types import TracebackType
 from typing import Any
 
 from .._validate import check_instance, learner_functions
-from ..i18n import Text, shown_str, tr
+from ..i18n import LANGUAGES, Text, set_language, shown_str, tr
 from ..i18n import register as _register_messages
 
-__all__ = ["input_hint", "install"]
+__all__ = ["chinese_numeral_value", "input_hint", "install"]
 
 #: The Chinese numerals 0-10 a learner may type for a small whole number (exercise 1.2's ZeRO stage "二"), each with
 #: its value: Python reads them as names (a NameError) or, in quotes, as text (review 25).
 CHINESE_NUMERALS: dict[str, int] = dict(
     zip("零〇一二两三四五六七八九十", (0, 0, 1, 2, 2, 3, 4, 5, 6, 7, 8, 9, 10), strict=True)  # data, not prose
 )
+
+_DIGITS: dict[str, int] = {c: v for c, v in CHINESE_NUMERALS.items() if v < 10}
+_UNITS: dict[str, int] = dict(zip("十百千", (10, 100, 1000), strict=True))  # data, not prose
+
+
+def chinese_numeral_value(text: str) -> int | None:
+    """The whole number 0-9999 ``text`` writes in Chinese numerals (``'十六'`` 16, ``'六十四'`` 64,
+    ``'一百八十四'`` 184, ``'三百二十'`` 320, ``'一千零二十四'`` 1024), else None. Exercises 4.2, 4.3 and 10.2 ask
+    for counts such as these; a learner who types one gets a NameError or, in quotes, a string (review 26).
+
+    >>> [chinese_numeral_value(t) for t in ("二", "十六", "六十四", "一百八十四", "三百二十", "一千零二十四", "两百")]
+    [2, 16, 64, 184, 320, 1024, 200]
+    >>> chinese_numeral_value("十十"), chinese_numeral_value("放得下"), chinese_numeral_value("")
+    (None, None, None)
+    """
+    if text in CHINESE_NUMERALS:
+        return CHINESE_NUMERALS[text]
+    if not text or any(c not in _DIGITS and c not in _UNITS for c in text):
+        return None
+    total, digit, last_unit = 0, None, 10_000
+    for char in text:
+        if char in _DIGITS:
+            if digit is not None and digit != 0:
+                return None  # two digits in a row ("六四")
+            digit = _DIGITS[char]
+        else:
+            unit = _UNITS[char]
+            if unit >= last_unit or digit == 0:
+                return None  # units must fall ("十百") and follow a digit other than 零
+            if digit is None:
+                if total or unit != 10:
+                    return None  # only 十 may stand without its digit, and only first ("十六")
+                digit = 1
+            total, digit, last_unit = total + digit * unit, None, unit
+    return total + (digit or 0)
+
 
 #: The words for "about" a learner may put before a number, in pairs (the longer first, so "大约" is not read as "约").
 _ABOUT_WORDS: tuple[Text, ...] = (
@@ -172,6 +209,13 @@ _register_messages(
             "en": "'{name}' is a Chinese numeral: Python reads only Arabic digits and takes {name} for a name that is "
             "not defined (NameError). Write answer = {value}.",
         },
+        "input_help.math_sign": {
+            "zh": "第 {line} 行有 '{char}'：这是课文里印出的数学符号，Python 不认。Python 的乘号写作 *，除号写作 /，"
+            "乘方写作 **（课文的 2^30 要写成 2**30）。改好的一行：{fixed}",
+            "en": "Line {line} holds '{char}', a mathematical sign as the lessons print it, which Python does not "
+            "read. Python writes multiplication *, division / and a power ** (the lessons' 2^30 is 2**30). The line "
+            "fixed: {fixed}",
+        },
         "input_help.caret_power": {
             "zh": "Python 里 ^ 不是乘方，而是按位异或 (XOR)：课程正文写的 2^30、10^9 在代码里要写成 2**30、10**9"
             "（或 1e9）。改好的一行：{fixed}",
@@ -207,7 +251,13 @@ _REPLACEMENTS: dict[str, str] = {
     "》": ">",
     "　": " ",
     "·": "*",
+    "×": "*",
+    "÷": "/",
 }
+
+#: The signs of arithmetic as the lessons print them ("2 × 2 × 4", "989 ÷ 4.8", "2 · 80 · 8"): copied into a cell,
+#: each is an invalid character; the line of help says what Python writes instead (review 26)
+_MATH_SIGNS: frozenset[str] = frozenset("×÷·")
 
 _INVALID_CHARACTER = re.compile(r"invalid character '(.)' \(U\+[0-9A-F]+\)")
 #: ``answer = 5.4%``: a number written with a percent sign, which Python refuses as invalid syntax
@@ -338,6 +388,10 @@ def input_hint(error: BaseException, line: str | None = None) -> str | None:
         match = _INVALID_CHARACTER.search(str(error.msg or ""))
         if match is None or _half_width(match.group(1)) is None:
             return None
+        if match.group(1) in _MATH_SIGNS:  # 1.07×10^5 copied from a lesson: *, / and ** (the ^ too)
+            fixed = _fixed_line(source)
+            fixed = CARET_POWER.sub(lambda m: m.group(0).replace("^", "**"), fixed)
+            return tr("input_help.math_sign", line=error.lineno or 1, char=match.group(1), fixed=shown_str(fixed))
         comma = _COMMA_IN_NUMBER.match(_fullwidth_digits(source))
         if comma is not None:  # '，' typed for a decimal point (25，77) or a thousands comma (1，677)
             rest = _fullwidth_digits(source)[comma.end() :]
@@ -380,9 +434,10 @@ def input_hint(error: BaseException, line: str | None = None) -> str | None:
         worded = _number_with_words(code, _error_line(error)) if _ANSWER_LINE.match(code) else None
         if worded is not None and name in code:
             return worded
-        if name in CHINESE_NUMERALS and _ANSWER_LINE.match(code) and code.split("=", 1)[1].strip() == name:
-            # answer = 二: a number in Chinese, not an option to quote (review 25)
-            return tr("input_help.chinese_numeral", name=shown, value=CHINESE_NUMERALS[name])
+        numeral = chinese_numeral_value(name)
+        if numeral is not None and _ANSWER_LINE.match(code) and code.split("=", 1)[1].strip() == name:
+            # answer = 二: a number in Chinese, not an option to quote (review 25); 十六, 一百八十四 too (review 26)
+            return tr("input_help.chinese_numeral", name=shown, value=numeral)
         fixed = _quoted_option(code, name) if _ANSWER_LINE.match(code) else None
         if fixed is not None:
             return tr("input_help.unquoted", name=shown, fixed=shown_str(fixed), menu=tr("input_help.run_above_menu"))
@@ -441,6 +496,34 @@ def _handler(
             },
             raw=True,
         )
+
+
+def _session_language(path: str | None = None) -> str | None:
+    """The language of the lesson a kernel was started for, from its notebook's folder: ``notebooks/zh/...`` is
+    ``'zh'``. ``path`` defaults to ``JPY_SESSION_NAME``, the notebook path Jupyter Server gives the kernel; None when
+    the path names no lesson folder.
+
+    >>> _session_language("notebooks/zh/10_serving.ipynb"), _session_language("en/04_composition.ipynb")
+    ('zh', 'en')
+    >>> _session_language("scratch.ipynb"), _session_language("")
+    (None, None)
+    """
+    if path is None:
+        path = os.environ.get("JPY_SESSION_NAME", "")
+    folders = re.split(r"[\\/]", path)[:-1]
+    return next((lang for lang in reversed(folders) if lang in LANGUAGES), None)
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """IPython extension (the course's kernel loads it at start, tools/install_kernel.py): :func:`install` before
+    any lesson cell has run, so a ``NameError`` in a cell run after a kernel restart gets its line of help too, in
+    the language of the lesson's folder (a ``COURSEKIT_LANG`` set by the learner wins; the lesson's first cell sets
+    the language again)."""
+    if "COURSEKIT_LANG" not in os.environ:
+        lang = _session_language()
+        if lang is not None:
+            set_language(lang)
+    install(ipython)
 
 
 def install(shell: Any = None) -> bool:

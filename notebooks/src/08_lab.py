@@ -290,9 +290,14 @@ print(
 for kind, point in largest.items():
     # zh: dist.* 是 torch.distributed 的调用名
     # en: dist.* names the torch.distributed calls
+    busbw_gib_s = point.busbw_bytes_per_s / GIB_BYTES
     print(
-        f"  busbw {'dist.' + kind:20s} "
-        f"{point.busbw_bytes_per_s / GIB_BYTES:6.2f} GiB/s"
+        Text(
+            zh=f"  {COLLECTIVE_NAMES[kind]}（dist.{kind}）"
+            f"的总线带宽 busbw：{busbw_gib_s:.2f} GiB/s",
+            en=f"  busbw of {COLLECTIVE_NAMES[kind]} (dist.{kind}): "
+            f"{busbw_gib_s:.2f} GiB/s",
+        )
     )
 fitted = report.result("all_reduce").fit
 if fitted is not None and fitted.bandwidth_bytes_per_s is not None:
