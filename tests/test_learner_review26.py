@@ -30,7 +30,14 @@ at 110 %), fixed.
    run by ``make`` and binder/postBuild) now loads :mod:`coursekit.exercises.input_help` as an IPython extension at
    start, in the language of the lesson's folder, so the restarted kernel says what to run, in Chinese.
 
-tests/browser/test_learner_review26.py shows 1 to 7 in Chromium.
+8. More slips at the ``answer =`` line: a power copied from a web page or PDF as a superscript (``answer = 10⁵``)
+   was "retyped" by the line of help as ``answer = 105`` (NFKC makes ⁵ a 5), another number; the letter x for
+   times (``answer = 1.07x10^5``), a quote opened and never closed (``answer = 'Y``) and a list without commas
+   (``answer = [5 7]``) got no line of help; ``answer = 107,374.18`` (exercise 8.2 with thousands commas) became the
+   tuple (107, 374.18) and was told only "must be a real number, not tuple". Each now gets the line meant
+   (``answer = 10**5``, ``answer = 1.07 * 10**5``, ``answer = 'Y'``, ``answer = [5, 7]``, ``107374.18``).
+
+tests/browser/test_learner_review26.py shows 1 to 8 in Chromium.
 """
 
 from __future__ import annotations
@@ -313,3 +320,55 @@ def test_a_language_the_learner_set_wins_over_the_folder(monkeypatch: pytest.Mon
         assert get_language() == "en"
     finally:
         set_language(before)
+
+
+# -- 8. powers copied as superscripts, x for times, an unclosed quote, a list without commas -----------------------
+
+
+@pytest.mark.usefixtures("zh")
+@pytest.mark.parametrize(
+    ("line", "key", "fixed"),
+    [
+        # NFKC reads 10⁵ as 105: the old line of help "retyped" it as answer = 105, another number
+        ("answer = 10⁵", "上标 '⁵'", "answer = 10**5"),
+        ("answer = 1.07 × 10⁵", "'×'：这是课文里印出的数学符号", "answer = 1.07 * 10**5"),
+        ("answer = 2⁻³", "上标 '⁻'", "answer = 2**-3"),
+        ("answer = 1.07x10^5", "把字母 x 当成了乘号", "answer = 1.07 * 10**5"),
+        ("answer = 2x2x2x2x4", "把字母 x 当成了乘号", "answer = 2 * 2 * 2 * 2 * 4"),
+        ("answer = 'Y", "引号没有成对", "answer = 'Y'"),
+        ('answer = "fsdp2-zero2', "引号没有成对", 'answer = "fsdp2-zero2"'),
+        ("answer = [5 7]", "方括号里的各项之间缺少逗号", "answer = [5, 7]"),
+    ],
+)
+def test_more_slips_get_a_line_of_help_whose_line_runs(line: str, key: str, fixed: str) -> None:
+    hint = input_hint(_syntax_error(line), line)
+    assert hint is not None and key in hint and hint.endswith(fixed), hint
+    assert "answer = 105" not in hint
+    scope: dict[str, object] = {}
+    exec(fixed, scope)  # the fixed line the hint shows
+
+
+def test_the_fixed_lines_give_the_numbers_meant() -> None:
+    # 10⁵ is 100000 and 1.07 × 10⁵ is 107000 (by hand), not 105 and 112.35
+    for fixed, value in [("answer = 10**5", 100000), ("answer = 1.07 * 10**5", 107000.0), ("answer = 2**-3", 0.125)]:
+        scope: dict[str, object] = {}
+        exec(fixed, scope)
+        assert scope["answer"] == pytest.approx(value)
+
+
+@pytest.mark.usefixtures("zh")
+def test_thousands_commas_before_a_decimal_point() -> None:
+    # answer = 107,374.18 (exercise 8.2's crossover, 2 x 50 µs x 2^30 B/s = 107,374.18 bytes) is (107, 374.18)
+    scope: dict[str, object] = {}
+    exec("answer = 107,374.18", scope)
+    message = check("lab.crossover_bytes", scope["answer"]).message
+    assert "107,374.18 成了元组" in message and "写成 107374.18。" in message
+    assert check("lab.crossover_bytes", 107374.18).correct
+
+
+@pytest.mark.usefixtures("en")
+def test_the_new_lines_of_help_in_english() -> None:
+    hint = input_hint(_syntax_error("answer = 10⁵"), "answer = 10⁵")
+    assert hint is not None and "superscript '⁵'" in hint and hint.endswith("The line fixed: answer = 10**5")
+    hint = input_hint(_syntax_error("answer = 2 x 2"), "answer = 2 x 2")
+    assert hint is not None and "the letter x as a multiplication sign" in hint

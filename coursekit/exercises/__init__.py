@@ -636,6 +636,32 @@ def _thousands_tuple(answer: Any) -> str | None:
     return f"{head}" + "".join(f"{item:03d}" for item in rest)
 
 
+def _thousands_with_decimals(answer: Any) -> tuple[str, str] | None:
+    """``(written, number)`` for a tuple Python makes of a number with thousands commas and a decimal point
+    (``answer = 107,374.18`` is ``(107, 374.18)``: ``("107,374.18", "107374.18")``), else None.
+
+    >>> _thousands_with_decimals((107, 374.18)), _thousands_with_decimals((1, 74, 1.5))
+    (('107,374.18', '107374.18'), ('1,074,001.5', '1074001.5'))
+    >>> _thousands_with_decimals((107, 374)), _thousands_with_decimals((0.5, 1.5)), _thousands_with_decimals((1, 1e3))
+    (None, None, None)
+    """
+    if not isinstance(answer, tuple) or len(answer) < 2:
+        return None
+    *whole, last = answer
+    if not all(isinstance(item, int) and not isinstance(item, bool) for item in whole):
+        return None
+    if not isinstance(last, float) or not math.isfinite(last) or not 0 <= last < 1000 or last.is_integer():
+        return None
+    head, *rest = whole
+    if not 1 <= abs(head) <= 999 or not all(0 <= item <= 999 for item in rest):
+        return None
+    fraction = repr(last).partition(".")[2]
+    if not fraction.isdigit():  # 1e-05: no digits a learner typed
+        return None
+    groups = [f"{head}", *(f"{item:03d}" for item in rest), f"{int(last):03d}"]
+    return ",".join(groups) + "." + fraction, "".join(groups) + "." + fraction
+
+
 #: ``answer = 206,0``: the answer line of a learner's cell, a number written with commas (Python's tuple of ints)
 _COMMA_ANSWER_LINE = re.compile(r"^\s*answer\s*=\s*(?P<text>[-+]?\d+(?:\s*,\s*\d+)+)\s*,?\s*(?:#.*)?$")
 
@@ -1411,6 +1437,11 @@ def _judge(exercise: Exercise, answer: Any, expected: Any) -> bool:
             raise TypeError(
                 tr("exercises.either_comma", value=answer, written=written, decimal=decimal_number, number=number)
             )
+        raise TypeError(tr("exercises.thousands_comma", value=answer, written=written, number=number))
+    decimals = _thousands_with_decimals(answer)
+    if decimals is not None and isinstance(expected, (int, float)) and not isinstance(expected, bool):
+        # answer = 107,374.18: thousands commas before a decimal point, the tuple (107, 374.18) (review 26)
+        written, number = decimals
         raise TypeError(tr("exercises.thousands_comma", value=answer, written=written, number=number))
     if exercise.kind == "number":
         value = check_number("answer", answer)

@@ -216,6 +216,27 @@ _register_messages(
             "read. Python writes multiplication *, division / and a power ** (the lessons' 2^30 is 2**30). The line "
             "fixed: {fixed}",
         },
+        "input_help.superscript": {
+            "zh": "第 {line} 行有上标 '{char}'（从网页或 PDF 复制来的乘方，如 10⁵）：Python 不认上标，乘方写作 **。"
+            "改好的一行：{fixed}",
+            "en": "Line {line} holds the superscript '{char}' (a power copied from a web page or PDF, such as 10⁵): "
+            "Python reads no superscripts and writes a power **. The line fixed: {fixed}",
+        },
+        "input_help.letter_x": {
+            "zh": "第 {line} 行把字母 x 当成了乘号：Python 的乘号是 *（乘方是 **）。改好的一行：{fixed}",
+            "en": "Line {line} uses the letter x as a multiplication sign: Python multiplies with * (and writes a "
+            "power **). The line fixed: {fixed}",
+        },
+        "input_help.unclosed_quote": {
+            "zh": "第 {line} 行的引号没有成对：文字要用一对引号括起来，开头一个、结尾一个。改好的一行：{fixed}",
+            "en": "Line {line} opens a quote and never closes it: text goes between a pair of quotes, one before and "
+            "one after. The line fixed: {fixed}",
+        },
+        "input_help.list_comma": {
+            "zh": "第 {line} 行方括号里的各项之间缺少逗号：列表的各项用半角逗号隔开。改好的一行：{fixed}",
+            "en": "Line {line} has no commas between the items in its square brackets: a list separates its items "
+            "with commas. The line fixed: {fixed}",
+        },
         "input_help.caret_power": {
             "zh": "Python 里 ^ 不是乘方，而是按位异或 (XOR)：课程正文写的 2^30、10^9 在代码里要写成 2**30、10**9"
             "（或 1e9）。改好的一行：{fixed}",
@@ -254,6 +275,38 @@ _REPLACEMENTS: dict[str, str] = {
     "×": "*",
     "÷": "/",
 }
+
+#: Superscript digits and minus as a power copied from a web page or PDF prints them (``10⁵``, ``2⁻³``): NFKC makes
+#: ``10⁵`` the number 105, so they are never simply "retyped in half-width"; each run becomes ``**`` and its digits
+_SUPERSCRIPTS: dict[str, str] = {
+    "⁰": "0",
+    "¹": "1",
+    "²": "2",
+    "³": "3",
+    "⁴": "4",
+    "⁵": "5",
+    "⁶": "6",
+    "⁷": "7",
+    "⁸": "8",
+}
+_SUPERSCRIPTS.update({"⁹": "9", "⁻": "-", "⁺": "+"})
+_SUPERSCRIPT_RUN = re.compile("[" + "".join(_SUPERSCRIPTS) + "]+")
+#: ``answer = 1.07x10^5`` / ``2 x 2``: the letter x between two numbers, typed for a multiplication sign
+_LETTER_X = re.compile(r"(?<=[\d)])\s*[xX]\s*(?=[\d.(])")
+#: ``answer = 'Y`` / ``answer = "mb2``: a text with its opening quote only
+_UNCLOSED_QUOTE = re.compile(r"^(?P<lead>\s*answer\s*=\s*)(?P<quote>['\"])(?P<text>[^'\"#]*?)\s*$")
+#: ``answer = [5 7]``: numbers in square brackets separated by spaces only
+_SPACED_LIST = re.compile(r"^(?P<lead>\s*answer\s*=\s*)\[\s*(?P<items>[-+]?[\d.]+(?:\s+[-+]?[\d.]+)+)\s*\]\s*$")
+
+
+def _superscripts_as_powers(line: str) -> str:
+    """``line`` with each run of superscript characters written as ``**`` and its digits.
+
+    >>> _superscripts_as_powers("answer = 1.07 × 10⁵"), _superscripts_as_powers("answer = 2⁻³")
+    ('answer = 1.07 × 10**5', 'answer = 2**-3')
+    """
+    return _SUPERSCRIPT_RUN.sub(lambda m: "**" + "".join(_SUPERSCRIPTS[c] for c in m.group(0)), line)
+
 
 #: The signs of arithmetic as the lessons print them ("2 × 2 × 4", "989 ÷ 4.8", "2 · 80 · 8"): copied into a cell,
 #: each is an invalid character; the line of help says what Python writes instead (review 26)
@@ -385,11 +438,32 @@ def input_hint(error: BaseException, line: str | None = None) -> str | None:
                 tail=zero_group.group(2),
                 fixed=shown_str(fixed.strip()),
             )
+        line_number = error.lineno or 1
+        spaced = _SPACED_LIST.match(source)
+        if spaced is not None:  # answer = [5 7]: the commas between the items left out
+            fixed = spaced.group("lead") + "[" + ", ".join(spaced.group("items").split()) + "]"
+            return tr("input_help.list_comma", line=line_number, fixed=shown_str(fixed.strip()))
+        unclosed = _UNCLOSED_QUOTE.match(source.rstrip("\n"))
+        if unclosed is not None and "unterminated string" in str(error.msg or ""):  # answer = 'Y
+            quote = unclosed.group("quote")
+            fixed = f"{unclosed.group('lead').strip()} {quote}{unclosed.group('text').strip()}{quote}"
+            return tr("input_help.unclosed_quote", line=line_number, fixed=shown_str(fixed))
+        if _LETTER_X.search(source.split("#", 1)[0]) and _ANSWER_LINE.match(source):  # answer = 1.07x10^5
+            code = source.split("#", 1)[0].strip()
+            fixed = _LETTER_X.sub(" * ", code)
+            fixed = _fixed_line(
+                _superscripts_as_powers(CARET_POWER.sub(lambda m: m.group(0).replace("^", "**"), fixed))
+            )
+            return tr("input_help.letter_x", line=line_number, fixed=shown_str(fixed))
         match = _INVALID_CHARACTER.search(str(error.msg or ""))
+        if match is not None and match.group(1) in _SUPERSCRIPTS:  # 10⁵: a power, not the number 105
+            fixed = _fixed_line(_superscripts_as_powers(source))
+            fixed = CARET_POWER.sub(lambda m: m.group(0).replace("^", "**"), fixed)
+            return tr("input_help.superscript", line=line_number, char=match.group(1), fixed=shown_str(fixed))
         if match is None or _half_width(match.group(1)) is None:
             return None
         if match.group(1) in _MATH_SIGNS:  # 1.07×10^5 copied from a lesson: *, / and ** (the ^ too)
-            fixed = _fixed_line(source)
+            fixed = _fixed_line(_superscripts_as_powers(source))
             fixed = CARET_POWER.sub(lambda m: m.group(0).replace("^", "**"), fixed)
             return tr("input_help.math_sign", line=error.lineno or 1, char=match.group(1), fixed=shown_str(fixed))
         comma = _COMMA_IN_NUMBER.match(_fullwidth_digits(source))

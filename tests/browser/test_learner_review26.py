@@ -6,8 +6,10 @@ at 1280 x 720 with 110 % zoom (see tests/test_learner_review26.py for the Python
   the quotes; 4.3's ``answer = 十六`` is told it is a Chinese numeral and shown ``answer = 16``; 4.4's
   ``answer = [True]`` is told to drop the brackets;
 * lesson 6: exercise 6.1's ``answer = '3/19'`` is told Python does not work out text, and ``answer = 3/19`` is right;
-* lesson 8: the structural check's busbw lines name each collective in Chinese; exercise 8.6's ``answer = [1]`` is
-  told to drop the brackets;
+* lesson 8: the structural check's busbw lines name each collective in Chinese; exercise 8.2 typed
+  ``answer = 1.07 × 10⁵`` (a superscript) or ``answer = 1.07x10^5`` is shown ``answer = 1.07 * 10**5`` (not 105),
+  and ``answer = 107,374.18`` is shown 107374.18; 8.7's ``answer = 'Y`` is shown with its quote closed; 8.6's
+  ``answer = [1]`` is told to drop the brackets;
 * lesson 10: after a kernel restart in the middle of the lesson, the widget's cell run again gets the line of help
   in Chinese under its NameError (the course's kernel loads it at start).
 """
@@ -98,6 +100,19 @@ def test_lesson_8_busbw_lines_and_a_one_item_list(zh_lab: jupyter_browser.LabSer
         assert lines[0].startswith("全归约（dist.all_reduce）的总线带宽 busbw：") and lines[0].endswith("GiB/s")
         assert all("的总线带宽 busbw：" in line for line in lines)
         assert not any(line.startswith("busbw") for line in lines)
+        # exercise 8.2's crossover (107,374 bytes): a power copied as a superscript, x for times, thousands commas
+        crossover = _cell_index(page, 'check("lab.crossover_bytes", answer)')
+        power = _type_first_line(lesson, crossover, "answer = 1.07 × 10⁵")
+        assert "SyntaxError" in power and "改好的一行：answer = 1.07 * 10**5" in power and "105" not in power
+        times = _type_first_line(lesson, crossover, "answer = 1.07x10^5")
+        assert "把字母 x 当成了乘号" in times and "改好的一行：answer = 1.07 * 10**5" in times
+        commas = _type_first_line(lesson, crossover, "answer = 107,374.18")
+        assert commas.startswith("无法检查。") and "写成 107374.18。" in commas
+        assert _type_first_line(lesson, crossover, "answer = 1.07 * 10**5").startswith("正确")
+        # exercise 8.7's run, its quote left open
+        run = _cell_index(page, 'check("lab.input_delay_run", answer)')
+        quote = _type_first_line(lesson, run, "answer = 'Y")
+        assert "引号没有成对" in quote and "改好的一行：answer = 'Y'" in quote
         slow = _cell_index(page, 'check("lab.slow_rank", answer)')
         one = _type_first_line(lesson, slow, "answer = [1]")
         assert one.startswith("无法检查。") and "只有一项的列表 (list)" in one and "写成 answer = 1。" in one
