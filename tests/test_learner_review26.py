@@ -37,7 +37,14 @@ at 110 %), fixed.
    tuple (107, 374.18) and was told only "must be a real number, not tuple". Each now gets the line meant
    (``answer = 10**5``, ``answer = 1.07 * 10**5``, ``answer = 'Y'``, ``answer = [5, 7]``, ``107374.18``).
 
-tests/browser/test_learner_review26.py shows 1 to 8 in Chromium.
+9. Lesson 8 runs everything on "the gloo backend" and compares with NCCL, terms a learner new to communication has
+   met nowhere and the glossary lacked; both are now glossary entries, and the lesson says what each is where it
+   first names them. The reveal of exercise 8.6 printed a bare command line (English to a Chinese learner, with no
+   word of what it is); it now says it is the full recording command, with R the slow rank found. The lesson's
+   estimated time moved from 95 to 100 minutes (tools/lesson_times.py rounds to 5), and the guides' timing tables
+   with it.
+
+tests/browser/test_learner_review26.py shows 1 to 9 in Chromium.
 """
 
 from __future__ import annotations
@@ -52,6 +59,7 @@ import pytest
 from coursekit import get_language, set_language
 from coursekit.exercises import check, get_exercise, input_help
 from coursekit.exercises.input_help import CHINESE_NUMERALS, chinese_numeral_value, input_hint
+from coursekit.glossary import lookup
 from tests.test_learner_review16 import en, zh  # noqa: F401  (the language fixtures)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -372,3 +380,35 @@ def test_the_new_lines_of_help_in_english() -> None:
     assert hint is not None and "superscript '⁵'" in hint and hint.endswith("The line fixed: answer = 10**5")
     hint = input_hint(_syntax_error("answer = 2 x 2"), "answer = 2 x 2")
     assert hint is not None and "the letter x as a multiplication sign" in hint
+
+
+# -- 9. lesson 8's libraries and its recording command ---------------------------------------------------------------
+
+
+def _markdown(path: Path, lang: str) -> str:
+    """The markdown cells of lesson source ``path`` in ``lang``, comment marks removed, lines joined."""
+    cells = re.split(r"^# %%", path.read_text(encoding="utf-8"), flags=re.M)
+    chosen = [c for c in cells if c.startswith(f' [markdown] lang="{lang}"')]
+    lines = (line[2:] if line.startswith("# ") else line.lstrip("#") for c in chosen for line in c.splitlines()[1:])
+    return " ".join(line.strip() for line in lines)
+
+
+def test_gloo_and_nccl_are_explained_where_lesson_8_first_uses_them() -> None:
+    for term in ("NCCL", "gloo"):
+        entry = lookup(term)
+        assert entry.abbr == term and entry.definition.zh and entry.definition.en
+    zh_text, en_text = _markdown(SRC / "08_lab.py", "zh"), _markdown(SRC / "08_lab.py", "en")
+    first = zh_text.index("gloo")
+    assert zh_text[first:].startswith("gloo 后端（PyTorch 在 CPU 上做集合通信的库；GPU 上对应的是 NVIDIA 的 NCCL")
+    assert zh_text.index("NCCL") > first and "[术语表](glossary.ipynb)" in zh_text[first : first + 80]
+    first = en_text.index("gloo")
+    assert en_text[first:].startswith(
+        "gloo backend (PyTorch's library for collectives on CPUs; on GPUs its counterpart"
+    )
+    assert en_text.index("NCCL") > first
+
+
+def test_the_slow_rank_reveal_says_what_its_command_is() -> None:
+    source = (SRC / "08_lab.py").read_text(encoding="utf-8")
+    assert 'zh=f"录制用的完整命令（R 就是慢 rank {slow}）：",' in source
+    assert 'en=f"The full recording command (R is the slow rank, {slow}):",' in source

@@ -6,7 +6,8 @@ at 1280 x 720 with 110 % zoom (see tests/test_learner_review26.py for the Python
   the quotes; 4.3's ``answer = 十六`` is told it is a Chinese numeral and shown ``answer = 16``; 4.4's
   ``answer = [True]`` is told to drop the brackets;
 * lesson 6: exercise 6.1's ``answer = '3/19'`` is told Python does not work out text, and ``answer = 3/19`` is right;
-* lesson 8: the structural check's busbw lines name each collective in Chinese; exercise 8.2 typed
+* lesson 8: the text says what gloo is where it first names it; exercise 8.6's reveal says its command is the
+  recording's, with R = 1; the structural check's busbw lines name each collective in Chinese; exercise 8.2 typed
   ``answer = 1.07 × 10⁵`` (a superscript) or ``answer = 1.07x10^5`` is shown ``answer = 1.07 * 10**5`` (not 105),
   and ``answer = 107,374.18`` is shown 107374.18; 8.7's ``answer = 'Y`` is shown with its quote closed; 8.6's
   ``answer = [1]`` is told to drop the brackets;
@@ -113,6 +114,15 @@ def test_lesson_8_busbw_lines_and_a_one_item_list(zh_lab: jupyter_browser.LabSer
         run = _cell_index(page, 'check("lab.input_delay_run", answer)')
         quote = _type_first_line(lesson, run, "answer = 'Y")
         assert "引号没有成对" in quote and "改好的一行：answer = 'Y'" in quote
+        # the lesson says what gloo is where it first names it
+        text = "\n".join(page.locator(".jp-MarkdownOutput").all_inner_texts())
+        assert "gloo 后端（PyTorch 在 CPU 上做集合通信的库；GPU 上对应的是 NVIDIA 的 NCCL" in text
+        # exercise 8.6's reveal: the command with a Chinese line saying what it is
+        solution = _cell_index(page, 'tp_slow = timeline.result("tp", "slow_rank")')
+        button = page.locator(".jp-Notebook .jp-Cell").nth(solution).locator("button", has_text="显示参考解答与结果")
+        button.scroll_into_view_if_needed()
+        button.click()
+        page.locator(".jp-OutputArea", has_text="录制用的完整命令（R 就是慢 rank 1）：").first.wait_for(timeout=30_000)
         slow = _cell_index(page, 'check("lab.slow_rank", answer)')
         one = _type_first_line(lesson, slow, "answer = [1]")
         assert one.startswith("无法检查。") and "只有一项的列表 (list)" in one and "写成 answer = 1。" in one
