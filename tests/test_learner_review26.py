@@ -44,6 +44,10 @@ at 110 %), fixed.
    estimated time moved from 95 to 100 minutes (tools/lesson_times.py rounds to 5), and the guides' timing tables
    with it.
 
+10. Exercises 8.8 and 8.9 ask which of "运行 X、Y、Z" had a fault; ``answer = '运行 Y'`` (the run as the question
+    and the tables name it) was refused with "必须是 'X', 'Y', 'Z' 之一". The run's word before its letter is now
+    read as the letter (``'运行 Y'``, ``'run Y'``); two runs or a wrong one are not taken.
+
 tests/browser/test_learner_review26.py shows 1 to 9 in Chromium.
 """
 
@@ -412,3 +416,21 @@ def test_the_slow_rank_reveal_says_what_its_command_is() -> None:
     source = (SRC / "08_lab.py").read_text(encoding="utf-8")
     assert 'zh=f"录制用的完整命令（R 就是慢 rank {slow}）：",' in source
     assert 'en=f"The full recording command (R is the slow rank, {slow}):",' in source
+
+
+# -- 10. a run named as the tables name it -------------------------------------------------------------------------
+
+
+@pytest.mark.usefixtures("zh")
+@pytest.mark.parametrize("typed", ["运行 Y", "运行Y", "run y", "Run Y"])
+def test_a_run_named_with_its_word_is_read_as_its_letter(typed: str) -> None:
+    # the tables and the question call them "运行 X、Y、Z"; the injected input delay is run Y's (its 等输入 column)
+    assert get_exercise("lab.input_delay_run").expected_value() == "Y"
+    assert check("lab.input_delay_run", typed).correct
+    assert check("lab.straggler_run", typed.replace("Y", "Z").replace("y", "z")).correct
+
+
+@pytest.mark.usefixtures("zh")
+def test_two_runs_or_another_run_are_not_taken() -> None:
+    assert check("lab.input_delay_run", "运行 X").slip is not None  # a wrong run keeps its slip's hint
+    assert check("lab.input_delay_run", "运行 X 和 Y").status == "invalid"

@@ -9,8 +9,8 @@ at 1280 x 720 with 110 % zoom (see tests/test_learner_review26.py for the Python
 * lesson 8: the text says what gloo is where it first names it; exercise 8.6's reveal says its command is the
   recording's, with R = 1; the structural check's busbw lines name each collective in Chinese; exercise 8.2 typed
   ``answer = 1.07 × 10⁵`` (a superscript) or ``answer = 1.07x10^5`` is shown ``answer = 1.07 * 10**5`` (not 105),
-  and ``answer = 107,374.18`` is shown 107374.18; 8.7's ``answer = 'Y`` is shown with its quote closed; 8.6's
-  ``answer = [1]`` is told to drop the brackets;
+  and ``answer = 107,374.18`` is shown 107374.18; 8.8's ``answer = 'Y`` is shown with its quote closed and
+  ``'运行 Y'`` is right; 8.6's ``answer = [1]`` is told to drop the brackets;
 * lesson 10: after a kernel restart in the middle of the lesson, the widget's cell run again gets the line of help
   in Chinese under its NameError (the course's kernel loads it at start).
 """
@@ -110,10 +110,11 @@ def test_lesson_8_busbw_lines_and_a_one_item_list(zh_lab: jupyter_browser.LabSer
         commas = _type_first_line(lesson, crossover, "answer = 107,374.18")
         assert commas.startswith("无法检查。") and "写成 107374.18。" in commas
         assert _type_first_line(lesson, crossover, "answer = 1.07 * 10**5").startswith("正确")
-        # exercise 8.7's run, its quote left open
+        # exercise 8.8's run, its quote left open, then named as the tables name it
         run = _cell_index(page, 'check("lab.input_delay_run", answer)')
         quote = _type_first_line(lesson, run, "answer = 'Y")
         assert "引号没有成对" in quote and "改好的一行：answer = 'Y'" in quote
+        assert _type_first_line(lesson, run, "answer = '运行 Y'").startswith("正确。")  # the run as the tables name it
         # the lesson says what gloo is where it first names it
         text = "\n".join(page.locator(".jp-MarkdownOutput").all_inner_texts())
         assert "gloo 后端（PyTorch 在 CPU 上做集合通信的库；GPU 上对应的是 NVIDIA 的 NCCL" in text
