@@ -51,9 +51,10 @@ help:
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
-$(COURSE_STAMP): pyproject.toml | $(PY)
+$(COURSE_STAMP): pyproject.toml tools/install_kernel.py | $(PY)
 	$(PIP) install -e ".[course]"
-	$(PY) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (coursekit)"
+	@# the kernel loads the exercises' line of help at start, so it is there after a restart too (review 26)
+	$(PY) tools/install_kernel.py
 	@touch $@
 
 $(TEST_STAMP): pyproject.toml $(COURSE_STAMP)

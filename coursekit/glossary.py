@@ -766,6 +766,28 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         ),
     ),
     _e(
+        Text(zh="NVIDIA 集合通信库", en="NVIDIA Collective Communications Library"),
+        "NCCL",
+        Text(
+            zh="NVIDIA 的集合通信库：在 GPU 之间做全归约、全收集等集合通信，按消息大小和拓扑选择算法（环形、树形、"
+            "NVLS）与协议（LL、LL128、Simple）；PyTorch 在 GPU 上默认用它做通信后端 (backend)。",
+            en="NVIDIA's library of collectives: all-reduce, all-gather and the rest between GPUs, choosing the "
+            "algorithm (ring, tree, NVLS) and protocol (LL, LL128, Simple) by message size and topology; PyTorch's "
+            "default communication backend on GPUs.",
+        ),
+    ),
+    _e(
+        Text(zh="Gloo 集合通信库", en="Gloo collective library"),
+        "gloo",
+        Text(
+            zh="Meta 的集合通信库，PyTorch 在 CPU 上的通信后端 (backend)：数据经操作系统的网络栈（本机是回环地址）"
+            "收发，没有 NVLink 或 InfiniBand 那样的专用硬件；第 8 课在本机用它做实验。",
+            en="Meta's library of collectives, PyTorch's communication backend on CPUs: data goes through the "
+            "operating system's network stack (the loopback address on one machine), with no dedicated hardware "
+            "such as NVLink or InfiniBand; lesson 8 runs its experiments with it.",
+        ),
+    ),
+    _e(
         Text(zh="计算与通信重叠", en="compute-communication overlap"),
         "",
         Text(

@@ -164,7 +164,8 @@ def test_wrong_answer_in_chinese() -> None:
         ("many", "answer = 'many': must be a real number (int or float), not str."),
         (True, "answer = True: must be a real number (int or float), not bool."),
         (float("nan"), "answer = nan: must be a finite number (not NaN or infinity)."),
-        ([111.76], "answer = [111.76]: must be a real number (int or float), not list."),
+        # a list of one item is told to drop the brackets since review 26 (tests/test_learner_review26.py)
+        ([111.76, 1], "answer = [111.76, 1]: must be a real number (int or float), not list."),
     ],
 )
 def test_wrong_type_is_a_message(answer: object, error: str) -> None:

@@ -75,7 +75,8 @@ from ..i18n import register as _register_messages
 from ..lessons import LESSONS, prefix_modules
 from ..specs import _plain
 from ..units import GB_BYTES, GIB_BYTES
-from .input_help import _ABOUT_WORDS, CARET_POWER, CHINESE_NUMERALS, _comma_reading
+from .input_help import _ABOUT_WORDS, CARET_POWER, _comma_reading, chinese_numeral_value
+from .input_help import CHINESE_NUMERALS as CHINESE_NUMERALS
 
 _register_messages(
     {
@@ -464,6 +465,30 @@ _register_messages(
             "en": "answer = {value!r} is text (a string), not a truth value: in Python “yes” is written True and "
             "“no” False (without quotes, with a capital letter).",
         },
+        "exercises.quoted_expression": {
+            "zh": "answer = {value!r} 带着引号，是一段文字（字符串），Python 不会去算它：去掉引号，写成 "
+            "answer = {literal}，Python 会算出它的值，检查器再拿这个值来判断。",
+            "en": "answer = {value!r} is in quotes, so it is text (a string) and Python does not work it out: drop "
+            "the quotes and write answer = {literal}; Python computes its value, and the checker judges that.",
+        },
+        "exercises.quoted_list": {
+            "zh": "answer = {value!r} 带着引号，是一段文字（字符串），不是列表：去掉引号，把各项放进方括号、用半角逗号"
+            "隔开，写成 answer = {literal}。",
+            "en": "answer = {value!r} is in quotes, so it is text (a string), not a list: drop the quotes and put the "
+            "items in square brackets, separated by commas: answer = {literal}.",
+        },
+        "exercises.single_item.list": {
+            "zh": "answer = {value!r} 是只有一项的列表 (list)；这道题只要一个值，不要列表：去掉方括号，"
+            "写成 answer = {literal}。",
+            "en": "answer = {value!r} is a list of one item; this question wants a single value, not a list: drop "
+            "the square brackets and write answer = {literal}.",
+        },
+        "exercises.single_item.tuple": {
+            "zh": "answer = {value!r} 是只有一项的元组 (tuple)（数后面多打一个逗号，Python 也会把它读成元组）；"
+            "这道题只要一个值：去掉括号和逗号，写成 answer = {literal}。",
+            "en": "answer = {value!r} is a tuple of one item (a comma typed after a number makes one too); this "
+            "question wants a single value: drop the brackets and the comma and write answer = {literal}.",
+        },
         "exercises.quoted_kind.number": {"zh": "数", "en": "a number"},
         "exercises.quoted_kind.bool": {"zh": "真假值", "en": "a truth value"},
         "exercises.slip.degree": {
@@ -609,6 +634,32 @@ def _thousands_tuple(answer: Any) -> str | None:
     if not 1 <= abs(head) <= 999 or not all(0 <= item <= 999 for item in rest):
         return None
     return f"{head}" + "".join(f"{item:03d}" for item in rest)
+
+
+def _thousands_with_decimals(answer: Any) -> tuple[str, str] | None:
+    """``(written, number)`` for a tuple Python makes of a number with thousands commas and a decimal point
+    (``answer = 107,374.18`` is ``(107, 374.18)``: ``("107,374.18", "107374.18")``), else None.
+
+    >>> _thousands_with_decimals((107, 374.18)), _thousands_with_decimals((1, 74, 1.5))
+    (('107,374.18', '107374.18'), ('1,074,001.5', '1074001.5'))
+    >>> _thousands_with_decimals((107, 374)), _thousands_with_decimals((0.5, 1.5)), _thousands_with_decimals((1, 1e3))
+    (None, None, None)
+    """
+    if not isinstance(answer, tuple) or len(answer) < 2:
+        return None
+    *whole, last = answer
+    if not all(isinstance(item, int) and not isinstance(item, bool) for item in whole):
+        return None
+    if not isinstance(last, float) or not math.isfinite(last) or not 0 <= last < 1000 or last.is_integer():
+        return None
+    head, *rest = whole
+    if not 1 <= abs(head) <= 999 or not all(0 <= item <= 999 for item in rest):
+        return None
+    fraction = repr(last).partition(".")[2]
+    if not fraction.isdigit():  # 1e-05: no digits a learner typed
+        return None
+    groups = [f"{head}", *(f"{item:03d}" for item in rest), f"{int(last):03d}"]
+    return ",".join(groups) + "." + fraction, "".join(groups) + "." + fraction
 
 
 #: ``answer = 206,0``: the answer line of a learner's cell, a number written with commas (Python's tuple of ints)
@@ -1135,6 +1186,15 @@ def _quoted_value(exercise: Exercise, answer: Any, expected: Any) -> str | None:
     if not isinstance(answer, str) or exercise.kind == "choice":
         return None
     text = unicodedata.normalize("NFKC", answer).strip().rstrip("。").strip()
+    if isinstance(expected, (list, tuple)):
+        items = _QUOTED_LIST.fullmatch(text)  # '5,7', '[5, 7]', '5、7' for [5, 7] (review 26)
+        if items is None:
+            return None
+        numbers = re.findall(r"[-+]?\d+(?:\.\d+)?", items.group("items"))
+        return tr("exercises.quoted_list", value=answer, literal="[" + ", ".join(numbers) + "]")
+    expression = _quoted_expression(text) if isinstance(expected, (int, float)) else None
+    if expression is not None:  # '3/19', '989/4.8', '2*2*2*2*4': Python computes it once unquoted (review 26)
+        return tr("exercises.quoted_expression", value=answer, literal=expression)
     if isinstance(expected, bool):
         literal = {"true": "True", "false": "False"}.get(text.lower())
         if literal is None and text.lower() in _YES_NO_WORDS:
@@ -1146,8 +1206,9 @@ def _quoted_value(exercise: Exercise, answer: Any, expected: Any) -> str | None:
         named = re.fullmatch(r"[A-Za-z]{1,12}\s*[-=]?\s*(\d+(?:\.\d+)?)", text)  # 'ZeRO-2' too
         if named is not None:
             text = named.group(1)
-        if text in CHINESE_NUMERALS:  # '二' for ZeRO-2 (review 25): the digit, not "must be int, not str"
-            return tr("exercises.quoted_chinese_numeral", value=answer, literal=CHINESE_NUMERALS[text])
+        numeral = chinese_numeral_value(text)
+        if numeral is not None:  # '二' for ZeRO-2 (review 25), '十六', '一百八十四' (review 26): the digits
+            return tr("exercises.quoted_chinese_numeral", value=answer, literal=numeral)
         worded = _QUOTED_NUMBER.fullmatch(text)
         message = None if worded is None else _quoted_number_text(answer, worded)
         if message is not None:
@@ -1165,6 +1226,48 @@ def _quoted_value(exercise: Exercise, answer: Any, expected: Any) -> str | None:
     if literal is None:
         return None
     return tr("exercises.quoted_value", value=answer, literal=literal, kind=tr(f"exercises.quoted_kind.{kind}"))
+
+
+#: Numbers in quotes as a list may be typed: brackets optional, separated by commas (half- or full-width after NFKC),
+#: "、", ";", spaces or "和" / "and" (``'5,7'``, ``'[5, 7]'``, ``'5、7'``, ``'5 和 7'``); at least two numbers.
+_AND = Text(zh="和", en="and")
+_QUOTED_LIST = re.compile(
+    r"[\[(]?\s*(?P<items>[-+]?\d+(?:\.\d+)?(?:\s*(?:[,;\u3001]|"
+    + f"{re.escape(_AND.zh)}|{re.escape(_AND.en)}"
+    + r"|\s)\s*[-+]?\d+(?:\.\d+)?)+)\s*,?\s*[\])]?",
+    re.IGNORECASE,
+)
+
+#: The operators an arithmetic expression typed in quotes may hold ('3/19', '2*2*2*2*4', '(4-1)/(16+4-1)').
+_ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Pow, ast.USub, ast.UAdd)
+
+
+def _quoted_expression(text: str) -> str | None:
+    """``text`` as the arithmetic it holds (numbers, + - * / // ** and brackets, at least one operator between two
+    numbers), with ``×`` / ``÷`` as ``*`` / ``/``; None for anything else (a plain number, a name, a call).
+
+    >>> _quoted_expression("3/19"), _quoted_expression("989 ÷ 4.8"), _quoted_expression("2×2×2×2×4")
+    ('3/19', '989 / 4.8', '2*2*2*2*4')
+    >>> _quoted_expression("0.158"), _quoted_expression("-1.47"), _quoted_expression("N/2"), _quoted_expression("1e5")
+    (None, None, None, None)
+    """
+    written = text.replace("×", "*").replace("÷", " / ")
+    written = re.sub(r"\s+", " ", written).strip()
+    if not re.fullmatch(r"[\d\s.eE+\-*/()]+", written):
+        return None
+    try:
+        tree = ast.parse(written, mode="eval")
+    except SyntaxError:
+        return None
+    if not isinstance(tree.body, ast.BinOp):
+        return None  # a number alone, signed or not: the "drop the quotes" message
+    for node in ast.walk(tree.body):
+        if isinstance(node, ast.Constant):
+            if not isinstance(node.value, (int, float)) or isinstance(node.value, bool):
+                return None
+        elif not isinstance(node, (ast.BinOp, ast.UnaryOp, *_ARITHMETIC)):
+            return None
+    return written
 
 
 #: Yes and no in words, as a learner may answer a True/False question ('是', '否', 'yes', 'no'), after NFKC.
@@ -1234,6 +1337,20 @@ def _quoted_number_text(answer: str, match: re.Match[str]) -> str | None:
     if unit:
         return tr("exercises.quoted_unit", value=answer, literal=number, unit=unit)
     return None
+
+
+def _single_item(exercise: Exercise, answer: Any, expected: Any) -> str | None:
+    """The message for a list or tuple of one item where one value is wanted (``answer = [1]`` for a rank,
+    ``['mb2']`` for an option), else ``None``: the refusal "must be int, not list" named Python's types, not the fix
+    (review 26). Questions whose answer is a sequence or a set of options are left alone."""
+    if type(answer) not in (list, tuple) or len(answer) != 1:
+        return None
+    if isinstance(expected, (list, tuple, set, frozenset)):
+        return None
+    item = answer[0]
+    if isinstance(item, (list, tuple, set, frozenset, dict)):
+        return None
+    return tr(f"exercises.single_item.{type(answer).__name__}", value=answer, literal=shown_repr(item))
 
 
 def _targets(exercise: Exercise, expected: float) -> list[float]:
@@ -1320,6 +1437,11 @@ def _judge(exercise: Exercise, answer: Any, expected: Any) -> bool:
             raise TypeError(
                 tr("exercises.either_comma", value=answer, written=written, decimal=decimal_number, number=number)
             )
+        raise TypeError(tr("exercises.thousands_comma", value=answer, written=written, number=number))
+    decimals = _thousands_with_decimals(answer)
+    if decimals is not None and isinstance(expected, (int, float)) and not isinstance(expected, bool):
+        # answer = 107,374.18: thousands commas before a decimal point, the tuple (107, 374.18) (review 26)
+        written, number = decimals
         raise TypeError(tr("exercises.thousands_comma", value=answer, written=written, number=number))
     if exercise.kind == "number":
         value = check_number("answer", answer)
@@ -1457,6 +1579,8 @@ def _evaluate(exercise: Exercise, answer: Any) -> Feedback:
         _log.error("exercise %s: computing the expected answer failed", eid, exc_info=True)
         return Feedback(eid, "error", "exercises.error", {"id": eid, "error": f"{type(exc).__name__}: {exc}"})
     quoted = _quoted_value(exercise, answer, expected)
+    if quoted is None:
+        quoted = _single_item(exercise, answer, expected)
     if quoted is not None:
         return Feedback(eid, "invalid", "exercises.invalid", {"id": eid, "error": quoted})
     own = _own_type(answer)

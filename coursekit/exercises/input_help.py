@@ -39,6 +39,7 @@ from __future__ import annotations
 import ast
 import html
 import linecache
+import os
 import re
 import unicodedata
 from decimal import Decimal
@@ -46,16 +47,52 @@ from types import TracebackType
 from typing import Any
 
 from .._validate import check_instance, learner_functions
-from ..i18n import Text, shown_str, tr
+from ..i18n import LANGUAGES, Text, set_language, shown_str, tr
 from ..i18n import register as _register_messages
 
-__all__ = ["input_hint", "install"]
+__all__ = ["chinese_numeral_value", "input_hint", "install"]
 
 #: The Chinese numerals 0-10 a learner may type for a small whole number (exercise 1.2's ZeRO stage "二"), each with
 #: its value: Python reads them as names (a NameError) or, in quotes, as text (review 25).
 CHINESE_NUMERALS: dict[str, int] = dict(
     zip("零〇一二两三四五六七八九十", (0, 0, 1, 2, 2, 3, 4, 5, 6, 7, 8, 9, 10), strict=True)  # data, not prose
 )
+
+_DIGITS: dict[str, int] = {c: v for c, v in CHINESE_NUMERALS.items() if v < 10}
+_UNITS: dict[str, int] = dict(zip("十百千", (10, 100, 1000), strict=True))  # data, not prose
+
+
+def chinese_numeral_value(text: str) -> int | None:
+    """The whole number 0-9999 ``text`` writes in Chinese numerals (``'十六'`` 16, ``'六十四'`` 64,
+    ``'一百八十四'`` 184, ``'三百二十'`` 320, ``'一千零二十四'`` 1024), else None. Exercises 4.2, 4.3 and 10.2 ask
+    for counts such as these; a learner who types one gets a NameError or, in quotes, a string (review 26).
+
+    >>> [chinese_numeral_value(t) for t in ("二", "十六", "六十四", "一百八十四", "三百二十", "一千零二十四", "两百")]
+    [2, 16, 64, 184, 320, 1024, 200]
+    >>> chinese_numeral_value("十十"), chinese_numeral_value("放得下"), chinese_numeral_value("")
+    (None, None, None)
+    """
+    if text in CHINESE_NUMERALS:
+        return CHINESE_NUMERALS[text]
+    if not text or any(c not in _DIGITS and c not in _UNITS for c in text):
+        return None
+    total, digit, last_unit = 0, None, 10_000
+    for char in text:
+        if char in _DIGITS:
+            if digit is not None and digit != 0:
+                return None  # two digits in a row ("六四")
+            digit = _DIGITS[char]
+        else:
+            unit = _UNITS[char]
+            if unit >= last_unit or digit == 0:
+                return None  # units must fall ("十百") and follow a digit other than 零
+            if digit is None:
+                if total or unit != 10:
+                    return None  # only 十 may stand without its digit, and only first ("十六")
+                digit = 1
+            total, digit, last_unit = total + digit * unit, None, unit
+    return total + (digit or 0)
+
 
 #: The words for "about" a learner may put before a number, in pairs (the longer first, so "大约" is not read as "约").
 _ABOUT_WORDS: tuple[Text, ...] = (
@@ -172,6 +209,34 @@ _register_messages(
             "en": "'{name}' is a Chinese numeral: Python reads only Arabic digits and takes {name} for a name that is "
             "not defined (NameError). Write answer = {value}.",
         },
+        "input_help.math_sign": {
+            "zh": "第 {line} 行有 '{char}'：这是课文里印出的数学符号，Python 不认。Python 的乘号写作 *，除号写作 /，"
+            "乘方写作 **（课文的 2^30 要写成 2**30）。改好的一行：{fixed}",
+            "en": "Line {line} holds '{char}', a mathematical sign as the lessons print it, which Python does not "
+            "read. Python writes multiplication *, division / and a power ** (the lessons' 2^30 is 2**30). The line "
+            "fixed: {fixed}",
+        },
+        "input_help.superscript": {
+            "zh": "第 {line} 行有上标 '{char}'（从网页或 PDF 复制来的乘方，如 10⁵）：Python 不认上标，乘方写作 **。"
+            "改好的一行：{fixed}",
+            "en": "Line {line} holds the superscript '{char}' (a power copied from a web page or PDF, such as 10⁵): "
+            "Python reads no superscripts and writes a power **. The line fixed: {fixed}",
+        },
+        "input_help.letter_x": {
+            "zh": "第 {line} 行把字母 x 当成了乘号：Python 的乘号是 *（乘方是 **）。改好的一行：{fixed}",
+            "en": "Line {line} uses the letter x as a multiplication sign: Python multiplies with * (and writes a "
+            "power **). The line fixed: {fixed}",
+        },
+        "input_help.unclosed_quote": {
+            "zh": "第 {line} 行的引号没有成对：文字要用一对引号括起来，开头一个、结尾一个。改好的一行：{fixed}",
+            "en": "Line {line} opens a quote and never closes it: text goes between a pair of quotes, one before and "
+            "one after. The line fixed: {fixed}",
+        },
+        "input_help.list_comma": {
+            "zh": "第 {line} 行方括号里的各项之间缺少逗号：列表的各项用半角逗号隔开。改好的一行：{fixed}",
+            "en": "Line {line} has no commas between the items in its square brackets: a list separates its items "
+            "with commas. The line fixed: {fixed}",
+        },
         "input_help.caret_power": {
             "zh": "Python 里 ^ 不是乘方，而是按位异或 (XOR)：课程正文写的 2^30、10^9 在代码里要写成 2**30、10**9"
             "（或 1e9）。改好的一行：{fixed}",
@@ -207,7 +272,45 @@ _REPLACEMENTS: dict[str, str] = {
     "》": ">",
     "　": " ",
     "·": "*",
+    "×": "*",
+    "÷": "/",
 }
+
+#: Superscript digits and minus as a power copied from a web page or PDF prints them (``10⁵``, ``2⁻³``): NFKC makes
+#: ``10⁵`` the number 105, so they are never simply "retyped in half-width"; each run becomes ``**`` and its digits
+_SUPERSCRIPTS: dict[str, str] = {
+    "⁰": "0",
+    "¹": "1",
+    "²": "2",
+    "³": "3",
+    "⁴": "4",
+    "⁵": "5",
+    "⁶": "6",
+    "⁷": "7",
+    "⁸": "8",
+}
+_SUPERSCRIPTS.update({"⁹": "9", "⁻": "-", "⁺": "+"})
+_SUPERSCRIPT_RUN = re.compile("[" + "".join(_SUPERSCRIPTS) + "]+")
+#: ``answer = 1.07x10^5`` / ``2 x 2``: the letter x between two numbers, typed for a multiplication sign
+_LETTER_X = re.compile(r"(?<=[\d)])\s*[xX]\s*(?=[\d.(])")
+#: ``answer = 'Y`` / ``answer = "mb2``: a text with its opening quote only
+_UNCLOSED_QUOTE = re.compile(r"^(?P<lead>\s*answer\s*=\s*)(?P<quote>['\"])(?P<text>[^'\"#]*?)\s*$")
+#: ``answer = [5 7]``: numbers in square brackets separated by spaces only
+_SPACED_LIST = re.compile(r"^(?P<lead>\s*answer\s*=\s*)\[\s*(?P<items>[-+]?[\d.]+(?:\s+[-+]?[\d.]+)+)\s*\]\s*$")
+
+
+def _superscripts_as_powers(line: str) -> str:
+    """``line`` with each run of superscript characters written as ``**`` and its digits.
+
+    >>> _superscripts_as_powers("answer = 1.07 × 10⁵"), _superscripts_as_powers("answer = 2⁻³")
+    ('answer = 1.07 × 10**5', 'answer = 2**-3')
+    """
+    return _SUPERSCRIPT_RUN.sub(lambda m: "**" + "".join(_SUPERSCRIPTS[c] for c in m.group(0)), line)
+
+
+#: The signs of arithmetic as the lessons print them ("2 × 2 × 4", "989 ÷ 4.8", "2 · 80 · 8"): copied into a cell,
+#: each is an invalid character; the line of help says what Python writes instead (review 26)
+_MATH_SIGNS: frozenset[str] = frozenset("×÷·")
 
 _INVALID_CHARACTER = re.compile(r"invalid character '(.)' \(U\+[0-9A-F]+\)")
 #: ``answer = 5.4%``: a number written with a percent sign, which Python refuses as invalid syntax
@@ -335,9 +438,34 @@ def input_hint(error: BaseException, line: str | None = None) -> str | None:
                 tail=zero_group.group(2),
                 fixed=shown_str(fixed.strip()),
             )
+        line_number = error.lineno or 1
+        spaced = _SPACED_LIST.match(source)
+        if spaced is not None:  # answer = [5 7]: the commas between the items left out
+            fixed = spaced.group("lead") + "[" + ", ".join(spaced.group("items").split()) + "]"
+            return tr("input_help.list_comma", line=line_number, fixed=shown_str(fixed.strip()))
+        unclosed = _UNCLOSED_QUOTE.match(source.rstrip("\n"))
+        if unclosed is not None and "unterminated string" in str(error.msg or ""):  # answer = 'Y
+            quote = unclosed.group("quote")
+            fixed = f"{unclosed.group('lead').strip()} {quote}{unclosed.group('text').strip()}{quote}"
+            return tr("input_help.unclosed_quote", line=line_number, fixed=shown_str(fixed))
+        if _LETTER_X.search(source.split("#", 1)[0]) and _ANSWER_LINE.match(source):  # answer = 1.07x10^5
+            code = source.split("#", 1)[0].strip()
+            fixed = _LETTER_X.sub(" * ", code)
+            fixed = _fixed_line(
+                _superscripts_as_powers(CARET_POWER.sub(lambda m: m.group(0).replace("^", "**"), fixed))
+            )
+            return tr("input_help.letter_x", line=line_number, fixed=shown_str(fixed))
         match = _INVALID_CHARACTER.search(str(error.msg or ""))
+        if match is not None and match.group(1) in _SUPERSCRIPTS:  # 10⁵: a power, not the number 105
+            fixed = _fixed_line(_superscripts_as_powers(source))
+            fixed = CARET_POWER.sub(lambda m: m.group(0).replace("^", "**"), fixed)
+            return tr("input_help.superscript", line=line_number, char=match.group(1), fixed=shown_str(fixed))
         if match is None or _half_width(match.group(1)) is None:
             return None
+        if match.group(1) in _MATH_SIGNS:  # 1.07×10^5 copied from a lesson: *, / and ** (the ^ too)
+            fixed = _fixed_line(_superscripts_as_powers(source))
+            fixed = CARET_POWER.sub(lambda m: m.group(0).replace("^", "**"), fixed)
+            return tr("input_help.math_sign", line=error.lineno or 1, char=match.group(1), fixed=shown_str(fixed))
         comma = _COMMA_IN_NUMBER.match(_fullwidth_digits(source))
         if comma is not None:  # '，' typed for a decimal point (25，77) or a thousands comma (1，677)
             rest = _fullwidth_digits(source)[comma.end() :]
@@ -380,9 +508,10 @@ def input_hint(error: BaseException, line: str | None = None) -> str | None:
         worded = _number_with_words(code, _error_line(error)) if _ANSWER_LINE.match(code) else None
         if worded is not None and name in code:
             return worded
-        if name in CHINESE_NUMERALS and _ANSWER_LINE.match(code) and code.split("=", 1)[1].strip() == name:
-            # answer = 二: a number in Chinese, not an option to quote (review 25)
-            return tr("input_help.chinese_numeral", name=shown, value=CHINESE_NUMERALS[name])
+        numeral = chinese_numeral_value(name)
+        if numeral is not None and _ANSWER_LINE.match(code) and code.split("=", 1)[1].strip() == name:
+            # answer = 二: a number in Chinese, not an option to quote (review 25); 十六, 一百八十四 too (review 26)
+            return tr("input_help.chinese_numeral", name=shown, value=numeral)
         fixed = _quoted_option(code, name) if _ANSWER_LINE.match(code) else None
         if fixed is not None:
             return tr("input_help.unquoted", name=shown, fixed=shown_str(fixed), menu=tr("input_help.run_above_menu"))
@@ -441,6 +570,34 @@ def _handler(
             },
             raw=True,
         )
+
+
+def _session_language(path: str | None = None) -> str | None:
+    """The language of the lesson a kernel was started for, from its notebook's folder: ``notebooks/zh/...`` is
+    ``'zh'``. ``path`` defaults to ``JPY_SESSION_NAME``, the notebook path Jupyter Server gives the kernel; None when
+    the path names no lesson folder.
+
+    >>> _session_language("notebooks/zh/10_serving.ipynb"), _session_language("en/04_composition.ipynb")
+    ('zh', 'en')
+    >>> _session_language("scratch.ipynb"), _session_language("")
+    (None, None)
+    """
+    if path is None:
+        path = os.environ.get("JPY_SESSION_NAME", "")
+    folders = re.split(r"[\\/]", path)[:-1]
+    return next((lang for lang in reversed(folders) if lang in LANGUAGES), None)
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """IPython extension (the course's kernel loads it at start, tools/install_kernel.py): :func:`install` before
+    any lesson cell has run, so a ``NameError`` in a cell run after a kernel restart gets its line of help too, in
+    the language of the lesson's folder (a ``COURSEKIT_LANG`` set by the learner wins; the lesson's first cell sets
+    the language again)."""
+    if "COURSEKIT_LANG" not in os.environ:
+        lang = _session_language()
+        if lang is not None:
+            set_language(lang)
+    install(ipython)
 
 
 def install(shell: Any = None) -> bool:

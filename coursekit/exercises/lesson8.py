@@ -100,6 +100,23 @@ def _most_param_bytes() -> str:
     return max(STRATEGIES, key=held)
 
 
+#: "运行 Y" / "run Y" / "Run Y": the run named as the question and the tables name it (review 26)
+_RUN_WORDS: Text = Text(zh="运行", en="run")
+
+
+def _run_name(answer: str) -> str:
+    """The run letter a learner wrote (``'Y'``, ``'y'``, ``'运行 Y'``, ``'run Y'``), upper case; the rest as typed.
+
+    >>> _run_name(" y "), _run_name("运行 Y"), _run_name("Run z"), _run_name("运行 X 和 Y")
+    ('Y', 'Y', 'Z', '运行 X 和 Y')
+    """
+    text = answer.strip()
+    for word in (_RUN_WORDS.zh, _RUN_WORDS.en):
+        if text.lower().startswith(word) and len(text[len(word) :].strip()) == 1:
+            return text[len(word) :].strip().upper()
+    return text.upper() if len(text) == 1 else text
+
+
 BUSBW = register(
     Exercise(
         id="lab.busbw_gib_s",
@@ -551,7 +568,7 @@ INPUT_DELAY_RUN = register(
         expected=lambda: _grown_most("input_wait"),
         kind="choice",
         choices=tuple(MYSTERY_RUNS),
-        normalize=lambda s: s.strip().upper(),
+        normalize=_run_name,
         slips=(_STRAGGLER_RUN_SLIP, _OVERLAP_OFF_RUN_SLIP),
         hint=Text(
             zh="和基线比，哪一列在哪个运行里多出了一大块？输入延迟只会出现在一个地方。",
@@ -582,7 +599,7 @@ STRAGGLER_RUN = register(
         expected=lambda: _grown_most("wait_slower_rank"),
         kind="choice",
         choices=tuple(MYSTERY_RUNS),
-        normalize=lambda s: s.strip().upper(),
+        normalize=_run_name,
         slips=(_INPUT_DELAY_RUN_SLIP, _OVERLAP_OFF_RUN_SLIP),
         hint=Text(
             zh="慢 rank 自己的计算变长，而其他 rank 在集合通信处等它。哪个运行里“等慢 rank”涨得最多？",

@@ -10,7 +10,7 @@
 #
 # [English version](../en/08_lab.ipynb) · [课程导引](00_index.ipynb) · [术语表](glossary.ipynb) · 上一课：[第 7 课 计算效率](07_compute_efficiency.ipynb) · 下一课：[第 9 课 决策工作台](09_workbench.ipynb)
 #
-# > **时间：** 约 95 分钟（讲解与阅读 55 分钟，练习 40 分钟；重新实测约需 2 分钟）
+# > **时间：** 约 100 分钟（讲解与阅读 60 分钟，练习 40 分钟；重新实测约需 2 分钟）
 # >
 # > **选学：** 本课可以跳过，第 9、10 课不依赖它。默认读随课程发布的录制结果，不需要 PyTorch；想在自己的机器上重新实测
 # > （`LIVE = True`）需要安装 PyTorch（在课程文件夹中运行 `pip install -e ".[lab]"`）。
@@ -35,7 +35,7 @@
 #
 # [中文版](../zh/08_lab.ipynb) · [Course index](00_index.ipynb) · [Glossary](glossary.ipynb) · Previous: [lesson 7, compute efficiency](07_compute_efficiency.ipynb) · Next: [lesson 9, decision workbench](09_workbench.ipynb)
 #
-# > **Time:** about 95 min (teaching and reading 55 min, exercises 40 min; measuring again takes about 2 min)
+# > **Time:** about 100 min (teaching and reading 60 min, exercises 40 min; measuring again takes about 2 min)
 # >
 # > **Optional:** you may skip this lesson; lessons 9 and 10 do not build on it. By default it reads the course's
 # > recorded run and needs no PyTorch; measuring again on your machine (`LIVE = True`) needs PyTorch
@@ -138,7 +138,7 @@ print(run.where())
 # 前几课的每个数字都来自公式：第 1 课的容量账本 `training_state_memory`，第 2 课的环形模型 `collective_time_s`。
 # 公式是**模型**：它们有意省略了一些东西，换来可以手算、可以比较的结论。这一课把公式和 PyTorch 的真实运行放在一起：
 #
-# 1. **集合通信实验**：在本机启动 2 个进程 (rank)，用 gloo 后端经回环地址 127.0.0.1 做六种集合通信，测量时间，拟合 α 与 B，再与 `collective_time_s` 的预测逐点比较。
+# 1. **集合通信实验**：在本机启动 2 个进程 (rank)，用 gloo 后端（PyTorch 在 CPU 上做集合通信的库；GPU 上对应的是 NVIDIA 的 NCCL，两者都在[术语表](glossary.ipynb)里）经回环地址 127.0.0.1 做六种集合通信，测量时间，拟合 α 与 B，再与 `collective_time_s` 的预测逐点比较。
 # 2. **显存实验**：一个小型 Transformer 在 DDP、FSDP2 和张量并行 (TP) 下训练一步 Adam，数出每个 rank 实际持有的字节，和账本逐项对账。
 # 3. **时间线实验**：用 PyTorch 性能分析器记录每个 rank 的几步训练，把一步拆成计算、通信和等待，再注入三种故障，看它们各自怎样出现在数字里。
 #
@@ -152,7 +152,7 @@ print(run.where())
 # Every number in the earlier lessons came from a formula: lesson 1's capacity ledger `training_state_memory`, lesson 2's ring model `collective_time_s`.
 # Formulas are **models**: they leave things out on purpose, in exchange for conclusions we can compute by hand and compare. This lesson sets them next to real PyTorch runs:
 #
-# 1. **Collectives experiment**: start 2 processes (ranks) on this machine, run six collectives with the gloo backend over the loopback address 127.0.0.1, time them, fit α and B, and compare every point with the prediction of `collective_time_s`.
+# 1. **Collectives experiment**: start 2 processes (ranks) on this machine, run six collectives with the gloo backend (PyTorch's library for collectives on CPUs; on GPUs its counterpart is NVIDIA's NCCL, both in the [glossary](glossary.ipynb)) over the loopback address 127.0.0.1, time them, fit α and B, and compare every point with the prediction of `collective_time_s`.
 # 2. **Memory experiment**: train a small Transformer for one Adam step under DDP, FSDP2 and tensor parallelism (TP), count the bytes each rank really holds, and reconcile them with the ledger item by item.
 # 3. **Timeline experiment**: record a few training steps on every rank with the PyTorch profiler, split a step into compute, communication and waiting, then inject three faults and see how each shows up in the numbers.
 #
@@ -290,9 +290,14 @@ print(
 for kind, point in largest.items():
     # zh: dist.* 是 torch.distributed 的调用名
     # en: dist.* names the torch.distributed calls
+    busbw_gib_s = point.busbw_bytes_per_s / GIB_BYTES
     print(
-        f"  busbw {'dist.' + kind:20s} "
-        f"{point.busbw_bytes_per_s / GIB_BYTES:6.2f} GiB/s"
+        Text(
+            zh=f"  {COLLECTIVE_NAMES[kind]}（dist.{kind}）"
+            f"的总线带宽 busbw：{busbw_gib_s:.2f} GiB/s",
+            en=f"  busbw of {COLLECTIVE_NAMES[kind]} (dist.{kind}): "
+            f"{busbw_gib_s:.2f} GiB/s",
+        )
     )
 fitted = report.result("all_reduce").fit
 if fitted is not None and fitted.bandwidth_bytes_per_s is not None:
@@ -734,9 +739,13 @@ verify(
     "lab.slow_rank",
     answer,
     reveal=lambda slow=answer: print(
-        f"python -m coursekit.lab timeline --ranks {timeline.ranks} --strategy "
+        Text(
+            zh=f"录制用的完整命令（R 就是慢 rank {slow}）：",
+            en=f"The full recording command (R is the slow rank, {slow}):",
+        ),
+        f"\npython -m coursekit.lab timeline --ranks {timeline.ranks} --strategy "
         f"ddp,fsdp,tp --steps 5 --slow-rank {slow} --slow-factor 3 "
-        "--input-delay-ms 20 --no-overlap --trace traces/"
+        "--input-delay-ms 20 --no-overlap --trace traces/",
     ),
 )
 
