@@ -30,6 +30,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from .conftest import change_and_wait, choose, press, widget_message
 from .test_instructor_review24 import PROJECTED, WIDGETS
 
@@ -289,3 +291,245 @@ def test_guide8_demo_and_recorded_answers_replayed(browser: Any) -> None:
     finally:
         page.close()
         server.close()
+
+
+# -- part 1: the English guides of lessons 0, 2, 4, 6 and 10, their demos replayed by the controls ------------------
+
+PART1 = ["02 communication", "04 composition", "06 pipeline", "06 scaling", "10 serving"]
+
+
+def _pick(page: Any, widget: Any, key: str, starts: str) -> str:
+    """Choose the option of menu ``key`` whose shown text starts with ``starts``; the message once changed."""
+    select = widget.locator(f".ck-control-{key} select").first
+    label = next(text for text in select.locator("option").all_inner_texts() if _flat(text).startswith(starts))
+    return change_and_wait(page, widget, lambda: select.select_option(label=label))
+
+
+def _readout(widget: Any, key: str) -> str:
+    return _flat(str(widget.locator(f".ck-control-{key} .widget-readout").first.inner_text()))
+
+
+def _slide(page: Any, widget: Any, key: str, value: str, key_name: str) -> str:
+    """Press ``key_name`` on slider ``key`` until its readout shows ``value``; the message then."""
+    for _ in range(20):
+        if _readout(widget, key) == value:
+            return widget_message(widget)
+        press(page, widget, key, key_name)
+    raise AssertionError(f"slider {key} never showed {value}: {_readout(widget, key)}")
+
+
+def _type_readout(page: Any, widget: Any, key: str, value: str) -> str:
+    """Type ``value`` into slider ``key``'s readout and press Enter, as guide 10's step 1 says; the message."""
+    readout = widget.locator(f".ck-control-{key} .widget-readout").first
+
+    def typed() -> None:
+        readout.click()
+        page.keyboard.press("Control+A")
+        page.keyboard.type(value)
+        page.keyboard.press("Enter")
+
+    return change_and_wait(page, widget, typed)
+
+
+@pytest.fixture(scope="module")
+def part1_widgets(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, dict[str, Any]]]:
+    """Lessons 2, 4, 6 and 10's widgets in one English notebook, projected; (page, {name: widget})."""
+    import nbformat
+
+    folder = tmp_path_factory.mktemp("part1")
+    sources = ["import coursekit\ncoursekit.set_language('en')", *(WIDGETS[name] for name in PART1)]
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in sources])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(notebook, folder / "demo.ipynb")
+    server = jupyter_browser.LabServer(folder, settings=jupyter_browser.make_lab_settings("en"))
+    page = jupyter_browser.LessonPage(browser, server, "demo.ipynb", **PROJECTED)
+    try:
+        page.page.evaluate("() => window.jupyterapp.shell.collapseLeft()")
+        state = page.run_all(timeout_s=300)
+        assert state["errors"] == [], state["errors"]
+        page.page.locator(".ck-widget").nth(len(PART1) - 1).locator(".ck-figure").wait_for(timeout=60_000)
+        yield page.page, {name: page.page.locator(".ck-widget").nth(i) for i, name in enumerate(PART1)}
+    finally:
+        page.close()
+        server.close()
+
+
+def test_guide2_demo_replayed(part1_widgets: tuple[Any, dict[str, Any]]) -> None:
+    page, widgets = part1_widgets
+    widget, en = widgets["02 communication"], _guide("en", "02")
+    assert "per call 5 µs of latency vs 312 µs of transfer, bandwidth-bound; the step is 7.62 ms" in en
+    assert "Per call: latency 5 µs, transfer 312 µs." in _summary(widget) and "bandwidth-bound" in _summary(widget)
+    assert "= 7.62 ms" in widget_message(widget) and "7.62" not in _summary(widget)  # under the figure
+    # 2. the payload down step by step: at 256 KiB past the dotted line (0.512 MiB), latency-bound
+    shown = _slide(page, widget, "payload_mib", "256 KiB", "ArrowLeft")
+    assert "below the crossover payload* = 0.512 MiB: latency-bound" in shown, shown
+    # 3. at 16 KiB double the bandwidth: the total hardly moves; halve the latency (two presses): it nearly halves
+    total = re.compile(r"= ([\d.]+) ms, latency-bound")
+    start = float(total.search(_flat(_slide(page, widget, "payload_mib", "16 KiB", "ArrowLeft"))).group(1))  # type: ignore[union-attr]
+    press(page, widget, "bandwidth_gib_s", "ArrowRight")
+    assert _readout(widget, "bandwidth_gib_s") == "200"
+    doubled = float(total.search(_flat(widget_message(widget))).group(1))  # type: ignore[union-attr]
+    lows = [_readout(widget, "latency_us")]
+    for _ in range(2):
+        press(page, widget, "latency_us", "ArrowLeft")
+        lows.append(_readout(widget, "latency_us"))
+    assert lows == ["5", "3.4", "2.5"], lows  # "two presses of the left arrow: 5 → 3.4 → 2.5 µs"
+    halved = float(total.search(_flat(widget_message(widget))).group(1))  # type: ignore[union-attr]
+    assert doubled > 0.95 * start and halved < 0.55 * doubled, (start, doubled, halved)
+    # 4. the intra-node preset: the crossover moves right to 1.46 MiB
+    assert "crossover payload* = 1.46 MiB" in _pick(page, widget, "link", "Intra-node")
+    _pick(page, widget, "link", "Cross-node")
+    # 5. calls per step 0: "no communication in this step", under the figure
+    shown = _slide(page, widget, "calls_per_step", "0", "Home")
+    assert "no communication in this step" in shown and "no communication" not in _summary(widget)
+
+
+def test_guide4_demo_replayed(part1_widgets: tuple[Any, dict[str, Any]]) -> None:
+    page, widgets = part1_widgets
+    widget = widgets["04 composition"]
+    shown = widget_message(widget)
+    assert "16 ranks; Megatron-Core rule" in shown and "Naive check issues: none Engine check issues: none" in _flat(
+        shown
+    )
+    # 1. colour by DP, then PP: PP groups cross nodes, TP still fine
+    _pick(page, widget, "colour_by", "DP")
+    shown = _flat(_pick(page, widget, "colour_by", "PP"))
+    assert "PP: 4 of 4 groups span more than one node" in shown and "Every TP group stays inside a node" in shown
+    # 2. order PP-DP-CP-EP-TP, colour by TP: every TP group red, the interconnect reason under the figure
+    _pick(page, widget, "order", "PP-DP-CP-EP-TP")
+    shown = _flat(_pick(page, widget, "colour_by", "TP"))
+    assert "[interconnect]" in shown and "TP: 8 of 8 groups span more than one node" in shown
+    assert "[interconnect]" not in _summary(widget)
+    # 3. back to the default order; EP = 2, dense: 32 against 16, issues ranks + structure / structure; then MoE
+    _pick(page, widget, "order", "TP-CP-EP-DP-PP")
+    shown = _flat(_pick(page, widget, "ep", "2"))
+    assert (
+        "Naive rule (every degree multiplies, EP included): 32 ranks" in shown
+        and "rule (EP reuses the DP·CP ranks): 16" in shown
+    )
+    naive, engine = shown.split("Naive check issues:")[1].split("Engine check issues:")
+    assert "[ranks]" in naive and "[structure]" in naive and "[structure]" in engine and "[ranks]" not in engine
+    shown = _flat(_pick(page, widget, "model_kind", "MoE"))
+    assert shown.startswith("Warning:") and "32 ranks" in shown and "Engine check issues: none" in shown
+    # 4. DP = 1: Fail, 16 against 8, the ep_fold refusal quoted by the guide
+    shown = _flat(_pick(page, widget, "dp", "1"))
+    assert shown.startswith("Fail:") and "EP included): 16 ranks" in shown and "8 ranks = 1 × 8 GPUs" in shown
+    quoted = "in Megatron-Core expert parallelism (EP) reuses data-parallel ranks"
+    assert quoted in shown and "ETP·EP·PP = 2·2·4 = 16 does not divide 8" in shown
+    assert quoted in _guide("en", "04")
+    # 5. TP = 8, DP = 8: 256 ranks, above the drawing limit of 64
+    _slide(page, widget, "tp", "8", "ArrowRight")
+    shown = _flat(_pick(page, widget, "dp", "8"))
+    assert "256 ranks exceed the drawing limit of 64" in shown, shown[-300:]
+
+
+def test_guide6_demos_replayed(part1_widgets: tuple[Any, dict[str, Any]]) -> None:
+    page, widgets = part1_widgets
+    widget = widgets["06 pipeline"]
+    bubble = re.compile(r"idle share of the step\): ([\d.]+%); formula \(p-1\)/\(v·m\+p-1\) = ([\d.]+%)")
+
+    def shares() -> tuple[str, str]:
+        found = bubble.search(_summary(widget))
+        assert found, _summary(widget)
+        return found.group(1), found.group(2)
+
+    assert shares() == ("27.3%", "27.3%") and "Makespan 33.0 s" in widget_message(widget)
+    assert "Makespan" not in _summary(widget)  # "(under the figure: scroll down)"
+    _slide(page, widget, "microbatches", "16", "ArrowRight")
+    assert shares()[0] == "15.8%"
+    _slide(page, widget, "microbatches", "2", "ArrowLeft")
+    assert shares()[0] == "60.0%"
+    _slide(page, widget, "microbatches", "8", "ArrowRight")
+    shown = _flat(_pick(page, widget, "schedule", "GPipe"))
+    assert shares()[0] == "27.3%" and "Makespan 33.0 s" in shown and "(activations held at once): 8, 8, 8, 8" in shown
+    _pick(page, widget, "schedule", "interleaved")
+    assert _readout(widget, "virtual_stages") == "2" and shares()[0] == "15.8%"
+    shown = _slide(page, widget, "microbatches", "6", "ArrowLeft")
+    assert "move m to one of 4, 8, 12, 16" in shown, shown
+    _pick(page, widget, "schedule", "1F1B")
+    assert _readout(widget, "virtual_stages") == "1"
+    assert widget.locator(".ck-control-virtual_stages [disabled]").count() >= 1  # greyed out
+    _slide(page, widget, "microbatches", "8", "ArrowRight")
+    _pick(page, widget, "slow_stage", "2")
+    _slide(page, widget, "slow_factor", "1.50", "ArrowLeft")
+    assert shares() == ("37.9%", "27.3%")
+    _slide(page, widget, "slow_factor", "2.00", "ArrowRight")
+    assert shares()[0] == "45.5%"
+    _slide(page, widget, "stages", "8", "ArrowRight")
+    _pick(page, widget, "slow_stage", "6")
+    assert shares() == ("59.7%", "46.7%")
+    _slide(page, widget, "stages", "4", "ArrowLeft")
+    options = [_flat(text) for text in widget.locator(".ck-control-slow_stage select option").all_inner_texts()]
+    assert options == ["none", "0", "1", "2", "3"] and shares()[0] == "27.3%"
+
+    widget = widgets["06 scaling"]
+    efficiency = re.compile(r"E\(512\) = ([\d.]+)")
+
+    def e512() -> str:
+        return efficiency.search(_summary(widget)).group(1)  # type: ignore[union-attr]
+
+    assert e512() == "0.47" and "Diagnosis: exposed communication" in widget_message(widget)
+    _slide(page, widget, "overlap", "0.50", "ArrowRight")
+    assert e512() == "0.64"
+    _slide(page, widget, "overlap", "0.80", "ArrowRight")
+    assert e512() == "0.82"
+    _slide(page, widget, "overlap", "0.00", "Home")
+    _slide(page, widget, "bandwidth_gb_s", "450", "ArrowRight")
+    assert e512() == "0.89"
+    _slide(page, widget, "compute_ms", "100", "ArrowLeft")
+    assert e512() == "0.62"
+    _slide(page, widget, "bandwidth_gb_s", "50", "ArrowLeft")
+    assert e512() == "0.15"
+
+
+def test_guide10_demo_replayed(part1_widgets: tuple[Any, dict[str, Any]]) -> None:
+    page, widgets = part1_widgets
+    widget, en = widgets["10 serving"], _guide("en", "10")
+    for option in ("`llama3-70b`", "`h100-8`", "`gpt2-small`", "`llama3-8b`", "a100-8"):
+        assert option in en and option in _guide("zh", "10"), option
+    shown_options = [_flat(t) for t in widget.locator(".ck-control-model select option").all_inner_texts()]
+    assert {"llama3-70b", "gpt2-small", "llama3-8b"} <= set(shown_options), shown_options
+    defaults = widget_message(widget)
+    assert "TTFT >= 66 ms, TPOT >= 12.7 ms" in _flat(defaults) and "weights 16.43" in _summary(widget)
+    # 1. the batch from 1 to 256, typed into the readout
+    _type_readout(page, widget, "batch", "1")
+    _type_readout(page, widget, "batch", "256")
+    assert _readout(widget, "batch") == "256"
+    # 2. TP = 1: does not fit, 131.4 GiB of weights on 80 GiB
+    shown = _pick(page, widget, "tp", "1")
+    assert "weights 131.4" in _summary(widget) and "/ 80 GiB, does not fit" in shown
+    # 3. gpt2-small, "TP per replica" 8: the message the guide quotes
+    _pick(page, widget, "model", "gpt2-small")
+    shown = _pick(page, widget, "tp", "8")
+    assert "TP per replica = 8 does not divide the 12 attention heads" in shown and "Traceback" not in shown
+    assert "TP per replica = 8 does not divide the 12 attention heads" in en
+    assert _label(widget, "tp") == "TP per replica"
+    # 4. llama3-8b, TP 1, batch back to 64, prompt 32768
+    _pick(page, widget, "model", "llama3-8b")
+    _pick(page, widget, "tp", "1")
+    _type_readout(page, widget, "batch", "64")
+    shown = _slide(page, widget, "prompt_tokens", "32768", "End")
+    assert "does not fit" in shown
+    # 5. run the cell again (the defaults), FP8 W8A8: TTFT 66 -> 48 ms, TPOT 12.7 -> 10.1 ms (under the figure),
+    # weights per rank 16.4 -> 8.2 GiB; then a100-8: no numbers, A100 has no FP8 tensor cores
+    before = widget.locator(".ck-figure").first.get_attribute("src")
+    page.evaluate(
+        """(i) => { const panel = window.jupyterapp.shell.currentWidget; panel.content.activeCellIndex = i;
+             return window.jupyterapp.commands.execute('notebook:run-cell'); }""",
+        PART1.index("10 serving") + 1,
+    )
+    widget = page.locator(".ck-widget").nth(PART1.index("10 serving"))
+    for _ in range(300):
+        page.wait_for_timeout(100)
+        if widget.locator(".ck-figure").count() and widget.locator(".ck-figure").first.get_attribute("src") != before:
+            break
+    assert _readout(widget, "batch") == "64" and _readout(widget, "prompt_tokens") == "2048"
+    assert "TTFT >= 66 ms, TPOT >= 12.7 ms" in _flat(widget_message(widget))
+    shown = _flat(_pick(page, widget, "precision", "FP8 W8A8"))
+    assert "TTFT >= 48 ms, TPOT >= 10.1 ms" in shown and "weights 8.2" in _summary(widget), shown
+    assert "TTFT" not in _summary(widget)
+    assert "1979 TFLOP/s" in shown and "989 TFLOP/s" in shown
+    for number in ("**66 ms** → **48 ms**", "**12.7 ms** → **10.1 ms**", "**16.4** → **8.2** GiB"):
+        assert number in en, number
+    shown = _flat(_pick(page, widget, "gpu", "a100-8"))
+    assert "a100-8 has no FP8 tensor cores" in shown and "TTFT" not in shown, shown
