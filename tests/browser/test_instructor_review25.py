@@ -533,3 +533,33 @@ def test_guide10_demo_replayed(part1_widgets: tuple[Any, dict[str, Any]]) -> Non
         assert number in en, number
     shown = _flat(_pick(page, widget, "gpu", "a100-8"))
     assert "a100-8 has no FP8 tensor cores" in shown and "TTFT" not in shown, shown
+
+
+def test_guide0_replayed(browser: Any) -> None:
+    """Lesson 0 as guide 0 teaches it: the GB/GiB table's DP row, exercise 0.1 answered as the guide gives it and as
+    its typical slip, and the terms cell (eight terms, DP to Replica, the other language in parentheses)."""
+    from .test_learner_review24 import _cell_index, _type_first_line
+
+    en = _guide("en", "00")
+    assert "120.00 GB = **111.76 GiB**" in en and "| **25.77** GB" in en and "| 22.35 (divided instead" in en
+    server = jupyter_browser.LabServer(settings=jupyter_browser.make_lab_settings("en"))
+    lesson = jupyter_browser.LessonPage(browser, server, "en/00_index.ipynb", **PROJECTED)
+    try:
+        lesson.page.evaluate("() => window.jupyterapp.shell.collapseLeft()")
+        state = lesson.run_all(timeout_s=300)
+        assert state["errors"] == [], state["errors"]
+        outputs = [_flat(text) for text in lesson.page.locator(".jp-OutputArea-output").all_inner_texts()]
+        dp_row = next(text for text in outputs if "120.00" in text)
+        assert "DP 120.00 GB = 111.76 GiB per device" in dp_row, dp_row
+        terms = next(text for text in outputs if text.startswith("Abbr. Term Definition"))
+        # each of the eight terms: its abbreviation, the English term, the Chinese in parentheses
+        found = re.findall(r"\b(DP|ZeRO|FSDP|TP|PP|CP|EP|Replica) [A-Za-z -]+ \([^)]*[\u4e00-\u9fff][^)]*\)", terms)
+        assert found == ["DP", "ZeRO", "FSDP", "TP", "PP", "CP", "EP", "Replica"], (found, terms[:300])
+        index = _cell_index(lesson.page, 'check("intro.device_gb", answer)')
+        right = _type_first_line(lesson, index, "answer = 25.77")
+        assert right.startswith("Correct"), right
+        slip = _type_first_line(lesson, index, "answer = 22.35")
+        assert not slip.startswith("Correct") and "divided" in slip.lower(), slip
+    finally:
+        lesson.close()
+        server.close()
