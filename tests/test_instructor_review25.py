@@ -17,6 +17,20 @@ Found and fixed:
    the class must scroll, projected at 1024 x 768 and 125 %. They carry review 23's mark "(under the figure: scroll
    down)" / "（图下方，向下滚动）" and the sentence that explains it, as guides 2, 4, 6 and 10 do; the browser test
    reads each quoted number where the guide says it is (the result line above the figure, or the box below).
+4. Guide 10's demo named the serving widget's menus by names the menus do not show ("Llama-3 70B", "GPT-2 small",
+   "Llama-3 8B": the model menu lists ``llama3-70b``, ``gpt2-small``, ``llama3-8b``), and quoted the head-count
+   message as "tp = 8 does not divide the 12 attention heads", where the widget says "TP per replica = 8 does not
+   divide the 12 attention heads" (zh "每副本张量并行度 TP = 8 不整除 12 个注意力头"): the argument name is written as
+   the control's label. The steps now name the options as shown and quote the message as shown, zh and en.
+5. Guide 10's timing row "11-12. Widget, exercises, self-check, key points" had an empty "What happens" cell; guide 6's
+   time line did not say that its section minutes add up to the stated 65 min, as the other guides' lines do (they
+   do: 2 + 11 + 8 + 11 + 9 + 7 + 4 + 8 + 5). Both filled in, zh and en.
+
+Replayed in Chromium without a finding (tests/browser/test_instructor_review25.py keeps them replayed): guide 0 (the
+DP row's 111.76 GiB, exercise 0.1 typed as 25.77 and as the slip 22.35, the eight terms), guide 2's five steps, guide
+4's five, guide 6's two demos (pipeline: 27.3, 15.8, 60.0, 37.9, 45.5, 59.7 %; scaling: E(512) 0.47, 0.64, 0.82,
+0.89, 0.62, 0.15), guide 8's experiment A (the command run once: six collectives fitted, ~11 s on 2 cores) and the
+recorded answers 0.639, 0.160 and rank 1 worked from the tables on the page, and the reveal button's titled runs.
 """
 
 from __future__ import annotations
@@ -92,3 +106,47 @@ def test_demo_numbers_under_the_figure_say_scroll_down() -> None:
     for number in ("**64.2 s**", "**66.6 s**", "**85.7 s**", "**343 s**", "**2172**", "**728 s**"):
         after = en9[en9.index(number) + len(number) :]
         assert after.startswith(" (under the figure:"), number
+
+
+def test_guide10_names_the_menus_as_they_show_and_quotes_the_head_message() -> None:
+    import coursekit
+    from coursekit.widgets.serving import ServingWidget
+
+    shown: dict[str, str] = {}
+    before = coursekit.get_language()
+    try:
+        for lang in ("zh", "en"):
+            coursekit.set_language(lang)
+            widget = ServingWidget()
+            models = [
+                str(option[1] if isinstance(option, tuple) else option) for option in widget.controls["model"].options
+            ]
+            for key in ("llama3-70b", "gpt2-small", "llama3-8b"):
+                assert key in models
+            widget.controls["model"].value = "gpt2-small"
+            widget.controls["tp"].value = 8
+            shown[lang] = re.sub(r"<[^>]+>", "", widget.summary_html.value)
+    finally:
+        coursekit.set_language(before)
+    en, zh = _guide("en", "10"), _guide("zh", "10")
+    # 768 / 64 = 12 heads (GPT-2 small), 12 / 8 is not whole: the message names the control by its label
+    assert "TP per replica = 8 does not divide the 12 attention heads" in shown["en"]
+    assert "每副本张量并行度 TP = 8 不整除 12 个注意力头" in shown["zh"]
+    assert '"TP per replica = 8 does not divide the 12 attention heads"' in en
+    assert "“每副本张量并行度 TP = 8 不整除 12 个注意力头”" in zh
+    for text in (en, zh):
+        assert "`gpt2-small`" in text and "`llama3-8b`" in text and "`llama3-70b`" in text
+    assert "Choose GPT-2 small" not in en and "选 GPT-2 small" not in zh and "tp = 8 does not divide" not in en
+
+
+def test_timing_rows_filled_and_guide6_minutes_add_up() -> None:
+    for lang, phrase, row in (
+        ("en", "the section minutes below add up to it", "| 17 | Live demo (below); the four exercises; self-check"),
+        ("zh", "下表各环节的分钟数合计为此", "| 17 | 现场演示（见下）；四道练习；两人一组做自检"),
+    ):
+        assert phrase in _guide(lang, "06")
+        text = next((GUIDES / lang).glob("06_*.md")).read_text(encoding="utf-8")
+        minutes = [int(m) for m in re.findall(r"^\| [^|]+ \| (\d+) \|", text, re.MULTILINE)]
+        total = re.search(r"(?:about|约) (\d+) (?:min|分钟)", text)
+        assert total and sum(minutes) == int(total.group(1)) == 65, minutes
+        assert row in _guide(lang, "10")
