@@ -17,8 +17,14 @@ the guide, fails here.
 * Lesson 9 (``WorkbenchWidget``): the five demo steps (64.2 s; the link ÷ 8 switch, 66.6 s; 85.7 s with CP 4 and
   343 s; MoE adds EP; one node fits nothing, 2172, and LoRA rank 32 fits 523 with 728 s).
 
-One JupyterLab session per lesson; lessons 7 and 9 use a notebook of the lesson's widget cell (built as the lesson
-builds it, tests/browser/test_instructor_review24.py checks the cells), lesson 8 its own notebook, run whole.
+Part 1 replays the English guides of lessons 0, 2, 4, 6 and 10 the same way: lesson 0 run whole (the DP row's
+111.76 GiB, exercise 0.1 typed as the guide's answer 25.77 and as its typical slip 22.35, the eight terms with the
+Chinese in parentheses); the live demos of lessons 2, 4, 6 (both widgets) and 10 step by step by their controls,
+including guide 10's re-run of the cell for the FP8 step.
+
+One JupyterLab session per lesson (lessons 2, 4, 6 and 10 share one); the widget lessons use a notebook of the
+lesson's widget cell (built as the lesson builds it, tests/browser/test_instructor_review24.py checks the cells),
+lessons 0 and 8 their own notebooks, run whole. About 2.5 minutes in all.
 """
 
 from __future__ import annotations
