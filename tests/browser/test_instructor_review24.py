@@ -89,10 +89,10 @@ WIDEST = """(m, nameOnly) => {
   return [widest[0], widest[1], Math.floor(room)];
 }"""
 
-#: Menus checked for the name of each option only: the workbench's node menu. Three of its options carry a note as long
-#: as the output area ("jeanzay-a100-8：Jean Zay 超算的 A100 节点，BLOOM 在上面训练", 411 px), cut at the old one-column
-#: width (34em) as well; the node's name, what the learner picks, shows whole, and the message names the node.
-NAME_ONLY: dict[str, str] = {"09 workbench": "cluster"}
+#: Menus checked for the name of each option only: none now. The workbench's node menu was, while three of its options
+#: carried a note as long as the output area ("jeanzay-a100-8：Jean Zay 超算的 A100 节点，BLOOM 在上面训练", 411 px);
+#: its options are short now and the note is in the message (tests/browser/test_leftovers26.py).
+NAME_ONLY: dict[str, str] = {}
 
 #: With widget ``i``'s first control at the top of the visible notebook area: where its first control, result line
 #: and figure are against the area, the figure's shown and natural width, and the output area's width.
