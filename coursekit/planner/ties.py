@@ -192,25 +192,25 @@ register(
             "en": "the estimate cannot separate them: only running both can",
         },
         "planner.tie_row": {
-            "zh": "#{rank} {label}：估算 {step_s:.3f} s（组首的 {ratio:.3f} 倍）；当{scenario}时它是本组最快的"
+            "zh": "#{rank} {label}：估算 {step_s:time}（组首的 {ratio:.3f} 倍）；当{scenario}时它是本组最快的"
             "（差 1% 以内）；要判断：{measurement}",
-            "en": "#{rank} {label}: estimated {step_s:.3f} s ({ratio:.3f}x the group's fastest); the group's "
+            "en": "#{rank} {label}: estimated {step_s:time} ({ratio:.3f}x the group's fastest); the group's "
             "fastest (within 1 %) if {scenario}; to decide: {measurement}",
         },
         "planner.tie_row_catch_up": {
-            "zh": "#{rank} {label}：估算 {step_s:.3f} s（组首的 {ratio:.3f} 倍）；当{scenario}时它不比组首慢；"
+            "zh": "#{rank} {label}：估算 {step_s:time}（组首的 {ratio:.3f} 倍）；当{scenario}时它不比组首慢；"
             "要判断：{measurement}",
-            "en": "#{rank} {label}: estimated {step_s:.3f} s ({ratio:.3f}x the group's fastest); at least as fast as "
+            "en": "#{rank} {label}: estimated {step_s:time} ({ratio:.3f}x the group's fastest); at least as fast as "
             "the group's fastest if {scenario}; to decide: {measurement}",
         },
         "planner.tie_row_same": {
-            "zh": "#{rank} {label}：估算 {step_s:.3f} s（组首的 {ratio:.3f} 倍）；{scenario}；要判断：{measurement}",
-            "en": "#{rank} {label}: estimated {step_s:.3f} s ({ratio:.3f}x the group's fastest); {scenario}; to "
+            "zh": "#{rank} {label}：估算 {step_s:time}（组首的 {ratio:.3f} 倍）；{scenario}；要判断：{measurement}",
+            "en": "#{rank} {label}: estimated {step_s:time} ({ratio:.3f}x the group's fastest); {scenario}; to "
             "decide: {measurement}",
         },
         "planner.tie_leader": {
-            "zh": "#{rank} {label}：估算 {step_s:.3f} s，本组最快",
-            "en": "#{rank} {label}: estimated {step_s:.3f} s, the group's fastest",
+            "zh": "#{rank} {label}：估算 {step_s:time}，本组最快",
+            "en": "#{rank} {label}: estimated {step_s:time}, the group's fastest",
         },
     }
 )
