@@ -23,14 +23,11 @@ from urllib.parse import quote
 
 import pytest
 
-from tests.site_build import ROOT, build_site, in_browser, served, site
+from tests.site_build import RENDER_EVERY_CELL, ROOT, build_site, evaluate_on_pages, in_browser, served, site
 
 __all__ = ["served", "site"]  # pytest finds the session fixtures through this module's names
 
 LANGS = ("zh", "en")
-#: Pages let the browser skip laying out code cells far from the screen (coursekit.css: content-visibility); a
-#: test of the whole page's layout (overflow, contrast, figure sizes) renders every cell, as scrolling would.
-RENDER_EVERY_CELL = ".bd-article .cell { content-visibility: visible !important; }"
 #: First load of a lesson page, figures excluded: HTML, styles, scripts, fonts, search index (the issue's budget).
 FIRST_LOAD_BUDGET_BYTES = 1_000_000
 PHONE_WIDTH_PX = 390
@@ -241,18 +238,8 @@ def test_axe_finds_nothing_serious_or_critical(served: str, built: dict[str, lis
 def test_no_page_is_wider_than_a_phone(site: Path, served: str, width: int) -> None:
     pages = _all_pages(site)
 
-    def run(browser: Any) -> dict[str, int]:
-        context = browser.new_context(viewport={"width": width, "height": 844}, device_scale_factor=1)
-        page = context.new_page()
-        widths = {}
-        for path in pages:
-            page.goto(f"{served}/{path}", wait_until="load")
-            page.add_style_tag(content=RENDER_EVERY_CELL)
-            widths[path] = page.evaluate("() => document.documentElement.scrollWidth")
-        context.close()
-        return widths
-
-    widths = in_browser(run)
+    script, viewport = "() => document.documentElement.scrollWidth", {"width": width, "height": 844}
+    widths = in_browser(lambda browser: evaluate_on_pages(browser, served, pages, script, viewport))
     assert len(widths) == len(pages) > 20
     wide = {path: w for path, w in widths.items() if w > width}
     assert not wide, wide
