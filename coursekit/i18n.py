@@ -169,11 +169,6 @@ def nonzero(value: Any, spec: str) -> str:
     return format(plain * 100, ".2g") + "%" if kind == "%" else format(plain, ".2g")
 
 
-#: A catalog format spec that writes a step time given in seconds as :func:`coursekit.units.seconds_text` does:
-#: ``{step_s:time}`` (3 places from 1 ms to 10^5 s, hours, days or microseconds beyond).
-TIME_SPEC: str = "time"
-
-
 class _Formatter(string.Formatter):
     """``str.format`` plus :data:`COUNTED_SPEC` (:class:`Count`): ``{n:@noun}``, ``{n:@noun/nouns}``,
     ``{n:,@noun}``, and :data:`NONZERO_SPEC` (:func:`nonzero`): ``{t:.1f~}``."""
@@ -181,10 +176,6 @@ class _Formatter(string.Formatter):
     def format_field(self, value: Any, format_spec: str) -> Any:
         if COUNTED_SPEC in format_spec:
             return format(Count(value), format_spec)
-        if format_spec == TIME_SPEC:
-            from .units import seconds_text  # units checks its numbers with the catalog: imported when used
-
-            return seconds_text(value)
         if format_spec.endswith(NONZERO_SPEC):
             return nonzero(value, format_spec[: -len(NONZERO_SPEC)])
         return super().format_field(value, format_spec)

@@ -187,14 +187,27 @@ STEP_SECONDS_RANGE: tuple[float, float] = (1e-3, 1e5)
 
 def seconds_text(seconds: float) -> str:
     """A step time as the planner writes it: seconds at 3 places from a millisecond to 10^5 s (0 too), otherwise
-    :func:`duration_text` (an absurd cluster's 63,882,919.273 s is 739 days). In catalog text: ``{step_s:time}``.
+    :func:`duration_text` (an absurd cluster's 63,882,919.273 s is 739 days). In catalog text, a :class:`Seconds`
+    value formatted ``{step_s:time}``.
 
     >>> seconds_text(13.5326), seconds_text(0.0), seconds_text(6.8e-5)
-    ('13.533 s', '0.000 s', '68.0 µs')
+    ('13.533 s', '0.000 s', '68 µs')
     """
     value = check_number("seconds", seconds, ge=0)
     low, high = STEP_SECONDS_RANGE
     return f"{value:.3f} s" if value == 0 or low <= value < high else duration_text(value)
+
+
+class Seconds(float):
+    """A time in seconds that a message writes as :func:`seconds_text` does with the format spec ``time``
+    (``{step_s:time}``), and as a float with any other: a reason's parameter stays a number.
+
+    >>> f"{Seconds(13.5326):time}", f"{Seconds(13.5326):.1f}", Seconds(2.0) + 1
+    ('13.533 s', '13.5', 3.0)
+    """
+
+    def __format__(self, spec: str) -> str:
+        return seconds_text(float(self)) if spec == "time" else float(self).__format__(spec)
 
 
 #: The most decimal places :func:`adding_up_places` and :func:`parts_adding_up` print.
