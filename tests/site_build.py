@@ -113,3 +113,16 @@ def evaluate_on_pages(
     finally:
         context.close()
     return found
+
+
+def run_search(page: Any, base: str, search_page: str, query: str) -> None:
+    """Open ``search_page`` (``search.html``, ``search-zh.html``) at ``base`` for ``query`` in ``page`` and wait until
+    the search has finished: the summary stays empty until then (the count, or that no page matched, in the search
+    page's language, tools/site/finish.py)."""
+    from urllib.parse import quote
+
+    page.goto(f"{base}/{search_page}?q={quote(query)}")
+    page.wait_for_function(
+        "() => /\\S/.test(document.querySelector('#search-results .search-summary')?.innerText || '')",
+        timeout=60_000,
+    )

@@ -19,11 +19,19 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import pytest
 
-from tests.site_build import RENDER_EVERY_CELL, ROOT, build_site, evaluate_on_pages, in_browser, served, site
+from tests.site_build import (
+    RENDER_EVERY_CELL,
+    ROOT,
+    build_site,
+    evaluate_on_pages,
+    in_browser,
+    run_search,
+    served,
+    site,
+)
 
 __all__ = ["served", "site"]  # pytest finds the session fixtures through this module's names
 
@@ -65,13 +73,7 @@ def _markdown_text(path: Path) -> str:
 def _search(browser: Any, base: str, query: str) -> list[str]:
     page = browser.new_page()
     try:
-        page.goto(f"{base}/search.html?q={quote(query)}")
-        # the summary stays empty until the search has finished (the count, or that no page matched: in the search
-        # page's language, tools/site/finish.py)
-        page.wait_for_function(
-            "() => /\\S/.test(document.querySelector('#search-results .search-summary')?.innerText || '')",
-            timeout=60_000,
-        )
+        run_search(page, base, "search.html", query)
         links = page.eval_on_selector_all("#search-results ul.search li > a", "els => els.map(a => a.href)")
         return [re.sub(r"^.*?/(notebooks/|docs/|launch/)", r"\1", link.split("#")[0].split("?")[0]) for link in links]
     finally:

@@ -19,9 +19,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
-from tests.site_build import in_browser, served, site
+from tests.site_build import in_browser, run_search, served, site
 
 __all__ = ["served", "site"]  # pytest finds the session fixtures through this module's names
 
@@ -122,11 +121,7 @@ QUERIES = {"zh": ("search-zh.html", "场景选择矩阵"), "en": ("search.html",
 def _snippets(browser: Any, base: str, search_page: str, query: str) -> list[tuple[str, str]]:
     page = browser.new_page()
     try:
-        page.goto(f"{base}/{search_page}?q={quote(query)}")
-        page.wait_for_function(
-            "() => /\\S/.test(document.querySelector('#search-results .search-summary')?.innerText || '')",
-            timeout=60_000,
-        )
+        run_search(page, base, search_page, query)
         page.wait_for_function(  # the snippets are filled in after the list, as each result page is fetched
             "() => [...document.querySelectorAll('#search-results ul.search li')].slice(0, 5)"
             ".every((li) => li.querySelector('p.context'))",

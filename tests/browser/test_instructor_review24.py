@@ -39,6 +39,7 @@ from typing import Any
 
 import pytest
 
+from tests.browser.conftest import write_notebook
 from tests.browser.test_learner_review23 import LAPTOP, TOLERANCE_PX, _move
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
@@ -113,14 +114,9 @@ WHERE = """(i) => {
 @pytest.fixture(scope="module", params=["zh", "en"])
 def widgets_page(browser: Any, tmp_path_factory: pytest.TempPathFactory, request: Any) -> Iterator[tuple[str, Any]]:
     """A notebook of the ten lesson widgets in ``lang``, served by a JupyterLab set up as ``make lab`` sets it."""
-    import nbformat
-
     lang = request.param
     folder = tmp_path_factory.mktemp(f"widgets-{lang}")
-    sources = [f"import coursekit\ncoursekit.set_language('{lang}')", *WIDGETS.values()]
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in sources])
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbformat.write(notebook, folder / "widgets.ipynb")
+    write_notebook(folder / "widgets.ipynb", [f"import coursekit\ncoursekit.set_language('{lang}')", *WIDGETS.values()])
     server = jupyter_browser.LabServer(folder, settings=jupyter_browser.make_lab_settings(lang))
     try:
         yield lang, server

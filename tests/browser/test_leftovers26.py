@@ -20,7 +20,7 @@ import pytest
 
 from coursekit.i18n import Text
 from coursekit.widgets import node_label, node_note
-from tests.browser.conftest import choose, widget_message
+from tests.browser.conftest import choose, widget_message, write_notebook
 from tests.browser.test_instructor_review24 import PROJECTED, WIDEST, WIDGETS
 from tests.browser.test_learner_review23 import LAPTOP
 
@@ -35,14 +35,10 @@ SCREENS = {"laptop": (LAPTOP, False), "projected": (PROJECTED, True)}
 @pytest.fixture(scope="module", params=["zh", "en"])
 def menus_page(browser: Any, tmp_path_factory: pytest.TempPathFactory, request: Any) -> Iterator[tuple[str, Any]]:
     """A notebook of lesson 9's and lesson 10's widgets in ``lang``, served by a JupyterLab set up as ``make lab``."""
-    import nbformat
-
     lang = request.param
     folder = tmp_path_factory.mktemp(f"menus-{lang}")
     sources = [f"import coursekit\ncoursekit.set_language('{lang}')", *(WIDGETS[name] for name in MENUS)]
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in sources])
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbformat.write(notebook, folder / "menus.ipynb")
+    write_notebook(folder / "menus.ipynb", sources)
     server = jupyter_browser.LabServer(folder, settings=jupyter_browser.make_lab_settings(lang))
     try:
         yield lang, server
