@@ -21,6 +21,7 @@ import math
 from collections.abc import Sequence
 
 from ._validate import check_int, check_items, check_number, finite_result, learner_functions
+from .i18n import Text
 
 KIB_BYTES: int = 2**10
 MIB_BYTES: int = 2**20
@@ -141,16 +142,16 @@ def _parts_adding_up(parts: Sequence[float], decimals: int) -> list[str]:
     return [f"{x / unit:.{decimals}f}" for x in rounded]
 
 
-#: The units a duration is written in (:func:`duration_text`), largest first: (Chinese name, English name, seconds in
-#: one, the shortest duration written in it). Milliseconds at one place cover 0.1 ms to 100 s, as the planner's lines
+#: The units a duration is written in (:func:`duration_text`), largest first: (its name, seconds in one, the shortest
+#: duration written in it). Milliseconds at one place cover 0.1 ms to 100 s, as the planner's lines
 #: always wrote them; an absurd cluster's 28,105,914.4 ms is 28106 s, 962,072,674.3 ms 267 h, a 30 ps transfer 0.03 ns.
-DURATION_UNITS: tuple[tuple[str, str, float, float], ...] = (
-    ("天", "days", 86400.0, 1e7),
-    ("小时", "h", 3600.0, 1e5),
-    ("s", "s", 1.0, 100.0),
-    ("ms", "ms", 1e-3, 1e-4),
-    ("µs", "µs", 1e-6, 1e-7),
-    ("ns", "ns", 1e-9, 0.0),
+DURATION_UNITS: tuple[tuple[Text, float, float], ...] = (
+    (Text(zh="天", en="days"), 86400.0, 1e7),
+    (Text(zh="小时", en="h"), 3600.0, 1e5),
+    (Text(zh="s", en="s"), 1.0, 100.0),
+    (Text(zh="ms", en="ms"), 1e-3, 1e-4),
+    (Text(zh="µs", en="µs"), 1e-6, 1e-7),
+    (Text(zh="ns", en="ns"), 1e-9, 0.0),
 )
 #: Significant figures of a duration outside the milliseconds' range (:func:`duration_text`).
 DURATION_SIGNIFICANT: int = 3
@@ -166,12 +167,10 @@ def duration_text(seconds: float) -> str:
     >>> duration_text(0.0), duration_text(962072.6743).split()[0], duration_text(4e7).split()[0]
     ('0.0 ms', '267', '463')
     """
-    from .i18n import get_language
-
     value = check_number("seconds", seconds, ge=0)
-    zh, en, size, _ = next(unit for unit in DURATION_UNITS if value >= unit[3])
-    name = zh if get_language() == "zh" else en
-    if name == "ms" or value == 0:
+    unit, size, _ = next(unit for unit in DURATION_UNITS if value >= unit[2])
+    name = unit.render()
+    if size == 1e-3 or value == 0:
         return f"{value / 1e-3:.1f} ms"
     number = value / size
     decimals = max(0, DURATION_SIGNIFICANT - 1 - math.floor(math.log10(number)))

@@ -276,8 +276,8 @@ def test_durations_are_unit_scaled_with_bounded_digits(lang: str) -> None:
     assert duration_text(0.0134) == "13.4 ms" and duration_text(0.0) == "0.0 ms"  # the usual range as before
     assert duration_text(2.5e-6) == "2.5 µs" and duration_text(3e-11) == "0.03 ns"
     assert seconds_text(13.5326) == "13.533 s" and seconds_text(63_882_919.273).startswith("739 ")
-    for zh, en, size, start in DURATION_UNITS:  # each unit's range starts where the one below it ends, or lower
-        assert start == 0 or start >= size / 1000, (zh, en)
+    for name, size, start in DURATION_UNITS:  # a unit is used from a thousandth of itself at the least
+        assert start == 0 or start >= size / 1000, name
     with pytest.raises(ValueError, match="seconds"):
         duration_text(-1.0)
 

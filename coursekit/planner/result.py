@@ -24,7 +24,7 @@ from .._validate import (
 from ..capacity import RECOMPUTE_MODES
 from ..communication import TrafficTime
 from ..hardware import EP_ALL_TO_ALL_SMS, H100_SMS
-from ..i18n import Reason, Text, get_language, register, tr
+from ..i18n import Reason, Text, register, tr
 from ..model_config import localized_source
 from ..scaling import StepTimeline
 from ..specs import ATTENTION_KERNEL_COMPUTE_CAPABILITY, ATTENTION_KERNELS, fp8_weight_cache_bytes
@@ -786,8 +786,8 @@ def step_line_parts(timeline: StepTimeline) -> dict[str, str]:
     total_s = timeline.compute_s + timeline.exposed_communication_s + timeline.bubble_s + host
     unit, per_unit = "s", 1.0
     if total_s > 0 and not STEP_LINE_SECONDS[0] <= total_s < STEP_LINE_SECONDS[1]:
-        zh, en, per_unit, _ = next(u for u in DURATION_UNITS if total_s >= u[3] and u[2] != 1.0)
-        unit = zh if get_language() == "zh" else en
+        name, per_unit, _ = next(u for u in DURATION_UNITS if total_s >= u[2] and u[1] != 1.0)
+        unit = name.render()
     compute, exposed, bubble, host = (x / per_unit for x in seconds)
     hidden = timeline.hidden_communication_s / per_unit
     step_parts = (compute, exposed, bubble, *((host,) if host > 0 else ()))
