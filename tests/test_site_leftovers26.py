@@ -1,6 +1,7 @@
 """Left-overs 6 and 7 of tests/test_leftovers26.py, on the built website in a real browser (Chromium; the session's
 site build, tests/site_build.py):
 
+5. (The site's side of left-over 5: the cheat sheet's pages name no internal file and say ``make cheatsheet``.)
 6. A Chinese page showed English labels of the site's own: the navigation's caption of the other course ("English
    course") and the captions that named both languages ("参考 / Reference", "教师指南 / Instructor guide"). A Chinese
    page now names them in Chinese only (tools/site/finish.py, ``CAPTIONS_ZH``), as it already did the theme's labels
@@ -165,3 +166,18 @@ def test_search_snippets_come_from_the_section_text(site: Path, served: str) -> 
             longest = max(pieces, key=len)
             assert longest[:40] in _article_text(site, href), (lang, href, longest[:120])
         assert any(QUERIES[lang][1].split()[0] in text.lower() for _, text in lessons), (lang, lessons[:3])
+
+
+# -- 5. the cheat sheet's page says how to print it in the learner's terms ------------------------------------------
+
+
+def test_the_cheat_sheet_pages_name_no_internal_file(site: Path) -> None:
+    from bs4 import BeautifulSoup  # the site theme's dependency
+
+    for lang in ("zh", "en"):
+        page = BeautifulSoup((site / "docs" / f"cheatsheet_{lang}.html").read_text(encoding="utf-8"), "html.parser")
+        article = page.select_one("article.bd-article")
+        assert article is not None
+        text = " ".join(article.get_text(" ").split())
+        assert "tools/" not in text and "cheatsheet_pdf" not in text, lang
+        assert "make cheatsheet" in text and "Ctrl+P" in text, lang
