@@ -1,5 +1,5 @@
-"""Left-overs 6 and 7 of tests/test_leftovers26.py, on the built website in a real browser (Chromium; the session's
-site build, tests/site_build.py):
+"""Left-overs 5, 6 and 7 of tests/test_leftovers26.py, on the built website in a real browser (Chromium; the
+session's site build, tests/site_build.py):
 
 5. (The site's side of left-over 5: the cheat sheet's pages name no internal file and say ``make cheatsheet``.)
 6. A Chinese page showed English labels of the site's own: the navigation's caption of the other course ("English
