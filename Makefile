@@ -39,7 +39,7 @@ TEST_STAMP := $(VENV)/.stamp-$(subst $(strip ,),-,$(TEST_EXTRAS))
 SITE_STAMP := $(VENV)/.stamp-course-site
 PIP := $(PY) -m pip --disable-pip-version-check
 
-.PHONY: lab test lint typecheck unit notebooks notebooks-build bench site lite clean help
+.PHONY: lab test lint typecheck unit notebooks notebooks-build bench site lite cheatsheet clean help
 
 help:
 	@echo "make lab     open the course in JupyterLab (COURSE_LANG=zh|en, HOST, PORT)"
@@ -47,6 +47,7 @@ help:
 	@echo "make bench   measure import, notebook and widget timings, the planner's search and explain, and the website build"
 	@echo "make site    build the bilingual course website into build/site (executes every lesson)"
 	@echo "make lite    build the course as a JupyterLite site into build/lite (PYODIDE_DIR=a Pyodide distribution)"
+	@echo "make cheatsheet  print the cheat sheet to build/cheatsheet_zh.pdf and build/cheatsheet_en.pdf (one A4 page each)"
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -111,6 +112,12 @@ PYODIDE_DIR ?=
 lite: $(TEST_STAMP)
 	@test -n "$(PYODIDE_DIR)" || { echo "make lite needs PYODIDE_DIR=/path/to/pyodide (a Pyodide distribution folder)"; exit 2; }
 	$(PY) tools/lite/build_lite.py --pyodide "$(PYODIDE_DIR)" --out build/lite
+
+# The cheat sheet as one A4 page per language, printed by the headless Chromium the browser tests use.
+cheatsheet: $(TEST_STAMP)
+	@mkdir -p build
+	$(PY) tools/cheatsheet_pdf.py zh build/cheatsheet_zh.pdf
+	$(PY) tools/cheatsheet_pdf.py en build/cheatsheet_en.pdf
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache .hypothesis artifacts bench-results.json

@@ -133,8 +133,9 @@ class Count:
 
 #: Ends a catalog format spec whose nonzero value must not read as zero: ``{ttft_ms:.0f~}`` (:func:`nonzero`).
 NONZERO_SPEC: str = "~"
-#: Most decimals :func:`nonzero` adds before it writes a tiny value in e-notation.
-MAX_EXTRA_DECIMALS: int = 12
+#: Most decimals :func:`nonzero` adds before it writes a tiny value in e-notation (two significant digits): 0.04%,
+#: 0.0004%, then 1e-07% (an absurd cluster's matmul efficiency printed 0.0000001%; 12 were allowed).
+MAX_EXTRA_DECIMALS: int = 4
 _FIXED_SPEC = re.compile(r"(?P<head>[^.]*)\.(?P<decimals>\d+)(?P<kind>[f%])")
 
 

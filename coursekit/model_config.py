@@ -37,7 +37,8 @@ dropout                   attention_dropout, hidden_dropout, resid_pdrop, attn_p
 The MLP kind, the norm, the positions and the biases follow ``model_type`` (GPT-2, GPT-NeoX, BLOOM, OPT
 and Falcon use a 2-matrix GELU MLP, LayerNorm and biases, Falcon's biases as its ``bias`` key says; the Llama
 family, Mistral, Qwen, Gemma, DeepSeek and the others of :data:`GATED_TYPES` a gated 3-matrix MLP and RMSNorm
-without biases), and ``tie_word_embeddings`` (default: the model_type's transformers configuration class, False for
+without biases but Qwen2's and Qwen2-MoE's on Q, K and V, :data:`QKV_BIAS_TYPES`, or as a ``qkv_bias`` key states),
+and ``tie_word_embeddings`` (default: the model_type's transformers configuration class, False for
 those of :data:`UNTIED_TYPES`, else ``PretrainedConfig``'s True). A ``model_type`` in neither list
 (Phi-2, StarCoder2, Nemotron ...) is read from its own keys: a SiLU activation means a gated MLP, any other a
 2-matrix one; ``norm_type`` or the norm's epsilon key (``rms_norm_eps`` / ``layer_norm_eps``) the norm;
@@ -163,6 +164,12 @@ register(
         "config.int": {
             "zh": "模型配置的 {key!r} = {value!r}：必须是 >= {low} 的整数。",
             "en": "The model config's {key!r} = {value!r}: must be an integer >= {low}.",
+        },
+        "config.int_fraction": {
+            "zh": "模型配置的 {key!r} = {value!r}：必须是 >= {low} 的整数；有小数部分的数不是整数"
+            "（32.0 这样的整数值可以，32.5 不行）。",
+            "en": "The model config's {key!r} = {value!r}: must be an integer >= {low}; a number with a fractional "
+            "part is not one (an integer value such as 32.0 is taken, 32.5 is not).",
         },
         "config.number": {
             "zh": "模型配置的 {key!r} = {value!r}：必须是 0 到 1 之间的数（不含 1）。",
@@ -518,6 +525,10 @@ GATED_TYPES: frozenset[str] = frozenset(
         "internlm2", "granite", "granitemoe", "minicpm", "exaone", "yi", "baichuan", "glm", "glm4",
     }
 )  # fmt: skip
+#: model_type values whose attention has biases on Q, K and V and none on its output projection (transformers'
+#: Qwen2 and Qwen2-MoE modeling files build q_proj, k_proj and v_proj with bias=True, o_proj with bias=False),
+#: whatever ``attention_bias`` says; a ``qkv_bias`` key, where a config states one, decides instead.
+QKV_BIAS_TYPES: frozenset[str] = frozenset({"qwen2", "qwen2_moe"})
 #: Activations (``hidden_act``, ``activation_function``, ``hidden_activation``) that HF models of other types use
 #: only in a gated MLP: SiLU (Swish). A GELU or ReLU activation of such a model is read as a 2-matrix MLP.
 GATED_ACTIVATIONS: frozenset[str] = frozenset({"silu", "swish", "swiglu"})
@@ -628,10 +639,28 @@ def _find(config: Mapping[str, Any], field: str) -> tuple[str, Any] | None:
     return None
 
 
+def _whole(value: Any) -> int | None:
+    """``value`` as a Python int when it is an integer, or a finite real number with no fractional part (32.0, as
+    some exported configs write integer keys); else None (a bool, 32.5, NaN, a string ...).
+
+    >>> _whole(32), _whole(32.0), _whole(32.5), _whole(True), _whole(float("inf"))
+    (32, 32, None, None, None)
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return None
+    if isinstance(value, numbers.Integral):
+        return int(value)  # a numpy integer as a Python int, whose arithmetic does not wrap
+    number = float(value)
+    return int(number) if number.is_integer() else None  # is_integer: False for NaN and the infinities
+
+
 def _int(key: str, value: Any, low: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
+    whole = _whole(value)
+    if whole is None and _share(value) is not None and math.isfinite(float(value)):
+        raise ValueError(tr("config.int_fraction", key=key, value=value, low=low))  # 32.5: a fraction
+    if whole is None or whole < low:
         raise ValueError(tr("config.int", key=key, value=value, low=low))
-    return int(value)  # a numpy integer as a Python int, whose arithmetic does not wrap
+    return whole
 
 
 class _MissingKey(ValueError):
@@ -714,6 +743,17 @@ def _activation(config: Mapping[str, Any]) -> tuple[str, str] | None:
     if not isinstance(value, str) or not value.strip():
         raise ValueError(tr("config.activation_type", key=key, value=value))
     return key, value
+
+
+def _qkv_biases(config: Mapping[str, Any], model_type: str, biases: bool) -> bool:
+    """Whether Q, K and V alone carry biases: a ``qkv_bias`` key when the config states one (true or false), else
+    the model type (:data:`QKV_BIAS_TYPES`); False when every linear layer has biases already (``biases``).
+
+    >>> _qkv_biases({}, "qwen2", False), _qkv_biases({}, "llama", False), _qkv_biases({"qkv_bias": True}, "x", False)
+    (True, False, True)
+    """
+    stated = _bool(config, "qkv_bias", model_type in QKV_BIAS_TYPES)
+    return stated and not biases
 
 
 def _architecture(config: Mapping[str, Any], model_type: str) -> tuple[bool, str, bool, Text | None]:
@@ -893,10 +933,9 @@ def _shown_value(value: Any) -> str:
 
 
 def _count(value: Any) -> int | None:
-    """A positive plain integer, else None (a note reads what it can and never refuses a config)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        return None
-    return int(value)
+    """A positive integer (32 or 32.0), else None (a note reads what it can and never refuses a config)."""
+    whole = _whole(value)
+    return whole if whole is not None and whole >= 1 else None
 
 
 def _share(value: Any) -> float | None:
@@ -994,11 +1033,12 @@ def _check_window_keys(config: Mapping[str, Any], model_type: str, layers: int) 
     window = config.get("sliding_window")
     if not _bool(config, "use_sliding_window", model_type not in OPT_IN_WINDOW_TYPES):
         return
-    if window is None or window is False:  # identity, not ==: 0.0 equals False but is no integer (refused below)
+    if window is None or window is False:  # identity, not ==: 0.0 equals False, and is read as the integer 0 below
         return
-    if isinstance(window, bool) or not isinstance(window, numbers.Integral):
-        raise ValueError(tr("config.int", key="sliding_window", value=window, low=1))
-    if window < 1:
+    whole_window = _whole(window)
+    if whole_window is None:
+        whole_window = _int("sliding_window", window)  # raises, naming the key, the value and the rule
+    if whole_window < 1:
         return
     if model_type in OPT_IN_WINDOW_TYPES and config.get("max_window_layers") is not None:
         _int("max_window_layers", config["max_window_layers"], 0)
@@ -1012,12 +1052,9 @@ def _check_window_keys(config: Mapping[str, Any], model_type: str, layers: int) 
 
 
 def _is_mark(item: Any) -> bool:
-    """A ``no_rope_layers`` entry: the integer 0 or 1, by the integer keys' own check (true, false and 1.0 are
-    none, as a bool or a float is no integer key)."""
-    try:
-        return _int("no_rope_layers", item, 0) <= 1
-    except ValueError:
-        return False
+    """A ``no_rope_layers`` entry: the integer 0 or 1 (true, false and 1.0 are none: a mark is a list entry, not one
+    of the integer keys that take 32.0 for 32, and transformers compares it to the int 1)."""
+    return type(item) is not bool and isinstance(item, numbers.Integral) and 0 <= int(item) <= 1
 
 
 def _check_chunk_keys(config: Mapping[str, Any], model_type: str, layers: int) -> None:
@@ -1028,11 +1065,12 @@ def _check_chunk_keys(config: Mapping[str, Any], model_type: str, layers: int) -
     chunk = config.get("attention_chunk_size")
     if model_type not in CHUNKED_ATTENTION_TYPES:  # no other model type reads the key
         return
-    if chunk is None or chunk is False:  # identity, not ==: 0.0 equals False but is no integer
+    if chunk is None or chunk is False:  # identity, not ==: 0.0 equals False, and is read as the integer 0 below
         return
-    if isinstance(chunk, bool) or not isinstance(chunk, numbers.Integral):
-        raise ValueError(tr("config.int", key="attention_chunk_size", value=chunk, low=1))
-    if chunk < 1:
+    whole_chunk = _whole(chunk)
+    if whole_chunk is None:
+        whole_chunk = _int("attention_chunk_size", chunk)  # raises, naming the key, the value and the rule
+    if whole_chunk < 1:
         return
     marks = config.get("no_rope_layers")
     if (
@@ -1401,6 +1439,7 @@ def _fields(config: Mapping[str, Any], name: str | None) -> dict[str, Any]:
         "norm": norm,
         "position": "learned" if model_type in LEARNED_POSITION_TYPES else "rope",
         "biases": biases,
+        "qkv_biases": _qkv_biases(config, model_type, biases),
         "tied_embeddings": _bool(config, "tie_word_embeddings", True),
         "dropout": _dropout(config),
         "source": _config_source(config, model_type, decided_by),

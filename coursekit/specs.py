@@ -1345,6 +1345,8 @@ class ModelSpec:
         norm: ``"rmsnorm"`` (h parameters) or ``"layernorm"`` (2h).
         position: ``"rope"`` (no parameters) or ``"learned"`` (seq_len × h).
         biases: linear layers carry biases (GPT-2/3, Megatron GPT) or not (Llama, Mixtral).
+        qkv_biases: only the Q, K and V projections carry biases, a·hd + 2·kv·hd a layer (Qwen2 and Qwen2.5: their
+            output projection and MLP have none); implied by ``biases``, which puts biases on every linear layer.
         tied_embeddings: the output layer reuses the input embedding.
         num_experts, top_k, moe_ffn_hidden: MoE layers with ``num_experts`` routed experts of width
             ``moe_ffn_hidden``, ``top_k`` routed per token; 0 and 0 for a dense model.
@@ -1387,7 +1389,8 @@ class ModelSpec:
     Parameter count (:attr:`num_params`), with hd = head_dim and kv = kv_heads·hd:
 
     * embeddings: V·h, plus seq_len·h for learned positions; output layer V·h unless tied;
-    * attention per layer: h·a·hd (Q) + 2·h·kv (K, V) + a·hd·h (O), plus biases a·hd + 2·kv + h; MLA as
+    * attention per layer: h·a·hd (Q) + 2·h·kv (K, V) + a·hd·h (O), plus biases a·hd + 2·kv + h (with
+      ``qkv_biases`` alone: a·hd + 2·kv); MLA as
       :attr:`attention_params_per_layer` says;
     * MLP per layer: 3·h·f (SwiGLU) or 2·h·f (GELU), plus biases (f + h for GELU, 2f + h for SwiGLU);
     * norms: two per layer and a final one, 2h each (LayerNorm) or h (RMSNorm);
@@ -1439,6 +1442,7 @@ class ModelSpec:
     window_layers: int = 0
     chunk_tokens: int | None = None
     chunk_layers: int = 0
+    qkv_biases: bool = False
 
     def __post_init__(self) -> None:
         _plain_fields(self)
@@ -1460,6 +1464,7 @@ class ModelSpec:
         check_choice("position", raw.position, POSITION_KINDS)
         check_bool("biases", raw.biases)
         check_bool("tied_embeddings", raw.tied_embeddings)
+        check_bool("qkv_biases", raw.qkv_biases)
         experts = check_int("num_experts", raw.num_experts, ge=0, le=1 << 16)
         top_k = check_int("top_k", raw.top_k, ge=0)
         if (experts > 0) != (1 <= top_k <= experts) or (experts == 0 and top_k != 0):
@@ -1994,7 +1999,8 @@ class ModelSpec:
     def attention_params_per_layer(self) -> int:
         """Q, K, V, O projections (GQA-aware) and their biases; for MLA its down/up projections and latent norms.
 
-        MHA/GQA: h·(a·hd) for Q and for O, h·(kv·hd) for K and for V, plus biases a·hd + 2·kv·hd + h.
+        MHA/GQA: h·(a·hd) for Q and for O, h·(kv·hd) for K and for V, plus biases a·hd + 2·kv·hd + h (Q, K and V
+        alone, a·hd + 2·kv·hd, with ``qkv_biases``).
         MLA (DeepSeek-V2, arXiv:2405.04434, §2.1.2-2.1.3): Q through a rank-q_lora latent
         (h·q_lora + q_lora·a·d_qk, or h·a·d_qk without one), the KV latent and the shared rope key
         h·(kv_lora + d_rope), its up-projection kv_lora·a·(d_nope + d_v), O a·d_v·h, and a norm on each latent.
@@ -2002,7 +2008,8 @@ class ModelSpec:
         h = self.hidden
         if self.kv_lora_rank is None:
             q, kv = self.heads * self.head_dim, self.kv_hidden
-            return self._attention_weights() + ((q + 2 * kv + h) if self.biases else 0)
+            biases = (q + 2 * kv + h) if self.biases else (q + 2 * kv) if self.qkv_biases else 0
+            return self._attention_weights() + biases
         unit = self._norm_params() // h  # parameters per normalised element: 1 (RMSNorm) or 2 (LayerNorm)
         latent_norms = unit * ((self.q_lora_rank or 0) + self.kv_lora_rank)
         return self._attention_weights() + latent_norms

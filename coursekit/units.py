@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 
 from ._validate import check_int, check_items, check_number, finite_result, learner_functions
-from .i18n import register, shown_repr, tr
+from .i18n import Text, register, shown_repr, tr
 
 register(
     {
@@ -190,6 +190,73 @@ def _parts_adding_up(parts: Sequence[float], decimals: int) -> list[str]:
         for i in by_remainder[: max(total - sum(rounded), 0)]:
             rounded[i] += 1
     return [_units_text(x, decimals) for x in rounded]
+
+
+#: The units a duration is written in (:func:`duration_text`), largest first: (its name, seconds in one, the shortest
+#: duration written in it). Milliseconds at one place cover 0.1 ms to 100 s, as the planner's lines
+#: always wrote them; an absurd cluster's 28,105,914.4 ms is 28106 s, 962,072,674.3 ms 267 h, a 30 ps transfer 0.03 ns.
+DURATION_UNITS: tuple[tuple[Text, float, float], ...] = (
+    (Text(zh="天", en="days"), 86400.0, 1e7),
+    (Text(zh="小时", en="h"), 3600.0, 1e5),
+    (Text(zh="s", en="s"), 1.0, 100.0),
+    (Text(zh="ms", en="ms"), 1e-3, 1e-4),
+    (Text(zh="µs", en="µs"), 1e-6, 1e-7),
+    (Text(zh="ns", en="ns"), 1e-9, 0.0),
+)
+#: Significant figures of a duration outside the milliseconds' range (:func:`duration_text`).
+DURATION_SIGNIFICANT: int = 3
+
+
+def duration_text(seconds: float) -> str:
+    """``seconds`` as the course writes a duration, in the current language: milliseconds at one place from 0.1 ms
+    to 100 s, otherwise :data:`DURATION_SIGNIFICANT` significant figures (every digit left of the point kept) in the
+    unit of :data:`DURATION_UNITS` it is largest in: never a 12-digit number, never a nonzero time as 0.
+
+    >>> duration_text(0.0134), duration_text(2.5e-6), duration_text(28105.9144), duration_text(3e-11)
+    ('13.4 ms', '2.5 µs', '28106 s', '0.03 ns')
+    >>> duration_text(0.0), duration_text(962072.6743).split()[0], duration_text(4e7).split()[0]
+    ('0.0 ms', '267', '463')
+    """
+    value = check_number("seconds", seconds, ge=0)
+    unit, size, _ = next(unit for unit in DURATION_UNITS if value >= unit[2])
+    name = unit.render()
+    if size == 1e-3 or value == 0:
+        return f"{value / 1e-3:.1f} ms"
+    number = value / size
+    decimals = max(0, DURATION_SIGNIFICANT - 1 - math.floor(math.log10(number)))
+    text = f"{number:.{decimals}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return f"{text} {name}"
+
+
+#: Seconds a step time is written in at 3 places (:func:`seconds_text`); outside, :func:`duration_text`.
+STEP_SECONDS_RANGE: tuple[float, float] = (1e-3, 1e5)
+
+
+def seconds_text(seconds: float) -> str:
+    """A step time as the planner writes it: seconds at 3 places from a millisecond to 10^5 s (0 too), otherwise
+    :func:`duration_text` (an absurd cluster's 63,882,919.273 s is 739 days). In catalog text, a :class:`Seconds`
+    value formatted ``{step_s:time}``.
+
+    >>> seconds_text(13.5326), seconds_text(0.0), seconds_text(6.8e-5)
+    ('13.533 s', '0.000 s', '68 µs')
+    """
+    value = check_number("seconds", seconds, ge=0)
+    low, high = STEP_SECONDS_RANGE
+    return f"{value:.3f} s" if value == 0 or low <= value < high else duration_text(value)
+
+
+class Seconds(float):
+    """A time in seconds that a message writes as :func:`seconds_text` does with the format spec ``time``
+    (``{step_s:time}``), and as a float with any other: a reason's parameter stays a number.
+
+    >>> f"{Seconds(13.5326):time}", f"{Seconds(13.5326):.1f}", Seconds(2.0) + 1
+    ('13.533 s', '13.5', 3.0)
+    """
+
+    def __format__(self, spec: str) -> str:
+        return seconds_text(float(self)) if spec == "time" else float(self).__format__(spec)
 
 
 #: The most decimal places :func:`adding_up_places` and :func:`parts_adding_up` print.

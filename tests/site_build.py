@@ -89,3 +89,40 @@ def in_browser(work: Callable[[Any], T], timeout_s: float = 900) -> T:
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
         return pool.submit(run).result(timeout=timeout_s)
+
+
+#: Pages let the browser skip laying out code cells far from the screen (coursekit.css: content-visibility); a test of
+#: the whole page's layout (overflow, contrast, figure sizes) renders every cell, as scrolling would.
+RENDER_EVERY_CELL = ".bd-article .cell { content-visibility: visible !important; }"
+
+
+def evaluate_on_pages(
+    browser: Any, base: str, paths: list[str], script: str, viewport: dict[str, int]
+) -> dict[str, Any]:
+    """What ``script`` evaluates to on each page of ``paths`` (served at ``base``), every code cell rendered, in one
+    browser context of ``viewport`` CSS pixels at one device pixel per CSS pixel: the loop the site's phone tests
+    share (test_site_browser.py, test_site_review26.py)."""
+    context = browser.new_context(viewport=viewport, device_scale_factor=1)
+    page = context.new_page()
+    found = {}
+    try:
+        for path in paths:
+            page.goto(f"{base}/{path}", wait_until="load")
+            page.add_style_tag(content=RENDER_EVERY_CELL)
+            found[path] = page.evaluate(script)
+    finally:
+        context.close()
+    return found
+
+
+def run_search(page: Any, base: str, search_page: str, query: str) -> None:
+    """Open ``search_page`` (``search.html``, ``search-zh.html``) at ``base`` for ``query`` in ``page`` and wait until
+    the search has finished: the summary stays empty until then (the count, or that no page matched, in the search
+    page's language, tools/site/finish.py)."""
+    from urllib.parse import quote
+
+    page.goto(f"{base}/{search_page}?q={quote(query)}")
+    page.wait_for_function(
+        "() => /\\S/.test(document.querySelector('#search-results .search-summary')?.innerText || '')",
+        timeout=60_000,
+    )

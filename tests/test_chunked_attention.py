@@ -82,7 +82,7 @@ def test_llama4_scout_reads_its_chunks_from_config() -> None:
     ("change", "key"),
     [
         ({"attention_chunk_size": "8192"}, "attention_chunk_size"),
-        ({"attention_chunk_size": 8192.0}, "attention_chunk_size"),
+        ({"attention_chunk_size": 8192.5}, "attention_chunk_size"),  # 8192.0, an integer value, is read as 8192
         ({"no_rope_layers": [1, 1, 0]}, "no_rope_layers"),  # shorter than the 48 layers
         ({"no_rope_layers": [2] * 48}, "no_rope_layers"),
         ({"layer_types": ["chunked_attention"] * 5}, "layer_types"),

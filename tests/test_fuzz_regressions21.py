@@ -67,9 +67,12 @@ def _text(html_text: str) -> str:
 #: names of products and tools (InfiniBand NDR, SXM, nccl-tests), the matmuls' standard names (QKV, MLP), FSDP, and
 #: English originals in full-width parentheses (test_zh_leftovers' gloss rule reads only ASCII parentheses):
 #: “交错 1F1B（interleaved，v >= 2）”. ``payload`` is the symbol payload* of lesson 2's formula.
+#: PCIe, Jean Zay (a supercomputer) and BLOOM (the model trained there) are in the node notes that the workbench's and
+#: the serving widget's messages end with.
 WIDGET_ZH_WORDS = frozenset(
-    {"MiB", "KiB", "InfiniBand", "NDR", "SXM", "QKV", "MLP", "FSDP", "nccl", "tests", "interleaved", "payload"}
-)
+    {"MiB", "KiB", "InfiniBand", "NDR", "SXM", "QKV", "MLP", "FSDP", "nccl", "tests", "interleaved", "payload", "PCIe",
+     "Jean", "Zay", "BLOOM"}
+)  # fmt: skip
 #: The gates widget names a candidate's declared modes as codes (``training``), as its funnel does.
 GATE_CODES = frozenset({"training", "serving"})
 

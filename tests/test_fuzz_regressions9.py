@@ -138,12 +138,12 @@ def test_replace_keeps_the_widths_given_explicitly() -> None:
     ("base", "key", "value"),
     [
         (MISTRAL_7B, "sliding_window", "4096"),  # was read as no window
-        (MISTRAL_7B, "sliding_window", 4096.0),
+        (MISTRAL_7B, "sliding_window", 4096.5),  # 4096.0, an integer value, is read as 4096
         (MISTRAL_7B, "sliding_window", True),
         (MISTRAL_7B, "use_sliding_window", "true"),
         (QWEN2_WINDOWED, "use_sliding_window", "false"),  # was read as on: a window on 14 layers
         (QWEN2_WINDOWED, "use_sliding_window", 0),
-        (QWEN2_WINDOWED, "max_window_layers", 14.0),  # was read as absent: the window on all 28 layers
+        (QWEN2_WINDOWED, "max_window_layers", 14.5),  # was read as absent; 14.0 is read as 14
         (QWEN2_WINDOWED, "max_window_layers", -1),
         (GEMMA_3_27B, "sliding_window_pattern", "6"),  # was read as absent: every layer windowed
         (GEMMA_3_27B, "sliding_window_pattern", 0),

@@ -19,18 +19,23 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import pytest
 
-from tests.site_build import ROOT, build_site, in_browser, served, site
+from tests.site_build import (
+    RENDER_EVERY_CELL,
+    ROOT,
+    build_site,
+    evaluate_on_pages,
+    in_browser,
+    run_search,
+    served,
+    site,
+)
 
 __all__ = ["served", "site"]  # pytest finds the session fixtures through this module's names
 
 LANGS = ("zh", "en")
-#: Pages let the browser skip laying out code cells far from the screen (coursekit.css: content-visibility); a
-#: test of the whole page's layout (overflow, contrast, figure sizes) renders every cell, as scrolling would.
-RENDER_EVERY_CELL = ".bd-article .cell { content-visibility: visible !important; }"
 #: First load of a lesson page, figures excluded: HTML, styles, scripts, fonts, search index (the issue's budget).
 FIRST_LOAD_BUDGET_BYTES = 1_000_000
 PHONE_WIDTH_PX = 390
@@ -68,13 +73,7 @@ def _markdown_text(path: Path) -> str:
 def _search(browser: Any, base: str, query: str) -> list[str]:
     page = browser.new_page()
     try:
-        page.goto(f"{base}/search.html?q={quote(query)}")
-        # the summary stays empty until the search has finished (the count, or that no page matched: in the search
-        # page's language, tools/site/finish.py)
-        page.wait_for_function(
-            "() => /\\S/.test(document.querySelector('#search-results .search-summary')?.innerText || '')",
-            timeout=60_000,
-        )
+        run_search(page, base, "search.html", query)
         links = page.eval_on_selector_all("#search-results ul.search li > a", "els => els.map(a => a.href)")
         return [re.sub(r"^.*?/(notebooks/|docs/|launch/)", r"\1", link.split("#")[0].split("?")[0]) for link in links]
     finally:
@@ -241,18 +240,8 @@ def test_axe_finds_nothing_serious_or_critical(served: str, built: dict[str, lis
 def test_no_page_is_wider_than_a_phone(site: Path, served: str, width: int) -> None:
     pages = _all_pages(site)
 
-    def run(browser: Any) -> dict[str, int]:
-        context = browser.new_context(viewport={"width": width, "height": 844}, device_scale_factor=1)
-        page = context.new_page()
-        widths = {}
-        for path in pages:
-            page.goto(f"{served}/{path}", wait_until="load")
-            page.add_style_tag(content=RENDER_EVERY_CELL)
-            widths[path] = page.evaluate("() => document.documentElement.scrollWidth")
-        context.close()
-        return widths
-
-    widths = in_browser(run)
+    script, viewport = "() => document.documentElement.scrollWidth", {"width": width, "height": 844}
+    widths = in_browser(lambda browser: evaluate_on_pages(browser, served, pages, script, viewport))
     assert len(widths) == len(pages) > 20
     wide = {path: w for path, w in widths.items() if w > width}
     assert not wide, wide

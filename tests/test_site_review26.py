@@ -36,15 +36,13 @@ from typing import Any
 
 import pytest
 
-from tests.site_build import ROOT, in_browser, served, site
+from tests.site_build import ROOT, evaluate_on_pages, in_browser, served, site
 
 __all__ = ["served", "site"]  # pytest finds the session fixtures through this module's names
 
 LANGS = ("zh", "en")
 PHONE = {"width": 390, "height": 844}
 CHINESE = re.compile(r"[\u4e00-\u9fff]")
-#: Pages let the browser skip laying out code cells far from the screen; a test of the whole page renders them all.
-RENDER_EVERY_CELL = ".bd-article .cell { content-visibility: visible !important; }"
 
 
 def _pages(site: Path) -> list[str]:
@@ -90,18 +88,7 @@ _CLIPPED = """() => {
 def test_no_page_cuts_off_text_or_a_formula_on_a_phone(site: Path, served: str) -> None:
     pages = _pages(site)
 
-    def run(browser: Any) -> dict[str, dict[str, list[str]]]:
-        context = browser.new_context(viewport=PHONE)
-        page = context.new_page()
-        found = {}
-        for path in pages:
-            page.goto(f"{served}/{path}", wait_until="load")
-            page.add_style_tag(content=RENDER_EVERY_CELL)
-            found[path] = page.evaluate(_CLIPPED)
-        context.close()
-        return found
-
-    found = in_browser(run)
+    found = in_browser(lambda browser: evaluate_on_pages(browser, served, pages, _CLIPPED, PHONE))
     assert len(found) == len(pages) > 20
     cut = {path: result["found"] for path, result in found.items() if result["found"]}
     assert not cut, json.dumps(cut, ensure_ascii=False, indent=1)[:3000]
@@ -139,18 +126,7 @@ _SPLIT_NUMBERS = r"""() => {
 def test_no_number_in_a_table_is_split_across_lines_on_a_phone(site: Path, served: str) -> None:
     pages = _lesson_pages(site)
 
-    def run(browser: Any) -> dict[str, dict[str, Any]]:
-        context = browser.new_context(viewport=PHONE)
-        page = context.new_page()
-        found = {}
-        for path in pages:
-            page.goto(f"{served}/{path}", wait_until="load")
-            page.add_style_tag(content=RENDER_EVERY_CELL)
-            found[path] = page.evaluate(_SPLIT_NUMBERS)
-        context.close()
-        return found
-
-    found = in_browser(run)
+    found = in_browser(lambda browser: evaluate_on_pages(browser, served, pages, _SPLIT_NUMBERS, PHONE))
     assert sum(result["checked"] for result in found.values()) > 500, "few numbers in tables: the test proves little"
     split = {path: result["split"][:8] for path, result in found.items() if result["split"]}
     assert not split, split
@@ -160,15 +136,7 @@ def test_no_number_in_a_table_is_split_across_lines_on_a_phone(site: Path, serve
 
 
 def _widths(browser: Any, served: str, pages: list[str]) -> dict[str, int]:
-    context = browser.new_context(viewport=PHONE)
-    page = context.new_page()
-    widths = {}
-    for path in pages:
-        page.goto(f"{served}/{path}", wait_until="load")
-        page.add_style_tag(content=RENDER_EVERY_CELL)
-        widths[path] = page.evaluate("() => document.documentElement.scrollWidth")
-    context.close()
-    return widths
+    return evaluate_on_pages(browser, served, pages, "() => document.documentElement.scrollWidth", PHONE)
 
 
 # -- 3. the launch page on its own -----------------------------------------------------------------

@@ -64,10 +64,6 @@ def _candidate(name: str) -> Candidate:
     return next(candidate for candidate in LESSON_CANDIDATES if candidate.name == name)
 
 
-def _lower(text: str) -> str:
-    return text.strip().lower()
-
-
 #: The word a learner may write after a gate's name.
 _GATE_WORD = Text(zh="门槛", en="gate")
 #: Other spellings of a gate's name in the grid: "互联" is as common in Chinese as the grid's "互连".
@@ -86,11 +82,49 @@ def _gate_code(text: str) -> str:
     """
     from ..widgets.gates import GATE_SHORT_LABELS  # the grid's labels: one source for the names the learner reads
 
+    return _code_from_name(text, [*GATE_SHORT_LABELS.items(), *_GATE_SPELLINGS.items()])
+
+
+def _code_from_name(text: str, names: list[tuple[str, Text]]) -> str:
+    """The code whose name (Chinese, or English in any case, with or without the word 门槛 / gate after it) the
+    learner typed; anything else as typed, in lower case. One rule for every choice of lesson 3 answered by name.
+
+    >>> _code_from_name(" 容量门槛 ", [("memory", Text(zh="容量", en="fit"))])
+    'memory'
+    """
     value = text.strip().lower()
-    names = [*GATE_SHORT_LABELS.items(), *_GATE_SPELLINGS.items()]
     by_name = {name: code for code, label in names for name in (label.zh, label.en.lower())}
     bare = value.removesuffix(_GATE_WORD.zh).removesuffix(_GATE_WORD.en).strip()  # '互连门槛', 'interconnect gate'
     return by_name.get(bare, value)
+
+
+#: q3.tp_rule's answers by name, as the rules' messages name them: the attention-head rule, and no rejection. The
+#: interconnect rule is the interconnect gate's own rule, named as exercise 3.1 names it.
+_TP_RULE_NAMES: dict[str, Text] = {
+    "tp_heads": Text(zh="注意力头", en="attention heads"),
+    NO_REJECTION: Text(zh="不被拒绝", en="not rejected"),
+}
+#: Other spellings of those names: "头数" (number of heads), "无" (none), the English "heads".
+_TP_RULE_SPELLINGS: tuple[tuple[str, Text], ...] = (
+    ("tp_heads", Text(zh="头数", en="heads")),
+    (NO_REJECTION, Text(zh="无", en="no rejection")),
+)
+
+
+def _tp_rule_code(text: str) -> str:
+    """q3.tp_rule's code, from the code or from the rule's name, in the forms exercise 3.1 takes: ``'互连'``,
+    ``'互连门槛'``, ``'interconnect gate'`` -> ``'interconnect'``; ``'注意力头'``, ``'heads'`` -> ``'tp_heads'``;
+    ``'不被拒绝'``, ``'无'`` -> ``'none'``; anything else as typed, in lower case.
+
+    >>> _tp_rule_code("互连门槛"), _tp_rule_code("注意力头"), _tp_rule_code(" Attention heads "), _tp_rule_code("无")
+    ('interconnect', 'tp_heads', 'tp_heads', 'none')
+    >>> _tp_rule_code("容量")
+    '容量'
+    """
+    code = _gate_code(text)
+    if code == "interconnect":
+        return code
+    return _code_from_name(text, [*_TP_RULE_NAMES.items(), *_TP_RULE_SPELLINGS])
 
 
 def _candidate_name(text: str) -> str:
@@ -265,14 +299,16 @@ TP_RULE = register(
         lesson=3,
         prompt=Text(
             zh="模型有 32 个注意力头，每节点 8 张 GPU。TP = 16 被哪条规则拒绝？"
-            "用 check_tp_degree 的代码作答：'tp_heads'、'interconnect'，或 'none'（不被拒绝）。",
+            "用 check_tp_degree 的代码作答：'tp_heads'、'interconnect'，或 'none'（不被拒绝）"
+            "（也可以写中文名：'注意力头'、'互连'、'不被拒绝'）。",
             en="The model has 32 attention heads and each node has 8 GPUs. Which rule rejects TP = 16? Answer with "
-            "check_tp_degree's code: 'tp_heads', 'interconnect', or 'none' (not rejected).",
+            "check_tp_degree's code: 'tp_heads', 'interconnect', or 'none' (not rejected) (the rule's name is "
+            "taken too: 'attention heads', 'interconnect', 'not rejected').",
         ),
         expected=tp_rule,
         kind="choice",
         choices=("tp_heads", "interconnect", NO_REJECTION),
-        normalize=_lower,
+        normalize=_tp_rule_code,
         hint=Text(
             zh="先看 16 能否整除 32，再看一个 TP 组能否放进一个节点。",
             en="First see whether 16 divides 32, then whether one TP group fits in one node.",

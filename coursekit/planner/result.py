@@ -28,7 +28,14 @@ from ..i18n import Reason, Text, register, tr
 from ..model_config import localized_source
 from ..scaling import StepTimeline
 from ..specs import ATTENTION_KERNEL_COMPUTE_CAPABILITY, ATTENTION_KERNELS, fp8_weight_cache_bytes
-from ..units import MAX_PRINTED_PLACES, adding_up_places, bytes_to_gib, parts_adding_up
+from ..units import (
+    DURATION_UNITS,
+    MAX_PRINTED_PLACES,
+    adding_up_places,
+    bytes_to_gib,
+    duration_text,
+    parts_adding_up,
+)
 from .calibration import (
     ATTENTION_KERNEL_NAMES,
     ATTENTION_KERNEL_RATES,
@@ -64,9 +71,8 @@ register(
             "the output layer and loss)",
         },
         "planner.ep_split_line": {
-            "zh": "        其中节点内 {intra_ms:.1f} ms、跨节点 {inter_ms:.1f} ms（并行进行，取较慢者）",
-            "en": "        of which intra-node {intra_ms:.1f} ms, inter-node {inter_ms:.1f} ms "
-            "(concurrent; the slower counts)",
+            "zh": "        其中节点内 {intra}、跨节点 {inter}（并行进行，取较慢者）",
+            "en": "        of which intra-node {intra}, inter-node {inter} (concurrent; the slower counts)",
         },
         "planner.efficiency_line": {
             "zh": "  矩阵乘效率 {efficiency:.0%~} 峰值（每 GPU 矩阵乘的计算强度 {intensity:.0f} FLOP/字节，"
@@ -82,12 +88,12 @@ register(
         },
         "planner.expert_efficiency_line": {
             "zh": "  路由专家矩阵乘效率 {efficiency:.0%~} 峰值（每个本地专家乘 {rows:.0f} 行 token，"
-            "计算强度 {intensity:.0f} FLOP/字节）；token 重排 (token permutation) 与还原 {permute_ms:.1f} ms"
-            "（按显存带宽计）；藏在计算下的全对全占用 {sms} 个 SM，计算因此多 {slowdown_ms:.1f} ms",
+            "计算强度 {intensity:.0f} FLOP/字节）；token 重排 (token permutation) 与还原 {permute}"
+            "（按显存带宽计）；藏在计算下的全对全占用 {sms} 个 SM，计算因此多 {slowdown}",
             "en": "  Routed-expert matmul efficiency {efficiency:.0%~} of peak (each local expert multiplies "
             "{rows:.0f@token row}, intensity {intensity:.0f} FLOP/byte); token permutation and unpermutation "
-            "{permute_ms:.1f} ms (at memory bandwidth); the all-to-all hidden under compute holds {sms:@SM}, "
-            "{slowdown_ms:.1f} ms more compute",
+            "{permute} (at memory bandwidth); the all-to-all hidden under compute holds {sms:@SM}, "
+            "{slowdown} more compute",
         },
         "planner.ties_sorted": {
             "zh": "step_s 必须按从小到大排好序（并列组从最快的候选开始）。",
@@ -340,12 +346,16 @@ class PlanCandidate:
                         link=tr(f"planner.link_{row.link}"),
                         calls=row.calls,
                         payload_gib=bytes_to_gib(row.payload_bytes),
-                        time_ms=row.time_s * 1e3,
+                        time=duration_text(row.time_s),
                     )
                 )
                 if row.dimension == "EP" and row.inter_node_s > 0:
                     lines.append(
-                        tr("planner.ep_split_line", intra_ms=row.intra_node_s * 1e3, inter_ms=row.inter_node_s * 1e3)
+                        tr(
+                            "planner.ep_split_line",
+                            intra=duration_text(row.intra_node_s),
+                            inter=duration_text(row.inter_node_s),
+                        )
                     )
         return lines
 
@@ -367,9 +377,9 @@ class PlanCandidate:
                     efficiency=self.expert_efficiency,
                     rows=self.expert_rows or 0.0,
                     intensity=self.expert_intensity_flop_per_byte or 0.0,
-                    permute_ms=(self.permutation_s or 0.0) * 1e3,
+                    permute=duration_text(self.permutation_s or 0.0),
                     sms=EP_ALL_TO_ALL_SMS,
-                    slowdown_ms=(self.ep_overlap_slowdown_s or 0.0) * 1e3,
+                    slowdown=duration_text(self.ep_overlap_slowdown_s or 0.0),
                 )
             )
         if self.timeline is not None:
@@ -379,6 +389,7 @@ class PlanCandidate:
             lines.append(
                 tr(
                     "planner.step_line",
+                    unit=shown["unit"],
                     step_s=shown["step_s"],
                     compute_s=shown["compute_s"],
                     exposed_s=shown["exposed_s"],
@@ -728,6 +739,14 @@ _TRAINING_ONLY_KEYS: tuple[str, ...] = ("dp", "cp", "ep", "v", "zero", "ga", "re
 #: Decimal places of the step line's seconds where they add up as printed (each part rounded on its own, 46 of 140
 #: lines were 0.001 s off their printed sum); :func:`step_line_parts` takes more where they do not.
 STEP_LINE_PLACES: int = 3
+#: The most significant figures the step line gives its step (its largest number): an absurd cluster's 28256 s step
+#: next to microseconds of communication printed 12 (28256.3477420); now 28256.3 s, and a part too small for the
+#: line's places reads "<0.1", never 0.0.
+STEP_LINE_SIGNIFICANT: int = 6
+#: The step line's seconds range: a step outside it is written in the unit of :data:`coursekit.units.DURATION_UNITS`
+#: it is largest in (a 1e6-TFLOP/s cluster's 68 µs step as 68.220 µs, not 0.000068 s; a 0.001-TFLOP/s one's
+#: 63,882,919 s as 739 days).
+STEP_LINE_SECONDS: tuple[float, float] = (1e-3, 1e5)
 
 
 def _shows_digit(value: float, places: int) -> bool:
@@ -741,12 +760,16 @@ def step_line_parts(timeline: StepTimeline) -> dict[str, str]:
     """The seconds of ``plan --explain``'s step line, printed so that its sums add up as printed: step = compute +
     exposed communication + bubble (+ host wait), and communication = exposed + hidden.
 
-    The places are :data:`STEP_LINE_PLACES`, or as many more as it takes for no nonzero value to read as zero, or one
-    more where that makes the sums add up with each part rounded on its own: both sums, else the step's (then the
-    hidden part is printed as the communication less the exposed part, at most one unit of the last place from its
-    own rounding). Where the step's parts do not add up at either, they move by at most one unit of the last place
-    (:func:`coursekit.units.parts_adding_up`). The step is printed as the sum of its printed parts.
-    A timeline here has no input wait or load imbalance (the search sets both to 0); one that has is refused.
+    The unit is seconds, or for a step outside :data:`STEP_LINE_SECONDS` the unit of
+    :data:`coursekit.units.DURATION_UNITS` it is largest in (``shown["unit"]``). The places are
+    :data:`STEP_LINE_PLACES`, or as many more as it takes for no nonzero value to read as zero, or one more where that
+    makes the sums add up with each part rounded on its own: both sums, else the step's (then the hidden part is
+    printed as the communication less the exposed part, at most one unit of the last place from its own rounding);
+    never so many that the step has more than :data:`STEP_LINE_SIGNIFICANT` significant figures (fewer places for a
+    step of 1000 s or more). A nonzero value too small for the places reads "<0.1" (one unit of the last place), never
+    0.0. Where the step's parts do not add up, they move by at most one unit of the last place
+    (:func:`coursekit.units.parts_adding_up`). The step is printed as the sum of its printed parts. A timeline here
+    has no input wait or load imbalance (the search sets both to 0); one that has is refused.
 
     >>> from coursekit.scaling import StepTimeline
     >>> t = StepTimeline(compute_s=1.0004, communication_s=0.5, exposed_communication_s=0.2004,
@@ -759,14 +782,23 @@ def step_line_parts(timeline: StepTimeline) -> dict[str, str]:
     check_number("timeline.input_wait_s", timeline.input_wait_s, ge=0, le=0)
     check_number("timeline.load_imbalance_s", timeline.load_imbalance_s, ge=0, le=0)
     host = check_number("timeline.host_wait_s", timeline.host_wait_s, ge=0)
-    exposed, hidden = timeline.exposed_communication_s, timeline.hidden_communication_s
-    step_parts = (timeline.compute_s, exposed, timeline.bubble_s, *((host,) if host > 0 else ()))
+    seconds = (timeline.compute_s, timeline.exposed_communication_s, timeline.bubble_s, host)
+    total_s = timeline.compute_s + timeline.exposed_communication_s + timeline.bubble_s + host
+    unit, per_unit = "s", 1.0
+    if total_s > 0 and not STEP_LINE_SECONDS[0] <= total_s < STEP_LINE_SECONDS[1]:
+        name, per_unit, _ = next(u for u in DURATION_UNITS if total_s >= u[2] and u[1] != 1.0)
+        unit = name.render()
+    compute, exposed, bubble, host = (x / per_unit for x in seconds)
+    hidden = timeline.hidden_communication_s / per_unit
+    step_parts = (compute, exposed, bubble, *((host,) if host > 0 else ()))
     comm_parts = (exposed, hidden)
     values = (*step_parts, hidden, sum(step_parts), sum(comm_parts))
-    low = STEP_LINE_PLACES
-    while low < MAX_PRINTED_PLACES and not all(_shows_digit(value, low) for value in values):
+    magnitude = math.floor(math.log10(sum(step_parts))) if sum(step_parts) > 0 else 0
+    most = min(MAX_PRINTED_PLACES, max(0, STEP_LINE_SIGNIFICANT - 1 - magnitude))
+    low = min(STEP_LINE_PLACES, most)
+    while low < most and not all(_shows_digit(value, low) for value in values):
         low += 1
-    tried = range(low, min(low + 1, MAX_PRINTED_PLACES) + 1)
+    tried = range(low, min(low + 1, most) + 1)
     places = next(
         (p for p in tried if _adds_up_alone(step_parts, p) and _adds_up_alone(comm_parts, p)),
         next((p for p in tried if _adds_up_alone(step_parts, p)), tried[-1]),
@@ -777,7 +809,7 @@ def step_line_parts(timeline: StepTimeline) -> dict[str, str]:
     hidden_shown = max(comm_shown - Decimal(parts[1]), Decimal(0).quantize(comm_shown))
     comm_shown = Decimal(parts[1]) + hidden_shown
     step_shown = sum(Decimal(part) for part in parts)
-    return {
+    shown = {
         "step_s": f"{step_shown:.{places}f}",  # fixed-point, never "0E-12"
         "compute_s": parts[0],
         "exposed_s": parts[1],
@@ -786,6 +818,13 @@ def step_line_parts(timeline: StepTimeline) -> dict[str, str]:
         "comm_s": f"{comm_shown:.{places}f}",
         "hidden_s": f"{hidden_shown:.{places}f}",
     }
+    below = "<" + f"{Decimal(1).scaleb(-places):f}"  # "<0.1" at one place, "<1" at none
+    values_by_key = {"compute_s": compute, "exposed_s": exposed, "bubble_s": bubble, "host_s": host,
+                     "hidden_s": hidden, "comm_s": exposed + hidden}  # fmt: skip
+    for key, value in values_by_key.items():
+        if not _shows_digit(value, places):  # nonzero, but too small for the line's places
+            shown[key] = below
+    return {**shown, "unit": unit}
 
 
 def _adds_up_alone(parts: tuple[float, ...], places: int) -> bool:

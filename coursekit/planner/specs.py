@@ -186,12 +186,12 @@ register(
             "{output_tokens:@output token}",
         },
         "planner.assumptions": {
-            "zh": "假设：峰值 {peak_tflops:.0f} TFLOP/s（bf16 稠密），计算效率：{mfu}，通信重叠（按维度）：{overlap}，"
+            "zh": "假设：峰值 {peak_tflops:.0f~} TFLOP/s（bf16 稠密），计算效率：{mfu}，通信重叠（按维度）：{overlap}，"
             "精度方案 {recipe}，运行时预留 {reserve_gib:.1f} GiB/设备；带宽为每 {device} 单向："
-            "节点内 {intra_gb_s:.0f} GB/s，跨节点 {inter_gb_s:.1f} GB/s；估算的不确定度约 ±{uncertainty:.0%}",
-            "en": "Assumptions: peak {peak_tflops:.0f} TFLOP/s (bf16 dense), compute efficiency {mfu}, overlap per "
+            "节点内 {intra_gb_s:.0f~} GB/s，跨节点 {inter_gb_s:.1f~} GB/s；估算的不确定度约 ±{uncertainty:.0%}",
+            "en": "Assumptions: peak {peak_tflops:.0f~} TFLOP/s (bf16 dense), compute efficiency {mfu}, overlap per "
             "dimension {overlap}, recipe {recipe}, runtime reserve {reserve_gib:.1f} GiB per device; bandwidth "
-            "unidirectional per {device}: intra-node {intra_gb_s:.0f} GB/s, inter-node {inter_gb_s:.1f} GB/s; the "
+            "unidirectional per {device}: intra-node {intra_gb_s:.0f~} GB/s, inter-node {inter_gb_s:.1f~} GB/s; the "
             "estimate's uncertainty is about ±{uncertainty:.0%}",
         },
         "planner.nvlink_domain": {
@@ -385,19 +385,17 @@ register(
         "planner.kv_label": {"zh": "KV 缓存", "en": "KV cache"},
         "planner.comm_header": {"zh": "  每步通信（每 rank）：", "en": "  Communication per step (per rank):"},
         "planner.comm_line": {
-            "zh": "    {dim:<3} {ranks:>5} 个 rank，{link}：{calls} 次调用，"
-            "载荷 {payload_gib:.3f} GiB，{time_ms:.1f} ms",
-            "en": "    {dim:<3} {ranks:>5@rank}, {link}: {calls:@call}, "
-            "payload {payload_gib:.3f} GiB, {time_ms:.1f} ms",
+            "zh": "    {dim:<3} {ranks:>5} 个 rank，{link}：{calls} 次调用，载荷 {payload_gib:.3f} GiB，{time}",
+            "en": "    {dim:<3} {ranks:>5@rank}, {link}: {calls:@call}, payload {payload_gib:.3f} GiB, {time}",
         },
         "planner.link_intra_node": {"zh": "节点内链路", "en": "intra-node link"},
         "planner.link_inter_node": {"zh": "跨节点链路", "en": "inter-node link"},
         "planner.step_line": {
-            "zh": "  估算步时 {step_s} s = 计算 {compute_s} + 暴露的通信 {exposed_s} "
-            "+ 气泡 {bubble_s}{host} （通信共 {comm_s} s，其中 {hidden_s} s 藏在计算下；"
+            "zh": "  估算步时 {step_s} {unit} = 计算 {compute_s} + 暴露的通信 {exposed_s} "
+            "+ 气泡 {bubble_s}{host} （通信共 {comm_s} {unit}，其中 {hidden_s} {unit} 藏在计算下；"
             "气泡占比 {bubble:.1%~}{host_note}）",
-            "en": "  Estimated step {step_s} s = compute {compute_s} + exposed communication "
-            "{exposed_s} + bubble {bubble_s}{host} (communication {comm_s} s, {hidden_s} s hidden "
+            "en": "  Estimated step {step_s} {unit} = compute {compute_s} + exposed communication "
+            "{exposed_s} + bubble {bubble_s}{host} (communication {comm_s} {unit}, {hidden_s} {unit} hidden "
             "under compute; bubble share {bubble:.1%~}{host_note})",
         },
         # the step line's host parts, only where MoE layers wait for the host (empty otherwise)

@@ -45,6 +45,7 @@ from .._validate import (
 )
 from ..i18n import Reason, Text, register, shown_repr, tr
 from ..specs import _replace_valid, type_error
+from ..units import Seconds
 from .calibration import ASSUMPTION_UNCERTAINTY, MEASUREMENT_REPEATABILITY
 from .specs import ClusterSpec, ModelSpec, WorkloadSpec
 
@@ -192,25 +193,25 @@ register(
             "en": "the estimate cannot separate them: only running both can",
         },
         "planner.tie_row": {
-            "zh": "#{rank} {label}：估算 {step_s:.3f} s（组首的 {ratio:.3f} 倍）；当{scenario}时它是本组最快的"
+            "zh": "#{rank} {label}：估算 {step_s:time}（组首的 {ratio:.3f} 倍）；当{scenario}时它是本组最快的"
             "（差 1% 以内）；要判断：{measurement}",
-            "en": "#{rank} {label}: estimated {step_s:.3f} s ({ratio:.3f}x the group's fastest); the group's "
+            "en": "#{rank} {label}: estimated {step_s:time} ({ratio:.3f}x the group's fastest); the group's "
             "fastest (within 1 %) if {scenario}; to decide: {measurement}",
         },
         "planner.tie_row_catch_up": {
-            "zh": "#{rank} {label}：估算 {step_s:.3f} s（组首的 {ratio:.3f} 倍）；当{scenario}时它不比组首慢；"
+            "zh": "#{rank} {label}：估算 {step_s:time}（组首的 {ratio:.3f} 倍）；当{scenario}时它不比组首慢；"
             "要判断：{measurement}",
-            "en": "#{rank} {label}: estimated {step_s:.3f} s ({ratio:.3f}x the group's fastest); at least as fast as "
+            "en": "#{rank} {label}: estimated {step_s:time} ({ratio:.3f}x the group's fastest); at least as fast as "
             "the group's fastest if {scenario}; to decide: {measurement}",
         },
         "planner.tie_row_same": {
-            "zh": "#{rank} {label}：估算 {step_s:.3f} s（组首的 {ratio:.3f} 倍）；{scenario}；要判断：{measurement}",
-            "en": "#{rank} {label}: estimated {step_s:.3f} s ({ratio:.3f}x the group's fastest); {scenario}; to "
+            "zh": "#{rank} {label}：估算 {step_s:time}（组首的 {ratio:.3f} 倍）；{scenario}；要判断：{measurement}",
+            "en": "#{rank} {label}: estimated {step_s:time} ({ratio:.3f}x the group's fastest); {scenario}; to "
             "decide: {measurement}",
         },
         "planner.tie_leader": {
-            "zh": "#{rank} {label}：估算 {step_s:.3f} s，本组最快",
-            "en": "#{rank} {label}: estimated {step_s:.3f} s, the group's fastest",
+            "zh": "#{rank} {label}：估算 {step_s:time}，本组最快",
+            "en": "#{rank} {label}: estimated {step_s:time}, the group's fastest",
         },
     }
 )
@@ -359,13 +360,13 @@ def tie_row(
         check_choice("key", key, ("planner.tie_row", "planner.tie_row_catch_up"))
         check_bool("same_shapes", same_shapes)
     if not scenarios:
-        reason = Reason("leader", "planner.tie_leader", {"rank": rank, "label": label, "step_s": step_s})
+        reason = Reason("leader", "planner.tie_leader", {"rank": rank, "label": label, "step_s": Seconds(step_s)})
         return TieRow(rank, index, label, step_s, 1.0, (), "", reason)
     assumption = scenarios[0] if scenarios[0] in UNSEPARATED else dict(SCENARIOS)[scenarios[0]]
     params = {
         "rank": rank,
         "label": label,
-        "step_s": step_s,
+        "step_s": Seconds(step_s),  # written as seconds_text does: "739 天" for an absurd cluster's step
         "ratio": step_s / leader_s,
         "scenario": _scenario_text(scenarios[0]),
         "measurement": _both(

@@ -778,22 +778,51 @@ _NODE_NOTES: dict[str, Text] = {
         zh="课程的示例机器：8 张 24 GiB 的 PCIe 卡", en="the course's example box: 8 PCIe cards of 24 GiB"
     ),
 }
+#: What a CPU server's menu option says instead of a count of GPUs (its note, :func:`node_note`, says the rest).
+_CPU_TAG = Text(zh="CPU 服务器", en="CPU server")
 
 
-def node_label(name: str) -> Text:
-    """A node preset (:data:`coursekit.presets.CLUSTERS`) as a dropdown shows it: its name and what one node holds.
+def node_note(name: str) -> Text | None:
+    """What a node preset is beyond its size, as the widgets' messages say it (None for a plain GPU node).
 
-    >>> node_label("h100-8").en
-    'h100-8: 8 × 80 GiB per node'
+    >>> node_note("pcie-24g-8").en, node_note("h100-8")
+    ("the course's example box: 8 PCIe cards of 24 GiB", None)
     """
     from ..presets import CLUSTERS
 
+    return _NODE_NOTES.get(check_choice("name", name, tuple(CLUSTERS)))
+
+
+def node_note_html(name: str) -> str:
+    """The line a widget's message ends with for a noted node (its name and :func:`node_note`, in the current
+    language), or "": what the node menu's short tag stands for, in full.
+
+    >>> node_note_html("jeanzay-a100-8").startswith("<br><i>jeanzay-a100-8"), node_note_html("h100-8")
+    (True, '')
+    """
+    note = node_note(name)
+    if note is None:
+        return ""
+    line = Text(zh=f"{name}：{note.zh}", en=f"{name}: {note.en}").render()
+    return f"<br><i>{html.escape(line)}</i>"
+
+
+def node_label(name: str) -> Text:
+    """A node preset (:data:`coursekit.presets.CLUSTERS`) as a dropdown shows it: its name and what one node holds
+    (GPUs × memory each), or "CPU server". Short enough to show whole in the widgets' menus on a 1280 x 720 laptop at
+    110 % and a 1024 x 768 projector at 125 % (about 27 characters); what a noted node is beyond its size is in the
+    widget's message (:func:`node_note`).
+
+    >>> node_label("h100-8").en, node_label("pcie-24g-8").zh, node_label("cpu-box").en
+    ('h100-8: 8 × 80 GiB', 'pcie-24g-8：8 × 24 GiB', 'cpu-box: CPU server')
+    """
+    from ..presets import CLUSTERS, device_word
+
     spec = CLUSTERS[check_choice("name", name, tuple(CLUSTERS))]
-    note = _NODE_NOTES.get(name)
-    if note is not None:
-        return Text(zh=f"{name}：{note.zh}", en=f"{name}: {note.en}")
+    if device_word(spec) == "CPU":  # a CPU server: say what it is, not a count of GPUs
+        return Text(zh=f"{name}：{_CPU_TAG.zh}", en=f"{name}: {_CPU_TAG.en}")
     count, memory = spec.gpus_per_node, f"{spec.memory_per_device_gib:g}"
-    return Text(zh=f"{name}：每节点 {count} × {memory} GiB", en=f"{name}: {count} × {memory} GiB per node")
+    return Text(zh=f"{name}：{count} × {memory} GiB", en=f"{name}: {count} × {memory} GiB")
 
 
 # A control's value set in code (``widget.controls["stages"].value = 100``) is checked as the constructors check

@@ -49,7 +49,7 @@ from ..specs import (
     type_error,
 )
 from ..units import MS_PER_S, TB_BYTES, parts_adding_up
-from . import LessonWidget, dropdown, node_label, significant_unchecked, slider
+from . import LessonWidget, dropdown, node_label, node_note_html, significant_unchecked, slider
 from .roofline import FLOPS_PER_TFLOPS
 
 __all__ = [
@@ -592,7 +592,7 @@ class ServingWidget(LessonWidget[ServingView]):
             + ([] if result.cluster is None else [html.escape(precision_sentence(result.precision, result.cluster))])
             + [html.escape(tr("widgets.serving.note"))]
             + ([] if result.note is None else [f"<b>{html.escape(str(result.note))}</b>"])
-        )
+        ) + node_note_html(self.controls["gpu"].value)  # the GPU menu's short tag in full
 
 
 learner_functions(globals())

@@ -55,6 +55,7 @@ from . import (
     dropdown,
     label_control,
     node_label,
+    node_note_html,
     significant_unchecked,
     stepper,
 )
@@ -843,6 +844,7 @@ class WorkbenchWidget(LessonWidget[Any]):
             verdict = self._describe_serving(result)
         else:
             verdict = self._describe_training(result)
+        verdict += node_note_html(self.controls["cluster"].value)
         self._verdicts[key] = (weakref.ref(result), verdict)
         while len(self._verdicts) > VERDICT_CACHE_SIZE:
             self._verdicts.popitem(last=False)

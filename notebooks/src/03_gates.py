@@ -770,13 +770,15 @@ verify("q3.dp_degrees", answer)
 # ### 练习 3.4
 #
 # 模型有 32 个注意力头，每节点 8 张 GPU。TP = 16 被哪条规则拒绝？用 `check_tp_degree` 的代码作答：
-# `'tp_heads'`、`'interconnect'`，或 `'none'`（不被拒绝）。
+# `'tp_heads'`、`'interconnect'`，或 `'none'`（不被拒绝）；
+# 也可以写中文名：`'注意力头'`、`'互连'`、`'不被拒绝'`。
 
 # %% [markdown] lang="en"
 # ### Exercise 3.4
 #
 # The model has 32 attention heads and each node has 8 GPUs. Which rule rejects TP = 16? Answer with
-# `check_tp_degree`'s code: `'tp_heads'`, `'interconnect'`, or `'none'` (not rejected).
+# `check_tp_degree`'s code: `'tp_heads'`, `'interconnect'`, or `'none'` (not rejected); the rule's name is taken
+# too: `'attention heads'`, `'interconnect'`, `'not rejected'`.
 
 # %% tags=["learner"]
 answer = ...

@@ -112,15 +112,21 @@ def press(page: Any, widget: Any, key: str, keyname: str) -> str:
     return change_and_wait(page, widget, step)
 
 
-@contextmanager
-def scratch_notebook(browser: Any, folder: Path, sources: list[str]) -> Iterator[jupyter_browser.LessonPage]:
-    """A notebook of code cells ``sources`` written to ``folder``, opened in its own JupyterLab and run (no cell may
-    fail); closed after the ``with`` block. For a test of one widget or button outside the lessons."""
+def write_notebook(path: Path, sources: list[str]) -> Path:
+    """A notebook of code cells ``sources`` written at ``path`` for the course's kernel (``python3``); ``path``."""
     import nbformat
 
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in sources])
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbformat.write(notebook, folder / "scratch.ipynb")
+    nbformat.write(notebook, path)
+    return path
+
+
+@contextmanager
+def scratch_notebook(browser: Any, folder: Path, sources: list[str]) -> Iterator[jupyter_browser.LessonPage]:
+    """A notebook of code cells ``sources`` written to ``folder``, opened in its own JupyterLab and run (no cell may
+    fail); closed after the ``with`` block. For a test of one widget or button outside the lessons."""
+    write_notebook(folder / "scratch.ipynb", sources)
     server = jupyter_browser.LabServer(folder)
     page = jupyter_browser.LessonPage(browser, server, "scratch.ipynb")
     try:

@@ -39,6 +39,7 @@ from typing import Any
 
 import pytest
 
+from tests.browser.conftest import write_notebook
 from tests.browser.test_learner_review23 import LAPTOP, TOLERANCE_PX, _move
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
@@ -89,10 +90,10 @@ WIDEST = """(m, nameOnly) => {
   return [widest[0], widest[1], Math.floor(room)];
 }"""
 
-#: Menus checked for the name of each option only: the workbench's node menu. Three of its options carry a note as long
-#: as the output area ("jeanzay-a100-8：Jean Zay 超算的 A100 节点，BLOOM 在上面训练", 411 px), cut at the old one-column
-#: width (34em) as well; the node's name, what the learner picks, shows whole, and the message names the node.
-NAME_ONLY: dict[str, str] = {"09 workbench": "cluster"}
+#: Menus checked for the name of each option only: none now. The workbench's node menu was, while three of its options
+#: carried a note as long as the output area ("jeanzay-a100-8：Jean Zay 超算的 A100 节点，BLOOM 在上面训练", 411 px);
+#: its options are short now and the note is in the message (tests/browser/test_leftovers26.py).
+NAME_ONLY: dict[str, str] = {}
 
 #: With widget ``i``'s first control at the top of the visible notebook area: where its first control, result line
 #: and figure are against the area, the figure's shown and natural width, and the output area's width.
@@ -113,14 +114,9 @@ WHERE = """(i) => {
 @pytest.fixture(scope="module", params=["zh", "en"])
 def widgets_page(browser: Any, tmp_path_factory: pytest.TempPathFactory, request: Any) -> Iterator[tuple[str, Any]]:
     """A notebook of the ten lesson widgets in ``lang``, served by a JupyterLab set up as ``make lab`` sets it."""
-    import nbformat
-
     lang = request.param
     folder = tmp_path_factory.mktemp(f"widgets-{lang}")
-    sources = [f"import coursekit\ncoursekit.set_language('{lang}')", *WIDGETS.values()]
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in sources])
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbformat.write(notebook, folder / "widgets.ipynb")
+    write_notebook(folder / "widgets.ipynb", [f"import coursekit\ncoursekit.set_language('{lang}')", *WIDGETS.values()])
     server = jupyter_browser.LabServer(folder, settings=jupyter_browser.make_lab_settings(lang))
     try:
         yield lang, server

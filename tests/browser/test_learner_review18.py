@@ -14,6 +14,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from coursekit.widgets import node_label
+
 from .conftest import choose, scratch_notebook, widget_message
 
 SOURCES = [
@@ -50,7 +52,7 @@ def test_the_cpu_contrast_reads_cpu_servers_and_days(browser: Any, tmp_path: Pat
     multi-day step in hours and days, and serving counts CPU servers (it said "在 16 个 GPU 上服务")."""
     with scratch_notebook(browser, tmp_path, WORKBENCH) as page:
         widget = page.page.locator(".ck-widget").first
-        training = choose(page.page, widget, "cluster", "cpu-box：一台 CPU 服务器，不是 GPU（只作对照）")
+        training = choose(page.page, widget, "cluster", node_label("cpu-box").zh)
         assert re.search(r"估算最快的一步要 [\d,]+ s，约 [\d,.]+ 小时（[\d.]+ 天）。", training), training[:400]
         serving = choose(page.page, widget, "mode", "服务")
         assert "在 16 台 CPU 服务器上服务（只作对照，不是 GPU）" in serving

@@ -76,7 +76,7 @@ def test_lesson10_reads_whole_in_the_browser(open_lesson: Any, notebook: str, ke
     # The widget at its extremes: a message in the lesson's language, no traceback.
     widget = page.locator(".ck-widget").first
     widget.scroll_into_view_if_needed()
-    a100 = getattr(node_label("a100-8"), notebook[:2])  # the menu shows what a node holds: "a100-8：每节点 8 × 80 GiB"
+    a100 = getattr(node_label("a100-8"), notebook[:2])  # the menu shows what a node holds: "a100-8：8 × 80 GiB"
     for key, value in (("model", "mixtral-8x7b"), ("gpu", a100), ("tp", "1")):
         choose(page, widget, key, value)
     for key in ("prompt_tokens", "output_tokens", "batch"):

@@ -84,7 +84,7 @@ def test_the_precision_menu_switches_the_widget_to_fp8_and_a100_says_why_not(
         assert not re.search(r"[A-Za-z]{4,} [A-Za-z]{3,}", message), message
 
     # A100: no FP8 tensor cores. Choosing it with FP8 gives a message in the learner's language, not numbers.
-    message = choose(page, widget, "gpu", getattr(node_label("a100-8"), notebook[:2]))  # "a100-8：每节点 8 × 80 GiB"
+    message = choose(page, widget, "gpu", getattr(node_label("a100-8"), notebook[:2]))  # "a100-8：8 × 80 GiB"
     assert said_invalid in message and said_no_fp8 in message and "a100-8" in message, message
     assert "Traceback" not in message and "ms" not in message, message
     assert widget.locator(".ck-message .coursekit-invalid").count() == 1  # the message; the summary repeats it

@@ -6,7 +6,9 @@ Run by :func:`build_site.build` after Sphinx, on the HTML it wrote:
   local stylesheet and fonts and no script; the MathJax CDN tags go away;
 * the theme's Font Awesome script (1.56 MB, every icon there is) gives way to the few icons the pages use,
   inlined as SVG taken from that same script;
-* Chinese pages get the theme's labels (search, colour mode, previous/next ...) in Chinese;
+* Chinese pages get the theme's labels (search, colour mode, previous/next ...) and the navigation's captions in
+  Chinese;
+* a lesson's navigation lines are marked, so that search snippets and the search's page text leave them out;
 * code blocks lose the highlighting spans that change nothing: a token class the theme's Pygments stylesheet
   paints in the code block's own colour, and in nothing else, in every colour mode (names, punctuation, white
   space) — about half of a code-heavy lesson page's markup;
@@ -81,6 +83,12 @@ THEME_TEXTS: tuple[Text, ...] = (
     Text(zh="错误", en="Error"),
     Text(zh="请启用 JavaScript 才能使用搜索。", en="Please activate JavaScript to enable the search functionality."),
 )
+#: The navigation's section captions (build_site.py's toctrees), which a Chinese page shows in Chinese only: the other
+#: course's caption, and the Chinese half of a caption that names both languages ("参考 / Reference").
+CAPTIONS_ZH: Mapping[str, str] = MappingProxyType(
+    {"English course": "英文课程", "参考 / Reference": "参考", "教师指南 / Instructor guide": "教师指南"}
+)
+_CAPTION = re.compile(r'(<span class="caption-text">)([^<]*)(</span>)')
 #: The footer's line (conf.py's ``copyright``, as the theme writes it), which a Chinese page shows in Chinese.
 COPYRIGHT = Text(
     zh="© 版权所有：coursekit 作者；课程文字采用 CC BY 4.0 许可，代码采用 MIT 许可。",
@@ -276,7 +284,7 @@ _CODE_BLOCKS = re.compile(r"<(pre|code|script|style|textarea)\b.*?</\1>", flags=
 
 def localize(text: str) -> str:
     """The theme's English labels of a Chinese page in Chinese (attributes and the short texts in THEME_ZH, the footer's
-    :data:`COPYRIGHT` line), outside code (:data:`_CODE_BLOCKS`).
+    :data:`COPYRIGHT` line, the navigation's captions in :data:`CAPTIONS_ZH`), outside code (:data:`_CODE_BLOCKS`).
 
     >>> localize('<p class="prev-next-subtitle">next</p><pre><span class="nb">next</span>(it)</pre>')
     '<p class="prev-next-subtitle">下一页</p><pre><span class="nb">next</span>(it)</pre>'
@@ -297,6 +305,7 @@ def localize(text: str) -> str:
         return re.sub(r"(>)(\s*[A-Za-z][A-Za-z .]*[A-Za-z.]\s*)(?=<)", visible, part)
 
     text = text.replace(COPYRIGHT.en, COPYRIGHT.zh)
+    text = _CAPTION.sub(lambda m: m.group(1) + CAPTIONS_ZH.get(m.group(2), m.group(2)) + m.group(3), text)
     pieces, start = [], 0
     for block in _CODE_BLOCKS.finditer(text):
         pieces += [outside_code(text[start : block.start()]), block.group(0)]
@@ -565,8 +574,30 @@ _SEARCH_ACTION = re.compile(r'(<form class="bd-search[^"]*"\s+action="(?:\.\./)*
 
 
 #: What a page's search text leaves out, as the snippets do (coursekit-search.js): the page's buttons and course bar,
-#: heading links, code cells' source and KaTeX's MathML copy of each formula.
-SEARCH_TEXT_DROP = ".headerlink, script, style, .katex-mathml, .ck-bar, .ck-static-note, .header-article, .cell_input"
+#: a lesson's navigation lines (:func:`mark_lesson_navigation`), heading links, code cells' source and KaTeX's MathML
+#: copy of each formula.
+SEARCH_TEXT_DROP = (
+    ".headerlink, script, style, .katex-mathml, .ck-bar, .ck-lesson-nav, .ck-static-note, .header-article, .cell_input"
+)
+#: A lesson's navigation lines as the page renders them (tools/lesson_nav.py writes them): the top one opens with the
+#: link to the other language's lesson, the closing one with "导航：" / "Navigation: ".
+_LESSON_NAV = re.compile(
+    r'<p>(?=<a class="reference internal" href="\.\./(?:en|zh)/\d\d_[a-z0-9_]+\.html"><span class="std std-doc">'
+    r"(?:English version|中文版)</span></a> · |导航：|Navigation: )"
+)
+
+
+def mark_lesson_navigation(text: str) -> str:
+    """A lesson page's navigation lines marked ``ck-lesson-nav``, so that a search snippet and the search's page text
+    leave them out (a result's snippet began "English version · 课程导引 · 术语表 · 上一课：..." rather than with the
+    section's own text).
+
+    >>> mark_lesson_navigation('<p>导航：<a href="00_index.html">课程导引</a></p><p>导航很重要</p>')
+    '<p class="ck-lesson-nav">导航：<a href="00_index.html">课程导引</a></p><p>导航很重要</p>'
+    """
+    return _LESSON_NAV.sub('<p class="ck-lesson-nav">', text)
+
+
 #: The script that gives the search pages every page's text (loaded by the search pages only).
 SEARCH_PAGES_SCRIPT = "coursekit-search-pages.js"
 #: The course's search scripts, in the order a search page loads them before Sphinx's searchtools.js.
@@ -667,7 +698,7 @@ def finish(out: Path, cache: Path, notebooks: Path | None = None, docs: Path | N
     for page in pages:
         text = name_by_visible_text(inline_icons(page.read_text(encoding="utf-8"), icons))
         text = unwrap_plain_tokens(text, plain)
-        text = header_language_switch(text)
+        text = mark_lesson_navigation(header_language_switch(text))
         text, figures = externalize_case_figures(text, page, out)
         text, messages = externalize_case_messages(text, page, out)
         moved += figures

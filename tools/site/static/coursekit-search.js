@@ -66,10 +66,11 @@ var Scorer = {
 };
 
 /** A result page's text for its snippet: the article (or the anchored section in it), without the page's buttons,
- * the course bar, headerlinks, the code cells' source and KaTeX's MathML copy of each formula. */
+ * the course bar, a lesson's navigation lines, headerlinks, the code cells' source and KaTeX's MathML copy of each formula. */
 function ckSnippetText(htmlString, anchor) {
   const page = new DOMParser().parseFromString(htmlString, "text/html");
-  const drop = ".headerlink, script, style, .katex-mathml, .ck-bar, .ck-static-note, .header-article, .cell_input";
+  const drop =
+    ".headerlink, script, style, .katex-mathml, .ck-bar, .ck-lesson-nav, .ck-static-note, .header-article, .cell_input";
   page.querySelectorAll(drop).forEach((element) => element.remove());
   const main = page.querySelector("article.bd-article") || page.querySelector('[role="main"]');
   if (!main) return "";
