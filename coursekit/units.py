@@ -122,6 +122,35 @@ def telling_digits(value: float, other: float = 0.0) -> int:
     return digits
 
 
+#: Most decimals :func:`share_text` gives a percentage.
+MAX_SHARE_DECIMALS: int = 3
+
+
+def share_text(share: float) -> str:
+    """``share`` (a fraction of a whole, 0 to 1) as a percentage with no decimals, or as few more as keep a share
+    strictly between 0 and 1 from reading "0%" or "100%": 0.997 of the peak is "99.7%", never "100%" beside a
+    figure below the peak. At most :data:`MAX_SHARE_DECIMALS` decimals.
+
+    >>> share_text(0.5), share_text(0.997), share_text(1.0), share_text(0.0), share_text(0.0004)
+    ('50%', '99.7%', '100%', '0%', '0.04%')
+
+    A finite real number from 0 to 1 (a bool, a string, NaN, an infinity or a value outside is refused naming it).
+    """
+    value = check_number("share", share, ge=0, le=1)
+    decimals = 0
+    while (
+        decimals < MAX_SHARE_DECIMALS
+        and 0 < value < 1
+        and f"{value:.{decimals}%}"
+        in (
+            f"{0:.{decimals}%}",
+            f"{1:.{decimals}%}",
+        )
+    ):
+        decimals += 1
+    return f"{value:.{decimals}%}"
+
+
 def _adding_up_places(parts: Sequence[float], low: int, high: int) -> int:
     """The fewest decimal places, ``low`` to ``high``, at which ``parts`` each rounded add up to their sum rounded;
     ``high`` where none does (then :func:`_parts_adding_up` moves a part by one unit of the last place).

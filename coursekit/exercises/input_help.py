@@ -71,7 +71,10 @@ def chinese_numeral_value(text: str) -> int | None:
     [2, 16, 64, 184, 320, 1024, 200]
     >>> chinese_numeral_value("十十"), chinese_numeral_value("放得下"), chinese_numeral_value("")
     (None, None, None)
+
+    ``text`` must be a string (anything else is refused naming it, in the learner's language).
     """
+    text = check_instance("text", text, str)
     if text in CHINESE_NUMERALS:
         return CHINESE_NUMERALS[text]
     if not text or any(c not in _DIGITS and c not in _UNITS for c in text):

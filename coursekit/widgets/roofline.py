@@ -45,6 +45,7 @@ from ..roofline import (
     tokens_per_gpu,
 )
 from ..specs import ModelSpec
+from ..units import share_text
 from . import LessonWidget, dropdown, stepper
 
 __all__ = [
@@ -126,8 +127,8 @@ register(
             "hidden {hidden} ÷ TP {tp} = {hidden_per_rank} per rank.",
         },
         "widgets.roofline.share": {
-            "zh": "屋顶线上限：硬屋顶线 {hard:.0%} 峰值，平滑曲线 {smooth:.0%} 峰值 = {tflops:.0f} TFLOP/s。",
-            "en": "Roofline bound: {hard:.0%} of peak on the hard roofline, {smooth:.0%} on the smooth curve "
+            "zh": "屋顶线上限：硬屋顶线 {hard} 峰值，平滑曲线 {smooth} 峰值 = {tflops:.0f} TFLOP/s。",
+            "en": "Roofline bound: {hard} of peak on the hard roofline, {smooth} on the smooth curve "
             "= {tflops:.0f} TFLOP/s.",
         },
         "widgets.roofline.note": {
@@ -394,8 +395,8 @@ class RooflineWidget(LessonWidget[RooflineView]):
         )
         share = tr(
             "widgets.roofline.share",
-            hard=result.hard_share_of_peak,
-            smooth=result.share_of_peak,
+            hard=share_text(result.hard_share_of_peak),
+            smooth=share_text(result.share_of_peak),
             tflops=result.achieved_flops / FLOPS_PER_TFLOPS,
         )
         return "<br>".join([verdict, html.escape(shapes), html.escape(share), html.escape(tr("widgets.roofline.note"))])
