@@ -155,4 +155,5 @@ def test_the_option_none_written_as_python_none_is_told_to_quote_it() -> None:
 def test_a_wrong_type_is_named_as_a_type() -> None:
     # "not a int" was the English of a type name after an article
     assert "not of type int (5)" in check("q4.dp_group", 5).message
-    assert "not of type str" in check("q4.dp_group", "5, 7").message
+    # a word where a list belongs (a list typed in quotes, '5, 7', gets its own line of help since review 26)
+    assert "not of type str ('abc')" in check("q4.dp_group", "abc").message

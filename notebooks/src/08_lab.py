@@ -743,9 +743,10 @@ verify(
             zh=f"录制用的完整命令（R 就是慢 rank {slow}）：",
             en=f"The full recording command (R is the slow rank, {slow}):",
         ),
-        f"\npython -m coursekit.lab timeline --ranks {timeline.ranks} --strategy "
-        f"ddp,fsdp,tp --steps 5 --slow-rank {slow} --slow-factor 3 "
-        "--input-delay-ms 20 --no-overlap --trace traces/",
+        f"\npython -m coursekit.lab timeline --ranks {timeline.ranks}"
+        " --strategy ddp,fsdp,tp --steps 5"
+        f" --slow-rank {slow} --slow-factor 3 --input-delay-ms 20"
+        " --no-overlap --trace traces/",
     ),
 )
 
