@@ -246,7 +246,14 @@ def duration_text(seconds: float) -> str:
     >>> duration_text(0.0), duration_text(962072.6743).split()[0], duration_text(4e7).split()[0]
     ('0.0 ms', '267', '463')
     """
-    value = check_number("seconds", seconds, ge=0)
+    return _duration_text(check_number("seconds", seconds, ge=0))
+
+
+def _duration_text(value: float) -> str:
+    """:func:`duration_text` of a checked number of seconds (the planner's own lines call this: validated once,
+    at the public boundary); a value at or below 0 (float noise) is written as 0."""
+    if not value > 0:
+        return "0.0 ms"
     unit, size, _ = next(unit for unit in DURATION_UNITS if value >= unit[2])
     name = unit.render()
     if size == 1e-3 or value == 0:
@@ -271,9 +278,13 @@ def seconds_text(seconds: float) -> str:
     >>> seconds_text(13.5326), seconds_text(0.0), seconds_text(6.8e-5)
     ('13.533 s', '0.000 s', '68 µs')
     """
-    value = check_number("seconds", seconds, ge=0)
+    return _seconds_text(check_number("seconds", seconds, ge=0))
+
+
+def _seconds_text(value: float) -> str:
+    """:func:`seconds_text` of a checked number of seconds."""
     low, high = STEP_SECONDS_RANGE
-    return f"{value:.3f} s" if value == 0 or low <= value < high else duration_text(value)
+    return f"{value:.3f} s" if value == 0 or low <= value < high else _duration_text(value)
 
 
 class Seconds(float):
@@ -285,7 +296,7 @@ class Seconds(float):
     """
 
     def __format__(self, spec: str) -> str:
-        return seconds_text(float(self)) if spec == "time" else float(self).__format__(spec)
+        return _seconds_text(float(self)) if spec == "time" else float(self).__format__(spec)
 
 
 #: The most decimal places :func:`adding_up_places` and :func:`parts_adding_up` print.

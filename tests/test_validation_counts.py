@@ -123,3 +123,20 @@ def test_replace_valid_refuses_an_unknown_field() -> None:
 
     with pytest.raises(TypeError, match="overlap_xx"):
         _replace_valid(WorkloadSpec(global_batch=8), overlap_xx=0.5)
+
+
+def test_the_planners_unchecked_timelines_pass_the_checked_constructor() -> None:
+    """The search builds its candidates' timelines without the field-by-field check (validated once, at the public
+    boundary); each must be one the checked constructor takes and builds equal: every field a number of seconds at
+    least 0 and the sums holding."""
+    import dataclasses
+
+    from coursekit.scaling import StepTimeline
+
+    model, cluster = MODELS["mixtral-8x7b"], CLUSTERS["h100-8"].with_nodes(8)
+    for workload in (WorkloadSpec(global_batch=512), WorkloadSpec(global_batch=64, seq_len=2048, mode="serving")):
+        for candidate in plan(model, cluster, workload).accepted(5):
+            timeline = candidate.timeline
+            assert timeline is not None
+            checked = StepTimeline(**{f.name: getattr(timeline, f.name) for f in dataclasses.fields(StepTimeline)})
+            assert checked == timeline

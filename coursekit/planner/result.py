@@ -31,9 +31,9 @@ from ..specs import ATTENTION_KERNEL_COMPUTE_CAPABILITY, ATTENTION_KERNELS, fp8_
 from ..units import (
     DURATION_UNITS,
     MAX_PRINTED_PLACES,
+    _duration_text,
     adding_up_places,
     bytes_to_gib,
-    duration_text,
     parts_adding_up,
 )
 from .calibration import (
@@ -346,15 +346,15 @@ class PlanCandidate:
                         link=tr(f"planner.link_{row.link}"),
                         calls=row.calls,
                         payload_gib=bytes_to_gib(row.payload_bytes),
-                        time=duration_text(row.time_s),
+                        time=_duration_text(row.time_s),
                     )
                 )
                 if row.dimension == "EP" and row.inter_node_s > 0:
                     lines.append(
                         tr(
                             "planner.ep_split_line",
-                            intra=duration_text(row.intra_node_s),
-                            inter=duration_text(row.inter_node_s),
+                            intra=_duration_text(row.intra_node_s),
+                            inter=_duration_text(row.inter_node_s),
                         )
                     )
         return lines
@@ -377,9 +377,9 @@ class PlanCandidate:
                     efficiency=self.expert_efficiency,
                     rows=self.expert_rows or 0.0,
                     intensity=self.expert_intensity_flop_per_byte or 0.0,
-                    permute=duration_text(self.permutation_s or 0.0),
+                    permute=_duration_text(self.permutation_s or 0.0),
                     sms=EP_ALL_TO_ALL_SMS,
-                    slowdown=duration_text(self.ep_overlap_slowdown_s or 0.0),
+                    slowdown=_duration_text(self.ep_overlap_slowdown_s or 0.0),
                 )
             )
         if self.timeline is not None:

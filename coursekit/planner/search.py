@@ -304,7 +304,7 @@ def _memory_ledger(est: dict[str, Any], cluster: ClusterSpec, workload: Workload
 
 def _training_timeline(est: dict[str, Any], i: int = 0) -> StepTimeline:
     """Row ``i`` of the estimate's step time, as a timeline."""
-    return StepTimeline(
+    return StepTimeline._of_checked(
         compute_s=float(est["compute_s"][i]),
         communication_s=float(est["communication_s"][i]),
         exposed_communication_s=float(est["exposed_s"][i]),
@@ -514,7 +514,7 @@ def _serving_plan_candidate(
         )
     if estimate is not None:
         # One decode step: the roofline time of its stages plus TP all-reduces and PP hand-offs (not overlapped).
-        timeline = StepTimeline(
+        timeline = StepTimeline._of_checked(
             compute_s=estimate.time_per_output_token_s - estimate.decode_comm_s,
             communication_s=estimate.decode_comm_s,
             exposed_communication_s=estimate.decode_comm_s,
