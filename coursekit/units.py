@@ -136,7 +136,13 @@ def share_text(share: float) -> str:
 
     A finite real number from 0 to 1 (a bool, a string, NaN, an infinity or a value outside is refused naming it).
     """
-    value = check_number("share", share, ge=0, le=1)
+    return _share_text(check_number("share", share, ge=0, le=1))
+
+
+def _share_text(value: float) -> str:
+    """:func:`share_text` of a share a formula computed (a widget's): floating-point noise past 0 or 1 (a roofline
+    share of 1.0000000000000002) is read as 0 or 1."""
+    value = min(max(value, 0.0), 1.0)
     decimals = 0
     while (
         decimals < MAX_SHARE_DECIMALS

@@ -80,3 +80,12 @@ def test_the_roofline_widget_on_an_a100_says_the_share_it_shows_in_tflops(lang: 
         assert line in w.message, w.message
     finally:
         i18n.set_language(before)
+
+
+def test_the_widget_reads_float_noise_past_the_whole_as_the_whole() -> None:
+    # fuzz pass 21's walk met a roofline share of 1.0000000000000002 (A100, Llama 3.1 405B, TP 16, CP 4): the
+    # public function refuses it, the widget writes it as all of the peak
+    with pytest.raises(ValueError, match="share"):
+        share_text(1.0000000000000002)
+    w = RooflineWidget(gpu="a100", model="llama3-405b", tp=16, micro_batch=1, seq_len=2048, cp=4)
+    assert w.status == "ok" and "Traceback" not in w.message and "Unexpected" not in w.message

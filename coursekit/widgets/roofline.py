@@ -45,7 +45,7 @@ from ..roofline import (
     tokens_per_gpu,
 )
 from ..specs import ModelSpec
-from ..units import share_text
+from ..units import _share_text
 from . import LessonWidget, dropdown, stepper
 
 __all__ = [
@@ -395,8 +395,8 @@ class RooflineWidget(LessonWidget[RooflineView]):
         )
         share = tr(
             "widgets.roofline.share",
-            hard=share_text(result.hard_share_of_peak),
-            smooth=share_text(result.share_of_peak),
+            hard=_share_text(result.hard_share_of_peak),
+            smooth=_share_text(result.share_of_peak),
             tflops=result.achieved_flops / FLOPS_PER_TFLOPS,
         )
         return "<br>".join([verdict, html.escape(shapes), html.escape(share), html.escape(tr("widgets.roofline.note"))])
