@@ -38,7 +38,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import change_and_wait, choose, press, widget_message
+from .conftest import change_and_wait, choose, press, widget_message, write_notebook
 from .test_instructor_review24 import PROJECTED, WIDGETS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
@@ -61,12 +61,7 @@ def _flat(text: str) -> str:
 def _open_widget(browser: Any, folder: Path, name: str) -> Iterator[tuple[Any, Any]]:
     """A notebook of lesson widget ``name`` (review 24's cell) in English, opened projected in a lab set up as
     ``make lab`` sets it for English; (page, widget)."""
-    import nbformat
-
-    sources = ["import coursekit\ncoursekit.set_language('en')", WIDGETS[name]]
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in sources])
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbformat.write(notebook, folder / "demo.ipynb")
+    write_notebook(folder / "demo.ipynb", ["import coursekit\ncoursekit.set_language('en')", WIDGETS[name]])
     server = jupyter_browser.LabServer(folder, settings=jupyter_browser.make_lab_settings("en"))
     page = jupyter_browser.LessonPage(browser, server, "demo.ipynb", **PROJECTED)
     try:
@@ -340,13 +335,9 @@ def _type_readout(page: Any, widget: Any, key: str, value: str) -> str:
 @pytest.fixture(scope="module")
 def part1_widgets(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, dict[str, Any]]]:
     """Lessons 2, 4, 6 and 10's widgets in one English notebook, projected; (page, {name: widget})."""
-    import nbformat
-
     folder = tmp_path_factory.mktemp("part1")
     sources = ["import coursekit\ncoursekit.set_language('en')", *(WIDGETS[name] for name in PART1)]
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in sources])
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbformat.write(notebook, folder / "demo.ipynb")
+    write_notebook(folder / "demo.ipynb", sources)
     server = jupyter_browser.LabServer(folder, settings=jupyter_browser.make_lab_settings("en"))
     page = jupyter_browser.LessonPage(browser, server, "demo.ipynb", **PROJECTED)
     try:
