@@ -94,6 +94,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...], str], ...] = (
 
 #: Modules whose private (underscore) names other modules may import: their array-generic kernels.
 KERNEL_MODULES: tuple[str, ...] = (
+    "coursekit.units",
     "coursekit.specs",
     "coursekit.activations",
     "coursekit.capacity",
