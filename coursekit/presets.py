@@ -367,8 +367,9 @@ DEEPSEEK_V2_2024: str = (
 QWEN2_MOE_2024: str = (
     "Qwen Team, “Qwen2 Technical Report”, arXiv:2407.10671, Table 1 (28 layers, hidden 3584, 28 query heads, 4 KV "
     "heads, 64 experts of width 2560, 8 per token, a shared expert of width 20480; 57B total, 14B activated); "
-    "Hugging Face Qwen/Qwen2-57B-A14B config.json (vocabulary 151936, untied; the q, k, v biases and the "
-    "shared expert's one-output gate, 229,376 parameters in all, are left out); pre-training at 4K tokens (§3.1)"
+    "Hugging Face Qwen/Qwen2-57B-A14B config.json (vocabulary 151936, untied; biases on the q, k and v projections, "
+    "as transformers' Qwen2-MoE attention has them; the shared expert's one-output gate, 28 x 3584 = 100,352 "
+    "parameters, is left out); pre-training at 4K tokens (§3.1)"
 )
 #: NeMo's GPT-3 configs of the 5B and 20B rows of its 24.07 performance table (GPT-2 BPE vocabulary, its 50257
 #: tokens before Megatron pads them; tied embeddings and learned positions are the megatron_gpt defaults).
@@ -646,6 +647,7 @@ MODELS: dict[str, ModelSpec] = {
             top_k=8,
             moe_ffn_hidden=2560,
             shared_experts=8,  # shared_expert_intermediate_size 20480 = 8 x 2560
+            qkv_biases=True,
             source=QWEN2_MOE_2024,
         ),
         ModelSpec(
