@@ -420,13 +420,16 @@ def input_hint(error: BaseException, line: str | None = None) -> str | None:
     if line is not None:
         check_instance("line", line, str)
     if isinstance(error, SyntaxError):
-        percent = _PERCENT_ANSWER.match(_fixed_line(error.text or line or ""))
+        # Python's own SyntaxError holds its line as a str or None; one built by hand may hold anything (bytes, an
+        # int), which raised AttributeError here (fuzz pass 24): only a str is read
+        text = error.text if isinstance(error.text, str) else None
+        percent = _PERCENT_ANSWER.match(_fixed_line(text or line or ""))
         if percent is not None:
             number = percent.group(1)
             fraction = str(Decimal(number) / 100)
             written = shown_str(number)  # a value in at most about 200 characters
             return tr("input_help.percent", line=error.lineno or 1, number=written, fraction=shown_str(fraction))
-        source = error.text or line or ""
+        source = text or line or ""
         if _EMPTY_ANSWER.match(source):  # answer = (the ... deleted, nothing typed in its place; review 24)
             return tr("input_help.empty", line=error.lineno or 1)
         worded = _number_with_words(source, error.lineno or 1)
