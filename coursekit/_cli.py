@@ -75,6 +75,7 @@ register(
             "zh": "。只写一个数，单位由参数名给定：{unit}。",
             "en": ". Write the number alone, in the flag's unit: {unit}.",
         },
+        "cli.floor_reason": {"zh": "（{reason}）。", "en": " ({reason})."},
         "cli.not_choice": {"zh": "{value!r} 不是 {choices} 之一", "en": "{value!r} is not one of {choices}"},
         "cli.error": {"zh": "{prog}：错误：{message}", "en": "{prog}: error: {message}"},
         "cli.heading": {"zh": "{heading}：", "en": "{heading}:"},
@@ -445,9 +446,15 @@ class NumberArg:
     """
 
     def __init__(
-        self, convert: type[int] | type[float], name: str, bounds: dict[str, float], unit: Text | None = None
+        self,
+        convert: type[int] | type[float],
+        name: str,
+        bounds: dict[str, float],
+        unit: Text | None = None,
+        floor_reason: Text | None = None,
     ) -> None:
         self.convert, self.name, self.bounds, self.unit = convert, name, bounds, unit
+        self.floor_reason = floor_reason
         self.__name__ = name  # argparse names the type in "invalid <name> value" messages
 
     def _refuse(self, message: str) -> argparse.ArgumentTypeError:
@@ -469,7 +476,11 @@ class NumberArg:
                 return check_int(self.name, value, **{k: int(v) for k, v in self.bounds.items()})
             return check_number(self.name, value, **self.bounds)
         except (TypeError, ValueError) as exc:
-            raise self._refuse(str(exc)) from None
+            message = str(exc)
+            floor = self.bounds.get("ge", self.bounds.get("gt"))
+            if self.floor_reason is not None and floor is not None and value < floor:
+                message = message.rstrip("。.") + tr("cli.floor_reason", reason=self.floor_reason.render())
+            raise self._refuse(message) from None
 
 
 def number_arg(
@@ -483,11 +494,19 @@ def number_arg(
     unit: Text | None = None,
 ) -> NumberArg:
     """An argparse ``type=`` for ``name``: ``convert`` (``int`` or ``float``) within a floor and a ceiling; ``unit``
-    (what the flag's number is in, with an example) ends a refusal, so ``--peak-tflops 312e12`` is told to write 312."""
+    (what the flag's number is in, with an example) ends a refusal, so ``--peak-tflops 312e12`` is told to write 312
+    (:func:`floored` adds why the floor is where it is)."""
     if (ge is None) == (gt is None) or (le is None) == (lt is None):
         raise TypeError(f"number_arg({name!r}): give exactly one floor (ge/gt) and one ceiling (le/lt)")
     bounds = {key: value for key, value in (("ge", ge), ("gt", gt), ("le", le), ("lt", lt)) if value is not None}
     return NumberArg(convert, name, bounds, unit)
+
+
+def floored(arg: NumberArg, reason: Text) -> NumberArg:
+    """``arg`` saying, after it refuses a value below its floor, why the floor is where it is (``reason``:
+    ``--gpu-memory-gib 1e-320`` is told that 0.001 GiB is about 1 MiB; fuzz pass 24)."""
+    arg.floor_reason = reason
+    return arg
 
 
 def fail_line(prog: str, message: str) -> int:

@@ -126,6 +126,18 @@ register(
             "zh": "schedule = {value!r}：必须是 simulate_schedule 返回的 Schedule，而不是 {type}。",
             "en": "schedule = {value!r}: must be a Schedule returned by simulate_schedule, not {type}.",
         },
+        "pipeline.event_order": {
+            "zh": "end_s = {end!r}：一次传播 (pass) 不能在开始之前结束，必须 >= start_s = {start!r}。",
+            "en": "end_s = {end!r}: a pass cannot end before it starts; must be >= start_s == {start!r}.",
+        },
+        "pipeline.type_event": {
+            "zh": "{name} = {value!r}：必须是 ScheduleEvent，而不是 {type}。",
+            "en": "{name} = {value!r}: must be a ScheduleEvent, not {type}.",
+        },
+        "pipeline.type_events": {
+            "zh": "events = {value!r}：必须是 ScheduleEvent 的列表或元组，而不是 {type}。",
+            "en": "events = {value!r}: must be a list or tuple of ScheduleEvent, not {type}.",
+        },
         "pipeline.row_label": {
             "zh": "设备 {stage}",
             "en": "device {stage}",
@@ -301,6 +313,41 @@ class ScheduleEvent:
     end_s: float
     chunk: int = 0
 
+    def __post_init__(self) -> None:
+        """An event built by hand holds a device, micro-batch and chunk index (ints >= 0), a phase of
+        :data:`PHASES` and finite seconds ``0 <= start_s <= end_s`` (kept as floats): ``stage='0'`` or an end before
+        its start is refused naming the field (fuzz pass 24). The simulator builds its events through
+        :meth:`_of_checked`, validating once at its public boundary."""
+        object.__setattr__(self, "stage", check_int("stage", self.stage, ge=0))
+        object.__setattr__(self, "microbatch", check_int("microbatch", self.microbatch, ge=0))
+        object.__setattr__(self, "phase", check_choice("phase", self.phase, PHASES))
+        start = check_number("start_s", self.start_s, ge=0)
+        end = check_number("end_s", self.end_s)
+        if end < start:
+            raise ValueError(tr("pipeline.event_order", end=end, start=start))
+        object.__setattr__(self, "start_s", start)
+        object.__setattr__(self, "end_s", end)
+        object.__setattr__(self, "chunk", check_int("chunk", self.chunk, ge=0))
+
+    @classmethod
+    def _of_checked(
+        cls, stage: int, microbatch: int, phase: str, start_s: float, end_s: float, chunk: int = 0
+    ) -> ScheduleEvent:
+        """An event of fields the simulator computed from a checked layout (valid by construction), without the
+        field-by-field check of :meth:`__post_init__`; ``tests/test_fuzz_regressions24.py`` checks it equals the
+        checked constructor on the simulator's events."""
+        event = object.__new__(cls)
+        for name, value in (
+            ("stage", stage),
+            ("microbatch", microbatch),
+            ("phase", phase),
+            ("start_s", start_s),
+            ("end_s", end_s),
+            ("chunk", chunk),
+        ):
+            object.__setattr__(event, name, value)
+        return event
+
     @property
     def duration_s(self) -> float:
         """``end_s - start_s`` in seconds."""
@@ -340,6 +387,50 @@ class Schedule:
     busy_s_per_stage: tuple[float, ...]
     idle_fraction: float
     peak_inflight_per_stage: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        """A schedule built by hand is checked as :func:`simulate_schedule` checks its arguments (the schedule's name
+        and a shape it can run), its events are :class:`ScheduleEvent` on its devices, micro-batches and chunks
+        ending by ``makespan_s``, its per-device figures one per device (busy seconds at most the makespan, peaks
+        ints >= 0) and its idle fraction in [0, 1]; lists come back as tuples (fuzz pass 24). The simulator builds
+        its result through :meth:`_of_checked`."""
+        name = check_choice("schedule", self.schedule, SCHEDULES)
+        p, m, v = _check_layout(name, self.stages, self.microbatches, self.virtual_stages)
+        makespan = check_number("makespan_s", self.makespan_s, ge=0)
+        if not isinstance(self.events, (list, tuple)):
+            raise TypeError(tr("pipeline.type_events", value=self.events, type=type(self.events).__name__))
+        for i, event in enumerate(self.events):
+            if not isinstance(event, ScheduleEvent):
+                raise TypeError(tr("pipeline.type_event", name=f"events[{i}]", value=event, type=type(event).__name__))
+            check_int(f"events[{i}].stage", event.stage, ge=0, le=p - 1)
+            check_int(f"events[{i}].microbatch", event.microbatch, ge=0, le=m - 1)
+            check_int(f"events[{i}].chunk", event.chunk, ge=0, le=v - 1)
+            check_number(f"events[{i}].end_s", event.end_s, le=makespan)
+        busy = _stage_times("busy_s_per_stage", self.busy_s_per_stage, 0.0, p, ge=0, le=makespan)
+        peaks = _stage_values("peak_inflight_per_stage", self.peak_inflight_per_stage, p)
+        object.__setattr__(self, "schedule", name)
+        object.__setattr__(self, "stages", p)
+        object.__setattr__(self, "microbatches", m)
+        object.__setattr__(self, "virtual_stages", v)
+        object.__setattr__(self, "events", tuple(self.events))
+        object.__setattr__(self, "makespan_s", makespan)
+        object.__setattr__(self, "busy_s_per_stage", busy)
+        object.__setattr__(self, "idle_fraction", check_number("idle_fraction", self.idle_fraction, ge=0, le=1))
+        object.__setattr__(
+            self,
+            "peak_inflight_per_stage",
+            tuple(check_int(f"peak_inflight_per_stage[{i}]", x, ge=0) for i, x in enumerate(peaks)),
+        )
+
+    @classmethod
+    def _of_checked(cls, **fields: Any) -> Schedule:
+        """A schedule :func:`simulate_schedule` computed from checked arguments, without :meth:`__post_init__`'s
+        checks (validated once, at the public boundary; ``tests/test_fuzz_regressions24.py`` checks it equals the
+        checked constructor on the simulator's results)."""
+        schedule = object.__new__(cls)
+        for name in cls.__dataclass_fields__:
+            object.__setattr__(schedule, name, fields[name])
+        return schedule
 
     @property
     def peak_activation_microbatches_per_stage(self) -> tuple[float, ...]:
@@ -431,14 +522,22 @@ def _device_order(schedule: str, p: int, m: int, v: int, s: int) -> list[_Op]:
     return order
 
 
-def _stage_times(name: str, values: Any, default: float, p: int) -> tuple[float, ...]:
-    if values is None:
-        return (default,) * p
+def _stage_values(name: str, values: Any, p: int) -> tuple[Any, ...]:
+    """``values`` as a tuple after checking it is a list or tuple of one value per device (the values unchecked)."""
     if not isinstance(values, (list, tuple)):
         raise TypeError(tr("pipeline.stage_times_type", name=name, value=values, type=type(values).__name__))
     if len(values) != p:
         raise ValueError(tr("pipeline.stage_times_length", name=name, length=len(values), stages=p))
-    return tuple(check_number(f"{name}[{i}]", x, gt=0) for i, x in enumerate(values))
+    return tuple(values)
+
+
+def _stage_times(name: str, values: Any, default: float, p: int, **bounds: float) -> tuple[float, ...]:
+    """Per-device seconds: ``default`` for each of ``p`` devices when ``values`` is None, else ``values`` checked
+    (one finite number per device, each > 0 unless ``bounds`` say otherwise)."""
+    if values is None:
+        return (default,) * p
+    limits = bounds or {"gt": 0}
+    return tuple(check_number(f"{name}[{i}]", x, **limits) for i, x in enumerate(_stage_values(name, values, p)))
 
 
 def _run_schedule(
@@ -480,7 +579,7 @@ def _run_schedule(
                 phase, i, c = op
                 start = max(free_at[s], arrival)
                 end = start + (fwd[s] if phase == "F" else bwd[s]) / v
-                timeline[s].append(ScheduleEvent(s, i, phase, start, end, c))
+                timeline[s].append(ScheduleEvent._of_checked(s, i, phase, start, end, c))
                 done[(phase, i, c * p + s)] = end
                 free_at[s] = end
                 position[s] += 1
@@ -569,7 +668,7 @@ def simulate_schedule(
     makespan = max(free_at)
     busy = tuple(sum(e.duration_s for e in row) for row in timeline)
     idle = sum(makespan - b for b in busy) / (p * makespan)
-    return Schedule(
+    return Schedule._of_checked(
         schedule=name,
         stages=p,
         microbatches=m,

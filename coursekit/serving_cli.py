@@ -34,6 +34,7 @@ from ._cli import (
     NumberArg,
     argparse_language,
     fail_line,
+    floored,
     language_args,
     number_arg,
     pre_language,
@@ -55,7 +56,8 @@ from .planner.cli import (
     print_config_notes,
 )
 from .planner.specs import MAX_CONCURRENCY, MAX_SEQ_LEN
-from .specs import MAX_ELEMENT_BYTES, check_weight_bytes
+from .specs import MAX_ELEMENT_BYTES, MIN_REQUEST_RATE_PER_S, MIN_SLO_S, check_weight_bytes
+from .units import MS_PER_S
 
 __all__ = ["build_serving_parser", "run_serving", "wants_serving"]
 
@@ -87,6 +89,19 @@ def wants_serving(argv: Sequence[str]) -> bool:
 MAX_REQUEST_RATE_PER_S: float = 1e6
 #: Largest latency objective ``--ttft-ms`` / ``--tpot-ms`` may state: one hour, in ms.
 MAX_SLO_MS: float = 3.6e6
+#: Shortest latency objective ``--ttft-ms`` / ``--tpot-ms`` may state, in ms (:data:`coursekit.specs.MIN_SLO_S`).
+MIN_SLO_MS: float = MIN_SLO_S * MS_PER_S
+#: Why ``--request-rate`` and the objectives have their floors: said after a refusal below one (fuzz pass 24).
+REQUEST_RATE_FLOOR_REASON: Text = Text(
+    zh=f"每秒 {MIN_REQUEST_RATE_PER_S:g} 个即每 {1 / MIN_REQUEST_RATE_PER_S:g} 秒一个请求；"
+    "按利特尔定律，更慢时同时在处理的请求远不到一个，用不着并行布局",
+    en=f"{MIN_REQUEST_RATE_PER_S:g} per second is one request every {1 / MIN_REQUEST_RATE_PER_S:g} s; "
+    "by Little's law a slower rate keeps far less than one request in flight, which needs no parallel layout",
+)
+SLO_FLOOR_REASON: Text = Text(
+    zh=f"{MIN_SLO_MS:g} ms 即 1 微秒：光是启动一个 GPU 内核就要几微秒，更短的目标不可能达到",
+    en=f"{MIN_SLO_MS:g} ms is 1 µs: launching one GPU kernel alone takes a few µs, so no shorter objective can be met",
+)
 #: Largest pipeline degree ``--max-pp`` may ask for (more stages than any preset model has layers).
 MAX_PP: int = 1024
 #: What serving adds to a custom-cluster flag's help: the FP8 peak times the linear layers at --precision fp8.
@@ -147,7 +162,10 @@ def _serving_parser() -> argparse.ArgumentParser:
     )
     load.add_argument(
         "--request-rate",
-        type=number_arg(float, "request_rate_per_s", gt=0, le=MAX_REQUEST_RATE_PER_S),
+        type=floored(
+            number_arg(float, "request_rate_per_s", ge=MIN_REQUEST_RATE_PER_S, le=MAX_REQUEST_RATE_PER_S),
+            REQUEST_RATE_FLOOR_REASON,
+        ),
         help=Text(
             zh="每秒到达的请求数（按利特尔定律 (Little's law) 换算成并发数）",
             en="arrivals per second (turned into a concurrency by Little's law)",
@@ -172,13 +190,13 @@ def _serving_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--ttft-ms",
-        type=number_arg(float, "ttft_ms", gt=0, le=MAX_SLO_MS),
+        type=floored(number_arg(float, "ttft_ms", ge=MIN_SLO_MS, le=MAX_SLO_MS), SLO_FLOOR_REASON),
         default=None,
         help=Text(zh="首 token 时间 (TTFT) 的目标，ms", en="TTFT objective, ms").render(),
     )
     p.add_argument(
         "--tpot-ms",
-        type=number_arg(float, "tpot_ms", gt=0, le=MAX_SLO_MS),
+        type=floored(number_arg(float, "tpot_ms", ge=MIN_SLO_MS, le=MAX_SLO_MS), SLO_FLOOR_REASON),
         default=None,
         help=Text(zh="每输出 token 时间 (TPOT) 的目标，ms", en="TPOT objective, ms").render(),
     )

@@ -288,6 +288,13 @@ DEFAULT_MAX_VIRTUAL_STAGES: int = 8
 DEFAULT_OUTPUT_TOKENS: int = 256
 #: Serving: most concurrent requests a workload may hold (``coursekit.serving``'s bound).
 MAX_CONCURRENCY: int = 10**7
+#: Fewest requests per second a serving workload (and ``plan --mode serving --request-rate``) states: one every
+#: 1000 s. Little's law turns a slower rate into far less than one request in flight, which needs no parallel layout.
+MIN_REQUEST_RATE_PER_S: float = 1e-3
+#: Shortest TTFT or TPOT objective a serving workload (and ``--ttft-ms`` / ``--tpot-ms``) states: 1 µs. Launching one
+#: GPU kernel alone takes a few µs, so no objective below it can be met (fuzz pass 24: 1e-320 ms was echoed as
+#: "9.9e-321 ms").
+MIN_SLO_S: float = 1e-6
 
 #: Keys :func:`parse_degrees` and :meth:`PlanResult.explain` accept, with their meaning.
 DEGREE_KEYS: dict[str, str] = {
@@ -2254,6 +2261,10 @@ MIN_BANDWIDTH_BYTES_PER_S: float = 1e6
 MAX_BANDWIDTH_BYTES_PER_S: float = 1e15
 MAX_LATENCY_S: float = 1.0
 MAX_DEVICE_MEMORY_GIB: float = 1e6
+#: Smallest memory per device a ClusterSpec (and ``plan --gpu-memory-gib``) takes: 0.001 GiB, about 1 MiB, thousands
+#: of times below any accelerator's (the course's smallest, pcie-24g-8, holds 24 GiB). Below it the figure is a unit
+#: slip, and a subnormal float (1e-320 GiB) was echoed as "9.99989e-321" (fuzz pass 24).
+MIN_DEVICE_MEMORY_GIB: float = 1e-3
 #: Smallest share of peak a workload may assume (``achievable_flops_fraction``, ``efficiency_ceiling``,
 #: ``fp8_matmul_share``): 0.1 %, far below any measured training step, far above where the step time overflows.
 MIN_SHARE: float = 1e-3
@@ -2364,7 +2375,9 @@ class ClusterSpec:
         object.__setattr__(
             self,
             "memory_per_device_gib",
-            _cluster_figure("memory_per_device_gib", raw.memory_per_device_gib, gt=0, le=MAX_DEVICE_MEMORY_GIB),
+            _cluster_figure(
+                "memory_per_device_gib", raw.memory_per_device_gib, ge=MIN_DEVICE_MEMORY_GIB, le=MAX_DEVICE_MEMORY_GIB
+            ),
         )
         object.__setattr__(
             self, "peak_flops", _cluster_figure("peak_flops", raw.peak_flops, ge=MIN_PEAK_FLOPS, le=MAX_PEAK_FLOPS)
@@ -3057,11 +3070,13 @@ class ServingWorkload:
             check_int("concurrency", raw.concurrency, ge=1, le=MAX_CONCURRENCY)
         else:
             object.__setattr__(
-                self, "request_rate_per_s", check_number("request_rate_per_s", raw.request_rate_per_s, gt=0)
+                self,
+                "request_rate_per_s",
+                check_number("request_rate_per_s", raw.request_rate_per_s, ge=MIN_REQUEST_RATE_PER_S),
             )
         for name in ("ttft_slo_s", "tpot_slo_s"):
             if getattr(raw, name) is not None:
-                object.__setattr__(self, name, check_number(name, getattr(raw, name), gt=0))
+                object.__setattr__(self, name, check_number(name, getattr(raw, name), ge=MIN_SLO_S))
         # bytes per element: at most MAX_ELEMENT_BYTES (fp64); a 4-bit weight is 0.5
         weight_bytes = check_weight_bytes(raw.weight_bytes)
         object.__setattr__(self, "weight_bytes", weight_bytes)

@@ -25,6 +25,39 @@ from fractions import Fraction
 from ._validate import check_int, check_items, check_number, finite_result, learner_functions
 from .i18n import Text, register, shown_repr, tr
 
+__all__ = [
+    "DURATION_PLAIN_RANGE",
+    "DURATION_SIGNIFICANT",
+    "DURATION_UNITS",
+    "GB_BYTES",
+    "GIB_BYTES",
+    "KB_BYTES",
+    "KIB_BYTES",
+    "MAX_PRINTED_PLACES",
+    "MAX_SHARE_DECIMALS",
+    "MAX_TELLING_DIGITS",
+    "MB_BYTES",
+    "MIB_BYTES",
+    "MS_PER_S",
+    "STEP_SECONDS_RANGE",
+    "TB_BYTES",
+    "TIB_BYTES",
+    "US_PER_MS",
+    "US_PER_S",
+    "Seconds",
+    "adding_up_places",
+    "bytes_to_gb",
+    "bytes_to_gib",
+    "bytes_to_mib",
+    "duration_text",
+    "gib_to_bytes",
+    "mib_to_bytes",
+    "parts_adding_up",
+    "seconds_text",
+    "share_text",
+    "telling_digits",
+]
+
 register(
     {
         "units.parts_sum_range": {
@@ -133,6 +166,8 @@ def share_text(share: float) -> str:
 
     >>> share_text(0.5), share_text(0.997), share_text(1.0), share_text(0.0), share_text(0.0004)
     ('50%', '99.7%', '100%', '0%', '0.04%')
+    >>> share_text(1e-9), share_text(1 - 1e-9)  # closer to 0 or 1 than the last decimal shows
+    ('<0.001%', '>99.999%')
 
     A finite real number from 0 to 1 (a bool, a string, NaN, an infinity or a value outside is refused naming it).
     """
@@ -154,7 +189,11 @@ def _share_text(value: float) -> str:
         )
     ):
         decimals += 1
-    return f"{value:.{decimals}%}"
+    text = f"{value:.{decimals}%}"
+    if 0 < value < 1 and text in (f"{0:.{decimals}%}", f"{1:.{decimals}%}"):
+        # past MAX_SHARE_DECIMALS a share of 5e-324 still read "0.000%" (fuzz pass 24): say which side of it it lies
+        return f"<{10**-decimals:.{decimals}f}%" if value < 0.5 else f">{100 - 10**-decimals:.{decimals}f}%"
+    return text
 
 
 def _adding_up_places(parts: Sequence[float], low: int, high: int) -> int:
@@ -240,6 +279,9 @@ DURATION_UNITS: tuple[tuple[Text, float, float], ...] = (
 )
 #: Significant figures of a duration outside the milliseconds' range (:func:`duration_text`).
 DURATION_SIGNIFICANT: int = 3
+#: The numbers :func:`duration_text` writes out in its unit; outside them (more than 2,700 years in days, less than a
+#: thousandth of a nanosecond) it writes :data:`DURATION_SIGNIFICANT` figures in e-notation, never 300 digits.
+DURATION_PLAIN_RANGE: tuple[float, float] = (1e-3, 1e6)
 
 
 def duration_text(seconds: float) -> str:
@@ -251,6 +293,8 @@ def duration_text(seconds: float) -> str:
     ('13.4 ms', '2.5 µs', '28106 s', '0.03 ns')
     >>> duration_text(0.0), duration_text(962072.6743).split()[0], duration_text(4e7).split()[0]
     ('0.0 ms', '267', '463')
+    >>> duration_text(1e308).split()[0], duration_text(5e-324).split()[0]  # outside DURATION_PLAIN_RANGE
+    ('1.16e+303', '4.94e-315')
     """
     return _duration_text(check_number("seconds", seconds, ge=0))
 
@@ -265,6 +309,9 @@ def _duration_text(value: float) -> str:
     if size == 1e-3 or value == 0:
         return f"{value / 1e-3:.1f} ms"
     number = value / size
+    low, high = DURATION_PLAIN_RANGE
+    if not low <= number < high:  # 1e308 s was 304 digits of days, 5e-324 s 324 characters of ns (fuzz pass 24)
+        return f"{number:.{DURATION_SIGNIFICANT - 1}e} {name}"
     decimals = max(0, DURATION_SIGNIFICANT - 1 - math.floor(math.log10(number)))
     text = f"{number:.{decimals}f}"
     if "." in text:
@@ -300,6 +347,17 @@ class Seconds(float):
     >>> f"{Seconds(13.5326):time}", f"{Seconds(13.5326):.1f}", Seconds(2.0) + 1
     ('13.533 s', '13.5', 3.0)
     """
+
+    def __new__(cls, seconds: float = 0.0) -> Seconds:
+        """A finite number of seconds, at least 0 (``-0.0`` as 0.0): NaN wrote "0.0 ms", an infinity raised
+        ``OverflowError`` when formatted, a string was read as a number (fuzz pass 24)."""
+        return super().__new__(cls, check_number("seconds", seconds, ge=0))
+
+    @classmethod
+    def _of_checked(cls, seconds: float) -> Seconds:
+        """A time the course's own estimate computed (finite, at least 0), without :meth:`__new__`'s check (the
+        planner's tie lines: validated once, at the public boundary)."""
+        return float.__new__(cls, seconds)
 
     def __format__(self, spec: str) -> str:
         return _seconds_text(float(self)) if spec == "time" else float(self).__format__(spec)

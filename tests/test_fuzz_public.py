@@ -60,6 +60,11 @@ EXTRA_EXAMPLES: dict[str, tuple[str, ...]] = {
     "coursekit.exercises.check": ('check("q2.tp_calls", 1152)',),
     "coursekit.exercises.get_exercise": ('get_exercise("q2.tp_calls")',),
     "coursekit.exercises.show_solution": ('show_solution("q2.tp_calls")',),
+    "coursekit.exercises.input_help.input_hint": (
+        'input_hint(SyntaxError("invalid syntax", ("<cell>", 1, 10, "answer = 5.4%")), "answer = 5.4%")',
+        'input_hint(NameError("name \'B\' is not defined", name="B"), "answer = B")',
+    ),
+    "coursekit.exercises.input_help.install": ("install(None)",),
     "coursekit.figure_alt.describe_figure": (
         "from coursekit.plotting import new_figure",
         'describe_figure(new_figure(2, 2), lang="zh")',

@@ -65,6 +65,9 @@ def main(argv: list[str]) -> int:
     if len(argv) != 2 or argv[0] not in ("zh", "en"):
         print("usage: python tools/cheatsheet_pdf.py {zh,en} OUT.pdf", file=sys.stderr)
         return 2
+    out = Path(argv[1])
+    if not out.parent.is_dir():  # say so before Chromium runs, not as a traceback after it (fuzz pass 24)
+        return _refuse_path(FileNotFoundError(2, "No such file or directory", str(out.parent)))
     import jupyter_browser
     from playwright.sync_api import sync_playwright
 
@@ -74,9 +77,20 @@ def main(argv: list[str]) -> int:
             pdf = print_pdf(browser, argv[0])
         finally:
             browser.close()
-    Path(argv[1]).write_bytes(pdf)
+    try:
+        out.write_bytes(pdf)
+    except OSError as exc:
+        return _refuse_path(exc)
     print(f"{argv[1]}: {pdf_page_count(pdf)} page(s)")
     return 0
+
+
+def _refuse_path(exc: OSError) -> int:
+    """One line on stderr saying which path could not be written and why (in the course's language); status 1."""
+    from coursekit._cli import os_error_message
+
+    print(f"cheatsheet_pdf.py: {os_error_message(exc)}", file=sys.stderr)
+    return 1
 
 
 if __name__ == "__main__":

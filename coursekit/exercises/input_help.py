@@ -71,6 +71,8 @@ def chinese_numeral_value(text: str) -> int | None:
     [2, 16, 64, 184, 320, 1024, 200]
     >>> chinese_numeral_value("十十"), chinese_numeral_value("放得下"), chinese_numeral_value("")
     (None, None, None)
+    >>> [chinese_numeral_value(t) for t in ("零零", "十零", "一千零", "一千零零一", "一千零一", "一百零五")]
+    [None, None, None, None, 1001, 105]
 
     ``text`` must be a string (anything else is refused naming it, in the learner's language).
     """
@@ -80,10 +82,16 @@ def chinese_numeral_value(text: str) -> int | None:
     if not text or any(c not in _DIGITS and c not in _UNITS for c in text):
         return None
     total, digit, last_unit = 0, None, 10_000
-    for char in text:
+    for index, char in enumerate(text):
         if char in _DIGITS:
             if digit is not None and digit != 0:
                 return None  # two digits in a row ("六四")
+            if _DIGITS[char] == 0 and (
+                not total or digit is not None or index + 1 == len(text) or _DIGITS.get(text[index + 1], 0) == 0
+            ):
+                # 零 stands only for a place skipped between a unit and a digit ("一千零二十四"): never first, twice
+                # or last ("零零", "十零", "一千零" are no numerals; fuzz pass 24 read them as 0, 10 and 1000)
+                return None
             digit = _DIGITS[char]
         else:
             unit = _UNITS[char]
@@ -420,13 +428,16 @@ def input_hint(error: BaseException, line: str | None = None) -> str | None:
     if line is not None:
         check_instance("line", line, str)
     if isinstance(error, SyntaxError):
-        percent = _PERCENT_ANSWER.match(_fixed_line(error.text or line or ""))
+        # Python's own SyntaxError holds its line as a str or None; one built by hand may hold anything (bytes, an
+        # int), which raised AttributeError here (fuzz pass 24): only a str is read
+        text = error.text if isinstance(error.text, str) else None
+        percent = _PERCENT_ANSWER.match(_fixed_line(text or line or ""))
         if percent is not None:
             number = percent.group(1)
             fraction = str(Decimal(number) / 100)
             written = shown_str(number)  # a value in at most about 200 characters
             return tr("input_help.percent", line=error.lineno or 1, number=written, fraction=shown_str(fraction))
-        source = error.text or line or ""
+        source = text or line or ""
         if _EMPTY_ANSWER.match(source):  # answer = (the ... deleted, nothing typed in its place; review 24)
             return tr("input_help.empty", line=error.lineno or 1)
         worded = _number_with_words(source, error.lineno or 1)

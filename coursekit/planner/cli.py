@@ -31,7 +31,9 @@ from .._cli import (
     LANG_HELP,
     MAX_RESERVE_GIB,
     MAX_TOP,
+    NumberArg,
     argparse_language,
+    floored,
     number_arg,
     pre_language,
     write_json,
@@ -60,6 +62,7 @@ from ..specs import (
     MAX_PEAK_FLOPS,
     MAX_WORLD_SIZE,
     MIN_BANDWIDTH_BYTES_PER_S,
+    MIN_DEVICE_MEMORY_GIB,
     MIN_PEAK_FLOPS,
     MIN_SHARE,
     MOE_ONLY_FIELDS,
@@ -113,7 +116,12 @@ _LATENCY_US_BOUNDS: dict[str, float] = {"ge": 0, "le": MAX_LATENCY_S * 1e6}
 #: A custom cluster's flags: (flag, ClusterSpec field, name in messages, bounds). Bandwidths per GPU per direction.
 #: The bounds are ClusterSpec's, scaled to the flag's unit.
 CUSTOM_CLUSTER_FLAGS: tuple[tuple[str, str, str, dict[str, float]], ...] = (
-    ("gpu-memory-gib", "memory_per_device_gib", "gpu_memory_gib", {"gt": 0, "le": MAX_DEVICE_MEMORY_GIB}),
+    (
+        "gpu-memory-gib",
+        "memory_per_device_gib",
+        "gpu_memory_gib",
+        {"ge": MIN_DEVICE_MEMORY_GIB, "le": MAX_DEVICE_MEMORY_GIB},
+    ),
     ("peak-tflops", "peak_flops", "peak_tflops", _PEAK_TFLOPS_BOUNDS),
     ("peak-fp8-tflops", "peak_flops_fp8", "peak_fp8_tflops", _PEAK_TFLOPS_BOUNDS),
     ("hbm-gb-s", "memory_bandwidth_bytes_per_s", "hbm_gb_s", _LINK_BOUNDS),
@@ -218,6 +226,22 @@ CUSTOM_CLUSTER_UNITS: dict[str, Text] = {
     "intra-latency-us": Text(zh="微秒，3.4 微秒写 3.4", en="microseconds, 3.4 µs is 3.4"),
     "inter-latency-us": Text(zh="微秒，14 微秒写 14", en="microseconds, 14 µs is 14"),
 }
+#: Why a custom-cluster flag's floor is where it is: said after the refusal of a value below it (fuzz pass 24).
+CUSTOM_CLUSTER_FLOOR_REASONS: dict[str, Text] = {
+    "gpu-memory-gib": Text(
+        zh=f"{MIN_DEVICE_MEMORY_GIB:g} GiB 约为 1 MiB，比任何 GPU 的显存小几千倍，"
+        "课程里最小的 pcie-24g-8 每块也有 24 GiB；更小的数是单位写错了",
+        en=f"{MIN_DEVICE_MEMORY_GIB:g} GiB is about 1 MiB, thousands of times below any GPU's memory: the course's "
+        "smallest, pcie-24g-8, holds 24 GiB per GPU; a smaller figure is a unit slip",
+    ),
+}
+
+
+def _floored(arg: NumberArg, reason: Text | None) -> NumberArg:
+    """``arg`` with ``reason`` after a refusal below its floor (:func:`coursekit._cli.floored`), or as it is."""
+    return arg if reason is None else floored(arg, reason)
+
+
 #: The end of ``plan --help``: where the course teaches the command, and what the report says about units.
 PLAN_EPILOG: Text = Text(
     zh="课程里的讲解：第 9 课（决策工作台）的“你自己的模型和集群”一节，用同样的字段在笔记本里写 ModelSpec 和 "
@@ -426,8 +450,14 @@ def add_cluster_arguments(p: argparse.ArgumentParser, notes: Mapping[str, Text] 
         what = CUSTOM_CLUSTER_HELP[field_name].render() + ("" if note is None else note.render())
         p.add_argument(
             f"--{flag}",
-            type=number_arg(
-                int if flag in _INT_CLUSTER_FLAGS else float, unit_name, unit=CUSTOM_CLUSTER_UNITS.get(flag), **bounds
+            type=_floored(
+                number_arg(
+                    int if flag in _INT_CLUSTER_FLAGS else float,
+                    unit_name,
+                    unit=CUSTOM_CLUSTER_UNITS.get(flag),
+                    **bounds,
+                ),
+                CUSTOM_CLUSTER_FLOOR_REASONS.get(flag),
             ),
             default=None,
             help=tr("cli.help_custom", what=what),

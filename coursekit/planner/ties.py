@@ -360,13 +360,15 @@ def tie_row(
         check_choice("key", key, ("planner.tie_row", "planner.tie_row_catch_up"))
         check_bool("same_shapes", same_shapes)
     if not scenarios:
-        reason = Reason("leader", "planner.tie_leader", {"rank": rank, "label": label, "step_s": Seconds(step_s)})
+        reason = Reason(
+            "leader", "planner.tie_leader", {"rank": rank, "label": label, "step_s": Seconds._of_checked(step_s)}
+        )
         return TieRow(rank, index, label, step_s, 1.0, (), "", reason)
     assumption = scenarios[0] if scenarios[0] in UNSEPARATED else dict(SCENARIOS)[scenarios[0]]
     params = {
         "rank": rank,
         "label": label,
-        "step_s": Seconds(step_s),  # written as seconds_text does: "739 天" for an absurd cluster's step
+        "step_s": Seconds._of_checked(step_s),  # written as seconds_text does: "739 天" for an absurd cluster's step
         "ratio": step_s / leader_s,
         "scenario": _scenario_text(scenarios[0]),
         "measurement": _both(
