@@ -34,7 +34,6 @@ from __future__ import annotations
 import ast
 import importlib.util
 import re
-import shutil
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -46,6 +45,7 @@ from coursekit import i18n
 from coursekit.exercises import check
 from coursekit.exercises.input_help import input_hint
 from coursekit.units import share_text
+from tests.test_lesson_registry import _copy_project
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -197,14 +197,6 @@ def test_a_stated_part_changes_only_past_the_margin(estimate: float, stated: int
     times = _tool("lesson_times")
     assert times.KEEP_WITHIN_MIN == 5 / 2 + 1.0
     assert times.kept_min(estimate, stated) == kept
-
-
-def _copy_project(into: Path) -> Path:
-    for rel in ("README.md", "coursekit/lessons.json", "notebooks/src", "docs/instructor"):
-        source, target = ROOT / rel, into / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        (shutil.copytree if source.is_dir() else shutil.copy)(source, target)
-    return into
 
 
 HEADER_EN = re.compile(

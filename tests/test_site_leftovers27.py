@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
-from tests.site_build import in_browser, served, site
+from tests.site_build import in_browser, labels_on_pages, served, site
 from tests.test_site_leftovers26 import _LABELS, CJK
 
 __all__ = ["served", "site"]  # pytest finds the session fixtures through this module's names
@@ -47,27 +46,7 @@ EN_PAGES = (
 
 
 def test_an_english_pages_labels_are_english(site: Path, served: str) -> None:
-    def run(browser: Any) -> dict[str, list[list[str]]]:
-        page = browser.new_page(viewport={"width": 1280, "height": 720})
-        found: dict[str, list[list[str]]] = {}
-        for path in EN_PAGES:
-            page.goto(f"{served}/{path}", wait_until="load")
-            page.wait_for_timeout(500)
-            labels = page.evaluate(_EN_LABELS)
-            for button in page.locator(".article-header-buttons button, .navbar-header-items button").all():
-                if button.is_visible():
-                    button.hover()  # the theme's tooltips are made on hover
-                    page.wait_for_timeout(100)
-                    labels += page.evaluate(_EN_LABELS)
-            page.keyboard.press("Control+k")  # the search dialog
-            page.wait_for_timeout(300)
-            labels += page.evaluate(_EN_LABELS)
-            page.keyboard.press("Escape")
-            found[path] = labels
-        page.close()
-        return found
-
-    found = in_browser(run)
+    found = in_browser(lambda browser: labels_on_pages(browser, served, EN_PAGES, _EN_LABELS))
     assert all(found.values()) and len(found) == len(EN_PAGES)
     chinese = {path: sorted({label for _, label in labels if _chinese(label)}) for path, labels in found.items()}
     chinese = {path: labels for path, labels in chinese.items() if labels}

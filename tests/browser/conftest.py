@@ -54,6 +54,14 @@ def lab_server(browser: Any) -> Iterator[jupyter_browser.LabServer]:
     server.close()
 
 
+@pytest.fixture(scope="module")
+def zh_lab(browser: Any) -> Iterator[jupyter_browser.LabServer]:
+    """A JupyterLab server with its Chinese UI (as ``make lab`` starts it for the zh lessons), one per test module."""
+    server = jupyter_browser.LabServer(settings=jupyter_browser.make_lab_settings("zh"))
+    yield server
+    server.close()
+
+
 @pytest.fixture
 def open_lesson(browser: Any, lab_server: jupyter_browser.LabServer) -> Iterator[Any]:
     """Opens a lesson (``"zh/09_workbench.ipynb"``) in the session's JupyterLab at 1280 × 1000, runs it all (waiting

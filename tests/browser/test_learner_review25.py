@@ -13,11 +13,8 @@ at 1280 x 720 with 110 % zoom (see tests/test_learner_review25.py for the Python
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 import jupyter_browser
@@ -28,13 +25,6 @@ from tests.test_learner_review25 import zh_cn_label
 
 #: 1280 x 720 at 110 % zoom, as tests/browser/test_learner_review23.py measures it.
 LAPTOP: dict[str, Any] = {"viewport": (1164, 655), "device_scale_factor": 1.1}
-
-
-@pytest.fixture(scope="module")
-def zh_lab(browser: Any) -> Iterator[jupyter_browser.LabServer]:
-    server = jupyter_browser.LabServer(settings=jupyter_browser.make_lab_settings("zh"))
-    yield server
-    server.close()
 
 
 def _run_code_cells_through(lesson: jupyter_browser.LessonPage, last: int) -> None:

@@ -18,11 +18,8 @@ at 1280 x 720 with 110 % zoom (see tests/test_learner_review26.py for the Python
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 import jupyter_browser
@@ -30,13 +27,6 @@ import jupyter_browser
 from tests.browser.conftest import lesson_page, restart_kernel
 from tests.browser.test_learner_review24 import _cell_index, _type_first_line
 from tests.browser.test_learner_review25 import LAPTOP, _run_code_cells_through
-
-
-@pytest.fixture(scope="module")
-def zh_lab(browser: Any) -> Iterator[jupyter_browser.LabServer]:
-    server = jupyter_browser.LabServer(settings=jupyter_browser.make_lab_settings("zh"))
-    yield server
-    server.close()
 
 
 def test_lesson_4_exercises_typed_as_a_newcomer(zh_lab: jupyter_browser.LabServer, browser: Any) -> None:

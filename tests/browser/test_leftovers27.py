@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,13 +31,6 @@ from tests.browser.test_learner_review25 import LAPTOP
 
 EXERCISE = 'check("eff.best_change", answer)'
 HELP = ".coursekit-input-help"
-
-
-@pytest.fixture(scope="module")
-def zh_lab(browser: Any) -> Iterator[jupyter_browser.LabServer]:
-    server = jupyter_browser.LabServer(settings=jupyter_browser.make_lab_settings("zh"))
-    yield server
-    server.close()
 
 
 def test_lesson_7s_exercise_typed_with_four_slips(zh_lab: jupyter_browser.LabServer, browser: Any) -> None:

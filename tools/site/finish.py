@@ -86,7 +86,15 @@ THEME_TEXTS: tuple[Text, ...] = (
 #: The navigation's section captions (build_site.py's toctrees), which a Chinese page shows in Chinese only: the other
 #: course's caption, and the Chinese half of a caption that names both languages ("参考 / Reference").
 CAPTIONS_ZH: Mapping[str, str] = MappingProxyType(
-    {"English course": "英文课程", "参考 / Reference": "参考", "教师指南 / Instructor guide": "教师指南"}
+    {
+        "English course": "英文课程",
+        "参考 / Reference": "参考",
+        "教师指南 / Instructor guide": "教师指南",
+        # the English page's captions (CAPTIONS_EN), as the Chinese search page, made from search.html, has them
+        "Chinese course": "中文课程",
+        "Reference": "参考",
+        "Instructor guide": "教师指南",
+    }
 )
 #: The same captions on an English page (and the bilingual home and glossary pages, which Sphinx writes in English):
 #: the Chinese course's caption, and the English half of a caption that names both languages (leftovers 27).
