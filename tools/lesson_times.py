@@ -158,6 +158,8 @@ def course_answers(lesson: int) -> int | None:
 
 def main() -> int:
     sys.path.insert(0, str(ROOT))
+    from lesson_registry import stated_minutes  # the registry imports this module: read its rule when run
+
     from coursekit.lessons import LESSONS
 
     total = 0
@@ -165,8 +167,10 @@ def main() -> int:
     for entry in LESSONS:
         path = ROOT / "notebooks" / "en" / f"{entry.stem}.ipynb"
         result = estimate(path, course_answers(entry.number))
-        total += result.total_min
-        print(f"{path.name:32s} {result.teaching_min:5d} min {result.exercise_min:6d} min {result.total_min:4d} min")
+        stated = stated_minutes((ROOT / "notebooks" / "src" / f"{entry.stem}.py").read_text(encoding="utf-8"))
+        teaching, exercises = result.kept(None if stated is None else (stated.teaching, stated.exercises))
+        total += teaching + exercises
+        print(f"{path.name:32s} {teaching:5d} min {exercises:6d} min {teaching + exercises:4d} min")
     print(f"{'course':32s} {'':20s}{total:4d} min ({total / 60:.1f} h)")
     return 0
 
