@@ -39,11 +39,12 @@ TEST_STAMP := $(VENV)/.stamp-$(subst $(strip ,),-,$(TEST_EXTRAS))
 SITE_STAMP := $(VENV)/.stamp-course-site
 PIP := $(PY) -m pip --disable-pip-version-check
 
-.PHONY: lab test lint typecheck unit notebooks notebooks-build bench site lite cheatsheet clean help
+.PHONY: lab test test-lessons lint typecheck unit notebooks notebooks-build bench site lite cheatsheet clean help
 
 help:
 	@echo "make lab     open the course in JupyterLab (COURSE_LANG=zh|en, HOST, PORT)"
-	@echo "make test    run every test (lint, types, unit, property, doctest, notebooks, browser)"
+	@echo "make test    run every test (lint, types, unit, property, doctest, notebooks, browser; about 60 min on 2 cores)"
+	@echo "make test-lessons  run the lessons of one language (COURSE_LANG=zh|en) under nbval: the check before class"
 	@echo "make bench   measure import, notebook and widget timings, the planner's search and explain, and the website build"
 	@echo "make site    build the bilingual course website into build/site (executes every lesson)"
 	@echo "make lite    build the course as a JupyterLite site into build/lite (PYODIDE_DIR=a Pyodide distribution)"
@@ -96,6 +97,12 @@ notebooks-build: $(TEST_STAMP)
 
 test: lint typecheck $(TEST_STAMP)
 	$(PY) -m pytest tests coursekit notebooks/zh notebooks/en \
+		--nbval-lax --nbval-current-env --nbval-cell-timeout=300 -p no:cacheprovider
+
+# Before class: every lesson of one language runs without an error (make test runs the whole suite, about an hour).
+test-lessons: $(TEST_STAMP)
+	@case "$(COURSE_LANG)" in zh|en) ;; *) echo "COURSE_LANG must be zh or en, not '$(COURSE_LANG)'"; exit 2;; esac
+	$(PY) -m pytest notebooks/$(COURSE_LANG) \
 		--nbval-lax --nbval-current-env --nbval-cell-timeout=300 -p no:cacheprovider
 
 bench: $(TEST_STAMP)

@@ -148,6 +148,13 @@ def nonzero(value: Any, spec: str) -> str:
 
     >>> nonzero(0.04, ".0f"), nonzero(12.34, ".0f"), nonzero(0.0004, ".0%"), nonzero(0.0, ".3f"), nonzero(5e-324, ".1f")
     ('0.04', '12', '0.04%', '0.000', '4.9e-324')
+
+    A percentage is a share of a whole, so the same holds at the other end: a value below 1 that the spec would show
+    as all of it ("100%", as 0.997 of a 312 TFLOP/s peak rounds) gets the decimals that tell it from 100 %; past
+    :data:`MAX_EXTRA_DECIMALS` more it is written rounded down, so it still reads below 100 %. Exactly 1 is "100%".
+
+    >>> nonzero(0.997, ".0%"), nonzero(0.99996, ".0%"), nonzero(1 - 1e-12, ".0%"), nonzero(1.0, ".0%")
+    ('99.7%', '99.996%', '99.9999%', '100%')
     """
     text = format(value, spec)
     match = _FIXED_SPEC.fullmatch(spec)
@@ -158,10 +165,19 @@ def nonzero(value: Any, spec: str) -> str:
         or not isinstance(plain, numbers.Real)
         or not math.isfinite(plain)
         or plain == 0
-        or re.search("[1-9]", text)
     ):
         return text
     head, decimals, kind = match["head"], int(match["decimals"]), match["kind"]
+    share = float(plain)
+    if kind == "%" and 0 < share < 1 and text == format(1, spec):  # a share below the whole reads "100%"
+        for more in range(decimals + 1, decimals + MAX_EXTRA_DECIMALS + 1):
+            text = format(share, f"{head}.{more}{kind}")
+            if text != format(1, f"{head}.{more}{kind}"):
+                return text
+        places = decimals + MAX_EXTRA_DECIMALS
+        return format(math.floor(share * 10 ** (places + 2)) / 10**places, f"{head}.{places}f") + "%"
+    if re.search("[1-9]", text):
+        return text
     for more in range(decimals + 1, decimals + MAX_EXTRA_DECIMALS + 1):
         text = format(plain, f"{head}.{more}{kind}")
         if re.search("[1-9]", text):

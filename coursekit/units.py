@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 
 from ._validate import check_int, check_items, check_number, finite_result, learner_functions
-from .i18n import Text, register, shown_repr, tr
+from .i18n import MAX_EXTRA_DECIMALS, Text, nonzero, register, shown_repr, tr
 
 __all__ = [
     "DURATION_PLAIN_RANGE",
@@ -155,14 +155,16 @@ def telling_digits(value: float, other: float = 0.0) -> int:
     return digits
 
 
-#: Most decimals :func:`share_text` gives a percentage.
-MAX_SHARE_DECIMALS: int = 3
+#: Most decimals :func:`share_text` gives a percentage (the one rule for a nonzero value that would read "0%" or a
+#: value below the whole that would read "100%": :func:`coursekit.i18n.nonzero`).
+MAX_SHARE_DECIMALS: int = MAX_EXTRA_DECIMALS
 
 
 def share_text(share: float) -> str:
     """``share`` (a fraction of a whole, 0 to 1) as a percentage with no decimals, or as few more as keep a share
     strictly between 0 and 1 from reading "0%" or "100%": 0.997 of the peak is "99.7%", never "100%" beside a
-    figure below the peak. At most :data:`MAX_SHARE_DECIMALS` decimals.
+    figure below the peak. At most :data:`MAX_SHARE_DECIMALS` decimals; a share closer still to 0 is written in
+    e-notation, one closer still to 1 rounded down (both never read as 0 % or 100 %).
 
     >>> share_text(0.5), share_text(0.997), share_text(1.0), share_text(0.0), share_text(0.0004)
     ('50%', '99.7%', '100%', '0%', '0.04%')
@@ -177,23 +179,7 @@ def share_text(share: float) -> str:
 def _share_text(value: float) -> str:
     """:func:`share_text` of a share a formula computed (a widget's): floating-point noise past 0 or 1 (a roofline
     share of 1.0000000000000002) is read as 0 or 1."""
-    value = min(max(value, 0.0), 1.0)
-    decimals = 0
-    while (
-        decimals < MAX_SHARE_DECIMALS
-        and 0 < value < 1
-        and f"{value:.{decimals}%}"
-        in (
-            f"{0:.{decimals}%}",
-            f"{1:.{decimals}%}",
-        )
-    ):
-        decimals += 1
-    text = f"{value:.{decimals}%}"
-    if 0 < value < 1 and text in (f"{0:.{decimals}%}", f"{1:.{decimals}%}"):
-        # past MAX_SHARE_DECIMALS a share of 5e-324 still read "0.000%" (fuzz pass 24): say which side of it it lies
-        return f"<{10**-decimals:.{decimals}f}%" if value < 0.5 else f">{100 - 10**-decimals:.{decimals}f}%"
-    return text
+    return nonzero(min(max(value, 0.0), 1.0), ".0%")
 
 
 def _adding_up_places(parts: Sequence[float], low: int, high: int) -> int:

@@ -115,6 +115,31 @@ def evaluate_on_pages(
     return found
 
 
+def labels_on_pages(browser: Any, base: str, paths: tuple[str, ...], script: str) -> dict[str, list[list[str]]]:
+    """What ``script`` (a reading of a page's labels: ``[kind, text]`` pairs) finds on each page of ``paths`` (served
+    at ``base``) at 1280 x 720: as loaded, after hovering each visible header button (the theme makes its tooltips
+    on hover) and with the search dialog open (Ctrl+K). The loop the site's language tests share
+    (test_site_leftovers26.py, test_site_leftovers27.py)."""
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    found: dict[str, list[list[str]]] = {}
+    for path in paths:
+        page.goto(f"{base}/{path}", wait_until="load")
+        page.wait_for_timeout(500)
+        labels = page.evaluate(script)
+        for button in page.locator(".article-header-buttons button, .navbar-header-items button").all():
+            if button.is_visible():
+                button.hover()
+                page.wait_for_timeout(100)
+                labels += page.evaluate(script)
+        page.keyboard.press("Control+k")
+        page.wait_for_timeout(300)
+        labels += page.evaluate(script)
+        page.keyboard.press("Escape")
+        found[path] = labels
+    page.close()
+    return found
+
+
 def run_search(page: Any, base: str, search_page: str, query: str) -> None:
     """Open ``search_page`` (``search.html``, ``search-zh.html``) at ``base`` for ``query`` in ``page`` and wait until
     the search has finished: the summary stays empty until then (the count, or that no page matched, in the search

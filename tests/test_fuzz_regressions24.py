@@ -22,7 +22,8 @@ Found and fixed:
    days and 5e-324 s as 324 characters of nanoseconds; outside ``DURATION_PLAIN_RANGE`` (a thousandth of a unit to
    10^6 of it) they now write three significant figures in e-notation.
 4. ``coursekit.units.share_text`` ("never 0% or 100% for a share strictly between") wrote 5e-324 as "0.000%" once its
-   three decimals ran out; it now writes "<0.001%" (and ">99.999%" just under 1).
+   three decimals ran out; it now writes a share near 0 in e-notation and one near 1 rounded down (the one rule of
+   ``coursekit.i18n.nonzero``, merged from leftovers 27; first written here as "<0.001%").
 5. ``coursekit.units.Seconds`` took NaN (written "0.0 ms"), a negative time ("0.0 ms"), a string ("0.1" read as a
    number) and an infinity (``OverflowError`` when formatted). It now takes a finite number of seconds >= 0, refused
    by name in the learner's language; the planner's tie lines build theirs through ``Seconds._of_checked``.
@@ -253,9 +254,11 @@ def test_durations_outside_the_plain_range_are_three_figures_in_e_notation(lang:
 
 
 def test_a_share_strictly_between_0_and_1_never_reads_as_either() -> None:
-    assert share_text(5e-324) == "<0.001%"
-    assert share_text(1e-9) == "<0.001%"
-    assert share_text(1 - 1e-12) == ">99.999%"
+    # the one rule (coursekit.i18n.nonzero, leftovers 27): past MAX_SHARE_DECIMALS decimals a share near 0 is written
+    # in e-notation with two significant digits (5e-324 is 4.94e-322 %), one near 1 rounded down to the last decimal
+    assert share_text(5e-324) == "4.9e-322%"
+    assert share_text(1e-9) == "1e-07%"
+    assert share_text(1 - 1e-12) == "99.9999%"
     assert share_text(0.00001) == "0.001%"  # 0.001% exactly: the last decimal shows it
     assert share_text(0.0) == "0%" and share_text(1.0) == "100%"
 

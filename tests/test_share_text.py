@@ -38,9 +38,11 @@ def test_a_share_strictly_inside_never_reads_as_none_or_all(share: float, text: 
 
 
 def test_decimals_stop_at_the_stated_most() -> None:
-    assert MAX_SHARE_DECIMALS == 3
-    # three decimals at most; a share they cannot show says which side of the last decimal it lies (fuzz pass 24)
-    assert share_text(1e-9) == "<0.001%"
+    # the stated rule (leftovers 27): at most MAX_SHARE_DECIMALS decimals, then a share near 0 in e-notation with two
+    # significant digits (1e-9 is 1e-7 %) and one near 1 rounded down, so neither reads "0%" nor "100%"
+    assert MAX_SHARE_DECIMALS == 4
+    assert share_text(1e-9) == "1e-07%"
+    assert share_text(1 - 1e-9) == "99.9999%"
 
 
 @pytest.mark.parametrize(("value", "error"), [(1.5, ValueError), (-0.1, ValueError), (float("nan"), ValueError),

@@ -21,7 +21,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from tests.site_build import in_browser, run_search, served, site
+from tests.site_build import in_browser, labels_on_pages, run_search, served, site
 
 __all__ = ["served", "site"]  # pytest finds the session fixtures through this module's names
 
@@ -76,27 +76,7 @@ def _english(label: str) -> list[str]:
 
 
 def test_a_chinese_pages_labels_are_chinese(site: Path, served: str) -> None:
-    def run(browser: Any) -> dict[str, list[list[str]]]:
-        page = browser.new_page(viewport={"width": 1280, "height": 720})
-        found: dict[str, list[list[str]]] = {}
-        for path in ZH_PAGES:
-            page.goto(f"{served}/{path}", wait_until="load")
-            page.wait_for_timeout(500)
-            labels = page.evaluate(_LABELS)
-            for button in page.locator(".article-header-buttons button, .navbar-header-items button").all():
-                if button.is_visible():
-                    button.hover()  # the theme's tooltips are made on hover
-                    page.wait_for_timeout(100)
-                    labels += page.evaluate(_LABELS)
-            page.keyboard.press("Control+k")  # the search dialog
-            page.wait_for_timeout(300)
-            labels += page.evaluate(_LABELS)
-            page.keyboard.press("Escape")
-            found[path] = labels
-        page.close()
-        return found
-
-    found = in_browser(run)
+    found = in_browser(lambda browser: labels_on_pages(browser, served, ZH_PAGES, _LABELS))
     assert all(found.values()) and len(found) == len(ZH_PAGES)
     english = {path: sorted({label for _, label in labels if _english(label)}) for path, labels in found.items()}
     english = {path: labels for path, labels in english.items() if labels}

@@ -8,6 +8,12 @@ restart in the middle of a lesson (review 26). Before, the lessons installed it 
 
 ``make`` (the course stamp) and ``binder/postBuild`` run this; ``python tools/install_kernel.py --print`` shows the
 kernel spec's command line without installing anything.
+
+A platform whose kernel the course does not install (ModelScope's notebooks run the image's own ``python3`` kernel)
+loads the extension through IPython's profile instead: ``python tools/install_kernel.py --startup`` writes a startup
+file (:data:`STARTUP_NAME`) into the profile's ``startup`` folder, which IPython runs in every kernel it starts, the
+platform's too, before any cell (leftovers 27). The file loads the extension only where ``coursekit`` is installed,
+so another environment's kernel starts as before.
 """
 
 from __future__ import annotations
@@ -47,11 +53,51 @@ def install(prefix: str = sys.prefix) -> Path:
     return spec
 
 
+#: The startup file :func:`install_startup` writes (IPython runs a profile's startup files in name order).
+STARTUP_NAME = "50-coursekit-input-help.py"
+#: Its text: load the extension in a kernel whose environment has coursekit; leave no name in the learner's namespace.
+STARTUP_TEXT = f"""\
+# The course's line of help under an error Python raised before check() saw the answer, in every IPython kernel
+# (written by coursekit's tools/install_kernel.py --startup; delete this file to stop it).
+def _coursekit_input_help() -> None:
+    import importlib.util
+
+    if importlib.util.find_spec("coursekit") is not None:
+        get_ipython().extension_manager.load_extension("{EXTENSION}")  # noqa: F821 (IPython's startup namespace)
+
+
+_coursekit_input_help()
+del _coursekit_input_help
+"""
+
+
+def install_startup(ipython_dir: str | Path | None = None) -> Path:
+    """Write :data:`STARTUP_TEXT` into the default profile's startup folder under ``ipython_dir`` (IPython's own
+    folder, ``IPYTHONDIR`` or ``~/.ipython``, by default); return the file."""
+    if ipython_dir is None:
+        from IPython.paths import get_ipython_dir
+
+        ipython_dir = get_ipython_dir()
+    startup = Path(ipython_dir) / "profile_default" / "startup"
+    startup.mkdir(parents=True, exist_ok=True)
+    path = startup / STARTUP_NAME
+    path.write_text(STARTUP_TEXT, encoding="utf-8")
+    return path
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--prefix", default=sys.prefix, help="the environment to install into (default: this one)")
     parser.add_argument("--print", action="store_true", help="print the command line and install nothing")
+    parser.add_argument(
+        "--startup",
+        action="store_true",
+        help="load the extension from IPython's profile in every kernel (a platform's own kernel, e.g. ModelScope's)",
+    )
     args = parser.parse_args(argv)
+    if args.startup:
+        print(f"installed {install_startup()}")
+        return 0
     if args.print:
         print(" ".join(with_extension([sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"])))
         return 0

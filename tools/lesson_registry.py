@@ -62,6 +62,13 @@ GUIDE_TIME = {
     "en": re.compile(r"(\*\*Time:\*\* about )\d+( min = [^+\n]+? )\d+( min \+ [^\n]+? )\d+( min)"),
 }
 
+#: A guide's timing-table row for the exercise part alone (``| 10. Exercises and self-check | 15 | ... |``): its
+#: minutes are the time line's exercise minutes, written from the same estimate (a guide may have no such row).
+EXERCISE_ROW = {
+    "zh": re.compile(r"^(\| [0-9.\-（）() ]+练习与自检 \| )\d+( \|)", re.M),
+    "en": re.compile(r"^(\| [0-9.\-() ]+Exercises and self-check \| )\d+( \|)", re.M),
+}
+
 
 #: The tables' column headings and the separators the rows use.
 README_HEADER = (Text(zh="课", en="Lesson"), Text(zh="主题", en="Topic"), Text(zh="时间", en="Time"))
@@ -181,6 +188,8 @@ TIMES_TEXT = Text(
         "每个代码单元格 {code} 分钟、每道练习 {exercise} 分钟（同一单元格里的后续答案各 {extra} 分钟）、"
         "每个小部件 {widget} 分钟、每道自检题 {question} 分钟，总和再乘 {factor}——"
         "这个系数用唯一的实测校准：一位自学者在拆分前的第 5 课上用了 {low}-{high} 分钟。误差约 ±{percent}%。"
+        "讲解与练习两部分各取整到 {step} 分钟；已写出的时间在估计偏离它不超过 {keep} 分钟"
+        "（取整步长的一半再加 {margin} 分钟）时保持不变，免得多一个词、少一个词就让时间在两个数之间跳动。"
         "上表各课合计约 {hours} 小时（{total} 分钟{optional}）。"
     ),
     en=(
@@ -188,7 +197,10 @@ TIMES_TEXT = Text(
         "per minute, {code} min per code cell, {exercise} min per exercise ({extra} min per further answer in the "
         "same cell), {widget} min per widget, {question} min per self-check question, the sum times {factor}, a "
         "factor calibrated on the one measurement we have: a self-learner took {low}-{high} min on lesson 5 before "
-        "it was split. Expect ±{percent} %. The lessons above add up to about {hours} hours ({total} min{optional})."
+        "it was split. Expect ±{percent} %. Teaching and exercises are each rounded to {step} min; a time already "
+        "stated is kept while the estimate stays within {keep} min of it (half the step plus {margin} min), so that "
+        "one word more or less does not flip it. The lessons above add up to about {hours} hours "
+        "({total} min{optional})."
     ),
 )
 
@@ -205,7 +217,8 @@ def times_paragraph(lessons: Sequence[Lesson], times: dict[int, Minutes], lang: 
         words=_number(lt.WORDS_PER_MIN), code=_number(lt.CODE_CELL_MIN), exercise=_number(lt.EXERCISE_CELL_MIN),
         extra=_number(lt.EXTRA_ANSWER_MIN), widget=_number(lt.WIDGET_MIN), question=_number(lt.SELF_CHECK_MIN),
         factor=_number(lt.CALIBRATION), low=low, high=high, percent=_number(lt.UNCERTAINTY * 100),
-        hours=round(total / 60), total=total, optional=optional,
+        hours=round(total / 60), total=total, optional=optional, step=lt.ROUND_TO_MIN,
+        keep=_number(lt.KEEP_WITHIN_MIN), margin=_number(lt.HYSTERESIS_MIN),
     )  # fmt: skip
 
 
@@ -267,15 +280,17 @@ def _course_answers(number: int) -> int | None:
     return lesson_times.course_answers(number)
 
 
-def estimate(text: str, entry: Lesson) -> Minutes:
-    """The content estimate of a lesson source's English notebook (built in memory)."""
+def estimate(text: str, entry: Lesson, stated: Minutes | None = None) -> Minutes:
+    """The content estimate of a lesson source's English notebook (built in memory); ``stated``, the time the source
+    stated before, is kept while the estimate stays near it (:func:`lesson_times.kept_min`)."""
     from build_notebooks import build_notebook
 
     notebook = build_notebook(
         text, f"{SRC_DIR / entry.stem}.py", "en", repo="owner/name"
     )  # Colab's cell is not counted
     found = lesson_times.estimate_cells(entry.stem, notebook.cells, _course_answers(entry.number))
-    return Minutes(found.teaching_min, found.exercise_min)
+    teaching, exercises = found.kept(None if stated is None else (stated.teaching, stated.exercises))
+    return Minutes(teaching, exercises)
 
 
 def lessons_at(root: Path) -> tuple[Lesson, ...]:
@@ -291,10 +306,11 @@ def _settled_sources(root: Path, lessons: Sequence[Lesson]) -> tuple[dict[int, s
         if not path.is_file():
             raise RegistryError(f"{REGISTRY}: lesson {entry.number} has no source {SRC_DIR / entry.stem}.py")
         raw[entry.number] = path.read_text(encoding="utf-8")
-    times = {n: stated_minutes(text) or Minutes(0, 0) for n, text in raw.items()}
+    recorded = {n: stated_minutes(text) for n, text in raw.items()}
+    times = {n: stated or Minutes(0, 0) for n, stated in recorded.items()}
     for _ in range(4):
         texts = {e.number: render_source(raw[e.number], e, lessons, times) for e in lessons}
-        estimated = {e.number: estimate(texts[e.number], e) for e in lessons}
+        estimated = {e.number: estimate(texts[e.number], e, recorded[e.number]) for e in lessons}
         if estimated == times:
             return texts, times
         times = estimated
@@ -319,7 +335,9 @@ def _generated_docs(root: Path, lessons: Sequence[Lesson], times: dict[int, Minu
                     f"{REGISTRY}: lesson {entry.number} has no instructor page {page.relative_to(root)}"
                 )
             where = str(page.relative_to(root))
-            files[page] = _set_times(GUIDE_TIME[lang], page.read_text(encoding="utf-8"), times[entry.number], where)
+            text = _set_times(GUIDE_TIME[lang], page.read_text(encoding="utf-8"), times[entry.number], where)
+            exercises = times[entry.number].exercises
+            files[page] = EXERCISE_ROW[lang].sub(lambda m, n=exercises: f"{m.group(1)}{n}{m.group(2)}", text)
     return files
 
 

@@ -21,6 +21,11 @@ The raw sum is multiplied by :data:`CALIBRATION`, fitted to the one measurement 
 course at about 6.4 h against the 6.5-7.5 h that learner reported, so the estimates are low rather than high; treat
 them as +-20 %. Teaching time (reading, cells, widgets) and exercise time (exercises, self-check) are each rounded to
 5 min, and the total is their sum.
+
+A time already stated in a lesson's header is kept while the estimate stays within half the rounding step plus
+:data:`HYSTERESIS_MIN` of it (:func:`kept_min`): an estimate sitting on a rounding edge (57.7 min against the 57.5
+between 55 and 60) would otherwise flip the stated minutes, and every table that shows them, with one word more or
+less. A new lesson, or an estimate that moved further, is rounded to the nearest 5 min as before.
 """
 
 from __future__ import annotations
@@ -44,6 +49,12 @@ CALIBRATION: float = 1.3
 CALIBRATION_MEASURED_MIN: tuple[int, int] = (80, 95)
 #: How far a stated time may be off (a fraction, +-).
 UNCERTAINTY: float = 0.2
+#: Minutes each part of a stated time is rounded to.
+ROUND_TO_MIN: int = 5
+#: How much further than half of :data:`ROUND_TO_MIN` an estimate must move from a stated time to change it.
+HYSTERESIS_MIN: float = 1.0
+#: An estimate within this many minutes of a part's stated time keeps it (2.5 + 1 = 3.5 min).
+KEEP_WITHIN_MIN: float = ROUND_TO_MIN / 2 + HYSTERESIS_MIN
 
 _WORD = re.compile(r"[A-Za-z0-9']+")
 _CHECK_ID = re.compile(r'check\(f?"([^"]+)"')
@@ -69,9 +80,37 @@ class LessonTime:
     def total_min(self) -> int:
         return self.teaching_min + self.exercise_min
 
+    def kept(self, stated: tuple[int, int] | None) -> tuple[int, int]:
+        """(teaching, exercise) minutes to state, given the (teaching, exercise) minutes stated so far (None for a
+        lesson that states none): each part by :func:`kept_min`."""
+        if stated is None:
+            return self.teaching_min, self.exercise_min
+        return (
+            kept_min(self.raw_teaching_min * CALIBRATION, stated[0]),
+            kept_min(self.raw_exercise_min * CALIBRATION, stated[1]),
+        )
+
 
 def _round5(minutes: float) -> int:
-    return max(5, 5 * round(minutes / 5))
+    return max(ROUND_TO_MIN, ROUND_TO_MIN * round(minutes / ROUND_TO_MIN))
+
+
+def kept_min(estimate_min: float, stated_min: int | None) -> int:
+    """The minutes to state for a part whose calibrated estimate is ``estimate_min``: ``stated_min`` (the figure
+    stated so far) while the estimate lies within :data:`KEEP_WITHIN_MIN` of it and it is a whole step of
+    :data:`ROUND_TO_MIN`, else the estimate rounded to the nearest step.
+
+    >>> kept_min(57.7, 60), kept_min(57.3, 60), kept_min(56.4, 60), kept_min(57.7, None), kept_min(57.7, 55)
+    (60, 60, 55, 60, 55)
+    """
+    if (
+        stated_min is not None
+        and stated_min >= ROUND_TO_MIN
+        and stated_min % ROUND_TO_MIN == 0
+        and abs(estimate_min - stated_min) <= KEEP_WITHIN_MIN
+    ):
+        return stated_min
+    return _round5(estimate_min)
 
 
 def estimate(notebook: Path, answers_per_lesson: int | None = None) -> LessonTime:
@@ -119,6 +158,8 @@ def course_answers(lesson: int) -> int | None:
 
 def main() -> int:
     sys.path.insert(0, str(ROOT))
+    from lesson_registry import stated_minutes  # the registry imports this module: read its rule when run
+
     from coursekit.lessons import LESSONS
 
     total = 0
@@ -126,8 +167,10 @@ def main() -> int:
     for entry in LESSONS:
         path = ROOT / "notebooks" / "en" / f"{entry.stem}.ipynb"
         result = estimate(path, course_answers(entry.number))
-        total += result.total_min
-        print(f"{path.name:32s} {result.teaching_min:5d} min {result.exercise_min:6d} min {result.total_min:4d} min")
+        stated = stated_minutes((ROOT / "notebooks" / "src" / f"{entry.stem}.py").read_text(encoding="utf-8"))
+        teaching, exercises = result.kept(None if stated is None else (stated.teaching, stated.exercises))
+        total += teaching + exercises
+        print(f"{path.name:32s} {teaching:5d} min {exercises:6d} min {teaching + exercises:4d} min")
     print(f"{'course':32s} {'':20s}{total:4d} min ({total / 60:.1f} h)")
     return 0
 

@@ -354,6 +354,12 @@ _register_messages(
             "may be a decimal point or a thousands comma: Python's decimal point is a full stop '.', and a number "
             "takes no thousands commas. For a decimal write {decimal}; for a whole number write {number}.",
         },
+        "exercises.option_with_note": {
+            "zh": "{name} = {value!r}：这是选项 {option!r} 连同题目里写在它旁边的说明。答案只写选项本身："
+            "{name} = {option!r}",
+            "en": "{name} = {value!r}: this is the option {option!r} together with the description the question "
+            "gives it. Write the option alone: {name} = {option!r}",
+        },
         "exercises.none_as_string": {
             "zh": "answer = None：Python 的 None 在这里表示“没作答”。"
             "选项 'none' 要写成带引号的字符串：answer = 'none'。",
@@ -1029,13 +1035,37 @@ def _normalized(exercise: Exercise, answer: Any) -> Any:
     return exercise.normalize(answer) if exercise.normalize is not None else answer
 
 
+#: An option copied with the description the question gives it: ``'mb2（微批次改成 2）'``, ``'tp16 (TP to 16)'``,
+#: ``'cp2: CP to 2'`` (after NFKC, the full-width parenthesis is ``(``)
+_OPTION_WITH_NOTE = re.compile(
+    r"^(?P<option>[^\s(:：]+)(?:\s*\((?P<note>.*)\)?|\s*[:：]\s*(?P<after>.+)|\s+-\s+(?P<dash>.+))$", re.S
+)
+
+
+def _described_option(exercise: Exercise, value: Any) -> str | None:
+    """The option ``value`` starts with when the rest is the description the question lists beside it
+    (``'mb2(微批次改成 2)'`` is the option ``'mb2'``), else None."""
+    if not isinstance(value, str):
+        return None
+    found = _OPTION_WITH_NOTE.match(value)
+    if found is None or not (found.group("note") or found.group("after") or found.group("dash")):
+        return None
+    option = found.group("option")
+    normalized = exercise.normalize(option) if exercise.normalize is not None else option
+    return normalized if normalized in exercise.choices else None
+
+
 def _choice(exercise: Exercise, name: str, answer: Any) -> Any:
     """``answer`` as the option it names (after the exercise's normalization); a refusal quotes the answer as the
-    learner wrote it, not as normalized (``'both'``, not ``'BOTH'``)."""
+    learner wrote it, not as normalized (``'both'``, not ``'BOTH'``). An option copied with its description
+    (``'mb2（微批次改成 2）'``) is refused with the line that writes the option alone."""
     value = _normalized(exercise, answer)
     try:
         return check_choice(name, value, exercise.choices)
     except ValueError:
+        option = _described_option(exercise, value)
+        if option is not None:
+            raise ValueError(tr("exercises.option_with_note", name=name, value=answer, option=option)) from None
         if value is answer:
             raise
         check_choice(name, answer, exercise.choices)  # raises, quoting the answer as written

@@ -254,6 +254,33 @@ _register_messages(
             "en": "In Python ^ is not a power but bitwise XOR: the 2^30 and 10^9 of the lessons' text are written "
             "2**30 and 10**9 (or 1e9) in code. The line fixed: {fixed}",
         },
+        "input_help.or_words": {"zh": "{first} 还是 {last}", "en": "{first} or {last}"},
+        "input_help.list_separator": {"zh": "、", "en": ", "},
+        "input_help.spaced_numbers": {
+            "zh": "第 {line} 行等号右边是几个用空格隔开的数（{items}）：Python 不知道你要的是哪一个，这一行有歧义——"
+            "是 {readings}？答案只写一个数，数里不留空格；按题目要的那一个重写这一行。",
+            "en": "Line {line} has several numbers separated by spaces after its equals sign ({items}): Python cannot "
+            "tell which one you mean, so the line is ambiguous: {readings}? An answer is one number with no spaces "
+            "inside; type the line again with the one the question asks for.",
+        },
+        "input_help.word_before_number": {
+            "zh": "第 {line} 行的数前面有文字 '{word}'：Python 的数不带文字（它把 {word} 读成一个名字，"
+            "名字后面紧跟一个数就是语法错误）。只写数：{fixed}",
+            "en": "Line {line} has the word '{word}' before its number: Python numbers take no words (it reads {word} "
+            "as a name, and a name followed by a number is a syntax error). Write the number alone: {fixed}",
+        },
+        "input_help.number_with_note": {
+            "zh": "第 {line} 行的数后面跟着括号里的说明（{note}）：Python 把数后面的括号读成函数调用，"
+            "括号里的说明也不是 Python。答案只写一个数：{fixed}",
+            "en": "Line {line} follows its number with a note in parentheses ({note}): Python reads parentheses after "
+            "a number as a function call, and the note is not Python either. Write one number alone: {fixed}",
+        },
+        "input_help.option_with_note": {
+            "zh": "第 {line} 行把选项和题目里写在它旁边的说明（{note}）一起抄了进来：答案只写选项本身，"
+            "并加上引号：{fixed}",
+            "en": "Line {line} copies the option together with the description the question gives it ({note}): "
+            "write the option alone, in quotes: {fixed}",
+        },
         "input_help.undefined": {
             "zh": "Python 找不到名字 '{name}'（NameError）：它在本课前面的单元格里定义或导入。"
             "先从本课开头依次运行前面的单元格（{menu}），再运行这一格；"
@@ -308,6 +335,63 @@ _LETTER_X = re.compile(r"(?<=[\d)])\s*[xX]\s*(?=[\d.(])")
 _UNCLOSED_QUOTE = re.compile(r"^(?P<lead>\s*answer\s*=\s*)(?P<quote>['\"])(?P<text>[^'\"#]*?)\s*$")
 #: ``answer = [5 7]``: numbers in square brackets separated by spaces only
 _SPACED_LIST = re.compile(r"^(?P<lead>\s*answer\s*=\s*)\[\s*(?P<items>[-+]?[\d.]+(?:\s+[-+]?[\d.]+)+)\s*\]\s*$")
+
+
+_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+#: ``answer = 5 7``: two or more numbers with only spaces between them (5, 7 or 57?)
+_SPACED_NUMBERS = re.compile(rf"^(?P<lead>\s*answer\s*=\s*)(?P<items>{_NUMBER}(?:\s+{_NUMBER})+)\s*(?:#.*)?$")
+#: ``answer = rank 1``: a word, then a number (the words for "about" are :data:`_NUMBER_WITH_WORDS`')
+_WORD_BEFORE_NUMBER = re.compile(
+    rf"^(?P<lead>\s*answer\s*=\s*)(?P<word>[^\W\d]\w*)\s+(?P<number>{_NUMBER})\s*(?:#.*)?$"
+)
+#: ``answer = 0.16（16%）``: a number, then a note in parentheses (a line retyped in half-width characters first)
+_NUMBER_WITH_NOTE = re.compile(rf"^(?P<lead>\s*answer\s*=\s*)(?P<number>{_NUMBER})\s*\((?P<note>[^()]*)\)\s*(?:#.*)?$")
+#: ``answer = mb2（微批次改成 2）`` / ``answer = 'mb2'（微批次改成 2）``: an option copied with its description
+_OPTION_WITH_NOTE = re.compile(
+    r"^(?P<lead>\s*answer\s*=\s*)(?P<quote>['\"]?)(?P<option>[A-Za-z_][\w-]*)(?P=quote)\s*\((?P<note>[^()]*)\)\s*"
+    r"(?:#.*)?$"
+)
+#: Python's TypeError for a number followed by parentheses (``answer = 0.16 (16)``): a call of a number
+_NUMBER_CALLED = re.compile(r"'(?:int|float)' object is not callable")
+
+
+def _ambiguous_readings(items: list[str]) -> list[str]:
+    """The answers ``answer = 5 7`` may have meant: each number, and the digits run together when every one is a
+    plain whole number (57; ``1 024`` is 1024 with a space for a thousands separator).
+
+    >>> _ambiguous_readings(["5", "7"]), _ambiguous_readings(["0.16", "16"])
+    (['5', '7', '57'], ['0.16', '16'])
+    """
+    readings = list(dict.fromkeys(items))
+    if all(item.isdigit() for item in items):
+        readings.append(str(int("".join(items))))
+    return readings
+
+
+def _slip_before_check(source: str, line: int) -> str | None:
+    """The hint for an ``answer = ...`` line that writes more than one value or a value with words around it
+    (``answer = 5 7``, ``answer = rank 1``, ``answer = 0.16（16%）``, ``answer = mb2（微批次改成 2）``), else None."""
+    text = _fixed_line(source)
+    spaced = _SPACED_NUMBERS.match(text)
+    if spaced is not None:
+        items = spaced.group("items").split()
+        lead = spaced.group("lead").strip()
+        readings = [f"{lead} {reading}" for reading in _ambiguous_readings(items)]
+        joined = tr("input_help.or_words", first=tr("input_help.list_separator").join(readings[:-1]), last=readings[-1])
+        return tr("input_help.spaced_numbers", line=line, items=shown_str(" ".join(items)), readings=shown_str(joined))
+    worded = _WORD_BEFORE_NUMBER.match(text)
+    if worded is not None and worded.group("word") not in ("lambda", "not", "await", "yield"):
+        fixed = worded.group("lead").strip() + " " + worded.group("number")
+        return tr("input_help.word_before_number", line=line, word=shown_str(worded.group("word")), fixed=fixed)
+    noted = _NUMBER_WITH_NOTE.match(text)
+    if noted is not None:
+        fixed = noted.group("lead").strip() + " " + noted.group("number")
+        return tr("input_help.number_with_note", line=line, note=shown_str(noted.group("note").strip()), fixed=fixed)
+    option = _OPTION_WITH_NOTE.match(text)
+    if option is not None and ("（" in source or not option.group("note").isascii()):
+        fixed = f"{option.group('lead').strip()} {option.group('option')!r}"
+        return tr("input_help.option_with_note", line=line, note=shown_str(option.group("note").strip()), fixed=fixed)
+    return None
 
 
 def _superscripts_as_powers(line: str) -> str:
@@ -453,6 +537,9 @@ def input_hint(error: BaseException, line: str | None = None) -> str | None:
                 fixed=shown_str(fixed.strip()),
             )
         line_number = error.lineno or 1
+        several = _slip_before_check(source, line_number)
+        if several is not None:
+            return several
         spaced = _SPACED_LIST.match(source)
         if spaced is not None:  # answer = [5 7]: the commas between the items left out
             fixed = spaced.group("lead") + "[" + ", ".join(spaced.group("items").split()) + "]"
@@ -503,6 +590,10 @@ def input_hint(error: BaseException, line: str | None = None) -> str | None:
             return tr(key, line=error.lineno or 1, char=comma.group(2), fixed=retyped)
         retyped = shown_str(_fixed_line(source))  # a line is quoted in at most about 200 characters, as every value
         return tr("input_help.full_width", line=error.lineno or 1, char=match.group(1), fixed=retyped)
+    if isinstance(error, TypeError) and line is not None and _NUMBER_CALLED.search(str(error)):
+        noted = _slip_before_check(line.split("#", 1)[0], _error_line(error))  # answer = 0.16 (16): a number called
+        if noted is not None:
+            return noted
     if isinstance(error, TypeError) and line is not None and _CARET_ERROR.search(str(error)) and "^" in line:
         # answer = 24 * 2^30 / 10^9: the lessons write powers as 2^30; in Python ^ is XOR (review 25)
         code = line.split("#", 1)[0].strip()

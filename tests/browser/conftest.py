@@ -54,6 +54,14 @@ def lab_server(browser: Any) -> Iterator[jupyter_browser.LabServer]:
     server.close()
 
 
+@pytest.fixture(scope="module")
+def zh_lab(browser: Any) -> Iterator[jupyter_browser.LabServer]:
+    """A JupyterLab server with its Chinese UI (as ``make lab`` starts it for the zh lessons), one per test module."""
+    server = jupyter_browser.LabServer(settings=jupyter_browser.make_lab_settings("zh"))
+    yield server
+    server.close()
+
+
 @pytest.fixture
 def open_lesson(browser: Any, lab_server: jupyter_browser.LabServer) -> Iterator[Any]:
     """Opens a lesson (``"zh/09_workbench.ipynb"``) in the session's JupyterLab at 1280 × 1000, runs it all (waiting
@@ -136,3 +144,43 @@ def scratch_notebook(browser: Any, folder: Path, sources: list[str]) -> Iterator
     finally:
         page.close()
         server.close()
+
+
+@contextmanager
+def lesson_page(
+    browser: Any, server: jupyter_browser.LabServer, notebook: str, *, run_all_s: float | None = None, **options: Any
+) -> Iterator[jupyter_browser.LessonPage]:
+    """``notebook`` opened in ``server``'s JupyterLab (``options``: the LessonPage's viewport, zoom ...), run all first
+    when ``run_all_s`` is given (waiting that long; no cell may fail), and closed after the ``with`` block however it
+    ends: the try/finally each browser test wrote out again."""
+    lesson = jupyter_browser.LessonPage(browser, server, notebook, **options)
+    try:
+        if run_all_s is not None:
+            state = lesson.run_all(timeout_s=run_all_s)
+            assert state["errors"] == [], f"{notebook}: {state['errors']}"
+        yield lesson
+    finally:
+        lesson.close()
+
+
+@contextmanager
+def running_lab(**options: Any) -> Iterator[jupyter_browser.LabServer]:
+    """A JupyterLab server of its own (``options``: the LabServer's, e.g. ``settings``), started in the environment
+    as it is now (a test's ``JUPYTER_PATH``, ``IPYTHONDIR``) and stopped after the ``with`` block."""
+    server = jupyter_browser.LabServer(**options)
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+def restart_kernel(page: Any, *, timeout_ms: int = 120_000) -> None:
+    """Restart the kernel of the notebook open in ``page`` (JupyterLab's Kernel → Restart Kernel) and wait until the
+    new kernel is idle."""
+    page.evaluate(
+        "async () => { await window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.restart(); }"
+    )
+    page.wait_for_function(
+        "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status === 'idle'",
+        timeout=timeout_ms,
+    )

@@ -38,7 +38,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import change_and_wait, choose, press, widget_message, write_notebook
+from .conftest import change_and_wait, choose, lesson_page, press, running_lab, widget_message, write_notebook
 from .test_instructor_review24 import PROJECTED, WIDGETS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
@@ -539,9 +539,10 @@ def test_guide0_replayed(browser: Any) -> None:
 
     en = _guide("en", "00")
     assert "120.00 GB = **111.76 GiB**" in en and "| **25.77** GB" in en and "| 22.35 (divided instead" in en
-    server = jupyter_browser.LabServer(settings=jupyter_browser.make_lab_settings("en"))
-    lesson = jupyter_browser.LessonPage(browser, server, "en/00_index.ipynb", **PROJECTED)
-    try:
+    with (
+        running_lab(settings=jupyter_browser.make_lab_settings("en")) as server,
+        lesson_page(browser, server, "en/00_index.ipynb", **PROJECTED) as lesson,
+    ):
         lesson.page.evaluate("() => window.jupyterapp.shell.collapseLeft()")
         state = lesson.run_all(timeout_s=300)
         assert state["errors"] == [], state["errors"]
@@ -557,6 +558,3 @@ def test_guide0_replayed(browser: Any) -> None:
         assert right.startswith("Correct"), right
         slip = _type_first_line(lesson, index, "answer = 22.35")
         assert not slip.startswith("Correct") and "divided" in slip.lower(), slip
-    finally:
-        lesson.close()
-        server.close()

@@ -13,27 +13,18 @@ at 1280 x 720 with 110 % zoom (see tests/test_learner_review25.py for the Python
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 import jupyter_browser
 
+from tests.browser.conftest import lesson_page
 from tests.browser.test_learner_review24 import _cell_index, _type_first_line
 from tests.test_learner_review25 import zh_cn_label
 
 #: 1280 x 720 at 110 % zoom, as tests/browser/test_learner_review23.py measures it.
 LAPTOP: dict[str, Any] = {"viewport": (1164, 655), "device_scale_factor": 1.1}
-
-
-@pytest.fixture(scope="module")
-def zh_lab(browser: Any) -> Iterator[jupyter_browser.LabServer]:
-    server = jupyter_browser.LabServer(settings=jupyter_browser.make_lab_settings("zh"))
-    yield server
-    server.close()
 
 
 def _run_code_cells_through(lesson: jupyter_browser.LessonPage, last: int) -> None:
@@ -47,8 +38,7 @@ def _run_code_cells_through(lesson: jupyter_browser.LessonPage, last: int) -> No
 
 def test_lesson_0_names_the_menu_of_the_chinese_ui(zh_lab: jupyter_browser.LabServer, browser: Any) -> None:
     menu_name, item = zh_cn_label("Run"), zh_cn_label("Run All Above Selected Cell")
-    lesson = jupyter_browser.LessonPage(browser, zh_lab, "zh/00_index.ipynb", **LAPTOP)
-    try:
+    with lesson_page(browser, zh_lab, "zh/00_index.ipynb", **LAPTOP) as lesson:
         page = lesson.page
         # the menu as JupyterLab shows it
         page.locator(".lm-MenuBar-item", has_text=menu_name).first.click()
@@ -73,13 +63,10 @@ def test_lesson_0_names_the_menu_of_the_chinese_ui(zh_lab: jupyter_browser.LabSe
         # all whole numbers: no error, 2^30 is 28; check() reads the cell's line and says so
         silent = _type_first_line(lesson, index, "answer = 2^30")
         assert silent.startswith("还不对。") and "按位异或" in silent and "answer = 2**30" in silent
-    finally:
-        lesson.close()
 
 
 def test_lesson_9_top_0_report_and_a_two_digit_growth(zh_lab: jupyter_browser.LabServer, browser: Any) -> None:
-    lesson = jupyter_browser.LessonPage(browser, zh_lab, "zh/09_workbench.ipynb", **LAPTOP)
-    try:
+    with lesson_page(browser, zh_lab, "zh/09_workbench.ipynb", **LAPTOP) as lesson:
         page = lesson.page
         report = _cell_index(page, "print(result.report(top=0))")
         _run_code_cells_through(lesson, report - 1)
@@ -92,5 +79,3 @@ def test_lesson_9_top_0_report_and_a_two_digit_growth(zh_lab: jupyter_browser.La
         typed = _type_first_line(lesson, exercise, "answer = 2.9")
         assert typed.startswith("还不对。") and "这是以百分数写的增长" in typed
         assert _type_first_line(lesson, exercise, "answer = 1.03").startswith("正确。")
-    finally:
-        lesson.close()

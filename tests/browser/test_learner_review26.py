@@ -18,32 +18,20 @@ at 1280 x 720 with 110 % zoom (see tests/test_learner_review26.py for the Python
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 import jupyter_browser
 
+from tests.browser.conftest import lesson_page, restart_kernel
 from tests.browser.test_learner_review24 import _cell_index, _type_first_line
 from tests.browser.test_learner_review25 import LAPTOP, _run_code_cells_through
 
 
-@pytest.fixture(scope="module")
-def zh_lab(browser: Any) -> Iterator[jupyter_browser.LabServer]:
-    server = jupyter_browser.LabServer(settings=jupyter_browser.make_lab_settings("zh"))
-    yield server
-    server.close()
-
-
 def test_lesson_4_exercises_typed_as_a_newcomer(zh_lab: jupyter_browser.LabServer, browser: Any) -> None:
-    lesson = jupyter_browser.LessonPage(browser, zh_lab, "zh/04_composition.ipynb", **LAPTOP)
-    try:
+    with lesson_page(browser, zh_lab, "zh/04_composition.ipynb", run_all_s=300, **LAPTOP) as lesson:
         page = lesson.page
-        state = lesson.run_all(timeout_s=300)
-        assert state["errors"] == [], state["errors"]
         # 4.1: the list typed as text
         dp_group = _cell_index(page, 'check("q4.dp_group", answer)')
         listed = _type_first_line(lesson, dp_group, "answer = '5,7'")
@@ -66,13 +54,10 @@ def test_lesson_4_exercises_typed_as_a_newcomer(zh_lab: jupyter_browser.LabServe
         crosses = _cell_index(page, 'check("q4.tp_crosses", answer)')
         one = _type_first_line(lesson, crosses, "answer = [True]")
         assert one.startswith("无法检查。") and "去掉方括号，写成 answer = True。" in one
-    finally:
-        lesson.close()
 
 
 def test_lesson_6_a_fraction_in_quotes(zh_lab: jupyter_browser.LabServer, browser: Any) -> None:
-    lesson = jupyter_browser.LessonPage(browser, zh_lab, "zh/06_pipeline_scaling.ipynb", **LAPTOP)
-    try:
+    with lesson_page(browser, zh_lab, "zh/06_pipeline_scaling.ipynb", **LAPTOP) as lesson:
         page = lesson.page
         bubble = _cell_index(page, 'check("pipeline.bubble_p4_m16", answer)')
         _run_code_cells_through(lesson, bubble - 1)
@@ -80,16 +65,11 @@ def test_lesson_6_a_fraction_in_quotes(zh_lab: jupyter_browser.LabServer, browse
         assert quoted.startswith("无法检查。") and "写成 answer = 3/19，Python 会算出它的值" in quoted
         assert "而不是 str" not in quoted
         assert _type_first_line(lesson, bubble, "answer = 3/19").startswith("正确。")
-    finally:
-        lesson.close()
 
 
 def test_lesson_8_busbw_lines_and_a_one_item_list(zh_lab: jupyter_browser.LabServer, browser: Any) -> None:
-    lesson = jupyter_browser.LessonPage(browser, zh_lab, "zh/08_lab.ipynb", **LAPTOP)
-    try:
+    with lesson_page(browser, zh_lab, "zh/08_lab.ipynb", run_all_s=600, **LAPTOP) as lesson:
         page = lesson.page
-        state = lesson.run_all(timeout_s=600)
-        assert state["errors"] == [], state["errors"]
         structural = _cell_index(page, "NVLINK_H100_BYTES_PER_S = ")
         shown = page.evaluate(
             """(i) => window.jupyterapp.shell.currentWidget.content.widgets[i].node
@@ -127,25 +107,14 @@ def test_lesson_8_busbw_lines_and_a_one_item_list(zh_lab: jupyter_browser.LabSer
         slow = _cell_index(page, 'check("lab.slow_rank", answer)')
         one = _type_first_line(lesson, slow, "answer = [1]")
         assert one.startswith("无法检查。") and "只有一项的列表 (list)" in one and "写成 answer = 1。" in one
-    finally:
-        lesson.close()
 
 
 def test_lesson_10_help_after_a_kernel_restart(zh_lab: jupyter_browser.LabServer, browser: Any) -> None:
-    lesson = jupyter_browser.LessonPage(browser, zh_lab, "zh/10_serving.ipynb", **LAPTOP)
-    try:
+    with lesson_page(browser, zh_lab, "zh/10_serving.ipynb", **LAPTOP) as lesson:
         page = lesson.page
         _run_code_cells_through(lesson, 7)  # the first sections, as a learner reads them
-        page.evaluate(
-            "async () => { await window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.restart(); }"
-        )
-        page.wait_for_function(
-            "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status === 'idle'",
-            timeout=120_000,
-        )
+        restart_kernel(page)
         widget = _cell_index(page, "widget = ServingWidget()")
         shown = lesson.run_cell(widget, timeout_ms=120_000)
         assert "NameError" in shown and "Python 找不到名字 'ServingWidget'（NameError）" in shown
         assert "先从本课开头依次运行前面的单元格" in shown and "重启内核 (kernel) 之后也要这样做" in shown
-    finally:
-        lesson.close()

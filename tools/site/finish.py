@@ -7,7 +7,7 @@ Run by :func:`build_site.build` after Sphinx, on the HTML it wrote:
 * the theme's Font Awesome script (1.56 MB, every icon there is) gives way to the few icons the pages use,
   inlined as SVG taken from that same script;
 * Chinese pages get the theme's labels (search, colour mode, previous/next ...) and the navigation's captions in
-  Chinese;
+  Chinese; English pages get the navigation's captions in English (the Chinese course's caption was "中文课程");
 * a lesson's navigation lines are marked, so that search snippets and the search's page text leave them out;
 * code blocks lose the highlighting spans that change nothing: a token class the theme's Pygments stylesheet
   paints in the code block's own colour, and in nothing else, in every colour mode (names, punctuation, white
@@ -86,9 +86,33 @@ THEME_TEXTS: tuple[Text, ...] = (
 #: The navigation's section captions (build_site.py's toctrees), which a Chinese page shows in Chinese only: the other
 #: course's caption, and the Chinese half of a caption that names both languages ("参考 / Reference").
 CAPTIONS_ZH: Mapping[str, str] = MappingProxyType(
-    {"English course": "英文课程", "参考 / Reference": "参考", "教师指南 / Instructor guide": "教师指南"}
+    {
+        "English course": "英文课程",
+        "参考 / Reference": "参考",
+        "教师指南 / Instructor guide": "教师指南",
+        # the English page's captions (CAPTIONS_EN), as the Chinese search page, made from search.html, has them
+        "Chinese course": "中文课程",
+        "Reference": "参考",
+        "Instructor guide": "教师指南",
+    }
+)
+#: The same captions on an English page (and the bilingual home and glossary pages, which Sphinx writes in English):
+#: the Chinese course's caption, and the English half of a caption that names both languages (leftovers 27).
+CAPTIONS_EN: Mapping[str, str] = MappingProxyType(
+    {"中文课程": "Chinese course", "参考 / Reference": "Reference", "教师指南 / Instructor guide": "Instructor guide"}
 )
 _CAPTION = re.compile(r'(<span class="caption-text">)([^<]*)(</span>)')
+
+
+def english_captions(text: str) -> str:
+    """An English page's navigation captions in English only (:data:`CAPTIONS_EN`).
+
+    >>> english_captions('<p class="caption"><span class="caption-text">中文课程</span></p>')
+    '<p class="caption"><span class="caption-text">Chinese course</span></p>'
+    """
+    return _CAPTION.sub(lambda m: m.group(1) + CAPTIONS_EN.get(m.group(2), m.group(2)) + m.group(3), text)
+
+
 #: The footer's line (conf.py's ``copyright``, as the theme writes it), which a Chinese page shows in Chinese.
 COPYRIGHT = Text(
     zh="© 版权所有：coursekit 作者；课程文字采用 CC BY 4.0 许可，代码采用 MIT 许可。",
@@ -712,6 +736,8 @@ def finish(out: Path, cache: Path, notebooks: Path | None = None, docs: Path | N
         if (html_language(text) or "").startswith("zh"):
             text = search_in_language(localize(text))
             localized += 1
+        else:
+            text = english_captions(text)
         page.write_text(text, encoding="utf-8")
     searches = search_pages(out)
     search_data_bytes = write_search_page_data(out) if searches else 0
