@@ -169,7 +169,7 @@ def share_text(share: float) -> str:
     >>> share_text(0.5), share_text(0.997), share_text(1.0), share_text(0.0), share_text(0.0004)
     ('50%', '99.7%', '100%', '0%', '0.04%')
     >>> share_text(1e-9), share_text(1 - 1e-9)  # closer to 0 or 1 than the last decimal shows
-    ('<0.001%', '>99.999%')
+    ('1e-07%', '99.9999%')
 
     A finite real number from 0 to 1 (a bool, a string, NaN, an infinity or a value outside is refused naming it).
     """
