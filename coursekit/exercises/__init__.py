@@ -232,6 +232,12 @@ _register_messages(
             "zh": "答案应当是由 {choices} 中的选项组成的集合，例如 {{{example!r}}}。",
             "en": "The answer should be a set of options from {choices}, e.g. {{{example!r}}}.",
         },
+        "exercises.quoted_choice_set": {
+            "zh": "answer = {value!r} 带着引号，是一段文字（字符串），不是集合：去掉外面的引号，"
+            "给每个选项各加一对引号，放进花括号、用半角逗号隔开，写成 answer = {literal}。",
+            "en": "answer = {value!r} is in quotes, so it is text (a string), not a set: drop the outer quotes, put "
+            "each option in quotes of its own, and write them in braces separated by commas: answer = {literal}.",
+        },
         "exercises.expect_sequence": {
             "zh": "答案应当是列表或元组（list / tuple），按题目要求的顺序写出各项，而不是 {type}（{value!r}）。",
             "en": "The answer should be a list or tuple, its items in the order the question asks for; not of type "
@@ -1042,6 +1048,31 @@ def _choice(exercise: Exercise, name: str, answer: Any) -> Any:
         raise
 
 
+#: What separates the options of a set typed as text: commas (also full-width), the enumeration comma, "和", "and",
+#: semicolons, slashes and spaces; brackets and quotes around it or its items are dropped.
+_OPTION_SEPARATORS = re.compile(r"\s*(?:[,，、;；/]|\band\b|和)\s*|\s+")
+
+
+def _options_in_text(exercise: Exercise, answer: Any) -> list[str] | None:
+    """The options of a choice-set exercise that the text ``answer`` lists (``'TP, EP'``, ``'{TP、EP}'``,
+    ``'TP 和 EP'``), in the exercise's order and spelling; None when ``answer`` is no text or any part of it is no
+    option."""
+    if not isinstance(answer, str):
+        return None
+    text = unicodedata.normalize("NFKC", answer).strip().rstrip("。.").strip()
+    text = text.strip("{}[]()").strip()
+    parts = [part.strip("'\"‘’“”") for part in _OPTION_SEPARATORS.split(text) if part.strip("'\"‘’“” ")]
+    if not parts:
+        return None
+    picked: set[Any] = set()
+    for part in parts:
+        try:
+            picked.add(_choice(exercise, "answer", part))
+        except (TypeError, ValueError):
+            return None
+    return [option for option in exercise.choices if option in picked]
+
+
 def _significant_digits(value: float) -> int:
     """Significant digits of ``value`` as Python writes it (shortest repr; ``1200`` and ``1200.0`` count 2)."""
     text = repr(abs(float(value))).lower()
@@ -1449,6 +1480,10 @@ def _judge(exercise: Exercise, answer: Any, expected: Any) -> bool:
     if exercise.kind == "choice":
         if isinstance(expected, (frozenset, set)):
             if not isinstance(answer, (set, frozenset, list, tuple)):
+                options = _options_in_text(exercise, answer)
+                if options is not None:  # answer = 'TP, EP': the set typed as text, shown as one (review 27)
+                    literal = "{" + ", ".join(repr(option) for option in options) + "}"
+                    raise TypeError(tr("exercises.quoted_choice_set", value=answer, literal=literal))
                 raise TypeError(
                     tr("exercises.expect_choice_set", choices=", ".join(exercise.choices), example=exercise.choices[0])
                 )

@@ -236,9 +236,9 @@ _register_messages(
             "one after. The line fixed: {fixed}",
         },
         "input_help.list_comma": {
-            "zh": "第 {line} 行方括号里的各项之间缺少逗号：列表的各项用半角逗号隔开。改好的一行：{fixed}",
-            "en": "Line {line} has no commas between the items in its square brackets: a list separates its items "
-            "with commas. The line fixed: {fixed}",
+            "zh": "第 {line} 行括号里的各项之间缺少逗号：列表、元组和集合的各项都用半角逗号隔开。改好的一行：{fixed}",
+            "en": "Line {line} has no commas between the items in its brackets: a list, a tuple or a set separates "
+            "its items with commas. The line fixed: {fixed}",
         },
         "input_help.caret_power": {
             "zh": "Python 里 ^ 不是乘方，而是按位异或 (XOR)：课程正文写的 2^30、10^9 在代码里要写成 2**30、10**9"
@@ -299,7 +299,13 @@ _LETTER_X = re.compile(r"(?<=[\d)])\s*[xX]\s*(?=[\d.(])")
 #: ``answer = 'Y`` / ``answer = "mb2``: a text with its opening quote only
 _UNCLOSED_QUOTE = re.compile(r"^(?P<lead>\s*answer\s*=\s*)(?P<quote>['\"])(?P<text>[^'\"#]*?)\s*$")
 #: ``answer = [5 7]``: numbers in square brackets separated by spaces only
-_SPACED_LIST = re.compile(r"^(?P<lead>\s*answer\s*=\s*)\[\s*(?P<items>[-+]?[\d.]+(?:\s+[-+]?[\d.]+)+)\s*\]\s*$")
+#: ``answer = [5 7]``, ``answer = (1 2 4 8 16)`` (exercise 3.3's tuple) or ``answer = {'TP' 'EP'}``: items without
+#: the commas between them (two quoted strings side by side are one string to Python, so that set is not refused
+#: but becomes ``{'TPEP'}``; only numbers reach the SyntaxError)
+_SPACED_LIST = re.compile(
+    r"^(?P<lead>\s*answer\s*=\s*)(?P<open>[\[({])\s*(?P<items>[-+]?[\d.]+(?:\s+[-+]?[\d.]+)+)\s*(?P<close>[\])}])\s*$"
+)
+_BRACKET_PAIRS = {"[": "]", "(": ")", "{": "}"}
 
 
 def _superscripts_as_powers(line: str) -> str:
@@ -380,6 +386,11 @@ def _quoted_option(code: str, name: str) -> str | None:
     >>> _quoted_option("answer = {'TP', EP}", "EP"), _quoted_option("answer = f(x, EP)", "EP")
     ("answer = {'TP', 'EP'}", None)
 
+    Every bare option of a set, list or tuple is quoted at once (Python names only the first it meets):
+
+    >>> _quoted_option("answer = {TP, EP, PP}", "TP")
+    "answer = {'TP', 'EP', 'PP'}"
+
     An option with hyphens written without quotes is a subtraction to Python (``answer = fsdp2-zero2`` is
     ``fsdp2 - zero2``); the whole option goes in quotes:
 
@@ -395,17 +406,23 @@ def _quoted_option(code: str, name: str) -> str | None:
         return None
     if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Assign):
         return None
+    # every option written out without quotes, not only the first one Python stopped at: answer = {TP, EP} is
+    # shown as {'TP', 'EP'}, or the learner fixes TP and meets the same NameError for EP (review 27)
+    bare: list[ast.Name] = []
     stack: list[ast.expr] = [tree.body[0].value]
     while stack:
         node = stack.pop()
-        if isinstance(node, ast.Name) and node.id == name:
-            # ast's offsets count UTF-8 bytes
-            raw = code.encode("utf-8")
-            start, end = node.col_offset, node.end_col_offset or node.col_offset
-            return (raw[:start] + repr(name).encode("utf-8") + raw[end:]).decode("utf-8")
-        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
-            stack.extend(reversed(node.elts))
-    return None
+        if isinstance(node, ast.Name):
+            bare.append(node)
+        elif isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+            stack.extend(node.elts)
+    if not any(item.id == name for item in bare):
+        return None
+    raw = code.encode("utf-8")  # ast's offsets count UTF-8 bytes
+    for item in sorted(bare, key=lambda node: node.col_offset, reverse=True):
+        start, end = item.col_offset, item.end_col_offset or item.col_offset
+        raw = raw[:start] + repr(item.id).encode("utf-8") + raw[end:]
+    return raw.decode("utf-8")
 
 
 def input_hint(error: BaseException, line: str | None = None) -> str | None:
@@ -443,8 +460,10 @@ def input_hint(error: BaseException, line: str | None = None) -> str | None:
             )
         line_number = error.lineno or 1
         spaced = _SPACED_LIST.match(source)
-        if spaced is not None:  # answer = [5 7]: the commas between the items left out
-            fixed = spaced.group("lead") + "[" + ", ".join(spaced.group("items").split()) + "]"
+        if spaced is not None and _BRACKET_PAIRS[spaced.group("open")] == spaced.group("close"):
+            # answer = [5 7] or (1 2 4 8 16): the commas between the items left out (review 27: tuples and sets)
+            items = ", ".join(spaced.group("items").split())
+            fixed = spaced.group("lead") + spaced.group("open") + items + spaced.group("close")
             return tr("input_help.list_comma", line=line_number, fixed=shown_str(fixed.strip()))
         unclosed = _UNCLOSED_QUOTE.match(source.rstrip("\n"))
         if unclosed is not None and "unterminated string" in str(error.msg or ""):  # answer = 'Y

@@ -1,0 +1,231 @@
+"""What the Chinese self-learner of review 27 met in lessons 1, 2, 3, 5 and 9 (JupyterLab's Chinese UI, 1280 x 720
+at 110 %), fixed.
+
+1. Exercise 3.3 ("用从小到大的元组作答，如 (1, 2)") typed without commas, ``answer = (1 2 4 8 16)``, stopped at
+   Python's English "SyntaxError: invalid syntax. Perhaps you forgot a comma?" with no line of help: review 26 gave
+   one to a list in square brackets (``[5 7]``) only. A tuple or a set written so now gets the same line, with the
+   brackets the learner typed (``answer = (1, 2, 4, 8, 16)``).
+2. Exercise 3.2's set typed without quotes, ``answer = {TP, EP, PP, Replica}``: the NameError's line of help quoted
+   the first name only (``answer = {'TP', EP, PP, Replica}``), so the learner ran it and met the same NameError for
+   EP, then PP, then Replica. Every bare option of the set, list or tuple is now quoted at once.
+3. Exercise 3.2's set typed as text (``answer = 'TP, EP'``, ``'TP、EP'``, ``'{TP, EP}'``) was told "答案应当是由 ...
+   中的选项组成的集合，例如 {'DP'}" and not how to write the set it meant; the refusal now shows it
+   (``answer = {'TP', 'EP'}``), when every part is an option.
+4. Exercise 2.1 (10 µs × 25 GiB/s = 0.256 MiB) answered 0.25, the GiB turned into MiB with 1000 instead of 1024, got
+   the truncation hint ("多写一位有效数字再试"); the learner then wrote 0.250 and got the same hint again. The answer
+   off by exactly 1.024 now gets a hint naming 1024 against 1000 first, and rounding second (0.25 is both).
+5. Exercise 2.2 ("哪一本由时延主导？回答 "A" 或 "B"") answered as the lesson names the ledgers, ``'账本 B'``,
+   ``'B 账本'``, ``'B 本'`` or ``'ledger B'``, was refused with "必须是 'A', 'B' 之一"; the ledger word is now read
+   around the letter, as lesson 8's "运行 Y" since review 26.
+
+6. Lesson 2's listing of each strategy's traffic per step (section 5, under the table exercise 2.4's button shows)
+   printed code names alone, "ZeRO-3   all_gather      x  288", though the lesson says its tables name each
+   collective in Chinese beside the code name, and a learner new to communication meets all_gather, send_recv and
+   all_to_all here first (review 26 fixed the same in lesson 8's busbw lines). Each line now reads
+   "ZeRO-3   全收集（all_gather），每步 288 次".
+
+tests/browser/test_learner_review27.py shows 1 to 6 in Chromium.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from coursekit.communication import COLLECTIVE_NAMES, strategy_traffic
+from coursekit.exercises import check, get_exercise
+from coursekit.exercises.input_help import input_hint
+from coursekit.units import GIB_BYTES, MIB_BYTES
+from tests.test_learner_review16 import en, zh  # noqa: F401  (the language fixtures)
+from tests.test_learner_review26 import _name_error, _syntax_error
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# -- 1. a tuple or a set without commas ----------------------------------------------------------------------------
+
+
+@pytest.mark.usefixtures("zh")
+@pytest.mark.parametrize(
+    ("line", "fixed"),
+    [
+        ("answer = (1 2 4 8 16)", "answer = (1, 2, 4, 8, 16)"),
+        ("answer = {1 2 4 8 16}", "answer = {1, 2, 4, 8, 16}"),
+        ("answer = [5 7]", "answer = [5, 7]"),  # review 26's list keeps its line
+    ],
+)
+def test_items_without_commas_get_the_line_fixed(line: str, fixed: str) -> None:
+    hint = input_hint(_syntax_error(line), line)
+    assert hint is not None and "括号里的各项之间缺少逗号" in hint and hint.endswith(f"改好的一行：{fixed}")
+    scope: dict[str, object] = {}
+    exec(fixed, scope)  # the line shown runs
+
+
+@pytest.mark.usefixtures("zh")
+def test_exercise_3_3_written_as_the_fixed_line_is_right() -> None:
+    # 64 sequences, micro-batch 4: dp x 4 x accumulation = 64 needs dp to divide 16 (lesson 3's stated rule)
+    assert get_exercise("q3.dp_degrees").expected_value() == (1, 2, 4, 8, 16)
+    scope: dict[str, object] = {}
+    exec("answer = (1, 2, 4, 8, 16)", scope)
+    assert check("q3.dp_degrees", scope["answer"]).correct
+
+
+@pytest.mark.usefixtures("zh")
+def test_mismatched_brackets_get_no_invented_line() -> None:
+    line = "answer = (1 2 4 8 16]"
+    assert input_hint(_syntax_error(line), line) is None
+
+
+@pytest.mark.usefixtures("en")
+def test_items_without_commas_in_english() -> None:
+    line = "answer = (1 2 4 8 16)"
+    hint = input_hint(_syntax_error(line), line)
+    assert hint is not None and "a list, a tuple or a set separates its items with commas" in hint
+    assert hint.endswith("The line fixed: answer = (1, 2, 4, 8, 16)")
+
+
+# -- 2. every bare option of a set quoted at once --------------------------------------------------------------------
+
+
+@pytest.mark.usefixtures("zh")
+@pytest.mark.parametrize(
+    ("line", "fixed"),
+    [
+        ("answer = {TP, EP, PP, Replica}", "answer = {'TP', 'EP', 'PP', 'Replica'}"),
+        ("answer = [TP, EP]", "answer = ['TP', 'EP']"),
+        ("answer = {'TP', EP}", "answer = {'TP', 'EP'}"),
+    ],
+)
+def test_a_set_of_bare_options_is_quoted_whole(line: str, fixed: str) -> None:
+    hint = input_hint(_name_error(line), line)
+    assert hint is not None and f"要加引号写成文字：{fixed}。" in hint
+    scope: dict[str, object] = {}
+    exec(fixed, scope)  # runs with no NameError left
+
+
+@pytest.mark.usefixtures("zh")
+def test_exercise_3_2_as_the_quoted_line_is_right() -> None:
+    # serving a MoE on 24 GiB intra-node cards: DP and ZeRO-3 declare training only, CP needs a context to split
+    # (lesson 3's gates), so TP, EP, PP and the serving replica pass
+    scope: dict[str, object] = {}
+    exec("answer = {'TP', 'EP', 'PP', 'Replica'}", scope)
+    assert check("q3.accepted", scope["answer"]).correct
+
+
+@pytest.mark.usefixtures("zh")
+def test_a_bare_name_in_an_expression_is_still_a_variable() -> None:
+    line = "answer = f(x, EP)"
+    hint = input_hint(_name_error("answer = f(x, EP)"), line)
+    assert hint is not None and "加引号" not in hint
+
+
+# -- 3. a set typed as text ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.usefixtures("zh")
+@pytest.mark.parametrize(
+    ("typed", "literal"),
+    [
+        ("TP, EP", "{'TP', 'EP'}"),
+        ("TP、EP、PP、Replica", "{'TP', 'EP', 'PP', 'Replica'}"),
+        ("{TP, EP, PP, replica}", "{'TP', 'EP', 'PP', 'Replica'}"),
+        ("TP 和 EP", "{'TP', 'EP'}"),
+        ("TP", "{'TP'}"),
+    ],
+)
+def test_a_set_in_quotes_is_shown_as_a_set(typed: str, literal: str) -> None:
+    feedback = check("q3.accepted", typed)
+    assert feedback.status == "invalid"
+    assert "不是集合" in feedback.message and f"写成 answer = {literal}。" in feedback.message
+    scope: dict[str, object] = {}
+    exec(f"answer = {literal}", scope)
+    assert check("q3.accepted", scope["answer"]).status in ("correct", "incorrect")  # judged, not refused
+
+
+@pytest.mark.usefixtures("zh")
+def test_text_with_a_part_that_is_no_option_keeps_the_set_message() -> None:
+    message = check("q3.accepted", "TP, XX").message
+    assert "组成的集合" in message and "写成 answer" not in message
+
+
+@pytest.mark.usefixtures("en")
+def test_a_set_in_quotes_in_english() -> None:
+    assert "not a set: drop the outer quotes" in check("q3.accepted", "TP, EP").message
+    assert "answer = {'TP', 'EP'}." in check("q3.accepted", "TP, EP").message
+
+
+# -- 4. 0.25 MiB for 0.256 MiB ------------------------------------------------------------------------------------
+
+
+@pytest.mark.usefixtures("zh")
+@pytest.mark.parametrize("answer", [0.25, 0.250, 0.2500])
+def test_gib_to_mib_by_1000_is_named(answer: float) -> None:
+    # the exercise's figures worked by hand: 10e-6 s x 25 GiB/s = 2.5e-4 GiB; x 1024 = 0.256 MiB, x 1000 = 0.25
+    right = 10e-6 * 25 * GIB_BYTES / MIB_BYTES
+    assert right == pytest.approx(0.256)
+    assert 10e-6 * 25 * 1000 == pytest.approx(answer)
+    feedback = check("q2.crossover_mib", answer)
+    assert feedback.status == "incorrect" and feedback.slip == "binary_step_as_1000"
+    assert "1024 倍，不是 1000 倍" in feedback.message and "四舍五入" in feedback.message
+    assert check("q2.crossover_mib", round(right, 3)).correct
+
+
+@pytest.mark.usefixtures("zh")
+def test_the_rounded_answer_and_other_slips_keep_their_verdicts() -> None:
+    assert check("q2.crossover_mib", 0.26).correct
+    assert check("q2.crossover_mib", 0.128).slip == "direction"
+    assert check("q2.crossover_mib", 0.512).slip == "example_link_crossover"
+
+
+@pytest.mark.usefixtures("en")
+def test_gib_to_mib_by_1000_in_english() -> None:
+    assert "binary units are 1024 apart, not 1000" in check("q2.crossover_mib", 0.25).message
+
+
+# -- 5. the ledger named as the lesson names it --------------------------------------------------------------------
+
+
+@pytest.mark.usefixtures("zh")
+@pytest.mark.parametrize("typed", ["账本 B", "B 账本", "B账本", "B 本", "ledger B", "Ledger b", "b"])
+def test_the_ledger_word_around_the_letter_is_read(typed: str) -> None:
+    # B: 64 KiB per call against a crossover of 5 µs x 100 GiB/s = 0.512 MiB, so its latency dominates
+    assert get_exercise("q2.latency_bound").expected_value() == "B"
+    assert check("q2.latency_bound", typed).correct
+
+
+@pytest.mark.usefixtures("zh")
+@pytest.mark.parametrize("typed", ["账本 A", "A 本"])
+def test_the_other_ledger_is_still_wrong(typed: str) -> None:
+    assert check("q2.latency_bound", typed).status == "incorrect"
+
+
+@pytest.mark.usefixtures("zh")
+@pytest.mark.parametrize("typed", ["A 和 B", "账本", "账本 AB"])
+def test_two_ledgers_or_none_are_not_taken(typed: str) -> None:
+    assert check("q2.latency_bound", typed).status == "invalid"
+
+
+# -- 6. lesson 2's traffic listing names each collective ------------------------------------------------------------
+
+
+def test_lesson_2_traffic_listing_names_each_collective_in_chinese() -> None:
+    from tests.notebook_outputs import executed, output_texts
+
+    notebook = executed(ROOT / "notebooks" / "zh" / "02_communication.ipynb")
+    listing = next(text for cell in notebook.cells for text in output_texts(cell) if "前向：每层 2 次全归约" in text)
+    lines = [line for line in listing.splitlines() if line and not line.startswith(" ")]
+    assert len(lines) == 14, listing  # DP 1, ZeRO-2 2, ZeRO-3 3, TP 2, PP 2, CP 2, EP 2 entries
+    for line in lines:
+        assert "，每步 " in line and line.endswith(" 次"), line
+        code = line.split("（", 1)[1].split("）", 1)[0]
+        assert f"{COLLECTIVE_NAMES[code].zh}（{code}）" in line
+    # Megatron TP: 2 all-reduces per layer forward and 2 backward (Shoeybi et al., 2019): 36 layers x 8 micro-batches
+    tp = [line for line in lines if line.startswith("TP ")]
+    assert tp == ["TP       全归约（all_reduce），每步 576 次"] * 2
+    assert (
+        sum(
+            e.calls_per_step
+            for e in strategy_traffic("tp", seq_len=4096, micro_batch=1, micro_batches=8, hidden=4096, layers=36, tp=8)
+        )
+        == 2 * 2 * 36 * 8
+    )
