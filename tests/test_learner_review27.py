@@ -24,7 +24,12 @@ at 110 %), fixed.
    all_to_all here first (review 26 fixed the same in lesson 8's busbw lines). Each line now reads
    "ZeRO-3   全收集（all_gather），每步 288 次".
 
-tests/browser/test_learner_review27.py shows 1 to 6 in Chromium.
+7. Exercise 9.3 asks for the active parameters "以十亿（B）为单位"; a Chinese learner counts in 亿, and
+   ``answer = 2400亿`` was told "数后面带着单位 '亿' ... answer = 2400", ``'2400亿'`` likewise: 10 times the answer
+   (亿 is 10^8, so 2400亿 is 240 billion). Chinese orders of magnitude (万, 亿, 十亿, ...) are now converted, not
+   stripped: the help shows 2400 * 10**8 = 2.4e+11, 240 in billions, and asks for the question's unit.
+
+tests/browser/test_learner_review27.py shows 1 to 7 in Chromium.
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ import pytest
 
 from coursekit.communication import COLLECTIVE_NAMES, strategy_traffic
 from coursekit.exercises import check, get_exercise
-from coursekit.exercises.input_help import input_hint
+from coursekit.exercises.input_help import CHINESE_MAGNITUDES, input_hint
 from coursekit.units import GIB_BYTES, MIB_BYTES
 from tests.test_learner_review16 import en, zh  # noqa: F401  (the language fixtures)
 from tests.test_learner_review26 import _name_error, _syntax_error
@@ -229,3 +234,45 @@ def test_lesson_2_traffic_listing_names_each_collective_in_chinese() -> None:
         )
         == 2 * 2 * 36 * 8
     )
+
+
+# -- 7. 亿 is an order of magnitude, not a unit to strip --------------------------------------------------------------
+
+
+@pytest.mark.usefixtures("zh")
+@pytest.mark.parametrize("line", ["answer = 2400亿", "answer = 约2400亿"])
+def test_yi_after_the_number_is_converted_not_stripped(line: str) -> None:
+    error: BaseException
+    try:
+        exec(compile(line, "<cell>", "exec"), {})
+    except (SyntaxError, NameError) as raised:
+        error = raised
+    else:
+        raise AssertionError(f"{line!r} ran")
+    hint = input_hint(error, line)
+    assert hint is not None
+    assert "'亿' 不是单位，是数量级 10^8" in hint and "2400亿 = 2400 * 10**8 = 2.4e+11" in hint
+    assert "按十亿 (B) 计是 240）" in hint and "answer = 2400" not in hint
+
+
+@pytest.mark.usefixtures("zh")
+def test_exercise_9_3_in_yi_leads_to_the_right_answer() -> None:
+    # 1 亿 = 10^8 and 1 十亿 = 10^9 (the Chinese number words); 2400亿 = 240 x 10^9
+    assert CHINESE_MAGNITUDES["亿"] == 8 and CHINESE_MAGNITUDES["十亿"] == 9 and CHINESE_MAGNITUDES["万"] == 4
+    feedback = check("plan.moe_active", "2400亿")
+    assert feedback.status == "invalid" and "按十亿 (B) 计是 240）" in feedback.message
+    assert "answer = 2400" not in feedback.message
+    assert check("plan.moe_active", 240).correct  # what the help leads to: 239.7 billion at three digits
+
+
+@pytest.mark.usefixtures("zh")
+def test_a_real_unit_is_still_stripped() -> None:
+    line = "answer = 4.45ms"
+    hint = input_hint(_syntax_error(line), line)
+    assert hint is not None and "单位 'ms'" in hint and hint.endswith("answer = 4.45")
+
+
+@pytest.mark.usefixtures("en")
+def test_yi_in_english() -> None:
+    message = check("plan.moe_active", "2400亿").message
+    assert "'亿' is no unit but a Chinese order of magnitude, 10^8" in message and "240 in billions, B" in message

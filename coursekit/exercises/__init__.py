@@ -75,7 +75,7 @@ from ..i18n import register as _register_messages
 from ..lessons import LESSONS, prefix_modules
 from ..specs import _plain
 from ..units import GB_BYTES, GIB_BYTES
-from .input_help import _ABOUT_WORDS, CARET_POWER, _comma_reading, chinese_numeral_value
+from .input_help import _ABOUT_WORDS, CARET_POWER, _comma_reading, chinese_numeral_value, magnitude_hint
 from .input_help import CHINESE_NUMERALS as CHINESE_NUMERALS
 
 _register_messages(
@@ -428,6 +428,10 @@ _register_messages(
             "用题目要求的单位：answer = {literal}。",
             "en": "answer = {value!r} is in quotes with its unit {unit}, so it is text (a string), not a number: write "
             "the number alone, without quotes or unit, in the unit the question asks for: answer = {literal}.",
+        },
+        "exercises.quoted_magnitude": {
+            "zh": "answer = {value!r} 带着引号，是一段文字（字符串），不是数。{help}",
+            "en": "answer = {value!r} is in quotes, so it is text (a string), not a number. {help}",
         },
         "exercises.quoted_decimal_comma": {
             "zh": "answer = {value!r} 带着引号，是一段文字（字符串），不是数；而且小数点写成了逗号，Python 的小数点是"
@@ -1366,6 +1370,9 @@ def _quoted_number_text(answer: str, match: re.Match[str]) -> str | None:
     if about:
         return tr("exercises.quoted_about", value=answer, word=about, literal=number)
     if unit:
+        magnitude = magnitude_hint(number, unit)
+        if magnitude is not None:  # '2400亿': an order of magnitude to convert, not a unit to drop (review 27)
+            return tr("exercises.quoted_magnitude", value=answer, help=magnitude)
         return tr("exercises.quoted_unit", value=answer, literal=number, unit=unit)
     return None
 

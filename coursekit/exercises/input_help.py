@@ -186,6 +186,17 @@ _register_messages(
             "en": "Line {line} has the unit '{unit}' after its number: Python numbers take no unit. Write the number "
             "alone, in the unit the question asks for: {fixed}",
         },
+        "input_help.magnitude": {
+            "zh": "'{word}' 不是单位，是数量级 10^{power}：{written} = {number} * 10**{power} = {value}"
+            "（按十亿 (B) 计是 {billions}）。先换算成题目要求的单位，再只写数，不带“{word}”。",
+            "en": "'{word}' is no unit but a Chinese order of magnitude, 10^{power}: {written} = {number} * "
+            "10**{power} = {value} ({billions} in billions, B). Convert it to the unit the question asks for, then "
+            "write the number alone, without '{word}'.",
+        },
+        "input_help.line_prefix": {
+            "zh": "第 {line} 行：",
+            "en": "Line {line}: ",
+        },
         "input_help.about": {
             "zh": "第 {line} 行的数前面有“{word}”：Python 的数不带文字。检查器按你写出的位数判断，本来就容许舍入，"
             "不用写“{word}”：{fixed}",
@@ -549,11 +560,58 @@ def _error_line(error: BaseException) -> int:
     return tb.tb_lineno if tb is not None else 1
 
 
+#: Chinese orders of magnitude a learner types after a number as if they were units (``2400亿`` for exercise 9.3's
+#: 240 billion): 10 to the power given. Stripped like a unit, "2400亿" became ``answer = 2400``, 10 times 240 (review
+#: 27); the help converts instead.
+CHINESE_MAGNITUDES: dict[str, int] = {
+    "千": 3,
+    "万": 4,
+    "十万": 5,
+    "百万": 6,
+    "千万": 7,
+    "亿": 8,
+    "十亿": 9,
+    "百亿": 10,
+    "千亿": 11,
+    "万亿": 12,
+}
+
+
+def magnitude_hint(number: str, word: str) -> str | None:
+    """The help for a number written with a Chinese order of magnitude after it (``'2400'``, ``'亿'``), in the
+    current language; None when ``word`` is none of :data:`CHINESE_MAGNITUDES`.
+
+    >>> from coursekit import set_language
+    >>> set_language("en")
+    >>> magnitude_hint("2400", "亿")[:60]
+    "'亿' is no unit but a Chinese order of magnitude, 10^8: 2400亿"
+    >>> magnitude_hint("2400", "GiB") is None
+    True
+    """
+    power = CHINESE_MAGNITUDES.get(word)
+    if power is None:
+        return None
+    exact = Decimal(number) * Decimal(10) ** power
+    billions = exact / Decimal(10) ** 9
+    return tr(
+        "input_help.magnitude",
+        word=word,
+        power=power,
+        written=shown_str(number + word),
+        number=shown_str(number),
+        value=shown_str(f"{float(exact):g}"),
+        billions=shown_str(f"{float(billions):g}"),
+    )
+
+
 def _number_with_words(source: str, line: int) -> str | None:
     """The hint for an ``answer = ...`` line whose number has a unit after it or "约" before it, else None."""
     found = _NUMBER_WITH_WORDS.match(_fixed_line(source))
     if found is None or not (found.group("unit") or found.group("about")):
         return None
+    magnitude = magnitude_hint(found.group("number"), found.group("unit") or "")
+    if magnitude is not None:  # answer = 2400亿 (or 约2400亿): convert, do not strip (review 27)
+        return f"{tr('input_help.line_prefix', line=line)}{magnitude}"
     comment = found.group("comment")
     fixed = shown_str(found.group("lead").strip() + " " + found.group("number") + (f"  {comment}" if comment else ""))
     if found.group("about"):
