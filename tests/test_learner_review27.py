@@ -29,7 +29,16 @@ at 110 %), fixed.
    (亿 is 10^8, so 2400亿 is 240 billion). Chinese orders of magnitude (万, 亿, 十亿, ...) are now converted, not
    stripped: the help shows 2400 * 10**8 = 2.4e+11, 240 in billions, and asks for the question's unit.
 
-tests/browser/test_learner_review27.py shows 1 to 7 in Chromium.
+8. Lesson 5's exercises 5.1 and 5.2 are answered as entries of dicts (``my_state_gib = {1: ..., 2: ..., 3: ...}``,
+   ``my_matrix = {1: {"DP": ..., ...}, ...}``), but a refusal wrote its fix for a variable the cell does not have:
+   ``'13 GiB'`` was told "写成 answer = 13", ``['not_preferred']`` "写成 answer = 'not_preferred'" (review 20 fixed
+   the same for lesson 6's dict, whose keys are names). :func:`coursekit.exercises.check` takes ``entry``, how the
+   cell writes the answer (``'1: '``, ``'"DP": '``), and lesson 5's cells pass it: "写成 1: 13".
+9. Lesson 1's CP table headed two Chinese columns "合计：none (GiB)" and "合计：selective (GiB)", the recompute codes
+   in English, where the table above it writes 不重计算 (none) and 选择性重计算 (selective). Now "合计：不重计算 (GiB)"
+   and "合计：选择性重计算 (GiB)".
+
+tests/browser/test_learner_review27.py shows 1 to 8 in Chromium.
 """
 
 from __future__ import annotations
@@ -276,3 +285,48 @@ def test_a_real_unit_is_still_stripped() -> None:
 def test_yi_in_english() -> None:
     message = check("plan.moe_active", "2400亿").message
     assert "'亿' is no unit but a Chinese order of magnitude, 10^8" in message and "240 in billions, B" in message
+
+
+# -- 8. lesson 5's entries: the fix written as the cell writes it ---------------------------------------------------
+
+
+@pytest.mark.usefixtures("zh")
+def test_a_dict_entry_is_told_its_fix_as_an_entry(capsys: pytest.CaptureFixture[str]) -> None:
+    from coursekit.i18n import Text
+
+    check("matrix.case1_state_gib", "13 GiB", label=Text(zh="案例 1，训练状态", en="Case 1, state"), entry="1: ")
+    shown = capsys.readouterr().out
+    assert shown.startswith("案例 1，训练状态：无法检查。1: '13 GiB'") and shown.rstrip().endswith("：1: 13。")
+    assert "answer" not in shown
+    check("matrix.case3_dp", ["not_preferred"], label=Text(zh="案例 3，DP", en="Case 3, DP"), entry='"DP": ')
+    shown = capsys.readouterr().out
+    assert "写成 \"DP\": 'not_preferred'。" in shown and "answer" not in shown
+    # case 1: 872,415,232 parameters x 16 bytes / 2^30 = 13.0 GiB (the lesson's table and lesson 1's 16 bytes)
+    assert check("matrix.case1_state_gib", 872_415_232 * 16 / GIB_BYTES).correct
+
+
+@pytest.mark.usefixtures("zh")
+def test_a_blank_entry_is_refused_naming_it() -> None:
+    with pytest.raises(ValueError, match="entry = ' '"):
+        check("matrix.case1_state_gib", 13, entry=" ")
+    with pytest.raises(TypeError, match="entry"):
+        check("matrix.case1_state_gib", 13, entry=1)  # type: ignore[arg-type]
+
+
+def test_lesson_5_cells_pass_their_entry() -> None:
+    source = (ROOT / "notebooks" / "src" / "05_selection_matrix.py").read_text(encoding="utf-8")
+    learner = [cell for cell in source.split("# %%") if cell.startswith(' tags=["learner"]') and "label=" in cell]
+    assert len(learner) == 2  # exercise 5.1's state and kind, exercise 5.2's matrix
+    assert all("entry=" in cell for cell in learner)
+
+
+# -- 9. lesson 1's CP table in Chinese --------------------------------------------------------------------------------
+
+
+def test_lesson_1_cp_table_names_the_recompute_settings_in_chinese() -> None:
+    from tests.notebook_outputs import executed, output_texts
+
+    notebook = executed(ROOT / "notebooks" / "zh" / "01_capacity.ipynb")
+    table = next(text for cell in notebook.cells for text in output_texts(cell) if "注意力分数 (GiB)" in text)
+    assert "合计：不重计算 (GiB)" in table and "合计：选择性重计算 (GiB)" in table
+    assert "none" not in table and "selective" not in table

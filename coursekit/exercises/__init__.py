@@ -367,6 +367,12 @@ _register_messages(
             "quotes: answer = 'none'.",
         },
         "exercises.labelled": {"zh": "{label}：{message}", "en": "{label}: {message}"},
+        "exercises.entry_blank": {
+            "zh": "entry = {value!r}：entry 说明单元格里这一项怎么写（如 '\"DP\": '），反馈里的改法按它写，不能是空白；"
+            "单元格用变量 answer 时请省略（None）。",
+            "en": "entry = {value!r}: entry says how the cell writes this answer (e.g. '\"DP\": '), and the feedback "
+            "writes its fix so, so it cannot be blank; leave it out (None) when the cell uses the variable answer.",
+        },
         "exercises.label_blank": {
             "zh": "label = {value!r}：标签写在反馈前面，说明这条结论针对哪一项，不能是空白；"
             "不需要标签时请省略（None）。",
@@ -948,9 +954,13 @@ def _in_kernel() -> bool:
     return getattr(get_ipython(), "kernel", None) is not None
 
 
-def _display(feedback: Feedback, label: str | Text | None = None) -> None:
+def _display(feedback: Feedback, label: str | Text | None = None, entry: str | None = None) -> None:
     text = feedback.message
-    if isinstance(label, str) and label.isidentifier():
+    if entry is not None:
+        # the cell writes this answer as an entry of a dict (lesson 5: my_state_gib = {1: ...}): the fix the message
+        # writes out ("answer = 13") is written as that entry ("my_state_gib 的 1: 13"; review 27)
+        text = text.replace("answer = ", entry)
+    elif isinstance(label, str) and label.isidentifier():
         # A label that is a key of the learner's dict (lesson 6: "compute_ms"): the cell has no variable `answer`,
         # so the fix the message writes out ("answer = 240") is written as that entry ('"compute_ms": 240').
         text = text.replace("answer = ", f'"{label}": ')
@@ -1551,13 +1561,16 @@ def _slip_at_written_digits(exercise: Exercise, answer: Any, expected: Any) -> S
     return _slip_of(exercise, answer, expected, min_digits=max(written, MIN_SIGNIFICANT_DIGITS))
 
 
-def check(exercise_id: str, answer: Any, *, label: str | Text | None = None) -> Feedback:
+def check(
+    exercise_id: str, answer: Any, *, label: str | Text | None = None, entry: str | Text | None = None
+) -> Feedback:
     """Check ``answer`` to exercise ``exercise_id``, show the feedback and return it.
 
     Never raises for a learner's answer; an unknown ``exercise_id`` (an author's
     typo) is a ``ValueError``. ``label`` (a string, or a :class:`~coursekit.i18n.Text` shown in the current
     language) heads the shown feedback, so a cell that checks many entries says which entry each verdict is for
-    (lesson 5's matrix: "Case 2, PP").
+    (lesson 5's matrix: "Case 2, PP"). ``entry`` says how the cell writes this answer when it is no variable
+    ``answer`` but an entry of a dict (``'"DP": '``): a message that writes out a fix ("answer = 13") writes it so.
 
     >>> _ = check("demo.two_plus_two", 5, label="Case 1")  # doctest: +ELLIPSIS
     Case 1: Not yet...
@@ -1569,8 +1582,13 @@ def check(exercise_id: str, answer: Any, *, label: str | Text | None = None) -> 
         shown = label.render() if isinstance(label, Text) else check_instance("label", label, str)
         if not shown.strip():  # it would head the feedback with a bare colon
             raise ValueError(tr("exercises.label_blank", value=shown))
+    written = None
+    if entry is not None:
+        written = entry.render() if isinstance(entry, Text) else check_instance("entry", entry, str)
+        if not written.strip():  # the fix would lose the entry's name
+            raise ValueError(tr("exercises.entry_blank", value=written))
     feedback = _evaluate(exercise, answer)
-    _display(feedback, label)
+    _display(feedback, label, written)
     return feedback
 
 

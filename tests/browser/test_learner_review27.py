@@ -7,6 +7,7 @@ at 1280 x 720 with 110 % zoom (see tests/test_learner_review27.py for the Python
 * lesson 3: exercise 3.3 typed ``answer = (1 2 4 8 16)`` gets the line fixed with its commas, and that line is right;
   3.2 typed ``answer = {TP, EP, PP, Replica}`` is shown with every option quoted, and ``answer = 'TP, EP'`` is shown
   as the set ``{'TP', 'EP'}``; each line of help fits the notebook's visible height with the cell's code;
+* lesson 5: exercise 5.1's state typed ``'13 GiB'`` in its dict is told "写成 1: 13", not ``answer = 13``;
 * lesson 9: exercise 9.3 typed ``answer = 2400亿`` is told 亿 is 10^8 and what that is in billions, not
   ``answer = 2400``.
 """
@@ -113,5 +114,21 @@ def test_lesson_9_active_parameters_in_yi(zh_lab: jupyter_browser.LabServer, bro
         assert "answer = 2400" not in help_line
         _cell_fits(page, active)
         assert _type_first_line(lesson, active, "answer = 240").startswith("正确。")
+    finally:
+        lesson.close()
+
+
+def test_lesson_5_an_entry_told_as_an_entry(zh_lab: jupyter_browser.LabServer, browser: Any) -> None:
+    lesson = jupyter_browser.LessonPage(browser, zh_lab, "zh/05_selection_matrix.ipynb", **LAPTOP)
+    try:
+        page = lesson.page
+        cases = _cell_index(page, "my_state_gib = {1: ..., 2: ..., 3: ...}")
+        _run_code_cells_through(lesson, cases - 1)
+        shown = _type_first_line(lesson, cases, "my_state_gib = {1: '13 GiB', 2: ..., 3: ...}")
+        first = shown.splitlines()[0]
+        assert first.startswith("案例 1，训练状态：无法检查。1: '13 GiB'") and first.endswith("：1: 13。"), shown
+        assert "answer" not in shown
+        right = _type_first_line(lesson, cases, "my_state_gib = {1: 13, 2: ..., 3: ...}")
+        assert right.splitlines()[0].startswith("案例 1，训练状态：正确。")
     finally:
         lesson.close()
