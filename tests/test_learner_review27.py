@@ -38,6 +38,13 @@ at 110 %), fixed.
    in English, where the table above it writes 不重计算 (none) and 选择性重计算 (selective). Now "合计：不重计算 (GiB)"
    and "合计：选择性重计算 (GiB)".
 
+10. Exercise 1.2 ("能放下的最小 ZeRO 阶段是几（0-3 的整数）？") answered with the stage in words: ``'阶段2'``,
+    ``'第2阶段'``, ``'ZeRO 第 2 阶段'`` got "必须是整数 (int)，而不是 str" (Python's type names, no fix; ``'ZeRO-2'``
+    alone had one), and ``answer = ZeRO-2`` without quotes was told that 'ZeRO' is defined in a cell above and to run
+    the cells above, which cannot help. The words around the stage are now read as 'ZeRO-2' is ("写成 answer = 2",
+    a Chinese numeral too: ``'第二阶段'``), and ``ZeRO-2`` unquoted gets the option hint, whose quoted line the checker
+    then reads as 2.
+
 tests/browser/test_learner_review27.py shows 1 to 8 in Chromium.
 """
 
@@ -330,3 +337,36 @@ def test_lesson_1_cp_table_names_the_recompute_settings_in_chinese() -> None:
     table = next(text for cell in notebook.cells for text in output_texts(cell) if "注意力分数 (GiB)" in text)
     assert "合计：不重计算 (GiB)" in table and "合计：选择性重计算 (GiB)" in table
     assert "none" not in table and "selective" not in table
+
+
+# -- 10. the stage in words ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.usefixtures("zh")
+@pytest.mark.parametrize("typed", ["阶段2", "第2阶段", "ZeRO 第 2 阶段", "ZeRO-2 阶段", "2 级", "第二阶段"])
+def test_the_stage_in_words_is_shown_as_its_number(typed: str) -> None:
+    # 7.47B x (2 + 2) bytes + 12 bytes / 8 ranks, plus selective activations and 2 GiB, first fits 40 GiB at ZeRO-2
+    assert get_exercise("q1.min_zero_stage").expected_value() == 2
+    feedback = check("q1.min_zero_stage", typed)
+    assert feedback.status == "invalid" and "写成 answer = 2。" in feedback.message
+    assert "而不是 str" not in feedback.message
+
+
+@pytest.mark.usefixtures("zh")
+def test_zero_2_unquoted_gets_the_option_hint_that_leads_to_2() -> None:
+    line = "answer = ZeRO-2"
+    hint = input_hint(_name_error(line), line)
+    assert hint is not None and "要加引号写成文字：answer = 'ZeRO-2'" in hint
+    assert "写成 answer = 2。" in check("q1.min_zero_stage", "ZeRO-2").message  # the next step
+
+
+@pytest.mark.usefixtures("zh")
+def test_arithmetic_on_a_lower_case_name_is_not_an_option() -> None:
+    line = "answer = x-1"
+    hint = input_hint(_name_error(line), line)
+    assert hint is not None and "加引号" not in hint
+
+
+@pytest.mark.usefixtures("zh")
+def test_stage_words_without_a_number_keep_the_type_message() -> None:
+    assert "必须是整数" in check("q1.min_zero_stage", "阶段").message

@@ -1249,6 +1249,10 @@ def _quoted_value(exercise: Exercise, answer: Any, expected: Any) -> str | None:
     elif isinstance(expected, (int, float)):
         # 'TP=4', 'tp 4', 'TP4': the option written as the question names it; the number alone is the answer
         named = re.fullmatch(r"[A-Za-z]{1,12}\s*[-=]?\s*(\d+(?:\.\d+)?)", text)  # 'ZeRO-2' too
+        # '阶段2', '第 2 阶段', 'ZeRO 第 2 阶段', '2 级' (exercise 1.2's stage in words; review 27)
+        stage = r"(\d+|[零〇一二两三四五六七八九十百]+)"  # the digits, or a Chinese numeral read below
+        named = named or re.fullmatch(rf"(?:[A-Za-z]{{1,12}}\s*[-=]?\s*)?(?:阶段|第)\s*{stage}\s*(?:阶段|级)?", text)
+        named = named or re.fullmatch(rf"(?:[A-Za-z]{{1,12}}\s*[-=]?\s*)?{stage}\s*(?:阶段|级)", text)
         if named is not None:
             text = named.group(1)
         numeral = chinese_numeral_value(text)

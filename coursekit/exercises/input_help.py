@@ -385,7 +385,13 @@ def _fixed_line(line: str) -> str:
 
 
 #: ``answer = fsdp2-zero2``: an option with hyphens typed without quotes (Python reads a subtraction of names)
-_HYPHENATED_OPTION = re.compile(r"^(?P<lead>\s*answer\s*=\s*)(?P<option>[A-Za-z_]\w*(?:-[A-Za-z_]\w*)+)\s*$")
+#: ``answer = fsdp2-zero2``, or ``answer = ZeRO-2`` (exercise 1.2's stage named as the lessons name it; a number after
+#: the hyphen is taken after a name with a capital letter, as the course writes ZeRO, TP and DP, while the lessons'
+#: variables are lower case: ``total-1`` stays arithmetic on a variable; review 27)
+_HYPHENATED_OPTION = re.compile(
+    r"^(?P<lead>\s*answer\s*=\s*)"
+    r"(?P<option>[A-Za-z_]\w*(?:-[A-Za-z_]\w*)+|[a-z]*[A-Z]\w*(?:-(?:[A-Za-z_]\w*|\d+))+)\s*$"
+)
 
 
 def _quoted_option(code: str, name: str) -> str | None:
