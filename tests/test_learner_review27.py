@@ -45,6 +45,9 @@ at 110 %), fixed.
     a Chinese numeral too: ``'第二阶段'``), and ``ZeRO-2`` unquoted gets the option hint, whose quoted line the checker
     then reads as 2.
 
+11. Lesson 3's serving-role example printed "原因：Replica* 是服务副本 ..." with a star the text never mentions; the
+    prose now says the page is called ``Replica*`` and that the star only marks it as the mislabelled page.
+
 tests/browser/test_learner_review27.py shows 1 to 8 in Chromium.
 """
 
@@ -370,3 +373,22 @@ def test_arithmetic_on_a_lower_case_name_is_not_an_option() -> None:
 @pytest.mark.usefixtures("zh")
 def test_stage_words_without_a_number_keep_the_type_message() -> None:
     assert "必须是整数" in check("q1.min_zero_stage", "阶段").message
+
+
+# -- 11. lesson 3's Replica* ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("language", "said"),
+    [
+        ("zh", "下面这页就叫 `Replica*`：星号只是提醒这是写错的那一页"),
+        ("en", "The page below is called `Replica*`: the star"),
+    ],
+)
+def test_lesson_3_says_what_the_star_of_replica_marks(language: str, said: str) -> None:
+    import json
+
+    cells = json.loads((ROOT / "notebooks" / language / "03_gates.ipynb").read_text(encoding="utf-8"))["cells"]
+    sources = ["".join(cell["source"]) for cell in cells]
+    prose = next(i for i, text in enumerate(sources) if said in text)
+    assert '"Replica*"' in sources[prose + 1]  # the cell right under it builds that page
