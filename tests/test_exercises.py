@@ -213,9 +213,11 @@ def test_set_of_choices(answer: object, status: str) -> None:
 
 
 def test_set_of_choices_wrong_shape_message() -> None:
-    assert check("demo.fast_links", "TP").message == (
+    assert check("demo.fast_links", 5).message == (
         "Cannot check. The answer should be a set of options from DP, ZeRO-3, TP, EP, e.g. {'DP'}."
     )
+    # an option typed as text is shown as the set it means (review 27)
+    assert check("demo.fast_links", "TP").message.endswith("answer = {'TP'}.")
 
 
 @pytest.mark.parametrize(

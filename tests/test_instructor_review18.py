@@ -110,10 +110,11 @@ def test_lesson_1_guide_demo_quotes_the_widgets_four_ledgers() -> None:
 
 
 def test_lesson_2_guide_counts_each_strategys_collectives_as_the_lesson_lists_them() -> None:
-    # summed from the lesson's own listing of each strategy's traffic ("TP       all_reduce      x  576", twice)
+    # summed from the lesson's own listing of each strategy's traffic ("TP       all-reduce (all_reduce): 576 per step",
+    # twice; review 27 named each collective in words before its code name)
     listing = next(text for text in _executed_texts("02_communication") if "send_recv" in text and "Backward" in text)
     calls: dict[str, int] = {}
-    for strategy, count in re.findall(r"^(\S+) +\S+ +x *(\d+)$", listing, re.M):
+    for strategy, count in re.findall(r"^(\S+) +.+\(\w+\): (\d+) per step$", listing, re.M):
         calls[strategy] = calls.get(strategy, 0) + int(count)
     expected = (
         f"DP {calls['DP']} all-reduce; ZeRO-2 **{calls['ZeRO-2']}**\n  collectives (8 reduce-scatters + 1 "

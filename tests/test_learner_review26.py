@@ -349,7 +349,7 @@ def test_a_language_the_learner_set_wins_over_the_folder(monkeypatch: pytest.Mon
         ("answer = 2x2x2x2x4", "把字母 x 当成了乘号", "answer = 2 * 2 * 2 * 2 * 4"),
         ("answer = 'Y", "引号没有成对", "answer = 'Y'"),
         ('answer = "fsdp2-zero2', "引号没有成对", 'answer = "fsdp2-zero2"'),
-        ("answer = [5 7]", "方括号里的各项之间缺少逗号", "answer = [5, 7]"),
+        ("answer = [5 7]", "括号里的各项之间缺少逗号", "answer = [5, 7]"),
     ],
 )
 def test_more_slips_get_a_line_of_help_whose_line_runs(line: str, key: str, fixed: str) -> None:

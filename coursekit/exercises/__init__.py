@@ -75,7 +75,7 @@ from ..i18n import register as _register_messages
 from ..lessons import LESSONS, prefix_modules
 from ..specs import _plain
 from ..units import GB_BYTES, GIB_BYTES
-from .input_help import _ABOUT_WORDS, CARET_POWER, _comma_reading, chinese_numeral_value
+from .input_help import _ABOUT_WORDS, CARET_POWER, _comma_reading, chinese_numeral_value, magnitude_hint
 from .input_help import CHINESE_NUMERALS as CHINESE_NUMERALS
 
 _register_messages(
@@ -232,6 +232,12 @@ _register_messages(
             "zh": "答案应当是由 {choices} 中的选项组成的集合，例如 {{{example!r}}}。",
             "en": "The answer should be a set of options from {choices}, e.g. {{{example!r}}}.",
         },
+        "exercises.quoted_choice_set": {
+            "zh": "answer = {value!r} 带着引号，是一段文字（字符串），不是集合：去掉外面的引号，"
+            "给每个选项各加一对引号，放进花括号、用半角逗号隔开，写成 answer = {literal}。",
+            "en": "answer = {value!r} is in quotes, so it is text (a string), not a set: drop the outer quotes, put "
+            "each option in quotes of its own, and write them in braces separated by commas: answer = {literal}.",
+        },
         "exercises.expect_sequence": {
             "zh": "答案应当是列表或元组（list / tuple），按题目要求的顺序写出各项，而不是 {type}（{value!r}）。",
             "en": "The answer should be a list or tuple, its items in the order the question asks for; not of type "
@@ -367,6 +373,12 @@ _register_messages(
             "quotes: answer = 'none'.",
         },
         "exercises.labelled": {"zh": "{label}：{message}", "en": "{label}: {message}"},
+        "exercises.entry_blank": {
+            "zh": "entry = {value!r}：entry 说明单元格里这一项怎么写（如 '\"DP\": '），反馈里的改法按它写，不能是空白；"
+            "单元格用变量 answer 时请省略（None）。",
+            "en": "entry = {value!r}: entry says how the cell writes this answer (e.g. '\"DP\": '), and the feedback "
+            "writes its fix so, so it cannot be blank; leave it out (None) when the cell uses the variable answer.",
+        },
         "exercises.label_blank": {
             "zh": "label = {value!r}：标签写在反馈前面，说明这条结论针对哪一项，不能是空白；"
             "不需要标签时请省略（None）。",
@@ -428,6 +440,10 @@ _register_messages(
             "用题目要求的单位：answer = {literal}。",
             "en": "answer = {value!r} is in quotes with its unit {unit}, so it is text (a string), not a number: write "
             "the number alone, without quotes or unit, in the unit the question asks for: answer = {literal}.",
+        },
+        "exercises.quoted_magnitude": {
+            "zh": "answer = {value!r} 带着引号，是一段文字（字符串），不是数。{help}",
+            "en": "answer = {value!r} is in quotes, so it is text (a string), not a number. {help}",
         },
         "exercises.quoted_decimal_comma": {
             "zh": "answer = {value!r} 带着引号，是一段文字（字符串），不是数；而且小数点写成了逗号，Python 的小数点是"
@@ -944,9 +960,13 @@ def _in_kernel() -> bool:
     return getattr(get_ipython(), "kernel", None) is not None
 
 
-def _display(feedback: Feedback, label: str | Text | None = None) -> None:
+def _display(feedback: Feedback, label: str | Text | None = None, entry: str | None = None) -> None:
     text = feedback.message
-    if isinstance(label, str) and label.isidentifier():
+    if entry is not None:
+        # the cell writes this answer as an entry of a dict (lesson 5: my_state_gib = {1: ...}): the fix the message
+        # writes out ("answer = 13") is written as that entry ("my_state_gib 的 1: 13"; review 27)
+        text = text.replace("answer = ", entry)
+    elif isinstance(label, str) and label.isidentifier():
         # A label that is a key of the learner's dict (lesson 6: "compute_ms"): the cell has no variable `answer`,
         # so the fix the message writes out ("answer = 240") is written as that entry ('"compute_ms": 240').
         text = text.replace("answer = ", f'"{label}": ')
@@ -1070,6 +1090,31 @@ def _choice(exercise: Exercise, name: str, answer: Any) -> Any:
             raise
         check_choice(name, answer, exercise.choices)  # raises, quoting the answer as written
         raise
+
+
+#: What separates the options of a set typed as text: commas (also full-width), the enumeration comma, "和", "and",
+#: semicolons, slashes and spaces; brackets and quotes around it or its items are dropped.
+_OPTION_SEPARATORS = re.compile(r"\s*(?:[,，、;；/]|\band\b|和)\s*|\s+")
+
+
+def _options_in_text(exercise: Exercise, answer: Any) -> list[str] | None:
+    """The options of a choice-set exercise that the text ``answer`` lists (``'TP, EP'``, ``'{TP、EP}'``,
+    ``'TP 和 EP'``), in the exercise's order and spelling; None when ``answer`` is no text or any part of it is no
+    option."""
+    if not isinstance(answer, str):
+        return None
+    text = unicodedata.normalize("NFKC", answer).strip().rstrip("。.").strip()
+    text = text.strip("{}[]()").strip()
+    parts = [part.strip("'\"‘’“”") for part in _OPTION_SEPARATORS.split(text) if part.strip("'\"‘’“” ")]
+    if not parts:
+        return None
+    picked: set[Any] = set()
+    for part in parts:
+        try:
+            picked.add(_choice(exercise, "answer", part))
+        except (TypeError, ValueError):
+            return None
+    return [option for option in exercise.choices if option in picked]
 
 
 def _significant_digits(value: float) -> int:
@@ -1234,6 +1279,10 @@ def _quoted_value(exercise: Exercise, answer: Any, expected: Any) -> str | None:
     elif isinstance(expected, (int, float)):
         # 'TP=4', 'tp 4', 'TP4': the option written as the question names it; the number alone is the answer
         named = re.fullmatch(r"[A-Za-z]{1,12}\s*[-=]?\s*(\d+(?:\.\d+)?)", text)  # 'ZeRO-2' too
+        # '阶段2', '第 2 阶段', 'ZeRO 第 2 阶段', '2 级' (exercise 1.2's stage in words; review 27)
+        stage = r"(\d+|[零〇一二两三四五六七八九十百]+)"  # the digits, or a Chinese numeral read below
+        named = named or re.fullmatch(rf"(?:[A-Za-z]{{1,12}}\s*[-=]?\s*)?(?:阶段|第)\s*{stage}\s*(?:阶段|级)?", text)
+        named = named or re.fullmatch(rf"(?:[A-Za-z]{{1,12}}\s*[-=]?\s*)?{stage}\s*(?:阶段|级)", text)
         if named is not None:
             text = named.group(1)
         numeral = chinese_numeral_value(text)
@@ -1365,6 +1414,9 @@ def _quoted_number_text(answer: str, match: re.Match[str]) -> str | None:
     if about:
         return tr("exercises.quoted_about", value=answer, word=about, literal=number)
     if unit:
+        magnitude = magnitude_hint(number, unit)
+        if magnitude is not None:  # '2400亿': an order of magnitude to convert, not a unit to drop (review 27)
+            return tr("exercises.quoted_magnitude", value=answer, help=magnitude)
         return tr("exercises.quoted_unit", value=answer, literal=number, unit=unit)
     return None
 
@@ -1479,6 +1531,10 @@ def _judge(exercise: Exercise, answer: Any, expected: Any) -> bool:
     if exercise.kind == "choice":
         if isinstance(expected, (frozenset, set)):
             if not isinstance(answer, (set, frozenset, list, tuple)):
+                options = _options_in_text(exercise, answer)
+                if options is not None:  # answer = 'TP, EP': the set typed as text, shown as one (review 27)
+                    literal = "{" + ", ".join(repr(option) for option in options) + "}"
+                    raise TypeError(tr("exercises.quoted_choice_set", value=answer, literal=literal))
                 raise TypeError(
                     tr("exercises.expect_choice_set", choices=", ".join(exercise.choices), example=exercise.choices[0])
                 )
@@ -1539,13 +1595,16 @@ def _slip_at_written_digits(exercise: Exercise, answer: Any, expected: Any) -> S
     return _slip_of(exercise, answer, expected, min_digits=max(written, MIN_SIGNIFICANT_DIGITS))
 
 
-def check(exercise_id: str, answer: Any, *, label: str | Text | None = None) -> Feedback:
+def check(
+    exercise_id: str, answer: Any, *, label: str | Text | None = None, entry: str | Text | None = None
+) -> Feedback:
     """Check ``answer`` to exercise ``exercise_id``, show the feedback and return it.
 
     Never raises for a learner's answer; an unknown ``exercise_id`` (an author's
     typo) is a ``ValueError``. ``label`` (a string, or a :class:`~coursekit.i18n.Text` shown in the current
     language) heads the shown feedback, so a cell that checks many entries says which entry each verdict is for
-    (lesson 5's matrix: "Case 2, PP").
+    (lesson 5's matrix: "Case 2, PP"). ``entry`` says how the cell writes this answer when it is no variable
+    ``answer`` but an entry of a dict (``'"DP": '``): a message that writes out a fix ("answer = 13") writes it so.
 
     >>> _ = check("demo.two_plus_two", 5, label="Case 1")  # doctest: +ELLIPSIS
     Case 1: Not yet...
@@ -1557,8 +1616,13 @@ def check(exercise_id: str, answer: Any, *, label: str | Text | None = None) -> 
         shown = label.render() if isinstance(label, Text) else check_instance("label", label, str)
         if not shown.strip():  # it would head the feedback with a bare colon
             raise ValueError(tr("exercises.label_blank", value=shown))
+    written = None
+    if entry is not None:
+        written = entry.render() if isinstance(entry, Text) else check_instance("entry", entry, str)
+        if not written.strip():  # the fix would lose the entry's name
+            raise ValueError(tr("exercises.entry_blank", value=written))
     feedback = _evaluate(exercise, answer)
-    _display(feedback, label)
+    _display(feedback, label, written)
     return feedback
 
 

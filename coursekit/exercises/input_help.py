@@ -194,6 +194,17 @@ _register_messages(
             "en": "Line {line} has the unit '{unit}' after its number: Python numbers take no unit. Write the number "
             "alone, in the unit the question asks for: {fixed}",
         },
+        "input_help.magnitude": {
+            "zh": "'{word}' 不是单位，是数量级 10^{power}：{written} = {number} * 10**{power} = {value}"
+            "（按十亿 (B) 计是 {billions}）。先换算成题目要求的单位，再只写数，不带“{word}”。",
+            "en": "'{word}' is no unit but a Chinese order of magnitude, 10^{power}: {written} = {number} * "
+            "10**{power} = {value} ({billions} in billions, B). Convert it to the unit the question asks for, then "
+            "write the number alone, without '{word}'.",
+        },
+        "input_help.line_prefix": {
+            "zh": "第 {line} 行：",
+            "en": "Line {line}: ",
+        },
         "input_help.about": {
             "zh": "第 {line} 行的数前面有“{word}”：Python 的数不带文字。检查器按你写出的位数判断，本来就容许舍入，"
             "不用写“{word}”：{fixed}",
@@ -244,9 +255,9 @@ _register_messages(
             "one after. The line fixed: {fixed}",
         },
         "input_help.list_comma": {
-            "zh": "第 {line} 行方括号里的各项之间缺少逗号：列表的各项用半角逗号隔开。改好的一行：{fixed}",
-            "en": "Line {line} has no commas between the items in its square brackets: a list separates its items "
-            "with commas. The line fixed: {fixed}",
+            "zh": "第 {line} 行括号里的各项之间缺少逗号：列表、元组和集合的各项都用半角逗号隔开。改好的一行：{fixed}",
+            "en": "Line {line} has no commas between the items in its brackets: a list, a tuple or a set separates "
+            "its items with commas. The line fixed: {fixed}",
         },
         "input_help.caret_power": {
             "zh": "Python 里 ^ 不是乘方，而是按位异或 (XOR)：课程正文写的 2^30、10^9 在代码里要写成 2**30、10**9"
@@ -334,7 +345,13 @@ _LETTER_X = re.compile(r"(?<=[\d)])\s*[xX]\s*(?=[\d.(])")
 #: ``answer = 'Y`` / ``answer = "mb2``: a text with its opening quote only
 _UNCLOSED_QUOTE = re.compile(r"^(?P<lead>\s*answer\s*=\s*)(?P<quote>['\"])(?P<text>[^'\"#]*?)\s*$")
 #: ``answer = [5 7]``: numbers in square brackets separated by spaces only
-_SPACED_LIST = re.compile(r"^(?P<lead>\s*answer\s*=\s*)\[\s*(?P<items>[-+]?[\d.]+(?:\s+[-+]?[\d.]+)+)\s*\]\s*$")
+#: ``answer = [5 7]``, ``answer = (1 2 4 8 16)`` (exercise 3.3's tuple) or ``answer = {'TP' 'EP'}``: items without
+#: the commas between them (two quoted strings side by side are one string to Python, so that set is not refused
+#: but becomes ``{'TPEP'}``; only numbers reach the SyntaxError)
+_SPACED_LIST = re.compile(
+    r"^(?P<lead>\s*answer\s*=\s*)(?P<open>[\[({])\s*(?P<items>[-+]?[\d.]+(?:\s+[-+]?[\d.]+)+)\s*(?P<close>[\])}])\s*$"
+)
+_BRACKET_PAIRS = {"[": "]", "(": ")", "{": "}"}
 
 
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
@@ -460,7 +477,13 @@ def _fixed_line(line: str) -> str:
 
 
 #: ``answer = fsdp2-zero2``: an option with hyphens typed without quotes (Python reads a subtraction of names)
-_HYPHENATED_OPTION = re.compile(r"^(?P<lead>\s*answer\s*=\s*)(?P<option>[A-Za-z_]\w*(?:-[A-Za-z_]\w*)+)\s*$")
+#: ``answer = fsdp2-zero2``, or ``answer = ZeRO-2`` (exercise 1.2's stage named as the lessons name it; a number after
+#: the hyphen is taken after a name with a capital letter, as the course writes ZeRO, TP and DP, while the lessons'
+#: variables are lower case: ``total-1`` stays arithmetic on a variable; review 27)
+_HYPHENATED_OPTION = re.compile(
+    r"^(?P<lead>\s*answer\s*=\s*)"
+    r"(?P<option>[A-Za-z_]\w*(?:-[A-Za-z_]\w*)+|[a-z]*[A-Z]\w*(?:-(?:[A-Za-z_]\w*|\d+))+)\s*$"
+)
 
 
 def _quoted_option(code: str, name: str) -> str | None:
@@ -471,6 +494,11 @@ def _quoted_option(code: str, name: str) -> str | None:
 
     >>> _quoted_option("answer = {'TP', EP}", "EP"), _quoted_option("answer = f(x, EP)", "EP")
     ("answer = {'TP', 'EP'}", None)
+
+    Every bare option of a set, list or tuple is quoted at once (Python names only the first it meets):
+
+    >>> _quoted_option("answer = {TP, EP, PP}", "TP")
+    "answer = {'TP', 'EP', 'PP'}"
 
     An option with hyphens written without quotes is a subtraction to Python (``answer = fsdp2-zero2`` is
     ``fsdp2 - zero2``); the whole option goes in quotes:
@@ -487,17 +515,23 @@ def _quoted_option(code: str, name: str) -> str | None:
         return None
     if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Assign):
         return None
+    # every option written out without quotes, not only the first one Python stopped at: answer = {TP, EP} is
+    # shown as {'TP', 'EP'}, or the learner fixes TP and meets the same NameError for EP (review 27)
+    bare: list[ast.Name] = []
     stack: list[ast.expr] = [tree.body[0].value]
     while stack:
         node = stack.pop()
-        if isinstance(node, ast.Name) and node.id == name:
-            # ast's offsets count UTF-8 bytes
-            raw = code.encode("utf-8")
-            start, end = node.col_offset, node.end_col_offset or node.col_offset
-            return (raw[:start] + repr(name).encode("utf-8") + raw[end:]).decode("utf-8")
-        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
-            stack.extend(reversed(node.elts))
-    return None
+        if isinstance(node, ast.Name):
+            bare.append(node)
+        elif isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+            stack.extend(node.elts)
+    if not any(item.id == name for item in bare):
+        return None
+    raw = code.encode("utf-8")  # ast's offsets count UTF-8 bytes
+    for item in sorted(bare, key=lambda node: node.col_offset, reverse=True):
+        start, end = item.col_offset, item.end_col_offset or item.col_offset
+        raw = raw[:start] + repr(item.id).encode("utf-8") + raw[end:]
+    return raw.decode("utf-8")
 
 
 def input_hint(error: BaseException, line: str | None = None) -> str | None:
@@ -541,8 +575,10 @@ def input_hint(error: BaseException, line: str | None = None) -> str | None:
         if several is not None:
             return several
         spaced = _SPACED_LIST.match(source)
-        if spaced is not None:  # answer = [5 7]: the commas between the items left out
-            fixed = spaced.group("lead") + "[" + ", ".join(spaced.group("items").split()) + "]"
+        if spaced is not None and _BRACKET_PAIRS[spaced.group("open")] == spaced.group("close"):
+            # answer = [5 7] or (1 2 4 8 16): the commas between the items left out (review 27: tuples and sets)
+            items = ", ".join(spaced.group("items").split())
+            fixed = spaced.group("lead") + spaced.group("open") + items + spaced.group("close")
             return tr("input_help.list_comma", line=line_number, fixed=shown_str(fixed.strip()))
         unclosed = _UNCLOSED_QUOTE.match(source.rstrip("\n"))
         if unclosed is not None and "unterminated string" in str(error.msg or ""):  # answer = 'Y
@@ -632,11 +668,58 @@ def _error_line(error: BaseException) -> int:
     return tb.tb_lineno if tb is not None else 1
 
 
+#: Chinese orders of magnitude a learner types after a number as if they were units (``2400亿`` for exercise 9.3's
+#: 240 billion): 10 to the power given. Stripped like a unit, "2400亿" became ``answer = 2400``, 10 times 240 (review
+#: 27); the help converts instead.
+CHINESE_MAGNITUDES: dict[str, int] = {
+    "千": 3,
+    "万": 4,
+    "十万": 5,
+    "百万": 6,
+    "千万": 7,
+    "亿": 8,
+    "十亿": 9,
+    "百亿": 10,
+    "千亿": 11,
+    "万亿": 12,
+}
+
+
+def magnitude_hint(number: str, word: str) -> str | None:
+    """The help for a number written with a Chinese order of magnitude after it (``'2400'``, ``'亿'``), in the
+    current language; None when ``word`` is none of :data:`CHINESE_MAGNITUDES`.
+
+    >>> from coursekit import set_language
+    >>> set_language("en")
+    >>> magnitude_hint("2400", "亿")[:60]
+    "'亿' is no unit but a Chinese order of magnitude, 10^8: 2400亿"
+    >>> magnitude_hint("2400", "GiB") is None
+    True
+    """
+    power = CHINESE_MAGNITUDES.get(word)
+    if power is None:
+        return None
+    exact = Decimal(number) * Decimal(10) ** power
+    billions = exact / Decimal(10) ** 9
+    return tr(
+        "input_help.magnitude",
+        word=word,
+        power=power,
+        written=shown_str(number + word),
+        number=shown_str(number),
+        value=shown_str(f"{float(exact):g}"),
+        billions=shown_str(f"{float(billions):g}"),
+    )
+
+
 def _number_with_words(source: str, line: int) -> str | None:
     """The hint for an ``answer = ...`` line whose number has a unit after it or "约" before it, else None."""
     found = _NUMBER_WITH_WORDS.match(_fixed_line(source))
     if found is None or not (found.group("unit") or found.group("about")):
         return None
+    magnitude = magnitude_hint(found.group("number"), found.group("unit") or "")
+    if magnitude is not None:  # answer = 2400亿 (or 约2400亿): convert, do not strip (review 27)
+        return f"{tr('input_help.line_prefix', line=line)}{magnitude}"
     comment = found.group("comment")
     fixed = shown_str(found.group("lead").strip() + " " + found.group("number") + (f"  {comment}" if comment else ""))
     if found.group("about"):

@@ -26,8 +26,18 @@ from ..communication import (
 )
 from ..hardware import LINK_PRESETS
 from ..i18n import Text
-from ..units import GIB_BYTES, KIB_BYTES, MS_PER_S, US_PER_S, mib_to_bytes
-from . import DIRECTION, GIB_VS_GB, ROUNDED_COUNT, SECONDS_VS_MS, Exercise, Slip, any_mistake, mistake, register
+from ..units import GIB_BYTES, KB_BYTES, KIB_BYTES, MS_PER_S, US_PER_S, mib_to_bytes
+from . import (
+    DIRECTION,
+    GIB_VS_GB,
+    ROUNDED_COUNT,
+    SECONDS_VS_MS,
+    Exercise,
+    Slip,
+    any_mistake,
+    mistake,
+    register,
+)
 
 #: q2.crossover_mib: a link with 10 µs per call and 25 GiB/s (unidirectional).
 CROSSOVER_LATENCY_US: float = 10.0
@@ -70,6 +80,32 @@ def _crossover_mib() -> float:
 
 def _link_crossover_mib() -> float:
     return crossover_payload_mib(LINK_BANDWIDTH_GIB_S, LINK_LATENCY_US)
+
+
+#: Exercise 2.2 calls its ledgers "A" and "B" and the lesson calls them 账本 (ledgers): a learner writes 'B', but also
+#: '账本 B', 'B 账本', 'B 本' or 'ledger B' (review 27, as lesson 8's runs since review 26)
+_LEDGER_WORDS: tuple[str, ...] = ("账本", "ledger", "本")
+
+
+def _ledger_name(answer: str) -> str:
+    """The ledger letter a learner wrote (``'B'``, ``'b'``, ``'账本 B'``, ``'B 本'``, ``'ledger B'``), upper case; the
+    rest as typed, so a refusal quotes it.
+
+    >>> _ledger_name(" b "), _ledger_name("账本 B"), _ledger_name("B账本"), _ledger_name("Ledger b")
+    ('B', 'B', 'B', 'B')
+    >>> _ledger_name("A 和 B"), _ledger_name("账本")
+    ('A 和 B', '账本')
+    """
+    text = answer.strip()
+    for word in _LEDGER_WORDS:
+        rest = None
+        if text.lower().startswith(word):
+            rest = text[len(word) :].strip()
+        elif text.lower().endswith(word):
+            rest = text[: -len(word)].strip()
+        if rest is not None and len(rest) == 1 and rest.isascii() and rest.isalpha():
+            return rest.upper()
+    return text.upper() if len(text) == 1 else text
 
 
 def _latency_bound() -> str:
@@ -156,6 +192,20 @@ MICROSECONDS_AS_MS: Slip = Slip(
     factor=1000.0,
 )
 
+#: 25 GiB/s × 10 µs = 2.5e-4 GiB turned into MiB with 1000 instead of 1024: 0.25 for 0.256 MiB. At two digits 0.25 is
+#: also 0.256 cut off instead of rounded, and the truncation hint that answered it alone sent the learner to write
+#: more digits: 0.250 got the same hint again (review 27). The hint names both readings, the unit step first.
+BINARY_STEP_AS_1000: Slip = Slip(
+    "binary_step_as_1000",
+    Text(
+        zh="你的答案与正确值正好差 1.024 倍 (1024 / 1000)：二进制单位之间差 1024 倍，不是 1000 倍"
+        "（1 GiB = 1024 MiB）。如果换算没错，再看看是不是把多出的位数直接舍掉了，而不是四舍五入。",
+        en="Your answer is off by exactly 1.024 (1024 / 1000): binary units are 1024 apart, not 1000 "
+        "(1 GiB = 1024 MiB). If the conversion is right, check that you rounded rather than cut off the last digits.",
+    ),
+    factor=KIB_BYTES / KB_BYTES,
+)
+
 #: 0.512 MiB is the crossover of the course's example link (100 GiB/s, 5 µs) that section 2, its table and the widget
 #: show; a learner who copies it gets a hint about that link, not the one-direction slip it also happens to be (2 x).
 EXAMPLE_LINK_CROSSOVER: Slip = mistake(
@@ -192,6 +242,7 @@ CROSSOVER_MIB = register(
         ),
         slips=(
             GIB_VS_GB,
+            BINARY_STEP_AS_1000,
             EXAMPLE_LINK_CROSSOVER,
             DIRECTION,
             MICROSECONDS_AS_MS,
@@ -223,7 +274,7 @@ LATENCY_BOUND = register(
         expected=_latency_bound,
         kind="choice",
         choices=("A", "B"),
-        normalize=lambda s: s.strip().upper(),
+        normalize=_ledger_name,
         hint=Text(
             zh="先算这条链路的分界载荷 payload* = latency × bandwidth，再把每本账的单次载荷和它比。",
             en="Compute the link's crossover payload* = latency × bandwidth, then compare each ledger's payload "

@@ -521,8 +521,8 @@ header = [
     "CP",
     Text(zh="线性项 (GiB)", en="Linear terms (GiB)"),
     Text(zh="注意力分数 (GiB)", en="Attention scores (GiB)"),
-    Text(zh="合计：none (GiB)", en="Total, none (GiB)"),
-    Text(zh="合计：selective (GiB)", en="Total, selective (GiB)"),
+    Text(zh="合计：不重计算 (GiB)", en="Total, none (GiB)"),
+    Text(zh="合计：选择性重计算 (GiB)", en="Total, selective (GiB)"),
 ]
 rows = [
     "| " + " | ".join(str(h) for h in header) + " |",

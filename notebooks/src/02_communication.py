@@ -697,7 +697,14 @@ assert by_hand["ZeRO-3"] / by_hand["DP"] == 3 * MICRO_BATCHES / 2
 # en: one line they were wider than a projected screen)
 for label_, (entries, _, _) in traffic.items():
     for entry in entries:
-        print(f"{label_:8s} {entry.collective:15s} x{entry.calls_per_step:5d}")
+        name = COLLECTIVE_NAMES[entry.collective]
+        calls = entry.calls_per_step
+        print(
+            Text(
+                zh=f"{label_:8s} {name}（{entry.collective}），每步 {calls} 次",
+                en=f"{label_:8s} {name} ({entry.collective}): {calls} per step",
+            )
+        )
         print(f"{'':9s}{entry.description}")
 
 # %% [markdown] lang="zh"

@@ -470,11 +470,13 @@ assert evaluate_candidate(cp, short_context).codes == ('context',)
 
 # %% [markdown] lang="zh"
 # 服务角色这道门槛为什么要单独存在？假设有人把一个服务副本的候选页写错了，声明它也支持训练。
+# 下面这页就叫 `Replica*`：星号只是提醒这是写错的那一页，不是另一种策略。
 # 模式门槛拦不住它（训练“在声明之中”），服务角色门槛会拦住：
 
 # %% [markdown] lang="en"
 # Why does the serving-role gate exist on its own? Suppose someone mislabels a serving-replica candidate page and
-# declares that it supports training too. The mode gate cannot stop it (training is "declared"); the serving-role gate
+# declares that it supports training too. The page below is called `Replica*`: the star only marks it as the
+# mislabelled page, not another strategy. The mode gate cannot stop it (training is "declared"); the serving-role gate
 # does:
 
 # %%

@@ -437,11 +437,13 @@ for n in (1, 2, 3):
         f"matrix.case{n}_state_gib",
         my_state_gib[n],
         label=Text(zh=f"案例 {n}，训练状态", en=f"Case {n}, state"),
+        entry=f"{n}: ",
     )
     check(
         f"matrix.case{n}_kind",
         my_kind[n],
         label=Text(zh=f"案例 {n}，类型", en=f"Case {n}, kind"),
+        entry=f"{n}: ",
     )
 
 # %% tags=["solution"]
@@ -528,7 +530,8 @@ my_matrix = {
 for n, row in my_matrix.items():
     for strategy, answer in row.items():
         label = Text(zh=f"案例 {n}，{strategy}", en=f"Case {n}, {strategy}")
-        check(f"matrix.case{n}_{strategy.lower()}", answer, label=label)
+        check(f"matrix.case{n}_{strategy.lower()}", answer, label=label,
+              entry=f'"{strategy}": ')
 
 # %% tags=["solution"]
 my_matrix = {
