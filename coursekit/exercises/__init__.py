@@ -65,6 +65,7 @@ from .._validate import (
     check_choice,
     check_instance,
     check_int,
+    check_items,
     check_number,
     check_sequence,
     is_numpy_array,
@@ -157,6 +158,7 @@ __all__ = [
     "reveal",
     "show_solution",
     "solution_text",
+    "strategy_choice",
     "verify",
     "written_tolerance",
 ]
@@ -785,6 +787,55 @@ def member_left_out(member: str, hint: Text) -> Slip:
         return isinstance(answer, (set, frozenset)) and set(answer) == set(expected) - {member}
 
     return Slip(f"left_out:{member}", hint, matches=matches)
+
+
+#: Short Chinese names a learner types for a strategy beside the glossary's own (服务副本 is also called 副本).
+STRATEGY_SPELLINGS: dict[str, str] = {"副本": "Replica"}
+#: A name followed by a gloss in brackets, full-width or not: 'TP（张量并行）', 'Replica (服务副本)'.
+_GLOSSED = re.compile(r"(?P<head>[^（(]+?)\s*[（(](?P<gloss>[^）)]+)[）)]")
+
+
+def strategy_choice(text: str, names: tuple[str, ...] | list[str]) -> str:
+    """The one of ``names`` (strategy or candidate names such as ``'TP'``, ``'ZeRO-3'``, ``'Replica'``) that ``text``
+    names: the name in any case, its glossary term in Chinese or English (``'张量并行'``, ``'tensor parallelism'``:
+    :func:`coursekit.glossary.lookup`), a short spelling of :data:`STRATEGY_SPELLINGS`, or either with a gloss in
+    brackets after it, as copied from the lesson (``'TP（张量并行）'``); anything else as typed, stripped. One rule
+    for every exercise answered with a strategy's name.
+
+    >>> names = ("DP", "ZeRO-3", "TP", "Replica")
+    >>> strategy_choice(" tp ", names), strategy_choice("张量并行", names), strategy_choice("副本", names)
+    ('TP', 'TP', 'Replica')
+    >>> strategy_choice("TP（张量并行）", names), strategy_choice("zero-3", names), strategy_choice("服务副本", names)
+    ('TP', 'ZeRO-3', 'Replica')
+    >>> strategy_choice("流水线并行", names)  # a strategy that is not among the choices stays as typed
+    '流水线并行'
+    """
+    from ..glossary import lookup
+
+    check_instance("text", text, str)
+    choices = check_items("names", names)
+    for index, name in enumerate(choices):
+        check_instance(f"names[{index}]", name, str)
+    by_lower: dict[str, str] = {name.lower(): name for name in choices}
+
+    def one(word: str) -> str | None:
+        word = unicodedata.normalize("NFKC", word).strip()
+        if word.lower() in by_lower:
+            return by_lower[word.lower()]
+        if word in STRATEGY_SPELLINGS:
+            return by_lower.get(STRATEGY_SPELLINGS[word].lower())
+        try:
+            abbr = lookup(word).abbr
+        except ValueError:
+            return None
+        return by_lower.get(abbr.lower())
+
+    glossed = _GLOSSED.fullmatch(text.strip())
+    for word in (text, *(glossed.group("head", "gloss") if glossed else ())):
+        found = one(word)
+        if found is not None:
+            return found
+    return text.strip()
 
 
 @dataclass(frozen=True)

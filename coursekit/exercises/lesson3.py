@@ -32,7 +32,7 @@ from ..gates import (
     evaluate_candidates,
 )
 from ..i18n import Text
-from . import Exercise, Slip, member_left_out, mistake, register
+from . import Exercise, Slip, member_left_out, mistake, register, strategy_choice
 
 #: Every candidate of lesson 3: the first example's four and the course's PP, CP and Replica.
 LESSON_CANDIDATES: tuple[Candidate, ...] = (*EXAMPLE_CANDIDATES, *COURSE_CANDIDATES)
@@ -128,9 +128,9 @@ def _tp_rule_code(text: str) -> str:
 
 
 def _candidate_name(text: str) -> str:
-    """Accept ``"tp"`` or ``"zero-3"`` for ``"TP"`` / ``"ZeRO-3"``."""
-    by_lower = {name.lower(): name for name in _NAMES}
-    return by_lower.get(text.strip().lower(), text.strip())
+    """Accept ``"tp"``, ``"张量并行"``, ``"副本"`` or ``"TP（张量并行）"`` for ``"TP"`` / ``"Replica"``
+    (:func:`coursekit.exercises.strategy_choice`)."""
+    return strategy_choice(text, _NAMES)
 
 
 def _set_literal(names: frozenset[str]) -> str:

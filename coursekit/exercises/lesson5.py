@@ -48,7 +48,7 @@ from ..matrix import (
     topology_changes,
 )
 from ..units import GIB_BYTES
-from . import GIB_VS_GB, MIB_VS_GIB, Exercise, mistake, register
+from . import GIB_VS_GB, MIB_VS_GIB, Exercise, mistake, register, strategy_choice
 
 #: Bytes per parameter of the cases' training state: mixed-precision Adam (ZeRO paper, section 3.1).
 BYTES_PER_PARAM: float = PRECISION_RECIPES["zero-fp16-adam"].bytes_per_param
@@ -155,7 +155,9 @@ def _kind_code(answer: str) -> str:
 
 
 def _strategy(answer: str) -> str:
-    return answer.strip().upper()
+    """A strategy of the matrix from its name in any case, its Chinese or English term or with a gloss
+    (:func:`coursekit.exercises.strategy_choice`): ``'张量并行'``, ``'tp'``, ``'TP（张量并行）'`` -> ``'TP'``."""
+    return strategy_choice(answer, STRATEGIES)
 
 
 def _kind_why(case: PaperCase, kind: str) -> Text:
