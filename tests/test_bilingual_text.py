@@ -44,6 +44,21 @@ NOT_A_PAIR = {
     ("coursekit/glossary.py", "中文术语在前，英文原文在后；本课程中的带宽一律指每块 GPU 每个方向的带宽（单向）。"),
     ("coursekit/exercises/input_help.py", "零〇一二两三四五六七八九十"),  # the numerals a learner may type: data
     ("coursekit/exercises/input_help.py", "十百千"),  # the numerals' units (十六, 一百八十四; review 26): data
+    # what a learner types, read by the exercises' help (data, never shown as text): the orders of magnitude after a
+    # number (2400亿, review 27), a strategy's short name, the ledger words of exercise 2.2, the separators of a set
+    # typed as text and the words around a ZeRO stage (阶段2, 第 2 阶段)
+    *(
+        ("coursekit/exercises/input_help.py", word)
+        for word in ("千", "万", "十万", "百万", "千万", "亿", "十亿", "百亿", "千亿", "万亿")
+    ),
+    ("coursekit/exercises/__init__.py", "副本"),
+    ("coursekit/exercises/lesson2.py", "账本"),
+    ("coursekit/exercises/lesson2.py", "本"),
+    ("coursekit/exercises/__init__.py", r"\s*(?:[,，、;；/]|\band\b|和)\s*|\s+"),
+    ("coursekit/exercises/__init__.py", r"(\d+|[零〇一二两三四五六七八九十百]+)"),
+    ("coursekit/exercises/__init__.py", r"(?:[A-Za-z]{1,12}\s*[-=]?\s*)?(?:阶段|第)\s*"),
+    ("coursekit/exercises/__init__.py", r"\s*(?:阶段|级)?"),
+    ("coursekit/exercises/__init__.py", r"\s*(?:阶段|级)"),
 }
 
 

@@ -84,7 +84,7 @@ def _link_crossover_mib() -> float:
 
 #: Exercise 2.2 calls its ledgers "A" and "B" and the lesson calls them 账本 (ledgers): a learner writes 'B', but also
 #: '账本 B', 'B 账本', 'B 本' or 'ledger B' (review 27, as lesson 8's runs since review 26)
-_LEDGER_WORDS: tuple[str, ...] = ("账本", "ledger", "本")
+_LEDGER_WORDS: tuple[str, ...] = ("ledger", "账本", "本")
 
 
 def _ledger_name(answer: str) -> str:
