@@ -76,7 +76,7 @@ from ..i18n import register as _register_messages
 from ..lessons import LESSONS, prefix_modules
 from ..specs import _plain
 from ..units import GB_BYTES, GIB_BYTES
-from .input_help import _ABOUT_WORDS, CARET_POWER, _comma_reading, chinese_numeral_value, magnitude_hint
+from .input_help import _ABOUT_WORDS, CARET_POWER, _comma_reading, _magnitude_hint, chinese_numeral_value
 from .input_help import CHINESE_NUMERALS as CHINESE_NUMERALS
 
 _register_messages(
@@ -1465,7 +1465,7 @@ def _quoted_number_text(answer: str, match: re.Match[str]) -> str | None:
     if about:
         return tr("exercises.quoted_about", value=answer, word=about, literal=number)
     if unit:
-        magnitude = magnitude_hint(number, unit)
+        magnitude = _magnitude_hint(number, unit)
         if magnitude is not None:  # '2400亿': an order of magnitude to convert, not a unit to drop (review 27)
             return tr("exercises.quoted_magnitude", value=answer, help=magnitude)
         return tr("exercises.quoted_unit", value=answer, literal=number, unit=unit)

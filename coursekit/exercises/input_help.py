@@ -37,8 +37,10 @@ Taught in: lesson 0 (how the exercises work).
 from __future__ import annotations
 
 import ast
+import decimal
 import html
 import linecache
+import math
 import os
 import re
 import unicodedata
@@ -193,6 +195,11 @@ _register_messages(
             "zh": "第 {line} 行的数后面带着单位 '{unit}'：Python 的数不带单位。只写数，用题目要求的单位：{fixed}",
             "en": "Line {line} has the unit '{unit}' after its number: Python numbers take no unit. Write the number "
             "alone, in the unit the question asks for: {fixed}",
+        },
+        "input_help.magnitude_number": {
+            "zh": "number = {value!r}：必须是写出来的一个数（ASCII 数字，可带正负号、小数点和指数，例如 '2400'）",
+            "en": "number = {value!r}: must be one number as written (ASCII digits, with a sign, a decimal point or an "
+            "exponent if any, e.g. '2400')",
         },
         "input_help.magnitude": {
             "zh": "'{word}' 不是单位，是数量级 10^{power}：{written} = {number} * 10**{power} = {value}"
@@ -439,11 +446,13 @@ CARET_POWER = re.compile(r"\d\s*\^\s*\d")
 _EMPTY_ANSWER = re.compile(r"^\s*answer\s*=\s*(?:#.*)?$")
 #: ``answer = 4.45ms`` / ``answer = 25.77 吉字节`` / ``answer = 约26.2``: a number with a unit after it or a word
 #: for "about" before it (a line retyped in half-width characters first)
+#: A number as a learner writes it in a line: sign, digits, a decimal point, an exponent (ASCII only).
+_PLAIN_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 _NUMBER_WITH_WORDS = re.compile(
     r"^(?P<lead>\s*answer\s*=\s*)(?P<about>"
     + "|".join(re.escape(w) for word in _ABOUT_WORDS for w in (word.zh, word.en))
     + r"|≈|~)?\s*"
-    r"(?P<number>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*"
+    rf"(?P<number>{_PLAIN_NUMBER})\s*"
     r"(?P<unit>[A-Za-zµμ\u3400-\u9fff][A-Za-zµμ/\u3400-\u9fff]{0,11})?\s*(?P<comment>#.*)?$"
 )
 #: ``answer = 0,05``: a decimal comma before a group with a leading 0, which Python refuses outright
@@ -687,7 +696,8 @@ CHINESE_MAGNITUDES: dict[str, int] = {
 
 def magnitude_hint(number: str, word: str) -> str | None:
     """The help for a number written with a Chinese order of magnitude after it (``'2400'``, ``'亿'``), in the
-    current language; None when ``word`` is none of :data:`CHINESE_MAGNITUDES`.
+    current language; None when ``word`` is none of :data:`CHINESE_MAGNITUDES`. ``number`` is the number as written
+    (ASCII digits, a sign, a decimal point, an exponent); anything else is refused naming it.
 
     >>> from coursekit import set_language
     >>> set_language("en")
@@ -696,19 +706,31 @@ def magnitude_hint(number: str, word: str) -> str | None:
     >>> magnitude_hint("2400", "GiB") is None
     True
     """
+    check_instance("number", number, str)
+    check_instance("word", word, str)
+    if re.fullmatch(_PLAIN_NUMBER, number, re.ASCII) is None:
+        raise ValueError(tr("input_help.magnitude_number", value=number))
+    return _magnitude_hint(number, word)
+
+
+def _magnitude_hint(number: str, word: str) -> str | None:
+    """:func:`magnitude_hint` of a number the help's own pattern read (:data:`_PLAIN_NUMBER`); a value past the
+    float range is written as the help writes any number it cannot show (the line itself is left to Python)."""
     power = CHINESE_MAGNITUDES.get(word)
     if power is None:
         return None
-    exact = Decimal(number) * Decimal(10) ** power
-    billions = exact / Decimal(10) ** 9
+    with decimal.localcontext() as context:  # an exponent past Decimal's default range is written, not raised
+        context.Emax, context.Emin = decimal.MAX_EMAX, decimal.MIN_EMIN
+        exact = Decimal(number) * Decimal(10) ** power
+        billions = exact / Decimal(10) ** 9
     return tr(
         "input_help.magnitude",
         word=word,
         power=power,
         written=shown_str(number + word),
         number=shown_str(number),
-        value=shown_str(f"{float(exact):g}"),
-        billions=shown_str(f"{float(billions):g}"),
+        value=shown_str(f"{exact:.3g}" if not math.isfinite(float(exact)) else f"{float(exact):g}"),
+        billions=shown_str(f"{billions:.3g}" if not math.isfinite(float(billions)) else f"{float(billions):g}"),
     )
 
 
@@ -717,7 +739,7 @@ def _number_with_words(source: str, line: int) -> str | None:
     found = _NUMBER_WITH_WORDS.match(_fixed_line(source))
     if found is None or not (found.group("unit") or found.group("about")):
         return None
-    magnitude = magnitude_hint(found.group("number"), found.group("unit") or "")
+    magnitude = _magnitude_hint(found.group("number"), found.group("unit") or "")
     if magnitude is not None:  # answer = 2400亿 (or 约2400亿): convert, do not strip (review 27)
         return f"{tr('input_help.line_prefix', line=line)}{magnitude}"
     comment = found.group("comment")
