@@ -284,7 +284,8 @@ def _prev_next(path: Path) -> dict[str, str]:
 def _reference_order(site: Path) -> list[str]:
     """The reference pages in the navigation's order, as the home page's sidebar lists them (after its caption)."""
     text = (site / "index.html").read_text(encoding="utf-8")
-    start = text.index("参考 / Reference</span>")
+    # the caption: "参考 / Reference" on a page that keeps the theme's, "Reference" on an English page (leftovers 27)
+    start = re.search(r"(?:参考 / )?Reference</span>", text).end()
     section = text[start : text.index("</ul>", start)]
     return [str((site / href).resolve()) for href in re.findall(r'href="([^"#]+\.html)"', section)]
 
