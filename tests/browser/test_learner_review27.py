@@ -15,24 +15,15 @@ at 1280 x 720 with 110 % zoom (see tests/test_learner_review27.py for the Python
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 import jupyter_browser
 
+from tests.browser.conftest import lesson_page
 from tests.browser.test_learner_review24 import _cell_index, _type_first_line
 from tests.browser.test_learner_review25 import LAPTOP, _run_code_cells_through
-
-
-@pytest.fixture(scope="module")
-def zh_lab(browser: Any) -> Iterator[jupyter_browser.LabServer]:
-    server = jupyter_browser.LabServer(settings=jupyter_browser.make_lab_settings("zh"))
-    yield server
-    server.close()
 
 
 def _cell_fits(page: Any, index: int) -> None:
@@ -48,8 +39,7 @@ def _cell_fits(page: Any, index: int) -> None:
 
 
 def test_lesson_2_listing_and_exercises(zh_lab: jupyter_browser.LabServer, browser: Any) -> None:
-    lesson = jupyter_browser.LessonPage(browser, zh_lab, "zh/02_communication.ipynb", **LAPTOP)
-    try:
+    with lesson_page(browser, zh_lab, "zh/02_communication.ipynb", **LAPTOP) as lesson:
         page = lesson.page
         state = lesson.run_all(timeout_s=300)
         assert state["errors"] == [], state["errors"]
@@ -72,13 +62,10 @@ def test_lesson_2_listing_and_exercises(zh_lab: jupyter_browser.LabServer, brows
         # 2.2: the ledger named as the lesson names it
         bound = _cell_index(page, 'check("q2.latency_bound", answer)')
         assert _type_first_line(lesson, bound, "answer = '账本 B'").startswith("正确。")
-    finally:
-        lesson.close()
 
 
 def test_lesson_3_tuples_and_sets_typed_as_a_newcomer(zh_lab: jupyter_browser.LabServer, browser: Any) -> None:
-    lesson = jupyter_browser.LessonPage(browser, zh_lab, "zh/03_gates.ipynb", **LAPTOP)
-    try:
+    with lesson_page(browser, zh_lab, "zh/03_gates.ipynb", **LAPTOP) as lesson:
         page = lesson.page
         first = _cell_index(page, 'check("q3.first_gate", answer)')
         _run_code_cells_through(lesson, first - 1)
@@ -97,13 +84,10 @@ def test_lesson_3_tuples_and_sets_typed_as_a_newcomer(zh_lab: jupyter_browser.La
         text = _type_first_line(lesson, accepted, "answer = 'TP, EP'")
         assert text.startswith("无法检查。") and "写成 answer = {'TP', 'EP'}。" in text
         assert _type_first_line(lesson, accepted, "answer = {'TP', 'EP', 'PP', 'Replica'}").startswith("正确。")
-    finally:
-        lesson.close()
 
 
 def test_lesson_9_active_parameters_in_yi(zh_lab: jupyter_browser.LabServer, browser: Any) -> None:
-    lesson = jupyter_browser.LessonPage(browser, zh_lab, "zh/09_workbench.ipynb", **LAPTOP)
-    try:
+    with lesson_page(browser, zh_lab, "zh/09_workbench.ipynb", **LAPTOP) as lesson:
         page = lesson.page
         state = lesson.run_all(timeout_s=600)
         assert state["errors"] == [], state["errors"]
@@ -114,13 +98,10 @@ def test_lesson_9_active_parameters_in_yi(zh_lab: jupyter_browser.LabServer, bro
         assert "answer = 2400" not in help_line
         _cell_fits(page, active)
         assert _type_first_line(lesson, active, "answer = 240").startswith("正确。")
-    finally:
-        lesson.close()
 
 
 def test_lesson_5_an_entry_told_as_an_entry(zh_lab: jupyter_browser.LabServer, browser: Any) -> None:
-    lesson = jupyter_browser.LessonPage(browser, zh_lab, "zh/05_selection_matrix.ipynb", **LAPTOP)
-    try:
+    with lesson_page(browser, zh_lab, "zh/05_selection_matrix.ipynb", **LAPTOP) as lesson:
         page = lesson.page
         cases = _cell_index(page, "my_state_gib = {1: ..., 2: ..., 3: ...}")
         _run_code_cells_through(lesson, cases - 1)
@@ -130,5 +111,3 @@ def test_lesson_5_an_entry_told_as_an_entry(zh_lab: jupyter_browser.LabServer, b
         assert "answer" not in shown
         right = _type_first_line(lesson, cases, "my_state_gib = {1: 13, 2: ..., 3: ...}")
         assert right.splitlines()[0].startswith("案例 1，训练状态：正确。")
-    finally:
-        lesson.close()
