@@ -56,6 +56,11 @@ __all__ = [
     "CPU_DRAM_BYTES_PER_S",
     "CPU_MEMORY_GIB",
     "DATASHEET_MEMORY_GB",
+    "DGX_GPUS",
+    "DGX_GPUS_PER_HOST_LINK",
+    "DGX_HOST_LINK_BYTES_PER_S",
+    "DGX_HOST_MEMORY_GIB",
+    "DGX_SYSTEM_MEMORY_TB",
     "EP_ALL_TO_ALL_SMS",
     "ETHERNET_100G_PER_CARD_BYTES_PER_S",
     "ETHERNET_LATENCY_S",
@@ -65,6 +70,8 @@ __all__ = [
     "GB200_BF16_DENSE_FLOPS",
     "GB200_FP8_DENSE_FLOPS",
     "GB200_HBM_BYTES_PER_S",
+    "GB200_HOST_LINK_BYTES_PER_S",
+    "GB200_HOST_MEMORY_GIB",
     "GB200_MEMORY_GB",
     "GB200_NVL72_DOMAIN_GPUS",
     "GB200_SOURCE",
@@ -74,6 +81,9 @@ __all__ = [
     "GB300_HBM_BYTES_PER_S",
     "GB300_MEMORY_GB",
     "GB300_SOURCE",
+    "GRACE_LPDDR5X_BYTES_PER_S",
+    "GRACE_LPDDR5X_GB",
+    "GRACE_SUPERCHIP_GPUS",
     "H100_BF16_DENSE_FLOPS",
     "H100_COMPUTE_CAPABILITY",
     "H100_FP8_DENSE_FLOPS",
@@ -85,6 +95,7 @@ __all__ = [
     "H200_MEMORY_GB",
     "H200_SOURCE",
     "HDR_PER_GPU_BYTES_PER_S",
+    "HOST_MEMORY_SOURCE",
     "IB_NDR_BYTES_PER_S",
     "LINK_PRESETS",
     "NCCL_BASE_LATENCY_US",
@@ -98,9 +109,11 @@ __all__ = [
     "NVLINK4_H100_BYTES_PER_S",
     "NVLINK5_B200_BIDIRECTIONAL_BYTES_PER_S",
     "NVLINK5_B200_BYTES_PER_S",
+    "NVLINK_C2C_BIDIRECTIONAL_BYTES_PER_S",
     "NVLINK_H800_BYTES_PER_S",
     "OMNIPATH_4X100G_PER_GPU_BYTES_PER_S",
     "PCIE4_X16_BYTES_PER_S",
+    "PCIE5_X16_BYTES_PER_S",
     "PCIE_LATENCY_S",
     "TPU_V4_BF16_FLOPS",
     "LinkPreset",
@@ -312,6 +325,46 @@ GB300_BF16_DENSE_FLOPS: float = 2450e12
 GB300_FP8_DENSE_FLOPS: float = 4900e12
 GB300_HBM_BYTES_PER_S: float = 8e12
 GB300_MEMORY_GB: float = 279.0
+
+#: Host memory and the host link, for activation offloading (the planner's ``"offload"`` mode). A GB200 superchip
+#: pairs one Grace CPU (up to 480 GB of LPDDR5X at up to 512 GB/s) with two B200 GPUs over NVLink-C2C at 900 GB/s,
+#: both directions added (NVIDIA GB200 NVL72 product page, specifications table; NVIDIA Grace CPU datasheet). Per GPU
+#: that is half the Grace memory, and a copy each way of at most the smaller of C2C's 450 GB/s one way and half the
+#: LPDDR5X bandwidth shared by the two GPUs (256 GB/s): 225 GB/s when both GPUs copy at once, as every rank of a
+#: data-parallel job does. GB300's superchip is taken as GB200's (same Grace, C2C stated as 900 GB/s: an
+#: assumption, some sources quote more). A DGX H100 / H200 / B200 holds 2 TB of system memory for 8 GPUs (DGX
+#: datasheets; B200 configurable to 4 TB), each GPU on a PCIe 5.0 x16 link: 32 GT/s x 16 lanes x 128/130 / 8 =
+#: 63.0 GB/s each way (PCI-SIG PCIe 5.0 base specification). Between the GPUs and the CPUs sit PCIe switches, each
+#: taken here as joining two GPUs (and their network adapters) to the host over one x16 link, so that a GPU gets half
+#: of it while its neighbour copies too (an assumption in the DGX A100 / H100 layout, not a datasheet figure; copies
+#: reach the theoretical figure only in part, which makes it optimistic as well). Host memory is what the machine
+#: has, not what the framework and the OS leave free: the estimate's host check is optimistic by that much.
+HOST_MEMORY_SOURCE: str = (
+    "NVIDIA GB200 NVL72 specifications (GB200 superchip: Grace CPU with up to 480 GB LPDDR5X at up to 512 GB/s, "
+    "NVLink-C2C 900 GB/s bidirectional to its 2 GPUs); NVIDIA DGX H100 / H200 / B200 datasheets (2 TB system memory "
+    "per 8 GPUs); PCI-SIG PCIe 5.0 x16 (63.0 GB/s each way), taken as shared by 2 GPUs in a DGX"
+)
+GRACE_LPDDR5X_GB: float = 480.0
+GRACE_LPDDR5X_BYTES_PER_S: float = 512e9
+NVLINK_C2C_BIDIRECTIONAL_BYTES_PER_S: float = 900e9
+#: GPUs one Grace CPU serves in a GB200 / GB300 superchip.
+GRACE_SUPERCHIP_GPUS: int = 2
+#: Host memory per GPU of a GB200 / GB300 superchip, GiB (a GB of the datasheet is 10^9 bytes).
+GB200_HOST_MEMORY_GIB: float = GRACE_LPDDR5X_GB * 1e9 / GRACE_SUPERCHIP_GPUS / 2**30
+#: One GPU's host link each way while its neighbour copies too: min(C2C one way, LPDDR5X bandwidth) / 2.
+GB200_HOST_LINK_BYTES_PER_S: float = (
+    min(NVLINK_C2C_BIDIRECTIONAL_BYTES_PER_S / 2, GRACE_LPDDR5X_BYTES_PER_S) / GRACE_SUPERCHIP_GPUS
+)
+DGX_SYSTEM_MEMORY_TB: float = 2.0
+DGX_GPUS: int = 8
+#: Host memory per GPU of a DGX H100 / H200 / B200, GiB.
+DGX_HOST_MEMORY_GIB: float = DGX_SYSTEM_MEMORY_TB * 1e12 / DGX_GPUS / 2**30
+#: PCIe 5.0 x16: 32 GT/s x 16 lanes x 128/130 encoding / 8 bits, each way.
+PCIE5_X16_BYTES_PER_S: float = 32e9 * 16 * 128 / 130 / 8
+#: GPUs taken to share one PCIe switch's x16 link to the host in a DGX (see above).
+DGX_GPUS_PER_HOST_LINK: int = 2
+#: One DGX GPU's host link each way while every GPU copies: a PCIe 5.0 x16 link shared by two GPUs.
+DGX_HOST_LINK_BYTES_PER_S: float = PCIE5_X16_BYTES_PER_S / DGX_GPUS_PER_HOST_LINK
 
 #: CUDA compute capability of each GPU the presets hold (NVIDIA's CUDA GPUs table, developer.nvidia.com/cuda-gpus;
 #: Transformer Engine's MXFP8 page names "SM 10.0, SM 10.3" for B200/GB200 and B300/GB300). The engine decides two

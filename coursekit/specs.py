@@ -70,6 +70,8 @@ __all__ = [
     "MXFP8_COPY_BYTES",
     "MXFP8_SCALE_BYTES",
     "MXFP8_SOURCE",
+    "OFFLOAD_SOURCE",
+    "PLAN_RECOMPUTE_MODES",
     "PRECISION_RECIPES",
     "RECOMPUTE_MODES",
     "RECOMPUTE_MODULES",
@@ -344,6 +346,24 @@ register(
         "specs.cluster_unit.memory_bandwidth_bytes_per_s": {
             "zh": "单位是字节/秒 (bytes/s)：数据手册的显存带宽 2039 GB/s 写作 2039e9。",
             "en": "The unit is bytes/s: a datasheet's memory bandwidth of 2039 GB/s is 2039e9.",
+        },
+        "specs.cluster_unit.host_memory_per_device_gib": {
+            "zh": "单位是 GiB（2^30 字节），每 GPU 一份：节点的系统内存除以节点的 GPU 数，"
+            "例如 DGX H100 的 2 TB、8 张卡：2e12 / 8 / 2**30 = 232.8。",
+            "en": "The unit is GiB (2^30 bytes) per GPU: the node's system memory divided by its GPUs, e.g. a DGX "
+            "H100's 2 TB over 8 GPUs: 2e12 / 8 / 2**30 = 232.8.",
+        },
+        "specs.cluster_unit.host_link": {
+            "zh": "单位是字节/秒 (bytes/s)，每 GPU 单向：PCIe 5.0 x16 写作 63e9；"
+            "GB200 超级芯片的 NVLink-C2C 双向 900 GB/s 由 2 张 GPU 共用，每张单向 225e9。",
+            "en": "The unit is bytes/s, one way per GPU: PCIe 5.0 x16 is 63e9; a GB200 superchip's NVLink-C2C, 900 "
+            "GB/s both directions added, is shared by 2 GPUs: 225e9 each way.",
+        },
+        "specs.host_pair": {
+            "zh": "{given} = {value}，但 {missing} 没有给：主机内存和主机链路要么都给，要么都不给"
+            "（激活卸载 (activation offloading) 两个都要用）。",
+            "en": "{given} = {value}, but {missing} is not given: give both host figures or neither (activation "
+            "offloading needs both).",
         },
         "specs.cluster_unit.latency": {
             "zh": "单位是秒：3.4 微秒写作 3.4e-6。",
@@ -812,6 +832,20 @@ DEFAULT_RECIPE: str = "zero-fp16-adam"
 #: Activation recomputation modes: keep everything, recompute the attention core
 #: ("selective", Korthikanti §5), or keep only each layer's input ("full").
 RECOMPUTE_MODES: tuple[str, ...] = ("none", "selective", "full")
+#: What the planner searches: the recompute modes and ``"offload"``, activation offloading without recomputation
+#: (Megatron-Core's ``cpu_offloading`` with ``cpu_offloading_num_layers``: the saved activations of the first N
+#: layers go to host memory during the forward and come back for the backward; the engine refuses it together
+#: with any recomputation and with pipeline parallelism, :data:`OFFLOAD_SOURCE`). It is not a recompute mode of the
+#: capacity ledger, which counts one device's memory only.
+PLAN_RECOMPUTE_MODES: tuple[str, ...] = (*RECOMPUTE_MODES, "offload")
+OFFLOAD_SOURCE: str = (
+    "NVIDIA/Megatron-LM d98e8a64dd: megatron/core/model_parallel_config.py (cpu_offloading, "
+    "cpu_offloading_num_layers, cpu_offloading_activations); megatron/core/transformer/transformer_config.py "
+    "(cpu_offloading_num_layers must be in [0, num_layers); refused with pipeline_model_parallel_size > 1 and with "
+    "recompute_granularity); transformer_block.py (Transformer Engine's get_cpu_offload_context); "
+    "NVIDIA-NeMo/Megatron-Bridge dc87ce51 scripts/performance/configs/llama31/workload_base_configs.py "
+    "(Llama 3.1 405B on GB200: cpu_offloading_num_layers=95)"
+)
 #: Megatron-Core's module-level recomputation that the workbench can add to a recompute mode (the workload's
 #: ``recompute_modules``): ``"layernorm"`` recomputes the norms that are separate modules — in an MoE layer the
 #: pre-MLP norm, whose output feeds the router and the token permutation, and with multi-head latent attention
@@ -2284,6 +2318,8 @@ _CLUSTER_UNIT_HINTS: dict[str, str] = {
     "memory_bandwidth_bytes_per_s": "specs.cluster_unit.memory_bandwidth_bytes_per_s",
     "intra_node_latency_s": "specs.cluster_unit.latency",
     "inter_node_latency_s": "specs.cluster_unit.latency",
+    "host_memory_per_device_gib": "specs.cluster_unit.host_memory_per_device_gib",
+    "host_link_bandwidth_bytes_per_s": "specs.cluster_unit.host_link",
 }
 
 
@@ -2331,6 +2367,14 @@ class ClusterSpec:
             (the default) when not stated. The FP8 estimate reads it: from 10.0 FP8 GEMMs take any layout, so no
             transposed FP8 copies are made (:attr:`fp8_any_layout`), and only 10.x runs the ``"mxfp8"`` recipe
             (:attr:`mxfp8`). ``None`` counts as Hopper's rule and refuses MXFP8.
+        host_memory_per_device_gib: host (CPU) memory per GPU, GiB, that activation offloading may fill, or
+            ``None`` (the default) when not stated: then the planner does not offload (its ``"offload"`` mode is
+            refused with that reason). A node's system memory divided by its GPUs (a DGX H100's 2 TB over 8 GPUs:
+            232.8 GiB; :data:`coursekit.hardware.HOST_MEMORY_SOURCE`).
+        host_link_bandwidth_bytes_per_s: bytes/s one GPU copies to or from host memory, unidirectional per GPU
+            while every GPU copies (a PCIe 5.0 x16 link of its own: 63e9, shared by two GPUs: 31.5e9; a GB200
+            superchip's NVLink-C2C shared by its 2 GPUs: 225e9), or ``None`` (the default) when not stated. Both
+            host figures or neither.
 
     >>> c = ClusterSpec("toy", 2, 8, 80, 312e12, 300e9, 25e9, 2e-6, 5e-6, 2.0e12)
     >>> c.world_size, c.with_nodes(4).world_size
@@ -2353,11 +2397,30 @@ class ClusterSpec:
     peak_flops_fp8: float | None = None
     nvlink_domain_gpus: int | None = None
     compute_capability: float | None = None
+    host_memory_per_device_gib: float | None = None
+    host_link_bandwidth_bytes_per_s: float | None = None
 
     def __post_init__(self) -> None:
         _plain_fields(self)
         raw: Any = self
         _check_name("name", raw.name)
+        host = (raw.host_memory_per_device_gib, raw.host_link_bandwidth_bytes_per_s)
+        if (host[0] is None) != (host[1] is None):
+            given, missing = (
+                ("host_memory_per_device_gib", "host_link_bandwidth_bytes_per_s")
+                if host[1] is None
+                else ("host_link_bandwidth_bytes_per_s", "host_memory_per_device_gib")
+            )
+            raise ValueError(tr("specs.host_pair", given=given, value=getattr(raw, given), missing=missing))
+        if host[0] is not None:
+            memory = _cluster_figure(
+                "host_memory_per_device_gib", host[0], ge=MIN_DEVICE_MEMORY_GIB, le=MAX_DEVICE_MEMORY_GIB
+            )
+            link = _cluster_figure(
+                "host_link_bandwidth_bytes_per_s", host[1], ge=MIN_BANDWIDTH_BYTES_PER_S, le=MAX_BANDWIDTH_BYTES_PER_S
+            )
+            object.__setattr__(self, "host_memory_per_device_gib", memory)
+            object.__setattr__(self, "host_link_bandwidth_bytes_per_s", link)
         if raw.compute_capability is not None:
             capability = check_number("compute_capability", raw.compute_capability, ge=1.0, le=99.9)
             object.__setattr__(self, "compute_capability", capability)
@@ -2641,7 +2704,9 @@ class WorkloadSpec:
             the attention output once in E5M6 (1.5 bytes) for both backward passes that need it. Matters only at
             ``precision="fp8"``.
         sequence_parallel: Megatron sequence parallelism inside TP groups.
-        zero_stages, recompute_modes: the ZeRO stages and recompute modes the search tries.
+        zero_stages, recompute_modes: the ZeRO stages and recompute modes the search tries; the modes are any of
+            :data:`PLAN_RECOMPUTE_MODES` (default all): :data:`RECOMPUTE_MODES` and ``"offload"``, activation
+            offloading to host memory, which needs a cluster that states its host memory and host link.
         recompute_modules: module-level recomputation added to every mode but ``"full"`` (which keeps only the
             layer input anyway): any of :data:`RECOMPUTE_MODULES`, Megatron-Core's ``--recompute-modules
             layernorm moe_act moe``; ``()`` (the default) none. Megatron-Core's list replaces its default
@@ -2683,7 +2748,7 @@ class WorkloadSpec:
     runtime_reserve_gib: float = DEFAULT_RUNTIME_RESERVE_GIB
     sequence_parallel: bool = True
     zero_stages: tuple[int, ...] = (0, 1, 2, 3)
-    recompute_modes: tuple[str, ...] = RECOMPUTE_MODES
+    recompute_modes: tuple[str, ...] = PLAN_RECOMPUTE_MODES
     recompute_modules: tuple[str, ...] = ()
     max_micro_batch: int = DEFAULT_MAX_MICRO_BATCH
     max_virtual_stages: int = DEFAULT_MAX_VIRTUAL_STAGES
@@ -2788,7 +2853,7 @@ class WorkloadSpec:
         check_bool("sequence_parallel", raw.sequence_parallel)
         object.__setattr__(self, "zero_stages", _check_int_tuple("zero_stages", raw.zero_stages, ge=0, le=3))
         object.__setattr__(
-            self, "recompute_modes", _check_str_tuple("recompute_modes", raw.recompute_modes, RECOMPUTE_MODES)
+            self, "recompute_modes", _check_str_tuple("recompute_modes", raw.recompute_modes, PLAN_RECOMPUTE_MODES)
         )
         if isinstance(raw.recompute_modules, (tuple, list)) and not raw.recompute_modules:  # () and [] are "none"
             object.__setattr__(self, "recompute_modules", ())  # [] is what to_dict's JSON gives back for ()
@@ -2932,7 +2997,7 @@ def unread_recompute_module(
     """
     if not isinstance(model, ModelSpec):
         raise type_error("model", model, "ModelSpec")
-    for label, given, choices in (("modules", modules, RECOMPUTE_MODULES), ("modes", modes, RECOMPUTE_MODES)):
+    for label, given, choices in (("modules", modules, RECOMPUTE_MODULES), ("modes", modes, PLAN_RECOMPUTE_MODES)):
         if isinstance(given, (str, bytes)) or not isinstance(given, (tuple, list)):
             raise type_error(label, given, "tuple of str")
         for item in given:

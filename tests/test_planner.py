@@ -207,7 +207,7 @@ def test_cluster_presets_state_unidirectional_per_gpu_bandwidth() -> None:
         (
             lambda: parse_degrees("recompute=some"),
             ValueError,
-            "recompute = 'some': must be one of 'none', 'selective', 'full'.",
+            "recompute = 'some': must be one of 'none', 'selective', 'full', 'offload'.",
         ),
     ],
 )

@@ -35,7 +35,9 @@ def _config(tmp_path: Path, text: str) -> str:
 
 def test_own_model_and_cluster(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = _config(tmp_path, json.dumps(LLAMA3_8B))
-    argv = ["plan", "--model-config", path, *CUSTOM, "--nodes", "2", "--global-batch", "64", "--top", "1"]
+    # the DGX H100's host figures, as the preset has them: 2 TB over 8 GPUs, PCIe 5.0 x16 shared by two GPUs
+    host = ["--host-memory-gib", repr(2e12 / 8 / 2**30), "--host-link-gb-s", repr(32 * 16 * 128 / 130 / 8 / 2)]
+    argv = ["plan", "--model-config", path, *CUSTOM, *host, "--nodes", "2", "--global-batch", "64", "--top", "1"]
     assert main([*argv, "--lang", "en", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["accepted_count"] > 0

@@ -62,9 +62,9 @@ def test_the_table_is_in_funnel_order_and_every_row_has_both_forms() -> None:
         "ep_fold",
         "pp_schedule",
     )
-    assert GATE_CODES[8:] == ("memory", "interconnect", "structure", "context", "mode", "serving")
+    assert GATE_CODES[8:] == ("memory", "offload", "interconnect", "structure", "context", "mode", "serving")
     assert all(callable(gate.test) and callable(gate.reason) for gate in PLAN_GATES)
-    assert [gate.code for gate in PLAN_GATES if gate.needs_ledger] == ["memory"]
+    assert [gate.code for gate in PLAN_GATES if gate.needs_ledger] == ["memory", "offload"]
 
 
 def test_ranks() -> None:

@@ -330,7 +330,7 @@ def _whole_search_ties(result: Any) -> tuple[list[list[int]], dict[int, tuple[st
     """Tie groups (positions among the accepted), reasons and scenario steps of every accepted candidate: the
     tie rule of :mod:`coursekit.planner.ties` run on the whole accepted set, built from the result's public API."""
     from coursekit.planner.ties import scenario_steps
-    from coursekit.specs import RECOMPUTE_MODES
+    from coursekit.specs import PLAN_RECOMPUTE_MODES as RECOMPUTE_MODES
 
     order = result.accepted_indices()
     rows = [result.degrees(i) for i in order]

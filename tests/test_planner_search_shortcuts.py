@@ -98,9 +98,9 @@ def _plain_space(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec)
     """Every training composition, one row at a time, in the search's order: (tp, cp, pp, dp, ep, etp, v, zero, mb,
     ga, rc) — ZeRO stages are tried only where dp·cp > 1 (else the first stage stands for all), and the virtual
     stages are each v the schedule gate lets through, asked afresh for every row."""
-    from coursekit.capacity import RECOMPUTE_MODES
     from coursekit.planner.gate_table import chunks_divide_stages
     from coursekit.planner.space import etp_options
+    from coursekit.specs import PLAN_RECOMPUTE_MODES as RECOMPUTE_MODES
     from coursekit.specs import _divisors, stage_layer_counts
 
     def v_options(pp: int) -> list[int]:
@@ -135,6 +135,8 @@ def _plain_space(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec)
                             for zero in zeros:
                                 for mb in mbs:
                                     for mode in workload.recompute_modes:
+                                        if mode == "offload" and pp > 1:  # the engine offloads without a pipeline
+                                            continue
                                         ga = max(1, workload.global_batch // (dp * mb))
                                         rc = RECOMPUTE_MODES.index(mode)
                                         rows.append((tp, cp, pp, dp, ep, etp, v, zero, mb, ga, rc))

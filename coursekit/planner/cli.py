@@ -39,7 +39,7 @@ from .._cli import (
     write_json,
 )
 from .._validate import check_instance, check_int, learner_functions, plainly_written
-from ..capacity import PRECISION_RECIPES, RECOMPUTE_MODES
+from ..capacity import PRECISION_RECIPES
 from ..hardware import H100_BF16_DENSE_FLOPS, NCCL_RING_NET_LATENCY_S, NCCL_RING_NVLINK_LATENCY_S
 from ..i18n import LANGUAGES, Text, register, tr
 from ..specs import (
@@ -66,6 +66,7 @@ from ..specs import (
     MIN_PEAK_FLOPS,
     MIN_SHARE,
     MOE_ONLY_FIELDS,
+    PLAN_RECOMPUTE_MODES,
     PRECISIONS,
     RECOMPUTE_MODULES,
     _unread_fields,
@@ -132,6 +133,13 @@ CUSTOM_CLUSTER_FLAGS: tuple[tuple[str, str, str, dict[str, float]], ...] = (
     ("inter-latency-us", "inter_node_latency_s", "inter_latency_us", _LATENCY_US_BOUNDS),
     ("nvlink-domain-gpus", "nvlink_domain_gpus", "nvlink_domain_gpus", {"ge": 1, "le": MAX_WORLD_SIZE}),
     ("compute-capability", "compute_capability", "compute_capability", {"ge": 1.0, "le": 99.9}),
+    (
+        "host-memory-gib",
+        "host_memory_per_device_gib",
+        "host_memory_gib",
+        {"ge": MIN_DEVICE_MEMORY_GIB, "le": MAX_DEVICE_MEMORY_GIB},
+    ),
+    ("host-link-gb-s", "host_link_bandwidth_bytes_per_s", "host_link_gb_s", _LINK_BOUNDS),
 )
 #: Custom-cluster flags that take a whole number.
 _INT_CLUSTER_FLAGS: tuple[str, ...] = ("gpus-per-node", "nvlink-domain-gpus")
@@ -147,6 +155,8 @@ OPTIONAL_CUSTOM_FLAGS: tuple[str, ...] = (
     "inter-latency-us",
     "nvlink-domain-gpus",
     "compute-capability",
+    "host-memory-gib",
+    "host-link-gb-s",
 )
 #: The latencies a custom cluster gets without ``--intra-latency-us`` / ``--inter-latency-us``: NCCL's ring latencies
 #: (:data:`coursekit.hardware.NCCL_RING_NVLINK_LATENCY_S`, :data:`~coursekit.hardware.NCCL_RING_NET_LATENCY_S`).
@@ -196,6 +206,18 @@ CUSTOM_CLUSTER_HELP: dict[str, Text] = {
         "10.x 的 FP8 矩阵乘不需要转置副本，也只有 10.x 能用 --fp8-recipe mxfp8）",
         en="the GPUs' CUDA compute capability, e.g. H100 9.0, B200 10.0, B300 10.3 (optional; the FP8 estimate reads "
         "it: at 10.x FP8 GEMMs need no transposed copies, and only 10.x runs --fp8-recipe mxfp8)",
+    ),
+    "host_memory_per_device_gib": Text(
+        zh="每张 GPU 可用于激活卸载 (activation offloading) 的主机内存，GiB（可选，与 --host-link-gb-s 一起给；"
+        "节点的系统内存除以 GPU 数，如 DGX H100 的 2 TB、8 张卡约 232.8）",
+        en="host memory per GPU that activation offloading may fill, GiB (optional, together with --host-link-gb-s; "
+        "the node's system memory over its GPUs: a DGX H100's 2 TB over 8 GPUs is about 232.8)",
+    ),
+    "host_link_bandwidth_bytes_per_s": Text(
+        zh="每张 GPU 与主机内存之间的单向带宽，GB/s（可选，与 --host-memory-gib 一起给；PCIe 5.0 x16 约 63，"
+        "GB200 的 NVLink-C2C 由 2 张卡共用，每张 225）",
+        en="bandwidth between one GPU and host memory, one way, GB/s (optional, together with --host-memory-gib; "
+        "PCIe 5.0 x16 about 63, a GB200's NVLink-C2C shared by 2 GPUs 225 each)",
     ),
     "inter_node_latency_s": Text(
         zh=f"跨节点环形通信每一步的固定延迟 (alpha)，微秒（可选；默认 NCCL 环形算法的 "
@@ -292,10 +314,17 @@ _CUSTOM_SCALE: dict[str, float] = {
     "inter_node_latency_s": 1e-6,
     "nvlink_domain_gpus": 1,
     "compute_capability": 1.0,
+    "host_memory_per_device_gib": 1.0,
+    "host_link_bandwidth_bytes_per_s": 1e9,
 }
 
 register(
     {
+        "cli.host_pair": {
+            "zh": "给了 {given}，却没有给 {missing}：主机内存和主机链路要么都给，要么都不给（激活卸载两个都要用）",
+            "en": "{given} is given without {missing}: give both host figures or neither (activation offloading "
+            "needs both)",
+        },
         "cli.or_custom": {"zh": "（或自定义集群，还缺：{flags}）", "en": "(or a custom cluster, missing: {flags})"},
         "cli.help_custom": {"zh": "自定义集群：{what}", "en": "custom cluster: {what}"},
         "cli.config_notes": {
@@ -649,9 +678,14 @@ def _add_search_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--recompute",
-        type=_choice_list("recompute_modes", RECOMPUTE_MODES),
+        type=_choice_list("recompute_modes", PLAN_RECOMPUTE_MODES),
         default=None,
-        help=Text(zh="要搜索的激活重计算模式，例如 selective,full", en="recompute modes, e.g. selective,full").render(),
+        help=Text(
+            zh="要搜索的激活重计算模式，例如 selective,full；offload 是不重计算、把部分层的激活卸载到主机内存"
+            "（集群要给出主机内存和主机链路）",
+            en="recompute modes, e.g. selective,full; offload keeps every activation but moves some layers' to host "
+            "memory (the cluster must state its host memory and host link)",
+        ).render(),
     )
     p.add_argument(
         "--recompute-modules",
@@ -924,7 +958,7 @@ def _refuse_unread_flags(args: argparse.Namespace, parser: argparse.ArgumentPars
         if getattr(args, field_name) not in (None, False):
             _fail(parser, tr("cli.fp8_only_flag", flag=_flag_of(field_name), precision=args.precision))
     if args.recompute_modules:
-        modes = RECOMPUTE_MODES if args.recompute is None else tuple(args.recompute)
+        modes = PLAN_RECOMPUTE_MODES if args.recompute is None else tuple(args.recompute)
         modules = tuple(args.recompute_modules)
         why = unread_recompute_module(modules, modes, model, "--recompute-modules", "--recompute full")
         if why is not None:
@@ -1236,6 +1270,19 @@ def custom_cluster_values(args: argparse.Namespace, parser: argparse.ArgumentPar
         missing = [flag for flag in missing if flag[2:] not in OPTIONAL_CUSTOM_FLAGS]
         if missing:
             _fail(parser, tr("argparse.required") % ("--cluster " + tr("cli.or_custom", flags=", ".join(missing))))
+    from ..presets import CLUSTERS
+
+    preset = None if args.cluster is None else CLUSTERS.get(args.cluster)
+    host = {
+        flag: custom.get(field_name, getattr(preset, field_name, None))
+        for flag, field_name in (
+            ("--host-memory-gib", "host_memory_per_device_gib"),
+            ("--host-link-gb-s", "host_link_bandwidth_bytes_per_s"),
+        )
+    }
+    if sum(value is None for value in host.values()) == 1:  # activation offloading needs both
+        given, missing_flag = sorted(host, key=lambda flag: host[flag] is None)
+        _fail(parser, tr("cli.host_pair", given=given, missing=missing_flag))
     return custom
 
 

@@ -78,8 +78,11 @@ from ..roofline import (
 from ..specs import (
     FP8_RECIPES,
     FP8_WEIGHT_CACHE_BYTES,
+    MAX_BANDWIDTH_BYTES_PER_S,
     MAX_LORA_RANK,
+    MIN_BANDWIDTH_BYTES_PER_S,
     MXFP8_COPY_BYTES,
+    PLAN_RECOMPUTE_MODES,
     RECOMPUTE_MODULES,
     _inter_node_ring_bandwidth,
     _peak_flops,
@@ -91,6 +94,7 @@ from ..specs import (
     stage_layer_counts,
     type_error,
 )
+from ..units import GIB_BYTES
 from .calibration import (
     ATTENTION_KERNEL_FIGURES,
     CAUSAL_EXECUTED_SHARE,
@@ -1015,6 +1019,7 @@ class _Columns:
     mb: Any
     ga: Any
     rc: Any
+    offload: Any  # True where the planner's mode is "offload": no recomputation (rc 0), activations to the host
     tpf: Any
     cpf: Any
     ppf: Any
@@ -1029,9 +1034,12 @@ class _Columns:
     def of(cls, np: Any, c: Mapping[str, Any]) -> _Columns:
         ints = {key: np.asarray(c[key]) for key in ("tp", "cp", "pp", "dp", "ep", "v", "zero", "mb", "ga", "rc")}
         ints["etp"] = np.asarray(c["etp"]) if "etp" in c else ints["tp"]  # Megatron's default: expert TP = TP
+        # the planner's "offload" recomputes nothing: every formula of a recompute code reads it as "none"
+        offload = ints["rc"] == OFFLOAD_CODE
+        ints["rc"] = np.where(offload, 0, ints["rc"])
         keys = ("tp", "cp", "pp", "dp", "ep", "etp", "v", "mb", "ga")
         floats = {key + "f": ints[key].astype(np.float64) for key in keys}
-        return cls(**ints, **floats)
+        return cls(**ints, **floats, offload=offload)
 
     @property
     def used(self) -> Any:
@@ -1194,8 +1202,86 @@ def _memory_ledger(
     pick = np.argmax(total, axis=0) * count + np.arange(count)
     ledger = {"params": params, "grads": grads, "optimizer": optimizer, "workspace": workspace}
     ledger.update(activations=activations, fixed=fixed, total=total)
+    layers = sum(counts)
+    ledger["layer_bytes"] = np.where(layers > 0, saved * inflight / np.maximum(layers, 1.0), 0.0)
+    ledger["layers"] = layers
     # the workspace is the same on every stage (one row already)
-    return {key: value if value.ndim == 1 else value.reshape(-1)[pick] for key, value in ledger.items()}
+    out = {key: value if value.ndim == 1 else value.reshape(-1)[pick] for key, value in ledger.items()}
+    layer_bytes, stage_layers = out.pop("layer_bytes"), out.pop("layers")
+    device_bytes = cluster.memory_per_device_gib * GIB_BYTES
+    offloaded = np.where(k.offload, _offloaded_layers(np, out["total"], device_bytes, layer_bytes, stage_layers), 0.0)
+    kept_less = np.maximum(offloaded - 1.0, 0.0) * layer_bytes  # N layers on the host, one more in flight
+    out["activations"] = out["activations"] - kept_less
+    out["total"] = out["total"] - kept_less
+    out["offloaded_layers"] = offloaded
+    out["offload_layer_bytes"] = np.where(k.offload, layer_bytes, 0.0)
+    out["host_bytes"] = offloaded * layer_bytes
+    return out
+
+
+def offload_copy_s(
+    offloaded_layers: Any, layer_bytes: Any, host_link_bytes_per_s: Any, layer_compute_s: Any, micro_batches: Any = 1
+) -> tuple[Any, Any]:
+    """(copy, exposed) seconds per step of activation offloading: ``offloaded_layers`` layers of ``layer_bytes``
+    saved bytes each go to the host in the forward and come back in the backward, over a host link of
+    ``host_link_bytes_per_s`` (one way, a number), once per micro-batch (``micro_batches``). A layer's copy runs
+    while the next layer computes (Transformer Engine's CPU offload streams): its forward takes a third of
+    ``layer_compute_s`` (the layer's forward and backward compute for one micro-batch) and its backward two thirds,
+    and only the part of a
+    copy longer than that shows. Assumed: the copies do not slow the compute (they share the device memory's
+    bandwidth) and the link gives its bandwidth to each copy. The others are numbers or arrays (elementwise), each
+    finite and >= 0.
+
+    >>> copy, exposed = offload_copy_s(95, 1.864e9, 225e9, 0.045)   # Llama 3.1 405B on GB200: 95 layers of 1.86 GB
+    >>> round(float(copy), 3), round(float(exposed), 3)              # 8.3 ms a copy, under 15 / 30 ms of compute
+    (1.574, 0.0)
+    >>> [round(float(x), 3) for x in offload_copy_s(10, 1.0e9, 63e9, 0.03)]  # PCIe 5.0: 15.9 ms > 10 ms forward
+    [0.317, 0.059]
+
+    Taught in: lesson 9 (decision workbench).
+    """
+    import numpy as np
+
+    checked = [
+        _nonnegative_values(np, name, value)
+        for name, value in (
+            ("offloaded_layers", offloaded_layers),
+            ("layer_bytes", layer_bytes),
+            ("layer_compute_s", layer_compute_s),
+            ("micro_batches", micro_batches),
+        )
+    ]
+    link = check_number(
+        "host_link_bytes_per_s", host_link_bytes_per_s, ge=MIN_BANDWIDTH_BYTES_PER_S, le=MAX_BANDWIDTH_BYTES_PER_S
+    )
+    shapes = [np.shape(value) for value in checked]
+    try:
+        np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise ValueError(tr("planner.offload_shapes", shapes=", ".join(str(shape) for shape in shapes))) from None
+    layers, layer_b, compute, micro = checked
+    return _offload_copy_s(np, layers, layer_b, link, compute, micro)
+
+
+def _offload_copy_s(
+    np: Any, layers: Any, layer_bytes: Any, link_bytes_per_s: Any, layer_compute_s: Any, micro_batches: Any
+) -> tuple[Any, Any]:
+    """Kernel of :func:`offload_copy_s` on checked values (the estimate's own columns)."""
+    one_way = layer_bytes / link_bytes_per_s
+    forward, backward = layer_compute_s / 3.0, 2.0 * layer_compute_s / 3.0
+    per_layer = np.maximum(one_way - forward, 0.0) + np.maximum(one_way - backward, 0.0)
+    return 2.0 * micro_batches * layers * one_way, micro_batches * layers * per_layer
+
+
+def _offloaded_layers(np: Any, total_bytes: Any, device_bytes: float, layer_bytes: Any, stage_layers: Any) -> Any:
+    """The fewest layers N whose saved activations must go to the host for a stage
+    of ``stage_layers`` layers (``layer_bytes`` each, ``total_bytes`` on the device without offloading) to fit
+    ``device_bytes``: 0 when it fits already; else ``ceil((total - device) / A) + 1`` (N on the host save N - 1
+    layers: one layer is always in flight, being copied out in the forward or back in the backward), at most
+    ``stage_layers - 1`` (the engine offloads fewer layers than the model has)."""
+    over = total_bytes - device_bytes
+    need = np.where(over > 0, np.ceil(over / np.maximum(layer_bytes, 1.0)) + 1.0, 0.0)
+    return np.minimum(need, np.maximum(stage_layers - 1.0, 0.0))
 
 
 def _lora_stage_params(np: Any, model: ModelSpec, workload: WorkloadSpec, k: _Columns, counts: Any) -> tuple[Any, Any]:
@@ -1925,6 +2011,13 @@ register(
             "zh": "{name} = {value}：必须是不超过 2**53 的非负数，或由这样的数组成的数组。",
             "en": "{name} = {value}: must be a non-negative number no larger than 2**53, or an array of them.",
         },
+        "planner.offload_shapes": {
+            "zh": "offloaded_layers、layer_bytes、layer_compute_s、micro_batches 的形状 "
+            "{shapes} 不能逐元素对齐：数组的长度必须相同（数可以配任何数组）。",
+            "en": "offloaded_layers, layer_bytes, layer_compute_s, micro_batches have shapes "
+            "{shapes} that do not line up element by element: arrays must have the same length (a number goes with "
+            "any array).",
+        },
         "planner.host_wait_shapes": {
             "zh": "layer_gpu_s、host_s、moe_layer_passes 的形状 {shapes} 不能逐元素对齐："
             "数组的长度必须相同（数可以配任何数组）。",
@@ -1991,7 +2084,10 @@ def _moe_host_wait_s(np: Any, layer_gpu_s: Any, host_s: Any, moe_layer_passes: A
     return moe_layer_passes * np.maximum(host_s - layer_gpu_s, 0.0)
 
 
-#: Each column :func:`training_estimate` reads, with its legal range (recompute codes index ``RECOMPUTE_MODES``).
+#: The recompute code of the planner's ``"offload"`` mode (an index into ``PLAN_RECOMPUTE_MODES``).
+OFFLOAD_CODE: int = PLAN_RECOMPUTE_MODES.index("offload")
+
+#: Each column :func:`training_estimate` reads, with its legal range (recompute codes index ``PLAN_RECOMPUTE_MODES``).
 _ESTIMATE_COLUMNS: dict[str, tuple[int, int]] = {
     "tp": (1, 1 << 40),
     "cp": (1, 1 << 40),
@@ -2002,7 +2098,7 @@ _ESTIMATE_COLUMNS: dict[str, tuple[int, int]] = {
     "zero": (0, 3),
     "mb": (1, 1 << 40),
     "ga": (1, 1 << 40),
-    "rc": (0, len(RECOMPUTE_MODES) - 1),
+    "rc": (0, len(PLAN_RECOMPUTE_MODES) - 1),
 }
 
 
@@ -2062,8 +2158,9 @@ def training_estimate(
 ) -> dict[str, Any]:
     """Memory ledger, communication per dimension, efficiency and step time for the columns ``c``.
 
-    ``c`` maps ``tp, cp, pp, dp, ep, v, zero, mb, ga, rc`` (recompute code, index into
-    ``RECOMPUTE_MODES``) and optionally ``etp`` (expert TP, default ``tp``) to equal-length integer arrays.
+    ``c`` maps ``tp, cp, pp, dp, ep, v, zero, mb, ga, rc`` (recompute code, index into ``PLAN_RECOMPUTE_MODES``:
+    :data:`OFFLOAD_CODE` is ``"offload"``, :func:`offload_copy_s`) and optionally ``etp`` (expert TP, default
+    ``tp``) to equal-length integer arrays.
     Returns a dict of float arrays (bytes and seconds); keys are documented inline. Malformed rows (see the
     structural gates) get numbers too; the caller masks them. ``efficiency_shape`` k bends the efficiency curve
     below its ceiling, ``ceiling · (efficiency / ceiling)**k`` (1: the model; 0.5 halves and 2 doubles how much smaller
@@ -2087,7 +2184,35 @@ def training_estimate(
     st = _Stages.of(np, model, workload, k)
     memory = _memory_ledger(np, model, workload, k, st, cluster) if with_memory else {}
     parts = _step_parts(np, model, a.links(cluster), workload, k, st, a.efficiency_shape)
-    return {"memory": memory, **_step_from_parts(np, model, workload, k, st, a, parts)}
+    offload = _offload_ledger(np, model, cluster, workload, c, k, memory)
+    step = _step_from_parts(np, model, workload, k, st, a, parts, offload, cluster.host_link_bandwidth_bytes_per_s)
+    return {"memory": memory, **step}
+
+
+def _offload_ledger(
+    np: Any,
+    model: ModelSpec,
+    cluster: ClusterSpec,
+    workload: WorkloadSpec,
+    c: Mapping[str, Any],
+    k: _Columns,
+    memory: Mapping[str, Any],
+) -> dict[str, Any] | None:
+    """The offloaded layers and one layer's bytes of every row of ``c`` (0 where a row does not offload), from the
+    memory ledger ``memory`` when there is one, else from the ledger of the offloading rows alone; ``None`` when no
+    row offloads."""
+    if not np.any(k.offload):
+        return None
+    keys = ("offloaded_layers", "offload_layer_bytes")
+    if memory:
+        return {key: memory[key] for key in keys}
+    rows = np.flatnonzero(k.offload)
+    sub = _Columns.of(np, {key: np.asarray(column)[rows] for key, column in c.items()})
+    part = _memory_ledger(np, model, workload, sub, _Stages.of(np, model, workload, sub), cluster)
+    out = {key: np.zeros(k.offload.shape, dtype=np.float64) for key in keys}
+    for key in keys:
+        out[key][rows] = part[key]
+    return out
 
 
 def training_steps(
@@ -2130,8 +2255,12 @@ def training_steps(
     k_rows = _rows(k, slice(0, rows), rows * tiles)
     st_rows = _Stages.of(np, model, workload, k_rows)
     parts_rows = [_rows(parts, slice(i * rows, (i + 1) * rows), rows * tiles) for i in range(tiles)]
+    offload = _offload_ledger(np, model, cluster, workload, c, k_rows, {})
+    link = cluster.host_link_bandwidth_bytes_per_s
     return [
-        _step_from_parts(np, model, workload, k_rows, st_rows, a, parts_rows[distinct.index(read)])["step_s"]
+        _step_from_parts(np, model, workload, k_rows, st_rows, a, parts_rows[distinct.index(read)], offload, link)[
+            "step_s"
+        ]
         for a, read in zip(blocks, reads, strict=True)
     ]
 
@@ -2200,10 +2329,20 @@ def _step_parts(
 
 
 def _step_from_parts(
-    np: Any, model: ModelSpec, workload: WorkloadSpec, k: _Columns, st: _Stages, a: Assumptions, p: _StepParts
+    np: Any,
+    model: ModelSpec,
+    workload: WorkloadSpec,
+    k: _Columns,
+    st: _Stages,
+    a: Assumptions,
+    p: _StepParts,
+    offload: Mapping[str, Any] | None = None,
+    host_link_bytes_per_s: float | None = None,
 ) -> dict[str, Any]:
     """The rest of :func:`training_estimate` (all but ``"memory"``): the overlap, the bubble and the host's wait on
-    ``p``, at the overlap shares, the bubble's scale and the host's scale of ``a``."""
+    ``p``, at the overlap shares, the bubble's scale and the host's scale of ``a``; and the copies of activation
+    offloading, from the memory ledger ``offload`` (its ``offloaded_layers`` and ``offload_layer_bytes``) over the
+    host link (``host_link_bytes_per_s``), where rows offload."""
     run, lora_trained, comm, links, ring, dense, experts, bubble = p
     ep_share = _ep_overlap_share(np, k, a.overlap["ep"], workload.ep_overlap_schedule)
     ep_slowdown = _ep_overlap_slowdown_s(np, comm["EP"], ep_share, run["compute_s"])
@@ -2249,6 +2388,20 @@ def _step_from_parts(
     # the bubble's idle slots are counted on the compute alone, as without a host limit: a faster link or more overlap,
     # which shortens a layer on the GPU and lengthens its wait for the host by as much, then never slows the step
     bubble_s = a.bubble_scale * bubble / (1 - bubble) * compute
+    copy_s, copy_exposed_s = np.zeros_like(compute), np.zeros_like(compute)
+    if offload is not None and host_link_bytes_per_s is not None:
+        layer_compute_s = run["compute_s"] / (k.gaf * np.maximum(st.layers_max, 1.0))
+        copy_s, copy_exposed_s = _offload_copy_s(
+            np,
+            offload["offloaded_layers"],
+            offload["offload_layer_bytes"],
+            host_link_bytes_per_s,
+            layer_compute_s,
+            k.gaf,
+        )
+    # the copies run on the host link, beside the other traffic: what shows of them is exposed communication
+    total_comm = total_comm + copy_s
+    exposed = exposed + copy_exposed_s
     return {
         "comm": comm,
         "comm_intra": links,
@@ -2260,6 +2413,8 @@ def _step_from_parts(
         "bubble_s": bubble_s,
         "host_wait_s": host_wait,
         "step_s": compute + exposed + bubble_s + host_wait,
+        "offload_copy_s": copy_s,
+        "offload_exposed_s": copy_exposed_s,
         "efficiency": run["efficiency"],
         "intensity": run["intensity"],
         "expert_efficiency": run["expert_efficiency"],

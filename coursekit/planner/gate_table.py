@@ -40,10 +40,38 @@ from ..specs import (
     stage_layer_counts,
 )
 from ..units import GIB_BYTES, bytes_to_gib
-from .estimate import on_distinct, training_estimate, training_memory
+from .estimate import OFFLOAD_CODE, on_distinct, training_estimate, training_memory
 
 register(
     {
+        "planner.offload_pipeline": {
+            "zh": "激活卸载 (activation offloading) 不能和流水线并行一起用（pp = {pp} > 1）："
+            "Megatron-Core 拒绝这种设置",
+            "en": "activation offloading does not run with pipeline parallelism (pp = {pp} > 1): Megatron-Core "
+            "refuses the setting",
+        },
+        "planner.offload_modules": {
+            "zh": "激活卸载不能和模块级重计算（{modules}）一起用：Megatron-Core 拒绝卸载与任何重计算同时设置",
+            "en": "activation offloading does not run with module-level recomputation ({modules}): Megatron-Core "
+            "refuses offloading together with any recomputation",
+        },
+        "planner.offload_no_host": {
+            "zh": "集群 {cluster} 没有给出每张 GPU 的主机内存和主机链路带宽（host_memory_per_device_gib、"
+            "host_link_bandwidth_bytes_per_s），估算不了激活卸载",
+            "en": "cluster {cluster} states no host memory and host link per GPU (host_memory_per_device_gib, "
+            "host_link_bandwidth_bytes_per_s), so activation offloading cannot be estimated",
+        },
+        "planner.offload_unneeded": {
+            "zh": "不卸载也放得下（每 rank {need_gib:.1f} GiB，设备 {have_gib:.1f} GiB）：卸载只会多出拷贝，"
+            "这个布局不重计算 (none) 的那一行就是它",
+            "en": "it fits without offloading ({need_gib:.1f} GiB per rank, device {have_gib:.1f} GiB): offloading "
+            "would only add copies; the same layout without recomputation (none) is that row",
+        },
+        "planner.offload_host_full": {
+            "zh": "要卸载 {layers} 层、共 {host_gib:.1f} GiB 的激活，超过每张 GPU 的主机内存 {host_have_gib:.1f} GiB",
+            "en": "offloading {layers:@layer} takes {host_gib:.1f} GiB of activations, more than the "
+            "{host_have_gib:.1f} GiB of host memory per GPU",
+        },
         "planner.cp_seq": {
             "zh": "cp = {cp} 不能整除序列长度 {seq_len}：每个上下文并行 (CP) rank 必须持有等长的一段序列",
             "en": "cp = {cp} does not divide the sequence length {seq_len}: every context-parallel rank must "
@@ -449,6 +477,44 @@ def _memory_reason(g: GateInput, i: int) -> Reason:
     return memory_reason(need_gib, g.cluster.memory_per_device_gib)
 
 
+def _offload_test(g: GateInput) -> Any:
+    import numpy as np
+
+    offload = g["rc"] == OFFLOAD_CODE
+    if not np.any(offload):
+        return offload
+    refused = (g["pp"] > 1) | bool(g.workload.recompute_modules) | (g.cluster.host_memory_per_device_gib is None)
+    if g.cluster.host_memory_per_device_gib is None:
+        return offload
+    rows = offload & g.well_formed & ~refused
+    if np.any(rows):
+        layers, host = g.memory["offloaded_layers"], g.memory["host_bytes"]
+        host_have = g.cluster.host_memory_per_device_gib * GIB_BYTES
+        with np.errstate(invalid="ignore"):
+            refused = refused | (rows & ((layers == 0) | (host > host_have)))
+    return offload & refused
+
+
+def _offload_reason(g: GateInput, i: int) -> Reason:
+    pp, modules, host_have = g.value("pp", i), g.workload.recompute_modules, g.cluster.host_memory_per_device_gib
+    if pp > 1:
+        return Reason("offload", "planner.offload_pipeline", {"pp": pp})
+    if modules:
+        return Reason("offload", "planner.offload_modules", {"modules": ", ".join(modules)})
+    if host_have is None:
+        return Reason("offload", "planner.offload_no_host", {"cluster": g.cluster.name})
+    layers = int(g.memory["offloaded_layers"][i])
+    if layers == 0:
+        need_gib = bytes_to_gib(float(g.memory["total"][i]))
+        return Reason(
+            "offload", "planner.offload_unneeded", {"need_gib": need_gib, "have_gib": g.cluster.memory_per_device_gib}
+        )
+    host_gib = bytes_to_gib(float(g.memory["host_bytes"][i]))
+    return Reason(
+        "offload", "planner.offload_host_full", {"layers": layers, "host_gib": host_gib, "host_have_gib": host_have}
+    )
+
+
 def _interconnect_reason(g: GateInput, i: int) -> Reason:
     tp, etp, gpn = g.value("tp", i), g.value("etp", i), g.cluster.domain_gpus
     domain = "_domain" if g.cluster.nvlink_domain_gpus is not None else ""  # an NVLink domain over nodes: say so
@@ -568,6 +634,17 @@ PLAN_GATES: tuple[PlanGate, ...] = (
         True,
         _memory_test,
         _memory_reason,
+    ),
+    PlanGate(
+        "offload",
+        Text(
+            zh="卸载门槛：激活卸载只在需要时、在引擎允许（pp = 1、不重计算）且主机内存够的地方用",
+            en="offload gate: activation offloading only where needed, where the engine allows it (pp = 1, no "
+            "recomputation) and the host memory holds it",
+        ),
+        True,
+        _offload_test,
+        _offload_reason,
     ),
     PlanGate(
         "interconnect",
@@ -700,7 +777,9 @@ def context_twins(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec
     ]
     table = np.array(layouts, dtype=np.int64).reshape(-1, 4)
     tp, pp, dp, ep = (table[:, i] for i in range(4))
-    recompute = max(workload.recompute_modes, key=RECOMPUTE_MODES.index)
+    # the most memory-saving recompute mode (offloading is the search's business: the engine refuses it with pp > 1)
+    modes = [mode for mode in workload.recompute_modes if mode in RECOMPUTE_MODES]
+    recompute = max(modes, key=RECOMPUTE_MODES.index, default="none")
     zero = max(workload.zero_stages)
     ones = np.ones_like(tp)
     ga = np.maximum(1, workload.global_batch // dp)

@@ -21,13 +21,12 @@ from .._validate import (
     check_sequence,
     learner_functions,
 )
-from ..capacity import RECOMPUTE_MODES
 from ..communication import TrafficTime
 from ..hardware import EP_ALL_TO_ALL_SMS, H100_SMS
 from ..i18n import Reason, Text, register, tr
 from ..model_config import localized_source
 from ..scaling import StepTimeline
-from ..specs import ATTENTION_KERNEL_COMPUTE_CAPABILITY, ATTENTION_KERNELS, fp8_weight_cache_bytes
+from ..specs import ATTENTION_KERNEL_COMPUTE_CAPABILITY, ATTENTION_KERNELS, PLAN_RECOMPUTE_MODES, fp8_weight_cache_bytes
 from ..units import (
     DURATION_UNITS,
     MAX_PRINTED_PLACES,
@@ -222,6 +221,12 @@ class PlanCandidate:
     expert_rows: float | None = None  # token rows one local expert multiplies per micro-batch
     permutation_s: float | None = None  # the slowest stage's token permutation and unpermutation per step
     ep_overlap_slowdown_s: float | None = None  # compute lost to the SMs a hidden EP all-to-all holds
+    #: activation offloading (recompute "offload"): layers whose saved activations go to host memory, their GiB per
+    #: GPU on the host, and the copies' seconds per step (all of them, and the part the compute does not hide)
+    offloaded_layers: int | None = None
+    host_offload_gib: float | None = None
+    offload_copy_s: float | None = None
+    offload_exposed_s: float | None = None
 
     @property
     def ranks(self) -> int:
@@ -326,6 +331,16 @@ class PlanCandidate:
                 device=mem.device_gib,
             )
         )
+        if self.offloaded_layers:
+            lines.append(
+                tr(
+                    "planner.offload_line",
+                    layers=self.offloaded_layers,
+                    host_gib=self.host_offload_gib or 0.0,
+                    copy=_duration_text(self.offload_copy_s or 0.0),
+                    exposed=_duration_text(self.offload_exposed_s or 0.0),
+                )
+            )
         if self.stage_layers is not None and self.pp > 1:
             first, mid, last = self.stage_layers
             key = "planner.stages_line" if self.pp > 2 else "planner.stages_line_two"  # two stages have no middle
@@ -462,6 +477,11 @@ class PlanCandidate:
                 out["estimate"]["token_permutation_s"] = self.permutation_s
                 out["estimate"]["ep_overlap_slowdown_s"] = self.ep_overlap_slowdown_s
                 out["estimate"]["host_wait_s"] = t.host_wait_s
+            if self.offloaded_layers:
+                out["estimate"]["offloaded_layers"] = self.offloaded_layers
+                out["estimate"]["host_offload_gib"] = self.host_offload_gib
+                out["estimate"]["offload_copy_s"] = self.offload_copy_s
+                out["estimate"]["offload_exposed_s"] = self.offload_exposed_s
         if self.serving is not None and self.serving.estimate is not None:
             # The serving search's own fields (time_to_first_token_s, time_per_output_token_s, tokens_per_s per
             # replica, ...), as ``python -m coursekit plan --mode serving --json`` prints them.
@@ -1088,7 +1108,7 @@ class PlanResult:
             "zero": int(col["zero"][index]),
             "mb": int(col["mb"][index]),
             "ga": int(col["ga"][index]),
-            "recompute": RECOMPUTE_MODES[int(col["rc"][index])],
+            "recompute": PLAN_RECOMPUTE_MODES[int(col["rc"][index])],
         }
 
     def estimated_step_s(self, index: int) -> float | None:
@@ -1369,7 +1389,7 @@ class PlanResult:
         mask = np.ones(self.space_size, dtype=bool)
         for key, value in parse_degrees(degrees, name="degrees").items():
             column = "rc" if key == "recompute" else key
-            wanted = RECOMPUTE_MODES.index(value) if key == "recompute" else value
+            wanted = PLAN_RECOMPUTE_MODES.index(value) if key == "recompute" else value
             mask &= self._table.columns[column] == wanted
         return [int(i) for i in np.flatnonzero(mask)]
 
@@ -1388,8 +1408,8 @@ class PlanResult:
                 continue
             present = np.unique(column)
             if key == "recompute":
-                shown = "/".join(RECOMPUTE_MODES[int(i)] for i in present)
-                if RECOMPUTE_MODES.index(value) in present:
+                shown = "/".join(PLAN_RECOMPUTE_MODES[int(i)] for i in present)
+                if PLAN_RECOMPUTE_MODES.index(value) in present:
                     continue
             else:
                 shown = "/".join(str(int(i)) for i in present)
@@ -1566,6 +1586,12 @@ class PlanResult:
                 assumptions += tr("planner.tp_overlap_needs_sp", asked=w.overlap_tp)
             if w.recompute_modules:
                 assumptions += tr("planner.recompute_modules", modules=", ".join(w.recompute_modules))
+            if "offload" in w.recompute_modes and c.host_memory_per_device_gib is not None:
+                assumptions += tr(
+                    "planner.offload_assumption",
+                    host_gib=c.host_memory_per_device_gib,
+                    link_gb_s=(c.host_link_bandwidth_bytes_per_s or 0.0) / 1e9,
+                )
             if w.lora_rank is not None:
                 from .estimate import lora_adapters
 

@@ -18,7 +18,7 @@ from dataclasses import replace
 from typing import Any
 
 from .._validate import check_bool, check_choice, check_int, check_number, learner_functions
-from ..capacity import PRECISION_RECIPES, RECOMPUTE_MODES
+from ..capacity import PRECISION_RECIPES
 from ..communication import (
     TrafficEntry,
     _cp_entries,
@@ -34,6 +34,7 @@ from ..i18n import Reason, Text, tr
 from ..scaling import StepTimeline
 from ..specs import (
     MIN_BANDWIDTH_BYTES_PER_S,
+    PLAN_RECOMPUTE_MODES,
     _check_read_fields,
     _group_link,
     _inter_node_ring_bandwidth,
@@ -179,7 +180,8 @@ def evaluate_composition(
     v = check_int("v", v, ge=1, le=1 << 10)
     zero = check_int("zero", zero, ge=0, le=3)
     mb = check_int("mb", mb, ge=1, le=MAX_GLOBAL_BATCH)
-    mode = workload.recompute_modes[0] if recompute is None else check_choice("recompute", recompute, RECOMPUTE_MODES)
+    modes = PLAN_RECOMPUTE_MODES
+    mode = workload.recompute_modes[0] if recompute is None else check_choice("recompute", recompute, modes)
     if etp is not None:
         etp = check_int("etp", etp, ge=1, le=MAX_WORLD_SIZE)
         if not model.is_moe or replicas is not None:
@@ -235,7 +237,7 @@ def _evaluate_checked(
 ) -> PlanCandidate:
     """:func:`evaluate_composition` of a training composition whose degrees are known to be in range (the
     searched space's own): :meth:`PlanResult.candidate` materialises candidates through it."""
-    rc = RECOMPUTE_MODES.index(recompute)
+    rc = PLAN_RECOMPUTE_MODES.index(recompute)
     etp = tp if etp is None else etp
     row = _one_row(tp=tp, cp=cp, pp=pp, dp=dp, ep=ep, etp=etp, v=v, zero=zero, mb=mb, ga=ga, rc=rc)
     return _training_candidate(GateInput(model, cluster, workload, row), recompute)
@@ -247,7 +249,7 @@ def _evaluate_rows(
     """:func:`_evaluate_checked` of every row of ``columns`` (the searched space's own, in range), with one
     estimate for them all: :meth:`PlanResult.accepted` materialises the candidates it lists through it."""
     g = GateInput(model, cluster, workload, columns)
-    return [_training_candidate(g, RECOMPUTE_MODES[g.value("rc", i)], i) for i in range(g.size)]
+    return [_training_candidate(g, PLAN_RECOMPUTE_MODES[g.value("rc", i)], i) for i in range(g.size)]
 
 
 def _check_specs(model: Any, cluster: Any, workload: Any) -> None:
@@ -362,7 +364,21 @@ def _training_candidate(g: GateInput, mode: str, i: int = 0) -> PlanCandidate:
         expert_rows=moe.get("expert_rows"),
         permutation_s=moe.get("permutation_s"),
         ep_overlap_slowdown_s=moe.get("ep_overlap_slowdown_s"),
+        **_offload_fields(est, i),
     )
+
+
+def _offload_fields(est: dict[str, Any] | None, i: int) -> dict[str, Any]:
+    """The offloaded layers, their host GiB and the copies' seconds of candidate ``i`` where it offloads."""
+    if est is None or not est["memory"] or not est["memory"]["offloaded_layers"][i]:
+        return {}
+    memory = est["memory"]
+    return {
+        "offloaded_layers": int(memory["offloaded_layers"][i]),
+        "host_offload_gib": float(memory["host_bytes"][i]) / GIB_BYTES,
+        "offload_copy_s": float(est["offload_copy_s"][i]),
+        "offload_exposed_s": float(est["offload_exposed_s"][i]),
+    }
 
 
 def _moe_fields(model: ModelSpec, est: dict[str, Any] | None, i: int) -> dict[str, float]:
@@ -566,8 +582,8 @@ _gated_spaces: OrderedDict[tuple[Any, ...], tuple[dict[str, Any], dict[str, Any]
 
 def _gate_inputs_key(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpec) -> tuple[Any, ...]:
     """What the training space, the gates and the memory ledger read: the model, the cluster's shape, device
-    memory and FP8 GEMM layout rule, and the workload but its flat efficiency and overlap (the step estimate alone
-    reads those, and the cluster's bandwidths, latencies and peak FLOP/s)."""
+    memory, FP8 GEMM layout rule and host memory, and the workload but its flat efficiency and overlap (the step
+    estimate alone reads those, and the cluster's bandwidths, latencies and peak FLOP/s)."""
     # a key only, of a validated workload with two optional fields unset: no checks to run again
     rest = _replace_valid(workload, achievable_flops_fraction=None, overlap_fraction=None)
     return (
@@ -577,6 +593,7 @@ def _gate_inputs_key(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadS
         cluster.domain_gpus,
         cluster.memory_per_device_gib,
         cluster.fp8_any_layout,  # the bytes of cached FP8 weights (fp8_weight_cache)
+        cluster.host_memory_per_device_gib,  # the offload gate (and whether there is a host to offload to)
         rest,
     )
 
@@ -626,7 +643,7 @@ def _training_table(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSp
 
     def candidates(indices: list[int]) -> list[PlanCandidate]:
         positions = np.searchsorted(rows, indices).tolist()
-        return [_training_candidate(listed, RECOMPUTE_MODES[listed.value("rc", p)], p) for p in positions]
+        return [_training_candidate(listed, PLAN_RECOMPUTE_MODES[listed.value("rc", p)], p) for p in positions]
 
     return CandidateTable(
         columns={key: c[key] for key in INT_COLUMNS},
@@ -671,7 +688,7 @@ DEGREE_KEYS_SEARCHED: tuple[str, ...] = ("tp", "pp", "dp", "cp", "ep", "v", "zer
 
 def _column_value(candidate: PlanCandidate, key: str) -> int:
     if key == "rc":
-        return RECOMPUTE_MODES.index(candidate.recompute)
+        return PLAN_RECOMPUTE_MODES.index(candidate.recompute)
     if key == "etp":
         return candidate.tp if candidate.etp is None else candidate.etp
     attr = {"v": "virtual_stages", "zero": "zero_stage", "mb": "micro_batch", "ga": "grad_accum"}.get(key, key)

@@ -20,9 +20,16 @@ from .._validate import (
     learner_functions,
     plainly_written,
 )
-from ..capacity import RECOMPUTE_MODES
 from ..i18n import register, tr
-from ..specs import _check_stage_counts, _divisors, _plain, pipeline_edges_at, stage_layer_counts, type_error
+from ..specs import (
+    PLAN_RECOMPUTE_MODES,
+    _check_stage_counts,
+    _divisors,
+    _plain,
+    pipeline_edges_at,
+    stage_layer_counts,
+    type_error,
+)
 from .gate_table import PLAN_GATES as PLAN_GATES
 from .gate_table import PlanGate as PlanGate
 from .gate_table import chunks_divide_stages
@@ -245,7 +252,8 @@ def training_space(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpe
     """Every training composition ``(tp, cp, pp, dp, ep, etp, v, zero, mb, ga, recompute)`` with tp·cp·pp·dp = world.
 
     A mixture of experts also tries each expert tensor-parallel degree of :func:`etp_options`; a dense model's
-    ``etp`` column equals ``tp``.
+    ``etp`` column equals ``tp``. Activation offloading (recompute ``"offload"``) is tried with pp = 1 only, as
+    Megatron-Core runs it (the offload gate says why when a composition asks for it with a pipeline).
 
     Raises ValueError (:data:`MAX_SPACE_SIZE`) rather than build a space too large to search quickly.
     """
@@ -280,12 +288,17 @@ def training_space(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSpe
     offsets = np.arange(rows.shape[0]) - np.repeat(np.cumsum(counts) - counts, counts)
     zero_col = zeros_all[offsets] if len(base) else zeros_all[:0]
     mbs = np.array(mb_values, dtype=np.int64)
-    rcs = np.array([RECOMPUTE_MODES.index(mode) for mode in workload.recompute_modes], dtype=np.int64)
+    rcs = np.array([PLAN_RECOMPUTE_MODES.index(mode) for mode in workload.recompute_modes], dtype=np.int64)
     rows = np.repeat(rows, inner, axis=0)
     zero_col = np.repeat(zero_col, inner)
     n_outer = rows.shape[0] // inner if inner else 0
     mb_col = np.tile(np.repeat(mbs, rcs.size), n_outer)
     rc_col = np.tile(np.tile(rcs, mbs.size), n_outer)
+    if "offload" in workload.recompute_modes:
+        # the engine offloads activations only without a pipeline (as the interleaved schedule's v > 1 needs one):
+        # those rows are not compositions it runs
+        runs = (rc_col != PLAN_RECOMPUTE_MODES.index("offload")) | (rows[:, 2] == 1)
+        rows, zero_col, mb_col, rc_col = rows[runs], zero_col[runs], mb_col[runs], rc_col[runs]
     dp_col = rows[:, 3]
     ga_col = np.maximum(1, workload.global_batch // (dp_col * mb_col))
     return {
@@ -432,7 +445,7 @@ ga, recompute, replicas.
         shown_key = key if written == key else f"{_short(written)} ({key})"  # a table's column name as written
         if key == "recompute":
             mode = _short(raw_value.strip().lower()) if isinstance(raw_value, str) else raw_value
-            out[key] = check_choice("recompute", mode, RECOMPUTE_MODES)
+            out[key] = check_choice("recompute", mode, PLAN_RECOMPUTE_MODES)
             continue
         low, high = _degree_bounds(key)
         # written digits are ASCII only, without the underscores and other scripts' digits int() would also read

@@ -228,6 +228,13 @@ register(
             "en": "; TP overlap {asked:.0%} asked, but it runs only with sequence parallelism (Megatron-LM refuses "
             "--tp-comm-overlap without it): 0% in force",
         },
+        "planner.offload_assumption": {
+            "zh": "；激活卸载（重计算一列的 offload）：每张 GPU 主机内存 {host_gib:.1f} GiB、主机链路单向 "
+            "{link_gb_s:.1f} GB/s，每层的拷贝与下一层的计算重叠，拷贝占用的显存带宽不计",
+            "en": "; activation offloading (the recompute column's offload): host memory {host_gib:.1f} GiB and a "
+            "host link of {link_gb_s:.1f} GB/s one way per GPU, each layer's copy overlapping the next layer's "
+            "compute, the device memory bandwidth the copies take not counted",
+        },
         "planner.recompute_modules": {
             "zh": "；模块级重计算：{modules}",
             "en": "; module-level recomputation: {modules}",
@@ -380,6 +387,17 @@ register(
             "= {total} GiB / 设备 {device:.1f} GiB",
             "en": "  Memory per rank: params {params} + grads {grads} + optimizer {optimizer} + workspace "
             "{workspace} + {act_label} {activations} + reserve {reserve} = {total} GiB of {device:.1f} GiB",
+        },
+        "planner.offload_line": {
+            "zh": "  激活卸载 (activation offloading)：{layers} 层的激活在前向时拷到主机内存、反向前取回"
+            "（每张 GPU 在主机上占 {host_gib:.1f} GiB；上面的激活只算留在设备上的层，再加一层在拷贝中）；"
+            "拷贝共 {copy}/步，其中 {exposed} 没藏在计算下（估计：假设每层的拷贝与下一层的计算重叠，"
+            "不计拷贝占用的显存带宽）",
+            "en": "  Activation offloading: the activations of {layers:@layer} go to host memory in the forward and "
+            "come back before the backward ({host_gib:.1f} GiB per GPU on the host; the activations above count "
+            "the layers kept on the device plus one layer in flight); copies {copy} per step, of which {exposed} "
+            "not hidden under compute (an estimate: each layer's copy overlaps the next layer's compute; the "
+            "device memory bandwidth the copies take is not counted)",
         },
         "planner.act_label": {"zh": "激活", "en": "activations"},
         "planner.kv_label": {"zh": "KV 缓存", "en": "KV cache"},

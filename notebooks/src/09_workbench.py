@@ -2261,7 +2261,8 @@ assert row_128k.estimated < 1.1 < row_128k.measured and all(
 # 256K 起两边都说 CP 划算得多，原因是同一个：每步的序列比 GPU 少得多，数据并行的路数不能超过序列数，TP 又不宜跨出
 # 一个节点，不用 CP 就只能靠流水线凑满 GPU，而每条流水线只有一两个微批次，气泡吃掉大半（第 6 课的
 # (p-1)/(m+p-1)）。估算把这个加速比估高了：厂商没有写出不用 CP 时的布局，也可能用了更少的 GPU、完全重计算或更宽的 TP，
-# 而估算只在同样多的 GPU 上找。128K 是估算漏掉的一行：它认为 TP 8 不用 CP 和发表的 CP 布局一样快，实测 CP 明显更快。
+# 而估算只在同样多的 GPU 上找。128K 是估算漏掉的一行：它认为不用 CP 的最快布局（表的最后一列）和发表的 CP 布局
+# 一样快，实测 CP 明显更快。
 # 能定下来的只有实测。
 
 # %% [markdown] lang="en"
@@ -2271,8 +2272,8 @@ assert row_128k.estimated < 1.1 < row_128k.measured and all(
 # so without CP only a pipeline fills the GPUs, and each pipeline gets one or two micro-batches: the bubble takes most
 # of the step (lesson 6's (p-1)/(m+p-1)). The estimate overstates this speed-up: the vendor does not give its layout
 # without CP, which may have used fewer GPUs, full recomputation or wider TP, while the estimate searches the same GPUs
-# only. 128K is a row the estimate misses: it finds TP 8 without CP as fast as the published CP layout, where CP
-# measured clearly faster. Only a measurement settles these.
+# only. 128K is a row the estimate misses: it finds the fastest layout without CP (the table's last column) as fast
+# as the published CP layout, where CP measured clearly faster. Only a measurement settles these.
 
 # %% [markdown] lang="zh"
 # ### LoRA 微调：权重冻结以后
@@ -2395,10 +2396,14 @@ assert one_node[0] == 0 and min(one_node[1:]) > 0
 # 保留的提速各只用一对实测标定。所以它适合**排除**（门槛是硬的）和**分组**（并列组），
 # 不适合在一个组里挑第一名——那要实测。
 #
-# 搜索也不尝试用 CPU 内存换显存的做法：激活卸载 (activation offloading) 在前向时把部分层保存的激活拷到 CPU 内存，
-# 反向用到之前再拷回来；ZeRO-Offload 把优化器状态和优化器步放到 CPU 上。CPU 与 GPU 之间的链路很快时
-# （GB200 的 Grace CPU 经 NVLink-C2C 与 GPU 相连），NVIDIA 在 2025 年下半年公开的 Megatron-Bridge 性能配置里，
-# 有几组 GB200 和 GB300 上的 Llama 3.1 405B 就用 FSDP 加激活卸载，不做重计算。在这样的机器上，工作台只能给出做重计算的布局，估出的步时比实测慢。
+# 用 CPU 内存换显存的做法，搜索只试其中一种：激活卸载 (activation offloading)，在前向时把部分层保存的激活拷到
+# CPU 内存（主机内存），反向用到之前再拷回来。它在表里是重计算那一列的 `offload`，按 Megatron-Core 的规则来：
+# 只在 pp = 1、不做任何重计算时可用，卸载的层数少于总层数；搜索取放得下所需的最少层数，再多留一层正在拷贝的激活。
+# 拷贝走 CPU 与 GPU 之间的链路，估算假设每层的拷贝与下一层的计算重叠，只把比计算长出来的部分算进步时，
+# 也不计拷贝占用的显存带宽，所以这部分是乐观的估计。只有给出主机内存和主机链路的集群（预设里的 H100、H200、B200、
+# GB200、GB300）才会试它；别的集群上，卸载门槛会说明原因。链路很快时（GB200 的 Grace CPU 经 NVLink-C2C 与 GPU 相连），
+# NVIDIA 在 2025 年下半年公开的 Megatron-Bridge 性能配置里，有几组 GB200 和 GB300 上的 Llama 3.1 405B 就用 FSDP
+# 加激活卸载，不做重计算。ZeRO-Offload（把优化器状态和优化器步放到 CPU 上）搜索仍不尝试。
 
 # %% [markdown] lang="en"
 # ### What the estimate leaves out
@@ -2409,12 +2414,18 @@ assert one_node[0] == 0 and min(one_node[1:]) > 0
 # calibrated on one data set, and the MoE host time and the share of its speed-up an FP8 matmul keeps on one pair of measurements each. So it is good for **excluding** (the gates are hard) and **grouping** (tie groups),
 # not for picking the winner inside a group — that takes a measurement.
 #
-# Nor does the search try trading host memory for device memory: activation offloading copies some layers' saved
-# activations to CPU memory during the forward pass and back before the backward pass needs them; ZeRO-Offload keeps
-# the optimizer states and the optimizer step on the CPU. Where the CPU-GPU link is fast (GB200's Grace CPU joins its
-# GPUs over NVLink-C2C), several of the Megatron-Bridge performance configurations NVIDIA published in late 2025 ran
-# Llama 3.1 405B on GB200 and GB300 with FSDP and activation offloading, and no recomputation. On such machines the workbench can offer only layouts that recompute, and its estimated step is
-# slower than the measured one.
+# Of the ways to trade host memory for device memory, the search tries one: activation offloading, which copies some
+# layers' saved activations to CPU (host) memory during the forward pass and back before the backward pass needs
+# them. It is the `offload` value of the table's recompute column, under Megatron-Core's rules: only with pp = 1 and
+# no recomputation of any kind, and fewer layers offloaded than the model has; the search takes the fewest layers
+# that make the rank fit, plus one layer's activations in flight. The copies use the link between CPU and GPU; the
+# estimate assumes each layer's copy overlaps the next layer's compute, adds to the step only what a copy takes
+# beyond that, and does not count the device memory bandwidth the copies use, so this part is an optimistic
+# estimate. Only a cluster that states its host memory and host link (the H100, H200, B200, GB200 and GB300 presets)
+# is tried; on others the offload gate says why not. Where the link is fast (GB200's Grace CPU joins its GPUs over
+# NVLink-C2C), several of the Megatron-Bridge performance configurations NVIDIA published in late 2025 ran Llama 3.1
+# 405B on GB200 and GB300 with FSDP and activation offloading, and no recomputation. ZeRO-Offload (the optimizer
+# states and the optimizer step on the CPU) the search still does not try.
 
 # %% [markdown] lang="zh"
 # ### 估算能排对两个实测布局的先后吗？
