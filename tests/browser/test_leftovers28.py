@@ -17,7 +17,10 @@ from .conftest import choose, scratch_notebook
 _QUOTED = {"zh": re.compile(r"“([^”]+)”"), "en": re.compile(r'"([^"]+)"')}
 _SERVING = {"zh": "服务", "en": "serving"}
 _TRAINING = {"zh": "训练", "en": "training"}
-_NOTE = {"zh": "服务估算不读取这几个控件，服务模式下它们变灰：", "en": "The serving estimate does not read these controls"}
+_NOTE = {
+    "zh": "服务估算不读取这几个控件，服务模式下它们变灰：",
+    "en": "The serving estimate does not read these controls",
+}
 
 
 def _greyed(widget: Any) -> list[str]:
