@@ -11,6 +11,10 @@ Subcommands:
 * ``lessons DIR [--lang zh|en]`` — copy the lesson notebooks out of the installed package
   (:mod:`coursekit.lessons_cli`).
 
+* ``setup [--ipython-dir DIR] [--lang zh|en]`` — write the IPython startup file that lets every kernel, a
+  platform's own too (ModelScope's), import coursekit and show the course's line of help after a restart
+  (:mod:`coursekit.setup_cli`).
+
 The help (``--help``) is in the language of ``--lang``, given before the command or after it, else of
 ``COURSEKIT_LANG``: every parser is built once that language is applied.
 
@@ -41,8 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
         parser = CourseParser(
             prog="python -m coursekit",
             description=Text(
-                zh="coursekit 命令行：决策工作台 (plan) 和课程笔记本的复制 (lessons)。",
-                en="coursekit command line: the decision workbench (plan) and copying the lessons out (lessons).",
+                zh="coursekit 命令行：决策工作台 (plan)、课程笔记本的复制 (lessons) 和内核的启动文件 (setup)。",
+                en="coursekit command line: the decision workbench (plan), copying the lessons out (lessons) and "
+                "the kernels' startup file (setup).",
             ).render(),
         )
         # Its own name: a subcommand's --lang (default None) would overwrite the value under the same name.
@@ -62,6 +67,16 @@ def build_parser() -> argparse.ArgumentParser:
             help=Text(
                 zh="把课程笔记本从已安装的包中复制出来：lessons DIR [--lang zh|en]",
                 en="copy the lesson notebooks out of the installed package: lessons DIR [--lang zh|en]",
+            ).render(),
+            add_help=False,
+        )
+        commands.add_parser(
+            "setup",
+            help=Text(
+                zh="让每个 IPython 内核（包括魔搭等平台自带的内核）在重启后也能导入 coursekit 并显示提示行："
+                "setup [--ipython-dir DIR]",
+                en="make every IPython kernel (a platform's own too, e.g. ModelScope's) import coursekit and show the "
+                "line of help, also after a restart: setup [--ipython-dir DIR]",
             ).render(),
             add_help=False,
         )
@@ -101,6 +116,10 @@ def _main(argv: list[str]) -> int:
 
         # a leading --lang (the messages' language) goes along, so a different --lang after DIR is refused by name
         return lessons_main(args_list[1:], before=argv[: len(argv) - len(args_list)])
+    if args_list[:1] == ["setup"]:  # the IPython startup file: its own module and parser
+        from .setup_cli import main as setup_main
+
+        return setup_main(args_list[1:], before=argv[: len(argv) - len(args_list)])
     from .serving_cli import run_serving, wants_serving
 
     if wants_serving(args_list):  # serving has its own arguments (lesson 10)

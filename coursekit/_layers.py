@@ -81,6 +81,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...], str], ...] = (
             "coursekit.__main__",
             "coursekit.lessons_cli",
             "coursekit.serving_cli",
+            "coursekit.setup_cli",
             "coursekit.planner.cli",
             "coursekit.planner.__main__",
             "coursekit.widgets",

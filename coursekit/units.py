@@ -22,13 +22,14 @@ import sys
 from collections.abc import Sequence
 from fractions import Fraction
 
-from ._validate import check_int, check_items, check_number, finite_result, learner_functions
+from ._validate import check_bool, check_int, check_items, check_number, finite_result, learner_functions
 from .i18n import MAX_EXTRA_DECIMALS, Text, nonzero, register, shown_repr, tr
 
 __all__ = [
     "DURATION_PLAIN_RANGE",
     "DURATION_SIGNIFICANT",
     "DURATION_UNITS",
+    "ESTIMATE_SIGNIFICANT",
     "GB_BYTES",
     "GIB_BYTES",
     "KB_BYTES",
@@ -50,6 +51,7 @@ __all__ = [
     "bytes_to_gib",
     "bytes_to_mib",
     "duration_text",
+    "estimate_seconds_text",
     "gib_to_bytes",
     "mib_to_bytes",
     "parts_adding_up",
@@ -326,9 +328,50 @@ def _seconds_text(value: float) -> str:
     return f"{value:.3f} s" if value == 0 or low <= value < high else _duration_text(value)
 
 
+#: Significant figures of an estimated step time (:func:`estimate_seconds_text`, ``{step_s:estimate}``, the step line
+#: of ``plan --explain``): the planner's estimate is good to about +-20 % (``coursekit.planner.estimate``'s
+#: ``MODEL_UNCERTAINTY``), so a fourth figure (64.224 s) claims a precision the estimate does not have; three
+#: (64.2 s) still tell two candidates 1 % apart, the planner's tie window (leftovers 28).
+ESTIMATE_SIGNIFICANT: int = 3
+
+
+def estimate_seconds_text(seconds: float, *, unit: bool = True) -> str:
+    """An estimated step time: :data:`ESTIMATE_SIGNIFICANT` significant figures in seconds from a millisecond to
+    10^5 s (every digit left of the point kept; 0 as "0 s"), otherwise :func:`duration_text`. In catalog text, a
+    :class:`Seconds` value formatted ``{step_s:estimate}``.
+
+    >>> estimate_seconds_text(64.224), estimate_seconds_text(2.746), estimate_seconds_text(0.012345)
+    ('64.2 s', '2.75 s', '0.0123 s')
+    >>> estimate_seconds_text(2.5), estimate_seconds_text(28256.35), estimate_seconds_text(6.8e-5)
+    ('2.50 s', '28256 s', '68 µs')
+
+    ``unit=False`` leaves the " s" off, for a table whose heading says "(s)"; a time outside that range keeps its
+    unit, so it is never read as seconds:
+
+    >>> estimate_seconds_text(130.72, unit=False), estimate_seconds_text(6.8e-5, unit=False)
+    ('131', '68 µs')
+    """
+    text = _estimate_seconds_text(check_number("seconds", seconds, ge=0))
+    if not check_bool("unit", unit) and text.endswith(" s"):
+        return text[: -len(" s")]
+    return text
+
+
+def _estimate_seconds_text(value: float) -> str:
+    """:func:`estimate_seconds_text` of a checked number of seconds."""
+    low, high = STEP_SECONDS_RANGE
+    if value == 0:
+        return "0 s"
+    if not low <= value < high:
+        return _duration_text(value)
+    decimals = max(0, ESTIMATE_SIGNIFICANT - 1 - math.floor(math.log10(value)))
+    return f"{value:.{decimals}f} s"
+
+
 class Seconds(float):
     """A time in seconds that a message writes as :func:`seconds_text` does with the format spec ``time``
-    (``{step_s:time}``), and as a float with any other: a reason's parameter stays a number.
+    (``{step_s:time}``), as :func:`estimate_seconds_text` does with ``estimate``, and as a float with any other: a
+    reason's parameter stays a number.
 
     >>> f"{Seconds(13.5326):time}", f"{Seconds(13.5326):.1f}", Seconds(2.0) + 1
     ('13.533 s', '13.5', 3.0)
@@ -346,7 +389,11 @@ class Seconds(float):
         return float.__new__(cls, seconds)
 
     def __format__(self, spec: str) -> str:
-        return _seconds_text(float(self)) if spec == "time" else float(self).__format__(spec)
+        if spec == "time":
+            return _seconds_text(float(self))
+        if spec == "estimate":  # an estimated step: ESTIMATE_SIGNIFICANT figures (leftovers 28)
+            return _estimate_seconds_text(float(self))
+        return float(self).__format__(spec)
 
 
 #: The most decimal places :func:`adding_up_places` and :func:`parts_adding_up` print.

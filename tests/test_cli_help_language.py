@@ -47,6 +47,7 @@ COMMANDS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("serving", "coursekit", ("plan", "--mode", "serving")),
     ("planner", "coursekit.planner", ()),
     ("lessons", "coursekit", ("lessons",)),
+    ("setup", "coursekit", ("setup",)),  # leftovers 28: the kernels' startup file
     ("lab", "coursekit.lab", ()),
     ("lab collectives", "coursekit.lab", ("collectives",)),
     ("lab memory", "coursekit.lab", ("memory",)),

@@ -6,6 +6,10 @@ output layer's weight in layers, three "within" bounds, and the FP8 section's B2
 Each row below is a phrase of the lesson's Markdown (zh and en, whitespace runs collapsed: tools/guide_pins.py
 --lessons credits them) and the phrase as coursekit's value fills it in. Inputs that are published data (the
 ModelZoo table's step time) are typed from their source, named where they are defined.
+
+The shared setup lives once (leftovers 28: each test had repeated it): the published runs, their comparisons, plans and
+explanations are typed helpers (no ``type: ignore`` at each use); the guides are read by one cached helper
+(:func:`_guide`); the repository's folders are one constant (``ROOT``); the runs quoted twice are named once.
 """
 
 from __future__ import annotations
@@ -21,10 +25,19 @@ import pytest
 
 from coursekit.communication.traffic import _ep_remote_share
 from coursekit.exercises import get_exercise
-from coursekit.planner import ModelSpec, compare_published, fp8_speedups, megatron_core_model_flops_per_step, plan
+from coursekit.planner import (
+    ModelSpec,
+    PlanCandidate,
+    PlanResult,
+    PublishedComparison,
+    compare_published,
+    fp8_speedups,
+    megatron_core_model_flops_per_step,
+    plan,
+)
 from coursekit.planner.estimate import fp8_quantisation_bytes_per_token
 from coursekit.presets import CLUSTERS, MODELS
-from coursekit.published_runs import all_published_runs
+from coursekit.published_runs import PublishedRun, all_published_runs
 from coursekit.serving import kv_cache_bytes, serving_estimate
 from tests.notebook_outputs import answer_forms, executed, output_texts
 from tests.test_instructor_review22 import _lesson
@@ -35,40 +48,47 @@ ZOO_4K = "MoE-ModelZoo Qwen3 235B-A22B (MoE), 4K, 256 H100 ({})"
 #: The ModelZoo table's step time of its "235B DeepEP TP 2 EP 32 PP 8 VPP 4" row (best_practice/qwen3/readme.md @
 #: e8650517, the run's note in coursekit.published_runs): 19.7 s.
 ZOO_EP32_STEP_S = 19.7
+#: Runs two sentences each quote (zh and en).
+GPT_119B = "Megatron-Core GPT 119B, 4K, 1536 H100"
+LLAMA3_70B_FP8 = "Megatron-Bridge Llama 3 70B, 8K, 64 H100 (FP8)"
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @cache
-def _runs() -> dict[str, object]:
+def _runs() -> dict[str, PublishedRun]:
     return {run.name: run for run in all_published_runs()}
 
 
 @cache
-def _compared(name: str) -> object:
+def _compared(name: str) -> PublishedComparison:
     return compare_published(_runs()[name])
 
 
-def _plan_of(name: str, **changes: object) -> object:
+def _plan_of(name: str, **changes: object) -> PlanResult:
     run = _runs()[name]
-    workload = replace(run.workload(), **changes)  # type: ignore[attr-defined]
-    return plan(MODELS[run.model], CLUSTERS[run.cluster].with_nodes(run.nodes), workload)  # type: ignore[attr-defined]
+    workload = replace(run.workload(), **changes)
+    return plan(MODELS[run.model], CLUSTERS[run.cluster].with_nodes(run.nodes), workload)
 
 
-def _explain(name: str, layout: str | None = None, **changes: object) -> object:
-    return _plan_of(name, **changes).explain(layout or _compared(name).layout)  # type: ignore[attr-defined]
+def _explain(name: str, layout: str | None = None, **changes: object) -> PlanCandidate:
+    return _plan_of(name, **changes).explain(layout or _compared(name).layout)
 
 
 def _qwen30_host_wait_s() -> float:
     """Qwen3 30B at EP 16's fastest estimates tie, bound by the host: EP 8 with full recomputation waits this long."""
     ep8 = _explain(QWEN30_EP16, "tp=1,pp=1,dp=16,cp=1,ep=8,etp=1,v=1,zero=2,mb=1,ga=64,recompute=full")
-    best = _explain(QWEN30_EP16, _compared(QWEN30_EP16).best_layout)  # type: ignore[attr-defined]
-    assert ep8.step_s == pytest.approx(best.step_s, rel=1e-9)  # type: ignore[attr-defined]
-    return float(ep8.timeline.host_wait_s)  # type: ignore[attr-defined]
+    best = _explain(QWEN30_EP16, _compared(QWEN30_EP16).best_layout)
+    assert ep8.step_s == pytest.approx(best.step_s, rel=1e-9)
+    assert ep8.timeline is not None
+    return float(ep8.timeline.host_wait_s)
 
 
 def _qwen30_permutation_s() -> float:
     """Qwen3 30B's published layout: the token permutation and unpermutation per step, the dispatcher's second sort
     by local expert included (half of it: coursekit.planner.estimate.token_permutation_bytes_per_token)."""
-    return float(_explain(QWEN30).permutation_s)  # type: ignore[attr-defined]
+    permutation_s = _explain(QWEN30).permutation_s
+    assert permutation_s is not None  # an MoE layout permutes its tokens
+    return float(permutation_s)
 
 
 def _zoo_count() -> float:
@@ -79,7 +99,7 @@ def _zoo_count() -> float:
 def _zoo_tflops() -> tuple[float, float, float]:
     """(the table's step time, the count over it per GPU in TFLOP/s, the table's TFLOP/s) of the EP 32 row."""
     run = _runs()[ZOO_4K.format("DeepEP, EP 32")]
-    return ZOO_EP32_STEP_S, _zoo_count() / (ZOO_EP32_STEP_S * run.gpus) / 1e12, run.measured_tflops_per_gpu  # type: ignore[attr-defined]
+    return ZOO_EP32_STEP_S, _zoo_count() / (ZOO_EP32_STEP_S * run.gpus) / 1e12, run.measured_tflops_per_gpu
 
 
 def _nodes_reached(ep: int) -> tuple[int, float]:
@@ -96,10 +116,10 @@ def _tp4_fit() -> tuple[float, float]:
 
     def free_step(key: str) -> float:
         name = ZOO_4K.format(key)
-        return float(_explain(name, moe_layer_host_s=0.0).step_s)  # type: ignore[attr-defined]
+        return float(_explain(name, moe_layer_host_s=0.0).step_s)
 
     tp2, tp4 = (_runs()[ZOO_4K.format(key)] for key in ("DeepEP, EP 32", "DeepEP, TP 4, EP 8"))
-    measured = tp4.measured_tflops_per_gpu / tp2.measured_tflops_per_gpu  # type: ignore[attr-defined]
+    measured = tp4.measured_tflops_per_gpu / tp2.measured_tflops_per_gpu
     return free_step("DeepEP, EP 32") / free_step("DeepEP, TP 4, EP 8") - 1, measured
 
 
@@ -123,7 +143,9 @@ def _within(values: list[float], places: int) -> str:
 
 
 def _over_best(*names: str) -> list[float]:
-    return [float(_compared(name).step_over_best) for name in names]  # type: ignore[attr-defined]
+    over = [_compared(name).step_over_best for name in names]
+    assert all(x is not None for x in over), names  # each run's layout passes the gates
+    return [float(x) for x in over if x is not None]
 
 
 def _b200_fp8_kib() -> tuple[float, float, float]:
@@ -197,31 +219,27 @@ PINS: list[tuple[str, str, Callable[[], str]]] = [
     (
         "zh",
         "发表的布局排第 2，步时在估算最优的 1.01 倍以内",
-        lambda: "发表的布局排第 {}，步时在估算最优的 {} 倍以内".format(
-            _compared("Megatron-Core GPT 119B, 4K, 1536 H100").rank,  # type: ignore[attr-defined]
-            _within(_over_best("Megatron-Core GPT 119B, 4K, 1536 H100"), 2),
+        lambda: (
+            f"发表的布局排第 {_compared(GPT_119B).rank}，步时在估算最优的 {_within(_over_best(GPT_119B), 2)} 倍以内"
         ),
     ),
     (
         "en",
         "ranks 2nd, its step within 1.01x of the best estimate",
-        lambda: "ranks {}nd, its step within {}x of the best estimate".format(
-            _compared("Megatron-Core GPT 119B, 4K, 1536 H100").rank,  # type: ignore[attr-defined]
-            _within(_over_best("Megatron-Core GPT 119B, 4K, 1536 H100"), 2),
+        lambda: (
+            f"ranks {_compared(GPT_119B).rank}nd, its step within {_within(_over_best(GPT_119B), 2)}x "
+            "of the best estimate"
         ),
     ),
     (
         "zh",
         "步时是它的 1.09 倍",
-        lambda: f"步时是它的 {_over_best('Megatron-Bridge Llama 3 70B, 8K, 64 H100 (FP8)')[0]:.2f} 倍",
+        lambda: f"步时是它的 {_over_best(LLAMA3_70B_FP8)[0]:.2f} 倍",
     ),
     (
         "en",
         "the published layout takes 1.09x its step",
-        lambda: (
-            f"the published layout takes {_over_best('Megatron-Bridge Llama 3 70B, 8K, 64 H100 (FP8)')[0]:.2f}x "
-            "its step"
-        ),
+        lambda: f"the published layout takes {_over_best(LLAMA3_70B_FP8)[0]:.2f}x its step",
     ),
     ("zh", "差距在 1.1 倍以内", lambda: f"差距在 {_within(_over_best(*_MTNLG), 1)} 倍以内"),
     ("en", "the difference is within 1.1x", lambda: f"the difference is within {_within(_over_best(*_MTNLG), 1)}x"),
@@ -262,16 +280,22 @@ def test_lesson9_prose_quotes_the_computed_value(lang: str, phrase: str, compute
 
 # --- Part A: the guides of lessons 0, 2, 4, 6 and 10, taught from at the projected size --------------------------
 
-GUIDES = Path(__file__).resolve().parents[1] / "docs" / "instructor"
-SRC = Path(__file__).resolve().parents[1] / "notebooks" / "src"
+GUIDES = ROOT / "docs" / "instructor"
+SRC = ROOT / "notebooks" / "src"
 TAUGHT = ("00_index", "02_communication", "04_composition", "06_pipeline_scaling", "09_workbench", "10_serving")
 TALKING_POINTS = {"zh": "## 讲解要点", "en": "## Talking points"}
 CHECK_CALL = re.compile(r'check\("([a-z0-9]+\.[a-z0-9_]+)",\s*answer\)')
 
 
+@cache
+def _guide(lang: str, stem: str) -> str:
+    """Guide ``stem`` in ``lang`` as written (read once for every test that reads it)."""
+    return (GUIDES / lang / f"{stem}.md").read_text(encoding="utf-8")
+
+
 def _talking_points(lang: str, stem: str) -> list[str]:
     """The bullets of a guide's talking-points section, each on one line (bold marks dropped)."""
-    text = (GUIDES / lang / f"{stem}.md").read_text(encoding="utf-8")
+    text = _guide(lang, stem)
     section = text.split(TALKING_POINTS[lang])[1].split("\n## ")[0]
     return [re.sub(r"\s+", " ", bullet).replace("**", "") for bullet in section.split("\n- ")[1:]]
 
@@ -308,7 +332,8 @@ def test_lesson0_gb_point_quotes_the_lessons_zero_table() -> None:
 
 
 def _guide_flat(lang: str, stem: str) -> str:
-    return re.sub(r"[ \t]*\n[ \t]*", " ", (GUIDES / lang / f"{stem}.md").read_text(encoding="utf-8"))
+    """:func:`_guide` with its line breaks (and the spaces around them) as single spaces."""
+    return re.sub(r"[ \t]*\n[ \t]*", " ", _guide(lang, stem))
 
 
 def _kv_kib(model: ModelSpec, tp: int = 1) -> str:
@@ -358,7 +383,7 @@ def test_lesson10_prints_the_mixtral_floors_the_guide_quotes(lang: str, guide: s
     """The guide's 7.7 ms and 27.9 ms were nowhere on the lesson's screen; section 4's Mixtral cell prints them."""
     floors = _mixtral_floors_ms()
     assert guide.format(*floors) in _guide_flat(lang, "10_serving")
-    notebook = executed(Path(__file__).resolve().parents[1] / "notebooks" / lang / "10_serving.ipynb")
+    notebook = executed(ROOT / "notebooks" / lang / "10_serving.ipynb")
     shown = " ".join(text for cell in notebook.cells for text in output_texts(cell))
     assert printed.format(*floors) in shown
 
@@ -374,7 +399,7 @@ ZH_FIRST_USE = [
 
 @pytest.mark.parametrize(("stem", "term", "introduced"), ZH_FIRST_USE)
 def test_zh_guides_introduce_an_english_term_at_its_first_use(stem: str, term: str, introduced: str) -> None:
-    text = (GUIDES / "zh" / f"{stem}.md").read_text(encoding="utf-8")
+    text = _guide("zh", stem)
     first = re.search(rf"(?<![A-Za-z]){term}(?![A-Za-z])", text)
     assert first is not None and introduced in text
     assert text.index(introduced) <= first.start() < text.index(introduced) + len(introduced)

@@ -10,10 +10,10 @@ restart in the middle of a lesson (review 26). Before, the lessons installed it 
 kernel spec's command line without installing anything.
 
 A platform whose kernel the course does not install (ModelScope's notebooks run the image's own ``python3`` kernel)
-loads the extension through IPython's profile instead: ``python tools/install_kernel.py --startup`` writes a startup
-file (:data:`STARTUP_NAME`) into the profile's ``startup`` folder, which IPython runs in every kernel it starts, the
-platform's too, before any cell (leftovers 27). The file loads the extension only where ``coursekit`` is installed,
-so another environment's kernel starts as before.
+loads the extension through IPython's profile instead: a startup file (:data:`STARTUP_NAME`) in the profile's
+``startup`` folder, which IPython runs in every kernel it starts, the platform's too, before any cell (leftovers 27).
+Learners write it with the packaged command ``python -m coursekit setup`` (:mod:`coursekit.setup_cli`, leftovers
+28); ``python tools/install_kernel.py --startup`` runs the same code.
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ import argparse
 import json
 import sys
 from pathlib import Path
+
+from coursekit.setup_cli import STARTUP_NAME, install_startup, startup_text
 
 #: The module the kernel loads as an IPython extension (its ``load_ipython_extension``).
 EXTENSION = "coursekit.exercises.input_help"
@@ -53,36 +55,12 @@ def install(prefix: str = sys.prefix) -> Path:
     return spec
 
 
-#: The startup file :func:`install_startup` writes (IPython runs a profile's startup files in name order).
-STARTUP_NAME = "50-coursekit-input-help.py"
-#: Its text: load the extension in a kernel whose environment has coursekit; leave no name in the learner's namespace.
-STARTUP_TEXT = f"""\
-# The course's line of help under an error Python raised before check() saw the answer, in every IPython kernel
-# (written by coursekit's tools/install_kernel.py --startup; delete this file to stop it).
-def _coursekit_input_help() -> None:
-    import importlib.util
-
-    if importlib.util.find_spec("coursekit") is not None:
-        get_ipython().extension_manager.load_extension("{EXTENSION}")  # noqa: F821 (IPython's startup namespace)
-
-
-_coursekit_input_help()
-del _coursekit_input_help
-"""
-
-
-def install_startup(ipython_dir: str | Path | None = None) -> Path:
-    """Write :data:`STARTUP_TEXT` into the default profile's startup folder under ``ipython_dir`` (IPython's own
-    folder, ``IPYTHONDIR`` or ``~/.ipython``, by default); return the file."""
-    if ipython_dir is None:
-        from IPython.paths import get_ipython_dir
-
-        ipython_dir = get_ipython_dir()
-    startup = Path(ipython_dir) / "profile_default" / "startup"
-    startup.mkdir(parents=True, exist_ok=True)
-    path = startup / STARTUP_NAME
-    path.write_text(STARTUP_TEXT, encoding="utf-8")
-    return path
+# The startup file is the learners' command now, packaged (``python -m coursekit setup``, leftovers 28): its name,
+# text and writer live there, in one place (imported above); --startup below runs it.
+#: The startup file's text for this installation (:func:`coursekit.setup_cli.startup_text`).
+STARTUP_TEXT = startup_text()
+__all__ = ["DISPLAY_NAME", "EXTENSION", "KERNEL_NAME", "STARTUP_NAME", "STARTUP_TEXT", "install", "install_startup",
+           "main", "with_extension"]  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:

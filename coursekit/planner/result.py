@@ -29,6 +29,7 @@ from ..scaling import StepTimeline
 from ..specs import ATTENTION_KERNEL_COMPUTE_CAPABILITY, ATTENTION_KERNELS, PLAN_RECOMPUTE_MODES, fp8_weight_cache_bytes
 from ..units import (
     DURATION_UNITS,
+    ESTIMATE_SIGNIFICANT,
     MAX_PRINTED_PLACES,
     _duration_text,
     adding_up_places,
@@ -760,9 +761,10 @@ _TRAINING_ONLY_KEYS: tuple[str, ...] = ("dp", "cp", "ep", "v", "zero", "ga", "re
 #: lines were 0.001 s off their printed sum); :func:`step_line_parts` takes more where they do not.
 STEP_LINE_PLACES: int = 3
 #: The most significant figures the step line gives its step (its largest number): an absurd cluster's 28256 s step
-#: next to microseconds of communication printed 12 (28256.3477420); now 28256.3 s, and a part too small for the
-#: line's places reads "<0.1", never 0.0.
-STEP_LINE_SIGNIFICANT: int = 6
+#: next to microseconds of communication printed 12 (28256.3477420), and a part too small for the line's places reads
+#: "<0.1", never 0.0. It was 6 (28256.3 s, and 64.224 s for lesson 9's 64 s step); an estimate good to about +-20 %
+#: shows :data:`coursekit.units.ESTIMATE_SIGNIFICANT` (3: 64.2 s; every digit left of the point kept, 28256 s).
+STEP_LINE_SIGNIFICANT: int = ESTIMATE_SIGNIFICANT
 #: The step line's seconds range: a step outside it is written in the unit of :data:`coursekit.units.DURATION_UNITS`
 #: it is largest in (a 1e6-TFLOP/s cluster's 68 µs step as 68.220 µs, not 0.000068 s; a 0.001-TFLOP/s one's
 #: 63,882,919 s as 739 days).
@@ -785,18 +787,19 @@ def step_line_parts(timeline: StepTimeline) -> dict[str, str]:
     :data:`STEP_LINE_PLACES`, or as many more as it takes for no nonzero value to read as zero, or one more where that
     makes the sums add up with each part rounded on its own: both sums, else the step's (then the hidden part is
     printed as the communication less the exposed part, at most one unit of the last place from its own rounding);
-    never so many that the step has more than :data:`STEP_LINE_SIGNIFICANT` significant figures (fewer places for a
-    step of 1000 s or more). A nonzero value too small for the places reads "<0.1" (one unit of the last place), never
-    0.0. Where the step's parts do not add up, they move by at most one unit of the last place
+    never so many that the step has more than :data:`STEP_LINE_SIGNIFICANT` significant figures (the estimate's 3
+    since leftovers 28: no places for a step of 100 s or more, whose every digit left of the point is kept). A nonzero
+    value too small for the places reads "<0.1" (one unit of the last place), never 0.0, unless the sum moved it up
+    one unit. Where the step's parts do not add up, they move by at most one unit of the last place
     (:func:`coursekit.units.parts_adding_up`). The step is printed as the sum of its printed parts. A timeline here
     has no input wait or load imbalance (the search sets both to 0); one that has is refused.
 
     >>> from coursekit.scaling import StepTimeline
     >>> t = StepTimeline(compute_s=1.0004, communication_s=0.5, exposed_communication_s=0.2004,
     ...                  hidden_communication_s=0.2996, bubble_s=0.1004, input_wait_s=0.0, step_s=1.3012)
-    >>> shown = step_line_parts(t)  # at 3 places 1.000 + 0.200 + 0.100 = 1.300, the step 1.301
+    >>> shown = step_line_parts(t)  # 3 significant figures: 1.00 + 0.20 + 0.10 = 1.30
     >>> shown["step_s"], shown["compute_s"], shown["exposed_s"], shown["bubble_s"], shown["comm_s"], shown["hidden_s"]
-    ('1.3012', '1.0004', '0.2004', '0.1004', '0.5000', '0.2996')
+    ('1.30', '1.00', '0.20', '0.10', '0.50', '0.30')
     """
     check_instance("timeline", timeline, StepTimeline)
     check_number("timeline.input_wait_s", timeline.input_wait_s, ge=0, le=0)
@@ -842,7 +845,9 @@ def step_line_parts(timeline: StepTimeline) -> dict[str, str]:
     values_by_key = {"compute_s": compute, "exposed_s": exposed, "bubble_s": bubble, "host_s": host,
                      "hidden_s": hidden, "comm_s": exposed + hidden}  # fmt: skip
     for key, value in values_by_key.items():
-        if not _shows_digit(value, places):  # nonzero, but too small for the line's places
+        # nonzero, but too small for the line's places, and printed as zero: a part the sum moved up one unit (0.04
+        # printed 0.1 so that 62.1 + 0.8 + 0.1 = 63.0) keeps its digit, so the line still adds up as printed
+        if not _shows_digit(value, places) and Decimal(shown[key]) == 0:
             shown[key] = below
     return {**shown, "unit": unit}
 

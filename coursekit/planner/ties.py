@@ -193,25 +193,25 @@ register(
             "en": "the estimate cannot separate them: only running both can",
         },
         "planner.tie_row": {
-            "zh": "#{rank} {label}：估算 {step_s:time}（组首的 {ratio:.3f} 倍）；当{scenario}时它是本组最快的"
+            "zh": "#{rank} {label}：估算 {step_s:estimate}（组首的 {ratio:.3f} 倍）；当{scenario}时它是本组最快的"
             "（差 1% 以内）；要判断：{measurement}",
-            "en": "#{rank} {label}: estimated {step_s:time} ({ratio:.3f}x the group's fastest); the group's "
+            "en": "#{rank} {label}: estimated {step_s:estimate} ({ratio:.3f}x the group's fastest); the group's "
             "fastest (within 1 %) if {scenario}; to decide: {measurement}",
         },
         "planner.tie_row_catch_up": {
-            "zh": "#{rank} {label}：估算 {step_s:time}（组首的 {ratio:.3f} 倍）；当{scenario}时它不比组首慢；"
+            "zh": "#{rank} {label}：估算 {step_s:estimate}（组首的 {ratio:.3f} 倍）；当{scenario}时它不比组首慢；"
             "要判断：{measurement}",
-            "en": "#{rank} {label}: estimated {step_s:time} ({ratio:.3f}x the group's fastest); at least as fast as "
-            "the group's fastest if {scenario}; to decide: {measurement}",
+            "en": "#{rank} {label}: estimated {step_s:estimate} ({ratio:.3f}x the group's fastest); at least as fast "
+            "as the group's fastest if {scenario}; to decide: {measurement}",
         },
         "planner.tie_row_same": {
-            "zh": "#{rank} {label}：估算 {step_s:time}（组首的 {ratio:.3f} 倍）；{scenario}；要判断：{measurement}",
-            "en": "#{rank} {label}: estimated {step_s:time} ({ratio:.3f}x the group's fastest); {scenario}; to "
+            "zh": "#{rank} {label}：估算 {step_s:estimate}（组首的 {ratio:.3f} 倍）；{scenario}；要判断：{measurement}",
+            "en": "#{rank} {label}: estimated {step_s:estimate} ({ratio:.3f}x the group's fastest); {scenario}; to "
             "decide: {measurement}",
         },
         "planner.tie_leader": {
-            "zh": "#{rank} {label}：估算 {step_s:time}，本组最快",
-            "en": "#{rank} {label}: estimated {step_s:time}, the group's fastest",
+            "zh": "#{rank} {label}：估算 {step_s:estimate}，本组最快",
+            "en": "#{rank} {label}: estimated {step_s:estimate}, the group's fastest",
         },
     }
 )
@@ -368,7 +368,8 @@ def tie_row(
     params = {
         "rank": rank,
         "label": label,
-        "step_s": Seconds._of_checked(step_s),  # written as seconds_text does: "739 天" for an absurd cluster's step
+        # written as estimate_seconds_text does (3 significant figures): "739 天" for an absurd cluster's step
+        "step_s": Seconds._of_checked(step_s),
         "ratio": step_s / leader_s,
         "scenario": _scenario_text(scenarios[0]),
         "measurement": _both(

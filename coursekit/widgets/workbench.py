@@ -259,11 +259,17 @@ register(
             "zh": "并发请求 = 整个集群同时在处理的请求（{concurrency} 个），每个副本服务自己那一份；"
             "每个请求 {prompt} 个提示 token、生成 {output} 个 token。"
             "TTFT = 首 token 时间（预填充），TPOT = 每输出 token 时间（一个解码步）。"
-            "所有时间都是下界估计（屋顶线、无排队）；可达峰值比例与通信重叠两项假设不用于服务。",
+            "所有时间都是下界估计（屋顶线、无排队）。",
             "en": "Concurrent requests = requests in flight on the whole cluster ({concurrency}); each replica serves "
             "its own share. Each request has {prompt:@prompt token} and generates {output}. TTFT = time to first token "
             "(prefill); TPOT = time per output token (one decode step). Every time is a lower-bound estimate "
-            "(roofline, no queueing); the achievable-fraction and overlap assumptions do not apply to serving.",
+            "(roofline, no queueing).",
+        },
+        # Built from SERVING_UNUSED_CONTROLS' own labels, so it names exactly the controls greyed out (learner
+        # review 27 saw three greyed and a sentence naming two).
+        "widgets.workbench.serving_unused": {
+            "zh": "服务估算不读取这几个控件，服务模式下它们变灰：{controls}。",
+            "en": "The serving estimate does not read these controls, greyed out in serving mode: {controls}.",
         },
         "widgets.workbench.serving_summary_cpu": {
             "zh": "{model} 在 {world} 台 CPU 服务器上服务（只作对照，不是 GPU）：搜索 {size} 个“副本数 × TP × PP”布局，"
@@ -519,6 +525,16 @@ def _catalog_label(key: str) -> str:
     return label(Text(zh=tr(key, lang="zh"), en=tr(key, lang="en")))
 
 
+def serving_unused_sentence() -> str:
+    """The sentence naming the controls serving mode greys out (:data:`SERVING_UNUSED_CONTROLS`), each by its label.
+
+    Each label is the one the control shows (its catalog entry), quoted, in the learner's language.
+    """
+    quote = Text(zh="“{}”", en='"{}"').render()
+    names = [quote.format(tr(f"widgets.workbench.{key}")) for key in SERVING_UNUSED_CONTROLS]
+    return tr("widgets.workbench.serving_unused", controls=Text(zh="、", en=", ").render().join(names))
+
+
 def _best_serving(result: ServingPlanResult) -> Any:
     """The best accepted layout, else the layout closest to fitting (None when nothing was estimated)."""
     if result.accepted:
@@ -767,6 +783,7 @@ class WorkbenchWidget(LessonWidget[Any]):
         terms = tr(
             "widgets.workbench.serving_terms", concurrency=w.concurrency, prompt=w.prompt_tokens, output=w.output_tokens
         )
+        terms += Text(zh="", en=" ").render() + serving_unused_sentence()
         # the inter-node bandwidth (the "inter-node bandwidth ÷" control): stated, so that moving the control always
         # shows, even when no layout shown crosses nodes and nothing else changes
         link = tr(

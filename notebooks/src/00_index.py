@@ -515,8 +515,9 @@ display(Markdown("\n".join(rows)))
 # - **本机**：在仓库根目录运行 `pip install -e ".[course]"`，再运行 `jupyter lab`，打开 `notebooks/zh/00_index.ipynb`。
 #   想让图中显示中文，请安装一种中文字体（例如 Debian / Ubuntu 上的 `fonts-noto-cjk`）；没有中文字体时，图会自动改用英文标签。
 # - **Binder**：点击 README 中的 Binder 徽章；`binder/` 目录中的文件会安装课程环境和中文字体。
-# - **魔搭社区 (ModelScope) 免费实例**：新建 Notebook 实例，在终端中 `git clone` 本仓库，运行 `pip install -e .`，
-#   然后打开 `notebooks/zh/` 下的笔记本；步骤详见 README 的魔搭一节。
+# - **魔搭社区 (ModelScope) 免费实例**：新建 Notebook 实例，在终端中 `git clone` 本仓库，运行 `pip install -e .`
+#   和 `python -m coursekit setup`，然后打开 `notebooks/zh/` 下的笔记本；步骤详见 README 的魔搭一节。
+#   第二条命令让平台自带的内核在每次启动（包括重启内核）时都能导入 `coursekit`，并在练习的错误下方显示课程的提示行。
 #
 # 所有练习只用 CPU；不需要 GPU。
 
@@ -528,7 +529,9 @@ display(Markdown("\n".join(rows)))
 #   installed (e.g. `fonts-noto-cjk` on Debian / Ubuntu); otherwise they fall back to English labels.
 # - **Binder**: click the Binder badge in the README; the files in `binder/` install the course environment and a CJK font.
 # - **ModelScope free instances**: start a notebook instance, `git clone` this repository in its terminal, run
-#   `pip install -e .`, and open the notebooks under `notebooks/en/`; the README's ModelScope section has the steps.
+#   `pip install -e .` and `python -m coursekit setup`, and open the notebooks under `notebooks/en/`; the README's
+#   ModelScope section has the steps. The second command lets the platform's own kernel import `coursekit` each time
+#   it starts (a kernel restart too) and show the course's line of help under an exercise's error.
 #
 # Every exercise runs on a CPU; no GPU is needed.
 

@@ -124,6 +124,7 @@ from coursekit.published_runs import (
     all_published_runs,
     citation_lines,
 )
+from coursekit.units import estimate_seconds_text
 from coursekit.widgets import breakable_code
 from coursekit.widgets.workbench import (
     LORA_OPTIONS,
@@ -626,7 +627,7 @@ for name, scenario in scenarios:
             scenario.space_size,
             scenario.accepted_count,
             breakable_code(top[0].label()) if top else "—",
-            f"{top[0].step_s:.1f}" if top else "—",
+            estimate_seconds_text(top[0].step_s, unit=False) if top else "—",
         )
     )
 md_table(
@@ -649,10 +650,12 @@ slow_fastest_s = slow_link.accepted(1)[0].step_s
 print(
     Text(
         zh=f"基线最快的 `{baseline_best.label()}` 放到慢 8 倍的跨节点链路上："
-        f"估算 {baseline_on_slow.step_s:.1f} s，是新的最快组合的 "
+        f"估算 {estimate_seconds_text(baseline_on_slow.step_s)}，"
+        "是新的最快组合的 "
         f"{baseline_on_slow.step_s / slow_fastest_s:.1f} 倍",
         en=f"The baseline's fastest `{baseline_best.label()}` on the 8x slower "
-        f"inter-node link: estimated {baseline_on_slow.step_s:.1f} s, "
+        "inter-node link: estimated "
+        f"{estimate_seconds_text(baseline_on_slow.step_s)}, "
         f"{baseline_on_slow.step_s / slow_fastest_s:.1f}x the new fastest",
     )
 )
@@ -754,7 +757,7 @@ print(
 for cand in own.accepted(3):
     print(
         f"  {cand.label()}  {cand.memory.total_gib:.1f} GiB  "
-        f"{cand.step_s:.1f} s"
+        f"{estimate_seconds_text(cand.step_s)}"
     )
 # zh: Mistral 7B：7,241,732,096 个参数
 # en: Mistral 7B: 7,241,732,096 parameters
@@ -927,7 +930,7 @@ for tp in (1, 2, 4, 8, 16):
         (
             tp,
             breakable_code(cand.label()),
-            f"{cand.step_s:.1f}",
+            estimate_seconds_text(cand.step_s, unit=False),
             group_of[accepted_tp[0]],
             f"{tp_ms:.0f}",
             f"{cand.efficiency:.0%}",
@@ -2070,7 +2073,7 @@ md_table(
             Text(zh="是", en="yes")
             if layout.accepted
             else Text(zh="否", en="no"),
-            f"{layout.step_s:.2f}",
+            estimate_seconds_text(layout.step_s, unit=False),
         )
         for name, layout in [
             (Text(zh="CP 2，不重计算", en="CP 2, no recompute"), with_cp),
@@ -2125,14 +2128,16 @@ print(
         f"离 {bf16_without.memory.device_gib:.0f} GiB "
         f"只剩 {margin_gib:.1f} GiB；"
         f"CP 2 要 {bf16_with.memory.total_gib:.1f} GiB，两者估算步时 "
-        f"{bf16_without.step_s:.2f} s 与 {bf16_with.step_s:.2f} s",
+        f"{estimate_seconds_text(bf16_without.step_s)} 与 "
+        f"{estimate_seconds_text(bf16_with.step_s)}",
         en="With bf16 gradients (the workbench's default recipe, and what "
         "NVIDIA's performance scripts set): without CP and without "
         f"recomputation the layout needs {bf16_without.memory.total_gib:.1f} "
         f"GiB, leaving {margin_gib:.1f} GiB of the "
         f"{bf16_without.memory.device_gib:.0f} GiB; CP 2 needs "
         f"{bf16_with.memory.total_gib:.1f} GiB; estimated steps "
-        f"{bf16_without.step_s:.2f} s and {bf16_with.step_s:.2f} s",
+        f"{estimate_seconds_text(bf16_without.step_s)} and "
+        f"{estimate_seconds_text(bf16_with.step_s)}",
     )
 )
 assert with_cp.accepted and without.codes == ("memory",) and full_twin.accepted
