@@ -44,6 +44,7 @@ import math
 import os
 import re
 import unicodedata
+import warnings
 from decimal import Decimal
 from types import TracebackType
 from typing import Any
@@ -139,6 +140,15 @@ _register_messages(
             "en": "Line {line} holds '{char}', a full-width character (typed by a Chinese input method, or copied "
             "from a web page or PDF); Python reads only half-width (English) characters. Switch the input method "
             "to English and type the line again: {fixed}",
+        },
+        "input_help.full_width_still": {
+            "zh": "第 {line} 行有 '{char}'：这是中文输入法打出的（或从网页、PDF 复制来的）全角字符，"
+            "Python 只认半角（英文）字符。只把它换成半角，这一行仍不是 Python 能读的代码：把输入法切换到英文，"
+            "对照题目重新输入这一行（选项写在引号里，数不带单位或百分号）。",
+            "en": "Line {line} holds '{char}', a full-width character (typed by a Chinese input method, or copied "
+            "from a web page or PDF); Python reads only half-width (English) characters. With only that character "
+            "replaced the line is still not Python: switch the input method to English and type the line again as "
+            "the question asks (an option in quotes, a number without a unit or percent sign).",
         },
         "input_help.percent": {
             "zh": "第 {line} 行的数后面带着百分号 '%'：Python 的数不带百分号（% 在 Python 里是求余数的运算符）。"
@@ -633,7 +643,10 @@ def input_hint(error: BaseException, line: str | None = None) -> str | None:
             retyped = shown_str(_fixed_line(number + rest))
             key = "input_help.full_width_decimal_comma" if is_decimal else "input_help.full_width_thousands_comma"
             return tr(key, line=error.lineno or 1, char=comma.group(2), fixed=retyped)
-        retyped = shown_str(_fixed_line(source))  # a line is quoted in at most about 200 characters, as every value
+        half_width = _fixed_line(source)
+        if not _compiles(half_width):  # answer = not_preferred％: retyped, still no Python line (fuzz pass 25)
+            return tr("input_help.full_width_still", line=error.lineno or 1, char=match.group(1))
+        retyped = shown_str(half_width)  # a line is quoted in at most about 200 characters, as every value
         return tr("input_help.full_width", line=error.lineno or 1, char=match.group(1), fixed=retyped)
     if isinstance(error, TypeError) and line is not None and _NUMBER_CALLED.search(str(error)):
         noted = _slip_before_check(line.split("#", 1)[0], _error_line(error))  # answer = 0.16 (16): a number called
@@ -667,6 +680,19 @@ def input_hint(error: BaseException, line: str | None = None) -> str | None:
             return tr("input_help.unquoted", name=shown, fixed=shown_str(fixed), menu=tr("input_help.run_above_menu"))
         return tr("input_help.undefined", name=shown, menu=tr("input_help.run_above_menu"))
     return None
+
+
+def _compiles(line: str) -> bool:
+    """Whether Python compiles ``line`` (a line the help would show as the one to type) without a warning: a
+    ``SyntaxWarning`` ("'list' object is not callable", ``answer = [5, 7]([5, 7])`` from ``[5, 7]（[5, 7]）``) marks a
+    line that fails as soon as it runs."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SyntaxWarning)
+        try:
+            compile(line, "<cell>", "exec")
+        except (SyntaxError, SyntaxWarning, ValueError):  # ValueError: a NUL character
+            return False
+    return True
 
 
 def _error_line(error: BaseException) -> int:
