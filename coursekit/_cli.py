@@ -76,6 +76,13 @@ register(
             "en": ". Write the number alone, in the flag's unit: {unit}.",
         },
         "cli.floor_reason": {"zh": "（{reason}）。", "en": " ({reason})."},
+        "cli.below_normal": {
+            "zh": "{name} = {text}：非零但绝对值小于浮点数的最小正规数 {low:.4g}，读出来是 {read:g}，"
+            "写下的数字已经保不住；请写一个绝对值至少 {low:.4g} 的数（这个参数能取 0 时也可以写 0）",
+            "en": "{name} = {text}: nonzero but smaller in size than the smallest normal float, {low:.4g}, it reads "
+            "back as {read:g}, without the digits written; write a number of at least {low:.4g} in size (or 0, "
+            "where the flag takes 0)",
+        },
         "cli.not_choice": {"zh": "{value!r} 不是 {choices} 之一", "en": "{value!r} is not one of {choices}"},
         "cli.error": {"zh": "{prog}：错误：{message}", "en": "{prog}: error: {message}"},
         "cli.heading": {"zh": "{heading}：", "en": "{heading}:"},
@@ -471,16 +478,51 @@ class NumberArg:
         except (ValueError, OverflowError):
             key = "cli.not_integer" if self.convert is int else "cli.not_number"
             raise self._refuse(tr(key, value=text[:SHOWN_CHARS])) from None
+        if value == 0 and _below_normal(text, value):  # 1e-400 read as 0.0: a floor's message would name 0.0
+            raise self._below_normal(text, value)
         try:
             if self.convert is int:
                 return check_int(self.name, value, **{k: int(v) for k, v in self.bounds.items()})
-            return check_number(self.name, value, **self.bounds)
+            number = check_number(self.name, value, **self.bounds)
         except (TypeError, ValueError) as exc:
             message = str(exc)
             floor = self.bounds.get("ge", self.bounds.get("gt"))
             if self.floor_reason is not None and floor is not None and value < floor:
                 message = message.rstrip("。.") + tr("cli.floor_reason", reason=self.floor_reason.render())
             raise self._refuse(message) from None
+        # within the bounds, yet not the number written (a floor above 1e-320 says more, so it is checked first)
+        if _below_normal(text, value):  # 1e-320 read as 9.99989e-321
+            raise self._below_normal(text, value)
+        return number
+
+    def _below_normal(self, text: str, value: float) -> argparse.ArgumentTypeError:
+        """The refusal of a number below the normal floats (:func:`_below_normal`), without the unit note (the unit
+        is no slip here)."""
+        shown = text.strip()[:SHOWN_CHARS]
+        return argparse.ArgumentTypeError(
+            tr("cli.below_normal", name=self.name, text=shown, read=value, low=sys.float_info.min)
+        )
+
+
+#: The part of a written number before its exponent (``1.5`` of ``1.5e-400``).
+_MANTISSA = re.compile(r"[^eE]*")
+
+
+def _below_normal(text: str, value: float) -> bool:
+    """Whether ``value``, read from ``text``, is a nonzero number smaller in size than the smallest normal float
+    (``sys.float_info.min``, about 2.2e-308): a subnormal keeps fewer digits than written (``1e-320`` reads back as
+    9.99989e-321), and a smaller one underflows to 0 (``1e-400``), so the flag would silently take another number
+    (fuzz pass 25: ``--intra-latency-us 1e-320`` was echoed as 9.99989e-321).
+
+    >>> _below_normal("1e-320", 1e-320), _below_normal("1e-400", 0.0), _below_normal("0e-400", 0.0)
+    (True, True, False)
+    >>> _below_normal("2.5", 2.5), _below_normal("-0", -0.0), _below_normal("nan", float("nan"))
+    (False, False, False)
+    """
+    if value != 0:
+        return abs(value) < sys.float_info.min
+    mantissa = _MANTISSA.match(text.strip())
+    return mantissa is not None and re.search("[1-9]", mantissa.group(0)) is not None
 
 
 def number_arg(

@@ -31,6 +31,7 @@ import os
 import re
 import reprlib
 import string
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -136,7 +137,9 @@ NONZERO_SPEC: str = "~"
 #: Most decimals :func:`nonzero` adds before it writes a tiny value in e-notation (two significant digits): 0.04%,
 #: 0.0004%, then 1e-07% (an absurd cluster's matmul efficiency printed 0.0000001%; 12 were allowed).
 MAX_EXTRA_DECIMALS: int = 4
-_FIXED_SPEC = re.compile(r"(?P<head>[^.]*)\.(?P<decimals>\d+)(?P<kind>[f%])")
+_FIXED_SPEC = re.compile(r"(?P<head>[^.]*?)(?:\.(?P<decimals>\d+))?(?P<kind>[f%])")
+#: The decimals of a fixed-point spec that states none (``"%"``, ``"f"``), as Python's ``format`` writes them.
+_DEFAULT_FIXED_DECIMALS: int = 6
 
 
 def nonzero(value: Any, spec: str) -> str:
@@ -155,7 +158,27 @@ def nonzero(value: Any, spec: str) -> str:
 
     >>> nonzero(0.997, ".0%"), nonzero(0.99996, ".0%"), nonzero(1 - 1e-12, ".0%"), nonzero(1.0, ".0%")
     ('99.7%', '99.996%', '99.9999%', '100%')
+
+    ``spec`` is a str Python's ``format`` takes for ``value``; a spec it refuses, or a number beyond the float range
+    (``10**400``), is refused naming it in the learner's language (fuzz pass 25: Python's own English errors and an
+    ``OverflowError``).
     """
+    if not isinstance(spec, str):
+        raise TypeError(
+            tr("validate.type_instance", name="spec", value=shown_repr(spec), expected="str", type=type(spec).__name__)
+        )
+    try:
+        return _nonzero(value, spec)
+    except OverflowError:  # an int, Fraction or Decimal beyond the float range
+        raise ValueError(tr("i18n.nonzero_range", value=shown_repr(value), high=sys.float_info.max)) from None
+    except (TypeError, ValueError):
+        raise ValueError(
+            tr("i18n.nonzero_spec", spec=spec, value=shown_repr(value), type=type(value).__name__)
+        ) from None
+
+
+def _nonzero(value: Any, spec: str) -> str:
+    """:func:`nonzero` of a value and spec the catalog's own text gives (the ``~`` spec): unchecked."""
     text = format(value, spec)
     match = _FIXED_SPEC.fullmatch(spec)
     plain = value.value if isinstance(value, _Shown) else value
@@ -167,7 +190,8 @@ def nonzero(value: Any, spec: str) -> str:
         or plain == 0
     ):
         return text
-    head, decimals, kind = match["head"], int(match["decimals"]), match["kind"]
+    head, kind = match["head"], match["kind"]
+    decimals = _DEFAULT_FIXED_DECIMALS if match["decimals"] is None else int(match["decimals"])
     share = float(plain)
     if kind == "%" and 0 < share < 1 and text == format(1, spec):  # a share below the whole reads "100%"
         for more in range(decimals + 1, decimals + MAX_EXTRA_DECIMALS + 1):
@@ -193,7 +217,7 @@ class _Formatter(string.Formatter):
         if COUNTED_SPEC in format_spec:
             return format(Count(value), format_spec)
         if format_spec.endswith(NONZERO_SPEC):
-            return nonzero(value, format_spec[: -len(NONZERO_SPEC)])
+            return _nonzero(value, format_spec[: -len(NONZERO_SPEC)])
         return super().format_field(value, format_spec)
 
 
@@ -408,6 +432,16 @@ register(
         "i18n.missing_params": {
             "zh": "key = {key!r}：这条消息还需要参数 {names}。",
             "en": "key = {key!r}: the message also needs the parameters {names}.",
+        },
+        "i18n.nonzero_spec": {
+            "zh": "spec = {spec!r}：不能用来显示 value = {value}（{type}）；请给这个值能用的格式，"
+            "例如定点格式 '.3f'、',.1f' 或 '.0%'。",
+            "en": "spec = {spec!r}: cannot show value = {value} ({type}); give a format this value takes, such as "
+            "the fixed-point '.3f', ',.1f' or '.0%'.",
+        },
+        "i18n.nonzero_range": {
+            "zh": "value = {value}：超出浮点数范围，绝对值必须 <= {high}。",
+            "en": "value = {value}: outside the float range; its size must be <= {high}.",
         },
         "i18n.param_format": {
             "zh": "{name} = {value!r}：消息 {key!r} 按格式 {spec!r} 显示它，需要数而不是 {type}。",

@@ -56,7 +56,13 @@ from .planner.cli import (
     print_config_notes,
 )
 from .planner.specs import MAX_CONCURRENCY, MAX_SEQ_LEN
-from .specs import MAX_ELEMENT_BYTES, MIN_REQUEST_RATE_PER_S, MIN_SLO_S, check_weight_bytes
+from .specs import (  # MAX_REQUEST_RATE_PER_S: ServingWorkload's bound, importable here as before
+    MAX_ELEMENT_BYTES,
+    MAX_REQUEST_RATE_PER_S,
+    MIN_REQUEST_RATE_PER_S,
+    MIN_SLO_S,
+    check_weight_bytes,
+)
 from .units import MS_PER_S
 
 __all__ = ["build_serving_parser", "run_serving", "wants_serving"]
@@ -85,8 +91,6 @@ def wants_serving(argv: Sequence[str]) -> bool:
     return False
 
 
-#: Most requests per second ``--request-rate`` may state (a million: far above one deployment's load).
-MAX_REQUEST_RATE_PER_S: float = 1e6
 #: Largest latency objective ``--ttft-ms`` / ``--tpot-ms`` may state: one hour, in ms.
 MAX_SLO_MS: float = 3.6e6
 #: Shortest latency objective ``--ttft-ms`` / ``--tpot-ms`` may state, in ms (:data:`coursekit.specs.MIN_SLO_S`).

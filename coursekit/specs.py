@@ -293,6 +293,13 @@ MAX_CONCURRENCY: int = 10**7
 #: Fewest requests per second a serving workload (and ``plan --mode serving --request-rate``) states: one every
 #: 1000 s. Little's law turns a slower rate into far less than one request in flight, which needs no parallel layout.
 MIN_REQUEST_RATE_PER_S: float = 1e-3
+#: Seconds a request lasts in the ceiling's reasoning below: 256 output tokens (:data:`DEFAULT_OUTPUT_TOKENS`) at
+#: 40 ms each is about 10 s.
+RATE_CEILING_REQUEST_S: float = 10.0
+#: Most requests per second a serving workload (and ``plan --mode serving --request-rate``) states: a million. By
+#: Little's law a million requests a second that last about 10 s each keep 10^7 in flight, :data:`MAX_CONCURRENCY`,
+#: the most a workload holds (fuzz pass 25: ``ServingWorkload(request_rate_per_s=1e308)`` was accepted).
+MAX_REQUEST_RATE_PER_S: float = MAX_CONCURRENCY / RATE_CEILING_REQUEST_S
 #: Shortest TTFT or TPOT objective a serving workload (and ``--ttft-ms`` / ``--tpot-ms``) states: 1 µs. Launching one
 #: GPU kernel alone takes a few µs, so no objective below it can be met (fuzz pass 24: 1e-320 ms was echoed as
 #: "9.9e-321 ms").
@@ -641,6 +648,14 @@ register(
             "（并发数，或用利特尔定律从请求速率推出并发）。",
             "en": "concurrency = {concurrency!r}, request_rate_per_s = {rate!r}: give exactly one (a concurrency, "
             "or a request rate that Little's law turns into one).",
+        },
+        "serving.rate_ceiling": {
+            "zh": "request_rate_per_s = {value:.4g}：必须 <= {high:.4g}（每秒一百万个请求）：按利特尔定律，"
+            "每个请求约持续 {seconds:g} 秒时，这个速率下同时在处理的请求就有 {concurrency:.4g} 个，"
+            "已是一个工作负载能容纳的最大并发数。",
+            "en": "request_rate_per_s = {value:.4g}: must be <= {high:.4g} (a million requests a second): by "
+            "Little's law, with each request lasting about {seconds:g} s, that rate keeps {concurrency:.4g} requests "
+            "in flight, the most concurrent requests a workload holds.",
         },
         "serving.weight_bytes_below_bit": {
             "zh": "weight_bytes = {value!r}：必须 >= {low}（每个权重 1 位，即二值权重，是最小的权重格式）。",
@@ -3134,11 +3149,18 @@ class ServingWorkload:
         if raw.concurrency is not None:
             check_int("concurrency", raw.concurrency, ge=1, le=MAX_CONCURRENCY)
         else:
-            object.__setattr__(
-                self,
-                "request_rate_per_s",
-                check_number("request_rate_per_s", raw.request_rate_per_s, ge=MIN_REQUEST_RATE_PER_S),
-            )
+            rate = check_number("request_rate_per_s", raw.request_rate_per_s, ge=MIN_REQUEST_RATE_PER_S)
+            if rate > MAX_REQUEST_RATE_PER_S:
+                raise ValueError(
+                    tr(
+                        "serving.rate_ceiling",
+                        value=rate,
+                        high=MAX_REQUEST_RATE_PER_S,
+                        seconds=RATE_CEILING_REQUEST_S,
+                        concurrency=MAX_CONCURRENCY,
+                    )
+                )
+            object.__setattr__(self, "request_rate_per_s", rate)
         for name in ("ttft_slo_s", "tpot_slo_s"):
             if getattr(raw, name) is not None:
                 object.__setattr__(self, name, check_number(name, getattr(raw, name), ge=MIN_SLO_S))

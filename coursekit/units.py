@@ -18,7 +18,6 @@ numpy arrays multiply by the constants directly.
 from __future__ import annotations
 
 import math
-import sys
 from collections.abc import Sequence
 from fractions import Fraction
 
@@ -34,6 +33,7 @@ __all__ = [
     "GIB_BYTES",
     "KB_BYTES",
     "KIB_BYTES",
+    "MAX_PRINTED_PART",
     "MAX_PRINTED_PLACES",
     "MAX_SHARE_DECIMALS",
     "MAX_TELLING_DIGITS",
@@ -63,10 +63,18 @@ __all__ = [
 register(
     {
         "units.parts_sum_range": {
-            "zh": "parts = {value}：这些部分之和超出了浮点数能表示的范围（绝对值最大 {high:.6g}），"
-            "无法把它们写成一个加起来的总数；请换用更大的单位。",
-            "en": "parts = {value}: these parts sum to beyond the range of a float (at most {high:.6g} in size), "
-            "so no total of them can be printed; use a larger unit.",
+            "zh": "parts = {value}：这些部分之和的绝对值超过了 2^53（约 {high:.4g}），无法把它们写成一个加起来的总数："
+            "超过 2^53 的浮点数连相邻整数都分不开，写出的各位数字已不是这个数本身；请换用更大的单位。",
+            "en": "parts = {value}: these parts sum to more than 2^53 (about {high:.4g}) in size, so no total of them "
+            "can be printed: past 2^53 a float cannot tell neighbouring integers apart, and the digits printed are not "
+            "the number; use a larger unit.",
+        },
+        "units.part_magnitude": {
+            "zh": "{name} = {value:.4g}：绝对值必须 <= 2^53（约 {high:.4g}）：超过 2^53 的浮点数连相邻整数都分不开，"
+            "写成定点小数时的各位数字已不是这个数本身；请换用更大的单位。",
+            "en": "{name} = {value:.4g}: must be at most 2^53 (about {high:.4g}) in size: past 2^53 a float cannot "
+            "tell neighbouring integers apart, and the digits a fixed-point print writes are not the number; use a "
+            "larger unit.",
         },
     }
 )
@@ -226,10 +234,11 @@ def _units_text(units: int, places: int) -> str:
 
 def _parts_total(parts: Sequence[float]) -> float:
     """The sum of ``parts`` as the sentences print it (``sum(parts)``, left to right); a ``ValueError`` naming the
-    parts when it is beyond the float range (two parts of 1e308), which no sentence could print."""
+    parts when it is beyond :data:`MAX_PRINTED_PART` in size (two parts of 2^53, or of 1e308: beyond the float
+    range), which no sentence could print digit by digit."""
     total = sum(parts)
-    if not math.isfinite(total):
-        raise ValueError(tr("units.parts_sum_range", value=shown_repr(tuple(parts)), high=sys.float_info.max))
+    if not math.isfinite(total) or abs(total) > MAX_PRINTED_PART:
+        raise ValueError(tr("units.parts_sum_range", value=shown_repr(tuple(parts)), high=MAX_PRINTED_PART))
     return total
 
 
@@ -398,11 +407,24 @@ class Seconds(float):
 
 #: The most decimal places :func:`adding_up_places` and :func:`parts_adding_up` print.
 MAX_PRINTED_PLACES: int = 12
+#: The largest part (and sum of parts) :func:`adding_up_places` and :func:`parts_adding_up` print, in size: 2^53,
+#: past which a float's neighbouring values are more than 1 apart, so a fixed-point print's digits are not the
+#: number (fuzz pass 25: ``[1e308, -1e308]`` sums to 0 and was answered with two 312-character parts).
+MAX_PRINTED_PART: float = float(2**53)
+
+
+def _printed_part(name: str, value: object) -> float:
+    """One part checked: a finite real at most :data:`MAX_PRINTED_PART` in size, refused by ``name``."""
+    number = check_number(name, value)
+    if abs(number) > MAX_PRINTED_PART:
+        raise ValueError(tr("units.part_magnitude", name=name, value=number, high=MAX_PRINTED_PART))
+    return number
 
 
 def _printed_parts(parts: Sequence[float]) -> tuple[float, ...]:
-    """``parts`` checked: a list or tuple of finite reals, each named ``parts[i]``."""
-    return tuple(check_number(f"parts[{i}]", x) for i, x in enumerate(check_items("parts", parts)))
+    """``parts`` checked: a list or tuple of finite reals at most :data:`MAX_PRINTED_PART` in size, each named
+    ``parts[i]``."""
+    return tuple(_printed_part(f"parts[{i}]", x) for i, x in enumerate(check_items("parts", parts)))
 
 
 def adding_up_places(parts: Sequence[float], low: int, high: int) -> int:

@@ -65,6 +65,7 @@ EXTRA_EXAMPLES: dict[str, tuple[str, ...]] = {
         'input_hint(NameError("name \'B\' is not defined", name="B"), "answer = B")',
     ),
     "coursekit.exercises.input_help.install": ("install(None)",),
+    "coursekit.exercises.input_help.chinese_number_text": ('chinese_number_text("三十一点四")',),
     "coursekit.figure_alt.describe_figure": (
         "from coursekit.plotting import new_figure",
         'describe_figure(new_figure(2, 2), lang="zh")',
@@ -204,6 +205,23 @@ def test_bad_arguments_get_a_chinese_type_or_value_error(qualified: str, module:
     try:
         for function, args, kwargs, slot in _calls(module, name):
             failures += bad_call_failures(function, args, kwargs, slot)
+    finally:
+        set_language(before)
+    assert not failures, f"{qualified}: {len(failures)} bad refusals, e.g.\n" + "\n".join(failures[:8])
+
+
+#: Public functions of modules that list no ``__all__`` (so :func:`_public_functions` does not find them), each with
+#: a valid call's arguments: the same sweep, one argument at a time.
+UNLISTED: tuple[tuple[str, tuple[Any, ...]], ...] = (("coursekit.i18n.nonzero", (0.0004, ".0%")),)
+
+
+@pytest.mark.parametrize(("qualified", "args"), UNLISTED, ids=[u[0] for u in UNLISTED])
+def test_unlisted_public_functions_refuse_in_chinese_too(qualified: str, args: tuple[Any, ...]) -> None:
+    module_name, _, name = qualified.rpartition(".")
+    function = getattr(importlib.import_module(module_name), name)
+    before = get_language()
+    try:
+        failures = [f for i in range(len(args)) for f in bad_call_failures(function, list(args), {}, ("arg", i))]
     finally:
         set_language(before)
     assert not failures, f"{qualified}: {len(failures)} bad refusals, e.g.\n" + "\n".join(failures[:8])

@@ -107,14 +107,17 @@ def test_the_integer_zero_false_and_null_still_mean_none(config: dict[str, Any],
 @pytest.mark.parametrize(
     "workload",
     [
-        ServingWorkload(prompt_tokens=2048, output_tokens=256, request_rate_per_s=1e308),
-        ServingWorkload(prompt_tokens=1, output_tokens=2**53, request_rate_per_s=1e300),
+        # the rates were 1e308 and 1e300 until fuzz pass 25 gave ServingWorkload the command line's ceiling, a
+        # million requests a second (MAX_REQUEST_RATE_PER_S); a 2**53-token answer still makes rate x latency huge
+        ServingWorkload(prompt_tokens=2048, output_tokens=256, request_rate_per_s=1e6),
+        ServingWorkload(prompt_tokens=1, output_tokens=2**53, request_rate_per_s=1e6),
     ],
 )
 def test_a_huge_request_rate_is_refused_by_the_slo_gate_not_an_overflow(workload: ServingWorkload) -> None:
     """Before: OverflowError (ceil of rate × latency = infinity) from Little's law. By the rule, rate × latency
-    requests must be in flight: at 1e300 requests/s and a latency of at least one decode step that is beyond any
-    concurrency memory holds, so every layout is rejected, each one of the right shape with the rate reason."""
+    requests must be in flight: at 10^6 requests/s and a latency of at least one decode step (2**53 of them) that is
+    beyond any concurrency memory holds, so every layout is rejected, each one of the right shape with the rate
+    reason."""
     result = plan_serving(MODELS["llama3-8b"], CLUSTERS["h100-8"], workload)
     assert result.accepted == ()
     shaped = [c for c in result.candidates if c.ledger is not None]

@@ -76,7 +76,15 @@ from ..i18n import register as _register_messages
 from ..lessons import LESSONS, prefix_modules
 from ..specs import _plain
 from ..units import GB_BYTES, GIB_BYTES
-from .input_help import _ABOUT_WORDS, CARET_POWER, _comma_reading, _magnitude_hint, chinese_numeral_value
+from .input_help import (
+    _ABOUT_WORDS,
+    CARET_POWER,
+    _comma_reading,
+    _magnitude_hint,
+    _numeral_with_magnitude,
+    chinese_number_text,
+    chinese_numeral_value,
+)
 from .input_help import CHINESE_NUMERALS as CHINESE_NUMERALS
 
 _register_messages(
@@ -1336,7 +1344,12 @@ def _quoted_value(exercise: Exercise, answer: Any, expected: Any) -> str | None:
         named = named or re.fullmatch(rf"(?:[A-Za-z]{{1,12}}\s*[-=]?\s*)?{stage}\s*(?:阶段|级)", text)
         if named is not None:
             text = named.group(1)
-        numeral = chinese_numeral_value(text)
+        magnified = _numeral_with_magnitude(text)
+        if magnified is not None:  # '两千四百亿' read as '2400亿' (its conversion, below; fuzz pass 25)
+            text = "".join(magnified)
+        numeral: int | str | None = None if magnified else chinese_numeral_value(text)
+        if numeral is None and not magnified:  # '三十一点四', '负三' (fuzz pass 25)
+            numeral = chinese_number_text(text)
         if numeral is not None:  # '二' for ZeRO-2 (review 25), '十六', '一百八十四' (review 26): the digits
             return tr("exercises.quoted_chinese_numeral", value=answer, literal=numeral)
         worded = _QUOTED_NUMBER.fullmatch(text)

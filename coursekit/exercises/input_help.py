@@ -44,6 +44,7 @@ import math
 import os
 import re
 import unicodedata
+import warnings
 from decimal import Decimal
 from types import TracebackType
 from typing import Any
@@ -52,7 +53,7 @@ from .._validate import check_instance, learner_functions
 from ..i18n import LANGUAGES, Text, set_language, shown_str, tr
 from ..i18n import register as _register_messages
 
-__all__ = ["chinese_numeral_value", "input_hint", "install"]
+__all__ = ["chinese_number_text", "chinese_numeral_value", "input_hint", "install"]
 
 #: The Chinese numerals 0-10 a learner may type for a small whole number (exercise 1.2's ZeRO stage "二"), each with
 #: its value: Python reads them as names (a NameError) or, in quotes, as text (review 25).
@@ -107,6 +108,83 @@ def chinese_numeral_value(text: str) -> int | None:
     return total + (digit or 0)
 
 
+#: The Chinese orders of magnitude that group a long numeral's digits, largest first (两千四百亿 is 2400 x 10^8).
+_SECTION_UNITS: tuple[tuple[str, int], ...] = (("亿", 10**8), ("万", 10**4))  # data, not prose
+#: The Chinese decimal point (三十一点四 is 31.4) and the sign of a negative number (负三 is -3).
+_POINT, _MINUS = "点", "负"  # data, not prose
+
+
+def _chinese_sections(text: str, units: tuple[tuple[str, int], ...]) -> int | None:
+    """The whole number ``text`` writes in Chinese numerals grouped by 亿 and 万 (``'两千四百亿'`` 240000000000,
+    ``'一万零五百'`` 10500), else None; each group is a numeral 0-9999 (:func:`chinese_numeral_value`), a group after
+    a larger one may start with 零 for the places it skips."""
+    if not units:
+        return chinese_numeral_value(text) if text else None
+    (word, size), rest = units[0], units[1:]
+    if word not in text:
+        return _chinese_sections(text, rest)
+    head, _, tail = text.partition(word)
+    high = _chinese_sections(head, rest)
+    if high is None or high == 0 or word in tail:
+        return None  # a group needs its count (一亿, not 亿), and each unit comes once
+    if not tail:
+        return high * size
+    low = _chinese_sections(tail[1:] if tail.startswith("零") else tail, rest)
+    return None if low is None else high * size + low
+
+
+def chinese_number_text(text: str) -> str | None:
+    """The number ``text`` writes in Chinese numerals with a decimal point (点), a sign (负) or a group of 万 or 亿,
+    written in Arabic digits as Python reads it (``'三十一点四'`` ``'31.4'``, ``'两千四百亿'`` ``'240000000000'``,
+    ``'负三'`` ``'-3'``); None when it writes none (or a whole number 0-9999 alone, :func:`chinese_numeral_value`'s).
+    A learner who types one gets a NameError or, in quotes, a string (fuzz pass 25).
+
+    >>> [chinese_number_text(t) for t in ("三十一点四", "两千四百亿", "负三", "零点五", "一万零五百", "十六")]
+    ['31.4', '240000000000', '-3', '0.5', '10500', None]
+    >>> chinese_number_text("点五"), chinese_number_text("亿"), chinese_number_text("三点"), chinese_number_text("负")
+    (None, None, None, None)
+    """
+    check_instance("text", text, str)
+    sign, body = ("-", text[1:]) if text.startswith(_MINUS) else ("", text)
+    whole_text, point, fraction = body.partition(_POINT)
+    whole = _chinese_sections(whole_text, _SECTION_UNITS)
+    if whole is None or (point and not fraction) or any(char not in _FRACTION_DIGITS for char in fraction):
+        return None
+    if not (sign or point or any(word in whole_text for word, _ in _SECTION_UNITS)):
+        return None  # a whole number 0-9999 alone: chinese_numeral_value's (its own message)
+    digits = "".join(str(_FRACTION_DIGITS[char]) for char in fraction)
+    return f"{sign}{whole}" + (f".{digits}" if digits else "")
+
+
+def _numeral_with_magnitude(text: str) -> tuple[str, str] | None:
+    """``text`` as a number in Arabic digits and the Chinese order of magnitude it ends with (``'两千四百亿'``:
+    ``('2400', '亿')``, ``'三点五万'``: ``('3.5', '万')``), for :func:`magnitude_hint`'s conversion, else None. Only a
+    numeral before one order of magnitude: ``'一亿零五百万'`` is 105,000,000, not 100,000,500 x 10^4. The order is
+    万亿, 亿 or 万; 十, 百 and 千 before it belong to the numeral (两千四百亿 is 2400 x 10^8).
+
+    >>> _numeral_with_magnitude("两千四百亿"), _numeral_with_magnitude("三点五万"), _numeral_with_magnitude("两万亿")
+    (('2400', '亿'), ('3.5', '万'), ('2', '万亿'))
+    >>> _numeral_with_magnitude("一亿零五百万"), _numeral_with_magnitude("亿")
+    (None, None)
+    """
+    for word in _GROUP_MAGNITUDES:
+        head = text[: -len(word)]
+        if not text.endswith(word) or not head or any(unit in head for unit, _ in _SECTION_UNITS):
+            continue
+        value = chinese_numeral_value(head)
+        number = str(value) if value is not None else chinese_number_text(head)
+        return None if number is None else (number, word)
+    return None
+
+
+#: The orders of magnitude a Chinese numeral ends with, as :func:`_numeral_with_magnitude` reads them (the longest
+#: first: 万亿 before 亿).
+_GROUP_MAGNITUDES: tuple[str, ...] = ("万亿", "亿", "万")  # data, not prose
+
+#: The digits after a Chinese decimal point (三点一四 is 3.14; 两 and 十 are none there).
+_FRACTION_DIGITS: dict[str, int] = {char: value for char, value in _DIGITS.items() if char != "两"}
+
+
 #: The words for "about" a learner may put before a number, in pairs (the longer first, so "大约" is not read as "约").
 _ABOUT_WORDS: tuple[Text, ...] = (
     Text(zh="大约", en="approximately"),
@@ -139,6 +217,15 @@ _register_messages(
             "en": "Line {line} holds '{char}', a full-width character (typed by a Chinese input method, or copied "
             "from a web page or PDF); Python reads only half-width (English) characters. Switch the input method "
             "to English and type the line again: {fixed}",
+        },
+        "input_help.full_width_still": {
+            "zh": "第 {line} 行有 '{char}'：这是中文输入法打出的（或从网页、PDF 复制来的）全角字符，"
+            "Python 只认半角（英文）字符。只把它换成半角，这一行仍不是 Python 能读的代码：把输入法切换到英文，"
+            "对照题目重新输入这一行（选项写在引号里，数不带单位或百分号）。",
+            "en": "Line {line} holds '{char}', a full-width character (typed by a Chinese input method, or copied "
+            "from a web page or PDF); Python reads only half-width (English) characters. With only that character "
+            "replaced the line is still not Python: switch the input method to English and type the line again as "
+            "the question asks (an option in quotes, a number without a unit or percent sign).",
         },
         "input_help.percent": {
             "zh": "第 {line} 行的数后面带着百分号 '%'：Python 的数不带百分号（% 在 Python 里是求余数的运算符）。"
@@ -633,7 +720,10 @@ def input_hint(error: BaseException, line: str | None = None) -> str | None:
             retyped = shown_str(_fixed_line(number + rest))
             key = "input_help.full_width_decimal_comma" if is_decimal else "input_help.full_width_thousands_comma"
             return tr(key, line=error.lineno or 1, char=comma.group(2), fixed=retyped)
-        retyped = shown_str(_fixed_line(source))  # a line is quoted in at most about 200 characters, as every value
+        half_width = _fixed_line(source)
+        if not _compiles(half_width):  # answer = not_preferred％: retyped, still no Python line (fuzz pass 25)
+            return tr("input_help.full_width_still", line=error.lineno or 1, char=match.group(1))
+        retyped = shown_str(half_width)  # a line is quoted in at most about 200 characters, as every value
         return tr("input_help.full_width", line=error.lineno or 1, char=match.group(1), fixed=retyped)
     if isinstance(error, TypeError) and line is not None and _NUMBER_CALLED.search(str(error)):
         noted = _slip_before_check(line.split("#", 1)[0], _error_line(error))  # answer = 0.16 (16): a number called
@@ -658,7 +748,15 @@ def input_hint(error: BaseException, line: str | None = None) -> str | None:
         worded = _number_with_words(code, _error_line(error)) if _ANSWER_LINE.match(code) else None
         if worded is not None and name in code:
             return worded
-        numeral = chinese_numeral_value(name)
+        magnified = _numeral_with_magnitude(name)
+        if magnified is not None and _ANSWER_LINE.match(code) and code.split("=", 1)[1].strip() == name:
+            # answer = 两千四百亿: 2400亿's conversion (exercise 9.3 asks in billions), not 240000000000 to type
+            magnitude = _magnitude_hint(*magnified)
+            if magnitude is not None:
+                return f"{tr('input_help.line_prefix', line=_error_line(error))}{magnitude}"
+        numeral: int | str | None = chinese_numeral_value(name)
+        if numeral is None:  # answer = 三十一点四, 两千四百亿, 负三 (fuzz pass 25: told to quote it as an option)
+            numeral = chinese_number_text(name)
         if numeral is not None and _ANSWER_LINE.match(code) and code.split("=", 1)[1].strip() == name:
             # answer = 二: a number in Chinese, not an option to quote (review 25); 十六, 一百八十四 too (review 26)
             return tr("input_help.chinese_numeral", name=shown, value=numeral)
@@ -667,6 +765,21 @@ def input_hint(error: BaseException, line: str | None = None) -> str | None:
             return tr("input_help.unquoted", name=shown, fixed=shown_str(fixed), menu=tr("input_help.run_above_menu"))
         return tr("input_help.undefined", name=shown, menu=tr("input_help.run_above_menu"))
     return None
+
+
+def _compiles(line: str) -> bool:
+    """Whether Python compiles ``line`` (a line the help would show as the one to type) without a warning: a
+    ``SyntaxWarning`` ("'list' object is not callable", ``answer = [5, 7]([5, 7])`` from ``[5, 7]（[5, 7]）``) marks a
+    line that fails as soon as it runs."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SyntaxWarning)
+        try:
+            compile(line, "<cell>", "exec")
+        except (SyntaxError, SyntaxWarning, ValueError):  # ValueError: a NUL character
+            return False
+        except (RecursionError, MemoryError):  # 30,000 terms ("５ + ５ + ..."): quoted short, as before, not judged
+            return True
+    return True
 
 
 def _error_line(error: BaseException) -> int:
@@ -692,6 +805,13 @@ CHINESE_MAGNITUDES: dict[str, int] = {
     "千亿": 11,
     "万亿": 12,
 }
+
+
+#: The longest number :func:`magnitude_hint` echoes as typed; a longer one is echoed with
+#: :data:`MAGNITUDE_ECHO_DECIMALS` decimals in e-notation (fuzz pass 25: 401 digits were echoed as 200 and "...").
+MAX_WRITTEN_DIGITS: int = 30
+#: Decimals of a long number's e-notation in :func:`magnitude_hint`.
+MAGNITUDE_ECHO_DECIMALS: int = 2
 
 
 def magnitude_hint(number: str, word: str) -> str | None:
@@ -723,6 +843,8 @@ def _magnitude_hint(number: str, word: str) -> str | None:
         context.Emax, context.Emin = decimal.MAX_EMAX, decimal.MIN_EMIN
         exact = Decimal(number) * Decimal(10) ** power
         billions = exact / Decimal(10) ** 9
+    if len(number) > MAX_WRITTEN_DIGITS:  # 401 digits typed: echoed in e-notation, never 200 digits and "..."
+        number = f"{Decimal(number):.{MAGNITUDE_ECHO_DECIMALS}e}"
     return tr(
         "input_help.magnitude",
         word=word,

@@ -84,6 +84,7 @@ from .._validate import (
     check_choice,
     check_instance,
     check_int,
+    check_items,
     check_number,
     check_sequence,
     is_bool,
@@ -195,6 +196,10 @@ register(
             "en": "Precomputed states: move “{control}” to see the result at each value; the other controls "
             "keep the values below. To move every control, run this cell in JupyterLab (on the website, first use the "
             "“Run this lesson” buttons at the top of the page).",
+        },
+        "widgets.grid_wide_unknown": {
+            "zh": "wide = {names}：不是 controls 中的控件名；只能写 controls 的键 {controls}。",
+            "en": "wide = {names}: not names of controls; give keys of controls, {controls}.",
         },
         "widgets.unknown_values": {
             "zh": "{names}：不是这个控件组的控件；它的控件是 {controls}。",
@@ -651,9 +656,15 @@ def control_grid(controls: Mapping[str, ipywidgets.ValueWidget], wide: Sequence[
     The controls between two wide ones share a grid; the grids have the same columns, so the columns line up. (A grid
     item spanning the columns would need ``grid-column``, which the JupyterLab widget manager does not set.)
     """
-    unknown = [name for name in wide if name not in controls]
-    if unknown:
-        raise ValueError(f"control_grid: wide controls {unknown} are not among the controls {list(controls)}")
+    check_instance("controls", controls, Mapping)
+    for name, control in controls.items():
+        check_instance(f"controls[{name!r}]", control, ipywidgets.DOMWidget)
+    wide = check_items("wide", wide)
+    unknown = [name for name in wide if not isinstance(name, str) or name not in controls]
+    if unknown:  # in the learner's language, as every refusal (fuzz pass 25: it was an English f-string)
+        raise ValueError(
+            tr("widgets.grid_wide_unknown", names=shown_repr(unknown), controls=shown_repr(list(controls)))
+        )
     rows: list[ipywidgets.Widget] = []
     run: list[ipywidgets.Widget] = []
 
