@@ -610,10 +610,15 @@ assert fp8_est.decode_bound == bf16_est.decode_bound == "memory"
 # TP = t 让每张卡只读 1/t 的权重，解码下限也变成 1/t。代价是每层两次全归约（注意力之后和 MLP 之后），
 # 每个 token 2·L 次，而且都在关键路径 (critical path) 上。解码时每次只归约 批 × h 个元素——几十 KiB 到几 MiB——这时 NCCL 不用
 # 大消息的 Simple 协议，它自己的成本模型会选 LL（低时延）协议：每跳时延小得多，但只有约四分之一的带宽。
+# 这里的协议 (protocol) 是 NCCL 在数据旁边写“已到达”标志的方式（[术语表](glossary.ipynb)的“通信协议”）：LL 每 8 字节里
+# 4 字节是标志，接收方看到标志就能用数据，时延最低；LL128 每 128 字节里 8 字节是标志，居中；Simple 整块写完再同步一次，
+# 带宽最高、时延也最高。算法 (algorithm) 是数据走的路线：环形算法 (ring) 沿一个环逐卡传递（第 2 课），
+# 树形算法 (tree) 沿一棵树先归约、再把结果传回。
 # `tp_all_reduce` 按 NCCL `src/graph/tuning.cc` 里的表格为环形、树形两种算法与 LL、LL128、Simple 三种协议的每个组合定价，
 # 取最快者。它**不给 NVLS 定价**：H100 的 NVSwitch 上 NCCL 还会用 NVLS（在交换机内做归约），小消息时可能比下表更快。
 # 另外，vLLM 和 TensorRT-LLM 对解码这样的小消息不调用 NCCL，而用自己的全归约内核（一次性把数据写到对端显存、只同步一次），
-# 时延更低。所以下表是 NCCL 环形/树形的估计，不是引擎实际付出的时间：
+# 时延更低。所以下表是 NCCL 环形/树形的估计，不是引擎实际付出的时间。每行看两样：NCCL 为这个大小的消息选的算法和协议，
+# 以及 8 张卡一次全归约的时间——消息从 16 KiB 涨到 1 MiB（64 倍），时间只多了一倍多，小消息几乎全是时延：
 
 # %% [markdown] lang="en"
 # ## 5. TP for latency, replicas for throughput; where TP stops paying
@@ -622,14 +627,27 @@ assert fp8_est.decode_bound == bf16_est.decode_bound == "memory"
 # (after attention and after the MLP), 2·L per token, all on the critical path. A decode all-reduce carries only
 # batch × h elements, tens of KiB to a few MiB, and there NCCL does not use its large-message Simple protocol: its own
 # cost model picks LL (low latency), with much smaller per-hop latency but only about a quarter of the bandwidth.
+# A protocol here is how NCCL writes an "arrived" flag beside the data (the [glossary](glossary.ipynb)'s "NCCL
+# protocol"): LL spends 4 bytes of every 8 on the flag, so the receiver can use the data as soon as it sees the flag,
+# the lowest latency; LL128 spends 8 bytes of every 128, in between; Simple writes whole blocks and synchronises once,
+# the highest bandwidth and the highest latency. An algorithm is the route the data takes: the ring algorithm passes
+# it GPU to GPU around a ring (lesson 2), the tree algorithm reduces it up a tree and sends the result back down.
 # `tp_all_reduce` prices each pair of the ring and tree algorithms with the LL, LL128 and Simple protocols from the
 # tables of NCCL's `src/graph/tuning.cc` and takes the fastest. It **does not price NVLS**: on H100's NVSwitch NCCL
 # also uses NVLS (the reduction done inside the switch), which may beat the table for small messages. And vLLM and
 # TensorRT-LLM do not call NCCL for decode-sized messages: they use their own all-reduce kernels (each GPU writes its
 # data straight into its peers' memory and synchronises once), with lower latency. So the table estimates NCCL's ring
-# and tree, not what an engine actually pays:
+# and tree, not what an engine actually pays. Read two things in each row: the algorithm and protocol NCCL picks for
+# a message of this size, and the time of one all-reduce over 8 GPUs. From 16 KiB to 1 MiB (64 times the bytes) the
+# time little more than doubles: a small message is almost all latency:
 
 # %%
+picks = {
+    size: tp_all_reduce(
+        size, ranks=8, bandwidth_bytes_per_s=H100.intra_node_bandwidth_bytes_per_s
+    )
+    for size in (8192 * 2, 64 * 8192 * 2, 2048 * 8192 * 2, 2**28)
+}
 md_table(
     [
         Text(zh="消息", en="message"),
@@ -641,19 +659,18 @@ md_table(
             f"{size / 2**10:.0f} KiB"
             if size < 2**20
             else f"{size / 2**20:.0f} MiB",
-            f"{c.algorithm}/{c.protocol}",
+            c.label,
             f"{c.time_s * 1e6:.1f}",
         )
-        for size in (8192 * 2, 64 * 8192 * 2, 2048 * 8192 * 2, 2**28)
-        for c in [
-            tp_all_reduce(
-                size,
-                ranks=8,
-                bandwidth_bytes_per_s=H100.intra_node_bandwidth_bytes_per_s,
-            )
-        ]
+        for size, c in picks.items()
     ],
 )
+# zh: 核对上文的说法：16 KiB 到 1 MiB，
+# zh: 字节 64 倍，时间只多一倍多
+# en: Checking the text above: 16 KiB to 1 MiB, 64 times the bytes, the time
+# en: little more than doubles
+growth = picks[64 * 8192 * 2].time_s / picks[8192 * 2].time_s
+assert 2 < growth < 3
 
 # %% [markdown] lang="zh"
 # 于是 TPOT = 权重与 KV 的读取时间（随 TP 减半）+ 2·L 次全归约（随 TP 增加）。对 70B 模型，TP 从 1 加到 8，
