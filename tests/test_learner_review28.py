@@ -23,6 +23,10 @@
    words ("环形算法 (ring)、LL 协议"; "ring algorithm, LL protocol"), the table and the report use it, and the
    prose says what each protocol and algorithm does and what to read in the table (one all-reduce of 16 KiB against
    1 MiB: 64 times the bytes, little more than twice the time, checked in the cell).
+6. Exercise 8.10 ("用上表中 P = 1 和 P = 4 的步时，算出 E(4)。") did not say whether E(4) is a fraction or a
+   percentage, and the table above it lists step times, not E; a learner who answered 16 (per cent) was told
+   "检查题目要的是分数还是百分数", which the question never said. It now asks, as exercise 6.2 does, for a fraction
+   between 0 and 1 (1 is ideal scaling), in the lesson and in the exercise's own prompt.
 
 tests/browser/test_learner_review28.py shows 1, 2, 3, 4 and 5 in Chromium.
 """
@@ -174,3 +178,16 @@ def test_lesson_10_table_and_prose_name_protocols_and_algorithms() -> None:
         assert words in source, words
     for words in ("LL128 spends 8 bytes of every 128", "Simple writes whole blocks", "the tree algorithm reduces"):
         assert words in source, words
+
+
+# -- 6. E(4) asked as a fraction ------------------------------------------------------------------------------------
+
+
+def test_exercise_8_10_says_a_fraction() -> None:
+    from coursekit.exercises import get_exercise
+
+    source = (ROOT / "notebooks" / "src" / "08_lab.py").read_text(encoding="utf-8")
+    assert "算出 E(4)。答 0 到 1 之间的小数（1 是理想扩展），不是百分数。" in source
+    assert "compute E(4). Answer with a fraction between 0 and 1 (1 is ideal" in source
+    prompt = get_exercise("lab.efficiency_4").prompt
+    assert "0 到 1 之间的小数" in prompt.zh and "not a percentage" in prompt.en
