@@ -27,8 +27,13 @@
    percentage, and the table above it lists step times, not E; a learner who answered 16 (per cent) was told
    "检查题目要的是分数还是百分数", which the question never said. It now asks, as exercise 6.2 does, for a fraction
    between 0 and 1 (1 is ideal scaling), in the lesson and in the exercise's own prompt.
+7. Lesson 10 is to leave a newcomer knowing which numbers are estimates and how far off: section 4's FP8 table
+   heads its columns "TTFT 下界" and "TPOT 下界", but the tables of sections 5 and 6 (TPOT by TP, TPOT and
+   throughput by batch) headed them "TPOT (ms)" and "解码 token/秒", read as predictions, and the uncertainty
+   (measured TTFT about 1.4-1.5 times the bound, throughput about 0.8 of it) came only in section 9. Their columns
+   now say 下界 / 上界, and section 6's prose says what the bounds are worth before the table.
 
-tests/browser/test_learner_review28.py shows 1, 2, 3, 4 and 5 in Chromium.
+tests/browser/test_learner_review28.py shows 1 to 7 in Chromium.
 """
 
 from __future__ import annotations
@@ -191,3 +196,17 @@ def test_exercise_8_10_says_a_fraction() -> None:
     assert "compute E(4). Answer with a fraction between 0 and 1 (1 is ideal" in source
     prompt = get_exercise("lab.efficiency_4").prompt
     assert "0 到 1 之间的小数" in prompt.zh and "not a percentage" in prompt.en
+
+
+# -- 7. bounds named as bounds in lesson 10 -------------------------------------------------------------------------
+
+
+def test_lesson_10_tables_say_bound() -> None:
+    source = (ROOT / "notebooks" / "src" / "10_serving.py").read_text(encoding="utf-8")
+    assert '"TPOT (ms)"' not in source
+    assert source.count('Text(zh="TPOT 下界 (ms)", en="TPOT lower bound (ms)")') == 3  # sections 4, 5 and 6
+    assert 'zh="解码 token/秒（上界）", en="decode tokens/s (upper bound)"' in source
+    # the ratios quoted before the table are those section 9's cell asserts (1.4 <= TTFT ratio <= 1.5, throughput 0.8)
+    assert "实测的首 token 时间约为\n# 下界的 1.4-1.5 倍，吞吐约为上界的八成" in source
+    assert 'all(1.4 <= r <= 1.5 for r in ratios["ttft_s"])' in source and "round(r, 1) == 0.8" in source
+    assert "time to first token is about 1.4-1.5 times the bound and the throughput about 0.8 of it" in source

@@ -4,7 +4,8 @@ at 1280 x 720 with 110 % zoom (see tests/test_learner_review28.py for the Python
 * lesson 10: the table of NCCL's picks and the serving report name the algorithm and protocol in words
   ("环形算法 (ring)、LL 协议"), not "ring/LL"; exercise 10.1 typed ``answer = 327,680/1024`` gets that line back
   without the commas, and that line is right; exercise 10.2 answered ``184.7`` is told to round down with ``//``;
-  each message fits the notebook's visible height with its cell;
+  each message fits the notebook's visible height with its cell; the table of TPOT by batch heads its columns as
+  bounds ("TPOT 下界 (ms)", "解码 token/秒（上界）");
 * lesson 4: exercise 4.4 answered ``answer = 1`` is told that "是" is True, not 1;
 * lesson 8: exercise 8.5 typed ``answer = 'fsdp2 zero2'`` gets the option written out (``answer = 'fsdp2-zero2'``),
   which the checker then reads; exercise 8.10 asks for a fraction between 0 and 1.
@@ -43,6 +44,8 @@ def test_lesson_10_nccl_picks_in_words_and_typed_slips(zh_lab: jupyter_browser.L
         assert len(rows) == 4, table
         assert "环形算法 (ring)、LL 协议" in rows[0] and "Simple 协议" in rows[-1]
         assert "ring/" not in table
+        by_batch = _output(page, _cell_index(page, "tpot_at_batch_ms = {}")).splitlines()[0]
+        assert "TPOT 下界 (ms)" in by_batch and "解码 token/秒（上界）" in by_batch, by_batch
         report = _output(page, _cell_index(page, "print(result.report(top=3))"))
         assert "NCCL 选环形算法 (ring)、LL 协议" in report and "ring/LL" not in report
         # 10.1: the bytes per token with the lesson's thousands comma, inside a calculation
