@@ -32,8 +32,17 @@
    throughput by batch) headed them "TPOT (ms)" and "解码 token/秒", read as predictions, and the uncertainty
    (measured TTFT about 1.4-1.5 times the bound, throughput about 0.8 of it) came only in section 9. Their columns
    now say 下界 / 上界, and section 6's prose says what the bounds are worth before the table.
+8. A number typed with its gloss in brackets, as the lessons write "MFU (model FLOPs utilization)": ``answer = 0.356
+   (MFU)`` (exercise 7.3), ``answer = 206 (FLOP/字节)`` (7.2). Python looks the bracket's word up first and raised
+   NameError for 'MFU', whose line of help said that 'MFU' "在本课前面的单元格里定义或导入" and to run the cells
+   above: no cell defines it, so the learner was stuck. The NameError now gets review 24's line for a number with a
+   note in brackets ("答案只写一个数：answer = 0.356").
+9. A unit typed after a calculation, ``answer = 20*3.2个`` (exercise 10.4), ``answer = 989 / 4.8 TB/s`` (7.2),
+   ``answer = 2*80*8*128*2/1024 KiB`` (10.1), stopped at Python's "SyntaxError: invalid syntax" with no line of help
+   (a number alone had one since review 22). The unit after a calculation of numbers now gets the same line, with
+   the calculation kept (``answer = 20*3.2``); an order of magnitude after one (``20*3.2万``) is not stripped.
 
-tests/browser/test_learner_review28.py shows 1 to 7 in Chromium.
+tests/browser/test_learner_review28.py shows 1 to 8 in Chromium.
 """
 
 from __future__ import annotations
@@ -44,11 +53,13 @@ from pathlib import Path
 import pytest
 
 from coursekit.exercises import check
+from coursekit.exercises.input_help import input_hint
 from coursekit.i18n import set_language
 from coursekit.presets import CLUSTERS, MODELS
 from coursekit.serving import ServingWorkload, plan_serving, tp_all_reduce
 from tests.test_learner_review16 import en, zh  # noqa: F401  (the language fixtures)
 from tests.test_learner_review24 import _run_cell
+from tests.test_learner_review26 import _name_error, _syntax_error
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -210,3 +221,49 @@ def test_lesson_10_tables_say_bound() -> None:
     assert "实测的首 token 时间约为\n# 下界的 1.4-1.5 倍，吞吐约为上界的八成" in source
     assert 'all(1.4 <= r <= 1.5 for r in ratios["ttft_s"])' in source and "round(r, 1) == 0.8" in source
     assert "time to first token is about 1.4-1.5 times the bound and the throughput about 0.8 of it" in source
+
+
+# -- 8. a number with its gloss in brackets -------------------------------------------------------------------------
+
+
+@pytest.mark.usefixtures("zh")
+@pytest.mark.filterwarnings("ignore::SyntaxWarning")  # Python's "'float' object is not callable" at compile time
+@pytest.mark.parametrize(
+    ("line", "name", "fixed"),
+    [("answer = 0.356 (MFU)", "MFU", "answer = 0.356"), ("answer = 206 (FLOP/字节)", "FLOP", "answer = 206")],
+)
+def test_a_gloss_in_brackets_is_not_a_name_to_define(line: str, name: str, fixed: str) -> None:
+    error = _name_error(line)
+    assert error.name == name  # Python looks the bracket's word up before it calls the number
+    hint = input_hint(error, line)
+    assert hint is not None and hint.endswith(f"答案只写一个数：{fixed}")
+    assert "定义或导入" not in hint and "运行前面的单元格" not in hint
+
+
+@pytest.mark.usefixtures("zh")
+def test_an_undefined_name_alone_keeps_its_line() -> None:
+    hint = input_hint(_name_error("answer = x"), "answer = x")
+    assert hint is not None and "答案只写一个数" not in hint
+
+
+# -- 9. a unit after a calculation ----------------------------------------------------------------------------------
+
+
+@pytest.mark.usefixtures("zh")
+@pytest.mark.parametrize(
+    ("line", "unit", "fixed"),
+    [
+        ("answer = 20*3.2个", "个", "answer = 20*3.2"),  # Little's law, 20/s x 3.2 s = 64 (exercise 10.4)
+        ("answer = 989 / 4.8 TB/s", "TB/s", "answer = 989 / 4.8"),
+        ("answer = 2*80*8*128*2/1024 KiB", "KiB", "answer = 2*80*8*128*2/1024"),
+    ],
+)
+def test_a_unit_after_a_calculation_gets_its_line(line: str, unit: str, fixed: str) -> None:
+    hint = input_hint(_syntax_error(line), line)
+    assert hint == f"第 1 行的数后面带着单位 '{unit}'：Python 的数不带单位。只写数，用题目要求的单位：{fixed}"
+
+
+@pytest.mark.usefixtures("zh")
+def test_an_order_of_magnitude_after_a_calculation_is_not_stripped() -> None:
+    hint = input_hint(_syntax_error("answer = 20*3.2万"), "answer = 20*3.2万")
+    assert hint is None or "answer = 20*3.2" not in hint

@@ -1614,7 +1614,7 @@ def _whole_number(name: str, value: Any) -> int:
     # the advice writes the int out: only for one short enough to write (1e308 as an int has 309 digits)
     if isinstance(value, float) and math.isfinite(value) and value.is_integer() and abs(value) < 1e15:
         raise TypeError(tr("exercises.whole_number", name=name, value=value, whole=int(value)))
-    if isinstance(value, float) and math.isfinite(value) and not isinstance(value, bool):
+    if isinstance(value, float) and math.isfinite(value) and not value.is_integer():  # 184.7: a count with a fraction
         raise TypeError(tr("exercises.fraction_for_whole", name=name, value=value))
     return check_int(name, value)
 

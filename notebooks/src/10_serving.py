@@ -612,7 +612,7 @@ assert fp8_est.decode_bound == bf16_est.decode_bound == "memory"
 # 大消息的 Simple 协议，它自己的成本模型会选 LL（低时延）协议：每跳时延小得多，但只有约四分之一的带宽。
 # 这里的协议 (protocol) 是 NCCL 在数据旁边写“已到达”标志的方式（[术语表](glossary.ipynb)的“通信协议”）：LL 每 8 字节里
 # 4 字节是标志，接收方看到标志就能用数据，时延最低；LL128 每 128 字节里 8 字节是标志，居中；Simple 整块写完再同步一次，
-# 带宽最高、时延也最高。算法 (algorithm) 是数据走的路线：环形算法 (ring) 沿一个环逐卡传递（第 2 课），
+# 带宽最高、时延也最高。算法 (algorithm) 是数据走的路线：环形算法 (ring) 沿一个环逐卡传递，
 # 树形算法 (tree) 沿一棵树先归约、再把结果传回。
 # `tp_all_reduce` 按 NCCL `src/graph/tuning.cc` 里的表格为环形、树形两种算法与 LL、LL128、Simple 三种协议的每个组合定价，
 # 取最快者。它**不给 NVLS 定价**：H100 的 NVSwitch 上 NCCL 还会用 NVLS（在交换机内做归约），小消息时可能比下表更快。
@@ -631,7 +631,7 @@ assert fp8_est.decode_bound == bf16_est.decode_bound == "memory"
 # protocol"): LL spends 4 bytes of every 8 on the flag, so the receiver can use the data as soon as it sees the flag,
 # the lowest latency; LL128 spends 8 bytes of every 128, in between; Simple writes whole blocks and synchronises once,
 # the highest bandwidth and the highest latency. An algorithm is the route the data takes: the ring algorithm passes
-# it GPU to GPU around a ring (lesson 2), the tree algorithm reduces it up a tree and sends the result back down.
+# it GPU to GPU around a ring, the tree algorithm reduces it up a tree and sends the result back down.
 # `tp_all_reduce` prices each pair of the ring and tree algorithms with the LL, LL128 and Simple protocols from the
 # tables of NCCL's `src/graph/tuning.cc` and takes the fastest. It **does not price NVLS**: on H100's NVSwitch NCCL
 # also uses NVLS (the reduction done inside the switch), which may beat the table for small messages. And vLLM and

@@ -6,6 +6,8 @@ at 1280 x 720 with 110 % zoom (see tests/test_learner_review28.py for the Python
   without the commas, and that line is right; exercise 10.2 answered ``184.7`` is told to round down with ``//``;
   each message fits the notebook's visible height with its cell; the table of TPOT by batch heads its columns as
   bounds ("TPOT 下界 (ms)", "解码 token/秒（上界）");
+* lesson 7: exercise 7.3 typed ``answer = 0.356 (MFU)`` is told to write the number alone, not to run the cells
+  above to define 'MFU'; exercise 7.2 typed ``answer = 989 / 4.8 TB/s`` gets the calculation back without the unit;
 * lesson 4: exercise 4.4 answered ``answer = 1`` is told that "是" is True, not 1;
 * lesson 8: exercise 8.5 typed ``answer = 'fsdp2 zero2'`` gets the option written out (``answer = 'fsdp2-zero2'``),
   which the checker then reads; exercise 8.10 asks for a fraction between 0 and 1.
@@ -89,3 +91,18 @@ def test_lesson_8_an_option_spelled_apart(zh_lab: jupyter_browser.LabServer, bro
             "(i) => window.jupyterapp.shell.currentWidget.content.widgets[i].node.innerText", question
         )
         assert "答 0 到 1 之间的小数（1 是理想扩展），不是百分数。" in shown
+
+
+def test_lesson_7_a_gloss_and_a_unit_after_a_calculation(zh_lab: jupyter_browser.LabServer, browser: Any) -> None:
+    with lesson_page(browser, zh_lab, "zh/07_compute_efficiency.ipynb", **LAPTOP) as lesson:
+        page = lesson.page
+        ridge = _cell_index(page, 'check("eff.h200_ridge", answer)')
+        _run_code_cells_through(lesson, ridge - 1)
+        unit = _type_first_line(lesson, ridge, "answer = 989 / 4.8 TB/s")
+        assert "SyntaxError" in unit and "只写数，用题目要求的单位：answer = 989 / 4.8" in unit
+        _cell_fits(page, ridge)
+        assert _type_first_line(lesson, ridge, "answer = 989 / 4.8").startswith("正确。")
+        mfu = _cell_index(page, 'check("eff.megatron_mfu", answer)')
+        gloss = _type_first_line(lesson, mfu, "answer = 0.356 (MFU)")
+        assert "NameError" in gloss and "答案只写一个数：answer = 0.356" in gloss and "定义或导入" not in gloss
+        _cell_fits(page, mfu)
