@@ -42,7 +42,7 @@
    (a number alone had one since review 22). The unit after a calculation of numbers now gets the same line, with
    the calculation kept (``answer = 20*3.2``); an order of magnitude after one (``20*3.2万``) is not stripped.
 
-tests/browser/test_learner_review28.py shows 1 to 8 in Chromium.
+tests/browser/test_learner_review28.py shows 1 to 9 in Chromium.
 """
 
 from __future__ import annotations
