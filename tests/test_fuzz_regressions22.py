@@ -435,7 +435,7 @@ def _cli(argv: list[str]) -> tuple[int, str, str]:
 
 _COMM = {
     "en": re.compile(r"TP all-reduce: (\d+) per token × ([\d.]+) µs \(NCCL picks [^)]*\) = ([\d.]+) ms"),
-    "zh": re.compile(r"TP 全归约：每 token (\d+) 次 × ([\d.]+) µs（NCCL 选 [^）]*）= ([\d.]+) ms"),
+    "zh": re.compile(r"TP 全归约：每 token (\d+) 次 × ([\d.]+) µs（NCCL 选[^）]*）= ([\d.]+) ms"),
 }
 
 

@@ -52,6 +52,7 @@ import inspect
 import linecache
 import logging
 import math
+import operator
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
@@ -259,6 +260,20 @@ _register_messages(
             "en": "{name} = {value!r}: must be an integer (int); write {whole}, without the decimal point "
             "(in code, use // or int() rather than /).",
         },
+        "exercises.fraction_for_whole": {
+            "zh": "{name} = {value!r}：必须是整数 (int)，这里数的是个数或编号，不能带小数。算出小数，多半是某一步用了 "
+            "/ 除法：问“最多容纳多少个”时只算整个的，向下取整（在代码里用 // 或 math.floor()，不要四舍五入）；"
+            "其它情况先检查那一步。",
+            "en": "{name} = {value!r}: must be an integer (int); this counts things or names one, so it has no "
+            'fraction. A fraction usually means some step used / division: for "how many fit at most" only whole '
+            "ones count, so round down (// or math.floor() in code, not round()); otherwise check that step.",
+        },
+        "exercises.number_for_bool": {
+            "zh": "{name} = {value!r}：必须是真假值 True 或 False，{value!r} 是整数。Python 里“是”写作 True，"
+            "“否”写作 False（不加引号，首字母大写），不用 1 和 0。",
+            "en": "{name} = {value!r}: must be a truth value, True or False; {value!r} is an integer. In Python "
+            '"yes" is True and "no" is False (no quotes, capital first letter), not 1 and 0.',
+        },
         "exercises.expect_type": {
             "zh": "答案应当是 {expected_type} 类型，而不是 {type}（{value!r}）。",
             "en": "The answer should be of type {expected_type}, not {type} ({value!r}).",
@@ -362,6 +377,12 @@ _register_messages(
             "en": "answer = {value!r}: Python reads a comma as a separator, so {written} became a tuple. Write the "
             "number without thousands commas: {number}.",
         },
+        "exercises.comma_in_expression": {
+            "zh": "answer = {value!r}：Python 把 {typed} 里的逗号读成了分隔符，算出的是一个元组，不是一个数。"
+            "算式里的数不要写千位分隔的逗号，把这一行写成 answer = {fixed}",
+            "en": "answer = {value!r}: Python reads the commas in {typed} as separators and computes a tuple, not a "
+            "number. Write the numbers of a calculation without thousands commas: answer = {fixed}",
+        },
         "exercises.either_comma": {
             "zh": "answer = {value!r}：Python 把逗号读成了分隔符，{written} 成了元组。"
             "这个逗号可能是小数点，也可能是千位分隔：Python 的小数点是半角句点 '.'，数里也不写千位分隔的逗号。"
@@ -375,6 +396,12 @@ _register_messages(
             "{name} = {option!r}",
             "en": "{name} = {value!r}: this is the option {option!r} together with the description the question "
             "gives it. Write the option alone: {name} = {option!r}",
+        },
+        "exercises.option_spelled_apart": {
+            "zh": "{name} = {value!r}：选项要照题目的写法一字不差，连字符、空格、引号都算在内。你写的是选项 "
+            "{option!r}：{name} = {option!r}",
+            "en": "{name} = {value!r}: an option is written exactly as the question writes it, hyphens, spaces and "
+            "quotes included. You mean the option {option!r}: {name} = {option!r}",
         },
         "exercises.none_as_string": {
             "zh": "answer = None：Python 的 None 在这里表示“没作答”。"
@@ -742,6 +769,58 @@ def _typed_comma_number(answer: tuple[int, ...]) -> str | None:
         except (ValueError, SyntaxError):
             same = False
         return text if same else None
+    return None
+
+
+#: A number written with thousands commas inside a line (``327,680`` in ``327,680/1024``)
+_COMMA_GROUPED = re.compile(r"(?<![\w.,])(\d{1,3})((?:,\d{3})+)(?![\w.])")
+_ARITHMETIC_OPERATORS: dict[type, Callable[..., Any]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Pow: operator.pow,
+    ast.USub: operator.neg,
+    ast.UAdd: operator.pos,
+}
+
+
+def _arithmetic(node: ast.AST) -> Any:
+    """The value of a line of plain arithmetic (numbers, + - * / // ** and brackets, a tuple of them); ValueError
+    for anything else, so no learner code runs twice."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+        return node.value
+    if isinstance(node, ast.Tuple):
+        return tuple(_arithmetic(item) for item in node.elts)
+    if isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC_OPERATORS:
+        left, right = _arithmetic(node.left), _arithmetic(node.right)
+        if isinstance(node.op, ast.Pow) and abs(right) > 64:
+            raise ValueError("power too large to recompute")
+        return _ARITHMETIC_OPERATORS[type(node.op)](left, right)
+    if isinstance(node, ast.UnaryOp) and type(node.op) in _ARITHMETIC_OPERATORS:
+        return _ARITHMETIC_OPERATORS[type(node.op)](_arithmetic(node.operand))
+    raise ValueError("not plain arithmetic")
+
+
+def _comma_expression(answer: tuple[Any, ...]) -> tuple[str, str] | None:
+    """``(typed, fixed)`` when the cell's answer line is a calculation with a number written with thousands commas
+    (``answer = 327,680/1024``, the tuple ``(327, 0.664...)``): the line as typed and without those commas
+    (``327680/1024``); None for a number alone (the rules below) or a line that did not make ``answer``."""
+    for line in reversed(_caller_lines()):
+        found = re.match(r"^\s*answer\s*=\s*(?P<text>[^#]+?)\s*(?:#.*)?$", line)
+        if found is None:
+            continue
+        typed = found.group("text")
+        fixed = _COMMA_GROUPED.sub(lambda number: number.group(1) + number.group(2).replace(",", ""), typed)
+        if fixed == typed or re.fullmatch(r"[-+]?[\d.]+", fixed):
+            return None
+        try:
+            same = _arithmetic(ast.parse(typed, mode="eval").body) == answer
+            _arithmetic(ast.parse(fixed, mode="eval").body)
+        except (ValueError, SyntaxError, ArithmeticError, TypeError):
+            return None
+        return (typed, fixed) if same else None
     return None
 
 
@@ -1134,6 +1213,26 @@ def _described_option(exercise: Exercise, value: Any) -> str | None:
     return normalized if normalized in exercise.choices else None
 
 
+#: What an option written apart differs by: case, spaces, hyphens, underscores and quotes (``'fsdp2 zero2'``,
+#: ``'FSDP2_ZeRO2'``, ``"'mb2'"`` for ``'fsdp2-zero2'`` and ``'mb2'``)
+_OPTION_APART = re.compile(r"[\s\-_'\"‘’“”]+")
+
+
+def _option_spelled_apart(exercise: Exercise, value: Any) -> str | None:
+    """The one option ``value`` spells with other spaces, hyphens, underscores, quotes or case, else None."""
+    if not isinstance(value, str) or exercise.choices is None:
+        return None
+    key = _OPTION_APART.sub("", value).lower()
+    if not key:
+        return None
+    found = [
+        option
+        for option in exercise.choices
+        if isinstance(option, str) and _OPTION_APART.sub("", option).lower() == key
+    ]
+    return found[0] if len(found) == 1 else None
+
+
 def _choice(exercise: Exercise, name: str, answer: Any) -> Any:
     """``answer`` as the option it names (after the exercise's normalization); a refusal quotes the answer as the
     learner wrote it, not as normalized (``'both'``, not ``'BOTH'``). An option copied with its description
@@ -1145,6 +1244,9 @@ def _choice(exercise: Exercise, name: str, answer: Any) -> Any:
         option = _described_option(exercise, value)
         if option is not None:
             raise ValueError(tr("exercises.option_with_note", name=name, value=answer, option=option)) from None
+        option = _option_spelled_apart(exercise, value)
+        if option is not None:
+            raise ValueError(tr("exercises.option_spelled_apart", name=name, value=answer, option=option)) from None
         if value is answer:
             raise
         check_choice(name, answer, exercise.choices)  # raises, quoting the answer as written
@@ -1525,6 +1627,8 @@ def _whole_number(name: str, value: Any) -> int:
     # the advice writes the int out: only for one short enough to write (1e308 as an int has 309 digits)
     if isinstance(value, float) and math.isfinite(value) and value.is_integer() and abs(value) < 1e15:
         raise TypeError(tr("exercises.whole_number", name=name, value=value, whole=int(value)))
+    if isinstance(value, float) and math.isfinite(value) and not value.is_integer():  # 184.7: a count with a fraction
+        raise TypeError(tr("exercises.fraction_for_whole", name=name, value=value))
     return check_int(name, value)
 
 
@@ -1537,6 +1641,8 @@ def _as_expected(name: str, answer: Any, expected: Any) -> Any:
     (localized) naming ``answer`` or ``answer[i]`` otherwise.
     """
     if isinstance(expected, bool):
+        if type(answer) is int and answer in (0, 1):
+            raise TypeError(tr("exercises.number_for_bool", name=name, value=answer))
         return check_bool(name, answer)
     if isinstance(expected, int):
         return _whole_number(name, answer)
@@ -1565,6 +1671,11 @@ def _as_expected(name: str, answer: Any, expected: Any) -> Any:
 
 def _judge(exercise: Exercise, answer: Any, expected: Any) -> bool:
     """True if ``answer`` is right; TypeError / ValueError (localized) if it cannot be compared."""
+    if isinstance(answer, tuple) and isinstance(expected, (int, float)) and not isinstance(expected, bool):
+        # answer = 327,680/1024: the commas of a number inside a calculation (review 28)
+        line = _comma_expression(answer)
+        if line is not None:
+            raise TypeError(tr("exercises.comma_in_expression", value=answer, typed=line[0], fixed=line[1]))
     decimal = _decimal_comma(answer)
     if decimal is not None and isinstance(expected, (int, float)) and not isinstance(expected, bool):
         raise TypeError(tr("exercises.decimal_comma", value=answer, written=decimal[0], number=decimal[1]))

@@ -539,7 +539,8 @@ _NUMBER_WITH_WORDS = re.compile(
     r"^(?P<lead>\s*answer\s*=\s*)(?P<about>"
     + "|".join(re.escape(w) for word in _ABOUT_WORDS for w in (word.zh, word.en))
     + r"|≈|~)?\s*"
-    rf"(?P<number>{_PLAIN_NUMBER})\s*"
+    # a number, or a calculation of numbers (answer = 20*3.2个, 989 / 4.8 TB/s: review 28)
+    rf"(?P<number>{_PLAIN_NUMBER}(?:\s*(?:\*\*|[-+*/])\s*{_PLAIN_NUMBER})*)\s*"
     r"(?P<unit>[A-Za-zµμ\u3400-\u9fff][A-Za-zµμ/\u3400-\u9fff]{0,11})?\s*(?P<comment>#.*)?$"
 )
 #: ``answer = 0,05``: a decimal comma before a group with a leading 0, which Python refuses outright
@@ -748,6 +749,10 @@ def input_hint(error: BaseException, line: str | None = None) -> str | None:
         worded = _number_with_words(code, _error_line(error)) if _ANSWER_LINE.match(code) else None
         if worded is not None and name in code:
             return worded
+        # answer = 0.356 (MFU): the note in brackets is evaluated first, so its word is the missing name (review 28)
+        noted = _slip_before_check(code, _error_line(error)) if _NUMBER_WITH_NOTE.match(_fixed_line(code)) else None
+        if noted is not None and name in code:
+            return noted
         magnified = _numeral_with_magnitude(name)
         if magnified is not None and _ANSWER_LINE.match(code) and code.split("=", 1)[1].strip() == name:
             # answer = 两千四百亿: 2400亿's conversion (exercise 9.3 asks in billions), not 240000000000 to type
@@ -861,7 +866,10 @@ def _number_with_words(source: str, line: int) -> str | None:
     found = _NUMBER_WITH_WORDS.match(_fixed_line(source))
     if found is None or not (found.group("unit") or found.group("about")):
         return None
-    magnitude = _magnitude_hint(found.group("number"), found.group("unit") or "")
+    plain = re.fullmatch(_PLAIN_NUMBER, found.group("number")) is not None
+    if not plain and any(word in (found.group("unit") or "") for word in CHINESE_MAGNITUDES):
+        return None  # 20*3.2万: an order of magnitude after a calculation is no unit to strip
+    magnitude = _magnitude_hint(found.group("number"), found.group("unit") or "") if plain else None
     if magnitude is not None:  # answer = 2400亿 (or 约2400亿): convert, do not strip (review 27)
         return f"{tr('input_help.line_prefix', line=line)}{magnitude}"
     comment = found.group("comment")

@@ -622,9 +622,11 @@ EFFICIENCY = register(
         id="lab.efficiency_4",
         lesson=8,
         prompt=Text(
-            zh="用 E(P) 表中 P = 1 与 P = 4 的步时，算出本机上 4 个 rank 的扩展效率 E(4)（每个 rank 的 batch 固定）。",
+            zh="用 E(P) 表中 P = 1 与 P = 4 的步时，算出本机上 4 个 rank 的扩展效率 E(4)（每个 rank 的 batch 固定）。"
+            "答 0 到 1 之间的小数（1 是理想扩展），不是百分数。",
             en="From the steps at P = 1 and P = 4 in the E(P) table, compute the scaling efficiency "
-            "E(4) of 4 ranks on this machine (fixed batch per rank).",
+            "E(4) of 4 ranks on this machine (fixed batch per rank). Answer with a fraction between 0 and 1 "
+            "(1 is ideal scaling), not a percentage.",
         ),
         expected=_efficiency,
         rel_tol=0.02,

@@ -15,7 +15,14 @@ from ..hardware import (
     NCCL_PROTOCOL_BANDWIDTH_SHARE,
     NCCL_RING_NVLINK_LATENCY_S,
 )
+from ..i18n import Text
 from ..units import US_PER_S
+
+#: NCCL's algorithms (as NCCL_ALGO names them) in words, for a learner new to them.
+ALGORITHM_NAMES: dict[str, Text] = {
+    "ring": Text(zh="环形算法 (ring)", en="ring algorithm"),
+    "tree": Text(zh="树形算法 (tree)", en="tree algorithm"),
+}
 
 
 @dataclass(frozen=True)
@@ -31,6 +38,15 @@ class AllReduceChoice:
     def time_s(self) -> float:
         """Latency plus transfer."""
         return self.latency_s + self.transfer_s
+
+    @property
+    def label(self) -> str:
+        """The pick in words, in the current language: ``'环形算法 (ring)、LL 协议'``, ``'ring algorithm, LL
+        protocol'`` (an algorithm NCCL's tables do not name stays as it is)."""
+        name = ALGORITHM_NAMES.get(self.algorithm)
+        if name is None:
+            return f"{self.algorithm}/{self.protocol}"
+        return str(Text(zh=f"{name.zh}、{self.protocol} 协议", en=f"{name.en}, {self.protocol} protocol"))
 
 
 @finite_result

@@ -166,9 +166,9 @@ register(
             "{workspace_gib} + reserve {reserve_gib} = {total_gib} / {device_gib:.0f} GiB, {verdict}",
         },
         "serving.comm": {
-            "zh": "    TP 全归约：每 token {count} 次 × {each_us} µs（NCCL 选 {algorithm}/{protocol}）"
+            "zh": "    TP 全归约：每 token {count} 次 × {each_us} µs（NCCL 选{choice}）"
             "= {total_ms} ms；解码受{bound}限制",
-            "en": "    TP all-reduce: {count} per token × {each_us} µs (NCCL picks {algorithm}/{protocol}) = "
+            "en": "    TP all-reduce: {count} per token × {each_us} µs (NCCL picks the {choice}) = "
             "{total_ms} ms; decode is {bound}-bound",
         },
         "serving.bound.memory": {"zh": "显存带宽", "en": "memory"},
@@ -740,8 +740,7 @@ def candidate_lines(c: ServingCandidate) -> list[str]:
                 "serving.comm",
                 count=e.all_reduces_per_token,
                 each_us=each_us,
-                algorithm=e.all_reduce.algorithm,
-                protocol=e.all_reduce.protocol,
+                choice=e.all_reduce.label,
                 total_ms=total_ms,
                 bound=tr(f"serving.bound.{e.decode_bound}"),
             )

@@ -958,12 +958,13 @@ for point in points[1:]:
 # %% [markdown] lang="zh"
 # ### 练习 8.10
 #
-# 用上表中 P = 1 和 P = 4 的步时，算出 E(4)。
+# 用上表中 P = 1 和 P = 4 的步时，算出 E(4)。答 0 到 1 之间的小数（1 是理想扩展），不是百分数。
 
 # %% [markdown] lang="en"
 # ### Exercise 8.10
 #
-# From the steps at P = 1 and P = 4 in the table above, compute E(4).
+# From the steps at P = 1 and P = 4 in the table above, compute E(4). Answer with a fraction between 0 and 1 (1 is ideal
+# scaling), not a percentage.
 
 # %% tags=["learner"]
 answer = ...
