@@ -274,3 +274,14 @@ def test_one_host_figure_alone_is_refused_on_the_command_line(lang: str) -> None
     code, _out, err = _cli(["plan", *CUSTOM, "--host-memory-gib", "232.8", *LONG, "--lang", lang])
     assert code == 2 and "Traceback" not in err
     assert "host" in err and ("主机" in err) == (lang == "zh")
+
+
+def test_the_presets_lesson_9_names_are_the_ones_that_state_host_figures() -> None:
+    from pathlib import Path
+
+    stated = {name for name, cluster in CLUSTERS.items() if cluster.host_memory_per_device_gib is not None}
+    assert stated == {"h100-8", "h200-8", "b200-8", "gb200-nvl72", "gb300-nvl72"}
+    assert all(c.host_link_bandwidth_bytes_per_s is not None for n, c in CLUSTERS.items() if n in stated)
+    source = (Path(__file__).resolve().parents[1] / "notebooks" / "src" / "09_workbench.py").read_text("utf-8")
+    assert "（预设里的 H100、H200、B200、\n# GB200、GB300）" in source
+    assert "(the H100, H200, B200, GB200 and GB300 presets)" in source

@@ -255,6 +255,8 @@ register(
             "en": "{model} serving on {world:@GPU}: {size:@layout} (replicas × TP × PP) searched, "
             "{accepted} pass every gate.",
         },
+        # two sentences in a row: Chinese sets none of the space English puts between them
+        "widgets.workbench.two_sentences": {"zh": "{first}{second}", "en": "{first} {second}"},
         "widgets.workbench.serving_terms": {
             "zh": "并发请求 = 整个集群同时在处理的请求（{concurrency} 个），每个副本服务自己那一份；"
             "每个请求 {prompt} 个提示 token、生成 {output} 个 token。"
@@ -783,7 +785,7 @@ class WorkbenchWidget(LessonWidget[Any]):
         terms = tr(
             "widgets.workbench.serving_terms", concurrency=w.concurrency, prompt=w.prompt_tokens, output=w.output_tokens
         )
-        terms += Text(zh="", en=" ").render() + serving_unused_sentence()
+        terms = tr("widgets.workbench.two_sentences", first=terms, second=serving_unused_sentence())
         # the inter-node bandwidth (the "inter-node bandwidth ÷" control): stated, so that moving the control always
         # shows, even when no layout shown crosses nodes and nothing else changes
         link = tr(

@@ -309,13 +309,14 @@ md_table(
 # `plan(model, cluster, workload)` 枚举所有用满全部 rank 的组合：TP、CP、PP、DP 的并行度乘积等于 rank 数，
 # 再乘上虚拟阶段数、ZeRO 阶段、微批次（梯度累积由全局批大小决定）和重计算方式；MoE 模型还有 EP。
 # 每个组合都经过同一组检查，顺序如下：先看组合本身是否成立（第 3 课第 8 节的并行度规则、第 4 课的组合规则），
-# 再走第 3 课的硬门槛（容量、互连、结构、上下文、服务）。其中上下文门槛换了规则：第 3 课的门槛问“需不需要 CP”，
+# 再走第 3 课的硬门槛（容量、互连、结构、上下文、服务），容量之后多一道卸载门槛（第 8 节末的“估算漏掉了什么”）。
+# 其中上下文门槛换了规则：第 3 课的门槛问“需不需要 CP”，
 # 工作台只查 CP 的形状（序列能否切成 2·cp 段等长的块），CP 划不划算交给估算（第 8 节的“CP 在 8K 时什么时候划算”详谈）。
 #
 # 每个组合写成一串标签，例如 `tp=8,pp=4,dp=4,cp=1,ep=1,v=1,zero=1,mb=1,ga=256,recompute=selective`：
 # 前五个是各维度的并行度；`v` 是每个流水线阶段持有的模型块数（交错调度的虚拟阶段数，第 6 课，`v=1` 即不交错）；
 # `zero` 是 ZeRO 阶段；`mb` 是微批次大小（每个微批次几条序列）；`ga` 是梯度累积步数，由全局批大小 ÷ (dp × mb) 决定；
-# `recompute` 是激活重计算方式。
+# `recompute` 是激活重计算方式：`none`、`selective`、`full`，或 `offload`（不重计算，部分层的激活卸载到主机内存）。
 
 # %% [markdown] lang="en"
 # ## 2. Search the whole space and read the funnel
@@ -324,16 +325,17 @@ md_table(
 # product is the rank count, times virtual stages, ZeRO stages, micro-batches (the gradient accumulation follows from
 # the global batch) and recompute modes; MoE models add EP. Every composition goes through the same checks, in this
 # order: first whether the composition is well formed (the degree rules of lesson 3, section 8, and lesson 4's
-# composition rules), then lesson 3's hard gates (fit, interconnect, structure, context, serving). The context gate
-# has a different rule here: lesson 3's asked whether CP is needed; the workbench checks only CP's shape (can the
-# sequence be cut into 2·cp equal chunks) and leaves whether CP pays to the estimate (section 8, "When CP pays at
-# 8K", says more).
+# composition rules), then lesson 3's hard gates (fit, interconnect, structure, context, serving), with an offload gate
+# after fit (section 8's "What the estimate leaves out"). The context gate has a different rule here: lesson 3's asked
+# whether CP is needed; the workbench checks only CP's shape (can the sequence be cut into 2·cp equal chunks) and
+# leaves whether CP pays to the estimate (section 8, "When CP pays at 8K", says more).
 #
 # Each composition is written as a label such as `tp=8,pp=4,dp=4,cp=1,ep=1,v=1,zero=1,mb=1,ga=256,recompute=selective`:
 # the first five are the parallel degrees; `v` is the number of model chunks each pipeline stage holds (the interleaved
 # schedule's virtual stages, lesson 6; `v=1` means not interleaved); `zero` is the ZeRO stage; `mb` is the micro-batch
 # size (sequences per micro-batch); `ga` is the number of gradient-accumulation steps, set by global batch ÷ (dp × mb);
-# `recompute` is the activation-recomputation mode.
+# `recompute` is the activation-recomputation mode: `none`, `selective`, `full`, or `offload` (no recomputation, some
+# layers' activations offloaded to host memory).
 
 # %%
 md_table(
