@@ -229,9 +229,9 @@ register(
             "--tp-comm-overlap without it): 0% in force",
         },
         "planner.offload_assumption": {
-            "zh": "；激活卸载（重计算一列的 offload）：每张 GPU 主机内存 {host_gib:.1f} GiB、主机链路单向 "
+            "zh": "；激活卸载（recompute=offload）：每张 GPU 主机内存 {host_gib:.1f} GiB、主机链路单向 "
             "{link_gb_s:.1f} GB/s，每层的拷贝与下一层的计算重叠，拷贝占用的显存带宽不计",
-            "en": "; activation offloading (the recompute column's offload): host memory {host_gib:.1f} GiB and a "
+            "en": "; activation offloading (recompute=offload): host memory {host_gib:.1f} GiB and a "
             "host link of {link_gb_s:.1f} GB/s one way per GPU, each layer's copy overlapping the next layer's "
             "compute, the device memory bandwidth the copies take not counted",
         },

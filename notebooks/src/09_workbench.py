@@ -2404,7 +2404,7 @@ assert one_node[0] == 0 and min(one_node[1:]) > 0
 # 不适合在一个组里挑第一名——那要实测。
 #
 # 用 CPU 内存换显存的做法，搜索只试其中一种：激活卸载 (activation offloading)，在前向时把部分层保存的激活拷到
-# CPU 内存（主机内存），反向用到之前再拷回来。它在表里是重计算那一列的 `offload`，按 Megatron-Core 的规则来：
+# CPU 内存（主机内存），反向用到之前再拷回来。组合的标签里它写作 `recompute=offload`，按 Megatron-Core 的规则来：
 # 只在 pp = 1、不做任何重计算时可用，卸载的层数少于总层数；搜索取放得下所需的最少层数，再多留一层正在拷贝的激活。
 # 拷贝走 CPU 与 GPU 之间的链路，估算假设每层的拷贝与下一层的计算重叠，只把比计算长出来的部分算进步时，
 # 也不计拷贝占用的显存带宽，所以这部分是乐观的估计。只有给出主机内存和主机链路的集群（预设里的 H100、H200、B200、
@@ -2423,7 +2423,7 @@ assert one_node[0] == 0 and min(one_node[1:]) > 0
 #
 # Of the ways to trade host memory for device memory, the search tries one: activation offloading, which copies some
 # layers' saved activations to CPU (host) memory during the forward pass and back before the backward pass needs
-# them. It is the `offload` value of the table's recompute column, under Megatron-Core's rules: only with pp = 1 and
+# them. A composition's label writes it `recompute=offload`; it follows Megatron-Core's rules: only with pp = 1 and
 # no recomputation of any kind, and fewer layers offloaded than the model has; the search takes the fewest layers
 # that make the rank fit, plus one layer's activations in flight. The copies use the link between CPU and GPU; the
 # estimate assumes each layer's copy overlaps the next layer's compute, adds to the step only what a copy takes
