@@ -285,3 +285,18 @@ def test_the_presets_lesson_9_names_are_the_ones_that_state_host_figures() -> No
     source = (Path(__file__).resolve().parents[1] / "notebooks" / "src" / "09_workbench.py").read_text("utf-8")
     assert "（预设里的 H100、H200、B200、\n# GB200、GB300）" in source
     assert "(the H100, H200, B200, GB200 and GB300 presets)" in source
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_guide_9_quotes_the_numbers_the_planner_gives(lang: str) -> None:
+    from pathlib import Path
+
+    guide = (Path(__file__).resolve().parents[1] / "docs" / "instructor" / lang / "09_workbench.md").read_text("utf-8")
+    none, full, offload = (_layout(mode) for mode in ("none", "full", "offload"))
+    assert f"{none.memory.total_gib:.1f} GiB" in guide
+    assert f"{full.step_s:.2f} s" in guide
+    assert f"{offload.step_s:.2f} s" in guide
+    assert str(offload.offloaded_layers) in guide and "5.62 s" in guide  # 5.62 s: NVIDIA's measured step
+    # "a seventh": the presets' host links per GPU, GB200 225 GB/s against DGX H100 31.5 GB/s
+    ratio = GB200.host_link_bandwidth_bytes_per_s / CLUSTERS["h100-8"].host_link_bandwidth_bytes_per_s
+    assert round(ratio) == 7
