@@ -642,10 +642,9 @@ assert fp8_est.decode_bound == bf16_est.decode_bound == "memory"
 # time little more than doubles: a small message is almost all latency:
 
 # %%
+nvlink_bytes_per_s = H100.intra_node_bandwidth_bytes_per_s
 picks = {
-    size: tp_all_reduce(
-        size, ranks=8, bandwidth_bytes_per_s=H100.intra_node_bandwidth_bytes_per_s
-    )
+    size: tp_all_reduce(size, ranks=8, bandwidth_bytes_per_s=nvlink_bytes_per_s)
     for size in (8192 * 2, 64 * 8192 * 2, 2048 * 8192 * 2, 2**28)
 }
 md_table(
