@@ -15,7 +15,7 @@ the guide, fails here.
   (the slow rank the guide answers, rank 1, named in its title). The exercise answers the guide quotes from the
   recorded run (0.639, 0.160) are worked from the tables on the page, as a learner works them.
 * Lesson 9 (``WorkbenchWidget``): the five demo steps (64.2 s; the link ÷ 8 switch, 66.6 s; 85.7 s with CP 4 and
-  343 s; MoE adds EP; one node fits nothing, 2172, and LoRA rank 32 fits 523 with 728 s).
+  343 s; MoE adds EP; one node fits nothing, 2320, and LoRA rank 32 fits 581 with 728 s).
 
 Part 1 replays the English guides of lessons 0, 2, 4, 6 and 10 the same way: lesson 0 run whole (the DP row's
 111.76 GiB, exercise 0.1 typed as the guide's answer 25.77 and as its typical slip 22.35, the eight terms with the
@@ -188,7 +188,7 @@ def _tick(page: Any, widget: Any, key: str) -> str:
 
 def test_guide9_demo_replayed(browser: Any, tmp_path: Path) -> None:
     en, zh = _guide("en", "09"), _guide("zh", "09")
-    for phrase in ("**64.2 s**", "**66.6 s**", "**85.7 s**", "CP 4", "**343 s**", "**2172**", "**523**", "**728 s**"):
+    for phrase in ("**64.2 s**", "**66.6 s**", "**85.7 s**", "CP 4", "**343 s**", "**2320**", "**581**", "**728 s**"):
         assert phrase in en and phrase in zh, phrase
     assert '"what if it were MoE"' in en and "“假如它是 MoE”" in zh
     assert '"weights trained"' in en and "“训练哪些权重”" in zh
@@ -216,12 +216,12 @@ def test_guide9_demo_replayed(browser: Any, tmp_path: Path) -> None:
         choose(page, widget, "seq_len", "8192")
         composition, _ = _fastest(_tick(page, widget, "moe"))
         assert re.search(r",ep=([2-9]|\d\d)", composition), composition
-        # 5. untick MoE, nodes to 1 (Home): nothing passes, the fit gate removes the last 2172
+        # 5. untick MoE, nodes to 1 (Home): nothing passes, the fit gate removes the last 2320
         _tick(page, widget, "moe")
         shown = press(page, widget, "nodes", "Home")
-        assert "none passes every gate" in shown and "The last 2172 compositions left all fail the gate memory" in shown
+        assert "none passes every gate" in shown and "The last 2320 compositions left all fail the gate memory" in shown
         shown = choose(page, widget, "lora", "LoRA adapters only, rank 32")
-        assert "2172 compositions searched, 523 pass every gate" in _summary(widget), shown[:300]
+        assert "2320 compositions searched, 581 pass every gate" in _summary(widget), shown[:300]
         assert "728" not in _summary(widget)  # the table is under the figure (the guide says scroll down)
         assert _fastest(shown)[1] == "728", shown[:600]
         assert "every weight frozen" in shown and "linear_qkv, linear_proj, linear_fc1 and linear_fc2" in shown
