@@ -449,13 +449,13 @@ def _lesson_group_one() -> tuple[int, int]:
 PHRASES: list[tuple[str, str, Callable[[], str]]] = [
     (
         "en",
-        "hold hundreds or thousands (1575 in section 2's 70B example)",
+        "hold hundreds or thousands (1596 in section 2's 70B example)",
         lambda: f"hold hundreds or thousands ({_lesson_group_one()[0]} in section 2's 70B example)",
     ),
     ("en", "worth measuring first (13 there)", lambda: f"worth measuring first ({_lesson_group_one()[1]} there)"),
     (
         "zh",
-        "第 2 节的 70B 例子是 1575 个",
+        "第 2 节的 70B 例子是 1596 个",
         lambda: f"第 2 节的 70B 例子是 {_lesson_group_one()[0]} 个",
     ),
     ("zh", "值得先测的几个（那里是 13 个）", lambda: f"值得先测的几个（那里是 {_lesson_group_one()[1]} 个）"),
