@@ -3055,7 +3055,10 @@ def _check_read_fields(model: ModelSpec, workload: WorkloadSpec) -> None:
 
     if workload.mode != "training":
         return  # a serving workload refuses every training setting itself
-    unread_module = unread_recompute_module(workload.recompute_modules, workload.recompute_modes, model)
+    # the workload's own fields, checked when it was built: the unchecked kernel
+    unread_module = _unread_recompute_module(
+        workload.recompute_modules, workload.recompute_modes, model, "recompute_modules", "recompute_modes = ('full',)"
+    )
     if unread_module is not None:
         raise ValueError(unread_module)
     defaults = {item.name: item.default for item in fields(WorkloadSpec)}

@@ -2086,6 +2086,9 @@ def _moe_host_wait_s(np: Any, layer_gpu_s: Any, host_s: Any, moe_layer_passes: A
 
 #: The recompute code of the planner's ``"offload"`` mode (an index into ``PLAN_RECOMPUTE_MODES``).
 OFFLOAD_CODE: int = PLAN_RECOMPUTE_MODES.index("offload")
+#: The memory ledger's offloading entries a search may carry among its columns (internal calls only: the step of an
+#: offloading row reads them instead of working out the ledger again).
+OFFLOAD_COLUMNS: tuple[str, str] = ("offloaded_layers", "offload_layer_bytes")
 
 #: Each column :func:`training_estimate` reads, with its legal range (recompute codes index ``PLAN_RECOMPUTE_MODES``).
 _ESTIMATE_COLUMNS: dict[str, tuple[int, int]] = {
@@ -2199,13 +2202,16 @@ def _offload_ledger(
     memory: Mapping[str, Any],
 ) -> dict[str, Any] | None:
     """The offloaded layers and one layer's bytes of every row of ``c`` (0 where a row does not offload), from the
-    memory ledger ``memory`` when there is one, else from the ledger of the offloading rows alone; ``None`` when no
+    memory ledger ``memory`` when there is one, else from the columns of those names the search carries in ``c``
+    (its kept ledger's, :data:`OFFLOAD_COLUMNS`), else from the ledger of the offloading rows alone; ``None`` when no
     row offloads."""
     if not np.any(k.offload):
         return None
-    keys = ("offloaded_layers", "offload_layer_bytes")
+    keys = OFFLOAD_COLUMNS
     if memory:
         return {key: memory[key] for key in keys}
+    if all(key in c for key in keys):
+        return {key: np.asarray(c[key], dtype=np.float64) for key in keys}
     rows = np.flatnonzero(k.offload)
     sub = _Columns.of(np, {key: np.asarray(column)[rows] for key, column in c.items()})
     part = _memory_ledger(np, model, workload, sub, _Stages.of(np, model, workload, sub), cluster)

@@ -48,6 +48,7 @@ from .estimate import (
     COMM_DIMENSIONS,
     EFFICIENCY_CALIBRATION,
     MODEL_UNCERTAINTY,
+    OFFLOAD_COLUMNS,
     ep_dispatched_tokens,
     ep_element_bytes,
     ep_sent_copies,
@@ -633,7 +634,9 @@ def _training_table(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSp
     # The step is estimated for the accepted candidates, the ones ordered, tied and listed; a rejected candidate's
     # when asked for (PlanResult.estimated_step_s, .candidate): the same estimate, on its own row.
     rows = np.flatnonzero(accepted)
-    listed = GateInput(model, cluster, workload, {key: column[rows] for key, column in c.items()})
+    # the kept ledger's offloading entries ride along: an offloading row's step reads them (no second ledger)
+    kept = {**c, **{key: memory[key] for key in OFFLOAD_COLUMNS}}
+    listed = GateInput(model, cluster, workload, {key: column[rows] for key, column in kept.items()})
     est = training_estimate(model, cluster, workload, listed.columns, with_memory=False)
     est["memory"] = {key: value[rows] for key, value in memory.items()}
     listed.estimate = est  # the search's own estimate: a listed candidate is not estimated again
@@ -646,7 +649,7 @@ def _training_table(model: ModelSpec, cluster: ClusterSpec, workload: WorkloadSp
         return [_training_candidate(listed, PLAN_RECOMPUTE_MODES[listed.value("rc", p)], p) for p in positions]
 
     return CandidateTable(
-        columns={key: c[key] for key in INT_COLUMNS},
+        columns={**{key: c[key] for key in INT_COLUMNS}, **{key: memory[key] for key in OFFLOAD_COLUMNS}},
         fails=fails,
         step_s=step_s,
         memory_gib=memory_gib,
