@@ -654,8 +654,8 @@ register(
             "每个请求约持续 {seconds:g} 秒时，这个速率下同时在处理的请求就有 {concurrency:.4g} 个，"
             "已是一个工作负载能容纳的最大并发数。",
             "en": "request_rate_per_s = {value:.4g}: must be <= {high:.4g} (a million requests a second): by "
-            "Little's law, with each request lasting about {seconds:g} s, that rate keeps {concurrency:.4g} requests "
-            "in flight, the most concurrent requests a workload holds.",
+            "Little's law, with each request lasting about {seconds:g} s, that rate means a concurrency of "
+            "{concurrency:.4g}, the most a workload holds.",
         },
         "serving.weight_bytes_below_bit": {
             "zh": "weight_bytes = {value!r}：必须 >= {low}（每个权重 1 位，即二值权重，是最小的权重格式）。",

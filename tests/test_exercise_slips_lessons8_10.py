@@ -161,8 +161,8 @@ def _lesson9_wrong() -> list[tuple[str, Any, str]]:
         ("plan.slow_link", 5, "link_factor"),  # the question cuts the link to 1/5
         ("plan.slow_link", round((ratio - 1) * 100, 2), "percent_growth"),  # the growth in percent, about 2.9
         ("plan.memory_removed", _memory_remaining(), "remaining"),
-        ("plan.memory_removed", 1700, "rounded_count"),  # the exact count (1677) rounded to two digits
-        ("plan.memory_removed", -1677, "sign"),  # the funnel chart's "-1,677" copied with its minus sign
+        ("plan.memory_removed", 1800, "rounded_count"),  # the exact count (1772) rounded to two digits
+        ("plan.memory_removed", -1772, "sign"),  # the funnel chart's "-1,772" copied with its minus sign
     ]
 
 

@@ -55,7 +55,7 @@ def test_a_decimal_comma_is_told_to_use_a_point(answer: tuple[int, int], shown: 
 
 
 def test_a_thousands_comma_still_gets_the_thousands_advice() -> None:
-    assert "1677" in check("plan.memory_removed", (1, 677)).message
+    assert "1772" in check("plan.memory_removed", (1, 772)).message
     assert "1000" in check("plan.memory_removed", (1, 0)).message  # `1,000`: a group of three zeros
 
 

@@ -39,19 +39,19 @@ def test_the_mfu_reasoning_the_result_states_is_accepted() -> None:
 
 @pytest.mark.usefixtures("zh")
 def test_a_number_copied_with_its_thousands_comma_is_explained() -> None:
-    """The funnel chart prints 1,677; Python reads `answer = 1,677` as the tuple (1, 677)."""
-    feedback = check("plan.memory_removed", (1, 677))
+    """The funnel chart prints 1,772; Python reads `answer = 1,772` as the tuple (1, 772)."""
+    feedback = check("plan.memory_removed", (1, 772))
     assert feedback.status == "invalid"
-    assert "1677" in feedback.message and "逗号" in feedback.message and "tuple" not in feedback.message
+    assert "1772" in feedback.message and "逗号" in feedback.message and "tuple" not in feedback.message
 
 
 def test_a_count_copied_with_the_charts_minus_sign_is_named() -> None:
-    feedback = check("plan.memory_removed", -1677)
+    feedback = check("plan.memory_removed", -1772)
     assert (feedback.status, feedback.slip) == ("incorrect", "sign") and "sign" in feedback.message
-    assert _status("plan.memory_removed", 1677) == "correct"
+    assert _status("plan.memory_removed", 1772) == "correct"
 
 
-@pytest.mark.parametrize("answer", [..., 1677, 243, (1, 677)])
+@pytest.mark.parametrize("answer", [..., 1772, 243, (1, 772)])
 def test_feedback_does_not_start_with_the_exercises_internal_id(answer: Any) -> None:
     assert "plan.memory_removed" not in check("plan.memory_removed", answer).message
 

@@ -409,7 +409,7 @@ def test_the_glossary_says_which_kernel_is_which() -> None:
         ("answer = ２５，７７", "answer = 25.77", "小数点是半角句点"),  # Python names '２' first
         # review 22: a group of three digits may be a decimal too (4，445 for 4.445 ms); both lines are offered,
         # the whole number last
-        ("answer = 1，677  # 我的答案", "answer = 1677", "千位分隔的逗号"),
+        ("answer = 1，772  # 我的答案", "answer = 1772", "千位分隔的逗号"),
     ],
 )
 def test_a_full_width_comma_in_the_number_is_told_apart(source: str, fixed: str, words: str) -> None:

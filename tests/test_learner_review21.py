@@ -326,7 +326,7 @@ def test_a_decimal_comma_after_zero_is_a_decimal_comma(answer: object, said: str
     feedback = check("plan.cp_cost", answer)
     assert feedback.status == "invalid" and said in feedback.message and "0639" not in feedback.message
     # a thousands comma stays one
-    assert "写成 1677" in check("plan.memory_removed", (1, 677)).message
+    assert "写成 1772" in check("plan.memory_removed", (1, 772)).message
 
 
 @pytest.mark.usefixtures("zh")
