@@ -793,6 +793,7 @@ assert best_own.tp == 1 and best_own.pp > 1 and best_own.recompute == "none"
 # | `inter_node_bandwidth_bytes_per_s`（`--inter-gb-s`，GB/s） | 跨节点每 GPU **单向**，字节/秒 | 每节点 4 × 200 Gb/s 网卡、8 张卡 → `4 * 200e9 / 8 / 8` |
 # | `intra_node_latency_s`、`inter_node_latency_s`（`--intra-latency-us`、`--inter-latency-us`，微秒，可选） | 环形通信每一步的固定延迟 (alpha)，秒 | 不知道时用 NCCL 环形算法的 `3.4e-6` 和 `14e-6`（命令行的默认值） |
 # | `memory_bandwidth_bytes_per_s`（`--hbm-gb-s`，GB/s） | 每 GPU 显存带宽，字节/秒 | 2039 GB/s → `2039e9` |
+# | `host_memory_per_device_gib`、`host_link_bandwidth_bytes_per_s`（`--host-memory-gib`、`--host-link-gb-s`，可选，两个一起给） | 每 GPU 的主机内存，GiB；每 GPU 与主机之间**单向**，字节/秒 | DGX H100 的 2 TB、8 张卡 → `2e12 / 8 / 2**30`；PCIe 5.0 x16 → `63e9`（有了它们搜索才试激活卸载） |
 # | `name`、`source`（可选） | 文字 | 集群的名字；数字出自哪份数据手册 |
 #
 # 显存按二进制造：数据手册的 80 GB 本身就约是 80 GiB（A800 80GB 的 nvidia-smi 显示 81920 MiB），不要再按 10^9 换算。
@@ -817,6 +818,7 @@ assert best_own.tp == 1 and best_own.pp > 1 and best_own.recompute == "none"
 # | `inter_node_bandwidth_bytes_per_s` (`--inter-gb-s`, GB/s) | between nodes, per GPU, **one way**, bytes/s | 4 × 200 Gb/s adapters per node of 8 GPUs → `4 * 200e9 / 8 / 8` |
 # | `intra_node_latency_s`, `inter_node_latency_s` (`--intra-latency-us`, `--inter-latency-us`, microseconds, optional) | fixed cost of one ring step (alpha), seconds | if unknown, NCCL's ring `3.4e-6` and `14e-6` (the command line's defaults) |
 # | `memory_bandwidth_bytes_per_s` (`--hbm-gb-s`, GB/s) | memory bandwidth per GPU, bytes/s | 2039 GB/s → `2039e9` |
+# | `host_memory_per_device_gib`, `host_link_bandwidth_bytes_per_s` (`--host-memory-gib`, `--host-link-gb-s`, optional, both or neither) | host memory per GPU, GiB; between one GPU and the host, **one way**, bytes/s | a DGX H100's 2 TB over 8 GPUs → `2e12 / 8 / 2**30`; PCIe 5.0 x16 → `63e9` (the search tries activation offloading only with them) |
 # | `name`, `source` (optional) | text | the cluster's name; which datasheet the numbers come from |
 #
 # Memory is built in binary sizes: a datasheet's 80 GB is about 80 GiB already (an A800 80GB shows 81920 MiB in
