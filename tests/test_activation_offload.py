@@ -300,3 +300,17 @@ def test_guide_9_quotes_the_numbers_the_planner_gives(lang: str) -> None:
     # "a seventh": the presets' host links per GPU, GB200 225 GB/s against DGX H100 31.5 GB/s
     ratio = GB200.host_link_bandwidth_bytes_per_s / CLUSTERS["h100-8"].host_link_bandwidth_bytes_per_s
     assert round(ratio) == 7
+
+
+def test_a_faster_device_never_lengthens_an_offloading_step_that_waits_for_the_host() -> None:
+    """Mixtral on 16 GB200, 16 sequences of 1024 tokens: the MoE layers wait for the host to launch them, and the
+    copies go on during that wait. Charged after the wait (the first version), 1.5x the peak FLOP/s lengthened the step
+    from 0.3077 s to 0.3119 s: the host wait grew by what the compute lost and the exposed copy grew on top."""
+    model, cluster = MODELS["mixtral-8x7b"], CLUSTERS["gb200-nvl72"].with_nodes(4)
+    workload = WorkloadSpec(global_batch=16, seq_len=1024)
+    layout = {"tp": 2, "pp": 1, "dp": 8, "cp": 1, "ep": 2, "etp": 2, "zero": 0, "mb": 2, "recompute": "offload"}
+    faster = replace(cluster, peak_flops=cluster.peak_flops * 1.5, peak_flops_fp8=cluster.peak_flops_fp8 * 1.5)
+    before = evaluate_composition(model, cluster, workload, **layout)
+    after = evaluate_composition(model, faster, workload, **layout)
+    assert before.accepted and after.accepted and before.offloaded_layers and after.offload_exposed_s
+    assert after.timeline.host_wait_s > 0 and after.step_s <= before.step_s * (1 + 1e-12)

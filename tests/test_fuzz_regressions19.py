@@ -220,14 +220,28 @@ def _faster(cluster: ClusterSpec, what: str, factor: float) -> ClusterSpec:
 
 
 def test_more_gpu_memory_never_loses_an_accepted_layout() -> None:
+    """One exception, by the offload gate's rule (activation offloading only where it is needed): a layout that
+    offloads may fit without offloading on the larger device; then its row without recomputation is accepted instead.
+    An offloading row's ledger depends on the device (the fewest layers that fit), so only the other rows' memory is
+    compared."""
+    from coursekit.planner.estimate import OFFLOAD_CODE
+
     for model, cluster, workload in _draws(1901, 6):
         factor = 1.5
         before = plan(model, cluster, workload)._table
         after = plan(model, replace(cluster, memory_per_device_gib=cluster.memory_per_device_gib * factor), workload)
+        offload = before.columns["rc"] == OFFLOAD_CODE
         lost = before.accepted & ~after._table.accepted
-        assert not lost.any(), (model.name, cluster.name, [after.degrees(int(i)) for i in np.flatnonzero(lost)[:3]])
+        kept = lost & ~offload
+        assert not kept.any(), (model.name, cluster.name, [after.degrees(int(i)) for i in np.flatnonzero(kept)[:3]])
+        degrees = [key for key in before.columns if key not in ("rc", "offloaded_layers", "offload_layer_bytes")]
+        for i in np.flatnonzero(lost & offload):
+            twin = after._table.columns["rc"] == 0
+            for key in degrees:
+                twin &= after._table.columns[key] == before.columns[key][i]
+            assert after._table.accepted[twin].any(), (model.name, cluster.name, after.degrees(int(i)))
         # and the memory a rank needs is the same: only the device grew
-        np.testing.assert_array_equal(before.memory_gib, after._table.memory_gib)
+        np.testing.assert_array_equal(before.memory_gib[~offload], after._table.memory_gib[~offload])
 
 
 @pytest.mark.parametrize("what", ["intra", "inter", "latency"])

@@ -2379,6 +2379,21 @@ def _step_from_parts(
     hidden_by_dim["DP"] = comm["DP"] + comm["EDP"] - exposed_dp
     stalls["DP"] = exposed_dp
     exposed = _exposed_s(np, hidden_by_dim, stalls, links, compute, tp_idle, passes)
+    # ---- activation offloading: the copies run on the host link, beside the other traffic; what shows of them is
+    # exposed communication, which the GPU spends before any wait for the host below (the copies go on meanwhile)
+    copy_s, copy_exposed_s = np.zeros_like(compute), np.zeros_like(compute)
+    if offload is not None and host_link_bytes_per_s is not None:
+        layer_compute_s = run["compute_s"] / (k.gaf * np.maximum(st.layers_max, 1.0))
+        copy_s, copy_exposed_s = _offload_copy_s(
+            np,
+            offload["offloaded_layers"],
+            offload["offload_layer_bytes"],
+            host_link_bytes_per_s,
+            layer_compute_s,
+            k.gaf,
+        )
+    total_comm = total_comm + copy_s
+    exposed = exposed + copy_exposed_s
     # where all of it is exposed, the difference of two equal sums can come out a few 1e-18 below 0 in floating point
     hidden = np.maximum(total_comm - exposed, 0.0)
 
@@ -2394,20 +2409,6 @@ def _step_from_parts(
     # the bubble's idle slots are counted on the compute alone, as without a host limit: a faster link or more overlap,
     # which shortens a layer on the GPU and lengthens its wait for the host by as much, then never slows the step
     bubble_s = a.bubble_scale * bubble / (1 - bubble) * compute
-    copy_s, copy_exposed_s = np.zeros_like(compute), np.zeros_like(compute)
-    if offload is not None and host_link_bytes_per_s is not None:
-        layer_compute_s = run["compute_s"] / (k.gaf * np.maximum(st.layers_max, 1.0))
-        copy_s, copy_exposed_s = _offload_copy_s(
-            np,
-            offload["offloaded_layers"],
-            offload["offload_layer_bytes"],
-            host_link_bytes_per_s,
-            layer_compute_s,
-            k.gaf,
-        )
-    # the copies run on the host link, beside the other traffic: what shows of them is exposed communication
-    total_comm = total_comm + copy_s
-    exposed = exposed + copy_exposed_s
     return {
         "comm": comm,
         "comm_intra": links,
