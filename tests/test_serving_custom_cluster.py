@@ -67,14 +67,25 @@ def test_the_datasheet_figures_plan_as_the_preset(capsys: pytest.CaptureFixture[
     # two nodes, so PP hand-offs across nodes read the inter-node bandwidth and latency too; every layout shown
     argv = [*SERVE, "--model", "llama3-70b", "--nodes", "2", *LOAD, "--top", "100"]
     preset = _json([*argv, "--cluster", "h100-8"], capsys)
-    custom = _json([*argv, *H100, "--peak-fp8-tflops", "1979", "--compute-capability", "9.0", *H100_LATENCY], capsys)
+    # the DGX H100's host figures as the preset has them (2 TB over 8 GPUs; PCIe 5.0 x16 shared by two GPUs)
+    host = ["--host-memory-gib", repr(2e12 / 8 / 2**30), "--host-link-gb-s", repr(32 * 16 * 128 / 130 / 8 / 2)]
+    custom = _json(
+        [*argv, *H100, "--peak-fp8-tflops", "1979", "--compute-capability", "9.0", *H100_LATENCY, *host], capsys
+    )
     assert (custom["cluster"], preset["cluster"]) == ("custom", "h100-8")
     assert custom["world_size"] == 16 and custom["accepted"] > 0
+    # the host link in GB/s times 1e9 is the preset's bytes/s to the last bit or two (serving does not read it)
+    link = "host_link_bandwidth_bytes_per_s"
+    assert custom["cluster_spec"].pop(link) == pytest.approx(preset["cluster_spec"].pop(link), rel=1e-15)
     assert _without_cluster_names(custom) == _without_cluster_names(preset)
+    preset["cluster_spec"][link] = CLUSTERS["h100-8"].host_link_bandwidth_bytes_per_s
     # the latencies left out are NCCL's ring latencies, the preset's own: the same plan again (no FP8 peak stated)
     plain, expected = _without_cluster_names(_json([*argv, *H100], capsys)), _without_cluster_names(preset)
     assert plain["cluster_spec"].pop("peak_flops_fp8") is None
     assert plain["cluster_spec"].pop("compute_capability") is None  # not stated either (the H100's is 9.0)
+    for key in ("host_memory_per_device_gib", "host_link_bandwidth_bytes_per_s"):  # serving reads no host figure
+        assert plain["cluster_spec"].pop(key) is None
+        expected["cluster_spec"].pop(key)
     expected["cluster_spec"].pop("peak_flops_fp8")
     expected["cluster_spec"].pop("compute_capability")
     assert plain == expected
@@ -167,6 +178,8 @@ def test_json_records_the_custom_cluster(capsys: pytest.CaptureFixture[str]) -> 
         "peak_flops_fp8": None,
         "nvlink_domain_gpus": None,  # no --nvlink-domain-gpus: each node its own NVLink domain
         "compute_capability": None,  # no --compute-capability: not stated (Hopper's FP8 layout rule, no MXFP8)
+        "host_memory_per_device_gib": None,  # no --host-memory-gib / --host-link-gb-s: not stated
+        "host_link_bandwidth_bytes_per_s": None,
     }
 
 

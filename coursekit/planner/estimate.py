@@ -1225,9 +1225,9 @@ def offload_copy_s(
     """(copy, exposed) seconds per step of activation offloading: ``offloaded_layers`` layers of ``layer_bytes``
     saved bytes each go to the host in the forward and come back in the backward, over a host link of
     ``host_link_bytes_per_s`` (one way, a number), once per micro-batch (``micro_batches``). A layer's copy runs
-    while the next layer computes (Transformer Engine's CPU offload streams): its forward takes a third of
-    ``layer_compute_s`` (the layer's forward and backward compute for one micro-batch) and its backward two thirds,
-    and only the part of a
+    while the next layer runs (Transformer Engine's CPU offload streams): its forward takes a third of
+    ``layer_compute_s`` (the layer's forward and backward for one micro-batch: its compute and the communication it
+    waits for) and its backward two thirds, and only the part of a
     copy longer than that shows. Assumed: the copies do not slow the compute (they share the device memory's
     bandwidth) and the link gives its bandwidth to each copy. The others are numbers or arrays (elementwise), each
     finite and >= 0.
@@ -2379,11 +2379,13 @@ def _step_from_parts(
     hidden_by_dim["DP"] = comm["DP"] + comm["EDP"] - exposed_dp
     stalls["DP"] = exposed_dp
     exposed = _exposed_s(np, hidden_by_dim, stalls, links, compute, tp_idle, passes)
-    # ---- activation offloading: the copies run on the host link, beside the other traffic; what shows of them is
-    # exposed communication, which the GPU spends before any wait for the host below (the copies go on meanwhile)
+    # ---- activation offloading: the copies run on the host link, beside the other traffic, while the next layer
+    # runs: its compute and the communication it waits for (a layer slowed by its links hides more of a copy, so a
+    # faster GPU never lengthens the step); what shows of them is exposed communication, which the GPU spends before
+    # any wait for the host below (the copies go on meanwhile)
     copy_s, copy_exposed_s = np.zeros_like(compute), np.zeros_like(compute)
     if offload is not None and host_link_bytes_per_s is not None:
-        layer_compute_s = run["compute_s"] / (k.gaf * np.maximum(st.layers_max, 1.0))
+        layer_compute_s = (compute + exposed) / (k.gaf * np.maximum(st.layers_max, 1.0))
         copy_s, copy_exposed_s = _offload_copy_s(
             np,
             offload["offloaded_layers"],
