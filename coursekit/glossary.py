@@ -366,7 +366,7 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         Text(
             zh="前向时把部分层保存给反向的激活拷到主机 (CPU) 内存，反向用到之前再拷回来：用 CPU 与 GPU 之间链路的"
             "带宽换显存，链路越快越能藏在计算之下（Megatron-Core 的 cpu_offloading_num_layers）。"
-            "工作台的搜索在 pp = 1、不重计算时尝试它（recompute=offload）。",
+            "工作台的搜索在 pp = 1、不重计算时尝试它 (recompute=offload)。",
             en="Copies the activations some layers save for backward to host (CPU) memory during the forward pass "
             "and back before the backward pass needs them: memory bought with the CPU-GPU link's bandwidth, which "
             "hides under compute the better the faster the link (Megatron-Core's cpu_offloading_num_layers). The "

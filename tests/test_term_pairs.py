@@ -10,8 +10,9 @@ micro-batch is 微批次, and the English word appears in Chinese text only as t
 (micro-batch), or as code in backticks. A line is Chinese text when it holds a CJK character; on a line that holds
 both languages (``Text(zh=..., en=...)``) only the part before ``en=`` is Chinese.
 
-Allowed look-alikes: 交换机内 / 交换机间 (inside or between switches, as in NVLS's in-switch reduction) and 跨机架 /
-跨机柜 (across racks) contain the characters of a variant without being one.
+Allowed look-alikes: 交换机内 / 交换机间 (inside or between switches, as in NVLS's in-switch reduction), 主机内存
+(host memory, which activation offloading fills) and 跨机架 / 跨机柜 (across racks) contain the characters of a variant
+without being one.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ BANNED: dict[str, str] = {
     "转折点": "脊点",
     "词元": "token",
 }
-_PATTERN = re.compile(r"(?<!交换)机内|(?<!交换)机间|跨机(?![架柜])|节点间|算术强度|转折点|词元")
+_PATTERN = re.compile(r"(?<!交换)(?<!主)机内|(?<!交换)机间|跨机(?![架柜])|节点间|算术强度|转折点|词元")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _ENGLISH_PART = re.compile(r"\ben=|\"en\":")
 #: micro-batch in Chinese text, except as the gloss in parentheses or as code (backticks, identifiers).
@@ -45,7 +46,7 @@ def banned_terms(text: str) -> list[str]:
 
     >>> banned_terms("节点内快、节点间慢；机内、跨机、机间；算术强度与转折点")
     ['节点间', '机内', '跨机', '机间', '算术强度', '转折点']
-    >>> banned_terms("节点内与跨节点；在 NVSwitch 上用交换机内归约的 NVLS；跨机架；计算强度与脊点")
+    >>> banned_terms("节点内与跨节点；在 NVSwitch 上用交换机内归约的 NVLS；跨机架；计算强度与脊点；卸载到主机内存")
     []
     """
     return [found.group(0) for found in _PATTERN.finditer(text)]
@@ -81,7 +82,9 @@ def test_the_glossary_uses_the_replacements() -> None:
     glossary = (ROOT / "docs" / "GLOSSARY.md").read_text(encoding="utf-8")
     for term in set(BANNED.values()):
         assert term in glossary, term
-    assert set(_PATTERN.pattern.replace("(?<!交换)", "").replace("(?![架柜])", "").split("|")) == set(BANNED)
+    assert set(
+        _PATTERN.pattern.replace("(?<!交换)", "").replace("(?<!主)", "").replace("(?![架柜])", "").split("|")
+    ) == set(BANNED)
     assert "| 微批次 | micro-batch |" in glossary and "| 文本单元 | token |" in glossary
 
 
