@@ -31,7 +31,7 @@ from pathlib import Path
 
 from . import i18n
 from ._cli import CourseParser, argparse_language, check_output_folder, fail_line, guard, pre_language
-from ._validate import learner_functions
+from ._validate import check_argv, check_instance, learner_functions
 from .i18n import Text, register, tr
 
 __all__ = ["EXTENSION", "STARTUP_NAME", "install_startup", "main", "source_folder", "startup_text"]
@@ -83,6 +83,8 @@ def source_folder() -> Path | None:
 def startup_text(source: str | os.PathLike[str] | None = None) -> str:
     """The startup file's text: ``source`` (by default :func:`source_folder`) on ``sys.path`` when the kernel cannot
     import ``coursekit`` and that folder still holds it, then the extension loaded where ``coursekit`` imports."""
+    if source is not None:
+        check_instance("source", source, str) if not isinstance(source, os.PathLike) else None
     folder = source_folder() if source is None else Path(source)
     path_step = ""
     if folder is not None:
@@ -133,6 +135,7 @@ def main(argv: Sequence[str], before: Sequence[str] = ()) -> int:
     ``before``: a ``--lang`` given before ``setup`` (``python -m coursekit --lang zh setup``), the messages' language.
     """
     prog = "python -m coursekit setup"
+    argv, before = check_argv("argv", argv), check_argv("before", before)
     pre_language([*before, *argv])
     with argparse_language():
         parser = CourseParser(

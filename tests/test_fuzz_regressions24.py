@@ -411,7 +411,12 @@ def test_the_planner_is_monotone_in_bandwidth_peak_memory_and_batch(
     )
     kept = set(roomier.accepted_indices())
     for i in _sample(base, accepted):
-        assert _same(roomier, _layout(base, i)) in kept, ("memory x2 rejected", base.degrees(i))
+        layout = _layout(base, i)
+        if layout.get("recompute") == "offload" and _same(roomier, layout) not in kept:
+            # the offload gate's rule (offloading only where needed): on the roomier device the same layout fits
+            # without offloading, and its row without recomputation is the one accepted
+            layout = {**layout, "recompute": "none"}
+        assert _same(roomier, layout) in kept, ("memory x2 rejected", base.degrees(i))
 
     bigger = plan(model, cluster, dataclasses.replace(workload, global_batch=workload.global_batch * 2))
     for i in sample:

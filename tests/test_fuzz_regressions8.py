@@ -307,7 +307,16 @@ def test_a_derived_name_is_said_in_chinese(make: Any, shown: str, zh: Any) -> No
     message = _refusal(make, ValueError)
     assert shown in message
     words = re.findall(r"[A-Za-z_]{3,}", message)
-    assert set(words) <= {"nodes", "gpus_per_node", "zero_stages", "recompute_modes", "none", "selective", "full"}
+    assert set(words) <= {
+        "nodes",
+        "gpus_per_node",
+        "zero_stages",
+        "recompute_modes",
+        "none",
+        "selective",
+        "full",
+        "offload",
+    }
     assert "world" not in message and "item" not in message
 
 
