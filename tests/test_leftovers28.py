@@ -24,7 +24,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
@@ -32,7 +31,6 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -44,6 +42,7 @@ from coursekit.presets import CLUSTERS, MODELS
 from coursekit.setup_cli import STARTUP_NAME, startup_text
 from coursekit.units import ESTIMATE_SIGNIFICANT, Seconds, estimate_seconds_text
 from coursekit.widgets.workbench import SERVING_UNUSED_CONTROLS, WorkbenchWidget, serving_unused_sentence
+from tests.test_leftovers27 import _tool  # the tools/ module loader, written once
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -54,19 +53,6 @@ def lang(request: pytest.FixtureRequest) -> Any:
     coursekit.set_language(request.param)
     yield request.param
     coursekit.set_language(before)
-
-
-def _tool(name: str) -> ModuleType:
-    if name in sys.modules:
-        return sys.modules[name]
-    if str(ROOT / "tools") not in sys.path:
-        sys.path.insert(0, str(ROOT / "tools"))
-    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 # -- 1. python -m coursekit setup ------------------------------------------------------------------------------------

@@ -483,9 +483,9 @@ def _offload_test(g: GateInput) -> Any:
     offload = g["rc"] == OFFLOAD_CODE
     if not np.any(offload):
         return offload
-    refused = (g["pp"] > 1) | bool(g.workload.recompute_modules) | (g.cluster.host_memory_per_device_gib is None)
-    if g.cluster.host_memory_per_device_gib is None:
+    if g.cluster.host_memory_per_device_gib is None:  # nowhere to offload to: every offloading row fails
         return offload
+    refused = (g["pp"] > 1) | bool(g.workload.recompute_modules)
     rows = offload & g.well_formed & ~refused
     if np.any(rows):
         layers, host = g.memory["offloaded_layers"], g.memory["host_bytes"]
