@@ -218,7 +218,7 @@ def test_lesson_10_tables_say_bound() -> None:
     assert source.count('Text(zh="TPOT 下界 (ms)", en="TPOT lower bound (ms)")') == 3  # sections 4, 5 and 6
     assert 'zh="解码 token/秒（上界）", en="decode tokens/s (upper bound)"' in source
     # the ratios quoted before the table are those section 9's cell asserts (1.4 <= TTFT ratio <= 1.5, throughput 0.8)
-    assert "实测的首 token 时间约为\n# 下界的 1.4-1.5 倍，吞吐约为上界的八成" in source
+    assert "实测的首 token 时间约为\n# 下界的 1.4-1.5 倍，吞吐约为上界的 0.8" in source
     assert 'all(1.4 <= r <= 1.5 for r in ratios["ttft_s"])' in source and "round(r, 1) == 0.8" in source
     assert "time to first token is about 1.4-1.5 times the bound and the throughput about 0.8 of it" in source
 
